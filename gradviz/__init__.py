@@ -1,0 +1,64 @@
+"""gradviz: backpropagation made visible.
+
+The public API is shaped like TensorFlow's, so the seed documents' code runs with
+`import gradviz as tf`.
+"""
+import types as _types
+
+from .engine import dtypes as _dtypes
+from .engine.array import (eye, fill, linspace, ones, ones_like, random, range_ as range,  # noqa: F401
+                           zeros, zeros_like)
+from .engine.custom import custom_gradient  # noqa: F401
+from .engine.dtypes import (DType, as_dtype, bool_ as bool, float16, float32, float64,  # noqa: F401
+                            int8, int16, int32, int64, uint8)
+from .engine.functional import hessian, hvp, jvp, vjp  # noqa: F401
+from .engine.ops import linalg as _linalg, math as _math, nn as _nn, reduce as _reduce, \
+    shape as _shape
+from .engine.ops.linalg import einsum, matmul  # noqa: F401
+from .engine.ops.math import (abs, add, add_n, cast, clip_by_value, cos, divide, equal, exp,  # noqa: F401
+                              greater, greater_equal, less, less_equal, log, logical_and,
+                              logical_not, logical_or, maximum, minimum, multiply, negative,
+                              not_equal, pow, reciprocal, sign, sin, sqrt, square, subtract,
+                              tanh, where)
+from .engine.ops.reduce import (clip_by_norm, norm, reduce_logsumexp, reduce_max,  # noqa: F401
+                                reduce_mean, reduce_min, reduce_prod, reduce_sum)
+from .engine.ops.shape import (broadcast_to, concat, expand_dims, gather, identity, pad,  # noqa: F401
+                               rank, reshape, shape, size, slice, split, squeeze, stack,
+                               stop_gradient, tile, transpose, unstack)
+from .engine.registry import (NotDifferentiable, RegisterGradient, define_op,  # noqa: F401
+                              gradient_registry, no_gradient)
+from .engine.tape import GradientTape, Observer, UnconnectedGradients  # noqa: F401
+from .engine.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor  # noqa: F401
+from .engine import layers as _layers, nest  # noqa: F401
+
+__version__ = "0.1.0"
+
+math = _types.SimpleNamespace(
+    abs=abs, add=add, add_n=add_n, cos=cos, divide=divide, equal=equal, exp=exp,
+    greater=greater, greater_equal=greater_equal, less=less, less_equal=less_equal, log=log,
+    logical_and=logical_and, logical_not=logical_not, logical_or=logical_or, maximum=maximum,
+    minimum=minimum, multiply=multiply, negative=negative, not_equal=not_equal, pow=pow,
+    reciprocal=reciprocal, reduce_max=reduce_max, reduce_mean=reduce_mean, reduce_min=reduce_min,
+    reduce_prod=reduce_prod, reduce_sum=reduce_sum, reduce_logsumexp=reduce_logsumexp,
+    sigmoid=_nn.sigmoid, sign=sign, sin=sin, softplus=_nn.softplus, sqrt=sqrt, square=square,
+    subtract=subtract, tanh=tanh, multiply_no_nan=multiply)
+
+nn = _types.SimpleNamespace(
+    relu=_nn.relu, elu=_nn.elu, sigmoid=_nn.sigmoid, tanh=tanh, softmax=_nn.softmax,
+    log_softmax=_nn.log_softmax, softplus=_nn.softplus, moments=_nn.moments,
+    batch_normalization=_nn.batch_normalization)
+
+linalg = _types.SimpleNamespace(
+    matmul=matmul, einsum=einsum, solve=_linalg.solve, inv=_linalg.inv, norm=norm,
+    matrix_transpose=_shape.matrix_transpose, eye=eye)
+
+keras = _types.SimpleNamespace(
+    layers=_types.SimpleNamespace(Dense=_layers.Dense,
+                                  BatchNormalization=_layers.BatchNormalization,
+                                  Layer=_layers.Layer),
+    activations=_types.SimpleNamespace(get=_layers.get_activation, relu=_nn.relu,
+                                       elu=_nn.elu, sigmoid=_nn.sigmoid, tanh=tanh,
+                                       softmax=_nn.softmax))
+
+sigmoid = _nn.sigmoid
+del _reduce

@@ -1,0 +1,5 @@
+import sys
+
+from gradviz.cli import main
+
+sys.exit(main())

@@ -1,0 +1,119 @@
+"""The compiled kernels behind kernels.py. Importing this module imports numba."""
+import math
+
+import numba
+import numpy as np
+
+_jit = numba.njit(cache=True, nogil=True, fastmath=False)
+
+
+@_jit
+def scatter_add_3d(out, idx, g3):
+    pre, n_idx, post = g3.shape
+    for p in range(pre):
+        for j in range(n_idx):
+            row = idx[j]
+            for q in range(post):
+                out[p, row, q] += g3[p, j, q]
+
+
+@_jit
+def relu(x):
+    out = np.empty_like(x)
+    for i in range(x.size):
+        out[i] = x[i] if x[i] > 0 else 0
+    return out
+
+
+@_jit
+def relu_grad(g, y):
+    out = np.empty_like(g)
+    for i in range(g.size):
+        out[i] = g[i] if y[i] > 0 else 0
+    return out
+
+
+@_jit
+def sigmoid(x):
+    out = np.empty_like(x)
+    for i in range(x.size):
+        v = x[i]
+        if v >= 0:
+            out[i] = 1 / (1 + math.exp(-v))
+        else:
+            e = math.exp(v)
+            out[i] = e / (1 + e)
+    return out
+
+
+@_jit
+def sigmoid_grad(y, g):
+    out = np.empty_like(g)
+    for i in range(g.size):
+        out[i] = g[i] * y[i] * (1 - y[i])
+    return out
+
+
+@_jit
+def elu(x):
+    out = np.empty_like(x)
+    for i in range(x.size):
+        v = x[i]
+        out[i] = v if v > 0 else math.expm1(v)
+    return out
+
+
+@_jit
+def elu_grad(g, y):
+    out = np.empty_like(g)
+    for i in range(g.size):
+        out[i] = g[i] if y[i] > 0 else g[i] * (y[i] + 1)
+    return out
+
+
+@_jit
+def softmax_rows(x):
+    out = np.empty_like(x)
+    rows, cols = x.shape
+    for r in range(rows):
+        m = x[r, 0]
+        for c in range(1, cols):
+            if x[r, c] > m:
+                m = x[r, c]
+        s = 0.0
+        for c in range(cols):
+            e = math.exp(x[r, c] - m)
+            out[r, c] = e
+            s += e
+        for c in range(cols):
+            out[r, c] = out[r, c] / s
+    return out
+
+
+@_jit
+def moments_cols(x):
+    rows, cols = x.shape
+    mean = np.zeros(cols, x.dtype)
+    var = np.zeros(cols, x.dtype)
+    acc = np.zeros(cols, np.float64)
+    for r in range(rows):
+        for c in range(cols):
+            acc[c] += x[r, c]
+    for c in range(cols):
+        mean[c] = acc[c] / rows
+        acc[c] = 0.0
+    for r in range(rows):
+        for c in range(cols):
+            d = x[r, c] - mean[c]
+            acc[c] += d * d
+    for c in range(cols):
+        var[c] = acc[c] / rows
+    return mean, var
+
+
+def warm_up():
+    for dtype in (np.float32, np.float64):
+        v = np.linspace(-1, 1, 8).astype(dtype)
+        relu(v), relu_grad(v, v), sigmoid(v), sigmoid_grad(v, v), elu(v), elu_grad(v, v)
+        softmax_rows(v.reshape(2, 4)), moments_cols(v.reshape(2, 4))
+        scatter_add_3d(np.zeros((1, 3, 2), dtype), np.array([0, 2], np.int64), v[:4].reshape(1, 2, 2))

@@ -1,0 +1,93 @@
+"""Tensor constructors and random numbers. None of these are recorded: their values
+do not depend on a watched tensor's value, so no gradient flows into them."""
+import numpy as np
+
+from . import dtypes
+from .tensor import Tensor, convert_to_tensor, _to_array
+from .ops.shape import _ints
+
+
+def _np_dtype(dtype, default=dtypes.float32):
+    return (dtypes.as_dtype(dtype) if dtype is not None else default)._np
+
+
+def zeros(shape, dtype=dtypes.float32, name=None):
+    return Tensor._wrap(np.zeros(_ints(shape), _np_dtype(dtype)))
+
+
+def ones(shape, dtype=dtypes.float32, name=None):
+    return Tensor._wrap(np.ones(_ints(shape), _np_dtype(dtype)))
+
+
+def fill(dims, value, name=None):
+    v = _to_array(value)
+    return Tensor._wrap(np.full(_ints(dims), v, v.dtype))
+
+
+def zeros_like(input, dtype=None, name=None):
+    x = convert_to_tensor(input)
+    return Tensor._wrap(np.zeros(x._value.shape, _np_dtype(dtype, x.dtype)))
+
+
+def ones_like(input, dtype=None, name=None):
+    x = convert_to_tensor(input)
+    return Tensor._wrap(np.ones(x._value.shape, _np_dtype(dtype, x.dtype)))
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
+    m = np.eye(int(num_rows), None if num_columns is None else int(num_columns),
+               dtype=_np_dtype(dtype))
+    if batch_shape is not None:
+        m = np.broadcast_to(m, _ints(batch_shape) + m.shape).copy()
+    return Tensor._wrap(m)
+
+
+def linspace(start, stop, num, name=None, axis=0):
+    s = _to_array(start)
+    dtype = s.dtype if s.dtype.kind == "f" else np.float32
+    return Tensor._wrap(np.linspace(float(s), float(_to_array(stop)), int(num), dtype=dtype))
+
+
+def range_(start, limit=None, delta=1, dtype=None, name="range"):
+    if limit is None:
+        start, limit = 0, start
+    values = [_to_array(v) for v in (start, limit, delta)]
+    is_float = any(v.dtype.kind == "f" for v in values)
+    default = dtypes.float32 if is_float else dtypes.int32
+    out = np.arange(*(v[()] for v in values)).astype(_np_dtype(dtype, default))
+    return Tensor._wrap(out)
+
+
+class _Random:
+    """tf.random: normal, uniform, set_seed. One generator, seedable for reproducible lessons."""
+
+    def __init__(self):
+        self._rng = np.random.default_rng()
+
+    def set_seed(self, seed):
+        self._rng = np.random.default_rng(seed)
+
+    def _generator(self, seed):
+        return self._rng if seed is None else np.random.default_rng(seed)
+
+    def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+        values = self._generator(seed).normal(mean, stddev, _ints(shape))
+        return Tensor._wrap(values.astype(_np_dtype(dtype)))
+
+    def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
+        maxval = 1.0 if maxval is None else maxval
+        values = self._generator(seed).uniform(float(minval), float(maxval), _ints(shape))
+        return Tensor._wrap(values.astype(_np_dtype(dtype)))
+
+    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
+                         name=None):
+        rng = self._generator(seed)
+        values = rng.normal(0.0, 1.0, _ints(shape))
+        bad = np.abs(values) > 2
+        while bad.any():
+            values[bad] = rng.normal(0.0, 1.0, int(bad.sum()))
+            bad = np.abs(values) > 2
+        return Tensor._wrap((mean + stddev * values).astype(_np_dtype(dtype)))
+
+
+random = _Random()

@@ -1,0 +1,150 @@
+"""The two namespaces a gradient rule is written against.
+
+`numpy`: plain arrays, used when nothing records the backward pass (the fast path).
+`gradviz`: the recorded ops themselves, used when an outer tape is recording, so the
+gradient computation is differentiable in turn. A rule calls `F.name(...)` with the
+same signature in both.
+"""
+import types
+
+import numpy as np
+
+from . import kernels
+from .dtypes import as_dtype
+
+
+def _t(x):
+    return np.swapaxes(x, -1, -2)
+
+
+def _np_matmul(a, b, transpose_a=False, transpose_b=False):
+    return np.matmul(_t(a) if transpose_a else a, _t(b) if transpose_b else b)
+
+
+def _np_split(x, sizes, axis):
+    return np.split(x, np.cumsum(sizes)[:-1], axis)
+
+
+def _np_slice_grad(g, key, shape):
+    out = np.zeros(shape, g.dtype)
+    out[key] = g
+    return out
+
+
+def _np_solve(a, b, adjoint=False):
+    return np.linalg.solve(_t(a) if adjoint else a, b)
+
+
+def _np_reduce(fn):
+    def reduce(x, axis=None, keepdims=False):
+        return np.asarray(fn(x, axis=axis, keepdims=keepdims), dtype=x.dtype)
+    return reduce
+
+
+numpy = types.SimpleNamespace(
+    matmul=_np_matmul,
+    reshape=np.reshape,
+    broadcast_to=np.broadcast_to,
+    transpose=np.transpose,
+    reduce_sum=_np_reduce(np.sum),
+    reduce_mean=_np_reduce(np.mean),
+    reduce_prod=_np_reduce(np.prod),
+    cast=lambda x, dtype: np.asarray(x).astype(as_dtype(dtype)._np),
+    equal=np.equal,
+    greater=np.greater,
+    greater_equal=np.greater_equal,
+    less=np.less,
+    less_equal=np.less_equal,
+    logical_not=np.logical_not,
+    logical_and=np.logical_and,
+    where=np.where,
+    ones_like=np.ones_like,
+    zeros_like=np.zeros_like,
+    zeros=lambda shape, dtype: np.zeros(shape, as_dtype(dtype)._np),
+    masked=lambda g, mask: g * mask,
+    log=np.log,
+    exp=np.exp,
+    sqrt=np.sqrt,
+    sin=np.sin,
+    cos=np.cos,
+    sign=np.sign,
+    pow=np.power,
+    sigmoid=kernels.sigmoid,
+    tanh_grad=lambda y, dy: dy * (1 - y * y),
+    relu_grad=kernels.relu_grad,
+    sigmoid_grad=kernels.sigmoid_grad,
+    elu_grad=kernels.elu_grad,
+    split=_np_split,
+    concat=lambda xs, axis: np.concatenate(xs, axis),
+    stack=lambda xs, axis=0: np.stack(xs, axis),
+    unstack=lambda x, axis=0: [np.take(x, i, axis=axis) for i in range(x.shape[axis])],
+    strided_slice=lambda x, key: x[key],
+    slice_grad=_np_slice_grad,
+    gather=lambda x, indices, axis=0: np.take(x, indices, axis=axis),
+    gather_grad=kernels.scatter_add,
+    einsum=lambda eq, *xs: np.asarray(np.einsum(eq, *xs, optimize=len(xs) > 2)),
+    solve=_np_solve,
+    sum_to_shape=kernels.sum_to_shape,
+)
+
+
+def _gradviz_namespace():
+    from .ops import linalg, math, nn, reduce, shape
+    from . import array
+    return types.SimpleNamespace(
+        matmul=linalg.matmul,
+        reshape=shape.reshape,
+        broadcast_to=shape.broadcast_to,
+        transpose=shape.transpose,
+        reduce_sum=reduce.reduce_sum,
+        reduce_mean=reduce.reduce_mean,
+        reduce_prod=reduce.reduce_prod,
+        cast=math.cast,
+        equal=math.equal,
+        greater=math.greater,
+        greater_equal=math.greater_equal,
+        less=math.less,
+        less_equal=math.less_equal,
+        logical_not=math.logical_not,
+        logical_and=math.logical_and,
+        where=math.where,
+        ones_like=array.ones_like,
+        zeros_like=array.zeros_like,
+        zeros=array.zeros,
+        masked=math.masked,
+        log=math.log,
+        exp=math.exp,
+        sqrt=math.sqrt,
+        sin=math.sin,
+        cos=math.cos,
+        sign=math.sign,
+        pow=math.pow,
+        sigmoid=nn.sigmoid,
+        tanh_grad=math.tanh_grad,
+        relu_grad=nn.relu_grad,
+        sigmoid_grad=nn.sigmoid_grad,
+        elu_grad=nn.elu_grad,
+        split=shape.split,
+        concat=shape.concat,
+        stack=shape.stack,
+        unstack=shape.unstack,
+        strided_slice=shape.strided_slice,
+        slice_grad=shape.slice_grad,
+        gather=shape.gather,
+        gather_grad=shape.gather_grad,
+        einsum=linalg.einsum,
+        solve=linalg.solve,
+        sum_to_shape=shape.sum_to_shape,
+    )
+
+
+class _Lazy:
+    """Stands in for the gradviz namespace until first use (the ops import this module)."""
+
+    def __getattr__(self, name):
+        global gradviz
+        gradviz = _gradviz_namespace()
+        return getattr(gradviz, name)
+
+
+gradviz = _Lazy()

@@ -1,0 +1,92 @@
+"""custom_gradient: an identity-like op whose backward pass is the user's function.
+
+As in TF eager mode: the decorated function runs with every tape paused, trainable
+variables it reads are found by a watcher, and one op is recorded whose gradient
+calls `grad_fn(*upstream)` (or `grad_fn(*upstream, variables=...)`).
+"""
+import functools
+import inspect
+
+from . import nest, tape as _tape
+from .registry import OpDef
+from .tensor import Tensor, Variable, convert_to_tensor
+
+
+class _VariableWatcher:
+    """Sits in the recording stack and only notes which trainable variables are read."""
+
+    def __init__(self):
+        self.variables = []
+
+    def _should_record(self, inputs):
+        for t in inputs:
+            if type(t) is Variable and t.trainable and not any(v is t for v in self.variables):
+                self.variables.append(t)
+        return False
+
+
+def custom_gradient(f=None):
+    """Decorator: `f(*x)` returns `(y, grad_fn)`; grad_fn maps upstream to input gradients."""
+    if f is None:
+        return custom_gradient
+
+    @functools.wraps(f)
+    def decorated(*args, **kwargs):
+        inputs = [a if isinstance(a, Tensor) else convert_to_tensor(a) for a in args]
+        watcher = _VariableWatcher()
+        saved = list(_tape._recording)
+        _tape._recording[:] = [watcher]
+        try:
+            result, grad_fn = f(*inputs, **kwargs)
+        finally:
+            _tape._recording[:] = saved
+        variables = [v for v in watcher.variables if not any(v is a for a in inputs)]
+        if variables and not _accepts_variables(grad_fn):
+            raise TypeError(
+                "@custom_gradient: the function reads trainable variables "
+                f"({', '.join(v.name for v in variables)}), so its grad_fn must accept a "
+                "keyword argument 'variables'")
+        flat = [convert_to_tensor(r) for r in nest.flatten(result)]
+        outputs = [Tensor._wrap(r._value) for r in flat]
+        if _tape._recording:
+            opdef = OpDef("CustomGradient", None,
+                          formulas=(f"grad = {getattr(f, '__name__', 'f')}'s grad_fn(upstream)",))
+            opdef.n_outputs = 1 if len(outputs) == 1 else len(outputs)
+            opdef.grad_fn = _make_grad_fn(grad_fn, len(inputs), variables)
+            opdef.batched = False
+            all_inputs = inputs + variables
+            _tape.record(opdef, all_inputs, [t._value for t in all_inputs], outputs,
+                         [t._value for t in outputs], {"function": getattr(f, "__name__", "f")})
+        return nest.pack_sequence_as(result, outputs)
+
+    return decorated
+
+
+def _accepts_variables(fn):
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return True
+    return "variables" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def _make_grad_fn(grad_fn, n_inputs, variables):
+    def grad(op, *upstream):
+        if variables:
+            input_grads, variable_grads = grad_fn(*upstream, variables=variables)
+            input_grads = list(nest.flatten(input_grads)) if isinstance(input_grads, (list, tuple)) \
+                else [input_grads]
+            variable_grads = list(variable_grads)
+            if len(variable_grads) != len(variables):
+                raise ValueError(
+                    f"custom gradient returned {len(variable_grads)} variable gradients for "
+                    f"{len(variables)} variables")
+        else:
+            input_grads = grad_fn(*upstream)
+            input_grads = list(input_grads) if isinstance(input_grads, (list, tuple)) else [input_grads]
+            variable_grads = []
+        if len(input_grads) != n_inputs:
+            raise ValueError(
+                f"custom gradient returned {len(input_grads)} gradients for {n_inputs} inputs")
+        return [None if g is None else convert_to_tensor(g) for g in input_grads + variable_grads]
+    return grad

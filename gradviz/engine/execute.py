@@ -1,0 +1,58 @@
+"""Running one op: compute it with numpy, wrap the result, record it if a tape asks."""
+import numpy as np
+
+from . import tape as _tape
+from .tensor import Tensor, convert_to_tensor
+
+_recording = _tape._recording
+
+
+def apply(opdef, inputs, attrs=None):
+    """Run `opdef` on tensors `inputs`; returns a Tensor (or a list for multi-output ops)."""
+    values = [t._value for t in inputs]
+    try:
+        out = opdef.forward(*values, **attrs) if attrs else opdef.forward(*values)
+    except (ValueError, IndexError, np.linalg.LinAlgError) as e:
+        shapes = ", ".join(str(tuple(v.shape)) for v in values)
+        raise type(e)(f"{opdef.type} cannot run on inputs of shapes {shapes}: {e}") from None
+    if opdef.n_outputs == 1:
+        result = Tensor._wrap(out)
+        if _recording:
+            _tape.record(opdef, inputs, values, [result], [out], attrs)
+        return result
+    results = [Tensor._wrap(o) for o in out]
+    if _recording:
+        _tape.record(opdef, inputs, values, results, list(out), attrs)
+    return results
+
+
+def tensors(*values):
+    """Convert op arguments: Python scalars and lists take the dtype of a tensor among them."""
+    dtype = None
+    for v in values:
+        if isinstance(v, Tensor):
+            dtype = v._value.dtype
+            break
+    out = []
+    for v in values:
+        if isinstance(v, Tensor):
+            if dtype is not None and v._value.dtype != dtype:
+                raise TypeError(
+                    f"inputs must have the same dtype: got {dtype.name} and {v.dtype.name} "
+                    "(use gradviz.cast to convert one of them)")
+            out.append(v)
+        elif dtype is not None and isinstance(v, (int, float, bool, list, tuple)):
+            out.append(Tensor._wrap(np.asarray(v, dtype=dtype)))
+        elif (dtype is not None and isinstance(v, (np.ndarray, np.generic))
+              and v.dtype.kind == dtype.kind):
+            out.append(Tensor._wrap(np.asarray(v, dtype=dtype)))
+        else:
+            t = convert_to_tensor(v)
+            if dtype is None:
+                dtype = t._value.dtype
+            elif t._value.dtype != dtype:
+                raise TypeError(
+                    f"inputs must have the same dtype: got {dtype.name} and {t.dtype.name} "
+                    "(use gradviz.cast to convert one of them)")
+            out.append(t)
+    return out

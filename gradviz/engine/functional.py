@@ -1,0 +1,71 @@
+"""Function transforms beyond TF's tape API: vjp, jvp (forward mode), hessian, hvp."""
+from .tape import GradientTape
+from .tensor import Tensor, convert_to_tensor
+
+
+def _primals(primals):
+    return [p if isinstance(p, Tensor) else convert_to_tensor(p) for p in primals]
+
+
+def vjp(f, *primals):
+    """(f(*primals), vjp_fn) where vjp_fn(cotangent) gives one gradient per primal."""
+    primals = _primals(primals)
+    with GradientTape(persistent=True, watch_accessed_variables=False) as tape:
+        tape.watch(primals)
+        out = f(*primals)
+
+    def vjp_fn(cotangent):
+        return tuple(tape.gradient(out, primals, output_gradients=cotangent,
+                                   unconnected_gradients="zero"))
+    return out, vjp_fn
+
+
+def jvp(f, primals, tangents):
+    """(f(*primals), J·tangents): forward mode by transposing the linear map u -> Jᵀu.
+
+    u ↦ Jᵀu is linear, so differentiating <Jᵀu, t> with respect to u gives J t; this
+    is the "double backward" trick TF's ForwardAccumulator falls back on.
+    """
+    from .array import zeros_like
+    primals = _primals(primals)
+    tangents = _primals(tangents)
+    with GradientTape(watch_accessed_variables=False) as outer:
+        with GradientTape(watch_accessed_variables=False) as inner:
+            inner.watch(primals)
+            out = f(*primals)
+        u = zeros_like(out)
+        outer.watch(u)
+        pullback = inner.gradient(out, primals, output_gradients=u, unconnected_gradients="zero")
+    tangent_out = outer.gradient(pullback, u, output_gradients=tangents,
+                                 unconnected_gradients="zero")
+    return out, tangent_out
+
+
+def hessian(f, x):
+    """d²f/dx² for scalar f: shape x.shape + x.shape (nested tapes, one batched jacobian)."""
+    x = _primals([x])[0]
+    with GradientTape(watch_accessed_variables=False) as outer:
+        outer.watch(x)
+        with GradientTape(watch_accessed_variables=False) as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x, unconnected_gradients="zero")
+    return outer.jacobian(g, x, unconnected_gradients="zero")
+
+
+def hvp(f, x, v):
+    """H·v for scalar f without forming H: the gradient of <∇f(x), v>."""
+    from .ops.math import multiply
+    from .ops.reduce import reduce_sum
+    x, v = _primals([x, v])
+    with GradientTape(watch_accessed_variables=False) as outer:
+        outer.watch(x)
+        with GradientTape(watch_accessed_variables=False) as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x, unconnected_gradients="zero")
+        inner_product = reduce_sum(multiply(g, v))
+    return outer.gradient(inner_product, x, unconnected_gradients="zero")
+
+
+__all__ = ["vjp", "jvp", "hessian", "hvp"]

@@ -1,0 +1,148 @@
+"""Numba kernels for the loops numpy does slowly, each with a numpy twin.
+
+numba is imported and each kernel compiled on first use (cache=True, so later
+processes load it from disk), never at import: `import gradviz` stays fast and an
+app can call `warm_up()` from a worker thread. GRADVIZ_NUMBA=0 selects the numpy
+twins everywhere; the tests check that both paths agree. Small arrays always take
+numpy: below MIN_SIZE elements a kernel call costs more than it saves.
+"""
+import os
+import threading
+
+import numpy as np
+
+ENABLED = os.environ.get("GRADVIZ_NUMBA", "1") != "0"
+MIN_SIZE = 4096
+
+_compiled = {}
+_lock = threading.Lock()
+
+
+def _kernel(name):
+    fn = _compiled.get(name)
+    if fn is None:
+        with _lock:
+            fn = _compiled.get(name)
+            if fn is None:
+                from . import _numba_kernels
+                fn = getattr(_numba_kernels, name)
+                _compiled[name] = fn
+    return fn
+
+
+def use_numba(size):
+    return ENABLED and size >= MIN_SIZE
+
+
+def warm_up():
+    """Compile (or load from cache) every kernel; safe to call from a worker thread."""
+    if not ENABLED:
+        return
+    from . import _numba_kernels
+    _numba_kernels.warm_up()
+
+
+# -- undo broadcasting ------------------------------------------------------------------
+
+def sum_to_shape(x, shape, nbatch):
+    """Sum `x` (batch + broadcast shape) down to `shape` (batch + input shape)."""
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    extra = x.ndim - len(shape)
+    if extra < 0:
+        return np.broadcast_to(x, shape).copy()
+    axes = list(range(nbatch, nbatch + extra))
+    for i in range(len(shape) - nbatch):
+        if shape[nbatch + i] == 1 and x.shape[nbatch + extra + i] != 1:
+            axes.append(nbatch + extra + i)
+    out = np.sum(x, axis=tuple(axes)) if axes else x
+    return np.asarray(out, dtype=x.dtype).reshape(shape)
+
+
+# -- scatter-add (the gradient of gather) -----------------------------------------------
+
+def scatter_add(g, indices, axis, shape):
+    """zeros(shape) with g's slices added at `indices` along `axis` (repeats accumulate)."""
+    shape = tuple(shape)
+    pre = int(np.prod(shape[:axis], dtype=np.int64))
+    post = int(np.prod(shape[axis + 1:], dtype=np.int64))
+    n = shape[axis]
+    idx = np.asarray(indices).reshape(-1).astype(np.int64)
+    idx = np.where(idx < 0, idx + n, idx)
+    g3 = np.ascontiguousarray(g).reshape(pre, idx.size, post)
+    out = np.zeros((pre, n, post), g.dtype)
+    if use_numba(g.size):
+        _kernel("scatter_add_3d")(out, idx, g3)
+    else:
+        for j in range(idx.size):  # per index, vectorised over pre and post
+            out[:, idx[j], :] += g3[:, j, :]
+    return out.reshape(shape)
+
+
+# -- activations: forward and backward in one pass -------------------------------------
+
+def relu(x):
+    if use_numba(x.size) and x.flags.c_contiguous:
+        return _kernel("relu")(x.reshape(-1)).reshape(x.shape)
+    return np.maximum(x, 0)
+
+
+def relu_grad(g, y):
+    if use_numba(g.size) and g.shape == y.shape and g.flags.c_contiguous and y.flags.c_contiguous:
+        return _kernel("relu_grad")(g.reshape(-1), y.reshape(-1)).reshape(g.shape)
+    return g * (y > 0)
+
+
+def sigmoid(x):
+    if use_numba(x.size) and x.flags.c_contiguous:
+        return _kernel("sigmoid")(x.reshape(-1)).reshape(x.shape)
+    # Stable for large |x|: exp of a non-positive number only.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+def sigmoid_grad(y, g):
+    if use_numba(g.size) and g.shape == y.shape and g.flags.c_contiguous and y.flags.c_contiguous:
+        return _kernel("sigmoid_grad")(y.reshape(-1), g.reshape(-1)).reshape(g.shape)
+    return g * y * (1 - y)
+
+
+def elu(x):
+    if use_numba(x.size) and x.flags.c_contiguous:
+        return _kernel("elu")(x.reshape(-1)).reshape(x.shape)
+    return np.where(x > 0, x, np.expm1(np.minimum(x, 0))).astype(x.dtype, copy=False)
+
+
+def elu_grad(g, y):
+    if use_numba(g.size) and g.shape == y.shape and g.flags.c_contiguous and y.flags.c_contiguous:
+        return _kernel("elu_grad")(g.reshape(-1), y.reshape(-1)).reshape(g.shape)
+    return g * np.where(y > 0, 1, y + 1).astype(g.dtype, copy=False)
+
+
+def softplus(x):
+    return (np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).astype(x.dtype, copy=False)
+
+
+def softmax(x):
+    """Softmax over the last axis."""
+    if use_numba(x.size) and x.flags.c_contiguous and x.ndim >= 1:
+        return _kernel("softmax_rows")(x.reshape(-1, x.shape[-1])).reshape(x.shape)
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def log_softmax(x):
+    shifted = x - np.max(x, axis=-1, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+
+
+# -- batch normalisation over axis 0 (channels last) ------------------------------------
+
+def batch_moments(x):
+    """Mean and (biased) variance over every axis but the last."""
+    x2 = x.reshape(-1, x.shape[-1])
+    if use_numba(x.size) and x2.flags.c_contiguous:
+        return _kernel("moments_cols")(x2)
+    mean = x2.mean(axis=0)
+    return mean, ((x2 - mean) ** 2).mean(axis=0)

@@ -1,0 +1,141 @@
+"""keras.layers.Dense and keras.layers.BatchNormalization, built on the engine's ops."""
+import numpy as np
+
+from . import array
+from .ops import linalg, math, nn
+from .tensor import Variable, convert_to_tensor
+
+_ACTIVATIONS = {
+    None: None, "linear": None, "relu": nn.relu, "elu": nn.elu, "sigmoid": nn.sigmoid,
+    "tanh": math.tanh, "softmax": nn.softmax, "softplus": nn.softplus,
+}
+
+
+def get_activation(activation):
+    if callable(activation):
+        return activation
+    try:
+        return _ACTIVATIONS[activation]
+    except KeyError:
+        raise ValueError(
+            f"unknown activation {activation!r}; use one of "
+            f"{', '.join(k for k in _ACTIVATIONS if k)} or a function") from None
+
+
+class Layer:
+    """Builds its variables on the first call, from the input's last dimension."""
+
+    _count = 0
+
+    def __init__(self, name=None, trainable=True):
+        Layer._count += 1
+        self.name = name or f"{type(self).__name__.lower()}_{Layer._count}"
+        self.trainable = trainable
+        self.built = False
+        self._variables = []
+
+    def add_weight(self, name, shape, initializer, trainable=True, dtype="float32"):
+        v = Variable(initializer(shape, np.dtype(dtype)), trainable=trainable and self.trainable,
+                     name=f"{self.name}/{name}")
+        self._variables.append(v)
+        return v
+
+    @property
+    def variables(self):
+        return list(self._variables)
+
+    weights = variables
+
+    @property
+    def trainable_variables(self):
+        return [v for v in self._variables if v.trainable]
+
+    trainable_weights = trainable_variables
+
+    @property
+    def non_trainable_variables(self):
+        return [v for v in self._variables if not v.trainable]
+
+    non_trainable_weights = non_trainable_variables
+
+    def __call__(self, inputs, *args, **kwargs):
+        inputs = convert_to_tensor(inputs)
+        if not self.built:
+            self.build(tuple(inputs.shape))
+            self.built = True
+        return self.call(inputs, *args, **kwargs)
+
+
+def glorot_uniform(shape, dtype):
+    fan_in, fan_out = shape[0], shape[-1]
+    limit = np.sqrt(6.0 / (fan_in + fan_out))
+    return array.random.uniform(shape, -limit, limit, dtype=dtype)._value
+
+
+def zeros(shape, dtype):
+    return np.zeros(shape, dtype)
+
+
+def ones(shape, dtype):
+    return np.ones(shape, dtype)
+
+
+class Dense(Layer):
+    """y = activation(x @ kernel + bias)."""
+
+    def __init__(self, units, activation=None, use_bias=True, name=None, **kwargs):
+        super().__init__(name)
+        self.units = int(units)
+        self.activation = get_activation(activation)
+        self.use_bias = use_bias
+        self.kernel = self.bias = None
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight("kernel", (input_shape[-1], self.units), glorot_uniform)
+        if self.use_bias:
+            self.bias = self.add_weight("bias", (self.units,), zeros)
+
+    def call(self, inputs):
+        y = linalg.matmul(inputs, self.kernel)
+        if self.use_bias:
+            y = math.add(y, self.bias)
+        return self.activation(y) if self.activation is not None else y
+
+
+class BatchNormalization(Layer):
+    """Normalises the last axis; training=True uses the batch's statistics (and couples
+    the examples of a batch: batch_jacobian's assumption no longer holds)."""
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                 name=None, **kwargs):
+        super().__init__(name)
+        if axis not in (-1,) and not isinstance(axis, int):
+            raise ValueError("BatchNormalization supports a single (last) axis")
+        self.axis = axis
+        self.momentum = momentum
+        self.epsilon = epsilon
+        self.center, self.scale = center, scale
+
+    def build(self, input_shape):
+        if self.axis not in (-1, len(input_shape) - 1):
+            raise ValueError("BatchNormalization supports axis=-1 (channels last) only")
+        c = (input_shape[-1],)
+        self.gamma = self.add_weight("gamma", c, ones) if self.scale else None
+        self.beta = self.add_weight("beta", c, zeros) if self.center else None
+        self.moving_mean = self.add_weight("moving_mean", c, zeros, trainable=False)
+        self.moving_variance = self.add_weight("moving_variance", c, ones, trainable=False)
+
+    def call(self, inputs, training=None):
+        dtype = inputs._value.dtype
+        c = inputs.shape[-1]
+        gamma = self.gamma if self.gamma is not None else array.ones((c,), dtype)
+        beta = self.beta if self.beta is not None else array.zeros((c,), dtype)
+        if training:
+            from . import kernels
+            mean, var = kernels.batch_moments(inputs._value)
+            m = self.momentum
+            self.moving_mean.assign(self.moving_mean._value * m + mean * (1 - m))
+            self.moving_variance.assign(self.moving_variance._value * m + var * (1 - m))
+            return nn.batch_normalization_training(inputs, gamma, beta, self.epsilon)
+        return nn.batch_normalization(inputs, self.moving_mean, self.moving_variance, beta, gamma,
+                                      self.epsilon)

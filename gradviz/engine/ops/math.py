@@ -1,0 +1,220 @@
+"""Elementwise math: arithmetic, transcendental functions, comparisons.
+
+Rules return contributions with the *broadcast* shape; the engine sums them back to
+each input's shape in one place (tape._step).
+"""
+
+import numpy as np
+
+from ..execute import apply, tensors
+from ..registry import define_op, no_gradient
+
+def _unary(type, forward, rule, formula):
+    op = define_op(type, forward, rule, (formula,))
+
+    def fn(x, name=None):
+        (x,) = tensors(x)
+        return apply(op, (x,))
+    fn.__name__ = type.lower()
+    return op, fn
+
+def _binary(type, forward, rule, formulas):
+    op = define_op(type, forward, rule, formulas)
+
+    def fn(x, y, name=None):
+        return apply(op, tensors(x, y))
+    fn.__name__ = type.lower()
+    return op, fn
+
+ADD, add = _binary(
+    "AddV2", np.add,
+    lambda F, g, ins, out, at, needs: (g, g),
+    ("grad_x = grad", "grad_y = grad"))
+SUB, subtract = _binary(
+    "Sub", np.subtract,
+    lambda F, g, ins, out, at, needs: (g, -g if needs[1] else None),
+    ("grad_x = grad", "grad_y = -grad"))
+MUL, multiply = _binary(
+    "Mul", np.multiply,
+    lambda F, g, ins, out, at, needs: (g * ins[1] if needs[0] else None,
+                                       g * ins[0] if needs[1] else None),
+    ("grad_x = grad · y", "grad_y = grad · x"))
+
+def _div_rule(F, g, ins, out, at, needs):
+    x, y = ins
+    return (g / y if needs[0] else None,
+            -g * out / y if needs[1] else None)
+
+DIV, divide = _binary("RealDiv", np.true_divide, _div_rule,
+                      ("grad_x = grad / y", "grad_y = -grad · x / y²"))
+
+def _pow_forward(x, y):
+    return np.power(x, y)
+
+def _pow_rule(F, g, ins, out, at, needs):
+    x, y = ins
+    gx = gy = None
+    if needs[0]:
+        gx = g * y * F.pow(x, y - 1)
+    if needs[1]:
+        positive = F.greater(x, 0)
+        safe_x = F.where(positive, x, F.ones_like(x))
+        gy = g * out * F.where(positive, F.log(safe_x), F.zeros_like(x))
+    return gx, gy
+
+POW, pow = _binary("Pow", _pow_forward, _pow_rule,
+                   ("grad_x = grad · y · x^(y-1)", "grad_y = grad · x^y · log x"))
+
+def _max_rule(F, g, ins, out, at, needs):
+    x, y = ins
+    pick_x = F.greater_equal(x, y)
+    return (F.masked(g, pick_x) if needs[0] else None,
+            F.masked(g, F.logical_not(pick_x)) if needs[1] else None)
+
+def _min_rule(F, g, ins, out, at, needs):
+    x, y = ins
+    pick_x = F.less_equal(x, y)
+    return (F.masked(g, pick_x) if needs[0] else None,
+            F.masked(g, F.logical_not(pick_x)) if needs[1] else None)
+
+MAXIMUM, maximum = _binary("Maximum", np.maximum, _max_rule,
+                           ("grad_x = grad where x ≥ y", "grad_y = grad where y > x"))
+MINIMUM, minimum = _binary("Minimum", np.minimum, _min_rule,
+                           ("grad_x = grad where x ≤ y", "grad_y = grad where y < x"))
+
+def _masked_forward(g, mask):
+    return g * mask
+
+# g where mask else 0: the building block of max/min/relu/abs-style rules.
+MASKED = define_op("Masked", _masked_forward,
+                   lambda F, g, ins, out, at, needs: (F.masked(g, ins[1]), None),
+                   ("grad_g = grad where mask", "mask: no gradient"))
+
+def masked(g, mask):
+    (g,) = tensors(g)
+    (mask,) = tensors(mask)
+    return apply(MASKED, (g, mask))
+
+NEG, negative = _unary("Neg", np.negative, lambda F, g, ins, out, at, needs: (-g,),
+                       "grad_x = -grad")
+EXP, exp = _unary("Exp", np.exp, lambda F, g, ins, out, at, needs: (g * out,),
+                  "grad_x = grad · exp(x)")
+LOG, log = _unary("Log", np.log, lambda F, g, ins, out, at, needs: (g / ins[0],),
+                  "grad_x = grad / x")
+SIN, sin = _unary("Sin", np.sin, lambda F, g, ins, out, at, needs: (g * F.cos(ins[0]),),
+                  "grad_x = grad · cos(x)")
+COS, cos = _unary("Cos", np.cos, lambda F, g, ins, out, at, needs: (-g * F.sin(ins[0]),),
+                  "grad_x = -grad · sin(x)")
+SQRT, sqrt = _unary("Sqrt", np.sqrt, lambda F, g, ins, out, at, needs: (g * 0.5 / out,),
+                    "grad_x = grad / (2·√x)")
+SQUARE, square = _unary("Square", np.square,
+                        lambda F, g, ins, out, at, needs: (g * (2 * ins[0]),),
+                        "grad_x = grad · 2x")
+ABS, abs = _unary("Abs", np.abs, lambda F, g, ins, out, at, needs: (g * F.sign(ins[0]),),
+                  "grad_x = grad · sign(x)")
+TANH, tanh = _unary("Tanh", np.tanh, lambda F, g, ins, out, at, needs: (F.tanh_grad(out, g),),
+                    "grad_x = grad · (1 - tanh²(x))")
+RECIPROCAL, reciprocal = _unary(
+    "Reciprocal", np.reciprocal,
+    lambda F, g, ins, out, at, needs: (-g * out * out,), "grad_x = -grad / x²")
+
+def _tanh_grad_rule(F, g, ins, out, at, needs):
+    y, dy = ins
+    return (g * dy * (-2 * y) if needs[0] else None,
+            F.tanh_grad(y, g) if needs[1] else None)
+
+TANH_GRAD = define_op("TanhGrad", lambda y, dy: dy * (1 - y * y), _tanh_grad_rule,
+                      ("grad_y = grad · dy · (-2y)", "grad_dy = grad · (1 - y²)"))
+
+def tanh_grad(y, dy):
+    return apply(TANH_GRAD, tensors(y, dy))
+
+# Sign, comparisons and logic have no gradient (TF: NotDifferentiable / zero).
+def _comparison(type, forward):
+    op = define_op(type, forward)
+    no_gradient(type)
+
+    def fn(x, y, name=None):
+        return apply(op, tensors(x, y))
+    fn.__name__ = type.lower()
+    return fn
+
+SIGN = define_op("Sign", np.sign, lambda F, g, ins, out, at, needs: (F.zeros_like(g),),
+                 ("grad_x = 0",))
+
+def sign(x, name=None):
+    (x,) = tensors(x)
+    return apply(SIGN, (x,))
+
+greater = _comparison("Greater", np.greater)
+greater_equal = _comparison("GreaterEqual", np.greater_equal)
+less = _comparison("Less", np.less)
+less_equal = _comparison("LessEqual", np.less_equal)
+equal = _comparison("Equal", np.equal)
+not_equal = _comparison("NotEqual", np.not_equal)
+logical_and = _comparison("LogicalAnd", np.logical_and)
+logical_or = _comparison("LogicalOr", np.logical_or)
+
+LOGICAL_NOT = define_op("LogicalNot", np.logical_not)
+no_gradient("LogicalNot")
+
+def logical_not(x, name=None):
+    (x,) = tensors(x)
+    return apply(LOGICAL_NOT, (x,))
+
+def _where_forward(cond, x, y):
+    return np.where(cond, x, y)
+
+def _where_rule(F, g, ins, out, at, needs):
+    cond = ins[0]
+    return (None,
+            F.masked(g, cond) if needs[1] else None,
+            F.masked(g, F.logical_not(cond)) if needs[2] else None)
+
+WHERE = define_op("SelectV2", _where_forward, _where_rule,
+                  ("condition: no gradient", "grad_x = grad where condition",
+                   "grad_y = grad where not condition"))
+
+def where(condition, x=None, y=None, name=None):
+    if x is None and y is None:
+        from .shape import _where_indices
+        return _where_indices(condition)
+    (condition,) = tensors(condition)
+    x, y = tensors(x, y)
+    return apply(WHERE, (condition, x, y))
+
+def add_n(inputs, name=None):
+    total = inputs[0]
+    for t in inputs[1:]:
+        total = add(total, t)
+    return total
+
+def _clip_rule(F, g, ins, out, at, needs):
+    x, lo, hi = ins
+    inside = F.logical_and(F.greater_equal(x, lo), F.less_equal(x, hi))
+    return (F.masked(g, inside) if needs[0] else None,
+            F.masked(g, F.less(x, lo)) if needs[1] else None,
+            F.masked(g, F.greater(x, hi)) if needs[2] else None)
+
+CLIP = define_op("ClipByValue", lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi), _clip_rule,
+                 ("grad_x = grad where lo ≤ x ≤ hi", "grad_lo = grad where x < lo",
+                  "grad_hi = grad where x > hi"))
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    t, lo, hi = tensors(t, clip_value_min, clip_value_max)
+    return apply(CLIP, (t, lo, hi))
+
+def _cast_rule(F, g, ins, out, at, needs):
+    return (F.cast(g, ins[0].dtype),)
+
+CAST = define_op("Cast", lambda x, dtype: x.astype(dtype), _cast_rule, ("grad_x = cast(grad)",))
+
+def cast(x, dtype, name=None):
+    from ..dtypes import as_dtype
+    from ..tensor import convert_to_tensor
+    x = convert_to_tensor(x)
+    target = as_dtype(dtype)._np
+    if x._value.dtype == target:
+        return x
+    return apply(CAST, (x,), {"dtype": target})
+

@@ -1,0 +1,169 @@
+"""Neural-network ops: activations (fused forward/backward kernels), softmax, batch norm."""
+import numpy as np
+
+from .. import kernels
+from ..execute import apply, tensors
+from ..registry import define_op
+from .math import tanh  # noqa: F401  (tf.nn.tanh is tf.math.tanh)
+
+
+def _unary(op):
+    def fn(features, name=None):
+        (x,) = tensors(features)
+        return apply(op, (x,))
+    return fn
+
+
+RELU = define_op("Relu", kernels.relu,
+                 lambda F, g, ins, out, at, needs: (F.relu_grad(g, out),),
+                 ("grad_x = grad where x > 0",))
+relu = _unary(RELU)
+
+RELU_GRAD = define_op("ReluGrad", kernels.relu_grad,
+                      lambda F, g, ins, out, at, needs: (F.relu_grad(g, ins[1]), None),
+                      ("grad_g = grad where y > 0", "y: no gradient (piecewise constant)"))
+
+
+def relu_grad(g, y):
+    return apply(RELU_GRAD, tensors(g, y))
+
+
+SIGMOID = define_op("Sigmoid", kernels.sigmoid,
+                    lambda F, g, ins, out, at, needs: (F.sigmoid_grad(out, g),),
+                    ("grad_x = grad · σ(x) · (1 - σ(x))",))
+sigmoid = _unary(SIGMOID)
+
+
+def _sigmoid_grad_rule(F, g, ins, out, at, needs):
+    y, dy = ins
+    return (g * dy * (1 - 2 * y) if needs[0] else None,
+            F.sigmoid_grad(y, g) if needs[1] else None)
+
+
+SIGMOID_GRAD = define_op("SigmoidGrad", kernels.sigmoid_grad, _sigmoid_grad_rule,
+                         ("grad_y = grad · dy · (1 - 2y)", "grad_dy = grad · y · (1 - y)"))
+
+
+def sigmoid_grad(y, dy):
+    return apply(SIGMOID_GRAD, tensors(y, dy))
+
+
+ELU = define_op("Elu", kernels.elu,
+                lambda F, g, ins, out, at, needs: (F.elu_grad(g, out),),
+                ("grad_x = grad where x > 0, grad · (elu(x) + 1) elsewhere",))
+elu = _unary(ELU)
+
+
+def _elu_grad_rule(F, g, ins, out, at, needs):
+    dy, y = ins
+    negative = F.less_equal(y, 0)
+    return (F.elu_grad(g, y) if needs[0] else None,
+            F.masked(g * dy, negative) if needs[1] else None)
+
+
+ELU_GRAD = define_op("EluGrad", kernels.elu_grad, _elu_grad_rule,
+                     ("grad_dy = elu_grad(grad, y)", "grad_y = grad · dy where y ≤ 0"))
+
+
+def elu_grad(g, y):
+    return apply(ELU_GRAD, tensors(g, y))
+
+
+SOFTPLUS = define_op("Softplus", kernels.softplus,
+                     lambda F, g, ins, out, at, needs: (g * F.sigmoid(ins[0]),),
+                     ("grad_x = grad · σ(x)",))
+softplus = _unary(SOFTPLUS)
+
+
+def _softmax_rule(F, g, ins, out, at, needs):
+    return (out * (g - F.reduce_sum(g * out, (-1,), True)),)
+
+
+SOFTMAX = define_op("Softmax", kernels.softmax, _softmax_rule,
+                    ("grad_x = y · (grad - Σ grad·y)",))
+
+
+def _log_softmax_rule(F, g, ins, out, at, needs):
+    return (g - F.exp(out) * F.reduce_sum(g, (-1,), True),)
+
+
+LOG_SOFTMAX = define_op("LogSoftmax", kernels.log_softmax, _log_softmax_rule,
+                        ("grad_x = grad - softmax(x) · Σ grad",))
+
+
+def _last_axis(op, logits, axis):
+    from .shape import transpose
+    (x,) = tensors(logits)
+    axis = int(axis) % x.ndim
+    if axis == x.ndim - 1:
+        return apply(op, (x,))
+    perm = list(range(x.ndim))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    return transpose(apply(op, (transpose(x, perm),)), perm)
+
+
+def softmax(logits, axis=-1, name=None):
+    return _last_axis(SOFTMAX, logits, axis)
+
+
+def log_softmax(logits, axis=-1, name=None):
+    return _last_axis(LOG_SOFTMAX, logits, axis)
+
+
+# -- batch normalisation with batch statistics (training=True) ---------------------------
+
+def _batch_norm_forward(x, gamma, beta, epsilon):
+    mean, var = kernels.batch_moments(x)
+    return ((x - mean) * (gamma / np.sqrt(var + epsilon)) + beta).astype(x.dtype, copy=False)
+
+
+def _batch_norm_rule(F, g, ins, out, at, needs):
+    """The classic fused rule: dx = γ/σ · (g - mean(g) - x̂ · mean(g·x̂))."""
+    x, gamma, _ = ins
+    axes = tuple(range(-x.ndim, -1))
+    mean = F.reduce_mean(x, axes, True)
+    centered = x - mean
+    inv_std = 1 / F.sqrt(F.reduce_mean(centered * centered, axes, True) + at["epsilon"])
+    x_hat = centered * inv_std
+    gx = ggamma = gbeta = None
+    if needs[0]:
+        g_mean = F.reduce_mean(g, axes, True)
+        gx_hat_mean = F.reduce_mean(g * x_hat, axes, True)
+        gx = (gamma * inv_std) * (g - g_mean - x_hat * gx_hat_mean)
+    if needs[1]:
+        ggamma = F.reduce_sum(g * x_hat, axes, False)
+    if needs[2]:
+        gbeta = F.reduce_sum(g, axes, False)
+    return gx, ggamma, gbeta
+
+
+BATCH_NORM = define_op("FusedBatchNorm", _batch_norm_forward, _batch_norm_rule,
+                       ("grad_x = γ/σ · (grad - mean(grad) - x̂ · mean(grad · x̂))",
+                        "grad_γ = Σ grad · x̂", "grad_β = Σ grad"))
+
+
+def batch_normalization_training(x, gamma, beta, epsilon):
+    """Normalise over every axis but the last with the batch's own mean and variance."""
+    x, gamma, beta = tensors(x, gamma, beta)
+    return apply(BATCH_NORM, (x, gamma, beta), {"epsilon": float(epsilon)})
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """tf.nn.batch_normalization: (x - mean) · scale / √(variance + ε) + offset."""
+    from . import math as M
+    x, mean, variance = tensors(x, mean, variance)
+    inv = M.divide(1.0, M.sqrt(M.add(variance, variance_epsilon)))
+    if scale is not None:
+        inv = M.multiply(inv, scale)
+    y = M.multiply(M.subtract(x, mean), inv)
+    return M.add(y, offset) if offset is not None else y
+
+
+def moments(x, axes, keepdims=False, name=None):
+    from . import math as M
+    from .reduce import reduce_mean
+    mean = reduce_mean(x, axes, keepdims=True)
+    variance = reduce_mean(M.square(M.subtract(x, mean)), axes, keepdims=keepdims)
+    if not keepdims:
+        mean = reduce_mean(x, axes, keepdims=False)
+    return mean, variance

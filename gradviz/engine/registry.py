@@ -1,0 +1,117 @@
+"""One global table: op type -> forward, vector-Jacobian product, formula text.
+
+Built-in ops carry a *rule* `rule(F, g, ins, out, attrs, needs) -> per-input
+contributions`, written once against a backend namespace `F` (plain numpy when
+nothing records the backward pass, gradviz ops when an outer tape does, which is
+what makes higher-order derivatives work). `RegisterGradient` adds TF-style
+functions `fn(op, grad) -> [grads]`; `gradient_registry.lookup(type)` returns a
+TF-style function for either kind, as TensorFlow's registry does.
+"""
+
+
+class OpDef:
+    """What the engine knows about one op type."""
+
+    # n_outputs: 1 for one tensor; anything else (-1: decided per call) means a list.
+    __slots__ = ("type", "forward", "rule", "grad_fn", "formulas", "n_outputs",
+                 "no_gradient", "batched")
+
+    def __init__(self, type, forward, rule=None, formulas=None, n_outputs=1):
+        self.type = type
+        self.forward = forward
+        self.rule = rule
+        self.grad_fn = None
+        self.formulas = formulas
+        self.n_outputs = n_outputs
+        self.no_gradient = False
+        self.batched = True
+
+    @property
+    def has_gradient(self):
+        return self.no_gradient or self.rule is not None or self.grad_fn is not None
+
+    def formula(self, attrs, index):
+        """The local rule for input `index` as text, e.g. 'grad_a = grad @ bᵀ'."""
+        f = self.formulas
+        if f is None:
+            return None
+        if callable(f):
+            f = f(attrs)
+        return f[min(index, len(f) - 1)]  # variadic ops (concat, stack) share one text
+
+
+_OPS = {}
+
+
+def define_op(type, forward, rule=None, formulas=None, n_outputs=1):
+    """Register a new op type. `forward` maps numpy arrays (and attrs) to arrays."""
+    if type in _OPS:
+        raise KeyError(f"op type '{type}' is already defined")
+    op = OpDef(type, forward, rule, formulas, n_outputs)
+    _OPS[type] = op
+    return op
+
+
+def get_op(type):
+    try:
+        return _OPS[type]
+    except KeyError:
+        raise LookupError(f"unknown op type '{type}'") from None
+
+
+def op_types():
+    return sorted(_OPS)
+
+
+class RegisterGradient:
+    """Decorator: `@RegisterGradient("MyOp") def grad(op, grad): return [...]`.
+
+    As in TF, registering twice for one type is an error: the registry is global.
+    """
+
+    def __init__(self, op_type):
+        if not isinstance(op_type, str):
+            raise TypeError("op_type must be a string")
+        self._op_type = op_type
+
+    def __call__(self, fn):
+        op = _OPS.get(self._op_type)
+        if op is None:
+            raise LookupError(
+                f"cannot register a gradient for unknown op type '{self._op_type}'; "
+                "define the op first (gradviz.define_op)")
+        if op.has_gradient:
+            raise KeyError(f"Registering two gradient with name '{self._op_type}'!")
+        op.grad_fn = fn
+        op.batched = False
+        return fn
+
+
+def no_gradient(op_type):
+    """Declare that `op_type` has no gradient: backprop gives None through it."""
+    op = get_op(op_type)
+    op.no_gradient = True
+
+
+NotDifferentiable = no_gradient
+
+
+class _GradientRegistry:
+    """`lookup(type)` gives a TF-style `fn(op, grad)`, as TF's _gradient_registry."""
+
+    def lookup(self, op_type):
+        op = _OPS.get(op_type)
+        if op is None or not op.has_gradient:
+            raise LookupError(f"No gradient defined for operation type '{op_type}'")
+        if op.grad_fn is not None:
+            return op.grad_fn
+        if op.no_gradient:
+            return lambda operation, *grads: [None] * len(operation.inputs)
+        from .tape import tf_style_grad
+        return tf_style_grad(op)
+
+    def list(self):
+        return [t for t, op in sorted(_OPS.items()) if op.has_gradient]
+
+
+gradient_registry = _GradientRegistry()

@@ -1,0 +1,276 @@
+"""Tensor and Variable: an ndarray with an identity the tape can refer to.
+
+A Tensor is immutable; its `_id` is what tapes watch and record. A Variable keeps
+one id for its whole life while `assign` swaps the array behind it, which is how
+gradients "with respect to a variable" survive updates.
+"""
+import itertools
+
+import numpy as np
+
+from . import dtypes
+
+_next_id = itertools.count(1).__next__
+
+
+class TensorShape(tuple):
+    """A tuple of ints with TensorShape's helpers (as_list, rank, num_elements)."""
+
+    __slots__ = ()
+
+    def as_list(self):
+        return list(self)
+
+    @property
+    def rank(self):
+        return len(self)
+
+    @property
+    def ndims(self):
+        return len(self)
+
+    def num_elements(self):
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+    def __getitem__(self, key):
+        item = tuple.__getitem__(self, key)
+        return TensorShape(item) if isinstance(key, slice) else item
+
+    def __repr__(self):
+        return f"TensorShape({list(self)})"
+
+
+class Tensor:
+    """An immutable value; `op` is the recorded operation that produced it, if any."""
+
+    __slots__ = ("_value", "_id", "_op", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, value, dtype=None):
+        self._value = _to_array(value, dtype)
+        self._id = _next_id()
+        self._op = None
+
+    @classmethod
+    def _wrap(cls, array):
+        """Wrap an ndarray the engine just computed (no copy, no checks)."""
+        t = object.__new__(cls)
+        t._value = array
+        t._id = _next_id()
+        t._op = None
+        return t
+
+    # -- reading ---------------------------------------------------------
+    @property
+    def shape(self):
+        return TensorShape(self._value.shape)
+
+    @property
+    def dtype(self):
+        return dtypes.from_numpy(self._value.dtype)
+
+    @property
+    def ndim(self):
+        return self._value.ndim
+
+    @property
+    def size(self):
+        return self._value.size
+
+    @property
+    def op(self):
+        if self._op is None:
+            raise AttributeError(
+                "this tensor was not recorded by a GradientTape, so it has no op; "
+                "compute it inside a tape that watches its inputs")
+        return self._op
+
+    @property
+    def name(self):
+        return self._op.name + ":0" if self._op is not None else f"Tensor_{self._id}"
+
+    def numpy(self):
+        v = self._value
+        return v[()] if v.ndim == 0 else v.copy()
+
+    def get_shape(self):
+        return self.shape
+
+    def __array__(self, dtype=None, copy=None):
+        return self._value if dtype is None else self._value.astype(dtype)
+
+    def __len__(self):
+        if self._value.ndim == 0:
+            raise TypeError("len() of a scalar tensor")
+        return len(self._value)
+
+    def __iter__(self):
+        if self._value.ndim == 0:
+            raise TypeError("iterating over a scalar tensor")
+        for i in range(len(self._value)):
+            yield self[i]
+
+    def __bool__(self):
+        return bool(self._value)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __int__(self):
+        return int(self._value)
+
+    def __index__(self):
+        if self._value.dtype.kind not in "iu":
+            raise TypeError(f"only integer tensors can be used as an index, not {self.dtype.name}")
+        return int(self._value)
+
+    def __hash__(self):
+        return self._id
+
+    def __repr__(self):
+        body = np.array2string(self._value, separator=", ")
+        return f"<tf.Tensor: shape={tuple(self.shape)}, dtype={self.dtype.name}, numpy={body}>"
+
+    def __str__(self):
+        body = str(self._value)
+        if self._value.ndim > 1:
+            body = "\n" + body
+        return f"tf.Tensor({body}, shape={tuple(self.shape)}, dtype={self.dtype.name})"
+
+    # -- operators (the ops they call are recorded like any other) -------
+    def __add__(self, other): return _m.add(self, other)
+    def __radd__(self, other): return _m.add(other, self)
+    def __sub__(self, other): return _m.subtract(self, other)
+    def __rsub__(self, other): return _m.subtract(other, self)
+    def __mul__(self, other): return _m.multiply(self, other)
+    def __rmul__(self, other): return _m.multiply(other, self)
+    def __truediv__(self, other): return _m.divide(self, other)
+    def __rtruediv__(self, other): return _m.divide(other, self)
+    def __pow__(self, other): return _m.pow(self, other)
+    def __rpow__(self, other): return _m.pow(other, self)
+    def __matmul__(self, other): return _l.matmul(self, other)
+    def __rmatmul__(self, other): return _l.matmul(other, self)
+    def __neg__(self): return _m.negative(self)
+    def __pos__(self): return self
+    def __abs__(self): return _m.abs(self)
+    def __lt__(self, other): return _m.less(self, other)
+    def __le__(self, other): return _m.less_equal(self, other)
+    def __gt__(self, other): return _m.greater(self, other)
+    def __ge__(self, other): return _m.greater_equal(self, other)
+    def __getitem__(self, key): return _s.strided_slice(self, key)
+
+    # Equality stays identity-based (tensors are dict keys); use tf.equal for values.
+    __eq__ = object.__eq__
+
+
+class Variable(Tensor):
+    """A mutable tensor with a stable identity; trainable ones are auto-watched by tapes."""
+
+    __slots__ = ("trainable", "_name")
+
+    def __init__(self, initial_value, trainable=True, name=None, dtype=None):
+        if callable(initial_value):
+            initial_value = initial_value()
+        super().__init__(initial_value, dtype)
+        self.trainable = bool(trainable)
+        self._name = name or f"Variable_{self._id}"
+
+    @property
+    def name(self):
+        return self._name + ":0"
+
+    @property
+    def op(self):
+        raise AttributeError("a Variable is not produced by an op")
+
+    def _check(self, value):
+        array = _to_array(value, self._value.dtype)
+        if array.shape != self._value.shape:
+            raise ValueError(
+                f"cannot assign a value of shape {array.shape} to variable "
+                f"'{self._name}' of shape {self._value.shape}")
+        return array
+
+    def assign(self, value):
+        self._value = self._check(value)
+        return self
+
+    def assign_add(self, delta):
+        self._value = self._value + self._check(delta)
+        return self
+
+    def assign_sub(self, delta):
+        self._value = self._value - self._check(delta)
+        return self
+
+    def read_value(self):
+        return Tensor._wrap(self._value)
+
+    def __repr__(self):
+        body = np.array2string(self._value, separator=", ")
+        return f"<tf.Variable '{self.name}' shape={tuple(self.shape)} dtype={self.dtype.name}, numpy={body}>"
+
+
+def _to_array(value, dtype=None):
+    """TF's conversion rules: Python floats become float32, Python ints int32."""
+    np_dtype = None
+    if dtype is not None:
+        np_dtype = dtypes.as_dtype(dtype)._np
+    if isinstance(value, Tensor):
+        array = value._value
+        return array if np_dtype is None or array.dtype == np_dtype else array.astype(np_dtype)
+    if isinstance(value, np.ndarray):
+        if np_dtype is not None and value.dtype != np_dtype:
+            return value.astype(np_dtype)
+        return value.copy()
+    if isinstance(value, np.generic):
+        return np.asarray(value, dtype=np_dtype)
+    if np_dtype is None:
+        array = np.asarray(_unwrap_nested(value))
+        kind = array.dtype.kind
+        if kind == "f":
+            array = array.astype(np.float32)
+        elif kind in "iu":
+            array = array.astype(np.int32)
+        elif kind == "O":
+            raise TypeError(f"cannot convert {type(value).__name__} to a tensor")
+        return array
+    return np.asarray(_unwrap_nested(value), dtype=np_dtype)
+
+
+def _unwrap_nested(value):
+    if isinstance(value, Tensor):
+        return value._value
+    if isinstance(value, (list, tuple)):
+        return [_unwrap_nested(v) for v in value]
+    return value
+
+
+def convert_to_tensor(value, dtype=None, name=None):
+    """A Tensor for `value`; tensors pass through (converted only if dtype differs)."""
+    if isinstance(value, Tensor):
+        if dtype is None or value.dtype == dtype:
+            return value
+        raise ValueError(
+            f"tensor conversion requested dtype {dtypes.as_dtype(dtype).name} "
+            f"for a tensor of dtype {value.dtype.name}")
+    return Tensor(value, dtype)
+
+
+def constant(value, dtype=None, shape=None, name=None):
+    array = _to_array(value, dtype)
+    if shape is not None:
+        shape = tuple(int(d) for d in shape)
+        if array.size == 1:
+            array = np.broadcast_to(array.reshape(()), shape).copy()
+        elif array.size == int(np.prod(shape)):
+            array = array.reshape(shape)
+        else:
+            raise ValueError(f"a value of {array.size} elements cannot fill shape {shape}")
+    return Tensor._wrap(array)
+
+
+from .ops import math as _m, linalg as _l, shape as _s  # noqa: E402  (operators need ops)
