@@ -33,6 +33,8 @@ from .engine import layers as _layers, nest  # noqa: F401
 
 __version__ = "0.1.0"
 
+dtypes = _dtypes
+
 math = _types.SimpleNamespace(
     abs=abs, add=add, add_n=add_n, cos=cos, divide=divide, equal=equal, exp=exp,
     greater=greater, greater_equal=greater_equal, less=less, less_equal=less_equal, log=log,

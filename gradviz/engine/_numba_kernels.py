@@ -21,7 +21,7 @@ def scatter_add_3d(out, idx, g3):
 def relu(x):
     out = np.empty_like(x)
     for i in range(x.size):
-        out[i] = x[i] if x[i] > 0 else 0
+        out[i] = 0 if x[i] <= 0 else x[i]  # NaN stays NaN, as np.maximum(x, 0)
     return out
 
 
@@ -29,7 +29,7 @@ def relu(x):
 def relu_grad(g, y):
     out = np.empty_like(g)
     for i in range(g.size):
-        out[i] = g[i] if y[i] > 0 else 0
+        out[i] = g[i] * (1 if y[i] > 0 else 0)  # NaN·0 is NaN, as in numpy and TF
     return out
 
 

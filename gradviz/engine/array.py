@@ -7,21 +7,28 @@ from .tensor import Tensor, convert_to_tensor, _to_array
 from .ops.shape import _ints
 
 
+def _shape(shape):
+    """Shapes as TF takes them: a list, TensorShape, 1-D tensor, or a single int (`zeros(5)`)."""
+    if isinstance(shape, (int, np.integer)) or (isinstance(shape, Tensor) and shape.ndim == 0):
+        return (int(shape),)
+    return _ints(shape)
+
+
 def _np_dtype(dtype, default=dtypes.float32):
     return (dtypes.as_dtype(dtype) if dtype is not None else default)._np
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):
-    return Tensor._wrap(np.zeros(_ints(shape), _np_dtype(dtype)))
+    return Tensor._wrap(np.zeros(_shape(shape), _np_dtype(dtype)))
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
-    return Tensor._wrap(np.ones(_ints(shape), _np_dtype(dtype)))
+    return Tensor._wrap(np.ones(_shape(shape), _np_dtype(dtype)))
 
 
 def fill(dims, value, name=None):
     v = _to_array(value)
-    return Tensor._wrap(np.full(_ints(dims), v, v.dtype))
+    return Tensor._wrap(np.full(_shape(dims), v, v.dtype))
 
 
 def zeros_like(input, dtype=None, name=None):
@@ -38,7 +45,7 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
     m = np.eye(int(num_rows), None if num_columns is None else int(num_columns),
                dtype=_np_dtype(dtype))
     if batch_shape is not None:
-        m = np.broadcast_to(m, _ints(batch_shape) + m.shape).copy()
+        m = np.broadcast_to(m, _shape(batch_shape) + m.shape).copy()
     return Tensor._wrap(m)
 
 
@@ -71,18 +78,18 @@ class _Random:
         return self._rng if seed is None else np.random.default_rng(seed)
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
-        values = self._generator(seed).normal(mean, stddev, _ints(shape))
+        values = self._generator(seed).normal(mean, stddev, _shape(shape))
         return Tensor._wrap(values.astype(_np_dtype(dtype)))
 
     def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
         maxval = 1.0 if maxval is None else maxval
-        values = self._generator(seed).uniform(float(minval), float(maxval), _ints(shape))
+        values = self._generator(seed).uniform(float(minval), float(maxval), _shape(shape))
         return Tensor._wrap(values.astype(_np_dtype(dtype)))
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
                          name=None):
         rng = self._generator(seed)
-        values = rng.normal(0.0, 1.0, _ints(shape))
+        values = rng.normal(0.0, 1.0, _shape(shape))
         bad = np.abs(values) > 2
         while bad.any():
             values[bad] = rng.normal(0.0, 1.0, int(bad.sum()))

@@ -38,6 +38,12 @@ def check_vjp(f, args, rng, eps=1e-6, rtol=1e-5, atol=1e-7):
     v = rng.standard_normal(y.shape)
     grads = tape.gradient(y, list(args), output_gradients=Tensor._wrap(v.astype(np.float64)),
                           unconnected_gradients="zero")
+    for i, (g, a) in enumerate(zip(grads, args)):
+        if tuple(g.shape) != tuple(a.shape) or g._value.dtype != a._value.dtype:
+            raise AssertionError(
+                f"the gradient for argument {i} has shape {tuple(g.shape)} and dtype "
+                f"{g._value.dtype}; the argument has shape {tuple(a.shape)} and dtype "
+                f"{a._value.dtype}")
     us = [rng.standard_normal(a.shape) for a in args]
     reverse = sum(_dot(g._value, u) for g, u in zip(grads, us))
     plus = f(*[Tensor._wrap(a._value + eps * u) for a, u in zip(args, us)])._value
@@ -59,6 +65,27 @@ def check_jacobian(f, args, eps=1e-6, rtol=1e-5, atol=1e-7):
         expected = numeric_jacobian(f, args, index, eps)
         np.testing.assert_allclose(j._value, expected, rtol=rtol, atol=atol,
                                    err_msg=f"jacobian with respect to argument {index}")
+
+
+def _jacobians(f, args):
+    with GradientTape(persistent=True, watch_accessed_variables=False) as tape:
+        tape.watch(args)
+        y = f(*args)
+    return [tape.jacobian(y, a, unconnected_gradients="zero")._value for a in args]
+
+
+def check_recorded_path(f, args, pullback, rtol=1e-5, atol=1e-7):
+    """Rules run on numpy, or on recorded gradviz ops while an outer tape records; the
+    finite-difference checks compare derivatives only, so compare the values here:
+    the gradient (one cotangent) and the jacobian (a batch of them) by both paths."""
+    plain = [pullback(*args)._value] + _jacobians(f, args)
+    with GradientTape(watch_accessed_variables=False) as outer:
+        outer.watch(args)
+        recorded = [pullback(*args)._value] + _jacobians(f, args)
+    for what, a, b in zip(["gradient"] + [f"jacobian for argument {i}" for i in range(len(args))],
+                          recorded, plain):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol,
+                                   err_msg=f"{what}: recorded rules differ from numpy rules")
 
 
 def check_grads(f, args, order=2, eps=1e-6, rtol=1e-5, atol=1e-7, seed=0, jacobian=True):
@@ -84,4 +111,5 @@ def check_grads(f, args, order=2, eps=1e-6, rtol=1e-5, atol=1e-7, seed=0, jacobi
             grads = tape.gradient(out, list(xs), output_gradients=v, unconnected_gradients="zero")
             return concat([reshape(g, (-1,)) for g in grads], axis=0)
 
+        check_recorded_path(f, args, pullback, rtol, atol)
         check_grads(pullback, args, order - 1, eps, rtol, atol, seed + 1, jacobian)

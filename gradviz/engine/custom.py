@@ -53,7 +53,6 @@ def custom_gradient(f=None):
                           formulas=(f"grad = {getattr(f, '__name__', 'f')}'s grad_fn(upstream)",))
             opdef.n_outputs = 1 if len(outputs) == 1 else len(outputs)
             opdef.grad_fn = _make_grad_fn(grad_fn, len(inputs), variables)
-            opdef.batched = False
             all_inputs = inputs + variables
             _tape.record(opdef, all_inputs, [t._value for t in all_inputs], outputs,
                          [t._value for t in outputs], {"function": getattr(f, "__name__", "f")})
@@ -74,17 +73,15 @@ def _make_grad_fn(grad_fn, n_inputs, variables):
     def grad(op, *upstream):
         if variables:
             input_grads, variable_grads = grad_fn(*upstream, variables=variables)
-            input_grads = list(nest.flatten(input_grads)) if isinstance(input_grads, (list, tuple)) \
-                else [input_grads]
-            variable_grads = list(variable_grads)
+            variable_grads = nest.flatten(variable_grads)
             if len(variable_grads) != len(variables):
                 raise ValueError(
                     f"custom gradient returned {len(variable_grads)} variable gradients for "
                     f"{len(variables)} variables")
         else:
             input_grads = grad_fn(*upstream)
-            input_grads = list(input_grads) if isinstance(input_grads, (list, tuple)) else [input_grads]
             variable_grads = []
+        input_grads = nest.flatten(input_grads)
         if len(input_grads) != n_inputs:
             raise ValueError(
                 f"custom gradient returned {len(input_grads)} gradients for {n_inputs} inputs")

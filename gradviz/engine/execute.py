@@ -9,7 +9,15 @@ _recording = _tape._recording
 
 def apply(opdef, inputs, attrs=None):
     """Run `opdef` on tensors `inputs`; returns a Tensor (or a list for multi-output ops)."""
-    values = [t._value for t in inputs]
+    # Tuples, not lists: a tuple of arrays leaves the cyclic GC's lists at its first
+    # collection, so the values a tape keeps do not make the GC's later passes longer.
+    n = len(inputs)
+    if n == 1:
+        values = (inputs[0]._value,)
+    elif n == 2:
+        values = (inputs[0]._value, inputs[1]._value)
+    else:
+        values = tuple([t._value for t in inputs])
     try:
         out = opdef.forward(*values, **attrs) if attrs else opdef.forward(*values)
     except (ValueError, IndexError, np.linalg.LinAlgError) as e:
@@ -18,16 +26,32 @@ def apply(opdef, inputs, attrs=None):
     if opdef.n_outputs == 1:
         result = Tensor._wrap(out)
         if _recording:
-            _tape.record(opdef, inputs, values, [result], [out], attrs)
+            _tape.record(opdef, inputs, values, [result], (out,), attrs)
         return result
     results = [Tensor._wrap(o) for o in out]
     if _recording:
-        _tape.record(opdef, inputs, values, results, list(out), attrs)
+        _tape.record(opdef, inputs, values, results, tuple(out), attrs)
     return results
 
 
 def tensors(*values):
     """Convert op arguments: Python scalars and lists take the dtype of a tensor among them."""
+    # Fast paths for the common calls: one tensor, two tensors of one dtype, or a
+    # floating tensor and a Python float. Everything else takes the general path.
+    n = len(values)
+    if n == 1:
+        if isinstance(values[0], Tensor):
+            return [values[0]]
+    elif n == 2:
+        a, b = values
+        if isinstance(a, Tensor):
+            if isinstance(b, Tensor):
+                if a._value.dtype is b._value.dtype:
+                    return [a, b]
+            elif type(b) is float and a._value.dtype.kind == "f":
+                return [a, Tensor._wrap(np.asarray(b, a._value.dtype))]
+        elif type(a) is float and isinstance(b, Tensor) and b._value.dtype.kind == "f":
+            return [Tensor._wrap(np.asarray(a, b._value.dtype)), b]
     dtype = None
     for v in values:
         if isinstance(v, Tensor):
@@ -42,6 +66,11 @@ def tensors(*values):
                     "(use gradviz.cast to convert one of them)")
             out.append(v)
         elif dtype is not None and isinstance(v, (int, float, bool, list, tuple)):
+            if dtype.kind != "f" and (type(v) is float or (
+                    type(v) is not int and np.asarray(v).dtype.kind == "f")):
+                # As TF: 0.5 does not silently become 0 next to an integer tensor.
+                raise TypeError(f"cannot convert {v!r} to a tensor of dtype {dtype.name} "
+                                "(use gradviz.cast to make the tensor floating)")
             out.append(Tensor._wrap(np.asarray(v, dtype=dtype)))
         elif (dtype is not None and isinstance(v, (np.ndarray, np.generic))
               and v.dtype.kind == dtype.kind):

@@ -1,10 +1,17 @@
 """Function transforms beyond TF's tape API: vjp, jvp (forward mode), hessian, hvp."""
+from . import nest
 from .tape import GradientTape
 from .tensor import Tensor, convert_to_tensor
 
 
 def _primals(primals):
     return [p if isinstance(p, Tensor) else convert_to_tensor(p) for p in primals]
+
+
+def _like(values, refs):
+    """Tangents and cotangents given as lists or arrays take their partner's dtype."""
+    return [v if isinstance(v, Tensor) else convert_to_tensor(v, dtype=r.dtype)
+            for v, r in zip(values, refs)]
 
 
 def vjp(f, *primals):
@@ -15,6 +22,11 @@ def vjp(f, *primals):
         out = f(*primals)
 
     def vjp_fn(cotangent):
+        if isinstance(out, Tensor):
+            cotangent = _like([cotangent], [out])[0]
+        else:
+            cotangent = nest.pack_sequence_as(
+                out, _like(nest.flatten(cotangent), nest.flatten(out)))
         return tuple(tape.gradient(out, primals, output_gradients=cotangent,
                                    unconnected_gradients="zero"))
     return out, vjp_fn
@@ -27,8 +39,10 @@ def jvp(f, primals, tangents):
     is the "double backward" trick TF's ForwardAccumulator falls back on.
     """
     from .array import zeros_like
+    if not isinstance(primals, (list, tuple)):  # one primal, one tangent
+        primals, tangents = [primals], [tangents]
     primals = _primals(primals)
-    tangents = _primals(tangents)
+    tangents = _like(tangents, primals)
     with GradientTape(watch_accessed_variables=False) as outer:
         with GradientTape(watch_accessed_variables=False) as inner:
             inner.watch(primals)
@@ -57,7 +71,8 @@ def hvp(f, x, v):
     """H·v for scalar f without forming H: the gradient of <∇f(x), v>."""
     from .ops.math import multiply
     from .ops.reduce import reduce_sum
-    x, v = _primals([x, v])
+    (x,) = _primals([x])
+    (v,) = _like([v], [x])
     with GradientTape(watch_accessed_variables=False) as outer:
         outer.watch(x)
         with GradientTape(watch_accessed_variables=False) as inner:

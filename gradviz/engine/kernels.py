@@ -30,13 +30,34 @@ def _kernel(name):
     return fn
 
 
-def use_numba(size):
-    return ENABLED and size >= MIN_SIZE
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def use_numba(*arrays):
+    """numba pays off on large float32/float64 arrays in C order of one shape and dtype;
+    everything else (float16, integers, views, broadcasting) takes numpy."""
+    first = arrays[0]
+    if not ENABLED or first.size < MIN_SIZE or first.dtype not in _FLOATS:
+        return False
+    return all(a.flags.c_contiguous and a.shape == first.shape and a.dtype == first.dtype
+               for a in arrays) and _numba_installed()
+
+
+_installed = None
+
+
+def _numba_installed():
+    """Without numba every kernel takes its numpy twin instead of failing."""
+    global _installed
+    if _installed is None:
+        import importlib.util
+        _installed = importlib.util.find_spec("numba") is not None
+    return _installed
 
 
 def warm_up():
     """Compile (or load from cache) every kernel; safe to call from a worker thread."""
-    if not ENABLED:
+    if not ENABLED or not _numba_installed():
         return
     from . import _numba_kernels
     _numba_kernels.warm_up()
@@ -47,11 +68,21 @@ def warm_up():
 def sum_to_shape(x, shape, nbatch):
     """Sum `x` (batch + broadcast shape) down to `shape` (batch + input shape)."""
     shape = tuple(shape)
-    if x.shape == shape:
+    have = x.shape
+    if have == shape:
         return x
-    extra = x.ndim - len(shape)
-    if extra < 0:
+    extra = len(have) - len(shape)
+    if extra > 0 and shape and have[:nbatch] == shape[:nbatch] \
+            and have[nbatch + extra:] == shape[nbatch:]:
+        # The common case (a bias): only whole broadcast axes to sum, none of size 1.
+        return np.add.reduce(x, axis=nbatch if extra == 1 else tuple(range(nbatch, nbatch + extra)))
+    if extra < 0:  # a contribution the same for every batch element (zeros, usually)
         return np.broadcast_to(x, shape).copy()
+    if x.shape[:nbatch] != shape[:nbatch] or any(
+            d != 1 and d != e for d, e in zip(shape[nbatch:], x.shape[nbatch + extra:])):
+        raise ValueError(
+            f"cannot sum a gradient of shape {x.shape} down to shape {shape} "
+            f"({nbatch} batch axes): a gradient rule returned the wrong shape")
     axes = list(range(nbatch, nbatch + extra))
     for i in range(len(shape) - nbatch):
         if shape[nbatch + i] == 1 and x.shape[nbatch + extra + i] != 1:
@@ -70,9 +101,11 @@ def scatter_add(g, indices, axis, shape):
     n = shape[axis]
     idx = np.asarray(indices).reshape(-1).astype(np.int64)
     idx = np.where(idx < 0, idx + n, idx)
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise IndexError(f"scatter-add indices must be in [-{n}, {n}) along axis {axis}")
     g3 = np.ascontiguousarray(g).reshape(pre, idx.size, post)
     out = np.zeros((pre, n, post), g.dtype)
-    if use_numba(g.size):
+    if use_numba(g3):
         _kernel("scatter_add_3d")(out, idx, g3)
     else:
         for j in range(idx.size):  # per index, vectorised over pre and post
@@ -83,19 +116,19 @@ def scatter_add(g, indices, axis, shape):
 # -- activations: forward and backward in one pass -------------------------------------
 
 def relu(x):
-    if use_numba(x.size) and x.flags.c_contiguous:
+    if use_numba(x):
         return _kernel("relu")(x.reshape(-1)).reshape(x.shape)
     return np.maximum(x, 0)
 
 
 def relu_grad(g, y):
-    if use_numba(g.size) and g.shape == y.shape and g.flags.c_contiguous and y.flags.c_contiguous:
+    if use_numba(g, y):
         return _kernel("relu_grad")(g.reshape(-1), y.reshape(-1)).reshape(g.shape)
     return g * (y > 0)
 
 
 def sigmoid(x):
-    if use_numba(x.size) and x.flags.c_contiguous:
+    if use_numba(x):
         return _kernel("sigmoid")(x.reshape(-1)).reshape(x.shape)
     # Stable for large |x|: exp of a non-positive number only.
     e = np.exp(-np.abs(x))
@@ -103,19 +136,19 @@ def sigmoid(x):
 
 
 def sigmoid_grad(y, g):
-    if use_numba(g.size) and g.shape == y.shape and g.flags.c_contiguous and y.flags.c_contiguous:
+    if use_numba(g, y):
         return _kernel("sigmoid_grad")(y.reshape(-1), g.reshape(-1)).reshape(g.shape)
     return g * y * (1 - y)
 
 
 def elu(x):
-    if use_numba(x.size) and x.flags.c_contiguous:
+    if use_numba(x):
         return _kernel("elu")(x.reshape(-1)).reshape(x.shape)
     return np.where(x > 0, x, np.expm1(np.minimum(x, 0))).astype(x.dtype, copy=False)
 
 
 def elu_grad(g, y):
-    if use_numba(g.size) and g.shape == y.shape and g.flags.c_contiguous and y.flags.c_contiguous:
+    if use_numba(g, y):
         return _kernel("elu_grad")(g.reshape(-1), y.reshape(-1)).reshape(g.shape)
     return g * np.where(y > 0, 1, y + 1).astype(g.dtype, copy=False)
 
@@ -126,7 +159,7 @@ def softplus(x):
 
 def softmax(x):
     """Softmax over the last axis."""
-    if use_numba(x.size) and x.flags.c_contiguous and x.ndim >= 1:
+    if use_numba(x) and x.ndim >= 1 and x.shape[-1] > 0:
         return _kernel("softmax_rows")(x.reshape(-1, x.shape[-1])).reshape(x.shape)
     e = np.exp(x - np.max(x, axis=-1, keepdims=True))
     return e / np.sum(e, axis=-1, keepdims=True)
@@ -142,7 +175,7 @@ def log_softmax(x):
 def batch_moments(x):
     """Mean and (biased) variance over every axis but the last."""
     x2 = x.reshape(-1, x.shape[-1])
-    if use_numba(x.size) and x2.flags.c_contiguous:
+    if use_numba(x2) and x2.shape[0] > 0:
         return _kernel("moments_cols")(x2)
     mean = x2.mean(axis=0)
     return mean, ((x2 - mean) ** 2).mean(axis=0)

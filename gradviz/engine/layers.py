@@ -3,6 +3,7 @@ import numpy as np
 
 from . import array
 from .ops import linalg, math, nn
+from .dtypes import as_dtype
 from .tensor import Variable, convert_to_tensor
 
 _ACTIVATIONS = {
@@ -23,20 +24,30 @@ def get_activation(activation):
 
 
 class Layer:
-    """Builds its variables on the first call, from the input's last dimension."""
+    """Builds its variables on the first call, from the input's last dimension.
+
+    As Keras, numeric inputs are cast to the layer's dtype (float32 unless given), so a
+    float64 numpy array can be fed to a float32 layer; the cast is recorded, so the
+    gradient with respect to the input comes back in the input's dtype.
+    """
 
     _count = 0
 
-    def __init__(self, name=None, trainable=True):
+    def __init__(self, name=None, trainable=True, dtype=None):
         Layer._count += 1
         self.name = name or f"{type(self).__name__.lower()}_{Layer._count}"
         self.trainable = trainable
         self.built = False
+        self._dtype = np.dtype(as_dtype(dtype or "float32")._np)
         self._variables = []
 
-    def add_weight(self, name, shape, initializer, trainable=True, dtype="float32"):
-        v = Variable(initializer(shape, np.dtype(dtype)), trainable=trainable and self.trainable,
-                     name=f"{self.name}/{name}")
+    @property
+    def dtype(self):
+        return self._dtype.name
+
+    def add_weight(self, name, shape, initializer, trainable=True, dtype=None):
+        value = get_initializer(initializer)(tuple(shape), np.dtype(dtype or self._dtype))
+        v = Variable(value, trainable=trainable and self.trainable, name=f"{self.name}/{name}")
         self._variables.append(v)
         return v
 
@@ -63,7 +74,16 @@ class Layer:
         if not self.built:
             self.build(tuple(inputs.shape))
             self.built = True
+        compute = self._variables[0]._value.dtype if self._variables else self._dtype
+        if inputs._value.dtype.kind in "fiu" and inputs._value.dtype != compute:
+            inputs = math.cast(inputs, compute)
         return self.call(inputs, *args, **kwargs)
+
+
+def _check_kwargs(kwargs, understood=("input_shape", "input_dim")):
+    unknown = sorted(set(kwargs) - set(understood))
+    if unknown:
+        raise TypeError(f"Keyword argument not understood: {', '.join(unknown)}")
 
 
 def glorot_uniform(shape, dtype):
@@ -80,22 +100,43 @@ def ones(shape, dtype):
     return np.ones(shape, dtype)
 
 
+_INITIALIZERS = {"glorot_uniform": glorot_uniform, "zeros": zeros, "ones": ones}
+
+
+def get_initializer(initializer):
+    """A name ('glorot_uniform', 'zeros', 'ones') or a function (shape, dtype) -> values."""
+    if callable(initializer):
+        return initializer
+    try:
+        return _INITIALIZERS[initializer]
+    except KeyError:
+        raise ValueError(f"unknown initializer {initializer!r}; use one of "
+                         f"{', '.join(_INITIALIZERS)} or a function (shape, dtype)") from None
+
+
 class Dense(Layer):
     """y = activation(x @ kernel + bias)."""
 
-    def __init__(self, units, activation=None, use_bias=True, name=None, **kwargs):
-        super().__init__(name)
+    def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", name=None, trainable=True, dtype=None, **kwargs):
+        _check_kwargs(kwargs)
+        super().__init__(name, trainable, dtype)
         self.units = int(units)
+        if self.units <= 0:
+            raise ValueError(f"Dense needs a positive number of units, got {units!r}")
         self.activation = get_activation(activation)
         self.use_bias = use_bias
+        self.kernel_initializer = get_initializer(kernel_initializer)
+        self.bias_initializer = get_initializer(bias_initializer)
         self.kernel = self.bias = None
 
     def build(self, input_shape):
-        self.kernel = self.add_weight("kernel", (input_shape[-1], self.units), glorot_uniform)
+        self.kernel = self.add_weight("kernel", (input_shape[-1], self.units),
+                                      self.kernel_initializer)
         if self.use_bias:
-            self.bias = self.add_weight("bias", (self.units,), zeros)
+            self.bias = self.add_weight("bias", (self.units,), self.bias_initializer)
 
-    def call(self, inputs):
+    def call(self, inputs, training=None):
         y = linalg.matmul(inputs, self.kernel)
         if self.use_bias:
             y = math.add(y, self.bias)
@@ -107,8 +148,9 @@ class BatchNormalization(Layer):
     the examples of a batch: batch_jacobian's assumption no longer holds)."""
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
-                 name=None, **kwargs):
-        super().__init__(name)
+                 name=None, trainable=True, dtype=None, **kwargs):
+        _check_kwargs(kwargs)
+        super().__init__(name, trainable, dtype)
         if axis not in (-1,) and not isinstance(axis, int):
             raise ValueError("BatchNormalization supports a single (last) axis")
         self.axis = axis

@@ -48,7 +48,10 @@ def _pack(structure, flat, i):
             else:
                 result[key] = flat[i]
                 i += 1
-        return type(structure)((k, result[k]) for k in structure) if type(structure) is not dict else {k: result[k] for k in structure}, i
+        # The caller's key order (and dict type) comes back, whatever order we filled in.
+        if type(structure) is dict:
+            return {k: result[k] for k in structure}, i
+        return type(structure)((k, result[k]) for k in structure), i
     items = []
     for value in structure:
         if _is_nested(value):

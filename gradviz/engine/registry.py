@@ -13,8 +13,7 @@ class OpDef:
     """What the engine knows about one op type."""
 
     # n_outputs: 1 for one tensor; anything else (-1: decided per call) means a list.
-    __slots__ = ("type", "forward", "rule", "grad_fn", "formulas", "n_outputs",
-                 "no_gradient", "batched")
+    __slots__ = ("type", "forward", "rule", "grad_fn", "formulas", "n_outputs", "no_gradient")
 
     def __init__(self, type, forward, rule=None, formulas=None, n_outputs=1):
         self.type = type
@@ -24,7 +23,6 @@ class OpDef:
         self.formulas = formulas
         self.n_outputs = n_outputs
         self.no_gradient = False
-        self.batched = True
 
     @property
     def has_gradient(self):
@@ -83,7 +81,6 @@ class RegisterGradient:
         if op.has_gradient:
             raise KeyError(f"Registering two gradient with name '{self._op_type}'!")
         op.grad_fn = fn
-        op.batched = False
         return fn
 
 

@@ -6,16 +6,16 @@ target seeds ones (the gradient of the sum of its elements); `output_gradients`
 replaces that seed; unconnected sources give None or zeros.
 """
 import enum
+import weakref
 
 import numpy as np
 
-from . import nest
+from . import backend as _backend, nest
+from .registry import define_op
 from .tensor import Tensor, Variable, convert_to_tensor
 
 # Tapes currently recording, innermost last. `apply` checks this list on every op.
 _recording = []
-# Tapes whose context is entered (recording or not).
-_active = []
 
 
 class UnconnectedGradients(enum.Enum):
@@ -26,7 +26,8 @@ class UnconnectedGradients(enum.Enum):
 class Operation:
     """A recorded op: what `tensor.op` returns and what a gradient function receives."""
 
-    __slots__ = ("opdef", "inputs", "outputs", "attrs", "_in_values", "_out_values", "_id")
+    __slots__ = ("opdef", "inputs", "outputs", "attrs", "_in_values", "_out_values", "_id",
+                 "__weakref__")
 
     def __init__(self, opdef, inputs, outputs, attrs, in_values, out_values):
         self.opdef = opdef
@@ -62,8 +63,9 @@ def record(opdef, inputs, in_values, outputs, out_values, attrs):
         if tape._should_record(inputs):
             if operation is None:
                 operation = Operation(opdef, inputs, outputs, attrs, in_values, out_values)
+                ref = weakref.ref(operation)  # weak: see Tensor._op
                 for t in outputs:
-                    t._op = operation
+                    t._opref = ref
             tape._entries.append(operation)
             tracked = tape._tracked
             for t in outputs:
@@ -96,10 +98,6 @@ class Observer:
         """A source's final gradient (None when unconnected)."""
 
 
-def _tensor_ids(tensors):
-    return {t._id for t in tensors}
-
-
 class GradientTape:
     """Records operations for automatic differentiation, as tf.GradientTape."""
 
@@ -119,15 +117,12 @@ class GradientTape:
                 "this GradientTape is already recording; a tape cannot be entered "
                 "twice (exit it first, or use a new tape)")
         self._entered = True
-        _active.append(self)
         _recording.append(self)
         return self
 
     def __exit__(self, *exc):
         if self in _recording:
             _recording.remove(self)
-        if self in _active:
-            _active.remove(self)
         self._entered = False
         return False
 
@@ -141,6 +136,8 @@ class GradientTape:
 
     def reset(self):
         """Forget everything recorded and watched, as if the tape were entered anew."""
+        if not self._is_recording:
+            raise ValueError("Tape is not recording: reset() works only inside the tape's context.")
         self._entries = []
         self._tracked = set()
         self._watched_variables = []
@@ -168,7 +165,7 @@ class GradientTape:
         for t in inputs:
             if t._id in tracked:
                 hit = True
-            elif (self._watch_accessed_variables and type(t) is Variable and t.trainable
+            elif (type(t) is Variable and self._watch_accessed_variables and t.trainable
                   and t._value.dtype.kind == "f"):
                 self._watched_variables.append(t)
                 tracked.add(t._id)
@@ -191,7 +188,6 @@ class GradientTape:
                  unconnected_gradients=UnconnectedGradients.NONE, observer=None):
         """Gradient of the sum of `target`'s elements (or the VJP with output_gradients)."""
         zero = _unconnected_zero(unconnected_gradients)
-        self._begin_use("gradient")
         flat_targets = [_as_target(t) for t in nest.flatten(target)]
         flat_sources = _as_sources(sources)
         if output_gradients is None:
@@ -203,6 +199,7 @@ class GradientTape:
                     f"output_gradients has {len(flat_out)} tensors but the target has "
                     f"{len(flat_targets)}")
             seeds = [_check_seed(g, t) for g, t in zip(flat_out, flat_targets)]
+        self._begin_use("gradient")
         grads = backward(self._entries, flat_targets, seeds, flat_sources, 0, observer)
         grads = _fill_unconnected(grads, flat_sources, zero, ())
         return nest.pack_sequence_as(sources, grads)
@@ -215,11 +212,11 @@ class GradientTape:
         A nested target gives the nested structure target x sources.
         """
         zero = _unconnected_zero(unconnected_gradients)
-        self._begin_use("jacobian")
+        flat_targets = [_as_target(t) for t in nest.flatten(target)]
         flat_sources = _as_sources(sources)
+        self._begin_use("jacobian")
         results = []
-        for t in nest.flatten(target):
-            t = _as_target(t)
+        for t in flat_targets:
             flat = _jacobian(self._entries, t, flat_sources, zero)
             results.append(nest.pack_sequence_as(sources, flat))
         if isinstance(target, (list, tuple, dict)):
@@ -234,7 +231,6 @@ class GradientTape:
         row b of the source only); it still runs when they are not.
         """
         zero = _unconnected_zero(unconnected_gradients)
-        self._begin_use("batch_jacobian")
         target = _as_target(target)
         (source,) = _as_sources(source)
         if target.ndim < 1 or source.ndim < 1:
@@ -243,6 +239,7 @@ class GradientTape:
             raise ValueError(
                 f"batch_jacobian needs the same first (batch) dimension: target has shape "
                 f"{tuple(target.shape)}, source has shape {tuple(source.shape)}")
+        self._begin_use("batch_jacobian")
         batch = target.shape[0]
         per_row = int(np.prod(target.shape[1:], dtype=np.int64))
         chunk = _chunk_size(self._entries, per_row)
@@ -250,8 +247,8 @@ class GradientTape:
         parts = []
         for start in range(0, per_row, chunk):
             stop = min(per_row, start + chunk)
-            seed = np.zeros((stop - start, batch, per_row), dtype)
-            seed[np.arange(stop - start), :, np.arange(start, stop)] = 1
+            seed = np.empty((stop - start, batch, per_row), dtype)
+            seed[...] = _basis(start, stop, per_row, dtype)[:, None, :]
             seed = Tensor._wrap(seed.reshape((stop - start,) + tuple(target.shape)))
             (g,) = backward(self._entries, [target], [seed], [source], 1, None)
             if g is None:
@@ -259,6 +256,10 @@ class GradientTape:
                     return None
                 g = Tensor._wrap(np.zeros((stop - start,) + tuple(source.shape), source._value.dtype))
             parts.append(g)
+        shape = tuple(target.shape) + tuple(source.shape[1:])
+        if not _recording:  # nothing to record: plain numpy
+            j = parts[0]._value if len(parts) == 1 else np.concatenate([p._value for p in parts])
+            return Tensor._wrap(j.reshape(per_row, batch, -1).transpose(1, 0, 2).reshape(shape))
         from .ops import shape as S
         j = parts[0] if len(parts) == 1 else S.concat(parts, axis=0)
         j = S.reshape(j, (per_row, batch, -1))
@@ -273,7 +274,8 @@ class _StopRecording:
 
     def __enter__(self):
         if not self._tape._is_recording:
-            raise RuntimeError("Tape is not recording: stop_recording() needs a tape that is recording.")
+            raise RuntimeError(
+                "Tape is not recording: stop_recording() needs a tape that is recording.")
         self._index = _recording.index(self._tape)
         _recording.remove(self._tape)
         return self
@@ -325,6 +327,10 @@ def _check_seed(g, target):
     if g is None:
         return None
     g = convert_to_tensor(g, dtype=target.dtype) if not isinstance(g, Tensor) else g
+    if g.dtype != target.dtype:
+        raise TypeError(
+            f"output_gradients must have the target's dtype: target is {target.dtype.name}, "
+            f"output_gradients is {g.dtype.name}")
     if tuple(g.shape) != tuple(target.shape):
         raise ValueError(
             f"output_gradients must have the target's shape: target has shape "
@@ -335,7 +341,8 @@ def _check_seed(g, target):
 def _fill_unconnected(grads, sources, zero, batch_shape):
     if not zero:
         return grads
-    return [g if g is not None else Tensor._wrap(np.zeros(batch_shape + tuple(s.shape), s._value.dtype))
+    return [g if g is not None
+            else Tensor._wrap(np.zeros(batch_shape + tuple(s.shape), s._value.dtype))
             for g, s in zip(grads, sources)]
 
 
@@ -356,27 +363,32 @@ JACOBIAN_CHUNK_BYTES = 256 * 2**20
 
 
 def _chunk_size(entries, n):
-    largest = 1
-    for op in entries:
-        for v in op._out_values:
-            if v.nbytes > largest:
-                largest = v.nbytes
-        for v in op._in_values:
-            if v.nbytes > largest:
-                largest = v.nbytes
+    largest = max([v.nbytes for op in entries for v in op._in_values]
+                  + [v.nbytes for op in entries for v in op._out_values] + [1])
     # A few live cotangents of the largest size per basis vector.
     return max(1, min(n, JACOBIAN_CHUNK_BYTES // (4 * largest)))
 
 
+def _basis(start, stop, n, dtype):
+    """Rows start..stop-1 of the n x n identity: the basis cotangents of one chunk."""
+    return np.eye(stop - start, n, start, dtype=dtype)
+
+
 def _jacobian(entries, target, sources, zero):
     n = target.size
+    if n == 0:
+        return [Tensor._wrap(np.zeros(tuple(target.shape) + tuple(s.shape), s._value.dtype))
+                for s in sources]
+    if not _recording and n > target._value.shape[0] > 1 if target._value.ndim else False:
+        from . import blocks
+        if all(blocks.row_aligned(entries, target, s) for s in sources):
+            return blocks.block_jacobian(entries, target, sources, zero)
     chunk = _chunk_size(entries, n)
     dtype = target._value.dtype
     per_source = [[] for _ in sources]
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
-        seed = np.zeros((stop - start, n), dtype)
-        seed[np.arange(stop - start), np.arange(start, stop)] = 1
+        seed = _basis(start, stop, n, dtype)
         seed = Tensor._wrap(seed.reshape((stop - start,) + tuple(target.shape)))
         grads = backward(entries, [target], [seed], sources, 1, None)
         for parts, g in zip(per_source, grads):
@@ -388,8 +400,13 @@ def _jacobian(entries, target, sources, zero):
             out.append(Tensor._wrap(np.zeros(tuple(target.shape) + tuple(s.shape), s._value.dtype))
                        if zero else None)
             continue
+        shape = tuple(target.shape) + tuple(s.shape)
+        if not _recording:  # nothing to record: plain numpy
+            j = parts[0]._value if len(parts) == 1 else np.concatenate([p._value for p in parts])
+            out.append(Tensor._wrap(j.reshape(shape)))
+            continue
         j = parts[0] if len(parts) == 1 else S.concat(parts, axis=0)
-        out.append(S.reshape(j, tuple(target.shape) + tuple(s.shape)))
+        out.append(S.reshape(j, shape))
     return out
 
 
@@ -405,14 +422,13 @@ def backward(entries, targets, seeds, sources, nbatch, observer):
     numpy rules unless a tape is recording, in which case it runs gradviz ops so
     that tape records the gradient computation (higher-order derivatives).
     """
-    from . import backend
-    F = backend.gradviz if _recording else backend.numpy
-    differentiable = F is backend.gradviz
+    differentiable = bool(_recording)
+    F = _backend.gradviz if differentiable else _backend.numpy
 
     source_ids = {s._id for s in sources if s._value.dtype.kind == "f"}
     relevant, reached = _relevant_entries(entries, source_ids)
 
-    pending = {}  # tensor id -> list of cotangent contributions
+    pending = {}  # tensor id -> its cotangent so far (a _FanIn of several, until summed)
     for t, seed in zip(targets, seeds):
         if t._value.dtype.kind != "f":
             continue
@@ -425,37 +441,77 @@ def backward(entries, targets, seeds, sources, nbatch, observer):
         c = seed if (given and differentiable) else (Tensor._wrap(value) if differentiable else value)
         if observer is not None:
             observer.seed(t, _as_tensor(c), given)
-        pending.setdefault(t._id, []).append(c)
+        _contribute(pending, t._id, c)
 
     finals = {}
-    for op in reversed(relevant):
+    plain = observer is None and not differentiable
+    for op, needs in reversed(relevant):
         outputs = op.outputs
+        if len(outputs) == 1:  # the common case, without the bookkeeping below
+            t = outputs[0]
+            total = pending.pop(t._id, None)
+            if total is None:
+                continue
+            if type(total) is _FanIn:
+                total = _sum(total, observer, t)
+            if t._id in source_ids:
+                finals[t._id] = total
+            opdef = op.opdef
+            if (plain and opdef.n_outputs == 1 and opdef.grad_fn is None
+                    and opdef.rule is not None and not opdef.no_gradient and True in needs):
+                # _step for a built-in rule on arrays with no observer, inlined: this is
+                # the inner loop of every numpy backward pass.
+                contributions = opdef.rule(F, total, op._in_values, op._out_values[0],
+                                           op.attrs, needs)
+                n_contributions = len(contributions)
+                for i, t in enumerate(op.inputs):
+                    if not needs[i] or i >= n_contributions:
+                        continue
+                    c = contributions[i]
+                    if c is None:
+                        continue
+                    shape = total.shape[:nbatch] + t._value.shape if nbatch else t._value.shape
+                    if c.shape != shape:
+                        c = F.sum_to_shape(c, shape, nbatch)
+                    prev = pending.get(t._id)
+                    if prev is None:
+                        pending[t._id] = c
+                    elif type(prev) is _FanIn:
+                        prev.append(c)
+                    else:
+                        pending[t._id] = _FanIn((prev, c))
+                continue
+            _step(op, needs, [total], pending, nbatch, F, differentiable, observer)
+            continue
         upstream = []
         any_cotangent = False
         for t in outputs:
-            cs = pending.pop(t._id, None)
-            if cs is None:
+            total = pending.pop(t._id, None)
+            if total is None:
                 upstream.append(None)
                 continue
             any_cotangent = True
-            total = _sum(cs, observer, t)
+            if type(total) is _FanIn:
+                total = _sum(total, observer, t)
             if t._id in source_ids:
                 finals[t._id] = total
             upstream.append(total)
         if not any_cotangent:
             continue
-        _step(op, upstream, pending, reached, nbatch, F, differentiable, observer)
+        _step(op, needs, upstream, pending, nbatch, F, differentiable, observer)
 
     results = []
     for s in sources:
         if s._id in finals:
             g = finals[s._id]
         elif s._id in pending and s._value.dtype.kind == "f":
-            g = _sum(pending[s._id], observer, s)
+            g = pending[s._id]
+            if type(g) is _FanIn:
+                g = _sum(g, observer, s)
         else:
             g = None
         if g is not None and not isinstance(g, Tensor):
-            g = Tensor._wrap(g)
+            g = Tensor._wrap(np.asarray(g))
         if observer is not None:
             observer.accumulate(s, g)
         results.append(g)
@@ -463,7 +519,24 @@ def backward(entries, targets, seeds, sources, nbatch, observer):
 
 
 def _as_tensor(c):
-    return c if isinstance(c, Tensor) else Tensor._wrap(c)
+    return c if isinstance(c, Tensor) else Tensor._wrap(np.asarray(c))
+
+
+class _FanIn(list):
+    """Two or more contributions to one tensor's cotangent, summed when it is reached."""
+
+    __slots__ = ()
+
+
+def _contribute(pending, tensor_id, c):
+    """Add contribution `c` to a tensor's pending cotangent (one, or a _FanIn of several)."""
+    prev = pending.get(tensor_id)
+    if prev is None:
+        pending[tensor_id] = c
+    elif type(prev) is _FanIn:
+        prev.append(c)
+    else:
+        pending[tensor_id] = _FanIn((prev, c))
 
 
 def _sum(cs, observer, tensor):
@@ -478,34 +551,49 @@ def _sum(cs, observer, tensor):
 
 
 def _relevant_entries(entries, source_ids):
-    """Entries on a path from a source: only those can carry gradient to a source."""
+    """(op, needs) for the entries on a path from a source: only those can carry
+    gradient to a source. `needs[i]`: input i is reached and floating. An op's inputs
+    are made before it, so this forward scan already knows them all."""
     reached = set(source_ids)
     relevant = []
     for op in entries:
-        for t in op.inputs:
-            if t._id in reached:
-                relevant.append(op)
-                for o in op.outputs:
-                    reached.add(o._id)
-                break
+        inputs = op.inputs
+        if len(inputs) == 1:
+            t = inputs[0]
+            if t._id not in reached:
+                continue
+            needs = (t._value.dtype.kind == "f",)
+        else:
+            for t in inputs:
+                if t._id in reached:
+                    break
+            else:
+                continue
+            needs = tuple([t._id in reached and t._value.dtype.kind == "f" for t in inputs])
+        relevant.append((op, needs))
+        for o in op.outputs:
+            reached.add(o._id)
     return relevant, reached
 
 
-def _step(op, upstream, pending, reached, nbatch, F, differentiable, observer):
+def _step(op, needs, upstream, pending, nbatch, F, differentiable, observer):
     opdef = op.opdef
     inputs = op.inputs
-    needs = tuple(t._id in reached and t._value.dtype.kind == "f" for t in inputs)
     if observer is not None:
         observer.visit(op, [_as_tensor(u) if u is not None else None for u in upstream])
-    if not any(needs):
+    if True not in needs:
         return
     if opdef.no_gradient:
         if observer is not None:
-            for i in range(len(inputs)):
-                observer.cut(op, i)
+            for i, need in enumerate(needs):
+                if need:
+                    observer.cut(op, i)
         return
     if opdef.rule is None and opdef.grad_fn is None:
-        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {opdef.type})")
+        raise LookupError(
+            f"No gradient defined for operation '{op.name}' (op type: {opdef.type}); register "
+            f"one with gradviz.RegisterGradient('{opdef.type}') or declare "
+            f"gradviz.no_gradient('{opdef.type}')")
 
     if opdef.n_outputs == 1:
         g = upstream[0]
@@ -519,28 +607,65 @@ def _step(op, upstream, pending, reached, nbatch, F, differentiable, observer):
             contributions = [c._value if isinstance(c, Tensor) else c for c in contributions]
     elif differentiable:
         gt = g if opdef.n_outputs != 1 else _as_tensor(g)
-        contributions = opdef.rule(F, gt, inputs, op.outputs[0] if opdef.n_outputs == 1 else op.outputs,
+        contributions = opdef.rule(F, gt, _recorded_inputs(op),
+                                   op.outputs[0] if opdef.n_outputs == 1 else op.outputs,
                                    op.attrs, needs)
     else:
         contributions = opdef.rule(F, g, op._in_values,
                                    op._out_values[0] if opdef.n_outputs == 1 else op._out_values,
                                    op.attrs, needs)
 
-    batch_shape = _batch_shape(upstream, op, nbatch)
-    for i, (t, need) in enumerate(zip(inputs, needs)):
-        if not need:
+    batch_shape = _batch_shape(upstream, op, nbatch) if nbatch else ()
+    n_contributions = len(contributions)
+    for i, t in enumerate(inputs):
+        if not needs[i]:
             continue
-        c = contributions[i] if i < len(contributions) else None
+        c = contributions[i] if i < n_contributions else None
         if c is None:
             if observer is not None:
                 observer.cut(op, i)
             continue
-        shape = batch_shape + t._value.shape
-        if tuple(c.shape) != shape:
+        shape = batch_shape + t._value.shape if nbatch else t._value.shape
+        if (c._value.shape if isinstance(c, Tensor) else c.shape) != shape:
             c = F.sum_to_shape(c, shape, nbatch)
         if observer is not None:
             observer.contribution(op, i, _as_tensor(c))
-        pending.setdefault(t._id, []).append(c)
+        prev = pending.get(t._id)  # _contribute, inlined: this is the hot loop
+        if prev is None:
+            pending[t._id] = c
+        elif type(prev) is _FanIn:
+            prev.append(c)
+        else:
+            pending[t._id] = _FanIn((prev, c))
+
+
+def _read_variable_forward(variable, value):
+    return value
+
+
+# A Variable read back at the value an op saw; its gradient flows to the Variable.
+_READ_VARIABLE = define_op("ReadVariableOp", _read_variable_forward,
+                           lambda F, g, ins, out, at, needs: (g,), ("grad_v = grad",))
+
+
+def _recorded_inputs(op):
+    """op.inputs, with each Variable assigned since the op ran read back at its old value.
+
+    The numpy path uses the recorded arrays; the recorded path must too, or an
+    `assign` between forward and backward would change the gradient. TF records a
+    ReadVariableOp per read for the same reason.
+    """
+    inputs = op.inputs
+    values = op._in_values
+    for t, v in zip(inputs, values):
+        if type(t) is Variable and t._value is not v:
+            break
+    else:
+        return inputs
+    from .execute import apply
+    return [apply(_READ_VARIABLE, (t,), {"value": v})
+            if type(t) is Variable and t._value is not v else t
+            for t, v in zip(inputs, values)]
 
 
 def _batch_shape(upstream, op, nbatch):
@@ -563,7 +688,7 @@ def _call_grad_fn(op, g, nbatch):
     fn = op.opdef.grad_fn
     if nbatch == 0:
         grads = fn(op, *(_as_tensor(x) for x in (g if isinstance(g, list) else [g])))
-        return _as_list(grads, len(op.inputs))
+        return _as_list(grads, op)
     from .ops import shape as S
     gs = g if isinstance(g, list) else [g]
     gs = [_as_tensor(x) for x in gs]
@@ -572,7 +697,7 @@ def _call_grad_fn(op, g, nbatch):
     flat = [S.reshape(x, (count,) + tuple(x.shape[nbatch:])) for x in gs]
     per_input = [[] for _ in op.inputs]
     for k in range(count):
-        grads = _as_list(fn(op, *(x[k] for x in flat)), len(op.inputs))
+        grads = _as_list(fn(op, *(x[k] for x in flat)), op)
         for lst, gr in zip(per_input, grads):
             lst.append(gr)
     out = []
@@ -584,13 +709,14 @@ def _call_grad_fn(op, g, nbatch):
     return out
 
 
-def _as_list(grads, n):
+def _as_list(grads, op):
     if isinstance(grads, (list, tuple)):
         grads = list(grads)
     else:
         grads = [grads]
-    if len(grads) != n:
-        raise ValueError(f"a gradient function returned {len(grads)} gradients for {n} inputs")
+    if len(grads) != len(op.inputs):
+        raise ValueError(f"the gradient function of {op.type} returned {len(grads)} gradients "
+                         f"for its {len(op.inputs)} inputs")
     return grads
 
 
@@ -599,11 +725,13 @@ def tf_style_grad(opdef):
     from . import backend
 
     def grad(op, *grads):
-        gs = [convert_to_tensor(g) for g in grads]
+        from .array import zeros_like
+        gs = [zeros_like(o) if g is None else convert_to_tensor(g)  # TF: None for an unused output
+              for g, o in zip(grads, op.outputs)]
         g = gs[0] if opdef.n_outputs == 1 else gs
         out = op.outputs[0] if opdef.n_outputs == 1 else op.outputs
         needs = tuple(t._value.dtype.kind == "f" for t in op.inputs)
-        contributions = opdef.rule(backend.gradviz, g, op.inputs, out, op.attrs, needs)
+        contributions = opdef.rule(backend.gradviz, g, _recorded_inputs(op), out, op.attrs, needs)
         nb = gs[0].ndim - op.outputs[0].ndim
         result = []
         for c, t in zip(contributions, op.inputs):

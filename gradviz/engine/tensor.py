@@ -39,20 +39,36 @@ class TensorShape(tuple):
         item = tuple.__getitem__(self, key)
         return TensorShape(item) if isinstance(key, slice) else item
 
+    def __eq__(self, other):
+        """As in TF, a shape equals a list or tuple of the same dimensions."""
+        if isinstance(other, (list, tuple)):
+            return tuple.__eq__(self, tuple(other))
+        return NotImplemented
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = tuple.__hash__
+
     def __repr__(self):
         return f"TensorShape({list(self)})"
+
+    def __str__(self):
+        """TF prints shapes as tuples: `print(y.shape)` gives (201,)."""
+        return tuple.__repr__(self)
 
 
 class Tensor:
     """An immutable value; `op` is the recorded operation that produced it, if any."""
 
-    __slots__ = ("_value", "_id", "_op", "__weakref__")
+    __slots__ = ("_value", "_id", "_opref", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, value, dtype=None):
         self._value = _to_array(value, dtype)
         self._id = _next_id()
-        self._op = None
+        self._opref = None
 
     @classmethod
     def _wrap(cls, array):
@@ -60,8 +76,19 @@ class Tensor:
         t = object.__new__(cls)
         t._value = array
         t._id = _next_id()
-        t._op = None
+        t._opref = None
         return t
+
+    @property
+    def _op(self):
+        """The recorded Operation that produced this tensor, while a tape holds it.
+
+        Held through a weak reference: the Operation refers to its outputs, and a
+        strong reference back would make one reference cycle per recorded op, which
+        only the cyclic GC frees (slowly, keeping every intermediate array alive).
+        """
+        ref = self._opref
+        return ref() if ref is not None else None
 
     # -- reading ---------------------------------------------------------
     @property
@@ -84,8 +111,9 @@ class Tensor:
     def op(self):
         if self._op is None:
             raise AttributeError(
-                "this tensor was not recorded by a GradientTape, so it has no op; "
-                "compute it inside a tape that watches its inputs")
+                "this tensor was not recorded by a GradientTape (or no tape that recorded "
+                "it exists any more), so it has no op; compute it inside a tape that "
+                "watches its inputs")
         return self._op
 
     @property
@@ -131,8 +159,8 @@ class Tensor:
         return self._id
 
     def __repr__(self):
-        body = np.array2string(self._value, separator=", ")
-        return f"<tf.Tensor: shape={tuple(self.shape)}, dtype={self.dtype.name}, numpy={body}>"
+        return (f"<tf.Tensor: shape={tuple(self.shape)}, dtype={self.dtype.name}, "
+                f"numpy={_numpy_text(self._value)}>")
 
     def __str__(self):
         body = str(self._value)
@@ -209,9 +237,17 @@ class Variable(Tensor):
     def read_value(self):
         return Tensor._wrap(self._value)
 
+    value = read_value
+
     def __repr__(self):
-        body = np.array2string(self._value, separator=", ")
-        return f"<tf.Variable '{self.name}' shape={tuple(self.shape)} dtype={self.dtype.name}, numpy={body}>"
+        return (f"<tf.Variable '{self.name}' shape={tuple(self.shape)} dtype={self.dtype.name}, "
+                f"numpy={_numpy_text(self._value)}>")
+
+
+def _numpy_text(array):
+    """The value as TF's repr shows it: `4.0` for a scalar, `array([...], dtype=float32)`."""
+    text = str(array[()]) if array.ndim == 0 else repr(array)
+    return "\n" + text if "\n" in text else text
 
 
 def _to_array(value, dtype=None):

@@ -3,6 +3,7 @@ import string
 
 import numpy as np
 
+from ..backend import _np_matmul
 from ..execute import apply, tensors
 from ..registry import define_op
 
@@ -12,7 +13,7 @@ def _t(x):
 
 
 def _matmul_forward(a, b, transpose_a, transpose_b):
-    return np.matmul(_t(a) if transpose_a else a, _t(b) if transpose_b else b)
+    return _np_matmul(a, b, transpose_a, transpose_b)
 
 
 def _matmul_rule(F, g, ins, out, at, needs):
@@ -100,7 +101,10 @@ def _explicit_equation(equation, shapes):
     sizes = {}
     for s, shape in zip(explicit, shapes):
         for c, d in zip(s, shape):
-            if sizes.setdefault(c, d) != d:
+            known = sizes.setdefault(c, d)
+            if known != d and 1 in (known, d):  # size 1 broadcasts, as in numpy
+                sizes[c] = max(known, d)
+            elif known != d:
                 raise ValueError(
                     f"einsum '{equation}': index '{c}' has size {sizes[c]} in one operand and "
                     f"{d} in another (operand shapes {[tuple(x) for x in shapes]})")
@@ -116,8 +120,8 @@ def _einsum_rule(F, g, ins, out, at, needs):
     in_subs = lhs.split(",")
     nb = g.ndim - out.ndim
     batch = tuple(g.shape[:nb])
-    used = set(at["equation"])
-    z = next(c for c in string.ascii_letters if c not in used)
+    free = iter(c for c in string.ascii_letters if c not in set(at["equation"]))
+    z = next(free)
     if nb:
         count = int(np.prod(batch))
         g = F.reshape(g, (count,) + tuple(out.shape))
@@ -129,15 +133,17 @@ def _einsum_rule(F, g, ins, out, at, needs):
         if not needs[i]:
             grads.append(None)
             continue
-        s_i = in_subs[i]
-        if len(set(s_i)) != len(s_i):
-            raise ValueError(f"einsum gradient for repeated indices ('{s_i}') is not supported")
         others = [in_subs[j] for j in range(len(ins)) if j != i]
-        available = set(out_sub).union(*others)
-        target = "".join(c for c in s_i if c in available)
-        eq = ",".join([out_sub] + others) + "->" + (z if nb else "") + target
-        r = F.einsum(eq, g, *[ins[j] for j in range(len(ins)) if j != i])
+        s_i, deltas = _split_repeats(in_subs[i], free)
         x_shape = tuple(x.shape)
+        eyes = [np.eye(x_shape[s_i.index(a)], dtype=_dtype(x)) for a, _ in deltas]
+        available = set(out_sub).union(*others, *deltas)
+        target = "".join(c for c in s_i if c in available)
+        eq = ",".join([out_sub] + others + deltas) + "->" + (z if nb else "") + target
+        r = F.einsum(eq, g, *[ins[j] for j in range(len(ins)) if j != i], *eyes)
+        target_shape = prefix + tuple(d for c, d in zip(s_i, x_shape) if c in available)
+        if tuple(r.shape) != target_shape:  # x was broadcast along size-1 axes
+            r = F.sum_to_shape(r, target_shape, len(prefix))
         if len(target) < len(s_i):
             kept = tuple(d if c in available else 1 for c, d in zip(s_i, x_shape))
             r = F.broadcast_to(F.reshape(r, prefix + kept), prefix + x_shape)
@@ -145,6 +151,24 @@ def _einsum_rule(F, g, ins, out, at, needs):
             r = F.reshape(r, batch + x_shape)
         grads.append(r)
     return tuple(grads)
+
+
+def _split_repeats(subscripts, free):
+    """'iij' -> ('iaj', ['ia']): a repeated index (a diagonal) gets a fresh letter for each
+    repeat, and an identity matrix per repeat puts the gradient back on the diagonal."""
+    seen, renamed, deltas = set(), "", []
+    for c in subscripts:
+        if c in seen:
+            fresh = next(free)
+            deltas.append(c + fresh)
+            c = fresh
+        seen.add(c)
+        renamed += c
+    return renamed, deltas
+
+
+def _dtype(x):
+    return getattr(x, "_value", x).dtype
 
 
 EINSUM = define_op("Einsum", _einsum_forward, _einsum_rule,

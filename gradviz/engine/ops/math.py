@@ -83,9 +83,11 @@ MINIMUM, minimum = _binary("Minimum", np.minimum, _min_rule,
                            ("grad_x = grad where x ≤ y", "grad_y = grad where y < x"))
 
 def _masked_forward(g, mask):
-    return g * mask
+    """A select, not g · mask: as TF's where-based rules, an inf or NaN cotangent where
+    the mask is off gives 0 there, not NaN (inf · 0)."""
+    return np.where(mask, g, np.zeros((), g.dtype))
 
-# g where mask else 0: the building block of max/min/relu/abs-style rules.
+# g where mask else 0: the building block of the max/min/where/clip rules.
 MASKED = define_op("Masked", _masked_forward,
                    lambda F, g, ins, out, at, needs: (F.masked(g, ins[1]), None),
                    ("grad_g = grad where mask", "mask: no gradient"))

@@ -19,9 +19,18 @@ RELU = define_op("Relu", kernels.relu,
                  ("grad_x = grad where x > 0",))
 relu = _unary(RELU)
 
-RELU_GRAD = define_op("ReluGrad", kernels.relu_grad,
-                      lambda F, g, ins, out, at, needs: (F.relu_grad(g, ins[1]), None),
-                      ("grad_g = grad where y > 0", "y: no gradient (piecewise constant)"))
+def _relu_grad_rule(F, g, ins, out, at, needs):
+    """y only selects, so its gradient is zero; zeros rather than None, as TF's
+    _ReluGradGrad, so the Hessian of a relu network is zeros and not unconnected."""
+    _, y = ins
+    gy = None
+    if needs[1]:
+        gy = F.zeros(tuple(g.shape[:g.ndim - out.ndim]) + tuple(y.shape), y.dtype)
+    return (F.relu_grad(g, y) if needs[0] else None), gy
+
+
+RELU_GRAD = define_op("ReluGrad", kernels.relu_grad, _relu_grad_rule,
+                      ("grad_g = grad where y > 0", "grad_y = 0 (y only selects)"))
 
 
 def relu_grad(g, y):
@@ -56,13 +65,13 @@ elu = _unary(ELU)
 
 def _elu_grad_rule(F, g, ins, out, at, needs):
     dy, y = ins
-    negative = F.less_equal(y, 0)
+    negative = F.less(y, 0)  # TF's _EluGradGrad: y < 0
     return (F.elu_grad(g, y) if needs[0] else None,
             F.masked(g * dy, negative) if needs[1] else None)
 
 
 ELU_GRAD = define_op("EluGrad", kernels.elu_grad, _elu_grad_rule,
-                     ("grad_dy = elu_grad(grad, y)", "grad_y = grad · dy where y ≤ 0"))
+                     ("grad_dy = elu_grad(grad, y)", "grad_y = grad · dy where y < 0"))
 
 
 def elu_grad(g, y):

@@ -5,6 +5,7 @@ cotangent carries leading batch axes.
 """
 import numpy as np
 
+from .. import backend
 from ..execute import apply, tensors
 from ..registry import define_op
 
@@ -42,8 +43,13 @@ def _reducer(type, forward, rule, formula):
     return op, fn
 
 
+def _same_kind(x):
+    """Integers keep their dtype (numpy would widen int32 sums to int64; TF does not)."""
+    return x.dtype if x.dtype.kind in "iuf" else None
+
+
 def _np_sum(x, axis, keepdims):
-    return np.asarray(np.sum(x, axis=axis, keepdims=keepdims))
+    return np.asarray(np.sum(x, axis=axis, keepdims=keepdims, dtype=_same_kind(x)))
 
 
 def _np_mean(x, axis, keepdims):
@@ -59,7 +65,7 @@ def _np_min(x, axis, keepdims):
 
 
 def _np_prod(x, axis, keepdims):
-    return np.asarray(np.prod(x, axis=axis, keepdims=keepdims))
+    return np.asarray(np.prod(x, axis=axis, keepdims=keepdims, dtype=_same_kind(x)))
 
 
 def _count(x, axes):
@@ -83,7 +89,8 @@ def _expand(F, g, x, out, at):
 
 
 def _mean_rule(F, g, ins, out, at, needs):
-    return (_expand(F, g, ins[0], out, at) / _count(ins[0], at["axis"]),)
+    # Divide before expanding: one division per output element, not per input element.
+    return (_expand(F, g / _count(ins[0], at["axis"]), ins[0], out, at),)
 
 
 def _extreme_rule(F, g, ins, out, at, needs):
@@ -96,16 +103,46 @@ def _extreme_rule(F, g, ins, out, at, needs):
 
 def _prod_rule(F, g, ins, out, at, needs):
     x = ins[0]
+    return (_expand(F, g, x, out, at) * _product_of_others(F, x, out, at),)
+
+
+def _product_of_others(F, x, out, at):
+    """For each element, the product of the others in its reduction.
+
+    Without zeros that is out / x, smooth around this point, so its own derivatives
+    are right too. With zeros, the numpy path masks (exact, first order only), and the
+    recorded path multiplies the others out explicitly so that higher orders are right.
+    """
     axes = at["axis"]
+    kept = _kept_shape(tuple(x.shape), axes)
+    if not np.any(getattr(x, "_value", x) == 0):
+        return F.reshape(out, kept) / x
+    if F is backend.numpy:
+        return _masked_product_of_others(F, x, axes)
+    return _explicit_product_of_others(F, x, axes)
+
+
+def _masked_product_of_others(F, x, axes):
     is_zero = F.equal(x, 0)
     zeros = F.reduce_sum(F.cast(is_zero, x.dtype), axes, True)
     safe_x = F.where(is_zero, F.ones_like(x), x)
     others = F.reduce_prod(safe_x, axes, True)  # product with zeros replaced by ones
-    no_zero = F.equal(zeros, 0)
-    one_zero = F.equal(zeros, 1)
-    local = F.where(is_zero, F.masked(others, one_zero) * F.ones_like(x),
-                    F.masked(others, no_zero) / safe_x)
-    return (_expand(F, g, x, out, at) * local,)
+    return F.where(is_zero, F.masked(others, F.equal(zeros, 1)) * F.ones_like(x),
+                   F.masked(others, F.equal(zeros, 0)) / safe_x)
+
+
+def _explicit_product_of_others(F, x, axes):
+    """Row i of an n x n matrix holds the reduced elements with element i set to 1."""
+    ndim = x.ndim
+    reduced = [ndim + a for a in axes]
+    perm = [i for i in range(ndim) if i not in reduced] + reduced
+    xt = F.transpose(x, tuple(perm))
+    lead = tuple(xt.shape[:ndim - len(reduced)])
+    n = _count(x, axes)
+    rows = F.broadcast_to(F.reshape(xt, lead + (1, n)), lead + (n, n))
+    others = F.reduce_prod(F.where(np.eye(n, dtype=bool), F.ones_like(rows), rows), (-1,), False)
+    others = F.reshape(others, tuple(xt.shape))
+    return F.transpose(others, tuple(np.argsort(perm)))
 
 
 SUM, reduce_sum = _reducer("Sum", _np_sum, _sum_rule, "grad_x = broadcast(grad)")
@@ -141,22 +178,34 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
-    """t · clip_norm / max(‖t‖, clip_norm), built from recorded ops as in TF."""
+    """t · clip_norm / max(‖t‖, clip_norm), built from recorded ops as in TF.
+
+    As TF, the norm is taken where the sum of squares is positive only: at t = 0 the
+    gradient of ‖t‖ is 0/0, and although max() discards it, 0 · NaN would still be NaN.
+    """
     from . import math as M
+    from ..array import ones_like
     t, clip = tensors(t, clip_norm)
-    l2 = norm(t, axis=axes, keepdims=True)
-    return M.divide(M.multiply(t, clip), M.maximum(l2, clip))
+    l2sum = reduce_sum(M.multiply(t, t), axes, keepdims=True)
+    positive = M.greater(l2sum, 0)
+    l2norm = M.where(positive, M.sqrt(M.where(positive, l2sum, ones_like(l2sum))), l2sum)
+    return M.divide(M.multiply(t, clip), M.maximum(l2norm, clip))
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+    """log Σ exp(x), shifted by the max for stability. The shift is a constant (the
+    result does not depend on it); where the max is ±inf it is 0, as in TF, so an all
+    -inf slice gives -inf rather than -inf - (-inf) = NaN."""
     from . import math as M
-    from ..tape import stop_recording_all
+    from ..tensor import Tensor
     (x,) = tensors(input_tensor)
-    with stop_recording_all():
-        shift = reduce_max(x, axis, keepdims=True)
-    shifted = M.subtract(x, shift)
-    result = M.add(M.log(reduce_sum(M.exp(shifted), axis, keepdims=True)), shift)
+    axes = normalize_axes(axis, x.ndim)
+    shift = np.max(x._value, axis=axes, keepdims=True)
+    shift = Tensor._wrap(np.where(np.isfinite(shift), shift, 0).astype(x._value.dtype))
+    with np.errstate(divide="ignore"):
+        total = M.log(reduce_sum(M.exp(M.subtract(x, shift)), axes, keepdims=True))
+    result = M.add(total, shift)
     if not keepdims:
         from .shape import reshape
-        result = reshape(result, _np_sum(x._value, normalize_axes(axis, x.ndim), False).shape)
+        result = reshape(result, _np_sum(x._value, axes, False).shape)
     return result

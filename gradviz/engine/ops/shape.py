@@ -4,6 +4,7 @@ Their rules move cotangents back into place; each also works when the cotangent 
 leading batch axes (the first `g.ndim - out.ndim` axes are left alone).
 """
 import builtins
+import math
 
 import numpy as np
 
@@ -20,7 +21,7 @@ def _ints(shape):
     """A shape given as list/tuple/TensorShape/Tensor (entries may be tensors) -> ints."""
     if isinstance(shape, Tensor):
         return tuple(int(d) for d in np.atleast_1d(shape._value))
-    return tuple(int(d) for d in shape)
+    return tuple(map(int, shape))
 
 
 def _nb(g, out):
@@ -40,10 +41,12 @@ RESHAPE = define_op("Reshape", lambda x, shape: np.reshape(x, shape), _reshape_b
 def reshape(tensor, shape, name=None):
     (x,) = tensors(tensor)
     shape = _ints(shape)
-    known = int(np.prod([d for d in shape if d != -1]))
-    if shape.count(-1) == 1 and known and x.size % known == 0:
-        shape = tuple(x.size // known if d == -1 else d for d in shape)
-    if shape.count(-1) or int(np.prod(shape)) != x.size:
+    size = x._value.size
+    if -1 in shape:
+        known = math.prod([d for d in shape if d != -1])
+        if shape.count(-1) == 1 and known and size % known == 0:
+            shape = tuple(size // known if d == -1 else d for d in shape)
+    if -1 in shape or math.prod(shape) != size:
         raise ValueError(
             f"cannot reshape a tensor of shape {tuple(x.shape)} ({x.size} elements) "
             f"into shape {shape}")
@@ -117,10 +120,10 @@ BROADCAST_TO = define_op("BroadcastTo", lambda x, shape: np.broadcast_to(x, shap
 def broadcast_to(input, shape, name=None):
     (x,) = tensors(input)
     shape = _ints(shape)
-    try:
-        np.broadcast_shapes(x._value.shape, shape)
-    except ValueError:
-        raise ValueError(f"cannot broadcast shape {tuple(x.shape)} to {shape}") from None
+    have = x._value.shape
+    if len(have) > len(shape) or any(a != 1 and a != b for a, b in
+                                     zip(reversed(have), reversed(shape))):
+        raise ValueError(f"cannot broadcast shape {tuple(x.shape)} to {shape}")
     return apply(BROADCAST_TO, (x,), {"shape": shape})
 
 
@@ -134,6 +137,8 @@ def _sum_to_shape_rule(F, g, ins, out, at, needs):
     nb2 = g.ndim - len(shape)
     extra = x.ndim - len(shape)
     lead = tuple(g.shape[:nb2])
+    if extra < 0:  # the forward broadcast x up to shape
+        return (F.sum_to_shape(g, lead + tuple(x.shape), nb2),)
     g = F.reshape(g, lead + tuple(shape[:nbatch]) + (1,) * extra + tuple(shape[nbatch:]))
     return (F.broadcast_to(g, lead + tuple(x.shape)),)
 

@@ -1,0 +1,141 @@
+"""Block-diagonal Jacobians: when row b of a target depends on row b of a source only.
+
+The Jacobian of y (B, ...) with respect to x (B, ...) is then zero off its B diagonal
+blocks, and one backward pass can carry the basis cotangents of every row at once: the
+per_row seeds "element j of every row" instead of the B * per_row seeds "element j of
+row b". That is `batch_jacobian`'s trick; here it is applied only where the tape
+*proves* that rows stay apart, so `jacobian` keeps its exact meaning. Sparse AD calls
+this structural sparsity detection with row compression.
+
+The proof walks the recorded ops forward from the source. A tensor is row-aligned when
+its axis 0 is the source's axis 0 and its row b depends on the source's row b only. An
+op keeps alignment only if it is one of the row-wise ops below and its inputs that
+depend on the source are aligned; anything else (a reduction over axis 0, a matmul
+that mixes rows, gather, batch norm, a custom gradient) ends it, and `jacobian` falls
+back to the dense pass.
+"""
+
+_ELEMENTWISE = frozenset((
+    # unary
+    "Neg", "Exp", "Log", "Sin", "Cos", "Sqrt", "Square", "Abs", "Tanh", "Reciprocal",
+    "Sign", "Relu", "Sigmoid", "Elu", "Softplus", "Identity", "Cast",
+    # n-ary with numpy broadcasting
+    "AddV2", "Sub", "Mul", "RealDiv", "Pow", "Maximum", "Minimum", "Masked", "SelectV2",
+    "ClipByValue", "TanhGrad", "ReluGrad", "SigmoidGrad", "EluGrad",
+))
+_REDUCTIONS = frozenset(("Sum", "Mean", "Max", "Min", "Prod", "EuclideanNorm"))
+_LAST_AXIS = frozenset(("Softmax", "LogSoftmax"))
+_RESHAPES = frozenset(("Reshape", "ExpandDims", "Squeeze"))
+
+
+def _lead(t, rows):
+    shape = t._value.shape
+    return len(shape) >= 1 and shape[0] == rows
+
+
+def _keeps_rows(op, dependent, rows):
+    """Does `op` map row b of its dependent (aligned) inputs to row b of its output?"""
+    kind = op.opdef.type
+    if op.opdef.grad_fn is not None or len(op.outputs) != 1:
+        return False
+    out = op.outputs[0]
+    if not _lead(out, rows):
+        return False
+    ndim = out._value.ndim
+    if kind in _ELEMENTWISE or kind == "BroadcastTo":
+        # Broadcasting may repeat a dependent input along other axes, never along axis 0.
+        return all(t._value.ndim == ndim and _lead(t, rows) for t in dependent)
+    if kind in _REDUCTIONS:
+        (x,) = op.inputs
+        return x._value.ndim >= 2 and -x._value.ndim not in op.attrs["axis"]
+    if kind in _LAST_AXIS:
+        return ndim >= 2
+    if kind in _RESHAPES:
+        # Equal leading sizes: row b is the same contiguous run of elements before and after.
+        return _lead(op.inputs[0], rows)
+    if kind == "Transpose":
+        return op.attrs["perm"][0] == 0
+    if kind == "MatMul":
+        a, b = op.inputs
+        for i, t in enumerate((a, b)):
+            if not any(t is d for d in dependent):
+                continue
+            n = t._value.ndim
+            if n >= 3:  # axis 0 is a batch axis of the product
+                if n != ndim:
+                    return False
+            elif i == 1 or op.attrs["transpose_a"] or ndim != 2:
+                return False  # a 2-D right operand, or a transposed left one, mixes rows
+        return True
+    return False
+
+
+def row_aligned(entries, target, source):
+    """True if the recorded `entries` prove target[b] depends on source[b] only."""
+    if target._value.ndim < 1 or source._value.ndim < 1:
+        return False
+    rows = source._value.shape[0]
+    if target._value.shape[0] != rows or source._value.dtype.kind != "f":
+        return False
+    # Floating tensors that depend on the source: row-aligned ones, and the others.
+    aligned = {source._id}
+    mixed = set()
+    goal = target._id
+    for op in entries:
+        hit = False
+        clean = True
+        for t in op.inputs:
+            if t._id in aligned:
+                hit = True
+            elif t._id in mixed:
+                hit = True
+                clean = False
+        if not hit:
+            continue
+        if clean and _keeps_rows(op, [t for t in op.inputs if t._id in aligned], rows):
+            into = aligned
+        else:
+            into = mixed
+        for o in op.outputs:
+            if o._value.dtype.kind == "f":
+                into.add(o._id)
+        if goal in into:
+            break
+    return goal in aligned
+
+
+def block_jacobian(entries, target, sources, zero):
+    """`jacobian` for a target row-aligned with every source (see `row_aligned`):
+    per_row backward passes' worth of seeds instead of target.size, then the blocks
+    are placed on the diagonal of a zero Jacobian. Numpy only (no tape records this)."""
+    import numpy as np
+
+    from .tape import _chunk_size, backward
+    from .tensor import Tensor
+
+    rows = target._value.shape[0]
+    per_row = target._value.size // rows
+    dtype = target._value.dtype
+    chunk = _chunk_size(entries, per_row)
+    parts = [[] for _ in sources]
+    for start in range(0, per_row, chunk):
+        stop = min(per_row, start + chunk)
+        seed = np.zeros((stop - start, rows, per_row), dtype)
+        seed[np.arange(stop - start), :, np.arange(start, stop)] = 1
+        seed = Tensor._wrap(seed.reshape((stop - start,) + target._value.shape))
+        for lst, g in zip(parts, backward(entries, [target], [seed], sources, 1, None)):
+            lst.append(g)
+    out = []
+    for lst, s in zip(parts, sources):
+        shape = target._value.shape + s._value.shape
+        if any(g is None for g in lst):
+            out.append(Tensor._wrap(np.zeros(shape, s._value.dtype)) if zero else None)
+            continue
+        g = lst[0]._value if len(lst) == 1 else np.concatenate([g._value for g in lst])
+        rest = s._value.size // rows
+        j = np.zeros((rows, per_row, rows, rest), g.dtype)
+        r = np.arange(rows)
+        # g[k, b] is row b's block column k: d target[b, k] / d source[b, :].
+        j[r, :, r, :] = g.reshape(per_row, rows, rest).transpose(1, 0, 2)
+        out.append(Tensor._wrap(j.reshape(shape)))
+    return out

@@ -1,0 +1,245 @@
+"""The numba kernels agree with their numpy twins (on arrays large enough that numba
+runs), and a whole gradient computation gives the same numbers with GRADVIZ_NUMBA=0 and 1."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from gradviz.engine import kernels
+
+pytest.importorskip("numba")
+
+ROWS, COLS = 80, 64  # 5120 elements, above kernels.MIN_SIZE
+assert ROWS * COLS >= kernels.MIN_SIZE
+
+DTYPES = [np.float32, np.float64]
+TOLERANCE = {np.float32: dict(rtol=2e-6, atol=1e-7), np.float64: dict(rtol=1e-13, atol=1e-15)}
+
+
+@pytest.fixture
+def used(monkeypatch):
+    """The names of the numba kernels called while a test runs."""
+    names = []
+    original = kernels._kernel
+
+    def spy(name):
+        names.append(name)
+        return original(name)
+    monkeypatch.setattr(kernels, "_kernel", spy)
+    return names
+
+
+def both_paths(monkeypatch, fn, *args):
+    """fn(*args) with numba, then with the numpy twins."""
+    monkeypatch.setattr(kernels, "ENABLED", True)
+    fast = fn(*args)
+    monkeypatch.setattr(kernels, "ENABLED", False)
+    slow = fn(*args)
+    return fast, slow
+
+
+def sample(dtype, seed=0, scale=3.0):
+    x = (scale * np.random.default_rng(seed).standard_normal((ROWS, COLS))).astype(dtype)
+    x[0, :4] = [0.0, -0.0, 60.0, -60.0]  # the kinks and the saturated ends
+    return x
+
+
+def assert_same(fast, slow, dtype):
+    assert fast.dtype == slow.dtype == np.dtype(dtype)
+    assert fast.shape == slow.shape
+    np.testing.assert_allclose(fast, slow, **TOLERANCE[dtype])
+
+
+UNARY = {"relu": kernels.relu, "sigmoid": kernels.sigmoid, "elu": kernels.elu,
+         "softmax": kernels.softmax}
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("name", list(UNARY))
+def test_unary_kernel(monkeypatch, used, name, dtype):
+    x = sample(dtype)
+    fast, slow = both_paths(monkeypatch, UNARY[name], x)
+    assert used == [{"softmax": "softmax_rows"}.get(name, name)]
+    assert_same(fast, slow, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+def test_softmax_kernel_over_a_3d_array(monkeypatch, used, dtype):
+    x = sample(dtype).reshape(10, 8, COLS)
+    fast, slow = both_paths(monkeypatch, kernels.softmax, x)
+    assert used == ["softmax_rows"]
+    assert_same(fast, slow, dtype)
+    np.testing.assert_allclose(fast.sum(axis=-1), 1, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("name", ["relu_grad", "elu_grad"])
+def test_backward_kernel_of_g_and_y(monkeypatch, used, name, dtype):
+    g = sample(dtype, 1)
+    y = getattr(kernels, name.replace("_grad", ""))(sample(dtype, 2))
+    used.clear()
+    fast, slow = both_paths(monkeypatch, getattr(kernels, name), g, y)
+    assert used == [name]
+    assert_same(fast, slow, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+def test_sigmoid_grad_kernel(monkeypatch, used, dtype):
+    y = kernels.sigmoid(sample(dtype, 1))
+    used.clear()
+    fast, slow = both_paths(monkeypatch, kernels.sigmoid_grad, y, sample(dtype, 2))
+    assert used == ["sigmoid_grad"]
+    assert_same(fast, slow, dtype)
+
+
+def test_relu_kernels_propagate_nan_like_numpy(monkeypatch):
+    x = sample(np.float32)
+    x[1, :3] = np.nan
+    g = sample(np.float32, 1)
+    g[2, :3] = [np.nan, np.inf, -np.inf]
+    for fn, args in [(kernels.relu, (x,)), (kernels.relu_grad, (g, x))]:
+        with np.errstate(invalid="ignore"):  # inf · 0
+            fast, slow = both_paths(monkeypatch, fn, *args)
+        np.testing.assert_array_equal(fast, slow)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("shape", [(ROWS, COLS), (8, 10, COLS)], ids=["2d", "3d"])
+def test_batch_moments_kernel(monkeypatch, used, shape, dtype):
+    x = (5 + sample(dtype)).reshape(shape)
+    (fast_mean, fast_var), (slow_mean, slow_var) = both_paths(monkeypatch, kernels.batch_moments, x)
+    assert used == ["moments_cols"]
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype is np.float32 else TOLERANCE[dtype]
+    assert fast_mean.dtype == fast_var.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(fast_mean, slow_mean, **tol)
+    np.testing.assert_allclose(fast_var, slow_var, **tol)
+    x64 = x.astype(np.float64).reshape(-1, COLS)
+    np.testing.assert_allclose(fast_var, x64.var(axis=0), rtol=1e-5 if dtype is np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_scatter_add_kernel(monkeypatch, used, axis, dtype):
+    shape = [6, 5, 4]
+    indices = np.array([[0, 2, 2], [-1, 2, 0]])
+    g_shape = shape[:axis] + list(indices.shape) + shape[axis + 1:]
+    g = np.random.default_rng(axis).standard_normal([60] + g_shape).astype(dtype)  # 60: batch
+    fast, slow = both_paths(monkeypatch, kernels.scatter_add, g, indices, axis + 1, [60] + shape)
+    assert used == ["scatter_add_3d"]
+    np.testing.assert_allclose(fast, slow, **TOLERANCE[dtype])
+    expected = np.zeros([60] + shape, dtype)
+    np.add.at(expected, (slice(None),) * (axis + 1) + (indices % shape[axis],), g)
+    np.testing.assert_allclose(fast, expected, **TOLERANCE[dtype])
+
+
+@pytest.mark.parametrize("enabled", [True, False], ids=["numba", "numpy"])
+def test_scatter_add_rejects_indices_out_of_range(monkeypatch, enabled):
+    monkeypatch.setattr(kernels, "ENABLED", enabled)
+    g = np.ones((4, 2, 1000))
+    with pytest.raises(IndexError):
+        kernels.scatter_add(g, np.array([0, 7]), 1, (4, 3, 1000))
+
+
+@pytest.mark.parametrize("enabled", [True, False], ids=["numba", "numpy"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("x_shape, shape, nbatch", [
+    ((4, ROWS, COLS), (ROWS, COLS), 0), ((ROWS, COLS), (1, COLS), 0), ((ROWS, COLS), (ROWS, 1), 0),
+    ((3, 5, ROWS, COLS), (3, 1, COLS), 1), ((COLS,), (ROWS, COLS), 0)],
+    ids=["leading", "rows", "columns", "batched", "broadcast-up"])
+def test_sum_to_shape(monkeypatch, enabled, dtype, x_shape, shape, nbatch):
+    monkeypatch.setattr(kernels, "ENABLED", enabled)
+    x = np.random.default_rng(0).standard_normal(x_shape).astype(dtype)
+    out = kernels.sum_to_shape(x, shape, nbatch)
+    assert out.shape == shape and out.dtype == np.dtype(dtype)
+    x64 = x.astype(np.float64)
+    expected = {
+        "leading": lambda: x64.sum(axis=0), "rows": lambda: x64.sum(axis=0, keepdims=True),
+        "columns": lambda: x64.sum(axis=1, keepdims=True),
+        "batched": lambda: x64.sum(axis=(1, 2)).reshape(shape),
+        "broadcast-up": lambda: np.broadcast_to(x64, shape)}
+    key = {(4, ROWS, COLS): "leading", (3, 5, ROWS, COLS): "batched", (COLS,): "broadcast-up"}.get(
+        x_shape, "rows" if shape[0] == 1 else "columns")
+    tol = dict(rtol=1e-5, atol=1e-4) if dtype is np.float32 else dict(rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out, expected[key](), **tol)
+
+
+@pytest.mark.parametrize("name", ["relu", "sigmoid", "elu", "softmax"])
+def test_float16_and_integers_take_numpy(monkeypatch, used, name):
+    monkeypatch.setattr(kernels, "ENABLED", True)
+    x = sample(np.float16)
+    out = UNARY[name](x)
+    assert used == [] and out.dtype == np.float16
+    if name == "relu":
+        np.testing.assert_array_equal(kernels.relu(x.astype(np.int32)), np.maximum(x.astype(np.int32), 0))
+        assert used == []
+
+
+def test_views_and_broadcast_arguments_take_numpy(monkeypatch, used):
+    monkeypatch.setattr(kernels, "ENABLED", True)
+    x = sample(np.float64)
+    np.testing.assert_array_equal(kernels.relu(x.T), np.maximum(x.T, 0))
+    g = np.ones((3,) + x.shape)
+    np.testing.assert_array_equal(kernels.relu_grad(g, x), g * (x > 0))
+    assert used == []
+
+
+def test_warm_up_compiles_every_kernel(monkeypatch):
+    monkeypatch.setattr(kernels, "ENABLED", True)
+    kernels.warm_up()
+
+
+# -- a whole gradient computation with numba on and off ---------------------------------
+
+_PROGRAM = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import gradviz as tf
+    from gradviz.engine import kernels
+    from gradviz.engine.ops.nn import batch_normalization_training
+
+    rng = np.random.default_rng(0)
+    x = tf.constant(rng.standard_normal((128, 48)), dtype=tf.float64)
+    w = tf.Variable(rng.standard_normal((48, 64)) / 7, dtype=tf.float64)
+    gamma = tf.Variable(np.ones(64), dtype=tf.float64)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        h = batch_normalization_training(tf.matmul(x, w), gamma, tf.zeros(64, tf.float64), 1e-3)
+        h = tf.nn.relu(h) + tf.nn.elu(h) * tf.nn.sigmoid(h)
+        h = tf.gather(h, np.arange(128) % 100)
+        loss = tf.reduce_sum(tf.nn.softmax(h) * tf.range(64, dtype=tf.float64))
+    grads = tape.gradient(loss, [x, w, gamma])
+    json.dump({"loss": float(loss), "grads": [g.numpy().tolist() for g in grads],
+               "kernels": sorted(kernels._compiled)}, sys.stdout)
+""")
+
+
+def _run(numba_flag):
+    env = dict(os.environ, GRADVIZ_NUMBA=numba_flag)
+    done = subprocess.run([sys.executable, "-c", _PROGRAM], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_gradients_are_the_same_with_and_without_numba():
+    with_numba, without = _run("1"), _run("0")
+    assert set(with_numba["kernels"]) >= {"relu", "relu_grad", "elu", "elu_grad", "sigmoid",
+                                          "sigmoid_grad", "softmax_rows", "moments_cols",
+                                          "scatter_add_3d"}
+    assert without["kernels"] == []
+    np.testing.assert_allclose(with_numba["loss"], without["loss"], rtol=1e-12)
+    for a, b in zip(with_numba["grads"], without["grads"]):
+        np.testing.assert_allclose(np.array(a), np.array(b), rtol=1e-10, atol=1e-12)
+
+
+def test_without_numba_installed_the_twins_run(monkeypatch, used):
+    monkeypatch.setattr(kernels, "ENABLED", True)
+    monkeypatch.setattr(kernels, "_installed", False)
+    x = sample(np.float32)
+    np.testing.assert_array_equal(kernels.relu(x), np.maximum(x, 0))
+    kernels.warm_up()
+    assert used == []
