@@ -1,0 +1,277 @@
+"""What a document may contain: the ops (TF's names), the layers and the custom-gradient rules.
+
+Everything a file can name is declared here with its inputs and attributes, so
+loading can check a file without running it, and a custom gradient is a rule
+with parameters, never code.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import gradviz as gv
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str
+    group: str
+    inputs: tuple          # input names; a name ending in '*' takes one or more tensors
+    attrs: dict            # attribute -> default
+    n_outputs: int | None  # None: decided by attributes (see `outputs`)
+    call: object           # call(tensors, attrs) -> Tensor | list[Tensor]
+    doc: str = ""
+    kinds: dict = field(default_factory=dict)  # attribute -> kind (see ATTR_KINDS)
+    engine: str = ""       # engine op type this op records (for capture)
+
+    @property
+    def variadic(self):
+        return bool(self.inputs) and self.inputs[-1].endswith("*")
+
+    def outputs(self, attrs):
+        """How many outputs a node of this op has, given its attributes."""
+        if self.n_outputs is not None:
+            return self.n_outputs
+        return int(attrs.get("num", 1))
+
+
+ATTR_KINDS = ("bool", "int", "float", "axis", "ints", "str", "index", "paddings", "dtype")
+
+
+def _kind_of(default):
+    if isinstance(default, bool):
+        return "bool"
+    if isinstance(default, int):
+        return "int"
+    if isinstance(default, float):
+        return "float"
+    if isinstance(default, str):
+        return "str"
+    return "axis"
+
+
+OPS = {}
+
+
+def _op(name, group, inputs, call, doc="", attrs=None, kinds=None, n_outputs=1, engine=""):
+    attrs = dict(attrs or {})
+    all_kinds = {k: _kind_of(v) for k, v in attrs.items()}
+    all_kinds.update(kinds or {})
+    OPS[name] = OpSpec(name, group, tuple(inputs), attrs, n_outputs, call, doc, all_kinds, engine)
+
+
+def _axis(a):
+    return tuple(a) if isinstance(a, list) else a
+
+
+def _key(index):
+    key = []
+    for k in index:
+        if k == "...":
+            key.append(Ellipsis)
+        elif isinstance(k, list):
+            key.append(slice(*k))
+        else:
+            key.append(k)
+    return tuple(key)
+
+
+# -- math ---------------------------------------------------------------------------------
+for _name, _fn, _doc, _eng in [
+        ("add", gv.add, "x + y", "AddV2"), ("subtract", gv.subtract, "x - y", "Sub"),
+        ("multiply", gv.multiply, "x * y", "Mul"), ("divide", gv.divide, "x / y", "RealDiv"),
+        ("pow", gv.pow, "x ** y", "Pow"), ("maximum", gv.maximum, "max(x, y)", "Maximum"),
+        ("minimum", gv.minimum, "min(x, y)", "Minimum")]:
+    _op(_name, "math", ("x", "y"), lambda t, a, f=_fn: f(t[0], t[1]), _doc, engine=_eng)
+
+for _name, _fn, _eng in [
+        ("negative", gv.negative, "Neg"), ("exp", gv.exp, "Exp"), ("log", gv.log, "Log"),
+        ("sin", gv.sin, "Sin"), ("cos", gv.cos, "Cos"), ("sqrt", gv.sqrt, "Sqrt"),
+        ("square", gv.square, "Square"), ("abs", gv.abs, "Abs"), ("tanh", gv.tanh, "Tanh"),
+        ("reciprocal", gv.reciprocal, "Reciprocal")]:
+    _op(_name, "math", ("x",), lambda t, a, f=_fn: f(t[0]), f"{_name}(x)", engine=_eng)
+
+_op("add_n", "math", ("inputs*",), lambda t, a: gv.add_n(list(t)), "sum of all inputs")
+_op("clip_by_value", "math", ("x",),
+    lambda t, a: gv.clip_by_value(t[0], a["clip_value_min"], a["clip_value_max"]),
+    "x clipped to [min, max]", {"clip_value_min": 0.0, "clip_value_max": 1.0},
+    engine="ClipByValue")
+
+# -- linalg -------------------------------------------------------------------------------
+_op("matmul", "linalg", ("a", "b"),
+    lambda t, a: gv.matmul(t[0], t[1], transpose_a=a["transpose_a"], transpose_b=a["transpose_b"]),
+    "a @ b", {"transpose_a": False, "transpose_b": False}, engine="MatMul")
+_op("einsum", "linalg", ("inputs*",), lambda t, a: gv.einsum(a["equation"], *t),
+    "Einstein summation", {"equation": "ij,jk->ik"})
+_op("linalg.solve", "linalg", ("matrix", "rhs"),
+    lambda t, a: gv.linalg.solve(t[0], t[1], adjoint=a["adjoint"]), "matrix⁻¹ @ rhs",
+    {"adjoint": False}, engine="MatrixSolve")
+_op("linalg.inv", "linalg", ("matrix",), lambda t, a: gv.linalg.inv(t[0]), "matrix⁻¹",
+    engine="MatrixInverse")
+
+# -- reduce -------------------------------------------------------------------------------
+for _name, _fn, _eng in [
+        ("reduce_sum", gv.reduce_sum, "Sum"), ("reduce_mean", gv.reduce_mean, "Mean"),
+        ("reduce_max", gv.reduce_max, "Max"), ("reduce_min", gv.reduce_min, "Min"),
+        ("reduce_prod", gv.reduce_prod, "Prod"),
+        ("reduce_logsumexp", gv.reduce_logsumexp, "")]:
+    _op(_name, "reduce", ("x",),
+        lambda t, a, f=_fn: f(t[0], axis=_axis(a["axis"]), keepdims=a["keepdims"]),
+        f"{_name} over axis (all axes when null)", {"axis": None, "keepdims": False},
+        engine=_eng)
+_op("norm", "reduce", ("x",),
+    lambda t, a: gv.norm(t[0], axis=_axis(a["axis"]), keepdims=a["keepdims"]),
+    "Euclidean norm", {"axis": None, "keepdims": False}, engine="EuclideanNorm")
+_op("clip_by_norm", "reduce", ("x",), lambda t, a: gv.clip_by_norm(t[0], a["clip_norm"]),
+    "x scaled down so that its norm is at most clip_norm", {"clip_norm": 1.0})
+
+# -- shape --------------------------------------------------------------------------------
+_op("reshape", "shape", ("x",), lambda t, a: gv.reshape(t[0], a["shape"]), "new shape",
+    {"shape": [-1]}, {"shape": "ints"}, engine="Reshape")
+_op("transpose", "shape", ("x",), lambda t, a: gv.transpose(t[0], a["perm"]),
+    "permute axes (reverse when null)", {"perm": None}, engine="Transpose")
+_op("expand_dims", "shape", ("x",), lambda t, a: gv.expand_dims(t[0], a["axis"]),
+    "insert an axis", {"axis": 0}, engine="ExpandDims")
+_op("squeeze", "shape", ("x",), lambda t, a: gv.squeeze(t[0], _axis(a["axis"])),
+    "drop size-1 axes", {"axis": None}, engine="Squeeze")
+_op("broadcast_to", "shape", ("x",), lambda t, a: gv.broadcast_to(t[0], a["shape"]),
+    "broadcast to a shape", {"shape": [1]}, {"shape": "ints"}, engine="BroadcastTo")
+_op("tile", "shape", ("x",), lambda t, a: gv.tile(t[0], a["multiples"]), "repeat",
+    {"multiples": [1]}, {"multiples": "ints"}, engine="Tile")
+_op("pad", "shape", ("x",),
+    lambda t, a: gv.pad(t[0], a["paddings"], constant_values=a["constant_values"]),
+    "pad with a constant", {"paddings": [[0, 0]], "constant_values": 0.0},
+    {"paddings": "paddings"}, engine="PadV2")
+_op("concat", "shape", ("values*",), lambda t, a: gv.concat(list(t), a["axis"]),
+    "join along an axis", {"axis": 0}, engine="ConcatV2")
+_op("stack", "shape", ("values*",), lambda t, a: gv.stack(list(t), a["axis"]),
+    "stack along a new axis", {"axis": 0}, engine="Pack")
+_op("split", "shape", ("x",), lambda t, a: gv.split(t[0], a["num"], axis=a["axis"]),
+    "split into `num` equal parts", {"num": 2, "axis": 0}, n_outputs=None, engine="SplitV")
+_op("slice", "shape", ("x",), lambda t, a: gv.slice(t[0], a["begin"], a["size"]),
+    "tf.slice(x, begin, size)", {"begin": [0], "size": [-1]}, {"begin": "ints", "size": "ints"})
+_op("getitem", "shape", ("x",), lambda t, a: t[0][_key(a["index"])],
+    "x[index]: ints, [start, stop, step] slices and '...'", {"index": [0]}, {"index": "index"},
+    engine="StridedSlice")
+_op("gather", "shape", ("params",), lambda t, a: gv.gather(t[0], a["indices"], axis=a["axis"]),
+    "take entries along an axis", {"indices": [0], "axis": 0}, {"indices": "ints"})
+_op("cast", "shape", ("x",), lambda t, a: gv.cast(t[0], a["dtype"]), "change dtype",
+    {"dtype": "float32"}, {"dtype": "dtype"})
+
+# -- nn -----------------------------------------------------------------------------------
+for _name, _fn, _eng in [("nn.relu", gv.nn.relu, "Relu"), ("nn.sigmoid", gv.nn.sigmoid, "Sigmoid"),
+                         ("nn.elu", gv.nn.elu, "Elu"), ("nn.softplus", gv.nn.softplus, "Softplus")]:
+    _op(_name, "nn", ("x",), lambda t, a, f=_fn: f(t[0]), f"{_name}(x)", engine=_eng)
+_op("nn.softmax", "nn", ("logits",), lambda t, a: gv.nn.softmax(t[0], axis=a["axis"]),
+    "softmax along an axis", {"axis": -1})
+_op("nn.log_softmax", "nn", ("logits",), lambda t, a: gv.nn.log_softmax(t[0], axis=a["axis"]),
+    "log-softmax along an axis", {"axis": -1})
+
+# -- gradient -----------------------------------------------------------------------------
+_op("stop_gradient", "gradient", ("x",), lambda t, a: gv.stop_gradient(t[0]),
+    "identity forward; no gradient flows back", engine="StopGradient")
+_op("identity", "gradient", ("x",), lambda t, a: gv.identity(t[0]), "identity",
+    engine="Identity")
+
+
+def _gradient_node(t, a):
+    raise RuntimeError("the 'gradient' op is evaluated by graph.evaluate (it needs the tape)")
+
+
+_op("gradient", "gradient", ("target", "source"), _gradient_node,
+    "d sum(target) / d source, computed inside the outer tape (higher-order derivatives)")
+
+# -- layers -------------------------------------------------------------------------------
+ACTIVATIONS = ("linear", "relu", "elu", "sigmoid", "tanh", "softmax", "softplus")
+
+
+@dataclass(frozen=True)
+class LayerSpec:
+    name: str
+    attrs: dict
+    kinds: dict
+    weights: tuple  # weight names, in port order (ports 1..)
+    doc: str = ""
+
+    def weight_shapes(self, attrs, input_shape):
+        """Each weight's shape for an input of `input_shape` (None if it cannot be built)."""
+        if not input_shape:
+            return None
+        n = input_shape[-1]
+        if self.name == "Dense":
+            shapes = {"kernel": (n, attrs["units"])}
+            if attrs["use_bias"]:
+                shapes["bias"] = (attrs["units"],)
+            return shapes
+        return {w: (n,) for w in self.weights}
+
+    def weight_names(self, attrs):
+        if self.name == "Dense" and not attrs.get("use_bias", True):
+            return ("kernel",)
+        return self.weights
+
+
+LAYERS = {
+    "Dense": LayerSpec("Dense", {"units": 1, "activation": "linear", "use_bias": True},
+                       {"units": "int", "activation": "str", "use_bias": "bool"},
+                       ("kernel", "bias"), "activation(x @ kernel + bias)"),
+    "BatchNormalization": LayerSpec(
+        "BatchNormalization", {"epsilon": 0.001, "momentum": 0.99, "training": True},
+        {"epsilon": "float", "momentum": "float", "training": "bool"},
+        ("gamma", "beta", "moving_mean", "moving_variance"),
+        "normalise the last axis (training: with the batch's own statistics)"),
+}
+
+# -- custom-gradient rules: identity forward, declarative backward --------------------------
+CUSTOM_RULES = {
+    "clip_by_norm": ({"clip_norm": 1.0}, "upstream clipped to norm clip_norm",
+                     lambda dy, a: gv.clip_by_norm(dy, a["clip_norm"])),
+    "scale": ({"factor": 1.0}, "upstream times factor",
+              lambda dy, a: dy * np.asarray(a["factor"], dy._value.dtype)),
+    "zero": ({}, "no gradient flows (zeros)", lambda dy, a: gv.zeros_like(dy)),
+    "identity": ({}, "upstream passes unchanged", lambda dy, a: dy),
+}
+
+GROUPS = ("inputs", "variables", "math", "linalg", "reduce", "shape", "nn", "layers", "gradient")
+
+
+def defaults_and_kinds(node):
+    """(defaults, kinds) of a node's attributes; empty for input nodes and unknown ops."""
+    if node.kind == "op" and node.op in OPS:
+        return OPS[node.op].attrs, OPS[node.op].kinds
+    if node.kind == "layer" and node.op in LAYERS:
+        return LAYERS[node.op].attrs, LAYERS[node.op].kinds
+    if node.kind == "custom_gradient" and node.op in CUSTOM_RULES:
+        d = CUSTOM_RULES[node.op][0]
+        return d, {k: _kind_of(v) for k, v in d.items()}
+    return {}, {}
+
+
+def full_attrs(node):
+    """Attributes with their defaults filled in (so a file reads back to the same text)."""
+    defaults, kinds = defaults_and_kinds(node)
+    attrs = {**defaults, **node.attrs}
+    return {k: float(v) if kinds.get(k) == "float" and isinstance(v, int)
+            and not isinstance(v, bool) else v for k, v in attrs.items()}
+
+
+def check_attr(kind, value):
+    """None when `value` fits attribute kind `kind`, else what is wrong (no code, no eval)."""
+    def is_int(v):
+        return isinstance(v, int) and not isinstance(v, bool)
+    ok = {
+        "bool": lambda v: isinstance(v, bool),
+        "int": is_int,
+        "float": lambda v: (is_int(v) or isinstance(v, float)) and np.isfinite(v),
+        "str": lambda v: isinstance(v, str),
+        "axis": lambda v: v is None or is_int(v) or (isinstance(v, list) and all(map(is_int, v))),
+        "ints": lambda v: isinstance(v, list) and all(map(is_int, v)),
+        "paddings": lambda v: isinstance(v, list) and all(
+            isinstance(p, list) and len(p) == 2 and all(map(is_int, p)) and min(p) >= 0 for p in v),
+        "index": lambda v: isinstance(v, list) and all(
+            is_int(k) or k == "..." or (isinstance(k, list) and len(k) == 3
+                                        and all(x is None or is_int(x) for x in k)) for k in v),
+        "dtype": lambda v: v in ("float16", "float32", "float64", "int32", "int64"),
+    }[kind]
+    if ok(value):
+        return None
+    return f"expected {kind.replace('ints', 'a list of integers')}, got {value!r}"[:200]

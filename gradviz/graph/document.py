@@ -1,0 +1,113 @@
+"""The graph document: what a user builds on the canvas and saves to a .gradviz.json file.
+
+Plain data, no Qt and no engine objects: nodes, the edges between their ports, which
+node outputs are targets and sources, the output_gradients seeds and the tape
+settings. `evaluate.py` runs it through a real GradientTape; `fileformat.py` reads
+and writes it; `validate.py` checks it and infers shapes.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# Node kinds
+CONSTANT = "constant"        # a tensor value; `watched` means tape.watch(value)
+VARIABLE = "variable"        # a tf.Variable (trainable ones are watched automatically)
+OP = "op"                    # any op of the catalog (catalog.py), with attributes
+LAYER = "layer"              # keras.layers.Dense / BatchNormalization with their weights
+CUSTOM_GRADIENT = "custom_gradient"  # identity forward, a declarative backward rule
+KINDS = (CONSTANT, VARIABLE, OP, LAYER, CUSTOM_GRADIENT)
+
+
+@dataclass
+class Node:
+    """One box on the canvas. `op` names the catalog entry (OP), layer class (LAYER) or
+    rule (CUSTOM_GRADIENT); `value` holds a tensor for CONSTANT and VARIABLE nodes;
+    `weights` holds a layer's variables by name ('kernel', 'bias', ...)."""
+
+    id: str
+    kind: str
+    op: str = ""
+    label: str = ""
+    attrs: dict = field(default_factory=dict)
+    value: np.ndarray | None = None
+    watched: bool = False
+    trainable: bool = True
+    weights: dict = field(default_factory=dict)
+    position: tuple[float, float] | None = None
+
+    @property
+    def title(self):
+        return self.label or self.op or self.id
+
+
+@dataclass(frozen=True)
+class Port:
+    """An output (`index` of node `node`) or an input slot, depending on context."""
+
+    node: str
+    index: int = 0
+
+
+@dataclass(frozen=True)
+class Edge:
+    """Output `src.index` of node `src.node` feeds input `dst.index` of node `dst.node`."""
+
+    src: Port
+    dst: Port
+
+
+@dataclass
+class TapeSettings:
+    persistent: bool = False
+    watch_accessed_variables: bool = True
+    # Node ids evaluated inside `with tape.stop_recording():`.
+    stop_recording: list = field(default_factory=list)
+
+
+@dataclass
+class Document:
+    title: str = "Untitled"
+    lesson: str = ""
+    nodes: dict = field(default_factory=dict)      # id -> Node, in insertion order
+    edges: list = field(default_factory=list)      # [Edge]
+    targets: list = field(default_factory=list)    # [Port] (node outputs)
+    sources: list = field(default_factory=list)    # [Port] (node outputs, usually inputs)
+    output_gradients: dict = field(default_factory=dict)  # target Port -> np.ndarray
+    tape: TapeSettings = field(default_factory=TapeSettings)
+    # What the views study by default: {"jacobian": {...}, "hessian": {...}, ...}
+    studies: dict = field(default_factory=dict)
+
+    # -- editing ---------------------------------------------------------------------
+    def add(self, node):
+        if node.id in self.nodes:
+            raise ValueError(f"a node with id '{node.id}' already exists")
+        self.nodes[node.id] = node
+        return node
+
+    def new_id(self, stem="n"):
+        i = len(self.nodes) + 1
+        while f"{stem}{i}" in self.nodes:
+            i += 1
+        return f"{stem}{i}"
+
+    def connect(self, src, dst, src_index=0, dst_index=0):
+        edge = Edge(Port(src, src_index), Port(dst, dst_index))
+        self.edges = [e for e in self.edges if e.dst != edge.dst] + [edge]
+        return edge
+
+    def remove(self, node_id):
+        del self.nodes[node_id]
+        self.edges = [e for e in self.edges if node_id not in (e.src.node, e.dst.node)]
+        self.targets = [p for p in self.targets if p.node != node_id]
+        self.sources = [p for p in self.sources if p.node != node_id]
+        self.output_gradients = {p: v for p, v in self.output_gradients.items()
+                                 if p.node != node_id}
+        self.tape.stop_recording = [n for n in self.tape.stop_recording if n != node_id]
+
+    # -- reading ---------------------------------------------------------------------
+    def inputs_of(self, node_id):
+        """Incoming edges of a node, ordered by input slot."""
+        return sorted((e for e in self.edges if e.dst.node == node_id), key=lambda e: e.dst.index)
+
+    def consumers_of(self, node_id):
+        return [e for e in self.edges if e.src.node == node_id]

@@ -1,0 +1,73 @@
+"""Problems found in a document, attached to the node or edge that caused them.
+
+`DocumentError` is fatal (the file cannot become a Document, or cannot run);
+`Problem` is the same message kept as a finding, so an editor can show it on the
+node while the user fixes it.
+"""
+
+
+def _place(node=None, edge=None, where=None):
+    if node is not None:
+        return f"node '{node}'"
+    if edge is not None:
+        return f"edge {edge}"
+    return where
+
+
+class Problem:
+    """One finding: `message`, and where: a node id, an edge (text) or a place in the file."""
+
+    __slots__ = ("message", "node", "edge", "where")
+
+    def __init__(self, message, node=None, edge=None, where=None):
+        self.message = str(message)
+        self.node = node
+        self.edge = edge
+        self.where = where
+
+    @property
+    def place(self):
+        return _place(self.node, self.edge, self.where)
+
+    def __str__(self):
+        place = self.place
+        return f"{place}: {self.message}" if place else self.message
+
+    def __repr__(self):
+        return f"{type(self).__name__}({str(self)!r})"
+
+    def __eq__(self, other):
+        return (type(other) is type(self)
+                and (self.message, self.node, self.edge, self.where)
+                == (other.message, other.node, other.edge, other.where))
+
+    def __hash__(self):
+        return hash((self.message, self.node, self.edge, self.where))
+
+
+class DocumentError(ValueError):
+    """A document that cannot be loaded or run; `str()` is one line naming the place."""
+
+    def __init__(self, message, node=None, edge=None, where=None):
+        self.problem = Problem(message, node=node, edge=edge, where=where)
+        super().__init__(str(self.problem).replace("\n", " "))
+
+    @property
+    def message(self):
+        return self.problem.message
+
+    @property
+    def node(self):
+        return self.problem.node
+
+    @property
+    def edge(self):
+        return self.problem.edge
+
+    @property
+    def where(self):
+        return self.problem.where
+
+    @classmethod
+    def from_problem(cls, problem):
+        return cls(problem.message, node=problem.node, edge=problem.edge, where=problem.where)

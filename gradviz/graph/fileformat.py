@@ -1,0 +1,314 @@
+"""The .gradviz.json file: read with `json` only (nothing in a file is ever executed),
+checked field by field, written byte-stable so save(load(save(doc))) == save(doc).
+
+The format is described in docs/file-format.md.
+"""
+import json
+import math
+import os
+import re
+import tempfile
+
+from . import catalog
+from .document import (CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE, Document, Edge,
+                       Node, Port, TapeSettings)
+from .errors import DocumentError
+from .tensors import (DTYPES, MAX_ELEMENTS, MAX_RANK, _Float, check_shape,  # noqa: F401
+                      tensor_from_json, tensor_to_json)
+
+FORMAT = "gradviz"
+VERSION = 1
+ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]{0,63}$")
+TOP_KEYS = {"format", "version", "title", "lesson", "nodes", "edges", "targets", "sources",
+            "output_gradients", "tape", "studies"}
+NODE_KEYS = {"id", "kind", "op", "label", "attrs", "value", "watched", "trainable", "weights",
+             "position"}
+STUDIES = {"jacobian": ("target", "source"), "batch_jacobian": ("target", "source"),
+           "hessian": ("target", "source", "newton_eps"),
+           "higher_order": ("target", "source", "order")}
+
+
+# -- ports ------------------------------------------------------------------------------------
+def port_text(port):
+    return port.node if port.index == 0 else f"{port.node}:{port.index}"
+
+
+def parse_port(text, where):
+    if not isinstance(text, str) or not text:
+        raise DocumentError(f"expected a port such as 'node' or 'node:1', got {text!r}"[:160],
+                            where=where)
+    name, _, index = text.partition(":")
+    if not index:
+        return Port(name, 0)
+    if not index.isdigit() or len(index) > 6:
+        raise DocumentError(f"bad output index in port {text!r}"[:160], where=where)
+    return Port(name, int(index))
+
+
+# -- reading ----------------------------------------------------------------------------------
+def loads(text, strict=True):
+    """A Document from JSON text. `strict`: also run `validate` and raise its first problem."""
+    try:
+        obj = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as e:
+        raise DocumentError(f"malformed JSON: {e.msg}", where=f"line {e.lineno} column {e.colno}") \
+            from None
+    except RecursionError:
+        raise DocumentError("malformed JSON: nested too deeply", where="file") from None
+    except ValueError as e:
+        raise DocumentError(f"malformed JSON: {e}", where="file") from None
+    doc = from_json(obj)
+    if strict:
+        from .validate import validate
+        problems = validate(doc)
+        if problems:
+            raise DocumentError.from_problem(problems[0])
+    return doc
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON; write non-finite values as \"nan\", \"inf\", \"-inf\"")
+
+
+def load(path, strict=True):
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except UnicodeDecodeError:
+        raise DocumentError("the file is not UTF-8 text", where=str(path)) from None
+    return loads(text, strict=strict)
+
+
+def _expect(obj, types, where, what):
+    if not isinstance(obj, types):
+        raise DocumentError(f"{what} has the wrong type ({type(obj).__name__})", where=where)
+    return obj
+
+
+def from_json(obj):
+    _expect(obj, dict, "file", "the document")
+    if obj.get("format") != FORMAT:
+        raise DocumentError(f"not a gradviz document (format is {obj.get('format')!r})"[:200],
+                            where="format")
+    version = obj.get("version")
+    if version != VERSION or isinstance(version, bool):
+        raise DocumentError(f"unknown version {version!r}; this gradviz reads version {VERSION}"
+                            [:200], where="version")
+    unknown = sorted(set(obj) - TOP_KEYS)
+    if unknown:
+        raise DocumentError(f"unknown key {unknown[0]!r}"[:200], where="top level")
+    doc = Document(title=_expect(obj.get("title", "Untitled"), str, "title", "title"),
+                   lesson=_expect(obj.get("lesson", ""), str, "lesson", "lesson"))
+    budget = [MAX_ELEMENTS]
+    for i, n in enumerate(_expect(obj.get("nodes", []), list, "nodes", "nodes")):
+        node = _node(n, f"nodes[{i}]", budget)
+        if node.id in doc.nodes:
+            raise DocumentError("two nodes have this id", node=node.id)
+        doc.nodes[node.id] = node
+    for i, e in enumerate(_expect(obj.get("edges", []), list, "edges", "edges")):
+        where = f"edges[{i}]"
+        if not isinstance(e, dict) or set(e) != {"from", "to"}:
+            raise DocumentError("an edge must be an object with exactly 'from' and 'to'",
+                                where=where)
+        doc.edges.append(Edge(parse_port(e["from"], where), parse_port(e["to"], where)))
+    doc.targets = [parse_port(p, "targets") for p in _expect(obj.get("targets", []), list,
+                                                             "targets", "targets")]
+    doc.sources = [parse_port(p, "sources") for p in _expect(obj.get("sources", []), list,
+                                                             "sources", "sources")]
+    og = _expect(obj.get("output_gradients", {}), dict, "output_gradients", "output_gradients")
+    for key, value in og.items():
+        where = f"output_gradients[{key!r}]"
+        doc.output_gradients[parse_port(key, where)] = _tensor(value, where, budget)
+    doc.tape = _tape(obj.get("tape", {}))
+    doc.studies = _studies(obj.get("studies", {}))
+    return doc
+
+
+def _tensor(value, where, budget):
+    array = tensor_from_json(value, where)
+    budget[0] -= array.size
+    if budget[0] < 0:
+        raise DocumentError(f"the file holds more than {MAX_ELEMENTS} values in total",
+                            where=where)
+    return array
+
+
+def _node(n, where, budget):
+    _expect(n, dict, where, "a node")
+    nid = n.get("id")
+    if not isinstance(nid, str) or not ID.match(nid):
+        raise DocumentError(f"node id {nid!r} must be a name (letters, digits, _ . -)"[:200],
+                            where=where)
+    unknown = sorted(set(n) - NODE_KEYS)
+    if unknown:
+        raise DocumentError(f"unknown key {unknown[0]!r}"[:200], node=nid)
+    kind = n.get("kind")
+    if kind not in KINDS:
+        raise DocumentError(f"unknown kind {kind!r}; use one of {', '.join(KINDS)}"[:200], node=nid)
+    node = Node(id=nid, kind=kind, op=_expect(n.get("op", ""), str, nid, "op"),
+                label=_expect(n.get("label", ""), str, nid, "label"),
+                watched=_expect(n.get("watched", False), bool, nid, "watched"),
+                trainable=_expect(n.get("trainable", True), bool, nid, "trainable"))
+    if kind in (CONSTANT, VARIABLE):
+        if "value" not in n:
+            raise DocumentError(f"a {kind} needs a value", node=nid)
+        node.value = _tensor(n["value"], f"node '{nid}' value", budget)
+    elif "value" in n:
+        raise DocumentError(f"a {kind} node has no value", node=nid)
+    specs = {OP: catalog.OPS, LAYER: catalog.LAYERS, CUSTOM_GRADIENT: catalog.CUSTOM_RULES}
+    if kind in specs and node.op not in specs[kind]:
+        raise DocumentError(f"unknown {kind} {node.op!r}"[:200], node=nid)
+    node.attrs = _attrs(node, _expect(n.get("attrs", {}), dict, nid, "attrs"))
+    weights = _expect(n.get("weights", {}), dict, nid, "weights")
+    if weights and kind != LAYER:
+        raise DocumentError("only a layer has weights", node=nid)
+    if kind == LAYER:
+        names = catalog.LAYERS[node.op].weight_names(node.attrs)
+        for name in weights:
+            if name not in names:
+                raise DocumentError(f"{node.op} has no weight {name!r}"[:200], node=nid)
+        for name in names:
+            if name not in weights:
+                raise DocumentError(f"the layer's weight {name!r} is missing", node=nid)
+            node.weights[name] = _tensor(weights[name], f"node '{nid}' weight {name}", budget)
+    if "position" in n:
+        p = n["position"]
+        if not (isinstance(p, list) and len(p) == 2 and all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                for v in p)):
+            raise DocumentError("position must be [x, y]", node=nid)
+        node.position = (float(p[0]), float(p[1]))
+    return node
+
+
+def _attrs(node, given):
+    defaults, kinds = catalog.defaults_and_kinds(node)
+    attrs = dict(defaults)
+    for key, value in given.items():
+        if key not in defaults:
+            raise DocumentError(f"unknown attribute {key!r} for {node.op or node.kind}"[:200],
+                                node=node.id)
+        problem = catalog.check_attr(kinds[key], value)
+        if problem:
+            raise DocumentError(f"attribute {key!r}: {problem}", node=node.id)
+        attrs[key] = float(value) if kinds[key] == "float" else value
+    return attrs
+
+
+def _tape(t):
+    _expect(t, dict, "tape", "tape")
+    unknown = sorted(set(t) - {"persistent", "watch_accessed_variables", "stop_recording"})
+    if unknown:
+        raise DocumentError(f"unknown key {unknown[0]!r}"[:200], where="tape")
+    stop = _expect(t.get("stop_recording", []), list, "tape.stop_recording", "stop_recording")
+    if not all(isinstance(s, str) for s in stop):
+        raise DocumentError("stop_recording must list node ids", where="tape.stop_recording")
+    return TapeSettings(
+        persistent=_expect(t.get("persistent", False), bool, "tape.persistent", "persistent"),
+        watch_accessed_variables=_expect(t.get("watch_accessed_variables", True), bool,
+                                         "tape.watch_accessed_variables",
+                                         "watch_accessed_variables"),
+        stop_recording=list(stop))
+
+
+def _studies(s):
+    _expect(s, dict, "studies", "studies")
+    out = {}
+    for name, spec in s.items():
+        where = f"studies.{name}"[:80]
+        if name not in STUDIES:
+            raise DocumentError(f"unknown study {name!r}; use one of {', '.join(STUDIES)}"[:200],
+                                where="studies")
+        _expect(spec, dict, where, "a study")
+        for key, value in spec.items():
+            if key not in STUDIES[name]:
+                raise DocumentError(f"unknown key {key!r}"[:200], where=where)
+            if key in ("target", "source"):
+                parse_port(value, where)
+            elif key == "order" and not (type(value) is int and 1 <= value <= 4):
+                raise DocumentError("order must be an integer from 1 to 4", where=where)
+            elif key == "newton_eps" and not (type(value) in (int, float) and value >= 0
+                                              and math.isfinite(value)):
+                raise DocumentError("newton_eps must be a non-negative number", where=where)
+        out[name] = dict(spec)
+    return out
+
+
+# -- writing ----------------------------------------------------------------------------------
+def to_json(doc):
+    nodes = []
+    for node in doc.nodes.values():
+        n = {"id": node.id, "kind": node.kind}
+        if node.op:
+            n["op"] = node.op
+        if node.label:
+            n["label"] = node.label
+        attrs = catalog.full_attrs(node)
+        if attrs:
+            n["attrs"] = attrs
+        if node.value is not None:
+            n["value"] = tensor_to_json(node.value)
+        if node.watched:
+            n["watched"] = True
+        if not node.trainable:
+            n["trainable"] = False
+        if node.weights:
+            n["weights"] = {k: tensor_to_json(v) for k, v in node.weights.items()}
+        if node.position is not None:
+            n["position"] = [float(node.position[0]), float(node.position[1])]
+        nodes.append(n)
+    return {
+        "format": FORMAT, "version": VERSION, "title": doc.title, "lesson": doc.lesson,
+        "nodes": nodes,
+        "edges": [{"from": port_text(e.src), "to": port_text(e.dst)} for e in doc.edges],
+        "targets": [port_text(p) for p in doc.targets],
+        "sources": [port_text(p) for p in doc.sources],
+        "output_gradients": {port_text(p): tensor_to_json(v)
+                             for p, v in doc.output_gradients.items()},
+        "tape": {"persistent": doc.tape.persistent,
+                 "watch_accessed_variables": doc.tape.watch_accessed_variables,
+                 "stop_recording": list(doc.tape.stop_recording)},
+        "studies": doc.studies,
+    }
+
+
+def dumps(doc):
+    """Canonical text: sorted keys, two-space indent, scalar lists on one line."""
+    return _emit(to_json(doc), "") + "\n"
+
+
+def _emit(obj, pad):
+    if isinstance(obj, dict):
+        if not obj:
+            return "{}"
+        inner = pad + "  "
+        items = [f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {_emit(obj[k], inner)}"
+                 for k in sorted(obj)]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(obj, (list, tuple)):
+        if all(not isinstance(v, (dict, list, tuple)) for v in obj):
+            return "[" + ", ".join(_emit(v, pad) for v in obj) + "]"
+        inner = pad + "  "
+        return "[\n" + ",\n".join(inner + _emit(v, inner) for v in obj) + "\n" + pad + "]"
+    if isinstance(obj, _Float):
+        return obj.text
+    if isinstance(obj, float):
+        if not math.isfinite(obj):
+            raise ValueError("cannot write a non-finite number outside tensor data")
+        return repr(obj)
+    return json.dumps(obj, ensure_ascii=False)
+
+
+def save(doc, path):
+    """Write then rename, so a crash never leaves half a file."""
+    text = dumps(doc)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".gradviz-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

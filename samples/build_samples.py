@@ -1,0 +1,331 @@
+"""Writes the sample documents (run from the repository root: python samples/build_samples.py).
+
+Each sample is the seed's example as a document; the seed's own numbers are used
+where it gives them, and random inputs come from fixed numpy seeds, stored as values.
+"""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from gradviz.graph import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document,  # noqa: E402
+                           Node, Port, save)
+from gradviz.graph.fileformat import parse_port  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+F32 = np.float32
+
+
+class Doc:
+    def __init__(self, title, lesson):
+        self.doc = Document(title=title, lesson=" ".join(lesson.split()))
+
+    def const(self, nid, value, watched=False, label=""):
+        self.doc.add(Node(nid, CONSTANT, value=np.asarray(value, F32), watched=watched,
+                          label=label))
+
+    def var(self, nid, value, watched=False, label="", trainable=True):
+        self.doc.add(Node(nid, VARIABLE, value=np.asarray(value, F32), watched=watched,
+                          label=label, trainable=trainable))
+
+    def _connect(self, nid, inputs):
+        for i, src in enumerate(inputs):
+            p = parse_port(src, nid)
+            self.doc.connect(p.node, nid, p.index, i)
+
+    def op(self, nid, op, *inputs, label="", **attrs):
+        self.doc.add(Node(nid, OP, op=op, attrs=attrs, label=label))
+        self._connect(nid, inputs)
+
+    def layer(self, nid, kind, x, weights, label="", **attrs):
+        self.doc.add(Node(nid, LAYER, op=kind, attrs=attrs, label=label,
+                          weights={k: np.asarray(v, F32) for k, v in weights.items()}))
+        self._connect(nid, [x])
+
+    def custom(self, nid, rule, x, label="", **attrs):
+        self.doc.add(Node(nid, CUSTOM_GRADIENT, op=rule, attrs=attrs, label=label))
+        self._connect(nid, [x])
+
+    def finish(self, name, targets, sources, output_gradients=None, persistent=False,
+               watch_accessed_variables=True, stop_recording=(), studies=None):
+        d = self.doc
+        d.targets = [parse_port(t, "t") for t in targets]
+        d.sources = [parse_port(s, "s") for s in sources]
+        for t, v in (output_gradients or {}).items():
+            d.output_gradients[parse_port(t, "og")] = np.asarray(v, F32)
+        d.tape.persistent = persistent
+        d.tape.watch_accessed_variables = watch_accessed_variables
+        d.tape.stop_recording = list(stop_recording)
+        d.studies = studies or {}
+        save(d, os.path.join(HERE, name + ".json"))
+        return name
+
+
+def glorot(rng, n_in, n_out):
+    limit = np.sqrt(6.0 / (n_in + n_out))
+    return rng.uniform(-limit, limit, (n_in, n_out)).astype(F32)
+
+
+def dense(rng, n_in, n_out):
+    return {"kernel": glorot(rng, n_in, n_out), "bias": np.zeros(n_out, F32)}
+
+
+MAT = [[0.8363, 0.4719, 0.9783], [0.3379, 0.6548, 0.3835], [0.7846, 0.9173, 0.2393],
+       [0.5418, 0.3875, 0.4276], [0.0948, 0.2637, 0.8039]]
+ANOTHER = [[0.43842274, -0.53439844, -0.07710262], [1.5658046, -0.1012345, -0.2744976],
+           [1.4204658, 1.2609464, -0.43640924]]
+
+
+def seed_004():
+    d = Doc("The gradient of y = t @ b sums over y's elements", """
+        tape.gradient(y_tf, tf_t) seeds every element of y_tf with 1, so it is the gradient of
+        sum(y_tf): each tf_t[i, j] multiplies the whole row tf_b[j, :], and its gradient is that
+        row's sum. Every row of the answer is [-0.17307831, 1.1900724, 2.245003], the row sums
+        of tf_b, not the 3.424693 one might expect for y_tf[0, 0] alone.""")
+    d.var("tf_t", MAT, watched=True)
+    d.var("tf_b", ANOTHER)
+    d.op("y_tf", "matmul", "tf_t", "tf_b")
+    d.finish("004_matmul_sum", ["y_tf"], ["tf_t"])
+
+    d = Doc("One element: the gradient of y[0, 0]", """
+        Differentiating the single element y_tf[0, 0] sends a cotangent that is 1 at [0, 0] and
+        0 elsewhere back through the slice; MatMul's rule grad @ bᵀ turns it into the first
+        column of tf_b placed in row 0: [0.43842274, 1.5658046, 1.4204658], zeros below.""")
+    d.var("tf_t", MAT, watched=True)
+    d.var("tf_b", ANOTHER)
+    d.op("y_tf", "matmul", "tf_t", "tf_b")
+    d.op("y_t0", "getitem", "y_tf", index=[0, 0])
+    d.finish("004_single_element", ["y_t0"], ["tf_t"])
+
+
+A = [[1, 2], [3, 4]]
+B = [[6, 7, 8], [9, 10, 11]]
+
+
+def seed_003():
+    d = Doc("MatMul's registered gradient", """
+        The gradient function of MatMul receives grad, the cotangent of c, and returns
+        grad @ bᵀ for a. With the all-ones seed of tape.gradient(c, a) that is
+        ones @ bᵀ = [[21, 30], [21, 30]]: each a[i, k] is scaled by the sum of row k of b.""")
+    d.const("a", A, watched=True)
+    d.const("b", B)
+    d.op("c", "matmul", "a", "b")
+    d.finish("003_matmul_gradient", ["c"], ["a"])
+
+    d = Doc("c * stop_gradient(c) seeds MatMul with c", """
+        stop_gradient(c) is a constant to the backward pass, so the cotangent reaching c is
+        the value of c itself: the gradient equals matmul_grad(c.op, c) = c @ bᵀ =
+        [[573, 816], [1295, 1844]]. output_gradients=c on tape.gradient(c, a) gives the same.""")
+    d.const("a", A, watched=True)
+    d.const("b", B)
+    d.op("c", "matmul", "a", "b")
+    d.op("c_stopped", "stop_gradient", "c")
+    d.op("cc", "multiply", "c", "c_stopped")
+    d.finish("003_stop_gradient_product", ["cc"], ["a"])
+
+
+def seed_002():
+    d = Doc("output_gradients is the v of a vector-Jacobian product", """
+        With output_gradients=vec, tape.gradient(y, x) returns vec · dy/dx instead of
+        ones · dy/dx: for y = x * x and vec = [2, 3] that is [2·2·1, 3·2·2] = [4, 12], in one
+        backward pass and without forming the Jacobian.""")
+    d.const("x", [1.0, 2.0], watched=True)
+    d.op("y", "multiply", "x", "x")
+    d.finish("002_vjp_output_gradients", ["y"], ["x"], output_gradients={"y": [2.0, 3.0]})
+
+    d = Doc("The gradient by parts: dloss/dx = dloss/dout · dout/dx", """
+        tape.gradient sums over the target, so dloss/dout times the gradient of out does not
+        give dloss/dx. The chain rule needs the Jacobian dout/dx (the jacobian study here,
+        shape (1, 5, 1, 10)); contracted with dloss/dout (the gradient w.r.t. the source 'out')
+        it equals dloss/dx = 5 everywhere.""")
+    d.const("x", np.ones((1, 10)), watched=True)
+    d.var("w", np.full((10, 5), 0.5))
+    d.const("out_target", np.zeros(5))
+    d.op("out", "matmul", "x", "w")
+    d.op("diff", "subtract", "out", "out_target")
+    d.op("sq", "square", "diff")
+    d.op("loss", "reduce_mean", "sq")
+    d.finish("002_gradient_by_parts", ["loss"], ["x", "out"],
+             studies={"jacobian": {"target": "out", "source": "x"}})
+
+    rng = np.random.default_rng(2002)
+    d = Doc("A black-box F with an externally supplied gradient", """
+        The network's output y feeds a function F the tape cannot see (hardware, another
+        program). If dL/dy is measured or approximated outside, pass it as output_gradients
+        for y: tape.gradient(y, weights, output_gradients=approx) is then exactly dL/dweights
+        by the chain rule, here xᵀ @ approx for the kernel of a linear Dense layer.""")
+    d.const("x", rng.normal(size=(4, 3)))
+    d.layer("net", "Dense", "x", dense(rng, 3, 2), units=2)
+    d.finish("002_black_box_gradient", ["net"], ["net:1", "net:2"],
+             output_gradients={"net": rng.normal(size=(4, 2))})
+
+
+def _xy(title, lesson):
+    d = Doc(title, lesson)
+    d.var("x", 2.0)
+    d.var("y", 3.0)
+    return d
+
+
+def seed_001():
+    d = _xy("stop_recording: ops in the region are not on the tape", """
+        y_sq = y * y is computed inside tape.stop_recording(), so the tape never sees it:
+        z = x_sq + y_sq gives dz/dx = 2x = 4, and dz/dy is None (not zero: unconnected).""")
+    d.op("x_sq", "multiply", "x", "x")
+    d.op("y_sq", "multiply", "y", "y")
+    d.op("z", "add", "x_sq", "y_sq")
+    d.finish("001_stop_recording", ["z"], ["x", "y"], stop_recording=["y_sq"])
+
+    d = _xy("reset: forget what was recorded so far", """
+        tape.reset() throws away everything recorded before it. A document has one tape, so
+        the ops recorded before the reset (y_sq = y * y) are shown in a stop_recording region:
+        for the gradient that is the same thing, y_sq reaches z as a constant. dz/dx = 4 and
+        dz/dy is None, as in the seed.""")
+    d.op("y_sq", "multiply", "y", "y", label="y_sq (before reset)")
+    d.op("x_sq", "multiply", "x", "x")
+    d.op("z", "add", "x_sq", "y_sq")
+    d.finish("001_reset", ["z"], ["x", "y"], stop_recording=["y_sq"])
+
+    d = _xy("stop_gradient cuts one path precisely", """
+        tf.stop_gradient needs no access to the tape: z = x**2 + stop_gradient(y**2) records
+        everything, but no gradient passes the StopGradient op. dz/dx = 4, dz/dy = None.""")
+    d.const("two", 2.0)
+    d.op("y_sq", "pow", "y", "two")
+    d.op("x_sq", "pow", "x", "two")
+    d.op("y_sq_stopped", "stop_gradient", "y_sq")
+    d.op("z", "add", "x_sq", "y_sq_stopped")
+    d.finish("001_stop_gradient", ["z"], ["x", "y"])
+
+    d = Doc("A custom gradient clips the cotangent", """
+        clip_gradients is the identity forward, but its backward rule is
+        clip_by_norm(dy, 0.5): the seed cotangent 1 arriving at the custom node leaves it as
+        0.5, and v * v turns that into 0.5 · 2v = 2.0 (without the clip it would be 4). The
+        rule is declarative (a name and clip_norm), so a file never carries code.""")
+    d.var("v", 2.0)
+    d.op("vv", "multiply", "v", "v")
+    d.custom("output", "clip_by_norm", "vv", label="clip_gradients", clip_norm=0.5)
+    d.finish("001_clip_gradient", ["output"], ["v"])
+
+    d = Doc("Two tapes, each watching its own tensor", """
+        In the seed, tape0 watches x0 and tape1 watches x1, and each gives the gradient of
+        ys w.r.t. its own tensor: cos(0) = 1.0 and sigmoid'(0) = 0.25. Tapes are independent,
+        so one tape watching both, with both as sources, gives the same two numbers; the
+        document shows that single tape.""")
+    d.const("x0", 0.0, watched=True)
+    d.const("x1", 0.0, watched=True)
+    d.op("y0", "sin", "x0")
+    d.op("y1", "nn.sigmoid", "x1")
+    d.op("y", "add", "y0", "y1")
+    d.op("ys", "reduce_sum", "y")
+    d.finish("001_two_tapes", ["ys"], ["x0", "x1"])
+
+    d = Doc("Higher order: the gradient of a gradient", """
+        The inner gradient dy/dx = 3x² = 3 is computed while the outer tape records, and its
+        backward ops are themselves recorded; differentiating it again gives 6x = 6. The
+        'gradient' node is the inner tape.gradient(y, x).""")
+    d.var("x", 1.0)
+    d.op("xx", "multiply", "x", "x")
+    d.op("y", "multiply", "xx", "x")
+    d.op("dy_dx", "gradient", "y", "x", label="t1.gradient(y, x)")
+    d.finish("001_higher_order", ["dy_dx"], ["x"],
+             studies={"higher_order": {"target": "y", "source": "x", "order": 2}})
+
+    rng = np.random.default_rng(1001)
+    d = Doc("Input gradient regularization", """
+        The inner gradient g1 = d out / d x is a function of the layer's weights; its norm is
+        a scalar the outer tape differentiates w.r.t. the kernel and bias (shapes [5, 10] and
+        [10]). Small input gradients make the output less sensitive to adversarial changes.""")
+    d.const("x", rng.normal(size=(7, 5)))
+    d.layer("layer", "Dense", "x", dense(rng, 5, 10), units=10, activation="relu")
+    d.const("two", 2.0)
+    d.op("y_sq", "pow", "layer", "two")
+    d.op("out", "reduce_sum", "y_sq")
+    d.op("g1", "gradient", "out", "x", label="t1.gradient(out, x)")
+    d.op("g1_mag", "norm", "g1")
+    d.finish("001_input_gradient_regularization", ["g1_mag"], ["layer:1", "layer:2"])
+
+    d = Doc("Jacobian of sigmoid(x + delta) w.r.t. a scalar delta", """
+        With a scalar source the Jacobian has the target's shape (201,): element i is
+        sigmoid'(x_i + delta), the bell curve. tape.gradient would instead give one number,
+        the sum of that curve.""")
+    d.const("x", np.linspace(-10.0, 10.0, 201))
+    d.var("delta", 0.0)
+    d.op("x_plus_delta", "add", "x", "delta")
+    d.op("y", "nn.sigmoid", "x_plus_delta")
+    d.finish("001_sigmoid_jacobian", ["y"], ["delta"],
+             studies={"jacobian": {"target": "y", "source": "delta"}})
+
+    rng = np.random.default_rng(1002)
+    d = Doc("The Jacobian of a Dense layer w.r.t. its kernel", """
+        y has shape (7, 10) and the kernel (5, 10), so the Jacobian has shape (7, 10, 5, 10).
+        Summing it over the target's axes gives back tape.gradient(y, kernel): the gradient is
+        the Jacobian contracted with a vector of ones.""")
+    d.const("x", rng.normal(size=(7, 5)))
+    d.layer("layer", "Dense", "x", dense(rng, 5, 10), units=10, activation="relu")
+    d.finish("001_dense_jacobian", ["layer"], ["layer:1"], persistent=True,
+             studies={"jacobian": {"target": "layer", "source": "layer:1"}})
+
+    rng = np.random.default_rng(1003)
+    d = Doc("The Hessian of a loss w.r.t. a kernel, and a Newton step", """
+        The outer tape takes the Jacobian of the inner gradient g = dloss/dkernel, giving a
+        (5, 8, 5, 8) Hessian; flattened to 40 x 40 it is symmetric. The Newton update solves
+        (H + 0.001·I) u = g and is reshaped like the kernel.""")
+    d.const("x", rng.normal(size=(7, 5)))
+    d.layer("layer1", "Dense", "x", dense(rng, 5, 8), units=8, activation="relu")
+    d.layer("layer2", "Dense", "layer1", dense(rng, 8, 6), units=6, activation="relu")
+    d.const("two", 2.0)
+    d.op("sq", "pow", "layer2", "two")
+    d.op("loss", "reduce_mean", "sq")
+    d.finish("001_hessian_newton", ["loss"], ["layer1:1"],
+             studies={"hessian": {"target": "loss", "source": "layer1:1", "newton_eps": 0.001}})
+
+    for name, bn in (("001_batch_jacobian", False), ("001_batchnorm_pitfall", True)):
+        rng = np.random.default_rng(1004)
+        if bn:
+            d = Doc("BatchNormalization breaks batch_jacobian's assumption", """
+                In training mode BatchNormalization normalises with the batch's own mean and
+                variance, so every output row depends on every input row: the (batch, batch)
+                slices of the full Jacobian are not diagonal. batch_jacobian still returns a
+                (7, 6, 5) array, but it is not the sum of the full Jacobian over the batch.""")
+        else:
+            d = Doc("batch_jacobian: one Jacobian per example", """
+                The full Jacobian of y (7, 6) w.r.t. x (7, 5) is (7, 6, 7, 5), and every
+                (batch, batch) slice is diagonal because examples are independent.
+                batch_jacobian returns only the diagonal blocks, shape (7, 6, 5), equal to the
+                full Jacobian summed over its second batch axis.""")
+        d.const("x", rng.normal(size=(7, 5)), watched=True)
+        d.layer("layer1", "Dense", "x", dense(rng, 5, 8), units=8, activation="elu")
+        last = "layer1"
+        if bn:
+            d.layer("bn", "BatchNormalization", "layer1",
+                    {"gamma": np.ones(8), "beta": np.zeros(8), "moving_mean": np.zeros(8),
+                     "moving_variance": np.ones(8)}, training=True)
+            last = "bn"
+        d.layer("layer2", "Dense", last, dense(rng, 8, 6), units=6, activation="elu")
+        d.finish(name, ["layer2"], ["x"], persistent=True, watch_accessed_variables=False,
+                 studies={"batch_jacobian": {"target": "layer2", "source": "x"},
+                          "jacobian": {"target": "layer2", "source": "x"}})
+
+
+def seed_000():
+    rng = np.random.default_rng(1000)
+    d = Doc("The Hessian of a layer", """
+        Reverse mode assumes a scalar at the end; a Hessian is the Jacobian of a gradient. For
+        a linear layer and loss = mean(y²) it has a closed form,
+        H[i, j, k, l] = 2/N · Σ_b x[b, i] x[b, k] δ(j, l), which the nested tapes reproduce.""")
+    d.const("x", rng.normal(size=(4, 2)))
+    d.layer("layer", "Dense", "x", {"kernel": glorot(rng, 2, 3), "bias": rng.normal(size=3)},
+            units=3)
+    d.const("two", 2.0)
+    d.op("sq", "pow", "layer", "two")
+    d.op("loss", "reduce_mean", "sq")
+    d.finish("000_layer_hessian", ["loss"], ["layer:1"],
+             studies={"hessian": {"target": "loss", "source": "layer:1"}})
+
+
+if __name__ == "__main__":
+    for make in (seed_004, seed_003, seed_002, seed_001, seed_000):
+        make()
+    print("\n".join(sorted(f for f in os.listdir(HERE) if f.endswith(".json"))))

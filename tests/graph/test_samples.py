@@ -1,0 +1,160 @@
+"""Every sample is byte-stable on round trip and evaluates to its seed's numbers."""
+import numpy as np
+import pytest
+
+import gradviz as gv
+from gradviz import graph
+from gradviz.graph import Port
+
+from graph_samples import SAMPLE_FILES, SAMPLES
+
+
+def load(name):
+    return graph.load(SAMPLES / f"{name}.json")
+
+
+def grads(name):
+    doc = load(name)
+    ev = graph.evaluate(doc)
+    assert ev.problems == []
+    return doc, ev, [ev.gradients[p] for p in doc.sources]
+
+
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.stem)
+def test_round_trip_is_byte_stable(path, tmp_path):
+    text = path.read_text(encoding="utf-8")
+    doc = graph.loads(text)
+    assert graph.dumps(doc) == text
+    graph.save(doc, tmp_path / "again.json")
+    assert (tmp_path / "again.json").read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.stem)
+def test_every_sample_has_a_title_lesson_and_readme_entry(path):
+    doc = graph.load(path)
+    assert doc.title and len(doc.lesson) > 80
+    assert path.name in (SAMPLES / "README.md").read_text(encoding="utf-8")
+    assert graph.validate(doc) == []
+
+
+def test_seed_004_sum_of_rows():
+    _, _, (g,) = grads("004_matmul_sum")
+    row = np.array([-0.17307831, 1.1900724, 2.245003], np.float32)
+    np.testing.assert_allclose(g, np.tile(row, (5, 1)), rtol=1e-6)
+
+
+def test_seed_004_single_element():
+    _, _, (g,) = grads("004_single_element")
+    expected = np.zeros((5, 3), np.float32)
+    expected[0] = [0.43842274, 1.5658046, 1.4204658]
+    np.testing.assert_allclose(g, expected, rtol=1e-6)
+    assert abs(g.sum() - 3.424693) < 1e-5
+
+
+def test_seed_003():
+    np.testing.assert_array_equal(grads("003_matmul_gradient")[2][0], [[21, 30], [21, 30]])
+    np.testing.assert_array_equal(grads("003_stop_gradient_product")[2][0],
+                                  [[573, 816], [1295, 1844]])
+
+
+def test_seed_002_vjp_and_by_parts():
+    np.testing.assert_array_equal(grads("002_vjp_output_gradients")[2][0], [4, 12])
+    doc, _, (gx, gout) = grads("002_gradient_by_parts")
+    j = graph.jacobian(doc)
+    assert j.shape == (1, 5, 1, 10)
+    by_parts = gout.reshape(1, 5) @ j.reshape(5, 10)
+    np.testing.assert_allclose(by_parts.reshape(1, 10), gx)
+    np.testing.assert_allclose(gx, 5.0)
+
+
+def test_seed_002_black_box_gradient_is_the_chain_rule():
+    doc, ev, (gk, gb) = grads("002_black_box_gradient")
+    x = doc.nodes["x"].value
+    approx = doc.output_gradients[Port("net")]
+    np.testing.assert_allclose(gk, x.T @ approx, rtol=1e-5)
+    np.testing.assert_allclose(gb, approx.sum(0), rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["001_stop_recording", "001_reset", "001_stop_gradient"])
+def test_seed_001_four_and_none(name):
+    _, _, (gx, gy) = grads(name)
+    assert float(gx) == 4.0 and gy is None
+
+
+def test_seed_001_clip_two_tapes_higher_order():
+    assert float(grads("001_clip_gradient")[2][0]) == 2.0
+    g0, g1 = grads("001_two_tapes")[2]
+    assert float(g0) == 1.0 and float(g1) == 0.25
+    doc, ev, (d2,) = grads("001_higher_order")
+    assert float(ev.values[Port("dy_dx")]) == 3.0 and float(d2) == 6.0
+    assert [float(v) for v in graph.higher_order(doc)] == [3.0, 6.0]
+
+
+def test_seed_001_input_gradient_regularization_matches_the_seed_code():
+    doc, _, (gk, gb) = grads("001_input_gradient_regularization")
+    assert gk.shape == (5, 10) and gb.shape == (10,)
+    layer = doc.nodes["layer"]
+    x = gv.constant(doc.nodes["x"].value)
+    dense = gv.keras.layers.Dense(10, activation=gv.nn.relu)
+    dense(x)
+    dense.kernel.assign(layer.weights["kernel"])
+    dense.bias.assign(layer.weights["bias"])
+    with gv.GradientTape() as t2:
+        with gv.GradientTape(watch_accessed_variables=False) as t1:
+            t1.watch(x)
+            out = gv.reduce_sum(dense(x) ** 2)
+        g1_mag = gv.norm(t1.gradient(out, x))
+    expected = t2.gradient(g1_mag, dense.trainable_variables)
+    np.testing.assert_allclose(gk, expected[0].numpy(), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(gb, expected[1].numpy(), rtol=1e-4, atol=1e-6)
+
+
+def test_seed_001_sigmoid_jacobian():
+    doc = load("001_sigmoid_jacobian")
+    j = graph.jacobian(doc)
+    x = np.linspace(-10, 10, 201)
+    s = 1 / (1 + np.exp(-x))
+    assert j.shape == (201,)
+    np.testing.assert_allclose(j, s * (1 - s), atol=1e-6)
+
+
+def test_seed_001_dense_jacobian_sums_to_the_gradient():
+    doc, _, (g,) = grads("001_dense_jacobian")
+    j = graph.jacobian(doc)
+    assert j.shape == (7, 10, 5, 10)
+    assert np.abs(j.sum(axis=(0, 1)) - g).max() < 1e-3
+
+
+def test_seed_001_hessian_is_symmetric_and_newton_step_solves():
+    doc, _, (g,) = grads("001_hessian_newton")
+    h = graph.hessian(doc)
+    assert h.shape == (5, 8, 5, 8)
+    h_mat = h.reshape(40, 40)
+    np.testing.assert_allclose(h_mat, h_mat.T, atol=1e-5)
+    update = graph.newton_step(doc)
+    assert update.shape == (5, 8)
+    np.testing.assert_allclose((h_mat + 1e-3 * np.eye(40)) @ update.reshape(40), g.reshape(40),
+                               rtol=1e-3, atol=1e-4)
+
+
+def test_seed_001_batch_jacobian_and_the_batchnorm_pitfall():
+    doc = load("001_batch_jacobian")
+    jb, j = graph.batch_jacobian(doc), graph.jacobian(doc)
+    assert jb.shape == (7, 6, 5) and j.shape == (7, 6, 7, 5)
+    assert np.abs(jb - j.sum(axis=2)).max() < 1e-3
+    off_diagonal = j[:, 0, :, 0] - np.diag(np.diag(j[:, 0, :, 0]))
+    assert np.abs(off_diagonal).max() == 0
+    doc = load("001_batchnorm_pitfall")
+    jb, j = graph.batch_jacobian(doc), graph.jacobian(doc)
+    assert jb.shape == (7, 6, 5) and j.shape == (7, 6, 7, 5)
+    off_diagonal = j[:, 0, :, 0] - np.diag(np.diag(j[:, 0, :, 0]))
+    assert np.abs(off_diagonal).max() > 1e-3
+
+
+def test_seed_000_layer_hessian_closed_form():
+    doc = load("000_layer_hessian")
+    h = graph.hessian(doc)
+    x = doc.nodes["x"].value.astype(np.float64)
+    n = x.shape[0] * 3
+    expected = 2.0 / n * np.einsum("bi,bk,jl->ijkl", x, x, np.eye(3))
+    np.testing.assert_allclose(h, expected, rtol=1e-4, atol=1e-6)
