@@ -1,0 +1,291 @@
+"""Studies for the views: Jacobian, batch Jacobian, Hessian and the cost of a chain.
+
+Each study takes either a graph Document (its target and source ports, evaluated
+by graph/evaluate.py) or a function `f(x) -> y` with a value for x, and returns
+numpy results with the check numbers that make them trustworthy.
+"""
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..engine.tape import GradientTape
+from ..engine.tensor import Tensor, convert_to_tensor
+
+
+# -- subjects: what is differentiated ---------------------------------------------------
+
+class _Function:
+    def __init__(self, f, x):
+        self.f = f
+        self.x = np.asarray(x._value if isinstance(x, Tensor) else x)
+        if self.x.dtype.kind != "f":
+            self.x = self.x.astype(np.float64)
+
+    def _run(self, persistent=False):
+        x = convert_to_tensor(self.x)
+        tape = GradientTape(persistent=persistent, watch_accessed_variables=False)
+        with tape:
+            tape.watch(x)
+            y = self.f(x)
+        return tape, x, y
+
+    def target_shape(self):
+        return np.shape(self._run()[2]._value)
+
+    def jacobian(self):
+        tape, x, y = self._run()
+        return np.asarray(tape.jacobian(y, x, unconnected_gradients="zero")._value)
+
+    def gradient(self, v=None):
+        tape, x, y = self._run()
+        return np.asarray(tape.gradient(y, x, output_gradients=v,
+                                        unconnected_gradients="zero")._value)
+
+    def batch_jacobian(self):
+        tape, x, y = self._run()
+        return np.asarray(tape.batch_jacobian(y, x, unconnected_gradients="zero")._value)
+
+    def hessian(self):
+        x = convert_to_tensor(self.x)
+        with GradientTape(watch_accessed_variables=False) as outer:
+            outer.watch(x)
+            with GradientTape(watch_accessed_variables=False) as inner:
+                inner.watch(x)
+                y = self.f(x)
+            g = inner.gradient(y, x, unconnected_gradients="zero")
+        return np.asarray(outer.jacobian(g, x, unconnected_gradients="zero")._value)
+
+
+class _Document:
+    def __init__(self, doc, target=None, source=None):
+        import importlib
+        ev = importlib.import_module("gradviz.graph.evaluate")  # the package re-exports a function
+        self.ev, self.doc = ev, doc
+        self.target = target if target is not None else doc.targets[0]
+        self.source = source if source is not None else doc.sources[0]
+        self.x = np.asarray(ev.evaluate(doc).values[self.source])
+
+    def _variant(self, output_gradients):
+        return replace(self.doc, targets=[self.target], sources=[self.source],
+                       output_gradients=output_gradients)
+
+    def target_shape(self):
+        return np.shape(self.ev.evaluate(self.doc).values[self.target])
+
+    def _or_zeros(self, result, shape):
+        return np.zeros(shape, self.x.dtype) if result is None else np.asarray(result)
+
+    def jacobian(self):
+        return self._or_zeros(self.ev.jacobian(self.doc, self.target, self.source),
+                              self.target_shape() + self.x.shape)
+
+    def gradient(self, v=None):
+        og = {} if v is None else {self.target: np.asarray(v)}
+        g = self.ev.evaluate(self._variant(og)).gradients.get(self.source)
+        return np.zeros_like(self.x) if g is None else np.asarray(g)
+
+    def batch_jacobian(self):
+        t = self.target_shape()
+        return self._or_zeros(self.ev.batch_jacobian(self.doc, self.target, self.source),
+                              t + self.x.shape[1:])
+
+    def hessian(self):
+        return self._or_zeros(self.ev.hessian(self._variant({}), self.source, self.target),
+                              self.x.shape * 2)
+
+
+def _subject(subject, x=None, target=None, source=None):
+    if callable(subject):
+        if x is None:
+            raise TypeError("a function study needs a value for x")
+        return _Function(subject, x)
+    return _Document(subject, target, source)
+
+
+# -- Jacobian ---------------------------------------------------------------------------
+
+@dataclass
+class JacobianStudy:
+    jacobian: np.ndarray          # target.shape + source.shape
+    summed: np.ndarray            # J summed over the target axes
+    gradient: np.ndarray          # tape.gradient(target, source): seeded with ones
+    max_difference: float         # |summed - gradient|
+    v: np.ndarray                 # the cotangent of the VJP check
+    jtv: np.ndarray               # Jᵀv from the Jacobian
+    vjp: np.ndarray               # tape.gradient(..., output_gradients=v)
+    vjp_difference: float
+
+    @property
+    def ok(self):
+        scale = 1e-5 * max(1.0, float(np.abs(self.jacobian).max(initial=0)))
+        return self.max_difference <= scale and self.vjp_difference <= scale
+
+
+def jacobian_study(subject, x=None, *, target=None, source=None, v=None):
+    """J = d target / d source, checked two ways: ΣJ over target axes = gradient; Jᵀv = VJP.
+
+    `v` defaults to the document's output_gradients for the target, else a fixed ramp.
+    """
+    s = _subject(subject, x, target, source)
+    J = s.jacobian()
+    t_shape = J.shape[:J.ndim - s.x.ndim]
+    t_axes = tuple(range(len(t_shape)))
+    summed = J.sum(axis=t_axes)
+    gradient = s.gradient()
+    if v is None and isinstance(s, _Document):
+        v = s.doc.output_gradients.get(s.target)
+    if v is None:
+        v = np.linspace(-1.0, 1.0, int(np.prod(t_shape, dtype=int)) or 1).reshape(t_shape)
+    v = np.asarray(v, dtype=J.dtype)
+    jtv = np.tensordot(v, J, axes=(t_axes, t_axes)) if t_axes else v * J
+    vjp = s.gradient(v)
+    return JacobianStudy(J, summed, gradient, float(np.abs(summed - gradient).max(initial=0)),
+                         v, jtv, vjp, float(np.abs(jtv - vjp).max(initial=0)))
+
+
+# -- batch Jacobian ---------------------------------------------------------------------
+
+@dataclass
+class BatchJacobianStudy:
+    jacobian: np.ndarray          # full: (B, *t) + (B, *s)
+    blocks: np.ndarray            # true per-example blocks J[b, ..., b, ...]: (B, *t, *s)
+    batch_jacobian: np.ndarray    # what tape.batch_jacobian returned
+    column_sums: np.ndarray       # Σ_b J[b, ..., c, ...]: what batch_jacobian computes
+    engine_difference: float      # |batch_jacobian - column_sums| (should be ~0)
+    block_difference: float       # |batch_jacobian - blocks|: its error when examples mix
+    off_diagonal: np.ndarray      # (B, B) norms of J[b, ..., c, ...]; diagonal zero
+    largest: float
+    location: tuple               # (b, c): target example b depends on source example c
+    tolerance: float
+    warning: str = ""
+
+    @property
+    def independent(self):
+        return not self.warning
+
+
+def batch_jacobian_study(subject, x=None, *, target=None, source=None, tolerance=1e-6):
+    """Per-example Jacobians and the check batch_jacobian silently assumes:
+    example b of the target depends only on example b of the source.
+
+    batch_jacobian seeds ones across the batch, so it returns Σ_b J[b, ..., c, ...];
+    that equals the diagonal block only when the off-diagonal blocks vanish.
+    """
+    s = _subject(subject, x, target, source)
+    J = s.jacobian()
+    nb = s.x.shape[0]
+    t_rank = J.ndim - s.x.ndim
+    t_shape, s_shape = J.shape[:t_rank], J.shape[t_rank:]
+    per = t_shape[1:] + s_shape[1:]
+    m = J.reshape(nb, int(np.prod(t_shape[1:], dtype=int)), nb, -1)
+    norms = np.linalg.norm(m, axis=(1, 3))
+    blocks = np.stack([m[b, :, b, :] for b in range(nb)]).reshape((nb,) + per)
+    sums = m.sum(axis=0).transpose(1, 0, 2).reshape((nb,) + per)
+    off = norms.copy()
+    np.fill_diagonal(off, 0.0)
+    loc = np.unravel_index(int(np.argmax(off)), off.shape) if nb > 1 else (0, 0)
+    largest = float(off[loc]) if nb > 1 else 0.0
+    bj = s.batch_jacobian()
+    error = float(np.abs(blocks - bj).max(initial=0))
+    warning = ""
+    if largest > tolerance:
+        warning = (f"The examples are not independent: d target[{loc[0]}] / d source[{loc[1]}] "
+                   f"has norm {largest:.4g} (> {tolerance:g}). batch_jacobian assumes each "
+                   f"example depends only on its own row; here it sums the cross-example blocks "
+                   f"into each result (off by up to {error:.4g}). A layer that mixes the batch "
+                   f"(BatchNormalization in training, through the batch mean and variance) "
+                   f"couples the examples: use jacobian instead.")
+    return BatchJacobianStudy(J, blocks, bj, sums, float(np.abs(bj - sums).max(initial=0)),
+                              error, off, largest, tuple(int(i) for i in loc), tolerance, warning)
+
+
+# -- Hessian ----------------------------------------------------------------------------
+
+@dataclass
+class HessianStudy:
+    hessian: np.ndarray           # (n, n) matrix over the flattened source
+    symmetry_error: float         # max |H - Hᵀ|
+    eigenvalues: np.ndarray       # of (H + Hᵀ)/2, ascending
+    gradient: np.ndarray          # flattened
+    epsilon: float
+    newton_step: np.ndarray       # solve(H + εI, g), shaped like the source
+    x_new: np.ndarray             # x - newton_step
+    warning: str = ""
+
+
+def hessian_study(subject, x=None, *, target=None, source=None, epsilon=None):
+    """H of the scalar target (the sum of its elements) with its checks and a Newton step.
+
+    epsilon defaults to the document's studies.hessian.newton_eps, else 1e-6.
+    """
+    s = _subject(subject, x, target, source)
+    if epsilon is None:
+        spec = s.doc.studies.get("hessian", {}) if isinstance(s, _Document) else {}
+        epsilon = float(spec.get("newton_eps", 1e-6))
+    n = s.x.size
+    H = s.hessian().reshape(n, n)
+    g = s.gradient().reshape(n)
+    sym = 0.5 * (H + H.T)
+    eig = np.linalg.eigvalsh(sym)
+    step = np.linalg.solve(H + epsilon * np.eye(n), g)
+    warning = ""
+    if eig[0] <= 0:
+        warning = (f"H is not positive definite (smallest eigenvalue {eig[0]:.4g}): the Newton "
+                   f"step need not point downhill.")
+    return HessianStudy(H, float(np.abs(H - H.T).max(initial=0)), eig, g, epsilon,
+                        step.reshape(s.x.shape), s.x - step.reshape(s.x.shape), warning)
+
+
+# -- chain cost -------------------------------------------------------------------------
+
+@dataclass
+class ChainCost:
+    sizes: list                   # element counts: input, each intermediate, output
+    forward: int                  # multiply-adds, matrix-matrix from the input side
+    reverse: int                  # multiply-adds, vector-matrix from the output side
+    forward_terms: list = field(default_factory=list)
+    reverse_terms: list = field(default_factory=list)
+
+    @property
+    def ratio(self):
+        return self.forward / self.reverse if self.reverse else float("inf")
+
+    def text(self):
+        lines = [f"Chain of {len(self.sizes) - 1} Jacobians, sizes {' → '.join(map(str, self.sizes))}",
+                 f"  forward (J_k · (… J_1), matrix-matrix): {self.forward:,} multiply-adds",
+                 f"  reverse (vᵀ J_L · … · J_1, vector-matrix): {self.reverse:,} multiply-adds",
+                 f"  reverse is {self.ratio:,.1f}× cheaper" if self.ratio >= 1 else
+                 f"  forward is {1 / self.ratio:,.1f}× cheaper"]
+        return "\n".join(lines)
+
+
+def chain_cost(sizes):
+    """Multiply-adds of the chain rule over Jacobians J_k (sizes[k] × sizes[k-1]).
+
+    Forward accumulation multiplies from the input side, J_k · (J_{k-1} ⋯ J_1): every
+    product is sizes[k]·sizes[k-1]·sizes[0]. Reverse starts from the output's row
+    (a vector when the loss is scalar): sizes[-1]·sizes[k]·sizes[k-1] each. Seed 000:
+    with a scalar loss reverse mode only ever does vector-matrix products.
+    `sizes` is a list of element counts, or a Story (its chain of visited ops).
+    """
+    if not isinstance(sizes, (list, tuple)):
+        sizes = chain_sizes(sizes)
+    sizes = [int(n) for n in sizes]
+    if len(sizes) < 2:
+        raise ValueError("a chain needs at least an input and an output size")
+    n0, nl = sizes[0], sizes[-1]
+    fwd = [sizes[k] * sizes[k - 1] * n0 for k in range(2, len(sizes))]
+    rev = [nl * sizes[k] * sizes[k - 1] for k in range(1, len(sizes) - 1)]
+    return ChainCost(sizes, sum(fwd), sum(rev), fwd, rev)
+
+
+def chain_sizes(story):
+    """Element counts along a story's path: the source, then each visited op's output."""
+    sizes = []
+    for step in story.steps:
+        if step.kind == "visit" and step.cotangent is not None:
+            sizes.append(int(np.size(step.cotangent)))
+    acc = [s for s in story.steps if s.kind == "accumulate"]
+    if acc:
+        sizes.append(int(np.size(acc[0].total)))
+    return sizes[::-1]

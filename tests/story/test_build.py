@@ -1,0 +1,148 @@
+"""story.build(doc): the same stories told on graph documents, named by node ids and ports."""
+import numpy as np
+import pytest
+
+from gradviz import story
+from gradviz.graph import catalog
+from gradviz.graph.document import CONSTANT, LAYER, OP, VARIABLE, Document, Node, Port
+from gradviz.story.text import explain
+
+pytest.importorskip("gradviz.graph.evaluate")
+
+T = [[0.8363, 0.4719, 0.9783], [0.3379, 0.6548, 0.3835], [0.7846, 0.9173, 0.2393],
+     [0.5418, 0.3875, 0.4276], [0.0948, 0.2637, 0.8039]]
+B = [[0.43842274, -0.53439844, -0.07710262], [1.5658046, -0.1012345, -0.2744976],
+     [1.4204658, 1.2609464, -0.43640924]]
+ROW = [-0.17307831, 1.1900724, 2.245003]
+
+
+def f32(x):
+    return np.asarray(x, dtype=np.float32)
+
+
+def op(node_id, name, **attrs):
+    """An op node with the catalog's default attributes (as the editor makes them)."""
+    return Node(node_id, OP, op=name, attrs={**catalog.OPS[name].attrs, **attrs})
+
+
+def seed004_doc():
+    doc = Document(title="seed 004")
+    doc.add(Node("t", VARIABLE, value=f32(T), watched=True))
+    doc.add(Node("b", VARIABLE, value=f32(B)))
+    doc.add(op("y", "matmul"))
+    doc.connect("t", "y", dst_index=0)
+    doc.connect("b", "y", dst_index=1)
+    doc.targets, doc.sources = [Port("y")], [Port("t")]
+    return doc
+
+
+def test_seed004_document_story():
+    s = story.build(seed004_doc())
+    assert [x.kind for x in s.steps] == ["seed", "visit", "contribution", "accumulate"]
+    seed, visit, contribution, accumulate = s.steps
+    assert seed.port == Port("y") and not seed.given
+    np.testing.assert_array_equal(seed.cotangent, np.ones((5, 3)))
+    assert visit.node == "y" and visit.op_type == "MatMul"
+    assert contribution.node == "y" and contribution.port == Port("t")
+    assert contribution.formula == "grad_a = grad @ bᵀ"
+    np.testing.assert_allclose(contribution.cotangent, [ROW] * 5, rtol=1e-6)
+    assert accumulate.port == Port("t")
+    p = s.provenance(Port("t"), 0)
+    assert p.text() == "t[0,0] = 1·b[0,0] + 1·b[0,1] + 1·b[0,2] = -0.17307831"
+    assert "sum over the elements of y" in explain(s)
+
+
+def test_seed003_document_story_with_stop_gradient():
+    doc = Document(title="seed 003")
+    doc.add(Node("a", CONSTANT, value=f32([[1, 2], [3, 4]]), watched=True))
+    doc.add(Node("b", CONSTANT, value=f32([[6, 7, 8], [9, 10, 11]])))
+    doc.add(op("c", "matmul"))
+    doc.add(op("s", "stop_gradient"))
+    doc.add(op("cc", "multiply"))
+    doc.connect("a", "c", dst_index=0)
+    doc.connect("b", "c", dst_index=1)
+    doc.connect("c", "s")
+    doc.connect("c", "cc", dst_index=0)
+    doc.connect("s", "cc", dst_index=1)
+    doc.targets, doc.sources = [Port("cc")], [Port("a")]
+    s = story.build(doc)
+    assert [x.kind for x in s.steps] == ["seed", "visit", "contribution", "contribution", "visit",
+                                         "cut", "visit", "contribution", "accumulate"]
+    c = np.array([[24, 27, 30], [54, 61, 68]])
+    assert s.steps[1].node == "cc"
+    assert s.steps[2].port == Port("c")
+    np.testing.assert_array_equal(s.steps[2].cotangent, c)
+    assert s.steps[5].node == "s" and s.steps[5].port == Port("c")
+    assert s.steps[6].node == "c"
+    np.testing.assert_array_equal(s.steps[6].cotangent, c)
+    np.testing.assert_array_equal(s.steps[7].cotangent, [[573, 816], [1295, 1844]])
+    assert s.steps[7].port == Port("a")
+
+
+def test_layer_ops_are_grouped_under_the_layer_node_and_unconnected_says_none():
+    doc = Document(title="dense")
+    doc.add(Node("x", CONSTANT, value=f32(np.linspace(-1, 1, 8).reshape(4, 2)), watched=True))
+    doc.add(Node("z", CONSTANT, value=f32([1.0]), watched=True))
+    doc.add(Node("dense", LAYER, op="Dense",
+                 attrs={**catalog.LAYERS["Dense"].attrs, "units": 3, "activation": "tanh"},
+                 weights={"kernel": f32([[0.5, -0.2, 0.1], [0.3, 0.8, -0.6]]),
+                          "bias": f32([0.1, 0.0, -0.1])}))
+    doc.add(op("loss", "reduce_sum"))
+    doc.connect("x", "dense")
+    doc.connect("dense", "loss")
+    doc.targets = [Port("loss")]
+    doc.sources = [Port("x"), Port("dense", 1), Port("z")]
+    s = story.build(doc)
+    visits = s.of_kind("visit")
+    assert {v.op_type for v in visits} >= {"MatMul", "Tanh"}
+    assert all(v.node in ("dense", "loss") for v in visits)
+    assert any(st.internal for st in s.steps)
+    kernel = [st for st in s.of_kind("accumulate") if st.port == Port("dense", 1)]
+    assert len(kernel) == 1 and kernel[0].total.shape == (2, 3)
+    (un,) = s.of_kind("unconnected")
+    assert un.port == Port("z") and "None" in un.caption
+    assert s.gradients[Port("z")] is None
+    explain(s)
+
+
+def test_stop_recording_nodes_are_reported_as_cut():
+    doc = seed004_doc()
+    doc.add(op("u", "tanh"))
+    doc.add(op("sum", "add"))
+    doc.connect("t", "u")
+    doc.connect("y", "sum", dst_index=0)
+    doc.connect("u", "sum", dst_index=1)
+    doc.tape.stop_recording = ["u"]
+    doc.targets = [Port("sum")]
+    s = story.build(doc)
+    cuts = s.of_kind("cut")
+    assert [c.node for c in cuts] == ["u"] and "stop_recording" in cuts[0].caption
+    np.testing.assert_allclose(s.of_kind("accumulate")[0].total, [ROW] * 5, rtol=1e-6)
+
+
+def test_studies_on_documents():
+    from gradviz.story import studies
+    j = studies.jacobian_study(seed004_doc())
+    assert j.jacobian.shape == (5, 3, 5, 3) and j.max_difference < 1e-5 and j.ok
+    doc = seed004_doc()
+    doc.output_gradients = {Port("y"): f32(np.arange(15).reshape(5, 3))}
+    j = studies.jacobian_study(doc)
+    np.testing.assert_array_equal(j.v, np.arange(15).reshape(5, 3))
+    assert j.vjp_difference < 1e-4
+    h = studies.hessian_study(seed004_doc())
+    assert h.hessian.shape == (15, 15) and h.symmetry_error == 0  # linear in t: H = 0
+
+
+def test_generated_100_node_document_story_matches_the_evaluation():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "bench" / "bench_story.py"
+    spec = importlib.util.spec_from_file_location("bench_story", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    doc = bench.generated_document()
+    s = story.build(doc)
+    assert not s.problems and len(doc.nodes) == 100
+    for port in doc.sources:
+        np.testing.assert_allclose(s.gradients[port], s.evaluation.gradients[port], rtol=1e-6)
+    assert s.of_kind("fan_in")

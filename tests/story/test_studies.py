@@ -1,0 +1,89 @@
+"""Studies: their checks hold where they should and warn where they should."""
+import numpy as np
+import pytest
+
+import gradviz as tf
+from gradviz import story
+from gradviz.story import studies
+
+B = np.array([[0.43842274, -0.53439844, -0.07710262], [1.5658046, -0.1012345, -0.2744976],
+              [1.4204658, 1.2609464, -0.43640924]])
+T = np.array([[0.8363, 0.4719, 0.9783], [0.3379, 0.6548, 0.3835], [0.7846, 0.9173, 0.2393],
+              [0.5418, 0.3875, 0.4276], [0.0948, 0.2637, 0.8039]])
+
+
+def test_jacobian_sums_to_the_gradient_seed004():
+    s = studies.jacobian_study(lambda t: tf.matmul(t, tf.constant(B)), T)
+    assert s.jacobian.shape == (5, 3, 5, 3)
+    np.testing.assert_allclose(s.gradient[0], B.sum(axis=1), rtol=1e-6)
+    assert s.max_difference < 1e-5 and s.vjp_difference < 1e-5 and s.ok
+    # d y[0,0] / d t is b's first column in row 0, zeros elsewhere (seed 004)
+    np.testing.assert_allclose(s.jacobian[0, 0, 0], B[:, 0])
+    assert not s.jacobian[0, 0, 1:].any()
+
+
+def test_jacobian_vjp_with_a_given_v():
+    v = np.arange(6.0).reshape(2, 3)
+    s = studies.jacobian_study(lambda x: tf.tanh(x) * x, np.linspace(-1, 1, 6).reshape(2, 3), v=v)
+    np.testing.assert_allclose(s.v, v)
+    assert s.vjp_difference < 1e-5
+
+
+def test_dense_batch_jacobian_has_independent_examples():
+    layer = tf.keras.layers.Dense(3, activation="tanh")
+    x = np.random.default_rng(1).normal(size=(4, 2)).astype(np.float32)
+    s = studies.batch_jacobian_study(lambda x: layer(x), x)
+    assert s.independent and s.warning == "" and s.largest == 0
+    assert s.blocks.shape == (4, 3, 2) and s.block_difference < 1e-6
+    assert s.engine_difference < 1e-6
+
+
+def test_batch_normalization_couples_the_batch_and_warns():
+    bn = tf.keras.layers.BatchNormalization()
+    x = np.random.default_rng(2).normal(size=(4, 3)).astype(np.float32)
+    s = studies.batch_jacobian_study(lambda x: bn(x, training=True), x)
+    assert not s.independent
+    assert "BatchNormalization" in s.warning and s.largest > 1e-3
+    b, c = s.location
+    assert b != c and s.off_diagonal[b, c] == pytest.approx(s.largest)
+    assert s.engine_difference < 1e-5  # batch_jacobian sums the blocks over target examples
+    assert s.block_difference > 1e-3   # ... so it is not the per-example Jacobian here
+
+
+def test_hessian_is_symmetric_with_a_newton_step():
+    A = np.array([[3.0, 1.0], [1.0, 2.0]])
+    def f(x):  # ½ xᵀAx
+        return 0.5 * tf.reduce_sum(x * tf.reshape(tf.matmul(tf.constant(A), tf.reshape(x, (2, 1))), (2,)))
+    x = np.array([1.0, -2.0])
+    s = studies.hessian_study(f, x)
+    np.testing.assert_allclose(s.hessian, A, atol=1e-9)
+    assert s.symmetry_error < 1e-9
+    np.testing.assert_allclose(s.eigenvalues, np.linalg.eigvalsh(A))
+    np.testing.assert_allclose(s.newton_step, x, rtol=1e-5)  # quadratic: one step to 0
+    np.testing.assert_allclose(s.x_new, 0, atol=1e-5)
+    assert s.warning == ""
+
+
+def test_hessian_of_a_nonconvex_function_warns():
+    s = studies.hessian_study(lambda x: tf.reduce_sum(tf.sin(x) * x[::-1]), np.array([0.3, 1.2, -0.7]))
+    assert s.symmetry_error < 1e-9
+    assert "not positive definite" in s.warning
+
+
+def test_chain_cost_reverse_is_vector_matrix_seed000():
+    c = studies.chain_cost([8192, 8192, 8192, 1])
+    assert c.forward == 8192 ** 3 + 8192 ** 2
+    assert c.reverse == 2 * 8192 ** 2
+    assert c.ratio > 4000 and "multiply-adds" in c.text()
+
+
+def test_chain_cost_from_a_story():
+    x = tf.Variable(np.ones((4, 3)))
+    w = tf.constant(np.ones((3, 5)))
+    with tf.GradientTape() as tape:
+        h = tf.tanh(tf.matmul(x, w))
+        loss = tf.reduce_sum(h)
+    s = story.from_tape(tape, loss, x)
+    c = studies.chain_cost(s)
+    assert c.sizes == [12, 20, 20, 1]
+    assert c.reverse < c.forward
