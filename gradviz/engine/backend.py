@@ -138,10 +138,27 @@ numpy = types.SimpleNamespace(
 def _gradviz_namespace():
     from .ops import linalg, math, nn, reduce, shape
     from . import array
+    from .execute import apply, tensors
+
+    # Rules pass shapes that fit, so the hot shape ops skip the public functions'
+    # argument checks (which cost more than the op itself on small tensors).
+    def matmul(a, b, transpose_a=False, transpose_b=False):
+        return apply(linalg.MATMUL, tensors(a, b),
+                     {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)})
+
+    def reshape(x, new_shape):
+        new_shape = tuple(map(int, new_shape))
+        if -1 in new_shape:
+            return shape.reshape(x, new_shape)
+        return apply(shape.RESHAPE, tensors(x), {"shape": new_shape})
+
+    def broadcast_to(x, new_shape):
+        return apply(shape.BROADCAST_TO, tensors(x), {"shape": tuple(map(int, new_shape))})
+
     return types.SimpleNamespace(
-        matmul=linalg.matmul,
-        reshape=shape.reshape,
-        broadcast_to=shape.broadcast_to,
+        matmul=matmul,
+        reshape=reshape,
+        broadcast_to=broadcast_to,
         transpose=shape.transpose,
         reduce_sum=reduce.reduce_sum,
         reduce_mean=reduce.reduce_mean,

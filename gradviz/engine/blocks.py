@@ -15,6 +15,9 @@ that mixes rows, gather, batch norm, a custom gradient) ends it, and `jacobian` 
 back to the dense pass.
 """
 
+# False: jacobian always takes the dense pass (to compare, or to rule this path out).
+ENABLED = True
+
 _ELEMENTWISE = frozenset((
     # unary
     "Neg", "Exp", "Log", "Sin", "Cos", "Sqrt", "Square", "Abs", "Tanh", "Reciprocal",
@@ -72,7 +75,7 @@ def _keeps_rows(op, dependent, rows):
 
 def row_aligned(entries, target, source):
     """True if the recorded `entries` prove target[b] depends on source[b] only."""
-    if target._value.ndim < 1 or source._value.ndim < 1:
+    if not ENABLED or target._value.ndim < 1 or source._value.ndim < 1:
         return False
     rows = source._value.shape[0]
     if target._value.shape[0] != rows or source._value.dtype.kind != "f":
@@ -104,7 +107,7 @@ def row_aligned(entries, target, source):
     return goal in aligned
 
 
-def block_jacobian(entries, target, sources, zero):
+def block_jacobian(entries, target, sources, zero, relevant=None):
     """`jacobian` for a target row-aligned with every source (see `row_aligned`):
     per_row backward passes' worth of seeds instead of target.size, then the blocks
     are placed on the diagonal of a zero Jacobian. Numpy only (no tape records this)."""
@@ -123,7 +126,7 @@ def block_jacobian(entries, target, sources, zero):
         seed = np.zeros((stop - start, rows, per_row), dtype)
         seed[np.arange(stop - start), :, np.arange(start, stop)] = 1
         seed = Tensor._wrap(seed.reshape((stop - start,) + target._value.shape))
-        for lst, g in zip(parts, backward(entries, [target], [seed], sources, 1, None)):
+        for lst, g in zip(parts, backward(entries, [target], [seed], sources, 1, None, relevant)):
             lst.append(g)
     out = []
     for lst, s in zip(parts, sources):

@@ -135,6 +135,7 @@ class Dense(Layer):
                                       self.kernel_initializer)
         if self.use_bias:
             self.bias = self.add_weight("bias", (self.units,), self.bias_initializer)
+        self.built = True
 
     def call(self, inputs, training=None):
         y = linalg.matmul(inputs, self.kernel)
@@ -166,6 +167,7 @@ class BatchNormalization(Layer):
         self.beta = self.add_weight("beta", c, zeros) if self.center else None
         self.moving_mean = self.add_weight("moving_mean", c, zeros, trainable=False)
         self.moving_variance = self.add_weight("moving_variance", c, ones, trainable=False)
+        self.built = True
 
     def call(self, inputs, training=None):
         dtype = inputs._value.dtype

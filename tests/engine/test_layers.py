@@ -293,3 +293,14 @@ def test_batch_norm_variable_gradients_on_the_tape_match_the_swapped_function():
     e_gamma, e_beta = tape.gradient(y2, [gamma, beta])
     np.testing.assert_allclose(g_gamma.numpy(), e_gamma.numpy(), rtol=1e-12)
     np.testing.assert_allclose(g_beta.numpy(), e_beta.numpy(), rtol=1e-12)
+
+
+def test_an_explicit_build_is_not_repeated_by_the_first_call():
+    import gradviz as tf
+    layer = tf.keras.layers.Dense(3)
+    layer.build((2, 4))
+    kernel = layer.kernel
+    kernel.assign(np.ones((4, 3), np.float32))
+    y = layer(tf.ones((2, 4)))
+    assert layer.kernel is kernel
+    np.testing.assert_allclose(y.numpy(), np.full((2, 3), 4.0))

@@ -8,12 +8,14 @@ import numpy as np
 
 from ..execute import apply, tensors
 from ..registry import define_op, no_gradient
+from ..tensor import Tensor
 
 def _unary(type, forward, rule, formula):
     op = define_op(type, forward, rule, (formula,))
 
     def fn(x, name=None):
-        (x,) = tensors(x)
+        if x.__class__ is not Tensor:  # (`type` is this function's op name here)
+            (x,) = tensors(x)
         return apply(op, (x,))
     fn.__name__ = type.lower()
     return op, fn

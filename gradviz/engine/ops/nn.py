@@ -4,12 +4,15 @@ import numpy as np
 from .. import kernels
 from ..execute import apply, tensors
 from ..registry import define_op
+from ..tensor import Tensor
 from .math import tanh  # noqa: F401  (tf.nn.tanh is tf.math.tanh)
 
 
 def _unary(op):
     def fn(features, name=None):
-        (x,) = tensors(features)
+        x = features
+        if type(x) is not Tensor:
+            (x,) = tensors(x)
         return apply(op, (x,))
     return fn
 

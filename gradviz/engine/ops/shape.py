@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from .. import kernels
+from ..backend import _np_broadcast_to
 from ..execute import apply, tensors
 from ..registry import define_op, no_gradient
 from ..tensor import Tensor
@@ -113,7 +114,7 @@ def _broadcast_rule(F, g, ins, out, at, needs):
     return (g,)  # the engine sums it back to the input's shape
 
 
-BROADCAST_TO = define_op("BroadcastTo", lambda x, shape: np.broadcast_to(x, shape), _broadcast_rule,
+BROADCAST_TO = define_op("BroadcastTo", lambda x, shape: _np_broadcast_to(x, shape), _broadcast_rule,
                          ("grad_x = sum of grad over the broadcast axes",))
 
 
