@@ -1,16 +1,46 @@
-"""The `gradviz` command."""
+"""The `gradviz` command.
+
+    gradviz [FILE]                      open the desktop app (once it is built)
+    gradviz export FILE -o OUT          PNG / SVG / PDF of the graph or of one story step
+    gradviz explain FILE                the backprop story as text
+    gradviz run FILE                    values and gradients as JSON
+    gradviz trace SCRIPT -o FILE        run a Python script and save its tape as a document
+
+Bad input (a missing file, malformed JSON, an invalid graph, a step out of range) exits
+with status 2 and one line on stderr, `gradviz: error: <what and where>`, never a
+traceback. Reading a document never executes anything from it; only `trace` runs the
+script it is given.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+
+COMMANDS = ("export", "explain", "run", "trace")
 
 DESCRIPTION = """\
 gradviz makes backpropagation visible.
 
-Not available yet: the desktop app and the export, explain, run and trace
-commands come with the graph and app layers.
+commands:
+  gradviz [FILE]                   open the desktop app
+  gradviz export FILE -o OUT       PNG, SVG or PDF of the graph or of a story step
+  gradviz explain FILE             the backprop story as text
+  gradviz run FILE                 values and gradients as JSON
+  gradviz trace SCRIPT -o FILE     record a script's tape as a graph document
 """
+
+APP_MISSING = "The desktop app is not built yet; use the commands below."
+
+
+class UsageError(Exception):
+    """Bad input from the user: reported in one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
 
 
 def _version() -> str:
@@ -25,26 +55,183 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="gradviz",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = _Parser(prog="gradviz", description=DESCRIPTION,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"gradviz {_version()}")
-    # Subcommands (export, explain, run, trace) are added here with the graph and app layers.
-    parser.add_subparsers(dest="command", metavar="COMMAND", help="none yet")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    export = sub.add_parser("export", help="export the graph or a story step to PNG, SVG or PDF")
+    export.add_argument("file", metavar="FILE", help="a .gradviz.json document")
+    export.add_argument("-o", "--output", required=True, metavar="OUT",
+                        help="output file; the suffix (.png, .svg, .pdf) picks the format")
+    export.add_argument("--step", type=int, metavar="K",
+                        help="draw step K of the backprop story on top (0-based; negative counts from the end)")
+    export.add_argument("--theme", default="light", help="light, dark or high-contrast (default light)")
+    export.add_argument("--scale", type=float, default=2.0, help="PNG pixels per point (default 2)")
+    export.add_argument("--dpi", type=float, help="PNG resolution; overrides --scale (96 dpi = scale 1)")
+
+    explain = sub.add_parser("explain", help="print the backprop story as text")
+    explain.add_argument("file", metavar="FILE")
+
+    run = sub.add_parser("run", help="print values and gradients as JSON")
+    run.add_argument("file", metavar="FILE")
+
+    trace = sub.add_parser("trace", help="run SCRIPT and save its tape as a graph document")
+    trace.add_argument("script", metavar="SCRIPT")
+    trace.add_argument("-o", "--output", required=True, metavar="FILE")
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def _load(path):
+    from .graph.errors import DocumentError
+    from .graph.fileformat import load
+
+    if not os.path.exists(path):
+        raise UsageError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise UsageError(f"{path}: is a directory, not a document")
+    try:
+        return load(path)
+    except DocumentError as error:
+        raise UsageError(f"{path}: {error}") from None
+
+
+def _story(doc, path):
+    from . import story as story_module
+    from .graph.errors import DocumentError
+
+    try:
+        return story_module.build(doc)
+    except DocumentError as error:
+        raise UsageError(f"{path}: {error}") from None
+
+
+def _export(args):
+    from .render import get_theme
+
+    ext = os.path.splitext(args.output)[1].lower()
+    if ext not in (".png", ".svg", ".pdf"):
+        raise UsageError(f"{args.output}: the output must end in .png, .svg or .pdf")
+    try:
+        get_theme(args.theme)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if args.scale <= 0 or args.scale > 16:
+        raise UsageError(f"--scale {args.scale}: choose a scale between 0 and 16")
+    if args.dpi is not None and not 10 <= args.dpi <= 1200:
+        raise UsageError(f"--dpi {args.dpi}: choose a resolution between 10 and 1200")
+    doc = _load(args.file)
+    story = _story(doc, args.file)
+    evaluation = getattr(story, "evaluation", None)
+    if args.step is not None:
+        n = len(story.steps)
+        if not -n <= args.step < n:
+            raise UsageError(f"--step {args.step}: {args.file} has {n} story steps (0..{n - 1})")
+    from .render import export
+
+    try:
+        export(doc, args.output, step=args.step, theme=args.theme, scale=args.scale, dpi=args.dpi,
+               evaluation=evaluation, story=story)
+    except OSError as error:
+        raise UsageError(f"{args.output}: cannot write ({error.strerror or error})") from None
+    print(f"wrote {args.output}")
+    return 0
+
+
+def _explain(args):
+    from .story.text import explain
+
+    doc = _load(args.file)
+    sys.stdout.write(explain(_story(doc, args.file)))
+    return 0
+
+
+def _run(args):
+    if not os.path.exists(args.file):
+        raise UsageError(f"{args.file}: no such file")
+    from .graph.cli_commands import run_command
+
+    code, text = run_command(args.file)
+    return _emit(code, text)
+
+
+def _trace(args):
+    if not os.path.exists(args.script):
+        raise UsageError(f"{args.script}: no such file")
+    from .graph.cli_commands import trace_command
+
+    code, text = trace_command(args.script, args.output)
+    return _emit(code, text)
+
+
+def _emit(code, text):
+    if code == 0:
+        if text:
+            sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        line = " ".join(str(text).split()) if text else "failed"
+        print(line if line.startswith("gradviz:") else f"gradviz: error: {line}", file=sys.stderr)
+    return code
+
+
+def _open_app(path=None):
+    if path is not None and not os.path.exists(path):
+        raise UsageError(f"{path}: no such file")
+    if path is not None and os.path.isdir(path):
+        raise UsageError(f"{path}: is a directory, not a document")
+    try:
+        from .app import main as app_main
+    except ModuleNotFoundError as error:
+        if error.name and error.name.startswith(("gradviz.app", "PySide6")):
+            print(APP_MISSING)
+            build_parser().print_help()
+            return 0
+        raise
+    return app_main([path] if path else [])
+
+
+def _dispatch(argv):
+    if argv and argv[0] not in COMMANDS and not argv[0].startswith("-"):
+        if len(argv) > 1:
+            raise UsageError(f"unknown command '{argv[0]}' (choose from {', '.join(COMMANDS)})")
+        return _open_app(argv[0])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exit_:
+    except SystemExit as exit_:       # --help, --version
         return int(exit_.code or 0)
     if args.command is None:
-        parser.print_help()
-    return 0
+        return _open_app()
+    return {"export": _export, "explain": _explain, "run": _run, "trace": _trace}[args.command](args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return _dispatch(argv)
+    except UsageError as error:
+        message = str(error)
+    except KeyboardInterrupt:
+        print("gradviz: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # noqa: BLE001 - bad input must never show a traceback
+        if os.environ.get("GRADVIZ_DEBUG"):
+            raise
+        message = _describe(error)
+    print(f"gradviz: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2
+
+
+def _describe(error):
+    try:
+        from .graph.errors import DocumentError
+    except ImportError:  # pragma: no cover
+        DocumentError = ()
+    if isinstance(error, DocumentError):
+        return str(error)
+    if isinstance(error, OSError):
+        return f"{error.filename or ''}: {error.strerror or error}".lstrip(": ")
+    return f"{type(error).__name__}: {error} (set GRADVIZ_DEBUG=1 for a traceback)"
 
 
 if __name__ == "__main__":

@@ -1,0 +1,170 @@
+"""Deterministic layered auto-layout of a graph document, data flowing left to right.
+
+Three stages, each a pure function of the document (no Qt, no randomness):
+
+1. Layering: longest path from the inputs, so every edge points to a later column;
+   a node without inputs (a constant, a variable) then moves right to the column just
+   before its first consumer, which keeps its edges short.
+2. Ordering within a column: a reading order (depth-first from the targets, inputs in
+   slot order) seeds every column; one barycentric sweep then sorts each column by the
+   mean reading rank of the node's inputs. Ties fall back to the reading order, then to
+   the node id. Because a node's key depends only on the nodes it reads from, adding a
+   node leaves the relative order of the others unchanged.
+3. Coordinates: columns stacked left to right; inside a column nodes are stacked in
+   order, then pulled towards the mean height of their neighbours (inputs for ops,
+   consumers for inputs) without ever swapping or overlapping.
+"""
+from __future__ import annotations
+
+DEFAULT_SIZE = (160.0, 90.0)
+COLUMN_GAP = 130.0
+ROW_GAP = 36.0
+
+
+def _preds(doc):
+    preds = {nid: [] for nid in doc.nodes}
+    succs = {nid: [] for nid in doc.nodes}
+    for edge in sorted(doc.edges, key=lambda e: (e.dst.node, e.dst.index, e.src.node, e.src.index)):
+        if edge.src.node in doc.nodes and edge.dst.node in doc.nodes:
+            preds[edge.dst.node].append(edge.src.node)
+            succs[edge.src.node].append(edge.dst.node)
+    return preds, succs
+
+
+def layers(doc):
+    """Column index of every node. Cycles (an invalid document) are broken at the back edge."""
+    preds, succs = _preds(doc)
+    layer = {}
+    state = {}
+
+    def visit(nid):
+        if nid in layer:
+            return layer[nid]
+        if state.get(nid) == "active":        # a cycle: ignore the back edge
+            return -1
+        state[nid] = "active"
+        value = 0
+        for p in preds[nid]:
+            value = max(value, visit(p) + 1)
+        state[nid] = "done"
+        layer[nid] = value
+        return value
+
+    for nid in sorted(doc.nodes):
+        visit(nid)
+    # Inputs move right, next to their first consumer.
+    for nid in sorted(doc.nodes):
+        if not preds[nid] and succs[nid]:
+            layer[nid] = max(0, min(layer[s] for s in succs[nid]) - 1)
+    return layer
+
+
+def reading_order(doc):
+    """Depth-first from the sinks (targets first), inputs in slot order: rank per node."""
+    preds, succs = _preds(doc)
+    rank = {}
+    by_slot = {nid: [e.src.node for e in doc.inputs_of(nid) if e.src.node in doc.nodes]
+               for nid in doc.nodes}
+
+    def visit(nid):
+        stack = [(nid, iter(by_slot[nid]))]
+        on_path = {nid}
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+                on_path.discard(node)
+                if node not in rank:
+                    rank[node] = len(rank)
+                continue
+            if child not in rank and child not in on_path:
+                on_path.add(child)
+                stack.append((child, iter(by_slot[child])))
+
+    targets = [p.node for p in doc.targets if p.node in doc.nodes]
+    sinks = [nid for nid in doc.nodes if not succs[nid]]
+    for nid in [*targets, *sinks, *doc.nodes]:
+        if nid not in rank:
+            visit(nid)
+    return rank
+
+
+def order(doc, layer=None):
+    """Node ids per column, top to bottom."""
+    layer = layers(doc) if layer is None else layer
+    preds, _ = _preds(doc)
+    rank = reading_order(doc)
+    columns = {}
+    for nid in doc.nodes:
+        columns.setdefault(layer[nid], []).append(nid)
+
+    def key(nid):
+        ps = preds[nid]
+        bary = sum(rank[p] for p in ps) / len(ps) if ps else rank[nid]
+        return (bary, rank[nid], nid)
+
+    return [sorted(columns[c], key=key) for c in sorted(columns)]
+
+
+def layout(doc, sizes=None):
+    """Top-left corner of every node card: {node_id: (x, y)}.
+
+    `sizes` maps node ids to (width, height); missing nodes get DEFAULT_SIZE.
+    """
+    if not doc.nodes:
+        return {}
+    sizes = sizes or {}
+    size = {nid: tuple(sizes.get(nid, DEFAULT_SIZE)) for nid in doc.nodes}
+    layer = layers(doc)
+    columns = order(doc, layer)
+    preds, succs = _preds(doc)
+
+    xs = {}
+    x = 0.0
+    for column in columns:
+        width = max(size[n][0] for n in column)
+        for n in column:
+            xs[n] = x + (width - size[n][0]) / 2
+        x += width + COLUMN_GAP
+
+    # Initial stacking, then alternate: ops follow their inputs, inputs follow consumers.
+    centre = {}
+    for column in columns:
+        y = 0.0
+        for n in column:
+            centre[n] = y + size[n][1] / 2
+            y += size[n][1] + ROW_GAP
+
+    def settle(column, wanted):
+        """Place a column as close as possible to the wanted centres, order kept, no overlap."""
+        placed = []
+        for n in column:
+            want = wanted.get(n, centre[n])
+            top = want - size[n][1] / 2
+            if placed:
+                prev = placed[-1]
+                top = max(top, centre[prev] + size[prev][1] / 2 + ROW_GAP)
+            centre[n] = top + size[n][1] / 2
+            placed.append(n)
+        # Shift back up by the mean excess to balance the push-down.
+        excess = [centre[n] - wanted[n] for n in column if n in wanted]
+        if excess:
+            shift = (max(excess) + min(excess)) / 2
+            if shift > 0:
+                for n in column:
+                    centre[n] -= shift
+
+    for _ in range(3):
+        for column in columns:
+            wanted = {n: sum(centre[p] for p in preds[n]) / len(preds[n])
+                      for n in column if preds[n]}
+            settle(column, wanted)
+        for column in reversed(columns):
+            wanted = {n: sum(centre[s] for s in succs[n]) / len(succs[n])
+                      for n in column if not preds[n] and succs[n]}
+            if wanted:
+                settle(column, wanted)
+
+    top = min(centre[n] - size[n][1] / 2 for n in doc.nodes)
+    return {n: (round(xs[n], 2), round(centre[n] - size[n][1] / 2 - top, 2)) for n in doc.nodes}

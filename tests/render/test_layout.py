@@ -1,0 +1,96 @@
+"""The auto-layout is deterministic, layered left to right, and stable under small edits."""
+import copy
+
+from graphs import chain, mlp, seed004
+
+from gradviz.graph.document import Node
+from gradviz.render import layout
+from gradviz.render.layout import DEFAULT_SIZE, layers, order
+
+
+def _column_order(doc):
+    return {nid: (ci, ri) for ci, column in enumerate(order(doc)) for ri, nid in enumerate(column)}
+
+
+def _overlaps(doc, pos):
+    w, h = DEFAULT_SIZE
+    ids = list(pos)
+    for i, a in enumerate(ids):
+        for b in ids[i + 1:]:
+            (ax, ay), (bx, by) = pos[a], pos[b]
+            if abs(ax - bx) < w and abs(ay - by) < h:
+                return (a, b)
+    return None
+
+
+def test_seed004_inputs_left_of_matmul_and_t_above_b():
+    pos = layout(seed004())
+    assert pos["t"][0] == pos["b"][0] < pos["y"][0]
+    assert pos["t"][1] < pos["b"][1]
+    top, bottom = pos["t"][1], pos["b"][1]
+    assert top < pos["y"][1] < bottom        # the matmul sits between its inputs
+
+
+def test_every_edge_points_right():
+    for doc in (seed004(), mlp(), chain(60)):
+        pos = layout(doc)
+        for e in doc.edges:
+            assert pos[e.src.node][0] < pos[e.dst.node][0], e
+
+
+def test_inputs_sit_next_to_their_first_consumer():
+    doc = mlp()
+    lay = layers(doc)
+    assert lay["b1"] == lay["z"] - 1      # not in column 0 with x and W1
+    assert lay["W2"] == lay["o"] - 1
+
+
+def test_layout_is_deterministic_and_independent_of_insertion_order():
+    doc = mlp()
+    first = layout(doc)
+    assert layout(doc) == first
+    shuffled = copy.deepcopy(doc)
+    shuffled.nodes = dict(reversed(list(doc.nodes.items())))
+    shuffled.edges = list(reversed(doc.edges))
+    assert _column_order(shuffled) == _column_order(doc)
+
+
+def test_no_two_cards_overlap():
+    for doc in (seed004(), mlp(), chain(100)):
+        assert _overlaps(doc, layout(doc)) is None
+
+
+def test_adding_a_node_keeps_the_relative_order_of_the_others():
+    before = mlp()
+    edits = [
+        [("extra", "a", 0)],          # a new consumer of the relu
+        [("extra", "x", 0)],          # a new consumer of an input
+        [("extra", "loss", 0)],       # a new sink after the target
+    ]
+    for edit in edits:
+        after = mlp(extra=edit)
+        cols_before, cols_after = order(before), order(after)
+        assert len(cols_after) >= len(cols_before)
+        for nid in before.nodes:
+            assert layers(before)[nid] == layers(after)[nid], (edit, nid)
+        for column in cols_after:
+            kept = [n for n in column if n in before.nodes]
+            if not kept:
+                continue
+            original = next(c for c in cols_before if kept[0] in c)
+            assert kept == [n for n in original if n in kept], (edit, column)
+
+
+def test_adding_an_unconnected_node_moves_nothing_else():
+    doc = chain(40)
+    before = layout(doc)
+    doc.add(Node("note", "constant"))
+    after = layout(doc)
+    assert {k: v for k, v in after.items() if k != "note"} == before
+
+
+def test_sizes_are_respected():
+    doc = seed004()
+    pos = layout(doc, {"t": (300, 200), "b": (100, 80), "y": (150, 150)})
+    assert pos["y"][0] >= pos["t"][0] + 300
+    assert pos["b"][1] >= pos["t"][1] + 200
