@@ -1,0 +1,54 @@
+"""The desktop app (QtWidgets): editor, canvas, palette, inspector, player and views.
+
+Everything it shows is computed below (graph, story, render); this package only
+arranges it and turns user actions into undoable document edits.
+
+`main(argv)` is what `gradviz` and `gradviz FILE` run.
+"""
+import os
+import sys
+from pathlib import Path
+
+ICON = Path(__file__).resolve().parents[2] / "resources" / "gradviz.svg"
+
+
+def create_window(path=None, offer_recovery=True, settings=None):
+    """The main window on `path` (or the seed 004 sample), recovery offered; not shown yet."""
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    from .controller import DocumentController
+    from .main_window import SAMPLES_DIR, SEED_SAMPLE, MainWindow
+
+    app = QApplication.instance()
+    if ICON.exists():
+        app.setWindowIcon(QIcon(str(ICON)))
+    controller = DocumentController()
+    window = MainWindow(controller, settings=settings)
+    opened = False
+    if path:
+        opened = window.load_path(os.path.abspath(path))
+    if not opened and (SAMPLES_DIR / SEED_SAMPLE).exists():
+        window.open_sample(SAMPLES_DIR / SEED_SAMPLE, ask=False)
+    if offer_recovery:
+        window.offer_recovery()
+    return window
+
+
+def main(argv=None):
+    """Open the window on FILE (argv[0]) or the seed sample; returns the exit code."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QApplication
+
+    QCoreApplication.setOrganizationName("gradviz")
+    QCoreApplication.setOrganizationDomain("gradviz.org")
+    QCoreApplication.setApplicationName("gradviz")
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "gradviz"])
+    app.setApplicationDisplayName("gradviz")
+    from . import theme
+    from PySide6.QtCore import QSettings
+    theme.apply(str(QSettings().value("view/theme", "light")), app)
+    window = create_window(argv[0] if argv else None)
+    window.show()
+    return app.exec()

@@ -1,0 +1,291 @@
+"""What the study docks share: lazy, debounced recomputation off the document's result,
+port choosers, and a busy bar with Cancel for studies that run in a worker.
+
+A view recomputes only while it is visible: `controller.evaluated` marks it stale and
+(when shown) starts a short debounce timer, so dragging a value or undoing in a burst
+costs one study, not one per edit. `refresh()` computes now (tests call it).
+"""
+import copy
+import importlib
+
+import numpy as np
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QProgressBar,
+                               QPushButton, QSizePolicy, QVBoxLayout, QWidget)
+
+from ...graph import catalog
+from ...graph.document import LAYER
+from ...graph.errors import DocumentError
+from ...graph.fileformat import parse_port, port_text
+from ...render.themes import LIGHT
+
+DEBOUNCE_MS = 120
+VIEW_FONT_PT = 11            # readable from the back of a lecture room
+WORKER_ELEMENTS = 200_000    # studies with more matrix entries than this go to the worker
+
+BANNER_STYLES = {
+    "warning": "background:#fff4e5; color:#5f2b00; border:2px solid #e65100;",
+    "ok": "background:#edf7ed; color:#1e4620; border:1px solid #2e7d32;",
+    "error": "background:#fdecea; color:#611a15; border:1px solid #c62828;",
+    "info": f"background:#f4f6f8; color:{LIGHT.text}; border:1px solid #c5ccd3;",
+}
+
+
+def banner(kind="info"):
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.RichText)
+    label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+    set_banner(label, kind, "")
+    return label
+
+
+def set_banner(label, kind, html):
+    label.setStyleSheet(f"QLabel {{{BANNER_STYLES[kind]} padding:6px 8px; border-radius:4px;"
+                        f" font-size:{VIEW_FONT_PT}pt;}}")
+    label.setProperty("kind", kind)
+    label.setText(html)
+    label.setVisible(bool(html))
+
+
+def port_label(doc, port):
+    """'layer.kernel' for a layer's weight port, else the port text ('x', 'split:1')."""
+    node = doc.nodes.get(port.node)
+    if node is not None and node.kind == LAYER and port.index >= 1:
+        names = catalog.LAYERS[node.op].weight_names(catalog.full_attrs(node))
+        if port.index - 1 < len(names):
+            return f"{node.id}.{names[port.index - 1]}"
+    return port_text(port)
+
+
+def study_ports(doc, study, role):
+    """The ports a chooser offers: the study's own first, then the document's targets/sources."""
+    ports = []
+    spec = doc.studies.get(study, {})
+    key = "target" if role == "targets" else "source"
+    if key in spec:
+        try:
+            ports.append(parse_port(spec[key], f"studies.{study}"))
+        except DocumentError:
+            pass
+    for p in getattr(doc, role):
+        if p not in ports:
+            ports.append(p)
+    return ports
+
+
+def fmt(x, digits=4):
+    """A number for students: 0 stays 0, tiny values in scientific notation."""
+    x = float(x)
+    if x == 0:
+        return "0"
+    if abs(x) < 1e-3 or abs(x) >= 1e5:
+        return f"{x:.{digits - 1}e}"
+    return f"{x:.{digits}g}"
+
+
+def preview(array, n=4):
+    flat = np.asarray(array).ravel()
+    items = ", ".join(fmt(v, 3) for v in flat[:n])
+    return f"[{items}{', …' if flat.size > n else ''}]"
+
+
+def _worker_module():
+    """gradviz.app.worker when it exists and the engine may record from another thread."""
+    try:
+        tape = importlib.import_module("gradviz.engine.tape")
+        if isinstance(getattr(tape, "_recording", None), list):
+            return None      # one module-global recording stack: not safe off the UI thread
+        return importlib.import_module("gradviz.app.worker")
+    except ImportError:
+        return None
+
+
+class PortChooser(QComboBox):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+
+    def set_ports(self, doc, ports):
+        current = self.port()
+        self.blockSignals(True)
+        self.clear()
+        for p in ports:
+            self.addItem(port_label(doc, p), p)
+        if current in ports:
+            self.setCurrentIndex(ports.index(current))
+        self.blockSignals(False)
+
+    def port(self):
+        return self.currentData() if self.count() else None
+
+
+class StudyView(QWidget):
+    """Base of the study docks: subclasses implement `job()` and `show_result()`."""
+
+    title = "study"
+
+    def __init__(self, controller, parent=None):
+        super().__init__(parent)
+        self.controller = controller
+        self.result = None           # the last study shown
+        self.error = ""
+        self._stale = True
+        self._task = None
+        self._generation = 0
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self.refresh)
+        controller.evaluated.connect(self._invalidate)
+        controller.documentReplaced.connect(self._document_replaced)
+
+        font = self.font()
+        font.setPointSizeF(max(font.pointSizeF(), VIEW_FONT_PT))
+        self.setFont(font)
+        self.layout_ = QVBoxLayout(self)
+        self.layout_.setContentsMargins(6, 6, 6, 6)
+        self.layout_.setSpacing(6)
+        self.busy = QFrame()
+        busy = QHBoxLayout(self.busy)
+        busy.setContentsMargins(0, 0, 0, 0)
+        self.busy_label = QLabel("Computing…")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)
+        self.progress.setMaximumHeight(14)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel)
+        busy.addWidget(self.busy_label)
+        busy.addWidget(self.progress, 1)
+        busy.addWidget(self.cancel_button)
+        self.busy.hide()
+        self.message = banner("error")
+
+    # -- choosers ------------------------------------------------------------------------
+    def chooser_row(self, *pairs):
+        row = QHBoxLayout()
+        row.setSpacing(6)
+        for text, widget in pairs:
+            label = QLabel(text)
+            row.addWidget(label)
+            row.addWidget(widget)
+            if isinstance(widget, QComboBox):
+                widget.currentIndexChanged.connect(self._choice_changed)
+        row.addStretch(1)
+        return row
+
+    def _choice_changed(self):
+        self._stale = True
+        self._timer.start(0)
+
+    def _document_replaced(self):
+        self.update_choosers()
+        self._stale = True
+
+    def update_choosers(self):
+        pass
+
+    # -- lazy, debounced recomputation -------------------------------------------------
+    def _invalidate(self, *_):
+        self._stale = True
+        if self.isVisible():
+            self._timer.start()
+
+    def showEvent(self, event):
+        super().showEvent(event)
+        if self._stale:
+            self._timer.start(0)
+
+    def refresh(self):
+        """Compute the study for the current document and show it."""
+        self._timer.stop()
+        self._stale = False
+        self.cancel()
+        self.update_choosers()
+        try:
+            job = self.job()
+        except DocumentError as e:
+            return self._show_error(str(e))
+        if job is None:
+            return
+        fn, size = job
+        self._generation += 1
+        generation = self._generation
+        worker = _worker_module() if size > WORKER_ELEMENTS else None
+        if worker is None:
+            try:
+                result = fn()
+            except Exception as e:  # noqa: BLE001 (the refusal is shown in words)
+                return self._show_error(_reason(e))
+            return self._done(generation, result)
+        self.busy.show()
+        self.busy_label.setText(f"Computing the {self.title.lower()}…")
+
+        def work(job):
+            job.report(0.0, "started")
+            return fn()
+        task = worker.run_job(work)
+        task.progress.connect(lambda f, text: self.progress.setValue(int(100 * f)))
+        task.finished.connect(lambda r: self._done(generation, r))
+        task.failed.connect(lambda reason: generation == self._generation
+                            and self._show_error(reason))
+        self._task = task
+
+    def cancel(self):
+        if self._task is not None:
+            self._task.cancel()      # the study cannot stop midway: its result is dropped
+            self._task = None
+        self._generation += 1
+        self.busy.hide()
+
+    def _done(self, generation, result):
+        if generation != self._generation:
+            return
+        self._task = None
+        self.busy.hide()
+        self.error = ""
+        set_banner(self.message, "error", "")
+        self.result = result
+        self.show_result(result)
+
+    def _show_error(self, text):
+        self._task = None
+        self.busy.hide()
+        self.error = text
+        self.result = None
+        set_banner(self.message, "error", f"<b>Cannot compute this study.</b> {_html(text)}")
+        self.clear_result()
+
+    def doc_copy(self):
+        """A private copy of the document: the study may run while the user keeps editing."""
+        return copy.deepcopy(self.controller.doc)
+
+    def value_of(self, port):
+        ev = self.controller.result.evaluation
+        return None if ev is None else ev.values.get(port)
+
+    # -- for subclasses --------------------------------------------------------------------
+    def job(self):
+        """(callable computing the study, its size in matrix entries), or None."""
+        raise NotImplementedError
+
+    def show_result(self, result):
+        raise NotImplementedError
+
+    def clear_result(self):
+        pass
+
+
+def _reason(e):
+    if isinstance(e, DocumentError):
+        return str(e)
+    return f"{type(e).__name__}: {e}"
+
+
+def _html(text):
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+
+
+def expanding(widget):
+    widget.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+    return widget

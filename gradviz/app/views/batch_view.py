@@ -1,0 +1,179 @@
+"""batch_jacobian and the assumption it makes: example b of the target depends only on
+example b of the source. The full Jacobian is drawn as the seed's `plot_as_patches`
+(one small (batch, batch) square per target/source element pair), next to the norm
+of every (target example, source example) block, and a banner says whether the
+off-diagonal blocks vanish (seed 001, "Batch Jacobian"; the BatchNormalization pitfall).
+"""
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QSplitter
+
+from ...story import studies
+from ._base import PortChooser, StudyView, banner, fmt, set_banner, study_ports
+from .heatmap import Heatmap
+
+
+def patches(jacobian, t_rank):
+    """The seed's plot_as_patches image of J (B, *t, B, *s): reshape to (B, T, B, S),
+    transpose [1, 0, 3, 2], pad each (B, B) slice by one cell on every side, reshape to
+    (T·(B+2), S·(B+2)).
+
+    The padding is NaN (drawn as the grey background) rather than the seed's -lim, so
+    the gutters cannot be mistaken for large negative entries.
+    """
+    return _patches(as_blocks(jacobian, t_rank))
+
+
+def _patches(j):
+    j = np.transpose(j, (1, 0, 3, 2))
+    j = np.pad(j, ((0, 0), (1, 1), (0, 0), (1, 1)), constant_values=np.nan)
+    s = j.shape
+    return j.reshape(s[0] * s[1], s[2] * s[3])
+
+
+def as_blocks(jacobian, t_rank):
+    """(B, *t, B, *s) -> (B, T, B, S)."""
+    J = np.asarray(jacobian)
+    b = J.shape[0]
+    return J.reshape(b, int(np.prod(J.shape[1:t_rank], dtype=int)), J.shape[t_rank], -1)
+
+
+class BatchJacobianView(StudyView):
+    title = "Batch Jacobian"
+
+    def __init__(self, controller, parent=None):
+        super().__init__(controller, parent)
+        self.target_box, self.source_box = PortChooser(), PortChooser()
+        self.layout_.addLayout(self.chooser_row(("Target", self.target_box),
+                                                ("w.r.t. source", self.source_box)))
+        self.layout_.addWidget(self.busy)
+        self.layout_.addWidget(self.message)
+        self.check = banner("info")
+        self.layout_.addWidget(self.check)
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        self.layout_.addWidget(self.caption)
+        split = QSplitter(Qt.Horizontal)
+        self.heatmap = Heatmap("target element i, then example b", "source element j, then example c",
+                               colorbar_label="∂ y[b, i] / ∂ x[c, j]")
+        self.norms = Heatmap("target example b", "source example c",
+                             colorbar_label="‖ block ‖")
+        self._marker = QGraphicsRectItem()
+        self._marker.setPen(pg.mkPen("#000000", width=3))
+        self._marker.setZValue(10)
+        self._marker.hide()
+        self.norms.plot.addItem(self._marker)
+        split.addWidget(self.heatmap)
+        split.addWidget(self.norms)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        self.layout_.addWidget(split, 1)
+        self.update_choosers()
+
+    def update_choosers(self):
+        doc = self.controller.doc
+        self.target_box.set_ports(doc, study_ports(doc, "batch_jacobian", "targets"))
+        self.source_box.set_ports(doc, study_ports(doc, "batch_jacobian", "sources"))
+
+    @property
+    def warning(self):
+        """The warning shown, '' when the examples are independent."""
+        return self.check.text() if self.check.property("kind") == "warning" else ""
+
+    def job(self):
+        target, source = self.target_box.port(), self.source_box.port()
+        if target is None or source is None:
+            self._show_error("choose a target and a source with a leading batch axis")
+            return None
+        t_val, s_val = self.value_of(target), self.value_of(source)
+        if t_val is not None and s_val is not None:
+            if np.ndim(t_val) == 0 or np.ndim(s_val) == 0 or np.shape(t_val)[0] != np.shape(s_val)[0]:
+                self._show_error(
+                    f"batch_jacobian needs a target and a source with the same leading (batch) "
+                    f"axis; here they have shapes {tuple(np.shape(t_val))} and "
+                    f"{tuple(np.shape(s_val))}.")
+                return None
+        doc = self.doc_copy()
+        self._names = (self.target_box.currentText(), self.source_box.currentText())
+        self._t_rank = np.ndim(t_val) if t_val is not None else 2
+        size = np.size(t_val) * np.size(s_val) if t_val is not None else 0
+        return (lambda: studies.batch_jacobian_study(doc, target=target, source=source)), size
+
+    def show_result(self, study):
+        t_name, s_name = self._names
+        J = study.jacobian
+        b = J.shape[0]
+        blocks = as_blocks(J, self._t_rank)
+        T, S = blocks.shape[1], blocks.shape[3]
+        image = _patches(blocks)
+        self.heatmap.set_matrix(image)
+        self.heatmap.describe = lambda row, col: _patch_text(blocks, row, col, self._names)
+        self.heatmap.set_labels(f"{t_name} element i (0…{T - 1}), each a band of {b} examples",
+                                f"{s_name} element j (0…{S - 1}), each a band of {b} examples")
+        _band_ticks(self.heatmap, T, S, b)
+        norms = np.linalg.norm(blocks, axis=(1, 3))
+        self.norms.set_matrix(norms, (b,), (b,), (f"{t_name}", f"{s_name}"), nonnegative=True)
+        self.norms.describe = lambda r, c: (f"‖∂ {t_name}[{r}] / ∂ {s_name}[{c}]‖ = "
+                                            f"{fmt(norms[r, c], 6)}"
+                                            f"{'' if r == c else '  (off the diagonal)'}")
+        self.heatmap.set_colorbar_label(f"∂ {t_name}[b, i] / ∂ {s_name}[c, j]")
+        self.norms.set_colorbar_label(f"‖ ∂ {t_name}[b] / ∂ {s_name}[c] ‖")
+        self._mark(study.location if study.warning else None)
+        self.caption.setText(
+            f"Left: the full Jacobian {tuple(J.shape)}, drawn as the seed's plot_as_patches: "
+            f"each small square is one (batch, batch) slice ∂{t_name}[b, i] / ∂{s_name}[c, j] "
+            f"for one pair (i, j), with b down and c across. Right: the size of each "
+            f"(b, c) block. Independent examples light up only the diagonal.")
+        if study.warning:
+            r, c = study.location
+            set_banner(self.check, "warning",
+                       f"<b>⚠ The examples are not independent.</b> The largest off-diagonal "
+                       f"block is ∂{t_name}[{r}] / ∂{s_name}[{c}], norm {fmt(study.largest)} "
+                       f"(tolerance {study.tolerance:g}). batch_jacobian still returns shape "
+                       f"{tuple(study.batch_jacobian.shape)}, but it is off by up to "
+                       f"{fmt(study.block_difference)} from the true per-example Jacobians: "
+                       f"a layer mixes the batch (BatchNormalization in training does, through "
+                       f"the batch mean and variance). Use jacobian instead.")
+        else:
+            set_banner(self.check, "ok",
+                       f"<b>✓ The examples are independent:</b> every off-diagonal block is zero "
+                       f"(largest norm {fmt(study.largest)}), so batch_jacobian's "
+                       f"{tuple(study.batch_jacobian.shape)} equals the diagonal blocks (max "
+                       f"|difference| {fmt(study.block_difference)}).")
+
+    def _mark(self, location):
+        """Outline the largest off-diagonal block in the norm matrix."""
+        if location is None:
+            self._marker.hide()
+            return
+        r, c = location
+        self._marker.setRect(QRectF(c - 0.5, r - 0.5, 1, 1))
+        self._marker.show()
+
+    def clear_result(self):
+        self._marker.hide()
+        self.heatmap.set_matrix(np.zeros((1, 1)))
+        self.norms.set_matrix(np.zeros((1, 1)))
+        set_banner(self.check, "info", "")
+        self.caption.setText("")
+
+
+def _band_ticks(heatmap, T, S, b):
+    """Tick each band of the patch image at its centre with the element index."""
+    step = b + 2
+    for axis, n in (("left", T), ("bottom", S)):
+        every = max(1, n // 12)
+        ticks = [((k * step + (step - 1) / 2), str(k)) for k in range(0, n, every)]
+        heatmap.plot.getAxis(axis).setTicks([ticks, []])
+
+
+def _patch_text(blocks, row, col, names):
+    step = blocks.shape[0] + 2
+    i, b = divmod(row, step)
+    j, c = divmod(col, step)
+    b, c = b - 1, c - 1
+    if not (0 <= b < blocks.shape[0] and 0 <= c < blocks.shape[0]):
+        return " "
+    return (f"∂ {names[0]}[{b}, {i}] / ∂ {names[1]}[{c}, {j}] = {fmt(blocks[b, i, c, j], 6)}"
+            f"    (example {b} ← example {c}{', off the diagonal' if b != c else ''})")

@@ -1,0 +1,117 @@
+"""Forward versus reverse accumulation of the chain rule for the current graph (seed 000).
+
+The gradient is a product of Jacobians J_L ⋯ J_1. Multiplying from the input side
+(forward) carries a matrix with one column per input element through every product;
+multiplying from the loss side (reverse) carries one row per output element, a
+vector when the loss is a scalar. The bars count the multiply-adds of each product.
+"""
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QLabel
+
+from ...story import studies
+from ._base import StudyView, banner, set_banner
+from .heatmap import DIVERGING, TEXT, CountAxis, style_plot
+
+FORWARD, REVERSE = DIVERGING[1], DIVERGING[-2]   # mid blue and mid red: distinct in grey too
+
+
+class ChainCostView(StudyView):
+    title = "Forward vs reverse"
+
+    def __init__(self, controller, parent=None):
+        super().__init__(controller, parent)
+        self.layout_.addWidget(self.message)
+        self.totals = banner("info")
+        self.layout_.addWidget(self.totals)
+        self.plot = pg.PlotWidget(background="w", axisItems={"left": CountAxis("left")})
+        self.plot.setMenuEnabled(False)
+        self.plot.hideButtons()
+        self.plot.setMouseEnabled(False, False)
+        self.plot.setLabel("left", "multiply-adds", color=TEXT)
+        self.plot.setLabel("bottom", "product k (J_k, from the input side)", color=TEXT)
+        style_plot(self.plot.getPlotItem())
+        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor=TEXT,
+                                          labelTextSize="11pt")
+        self.forward_bars = pg.BarGraphItem(x=[], height=[], width=0.38,
+                                            brush=FORWARD, pen=pg.mkPen(TEXT, width=1))
+        self.reverse_bars = pg.BarGraphItem(x=[], height=[], width=0.38,
+                                            brush=REVERSE, pen=pg.mkPen(TEXT, width=1))
+        self.plot.addItem(self.forward_bars)
+        self.plot.addItem(self.reverse_bars)
+        self.legend.addItem(self.forward_bars, "forward: matrix · matrix")
+        self.legend.addItem(self.reverse_bars, "reverse: vector · matrix")
+        self.layout_.addWidget(self.plot, 1)
+        self.ops = QLabel()
+        self.ops.setWordWrap(True)
+        self.layout_.addWidget(self.ops)
+        self.explanation = QLabel()
+        self.explanation.setWordWrap(True)
+        self.layout_.addWidget(self.explanation)
+
+    def job(self):
+        story = self.controller.result.story
+        if story is None:
+            self._show_error("the graph does not run yet, so it has no chain of Jacobians")
+            return None
+        self._ops = chain_ops(story)
+        return (lambda: studies.chain_cost(story)), 0
+
+    def show_result(self, cost):
+        sizes = cost.sizes
+        n = len(sizes) - 1
+        ks = np.arange(1, n + 1, dtype=float)
+        # Product k multiplies by J_k; forward starts at k = 2 (J_1 itself is the start),
+        # reverse ends at k = n - 1 (the loss row of J_n is the start).
+        fwd = np.zeros(n)
+        rev = np.zeros(n)
+        fwd[1:] = cost.forward_terms
+        rev[:n - 1] = cost.reverse_terms
+        self.forward_bars.setOpts(x=ks - 0.2, height=fwd)
+        self.reverse_bars.setOpts(x=ks + 0.2, height=rev)
+        self.plot.getAxis("bottom").setTicks([[(k, _tick(int(k), sizes, n)) for k in ks], []])
+        self.plot.setXRange(0.4, n + 0.6, padding=0)
+        self.plot.setYRange(0, max(1.0, float(max(fwd.max(initial=0), rev.max(initial=0)))) * 1.1,
+                            padding=0)
+        if cost.forward == cost.reverse:
+            verdict = "both orders cost the same here"
+        elif cost.ratio >= 1:
+            verdict = f"reverse mode is {cost.ratio:,.1f}× cheaper"
+        else:
+            verdict = f"forward mode is {1 / cost.ratio:,.1f}× cheaper"
+        set_banner(self.totals, "info",
+                   f"<span style='font-size:12pt'>Chain of {n} Jacobian{'s' if n != 1 else ''}, "
+                   f"sizes {' → '.join(map(str, sizes))}<br>"
+                   f"<b>forward</b> {cost.forward:,} multiply-adds &nbsp;·&nbsp; "
+                   f"<b>reverse</b> {cost.reverse:,} multiply-adds &nbsp;·&nbsp; "
+                   f"<b>{verdict}</b></span>")
+        scalar = sizes[-1] == 1
+        ops = self._ops if len(self._ops) == n else [""] * n
+        self.ops.setText("   ".join(f"<b>J{k + 1}</b> {name}" for k, name in enumerate(ops)
+                                   if name))
+        self.explanation.setText(
+            "The gradient is a product of Jacobians J_L ⋯ J_1, one per op on the path from the "
+            f"source ({sizes[0]} elements) to the target ({sizes[-1]}). Forward mode multiplies "
+            f"from the input side and carries a matrix with {sizes[0]} columns through every "
+            "product. Reverse mode starts from the target's side and carries "
+            + ("a single row, because the loss is a scalar: every product is vector × matrix. "
+               "That is why backpropagation wants a scalar loss (seed 000)."
+               if scalar else
+               f"{sizes[-1]} rows, because the target is not a scalar; tape.gradient avoids "
+               "this by seeding ones, i.e. differentiating the sum of the target (seed 000)."))
+
+    def clear_result(self):
+        self.forward_bars.setOpts(x=[], height=[])
+        self.reverse_bars.setOpts(x=[], height=[])
+        set_banner(self.totals, "info", "")
+        self.explanation.setText("")
+
+
+def _tick(k, sizes, n):
+    return f"J{k}: {sizes[k - 1]}→{sizes[k]}" if n <= 6 else f"J{k}"
+
+
+def chain_ops(story):
+    """The op each Jacobian J_1 … J_L belongs to, from the input side (as chain_sizes counts)."""
+    visits = [s for s in story.steps if s.kind == "visit" and s.cotangent is not None]
+    return [s.title.removeprefix("Visit ") for s in visits[::-1]]

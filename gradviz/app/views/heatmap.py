@@ -1,0 +1,183 @@
+"""A matrix as a zero-centred heatmap: blue for negative, white for zero, red for positive.
+
+The colour map is ColorBrewer's RdBu, which stays readable in greyscale print (the
+ends are dark, zero is white) and for red-green colour blindness. Rows run top to
+bottom and columns left to right, as a printed matrix, with integer ticks on the
+flattened indices; hovering reads out (row, col, value).
+"""
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from ...render.themes import LIGHT
+
+# ColorBrewer RdBu (9 classes), negative (blue) to positive (red), white in the middle.
+DIVERGING = (LIGHT.diverging[0], "#4393c3", "#92c5de", "#d1e5f0", LIGHT.diverging[1],
+             "#fddbc7", "#f4a582", "#d6604d", LIGHT.diverging[2])
+PATCH_GAP = "#b4b4b4"      # the gutter between patches (NaN pixels show the background)
+TEXT = LIGHT.text
+FONT_PT = 11
+
+
+def diverging_colormap():
+    return pg.ColorMap(np.linspace(0.0, 1.0, len(DIVERGING)), DIVERGING, name="RdBu-gradviz")
+
+
+def sequential_colormap():
+    """White to dark red: the positive half of the diverging map, for norms and sizes."""
+    half = DIVERGING[len(DIVERGING) // 2:]
+    return pg.ColorMap(np.linspace(0.0, 1.0, len(half)), half, name="Reds-gradviz")
+
+
+def symmetric_limit(matrix):
+    """The colour range ±lim: the largest finite |value|, never 0."""
+    finite = np.abs(matrix[np.isfinite(matrix)]) if matrix.size else np.zeros(0)
+    lim = float(finite.max()) if finite.size else 0.0
+    return lim if lim > 0 else 1.0
+
+
+class CountAxis(pg.AxisItem):
+    """Plain numbers with thousands separators, never a '(x1e+06)' scale in the label."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.enableAutoSIPrefix(False)
+
+    def tickStrings(self, values, scale, spacing):
+        if spacing >= 1:
+            return [f"{v:,.0f}" for v in values]
+        return [f"{v:.4g}" for v in values]
+
+
+class IndexAxis(pg.AxisItem):
+    """An axis that only ticks whole indices and prints them as integers."""
+
+    def tickSpacing(self, minVal, maxVal, size):
+        levels = [lv for lv in super().tickSpacing(minVal, maxVal, size) if lv[0] >= 1]
+        return levels or [(1.0, 0.0)]
+
+    def tickStrings(self, values, scale, spacing):
+        return [str(int(round(v))) for v in values]
+
+
+def style_plot(plot, font_pt=FONT_PT):
+    """Black text in a readable size on a white plot (for projectors and print)."""
+    font = QFont()
+    font.setPointSize(font_pt)
+    for name in ("left", "bottom", "right", "top"):
+        axis = plot.getAxis(name)
+        axis.setTickFont(font)
+        axis.setPen(pg.mkPen(TEXT))
+        axis.setTextPen(pg.mkPen(TEXT))
+        axis.label.setFont(font)
+        axis.enableAutoSIPrefix(False)
+
+
+class Heatmap(QWidget):
+    """A matrix shown with a symmetric (zero-centred) diverging colour bar.
+
+    `set_matrix(m, ...)` takes any 2-D array; `matrix` is what is displayed and
+    `levels` the colour range (-lim, lim).
+    """
+
+    hovered = Signal(int, int, float)
+
+    def __init__(self, row_label="row", col_label="column", parent=None, colorbar_label="value"):
+        super().__init__(parent)
+        self.matrix = np.zeros((0, 0))
+        self.levels = (-1.0, 1.0)
+        self.row_shape = self.col_shape = None
+        self._names = ("", "")
+        self._nonnegative = False
+        self.describe = None         # optional (row, col) -> readout text
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setBackground("w")
+        self.plot = self.graphics.addPlot(axisItems={"left": IndexAxis("left"),
+                                                     "bottom": IndexAxis("bottom"),
+                                                     "top": IndexAxis("top")})
+        self.plot.invertY(True)
+        self.plot.setAspectLocked(False)
+        self.plot.setMenuEnabled(False)
+        self.plot.hideButtons()
+        self.plot.showAxis("top")
+        self.plot.getAxis("top").setStyle(showValues=False)
+        self.plot.getViewBox().setBackgroundColor(PATCH_GAP)
+        style_plot(self.plot)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.plot.addItem(self.image)
+        self.colorbar = pg.ColorBarItem(values=self.levels, colorMap=diverging_colormap(),
+                                        interactive=False, width=18)
+        self.colorbar.setImageItem(self.image, insert_in=self.plot)
+        style_plot(self.colorbar, FONT_PT)
+        self.colorbar.axis.setTickDensity(0.6)
+        self.colorbar.axis.setWidth(52)
+        self.set_colorbar_label(colorbar_label)
+        self.set_labels(row_label, col_label)
+        self.readout = QLabel(" ")
+        self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.readout.setMinimumHeight(self.readout.fontMetrics().height() + 4)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.graphics, 1)
+        layout.addWidget(self.readout)
+        self.plot.scene().sigMouseMoved.connect(self._on_mouse)
+
+    def set_labels(self, row_label, col_label):
+        self.plot.setLabel("left", row_label, color=TEXT)
+        self.plot.setLabel("bottom", col_label, color=TEXT)
+
+    def set_colorbar_label(self, text):
+        self.colorbar.axis.setLabel(text, color=TEXT)
+
+    def set_matrix(self, matrix, row_shape=None, col_shape=None, names=("", ""), limit=None,
+                   nonnegative=False):
+        """Show `matrix` (2-D); row/col shapes let the readout unflatten indices.
+
+        Colours run over (-lim, lim) centred on zero, or (0, lim) white to red when
+        `nonnegative` (norms, sizes)."""
+        m = np.asarray(matrix)
+        if m.ndim != 2:
+            m = m.reshape(m.shape[0] if m.ndim else 1, -1)
+        m = m.astype(np.float32, copy=False)
+        self.matrix = m
+        self.row_shape, self.col_shape, self._names = row_shape, col_shape, names
+        lim = symmetric_limit(m) if limit is None else float(limit)
+        self.levels = (0.0, lim) if nonnegative else (-lim, lim)
+        if nonnegative != self._nonnegative:
+            self._nonnegative = nonnegative
+            self.colorbar.setColorMap(sequential_colormap() if nonnegative
+                                      else diverging_colormap())
+        rows, cols = m.shape
+        self.image.setImage(m, autoLevels=False, levels=self.levels)
+        self.image.setRect(QRectF(-0.5, -0.5, cols, rows))
+        self.colorbar.setLevels(self.levels)
+        self.plot.setLimits(xMin=-0.5, xMax=cols - 0.5, yMin=-0.5, yMax=rows - 0.5)
+        self.plot.setRange(xRange=(-0.5, cols - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
+
+    def cell_text(self, row, col):
+        """'J[2, 3 | 1, 4] = 0.25  (row 23, col 14)': the readout for one cell."""
+        if self.describe is not None:
+            return self.describe(row, col)
+        value = float(self.matrix[row, col])
+        where = f"row {row}, col {col}"
+        left, right = self._names
+        if self.row_shape is not None and self.col_shape is not None:
+            r = ", ".join(map(str, np.unravel_index(row, self.row_shape))) if self.row_shape else ""
+            c = ", ".join(map(str, np.unravel_index(col, self.col_shape))) if self.col_shape else ""
+            return f"d {left}[{r}] / d {right}[{c}] = {value:.6g}    ({where})"
+        return f"{where}: {value:.6g}"
+
+    def _on_mouse(self, pos):
+        if not self.matrix.size or not self.plot.sceneBoundingRect().contains(pos):
+            return
+        p = self.plot.getViewBox().mapSceneToView(pos)
+        row, col = int(round(p.y())), int(round(p.x()))
+        rows, cols = self.matrix.shape
+        if 0 <= row < rows and 0 <= col < cols and np.isfinite(self.matrix[row, col]):
+            self.readout.setText(self.cell_text(row, col))
+            self.hovered.emit(row, col, float(self.matrix[row, col]))
+        else:
+            self.readout.setText(" ")

@@ -1,0 +1,206 @@
+"""The Hessian of a scalar loss w.r.t. one variable, its checks (symmetry, eigenvalues)
+and the Newton step x ← x − (H + εI)⁻¹ g applied as one undoable edit (seed 001,
+"Hessian"; seed 000, a layer's Hessian).
+"""
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSplitter,
+                               QVBoxLayout, QWidget)
+
+from ...graph import catalog
+from ...graph.document import CONSTANT, LAYER, VARIABLE
+from ...story import studies
+from ._base import PortChooser, StudyView, banner, fmt, set_banner, study_ports
+from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, style_plot
+
+DEFAULT_EPS = 1e-3
+
+
+def stored_value(doc, port):
+    """(node id, weight name or None) holding the value of `port`, or None when the port
+    is computed by an op and has no stored value to update."""
+    node = doc.nodes.get(port.node)
+    if node is None:
+        return None
+    if node.kind in (CONSTANT, VARIABLE) and port.index == 0:
+        return node.id, None
+    if node.kind == LAYER and port.index >= 1:
+        names = catalog.LAYERS[node.op].weight_names(catalog.full_attrs(node))
+        return node.id, names[port.index - 1]
+    return None
+
+
+class HessianView(StudyView):
+    title = "Hessian"
+
+    def __init__(self, controller, parent=None):
+        super().__init__(controller, parent)
+        self.source_box, self.target_box = PortChooser(), PortChooser()
+        self.layout_.addLayout(self.chooser_row(("Variable", self.source_box),
+                                                ("loss", self.target_box)))
+        self.layout_.addWidget(self.busy)
+        self.layout_.addWidget(self.message)
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        self.layout_.addWidget(self.caption)
+
+        split = QSplitter(Qt.Horizontal)
+        self.heatmap = Heatmap("variable index i (flattened)", "variable index j (flattened)",
+                               colorbar_label="∂² loss / ∂x_i ∂x_j")
+        split.addWidget(self.heatmap)
+        side = QWidget()
+        col = QVBoxLayout(side)
+        col.setContentsMargins(0, 0, 0, 0)
+        self.symmetry = banner("info")
+        col.addWidget(self.symmetry)
+        self.eigen_plot = pg.PlotWidget(background="w", axisItems={"left": CountAxis("left")})
+        self.eigen_plot.setMenuEnabled(False)
+        self.eigen_plot.hideButtons()
+        self.eigen_plot.setMouseEnabled(False, False)
+        self.eigen_plot.setLabel("bottom", "eigenvalue number (ascending)", color=TEXT)
+        self.eigen_plot.setLabel("left", "eigenvalue", color=TEXT)
+        self.eigen_plot.setTitle("Eigenvalues of H", color=TEXT, size="11pt")
+        style_plot(self.eigen_plot.getPlotItem())
+        self.eigen_plot.addItem(pg.InfiniteLine(0, angle=0, pen=pg.mkPen("#555555", width=1,
+                                                                        style=Qt.DashLine)))
+        self.eigen_curve = pg.ScatterPlotItem(size=7, pen=pg.mkPen(TEXT, width=0.8))
+        self.eigen_plot.addItem(self.eigen_curve)
+        self.eigen_plot.setMinimumHeight(150)
+        col.addWidget(self.eigen_plot, 1)
+        self.definite = banner("info")
+        col.addWidget(self.definite)
+
+        newton = QHBoxLayout()
+        newton.addWidget(QLabel("ε"))
+        self.eps_box = QDoubleSpinBox()
+        self.eps_box.setDecimals(6)
+        self.eps_box.setRange(0.0, 1e6)
+        self.eps_box.setSingleStep(1e-3)
+        self.eps_box.setValue(DEFAULT_EPS)
+        self.eps_box.setToolTip("Damping: the step solves (H + εI) u = g")
+        self.eps_box.valueChanged.connect(self._choice_changed)
+        newton.addWidget(self.eps_box)
+        self.newton_button = QPushButton("Newton step")
+        self.newton_button.setToolTip("x ← x − (H + εI)⁻¹ g, one undoable edit")
+        self.newton_button.clicked.connect(self.apply_newton_step)
+        newton.addWidget(self.newton_button, 1)
+        col.addLayout(newton)
+        self.step_text = QLabel()
+        self.step_text.setWordWrap(True)
+        col.addWidget(self.step_text)
+        split.addWidget(side)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        self.layout_.addWidget(split, 1)
+        self._doc_for_eps = None
+        self.update_choosers()
+
+    def update_choosers(self):
+        doc = self.controller.doc
+        self.source_box.set_ports(doc, study_ports(doc, "hessian", "sources"))
+        self.target_box.set_ports(doc, study_ports(doc, "hessian", "targets"))
+        if self._doc_for_eps is not doc and "newton_eps" in doc.studies.get("hessian", {}):
+            self.eps_box.blockSignals(True)
+            self.eps_box.setValue(float(doc.studies["hessian"]["newton_eps"]))
+            self.eps_box.blockSignals(False)
+        self._doc_for_eps = doc
+
+    def job(self):
+        target, source = self.target_box.port(), self.source_box.port()
+        if target is None or source is None:
+            self._show_error("choose a variable (a source) and a loss (a target)")
+            return None
+        doc = self.doc_copy()
+        eps = self.eps_box.value()
+        self._names = (self.target_box.currentText(), self.source_box.currentText())
+        self._ports = (target, source)
+        s_val = self.value_of(source)
+        size = np.size(s_val) ** 2 if s_val is not None else 0
+        return (lambda: studies.hessian_study(doc, target=target, source=source,
+                                              epsilon=eps)), size
+
+    def show_result(self, study):
+        t_name, s_name = self._names
+        H = study.hessian
+        n = H.shape[0]
+        shape = study.x_new.shape
+        self.heatmap.set_matrix(H, shape, shape, (f"²{t_name}", f"{s_name}"))
+        self.heatmap.describe = lambda r, c: (
+            f"∂²{t_name} / ∂{s_name}[{_idx(r, shape)}] ∂{s_name}[{_idx(c, shape)}] = "
+            f"{fmt(H[r, c], 6)}    (row {r}, col {c})")
+        self.heatmap.set_labels(f"{s_name} index i, flattened from {tuple(shape)}",
+                                f"{s_name} index j, flattened from {tuple(shape)}")
+        self.caption.setText(
+            f"H = ∂²{t_name} / ∂{s_name}² as an {n} × {n} matrix: the outer tape's Jacobian of "
+            f"the inner tape's gradient. Blue is negative, white zero, red positive.")
+        scale = max(1.0, float(np.abs(H).max(initial=0)))
+        sym_ok = study.symmetry_error <= 1e-5 * scale
+        set_banner(self.symmetry, "ok" if sym_ok else "warning",
+                   f"<b>Symmetry</b> {'✓' if sym_ok else '✗'} max |H − Hᵀ| = "
+                   f"{fmt(study.symmetry_error)}")
+        eig = study.eigenvalues
+        tiny = 1e-6 * max(1.0, float(np.abs(eig).max(initial=0)))
+        brushes = [pg.mkBrush(DIVERGING[0] if e < -tiny else DIVERGING[-1] if e > tiny
+                              else "#ffffff") for e in eig]
+        self.eigen_curve.setData(x=np.arange(len(eig)), y=eig, brush=brushes)
+        n_neg = int((eig < -tiny).sum())
+        n_zero = int((np.abs(eig) <= tiny).sum())
+        if eig.size and eig[0] > tiny:
+            kind, verdict = "ok", "positive definite: the Newton step points downhill"
+        elif n_neg == 0:
+            kind, verdict = "info", (f"positive semi-definite ({n_zero} eigenvalues ≈ 0): "
+                                     f"ε keeps the solve well-posed")
+        else:
+            kind, verdict = "warning", (f"not positive definite ({n_neg} negative): the Newton "
+                                        f"step need not point downhill")
+        set_banner(self.definite, kind,
+                   f"min {fmt(eig[0]) if eig.size else '–'}, max "
+                   f"{fmt(eig[-1]) if eig.size else '–'}<br><b>{verdict}</b>")
+        target = stored_value(self.controller.doc, self._ports[1])
+        self.newton_button.setEnabled(target is not None)
+        self.newton_button.setToolTip(
+            "x ← x − (H + εI)⁻¹ g, one undoable edit" if target else
+            f"{s_name} is computed by an op: there is no stored value to update")
+        step = study.newton_step
+        self.step_text.setText(
+            f"Step (H + {study.epsilon:g}·I)⁻¹ g: |step| = {fmt(np.linalg.norm(step))}, "
+            f"|g| = {fmt(np.linalg.norm(study.gradient))}. {self._last_step or ''}")
+
+    _last_step = ""
+
+    def clear_result(self):
+        self.heatmap.set_matrix(np.zeros((1, 1)))
+        self.eigen_curve.setData([], [])
+        for label in (self.symmetry, self.definite):
+            set_banner(label, "info", "")
+        self.newton_button.setEnabled(False)
+        self.step_text.setText("")
+        self.caption.setText("")
+
+    def apply_newton_step(self):
+        """x ← x − (H + εI)⁻¹ g through controller.set_value: one undo step, then recompute."""
+        if self._stale or self.result is None:
+            self.refresh()
+        study = self.result
+        if study is None:
+            return
+        target, source = self._ports
+        where = stored_value(self.controller.doc, source)
+        if where is None:
+            return
+        node_id, weight = where
+        node = self.controller.doc.nodes[node_id]
+        old = np.asarray(node.weights[weight] if weight else node.value)
+        new = (old - study.newton_step.reshape(old.shape)).astype(old.dtype)
+        before = self.value_of(target)
+        self.controller.set_value(node_id, new, weight)
+        after = self.value_of(target)
+        if before is not None and after is not None and np.size(before) == 1:
+            self._last_step = (f"Last step: {self._names[0]} {fmt(np.sum(before))} → "
+                               f"{fmt(np.sum(after))}.")
+        self.refresh()
+
+
+def _idx(flat, shape):
+    return ", ".join(map(str, np.unravel_index(flat, shape))) if shape else ""

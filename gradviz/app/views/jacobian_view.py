@@ -1,0 +1,101 @@
+"""The Jacobian of a target w.r.t. a source, as a matrix, with its two checks:
+summed over the target's axes it is the gradient, and Jᵀv is the VJP that
+output_gradients asks for (seed 001, "Jacobians"; seed 002).
+"""
+import numpy as np
+from PySide6.QtWidgets import QHBoxLayout, QLabel
+
+from ...story import studies
+from ._base import PortChooser, StudyView, banner, fmt, preview, set_banner, study_ports
+from .heatmap import Heatmap
+
+CHECK_TOLERANCE = 1e-5
+
+
+class JacobianView(StudyView):
+    title = "Jacobian"
+
+    def __init__(self, controller, parent=None):
+        super().__init__(controller, parent)
+        self.target_box, self.source_box = PortChooser(), PortChooser()
+        self.layout_.addLayout(self.chooser_row(("Target", self.target_box),
+                                                ("w.r.t. source", self.source_box)))
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        self.layout_.addWidget(self.caption)
+        self.layout_.addWidget(self.busy)
+        self.layout_.addWidget(self.message)
+        self.heatmap = Heatmap("target index (flattened)", "source index (flattened)",
+                               colorbar_label="∂ target / ∂ source")
+        self.layout_.addWidget(self.heatmap, 1)
+        checks = QHBoxLayout()
+        self.sum_check, self.vjp_check = banner("info"), banner("info")
+        checks.addWidget(self.sum_check, 1)
+        checks.addWidget(self.vjp_check, 1)
+        self.layout_.addLayout(checks)
+        self.update_choosers()
+
+    def update_choosers(self):
+        doc = self.controller.doc
+        self.target_box.set_ports(doc, study_ports(doc, "jacobian", "targets"))
+        self.source_box.set_ports(doc, study_ports(doc, "jacobian", "sources"))
+
+    def cotangent(self, target):
+        """v for the Jᵀv check: the document's output_gradients for the target, else ones."""
+        v = self.controller.doc.output_gradients.get(target)
+        if v is not None:
+            return np.asarray(v), "the document's output_gradients"
+        value = self.value_of(target)
+        if value is None:
+            return None, "ones"
+        return np.ones(np.shape(value), np.asarray(value).dtype), "ones (no output_gradients set)"
+
+    def job(self):
+        target, source = self.target_box.port(), self.source_box.port()
+        if target is None or source is None:
+            self._show_error("choose a target and a source (mark ports as target / source "
+                             "in the inspector)")
+            return None
+        doc = self.doc_copy()
+        v, self._v_text = self.cotangent(target)
+        t_val, s_val = self.value_of(target), self.value_of(source)
+        size = (np.size(t_val) * np.size(s_val)) if t_val is not None and s_val is not None else 0
+        self._names = (self.target_box.currentText(), self.source_box.currentText())
+        self._shapes = (np.shape(t_val), np.shape(s_val))
+        return (lambda: studies.jacobian_study(doc, target=target, source=source, v=v)), size
+
+    def show_result(self, study):
+        t_name, s_name = self._names
+        s_shape = study.gradient.shape
+        J = study.jacobian
+        t_shape = J.shape[:J.ndim - len(s_shape)]
+        t_size, s_size = int(np.prod(t_shape, dtype=int)), int(np.prod(s_shape, dtype=int))
+        self.heatmap.set_matrix(J.reshape(t_size, s_size), t_shape, s_shape, (t_name, s_name))
+        self.heatmap.set_labels(f"{t_name} index, flattened from {_shape(t_shape)}",
+                                f"{s_name} index, flattened from {_shape(s_shape)}")
+        self.caption.setText(
+            f"J = ∂{t_name}/∂{s_name} has shape {_shape(J.shape)}; shown as a "
+            f"{t_size} × {s_size} matrix, one row per element of {t_name}, one column per "
+            f"element of {s_name}. Blue is negative, white zero, red positive.")
+        ok = study.max_difference <= CHECK_TOLERANCE * max(1.0, float(np.abs(J).max(initial=0)))
+        set_banner(self.sum_check, "ok" if ok else "warning",
+                   f"<b>Σ over target axes = gradient</b> {'✓' if ok else '✗'}<br>"
+                   f"Summing J over the axes of {t_name} gives {preview(study.summed)}; "
+                   f"tape.gradient({t_name}, {s_name}) gives {preview(study.gradient)}.<br>"
+                   f"max |difference| = {fmt(study.max_difference)}")
+        ok_v = study.vjp_difference <= CHECK_TOLERANCE * max(1.0, float(np.abs(J).max(initial=0)))
+        set_banner(self.vjp_check, "ok" if ok_v else "warning",
+                   f"<b>Jᵀv = VJP</b> {'✓' if ok_v else '✗'}<br>"
+                   f"With v = {self._v_text}, contracting J with v gives {preview(study.jtv)}; "
+                   f"tape.gradient(…, output_gradients=v) gives {preview(study.vjp)}.<br>"
+                   f"max |difference| = {fmt(study.vjp_difference)}")
+
+    def clear_result(self):
+        self.heatmap.set_matrix(np.zeros((1, 1)))
+        for label in (self.sum_check, self.vjp_check):
+            set_banner(label, "info", "")
+        self.caption.setText("")
+
+
+def _shape(shape):
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"

@@ -1,0 +1,314 @@
+"""The canvas and palette, driven like a user: seed 004 built by palette and port drags.
+
+Seed 004: t (5x3) @ b (3x3), tape.gradient(y, t) = every row [-0.17307831, 1.1900724, 2.245003].
+"""
+import json
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtGui import QDropEvent, QMouseEvent
+from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter
+
+import gradviz as tf
+from gradviz.app.canvas import PALETTE_MIME, CanvasView, EdgeItem
+from gradviz.app.controller import DocumentController
+from gradviz.app.palette import PaletteWidget, palette_entries
+from gradviz.graph import catalog, fileformat
+from gradviz.graph.document import Port
+
+T = np.array([[0.8363, 0.4719, 0.9783], [0.3379, 0.6548, 0.3835], [0.7846, 0.9173, 0.2393],
+              [0.5418, 0.3875, 0.4276], [0.0948, 0.2637, 0.8039]], np.float32)
+B = np.array([[0.43842274, -0.53439844, -0.07710262], [1.5658046, -0.1012345, -0.2744976],
+              [1.4204658, 1.2609464, -0.43640924]], np.float32)
+ROW = np.array([-0.17307831, 1.1900724, 2.245003], np.float32)
+
+
+@pytest.fixture
+def editor(qtbot):
+    controller = DocumentController()
+    window = QMainWindow()
+    canvas = CanvasView(controller)
+    palette = PaletteWidget(controller, canvas)
+    split = QSplitter()
+    split.addWidget(palette)
+    split.addWidget(canvas)
+    split.setSizes([240, 900])
+    window.setCentralWidget(split)
+    window.resize(1200, 800)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    messages = []
+    controller.message.connect(messages.append)
+    canvas._test_window = window  # keep the window alive for the test's duration
+    return controller, canvas, palette, messages
+
+
+def double_click_entry(qtbot, palette, title):
+    item = palette.entry_item(title)
+    assert item is not None, title
+    palette.tree.scrollToItem(item)
+    vp = palette.tree.viewport()
+    pos = QPointF(palette.tree.visualItemRect(item).center())
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    # The event sequence of a real double-click (QTest's mouseDClick skips the first release).
+    for kind, buttons in ((QEvent.Type.MouseButtonPress, left), (QEvent.Type.MouseButtonRelease, none),
+                          (QEvent.Type.MouseButtonDblClick, left), (QEvent.Type.MouseButtonRelease, none)):
+        QApplication.sendEvent(vp, QMouseEvent(kind, pos, vp.mapToGlobal(pos), left, buttons,
+                                               Qt.KeyboardModifier.NoModifier))
+
+
+def view_point(canvas, scene_pos):
+    return canvas.mapFromScene(scene_pos)
+
+
+def drag_port(qtbot, canvas, src_port_item, dst_port_item):
+    """Press on one port, move across the canvas, release on the other (real mouse events)."""
+    vp = canvas.viewport()
+    a = view_point(canvas, src_port_item.scenePos())
+    b = view_point(canvas, dst_port_item.scenePos())
+    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=a)
+    for k in range(1, 6):
+        p = QPoint(round(a.x() + (b.x() - a.x()) * k / 5), round(a.y() + (b.y() - a.y()) * k / 5))
+        qtbot.mouseMove(vp, p)
+    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=b)
+
+
+def click_node(qtbot, canvas, nid):
+    item = canvas.scene_item(nid)
+    header = item.scenePos() + QPointF(item.card.width / 2, 8)
+    qtbot.mouseClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=view_point(canvas, header))
+
+
+def new_ids(controller, before):
+    return [n for n in controller.doc.nodes if n not in before]
+
+
+def add_by_palette(qtbot, controller, palette, title):
+    before = set(controller.doc.nodes)
+    double_click_entry(qtbot, palette, title)
+    ids = new_ids(controller, before)
+    assert len(ids) == 1, (title, ids)
+    return ids[0]
+
+
+def test_seed_004_built_by_palette_and_port_drags(qtbot, editor):
+    controller, canvas, palette, messages = editor
+    t = add_by_palette(qtbot, controller, palette, "Watched tensor")
+    b = add_by_palette(qtbot, controller, palette, "Constant")
+    # The matmul comes from a drag-and-drop of its palette entry onto the canvas.
+    mime = palette.tree.mimeData([palette.entry_item("matmul")])
+    assert json.loads(bytes(mime.data(PALETTE_MIME)).decode()) == {"kind": "op", "op": "matmul"}
+    before = set(controller.doc.nodes)
+    drop_at = canvas.view_centre() + QPointF(320, 0)
+    drop = QDropEvent(QPointF(view_point(canvas, drop_at)), Qt.DropAction.CopyAction, mime,
+                      Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    canvas.dropEvent(drop)
+    (m,) = new_ids(controller, before)
+    assert controller.doc.nodes[m].op == "matmul"
+    pos = controller.doc.nodes[m].position
+    assert abs(pos[0] + 60 - drop_at.x()) < 1.5 and abs(pos[1] + 20 - drop_at.y()) < 1.5
+
+    # Type the matrices.
+    controller.set_value(t, T)
+    controller.set_value(b, B)
+    # Move b below t so both cards are free to grab (a real drag of its header).
+    item_b = canvas.scene_item(b)
+    start = view_point(canvas, item_b.scenePos() + QPointF(30, 8))
+    qtbot.mousePress(canvas.viewport(), Qt.MouseButton.LeftButton, pos=start)
+    for k in range(1, 6):
+        qtbot.mouseMove(canvas.viewport(), start + QPoint(0, 60 * k))
+    qtbot.mouseRelease(canvas.viewport(), Qt.MouseButton.LeftButton, pos=start + QPoint(0, 300))
+    assert controller.doc.nodes[b].position[1] > controller.doc.nodes[t].position[1] + 100
+    canvas.fit()
+    qtbot.wait(10)
+
+    drag_port(qtbot, canvas, canvas.scene_item(t).ports_out[0], canvas.scene_item(m).ports_in[0])
+    drag_port(qtbot, canvas, canvas.scene_item(m).ports_in[1], canvas.scene_item(b).ports_out[0])
+    assert {(e.src, e.dst) for e in controller.doc.edges} == {(Port(t), Port(m, 0)), (Port(b), Port(m, 1))}
+    assert len(canvas.edge_items) == 2
+
+    # Target = matmul output, source = t, through the gradient tools acting on the selection.
+    click_node(qtbot, canvas, m)
+    assert controller.selection == [m]
+    double_click_entry(qtbot, palette, "Mark as target")
+    click_node(qtbot, canvas, t)
+    assert controller.selection == [t]
+    double_click_entry(qtbot, palette, "Mark as source")
+    assert controller.doc.targets == [Port(m)] and controller.doc.sources == [Port(t)]
+    assert controller.result.ok, controller.result.problems
+
+    # The engine's own answer, written as in the seed.
+    tt, bb = tf.constant(T), tf.constant(B)
+    with tf.GradientTape() as tape:
+        tape.watch(tt)
+        y = tf.matmul(tt, bb)
+    expected = tape.gradient(y, tt).numpy()
+    np.testing.assert_allclose(expected, np.tile(ROW, (5, 1)), rtol=1e-6)
+
+    grads = controller.result.evaluation.gradients[Port(t)]
+    np.testing.assert_allclose(grads, expected, rtol=1e-6)
+    shown = canvas.scene_item(t).gradient
+    np.testing.assert_allclose(shown, expected, rtol=1e-6)
+    assert canvas.scene_item(t).card.has_gradient
+    canvas.viewport().repaint()
+
+    # A cycle is refused, with the reason at the cursor and in the status bar.
+    tanh = canvas.add_node_at("op", "tanh", canvas.scene_item(m).sceneBoundingRect().topRight()
+                              + QPointF(80, 40))
+    drag_port(qtbot, canvas, canvas.scene_item(m).ports_out[0], canvas.scene_item(tanh).ports_in[0])
+    assert Port(tanh, 0) in [e.dst for e in controller.doc.edges]
+    n_edges = len(controller.doc.edges)
+    drag_port(qtbot, canvas, canvas.scene_item(tanh).ports_out[0], canvas.scene_item(m).ports_in[0])
+    assert len(controller.doc.edges) == n_edges
+    assert "cycle" in canvas.last_refusal
+    assert "cycle" in canvas.refusal_note()
+    assert messages and "cycle" in messages[-1]
+
+    # A shape that cannot work is refused, naming both shapes.
+    wrong = canvas.add_node_at("constant", "", canvas.scene_item(b).sceneBoundingRect().bottomLeft()
+                               + QPointF(0, 60))
+    drag_port(qtbot, canvas, canvas.scene_item(wrong).ports_out[0], canvas.scene_item(m).ports_in[1])
+    assert "(5, 3)" in canvas.last_refusal and "(2, 2)" in canvas.last_refusal
+    assert "(2, 2)" in canvas.refusal_note()
+    assert Port(b) in [e.src for e in controller.doc.edges]   # the good edge stays
+    np.testing.assert_allclose(controller.result.evaluation.gradients[Port(t)], expected, rtol=1e-6)
+
+
+def test_errors_show_on_the_node_that_caused_them(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    controller.set_value("tf_b", np.ones((2, 2), np.float32))  # an edit that breaks the matmul
+    item = canvas.scene_item("y_tf")
+    assert item.problems and "(2, 2)" in item.problems[0]
+    assert "(2, 2)" in item.toolTip()
+    assert not canvas.scene_item("tf_t").problems
+    controller.undo_stack.undo()
+    assert not canvas.scene_item("y_tf").problems
+    np.testing.assert_allclose(canvas.scene_item("tf_t").gradient, np.tile(ROW, (5, 1)), rtol=1e-6)
+
+
+def test_palette_lists_every_op_grouped_and_searches(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    entries = palette_entries()
+    ops = {e[2] for e in entries if e[1] == "op"}
+    assert ops == set(catalog.OPS)
+    assert {e[2] for e in entries if e[1] == "layer"} == set(catalog.LAYERS)
+    assert {e[2] for e in entries if e[1] == "custom_gradient"} == set(catalog.CUSTOM_RULES)
+    assert {e[0] for e in entries} == set(catalog.GROUPS)
+    assert {e[3] for e in entries if e[1] == "role"} == {"Mark as target", "Mark as source",
+                                                         "Set output_gradients"}
+    for item, entry in palette.items:
+        assert item.toolTip(0) == entry[4] and entry[4]
+    palette.search.setText("softmax")
+    shown = {e[2] for e in palette.visible_entries()}
+    assert shown == {"nn.softmax", "nn.log_softmax"}
+    assert palette.groups["math"].isHidden()
+    qtbot.keyClick(palette.search, Qt.Key.Key_Return)
+    assert [n.op for n in controller.doc.nodes.values()] == ["nn.softmax"]
+    palette.search.clear()
+    assert len(palette.visible_entries()) == len(entries)
+
+
+def test_quick_add_with_tab(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    canvas.setFocus()
+    at = QPoint(300, 200)
+    qtbot.mouseMove(canvas.viewport(), at)
+    popup = canvas.quick_add(canvas.mapToScene(at))
+    qtbot.keyClicks(popup.edit, "reduce_sum")
+    qtbot.keyClick(popup.edit, Qt.Key.Key_Return)
+    (node,) = controller.doc.nodes.values()
+    assert node.op == "reduce_sum"
+    scene = canvas.mapToScene(at)
+    assert abs(node.position[0] + 60 - scene.x()) < 1.5
+    # The Tab key opens it too.
+    qtbot.keyClick(canvas, Qt.Key.Key_Tab)
+    assert canvas._quick.isVisible()
+    qtbot.keyClicks(canvas._quick.edit, "Dense")
+    qtbot.keyClick(canvas._quick.edit, Qt.Key.Key_Return)
+    assert [n.op for n in controller.doc.nodes.values()] == ["reduce_sum", "Dense"]
+
+
+def test_undo_redo_copy_paste_duplicate_delete(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    original = controller.text()
+    canvas.select_all()
+    assert controller.selection == ["tf_t", "tf_b", "y_tf"]
+    canvas.copy()
+    ids = canvas.paste()
+    assert len(ids) == 3 and len(controller.doc.edges) == 4
+    np.testing.assert_array_equal(controller.doc.nodes[ids[0]].value, controller.doc.nodes["tf_t"].value)
+    controller.set_selection([ids[2]])
+    dup = canvas.duplicate()
+    assert len(dup) == 1 and controller.doc.nodes[dup[0]].op == "matmul"
+    canvas.delete_selected()
+    assert dup[0] not in controller.doc.nodes
+    # Select an edge by clicking it and delete it with the Delete key.
+    edge_item = canvas.edge_items[next(e for e in controller.doc.edges if e.dst.node == "y_tf")]
+    mid = edge_item._path.pointAtPercent(0.5)
+    qtbot.mouseClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=canvas.mapFromScene(mid))
+    assert edge_item.isSelected()
+    canvas.setFocus()
+    qtbot.keyClick(canvas, Qt.Key.Key_Delete)
+    assert edge_item.edge not in controller.doc.edges
+    assert not any(isinstance(i, EdgeItem) and i.edge == edge_item.edge for i in canvas.scene().items())
+    canvas.auto_layout()
+    while controller.undo_stack.canUndo():
+        controller.undo_stack.undo()
+    assert controller.text() == original
+    assert set(canvas.node_items) == {"tf_t", "tf_b", "y_tf"} and len(canvas.edge_items) == 2
+    while controller.undo_stack.canRedo():
+        controller.undo_stack.redo()
+    assert len(controller.doc.nodes) == 6
+    fileformat.loads(controller.text(), strict=False)
+
+
+def test_zoom_pan_fit_grid_and_layout(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    canvas.reset_zoom()
+    assert canvas.zoom_level() == pytest.approx(1.0)
+    canvas.setFocus()
+    qtbot.keyClick(canvas, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+    assert canvas.zoom_level() == pytest.approx(1.25)
+    qtbot.keyClick(canvas, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
+    assert canvas.zoom_level() == pytest.approx(1.0)
+    qtbot.keyClick(canvas, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+    assert canvas.zoom_level() == pytest.approx(1.0)
+    canvas.fit()
+    visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    for item in canvas.node_items.values():
+        assert visible.contains(item.sceneBoundingRect().adjusted(0, 20, 0, 0))
+    h = canvas.horizontalScrollBar().value()
+    vp = canvas.viewport()
+    qtbot.mousePress(vp, Qt.MouseButton.MiddleButton, pos=QPoint(400, 300))
+    canvas.mouseMoveEvent(_move_event(QPoint(300, 300), Qt.MouseButton.MiddleButton))
+    qtbot.mouseRelease(vp, Qt.MouseButton.MiddleButton, pos=QPoint(300, 300))
+    assert canvas.horizontalScrollBar().value() == h + 100
+    canvas.set_grid_visible(False)
+    assert not canvas.grid_visible
+    canvas.auto_layout()
+    assert all(n.position is not None for n in controller.doc.nodes.values())
+    assert controller.undo_stack.undoText() == "Move"
+    first = canvas.scene_item("tf_t").sceneBoundingRect()
+    second = canvas.scene_item("tf_b").sceneBoundingRect()
+    assert not first.adjusted(0, 24, 0, 0).intersects(second.adjusted(0, 24, 0, 0))
+
+
+def _move_event(pos, button):
+    return QMouseEvent(QEvent.Type.MouseMove, QPointF(pos), QPointF(pos), Qt.MouseButton.NoButton,
+                       button, Qt.KeyboardModifier.NoModifier)
+
+
+def test_incremental_updates_keep_unchanged_items(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    items = dict(canvas.node_items)
+    edge_items = dict(canvas.edge_items)
+    controller.set_value("tf_b", np.eye(3, dtype=np.float32))
+    assert canvas.node_items == items and canvas.edge_items == edge_items
+    np.testing.assert_allclose(canvas.scene_item("tf_t").gradient, np.ones((5, 3)), rtol=1e-6)
+    np.testing.assert_allclose(canvas.scene_item("y_tf").value, T, rtol=1e-6)
