@@ -34,12 +34,12 @@ def custom_gradient(f=None):
     def decorated(*args, **kwargs):
         inputs = [a if isinstance(a, Tensor) else convert_to_tensor(a) for a in args]
         watcher = _VariableWatcher()
-        saved = list(_tape._recording)
-        _tape._recording[:] = [watcher]
+        saved = list(_tape._state.recording)
+        _tape._state.recording[:] = [watcher]
         try:
             result, grad_fn = f(*inputs, **kwargs)
         finally:
-            _tape._recording[:] = saved
+            _tape._state.recording[:] = saved
         variables = [v for v in watcher.variables if not any(v is a for a in inputs)]
         if variables and not _accepts_variables(grad_fn):
             raise TypeError(
@@ -48,7 +48,7 @@ def custom_gradient(f=None):
                 "keyword argument 'variables'")
         flat = [convert_to_tensor(r) for r in nest.flatten(result)]
         outputs = [Tensor._wrap(r._value) for r in flat]
-        if _tape._recording:
+        if _tape._state.recording:
             opdef = OpDef("CustomGradient", None,
                           formulas=(f"grad = {getattr(f, '__name__', 'f')}'s grad_fn(upstream)",))
             opdef.n_outputs = 1 if len(outputs) == 1 else len(outputs)

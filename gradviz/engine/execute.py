@@ -4,7 +4,7 @@ import numpy as np
 from . import tape as _tape
 from .tensor import Tensor, convert_to_tensor
 
-_recording = _tape._recording
+_state = _tape._state
 
 
 def apply(opdef, inputs, attrs=None):
@@ -25,11 +25,11 @@ def apply(opdef, inputs, attrs=None):
         raise type(e)(f"{opdef.type} cannot run on inputs of shapes {shapes}: {e}") from None
     if opdef.n_outputs == 1:
         result = Tensor._wrap(out)
-        if _recording:
+        if _state.recording:
             _tape.record(opdef, inputs, values, [result], (out,), attrs)
         return result
     results = [Tensor._wrap(o) for o in out]
-    if _recording:
+    if _state.recording:
         _tape.record(opdef, inputs, values, results, tuple(out), attrs)
     return results
 

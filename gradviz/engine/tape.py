@@ -6,6 +6,7 @@ target seeds ones (the gradient of the sum of its elements); `output_gradients`
 replaces that seed; unconnected sources give None or zeros.
 """
 import enum
+import threading
 import weakref
 
 import numpy as np
@@ -14,8 +15,16 @@ from . import backend as _backend, nest
 from .registry import define_op
 from .tensor import Tensor, Variable, convert_to_tensor
 
-# Tapes currently recording, innermost last. `apply` checks this list on every op.
-_recording = []
+class _ThreadState(threading.local):
+    """Per thread: the tapes recording there, innermost last. `apply` checks it on every
+    op. Per thread, so a Jacobian computed in a worker thread never records onto (or
+    pauses) a tape of the UI thread, as TF keeps its tape stack per thread."""
+
+    def __init__(self):
+        self.recording = []
+
+
+_state = _ThreadState()
 
 
 class UnconnectedGradients(enum.Enum):
@@ -59,7 +68,7 @@ class Operation:
 def record(opdef, inputs, in_values, outputs, out_values, attrs):
     """Record one op application on every recording tape that tracks one of its inputs."""
     operation = None
-    for tape in _recording:
+    for tape in _state.recording:
         if tape._should_record(inputs):
             if operation is None:
                 operation = Operation(opdef, inputs, outputs, attrs, in_values, out_values)
@@ -117,18 +126,18 @@ class GradientTape:
                 "this GradientTape is already recording; a tape cannot be entered "
                 "twice (exit it first, or use a new tape)")
         self._entered = True
-        _recording.append(self)
+        _state.recording.append(self)
         return self
 
     def __exit__(self, *exc):
-        if self in _recording:
-            _recording.remove(self)
+        if self in _state.recording:
+            _state.recording.remove(self)
         self._entered = False
         return False
 
     @property
     def _is_recording(self):
-        return self in _recording
+        return self in _state.recording
 
     def stop_recording(self):
         """Context manager: ops inside it are not recorded on this tape."""
@@ -182,7 +191,7 @@ class GradientTape:
         self._used = True
         if self._is_recording and not self._persistent:
             # As in TF: asking a non-persistent tape inside its context ends its recording.
-            _recording.remove(self)
+            _state.recording.remove(self)
 
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE, observer=None):
@@ -259,7 +268,7 @@ class GradientTape:
                 g = Tensor._wrap(np.zeros((stop - start,) + tuple(source.shape), source._value.dtype))
             parts.append(g)
         shape = tuple(target.shape) + tuple(source.shape[1:])
-        if not _recording:  # nothing to record: plain numpy
+        if not _state.recording:  # nothing to record: plain numpy
             j = parts[0]._value if len(parts) == 1 else np.concatenate([p._value for p in parts])
             return Tensor._wrap(j.reshape(per_row, batch, -1).transpose(1, 0, 2).reshape(shape))
         from .ops import shape as S
@@ -278,13 +287,13 @@ class _StopRecording:
         if not self._tape._is_recording:
             raise RuntimeError(
                 "Tape is not recording: stop_recording() needs a tape that is recording.")
-        self._index = _recording.index(self._tape)
-        _recording.remove(self._tape)
+        self._index = _state.recording.index(self._tape)
+        _state.recording.remove(self._tape)
         return self
 
     def __exit__(self, *exc):
-        if self._tape._entered and self._tape not in _recording:
-            _recording.insert(min(self._index, len(_recording)), self._tape)
+        if self._tape._entered and self._tape not in _state.recording:
+            _state.recording.insert(min(self._index, len(_state.recording)), self._tape)
         return False
 
 
@@ -292,12 +301,12 @@ class stop_recording_all:
     """Pause every tape (used while a custom_gradient's forward function runs)."""
 
     def __enter__(self):
-        self._saved = list(_recording)
-        _recording.clear()
+        self._saved = list(_state.recording)
+        _state.recording.clear()
         return self
 
     def __exit__(self, *exc):
-        _recording[:] = self._saved
+        _state.recording[:] = self._saved
         return False
 
 
@@ -386,7 +395,7 @@ def _jacobian(entries, target, sources, zero):
     # Found once for all chunks: the recorded ops on a path from a source.
     relevant = _relevant_entries(entries, {s._id for s in sources if s._value.dtype.kind == "f"})[0]
     ops = [op for op, _ in relevant]
-    if not _recording and n > target._value.shape[0] > 1 if target._value.ndim else False:
+    if not _state.recording and n > target._value.shape[0] > 1 if target._value.ndim else False:
         from . import blocks
         if all(blocks.row_aligned(ops, target, s) for s in sources):
             return blocks.block_jacobian(ops, target, sources, zero, relevant)
@@ -408,7 +417,7 @@ def _jacobian(entries, target, sources, zero):
                        if zero else None)
             continue
         shape = tuple(target.shape) + tuple(s.shape)
-        if not _recording:  # nothing to record: plain numpy
+        if not _state.recording:  # nothing to record: plain numpy
             j = parts[0]._value if len(parts) == 1 else np.concatenate([p._value for p in parts])
             out.append(Tensor._wrap(j.reshape(shape)))
             continue
@@ -430,7 +439,7 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None):
     that tape records the gradient computation (higher-order derivatives).
     `relevant`: `_relevant_entries(entries, sources)[0]`, when the caller has it.
     """
-    differentiable = bool(_recording)
+    differentiable = bool(_state.recording)
     F = _backend.gradviz if differentiable else _backend.numpy
 
     source_ids = {s._id for s in sources if s._value.dtype.kind == "f"}
