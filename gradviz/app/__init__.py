@@ -35,9 +35,22 @@ def create_window(path=None, offer_recovery=True, settings=None):
     return window
 
 
+def _no_display():
+    """On Linux without X or Wayland Qt would abort; say so in words instead."""
+    from PySide6.QtWidgets import QApplication
+    return (sys.platform.startswith("linux") and QApplication.instance() is None
+            and not any(os.environ.get(k) for k in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")))
+
+
 def main(argv=None):
     """Open the window on FILE (argv[0]) or the seed sample; returns the exit code."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    if _no_display():
+        print("gradviz: error: there is no display to open the window on (DISPLAY is not set). "
+              "Run it on a desktop, under `xvfb-run`, or use the commands that need no window: "
+              "`gradviz export FILE -o picture.png`, `gradviz explain FILE`, `gradviz run FILE`.",
+              file=sys.stderr)
+        return 2
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
