@@ -476,6 +476,128 @@ class EdgeItem(QGraphicsItem):
         r._paint_edge(painter, e)
 
 
+class StepOverlay(QGraphicsItem):
+    """The story step over the cards: the active node's ring, the travelling cotangent and
+    the formula card, all painted by the render layer's step code (as in an export).
+
+    What an export paints under the cards (the ring's glow, the card's leader line) is
+    clipped to the space between the cards, so the picture matches the exported one.
+    `set_highlight({card label: [flat indices]})` rings entries of the card's arrays
+    (element provenance).
+    """
+
+    def __init__(self, view):
+        super().__init__()
+        self.view = view
+        self.step = None
+        self.progress = 1.0
+        self.highlight = {}
+        self._bounds = QRectF()
+        self._under = QPainterPath()
+        self._arrays = []
+        self.moving = QRectF()
+        self.setZValue(20)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setAcceptHoverEvents(False)
+
+    def state(self):
+        """What the overlay shows, as plain data (tests compare it)."""
+        s = self.step
+        if s is None:
+            return None
+        return (s.index, s.kind, s.node, round(self.progress, 6),
+                tuple(sorted((k, tuple(v)) for k, v in self.highlight.items())))
+
+    def parts(self):
+        """The formula card's row, as painted: [(kind, ...)] from render's _formula_parts."""
+        return [] if self.step is None else self.view.renderer._formula_parts(self.step)
+
+    def card_arrays(self):
+        """{label: array} of the formula card (upstream, operands, contribution, sum ...)."""
+        return {label: array for label, array, _ in self._arrays}
+
+    def set_step(self, step, progress=1.0):
+        if step is not self.step:
+            self.highlight = {}
+        self.step = step
+        self.progress = min(1.0, max(0.0, float(progress)))
+        self.relayout()
+
+    def set_highlight(self, cells):
+        self.highlight = {k: [int(i) for i in v] for k, v in (cells or {}).items()}
+        self.update()
+
+    def relayout(self):
+        """Recompute where the step paints (after a new step, renderer or node move)."""
+        self.prepareGeometryChange()
+        r = self.view.renderer
+        step = self.step
+        if step is None or getattr(step, "node", None) not in r.doc.nodes \
+                or any(n not in r.positions for n in r.doc.nodes):
+            self._bounds, self._under, self._arrays = QRectF(), QPainterPath(), []
+            self.setVisible(step is not None and getattr(step, "node", None) in r.doc.nodes)
+            self.update()
+            return
+        node = r.rect(step.node)
+        bounds = node.adjusted(-24, -24, 24, 24)
+        moving = QRectF()  # what changes with progress: the travelling cotangent
+        card = render_painter.formula_rect(r, step)
+        if card is not None:
+            bounds = bounds.united(card.adjusted(-4, -4, 4, 4))
+        for edge in r._step_edges(step):
+            a = r.input_pos(edge.dst.node, edge.dst.index)
+            b = r.output_pos(edge.src.node, edge.src.index)
+            dx = max(40.0, abs(b.x() - a.x()) * 0.5)
+            hull = QRectF(QPointF(min(a.x(), b.x()) - dx, min(a.y(), b.y())),
+                          QPointF(max(a.x(), b.x()) + dx, max(a.y(), b.y())))
+            moving = moving.united(hull.adjusted(-30, -30, 30, 40))
+        bounds = bounds.united(moving)
+        if step.kind == "seed":
+            bounds = bounds.united(QRectF(node.right(), node.top(), 90, node.height()))
+        under = QPainterPath()
+        under.addRect(bounds)
+        cards = QPainterPath()
+        for nid in r.doc.nodes:
+            rect = r.rect(nid)
+            if rect.intersects(bounds):
+                cards.addRoundedRect(rect, 8, 8)
+        self._bounds = bounds
+        self.moving = moving
+        self._under = under.subtracted(cards)
+        self._arrays = render_painter.formula_arrays(r, step)
+        self.setVisible(True)
+        self.update()
+
+    def boundingRect(self):
+        return self._bounds
+
+    def paint(self, painter, option, widget=None):
+        step, r = self.step, self.view.renderer
+        if step is None or self._bounds.isEmpty():
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        painter.save()
+        painter.setClipPath(self._under)
+        r._paint_highlight(painter, step.node)
+        r._paint_leader(painter, step)
+        painter.restore()
+        r._paint_step(painter, step, self.progress)
+        if not self.highlight:
+            return
+        colour = QColor(self.view.highlight_colour())
+        fill = QColor(colour)
+        fill.setAlpha(70)
+        painter.setPen(QPen(colour, 2.0))
+        painter.setBrush(fill)
+        for label, array, box in self._arrays:
+            for flat in self.highlight.get(label, ()):
+                if 0 <= flat < np.size(array):
+                    cell = render_painter.entry_rect(array, box.left(), box.top(), flat)
+                    if cell is not None:
+                        painter.drawRoundedRect(cell, 3, 3)
+
+
 class _Note(QGraphicsObject):
     """A transient message at the cursor (a refused connection), gone after a few seconds."""
 
@@ -524,6 +646,7 @@ class CanvasView(QGraphicsView):
     """The editor's canvas over a DocumentController."""
 
     nodeActivated = Signal(str)        # a card was double-clicked
+    spaceTapped = Signal()             # Space pressed and released without panning
 
     def __init__(self, controller, parent=None, theme="light"):
         super().__init__(parent)
@@ -546,6 +669,8 @@ class CanvasView(QGraphicsView):
         self._note = None
         self._paste_count = 0
         self._move_start = {}
+        self._space_panned = False
+        self.step_overlay = None
 
         self.setScene(QGraphicsScene(self))
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
@@ -668,6 +793,8 @@ class CanvasView(QGraphicsView):
                     item.update()  # cut status may change with the tape settings
         finally:
             self._selecting = False
+        if self.step_overlay is not None and self.step_overlay.step is not None:
+            self.step_overlay.relayout()
         self._update_scene_rect()
         if full:
             QTimer.singleShot(0, self, self.fit)
@@ -680,12 +807,62 @@ class CanvasView(QGraphicsView):
     def scene_item(self, node_id):
         return self.node_items.get(node_id)
 
+    # -- the story step (the player) ------------------------------------------------------
+    def set_step(self, step, progress=1.0):
+        """Show story `step` at animation `progress` (0..1) over the cards; None hides it."""
+        if step is None:
+            if self.step_overlay is not None:
+                self.step_overlay.set_step(None)
+            return
+        if self.step_overlay is None:
+            self.step_overlay = StepOverlay(self)
+            self.scene().addItem(self.step_overlay)
+        if step is self.step_overlay.step:
+            progress = min(1.0, max(0.0, float(progress)))
+            if progress != self.step_overlay.progress:
+                self.step_overlay.progress = progress
+                self.step_overlay.update(self.step_overlay.moving)  # only the arrow moves
+        else:
+            entering = self.step_overlay.step is None
+            self.step_overlay.set_step(step, progress)
+            self.reveal(self.step_overlay.boundingRect(), readable=entering)
+
+    def reveal(self, rect, readable=False):
+        """Bring `rect` (scene) into view: the whole graph with it if that stays readable,
+        else `rect` at up to 100 %. `readable`: also zoom in when the view is too small."""
+        if rect.isEmpty() or not self.isVisible():
+            return
+        visible = self.mapToScene(self.viewport().rect()).boundingRect()
+        if visible.contains(rect) and not (readable and self.zoom_level() < 0.9):
+            return
+        whole = rect
+        for item in self.node_items.values():
+            whole = whole.united(item.mapRectToScene(item.boundingRect()))
+        whole = whole.adjusted(-24, -24, 24, 24)
+        view = self.viewport().rect()
+        scale = min(view.width() / whole.width(), view.height() / whole.height())
+        self._update_scene_rect()
+        if scale >= 0.9:  # the whole graph and the card, readable from the back row
+            self._set_scale(min(scale, 1.25))
+            self.centerOn(whole.center())
+            return
+        scale = min(view.width() / (rect.width() + 24), view.height() / (rect.height() + 24))
+        self._set_scale(max(min(scale, 1.0), MIN_SCALE))
+        self.centerOn(rect.center())
+
+    def set_highlight(self, cells):
+        """Ring entries of the step's formula card: {card label: [flat indices]}."""
+        if self.step_overlay is not None:
+            self.step_overlay.set_highlight(cells)
+
     def _node_moved(self, item):
         p = item.pos()
         self.positions[item.nid] = (p.x(), p.y())
         for e, edge_item in self.edge_items.items():
             if item.nid in (e.src.node, e.dst.node):
                 edge_item.update_geometry()
+        if self.step_overlay is not None and self.step_overlay.step is not None:
+            self.step_overlay.relayout()
 
     def commit_moves(self):
         """After a drag: the new positions become one undoable edit."""
@@ -1099,6 +1276,10 @@ class CanvasView(QGraphicsView):
                 and not event.modifiers() & chord:
             self.quick_add()
             return True
+        if event.type() == QEvent.Type.ShortcutOverride and event.key() == Qt.Key.Key_Space \
+                and not event.modifiers():
+            event.accept()  # Space is ours: held it pans, tapped it plays (spaceTapped)
+            return True
         return super().event(event)
 
     def keyPressEvent(self, event):
@@ -1125,6 +1306,7 @@ class CanvasView(QGraphicsView):
             return
         if key == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space = True
+            self._space_panned = False
             self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
             event.accept()
             return
@@ -1135,6 +1317,8 @@ class CanvasView(QGraphicsView):
             self._space = False
             self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
             event.accept()
+            if not self._space_panned:
+                self.spaceTapped.emit()
             return
         super().keyReleaseEvent(event)
 
@@ -1151,6 +1335,8 @@ class CanvasView(QGraphicsView):
         super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event):
+        if self._space and event.buttons():
+            self._space_panned = True
         if self._pan is not None:
             d = event.position() - self._pan
             self._pan = event.position()

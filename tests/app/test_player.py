@@ -1,0 +1,269 @@
+"""The backprop player, the canvas step overlay and the provenance dock, against the
+numbers of the story and the engine (seed 004, seed 003 and the Hessian sample)."""
+import numpy as np
+import pytest
+from PySide6.QtCore import QCoreApplication, QSettings, Qt
+from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from gradviz.app import create_window
+from gradviz.app.main_window import SAMPLES_DIR
+from gradviz.app.provenance import shown_array
+from gradviz.graph import evaluate
+
+SEED_004 = SAMPLES_DIR / "004_matmul_sum.json"
+SEED_003 = SAMPLES_DIR / "003_stop_gradient_product.json"
+HESSIAN = SAMPLES_DIR / "001_hessian_newton.json"
+MATMUL_ROW = [-0.17307831, 1.1900724, 2.245003]
+
+
+@pytest.fixture(autouse=True)
+def temp_settings(tmp_path, monkeypatch):
+    QCoreApplication.setOrganizationName("gradviz-tests")
+    QCoreApplication.setApplicationName("gradviz-player")
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "cfg"))
+    monkeypatch.setenv("GRADVIZ_RECOVERY_DIR", str(tmp_path / "recovery"))
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
+    yield
+    QSettings().clear()
+
+
+@pytest.fixture
+def window(qtbot):
+    windows = []
+
+    def make(path):
+        w = create_window(str(path), offer_recovery=False)
+        qtbot.addWidget(w)
+        windows.append(w)
+        return w
+    yield make
+    for w in windows:
+        w.player.pause()
+        w.controller.undo_stack.setClean()
+
+
+def _overlay(w):
+    return w.canvas.step_overlay
+
+
+def _overlay_image(w):
+    item = _overlay(w)
+    rect = item.boundingRect()
+    image = QImage(int(rect.width()) + 2, int(rect.height()) + 2, QImage.Format.Format_ARGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.translate(-rect.left(), -rect.top())
+    item.paint(painter, None)
+    painter.end()
+    return image
+
+
+def _click_entry(qtbot, grid, row, col):
+    rect = grid.visualItemRect(grid.item(row, col))
+    qtbot.mouseClick(grid.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def _story(w):
+    return w.controller.result.story
+
+
+# -- seed 004 -------------------------------------------------------------------------------
+
+
+def test_seed_004_seed_step_shows_ones_and_the_sum_caption(window):
+    w = window(SEED_004)
+    p = w.player
+    assert p.index == -1 and len(p.steps) == 4
+    p.next()
+    p.finish_animation()
+    step = p.step
+    assert step.kind == "seed" and p.index == 0
+    seed = _overlay(w).card_arrays()["seed"]
+    assert seed.shape == (5, 3) and np.all(seed == 1)
+    assert "sum" in p.caption.text() and "elements" in p.caption.text()
+    assert p.caption.text() == step.caption
+    grid = w.provenance.grid
+    assert (grid.rowCount(), grid.columnCount()) == (5, 3)
+    assert {grid.text_at(i) for i in range(15)} == {"1"}
+    assert _overlay(w).state()[:3] == (0, "seed", "y_tf")
+
+
+def test_seed_004_matmul_card_and_provenance(window, qtbot):
+    w = window(SEED_004)
+    p = w.player
+    p.set_index(2)
+    step = p.step
+    assert step.kind == "contribution" and step.formula == "grad_a = grad @ bᵀ"
+    arrays = _overlay(w).card_arrays()
+    for row in arrays["contribution"]:
+        np.testing.assert_allclose(row, MATMUL_ROW, rtol=1e-6)
+    np.testing.assert_array_equal(arrays["contribution"], step.cotangent)
+    np.testing.assert_array_equal(arrays["upstream"], step.operands["grad"])
+    np.testing.assert_array_equal(arrays["b"], step.operands["b"])
+    assert ("text", "grad @ bᵀ", "local rule") in _overlay(w).parts()
+    assert p.step_label.text() == "3/4  y_tf → tf_t"
+
+    panel = w.provenance
+    _click_entry(qtbot, panel.grid, 0, 0)
+    prov = panel.provenance
+    assert prov is not None and len(prov.terms) == 3
+    assert sum(t.product for t in prov.terms) == pytest.approx(-0.17307831, rel=1e-6)
+    assert prov.value == pytest.approx(-0.17307831, rel=1e-6)
+    b = step.operands["b"]
+    assert [t.local for t in prov.terms] == pytest.approx(list(b[0]), rel=1e-6)
+    assert panel.sum_label.text() == prov.text()
+    assert panel.numbers_label.text() == prov.numbers()
+    assert panel.numbers_label.text().endswith("= -0.17307831")
+    assert panel.sources["grad"].highlighted == [0, 1, 2]
+    assert panel.sources["b"].highlighted == [0, 1, 2]
+    assert panel.grid.highlighted == [0]
+    assert _overlay(w).highlight == {"contribution": [0], "upstream": [0, 1, 2], "b": [0, 1, 2]}
+
+    p.next()
+    assert p.step.kind == "accumulate"
+    ev = evaluate(w.controller.doc)
+    grad = next(iter(ev.gradients.values()))
+    np.testing.assert_allclose(_overlay(w).card_arrays()["gradient"], grad, rtol=1e-6)
+    np.testing.assert_allclose(panel.grid.array, grad, rtol=1e-6)
+    assert not p.next()  # the end
+
+
+def test_stepping_back_is_exact(window):
+    w = window(SEED_004)
+    p = w.player
+    forward = {}
+    for k in range(len(p.steps)):
+        p.next()
+        p.finish_animation()
+        w.provenance.select_entry(1)
+        forward[k] = (_overlay(w).state(), _overlay_image(w), w.provenance.sum_label.text())
+    for k in reversed(range(len(p.steps) - 1)):
+        p.previous()
+        w.provenance.select_entry(1)
+        state, image, text = forward[k]
+        assert _overlay(w).state() == state
+        assert _overlay_image(w) == image
+        assert w.provenance.sum_label.text() == text
+    p.last()
+    p.first()
+    p.finish_animation()
+    assert _overlay(w).state()[:4] == forward[0][0][:4]
+
+
+def test_document_change_keeps_the_index_and_shows_the_new_numbers(window):
+    w = window(SEED_004)
+    p = w.player
+    p.set_index(2)
+    seen = []
+    p.stepChanged.connect(seen.append)
+    b = np.arange(9, dtype=np.float32).reshape(3, 3)
+    w.controller.set_value("tf_b", b)
+    assert p.index == 2 and seen == [2]
+    np.testing.assert_allclose(_overlay(w).card_arrays()["contribution"],
+                               np.ones((5, 3)) @ b.T, rtol=1e-6)
+    p.set_index(-1)
+    assert not _overlay(w).isVisible() and _overlay(w).state() is None
+
+
+def test_keyboard_shortcuts(window, qtbot):
+    w = window(SEED_004)
+    w.show()
+    qtbot.waitExposed(w)
+    w.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w)
+    w.canvas.setFocus()
+    p = w.player
+    qtbot.keyClick(w.canvas, Qt.Key.Key_Right)
+    assert p.index == 0
+    qtbot.keyClick(w.canvas, Qt.Key.Key_End)
+    assert p.index == 3
+    qtbot.keyClick(w.canvas, Qt.Key.Key_Left)
+    assert p.index == 2
+    qtbot.keyClick(w.canvas, Qt.Key.Key_Home)
+    assert p.index == 0
+    qtbot.keyClick(w.canvas, Qt.Key.Key_Space)
+    assert p.is_playing
+    qtbot.keyClick(w.canvas, Qt.Key.Key_Space)
+    assert not p.is_playing
+    # The same shortcuts from the player bar itself (not the canvas)
+    qtbot.keyClick(p, Qt.Key.Key_Right)
+    assert p.index == 1
+    assert "Right" in p.buttons["step"].toolTip() or "→" in p.buttons["step"].toolTip()
+    menu_texts = [a.text() for a in w.backprop_menu.actions()]
+    assert "&Play" in menu_texts and "&Step" in menu_texts
+
+
+def test_play_runs_to_the_end(window, qtbot):
+    w = window(SEED_004)
+    p = w.player
+    p.set_speed(4.0)
+    p.play()
+    assert p.is_playing and p.index == 0
+    qtbot.waitUntil(lambda: p.index == len(p.steps) - 1, timeout=5000)
+    qtbot.waitUntil(lambda: not p.is_playing and p.progress == 1.0, timeout=3000)
+    assert _overlay(w).state()[3] == 1.0
+
+
+# -- seed 003: stop_gradient ----------------------------------------------------------------
+
+
+def test_seed_003_cut_edge_and_contribution(window, qtbot):
+    w = window(SEED_003)
+    p = w.player
+    kinds = [s.kind for s in p.steps]
+    cut = kinds.index("cut")
+    p.set_index(cut)
+    step = p.step
+    assert _overlay(w).state()[1] == "cut"
+    assert "stops gradients" in p.caption.text()
+    assert "No cotangent flows" in w.provenance.heading.text()
+    cut_edges = [e for e in w.controller.doc.edges if w.canvas.renderer.is_cut(e)]
+    assert cut_edges and all(e.dst.node == step.node for e in cut_edges)
+    assert w.canvas.renderer._step_edges(step) == cut_edges
+
+    p.set_index(kinds.index("contribution", cut))
+    assert p.step.node == "c"
+    want = np.array([[573, 816], [1295, 1844]], np.float32)
+    np.testing.assert_array_equal(_overlay(w).card_arrays()["contribution"], want)
+    _click_entry(qtbot, w.provenance.grid, 1, 1)
+    prov = w.provenance.provenance
+    assert prov.value == 1844 and sum(t.product for t in prov.terms) == 1844
+    assert w.provenance.numbers_label.text() == "54·9 + 61·10 + 68·11 = 1844"
+    p.last()
+    ev = evaluate(w.controller.doc)
+    np.testing.assert_array_equal(_overlay(w).card_arrays()["gradient"],
+                                  next(iter(ev.gradients.values())))
+
+
+# -- the Hessian sample ---------------------------------------------------------------------
+
+
+def test_hessian_sample_steps_match_story_and_engine(window):
+    w = window(HESSIAN)
+    p = w.player
+    story = _story(w)
+    assert len(p.steps) == len(story.steps) > 10
+    while p.next():
+        p.finish_animation()
+        step = p.step
+        assert step is story.steps[p.index]
+        arrays = _overlay(w).card_arrays()
+        shown = shown_array(step)
+        if step.kind == "contribution":
+            np.testing.assert_array_equal(arrays["contribution"], step.cotangent)
+        if shown is not None:
+            np.testing.assert_array_equal(w.provenance.grid.array, shown)
+            if step.kind in ("seed", "visit", "contribution", "fan_in", "accumulate"):
+                prov = w.provenance.select_entry(0)
+                assert prov.value == pytest.approx(float(shown.flat[0]), rel=1e-5, abs=1e-7)
+                if prov.terms:
+                    assert prov.total == pytest.approx(prov.value, rel=1e-4, abs=1e-6)
+    final = p.step
+    assert final.kind == "accumulate" and p.index == len(p.steps) - 1
+    gradients = w.controller.result.evaluation.gradients
+    np.testing.assert_allclose(_overlay(w).card_arrays()["gradient"], gradients[final.port],
+                               rtol=1e-6)
+    np.testing.assert_allclose(evaluate(w.controller.doc).gradients[final.port], final.total,
+                               rtol=1e-6)
