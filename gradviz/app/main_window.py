@@ -21,8 +21,13 @@ from . import theme as app_theme
 from .canvas import CanvasView
 from .codeview import CodeView
 from .files import Autosaver, RecentFiles, Recovery
+from .export_dialog import export_animation_dialog, export_step_dialog
 from .inspector import InspectorWidget
+from .lessons import build_lessons_menu
 from .palette import PaletteWidget
+from .presentation import PresentationMode
+from .player import PlayerBar
+from .provenance import ProvenancePanel
 from .worker import run_job
 
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "samples"
@@ -84,9 +89,18 @@ class MainWindow(QMainWindow):
         self.code_dock.hide()
         self.code_dock.toggleViewAction().toggled.connect(self._code_toggled)
         self.player_bar = None  # issue 5: add_player_bar()
+        self.player = PlayerBar(controller, self.canvas)
+        self.canvas.spaceTapped.connect(self.player.toggle_play)
+        self.provenance = ProvenancePanel(controller, self.player, self.canvas)
+        self.provenance_dock = self._dock("Provenance", "provenanceDock", self.provenance,
+                                          Qt.DockWidgetArea.RightDockWidgetArea)
+        self.tabifyDockWidget(self.inspector_dock, self.provenance_dock)  # raised while playing
+
+        self.presentation = PresentationMode(self)
 
         self._build_actions()
         self._build_menus()
+        self._build_player_menu()
         self._build_toolbar()
         self._build_status_bar()
 
@@ -149,6 +163,16 @@ class MainWindow(QMainWindow):
                                    "tape into a graph")
         a["export"] = self._action("&Export Picture…", self.export_picture, "Ctrl+E",
                                    "Save the graph as a PNG, SVG or PDF picture")
+        a["export_step"] = self._action("Export S&tep…", lambda: export_step_dialog(self),
+                                        "Ctrl+Shift+E", "Save the step on screen as a PNG, SVG "
+                                        "or PDF picture for a slide")
+        a["export_animation"] = self._action("Export A&nimation…",
+                                             lambda: export_animation_dialog(self), None,
+                                             "Save the whole backward pass as an animated GIF, "
+                                             "an APNG or numbered PNG pictures")
+        a["present"] = self._action("&Presentation Mode", lambda: self.presentation.toggle(), "F5",
+                                    "Full screen, large type, high contrast; Space / arrows "
+                                    "step, Esc leaves", checkable=True)
         a["quit"] = self._action("&Quit", self.close, k.Quit, "Close gradviz")
 
         undo_stack = self.controller.undo_stack
@@ -228,7 +252,7 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addActions([a["save"], a["save_as"]])
         file_menu.addSeparator()
-        file_menu.addActions([a["import"], a["export"]])
+        file_menu.addActions([a["import"], a["export"], a["export_step"], a["export_animation"]])
         file_menu.addSeparator()
         file_menu.addAction(a["quit"])
 
@@ -251,10 +275,15 @@ class MainWindow(QMainWindow):
         self.view_menu = view
         view.addSeparator()
         view.addActions([a[f"theme_{n}"] for n in app_theme.THEMES])
+        view.addSeparator()
+        view.addAction(a["present"])
 
         tools = bar.addMenu("&Tools")
         tools.addAction(a["studies"])
         self.tools_menu = tools
+
+        self.lessons_menu = bar.addMenu("&Lessons")
+        build_lessons_menu(self, self.lessons_menu)
 
         help_menu = bar.addMenu("&Help")
         help_menu.addActions([a["shortcuts"], a["about"]])
@@ -275,6 +304,29 @@ class MainWindow(QMainWindow):
             bar.addAction(a[name])
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
         self.toolbar = bar
+
+    def _build_player_menu(self):
+        """View ▸ Backprop: the player's actions (their shortcuts live on these actions)."""
+        self.add_player_bar(self.player)
+        a = self.player.actions_by_name
+        menu = self.view_menu.addMenu("&Backprop")
+        self.backprop_menu = menu
+        menu.addActions([a["play"], a["step"], a["back"], a["first"], a["last"]])
+        menu.addSeparator()
+        menu.addAction(a["edit"])
+        menu.addAction(self.provenance_dock.toggleViewAction())
+        for name in ("play", "step", "back", "first", "last", "edit"):
+            self.actions_by_name[f"player_{name}"] = a[name]
+        self._player_was = -1
+        self.player.stepChanged.connect(self._player_step)
+
+    def _player_step(self, index):
+        """Entering the story brings the provenance dock forward; leaving it, the inspector."""
+        if (index >= 0) != (self._player_was >= 0):
+            dock = self.provenance_dock if index >= 0 else self.inspector_dock
+            if dock.isVisible():
+                dock.raise_()
+        self._player_was = index
 
     def add_player_bar(self, widget):
         """Issue 5: the story player goes in a toolbar along the bottom edge."""

@@ -666,3 +666,59 @@ def _partial(path, fraction):
     for i in range(1, n + 1):
         out.lineTo(path.pointAtPercent(fraction * i / n))
     return out
+
+
+# -- public hooks for the app's step overlay (the player) --------------------------------
+def formula_rect(renderer, step):
+    """Where `renderer` puts the formula card of `step` (None when it has none)."""
+    return renderer._formula_rect(step)
+
+
+def formula_arrays(renderer, step):
+    """[(label, array, QRectF)]: each array of the formula card where `_paint_formula` draws it."""
+    rect = renderer._formula_rect(step)
+    if rect is None:
+        return []
+    _, _, cap_h = renderer._formula_size(step)
+    x, y = rect.left() + PAD, rect.top() + PAD + LINE_H + 4
+    if getattr(step, "caption", ""):
+        y += cap_h
+    if getattr(step, "formula", ""):
+        y += LINE_H + 4
+    parts = renderer._formula_parts(step)
+    row_h = max([preview.measure(p[1])[1] for p in parts if p[0] == "array"] + [LINE_H])
+    fm_text = QFontMetricsF(preview.sans_font(8.5))
+    fm_formula = QFontMetricsF(preview.mono_font(9.5))
+    out = []
+    for part in parts:
+        if part[0] == "array":
+            w, h = preview.measure(part[1])
+            out.append((part[2], part[1], QRectF(x, y + (row_h - h) / 2, w, h)))
+            x += max(w, fm_text.horizontalAdvance(part[2])) + 8
+        elif part[0] == "text":
+            x += min(fm_formula.horizontalAdvance(part[1]) + 8, 220) + 8
+        else:
+            x += 22 + 8
+    return out
+
+
+def entry_rect(array, x, y, flat_index):
+    """The cell of entry `flat_index` in `preview.draw(array, x, y)`; None if elided."""
+    k = preview.kind(array)
+    w, h = preview.measure(array)
+    if k == "scalar":
+        return QRectF(x, y, w, h)
+    a2 = preview.as_2d(array)
+    r, c = divmod(int(flat_index), a2.shape[1])
+    if k == "heatmap":
+        cell = min(preview.HEAT_W / a2.shape[1], preview.HEAT_H / a2.shape[0], 12.0)
+        return QRectF(x + c * cell, y + r * cell, cell, cell)
+    full_r, full_c = (preview.FULL_ROWS, preview.FULL_COLS) if k == "grid" else (4, 4)
+    rows, cols = preview._picked(a2.shape[0], full_r), preview._picked(a2.shape[1], full_c)
+    if r not in rows or c not in cols:
+        return None
+    widths = preview._column_widths(preview._cells(array, k), 8.5)
+    ci = cols.index(c)
+    cx = x + preview.BRACKET + 2 + sum(widths[:ci])
+    return QRectF(cx - 1, y + 2 + rows.index(r) * preview.CELL_H, widths[ci] - preview.CELL_PAD / 2 + 3,
+                  preview.CELL_H)

@@ -114,7 +114,44 @@ HIGH_CONTRAST = Theme(
     diverging=("#0033aa", "#ffffff", "#b00000"),
 )
 
-THEMES = {t.name: t for t in (LIGHT, DARK, HIGH_CONTRAST)}
+# Presentation mode and slides: white (prints without a toner flood), black type and
+# borders, and the Okabe-Ito colour-blind-safe hues darkened until white header text
+# passes WCAG AA. Values are blue and gradients vermilion (the blue/orange axis every
+# common colour-vision deficiency keeps); in a greyscale print they differ by label.
+CONTRAST = Theme(
+    name="contrast",
+    background="#ffffff",
+    grid_dot="#d0d0d0",
+    card="#ffffff",
+    card_border="#000000",
+    header={
+        "constant": "#3d3d3d",
+        "variable": "#00664f",
+        "op": "#005a8f",
+        "layer": "#5e3c99",
+        "custom_gradient": "#9c3d73",
+    },
+    header_text="#ffffff",
+    text="#000000",
+    muted="#2b2b2b",
+    value="#003f7f",
+    gradient="#a33a00",
+    gradient_fill="#fde7d8",
+    value_fill="#e3eef9",
+    edge="#000000",
+    cut="#a33a00",
+    port="#ffffff",
+    source="#00664f",
+    target="#5e3c99",
+    active="#c98a00",
+    cotangent="#c25100",
+    formula_card="#ffffff",
+    formula_border="#000000",
+    error="#b00020",
+    diverging=("#0072b2", "#ffffff", "#d55e00"),
+)
+
+THEMES = {t.name: t for t in (LIGHT, DARK, HIGH_CONTRAST, CONTRAST)}
 
 
 def get_theme(theme):

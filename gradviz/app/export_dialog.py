@@ -1,0 +1,308 @@
+"""File ▸ Export Step… and File ▸ Export Animation…: pictures and animations for slides.
+
+Export Step writes what the canvas shows (the current story step, or the plain graph
+before the first step) as PNG, SVG or PDF through `render.export`. Export Animation
+writes the whole backward pass as an animated GIF, an APNG or a numbered PNG sequence
+through `render.animation`, behind a progress dialog with Cancel (a cancelled export
+leaves no file behind).
+"""
+import os
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
+                               QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox,
+                               QProgressDialog, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+
+from ..render import Renderer, animation, export
+
+THEMES = (("contrast", "High contrast (projector and print)"), ("light", "Light"), ("dark", "Dark"))
+STEP_FORMATS = (("png", "PNG picture"), ("svg", "SVG drawing"), ("pdf", "PDF document"))
+ANIMATION_FORMATS = (("gif", "Animated GIF (.gif)"), ("apng", "Animated PNG (.png)"),
+                     ("sequence", "Numbered PNG pictures (folder)"))
+
+
+def _renderer(window, theme):
+    result, doc = window.controller.result, window.controller.doc
+    positions = dict(getattr(window.canvas, "positions", None) or {}) or None
+    return Renderer(doc, evaluation=result.evaluation, story=result.story, theme=theme,
+                    positions=positions)
+
+
+def current_step(window):
+    """The index of the step the window shows, or None before the first step."""
+    player = getattr(window, "player", None)
+    index = getattr(player, "index", -1) if player is not None else -1
+    return index if index is not None and index >= 0 else None
+
+
+def export_step(window, path, theme="contrast", scale=2.0, step="current"):
+    """Write the current step (or `step`) as PNG / SVG / PDF; returns the path."""
+    if step == "current":
+        step = current_step(window)
+    renderer = _renderer(window, theme)
+    return export(window.controller.doc, path, step=step, theme=theme, scale=scale, renderer=renderer)
+
+
+def export_animation(window, path, kind=None, fps=3.0, scale=1.0, frames_per_step=6, hold=4,
+                     theme="contrast", progress=None):
+    """Write the backward pass as 'gif', 'apng' or a PNG 'sequence' (path is a folder).
+
+    `progress(i, total)` is called before each frame; returning False cancels
+    (raises animation.Cancelled, nothing is left behind). Returns the frames written.
+    """
+    path = Path(path)
+    kind = kind or {".gif": "gif", ".png": "apng", ".apng": "apng"}.get(path.suffix.lower(), "sequence")
+    renderer = _renderer(window, theme)
+    doc = window.controller.doc
+    total = animation.frame_count(renderer.story, frames_per_step, hold)
+
+    def source():
+        for i, image in enumerate(animation.frames(doc, renderer=renderer, scale=scale,
+                                                   frames_per_step=frames_per_step, hold=hold)):
+            if progress is not None and progress(i, total) is False:
+                raise animation.Cancelled()
+            yield image
+        if progress is not None:
+            progress(total, total)
+
+    if kind == "gif":
+        return animation.write_gif(source(), path, fps, keep=animation.theme_colours(theme))
+    if kind == "apng":
+        return animation.write_apng(source(), path, fps)
+    if kind == "sequence":
+        return len(animation.write_png_sequence(source(), path, _stem(doc.title)))
+    raise ValueError(f"unknown animation kind {kind!r}")
+
+
+def _stem(title):
+    stem = "".join(ch if ch.isalnum() or ch in "-_ " else "" for ch in title or "gradviz")
+    return "_".join(stem.split())[:40].lower() or "gradviz"
+
+
+def _start_dir(window):
+    path = window.controller.path
+    return os.path.dirname(path) if path else str(Path.home())
+
+
+class _PathRow(QWidget):
+    def __init__(self, text, browse):
+        super().__init__()
+        self.edit = QLineEdit(text)
+        self.edit.setMinimumWidth(360)
+        button = QPushButton("Browse…")
+        button.clicked.connect(browse)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.edit, 1)
+        row.addWidget(button)
+
+
+def _theme_box(default="contrast"):
+    box = QComboBox()
+    for name, label in THEMES:
+        box.addItem(label, name)
+    box.setCurrentIndex(max(0, box.findData(default)))
+    box.setToolTip("High contrast: white background, black type, colour-blind-safe colours")
+    return box
+
+
+class ExportStepDialog(QDialog):
+    """Where to, which format, theme and (for PNG) resolution."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window_ = window
+        self.setWindowTitle("Export Step")
+        step = current_step(window)
+        steps = len(getattr(window.controller.result.story, "steps", None) or [])
+        what = (f"Step {step + 1} of {steps}" if step is not None else "The graph (before the first step)")
+        stem = _stem(window.controller.doc.title) + (f"_step{step + 1:02d}" if step is not None else "")
+        self.format = QComboBox()
+        for name, label in STEP_FORMATS:
+            self.format.addItem(label, name)
+        self.path = _PathRow(os.path.join(_start_dir(window), stem + ".png"), self._browse)
+        self.format.currentIndexChanged.connect(self._format_changed)
+        self.theme = _theme_box()
+        self.scale = QDoubleSpinBox()
+        self.scale.setRange(0.5, 8.0)
+        self.scale.setSingleStep(0.5)
+        self.scale.setValue(2.0)
+        self.scale.setSuffix(" ×")
+        self.scale.setToolTip("PNG pixels per point: 2 is sharp on a projector, 4 for print")
+        form = QFormLayout()
+        form.addRow("Shows:", QLabel(what))
+        form.addRow("Format:", self.format)
+        form.addRow("File:", self.path)
+        form.addRow("Colours:", self.theme)
+        form.addRow("PNG scale:", self.scale)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+
+    def _format_changed(self):
+        fmt = self.format.currentData()
+        path = Path(self.path.edit.text())
+        self.path.edit.setText(str(path.with_suffix("." + fmt)))
+        self.scale.setEnabled(fmt == "png")
+
+    def _browse(self):
+        fmt = self.format.currentData()
+        path, _ = QFileDialog.getSaveFileName(self, "Export step", self.path.edit.text(),
+                                              f"{fmt.upper()} (*.{fmt})")
+        if path:
+            self.path.edit.setText(path if path.lower().endswith("." + fmt) else f"{path}.{fmt}")
+
+    def options(self):
+        return dict(path=self.path.edit.text(), theme=self.theme.currentData(),
+                    scale=self.scale.value())
+
+
+class ExportAnimationDialog(QDialog):
+    """GIF / APNG / PNG sequence, frames per second, frames per step, scale, theme."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.setWindowTitle("Export Animation")
+        self.kind = QComboBox()
+        for name, label in ANIMATION_FORMATS:
+            self.kind.addItem(label, name)
+        self.stem = _stem(window.controller.doc.title)
+        self.path = _PathRow(os.path.join(_start_dir(window), self.stem + ".gif"), self._browse)
+        self.kind.currentIndexChanged.connect(self._kind_changed)
+        self.fps = QSpinBox()
+        self.fps.setRange(1, 30)
+        self.fps.setValue(3)
+        self.fps.setSuffix(" frames/s")
+        self.per_step = QSpinBox()
+        self.per_step.setRange(1, 60)
+        self.per_step.setValue(6)
+        self.per_step.setToolTip("Frames in which the cotangent travels along its edge")
+        self.hold = QSpinBox()
+        self.hold.setRange(0, 60)
+        self.hold.setValue(4)
+        self.hold.setToolTip("Frames the finished step stays on screen (GIF/APNG store them once)")
+        self.scale = QDoubleSpinBox()
+        self.scale.setRange(0.25, 4.0)
+        self.scale.setSingleStep(0.25)
+        self.scale.setValue(1.0)
+        self.scale.setSuffix(" ×")
+        self.theme = _theme_box()
+        self.estimate = QLabel()
+        for w in (self.fps, self.per_step, self.hold):
+            w.valueChanged.connect(self._update_estimate)
+        self.story = window.controller.result.story
+        form = QFormLayout()
+        form.addRow("Format:", self.kind)
+        form.addRow("Save to:", self.path)
+        form.addRow("Speed:", self.fps)
+        form.addRow("Frames per step:", self.per_step)
+        form.addRow("Hold each step:", self.hold)
+        form.addRow("Scale:", self.scale)
+        form.addRow("Colours:", self.theme)
+        form.addRow("", self.estimate)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+        self._update_estimate()
+
+    def _update_estimate(self):
+        n = animation.frame_count(self.story, self.per_step.value(), self.hold.value())
+        steps = len(getattr(self.story, "steps", None) or [])
+        self.estimate.setText(f"{steps} steps, {n} frames, {n / self.fps.value():.1f} s")
+
+    def _kind_changed(self):
+        kind = self.kind.currentData()
+        path = Path(self.path.edit.text())
+        if kind == "sequence":
+            path = path.with_suffix("") if path.suffix else path
+        else:
+            path = path.with_suffix(".gif" if kind == "gif" else ".png")
+        self.path.edit.setText(str(path))
+
+    def _browse(self):
+        kind = self.kind.currentData()
+        if kind == "sequence":
+            path = QFileDialog.getExistingDirectory(self, "Folder for the PNG pictures",
+                                                    str(Path(self.path.edit.text()).parent))
+        else:
+            ext = "gif" if kind == "gif" else "png"
+            path, _ = QFileDialog.getSaveFileName(self, "Export animation", self.path.edit.text(),
+                                                  f"{ext.upper()} (*.{ext})")
+            if path and not path.lower().endswith("." + ext):
+                path += "." + ext
+        if path:
+            self.path.edit.setText(path)
+
+    def options(self):
+        return dict(path=self.path.edit.text(), kind=self.kind.currentData(), fps=self.fps.value(),
+                    scale=self.scale.value(), frames_per_step=self.per_step.value(),
+                    hold=self.hold.value(), theme=self.theme.currentData())
+
+
+def export_step_dialog(window, options=None):
+    """Ask (unless `options` are given), then export; returns the path or None."""
+    if options is None:
+        dialog = ExportStepDialog(window)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        options = dialog.options()
+    try:
+        path = export_step(window, **options)
+    except (OSError, ValueError) as e:
+        QMessageBox.warning(window, "Cannot export", f"{options.get('path')}\n\n{e}")
+        return None
+    window.show_message(f"Exported {path}")
+    return path
+
+
+def export_animation_dialog(window, options=None):
+    """Ask (unless `options` are given), then write the frames behind a progress dialog
+    with Cancel; returns the number of frames written, or None."""
+    if not getattr(window.controller.result.story, "steps", None):
+        QMessageBox.information(window, "Export Animation",
+                                "This document has no backward pass to animate yet: mark a "
+                                "target and a source in the inspector.")
+        return None
+    if options is None:
+        dialog = ExportAnimationDialog(window)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        options = dialog.options()
+    progress = QProgressDialog("Drawing the frames…", "Cancel", 0, 100, window)
+    progress.setWindowTitle("Export Animation")
+    progress.setWindowModality(Qt.WindowModality.WindowModal)
+    progress.setMinimumDuration(200)
+    progress.setAutoClose(False)
+    progress.setAutoReset(False)
+    window.last_export_progress = progress
+
+    def report(i, total):
+        progress.setMaximum(total)
+        progress.setValue(i)
+        progress.setLabelText(f"Frame {min(i + 1, total)} of {total}"
+                              + ("" if i < total else " — compressing"))
+        QApplication.processEvents()
+        return not progress.wasCanceled()
+
+    try:
+        count = export_animation(window, progress=report, **options)
+    except animation.Cancelled:
+        window.show_message("Export cancelled; nothing was written")
+        return None
+    except (OSError, ValueError) as e:
+        QMessageBox.warning(window, "Cannot export", f"{options.get('path')}\n\n{e}")
+        return None
+    finally:
+        progress.close()
+        progress.deleteLater()
+    window.show_message(f"Exported {count} frames to {options['path']}")
+    return count

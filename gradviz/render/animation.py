@@ -1,0 +1,534 @@
+"""The backward pass as an animation: frames, a numbered PNG sequence, APNG and GIF.
+
+QtGui and numpy only. Qt encodes the PNG frames; the APNG container (acTL/fcTL/fdAT)
+and the GIF89a encoder (palette, LZW) are written here, so no imaging library is
+needed. Both animated formats store only the rectangle that changed since the previous
+frame, and merge identical consecutive frames into one longer frame: a story step
+that holds still costs one frame, not many.
+"""
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QBuffer, QIODevice, QRectF
+from PySide6.QtGui import QColor, QImage, QPainter
+
+from .export import CSS_DPI, ensure_app
+from .painter import Renderer
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+class Cancelled(Exception):
+    """Raised by a frame source when the user cancels; writers leave no partial file."""
+
+
+# -- frames -----------------------------------------------------------------------------
+def frame_plan(n_steps, frames_per_step=6, hold=3, intro=True):
+    """[(step index or None, progress)] for every frame, in order.
+
+    Each step's cotangent travels in `frames_per_step` frames, then the finished
+    picture is held for `hold` more (identical frames, merged by the GIF/APNG writers).
+    `intro` starts with the plain graph, before the backward pass.
+    """
+    frames_per_step = max(1, int(frames_per_step))
+    plan = [(None, 1.0)] * ((1 + hold) if intro else 0)
+    for i in range(n_steps):
+        plan += [(i, (k + 1) / frames_per_step) for k in range(frames_per_step)]
+        plan += [(i, 1.0)] * hold
+    return plan
+
+
+def frame_count(story, frames_per_step=6, hold=3, intro=True):
+    return len(frame_plan(len(getattr(story, "steps", []) or []), frames_per_step, hold, intro))
+
+
+def canvas_rect(renderer):
+    """The union of the picture's bounds over every step: one canvas size for all frames."""
+    rect = QRectF(renderer.bounds(None))
+    for i in range(len(getattr(renderer.story, "steps", []) or [])):
+        rect = rect.united(renderer.bounds(i))
+    return rect
+
+
+def frames(doc, evaluation=None, story=None, theme="light", scale=1.0, frames_per_step=6, hold=3,
+           intro=True, positions=None, renderer=None):
+    """Every story step at several progress values, as QImages of one size (RGB32).
+
+    Without `evaluation`/`story` the document is evaluated and its story built here.
+    """
+    ensure_app()
+    if renderer is None:
+        if evaluation is None or story is None:
+            from ..graph import evaluate
+            from ..story import build
+            evaluation = evaluation if evaluation is not None else evaluate(doc)
+            story = story if story is not None else build(doc)
+        renderer = Renderer(doc, evaluation=evaluation, story=story, theme=theme, positions=positions)
+    rect = canvas_rect(renderer)
+    width, height = max(1, round(rect.width() * scale)), max(1, round(rect.height() * scale))
+    dots_per_metre = round(CSS_DPI * scale / 0.0254)
+    background = QColor(renderer.theme.background)
+    steps = renderer.story.steps if renderer.story is not None else []
+    last = None
+    for step, progress in frame_plan(len(steps), frames_per_step, hold, intro):
+        if last is not None and last[0] == (step, progress):
+            yield last[1]
+            continue
+        image = QImage(width, height, QImage.Format.Format_RGB32)
+        image.fill(background)
+        image.setDotsPerMeterX(dots_per_metre)
+        image.setDotsPerMeterY(dots_per_metre)
+        painter = QPainter(image)
+        try:
+            painter.scale(scale, scale)
+            painter.translate(-rect.left(), -rect.top())
+            renderer.paint(painter, step, progress, background=False)
+        finally:
+            painter.end()
+        last = ((step, progress), image)
+        yield image
+
+
+# -- helpers ----------------------------------------------------------------------------
+def _rgb(image):
+    """(height, width, 3) uint8 copy of a QImage."""
+    image = image.convertToFormat(QImage.Format.Format_RGB888)
+    w, h, stride = image.width(), image.height(), image.bytesPerLine()
+    data = np.frombuffer(image.constBits(), np.uint8, count=stride * h).reshape(h, stride)
+    return data[:, :w * 3].reshape(h, w, 3).copy()
+
+
+def _changed_box(a, b):
+    """(x, y, w, h) of the pixels that differ between two frames, or None if none do."""
+    diff = a != b
+    if diff.ndim == 3:
+        diff = diff.any(axis=2)
+    rows, cols = np.flatnonzero(diff.any(axis=1)), np.flatnonzero(diff.any(axis=0))
+    if rows.size == 0:
+        return None
+    return int(cols[0]), int(rows[0]), int(cols[-1] - cols[0] + 1), int(rows[-1] - rows[0] + 1)
+
+
+def _atomic_write(path, write):
+    """Run `write(file)` into a temporary file next to `path`, then rename it over `path`."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix="." + path.name, suffix=".part", dir=path.parent or ".")
+    try:
+        os.chmod(tmp, 0o666 & ~_umask())
+        with os.fdopen(fd, "wb") as f:
+            result = write(f)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return result
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _distinct(frames, convert):
+    """[(array, repeat count)]: consecutive identical frames merged."""
+    out = []
+    for image in frames:
+        array = convert(image)
+        if out and out[-1][0].shape == array.shape and np.array_equal(out[-1][0], array):
+            out[-1][1] += 1
+        else:
+            out.append([array, 1])
+    return out
+
+
+# -- PNG sequence ----------------------------------------------------------------------
+def write_png_sequence(frames, directory, stem="frame"):
+    """stem_0001.png, stem_0002.png ... in `directory` (made if missing); returns the paths.
+
+    Every frame is written, held frames too, so video tools can assume a constant rate.
+    """
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    try:
+        for i, image in enumerate(frames, start=1):
+            path = directory / f"{stem}_{i:04d}.png"
+            if not image.save(str(path), "PNG"):
+                raise OSError(f"cannot write {path}")
+            paths.append(path)
+    except BaseException:   # cancelled or failed: no half sequence left behind
+        for path in paths:
+            try:
+                path.unlink()
+            except OSError:
+                pass
+        raise
+    return paths
+
+
+# -- APNG --------------------------------------------------------------------------------
+def _chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def png_chunks(data):
+    """[(type, payload)] of a PNG byte string (CRCs checked)."""
+    if data[:8] != PNG_SIGNATURE:
+        raise ValueError("not a PNG")
+    out, pos = [], 8
+    while pos < len(data):
+        length, = struct.unpack(">I", data[pos:pos + 4])
+        kind = data[pos + 4:pos + 8]
+        payload = data[pos + 8:pos + 8 + length]
+        crc, = struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])
+        if crc != zlib.crc32(kind + payload):
+            raise ValueError(f"bad CRC in the {kind.decode('latin-1')} chunk at byte {pos}")
+        out.append((kind, payload))
+        pos += 12 + length
+    return out
+
+
+def _qt_png(array):
+    """PNG bytes of an (h, w, 3) uint8 array, encoded by Qt."""
+    h, w, _ = array.shape
+    array = np.ascontiguousarray(array)
+    image = QImage(array.data, w, h, 3 * w, QImage.Format.Format_RGB888)
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not image.save(buffer, "PNG"):
+        raise OSError("Qt could not encode a PNG frame")
+    return bytes(buffer.data())
+
+
+def write_apng(frames, path, fps=4.0, loop=0):
+    """An animated PNG: frame 0 is the full picture, later frames the changed rectangle.
+
+    Returns the number of frames written (identical consecutive frames are merged).
+    """
+    distinct = _distinct(frames, _rgb)
+    if not distinct:
+        raise ValueError("no frames to write")
+    frame_ms = 1000.0 / max(0.1, float(fps))
+    height, width, _ = distinct[0][0].shape
+
+    def write(f):
+        seq = 0
+        previous = None
+        header = None
+        for index, (array, repeat) in enumerate(distinct):
+            if array.shape != (height, width, 3):
+                raise ValueError("every frame must have the size of the first")
+            box = (0, 0, width, height) if previous is None else _changed_box(previous, array)
+            x, y, w, h = box
+            chunks = png_chunks(_qt_png(array[y:y + h, x:x + w]))
+            ihdr = next(p for k, p in chunks if k == b"IHDR")
+            if header is None:
+                header = ihdr
+                f.write(PNG_SIGNATURE)
+                f.write(_chunk(b"IHDR", ihdr))
+                f.write(_chunk(b"acTL", struct.pack(">II", len(distinct), loop)))
+            elif ihdr[8:] != header[8:]:
+                raise ValueError("Qt encoded frames with different PNG colour types")
+            delay = max(1, round(frame_ms * repeat))
+            f.write(_chunk(b"fcTL", struct.pack(">IIIIIHHBB", seq, w, h, x, y, min(delay, 65535),
+                                                1000, 0, 0)))
+            seq += 1
+            for kind, payload in chunks:
+                if kind != b"IDAT":
+                    continue
+                if index == 0:
+                    f.write(_chunk(b"IDAT", payload))
+                else:
+                    f.write(_chunk(b"fdAT", struct.pack(">I", seq) + payload))
+                    seq += 1
+            previous = array
+        f.write(_chunk(b"IEND", b""))
+        return len(distinct)
+
+    return _atomic_write(path, write)
+
+
+# -- GIF ---------------------------------------------------------------------------------
+def _pack(rgb):
+    return (rgb[..., 0].astype(np.uint32) << 16) | (rgb[..., 1].astype(np.uint32) << 8) | rgb[..., 2]
+
+
+def theme_colours(theme):
+    """The hex colours of a render theme (its flat colours, worth keeping exact in a GIF)."""
+    from .themes import get_theme
+    t = get_theme(theme)
+    out = []
+    for value in vars(t).values():
+        items = value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else [value]
+        out += [v for v in items if isinstance(v, str) and v.startswith("#") and len(v) == 7]
+    return list(dict.fromkeys(out))
+
+
+def adaptive_palette(samples, size=256, min_distance=10.0, keep=()):
+    """Up to `size` colours: `keep` (hex colours) first, then the most frequent, skipping
+    near-duplicates.
+
+    The diagrams are flat colours plus anti-aliased edges, so the flat colours are
+    exact and the edges fall on the nearest of a spread of in-between colours.
+    """
+    counts = {}
+    for rgb in samples:
+        values, n = np.unique(_pack(rgb).ravel(), return_counts=True)
+        for v, c in zip(values.tolist(), n.tolist()):
+            counts[v] = counts.get(v, 0) + c
+    kept = [int(h[1:], 16) for h in keep][:size]
+    ordered = np.array(kept + sorted(set(counts) - set(kept), key=counts.get, reverse=True), np.uint32)
+    colours = np.stack([(ordered >> 16) & 255, (ordered >> 8) & 255, ordered & 255], axis=1).astype(np.float64)
+    if len(colours) <= size:
+        return colours.astype(np.uint8)
+    chosen = [c for c in colours[:len(kept)]]
+    for threshold in (min_distance, min_distance / 2, 0.0):
+        for c in colours:
+            if len(chosen) >= size:
+                break
+            if not chosen or np.min(np.sum((np.array(chosen) - c) ** 2, axis=1)) > threshold ** 2:
+                chosen.append(c)
+        if len(chosen) >= size:
+            break
+    return np.array(chosen[:size], np.uint8)
+
+
+def quantize(rgb, palette):
+    """Palette indices (uint8, (h, w)) of the nearest palette colour of every pixel."""
+    values, inverse = np.unique(_pack(rgb).ravel(), return_inverse=True)
+    colours = np.stack([(values >> 16) & 255, (values >> 8) & 255, values & 255], axis=1).astype(np.int32)
+    pal = palette.astype(np.int32)
+    nearest = np.empty(len(values), np.uint8)
+    for start in range(0, len(values), 4096):
+        block = colours[start:start + 4096]
+        d = ((block[:, None, :] - pal[None, :, :]) ** 2).sum(axis=2)
+        nearest[start:start + 4096] = d.argmin(axis=1)
+    return nearest[inverse.reshape(-1)].reshape(rgb.shape[:2])
+
+
+def _lzw_python(indices, min_code_size=8):
+    """GIF LZW of a flat uint8 array: bytes (before splitting into sub-blocks)."""
+    clear, end = 1 << min_code_size, (1 << min_code_size) + 1
+    out = bytearray()
+    bits = nbits = 0
+    code_size = min_code_size + 1
+
+    def emit(code):
+        nonlocal bits, nbits
+        bits |= code << nbits
+        nbits += code_size
+        while nbits >= 8:
+            out.append(bits & 255)
+            bits >>= 8
+            nbits -= 8
+
+    table = {}
+    next_code = end + 1
+    emit(clear)
+    data = indices.tolist()
+    if not data:
+        emit(end)
+        if nbits:
+            out.append(bits & 255)
+        return bytes(out)
+    prefix = data[0]
+    for c in data[1:]:
+        key = (prefix << 8) | c
+        code = table.get(key)
+        if code is not None:
+            prefix = code
+            continue
+        emit(prefix)
+        table[key] = next_code
+        if next_code == (1 << code_size) and code_size < 12:
+            code_size += 1
+        next_code += 1
+        if next_code == 4096:
+            emit(clear)
+            table.clear()
+            next_code = end + 1
+            code_size = min_code_size + 1
+        prefix = c
+    emit(prefix)
+    if next_code == (1 << code_size) and code_size < 12:   # the decoder adds one more entry here
+        code_size += 1
+    emit(end)
+    if nbits:
+        out.append(bits & 255)
+    return bytes(out)
+
+
+def _lzw_arrays(indices, min_code_size, child, out):
+    """The same LZW with arrays only (numba compiles this); returns the byte count."""
+    clear = 1 << min_code_size
+    end = clear + 1
+    code_size = min_code_size + 1
+    next_code = end + 1
+    bits = 0
+    nbits = 0
+    n = 0
+    child[:] = -1
+    # emit(clear)
+    bits |= clear << nbits
+    nbits += code_size
+    while nbits >= 8:
+        out[n] = bits & 255
+        n += 1
+        bits >>= 8
+        nbits -= 8
+    prefix = np.int64(indices[0])
+    for i in range(1, indices.shape[0]):
+        c = np.int64(indices[i])
+        code = child[prefix * 256 + c]
+        if code >= 0:
+            prefix = np.int64(code)
+            continue
+        bits |= prefix << nbits
+        nbits += code_size
+        while nbits >= 8:
+            out[n] = bits & 255
+            n += 1
+            bits >>= 8
+            nbits -= 8
+        child[prefix * 256 + c] = next_code
+        if next_code == (1 << code_size) and code_size < 12:
+            code_size += 1
+        next_code += 1
+        if next_code == 4096:
+            bits |= clear << nbits
+            nbits += code_size
+            while nbits >= 8:
+                out[n] = bits & 255
+                n += 1
+                bits >>= 8
+                nbits -= 8
+            child[:] = -1
+            next_code = end + 1
+            code_size = min_code_size + 1
+        prefix = c
+    bits |= prefix << nbits
+    nbits += code_size
+    if next_code == (1 << code_size) and code_size < 12:
+        code_size += 1
+    while nbits >= 8:
+        out[n] = bits & 255
+        n += 1
+        bits >>= 8
+        nbits -= 8
+    bits |= end << nbits
+    nbits += code_size
+    while nbits > 0:
+        out[n] = bits & 255
+        n += 1
+        bits >>= 8
+        nbits -= 8
+    return n
+
+
+_numba_lzw = None
+NUMBA_MIN_PIXELS = 20000
+
+
+def _lzw_kernel():
+    """The numba-compiled LZW (compiled on first use, cached on disk), or None."""
+    global _numba_lzw
+    if _numba_lzw is None:
+        from ..engine import kernels
+        if not (kernels.ENABLED and kernels._numba_installed()):
+            _numba_lzw = False
+        else:
+            try:
+                import numba
+                _numba_lzw = numba.njit(cache=True, nogil=True)(_lzw_arrays)
+            except Exception:
+                _numba_lzw = False
+    return _numba_lzw or None
+
+
+def lzw_encode(indices, min_code_size=8):
+    """GIF LZW code stream of palette indices (numba for large frames, Python otherwise)."""
+    flat = np.ascontiguousarray(indices, np.uint8).ravel()
+    kernel = _lzw_kernel() if flat.size >= NUMBA_MIN_PIXELS else None
+    if kernel is None or flat.size == 0:
+        return _lzw_python(flat, min_code_size)
+    child = np.empty(4096 * 256, np.int32)
+    out = np.empty(flat.size * 2 + 16, np.uint8)   # 12-bit codes: at most 1.5 bytes per pixel
+    n = kernel(flat, min_code_size, child, out)
+    return out[:n].tobytes()
+
+
+def _sub_blocks(data):
+    out = bytearray()
+    for i in range(0, len(data), 255):
+        block = data[i:i + 255]
+        out.append(len(block))
+        out += block
+    out.append(0)
+    return bytes(out)
+
+
+def write_gif(frames, path, fps=4.0, loop=0, palette=None, keep=()):
+    """An animated GIF89a (one global palette, NETSCAPE2.0 looping, changed rectangles only).
+
+    The palette is adaptive (see `adaptive_palette`); `keep` lists hex colours it must
+    hold exactly, e.g. `theme_colours(theme)`.
+
+    Returns the number of frames written (identical consecutive frames are merged).
+    """
+    distinct = _distinct(frames, _rgb)
+    if not distinct:
+        raise ValueError("no frames to write")
+    height, width, _ = distinct[0][0].shape
+    if width > 65535 or height > 65535:
+        raise ValueError("a GIF is at most 65535 pixels wide and high")
+    if palette is None:
+        step = max(1, len(distinct) // 8)
+        palette = adaptive_palette([a for a, _ in distinct[::step]], keep=keep)
+    table = np.zeros((256, 3), np.uint8)
+    table[:len(palette)] = palette
+    centis = 100.0 / max(0.1, float(fps))
+
+    def write(f):
+        f.write(b"GIF89a")
+        f.write(struct.pack("<HHBBB", width, height, 0xF7, 0, 0))
+        f.write(table.tobytes())
+        f.write(b"\x21\xff\x0bNETSCAPE2.0\x03\x01" + struct.pack("<H", loop) + b"\x00")
+        previous = None
+        for array, repeat in distinct:
+            if array.shape != (height, width, 3):
+                raise ValueError("every frame must have the size of the first")
+            indices = quantize(array, palette)
+            box = (0, 0, width, height) if previous is None else _changed_box(previous, indices)
+            if box is None:                  # differs only below the palette's resolution
+                box = (0, 0, 1, 1)
+            x, y, w, h = box
+            delay = min(65535, max(2, round(centis * repeat)))
+            f.write(b"\x21\xf9\x04" + struct.pack("<BHB", 0x04, delay, 0) + b"\x00")
+            f.write(b"\x2c" + struct.pack("<HHHHB", x, y, w, h, 0))
+            f.write(b"\x08")
+            f.write(_sub_blocks(lzw_encode(indices[y:y + h, x:x + w], 8)))
+            previous = indices
+        f.write(b"\x3b")
+        return len(distinct)
+
+    return _atomic_write(path, write)
+
+
+def write_animation(frames, path, fps=4.0, theme=None):
+    """By suffix: .gif, .png/.apng (APNG); returns the number of frames written."""
+    suffix = Path(path).suffix.lower()
+    if suffix == ".gif":
+        return write_gif(frames, path, fps, keep=theme_colours(theme) if theme is not None else ())
+    if suffix in (".png", ".apng"):
+        return write_apng(frames, path, fps)
+    raise ValueError(f"cannot write an animation to '{Path(path).name}': use .gif or .png (APNG)")

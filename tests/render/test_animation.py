@@ -1,0 +1,330 @@
+"""Animation export: frames of seed 004, and APNG / GIF / PNG sequences decoded back.
+
+The GIF is checked against a small LZW decoder written here, pixel for pixel against the
+quantized input, and against Qt's own GIF reader; the APNG chunk by chunk (CRCs,
+sequence numbers, acTL frame count) and by decoding frame 0 with QImage.
+"""
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtGui import QImage, QImageReader
+
+from gradviz.graph import evaluate, fileformat
+from gradviz.render import Renderer, animation
+from gradviz.story import build
+
+SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "004_matmul_sum.json"
+FPS_STEP, HOLD = 3, 2
+
+
+@pytest.fixture(scope="module")
+def sample():
+    doc = fileformat.load(str(SAMPLE), strict=False)
+    ev, story = evaluate(doc), build(doc)
+    renderer = Renderer(doc, evaluation=ev, story=story, theme="light")
+    images = list(animation.frames(doc, renderer=renderer, scale=0.5, frames_per_step=FPS_STEP, hold=HOLD))
+    return doc, story, renderer, images
+
+
+def _distinct_count(images):
+    arrays = [animation._rgb(im) for im in images]
+    return 1 + sum(not np.array_equal(a, b) for a, b in zip(arrays, arrays[1:]))
+
+
+# -- frames -------------------------------------------------------------------------------
+def test_frames_cover_every_step_at_one_size(sample):
+    doc, story, renderer, images = sample
+    n = len(story.steps)
+    assert n == 4
+    assert len(images) == (1 + HOLD) + n * (FPS_STEP + HOLD)
+    assert len(images) == animation.frame_count(story, FPS_STEP, HOLD)
+    sizes = {(im.width(), im.height()) for im in images}
+    assert len(sizes) == 1
+    rect = animation.canvas_rect(renderer)
+    for i in range(n):
+        assert rect.contains(renderer.bounds(i))
+    assert sizes.pop() == (round(rect.width() * 0.5), round(rect.height() * 0.5))
+
+
+def test_the_cotangent_moves_within_a_step(sample):
+    _, story, _, images = sample
+    plan = animation.frame_plan(len(story.steps), FPS_STEP, HOLD)
+    contribution = next(s.index for s in story.steps if s.kind == "contribution")
+    idx = [i for i, (step, _) in enumerate(plan) if step == contribution]
+    first, last = animation._rgb(images[idx[0]]), animation._rgb(images[idx[FPS_STEP - 1]])
+    assert not np.array_equal(first, last)
+    # The held frames repeat the finished picture.
+    assert np.array_equal(last, animation._rgb(images[idx[-1]]))
+
+
+# -- PNG sequence ---------------------------------------------------------------------------
+def test_png_sequence(sample, tmp_path):
+    *_, images = sample
+    paths = animation.write_png_sequence(images, tmp_path / "seq", "matmul")
+    assert [p.name for p in paths[:2]] == ["matmul_0001.png", "matmul_0002.png"]
+    assert len(paths) == len(images) == len(list((tmp_path / "seq").glob("*.png")))
+    back = QImage(str(paths[7]))
+    assert back.size() == images[7].size()
+    assert np.array_equal(animation._rgb(back), animation._rgb(images[7]))
+
+
+# -- APNG -----------------------------------------------------------------------------------
+def test_apng_structure(sample, tmp_path):
+    *_, images = sample
+    path = tmp_path / "anim.png"
+    written = animation.write_apng(images, path, fps=4)
+    data = path.read_bytes()
+    chunks = animation.png_chunks(data)  # raises on a bad CRC
+    kinds = [k for k, _ in chunks]
+    assert kinds[0] == b"IHDR" and kinds[1] == b"acTL" and kinds[-1] == b"IEND"
+    width, height = struct.unpack(">II", chunks[0][1][:8])
+    assert (width, height) == (images[0].width(), images[0].height())
+    num_frames, plays = struct.unpack(">II", chunks[1][1])
+    assert num_frames == written == _distinct_count(images)
+    assert plays == 0
+    fctl = [struct.unpack(">IIIIIHHBB", p) for k, p in chunks if k == b"fcTL"]
+    assert len(fctl) == num_frames
+    # Sequence numbers run 0, 1, 2 ... over fcTL and fdAT together.
+    seqs = [struct.unpack(">I", p[:4])[0] for k, p in chunks if k in (b"fcTL", b"fdAT")]
+    assert seqs == list(range(len(seqs)))
+    # Frame 0 is the whole canvas; the others lie inside it; delays add up to the frames.
+    assert fctl[0][1:5] == (width, height, 0, 0)
+    for _, w, h, x, y, num, den, dispose, blend in fctl:
+        assert x + w <= width and y + h <= height and den == 1000 and dispose == 0 and blend == 0
+    assert sum(f[5] for f in fctl) == pytest.approx(len(images) * 250, abs=len(fctl))
+    # The default image (frame 0) decodes with plain QImage and equals the first frame.
+    first = QImage.fromData(data, "PNG")
+    assert np.array_equal(animation._rgb(first), animation._rgb(images[0]))
+
+
+def test_apng_frames_rebuild_every_picture(sample, tmp_path):
+    """Compose the fdAT rectangles as a viewer does and compare every frame."""
+    *_, images = sample
+    path = tmp_path / "anim.png"
+    animation.write_apng(images, path, fps=4)
+    chunks = animation.png_chunks(path.read_bytes())
+    ihdr = chunks[0][1]
+    canvas = None
+    pictures = []
+    pending = None
+
+    def flush():
+        nonlocal canvas
+        if pending is None:
+            return
+        (w, h, x, y), datas = pending
+        png = animation.PNG_SIGNATURE + animation._chunk(b"IHDR", struct.pack(">II", w, h) + ihdr[8:])
+        png += b"".join(animation._chunk(b"IDAT", d) for d in datas) + animation._chunk(b"IEND", b"")
+        part = animation._rgb(QImage.fromData(png, "PNG"))
+        if canvas is None:
+            canvas = part.copy()
+        else:
+            canvas[y:y + h, x:x + w] = part
+        pictures.append(canvas.copy())
+
+    for kind, payload in chunks:
+        if kind == b"fcTL":
+            flush()
+            _, w, h, x, y, *_ = struct.unpack(">IIIIIHHBB", payload)
+            pending = ((w, h, x, y), [])
+        elif kind == b"IDAT" and pending is not None:
+            pending[1].append(payload)
+        elif kind == b"fdAT":
+            pending[1].append(payload[4:])
+    flush()
+    expected = [animation._rgb(images[0])]
+    for im in images[1:]:
+        a = animation._rgb(im)
+        if not np.array_equal(a, expected[-1]):
+            expected.append(a)
+    assert len(pictures) == len(expected)
+    for got, want in zip(pictures, expected):
+        assert np.array_equal(got, want)
+
+
+# -- GIF ------------------------------------------------------------------------------------
+def lzw_decode(data, min_code_size):
+    """A plain GIF LZW decoder (variable code width, clear and end codes, KwKwK)."""
+    clear, end = 1 << min_code_size, (1 << min_code_size) + 1
+    size = min_code_size + 1
+    table = [[i] for i in range(clear)] + [None, None]
+    out, prev = [], None
+    bits = nbits = pos = 0
+    while True:
+        while nbits < size:
+            if pos >= len(data):
+                raise ValueError("the code stream ends without an end code")
+            bits |= data[pos] << nbits
+            pos += 1
+            nbits += 8
+        code = bits & ((1 << size) - 1)
+        bits >>= size
+        nbits -= size
+        if code == clear:
+            table = table[:clear + 2]
+            size = min_code_size + 1
+            prev = None
+            continue
+        if code == end:
+            return out
+        if prev is None:
+            entry = table[code]
+        else:
+            if code < len(table):
+                entry = table[code]
+                table.append(prev + entry[:1])
+            elif code == len(table):
+                entry = prev + prev[:1]
+                table.append(entry)
+            else:
+                raise ValueError(f"code {code} is not in the table ({len(table)})")
+            if len(table) == (1 << size) and size < 12:
+                size += 1
+        out += entry
+        prev = entry
+
+
+def read_gif(data):
+    """(width, height, palette, [(x, y, w, h, delay, indices)], loop) of a GIF89a."""
+    assert data[:6] == b"GIF89a"
+    width, height, packed, _, _ = struct.unpack("<HHBBB", data[6:13])
+    assert packed & 0x80
+    n = 2 << (packed & 7)
+    palette = np.frombuffer(data[13:13 + 3 * n], np.uint8).reshape(n, 3)
+    pos = 13 + 3 * n
+    frames, delay, loop = [], None, None
+    while True:
+        kind = data[pos]
+        if kind == 0x3B:
+            return width, height, palette, frames, loop
+        if kind == 0x21:
+            label = data[pos + 1]
+            pos += 2
+            blocks = []
+            while data[pos]:
+                blocks.append(data[pos + 1:pos + 1 + data[pos]])
+                pos += 1 + data[pos]
+            pos += 1
+            if label == 0xF9:
+                delay = struct.unpack("<H", blocks[0][1:3])[0]
+            elif label == 0xFF and blocks[0] == b"NETSCAPE2.0":
+                loop = struct.unpack("<H", blocks[1][1:3])[0]
+            continue
+        assert kind == 0x2C
+        x, y, w, h, flags = struct.unpack("<HHHHB", data[pos + 1:pos + 10])
+        assert flags == 0
+        pos += 10
+        min_code = data[pos]
+        pos += 1
+        stream = bytearray()
+        while data[pos]:
+            stream += data[pos + 1:pos + 1 + data[pos]]
+            pos += 1 + data[pos]
+        pos += 1
+        indices = np.array(lzw_decode(bytes(stream), min_code), np.uint8)
+        assert indices.size == w * h
+        frames.append((x, y, w, h, delay, indices.reshape(h, w)))
+
+
+@pytest.mark.parametrize("numba", [True, False])
+def test_lzw_round_trip(numba, monkeypatch):
+    rng = np.random.default_rng(4)
+    if not numba:
+        monkeypatch.setattr(animation, "_lzw_kernel", lambda: None)
+    for data in (np.zeros(70000, np.uint8),                      # long runs: table fills and clears
+                 rng.integers(0, 256, 60000).astype(np.uint8),   # noise: 12-bit codes, many clears
+                 np.repeat(rng.integers(0, 5, 9000), 7).astype(np.uint8),
+                 np.array([7], np.uint8), np.arange(256, dtype=np.uint8)):
+        assert lzw_decode(animation.lzw_encode(data), 8) == data.tolist()
+
+
+def test_lzw_numba_and_python_agree():
+    data = np.repeat(np.random.default_rng(1).integers(0, 40, 30000), 3).astype(np.uint8)
+    if animation._lzw_kernel() is None:
+        pytest.skip("numba is not installed")
+    assert animation.lzw_encode(data) == animation._lzw_python(data)
+
+
+def test_gif_decodes_to_the_quantized_frames(sample, tmp_path):
+    *_, images = sample
+    path = tmp_path / "anim.gif"
+    written = animation.write_gif(images, path, fps=5)
+    width, height, palette, frames, loop = read_gif(path.read_bytes())
+    assert (width, height) == (images[0].width(), images[0].height())
+    assert loop == 0
+    assert len(frames) == written == _distinct_count(images)
+    assert frames[0][:4] == (0, 0, width, height)
+    assert sum(f[4] for f in frames) == pytest.approx(len(images) * 20, abs=len(frames))
+    # Compose and compare with the input quantized to the same palette.
+    arrays = [animation._rgb(im) for im in images]
+    distinct = [arrays[0]] + [b for a, b in zip(arrays, arrays[1:]) if not np.array_equal(a, b)]
+    canvas = np.zeros((height, width), np.uint8)
+    for (x, y, w, h, _, indices), rgb in zip(frames, distinct):
+        canvas[y:y + h, x:x + w] = indices
+        assert np.array_equal(canvas, animation.quantize(rgb, palette[:len(palette)]))
+        # Flat colours survive exactly; anti-aliased pixels stay close.
+        error = np.abs(palette[canvas].astype(int) - rgb.astype(int)).max(axis=2)
+        assert np.mean(error == 0) > 0.93
+        assert np.percentile(error, 99.9) < 48
+
+
+def test_gif_palette_keeps_the_theme_colours(sample):
+    *_, images = sample
+    rgb = lambda h: tuple(int(h[i:i + 2], 16) for i in (1, 3, 5))  # noqa: E731
+    palette = animation.adaptive_palette([animation._rgb(images[-1])])
+    colours = {tuple(c) for c in palette.tolist()}
+    for flat in ("#ffffff", "#1565c0", "#2e7d32", "#fff1e6", "#eef3fa"):   # backgrounds, headers
+        assert rgb(flat) in colours, flat
+    keep = animation.theme_colours("light")
+    assert "#b34700" in keep and "#1d4f91" in keep
+    palette = animation.adaptive_palette([animation._rgb(images[-1])], keep=keep)
+    assert len(palette) <= 256
+    colours = {tuple(c) for c in palette.tolist()}
+    for hex_colour in keep:                                                # text colours too
+        assert rgb(hex_colour) in colours, hex_colour
+
+
+def test_qt_reads_the_gif(sample, tmp_path):
+    if b"gif" not in [bytes(f) for f in QImageReader.supportedImageFormats()]:
+        pytest.skip("this Qt has no GIF reader")
+    *_, images = sample
+    path = tmp_path / "anim.gif"
+    written = animation.write_gif(images, path, fps=5)
+    reader = QImageReader(str(path))
+    assert reader.supportsAnimation()
+    count = 0
+    last = None
+    while reader.canRead():
+        image = reader.read()
+        if image.isNull():
+            break
+        last = image
+        count += 1
+    assert count == written
+    assert (last.width(), last.height()) == (images[-1].width(), images[-1].height())
+    error = np.abs(animation._rgb(last).astype(int) - animation._rgb(images[-1]).astype(int)).max(axis=2)
+    assert np.mean(error == 0) > 0.93
+
+
+def test_writers_leave_no_partial_file(sample, tmp_path):
+    *_, images = sample
+
+    def cancelled():
+        yield images[0]
+        yield images[5]
+        raise animation.Cancelled()
+
+    for name, write in (("a.gif", animation.write_gif), ("a.png", animation.write_apng)):
+        with pytest.raises(animation.Cancelled):
+            write(cancelled(), tmp_path / name, fps=4)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_animation_by_suffix(sample, tmp_path):
+    *_, images = sample
+    assert animation.write_animation(images[:4], tmp_path / "a.gif") >= 1
+    assert animation.write_animation(images[:4], tmp_path / "a.apng") >= 1
+    with pytest.raises(ValueError):
+        animation.write_animation(images[:4], tmp_path / "a.mp4")
