@@ -12,7 +12,7 @@ from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDialog, QDialogButtonBox, QDockWidget, QFileDialog,
                                QLabel, QMainWindow, QMessageBox, QProgressDialog, QStyle,
-                               QTableWidget, QTableWidgetItem, QToolBar, QVBoxLayout)
+                               QTableWidget, QTableWidgetItem, QToolBar, QVBoxLayout, QWidget)
 
 from ..graph import fileformat
 from ..graph.document import Document
@@ -29,6 +29,9 @@ from .presentation import PresentationMode
 from .player import PlayerBar
 from .provenance import ProvenancePanel
 from .worker import run_job
+
+# The study docks (app/views, in VIEWS order), named here so pyqtgraph loads only when one opens.
+STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse")
 
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "samples"
 SEED_SAMPLE = "004_matmul_sum.json"
@@ -95,6 +98,8 @@ class MainWindow(QMainWindow):
         self.provenance_dock = self._dock("Provenance", "provenanceDock", self.provenance,
                                           Qt.DockWidgetArea.RightDockWidgetArea)
         self.tabifyDockWidget(self.inspector_dock, self.provenance_dock)  # raised while playing
+
+        self._build_study_docks()
 
         self.presentation = PresentationMode(self)
 
@@ -315,10 +320,41 @@ class MainWindow(QMainWindow):
         menu.addSeparator()
         menu.addAction(a["edit"])
         menu.addAction(self.provenance_dock.toggleViewAction())
+        studies = self.view_menu.addMenu("&Studies")
+        for i, title in enumerate(STUDY_TITLES, start=1):
+            action = self.study_docks[title].toggleViewAction()
+            action.setShortcut(QKeySequence(f"Ctrl+Alt+{i}"))
+            action.setToolTip(f"Show the {title} view")
+            studies.addAction(action)
         for name in ("play", "step", "back", "first", "last", "edit"):
             self.actions_by_name[f"player_{name}"] = a[name]
         self._player_was = -1
         self.player.stepChanged.connect(self._player_step)
+
+    def _build_study_docks(self):
+        """Jacobian, batch Jacobian, Hessian and chain-cost docks, tabbed along the bottom.
+
+        Hidden on first run; each view (and pyqtgraph) is created the first time its dock
+        is shown, so start-up does not pay for them."""
+        self.study_docks = {}
+        previous = None
+        for title in STUDY_TITLES:
+            dock = self._dock(title, f"study{title.title().replace(' ', '')}Dock",
+                              QWidget(), Qt.DockWidgetArea.BottomDockWidgetArea)
+            dock.visibilityChanged.connect(
+                lambda visible, t=title: visible and self._create_study_view(t))
+            if previous is not None:
+                self.tabifyDockWidget(previous, dock)
+            dock.hide()
+            previous = dock
+            self.study_docks[title] = dock
+
+    def _create_study_view(self, title):
+        dock = self.study_docks[title]
+        if getattr(dock, "view", None) is None:
+            from .views import VIEWS
+            dock.view = dict(VIEWS)[title](self.controller)
+            dock.setWidget(dock.view)
 
     def _player_step(self, index):
         """Entering the story brings the provenance dock forward; leaving it, the inspector."""

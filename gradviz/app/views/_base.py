@@ -11,7 +11,7 @@ import importlib
 import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QProgressBar,
-                               QPushButton, QSizePolicy, QVBoxLayout, QWidget)
+                               QPushButton, QVBoxLayout, QWidget)
 
 from ...graph import catalog
 from ...graph.document import LAYER
@@ -285,7 +285,3 @@ def _reason(e):
 def _html(text):
     return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
 
-
-def expanding(widget):
-    widget.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
-    return widget

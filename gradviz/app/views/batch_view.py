@@ -55,7 +55,8 @@ class BatchJacobianView(StudyView):
         self.caption.setWordWrap(True)
         self.layout_.addWidget(self.caption)
         split = QSplitter(Qt.Horizontal)
-        self.heatmap = Heatmap("target element i, then example b", "source element j, then example c",
+        self.heatmap = Heatmap("target element i, then example b",
+                               "source element j, then example c",
                                colorbar_label="∂ y[b, i] / ∂ x[c, j]")
         self.norms = Heatmap("target example b", "source example c",
                              colorbar_label="‖ block ‖")
@@ -88,7 +89,8 @@ class BatchJacobianView(StudyView):
             return None
         t_val, s_val = self.value_of(target), self.value_of(source)
         if t_val is not None and s_val is not None:
-            if np.ndim(t_val) == 0 or np.ndim(s_val) == 0 or np.shape(t_val)[0] != np.shape(s_val)[0]:
+            t_shape, s_shape = np.shape(t_val), np.shape(s_val)
+            if not t_shape or not s_shape or t_shape[0] != s_shape[0]:
                 self._show_error(
                     f"batch_jacobian needs a target and a source with the same leading (batch) "
                     f"axis; here they have shapes {tuple(np.shape(t_val))} and "

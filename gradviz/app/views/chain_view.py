@@ -98,7 +98,9 @@ class ChainCostView(StudyView):
                "That is why backpropagation wants a scalar loss (seed 000)."
                if scalar else
                f"{sizes[-1]} rows, because the target is not a scalar; tape.gradient avoids "
-               "this by seeding ones, i.e. differentiating the sum of the target (seed 000)."))
+               "this by seeding ones, i.e. differentiating the sum of the target (seed 000).")
+            + " (Forward starts from J1 itself and reverse from the target's rows of the last "
+              "Jacobian, so those two cost nothing.)")
 
     def clear_result(self):
         self.forward_bars.setOpts(x=[], height=[])

@@ -132,7 +132,8 @@ class HessianView(StudyView):
         self.heatmap.set_labels(f"{s_name} index i, flattened from {tuple(shape)}",
                                 f"{s_name} index j, flattened from {tuple(shape)}")
         self.caption.setText(
-            f"H = ∂²{t_name} / ∂{s_name}² as an {n} × {n} matrix: the outer tape's Jacobian of "
+            f"H = ∂²{t_name} / ∂{s_name}² as an {n} × {n} matrix: the outer tape's "
+            f"Jacobian of "
             f"the inner tape's gradient. Blue is negative, white zero, red positive.")
         scale = max(1.0, float(np.abs(H).max(initial=0)))
         sym_ok = study.symmetry_error <= 1e-5 * scale
@@ -179,7 +180,7 @@ class HessianView(StudyView):
         self.caption.setText("")
 
     def apply_newton_step(self):
-        """x ← x − (H + εI)⁻¹ g through controller.set_value: one undo step, then recompute."""
+        """x ← x − (H + εI)⁻¹ g via controller.set_value: one undo step, then recompute."""
         if self._stale or self.result is None:
             self.refresh()
         study = self.result
