@@ -136,13 +136,7 @@ class ExportStepDialog(QDialog):
         form.addRow("File:", self.path)
         form.addRow("Colours:", self.theme)
         form.addRow("PNG scale:", self.scale)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(buttons)
+        _save_cancel_layout(self, form)
 
     def _format_changed(self):
         fmt = self.format.currentData()
@@ -205,13 +199,7 @@ class ExportAnimationDialog(QDialog):
         form.addRow("Scale:", self.scale)
         form.addRow("Colours:", self.theme)
         form.addRow("", self.estimate)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(buttons)
+        _save_cancel_layout(self, form)
         self._update_estimate()
 
     def _update_estimate(self):
@@ -306,3 +294,14 @@ def export_animation_dialog(window, options=None):
         progress.deleteLater()
     window.show_message(f"Exported {count} frames to {options['path']}")
     return count
+
+
+def _save_cancel_layout(dialog, form):
+    """The dialog's layout: its form, then Save and Cancel."""
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                               | QDialogButtonBox.StandardButton.Cancel)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    layout = QVBoxLayout(dialog)
+    layout.addLayout(form)
+    layout.addWidget(buttons)

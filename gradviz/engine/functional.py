@@ -55,15 +55,20 @@ def jvp(f, primals, tangents):
     return out, tangent_out
 
 
+def _recorded_gradient(f, x, outer):
+    """∇f(x), computed while `outer` records, so `outer` can differentiate it again."""
+    outer.watch(x)
+    with GradientTape(watch_accessed_variables=False) as inner:
+        inner.watch(x)
+        y = f(x)
+    return inner.gradient(y, x, unconnected_gradients="zero")
+
+
 def hessian(f, x):
     """d²f/dx² for scalar f: shape x.shape + x.shape (nested tapes, one batched jacobian)."""
     x = _primals([x])[0]
     with GradientTape(watch_accessed_variables=False) as outer:
-        outer.watch(x)
-        with GradientTape(watch_accessed_variables=False) as inner:
-            inner.watch(x)
-            y = f(x)
-        g = inner.gradient(y, x, unconnected_gradients="zero")
+        g = _recorded_gradient(f, x, outer)
     return outer.jacobian(g, x, unconnected_gradients="zero")
 
 
@@ -74,11 +79,7 @@ def hvp(f, x, v):
     (x,) = _primals([x])
     (v,) = _like([v], [x])
     with GradientTape(watch_accessed_variables=False) as outer:
-        outer.watch(x)
-        with GradientTape(watch_accessed_variables=False) as inner:
-            inner.watch(x)
-            y = f(x)
-        g = inner.gradient(y, x, unconnected_gradients="zero")
+        g = _recorded_gradient(f, x, outer)
         inner_product = reduce_sum(multiply(g, v))
     return outer.gradient(inner_product, x, unconnected_gradients="zero")
 
