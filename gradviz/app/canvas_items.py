@@ -1,0 +1,335 @@
+"""The scene items of the canvas: a node card, its ports, an edge.
+
+Each item asks the view's renderer to paint what an export shows and adds only what
+editing needs: selection and error outlines, hover rings, draggable ports.
+"""
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen
+from PySide6.QtWidgets import QGraphicsItem
+
+from ..graph import catalog
+from ..graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
+from ..render import painter as render_painter
+from ..render import preview
+from .canvas_renderer import input_names, output_names, same_card
+
+PORT_HIT = 8.0
+ERROR_LINES = 3
+
+
+class PortItem(QGraphicsItem):
+    """An input (left) or output (right) port of a card: hover highlight, drag to connect."""
+
+    def __init__(self, node_item, is_output, index, name):
+        super().__init__(node_item)
+        self.node_item = node_item
+        self.is_output = is_output
+        self.index = index
+        self.name = name
+        self.hovered = False
+        self.setAcceptHoverEvents(True)
+        self.setCursor(Qt.CursorShape.CrossCursor)
+        self.setZValue(2)
+        self.setToolTip(f"{'output' if is_output else 'input'} '{name}' of {node_item.nid}: "
+                        "drag to another port to connect")
+
+    @property
+    def port(self):
+        return Port(self.node_item.nid, self.index)
+
+    LABEL_FONT = 7.5
+
+    def label_rect(self):
+        """Where the port's name is written, outside the card (only when a side has several)."""
+        w = QFontMetricsF(preview.sans_font(self.LABEL_FONT)).horizontalAdvance(self.name) + 2
+        if self.is_output:
+            return QRectF(PORT_HIT - 1, -PORT_HIT - 9, w, 12)
+        return QRectF(-PORT_HIT + 1 - w, -PORT_HIT - 9, w, 12)
+
+    def show_label(self):
+        ports = self.node_item.ports_out if self.is_output else self.node_item.ports_in
+        return len(ports) > 1
+
+    def boundingRect(self):
+        r = QRectF(-PORT_HIT - 2, -PORT_HIT - 2, 2 * PORT_HIT + 4, 2 * PORT_HIT + 4)
+        return r.united(self.label_rect()) if self.show_label() else r
+
+    def shape(self):
+        path = QPainterPath()
+        path.addEllipse(QPointF(0, 0), PORT_HIT, PORT_HIT)
+        return path
+
+    def paint(self, painter, option, widget=None):
+        view = self.node_item.view
+        if self.show_label():
+            painter.setFont(preview.sans_font(self.LABEL_FONT))
+            painter.setPen(QColor(view.renderer.theme.muted))
+            align = Qt.AlignmentFlag.AlignLeft if self.is_output else Qt.AlignmentFlag.AlignRight
+            painter.drawText(self.label_rect(), align | Qt.AlignmentFlag.AlignVCenter, self.name)
+        if not (self.hovered or view._wire_target is self):
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        colour = QColor(view.highlight_colour())
+        painter.setPen(QPen(colour, 2.2))
+        fill = QColor(colour)
+        fill.setAlpha(90)
+        painter.setBrush(fill)
+        painter.drawEllipse(QPointF(0, 0), PORT_HIT - 1, PORT_HIT - 1)
+
+    def hoverEnterEvent(self, event):
+        self.hovered = True
+        self.update()
+
+    def hoverLeaveEvent(self, event):
+        self.hovered = False
+        self.update()
+
+    def mousePressEvent(self, event):
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.node_item.view.start_wire(self, event.scenePos())
+            event.accept()
+        else:
+            event.ignore()
+
+    def mouseMoveEvent(self, event):
+        self.node_item.view.update_wire(event.scenePos())
+
+    def mouseReleaseEvent(self, event):
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.node_item.view.finish_wire(event.scenePos())
+
+
+class NodeItem(QGraphicsItem):
+    """One node card. The Renderer paints it; this item adds selection and error outlines."""
+
+    def __init__(self, view, nid):
+        super().__init__()
+        self.view = view
+        self.nid = nid
+        self.card = None
+        self.problems = []
+        self.ports_in, self.ports_out = [], []
+        self._error_lines = []
+        self._bounds = QRectF()
+        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsMovable
+                      | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+                      | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.setAcceptHoverEvents(True)
+        self.setZValue(1)
+
+    # What the card shows, for tests and the inspector
+    @property
+    def value(self):
+        return None if self.card is None else self.card.value
+
+    @property
+    def gradient(self):
+        return None if self.card is None else self.card.gradient
+
+    def refresh(self, renderer, problems):
+        """Take the new card and problems; repaint only when something visible changed."""
+        card = renderer.cards[self.nid]
+        changed = (self.card is None or (self.card is not card and not same_card(self.card, card))
+                   or problems != self.problems
+                   or self._badges() != getattr(self, "_shown_badges", None))
+        self.card = card
+        if not changed:
+            return False
+        self.prepareGeometryChange()
+        self.problems = list(problems)
+        self._shown_badges = self._badges()
+        self._error_lines = self._wrap_problems()
+        self._bounds = self._compute_bounds()
+        self._sync_ports()
+        node = self.view.controller.doc.nodes[self.nid]
+        tip = [f"<b>{card.title}</b> ({node.kind}{', ' + node.op if node.op else ''})"]
+        if card.info:
+            tip.append(card.info)
+        if self.problems:
+            tip += [f"<span style='color:#c62828'>⚠ {p}</span>" for p in self.problems]
+        else:
+            tip.append(_node_doc(node))
+        self.setToolTip("<br>".join(t for t in tip if t))
+        self.update()
+        return True
+
+    def _badges(self):
+        doc = self.view.controller.doc
+        return (any(p.node == self.nid for p in doc.sources), any(p.node == self.nid for p in doc.targets),
+                any(p.node == self.nid for p in doc.output_gradients), self.nid in doc.tape.stop_recording)
+
+    def _wrap_problems(self):
+        if not self.problems:
+            return []
+        fm = QFontMetricsF(preview.sans_font(8.5))
+        width = max(self.card.width, 240.0)
+        lines = []
+        for problem in self.problems:
+            words, line = ("⚠ " + problem).split(), ""
+            for w in words:
+                trial = f"{line} {w}".strip()
+                if fm.horizontalAdvance(trial) > width and line:
+                    lines.append(line)
+                    line = w
+                else:
+                    line = trial
+            lines.append(line)
+        if len(lines) > ERROR_LINES:
+            lines = lines[:ERROR_LINES]
+            lines[-1] = fm.elidedText(lines[-1] + " …", Qt.TextElideMode.ElideRight, width)
+        return lines
+
+    def _compute_bounds(self):
+        w, h = self.card.width, self.card.height
+        r = QRectF(-8, -render_painter.BADGE_H - 8, w + 16, h + render_painter.BADGE_H + 16)
+        if self._error_lines:
+            err_w = max(w, 240.0) + 8
+            r = r.united(QRectF(-4, h, err_w, 8 + 15 * len(self._error_lines)))
+        badge_w = 200.0  # source / target badges may be wider than a narrow card
+        return r.united(QRectF(-4, -render_painter.BADGE_H - 8, badge_w, 4))
+
+    def _sync_ports(self):
+        node = self.view.controller.doc.nodes[self.nid]
+        card = self.card
+        want_in, want_out = card.n_inputs, card.n_outputs
+        for ports, want, is_out, names in ((self.ports_in, want_in, False, input_names(node, want_in)),
+                                           (self.ports_out, want_out, True, output_names(node, want_out))):
+            while len(ports) > want:
+                port = ports.pop()
+                port.setParentItem(None)
+                if port.scene() is not None:
+                    port.scene().removeItem(port)
+            while len(ports) < want:
+                ports.append(PortItem(self, is_out, len(ports), names[len(ports)]))
+            for port, name in zip(ports, names):
+                if port.name != name:
+                    port.prepareGeometryChange()
+                    port.name = name
+        r = self.view.renderer
+        origin = QPointF(*r.positions[self.nid])
+        for port in self.ports_in:
+            port.setPos(r.input_pos(self.nid, port.index) - origin)
+        for port in self.ports_out:
+            port.setPos(r.output_pos(self.nid, port.index) - origin)
+
+    def boundingRect(self):
+        return self._bounds
+
+    def shape(self):
+        path = QPainterPath()
+        if self.card is not None:
+            path.addRoundedRect(QRectF(0, 0, self.card.width, self.card.height), 8, 8)
+        return path
+
+    def paint(self, painter, option, widget=None):
+        if self.card is None:
+            return
+        r = self.view.renderer
+        if self.nid not in r.cards or self.nid not in r.doc.nodes:
+            return
+        x, y = r.positions[self.nid]
+        painter.save()
+        painter.translate(-x, -y)
+        r._paint_card(painter, self.nid)
+        painter.restore()
+        card = QRectF(0, 0, self.card.width, self.card.height)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        if self.problems:
+            painter.setPen(QPen(QColor(r.theme.error), 2.6))
+            painter.drawRoundedRect(card.adjusted(-1.5, -1.5, 1.5, 1.5), 9, 9)
+            painter.setFont(preview.sans_font(8.5))
+            painter.setPen(QColor(r.theme.error))
+            for i, line in enumerate(self._error_lines):
+                painter.drawText(QRectF(0, card.bottom() + 5 + 15 * i, max(card.width(), 240.0), 15),
+                                 Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
+        if self.isSelected():
+            pen = QPen(QColor(self.view.highlight_colour()), 2.2)
+            painter.setPen(pen)
+            painter.drawRoundedRect(card.adjusted(-4.5, -4.5, 4.5, 4.5), 11, 11)
+
+    def itemChange(self, change, value):
+        if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged:
+            self.view._node_moved(self)
+        elif change == QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
+            self.update()
+        return super().itemChange(change, value)
+
+    def mouseReleaseEvent(self, event):
+        super().mouseReleaseEvent(event)
+        self.view.commit_moves()
+
+    def mouseDoubleClickEvent(self, event):
+        self.view.nodeActivated(self.nid)
+        super().mouseDoubleClickEvent(event)
+
+
+class EdgeItem(QGraphicsItem):
+    """An edge, painted by the Renderer (dashed with a cross where the gradient is cut)."""
+
+    def __init__(self, view, edge):
+        super().__init__()
+        self.view = view
+        self.edge = edge
+        self._path = QPainterPath()
+        self._shape = QPainterPath()
+        self._bounds = QRectF()
+        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setZValue(0)
+        self.setToolTip(f"{edge.src.node} → {edge.dst.node} (input {edge.dst.index}); "
+                        "click and press Delete to remove")
+        self.update_geometry()
+
+    def update_geometry(self):
+        r = self.view.renderer
+        e = self.edge
+        if e.src.node not in r.cards or e.dst.node not in r.cards:
+            return
+        a = r.output_pos(e.src.node, e.src.index)
+        b = r.input_pos(e.dst.node, e.dst.index)
+        self.prepareGeometryChange()
+        self._path = r._edge_path(a, QPointF(b.x() - render_painter.PORT_R - 1, b.y()))
+        stroker = QPainterPathStroker()
+        stroker.setWidth(10)
+        self._shape = stroker.createStroke(self._path)
+        self._bounds = self._path.boundingRect().adjusted(-14, -14, 14, 14)
+        self.update()
+
+    def boundingRect(self):
+        return self._bounds
+
+    def shape(self):
+        return self._shape
+
+    def paint(self, painter, option, widget=None):
+        r = self.view.renderer
+        e = self.edge
+        if e.src.node not in r.cards or e.dst.node not in r.cards:
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        if self.isSelected():
+            colour = QColor(self.view.highlight_colour())
+            colour.setAlpha(110)
+            pen = QPen(colour, 7)
+            pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawPath(self._path)
+        r._paint_edge(painter, e)
+
+
+def _node_doc(node):
+    """The tooltip's last line for a card without problems: what the node is in TF terms."""
+    if node.kind == OP and node.op in catalog.OPS:
+        return f"tf.{node.op}: {catalog.OPS[node.op].doc}"
+    if node.kind == LAYER and node.op in catalog.LAYERS:
+        return f"keras.layers.{node.op}: {catalog.LAYERS[node.op].doc}"
+    if node.kind == CUSTOM_GRADIENT and node.op in catalog.CUSTOM_RULES:
+        return f"custom gradient: identity forward, {catalog.CUSTOM_RULES[node.op][1]}"
+    if node.kind == CONSTANT:
+        return "tf.constant" + (", watched by the tape" if node.watched else "")
+    if node.kind == VARIABLE:
+        return "tf.Variable" + ("" if node.trainable else " (trainable=False)")
+    return ""
+

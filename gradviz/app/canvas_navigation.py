@@ -1,0 +1,127 @@
+"""Moving around the canvas: zoom, fit, reveal a rectangle, the background grid."""
+import math
+
+from PySide6.QtCore import QLineF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsView
+
+GRID = 20.0
+MIN_SCALE, MAX_SCALE = 0.1, 4.0
+
+
+class CanvasNavigation:
+    """CanvasView's zoom, fit and grid (a mixin: `self` is the QGraphicsView)."""
+
+    def _update_scene_rect(self):
+        rect = self.scene().itemsBoundingRect()
+        view = self.mapToScene(self.viewport().rect()).boundingRect()
+        self.scene().setSceneRect(rect.united(view).adjusted(-1500, -1500, 1500, 1500))
+
+    def reveal(self, rect, readable=False):
+        """Bring `rect` (scene) into view: the whole graph with it if that stays readable,
+        else `rect` at up to 100 %. `readable`: also zoom in when the view is too small."""
+        if rect.isEmpty() or not self.isVisible():
+            return
+        visible = self.mapToScene(self.viewport().rect()).boundingRect()
+        if visible.contains(rect) and not (readable and self.zoom_level() < 0.9):
+            return
+        whole = rect
+        for item in self.node_items.values():
+            whole = whole.united(item.mapRectToScene(item.boundingRect()))
+        whole = whole.adjusted(-24, -24, 24, 24)
+        view = self.viewport().rect()
+        scale = min(view.width() / whole.width(), view.height() / whole.height())
+        self._update_scene_rect()
+        if scale >= 0.9:  # the whole graph and the card, readable from the back row
+            self._set_scale(min(scale, 1.25))
+            self.centerOn(whole.center())
+            return
+        scale = min(view.width() / (rect.width() + 24), view.height() / (rect.height() + 24))
+        self._set_scale(max(min(scale, 1.0), MIN_SCALE))
+        self.centerOn(rect.center())
+
+    def view_centre(self):
+        return self.mapToScene(self.viewport().rect().center())
+
+    def fit(self):
+        items = list(self.node_items.values())
+        if not items:
+            self.reset_zoom()
+            return
+        rect = QRectF()
+        for item in items:
+            rect = rect.united(item.mapRectToScene(item.boundingRect() | item.childrenBoundingRect()))
+        rect = rect.adjusted(-24, -24, 24, 24)
+        self._update_scene_rect()
+        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+        if self.transform().m11() > 1.25:
+            self._set_scale(1.25)
+            self.centerOn(rect.center())
+        elif self.transform().m11() < MIN_SCALE:
+            self._set_scale(MIN_SCALE)
+            self.centerOn(rect.center())
+
+    def zoom_level(self):
+        return self.transform().m11()
+
+    def _set_scale(self, s):
+        s = min(MAX_SCALE, max(MIN_SCALE, s))
+        self.setTransform(self.transform().fromScale(s, s))
+
+    def zoom_by(self, factor, anchor_under_mouse=True):
+        s = self.transform().m11()
+        target = min(MAX_SCALE, max(MIN_SCALE, s * factor))
+        if abs(target - s) < 1e-9:
+            return
+        old = self.transformationAnchor()
+        if not anchor_under_mouse:
+            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.scale(target / s, target / s)
+        self.setTransformationAnchor(old)
+        self._update_scene_rect()
+
+    def zoom_in(self):
+        self.zoom_by(1.25, anchor_under_mouse=False)
+
+    def zoom_out(self):
+        self.zoom_by(0.8, anchor_under_mouse=False)
+
+    def reset_zoom(self):
+        centre = self.view_centre()
+        self.resetTransform()
+        self.centerOn(centre)
+
+    def set_grid_visible(self, visible):
+        self.grid_visible = bool(visible)
+        self.resetCachedContent()
+        self.viewport().update()
+
+    def drawBackground(self, painter, rect):
+        t = self.renderer.theme
+        painter.fillRect(rect, QColor(t.background))
+        if not self.grid_visible:
+            return
+        step = GRID
+        while step * self.transform().m11() < 9:
+            step *= 5
+        left = math.floor(rect.left() / step) * step
+        top = math.floor(rect.top() / step) * step
+        minor = QColor(t.grid_dot)
+        major = QColor(t.grid_dot).darker(112)
+        lines_minor, lines_major = [], []
+        x = left
+        while x < rect.right():
+            (lines_major if round(x / step) % 5 == 0 else lines_minor).append(
+                QLineF(x, rect.top(), x, rect.bottom()))
+            x += step
+        y = top
+        while y < rect.bottom():
+            (lines_major if round(y / step) % 5 == 0 else lines_minor).append(
+                QLineF(rect.left(), y, rect.right(), y))
+            y += step
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        painter.setPen(QPen(minor, 0))
+        painter.drawLines(lines_minor)
+        painter.setPen(QPen(major, 0))
+        painter.drawLines(lines_major)
+

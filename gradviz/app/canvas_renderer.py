@@ -1,0 +1,149 @@
+"""The canvas' Renderer: cards measured once and re-measured only when their content changed,
+grown to show every port a node has (catalog slots, a free variadic slot, used outputs)."""
+import copy
+import math
+
+import numpy as np
+
+from ..graph import catalog
+from ..graph.build import input_slots, n_outputs
+from ..graph.document import LAYER, OP
+from ..render import painter as render_painter
+from ..render.painter import Renderer
+
+
+def port_counts(node, doc):
+    """(inputs, outputs) a node shows: its catalog slots, one free slot when variadic."""
+    try:
+        fixed, variadic = input_slots(node)
+        outs = n_outputs(node)
+    except Exception:  # an op the catalog does not know (a file loaded leniently)
+        fixed, variadic, outs = 1, False, 1
+    used_in = [e.dst.index + 1 for e in doc.edges if e.dst.node == node.id]
+    used_out = [e.src.index + 1 for e in doc.edges if e.src.node == node.id]
+    n_in = max([fixed, *used_in])
+    if variadic:
+        n_in = max(n_in, (max(used_in) + 1) if used_in else 1)
+    return max(0, n_in), max([1, outs, *used_out])
+
+
+def input_names(node, count):
+    names = []
+    spec = catalog.OPS.get(node.op) if node.kind == OP else None
+    for i in range(count):
+        if spec is not None and spec.inputs:
+            name = spec.inputs[min(i, len(spec.inputs) - 1)]
+            names.append(f"{name.rstrip('*')}[{i - len(spec.inputs) + 1}]" if name.endswith("*") else name)
+        else:
+            names.append("x" if count == 1 else f"x{i}")
+    return names
+
+
+def output_names(node, count):
+    if node.kind == LAYER and node.op in catalog.LAYERS:
+        weights = catalog.LAYERS[node.op].weight_names(catalog.full_attrs(node))
+        return ["output", *weights][:count] + [f"output {i}" for i in range(1 + len(weights), count)]
+    return ["output"] if count == 1 else [f"output {i}" for i in range(count)]
+
+
+class CanvasRenderer(Renderer):
+    """The render layer's Renderer, re-measuring only the cards whose content changed."""
+
+    def __init__(self, doc, evaluation, story, theme, positions, previous=None):
+        super().__init__(type(doc)(), theme=theme, positions={})  # every attribute, no cards
+        self.doc, self.evaluation, self.story, self.positions = doc, evaluation, story, positions
+        self.keys = {}
+        old_cards = getattr(previous, "cards", {}) if previous is not None else {}
+        old_keys = getattr(previous, "keys", {}) if previous is not None else {}
+        same_theme = previous is not None and previous.theme == self.theme
+        for nid, node in doc.nodes.items():
+            key = self._content_key(node)
+            self.keys[nid] = key
+            old = old_cards.get(nid)
+            if same_theme and old is not None and _same_key(old_keys.get(nid), key):
+                self.cards[nid] = old
+            else:
+                self.cards[nid] = self._measure(node)
+
+    def _content_key(self, node):
+        """Everything a card shows: if it is unchanged the old measurement still holds."""
+        has_grad, grad = self._gradient(node.id)
+        edges_in = tuple(sorted(e.dst.index for e in self.doc.edges if e.dst.node == node.id))
+        edges_out = tuple(sorted({e.src.index for e in self.doc.edges if e.src.node == node.id}))
+        return ((node.kind, node.op, node.label, repr(sorted(node.attrs.items())), node.watched,
+                 node.trainable, edges_in, edges_out, has_grad),
+                self._value(node.id), grad)
+
+
+def _same_key(a, b):
+    return a is not None and a[0] == b[0] and _same_array(a[1], b[1]) and _same_array(a[2], b[2])
+
+
+def make_renderer(doc, result, theme, positions, previous=None):
+    """A Renderer over the controller's result, cards grown to show every port of a node."""
+    ev = getattr(result, "evaluation", None)
+    story = getattr(result, "story", None)
+    try:
+        renderer = CanvasRenderer(doc, ev, story, theme, positions, previous)
+    except Exception:  # a value the previews cannot draw: show the cards without it
+        renderer = CanvasRenderer(_drawable_doc(doc), _drawable_evaluation(ev), story, theme, positions)
+    for nid, card in renderer.cards.items():
+        n_in, n_out = port_counts(doc.nodes[nid], doc)
+        card.n_inputs, card.n_outputs = n_in, n_out
+        card.height = math.ceil(max(card.height, render_painter.HEADER_H + 14 + max(n_in, n_out) * 18))
+    return renderer
+
+
+def _drawable(array):
+    try:
+        a = np.asarray(array)
+        return a.size > 0 and a.dtype.kind in "biuf" and a.ndim <= 8
+    except Exception:
+        return False
+
+
+def _drawable_doc(doc):
+    """A copy of `doc` without the tensor values a preview cannot draw (empty ones)."""
+    safe = copy.copy(doc)
+    safe.nodes = {}
+    for nid, node in doc.nodes.items():
+        if node.value is not None and not _drawable(node.value):
+            node = copy.copy(node)
+            node.value = None
+        safe.nodes[nid] = node
+    return safe
+
+
+def _drawable_evaluation(ev):
+    if ev is None:
+        return None
+    safe = copy.copy(ev)
+    safe.values = {p: v for p, v in (getattr(ev, "values", None) or {}).items() if _drawable(v)}
+    safe.gradients = {p: (g if g is None or _drawable(g) else None)
+                      for p, g in (getattr(ev, "gradients", None) or {}).items()}
+    return safe
+
+
+def _same_array(a, b):
+    if a is None or b is None:
+        return a is b
+    try:
+        return np.shape(a) == np.shape(b) and getattr(a, "dtype", None) == getattr(b, "dtype", None) \
+            and bool(np.array_equal(a, b, equal_nan=True))
+    except TypeError:
+        return bool(np.array_equal(a, b))
+
+
+def _card_key(card):
+    return (card.title, card.subtitle, card.info, card.attrs, card.width, card.height,
+            card.n_inputs, card.n_outputs, card.has_gradient,
+            tuple((s[0], s[3], s[1] is None) for s in card.sections))
+
+
+def same_card(a, b):
+    return (_card_key(a) == _card_key(b) and _same_array(a.value, b.value)
+            and _same_array(a.gradient, b.gradient))
+
+
+# -- items --------------------------------------------------------------------------------
+
