@@ -124,6 +124,7 @@ class Renderer:
         fm_title = QFontMetricsF(preview.sans_font(11, bold=True))
         fm_small = QFontMetricsF(preview.sans_font(8.5))
         fm_body = QFontMetricsF(preview.sans_font(9))
+        fm_label = QFontMetricsF(preview.sans_font(8.5, bold=True))
         width = max(MIN_W, fm_title.horizontalAdvance(title) + fm_small.horizontalAdvance(subtitle) + 3 * PAD)
         y = HEADER_H + 6
         lines = [t for t in (info, attrs[:40]) if t]
@@ -140,7 +141,7 @@ class Renderer:
                 y += LINE_H + 2
                 continue
             w, h = preview.measure(array)
-            width = max(width, w + 2 * PAD + 6)
+            width = max(width, w + 2 * PAD + 6, fm_label.horizontalAdvance(_section_label(label, title)) + 2 * PAD)
             card.sections.append((label, array, colour, y))
             y += LINE_H + h + 6
         card.width = math.ceil(width)
@@ -353,8 +354,8 @@ class Renderer:
             painter.setFont(preview.sans_font(8.5, bold=True))
             painter.setPen(QColor(colour))
             text = label if array is not None else f"{label}: None (not connected)"
-            if label == "gradient" and array is not None:
-                text = "gradient  ∂target/∂" + card.title if len(card.title) <= 10 else "gradient"
+            if array is not None:
+                text = _section_label(label, card.title)
             painter.drawText(QRectF(r.left() + PAD, top, r.width() - 2 * PAD, LINE_H),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
             if array is not None:
@@ -613,6 +614,12 @@ class Renderer:
                 painter.setPen(QColor(t.text))
                 painter.drawText(QRectF(x, y, 22, row_h), Qt.AlignmentFlag.AlignCenter, part[1])
                 x += 22 + 8
+
+
+def _section_label(label, title):
+    if label == "gradient" and len(title) <= 10:
+        return "gradient  ∂target/∂" + title
+    return label
 
 
 def _shown_attrs(node):
