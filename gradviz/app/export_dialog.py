@@ -36,12 +36,21 @@ def current_step(window):
     return index if index is not None and index >= 0 else None
 
 
-def export_step(window, path, theme="contrast", scale=2.0, step="current"):
-    """Write the current step (or `step`) as PNG / SVG / PDF; returns the path."""
+def export_step(window, path, theme="contrast", scale=2.0, step="current", warn=None):
+    """Write the current step (or `step`, None for the plain graph) as PNG / SVG / PDF;
+    returns the path. `warn(message)` hears of a PNG drawn smaller than asked."""
     if step == "current":
         step = current_step(window)
     renderer = _renderer(window, theme)
-    return export(window.controller.doc, path, step=step, theme=theme, scale=scale, renderer=renderer)
+    return export(window.controller.doc, path, step=step, theme=theme, scale=scale, renderer=renderer,
+                  warn=warn)
+
+
+def report_export(window, path, notes):
+    """The status bar line after an export, with any note (a PNG drawn smaller) in full."""
+    window.show_message(" ".join([f"Exported {path}", *notes]))
+    if notes:
+        QMessageBox.information(window, "Exported", "\n\n".join(notes))
 
 
 def export_animation(window, path, kind=None, fps=3.0, scale=1.0, frames_per_step=6, hold=4,
@@ -243,12 +252,13 @@ def export_step_dialog(window, options=None):
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
         options = dialog.options()
+    notes = []
     try:
-        path = export_step(window, **options)
+        path = export_step(window, **options, warn=notes.append)
     except (OSError, ValueError) as e:
         QMessageBox.warning(window, "Cannot export", f"{options.get('path')}\n\n{e}")
         return None
-    window.show_message(f"Exported {path}")
+    report_export(window, path, notes)
     return path
 
 

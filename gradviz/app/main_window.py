@@ -21,7 +21,7 @@ from . import theme as app_theme
 from .canvas import CanvasView
 from .codeview import CodeView
 from .files import Autosaver, RecentFiles, Recovery
-from .export_dialog import export_animation_dialog, export_step_dialog
+from .export_dialog import export_animation_dialog, export_step, export_step_dialog, report_export
 from .inspector import InspectorWidget
 from .lessons import build_lessons_menu
 from .palette import PaletteWidget
@@ -586,17 +586,13 @@ class MainWindow(QMainWindow):
                 return False
             if Path(path).suffix.lower() not in (".png", ".svg", ".pdf"):
                 path += "." + chosen.split("(*.")[-1].rstrip(")")
-        from ..render import Renderer, export
-        result, doc = self.controller.result, self.controller.doc
-        positions = dict(getattr(self.canvas, "positions", None) or {}) or None
+        notes = []
         try:
-            renderer = Renderer(doc, evaluation=result.evaluation, story=result.story,
-                                theme=self.theme_name, positions=positions)
-            export(doc, path, renderer=renderer)
+            export_step(self, path, theme=self.theme_name, step=None, warn=notes.append)
         except (OSError, ValueError) as e:
             QMessageBox.warning(self, "Cannot export", f"{path}\n\n{e}")
             return False
-        self.show_message(f"Exported {path}")
+        report_export(self, path, notes)
         return True
 
     # -- recovery ----------------------------------------------------------------------

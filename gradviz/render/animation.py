@@ -1,7 +1,7 @@
 """The backward pass as an animation: frames, a numbered PNG sequence, APNG and GIF.
 
-QtGui and numpy only. Qt encodes the PNG frames; the APNG container (acTL/fcTL/fdAT)
-and the GIF89a encoder (palette, LZW) are written here, so no imaging library is
+QtGui and numpy only. The PNG frames come from render.png; the APNG container
+(acTL/fcTL/fdAT) and the GIF89a encoder (palette, LZW) are written here, so no imaging library is
 needed. Both animated formats store only the rectangle that changed since the previous
 frame, and merge identical consecutive frames into one longer frame: a story step
 that holds still costs one frame, not many.
@@ -11,18 +11,15 @@ from __future__ import annotations
 import os
 import struct
 import tempfile
-import zlib
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QBuffer, QIODevice, QRectF
+from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 
+from . import png
 from .export import CSS_DPI, ensure_app
 from .painter import Renderer
-
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
 
 class Cancelled(Exception):
     """Raised by a frame source when the user cancels; writers leave no partial file."""
@@ -96,12 +93,7 @@ def frames(doc, evaluation=None, story=None, theme="light", scale=1.0, frames_pe
 
 
 # -- helpers ----------------------------------------------------------------------------
-def _rgb(image):
-    """(height, width, 3) uint8 copy of a QImage."""
-    image = image.convertToFormat(QImage.Format.Format_RGB888)
-    w, h, stride = image.width(), image.height(), image.bytesPerLine()
-    data = np.frombuffer(image.constBits(), np.uint8, count=stride * h).reshape(h, stride)
-    return data[:, :w * 3].reshape(h, w, 3).copy()
+_rgb = png.rgb_array
 
 
 def _changed_box(a, b):
@@ -163,8 +155,7 @@ def write_png_sequence(frames, directory, stem="frame"):
     try:
         for i, image in enumerate(frames, start=1):
             path = directory / f"{stem}_{i:04d}.png"
-            if not image.save(str(path), "PNG"):
-                raise OSError(f"cannot write {path}")
+            path.write_bytes(png.encode(png.rgb_array(image)))
             paths.append(path)
     except BaseException:   # cancelled or failed: no half sequence left behind
         for path in paths:
@@ -177,39 +168,6 @@ def write_png_sequence(frames, directory, stem="frame"):
 
 
 # -- APNG --------------------------------------------------------------------------------
-def _chunk(kind, data):
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-
-def png_chunks(data):
-    """[(type, payload)] of a PNG byte string (CRCs checked)."""
-    if data[:8] != PNG_SIGNATURE:
-        raise ValueError("not a PNG")
-    out, pos = [], 8
-    while pos < len(data):
-        length, = struct.unpack(">I", data[pos:pos + 4])
-        kind = data[pos + 4:pos + 8]
-        payload = data[pos + 8:pos + 8 + length]
-        crc, = struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])
-        if crc != zlib.crc32(kind + payload):
-            raise ValueError(f"bad CRC in the {kind.decode('latin-1')} chunk at byte {pos}")
-        out.append((kind, payload))
-        pos += 12 + length
-    return out
-
-
-def _qt_png(array):
-    """PNG bytes of an (h, w, 3) uint8 array, encoded by Qt."""
-    h, w, _ = array.shape
-    array = np.ascontiguousarray(array)
-    image = QImage(array.data, w, h, 3 * w, QImage.Format.Format_RGB888)
-    buffer = QBuffer()
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not image.save(buffer, "PNG"):
-        raise OSError("Qt could not encode a PNG frame")
-    return bytes(buffer.data())
-
-
 def write_apng(frames, path, fps=4.0, loop=0):
     """An animated PNG: frame 0 is the full picture, later frames the changed rectangle.
 
@@ -224,35 +182,27 @@ def write_apng(frames, path, fps=4.0, loop=0):
     def write(f):
         seq = 0
         previous = None
-        header = None
         for index, (array, repeat) in enumerate(distinct):
             if array.shape != (height, width, 3):
                 raise ValueError("every frame must have the size of the first")
             box = (0, 0, width, height) if previous is None else _changed_box(previous, array)
             x, y, w, h = box
-            chunks = png_chunks(_qt_png(array[y:y + h, x:x + w]))
-            ihdr = next(p for k, p in chunks if k == b"IHDR")
-            if header is None:
-                header = ihdr
-                f.write(PNG_SIGNATURE)
-                f.write(_chunk(b"IHDR", ihdr))
-                f.write(_chunk(b"acTL", struct.pack(">II", len(distinct), loop)))
-            elif ihdr[8:] != header[8:]:
-                raise ValueError("Qt encoded frames with different PNG colour types")
+            if index == 0:
+                f.write(png.SIGNATURE)
+                f.write(png.chunk(b"IHDR", png.header(width, height)))
+                f.write(png.chunk(b"acTL", struct.pack(">II", len(distinct), loop)))
             delay = max(1, round(frame_ms * repeat))
-            f.write(_chunk(b"fcTL", struct.pack(">IIIIIHHBB", seq, w, h, x, y, min(delay, 65535),
-                                                1000, 0, 0)))
+            f.write(png.chunk(b"fcTL", struct.pack(">IIIIIHHBB", seq, w, h, x, y, min(delay, 65535),
+                                                   1000, 0, 0)))
             seq += 1
-            for kind, payload in chunks:
-                if kind != b"IDAT":
-                    continue
-                if index == 0:
-                    f.write(_chunk(b"IDAT", payload))
-                else:
-                    f.write(_chunk(b"fdAT", struct.pack(">I", seq) + payload))
-                    seq += 1
+            data = png.image_data(array[y:y + h, x:x + w])
+            if index == 0:
+                f.write(png.chunk(b"IDAT", data))
+            else:
+                f.write(png.chunk(b"fdAT", struct.pack(">I", seq) + data))
+                seq += 1
             previous = array
-        f.write(_chunk(b"IEND", b""))
+        f.write(png.chunk(b"IEND", b""))
         return len(distinct)
 
     return _atomic_write(path, write)

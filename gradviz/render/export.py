@@ -6,17 +6,26 @@ point-sized text keeps its size (QSvgGenerator's default of 72 dpi would shrink 
 """
 from __future__ import annotations
 
+import math
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
+
 from PySide6.QtCore import QMarginsF, QRectF, QSize, QSizeF
-from PySide6.QtGui import QColor, QGuiApplication, QImage, QImageWriter, QPageLayout, QPageSize, QPainter, \
+from PySide6.QtGui import QColor, QGuiApplication, QImage, QPageLayout, QPageSize, QPainter, \
     QPdfWriter
 
+from . import png
 from .painter import Renderer
 
 FORMATS = ("png", "svg", "pdf")
 CSS_DPI = 96.0
+# Larger PNGs do not open in common viewers: browsers and GPU textures stop at 16384 px a
+# side, Qt's own reader refuses images above 256 MB (64 Mpx of 32-bit pixels).
+MAX_PNG_SIDE = 16384
+MAX_PNG_PIXELS = 60_000_000
 
 
 def ensure_app():
@@ -30,10 +39,11 @@ def ensure_app():
 
 
 def export(doc, path, step=None, theme="light", scale=2.0, dpi=None, evaluation=None, story=None,
-           renderer=None):
+           renderer=None, warn=None):
     """Write `doc` (with `step` of the story drawn on top) to `path`; the format comes from the suffix.
 
     `dpi`, when given for a PNG, sets the scale (dpi / 96) and the resolution recorded in the file.
+    A PNG too large to open is drawn at a smaller scale and `warn(message)` says so.
     Returns the path written.
     """
     path = Path(path)
@@ -46,12 +56,24 @@ def export(doc, path, step=None, theme="light", scale=2.0, dpi=None, evaluation=
     if fmt == "png":
         if dpi is not None:
             scale = dpi / CSS_DPI
-        _png(renderer, bounds, path, step, scale)
+        fitted = png_scale(bounds, scale)
+        if fitted < scale and warn is not None:
+            warn(f"{path.name}: drawn at scale {fitted:.2f} instead of {scale:g} "
+                 f"({round(bounds.width() * fitted)} x {round(bounds.height() * fitted)} px), "
+                 f"since larger PNGs do not open in common viewers; SVG and PDF have no such limit")
+        _png(renderer, bounds, path, step, fitted)
     elif fmt == "svg":
         _svg(renderer, bounds, path, step, doc.title)
     else:
         _pdf(renderer, bounds, path, step, doc.title)
     return path
+
+
+def png_scale(bounds, scale):
+    """`scale`, reduced so that a PNG of `bounds` stays within MAX_PNG_SIDE and MAX_PNG_PIXELS."""
+    width, height = max(1.0, bounds.width()), max(1.0, bounds.height())
+    limit = min(MAX_PNG_SIDE / width, MAX_PNG_SIDE / height, (MAX_PNG_PIXELS / (width * height)) ** 0.5)
+    return min(scale, max(0.01, math.floor(limit * 100) / 100))
 
 
 def render_image(renderer, step=None, scale=2.0):
@@ -60,8 +82,8 @@ def render_image(renderer, step=None, scale=2.0):
     bounds = renderer.bounds(step)
     width = max(1, round(bounds.width() * scale))
     height = max(1, round(bounds.height() * scale))
-    image = QImage(width, height, QImage.Format.Format_ARGB32_Premultiplied)
-    image.fill(QColor(renderer.theme.background))
+    image = QImage(width, height, QImage.Format.Format_RGB32)   # opaque: the PNG stores RGB
+    _fill(image, QColor(renderer.theme.background))
     painter = QPainter(image)
     try:
         painter.scale(scale, scale)
@@ -75,12 +97,26 @@ def render_image(renderer, step=None, scale=2.0):
     return image
 
 
+def _fill(image, colour):
+    """Fill a fresh RGB32 image; a large one on threads, since the first touch of its
+    memory (page faults) is what fills cost and it halves on two cores."""
+    if image.width() * image.height() < 4_000_000:
+        image.fill(colour)
+        return
+    pixels = np.frombuffer(image.bits(), np.uint32).reshape(image.height(), -1)
+    bands = np.array_split(np.arange(image.height()), min(4, os.cpu_count() or 1))
+    with ThreadPoolExecutor(len(bands)) as pool:
+        list(pool.map(lambda rows: pixels[rows[0]:rows[-1] + 1].fill(colour.rgb()), bands))
+
+
 def _png(renderer, bounds, path, step, scale):
-    image = render_image(renderer, step, scale)
-    writer = QImageWriter(str(path), b"png")
-    writer.setQuality(80)            # zlib level 1: flat colours compress well, fast
-    if not writer.write(image):
-        raise OSError(f"cannot write {path}: {writer.errorString()}")
+    image = render_image(renderer, step, scale).convertToFormat(QImage.Format.Format_RGB888)
+    data = png.encode(png.rgb_view(image), dpi=CSS_DPI * scale)
+    try:
+        with open(path, "wb") as f:
+            f.write(data)
+    except OSError as error:
+        raise OSError(error.errno, f"cannot write {path}: {error.strerror}", str(path)) from None
 
 
 def _svg(renderer, bounds, path, step, title):

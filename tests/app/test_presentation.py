@@ -11,7 +11,7 @@ from gradviz.app import create_window
 from gradviz.app import export_dialog
 from gradviz.app.lessons import lesson_entries, open_lesson
 from gradviz.app.main_window import SAMPLES_DIR, SEED_SAMPLE
-from gradviz.render import animation
+from gradviz.render import animation, png
 
 SEED = SAMPLES_DIR / SEED_SAMPLE
 Button = QMessageBox.StandardButton
@@ -226,7 +226,7 @@ def test_export_animation_kinds(window, tmp_path):
     assert 1 < n < expected
     assert (tmp_path / "a.gif").read_bytes()[:6] == b"GIF89a"
     n = export_dialog.export_animation_dialog(w, dict(path=str(tmp_path / "a.png"), kind="apng", **opts))
-    chunks = animation.png_chunks((tmp_path / "a.png").read_bytes())
+    chunks = png.chunks((tmp_path / "a.png").read_bytes())
     assert struct.unpack(">II", chunks[1][1])[0] == n
     n = export_dialog.export_animation_dialog(w, dict(path=str(tmp_path / "seq"), kind="sequence", **opts))
     assert n == expected == len(list((tmp_path / "seq").glob("*.png")))

@@ -72,29 +72,42 @@ def mlp(width=4, extra=()):
     return doc
 
 
-def chain(n, seed=0):
-    """A generated document of about `n` nodes: layers of matmul/add/relu blocks with fan-in."""
+def chain(n, seed=0, branches=4):
+    """A generated document of about `n` nodes: `branches` parallel stacks of
+    matmul -> relu/tanh blocks (with skip connections) summed into one loss."""
     rng = np.random.default_rng(seed)
     doc = Document(title=f"generated {n}")
     doc.add(Node("x", "constant", value=rng.normal(size=(4, 4)).astype(np.float32)))
-    prev = ["x"]
+    heads = [["x"] for _ in range(branches)]
+    budget = n - 1 - 2 * branches   # leave room for the final sums and the loss
     i = 0
-    while len(doc.nodes) < n - 1:
+    while len(doc.nodes) + 3 <= budget:
         i += 1
+        prev = heads[i % branches]
         w = doc.add(Node(f"w{i}", "variable", value=rng.normal(size=(4, 4)).astype(np.float32))).id
         mm = doc.add(Node(f"mm{i}", "op", op="matmul")).id
         doc.connect(prev[-1], mm, 0, 0)
         doc.connect(w, mm, 0, 1)
         act = doc.add(Node(f"r{i}", "op", op="nn.relu" if i % 2 else "tanh")).id
         doc.connect(mm, act, 0, 0)
-        if len(prev) > 1 and i % 3 == 0:
+        if len(prev) > 1 and i % 3 == 0 and len(doc.nodes) < budget:
             add = doc.add(Node(f"s{i}", "op", op="add")).id
             doc.connect(act, add, 0, 0)
             doc.connect(prev[-2], add, 0, 1)
             act = add
         prev.append(act)
+    total = heads[0][-1]
+    for k in range(1, branches):
+        add = doc.add(Node(f"sum{k}", "op", op="add")).id
+        doc.connect(total, add, 0, 0)
+        doc.connect(heads[k][-1], add, 0, 1)
+        total = add
+    while len(doc.nodes) < n - 1:
+        extra = doc.add(Node(f"t{len(doc.nodes)}", "op", op="tanh")).id
+        doc.connect(total, extra)
+        total = extra
     loss = doc.add(Node("loss", "op", op="reduce_sum")).id
-    doc.connect(prev[-1], loss)
+    doc.connect(total, loss)
     doc.targets = [Port(loss)]
     doc.sources = [Port("w1")]
     return doc

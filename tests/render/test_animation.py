@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtGui import QImage, QImageReader
 
 from gradviz.graph import evaluate, fileformat
-from gradviz.render import Renderer, animation
+from gradviz.render import Renderer, animation, png
 from gradviz.story import build
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "004_matmul_sum.json"
@@ -76,7 +76,7 @@ def test_apng_structure(sample, tmp_path):
     path = tmp_path / "anim.png"
     written = animation.write_apng(images, path, fps=4)
     data = path.read_bytes()
-    chunks = animation.png_chunks(data)  # raises on a bad CRC
+    chunks = png.chunks(data)  # raises on a bad CRC
     kinds = [k for k, _ in chunks]
     assert kinds[0] == b"IHDR" and kinds[1] == b"acTL" and kinds[-1] == b"IEND"
     width, height = struct.unpack(">II", chunks[0][1][:8])
@@ -104,7 +104,7 @@ def test_apng_frames_rebuild_every_picture(sample, tmp_path):
     *_, images = sample
     path = tmp_path / "anim.png"
     animation.write_apng(images, path, fps=4)
-    chunks = animation.png_chunks(path.read_bytes())
+    chunks = png.chunks(path.read_bytes())
     ihdr = chunks[0][1]
     canvas = None
     pictures = []
@@ -115,9 +115,9 @@ def test_apng_frames_rebuild_every_picture(sample, tmp_path):
         if pending is None:
             return
         (w, h, x, y), datas = pending
-        png = animation.PNG_SIGNATURE + animation._chunk(b"IHDR", struct.pack(">II", w, h) + ihdr[8:])
-        png += b"".join(animation._chunk(b"IDAT", d) for d in datas) + animation._chunk(b"IEND", b"")
-        part = animation._rgb(QImage.fromData(png, "PNG"))
+        data = png.SIGNATURE + png.chunk(b"IHDR", struct.pack(">II", w, h) + ihdr[8:])
+        data += b"".join(png.chunk(b"IDAT", d) for d in datas) + png.chunk(b"IEND", b"")
+        part = animation._rgb(QImage.fromData(data, "PNG"))
         if canvas is None:
             canvas = part.copy()
         else:

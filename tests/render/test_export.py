@@ -1,0 +1,184 @@
+"""Export writes valid PNG / SVG / PDF files, and what is painted is really there."""
+import re
+
+import numpy as np
+import pytest
+from graphs import chain, mlp, numpy_values, seed004, seed004_evaluation, seed004_story
+from types import SimpleNamespace
+
+from gradviz.render import Renderer, export, render_image
+from gradviz.render.preview import diverging_rgb, kind, number_format
+
+
+def _pixels(image):
+    image = image.convertToFormat(image.Format.Format_RGBA8888)
+    data = np.frombuffer(image.constBits(), np.uint8, count=image.sizeInBytes())
+    data = data.reshape(image.height(), image.bytesPerLine() // 4, 4)
+    return data[:, : image.width(), :3].copy()
+
+
+def _seed_renderer(theme="light"):
+    return Renderer(seed004(), evaluation=seed004_evaluation(), story=seed004_story(), theme=theme)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark", "high-contrast"])
+def test_png_has_header_size_and_scale(tmp_path, theme):
+    out = export(seed004(), tmp_path / "g.png", theme=theme, scale=2.0, evaluation=seed004_evaluation())
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    bounds = Renderer(seed004(), evaluation=seed004_evaluation()).bounds()
+    assert (width, height) == (round(bounds.width() * 2), round(bounds.height() * 2))
+    assert 1000 < len(data) < 2_000_000
+
+
+def test_png_dpi_sets_scale_and_metadata(tmp_path):
+    from PySide6.QtGui import QImage
+
+    out = export(seed004(), tmp_path / "g.png", dpi=192)
+    image = QImage(str(out))
+    assert round(image.dotsPerMeterX() * 0.0254) == 192
+    one = QImage(str(export(seed004(), tmp_path / "one.png", scale=1.0)))
+    assert abs(image.width() - 2 * one.width()) <= 1
+
+
+def test_svg_is_96_dpi_and_contains_the_text(tmp_path):
+    out = export(seed004(), tmp_path / "g.svg", evaluation=seed004_evaluation(), step=1,
+                 story=seed004_story())
+    text = out.read_text(encoding="utf-8")
+    assert text.lstrip().startswith("<?xml") and "<svg" in text
+    for word in ("matmul", "source", "target", "-0.173", "grad_a = grad @ b"):
+        assert word in text, word
+    # Point sizes at 96 dpi: an 11 pt title is 14.67 px; at Qt's default 72 dpi it would be 11.
+    sizes = {float(s) for s in re.findall(r'font-size="([0-9.]+)"', text)}
+    assert any(abs(s - 11 * 96 / 72) < 0.2 for s in sizes), sorted(sizes)
+    width = float(re.search(r'<svg[^>]*width="([0-9.]+)mm"', text).group(1))
+    bounds = _seed_renderer().bounds(1)
+    assert abs(width - bounds.width() * 25.4 / 96) < 1.0
+
+
+def test_pdf_header_and_page_size(tmp_path):
+    out = export(seed004(), tmp_path / "g.pdf", evaluation=seed004_evaluation())
+    data = out.read_bytes()
+    assert data.startswith(b"%PDF-") and b"%%EOF" in data[-64:]
+    box = re.search(rb"/MediaBox \[0 0 ([0-9.]+) ([0-9.]+)\]", data)
+    bounds = Renderer(seed004(), evaluation=seed004_evaluation()).bounds()
+    assert abs(float(box.group(1)) - bounds.width() * 72 / 96) < 2
+
+
+def test_unknown_suffix_and_theme_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="png"):
+        export(seed004(), tmp_path / "g.jpg")
+    with pytest.raises(ValueError, match="unknown theme"):
+        export(seed004(), tmp_path / "g.png", theme="neon")
+
+
+def test_image_is_not_blank_and_themes_differ():
+    light = _pixels(render_image(_seed_renderer("light"), scale=1.0))
+    dark = _pixels(render_image(_seed_renderer("dark"), scale=1.0))
+    assert (light[0, 0] == 255).all()               # white background
+    assert light.mean() > dark.mean() + 100
+    colours = {tuple(p) for p in light[::7, ::7].reshape(-1, 3)}
+    assert len(colours) > 30                        # cards, headers, text, edges
+    assert (light.sum(axis=2) < 300).mean() > 0.01   # dark text and lines
+
+
+def test_step_overlay_highlights_the_active_node_and_draws_the_cotangent():
+    renderer = _seed_renderer()
+    plain = _pixels(render_image(renderer, scale=1.0))
+    step = _pixels(render_image(renderer, step=1, scale=1.0))
+    assert step.shape[0] > plain.shape[0]           # the formula card adds room
+    active = np.array([0xF4, 0xA1, 0x00])
+    cotangent = np.array([0xE4, 0x57, 0x2E])
+    assert (np.abs(step.astype(int) - active).sum(axis=2) < 30).sum() > 200
+    assert (np.abs(step.astype(int) - cotangent).sum(axis=2) < 30).sum() > 200
+    assert (np.abs(plain.astype(int) - cotangent).sum(axis=2) < 30).sum() == 0
+
+
+def test_step_out_of_range_raises_index_error():
+    with pytest.raises(IndexError, match="out of range"):
+        _seed_renderer().bounds(7)
+
+
+def test_cut_edges_are_marked():
+    doc = mlp()
+    renderer = Renderer(doc)
+    cut = [e for e in doc.edges if renderer.is_cut(e)]
+    assert [(e.src.node, e.dst.node) for e in cut] == [("o", "sg")]
+    doc.tape.stop_recording = ["a"]
+    assert Renderer(doc).is_cut(next(e for e in doc.edges if e.dst.node == "a"))
+
+
+def test_large_document_with_heatmaps_renders(tmp_path):
+    doc = chain(40)
+    doc.nodes["x"].value = np.random.default_rng(1).normal(size=(32, 4)).astype(np.float32)
+    evaluation = SimpleNamespace(values=numpy_values(doc), gradients={})
+    renderer = Renderer(doc, evaluation=evaluation)
+    assert any(c.value is not None and kind(c.value) == "heatmap" for c in renderer.cards.values())
+    out = export(doc, tmp_path / "big.png", evaluation=evaluation, scale=1.0)
+    assert out.stat().st_size > 10_000
+    from PySide6.QtGui import QImage
+    assert QImage(str(out)).width() == round(renderer.bounds().width())
+
+
+def test_preview_kinds_and_formats():
+    assert kind(np.float32(2.5)) == "scalar"
+    assert kind(np.ones((5, 3))) == "grid"
+    assert kind(np.ones((8, 8))) == "ellipsis"
+    assert kind(np.ones((32, 32))) == "heatmap"
+    fmt = number_format(np.tile([-0.17307831, 1.1900724, 2.245003], (5, 1)))
+    assert [fmt(v) for v in (-0.17307831, 2.245003)] == ["-0.173", "2.245"]
+    assert number_format(np.ones(3))(1.0) == "1"
+    rgb, scale = diverging_rgb(np.array([-2.0, 0.0, 2.0]), ("#0000ff", "#ffffff", "#ff0000"))
+    assert scale == 2.0 and rgb.tolist() == [[0, 0, 255], [255, 255, 255], [255, 0, 0]]
+
+
+def test_png_encoder_round_trips_through_qt_and_zlib():
+    """Our encoder's files decode (Qt's reader, zlib's adler32 check) to the same pixels,
+    including images split across several compression threads."""
+    import zlib
+
+    from PySide6.QtGui import QImage
+
+    from gradviz.render import png
+
+    rng = np.random.default_rng(3)
+    for shape in [(1, 1, 3), (7, 5, 3), (1100, 333, 3)]:
+        rgb = rng.integers(0, 256, size=shape, dtype=np.uint8)
+        rgb[: shape[0] // 2] = 255                  # flat areas as in a picture, noise elsewhere
+        data = png.encode(rgb, dpi=192)
+        kinds = [k for k, _ in png.chunks(data)]
+        assert kinds == [b"IHDR", b"pHYs", b"IDAT", b"IEND"]
+        idat = b"".join(p for k, p in png.chunks(data) if k == b"IDAT")
+        raw = np.frombuffer(zlib.decompress(idat), np.uint8).reshape(shape[0], -1)
+        assert (raw[:, 0] == 0).all()
+        assert np.array_equal(raw[:, 1:].reshape(shape), rgb)
+        image = QImage.fromData(data, "PNG")
+        assert (image.width(), image.height()) == (shape[1], shape[0])
+        assert np.array_equal(png.rgb_array(image), rgb)
+        assert round(image.dotsPerMeterX() * 0.0254) == 192
+
+
+def test_png_too_large_to_open_is_drawn_smaller_and_says_so(tmp_path):
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QImage
+
+    from gradviz.render.export import MAX_PNG_PIXELS, MAX_PNG_SIDE, png_scale
+
+    assert png_scale(QRectF(0, 0, 1000, 500), 2.0) == 2.0
+    wide = png_scale(QRectF(0, 0, 10_000, 400), 2.0)
+    assert wide < 2.0 and 10_000 * wide <= MAX_PNG_SIDE and 10_000 * (wide + 0.01) > MAX_PNG_SIDE
+    square = png_scale(QRectF(0, 0, 8000, 8000), 2.0)
+    assert (8000 * square) ** 2 <= MAX_PNG_PIXELS
+
+    doc = chain(100)
+    evaluation = SimpleNamespace(values=numpy_values(doc), gradients={})
+    width = Renderer(doc, evaluation=evaluation).bounds().width()
+    notes = []
+    out = export(doc, tmp_path / "wide.png", evaluation=evaluation, scale=4.0, warn=notes.append)
+    image = QImage(str(out))                          # Qt's reader opens it
+    assert 0 < image.width() <= MAX_PNG_SIDE and image.width() < 4 * width
+    assert len(notes) == 1 and "wide.png" in notes[0] and "instead of 4" in notes[0]
+    notes.clear()
+    export(seed004(), tmp_path / "small.png", scale=4.0, warn=notes.append)
+    assert notes == []
