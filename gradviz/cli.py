@@ -1,6 +1,6 @@
 """The `gradviz` command.
 
-    gradviz [FILE]                      open the desktop app (once it is built)
+    gradviz [FILE]                      open the desktop app
     gradviz export FILE -o OUT          PNG / SVG / PDF of the graph or of one story step
     gradviz explain FILE                the backprop story as text
     gradviz run FILE                    values and gradients as JSON
@@ -30,9 +30,6 @@ commands:
   gradviz run FILE                 values and gradients as JSON
   gradviz trace SCRIPT -o FILE     record a script's tape as a graph document
 """
-
-APP_MISSING = "The desktop app is not built yet; use the commands below."
-
 
 class UsageError(Exception):
     """Bad input from the user: reported in one line, exit status 2."""
@@ -131,7 +128,8 @@ def _export(args):
 
     try:
         export(doc, args.output, step=args.step, theme=args.theme, scale=args.scale, dpi=args.dpi,
-               evaluation=evaluation, story=story)
+               evaluation=evaluation, story=story,
+               warn=lambda message: print(f"gradviz: note: {message}", file=sys.stderr))
     except OSError as error:
         raise UsageError(f"{args.output}: cannot write ({error.strerror or error})") from None
     print(f"wrote {args.output}")
@@ -182,10 +180,10 @@ def _open_app(path=None):
     try:
         from .app import main as app_main
     except ModuleNotFoundError as error:
-        if error.name and error.name.startswith(("gradviz.app", "PySide6")):
-            print(APP_MISSING)
-            build_parser().print_help()
-            return 0
+        if error.name and error.name.startswith(("PySide6", "shiboken6", "pyqtgraph")):
+            raise UsageError(f"the desktop app needs {error.name.split('.')[0]}, which is not installed "
+                             "(bash .ci/install sets it up); the explain, run and trace "
+                             "commands work without it") from None
         raise
     return app_main([path] if path else [])
 
