@@ -167,10 +167,11 @@ def _node(n, where, budget):
         for name in weights:
             if name not in names:
                 raise DocumentError(f"{node.op} has no weight {name!r}"[:200], node=nid)
+        # A layer placed but not yet given weights is a valid draft; validation reports
+        # each missing weight on the node.
         for name in names:
-            if name not in weights:
-                raise DocumentError(f"the layer's weight {name!r} is missing", node=nid)
-            node.weights[name] = _tensor(weights[name], f"node '{nid}' weight {name}", budget)
+            if name in weights:
+                node.weights[name] = _tensor(weights[name], f"node '{nid}' weight {name}", budget)
     if "position" in n:
         p = n["position"]
         if not (isinstance(p, list) and len(p) == 2 and all(

@@ -168,8 +168,6 @@ def test_monkey(qtbot):
     assert not [i for i in canvas.scene().items() if isinstance(i, EdgeItem)]
 
 
-@pytest.mark.xfail(strict=True, reason="graph.fileformat: a Dense layer whose weights are not "
-                   "created yet saves, but the file does not load ('the layer's weight is missing')")
 def test_layer_without_weights_round_trips(qtbot):
     controller = DocumentController()
     canvas = CanvasView(controller)

@@ -140,3 +140,15 @@ def test_layer_weight_shape_mismatch():
     layer["weights"]["kernel"] = {"dtype": "float32", "shape": [3, 3], "data": [0.0] * 9}
     e, message = error_of(d)
     assert e.node == "layer" and "kernel" in message
+
+
+def test_layer_without_weights_loads_as_a_draft_with_a_problem_on_the_node():
+    d = json.loads((SAMPLES / "000_layer_hessian.json").read_text(encoding="utf-8"))
+    layer = next(n for n in d["nodes"] if n["id"] == "layer")
+    del layer["weights"]["kernel"]
+    doc = graph.loads(json.dumps(d), strict=False)
+    assert set(doc.nodes["layer"].weights) == {"bias"}
+    problems = graph.validate(doc)
+    assert [(p.node, p.message) for p in problems] == [("layer", "the layer's weight 'kernel' is missing")]
+    e, message = error_of(d)
+    assert e.node == "layer" and "'kernel' is missing" in message
