@@ -20,8 +20,9 @@ from .engine.ops.math import (abs, add, add_n, cast, clip_by_value, cos, divide,
                               logical_not, logical_or, maximum, minimum, multiply, negative,
                               not_equal, pow, reciprocal, sign, sin, sqrt, square, subtract,
                               tanh, where)
-from .engine.ops.reduce import (clip_by_norm, norm, reduce_logsumexp, reduce_max,  # noqa: F401
-                                reduce_mean, reduce_min, reduce_prod, reduce_sum)
+from .engine.ops.reduce import (clip_by_norm, norm, reduce_all, reduce_any,  # noqa: F401
+                                reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
+                                reduce_prod, reduce_sum)
 from .engine.ops.shape import (broadcast_to, concat, expand_dims, gather, identity, pad,  # noqa: F401
                                rank, reshape, shape, size, slice, split, squeeze, stack,
                                stop_gradient, tile, transpose, unstack)
@@ -42,8 +43,10 @@ math = _types.SimpleNamespace(
     minimum=minimum, multiply=multiply, negative=negative, not_equal=not_equal, pow=pow,
     reciprocal=reciprocal, reduce_max=reduce_max, reduce_mean=reduce_mean, reduce_min=reduce_min,
     reduce_prod=reduce_prod, reduce_sum=reduce_sum, reduce_logsumexp=reduce_logsumexp,
+    reduce_all=reduce_all, reduce_any=reduce_any,
     sigmoid=_nn.sigmoid, sign=sign, sin=sin, softplus=_nn.softplus, sqrt=sqrt, square=square,
-    subtract=subtract, tanh=tanh, multiply_no_nan=multiply)
+    subtract=subtract, tanh=tanh, multiply_no_nan=_math.multiply_no_nan,
+    softmax=_nn.softmax, log_softmax=_nn.log_softmax)
 
 nn = _types.SimpleNamespace(
     relu=_nn.relu, elu=_nn.elu, sigmoid=_nn.sigmoid, tanh=tanh, softmax=_nn.softmax,
@@ -63,4 +66,5 @@ keras = _types.SimpleNamespace(
                                        softmax=_nn.softmax))
 
 sigmoid = _nn.sigmoid
+newaxis = None
 del _reduce

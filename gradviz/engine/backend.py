@@ -82,6 +82,13 @@ def _np_broadcast_to(x, shape):
     return out
 
 
+def _np_multiply_no_nan(x, y):
+    """x · y, but 0 where y is 0 even if x is inf or NaN (TF's mul_no_nan)."""
+    x, y = np.asarray(x), np.asarray(y)
+    out = np.zeros(np.broadcast_shapes(x.shape, y.shape), np.result_type(x, y))
+    return np.multiply(x, y, out=out, where=y != 0)
+
+
 def _np_reduce(fn):
     def reduce(x, axis=None, keepdims=False):
         return np.asarray(fn(x, axis=axis, keepdims=keepdims), dtype=x.dtype)
@@ -109,6 +116,7 @@ numpy = types.SimpleNamespace(
     zeros_like=np.zeros_like,
     zeros=lambda shape, dtype: np.zeros(shape, as_dtype(dtype)._np),
     masked=lambda g, mask: np.where(mask, g, np.zeros((), g.dtype)),
+    multiply_no_nan=_np_multiply_no_nan,
     log=np.log,
     exp=np.exp,
     sqrt=np.sqrt,
@@ -176,6 +184,7 @@ def _gradviz_namespace():
         zeros_like=array.zeros_like,
         zeros=array.zeros,
         masked=math.masked,
+        multiply_no_nan=math.multiply_no_nan,
         log=math.log,
         exp=math.exp,
         sqrt=math.sqrt,

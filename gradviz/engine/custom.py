@@ -1,8 +1,13 @@
-"""custom_gradient: an identity-like op whose backward pass is the user's function.
+"""custom_gradient: an op whose backward pass is the user's function.
 
-As in TF eager mode: the decorated function runs with every tape paused, trainable
-variables it reads are found by a watcher, and one op is recorded whose gradient
-calls `grad_fn(*upstream)` (or `grad_fn(*upstream, variables=...)`).
+As in TF eager mode: the decorated function runs while every tape keeps recording
+(so whatever `grad_fn` uses from the forward pass is differentiable again by an
+outer tape: that is what gives correct second derivatives), a watcher notes the
+trainable variables it reads, and one op from the flattened inputs (and those
+variables) to fresh output tensors is recorded, whose gradient calls
+`grad_fn(*upstream)` (or `grad_fn(*upstream, variables=...)`). The forward ops stay
+on the tape but lie on no path to the outputs, so first-order gradients only see
+`grad_fn`.
 """
 import functools
 import inspect
@@ -26,21 +31,27 @@ class _VariableWatcher:
 
 
 def custom_gradient(f=None):
-    """Decorator: `f(*x)` returns `(y, grad_fn)`; grad_fn maps upstream to input gradients."""
+    """Decorator: `f(*x)` returns `(y, grad_fn)`; grad_fn maps upstream to input gradients.
+
+    Arguments may be nested (lists, tuples, dicts of tensors): grad_fn returns one
+    gradient per flattened leaf, as in TF.
+    """
     if f is None:
         return custom_gradient
 
     @functools.wraps(f)
     def decorated(*args, **kwargs):
-        inputs = [a if isinstance(a, Tensor) else convert_to_tensor(a) for a in args]
         watcher = _VariableWatcher()
-        saved = list(_tape._state.recording)
-        _tape._state.recording[:] = [watcher]
+        recording = _tape._state.recording
+        recording.append(watcher)
         try:
-            result, grad_fn = f(*inputs, **kwargs)
+            result, grad_fn = f(*args, **kwargs)
         finally:
-            _tape._state.recording[:] = saved
-        variables = [v for v in watcher.variables if not any(v is a for a in inputs)]
+            recording.remove(watcher)
+        flat_args = nest.flatten(list(args))
+        inputs = [a if isinstance(a, Tensor) else convert_to_tensor(a) for a in flat_args]
+        known = flat_args + nest.flatten(kwargs)
+        variables = [v for v in watcher.variables if not any(v is a for a in known)]
         if variables and not _accepts_variables(grad_fn):
             raise TypeError(
                 "@custom_gradient: the function reads trainable variables "

@@ -37,6 +37,9 @@ class DType:
     def __repr__(self):
         return f"tf.{self.name}"
 
+    def __str__(self):
+        return f"<dtype: '{self.name}'>"
+
 
 float16 = DType(np.float16)
 float32 = DType(np.float32)

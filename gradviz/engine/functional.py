@@ -47,12 +47,13 @@ def jvp(f, primals, tangents):
         with GradientTape(watch_accessed_variables=False) as inner:
             inner.watch(primals)
             out = f(*primals)
-        u = zeros_like(out)
+        u = [zeros_like(o) for o in nest.flatten(out)]
         outer.watch(u)
-        pullback = inner.gradient(out, primals, output_gradients=u, unconnected_gradients="zero")
+        pullback = inner.gradient(nest.flatten(out), primals, output_gradients=u,
+                                  unconnected_gradients="zero")
     tangent_out = outer.gradient(pullback, u, output_gradients=tangents,
                                  unconnected_gradients="zero")
-    return out, tangent_out
+    return out, nest.pack_sequence_as(out, tangent_out)
 
 
 def _recorded_gradient(f, x, outer):

@@ -39,6 +39,9 @@ class OpDef:
 
 
 _OPS = {}
+# Gradient functions registered by name before their op type is defined (TF allows
+# that: its registry maps names to functions); define_op attaches them.
+_PENDING = {}
 
 
 def define_op(type, forward, rule=None, formulas=None, n_outputs=1):
@@ -46,6 +49,10 @@ def define_op(type, forward, rule=None, formulas=None, n_outputs=1):
     if type in _OPS:
         raise KeyError(f"op type '{type}' is already defined")
     op = OpDef(type, forward, rule, formulas, n_outputs)
+    if type in _PENDING:
+        if rule is not None:
+            raise KeyError(f"Registering two gradient with name '{type}'!")
+        op.grad_fn = _PENDING.pop(type)
     _OPS[type] = op
     return op
 
@@ -74,13 +81,12 @@ class RegisterGradient:
 
     def __call__(self, fn):
         op = _OPS.get(self._op_type)
-        if op is None:
-            raise LookupError(
-                f"cannot register a gradient for unknown op type '{self._op_type}'; "
-                "define the op first (gradviz.define_op)")
-        if op.has_gradient:
+        if (op is not None and op.has_gradient) or self._op_type in _PENDING:
             raise KeyError(f"Registering two gradient with name '{self._op_type}'!")
-        op.grad_fn = fn
+        if op is None:
+            _PENDING[self._op_type] = fn  # attached when the op type is defined
+        else:
+            op.grad_fn = fn
         return fn
 
 
@@ -97,6 +103,8 @@ class _GradientRegistry:
     """`lookup(type)` gives a TF-style `fn(op, grad)`, as TF's _gradient_registry."""
 
     def lookup(self, op_type):
+        if op_type in _PENDING:
+            return _PENDING[op_type]
         op = _OPS.get(op_type)
         if op is None or not op.has_gradient:
             raise LookupError(f"No gradient defined for operation type '{op_type}'")
@@ -108,7 +116,7 @@ class _GradientRegistry:
         return tf_style_grad(op)
 
     def list(self):
-        return [t for t, op in sorted(_OPS.items()) if op.has_gradient]
+        return sorted([t for t, op in _OPS.items() if op.has_gradient] + list(_PENDING))
 
 
 gradient_registry = _GradientRegistry()

@@ -297,19 +297,6 @@ class _StopRecording:
         return False
 
 
-class stop_recording_all:
-    """Pause every tape (used while a custom_gradient's forward function runs)."""
-
-    def __enter__(self):
-        self._saved = list(_state.recording)
-        _state.recording.clear()
-        return self
-
-    def __exit__(self, *exc):
-        _state.recording[:] = self._saved
-        return False
-
-
 def _unconnected_zero(value):
     if isinstance(value, UnconnectedGradients):
         return value is UnconnectedGradients.ZERO

@@ -190,8 +190,16 @@ class Tensor:
     def __ge__(self, other): return _m.greater_equal(self, other)
     def __getitem__(self, key): return _s.strided_slice(self, key)
 
-    # Equality stays identity-based (tensors are dict keys); use tf.equal for values.
-    __eq__ = object.__eq__
+    def __eq__(self, other):
+        """Elementwise, as in TF2 (`tf.reduce_all(x == y)`); False for None or for
+        shapes that do not broadcast (TF's incompatible_shape_error=False)."""
+        return _compare(_m.equal, self, other, False)
+
+    def __ne__(self, other):
+        return _compare(_m.not_equal, self, other, True)
+
+    # Hashable by identity (TF would need .ref()): tapes and documents key on tensors.
+    __hash__ = __hash__
 
 
 class Variable(Tensor):
@@ -204,7 +212,7 @@ class Variable(Tensor):
             initial_value = initial_value()
         super().__init__(initial_value, dtype)
         self.trainable = bool(trainable)
-        self._name = name or f"Variable_{self._id}"
+        self._name = name or "Variable"  # TF's eager default; names need not be unique
 
     @property
     def name(self):
@@ -235,13 +243,26 @@ class Variable(Tensor):
         return self
 
     def read_value(self):
-        return Tensor._wrap(self._value)
+        """The current value as a tensor; recorded (as TF's ReadVariableOp), so the
+        gradient with respect to the variable flows through it."""
+        return _s.identity(self)
 
     value = read_value
 
     def __repr__(self):
         return (f"<tf.Variable '{self.name}' shape={tuple(self.shape)} dtype={self.dtype.name}, "
                 f"numpy={_numpy_text(self._value)}>")
+
+    __str__ = __repr__  # print(v) shows the variable, as TF does
+
+
+def _compare(op, a, b, if_incompatible):
+    if b is None:
+        return if_incompatible
+    try:
+        return op(a, b)
+    except (TypeError, ValueError):
+        return if_incompatible
 
 
 def _numpy_text(array):
@@ -274,7 +295,17 @@ def _to_array(value, dtype=None):
         elif kind == "O":
             raise TypeError(f"cannot convert {type(value).__name__} to a tensor")
         return array
-    return np.asarray(_unwrap_nested(value), dtype=np_dtype)
+    data = _unwrap_nested(value)
+    if np_dtype.kind in "iub" and np.asarray(data).dtype.kind in "fc":
+        # As TF: Python floats do not silently truncate to an integer dtype.
+        raise TypeError(f"cannot convert {_short(value)} to a tensor of dtype {np_dtype.name} "
+                        "(Python floats do not truncate; use gradviz.cast on a float tensor)")
+    return np.asarray(data, dtype=np_dtype)
+
+
+def _short(value, limit=60):
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _unwrap_nested(value):

@@ -36,6 +36,32 @@ def test_assign_after_recording_does_not_change_the_recorded_gradient():
     np.testing.assert_allclose(t.gradient(y, v).numpy(), 4.0)
 
 
+def test_read_value_is_recorded_so_the_gradient_reaches_the_variable():
+    v = tf.Variable(2.0)
+    with tf.GradientTape(persistent=True) as t:
+        y = v.read_value() * 3.0
+        z = v.value() ** 2
+    assert t.gradient(y, v).numpy() == 3.0
+    assert t.gradient(z, v).numpy() == 4.0
+
+
+def test_variables_print_as_tf_does():
+    v = tf.Variable(2.0)
+    assert str(v) == repr(v) == "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=2.0>"
+    assert str(tf.float32) == "<dtype: 'float32'>" and repr(tf.float32) == "tf.float32"
+
+
+def test_python_floats_do_not_truncate_to_integers():
+    with pytest.raises(TypeError, match=r"\[1.0, 2.5\].*int32"):
+        tf.constant([1.0, 2.5], dtype=tf.int32)
+    v = tf.Variable([1, 2])
+    with pytest.raises(TypeError, match="int32"):
+        v.assign([1.7, 2.9])
+    np.testing.assert_array_equal(v.numpy(), [1, 2])  # the failed assign changed nothing
+    # numpy arrays are cast on request, as TF does.
+    np.testing.assert_array_equal(tf.constant(np.array([1.5]), dtype=tf.int32).numpy(), [1])
+
+
 def test_variable_from_callable_and_flags():
     v = tf.Variable(lambda: tf.ones([2]), trainable=False, name="counter")
     assert not v.trainable and v.name == "counter:0" and v.shape == (2,)
@@ -184,3 +210,18 @@ def test_public_names_exist():
     assert callable(tf.math.sin) and callable(tf.nn.sigmoid) and callable(tf.nn.relu)
     assert callable(tf.linalg.solve) and callable(tf.keras.layers.Dense)
     assert callable(tf.keras.layers.BatchNormalization) and callable(tf.random.normal)
+
+
+def test_equality_is_elementwise_as_in_tf2():
+    x = tf.constant([1.0, 2.0])
+    np.testing.assert_array_equal((x == tf.constant([1.0, 3.0])).numpy(), [True, False])
+    np.testing.assert_array_equal((x != [1.0, 3.0]).numpy(), [False, True])
+    assert tf.reduce_all(x == x).numpy() and not tf.reduce_any(x != x).numpy()
+    assert (tf.constant(3.0) == 3.0).numpy()
+    assert (tf.Variable(2.0) == 2.0).numpy()
+    assert (x == None) is False and (x != None) is True  # noqa: E711
+    assert (x == tf.constant([1.0, 2.0, 3.0])) is False  # shapes that cannot broadcast
+    # Still usable as a dict key and in containers (by identity).
+    assert {x: 1}[x] == 1 and x in [x]
+    with pytest.raises(TypeError, match="boolean"):
+        tf.reduce_all(x)

@@ -64,6 +64,12 @@ def test_jvp_of_a_matrix_function():
     np.testing.assert_allclose(tangent.numpy(), dan @ an + an @ dan, rtol=1e-12)
 
 
+def test_jvp_of_a_function_with_several_outputs_keeps_their_structure():
+    x = tf.constant(3.0, dtype=tf.float64)
+    (a, b), (ta, tb) = tf.jvp(lambda x: (x * 2.0, x * x), [x], [tf.constant(0.5, tf.float64)])
+    assert (a.numpy(), b.numpy(), ta.numpy(), tb.numpy()) == (6.0, 9.0, 1.0, 3.0)
+
+
 def test_hessian_of_sum_of_fourth_powers():
     x = tf.constant([1.0, -2.0, 0.5], dtype=tf.float64)
     h = tf.hessian(lambda x: tf.reduce_sum(x ** 4), x)

@@ -12,7 +12,7 @@ CHECKED = {
     "Sqrt": "test_ops_math", "Square": "test_ops_math", "Abs": "test_ops_math",
     "Tanh": "test_ops_math", "Reciprocal": "test_ops_math", "TanhGrad": "test_ops_math",
     "Sign": "test_ops_math", "SelectV2": "test_ops_math", "ClipByValue": "test_ops_math",
-    "Cast": "test_ops_math", "Masked": "test_ops_math",
+    "Cast": "test_ops_math", "Masked": "test_ops_math", "MulNoNan": "test_ops_math",
     "Sum": "test_ops_reduce", "Mean": "test_ops_reduce", "Max": "test_ops_reduce",
     "Min": "test_ops_reduce", "Prod": "test_ops_reduce", "EuclideanNorm": "test_ops_reduce",
     "MatMul": "test_ops_linalg", "Einsum": "test_ops_linalg", "MatrixSolve": "test_ops_linalg",

@@ -182,6 +182,29 @@ def test_tanh_grad(y_shape, dy_shape):
     check_grads(M.tanh_grad, [np.tanh(normal(y_shape, 1)), normal(dy_shape, 2)], order=2)
 
 
+def test_sign_inside_a_smooth_function():
+    check_grads(lambda x: tf.sign(x) * x * x, [away_from_zero((2, 3))], order=2)
+
+
+@pytest.mark.parametrize("x_shape, y_shape", SHAPES, ids=SHAPE_IDS)
+def test_multiply_no_nan_away_from_zero(x_shape, y_shape):
+    check_grads(tf.math.multiply_no_nan, [normal(x_shape, 1), away_from_zero(y_shape, 2)],
+                order=2)
+
+
+def test_multiply_no_nan_is_zero_where_y_is_zero_even_for_inf_and_nan():
+    x = tf.constant([np.inf, np.nan, 2.0, -3.0])
+    y = tf.constant([0.0, 0.0, 3.0, 0.0])
+    with tf.GradientTape() as tape:
+        tape.watch([x, y])
+        z = tf.math.multiply_no_nan(x, y)
+    np.testing.assert_array_equal(z.numpy(), [0.0, 0.0, 6.0, 0.0])
+    gx, gy = tape.gradient(z, [x, y])
+    # TF's MulNoNanGrad: grad_x = mul_no_nan(grad, y) = y; grad_y = mul_no_nan(x, grad) = x.
+    np.testing.assert_array_equal(gx.numpy(), [0.0, 0.0, 3.0, 0.0])
+    np.testing.assert_array_equal(gy.numpy(), [np.inf, np.nan, 2.0, -3.0])
+
+
 def test_sign_has_a_zero_gradient():
     x = tf.constant([-2.0, 3.0])
     with tf.GradientTape() as tape:

@@ -101,6 +101,36 @@ def test_gather_gradient_accumulates_repeated_indices():
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [[1, 1], [0, 0], [3, 3]])
 
 
+def _gather_by_loops(params, indices, axis, batch_dims):
+    if batch_dims == 0:
+        return np.take(params, indices, axis=axis)
+    return np.stack([_gather_by_loops(p, i, axis - 1, batch_dims - 1)
+                     for p, i in zip(params, indices)])
+
+
+BATCH_GATHER = [((3, 5), (3, 2), 1, 1), ((2, 4, 5, 3), (2, 4, 6), 2, 2),
+                ((2, 4, 5, 3), (2, 6), 2, 1), ((2, 4, 5, 3), (2, 6, 2), 1, 1),
+                ((2, 4, 5), (2, 3), -1, 1), ((3, 5), (3,), 1, 1)]
+
+
+@pytest.mark.parametrize("p_shape, i_shape, axis, batch_dims", BATCH_GATHER)
+def test_gather_with_batch_dims(p_shape, i_shape, axis, batch_dims):
+    rng = np.random.default_rng(3)
+    params = rng.standard_normal(p_shape)
+    n = p_shape[axis]
+    indices = rng.integers(-n, n, i_shape)
+    got = tf.gather(tf.constant(params), indices, axis=axis, batch_dims=batch_dims)
+    np.testing.assert_array_equal(got.numpy(), _gather_by_loops(params, indices,
+                                                                axis % len(p_shape), batch_dims))
+    check_grads(lambda x: tf.gather(x, indices, axis=axis, batch_dims=batch_dims), [params],
+                order=2)
+
+
+def test_gather_with_batch_dims_refuses_mismatched_batches():
+    with pytest.raises(ValueError, match=r"batch_dims=1.*\(3, 5\).*\(2, 2\)"):
+        tf.gather(tf.zeros([3, 5]), np.zeros((2, 2), np.int32), axis=1, batch_dims=1)
+
+
 # -- the internal ops --------------------------------------------------------------------
 
 SUM_TO_SHAPE = [

@@ -384,9 +384,23 @@ def test_registering_twice_is_a_key_error():
         tf.RegisterGradient("MatMul")(lambda op, grad: [grad, grad])
 
 
-def test_register_gradient_for_an_unknown_op_type():
-    with pytest.raises(LookupError, match="NoSuchOp"):
-        tf.RegisterGradient("NoSuchOp")(lambda op, grad: [grad])
+def test_register_gradient_before_the_op_type_exists():
+    """As TF's registry (a map from names): the function waits for the op's definition."""
+    @tf.RegisterGradient("TestTapeLateOp")
+    def _late_grad(op, grad):
+        return [grad * 10.0]
+
+    assert tf.gradient_registry.lookup("TestTapeLateOp") is _late_grad
+    with pytest.raises(KeyError, match="TestTapeLateOp"):
+        tf.RegisterGradient("TestTapeLateOp")(lambda op, grad: [grad])
+    late = tf.define_op("TestTapeLateOp", lambda x: 2 * x)
+    from gradviz.engine.execute import apply
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = apply(late, (x,))
+    np.testing.assert_array_equal(y.numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(t.gradient(y, x).numpy(), [10.0, 10.0])
 
 
 def test_no_gradient_op_gives_none():
@@ -464,6 +478,58 @@ def test_custom_gradient_second_order_through_grad_fn():
         dy = t1.gradient(y, x)
     d2y = t2.gradient(dy, x)
     np.testing.assert_allclose([y.numpy(), dy.numpy(), d2y.numpy()], [8.0, 12.0, 12.0])
+
+
+def test_custom_gradient_second_order_through_values_of_the_forward_pass():
+    """TF's log1pexp: grad uses e = exp(x) from the forward, so an outer tape must have
+    recorded the forward for d²y/dx² = e / (1 + e)² (0.25 at 0, not None)."""
+    @tf.custom_gradient
+    def log1pexp(x):
+        e = tf.exp(x)
+
+        def grad(upstream):
+            return upstream * (1 - 1 / (1 + e))
+        return tf.math.log(1 + e), grad
+
+    x = tf.constant([0.0, 1.0, -2.0], dtype=tf.float64)
+    with tf.GradientTape() as t2:
+        t2.watch(x)
+        with tf.GradientTape() as t1:
+            t1.watch(x)
+            y = log1pexp(x)
+        g = t1.gradient(y, x)
+    h = t2.gradient(g, x)
+    e = np.exp(x.numpy())
+    np.testing.assert_allclose(g.numpy(), e / (1 + e), rtol=1e-12)
+    np.testing.assert_allclose(h.numpy(), e / (1 + e) ** 2, rtol=1e-12)
+
+
+def test_custom_gradient_hessian_matches_the_closed_form():
+    @tf.custom_gradient
+    def f(x):  # (x - 1) e^x, d/dx = x e^x, d²/dx² = (1 + x) e^x
+        e = tf.exp(x)
+        return x * e - e, lambda dy: dy * x * e
+
+    x = tf.constant([1.0, -0.5], dtype=tf.float64)
+    h = tf.hessian(lambda x: tf.reduce_sum(f(x)), x)
+    np.testing.assert_allclose(h.numpy(), np.diag((1 + x.numpy()) * np.exp(x.numpy())),
+                               rtol=1e-12)
+
+
+def test_custom_gradient_of_nested_arguments_takes_one_gradient_per_leaf():
+    @tf.custom_gradient
+    def f(xs):
+        a, b = xs
+        return a * 2.0 + tf.reduce_sum(b), lambda dy: [dy * 3.0, tf.reduce_sum(dy) * tf.ones_like(b)]
+
+    a, b = tf.constant([1.0, 2.0]), tf.constant([1.0, 2.0, 3.0])
+    with tf.GradientTape() as t:
+        t.watch([a, b])
+        y = f([a, b])
+    np.testing.assert_array_equal(y.numpy(), [8.0, 10.0])
+    ga, gb = t.gradient(y, [a, b])
+    np.testing.assert_array_equal(ga.numpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(gb.numpy(), [2.0, 2.0, 2.0])
 
 
 def test_custom_gradient_is_used_inside_jacobian():

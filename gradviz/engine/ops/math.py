@@ -6,6 +6,7 @@ each input's shape in one place (tape._step).
 
 import numpy as np
 
+from ..backend import _np_multiply_no_nan
 from ..execute import apply, tensors
 from ..registry import define_op, no_gradient
 from ..tensor import Tensor
@@ -41,6 +42,16 @@ MUL, multiply = _binary(
     lambda F, g, ins, out, at, needs: (g * ins[1] if needs[0] else None,
                                        g * ins[0] if needs[1] else None),
     ("grad_x = grad · y", "grad_y = grad · x"))
+
+def _mul_no_nan_rule(F, g, ins, out, at, needs):
+    """TF's MulNoNanGrad: grad_x = mul_no_nan(grad, y), grad_y = mul_no_nan(x, grad)."""
+    x, y = ins
+    return (F.multiply_no_nan(g, y) if needs[0] else None,
+            F.multiply_no_nan(x, g) if needs[1] else None)
+
+MUL_NO_NAN, multiply_no_nan = _binary(
+    "MulNoNan", _np_multiply_no_nan, _mul_no_nan_rule,
+    ("grad_x = grad · y, 0 where y = 0", "grad_y = grad · x, 0 where grad = 0"))
 
 def _div_rule(F, g, ins, out, at, needs):
     x, y = ins

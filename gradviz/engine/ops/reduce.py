@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import backend
 from ..execute import apply, tensors
-from ..registry import define_op
+from ..registry import define_op, get_op, no_gradient
 
 
 def normalize_axes(axis, ndim):
@@ -158,6 +158,27 @@ MIN, reduce_min = _reducer("Min", _np_min, _extreme_rule,
                            "grad_x = broadcast(grad) where x = min (split among ties)")
 PROD, reduce_prod = _reducer("Prod", _np_prod, _prod_rule,
                              "grad_x = broadcast(grad) · (product of the others)")
+
+
+def _boolean_reducer(type, forward):
+    """reduce_all / reduce_any: booleans in, a boolean out, no gradient (as in TF)."""
+    define_op(type, forward)
+    no_gradient(type)
+    op = get_op(type)
+
+    def fn(input_tensor, axis=None, keepdims=False, name=None):
+        (x,) = tensors(input_tensor)
+        if x._value.dtype != np.bool_:
+            raise TypeError(f"{type} needs a boolean tensor, got {x.dtype.name} "
+                            "(compare first, e.g. x == y or x > 0)")
+        return apply(op, (x,), {"axis": normalize_axes(axis, x.ndim), "keepdims": bool(keepdims)})
+    return fn
+
+
+reduce_all = _boolean_reducer(
+    "All", lambda x, axis, keepdims: np.asarray(np.all(x, axis=axis, keepdims=keepdims)))
+reduce_any = _boolean_reducer(
+    "Any", lambda x, axis, keepdims: np.asarray(np.any(x, axis=axis, keepdims=keepdims)))
 
 
 def _np_norm(x, axis, keepdims):

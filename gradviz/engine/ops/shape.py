@@ -421,14 +421,44 @@ GATHER = define_op("GatherV2", _gather_forward, _gather_rule,
 
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
-    if batch_dims:
-        raise ValueError("gather supports batch_dims=0 only")
     (params,) = tensors(params)
     indices = indices if isinstance(indices, Tensor) else Tensor(np.asarray(indices))
     if indices._value.dtype.kind not in "iu":
         raise TypeError(f"gather indices must be integers, got {indices.dtype.name}")
-    axis = 0 if axis is None else int(axis) % params.ndim
-    return apply(GATHER, (params, indices), {"axis": axis})
+    b = int(batch_dims) % (indices.ndim + 1) if indices.ndim else int(batch_dims)
+    axis = b if axis is None else int(axis) % params.ndim
+    if b == 0:
+        return apply(GATHER, (params, indices), {"axis": axis})
+    return _batch_gather(params, indices, axis, b)
+
+
+def _batch_gather(params, indices, axis, b):
+    """tf.gather with batch_dims=b, built from recorded ops (so it has every derivative):
+    move `axis` next to the batch axes, fold the batch into it with offset indices,
+    gather once, and put the axes back in TF's order."""
+    p_shape, i_shape = tuple(params.shape), tuple(indices.shape)
+    if axis < b or p_shape[:b] != i_shape[:b]:
+        raise ValueError(f"gather with batch_dims={b} needs axis >= batch_dims and the same "
+                         f"leading {b} dimensions: params {p_shape}, indices {i_shape}")
+    n = p_shape[axis]
+    idx = indices._value.astype(np.int64)
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise IndexError(f"gather indices must be in [0, {n}) along axis {axis}")
+    batch = p_shape[:b]
+    count = int(np.prod(batch, dtype=np.int64))
+    middle = p_shape[b:axis]            # params axes between the batch and `axis`
+    rest = p_shape[axis + 1:]
+    perm = tuple(range(b)) + (axis,) + tuple(range(b, axis)) + tuple(range(axis + 1, params.ndim))
+    folded = reshape(transpose(params, perm), (count * n,) + middle + rest)
+    offsets = (np.arange(count) * n).reshape((count,) + (1,) * (idx.ndim - b))
+    flat = Tensor((np.where(idx < 0, idx + n, idx).reshape((count,) + i_shape[b:]) + offsets))
+    out = reshape(apply(GATHER, (folded, flat), {"axis": 0}),
+                  batch + i_shape[b:] + middle + rest)
+    # (batch, indices, middle, rest) -> (batch, middle, indices, rest), TF's order.
+    ni, nm = len(i_shape) - b, len(middle)
+    order = (tuple(range(b)) + tuple(range(b + ni, b + ni + nm)) + tuple(range(b, b + ni))
+             + tuple(range(b + ni + nm, b + ni + nm + len(rest))))
+    return transpose(out, order) if nm and ni else out
 
 
 def _gather_grad_forward(g, indices, axis, shape):
