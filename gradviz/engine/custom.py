@@ -22,6 +22,7 @@ class _VariableWatcher:
 
     def __init__(self):
         self.variables = []
+        self._tracked = frozenset()  # tracks nothing: record() asks _should_record
 
     def _should_record(self, inputs):
         for t in inputs:

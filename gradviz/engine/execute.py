@@ -2,9 +2,10 @@
 import numpy as np
 
 from . import tape as _tape
-from .tensor import Tensor, convert_to_tensor
+from .tensor import Tensor, _next_id, convert_to_tensor
 
 _state = _tape._state
+_new_tensor = object.__new__
 
 
 def apply(opdef, inputs, attrs=None):
@@ -24,7 +25,9 @@ def apply(opdef, inputs, attrs=None):
         shapes = ", ".join(str(tuple(v.shape)) for v in values)
         raise type(e)(f"{opdef.type} cannot run on inputs of shapes {shapes}: {e}") from None
     if opdef.n_outputs == 1:
-        result = Tensor._wrap(out)
+        result = _new_tensor(Tensor)  # Tensor._wrap, inlined: once per op
+        result._value = out
+        result._id = _next_id()
         if _state.recording:
             _tape.record(opdef, inputs, values, [result], (out,), attrs)
         return result

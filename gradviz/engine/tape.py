@@ -65,21 +65,50 @@ class Operation:
         return f"<Operation {self.name}>"
 
 
+_new_operation = Operation.__new__
+
+
 def record(opdef, inputs, in_values, outputs, out_values, attrs):
     """Record one op application on every recording tape that tracks one of its inputs."""
     operation = None
     for tape in _state.recording:
-        if tape._should_record(inputs):
+        tracked = tape._tracked
+        hit = False
+        for t in inputs:  # _should_record, inlined for inputs that are not Variables
+            if t._id in tracked:
+                hit = True
+            elif type(t) is Variable:
+                hit = tape._should_record(inputs)  # may watch an accessed variable
+                break
+        if hit:
             if operation is None:
-                operation = Operation(opdef, inputs, outputs, attrs, in_values, out_values)
-                ref = weakref.ref(operation)  # weak: see Tensor._op
-                for t in outputs:
-                    t._opref = ref
+                # Operation.__init__, inlined: this runs once per recorded op.
+                operation = _new_operation(Operation)
+                operation.opdef = opdef
+                operation.inputs = inputs
+                operation.outputs = outputs
+                operation.attrs = attrs or {}
+                operation._in_values = in_values
+                operation._out_values = out_values
+                operation._id = outputs[0]._id
             tape._entries.append(operation)
-            tracked = tape._tracked
             for t in outputs:
                 if t._value.dtype.kind == "f":
                     tracked.add(t._id)
+
+
+# Every tape alive, so `tensor.op` can find the Operation that produced a tensor
+# without the tensor pointing at it (see Tensor._op).
+_live_tapes = weakref.WeakSet()
+
+
+def producer_of(tensor):
+    """The Operation that produced `tensor` on some live tape, or None."""
+    for tape in list(_live_tapes):
+        op = tape._producer(tensor._id)
+        if op is not None:
+            return op
+    return None
 
 
 class Observer:
@@ -118,6 +147,15 @@ class GradientTape:
         self._watched_variables = []
         self._entered = False
         self._used = False
+        self._producers = (None, 0, {})  # (entries list, its length, output id -> op)
+        _live_tapes.add(self)
+
+    def _producer(self, tensor_id):
+        entries, n, table = self._producers
+        if entries is not self._entries or n != len(self._entries):
+            table = {o._id: op for op in self._entries for o in op.outputs}
+            self._producers = (self._entries, len(self._entries), table)
+        return table.get(tensor_id)
 
     # -- context --------------------------------------------------------
     def __enter__(self):

@@ -62,13 +62,12 @@ class TensorShape(tuple):
 class Tensor:
     """An immutable value; `op` is the recorded operation that produced it, if any."""
 
-    __slots__ = ("_value", "_id", "_opref", "__weakref__")
+    __slots__ = ("_value", "_id", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, value, dtype=None):
         self._value = _to_array(value, dtype)
         self._id = _next_id()
-        self._opref = None
 
     @classmethod
     def _wrap(cls, array):
@@ -76,19 +75,19 @@ class Tensor:
         t = object.__new__(cls)
         t._value = array
         t._id = _next_id()
-        t._opref = None
         return t
 
     @property
     def _op(self):
         """The recorded Operation that produced this tensor, while a tape holds it.
 
-        Held through a weak reference: the Operation refers to its outputs, and a
-        strong reference back would make one reference cycle per recorded op, which
-        only the cyclic GC frees (slowly, keeping every intermediate array alive).
+        Found through the live tapes rather than stored here: an Operation refers to
+        its outputs, and a reference back would make one reference cycle per recorded
+        op, which only the cyclic GC frees (slowly, keeping every intermediate alive).
+        Looking it up costs only when asked; recording stays cheap.
         """
-        ref = self._opref
-        return ref() if ref is not None else None
+        from .tape import producer_of
+        return producer_of(self)
 
     # -- reading ---------------------------------------------------------
     @property
