@@ -11,7 +11,7 @@ import weakref
 
 import numpy as np
 
-from . import backend as _backend, nest
+from . import backend as _backend, blocks, nest
 from .registry import define_op
 from .tensor import Tensor, Variable, convert_to_tensor
 
@@ -309,7 +309,7 @@ class GradientTape:
         if not _state.recording:  # nothing to record: plain numpy
             j = parts[0]._value if len(parts) == 1 else np.concatenate([p._value for p in parts])
             return Tensor._wrap(j.reshape(per_row, batch, -1).transpose(1, 0, 2).reshape(shape))
-        from .ops import shape as S
+        S = _shape_ops()
         j = parts[0] if len(parts) == 1 else S.concat(parts, axis=0)
         j = S.reshape(j, (per_row, batch, -1))
         j = S.transpose(j, (1, 0, 2))
@@ -421,7 +421,6 @@ def _jacobian(entries, target, sources, zero):
     relevant = _relevant_entries(entries, {s._id for s in sources if s._value.dtype.kind == "f"})[0]
     ops = [op for op, _ in relevant]
     if not _state.recording and n > target._value.shape[0] > 1 if target._value.ndim else False:
-        from . import blocks
         if all(blocks.row_aligned(ops, target, s) for s in sources):
             return blocks.block_jacobian(ops, target, sources, zero, relevant)
     chunk = _chunk_size(ops, n)
@@ -434,7 +433,7 @@ def _jacobian(entries, target, sources, zero):
         grads = backward(entries, [target], [seed], sources, 1, None, relevant)
         for parts, g in zip(per_source, grads):
             parts.append(g)
-    from .ops import shape as S
+    S = _shape_ops()
     out = []
     for parts, s in zip(per_source, sources):
         if any(p is None for p in parts):
@@ -559,6 +558,19 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None):
             observer.accumulate(s, g)
         results.append(g)
     return results
+
+
+_SHAPE_OPS = None
+
+
+def _shape_ops():
+    """gradviz.engine.ops.shape, imported once on first use (it imports this module);
+    a `from .ops import shape` in a hot function would run importlib's Python code."""
+    global _SHAPE_OPS
+    if _SHAPE_OPS is None:
+        from .ops import shape
+        _SHAPE_OPS = shape
+    return _SHAPE_OPS
 
 
 def _as_tensor(c):
@@ -739,7 +751,7 @@ def _call_grad_fn(op, g, nbatch):
     if nbatch == 0:
         grads = fn(op, *(_as_tensor(x) for x in (g if isinstance(g, list) else [g])))
         return _as_list(grads, op)
-    from .ops import shape as S
+    S = _shape_ops()
     gs = g if isinstance(g, list) else [g]
     gs = [_as_tensor(x) for x in gs]
     batch = tuple(gs[0].shape[:nbatch])
