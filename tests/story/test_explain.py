@@ -29,9 +29,10 @@ def test_every_step_names_a_document_node_and_no_engine_name_leaks(path):
     assert first in " ".join(text.split()[:80])  # the lesson comes right after the title
     for step in s.steps:
         assert step.node in doc.nodes, (step.index, step.title)
-    assert not re.search(r"[A-Za-z]+_\d+:\d", text)      # engine tensor names (AddV2_31:0)
-    assert "[]" not in text and "[; ]" not in text and "· =" not in text
-    assert "J[" not in text.split("\nStudies\n")[0]          # a factor is named ∂out/∂in
+    steps = text.split("step by step")[1].split("\nStudies\n")[0]
+    assert not re.search(r"[A-Za-z]+_\d+:\d", steps)     # engine tensor names (AddV2_31:0)
+    assert "[]" not in steps and "[; ]" not in steps and "· =" not in steps
+    assert "J[" not in steps                                 # a factor is named ∂out/∂in
 
 
 def test_operands_are_named_by_the_document_001_stop_recording():
