@@ -225,7 +225,9 @@ def _contribution(ev, naming, visit, where, known):
     target = labels[k]
     op_name = naming.op_label(op)
     repeated = sum(t is tensor for t in op.inputs) > 1
-    title = f"{op_name} → {target}" + (f" (input {k + 1})" if repeated else "")
+    inside = op_name.split("/", 1)[0] + "/"
+    shown = target[len(inside):] if "/" in op_name and target.startswith(inside) else target
+    title = f"{op_name} → {shown}" + (f" (input {k + 1})" if repeated else "")
     rule = naming.rule(op)
     what = (f"The custom gradient rule of {op_name} (declared in the document, not code)" if rule
             else f"Local rule of {op.type}")
