@@ -1,4 +1,5 @@
 """Turn a Recorder's raw events into the story's steps, named through a Naming."""
+import functools
 import re
 
 import numpy as np
@@ -33,10 +34,17 @@ def _times(n):
     return {1: "once", 2: "twice"}.get(n, f"{n} times")
 
 
+@functools.lru_cache(maxsize=1024)
 def mentioned(formula, name):
     """Whether the right-hand side of `formula` uses operand `name` as a word."""
     rhs = formula.split("=", 1)[-1] if formula else ""
     return re.search(rf"(?<!{_WORD}){re.escape(name)}(?!{_WORD})", rhs) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def _operand_pattern(names):
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"(?<!{_WORD})({alternatives})(?!{_WORD})")
 
 
 def _uses(steps, sources, name):
@@ -74,8 +82,7 @@ def substitute(formula, names, labels):
     mapping = {n: lab for n, lab in zip(names, labels)}
     if not mapping:
         return rhs
-    pattern = "|".join(re.escape(n) for n in sorted(mapping, key=len, reverse=True))
-    return re.sub(rf"(?<!{_WORD})({pattern})(?!{_WORD})", lambda m: mapping[m.group(1)], rhs)
+    return _operand_pattern(tuple(mapping)).sub(lambda m: mapping[m.group(1)], rhs)
 
 
 def bindings(formula, names, labels, k):
