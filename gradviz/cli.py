@@ -140,7 +140,10 @@ def _explain(args):
     from .story.text import explain
 
     doc = _load(args.file)
-    sys.stdout.write(explain(_story(doc, args.file)))
+    text = explain(_story(doc, args.file))
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    # A label the terminal cannot show (a lone surrogate, ∂ on an ASCII console) is escaped.
+    sys.stdout.write(text.encode(encoding, "backslashreplace").decode(encoding))
     return 0
 
 

@@ -1,37 +1,80 @@
 """Capture: what a GradientTape recorded becomes a document.
 
-`from_tape` walks the tape's entries (engine Operations) and names each op by
-its catalog entry; the tensors the tape did not produce become constant or
-variable nodes holding the values the ops saw. `trace_script` runs a script the
-user chose and captures the tape of its last `tape.gradient(...)` call.
+`from_tape` keeps the recorded ops that lie on a path to a target (a custom
+gradient's own forward ops, which TF also records, lie off it), names each op by its
+catalog entry and folds what the file format holds as one node: a Dense layer
+(MatMul + bias + activation on 'name/kernel' and 'name/bias' variables), a
+BatchNormalization layer in training mode, a softmax along any axis, a custom gradient
+whose rule is one of the declarative rules. The tensors the tape did not produce become
+constant or variable nodes holding the values the ops saw.
+
+`trace_script` runs a script the user chose and captures its last `tape.gradient(...)`
+call. Running it, it also notes what the tape alone cannot tell: an inner
+`tape.gradient` computed while the captured tape records (a 'gradient' node), the ops
+run inside `tape.stop_recording()` (a stop_recording region), and the script's own
+variable names. What `tape.reset()` threw away is gone: its results become constants.
 """
 import os
-import runpy
+import re
 import sys
+from dataclasses import dataclass, field
 
 import numpy as np
 
 import gradviz as gv
 from gradviz.engine import tape as _tape_module
+from gradviz.engine.tensor import Tensor
 
 from . import catalog
-from .document import CONSTANT, OP, VARIABLE, Document, Edge, Node, Port, TapeSettings
+from .document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document, Edge, Node,
+                       Port, TapeSettings)
 from .errors import DocumentError
 from .fileformat import ID
 
 _BY_ENGINE = {spec.engine: spec for spec in catalog.OPS.values() if spec.engine}
+_BY_ENGINE.update({t: catalog.OPS[name] for t, name in (
+    ("Softmax", "nn.softmax"), ("LogSoftmax", "nn.log_softmax"), ("Cast", "cast"),
+    ("Einsum", "einsum"), ("GatherV2", "gather"))})
+_ACTIVATIONS = {"Relu": "relu", "Elu": "elu", "Sigmoid": "sigmoid", "Tanh": "tanh",
+                "Softmax": "softmax", "Softplus": "softplus"}
+_STEMS = {"multiply": "mul", "subtract": "sub", "divide": "div", "negative": "neg"}
 
 
-def _attrs(spec, attrs, optype):
+@dataclass
+class InnerGradient:
+    """A `tape.gradient` computed while the captured tape recorded its ops."""
+
+    target: object
+    sources: list
+    results: list
+    ops: set                      # ids of the ops the captured tape recorded during the call
+    given_seed: bool = False      # called with output_gradients
+
+
+@dataclass
+class Recording:
+    """What a traced run noticed beyond the tape's own entries."""
+
+    inner: list = field(default_factory=list)      # [InnerGradient]
+    stopped: list = field(default_factory=list)    # ops run inside tape.stop_recording()
+    names: dict = field(default_factory=dict)      # tensor id -> the script's name for it
+    layers: dict = field(default_factory=dict)     # variable id -> (keras layer, script name)
+    watched: set | None = None                     # ids passed to tape.watch (None: unknown)
+
+
+def _plain(v):
+    if isinstance(v, tuple):
+        return [_plain(x) for x in v]
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    return v
+
+
+def _attrs(spec, op):
     """Catalog attributes from the engine's recorded attributes."""
-    def plain(v):
-        if isinstance(v, tuple):
-            return [plain(x) for x in v]
-        if isinstance(v, np.integer):
-            return int(v)
-        if isinstance(v, np.floating):
-            return float(v)
-        return v
+    attrs, optype = op.attrs, op.type
     if spec.name == "getitem":
         index = []
         for k in attrs["key"]:
@@ -39,8 +82,8 @@ def _attrs(spec, attrs, optype):
                 index.append([k.start, k.stop, k.step])
             elif k is Ellipsis:
                 index.append("...")
-            elif isinstance(k, int):
-                index.append(k)
+            elif isinstance(k, (int, np.integer)):
+                index.append(int(k))
             else:
                 raise DocumentError(f"cannot capture the index {k!r} (new axes are not supported)",
                                     where=optype)
@@ -51,12 +94,21 @@ def _attrs(spec, attrs, optype):
             raise DocumentError("cannot capture a split into unequal parts", where=optype)
         return {"num": len(sizes), "axis": int(attrs["axis"])}
     if spec.name in ("nn.softmax", "nn.log_softmax"):
-        return {"axis": -1}
+        return {"axis": -1}  # the engine op works on the last axis (see _softmax_axis)
+    if spec.name == "cast":
+        return {"dtype": np.dtype(attrs["dtype"]).name}
+    if spec.name == "gather":
+        return {"indices": [int(i) for i in np.asarray(op._in_values[1]).reshape(-1)],
+                "axis": int(attrs["axis"])}
     out = {}
     for key in spec.attrs:
         if key in attrs:
-            v = plain(attrs[key])
+            v = _plain(attrs[key])
             out[key] = float(v) if spec.kinds.get(key) == "float" else v
+    if spec.group == "reduce" and isinstance(out.get("axis"), list):
+        ndim = np.ndim(op._in_values[0])
+        if sorted(a % ndim for a in out["axis"]) == list(range(ndim)):
+            out["axis"] = None  # every axis: the catalog's default, as a script writes it
     return out
 
 
@@ -65,51 +117,307 @@ class _Namer:
         self.used = set()
 
     def __call__(self, stem):
-        stem = stem if ID.match(stem or "") else "n"
-        stem = stem.replace("/", "_")
+        stem = "".join(c if c.isalnum() or c in "_.-" else "_" for c in (stem or "n"))
+        if not ID.match(stem):
+            stem = "n_" + stem if ID.match("n_" + stem) else "n"
         name, i = stem, 1
+        joint = "_" if stem[-1].isdigit() else ""  # const_3, const_3_2 (not const_32)
         while name in self.used or not ID.match(name):
             i += 1
-            name = f"{stem}{i}"
+            name = f"{stem}{joint}{i}"
         self.used.add(name)
         return name
 
 
+def _const_stem(value):
+    if np.ndim(value) != 0:
+        return "const"
+    text = f"{float(value):g}".replace("-", "m").replace(".", "_").replace("+", "")
+    return f"const_{text}"
+
+
+# -- custom gradients: recognise a declarative rule by probing the function ------------------
+
+def _rules_text():
+    return ", ".join(f"{name} ({desc})" for name, (_, desc, _) in catalog.CUSTOM_RULES.items())
+
+
+def declarative_rule(op):
+    """(rule, attrs) of catalog.CUSTOM_RULES that a CustomGradient op's grad_fn computes.
+
+    The function is called (it is the user's script's code) on probe cotangents of norms
+    1e-6 … 1e6: zero, identity, a constant scale, or clipping to one norm.
+    """
+    fn_name = op.attrs.get("function", "f")
+
+    def refuse(why):
+        raise DocumentError(
+            f"the custom gradient {fn_name} cannot be saved in a document: {why}; a document "
+            f"holds an identity forward with one of the declarative rules: {_rules_text()}",
+            where=fn_name)
+
+    if len(op.inputs) != 1 or len(op.outputs) != 1:
+        refuse(f"it has {len(op.inputs)} inputs (variables included) and {len(op.outputs)} "
+               "outputs, not one of each")
+    x, y = np.asarray(op._in_values[0]), np.asarray(op._out_values[0])
+    if x.shape != y.shape or not np.array_equal(x, y):
+        refuse("its forward is not the identity")
+    if y.dtype.kind != "f":
+        refuse(f"its output is {y.dtype.name}, not floating")
+    base = np.random.default_rng(0).normal(size=y.shape) if y.ndim else np.array(1.0)
+    base = base / np.linalg.norm(base)
+    results = []
+    for scale in (1e-6, 1e-3, 0.3, 7.0, 1e3, 1e6):
+        g = (base * scale).astype(y.dtype)
+        try:
+            (r,) = op.opdef.grad_fn(op, Tensor._wrap(g))
+        except Exception as e:  # noqa: BLE001 - the user's function; say what it did
+            refuse(f"calling its gradient function failed ({type(e).__name__}: {e})")
+        if r is None:
+            refuse("its gradient function returns None")
+        r = np.asarray(getattr(r, "_value", r), np.float64)
+        if r.shape != y.shape:
+            refuse(f"its gradient has shape {list(r.shape)}, not {list(y.shape)}")
+        results.append((g.astype(np.float64), r))
+    rtol = 1e-3 if y.dtype.itemsize <= 4 else 1e-9
+    if all(np.allclose(r, 0, atol=0) for _, r in results):
+        return "zero", {}
+    factors = []
+    for g, r in results:
+        c = float(np.vdot(r, g) / np.vdot(g, g))
+        if not np.allclose(r, c * g, rtol=rtol, atol=rtol * np.abs(g).max()):
+            refuse("its gradient is not a multiple of the upstream cotangent")
+        factors.append(c)
+    if all(abs(c - 1) <= rtol for c in factors):
+        return "identity", {}
+    if all(abs(c - factors[0]) <= rtol * max(1.0, abs(factors[0])) for c in factors):
+        return "scale", {"factor": factors[0]}
+    norms = [float(np.linalg.norm(r)) for _, r in results]
+    clip = norms[-1]
+    expected = [min(float(np.linalg.norm(g)), clip) for g, _ in results]
+    if all(c > 0 for c in factors) and np.allclose(norms, expected, rtol=rtol):
+        return "clip_by_norm", {"clip_norm": float(np.float32(clip)) if y.dtype.itemsize <= 4
+                                else clip}
+    refuse("its gradient is neither zero, the identity, a constant scale nor a clip by norm")
+
+
+# -- which recorded ops belong in the document -----------------------------------------------
+
+@dataclass
+class _Item:
+    """One future node: an op, a fold of ops (a layer, a softmax), or an inner gradient."""
+
+    kind: str                      # 'op' | 'dense' | 'batchnorm' | 'softmax' | 'gradient'
+    ops: list
+    inputs: list                   # tensors feeding the node, in slot order
+    outputs: list                  # tensors the node's ports 0.. produce
+    stopped: bool = False
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def key(self):
+        return min(op._id for op in self.ops) if self.ops else 0
+
+
+def _items(entries, recording):
+    inner_ops = set()
+    items = []
+    for call in recording.inner:
+        inner_ops |= call.ops
+        ops = [op for op in entries if id(op) in call.ops]
+        if not ops:
+            continue
+        if not isinstance(call.target, Tensor):
+            raise DocumentError("an inner tape.gradient call has several targets; a 'gradient' "
+                                "node differentiates the sum of one target", where="gradient")
+        if call.given_seed:
+            raise DocumentError("an inner tape.gradient call uses output_gradients; a 'gradient' "
+                                "node differentiates the sum of one target", where="gradient")
+        for s, r in zip(call.sources, call.results):
+            if r is not None:
+                items.append(_Item("gradient", ops, [call.target, s], [r]))
+    stopped = {id(op) for op in recording.stopped}
+    for op in list(entries) + list(recording.stopped):
+        if id(op) not in inner_ops:
+            inputs = list(op.inputs[:1] if op.type == "GatherV2" else op.inputs)  # indices: attrs
+            items.append(_Item("op", [op], inputs, list(op.outputs), stopped=id(op) in stopped))
+    items.sort(key=lambda it: it.key)
+    return items
+
+
+def _needed(items, targets):
+    """The items on a path to a target, in order (a custom gradient's forward is not)."""
+    needed = {t._id for t in targets}
+    keep = []
+    for item in reversed(items):
+        if any(o._id in needed for o in item.outputs):
+            keep.append(item)
+            needed.update(t._id for t in item.inputs)
+    return keep[::-1]
+
+
+def _consumers(items):
+    uses = {}
+    for i, item in enumerate(items):
+        for t in item.inputs:
+            uses.setdefault(t._id, []).append(i)
+    return uses
+
+
+def _var_name(t):
+    return t._name if isinstance(t, gv.Variable) else ""
+
+
+def _fold(items, ends):
+    """Fold Dense layers, BatchNormalization layers and transposed softmaxes into one item.
+
+    `ends`: ids of tensors that must stay visible (targets, sources).
+    """
+    uses = _consumers(items)
+    gone = set()
+
+    def fresh(i, *weights):
+        """No item before i uses these weights (they become the layer's ports)."""
+        return all(min(uses.get(w._id, [i])) >= i for w in weights)
+
+    def only_next(i, t):
+        """The single item after i consuming t (None when t is also used elsewhere)."""
+        if t._id in ends or len(uses.get(t._id, [])) != 1:
+            return None
+        j = uses[t._id][0]
+        return j if j not in gone and not items[j].stopped and items[j].kind == "op" else None
+
+    out = []
+    for i, item in enumerate(items):
+        if i in gone:
+            continue
+        op = item.ops[0] if item.kind == "op" else None
+        if op is None or item.stopped:
+            out.append(item)
+            continue
+        if op.type == "MatMul" and _var_name(op.inputs[1]).endswith("/kernel") \
+                and not op.attrs.get("transpose_a") and not op.attrs.get("transpose_b") \
+                and op.inputs[1].ndim == 2 and fresh(i, op.inputs[1]):
+            prefix = _var_name(op.inputs[1])[:-len("/kernel")]
+            ops, end = [op], op.outputs[0]
+            j = only_next(i, end)
+            if j is not None and items[j].ops[0].type == "AddV2" and \
+                    items[j].ops[0].inputs[0] is end and \
+                    _var_name(items[j].ops[0].inputs[1]) == prefix + "/bias" and \
+                    fresh(i, items[j].ops[0].inputs[1]):
+                gone.add(j)
+                ops.append(items[j].ops[0])
+                end = items[j].outputs[0]
+                j = only_next(j, end)
+            if j is not None and items[j].ops[0].type in _ACTIVATIONS:
+                gone.add(j)
+                ops.append(items[j].ops[0])
+                end = items[j].outputs[0]
+            out.append(_Item("dense", ops, [op.inputs[0]], [end], extra={"prefix": prefix}))
+            continue
+        if op.type == "FusedBatchNorm":
+            x, gamma, beta = op.inputs
+            if not (isinstance(gamma, gv.Variable) and isinstance(beta, gv.Variable)
+                    and fresh(i, gamma, beta)):
+                raise DocumentError("this batch normalisation cannot be saved as a "
+                                    "BatchNormalization layer: its gamma and beta must be the "
+                                    "layer's own variables, not used before it", where=op.name)
+            prefix = _var_name(gamma).rsplit("/", 1)[0] if "/" in _var_name(gamma) \
+                else "batch_normalization"
+            out.append(_Item("batchnorm", [op], [x], [op.outputs[0]], extra={"prefix": prefix}))
+            continue
+        if op.type == "Transpose":
+            folded = _softmax_axis(items, i, only_next, gone)
+            if folded is not None:
+                out.append(folded)
+                continue
+        out.append(item)
+    return out
+
+
+def _softmax_axis(items, i, only_next, gone):
+    """transpose(perm) → Softmax → transpose(perm), perm swapping `axis` and the last: softmax(axis)."""
+    first = items[i].ops[0]
+    perm = list(first.attrs.get("perm") or [])
+    n = len(perm)
+    if n < 2:
+        return None
+    moved = [k for k in range(n) if perm[k] != k]
+    if len(moved) != 2 or moved[1] != n - 1:
+        return None
+    j = only_next(i, first.outputs[0])
+    if j is None or items[j].ops[0].type not in ("Softmax", "LogSoftmax"):
+        return None
+    k = only_next(j, items[j].outputs[0])
+    if k is None or items[k].ops[0].type != "Transpose" or \
+            list(items[k].ops[0].attrs.get("perm") or []) != perm:
+        return None
+    gone.update((j, k))
+    op = items[j].ops[0]
+    return _Item("softmax", [first, op, items[k].ops[0]], [first.inputs[0]], [items[k].outputs[0]],
+                 extra={"op": "nn.softmax" if op.type == "Softmax" else "nn.log_softmax",
+                        "axis": moved[0]})
+
+
+# -- the document ---------------------------------------------------------------------------
+
 def from_tape(tape, targets, sources, output_gradients=None, title="Captured tape",
-              entries=None, tracked=None):
+              entries=None, tracked=None, recording=None):
     """A document reproducing what `tape` recorded for `tape.gradient(targets, sources)`."""
     entries = list(tape._entries if entries is None else entries)
     tracked = set(tape._tracked if tracked is None else tracked)
+    recording = recording or Recording()
     targets = gv.nest.flatten(targets)
     sources = gv.nest.flatten(sources)
+    wav = tape._watch_accessed_variables
     doc = Document(title=title, tape=TapeSettings(
-        persistent=tape._persistent, watch_accessed_variables=tape._watch_accessed_variables))
+        persistent=tape._persistent, watch_accessed_variables=wav))
+    ends = {t._id for t in targets + sources}
+    items = _fold(_needed(_items(entries, recording), targets), ends)
     ports, name = {}, _Namer()
+
+    def watched(t):
+        if recording.watched is not None:
+            return t._id in recording.watched
+        return t._id in tracked and not (wav and isinstance(t, gv.Variable) and t.trainable)
+
+    def named(t, fallback):
+        return recording.names.get(t._id) or fallback
 
     def leaf(t, value):
         if t._id in ports:
             return ports[t._id]
         if isinstance(t, gv.Variable):
-            base = (t.name or "v").split(":")[0].replace("/", "_")
-            node = Node(name(base), VARIABLE, value=np.array(value), trainable=t.trainable,
-                        watched=not tape._watch_accessed_variables or not t.trainable)
+            given = t._name if t._name != "Variable" else ""
+            stem = given.replace("/", "_") or named(t, "v")
+            node = Node(name(stem), VARIABLE, value=np.array(value), trainable=t.trainable,
+                        watched=watched(t))
         else:
-            node = Node(name("x"), CONSTANT, value=np.array(value), watched=t._id in tracked)
+            node = Node(name(named(t, _const_stem(value))), CONSTANT, value=np.array(value),
+                        watched=t._id in tracked if recording.watched is None else watched(t))
         doc.add(node)
         ports[t._id] = Port(node.id, 0)
         return ports[t._id]
 
-    for op in entries:
-        spec = _BY_ENGINE.get(op.type)
-        if spec is None:
-            raise DocumentError(f"the tape recorded a {op.type} op, which a document cannot "
-                                "hold yet", where=op.name)
-        srcs = [ports.get(t._id) or leaf(t, value) for t, value in zip(op.inputs, op._in_values)]
-        node = doc.add(Node(name(spec.name.replace("nn.", "").replace("linalg.", "")), OP,
-                            op=spec.name, attrs=_attrs(spec, op.attrs, op.type)))
+    def port_of(t, value):
+        return ports.get(t._id) or leaf(t, value)
+
+    for item in items:
+        values = _input_values(item)
+        srcs = [port_of(t, v) for t, v in zip(item.inputs, values)]
+        node = _node(item, name, named, recording, watched)
+        doc.add(node)
         doc.edges += [Edge(src, Port(node.id, i)) for i, src in enumerate(srcs)]
-        for k, t in enumerate(op.outputs):
+        if item.kind == "gradient" and doc.nodes[srcs[1].node].kind not in (CONSTANT, VARIABLE):
+            raise DocumentError("an inner tape.gradient differentiates with respect to a "
+                                "computed tensor; a 'gradient' node needs an input node "
+                                "(a constant or a variable) as its source", where=node.id)
+        for k, t in enumerate(item.outputs):
             ports[t._id] = Port(node.id, k)
+        for k, w in enumerate(item.extra.get("weights", ()), start=1):
+            ports[w._id] = Port(node.id, k)
+        if item.stopped:
+            doc.tape.stop_recording.append(node.id)
     for t in targets:
         if t._id not in ports:
             leaf(t, t._value)
@@ -123,40 +431,214 @@ def from_tape(tape, targets, sources, output_gradients=None, title="Captured tap
     return doc
 
 
+def _input_values(item):
+    """The values the node's inputs had when its first op ran (a Variable may change)."""
+    if item.kind == "gradient":
+        return [t._value for t in item.inputs]
+    op = item.ops[0]
+    slot = {id(t): v for t, v in zip(op.inputs, op._in_values)}
+    return [slot.get(id(t), t._value) for t in item.inputs]
+
+
+def _node(item, name, named, recording, watched):
+    out = item.outputs[0]
+    if item.kind == "gradient":
+        return Node(name(named(out, "gradient")), OP, op="gradient", attrs={})
+    if item.kind == "softmax":
+        return Node(name(named(out, item.extra["op"][3:])), OP, op=item.extra["op"],
+                    attrs={"axis": item.extra["axis"]})
+    if item.kind == "dense":
+        return _dense_node(item, name, recording, watched)
+    if item.kind == "batchnorm":
+        return _batchnorm_node(item, name, recording, watched)
+    op = item.ops[0]
+    if op.type == "CustomGradient":
+        rule, attrs = declarative_rule(op)
+        fn = str(op.attrs.get("function", ""))
+        node_id = name(named(out, fn or "custom"))
+        label = fn if fn and fn not in (node_id, f"{node_id}_fn") else ""
+        return Node(node_id, CUSTOM_GRADIENT, op=rule, attrs=attrs, label=label)
+    spec = _BY_ENGINE.get(op.type)
+    if spec is None:
+        hint = (" (the backward op of an inner tape.gradient: `gradviz trace` turns that call "
+                "into a 'gradient' node)" if op.type.endswith("Grad") else "")
+        raise DocumentError(f"the tape recorded a {op.type} op ({op.name}); the file format has "
+                            f"no node for it{hint}", where=op.name)
+    stem = spec.name.replace("nn.", "").replace("linalg.", "").replace("reduce_", "")
+    return Node(name(named(out, _STEMS.get(spec.name, stem))), OP, op=spec.name,
+                attrs=_attrs(spec, op))
+
+
+def _layer_id(item, weight, recording):
+    """The name given to the layer, else the script's name for it, else its variables' prefix."""
+    script_name = recording.layers.get(weight._id, (None, ""))[1]
+    prefix = item.extra["prefix"]
+    automatic = re.fullmatch(r"[a-z]+_\d+", prefix) is not None  # Keras's 'dense_3'
+    return script_name if automatic and script_name else prefix
+
+
+def _dense_node(item, name, recording, watched):
+    matmul = item.ops[0]
+    kernel = matmul.inputs[1]
+    weights = {"kernel": np.array(matmul._in_values[1])}
+    item.extra["weights"] = [kernel]
+    activation = "linear"
+    for op in item.ops[1:]:
+        if op.type == "AddV2":
+            weights["bias"] = np.array(op._in_values[1])
+            item.extra["weights"].append(op.inputs[1])
+        else:
+            activation = _ACTIVATIONS[op.type]
+    attrs = {"units": int(kernel.shape[1]), "activation": activation,
+             "use_bias": "bias" in weights}
+    return Node(name(_layer_id(item, kernel, recording)), LAYER, op="Dense", attrs=attrs,
+                weights=weights,
+                trainable=kernel.trainable, watched=watched(kernel))
+
+
+def _batchnorm_node(item, name, recording, watched):
+    op = item.ops[0]
+    _, gamma, beta = op.inputs
+    layer = recording.layers.get(gamma._id, (None, ""))[0]
+    c = int(gamma.shape[0])
+    mean = getattr(getattr(layer, "moving_mean", None), "_value", np.zeros(c, gamma._value.dtype))
+    var = getattr(getattr(layer, "moving_variance", None), "_value", np.ones(c, gamma._value.dtype))
+    item.extra["weights"] = [gamma, beta]
+    attrs = {"epsilon": float(op.attrs["epsilon"]),
+             "momentum": float(getattr(layer, "momentum", 0.99)), "training": True}
+    return Node(name(_layer_id(item, gamma, recording)), LAYER, op="BatchNormalization",
+                attrs=attrs,
+                weights={"gamma": np.array(op._in_values[1]), "beta": np.array(op._in_values[2]),
+                         "moving_mean": np.array(mean), "moving_variance": np.array(var)},
+                trainable=gamma.trainable, watched=watched(gamma))
+
+
+# -- tracing a script -----------------------------------------------------------------------
+
+class _RegionSpy:
+    """Sits in the recording stack inside `tape.stop_recording()` and keeps the ops the
+    paused tape would have recorded (duck-typed like a tape: `_should_record`, `_entries`)."""
+
+    def __init__(self, tape):
+        self.tape = tape
+        self._entries = []
+        self._tracked = set()
+
+    def _should_record(self, inputs):
+        auto = self.tape._watch_accessed_variables
+        return any(t._id in self._tracked or t._id in self.tape._tracked
+                   or (auto and type(t) is gv.Variable and t.trainable
+                       and t._value.dtype.kind == "f") for t in inputs)
+
+
+class _Tracer:
+    """Patches GradientTape.gradient and stop_recording while a script runs."""
+
+    def __init__(self):
+        self.calls = []          # (tape, target, sources, output_gradients, entries, tracked, rec)
+        self.inner = {}          # tape -> [InnerGradient]
+        self.stopped = {}        # tape -> [ops]
+        self.watched = {}        # tape -> ids of the tensors passed to tape.watch
+
+    def __enter__(self):
+        tracer = self
+        GT, SR = _tape_module.GradientTape, _tape_module._StopRecording
+        self.saved = (GT.gradient, SR.__enter__, SR.__exit__, GT.watch)
+        gradient, enter, exit_, watch = self.saved
+
+        def traced_watch(tape, tensor):
+            watch(tape, tensor)
+            tracer.watched.setdefault(tape, set()).update(
+                t._id for t in gv.nest.flatten(tensor) if isinstance(t, Tensor))
+
+        def traced_gradient(tape, target, sources, output_gradients=None, *args, **kwargs):
+            recording = [t for t in _tape_module._state.recording if isinstance(t, GT)]
+            before = {t: len(t._entries) for t in recording}
+            state = (list(tape._entries), set(tape._tracked))
+            result = gradient(tape, target, sources, output_gradients, *args, **kwargs)
+            for t, n in before.items():
+                new = t._entries[n:]
+                if new:
+                    tracer.inner.setdefault(t, []).append(InnerGradient(
+                        target, gv.nest.flatten(sources), gv.nest.flatten(result),
+                        {id(op) for op in new}, output_gradients is not None))
+            tracer.calls.append((tape, target, sources, output_gradients) + state + (
+                list(tracer.inner.get(tape, [])), list(tracer.stopped.get(tape, [])),
+                set(tracer.watched.get(tape, ()))))
+            return result
+
+        def traced_enter(region):
+            result = enter(region)
+            region._spy = _RegionSpy(region._tape)
+            _tape_module._state.recording.append(region._spy)
+            return result
+
+        def traced_exit(region, *exc):
+            spy = getattr(region, "_spy", None)
+            if spy is not None and spy in _tape_module._state.recording:
+                _tape_module._state.recording.remove(spy)
+                tracer.stopped.setdefault(region._tape, []).extend(spy._entries)
+            return exit_(region, *exc)
+
+        GT.gradient, SR.__enter__, SR.__exit__ = traced_gradient, traced_enter, traced_exit
+        GT.watch = traced_watch
+        return self
+
+    def __exit__(self, *exc):
+        GT, SR = _tape_module.GradientTape, _tape_module._StopRecording
+        GT.gradient, SR.__enter__, SR.__exit__, GT.watch = self.saved
+        return False
+
+
+def _script_names(namespace):
+    """tensor id -> the script's global name; variable id -> the keras layer holding it."""
+    names, layers = {}, {}
+    for key, value in namespace.items():
+        if key.startswith("_"):
+            continue
+        if isinstance(value, Tensor) and ID.match(key):
+            names.setdefault(value._id, key)
+        elif isinstance(value, gv.keras.layers.Layer):
+            for v in value.variables:
+                layers.setdefault(v._id, (value, key))
+    return names, layers
+
+
 def trace_script(path, call=-1):
     """Run the script at `path` (the user chose to run it) and capture one gradient call."""
-    calls = []
-    original = _tape_module.GradientTape.gradient
-
-    def recording_gradient(self, target, sources, output_gradients=None, *args, **kwargs):
-        state = (list(self._entries), set(self._tracked))
-        result = original(self, target, sources, output_gradients, *args, **kwargs)
-        calls.append((self, target, sources, output_gradients) + state)
-        return result
-
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise DocumentError("no such script", where=path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            code = compile(f.read(), path, "exec")
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as e:
+        raise DocumentError(f"cannot read the script: {type(e).__name__}: {e}"[:300],
+                            where=path) from None
+    namespace = {"__name__": "__main__", "__file__": path}
     saved_argv, saved_path = sys.argv, list(sys.path)
-    _tape_module.GradientTape.gradient = recording_gradient
+    tracer = _Tracer()
     try:
         sys.argv = [path]
         sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-        runpy.run_path(path, run_name="__main__")
+        with tracer:
+            exec(code, namespace)  # noqa: S102 - the user asked to run this script
     except SystemExit as e:
         if e.code not in (None, 0):
             raise DocumentError(f"the script exited with status {e.code}", where=path) from None
-    except Exception as e:
-        if not calls:
+    except Exception as e:  # noqa: BLE001 - the script's own error, reported in words
+        if not tracer.calls:
             raise DocumentError(f"the script failed: {type(e).__name__}: {e}"[:300],
                                 where=path) from None
     finally:
-        _tape_module.GradientTape.gradient = original
         sys.argv = saved_argv
         sys.path[:] = saved_path
-    if not calls:
+    if not tracer.calls:
         raise DocumentError("the script computed no tape.gradient(...)", where=path)
-    tape, target, sources, output_gradients, entries, tracked = calls[call]
+    (tape, target, sources, output_gradients, entries, tracked, inner, stopped,
+     watched) = tracer.calls[call]
+    names, layers = _script_names(namespace)
     title = os.path.splitext(os.path.basename(path))[0]
     return from_tape(tape, target, sources, output_gradients, title=f"Traced {title}",
-                     entries=entries, tracked=tracked)
+                     entries=entries, tracked=tracked,
+                     recording=Recording(inner, stopped, names, layers, watched))

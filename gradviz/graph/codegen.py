@@ -43,6 +43,7 @@ class _Writer:
         self.inner = _fresh("inner_tape", used) if self._gradient_nodes() else None
         self.used = used
         self.skipped = set()     # nodes that cannot be written yet (missing inputs)
+        self.custom_names = {}   # custom-gradient node id -> its function's name
 
     # -- names ------------------------------------------------------------------------
     def _gradient_nodes(self):
@@ -65,6 +66,17 @@ class _Writer:
         if node.kind == OP and catalog.OPS[node.op].outputs(catalog.full_attrs(node)) > 1:
             return f"{name}[{port.index}]"
         return name
+
+    def custom_name(self, node):
+        """The custom-gradient function: named by the node's label when that is a free
+        Python name (clip_gradients, as in the seed), else '<id>_fn'."""
+        if node.id not in self.custom_names:
+            label = node.label
+            ok = label.isidentifier() and not keyword.iskeyword(label) and label not in self.used
+            name = label if ok else _fresh(f"{self.names[node.id]}_fn", self.used)
+            self.used.add(name)
+            self.custom_names[node.id] = name
+        return self.custom_names[node.id]
 
     def tapes(self):
         return [self.tape] + ([self.inner] if self.inner else [])
@@ -182,7 +194,7 @@ class _Writer:
             "zero": "tf.zeros_like(dy)",
             "identity": "dy",
         }[node.op]
-        fn = f"{self.names[node.id]}_fn"
+        fn = self.custom_name(node)
         return ["@tf.custom_gradient",
                 f"def {fn}(y):",
                 f'    """Identity forward; backward: {catalog.CUSTOM_RULES[node.op][1]}."""',
@@ -227,7 +239,7 @@ class _Writer:
                 training = f", training={catalog.full_attrs(node)['training']!r}"
             return [f"{name} = {self.layer_name(node.id)}({ins[0]}{training})"]
         if node.kind == CUSTOM_GRADIENT:
-            return [f"{name} = {name}_fn({ins[0]})"]
+            return [f"{name} = {self.custom_name(node)}({ins[0]})"]
         return [f"{name} = {self.op_expression(node, ins)}"]
 
     def op_expression(self, node, ins):

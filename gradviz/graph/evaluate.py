@@ -228,10 +228,15 @@ def hessian(doc, source=None, target=None):
     return None if h is None else np.asarray(h._value)
 
 
+# The ε of (H + ε·I)⁻¹ g when a document does not set studies.hessian.newton_eps: the
+# one default the Newton step uses everywhere (graph, story studies, app).
+NEWTON_EPS = 1e-3
+
+
 def newton_step(doc, source=None, target=None, eps=None):
     """(H + eps·I)⁻¹ g reshaped like the source, as in the seed's Newton update."""
     if eps is None:
-        eps = doc.studies.get("hessian", {}).get("newton_eps", 1e-3)
+        eps = doc.studies.get("hessian", {}).get("newton_eps", NEWTON_EPS)
     outer, (g,), s = _nested(doc, "hessian", target, source, 1)
     if g is None:
         return None

@@ -1,14 +1,24 @@
 """Turn a Recorder's raw events into the story's steps, named through a Naming."""
+import functools
+import re
+
 import numpy as np
 
 from .model import Step, Story
 
 
-def operand_names(op):
-    """Names the op's formula text uses for its inputs ('a', 'b' for MatMul)."""
+_WORD = "[A-Za-z0-9_\u0300-\u036f]"  # 'bᵀ' mentions b; 'x̂' (x + a combining hat) is not x
+
+
+def operand_names(op, formula=None):
+    """Names the op's formula text uses for its inputs ('a', 'b' for MatMul).
+
+    `formula(op, k)` gives the rule text (default: the engine's own text).
+    """
+    formula = formula or (lambda o, k: o.opdef.formula(o.attrs, k))
     names = []
     for k in range(len(op.inputs)):
-        f = op.opdef.formula(op.attrs, k)
+        f = formula(op, k)
         name = f.split("=", 1)[0].strip() if f else ""
         names.append(name[5:] if name.startswith("grad_") and len(name) > 5 else f"in{k}")
     if len(set(names)) != len(names):  # variadic ops share one formula text
@@ -20,22 +30,99 @@ def _shape(a):
     return "×".join(str(d) for d in np.shape(a)) or "scalar"
 
 
+def _times(n):
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+@functools.lru_cache(maxsize=1024)
+def mentioned(formula, name):
+    """Whether the right-hand side of `formula` uses operand `name` as a word."""
+    rhs = formula.split("=", 1)[-1] if formula else ""
+    return re.search(rf"(?<!{_WORD}){re.escape(name)}(?!{_WORD})", rhs) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def _operand_pattern(names):
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"(?<!{_WORD})({alternatives})(?!{_WORD})")
+
+
+def _uses(steps, sources, name):
+    """'x is used twice (both inputs of x_sq, a Mul)': the fan-in's paths in words."""
+    by_op, order, seeds = {}, [], 0
+    for i in sources:
+        s = steps[i]
+        if s.kind == "seed":
+            seeds += 1
+            continue
+        key = s.title.split(" → ")[0]
+        if key not in by_op:
+            order.append(key)
+            by_op[key] = (s.op_type, [], len(s._op.inputs) if s._op is not None else 0)
+        by_op[key][1].append(s._slot)
+    parts = []
+    for key in order:
+        op_type, slots, n_inputs = by_op[key]
+        if len(slots) == 1:
+            parts.append(f"by {key}")
+        elif len(slots) == n_inputs:
+            both = "both inputs" if n_inputs == 2 else "all inputs"
+            parts.append(f"{both} of {key}, a {op_type}")
+        else:
+            parts.append(f"inputs {', '.join(slots)} of {key}, a {op_type}")
+    if seeds:
+        parts.append("as a target, through its seed")
+    n = len(sources)
+    return f"{name} is used {_times(n)} ({'; '.join(parts)})"
+
+
+def substitute(formula, names, labels):
+    """The rule's right-hand side in the reader's names: 'grad · y' with y = x -> 'grad · x'."""
+    rhs = formula.split("=", 1)[-1].strip() if formula else ""
+    mapping = {n: lab for n, lab in zip(names, labels)}
+    if not mapping:
+        return rhs
+    return _operand_pattern(tuple(mapping)).sub(lambda m: mapping[m.group(1)], rhs)
+
+
+def bindings(formula, names, labels, k):
+    """"y is 'x'" for each operand of the rule whose node has another name."""
+    groups = {}
+    for i, (n, lab) in enumerate(zip(names, labels)):
+        if n != lab and (i == k or mentioned(formula, n)):
+            groups.setdefault(lab, []).append(n)
+    parts = []
+    for lab, ns in groups.items():
+        if len(ns) == 1:
+            parts.append(f"{ns[0]} is '{lab}'")
+        else:
+            parts.append(f"{' and '.join(ns)} are both '{lab}'" if len(ns) == 2
+                         else f"{', '.join(ns)} are all '{lab}'")
+    return " and ".join(parts)
+
+
 def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
     steps = []
     final = {}
     providers = {}   # tensor id -> step indices whose arrays were summed into it, in order
     last_visit = {}  # op id -> visit step
     gradients = {}
+    known = {}       # op id -> (rule operand names, reader's names of its inputs)
 
     def add(step, tensor=None):
         step.index = len(steps)
         step._tensor = tensor
+        if tensor is not None and not step.tensor_name:
+            step.tensor_name = naming.label(tensor)
         steps.append(step)
         return step
 
     def where(tensor):
         port = naming.port_of(tensor)
         return port, port is None
+
+    def key_of(port, tensor):
+        return port if port is not None else ("tensor", tensor._id)
 
     for ev in events:
         if ev.kind == "seed":
@@ -44,17 +131,21 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
             n = int(np.size(ev.cotangent))
             if ev.given:
                 caption = (f"The backward pass starts at {name} with the output_gradients you gave "
-                           f"({_shape(ev.cotangent)}): every step below computes a vector-Jacobian "
+                           f"(shape {_shape(ev.cotangent)}): every step below computes a vector-Jacobian "
                            f"product vᵀJ with this v, not the gradient of a sum.")
+            elif np.ndim(ev.cotangent) == 0:
+                caption = (f"The backward pass starts at {name} with the cotangent 1 "
+                           f"(∂{name}/∂{name} = 1). {name} is a scalar, so the sum over its "
+                           f"elements that tape.gradient differentiates is {name} itself.")
             else:
                 caption = (f"The backward pass starts at {name} with ones over its {n} element"
                            f"{'s' if n != 1 else ''} ({_shape(ev.cotangent)}). tape.gradient "
                            f"differentiates the sum of the target's elements: ∂(Σ {name})/∂{name}[i] = 1 "
                            f"for every i. This is where the sum over the elements of {name} happens.")
-            s = add(Step(0, "seed", port.node if port else None, port, f"Seed {name}", caption,
+            s = add(Step(0, "seed", naming.owner(ev.tensor), port, f"Seed {name}", caption,
                          cotangent=ev.cotangent, given=ev.given, internal=internal), ev.tensor)
             providers.setdefault(ev.tensor._id, []).append(s.index)
-            final[port if port is not None else ("tensor", ev.tensor._id)] = s.index
+            final[key_of(port, ev.tensor)] = s.index
         elif ev.kind == "visit":
             op = ev.op
             port, internal = where(op.outputs[0])
@@ -63,46 +154,29 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
                          f"{name} ({op.type}) receives the upstream cotangent of its output: "
                          f"how much the target changes per unit change of each output element.",
                          cotangent=ev.cotangent, upstream=ev.upstream, op_type=op.type,
-                         internal=internal))
+                         internal=internal, tensor_name=naming.label(op.outputs[0])))
             s._op = op
             last_visit[id(op)] = s
         elif ev.kind == "contribution":
-            op, k = ev.op, ev.index
-            tensor = op.inputs[k]
-            port, internal = where(tensor)
-            names = operand_names(op)
-            visit = last_visit.get(id(op))
-            grad = None
-            if visit is not None:
-                grad = visit.upstream[0] if len(visit.upstream) == 1 else visit.upstream
-            operands = {"grad": grad}
-            operands.update({n: np.asarray(v) for n, v in zip(names, op._in_values)})
-            formula = op.opdef.formula(op.attrs, k)
-            target = naming.label(tensor)
-            s = add(Step(0, "contribution", naming.node_of(op), port,
-                         f"{naming.op_label(op)} → {target}",
-                         f"Local rule of {op.type} for input {k} ({names[k]} = {target}): "
-                         f"{formula or 'the registered gradient function'}, applied to the "
-                         f"upstream cotangent.",
-                         cotangent=ev.cotangent, formula=formula, input_index=k, op_type=op.type,
-                         operands=operands, internal=internal), tensor)
-            s._op = op
+            s = add(_contribution(ev, naming, last_visit.get(id(ev.op)), where, known),
+                    ev.op.inputs[ev.index])
+            tensor = ev.op.inputs[ev.index]
             providers.setdefault(tensor._id, []).append(s.index)
-            final[port if port is not None else ("tensor", tensor._id)] = s.index
+            final[key_of(s.port, tensor)] = s.index
         elif ev.kind == "fan_in":
             port, internal = where(ev.tensor)
             name = naming.label(ev.tensor)
             sources = providers.get(ev.tensor._id, [])[-len(ev.contributions):]
             labels = [steps[i].title if steps[i].kind != "seed" else "seed" for i in sources]
             labels += ["?"] * (len(ev.contributions) - len(labels))
-            s = add(Step(0, "fan_in", port.node if port else None, port, f"Fan-in at {name}",
-                         f"{name} feeds {len(ev.contributions)} consumers; its cotangent is the "
-                         f"sum of their contributions.",
+            s = add(Step(0, "fan_in", naming.owner(ev.tensor), port, f"Fan-in at {name}",
+                         f"{_uses(steps, sources, name)}: its cotangent is the sum of the "
+                         f"{len(ev.contributions)} contributions.",
                          cotangent=ev.cotangent, terms=list(zip(labels, ev.contributions)),
                          contributions=ev.contributions, total=ev.cotangent, internal=internal),
                     ev.tensor)
             s._sources = sources
-            final[port if port is not None else ("tensor", ev.tensor._id)] = s.index
+            final[key_of(port, ev.tensor)] = s.index
         elif ev.kind == "cut":
             op, k = ev.op, ev.index
             tensor = op.inputs[k]
@@ -116,14 +190,16 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
         elif ev.kind == "accumulate":
             if not any(st.kind == "accumulate" or st.kind == "unconnected" for st in steps):
                 for node, port, caption in extra_cuts:
-                    add(Step(0, "cut", node, port, f"Cut: {node} not recorded", caption))
+                    add(Step(0, "cut", node, port, f"Cut: {naming.title(node)} not recorded",
+                             caption))
             port, internal = where(ev.tensor)
             name = naming.label(ev.tensor)
-            key = port if port is not None else ("tensor", ev.tensor._id)
+            key = key_of(port, ev.tensor)
+            owner = naming.owner(ev.tensor)
             if ev.cotangent is None:
                 zeros = np.zeros(ev.tensor._value.shape, ev.tensor._value.dtype)
                 what = "zeros" if unconnected_zero else "None"
-                add(Step(0, "unconnected", port.node if port else None, port,
+                add(Step(0, "unconnected", owner, port,
                          f"{name} is unconnected",
                          f"No path of recorded ops leads from the target to {name}: its "
                          f"gradient is {what}" + ("" if unconnected_zero else
@@ -132,9 +208,49 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
                          total=zeros if unconnected_zero else None, internal=internal), ev.tensor)
                 gradients[key] = zeros if unconnected_zero else None
                 continue
-            add(Step(0, "accumulate", port.node if port else None, port, f"Gradient of {name}",
+            add(Step(0, "accumulate", owner, port, f"Gradient of {name}",
                      f"All paths have arrived: this is the gradient for source {name}, "
                      f"what tape.gradient returns.",
                      cotangent=ev.cotangent, total=ev.cotangent, internal=internal), ev.tensor)
             gradients[key] = ev.cotangent
-    return Story(steps=steps, title=title, gradients=gradients, _final=final)
+    return Story(steps=steps, title=title, gradients=gradients, _final=final, naming=naming)
+
+
+def _contribution(ev, naming, visit, where, known):
+    op, k = ev.op, ev.index
+    tensor = op.inputs[k]
+    port, internal = where(tensor)
+    if id(op) not in known:  # an op's names serve all its inputs' steps
+        known[id(op)] = (operand_names(op, naming.formula), [naming.label(t) for t in op.inputs])
+    names, labels = known[id(op)]
+    grad = None
+    if visit is not None:
+        grad = visit.upstream[0] if len(visit.upstream) == 1 else visit.upstream
+    operands = {"grad": grad}
+    operands.update({n: np.asarray(v) for n, v in zip(names, op._in_values)})
+    formula = naming.formula(op, k)
+    target = labels[k]
+    op_name = naming.op_label(op)
+    repeated = sum(t is tensor for t in op.inputs) > 1
+    inside = op_name.split("/", 1)[0] + "/"
+    shown = target[len(inside):] if "/" in op_name and target.startswith(inside) else target
+    title = f"{op_name} → {shown}" + (f" (input {k + 1})" if repeated else "")
+    rule = naming.rule(op)
+    what = (f"The custom gradient rule of {op_name} (declared in the document, not code)" if rule
+            else f"Local rule of {op.type}")
+    if formula:
+        here = bindings(formula, names, labels, k)
+        share = substitute(formula, names, labels)
+        text = (f"{what} for its input {names[k]}: {formula}. "
+                + (f"Here {here}, so '{target}' receives {share}." if here else
+                   f"'{target}' receives {share}."))
+    else:
+        text = (f"{what} for its input {k + 1}: the registered gradient function, applied to "
+                f"the upstream cotangent, gives '{target}' its share.")
+    s = Step(0, "contribution", naming.node_of(op), port, title, text,
+             cotangent=ev.cotangent, formula=formula, input_index=k, op_type=op.type,
+             operands=operands, internal=internal,
+             operand_nodes={n: lab for n, lab in zip(names, labels)})
+    s._op = op
+    s._slot = names[k]
+    return s

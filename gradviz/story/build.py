@@ -1,8 +1,20 @@
-"""Build a Story: from a graph document (`build`) or from engine objects (`from_tape`)."""
+"""Build a Story: from a graph document (`build`) or from engine objects (`from_tape`).
+
+A Naming gives every engine object the name a reader knows: a document node's label
+or id (a layer's weights as 'layer.kernel', an op inside a node as 'layer/MatMul'),
+or for a bare tape the names you pass and the engine's op names.
+"""
+import numpy as np
+
 from ..engine import nest
-from ..graph.document import Port
+from ..graph.document import CUSTOM_GRADIENT, LAYER, Port
 from .assemble import assemble
 from .recorder import Recorder
+
+
+def _number(x):
+    from .text import number
+    return number(x)
 
 
 class TapeNaming:
@@ -13,6 +25,10 @@ class TapeNaming:
 
     def node_of(self, op):
         return op.name
+
+    def owner(self, tensor):
+        port = self.port_of(tensor)
+        return port.node if port is not None else None
 
     def port_of(self, tensor):
         name = self._names.get(id(tensor))
@@ -26,11 +42,21 @@ class TapeNaming:
         return Port(tensor.name.split(":")[0] if hasattr(tensor, "assign") else tensor.name, 0)
 
     def label(self, tensor):
+        if id(tensor) not in self._names and tensor._op is None and not hasattr(tensor, "assign") \
+                and np.ndim(tensor._value) == 0:
+            return _number(tensor._value)  # an unnamed scalar constant: its value says it all
         port = self.port_of(tensor)
         return port.node if port.index == 0 else f"{port.node}:{port.index}"
 
     def op_label(self, op):
         return op.name
+
+    def formula(self, op, k):
+        return op.opdef.formula(op.attrs, k)
+
+    def rule(self, op):
+        """The declarative rule of a custom-gradient op ('' when it is a black box)."""
+        return ""
 
 
 def from_tape(tape, target, sources, output_gradients=None, names=None,
@@ -52,19 +78,54 @@ def from_tape(tape, target, sources, output_gradients=None, names=None,
     return story
 
 
+CUSTOM_RULE_TEXT = {
+    "clip_by_norm": lambda a: f"clip_by_norm(grad, {_number(a.get('clip_norm', 1.0))})",
+    "scale": lambda a: f"grad · {_number(a.get('factor', 1.0))}",
+    "zero": lambda a: "zeros_like(grad)",
+    "identity": lambda a: "grad",
+}
+
+
 class DocumentNaming:
     """Names from the document: engine ops and tensors mapped to node ids and ports.
 
-    Ops inside a layer node belong to that node; a tensor that is not a node's output
-    (inside a layer) has no port and its steps are marked internal.
+    Ops inside a node that records several (a layer, a 'gradient' node) are named
+    'node/OpType' (numbered when a type repeats); a tensor that is not a node's output
+    is named by the op that made it, and its steps are marked internal.
     """
 
     def __init__(self, doc, evaluation):
         self.doc = doc
         self.ev = evaluation
+        self._op_labels = {}
+        for node_id, ops in evaluation.entries.items():
+            self._name_ops(node_id, ops)
+
+    def _name_ops(self, node_id, ops):
+        title = self.title(node_id)
+        node = self.doc.nodes.get(node_id)
+        out = self.ev.tensors.get(Port(node_id, 0))
+        layer = node is not None and node.kind == LAYER
+        inner = [op for op in ops if layer or out is None or op.outputs[0] is not out]
+        counts = {}
+        for op in inner:
+            counts[op.type] = counts.get(op.type, 0) + 1
+        seen = {}
+        for op in ops:
+            if op not in inner:
+                self._op_labels[id(op)] = title
+                continue
+            seen[op.type] = seen.get(op.type, 0) + 1
+            number = f" {seen[op.type]}" if counts[op.type] > 1 else ""
+            self._op_labels[id(op)] = f"{title}/{op.type}{number}"
 
     def node_of(self, op):
         return self.ev.node_of_op(op)
+
+    def owner(self, tensor):
+        """The document node a tensor belongs to (also for tensors inside a node)."""
+        port = self.ev.port_of(tensor)
+        return port.node if port is not None else None
 
     def port_of(self, tensor):
         port = self.ev.port_of(tensor)
@@ -73,24 +134,55 @@ class DocumentNaming:
         known = self.ev.tensors.get(port)
         return port if known is None or known is tensor else None
 
-    def _node_title(self, node_id):
+    def title(self, node_id):
         node = self.doc.nodes.get(node_id)
         return (node.label or node.id) if node is not None else str(node_id)
 
     def label(self, tensor):
-        port = self.ev.port_of(tensor)
+        owner = self.owner(tensor)
+        if owner is None:
+            if hasattr(tensor, "assign"):
+                return tensor.name.split(":")[0]
+            if np.ndim(tensor._value) == 0:
+                return _number(tensor._value)  # a constant made inside a node, e.g. a seed 1
+            return f"a constant of shape {list(np.shape(tensor._value))}"
+        port = self.port_of(tensor)
+        name = self.title(owner)
         if port is None:
-            return tensor.name
-        name = self._node_title(port.node)
-        if self.port_of(tensor) is None:
-            return f"{tensor.name} in {name}"
-        return name if port.index == 0 else f"{name}:{port.index}"
+            op = tensor._op
+            if op is not None and id(op) in self._op_labels:
+                m = next(i for i, o in enumerate(op.outputs) if o is tensor)
+                return self._op_labels[id(op)] + (f":{m}" if m else "")
+            return f"a tensor inside {name}"
+        if port.index == 0:
+            return name
+        node = self.doc.nodes.get(owner)
+        if node is not None and node.kind == LAYER:
+            from ..graph import catalog
+            weights = catalog.LAYERS[node.op].weight_names(catalog.full_attrs(node))
+            if port.index - 1 < len(weights):
+                return f"{name}.{weights[port.index - 1]}"
+        return f"{name}:{port.index}"
 
     def op_label(self, op):
-        node = self.node_of(op)
-        title = self._node_title(node)
-        kind = getattr(self.doc.nodes.get(node), "kind", "")
-        return f"{title}/{op.type}" if kind == "layer" else title
+        label = self._op_labels.get(id(op))
+        return label if label is not None else self.title(self.node_of(op))
+
+    def _custom_node(self, op):
+        if op.type != "CustomGradient":
+            return None
+        node = self.doc.nodes.get(self.node_of(op))
+        return node if node is not None and node.kind == CUSTOM_GRADIENT else None
+
+    def rule(self, op):
+        node = self._custom_node(op)
+        if node is None or node.op not in CUSTOM_RULE_TEXT:
+            return ""
+        return CUSTOM_RULE_TEXT[node.op](node.attrs)
+
+    def formula(self, op, k):
+        rule = self.rule(op)
+        return f"grad_y = {rule}" if rule else op.opdef.formula(op.attrs, k)
 
 
 def build(doc, unconnected_gradients="none"):
@@ -100,7 +192,7 @@ def build(doc, unconnected_gradients="none"):
     evaluation = evaluate(doc, observer=recorder)
     naming = DocumentNaming(doc, evaluation)
     cuts = [(node_id, None,
-             f"{naming._node_title(node_id)} runs inside tape.stop_recording(): the tape never "
+             f"{naming.title(node_id)} runs inside tape.stop_recording(): the tape never "
              f"saw it, so no gradient flows back through its inputs.")
             for node_id in doc.tape.stop_recording if node_id in doc.nodes]
     story = assemble(recorder.events, naming, title=doc.title, extra_cuts=cuts,
@@ -109,4 +201,5 @@ def build(doc, unconnected_gradients="none"):
     story.sources = list(doc.sources)
     story.problems = list(evaluation.problems)
     story.evaluation = evaluation
+    story.document = doc
     return story

@@ -1,106 +1,207 @@
 """Element provenance: which products upstream[j] · J[j, i] sum to one cotangent entry.
 
-The local Jacobian J of an op comes from the engine itself: the op is run again on
-its recorded input values under a persistent GradientTape and `tape.jacobian` gives
-d output / d input. Ops without a forward (custom_gradient) are differentiated by a
-batched backward pass through the recorded op, so J is whatever the rule says.
+Computed lazily, one entry at a time: entry i of input k needs only column i of the
+op's local Jacobian J, never all of it. MatMul and the broadcasting elementwise ops
+(+, -, ·, /, broadcast_to) have closed forms that visit only the output entries fed
+by i (a row of b for a matmul). Any other op gets its column from one extra backward
+pass: the VJP u ↦ Jᵀu is linear in u, so differentiating its entry i with respect
+to u gives J[:, i] (the double-backward trick), at the cost of one VJP of the op.
 """
 import numpy as np
 
-from ..engine import tape as _tape
-from ..engine.execute import apply
+from ..engine.tape import GradientTape, tf_style_grad
 from ..engine.tensor import Tensor
-from .assemble import operand_names
 from .model import Provenance, Term
 
+# Beyond this many terms a sum is not enumerated: the shown terms come from the first
+# entries and the rest is the value minus what is shown.
+ENUMERATE_LIMIT = 1_000_000
 
-def local_jacobians(op, k):
-    """[J_m for each output m]: J_m has shape out_m.shape + in_k.shape (None if not float)."""
-    if op.opdef.forward is not None:
-        try:
-            return _rerun_jacobians(op, k)
-        except (LookupError, TypeError, ValueError):
-            pass
-    return _backward_jacobians(op, k)
-
-
-def _rerun_jacobians(op, k):
-    xs = [Tensor._wrap(np.array(v)) for v in op._in_values]
-    with _tape.GradientTape(persistent=True, watch_accessed_variables=False) as tape:
-        tape.watch(xs[k])
-        out = apply(op.opdef, xs, op.attrs)
-    outs = out if isinstance(out, list) else [out]
-    result = []
-    for o in outs:
-        if o._value.dtype.kind != "f":
-            result.append(None)
-            continue
-        result.append(np.asarray(tape.jacobian(o, xs[k], unconnected_gradients="zero")._value))
-    return result
-
-
-def _backward_jacobians(op, k):
-    source = op.inputs[k]
-    result = []
-    for m, o in enumerate(op.outputs):
-        n = o._value.size
-        seeds = []
-        for mm, oo in enumerate(op.outputs):
-            if mm == m:
-                seeds.append(np.eye(n, dtype=oo._value.dtype).reshape((n,) + oo._value.shape))
-            else:
-                seeds.append(np.zeros((n,) + oo._value.shape, oo._value.dtype))
-        (g,) = _tape.backward([op], list(op.outputs), [Tensor._wrap(s) for s in seeds],
-                              [source], 1, None)
-        j = np.zeros((n, source._value.size)) if g is None else np.asarray(g._value)
-        result.append(j.reshape(o._value.shape + source._value.shape))
-    return result
+_ELEMENTWISE = {"Mul": "mul", "AddV2": "add", "Add": "add", "Sub": "sub", "RealDiv": "div",
+                "BroadcastTo": "broadcast", "Identity": "add"}
 
 
 def _idx(multi):
     return ",".join(str(int(i)) for i in multi)
 
 
-def _matmul_label(op, k, j, i, names):
-    """grad[i,j]·b[k,j] style labels for a 2-D (or same-batch) MatMul."""
+def _at(name, multi):
+    """'b[0,1]', or just 'b' for a scalar (no empty brackets)."""
+    return f"{name}[{_idx(multi)}]" if len(multi) else name
+
+
+def _paren(name):
+    return f"({name})" if any(c in name for c in " +-/") and not name.startswith("(") else name
+
+
+def _matmul_shapes_ok(op):
     a, b = op._in_values
-    if a.ndim != b.ndim or a.shape[:-2] != b.shape[:-2]:
-        return None
-    ta, tb = op.attrs.get("transpose_a"), op.attrs.get("transpose_b")
-    batch, (r, c) = tuple(j[:-2]), tuple(j[-2:])
-    p, q = i[-2:]
-    if k == 0:
-        row, inner = (q, p) if ta else (p, q)
-        other = (c, inner) if tb else (inner, c)
-        return f"{names[1]}[{_idx(batch + other)}]"
-    inner, col = (q, p) if tb else (p, q)
-    other = (inner, r) if ta else (r, inner)
-    return f"{names[0]}[{_idx(batch + other)}]"
+    return a.ndim >= 2 and a.ndim == b.ndim and a.shape[:-2] == b.shape[:-2]
 
 
-def local_label(op, k, j, i):
-    """A name for the local factor J[j, i] of input k, or None."""
-    names = operand_names(op)
+def cost(op, k):
+    """How many local-Jacobian entries the provenance of one entry of input k touches."""
     t = op.type
-    if t == "MatMul":
-        return _matmul_label(op, k, j, i, names)
-    same = all(np.shape(v) == op._out_values[0].shape for v in op._in_values)
-    if t == "Mul" and same:
-        return f"{names[1 - k]}[{_idx(j)}]"
-    if t in ("AddV2", "Add", "Identity") and same:
-        return "1"
-    if t == "Sub" and same:
-        return "1" if k == 0 else "(-1)"
-    return None
+    if t == "MatMul" and _matmul_shapes_ok(op):
+        a, b = op._in_values
+        ta, tb = op.attrs.get("transpose_a"), op.attrs.get("transpose_b")
+        return (b.shape[-2] if tb else b.shape[-1]) if k == 0 else (a.shape[-1] if ta else a.shape[-2])
+    out_size = sum(int(np.size(v)) for v in op._out_values)
+    if _ELEMENTWISE.get(t) and not (t == "RealDiv" and k == 1):
+        return max(1, out_size // max(1, int(np.size(op._in_values[k]))))
+    return out_size + int(np.size(op._in_values[k]))
 
 
-def _cached_jacobians(story, op, k):
-    cache = story.__dict__.setdefault("_jacobians", {})
-    key = (id(op), k)
-    if key not in cache:
-        cache[key] = local_jacobians(op, k)
-    return cache[key]
+# -- columns: (flat output indices j, local factors J[j, i], rule labels, reader labels) ----
 
+class _Column:
+    """The nonzero-candidate entries of column i of J for one output: lazily enumerable."""
+
+    def __init__(self, count, entries):
+        self.count = count          # how many entries the column has
+        self.entries = entries      # entries(limit) -> (js, local, rule_fn, reader_fn)
+
+
+def _matmul_column(op, k, i, names, labels):
+    a, b = op._in_values
+    ta, tb = op.attrs.get("transpose_a"), op.attrs.get("transpose_b")
+    batch = tuple(i[:-2])
+    out_shape = op._out_values[0].shape
+    if k == 0:
+        row, inner = (i[-1], i[-2]) if ta else (i[-2], i[-1])
+        n = out_shape[-1]
+        cols = np.arange(n)
+        local = b[batch + ((cols, inner) if tb else (inner, cols))]
+        js = np.ravel_multi_index(tuple(np.full(n, x) for x in batch + (row,)) + (cols,), out_shape)
+        rname, name = names[1], labels[1]
+
+        def index(c):
+            return batch + ((c, inner) if tb else (inner, c))
+    else:
+        inner, col = (i[-1], i[-2]) if tb else (i[-2], i[-1])
+        n = out_shape[-2]
+        rows = np.arange(n)
+        local = a[batch + ((inner, rows) if ta else (rows, inner))]
+        js = np.ravel_multi_index(tuple(np.full(n, x) for x in batch) + (rows, np.full(n, col)),
+                                  out_shape)
+        rname, name = names[0], labels[0]
+
+        def index(r):
+            return batch + ((inner, r) if ta else (r, inner))
+
+    def entries(limit):
+        pick = slice(0, min(n, limit))
+        return (js[pick], np.asarray(local[pick], np.float64),
+                lambda p: _at(rname, index(p)), lambda p: _at(name, index(p)))
+    return _Column(n, entries)
+
+
+def _slab(out_shape, in_shape, i):
+    """Per output axis: the fixed index that input entry i broadcasts from, or None (all)."""
+    lead = len(out_shape) - len(in_shape)
+    fixed = []
+    for d, n in enumerate(out_shape):
+        j = d - lead
+        fixed.append(int(i[j]) if j >= 0 and in_shape[j] == n else None)
+    return fixed
+
+
+def _elementwise_column(op, k, i, names, labels):
+    kind = _ELEMENTWISE[op.type]
+    out_shape = op._out_values[0].shape
+    in_shape = op._in_values[k].shape
+    fixed = _slab(out_shape, in_shape, i)
+    free = [d for d, f in enumerate(fixed) if f is None]
+    count = int(np.prod([out_shape[d] for d in free], dtype=np.int64))
+    other = 1 - k if len(op.inputs) == 2 else None
+    if other is not None:
+        ov = op._in_values[other]
+        o_lead = len(out_shape) - ov.ndim
+
+    def other_index(j_multi):
+        return tuple(0 if ov.shape[d] == 1 else int(j_multi[d + o_lead]) for d in range(ov.ndim))
+
+    def entries(limit):
+        n = min(count, limit)
+        free_multi = np.unravel_index(np.arange(n), [out_shape[d] for d in free]) if free else ()
+        full = []
+        f_iter = iter(free_multi)
+        for d, f in enumerate(fixed):
+            full.append(np.full(n, f) if f is not None else next(f_iter))
+        js = np.ravel_multi_index(tuple(full), out_shape) if out_shape else np.zeros(n, int)
+        multis = list(zip(*full)) if out_shape else [()] * n
+        if kind in ("add", "broadcast"):
+            local = np.ones(n)
+            return js, local, lambda p: "1", lambda p: "1"
+        if kind == "sub":
+            sign = 1.0 if k == 0 else -1.0
+            text = "1" if k == 0 else "(-1)"
+            return js, np.full(n, sign), lambda p: text, lambda p: text
+        idx = [other_index(m) for m in multis]
+        values = np.array([float(ov[m]) for m in idx])
+        if kind == "mul":
+            return (js, values, lambda p: _at(names[other], idx[p]),
+                    lambda p: _at(_paren(labels[other]), idx[p]))
+        return (js, 1.0 / values, lambda p: "1/" + _at(names[other], idx[p]),   # x / y, input x
+                lambda p: "1/" + _at(_paren(labels[other]), idx[p]))
+    return _Column(count, entries)
+
+
+def _generic_columns(op, k, flat_i, upstream):
+    """Column flat_i of each output's J by differentiating the VJP with respect to u."""
+    fn = op.opdef.grad_fn or tf_style_grad(op.opdef)
+    us = []
+    for u, value in zip(upstream, op._out_values):
+        u = np.zeros(value.shape, value.dtype) if u is None else np.asarray(u, value.dtype)
+        us.append(Tensor._wrap(np.array(u)))
+    floating = [u for u in us if u._value.dtype.kind == "f"]
+    with GradientTape(watch_accessed_variables=False) as tape:
+        tape.watch(floating)
+        grads = fn(op, *us)
+    c = grads[k] if k < len(grads) else None
+    if c is None:
+        return [np.zeros(u._value.size) for u in us]
+    c = c if isinstance(c, Tensor) else Tensor._wrap(np.asarray(c))
+    e = np.zeros(c._value.shape, c._value.dtype)
+    e.flat[flat_i] = 1
+    cols = tape.gradient(c, us, output_gradients=Tensor._wrap(e), unconnected_gradients="zero")
+    return [np.asarray(col._value, np.float64).reshape(-1) for col in cols]
+
+
+def _unravel(flat, shape):
+    return tuple(int(x) for x in np.unravel_index(int(flat), shape)) if shape else ()
+
+
+def columns(op, k, flat_i, upstream, naming=None):
+    """[_Column per output m] of d output_m / d input_k[flat_i]; None where not float."""
+    from .assemble import operand_names
+    formula = naming.formula if naming is not None else None
+    names = operand_names(op, formula)
+    labels = ([naming.label(t) for t in op.inputs] if naming is not None else list(names))
+    in_shape = op._in_values[k].shape
+    i = _unravel(flat_i, in_shape)
+    if op.type == "MatMul" and _matmul_shapes_ok(op):
+        return [_matmul_column(op, k, i, names, labels)]
+    if op.type in _ELEMENTWISE and len(op._out_values) == 1 and not (op.type == "RealDiv" and k):
+        return [_elementwise_column(op, k, i, names, labels)]
+    out_names = [naming.label(o) if naming is not None else f"out{m}"
+                 for m, o in enumerate(op.outputs)]
+    result = []
+    for m, column in enumerate(_generic_columns(op, k, flat_i, upstream)):
+        shape = op._out_values[m].shape
+        nz = np.flatnonzero(column)
+
+        def entries(limit, nz=nz, column=column, shape=shape, m=m):
+            js = nz[:limit]
+            return (js, column[js],
+                    lambda p: f"J[{_idx(_unravel(js[p], shape))}; {_idx(i)}]",
+                    lambda p: f"∂{_at(out_names[m], _unravel(js[p], shape))}"
+                              f"/∂{_at(labels[k], i)}")
+        result.append(_Column(len(nz), entries))
+    return result
+
+
+# -- provenance --------------------------------------------------------------------------
 
 def _defining_step(story, tensor, before):
     for s in reversed(story.steps[:before]):
@@ -110,10 +211,10 @@ def _defining_step(story, tensor, before):
 
 
 def _where(step, flat_index):
-    shape = np.shape(step.cotangent)
+    shape = np.shape(step.cotangent if step.cotangent is not None else step.total)
     multi = np.unravel_index(flat_index, shape) if shape else ()
-    name = step.port.node if step.port is not None else "·"
-    return f"{name}[{_idx(multi)}]" if shape else name
+    name = step.tensor_name or (step.port.node if step.port is not None else "·")
+    return _at(name, multi)
 
 
 def provenance(story, step, flat_index, max_terms=12):
@@ -133,26 +234,60 @@ def provenance(story, step, flat_index, max_terms=12):
         return Provenance(value, terms, where, "fan_in")
     if step.kind != "contribution":
         raise ValueError(f"a {step.kind} step has no cotangent entries to explain")
+    return _contribution(story, step, flat_index, value, where, max_terms)
+
+
+def _contribution(story, step, flat_index, value, where, max_terms):
     op, k = step._op, step.input_index
+    naming = story.naming
+    rule = naming.rule(op) if naming is not None else ""
     grad = step.operands.get("grad")
     upstream = grad if isinstance(grad, list) else [grad]
-    in_shape = op._in_values[k].shape
-    i = np.unravel_index(flat_index, in_shape) if in_shape else ()
-    terms, rest, more = [], 0.0, 0
-    for m, (u, jac) in enumerate(zip(upstream, _cached_jacobians(story, op, k))):
-        if u is None or jac is None:
+    if rule:
+        return _rule_provenance(step, flat_index, value, where, rule, upstream[0])
+    terms, rest, more, total = [], 0.0, 0, 0.0
+    cols = columns(op, k, flat_index, upstream, naming)
+    for m, (u, col) in enumerate(zip(upstream, cols)):
+        if u is None or col is None:
             continue
         u = np.asarray(u)
-        column = jac.reshape(u.size, -1)[:, flat_index]
-        products = u.reshape(-1) * column
+        u_flat = u.reshape(-1)
+        limit = col.count if col.count <= ENUMERATE_LIMIT else max(4 * max_terms, 1000)
+        js, local, rule_label, reader_label = col.entries(limit)
+        products = u_flat[js].astype(np.float64) * local
         gname = "grad" if len(upstream) == 1 else f"grad{m}"
-        for j in np.flatnonzero(products):
+        for p in np.flatnonzero(products):
             if len(terms) >= max_terms:
                 more += 1
-                rest += float(products[j])
+                rest += float(products[p])
                 continue
-            jm = np.unravel_index(j, u.shape) if u.shape else ()
-            local = local_label(op, k, jm, i) or f"J[{_idx(jm)}; {_idx(i)}]"
-            terms.append(Term(float(u.flat[j]), float(column[j]), float(products[j]),
-                              f"{gname}[{_idx(jm)}]·{local}"))
+            jm = _unravel(js[p], u.shape)
+            terms.append(Term(float(u_flat[js[p]]), float(local[p]), float(products[p]),
+                              f"{_at(gname, jm)}·{rule_label(p)}", reader_label(p)))
+        total += float(products.sum())
+        if col.count > limit:  # too many to enumerate: the remainder is what is left
+            more += col.count - limit
+            rest += value - total
+            total = value
+    scale = max(1.0, abs(value), sum(abs(t.product) for t in terms) + abs(rest))
+    if abs(total - value) > 1e-4 * scale:
+        # The rule is not linear in the upstream cotangent: no sum of products gives it.
+        fn = op.attrs.get("function", op.type)
+        return _rule_provenance(step, flat_index, value, where, f"{fn}'s grad_fn(grad)",
+                                upstream[0])
     return Provenance(value, terms, where, "contribution", more, rest)
+
+
+def _rule_provenance(step, flat_index, value, where, rule, grad):
+    """A custom rule applied to the whole upstream: 'vv = clip_by_norm(1, 0.5) = 0.5'."""
+    from .text import number
+    g = None if grad is None else np.asarray(grad)
+    if g is not None and g.ndim == 0:
+        return Provenance(value, [], where, "rule", rule=rule.replace("grad", number(g), 1))
+    shape = np.shape(step.cotangent)
+    multi = np.unravel_index(flat_index, shape) if shape else ()
+    detail = ""
+    if g is not None:
+        detail = (f"grad[{_idx(multi)}] = {number(g.flat[flat_index])}, "
+                  f"‖grad‖ = {number(np.linalg.norm(g.astype(np.float64)))}")
+    return Provenance(value, [], where, "rule", rule=f"({rule})[{_idx(multi)}]", detail=detail)

@@ -33,9 +33,12 @@ class Step:
     operands: dict = field(default_factory=dict)
     given: bool = False                                # seed: from output_gradients
     internal: bool = False                             # inside a layer node
+    tensor_name: str = ""        # the reader's name of the tensor whose cotangent this is
+    operand_nodes: dict = field(default_factory=dict)  # rule operand -> reader's name
     _op: object = field(default=None, repr=False, compare=False)
     _tensor: object = field(default=None, repr=False, compare=False)
     _sources: list = field(default_factory=list, repr=False, compare=False)  # fan_in: steps
+    _slot: str = field(default="", repr=False, compare=False)  # contribution: rule operand
 
 
 @dataclass
@@ -45,7 +48,8 @@ class Term:
     upstream: float | None
     local: float | None
     product: float
-    label: str
+    label: str               # rule names ('grad[0,1]·b[0,1]'): keys into Step.operands
+    factor: str = ""         # the local factor in the reader's names ('b[0,1]', '∂y/∂x')
 
     def __iter__(self):  # (upstream, local, product, label), as the contract spells it
         return iter((self.upstream, self.local, self.product, self.label))
@@ -58,9 +62,11 @@ class Provenance:
     value: float
     terms: list
     where: str = ""          # e.g. 'dy_dx[0,0]'
-    kind: str = ""           # 'seed' | 'contribution' | 'fan_in'
+    kind: str = ""           # 'seed' | 'contribution' | 'fan_in' | 'rule'
     more: int = 0            # nonzero terms left out (capped)
     rest: float = 0.0        # their sum
+    rule: str = ""           # kind 'rule': the rule applied, when no sum of products exists
+    detail: str = ""         # kind 'rule': the numbers the rule was applied to
 
     @property
     def total(self):
@@ -68,6 +74,11 @@ class Provenance:
 
     def text(self, digits=8):
         from .text import number
+        if self.kind == "rule":
+            return f"{self.where} = {self.rule} = {number(self.value, digits)}"
+        if not self.terms and self.kind == "contribution":
+            return (f"{self.where} = {number(self.value, digits)} (every product "
+                    f"upstream · local factor is 0)")
         if not self.terms:
             return f"{self.where} = {number(self.value, digits)} ({self.kind})"
         parts = []
@@ -75,7 +86,9 @@ class Provenance:
             if t.upstream is None:
                 parts.append(f"{number(t.product, digits)} [{t.label}]")
             else:
-                parts.append(f"{number(t.upstream, digits)}·{t.label.split('·', 1)[-1]}")
+                factor = t.factor or t.label.split('·', 1)[-1]
+                upstream = number(t.upstream, digits)
+                parts.append(f"{f'({upstream})' if t.upstream < 0 else upstream}·{factor}")
         if self.more:
             parts.append(f"{self.more} more ({number(self.rest, digits)})")
         return f"{self.where} = " + " + ".join(parts) + f" = {number(self.value, digits)}"
@@ -83,6 +96,8 @@ class Provenance:
     def numbers(self, digits=8):
         """The same sum with every factor as a number: 1·0.43842274 + 1·(-0.53439844) ..."""
         from .text import number
+        if self.kind == "rule":
+            return self.detail
 
         def n(x):
             s = number(x, digits)
@@ -102,6 +117,8 @@ class Story:
     sources: list = field(default_factory=list)
     gradients: dict = field(default_factory=dict)  # source port -> array or None
     problems: list = field(default_factory=list)   # why the story stops early (documents)
+    document: object = None                        # the graph Document it tells (build)
+    naming: object = field(default=None, repr=False)  # names engine objects for the reader
     _final: dict = field(default_factory=dict, repr=False)  # port -> defining step index
 
     def __len__(self):

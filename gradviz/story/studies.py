@@ -57,12 +57,12 @@ class _Function:
 
 
 class _Document:
-    def __init__(self, doc, target=None, source=None):
+    def __init__(self, doc, target=None, source=None, study=""):
         import importlib
         ev = importlib.import_module("gradviz.graph.evaluate")  # the package re-exports a function
         self.ev, self.doc = ev, doc
-        self.target = target if target is not None else doc.targets[0]
-        self.source = source if source is not None else doc.sources[0]
+        self.target = target if target is not None else _study_port(doc, study, "target")
+        self.source = source if source is not None else _study_port(doc, study, "source")
         self.x = np.asarray(ev.evaluate(doc).values[self.source])
 
     def _variant(self, output_gradients):
@@ -94,12 +94,21 @@ class _Document:
                               self.x.shape * 2)
 
 
-def _subject(subject, x=None, target=None, source=None):
+def _study_port(doc, study, key):
+    """The port a document's study names ('studies.jacobian.target'), else its first."""
+    from ..graph.fileformat import parse_port
+    given = doc.studies.get(study, {}).get(key) if study else None
+    if given is not None:
+        return parse_port(given, f"studies.{study}") if isinstance(given, str) else given
+    return (doc.targets if key == "target" else doc.sources)[0]
+
+
+def _subject(subject, x=None, target=None, source=None, study=""):
     if callable(subject):
         if x is None:
             raise TypeError("a function study needs a value for x")
         return _Function(subject, x)
-    return _Document(subject, target, source)
+    return _Document(subject, target, source, study)
 
 
 # -- Jacobian ---------------------------------------------------------------------------
@@ -126,7 +135,7 @@ def jacobian_study(subject, x=None, *, target=None, source=None, v=None):
 
     `v` defaults to the document's output_gradients for the target, else a fixed ramp.
     """
-    s = _subject(subject, x, target, source)
+    s = _subject(subject, x, target, source, "jacobian")
     J = s.jacobian()
     t_shape = J.shape[:J.ndim - s.x.ndim]
     t_axes = tuple(range(len(t_shape)))
@@ -171,7 +180,7 @@ def batch_jacobian_study(subject, x=None, *, target=None, source=None, tolerance
     batch_jacobian seeds ones across the batch, so it returns Σ_b J[b, ..., c, ...];
     that equals the diagonal block only when the off-diagonal blocks vanish.
     """
-    s = _subject(subject, x, target, source)
+    s = _subject(subject, x, target, source, "batch_jacobian")
     J = s.jacobian()
     nb = s.x.shape[0]
     t_rank = J.ndim - s.x.ndim
@@ -211,29 +220,57 @@ class HessianStudy:
     newton_step: np.ndarray       # solve(H + εI, g), shaped like the source
     x_new: np.ndarray             # x - newton_step
     warning: str = ""
+    definiteness: str = ""        # 'positive definite', '... semi-definite within rounding', ...
+    tolerance: float = 0.0        # |eigenvalue| below this counts as zero (rounding)
+    residual: float = 0.0         # max |(H + εI)·step - g|: how well the solve worked
+
+
+# An eigenvalue smaller than this times the largest |eigenvalue| is rounding noise.
+EIGENVALUE_RTOL = 1e-6
+
+
+def definiteness(eigenvalues, rtol=EIGENVALUE_RTOL):
+    """(words, tolerance) for a symmetric matrix's ascending eigenvalues."""
+    eig = np.asarray(eigenvalues)
+    tol = rtol * float(np.abs(eig).max(initial=0))
+    if eig.size == 0 or tol == 0:
+        return "zero (every eigenvalue is 0)", tol
+    if eig[0] > tol:
+        return "positive definite", tol
+    if eig[0] >= -tol:
+        if eig[-1] <= tol:
+            return "zero within rounding", tol
+        return "positive semi-definite within rounding", tol
+    if eig[-1] < -tol:
+        return "negative definite", tol
+    return "indefinite", tol
 
 
 def hessian_study(subject, x=None, *, target=None, source=None, epsilon=None):
     """H of the scalar target (the sum of its elements) with its checks and a Newton step.
 
-    epsilon defaults to the document's studies.hessian.newton_eps, else 1e-6.
+    epsilon defaults to the document's studies.hessian.newton_eps, else graph.NEWTON_EPS.
     """
-    s = _subject(subject, x, target, source)
+    from ..graph.evaluate import NEWTON_EPS
+    s = _subject(subject, x, target, source, "hessian")
     if epsilon is None:
         spec = s.doc.studies.get("hessian", {}) if isinstance(s, _Document) else {}
-        epsilon = float(spec.get("newton_eps", 1e-6))
+        epsilon = float(spec.get("newton_eps", NEWTON_EPS))
     n = s.x.size
     H = s.hessian().reshape(n, n)
     g = s.gradient().reshape(n)
     sym = 0.5 * (H + H.T)
     eig = np.linalg.eigvalsh(sym)
-    step = np.linalg.solve(H + epsilon * np.eye(n), g)
+    shifted = H + epsilon * np.eye(n)
+    step = np.linalg.solve(shifted, g)
+    words, tol = definiteness(eig)
     warning = ""
-    if eig[0] <= 0:
-        warning = (f"H is not positive definite (smallest eigenvalue {eig[0]:.4g}): the Newton "
-                   f"step need not point downhill.")
+    if not words.startswith(("positive", "zero")):
+        warning = (f"H is not positive definite ({words}; smallest eigenvalue {eig[0]:.4g}): "
+                   f"the Newton step need not point downhill.")
     return HessianStudy(H, float(np.abs(H - H.T).max(initial=0)), eig, g, epsilon,
-                        step.reshape(s.x.shape), s.x - step.reshape(s.x.shape), warning)
+                        step.reshape(s.x.shape), s.x - step.reshape(s.x.shape), warning,
+                        words, tol, float(np.abs(shifted @ step - g).max(initial=0)))
 
 
 # -- chain cost -------------------------------------------------------------------------
@@ -254,7 +291,8 @@ class ChainCost:
         lines = [f"Chain of {len(self.sizes) - 1} Jacobians, sizes {' → '.join(map(str, self.sizes))}",
                  f"  forward (J_k · (… J_1), matrix-matrix): {self.forward:,} multiply-adds",
                  f"  reverse (vᵀ J_L · … · J_1, vector-matrix): {self.reverse:,} multiply-adds",
-                 f"  reverse is {self.ratio:,.1f}× cheaper" if self.ratio >= 1 else
+                 "  both cost the same" if self.forward == self.reverse else
+                 f"  reverse is {self.ratio:,.1f}× cheaper" if self.ratio > 1 else
                  f"  forward is {1 / self.ratio:,.1f}× cheaper"]
         return "\n".join(lines)
 
@@ -280,12 +318,22 @@ def chain_cost(sizes):
 
 
 def chain_sizes(story):
-    """Element counts along a story's path: the source, then each visited op's output."""
-    sizes = []
-    for step in story.steps:
-        if step.kind == "visit" and step.cotangent is not None:
-            sizes.append(int(np.size(step.cotangent)))
+    """Element counts along one path of the story: the first source, each op's output
+    on the way, the target. Follows the defining steps back from the source's gradient
+    (a fan-in follows its first path), so it is a true chain even in a graph with branches.
+    """
+    from .local import _defining_step
     acc = [s for s in story.steps if s.kind == "accumulate"]
-    if acc:
-        sizes.append(int(np.size(acc[0].total)))
-    return sizes[::-1]
+    if not acc:
+        return []
+    sizes = [int(np.size(acc[0].total))]
+    step = _defining_step(story, acc[0]._tensor, acc[0].index)
+    while step is not None and step.kind != "seed":
+        if step.kind == "fan_in":
+            step = story.steps[step._sources[0]] if step._sources else None
+            continue
+        op = step._op
+        sizes.append(sum(int(np.size(v)) for v in op._out_values))
+        out = next((o for o in op.outputs if _defining_step(story, o, step.index)), op.outputs[0])
+        step = _defining_step(story, out, step.index)
+    return sizes

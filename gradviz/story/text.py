@@ -1,10 +1,24 @@
-"""The story as text: `explain(story)` is what `gradviz explain FILE` prints."""
+"""The story as text: `explain(story)` is what `gradviz explain FILE` prints.
+
+The title and lesson first, then every step with its numbers (and, where it is cheap,
+one entry's provenance as a sum of products), then the studies the document asks for
+and the forward-vs-reverse cost of the chain.
+"""
+import textwrap
+
 import numpy as np
+
+WIDTH = 92
+# Explain shows one entry's sum of products only when it touches at most this many
+# local factors (a 200×200 matmul: 200; a broadcast of a scalar to 7000×7000: 49 million).
+EXAMPLE_COST = 100_000
 
 
 def number(x, digits=6):
     """Compact: 1, -0.17307831, 1.19e+07."""
     x = float(x)
+    if not np.isfinite(x):
+        return str(x)
     if x == int(x) and abs(x) < 1e9:
         return str(int(x))
     return f"{x:.{digits}g}"
@@ -17,6 +31,8 @@ def grid(a, digits=5, max_rows=8, max_cols=8, indent="    "):
     a = np.asarray(a)
     if a.ndim == 0:
         return indent + number(a, digits)
+    if a.size == 0:
+        return indent + f"(empty, shape {_shape(a)})"
     m = a.reshape(-1, a.shape[-1]) if a.ndim != 1 else a.reshape(1, -1)
     rows, cols = m.shape
     shown = m[:max_rows, :max_cols]
@@ -37,9 +53,34 @@ def _shape(a):
     return "×".join(str(d) for d in np.shape(a)) or "scalar"
 
 
+def wrap(text, indent=""):
+    return textwrap.fill(" ".join(str(text).split()), WIDTH, initial_indent=indent,
+                         subsequent_indent=indent)
+
+
+def _example_entry(step):
+    """The first nonzero entry of a contribution (entry 0 when all are zero)."""
+    nz = np.flatnonzero(np.asarray(step.cotangent))
+    return int(nz[0]) if nz.size else 0
+
+
+def _provenance_lines(story, step):
+    from .local import cost
+    n = cost(step._op, step.input_index)
+    if n > EXAMPLE_COST:
+        return [wrap(f"(no entry-by-entry example here: each entry of {step.tensor_name} sums "
+                     f"{n:,} products; the app computes one when you click it)", "     ")]
+    p = story.step_provenance(step, _example_entry(step), max_terms=6)
+    lines = ["     e.g. " + p.text(digits=8)]
+    numbers = p.numbers(digits=8)
+    if numbers:
+        lines.append(("          = " if p.terms else "          with ") + numbers)
+    return lines
+
+
 def _step_text(story, step, provenance_entries):
     head = f"{step.index + 1:>3}. [{step.kind}] {step.title}"
-    lines = [head, "     " + step.caption]
+    lines = [head, wrap(step.caption, "     ")]
     if step.formula:
         lines.append(f"     rule: {step.formula}")
     if step.kind == "fan_in":
@@ -51,19 +92,20 @@ def _step_text(story, step, provenance_entries):
     elif step.cotangent is not None:
         lines.append(f"     cotangent ({_shape(step.cotangent)}):")
         lines.append(grid(step.cotangent, indent="       "))
-    if step.kind == "contribution" and provenance_entries and step.cotangent is not None:
-        p = story.step_provenance(step, 0, max_terms=6)
-        lines.append("     e.g. " + p.text(digits=8))
-        if p.terms:
-            lines.append("          = " + p.numbers(digits=8))
+    if step.kind == "contribution" and provenance_entries and step.cotangent is not None \
+            and step._op is not None:
+        lines += _provenance_lines(story, step)
     return "\n".join(lines)
 
 
-def explain(story, provenance_entries=True):
+def explain(story, provenance_entries=True, studies=True):
     """Readable text of every step, with numbers, for a terminal or a handout."""
     out = []
+    doc = getattr(story, "document", None)
     if story.title:
         out += [story.title, "=" * len(story.title), ""]
+    if doc is not None and doc.lesson:
+        out += [wrap(doc.lesson), ""]
     out.append("Backpropagation, step by step (reverse mode: cotangents flow from the "
                "target back to the sources).")
     out.append("")
@@ -75,4 +117,7 @@ def explain(story, provenance_entries=True):
     for step in story.steps:
         out.append(_step_text(story, step, provenance_entries))
         out.append("")
+    if studies and story.steps and not getattr(story, "problems", None):
+        from .study_text import study_sections
+        out += study_sections(story)
     return "\n".join(out).rstrip() + "\n"

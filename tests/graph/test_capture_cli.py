@@ -31,7 +31,7 @@ def test_from_tape_of_seed_004_evaluates_to_the_same_gradient():
     ev = graph.evaluate(again)
     np.testing.assert_array_equal(ev.gradients[again.sources[0]], expected)
     ops = [n.op for n in again.nodes.values() if n.kind == "op"]
-    assert ops == ["matmul", "getitem"]
+    assert ops == ["matmul"]  # y_t0 = y_tf[0, 0] lies on no path to the target y_tf
     single = graph.evaluate(graph.from_tape(tape, y_t0, tf_t))
     assert single.gradients[graph.Port(again.sources[0].node)][0, 0] == np.float32(0.43842274)
 
@@ -128,3 +128,300 @@ def test_the_example_in_the_format_doc_loads():
     text = (SAMPLES.parent / "docs" / "file-format.md").read_text(encoding="utf-8")
     doc = graph.loads(text.split("```json")[1].split("```")[0])
     np.testing.assert_array_equal(graph.evaluate(doc).gradients[doc.sources[0]], [4.0, 12.0])
+
+
+# -- tracing the seed's own scripts ---------------------------------------------------------
+
+def trace(tmp_path, source, name="script.py"):
+    script = tmp_path / name
+    script.write_text(textwrap.dedent(source), encoding="utf-8")
+    return graph.trace_script(script)
+
+
+def saved(tmp_path, name):
+    return np.load(tmp_path / f"{name}.npy")
+
+
+def test_trace_keeps_the_seeds_custom_gradient_as_its_declarative_rule(tmp_path):
+    doc = trace(tmp_path, """
+        import gradviz as tf
+        @tf.custom_gradient
+        def clip_gradients(y):
+          def backward(dy):
+            return tf.clip_by_norm(dy, 0.5)
+          return y, backward
+
+        v = tf.Variable(2.0)
+        with tf.GradientTape() as t:
+          output = clip_gradients(v * v)
+        print(t.gradient(output, v))  # calls "backward", which clips 4 to 2
+    """)
+    assert [(n.id, n.kind, n.op) for n in doc.nodes.values()] == [
+        ("v", "variable", ""), ("mul", "op", "multiply"),
+        ("output", "custom_gradient", "clip_by_norm")]
+    assert doc.nodes["output"].attrs == {"clip_norm": 0.5}
+    assert doc.nodes["output"].label == "clip_gradients"
+    assert float(graph.evaluate(doc).gradients[graph.Port("v")]) == 2.0
+
+
+def test_custom_forward_ops_off_the_path_are_left_out(tmp_path):
+    doc = trace(tmp_path, """
+        import gradviz as tf
+        @tf.custom_gradient
+        def triple_grad(y):
+          unused = tf.exp(y) * 2.0        # recorded (as TF does) but on no path to the output
+          return tf.identity(y), lambda dy: dy * 3.0
+        x = tf.Variable([1.0, 2.0])
+        with tf.GradientTape() as t:
+          out = tf.reduce_sum(triple_grad(x))
+        t.gradient(out, x)
+    """)
+    assert sorted(n.op for n in doc.nodes.values() if n.kind == "op") == ["reduce_sum"]
+    (custom,) = [n for n in doc.nodes.values() if n.kind == "custom_gradient"]
+    assert custom.op == "scale" and custom.attrs == {"factor": 3.0}
+    np.testing.assert_array_equal(graph.evaluate(doc).gradients[doc.sources[0]], [3.0, 3.0])
+
+
+def test_zero_and_identity_rules_are_recognised(tmp_path):
+    for rule, grad in (("zero", "tf.zeros_like(dy)"), ("identity", "dy")):
+        doc = trace(tmp_path, f"""
+            import gradviz as tf
+            @tf.custom_gradient
+            def f(y):
+              return tf.identity(y), lambda dy: {grad}
+            x = tf.Variable([1.0, 2.0, 3.0])
+            with tf.GradientTape() as t:
+              out = f(x * x)
+            t.gradient(out, x)
+        """)
+        assert [n.op for n in doc.nodes.values() if n.kind == "custom_gradient"] == [rule]
+
+
+def test_a_custom_gradient_without_a_declarative_rule_is_refused_in_one_line(tmp_path):
+    script = tmp_path / "log1pexp.py"
+    script.write_text(textwrap.dedent("""
+        import gradviz as tf
+        @tf.custom_gradient
+        def log1pexp(x):
+          e = tf.exp(x)
+          def grad(upstream):
+            return upstream * (1 - 1 / (1 + e))
+          return tf.math.log(1 + e), grad
+        x = tf.constant(1.0)
+        with tf.GradientTape() as t:
+          t.watch(x)
+          y = log1pexp(x)
+        t.gradient(y, x)
+    """), encoding="utf-8")
+    code, message = trace_command(str(script), str(tmp_path / "out.json"))
+    assert code == 2 and "\n" not in message
+    assert "the custom gradient log1pexp cannot be saved in a document: its forward is not " \
+           "the identity" in message
+    assert "clip_by_norm" in message and "scale" in message and "zero" in message
+    assert not (tmp_path / "out.json").exists()
+    doc_error = None
+    try:
+        trace(tmp_path, """
+            import gradviz as tf
+            @tf.custom_gradient
+            def weighted(y):
+              return tf.identity(y), lambda dy: dy * tf.constant([1.0, 2.0])
+            x = tf.Variable([1.0, 2.0])
+            with tf.GradientTape() as t:
+              out = weighted(x)
+            t.gradient(out, x)
+        """)
+    except graph.DocumentError as e:
+        doc_error = str(e)
+    assert doc_error and "weighted" in doc_error and "not a multiple of the upstream" in doc_error
+
+
+def test_trace_keeps_the_stop_recording_region(tmp_path):
+    doc = trace(tmp_path, """
+        import gradviz as tf
+        x = tf.Variable(2.0)
+        y = tf.Variable(3.0)
+
+        with tf.GradientTape() as t:
+          x_sq = x * x
+          with t.stop_recording():
+            y_sq = y * y
+          z = x_sq + y_sq
+
+        grad = t.gradient(z, {'x': x, 'y': y})
+    """)
+    assert doc.tape.stop_recording == ["y_sq"]
+    assert doc.nodes["y_sq"].kind == "op" and doc.nodes["y"].kind == "variable"
+    ev = graph.evaluate(doc)
+    assert [float(ev.gradients[p]) if ev.gradients[p] is not None else None
+            for p in doc.sources] == [4.0, None]
+
+
+def test_what_reset_forgot_becomes_a_named_constant(tmp_path):
+    doc = trace(tmp_path, """
+        import gradviz as tf
+        x = tf.Variable(2.0)
+        y = tf.Variable(3.0)
+        with tf.GradientTape() as t:
+          y_sq = y * y
+          t.reset()
+          z = x * x + y_sq
+        grad = t.gradient(z, {'x': x, 'y': y})
+    """)
+    assert doc.nodes["y_sq"].kind == "constant" and float(doc.nodes["y_sq"].value) == 9.0
+    assert doc.tape.stop_recording == []
+    ev = graph.evaluate(doc)
+    assert float(ev.gradients[graph.Port("x")]) == 4.0 and ev.gradients[graph.Port("y")] is None
+
+
+def test_nodes_are_named_by_variable_names_script_names_and_ops(tmp_path):
+    doc = trace(tmp_path, """
+        import gradviz as tf
+        w = tf.Variable(1.5, name="weight")
+        b = tf.Variable(0.5)
+        with tf.GradientTape() as t:
+          loss = (w * 3.0 + b) * (w * 3.0)
+        t.gradient(loss, [w, b])
+    """)
+    assert set(doc.nodes) == {"weight", "const_3", "const_3_2", "mul", "mul2", "b", "add",
+                              "loss"}
+    assert doc.sources == [graph.Port("weight"), graph.Port("b")]
+
+
+def test_softmax_keeps_its_axis(tmp_path):
+    doc = trace(tmp_path, """
+        import numpy as np
+        import gradviz as tf
+        logits = tf.Variable([[1.0, 2.0, 0.5], [0.1, -1.0, 3.0]])
+        with tf.GradientTape() as tape:
+            p = tf.nn.softmax(logits, axis=0)
+            q = tf.nn.log_softmax(logits, axis=1)
+            loss = tf.reduce_sum(p * tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])) + \\
+                tf.reduce_sum(q * q)
+        np.save(__file__.replace("script.py", "g.npy"), tape.gradient(loss, logits).numpy())
+    """)
+    assert (doc.nodes["p"].op, doc.nodes["p"].attrs) == ("nn.softmax", {"axis": 0})
+    assert (doc.nodes["q"].op, doc.nodes["q"].attrs) == ("nn.log_softmax", {"axis": -1})
+    assert not any(n.op == "transpose" for n in doc.nodes.values())
+    np.testing.assert_allclose(graph.evaluate(doc).gradients[graph.Port("logits")],
+                               saved(tmp_path, "g"), rtol=1e-6)
+
+
+def test_trace_of_the_seeds_batchnorm_pitfall_gives_layer_nodes(tmp_path):
+    doc = trace(tmp_path, """
+        import numpy as np
+        import gradviz as tf
+        x = tf.random.normal([7, 5])
+
+        layer1 = tf.keras.layers.Dense(8, activation=tf.nn.elu)
+        bn = tf.keras.layers.BatchNormalization()
+        layer2 = tf.keras.layers.Dense(6, activation=tf.nn.elu)
+
+        with tf.GradientTape(persistent=True, watch_accessed_variables=False) as tape:
+          tape.watch(x)
+          y = layer1(x)
+          y = bn(y, training=True)
+          y = layer2(y)
+
+        j = tape.jacobian(y, x)
+        np.save(__file__.replace("script.py", "j.npy"), j.numpy())
+        tape.gradient(y, x)
+    """)
+    assert [(n.id, n.kind, n.op) for n in doc.nodes.values()] == [
+        ("x", "constant", ""), ("layer1", "layer", "Dense"),
+        ("bn", "layer", "BatchNormalization"), ("layer2", "layer", "Dense")]
+    assert doc.nodes["layer1"].attrs == {"units": 8, "activation": "elu", "use_bias": True}
+    assert doc.nodes["bn"].attrs["training"] is True
+    assert doc.nodes["x"].watched and not doc.tape.watch_accessed_variables
+    np.testing.assert_allclose(graph.jacobian(doc), saved(tmp_path, "j"), rtol=1e-5, atol=1e-6)
+
+
+def test_an_inner_gradient_becomes_a_gradient_node(tmp_path):
+    doc = trace(tmp_path, """
+        import numpy as np
+        import gradviz as tf
+        x = tf.random.normal([7, 5])
+
+        layer = tf.keras.layers.Dense(10, activation=tf.nn.relu)
+        with tf.GradientTape() as t2:
+          with tf.GradientTape(watch_accessed_variables=False) as t1:
+            t1.watch(x)
+            y = layer(x)
+            out = tf.reduce_sum(layer(x)**2)
+          g1 = t1.gradient(out, x)
+          g1_mag = tf.norm(g1)
+
+        dg1_mag = t2.gradient(g1_mag, layer.trainable_variables)
+        np.save(__file__.replace("script.py", "k.npy"), dg1_mag[0].numpy())
+    """)
+    assert (doc.nodes["g1"].op, [e.src.node for e in doc.inputs_of("g1")]) == \
+        ("gradient", ["out", "x"])
+    assert doc.nodes["layer"].kind == "layer" and not any(
+        n.op and "Grad" in n.op for n in doc.nodes.values())
+    assert doc.sources == [graph.Port("layer", 1), graph.Port("layer", 2)]
+    ev = graph.evaluate(doc)
+    np.testing.assert_allclose(ev.gradients[graph.Port("layer", 1)], saved(tmp_path, "k"),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_higher_order_trace_has_a_gradient_node(tmp_path):
+    doc = trace(tmp_path, """
+        import gradviz as tf
+        x = tf.Variable(1.0)
+        with tf.GradientTape() as t2:
+          with tf.GradientTape() as t1:
+            y = x * x * x
+          dy_dx = t1.gradient(y, x)
+        d2y_dx2 = t2.gradient(dy_dx, x)
+    """)
+    assert doc.nodes["dy_dx"].op == "gradient" and doc.targets == [graph.Port("dy_dx")]
+    ev = graph.evaluate(doc)
+    assert float(ev.values[graph.Port("dy_dx")]) == 3.0
+    assert float(ev.gradients[graph.Port("x")]) == 6.0
+
+
+def test_from_tape_without_a_trace_still_skips_a_custom_forward():
+    @gv.custom_gradient
+    def halve(y):
+        gv.square(y)  # recorded, off the path
+        return gv.identity(y), lambda dy: dy * 0.5
+    x = gv.Variable([2.0])
+    with gv.GradientTape() as tape:
+        out = halve(x * x)
+    doc = graph.from_tape(tape, out, x)
+    assert sorted(n.kind for n in doc.nodes.values()) == ["custom_gradient", "op", "variable"]
+    np.testing.assert_array_equal(graph.evaluate(doc).gradients[doc.sources[0]], [2.0])
+
+
+def test_gather_and_cast_are_captured_with_their_attributes(tmp_path):
+    doc = trace(tmp_path, """
+        import gradviz as tf
+        p = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        with tf.GradientTape() as t:
+            g = tf.gather(p, [2, 0], axis=0)
+            c = tf.cast(g, tf.float64)
+            loss = tf.reduce_sum(c * c)
+        t.gradient(loss, p)
+    """)
+    assert (doc.nodes["g"].op, doc.nodes["g"].attrs) == ("gather", {"indices": [2, 0], "axis": 0})
+    assert doc.nodes["c"].attrs == {"dtype": "float64"}
+    assert [e.src.node for e in doc.inputs_of("g")] == ["p"]
+    np.testing.assert_array_equal(graph.evaluate(doc).gradients[graph.Port("p")],
+                                  [[2, 4], [0, 0], [10, 12]])
+
+
+def test_backward_ops_outside_a_trace_are_refused_with_a_hint():
+    x = gv.constant([1.0, -1.0])
+    with gv.GradientTape() as outer:
+        outer.watch(x)
+        with gv.GradientTape() as inner:
+            inner.watch(x)
+            y = gv.reduce_sum(gv.nn.relu(x))
+        g = inner.gradient(y, x)
+        z = gv.reduce_sum(g * x)
+    try:
+        graph.from_tape(outer, z, x)
+    except graph.DocumentError as e:
+        assert "ReluGrad" in str(e) and "'gradient' node" in str(e)
+    else:
+        raise AssertionError("a ReluGrad op cannot be held by a document")

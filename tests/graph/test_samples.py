@@ -1,4 +1,7 @@
-"""Every sample is byte-stable on round trip and evaluates to its seed's numbers."""
+"""Every sample is byte-stable on round trip and evaluates to its seed's numbers, and its
+lesson quotes only numbers the document computes."""
+import re
+
 import numpy as np
 import pytest
 
@@ -158,3 +161,135 @@ def test_seed_000_layer_hessian_closed_form():
     n = x.shape[0] * 3
     expected = 2.0 / n * np.einsum("bi,bk,jl->ijkl", x, x, np.eye(3))
     np.testing.assert_allclose(h, expected, rtol=1e-4, atol=1e-6)
+
+
+# -- every number a lesson quotes is the number the document evaluates to ---------------------
+
+NUMBER = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?(?:e-?\d+)?")
+
+
+def _numbers(text):
+    return [float(m.group().replace(",", "")) for m in NUMBER.finditer(text)]
+
+
+def _lesson_checks(name):
+    """[(snippet of the lesson, the values its numbers must equal, or None for notation)]."""
+    from gradviz.story import studies
+    doc, ev, gs = grads(name)
+    shape = lambda *a: list(a)  # noqa: E731
+    if name == "004_matmul_sum":
+        single = grads("004_single_element")[2][0]
+        return [("with 1", [1]), ("tf_t[i, j]", None), ("tf_b[j, :]", None),
+                ("[-0.17307831, 1.1900724, 2.245003]", gs[0][0]),
+                ("y_tf[0, 0]", None), ("in row 0", [0]),
+                ("only 3.424693", [single.sum()])]
+    if name == "004_single_element":
+        g = gs[0]
+        return [("y_tf[0, 0]", None), ("that is 1 at [0, 0] and 0 elsewhere", [1, 0, 0, 0]),
+                ("row 0: [0.43842274, 1.5658046, 1.4204658]", [0] + list(g[0])),
+                ("zeros below", None)]
+    if name == "003_matmul_gradient":
+        return [("[[21, 30], [21, 30]]", gs[0].ravel())]
+    if name == "003_stop_gradient_product":
+        return [("[[573, 816], [1295, 1844]]", gs[0].ravel())]
+    if name == "002_vjp_output_gradients":
+        v, x = doc.output_gradients[Port("y")], doc.nodes["x"].value
+        return [("vec = [2, 3]", v), ("[2·2·1, 3·2·2]", [v[0], 2, x[0], v[1], 2, x[1]]),
+                ("= [4, 12]", gs[0])]
+    if name == "002_gradient_by_parts":
+        j = graph.jacobian(doc)
+        return [("the 5 elements of out", [ev.values[Port("out")].size]),
+                ("shape of x, (1, 10)", ev.values[Port("x")].shape),
+                ("shape (1, 5)", gs[1].shape), ("shape (1, 5, 1, 10)", j.shape),
+                ("dloss/dout = 2 everywhere", [gs[1].min()] if np.ptp(gs[1]) == 0 else None),
+                ("dloss/dx = 5 everywhere", [gs[0].min()] if np.ptp(gs[0]) == 0 else None)]
+    if name == "002_black_box_gradient":
+        return []
+    if name in ("001_stop_recording", "001_stop_gradient", "001_reset"):
+        assert gs[1] is None  # each lesson says dz/dy is None
+        return {"001_stop_recording": [("dz/dx = 2x = 4", [2, gs[0]])],
+                "001_stop_gradient": [("x**2 + stop_gradient(y**2)", None),
+                                      ("dz/dx = 4", [gs[0]])],
+                "001_reset": [("dz/dx = 4", [gs[0]])]}[name]
+    if name == "001_clip_gradient":
+        clip = doc.nodes["output"].attrs["clip_norm"]
+        story_ = __import__("gradviz.story", fromlist=["build"]).build(doc)
+        seed, _, to_vv = story_.steps[:3]
+        v = float(doc.nodes["v"].value)
+        return [("clip_by_norm(dy, 0.5)", [clip]), ("the seed cotangent 1", [seed.cotangent]),
+                ("leaves it as 0.5", [to_vv.cotangent]),
+                ("0.5 · 2v = 2.0", [to_vv.cotangent, 2, gs[0]]),
+                ("it would be 4", [2 * v])]
+    if name == "001_two_tapes":
+        return [("x0", None), ("x1", None), ("tape0", None), ("tape1", None),
+                ("cos(0) = 1.0", [doc.nodes["x0"].value, gs[0]]),
+                ("sigmoid'(0) = 0.25", [doc.nodes["x1"].value, gs[1]])]
+    if name == "001_higher_order":
+        d1 = ev.values[Port("dy_dx")]
+        return [("dy/dx = 3x² = 3", [3, d1]), ("6x = 6", [6, gs[0]])]
+    if name == "001_input_gradient_regularization":
+        return [("g1", None), ("shapes [5, 10] and [10]", list(gs[0].shape) + list(gs[1].shape))]
+    if name == "001_sigmoid_jacobian":
+        j = graph.jacobian(doc)
+        return [("shape (201,)", j.shape), ("x_i", None), ("0.25 at its peak", [j.max()]),
+                ("that curve: 9.999137", [gs[0]])]
+    if name == "001_dense_jacobian":
+        j = graph.jacobian(doc)
+        return [("shape (7, 10)", ev.values[Port("layer")].shape),
+                ("kernel (5, 10)", gs[0].shape), ("shape (7, 10, 5, 10)", j.shape)]
+    if name == "001_hessian_newton":
+        h = studies.hessian_study(doc)
+        return [("(5, 8, 5, 8) Hessian", graph.hessian(doc).shape),
+                ("40 x 40", h.hessian.shape), ("from 0 (within rounding", [0]),
+                ("about -6e-09", [round(float(h.eigenvalues[0]), 9)]),
+                ("to 0.78", [round(float(h.eigenvalues[-1]), 2)]),
+                ("(H + 0.001·I)", [h.epsilon])]
+    if name in ("001_batch_jacobian", "001_batchnorm_pitfall"):
+        b = studies.batch_jacobian_study(doc)
+        checks = [("(7, 6, 5)", b.batch_jacobian.shape), ("(7, 6, 7, 5)", b.jacobian.shape)]
+        if name == "001_batch_jacobian":
+            return checks + [("y (7, 6)", ev.values[Port("layer2")].shape),
+                             ("x (7, 5)", ev.values[Port("x")].shape)]
+        return checks + [("layer2", None),
+                         ("d layer2[3] / d x[6], has norm 1.14",
+                          [2, *b.location, round(b.largest, 2)]),
+                         ("by up to 1.27", [round(b.block_difference, 2)])]
+    if name == "000_layer_hessian":
+        c = studies.chain_cost(story_of(doc))
+        return [("(6 → 12 → 12 → 12 → 1 elements)", c.sizes),
+                ("360 multiply-adds against 1,800", [c.reverse, c.forward]),
+                ("mean(y²)", None), ("2/N", None)]
+    raise AssertionError(f"no lesson checks for {name}")
+
+
+def story_of(doc):
+    from gradviz import story
+    return story.build(doc)
+
+
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.stem)
+def test_every_number_in_the_lesson_is_what_the_document_computes(path):
+    doc = load(path.stem)
+    lesson = doc.lesson
+    covered = np.zeros(len(lesson), bool)
+    for snippet, values in _lesson_checks(path.stem):
+        assert snippet in lesson, snippet
+        for m in re.finditer(re.escape(snippet), lesson):
+            covered[m.start():m.end()] = True
+        if values is not None:
+            np.testing.assert_allclose(_numbers(snippet), np.ravel(values).astype(float),
+                                       rtol=1e-6, atol=1e-9, err_msg=snippet)
+    unchecked = [m.group() for m in NUMBER.finditer(lesson) if not covered[m.start():m.end()].all()]
+    assert unchecked == [], f"numbers in the lesson that no check covers: {unchecked}"
+
+
+def test_the_batchnorm_lesson_matches_the_study():
+    """batch_jacobian is the sum over the target's batch axis, not over the source's, and
+    not the per-example blocks."""
+    from gradviz.story import studies
+    b = studies.batch_jacobian_study(load("001_batchnorm_pitfall"))
+    assert b.engine_difference < 1e-6
+    np.testing.assert_allclose(b.batch_jacobian, b.jacobian.sum(axis=0).transpose(1, 0, 2),
+                               atol=1e-6)
+    assert b.block_difference == pytest.approx(1.27, abs=0.005)
+    assert np.abs(b.batch_jacobian - b.jacobian.sum(axis=2)).max() > 0.1  # not the source sum

@@ -4,6 +4,7 @@ import pytest
 
 import gradviz as tf
 from gradviz import story
+from gradviz.graph.evaluate import NEWTON_EPS
 from gradviz.story import studies
 
 B = np.array([[0.43842274, -0.53439844, -0.07710262], [1.5658046, -0.1012345, -0.2744976],
@@ -59,9 +60,14 @@ def test_hessian_is_symmetric_with_a_newton_step():
     np.testing.assert_allclose(s.hessian, A, atol=1e-9)
     assert s.symmetry_error < 1e-9
     np.testing.assert_allclose(s.eigenvalues, np.linalg.eigvalsh(A))
-    np.testing.assert_allclose(s.newton_step, x, rtol=1e-5)  # quadratic: one step to 0
-    np.testing.assert_allclose(s.x_new, 0, atol=1e-5)
-    assert s.warning == ""
+    # one default ε for every Newton step: graph.evaluate.NEWTON_EPS (1e-3)
+    assert s.epsilon == NEWTON_EPS == 1e-3
+    np.testing.assert_allclose(s.newton_step, np.linalg.solve(A + 1e-3 * np.eye(2), A @ x))
+    assert s.residual < 1e-12
+    assert s.warning == "" and s.definiteness == "positive definite"
+    exact = studies.hessian_study(f, x, epsilon=1e-12)
+    np.testing.assert_allclose(exact.newton_step, x, rtol=1e-9)  # quadratic: one step to 0
+    np.testing.assert_allclose(exact.x_new, 0, atol=1e-9)
 
 
 def test_hessian_of_a_nonconvex_function_warns():
@@ -87,3 +93,33 @@ def test_chain_cost_from_a_story():
     c = studies.chain_cost(s)
     assert c.sizes == [12, 20, 20, 1]
     assert c.reverse < c.forward
+
+
+def test_definiteness_uses_a_tolerance_relative_to_the_largest_eigenvalue():
+    assert studies.definiteness([-5.955e-09, 0.1, 0.78])[0] == \
+        "positive semi-definite within rounding"
+    words, tol = studies.definiteness([-5.955e-09, 0.1, 0.78])
+    assert tol == pytest.approx(0.78e-6)
+    assert studies.definiteness([1e-3, 0.78])[0] == "positive definite"
+    assert studies.definiteness([-1e-3, 0.78])[0] == "indefinite"
+    assert studies.definiteness([-2.0, -1.0])[0] == "negative definite"
+    assert studies.definiteness([0.0, 0.0])[0].startswith("zero")
+
+
+def test_hessian_newton_sample_is_semidefinite_within_rounding_not_a_warning():
+    from gradviz.graph import load
+    from pathlib import Path
+    doc = load(Path(__file__).resolve().parents[2] / "samples" / "001_hessian_newton.json")
+    h = studies.hessian_study(doc)
+    assert h.eigenvalues[0] < 0 and abs(h.eigenvalues[0]) < h.tolerance
+    assert h.definiteness == "positive semi-definite within rounding" and h.warning == ""
+    assert h.epsilon == 1e-3 and h.residual < 1e-9
+
+
+def test_document_studies_use_the_ports_the_study_names():
+    from gradviz.graph import Port, load
+    from pathlib import Path
+    doc = load(Path(__file__).resolve().parents[2] / "samples" / "002_gradient_by_parts.json")
+    j = studies.jacobian_study(doc)  # studies.jacobian: target out, source x (not loss)
+    assert j.jacobian.shape == (1, 5, 1, 10) and j.ok
+    assert doc.targets == [Port("loss")]

@@ -1,0 +1,186 @@
+"""The studies as text, after the story in `gradviz explain`: each check with its numbers.
+
+For a document: the studies it asks for (Jacobian, batch Jacobian, Hessian with its
+Newton step, higher order), then the forward-vs-reverse cost of the story's chain.
+"""
+import numpy as np
+
+from . import studies
+from .text import grid, number, wrap
+
+ENGINE_ERRORS = (ValueError, TypeError, IndexError, LookupError, RuntimeError, ArithmeticError,
+                 np.linalg.LinAlgError)
+
+
+def _g(x):
+    return f"{float(x):.3g}"
+
+
+def _mark(ok):
+    return "✓" if ok else "✗"
+
+
+def _shape(shape):
+    return "×".join(str(d) for d in shape) or "scalar"
+
+
+def port_name(doc, port):
+    """A port in the reader's words: 'layer1.kernel', 'y', 'split:1'."""
+    from ..graph import catalog
+    node = doc.nodes.get(port.node)
+    if node is None:
+        return port.node
+    title = node.label or node.id
+    if port.index == 0:
+        return title
+    if node.kind == "layer":
+        weights = catalog.LAYERS[node.op].weight_names(catalog.full_attrs(node))
+        if port.index - 1 < len(weights):
+            return f"{title}.{weights[port.index - 1]}"
+    return f"{title}:{port.index}"
+
+
+def _ports(doc, study):
+    s = studies._subject(doc, study=study)
+    return s.target, s.source
+
+
+def _tolerance(a):
+    return 1e-5 * max(1.0, float(np.abs(a).max(initial=0)))
+
+
+def jacobian_lines(doc):
+    target, source = _ports(doc, "jacobian")
+    t, x = port_name(doc, target), port_name(doc, source)
+    j = studies.jacobian_study(doc)
+    t_shape = j.jacobian.shape[:j.jacobian.ndim - j.gradient.ndim]
+    tol = _tolerance(j.jacobian)
+    given = target in doc.output_gradients
+    v_text = ("the document's output_gradients" if given else
+              f"a ramp from -1 to 1 over the target's {int(np.prod(t_shape, dtype=int))} elements")
+    return [
+        f"Jacobian of {t} with respect to {x}: shape {_shape(j.jacobian.shape)} "
+        f"(target {_shape(t_shape)} + source {_shape(j.gradient.shape)})",
+        wrap(f"{_mark(j.max_difference <= tol)} summed over the target's axes it is "
+             f"tape.gradient({t}, {x}), the gradient of the sum of {t}: "
+             f"max |ΣJ − gradient| = {_g(j.max_difference)}", "  "),
+        wrap(f"{_mark(j.vjp_difference <= tol)} contracted with a vector v it is the VJP "
+             f"tape.gradient({t}, {x}, output_gradients=v): max |Jᵀv − VJP| = "
+             f"{_g(j.vjp_difference)} (v: {v_text})", "  "),
+    ]
+
+
+def batch_jacobian_lines(doc):
+    target, source = _ports(doc, "batch_jacobian")
+    t, x = port_name(doc, target), port_name(doc, source)
+    b = studies.batch_jacobian_study(doc)
+    tol = _tolerance(b.jacobian)
+    lines = [
+        f"batch_jacobian of {t} with respect to {x}: shape {_shape(b.batch_jacobian.shape)}, "
+        f"from the full Jacobian {_shape(b.jacobian.shape)}",
+        wrap(f"{_mark(b.engine_difference <= tol)} it equals the full Jacobian summed over the "
+             f"target's batch axis, Σ_b J[b, …, c, …]: max |difference| = "
+             f"{_g(b.engine_difference)}", "  "),
+    ]
+    if b.independent:
+        lines.append(wrap(f"✓ the examples are independent (every off-diagonal block "
+                          f"J[b, …, c, …], b ≠ c, is 0), so it is also the per-example Jacobian "
+                          f"J[b, …, b, …]: max |difference| = {_g(b.block_difference)}", "  "))
+    else:
+        b_, c_ = b.location
+        lines.append(wrap(f"✗ it is not the per-example Jacobian J[b, …, b, …]: max |difference| "
+                          f"= {_g(b.block_difference)}", "  "))
+        lines.append(wrap(f"Warning: the examples are not independent. The largest off-diagonal "
+                          f"block is d {t}[{b_}] / d {x}[{c_}], with norm {_g(b.largest)}. "
+                          f"{_coupling(doc)}Use jacobian, not batch_jacobian, here.", "  "))
+    return lines
+
+
+def _coupling(doc):
+    bn = [n.label or n.id for n in doc.nodes.values()
+          if n.kind == "layer" and n.op == "BatchNormalization" and n.attrs.get("training", True)]
+    if bn:
+        return (f"{', '.join(bn)} (BatchNormalization in training mode) normalises with the "
+                f"batch's own mean and variance, so every example depends on every other. ")
+    return ""
+
+
+def hessian_lines(doc):
+    target, source = _ports(doc, "hessian")
+    t, x = port_name(doc, target), port_name(doc, source)
+    h = studies.hessian_study(doc)
+    n = h.hessian.shape[0]
+    eig = h.eigenvalues
+    tol = _tolerance(h.hessian)
+    lines = [
+        f"Hessian of {t} with respect to {x}: {n} × {n} (the source {_shape(h.newton_step.shape)}"
+        f" flattened)",
+        f"  {_mark(h.symmetry_error <= tol)} symmetric: max |H − Hᵀ| = {_g(h.symmetry_error)}",
+        wrap(f"eigenvalues from {_g(eig[0])} to {_g(eig[-1])}: {h.definiteness} "
+             f"(|λ| ≤ {_g(h.tolerance)}, 1e-6 × the largest, counts as 0)", "  "),
+        wrap(f"Newton step u = solve(H + {number(h.epsilon)}·I, g): |u| = "
+             f"{_g(np.linalg.norm(h.newton_step))}, |g| = {_g(np.linalg.norm(h.gradient))}, "
+             f"max |(H + εI)u − g| = {_g(h.residual)}; the update is {x} − u:", "  "),
+        grid(h.x_new, indent="    "),
+    ]
+    if h.warning:
+        lines.append(wrap("Warning: " + h.warning, "  "))
+    return lines
+
+
+def higher_order_lines(doc):
+    from ..graph.evaluate import higher_order
+    spec = doc.studies.get("higher_order", {})
+    order = spec.get("order", 2)
+    target, source = _ports(doc, "higher_order")
+    t, x = port_name(doc, target), port_name(doc, source)
+    lines = [f"Higher order: derivatives of {t} with respect to {x}, one nested tape each"]
+    for k, d in enumerate(higher_order(doc, order), start=1):
+        power = "" if k == 1 else {2: "²", 3: "³"}.get(k, f"^{k}")
+        head = f"  d{power}{t}/d{x}{power} ="
+        if d is None:
+            lines.append(f"{head} None (unconnected)")
+        elif np.ndim(d) == 0:
+            lines.append(f"{head} {number(d)}")
+        else:
+            lines += [head, grid(d, indent="    ")]
+    return lines
+
+
+def chain_lines(story):
+    sizes = studies.chain_sizes(story)
+    if len(sizes) < 3:  # one op: there is no product of Jacobians to order
+        return []
+    c = studies.chain_cost(sizes)
+    return ["Forward vs reverse mode along one path, source to target (seed 000)",
+            wrap("The gradient is a product of the ops' Jacobians. Forward mode multiplies "
+                 "them from the source side, carrying a matrix with one column per source "
+                 "element; reverse mode starts from the target's row and, with a scalar "
+                 "target, only ever multiplies a vector by a matrix.", "  ")] + \
+        ["  " + line for line in c.text().splitlines()]
+
+
+SECTIONS = (("jacobian", jacobian_lines), ("batch_jacobian", batch_jacobian_lines),
+            ("hessian", hessian_lines), ("higher_order", higher_order_lines))
+
+
+def study_sections(story):
+    """Lines for the studies a document asks for and the chain cost (for any story)."""
+    from ..graph.errors import DocumentError
+    out = []
+    doc = getattr(story, "document", None)
+    if doc is not None:
+        for name, lines in SECTIONS:
+            if name not in doc.studies:
+                continue
+            try:
+                out += lines(doc) + [""]
+            except (DocumentError, *ENGINE_ERRORS) as e:
+                out += [f"{name.replace('_', ' ').capitalize()} study: not computed "
+                        f"({' '.join(str(e).split())[:200]})", ""]
+    chain = chain_lines(story)
+    if chain:
+        out += chain + [""]
+    if out:
+        out = ["Studies", "-------", ""] + out
+    return out

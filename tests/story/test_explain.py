@@ -1,0 +1,150 @@
+"""`explain`: the lesson first, every step named by document nodes, the studies with numbers."""
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gradviz import story
+from gradviz.graph import Document, Node, Port, catalog, load
+from gradviz.story.text import explain
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+SAMPLE_FILES = sorted(SAMPLES.glob("*.json"))
+
+
+def told(name):
+    doc = load(SAMPLES / f"{name}.json")
+    s = story.build(doc)
+    return doc, s, explain(s)
+
+
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.stem)
+def test_every_step_names_a_document_node_and_no_engine_name_leaks(path):
+    doc = load(path)
+    s = story.build(doc)
+    text = explain(s)
+    assert text.startswith(f"{doc.title}\n{'=' * len(doc.title)}\n\n")
+    first = " ".join(doc.lesson.split()[:8])
+    assert first in " ".join(text.split()[:80])  # the lesson comes right after the title
+    for step in s.steps:
+        assert step.node in doc.nodes, (step.index, step.title)
+    steps = text.split("step by step")[1].split("\nStudies\n")[0]
+    assert not re.search(r"[A-Za-z]+_\d+:\d", steps)     # engine tensor names (AddV2_31:0)
+    assert "[]" not in steps and "[; ]" not in steps and "· =" not in steps
+    assert "J[" not in steps                                 # a factor is named ∂out/∂in
+
+
+def test_operands_are_named_by_the_document_001_stop_recording():
+    _, s, text = told("001_stop_recording")
+    assert "e.g. x = 1·x = 2" in text
+    assert "y[" not in text.split("Backpropagation")[1]   # y (the node) gets no gradient
+    (fan,) = s.of_kind("fan_in")
+    assert fan.caption.startswith("x is used twice (both inputs of x_sq, a Mul)")
+    assert [label for label, _ in fan.terms] == ["x_sq → x (input 1)", "x_sq → x (input 2)"]
+
+
+def test_operands_are_named_by_the_document_002_vjp():
+    _, _, text = told("002_vjp_output_gradients")
+    assert "e.g. x[0] = 2·x[0] = 2" in text
+    assert "Here y is 'x', so 'x' receives grad · x." in " ".join(text.split())
+
+
+def test_the_custom_rule_is_the_declared_one_001_clip_gradient():
+    _, s, text = told("001_clip_gradient")
+    (custom,) = [st for st in s.of_kind("contribution") if st.op_type == "CustomGradient"]
+    assert custom.formula == "grad_y = clip_by_norm(grad, 0.5)"
+    assert custom.title == "clip_gradients → vv"
+    assert "e.g. vv = clip_by_norm(1, 0.5) = 0.5" in text
+    assert "grad_fn" not in text
+
+
+def test_higher_order_steps_say_which_op_inside_the_gradient_node():
+    doc, s, text = told("001_higher_order")
+    visits = [st.title for st in s.of_kind("visit")]
+    assert len(visits) == len(set(visits)) == 7
+    assert visits[0] == "Visit t1.gradient(y, x)" and "Visit t1.gradient(y, x)/Mul 4" in visits
+    fans = s.of_kind("fan_in")
+    assert [f.node for f in fans] == ["dy_dx", "x"]
+    assert fans[0].title == "Fan-in at t1.gradient(y, x)/Mul 1"
+    assert fans[1].caption.startswith("x is used 5 times (")
+    assert "sum of the paths of None" not in text
+    np.testing.assert_array_equal(s.gradients[Port("x")], 6.0)
+
+
+def test_layer_internals_are_named_by_the_layer_001_batchnorm_pitfall():
+    _, s, text = told("001_batchnorm_pitfall")
+    titles = [st.title for st in s.steps]
+    assert "layer2/Elu → AddV2" in titles and "bn/FusedBatchNorm → layer1" in titles
+    assert "layer2/AddV2 → MatMul" in titles  # inside one node the target drops its prefix
+    assert "Here a is 'bn' and b is 'layer2.kernel', so 'bn' receives grad @ layer2.kernelᵀ." \
+        in " ".join(text.split())
+    assert "e.g. bn[0,0] = 1·layer2.kernel[0,0] + 0.21086502·layer2.kernel[0,1]" in text
+
+
+def test_explain_shows_the_batch_norm_pitfall_with_its_numbers():
+    _, _, text = told("001_batchnorm_pitfall")
+    studies = text.split("Studies\n-------\n")[1]
+    assert "Jacobian of layer2 with respect to x: shape 7×6×7×5" in studies
+    assert re.search(r"✓ summed over the target's axes .* max \|ΣJ − gradient\| = \d",
+                     " ".join(studies.split()))
+    assert "max |Jᵀv − VJP| =" in " ".join(studies.split())
+    flat = " ".join(studies.split())
+    assert re.search(r"✓ it equals the full Jacobian summed over the target's batch axis, "
+                     r"Σ_b J\[b, …, c, …\]: max \|difference\| = 1\.\d+e-07", flat)
+    assert "✗ it is not the per-example Jacobian J[b, …, b, …]: max |difference| = 1.27" in flat
+    assert ("Warning: the examples are not independent. The largest off-diagonal block is "
+            "d layer2[3] / d x[6], with norm 1.14. bn (BatchNormalization in training mode)"
+            in flat)
+
+
+def test_explain_batch_jacobian_without_coupling_has_no_warning():
+    _, _, text = told("001_batch_jacobian")
+    flat = " ".join(text.split())
+    assert "✓ the examples are independent" in flat and "Warning" not in flat
+
+
+def test_explain_hessian_symmetry_definiteness_and_newton_step():
+    _, _, text = told("001_hessian_newton")
+    flat = " ".join(text.split())
+    assert "Hessian of loss with respect to layer1.kernel: 40 × 40" in flat
+    assert re.search(r"✓ symmetric: max \|H − Hᵀ\| = [\d.e-]+", flat)
+    assert "positive semi-definite within rounding" in flat and "not positive" not in flat
+    assert "Newton step u = solve(H + 0.001·I, g)" in flat
+
+
+def test_explain_higher_order_and_chain_cost():
+    _, _, text = told("001_higher_order")
+    assert "  dy/dx = 3\n  d²y/dx² = 6\n" in text
+    _, _, text = told("000_layer_hessian")
+    flat = " ".join(text.split())
+    assert "Chain of 4 Jacobians, sizes 6 → 12 → 12 → 12 → 1" in flat
+    assert "forward (J_k · (… J_1), matrix-matrix): 1,800 multiply-adds" in flat
+    assert "reverse (vᵀ J_L · … · J_1, vector-matrix): 360 multiply-adds" in flat
+    assert "reverse is 5.0× cheaper" in flat
+
+
+def test_explain_of_a_big_matmul_is_fast_and_a_huge_broadcast_shows_no_example():
+    rng = np.random.default_rng(0)
+    doc = Document(title="big")
+    doc.add(Node("a", "constant", value=rng.normal(size=(200, 200)).astype("float32"),
+                 watched=True))
+    doc.add(Node("b", "constant", value=rng.normal(size=(200, 200)).astype("float32")))
+    doc.add(Node("c", "op", op="matmul", attrs=dict(catalog.OPS["matmul"].attrs)))
+    doc.add(Node("d", "op", op="broadcast_to", attrs={"shape": [600, 200, 200]}))
+    doc.connect("a", "c")
+    doc.connect("b", "c", dst_index=1)
+    doc.connect("c", "d")
+    doc.targets, doc.sources = [Port("d")], [Port("a")]
+    text = explain(story.build(doc))
+    assert "e.g. a[0,0] = 600·b[0,0] + 600·b[0,1]" in text
+    assert "(no entry-by-entry example here: each entry of c sums 600 products" not in text
+    assert "e.g. c[0,0] = 1·1 + 1·1" in text  # 600 terms: enumerated, capped in the text
+
+
+def test_the_explain_command_prints_the_pitfall(capsys):
+    from gradviz import cli
+    assert cli.main(["explain", str(SAMPLES / "001_batchnorm_pitfall.json")]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert out.startswith("BatchNormalization breaks batch_jacobian's assumption")
+    assert "Warning: the examples are not independent." in out
