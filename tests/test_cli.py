@@ -281,3 +281,33 @@ def test_run_prints_float32_values_with_their_shortest_text(tmp_path):
     code, text = run_command(str(path))
     assert code == 0
     assert '"value": [[0.8363, 0.4719, 0.9783], [0.3379' in text
+
+
+def test_trace_of_a_script_with_an_odd_file_name_saves_a_loadable_title(tmp_path):
+    import os
+
+    script = os.fsdecode(os.fsencode(str(tmp_path)) + b"/odd\x01name\xff.py")
+    with open(script, "w", encoding="utf-8") as f:
+        f.write("import gradviz as tf\nx = tf.Variable(3.0)\nwith tf.GradientTape() as t:\n"
+                "    y = x * x\nprint(t.gradient(y, x))\n")
+    out = tmp_path / "g.json"
+    result = _gradviz("trace", os.fsencode(script).decode("utf-8", "surrogateescape"), "-o", out)
+    assert result.returncode == 0, result.stderr
+    from gradviz import graph
+
+    assert graph.load(out).title == "Traced odd?name?"
+
+
+def test_a_nan_seed_is_a_warning_on_the_seed_and_explain_prints_it(tmp_path, capsys):
+    from gradviz.cli import main
+
+    doc = json.loads(json.dumps(SEED004))
+    doc["output_gradients"] = {"y": {"dtype": "float32", "shape": [5, 3],
+                                     "data": ["nan"] + [1.0] * 14}}
+    path = tmp_path / "og_nan.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["explain", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == (f"gradviz: warning: {path}: output_gradients 'y': the seed holds NaN "
+                            "or infinity\n")
+    assert "[ nan" in captured.out

@@ -12,6 +12,7 @@ import uuid
 import numpy as np
 
 from .capture import trace_script
+from .document import clean_text
 from .errors import DocumentError
 from .evaluate import evaluate, run_studies
 from .fileformat import load, port_text, save
@@ -125,6 +126,7 @@ def trace_command(script, out_path):
     """Run `script` (chosen by the user), capture its last gradient call, save a document."""
     try:
         doc = trace_script(script)
+        doc.title = clean_text("title", doc.title)  # from the file name: anything goes
         save(doc, out_path)
     except DocumentError as e:
         return _error(script, e)

@@ -48,6 +48,14 @@ def text_problem(what, text):
     return None
 
 
+def clean_text(what, text):
+    """`text` made acceptable as `what`: characters `text_problem` refuses are replaced by
+    '?', and it is cut to the length limit (for text gradviz makes, say from a file name)."""
+    allowed = "\n\t" if what == "lesson" else ""
+    text = "".join(c if c in allowed or text_problem("label", c) is None else "?" for c in text)
+    return text[:TEXT_LIMITS[what]]
+
+
 @dataclass
 class Node:
     """One box on the canvas. `op` names the catalog entry (OP), layer class (LAYER) or
