@@ -5,7 +5,7 @@ import numpy as np
 def number(x, digits=6):
     """Compact: 1, -0.17307831, 1.19e+07."""
     x = float(x)
-    if x == int(x) and abs(x) < 1e9:
+    if abs(x) < 1e9 and x == int(x):  # (false for NaN and infinity, which int() refuses)
         return str(int(x))
     return f"{x:.{digits}g}"
 
