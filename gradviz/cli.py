@@ -8,8 +8,10 @@
 
 Bad input (a missing file, malformed JSON, an invalid graph, a step out of range) exits
 with status 2 and one line on stderr, `gradviz: error: <what and where>`, never a
-traceback. Reading a document never executes anything from it; only `trace` runs the
-script it is given.
+traceback. A warning (a NaN or infinity, named where it first appears) does not stop a
+command: it is printed as `gradviz: warning: <where>: <what>` and the command goes on.
+Reading a document never executes anything from it; only `trace` runs the script it is
+given.
 """
 
 from __future__ import annotations
@@ -94,13 +96,24 @@ def _load(path):
 
 
 def _story(doc, path):
+    """The backprop story; its first error stops the command, its warnings are printed."""
     from . import story as story_module
-    from .graph.errors import DocumentError
+    from .graph.errors import DocumentError, errors, warnings
 
     try:
-        return story_module.build(doc)
+        story = story_module.build(doc)
     except DocumentError as error:
         raise UsageError(f"{path}: {error}") from None
+    problems = getattr(story, "problems", [])
+    if errors(problems):
+        raise UsageError(f"{path}: {errors(problems)[0]}")
+    for problem in warnings(problems):
+        _warn(f"{path}: {problem}")
+    return story
+
+
+def _warn(line):
+    print(f"gradviz: warning: {' '.join(line.split())}", file=sys.stderr)
 
 
 def _export(args):
@@ -113,7 +126,7 @@ def _export(args):
         get_theme(args.theme)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    if args.scale <= 0 or args.scale > 16:
+    if not 0 < args.scale <= 16:  # (NaN fails every comparison)
         raise UsageError(f"--scale {args.scale}: choose a scale between 0 and 16")
     if args.dpi is not None and not 10 <= args.dpi <= 1200:
         raise UsageError(f"--dpi {args.dpi}: choose a resolution between 10 and 1200")
@@ -152,7 +165,7 @@ def _run(args):
         raise UsageError(f"{args.file}: no such file")
     from .graph.cli_commands import run_command
 
-    code, text = run_command(args.file)
+    code, text = run_command(args.file, warn=_warn)
     return _emit(code, text)
 
 
@@ -203,7 +216,12 @@ def _dispatch(argv):
         return int(exit_.code or 0)
     if args.command is None:
         return _open_app()
-    return {"export": _export, "explain": _explain, "run": _run, "trace": _trace}[args.command](args)
+    if args.command == "trace":
+        return _trace(args)  # the user's script: its warnings are its own
+    from .graph.build import quiet
+
+    with quiet():  # a NaN is reported in words, as a warning on its node, not by numpy
+        return {"export": _export, "explain": _explain, "run": _run}[args.command](args)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -142,3 +142,172 @@ def test_invalid_graph_names_the_node(tmp_path):
     path = tmp_path / "g.gradviz.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     _one_line_error(_gradviz("explain", path), "nowhere")
+
+
+# -- hostile and broken documents --------------------------------------------------------
+def _doc(nodes, edges, **top):
+    return {"format": "gradviz", "version": 1, "nodes": nodes,
+            "edges": [{"from": a, "to": b} for a, b in edges], **top}
+
+
+def _scalar(nid="x"):
+    return {"id": nid, "kind": "constant", "watched": True,
+            "value": {"dtype": "float32", "shape": [], "data": [1.0]}}
+
+
+def _with(change):
+    doc = json.loads(json.dumps(SEED004))
+    change(doc)
+    return doc
+
+
+def _append_op(doc, nid, op, attrs, src="y"):
+    doc["nodes"].append({"id": nid, "kind": "op", "op": op, "attrs": attrs})
+    doc["edges"].append({"from": src, "to": nid})
+
+
+BAD_DOCUMENTS = {
+    "gather_bomb": (
+        _doc([_scalar(), {"id": "b", "kind": "op", "op": "broadcast_to",
+                          "attrs": {"shape": [1, 40000000]}},
+              {"id": "g", "kind": "op", "op": "gather", "attrs": {"indices": [0] * 25}}],
+             [("x", "b"), ("b", "g")]),
+        "node 'g': the output would have shape (25, 40000000): 1e9 elements, more than the "
+        "limit of 5e7 for one tensor"),
+    "time_bomb": (
+        _doc([_scalar(), {"id": "B", "kind": "op", "op": "broadcast_to",
+                          "attrs": {"shape": [5000, 5000]}},
+              {"id": "m", "kind": "op", "op": "matmul"}],
+             [("x", "B"), ("B", "m"), ("B", "m:1")], targets=["m"], sources=["x"]),
+        "node 'm': this matmul would take ~3.75e11 multiply-adds (forward, and twice that for "
+        "its gradient); the limit for one evaluation is 5e10"),
+    "big_int_attr": (
+        _with(lambda d: _append_op(d, "cl", "clip_by_value", {"clip_value_min": 10 ** 400})),
+        "node 'cl': attribute 'clip_value_min': expected a finite number, got an integer of "
+        "401 digits"),
+    "lone_surrogate": (
+        _with(lambda d: d.update(title="\ud800")),
+        "title: the title holds an unpaired surrogate '\\ud800' at character 0, which is not "
+        "valid Unicode text"),
+    "control_label": (
+        _with(lambda d: d["nodes"][0].update(label="</text>\u0000")),
+        "node 't': the label holds the control character '\\x00' at character 7"),
+    "softmax_axis": (
+        _with(lambda d: _append_op(d, "sm", "nn.softmax", {"axis": 77})),
+        "node 'sm': axis 77 is out of range for a tensor of rank 2 (valid: -2..1)"),
+    "arabic_digit_port": (
+        _with(lambda d: d["edges"][1].update({"to": "y:\u0661"})),
+        "edges[1]: bad output index in port 'y:\u0661' (write 'node:1' with digits 0-9)"),
+}
+
+
+@pytest.mark.parametrize("command", ["run", "explain", "export"])
+@pytest.mark.parametrize("name", sorted(BAD_DOCUMENTS))
+def test_bad_documents_are_one_line_naming_the_place(tmp_path, capsys, command, name):
+    from gradviz.cli import main
+
+    doc, message = BAD_DOCUMENTS[name]
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    args = [command, str(path)] + (["-o", str(tmp_path / "x.svg")] if command == "export" else [])
+    assert main(args) == 2
+    captured = capsys.readouterr()
+    assert captured.err == f"gradviz: error: {path}: {message}\n"
+    assert captured.out == "" and not (tmp_path / "x.svg").exists()
+
+
+def test_a_file_that_is_not_utf8_is_named_once(tmp_path):
+    path = tmp_path / "binary.json"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    result = _gradviz("run", path)
+    _one_line_error(result)
+    assert result.stderr == f"gradviz: error: {path}: the file is not UTF-8 text\n"
+
+
+def test_a_failing_trace_names_the_script_once(tmp_path):
+    script = tmp_path / "boom.py"
+    script.write_text("raise ValueError('boom')\n", encoding="utf-8")
+    result = _gradviz("trace", script, "-o", tmp_path / "g.json")
+    _one_line_error(result)
+    assert result.stderr.count(str(script)) == 1, result.stderr
+
+
+@pytest.mark.parametrize("scale", ["nan", "inf", "-1", "0"])
+def test_export_scale_must_be_a_number_in_range(seed_file, tmp_path, capsys, scale):
+    from gradviz.cli import main
+
+    assert main(["export", str(seed_file), "-o", str(tmp_path / "x.png"), "--scale", scale]) == 2
+    assert capsys.readouterr().err == (f"gradviz: error: --scale {float(scale)}: choose a scale "
+                                       "between 0 and 16\n")
+
+
+def test_nan_is_a_warning_and_every_command_shows_the_values(tmp_path):
+    doc = json.loads(json.dumps(SEED004))
+    doc["nodes"].append({"id": "lg", "kind": "op", "op": "log"})
+    doc["edges"].append({"from": "y", "to": "lg"})
+    doc["targets"] = ["lg"]
+    path = tmp_path / "log_neg.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    warning = f"gradviz: warning: {path}: node 'lg': produced NaN or infinity\n"
+    run = _gradviz("run", path)
+    assert (run.returncode, run.stderr) == (0, warning)
+    out = json.loads(run.stdout)
+    assert out["warnings"] == ["node 'lg': produced NaN or infinity"]
+    assert "nan" in out["values"]["lg"]["value"][0] and out["gradients"]["t"]["value"]
+    explain = _gradviz("explain", path)
+    assert (explain.returncode, explain.stderr) == (0, warning)
+    assert "Problem at lg: produced NaN or infinity" in explain.stdout
+    export = _gradviz("export", path, "-o", tmp_path / "x.svg")
+    assert (export.returncode, export.stderr) == (0, warning)
+    assert (tmp_path / "x.svg").read_bytes().startswith(b"<?xml")
+
+
+def test_run_prints_float32_values_with_their_shortest_text(tmp_path):
+    import numpy as np
+
+    from gradviz.graph.cli_commands import shortest_floats
+
+    rng = np.random.default_rng(4)
+    values = (rng.standard_normal(20000) * 10.0 ** rng.integers(-30, 30, 20000)).astype(np.float32)
+    values[:6] = [0.1, -0.0, 16777216.0, 16777217.0, np.nan, -np.inf]
+    expected = [float(str(v)) for v in values]
+    got = shortest_floats(values).tolist()
+    assert [repr(v) for v in got] == [repr(v) for v in expected]
+    doc = json.loads(json.dumps(SEED004))
+    path = tmp_path / "seed.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    from gradviz.graph.cli_commands import run_command
+
+    code, text = run_command(str(path))
+    assert code == 0
+    assert '"value": [[0.8363, 0.4719, 0.9783], [0.3379' in text
+
+
+def test_trace_of_a_script_with_an_odd_file_name_saves_a_loadable_title(tmp_path):
+    import os
+
+    script = os.fsdecode(os.fsencode(str(tmp_path)) + b"/odd\x01name\xff.py")
+    with open(script, "w", encoding="utf-8") as f:
+        f.write("import gradviz as tf\nx = tf.Variable(3.0)\nwith tf.GradientTape() as t:\n"
+                "    y = x * x\nprint(t.gradient(y, x))\n")
+    out = tmp_path / "g.json"
+    result = _gradviz("trace", os.fsencode(script).decode("utf-8", "surrogateescape"), "-o", out)
+    assert result.returncode == 0, result.stderr
+    from gradviz import graph
+
+    assert graph.load(out).title == "Traced odd?name?"
+
+
+def test_a_nan_seed_is_a_warning_on_the_seed_and_explain_prints_it(tmp_path, capsys):
+    from gradviz.cli import main
+
+    doc = json.loads(json.dumps(SEED004))
+    doc["output_gradients"] = {"y": {"dtype": "float32", "shape": [5, 3],
+                                     "data": ["nan"] + [1.0] * 14}}
+    path = tmp_path / "og_nan.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["explain", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == (f"gradviz: warning: {path}: output_gradients 'y': the seed holds NaN "
+                            "or infinity\n")
+    assert "[ nan" in captured.out

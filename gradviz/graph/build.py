@@ -1,22 +1,23 @@
 """Turning a document into engine tensors, node by node in topological order.
 
-Shared by shape inference (no tape) and evaluation (inside real GradientTapes):
-one code path, so what validation accepts is exactly what evaluation runs. For
-every node it notes the tape entries (engine Operations) it produced, so the
-internal ops of a layer map back to the node.
+Shared by validation (no tape) and evaluation (inside real GradientTapes): one code
+path, so what validation accepts is exactly what evaluation runs. Before anything
+runs, the plan (budget.py) predicts every output shape and refuses what would be too
+large or too slow. For every node it notes the tape entries (engine Operations) it
+produced, so the internal ops of a layer map back to the node.
 """
+import collections
 import contextlib
-import copy
-import math
+import warnings
 
 import numpy as np
 
 import gradviz as gv
 
 from . import catalog
+from .budget import make_plan
 from .document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
 from .errors import DocumentError, Problem
-from .tensors import MAX_ELEMENTS
 
 ENGINE_ERRORS = (ValueError, TypeError, IndexError, LookupError, RuntimeError, ArithmeticError,
                  np.linalg.LinAlgError)
@@ -43,26 +44,47 @@ def input_slots(node):
 
 def topological_order(doc):
     """Node ids, each after its inputs; raises DocumentError naming a node on a cycle."""
+    order, stuck = partial_order(doc)
+    if stuck:
+        raise DocumentError(f"the graph has a cycle through {', '.join(stuck[:6])}",
+                            node=stuck[0])
+    return order
+
+
+def partial_order(doc):
+    """(order, stuck): the nodes that can be ordered, each after its inputs, and the nodes
+    on a cycle or after one (in document order)."""
     indegree = {nid: 0 for nid in doc.nodes}
     consumers = {nid: [] for nid in doc.nodes}
     for e in doc.edges:
         if e.src.node in doc.nodes and e.dst.node in doc.nodes:
             indegree[e.dst.node] += 1
             consumers[e.src.node].append(e.dst.node)
-    ready = [nid for nid, d in indegree.items() if d == 0]
+    ready = collections.deque(nid for nid, d in indegree.items() if d == 0)
     order = []
     while ready:
-        nid = ready.pop(0)
+        nid = ready.popleft()
         order.append(nid)
         for c in consumers[nid]:
             indegree[c] -= 1
             if indegree[c] == 0:
                 ready.append(c)
-    if len(order) < len(doc.nodes):
-        stuck = [nid for nid in doc.nodes if indegree[nid] > 0]
-        raise DocumentError(f"the graph has a cycle through {', '.join(stuck[:6])}",
-                            node=stuck[0])
-    return order
+    return order, [nid for nid in doc.nodes if indegree[nid] > 0]
+
+
+def gradient_path(doc):
+    """Nodes a backward pass from the targets to the sources goes through."""
+    if not doc.targets or not doc.sources:
+        return set()
+    return (doc.ancestors(p.node for p in doc.targets)
+            & doc.descendants(p.node for p in doc.sources))
+
+
+def running_order(doc, order):
+    """`order` with what the targets need first: a heavy part of the graph that no target
+    needs cannot use up the budget before the part that computes the gradients."""
+    needed = doc.ancestors([p.node for p in doc.targets + doc.sources])
+    return [n for n in order if n in needed] + [n for n in order if n not in needed]
 
 
 class Built:
@@ -71,25 +93,33 @@ class Built:
     def __init__(self):
         self.tensors = {}      # Port -> Tensor
         self.entries = {}      # node id -> [Operation] recorded on the first tape
-        self.problems = []
+        self.problems = []     # plan and engine refusals, each on its node
+        self.plan = None       # budget.Plan: predicted shapes and costs
 
 
-def build(doc, tapes=(), grad_tape=None, grad_watch=()):
+def build(doc, tapes=(), grad_tape=None, grad_watch=(), skip=None):
     """Run the document forward. `tapes` are entered tapes (outermost first); `grad_tape`
-    answers 'gradient' nodes (None: a zero placeholder with the right shape)."""
+    answers 'gradient' nodes (None: a zero placeholder with the right shape).
+
+    Nodes in `skip` (default: the nodes with structural problems), on a cycle, refused by
+    the plan (shape or budget) or by the engine do not run, nor do the nodes after them;
+    everything else does, so one broken node does not hide the rest."""
+    if skip is None:
+        from .validate import analyse
+        skip = analyse(doc).broken
+    order, _ = partial_order(doc)
     built = Built()
-    order = topological_order(doc)
+    built.plan = make_plan(doc, running_order(doc, order), set(skip), gradient_path(doc))
+    built.problems = list(built.plan.problems)
     stopped = set(doc.tape.stop_recording)
     main = tapes[0] if tapes else None
-    for nid in order:
-        node = doc.nodes[nid]
-        inputs = []
-        for e in doc.inputs_of(nid):
-            t = built.tensors.get(e.src)
-            if t is None:
-                break
-            inputs.append(t)
-        else:
+    incoming = doc.input_index()
+    with quiet():
+        for nid in built.plan.order:
+            node = doc.nodes[nid]
+            inputs = [built.tensors.get(e.src) for e in incoming[nid]]
+            if any(t is None for t in inputs):
+                continue  # an input was refused by the engine (reported on its node)
             before = len(main._entries) if main is not None else 0
             try:
                 with _paused(tapes if nid in stopped else ()):
@@ -98,7 +128,7 @@ def build(doc, tapes=(), grad_tape=None, grad_watch=()):
                 built.problems.append(e.problem)
                 continue
             except ENGINE_ERRORS as e:
-                built.problems.append(Problem(_one_line(e), node=nid))
+                built.problems.append(Problem(one_line(e), node=nid))
                 continue
             if main is not None:
                 built.entries[nid] = main._entries[before:]
@@ -107,7 +137,16 @@ def build(doc, tapes=(), grad_tape=None, grad_watch=()):
     return built
 
 
-def _one_line(e):
+@contextlib.contextmanager
+def quiet():
+    """No numpy warnings on stderr: a NaN or infinity is reported on its node instead."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
+def one_line(e):
+    """An engine refusal as one line of words."""
     return " ".join(str(e).split())[:300] or type(e).__name__
 
 
@@ -127,7 +166,7 @@ def _watch(tensor, tapes):
 
 def _run(node, inputs, tapes, grad_tape, grad_watched):
     if node.kind not in (CONSTANT, VARIABLE):
-        node = _with_defaults(node)
+        node = catalog.with_defaults(node)
     if node.kind == CONSTANT:
         t = gv.constant(node.value.copy())
         if node.watched:
@@ -146,24 +185,10 @@ def _run(node, inputs, tapes, grad_tape, grad_watched):
         return _layer(node, inputs[0], tapes)
     if node.kind == CUSTOM_GRADIENT:
         return [_custom(node, inputs[0])]
-    spec = catalog.OPS[node.op]
-    guard(node, spec, [tuple(t.shape) for t in inputs])
     if node.op == "gradient":
         return [_gradient(node, inputs, grad_tape)]
-    out = spec.call(inputs, node.attrs)
-    outs = list(out) if isinstance(out, (list, tuple)) else [out]
-    for t in outs:
-        if t.size > MAX_ELEMENTS:
-            raise DocumentError(f"the output has {t.size} elements, more than the limit",
-                                node=node.id)
-    return outs
-
-
-def _with_defaults(node):
-    """A view of the node whose attrs include the defaults (nodes made in code may omit them)."""
-    view = copy.copy(node)
-    view.attrs = catalog.full_attrs(node)
-    return view
+    out = catalog.OPS[node.op].call(inputs, node.attrs)
+    return list(out) if isinstance(out, (list, tuple)) else [out]
 
 
 def _gradient(node, inputs, grad_tape):
@@ -180,20 +205,12 @@ def _gradient(node, inputs, grad_tape):
 def _layer(node, x, tapes):
     spec = catalog.LAYERS[node.op]
     a = node.attrs
-    expected = spec.weight_shapes(a, tuple(x.shape))
-    if expected is None:
-        raise DocumentError(f"{node.op} needs an input with at least one axis", node=node.id)
     variables = []
     for name in spec.weight_names(a):
         w = node.weights[name]
-        if tuple(w.shape) != expected[name]:
-            raise DocumentError(f"weight {name!r} has shape {list(w.shape)}, an input of shape "
-                                f"{list(x.shape)} needs {list(expected[name])}", node=node.id)
         trainable = node.trainable and not name.startswith("moving_")
         variables.append(gv.Variable(w.copy(), trainable=trainable, name=f"{node.id}/{name}"))
     if node.op == "Dense":
-        if a["activation"] not in catalog.ACTIVATIONS:
-            raise DocumentError(f"unknown activation {a['activation']!r}"[:200], node=node.id)
         act = None if a["activation"] == "linear" else a["activation"]
         layer = gv.keras.layers.Dense(a["units"], activation=act, use_bias=a["use_bias"],
                                       name=node.id)
@@ -224,43 +241,3 @@ def _custom(node, x):
 
     custom.__name__ = node.op
     return custom(x)
-
-
-def guard(node, spec, shapes):
-    """Refuse an op whose output would exceed the size limit, before it is allocated."""
-    a = node.attrs
-    size = None
-    try:
-        if spec.group == "math" and len(shapes) == 2:
-            size = math.prod(np.broadcast_shapes(*shapes))
-        elif node.op == "matmul" and all(len(s) >= 2 for s in shapes):
-            m = shapes[0][-1] if a["transpose_a"] else shapes[0][-2]
-            n = shapes[1][-2] if a["transpose_b"] else shapes[1][-1]
-            batch = np.broadcast_shapes(shapes[0][:-2], shapes[1][:-2])
-            size = math.prod(batch) * m * n
-        elif node.op == "broadcast_to":
-            size = math.prod(a["shape"])
-        elif node.op == "tile":
-            size = math.prod(shapes[0]) * math.prod(a["multiples"])
-        elif node.op == "pad":
-            size = math.prod(d + sum(p) for d, p in zip(shapes[0], a["paddings"]))
-        elif node.op in ("concat", "stack", "add_n"):
-            size = sum(math.prod(s) for s in shapes)
-        elif node.op == "einsum":
-            size = _einsum_size(a["equation"], shapes)
-    except (ValueError, IndexError, TypeError, OverflowError):
-        return  # the engine reports the real problem
-    if size is not None and size > MAX_ELEMENTS:
-        raise DocumentError(f"the output would have {size} elements, more than the limit of "
-                            f"{MAX_ELEMENTS}", node=node.id)
-
-
-def _einsum_size(equation, shapes):
-    if "->" not in equation:
-        return None
-    ins, out = equation.replace(" ", "").split("->")
-    sizes = {}
-    for letters, shape in zip(ins.split(","), shapes):
-        for c, d in zip(letters, shape):
-            sizes[c] = max(sizes.get(c, 1), d)
-    return math.prod(sizes.get(c, 1) for c in out)

@@ -4,11 +4,15 @@ Everything a file can name is declared here with its inputs and attributes, so
 loading can check a file without running it, and a custom gradient is a rule
 with parameters, never code.
 """
+import copy
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 import gradviz as gv
+
+from .errors import shown
 
 
 @dataclass(frozen=True)
@@ -28,10 +32,12 @@ class OpSpec:
         return bool(self.inputs) and self.inputs[-1].endswith("*")
 
     def outputs(self, attrs):
-        """How many outputs a node of this op has, given its attributes."""
+        """How many outputs a node of this op has, given its attributes (1 while the
+        attribute is invalid: that is reported on the node)."""
         if self.n_outputs is not None:
             return self.n_outputs
-        return int(attrs.get("num", 1))
+        num = attrs.get("num", 1)
+        return num if _is_int(num) and attr_problem(self.name, "num", num) is None else 1
 
 
 ATTR_KINDS = ("bool", "int", "float", "axis", "ints", "str", "index", "paddings", "dtype")
@@ -152,7 +158,8 @@ _op("slice", "shape", ("x",), lambda t, a: gv.slice(t[0], a["begin"], a["size"])
 _op("getitem", "shape", ("x",), lambda t, a: t[0][_key(a["index"])],
     "x[index]: ints, [start, stop, step] slices and '...'", {"index": [0]}, {"index": "index"},
     engine="StridedSlice")
-_op("gather", "shape", ("params",), lambda t, a: gv.gather(t[0], a["indices"], axis=a["axis"]),
+_op("gather", "shape", ("params",),
+    lambda t, a: gv.gather(t[0], np.asarray(a["indices"], np.int64), axis=a["axis"]),
     "take entries along an axis", {"indices": [0], "axis": 0}, {"indices": "ints"})
 _op("cast", "shape", ("x",), lambda t, a: gv.cast(t[0], a["dtype"]), "change dtype",
     {"dtype": "float32"}, {"dtype": "dtype"})
@@ -250,18 +257,38 @@ def full_attrs(node):
     """Attributes with their defaults filled in (so a file reads back to the same text)."""
     defaults, kinds = defaults_and_kinds(node)
     attrs = {**defaults, **node.attrs}
-    return {k: float(v) if kinds.get(k) == "float" and isinstance(v, int)
-            and not isinstance(v, bool) else v for k, v in attrs.items()}
+    return {k: float(v) if kinds.get(k) == "float" and _is_int(v) and _finite(v) else v
+            for k, v in attrs.items()}
+
+
+def with_defaults(node):
+    """A copy of the node whose attrs include the defaults (nodes made in code may omit them)."""
+    view = copy.copy(node)
+    view.attrs = full_attrs(node)
+    return view
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _finite(v):
+    """A finite number that fits a float (an integer of 400 digits does not)."""
+    if not (_is_int(v) or isinstance(v, float)):
+        return False
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:
+        return False
 
 
 def check_attr(kind, value):
     """None when `value` fits attribute kind `kind`, else what is wrong (no code, no eval)."""
-    def is_int(v):
-        return isinstance(v, int) and not isinstance(v, bool)
+    is_int = _is_int
     ok = {
         "bool": lambda v: isinstance(v, bool),
         "int": is_int,
-        "float": lambda v: (is_int(v) or isinstance(v, float)) and np.isfinite(v),
+        "float": _finite,
         "str": lambda v: isinstance(v, str),
         "axis": lambda v: v is None or is_int(v) or (isinstance(v, list) and all(map(is_int, v))),
         "ints": lambda v: isinstance(v, list) and all(map(is_int, v)),
@@ -274,4 +301,65 @@ def check_attr(kind, value):
     }[kind]
     if ok(value):
         return None
-    return f"expected {kind.replace('ints', 'a list of integers')}, got {value!r}"[:200]
+    expected = {"ints": "a list of integers", "float": "a finite number",
+                "index": "a list of integers, [start, stop, step] slices and '...'",
+                "paddings": "a list of [before, after] pairs of non-negative integers",
+                "axis": "null, an integer or a list of integers"}.get(kind, kind)
+    return f"expected {expected}, got {shown(value)}"
+
+
+def _from_to(low, high):
+    def check(key, v):
+        return None if low <= v <= high else f"{key} must be from {low} to {high}, got {shown(v)}"
+    return check
+
+
+def _at_least(low, strictly=False):
+    def check(key, v):
+        if v > low or (v == low and not strictly):
+            return None
+        return f"{key} must be {'more than' if strictly else 'at least'} {low}, got {shown(v)}"
+    return check
+
+
+def _one_of(choices):
+    def check(key, v):
+        return None if v in choices else f"{key} must be one of {', '.join(choices)}, got {shown(v)}"
+    return check
+
+
+def _at_most_characters(n):
+    def check(key, v):
+        return None if len(v) <= n else f"{key} has {len(v)} characters; at most {n} are allowed"
+    return check
+
+
+MAX_SPLIT = 1000
+# Values an attribute of the right kind may still not take, by (op, layer or rule; name).
+# Checked on load, so nonsense never reaches the engine.
+RANGES = {
+    ("split", "num"): _from_to(1, MAX_SPLIT),
+    ("Dense", "units"): _from_to(1, 1_000_000),
+    ("Dense", "activation"): _one_of(ACTIVATIONS),
+    ("BatchNormalization", "epsilon"): _at_least(0.0),
+    ("BatchNormalization", "momentum"): _from_to(0.0, 1.0),
+    ("clip_by_norm", "clip_norm"): _at_least(0.0, strictly=True),  # the op and the rule
+    ("einsum", "equation"): _at_most_characters(200),
+}
+
+
+def attr_problem(op, key, value):
+    """What is wrong with `value` (already of the right kind) for attribute `key` of
+    op, layer or rule `op`; None when nothing is."""
+    check = RANGES.get((op, key))
+    return None if check is None else check(key, value)
+
+
+def attribute_problem(node, key, value):
+    """What is wrong with attribute `key` = `value` of `node` (its name, kind or value), or
+    None. The same words on load and in the editor."""
+    defaults, kinds = defaults_and_kinds(node)
+    if key not in defaults:
+        return f"unknown attribute {shown(key)} for {node.op or node.kind}"
+    problem = check_attr(kinds[key], value) or attr_problem(node.op, key, value)
+    return f"attribute {key!r}: {problem}" if problem else None

@@ -1,72 +1,132 @@
 """`gradviz run FILE` and `gradviz trace SCRIPT -o FILE`, without argparse or printing.
 
 Both return (exit code, text): 0 and the output, or 2 and one line naming the
-problem and where it is. Files are read as JSON only; nothing in them runs.
+problem and where it is. Files are read as JSON only; nothing in them runs. Warnings
+(a NaN where it first appears) do not fail a run: they go to `warn` and into the
+output's "warnings".
 """
 import json
+import re
+import uuid
 
 import numpy as np
 
 from .capture import trace_script
+from .document import clean_text
 from .errors import DocumentError
 from .evaluate import evaluate, run_studies
 from .fileformat import load, port_text, save
 
 
-def _plain(array):
+def shortest_floats(array):
+    """A float array as float64 values whose repr is the shortest text that reads back to
+    the same value of the array's dtype (float32 0.1 prints 0.1, not 0.10000000149).
+
+    Small integers (the zeros of a Jacobian) are already shortest as float64; the text of
+    each other distinct value is found once, so this takes a fraction of a second where
+    one conversion per element took seconds."""
+    a = np.asarray(array)
+    if a.dtype == np.float64:
+        return a
+    out = a.astype(np.float64).reshape(-1)
+    exact = 2.0 ** (np.finfo(a.dtype).nmant + 1)  # integers up to here print as themselves
+    rest = np.flatnonzero((out != np.round(out)) | (np.abs(out) > exact))
+    if rest.size:
+        distinct, where = np.unique(a.reshape(-1)[rest], return_inverse=True)
+        out[rest] = np.array([float(str(v)) for v in distinct], dtype=np.float64)[where]
+    return out.reshape(a.shape)
+
+
+def _plain(array, raw):
     if array is None:
         return None
     if isinstance(array, list):
-        return [_plain(a) for a in array]
+        return [_plain(a, raw) for a in array]
     a = np.asarray(array)
-    if a.dtype.kind == "f":
-        # float32 values printed with the digits that identify them (0.1, not 0.10000000149)
-        flat = a.reshape(-1)
-        values = (np.array([float(str(v)) for v in flat]).reshape(a.shape)
-                  if a.dtype != np.float64 else a)
-        return {"dtype": a.dtype.name, "shape": list(a.shape),
-                "value": _finite(np.asarray(values).tolist())}
-    return {"dtype": a.dtype.name, "shape": list(a.shape), "value": a.tolist()}
+    values = shortest_floats(a) if a.dtype.kind == "f" else a
+    if a.dtype.kind == "f" and not np.isfinite(values).all():
+        values = values.astype(object)
+        bad = ~np.isfinite(a)
+        values[bad] = [str(v) for v in a[bad].astype(np.float64)]  # "nan", "inf", "-inf"
+    return {"dtype": a.dtype.name, "shape": list(a.shape), "value": raw.add(values)}
 
 
-def _finite(v):
-    if isinstance(v, list):
-        return [_finite(x) for x in v]
-    if isinstance(v, float) and not np.isfinite(v):
-        return str(v)
-    return v
+SLAB = 1_000_000
+
+
+def _json_array(values):
+    """json.dumps(values.tolist()), made from slabs of about SLAB values: a Jacobian of 50
+    million values as one list of Python floats would take gigabytes."""
+    if values.size <= SLAB:
+        return json.dumps(values.tolist())
+    row = values.size // len(values)
+    if row > SLAB:
+        parts = [_json_array(v) for v in values]
+    else:
+        step = SLAB // row
+        parts = [json.dumps(values[i:i + step].tolist())[1:-1]
+                 for i in range(0, len(values), step)]
+    return "[" + ", ".join(parts) + "]"
+
+
+class _Raw:
+    """Tensor values kept aside and written on one line each by json's C encoder: the
+    indenting encoder is pure Python and took seconds for a Jacobian of a few million
+    values. The document's JSON holds a unique placeholder in their place."""
+
+    def __init__(self):
+        self.nonce = f"@{uuid.uuid4().hex}@"
+        self.texts = []
+
+    def add(self, values):
+        self.texts.append(_json_array(values))
+        return f"{self.nonce}{len(self.texts) - 1}"
+
+    def dumps(self, obj):
+        text = json.dumps(obj, indent=2, sort_keys=True)
+        return re.sub(f'"{self.nonce}([0-9]+)"', lambda m: self.texts[int(m[1])], text)
 
 
 def _error(path, e):
+    where = getattr(e, "where", None)
+    if where == str(path):  # the message already names the file
+        return 2, f"{path}: {e.message}"
     return 2, f"{path}: {e}"
 
 
-def run_command(path):
-    """Values and gradients of the document at `path` as JSON text."""
+def run_command(path, warn=None):
+    """Values and gradients of the document at `path` as JSON text; `warn(line)` hears each
+    warning."""
     try:
         doc = load(path)
         ev = evaluate(doc)
-        if ev.problems:
-            raise DocumentError.from_problem(ev.problems[0])
+        if ev.errors:
+            raise DocumentError.from_problem(ev.errors[0])
         studies = run_studies(doc)
     except DocumentError as e:
         return _error(path, e)
     except OSError as e:
         return 2, f"{path}: cannot read the file ({e.strerror or e})"
+    for p in ev.warnings:
+        if warn:
+            warn(f"{path}: {p}")
+    raw = _Raw()
     out = {
         "title": doc.title,
         "targets": [port_text(p) for p in doc.targets],
-        "values": {port_text(p): _plain(v) for p, v in ev.values.items()},
-        "gradients": {port_text(p): _plain(g) for p, g in ev.gradients.items()},
-        "studies": {k: _plain(v) for k, v in studies.items()},
+        "values": {port_text(p): _plain(v, raw) for p, v in ev.values.items()},
+        "gradients": {port_text(p): _plain(g, raw) for p, g in ev.gradients.items()},
+        "studies": {k: _plain(v, raw) for k, v in studies.items()},
+        "warnings": [str(p) for p in ev.warnings],
     }
-    return 0, json.dumps(out, indent=2, sort_keys=True)
+    return 0, raw.dumps(out)
 
 
 def trace_command(script, out_path):
     """Run `script` (chosen by the user), capture its last gradient call, save a document."""
     try:
         doc = trace_script(script)
+        doc.title = clean_text("title", doc.title)  # from the file name: anything goes
         save(doc, out_path)
     except DocumentError as e:
         return _error(script, e)

@@ -2,7 +2,8 @@
 
 `DocumentError` is fatal (the file cannot become a Document, or cannot run);
 `Problem` is the same message kept as a finding, so an editor can show it on the
-node while the user fixes it.
+node while the user fixes it. A problem is an error (the node cannot run) or a
+warning (it ran, but look: a NaN appeared here).
 """
 
 
@@ -17,32 +18,55 @@ def _place(node=None, edge=None, where=None):
 class Problem:
     """One finding: `message`, and where: a node id, an edge (text) or a place in the file."""
 
-    __slots__ = ("message", "node", "edge", "where")
+    __slots__ = ("message", "node", "edge", "where", "warning")
 
-    def __init__(self, message, node=None, edge=None, where=None):
+    def __init__(self, message, node=None, edge=None, where=None, warning=False):
         self.message = str(message)
         self.node = node
         self.edge = edge
         self.where = where
+        self.warning = bool(warning)
 
     @property
     def place(self):
         return _place(self.node, self.edge, self.where)
+
+    @property
+    def severity(self):
+        return "warning" if self.warning else "error"
 
     def __str__(self):
         place = self.place
         return f"{place}: {self.message}" if place else self.message
 
     def __repr__(self):
-        return f"{type(self).__name__}({str(self)!r})"
+        return f"{type(self).__name__}({str(self)!r}{', warning' if self.warning else ''})"
+
+    def _key(self):
+        return (self.message, self.node, self.edge, self.where, self.warning)
 
     def __eq__(self, other):
-        return (type(other) is type(self)
-                and (self.message, self.node, self.edge, self.where)
-                == (other.message, other.node, other.edge, other.where))
+        return type(other) is type(self) and self._key() == other._key()
 
     def __hash__(self):
-        return hash((self.message, self.node, self.edge, self.where))
+        return hash(self._key())
+
+
+def shown(value, limit=60):
+    """A value as a message shows it: its repr, cut to `limit` characters (a huge integer
+    by its number of digits), so a hostile file cannot make a message huge."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 20:
+        return f"an integer of {len(str(abs(value)))} digits"
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def errors(problems):
+    return [p for p in problems if not p.warning]
+
+
+def warnings(problems):
+    return [p for p in problems if p.warning]
 
 
 class DocumentError(ValueError):

@@ -4,6 +4,12 @@
 sources, exactly as the equivalent script would; `jacobian`, `batch_jacobian`,
 `hessian`, `newton_step` and `higher_order` are the studies, each built with the
 tapes (nested where TF nests them) that the seed code uses.
+
+A problem stops only what depends on it: `evaluate` runs every node that can run
+and computes the gradients whenever the part of the graph the targets need is
+sound, so a stray node elsewhere never hides them. A NaN or infinity is a warning
+on the node where it first appears, never an error: it propagates, as in TF, and
+is shown.
 """
 import contextlib
 import math
@@ -13,12 +19,12 @@ import numpy as np
 
 import gradviz as gv
 
-from .build import ENGINE_ERRORS, build
+from . import budget
+from .build import ENGINE_ERRORS, build, one_line, quiet
 from .document import Port
-from .errors import DocumentError, Problem
+from .errors import DocumentError, Problem, errors, warnings
 from .fileformat import parse_port, port_text
-from .tensors import MAX_ELEMENTS
-from .validate import structure_problems
+from .validate import analyse, output_gradient_problems
 
 
 @dataclass
@@ -40,8 +46,17 @@ class Evaluation:
         return self._op_nodes.get(id(operation))
 
     @property
+    def errors(self):
+        return errors(self.problems)
+
+    @property
+    def warnings(self):
+        return warnings(self.problems)
+
+    @property
     def ok(self):
-        return not self.problems
+        """True when nothing stopped a node or the gradient (warnings allowed)."""
+        return not self.errors
 
 
 def _gradient_nodes(doc):
@@ -58,12 +73,6 @@ def _grad_watch(doc):
     return out
 
 
-def _check(doc):
-    problems = structure_problems(doc)
-    if problems:
-        raise DocumentError.from_problem(problems[0])
-
-
 @contextlib.contextmanager
 def _tapes(doc, n, persistent_outer=True):
     """`n` nested tapes (outermost first) plus an inner helper when 'gradient' nodes need one."""
@@ -77,20 +86,21 @@ def _tapes(doc, n, persistent_outer=True):
         yield tapes, helper
 
 
-def _built(doc, tapes, helper):
+def _built(doc, tapes, helper, skip):
     all_tapes = tapes + ([helper] if helper else [])
-    return build(doc, all_tapes, grad_tape=helper, grad_watch=_grad_watch(doc))
+    return build(doc, all_tapes, grad_tape=helper, grad_watch=_grad_watch(doc), skip=skip)
 
 
 def evaluate(doc, observer=None, persistent=True):
-    """Forward values and gradients; engine refusals become problems on their nodes."""
-    _check(doc)
-    ev = Evaluation()
+    """Forward values of every node that can run, the gradients when the targets' part of
+    the graph is sound, and every problem (errors and warnings) on its node."""
+    structure = analyse(doc)
+    ev = Evaluation(problems=list(structure.problems))
     with _tapes(doc, 1, persistent or doc.tape.persistent) as (tapes, helper):
-        built = _built(doc, tapes, helper)
+        built = _built(doc, tapes, helper, structure.broken)
     tape = tapes[0]
     ev.tape, ev.tensors, ev.entries = tape, built.tensors, built.entries
-    ev.problems = list(built.problems)
+    ev.problems += built.problems
     for p, t in built.tensors.items():
         ev.values[p] = np.asarray(t._value)
         ev._ports[t._id] = p
@@ -99,39 +109,59 @@ def evaluate(doc, observer=None, persistent=True):
             ev._op_nodes[id(op)] = nid
             for t in op.outputs:
                 ev._ports.setdefault(t._id, Port(nid, 0))
-    ev.problems += _nan_problems(doc, ev.values)
-    if not doc.targets or ev.problems:
-        return ev
+    ev.problems += nan_warnings(doc, ev.values)
+    seeding = output_gradient_problems(doc, built.tensors)
+    ev.problems += seeding
     targets = [built.tensors.get(p) for p in doc.targets]
     sources = [built.tensors.get(p) for p in doc.sources]
-    if any(t is None for t in targets + sources):
+    if (not doc.targets or structure.blocking() or seeding
+            or any(t is None for t in targets + sources)):
         return ev
     seeds = None
     if doc.output_gradients:
         seeds = [gv.constant(doc.output_gradients[p]) if p in doc.output_gradients
                  else gv.ones_like(t) for p, t in zip(doc.targets, targets)]
     try:
-        grads = tape.gradient(targets, sources, output_gradients=seeds, observer=observer)
+        with quiet():
+            grads = tape.gradient(targets, sources, output_gradients=seeds, observer=observer)
     except ENGINE_ERRORS as e:
-        ev.problems.append(Problem(" ".join(str(e).split())[:300], where="gradient"))
+        ev.problems.append(Problem(one_line(e), where="gradient"))
         return ev
     for p, g in zip(doc.sources, grads):
         ev.gradients[p] = None if g is None else np.asarray(g._value)
+    ev.problems += _gradient_warnings(doc, ev)
     return ev
 
 
-def _nan_problems(doc, values):
-    """A NaN or infinity is reported on the first node that produced it."""
-    bad = set()
+def _finite(v):
+    return v.dtype.kind != "f" or bool(np.isfinite(v).all())
+
+
+def nan_warnings(doc, values):
+    """A NaN or infinity is a warning on the node where it first appears (a node with
+    non-finite values whose inputs are all finite); the nodes after it are not flagged."""
+    bad = {p.node for p, v in values.items() if not _finite(v)}
+    incoming = doc.input_index()
     problems = []
-    for p, v in values.items():
-        if v.dtype.kind == "f" and not np.all(np.isfinite(v)):
-            bad.add(p.node)
-    for nid in bad:
-        upstream = {e.src.node for e in doc.inputs_of(nid)}
-        if not upstream & bad:
-            problems.append(Problem("produced NaN or infinity", node=nid))
+    for nid in doc.nodes:
+        if nid in bad and not {e.src.node for e in incoming[nid]} & bad:
+            node = doc.nodes[nid]
+            what = ("its value holds NaN or infinity" if node.kind in ("constant", "variable")
+                    else "produced NaN or infinity")
+            problems.append(Problem(what, node=nid, warning=True))
     return problems
+
+
+def _gradient_warnings(doc, ev):
+    """Where a non-finite gradient starts when the forward values are all finite: a seed
+    (output_gradients) holding NaN, else the source (say the gradient of sqrt at 0)."""
+    if ev.warnings:
+        return []
+    seeds = [Problem("the seed holds NaN or infinity", warning=True,
+                     where=f"output_gradients '{port_text(p)}'")
+             for p, g in doc.output_gradients.items() if not _finite(g)]
+    return seeds or [Problem("its gradient holds NaN or infinity", node=p.node, warning=True)
+                     for p, g in ev.gradients.items() if g is not None and not _finite(g)]
 
 
 def _port(doc, study, key, given):
@@ -146,85 +176,100 @@ def _port(doc, study, key, given):
     return ports[0]
 
 
-def _tensor(built, port, where):
-    t = built.tensors.get(port)
-    if t is None:
-        problem = built.problems[0] if built.problems else None
-        if problem:
-            raise DocumentError.from_problem(problem)
-        raise DocumentError(f"port '{port_text(port)}' has no value", where=where)
-    return t
+def _check(doc, structure, built, ports, study):
+    """Raise the first error that stops `study` of `ports`: one in the study's own fields,
+    or on a node those ports depend on. Problems elsewhere do not matter."""
+    needed = doc.ancestors(p.node for p in ports)
+    for p in errors(structure.problems + built.problems):
+        if (p.where or "").startswith(f"studies.{study}") or p.node in needed:
+            raise DocumentError.from_problem(p)
+    for port in ports:
+        if port not in built.tensors:
+            raise DocumentError(f"port '{port_text(port)}' has no value", where=study)
 
 
-def _limit(n, what):
-    if n > MAX_ELEMENTS:
-        raise DocumentError(f"the {what} would have {n} elements, more than the limit of "
-                            f"{MAX_ELEMENTS}", where=what)
+def _prepared(doc, study, target, source):
+    """The study's target and source ports, and the document's structure."""
+    return _port(doc, study, "target", target), _port(doc, study, "source", source), analyse(doc)
+
+
+def _refuse(doc, built, study, target, source, **options):
+    """Refuse before computing when the plan says the study is malformed or too large."""
+    message = budget.study_problem(built.plan, doc, study, target, source, **options)
+    if message:
+        raise DocumentError(message, where=study)
 
 
 def _study(doc, kind, target, source, compute):
-    _check(doc)
-    tp, sp = _port(doc, kind, "target", target), _port(doc, kind, "source", source)
+    tp, sp, structure = _prepared(doc, kind, target, source)
     with _tapes(doc, 1) as (tapes, helper):
-        built = _built(doc, tapes, helper)
-    t, s = _tensor(built, tp, kind), _tensor(built, sp, kind)
+        built = _built(doc, tapes, helper, structure.broken)
+    _check(doc, structure, built, [tp, sp], kind)
+    _refuse(doc, built, kind, tp, sp)
     try:
-        result = compute(tapes[0], t, s)
+        with quiet():
+            result = compute(tapes[0], built.tensors[tp], built.tensors[sp])
     except ENGINE_ERRORS as e:
-        raise DocumentError(" ".join(str(e).split())[:300], where=kind) from None
+        raise DocumentError(one_line(e), where=kind) from None
     return None if result is None else np.asarray(result._value)
 
 
 def jacobian(doc, target=None, source=None):
     """d target[i...] / d source[j...], shape target.shape + source.shape (None: unconnected)."""
-    def compute(tape, t, s):
-        _limit(t.size * s.size, "jacobian")
-        return tape.jacobian(t, s)
-    return _study(doc, "jacobian", target, source, compute)
+    return _study(doc, "jacobian", target, source, lambda tape, t, s: tape.jacobian(t, s))
 
 
 def batch_jacobian(doc, target=None, source=None):
-    def compute(tape, t, s):
-        _limit(t.size * (s.size // max(1, s.shape[0] if s.ndim else 1)), "batch_jacobian")
-        return tape.batch_jacobian(t, s)
-    return _study(doc, "batch_jacobian", target, source, compute)
+    return _study(doc, "batch_jacobian", target, source,
+                  lambda tape, t, s: tape.batch_jacobian(t, s))
 
 
-def _nested(doc, kind, target, source, order):
-    """Build inside `order` nested tapes and differentiate `order` times, innermost first."""
-    _check(doc)
-    tp, sp = _port(doc, kind, "target", target), _port(doc, kind, "source", source)
-    with _tapes(doc, order + 1, persistent_outer=True) as (tapes, helper):
-        built = _built(doc, tapes, helper)
-        t, s = _tensor(built, tp, kind), _tensor(built, sp, kind)
+def _nested(doc, kind, target, source, times, **options):
+    """Build inside `times` + 1 nested tapes and differentiate `times` times, innermost first."""
+    tp, sp, structure = _prepared(doc, kind, target, source)
+    with _tapes(doc, times + 1, persistent_outer=True) as (tapes, helper):
+        built = _built(doc, tapes, helper, structure.broken)
+        _check(doc, structure, built, [tp, sp], kind)
+        _refuse(doc, built, kind, tp, sp, **options)
+        t, s = built.tensors[tp], built.tensors[sp]
         derivatives = []
         g = t
         try:
-            for tape in reversed(tapes[1:]):
-                g = tape.gradient(g, s)
-                derivatives.append(g)
-                if g is None:
-                    break
+            with quiet():
+                for tape in reversed(tapes[1:]):
+                    g = tape.gradient(g, s)
+                    derivatives.append(g)
+                    if g is None:
+                        break
         except ENGINE_ERRORS as e:
-            raise DocumentError(" ".join(str(e).split())[:300], where=kind) from None
+            raise DocumentError(one_line(e), where=kind) from None
     return tapes[0], derivatives, s
 
 
 def higher_order(doc, order=None, target=None, source=None):
     """[d/dx, d²/dx², ...] of the target, each the gradient of the sum of the previous one."""
     order = order or doc.studies.get("higher_order", {}).get("order", 2)
-    _, derivatives, _ = _nested(doc, "higher_order", target, source, order)
+    _, derivatives, _ = _nested(doc, "higher_order", target, source, order, order=order)
     out = [None if g is None else np.asarray(g._value) for g in derivatives]
     return out + [None] * (order - len(out))
 
 
+def _hessian(doc, source, target, newton=False):
+    """The outer tape's Jacobian of the inner gradient (and the Newton step's solve)."""
+    outer, (g,), s = _nested(doc, "hessian", target, source, 1, newton=newton)
+    if g is None:
+        return None, None, s
+    try:
+        with quiet():
+            h = outer.jacobian(g, s)
+    except ENGINE_ERRORS as e:
+        raise DocumentError(one_line(e), where="hessian") from None
+    return h, g, s
+
+
 def hessian(doc, source=None, target=None):
     """The Hessian of the (scalar) target w.r.t. one source: shape source.shape * 2."""
-    outer, (g,), s = _nested(doc, "hessian", target, source, 1)
-    if g is None:
-        return None
-    _limit(s.size * s.size, "hessian")
-    h = outer.jacobian(g, s)
+    h, _, _ = _hessian(doc, source, target)
     return None if h is None else np.asarray(h._value)
 
 
@@ -237,15 +282,17 @@ def newton_step(doc, source=None, target=None, eps=None):
     """(H + eps·I)⁻¹ g reshaped like the source, as in the seed's Newton update."""
     if eps is None:
         eps = doc.studies.get("hessian", {}).get("newton_eps", NEWTON_EPS)
-    outer, (g,), s = _nested(doc, "hessian", target, source, 1)
-    if g is None:
+    h, g, s = _hessian(doc, source, target, newton=True)
+    if h is None:
         return None
-    _limit(s.size * s.size, "hessian")
-    h = outer.jacobian(g, s)
     n = math.prod(s.shape)
-    h_mat = gv.reshape(h, [n, n])
-    g_vec = gv.reshape(g, [n, 1])
-    update = gv.linalg.solve(h_mat + gv.eye(n, dtype=h.dtype) * eps, g_vec)
+    with quiet():
+        h_mat = gv.reshape(h, [n, n])
+        g_vec = gv.reshape(g, [n, 1])
+        try:
+            update = gv.linalg.solve(h_mat + gv.eye(n, dtype=h.dtype) * eps, g_vec)
+        except ENGINE_ERRORS as e:
+            raise DocumentError(one_line(e), where="newton_step") from None
     return np.asarray(gv.reshape(update, tuple(s.shape))._value)
 
 

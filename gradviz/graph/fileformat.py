@@ -11,14 +11,14 @@ import tempfile
 
 from . import catalog
 from .document import (CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE, Document, Edge,
-                       Node, Port, TapeSettings)
-from .errors import DocumentError
+                       Node, Port, TapeSettings, text_problem)
+from .errors import DocumentError, shown
 from .tensors import (DTYPES, MAX_ELEMENTS, MAX_RANK, _Float, check_shape,  # noqa: F401
                       tensor_from_json, tensor_to_json)
 
 FORMAT = "gradviz"
 VERSION = 1
-ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]{0,63}$")
+ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}")
 TOP_KEYS = {"format", "version", "title", "lesson", "nodes", "edges", "targets", "sources",
             "output_gradients", "tape", "studies"}
 NODE_KEYS = {"id", "kind", "op", "label", "attrs", "value", "watched", "trainable", "weights",
@@ -33,15 +33,19 @@ def port_text(port):
     return port.node if port.index == 0 else f"{port.node}:{port.index}"
 
 
+INDEX = re.compile(r"[0-9]{1,6}")  # ASCII digits only: int() would also read '١' as 1
+
+
 def parse_port(text, where):
-    if not isinstance(text, str) or not text:
-        raise DocumentError(f"expected a port such as 'node' or 'node:1', got {text!r}"[:160],
+    if not isinstance(text, str) or not ID.fullmatch(text.partition(":")[0]):
+        raise DocumentError(f"expected a port such as 'node' or 'node:1', got {shown(text, 80)}",
                             where=where)
-    name, _, index = text.partition(":")
-    if not index:
+    name, colon, index = text.partition(":")
+    if not colon:
         return Port(name, 0)
-    if not index.isdigit() or len(index) > 6:
-        raise DocumentError(f"bad output index in port {text!r}"[:160], where=where)
+    if not INDEX.fullmatch(index):
+        raise DocumentError(f"bad output index in port {shown(text, 80)} (write 'node:1' with "
+                            "digits 0-9)", where=where)
     return Port(name, int(index))
 
 
@@ -49,12 +53,14 @@ def parse_port(text, where):
 def loads(text, strict=True):
     """A Document from JSON text. `strict`: also run `validate` and raise its first problem."""
     try:
-        obj = json.loads(text, parse_constant=_no_constant)
+        obj = json.loads(text, parse_constant=_no_constant, parse_int=_int, parse_float=_float)
     except json.JSONDecodeError as e:
         raise DocumentError(f"malformed JSON: {e.msg}", where=f"line {e.lineno} column {e.colno}") \
             from None
     except RecursionError:
         raise DocumentError("malformed JSON: nested too deeply", where="file") from None
+    except _BadNumber as e:
+        raise DocumentError(e.args[0], where=_position(text, e.args[1])) from None
     except ValueError as e:
         raise DocumentError(f"malformed JSON: {e}", where="file") from None
     doc = from_json(obj)
@@ -70,19 +76,56 @@ def _no_constant(name):
     raise ValueError(f"{name} is not JSON; write non-finite values as \"nan\", \"inf\", \"-inf\"")
 
 
+class _BadNumber(ValueError):
+    """(message, the number's text) for a number no field of a document can hold."""
+
+
+MAX_DIGITS = 4300  # Python's own limit for reading integers
+
+
+def _int(literal):
+    digits = len(literal.lstrip("-"))
+    if digits > MAX_DIGITS:
+        raise _BadNumber(f"an integer of {digits} digits is too long (at most {MAX_DIGITS})",
+                         literal)
+    return int(literal)
+
+
+def _float(literal):
+    value = float(literal)
+    if not math.isfinite(value):
+        raise _BadNumber(f"the number {literal[:40]} is too large for a float (in tensor data, "
+                         "write \"inf\" for infinity)", literal)
+    return value
+
+
+def _position(text, literal):
+    at = text.find(literal)
+    line = text.count("\n", 0, at) + 1
+    return f"line {line} column {at - (text.rfind(chr(10), 0, at) + 1) + 1}"
+
+
 def load(path, strict=True):
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except UnicodeDecodeError:
-        raise DocumentError("the file is not UTF-8 text", where=str(path)) from None
+        raise DocumentError("the file is not UTF-8 text") from None
     return loads(text, strict=strict)
 
 
-def _expect(obj, types, where, what):
+def _expect(obj, types, where, what, node=None):
     if not isinstance(obj, types):
-        raise DocumentError(f"{what} has the wrong type ({type(obj).__name__})", where=where)
+        raise DocumentError(f"{what} has the wrong type ({type(obj).__name__})",
+                            where=None if node else where, node=node)
     return obj
+
+
+def _text(value, what, node=None):
+    problem = text_problem(what, value)
+    if problem:
+        raise DocumentError(problem, node=node, where=None if node else what)
+    return value
 
 
 def from_json(obj):
@@ -91,14 +134,14 @@ def from_json(obj):
         raise DocumentError(f"not a gradviz document (format is {obj.get('format')!r})"[:200],
                             where="format")
     version = obj.get("version")
-    if version != VERSION or isinstance(version, bool):
+    if type(version) is not int or version != VERSION:
         raise DocumentError(f"unknown version {version!r}; this gradviz reads version {VERSION}"
                             [:200], where="version")
     unknown = sorted(set(obj) - TOP_KEYS)
     if unknown:
         raise DocumentError(f"unknown key {unknown[0]!r}"[:200], where="top level")
-    doc = Document(title=_expect(obj.get("title", "Untitled"), str, "title", "title"),
-                   lesson=_expect(obj.get("lesson", ""), str, "lesson", "lesson"))
+    doc = Document(title=_text(obj.get("title", "Untitled"), "title"),
+                   lesson=_text(obj.get("lesson", ""), "lesson"))
     budget = [MAX_ELEMENTS]
     for i, n in enumerate(_expect(obj.get("nodes", []), list, "nodes", "nodes")):
         node = _node(n, f"nodes[{i}]", budget)
@@ -136,7 +179,7 @@ def _tensor(value, where, budget):
 def _node(n, where, budget):
     _expect(n, dict, where, "a node")
     nid = n.get("id")
-    if not isinstance(nid, str) or not ID.match(nid):
+    if not isinstance(nid, str) or not ID.fullmatch(nid):
         raise DocumentError(f"node id {nid!r} must be a name (letters, digits, _ . -)"[:200],
                             where=where)
     unknown = sorted(set(n) - NODE_KEYS)
@@ -145,10 +188,10 @@ def _node(n, where, budget):
     kind = n.get("kind")
     if kind not in KINDS:
         raise DocumentError(f"unknown kind {kind!r}; use one of {', '.join(KINDS)}"[:200], node=nid)
-    node = Node(id=nid, kind=kind, op=_expect(n.get("op", ""), str, nid, "op"),
-                label=_expect(n.get("label", ""), str, nid, "label"),
-                watched=_expect(n.get("watched", False), bool, nid, "watched"),
-                trainable=_expect(n.get("trainable", True), bool, nid, "trainable"))
+    node = Node(id=nid, kind=kind, op=_expect(n.get("op", ""), str, None, "op", nid),
+                label=_text(n.get("label", ""), "label", nid),
+                watched=_expect(n.get("watched", False), bool, None, "watched", nid),
+                trainable=_expect(n.get("trainable", True), bool, None, "trainable", nid))
     if kind in (CONSTANT, VARIABLE):
         if "value" not in n:
             raise DocumentError(f"a {kind} needs a value", node=nid)
@@ -158,8 +201,8 @@ def _node(n, where, budget):
     specs = {OP: catalog.OPS, LAYER: catalog.LAYERS, CUSTOM_GRADIENT: catalog.CUSTOM_RULES}
     if kind in specs and node.op not in specs[kind]:
         raise DocumentError(f"unknown {kind} {node.op!r}"[:200], node=nid)
-    node.attrs = _attrs(node, _expect(n.get("attrs", {}), dict, nid, "attrs"))
-    weights = _expect(n.get("weights", {}), dict, nid, "weights")
+    node.attrs = _attrs(node, _expect(n.get("attrs", {}), dict, None, "attrs", nid))
+    weights = _expect(n.get("weights", {}), dict, None, "weights", nid)
     if weights and kind != LAYER:
         raise DocumentError("only a layer has weights", node=nid)
     if kind == LAYER:
@@ -186,12 +229,9 @@ def _attrs(node, given):
     defaults, kinds = catalog.defaults_and_kinds(node)
     attrs = dict(defaults)
     for key, value in given.items():
-        if key not in defaults:
-            raise DocumentError(f"unknown attribute {key!r} for {node.op or node.kind}"[:200],
-                                node=node.id)
-        problem = catalog.check_attr(kinds[key], value)
+        problem = catalog.attribute_problem(node, key, value)
         if problem:
-            raise DocumentError(f"attribute {key!r}: {problem}", node=node.id)
+            raise DocumentError(problem, node=node.id)
         attrs[key] = float(value) if kinds[key] == "float" else value
     return attrs
 

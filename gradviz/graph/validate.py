@@ -1,13 +1,30 @@
-"""Checking a document: structure first (edges, inputs, cycles, references), then shapes.
+"""Checking a document: structure first (nodes, edges, inputs, cycles, references), then
+shapes and sizes (the plan, before anything runs), then the engine on the values.
 
-Shapes are inferred by running the engine forward on the document's own values,
-without a tape, after the size checks: the engine is the single authority on
-what an op accepts, and every refusal becomes a problem on the node.
+Every problem is attached to the node, edge or field that caused it. `analyse` also
+says which nodes cannot run, so evaluation can still run the rest: a node the targets
+do not need never hides their gradients.
 """
-from .build import build, input_slots, n_outputs, topological_order
-from .document import CONSTANT, VARIABLE
-from .errors import DocumentError, Problem
-from .fileformat import port_text
+from dataclasses import dataclass, field
+
+from . import budget, catalog
+from .build import build, input_slots, n_outputs, partial_order
+from .document import CONSTANT, KINDS, VARIABLE, text_problem
+from .errors import Problem, errors
+from .fileformat import parse_port, port_text
+from .tensors import MAX_RANK
+
+GRADIENT_PLACES = ("targets", "sources", "output_gradients")
+
+
+@dataclass
+class Structure:
+    problems: list = field(default_factory=list)   # every structural error, in file order
+    broken: set = field(default_factory=set)       # nodes that cannot run
+
+    def blocking(self, places=GRADIENT_PLACES):
+        """The problems in the fields at `places` (those stop the gradient, or a study)."""
+        return [p for p in self.problems if p.where and p.where.startswith(places)]
 
 
 def _edge_text(e):
@@ -15,78 +32,96 @@ def _edge_text(e):
 
 
 def node_problems(node):
-    """What is wrong with one node on its own (an editor may hold anything)."""
-    from . import catalog
-    from .document import KINDS
+    """What stops one node from running, on its own (an editor may hold anything)."""
     if node.kind not in KINDS:
-        return [Problem(f"unknown kind {node.kind!r}", node=node.id)]
+        return [Problem(f"unknown kind {node.kind!r}"[:200], node=node.id)]
     if node.kind in (CONSTANT, VARIABLE):
-        return [] if node.value is not None else [Problem("has no value", node=node.id)]
+        if node.value is None:
+            return [Problem("has no value", node=node.id)]
+        if node.value.ndim > MAX_RANK:
+            return [Problem(f"the value has rank {node.value.ndim}; at most {MAX_RANK} is "
+                            "allowed", node=node.id)]
+        return []
     table = {"op": catalog.OPS, "layer": catalog.LAYERS, "custom_gradient": catalog.CUSTOM_RULES}
     if node.op not in table[node.kind]:
-        return [Problem(f"unknown {node.kind} {node.op!r}", node=node.id)]
-    defaults, kinds = catalog.defaults_and_kinds(node)
-    problems = []
-    for key, value in node.attrs.items():
-        problem = (f"unknown attribute {key!r}" if key not in defaults
-                   else catalog.check_attr(kinds[key], value))
-        if problem:
-            problems.append(Problem(f"attribute {key!r}: {problem}"
-                                    if key in defaults else problem, node=node.id))
-    if node.kind == "layer":
+        return [Problem(f"unknown {node.kind} {node.op!r}"[:200], node=node.id)]
+    problems = [Problem(message, node=node.id) for key, value in node.attrs.items()
+                for message in [catalog.attribute_problem(node, key, value)] if message]
+    if node.kind == "layer" and not problems:
         names = catalog.LAYERS[node.op].weight_names(catalog.full_attrs(node))
         problems += [Problem(f"the layer's weight {n!r} is missing", node=node.id)
                      for n in names if n not in node.weights]
     return problems
 
 
-def structure_problems(doc):
-    """Problems that make running the document meaningless, one per place."""
-    problems = [p for node in doc.nodes.values() for p in node_problems(node)]
-    if problems:
-        return problems
-    slots = {}
-    for e in doc.edges:
-        where = _edge_text(e)
-        src = doc.nodes.get(e.src.node)
-        dst = doc.nodes.get(e.dst.node)
-        if src is None:
-            problems.append(Problem(f"comes from a missing node '{e.src.node}'", edge=where))
-            continue
-        if dst is None:
-            problems.append(Problem(f"goes to a missing node '{e.dst.node}'", edge=where))
-            continue
-        if e.src.index >= n_outputs(src):
-            problems.append(Problem(f"node '{src.id}' has no output {e.src.index} (it has "
-                                    f"{n_outputs(src)})", edge=where))
-        fixed, variadic = input_slots(dst)
-        if e.dst.index >= fixed and not (variadic and e.dst.index < 1000):
-            what = "no inputs" if fixed == 0 else f"{fixed} input(s)"
-            problems.append(Problem(f"node '{dst.id}' has {what}; there is no input "
-                                    f"{e.dst.index}", edge=where))
-        if e.dst in slots:
-            problems.append(Problem(f"input {e.dst.index} of node '{dst.id}' is connected twice",
-                                    edge=where))
-        slots[e.dst] = e
+def analyse(doc):
+    """Every structural problem, and the nodes that cannot run because of one."""
+    s = Structure()
+    for what in ("title", "lesson"):
+        message = text_problem(what, getattr(doc, what))
+        if message:
+            s.problems.append(Problem(message, where=what))
     for node in doc.nodes.values():
+        found = node_problems(node)
+        if found:
+            s.broken.add(node.id)
+        label = text_problem("label", node.label)
+        s.problems += found + ([Problem(label, node=node.id)] if label else [])
+    known = {nid for nid in doc.nodes if nid not in s.broken}
+    _edge_problems(doc, known, s)
+    incoming = doc.input_index()
+    for nid in doc.nodes:
+        if nid not in known:
+            continue
+        node = doc.nodes[nid]
         fixed, variadic = input_slots(node)
-        have = {e.dst.index for e in doc.edges if e.dst.node == node.id}
+        have = {e.dst.index for e in incoming[nid]}
         need = range(max(fixed, max(have) + 1 if variadic and have else fixed))
         missing = [i for i in need if i not in have]
         if missing:
-            problems.append(Problem(f"input {missing[0]} ({_input_name(node, missing[0])}) is not "
-                                    "connected", node=node.id))
-    problems += _reference_problems(doc)
-    if not problems:
-        try:
-            topological_order(doc)
-        except DocumentError as e:
-            problems.append(e.problem)
-    return problems
+            s.broken.add(nid)
+            s.problems.append(Problem(f"input {missing[0]} ({_input_name(node, missing[0])}) "
+                                      "is not connected", node=nid))
+    s.problems += _reference_problems(doc)
+    _, stuck = partial_order(doc)
+    if stuck:
+        s.broken.update(stuck)
+        s.problems.append(Problem(f"the graph has a cycle through {', '.join(stuck[:6])}",
+                                  node=stuck[0]))
+    return s
+
+
+def _edge_problems(doc, known, s):
+    slots = set()
+    for e in doc.edges:
+        where = _edge_text(e)
+        src, dst = doc.nodes.get(e.src.node), doc.nodes.get(e.dst.node)
+        if src is None or dst is None:
+            missing = e.src.node if src is None else e.dst.node
+            s.problems.append(Problem(f"{'comes from' if src is None else 'goes to'} a missing "
+                                      f"node '{missing}'", edge=where))
+            if dst is not None:
+                s.broken.add(dst.id)
+            continue
+        if e.src.node in known and e.src.index >= n_outputs(src):
+            s.problems.append(Problem(f"node '{src.id}' has no output {e.src.index} (it has "
+                                      f"{n_outputs(src)})", edge=where))
+            s.broken.add(dst.id)
+        if e.dst.node in known:
+            fixed, variadic = input_slots(dst)
+            if e.dst.index >= fixed and not (variadic and e.dst.index < 1000):
+                what = "no inputs" if fixed == 0 else f"{fixed} input(s)"
+                s.problems.append(Problem(f"node '{dst.id}' has {what}; there is no input "
+                                          f"{e.dst.index}", edge=where))
+                s.broken.add(dst.id)
+        if e.dst in slots:
+            s.problems.append(Problem(f"input {e.dst.index} of node '{dst.id}' is connected "
+                                      "twice", edge=where))
+            s.broken.add(dst.id)
+        slots.add(e.dst)
 
 
 def _input_name(node, i):
-    from . import catalog
     if node.kind == "op":
         names = catalog.OPS[node.op].inputs
         return names[min(i, len(names) - 1)].rstrip("*")
@@ -97,7 +132,7 @@ def _port_problem(doc, port, where):
     node = doc.nodes.get(port.node)
     if node is None:
         return Problem(f"names a missing node '{port.node}'", where=where)
-    if port.index >= n_outputs(node):
+    if not node_problems(node) and port.index >= n_outputs(node):
         return Problem(f"node '{node.id}' has no output {port.index}", where=where)
     return None
 
@@ -123,41 +158,70 @@ def _reference_problems(doc):
     for study, spec in doc.studies.items():
         for key in ("target", "source"):
             if key in spec:
-                from .fileformat import parse_port
-                problem = _port_problem(doc, parse_port(spec[key], study), f"studies.{study}.{key}")
+                where = f"studies.{study}.{key}"
+                problem = _port_problem(doc, parse_port(spec[key], where), where)
                 if problem:
                     problems.append(problem)
     return problems
 
 
-def _shape_problems(doc, built):
-    problems = list(built.problems)
+def output_gradient_problems(doc, tensors):
+    """A seed whose shape or dtype differs from its target's."""
+    problems = []
     for p, g in doc.output_gradients.items():
-        t = built.tensors.get(p)
+        t = tensors.get(p)
+        where = f"output_gradients '{port_text(p)}'"
         if t is not None and tuple(g.shape) != tuple(t.shape):
             problems.append(Problem(f"the output gradient has shape {list(g.shape)} but the "
-                                    f"target has shape {list(t.shape)}",
-                                    where=f"output_gradients '{port_text(p)}'"))
+                                    f"target has shape {list(t.shape)}", where=where))
         elif t is not None and g.dtype != t._value.dtype:
             problems.append(Problem(f"the output gradient has dtype {g.dtype.name} but the "
-                                    f"target has {t._value.dtype.name}",
-                                    where=f"output_gradients '{port_text(p)}'"))
+                                    f"target has {t._value.dtype.name}", where=where))
     return problems
 
 
+def study_problems(doc, plan):
+    """What stops each study the document asks for, from the plan's shapes alone: a study
+    that is malformed or too large is refused on load, before anything computes it."""
+    problems = []
+    for study, spec in doc.studies.items():
+        where = f"studies.{study}"
+        ports = []
+        for key, fallback in (("target", doc.targets), ("source", doc.sources)):
+            if key in spec:
+                ports.append(parse_port(spec[key], where))
+            elif fallback:
+                ports.append(fallback[0])
+            else:
+                problems.append(Problem(f"no {key} to study: name one here or give the "
+                                        f"document {key}s", where=where))
+        if len(ports) == 2:
+            message = budget.study_problem(plan, doc, study, *ports,
+                                           order=spec.get("order", 2),
+                                           newton="newton_eps" in spec)
+            if message:
+                problems.append(Problem(message, where=where))
+    return problems
+
+
+def structure_problems(doc):
+    """Problems found without running anything: nodes, edges, inputs, references, cycles."""
+    return analyse(doc).problems
+
+
 def validate(doc):
-    """Every problem found, structural ones first; empty when the document can run."""
-    problems = structure_problems(doc)
-    if problems:
-        return problems
-    return _shape_problems(doc, build(doc))
+    """Every error found, structural ones first; empty when the whole document can run.
+    (Warnings, such as a NaN, come from evaluation.)"""
+    structure = analyse(doc)
+    built = build(doc, skip=structure.broken)
+    return errors(structure.problems + built.problems
+                  + output_gradient_problems(doc, built.tensors)
+                  + study_problems(doc, built.plan))
 
 
 def infer_shapes(doc):
     """{Port: (shape, dtype name)} for every node output that can be computed."""
-    if structure_problems(doc):
-        return {}
     return {p: (tuple(t.shape), t._value.dtype.name) for p, t in build(doc).tensors.items()}
 
 
-__all__ = ["validate", "infer_shapes", "structure_problems"]
+__all__ = ["validate", "infer_shapes", "structure_problems", "analyse", "node_problems"]

@@ -105,10 +105,14 @@ def test_declared_shape_too_large_is_refused_before_allocating():
 def test_op_output_too_large_is_refused_before_allocating():
     d = base()
     d["nodes"].append({"id": "big", "kind": "op", "op": "broadcast_to",
-                       "attrs": {"shape": [10000, 10000, 10]}})
+                       "attrs": {"shape": [10000, 10000, 2, 2]}})
     d["edges"].append({"from": "a", "to": "big"})
     e, message = error_of(d)
     assert e.node == "big" and "more than the limit" in message
+    # [2, 2] cannot become [..., 10]: that is said first, whatever the size
+    d["nodes"][-1]["attrs"]["shape"] = [10000, 10000, 10]
+    e, message = error_of(d)
+    assert e.node == "big" and "cannot broadcast shape (2, 2) to [10000, 10000, 10]" in message
 
 
 def test_shape_mismatch_is_reported_on_the_node():
@@ -152,3 +156,106 @@ def test_layer_without_weights_loads_as_a_draft_with_a_problem_on_the_node():
     assert [(p.node, p.message) for p in problems] == [("layer", "the layer's weight 'kernel' is missing")]
     e, message = error_of(d)
     assert e.node == "layer" and "'kernel' is missing" in message
+
+
+# -- text, numbers, ports and attributes that would break something later ----------------
+def test_text_that_cannot_be_written_everywhere_is_refused_on_load():
+    d = base()
+    d["title"] = "\ud800 title"
+    assert error_of(d)[1] == ("title: the title holds an unpaired surrogate '\\ud800' at "
+                              "character 0, which is not valid Unicode text")
+    d = base()
+    d["nodes"][0]["label"] = "a\u0000b"
+    assert error_of(d)[1] == "node 'a': the label holds the control character '\\x00' at character 1"
+    d = base()
+    d["nodes"][0]["label"] = "x" * 20000
+    assert error_of(d)[1] == "node 'a': the label has 20000 characters; at most 80 are allowed"
+    d = base()
+    d["title"] = "t" * 201
+    assert error_of(d)[1] == "title: the title has 201 characters; at most 200 are allowed"
+    d = base()
+    d["lesson"] = "one\n\ttwo ünïcödé ✓"
+    assert graph.loads(json.dumps(d)).lesson == "one\n\ttwo ünïcödé ✓"
+    d["lesson"] = "bell\a"
+    assert error_of(d)[1] == ("lesson: the lesson holds the control character '\\x07' at "
+                              "character 4; only line breaks and tabs are allowed")
+
+
+def test_numbers_no_field_can_hold_are_refused_in_words():
+    d = base()
+    d["nodes"][2]["op"] = "clip_by_value"
+    d["nodes"][2]["attrs"] = {"clip_value_min": 10 ** 400}
+    d["edges"] = [{"from": "a", "to": "c"}]
+    assert error_of(d)[1] == ("node 'c': attribute 'clip_value_min': expected a finite "
+                              "number, got an integer of 401 digits")
+    text = json.dumps(base()).replace('"version": 1', '"version": 1' + "0" * 4400)
+    assert error_of(text)[1].endswith("an integer of 4401 digits is too long (at most 4300)")
+    assert error_of(text)[1].startswith("line 1 column ")
+    text = json.dumps(base()).replace('"data": [1.0', '"data": [1e999', 1)
+    assert error_of(text)[1].endswith('the number 1e999 is too large for a float (in tensor '
+                                      'data, write "inf" for infinity)')
+    for version in (1.0, True, "1"):
+        d = base()
+        d["version"] = version
+        assert "unknown version" in error_of(d)[1]
+
+
+def test_ports_take_ascii_digits_and_node_names_only():
+    for port in ("a:\u0661", "a: 1", "a:-1", "a:1234567", "a:", "\u0000a", "a b"):
+        d = base()
+        d["edges"][0]["from"] = port
+        e, message = error_of(d)
+        assert e.where == "edges[0]" and repr(port) in message, message
+
+
+def test_every_axis_attribute_is_checked_against_the_rank():
+    cases = [("nn.softmax", {"axis": 77}, "axis 77 is out of range for a tensor of rank 2 "
+              "(valid: -2..1)"),
+             ("reduce_sum", {"axis": [0, 0]}, "axis [0, 0] names an axis twice"),
+             ("transpose", {"perm": [0, 5]}, "perm entry 5 is out of range for a tensor of rank "
+              "2 (valid: -2..1)"),
+             ("expand_dims", {"axis": 9}, "axis 9 is out of range for a new axis of a tensor "
+              "of rank 2 (valid: -3..2)"),
+             ("gather", {"indices": [0, 7]}, "gather index 7 is out of range for axis 0 of "
+              "size 2"),
+             ("squeeze", {"axis": 0}, "cannot squeeze axis 0 of shape (2, 2): its size is not 1"),
+             ("slice", {"begin": [0, 1], "size": [1, 5]}, "slice begin [0, 1] size [1, 5] does "
+              "not fit shape (2, 2)")]
+    for op, attrs, expected in cases:
+        d = base()
+        d["nodes"][2]["op"] = op
+        d["nodes"][2]["attrs"] = attrs
+        d["edges"] = [{"from": "a", "to": "c"}]
+        assert error_of(d)[1] == f"node 'c': {expected}", op
+
+
+def test_attribute_values_out_of_their_range():
+    cases = [("op", "split", {"num": 0}, "attribute 'num': num must be from 1 to 1000, got 0"),
+             ("custom_gradient", "clip_by_norm", {"clip_norm": -1.0},
+              "attribute 'clip_norm': clip_norm must be more than 0.0, got -1.0"),
+             ("layer", "Dense", {"units": 0}, "attribute 'units': units must be from 1 to "
+              "1000000, got 0"),
+             ("layer", "Dense", {"activation": "gelu"}, "attribute 'activation': activation "
+              "must be one of linear, relu, elu, sigmoid, tanh, softmax, softplus, got 'gelu'")]
+    for kind, op, attrs, expected in cases:
+        d = base()
+        d["nodes"][2].update(kind=kind, op=op, attrs=attrs)
+        d["edges"] = [{"from": "a", "to": "c"}]
+        assert error_of(d)[1] == f"node 'c': {expected}", op
+
+
+def test_a_file_that_is_not_utf8_says_so_once(tmp_path):
+    path = tmp_path / "binary.json"
+    path.write_bytes(b"\xff\xfe\x00{")
+    with pytest.raises(DocumentError) as info:
+        graph.load(path)
+    assert str(info.value) == "the file is not UTF-8 text"
+
+
+def test_an_editor_label_problem_is_reported_but_does_not_stop_the_node():
+    doc = graph.loads(json.dumps(base()))
+    doc.nodes["c"].label = "bad\u0007label"
+    ev = graph.evaluate(doc)
+    assert [str(p) for p in ev.problems] == [
+        "node 'c': the label holds the control character '\\x07' at character 3"]
+    assert ev.gradients and all(g is not None for g in ev.gradients.values())

@@ -1,0 +1,355 @@
+"""Static shape inference: each node's output shapes and work, before anything runs.
+
+From the input shapes and the attributes alone (no values), so a document that asks
+for a huge tensor or hours of matrix products is refused before it allocates or
+computes anything. Every axis attribute is checked here (the engine would wrap an
+out-of-range axis around). The engine still runs the op afterwards and is the
+authority on everything that depends on values (a singular matrix, a dtype clash);
+tests check that the shapes predicted here are the shapes the engine produces.
+"""
+import math
+import string
+
+import numpy as np
+
+from . import catalog
+from .document import CONSTANT, CUSTOM_GRADIENT, LAYER, VARIABLE
+
+UNARY = {"negative", "exp", "log", "sin", "cos", "sqrt", "square", "abs", "tanh", "reciprocal",
+         "nn.relu", "nn.sigmoid", "nn.elu", "nn.softplus", "stop_gradient", "identity", "cast",
+         "clip_by_value", "clip_by_norm"}
+BINARY = {"add", "subtract", "multiply", "divide", "pow", "maximum", "minimum"}
+REDUCE = {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
+          "reduce_logsumexp", "norm"}
+
+
+class ShapeError(ValueError):
+    """What is wrong with a node's input shapes or attributes, in words."""
+
+
+def infer(node, shapes, weights=None):
+    """([output shape], multiply-adds) of `node` (attributes with their defaults) for input
+    `shapes`. Multiply-adds count the matrix products, einsums, solves and inverses; the
+    other ops cost about one operation per value and are counted by their outputs."""
+    if node.kind in (CONSTANT, VARIABLE):
+        return [tuple(node.value.shape)], 0
+    if node.kind == CUSTOM_GRADIENT:
+        return [shapes[0]], 0
+    if node.kind == LAYER:
+        return _layer(node, shapes[0])
+    a, op = node.attrs, node.op
+    if op in UNARY:
+        return [shapes[0]], 0
+    if op in BINARY or op == "add_n":
+        return [_broadcast(shapes)], 0
+    if op in REDUCE:
+        return [_reduce(shapes[0], a["axis"], a["keepdims"])], 0
+    if op in ("nn.softmax", "nn.log_softmax"):
+        if not shapes[0]:
+            raise ShapeError(f"{op} needs an input with at least one axis, got a scalar")
+        _axis(a["axis"], len(shapes[0]))
+        return [shapes[0]], 0
+    if op == "gradient":
+        return [shapes[1]], 0
+    return RULES[op](shapes, a)
+
+
+def _text(shape):
+    return str(tuple(shape))  # as the engine writes shapes
+
+
+def _axis(axis, rank, what="axis", new=False):
+    """`axis` normalised to 0..rank-1; an error in words when it is out of range. `new`:
+    the axis of an inserted dimension (expand_dims, stack), so `rank` counts it."""
+    if not -rank <= axis < rank:
+        span = f"{-rank}..{rank - 1}" if rank else "none: the tensor is a scalar"
+        of = f"a new axis of a tensor of rank {rank - 1}" if new else f"a tensor of rank {rank}"
+        raise ShapeError(f"{what} {axis} is out of range for {of} (valid: {span})")
+    return axis % rank
+
+
+def _broadcast(shapes):
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ShapeError("the input shapes " + ", ".join(map(_text, shapes))
+                         + " do not broadcast together") from None
+
+
+def _reduce(shape, axis, keepdims):
+    rank = len(shape)
+    if axis is None:
+        axes = set(range(rank))
+    else:
+        listed = axis if isinstance(axis, list) else [axis]
+        axes = [_axis(x, rank) for x in listed]
+        if len(set(axes)) != len(axes):
+            raise ShapeError(f"axis {axis} names an axis twice")
+        axes = set(axes)
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _layer(node, x):
+    spec = catalog.LAYERS[node.op]
+    a = node.attrs
+    expected = spec.weight_shapes(a, tuple(x))
+    if expected is None:
+        raise ShapeError(f"{node.op} needs an input with at least one axis, got a scalar")
+    names = spec.weight_names(a)
+    for name in names:
+        w = node.weights.get(name)
+        if w is not None and tuple(w.shape) != expected[name]:
+            raise ShapeError(f"weight {name!r} has shape {_text(w.shape)}, an input of shape "
+                             f"{_text(x)} needs {_text(expected[name])}")
+    weights = [expected[n] for n in names]
+    if node.op == "Dense":
+        rows = math.prod(x[:-1])
+        return [tuple(x[:-1]) + (a["units"],)] + weights, rows * x[-1] * a["units"]
+    return [tuple(x)] + weights, 0
+
+
+# -- linalg ---------------------------------------------------------------------------------
+def _matmul(shapes, a):
+    x, y = shapes
+    if len(x) < 2 or len(y) < 2:
+        raise ShapeError(f"matmul needs tensors of rank 2 or more, got shapes {_text(x)} and "
+                         f"{_text(y)}")
+    m, k = (x[-1], x[-2]) if a["transpose_a"] else (x[-2], x[-1])
+    k2, n = (y[-1], y[-2]) if a["transpose_b"] else (y[-2], y[-1])
+    if k != k2:
+        raise ShapeError(f"matmul shapes do not match: a has shape {_text(x)}"
+                         f"{' (transposed)' if a['transpose_a'] else ''}, b has shape "
+                         f"{_text(y)}{' (transposed)' if a['transpose_b'] else ''}; inner "
+                         f"dimensions {k} and {k2} differ")
+    batch = _broadcast([x[:-2], y[:-2]])
+    return [batch + (m, n)], math.prod(batch) * m * k * n
+
+
+def _square(shape, op):
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ShapeError(f"{op} needs square matrices, got shape {_text(shape)}")
+    return shape[-1]
+
+
+def _solve(shapes, a):
+    matrix, rhs = shapes
+    n = _square(matrix, "linalg.solve")
+    if len(rhs) < 2 or rhs[-2] != n:
+        raise ShapeError(f"linalg.solve needs a right-hand side of shape [..., {n}, K], got "
+                         f"{_text(rhs)}")
+    batch = _broadcast([matrix[:-2], rhs[:-2]])
+    return [batch + tuple(rhs[-2:])], math.prod(batch) * (n ** 3 + n * n * rhs[-1])
+
+
+def _inv(shapes, a):
+    n = _square(shapes[0], "linalg.inv")
+    return [shapes[0]], math.prod(shapes[0][:-2]) * n ** 3
+
+
+def _einsum(shapes, a):
+    from ..engine.ops.linalg import _explicit_equation
+    equation = a["equation"]
+    rest = equation.replace("->", "", 1).replace("...", "")
+    if not set(rest) <= set(string.ascii_letters + ", "):
+        raise ShapeError(f"einsum equation {equation!r} must use letters, ',', '...' and one "
+                         "'->'"[:200])
+    try:
+        explicit = _explicit_equation(equation, shapes)
+    except ValueError as e:
+        raise ShapeError(str(e)) from None
+    lhs, out = explicit.split("->")
+    subs = lhs.split(",")
+    sizes = {}
+    for s, shape in zip(subs, shapes):
+        for c, d in zip(s, shape):
+            sizes[c] = max(sizes.get(c, d), d) if 1 in (sizes.get(c, d), d) else d
+    for c in out:
+        if c not in sizes:
+            raise ShapeError(f"einsum equation {equation!r}: output index {c!r} is not an "
+                             "input index"[:200])
+    if len(set(out)) != len(out):
+        raise ShapeError(f"einsum equation {equation!r} repeats an output index"[:200])
+    return [tuple(sizes[c] for c in out)], _einsum_cost(subs, out, sizes)
+
+
+def _einsum_cost(subs, out, sizes):
+    """Multiply-adds of numpy's einsum: one pass over every index combination for one or two
+    operands; for more, the greedy pairwise path it takes (optimize=True)."""
+    if len(subs) <= 2:
+        return math.prod(sizes[c] for c in set("".join(subs)))
+    dummies = [np.broadcast_to(np.zeros(()), [sizes[c] for c in s]) for s in subs]
+    path = np.einsum_path(",".join(subs) + "->" + out, *dummies, optimize="greedy")[0][1:]
+    subs, cost = list(subs), 0
+    for picked in path:
+        letters = set("".join(subs[i] for i in picked))
+        rest = [s for i, s in enumerate(subs) if i not in picked]
+        cost += math.prod(sizes[c] for c in letters)
+        subs = rest + ["".join(sorted(c for c in letters if c in out or any(c in s for s in rest)))]
+    return cost
+
+
+# -- shape ops ------------------------------------------------------------------------------
+def _reshape(shapes, a):
+    x, target = shapes[0], a["shape"]
+    size = math.prod(x)
+    if target.count(-1) > 1 or any(d < -1 for d in target):
+        raise ShapeError(f"shape {target} may hold at most one -1 and no other negative size")
+    known = math.prod(d for d in target if d != -1)
+    if -1 in target:
+        if known == 0 or size % known:
+            raise ShapeError(f"cannot reshape a tensor of shape {_text(x)} ({size} elements) "
+                             f"into shape {target}")
+        return [tuple(size // known if d == -1 else d for d in target)], 0
+    if known != size:
+        raise ShapeError(f"cannot reshape a tensor of shape {_text(x)} ({size} elements) into "
+                         f"shape {target} ({known} elements)")
+    return [tuple(target)], 0
+
+
+def _transpose(shapes, a):
+    x, perm = shapes[0], a["perm"]
+    if perm is None:
+        return [tuple(reversed(x))], 0
+    if not isinstance(perm, list):
+        raise ShapeError(f"perm must be a list of axes, got {perm!r}")
+    axes = [_axis(p, len(x), "perm entry") for p in perm]
+    if sorted(axes) != list(range(len(x))):
+        raise ShapeError(f"perm {perm} is not a permutation of the {len(x)} axes of shape "
+                         f"{_text(x)}")
+    return [tuple(x[p] for p in axes)], 0
+
+
+def _expand_dims(shapes, a):
+    x, axis = list(shapes[0]), a["axis"]
+    if not isinstance(axis, int):
+        raise ShapeError(f"axis must be one integer, got {axis!r}")
+    x.insert(_axis(axis, len(x) + 1, new=True), 1)
+    return [tuple(x)], 0
+
+
+def _squeeze(shapes, a):
+    x, axis = shapes[0], a["axis"]
+    if axis is None:
+        return [tuple(d for d in x if d != 1)], 0
+    listed = axis if isinstance(axis, list) else [axis]
+    axes = [_axis(i, len(x)) for i in listed]
+    if len(set(axes)) != len(axes):
+        raise ShapeError(f"axis {axis} names an axis twice")
+    for i in axes:
+        if x[i] != 1:
+            raise ShapeError(f"cannot squeeze axis {i} of shape {_text(x)}: its size is not 1")
+    return [tuple(d for i, d in enumerate(x) if i not in axes)], 0
+
+
+def _broadcast_to(shapes, a):
+    x, target = shapes[0], tuple(a["shape"])
+    if any(d < 0 for d in target) or len(x) > len(target) or any(
+            d != 1 and d != t for d, t in zip(reversed(x), reversed(target))):
+        raise ShapeError(f"cannot broadcast shape {_text(x)} to {list(target)}")
+    return [target], 0
+
+
+def _tile(shapes, a):
+    x, multiples = shapes[0], a["multiples"]
+    if len(multiples) != len(x) or any(m < 0 for m in multiples):
+        raise ShapeError(f"tile needs {len(x)} non-negative multiples for shape {_text(x)}, "
+                         f"got {multiples}"[:200])
+    return [tuple(d * m for d, m in zip(x, multiples))], 0
+
+
+def _pad(shapes, a):
+    x, paddings = shapes[0], a["paddings"]
+    if len(paddings) != len(x):
+        raise ShapeError(f"paddings has {len(paddings)} rows for a tensor of rank {len(x)}")
+    return [tuple(d + lo + hi for d, (lo, hi) in zip(x, paddings))], 0
+
+
+def _concat(shapes, a):
+    first = shapes[0]
+    if any(len(s) != len(first) for s in shapes):
+        raise ShapeError("concat needs tensors of one rank, got shapes "
+                         + ", ".join(map(_text, shapes)))
+    axis = _axis(a["axis"], len(first))
+    for s in shapes:
+        if any(d != e for i, (d, e) in enumerate(zip(s, first)) if i != axis):
+            raise ShapeError(f"concat along axis {axis} needs the other axes to match, got "
+                             "shapes " + ", ".join(map(_text, shapes)))
+    out = list(first)
+    out[axis] = sum(s[axis] for s in shapes)
+    return [tuple(out)], 0
+
+
+def _stack(shapes, a):
+    if len(set(shapes)) != 1:
+        raise ShapeError("stack needs tensors of one shape, got " + ", ".join(map(_text, shapes)))
+    out = list(shapes[0])
+    out.insert(_axis(a["axis"], len(out) + 1, new=True), len(shapes))
+    return [tuple(out)], 0
+
+
+def _split(shapes, a):
+    x, num = shapes[0], a["num"]
+    axis = _axis(a["axis"], len(x))
+    if num < 1 or x[axis] % num:
+        raise ShapeError(f"cannot split an axis of size {x[axis]} into {num} equal parts")
+    part = list(x)
+    part[axis] = x[axis] // num
+    return [tuple(part)] * num, 0
+
+
+def _slice(shapes, a):
+    x, begin, size = shapes[0], a["begin"], a["size"]
+    if len(begin) != len(x) or len(size) != len(x):
+        raise ShapeError(f"begin and size need {len(x)} entries each for shape {_text(x)}, got "
+                         f"begin {begin} and size {size}"[:200])
+    out = []
+    for d, b, s in zip(x, begin, size):
+        if not 0 <= b <= d or not (s == -1 or 0 <= s <= d - b):
+            raise ShapeError(f"slice begin {begin} size {size} does not fit shape {_text(x)}"
+                             [:200])
+        out.append(d - b if s == -1 else s)
+    return [tuple(out)], 0
+
+
+def _getitem(shapes, a):
+    x, index = shapes[0], a["index"]
+    if index.count("...") > 1:
+        raise ShapeError("an index may hold at most one '...'")
+    named = [k for k in index if k != "..."]
+    if len(named) > len(x):
+        raise ShapeError(f"index {index} has {len(named)} entries for a tensor of rank "
+                         f"{len(x)}"[:200])
+    if "..." in index:
+        at = index.index("...")
+        index = index[:at] + [[None, None, None]] * (len(x) - len(named)) + index[at + 1:]
+    index = index + [[None, None, None]] * (len(x) - len(index))
+    out = []
+    for d, k in zip(x, index):
+        if isinstance(k, list):
+            if k[2] == 0:
+                raise ShapeError(f"index {a['index']} has a slice step of 0"[:200])
+            out.append(len(range(*slice(*k).indices(d))))
+        elif not -d <= k < d:
+            raise ShapeError(f"index {k} is out of range for an axis of size {d}")
+    return [tuple(out)], 0
+
+
+def _gather(shapes, a):
+    x, indices = shapes[0], a["indices"]
+    axis = _axis(a["axis"], len(x))
+    n = x[axis]
+    bad = [i for i in indices if not -n <= i < n]
+    if bad:
+        raise ShapeError(f"gather index {bad[0]} is out of range for axis {axis} of size {n}")
+    return [tuple(x[:axis]) + (len(indices),) + tuple(x[axis + 1:])], 0
+
+
+RULES = {
+    "matmul": _matmul, "einsum": _einsum, "linalg.solve": _solve, "linalg.inv": _inv,
+    "reshape": _reshape, "transpose": _transpose, "expand_dims": _expand_dims,
+    "squeeze": _squeeze, "broadcast_to": _broadcast_to, "tile": _tile, "pad": _pad,
+    "concat": _concat, "stack": _stack, "split": _split, "slice": _slice,
+    "getitem": _getitem, "gather": _gather,
+}
