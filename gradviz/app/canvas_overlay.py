@@ -1,6 +1,6 @@
 """What the canvas paints over the cards: the story step and a refused connection's note."""
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
 
@@ -55,6 +55,22 @@ class StepOverlay(QGraphicsItem):
         self.progress = min(1.0, max(0.0, float(progress)))
         self.relayout()
 
+    def _sync_pending(self):
+        """Cards draw at the step shown: a source's gradient stays pending until its
+        accumulation step; repaint the cards whose pending state changed."""
+        r = self.view.renderer
+        r.story_index = None if self.step is None else getattr(self.step, "index", None)
+        pending = r.pending_ports()
+        shown = getattr(self, "_pending", (None, frozenset()))
+        if shown[0] is r and shown[1] == pending:
+            return
+        changed = {p.node for p in pending ^ shown[1]} if shown[0] is r else {p.node for p in r.reveal_steps()}
+        self._pending = (r, pending)
+        for nid in changed:
+            item = self.view.node_items.get(nid)
+            if item is not None:
+                item.update()
+
     def set_highlight(self, cells):
         self.highlight = {k: [int(i) for i in v] for k, v in (cells or {}).items()}
         self.update()
@@ -62,6 +78,7 @@ class StepOverlay(QGraphicsItem):
     def relayout(self):
         """Recompute where the step paints (after a new step, renderer or node move)."""
         self.prepareGeometryChange()
+        self._sync_pending()
         r = self.view.renderer
         step = self.step
         if step is None or getattr(step, "node", None) not in r.doc.nodes \
@@ -72,20 +89,11 @@ class StepOverlay(QGraphicsItem):
             return
         node = r.rect(step.node)
         bounds = node.adjusted(-24, -24, 24, 24)
-        moving = QRectF()  # what changes with progress: the travelling cotangent
         card = render_painter.formula_rect(r, step)
         if card is not None:
             bounds = bounds.united(card.adjusted(-4, -4, 4, 4))
-        for edge in r._step_edges(step):
-            a = r.input_pos(edge.dst.node, edge.dst.index)
-            b = r.output_pos(edge.src.node, edge.src.index)
-            dx = max(40.0, abs(b.x() - a.x()) * 0.5)
-            hull = QRectF(QPointF(min(a.x(), b.x()) - dx, min(a.y(), b.y())),
-                          QPointF(max(a.x(), b.x()) + dx, max(a.y(), b.y())))
-            moving = moving.united(hull.adjusted(-30, -30, 30, 40))
+        moving = r.moving_rect(step)   # what changes with progress: the travelling cotangent
         bounds = bounds.united(moving)
-        if step.kind == "seed":
-            bounds = bounds.united(QRectF(node.right(), node.top(), 90, node.height()))
         under = QPainterPath()
         under.addRect(bounds)
         cards = QPainterPath()
