@@ -19,8 +19,8 @@ from .cards import BADGE_H, LINE_H, PAD
 
 CARD_GAP = 18.0
 FORMULA_MIN_W = 260.0
-FORMULA_MAX_W = 560.0
-RULE_W = 280.0            # a local rule longer than this wraps onto more lines
+FORMULA_MAX_W = 780.0
+RULE_W = 220.0            # a local rule longer than this wraps onto more lines
 PART_GAP = 8.0
 OP_W = 22.0
 NAME_GAP = 7.0            # between "x =" and the operand's picture
@@ -172,8 +172,11 @@ class FormulaLayout:
         """[(part, extra, top, x, height)]: rows left to right, wrapped at `inner`, each item
         centred in its row; an operator is centred on the pictures, not on their labels."""
         rows, row, x = [], [], 0.0
-        for item in items:
-            if item[0][0] == "break" or (row and x + item[1] > inner):
+        for i, item in enumerate(items):
+            need = item[1]
+            if item[0][0] == "op" and i + 1 < len(items):   # an operator goes with what follows
+                need += PART_GAP + items[i + 1][1]
+            if item[0][0] == "break" or (row and x + need > inner):
                 rows.append(row)
                 row, x = [], 0.0
                 if item[0][0] == "break":

@@ -23,6 +23,25 @@ SEED_LEN = 60.0
 _PILL_SPOTS = (0.5, 0.35, 0.65, 0.22, 0.78, 0.12, 0.88)
 
 
+def segment_meets_rect(ax, ay, bx, by, x0, y0, x1, y1):
+    """Whether the segment a-b meets the rectangle [x0, x1] x [y0, y1] (Liang-Barsky)."""
+    t0, t1 = 0.0, 1.0
+    dx, dy = bx - ax, by - ay
+    for p, q in ((-dx, ax - x0), (dx, x1 - ax), (-dy, ay - y0), (dy, y1 - ay)):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        t = q / p
+        if p < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 > t1:
+            return False
+    return True
+
+
 class Track:
     """A path flattened once into a polyline with its running length, so a frame of the
     travelling cotangent only slices it (QPainterPath.pointAtPercent costs a length
@@ -47,6 +66,16 @@ class Track:
         seg = self.running[i + 1] - self.running[i]
         f = 0.0 if seg <= 0 else (d - self.running[i]) / seg
         return QPointF(x0 + (x1 - x0) * f, y0 + (y1 - y0) * f), math.atan2(y1 - y0, x1 - x0)
+
+    def crosses(self, rect):
+        """Whether the polyline passes through `rect`."""
+        x0, y0, x1, y1 = rect.left(), rect.top(), rect.right(), rect.bottom()
+        for (ax, ay), (bx, by) in zip(self.xy[:-1], self.xy[1:]):
+            if max(ax, bx) < x0 or min(ax, bx) > x1 or max(ay, by) < y0 or min(ay, by) > y1:
+                continue
+            if segment_meets_rect(ax, ay, bx, by, x0, y0, x1, y1):
+                return True
+        return False
 
     def head(self, distance):
         """The polyline from the start up to `distance`."""
@@ -148,8 +177,9 @@ class StepPainter:
         return "cotangent · scalar" if not np.shape(array) else f"cotangent {preview.shape_label(array)}"
 
     def pill_rects(self, step):
-        """[(text, QRectF)]: one label per animated path, placed off every card, the formula
-        card and each other (the first free spot along the path; the middle if none is free)."""
+        """[(text, QRectF)]: a label per animated path (one for paths saying the same), placed
+        off every card, the formula card, the other arrows and each other: the first free
+        spot along the path, moving away from it only when nearer spots are taken."""
         if getattr(step, "kind", "") == "cut":
             return []
         key = (id(step), self._obstacles_key())
@@ -162,15 +192,25 @@ class StepPainter:
         if card is not None:
             blocked.append(card.adjusted(-3, -3, 3, 3))
         placed = []
-        for i, (_, path) in enumerate(self.step_paths(step)):
+        tracks = self.step_tracks(step)
+        for i, (_, track) in enumerate(tracks):
             label = self._pill_text(step, i)
+            if any(label == done for done, _ in placed):   # one label says it for parallel arrows
+                continue
             w = text.width(font, label) + 12
+            others = [other for j, (_, other) in enumerate(tracks) if j != i]
             spots = []
-            for at in _PILL_SPOTS:
-                c = path.pointAtPercent(path.percentAtLength(path.length() * at))
-                spots += [QRectF(c.x() - w / 2, c.y() + 5, w, PILL_H),
-                          QRectF(c.x() - w / 2, c.y() - 5 - PILL_H, w, PILL_H)]
-            free = next((r for r in spots if not any(r.intersects(b) for b in blocked)), spots[0])
+            for level in range(4):               # further from the path only when nearer is taken
+                shift = 5 + level * (PILL_H + 4)
+                for at in _PILL_SPOTS:
+                    c, _ = track.at(track.length * at)
+                    spots += [QRectF(c.x() - w / 2, c.y() + shift, w, PILL_H),
+                              QRectF(c.x() - w / 2, c.y() - shift - PILL_H, w, PILL_H)]
+            pills = blocked[len(blocked) - len(placed):]
+            free = next((r for r in spots if not any(r.intersects(b) for b in blocked)
+                         and not any(o.crosses(r.adjusted(-2, -2, 2, 2)) for o in others)), None)
+            if free is None:                     # no room off the cards: at least off the other labels
+                free = next((r for r in spots if not any(r.intersects(b) for b in pills)), spots[0])
             placed.append((label, free))
             blocked.append(free.adjusted(-3, -3, 3, 3))
         self._pill_cache = (key, step, placed)

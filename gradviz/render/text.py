@@ -2,9 +2,10 @@
 
 Fonts and metrics are made once per (family, size, weight): building a QFont and its
 QFontMetricsF is what cost most when every card measured its text from scratch.
-Every font prefers no shaping: DejaVu Sans places a combining mark (the hat of x̂)
-far above its letter when shaped, and unshaped Latin, Greek and math text is both
-right and quicker to lay out.
+The combining hat of x̂ needs care, as seen in the real fonts: shaped, DejaVu Sans
+puts it far above the line; unshaped, DejaVu Sans Mono puts it after the x. So the
+sans-serif fonts prefer no shaping (Latin, Greek and math text need none) and the
+monospace ones keep it.
 """
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ ELLIPSIS = "…"
 def _font(family, size, bold):
     font = QFont(family)
     font.setStyleHint(QFont.StyleHint.Monospace if family == MONO else QFont.StyleHint.SansSerif)
-    font.setStyleStrategy(QFont.StyleStrategy.PreferNoShaping)
+    if family == SANS:
+        font.setStyleStrategy(QFont.StyleStrategy.PreferNoShaping)
     font.setPointSizeF(size)
     font.setBold(bold)
     return font
