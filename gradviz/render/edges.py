@@ -160,6 +160,14 @@ class EdgePainter:
         self._route_cache = {}
         return grown
 
+    def routes(self):
+        """{edge: path} of every drawn edge, checked against the card geometry once."""
+        self._obstacles()
+        for edge in self._drawn_edges():
+            if edge not in self._route_cache:
+                self.edge_path(edge)
+        return self._route_cache
+
     def edge_ends(self, edge):
         """(start at the output port, end just before the input port's circle)."""
         a = self.output_pos(edge.src.node, edge.src.index)

@@ -82,8 +82,8 @@ class Renderer(CardPainter, EdgePainter, StepPainter, FormulaCard):
         r = QRectF()
         for nid in self.doc.nodes:
             r = r.united(self.rect(nid).adjusted(0, -BADGE_H - 4, 0, 0))
-        for edge in self._drawn_edges():
-            r = r.united(self.edge_path(edge).boundingRect())
+        for path in self.routes().values():
+            r = r.united(path.boundingRect())
         step = self.step_at(step)
         if step is not None:
             card = self._formula_rect(step)
@@ -119,9 +119,11 @@ class Renderer(CardPainter, EdgePainter, StepPainter, FormulaCard):
             return region is None or rect.intersects(region)
 
         active = getattr(step, "node", None) if step is not None else None
+        routes = self.routes()
         for edge in self._drawn_edges():
-            if visible(self.edge_path(edge).boundingRect().adjusted(-10, -10, 10, 10)):
-                self._paint_edge(painter, edge)
+            path = routes[edge]
+            if visible(path.boundingRect().adjusted(-10, -10, 10, 10)):
+                self._paint_edge(painter, edge, path)
         if active in self.doc.nodes:
             self._paint_highlight(painter, active)
             self._paint_leader(painter, step)

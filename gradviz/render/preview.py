@@ -22,7 +22,7 @@ HEAT_W, HEAT_H = 132.0, 84.0      # heatmap thumbnail box
 HEAT_MAX_CELL = 12.0
 WRAP = 20                         # a long vector's heatmap: rows of this many cells
 CELL_H = 16.0
-CELL_PAD = 7.0
+ELLIPSES = ("⋮", "⋯", "⋱")
 BRACKET = 5.0
 CAPTION_MIN_W = 100.0
 
@@ -164,9 +164,7 @@ class Preview:
                           ["⋯" if c is None else fmt(a[r, c].item()) for c in self.cols]
                           for r in self.rows]
             self.font = _text.mono(font_size)
-            self.widths = [max(_text.width(self.font, row[c]) for row in self.table) + CELL_PAD
-                           for c in range(len(self.table[0]))]
-            self.width = sum(self.widths) + 2 * BRACKET + 4
+            self._lay_out_table()
             self.height = len(self.table) * CELL_H + 4
 
     @property
@@ -188,6 +186,42 @@ class Preview:
         painter.restore()
         return self.width, self.height
 
+    def _lay_out_table(self):
+        """Column widths and, per row, the text runs to draw.
+
+        The numbers are in a monospace font, so a run of number cells is one string,
+        each cell a space and the number padded on the left to its column's width: one
+        drawText a run instead of one a cell. The ellipsis glyphs come from a fallback
+        font of other widths, so each is drawn alone, centred in its column.
+        """
+        adv = _text.width(self.font, "0")
+        ncols = len(self.table[0])
+        numeric = [c is not None for c in self.cols]
+        chars = [max((len(row[c]) for row in self.table if row[c] not in ELLIPSES), default=1)
+                 for c in range(ncols)]
+        self.widths = [(chars[c] + 1) * adv if numeric[c] else
+                       max(_text.width(self.font, row[c]) for row in self.table) + adv
+                       for c in range(ncols)]
+        self.cell_pad = adv / 2
+        self.width = sum(self.widths) + self.cell_pad + 2 * BRACKET + 4
+        self.runs = []
+        for row in self.table:
+            runs, x, run, run_x = [], 0.0, "", 0.0
+            for c, value in enumerate(row):
+                if value in ELLIPSES:
+                    if run:
+                        runs.append((run_x, 0.0, run, False))
+                        run = ""
+                    runs.append((x, self.widths[c], value, True))
+                else:
+                    if not run:
+                        run_x = x
+                    run += " " + value.rjust(chars[c])
+                x += self.widths[c]
+            if run:
+                runs.append((run_x, 0.0, run, False))
+            self.runs.append(runs)
+
     def _draw_table(self, painter, x, y, colour):
         painter.setPen(QPen(QColor(colour), 1.1))
         top, bottom = y + 1, y + self.height - 1
@@ -197,14 +231,16 @@ class Preview:
             painter.drawLine(QPointF(side, top), QPointF(side + edge * BRACKET * 0.7, top))
             painter.drawLine(QPointF(side, bottom), QPointF(side + edge * BRACKET * 0.7, bottom))
         painter.setFont(self.font)
+        left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        centre = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter
         cy = y + 2
-        for row in self.table:
-            cx = x + BRACKET + 2
-            for value, cw in zip(row, self.widths):
-                align = Qt.AlignmentFlag.AlignHCenter if value in ("⋮", "⋯", "⋱") else Qt.AlignmentFlag.AlignRight
-                painter.drawText(QRectF(cx, cy, cw - CELL_PAD / 2, CELL_H),
-                                 align | Qt.AlignmentFlag.AlignVCenter, value)
-                cx += cw
+        x0 = x + BRACKET + 2
+        for runs in self.runs:
+            for rx, rw, value, glyph in runs:
+                if glyph:
+                    painter.drawText(QRectF(x0 + rx + self.cell_pad, cy, rw - self.cell_pad, CELL_H), centre, value)
+                else:
+                    painter.drawText(QRectF(x0 + rx, cy, self.width, CELL_H), left, value)
             cy += CELL_H
 
     def _image(self, theme):
@@ -242,8 +278,8 @@ class Preview:
         if r not in self.rows or c not in self.cols:
             return None
         ci = self.cols.index(c)
-        cx = x + BRACKET + 2 + sum(self.widths[:ci])
-        return QRectF(cx - 1, y + 2 + self.rows.index(r) * CELL_H, self.widths[ci] - CELL_PAD / 2 + 3, CELL_H)
+        cx = x + BRACKET + 2 + sum(self.widths[:ci]) + self.cell_pad
+        return QRectF(cx - 1, y + 2 + self.rows.index(r) * CELL_H, self.widths[ci] - self.cell_pad + 3, CELL_H)
 
 
 def measure(array, font_size=8.5):
