@@ -1,7 +1,7 @@
 """What the canvas paints over the cards: the story step and a refused connection's note."""
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPen, QPicture
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
 
 from ..render import painter as render_painter
@@ -27,6 +27,7 @@ class StepOverlay(QGraphicsItem):
         self._bounds = QRectF()
         self._under = QPainterPath()
         self._arrays = []
+        self._pictures = (QPicture(), QPicture())
         self.moving = QRectF()
         self.setZValue(20)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
@@ -105,8 +106,26 @@ class StepOverlay(QGraphicsItem):
         self.moving = moving
         self._under = under.subtracted(cards)
         self._arrays = render_painter.formula_arrays(r, step)
+        self._record(r, step)
         self.setVisible(True)
         self.update()
+
+    def _record(self, r, step):
+        """What does not move while the cotangent travels, recorded once per step: the ring
+        and leader (under the arrows, clipped off the cards) and the formula card (over them)."""
+        under, over = QPicture(), QPicture()
+        painter = QPainter(under)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setClipPath(self._under, Qt.ClipOperation.IntersectClip)
+        r._paint_highlight(painter, step.node)
+        r._paint_leader(painter, step)
+        painter.end()
+        painter = QPainter(over)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        r._paint_formula(painter, step)
+        painter.end()
+        self._pictures = (under, over)
 
     def boundingRect(self):
         return self._bounds
@@ -117,12 +136,10 @@ class StepOverlay(QGraphicsItem):
             return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-        painter.save()
-        painter.setClipPath(self._under)
-        r._paint_highlight(painter, step.node)
-        r._paint_leader(painter, step)
-        painter.restore()
-        r._paint_step(painter, step, self.progress)
+        under, over = self._pictures
+        painter.drawPicture(0, 0, under)
+        r.paint_arrows(painter, step, self.progress)
+        painter.drawPicture(0, 0, over)
         if not self.highlight:
             return
         colour = QColor(self.view.highlight_colour())

@@ -162,10 +162,10 @@ class EdgePainter:
 
     def routes(self):
         """{edge: path} of every drawn edge, checked against the card geometry once."""
-        self._obstacles()
+        obstacles = self._obstacles()
         for edge in self._drawn_edges():
             if edge not in self._route_cache:
-                self.edge_path(edge)
+                self._route_cache[edge] = self._route(edge, obstacles)
         return self._route_cache
 
     def edge_ends(self, edge):
@@ -177,40 +177,60 @@ class EdgePainter:
     def edge_path(self, edge):
         """The routed path of `edge`, from its output port to its input port's arrowhead."""
         obstacles = self._obstacles()
-        cached = self._route_cache.get(edge)
-        if cached is not None:
-            return cached
-        a, b = self.edge_ends(edge)
-        others = [r for nid, r in obstacles.items() if nid not in (edge.src.node, edge.dst.node)]
-        path = route(a, b, others)
-        self._route_cache[edge] = path
+        path = self._route_cache.get(edge)
+        if path is None:
+            path = self._route_cache[edge] = self._route(edge, obstacles)
         return path
+
+    def _route(self, edge, obstacles):
+        a, b = self.edge_ends(edge)
+        return route(a, b, [r for nid, r in obstacles.items() if nid not in (edge.src.node, edge.dst.node)])
 
     def cut_point(self, edge):
         path = self.edge_path(edge)
         return path.pointAtPercent(path.percentAtLength(path.length() * CUT_AT))
 
-    def _arrowhead(self, painter, tip, angle, colour, size=9.0):
+    @staticmethod
+    def _arrow_polygon(tip, angle, size):
         left = QPointF(tip.x() - size * math.cos(angle - 0.42), tip.y() - size * math.sin(angle - 0.42))
         right = QPointF(tip.x() - size * math.cos(angle + 0.42), tip.y() - size * math.sin(angle + 0.42))
+        return QPolygonF([tip, left, right])
+
+    def _arrowhead(self, painter, tip, angle, colour, size=9.0):
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(colour))
-        painter.drawPolygon(QPolygonF([tip, left, right]))
+        painter.drawPolygon(self._arrow_polygon(tip, angle, size))
+
+    def _edge_look(self, edge, path):
+        """(pen, arrow colour, arrowhead, cut mark centre or None) of an edge drawn along
+        `path`, kept while the path object lives (edges repaint with every canvas frame)."""
+        cache = self.__dict__.setdefault("_edge_looks", {})
+        hit = cache.get(edge)
+        cut = self.is_cut(edge)
+        if hit is not None and hit[0] is path and hit[1] == cut:
+            return hit[2]
+        colour = QColor(self.theme.cut if cut else self.theme.edge)
+        pen = QPen(colour, 1.8)
+        if cut:
+            pen.setStyle(Qt.PenStyle.DashLine)
+        arrow = self._arrow_polygon(path.currentPosition(), end_angle(path), 9.0)
+        mark = path.pointAtPercent(path.percentAtLength(path.length() * CUT_AT)) if cut else None
+        look = (pen, colour, arrow, mark)
+        cache[edge] = (path, cut, look)
+        return look
 
     def _paint_edge(self, painter, edge, path=None):
         """Paint `edge` along `path` (its route unless given: the canvas keeps its own)."""
-        t = self.theme
         path = self.edge_path(edge) if path is None else path
-        cut = self.is_cut(edge)
-        pen = QPen(QColor(t.cut if cut else t.edge), 1.8)
-        if cut:
-            pen.setStyle(Qt.PenStyle.DashLine)
+        pen, colour, arrow, mark = self._edge_look(edge, path)
         painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawPath(path)
-        self._arrowhead(painter, path.currentPosition(), end_angle(path), t.cut if cut else t.edge)
-        if cut:
-            self._cut_mark(painter, path.pointAtPercent(path.percentAtLength(path.length() * CUT_AT)))
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(colour)
+        painter.drawPolygon(arrow)
+        if mark is not None:
+            self._cut_mark(painter, mark)
 
     def _cut_mark(self, painter, c):
         """A round badge with a cross: the gradient does not flow through here."""
