@@ -187,7 +187,7 @@ class StepPainter:
         if cached is not None and cached[0] == key and cached[1] is step:
             return cached[2]
         font = text.sans(8, bold=True)
-        blocked = [self.rect(n).adjusted(-3, -BADGE_H - 6, 3, 3) for n in self.doc.nodes]
+        blocked = [self.rect(n).adjusted(-1, -BADGE_H - 4, 1, 1) for n in self.doc.nodes]
         card = self._formula_rect(step)
         if card is not None:
             blocked.append(card.adjusted(-3, -3, 3, 3))
@@ -197,7 +197,7 @@ class StepPainter:
             label = self._pill_text(step, i)
             if any(label == done for done, _ in placed):   # one label says it for parallel arrows
                 continue
-            w = text.width(font, label) + 12
+            w = text.width(font, label) + 10
             others = [other for j, (_, other) in enumerate(tracks) if j != i]
             spots = []
             for level in range(4):               # further from the path only when nearer is taken
