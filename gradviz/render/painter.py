@@ -13,9 +13,9 @@ from PySide6.QtGui import QColor, QPainter
 
 from ..graph.document import OP
 from . import preview
-from .cards import BADGE_H, HEADER_H, LINE_H, MIN_W, PAD, PORT_R, Card, CardPainter  # noqa: F401
+from .cards import BADGE_H, HEADER_H, CardPainter
 from .edges import EdgePainter
-from .formula import CARD_GAP, FormulaCard  # noqa: F401
+from .formula import FormulaCard
 from .layout import layout
 from .story_overlay import StepPainter
 from .themes import get_theme

@@ -62,48 +62,59 @@ LIT_BITS, LIT_LEN, LEN_BITS, LEN_LEN = _tables()
 def encode_band(rows, prev, final, lit_bits, lit_len, len_bits, len_len, out):
     """Deflate the Up-filtered scanlines of `rows` ((h, w) uint32 pixels 0xAARRGGBB, as
     QImage's RGB32) after `prev` (the row above, (w,)); returns (bytes written, adler32 of
-    the filtered stream, its length). Compiled with numba."""
+    the filtered stream, its length). Compiled with numba; the bit buffer never holds
+    more than 7 + 26 bits, so plain 64-bit integers do."""
     h, w = rows.shape[0], rows.shape[1]
     rgb = np.uint32(0x00FFFFFF)
     high, low = np.uint32(0x80808080), np.uint32(0x7F7F7F7F)
-    acc = np.uint64(0)
+    acc = 0
     nbits = 0
     n = 0
-    s1 = np.int64(1)
-    s2 = np.int64(0)
-    acc |= np.uint64(1 if final else 0) | np.uint64(2)     # BFINAL, BTYPE=01 (fixed Huffman)
+    s1 = 1
+    s2 = 0
+    acc |= (1 if final else 0) | 2           # BFINAL, BTYPE=01 (fixed Huffman)
     nbits += 3
     for y in range(h):
         above = prev if y == 0 else rows[y - 1]
         row = rows[y]
-        acc |= np.uint64(lit_bits[2]) << np.uint64(nbits)   # the row's filter byte: 2 (Up)
+        acc |= lit_bits[2] << nbits          # the row's filter byte: 2 (Up)
         nbits += lit_len[2]
         s1 += 2
         s2 += s1
         x = 0
         while x < w:
-            # byte-wise (row - above) mod 256 of packed pixels, all bytes at once
             a, c = row[x], above[x]
-            f = (((a | high) - (c & low)) ^ ((a ^ ~c) & high)) & rgb
+            f = (((a | high) - (c & low)) ^ ((a ^ ~c) & high)) & rgb   # byte-wise a - c
             j = x + 1
-            while j < w:
-                a, c = row[j], above[j]
-                if (((a | high) - (c & low)) ^ ((a ^ ~c) & high)) & rgb != f:
-                    break
-                j += 1
-            r = np.int64((f >> np.uint32(16)) & np.uint32(255))
+            if f == 0:                       # unchanged from the row above: the common case
+                while j < w and ((row[j] ^ above[j]) & rgb) == 0:
+                    j += 1
+            else:
+                while j < w:
+                    a, c = row[j], above[j]
+                    if (((a | high) - (c & low)) ^ ((a ^ ~c) & high)) & rgb != f:
+                        break
+                    j += 1
+            r = np.int64(f >> np.uint32(16))
             g = np.int64((f >> np.uint32(8)) & np.uint32(255))
             b = np.int64(f & np.uint32(255))
-            for v in (r, g, b):
-                acc |= np.uint64(lit_bits[v]) << np.uint64(nbits)
-                nbits += lit_len[v]
-                s1 += v
-                s2 += s1
-                while nbits >= 8:
-                    out[n] = np.uint8(acc & np.uint64(255))
-                    n += 1
-                    acc >>= np.uint64(8)
-                    nbits -= 8
+            acc |= lit_bits[r] << nbits
+            nbits += lit_len[r]
+            acc |= lit_bits[g] << nbits
+            nbits += lit_len[g]
+            acc |= lit_bits[b] << nbits
+            nbits += lit_len[b]
+            s1 += r
+            s2 += s1
+            s1 += g
+            s2 += s1
+            s1 += b
+            s2 += s1
+            while nbits >= 8:
+                out[n] = acc & 255
+                n += 1
+                acc >>= 8
+                nbits -= 8
             k = j - x - 1          # pixels repeating the first one: back-references at distance 3
             if k > 0:
                 total = 3 * k
@@ -114,27 +125,27 @@ def encode_band(rows, prev, final, lit_bits, lit_len, len_bits, len_len, out):
                 s2 %= _BASE
                 while total > 0:
                     m = total if total <= 258 else 258
-                    acc |= np.uint64(len_bits[m]) << np.uint64(nbits)
+                    acc |= len_bits[m] << nbits
                     nbits += len_len[m]
-                    acc |= np.uint64(8) << np.uint64(nbits)      # distance 3: code 2, reversed
+                    acc |= 8 << nbits        # distance 3: code 2, bit-reversed
                     nbits += 5
                     total -= m
                     while nbits >= 8:
-                        out[n] = np.uint8(acc & np.uint64(255))
+                        out[n] = acc & 255
                         n += 1
-                        acc >>= np.uint64(8)
+                        acc >>= 8
                         nbits -= 8
             x = j
         s1 %= _BASE
         s2 %= _BASE
-    acc |= np.uint64(lit_bits[256]) << np.uint64(nbits)     # end of block
+    acc |= lit_bits[256] << nbits            # end of block
     nbits += lit_len[256]
     if not final:
-        nbits += 3                    # an empty stored block (BFINAL=0, BTYPE=00) aligns to a byte
+        nbits += 3                           # an empty stored block (BFINAL=0, BTYPE=00) aligns to a byte
     while nbits > 0:
-        out[n] = np.uint8(acc & np.uint64(255))
+        out[n] = acc & 255
         n += 1
-        acc >>= np.uint64(8)
+        acc >>= 8
         nbits -= 8
     if not final:
         out[n] = 0

@@ -115,10 +115,6 @@ def _heat_size(shape):
     return cols * cell, rows * cell, cell
 
 
-def _lerp(c1, c2, t):
-    return (c1[0] + (c2[0] - c1[0]) * t, c1[1] + (c2[1] - c1[1]) * t, c1[2] + (c2[2] - c1[2]) * t)
-
-
 def diverging_rgb(a, colours):
     """Zero-centred diverging colour map: -max|a| -> colours[0], 0 -> colours[1], +max|a| -> colours[2]."""
     neg, mid, pos = (np.array(QColor(c).getRgb()[:3], dtype=np.float64) for c in colours)
