@@ -286,10 +286,8 @@ class EdgeItem(QGraphicsItem):
         e = self.edge
         if e.src.node not in r.cards or e.dst.node not in r.cards:
             return
-        a = r.output_pos(e.src.node, e.src.index)
-        b = r.input_pos(e.dst.node, e.dst.index)
         self.prepareGeometryChange()
-        self._path = r._edge_path(a, QPointF(b.x() - render_painter.PORT_R - 1, b.y()))
+        self._path = r.edge_path(e)
         stroker = QPainterPathStroker()
         stroker.setWidth(10)
         self._shape = stroker.createStroke(self._path)
@@ -316,7 +314,7 @@ class EdgeItem(QGraphicsItem):
             painter.setPen(pen)
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawPath(self._path)
-        r._paint_edge(painter, e)
+        r._paint_edge(painter, e, self._path)
 
 
 def _node_doc(node):

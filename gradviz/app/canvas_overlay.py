@@ -1,7 +1,7 @@
 """What the canvas paints over the cards: the story step and a refused connection's note."""
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPen
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPen, QPicture
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
 
 from ..render import painter as render_painter
@@ -27,6 +27,7 @@ class StepOverlay(QGraphicsItem):
         self._bounds = QRectF()
         self._under = QPainterPath()
         self._arrays = []
+        self._pictures = (QPicture(), QPicture())
         self.moving = QRectF()
         self.setZValue(20)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
@@ -55,6 +56,22 @@ class StepOverlay(QGraphicsItem):
         self.progress = min(1.0, max(0.0, float(progress)))
         self.relayout()
 
+    def _sync_pending(self):
+        """Cards draw at the step shown: a source's gradient stays pending until its
+        accumulation step; repaint the cards whose pending state changed."""
+        r = self.view.renderer
+        r.story_index = None if self.step is None else getattr(self.step, "index", None)
+        pending = r.pending_ports()
+        shown = getattr(self, "_pending", (None, frozenset()))
+        if shown[0] is r and shown[1] == pending:
+            return
+        changed = {p.node for p in pending ^ shown[1]} if shown[0] is r else {p.node for p in r.reveal_steps()}
+        self._pending = (r, pending)
+        for nid in changed:
+            item = self.view.node_items.get(nid)
+            if item is not None:
+                item.update()
+
     def set_highlight(self, cells):
         self.highlight = {k: [int(i) for i in v] for k, v in (cells or {}).items()}
         self.update()
@@ -62,6 +79,7 @@ class StepOverlay(QGraphicsItem):
     def relayout(self):
         """Recompute where the step paints (after a new step, renderer or node move)."""
         self.prepareGeometryChange()
+        self._sync_pending()
         r = self.view.renderer
         step = self.step
         if step is None or getattr(step, "node", None) not in r.doc.nodes \
@@ -72,20 +90,11 @@ class StepOverlay(QGraphicsItem):
             return
         node = r.rect(step.node)
         bounds = node.adjusted(-24, -24, 24, 24)
-        moving = QRectF()  # what changes with progress: the travelling cotangent
         card = render_painter.formula_rect(r, step)
         if card is not None:
             bounds = bounds.united(card.adjusted(-4, -4, 4, 4))
-        for edge in r._step_edges(step):
-            a = r.input_pos(edge.dst.node, edge.dst.index)
-            b = r.output_pos(edge.src.node, edge.src.index)
-            dx = max(40.0, abs(b.x() - a.x()) * 0.5)
-            hull = QRectF(QPointF(min(a.x(), b.x()) - dx, min(a.y(), b.y())),
-                          QPointF(max(a.x(), b.x()) + dx, max(a.y(), b.y())))
-            moving = moving.united(hull.adjusted(-30, -30, 30, 40))
+        moving = r.moving_rect(step)   # what changes with progress: the travelling cotangent
         bounds = bounds.united(moving)
-        if step.kind == "seed":
-            bounds = bounds.united(QRectF(node.right(), node.top(), 90, node.height()))
         under = QPainterPath()
         under.addRect(bounds)
         cards = QPainterPath()
@@ -97,8 +106,26 @@ class StepOverlay(QGraphicsItem):
         self.moving = moving
         self._under = under.subtracted(cards)
         self._arrays = render_painter.formula_arrays(r, step)
+        self._record(r, step)
         self.setVisible(True)
         self.update()
+
+    def _record(self, r, step):
+        """What does not move while the cotangent travels, recorded once per step: the ring
+        and leader (under the arrows, clipped off the cards) and the formula card (over them)."""
+        under, over = QPicture(), QPicture()
+        painter = QPainter(under)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setClipPath(self._under, Qt.ClipOperation.IntersectClip)
+        r._paint_highlight(painter, step.node)
+        r._paint_leader(painter, step)
+        painter.end()
+        painter = QPainter(over)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        r._paint_formula(painter, step)
+        painter.end()
+        self._pictures = (under, over)
 
     def boundingRect(self):
         return self._bounds
@@ -109,12 +136,10 @@ class StepOverlay(QGraphicsItem):
             return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-        painter.save()
-        painter.setClipPath(self._under)
-        r._paint_highlight(painter, step.node)
-        r._paint_leader(painter, step)
-        painter.restore()
-        r._paint_step(painter, step, self.progress)
+        under, over = self._pictures
+        painter.drawPicture(0, 0, under)
+        r.paint_arrows(painter, step, self.progress)
+        painter.drawPicture(0, 0, over)
         if not self.highlight:
             return
         colour = QColor(self.view.highlight_colour())

@@ -67,16 +67,18 @@ class CanvasRenderer(Renderer):
 
     def _content_key(self, node):
         """Everything a card shows: if it is unchanged the old measurement still holds."""
-        has_grad, grad = self._gradient(node.id)
+        grads = self.card_gradients(node.id)   # the node's own and its layer weights'
         edges_in = tuple(sorted(e.dst.index for e in self.doc.edges if e.dst.node == node.id))
         edges_out = tuple(sorted({e.src.index for e in self.doc.edges if e.src.node == node.id}))
         return ((node.kind, node.op, node.label, repr(sorted(node.attrs.items())), node.watched,
-                 node.trainable, edges_in, edges_out, has_grad),
-                self._value(node.id), grad)
+                 node.trainable, edges_in, edges_out, tuple(p.index for p, _ in grads),
+                 tuple(self.doc.targets)),
+                self._value(node.id), tuple(g for _, g in grads))
 
 
 def _same_key(a, b):
-    return a is not None and a[0] == b[0] and _same_array(a[1], b[1]) and _same_array(a[2], b[2])
+    return (a is not None and a[0] == b[0] and _same_array(a[1], b[1])
+            and all(_same_array(x, y) for x, y in zip(a[2], b[2])))
 
 
 def make_renderer(doc, result, theme, positions, previous=None):
@@ -142,7 +144,7 @@ def _card_key(card):
 
 def same_card(a, b):
     return (_card_key(a) == _card_key(b) and _same_array(a.value, b.value)
-            and _same_array(a.gradient, b.gradient))
+            and all(_same_array(x.array, y.array) for x, y in zip(a.sections, b.sections)))
 
 
 # -- items --------------------------------------------------------------------------------

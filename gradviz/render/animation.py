@@ -82,12 +82,16 @@ def frames(doc, evaluation=None, story=None, theme="light", scale=1.0, frames_pe
         image.setDotsPerMeterX(dots_per_metre)
         image.setDotsPerMeterY(dots_per_metre)
         painter = QPainter(image)
+        shown_at = renderer.story_index
+        if step is None and steps:
+            renderer.story_index = -1        # the intro comes before the story: no answer yet
         try:
             painter.scale(scale, scale)
             painter.translate(-rect.left(), -rect.top())
             renderer.paint(painter, step, progress, background=False)
         finally:
             painter.end()
+            renderer.story_index = shown_at
         last = ((step, progress), image)
         yield image
 

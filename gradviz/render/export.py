@@ -26,6 +26,7 @@ CSS_DPI = 96.0
 # side, Qt's own reader refuses images above 256 MB (64 Mpx of 32-bit pixels).
 MAX_PNG_SIDE = 16384
 MAX_PNG_PIXELS = 60_000_000
+BAND_ROWS = 256
 
 
 def ensure_app():
@@ -109,9 +110,39 @@ def _fill(image, colour):
         list(pool.map(lambda rows: pixels[rows[0]:rows[-1] + 1].fill(colour.rgb()), bands))
 
 
+def png_bytes(renderer, step=None, scale=2.0, band_rows=BAND_ROWS):
+    """The PNG file of the picture, painted and coded band by band.
+
+    A band of rows is painted (only what reaches into it) into a small reused image
+    while the band before is being coded on another thread: no full-size image is
+    filled, converted or copied, and the two cores share the work.
+    """
+    ensure_app()
+    bounds = renderer.bounds(step)
+    width = max(1, round(bounds.width() * scale))
+    height = max(1, round(bounds.height() * scale))
+    writer = png.BandWriter(width, height, band_rows, dpi=CSS_DPI * scale)
+    background = QColor(renderer.theme.background)
+    step = renderer.step_at(step)
+    for top in range(0, height, band_rows):
+        rows = min(band_rows, height - top)
+        image = writer.band()
+        image.fill(background)
+        region = QRectF(bounds.left(), bounds.top() + top / scale, bounds.width(), rows / scale)
+        painter = QPainter(image)
+        try:
+            painter.translate(0, -top)
+            painter.scale(scale, scale)
+            painter.translate(-bounds.left(), -bounds.top())
+            renderer.paint(painter, step, background=False, region=region.adjusted(-2, -2, 2, 2))
+        finally:
+            painter.end()
+        writer.submit(image, rows)
+    return writer.finish()
+
+
 def _png(renderer, bounds, path, step, scale):
-    image = render_image(renderer, step, scale).convertToFormat(QImage.Format.Format_RGB888)
-    data = png.encode(png.rgb_view(image), dpi=CSS_DPI * scale)
+    data = png_bytes(renderer, step, scale)
     try:
         with open(path, "wb") as f:
             f.write(data)

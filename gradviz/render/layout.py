@@ -13,12 +13,18 @@ Three stages, each a pure function of the document (no Qt, no randomness):
 3. Coordinates: columns stacked left to right; inside a column nodes are stacked in
    order, then pulled towards the mean height of their neighbours (inputs for ops,
    consumers for inputs) without ever swapping or overlapping.
+
+An edge spanning several columns gets a channel in each column it crosses (a thin
+placeholder ordered and placed like a node, as in Sugiyama's dummy nodes), so the
+cards there leave a gap for the edge router (edges.py) instead of standing in its way.
 """
 from __future__ import annotations
 
 DEFAULT_SIZE = (160.0, 90.0)
 COLUMN_GAP = 130.0
 ROW_GAP = 36.0
+CHANNEL_H = 12.0       # the height a long edge's channel takes in a column it crosses
+CHANNEL_GAP = 20.0     # between a channel and its neighbours in the column
 
 
 def _preds(doc):
@@ -90,21 +96,49 @@ def reading_order(doc):
     return rank
 
 
-def order(doc, layer=None):
-    """Node ids per column, top to bottom."""
-    layer = layers(doc) if layer is None else layer
-    preds, _ = _preds(doc)
+def _chains(doc, layer):
+    """The channels of long edges: for every edge spanning more than one column, one
+    placeholder per column it crosses, so the cards there leave it a gap to pass."""
+    chains = []
+    for edge in sorted(doc.edges, key=lambda e: (e.src.node, e.src.index, e.dst.node, e.dst.index)):
+        src, dst = edge.src.node, edge.dst.node
+        if src in layer and dst in layer and layer[dst] - layer[src] > 1:
+            ids = [f"\x00{src}:{edge.src.index}>{dst}:{edge.dst.index}@{c}" for c in range(layer[src] + 1, layer[dst])]
+            chains.append((src, dst, ids))
+    return chains
+
+
+def _graph(doc):
+    """Layers, columns (top to bottom, channels included) and the neighbours of every
+    node and channel placeholder."""
+    layer = layers(doc)
+    preds, succs = _preds(doc)
     rank = reading_order(doc)
+    key_rank = dict(rank)
+    for src, dst, ids in _chains(doc, layer):
+        chain = [src, *ids, dst]
+        for i, d in enumerate(ids):
+            layer[d] = layer[src] + 1 + i
+            key_rank[d] = (rank[src] + rank[dst]) / 2
+            preds[d], succs[d] = [chain[i]], [chain[i + 2]]
+        succs[src][succs[src].index(dst)] = ids[0]
+        preds[dst][preds[dst].index(src)] = ids[-1]
     columns = {}
-    for nid in doc.nodes:
+    for nid in layer:
         columns.setdefault(layer[nid], []).append(nid)
 
     def key(nid):
         ps = preds[nid]
-        bary = sum(rank[p] for p in ps) / len(ps) if ps else rank[nid]
-        return (bary, rank[nid], nid)
+        bary = sum(key_rank[p] for p in ps) / len(ps) if ps else key_rank[nid]
+        return (bary, key_rank[nid], nid)
 
-    return [sorted(columns[c], key=key) for c in sorted(columns)]
+    return layer, [sorted(columns[c], key=key) for c in sorted(columns)], preds, succs
+
+
+def order(doc, layer=None):
+    """Node ids per column, top to bottom."""
+    _, columns, _, _ = _graph(doc)
+    return [[n for n in column if n in doc.nodes] for column in columns]
 
 
 def layout(doc, sizes=None):
@@ -116,9 +150,10 @@ def layout(doc, sizes=None):
         return {}
     sizes = sizes or {}
     size = {nid: tuple(sizes.get(nid, DEFAULT_SIZE)) for nid in doc.nodes}
-    layer = layers(doc)
-    columns = order(doc, layer)
-    preds, succs = _preds(doc)
+    _, columns, preds, succs = _graph(doc)
+    for column in columns:
+        for n in column:
+            size.setdefault(n, (0.0, CHANNEL_H))
 
     xs = {}
     x = 0.0
@@ -144,7 +179,8 @@ def layout(doc, sizes=None):
             top = want - size[n][1] / 2
             if placed:
                 prev = placed[-1]
-                top = max(top, centre[prev] + size[prev][1] / 2 + ROW_GAP)
+                gap = ROW_GAP if prev in doc.nodes and n in doc.nodes else CHANNEL_GAP
+                top = max(top, centre[prev] + size[prev][1] / 2 + gap)
             centre[n] = top + size[n][1] / 2
             placed.append(n)
         # Shift back up by the mean excess to balance the push-down.

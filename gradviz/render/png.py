@@ -4,6 +4,7 @@ Qt's PNG writer (libpng with adaptive row filters) spends ~30 ns a pixel here. A
 picture is mostly flat background, so unfiltered rows and a fast deflate are several
 times faster and the files stay small; the rows are compressed in a few blocks on
 threads (zlib and numpy's copies release the GIL), joined with sync flushes.
+`BandWriter` codes a still picture while it is being painted, band by band.
 """
 from __future__ import annotations
 
@@ -116,3 +117,70 @@ def _adler32_combine(adler1, adler2, length2):
     sum1 += (adler2 & 0xFFFF) + _ADLER_BASE - 1
     sum2 += ((adler1 >> 16) & 0xFFFF) + ((adler2 >> 16) & 0xFFFF) + _ADLER_BASE - rem
     return (sum1 % _ADLER_BASE) | ((sum2 % _ADLER_BASE) << 16)
+
+
+FAST_MIN_PIXELS = 8_000_000
+
+
+class BandWriter:
+    """Codes a picture band by band while the next band is painted, then joins the PNG.
+
+    `band()` hands out a free RGB32 QImage of `rows` rows (at most two exist: one being
+    painted, one being coded on a worker thread); `submit(image, height)` codes its first
+    `height` rows. A large picture's rows are Up-filtered and coded by png_fast (numba),
+    a small one's go unfiltered through zlib; either way the same pixels come out.
+    """
+
+    def __init__(self, width, height, rows=256, dpi=None, fast=None):
+        from . import png_fast
+        self.width, self.height, self.rows, self.dpi = width, height, rows, dpi
+        if fast is None:     # numba's import and kernel load pay off only on large pictures
+            fast = width * height >= FAST_MIN_PIXELS
+        self.fast = fast and png_fast.kernel() is not None
+        self._pool = ThreadPoolExecutor(1)
+        self._free = [QImage(width, min(rows, height), QImage.Format.Format_RGB32) for _ in range(2)]
+        self._busy = []
+        self._parts = []
+        self._prev = np.zeros(width, np.uint32)
+        self._done = 0
+
+    def band(self):
+        while not self._free:
+            image, future = self._busy.pop(0)
+            self._parts.append(future.result())
+            self._free.append(image)
+        return self._free.pop(0)
+
+    def submit(self, image, height):
+        pixels = np.frombuffer(image.constBits(), np.uint32, count=image.bytesPerLine() // 4 * image.height())
+        pixels = pixels.reshape(image.height(), image.bytesPerLine() // 4)[:height, :self.width]
+        prev, self._prev = self._prev, pixels[-1].copy()
+        self._done += height
+        final = self._done >= self.height
+        self._busy.append((image, self._pool.submit(self._code, pixels, prev, final)))
+
+    def _code(self, pixels, prev, final):
+        if self.fast:
+            from . import png_fast
+            return png_fast.deflate_band(pixels, prev, final)
+        bgra = pixels.view(np.uint8).reshape(*pixels.shape, 4)   # little-endian: B, G, R, A
+        return _deflate_rows(bgra[..., 2::-1], 2, final)
+
+    def finish(self):
+        """The bytes of the PNG file."""
+        try:
+            for _, future in self._busy:
+                self._parts.append(future.result())
+        finally:
+            self._pool.shutdown()
+        adler, stream = 1, []
+        for data, part_adler, length in self._parts:
+            adler = _adler32_combine(adler, part_adler, length)
+            stream.append(data)
+        idat = b"\x78\x01" + b"".join(stream) + struct.pack(">I", adler)
+        parts = [SIGNATURE, chunk(b"IHDR", header(self.width, self.height))]
+        if self.dpi:
+            ppm = round(self.dpi / 0.0254)
+            parts.append(chunk(b"pHYs", struct.pack(">IIB", ppm, ppm, 1)))
+        parts += [chunk(b"IDAT", idat), chunk(b"IEND", b"")]
+        return b"".join(parts)

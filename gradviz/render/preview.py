@@ -1,8 +1,10 @@
 """Small pictures of a tensor: a number, a grid of numbers (with ellipses), or a heatmap.
 
-`measure(array)` says how big the picture is, `draw(...)` paints it; both agree, so the
-node card can be sized before it is painted. Arrays of rank > 2 are folded to 2-D
-(leading axes into rows) for the picture; the card's shape line still gives the true shape.
+`Preview(array)` lays the picture out once (its kind, size, the numbers' text) and
+`draw`s it as often as asked, so a card is sized and painted from the same layout.
+Arrays of rank > 2 are folded to 2-D (leading axes into rows) for the picture; the
+card's shape line still gives the true shape. A long vector's heatmap is wrapped into
+rows of `WRAP` cells, so 201 values make an 11 x 20 block instead of a sub-pixel strip.
 """
 from __future__ import annotations
 
@@ -10,30 +12,22 @@ import math
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPen
+from PySide6.QtGui import QColor, QImage, QPen
+
+from . import text as _text
 
 FULL_ROWS, FULL_COLS = 6, 5       # shown completely up to this size
 ELLIPSIS_MAX = 10                 # up to this many rows/cols: first 3, an ellipsis, the last
 HEAT_W, HEAT_H = 132.0, 84.0      # heatmap thumbnail box
+HEAT_MAX_CELL = 12.0
+WRAP = 20                         # a long vector's heatmap: rows of this many cells
 CELL_H = 16.0
-CELL_PAD = 7.0
+ELLIPSES = ("⋮", "⋯", "⋱")
 BRACKET = 5.0
+CAPTION_MIN_W = 100.0
 
-
-def mono_font(size=8.5, bold=False):
-    font = QFont("DejaVu Sans Mono")
-    font.setStyleHint(QFont.StyleHint.Monospace)
-    font.setPointSizeF(size)
-    font.setBold(bold)
-    return font
-
-
-def sans_font(size=9.0, bold=False):
-    font = QFont("DejaVu Sans")
-    font.setStyleHint(QFont.StyleHint.SansSerif)
-    font.setPointSizeF(size)
-    font.setBold(bold)
-    return font
+mono_font = _text.mono
+sans_font = _text.sans
 
 
 def shape_text(array):
@@ -45,6 +39,12 @@ def shape_text(array):
     return f"{dims} · {dtype}" if dtype is not None else dims
 
 
+def shape_label(array):
+    """The shape as Python writes it, "(2,)" or "(2, 3)", or "scalar": never read as a value."""
+    shape = tuple(np.shape(array))
+    return "scalar" if not shape else str(shape)
+
+
 def as_2d(array):
     a = np.asarray(array)
     if a.ndim == 0:
@@ -52,6 +52,18 @@ def as_2d(array):
     if a.ndim == 1:
         return a.reshape(1, -1)
     return a.reshape(-1, a.shape[-1])
+
+
+def heat_grid(array):
+    """The 2-D block a heatmap shows and how many cells are real (the rest is padding)."""
+    a2 = as_2d(array).astype(np.float64)
+    n = a2.size
+    if min(a2.shape) == 1 and n > WRAP:
+        rows = math.ceil(n / WRAP)
+        block = np.full(rows * WRAP, np.nan)
+        block[:n] = a2.reshape(-1)
+        return block.reshape(rows, WRAP), n
+    return a2, n
 
 
 def number_format(values):
@@ -73,14 +85,19 @@ def number_format(values):
     return lambda v: f"{v:.{decimals}f}" if math.isfinite(v) else str(v)
 
 
-def kind(array):
+def kind(array, compact=False):
+    """"scalar", "grid" (every number), "ellipsis" (corners and ellipses) or "heatmap".
+
+    `compact` (a layer weight's gradient on its card) has no ellipsis form: what is not
+    shown whole is a heatmap thumbnail.
+    """
     a = np.asarray(array)
     if a.ndim == 0 or a.size == 1 and a.ndim <= 1:
         return "scalar"
     rows, cols = as_2d(a).shape
     if rows <= FULL_ROWS and cols <= FULL_COLS:
         return "grid"
-    if rows <= ELLIPSIS_MAX and cols <= ELLIPSIS_MAX:
+    if rows <= ELLIPSIS_MAX and cols <= ELLIPSIS_MAX and not compact:
         return "ellipsis"
     return "heatmap"
 
@@ -92,56 +109,10 @@ def _picked(n, full):
     return [0, 1, 2, None, n - 1]
 
 
-def _cells(array, kind_):
-    a = as_2d(array)
-    full_r, full_c = (FULL_ROWS, FULL_COLS) if kind_ == "grid" else (4, 4)
-    rows = _picked(a.shape[0], full_r)
-    cols = _picked(a.shape[1], full_c)
-    fmt = number_format(a)
-    table = []
-    for r in rows:
-        line = []
-        for c in cols:
-            if r is None:
-                line.append("⋮" if c is not None else "⋱")
-            elif c is None:
-                line.append("⋯")
-            else:
-                line.append(fmt(a[r, c].item()))
-        table.append(line)
-    return table
-
-
-def measure(array, font_size=8.5):
-    if array is None:
-        return 0.0, 0.0
-    k = kind(array)
-    if k == "scalar":
-        fm = QFontMetricsF(mono_font(font_size + 2, bold=True))
-        text = number_format(np.asarray(array))(np.asarray(array).reshape(-1)[0].item())
-        return fm.horizontalAdvance(text) + 4, fm.height() + 2
-    if k == "heatmap":
-        a = as_2d(array)
-        w, h = _heat_size(a.shape)
-        return max(w, 100.0), h + CELL_H
-    table = _cells(array, k)
-    widths = _column_widths(table, font_size)
-    return sum(widths) + 2 * BRACKET + 4, len(table) * CELL_H + 4
-
-
-def _column_widths(table, font_size):
-    fm = QFontMetricsF(mono_font(font_size))
-    return [max(fm.horizontalAdvance(row[c]) for row in table) + CELL_PAD for c in range(len(table[0]))]
-
-
 def _heat_size(shape):
     rows, cols = shape
-    cell = min(HEAT_W / cols, HEAT_H / rows, 12.0)
-    return cols * cell, rows * cell
-
-
-def _lerp(c1, c2, t):
-    return (c1[0] + (c2[0] - c1[0]) * t, c1[1] + (c2[1] - c1[1]) * t, c1[2] + (c2[2] - c1[2]) * t)
+    cell = min(HEAT_W / cols, HEAT_H / rows, HEAT_MAX_CELL)
+    return cols * cell, rows * cell, cell
 
 
 def diverging_rgb(a, colours):
@@ -156,60 +127,163 @@ def diverging_rgb(a, colours):
     return np.round(rgb).astype(np.uint8), scale
 
 
-def draw(painter, array, x, y, colour, theme, font_size=8.5):
-    """Paint the preview of `array` with its top-left corner at (x, y); returns (w, h)."""
-    w, h = measure(array, font_size)
-    k = kind(array)
-    a = np.asarray(array)
-    painter.save()
-    if k == "scalar":
-        painter.setFont(mono_font(font_size + 2, bold=True))
-        painter.setPen(QColor(colour))
-        text = number_format(a)(a.reshape(-1)[0].item())
-        painter.drawText(QRectF(x, y, w, h), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
-    elif k == "heatmap":
-        _draw_heatmap(painter, a, x, y, theme, font_size)
-    else:
-        table = _cells(a, k)
-        widths = _column_widths(table, font_size)
-        pen = QPen(QColor(colour), 1.1)
-        painter.setPen(pen)
-        top, bottom = y + 1, y + h - 1
-        left, right = x + 1, x + w - 1
+class Preview:
+    """One tensor's picture, laid out once: `width`, `height`, `draw`, `cell_rect`."""
+
+    def __init__(self, array, font_size=8.5, compact=False):
+        self.array = np.asarray(array)
+        self.font_size = font_size
+        self.kind = kind(self.array, compact)
+        self._images = {}
+        if self.kind == "scalar":
+            self.font = _text.mono(font_size + 2, bold=True)
+            self.text = number_format(self.array)(self.array.reshape(-1)[0].item())
+            self.width = _text.width(self.font, self.text) + 4
+            self.height = _text.metrics(self.font).height() + 2
+        elif self.kind == "heatmap":
+            self.grid, self.real = heat_grid(self.array)
+            self.heat_w, self.heat_h, self.cell = _heat_size(self.grid.shape)
+            finite = self.grid[np.isfinite(self.grid)]
+            scale = float(np.abs(finite).max()) if finite.size else 0.0
+            self.caption = f"±{number_format(np.array([scale]))(scale)} heatmap"
+            if self.grid.shape != as_2d(self.array).shape:
+                self.caption += f", rows of {WRAP}"
+            self.caption_font = _text.sans(font_size - 1)
+            self.width = max(self.heat_w, CAPTION_MIN_W, _text.width(self.caption_font, self.caption) + 2)
+            self.height = self.heat_h + CELL_H
+        else:
+            a = as_2d(self.array)
+            full_r, full_c = (FULL_ROWS, FULL_COLS) if self.kind == "grid" else (4, 4)
+            self.rows, self.cols = _picked(a.shape[0], full_r), _picked(a.shape[1], full_c)
+            fmt = number_format(a)
+            self.table = [["⋮" if c is not None else "⋱" for c in self.cols] if r is None else
+                          ["⋯" if c is None else fmt(a[r, c].item()) for c in self.cols]
+                          for r in self.rows]
+            self.font = _text.mono(font_size)
+            self._lay_out_table()
+            self.height = len(self.table) * CELL_H + 4
+
+    @property
+    def size(self):
+        return self.width, self.height
+
+    def draw(self, painter, x, y, colour, theme):
+        """Paint with the top-left corner at (x, y)."""
+        painter.save()
+        if self.kind == "scalar":
+            painter.setFont(self.font)
+            painter.setPen(QColor(colour))
+            painter.drawText(QRectF(x, y, self.width, self.height),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self.text)
+        elif self.kind == "heatmap":
+            self._draw_heatmap(painter, x, y, theme)
+        else:
+            self._draw_table(painter, x, y, colour)
+        painter.restore()
+        return self.width, self.height
+
+    def _lay_out_table(self):
+        """Column widths and, per row, the text runs to draw.
+
+        The numbers are in a monospace font, so a run of number cells is one string,
+        each cell a space and the number padded on the left to its column's width: one
+        drawText a run instead of one a cell. The ellipsis glyphs come from a fallback
+        font of other widths, so each is drawn alone, centred in its column.
+        """
+        adv = _text.width(self.font, "0")
+        ncols = len(self.table[0])
+        numeric = [c is not None for c in self.cols]
+        chars = [max((len(row[c]) for row in self.table if row[c] not in ELLIPSES), default=1)
+                 for c in range(ncols)]
+        self.widths = [(chars[c] + 1) * adv if numeric[c] else
+                       max(_text.width(self.font, row[c]) for row in self.table) + adv
+                       for c in range(ncols)]
+        self.cell_pad = adv / 2
+        self.width = sum(self.widths) + self.cell_pad + 2 * BRACKET + 4
+        self.runs = []
+        for row in self.table:
+            runs, x, run, run_x = [], 0.0, "", 0.0
+            for c, value in enumerate(row):
+                if value in ELLIPSES:
+                    if run:
+                        runs.append((run_x, 0.0, run, False))
+                        run = ""
+                    runs.append((x, self.widths[c], value, True))
+                else:
+                    if not run:
+                        run_x = x
+                    run += " " + value.rjust(chars[c])
+                x += self.widths[c]
+            if run:
+                runs.append((run_x, 0.0, run, False))
+            self.runs.append(runs)
+
+    def _draw_table(self, painter, x, y, colour):
+        painter.setPen(QPen(QColor(colour), 1.1))
+        top, bottom = y + 1, y + self.height - 1
+        left, right = x + 1, x + self.width - 1
         for side, edge in ((left, 1), (right, -1)):
             painter.drawLine(QPointF(side, top), QPointF(side, bottom))
             painter.drawLine(QPointF(side, top), QPointF(side + edge * BRACKET * 0.7, top))
             painter.drawLine(QPointF(side, bottom), QPointF(side + edge * BRACKET * 0.7, bottom))
-        painter.setFont(mono_font(font_size))
+        painter.setFont(self.font)
+        left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        centre = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter
         cy = y + 2
-        for row in table:
-            cx = x + BRACKET + 2
-            for text, cw in zip(row, widths):
-                align = Qt.AlignmentFlag.AlignRight if text not in ("⋮", "⋯", "⋱") else Qt.AlignmentFlag.AlignHCenter
-                painter.drawText(QRectF(cx, cy, cw - CELL_PAD / 2, CELL_H),
-                                 align | Qt.AlignmentFlag.AlignVCenter, text)
-                cx += cw
+        x0 = x + BRACKET + 2
+        for runs in self.runs:
+            for rx, rw, value, glyph in runs:
+                if glyph:
+                    painter.drawText(QRectF(x0 + rx + self.cell_pad, cy, rw - self.cell_pad, CELL_H), centre, value)
+                else:
+                    painter.drawText(QRectF(x0 + rx, cy, self.width, CELL_H), left, value)
             cy += CELL_H
-    painter.restore()
-    return w, h
+
+    def _image(self, theme):
+        image = self._images.get(theme.diverging)
+        if image is None:
+            rgb, _ = diverging_rgb(self.grid, theme.diverging)
+            rows, cols = self.grid.shape
+            rgba = np.empty((rows, cols, 4), dtype=np.uint8)
+            rgba[..., :3] = rgb
+            rgba[..., 3] = np.where(np.isnan(self.grid), 0, 255) if self.real < self.grid.size else 255
+            image = QImage(rgba.tobytes(), cols, rows, cols * 4, QImage.Format.Format_RGBA8888).copy()
+            self._images[theme.diverging] = image
+        return image
+
+    def _draw_heatmap(self, painter, x, y, theme):
+        w, h = self.heat_w, self.heat_h
+        painter.setRenderHint(painter.RenderHint.SmoothPixmapTransform, False)
+        painter.drawImage(QRectF(x, y, w, h), self._image(theme))
+        painter.setPen(QPen(QColor(theme.card_border), 0.8))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(QRectF(x, y, w, h))
+        painter.setFont(self.caption_font)
+        painter.setPen(QColor(theme.muted))
+        painter.drawText(QRectF(x, y + h, self.width, CELL_H),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self.caption)
+
+    def cell_rect(self, x, y, flat_index):
+        """The cell of entry `flat_index` when drawn at (x, y); None if an ellipsis hides it."""
+        if self.kind == "scalar":
+            return QRectF(x, y, self.width, self.height)
+        if self.kind == "heatmap":
+            r, c = divmod(int(flat_index), self.grid.shape[1])
+            return QRectF(x + c * self.cell, y + r * self.cell, self.cell, self.cell)
+        r, c = divmod(int(flat_index), as_2d(self.array).shape[1])
+        if r not in self.rows or c not in self.cols:
+            return None
+        ci = self.cols.index(c)
+        cx = x + BRACKET + 2 + sum(self.widths[:ci]) + self.cell_pad
+        return QRectF(cx - 1, y + 2 + self.rows.index(r) * CELL_H, self.widths[ci] - self.cell_pad + 3, CELL_H)
 
 
-def _draw_heatmap(painter, a, x, y, theme, font_size):
-    a2 = as_2d(a).astype(np.float64)
-    rgb, scale = diverging_rgb(a2, theme.diverging)
-    rows, cols = a2.shape
-    rgba = np.empty((rows, cols, 4), dtype=np.uint8)
-    rgba[..., :3] = rgb
-    rgba[..., 3] = 255
-    image = QImage(rgba.tobytes(), cols, rows, cols * 4, QImage.Format.Format_RGBA8888).copy()
-    w, h = _heat_size(a2.shape)
-    painter.setRenderHint(painter.RenderHint.SmoothPixmapTransform, False)
-    painter.drawImage(QRectF(x, y, w, h), image)
-    painter.setPen(QPen(QColor(theme.card_border), 0.8))
-    painter.setBrush(Qt.BrushStyle.NoBrush)
-    painter.drawRect(QRectF(x, y, w, h))
-    painter.setFont(sans_font(font_size - 1))
-    painter.setPen(QColor(theme.muted))
-    fmt = number_format(np.array([scale]))
-    painter.drawText(QRectF(x, y + h, max(w, 100.0), CELL_H), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                     f"±{fmt(scale)} heatmap")
+def measure(array, font_size=8.5):
+    if array is None:
+        return 0.0, 0.0
+    return Preview(array, font_size).size
+
+
+def draw(painter, array, x, y, colour, theme, font_size=8.5):
+    """Paint the preview of `array` with its top-left corner at (x, y); returns (w, h)."""
+    return Preview(array, font_size).draw(painter, x, y, colour, theme)

@@ -328,3 +328,26 @@ def test_write_animation_by_suffix(sample, tmp_path):
     assert animation.write_animation(images[:4], tmp_path / "a.apng") >= 1
     with pytest.raises(ValueError):
         animation.write_animation(images[:4], tmp_path / "a.mp4")
+
+
+def test_the_answer_appears_only_at_its_accumulation_step(sample):
+    """Intro frames and every frame before the source's accumulate step show the gradient
+    as pending; the accumulate step shows it as the final, still picture does."""
+    doc, story, renderer, images = sample
+    source = doc.sources[0].node
+    rect = animation.canvas_rect(renderer)
+    card = renderer.rect(source).translated(-rect.left(), -rect.top())
+    box = [round(v * 0.5) for v in (card.left(), card.top(), card.width(), card.height())]
+
+    def crop(image):
+        return animation._rgb(image)[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
+
+    plan = animation.frame_plan(len(story.steps), FPS_STEP, HOLD)
+    final = next(s.index for s in story.steps if s.kind == "accumulate")
+    pending = [crop(im) for im, (step, _) in zip(images, plan) if step is None or step < final]
+    shown = [crop(im) for im, (step, _) in zip(images, plan) if step is not None and step >= final]
+    assert pending and shown
+    assert all(np.array_equal(p, pending[0]) for p in pending)
+    assert all(np.array_equal(s, shown[0]) for s in shown)
+    assert not np.array_equal(pending[0], shown[0])
+    assert renderer.story_index is None            # the renderer is left as it was

@@ -1,0 +1,346 @@
+"""Node cards: measured once (every text elided to the card's width, every preview laid
+out), then painted from that measurement without measuring again.
+
+A card shows the op (or the tensor's name), its shape, the attributes that differ from
+the catalog's defaults, a value preview and the gradient of every source port of the
+node: a tensor's own gradient, or each layer weight's (kernel, bias ...) as a compact
+preview. While a story step is drawn, a source's gradient waits, "pending", until its
+accumulation step: the answer is not shown before the story reaches it.
+"""
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+from dataclasses import dataclass, field
+
+import numpy as np
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QPainterPath, QPen
+
+from ..graph.document import CONSTANT, LAYER, OP, VARIABLE, Port
+from . import preview, text
+
+HEADER_H = 28.0
+PAD = 10.0
+LINE_H = 17.0
+MIN_W = 132.0
+MAX_TEXT_W = 300.0      # text never widens a card beyond this; longer text is elided
+PORT_R = 5.0
+BADGE_H = 18.0
+NONE_TEXT = "None (no path from the target)"
+PENDING_TEXT = "pending: not yet accumulated"
+
+Section = namedtuple("Section", "label array colour y port preview text")
+Section.__doc__ = """One value or gradient block of a card: `text` is the elided label as painted,
+`y` its top relative to the card, `preview` the laid-out picture (None for a None gradient)."""
+
+
+@dataclass
+class Card:
+    """The measured content of one node card (coordinates relative to its top-left)."""
+
+    node_id: str
+    title: str
+    subtitle: str
+    info: str
+    value: object = None
+    gradient: object = None
+    has_gradient: bool = False
+    n_inputs: int = 0
+    n_outputs: int = 1
+    width: float = MIN_W
+    height: float = 60.0
+    sections: list = field(default_factory=list)   # [Section]
+    attrs: str = ""
+    title_text: str = ""      # title and subtitle as painted (elided to the header)
+    subtitle_text: str = ""
+    lines: list = field(default_factory=list)      # info and attribute lines as painted
+
+
+def _catalog():
+    from ..graph import catalog
+    return catalog
+
+
+def _node_inputs(node, doc):
+    count = 0
+    if node.kind == OP:
+        spec = _catalog().OPS.get(node.op)
+        if spec is not None and spec.inputs and not any(str(n).startswith("*") for n in spec.inputs):
+            count = len(spec.inputs)
+    used = [e.dst.index + 1 for e in doc.edges if e.dst.node == node.id]
+    return max([count, *used]) if (count or used) else (0 if node.kind in (CONSTANT, VARIABLE) else 1)
+
+
+def _shown_attrs(node):
+    """The attributes worth a line on the card: those that differ from the catalog default."""
+    attrs = dict(node.attrs or {})
+    spec = _catalog().OPS.get(node.op) if node.kind == OP else None
+    defaults = getattr(spec, "attrs", None) or {}
+    return {k: v for k, v in attrs.items() if not (k in defaults and _same(defaults[k], v))}
+
+
+def _same(a, b):
+    try:
+        return bool(np.all(np.asarray(a) == np.asarray(b))) and np.shape(a) == np.shape(b)
+    except Exception:
+        return False
+
+
+def node_name(node):
+    return node.label or node.id
+
+
+def port_name(doc, port):
+    """How a card calls one output: the node's name, a layer weight 'layer.kernel', or 'n:1'."""
+    node = doc.nodes.get(port.node)
+    if node is None:
+        return str(port.node)
+    name = node_name(node)
+    if port.index == 0:
+        return name
+    if node.kind == LAYER:
+        catalog = _catalog()
+        spec = catalog.LAYERS.get(node.op)
+        if spec is not None:
+            weights = spec.weight_names(catalog.full_attrs(node))
+            if port.index - 1 < len(weights):
+                return f"{name}.{weights[port.index - 1]}"
+    return f"{name}:{port.index}"
+
+
+def target_name(doc):
+    """The differentiated tensor's name for the ∂ labels ('target' when there are several)."""
+    targets = [p for p in doc.targets if p.node in doc.nodes]
+    return port_name(doc, targets[0]) if len(targets) == 1 else "target"
+
+
+class CardPainter:
+    """Measuring and painting node cards (a part of Renderer)."""
+
+    # -- what a card shows ------------------------------------------------------------
+    def _value(self, nid):
+        port = Port(nid, 0)
+        values = getattr(self.evaluation, "values", None) or {}
+        if port in values:
+            return values[port]
+        node = self.doc.nodes[nid]
+        return node.value if node.kind in (CONSTANT, VARIABLE) else None
+
+    def _gradient(self, nid):
+        """(known, array) of the gradient of the node's first output."""
+        port = Port(nid, 0)
+        grads = getattr(self.evaluation, "gradients", None) or {}
+        if port in grads:
+            return True, grads[port]
+        return False, None
+
+    def card_gradients(self, nid):
+        """[(port, array or None)]: every gradient the evaluation holds for outputs of `nid`."""
+        grads = getattr(self.evaluation, "gradients", None) or {}
+        return sorted(((p, g) for p, g in grads.items() if getattr(p, "node", None) == nid),
+                      key=lambda item: item[0].index)
+
+    def _measure(self, node):
+        value = self._value(node.id)
+        has_grad, grad = self._gradient(node.id)
+        if node.kind in (OP, LAYER, "custom_gradient"):
+            title = node.label or node.op or node.id
+            subtitle = node.id if node.id != title else node.kind
+        else:
+            title = node_name(node)
+            subtitle = node.kind + (" · watched" if node.watched else "")
+            if node.kind == VARIABLE and not node.trainable:
+                subtitle = "variable · frozen"
+        info = preview.shape_text(value) if value is not None else ""
+        attrs = ", ".join(f"{k}={v}" for k, v in _shown_attrs(node).items())
+        if node.kind != OP and node.op and node.op != title:
+            attrs = node.op + (f" ({attrs})" if attrs else "")
+        card = Card(node.id, title, subtitle, info, value, grad, has_grad,
+                    n_inputs=_node_inputs(node, self.doc),
+                    n_outputs=max([1, *(e.src.index + 1 for e in self.doc.edges if e.src.node == node.id)]),
+                    attrs=attrs)
+        f_title, f_sub, f_body, f_label = _fonts()
+        head_w = text.width(f_title, title) + text.width(f_sub, subtitle) + 3 * PAD
+        text_w = max(head_w, *(text.width(f_body, t) + 2 * PAD for t in (info, attrs) if t), 0.0)
+        sections = []
+        if value is not None:
+            sections.append(("value", value, "value", Port(node.id, 0), preview.Preview(value)))
+        target = target_name(self.doc)
+        for port, array in self.card_gradients(node.id):
+            compact = port.index > 0
+            label = f"gradient  ∂{target}/∂{port_name(self.doc, port)}"
+            shown = None if array is None else preview.Preview(array, compact=compact)
+            sections.append((label, array, "gradient", port, shown))
+        preview_w = 0.0
+        for label, array, colour, _, shown in sections:
+            text_w = max(text_w, text.width(f_label, label) + 2 * PAD)
+            if colour == "gradient":
+                text_w = max(text_w, text.width(text.sans(8.5), PENDING_TEXT) + 2 * PAD)
+            if shown is None:
+                text_w = max(text_w, text.width(preview.mono_font(9), NONE_TEXT) + 2 * PAD)
+            if shown is not None:
+                preview_w = max(preview_w, shown.width + 2 * PAD + 6)
+        width = math.ceil(max(MIN_W, min(MAX_TEXT_W, text_w), preview_w))
+        inner = width - 2 * PAD
+        self._fit_header(card, width, f_title, f_sub)
+        card.lines = [text.elide(f_body, t, inner) for t in (info, attrs) if t]
+        y = HEADER_H + 6 + LINE_H * len(card.lines)
+        for label, array, colour, port, shown in sections:
+            y += 4
+            card.sections.append(Section(label, array, colour, y, port, shown, text.elide(f_label, label, inner)))
+            y += LINE_H + (shown.height if shown is not None else LINE_H) + 6
+        card.width = width
+        min_h = HEADER_H + 14 + max(card.n_inputs, card.n_outputs) * 18
+        card.height = math.ceil(max(y + 2, min_h, 54.0))
+        return card
+
+    @staticmethod
+    def _fit_header(card, width, f_title, f_sub):
+        """Title left, subtitle right; when both do not fit, the subtitle gives way first."""
+        avail = width - 3 * PAD
+        title_w, sub_w = text.width(f_title, card.title), text.width(f_sub, card.subtitle)
+        if title_w + sub_w > avail:
+            sub_w = min(sub_w, max(avail * 0.35, avail - title_w))
+            title_w = avail - sub_w
+        card.title_text = text.elide(f_title, card.title, title_w)
+        card.subtitle_text = text.elide(f_sub, card.subtitle, sub_w)
+
+    # -- which gradients wait for their step ------------------------------------------
+    def reveal_steps(self):
+        """{source port: index of the step that delivers its gradient (accumulate/unconnected)}."""
+        cached = getattr(self, "_reveal", None)
+        if cached is not None and cached[0] is self.story:
+            return cached[1]
+        reveal = {}
+        for step in getattr(self.story, "steps", None) or []:
+            if getattr(step, "kind", "") in ("accumulate", "unconnected") and getattr(step, "port", None) is not None:
+                reveal.setdefault(step.port, step.index)
+        self._reveal = (self.story, reveal)
+        return reveal
+
+    def pending_ports(self, step=None):
+        """Source ports whose gradient is not yet known at story `step` (an index or a Step).
+
+        Without a step (plain editing, an export without one) nothing is pending.
+        """
+        if step is None:
+            step = getattr(self, "story_index", None)
+        if step is None:
+            return frozenset()
+        index = step if isinstance(step, int) else getattr(step, "index", None)
+        if index is None:
+            return frozenset()
+        return frozenset(p for p, at in self.reveal_steps().items() if at > index)
+
+    # -- painting ---------------------------------------------------------------------
+    def _badge(self, painter, x, y, label, colour, align_right=False):
+        font = text.sans(8, bold=True)
+        w = text.width(font, label) + 14
+        if align_right:
+            x -= w
+        r = QRectF(x, y, w, BADGE_H)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(colour))
+        painter.drawRoundedRect(r, BADGE_H / 2, BADGE_H / 2)
+        painter.setPen(QColor("#ffffff"))
+        painter.setFont(font)
+        painter.drawText(r, Qt.AlignmentFlag.AlignCenter, label)
+        return w
+
+    def source_badge(self, nid):
+        """'source', or the weights that are sources on a layer ('sources: kernel, bias')."""
+        ports = sorted((p for p in self.doc.sources if p.node == nid), key=lambda p: p.index)
+        if not ports:
+            return ""
+        if [p.index for p in ports] == [0]:
+            return "source"
+        names = [port_name(self.doc, p).rsplit(".", 1)[-1] if p.index else "output" for p in ports]
+        return ("sources: " if len(names) > 1 else "source: ") + ", ".join(names)
+
+    def _paint_card(self, painter, nid, step=None):
+        t = self.theme
+        card = self.cards[nid]
+        node = self.doc.nodes[nid]
+        r = self.rect(nid)
+        pending = self.pending_ports(step)
+        header = QPainterPath()
+        header.addRoundedRect(QRectF(r.left(), r.top(), r.width(), HEADER_H + 8), 8, 8)
+        clip = QPainterPath()
+        clip.addRect(QRectF(r.left(), r.top(), r.width(), HEADER_H))
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(t.card))
+        painter.drawRoundedRect(r, 8, 8)
+        painter.setBrush(QColor(t.header.get(node.kind, t.header.get("op", "#1565c0"))))
+        painter.drawPath(header.intersected(clip))
+        painter.setPen(QPen(QColor(t.card_border), 1.2))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRoundedRect(r, 8, 8)
+        f_title, f_sub, f_body, f_label = _fonts()
+        painter.setPen(QColor(t.header_text))
+        painter.setFont(f_title)
+        head = QRectF(r.left() + PAD, r.top(), r.width() - 2 * PAD, HEADER_H)
+        painter.drawText(head, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, card.title_text)
+        painter.setFont(f_sub)
+        sub = QColor(t.header_text)
+        sub.setAlpha(215)
+        painter.setPen(sub)
+        painter.drawText(head, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, card.subtitle_text)
+        y = r.top() + HEADER_H + 6
+        painter.setFont(f_body)
+        painter.setPen(QColor(t.muted))
+        for line in card.lines:
+            painter.drawText(QRectF(r.left() + PAD, y, r.width() - 2 * PAD, LINE_H),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
+            y += LINE_H
+        for section in card.sections:
+            self._paint_section(painter, r, section, section.colour == "gradient" and section.port in pending)
+        painter.setPen(QPen(QColor(t.card_border), 1.4))
+        painter.setBrush(QColor(t.port))
+        for i in range(card.n_inputs):
+            painter.drawEllipse(self.input_pos(nid, i), PORT_R, PORT_R)
+        for i in range(card.n_outputs):
+            painter.drawEllipse(self.output_pos(nid, i), PORT_R, PORT_R)
+        bx = r.left()
+        badge = self.source_badge(nid)
+        if badge:
+            bx += self._badge(painter, bx, r.top() - BADGE_H - 4, badge, t.source) + 4
+        if nid in self.doc.tape.stop_recording:
+            bx += self._badge(painter, bx, r.top() - BADGE_H - 4, "not recorded", t.cut) + 4
+        if any(p.node == nid for p in self.doc.targets):
+            seeded = any(p.node == nid for p in self.doc.output_gradients)
+            label = "target (seeded)" if seeded else "target"
+            w = text.width(text.sans(8, bold=True), label) + 14
+            self._badge(painter, max(r.right() - w, bx), r.top() - BADGE_H - 4, label, t.target)
+
+    def _paint_section(self, painter, r, section, pending):
+        t = self.theme
+        colour = getattr(t, section.colour)
+        fill = t.gradient_fill if section.colour == "gradient" else t.value_fill
+        top = r.top() + section.y
+        shown = section.preview
+        body_h = shown.height if shown is not None else LINE_H
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(fill))
+        painter.drawRoundedRect(QRectF(r.left() + 4, top - 2, r.width() - 8, LINE_H + body_h + 6), 5, 5)
+        painter.setFont(text.sans(8.5, bold=True))
+        painter.setPen(QColor(colour))
+        inner = QRectF(r.left() + PAD, top, r.width() - 2 * PAD, LINE_H)
+        painter.drawText(inner, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, section.text)
+        body = QRectF(r.left() + PAD, top + LINE_H, r.width() - 2 * PAD, body_h)
+        if pending:
+            painter.setFont(text.sans(8.5))
+            painter.setPen(QColor(t.muted))
+            painter.drawText(QRectF(body.left(), body.top(), body.width(), LINE_H),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                             PENDING_TEXT)
+        elif shown is None:
+            painter.setFont(preview.mono_font(9))
+            painter.drawText(QRectF(body.left(), body.top(), body.width(), LINE_H),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, NONE_TEXT)
+        else:
+            shown.draw(painter, body.left(), body.top(), colour, t)
+
+
+def _fonts():
+    return text.sans(11, bold=True), text.sans(8.5), text.sans(9), text.sans(8.5, bold=True)

@@ -1,0 +1,246 @@
+"""Edges: routed around the cards they would cross, painted with a cut mark where the
+gradient stops (stop_gradient, a node outside the tape's recording).
+
+The router works on any card positions (the layout's or the user's). Between its two
+ports an edge meets the cards in its way as "columns" (cards overlapping in x merge
+into one); it crosses each column level, through a gap between cards, and changes
+height only in the free space between columns. The gaps are chosen to move as little
+up and down as possible (a small dynamic program), so a short edge stays straight and
+a long one finds the channel the layered layout left for it.
+"""
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainterPath, QPen, QPolygonF
+
+from .cards import BADGE_H, PORT_R
+
+CLEARANCE = 8.0          # kept between an edge and any card
+BEND_COST = 24.0         # a change of height costs this much on top of its length
+CUT_AT = 0.6             # where the ✕ of a cut edge sits, as a fraction of its length
+
+
+def _merge(intervals):
+    out = []
+    for lo, hi in sorted(intervals):
+        if out and lo <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], hi)
+        else:
+            out.append([lo, hi])
+    return out
+
+
+def _columns(obstacles):
+    """Obstacles grouped into columns (overlapping in x): [(left, right, [(top, bottom)])]."""
+    columns = []
+    for r in sorted(obstacles, key=lambda r: (r.left(), r.top())):
+        if columns and r.left() < columns[-1][1]:
+            left, right, ys = columns[-1]
+            columns[-1] = (left, max(right, r.right()), ys + [(r.top(), r.bottom())])
+        else:
+            columns.append((r.left(), r.right(), [(r.top(), r.bottom())]))
+    return [(left, right, _merge(ys)) for left, right, ys in columns]
+
+
+def _free(blocked):
+    """The free y intervals around merged blocked intervals."""
+    free, lo = [], -math.inf
+    for top, bottom in blocked:
+        if top > lo:
+            free.append((lo, top))
+        lo = max(lo, bottom)
+    free.append((lo, math.inf))
+    return free
+
+
+def _levels(columns, x_start, y_start, x_end, y_end):
+    """The height at which the edge crosses each column: the least vertical travel, each
+    change of height costing a bend, and more where the gap is too narrow for it."""
+    if not columns:
+        return []
+    anchors = [y_start, y_end]
+    options = []
+    for _, _, blocked in columns:
+        choices = set()
+        for lo, hi in _free(blocked):
+            for y in anchors + [lo, hi]:
+                if math.isfinite(y):
+                    choices.add(round(min(max(y, lo), hi), 3))
+        options.append(sorted(choices))
+    rights = [x_start] + [right for _, right, _ in columns]
+    lefts = [left for left, _, _ in columns] + [x_end]
+    gaps = [max(0.0, left - right) for right, left in zip(rights, lefts)]
+
+    def step(y0, y1, gap):
+        d = abs(y1 - y0)
+        return 0.0 if d <= 0.5 else d + BEND_COST + 2 * max(0.0, d - gap)
+
+    best = {y: (step(y_start, y, gaps[0]), [y]) for y in options[0]}
+    for k, choices in enumerate(options[1:], start=1):
+        best = {y: min(((cost + step(prev, y, gaps[k]), path + [y]) for prev, (cost, path) in best.items()),
+                       key=lambda item: (item[0], item[1]))
+                for y in choices}
+    _, path = min(((c + step(p[-1], y_end, gaps[-1]), p) for c, p in best.values()),
+                  key=lambda item: (item[0], item[1]))
+    return path
+
+
+def _s_curve(path, x0, y0, x1, y1):
+    """Continue `path` from (x0, y0) to (x1, y1) with horizontal tangents at both ends."""
+    if abs(y1 - y0) < 0.5:
+        if x1 - x0 > 0.5:
+            path.lineTo(QPointF(x1, y1))
+        return
+    dx = (x1 - x0) * 0.5
+    path.cubicTo(QPointF(x0 + dx, y0), QPointF(x1 - dx, y1), QPointF(x1, y1))
+
+
+def plain_path(a, b):
+    """The curve between two points when nothing is in the way (also the wire being dragged)."""
+    path = QPainterPath(a)
+    dx = max(40.0, abs(b.x() - a.x()) * 0.5)
+    path.cubicTo(QPointF(a.x() + dx, a.y()), QPointF(b.x() - dx, b.y()), b)
+    return path
+
+
+def route(a, b, obstacles):
+    """A path from output port `a` to input point `b` that crosses none of `obstacles` (QRectF,
+    already grown by the clearance) lying between them; a plain curve if none does."""
+    span = [r for r in obstacles if r.right() > a.x() and r.left() < b.x()]
+    if b.x() - a.x() < 2 * CLEARANCE or not span:
+        return plain_path(a, b)
+    columns = [(max(left, a.x()), min(right, b.x()), ys) for left, right, ys in _columns(span)]
+    levels = _levels(columns, a.x(), a.y(), b.x(), b.y())
+    if all(abs(y - a.y()) < 0.5 for y in levels) and abs(a.y() - b.y()) < 0.5:
+        return plain_path(a, b)
+    path = QPainterPath(a)
+    x, y = a.x(), a.y()
+    for (left, right, _), level in zip(columns, levels):
+        _s_curve(path, x, y, max(left, x), level)
+        if right - x > 0.5:
+            path.lineTo(QPointF(right, level))
+        x, y = max(right, x), level
+    _s_curve(path, x, y, b.x(), b.y())
+    return path
+
+
+def end_angle(path):
+    """The direction (radians, y down) in which `path` arrives at its end."""
+    n = path.elementCount()
+    end = path.elementAt(n - 1)
+    for i in range(n - 2, -1, -1):
+        before = path.elementAt(i)
+        if abs(before.x - end.x) + abs(before.y - end.y) > 1e-6:
+            return math.atan2(end.y - before.y, end.x - before.x)
+    return 0.0
+
+
+class EdgePainter:
+    """Routing and painting edges (a part of Renderer)."""
+
+    def _edge_path(self, a, b):
+        return plain_path(a, b)
+
+    def _obstacles_key(self):
+        """What routes depend on: every card's place and size."""
+        return tuple((nid, *self.positions.get(nid, (0, 0)), c.width, c.height) for nid, c in self.cards.items())
+
+    def _obstacles(self):
+        """Every card grown by the clearance (and its badge line), cached per card geometry."""
+        key = self._obstacles_key()
+        cached = getattr(self, "_obstacle_cache", None)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        grown = {nid: QRectF(self.rect(nid)).adjusted(-CLEARANCE, -BADGE_H - 4 - CLEARANCE / 2,
+                                                      CLEARANCE, CLEARANCE)
+                 for nid in self.cards if nid in self.positions}
+        self._obstacle_cache = (key, grown)
+        self._route_cache = {}
+        return grown
+
+    def routes(self):
+        """{edge: path} of every drawn edge, checked against the card geometry once."""
+        obstacles = self._obstacles()
+        for edge in self._drawn_edges():
+            if edge not in self._route_cache:
+                self._route_cache[edge] = self._route(edge, obstacles)
+        return self._route_cache
+
+    def edge_ends(self, edge):
+        """(start at the output port, end just before the input port's circle)."""
+        a = self.output_pos(edge.src.node, edge.src.index)
+        b = self.input_pos(edge.dst.node, edge.dst.index)
+        return a, QPointF(b.x() - PORT_R - 1, b.y())
+
+    def edge_path(self, edge):
+        """The routed path of `edge`, from its output port to its input port's arrowhead."""
+        obstacles = self._obstacles()
+        path = self._route_cache.get(edge)
+        if path is None:
+            path = self._route_cache[edge] = self._route(edge, obstacles)
+        return path
+
+    def _route(self, edge, obstacles):
+        a, b = self.edge_ends(edge)
+        return route(a, b, [r for nid, r in obstacles.items() if nid not in (edge.src.node, edge.dst.node)])
+
+    def cut_point(self, edge):
+        path = self.edge_path(edge)
+        return path.pointAtPercent(path.percentAtLength(path.length() * CUT_AT))
+
+    @staticmethod
+    def _arrow_polygon(tip, angle, size):
+        left = QPointF(tip.x() - size * math.cos(angle - 0.42), tip.y() - size * math.sin(angle - 0.42))
+        right = QPointF(tip.x() - size * math.cos(angle + 0.42), tip.y() - size * math.sin(angle + 0.42))
+        return QPolygonF([tip, left, right])
+
+    def _arrowhead(self, painter, tip, angle, colour, size=9.0):
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(colour))
+        painter.drawPolygon(self._arrow_polygon(tip, angle, size))
+
+    def _edge_look(self, edge, path):
+        """(pen, arrow colour, arrowhead, cut mark centre or None) of an edge drawn along
+        `path`, kept while the path object lives (edges repaint with every canvas frame)."""
+        cache = self.__dict__.setdefault("_edge_looks", {})
+        hit = cache.get(edge)
+        cut = self.is_cut(edge)
+        if hit is not None and hit[0] is path and hit[1] == cut:
+            return hit[2]
+        colour = QColor(self.theme.cut if cut else self.theme.edge)
+        pen = QPen(colour, 1.8)
+        if cut:
+            pen.setStyle(Qt.PenStyle.DashLine)
+        arrow = self._arrow_polygon(path.currentPosition(), end_angle(path), 9.0)
+        mark = path.pointAtPercent(path.percentAtLength(path.length() * CUT_AT)) if cut else None
+        look = (pen, colour, arrow, mark)
+        cache[edge] = (path, cut, look)
+        return look
+
+    def _paint_edge(self, painter, edge, path=None):
+        """Paint `edge` along `path` (its route unless given: the canvas keeps its own)."""
+        path = self.edge_path(edge) if path is None else path
+        pen, colour, arrow, mark = self._edge_look(edge, path)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawPath(path)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(colour)
+        painter.drawPolygon(arrow)
+        if mark is not None:
+            self._cut_mark(painter, mark)
+
+    def _cut_mark(self, painter, c):
+        """A round badge with a cross: the gradient does not flow through here."""
+        t = self.theme
+        painter.setPen(QPen(QColor(t.cut), 1.5))
+        painter.setBrush(QColor(t.background))
+        painter.drawEllipse(c, 8.0, 8.0)
+        pen = QPen(QColor(t.cut), 2.2)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        painter.setPen(pen)
+        d = 3.8
+        painter.drawLine(QPointF(c.x() - d, c.y() - d), QPointF(c.x() + d, c.y() + d))
+        painter.drawLine(QPointF(c.x() - d, c.y() + d), QPointF(c.x() + d, c.y() - d))

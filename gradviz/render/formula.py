@@ -1,0 +1,319 @@
+"""The formula card of a story step: upstream ⊗ local rule = contribution, with every
+number the rule uses.
+
+The card is laid out once per step (`FormulaLayout`): title, caption and formula
+wrapped to the card's width, then the row of parts flowing onto more rows when it is
+too wide. Painting, the card's bounds and the player's element highlights all read the
+same layout, so they cannot disagree.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QPen
+
+from . import preview, text
+from .cards import BADGE_H, LINE_H, PAD
+
+CARD_GAP = 18.0
+FORMULA_MIN_W = 260.0
+FORMULA_MAX_W = 780.0
+RULE_W = 220.0            # a local rule longer than this wraps onto more lines
+PART_GAP = 8.0
+OP_W = 22.0
+NAME_GAP = 7.0            # between "x =" and the operand's picture
+RESULTS = ("contribution", "sum", "gradient")
+
+
+def _fonts():
+    return dict(title=text.sans(10, bold=True), caption=text.sans(9), formula=text.mono(9.5, bold=True),
+                rule=text.mono(9.5), label=text.sans(8.5), op=text.sans(13, bold=True),
+                word=text.sans(9, bold=True), name=text.mono(9.5, bold=True))
+
+
+def _mentions(rule, name):
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", rule) is not None
+
+
+def _rhs(formula):
+    """The right-hand side of 'grad_a = grad @ bᵀ', the part that is the local rule."""
+    return formula.split("=", 1)[1].strip() if "=" in formula else formula
+
+
+def _arrays(contributions):
+    if contributions is None:
+        return []
+    items = contributions.values() if isinstance(contributions, dict) else contributions
+    out = []
+    for item in items:
+        if isinstance(item, tuple):
+            item = next((x for x in reversed(item) if isinstance(x, (np.ndarray, float, int, np.generic))), None)
+        elif hasattr(item, "cotangent") and not isinstance(item, np.ndarray):
+            item = item.cotangent
+        elif hasattr(item, "value") and not isinstance(item, np.ndarray):
+            item = item.value
+        if item is not None:
+            out.append(np.asarray(item))
+    return out
+
+
+def formula_parts(step):
+    """The card's row: ("array", a, label) / ("array", a, name, "operand") / ("text", rule,
+    "local rule") / ("op", symbol) / ("word", text) / ("break",) for a new row."""
+    kind = getattr(step, "kind", "")
+    cotangent = getattr(step, "cotangent", None)
+    contributions = _arrays(getattr(step, "contributions", None))
+    total = getattr(step, "total", None)
+    formula = getattr(step, "formula", "") or ""
+    operands = dict(getattr(step, "operands", None) or {})
+    parts = []
+    if kind == "fan_in" and contributions:
+        for i, c in enumerate(contributions):
+            if i:
+                parts.append(("op", "+"))
+            parts.append(("array", c, f"path {i + 1}"))
+        result = total if total is not None else cotangent
+        if result is not None:
+            parts += [("op", "="), ("array", np.asarray(result), "sum")]
+    elif kind in ("contribution", "cut"):
+        upstream = operands.pop("grad", None)
+        result = contributions[0] if contributions else cotangent
+        if upstream is None and contributions:
+            upstream = cotangent
+        if isinstance(upstream, (list, tuple)):
+            upstream = None
+        if upstream is not None:
+            parts.append(("array", np.asarray(upstream), "upstream"))
+        rule = _rhs(formula) if formula else ""
+        if rule:
+            if parts:
+                parts.append(("op", "⊗"))
+            parts.append(("text", rule, "local rule"))
+        if result is not None and kind != "cut":
+            parts += [("op", "="), ("array", np.asarray(result), "contribution")]
+        used = [(k, v) for k, v in operands.items() if v is not None and rule and _mentions(rule, k)]
+        if used:
+            parts += [("break",), ("word", "where")]
+            parts += [("array", np.asarray(v), k, "operand") for k, v in used]
+    elif kind == "accumulate":
+        result = total if total is not None else cotangent
+        if result is not None:
+            parts.append(("array", np.asarray(result), "gradient"))
+    elif kind == "unconnected" and cotangent is None and total is None:
+        parts.append(("word", "gradient = None"))
+    elif cotangent is not None:
+        parts.append(("array", np.asarray(cotangent), "seed" if kind == "seed" else "upstream"))
+    elif total is not None:
+        parts.append(("array", np.asarray(total), "total"))
+    return parts
+
+
+class FormulaLayout:
+    """Where everything of one step's formula card goes, relative to its top-left corner."""
+
+    def __init__(self, step, n_steps):
+        f = _fonts()
+        self.fonts = f
+        self.parts = formula_parts(step)
+        items, row_w = self._items(f)
+        title = getattr(step, "title", "") or getattr(step, "kind", "")
+        index = getattr(step, "index", None)
+        if index is not None and n_steps:
+            title = f"{index + 1}/{n_steps}  {title}"
+        natural = max([row_w, text.width(f["title"], title)] + [0.0])
+        self.width = max(FORMULA_MIN_W, min(FORMULA_MAX_W, natural + 2 * PAD), row_w + 2 * PAD)
+        inner = self.width - 2 * PAD
+        self.title = text.wrap(f["title"], title, inner, max_lines=2)
+        caption = getattr(step, "caption", "") or ""
+        self.caption = text.wrap(f["caption"], caption, inner) if caption else []
+        formula = getattr(step, "formula", "") or ""
+        self.formula = text.wrap(f["formula"], formula, inner) if formula else []
+        y = PAD + LINE_H * len(self.title) + 4
+        self.caption_y = y
+        y += LINE_H * len(self.caption) + (4 if self.caption else 0)
+        self.formula_y = y
+        y += LINE_H * len(self.formula) + (4 if self.formula else 0)
+        self.placed = self._flow(items, inner, PAD, y)
+        bottom = max([y] + [top + h for _, _, top, _, h in self.placed])
+        self.height = bottom + PAD
+
+    def _items(self, f):
+        """[(part, width, content height, has label)] and the width of the widest row."""
+        items, row, widest = [], 0.0, 0.0
+        for part in self.parts:
+            kind = part[0]
+            if kind == "break":
+                items.append((part, 0.0, 0.0, None))
+                widest, row = max(widest, row), 0.0
+                continue
+            if kind == "array":
+                shown = preview.Preview(part[1])
+                if len(part) > 3:
+                    w = text.width(f["name"], f"{part[2]} =") + NAME_GAP + shown.width
+                    items.append((part, w, shown.height, shown))
+                else:
+                    w = max(shown.width, text.width(f["label"], part[2]))
+                    items.append((part, w, shown.height + LINE_H, shown))
+            elif kind == "text":
+                lines = text.wrap(f["rule"], part[1], RULE_W)
+                w = max(text.width(f["rule"], line) for line in lines) + 8
+                items.append((part, max(w, text.width(f["label"], part[2])), LINE_H * (len(lines) + 1), lines))
+            elif kind == "op":
+                items.append((part, OP_W, LINE_H, None))
+            else:
+                items.append((part, text.width(f["word"], part[1]) + 4, LINE_H, None))
+            row += items[-1][1] + PART_GAP
+        return items, min(max(widest, row), FORMULA_MAX_W - 2 * PAD)
+
+    @staticmethod
+    def _flow(items, inner, x0, y0):
+        """[(part, extra, top, x, height)]: rows left to right, wrapped at `inner`, each item
+        centred in its row; an operator is centred on the pictures, not on their labels."""
+        rows, row, x = [], [], 0.0
+        for i, item in enumerate(items):
+            need = item[1]
+            if item[0][0] == "op" and i + 1 < len(items):   # an operator goes with what follows
+                need += PART_GAP + items[i + 1][1]
+            if item[0][0] == "break" or (row and x + need > inner):
+                rows.append(row)
+                row, x = [], 0.0
+                if item[0][0] == "break":
+                    continue
+            row.append(item)
+            x += item[1] + PART_GAP
+        rows.append(row)
+        placed, y = [], y0
+        for row in [r for r in rows if r]:
+            height = max(h for _, _, h, _ in row)
+            labelled = any(p[0] in ("array", "text") and len(p) == 3 for p, _, _, _ in row)
+            pictures = max(LINE_H, height - LINE_H) if labelled else height
+            x = x0
+            for part, w, h, extra in row:
+                if part[0] in ("op", "word"):
+                    placed.append((part, extra, y, x, pictures))
+                else:
+                    placed.append((part, extra, y + (height - h) / 2, x, h))
+                x += w + PART_GAP
+            y += height + 6
+        return placed
+
+    def arrays(self, origin_x, origin_y):
+        """[(label, array, QRectF of its picture)] with the card's top-left at the origin."""
+        out = []
+        for part, shown, top, x, _ in self.placed:
+            if part[0] != "array":
+                continue
+            if len(part) > 3:
+                x += text.width(self.fonts["name"], f"{part[2]} =") + NAME_GAP
+            out.append((part[2], part[1], QRectF(origin_x + x, origin_y + top, shown.width, shown.height)))
+        return out
+
+
+class FormulaCard:
+    """Laying out, placing and painting the formula card (a part of Renderer)."""
+
+    def _formula_parts(self, step):
+        return formula_parts(step)
+
+    def formula_layout(self, step):
+        cache = self.__dict__.setdefault("_formula_layouts", {})
+        hit = cache.get(id(step))
+        if hit is not None and hit[0] is step:
+            return hit[1]
+        layout = FormulaLayout(step, len(getattr(self.story, "steps", []) or []))
+        cache[id(step)] = (step, layout)
+        return layout
+
+    def _formula_rect(self, step):
+        nid = getattr(step, "node", None)
+        if nid not in self.doc.nodes:
+            return None
+        key = (id(step), self._obstacles_key())
+        cache = self.__dict__.setdefault("_formula_rects", {})
+        hit = cache.get(key)
+        if hit is not None and hit[0] is step:
+            return QRectF(hit[1])
+        layout = self.formula_layout(step)
+        w, h = layout.width, layout.height
+        node = self.rect(nid)
+        others = [self.rect(n).adjusted(0, -BADGE_H - 4, 0, 0) for n in self.doc.nodes if n != nid]
+        candidates = [
+            QRectF(node.left(), node.bottom() + CARD_GAP, w, h),
+            QRectF(node.left(), node.top() - BADGE_H - CARD_GAP - h, w, h),
+            QRectF(node.right() + CARD_GAP + 20, node.top(), w, h),
+            QRectF(node.left() - CARD_GAP - 20 - w, node.top(), w, h),
+        ]
+        rect = next((c for c in candidates
+                     if not any(c.adjusted(-8, -8, 8, 8).intersects(o) for o in others)), None)
+        if rect is None:     # below everything: never covers a card
+            bottom = max(o.bottom() for o in [node, *others])
+            rect = QRectF(node.left(), bottom + CARD_GAP + 10, w, h)
+        cache[key] = (step, rect)
+        return QRectF(rect)
+
+    def _paint_leader(self, painter, step):
+        """A dotted line from the formula card to its node, painted under the cards."""
+        rect = self._formula_rect(step)
+        if rect is None:
+            return
+        painter.setPen(QPen(QColor(self.theme.formula_border), 1.5, Qt.PenStyle.DotLine))
+        painter.drawLine(rect.center(), self.rect(step.node).center())
+
+    def _paint_formula(self, painter, step):
+        rect = self._formula_rect(step)
+        if rect is None:
+            return
+        t = self.theme
+        layout = self.formula_layout(step)
+        f = layout.fonts
+        painter.setPen(QPen(QColor(t.formula_border), 1.6))
+        painter.setBrush(QColor(t.formula_card))
+        painter.drawRoundedRect(rect, 8, 8)
+        left, inner = rect.left() + PAD, rect.width() - 2 * PAD
+        align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        for font, colour, lines, top in ((f["title"], t.text, layout.title, PAD),
+                                         (f["caption"], t.muted, layout.caption, layout.caption_y),
+                                         (f["formula"], t.gradient, layout.formula, layout.formula_y)):
+            painter.setFont(font)
+            painter.setPen(QColor(colour))
+            for i, line in enumerate(lines):
+                painter.drawText(QRectF(left, rect.top() + top + i * LINE_H, inner, LINE_H), align, line)
+        for part, extra, top, x, h in layout.placed:
+            x, y = rect.left() + x, rect.top() + top
+            kind = part[0]
+            if kind == "array":
+                shown = extra
+                colour = t.gradient if part[2] in RESULTS else t.value
+                if len(part) > 3:
+                    name = f"{part[2]} ="
+                    painter.setFont(f["name"])
+                    painter.setPen(QColor(t.text))
+                    w = text.width(f["name"], name)
+                    painter.drawText(QRectF(x, y, w + 2, shown.height), align, name)
+                    shown.draw(painter, x + w + NAME_GAP, y, colour, t)
+                    continue
+                shown.draw(painter, x, y, colour, t)
+                self._part_label(painter, x, y + shown.height + 1, part[2])
+            elif kind == "text":
+                painter.setFont(f["rule"])
+                painter.setPen(QColor(t.text))
+                for i, line in enumerate(extra):
+                    painter.drawText(QRectF(x + 4, y + i * LINE_H, RULE_W + 8, LINE_H), align, line)
+                self._part_label(painter, x, y + len(extra) * LINE_H + 1, part[2])
+            elif kind == "op":
+                painter.setFont(f["op"])
+                painter.setPen(QColor(t.text))
+                painter.drawText(QRectF(x, y, OP_W, h), Qt.AlignmentFlag.AlignCenter, part[1])
+            else:
+                painter.setFont(f["word"])
+                painter.setPen(QColor(t.muted))
+                painter.drawText(QRectF(x, y, text.width(f["word"], part[1]) + 4, h), align, part[1])
+
+    def _part_label(self, painter, x, y, label):
+        font = text.sans(8.5)
+        painter.setFont(font)
+        painter.setPen(QColor(self.theme.muted))
+        painter.drawText(QRectF(x, y, text.width(font, label) + 4, LINE_H),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)

@@ -1,0 +1,288 @@
+"""One story step drawn over the graph: the active node, the cotangent travelling back
+along the edges that carry it, its labels, the seed arrow and the formula card.
+
+Which edges carry a cotangent comes from the story itself: an edge from tensor P into
+input k of node D carries one exactly when the story has a contribution step of D for
+input k delivering to P. So a cut edge (stop_gradient, a node not recorded) never
+animates, and an unconnected source gets no arrow at all.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
+
+from . import preview, text
+from .cards import BADGE_H, PORT_R
+
+ARROW_HEAD = 14.0
+PILL_H = BADGE_H - 2
+SEED_LEN = 60.0
+_PILL_SPOTS = (0.5, 0.35, 0.65, 0.22, 0.78, 0.12, 0.88)
+
+
+def segment_meets_rect(ax, ay, bx, by, x0, y0, x1, y1):
+    """Whether the segment a-b meets the rectangle [x0, x1] x [y0, y1] (Liang-Barsky)."""
+    t0, t1 = 0.0, 1.0
+    dx, dy = bx - ax, by - ay
+    for p, q in ((-dx, ax - x0), (dx, x1 - ax), (-dy, ay - y0), (dy, y1 - ay)):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        t = q / p
+        if p < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 > t1:
+            return False
+    return True
+
+
+class Track:
+    """A path flattened once into a polyline with its running length, so a frame of the
+    travelling cotangent only slices it (QPainterPath.pointAtPercent costs a length
+    computation per call)."""
+
+    def __init__(self, path):
+        polygons = path.toSubpathPolygons()
+        points = [(p.x(), p.y()) for poly in polygons[:1] for p in poly] or [(0.0, 0.0)]
+        self.xy = np.array(points, dtype=np.float64)
+        steps = np.hypot(*np.diff(self.xy, axis=0).T) if len(self.xy) > 1 else np.zeros(0)
+        self.running = np.concatenate([[0.0], np.cumsum(steps)])
+        self.length = float(self.running[-1])
+
+    def at(self, distance):
+        """(point, direction in radians) at `distance` along the track."""
+        d = min(max(distance, 0.0), self.length)
+        i = int(np.searchsorted(self.running, d, side="right")) - 1
+        i = min(max(i, 0), len(self.xy) - 2) if len(self.xy) > 1 else 0
+        if len(self.xy) < 2:
+            return QPointF(*self.xy[0]), 0.0
+        (x0, y0), (x1, y1) = self.xy[i], self.xy[i + 1]
+        seg = self.running[i + 1] - self.running[i]
+        f = 0.0 if seg <= 0 else (d - self.running[i]) / seg
+        return QPointF(x0 + (x1 - x0) * f, y0 + (y1 - y0) * f), math.atan2(y1 - y0, x1 - x0)
+
+    def crosses(self, rect):
+        """Whether the polyline passes through `rect`."""
+        x0, y0, x1, y1 = rect.left(), rect.top(), rect.right(), rect.bottom()
+        for (ax, ay), (bx, by) in zip(self.xy[:-1], self.xy[1:]):
+            if max(ax, bx) < x0 or min(ax, bx) > x1 or max(ay, by) < y0 or min(ay, by) > y1:
+                continue
+            if segment_meets_rect(ax, ay, bx, by, x0, y0, x1, y1):
+                return True
+        return False
+
+    def head(self, distance):
+        """The polyline from the start up to `distance`."""
+        d = min(max(distance, 0.0), self.length)
+        n = int(np.searchsorted(self.running, d, side="right"))
+        points = [QPointF(x, y) for x, y in self.xy[:max(n, 1)]]
+        points.append(self.at(d)[0])
+        return QPolygonF(points)
+
+
+class StepPainter:
+    """The story-step overlay (a part of Renderer)."""
+
+    # -- which edges a step animates ---------------------------------------------------
+    def _contribution_edges(self, step):
+        """The edges a contribution (or cut) step concerns: its input slot, from its port."""
+        nid = step.node
+        edges = self.doc.inputs_of(nid)
+        slot = getattr(step, "input_index", None)
+        port = getattr(step, "port", None)
+        if slot is not None:
+            edges = [e for e in edges if e.dst.index == slot]
+            if port is not None and port.node != nid:
+                edges = [e for e in edges if e.src == port]
+        elif port is not None:
+            edges = [e for e in edges if e.src == port]
+        return [e for e in edges if e.src.node in self.doc.nodes]
+
+    def _delivered(self):
+        """{step index: [edges]} for every contribution step (cached per story)."""
+        cached = getattr(self, "_delivered_cache", None)
+        if cached is not None and cached[0] is self.story and cached[1] is self.doc:
+            return cached[2]
+        out = {}
+        for s in getattr(self.story, "steps", None) or []:
+            if getattr(s, "kind", "") == "contribution" and s.node in self.doc.nodes and s.port is not None:
+                out[s.index] = self._contribution_edges(s)
+        self._delivered_cache = (self.story, self.doc, out)
+        return out
+
+    def carrying_edges(self, step):
+        """The edges along which a cotangent flows in `step`, in the order the story sums them."""
+        nid = getattr(step, "node", None)
+        kind = getattr(step, "kind", "")
+        if nid not in self.doc.nodes:
+            return []
+        if kind == "contribution":
+            return self._contribution_edges(step) if getattr(step, "port", None) is not None else []
+        if kind not in ("visit", "fan_in", "accumulate"):
+            return []
+        port = getattr(step, "port", None)
+        if port is None:
+            return []
+        delivered = self._delivered()
+        index = getattr(step, "index", None)
+        sources = getattr(step, "_sources", None) if kind == "fan_in" else None
+        if sources:
+            order = [i for i in sources if i in delivered]
+        else:
+            order = sorted(i for i in delivered if index is None or i < index)
+        edges = []
+        for i in order:
+            for e in delivered[i]:
+                same = e.src == port if kind != "visit" else e.src.node == nid
+                if same and e not in edges:
+                    edges.append(e)
+        return edges
+
+    def _step_edges(self, step):
+        """The edges `step` draws: the cut edges of a cut step, else those carrying a cotangent."""
+        if getattr(step, "kind", "") == "cut":
+            return self._contribution_edges(step) if getattr(step, "node", None) in self.doc.nodes else []
+        return self.carrying_edges(step)
+
+    # -- geometry of the overlay -----------------------------------------------------------
+    def step_paths(self, step):
+        """[(edge, path)]: each drawn edge's route reversed, from the consumer back to the producer."""
+        return [(e, self.edge_path(e).toReversed()) for e in self._step_edges(step)]
+
+    def step_tracks(self, step):
+        """[(edge, Track)] of `step_paths`, flattened once per step and route."""
+        paths = [(e, self.edge_path(e)) for e in self._step_edges(step)]
+        key = (id(step), tuple(id(p) for _, p in paths))
+        cached = getattr(self, "_track_cache", None)
+        if cached is not None and cached[0] == key and cached[1] is step:
+            return cached[2]
+        tracks = [(e, Track(p.toReversed())) for e, p in paths]
+        self._track_cache = (key, step, tracks)
+        return tracks
+
+    def _pill_text(self, step, i):
+        if getattr(step, "kind", "") == "fan_in":
+            return f"path {i + 1}"
+        array = getattr(step, "cotangent", None)
+        if array is None:
+            array = getattr(step, "total", None)
+        if array is None:
+            return "cotangent"
+        return "cotangent · scalar" if not np.shape(array) else f"cotangent {preview.shape_label(array)}"
+
+    def pill_rects(self, step):
+        """[(text, QRectF)]: a label per animated path (one for paths saying the same), placed
+        off every card, the formula card, the other arrows and each other: the first free
+        spot along the path, moving away from it only when nearer spots are taken."""
+        if getattr(step, "kind", "") == "cut":
+            return []
+        key = (id(step), self._obstacles_key())
+        cached = getattr(self, "_pill_cache", None)
+        if cached is not None and cached[0] == key and cached[1] is step:
+            return cached[2]
+        font = text.sans(8, bold=True)
+        blocked = [self.rect(n).adjusted(-1, -BADGE_H - 4, 1, 1) for n in self.doc.nodes]
+        card = self._formula_rect(step)
+        if card is not None:
+            blocked.append(card.adjusted(-3, -3, 3, 3))
+        placed = []
+        tracks = self.step_tracks(step)
+        for i, (_, track) in enumerate(tracks):
+            label = self._pill_text(step, i)
+            if any(label == done for done, _ in placed):   # one label says it for parallel arrows
+                continue
+            w = text.width(font, label) + 10
+            others = [other for j, (_, other) in enumerate(tracks) if j != i]
+            spots = []
+            for level in range(4):               # further from the path only when nearer is taken
+                shift = 5 + level * (PILL_H + 4)
+                for at in _PILL_SPOTS:
+                    c, _ = track.at(track.length * at)
+                    spots += [QRectF(c.x() - w / 2, c.y() + shift, w, PILL_H),
+                              QRectF(c.x() - w / 2, c.y() - shift - PILL_H, w, PILL_H)]
+            pills = blocked[len(blocked) - len(placed):]
+            free = next((r for r in spots if not any(r.intersects(b) for b in blocked)
+                         and not any(o.crosses(r.adjusted(-2, -2, 2, 2)) for o in others)), None)
+            if free is None:                     # no room off the cards: at least off the other labels
+                free = next((r for r in spots if not any(r.intersects(b) for b in pills)), spots[0])
+            placed.append((label, free))
+            blocked.append(free.adjusted(-3, -3, 3, 3))
+        self._pill_cache = (key, step, placed)
+        return placed
+
+    def moving_rect(self, step):
+        """Where the animation of `step` paints while its progress changes (arrows and labels)."""
+        rect = QRectF()
+        for _, path in self.step_paths(step):
+            rect = rect.united(path.boundingRect().adjusted(-ARROW_HEAD, -ARROW_HEAD, ARROW_HEAD, ARROW_HEAD))
+        for _, r in self.pill_rects(step):
+            rect = rect.united(r.adjusted(-2, -2, 2, 2))
+        if getattr(step, "kind", "") == "seed" and step.node in self.doc.nodes:
+            out = self.output_pos(step.node, getattr(getattr(step, "port", None), "index", 0) or 0)
+            rect = rect.united(QRectF(out.x(), out.y() - 26, SEED_LEN + 8, 40))
+        return rect
+
+    # -- painting -----------------------------------------------------------------------
+    def _paint_highlight(self, painter, nid):
+        r = self.rect(nid).adjusted(-6, -6, 6, 6)
+        glow = QColor(self.theme.active)
+        glow.setAlpha(70)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(glow)
+        painter.drawRoundedRect(r.adjusted(-4, -4, 4, 4), 14, 14)
+        painter.setPen(QPen(QColor(self.theme.active), 3.0))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRoundedRect(r, 11, 11)
+
+    def _pill(self, painter, rect, label, colour):
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(colour))
+        painter.drawRoundedRect(rect, rect.height() / 2, rect.height() / 2)
+        painter.setPen(QColor("#ffffff"))
+        painter.setFont(text.sans(8, bold=True))
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)
+
+    def paint_arrows(self, painter, step, progress):
+        """The moving part of a step: cotangent arrows (and, once arrived, their labels)."""
+        t = self.theme
+        kind = getattr(step, "kind", "")
+        colour = t.cut if kind == "cut" else t.cotangent
+        progress = min(1.0, max(0.0, progress))
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        for edge, track in self.step_tracks(step):
+            travelled = max(0.0, track.length - PORT_R - 3) * progress   # stops at the port's rim
+            pen = QPen(QColor(colour), 4.0)
+            pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+            if kind == "cut":
+                pen.setStyle(Qt.PenStyle.DashLine)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawPolyline(track.head(max(0.0, travelled - ARROW_HEAD + 2)))
+            tip, angle = track.at(travelled)
+            self._arrowhead(painter, tip, angle, colour, size=ARROW_HEAD)
+            if kind == "cut":
+                self._cut_mark(painter, self.cut_point(edge))
+        if progress >= 1.0:
+            for label, rect in self.pill_rects(step):
+                self._pill(painter, rect, label, colour)
+        if kind == "seed" and getattr(step, "node", None) in self.doc.nodes:
+            out = self.output_pos(step.node, getattr(getattr(step, "port", None), "index", 0) or 0)
+            a = QPointF(out.x() + SEED_LEN, out.y())
+            b = QPointF(out.x() + PORT_R + 2, out.y())
+            painter.setPen(QPen(QColor(colour), 4.0))
+            painter.drawLine(a, QPointF(b.x() + 8, b.y()))
+            self._arrowhead(painter, b, math.pi, colour, size=ARROW_HEAD)
+            painter.setFont(text.sans(9, bold=True))
+            painter.setPen(QColor(colour))
+            painter.drawText(QRectF(a.x() - 56, a.y() - 22, 60, 16), Qt.AlignmentFlag.AlignCenter, "seed")
+
+    def _paint_step(self, painter, step, progress):
+        self.paint_arrows(painter, step, progress)
+        self._paint_formula(painter, step)
+

@@ -1,0 +1,133 @@
+"""Node cards: every text fits its card (elided with "…" only when it must), layer weights
+show their gradients, long vectors make a readable heatmap, x̂ keeps its hat on the x."""
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QImage, QPainter
+from samples_util import NAMES, renderer
+
+from gradviz.graph.document import Document, Node, Port
+from gradviz.render import Renderer, preview, text
+from gradviz.render.cards import MAX_TEXT_W, PAD
+
+
+def _card_texts(card):
+    """[(font, text as painted, room)] of one card."""
+    f_title, f_sub, f_body, f_label = text.sans(11, True), text.sans(8.5), text.sans(9), text.sans(8.5, True)
+    inner = card.width - 2 * PAD
+    out = [(f_body, line, inner) for line in card.lines]
+    out += [(f_label, s.text, inner) for s in card.sections]
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_card_text_fits_and_nothing_that_fits_is_elided(name):
+    r = renderer(name)
+    for nid, card in r.cards.items():
+        head = text.width(text.sans(11, True), card.title_text) + text.width(text.sans(8.5), card.subtitle_text)
+        assert head + 3 * PAD <= card.width + 0.5, nid
+        for font, shown, room in _card_texts(card):
+            assert text.width(font, shown) <= room + 0.5, (nid, shown)
+        full = [card.title, card.subtitle, card.info, card.attrs] + [s.label for s in card.sections]
+        painted = [card.title_text, card.subtitle_text] + card.lines + [s.text for s in card.sections]
+        for shown in painted:
+            if shown.endswith("…"):
+                assert card.width >= MAX_TEXT_W - 1, (nid, shown)   # elided only at the cap
+                assert shown[:-1] and any(f.startswith(shown[:-1]) for f in full), (nid, shown)
+        if text.width(text.sans(9), card.attrs) + 2 * PAD <= card.width:
+            assert not card.attrs or card.attrs in card.lines, (nid, card.lines)
+        for s in card.sections:
+            if s.preview is not None:
+                assert s.preview.width + 2 * PAD <= card.width + 0.5, nid
+
+
+def test_dense_attributes_are_shown_whole():
+    r = renderer("001_input_gradient_regularization")
+    assert "units=10, activation=relu, use_bias=True" in r.cards["layer"].lines
+
+
+def test_a_huge_label_is_elided_and_does_not_blow_up_the_picture():
+    doc = Document(title="long")
+    doc.add(Node("a", "constant", value=np.ones(3, np.float32), label="L" * 20000))
+    r = Renderer(doc)
+    card = r.cards["a"]
+    assert card.width <= MAX_TEXT_W and card.title_text.endswith("…")
+    assert r.bounds().width() < 400
+
+
+def test_gradient_label_names_the_target_and_the_node_not_the_op():
+    r = renderer("003_stop_gradient_product")
+    labels = [s.label for s in r.cards["a"].sections if s.colour == "gradient"]
+    assert labels == ["gradient  ∂cc/∂a"]
+
+
+def test_layer_weight_gradients_are_drawn_for_weight_sources():
+    r = renderer("001_input_gradient_regularization")
+    card = r.cards["layer"]
+    grads = [s for s in card.sections if s.colour == "gradient"]
+    assert [s.port for s in grads] == [Port("layer", 1), Port("layer", 2)]
+    assert [s.label for s in grads] == ["gradient  ∂g1_mag/∂layer.kernel", "gradient  ∂g1_mag/∂layer.bias"]
+    kernel = r.story.evaluation.gradients[Port("layer", 1)]
+    np.testing.assert_array_equal(grads[0].array, kernel)
+    assert grads[0].preview.kind == "heatmap"               # compact: 5 x 10 is no full grid
+    assert r.source_badge("layer") == "sources: kernel, bias"
+
+
+def test_unconnected_source_says_none_within_its_card():
+    r = renderer("001_stop_gradient")
+    card = r.cards["y"]
+    section = next(s for s in card.sections if s.colour == "gradient")
+    assert section.array is None and section.preview is None
+    from gradviz.render.cards import NONE_TEXT
+    assert text.width(preview.mono_font(9), NONE_TEXT) + 2 * PAD <= card.width
+
+
+def test_long_vector_heatmap_wraps_into_rows():
+    shown = preview.Preview(np.linspace(-1, 1, 201))
+    assert shown.kind == "heatmap" and shown.grid.shape == (11, 20)
+    assert shown.cell >= 6 and shown.heat_h >= 60
+    assert "rows of 20" in shown.caption
+    cell = shown.cell_rect(0, 0, 25)
+    assert (cell.x(), cell.y()) == pytest.approx((5 * shown.cell, 1 * shown.cell))
+    column = preview.Preview(np.ones((300, 1)))
+    assert column.grid.shape == (15, 20)
+
+
+def test_combining_hat_stays_on_its_line():
+    """DejaVu Sans, shaped, floats the hat of x̂ far above the line (seen in the audit)."""
+    for font in (text.sans(9), text.sans(10, True), text.mono(9.5), text.mono(9.5, True)):
+        image = QImage(200, 90, QImage.Format.Format_RGB32)
+        image.fill(QColor("white"))
+        painter = QPainter(image)
+        painter.setFont(font)
+        painter.setPen(QColor("black"))
+        painter.drawText(QRectF(10, 40, 180, 20), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                         "x\u0302 x\u0302")
+        painter.end()
+        a = np.frombuffer(image.constBits(), np.uint8).reshape(90, -1, 4)[..., :3]
+        ink = np.argwhere(a.min(axis=2) < 160)
+        assert ink[:, 0].min() >= 36, font.family()        # nothing above the line box
+        # the hat sits over its x, not after it (unshaped DejaVu Sans Mono): "x̂ x̂" is as wide as "x x"
+        assert ink[:, 1].max() - 10 <= text.width(font, "x x") + 2, font.family()
+
+
+def test_previews_agree_between_measure_and_draw():
+    for array in (np.float32(3.5), np.arange(6.0).reshape(2, 3), np.ones((8, 8)), np.ones((30, 30))):
+        shown = preview.Preview(array)
+        assert preview.measure(array) == shown.size
+        assert preview.kind(array) == shown.kind
+
+
+def test_pending_text_fits_a_narrow_source_card():
+    doc = Document(title="tiny")
+    doc.add(Node("v", "variable", value=np.float32(1.0)))
+    doc.add(Node("y", "op", op="square"))
+    doc.connect("v", "y")
+    doc.targets, doc.sources = [Port("y")], [Port("v")]
+    ev = SimpleNamespace(values={Port("v"): np.float32(1), Port("y"): np.float32(1)},
+                         gradients={Port("v"): np.float32(2)})
+    r = Renderer(doc, evaluation=ev)
+    from gradviz.render.cards import PENDING_TEXT
+    assert text.width(text.sans(8.5), PENDING_TEXT) + 2 * PAD <= r.cards["v"].width

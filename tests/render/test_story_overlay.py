@@ -1,0 +1,173 @@
+"""The story-step overlay: which edges animate, where the labels go, what the cards show
+before a source's gradient has arrived, and the formula card's numbers."""
+import numpy as np
+import pytest
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QColor, QImage, QPainter
+from samples_util import NAMES, edge, renderer, sample
+
+from gradviz.graph.document import Port
+from gradviz.render.formula import FORMULA_MAX_W, formula_parts
+from gradviz.render.painter import formula_arrays
+
+
+def _step(story, kind, node):
+    return next(s for s in story.steps if s.kind == kind and s.node == node)
+
+
+def test_003_only_edges_that_carry_a_cotangent_animate():
+    r = renderer("003_stop_gradient_product")
+    doc, story = r.doc, r.story
+    c_to_cc, cut = edge(doc, "c", "cc", 0), edge(doc, "c", "c_stopped", 0)
+    assert r.is_cut(cut) and not r.is_cut(c_to_cc)
+    want = {
+        ("contribution", "cc", 0): [c_to_cc],
+        ("contribution", "cc", 1): [edge(doc, "c_stopped", "cc", 1)],
+        ("visit", "c_stopped", None): [edge(doc, "c_stopped", "cc", 1)],
+        ("cut", "c_stopped", 0): [cut],
+        ("visit", "c", None): [c_to_cc],          # not along the cut edge to c_stopped
+        ("contribution", "c", 0): [edge(doc, "a", "c", 0)],
+        ("accumulate", "a", None): [edge(doc, "a", "c", 0)],
+        ("seed", "cc", None): [],
+        ("visit", "cc", None): [],                # the seed arrives from outside the graph
+    }
+    got = {(s.kind, s.node, s.input_index): r._step_edges(s) for s in story.steps}
+    assert got == want
+
+
+def test_unconnected_and_stop_steps_draw_no_cotangent():
+    r = renderer("001_stop_gradient")
+    doc, story = r.doc, r.story
+    assert r._step_edges(_step(story, "unconnected", "y")) == []
+    assert r._step_edges(_step(story, "visit", "y_sq_stopped")) == [edge(doc, "y_sq_stopped", "z", 1)]
+    assert r._step_edges(_step(story, "accumulate", "x")) == [edge(doc, "x", "x_sq", 0)]
+
+    r = renderer("001_stop_recording")
+    doc, story = r.doc, r.story
+    assert r._step_edges(_step(story, "fan_in", "x")) == [edge(doc, "x", "x_sq", 0), edge(doc, "x", "x_sq", 1)]
+    assert r._step_edges(_step(story, "cut", "y_sq")) == [edge(doc, "y", "y_sq", 0), edge(doc, "y", "y_sq", 1)]
+    assert r._step_edges(_step(story, "unconnected", "y")) == []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_cut_edge_ever_carries_a_cotangent(name):
+    r = renderer(name)
+    for step in r.story.steps:
+        if step.kind != "cut":
+            assert not any(r.is_cut(e) for e in r._step_edges(step)), (step.index, step.title)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_pills_overlap_neither_each_other_nor_cards_nor_the_formula_card(name):
+    r = renderer(name)
+    for step in r.story.steps:
+        pills = [rect for _, rect in r.pill_rects(step)]
+        blocked = [r.rect(n) for n in r.doc.nodes]
+        card = r._formula_rect(step)
+        if card is not None:
+            blocked.append(card)
+        for i, a in enumerate(pills):
+            assert not any(a.intersects(b) for b in blocked), (step.index, step.title)
+            assert not any(a.intersects(b) for b in pills[i + 1:]), (step.index, step.title)
+
+
+def test_pill_labels_say_shape_not_value():
+    r = renderer("003_stop_gradient_product")
+    step = _step(r.story, "contribution", "cc")
+    assert [label for label, _ in r.pill_rects(step)] == ["cotangent (2, 3)"]
+    r = renderer("001_stop_recording")
+    assert [label for label, _ in r.pill_rects(_step(r.story, "fan_in", "x"))] == ["path 1", "path 2"]
+    assert [label for label, _ in r.pill_rects(_step(r.story, "contribution", "z"))] == ["cotangent · scalar"]
+
+
+def test_source_gradient_is_pending_until_its_accumulation_step():
+    r = renderer("004_matmul_sum")
+    story = r.story
+    final = {s.port: s.index for s in story.steps if s.kind == "accumulate"}
+    assert final
+    for step in story.steps:
+        pending = r.pending_ports(step.index)
+        assert pending == {p for p, at in final.items() if at > step.index}
+    assert r.pending_ports() == frozenset()          # plain editing / export without a step
+    r.story_index = 0
+    assert r.pending_ports() == frozenset(final)     # the player's current step
+
+
+def _card_image(r, nid, step):
+    rect = r.rect(nid).adjusted(-2, -2, 2, 2)
+    image = QImage(round(rect.width()), round(rect.height()), QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.translate(-rect.left(), -rect.top())
+    r._paint_card(painter, nid, step)
+    painter.end()
+    return image
+
+
+def test_pending_card_hides_the_numbers_and_keeps_its_size():
+    r = renderer("004_matmul_sum")
+    source = r.doc.sources[0].node
+    seed, last = r.story.steps[0], r.story.steps[-1]
+    before, after, plain = (_card_image(r, source, s) for s in (seed, last, None))
+    assert before.size() == after.size()
+    assert before != after and after == plain
+    section = next(s for s in r.cards[source].sections if s.colour == "gradient")
+    assert section.port in r.pending_ports(seed) and section.port not in r.pending_ports(last)
+
+
+def test_formula_card_shows_every_operand_the_rule_uses_scalars_too():
+    r = renderer("001_stop_gradient")
+    step = next(s for s in r.story.steps if s.kind == "contribution" and s.node == "x_sq")
+    assert step.formula == "grad_x = grad · y · x^(y-1)"
+    arrays = {p[2]: p[1] for p in formula_parts(step) if p[0] == "array"}
+    assert set(arrays) == {"upstream", "x", "y", "contribution"}
+    assert float(arrays["x"]) == 2 and float(arrays["y"]) == 2 and float(arrays["contribution"]) == 4
+    placed = {label for label, _, _ in formula_arrays(r, step)}
+    assert placed == set(arrays)
+
+
+def test_formula_card_wraps_a_long_rule_and_keeps_every_line():
+    r = renderer("001_batchnorm_pitfall")
+    step = next(s for s in r.story.steps if s.kind == "contribution" and s.op_type == "FusedBatchNorm")
+    layout = r.formula_layout(step)
+    rule = next(extra for part, extra, *_ in layout.placed if part[0] == "text")
+    assert len(rule) >= 2 and " ".join(rule).replace("  ", " ") == step.formula.split("=", 1)[1].strip()
+    assert not any("…" in line for line in rule + layout.formula + layout.caption)
+    assert layout.width <= FORMULA_MAX_W
+    labels = {p[2] for p in layout.parts if p[0] == "array"}
+    assert {"x", "γ"} <= labels
+
+
+def test_step_picture_changes_while_the_cotangent_travels():
+    from gradviz.render import render_image
+    r = renderer("003_stop_gradient_product")
+    step = _step(r.story, "contribution", "c").index
+    start = render_image(r, step, scale=1.0)
+    r_mid = renderer("003_stop_gradient_product")
+    bounds = r_mid.bounds(step)
+    image = QImage(start.size(), QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.translate(-bounds.left(), -bounds.top())
+    r_mid.paint(painter, step, progress=0.3, background=False)
+    painter.end()
+    assert image != start
+
+
+def test_moving_rect_holds_the_arrows_and_pills():
+    r = renderer("003_stop_gradient_product")
+    step = _step(r.story, "visit", "c")
+    moving = r.moving_rect(step)
+    for _, path in r.step_paths(step):
+        assert moving.contains(path.boundingRect())
+    for _, rect in r.pill_rects(step):
+        assert moving.contains(rect)
+    assert isinstance(moving, QRectF) and not moving.isEmpty()
+
+
+def test_accumulate_card_holds_the_final_gradient():
+    r = renderer("003_stop_gradient_product")
+    step = _step(r.story, "accumulate", "a")
+    grad = r.story.evaluation.gradients[Port("a")]
+    arrays = {p[2]: p[1] for p in formula_parts(step) if p[0] == "array"}
+    np.testing.assert_array_equal(arrays["gradient"], grad)
