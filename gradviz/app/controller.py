@@ -159,17 +159,24 @@ class DocumentController(QObject):
         return fileformat.dumps(self.doc)
 
     # -- editing -----------------------------------------------------------------------
-    def edit(self, text, change, merge_key=None):
+    def edit(self, text, change, merge_key=None, select=None):
         """Apply `change(doc)` as one undoable edit named `text`; returns change's result.
 
         `change` may rebind anything in the document but must replace a tensor rather
-        than write into it (the snapshots share tensors, read-only)."""
+        than write into it (the snapshots share tensors, read-only). `select(result)`:
+        the node ids to select, selected before the widgets hear of the new result, so
+        that they update once (an inspector builds the new node's page, not two pages)."""
         before = snapshot(self.doc)
         result = change(self.doc)
         after = snapshot(self.doc)
         self.undo_stack.push(_Snapshot(self, text, before, after, merge_key))
+        old_selection = self.selection
+        if select is not None:
+            self.selection = [i for i in select(result) if i in self.doc.nodes]
         self.changed.emit()
         self.recompute(after)
+        if self.selection != old_selection:
+            self.selectionChanged.emit(list(self.selection))
         return result
 
     def _restore(self, state):
@@ -195,8 +202,7 @@ class DocumentController(QObject):
 
     def add_node(self, kind, op="", position=None):
         node = self.make_node(kind, op, position)
-        self.edit(f"Add {node.title}", lambda doc: doc.add(node))
-        self.set_selection([node.id])
+        self.edit(f"Add {node.title}", lambda doc: doc.add(node), select=lambda _: [node.id])
         return node.id
 
     def add_nodes(self, nodes, edges=(), text="Paste"):
@@ -214,9 +220,7 @@ class DocumentController(QObject):
                     doc.edges.append(Edge(Port(renamed[e.src.node], e.src.index),
                                           Port(renamed[e.dst.node], e.dst.index)))
             return list(renamed.values())
-        ids = self.edit(text, change)
-        self.set_selection(ids)
-        return ids
+        return self.edit(text, change, select=lambda ids: ids)
 
     def remove_nodes(self, ids):
         ids = [i for i in ids if i in self.doc.nodes]
@@ -226,8 +230,7 @@ class DocumentController(QObject):
         def change(doc):
             for i in ids:
                 doc.remove(i)
-        self.edit("Delete" if len(ids) > 1 else f"Delete {ids[0]}", change)
-        self.set_selection([])
+        self.edit("Delete" if len(ids) > 1 else f"Delete {ids[0]}", change, select=lambda _: [])
 
     def connection_problem(self, src, dst):
         """Why output `src` cannot feed input `dst` (Ports), in words; None when it can."""
