@@ -379,7 +379,7 @@ def _evaluate(doc):
         return Result(_forward_only(doc, problems), problems), None
     recorder = Recorder()
     try:
-        evaluation = evaluate(doc, observer=recorder, checked=True)
+        evaluation = evaluate(doc, observer=recorder)
     except Exception as e:  # the engine refused: keep editing, show the reason
         problem = e.problem if isinstance(e, DocumentError) else \
             Problem(f"{type(e).__name__}: {e}", where="evaluation")

@@ -82,11 +82,9 @@ def _built(doc, tapes, helper):
     return build(doc, all_tapes, grad_tape=helper, grad_watch=_grad_watch(doc))
 
 
-def evaluate(doc, observer=None, persistent=True, checked=False):
-    """Forward values and gradients; engine refusals become problems on their nodes.
-    `checked`: the caller has just found no structure problems (skips checking again)."""
-    if not checked:
-        _check(doc)
+def evaluate(doc, observer=None, persistent=True):
+    """Forward values and gradients; engine refusals become problems on their nodes."""
+    _check(doc)
     ev = Evaluation()
     with _tapes(doc, 1, persistent or doc.tape.persistent) as (tapes, helper):
         built = _built(doc, tapes, helper)
