@@ -362,7 +362,6 @@ class EdgeItem(QGraphicsItem):
         self._shape = QPainterPath()
         self._bounds = QRectF()
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
-        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # cards change, edges rarely
         self.setZValue(0)
         self.setToolTip(f"{edge.src.node} → {edge.dst.node} (input {edge.dst.index}); "
                         "click and press Delete to remove")
