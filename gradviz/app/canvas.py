@@ -182,7 +182,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
                 elif e.src.node in moved or e.dst.node in moved:
                     item.update_geometry()
                 else:
-                    item.update()  # cut status may change with the tape settings
+                    item.refresh()  # cut status may change with the tape settings
         finally:
             self._selecting = False
         if self.step_overlay is not None and self.step_overlay.step is not None:

@@ -5,16 +5,23 @@ editing needs: selection and error outlines, hover rings, draggable ports.
 """
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
 
 from ..graph import catalog
 from ..graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
-from ..render import painter as render_painter
+from ..render import cards as render_cards
 from ..render import preview
 from .canvas_renderer import input_names, output_names, same_card
 
 PORT_HIT = 8.0
 ERROR_LINES = 3
+# Below this zoom a card's numbers are under 4 px high, too small to read: the card is
+# sketched (its frame, header and value / gradient boxes) instead of typeset.
+SKETCH_BELOW = 0.35
+
+
+def _zoom(painter):
+    return QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
 
 
 class PortItem(QGraphicsItem):
@@ -25,7 +32,9 @@ class PortItem(QGraphicsItem):
         self.node_item = node_item
         self.is_output = is_output
         self.index = index
-        self.name = name
+        self._name = name
+        self._label_rect = None
+        self._label_shown = False
         self.hovered = False
         self.setAcceptHoverEvents(True)
         self.setCursor(Qt.CursorShape.CrossCursor)
@@ -39,20 +48,36 @@ class PortItem(QGraphicsItem):
 
     LABEL_FONT = 7.5
 
+    @property
+    def name(self):
+        return self._name
+
+    @name.setter
+    def name(self, name):
+        self.prepareGeometryChange()
+        self._name = name
+        self._label_rect = None
+
+    def set_label_shown(self, shown):
+        """The name is written beside the port when its side of the card has several."""
+        if shown != self._label_shown:
+            self.prepareGeometryChange()
+            self._label_shown = shown
+
     def label_rect(self):
         """Where the port's name is written, outside the card (only when a side has several)."""
-        w = QFontMetricsF(preview.sans_font(self.LABEL_FONT)).horizontalAdvance(self.name) + 2
-        if self.is_output:
-            return QRectF(PORT_HIT - 1, -PORT_HIT - 9, w, 12)
-        return QRectF(-PORT_HIT + 1 - w, -PORT_HIT - 9, w, 12)
+        if self._label_rect is None:
+            w = QFontMetricsF(preview.sans_font(self.LABEL_FONT)).horizontalAdvance(self._name) + 2
+            x = PORT_HIT - 1 if self.is_output else -PORT_HIT + 1 - w
+            self._label_rect = QRectF(x, -PORT_HIT - 9, w, 12)
+        return QRectF(self._label_rect)
 
     def show_label(self):
-        ports = self.node_item.ports_out if self.is_output else self.node_item.ports_in
-        return len(ports) > 1
+        return self._label_shown
 
     def boundingRect(self):
         r = QRectF(-PORT_HIT - 2, -PORT_HIT - 2, 2 * PORT_HIT + 4, 2 * PORT_HIT + 4)
-        return r.united(self.label_rect()) if self.show_label() else r
+        return r.united(self.label_rect()) if self._label_shown else r
 
     def shape(self):
         path = QPainterPath()
@@ -61,7 +86,7 @@ class PortItem(QGraphicsItem):
 
     def paint(self, painter, option, widget=None):
         view = self.node_item.view
-        if self.show_label():
+        if self.show_label() and _zoom(painter) >= SKETCH_BELOW:
             painter.setFont(preview.sans_font(self.LABEL_FONT))
             painter.setPen(QColor(view.renderer.theme.muted))
             align = Qt.AlignmentFlag.AlignLeft if self.is_output else Qt.AlignmentFlag.AlignRight
@@ -110,6 +135,8 @@ class NodeItem(QGraphicsItem):
         self.problems = []
         self.ports_in, self.ports_out = [], []
         self._error_lines = []
+        self._shown_badges = None
+        self._ports_key = None
         self._bounds = QRectF()
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsMovable
                       | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
@@ -128,21 +155,26 @@ class NodeItem(QGraphicsItem):
         return None if self.card is None else self.card.gradient
 
     def refresh(self, renderer, problems):
-        """Take the new card and problems; repaint only when something visible changed."""
-        card = renderer.cards[self.nid]
-        changed = (self.card is None or (self.card is not card and not same_card(self.card, card))
-                   or problems != self.problems
-                   or self._badges() != getattr(self, "_shown_badges", None))
+        """Take the new card and problems; repaint only when something visible changed.
+        Returns True when the card's outline or ports moved, so its edges must follow."""
+        card, old = renderer.cards[self.nid], self.card
+        badges = self._badges()
         self.card = card
-        if not changed:
+        if old is not None and (old is card or same_card(old, card)) \
+                and problems == self.problems and badges == self._shown_badges:
             return False
-        self.prepareGeometryChange()
         self.problems = list(problems)
-        self._shown_badges = self._badges()
+        self._shown_badges = badges
         self._error_lines = self._wrap_problems()
-        self._bounds = self._compute_bounds()
-        self._sync_ports()
+        bounds = self._compute_bounds()
+        if bounds != self._bounds:
+            self.prepareGeometryChange()
+            self._bounds = bounds
         node = self.view.controller.doc.nodes[self.nid]
+        ports_key = (_outline(card), node.kind, node.op, sorted(node.attrs.items()))
+        if ports_key != self._ports_key:
+            self._ports_key = ports_key
+            self._sync_ports()
         tip = [f"<b>{card.title}</b> ({node.kind}{', ' + node.op if node.op else ''})"]
         if card.info:
             tip.append(card.info)
@@ -152,7 +184,7 @@ class NodeItem(QGraphicsItem):
             tip.append(_node_doc(node))
         self.setToolTip("<br>".join(t for t in tip if t))
         self.update()
-        return True
+        return old is None or _outline(old) != _outline(card)
 
     def _badges(self):
         doc = self.view.controller.doc
@@ -182,12 +214,12 @@ class NodeItem(QGraphicsItem):
 
     def _compute_bounds(self):
         w, h = self.card.width, self.card.height
-        r = QRectF(-8, -render_painter.BADGE_H - 8, w + 16, h + render_painter.BADGE_H + 16)
+        r = QRectF(-8, -render_cards.BADGE_H - 8, w + 16, h + render_cards.BADGE_H + 16)
         if self._error_lines:
             err_w = max(w, 240.0) + 8
             r = r.united(QRectF(-4, h, err_w, 8 + 15 * len(self._error_lines)))
         badge_w = 200.0  # source / target badges may be wider than a narrow card
-        return r.united(QRectF(-4, -render_painter.BADGE_H - 8, badge_w, 4))
+        return r.united(QRectF(-4, -render_cards.BADGE_H - 8, badge_w, 4))
 
     def _sync_ports(self):
         node = self.view.controller.doc.nodes[self.nid]
@@ -204,8 +236,8 @@ class NodeItem(QGraphicsItem):
                 ports.append(PortItem(self, is_out, len(ports), names[len(ports)]))
             for port, name in zip(ports, names):
                 if port.name != name:
-                    port.prepareGeometryChange()
                     port.name = name
+                port.set_label_shown(len(ports) > 1)
         r = self.view.renderer
         origin = QPointF(*r.positions[self.nid])
         for port in self.ports_in:
@@ -231,7 +263,10 @@ class NodeItem(QGraphicsItem):
         x, y = r.positions[self.nid]
         painter.save()
         painter.translate(-x, -y)
-        r._paint_card(painter, self.nid)
+        if _zoom(painter) < SKETCH_BELOW:
+            self._sketch(painter, r)
+        else:
+            r._paint_card(painter, self.nid)
         painter.restore()
         card = QRectF(0, 0, self.card.width, self.card.height)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -248,6 +283,57 @@ class NodeItem(QGraphicsItem):
             pen = QPen(QColor(self.view.highlight_colour()), 2.2)
             painter.setPen(pen)
             painter.drawRoundedRect(card.adjusted(-4.5, -4.5, 4.5, 4.5), 11, 11)
+
+    def _sketch(self, painter, r):
+        """The card as it looks from afar: frame, header colour, value and gradient boxes,
+        ports and badges, without the text nobody could read at this zoom."""
+        t, card = r.theme, self.card
+        rect = r.rect(self.nid)
+        node = r.doc.nodes[self.nid]
+        painter.setPen(QPen(QColor(t.card_border), 1.2))
+        painter.setBrush(QColor(t.card))
+        painter.drawRoundedRect(rect, 8, 8)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(t.header.get(node.kind, t.header.get("op", "#1565c0"))))
+        painter.drawRect(QRectF(rect.left(), rect.top(), rect.width(), render_cards.HEADER_H))
+        pad, line_h = render_cards.PAD, render_cards.LINE_H
+        left, right = rect.left() + pad, rect.right() - pad
+        _greek(painter, QColor(t.header_text), left, rect.top() + render_cards.HEADER_H / 2,
+               left + min(rect.width() * 0.45, 60))
+        y = rect.top() + render_cards.HEADER_H + 6 + line_h / 2
+        for text in (card.info, card.attrs):
+            if text:
+                _greek(painter, QColor(t.muted), left, y, left + min(right - left, 6 * len(text)))
+                y += line_h
+        tops = [s[3] for s in card.sections] + [card.height + 4 - 6]
+        for section, next_top in zip(card.sections, tops[1:]):
+            array, colour_key, top = section[1], section[2], section[3]
+            y = rect.top() + top
+            colour = QColor(getattr(t, colour_key))
+            if array is not None:
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(QColor(t.gradient_fill if colour_key == "gradient" else t.value_fill))
+                painter.drawRoundedRect(QRectF(rect.left() + 4, y - 2, rect.width() - 8,
+                                               next_top - top - 4), 5, 5)
+            _greek(painter, colour, left, y + line_h / 2, left + 48)
+            row = y + line_h + preview.CELL_H / 2
+            while array is not None and row < rect.top() + next_top - 8:
+                _greek(painter, colour, left + preview.BRACKET, row, right - preview.BRACKET)
+                row += preview.CELL_H
+        painter.setPen(QPen(QColor(t.card_border), 1.4))
+        painter.setBrush(QColor(t.port))
+        for i in range(card.n_inputs):
+            painter.drawEllipse(r.input_pos(self.nid, i), render_cards.PORT_R, render_cards.PORT_R)
+        for i in range(card.n_outputs):
+            painter.drawEllipse(r.output_pos(self.nid, i), render_cards.PORT_R, render_cards.PORT_R)
+        painter.setPen(Qt.PenStyle.NoPen)
+        top = rect.top() - render_cards.BADGE_H - 4
+        source, target, _, unrecorded = self._shown_badges
+        for shown, colour, x in ((source, t.source, rect.left()), (target, t.target, rect.right() - 48),
+                                 (unrecorded, t.cut, rect.left() + (52 if source else 0))):
+            if shown:
+                painter.setBrush(QColor(colour))
+                painter.drawRoundedRect(QRectF(x, top, 48, render_cards.BADGE_H), 9, 9)
 
     def itemChange(self, change, value):
         if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged:
@@ -279,7 +365,15 @@ class EdgeItem(QGraphicsItem):
         self.setZValue(0)
         self.setToolTip(f"{edge.src.node} → {edge.dst.node} (input {edge.dst.index}); "
                         "click and press Delete to remove")
+        self._cut = view.renderer.is_cut(edge)
         self.update_geometry()
+
+    def refresh(self):
+        """Repaint only when the look changed: whether the gradient is cut here."""
+        cut = self.view.renderer.is_cut(self.edge)
+        if cut != self._cut:
+            self._cut = cut
+            self.update()
 
     def update_geometry(self):
         r = self.view.renderer
@@ -315,6 +409,20 @@ class EdgeItem(QGraphicsItem):
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawPath(self._path)
         r._paint_edge(painter, e, self._path)
+
+
+def _outline(card):
+    """What the card's edges attach to: its size and its ports."""
+    return card.width, card.height, card.n_inputs, card.n_outputs
+
+
+def _greek(painter, colour, x0, y, x1):
+    """A faint bar where a line of text stands (greeking, for cards too small to read)."""
+    colour = QColor(colour)
+    colour.setAlpha(110)
+    pen = QPen(colour, 6.0)
+    painter.setPen(pen)
+    painter.drawLine(QPointF(x0, y), QPointF(x1, y))
 
 
 def _node_doc(node):

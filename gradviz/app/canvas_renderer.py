@@ -8,23 +8,35 @@ import numpy as np
 from ..graph import catalog
 from ..graph.build import input_slots, n_outputs
 from ..graph.document import LAYER, OP
-from ..render import painter as render_painter
+from ..render import cards as render_cards
 from ..render.painter import Renderer
 
 
-def port_counts(node, doc):
-    """(inputs, outputs) a node shows: its catalog slots, one free slot when variadic."""
+def port_counts(node, doc, used=None):
+    """(inputs, outputs) a node shows: its catalog slots, one free slot when variadic.
+    `used`: the document's `used_ports`, when the caller has them."""
     try:
         fixed, variadic = input_slots(node)
         outs = n_outputs(node)
     except Exception:  # an op the catalog does not know (a file loaded leniently)
         fixed, variadic, outs = 1, False, 1
-    used_in = [e.dst.index + 1 for e in doc.edges if e.dst.node == node.id]
-    used_out = [e.src.index + 1 for e in doc.edges if e.src.node == node.id]
+    ins_used, outs_used = (used or used_ports(doc)).get(node.id, ((), ()))
+    used_in = [i + 1 for i in ins_used]
+    used_out = [i + 1 for i in outs_used]
     n_in = max([fixed, *used_in])
     if variadic:
         n_in = max(n_in, (max(used_in) + 1) if used_in else 1)
     return max(0, n_in), max([1, outs, *used_out])
+
+
+def used_ports(doc):
+    """{node id: (sorted input slots fed by an edge, sorted outputs read by an edge)}."""
+    ins, outs = {}, {}
+    for e in doc.edges:
+        ins.setdefault(e.dst.node, []).append(e.dst.index)
+        outs.setdefault(e.src.node, set()).add(e.src.index)
+    return {nid: (tuple(sorted(ins.get(nid, ()))), tuple(sorted(outs.get(nid, ()))))
+            for nid in doc.nodes}
 
 
 def input_names(node, count):
@@ -49,10 +61,13 @@ def output_names(node, count):
 class CanvasRenderer(Renderer):
     """The render layer's Renderer, re-measuring only the cards whose content changed."""
 
-    def __init__(self, doc, evaluation, story, theme, positions, previous=None):
+    def __init__(self, doc, evaluation, result, theme, positions, previous=None):
         super().__init__(type(doc)(), theme=theme, positions={})  # every attribute, no cards
-        self.doc, self.evaluation, self.story, self.positions = doc, evaluation, story, positions
+        self.doc, self.evaluation, self.positions = doc, evaluation, positions
+        self._result = result
         self.keys = {}
+        self.used = used_ports(doc)
+        self.measured = set()   # the cards measured afresh (the others are the previous ones)
         old_cards = getattr(previous, "cards", {}) if previous is not None else {}
         old_keys = getattr(previous, "keys", {}) if previous is not None else {}
         same_theme = previous is not None and previous.theme == self.theme
@@ -64,14 +79,22 @@ class CanvasRenderer(Renderer):
                 self.cards[nid] = old
             else:
                 self.cards[nid] = self._measure(node)
+                self.measured.add(nid)
+
+    @property
+    def story(self):
+        """The controller's story: assembled only when something asks for it."""
+        return self._story if self._story is not None else getattr(self._result, "story", None)
+
+    @story.setter
+    def story(self, story):
+        self._story = story
 
     def _content_key(self, node):
         """Everything a card shows: if it is unchanged the old measurement still holds."""
         grads = self.card_gradients(node.id)   # the node's own and its layer weights'
-        edges_in = tuple(sorted(e.dst.index for e in self.doc.edges if e.dst.node == node.id))
-        edges_out = tuple(sorted({e.src.index for e in self.doc.edges if e.src.node == node.id}))
         return ((node.kind, node.op, node.label, repr(sorted(node.attrs.items())), node.watched,
-                 node.trainable, edges_in, edges_out, tuple(p.index for p, _ in grads),
+                 node.trainable, self.used[node.id], tuple(p.index for p, _ in grads),
                  tuple(self.doc.targets)),
                 self._value(node.id), tuple(g for _, g in grads))
 
@@ -84,15 +107,15 @@ def _same_key(a, b):
 def make_renderer(doc, result, theme, positions, previous=None):
     """A Renderer over the controller's result, cards grown to show every port of a node."""
     ev = getattr(result, "evaluation", None)
-    story = getattr(result, "story", None)
     try:
-        renderer = CanvasRenderer(doc, ev, story, theme, positions, previous)
+        renderer = CanvasRenderer(doc, ev, result, theme, positions, previous)
     except Exception:  # a value the previews cannot draw: show the cards without it
-        renderer = CanvasRenderer(_drawable_doc(doc), _drawable_evaluation(ev), story, theme, positions)
-    for nid, card in renderer.cards.items():
-        n_in, n_out = port_counts(doc.nodes[nid], doc)
+        renderer = CanvasRenderer(_drawable_doc(doc), _drawable_evaluation(ev), result, theme, positions)
+    for nid in renderer.measured:
+        card = renderer.cards[nid]
+        n_in, n_out = port_counts(doc.nodes[nid], doc, renderer.used)
         card.n_inputs, card.n_outputs = n_in, n_out
-        card.height = math.ceil(max(card.height, render_painter.HEADER_H + 14 + max(n_in, n_out) * 18))
+        card.height = math.ceil(max(card.height, render_cards.HEADER_H + 14 + max(n_in, n_out) * 18))
     return renderer
 
 
@@ -127,13 +150,17 @@ def _drawable_evaluation(ev):
 
 
 def _same_array(a, b):
+    """True when `a` and `b` certainly draw the same (the same bytes, shape and dtype)."""
+    if a is b:
+        return True
     if a is None or b is None:
-        return a is b
-    try:
-        return np.shape(a) == np.shape(b) and getattr(a, "dtype", None) == getattr(b, "dtype", None) \
-            and bool(np.array_equal(a, b, equal_nan=True))
-    except TypeError:
+        return False
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.hasobject:
         return bool(np.array_equal(a, b))
+    return a.tobytes() == b.tobytes()
 
 
 def _card_key(card):

@@ -1,13 +1,15 @@
 """The document being edited: undoable edits, selection, and recomputation.
 
-Every edit goes through `edit()`, which snapshots the document before and after
-into a QUndoCommand, so undo restores the exact document (saving after undoing
-everything writes the original bytes). After each edit the document is validated
-and run through the engine; `evaluated` carries the result to the widgets.
+Every edit goes through `edit()`, which keeps structural snapshots of the document
+before and after in a QUndoCommand (app/snapshots: containers copied, tensors shared
+and read-only), so undo restores the exact document (saving after undoing everything
+writes the original bytes) without copying a single tensor. After each edit the
+document is validated and run through the engine, unless the edit changed nothing the
+engine reads (a move, a label); `evaluated` carries the result to the widgets. The
+backprop story is assembled from the recorded backward pass only when first asked for.
 """
 import copy
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
@@ -17,21 +19,54 @@ from ..graph import catalog, fileformat
 from ..graph.document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document, Edge,
                               Node, Port)
 from ..graph.validate import structure_problems
+from .snapshots import same_for_engine, same_names, snapshot
 
 
-@dataclass
 class Result:
-    """What the last recomputation found; widgets read it, never the engine directly."""
+    """What the last recomputation found; widgets read it, never the engine directly.
 
-    story: object = None              # story.Story, or None when the document cannot run
-    evaluation: object = None         # graph.Evaluation (values, gradients, tensors)
-    problems: list = field(default_factory=list)          # [graph.Problem]
-    node_problems: dict = field(default_factory=dict)     # node id -> [message]
-    elapsed_ms: float = 0.0
+    `story` (story.Story, or None when the document cannot run) is assembled on first
+    access from the backward pass recorded during evaluation.
+    """
+
+    def __init__(self, evaluation=None, problems=(), story=None, tell=None, elapsed_ms=0.0):
+        self.evaluation = evaluation      # graph.Evaluation (values, gradients, tensors)
+        self.problems = list(problems)    # [graph.Problem]
+        self.node_problems = {}           # node id -> [message]
+        for p in self.problems:
+            if p.node:
+                self.node_problems.setdefault(p.node, []).append(p.message)
+        self.elapsed_ms = elapsed_ms
+        self._story = story
+        self._tell = tell
+
+    @property
+    def story(self):
+        if self._tell is not None:
+            tell, self._tell = self._tell, None
+            try:
+                self._story = tell()
+            except Exception as e:  # a story that cannot be told must not stop the editor
+                from ..graph.errors import Problem
+                self.problems.append(Problem(f"the story could not be told: {type(e).__name__}: "
+                                             f"{e}", where="story"))
+        return self._story
+
+    @property
+    def story_ready(self):
+        """True when `story` costs nothing to read (assembled, or there is none)."""
+        return self._tell is None
 
     @property
     def ok(self):
         return not self.problems
+
+
+class _Basis:
+    """The last evaluation and the document snapshot it was made from, for reuse."""
+
+    def __init__(self, doc, result, events):
+        self.doc, self.result, self.events = doc, result, events
 
 
 class _Snapshot(QUndoCommand):
@@ -69,7 +104,7 @@ class _Snapshot(QUndoCommand):
 class DocumentController(QObject):
     """Owns the Document, its undo stack, its file path and the current selection."""
 
-    documentReplaced = Signal()        # new document object (open, new, undo/redo)
+    documentReplaced = Signal()        # a new document (open, new); undo and redo are changes
     changed = Signal()                 # the document changed in any way
     evaluated = Signal(object)         # Result
     selectionChanged = Signal(list)    # [node id]
@@ -85,7 +120,7 @@ class DocumentController(QObject):
         self.undo_stack.cleanChanged.connect(self._clean_changed)
         self.selection = []
         self.result = Result()
-        self._batch = None
+        self._basis = None
 
     def _clean_changed(self, clean):
         self.dirtyChanged.emit(not clean)
@@ -124,23 +159,35 @@ class DocumentController(QObject):
         return fileformat.dumps(self.doc)
 
     # -- editing -----------------------------------------------------------------------
-    def edit(self, text, change, merge_key=None):
-        """Apply `change(doc)` as one undoable edit named `text`; returns change's result."""
-        before = copy.deepcopy(self.doc)
+    def edit(self, text, change, merge_key=None, select=None):
+        """Apply `change(doc)` as one undoable edit named `text`; returns change's result.
+
+        `change` may rebind anything in the document but must replace a tensor rather
+        than write into it (the snapshots share tensors, read-only). `select(result)`:
+        the node ids to select, selected before the widgets hear of the new result, so
+        that they update once (an inspector builds the new node's page, not two pages)."""
+        before = snapshot(self.doc)
         result = change(self.doc)
-        after = copy.deepcopy(self.doc)
+        after = snapshot(self.doc)
         self.undo_stack.push(_Snapshot(self, text, before, after, merge_key))
+        old_selection = self.selection
+        if select is not None:
+            self.selection = [i for i in select(result) if i in self.doc.nodes]
         self.changed.emit()
-        self.recompute()
+        self.recompute(after)
+        if self.selection != old_selection:
+            self.selectionChanged.emit(list(self.selection))
         return result
 
-    def _restore(self, snapshot):
-        self.doc = copy.deepcopy(snapshot)
-        self.selection = [n for n in self.selection if n in self.doc.nodes]
-        self.documentReplaced.emit()
-        self.selectionChanged.emit(list(self.selection))
+    def _restore(self, state):
+        """Undo / redo: the document object stays, its content becomes `state`'s."""
+        self.doc.__dict__.update(snapshot(state).__dict__)
+        selection = [n for n in self.selection if n in self.doc.nodes]
+        if selection != self.selection:
+            self.selection = selection
+            self.selectionChanged.emit(list(selection))
         self.changed.emit()
-        self.recompute()
+        self.recompute(state)
 
     def make_node(self, kind, op="", position=None):
         """A new node with sensible defaults (a 2x2 float32 zero tensor for inputs)."""
@@ -155,8 +202,7 @@ class DocumentController(QObject):
 
     def add_node(self, kind, op="", position=None):
         node = self.make_node(kind, op, position)
-        self.edit(f"Add {node.title}", lambda doc: doc.add(node))
-        self.set_selection([node.id])
+        self.edit(f"Add {node.title}", lambda doc: doc.add(node), select=lambda _: [node.id])
         return node.id
 
     def add_nodes(self, nodes, edges=(), text="Paste"):
@@ -174,9 +220,7 @@ class DocumentController(QObject):
                     doc.edges.append(Edge(Port(renamed[e.src.node], e.src.index),
                                           Port(renamed[e.dst.node], e.dst.index)))
             return list(renamed.values())
-        ids = self.edit(text, change)
-        self.set_selection(ids)
-        return ids
+        return self.edit(text, change, select=lambda ids: ids)
 
     def remove_nodes(self, ids):
         ids = [i for i in ids if i in self.doc.nodes]
@@ -186,8 +230,7 @@ class DocumentController(QObject):
         def change(doc):
             for i in ids:
                 doc.remove(i)
-        self.edit("Delete" if len(ids) > 1 else f"Delete {ids[0]}", change)
-        self.set_selection([])
+        self.edit("Delete" if len(ids) > 1 else f"Delete {ids[0]}", change, select=lambda _: [])
 
     def connection_problem(self, src, dst):
         """Why output `src` cannot feed input `dst` (Ports), in words; None when it can."""
@@ -198,11 +241,14 @@ class DocumentController(QObject):
             return "a node cannot feed itself"
         if _reaches(doc, dst.node, src.node):
             return (f"this would make a cycle: '{src.node}' already depends on '{dst.node}'")
-        trial = copy.deepcopy(doc)
+        trial = snapshot(doc)
         trial.connect(src.node, dst.node, src.index, dst.index)
-        if structure_problems_for(trial, dst.node, ignore_missing=True):
-            return structure_problems_for(trial, dst.node, ignore_missing=True)[0]
-        return _shape_problem(trial, dst.node)
+        problems = structure_problems_for(trial, dst.node, ignore_missing=True)
+        if problems:
+            return problems[0]
+        basis = self._basis
+        current = basis is not None and same_for_engine(basis.doc, doc)
+        return _shape_problem(trial, dst.node, basis.result.evaluation if current else None)
 
     def connect(self, src, dst):
         """Connect if allowed; returns None on success or the reason it was refused."""
@@ -298,32 +344,55 @@ class DocumentController(QObject):
             self.selectionChanged.emit(list(ids))
 
     # -- recomputation -----------------------------------------------------------------
-    def recompute(self):
-        """Validate, evaluate and tell the backprop story; emit `evaluated`."""
-        from ..story import build
+    def recompute(self, frozen=None):
+        """Validate, evaluate (the story waits until asked for); emit `evaluated`.
+
+        `frozen`: a snapshot equal to the document, when the caller has one. When the
+        engine would see the same document as last time, the last evaluation is reused.
+        """
         start = time.perf_counter()
-        result = Result()
-        problems = structure_problems(self.doc)
-        if not problems:
-            try:
-                story = build(self.doc)
-            except Exception as e:  # the engine refused: keep editing, show the reason
-                from ..graph.errors import DocumentError, Problem
-                problems = [e.problem if isinstance(e, DocumentError)
-                            else Problem(f"{type(e).__name__}: {e}", where="evaluation")]
-            else:
-                result.story, result.evaluation = story, story.evaluation
-                problems = list(story.problems)
+        frozen = snapshot(self.doc) if frozen is None else frozen
+        basis = self._basis
+        if basis is not None and same_for_engine(basis.doc, frozen):
+            last = basis.result
+            story = last._story if last.story_ready and same_names(basis.doc, frozen) else None
+            tell = None if story is not None or basis.events is None else \
+                _teller(frozen, last.evaluation, basis.events)
+            result = Result(last.evaluation, last.problems, story, tell)
+            basis.doc = frozen
         else:
-            result.evaluation = _forward_only(self.doc, problems)
-        result.problems = problems
-        for p in problems:
-            if p.node:
-                result.node_problems.setdefault(p.node, []).append(p.message)
+            result, events = _evaluate(frozen)
+            self._basis = _Basis(frozen, result, events)
         result.elapsed_ms = (time.perf_counter() - start) * 1000
         self.result = result
         self.evaluated.emit(result)
         return result
+
+
+def _evaluate(doc):
+    """(Result, recorded backward-pass events or None) for a document snapshot."""
+    from ..graph.errors import DocumentError, Problem
+    from ..graph.evaluate import evaluate
+    from ..story.recorder import Recorder
+    problems = structure_problems(doc)
+    if problems:
+        return Result(_forward_only(doc, problems), problems), None
+    recorder = Recorder()
+    try:
+        evaluation = evaluate(doc, observer=recorder)
+    except Exception as e:  # the engine refused: keep editing, show the reason
+        problem = e.problem if isinstance(e, DocumentError) else \
+            Problem(f"{type(e).__name__}: {e}", where="evaluation")
+        return Result(None, [problem]), None
+    return Result(evaluation, evaluation.problems, tell=_teller(doc, evaluation, recorder.events)), \
+        recorder.events
+
+
+def _teller(doc, evaluation, events):
+    def tell():
+        from ..story.build import tell as tell_story
+        return tell_story(doc, evaluation, events)
+    return tell
 
 
 def _forward_only(doc, problems):
@@ -368,14 +437,24 @@ def structure_problems_for(doc, node_id, ignore_missing=False):
     return out
 
 
-def _shape_problem(doc, node_id):
-    """Run the inputs that are complete through the engine; a refusal at `node_id` in words."""
+def _shape_problem(doc, node_id, evaluation=None):
+    """Run node `node_id` on its inputs; the engine's refusal in words, else None.
+
+    The inputs' values come from `evaluation` (the document before the new edge, whose
+    upstream values the edge cannot change), so only this one node runs; without an
+    evaluation the whole document runs.
+    """
     from ..graph.build import build
-    fixed_inputs = [e for e in doc.edges if e.dst.node == node_id]
+    edges = doc.inputs_of(node_id)
     node = doc.nodes[node_id]
     needed, _ = _input_count(node)
-    if len(fixed_inputs) < needed:
+    if len(edges) < needed:
         return None  # not all inputs are there yet: nothing to check
+    values = getattr(evaluation, "values", None)
+    if values is not None:
+        if any(e.src not in values for e in edges):
+            return None  # an input does not compute yet: that is its own problem
+        doc = _one_node_document(node, edges, values)
     try:
         built = build(doc)
     except Exception as e:  # noqa: BLE001 (any refusal becomes a message)
@@ -384,6 +463,16 @@ def _shape_problem(doc, node_id):
         if p.node == node_id:
             return p.message
     return None
+
+
+def _one_node_document(node, edges, values):
+    """`node` fed by constants that hold its inputs' values."""
+    doc = Document()
+    for k, e in enumerate(edges):
+        source = doc.add(Node(id=f"{node.id}__input{k}", kind=CONSTANT, value=values[e.src]))
+        doc.edges.append(Edge(Port(source.id), e.dst))
+    doc.add(node)
+    return doc
 
 
 def _input_count(node):

@@ -190,12 +190,21 @@ def build(doc, unconnected_gradients="none"):
     from ..graph.evaluate import evaluate
     recorder = Recorder()
     evaluation = evaluate(doc, observer=recorder)
+    return tell(doc, evaluation, recorder.events, unconnected_gradients)
+
+
+def tell(doc, evaluation, events, unconnected_gradients="none"):
+    """The story of an evaluation of `doc` that ran with a Recorder (its `events`).
+
+    Separate from `build` so that an editor can evaluate on every edit and assemble
+    the story only when something shows it.
+    """
     naming = DocumentNaming(doc, evaluation)
     cuts = [(node_id, None,
              f"{naming.title(node_id)} runs inside tape.stop_recording(): the tape never "
              f"saw it, so no gradient flows back through its inputs.")
             for node_id in doc.tape.stop_recording if node_id in doc.nodes]
-    story = assemble(recorder.events, naming, title=doc.title, extra_cuts=cuts,
+    story = assemble(events, naming, title=doc.title, extra_cuts=cuts,
                      unconnected_zero=unconnected_gradients == "zero")
     story.targets = list(doc.targets)
     story.sources = list(doc.sources)

@@ -1,0 +1,87 @@
+"""Structural snapshots of a document, for undo and for telling what an edit changed.
+
+A snapshot copies every container and node record of a Document but shares its
+tensors: the editor replaces a tensor, it never writes into one, and a snapshot
+marks the tensors it shares read-only so that nobody can. Sharing is therefore as
+exact as a deep copy, and a 100-node document snapshots in well under a millisecond.
+"""
+import copy
+import dataclasses
+
+import numpy as np
+
+_IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, np.generic)
+_PLAIN = {type(None), bool, int, float, str}
+
+
+def _frozen(array):
+    if array.flags.writeable:
+        array.flags.writeable = False
+    return array
+
+
+def copy_plain(value):
+    """A copy of `value` that shares only what cannot change: numbers, strings, frozen
+    dataclasses (Port, Edge) and tensors (made read-only)."""
+    kind = type(value)
+    if kind in _PLAIN or isinstance(value, _IMMUTABLE):
+        return value
+    if kind is list:
+        return [copy_plain(v) for v in value]
+    if kind is dict:
+        return {k: copy_plain(v) for k, v in value.items()}
+    if kind is tuple:
+        items = [copy_plain(v) for v in value]
+        return value if all(a is b for a, b in zip(items, value)) else tuple(items)
+    if kind is np.ndarray:
+        return _frozen(value)
+    if dataclasses.is_dataclass(value) and hasattr(value, "__dict__"):
+        if kind.__dataclass_params__.frozen:
+            return value
+        clone = object.__new__(kind)
+        clone.__dict__.update({k: copy_plain(v) for k, v in value.__dict__.items()})
+        return clone
+    return copy.deepcopy(value)
+
+
+def snapshot(doc):
+    """A Document equal to `doc` that later edits of `doc` leave untouched."""
+    return copy_plain(doc)
+
+
+def _same(a, b):
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return False  # tensors are replaced, never rewritten: another object is another value
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # containers holding arrays
+        return False
+
+
+# What a node's card and the engine never read: moving or renaming a node changes no number.
+_PRESENTATION = {"position", "label"}
+
+
+def same_for_engine(a, b):
+    """True when documents `a` and `b` validate and evaluate identically: they may differ
+    only in positions, labels, the title and the lesson, which the engine never reads."""
+    if list(a.nodes) != list(b.nodes) or a.edges != b.edges or a.targets != b.targets \
+            or a.sources != b.sources or not _same(a.tape, b.tape) \
+            or not _same(a.studies, b.studies):
+        return False
+    if a.output_gradients.keys() != b.output_gradients.keys() or any(
+            v is not b.output_gradients[p] for p, v in a.output_gradients.items()):
+        return False
+    for nid, node in a.nodes.items():
+        other = b.nodes[nid].__dict__
+        for key, value in node.__dict__.items():
+            if key not in _PRESENTATION and not _same(value, other.get(key)):
+                return False
+    return True
+
+
+def same_names(a, b):
+    """True when the story's words would be the same: the title and every node's label."""
+    return a.title == b.title and all(n.label == b.nodes[nid].label for nid, n in a.nodes.items())

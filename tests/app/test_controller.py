@@ -1,0 +1,194 @@
+"""The controller: exact undo from structural snapshots, evaluation reuse, the lazy story,
+and connection checks that run one node."""
+import numpy as np
+import pytest
+
+from gradviz.app.controller import DocumentController, _shape_problem
+from gradviz.app.snapshots import same_for_engine, snapshot
+from gradviz.graph import catalog, fileformat
+from gradviz.graph.document import CONSTANT, OP, VARIABLE, Document, Node, Port
+from gradviz.story import build as build_story
+
+X = np.array([[0.3, -0.2, 0.9], [-1.4, 0.1, 0.45]], np.float32)
+W = np.array([[1.5, -2.0, 0.5], [0.25, 3.0, -1.0]], np.float32)
+
+
+def op(nid, name, **attrs):
+    return Node(nid, OP, op=name, attrs={**catalog.OPS[name].attrs, **attrs})
+
+
+def clip_document():
+    """loss = reduce_sum(clip_by_value(x, -0.5, 0.5) * w); sources x and w."""
+    doc = Document(title="clip")
+    doc.add(Node("x", CONSTANT, value=X.copy(), watched=True, position=(0.0, 0.0)))
+    doc.add(Node("w", VARIABLE, value=W.copy(), position=(0.0, 200.0)))
+    doc.add(op("c", "clip_by_value", clip_value_min=-0.5, clip_value_max=0.5))
+    doc.add(op("m", "multiply"))
+    doc.add(op("loss", "reduce_sum"))
+    doc.connect("x", "c")
+    doc.connect("c", "m", dst_index=0)
+    doc.connect("w", "m", dst_index=1)
+    doc.connect("m", "loss")
+    doc.targets = [Port("loss")]
+    doc.sources = [Port("x"), Port("w")]
+    return doc
+
+
+def closed_form(x, w, lo=-0.5, hi=0.5):
+    """(loss, d loss/dx, d loss/dw) of reduce_sum(clip(x, lo, hi) * w), x inside or outside."""
+    c = np.clip(x, lo, hi)
+    return (c * w).sum(), np.where((x > lo) & (x < hi), w, 0.0), c
+
+
+@pytest.fixture
+def controller(qtbot):
+    c = DocumentController()
+    c.set_document(clip_document())
+    return c
+
+
+def test_edits_recompute_values_and_gradients_in_closed_form(controller):
+    c = controller
+    loss, gx, gw = closed_form(X, W)
+    ev = c.result.evaluation
+    np.testing.assert_allclose(ev.values[Port("loss")], loss, rtol=1e-6)
+    np.testing.assert_allclose(ev.gradients[Port("x")], gx, rtol=1e-6)
+    np.testing.assert_allclose(ev.gradients[Port("w")], gw, rtol=1e-6)
+    x2 = X * 0.25
+    c.set_value("x", x2)
+    loss, gx, gw = closed_form(x2, W)
+    np.testing.assert_allclose(c.result.evaluation.values[Port("loss")], loss, rtol=1e-6)
+    np.testing.assert_allclose(c.result.evaluation.gradients[Port("x")], gx, rtol=1e-6)
+    c.set_attr("c", "clip_value_max", 2.0)
+    loss, gx, gw = closed_form(x2, W, hi=2.0)
+    np.testing.assert_allclose(c.result.evaluation.values[Port("loss")], loss, rtol=1e-6)
+    np.testing.assert_allclose(c.result.evaluation.gradients[Port("w")], gw, rtol=1e-6)
+    c.undo_stack.undo()
+    c.undo_stack.undo()
+    loss, gx, _ = closed_form(X, W)
+    np.testing.assert_allclose(c.result.evaluation.values[Port("loss")], loss, rtol=1e-6)
+    np.testing.assert_allclose(c.result.evaluation.gradients[Port("x")], gx, rtol=1e-6)
+
+
+def test_snapshots_share_tensors_read_only_and_copy_everything_else():
+    doc = clip_document()
+    doc.studies = {"jacobian": {"target": "loss", "source": "x"}}
+    snap = snapshot(doc)
+    assert snap.nodes["x"].value is doc.nodes["x"].value
+    with pytest.raises(ValueError):
+        doc.nodes["x"].value[0, 0] = 5.0  # a shared tensor cannot be written into
+    doc.nodes["c"].attrs["clip_value_max"] = 9.0
+    doc.nodes["x"].position = (5.0, 5.0)
+    doc.edges.pop()
+    doc.targets.clear()
+    doc.tape.stop_recording.append("m")
+    doc.studies["jacobian"]["source"] = "w"
+    assert snap.nodes["c"].attrs["clip_value_max"] == 0.5
+    assert snap.nodes["x"].position == (0.0, 0.0)
+    assert len(snap.edges) == 4 and snap.targets == [Port("loss")]
+    assert snap.tape.stop_recording == [] and snap.studies["jacobian"]["source"] == "x"
+    expected = clip_document()
+    expected.studies = {"jacobian": {"target": "loss", "source": "x"}}
+    assert fileformat.dumps(snap) == fileformat.dumps(expected)
+
+
+def test_same_for_engine_sees_every_change_the_engine_reads():
+    base = clip_document()
+    assert same_for_engine(snapshot(base), snapshot(base))
+    moved = snapshot(base)
+    moved.nodes["x"].position = (40.0, 40.0)
+    moved.nodes["m"].label = "product"
+    moved.title = "renamed"
+    assert same_for_engine(snapshot(base), moved)
+    changes = [
+        lambda d: setattr(d.nodes["x"], "value", X + 1),
+        lambda d: d.nodes["c"].attrs.__setitem__("clip_value_min", -0.1),
+        lambda d: setattr(d.nodes["w"], "trainable", False),
+        lambda d: setattr(d.nodes["x"], "watched", False),
+        lambda d: d.edges.pop(),
+        lambda d: d.sources.pop(),
+        lambda d: d.tape.stop_recording.append("m"),
+        lambda d: setattr(d.tape, "persistent", True),
+        lambda d: d.output_gradients.__setitem__(Port("loss"), np.ones((), np.float32)),
+        lambda d: d.studies.__setitem__("jacobian", {"target": "nowhere"}),
+    ]
+    for change in changes:
+        d = snapshot(base)
+        change(d)
+        assert not same_for_engine(snapshot(base), d), change
+
+
+def test_moves_and_labels_reuse_the_evaluation_labels_retell_the_story(controller):
+    c = controller
+    ev = c.result.evaluation
+    story = c.result.story
+    c.move_nodes({"m": (300.0, 50.0)})
+    assert c.result.evaluation is ev and c.result.story is story
+    c.set_field("m", "label", "product")
+    assert c.result.evaluation is ev
+    assert not c.result.story_ready  # the words changed: told again when asked
+    assert any("product" in s.caption for s in c.result.story.steps)
+    c.set_value("w", W * 2)
+    assert c.result.evaluation is not ev
+    np.testing.assert_allclose(c.result.evaluation.gradients[Port("x")], closed_form(X, W * 2)[1])
+
+
+def test_the_story_is_told_only_when_asked_and_matches_story_build(controller):
+    c = controller
+    c.set_value("x", X * 0.5)
+    assert not c.result.story_ready
+    expected = build_story(fileformat.loads(fileformat.dumps(c.doc)))
+    told = c.result.story
+    assert c.result.story_ready and c.result.story is told
+    assert [(s.kind, s.node, s.caption) for s in told.steps] == \
+        [(s.kind, s.node, s.caption) for s in expected.steps]
+    np.testing.assert_allclose(told.steps[-1].total if told.steps[-1].total is not None
+                               else told.steps[-1].cotangent,
+                               expected.steps[-1].total if expected.steps[-1].total is not None
+                               else expected.steps[-1].cotangent)
+
+
+def test_a_document_with_problems_has_values_but_no_story(controller):
+    c = controller
+    nid = c.add_node(OP, "tanh", (400, 0))
+    assert not c.result.ok and nid in c.result.node_problems
+    assert c.result.story is None
+    np.testing.assert_allclose(c.result.evaluation.values[Port("c")], np.clip(X, -0.5, 0.5))
+
+
+def test_undo_and_redo_restore_exact_documents_in_place(controller):
+    c = controller
+    original = c.text()
+    doc = c.doc
+    c.set_value("x", X * 3)
+    c.set_attr("c", "clip_value_min", -2.0)
+    nid = c.add_node(OP, "tanh", (400, 0))
+    c.connect(Port("m"), Port(nid))
+    c.set_ports("targets", [Port(nid)])
+    c.move_nodes({"w": (12.5, 7.5)})
+    edited = c.text()
+    while c.undo_stack.canUndo():
+        c.undo_stack.undo()
+    assert c.doc is doc and c.text() == original
+    assert c.doc.nodes["x"].value.tobytes() == X.tobytes()
+    while c.undo_stack.canRedo():
+        c.undo_stack.redo()
+    assert c.doc is doc and c.text() == edited
+    np.testing.assert_allclose(c.result.evaluation.values[Port(nid)],
+                               np.tanh(np.clip(X * 3, -2.0, 0.5) * W), rtol=1e-6)
+
+
+def test_connection_check_runs_one_node_with_the_same_verdict_as_the_whole_document(controller):
+    c = controller
+    mm = c.add_node(OP, "matmul", (500, 0))
+    assert c.connect(Port("x"), Port(mm, 0)) is None
+    trial = snapshot(c.doc)
+    trial.connect("w", mm, 0, 1)  # (2, 3) @ (2, 3): the engine refuses
+    whole = _shape_problem(trial, mm, None)
+    assert isinstance(whole, str) and whole
+    assert _shape_problem(trial, mm, c.result.evaluation) == whole
+    assert c.connect(Port("w"), Port(mm, 1)) == whole
+    assert not any(e.dst.node == mm and e.dst.index == 1 for e in c.doc.edges)
+    c.set_attr(mm, "transpose_b", True)  # (2, 3) @ (3, 2) runs
+    assert c.connect(Port("w"), Port(mm, 1)) is None
+    np.testing.assert_allclose(c.result.evaluation.values[Port(mm)], X @ W.T, rtol=1e-6)

@@ -1,0 +1,157 @@
+"""In the main window, every kind of edit (and its undo and redo) shows the engine's new
+values and gradients on the canvas, and only the cards whose content changed repaint."""
+import numpy as np
+import pytest
+from PySide6.QtCore import QCoreApplication, QPointF, QSettings
+from PySide6.QtWidgets import QMessageBox
+
+from gradviz.app import canvas_items, create_window
+from gradviz.graph import evaluate, fileformat
+from gradviz.graph.build import build
+from gradviz.graph.document import Port
+from gradviz.graph.validate import structure_problems
+
+from test_controller import X, clip_document, closed_form
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch):
+    QCoreApplication.setOrganizationName("gradviz-tests")
+    QCoreApplication.setApplicationName("gradviz-controller-canvas")
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "cfg"))
+    monkeypatch.setenv("GRADVIZ_RECOVERY_DIR", str(tmp_path / "recovery"))
+    # pytest-qt closes the window before this fixture ends: closing never asks
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
+    w = create_window(None, offer_recovery=False)
+    qtbot.addWidget(w)
+    w.resize(1440, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    w.controller.set_document(clip_document())
+    w.canvas.fit()
+    qtbot.wait(20)
+    yield w
+    QSettings().clear()
+
+
+def engine_result(doc):
+    """Values and gradients of an independent copy of `doc` (through the file format)."""
+    doc = fileformat.loads(fileformat.dumps(doc), strict=False)
+    if structure_problems(doc):
+        return {p: t._value for p, t in build(doc).tensors.items()}, {}
+    ev = evaluate(doc)
+    return ev.values, ev.gradients
+
+
+def assert_canvas_shows_the_engine(w):
+    values, gradients = engine_result(w.controller.doc)
+    canvas = w.canvas
+    assert set(canvas.node_items) == set(w.controller.doc.nodes)
+    for nid, item in canvas.node_items.items():
+        assert item.card is canvas.renderer.cards[nid]  # what the item paints
+        if Port(nid) in values:
+            np.testing.assert_allclose(item.value, values[Port(nid)], rtol=1e-6)
+        else:
+            assert item.value is None
+        if Port(nid) in gradients:
+            assert item.card.has_gradient
+            np.testing.assert_allclose(item.gradient, gradients[Port(nid)], rtol=1e-6)
+        else:
+            assert not item.card.has_gradient and item.gradient is None
+
+
+def test_each_edit_and_its_undo_and_redo_show_the_engine_values(window, qtbot):
+    w, c = window, window.controller
+    assert_canvas_shows_the_engine(w)
+    edits = [
+        ("value edit", lambda: c.set_value("x", X * 0.25)),
+        ("attr edit", lambda: c.set_attr("c", "clip_value_max", 2.0)),
+        ("add node", lambda: w.canvas.add_node_at("op", "tanh", QPointF(600, 40))),
+        ("connect", lambda: w.canvas.try_connect(Port("m"), Port(w.canvas.controller.selection[0]))),
+        ("move", lambda: c.move_nodes({"w": (20.0, 260.0)})),
+        ("label", lambda: c.set_field("m", "label", "product")),
+    ]
+    shown = []
+    for name, edit in edits:
+        assert edit() is None or name == "add node", name
+        qtbot.wait(5)
+        assert_canvas_shows_the_engine(w)
+        shown.append({nid: (None if i.value is None else i.value.copy(),
+                            None if i.gradient is None else i.gradient.copy())
+                      for nid, i in w.canvas.node_items.items()})
+    # The values the closed form predicts, after the value and attribute edits
+    _, gx, gw = closed_form(X * 0.25, clip_document().nodes["w"].value, hi=2.0)
+    np.testing.assert_allclose(w.canvas.scene_item("x").gradient, gx, rtol=1e-6)
+    np.testing.assert_allclose(w.canvas.scene_item("w").gradient, gw, rtol=1e-6)
+    for k in reversed(range(len(edits))):
+        c.undo_stack.undo()
+        qtbot.wait(5)
+        assert_canvas_shows_the_engine(w)
+        if k:
+            for nid, (value, gradient) in shown[k - 1].items():
+                item = w.canvas.scene_item(nid)
+                np.testing.assert_array_equal(item.value, value)
+                np.testing.assert_array_equal(item.gradient, gradient)
+    _, gx, gw = closed_form(X, clip_document().nodes["w"].value)
+    np.testing.assert_allclose(w.canvas.scene_item("x").gradient, gx, rtol=1e-6)
+    for k in range(len(edits)):
+        c.undo_stack.redo()
+        qtbot.wait(5)
+        assert_canvas_shows_the_engine(w)
+        for nid, (value, gradient) in shown[k].items():
+            np.testing.assert_array_equal(w.canvas.scene_item(nid).value, value)
+            np.testing.assert_array_equal(w.canvas.scene_item(nid).gradient, gradient)
+
+
+def record_card_paints(w, monkeypatch):
+    """The node ids whose card is painted (typeset or sketched) from now on."""
+    painted = []
+    card = w.canvas.renderer.__class__._paint_card
+    sketch = canvas_items.NodeItem._sketch
+    monkeypatch.setattr(w.canvas.renderer.__class__, "_paint_card",
+                        lambda r, painter, nid, *a: (painted.append(nid), card(r, painter, nid, *a)))
+    monkeypatch.setattr(canvas_items.NodeItem, "_sketch",
+                        lambda item, painter, r: (painted.append(item.nid), sketch(item, painter, r)))
+    return painted
+
+
+def test_only_cards_whose_content_changed_repaint(window, qtbot, monkeypatch):
+    w, c = window, window.controller
+    painted = record_card_paints(w, monkeypatch)
+    for item in w.canvas.node_items.values():
+        item.update()
+    qtbot.waitUntil(lambda: set(painted) == set(c.doc.nodes))
+
+    def repainted_by(edit):
+        painted.clear()
+        edit()
+        qtbot.wait(30)
+        return set(painted)
+
+    assert repainted_by(lambda: c.set_field("m", "label", "product")) == {"m"}
+    # New w: m, the loss and the gradient of x change; x's value and c do not
+    assert repainted_by(lambda: c.set_value("w", X)) == {"w", "m", "loss", "x"}
+    x, y = w.canvas.positions["loss"]
+    assert repainted_by(lambda: c.move_nodes({"loss": (x + 20.0, y + 10.0)})) == set()
+    assert repainted_by(c.undo_stack.undo) == set()
+    assert repainted_by(c.undo_stack.undo) == {"w", "m", "loss", "x"}
+
+
+def test_cards_too_small_to_read_are_sketched(window, qtbot, monkeypatch):
+    w = window
+    typeset = []
+    monkeypatch.setattr(w.canvas.renderer.__class__, "_paint_card",
+                        lambda r, painter, nid, *a: typeset.append(nid))
+    sketched = []
+    sketch = canvas_items.NodeItem._sketch
+    monkeypatch.setattr(canvas_items.NodeItem, "_sketch",
+                        lambda item, painter, r: (sketched.append(item.nid), sketch(item, painter, r)))
+    w.canvas._set_scale(canvas_items.SKETCH_BELOW * 0.8)
+    w.canvas.viewport().repaint()
+    assert sketched and not typeset
+    sketched.clear()
+    w.canvas._set_scale(1.0)
+    w.canvas.centerOn(w.canvas.scene_item("x"))
+    w.canvas.viewport().repaint()
+    assert typeset and not sketched
