@@ -22,6 +22,7 @@ from ..story.text import number
 
 MAX_CELLS = 4000                     # entries a grid shows (it scrolls)
 WRAP_MIN, WRAP_MAX = 4, 10           # a long vector wraps into rows this wide
+THIN_STRIP = 10.0                    # a heatmap thinner than this is clickable this tall
 ENTRY = re.compile(r"^\(?(-?[A-Za-z_][\w]*)\[([\d,\s]*)\]\)?$")
 SHOWN = {"seed": "seed (the cotangent of the target)", "visit": "upstream cotangent",
          "contribution": "contribution", "fan_in": "sum of the paths",
@@ -215,6 +216,10 @@ def _flat_at(array, x, y, point):
         cell = render_painter.entry_rect(array, x, y, 0)
         rows, cols = preview.as_2d(array).shape
         r, c = int((point.y() - y) // cell.height()), int((point.x() - x) // cell.width())
+        if rows * cell.height() < THIN_STRIP and -THIN_STRIP / 2 <= point.y() - y \
+                <= rows * cell.height() + THIN_STRIP / 2:
+            r = min(max(r, 0), rows - 1)   # a long vector's strip is thinner than a pointer
+            point = render_painter.entry_rect(array, x, y, r * cols + min(max(c, 0), cols - 1)).center()
         candidates = [r * cols + c] if 0 <= r < rows and 0 <= c < cols else []
     else:
         candidates = range(array.size)
