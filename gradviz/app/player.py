@@ -9,7 +9,7 @@ progress 0 -> 1 (the cotangent travelling along its edge).
 import html
 import re
 
-from PySide6.QtCore import QEasingCurve, QSize, Qt, QTimer, QVariantAnimation, Signal
+from PySide6.QtCore import QEasingCurve, QEvent, QSize, Qt, QTimer, QVariantAnimation, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFrame, QHBoxLayout, QLabel, QScrollArea,
                                QSizePolicy, QStyle, QToolButton, QVBoxLayout, QWidget)
@@ -185,6 +185,7 @@ class PlayerBar(QWidget):
         self._frame_timer.timeout.connect(self.frame)
 
         self._build()
+        canvas.viewport().installEventFilter(self)   # a new size frames the step anew
         controller.evaluated.connect(self._evaluated)
         controller.documentReplaced.connect(self._document_replaced)
         self._evaluated(controller.result)
@@ -270,6 +271,7 @@ class PlayerBar(QWidget):
         self.caption.setFont(font)
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.caption.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.caption.setMinimumHeight(2 * self.caption.fontMetrics().lineSpacing() + 2)
         bottom = QHBoxLayout()
         bottom.setContentsMargins(8, 0, 8, 4)
         bottom.setSpacing(12)
@@ -335,6 +337,12 @@ class PlayerBar(QWidget):
         if step is None:
             return None
         return step_view.frame_step(self.canvas, self.canvas.renderer, step, **self.framing)
+
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Resize and obj is self.canvas.viewport() \
+                and self.step is not None:
+            self._frame_timer.start()
+        return False
 
     def finish_animation(self):
         """Jump to the end of the current step's animation."""

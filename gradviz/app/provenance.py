@@ -90,7 +90,7 @@ class Subject:
     array: np.ndarray
     step: object               # the story step whose provenance explains an entry
     card_label: str = None     # the formula card's array it is (rings on the canvas)
-    node: str = None           # or the card whose gradient it is
+    node: Port = None          # or the port whose gradient a card shows
 
 
 class TensorGrid(QTableWidget):
@@ -230,17 +230,49 @@ def _flat_at(array, x, y, point):
     return None
 
 
-def gradient_box(renderer, nid):
-    """(array, x, y): where a card paints its gradient preview, as render's card painter
-    does (section label, then the preview); None when it shows none."""
+@dataclass
+class GradientBox:
+    """Where a card paints one gradient preview (render's card painter: the section's
+    label, then the preview at (x, y))."""
+
+    port: Port
+    array: np.ndarray
+    x: float
+    y: float
+    picture: object = None     # the section's laid-out preview, when render keeps one
+
+    def cell(self, flat):
+        if self.picture is not None and hasattr(self.picture, "cell_rect"):
+            return self.picture.cell_rect(self.x, self.y, flat)
+        return render_painter.entry_rect(self.array, self.x, self.y, flat)
+
+
+def gradient_boxes(renderer, nid):
+    """[GradientBox] of the gradients card `nid` shows (none that are pending or None)."""
     card = renderer.cards.get(nid)
     if card is None or nid not in renderer.positions:
-        return None
+        return []
+    pending = renderer.pending_ports() if hasattr(renderer, "pending_ports") else ()
     rect = renderer.rect(nid)
-    for label, array, _, sy in card.sections:
-        if label == "gradient" and array is not None:
-            return np.asarray(array), rect.left() + render_painter.PAD, \
-                rect.top() + sy + render_painter.LINE_H
+    out = []
+    for section in card.sections:
+        array, colour, y = section[1], section[2], section[3]
+        port = section[4] if len(section) > 4 else Port(nid, 0)
+        if colour != "gradient" or array is None or port in pending:
+            continue
+        out.append(GradientBox(port, np.asarray(array), rect.left() + render_painter.PAD,
+                               rect.top() + y + render_painter.LINE_H,
+                               section[5] if len(section) > 5 else None))
+    return out
+
+
+def _flat_in_box(box, point):
+    if box.picture is None or not hasattr(box.picture, "cell_rect"):
+        return _flat_at(box.array, box.x, box.y, point)
+    for flat in range(min(box.array.size, MAX_CELLS)):
+        rect = box.cell(flat)
+        if rect is not None and rect.contains(point):
+            return flat
     return None
 
 
@@ -256,7 +288,7 @@ def cotangent_labels(step):
 
 def entry_at(renderer, step, point):
     """What entry of a cotangent lies under scene `point`: ('card', label, flat) on the
-    step's formula card, ('node', node id, flat) on a card's gradient, or None."""
+    step's formula card, ('node', port, flat) on a card's gradient, or None."""
     if step is not None:
         wanted = cotangent_labels(step)
         for label, array, box in render_painter.formula_arrays(renderer, step):
@@ -267,11 +299,10 @@ def entry_at(renderer, step, point):
     for nid in renderer.doc.nodes:
         if not renderer.rect(nid).contains(point):
             continue
-        box = gradient_box(renderer, nid)
-        if box is not None:
-            flat = _flat_at(*box, point)
+        for box in gradient_boxes(renderer, nid):
+            flat = _flat_in_box(box, point)
             if flat is not None:
-                return "node", nid, flat
+                return "node", box.port, flat
     return None
 
 
@@ -477,7 +508,7 @@ class ProvenancePanel(QWidget):
 
     # -- clicks on the canvas ----------------------------------------------------------------
     def click_canvas(self, where, name, flat):
-        """An entry clicked on the canvas: ('card', label, flat) or ('node', id, flat)."""
+        """An entry clicked on the canvas: ('card', label, flat) or ('node', port, flat)."""
         subject = self._card_subject(name) if where == "card" else self._node_subject(name)
         if subject is None:
             return None
@@ -515,18 +546,16 @@ class ProvenancePanel(QWidget):
                            step.node, array, visit, card_label=label)
         return None
 
-    def _node_subject(self, nid):
+    def _node_subject(self, port):
         story = self.story
-        box = gradient_box(self.canvas.renderer, nid) if self.canvas is not None else None
-        if story is None or box is None:
+        boxes = gradient_boxes(self.canvas.renderer, port.node) if self.canvas is not None else []
+        box = next((b for b in boxes if b.port == port), None)
+        final = story._final.get(port) if story is not None else None
+        if box is None or final is None:
             return None
-        final = story._final.get(Port(nid, 0))
-        if final is None:
-            return None
-        step = story.steps[final]
-        return Subject(f"<b>gradient of {_html(nid)}</b> on its card "
-                       f"({preview.shape_text(box[0])}): what tape.gradient returns; click an "
-                       f"entry", nid, box[0], step, node=nid)
+        return Subject(f"<b>gradient of {_html(port.node)}</b> on its card "
+                       f"({preview.shape_text(box.array)}): what tape.gradient returns; click an "
+                       f"entry", port.node, box.array, story.steps[final], node=port)
 
     # -- one entry ----------------------------------------------------------------------------
     def select_entry(self, flat):
@@ -589,8 +618,9 @@ class ProvenancePanel(QWidget):
     def _ring_node(self, subject, flat):
         if subject.node is None:
             return
-        box = gradient_box(self.canvas.renderer, subject.node)
-        rect = render_painter.entry_rect(box[0], box[1], box[2], flat) if box else None
+        box = next((b for b in gradient_boxes(self.canvas.renderer, subject.node.node)
+                    if b.port == subject.node), None)
+        rect = box.cell(flat) if box is not None else None
         if rect is None:
             return
         if self.rings is None or self.rings.scene() is not self.canvas.scene():

@@ -90,20 +90,24 @@ def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM)
     fit = min(width / max(whole.width(), 1.0), height / max(whole.height(), 1.0))
     if fit >= lowest:
         return min(fit, max(max_zoom, lowest)), whole.center()
-    seen_w, seen_h = width / lowest, height / lowest
-    return lowest, QPointF(_centre([(r.left(), r.right()) for r in rects], seen_w),
-                           _centre([(r.top(), r.bottom()) for r in rects], seen_h))
+    return lowest, QPointF(
+        _centre([(r.left(), r.right()) for r in rects], width / lowest, port.width() / lowest),
+        _centre([(r.top(), r.bottom()) for r in rects], height / lowest, port.height() / lowest))
 
 
-def _centre(spans, seen):
-    """The centre, along one axis, of a window `seen` long that covers the spans in order
-    of priority: each as far as the ones before allow. The first one, when longer than
-    the window, is shown from its start."""
+def _centre(spans, seen, full=None):
+    """The centre, along one axis, of a window `seen` long (`full` without its margins)
+    that covers the spans in order of priority: each as far as the ones before allow.
+    The first one, when longer than the window, is centred if it fits in the window's
+    margins, else shown from its start."""
+    full = seen if full is None else full
     lo, hi = -math.inf, math.inf
     wish = 0.0
     for k, (a, b) in enumerate(spans):
         if b - a <= seen:
             allowed = (b - seen / 2, a + seen / 2)        # the window covers [a, b]
+        elif k == 0 and b - a <= full:
+            allowed = ((a + b) / 2, (a + b) / 2)          # in the margins
         elif k == 0:
             allowed = (a + seen / 2, a + seen / 2)        # its start
         else:
