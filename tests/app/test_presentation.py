@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QDockWidget, QMessageBox, QToolBar, QWidget
 
 from gradviz.app import create_window
 from gradviz.app import export_dialog, presentation, step_view
-from gradviz.app.lessons import lesson_entries, open_lesson
+from gradviz.app.lessons import fill_steps_menu, lesson_entries, open_lesson
 from gradviz.app.main_window import SAMPLES_DIR, SEED_SAMPLE
 from gradviz.render import animation, png
 
@@ -240,6 +240,17 @@ def test_lessons_menu_opens_each_sample_at_step_0(window, qtbot):
         if steps:
             assert w.player.step is steps[0]
 
+
+def test_the_lessons_menu_lists_the_steps_with_their_captions(window):
+    w = window
+    steps = w.controller.result.story.steps
+    actions = fill_steps_menu(w, w.lessons_menu.steps_menu)
+    assert [a.toolTip() for a in actions] == [s.caption for s in steps]
+    assert [a.text() for a in actions] == [w.player.step_name(s) for s in steps]
+    actions[2].trigger()
+    assert w.player.index == 2
+    assert [a.isChecked() for a in fill_steps_menu(w, w.lessons_menu.steps_menu)] == \
+        [False, False, True, False]
 
 def test_a_lesson_opened_in_presentation_shows_its_caption(window, qtbot):
     w = window
