@@ -10,7 +10,7 @@ import html
 import re
 
 from PySide6.QtCore import QEasingCurve, QEvent, QSize, Qt, QTimer, QVariantAnimation, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QTextDocument
 from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFrame, QHBoxLayout, QLabel, QScrollArea,
                                QSizePolicy, QStyle, QToolButton, QVBoxLayout, QWidget)
 
@@ -20,6 +20,7 @@ from . import step_view
 SPEEDS = (0.5, 1.0, 2.0, 4.0)
 STEP_MS = 1800          # one step at 1x while playing
 TRAVEL_MS = 900         # the cotangent's travel at 1x
+CAPTION_LINES = (2, 4)  # the caption is this many lines tall, at least and at most
 CHIP_CHARS = 26         # a timeline chip shows this much of its step's name
 STEP_LABEL_W = 380      # the current step's name is elided beyond this width (pixels)
 
@@ -271,12 +272,12 @@ class PlayerBar(QWidget):
         self.caption.setFont(font)
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.caption.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        self.caption.setMinimumHeight(2 * self.caption.fontMetrics().lineSpacing() + 2)
         bottom = QHBoxLayout()
         bottom.setContentsMargins(8, 0, 8, 4)
         bottom.setSpacing(12)
         bottom.addWidget(self.step_label)
         bottom.addWidget(self.caption, 1)
+        self._caption_row = bottom
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -337,6 +338,27 @@ class PlayerBar(QWidget):
         if step is None:
             return None
         return step_view.frame_step(self.canvas, self.canvas.renderer, step, **self.framing)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._fit_caption()
+
+    def _fit_caption(self):
+        """Give the caption the height its wrapped text needs at the bar's width, from two
+        to four lines: set here, not by the toolbar's layout, which does not ask a label for
+        its height at a width and can leave the bar many lines tall."""
+        margins = self._caption_row.contentsMargins()
+        width = self.width() - self.step_label.sizeHint().width() - 12 \
+            - margins.left() - margins.right()
+        doc = QTextDocument()
+        doc.setDocumentMargin(0)
+        doc.setDefaultFont(self.caption.font())
+        doc.setHtml(self.caption.text())
+        doc.setTextWidth(max(width, 100))
+        line = self.caption.fontMetrics().lineSpacing()
+        low, high = CAPTION_LINES
+        height = min(max(doc.size().height(), low * line), high * line)
+        self.caption.setFixedHeight(int(height) + 2)
 
     def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Resize and obj is self.canvas.viewport() \
@@ -461,3 +483,4 @@ class PlayerBar(QWidget):
                 name, Qt.TextElideMode.ElideRight, STEP_LABEL_W))
             self.step_label.setToolTip(name)
             set_caption(self.caption, step.caption)
+        self._fit_caption()

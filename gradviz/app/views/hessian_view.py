@@ -67,6 +67,7 @@ class HessianView(StudyView):
         self.eigen_plot.addItem(pg.InfiniteLine(0, angle=0, pen=pg.mkPen("#555555", width=1,
                                                                         style=Qt.DashLine)))
         self.eigen_curve = pg.ScatterPlotItem(size=7, pen=pg.mkPen(TEXT, width=0.8))
+        self._brushes = [pg.mkBrush(c) for c in (DIVERGING[0], "#ffffff", DIVERGING[-1])]
         self.eigen_plot.addItem(self.eigen_curve)
         self.eigen_plot.setMinimumHeight(150)
         col.addWidget(self.eigen_plot, 1)
@@ -144,8 +145,8 @@ class HessianView(StudyView):
                    f"{fmt(study.symmetry_error)}")
         eig = study.eigenvalues
         zero = zero_tolerance(eig)
-        brushes = [pg.mkBrush(DIVERGING[0] if e < -zero else DIVERGING[-1] if e > zero
-                              else "#ffffff") for e in eig]
+        sign = np.where(eig < -zero, 0, np.where(eig > zero, 2, 1))
+        brushes = [self._brushes[k] for k in sign.tolist()]   # 3 brushes: 3 symbols to draw
         self.eigen_curve.setData(x=np.arange(len(eig)), y=eig, brush=brushes)
         self.eigen_plot.setXRange(-0.5, max(len(eig) - 0.5, 0.5), padding=0.02)
         kind, verdict, self.newton_ok = newton_verdict(study, zero)
