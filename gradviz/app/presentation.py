@@ -219,8 +219,11 @@ class PresentationMode(QObject):
             widget.show()
         w.menuBar().setVisible(saved["menu"])
         w.statusBar().setVisible(saved["status"])
-        canvas.setTransform(saved["transform"])
-        canvas.centerOn(saved["centre"])
+        if self.player.step is None:
+            canvas.setTransform(saved["transform"])
+            canvas.centerOn(saved["centre"])
+        else:
+            self.player.frame()     # the step on screen, framed for the window
         action = getattr(w, "actions_by_name", {}).get("present")
         if action is not None:
             action.setChecked(False)
