@@ -1,15 +1,19 @@
-"""File ▸ Export Step… and File ▸ Export Animation…: pictures and animations for slides.
+"""File ▸ Export Step…, Export View… and Export Animation…: pictures for slides.
 
 Export Step writes what the canvas shows (the current story step, or the plain graph
-before the first step) as PNG, SVG or PDF through `render.export`. Export Animation
-writes the whole backward pass as an animated GIF, an APNG or a numbered PNG sequence
-through `render.animation`, behind a progress dialog with Cancel (a cancelled export
-leaves no file behind).
+before the first step) as PNG, SVG or PDF through `render.export`. Export View writes a
+study dock (Jacobian, Hessian …) as it is on screen, banners and plots together: PNG at
+twice the screen's resolution, SVG and PDF as vector drawings. Export Animation writes
+the whole backward pass as an animated GIF, an APNG or a numbered PNG sequence through
+`render.animation`, behind a progress dialog with Cancel (a cancelled export leaves no
+file behind).
 """
 import os
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QMarginsF, QPoint, QRect, QSizeF, Qt
+from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
+from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
                                QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox,
                                QProgressDialog, QPushButton, QSpinBox, QVBoxLayout, QWidget)
@@ -51,6 +55,61 @@ def report_export(window, path, notes):
     window.show_message(" ".join([f"Exported {path}", *notes]))
     if notes:
         QMessageBox.information(window, "Exported", "\n\n".join(notes))
+
+
+def export_widget(widget, path, scale=2.0):
+    """Write `widget` as it is on screen to `path` (.png at `scale` × its size, .svg, .pdf)."""
+    path = str(path)
+    kind = Path(path).suffix.lower().lstrip(".")
+    if kind not in ("png", "svg", "pdf"):
+        raise ValueError(f"{Path(path).name}: export a view as .png, .svg or .pdf")
+    size = widget.size()
+    if size.isEmpty():
+        raise ValueError("the view has no size yet: show it first")
+    flags = QWidget.RenderFlag.DrawWindowBackground | QWidget.RenderFlag.DrawChildren
+    if kind == "png":
+        image = QImage(int(size.width() * scale), int(size.height() * scale),
+                       QImage.Format.Format_ARGB32_Premultiplied)
+        image.setDevicePixelRatio(scale)
+        image.fill(QColor("white"))
+        painter = QPainter(image)
+        widget.render(painter, QPoint(), QRect(QPoint(), size), flags)
+        painter.end()
+        if not image.save(path):
+            raise OSError(f"cannot write {path}")
+        return path
+    if kind == "svg":
+        device = QSvgGenerator()
+        device.setFileName(path)
+        device.setSize(size)
+        device.setViewBox(QRect(QPoint(), size))
+        device.setTitle(widget.windowTitle() or "gradviz view")
+    else:
+        device = QPdfWriter(path)
+        device.setResolution(96)
+        device.setPageLayout(QPageLayout(QPageSize(QSizeF(size.width() * 0.75, size.height() * 0.75),
+                                                   QPageSize.Unit.Point, "view"),
+                                         QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
+    painter = QPainter(device)
+    if not painter.isActive():
+        raise OSError(f"cannot write {path}")
+    widget.render(painter, QPoint(), QRect(QPoint(), size), flags)
+    painter.end()
+    return path
+
+
+def study_view_on_screen(window):
+    """The study view the user looks at: the one with the keyboard focus, else the first
+    whose dock is shown and raised; None when no study dock is on screen."""
+    from PySide6.QtWidgets import QApplication
+    shown = [d.view for d in getattr(window, "study_docks", {}).values()
+             if getattr(d, "view", None) is not None and d.isVisible()
+             and not d.visibleRegion().isEmpty()]
+    focus = QApplication.focusWidget()
+    for view in shown:
+        if focus is not None and view.isAncestorOf(focus):
+            return view
+    return shown[0] if shown else None
 
 
 def export_animation(window, path, kind=None, fps=3.0, scale=1.0, frames_per_step=6, hold=4,
@@ -165,6 +224,44 @@ class ExportStepDialog(QDialog):
                     scale=self.scale.value())
 
 
+class ExportViewDialog(QDialog):
+    """Where to, which format and (for PNG) resolution, for one study view."""
+
+    def __init__(self, window, view):
+        super().__init__(window)
+        self.setWindowTitle("Export View")
+        stem = _stem(f"{window.controller.doc.title} {view.title}")
+        self.format = QComboBox()
+        for name, label in STEP_FORMATS:
+            self.format.addItem(label, name)
+        self.path = _PathRow(os.path.join(_start_dir(window), stem + ".png"), self._browse)
+        self.format.currentIndexChanged.connect(self._format_changed)
+        self.scale = QDoubleSpinBox()
+        self.scale.setRange(1.0, 4.0)
+        self.scale.setSingleStep(0.5)
+        self.scale.setValue(2.0)
+        self.scale.setSuffix(" ×")
+        self.scale.setToolTip("PNG pixels per screen pixel: 2 is sharp on a slide")
+        form = QFormLayout()
+        form.addRow("Shows:", QLabel(f"The {view.title} view as on screen"))
+        form.addRow("Format:", self.format)
+        form.addRow("File:", self.path)
+        form.addRow("PNG scale:", self.scale)
+        _save_cancel_layout(self, form)
+
+    _format_changed = ExportStepDialog._format_changed
+
+    def _browse(self):
+        fmt = self.format.currentData()
+        path, _ = QFileDialog.getSaveFileName(self, "Export view", self.path.edit.text(),
+                                              f"{fmt.upper()} (*.{fmt})")
+        if path:
+            self.path.edit.setText(path if path.lower().endswith("." + fmt) else f"{path}.{fmt}")
+
+    def options(self):
+        return dict(path=self.path.edit.text(), scale=self.scale.value())
+
+
 class ExportAnimationDialog(QDialog):
     """GIF / APNG / PNG sequence, frames per second, frames per step, scale, theme."""
 
@@ -259,6 +356,31 @@ def export_step_dialog(window, options=None):
         QMessageBox.warning(window, "Cannot export", f"{options.get('path')}\n\n{e}")
         return None
     report_export(window, path, notes)
+    return path
+
+
+def export_view_dialog(window, view=None, options=None):
+    """Export `view` (default: the study view on screen); asks unless `options` are given.
+    Returns the path written, or None."""
+    view = view or study_view_on_screen(window)
+    if view is None:
+        QMessageBox.information(window, "Export View",
+                                "No study view is on screen: show one from View ▸ Studies "
+                                "(the Jacobian, the Hessian …), then export it. Export Step "
+                                "saves the graph and the story step.")
+        return None
+    if options is None:
+        dialog = ExportViewDialog(window, view)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        options = dialog.options()
+    try:
+        path = export_widget(view, **options)
+    except (OSError, ValueError) as e:
+        QMessageBox.warning(window, "Cannot export", f"{options.get('path')}\n\n{e}")
+        return None
+    if hasattr(window, "show_message"):
+        window.show_message(f"Exported the {view.title} view to {path}")
     return path
 
 

@@ -1,7 +1,10 @@
-"""The Lessons menu: the bundled samples as a course, in the order of samples/README.md.
+"""The Lessons menu: the bundled samples as a course, in the order of samples/README.md,
+and the steps of the open document with their captions.
 
-Each entry opens its sample as a new unsaved document and starts the backward pass at
-step 0, so the player (or the presentation band) shows the first caption at once.
+Each lesson opens its sample as a new unsaved document and starts the backward pass at
+step 0, so the player (or the presentation band) shows the first caption at once. The
+Steps submenu lists every step of the story on screen; its status tip and tooltip are
+the step's caption, and choosing one shows that step.
 """
 import json
 import re
@@ -62,8 +65,29 @@ def open_lesson(window, lesson, ask=True):
     return True
 
 
+def fill_steps_menu(window, menu):
+    """`menu` lists the steps of the window's story, each with its caption."""
+    menu.clear()
+    player = getattr(window, "player", None)
+    steps = player.steps if player is not None else []
+    if not steps:
+        menu.addAction("No backward pass to show").setEnabled(False)
+        return []
+    actions = []
+    for step in steps:
+        action = menu.addAction(player.step_name(step).replace("&", "&&"))
+        action.setCheckable(True)
+        action.setChecked(step.index == player.index)
+        action.setStatusTip(_summary(step.caption, 300))
+        action.setToolTip(step.caption)
+        action.triggered.connect(lambda *_, i=step.index: player.set_index(i))
+        actions.append(action)
+    return actions
+
+
 def build_lessons_menu(window, menu):
-    """Fill `menu` with one action per lesson; returns the actions."""
+    """Fill `menu` with one action per lesson, then the Steps submenu; returns the lessons'
+    actions."""
     menu.setToolTipsVisible(True)
     actions = []
     for lesson in lesson_entries():
@@ -75,4 +99,9 @@ def build_lessons_menu(window, menu):
         action.setData(str(lesson.path))
         action.triggered.connect(lambda *_, entry=lesson: open_lesson(window, entry))
         actions.append(action)
+    menu.addSeparator()
+    steps = menu.addMenu("S&teps of This Document")
+    steps.setToolTipsVisible(True)
+    steps.aboutToShow.connect(lambda: fill_steps_menu(window, steps))
+    menu.steps_menu = steps
     return actions

@@ -21,7 +21,8 @@ from . import theme as app_theme
 from .canvas import CanvasView
 from .codeview import CodeView
 from .files import Autosaver, RecentFiles, Recovery
-from .export_dialog import export_animation_dialog, export_step, export_step_dialog, report_export
+from .export_dialog import (export_animation_dialog, export_step, export_step_dialog,
+                            export_view_dialog, report_export)
 from .inspector import InspectorWidget
 from .lessons import build_lessons_menu
 from .palette import PaletteWidget
@@ -171,6 +172,9 @@ class MainWindow(QMainWindow):
         a["export_step"] = self._action("Export S&tep…", lambda: export_step_dialog(self),
                                         "Ctrl+Shift+E", "Save the step on screen as a PNG, SVG "
                                         "or PDF picture for a slide")
+        a["export_view"] = self._action("Export &View…", lambda: export_view_dialog(self), None,
+                                        "Save the study view on screen (Jacobian, Hessian …) as "
+                                        "a PNG, SVG or PDF picture")
         a["export_animation"] = self._action("Export A&nimation…",
                                              lambda: export_animation_dialog(self), None,
                                              "Save the whole backward pass as an animated GIF, "
@@ -257,7 +261,8 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addActions([a["save"], a["save_as"]])
         file_menu.addSeparator()
-        file_menu.addActions([a["import"], a["export"], a["export_step"], a["export_animation"]])
+        file_menu.addActions([a["import"], a["export"], a["export_step"], a["export_view"],
+                              a["export_animation"]])
         file_menu.addSeparator()
         file_menu.addAction(a["quit"])
 

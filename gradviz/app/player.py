@@ -1,26 +1,165 @@
 """The backprop player: step through the story of the backward pass on the canvas.
 
 What is shown is a function of the step index alone (`index` -> story.steps[index],
-drawn by the canvas overlay), never the sum of effects replayed so far, so stepping
-back is exact. Index -1 is the editing view (no step). Playing advances on a QTimer;
-within a step a QVariantAnimation drives the overlay's progress 0 -> 1 (the cotangent
-travelling along its edge).
+drawn by the canvas overlay and framed by `step_view`), never the sum of effects
+replayed so far, so stepping back is exact. Index -1 is the editing view (no step).
+Playing advances on a QTimer; within a step a QVariantAnimation drives the overlay's
+progress 0 -> 1 (the cotangent travelling along its edge).
 """
-from PySide6.QtCore import QEasingCurve, QSize, Qt, QTimer, QVariantAnimation, Signal
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSlider, QStyle,
-                               QToolButton, QVBoxLayout, QWidget)
+import html
+import re
+
+from PySide6.QtCore import QEasingCurve, QEvent, QSize, Qt, QTimer, QVariantAnimation, Signal
+from PySide6.QtGui import QAction, QKeySequence, QTextDocument
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFrame, QHBoxLayout, QLabel, QScrollArea,
+                               QSizePolicy, QStyle, QToolButton, QVBoxLayout, QWidget)
+
+from ..render.themes import LIGHT
+from . import step_view
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0)
 STEP_MS = 1800          # one step at 1x while playing
 TRAVEL_MS = 900         # the cotangent's travel at 1x
+CAPTION_LINES = (2, 4)  # the caption is this many lines tall, at least and at most
+CHIP_CHARS = 26         # a timeline chip shows this much of its step's name
+STEP_LABEL_W = 380      # the current step's name is elided beyond this width (pixels)
 
 KIND_WORDS = {"seed": "seed", "visit": "visit", "contribution": "local rule", "fan_in": "fan-in sum",
               "accumulate": "gradient", "cut": "cut", "unconnected": "unconnected"}
+KIND_COLOURS = {"seed": LIGHT.target, "visit": LIGHT.value, "contribution": LIGHT.cotangent,
+                "fan_in": LIGHT.cotangent, "accumulate": LIGHT.source, "cut": LIGHT.cut,
+                "unconnected": LIGHT.cut}
+
+# A letter with combining marks (x̂): DejaVu Sans misplaces the mark, DejaVu Sans Mono does not.
+_MARKED = re.compile(r"\w[\u0300-\u036f]+")
+_MARK_FONT = "<span style=\"font-family:'DejaVu Sans Mono'\">{}</span>"
+
+
+def caption_html(text):
+    """`text` as rich text for a QLabel, with every x̂ (a letter and a combining mark) drawn
+    in a font that puts the mark over its letter."""
+    out, last = [], 0
+    for m in _MARKED.finditer(text or ""):
+        out.append(html.escape(text[last:m.start()], quote=False))
+        out.append(_MARK_FONT.format(m.group()))
+        last = m.end()
+    out.append(html.escape((text or "")[last:], quote=False))
+    return "".join(out).replace("\n", "<br>")
+
+
+def set_caption(label, text):
+    """Show plain `text` in `label` (rich text, so x̂ reads right); `label.plain` keeps it."""
+    label.plain = text or ""
+    label.setText(caption_html(text))
+
+
+def _elided(text, n=CHIP_CHARS):
+    return text if len(text) <= n else text[:n - 1].rstrip() + "…"
+
+
+class StepStrip(QScrollArea):
+    """The timeline: one chip per step with its number and name; click one to go there.
+
+    Chips before the current step are tinted (done), the current one is filled; the
+    strip scrolls (wheel or scroll bar) and keeps the current chip in view."""
+
+    stepClicked = Signal(int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("playerTimeline")
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # arrows belong to the player
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.chips = []
+        self.group = QButtonGroup(self)
+        self.group.setExclusive(True)
+        self.group.idClicked.connect(self.stepClicked.emit)
+        self._current = -1
+        self._body = QWidget()
+        self._row = QHBoxLayout(self._body)
+        self._row.setContentsMargins(0, 1, 0, 1)
+        self._row.setSpacing(3)
+        self._row.addStretch(1)
+        self.setWidget(self._body)
+        self._fit_height()
+
+    def _fit_height(self):
+        chip = self.fontMetrics().height() + 10
+        bar = self.horizontalScrollBar().sizeHint().height()
+        self.setFixedHeight(chip + bar + 4)
+
+    def set_steps(self, names, kinds):
+        """Rebuild the chips (a new story); keeps them when the names are unchanged."""
+        if [c.property("name") for c in self.chips] == list(names):
+            return
+        for chip in self.chips:
+            self.group.removeButton(chip)
+            chip.deleteLater()
+        self.chips = []
+        for i, (name, kind) in enumerate(zip(names, kinds)):
+            chip = QToolButton(self._body)
+            chip.setObjectName("stepChip")
+            chip.setCheckable(True)
+            chip.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            chip.setText(f"{i + 1}  {_elided(name)}")
+            chip.setToolTip(f"Step {i + 1} of {len(names)} ({KIND_WORDS.get(kind, kind)}): {name}")
+            chip.setProperty("name", name)
+            chip.setProperty("kind", kind)
+            self.group.addButton(chip, i)
+            self._row.insertWidget(i, chip)
+            self.chips.append(chip)
+        self._current = -2
+        self.set_current(-1)
+
+    def set_current(self, index):
+        if index == self._current:
+            return
+        self._current = index
+        for i, chip in enumerate(self.chips):
+            chip.setStyleSheet(_chip_style(chip.property("kind"), i, index))
+        if 0 <= index < len(self.chips):
+            self.chips[index].setChecked(True)
+            QTimer.singleShot(0, self, lambda: self._reveal(index))
+        else:
+            checked = self.group.checkedButton()
+            if checked is not None:
+                self.group.setExclusive(False)
+                checked.setChecked(False)
+                self.group.setExclusive(True)
+            self.horizontalScrollBar().setValue(0)
+
+    def _reveal(self, index):
+        if index == self._current and 0 <= index < len(self.chips):
+            self.ensureWidgetVisible(self.chips[index], 80, 0)
+
+    def text_of(self, index):
+        return self.chips[index].text()
+
+    def wheelEvent(self, event):
+        delta = event.angleDelta().y() or event.angleDelta().x()
+        bar = self.horizontalScrollBar()
+        bar.setValue(bar.value() - delta)
+        event.accept()
+
+
+def _chip_style(kind, i, current):
+    colour = KIND_COLOURS.get(kind, LIGHT.edge)
+    base = (f"QToolButton {{ border: 1px solid palette(mid); border-left: 4px solid {colour};"
+            f" border-radius: 3px; padding: 1px 6px; }}")
+    if i == current:
+        return base + (f"QToolButton {{ background: {colour}; color: white; font-weight: bold;"
+                       f" border-color: {colour}; }}")
+    if i < current:
+        return base + "QToolButton { background: palette(midlight); }"
+    return base + "QToolButton { background: palette(base); }"
 
 
 class PlayerBar(QWidget):
-    """First / back / play-pause / step / last, speed, a timeline of step names, the caption."""
+    """First / back / play-pause / step / last, speed, the timeline of named steps, the caption."""
 
     stepChanged = Signal(int)       # the step index; -1 = the editing view
 
@@ -32,6 +171,7 @@ class PlayerBar(QWidget):
         self._index = -1
         self._steps = []
         self.speed = 1.0
+        self.framing = {}               # step_view.frame_step options (presentation mode)
 
         self.animation = QVariantAnimation(self)
         self.animation.setStartValue(0.0)
@@ -40,8 +180,13 @@ class PlayerBar(QWidget):
         self.animation.valueChanged.connect(self._progress)
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._tick)
+        self._frame_timer = QTimer(self)
+        self._frame_timer.setSingleShot(True)
+        self._frame_timer.setInterval(0)
+        self._frame_timer.timeout.connect(self.frame)
 
         self._build()
+        canvas.viewport().installEventFilter(self)   # a new size frames the step anew
         controller.evaluated.connect(self._evaluated)
         controller.documentReplaced.connect(self._document_replaced)
         self._evaluated(controller.result)
@@ -104,41 +249,41 @@ class PlayerBar(QWidget):
         self.speed_box.currentIndexChanged.connect(lambda i: self.set_speed(SPEEDS[i]))
         top.addWidget(self.speed_box)
         top.addSpacing(8)
-        self.slider = QSlider(Qt.Orientation.Horizontal, self)
-        self.slider.setObjectName("playerTimeline")
-        self.slider.setMinimumWidth(220)
-        self.slider.setTickPosition(QSlider.TickPosition.TicksBelow)
-        self.slider.setTickInterval(1)
-        self.slider.setPageStep(1)
-        self.slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # arrows belong to the player
-        self.slider.setToolTip("Timeline: drag to any step of the backward pass")
-        self.slider.valueChanged.connect(self._slider_moved)
-        top.addWidget(self.slider, 1)
-        top.addSpacing(8)
+        self.timeline = StepStrip(self)
+        self.timeline.setToolTip("The steps of the backward pass: click one to show it")
+        self.timeline.stepClicked.connect(self._chip_clicked)
+        top.addWidget(self.timeline, 1)
+
         self.step_label = QLabel(self)
         self.step_label.setObjectName("playerStepName")
-        self.step_label.setMinimumWidth(260)
         font = self.step_label.font()
         font.setPointSizeF(font.pointSizeF() + 1.5)
         font.setBold(True)
         self.step_label.setFont(font)
-        top.addWidget(self.step_label)
-
+        self.step_label.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
+        self.step_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.caption = QLabel(self)
         self.caption.setObjectName("playerCaption")
         self.caption.setWordWrap(True)
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
         self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         font = self.caption.font()
         font.setPointSizeF(font.pointSizeF() + 1.0)
         self.caption.setFont(font)
-        self.caption.setContentsMargins(8, 0, 8, 4)
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.caption.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        bottom = QHBoxLayout()
+        bottom.setContentsMargins(8, 0, 8, 4)
+        bottom.setSpacing(12)
+        bottom.addWidget(self.step_label)
+        bottom.addWidget(self.caption, 1)
+        self._caption_row = bottom
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addLayout(top)
-        layout.addWidget(self.caption)
+        layout.addLayout(bottom)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
     # -- state ---------------------------------------------------------------------------
@@ -178,11 +323,48 @@ class PlayerBar(QWidget):
             self.animation.start()
         else:
             self.canvas.set_step(step, 1.0)
+        if step is not None:
+            self.frame()
+            self._frame_timer.start()   # again after a fit the canvas may have queued
         if i < 0 and self.is_playing:
             self.pause()
         self._show()
         if changed:
             self.stepChanged.emit(i)
+
+    def frame(self):
+        """Zoom and scroll the canvas to the current step (a function of the index only)."""
+        step = self.step
+        if step is None:
+            return None
+        return step_view.frame_step(self.canvas, self.canvas.renderer, step, **self.framing)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._fit_caption()
+
+    def _fit_caption(self):
+        """Give the caption the height its wrapped text needs at the bar's width, from two
+        to four lines: set here, not by the toolbar's layout, which does not ask a label for
+        its height at a width and can leave the bar many lines tall."""
+        margins = self._caption_row.contentsMargins()
+        width = self.width() - self.step_label.sizeHint().width() - 12 \
+            - margins.left() - margins.right()
+        doc = QTextDocument()
+        doc.setDocumentMargin(0)
+        doc.setDefaultFont(self.caption.font())
+        doc.setHtml(self.caption.text())
+        doc.setTextWidth(max(width, 100))
+        line = self.caption.fontMetrics().lineSpacing()
+        low, high = CAPTION_LINES
+        height = min(max(doc.size().height(), low * line), high * line)
+        self.caption.setFixedHeight(int(height) + 2)
+
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Resize and obj is self.canvas.viewport() \
+                and self.step is not None:
+            self._frame_timer.start()
+        return False
 
     def finish_animation(self):
         """Jump to the end of the current step's animation."""
@@ -245,16 +427,18 @@ class PlayerBar(QWidget):
         if step is not None:
             self.canvas.set_step(step, float(value))
 
-    def _slider_moved(self, value):
-        if value != self._index and not self._updating:
-            self.set_index(value)
-
-    _updating = False
+    def _chip_clicked(self, index):
+        if index != self._index:
+            self.set_index(index, animate=index == self._index + 1)
+        else:
+            self._show()
 
     # -- the document --------------------------------------------------------------------
     def _evaluated(self, result):
         story = getattr(result, "story", None)
         self._steps = list(getattr(story, "steps", None) or [])
+        self.timeline.set_steps([s.title or KIND_WORDS.get(s.kind, s.kind) for s in self._steps],
+                                [s.kind for s in self._steps])
         old = self._index
         self._index = -2  # force the redraw with the new story's step
         self.animation.stop()
@@ -272,13 +456,8 @@ class PlayerBar(QWidget):
 
     def _show(self):
         n = len(self._steps)
-        self._updating = True
-        try:
-            self.slider.setRange(-1, max(-1, n - 1))
-            self.slider.setValue(self._index)
-        finally:
-            self._updating = False
-        self.slider.setEnabled(n > 0)
+        self.timeline.set_current(self._index)
+        self.timeline.setEnabled(n > 0)
         step = self.step
         a = self.actions_by_name
         a["first"].setEnabled(n > 0)
@@ -293,12 +472,15 @@ class PlayerBar(QWidget):
         a["play"].setText("&Pause" if playing else "&Play")
         if step is None:
             self.step_label.setText("Editing" if n else "No story")
-            self.caption.setText(
-                f"{n} steps in the story of this backward pass: press Space to play, → to step."
-                if n else "No backward pass to show: mark a target and a source, and fix the "
-                          "problems the status bar lists.")
+            set_caption(self.caption,
+                        f"{n} steps in the story of this backward pass: press Space to play, → to "
+                        f"step, or click a step above." if n else
+                        "No backward pass to show: mark a target and a source, and fix the "
+                        "problems the status bar lists.")
         else:
-            self.step_label.setText(self.step_name(step))
-            self.caption.setText(step.caption)
-        tip = "\n".join(self.step_name(s) for s in self._steps[:60])
-        self.slider.setToolTip("Timeline: drag to any step\n" + tip if tip else "Timeline")
+            name = self.step_name(step)
+            self.step_label.setText(self.step_label.fontMetrics().elidedText(
+                name, Qt.TextElideMode.ElideRight, STEP_LABEL_W))
+            self.step_label.setToolTip(name)
+            set_caption(self.caption, step.caption)
+        self._fit_caption()

@@ -1,20 +1,27 @@
 """Presentation mode: the backward pass as a slide show for a classroom projector.
 
 Full screen, the editing chrome (menus, toolbars, docks, status bar) hidden, the
-high-contrast `contrast` theme on the canvas, the graph zoomed to fill the screen, and a
-caption band along the bottom with the step's title and caption in type a student in
-the back row can read; before the first step it shows the lesson. The keyboard (or a
-presenter's clicker, which sends PageDown / PageUp) steps through the story through the
-window's player. F5 or Esc ends it and puts every piece of the window back.
+high-contrast `contrast` theme on the canvas, and a caption band along the bottom with
+the step's title and caption in type a student in the back row can read; before the
+first step it shows the lesson and the whole graph. Type sizes grow with the screen:
+the band's, and the zoom at which each step is framed (the cards' smallest numbers at
+least `readable_px()` tall, scrolling rather than shrinking, as in the window). The
+keyboard (or a presenter's clicker, which sends PageDown / PageUp) steps through the
+story through the window's player. F5 or Esc ends it and puts every piece of the window back.
 """
 from PySide6.QtCore import QEvent, QObject, QRectF, Qt, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolBar,
                                QVBoxLayout, QWidget)
 
+from .player import set_caption
+
 THEME = "contrast"
 MAX_ZOOM = 3.0
-TITLE_PT, CAPTION_PT, HINT_PT = 30, 21, 12
+TITLE_PT, CAPTION_PT, HINT_PT = 30, 21, 12     # on a screen 900 pixels tall, larger above
+BASE_HEIGHT = 900
+READABLE_SHARE = 1 / 60      # the cards' smallest numbers: this share of the screen's height
+MIN_READABLE_PX = 14.0
 
 NEXT_KEYS = {Qt.Key.Key_Space, Qt.Key.Key_Right, Qt.Key.Key_PageDown, Qt.Key.Key_Down,
              Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_N}
@@ -28,7 +35,7 @@ HINT = "Space / →  next     ←  back     Esc  leave"
 class CaptionBand(QWidget):
     """The bottom band: the step's title and caption (or the lesson), large and high-contrast."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, scale=1.0):
         super().__init__(parent)
         self.setObjectName("presentationCaption")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
@@ -38,24 +45,24 @@ class CaptionBand(QWidget):
             "QLabel#presentationHint { color: #3d3d3d; }")
         self.title = QLabel()
         self.title.setObjectName("presentationTitle")
-        self.title.setFont(_font(TITLE_PT, bold=True))
+        self.title.setFont(_font(TITLE_PT * scale, bold=True))
         self.title.setWordWrap(True)
         self.caption = QLabel()
         self.caption.setObjectName("presentationText")
-        self.caption.setFont(_font(CAPTION_PT))
+        self.caption.setFont(_font(CAPTION_PT * scale))
         self.caption.setWordWrap(True)
-        self.caption.setTextFormat(Qt.TextFormat.PlainText)
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
         self.caption.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.hint = QLabel(HINT)
         self.hint.setObjectName("presentationHint")
-        self.hint.setFont(_font(HINT_PT))
+        self.hint.setFont(_font(HINT_PT * scale))
         self.hint.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
         top = QHBoxLayout()
         top.setSpacing(24)
         top.addWidget(self.title, 1)
         top.addWidget(self.hint, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(40, 14, 40, 18)
+        layout.setContentsMargins(int(40 * scale), int(14 * scale), int(40 * scale), int(18 * scale))
         layout.setSpacing(6)
         layout.addLayout(top)
         layout.addWidget(self.caption, 1)
@@ -63,7 +70,7 @@ class CaptionBand(QWidget):
 
     def show_text(self, title, caption):
         self.title.setText(title)
-        self.caption.setText(caption)
+        set_caption(self.caption, caption)
         self.caption.setVisible(bool(caption))
 
 
@@ -149,7 +156,7 @@ class PresentationMode(QObject):
             widget.hide()
         w.menuBar().hide()
         w.statusBar().hide()
-        self.band = CaptionBand()
+        self.band = CaptionBand(scale=self.type_scale())
         dock = QDockWidget("Caption", w)
         dock.setObjectName("presentationCaptionDock")
         dock.setTitleBarWidget(QWidget(dock))
@@ -167,6 +174,8 @@ class PresentationMode(QObject):
         canvas.viewport().installEventFilter(self)
         self.player.stepChanged.connect(self._step_changed)
         w.controller.evaluated.connect(self._evaluated)
+        self._saved["framing"] = self.player.framing
+        self.player.framing = dict(readable_px=self.readable_px(), max_zoom=MAX_ZOOM)
         action = getattr(w, "actions_by_name", {}).get("present")
         if action is not None:
             action.setChecked(True)
@@ -189,6 +198,7 @@ class PresentationMode(QObject):
         canvas.viewport().removeEventFilter(self)
         self.player.stepChanged.disconnect(self._step_changed)
         w.controller.evaluated.disconnect(self._evaluated)
+        self.player.framing = saved["framing"]
         w.removeDockWidget(self._dock)
         self._dock.deleteLater()
         self._dock = self.band = None
@@ -209,8 +219,11 @@ class PresentationMode(QObject):
             widget.show()
         w.menuBar().setVisible(saved["menu"])
         w.statusBar().setVisible(saved["status"])
-        canvas.setTransform(saved["transform"])
-        canvas.centerOn(saved["centre"])
+        if self.player.step is None:
+            canvas.setTransform(saved["transform"])
+            canvas.centerOn(saved["centre"])
+        else:
+            self.player.frame()     # the step on screen, framed for the window
         action = getattr(w, "actions_by_name", {}).get("present")
         if action is not None:
             action.setChecked(False)
@@ -261,26 +274,35 @@ class PresentationMode(QObject):
             self._fit_pending = True
             QTimer.singleShot(0, self.fit)
 
-    def picture_rect(self):
-        """The scene rectangle of the current picture: the cards and this step's formula card.
+    def screen_height(self):
+        screen = self.window.screen()
+        return screen.geometry().height() if screen is not None else BASE_HEIGHT
 
-        Fitting each step (rather than the union of all) keeps the zoom as large as the
-        screen allows; the cards stay where they are, so the eye is not lost.
-        """
+    def type_scale(self):
+        """How much larger than on a 900-pixel screen the band's type is."""
+        return max(1.0, self.screen_height() / BASE_HEIGHT)
+
+    def readable_px(self):
+        """How tall the cards' smallest numbers must be for the back row, in pixels."""
+        return max(MIN_READABLE_PX, self.screen_height() * READABLE_SHARE)
+
+    def picture_rect(self):
+        """The scene rectangle of the graph (before the first step: the lesson's picture)."""
         r = self.window.canvas.renderer
         if not r.doc.nodes:
             return QRectF()
-        index = self.index
-        try:
-            return QRectF(r.bounds(index if 0 <= index < len(self.steps()) else None))
-        except Exception:  # a step the renderer cannot place: the cards still fit
-            return QRectF(r.bounds(None))
+        return QRectF(r.bounds(None))
 
     def fit(self):
+        """Each step framed as in the window, at the presentation's readable zoom; before
+        the first step the whole graph, as large as the screen allows."""
         self._fit_pending = False
         if not self.active:
             return
         self._size_band()
+        if self.player.step is not None:
+            self.player.frame()
+            return
         canvas = self.window.canvas
         rect = self.picture_rect()
         if rect.isEmpty():

@@ -4,18 +4,25 @@ import struct
 import numpy as np
 import pytest
 from PySide6.QtCore import QCoreApplication, QSettings, Qt
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QImage, QTextDocument
 from PySide6.QtWidgets import QDockWidget, QMessageBox, QToolBar, QWidget
 
 from gradviz.app import create_window
-from gradviz.app import export_dialog
-from gradviz.app.lessons import lesson_entries, open_lesson
+from gradviz.app import export_dialog, presentation, step_view
+from gradviz.app.lessons import fill_steps_menu, lesson_entries, open_lesson
 from gradviz.app.main_window import SAMPLES_DIR, SEED_SAMPLE
 from gradviz.render import animation, png
 
 SEED = SAMPLES_DIR / SEED_SAMPLE
 Button = QMessageBox.StandardButton
 
+
+
+def _shown(label):
+    """The plain text a rich-text label shows."""
+    doc = QTextDocument()
+    doc.setHtml(label.text())
+    return doc.toPlainText()
 
 @pytest.fixture(autouse=True)
 def temp_settings(tmp_path, monkeypatch):
@@ -72,7 +79,7 @@ def test_presentation_hides_the_chrome_and_restores_it(window, qtbot):
     assert 0.95 < fill <= 1.01 or w.canvas.transform().m11() == pytest.approx(3.0)
     # The band shows the lesson before step 0, in large type.
     assert p.band.title.text() == w.controller.doc.title
-    assert p.band.caption.text().startswith("tape.gradient(y_tf, tf_t)")
+    assert _shown(p.band.caption).startswith("tape.gradient(y_tf, tf_t)")
     assert p.band.title.font().pointSizeF() >= 24 and p.band.caption.font().pointSizeF() >= 18
 
     qtbot.keyClick(w.canvas, Qt.Key.Key_Escape)
@@ -107,7 +114,7 @@ def test_keyboard_steps_through_the_story(window, qtbot):
         assert w.canvas.step_overlay.step is steps[w.player.index]
     assert seen == [0, 1, 2, 3]
     assert p.band.title.text() == f"4/4   {steps[3].title}"
-    assert p.band.caption.text() == steps[3].caption
+    assert _shown(p.band.caption) == steps[3].caption
     qtbot.keyClick(w.canvas, Qt.Key.Key_Space)          # the last step stays
     assert w.player.index == 3
     qtbot.keyClick(w.canvas, Qt.Key.Key_Left)
@@ -130,6 +137,51 @@ def test_keys_are_left_alone_outside_presentation(window, qtbot):
     assert w.player.index == 1
     assert not w.presentation.active
 
+
+def test_each_step_is_framed_for_the_back_row(window, qtbot):
+    w = window
+    batchnorm = SAMPLES_DIR / "001_batchnorm_pitfall.json"
+    w.open_sample(batchnorm, ask=False)
+    p = w.presentation
+    p.enter()
+    assert w.player.framing == dict(readable_px=p.readable_px(), max_zoom=presentation.MAX_ZOOM)
+    assert p.readable_px() >= presentation.MIN_READABLE_PX
+    r = w.canvas.renderer
+    for k in range(len(p.steps())):
+        p.go(k)
+        qtbot.waitUntil(lambda: not p._fit_pending)
+        assert step_view.text_px(w.canvas) >= p.readable_px() - 1e-6, k
+        step = w.player.step
+        if step.node in r.doc.nodes:
+            seen = w.canvas.mapToScene(w.canvas.viewport().rect()).boundingRect()
+            assert seen.contains(r.rect(step.node)), k
+    p.exit()
+    assert w.player.framing == {}
+
+
+def test_presentation_type_grows_with_the_screen(window, monkeypatch):
+    w = window
+    p = w.presentation
+    monkeypatch.setattr(type(p), "screen_height", lambda self: 2160)
+    assert p.type_scale() == pytest.approx(2.4)
+    assert p.readable_px() == pytest.approx(36.0)
+    p.enter()
+    assert p.band.title.font().pointSizeF() == pytest.approx(presentation.TITLE_PT * 2.4)
+    assert p.band.caption.font().pointSizeF() == pytest.approx(presentation.CAPTION_PT * 2.4)
+    monkeypatch.setattr(type(p), "screen_height", lambda self: 600)
+    assert p.type_scale() == 1.0 and p.readable_px() == presentation.MIN_READABLE_PX
+
+
+def test_a_letter_with_a_hat_reads_right_in_the_band(window):
+    w = window
+    w.open_sample(SAMPLES_DIR / "001_batchnorm_pitfall.json", ask=False)
+    step = next(s for s in w.controller.result.story.steps if "x\u0302" in s.caption)
+    w.presentation.enter()
+    w.presentation.go(step.index)
+    band = w.presentation.band.caption
+    assert _shown(band) == step.caption
+    assert "DejaVu Sans Mono'\">x\u0302</span>" in band.text()
+    assert _shown(w.player.caption) == step.caption
 
 def test_contrast_theme_reads_in_print_and_for_colour_blind_viewers():
     from gradviz.render.themes import get_theme
@@ -189,6 +241,17 @@ def test_lessons_menu_opens_each_sample_at_step_0(window, qtbot):
             assert w.player.step is steps[0]
 
 
+def test_the_lessons_menu_lists_the_steps_with_their_captions(window):
+    w = window
+    steps = w.controller.result.story.steps
+    actions = fill_steps_menu(w, w.lessons_menu.steps_menu)
+    assert [a.toolTip() for a in actions] == [s.caption for s in steps]
+    assert [a.text() for a in actions] == [w.player.step_name(s) for s in steps]
+    actions[2].trigger()
+    assert w.player.index == 2
+    assert [a.isChecked() for a in fill_steps_menu(w, w.lessons_menu.steps_menu)] == \
+        [False, False, True, False]
+
 def test_a_lesson_opened_in_presentation_shows_its_caption(window, qtbot):
     w = window
     w.presentation.enter()
@@ -196,7 +259,7 @@ def test_a_lesson_opened_in_presentation_shows_its_caption(window, qtbot):
     assert open_lesson(w, entry)
     step = w.controller.result.story.steps[0]
     assert w.presentation.band.title.text().startswith(f"1/{len(w.controller.result.story.steps)}")
-    assert w.presentation.band.caption.text() == step.caption
+    assert _shown(w.presentation.band.caption) == step.caption
     assert w.presentation.active and w.canvas.theme_name == "contrast"
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from gradviz.app import views
 from gradviz.app.controller import DocumentController
-from gradviz.app.views import _base
+from gradviz.app.views import _base, hessian_view
 from gradviz.app.views.batch_view import patches
 from gradviz.app.views.heatmap import Heatmap
 from gradviz.graph.document import Port
@@ -249,3 +249,48 @@ def test_views_survive_a_broken_document(qtbot):
         v.refresh()
         assert v.error
         assert v.message.isVisibleTo(v)
+
+
+def test_a_zero_hessian_has_no_newton_step(qtbot):
+    controller, view = opened(qtbot, views.HessianView, "001_dense_jacobian")
+    assert not np.any(view.result.hessian)             # the loss is linear in the kernel
+    assert not view.newton_button.isEnabled() and not view.newton_ok
+    text = view.definite.text()
+    assert "H is zero" in text and "g/ε" in text and "well-posed" not in text
+    g = np.linalg.norm(view.result.gradient)
+    assert number_after(text, "|g|/ε =") == pytest.approx(g / view.eps_box.value(), rel=1e-3)
+    assert view.definite.property("kind") == "warning"
+    old = controller.doc.nodes["layer"].weights["kernel"].copy()
+    view.apply_newton_step()
+    np.testing.assert_array_equal(controller.doc.nodes["layer"].weights["kernel"], old)
+    assert controller.undo_stack.count() == 0
+
+
+def test_round_off_eigenvalues_count_as_zero(qtbot):
+    controller, view = opened(qtbot, views.HessianView, "001_hessian_newton")
+    eig = view.result.eigenvalues
+    tol = hessian_view.zero_tolerance(eig)
+    assert tol == pytest.approx(1e-6 * np.abs(eig).max())
+    assert eig.min() < 0 and abs(eig.min()) <= tol     # float32 round-off, not curvature
+    text = view.definite.text()
+    assert "not positive definite" not in text and "negative" not in text
+    n_zero = int((np.abs(eig) <= tol).sum())
+    assert f"{n_zero} eigenvalues ≈ 0" in text
+    assert view.newton_button.isEnabled()
+
+
+def test_a_singular_hessian_along_the_gradient_warns():
+    def study(h, g, eps=1e-3):
+        h, g = np.asarray(h, float), np.asarray(g, float)
+        step = np.linalg.solve(h + eps * np.eye(len(g)), g)
+        return studies.HessianStudy(h, 0.0, np.linalg.eigvalsh(h), g, eps, step, -step)
+    along = study(np.diag([2.0, 0.0]), [1.0, 1.0])        # g has a part where H is zero
+    kind, words, ok = hessian_view.newton_verdict(along, hessian_view.zero_tolerance(
+        along.eigenvalues))
+    assert kind == "warning" and "singular" in words and ok
+    across = study(np.diag([2.0, 0.0]), [1.0, 0.0])       # it has none
+    kind, words, ok = hessian_view.newton_verdict(across, hessian_view.zero_tolerance(
+        across.eigenvalues))
+    assert kind == "info" and "1 eigenvalues ≈ 0" in words and ok
+    zero = study(np.zeros((2, 2)), [1.0, 0.0])
+    assert hessian_view.newton_verdict(zero, 0.0)[2] is False

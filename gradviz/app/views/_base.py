@@ -10,8 +10,8 @@ import importlib
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QProgressBar,
-                               QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QDockWidget, QFrame, QHBoxLayout, QLabel, QMainWindow,
+                               QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
 from ...graph import catalog
 from ...graph.document import LAYER
@@ -22,6 +22,7 @@ from ...render.themes import LIGHT
 DEBOUNCE_MS = 120
 VIEW_FONT_PT = 11            # readable from the back of a lecture room
 WORKER_ELEMENTS = 200_000    # studies with more matrix entries than this go to the worker
+OPEN_SHARE = 0.55            # a study dock opens this share of the window's height tall
 
 BANNER_STYLES = {
     "warning": "background:#fff4e5; color:#5f2b00; border:2px solid #e65100;",
@@ -84,6 +85,11 @@ def fmt(x, digits=4):
     return f"{x:.{digits}g}"
 
 
+def short(name, n=18):
+    """A port name short enough for a vertical axis label."""
+    return name if len(name) <= n else name[:n - 1] + "…"
+
+
 def preview(array, n=4):
     flat = np.asarray(array).ravel()
     items = ", ".join(fmt(v, 3) for v in flat[:n])
@@ -124,10 +130,13 @@ class StudyView(QWidget):
     """Base of the study docks: subclasses implement `job()` and `show_result()`."""
 
     title = "study"
+    MIN_SIZE = (560, 380)        # below this its plots and banners would clip
 
     def __init__(self, controller, parent=None):
         super().__init__(parent)
         self.controller = controller
+        self.setMinimumSize(*self.MIN_SIZE)
+        self._roomy = False
         self.result = None           # the last study shown
         self.error = ""
         self._stale = True
@@ -163,6 +172,7 @@ class StudyView(QWidget):
 
     # -- choosers ------------------------------------------------------------------------
     def chooser_row(self, *pairs):
+        """The top row: the choosers, then Export View… at the right."""
         row = QHBoxLayout()
         row.setSpacing(6)
         for text, widget in pairs:
@@ -172,7 +182,15 @@ class StudyView(QWidget):
             if isinstance(widget, QComboBox):
                 widget.currentIndexChanged.connect(self._choice_changed)
         row.addStretch(1)
+        self.export_button = QPushButton("Export View…")
+        self.export_button.setToolTip(f"Save this {self.title} view as a PNG, SVG or PDF picture")
+        self.export_button.clicked.connect(self.export_view)
+        row.addWidget(self.export_button)
         return row
+
+    def export_view(self):
+        from ..export_dialog import export_view_dialog
+        return export_view_dialog(self.window(), self)
 
     def _choice_changed(self):
         self._stale = True
@@ -195,6 +213,22 @@ class StudyView(QWidget):
         super().showEvent(event)
         if self._stale:
             self._timer.start(0)
+        if not self._roomy:
+            self._roomy = True
+            QTimer.singleShot(0, self, self.claim_room)
+
+    def claim_room(self):
+        """The first time the dock opens: a usable height (a share of the window's), not
+        the sliver a bottom dock area starts with."""
+        dock = self.parentWidget()
+        window = dock.parentWidget() if dock is not None else None
+        if not isinstance(dock, QDockWidget) or not isinstance(window, QMainWindow) \
+                or dock.isFloating() or window.dockWidgetArea(dock) not in (
+                    Qt.DockWidgetArea.BottomDockWidgetArea, Qt.DockWidgetArea.TopDockWidgetArea):
+            return
+        want = max(self.minimumHeight(), int(window.height() * OPEN_SHARE))
+        if dock.height() < want:
+            window.resizeDocks([dock], [want], Qt.Orientation.Vertical)
 
     def refresh(self):
         """Compute the study for the current document and show it."""

@@ -10,7 +10,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QSplitter
 
 from ...story import studies
-from ._base import PortChooser, StudyView, banner, fmt, set_banner, study_ports
+from ._base import PortChooser, StudyView, banner, fmt, set_banner, short, study_ports
 from .heatmap import Heatmap
 
 
@@ -41,6 +41,7 @@ def as_blocks(jacobian, t_rank):
 
 class BatchJacobianView(StudyView):
     title = "Batch Jacobian"
+    MIN_SIZE = (640, 440)
 
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
@@ -58,7 +59,7 @@ class BatchJacobianView(StudyView):
         self.heatmap = Heatmap("target element i, then example b",
                                "source element j, then example c",
                                colorbar_label="∂ y[b, i] / ∂ x[c, j]")
-        self.norms = Heatmap("target example b", "source example c",
+        self.norms = Heatmap("example b", "source example c",
                              colorbar_label="‖ block ‖")
         self._marker = QGraphicsRectItem()
         self._marker.setPen(pg.mkPen("#000000", width=3))
@@ -111,8 +112,8 @@ class BatchJacobianView(StudyView):
         image = _patches(blocks)
         self.heatmap.set_matrix(image)
         self.heatmap.describe = lambda row, col: _patch_text(blocks, row, col, self._names)
-        self.heatmap.set_labels(f"{t_name} element i (0…{T - 1}), each a band of {b} examples",
-                                f"{s_name} element j (0…{S - 1}), each a band of {b} examples")
+        self.heatmap.set_labels(f"{short(t_name)} element i",
+                                f"{s_name} element j (each band: the {b} examples)")
         _band_ticks(self.heatmap, T, S, b)
         norms = np.linalg.norm(blocks, axis=(1, 3))
         self.norms.set_matrix(norms, (b,), (b,), (f"{t_name}", f"{s_name}"), nonnegative=True)

@@ -18,9 +18,11 @@ FORWARD, REVERSE = DIVERGING[1], DIVERGING[-2]   # mid blue and mid red: distinc
 
 class ChainCostView(StudyView):
     title = "Forward vs reverse"
+    MIN_SIZE = (520, 380)
 
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
+        self.layout_.addLayout(self.chooser_row())
         self.layout_.addWidget(self.message)
         self.totals = banner("info")
         self.layout_.addWidget(self.totals)

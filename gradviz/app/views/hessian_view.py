@@ -15,6 +15,8 @@ from ._base import PortChooser, StudyView, banner, fmt, set_banner, study_ports
 from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, style_plot
 
 DEFAULT_EPS = 1e-3
+ZERO_SHARE = 1e-6      # eigenvalues within this share of the largest |λ| count as zero
+DAMPED_SHARE = 0.1     # warn when ε decides this much of the step
 
 
 def stored_value(doc, port):
@@ -33,6 +35,7 @@ def stored_value(doc, port):
 
 class HessianView(StudyView):
     title = "Hessian"
+    MIN_SIZE = (680, 440)
 
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
@@ -46,8 +49,7 @@ class HessianView(StudyView):
         self.layout_.addWidget(self.caption)
 
         split = QSplitter(Qt.Horizontal)
-        self.heatmap = Heatmap("variable index i (flattened)", "variable index j (flattened)",
-                               colorbar_label="∂² loss / ∂x_i ∂x_j")
+        self.heatmap = Heatmap("i", "j (flat indices)", colorbar_label="∂² loss / ∂x_i ∂x_j")
         split.addWidget(self.heatmap)
         side = QWidget()
         col = QVBoxLayout(side)
@@ -58,13 +60,14 @@ class HessianView(StudyView):
         self.eigen_plot.setMenuEnabled(False)
         self.eigen_plot.hideButtons()
         self.eigen_plot.setMouseEnabled(False, False)
-        self.eigen_plot.setLabel("bottom", "eigenvalue number (ascending)", color=TEXT)
-        self.eigen_plot.setLabel("left", "eigenvalue", color=TEXT)
+        self.eigen_plot.setLabel("bottom", "k (ascending)", color=TEXT)
+        self.eigen_plot.setLabel("left", "λ_k", color=TEXT)
         self.eigen_plot.setTitle("Eigenvalues of H", color=TEXT, size="11pt")
         style_plot(self.eigen_plot.getPlotItem())
         self.eigen_plot.addItem(pg.InfiniteLine(0, angle=0, pen=pg.mkPen("#555555", width=1,
                                                                         style=Qt.DashLine)))
         self.eigen_curve = pg.ScatterPlotItem(size=7, pen=pg.mkPen(TEXT, width=0.8))
+        self._brushes = [pg.mkBrush(c) for c in (DIVERGING[0], "#ffffff", DIVERGING[-1])]
         self.eigen_plot.addItem(self.eigen_curve)
         self.eigen_plot.setMinimumHeight(150)
         col.addWidget(self.eigen_plot, 1)
@@ -94,6 +97,7 @@ class HessianView(StudyView):
         split.setStretchFactor(1, 2)
         self.layout_.addWidget(split, 1)
         self._doc_for_eps = None
+        self.newton_ok = False
         self.update_choosers()
 
     def update_choosers(self):
@@ -129,40 +133,35 @@ class HessianView(StudyView):
         self.heatmap.describe = lambda r, c: (
             f"∂²{t_name} / ∂{s_name}[{_idx(r, shape)}] ∂{s_name}[{_idx(c, shape)}] = "
             f"{fmt(H[r, c], 6)}    (row {r}, col {c})")
-        self.heatmap.set_labels(f"{s_name} index i, flattened from {tuple(shape)}",
-                                f"{s_name} index j, flattened from {tuple(shape)}")
+        self.heatmap.set_labels("i", f"j: flat index into {s_name} {_shape(shape)}")
         self.caption.setText(
-            f"H = ∂²{t_name} / ∂{s_name}² as an {n} × {n} matrix: the outer tape's "
-            f"Jacobian of "
-            f"the inner tape's gradient. Blue is negative, white zero, red positive.")
+            f"H = ∂²{t_name} / ∂{s_name}² as a {n} × {n} matrix (i, j: flat indices into "
+            f"{s_name} {_shape(shape)}): the outer tape's Jacobian of the inner tape's "
+            f"gradient. Blue is negative, white zero, red positive.")
         scale = max(1.0, float(np.abs(H).max(initial=0)))
         sym_ok = study.symmetry_error <= 1e-5 * scale
         set_banner(self.symmetry, "ok" if sym_ok else "warning",
                    f"<b>Symmetry</b> {'✓' if sym_ok else '✗'} max |H − Hᵀ| = "
                    f"{fmt(study.symmetry_error)}")
         eig = study.eigenvalues
-        tiny = 1e-6 * max(1.0, float(np.abs(eig).max(initial=0)))
-        brushes = [pg.mkBrush(DIVERGING[0] if e < -tiny else DIVERGING[-1] if e > tiny
-                              else "#ffffff") for e in eig]
+        zero = zero_tolerance(eig)
+        sign = np.where(eig < -zero, 0, np.where(eig > zero, 2, 1))
+        brushes = [self._brushes[k] for k in sign.tolist()]   # 3 brushes: 3 symbols to draw
         self.eigen_curve.setData(x=np.arange(len(eig)), y=eig, brush=brushes)
-        n_neg = int((eig < -tiny).sum())
-        n_zero = int((np.abs(eig) <= tiny).sum())
-        if eig.size and eig[0] > tiny:
-            kind, verdict = "ok", "positive definite: the Newton step points downhill"
-        elif n_neg == 0:
-            kind, verdict = "info", (f"positive semi-definite ({n_zero} eigenvalues ≈ 0): "
-                                     f"ε keeps the solve well-posed")
-        else:
-            kind, verdict = "warning", (f"not positive definite ({n_neg} negative): the Newton "
-                                        f"step need not point downhill")
+        self.eigen_plot.setXRange(-0.5, max(len(eig) - 0.5, 0.5), padding=0.02)
+        kind, verdict, self.newton_ok = newton_verdict(study, zero)
         set_banner(self.definite, kind,
                    f"min {fmt(eig[0]) if eig.size else '–'}, max "
-                   f"{fmt(eig[-1]) if eig.size else '–'}<br><b>{verdict}</b>")
+                   f"{fmt(eig[-1]) if eig.size else '–'}"
+                   f"{f' (|λ| ≤ {fmt(zero)} counts as 0)' if zero > 0 else ''}"
+                   f"<br><b>{verdict}</b>")
         target = stored_value(self.controller.doc, self._ports[1])
-        self.newton_button.setEnabled(target is not None)
+        self.newton_button.setEnabled(target is not None and self.newton_ok)
         self.newton_button.setToolTip(
-            "x ← x − (H + εI)⁻¹ g, one undoable edit" if target else
-            f"{s_name} is computed by an op: there is no stored value to update")
+            f"{s_name} is computed by an op: there is no stored value to update"
+            if target is None else
+            "H is zero: there is no Newton step to take" if not self.newton_ok else
+            "x ← x − (H + εI)⁻¹ g, one undoable edit")
         step = study.newton_step
         self.step_text.setText(
             f"Step (H + {study.epsilon:g}·I)⁻¹ g: |step| = {fmt(np.linalg.norm(step))}, "
@@ -176,6 +175,7 @@ class HessianView(StudyView):
         for label in (self.symmetry, self.definite):
             set_banner(label, "info", "")
         self.newton_button.setEnabled(False)
+        self.newton_ok = False
         self.step_text.setText("")
         self.caption.setText("")
 
@@ -184,7 +184,7 @@ class HessianView(StudyView):
         if self._stale or self.result is None:
             self.refresh()
         study = self.result
-        if study is None:
+        if study is None or not self.newton_ok:
             return
         target, source = self._ports
         where = stored_value(self.controller.doc, source)
@@ -203,5 +203,46 @@ class HessianView(StudyView):
         self.refresh()
 
 
+def zero_tolerance(eigenvalues):
+    """|λ| at or below this counts as zero: 1e-6 of the largest |λ| (float32 round-off),
+    the rule the Hessian study itself uses."""
+    return ZERO_SHARE * float(np.abs(eigenvalues).max(initial=0.0))
+
+
+def newton_verdict(study, zero):
+    """(banner kind, words, whether a Newton step makes sense) for a Hessian study.
+
+    With H zero, (H + εI)⁻¹ g is g/ε: a gradient step of length |g|/ε, not a Newton step.
+    With H singular the same happens along the directions where H is zero, as far as the
+    gradient points along them: `damped` is the share of the step that ε decides."""
+    eig = study.eigenvalues
+    g = float(np.linalg.norm(study.gradient))
+    u = float(np.linalg.norm(study.newton_step))
+    eps = study.epsilon
+    n_neg = int((eig < -zero).sum())
+    n_zero = int((np.abs(eig) <= zero).sum())
+    if eig.size == 0 or n_zero == eig.size:
+        return "warning", (f"H is zero here: the loss is linear in this variable, so there is no "
+                           f"curvature to use. (H + εI)⁻¹ g would be g/ε, a plain gradient step "
+                           f"of length |g|/ε = {fmt(g / eps) if eps else '∞'}, not a Newton "
+                           f"step."), False
+    damped = eps * u / g if g > 0 else 0.0
+    if n_neg:
+        return "warning", (f"not positive definite ({n_neg} negative): the Newton step need "
+                           f"not point downhill"), True
+    if n_zero == 0:
+        return "ok", "positive definite: the Newton step points downhill", True
+    if damped > DAMPED_SHARE:
+        return "warning", (f"H is singular ({n_zero} eigenvalues ≈ 0) and the gradient points "
+                           f"partly along them: there the step is g/ε, which ε alone sets "
+                           f"({damped:.0%} of |g|). Raise ε, or take a gradient step."), True
+    return "info", (f"positive semi-definite: {n_zero} eigenvalues ≈ 0, but the gradient has "
+                    f"no part along them, so the step is a Newton step where H curves"), True
+
+
 def _idx(flat, shape):
     return ", ".join(map(str, np.unravel_index(flat, shape))) if shape else ""
+
+
+def _shape(shape):
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"

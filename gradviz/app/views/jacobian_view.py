@@ -6,7 +6,7 @@ import numpy as np
 from PySide6.QtWidgets import QHBoxLayout, QLabel
 
 from ...story import studies
-from ._base import PortChooser, StudyView, banner, fmt, preview, set_banner, study_ports
+from ._base import PortChooser, StudyView, banner, fmt, preview, set_banner, short, study_ports
 from .heatmap import Heatmap
 
 CHECK_TOLERANCE = 1e-5
@@ -14,6 +14,7 @@ CHECK_TOLERANCE = 1e-5
 
 class JacobianView(StudyView):
     title = "Jacobian"
+    MIN_SIZE = (560, 400)
 
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
@@ -71,8 +72,8 @@ class JacobianView(StudyView):
         t_shape = J.shape[:J.ndim - len(s_shape)]
         t_size, s_size = int(np.prod(t_shape, dtype=int)), int(np.prod(s_shape, dtype=int))
         self.heatmap.set_matrix(J.reshape(t_size, s_size), t_shape, s_shape, (t_name, s_name))
-        self.heatmap.set_labels(f"{t_name} index, flattened from {_shape(t_shape)}",
-                                f"{s_name} index, flattened from {_shape(s_shape)}")
+        self.heatmap.set_labels(f"{short(t_name)} index",
+                                f"{s_name} index (flat indices; shapes above)")
         self.caption.setText(
             f"J = ∂{t_name}/∂{s_name} has shape {_shape(J.shape)}; shown as a "
             f"{t_size} × {s_size} matrix, one row per element of {t_name}, one column per "
