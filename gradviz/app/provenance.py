@@ -17,12 +17,12 @@ from PySide6.QtWidgets import (QAbstractItemView, QGraphicsItem, QHeaderView, QL
 
 from ..graph.document import Port
 from ..render import painter as render_painter
+from ..render.cards import LINE_H, PAD
 from ..render import preview
 from ..story.text import number
 
 MAX_CELLS = 4000                     # entries a grid shows (it scrolls)
 WRAP_MIN, WRAP_MAX = 4, 10           # a long vector wraps into rows this wide
-THIN_STRIP = 10.0                    # a heatmap thinner than this is clickable this tall
 ENTRY = re.compile(r"^\(?(-?[A-Za-z_][\w]*)\[([\d,\s]*)\]\)?$")
 SHOWN = {"seed": "seed (the cotangent of the target)", "visit": "upstream cotangent",
          "contribution": "contribution", "fan_in": "sum of the paths",
@@ -210,24 +210,7 @@ class TensorGrid(QTableWidget):
 def _flat_at(array, x, y, point):
     """The flat index of the entry of `preview.draw(array, x, y)` under `point`, or None."""
     array = np.asarray(array)
-    if array.size == 0:
-        return None
-    if preview.kind(array) == "heatmap":
-        cell = render_painter.entry_rect(array, x, y, 0)
-        rows, cols = preview.as_2d(array).shape
-        r, c = int((point.y() - y) // cell.height()), int((point.x() - x) // cell.width())
-        if rows * cell.height() < THIN_STRIP and -THIN_STRIP / 2 <= point.y() - y \
-                <= rows * cell.height() + THIN_STRIP / 2:
-            r = min(max(r, 0), rows - 1)   # a long vector's strip is thinner than a pointer
-            point = render_painter.entry_rect(array, x, y, r * cols + min(max(c, 0), cols - 1)).center()
-        candidates = [r * cols + c] if 0 <= r < rows and 0 <= c < cols else []
-    else:
-        candidates = range(array.size)
-    for flat in candidates:
-        rect = render_painter.entry_rect(array, x, y, flat)
-        if rect is not None and rect.contains(point):
-            return int(flat)
-    return None
+    return preview.Preview(array).entry_at(x, y, point) if array.size else None
 
 
 @dataclass
@@ -260,20 +243,16 @@ def gradient_boxes(renderer, nid):
         port = section[4] if len(section) > 4 else Port(nid, 0)
         if colour != "gradient" or array is None or port in pending:
             continue
-        out.append(GradientBox(port, np.asarray(array), rect.left() + render_painter.PAD,
-                               rect.top() + y + render_painter.LINE_H,
+        out.append(GradientBox(port, np.asarray(array), rect.left() + PAD,
+                               rect.top() + y + LINE_H,
                                section[5] if len(section) > 5 else None))
     return out
 
 
 def _flat_in_box(box, point):
-    if box.picture is None or not hasattr(box.picture, "cell_rect"):
+    if box.picture is None or not hasattr(box.picture, "entry_at"):
         return _flat_at(box.array, box.x, box.y, point)
-    for flat in range(min(box.array.size, MAX_CELLS)):
-        rect = box.cell(flat)
-        if rect is not None and rect.contains(point):
-            return flat
-    return None
+    return box.picture.entry_at(box.x, box.y, point)
 
 
 def cotangent_labels(step):

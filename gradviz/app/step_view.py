@@ -40,9 +40,10 @@ def _card(renderer, nid):
 
 
 def step_rects(renderer, step):
-    """[must, near, want, whole] (scene rectangles, in order of priority) for `step`.
+    """[card, must, near, want, whole] (scene rectangles, in order of priority) for `step`.
 
-    must: the active card and its formula card; near: with the ports at the other end
+    card: the active card alone (whole whenever it fits, even when its formula card
+    does not fit beside it); must: with its formula card; near: with the ports at the other end
     of the animated edges, where the cotangent lands; want: with the whole cards there;
     whole: every card and the formula card. A step inside a layer (no card of its own)
     gets [whole]; None when there is no graph to show."""
@@ -55,7 +56,7 @@ def step_rects(renderer, step):
         for n in nodes:
             whole = whole.united(_card(renderer, n))
         return [whole]
-    must = _card(renderer, nid)
+    card = must = _card(renderer, nid)
     if step.kind == "seed":
         must = must.adjusted(0, 0, SEED_ARROW, 0)
     formula = render_painter.formula_rect(renderer, step)
@@ -75,7 +76,7 @@ def step_rects(renderer, step):
     whole = QRectF(want)
     for n in renderer.doc.nodes:
         whole = whole.united(_card(renderer, n))
-    return [must, near, want, whole]
+    return [card, must, near, want, whole]
 
 
 def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM):

@@ -278,6 +278,25 @@ class Preview:
         return QRectF(cx - 1, y + 2 + self.rows.index(r) * CELL_H, self.widths[ci] - self.cell_pad + 3, CELL_H)
 
 
+    def entry_at(self, x, y, point):
+        """The flat index of the entry drawn under `point` (drawn at (x, y)), or None:
+        the inverse of `cell_rect`."""
+        if self.kind == "heatmap":
+            r = math.floor((point.y() - y) / self.cell)
+            c = math.floor((point.x() - x) / self.cell)
+            rows, cols = self.grid.shape
+            flat = r * cols + c
+            return flat if 0 <= r < rows and 0 <= c < cols and flat < self.real else None
+        candidates = [0] if self.kind == "scalar" else (
+            r * as_2d(self.array).shape[1] + c for r in self.rows if r is not None
+            for c in self.cols if c is not None)
+        for flat in candidates:
+            rect = self.cell_rect(x, y, flat)
+            if rect is not None and rect.contains(point):
+                return int(flat)
+        return None
+
+
 def measure(array, font_size=8.5):
     if array is None:
         return 0.0, 0.0
