@@ -157,6 +157,7 @@ class NodePage(Page):
         if node.kind in (CONSTANT, VARIABLE):
             box, v = column_group("Value")
             self.value_editor = TensorEditor(box)
+            self.value_editor.confirm = lambda text: self.inspector.confirm(text)
             self.value_editor.valueEdited.connect(lambda a: c.set_value(self.node_id, a))
             v.addWidget(self.value_editor)
             self.layout_.addWidget(box)

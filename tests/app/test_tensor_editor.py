@@ -108,7 +108,13 @@ def test_paste_numpy_and_csv(editor):
     editor.valueEdited.connect(seen.append)
     assert editor.set_text("array([[5., 6.], [7., 8.]], dtype=float32)")
     np.testing.assert_array_equal(seen[-1], [[5, 6], [7, 8]])
-    assert editor.set_text("1,2,3\n4,5,6")  # a new shape is allowed unless fixed_shape
+    asked = []
+    editor.confirm = lambda text: asked.append(text) or False
+    assert not editor.set_text("1,2,3\n4,5,6")  # a new shape is asked about first
+    assert "2×3" in asked[0] and "2×2" in asked[0] and len(seen) == 1
+    np.testing.assert_array_equal(editor.array(), [[5, 6], [7, 8]])
+    editor.confirm = lambda text: True
+    assert editor.set_text("1,2,3\n4,5,6")  # allowed once agreed (unless fixed_shape)
     assert seen[-1].shape == (2, 3) and seen[-1].dtype == np.float32
     assert len(seen) == 2
 
