@@ -381,10 +381,14 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
 
     # -- input --------------------------------------------------------------------------
     def wheelEvent(self, event):
-        delta = event.angleDelta().y() or event.angleDelta().x()
-        if delta:
-            self.zoom_by(1.0015 ** delta)
-        event.accept()
+        """Ctrl + wheel zooms at the pointer; the wheel alone scrolls (Shift: sideways)."""
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            delta = event.angleDelta().y() or event.angleDelta().x()
+            if delta:
+                self.zoom_by(1.0015 ** delta)
+            event.accept()
+            return
+        super().wheelEvent(event)
 
     def event(self, event):
         chord = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier

@@ -312,3 +312,73 @@ def test_incremental_updates_keep_unchanged_items(qtbot, editor):
     assert canvas.node_items == items and canvas.edge_items == edge_items
     np.testing.assert_allclose(canvas.scene_item("tf_t").gradient, np.ones((5, 3)), rtol=1e-6)
     np.testing.assert_allclose(canvas.scene_item("y_tf").value, T, rtol=1e-6)
+
+
+def _cards_overlap(canvas):
+    rects = {nid: item.sceneBoundingRect() for nid, item in canvas.node_items.items()}
+    return [(a, b) for a in rects for b in rects if a < b and rects[a].intersects(rects[b])]
+
+
+def test_new_pasted_and_duplicated_nodes_land_in_free_space(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    canvas.fit()
+    assert not _cards_overlap(canvas)
+    centre = canvas.view_centre()
+    added = [add_by_palette(qtbot, controller, palette, "matmul") for _ in range(3)]
+    assert not _cards_overlap(canvas)
+    for nid in added:   # near the centre of the view, not somewhere far off
+        x, y = controller.doc.nodes[nid].position
+        assert abs(x - centre.x()) < 700 and abs(y - centre.y()) < 700
+    controller.set_selection(["tf_b"])
+    canvas.copy()
+    dup = canvas.duplicate()
+    pasted = canvas.paste()
+    pasted_again = canvas.paste()
+    assert len(dup) == len(pasted) == len(pasted_again) == 1
+    assert not _cards_overlap(canvas)
+    positions = {controller.doc.nodes[n].position for n in dup + pasted + pasted_again}
+    assert len(positions) == 3
+    controller.set_selection(["tf_t", "tf_b", "y_tf"])
+    canvas.copy()
+    group = canvas.paste()
+    assert len(group) == 3 and not _cards_overlap(canvas)
+    old, new = canvas.positions["tf_t"], controller.doc.nodes[group[0]].position
+    old_b, new_b = canvas.positions["tf_b"], controller.doc.nodes[group[1]].position
+    assert (new[0] - old[0], new[1] - old[1]) == pytest.approx((new_b[0] - old_b[0], new_b[1] - old_b[1]))
+
+
+def test_wheel_scrolls_and_ctrl_wheel_zooms(qtbot, editor):
+    from PySide6.QtGui import QWheelEvent
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    canvas.reset_zoom()
+    vp = canvas.viewport()
+
+    def wheel(dy, mods=Qt.KeyboardModifier.NoModifier):
+        pos = QPointF(vp.rect().center())
+        QApplication.sendEvent(vp, QWheelEvent(pos, vp.mapToGlobal(pos), QPoint(0, 0), QPoint(0, dy),
+                                               Qt.MouseButton.NoButton, mods,
+                                               Qt.ScrollPhase.NoScrollPhase, False))
+    v = canvas.verticalScrollBar().value()
+    wheel(-120)
+    assert canvas.zoom_level() == pytest.approx(1.0)
+    assert canvas.verticalScrollBar().value() > v
+    wheel(120, Qt.KeyboardModifier.ControlModifier)
+    assert canvas.zoom_level() > 1.1
+
+
+def test_fit_keeps_a_readable_zoom_on_a_wide_graph(qtbot, editor):
+    from gradviz.app.canvas_navigation import MIN_FIT_SCALE
+    controller, canvas, palette, _ = editor
+    nodes = []
+    for i in range(14):
+        nid = controller.make_node("constant", "", (i * 320.0, 0.0))
+        nodes.append(nid)
+    controller.add_nodes(nodes, (), text="Add")
+    canvas.fit()
+    assert canvas.zoom_level() == pytest.approx(MIN_FIT_SCALE)
+    first = canvas.scene_item(controller.doc.nodes and list(controller.doc.nodes)[0])
+    visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    assert visible.contains(first.sceneBoundingRect())   # the inputs' end is in view
+    assert canvas.horizontalScrollBar().maximum() > 0    # and the rest is a scroll away
