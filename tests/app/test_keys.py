@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QApplication, QCheckBox
 
+from app_ui import type_keys
 from gradviz.app.tensor_grid import TensorGrid
 from gradviz.graph import Port
 
@@ -43,19 +44,6 @@ def grid_of(qtbot, w, nid, row=0, col=0):
 
 def cursor(grid):
     return grid.currentIndex().row(), grid.currentIndex().column()
-
-
-def type_keys(qtbot, keys):
-    """Each item: text typed into the focus widget, or a Key (optionally (Key, modifiers))."""
-    for k in keys:
-        widget = QApplication.focusWidget()
-        if isinstance(k, str):
-            qtbot.keyClicks(widget, k)
-        elif isinstance(k, tuple):
-            qtbot.keyClick(widget, k[0], k[1])
-        else:
-            qtbot.keyClick(widget, k)
-        QApplication.processEvents()  # as between a user's key presses: Enter commits queued
 
 
 def test_delete_in_the_grid_sets_cells_to_zero_and_keeps_the_node(qtbot, window):
