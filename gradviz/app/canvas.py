@@ -60,6 +60,9 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         self._pan = None
         self._space = False
         self._note = None
+        self._quick = None                 # the Tab popup, made the first time it opens
+        self._banding = False              # a rubber band is being dragged
+        self._band_changed = False
         self._paste_count = 0
         self._move_start = {}
         self._space_panned = False
@@ -250,6 +253,9 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
     # -- selection ----------------------------------------------------------------------
     def _scene_selection_changed(self):
         if self._selecting:
+            return
+        if self._banding:  # the inspector follows once the rubber band is let go
+            self._band_changed = True
             return
         ids = [i.nid for i in self.scene().selectedItems() if isinstance(i, NodeItem)]
         order = {nid: k for k, nid in enumerate(self.controller.doc.nodes)}
@@ -452,6 +458,8 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
             item = self.itemAt(event.position().toPoint())
             if isinstance(item, EdgeItem) and not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
                 self.scene().clearSelection()
+            self._banding = item is None
+            self._band_changed = False
         super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event):
@@ -473,6 +481,10 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
             event.accept()
             return
         super().mouseReleaseEvent(event)
+        if self._banding:
+            self._banding = False
+            if self._band_changed:
+                self._scene_selection_changed()
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

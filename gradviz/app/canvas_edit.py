@@ -102,19 +102,17 @@ class CanvasEditing:
 
     def quick_add(self, scene_pos=None):
         """Tab: a search box at the cursor; Enter adds the chosen entry there."""
-        from .palette import palette_entries
         if scene_pos is None:
             local = self.mapFromGlobal(QCursor.pos())
             if not self.viewport().rect().contains(local):
                 local = self.viewport().rect().center()
             scene_pos = self.mapToScene(local)
-        entries = palette_entries()
-        popup = QuickAdd(self, entries, QPointF(scene_pos))
-        popup.move(self.viewport().mapToGlobal(self.mapFromScene(scene_pos)))
-        popup.show()
-        popup.edit.setFocus()
-        self._quick = popup
-        return popup
+        if self._quick is None:
+            from .palette import palette_entries
+            self._quick = QuickAdd(self, palette_entries())
+        self._quick.open_at(QPointF(scene_pos),
+                            self.viewport().mapToGlobal(self.mapFromScene(scene_pos)))
+        return self._quick
 
     # -- clipboard and deletion ---------------------------------------------------------
     def _selected_ids(self):

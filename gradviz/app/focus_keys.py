@@ -4,8 +4,9 @@ The player steps on Space, the arrows, Home and End anywhere in the window, and 
 view commands use plain keys ('F' fits the graph). Without care those shortcuts fire
 while the user types into the label field, moves the cell cursor of the tensor grid or
 ticks a check box. Before any shortcut, Qt sends the focus widget a ShortcutOverride
-event; `FieldKeys`, an application-wide event filter, accepts it for the keys such a
-widget uses itself, so the key press goes to the widget and no shortcut fires.
+event; `FieldKeys`, an event filter that follows the focus widget around the
+application, accepts it for the keys such a widget uses itself, so the key press goes
+to the widget and no shortcut fires.
 Widgets that are not listed here (the canvas, the player bar, buttons in a toolbar)
 keep every shortcut.
 """
@@ -49,10 +50,25 @@ def owns_key(widget, key, modifiers):
 
 
 class FieldKeys(QObject):
-    """Install once per application: `QApplication.instance().installEventFilter(FieldKeys())`."""
+    """Watches the focus widget only (so it costs nothing for other widgets' events)."""
+
+    def __init__(self, app):
+        super().__init__(app)
+        self._watched = None
+        app.focusChanged.connect(self._focus_changed)
+
+    def _focus_changed(self, old, new):
+        if self._watched is not None:
+            try:
+                self._watched.removeEventFilter(self)
+            except RuntimeError:  # already deleted
+                pass
+        self._watched = new
+        if new is not None:
+            new.installEventFilter(self)
 
     def eventFilter(self, obj, event):
-        if event.type() == QEvent.Type.ShortcutOverride and obj is QApplication.focusWidget() \
+        if event.type() == QEvent.Type.ShortcutOverride \
                 and owns_key(obj, event.key(), event.modifiers()):
             event.accept()
             return True
@@ -63,10 +79,10 @@ _installed = None
 
 
 def install(app=None):
-    """Install the filter on the application once; returns it."""
+    """Start watching the application's focus widget (once); returns the watcher."""
     global _installed
     app = app or QApplication.instance()
     if _installed is None:
         _installed = FieldKeys(app)
-        app.installEventFilter(_installed)
+        _installed._focus_changed(None, app.focusWidget())
     return _installed

@@ -48,15 +48,18 @@ def click_card(qtbot, canvas, nid):
 
 def type_keys(qtbot, keys):
     """Type into whatever has focus. Each item: text, a Key, or (Key, modifiers)."""
+    def target():
+        widget = QApplication.focusWidget() or QApplication.activeWindow()
+        assert widget is not None, "no widget has the keyboard focus"
+        return widget
     for k in keys:
-        widget = QApplication.focusWidget()
         if isinstance(k, str):
             for ch in k:  # one by one to the focus widget: the first key may open an editor
-                qtbot.keyClicks(QApplication.focusWidget(), ch)
+                qtbot.keyClicks(target(), ch)
         elif isinstance(k, tuple):
-            qtbot.keyClick(widget, k[0], k[1])
+            qtbot.keyClick(target(), k[0], k[1])
         else:
-            qtbot.keyClick(widget, k)
+            qtbot.keyClick(target(), k)
         QApplication.processEvents()  # as between a user's key presses: Enter commits queued
 
 

@@ -124,17 +124,17 @@ def test_tab_moves_focus_in_fields_and_opens_quick_add_only_on_the_canvas(qtbot,
     label = w.inspector.page.label.edit
     label.setFocus()
     qtbot.keyClick(label, Key.Key_Tab)
-    assert getattr(w.canvas, "_quick", None) is None
+    assert not (w.canvas._quick and w.canvas._quick.isVisible())
     assert QApplication.focusWidget() is not label and isinstance(QApplication.focusWidget(),
                                                                      QCheckBox)
     w.palette.search.setFocus()
     qtbot.keyClicks(w.palette.search, "relu")
     qtbot.keyClick(w.palette.search, Key.Key_Tab)
-    assert getattr(w.canvas, "_quick", None) is None
+    assert not (w.canvas._quick and w.canvas._quick.isVisible())
     assert w.palette.search.text() == "relu"
     grid = grid_of(qtbot, w, "tf_b", 0, 0)
     qtbot.keyClick(grid, Key.Key_Tab)
-    assert cursor(grid) == (0, 1) and getattr(w.canvas, "_quick", None) is None
+    assert cursor(grid) == (0, 1) and not (w.canvas._quick and w.canvas._quick.isVisible())
     w.canvas.setFocus()
     qtbot.keyClick(w.canvas, Key.Key_Tab)
     assert w.canvas._quick.isVisible()
