@@ -89,7 +89,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
     # -- theme --------------------------------------------------------------------------
     def set_theme(self, name):
         self.theme_name = name
-        self.sync(full=True)
+        self.sync(full=True, new_document=False)  # new colours; nothing moves
         self.viewport().update()
 
     def highlight_colour(self):
@@ -124,14 +124,17 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         for i, nid in enumerate(missing):
             self.positions[nid] = (round(centre.x() + 24 * i), round(centre.y() + 24 * i))
 
-    def sync(self, full=None):
-        """Bring the scene up to date with controller.doc and controller.result."""
+    def sync(self, full=None, new_document=None):
+        """Bring the scene up to date with controller.doc and controller.result. `full`
+        rebuilds every item; for a new document (the default with `full`) the unplaced
+        nodes are laid out afresh and the view fits them."""
         full = self._needs_full if full is None else full
+        new_document = full if new_document is None else new_document
         doc = self.controller.doc
         self._dirty = False
         self._needs_full = False
         self._cancel_wire()
-        if full:
+        if new_document:
             self.positions = {}
         for nid, node in doc.nodes.items():
             if node.position is not None:
@@ -191,7 +194,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         if self.step_overlay is not None and self.step_overlay.step is not None:
             self.step_overlay.relayout()
         self._update_scene_rect()
-        if full:
+        if new_document:
             QTimer.singleShot(0, self, self.fit)
 
     def scene_item(self, node_id):

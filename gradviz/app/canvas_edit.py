@@ -42,7 +42,19 @@ class CanvasEditing:
         elif variant == "frozen":
             node.trainable = False
         ids = c.add_nodes([node], (), text=f"Add {node.title}")
+        self.show_nodes(ids)
         return ids[0] if ids else None
+
+    def show_nodes(self, ids):
+        """Scroll so the cards of `ids` (just added) are in view."""
+        rect = QRectF()
+        for nid in ids:
+            item = self.node_items.get(nid)
+            if item is not None:
+                rect = rect.united(item.sceneBoundingRect())
+        if not rect.isEmpty():
+            self._update_scene_rect()
+            self.ensureVisible(rect, 24, 24)
 
     def _occupied(self, skip=()):
         return [item.sceneBoundingRect() for nid, item in self.node_items.items()
@@ -177,7 +189,9 @@ class CanvasEditing:
         for node in sub.nodes.values():
             x, y = node.position if node.position is not None else centre.toTuple()
             node.position = (round(x + shift.x(), 1), round(y + shift.y(), 1))
-        return self.controller.add_nodes(list(sub.nodes.values()), sub.edges, text="Paste")
+        ids = self.controller.add_nodes(list(sub.nodes.values()), sub.edges, text="Paste")
+        self.show_nodes(ids)
+        return ids
 
     def duplicate(self):
         ids = self._selected_ids()

@@ -326,7 +326,10 @@ class WindowMenus:
                     seqs = [s.toString(QKeySequence.SequenceFormat.NativeText)
                             for s in act.shortcuts() if not s.isEmpty()]
                     if seqs and act.text():
-                        rows.append((label, _label(act.text()), ", ".join(seqs)))
+                        name = _label(act.text())
+                        for verb in ("Undo", "Redo"):  # not 'Undo Move': the command, not the edit
+                            name = verb if name.startswith(verb + " ") else name
+                        rows.append((label, name, ", ".join(seqs)))
         return rows
 
     def show_shortcuts(self):
@@ -343,6 +346,8 @@ class WindowMenus:
         table = QTableWidget(len(rows), 3, dialog)
         table.setHorizontalHeaderLabels(["Menu", "Command", "Shortcut"])
         table.verticalHeader().hide()
+        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
+        table.setAlternatingRowColors(True)
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         for r, row in enumerate(rows):
             for col, text in enumerate(row):
