@@ -154,12 +154,15 @@ class Recovery:
 
 
 class Autosaver(QObject):
-    """Writes the recovery file shortly after edits while the document has unsaved changes."""
+    """Writes the recovery file shortly after edits while the document has unsaved changes,
+    and removes it when they are saved or undone. It removes only a file it wrote: a
+    leftover of a crashed session waits until the user has answered the recovery question."""
 
     def __init__(self, controller, recovery, interval_ms=AUTOSAVE_MS, parent=None):
         super().__init__(parent or controller)
         self.controller = controller
         self.recovery = recovery
+        self.wrote = False
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(interval_ms)
@@ -170,13 +173,20 @@ class Autosaver(QObject):
     def _dirty_changed(self, dirty):
         if not dirty:
             self.timer.stop()
+            self.clear()
+
+    def clear(self):
+        """Remove the recovery file this autosaver wrote (nothing else)."""
+        if self.wrote:
             self.recovery.discard()
+            self.wrote = False
 
     def save_now(self):
         if self.controller.dirty:
             try:
                 self.recovery.write(self.controller.doc, self.controller.path)
+                self.wrote = True
             except OSError as e:
                 self.controller.message.emit(f"Autosave failed: {e.strerror or e}")
         else:
-            self.recovery.discard()
+            self.clear()

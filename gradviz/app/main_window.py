@@ -195,14 +195,20 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
                 self.resize(min(FIRST_SIZE.width(), area.width()),
                             min(FIRST_SIZE.height(), area.height()))
                 self.move(area.center() - self.rect().center())
-        if isinstance(state, QByteArray) and not state.isEmpty():
+        self._first_run = not (isinstance(state, QByteArray) and not state.isEmpty())
+        if not self._first_run:
             self.restoreState(state)
         else:
-            self.resizeDocks([self.palette_dock, self.inspector_dock],
-                             [max(PALETTE_WIDTH, self.palette.sizeHint().width()),
-                              INSPECTOR_WIDTH], Qt.Orientation.Horizontal)
+            self._first_dock_widths()
             self.inspector_dock.raise_()  # tabbed with the provenance: the inspector first
         self.canvas.set_grid_visible(self.actions_by_name["grid"].isChecked())
+
+    def _first_dock_widths(self):
+        """The palette as wide as its longest entry, the inspector wide enough for a 3-column
+        grid; run again once shown, when the window has its real size."""
+        self.resizeDocks([self.palette_dock, self.inspector_dock],
+                         [max(PALETTE_WIDTH, self.palette.sizeHint().width()), INSPECTOR_WIDTH],
+                         Qt.Orientation.Horizontal)
 
     def _save_layout(self):
         self.settings.setValue("window/geometry", self.saveGeometry())
@@ -313,6 +319,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         super().showEvent(event)
         if not getattr(self, "_shown_once", False):
             self._shown_once = True
+            if self._first_run:
+                self._first_dock_widths()
             QTimer.singleShot(0, self.canvas.fit)  # once the docks have their final widths
 
     # -- closing -----------------------------------------------------------------------

@@ -165,7 +165,7 @@ class WindowFiles:
             return False
         self.recent.add(path)
         self._update_recent_menu()
-        self.recovery.discard()
+        self.autosaver.clear()
         return True
 
     def _update_recent_menu(self):
@@ -312,7 +312,9 @@ class WindowFiles:
                     restored.append(window)
                     window.show_message("Restored the unsaved changes; save them to keep them")
                 except (DocumentError, OSError) as e:
-                    QMessageBox.warning(self, "Cannot recover", str(e))
+                    why = os_error_words(e) if isinstance(e, OSError) else str(e)
+                    QMessageBox.warning(self, "Cannot recover",
+                                        f"The unsaved changes to {what} cannot be restored: {why}.")
                     if window is not self:
                         window.controller.undo_stack.setClean()
                         window.close()

@@ -443,3 +443,25 @@ def test_first_run_shows_the_inspector_and_selection_brings_it_forward(make_wind
     qtbot.waitUntil(lambda: w.inspector_dock.visibleRegion().isEmpty())
     w.controller.set_selection(["tf_b"])
     qtbot.waitUntil(lambda: not w.inspector_dock.visibleRegion().isEmpty())
+
+
+def test_a_leftover_survives_autosaves_while_the_question_waits(make_window, seed_copy, tmp_path,
+                                                                monkeypatch):
+    from gradviz.app.main_window import MainWindow
+    w = make_window(seed_copy)
+    w.controller.set_meta(title="crashed")
+    qtbot_wait_autosave(w)
+    other = tmp_path / "other.gradviz.json"
+    shutil.copy(SAMPLES_DIR / "003_matmul_gradient.json", other)
+
+    def slow_answer(*args, **kwargs):  # the user reads for a while: autosave timers fire
+        for window in QApplication.topLevelWidgets():
+            if isinstance(window, MainWindow) and window is not w:  # w's process has died
+                window.autosaver.save_now()
+        return Button.Yes
+    monkeypatch.setattr(QMessageBox, "question", slow_answer)
+    w2 = make_window(other)
+    (recovered,) = w2.other_windows
+    assert recovered.controller.doc.title == "crashed"
+    recovered.controller.undo_stack.setClean()
+    recovered.close()
