@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt
 from PySide6.QtGui import QDropEvent, QMouseEvent
 from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter
 
@@ -400,3 +400,24 @@ def test_fit_keeps_a_readable_zoom_on_a_wide_graph(qtbot, editor):
     visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
     assert visible.contains(first.sceneBoundingRect())   # the inputs' end is in view
     assert canvas.horizontalScrollBar().maximum() > 0    # and the rest is a scroll away
+
+
+def test_rubber_band_selects_and_the_selection_follows_on_release(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    canvas.fit()
+    seen = []
+    controller.selectionChanged.connect(seen.append)
+    rect = QRectF()
+    for nid in ("tf_t", "tf_b"):
+        rect = rect.united(canvas.scene_item(nid).sceneBoundingRect())
+    vp = canvas.viewport()
+    a = canvas.mapFromScene(rect.topLeft() - QPointF(12, 12))
+    b = canvas.mapFromScene(rect.bottomRight() + QPointF(6, 6))
+    assert canvas.itemAt(a) is None
+    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=a)
+    for k in range(1, 6):
+        qtbot.mouseMove(vp, a + (b - a) * k / 5)
+    assert not seen   # the inspector is not rebuilt on every move of the band
+    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=b)
+    assert seen == [["tf_t", "tf_b"]] and controller.selection == ["tf_t", "tf_b"]
