@@ -21,7 +21,6 @@ from ..graph import fileformat
 from ..graph.document import Document
 from ..graph.errors import DocumentError
 from .export_dialog import export_step, report_export
-from .files import Recovery
 
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "samples"
 SEED_SAMPLE = "004_matmul_sum.json"

@@ -46,54 +46,6 @@ def editor(qtbot):
     return controller, canvas, palette, messages
 
 
-def double_click_entry(qtbot, palette, title):
-    item = palette.entry_item(title)
-    assert item is not None, title
-    palette.tree.scrollToItem(item)
-    vp = palette.tree.viewport()
-    pos = QPointF(palette.tree.visualItemRect(item).center())
-    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
-    # The event sequence of a real double-click (QTest's mouseDClick skips the first release).
-    for kind, buttons in ((QEvent.Type.MouseButtonPress, left), (QEvent.Type.MouseButtonRelease, none),
-                          (QEvent.Type.MouseButtonDblClick, left), (QEvent.Type.MouseButtonRelease, none)):
-        QApplication.sendEvent(vp, QMouseEvent(kind, pos, vp.mapToGlobal(pos), left, buttons,
-                                               Qt.KeyboardModifier.NoModifier))
-
-
-def view_point(canvas, scene_pos):
-    return canvas.mapFromScene(scene_pos)
-
-
-def drag_port(qtbot, canvas, src_port_item, dst_port_item):
-    """Press on one port, move across the canvas, release on the other (real mouse events)."""
-    vp = canvas.viewport()
-    a = view_point(canvas, src_port_item.scenePos())
-    b = view_point(canvas, dst_port_item.scenePos())
-    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=a)
-    for k in range(1, 6):
-        p = QPoint(round(a.x() + (b.x() - a.x()) * k / 5), round(a.y() + (b.y() - a.y()) * k / 5))
-        qtbot.mouseMove(vp, p)
-    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=b)
-
-
-def click_node(qtbot, canvas, nid):
-    item = canvas.scene_item(nid)
-    header = item.scenePos() + QPointF(item.card.width / 2, 8)
-    qtbot.mouseClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=view_point(canvas, header))
-
-
-def new_ids(controller, before):
-    return [n for n in controller.doc.nodes if n not in before]
-
-
-def add_by_palette(qtbot, controller, palette, title):
-    before = set(controller.doc.nodes)
-    double_click_entry(qtbot, palette, title)
-    ids = new_ids(controller, before)
-    assert len(ids) == 1, (title, ids)
-    return ids[0]
-
-
 def test_seed_004_built_by_palette_ports_and_typing(qtbot, open_window):
     """In the real window: palette double-clicks and a drop, shapes and matrices typed
     into the inspector, ports dragged, roles from the palette; the gradient the inspector
@@ -343,7 +295,7 @@ def test_new_pasted_and_duplicated_nodes_land_in_free_space(qtbot, editor):
     canvas.fit()
     assert not _cards_overlap(canvas)
     centre = canvas.view_centre()
-    added = [add_by_palette(qtbot, controller, palette, "matmul") for _ in range(3)]
+    added = [app_ui.add_by_palette(controller, palette, "matmul") for _ in range(3)]
     assert not _cards_overlap(canvas)
     for nid in added:   # near the centre of the view, not somewhere far off
         x, y = controller.doc.nodes[nid].position
