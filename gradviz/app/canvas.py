@@ -304,13 +304,16 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         self.scene().addItem(self._wire)
         self.update_wire(scene_pos)
 
-    def _port_near(self, scene_pos, want_output):
+    def _port_near(self, scene_pos, want_output, own_node=False):
+        """The port a wire dropped at `scene_pos` snaps to; `own_node`: also the wire's own
+        node's ports (so a drop there is refused with its reason, not ignored)."""
         best, best_d = None, SNAP_RADIUS
         area = QRectF(scene_pos.x() - SNAP_RADIUS, scene_pos.y() - SNAP_RADIUS, 2 * SNAP_RADIUS,
                       2 * SNAP_RADIUS)
+        start = getattr(self._wire_from, "node_item", None)
         for item in self.scene().items(area):
             if isinstance(item, PortItem) and item.is_output == want_output \
-                    and item.node_item is not getattr(self._wire_from, "node_item", None):
+                    and (own_node or item.node_item is not start):
                 d = math.dist((item.scenePos().x(), item.scenePos().y()), (scene_pos.x(), scene_pos.y()))
                 if d < best_d:
                     best, best_d = item, d
@@ -343,7 +346,8 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         if self._wire is None:
             return None
         start = self._wire_from
-        target = self._port_near(scene_pos, not start.is_output)
+        target = self._port_near(scene_pos, not start.is_output) \
+            or self._port_near(scene_pos, not start.is_output, own_node=True)
         self._cancel_wire()
         if target is None:
             return None
@@ -519,6 +523,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
             self.add_node_at(entry["kind"], entry.get("op", ""),
                              self.mapToScene(event.position().toPoint()))
             event.acceptProposedAction()
+            self.setFocus(Qt.FocusReason.OtherFocusReason)  # Delete, Ctrl+D… act on the new node
             return
         super().dropEvent(event)
 

@@ -373,3 +373,14 @@ def test_rubber_band_selects_and_the_selection_follows_on_release(qtbot, editor)
     assert not seen   # the inspector is not rebuilt on every move of the band
     qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=b)
     assert seen == [["tf_t", "tf_b"]] and controller.selection == ["tf_t", "tf_b"]
+
+
+def test_a_wire_dropped_on_its_own_node_says_why(qtbot, editor):
+    controller, canvas, palette, messages = editor
+    controller.open("samples/004_matmul_sum.json")
+    canvas.fit()
+    item = canvas.scene_item("y_tf")
+    app_ui.drag_port(qtbot, canvas, item.ports_out[0], item.ports_in[1])
+    assert "cannot feed itself" in canvas.refusal_note()
+    assert messages and "cannot feed itself" in messages[-1]
+    assert len(controller.doc.edges) == 2
