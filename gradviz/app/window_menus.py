@@ -263,7 +263,10 @@ class WindowMenus:
         widget = QApplication.focusWidget()
         if isinstance(widget, (QMenu, QMenuBar)):
             widget = self._last_focus
-        if widget is None or widget.window() is not self:
+        try:
+            if widget is None or widget.window() is not self:
+                return None
+        except RuntimeError:  # the field was deleted (its inspector page was rebuilt)
             return None
         if is_text_field(widget) or isinstance(widget, TensorGrid):
             return widget
