@@ -60,6 +60,9 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         self._pan = None
         self._space = False
         self._note = None
+        self._quick = None                 # the Tab popup, made the first time it opens
+        self._banding = False              # a rubber band is being dragged
+        self._band_changed = False
         self._paste_count = 0
         self._move_start = {}
         self._space_panned = False
@@ -86,7 +89,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
     # -- theme --------------------------------------------------------------------------
     def set_theme(self, name):
         self.theme_name = name
-        self.sync(full=True)
+        self.sync(full=True, new_document=False)  # new colours; nothing moves
         self.viewport().update()
 
     def highlight_colour(self):
@@ -121,14 +124,17 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         for i, nid in enumerate(missing):
             self.positions[nid] = (round(centre.x() + 24 * i), round(centre.y() + 24 * i))
 
-    def sync(self, full=None):
-        """Bring the scene up to date with controller.doc and controller.result."""
+    def sync(self, full=None, new_document=None):
+        """Bring the scene up to date with controller.doc and controller.result. `full`
+        rebuilds every item; for a new document (the default with `full`) the unplaced
+        nodes are laid out afresh and the view fits them."""
         full = self._needs_full if full is None else full
+        new_document = full if new_document is None else new_document
         doc = self.controller.doc
         self._dirty = False
         self._needs_full = False
         self._cancel_wire()
-        if full:
+        if new_document:
             self.positions = {}
         for nid, node in doc.nodes.items():
             if node.position is not None:
@@ -188,7 +194,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         if self.step_overlay is not None and self.step_overlay.step is not None:
             self.step_overlay.relayout()
         self._update_scene_rect()
-        if full:
+        if new_document:
             QTimer.singleShot(0, self, self.fit)
 
     def scene_item(self, node_id):
@@ -251,6 +257,9 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
     def _scene_selection_changed(self):
         if self._selecting:
             return
+        if self._banding:  # the inspector follows once the rubber band is let go
+            self._band_changed = True
+            return
         ids = [i.nid for i in self.scene().selectedItems() if isinstance(i, NodeItem)]
         order = {nid: k for k, nid in enumerate(self.controller.doc.nodes)}
         self._selecting = True
@@ -295,13 +304,16 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         self.scene().addItem(self._wire)
         self.update_wire(scene_pos)
 
-    def _port_near(self, scene_pos, want_output):
+    def _port_near(self, scene_pos, want_output, own_node=False):
+        """The port a wire dropped at `scene_pos` snaps to; `own_node`: also the wire's own
+        node's ports (so a drop there is refused with its reason, not ignored)."""
         best, best_d = None, SNAP_RADIUS
         area = QRectF(scene_pos.x() - SNAP_RADIUS, scene_pos.y() - SNAP_RADIUS, 2 * SNAP_RADIUS,
                       2 * SNAP_RADIUS)
+        start = getattr(self._wire_from, "node_item", None)
         for item in self.scene().items(area):
             if isinstance(item, PortItem) and item.is_output == want_output \
-                    and item.node_item is not getattr(self._wire_from, "node_item", None):
+                    and (own_node or item.node_item is not start):
                 d = math.dist((item.scenePos().x(), item.scenePos().y()), (scene_pos.x(), scene_pos.y()))
                 if d < best_d:
                     best, best_d = item, d
@@ -334,7 +346,8 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         if self._wire is None:
             return None
         start = self._wire_from
-        target = self._port_near(scene_pos, not start.is_output)
+        target = self._port_near(scene_pos, not start.is_output) \
+            or self._port_near(scene_pos, not start.is_output, own_node=True)
         self._cancel_wire()
         if target is None:
             return None
@@ -381,10 +394,14 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
 
     # -- input --------------------------------------------------------------------------
     def wheelEvent(self, event):
-        delta = event.angleDelta().y() or event.angleDelta().x()
-        if delta:
-            self.zoom_by(1.0015 ** delta)
-        event.accept()
+        """Ctrl + wheel zooms at the pointer; the wheel alone scrolls (Shift: sideways)."""
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            delta = event.angleDelta().y() or event.angleDelta().x()
+            if delta:
+                self.zoom_by(1.0015 ** delta)
+            event.accept()
+            return
+        super().wheelEvent(event)
 
     def event(self, event):
         chord = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
@@ -448,6 +465,8 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
             item = self.itemAt(event.position().toPoint())
             if isinstance(item, EdgeItem) and not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
                 self.scene().clearSelection()
+            self._banding = item is None
+            self._band_changed = False
         super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event):
@@ -469,6 +488,10 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
             event.accept()
             return
         super().mouseReleaseEvent(event)
+        if self._banding:
+            self._banding = False
+            if self._band_changed:
+                self._scene_selection_changed()
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
@@ -500,6 +523,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
             self.add_node_at(entry["kind"], entry.get("op", ""),
                              self.mapToScene(event.position().toPoint()))
             event.acceptProposedAction()
+            self.setFocus(Qt.FocusReason.OtherFocusReason)  # Delete, Ctrl+D… act on the new node
             return
         super().dropEvent(event)
 

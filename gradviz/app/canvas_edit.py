@@ -5,7 +5,7 @@ Each is one controller call, so one undo step.
 import copy
 
 import numpy as np
-from PySide6.QtCore import QMimeData, QPointF
+from PySide6.QtCore import QMimeData, QPointF, QRectF
 from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QApplication
 
@@ -15,35 +15,73 @@ from ..render.layout import layout as layout_positions
 from .quick_add import QuickAdd
 
 NODES_MIME = "application/x-gradviz-nodes"
+GRAB = QPointF(60.0, 20.0)          # where a new card is held: a little into its header
+# A new card's room, as NodeItem bounds it (badge above, problems below): a Dense layer's
+# is the widest (282 x 160 px) of the fresh cards, measured.
+NEW_BOUNDS = QRectF(-8.0, -26.0, 282.0, 165.0)
+PASTE_OFFSET = QPointF(40.0, 40.0)
+SPACING, STEP, SEARCH_RINGS = 24.0, 40.0, 40
 
 
 class CanvasEditing:
     """CanvasView's edit commands (a mixin: `self` is the CanvasView)."""
 
     def add_node_at(self, kind, op="", scene_pos=None):
-        """Add a node from a palette entry at `scene_pos` (the view's centre when None).
-        Role entries ('role', 'target' | 'source' | 'output_gradients') act on the selection."""
+        """Add a node from a palette entry at `scene_pos` (the view's centre when None), moved
+        to the nearest free space so it covers no card. Role entries ('role', 'target' |
+        'source' | 'output_gradients') act on the selection instead."""
         if kind == "role":
             return self.apply_role(op)
-        pos = self._free_spot(self.view_centre()) if scene_pos is None else QPointF(scene_pos)
+        pos = self.view_centre() if scene_pos is None else QPointF(scene_pos)
         c = self.controller
         variant = op if kind in (CONSTANT, VARIABLE) else ""
-        node = c.make_node(kind, "" if variant else op, (round(pos.x() - 60.0), round(pos.y() - 20.0)))
+        corner = self.free_spot(NEW_BOUNDS.translated(pos - GRAB)) - NEW_BOUNDS.topLeft()
+        node = c.make_node(kind, "" if variant else op, (round(corner.x()), round(corner.y())))
         if variant == "watched":
             node.watched = True
         elif variant == "frozen":
             node.trainable = False
         ids = c.add_nodes([node], (), text=f"Add {node.title}")
+        self.show_nodes(ids)
         return ids[0] if ids else None
 
-    def _free_spot(self, pos):
-        """`pos`, moved down and right until no card starts within 30 px of it."""
-        taken = [QPointF(x + 60.0, y + 20.0) for x, y in self.positions.values()]
-        for _ in range(50):
-            if not any(abs(t.x() - pos.x()) < 30 and abs(t.y() - pos.y()) < 30 for t in taken):
-                break
-            pos = pos + QPointF(36, 36)
-        return pos
+    def show_nodes(self, ids):
+        """Scroll so the cards of `ids` (just added) are in view."""
+        rect = QRectF()
+        for nid in ids:
+            item = self.node_items.get(nid)
+            if item is not None:
+                rect = rect.united(item.sceneBoundingRect())
+        if not rect.isEmpty():
+            self._update_scene_rect()
+            self.ensureVisible(rect, 24, 24)
+
+    def _occupied(self, skip=()):
+        return [item.sceneBoundingRect() for nid, item in self.node_items.items()
+                if nid not in skip and item.card is not None]
+
+    def free_spot(self, rect, occupied=None):
+        """The top-left corner nearest `rect`'s where `rect` (scene bounds of a card or a group
+        of cards) covers no other card: rings of candidate places around it, nearest first;
+        below everything if none is free."""
+        occupied = self._occupied() if occupied is None else occupied
+        margin = -SPACING / 2
+
+        def free(r):
+            r = r.adjusted(margin, margin, -margin, -margin)
+            return not any(r.intersects(o) for o in occupied)
+        if free(rect):
+            return rect.topLeft()
+        for ring in range(1, SEARCH_RINGS):
+            spots = [(dx, dy) for dx in range(-ring, ring + 1) for dy in range(-ring, ring + 1)
+                     if max(abs(dx), abs(dy)) == ring]
+            spots.sort(key=lambda d: (d[0] ** 2 + d[1] ** 2, -d[0], -d[1]))
+            for dx, dy in spots:
+                r = rect.translated(dx * STEP, dy * STEP)
+                if free(r):
+                    return r.topLeft()
+        bottom = max((o.bottom() for o in occupied), default=rect.top())
+        return QPointF(rect.left(), bottom + SPACING)
 
     def apply_role(self, role):
         c = self.controller
@@ -76,19 +114,17 @@ class CanvasEditing:
 
     def quick_add(self, scene_pos=None):
         """Tab: a search box at the cursor; Enter adds the chosen entry there."""
-        from .palette import palette_entries
         if scene_pos is None:
             local = self.mapFromGlobal(QCursor.pos())
             if not self.viewport().rect().contains(local):
                 local = self.viewport().rect().center()
             scene_pos = self.mapToScene(local)
-        entries = palette_entries()
-        popup = QuickAdd(self, entries, QPointF(scene_pos))
-        popup.move(self.viewport().mapToGlobal(self.mapFromScene(scene_pos)))
-        popup.show()
-        popup.edit.setFocus()
-        self._quick = popup
-        return popup
+        if self._quick is None:
+            from .palette import palette_entries
+            self._quick = QuickAdd(self, palette_entries())
+        self._quick.open_at(QPointF(scene_pos),
+                            self.viewport().mapToGlobal(self.mapFromScene(scene_pos)))
+        return self._quick
 
     # -- clipboard and deletion ---------------------------------------------------------
     def _selected_ids(self):
@@ -125,6 +161,8 @@ class CanvasEditing:
             self.delete_selected()
 
     def paste(self, text=None):
+        """Paste nodes from the clipboard (or `text`): offset from where they were copied,
+        moved as a group to free space so no copy hides a card."""
         if text is None:
             data = QApplication.clipboard().mimeData()
             if data is None:
@@ -139,11 +177,21 @@ class CanvasEditing:
         if not sub.nodes:
             return []
         self._paste_count += 1
-        shift = 40.0 * self._paste_count
+        centre = self.view_centre() - GRAB
+        group = QRectF()
+        for nid, node in sub.nodes.items():
+            x, y = node.position if node.position is not None else centre.toTuple()
+            item = self.node_items.get(nid)
+            bounds = item.boundingRect() if item is not None and item.card else NEW_BOUNDS
+            group = group.united(bounds.translated(x, y))
+        wanted = group.translated(PASTE_OFFSET * self._paste_count)
+        shift = self.free_spot(wanted) - group.topLeft()
         for node in sub.nodes.values():
-            x, y = node.position if node.position is not None else tuple(self.view_centre().toTuple())
-            node.position = (round(x + shift, 1), round(y + shift, 1))
-        return self.controller.add_nodes(list(sub.nodes.values()), sub.edges, text="Paste")
+            x, y = node.position if node.position is not None else centre.toTuple()
+            node.position = (round(x + shift.x(), 1), round(y + shift.y(), 1))
+        ids = self.controller.add_nodes(list(sub.nodes.values()), sub.edges, text="Paste")
+        self.show_nodes(ids)
+        return ids
 
     def duplicate(self):
         ids = self._selected_ids()

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QGraphicsView
 
 GRID = 20.0
 MIN_SCALE, MAX_SCALE = 0.1, 4.0
+MIN_FIT_SCALE = 0.6   # Fit to Window goes no further out: the numbers on the cards stay legible
 
 
 class CanvasNavigation:
@@ -44,6 +45,7 @@ class CanvasNavigation:
         return self.mapToScene(self.viewport().rect().center())
 
     def fit(self):
+        """The whole graph in view, at most 125 %, at least MIN_FIT_SCALE (then scrollable)."""
         items = list(self.node_items.values())
         if not items:
             self.reset_zoom()
@@ -57,9 +59,12 @@ class CanvasNavigation:
         if self.transform().m11() > 1.25:
             self._set_scale(1.25)
             self.centerOn(rect.center())
-        elif self.transform().m11() < MIN_SCALE:
-            self._set_scale(MIN_SCALE)
-            self.centerOn(rect.center())
+        elif self.transform().m11() < MIN_FIT_SCALE:
+            # Too wide to read whole: stay readable, show the inputs' end, scroll for the rest.
+            self._set_scale(MIN_FIT_SCALE)
+            view = self.mapToScene(self.viewport().rect()).boundingRect()
+            self.centerOn(min(rect.center().x(), rect.left() + view.width() / 2),
+                          min(rect.center().y(), rect.top() + view.height() / 2))
 
     def zoom_level(self):
         return self.transform().m11()

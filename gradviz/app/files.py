@@ -1,10 +1,10 @@
 """Recent files, autosave to a recovery file, and recovery after a crash.
 
-The recovery file lives in the app data folder (or `$GRADVIZ_RECOVERY_DIR`), is
-written atomically a few seconds after an edit while there are unsaved changes,
-and is removed when the document is saved, the changes are undone, or the app
-closes normally. A session flag in QSettings tells the next start whether the
-last one ended cleanly; only then is a leftover recovery file offered.
+Each window has a recovery file in the app data folder (or `$GRADVIZ_RECOVERY_DIR`),
+written atomically a few seconds after an edit while there are unsaved changes, and
+removed when the document is saved, the changes are undone, or the window closes
+normally. A session flag in QSettings tells the next start whether the last session
+ended cleanly; only then are leftover recovery files offered.
 """
 import copy
 import json
@@ -68,12 +68,29 @@ class Recovery:
 
     KEY = "session/running"
     NAME = "recovery.gradviz.json"
+    SUFFIX = ".gradviz.json"
 
-    def __init__(self, settings=None, directory=None):
+    def __init__(self, settings=None, directory=None, name=None):
         self.settings = settings or QSettings()
         self.dir = Path(directory) if directory else recovery_dir()
-        self.path = self.dir / self.NAME
-        self.info_path = self.dir / "recovery-info.json"
+        self.path = self.dir / (name or self.NAME)
+        self.info_path = self.dir / (self.path.name[:-len(self.SUFFIX)] + "-info.json")
+
+    def sibling(self, taken=()):
+        """The recovery file of another window: same folder, a name not in `taken`."""
+        k = 2
+        while f"recovery-{k}{self.SUFFIX}" in taken:
+            k += 1
+        return Recovery(self.settings, self.dir, f"recovery-{k}{self.SUFFIX}")
+
+    def leftovers(self):
+        """Every window's recovery file left by a session that did not exit cleanly
+        (this window's first), else []."""
+        if not self.last_session_crashed() or not self.dir.is_dir():
+            return []
+        names = sorted(p.name for p in self.dir.glob("recovery*" + self.SUFFIX))
+        names.sort(key=lambda n: n != self.path.name)
+        return [Recovery(self.settings, self.dir, n) for n in names]
 
     # -- session -----------------------------------------------------------------------
     def last_session_crashed(self):
@@ -84,7 +101,7 @@ class Recovery:
         self.settings.sync()
 
     def end_session(self):
-        """A clean exit: nothing to recover next time."""
+        """A clean exit (of the last window): nothing to recover next time."""
         self.discard()
         self.settings.setValue(self.KEY, "false")
         self.settings.sync()
@@ -137,12 +154,15 @@ class Recovery:
 
 
 class Autosaver(QObject):
-    """Writes the recovery file shortly after edits while the document has unsaved changes."""
+    """Writes the recovery file shortly after edits while the document has unsaved changes,
+    and removes it when they are saved or undone. It removes only a file it wrote: a
+    leftover of a crashed session waits until the user has answered the recovery question."""
 
     def __init__(self, controller, recovery, interval_ms=AUTOSAVE_MS, parent=None):
         super().__init__(parent or controller)
         self.controller = controller
         self.recovery = recovery
+        self.wrote = False
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(interval_ms)
@@ -153,13 +173,20 @@ class Autosaver(QObject):
     def _dirty_changed(self, dirty):
         if not dirty:
             self.timer.stop()
+            self.clear()
+
+    def clear(self):
+        """Remove the recovery file this autosaver wrote (nothing else)."""
+        if self.wrote:
             self.recovery.discard()
+            self.wrote = False
 
     def save_now(self):
         if self.controller.dirty:
             try:
                 self.recovery.write(self.controller.doc, self.controller.path)
+                self.wrote = True
             except OSError as e:
                 self.controller.message.emit(f"Autosave failed: {e.strerror or e}")
         else:
-            self.recovery.discard()
+            self.clear()

@@ -157,6 +157,7 @@ class NodePage(Page):
         if node.kind in (CONSTANT, VARIABLE):
             box, v = column_group("Value")
             self.value_editor = TensorEditor(box)
+            self.value_editor.confirm = lambda text: self.inspector.confirm(text)
             self.value_editor.valueEdited.connect(lambda a: c.set_value(self.node_id, a))
             v.addWidget(self.value_editor)
             self.layout_.addWidget(box)
@@ -190,8 +191,8 @@ class NodePage(Page):
         for i in range(output_count(node)):
             self.result_port.addItem(_output_name(node, i), i)
         self.result_port.currentIndexChanged.connect(lambda _: self.refresh())
+        v.addWidget(self.result_port)  # parented first: a parentless widget shown is a window
         self.result_port.setVisible(output_count(node) > 1)
-        v.addWidget(self.result_port)
         self.value_heading = bold_label("Value")
         self.value_view = TensorEditor(box, read_only=True)
         self.value_none = muted_label()
@@ -200,8 +201,8 @@ class NodePage(Page):
         self.grad_none = muted_label()
         show_value = node.kind not in (CONSTANT, VARIABLE)
         for w in (self.value_heading, self.value_view, self.value_none):
-            w.setVisible(show_value)
             v.addWidget(w)
+            w.setVisible(show_value)
         for w in (self.grad_heading, self.grad_view, self.grad_none):
             v.addWidget(w)
         self.layout_.addWidget(box)

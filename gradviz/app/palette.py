@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import QMimeData, Qt
+from PySide6.QtCore import QMimeData, QSize, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
@@ -91,7 +91,9 @@ class PaletteWidget(QWidget):
         self.controller = controller
         self.canvas = canvas
         self.search = QLineEdit(self)
-        self.search.setPlaceholderText("Search ops… (Tab on the canvas: quick add)")
+        self.search.setPlaceholderText("Search ops…")
+        self.search.setToolTip("Type to filter the palette; Enter adds the first match.\n"
+                               "On the canvas, Tab opens the same search at the mouse pointer.")
         self.search.setClearButtonEnabled(True)
         self.tree = _Tree(self)
         self.tree.setHeaderHidden(True)
@@ -161,8 +163,24 @@ class PaletteWidget(QWidget):
     def _activated(self, item, column=0):
         entry = item.data(0, ENTRY_ROLE)
         if entry:
-            self.canvas.add_node_at(entry[0], entry[1])
+            self._add(entry[0], entry[1])
 
     def add_entry(self, entry, scene_pos=None):
         group, kind, op, title, doc = entry
-        return self.canvas.add_node_at(kind, op, scene_pos)
+        return self._add(kind, op, scene_pos)
+
+    def _add(self, kind, op, scene_pos=None):
+        """Add the entry; the canvas takes the keyboard so Delete, Ctrl+D… act on the new node."""
+        added = self.canvas.add_node_at(kind, op, scene_pos)
+        if added is not None:
+            self.canvas.setFocus(Qt.FocusReason.OtherFocusReason)
+        return added
+
+    def sizeHint(self):
+        """Wide enough for the longest entry, so nothing is cut off."""
+        hint = super().sizeHint()
+        tree = self.tree
+        width = max((tree.fontMetrics().horizontalAdvance(item.text(0)) for item, _ in self.items),
+                    default=0)
+        width += 2 * tree.indentation() + tree.verticalScrollBar().sizeHint().width() + 24
+        return hint.expandedTo(QSize(width, hint.height()))

@@ -99,24 +99,35 @@ def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM)
 def _centre(spans, seen, full=None):
     """The centre, along one axis, of a window `seen` long (`full` without its margins)
     that covers the spans in order of priority: each as far as the ones before allow.
-    The first one, when longer than the window, is centred if it fits in the window's
-    margins, else shown from its start."""
+    A span longer than the window is centred if it fits in the window's margins; the
+    first one, when longer still, is shown from its start. Spans already covered may
+    slide into the margins to make room for the next one."""
     full = seen if full is None else full
-    lo, hi = -math.inf, math.inf
+    lo, hi = -math.inf, math.inf            # the window covers the spans so far
+    loose_lo, loose_hi = -math.inf, math.inf  # ... counting its margins
     wish = 0.0
     for k, (a, b) in enumerate(spans):
         if b - a <= seen:
             allowed = (b - seen / 2, a + seen / 2)        # the window covers [a, b]
-        elif k == 0 and b - a <= full:
+        elif b - a <= full:
             allowed = ((a + b) / 2, (a + b) / 2)          # in the margins
         elif k == 0:
             allowed = (a + seen / 2, a + seen / 2)        # its start
         else:
             allowed = (a + seen / 2, b - seen / 2)        # the window lies inside [a, b]
         wish = (a + b) / 2
-        if max(lo, allowed[0]) > min(hi, allowed[1]):
+        if max(lo, allowed[0]) <= min(hi, allowed[1]):
+            pass
+        elif max(loose_lo, allowed[0]) <= min(loose_hi, allowed[1]):
+            lo, hi = loose_lo, loose_hi
+        else:
             break                                         # as close to it as allowed
         lo, hi = max(lo, allowed[0]), min(hi, allowed[1])
+        if b - a <= full:
+            loose = (b - full / 2, a + full / 2)
+            loose_lo, loose_hi = max(loose_lo, loose[0]), min(loose_hi, loose[1])
+        else:
+            loose_lo, loose_hi = lo, hi
     return min(max(wish, lo), hi)
 
 

@@ -1,291 +1,34 @@
 """A small grid for editing one tensor: typing, random fill, paste and copy as numpy text.
 
-Tensors of rank 0..2 with at most MAX_GRID entries per axis are edited cell by cell;
-larger ones show their shape, a summary and a heatmap, and can still be replaced as a
-whole (paste, random fill). Pasted text is parsed here (never evaluated), and every
-refusal says what is wrong in words; a refused edit changes nothing.
+Tensors of rank 0..2 with at most MAX_GRID entries per axis are edited cell by cell
+(tensor_grid: typing moves like a spreadsheet); larger ones show their shape, a summary
+and a heatmap, and can still be replaced as a whole (paste, random fill). Pasted text is
+parsed (tensor_text), never evaluated; a paste that would change the tensor's shape asks
+first, and every refusal says what is wrong in words; a refused edit changes nothing.
 """
-import re
-import sys
-
 import numpy as np
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QImage, QPixmap
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QComboBox, QDialog,
                                QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHBoxLayout,
-                               QHeaderView, QLabel, QSizePolicy, QSpinBox, QTableView,
+                               QHeaderView, QLabel, QMessageBox, QSizePolicy, QSpinBox,
                                QToolButton, QVBoxLayout, QWidget)
 
+from .tensor_grid import TensorGrid, TensorModel
+from .tensor_text import (TensorTextError, as_grid, cast_to, cells_text, parse_number,
+                          parse_tensor_text, random_values, shape_text, tensor_text)
+
+__all__ = ["TensorEditor", "TensorModel", "TensorTextError", "RandomFillDialog", "MAX_GRID",
+           "parse_number", "parse_tensor_text", "random_values", "shape_text", "tensor_text"]
+
 MAX_GRID = 20
-WARN = QColor(255, 214, 153)
+ROW_HEIGHT = 22
+VISIBLE_ROWS = 10
 ERROR_STYLE = "color: #c62828;"
 WARN_STYLE = "color: #a15c00;"
 
 
-class TensorTextError(ValueError):
-    """Pasted text that is not a tensor; the message says where and why."""
-
-
-# -- parsing ----------------------------------------------------------------------------------
-_NUMBER = re.compile(r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf|infinity)",
-                     re.IGNORECASE)
-_TOKEN = re.compile(r"\s*(\[|\]|,|[^\s\[\],]+)")
-_WRAPPER = re.compile(r"^\s*(?:array|tf\.Tensor|np\.array|numpy\.array)\s*\((.*)\)\s*$", re.S)
-_TRAILER = re.compile(r",\s*(?:shape\s*=\s*\([^)]*\)\s*,?\s*)?(?:dtype\s*=\s*[\w.]+)?\s*$")
-
-
-def parse_number(text):
-    """A float from cell or paste text: decimal, scientific, nan, inf, True/False."""
-    t = text.strip()
-    low = t.lower()
-    if low in ("true", "false"):
-        return 1.0 if low == "true" else 0.0
-    if not _NUMBER.fullmatch(t):
-        raise TensorTextError(f"'{t[:30]}' is not a number")
-    return float(t)
-
-
-def parse_tensor_text(text):
-    """An ndarray (float64) from numpy/TF repr text, a nested list, or CSV/TSV rows."""
-    text = text.strip()
-    if not text:
-        raise TensorTextError("the text is empty")
-    if "..." in text or "…" in text:
-        raise TensorTextError("the text is abbreviated with '...'; print the whole array "
-                              "(np.set_printoptions(threshold=sys.maxsize)) and copy again")
-    if "numpy=" in text:  # <tf.Variable 'w:0' shape=(2,) dtype=float32, numpy=array([...])>
-        text = text.split("numpy=", 1)[1].rstrip().rstrip(">")
-    m = _WRAPPER.match(text)
-    if m:
-        text = _TRAILER.sub("", m.group(1)).strip()
-    if "[" in text or "]" in text:
-        return _parse_nested(text)
-    return _parse_rows(text)
-
-
-def _parse_nested(text):
-    tokens = _TOKEN.findall(text)
-    pos = 0
-
-    def item(depth):
-        nonlocal pos
-        if pos >= len(tokens):
-            raise TensorTextError("the text ends early: a ']' is missing")
-        tok = tokens[pos]
-        if tok == "[":
-            pos += 1
-            items = []
-            while True:
-                if pos >= len(tokens):
-                    raise TensorTextError("the text ends early: a ']' is missing")
-                if tokens[pos] == "]":
-                    pos += 1
-                    return items
-                if tokens[pos] == ",":
-                    pos += 1
-                    continue
-                items.append(item(depth + 1))
-        if tok == "]":
-            raise TensorTextError("there is a ']' without a matching '['")
-        pos += 1
-        return parse_number(tok)
-
-    value = item(0)
-    if pos < len(tokens):
-        rest = "".join(tokens[pos:])[:30]
-        raise TensorTextError(f"unexpected text after the array: '{rest}'")
-    return np.array(_regular(value, ()), dtype=np.float64)
-
-
-def _regular(value, where):
-    """Check a nested list is rectangular; name the first row that is not."""
-    if not isinstance(value, list):
-        return value
-    if not value:
-        if where:
-            raise TensorTextError(f"row {_where(where)} is empty")
-        raise TensorTextError("the array is empty")
-    kinds = {isinstance(v, list) for v in value}
-    if len(kinds) > 1:
-        raise TensorTextError(f"{'row ' + _where(where) if where else 'the array'} mixes "
-                              "numbers and lists")
-    if True in kinds:
-        lengths = [_depth_len(v) for v in value]
-        for i, n in enumerate(lengths):
-            if n != lengths[0]:
-                raise TensorTextError(f"row {_where(where + (i,))} has {n[1]} values, expected "
-                                      f"{lengths[0][1]}" if n[0] == lengths[0][0] else
-                                      f"row {_where(where + (i,))} is nested differently")
-        return [_regular(v, where + (i,)) for i, v in enumerate(value)]
-    return value
-
-
-def _depth_len(v):
-    depth = 0
-    x = v
-    while isinstance(x, list) and x:
-        depth += 1
-        x = x[0]
-    return depth, len(v)
-
-
-def _where(where):
-    return ", ".join(str(i + 1) for i in where)
-
-
-def _parse_rows(text):
-    rows = []
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if "\t" in line:
-            cells = line.split("\t")
-        elif "," in line:
-            cells = line.split(",")
-        elif ";" in line:
-            cells = line.split(";")
-        else:
-            cells = line.split()
-        cells = [c for c in (c.strip() for c in cells)]
-        if cells and cells[-1] == "":  # a trailing separator
-            cells.pop()
-        rows.append(cells)
-    if not rows:
-        raise TensorTextError("the text is empty")
-    values = []
-    for r, cells in enumerate(rows, 1):
-        if len(cells) != len(rows[0]):
-            raise TensorTextError(f"row {r} has {len(cells)} values, expected {len(rows[0])}")
-        row = []
-        for c, cell in enumerate(cells, 1):
-            try:
-                row.append(parse_number(cell))
-            except TensorTextError as e:
-                where = f"row {r}, column {c}" if len(rows) > 1 else f"value {c}"
-                raise TensorTextError(f"{where}: {e}") from None
-        values.append(row)
-    array = np.array(values, dtype=np.float64)
-    if array.shape[0] == 1:
-        array = array[0]
-        if array.shape[0] == 1 and len(rows[0]) == 1 and "," not in text and "\t" not in text:
-            array = array[0]  # a lone number is a scalar
-    return array
-
-
-def tensor_text(array):
-    """numpy repr text that reads back to exactly the same values (and parses above)."""
-    array = np.asarray(array)
-    with np.printoptions(threshold=sys.maxsize, floatmode="unique", linewidth=100):
-        return repr(array)
-
-
-def shape_text(shape):
-    return "scalar" if len(shape) == 0 else "×".join(str(n) for n in shape)
-
-
-def cast_to(values, dtype):
-    """`values` as `dtype`, refusing what would silently change (fractions into ints, nan)."""
-    dtype = np.dtype(dtype)
-    values = np.asarray(values, dtype=np.float64)
-    if dtype.kind in "iub":
-        if not np.all(np.isfinite(values)):
-            raise TensorTextError(f"a {dtype.name} tensor cannot hold nan or inf")
-        if np.any(values != np.round(values)):
-            raise TensorTextError(f"a {dtype.name} tensor holds whole numbers only")
-        if dtype.kind == "b":
-            return values != 0
-    with np.errstate(over="ignore", invalid="ignore"):
-        out = values.astype(dtype)
-    if dtype.kind == "f" and np.any(np.isinf(out) & np.isfinite(values)):
-        raise TensorTextError(f"a value is too large for {dtype.name}")
-    return out
-
-
-def format_value(v, dtype):
-    if dtype.kind == "b":
-        return "True" if v else "False"
-    if dtype.kind in "iu":
-        return str(int(v))
-    return f"{float(v):.6g}"
-
-
-# -- the model --------------------------------------------------------------------------------
-class TensorModel(QAbstractTableModel):
-    """A 0-d, 1-d (one row) or 2-d array as a table; edits go through `edited`."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self._array = np.zeros((0,), np.float32)
-        self.read_only = False
-        self.on_edit = None  # callable(new_array, row, col, value) -> bool
-
-    def set_array(self, array):
-        self.beginResetModel()
-        self._array = np.array(array)
-        self.endResetModel()
-
-    def array(self):
-        return self._array
-
-    def _grid(self):
-        a = self._array
-        return a.reshape(1, 1) if a.ndim == 0 else a.reshape(1, -1) if a.ndim == 1 else a
-
-    def rowCount(self, parent=QModelIndex()):
-        return 0 if parent.isValid() else self._grid().shape[0]
-
-    def columnCount(self, parent=QModelIndex()):
-        return 0 if parent.isValid() else self._grid().shape[1]
-
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if role == Qt.DisplayRole:
-            if self._array.ndim == 0:
-                return ""
-            if self._array.ndim == 1 and orientation == Qt.Vertical:
-                return ""
-            return str(section)
-        return None
-
-    def flags(self, index):
-        f = Qt.ItemIsEnabled | Qt.ItemIsSelectable
-        return f if self.read_only else f | Qt.ItemIsEditable
-
-    def data(self, index, role=Qt.DisplayRole):
-        if not index.isValid():
-            return None
-        v = self._grid()[index.row(), index.column()]
-        dtype = self._array.dtype
-        if role == Qt.DisplayRole:
-            return format_value(v, dtype)
-        if role == Qt.EditRole:
-            return str(v.item()) if dtype.kind != "f" else repr(float(dtype.type(v)))
-        if role == Qt.ToolTipRole:
-            where = self._where(index)
-            return f"{where} = {v.item()!r}"
-        if role == Qt.TextAlignmentRole:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
-        if role == Qt.BackgroundRole and dtype.kind == "f" and not np.isfinite(v):
-            return QBrush(WARN)
-        return None
-
-    def _where(self, index):
-        nd = self._array.ndim
-        if nd == 0:
-            return "value"
-        if nd == 1:
-            return f"[{index.column()}]"
-        return f"[{index.row()}, {index.column()}]"
-
-    def setData(self, index, value, role=Qt.EditRole):
-        if role != Qt.EditRole or not index.isValid() or self.read_only:
-            return False
-        if self.on_edit is None:
-            return False
-        return bool(self.on_edit(index.row(), index.column(), str(value), self._where(index)))
-
-
-# -- dialogs ----------------------------------------------------------------------------------
 class RandomFillDialog(QDialog):
     """Distribution, its two parameters and a seed: the same seed gives the same numbers."""
 
@@ -321,20 +64,11 @@ class RandomFillDialog(QDialog):
                     a=self.a.value(), b=self.b.value())
 
 
-def random_values(shape, distribution="normal", seed=0, a=0.0, b=1.0):
-    """Reproducible numbers: numpy's PCG64 generator seeded with `seed`."""
-    rng = np.random.default_rng(seed)
-    if distribution == "uniform":
-        return rng.uniform(a, b, size=shape)
-    return rng.normal(a, b, size=shape)
-
-
-# -- the widget -------------------------------------------------------------------------------
 class TensorEditor(QWidget):
     """Edit one tensor. `valueEdited(ndarray)` is emitted once per committed edit.
 
     `fixed_shape`: a paste must keep the current shape (layer weights, output_gradients);
-    otherwise a paste may bring a new shape. `set_array` never emits.
+    otherwise a paste may bring a new shape once `confirm` agrees. `set_array` never emits.
     """
 
     valueEdited = Signal(object)
@@ -343,28 +77,29 @@ class TensorEditor(QWidget):
     def __init__(self, parent=None, read_only=False, fixed_shape=False, tools=True):
         super().__init__(parent)
         self.fixed_shape = fixed_shape
+        self.confirm = self._ask  # confirm(text) -> bool, before a paste changes the shape
         self.random_settings = dict(distribution="normal", seed=0, a=0.0, b=1.0)
         self._array = np.zeros((0,), np.float32)
 
         self.model = TensorModel(self)
         self.model.read_only = read_only
         self.model.on_edit = self._cell_edited
-        self.view = QTableView(self)
-        self.view.setModel(self.model)
-        self.view.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed
-                                  | QAbstractItemView.AnyKeyPressed)
-        self.view.setSelectionMode(QAbstractItemView.ContiguousSelection)
+        self.view = TensorGrid(self, self.model)
         h = self.view.horizontalHeader()
         h.setSectionResizeMode(QHeaderView.Interactive)
         h.setDefaultSectionSize(68)
         h.setMinimumSectionSize(36)
         v = self.view.verticalHeader()
-        v.setDefaultSectionSize(22)
+        v.setDefaultSectionSize(ROW_HEIGHT)
         v.setSectionResizeMode(QHeaderView.Fixed)
         self.view.setSizeAdjustPolicy(QAbstractItemView.AdjustToContents)
         self.view.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Maximum)
-        self.view.setMaximumHeight(10 * 22 + 30)
+        self.view.setMaximumHeight(VISIBLE_ROWS * ROW_HEIGHT + 30)
         self.view.setAlternatingRowColors(False)
+        if not read_only:
+            self.view.setToolTip("Type to replace a value; Tab moves right, Enter down. "
+                                 "Ctrl+C / Ctrl+V copy and paste cells as text, Delete sets "
+                                 "them to 0.")
 
         self.summary = QLabel(self)
         self.summary.setWordWrap(True)
@@ -375,7 +110,7 @@ class TensorEditor(QWidget):
         self.status.hide()
 
         self.shape_label = QLabel(self)
-        self.shape_label.setStyleSheet("color: palette(mid);")
+        self.shape_label.setStyleSheet("color: palette(placeholder-text);")
         self.random_button = self._tool("Random…", "Fill with reproducible random numbers",
                                         self.random_dialog)
         self.paste_button = self._tool("Paste", "Replace the values with numpy or CSV text "
@@ -422,7 +157,8 @@ class TensorEditor(QWidget):
         return self._array.copy()
 
     def set_array(self, array, keep_message=False):
-        """Show `array` (no signal). Unchanged values leave the grid and its editor alone."""
+        """Show `array` (no signal). Unchanged values leave the grid and its editor alone;
+        new values of the same shape update the cells in place."""
         array = np.array(array)
         if (array.shape == self._array.shape and array.dtype == self._array.dtype
                 and np.array_equal(array, self._array, equal_nan=array.dtype.kind == "f")):
@@ -448,17 +184,16 @@ class TensorEditor(QWidget):
         return array.ndim <= 2 and all(n <= MAX_GRID for n in array.shape) and array.size > 0
 
     def _fit_view(self):
-        rows = self.model.rowCount()
-        h = self.view.horizontalHeader().height() + rows * 22 + 2 * self.view.frameWidth()
-        if self.view.horizontalScrollBar().isVisible() or self.model.columnCount() > 4:
-            h += self.view.horizontalScrollBar().sizeHint().height()
-        self.view.setMinimumHeight(min(h, 10 * 22 + 30))
-        self.view.setMaximumHeight(min(h, 10 * 22 + 30) if rows <= 10 else 10 * 22 + 30)
-        cols = self.model.columnCount()
-        self.view.horizontalHeader().setSectionResizeMode(
-            QHeaderView.Stretch if cols <= 5 else QHeaderView.ResizeToContents)
+        rows, cols = self.model.rowCount(), self.model.columnCount()
         self.view.verticalHeader().setVisible(self._array.ndim == 2)
         self.view.horizontalHeader().setVisible(self._array.ndim >= 1)
+        self.view.horizontalHeader().setSectionResizeMode(
+            QHeaderView.Stretch if cols <= 5 else QHeaderView.ResizeToContents)
+        header = self.view.horizontalHeader().sizeHint().height() if self._array.ndim >= 1 else 0
+        h = header + min(rows, VISIBLE_ROWS) * ROW_HEIGHT + 2 * self.view.frameWidth()
+        if cols > 5:
+            h += self.view.horizontalScrollBar().sizeHint().height()
+        self.view.setFixedHeight(h)
 
     def _summary_text(self, a):
         if a.size == 0:
@@ -495,53 +230,137 @@ class TensorEditor(QWidget):
         else:
             self.show_message("")
 
+    def _ask(self, text):
+        answer = QMessageBox.question(self, "Change the shape?", text,
+                                      QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+        return answer == QMessageBox.Yes
+
     # -- edits ---------------------------------------------------------------------------
-    def _cell_edited(self, row, col, text, where):
-        try:
-            v = parse_number(text)
-            new = self._array.copy()
-            grid = new.reshape(1, 1) if new.ndim == 0 else new.reshape(1, -1) if new.ndim == 1 \
-                else new
-            grid[row, col] = cast_to(np.array(v), new.dtype)
-        except TensorTextError as e:
-            self.show_message(f"{where}: {e}; the value was not changed")
-            return False
-        if np.array_equal(new, self._array, equal_nan=True):
+    def _commit(self, new, row=None, col=None):
+        """Show `new` and emit it as one edit (one cell changed when row/col are given)."""
+        if new.shape == self._array.shape and np.array_equal(new, self._array, equal_nan=True):
             return True
-        self._array = new
-        self.model.set_array(new)
-        self._flag_nonfinite()
+        if row is None or new.shape != self._array.shape:
+            self.set_array(new)
+        else:
+            self._array = new
+            self.model.set_cell(row, col, new)
+            self._flag_nonfinite()
         self.valueEdited.emit(new.copy())
         return True
 
+    def _cell_edited(self, row, col, text, where):
+        if not text.strip():  # an editor left empty: the value stays as it was
+            return False
+        try:
+            v = parse_number(text)
+            new = self._array.copy()
+            as_grid(new)[row, col] = cast_to(np.array(v), new.dtype)
+        except TensorTextError as e:
+            self.show_message(f"{where}: {e}; the value was not changed")
+            return False
+        return self._commit(new, row, col)
+
     def set_text(self, text):
-        """Replace the values with parsed text; False (and a message) when refused."""
+        """Replace the whole tensor with parsed text; False (and a message) when refused.
+        A different shape is asked about first (and refused when the shape is fixed)."""
         if self.read_only:
             return False
         try:
             values = parse_tensor_text(text)
-            if self.fixed_shape and values.shape != self._array.shape:
-                if values.size == self._array.size:
-                    values = values.reshape(self._array.shape)
-                else:
-                    raise TensorTextError(
-                        f"the pasted values have shape {list(values.shape)} ({values.size} "
-                        f"values), this tensor needs shape {list(self._array.shape)} "
-                        f"({self._array.size} values)")
+            if values.shape != self._array.shape:
+                values = self._reshaped(values)
+                if values is None:
+                    return False
             new = cast_to(values, self._array.dtype)
         except TensorTextError as e:
             self.show_message(f"Paste refused: {e}. Nothing was changed.")
             return False
-        self._array = np.zeros((0,), new.dtype)  # force a refresh
-        self.set_array(new)
-        self.valueEdited.emit(new.copy())
-        return True
+        return self._commit(new)
+
+    def _reshaped(self, values):
+        """`values` for a tensor of another shape: the same count of values in a fixed shape
+        is reshaped; otherwise the user agrees to the new shape (None when not)."""
+        old = self._array.shape
+        if self.fixed_shape:
+            if values.size == self._array.size:
+                return values.reshape(old)
+            raise TensorTextError(
+                f"the pasted values have shape {list(values.shape)} ({values.size} values), "
+                f"this tensor needs shape {list(old)} ({self._array.size} values)")
+        if not self.confirm(
+                f"The pasted values are {shape_text(values.shape)}; this tensor is "
+                f"{shape_text(old)}. Change its shape to {shape_text(values.shape)}?\n\n"
+                "Nodes that use it may stop working until they are changed too."):
+            self.show_message("Paste cancelled: nothing was changed.", "warning")
+            return None
+        return values
 
     def paste(self):
+        """The Paste button: the clipboard's text replaces the whole tensor."""
         return self.set_text(QApplication.clipboard().text())
 
     def copy(self):
+        """The Copy button: the whole tensor as numpy text."""
         QApplication.clipboard().setText(tensor_text(self._array))
+
+    # -- the selected cells (Ctrl+C, Ctrl+V, Delete in the grid) ----------------------------
+    def copy_cells(self):
+        block = self.view.block()
+        if block is None:
+            return self.copy()
+        r0, c0, r1, c1 = block
+        QApplication.clipboard().setText(cells_text(as_grid(self._array)[r0:r1, c0:c1]))
+        return True
+
+    def paste_cells(self, text=None):
+        """Paste text into the selection: one value fills it, a block of its size fills it,
+        a block pasted on one cell fills from there; a block of the tensor's shape replaces
+        it; any other shape is a new shape for the whole tensor (asked first)."""
+        if self.read_only:
+            return False
+        text = QApplication.clipboard().text() if text is None else text
+        block = self.view.block()
+        try:
+            values = parse_tensor_text(text)
+        except TensorTextError as e:
+            self.show_message(f"Paste refused: {e}. Nothing was changed.")
+            return False
+        pasted = as_grid(values)
+        grid_shape = as_grid(self._array).shape
+        whole = values.shape == self._array.shape or (pasted is not None
+                                                       and pasted.shape == grid_shape)
+        if whole:
+            return self._paste_block(values, (0, 0) + grid_shape)
+        if block is None or pasted is None:
+            return self.set_text(text)
+        r0, c0, r1, c1 = block
+        if values.size == 1:
+            return self._paste_block(np.full((r1 - r0, c1 - c0), values.item()), block)
+        h, w = pasted.shape
+        if (h, w) == (r1 - r0, c1 - c0) or ((r1 - r0, c1 - c0) == (1, 1) and r0 + h <= grid_shape[0]
+                                            and c0 + w <= grid_shape[1]):
+            return self._paste_block(pasted, (r0, c0, r0 + h, c0 + w))
+        return self.set_text(text)
+
+    def _paste_block(self, values, block):
+        r0, c0, r1, c1 = block
+        new = self._array.copy()
+        try:
+            as_grid(new)[r0:r1, c0:c1] = cast_to(np.asarray(values).reshape(r1 - r0, c1 - c0),
+                                                 new.dtype)
+        except TensorTextError as e:
+            self.show_message(f"Paste refused: {e}. Nothing was changed.")
+            return False
+        return self._commit(new)
+
+    def clear_cells(self):
+        """Delete: the selected cells become 0."""
+        block = self.view.block()
+        if self.read_only or block is None:
+            return False
+        r0, c0, r1, c1 = block
+        return self._paste_block(np.zeros((r1 - r0, c1 - c0)), block)
 
     def random_fill(self, distribution="normal", seed=0, a=0.0, b=1.0):
         """Fill every entry from `distribution` with `seed` (same seed, same numbers)."""
@@ -553,11 +372,7 @@ class TensorEditor(QWidget):
             values = np.round(values)
         elif self._array.dtype.kind == "b":
             values = values > np.median(values)
-        new = values.astype(self._array.dtype)
-        self._array = np.zeros((0,), new.dtype)
-        self.set_array(new)
-        self.valueEdited.emit(new.copy())
-        return True
+        return self._commit(values.astype(self._array.dtype))
 
     def random_dialog(self):
         dialog = RandomFillDialog(self, **self.random_settings)

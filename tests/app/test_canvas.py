@@ -6,10 +6,11 @@ import json
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt
 from PySide6.QtGui import QDropEvent, QMouseEvent
 from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter
 
+import app_ui
 import gradviz as tf
 from gradviz.app.canvas import PALETTE_MIME, CanvasView, EdgeItem
 from gradviz.app.controller import DocumentController
@@ -45,97 +46,58 @@ def editor(qtbot):
     return controller, canvas, palette, messages
 
 
-def double_click_entry(qtbot, palette, title):
-    item = palette.entry_item(title)
-    assert item is not None, title
-    palette.tree.scrollToItem(item)
-    vp = palette.tree.viewport()
-    pos = QPointF(palette.tree.visualItemRect(item).center())
-    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
-    # The event sequence of a real double-click (QTest's mouseDClick skips the first release).
-    for kind, buttons in ((QEvent.Type.MouseButtonPress, left), (QEvent.Type.MouseButtonRelease, none),
-                          (QEvent.Type.MouseButtonDblClick, left), (QEvent.Type.MouseButtonRelease, none)):
-        QApplication.sendEvent(vp, QMouseEvent(kind, pos, vp.mapToGlobal(pos), left, buttons,
-                                               Qt.KeyboardModifier.NoModifier))
+def test_seed_004_built_by_palette_ports_and_typing(qtbot, open_window):
+    """In the real window: palette double-clicks and a drop, shapes and matrices typed
+    into the inspector, ports dragged, roles from the palette; the gradient the inspector
+    shows is the engine's."""
+    w = open_window()
+    controller, canvas, palette = w.controller, w.canvas, w.palette
+    messages = []
+    controller.message.connect(messages.append)
+    canvas.setFocus()
+    qtbot.keyClick(canvas, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)  # File > New
+    assert not controller.doc.nodes
+    t = app_ui.add_by_palette(controller, palette, "Watched tensor")
+    assert controller.selection == [t] and w.inspector.page.node_id == t
+    app_ui.type_field(qtbot, w.inspector.page.shape.edit, "5, 3")
+    app_ui.type_matrix(qtbot, w.inspector.page.value_editor.view, T.tolist())
+    b = app_ui.add_by_palette(controller, palette, "Constant")
+    app_ui.type_field(qtbot, w.inspector.page.shape.edit, "3, 3")
+    app_ui.type_matrix(qtbot, w.inspector.page.value_editor.view, B.tolist())
+    np.testing.assert_array_equal(controller.doc.nodes[t].value, T)
+    np.testing.assert_array_equal(controller.doc.nodes[b].value, B)
+    assert controller.doc.nodes[t].watched and controller.doc.nodes[t].value.dtype == np.float32
 
-
-def view_point(canvas, scene_pos):
-    return canvas.mapFromScene(scene_pos)
-
-
-def drag_port(qtbot, canvas, src_port_item, dst_port_item):
-    """Press on one port, move across the canvas, release on the other (real mouse events)."""
-    vp = canvas.viewport()
-    a = view_point(canvas, src_port_item.scenePos())
-    b = view_point(canvas, dst_port_item.scenePos())
-    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=a)
-    for k in range(1, 6):
-        p = QPoint(round(a.x() + (b.x() - a.x()) * k / 5), round(a.y() + (b.y() - a.y()) * k / 5))
-        qtbot.mouseMove(vp, p)
-    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=b)
-
-
-def click_node(qtbot, canvas, nid):
-    item = canvas.scene_item(nid)
-    header = item.scenePos() + QPointF(item.card.width / 2, 8)
-    qtbot.mouseClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=view_point(canvas, header))
-
-
-def new_ids(controller, before):
-    return [n for n in controller.doc.nodes if n not in before]
-
-
-def add_by_palette(qtbot, controller, palette, title):
-    before = set(controller.doc.nodes)
-    double_click_entry(qtbot, palette, title)
-    ids = new_ids(controller, before)
-    assert len(ids) == 1, (title, ids)
-    return ids[0]
-
-
-def test_seed_004_built_by_palette_and_port_drags(qtbot, editor):
-    controller, canvas, palette, messages = editor
-    t = add_by_palette(qtbot, controller, palette, "Watched tensor")
-    b = add_by_palette(qtbot, controller, palette, "Constant")
-    # The matmul comes from a drag-and-drop of its palette entry onto the canvas.
+    # The matmul comes from a drag-and-drop of its palette entry onto free canvas.
     mime = palette.tree.mimeData([palette.entry_item("matmul")])
     assert json.loads(bytes(mime.data(PALETTE_MIME)).decode()) == {"kind": "op", "op": "matmul"}
+    right = max(item.sceneBoundingRect().right() for item in canvas.node_items.values())
+    drop_at = QPointF(right + 200, canvas.scene_item(t).scenePos().y() + 60)
+    canvas.centerOn(drop_at)
     before = set(controller.doc.nodes)
-    drop_at = canvas.view_centre() + QPointF(320, 0)
-    drop = QDropEvent(QPointF(view_point(canvas, drop_at)), Qt.DropAction.CopyAction, mime,
+    drop = QDropEvent(QPointF(canvas.mapFromScene(drop_at)), Qt.DropAction.CopyAction, mime,
                       Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
     canvas.dropEvent(drop)
-    (m,) = new_ids(controller, before)
-    assert controller.doc.nodes[m].op == "matmul"
+    (m,) = [n for n in controller.doc.nodes if n not in before]
     pos = controller.doc.nodes[m].position
     assert abs(pos[0] + 60 - drop_at.x()) < 1.5 and abs(pos[1] + 20 - drop_at.y()) < 1.5
 
-    # Type the matrices.
-    controller.set_value(t, T)
-    controller.set_value(b, B)
-    # Move b below t so both cards are free to grab (a real drag of its header).
-    item_b = canvas.scene_item(b)
-    start = view_point(canvas, item_b.scenePos() + QPointF(30, 8))
-    qtbot.mousePress(canvas.viewport(), Qt.MouseButton.LeftButton, pos=start)
-    for k in range(1, 6):
-        qtbot.mouseMove(canvas.viewport(), start + QPoint(0, 60 * k))
-    qtbot.mouseRelease(canvas.viewport(), Qt.MouseButton.LeftButton, pos=start + QPoint(0, 300))
-    assert controller.doc.nodes[b].position[1] > controller.doc.nodes[t].position[1] + 100
-    canvas.fit()
-    qtbot.wait(10)
-
-    drag_port(qtbot, canvas, canvas.scene_item(t).ports_out[0], canvas.scene_item(m).ports_in[0])
-    drag_port(qtbot, canvas, canvas.scene_item(m).ports_in[1], canvas.scene_item(b).ports_out[0])
-    assert {(e.src, e.dst) for e in controller.doc.edges} == {(Port(t), Port(m, 0)), (Port(b), Port(m, 1))}
+    qtbot.keyClick(canvas, Qt.Key.Key_F)        # fit, so every port is on screen
+    app_ui.drag_port(qtbot, canvas, canvas.scene_item(t).ports_out[0],
+                     canvas.scene_item(m).ports_in[0])
+    app_ui.drag_port(qtbot, canvas, canvas.scene_item(m).ports_in[1],
+                     canvas.scene_item(b).ports_out[0])
+    assert {(e.src, e.dst) for e in controller.doc.edges} == {(Port(t), Port(m, 0)),
+                                                              (Port(b), Port(m, 1))}
     assert len(canvas.edge_items) == 2
 
     # Target = matmul output, source = t, through the gradient tools acting on the selection.
-    click_node(qtbot, canvas, m)
+    app_ui.click_card(qtbot, canvas, m)
     assert controller.selection == [m]
-    double_click_entry(qtbot, palette, "Mark as target")
-    click_node(qtbot, canvas, t)
+    app_ui.double_click_entry(palette, "Mark as target")
+    app_ui.click_card(qtbot, canvas, t)
     assert controller.selection == [t]
-    double_click_entry(qtbot, palette, "Mark as source")
+    app_ui.double_click_entry(palette, "Mark as source")
     assert controller.doc.targets == [Port(m)] and controller.doc.sources == [Port(t)]
     assert controller.result.ok, controller.result.problems
 
@@ -146,34 +108,42 @@ def test_seed_004_built_by_palette_and_port_drags(qtbot, editor):
         y = tf.matmul(tt, bb)
     expected = tape.gradient(y, tt).numpy()
     np.testing.assert_allclose(expected, np.tile(ROW, (5, 1)), rtol=1e-6)
-
-    grads = controller.result.evaluation.gradients[Port(t)]
-    np.testing.assert_allclose(grads, expected, rtol=1e-6)
-    shown = canvas.scene_item(t).gradient
-    np.testing.assert_allclose(shown, expected, rtol=1e-6)
+    page = w.inspector.page
+    assert page.node_id == t and page.grad_view.isVisibleTo(page)
+    np.testing.assert_array_equal(page.grad_view.array(), expected)   # what the inspector shows
+    np.testing.assert_array_equal(canvas.scene_item(t).gradient, expected)  # and the card
     assert canvas.scene_item(t).card.has_gradient
-    canvas.viewport().repaint()
 
     # A cycle is refused, with the reason at the cursor and in the status bar.
     tanh = canvas.add_node_at("op", "tanh", canvas.scene_item(m).sceneBoundingRect().topRight()
                               + QPointF(80, 40))
-    drag_port(qtbot, canvas, canvas.scene_item(m).ports_out[0], canvas.scene_item(tanh).ports_in[0])
+    qtbot.keyClick(canvas, Qt.Key.Key_F)
+    app_ui.drag_port(qtbot, canvas, canvas.scene_item(m).ports_out[0],
+                     canvas.scene_item(tanh).ports_in[0])
     assert Port(tanh, 0) in [e.dst for e in controller.doc.edges]
     n_edges = len(controller.doc.edges)
-    drag_port(qtbot, canvas, canvas.scene_item(tanh).ports_out[0], canvas.scene_item(m).ports_in[0])
+    app_ui.drag_port(qtbot, canvas, canvas.scene_item(tanh).ports_out[0],
+                     canvas.scene_item(m).ports_in[0])
     assert len(controller.doc.edges) == n_edges
-    assert "cycle" in canvas.last_refusal
-    assert "cycle" in canvas.refusal_note()
+    assert "cycle" in canvas.last_refusal and "cycle" in canvas.refusal_note()
     assert messages and "cycle" in messages[-1]
+    assert "cycle" in w.statusBar().currentMessage()
 
     # A shape that cannot work is refused, naming both shapes.
     wrong = canvas.add_node_at("constant", "", canvas.scene_item(b).sceneBoundingRect().bottomLeft()
                                + QPointF(0, 60))
-    drag_port(qtbot, canvas, canvas.scene_item(wrong).ports_out[0], canvas.scene_item(m).ports_in[1])
+    qtbot.keyClick(canvas, Qt.Key.Key_F)
+    app_ui.drag_port(qtbot, canvas, canvas.scene_item(wrong).ports_out[0],
+                     canvas.scene_item(m).ports_in[1])
     assert "(5, 3)" in canvas.last_refusal and "(2, 2)" in canvas.last_refusal
     assert "(2, 2)" in canvas.refusal_note()
     assert Port(b) in [e.src for e in controller.doc.edges]   # the good edge stays
     np.testing.assert_allclose(controller.result.evaluation.gradients[Port(t)], expected, rtol=1e-6)
+
+    # Every step undoes, back to the empty document.
+    while controller.undo_stack.canUndo():
+        w.actions_by_name["undo"].trigger()
+    assert not controller.doc.nodes and not controller.dirty
 
 
 def test_errors_show_on_the_node_that_caused_them(qtbot, editor):
@@ -312,3 +282,105 @@ def test_incremental_updates_keep_unchanged_items(qtbot, editor):
     assert canvas.node_items == items and canvas.edge_items == edge_items
     np.testing.assert_allclose(canvas.scene_item("tf_t").gradient, np.ones((5, 3)), rtol=1e-6)
     np.testing.assert_allclose(canvas.scene_item("y_tf").value, T, rtol=1e-6)
+
+
+def _cards_overlap(canvas):
+    rects = {nid: item.sceneBoundingRect() for nid, item in canvas.node_items.items()}
+    return [(a, b) for a in rects for b in rects if a < b and rects[a].intersects(rects[b])]
+
+
+def test_new_pasted_and_duplicated_nodes_land_in_free_space(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    canvas.fit()
+    assert not _cards_overlap(canvas)
+    centre = canvas.view_centre()
+    added = [app_ui.add_by_palette(controller, palette, "matmul") for _ in range(3)]
+    assert not _cards_overlap(canvas)
+    for nid in added:   # near the centre of the view, not somewhere far off
+        x, y = controller.doc.nodes[nid].position
+        assert abs(x - centre.x()) < 700 and abs(y - centre.y()) < 700
+    controller.set_selection(["tf_b"])
+    canvas.copy()
+    dup = canvas.duplicate()
+    pasted = canvas.paste()
+    pasted_again = canvas.paste()
+    assert len(dup) == len(pasted) == len(pasted_again) == 1
+    assert not _cards_overlap(canvas)
+    positions = {controller.doc.nodes[n].position for n in dup + pasted + pasted_again}
+    assert len(positions) == 3
+    controller.set_selection(["tf_t", "tf_b", "y_tf"])
+    canvas.copy()
+    group = canvas.paste()
+    assert len(group) == 3 and not _cards_overlap(canvas)
+    old, new = canvas.positions["tf_t"], controller.doc.nodes[group[0]].position
+    old_b, new_b = canvas.positions["tf_b"], controller.doc.nodes[group[1]].position
+    assert (new[0] - old[0], new[1] - old[1]) == pytest.approx((new_b[0] - old_b[0], new_b[1] - old_b[1]))
+
+
+def test_wheel_scrolls_and_ctrl_wheel_zooms(qtbot, editor):
+    from PySide6.QtGui import QWheelEvent
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    canvas.reset_zoom()
+    vp = canvas.viewport()
+
+    def wheel(dy, mods=Qt.KeyboardModifier.NoModifier):
+        pos = QPointF(vp.rect().center())
+        QApplication.sendEvent(vp, QWheelEvent(pos, vp.mapToGlobal(pos), QPoint(0, 0), QPoint(0, dy),
+                                               Qt.MouseButton.NoButton, mods,
+                                               Qt.ScrollPhase.NoScrollPhase, False))
+    v = canvas.verticalScrollBar().value()
+    wheel(-120)
+    assert canvas.zoom_level() == pytest.approx(1.0)
+    assert canvas.verticalScrollBar().value() > v
+    wheel(120, Qt.KeyboardModifier.ControlModifier)
+    assert canvas.zoom_level() > 1.1
+
+
+def test_fit_keeps_a_readable_zoom_on_a_wide_graph(qtbot, editor):
+    from gradviz.app.canvas_navigation import MIN_FIT_SCALE
+    controller, canvas, palette, _ = editor
+    nodes = []
+    for i in range(14):
+        nid = controller.make_node("constant", "", (i * 320.0, 0.0))
+        nodes.append(nid)
+    controller.add_nodes(nodes, (), text="Add")
+    canvas.fit()
+    assert canvas.zoom_level() == pytest.approx(MIN_FIT_SCALE)
+    first = canvas.scene_item(controller.doc.nodes and list(controller.doc.nodes)[0])
+    visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    assert visible.contains(first.sceneBoundingRect())   # the inputs' end is in view
+    assert canvas.horizontalScrollBar().maximum() > 0    # and the rest is a scroll away
+
+
+def test_rubber_band_selects_and_the_selection_follows_on_release(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    canvas.fit()
+    seen = []
+    controller.selectionChanged.connect(seen.append)
+    rect = QRectF()
+    for nid in ("tf_t", "tf_b"):
+        rect = rect.united(canvas.scene_item(nid).sceneBoundingRect())
+    vp = canvas.viewport()
+    a = canvas.mapFromScene(rect.topLeft() - QPointF(12, 12))
+    b = canvas.mapFromScene(rect.bottomRight() + QPointF(6, 6))
+    assert canvas.itemAt(a) is None
+    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=a)
+    for k in range(1, 6):
+        qtbot.mouseMove(vp, a + (b - a) * k / 5)
+    assert not seen   # the inspector is not rebuilt on every move of the band
+    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=b)
+    assert seen == [["tf_t", "tf_b"]] and controller.selection == ["tf_t", "tf_b"]
+
+
+def test_a_wire_dropped_on_its_own_node_says_why(qtbot, editor):
+    controller, canvas, palette, messages = editor
+    controller.open("samples/004_matmul_sum.json")
+    canvas.fit()
+    item = canvas.scene_item("y_tf")
+    app_ui.drag_port(qtbot, canvas, item.ports_out[0], item.ports_in[1])
+    assert "cannot feed itself" in canvas.refusal_note()
+    assert messages and "cannot feed itself" in messages[-1]
+    assert len(controller.doc.edges) == 2

@@ -1,21 +1,28 @@
-"""A monkey at the editor: 1200 random UI actions with a fixed seed raise nothing and
-leave a document that saves and loads back to the same text."""
+"""Monkeys at the editor: random UI actions with a fixed seed raise nothing and leave a
+document that saves and loads back to the same text. The first drives the canvas through
+its methods (1200 actions); the second the real main window through key and mouse
+events (1000 actions)."""
 import os
 import random
 import time
 
+import app_ui
 import numpy as np
-import pytest
-from PySide6.QtCore import QPointF
-from PySide6.QtWidgets import QApplication, QMainWindow
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication, QCheckBox, QMainWindow
 
 from gradviz.app.canvas import CanvasView, EdgeItem
 from gradviz.app.controller import DocumentController
+from gradviz.app.inspector_fields import LineField
 from gradviz.app.palette import palette_entries
 from gradviz.graph import catalog, fileformat
 
 ACTIONS = 1200
+MAIN_WINDOW_ACTIONS = 1000
 MAX_NODES = 24
+NO, CTRL = Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.ControlModifier
+SHIFT = Qt.KeyboardModifier.ShiftModifier
 SHAPES = [(2, 2), (3, 3), (5, 3), (3,), (), (2, 3), (3, 2)]
 ATTR_CHOICES = {"bool": [True, False], "int": [0, 1, 2, -1], "float": [0.5, 1.0, -2.0],
                 "axis": [None, 0, 1, -1, [0, 1]], "ints": [[-1], [3, 3], [1, 2], [0]],
@@ -175,3 +182,171 @@ def test_layer_without_weights_round_trips(qtbot):
     canvas.add_node_at("layer", "Dense", QPointF(0, 0))
     text = controller.text()
     assert fileformat.dumps(fileformat.loads(text, strict=False)) == text
+
+
+KEY_CHORDS = [(Qt.Key.Key_Delete, NO), (Qt.Key.Key_Backspace, NO), (Qt.Key.Key_D, CTRL),
+              (Qt.Key.Key_C, CTRL), (Qt.Key.Key_V, CTRL), (Qt.Key.Key_X, CTRL), (Qt.Key.Key_Z, CTRL),
+              (Qt.Key.Key_Z, CTRL | SHIFT), (Qt.Key.Key_Y, CTRL), (Qt.Key.Key_F, NO),
+              (Qt.Key.Key_L, CTRL), (Qt.Key.Key_A, CTRL), (Qt.Key.Key_Right, NO),
+              (Qt.Key.Key_Left, NO), (Qt.Key.Key_Home, NO), (Qt.Key.Key_End, NO),
+              (Qt.Key.Key_Escape, NO), (Qt.Key.Key_Equal, CTRL), (Qt.Key.Key_Minus, CTRL)]
+GRID_TEXT = ["1", "-2.5", "0", "1e-3", "abc", "nan", "7", ""]
+PASTES = ["1, 2\n3, 4", "5", "1\t2\t3", "[[1, 2, 3], [4, 5, 6], [7, 8, 9]]", "1,2\n3", "x"]
+SHAPE_TEXT = ["2, 2", "3", "", "3, 3", "2, 3", "5, 3", "0", "a"]
+FIELD_TEXT = ["x", "my label", "", "0", "1, 2", "-1", "None", "::2"]
+
+
+def test_monkey_in_the_main_window(qtbot, open_window, app_env):
+    """1000+ random key and mouse events on the real window: palette, canvas, ports, the
+    inspector's fields and grid, menus; nothing raises, the scene and the inspector follow
+    the document, which saves and loads back, and everything undoes to the start."""
+    seed = int(os.environ.get("GRADVIZ_MONKEY_SEED", "20261123"))
+    rng = random.Random(seed)
+    w = open_window()
+    c, canvas, palette = w.controller, w.canvas, w.palette
+    w.inspector.confirm = lambda text: rng.random() < 0.6
+    start_text = c.text()
+    entries = [e[3] for e in palette_entries() if e[1] != "layer"]
+    vp = canvas.viewport()
+    counts = {}
+
+    def cards():
+        return list(canvas.node_items.values())
+
+    def focus_canvas():
+        canvas.setFocus()
+
+    def palette_add():
+        if len(c.doc.nodes) >= MAX_NODES:
+            c.set_selection(list(c.doc.nodes)[: rng.randint(1, 4)])
+            focus_canvas()
+            qtbot.keyClick(canvas, Qt.Key.Key_Delete)
+            return
+        app_ui.double_click_entry(palette, rng.choice(entries))
+
+    def click_card():
+        if cards():
+            app_ui.click_card(qtbot, canvas, rng.choice(cards()).nid)
+
+    def drag_card():
+        if cards():
+            item = rng.choice(cards())
+            a = canvas.mapFromScene(item.scenePos() + QPointF(20, 8))
+            qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=a)
+            b = a + QPoint(rng.randint(-120, 120), rng.randint(-120, 120))
+            qtbot.mouseMove(vp, (a + b) / 2)
+            qtbot.mouseMove(vp, b)
+            qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=b)
+
+    def rubber_band():
+        a = QPoint(rng.randint(5, vp.width() - 5), rng.randint(5, vp.height() - 5))
+        b = QPoint(rng.randint(5, vp.width() - 5), rng.randint(5, vp.height() - 5))
+        qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=a)
+        qtbot.mouseMove(vp, (a + b) / 2)
+        qtbot.mouseMove(vp, b)
+        qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=b)
+
+    def connect():
+        outs = [p for item in cards() for p in item.ports_out]
+        ins = [p for item in cards() for p in item.ports_in]
+        if outs and ins:
+            app_ui.drag_port(qtbot, canvas, rng.choice(outs), rng.choice(ins))
+
+    def canvas_key():
+        focus_canvas()
+        key, mods = rng.choice(KEY_CHORDS)
+        qtbot.keyClick(canvas, key, mods)
+
+    def quick_add():
+        focus_canvas()
+        qtbot.keyClick(canvas, Qt.Key.Key_Tab)
+        popup = getattr(canvas, "_quick", None)
+        if popup is not None and popup.isVisible():
+            qtbot.keyClicks(popup.edit, rng.choice(["add", "tanh", "reduce_sum", "zz", "mat"]))
+            qtbot.keyClick(popup.edit, Qt.Key.Key_Return)
+        if canvas._quick is not None and canvas._quick.isVisible():
+            canvas._quick.close()
+
+    def wheel():
+        pos = QPointF(rng.randint(0, vp.width() - 1), rng.randint(0, vp.height() - 1))
+        mods = rng.choice([NO, CTRL])
+        QApplication.sendEvent(vp, QWheelEvent(pos, vp.mapToGlobal(pos), QPoint(), QPoint(0, rng.choice([-120, 120])),
+                                               Qt.MouseButton.NoButton, mods, Qt.ScrollPhase.NoScrollPhase, False))
+
+    def grid():
+        page = w.inspector.page
+
+        editor = getattr(page, "value_editor", None)
+        if editor is None or not editor.view.isVisible():
+            return click_card()
+        view = editor.view
+        app_ui.click_cell(qtbot, view, rng.randrange(view.model().rowCount()),
+                          rng.randrange(view.model().columnCount()))
+        choice = rng.random()
+        if choice < 0.5:
+            app_ui.type_keys(qtbot, [rng.choice(GRID_TEXT), rng.choice([Qt.Key.Key_Tab, Qt.Key.Key_Return])])
+        elif choice < 0.7:
+            QApplication.clipboard().setText(rng.choice(PASTES))
+            app_ui.type_keys(qtbot, [(Qt.Key.Key_V, CTRL)])
+        else:
+            app_ui.type_keys(qtbot, [rng.choice([(Qt.Key.Key_Delete, NO), (Qt.Key.Key_C, CTRL),
+                                                 (Qt.Key.Key_Right, SHIFT), (Qt.Key.Key_A, CTRL),
+                                                 (Qt.Key.Key_End, NO), (Qt.Key.Key_Space, NO)])])
+
+    def field():
+        page = w.inspector.page
+        fields = [f.edit for f in page.findChildren(LineField) if f.isVisible()]
+        if getattr(page, "shape", None) is not None and page.shape.isVisible() and rng.random() < 0.4:
+            app_ui.type_field(qtbot, page.shape.edit, rng.choice(SHAPE_TEXT))
+        elif fields:
+            app_ui.type_field(qtbot, rng.choice(fields), rng.choice(FIELD_TEXT))
+
+    def check_box():
+        boxes = [b for b in w.inspector.page.findChildren(QCheckBox) if b.isVisible()]
+        if boxes:
+            box = rng.choice(boxes)
+            if rng.random() < 0.5:
+                qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(6, box.height() // 2))
+            else:
+                box.setFocus()
+                qtbot.keyClick(box, Qt.Key.Key_Space)
+
+    def menu():
+        name = rng.choice(["undo", "redo", "layout", "fit", "zoom_in", "zoom_out", "select_all",
+                           "duplicate", "delete", "copy", "paste", "cut", "grid", "player_step",
+                           "player_back", "player_edit", "reset_zoom"])
+        action = w.actions_by_name[name]
+        if action.isEnabled():
+            action.trigger()
+
+    actions = [(palette_add, 10), (click_card, 10), (drag_card, 5), (rubber_band, 3), (connect, 14),
+               (canvas_key, 16), (quick_add, 3), (wheel, 3), (grid, 14), (field, 7), (check_box, 6),
+               (menu, 9)]
+    funcs, weights = zip(*actions)
+    start = time.perf_counter()
+    for i in range(MAIN_WINDOW_ACTIONS):
+        action = rng.choices(funcs, weights)[0]
+        action()
+        counts[action.__name__] = counts.get(action.__name__, 0) + 1
+        if i % 25 == 0:
+            QApplication.processEvents()
+            check_scene(canvas, c)
+            assert w.inspector.page.key == type(w.inspector.page).key_for(
+                c, [n for n in c.selection if n in c.doc.nodes])
+    QApplication.processEvents()
+    check_scene(canvas, c)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 90, f"{MAIN_WINDOW_ACTIONS} actions took {elapsed:.1f} s"
+    assert counts["connect"] > 80 and counts["grid"] > 80 and counts["canvas_key"] > 100, counts
+    assert len(c.doc.edges) + c.undo_stack.count() > 50
+
+    text = c.text()
+    doc = fileformat.loads(text, strict=False)
+    assert fileformat.dumps(doc) == text
+    path = app_env.tmp / "monkey.gradviz.json"
+    assert w.save_as(str(path))
+    assert fileformat.dumps(fileformat.load(str(path), strict=False)) == text
+    while c.undo_stack.canUndo():
+        c.undo_stack.undo()
+    assert c.text() == start_text
+    check_scene(canvas, c)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QCoreApplication, QSettings
 from PySide6.QtGui import QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox, QTableWidget
 
 from gradviz.app import create_window
 from gradviz.app import files as app_files
@@ -326,3 +326,142 @@ def test_cli_without_arguments_opens_the_app(monkeypatch):
     assert cli.main([str(SEED)]) == 0
     assert calls == [[], [str(SEED)]]
     assert cli.main(["/no/such/file.json"]) == 2
+
+
+def test_gradviz_file_after_a_crash_opens_file_and_offers_the_recovery_apart(
+        make_window, seed_copy, tmp_path, monkeypatch, qtbot):
+    other = tmp_path / "other.gradviz.json"
+    shutil.copy(SAMPLES_DIR / "003_matmul_gradient.json", other)
+    w = make_window(seed_copy)
+    w.controller.set_meta(title="crashed edit of the seed")
+    qtbot_wait_autosave(w)
+    crashed = w.controller.text()
+    # the process dies; then `gradviz other.gradviz.json`, and the user accepts recovery
+    offered = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: offered.append(a[2]) or Button.Yes)
+    w2 = make_window(other)
+    assert w2.controller.path == str(other)
+    assert w2.controller.text() == other.read_text() and not w2.controller.dirty
+    assert offered and "in a new window" in offered[0] and "seed.gradviz.json" in offered[0]
+    (recovered,) = w2.other_windows
+    assert recovered.controller.text() == crashed
+    assert recovered.controller.path == str(seed_copy) and recovered.controller.dirty
+    assert recovered.recovery.path != w2.recovery.path   # each window autosaves to its own file
+    recovered.autosaver.save_now()
+    assert recovered.recovery.path.exists()
+    recovered.controller.undo_stack.setClean()
+    recovered.close()
+    assert not recovered.recovery.path.exists()
+
+
+def test_import_runs_in_a_child_process_and_cancel_stops_it(make_window, tmp_path, monkeypatch):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QProgressDialog
+    import time
+    script = tmp_path / "endless.py"
+    script.write_text("import gradviz as tf\nwhile True:\n    pass\n")
+    w = make_window()
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: Button.Yes)
+    seen = []
+
+    def cancel():
+        dialogs = w.findChildren(QProgressDialog)
+        seen.append([d.labelText() for d in dialogs if d.isVisible()])
+        process = w._import_process
+        seen.append(process is not None and process.processId() > 0)
+        for d in dialogs:
+            d.cancel()
+    QTimer.singleShot(1500, cancel)
+    title = w.controller.doc.title
+    start = time.perf_counter()
+    assert not w.import_script(str(script))
+    assert time.perf_counter() - start < 20
+    assert seen[0] and "endless.py" in seen[0][0] and seen[1]  # a dialog over a live child
+    assert w.controller.doc.title == title
+    assert "cancelled" in w.statusBar().currentMessage()
+
+
+def test_import_failure_is_told_in_words(make_window, tmp_path, monkeypatch):
+    script = tmp_path / "broken.py"
+    script.write_text("raise ValueError('no tape here')\n")
+    w = make_window()
+    warned = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: Button.Yes)
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]) or Button.Ok)
+    assert not w.import_script(str(script))
+    assert "broken.py" in warned[0] and "no tape here" in warned[0]
+    assert "Traceback" not in warned[0]
+
+
+def test_missing_file_is_told_in_words(make_window, tmp_path, monkeypatch):
+    w = make_window()
+    warned = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]) or Button.Ok)
+    assert not w.load_path(str(tmp_path / "gone.gradviz.json"))
+    assert "gone.gradviz.json" in warned[0] and "does not exist" in warned[0]
+    assert "Errno" not in warned[0]
+
+
+def test_shortcut_list_is_clean(make_window):
+    w = make_window()
+    rows = {(menu, cmd): keys for menu, cmd, keys in w.shortcut_rows()}
+    assert rows[("Edit", "Undo")] == "Ctrl+Z"
+    assert rows[("Edit", "Redo")] == "Ctrl+Shift+Z, Ctrl+Y"
+    for keys in rows.values():
+        for key in keys.split(", "):
+            assert key.split("+")[-1] not in ("Undo", "Redo", "Copy", "Paste", "Cut", "Open")
+            assert not key.startswith("F1") or key in ("F1",)   # no F14 / F16 / F18 / F20
+    w.show_shortcuts()
+    table = w._shortcuts_dialog.findChild(QTableWidget)
+    texts = [table.item(r, 2).text() for r in range(table.rowCount())]
+    assert "Ctrl + wheel" in texts
+    w._shortcuts_dialog.close()
+
+
+def test_toolbar_undo_keeps_a_short_text(make_window, qtbot):
+    w = make_window()
+    w.show()
+    qtbot.waitExposed(w)
+    button = w.toolbar.widgetForAction(w.actions_by_name["toolbar_undo"])
+    width = button.width()
+    assert not button.isEnabled()
+    w.controller.set_value("tf_b", np.ones((3, 3), np.float32))
+    qtbot.wait(10)
+    assert button.isEnabled() and button.text() == "Undo" and button.width() == width
+    assert "Undo Edit tf_b values" in button.toolTip() and "Ctrl+Z" in button.toolTip()
+    button.click()
+    assert not w.controller.dirty
+
+
+def test_first_run_shows_the_inspector_and_selection_brings_it_forward(make_window, qtbot):
+    w = make_window()
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.wait(20)
+    assert not w.inspector_dock.visibleRegion().isEmpty()
+    w.provenance_dock.raise_()
+    qtbot.waitUntil(lambda: w.inspector_dock.visibleRegion().isEmpty())
+    w.controller.set_selection(["tf_b"])
+    qtbot.waitUntil(lambda: not w.inspector_dock.visibleRegion().isEmpty())
+
+
+def test_a_leftover_survives_autosaves_while_the_question_waits(make_window, seed_copy, tmp_path,
+                                                                monkeypatch):
+    from gradviz.app.main_window import MainWindow
+    w = make_window(seed_copy)
+    w.controller.set_meta(title="crashed")
+    qtbot_wait_autosave(w)
+    other = tmp_path / "other.gradviz.json"
+    shutil.copy(SAMPLES_DIR / "003_matmul_gradient.json", other)
+
+    def slow_answer(*args, **kwargs):  # the user reads for a while: autosave timers fire
+        for window in QApplication.topLevelWidgets():
+            if isinstance(window, MainWindow) and window is not w:  # w's process has died
+                window.autosaver.save_now()
+        return Button.Yes
+    monkeypatch.setattr(QMessageBox, "question", slow_answer)
+    w2 = make_window(other)
+    (recovered,) = w2.other_windows
+    assert recovered.controller.doc.title == "crashed"
+    recovered.controller.undo_stack.setClean()
+    recovered.close()

@@ -108,7 +108,13 @@ def test_paste_numpy_and_csv(editor):
     editor.valueEdited.connect(seen.append)
     assert editor.set_text("array([[5., 6.], [7., 8.]], dtype=float32)")
     np.testing.assert_array_equal(seen[-1], [[5, 6], [7, 8]])
-    assert editor.set_text("1,2,3\n4,5,6")  # a new shape is allowed unless fixed_shape
+    asked = []
+    editor.confirm = lambda text: asked.append(text) or False
+    assert not editor.set_text("1,2,3\n4,5,6")  # a new shape is asked about first
+    assert "2×3" in asked[0] and "2×2" in asked[0] and len(seen) == 1
+    np.testing.assert_array_equal(editor.array(), [[5, 6], [7, 8]])
+    editor.confirm = lambda text: True
+    assert editor.set_text("1,2,3\n4,5,6")  # allowed once agreed (unless fixed_shape)
     assert seen[-1].shape == (2, 3) and seen[-1].dtype == np.float32
     assert len(seen) == 2
 
@@ -192,3 +198,30 @@ def test_read_only_refuses_edits(qtbot):
     assert not w.model.setData(w.model.index(0, 0), "1")
     assert not w.set_text("[1, 2]")
     assert not w.random_fill(seed=1)
+
+
+def test_scalar_grid_has_exactly_one_row(qtbot):
+    w = TensorEditor()
+    qtbot.addWidget(w)
+    w.set_array(np.float32(2.5))
+    w.show()
+    qtbot.waitExposed(w)
+    view = w.view
+    assert not view.horizontalHeader().isVisible() and not view.verticalHeader().isVisible()
+    assert view.height() == view.rowHeight(0) + 2 * view.frameWidth()
+    w.set_array(np.arange(3, dtype=np.float32))        # a vector: a header and one row
+    assert view.height() == (view.horizontalHeader().sizeHint().height() + view.rowHeight(0)
+                             + 2 * view.frameWidth())
+
+
+def test_same_shape_updates_keep_the_cell_cursor(editor, qtbot):
+    editor.show()
+    editor.view.setCurrentIndex(editor.model.index(1, 1))
+    resets = []
+    editor.model.modelReset.connect(lambda: resets.append(1))
+    editor.set_array(np.array([[5, 6], [7, 8]], np.float32))   # e.g. after an undo
+    assert not resets
+    assert (editor.view.currentIndex().row(), editor.view.currentIndex().column()) == (1, 1)
+    assert editor.model.data(editor.model.index(1, 1)) == "8"
+    editor.set_array(np.zeros((3, 3), np.float32))              # another shape: a reset
+    assert resets

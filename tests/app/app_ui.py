@@ -1,0 +1,84 @@
+"""Helpers that drive the editor's widgets with real mouse and key events (for the tests)."""
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtWidgets import QApplication
+from PySide6.QtGui import QMouseEvent
+
+Key, Mod = Qt.Key, Qt.KeyboardModifier
+
+
+def double_click_entry(palette, title):
+    item = palette.entry_item(title)
+    assert item is not None, title
+    palette.tree.scrollToItem(item)
+    vp = palette.tree.viewport()
+    pos = QPointF(palette.tree.visualItemRect(item).center())
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+    # The event sequence of a real double-click (QTest's mouseDClick skips the first release).
+    for kind, buttons in ((QEvent.Type.MouseButtonPress, left), (QEvent.Type.MouseButtonRelease, none),
+                          (QEvent.Type.MouseButtonDblClick, left), (QEvent.Type.MouseButtonRelease, none)):
+        QApplication.sendEvent(vp, QMouseEvent(kind, pos, vp.mapToGlobal(pos), left, buttons,
+                                               Qt.KeyboardModifier.NoModifier))
+
+
+def add_by_palette(controller, palette, title):
+    before = set(controller.doc.nodes)
+    double_click_entry(palette, title)
+    ids = [n for n in controller.doc.nodes if n not in before]
+    assert len(ids) == 1, (title, ids)
+    return ids[0]
+
+
+def drag_port(qtbot, canvas, src_port_item, dst_port_item):
+    """Press on one port, move across the canvas, release on the other."""
+    vp = canvas.viewport()
+    a = canvas.mapFromScene(src_port_item.scenePos())
+    b = canvas.mapFromScene(dst_port_item.scenePos())
+    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=a)
+    for k in range(1, 6):
+        p = QPoint(round(a.x() + (b.x() - a.x()) * k / 5), round(a.y() + (b.y() - a.y()) * k / 5))
+        qtbot.mouseMove(vp, p)
+    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=b)
+
+
+def click_card(qtbot, canvas, nid):
+    item = canvas.scene_item(nid)
+    header = item.scenePos() + QPointF(min(30.0, item.card.width / 2), 8)
+    qtbot.mouseClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=canvas.mapFromScene(header))
+
+
+def type_keys(qtbot, keys):
+    """Type into whatever has focus. Each item: text, a Key, or (Key, modifiers)."""
+    def target():
+        widget = QApplication.focusWidget() or QApplication.activeWindow()
+        assert widget is not None, "no widget has the keyboard focus"
+        return widget
+    for k in keys:
+        if isinstance(k, str):
+            for ch in k:  # one by one to the focus widget: the first key may open an editor
+                qtbot.keyClicks(target(), ch)
+        elif isinstance(k, tuple):
+            qtbot.keyClick(target(), k[0], k[1])
+        else:
+            qtbot.keyClick(target(), k)
+        QApplication.processEvents()  # as between a user's key presses: Enter commits queued
+
+
+def click_cell(qtbot, grid, row, col):
+    rect = grid.visualRect(grid.model().index(row, col))
+    qtbot.mouseClick(grid.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def type_matrix(qtbot, grid, values):
+    """Click the first cell, then type every row: value Tab value … Enter."""
+    click_cell(qtbot, grid, 0, 0)
+    keys = []
+    for row in values:
+        for j, v in enumerate(row):
+            keys += [str(v), Key.Key_Tab if j < len(row) - 1 else Key.Key_Return]
+    type_keys(qtbot, keys)
+
+
+def type_field(qtbot, line_edit, text):
+    """Click a line edit, replace its text by typing, press Enter."""
+    qtbot.mouseClick(line_edit, Qt.MouseButton.LeftButton)
+    type_keys(qtbot, [(Key.Key_A, Mod.ControlModifier), text, Key.Key_Return])
