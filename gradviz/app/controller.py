@@ -370,13 +370,13 @@ class DocumentController(QObject):
 
 
 def _evaluate(doc):
-    """(Result, recorded backward-pass events or None) for a document snapshot."""
+    """(Result, recorded backward-pass events or None) for a document snapshot.
+
+    The graph layer evaluates whatever can run: a problem stops only the nodes that
+    depend on it, so a stray node elsewhere never hides the target's gradient."""
     from ..graph.errors import DocumentError, Problem
     from ..graph.evaluate import evaluate
     from ..story.recorder import Recorder
-    problems = structure_problems(doc)
-    if problems:
-        return Result(_forward_only(doc, problems), problems), None
     recorder = Recorder()
     try:
         evaluation = evaluate(doc, observer=recorder)
@@ -393,21 +393,6 @@ def _teller(doc, evaluation, events):
         from ..story.build import tell as tell_story
         return tell_story(doc, evaluation, events)
     return tell
-
-
-def _forward_only(doc, problems):
-    """Values of the nodes that can run while the document is incomplete (no gradients)."""
-    from ..graph.build import build
-    from ..graph.errors import DocumentError
-    from ..graph.evaluate import Evaluation
-    try:
-        built = build(doc)
-    except DocumentError:
-        return None  # a cycle: nothing runs
-    flagged = {p.node for p in problems}
-    problems.extend(p for p in built.problems if p.node not in flagged and p not in problems)
-    return Evaluation(values={p: t._value for p, t in built.tensors.items()},
-                      tensors=built.tensors)
 
 
 def _reaches(doc, start, goal):

@@ -454,6 +454,19 @@ class PlayerBar(QWidget):
         title = step.title or KIND_WORDS.get(step.kind, step.kind)
         return f"{step.index + 1}/{len(self._steps)}  {title}"
 
+    def _why_no_story(self):
+        """Why there is no backward pass, in words: what is missing, or the first error."""
+        doc = self.controller.doc
+        if not doc.targets or not doc.sources:
+            missing = " and ".join(w for w, ports in (("a target", doc.targets),
+                                                       ("a source", doc.sources)) if not ports)
+            return f"No backward pass to show: mark {missing} (Inspector ▸ tape.gradient)."
+        result = self.controller.result
+        errors = [p for p in getattr(result, "problems", ()) if not getattr(p, "warning", False)]
+        if errors:
+            return f"No backward pass to show: {errors[0]}."
+        return "No backward pass to show: the target does not depend on the sources."
+
     def _show(self):
         n = len(self._steps)
         self.timeline.set_current(self._index)
@@ -474,9 +487,7 @@ class PlayerBar(QWidget):
             self.step_label.setText("Editing" if n else "No story")
             set_caption(self.caption,
                         f"{n} steps in the story of this backward pass: press Space to play, → to "
-                        f"step, or click a step above." if n else
-                        "No backward pass to show: mark a target and a source, and fix the "
-                        "problems the status bar lists.")
+                        f"step, or click a step above." if n else self._why_no_story())
         else:
             name = self.step_name(step)
             self.step_label.setText(self.step_label.fontMetrics().elidedText(
