@@ -216,9 +216,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
                 self.step_overlay.progress = progress
                 self.step_overlay.update(self.step_overlay.moving)  # only the arrow moves
         else:
-            entering = self.step_overlay.step is None
-            self.step_overlay.set_step(step, progress)
-            self.reveal(self.step_overlay.boundingRect(), readable=entering)
+            self.step_overlay.set_step(step, progress)  # the player frames the step (step_view)
 
     def set_highlight(self, cells):
         """Ring entries of the step's formula card: {card label: [flat indices]}."""

@@ -1,4 +1,4 @@
-"""Moving around the canvas: zoom, fit, reveal a rectangle, the background grid."""
+"""Moving around the canvas: zoom, fit, the background grid."""
 import math
 
 from PySide6.QtCore import QLineF, QRectF, Qt
@@ -17,29 +17,6 @@ class CanvasNavigation:
         rect = self.scene().itemsBoundingRect()
         view = self.mapToScene(self.viewport().rect()).boundingRect()
         self.scene().setSceneRect(rect.united(view).adjusted(-1500, -1500, 1500, 1500))
-
-    def reveal(self, rect, readable=False):
-        """Bring `rect` (scene) into view: the whole graph with it if that stays readable,
-        else `rect` at up to 100 %. `readable`: also zoom in when the view is too small."""
-        if rect.isEmpty() or not self.isVisible():
-            return
-        visible = self.mapToScene(self.viewport().rect()).boundingRect()
-        if visible.contains(rect) and not (readable and self.zoom_level() < 0.9):
-            return
-        whole = rect
-        for item in self.node_items.values():
-            whole = whole.united(item.mapRectToScene(item.boundingRect()))
-        whole = whole.adjusted(-24, -24, 24, 24)
-        view = self.viewport().rect()
-        scale = min(view.width() / whole.width(), view.height() / whole.height())
-        self._update_scene_rect()
-        if scale >= 0.9:  # the whole graph and the card, readable from the back row
-            self._set_scale(min(scale, 1.25))
-            self.centerOn(whole.center())
-            return
-        scale = min(view.width() / (rect.width() + 24), view.height() / (rect.height() + 24))
-        self._set_scale(max(min(scale, 1.0), MIN_SCALE))
-        self.centerOn(rect.center())
 
     def view_centre(self):
         return self.mapToScene(self.viewport().rect().center())
