@@ -30,17 +30,17 @@ def _kernel(name):
     return fn
 
 
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def use_numba(*arrays):
+def use_numba(first, *rest):
     """numba pays off on large float32/float64 arrays in C order of one shape and dtype;
-    everything else (float16, integers, views, broadcasting) takes numpy."""
-    first = arrays[0]
-    if not ENABLED or first.size < MIN_SIZE or first.dtype not in _FLOATS:
+    everything else (float16, integers, views, broadcasting) takes numpy. Called on every
+    activation: written to cost well under a microsecond."""
+    if not ENABLED or first.size < MIN_SIZE or first.dtype.char not in "fd" \
+            or not first.flags.c_contiguous:
         return False
-    return all(a.flags.c_contiguous and a.shape == first.shape and a.dtype == first.dtype
-               for a in arrays) and _numba_installed()
+    for a in rest:
+        if a.shape != first.shape or a.dtype != first.dtype or not a.flags.c_contiguous:
+            return False
+    return _installed if _installed is not None else _numba_installed()
 
 
 _installed = None
