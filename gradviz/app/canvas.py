@@ -250,6 +250,19 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
             moved = {nid: (round(x, 1), round(y, 1)) for nid, (x, y) in self.positions.items()}
         self.controller.move_nodes(moved)
         self.controller.end_move()
+        self._reroute_around(moved)
+
+    def _reroute_around(self, node_ids):
+        """Edges the dropped cards now sit on take a new route around them (while dragging
+        only the moved cards' own edges follow; routing every edge costs too much per move)."""
+        r = self.renderer
+        rects = [r.rect(nid) for nid in node_ids if nid in r.cards and nid in r.positions]
+        for e, edge_item in self.edge_items.items():
+            if e.src.node in node_ids or e.dst.node in node_ids:
+                continue
+            if any(edge_item.boundingRect().intersects(rect) and edge_item.path_crosses(rect)
+                   for rect in rects):
+                edge_item.update_geometry()
 
     # -- selection ----------------------------------------------------------------------
     def _scene_selection_changed(self):

@@ -11,6 +11,7 @@ from ..graph import catalog
 from ..graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
 from ..render import cards as render_cards
 from ..render import preview
+from ..render.story_overlay import Track
 from .canvas_renderer import input_names, output_names, same_card
 
 PORT_HIT = 8.0
@@ -393,6 +394,11 @@ class EdgeItem(QGraphicsItem):
 
     def shape(self):
         return self._shape
+
+    def path_crosses(self, rect):
+        """Does this edge's route pass through `rect` (a card)? (QPainterPath.intersects
+        would test the area the open path encloses, not the line.)"""
+        return Track(self._path).crosses(rect.adjusted(1, 1, -1, -1))
 
     def paint(self, painter, option, widget=None):
         r = self.view.renderer

@@ -384,3 +384,22 @@ def test_a_wire_dropped_on_its_own_node_says_why(qtbot, editor):
     assert "cannot feed itself" in canvas.refusal_note()
     assert messages and "cannot feed itself" in messages[-1]
     assert len(controller.doc.edges) == 2
+
+
+def test_a_card_dropped_on_an_edge_sends_the_edge_around_it(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    far = canvas.node_items["y_tf"]
+    far.setPos(far.pos() + QPointF(900, 0))            # a long edge tf_b -> y_tf.b
+    canvas.commit_moves()
+    edge = next(e for e in canvas.edge_items if e.src.node == "tf_b")
+    item = canvas.edge_items[edge]
+    path = item._path
+    middle = path.pointAtPercent(0.5)
+    card = canvas.node_items["tf_t"]
+    rect = card.sceneBoundingRect()
+    card.setPos(card.pos() + (middle - rect.center()))   # drop tf_t's card onto the edge
+    assert item.path_crosses(canvas.renderer.rect("tf_t"))
+    canvas.commit_moves()
+    item = canvas.edge_items[edge]
+    assert not item.path_crosses(canvas.renderer.rect("tf_t"))
