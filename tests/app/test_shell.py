@@ -465,3 +465,35 @@ def test_a_leftover_survives_autosaves_while_the_question_waits(make_window, see
     assert recovered.controller.doc.title == "crashed"
     recovered.controller.undo_stack.setClean()
     recovered.close()
+
+
+def _painted_tab_bars(w):
+    """Visible, non-empty tab bars that lie inside the window (Qt parks retired ones
+    far off-window)."""
+    from PySide6.QtCore import QPoint, QRect
+    from PySide6.QtWidgets import QTabBar
+    inside = w.rect()
+    return [(QRect(bar.mapTo(w, QPoint(0, 0)), bar.size()), [bar.tabText(i) for i in range(bar.count())])
+            for bar in w.findChildren(QTabBar)
+            if bar.isVisible() and bar.count() and inside.intersects(QRect(bar.mapTo(w, QPoint(0, 0)), bar.size()))]
+
+
+def test_the_next_launch_restores_the_docks_without_stray_tab_bars(make_window, qtbot):
+    first = make_window(offer_recovery=False)
+    first.resize(1280, 800)
+    first.show()
+    qtbot.waitExposed(first)
+    first.palette_dock.hide()
+    first.close()
+    again = make_window(offer_recovery=False)
+    again.resize(1280, 800)
+    again.show()
+    qtbot.waitExposed(again)
+    qtbot.wait(50)
+    assert not again.palette_dock.isVisible() and again.inspector_dock.isVisible()
+    bars = _painted_tab_bars(again)
+    # One tab bar: inspector and provenance tabbed at the bottom of the right dock
+    assert len(bars) == 1, bars
+    rect, tabs = bars[0]
+    assert tabs == ["Inspector", "Provenance"]
+    assert rect.left() >= again.canvas.geometry().right()
