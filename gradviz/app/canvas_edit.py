@@ -2,9 +2,11 @@
 
 Each is one controller call, so one undo step.
 """
+import atexit
 import copy
 
 import numpy as np
+import shiboken6
 from PySide6.QtCore import QMimeData, QPointF, QRectF
 from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QApplication
@@ -21,6 +23,25 @@ GRAB = QPointF(60.0, 20.0)          # where a new card is held: a little into it
 NEW_BOUNDS = QRectF(-8.0, -26.0, 282.0, 165.0)
 PASTE_OFFSET = QPointF(40.0, 40.0)
 SPACING, STEP, SEARCH_RINGS = 24.0, 40.0, 40
+_on_clipboard = []                  # the QMimeData this process last put on the clipboard
+
+
+def _put_on_clipboard(data):
+    if not _on_clipboard:
+        atexit.register(_take_back_clipboard)
+    _on_clipboard[:] = [data]
+    QApplication.clipboard().setMimeData(data)
+
+
+def _take_back_clipboard():
+    """Quitting with copied nodes on the clipboard crashed: Qt deletes the Python-made
+    QMimeData after the interpreter is gone. Clear it while Python still runs (the X11
+    clipboard loses an exiting program's data anyway); data another program put there
+    since has deleted ours, so theirs is left alone."""
+    app = QApplication.instance()
+    if app is not None and _on_clipboard and shiboken6.isValid(_on_clipboard[0]):
+        app.clipboard().clear()
+    _on_clipboard.clear()
 
 
 class CanvasEditing:
@@ -151,7 +172,7 @@ class CanvasEditing:
         data = QMimeData()
         data.setText(text)
         data.setData(NODES_MIME, text.encode())
-        QApplication.clipboard().setMimeData(data)
+        _put_on_clipboard(data)
         self._paste_count = 0
         self.controller.message.emit(f"Copied {len(ids)} node{'s' if len(ids) > 1 else ''}")
         return True

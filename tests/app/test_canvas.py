@@ -3,6 +3,9 @@
 Seed 004: t (5x3) @ b (3x3), tape.gradient(y, t) = every row [-0.17307831, 1.1900724, 2.245003].
 """
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -151,7 +154,7 @@ def test_errors_show_on_the_node_that_caused_them(qtbot, editor):
     controller.open("samples/004_matmul_sum.json")
     controller.set_value("tf_b", np.ones((2, 2), np.float32))  # an edit that breaks the matmul
     item = canvas.scene_item("y_tf")
-    assert item.problems and "(2, 2)" in item.problems[0]
+    assert item.problems and "(2, 2)" in item.problems[0].message
     assert "(2, 2)" in item.toolTip()
     assert not canvas.scene_item("tf_t").problems
     controller.undo_stack.undo()
@@ -403,3 +406,24 @@ def test_a_card_dropped_on_an_edge_sends_the_edge_around_it(qtbot, editor):
     canvas.commit_moves()
     item = canvas.edge_items[edge]
     assert not item.path_crosses(canvas.renderer.rect("tf_t"))
+
+
+QUIT_WITH_COPIED_NODES = """
+from PySide6.QtWidgets import QApplication
+from gradviz.app import create_window
+app = QApplication([])
+w = create_window(None, offer_recovery=False)
+w.controller.set_selection(["tf_t"])
+assert w.canvas.copy()
+w.controller.undo_stack.setClean()
+"""
+
+
+def test_quitting_with_copied_nodes_on_the_clipboard_exits_cleanly(tmp_path):
+    """Qt deleted the Python-made QMimeData after the interpreter was gone: a crash on
+    quit (exit status -11) whenever nodes had been copied."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", GRADVIZ_RECOVERY_DIR=str(tmp_path),
+               XDG_CONFIG_HOME=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", QUIT_WITH_COPIED_NODES], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
