@@ -3,6 +3,8 @@
 Each item asks the view's renderer to paint what an export shows and adds only what
 editing needs: selection and error outlines, hover rings, draggable ports.
 """
+import html
+
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
@@ -13,6 +15,7 @@ from ..render import cards as render_cards
 from ..render import preview
 from ..render.story_overlay import Track
 from .canvas_renderer import input_names, output_names, same_card
+from .tensor_editor import ERROR_STYLE, WARN_STYLE
 
 PORT_HIT = 8.0
 ERROR_LINES = 3
@@ -180,7 +183,8 @@ class NodeItem(QGraphicsItem):
         if card.info:
             tip.append(card.info)
         if self.problems:
-            tip += [f"<span style='color:#c62828'>⚠ {p}</span>" for p in self.problems]
+            tip += [f"<span style='{WARN_STYLE if p.warning else ERROR_STYLE}'>⚠ "
+                    f"{html.escape(p.message)}</span>" for p in self.problems]
         else:
             tip.append(_node_doc(node))
         self.setToolTip("<br>".join(t for t in tip if t))
@@ -199,7 +203,7 @@ class NodeItem(QGraphicsItem):
         width = max(self.card.width, 240.0)
         lines = []
         for problem in self.problems:
-            words, line = ("⚠ " + problem).split(), ""
+            words, line = ("⚠ " + problem.message).split(), ""
             for w in words:
                 trial = f"{line} {w}".strip()
                 if fm.horizontalAdvance(trial) > width and line:
@@ -273,10 +277,12 @@ class NodeItem(QGraphicsItem):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         if self.problems:
-            painter.setPen(QPen(QColor(r.theme.error), 2.6))
+            # red when something here cannot run; amber when it ran into a NaN or inf
+            colour = QColor(r.theme.warning if all(p.warning for p in self.problems) else r.theme.error)
+            painter.setPen(QPen(colour, 2.6))
             painter.drawRoundedRect(card.adjusted(-1.5, -1.5, 1.5, 1.5), 9, 9)
             painter.setFont(preview.sans_font(8.5))
-            painter.setPen(QColor(r.theme.error))
+            painter.setPen(colour)
             for i, line in enumerate(self._error_lines):
                 painter.drawText(QRectF(0, card.bottom() + 5 + 15 * i, max(card.width(), 240.0), 15),
                                  Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)

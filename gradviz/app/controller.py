@@ -32,10 +32,10 @@ class Result:
     def __init__(self, evaluation=None, problems=(), story=None, tell=None, elapsed_ms=0.0):
         self.evaluation = evaluation      # graph.Evaluation (values, gradients, tensors)
         self.problems = list(problems)    # [graph.Problem]
-        self.node_problems = {}           # node id -> [message]
+        self.node_problems = {}           # node id -> [graph.Problem]
         for p in self.problems:
             if p.node:
-                self.node_problems.setdefault(p.node, []).append(p.message)
+                self.node_problems.setdefault(p.node, []).append(p)
         self.elapsed_ms = elapsed_ms
         self._story = story
         self._tell = tell

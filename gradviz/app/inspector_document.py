@@ -6,7 +6,8 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QListWidget, QList
 from ..graph.document import Port
 from ..graph.fileformat import parse_port, port_text
 from .inspector_fields import (MUTED, LessonEdit, LineField, Page, blocked, bold_label,
-                               column_group, group, muted_label, output_count, problems_label)
+                               column_group, group, muted_label, output_count, problems_label,
+                               show_problems)
 from .tensor_editor import TensorEditor
 
 
@@ -191,9 +192,7 @@ class DocumentPage(Page):
             else:
                 none.setText("Not computed" + (": see the problems below." if result.problems
                                                else "."))
-        problems = [str(p) for p in result.problems]
-        self.problems.setText("\n".join(f"⚠ {p}" for p in problems[:8]))
-        self.problems.setVisible(bool(problems))
+        show_problems(self.problems, result.problems[:8], with_place=True)
 
     def _checks(self, w, checked):
         blocked(w, lambda: [w.item(i).setCheckState(Qt.Checked if checked(w.item(i).text())

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import (QFormLayout, QGroupBox, QLabel, QLineEdit, QPlain
                                QVBoxLayout, QWidget)
 
 from ..graph.build import n_outputs
-from .tensor_editor import ERROR_STYLE
+from .tensor_editor import ERROR_STYLE, WARN_STYLE
 
 MUTED = "color: palette(placeholder-text);"
 
@@ -227,6 +227,14 @@ def problems_label():
     label.setStyleSheet(ERROR_STYLE)
     label.setTextInteractionFlags(Qt.TextSelectableByMouse)
     return label
+
+
+def show_problems(label, problems, with_place=False):
+    """List `problems` (graph.Problem) on a problems_label: red when any stops something,
+    amber when all are warnings (a NaN or inf: the graph still ran)."""
+    label.setText("\n".join(f"⚠ {p if with_place else p.message}" for p in problems))
+    label.setStyleSheet(ERROR_STYLE if any(not p.warning for p in problems) else WARN_STYLE)
+    label.setVisible(bool(problems))
 
 
 def output_count(node):

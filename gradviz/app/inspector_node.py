@@ -10,7 +10,7 @@ from ..graph.fileformat import port_text
 from ..graph.tensors import DTYPES
 from .inspector_fields import (PLACEHOLDERS, LineField, Page, attr_text, blocked, bold_label,
                                column_group, group, int_list, muted_label, output_count, parse_attr,
-                               problems_label)
+                               problems_label, show_problems)
 from .tensor_editor import ERROR_STYLE, TensorEditor, shape_text
 
 
@@ -411,9 +411,7 @@ class NodePage(Page):
                                "</span>")
         self.label.show_text(node.label)
         self.label.edit.setPlaceholderText(node.id)
-        problems = result.node_problems.get(self.node_id, [])
-        self.problems.setText("\n".join(f"⚠ {p}" for p in problems))
-        self.problems.setVisible(bool(problems))
+        show_problems(self.problems, result.node_problems.get(self.node_id, []))
         if self.watched is not None:
             blocked(self.watched, self.watched.setChecked, node.watched)
         if self.trainable is not None:

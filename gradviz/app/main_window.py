@@ -23,6 +23,7 @@ from .palette import PaletteWidget
 from .player import PlayerBar
 from .presentation import PresentationMode
 from .provenance import ProvenancePanel
+from .tensor_editor import ERROR_STYLE, WARN_STYLE
 from .window_files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles, samples
 from .window_menus import WindowMenus
 from .worker import run_job
@@ -219,17 +220,18 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.statusBar().showMessage(text, timeout)
 
     def _evaluated(self, result):
-        n = len(result.problems)
-        if n:
-            first = result.problems[0]
-            self.problems_label.setText(f"⚠ {n} problem{'s' * (n != 1)}")
+        errors = sum(not p.warning for p in result.problems)
+        warnings = len(result.problems) - errors
+        if result.problems:
+            counts = [f"{n} {word}{'s' * (n != 1)}" for n, word in
+                      ((errors, "problem"), (warnings, "warning")) if n]
+            self.problems_label.setText("⚠ " + ", ".join(counts))
             self.problems_label.setToolTip("\n".join(
                 (f"{p.node}: " if p.node else "") + p.message for p in result.problems[:12]))
         else:
             self.problems_label.setText("✓ no problems" if self.controller.doc.nodes else "")
             self.problems_label.setToolTip("The graph runs forward and backward")
-            first = None
-        self.problems_label.setStyleSheet("color: #d9534f;" if first else "")
+        self.problems_label.setStyleSheet(ERROR_STYLE if errors else WARN_STYLE if warnings else "")
         self.time_label.setText(f"recomputed in {result.elapsed_ms:.1f} ms")
 
     def _update_title(self, *_):

@@ -33,6 +33,7 @@ class Theme:
     formula_card: str = "#fffdf5"
     formula_border: str = "#e0b84c"
     error: str = "#c62828"
+    warning: str = "#a15c00"      # a NaN or inf: the graph still runs
     # Diverging colour map for heatmaps: negative, zero, positive.
     diverging: tuple = ("#2166ac", "#f7f7f7", "#b2182b")
 
@@ -84,6 +85,7 @@ DARK = Theme(
     formula_card="#2b2a22",
     formula_border="#c9a23c",
     error="#ff6b6b",
+    warning="#ffb74d",
     diverging=("#4393c3", "#2a2d33", "#d6604d"),
 )
 
@@ -111,6 +113,7 @@ HIGH_CONTRAST = Theme(
     formula_card="#ffffff",
     formula_border="#000000",
     error="#b00000",
+    warning="#8a4b00",
     diverging=("#0033aa", "#ffffff", "#b00000"),
 )
 
@@ -148,6 +151,7 @@ CONTRAST = Theme(
     formula_card="#ffffff",
     formula_border="#000000",
     error="#b00020",
+    warning="#8a4b00",
     diverging=("#0072b2", "#ffffff", "#d55e00"),
 )
 

@@ -497,3 +497,25 @@ def test_the_next_launch_restores_the_docks_without_stray_tab_bars(make_window, 
     rect, tabs = bars[0]
     assert tabs == ["Inspector", "Provenance"]
     assert rect.left() >= again.canvas.geometry().right()
+
+
+def test_a_nan_is_shown_as_a_warning_and_a_shape_error_as_an_error(make_window):
+    """Amber where the graph still ran (a NaN), red where something cannot run."""
+    from gradviz.app.tensor_editor import ERROR_STYLE, WARN_STYLE
+    w = make_window(str(SEED), offer_recovery=False)
+    c = w.controller
+    value = c.doc.nodes["tf_t"].value.copy()
+    value[0, 0] = np.nan
+    c.set_value("tf_t", value)
+    assert w.problems_label.text() == "⚠ 1 warning"  # where the NaN first appears, not after
+    assert w.problems_label.styleSheet() == WARN_STYLE
+    item = w.canvas.scene_item("tf_t")
+    assert item.problems and all(p.warning for p in item.problems)
+    assert "NaN" in item.problems[0].message
+    c.set_selection(["tf_t"])
+    page = w.inspector.page
+    assert "NaN" in page.problems.text() and page.problems.styleSheet() == WARN_STYLE
+    assert w.canvas.scene_item("tf_t").gradient is not None  # a warning stops nothing
+    c.set_value("tf_b", np.ones((2, 2), np.float32))  # 5x3 @ 2x2
+    assert w.problems_label.text() == "⚠ 1 problem, 1 warning"
+    assert w.problems_label.styleSheet() == ERROR_STYLE
