@@ -226,7 +226,7 @@ class TensorEditor(QWidget):
         if a.dtype.kind == "f" and a.size and not np.all(np.isfinite(a)):
             n = int(np.sum(~np.isfinite(a)))
             self.show_message(f"{n} {'entry is' if n == 1 else 'entries are'} nan or inf: "
-                              "the engine will flag the nodes it reaches", "warning")
+                              "the graph still runs, and it spreads to what it reaches", "warning")
         else:
             self.show_message("")
 
