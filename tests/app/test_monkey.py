@@ -4,7 +4,6 @@ its methods (1200 actions); the second the real main window through key and mous
 events (1000 actions)."""
 import os
 import random
-import time
 
 import app_ui
 import numpy as np
@@ -149,7 +148,6 @@ def test_monkey(qtbot):
                (delete_edge, 3), (undo, 8), (redo, 5), (layout, 2), (copy_paste, 3), (duplicate, 2),
                (move, 4), (role, 6), (zoom, 2)]
     funcs, weights = zip(*actions)
-    start = time.perf_counter()
     for i in range(ACTIONS):
         action = rng.choices(funcs, weights)[0]
         action()
@@ -160,8 +158,6 @@ def test_monkey(qtbot):
             check_scene(canvas, controller)
     QApplication.processEvents()
     check_scene(canvas, controller)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 90, f"{ACTIONS} actions took {elapsed:.1f} s"
     assert counts["connect"] > 100 and counts["undo"] > 30
 
     text = controller.text()
@@ -323,7 +319,6 @@ def test_monkey_in_the_main_window(qtbot, open_window, app_env):
                (canvas_key, 16), (quick_add, 3), (wheel, 3), (grid, 14), (field, 7), (check_box, 6),
                (menu, 9)]
     funcs, weights = zip(*actions)
-    start = time.perf_counter()
     for i in range(MAIN_WINDOW_ACTIONS):
         action = rng.choices(funcs, weights)[0]
         action()
@@ -335,8 +330,6 @@ def test_monkey_in_the_main_window(qtbot, open_window, app_env):
                 c, [n for n in c.selection if n in c.doc.nodes])
     QApplication.processEvents()
     check_scene(canvas, c)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 90, f"{MAIN_WINDOW_ACTIONS} actions took {elapsed:.1f} s"
     assert counts["connect"] > 80 and counts["grid"] > 80 and counts["canvas_key"] > 100, counts
     assert len(c.doc.edges) + c.undo_stack.count() > 50
 
