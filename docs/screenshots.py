@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 os.environ["GRADVIZ_RECOVERY_DIR"] = tempfile.mkdtemp()
-from PySide6.QtCore import QCoreApplication, QPointF, QSettings, Qt  # noqa: E402
+from PySide6.QtCore import QCoreApplication, QSettings, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 

@@ -1,7 +1,7 @@
 """Helpers that drive the editor's widgets with real mouse and key events (for the tests)."""
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtWidgets import QApplication
-from PySide6.QtGui import QMouseEvent
+from PySide6.QtGui import QMouseEvent, QTextDocument
 
 Key, Mod = Qt.Key, Qt.KeyboardModifier
 
@@ -82,3 +82,10 @@ def type_field(qtbot, line_edit, text):
     """Click a line edit, replace its text by typing, press Enter."""
     qtbot.mouseClick(line_edit, Qt.MouseButton.LeftButton)
     type_keys(qtbot, [(Key.Key_A, Mod.ControlModifier), text, Key.Key_Return])
+
+
+def shown_text(label):
+    """The plain text a rich-text label shows."""
+    doc = QTextDocument()
+    doc.setHtml(label.text())
+    return doc.toPlainText()

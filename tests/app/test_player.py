@@ -2,10 +2,11 @@
 numbers of the story and the engine (seed 004, seed 003 and the Hessian sample)."""
 import numpy as np
 import pytest
-from PySide6.QtCore import QCoreApplication, QSettings, Qt
-from PySide6.QtGui import QColor, QImage, QPainter, QTextDocument
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtWidgets import QApplication
 
+from app_ui import shown_text
 from gradviz.app import create_window
 from gradviz.app.main_window import SAMPLES_DIR
 from gradviz.app.provenance import shown_array
@@ -17,23 +18,10 @@ HESSIAN = SAMPLES_DIR / "001_hessian_newton.json"
 MATMUL_ROW = [-0.17307831, 1.1900724, 2.245003]
 
 
-
-def _shown(label):
-    """The plain text a rich-text label shows."""
-    doc = QTextDocument()
-    doc.setHtml(label.text())
-    return doc.toPlainText()
-
 @pytest.fixture(autouse=True)
-def temp_settings(tmp_path, monkeypatch):
-    QCoreApplication.setOrganizationName("gradviz-tests")
-    QCoreApplication.setApplicationName("gradviz-player")
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "cfg"))
-    monkeypatch.setenv("GRADVIZ_RECOVERY_DIR", str(tmp_path / "recovery"))
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
-    yield
-    QSettings().clear()
+def temp_settings(app_env):
+    """QSettings, recovery files and message boxes in tmp_path (conftest's app_env)."""
+    return app_env.tmp
 
 
 @pytest.fixture
@@ -89,8 +77,8 @@ def test_seed_004_seed_step_shows_ones_and_the_sum_caption(window):
     assert step.kind == "seed" and p.index == 0
     seed = _overlay(w).card_arrays()["seed"]
     assert seed.shape == (5, 3) and np.all(seed == 1)
-    assert "sum" in _shown(p.caption) and "elements" in _shown(p.caption)
-    assert _shown(p.caption) == step.caption
+    assert "sum" in shown_text(p.caption) and "elements" in shown_text(p.caption)
+    assert shown_text(p.caption) == step.caption
     grid = w.provenance.grid
     assert (grid.rowCount(), grid.columnCount()) == (5, 3)
     assert {grid.text_at(i) for i in range(15)} == {"1"}
@@ -224,7 +212,7 @@ def test_seed_003_cut_edge_and_contribution(window, qtbot):
     p.set_index(cut)
     step = p.step
     assert _overlay(w).state()[1] == "cut"
-    assert "stops gradients" in _shown(p.caption)
+    assert "stops gradients" in shown_text(p.caption)
     assert "No cotangent flows" in w.provenance.heading.text()
     cut_edges = [e for e in w.controller.doc.edges if w.canvas.renderer.is_cut(e)]
     assert cut_edges and all(e.dst.node == step.node for e in cut_edges)

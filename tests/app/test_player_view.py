@@ -1,8 +1,7 @@
 """What the player puts on screen: the canvas framing of each step (a function of the step
 index, never below a readable zoom) and the timeline of named steps."""
 import pytest
-from PySide6.QtCore import QCoreApplication, QRectF, QSettings, Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import QCoreApplication, QRectF, Qt
 
 from gradviz.app import create_window, step_view
 from gradviz.app.main_window import SAMPLES_DIR
@@ -13,15 +12,9 @@ SEED_004 = SAMPLES_DIR / "004_matmul_sum.json"
 
 
 @pytest.fixture(autouse=True)
-def temp_settings(tmp_path, monkeypatch):
-    QCoreApplication.setOrganizationName("gradviz-tests")
-    QCoreApplication.setApplicationName("gradviz-player-view")
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "cfg"))
-    monkeypatch.setenv("GRADVIZ_RECOVERY_DIR", str(tmp_path / "recovery"))
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
-    yield
-    QSettings().clear()
+def temp_settings(app_env):
+    """QSettings, recovery files and message boxes in tmp_path (conftest's app_env)."""
+    return app_env.tmp
 
 
 @pytest.fixture

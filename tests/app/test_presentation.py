@@ -3,10 +3,11 @@ import struct
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QCoreApplication, QSettings, Qt
-from PySide6.QtGui import QImage, QTextDocument
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QDockWidget, QMessageBox, QToolBar, QWidget
 
+from app_ui import shown_text
 from gradviz.app import create_window
 from gradviz.app import export_dialog, presentation, step_view
 from gradviz.app.lessons import fill_steps_menu, lesson_entries, open_lesson
@@ -17,24 +18,10 @@ SEED = SAMPLES_DIR / SEED_SAMPLE
 Button = QMessageBox.StandardButton
 
 
-
-def _shown(label):
-    """The plain text a rich-text label shows."""
-    doc = QTextDocument()
-    doc.setHtml(label.text())
-    return doc.toPlainText()
-
 @pytest.fixture(autouse=True)
-def temp_settings(tmp_path, monkeypatch):
-    QCoreApplication.setOrganizationName("gradviz-tests")
-    QCoreApplication.setApplicationName("gradviz-presentation")
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "cfg"))
-    monkeypatch.setenv("GRADVIZ_RECOVERY_DIR", str(tmp_path / "recovery"))
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: Button.Discard)
-    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: Button.Ok)
-    yield tmp_path
-    QSettings().clear()
+def temp_settings(app_env):
+    """QSettings, recovery files and message boxes in tmp_path (conftest's app_env)."""
+    return app_env.tmp
 
 
 @pytest.fixture
@@ -79,7 +66,7 @@ def test_presentation_hides_the_chrome_and_restores_it(window, qtbot):
     assert 0.95 < fill <= 1.01 or w.canvas.transform().m11() == pytest.approx(3.0)
     # The band shows the lesson before step 0, in large type.
     assert p.band.title.text() == w.controller.doc.title
-    assert _shown(p.band.caption).startswith("tape.gradient(y_tf, tf_t)")
+    assert shown_text(p.band.caption).startswith("tape.gradient(y_tf, tf_t)")
     assert p.band.title.font().pointSizeF() >= 24 and p.band.caption.font().pointSizeF() >= 18
 
     qtbot.keyClick(w.canvas, Qt.Key.Key_Escape)
@@ -114,7 +101,7 @@ def test_keyboard_steps_through_the_story(window, qtbot):
         assert w.canvas.step_overlay.step is steps[w.player.index]
     assert seen == [0, 1, 2, 3]
     assert p.band.title.text() == f"4/4   {steps[3].title}"
-    assert _shown(p.band.caption) == steps[3].caption
+    assert shown_text(p.band.caption) == steps[3].caption
     qtbot.keyClick(w.canvas, Qt.Key.Key_Space)          # the last step stays
     assert w.player.index == 3
     qtbot.keyClick(w.canvas, Qt.Key.Key_Left)
@@ -179,9 +166,9 @@ def test_a_letter_with_a_hat_reads_right_in_the_band(window):
     w.presentation.enter()
     w.presentation.go(step.index)
     band = w.presentation.band.caption
-    assert _shown(band) == step.caption
+    assert shown_text(band) == step.caption
     assert "DejaVu Sans Mono'\">x\u0302</span>" in band.text()
-    assert _shown(w.player.caption) == step.caption
+    assert shown_text(w.player.caption) == step.caption
 
 def test_contrast_theme_reads_in_print_and_for_colour_blind_viewers():
     from gradviz.render.themes import get_theme
@@ -259,7 +246,7 @@ def test_a_lesson_opened_in_presentation_shows_its_caption(window, qtbot):
     assert open_lesson(w, entry)
     step = w.controller.result.story.steps[0]
     assert w.presentation.band.title.text().startswith(f"1/{len(w.controller.result.story.steps)}")
-    assert _shown(w.presentation.band.caption) == step.caption
+    assert shown_text(w.presentation.band.caption) == step.caption
     assert w.presentation.active and w.canvas.theme_name == "contrast"
 
 

@@ -2,8 +2,7 @@
 in the dock's grid, against the numbers of the story and the engine."""
 import numpy as np
 import pytest
-from PySide6.QtCore import QCoreApplication, QSettings, Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import Qt
 
 from gradviz.app import create_window
 from gradviz.app.main_window import SAMPLES_DIR
@@ -19,15 +18,9 @@ SIGMOID = SAMPLES_DIR / "001_sigmoid_jacobian.json"
 
 
 @pytest.fixture(autouse=True)
-def temp_settings(tmp_path, monkeypatch):
-    QCoreApplication.setOrganizationName("gradviz-tests")
-    QCoreApplication.setApplicationName("gradviz-provenance")
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "cfg"))
-    monkeypatch.setenv("GRADVIZ_RECOVERY_DIR", str(tmp_path / "recovery"))
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
-    yield
-    QSettings().clear()
+def temp_settings(app_env):
+    """QSettings, recovery files and message boxes in tmp_path (conftest's app_env)."""
+    return app_env.tmp
 
 
 @pytest.fixture

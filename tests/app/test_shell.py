@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QCoreApplication, QSettings
+from PySide6.QtCore import QSettings
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QMessageBox, QTableWidget
 
@@ -20,17 +20,9 @@ Button = QMessageBox.StandardButton
 
 
 @pytest.fixture(autouse=True)
-def temp_settings(tmp_path, monkeypatch):
-    """QSettings and the recovery folder in tmp_path; dialogs answer 'Discard' unless told."""
-    QCoreApplication.setOrganizationName("gradviz-tests")
-    QCoreApplication.setApplicationName("gradviz-shell")
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "cfg"))
-    monkeypatch.setenv("GRADVIZ_RECOVERY_DIR", str(tmp_path / "recovery"))
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: Button.Discard)
-    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: Button.Ok)
-    yield tmp_path
-    QSettings().clear()
+def temp_settings(app_env):
+    """QSettings, recovery files and message boxes in tmp_path (conftest's app_env)."""
+    return app_env.tmp
 
 
 @pytest.fixture
