@@ -77,11 +77,21 @@ def _levels(columns, x_start, y_start, x_end, y_end):
         d = abs(y1 - y0)
         return 0.0 if d <= 0.5 else d + BEND_COST + 2 * max(0.0, d - gap)
 
+    # best[y]: (cost, path) of the cheapest way to cross the columns so far ending at y,
+    # ties going to the smaller path (so the result does not depend on set order). The
+    # winner's path is extended once per choice, not once per candidate.
     best = {y: (step(y_start, y, gaps[0]), [y]) for y in options[0]}
     for k, choices in enumerate(options[1:], start=1):
-        best = {y: min(((cost + step(prev, y, gaps[k]), path + [y]) for prev, (cost, path) in best.items()),
-                       key=lambda item: (item[0], item[1]))
-                for y in choices}
+        gap, previous, nxt = gaps[k], list(best.items()), {}
+        for y in choices:
+            win_cost, win_path = math.inf, None
+            for prev, (cost, path) in previous:
+                d = abs(y - prev)
+                total = cost if d <= 0.5 else cost + (d + BEND_COST + 2 * max(0.0, d - gap))
+                if total < win_cost or (total == win_cost and path < win_path):
+                    win_cost, win_path = total, path
+            nxt[y] = (win_cost, win_path + [y])
+        best = nxt
     _, path = min(((c + step(p[-1], y_end, gaps[-1]), p) for c, p in best.values()),
                   key=lambda item: (item[0], item[1]))
     return path
@@ -105,12 +115,29 @@ def plain_path(a, b):
     return path
 
 
+_ROUTES = {}        # (ends, the obstacles in the way) -> path, across renderers
+_ROUTES_MAX = 4096
+
+
 def route(a, b, obstacles):
     """A path from output port `a` to input point `b` that crosses none of `obstacles` (QRectF,
-    already grown by the clearance) lying between them; a plain curve if none does."""
+    already grown by the clearance) lying between them; a plain curve if none does.
+
+    Remembered by its ends and the obstacles in its span: after an edit re-measures cards,
+    an edge whose own stretch of the canvas did not change is not routed again."""
     span = [r for r in obstacles if r.right() > a.x() and r.left() < b.x()]
     if b.x() - a.x() < 2 * CLEARANCE or not span:
         return plain_path(a, b)
+    key = (a.x(), a.y(), b.x(), b.y(), tuple(r.getCoords() for r in span))
+    path = _ROUTES.get(key)
+    if path is None:
+        if len(_ROUTES) >= _ROUTES_MAX:
+            _ROUTES.clear()
+        path = _ROUTES[key] = _route_around(a, b, span)
+    return QPainterPath(path)  # a copy: the caller may change its own
+
+
+def _route_around(a, b, span):
     columns = [(max(left, a.x()), min(right, b.x()), ys) for left, right, ys in _columns(span)]
     levels = _levels(columns, a.x(), a.y(), b.x(), b.y())
     if all(abs(y - a.y()) < 0.5 for y in levels) and abs(a.y() - b.y()) < 0.5:
