@@ -189,6 +189,8 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
                     item.update_geometry()
                 else:
                     item.refresh()  # cut status may change with the tape settings
+            if moved and not full:
+                self._reroute_around(moved)  # a card that grew may now cover other edges
         finally:
             self._selecting = False
         if self.step_overlay is not None and self.step_overlay.step is not None:
@@ -253,8 +255,9 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         self._reroute_around(moved)
 
     def _reroute_around(self, node_ids):
-        """Edges the dropped cards now sit on take a new route around them (while dragging
-        only the moved cards' own edges follow; routing every edge costs too much per move)."""
+        """Edges the dropped or resized cards now sit on take a new route around them (while
+        dragging only the moved cards' own edges follow; routing every edge costs too much
+        per move)."""
         r = self.renderer
         rects = [r.rect(nid) for nid in node_ids if nid in r.cards and nid in r.positions]
         for e, edge_item in self.edge_items.items():

@@ -367,6 +367,7 @@ class EdgeItem(QGraphicsItem):
         self.edge = edge
         self._path = QPainterPath()
         self._shape = QPainterPath()
+        self._track = None  # (path, Track): the flattened route, for crossing tests
         self._bounds = QRectF()
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(0)
@@ -404,7 +405,9 @@ class EdgeItem(QGraphicsItem):
     def path_crosses(self, rect):
         """Does this edge's route pass through `rect` (a card)? (QPainterPath.intersects
         would test the area the open path encloses, not the line.)"""
-        return Track(self._path).crosses(rect.adjusted(1, 1, -1, -1))
+        if self._track is None or self._track[0] is not self._path:
+            self._track = (self._path, Track(self._path))
+        return self._track[1].crosses(rect.adjusted(1, 1, -1, -1))
 
     def paint(self, painter, option, widget=None):
         r = self.view.renderer

@@ -68,14 +68,13 @@ class Track:
         return QPointF(x0 + (x1 - x0) * f, y0 + (y1 - y0) * f), math.atan2(y1 - y0, x1 - x0)
 
     def crosses(self, rect):
-        """Whether the polyline passes through `rect`."""
+        """Whether the polyline passes through `rect`: the segments whose bounding boxes
+        meet it (found with numpy) are then tested exactly."""
         x0, y0, x1, y1 = rect.left(), rect.top(), rect.right(), rect.bottom()
-        for (ax, ay), (bx, by) in zip(self.xy[:-1], self.xy[1:]):
-            if max(ax, bx) < x0 or min(ax, bx) > x1 or max(ay, by) < y0 or min(ay, by) > y1:
-                continue
-            if segment_meets_rect(ax, ay, bx, by, x0, y0, x1, y1):
-                return True
-        return False
+        a, b = self.xy[:-1], self.xy[1:]
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        near = np.flatnonzero((hi[:, 0] >= x0) & (lo[:, 0] <= x1) & (hi[:, 1] >= y0) & (lo[:, 1] <= y1))
+        return any(segment_meets_rect(*a[i], *b[i], x0, y0, x1, y1) for i in near.tolist())
 
     def head(self, distance):
         """The polyline from the start up to `distance`."""

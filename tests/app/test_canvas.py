@@ -408,6 +408,31 @@ def test_a_card_dropped_on_an_edge_sends_the_edge_around_it(qtbot, editor):
     assert not item.path_crosses(canvas.renderer.rect("tf_t"))
 
 
+
+def test_a_card_that_grows_onto_an_edge_sends_the_edge_around_it(qtbot, editor):
+    """An edit that makes a card taller (a value of more rows) re-routes the other edges
+    it now covers, not only its own."""
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    far = canvas.node_items["y_tf"]
+    far.setPos(far.pos() + QPointF(900, 0))            # a long edge tf_b -> y_tf.b
+    canvas.commit_moves()
+    edge = next(e for e in canvas.edge_items if e.src.node == "tf_b")
+    middle = canvas.edge_items[edge]._path.pointAtPercent(0.5)
+    nid = controller.add_node("constant")              # a card of its own, on no edge
+    controller.set_value(nid, np.ones((2, 3), np.float32))
+    qtbot.wait(5)
+    card = canvas.node_items[nid]
+    rect = card.sceneBoundingRect()
+    card.setPos(card.pos() + QPointF(middle.x() - rect.center().x(), middle.y() - 12 - rect.bottom()))
+    canvas.commit_moves()                              # just above the edge
+    assert not canvas.edge_items[edge].path_crosses(canvas.renderer.rect(nid))
+    controller.set_value(nid, np.ones((12, 3), np.float32))
+    qtbot.wait(5)
+    grown = canvas.renderer.rect(nid)
+    assert grown.bottom() > middle.y() + 5             # the card now reaches over the old route
+    assert not canvas.edge_items[edge].path_crosses(grown)
+
 QUIT_WITH_COPIED_NODES = """
 from PySide6.QtWidgets import QApplication
 from gradviz.app import create_window
