@@ -171,8 +171,9 @@ class EdgePainter:
         return plain_path(a, b)
 
     def _obstacles_key(self):
-        """What routes depend on: every card's place and size."""
-        return tuple((nid, *self.positions.get(nid, (0, 0)), c.width, c.height) for nid, c in self.cards.items())
+        """What routes depend on: every card's place and size (a card keeps its size once
+        measured, and a renderer keeps its cards, so a card's identity stands for its size)."""
+        return tuple(self.positions.items()), tuple(map(id, self.cards.values()))
 
     def _obstacles(self):
         """Every card grown by the clearance (and its badge line), cached per card geometry."""
