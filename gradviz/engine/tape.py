@@ -235,6 +235,11 @@ class GradientTape:
                  unconnected_gradients=UnconnectedGradients.NONE, observer=None):
         """Gradient of the sum of `target`'s elements (or the VJP with output_gradients)."""
         zero = _unconnected_zero(unconnected_gradients)
+        if output_gradients is None and isinstance(target, Tensor) and isinstance(sources, Tensor):
+            # tape.gradient(y, x), the common call, without the nest bookkeeping
+            self._begin_use("gradient")
+            (g,) = backward(self._entries, [target], [None], [sources], 0, observer)
+            return _fill_unconnected([g], [sources], zero, ())[0]
         flat_targets = [_as_target(t) for t in nest.flatten(target)]
         flat_sources = _as_sources(sources)
         if output_gradients is None:
@@ -476,8 +481,8 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None):
             continue
         given = seed is not None
         if seed is None:
-            shape = tuple(t.shape)
-            value = np.ones(shape, t._value.dtype)
+            value = np.empty(t._value.shape, t._value.dtype)
+            value.fill(1)  # np.ones without its Python wrapper: this runs on every gradient
         else:
             value = seed._value
         c = seed if (given and differentiable) else (Tensor._wrap(value) if differentiable else value)
