@@ -34,6 +34,12 @@ class InspectorWidget(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.scroll)
+        # The pages take turns inside one holder: taking a page out of the scroll area
+        # (QScrollArea.takeWidget) made it a top-level widget, 13 ms on every new page.
+        holder = QWidget()
+        self._pages = QVBoxLayout(holder)
+        self._pages.setContentsMargins(0, 0, 0, 0)
+        self.scroll.setWidget(holder)
         self.setMinimumWidth(300)
         controller.selectionChanged.connect(self.sync)
         controller.documentReplaced.connect(self.sync)
@@ -62,12 +68,13 @@ class InspectorWidget(QWidget):
             self._syncing = False
 
     def _replace(self, page):
-        old = self.scroll.takeWidget()
-        self.scroll.setWidget(page)
-        self.page = page
-        page.refresh()
+        old, self.page = self.page, page
         if old is not None:
             old.hide()
+            self._pages.removeWidget(old)
             old.deleteLater()
             self._retired = [old]  # deleted by the event loop, not under a running slot
+        self._pages.addWidget(page)
+        page.show()  # now, not from the layout's queued show: focus may move into it at once
+        page.refresh()
 
