@@ -3,11 +3,11 @@
 For each size a generated document (bench_story.generated_document: a chain of matmul,
 add and unary ops with fan-in, a reduce_sum target, five sources) is opened in the
 window `gradviz` shows (create_window: canvas, palette, inspector, player, docks), in a
-1440x900 window, fitted: auto-laid out, 100 nodes make one long row shown at the
-smallest zoom (10 %, cards sketched). The "100 grid" row places the 100 cards 150 px
-apart, 12 to a row (as the audit did): all of them fit at 45 % zoom, where every number
-is typeset and readable, so an edit repaints 100 full cards. One sample runs from the
-edit call until the event loop has
+1440x900 window, fitted: auto-laid out, 100 nodes make one long row, and Fit stops at
+60 % (where the numbers stay readable), so part of the row is in view. The "100 grid"
+row places the 100 cards 150 px apart, 12 to a row (as the audit did): at 60 % about 66
+of them are in view, every number typeset, so an edit repaints 66 full cards. One
+sample runs from the edit call until the event loop has
 delivered the canvas' repaint: the edit, the undo snapshot, validation, evaluation,
 every widget's update (canvas cards, inspector, player) and the paint of what changed,
 as a user sees it. The kinds of edit:
