@@ -77,4 +77,5 @@ class InspectorWidget(QWidget):
         self._pages.addWidget(page)
         page.show()  # now, not from the layout's queued show: focus may move into it at once
         page.refresh()
+        self.scroll.verticalScrollBar().setValue(0)  # a new page starts at its title
 

@@ -258,6 +258,20 @@ def test_typing_survives_evaluation(make):
     assert w.page is page and page.label.edit.text() == "half typed"
 
 
+def test_a_new_page_starts_at_its_title(make, qtbot):
+    c, w = make("004_matmul_sum.json")
+    w.resize(380, 300)
+    c.set_selection(["y_tf"])
+    qtbot.wait(10)
+    bar = w.scroll.verticalScrollBar()
+    assert bar.maximum() > 0
+    bar.setValue(bar.maximum())
+    old = w.page
+    c.set_selection(["tf_t"])
+    qtbot.wait(10)
+    assert w.page is not old and bar.value() == 0
+    assert w.page.isVisible() and w.scroll.widget().findChildren(type(old)) == [w.page]
+
 def test_node_problems_in_red(make):
     c, w = make("004_matmul_sum.json")
     c.set_selection(["tf_b"])
