@@ -34,13 +34,14 @@ def _put_on_clipboard(data):
 
 
 def _take_back_clipboard():
-    """Quitting with copied nodes on the clipboard crashed: Qt deletes the Python-made
-    QMimeData after the interpreter is gone. Clear it while Python still runs (the X11
-    clipboard loses an exiting program's data anyway); data another program put there
+    """Quitting with copied nodes on the clipboard crashed: Qt deleted the Python-made
+    QMimeData after the interpreter was gone. While Python still runs, put the same text
+    back through setText, whose QMimeData Qt makes itself (a clipboard manager keeps it
+    after we quit; pasting nodes reads the text too). Data another program put there
     since has deleted ours, so theirs is left alone."""
     app = QApplication.instance()
     if app is not None and _on_clipboard and shiboken6.isValid(_on_clipboard[0]):
-        app.clipboard().clear()
+        app.clipboard().setText(_on_clipboard[0].text())
     _on_clipboard.clear()
 
 

@@ -433,6 +433,18 @@ def test_a_card_that_grows_onto_an_edge_sends_the_edge_around_it(qtbot, editor):
     assert grown.bottom() > middle.y() + 5             # the card now reaches over the old route
     assert not canvas.edge_items[edge].path_crosses(grown)
 
+def test_copied_nodes_stay_on_the_clipboard_as_text_after_the_exit_hook(qtbot, editor):
+    from gradviz.app import canvas_edit
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    controller.set_selection(["tf_t"])
+    assert canvas.copy()
+    copied = QApplication.clipboard().text()
+    canvas_edit._take_back_clipboard()       # what runs at exit
+    assert QApplication.clipboard().text() == copied and '"tf_t"' in copied
+    pasted = canvas.paste()                  # and gradviz still pastes it as nodes
+    assert len(pasted) == 1
+
 QUIT_WITH_COPIED_NODES = """
 from PySide6.QtWidgets import QApplication
 from gradviz.app import create_window
