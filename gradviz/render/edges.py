@@ -84,11 +84,11 @@ def _levels(columns, x_start, y_start, x_end, y_end):
     for k, choices in enumerate(options[1:], start=1):
         gap, previous, nxt = gaps[k], list(best.items()), {}
         for y in choices:
-            win_cost, win_path = math.inf, None
+            win_cost, win_path = None, None
             for prev, (cost, path) in previous:
                 d = abs(y - prev)
                 total = cost if d <= 0.5 else cost + (d + BEND_COST + 2 * max(0.0, d - gap))
-                if total < win_cost or (total == win_cost and path < win_path):
+                if win_path is None or total < win_cost or (total == win_cost and path < win_path):
                     win_cost, win_path = total, path
             nxt[y] = (win_cost, win_path + [y])
         best = nxt
