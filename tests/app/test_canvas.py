@@ -389,16 +389,20 @@ def test_a_wire_dropped_on_its_own_node_says_why(qtbot, editor):
     assert len(controller.doc.edges) == 2
 
 
-def test_a_card_dropped_on_an_edge_sends_the_edge_around_it(qtbot, editor):
-    controller, canvas, palette, _ = editor
+def _long_edge(controller, canvas):
+    """Seed 004 with y_tf moved far right: the edge tf_b -> y_tf.b and its middle point."""
     controller.open("samples/004_matmul_sum.json")
     far = canvas.node_items["y_tf"]
-    far.setPos(far.pos() + QPointF(900, 0))            # a long edge tf_b -> y_tf.b
+    far.setPos(far.pos() + QPointF(900, 0))
     canvas.commit_moves()
     edge = next(e for e in canvas.edge_items if e.src.node == "tf_b")
+    return edge, canvas.edge_items[edge]._path.pointAtPercent(0.5)
+
+
+def test_a_card_dropped_on_an_edge_sends_the_edge_around_it(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    edge, middle = _long_edge(controller, canvas)
     item = canvas.edge_items[edge]
-    path = item._path
-    middle = path.pointAtPercent(0.5)
     card = canvas.node_items["tf_t"]
     rect = card.sceneBoundingRect()
     card.setPos(card.pos() + (middle - rect.center()))   # drop tf_t's card onto the edge
@@ -408,17 +412,11 @@ def test_a_card_dropped_on_an_edge_sends_the_edge_around_it(qtbot, editor):
     assert not item.path_crosses(canvas.renderer.rect("tf_t"))
 
 
-
 def test_a_card_that_grows_onto_an_edge_sends_the_edge_around_it(qtbot, editor):
     """An edit that makes a card taller (a value of more rows) re-routes the other edges
     it now covers, not only its own."""
     controller, canvas, palette, _ = editor
-    controller.open("samples/004_matmul_sum.json")
-    far = canvas.node_items["y_tf"]
-    far.setPos(far.pos() + QPointF(900, 0))            # a long edge tf_b -> y_tf.b
-    canvas.commit_moves()
-    edge = next(e for e in canvas.edge_items if e.src.node == "tf_b")
-    middle = canvas.edge_items[edge]._path.pointAtPercent(0.5)
+    edge, middle = _long_edge(controller, canvas)
     nid = controller.add_node("constant")              # a card of its own, on no edge
     controller.set_value(nid, np.ones((2, 3), np.float32))
     qtbot.wait(5)
