@@ -28,7 +28,8 @@ from .engine.ops.shape import (broadcast_to, concat, expand_dims, gather, identi
                                stop_gradient, tile, transpose, unstack)
 from .engine.registry import (NotDifferentiable, RegisterGradient, define_op,  # noqa: F401
                               gradient_registry, no_gradient)
-from .engine.tape import GradientTape, Observer, UnconnectedGradients  # noqa: F401
+from .engine.backward import Observer  # noqa: F401
+from .engine.tape import GradientTape, UnconnectedGradients  # noqa: F401
 from .engine.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor  # noqa: F401
 from .engine import layers as _layers, nest  # noqa: F401
 

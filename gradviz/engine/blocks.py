@@ -113,7 +113,8 @@ def block_jacobian(entries, target, sources, zero, relevant=None):
     are placed on the diagonal of a zero Jacobian. Numpy only (no tape records this)."""
     import numpy as np
 
-    from .tape import _chunk_size, backward
+    from .backward import backward
+    from .tape import _chunk_size
     from .tensor import Tensor
 
     rows = target._value.shape[0]

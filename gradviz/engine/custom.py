@@ -12,7 +12,7 @@ on the tape but lie on no path to the outputs, so first-order gradients only see
 import functools
 import inspect
 
-from . import nest, tape as _tape
+from . import nest, recording as _recording
 from .registry import OpDef
 from .tensor import Tensor, Variable, convert_to_tensor
 
@@ -43,7 +43,7 @@ def custom_gradient(f=None):
     @functools.wraps(f)
     def decorated(*args, **kwargs):
         watcher = _VariableWatcher()
-        recording = _tape._state.recording
+        recording = _recording._state.recording
         recording.append(watcher)
         try:
             result, grad_fn = f(*args, **kwargs)
@@ -60,13 +60,13 @@ def custom_gradient(f=None):
                 "keyword argument 'variables'")
         flat = [convert_to_tensor(r) for r in nest.flatten(result)]
         outputs = [Tensor._wrap(r._value) for r in flat]
-        if _tape._state.recording:
+        if _recording._state.recording:
             opdef = OpDef("CustomGradient", None,
                           formulas=(f"grad = {getattr(f, '__name__', 'f')}'s grad_fn(upstream)",))
             opdef.n_outputs = 1 if len(outputs) == 1 else len(outputs)
             opdef.grad_fn = _make_grad_fn(grad_fn, len(inputs), variables)
             all_inputs = inputs + variables
-            _tape.record(opdef, all_inputs, [t._value for t in all_inputs], outputs,
+            _recording.record(opdef, all_inputs, [t._value for t in all_inputs], outputs,
                          [t._value for t in outputs], {"function": getattr(f, "__name__", "f")})
         return nest.pack_sequence_as(result, outputs)
 

@@ -1,10 +1,10 @@
 """Running one op: compute it with numpy, wrap the result, record it if a tape asks."""
 import numpy as np
 
-from . import tape as _tape
+from . import recording as _recording
 from .tensor import Tensor, _next_id, convert_to_tensor
 
-_state = _tape._state
+_state = _recording._state
 _new_tensor = object.__new__
 
 
@@ -29,11 +29,11 @@ def apply(opdef, inputs, attrs=None):
         result._value = out
         result._id = _next_id()
         if _state.recording:
-            _tape.record(opdef, inputs, values, [result], (out,), attrs)
+            _recording.record(opdef, inputs, values, [result], (out,), attrs)
         return result
     results = [Tensor._wrap(o) for o in out]
     if _state.recording:
-        _tape.record(opdef, inputs, values, results, tuple(out), attrs)
+        _recording.record(opdef, inputs, values, results, tuple(out), attrs)
     return results
 
 

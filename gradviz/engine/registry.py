@@ -112,7 +112,7 @@ class _GradientRegistry:
             return op.grad_fn
         if op.no_gradient:
             return lambda operation, *grads: [None] * len(operation.inputs)
-        from .tape import tf_style_grad
+        from .backward import tf_style_grad
         return tf_style_grad(op)
 
     def list(self):

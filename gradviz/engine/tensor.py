@@ -86,7 +86,7 @@ class Tensor:
         op, which only the cyclic GC frees (slowly, keeping every intermediate alive).
         Looking it up costs only when asked; recording stays cheap.
         """
-        from .tape import producer_of
+        from .recording import producer_of
         return producer_of(self)
 
     # -- reading ---------------------------------------------------------

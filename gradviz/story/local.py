@@ -9,7 +9,8 @@ to u gives J[:, i] (the double-backward trick), at the cost of one VJP of the op
 """
 import numpy as np
 
-from ..engine.tape import GradientTape, tf_style_grad
+from ..engine.backward import tf_style_grad
+from ..engine.tape import GradientTape
 from ..engine.tensor import Tensor
 from .model import Provenance, Term
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engine.tape import Observer
+from ..engine.backward import Observer
 
 
 def _array(t):

@@ -1,7 +1,7 @@
 """Elementwise math: arithmetic, transcendental functions, comparisons.
 
 Rules return contributions with the *broadcast* shape; the engine sums them back to
-each input's shape in one place (tape._step).
+each input's shape in one place (backward._step).
 """
 
 import numpy as np

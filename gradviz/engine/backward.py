@@ -1,0 +1,391 @@
+"""The backward pass: cotangents from the targets, through each recorded op's local
+vector-Jacobian product, summed where a tensor fans out, into the sources.
+
+With no tape recording, the rules run on numpy arrays (the fast path); under a
+recording tape they run as gradviz ops, so the gradient is differentiable in turn.
+An optional Observer receives each step (the story is told from it).
+"""
+import numpy as np
+
+from . import backend as _backend
+from .recording import _state
+from .registry import define_op
+from .tensor import Tensor, Variable, convert_to_tensor
+
+
+class Observer:
+    """Receives each step of a backward pass. Subclass and override what you need.
+
+    The backward pass calls these only when an observer is attached.
+    """
+
+    def seed(self, target, cotangent, given):
+        """The cotangent a target starts with (`given`: from output_gradients)."""
+
+    def fan_in(self, tensor, contributions, total):
+        """Several consumers' contributions to one tensor, and their sum."""
+
+    def visit(self, op, upstream):
+        """An op is reached with the (summed) upstream cotangent of its output(s)."""
+
+    def contribution(self, op, index, cotangent):
+        """The op's local VJP gave `cotangent` for input `index` (None: no gradient)."""
+
+    def cut(self, op, index):
+        """Input `index` of op gets nothing because the op stops gradients."""
+
+    def accumulate(self, source, total):
+        """A source's final gradient (None when unconnected)."""
+
+
+def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None):
+    """Propagate cotangents from `targets` to `sources` through recorded `entries`.
+
+    `seeds[i]` is target i's cotangent (None: ones), with `nbatch` leading batch
+    axes. Returns one gradient per source (None where unconnected). Runs with
+    numpy rules unless a tape is recording, in which case it runs gradviz ops so
+    that tape records the gradient computation (higher-order derivatives).
+    `relevant`: `_relevant_entries(entries, sources)[0]`, when the caller has it.
+    """
+    differentiable = bool(_state.recording)
+    F = _backend.gradviz if differentiable else _backend.numpy
+
+    source_ids = {s._id for s in sources if s._value.dtype.kind == "f"}
+    if relevant is None:
+        relevant = _relevant_entries(entries, source_ids)[0]
+
+    pending = {}  # tensor id -> its cotangent so far (a _FanIn of several, until summed)
+    for t, seed in zip(targets, seeds):
+        if t._value.dtype.kind != "f":
+            continue
+        given = seed is not None
+        if seed is None:
+            value = np.empty(t._value.shape, t._value.dtype)
+            value.fill(1)  # np.ones without its Python wrapper: this runs on every gradient
+        else:
+            value = seed._value
+        c = seed if (given and differentiable) else (Tensor._wrap(value) if differentiable else value)
+        if observer is not None:
+            observer.seed(t, _as_tensor(c), given)
+        _contribute(pending, t._id, c)
+
+    finals = {}
+    plain = observer is None and not differentiable
+    for op, needs in reversed(relevant):
+        outputs = op.outputs
+        if len(outputs) == 1:  # the common case, without the bookkeeping below
+            t = outputs[0]
+            total = pending.pop(t._id, None)
+            if total is None:
+                continue
+            if type(total) is _FanIn:
+                total = _sum(total, observer, t)
+            if t._id in source_ids:
+                finals[t._id] = total
+            opdef = op.opdef
+            if (plain and opdef.n_outputs == 1 and opdef.grad_fn is None
+                    and opdef.rule is not None and not opdef.no_gradient and True in needs):
+                # _step for a built-in rule on arrays with no observer, inlined: this is
+                # the inner loop of every numpy backward pass.
+                contributions = opdef.rule(F, total, op._in_values, op._out_values[0],
+                                           op.attrs, needs)
+                n_contributions = len(contributions)
+                for i, t in enumerate(op.inputs):
+                    if not needs[i] or i >= n_contributions:
+                        continue
+                    c = contributions[i]
+                    if c is None:
+                        continue
+                    shape = total.shape[:nbatch] + t._value.shape if nbatch else t._value.shape
+                    if c.shape != shape:
+                        c = F.sum_to_shape(c, shape, nbatch)
+                    prev = pending.get(t._id)
+                    if prev is None:
+                        pending[t._id] = c
+                    elif type(prev) is _FanIn:
+                        prev.append(c)
+                    else:
+                        pending[t._id] = _FanIn((prev, c))
+                continue
+            _step(op, needs, [total], pending, nbatch, F, differentiable, observer)
+            continue
+        upstream = []
+        any_cotangent = False
+        for t in outputs:
+            total = pending.pop(t._id, None)
+            if total is None:
+                upstream.append(None)
+                continue
+            any_cotangent = True
+            if type(total) is _FanIn:
+                total = _sum(total, observer, t)
+            if t._id in source_ids:
+                finals[t._id] = total
+            upstream.append(total)
+        if not any_cotangent:
+            continue
+        _step(op, needs, upstream, pending, nbatch, F, differentiable, observer)
+
+    results = []
+    for s in sources:
+        if s._id in finals:
+            g = finals[s._id]
+        elif s._id in pending and s._value.dtype.kind == "f":
+            g = pending[s._id]
+            if type(g) is _FanIn:
+                g = _sum(g, observer, s)
+        else:
+            g = None
+        if g is not None and not isinstance(g, Tensor):
+            g = Tensor._wrap(np.asarray(g))
+        if observer is not None:
+            observer.accumulate(s, g)
+        results.append(g)
+    return results
+
+
+_SHAPE_OPS = None
+
+
+def _shape_ops():
+    """gradviz.engine.ops.shape, imported once on first use (it imports this module);
+    a `from .ops import shape` in a hot function would run importlib's Python code."""
+    global _SHAPE_OPS
+    if _SHAPE_OPS is None:
+        from .ops import shape
+        _SHAPE_OPS = shape
+    return _SHAPE_OPS
+
+
+def _as_tensor(c):
+    return c if isinstance(c, Tensor) else Tensor._wrap(np.asarray(c))
+
+
+class _FanIn(list):
+    """Two or more contributions to one tensor's cotangent, summed when it is reached."""
+
+    __slots__ = ()
+
+
+def _contribute(pending, tensor_id, c):
+    """Add contribution `c` to a tensor's pending cotangent (one, or a _FanIn of several)."""
+    prev = pending.get(tensor_id)
+    if prev is None:
+        pending[tensor_id] = c
+    elif type(prev) is _FanIn:
+        prev.append(c)
+    else:
+        pending[tensor_id] = _FanIn((prev, c))
+
+
+def _sum(cs, observer, tensor):
+    if len(cs) == 1:
+        return cs[0]
+    total = cs[0]
+    for c in cs[1:]:
+        total = total + c
+    if observer is not None:
+        observer.fan_in(tensor, [_as_tensor(c) for c in cs], _as_tensor(total))
+    return total
+
+
+def _relevant_entries(entries, source_ids):
+    """(op, needs) for the entries on a path from a source: only those can carry
+    gradient to a source. `needs[i]`: input i is reached and floating. An op's inputs
+    are made before it, so this forward scan already knows them all."""
+    reached = set(source_ids)
+    relevant = []
+    for op in entries:
+        inputs = op.inputs
+        if len(inputs) == 1:
+            t = inputs[0]
+            if t._id not in reached:
+                continue
+            needs = (t._value.dtype.kind == "f",)
+        elif len(inputs) == 2:
+            a, b = inputs
+            need_a = a._id in reached
+            need_b = b._id in reached
+            if not (need_a or need_b):
+                continue
+            needs = (need_a and a._value.dtype.kind == "f", need_b and b._value.dtype.kind == "f")
+        else:
+            for t in inputs:
+                if t._id in reached:
+                    break
+            else:
+                continue
+            needs = tuple([t._id in reached and t._value.dtype.kind == "f" for t in inputs])
+        relevant.append((op, needs))
+        for o in op.outputs:
+            reached.add(o._id)
+    return relevant, reached
+
+
+def _step(op, needs, upstream, pending, nbatch, F, differentiable, observer):
+    opdef = op.opdef
+    inputs = op.inputs
+    if observer is not None:
+        observer.visit(op, [_as_tensor(u) if u is not None else None for u in upstream])
+    if True not in needs:
+        return
+    if opdef.no_gradient:
+        if observer is not None:
+            for i, need in enumerate(needs):
+                if need:
+                    observer.cut(op, i)
+        return
+    if opdef.rule is None and opdef.grad_fn is None:
+        raise LookupError(
+            f"No gradient defined for operation '{op.name}' (op type: {opdef.type}); register "
+            f"one with gradviz.RegisterGradient('{opdef.type}') or declare "
+            f"gradviz.no_gradient('{opdef.type}')")
+
+    if opdef.n_outputs == 1:
+        g = upstream[0]
+    else:
+        g = [u if u is not None else _zeros_cotangent(o, upstream, op, nbatch, F)
+             for u, o in zip(upstream, op.outputs)]
+
+    if opdef.grad_fn is not None:
+        contributions = _call_grad_fn(op, g, nbatch)
+        if not differentiable:
+            contributions = [c._value if isinstance(c, Tensor) else c for c in contributions]
+    elif differentiable:
+        gt = g if opdef.n_outputs != 1 else _as_tensor(g)
+        contributions = opdef.rule(F, gt, _recorded_inputs(op),
+                                   op.outputs[0] if opdef.n_outputs == 1 else op.outputs,
+                                   op.attrs, needs)
+    else:
+        contributions = opdef.rule(F, g, op._in_values,
+                                   op._out_values[0] if opdef.n_outputs == 1 else op._out_values,
+                                   op.attrs, needs)
+
+    batch_shape = _batch_shape(upstream, op, nbatch) if nbatch else ()
+    n_contributions = len(contributions)
+    for i, t in enumerate(inputs):
+        if not needs[i]:
+            continue
+        c = contributions[i] if i < n_contributions else None
+        if c is None:
+            if observer is not None:
+                observer.cut(op, i)
+            continue
+        shape = batch_shape + t._value.shape if nbatch else t._value.shape
+        if (c._value.shape if isinstance(c, Tensor) else c.shape) != shape:
+            c = F.sum_to_shape(c, shape, nbatch)
+        if observer is not None:
+            observer.contribution(op, i, _as_tensor(c))
+        prev = pending.get(t._id)  # _contribute, inlined: this is the hot loop
+        if prev is None:
+            pending[t._id] = c
+        elif type(prev) is _FanIn:
+            prev.append(c)
+        else:
+            pending[t._id] = _FanIn((prev, c))
+
+
+def _read_variable_forward(variable, value):
+    return value
+
+
+# A Variable read back at the value an op saw; its gradient flows to the Variable.
+_READ_VARIABLE = define_op("ReadVariableOp", _read_variable_forward,
+                           lambda F, g, ins, out, at, needs: (g,), ("grad_v = grad",))
+
+
+def _recorded_inputs(op):
+    """op.inputs, with each Variable assigned since the op ran read back at its old value.
+
+    The numpy path uses the recorded arrays; the recorded path must too, or an
+    `assign` between forward and backward would change the gradient. TF records a
+    ReadVariableOp per read for the same reason.
+    """
+    inputs = op.inputs
+    values = op._in_values
+    for t, v in zip(inputs, values):
+        if type(t) is Variable and t._value is not v:
+            break
+    else:
+        return inputs
+    from .execute import apply
+    return [apply(_READ_VARIABLE, (t,), {"value": v})
+            if type(t) is Variable and t._value is not v else t
+            for t, v in zip(inputs, values)]
+
+
+def _batch_shape(upstream, op, nbatch):
+    if nbatch == 0:
+        return ()
+    for u, o in zip(upstream, op.outputs):
+        if u is not None:
+            return tuple(u.shape[:nbatch])
+    return ()
+
+
+def _zeros_cotangent(output, upstream, op, nbatch, F):
+    """Cotangent for an unused output of a multi-output op (split, unstack)."""
+    batch = _batch_shape(upstream, op, nbatch)
+    return F.zeros(batch + output._value.shape, output._value.dtype)
+
+
+def _call_grad_fn(op, g, nbatch):
+    """A TF-style gradient function, mapped over leading batch axes if there are any."""
+    fn = op.opdef.grad_fn
+    if nbatch == 0:
+        grads = fn(op, *(_as_tensor(x) for x in (g if isinstance(g, list) else [g])))
+        return _as_list(grads, op)
+    S = _shape_ops()
+    gs = g if isinstance(g, list) else [g]
+    gs = [_as_tensor(x) for x in gs]
+    batch = tuple(gs[0].shape[:nbatch])
+    count = int(np.prod(batch))
+    flat = [S.reshape(x, (count,) + tuple(x.shape[nbatch:])) for x in gs]
+    per_input = [[] for _ in op.inputs]
+    for k in range(count):
+        grads = _as_list(fn(op, *(x[k] for x in flat)), op)
+        for lst, gr in zip(per_input, grads):
+            lst.append(gr)
+    out = []
+    for lst, t in zip(per_input, op.inputs):
+        if any(x is None for x in lst):
+            out.append(None)
+        else:
+            out.append(S.reshape(S.stack(lst), batch + tuple(t.shape)))
+    return out
+
+
+def _as_list(grads, op):
+    if isinstance(grads, (list, tuple)):
+        grads = list(grads)
+    else:
+        grads = [grads]
+    if len(grads) != len(op.inputs):
+        raise ValueError(f"the gradient function of {op.type} returned {len(grads)} gradients "
+                         f"for its {len(op.inputs)} inputs")
+    return grads
+
+
+def tf_style_grad(opdef):
+    """Wrap a built-in rule as TF's `fn(op, grad) -> [grad per input]`."""
+    from . import backend
+
+    def grad(op, *grads):
+        from .array import zeros_like
+        gs = [zeros_like(o) if g is None else convert_to_tensor(g)  # TF: None for an unused output
+              for g, o in zip(grads, op.outputs)]
+        g = gs[0] if opdef.n_outputs == 1 else gs
+        out = op.outputs[0] if opdef.n_outputs == 1 else op.outputs
+        needs = tuple(t._value.dtype.kind == "f" for t in op.inputs)
+        contributions = opdef.rule(backend.gradviz, g, _recorded_inputs(op), out, op.attrs, needs)
+        nb = gs[0].ndim - op.outputs[0].ndim
+        result = []
+        for c, t in zip(contributions, op.inputs):
+            if c is not None:
+                shape = tuple(gs[0].shape[:nb]) + tuple(t.shape)
+                if tuple(c.shape) != shape:
+                    c = backend.gradviz.sum_to_shape(c, shape, nb)
+            result.append(c)
+        return result
+    grad.__name__ = f"_{opdef.type}Grad"
+    return grad

@@ -1,0 +1,100 @@
+"""The stack of recording tapes (per thread) and what a tape records: one Operation per op.
+
+`apply` asks `record` after every op; a tape records the op when one of its inputs is
+watched or was produced by an op the tape recorded (TensorFlow's rule).
+"""
+import threading
+import weakref
+
+from .tensor import Variable
+
+
+class _ThreadState(threading.local):
+    """Per thread: the tapes recording there, innermost last. `apply` checks it on every
+    op. Per thread, so a Jacobian computed in a worker thread never records onto (or
+    pauses) a tape of the UI thread, as TF keeps its tape stack per thread."""
+
+    def __init__(self):
+        self.recording = []
+
+
+_state = _ThreadState()
+
+
+class Operation:
+    """A recorded op: what `tensor.op` returns and what a gradient function receives."""
+
+    __slots__ = ("opdef", "inputs", "outputs", "attrs", "_in_values", "_out_values", "_id",
+                 "__weakref__")
+
+    def __init__(self, opdef, inputs, outputs, attrs, in_values, out_values):
+        self.opdef = opdef
+        self.inputs = inputs
+        self.outputs = outputs
+        self.attrs = attrs or {}
+        self._in_values = in_values
+        self._out_values = out_values
+        self._id = outputs[0]._id
+
+    @property
+    def type(self):
+        return self.opdef.type
+
+    @property
+    def name(self):
+        return f"{self.opdef.type}_{self._id}"
+
+    def get_attr(self, name):
+        try:
+            return self.attrs[name]
+        except KeyError:
+            raise ValueError(f"op {self.type} has no attribute '{name}'") from None
+
+    def __repr__(self):
+        return f"<Operation {self.name}>"
+
+
+_new_operation = Operation.__new__
+
+
+def record(opdef, inputs, in_values, outputs, out_values, attrs):
+    """Record one op application on every recording tape that tracks one of its inputs."""
+    operation = None
+    for tape in _state.recording:
+        tracked = tape._tracked
+        hit = False
+        for t in inputs:  # _should_record, inlined for inputs that are not Variables
+            if t._id in tracked:
+                hit = True
+            elif type(t) is Variable:
+                hit = tape._should_record(inputs)  # may watch an accessed variable
+                break
+        if hit:
+            if operation is None:
+                # Operation.__init__, inlined: this runs once per recorded op.
+                operation = _new_operation(Operation)
+                operation.opdef = opdef
+                operation.inputs = inputs
+                operation.outputs = outputs
+                operation.attrs = attrs or {}
+                operation._in_values = in_values
+                operation._out_values = out_values
+                operation._id = outputs[0]._id
+            tape._entries.append(operation)
+            for t in outputs:
+                if t._value.dtype.kind == "f":
+                    tracked.add(t._id)
+
+
+# Every tape alive, so `tensor.op` can find the Operation that produced a tensor
+# without the tensor pointing at it (see Tensor._op).
+_live_tapes = weakref.WeakSet()
+
+
+def producer_of(tensor):
+    """The Operation that produced `tensor` on some live tape, or None."""
+    for tape in list(_live_tapes):
+        op = tape._producer(tensor._id)
+        if op is not None:
+            return op
+    return None
