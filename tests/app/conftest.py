@@ -34,16 +34,17 @@ def app_env(tmp_path, monkeypatch):
 
 @pytest.fixture
 def open_window(qtbot, app_env):
-    """open_window(path=None, shown=True): the real MainWindow, shown and active."""
+    """open_window(path=None, shown=True, size=(1280, 800)): the real MainWindow, shown and
+    active; closed without questions, its player stopped, when the test ends."""
     windows = []
 
-    def make(path=None, shown=True, offer_recovery=False):
-        w = create_window(path, offer_recovery=offer_recovery)
+    def make(path=None, shown=True, offer_recovery=False, size=(1280, 800)):
+        w = create_window(None if path is None else str(path), offer_recovery=offer_recovery)
         qtbot.addWidget(w)
         windows.append(w)
         w.inspector.confirm = lambda text: app_env.asked.append(text) or True
         if shown:
-            w.resize(1280, 800)
+            w.resize(*size)
             w.show()
             qtbot.waitExposed(w)
             w.activateWindow()
@@ -51,6 +52,7 @@ def open_window(qtbot, app_env):
         return w
     yield make
     for w in windows:
+        w.player.pause()
         for other in [w] + list(w.other_windows):
             other.controller.undo_stack.setClean()  # teardown never asks
             other.close()

@@ -1,28 +1,15 @@
 """The canvas' story overlay: cards drawn at the player's step (a source's gradient is
 pending until its accumulation step), the static part recorded once per step."""
 import pytest
-from PySide6.QtCore import QCoreApplication, QSettings
 from PySide6.QtGui import QColor, QImage, QPainter
-from PySide6.QtWidgets import QMessageBox
 
-from gradviz.app import create_window
 from gradviz.app.main_window import SAMPLES_DIR
 
 
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    QCoreApplication.setOrganizationName("gradviz-tests")
-    QCoreApplication.setApplicationName("gradviz-overlay")
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "cfg"))
-    monkeypatch.setenv("GRADVIZ_RECOVERY_DIR", str(tmp_path / "recovery"))
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
-    w = create_window(str(SAMPLES_DIR / "004_matmul_sum.json"), offer_recovery=False)
-    qtbot.addWidget(w)
-    yield w
-    w.player.pause()
-    w.controller.undo_stack.setClean()
-    QSettings().clear()
+def window(open_window):
+    """Seed 004 in the main window, not shown (conftest's open_window)."""
+    return open_window(SAMPLES_DIR / "004_matmul_sum.json", shown=False)
 
 
 def _card(w, nid):

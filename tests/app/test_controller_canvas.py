@@ -2,10 +2,9 @@
 values and gradients on the canvas, and only the cards whose content changed repaint."""
 import numpy as np
 import pytest
-from PySide6.QtCore import QCoreApplication, QPointF, QSettings
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import QPointF
 
-from gradviz.app import canvas_items, create_window
+from gradviz.app import canvas_items
 from gradviz.graph import evaluate, fileformat
 from gradviz.graph.document import Port
 
@@ -13,24 +12,13 @@ from test_controller import X, clip_document, closed_form
 
 
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    QCoreApplication.setOrganizationName("gradviz-tests")
-    QCoreApplication.setApplicationName("gradviz-controller-canvas")
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "cfg"))
-    monkeypatch.setenv("GRADVIZ_RECOVERY_DIR", str(tmp_path / "recovery"))
-    # pytest-qt closes the window before this fixture ends: closing never asks
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
-    w = create_window(None, offer_recovery=False)
-    qtbot.addWidget(w)
-    w.resize(1440, 900)
-    w.show()
-    qtbot.waitExposed(w)
+def window(open_window, qtbot):
+    """The clip document in the main window, shown at 1440x900 (conftest's open_window)."""
+    w = open_window(size=(1440, 900))
     w.controller.set_document(clip_document())
     w.canvas.fit()
     qtbot.wait(20)
-    yield w
-    QSettings().clear()
+    return w
 
 
 def engine_result(doc):

@@ -7,7 +7,6 @@ from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication
 
 from app_ui import shown_text
-from gradviz.app import create_window
 from gradviz.app.main_window import SAMPLES_DIR
 from gradviz.app.provenance import shown_array
 from gradviz.graph import evaluate
@@ -18,25 +17,10 @@ HESSIAN = SAMPLES_DIR / "001_hessian_newton.json"
 MATMUL_ROW = [-0.17307831, 1.1900724, 2.245003]
 
 
-@pytest.fixture(autouse=True)
-def temp_settings(app_env):
-    """QSettings, recovery files and message boxes in tmp_path (conftest's app_env)."""
-    return app_env.tmp
-
-
 @pytest.fixture
-def window(qtbot):
-    windows = []
-
-    def make(path):
-        w = create_window(str(path), offer_recovery=False)
-        qtbot.addWidget(w)
-        windows.append(w)
-        return w
-    yield make
-    for w in windows:
-        w.player.pause()
-        w.controller.undo_stack.setClean()
+def window(open_window):
+    """window(path): the main window on `path`, not shown (conftest's open_window)."""
+    return lambda path: open_window(path, shown=False)
 
 
 def _overlay(w):

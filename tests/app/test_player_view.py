@@ -3,7 +3,7 @@ index, never below a readable zoom) and the timeline of named steps."""
 import pytest
 from PySide6.QtCore import QCoreApplication, QRectF, Qt
 
-from gradviz.app import create_window, step_view
+from gradviz.app import step_view
 from gradviz.app.main_window import SAMPLES_DIR
 
 SEED_003 = SAMPLES_DIR / "003_stop_gradient_product.json"
@@ -11,29 +11,14 @@ REGULARIZATION = SAMPLES_DIR / "001_input_gradient_regularization.json"
 SEED_004 = SAMPLES_DIR / "004_matmul_sum.json"
 
 
-@pytest.fixture(autouse=True)
-def temp_settings(app_env):
-    """QSettings, recovery files and message boxes in tmp_path (conftest's app_env)."""
-    return app_env.tmp
-
-
 @pytest.fixture
-def window(qtbot):
-    made = []
-
+def window(open_window, qtbot):
+    """window(path, size): the main window on `path`, shown (conftest's open_window)."""
     def make(path, size=(1280, 800)):
-        w = create_window(str(path), offer_recovery=False)
-        qtbot.addWidget(w)
-        w.resize(*size)
-        w.show()
-        qtbot.waitExposed(w)
+        w = open_window(path, size=size)
         qtbot.wait(50)       # the first fit the window queues on show
-        made.append(w)
         return w
-    yield make
-    for w in made:
-        w.player.pause()
-        w.controller.undo_stack.setClean()
+    return make
 
 
 def _view(w):

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from gradviz.app import create_window
 from gradviz.app.main_window import SAMPLES_DIR
 from gradviz.app.provenance import (TensorGrid, entry_at, gradient_boxes, path_label,
                                     plain_number, shown_array)
@@ -17,27 +16,10 @@ CLIP = SAMPLES_DIR / "001_clip_gradient.json"
 SIGMOID = SAMPLES_DIR / "001_sigmoid_jacobian.json"
 
 
-@pytest.fixture(autouse=True)
-def temp_settings(app_env):
-    """QSettings, recovery files and message boxes in tmp_path (conftest's app_env)."""
-    return app_env.tmp
-
-
 @pytest.fixture
-def window(qtbot):
-    made = []
-
-    def make(path):
-        w = create_window(str(path), offer_recovery=False)
-        qtbot.addWidget(w)
-        w.resize(1280, 800)
-        w.show()
-        qtbot.waitExposed(w)
-        made.append(w)
-        return w
-    yield make
-    for w in made:
-        w.controller.undo_stack.setClean()
+def window(open_window):
+    """window(path): the main window on `path`, shown (conftest's open_window)."""
+    return open_window
 
 
 def _card_cell(w, label, flat):
