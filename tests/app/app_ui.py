@@ -1,7 +1,7 @@
 """Helpers that drive the editor's widgets with real mouse and key events (for the tests)."""
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtWidgets import QApplication
-from PySide6.QtGui import QMouseEvent, QTextDocument
+from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QTextDocument
 
 Key, Mod = Qt.Key, Qt.KeyboardModifier
 
@@ -89,3 +89,15 @@ def shown_text(label):
     doc = QTextDocument()
     doc.setHtml(label.text())
     return doc.toPlainText()
+
+
+def item_image(item):
+    """A scene item painted alone on white, as an image to compare pixel for pixel."""
+    rect = item.boundingRect()
+    image = QImage(round(rect.width()), round(rect.height()), QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.translate(-rect.left(), -rect.top())
+    item.paint(painter, None)
+    painter.end()
+    return image

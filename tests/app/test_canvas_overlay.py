@@ -3,6 +3,7 @@ pending until its accumulation step), the static part recorded once per step."""
 import pytest
 from PySide6.QtGui import QColor, QImage, QPainter
 
+from app_ui import item_image
 from gradviz.app.main_window import SAMPLES_DIR
 
 
@@ -13,15 +14,7 @@ def window(open_window):
 
 
 def _card(w, nid):
-    item = w.canvas.node_items[nid]
-    rect = item.boundingRect()
-    image = QImage(round(rect.width()), round(rect.height()), QImage.Format.Format_RGB32)
-    image.fill(QColor("white"))
-    painter = QPainter(image)
-    painter.translate(-rect.left(), -rect.top())
-    item.paint(painter, None)
-    painter.end()
-    return image
+    return item_image(w.canvas.node_items[nid])
 
 
 def test_source_card_waits_for_its_accumulation_step(window):
@@ -52,13 +45,7 @@ def test_overlay_frames_differ_only_by_the_moving_arrow(window):
 
     def frame(progress):
         overlay.progress = progress
-        image = QImage(round(rect.width()), round(rect.height()), QImage.Format.Format_RGB32)
-        image.fill(QColor("white"))
-        painter = QPainter(image)
-        painter.translate(-rect.left(), -rect.top())
-        overlay.paint(painter, None)
-        painter.end()
-        return image
+        return item_image(overlay)
 
     half, full = frame(0.5), frame(1.0)
     assert half != full

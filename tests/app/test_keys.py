@@ -8,9 +8,10 @@ import json
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QCheckBox
 
+import app_ui
 from app_ui import type_keys
 from gradviz.app.tensor_grid import TensorGrid
 from gradviz.graph import Port
@@ -26,9 +27,7 @@ def window(open_window):
 
 
 def click_card(qtbot, w, nid):
-    item = w.canvas.scene_item(nid)
-    pos = w.canvas.mapFromScene(item.scenePos() + QPointF(30, 8))
-    qtbot.mouseClick(w.canvas.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    app_ui.click_card(qtbot, w.canvas, nid)
 
 
 def grid_of(qtbot, w, nid, row=0, col=0):

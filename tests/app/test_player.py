@@ -3,10 +3,9 @@ numbers of the story and the engine (seed 004, seed 003 and the Hessian sample).
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication
 
-from app_ui import shown_text
+from app_ui import item_image, shown_text
 from gradviz.app.main_window import SAMPLES_DIR
 from gradviz.app.provenance import shown_array
 from gradviz.graph import evaluate
@@ -28,15 +27,7 @@ def _overlay(w):
 
 
 def _overlay_image(w):
-    item = _overlay(w)
-    rect = item.boundingRect()
-    image = QImage(int(rect.width()) + 2, int(rect.height()) + 2, QImage.Format.Format_ARGB32)
-    image.fill(QColor("white"))
-    painter = QPainter(image)
-    painter.translate(-rect.left(), -rect.top())
-    item.paint(painter, None)
-    painter.end()
-    return image
+    return item_image(_overlay(w))
 
 
 def _click_entry(qtbot, grid, row, col):
