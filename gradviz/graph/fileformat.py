@@ -13,8 +13,7 @@ from . import catalog
 from .document import (CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE, Document, Edge,
                        Node, Port, TapeSettings, text_problem)
 from .errors import DocumentError, shown
-from .tensors import (DTYPES, MAX_ELEMENTS, MAX_RANK, _Float, check_shape,  # noqa: F401
-                      tensor_from_json, tensor_to_json)
+from .tensors import MAX_ELEMENTS, _Float, tensor_from_json, tensor_to_json
 
 FORMAT = "gradviz"
 VERSION = 1

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
-from samples_util import NAMES, edge, renderer, sample
+from samples_util import NAMES, edge, renderer
 
 from gradviz.graph.document import Port
 from gradviz.render.formula import FORMULA_MAX_W, formula_parts
