@@ -230,9 +230,14 @@ class FormulaCard:
         nid = getattr(step, "node", None)
         if nid not in self.doc.nodes:
             return None
-        key = (id(step), self._obstacles_key())
-        cache = self.__dict__.setdefault("_formula_rects", {})
-        hit = cache.get(key)
+        # One entry per step for the current card geometry: a drag changes the geometry
+        # on every mouse move, and the old entries go with it.
+        geometry = self._obstacles_key()
+        cached = self.__dict__.get("_formula_rects")
+        if cached is None or cached[0] != geometry:
+            cached = self._formula_rects = (geometry, {})
+        cache = cached[1]
+        hit = cache.get(id(step))
         if hit is not None and hit[0] is step:
             return QRectF(hit[1])
         layout = self.formula_layout(step)
@@ -250,7 +255,7 @@ class FormulaCard:
         if rect is None:     # below everything: never covers a card
             bottom = max(o.bottom() for o in [node, *others])
             rect = QRectF(node.left(), bottom + CARD_GAP + 10, w, h)
-        cache[key] = (step, rect)
+        cache[id(step)] = (step, rect)
         return QRectF(rect)
 
     def _paint_leader(self, painter, step):

@@ -218,8 +218,9 @@ class StepPainter:
     def moving_rect(self, step):
         """Where the animation of `step` paints while its progress changes (arrows and labels)."""
         rect = QRectF()
-        for _, path in self.step_paths(step):
-            rect = rect.united(path.boundingRect().adjusted(-ARROW_HEAD, -ARROW_HEAD, ARROW_HEAD, ARROW_HEAD))
+        for e in self._step_edges(step):  # a route's bounds do not depend on its direction
+            rect = rect.united(self.edge_path(e).boundingRect().adjusted(-ARROW_HEAD, -ARROW_HEAD,
+                                                                          ARROW_HEAD, ARROW_HEAD))
         for _, r in self.pill_rects(step):
             rect = rect.united(r.adjusted(-2, -2, 2, 2))
         if getattr(step, "kind", "") == "seed" and step.node in self.doc.nodes:

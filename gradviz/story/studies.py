@@ -334,6 +334,5 @@ def chain_sizes(story):
             continue
         op = step._op
         sizes.append(sum(int(np.size(v)) for v in op._out_values))
-        out = next((o for o in op.outputs if _defining_step(story, o, step.index)), op.outputs[0])
-        step = _defining_step(story, out, step.index)
+        step = next(filter(None, (_defining_step(story, o, step.index) for o in op.outputs)), None)
     return sizes
