@@ -13,9 +13,10 @@ from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...story import studies
 from ._base import PortChooser, StudyView, banner, fmt, set_banner, study_ports
 from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, style_plot
+from .jacobian_view import _shape
 
 DEFAULT_EPS = 1e-3
-ZERO_SHARE = 1e-6      # eigenvalues within this share of the largest |λ| count as zero
+ZERO_SHARE = studies.EIGENVALUE_RTOL  # within this share of the largest |λ|: zero
 DAMPED_SHARE = 0.1     # warn when ε decides this much of the step
 
 
@@ -242,7 +243,3 @@ def newton_verdict(study, zero):
 
 def _idx(flat, shape):
     return ", ".join(map(str, np.unravel_index(flat, shape))) if shape else ""
-
-
-def _shape(shape):
-    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
