@@ -222,12 +222,10 @@ class GradientBox:
     array: np.ndarray
     x: float
     y: float
-    picture: object = None     # the section's laid-out preview, when render keeps one
+    picture: object            # the section's laid-out preview (render.preview.Preview)
 
     def cell(self, flat):
-        if self.picture is not None and hasattr(self.picture, "cell_rect"):
-            return self.picture.cell_rect(self.x, self.y, flat)
-        return render_painter.entry_rect(self.array, self.x, self.y, flat)
+        return self.picture.cell_rect(self.x, self.y, flat)
 
 
 def gradient_boxes(renderer, nid):
@@ -235,23 +233,15 @@ def gradient_boxes(renderer, nid):
     card = renderer.cards.get(nid)
     if card is None or nid not in renderer.positions:
         return []
-    pending = renderer.pending_ports() if hasattr(renderer, "pending_ports") else ()
+    pending = renderer.pending_ports()
     rect = renderer.rect(nid)
-    out = []
-    for section in card.sections:
-        array, colour, y = section[1], section[2], section[3]
-        port = section[4] if len(section) > 4 else Port(nid, 0)
-        if colour != "gradient" or array is None or port in pending:
-            continue
-        out.append(GradientBox(port, np.asarray(array), rect.left() + PAD,
-                               rect.top() + y + LINE_H,
-                               section[5] if len(section) > 5 else None))
-    return out
+    return [GradientBox(s.port, np.asarray(s.array), rect.left() + PAD, rect.top() + s.y + LINE_H,
+                        s.preview)
+            for s in card.sections
+            if s.colour == "gradient" and s.array is not None and s.port not in pending]
 
 
 def _flat_in_box(box, point):
-    if box.picture is None or not hasattr(box.picture, "entry_at"):
-        return _flat_at(box.array, box.x, box.y, point)
     return box.picture.entry_at(box.x, box.y, point)
 
 
