@@ -182,12 +182,12 @@ class DocumentController(QObject):
     def _restore(self, state):
         """Undo / redo: the document object stays, its content becomes `state`'s."""
         self.doc.__dict__.update(snapshot(state).__dict__)
-        selection = [n for n in self.selection if n in self.doc.nodes]
-        if selection != self.selection:
-            self.selection = selection
-            self.selectionChanged.emit(list(selection))
+        old_selection = self.selection
+        self.selection = [n for n in self.selection if n in self.doc.nodes]
         self.changed.emit()
         self.recompute(state)
+        if self.selection != old_selection:  # after the result, as in `edit`
+            self.selectionChanged.emit(list(self.selection))
 
     def make_node(self, kind, op="", position=None):
         """A new node with sensible defaults (a 2x2 float32 zero tensor for inputs)."""

@@ -41,7 +41,9 @@ class InspectorWidget(QWidget):
         self._pages.setContentsMargins(0, 0, 0, 0)
         self.scroll.setWidget(holder)
         self.setMinimumWidth(300)
-        controller.selectionChanged.connect(self.sync)
+        # A page shows the document, never which of its nodes are selected: a new selection
+        # with the same page key needs nothing (`evaluated` refreshes after an edit).
+        controller.selectionChanged.connect(lambda *_: self.sync(refresh=False))
         controller.documentReplaced.connect(self.sync)
         controller.evaluated.connect(self.sync)
         self.sync()
@@ -49,10 +51,10 @@ class InspectorWidget(QWidget):
     def _ask(self, text):
         return QMessageBox.question(self, "gradviz", text) == QMessageBox.Yes
 
-    def sync(self, *_):
+    def sync(self, *_, refresh=True):
         """Show the page for the current selection; rebuild only when its structure changed."""
         if self._syncing:
-            QTimer.singleShot(0, self.sync)
+            QTimer.singleShot(0, lambda: self.sync(refresh=refresh))
             return
         self._syncing = True
         try:
@@ -62,7 +64,7 @@ class InspectorWidget(QWidget):
             key = cls.key_for(c, sel)
             if self.page is None or self.page.key != key:
                 self._replace(cls(self, sel, key))
-            else:
+            elif refresh:
                 self.page.refresh()
         finally:
             self._syncing = False
