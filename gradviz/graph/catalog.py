@@ -261,6 +261,23 @@ def full_attrs(node):
             for k, v in attrs.items()}
 
 
+def port_name(doc, port):
+    """A port in the reader's words: the node's name, a layer weight 'layer1.kernel', or
+    'split:1'. Cards and study texts both say it this way."""
+    node = doc.nodes.get(port.node)
+    if node is None:
+        return str(port.node)
+    name = node.label or node.id
+    if port.index == 0:
+        return name
+    spec = LAYERS.get(node.op) if node.kind == "layer" else None
+    if spec is not None:
+        weights = spec.weight_names(full_attrs(node))
+        if port.index - 1 < len(weights):
+            return f"{name}.{weights[port.index - 1]}"
+    return f"{name}:{port.index}"
+
+
 def with_defaults(node):
     """A copy of the node whose attrs include the defaults (nodes made in code may omit them)."""
     view = copy.copy(node)

@@ -92,21 +92,8 @@ def node_name(node):
 
 
 def port_name(doc, port):
-    """How a card calls one output: the node's name, a layer weight 'layer.kernel', or 'n:1'."""
-    node = doc.nodes.get(port.node)
-    if node is None:
-        return str(port.node)
-    name = node_name(node)
-    if port.index == 0:
-        return name
-    if node.kind == LAYER:
-        catalog = _catalog()
-        spec = catalog.LAYERS.get(node.op)
-        if spec is not None:
-            weights = spec.weight_names(catalog.full_attrs(node))
-            if port.index - 1 < len(weights):
-                return f"{name}.{weights[port.index - 1]}"
-    return f"{name}:{port.index}"
+    """How a card calls one output (graph.catalog.port_name: 'layer.kernel', 'n:1')."""
+    return _catalog().port_name(doc, port)
 
 
 def target_name(doc):

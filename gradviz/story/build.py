@@ -7,6 +7,7 @@ or for a bare tape the names you pass and the engine's op names.
 import numpy as np
 
 from ..engine import nest
+from ..graph.catalog import port_name
 from ..graph.document import CUSTOM_GRADIENT, LAYER, Port
 from .assemble import assemble
 from .recorder import Recorder
@@ -154,15 +155,7 @@ class DocumentNaming:
                 m = next(i for i, o in enumerate(op.outputs) if o is tensor)
                 return self._op_labels[id(op)] + (f":{m}" if m else "")
             return f"a tensor inside {name}"
-        if port.index == 0:
-            return name
-        node = self.doc.nodes.get(owner)
-        if node is not None and node.kind == LAYER:
-            from ..graph import catalog
-            weights = catalog.LAYERS[node.op].weight_names(catalog.full_attrs(node))
-            if port.index - 1 < len(weights):
-                return f"{name}.{weights[port.index - 1]}"
-        return f"{name}:{port.index}"
+        return port_name(self.doc, port)
 
     def op_label(self, op):
         label = self._op_labels.get(id(op))

@@ -5,6 +5,7 @@ Newton step, higher order), then the forward-vs-reverse cost of the story's chai
 """
 import numpy as np
 
+from ..graph.catalog import port_name
 from . import studies
 from .text import grid, number, wrap
 
@@ -22,22 +23,6 @@ def _mark(ok):
 
 def _shape(shape):
     return "×".join(str(d) for d in shape) or "scalar"
-
-
-def port_name(doc, port):
-    """A port in the reader's words: 'layer1.kernel', 'y', 'split:1'."""
-    from ..graph import catalog
-    node = doc.nodes.get(port.node)
-    if node is None:
-        return port.node
-    title = node.label or node.id
-    if port.index == 0:
-        return title
-    if node.kind == "layer":
-        weights = catalog.LAYERS[node.op].weight_names(catalog.full_attrs(node))
-        if port.index - 1 < len(weights):
-            return f"{title}.{weights[port.index - 1]}"
-    return f"{title}:{port.index}"
 
 
 def _ports(doc, study):
