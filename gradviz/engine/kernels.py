@@ -55,6 +55,18 @@ def _numba_installed():
     return _installed
 
 
+def compiled(fn):
+    """`fn` compiled by numba (nogil, cached on disk), or None when kernels are off, numba
+    is missing or cannot compile it: the caller then runs its Python or numpy path."""
+    if not ENABLED or not _numba_installed():
+        return None
+    try:
+        import numba
+        return numba.njit(cache=True, nogil=True)(fn)
+    except Exception:  # noqa: BLE001 (a numba that cannot compile here: fall back)
+        return None
+
+
 def warm_up():
     """Compile (or load from cache) every kernel; safe to call from a worker thread."""
     if not ENABLED or not _numba_installed():

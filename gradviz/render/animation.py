@@ -398,14 +398,7 @@ def _lzw_kernel():
     global _numba_lzw
     if _numba_lzw is None:
         from ..engine import kernels
-        if not (kernels.ENABLED and kernels._numba_installed()):
-            _numba_lzw = False
-        else:
-            try:
-                import numba
-                _numba_lzw = numba.njit(cache=True, nogil=True)(_lzw_arrays)
-            except Exception:
-                _numba_lzw = False
+        _numba_lzw = kernels.compiled(_lzw_arrays) or False
     return _numba_lzw or None
 
 

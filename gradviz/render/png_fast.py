@@ -164,13 +164,7 @@ def kernel():
     global _kernel
     if _kernel is None:
         from ..engine import kernels
-        _kernel = False
-        if kernels.ENABLED and kernels._numba_installed():
-            try:
-                import numba
-                _kernel = numba.njit(cache=True, nogil=True)(encode_band)
-            except Exception:
-                _kernel = False
+        _kernel = kernels.compiled(encode_band) or False
     return _kernel or None
 
 
