@@ -74,6 +74,11 @@ def image_data(rgb, level=2):
             parts = list(pool.map(lambda job: _deflate_rows(*job), jobs))
     else:
         parts = [_deflate_rows(*jobs[0])]
+    return _zlib_stream(parts)
+
+
+def _zlib_stream(parts):
+    """One zlib stream from raw deflate parts [(data, adler32, length)] in order."""
     adler, stream = 1, []
     for data, part_adler, length in parts:
         adler = _adler32_combine(adler, part_adler, length)
@@ -84,11 +89,16 @@ def image_data(rgb, level=2):
 def encode(rgb, dpi=None, level=2):
     """The bytes of a PNG file holding `rgb`; `dpi` is recorded in a pHYs chunk."""
     height, width = rgb.shape[:2]
+    return _file(width, height, image_data(rgb, level), dpi)
+
+
+def _file(width, height, idat, dpi):
+    """The PNG file around one IDAT payload."""
     parts = [SIGNATURE, chunk(b"IHDR", header(width, height))]
     if dpi:
         ppm = round(dpi / 0.0254)
         parts.append(chunk(b"pHYs", struct.pack(">IIB", ppm, ppm, 1)))
-    parts += [chunk(b"IDAT", image_data(rgb, level)), chunk(b"IEND", b"")]
+    parts += [chunk(b"IDAT", idat), chunk(b"IEND", b"")]
     return b"".join(parts)
 
 
@@ -173,14 +183,4 @@ class BandWriter:
                 self._parts.append(future.result())
         finally:
             self._pool.shutdown()
-        adler, stream = 1, []
-        for data, part_adler, length in self._parts:
-            adler = _adler32_combine(adler, part_adler, length)
-            stream.append(data)
-        idat = b"\x78\x01" + b"".join(stream) + struct.pack(">I", adler)
-        parts = [SIGNATURE, chunk(b"IHDR", header(self.width, self.height))]
-        if self.dpi:
-            ppm = round(self.dpi / 0.0254)
-            parts.append(chunk(b"pHYs", struct.pack(">IIB", ppm, ppm, 1)))
-        parts += [chunk(b"IDAT", idat), chunk(b"IEND", b"")]
-        return b"".join(parts)
+        return _file(self.width, self.height, _zlib_stream(self._parts), self.dpi)
