@@ -125,8 +125,16 @@ class CardPainter:
     def card_gradients(self, nid):
         """[(port, array or None)]: every gradient the evaluation holds for outputs of `nid`."""
         grads = getattr(self.evaluation, "gradients", None) or {}
-        return sorted(((p, g) for p, g in grads.items() if getattr(p, "node", None) == nid),
-                      key=lambda item: item[0].index)
+        cached = self.__dict__.get("_gradients_by_node")
+        if cached is None or cached[0] is not grads:
+            # Grouped once per evaluation: every card asks, twice per edit in the app.
+            by_node = {}
+            for p, g in grads.items():
+                by_node.setdefault(getattr(p, "node", None), []).append((p, g))
+            for items in by_node.values():
+                items.sort(key=lambda item: item[0].index)
+            cached = self._gradients_by_node = (grads, by_node)
+        return list(cached[1].get(nid, ()))
 
     def _measure(self, node):
         value = self._value(node.id)
