@@ -22,19 +22,11 @@ _state = _ThreadState()
 
 
 class Operation:
-    """A recorded op: what `tensor.op` returns and what a gradient function receives."""
+    """A recorded op: what `tensor.op` returns and what a gradient function receives.
+    Only `record` makes them (its fields are set there, on the hot path)."""
 
     __slots__ = ("opdef", "inputs", "outputs", "attrs", "_in_values", "_out_values", "_id",
                  "__weakref__")
-
-    def __init__(self, opdef, inputs, outputs, attrs, in_values, out_values):
-        self.opdef = opdef
-        self.inputs = inputs
-        self.outputs = outputs
-        self.attrs = attrs or {}
-        self._in_values = in_values
-        self._out_values = out_values
-        self._id = outputs[0]._id
 
     @property
     def type(self):
@@ -71,7 +63,7 @@ def record(opdef, inputs, in_values, outputs, out_values, attrs):
                 break
         if hit:
             if operation is None:
-                # Operation.__init__, inlined: this runs once per recorded op.
+                # No __init__ call: this runs once per recorded op.
                 operation = _new_operation(Operation)
                 operation.opdef = opdef
                 operation.inputs = inputs

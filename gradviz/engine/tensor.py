@@ -108,16 +108,18 @@ class Tensor:
 
     @property
     def op(self):
-        if self._op is None:
+        op = self._op  # a scan of the live tapes: once
+        if op is None:
             raise AttributeError(
                 "this tensor was not recorded by a GradientTape (or no tape that recorded "
                 "it exists any more), so it has no op; compute it inside a tape that "
                 "watches its inputs")
-        return self._op
+        return op
 
     @property
     def name(self):
-        return self._op.name + ":0" if self._op is not None else f"Tensor_{self._id}"
+        op = self._op
+        return op.name + ":0" if op is not None else f"Tensor_{self._id}"
 
     def numpy(self):
         v = self._value
