@@ -517,18 +517,31 @@ def _batchnorm_node(item, name, recording, watched):
 
 class _RegionSpy:
     """Sits in the recording stack inside `tape.stop_recording()` and keeps the ops the
-    paused tape would have recorded (duck-typed like a tape: `_should_record`, `_entries`)."""
+    paused tape would have recorded (duck-typed like a tape: `_should_record`, `_entries`,
+    `_tracked`, which `record` reads directly for inputs that are not Variables)."""
 
     def __init__(self, tape):
         self.tape = tape
         self._entries = []
-        self._tracked = set()
+        self._tracked = _SpyTracked(tape._tracked)
 
     def _should_record(self, inputs):
         auto = self.tape._watch_accessed_variables
-        return any(t._id in self._tracked or t._id in self.tape._tracked
+        return any(t._id in self._tracked
                    or (auto and type(t) is gv.Variable and t.trainable
                        and t._value.dtype.kind == "f") for t in inputs)
+
+
+class _SpyTracked(set):
+    """The ids a region spy tracks: what its ops produced, and whatever the paused tape
+    tracks, including a tensor watched inside the region."""
+
+    def __init__(self, paused):
+        super().__init__()
+        self.paused = paused
+
+    def __contains__(self, tensor_id):
+        return set.__contains__(self, tensor_id) or tensor_id in self.paused
 
 
 class _Tracer:

@@ -425,3 +425,26 @@ def test_backward_ops_outside_a_trace_are_refused_with_a_hint():
         assert "ReluGrad" in str(e) and "'gradient' node" in str(e)
     else:
         raise AssertionError("a ReluGrad op cannot be held by a document")
+
+
+def test_trace_keeps_a_stop_recording_region_over_watched_tensors(tmp_path):
+    """The region's ops read a watched constant (not a Variable) and one watched inside
+    the region; both stay ops of the region, and the gradient skips them."""
+    doc = trace(tmp_path, """
+        import gradviz as tf
+        x = tf.constant([1.0, 2.0])
+        u = tf.constant([5.0, 7.0])
+        with tf.GradientTape() as tape:
+          tape.watch(x)
+          y = x * 3.0
+          with tape.stop_recording():
+            z = x * 2.0
+            tape.watch(u)
+            v = u * 4.0
+          w = y + z + v
+        g = tape.gradient(w, x)
+    """)
+    assert sorted(doc.tape.stop_recording) == ["v", "z"]
+    assert doc.nodes["z"].kind == "op" and doc.nodes["v"].kind == "op"
+    ev = graph.evaluate(doc)
+    np.testing.assert_allclose(ev.gradients[doc.sources[0]], [3.0, 3.0])
