@@ -282,7 +282,11 @@ def newton_step(doc, source=None, target=None, eps=None):
     """(H + eps·I)⁻¹ g reshaped like the source, as in the seed's Newton update."""
     if eps is None:
         eps = doc.studies.get("hessian", {}).get("newton_eps", NEWTON_EPS)
-    h, g, s = _hessian(doc, source, target, newton=True)
+    return _newton(*_hessian(doc, source, target, newton=True), eps)
+
+
+def _newton(h, g, s, eps):
+    """The Newton step from the Hessian `h` and gradient `g` of source `s` (None without H)."""
     if h is None:
         return None
     n = math.prod(s.shape)
@@ -304,10 +308,12 @@ def run_studies(doc):
             out[name] = jacobian(doc)
         elif name == "batch_jacobian":
             out[name] = batch_jacobian(doc)
+        elif name == "hessian" and "newton_eps" in doc.studies[name]:
+            h, g, s = _hessian(doc, None, None, newton=True)   # one Hessian for both
+            out[name] = None if h is None else np.asarray(h._value)
+            out["newton_step"] = _newton(h, g, s, doc.studies[name]["newton_eps"])
         elif name == "hessian":
             out[name] = hessian(doc)
-            if "newton_eps" in doc.studies[name]:
-                out["newton_step"] = newton_step(doc)
         elif name == "higher_order":
             out[name] = higher_order(doc)
     return out
