@@ -27,6 +27,7 @@ CSS_DPI = 96.0
 MAX_PNG_SIDE = 16384
 MAX_PNG_PIXELS = 60_000_000
 BAND_ROWS = 256
+BAND_OVERLAP = 4
 
 
 def ensure_app():
@@ -121,17 +122,20 @@ def png_bytes(renderer, step=None, scale=2.0, band_rows=BAND_ROWS):
     bounds = renderer.bounds(step)
     width = max(1, round(bounds.width() * scale))
     height = max(1, round(bounds.height() * scale))
-    writer = png.BandWriter(width, height, band_rows, dpi=CSS_DPI * scale)
+    # Each band is painted with a few rows of the next ones around it: an antialiased
+    # line crossing the band's edge is then rasterised as in one whole picture.
+    writer = png.BandWriter(width, height, band_rows, dpi=CSS_DPI * scale, overlap=BAND_OVERLAP)
     background = QColor(renderer.theme.background)
     step = renderer.step_at(step)
     for top in range(0, height, band_rows):
         rows = min(band_rows, height - top)
         image = writer.band()
         image.fill(background)
-        region = QRectF(bounds.left(), bounds.top() + top / scale, bounds.width(), rows / scale)
+        region = QRectF(bounds.left(), bounds.top() + (top - BAND_OVERLAP) / scale, bounds.width(),
+                        (rows + 2 * BAND_OVERLAP) / scale)
         painter = QPainter(image)
         try:
-            painter.translate(0, -top)
+            painter.translate(0, BAND_OVERLAP - top)
             painter.scale(scale, scale)
             painter.translate(-bounds.left(), -bounds.top())
             renderer.paint(painter, step, background=False, region=region.adjusted(-2, -2, 2, 2))

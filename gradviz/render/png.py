@@ -141,14 +141,16 @@ class BandWriter:
     a small one's go unfiltered through zlib; either way the same pixels come out.
     """
 
-    def __init__(self, width, height, rows=256, dpi=None, fast=None):
+    def __init__(self, width, height, rows=256, dpi=None, fast=None, overlap=0):
         from . import png_fast
         self.width, self.height, self.rows, self.dpi = width, height, rows, dpi
+        self.overlap = overlap    # rows painted above and below a band but not coded
         if fast is None:     # numba's import and kernel load pay off only on large pictures
             fast = width * height >= FAST_MIN_PIXELS
         self.fast = fast and png_fast.kernel() is not None
         self._pool = ThreadPoolExecutor(1)
-        self._free = [QImage(width, min(rows, height), QImage.Format.Format_RGB32) for _ in range(2)]
+        self._free = [QImage(width, min(rows, height) + 2 * overlap, QImage.Format.Format_RGB32)
+                      for _ in range(2)]
         self._busy = []
         self._parts = []
         self._prev = np.zeros(width, np.uint32)
@@ -163,7 +165,8 @@ class BandWriter:
 
     def submit(self, image, height):
         pixels = np.frombuffer(image.constBits(), np.uint32, count=image.bytesPerLine() // 4 * image.height())
-        pixels = pixels.reshape(image.height(), image.bytesPerLine() // 4)[:height, :self.width]
+        top = self.overlap
+        pixels = pixels.reshape(image.height(), image.bytesPerLine() // 4)[top:top + height, :self.width]
         prev, self._prev = self._prev, pixels[-1].copy()
         self._done += height
         final = self._done >= self.height
