@@ -1,6 +1,6 @@
 """Small pictures of a tensor: a number, a grid of numbers (with ellipses), or a heatmap.
 
-`Preview(array)` lays the picture out once (its kind, size, the numbers' text) and
+`Preview(array)` lays the picture out once (its kind and size; the numbers' text when first drawn) and
 `draw`s it as often as asked, so a card is sized and painted from the same layout.
 Arrays of rank > 2 are folded to 2-D (leading axes into rows) for the picture; the
 card's shape line still gives the true shape. A long vector's heatmap is wrapped into
@@ -85,6 +85,27 @@ def number_format(values):
     return lambda v: f"{v:.{decimals}f}" if math.isfinite(v) else str(v)
 
 
+def _widest(a, fmt):
+    """How many characters the widest number `fmt` can make of `a` takes, a minus sign
+    always counted: the largest and the smallest magnitude bound every other one."""
+    if a.dtype == bool:
+        return 1
+    if a.size == 0:
+        return 1
+    finite = a[np.isfinite(a)] if a.dtype.kind == "f" else a
+    widest = 4 if finite.size < a.size else 1          # "-inf", "nan"
+    if finite.size:
+        magnitudes = np.abs(finite.astype(np.float64))
+        extremes = [magnitudes.max()]
+        if np.any(magnitudes > 0):
+            extremes.append(magnitudes[magnitudes > 0].min())
+        sign = "-" if a.dtype.kind != "u" else ""
+        for m in extremes:
+            text = fmt(int(m) if a.dtype.kind in "iu" else float(m))
+            widest = max(widest, len(sign) + len(text))
+    return widest
+
+
 def kind(array, compact=False):
     """"scalar", "grid" (every number), "ellipsis" (corners and ellipses) or "heatmap".
 
@@ -155,13 +176,12 @@ class Preview:
             a = as_2d(self.array)
             full_r, full_c = (FULL_ROWS, FULL_COLS) if self.kind == "grid" else (4, 4)
             self.rows, self.cols = _picked(a.shape[0], full_r), _picked(a.shape[1], full_c)
-            fmt = number_format(a)
-            self.table = [["⋮" if c is not None else "⋱" for c in self.cols] if r is None else
-                          ["⋯" if c is None else fmt(a[r, c].item()) for c in self.cols]
-                          for r in self.rows]
+            self._a2 = a
+            self._fmt = number_format(a)
+            self._runs = None
             self.font = _text.mono(font_size)
-            self._lay_out_table()
-            self.height = len(self.table) * CELL_H + 4
+            self._lay_out_table(_widest(a, self._fmt))
+            self.height = len(self.rows) * CELL_H + 4
 
     @property
     def size(self):
@@ -182,25 +202,38 @@ class Preview:
         painter.restore()
         return self.width, self.height
 
-    def _lay_out_table(self):
-        """Column widths and, per row, the text runs to draw.
+    def _lay_out_table(self, chars):
+        """Column widths: every number column `chars` digits wide (sign included), so the
+        picture's size follows the numbers' magnitude, not their values, and a card keeps
+        its width while its values change (its edges need no new route)."""
+        adv = _text.width(self.font, "0")
+        glyph_w = max(_text.width(self.font, g) for g in ELLIPSES) + adv
+        self._chars = chars
+        self.widths = [(chars + 1) * adv if c is not None else glyph_w for c in self.cols]
+        self.cell_pad = adv / 2
+        self.width = sum(self.widths) + self.cell_pad + 2 * BRACKET + 4
+
+    @property
+    def table(self):
+        """The text of every cell as drawn: numbers, "⋯" / "⋮" / "⋱" where rows or columns are left out."""
+        a, fmt = self._a2, self._fmt
+        return [["⋮" if c is not None else "⋱" for c in self.cols] if r is None else
+                ["⋯" if c is None else fmt(a[r, c].item()) for c in self.cols]
+                for r in self.rows]
+
+    @property
+    def runs(self):
+        """Per row, the text runs to draw, made when first drawn (a card out of view never
+        formats its numbers).
 
         The numbers are in a monospace font, so a run of number cells is one string,
-        each cell a space and the number padded on the left to its column's width: one
+        each cell a space and the number padded on the left to the column width: one
         drawText a run instead of one a cell. The ellipsis glyphs come from a fallback
         font of other widths, so each is drawn alone, centred in its column.
         """
-        adv = _text.width(self.font, "0")
-        ncols = len(self.table[0])
-        numeric = [c is not None for c in self.cols]
-        chars = [max((len(row[c]) for row in self.table if row[c] not in ELLIPSES), default=1)
-                 for c in range(ncols)]
-        self.widths = [(chars[c] + 1) * adv if numeric[c] else
-                       max(_text.width(self.font, row[c]) for row in self.table) + adv
-                       for c in range(ncols)]
-        self.cell_pad = adv / 2
-        self.width = sum(self.widths) + self.cell_pad + 2 * BRACKET + 4
-        self.runs = []
+        if self._runs is not None:
+            return self._runs
+        self._runs = []
         for row in self.table:
             runs, x, run, run_x = [], 0.0, "", 0.0
             for c, value in enumerate(row):
@@ -212,11 +245,12 @@ class Preview:
                 else:
                     if not run:
                         run_x = x
-                    run += " " + value.rjust(chars[c])
+                    run += " " + value.rjust(self._chars)
                 x += self.widths[c]
             if run:
                 runs.append((run_x, 0.0, run, False))
-            self.runs.append(runs)
+            self._runs.append(runs)
+        return self._runs
 
     def _draw_table(self, painter, x, y, colour):
         painter.setPen(QPen(QColor(colour), 1.1))

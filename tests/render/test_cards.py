@@ -131,3 +131,29 @@ def test_pending_text_fits_a_narrow_source_card():
     r = Renderer(doc, evaluation=ev)
     from gradviz.render.cards import PENDING_TEXT
     assert text.width(text.sans(8.5), PENDING_TEXT) + 2 * PAD <= r.cards["v"].width
+
+
+def test_a_table_keeps_its_size_while_its_values_change():
+    """The columns follow the numbers' magnitude, not their values or signs: a card keeps
+    its width while an edit changes its values, so its edges keep their routes."""
+    rng = np.random.default_rng(3)
+    widths = {preview.Preview(scale * rng.normal(size=(4, 4))).width
+              for scale in (0.2, 0.5, 1.0, 3.0, 40.0) for _ in range(20)}
+    assert len(widths) == 1
+    a = rng.normal(size=(3, 3))
+    assert preview.Preview(a).width == preview.Preview(-a).width == preview.Preview(np.abs(a)).width
+
+
+@pytest.mark.parametrize("array", [
+    np.array([[-1.5, 2.25], [np.nan, -np.inf]]), np.array([[1e-7, -3e-6]]), np.array([[2e9, -1e5, 3.0]]),
+    np.array([[-128, 127]], dtype=np.int8), np.array([[0, 255]], dtype=np.uint8),
+    np.array([[True, False]]), np.array([[-9.9996, 0.5]]), np.array([[0.0, -0.0]]),
+    np.arange(-50, 50).reshape(10, 10) * 1.5, np.array([[-0.00049, 0.0001]])])
+def test_every_number_fits_its_column(array):
+    shown = preview.Preview(array)
+    for row in shown.table:
+        for value in row:
+            if value not in preview.ELLIPSES:
+                assert len(value) <= shown._chars, (value, shown._chars)
+    runs = [run for row in shown.runs for run in row if not run[3]]
+    assert runs and all(len(text_) % (shown._chars + 1) == 0 for _, _, text_, _ in runs)
