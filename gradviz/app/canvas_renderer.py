@@ -9,6 +9,7 @@ from ..graph import catalog
 from ..graph.build import input_slots, n_outputs
 from ..graph.document import LAYER, OP
 from ..render import cards as render_cards
+from ..render.cards import used_ports
 from ..render.painter import Renderer
 
 
@@ -27,16 +28,6 @@ def port_counts(node, doc, used=None):
     if variadic:
         n_in = max(n_in, (max(used_in) + 1) if used_in else 1)
     return max(0, n_in), max([1, outs, *used_out])
-
-
-def used_ports(doc):
-    """{node id: (sorted input slots fed by an edge, sorted outputs read by an edge)}."""
-    ins, outs = {}, {}
-    for e in doc.edges:
-        ins.setdefault(e.dst.node, []).append(e.dst.index)
-        outs.setdefault(e.src.node, set()).add(e.src.index)
-    return {nid: (tuple(sorted(ins.get(nid, ()))), tuple(sorted(outs.get(nid, ()))))
-            for nid in doc.nodes}
 
 
 def input_names(node, count):
@@ -67,7 +58,7 @@ class CanvasRenderer(Renderer):
         self._result = result
         self.keys = {}
         self.used = used_ports(doc)
-        self.measured = set()   # the cards measured afresh (the others are the previous ones)
+        self.measured = set()   # the cards measured afresh (the others keep the previous geometry)
         old_cards = getattr(previous, "cards", {}) if previous is not None else {}
         old_keys = getattr(previous, "keys", {}) if previous is not None else {}
         same_theme = previous is not None and previous.theme == self.theme
@@ -77,9 +68,14 @@ class CanvasRenderer(Renderer):
             old = old_cards.get(nid)
             if same_theme and old is not None and _same_key(old_keys.get(nid), key):
                 self.cards[nid] = old
-            else:
-                self.cards[nid] = self._measure(node)
+                continue
+            card = None
+            if same_theme and old is not None and old_keys.get(nid, (None,))[0] == key[0]:
+                card = self._renumbered(old, node)    # only numbers changed: no new measure
+            if card is None:
+                card = self._measure(node)
                 self.measured.add(nid)
+            self.cards[nid] = card
 
     @property
     def story(self):

@@ -9,6 +9,7 @@ accumulation step: the answer is not shown before the story reaches it.
 """
 from __future__ import annotations
 
+import copy
 import math
 from collections import namedtuple
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
 
+from ..graph import catalog
 from ..graph.document import CONSTANT, LAYER, OP, VARIABLE, Port
 from . import preview, text
 
@@ -57,25 +59,30 @@ class Card:
     lines: list = field(default_factory=list)      # info and attribute lines as painted
 
 
-def _catalog():
-    from ..graph import catalog
-    return catalog
+def used_ports(doc):
+    """{node id: (sorted input slots fed by an edge, sorted outputs read by an edge)}."""
+    ins, outs = {}, {}
+    for e in doc.edges:
+        ins.setdefault(e.dst.node, []).append(e.dst.index)
+        outs.setdefault(e.src.node, set()).add(e.src.index)
+    return {nid: (tuple(sorted(ins.get(nid, ()))), tuple(sorted(outs.get(nid, ()))))
+            for nid in doc.nodes}
 
 
-def _node_inputs(node, doc):
+def _node_inputs(node, used_inputs):
     count = 0
     if node.kind == OP:
-        spec = _catalog().OPS.get(node.op)
+        spec = catalog.OPS.get(node.op)
         if spec is not None and spec.inputs and not any(str(n).startswith("*") for n in spec.inputs):
             count = len(spec.inputs)
-    used = [e.dst.index + 1 for e in doc.edges if e.dst.node == node.id]
+    used = [i + 1 for i in used_inputs]
     return max([count, *used]) if (count or used) else (0 if node.kind in (CONSTANT, VARIABLE) else 1)
 
 
 def _shown_attrs(node):
     """The attributes worth a line on the card: those that differ from the catalog default."""
     attrs = dict(node.attrs or {})
-    spec = _catalog().OPS.get(node.op) if node.kind == OP else None
+    spec = catalog.OPS.get(node.op) if node.kind == OP else None
     defaults = getattr(spec, "attrs", None) or {}
     return {k: v for k, v in attrs.items() if not (k in defaults and _same(defaults[k], v))}
 
@@ -93,7 +100,7 @@ def node_name(node):
 
 def port_name(doc, port):
     """How a card calls one output (graph.catalog.port_name: 'layer.kernel', 'n:1')."""
-    return _catalog().port_name(doc, port)
+    return catalog.port_name(doc, port)
 
 
 def target_name(doc):
@@ -136,6 +143,13 @@ class CardPainter:
             cached = self._gradients_by_node = (grads, by_node)
         return list(cached[1].get(nid, ()))
 
+    def ports_used(self):
+        """`used_ports` of the document, found once per renderer (every card asks)."""
+        used = self.__dict__.get("used")
+        if used is None:
+            used = self.used = used_ports(self.doc)
+        return used
+
     def _measure(self, node):
         value = self._value(node.id)
         has_grad, grad = self._gradient(node.id)
@@ -151,9 +165,9 @@ class CardPainter:
         attrs = ", ".join(f"{k}={v}" for k, v in _shown_attrs(node).items())
         if node.kind != OP and node.op and node.op != title:
             attrs = node.op + (f" ({attrs})" if attrs else "")
+        used_in, used_out = self.ports_used().get(node.id, ((), ()))
         card = Card(node.id, title, subtitle, info, value, grad, has_grad,
-                    n_inputs=_node_inputs(node, self.doc),
-                    n_outputs=max([1, *(e.src.index + 1 for e in self.doc.edges if e.src.node == node.id)]),
+                    n_inputs=_node_inputs(node, used_in), n_outputs=max([1, *(i + 1 for i in used_out)]),
                     attrs=attrs)
         f_title, f_sub, f_body, f_label = _fonts()
         head_w = text.width(f_title, title) + text.width(f_sub, subtitle) + 3 * PAD
@@ -188,6 +202,36 @@ class CardPainter:
         card.width = width
         min_h = HEADER_H + 14 + max(card.n_inputs, card.n_outputs) * 18
         card.height = math.ceil(max(y + 2, min_h, 54.0))
+        return card
+
+    def _renumbered(self, old, node):
+        """`old` (the card of `node` before an edit that changed only numbers) with the new
+        numbers, when every preview keeps its kind and size: the same shapes and dtypes
+        and numbers of the same magnitude. Nothing is measured again, so an edit that
+        changes every value downstream stays cheap. None when the card must be measured."""
+        value = self._value(node.id)
+        has_grad, grad = self._gradient(node.id)
+        blocks = ([("value", Port(node.id, 0), value)] if value is not None else [])
+        blocks += [("gradient", port, array) for port, array in self.card_gradients(node.id)]
+        if len(blocks) != len(old.sections):
+            return None
+        sections = []
+        for (colour, port, array), section in zip(blocks, old.sections):
+            if colour != section.colour or port != section.port or (array is None) != (section.array is None):
+                return None
+            if array is None:
+                sections.append(section)
+                continue
+            before = section.array
+            if np.shape(array) != np.shape(before) or getattr(array, "dtype", None) != getattr(before, "dtype", None):
+                return None
+            shown = preview.Preview(array, compact=colour == "gradient" and port.index > 0)
+            if (shown.kind, shown.width, shown.height) != (section.preview.kind, section.preview.width,
+                                                           section.preview.height):
+                return None
+            sections.append(section._replace(array=array, preview=shown))
+        card = copy.copy(old)
+        card.value, card.gradient, card.has_gradient, card.sections = value, grad, has_grad, sections
         return card
 
     @staticmethod

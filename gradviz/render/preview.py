@@ -9,6 +9,7 @@ rows of `WRAP` cells, so 201 values make an 11 x 20 block instead of a sub-pixel
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -33,9 +34,12 @@ sans_font = _text.sans
 def shape_text(array):
     if array is None:
         return ""
-    shape = np.shape(array)
+    return _shape_text(np.shape(array), getattr(array, "dtype", None))
+
+
+@lru_cache(maxsize=1024)
+def _shape_text(shape, dtype):
     dims = "×".join(str(d) for d in shape) if shape else "scalar"
-    dtype = getattr(array, "dtype", None)
     return f"{dims} · {dtype}" if dtype is not None else dims
 
 
@@ -66,44 +70,60 @@ def heat_grid(array):
     return a2, n
 
 
-def number_format(values):
-    """A format that suits every number of `values`: same decimals, so columns line up."""
+def _magnitudes(a):
+    """(largest |value|, smallest non-zero |value|, are all whole, is any inf or nan) over
+    the finite values of a numeric array: what its format and width depend on."""
+    if a.size <= 64:   # a card's small tensor: Python's loops beat a dozen numpy calls
+        values = a.reshape(-1).tolist()
+        finite = [abs(v) for v in values if math.isfinite(v)]
+        nonfinite = len(finite) < len(values)
+        if not finite:
+            return 0.0, 0.0, True, nonfinite
+        positive = [v for v in finite if v > 0]
+        whole = a.dtype.kind != "f" or all(v == round(v) for v in finite)
+        return float(max(finite)), float(min(positive)) if positive else 0.0, whole, nonfinite
+    flat = a.reshape(-1)
+    nonfinite = False
+    if a.dtype.kind == "f":
+        finite = np.isfinite(flat)
+        if not finite.all():
+            flat, nonfinite = flat[finite], True
+    m = np.abs(flat.astype(np.float64, copy=False))
+    if not m.size:
+        return 0.0, 0.0, True, nonfinite
+    positive = m[m > 0]
+    whole = a.dtype.kind != "f" or bool((m == np.round(m)).all())
+    return float(m.max()), float(positive.min()) if positive.size else 0.0, whole, nonfinite
+
+
+def number_format(values, magnitudes=None):
+    """A format that suits every number of `values`: same decimals, so columns line up.
+    `magnitudes`: `_magnitudes(values)`, when the caller has them."""
     a = np.asarray(values)
     if a.dtype == bool:
         return lambda v: "T" if v else "F"
     if np.issubdtype(a.dtype, np.integer):
         return lambda v: str(int(v))
-    finite = np.abs(a[np.isfinite(a)]) if a.size else a
-    biggest = float(finite.max()) if finite.size else 0.0
-    smallest = float(finite[finite > 0].min()) if np.any(finite > 0) else 0.0
+    biggest, smallest, whole, _ = magnitudes or _magnitudes(a)
     if biggest >= 1e5 or (0 < biggest < 1e-3):
         return lambda v: f"{v:.2e}"
-    if biggest == 0 or (np.all(a[np.isfinite(a)] == np.round(a[np.isfinite(a)])) and biggest < 1e5):
+    if biggest == 0 or whole:
         return lambda v: f"{v:.0f}" if math.isfinite(v) else str(v)
     decimals = 4 if biggest < 10 and smallest >= 1e-3 and a.size <= 4 else 3
     decimals = max(0, min(decimals, decimals - int(math.floor(math.log10(biggest)))))
     return lambda v: f"{v:.{decimals}f}" if math.isfinite(v) else str(v)
 
 
-def _widest(a, fmt):
+def _widest(a, fmt, magnitudes):
     """How many characters the widest number `fmt` can make of `a` takes, a minus sign
     always counted: the largest and the smallest magnitude bound every other one."""
-    if a.dtype == bool:
+    if a.dtype == bool or a.size == 0:
         return 1
-    if a.size == 0:
-        return 1
-    finite = a[np.isfinite(a)] if a.dtype.kind == "f" else a
-    widest = 4 if finite.size < a.size else 1          # "-inf", "nan"
-    if finite.size:
-        magnitudes = np.abs(finite.astype(np.float64))
-        extremes = [magnitudes.max()]
-        if np.any(magnitudes > 0):
-            extremes.append(magnitudes[magnitudes > 0].min())
-        sign = "-" if a.dtype.kind != "u" else ""
-        for m in extremes:
-            text = fmt(int(m) if a.dtype.kind in "iu" else float(m))
-            widest = max(widest, len(sign) + len(text))
-    return widest
+    biggest, smallest, _, nonfinite = magnitudes
+    sign = 0 if a.dtype.kind == "u" else 1
+    as_number = int if a.dtype.kind in "iu" else float
+    return max(4 if nonfinite else 1,                     # "-inf", "nan"
+               *(sign + len(fmt(as_number(m))) for m in {biggest, smallest}))
 
 
 def kind(array, compact=False):
@@ -177,10 +197,11 @@ class Preview:
             full_r, full_c = (FULL_ROWS, FULL_COLS) if self.kind == "grid" else (4, 4)
             self.rows, self.cols = _picked(a.shape[0], full_r), _picked(a.shape[1], full_c)
             self._a2 = a
-            self._fmt = number_format(a)
+            magnitudes = _magnitudes(a) if a.dtype.kind in "iuf" else None
+            self._fmt = number_format(a, magnitudes)
             self._runs = None
             self.font = _text.mono(font_size)
-            self._lay_out_table(_widest(a, self._fmt))
+            self._lay_out_table(_widest(a, self._fmt, magnitudes))
             self.height = len(self.rows) * CELL_H + 4
 
     @property
@@ -206,12 +227,9 @@ class Preview:
         """Column widths: every number column `chars` digits wide (sign included), so the
         picture's size follows the numbers' magnitude, not their values, and a card keeps
         its width while its values change (its edges need no new route)."""
-        adv = _text.width(self.font, "0")
-        glyph_w = max(_text.width(self.font, g) for g in ELLIPSES) + adv
         self._chars = chars
-        self.widths = [(chars + 1) * adv if c is not None else glyph_w for c in self.cols]
-        self.cell_pad = adv / 2
-        self.width = sum(self.widths) + self.cell_pad + 2 * BRACKET + 4
+        self.widths, self.cell_pad, self.width = _table_layout(self.font_size, chars,
+                                                               tuple(c is None for c in self.cols))
 
     @property
     def table(self):
@@ -329,6 +347,16 @@ class Preview:
             if rect is not None and rect.contains(point):
                 return int(flat)
         return None
+
+
+@lru_cache(maxsize=256)
+def _table_layout(font_size, chars, ellipsis_columns):
+    """(column widths, cell padding, table width) of a table of `chars`-digit numbers."""
+    font = _text.mono(font_size)
+    adv = _text.width(font, "0")
+    glyph_w = max(_text.width(font, g) for g in ELLIPSES) + adv
+    widths = [glyph_w if glyph else (chars + 1) * adv for glyph in ellipsis_columns]
+    return widths, adv / 2, sum(widths) + adv / 2 + 2 * BRACKET + 4
 
 
 def measure(array, font_size=8.5):

@@ -19,9 +19,13 @@ MONO = "DejaVu Sans Mono"
 ELLIPSIS = "…"
 
 
+_SPECS = {}   # id of a font made by _font -> its (family, size, bold); those fonts live on
+
+
 @lru_cache(maxsize=None)
 def _font(family, size, bold):
     font = QFont(family)
+    _SPECS[id(font)] = (family, size, bold)
     font.setStyleHint(QFont.StyleHint.Monospace if family == MONO else QFont.StyleHint.SansSerif)
     if family == SANS:
         font.setStyleStrategy(QFont.StyleStrategy.PreferNoShaping)
@@ -57,7 +61,10 @@ def _advance(family, size, bold, text):
 
 def width(font, text):
     """Advance width of `text` (memoised: card text repeats from card to card)."""
-    return _advance(font.family(), font.pointSizeF(), font.bold(), text)
+    spec = _SPECS.get(id(font))
+    if spec is None:
+        spec = font.family(), font.pointSizeF(), font.bold()
+    return _advance(*spec, text)
 
 
 def elide(font, text, max_width):

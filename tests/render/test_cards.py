@@ -1,5 +1,6 @@
 """Node cards: every text fits its card (elided with "…" only when it must), layer weights
 show their gradients, long vectors make a readable heatmap, x̂ keeps its hat on the x."""
+import copy
 from types import SimpleNamespace
 
 import numpy as np
@@ -157,3 +158,54 @@ def test_every_number_fits_its_column(array):
                 assert len(value) <= shown._chars, (value, shown._chars)
     runs = [run for row in shown.runs for run in row if not run[3]]
     assert runs and all(len(text_) % (shown._chars + 1) == 0 for _, _, text_, _ in runs)
+
+
+def _bytes(array):
+    a = np.asarray(array)
+    return a.shape, a.dtype.str, a.tobytes()     # NaN equals NaN here, as the picture does
+
+
+def _drawn(card):
+    """Everything a card paints, arrays as lists and previews as their layout and text."""
+    def block(s):
+        shown = s.preview
+        layout = None if shown is None else (shown.kind, shown.width, shown.height,
+                                             getattr(shown, "runs", None) or getattr(shown, "text", None))
+        return (s.label, s.colour, s.y, s.port, s.text, None if s.array is None else _bytes(s.array), layout)
+    return (card.title_text, card.subtitle_text, card.lines, card.width, card.height, card.n_inputs,
+            card.n_outputs, card.has_gradient, [block(s) for s in card.sections])
+
+
+def _renumbered_cards_agree(name):
+    """Scale the sample's float inputs by 0.8..1.2 and re-evaluate; every card `_renumbered`
+    keeps must draw what a full measure draws. Returns how many cards were kept."""
+    from samples_util import sample
+
+    from gradviz.graph.evaluate import evaluate
+    doc, story = sample(name)
+    before = Renderer(doc, evaluation=story.evaluation)
+    changed = copy.deepcopy(doc)
+    rng = np.random.default_rng(1)
+    kept = 0
+    for node in changed.nodes.values():
+        if node.value is not None and np.asarray(node.value).dtype.kind == "f":
+            node.value = (np.asarray(node.value) * rng.uniform(0.8, 1.2, np.shape(node.value))).astype(
+                np.asarray(node.value).dtype)
+    after = Renderer(changed, evaluation=evaluate(changed))
+    for nid, node in changed.nodes.items():
+        card = after._renumbered(before.cards[nid], node)
+        if card is not None:
+            kept += 1
+            assert _drawn(card) == _drawn(after.cards[nid]), nid
+    return kept
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_card_renumbered_after_new_values_draws_what_a_fresh_measure_draws(name):
+    """The canvas keeps a card's geometry when only its numbers change (`_renumbered`):
+    whenever it does, the card is the one a full measure gives."""
+    _renumbered_cards_agree(name)
+
+
+def test_cards_of_matrices_keep_their_geometry_when_their_values_change():
+    assert _renumbered_cards_agree("004_matmul_sum") >= 3
