@@ -37,11 +37,17 @@ class CanvasNavigation:
             self._set_scale(1.25)
             self.centerOn(rect.center())
         elif self.transform().m11() < MIN_FIT_SCALE:
-            # Too wide to read whole: stay readable, show the inputs' end, scroll for the rest.
+            # Too big to read whole: stay readable, show the inputs' end, scroll for the rest.
             self._set_scale(MIN_FIT_SCALE)
             view = self.mapToScene(self.viewport().rect()).boundingRect()
-            self.centerOn(min(rect.center().x(), rect.left() + view.width() / 2),
-                          min(rect.center().y(), rect.top() + view.height() / 2))
+            x = min(rect.center().x(), rect.left() + view.width() / 2)
+            # Level with the cards at that end (a layered layout may put them far down).
+            near = [r.center().y() for r in (i.sceneBoundingRect() for i in items)
+                    if r.left() < rect.left() + view.width()]
+            y = sorted(near)[len(near) // 2]
+            y = min(max(y, rect.top() + view.height() / 2), rect.bottom() - view.height() / 2) \
+                if rect.height() > view.height() else rect.center().y()
+            self.centerOn(x, y)
 
     def zoom_level(self):
         return self.transform().m11()

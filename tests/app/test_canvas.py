@@ -357,6 +357,19 @@ def test_fit_keeps_a_readable_zoom_on_a_wide_graph(qtbot, editor):
     assert canvas.horizontalScrollBar().maximum() > 0    # and the rest is a scroll away
 
 
+def test_fit_on_a_wide_and_tall_graph_shows_the_cards_at_the_inputs_end(qtbot, editor):
+    """The corner of the graph's bounding box may be empty (a layered layout puts a long
+    chain far down): Fit centres on the cards at the left end, not on the empty corner."""
+    controller, canvas, palette, _ = editor
+    nodes = [controller.make_node("constant", "", (i * 320.0, 3000.0)) for i in range(14)]
+    nodes.append(controller.make_node("constant", "", (9000.0, 0.0)))
+    controller.add_nodes(nodes, (), text="Add")
+    canvas.fit()
+    visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    assert visible.contains(canvas.scene_item(nodes[0].id).sceneBoundingRect())
+    assert visible.contains(canvas.scene_item(nodes[1].id).sceneBoundingRect())
+
+
 def test_rubber_band_selects_and_the_selection_follows_on_release(qtbot, editor):
     controller, canvas, palette, _ = editor
     controller.open("samples/004_matmul_sum.json")
