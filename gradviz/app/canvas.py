@@ -33,6 +33,7 @@ __all__ = ["CanvasView", "EdgeItem", "NodeItem", "PortItem", "StepOverlay", "PAL
 
 PALETTE_MIME = "application/x-gradviz-palette-entry"
 SNAP_RADIUS = 22.0
+AFTER_PAINT_WAIT_MS = 40   # how long `after_repaint` waits for a paint that may not come
 
 
 class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
@@ -67,6 +68,10 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         self._move_start = {}
         self._space_panned = False
         self.step_overlay = None
+        self._after_paint = []             # callbacks waiting for the next paint
+        self._after_paint_timer = QTimer(self)
+        self._after_paint_timer.setSingleShot(True)
+        self._after_paint_timer.timeout.connect(self._run_after_paint)
 
         self.setScene(QGraphicsScene(self))
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
@@ -94,6 +99,31 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
 
     def highlight_colour(self):
         return "#f4a100" if self.theme_name == "light" else "#ffc44d"
+
+    # -- the others' share of an edit waits for the canvas -----------------------------------
+    def after_repaint(self, callback):
+        """Call `callback` once the canvas has painted (or after AFTER_PAINT_WAIT_MS when
+        no paint comes): panels that follow an edit (the player's step list) do their part
+        after the user sees the edit's new numbers, not before."""
+        if callback not in self._after_paint:
+            self._after_paint.append(callback)
+        if not self._after_paint_timer.isActive():  # never later than already promised
+            self._after_paint_timer.start(AFTER_PAINT_WAIT_MS if self.isVisible() else 0)
+
+    @property
+    def waiting_for_paint(self):
+        """True while callbacks given to `after_repaint` have not run yet."""
+        return bool(self._after_paint)
+
+    def paintEvent(self, event):
+        super().paintEvent(event)
+        if self._after_paint:
+            self._after_paint_timer.start(0)
+
+    def _run_after_paint(self):
+        callbacks, self._after_paint = self._after_paint, []
+        for callback in callbacks:
+            callback()
 
     # -- keeping the scene in step with the document ----------------------------------------
     def _document_replaced(self):

@@ -169,7 +169,8 @@ class PlayerBar(QWidget):
         self.controller = controller
         self.canvas = canvas
         self._index = -1
-        self._steps = []
+        self._story_steps = []
+        self._waiting = None         # a result whose story the player has not taken yet
         self.speed = 1.0
         self.framing = {}               # step_view.frame_step options (presentation mode)
 
@@ -434,9 +435,28 @@ class PlayerBar(QWidget):
             self._show()
 
     # -- the document --------------------------------------------------------------------
+    @property
+    def _steps(self):
+        """The story's steps, taken from the latest result first if it is still waiting."""
+        if self._waiting is not None:
+            self._take_story()
+        return self._story_steps
+
     def _evaluated(self, result):
+        """A new result: while editing (no step on the canvas, nothing playing) its story is
+        assembled only after the canvas has shown the new numbers; a shown step follows now."""
+        self._waiting = result
+        if self._index < 0 and not self.is_playing and not getattr(result, "story_ready", True):
+            self.canvas.after_repaint(self._take_story)
+        else:
+            self._take_story()
+
+    def _take_story(self):
+        result, self._waiting = self._waiting, None
+        if result is None:
+            return
         story = getattr(result, "story", None)
-        self._steps = list(getattr(story, "steps", None) or [])
+        self._story_steps = list(getattr(story, "steps", None) or [])
         self.timeline.set_steps([s.title or KIND_WORDS.get(s.kind, s.kind) for s in self._steps],
                                 [s.kind for s in self._steps])
         old = self._index

@@ -137,6 +137,26 @@ def test_document_change_keeps_the_index_and_shows_the_new_numbers(window):
     assert not _overlay(w).isVisible() and _overlay(w).state() is None
 
 
+def test_while_editing_the_story_waits_until_the_canvas_has_painted(open_window, qtbot):
+    """An edit's numbers reach the canvas first; the player's step list follows after the
+    canvas has painted, and whoever reads the steps before that gets the new ones."""
+    w = open_window(SEED_004)
+    p, c = w.player, w.controller
+    before = p.steps
+    c.set_value("tf_b", np.arange(9, dtype=np.float32).reshape(3, 3))
+    assert not c.result.story_ready          # nobody has assembled it yet
+    painted = []
+    w.canvas.after_repaint(lambda: painted.append(c.result.story_ready))
+    qtbot.waitUntil(lambda: bool(painted))
+    assert painted == [True]                 # the player took it after the paint, unasked
+    steps = c.result.story.steps
+    assert p._story_steps == steps and p._story_steps[0] is steps[0] and steps[0] is not before[0]
+    assert len(p.timeline.chips) == len(steps)
+
+    c.set_value("tf_b", np.ones((3, 3), np.float32))
+    assert p.steps[0] is c.result.story.steps[0]        # read before the paint: taken now
+
+
 def test_keyboard_shortcuts(window, qtbot):
     w = window(SEED_004)
     w.show()
