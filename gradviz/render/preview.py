@@ -274,13 +274,15 @@ class Preview:
         painter.setPen(QPen(QColor(colour), 1.1))
         top, bottom = y + 1, y + self.height - 1
         left, right = x + 1, x + self.width - 1
-        for side, edge in ((left, 1), (right, -1)):
-            painter.drawLine(QPointF(side, top), QPointF(side, bottom))
-            painter.drawLine(QPointF(side, top), QPointF(side + edge * BRACKET * 0.7, top))
-            painter.drawLine(QPointF(side, bottom), QPointF(side + edge * BRACKET * 0.7, bottom))
+        arm = BRACKET * 0.7
+        for side, edge in ((left, arm), (right, -arm)):   # [ and ]: one polyline each
+            painter.drawPolyline([QPointF(side + edge, top), QPointF(side, top),
+                                  QPointF(side, bottom), QPointF(side + edge, bottom)])
         painter.setFont(self.font)
-        left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
         centre = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter
+        # A run is drawn at its baseline (no layout box to align in: the cheapest drawText).
+        metrics = _text.metrics(self.font)
+        baseline = (CELL_H - metrics.height()) / 2 + metrics.ascent()
         cy = y + 2
         x0 = x + BRACKET + 2
         for runs in self.runs:
@@ -288,7 +290,7 @@ class Preview:
                 if glyph:
                     painter.drawText(QRectF(x0 + rx + self.cell_pad, cy, rw - self.cell_pad, CELL_H), centre, value)
                 else:
-                    painter.drawText(QRectF(x0 + rx, cy, self.width, CELL_H), left, value)
+                    painter.drawText(QPointF(x0 + rx, cy + baseline), value)
             cy += CELL_H
 
     def _image(self, theme):
