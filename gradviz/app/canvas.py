@@ -33,7 +33,7 @@ __all__ = ["CanvasView", "EdgeItem", "NodeItem", "PortItem", "StepOverlay", "PAL
 
 PALETTE_MIME = "application/x-gradviz-palette-entry"
 SNAP_RADIUS = 22.0
-AFTER_PAINT_WAIT_MS = 40   # how long `after_repaint` waits for a paint that may not come
+AFTER_PAINT_WAIT_MS = 100  # how long `after_repaint` waits for a paint that may not come
 
 
 class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
@@ -107,8 +107,15 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         after the user sees the edit's new numbers, not before."""
         if callback not in self._after_paint:
             self._after_paint.append(callback)
-        if not self._after_paint_timer.isActive():  # never later than already promised
-            self._after_paint_timer.start(AFTER_PAINT_WAIT_MS if self.isVisible() else 0)
+        if not self.isVisible():
+            self._after_paint_timer.start(0)
+        elif not self._after_paint_timer.isActive():
+            # The wait starts when the event loop is free again, not during the edit.
+            QTimer.singleShot(0, self, self._wait_for_paint)
+
+    def _wait_for_paint(self):
+        if self._after_paint and not self._after_paint_timer.isActive():  # not painted yet
+            self._after_paint_timer.start(AFTER_PAINT_WAIT_MS)
 
     @property
     def waiting_for_paint(self):
@@ -381,7 +388,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
             old, self._wire_target = self._wire_target, target
             for p in (old, target):
                 if p is not None:
-                    p.update()
+                    p.refresh_look()
         end = target.scenePos() if target is not None else scene_pos
         a, b = (start, end) if self._wire_from.is_output else (end, start)
         self._wire.setPath(self.renderer._edge_path(a, b))
@@ -404,7 +411,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         old = self._wire_target
         self._wire = self._wire_from = self._wire_target = None
         if old is not None and old.scene() is not None:
-            old.update()
+            old.refresh_look()
 
     def try_connect(self, src, dst, scene_pos=None):
         """Connect output `src` to input `dst`; a refusal is shown at the cursor. Returns the reason."""

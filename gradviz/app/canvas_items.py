@@ -45,6 +45,16 @@ class PortItem(QGraphicsItem):
         self.setZValue(2)
         self.setToolTip(f"{'output' if is_output else 'input'} '{name}' of {node_item.nid}: "
                         "drag to another port to connect")
+        # A named port repaints its name from a cached pixmap, not by a Python call per frame.
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.refresh_look()
+
+    def refresh_look(self):
+        """Repaint; an item with nothing to paint (no name beside it, no hover or wire ring)
+        is marked so, and costs the canvas nothing per frame."""
+        busy = self._label_shown or self.hovered or self.node_item.view._wire_target is self
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, not busy)
+        self.update()
 
     @property
     def port(self):
@@ -67,6 +77,7 @@ class PortItem(QGraphicsItem):
         if shown != self._label_shown:
             self.prepareGeometryChange()
             self._label_shown = shown
+            self.refresh_look()
 
     def label_rect(self):
         """Where the port's name is written, outside the card (only when a side has several)."""
@@ -107,11 +118,11 @@ class PortItem(QGraphicsItem):
 
     def hoverEnterEvent(self, event):
         self.hovered = True
-        self.update()
+        self.refresh_look()
 
     def hoverLeaveEvent(self, event):
         self.hovered = False
-        self.update()
+        self.refresh_look()
 
     def mousePressEvent(self, event):
         if event.button() == Qt.MouseButton.LeftButton:

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt
-from PySide6.QtGui import QDropEvent, QMouseEvent
+from PySide6.QtGui import QColor, QDropEvent, QMouseEvent
 from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter
 
 import app_ui
@@ -355,6 +355,35 @@ def test_fit_keeps_a_readable_zoom_on_a_wide_graph(qtbot, editor):
     visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
     assert visible.contains(first.sceneBoundingRect())   # the inputs' end is in view
     assert canvas.horizontalScrollBar().maximum() > 0    # and the rest is a scroll away
+
+
+def test_a_port_with_nothing_to_paint_costs_no_paint(qtbot, editor):
+    """A port is painted only for its name (a side with several ports), a hover ring or the
+    dragged wire's target ring; otherwise it is marked as having no contents."""
+    from PySide6.QtWidgets import QGraphicsItem
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    no_contents = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
+    matmul = canvas.scene_item("y_tf")
+    out = matmul.ports_out[0]
+    assert all(not p.flags() & no_contents for p in matmul.ports_in)   # "a" and "b" are named
+    assert out.flags() & no_contents
+    out.hoverEnterEvent(None)
+    assert not out.flags() & no_contents and app_ui.item_image(out) != _blank(app_ui.item_image(out))
+    out.hoverLeaveEvent(None)
+    assert out.flags() & no_contents
+    source = canvas.scene_item("tf_t").ports_out[0]
+    canvas.start_wire(source, source.scenePos())
+    canvas.update_wire(matmul.ports_in[0].scenePos())
+    assert canvas._wire_target is matmul.ports_in[0]
+    canvas._cancel_wire()
+    assert canvas.scene_item("tf_t").ports_out[0].flags() & no_contents
+
+
+def _blank(image):
+    blank = image.copy()
+    blank.fill(QColor("white"))
+    return blank
 
 
 def test_fit_on_a_wide_and_tall_graph_shows_the_cards_at_the_inputs_end(qtbot, editor):
