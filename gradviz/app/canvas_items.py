@@ -14,7 +14,7 @@ from ..graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Por
 from ..render import cards as render_cards
 from ..render import preview
 from ..render.story_overlay import Track
-from .canvas_renderer import input_names, output_names, same_card
+from .canvas_renderer import input_names, output_names, same_card, same_frame
 from .tensor_editor import ERROR_STYLE, WARN_STYLE
 
 PORT_HIT = 8.0
@@ -139,8 +139,39 @@ class PortItem(QGraphicsItem):
             self.node_item.view.finish_wire(event.scenePos())
 
 
+class NumbersItem(QGraphicsItem):
+    """The numbers of a card (its sections' previews), cached apart from the card's frame:
+    an edit of values repaints these and leaves the frame's cached pixmap alone."""
+
+    def __init__(self, node_item):
+        super().__init__(node_item)
+        self.node_item = node_item
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)   # clicks go to the card
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self._bounds = QRectF()
+
+    def set_size(self, width, height):
+        bounds = QRectF(0, 0, width, height)
+        if bounds != self._bounds:
+            self.prepareGeometryChange()
+            self._bounds = bounds
+
+    def boundingRect(self):
+        return self._bounds
+
+    def paint(self, painter, option, widget=None):
+        node_item = self.node_item
+        r = node_item.view.renderer
+        if node_item.card is None or node_item.nid not in r.cards or _zoom(painter) < SKETCH_BELOW:
+            return   # far out, the card's sketch stands for its numbers
+        x, y = r.positions[node_item.nid]
+        painter.translate(-x, -y)
+        r._paint_card_numbers(painter, node_item.nid)
+
+
 class NodeItem(QGraphicsItem):
-    """One node card. The Renderer paints it; this item adds selection and error outlines."""
+    """One node card. The Renderer paints it; this item adds selection and error outlines.
+    Its numbers are a child item (NumbersItem), repainted alone when only they change."""
 
     def __init__(self, view, nid):
         super().__init__()
@@ -159,6 +190,7 @@ class NodeItem(QGraphicsItem):
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setAcceptHoverEvents(True)
         self.setZValue(1)
+        self.numbers = NumbersItem(self)
 
     # What the card shows, for tests and the inspector
     @property
@@ -175,9 +207,12 @@ class NodeItem(QGraphicsItem):
         card, old = renderer.cards[self.nid], self.card
         badges = self._badges()
         self.card = card
-        if old is not None and (old is card or same_card(old, card)) \
-                and problems == self.problems and badges == self._shown_badges:
-            return False
+        if old is not None and problems == self.problems and badges == self._shown_badges:
+            if old is card or same_card(old, card):
+                return False
+            if same_frame(old, card):   # only the numbers changed
+                self.numbers.update()
+                return False
         self.problems = list(problems)
         self._shown_badges = badges
         self._error_lines = self._wrap_problems()
@@ -199,8 +234,14 @@ class NodeItem(QGraphicsItem):
         else:
             tip.append(_node_doc(node))
         self.setToolTip("<br>".join(t for t in tip if t))
-        self.update()
+        self.repaint_card()
         return old is None or _outline(old) != _outline(card)
+
+    def repaint_card(self):
+        """Repaint the frame and the numbers (a story step may show a gradient as pending)."""
+        self.numbers.set_size(self.card.width, self.card.height)
+        self.update()
+        self.numbers.update()
 
     def _badges(self):
         doc = self.view.controller.doc
@@ -282,7 +323,7 @@ class NodeItem(QGraphicsItem):
         if _zoom(painter) < SKETCH_BELOW:
             self._sketch(painter, r)
         else:
-            r._paint_card(painter, self.nid)
+            r._paint_card_frame(painter, self.nid)
         painter.restore()
         card = QRectF(0, 0, self.card.width, self.card.height)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)

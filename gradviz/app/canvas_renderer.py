@@ -165,6 +165,13 @@ def _card_key(card):
             tuple((s[0], s[3], s[1] is None) for s in card.sections))
 
 
+def same_frame(a, b):
+    """True when cards `a` and `b` differ at most in their numbers (NumbersItem's part):
+    the same text, size, ports and section boxes."""
+    return _card_key(a) == _card_key(b) and [getattr(s.preview, "height", None) for s in a.sections] \
+        == [getattr(s.preview, "height", None) for s in b.sections]
+
+
 def same_card(a, b):
     return (_card_key(a) == _card_key(b) and _same_array(a.value, b.value)
             and all(_same_array(x.array, y.array) for x, y in zip(a.sections, b.sections)))

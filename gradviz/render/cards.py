@@ -13,6 +13,7 @@ import copy
 import math
 from collections import namedtuple
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
@@ -298,20 +299,23 @@ class CardPainter:
         return ("sources: " if len(names) > 1 else "source: ") + ", ".join(names)
 
     def _paint_card(self, painter, nid, step=None):
+        """The whole card: its frame, which changes only with the document's structure, and
+        its numbers, which an edit of values changes (the canvas caches the two apart)."""
+        self._paint_card_frame(painter, nid)
+        self._paint_card_numbers(painter, nid, step)
+
+    def _paint_card_frame(self, painter, nid):
+        """Everything on the card but the section bodies: box, header, text lines, the
+        sections' boxes and labels, ports and badges."""
         t = self.theme
         card = self.cards[nid]
         node = self.doc.nodes[nid]
         r = self.rect(nid)
-        pending = self.pending_ports(step)
-        header = QPainterPath()
-        header.addRoundedRect(QRectF(r.left(), r.top(), r.width(), HEADER_H + 8), 8, 8)
-        clip = QPainterPath()
-        clip.addRect(QRectF(r.left(), r.top(), r.width(), HEADER_H))
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(t.card))
         painter.drawRoundedRect(r, 8, 8)
         painter.setBrush(QColor(t.header.get(node.kind, t.header.get("op", "#1565c0"))))
-        painter.drawPath(header.intersected(clip))
+        painter.drawPath(_header_path(r.width()).translated(r.topLeft()))
         painter.setPen(QPen(QColor(t.card_border), 1.2))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRoundedRect(r, 8, 8)
@@ -333,7 +337,7 @@ class CardPainter:
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
             y += LINE_H
         for section in card.sections:
-            self._paint_section(painter, r, section, section.colour == "gradient" and section.port in pending)
+            self._paint_section_frame(painter, r, section)
         painter.setPen(QPen(QColor(t.card_border), 1.4))
         painter.setBrush(QColor(t.port))
         for i in range(card.n_inputs):
@@ -352,33 +356,59 @@ class CardPainter:
             w = text.width(text.sans(8, bold=True), label) + 14
             self._badge(painter, max(r.right() - w, bx), r.top() - BADGE_H - 4, label, t.target)
 
-    def _paint_section(self, painter, r, section, pending):
+    def _paint_card_numbers(self, painter, nid, step=None):
+        """The sections' bodies: each value or gradient preview, "None", or "pending" while
+        a story step is drawn before the gradient's accumulation."""
+        pending = self.pending_ports(step)
+        r = self.rect(nid)
+        for section in self.cards[nid].sections:
+            self._paint_section_body(painter, r, section,
+                                     section.colour == "gradient" and section.port in pending)
+
+    @staticmethod
+    def _body_height(section):
+        return section.preview.height if section.preview is not None else LINE_H
+
+    def _paint_section_frame(self, painter, r, section):
         t = self.theme
-        colour = getattr(t, section.colour)
         fill = t.gradient_fill if section.colour == "gradient" else t.value_fill
         top = r.top() + section.y
-        shown = section.preview
-        body_h = shown.height if shown is not None else LINE_H
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(fill))
-        painter.drawRoundedRect(QRectF(r.left() + 4, top - 2, r.width() - 8, LINE_H + body_h + 6), 5, 5)
+        painter.drawRoundedRect(QRectF(r.left() + 4, top - 2, r.width() - 8, LINE_H + self._body_height(section) + 6),
+                                5, 5)
         painter.setFont(text.sans(8.5, bold=True))
-        painter.setPen(QColor(colour))
+        painter.setPen(QColor(getattr(t, section.colour)))
         inner = QRectF(r.left() + PAD, top, r.width() - 2 * PAD, LINE_H)
         painter.drawText(inner, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, section.text)
-        body = QRectF(r.left() + PAD, top + LINE_H, r.width() - 2 * PAD, body_h)
+
+    def _paint_section_body(self, painter, r, section, pending):
+        t = self.theme
+        colour = getattr(t, section.colour)
+        body = QRectF(r.left() + PAD, r.top() + section.y + LINE_H, r.width() - 2 * PAD, self._body_height(section))
         if pending:
             painter.setFont(text.sans(8.5))
             painter.setPen(QColor(t.muted))
             painter.drawText(QRectF(body.left(), body.top(), body.width(), LINE_H),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                              PENDING_TEXT)
-        elif shown is None:
+        elif section.preview is None:
             painter.setFont(preview.mono_font(9))
+            painter.setPen(QColor(colour))
             painter.drawText(QRectF(body.left(), body.top(), body.width(), LINE_H),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, NONE_TEXT)
         else:
-            shown.draw(painter, body.left(), body.top(), colour, t)
+            section.preview.draw(painter, body.left(), body.top(), colour, t)
+
+
+@lru_cache(maxsize=512)
+def _header_path(width):
+    """The header's shape at the origin: rounded at the top, square where the body starts."""
+    header = QPainterPath()
+    header.addRoundedRect(QRectF(0, 0, width, HEADER_H + 8), 8, 8)
+    clip = QPainterPath()
+    clip.addRect(QRectF(0, 0, width, HEADER_H))
+    return header.intersected(clip)
 
 
 def _fonts():

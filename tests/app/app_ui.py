@@ -1,6 +1,6 @@
 """Helpers that drive the editor's widgets with real mouse and key events (for the tests)."""
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QGraphicsItem
 from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QTextDocument
 
 Key, Mod = Qt.Key, Qt.KeyboardModifier
@@ -92,12 +92,23 @@ def shown_text(label):
 
 
 def item_image(item):
-    """A scene item painted alone on white, as an image to compare pixel for pixel."""
+    """A scene item and its children (a card's numbers and ports) painted on white, as the
+    scene paints them, as an image to compare pixel for pixel."""
     rect = item.boundingRect()
     image = QImage(round(rect.width()), round(rect.height()), QImage.Format.Format_RGB32)
     image.fill(QColor("white"))
     painter = QPainter(image)
     painter.translate(-rect.left(), -rect.top())
-    item.paint(painter, None)
+    _paint_tree(painter, item)
     painter.end()
     return image
+
+
+def _paint_tree(painter, item):
+    item.paint(painter, None)
+    for child in item.childItems():
+        if child.isVisible() and not child.flags() & QGraphicsItem.GraphicsItemFlag.ItemHasNoContents:
+            painter.save()
+            painter.translate(child.pos())
+            _paint_tree(painter, child)
+            painter.restore()

@@ -92,13 +92,18 @@ def test_each_edit_and_its_undo_and_redo_show_the_engine_values(window, qtbot):
             np.testing.assert_array_equal(w.canvas.scene_item(nid).gradient, gradient)
 
 
-def record_card_paints(w, monkeypatch):
-    """The node ids whose card is painted (typeset or sketched) from now on."""
+def record_card_paints(w, monkeypatch, frames=None):
+    """The node ids whose card is painted (its numbers typeset, or the card sketched) from
+    now on; `frames`, a list, also gets the ids whose card frame is typeset."""
     painted = []
-    card = w.canvas.renderer.__class__._paint_card
+    cls = w.canvas.renderer.__class__
+    numbers, frame = cls._paint_card_numbers, cls._paint_card_frame
     sketch = canvas_items.NodeItem._sketch
-    monkeypatch.setattr(w.canvas.renderer.__class__, "_paint_card",
-                        lambda r, painter, nid, *a: (painted.append(nid), card(r, painter, nid, *a)))
+    monkeypatch.setattr(cls, "_paint_card_numbers",
+                        lambda r, painter, nid, *a: (painted.append(nid), numbers(r, painter, nid, *a)))
+    monkeypatch.setattr(cls, "_paint_card_frame",
+                        lambda r, painter, nid: ((frames if frames is not None else []).append(nid),
+                                                 frame(r, painter, nid)))
     monkeypatch.setattr(canvas_items.NodeItem, "_sketch",
                         lambda item, painter, r: (painted.append(item.nid), sketch(item, painter, r)))
     return painted
@@ -106,30 +111,33 @@ def record_card_paints(w, monkeypatch):
 
 def test_only_cards_whose_content_changed_repaint(window, qtbot, monkeypatch):
     w, c = window, window.controller
-    painted = record_card_paints(w, monkeypatch)
+    frames = []
+    painted = record_card_paints(w, monkeypatch, frames)
     for item in w.canvas.node_items.values():
-        item.update()
-    qtbot.waitUntil(lambda: set(painted) == set(c.doc.nodes))
+        item.repaint_card()
+    qtbot.waitUntil(lambda: set(painted) == set(c.doc.nodes) == set(frames))
 
     def repainted_by(edit):
         painted.clear()
+        frames.clear()
         edit()
         qtbot.wait(30)
         return set(painted)
 
-    assert repainted_by(lambda: c.set_field("m", "label", "product")) == {"m"}
-    # New w: m, the loss and the gradient of x change; x's value and c do not
-    assert repainted_by(lambda: c.set_value("w", X)) == {"w", "m", "loss", "x"}
+    assert repainted_by(lambda: c.set_field("m", "label", "product")) == {"m"} == set(frames)
+    # New w: m, the loss and the gradient of x change; x's value and c do not. Only the
+    # numbers are typeset again: every card keeps its frame.
+    assert repainted_by(lambda: c.set_value("w", X)) == {"w", "m", "loss", "x"} and not frames
     x, y = w.canvas.positions["loss"]
-    assert repainted_by(lambda: c.move_nodes({"loss": (x + 20.0, y + 10.0)})) == set()
-    assert repainted_by(c.undo_stack.undo) == set()
-    assert repainted_by(c.undo_stack.undo) == {"w", "m", "loss", "x"}
+    assert repainted_by(lambda: c.move_nodes({"loss": (x + 20.0, y + 10.0)})) == set() == set(frames)
+    assert repainted_by(c.undo_stack.undo) == set() == set(frames)
+    assert repainted_by(c.undo_stack.undo) == {"w", "m", "loss", "x"} and not frames
 
 
 def test_cards_too_small_to_read_are_sketched(window, qtbot, monkeypatch):
     w = window
     typeset = []
-    monkeypatch.setattr(w.canvas.renderer.__class__, "_paint_card",
+    monkeypatch.setattr(w.canvas.renderer.__class__, "_paint_card_frame",
                         lambda r, painter, nid, *a: typeset.append(nid))
     sketched = []
     sketch = canvas_items.NodeItem._sketch
