@@ -420,6 +420,7 @@ class EdgeItem(QGraphicsItem):
         self._path = QPainterPath()
         self._shape = QPainterPath()
         self._track = None  # (path, Track): the flattened route, for crossing tests
+        self._look = None   # (path, cut, the renderer's look of the edge along that path)
         self._bounds = QRectF()
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(0)
@@ -467,6 +468,8 @@ class EdgeItem(QGraphicsItem):
         if e.src.node not in r.cards or e.dst.node not in r.cards:
             return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        if self._look is None or self._look[0] is not self._path or self._look[1] != self._cut:
+            self._look = (self._path, self._cut, r._edge_look(e, self._path))  # kept: every frame paints
         if self.isSelected():
             colour = QColor(self.view.highlight_colour())
             colour.setAlpha(110)
@@ -475,7 +478,7 @@ class EdgeItem(QGraphicsItem):
             painter.setPen(pen)
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawPath(self._path)
-        r._paint_edge(painter, e, self._path)
+        r._paint_edge(painter, e, self._path, self._look[2])
 
 
 def _outline(card):

@@ -20,9 +20,12 @@ __all__ = ["InspectorWidget", "NodePage", "DocumentPage", "attr_text", "parse_at
 class InspectorWidget(QWidget):
     """The right-hand dock's content. `confirm(text) -> bool` asks before a lossy change."""
 
-    def __init__(self, controller, parent=None):
+    def __init__(self, controller, parent=None, after_repaint=None):
+        """`after_repaint(callback)`: when given (the canvas'), a new result's page refresh
+        waits until the canvas has shown the result."""
         super().__init__(parent)
         self.controller = controller
+        self._after_repaint = after_repaint
         self.confirm = self._ask
         self.page = None
         self._retired = []
@@ -45,8 +48,14 @@ class InspectorWidget(QWidget):
         # with the same page key needs nothing (`evaluated` refreshes after an edit).
         controller.selectionChanged.connect(lambda *_: self.sync(refresh=False))
         controller.documentReplaced.connect(self.sync)
-        controller.evaluated.connect(self.sync)
+        controller.evaluated.connect(self._evaluated)
         self.sync()
+
+    def _evaluated(self, *_):
+        if self._after_repaint is not None:
+            self._after_repaint(self.sync)
+        else:
+            self.sync()
 
     def _ask(self, text):
         return QMessageBox.question(self, "gradviz", text) == QMessageBox.Yes

@@ -195,6 +195,12 @@ class DocumentPage(Page):
         show_problems(self.problems, result.problems[:8], with_place=True)
 
     def _checks(self, w, checked):
-        blocked(w, lambda: [w.item(i).setCheckState(Qt.Checked if checked(w.item(i).text())
-                                                     else Qt.Unchecked)
-                             for i in range(w.count())])
+        """Tick the items `checked` accepts; only the items whose tick changes are touched
+        (a 100-node document has 300 of them, refreshed on every edit)."""
+        def apply():
+            for i in range(w.count()):
+                item = w.item(i)
+                state = Qt.Checked if checked(item.text()) else Qt.Unchecked
+                if item.checkState() != state:
+                    item.setCheckState(state)
+        blocked(w, apply)

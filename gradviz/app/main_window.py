@@ -68,7 +68,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.palette = PaletteWidget(controller, self.canvas)
         self.palette_dock = self._dock("Palette", "paletteDock", self.palette,
                                        Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.inspector = InspectorWidget(controller)
+        self.inspector = InspectorWidget(controller, after_repaint=self.canvas.after_repaint)
         self.inspector_dock = self._dock("Inspector", "inspectorDock", self.inspector,
                                          Qt.DockWidgetArea.RightDockWidgetArea)
         self.code_view = CodeView(controller)

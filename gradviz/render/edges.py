@@ -247,10 +247,11 @@ class EdgePainter:
         cache[edge] = (path, cut, look)
         return look
 
-    def _paint_edge(self, painter, edge, path=None):
-        """Paint `edge` along `path` (its route unless given: the canvas keeps its own)."""
+    def _paint_edge(self, painter, edge, path=None, look=None):
+        """Paint `edge` along `path` (its route unless given: the canvas keeps its own),
+        with `look` (`_edge_look`'s) when the caller keeps it."""
         path = self.edge_path(edge) if path is None else path
-        pen, colour, arrow, mark = self._edge_look(edge, path)
+        pen, colour, arrow, mark = look or self._edge_look(edge, path)
         painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawPath(path)

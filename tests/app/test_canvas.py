@@ -111,8 +111,9 @@ def test_seed_004_built_by_palette_ports_and_typing(qtbot, open_window):
         y = tf.matmul(tt, bb)
     expected = tape.gradient(y, tt).numpy()
     np.testing.assert_allclose(expected, np.tile(ROW, (5, 1)), rtol=1e-6)
+    # The inspector follows once the canvas has painted the new result.
+    qtbot.waitUntil(lambda: w.inspector.page.node_id == t and w.inspector.page.grad_view.isVisibleTo(w.inspector.page))
     page = w.inspector.page
-    assert page.node_id == t and page.grad_view.isVisibleTo(page)
     np.testing.assert_array_equal(page.grad_view.array(), expected)   # what the inspector shows
     np.testing.assert_array_equal(canvas.scene_item(t).gradient, expected)  # and the card
     assert canvas.scene_item(t).card.has_gradient

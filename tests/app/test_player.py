@@ -157,6 +157,23 @@ def test_while_editing_the_story_waits_until_the_canvas_has_painted(open_window,
     assert p.steps[0] is c.result.story.steps[0]        # read before the paint: taken now
 
 
+def test_the_inspector_follows_an_edit_after_the_canvas_has_painted(open_window, qtbot):
+    w = open_window(SEED_004)
+    c = w.controller
+    c.set_selection(["tf_t"])
+    qtbot.waitUntil(lambda: w.inspector.page.node_id == "tf_t")
+    before = w.inspector.page.grad_view.array().copy()
+    b = np.arange(9, dtype=np.float32).reshape(3, 3)
+    c.set_value("tf_b", b)
+    expected = c.result.evaluation.gradients[c.doc.sources[0]]
+    assert not np.array_equal(before, expected)
+    np.testing.assert_array_equal(w.inspector.page.grad_view.array(), before)   # not yet
+    painted = []
+    w.canvas.after_repaint(lambda: painted.append(True))
+    qtbot.waitUntil(lambda: bool(painted))
+    np.testing.assert_array_equal(w.inspector.page.grad_view.array(), expected)
+
+
 def test_keyboard_shortcuts(window, qtbot):
     w = window(SEED_004)
     w.show()
