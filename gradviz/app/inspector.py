@@ -52,10 +52,16 @@ class InspectorWidget(QWidget):
         self.sync()
 
     def _evaluated(self, *_):
-        if self._after_repaint is not None:
-            self._after_repaint(self.sync)
-        else:
+        if not self.after_repaint(self.sync):
             self.sync()
+
+    def after_repaint(self, callback):
+        """Queue `callback` for when the canvas has painted; False (and nothing queued) when
+        this inspector has no canvas to wait for."""
+        if self._after_repaint is None:
+            return False
+        self._after_repaint(callback)
+        return True
 
     def _ask(self, text):
         return QMessageBox.question(self, "gradviz", text) == QMessageBox.Yes

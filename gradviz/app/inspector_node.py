@@ -444,6 +444,10 @@ class NodePage(Page):
             blocked(cb, cb.setChecked, Port(self.node_id, i) in getattr(self.controller.doc, role))
         self._refresh_result()
 
+    def _refresh_later(self):
+        if self.inspector.page is self:
+            self._refresh_result()
+
     def _refresh_result(self):
         node, result, doc = self.node, self.controller.result, self.controller.doc
         port = Port(self.node_id, self.result_port.currentData() or 0)
@@ -467,7 +471,9 @@ class NodePage(Page):
                 why = "Not computed: see the problems above." if result.problems else \
                     "Not computed yet."
         else:
-            story = result.story
+            story = None
+            if result.story_ready or not self.inspector.after_repaint(self._refresh_later):
+                story = result.story   # (assembling it waits until the canvas has painted)
             step = None
             if story is not None and port in getattr(story, "_final", {}):
                 step = story.steps[story._final[port]]
@@ -478,6 +484,8 @@ class NodePage(Page):
                 why = "No target yet: tick 'Target' on the output to differentiate."
             elif port in doc.targets:
                 why = "This is the target; it is seeded with output_gradients (ones by default)."
+            elif story is None and result.evaluation is not None and not result.story_ready:
+                why = "…"    # the cotangent follows in a moment
             else:
                 why = ("No gradient: tick 'Source' to ask the tape for the gradient with "
                        "respect to this output" + ("" if story else ", once the document runs")

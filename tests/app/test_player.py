@@ -9,6 +9,7 @@ from app_ui import item_image, shown_text
 from gradviz.app.main_window import SAMPLES_DIR
 from gradviz.app.provenance import shown_array
 from gradviz.graph import evaluate
+from gradviz.graph.document import Port
 
 SEED_004 = SAMPLES_DIR / "004_matmul_sum.json"
 SEED_003 = SAMPLES_DIR / "003_stop_gradient_product.json"
@@ -172,6 +173,22 @@ def test_the_inspector_follows_an_edit_after_the_canvas_has_painted(open_window,
     w.canvas.after_repaint(lambda: painted.append(True))
     qtbot.waitUntil(lambda: bool(painted))
     np.testing.assert_array_equal(w.inspector.page.grad_view.array(), expected)
+
+
+def test_a_new_node_page_shows_the_cotangent_once_the_canvas_has_painted(open_window, qtbot):
+    """Selecting a node after an edit builds its page at once; the cotangent, which needs
+    the story, follows after the canvas' paint instead of assembling the story before it."""
+    w = open_window(SAMPLES_DIR / "003_stop_gradient_product.json")
+    c = w.controller
+    c.set_field("c", "label", "product")                 # a new result, its story not told
+    c.set_selection(["c"])
+    page = w.inspector.page
+    assert page.node_id == "c" and not c.result.story_ready
+    assert page.grad_none.text() == "…" and not page.grad_view.isVisibleTo(page)
+    qtbot.waitUntil(lambda: page.grad_view.isVisibleTo(page))
+    story = c.result.story
+    step = story.steps[story._final[Port("c", 0)]]
+    np.testing.assert_array_equal(page.grad_view.array(), step.total if step.total is not None else step.cotangent)
 
 
 def test_keyboard_shortcuts(window, qtbot):
