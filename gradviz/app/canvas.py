@@ -69,6 +69,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         self._space_panned = False
         self.step_overlay = None
         self._after_paint = []             # callbacks waiting for the next paint
+        self._running_after_paint = False
         self._after_paint_timer = QTimer(self)
         self._after_paint_timer.setSingleShot(True)
         self._after_paint_timer.timeout.connect(self._run_after_paint)
@@ -107,6 +108,8 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         after the user sees the edit's new numbers, not before."""
         if callback not in self._after_paint:
             self._after_paint.append(callback)
+        if self._running_after_paint:   # asked by one of them: the paint has happened
+            return
         if not self.isVisible():
             self._after_paint_timer.start(0)
         elif not self._after_paint_timer.isActive():
@@ -128,9 +131,13 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
             self._after_paint_timer.start(0)
 
     def _run_after_paint(self):
-        callbacks, self._after_paint = self._after_paint, []
-        for callback in callbacks:
-            callback()
+        self._after_paint_timer.stop()
+        self._running_after_paint = True
+        try:
+            while self._after_paint:
+                self._after_paint.pop(0)()
+        finally:
+            self._running_after_paint = False
 
     # -- keeping the scene in step with the document ----------------------------------------
     def _document_replaced(self):

@@ -158,6 +158,17 @@ def test_while_editing_the_story_waits_until_the_canvas_has_painted(open_window,
     assert p.steps[0] is c.result.story.steps[0]        # read before the paint: taken now
 
 
+def test_work_queued_after_the_paint_by_work_after_the_paint_runs_in_the_same_pass(open_window, qtbot):
+    """A panel that waits for the paint and then asks to wait again (a new inspector page
+    wanting the story) does not wait for a second paint that may never come."""
+    w = open_window(SEED_004)
+    ran = []
+    w.canvas.after_repaint(lambda: (ran.append("page"), w.canvas.after_repaint(lambda: ran.append("story"))))
+    w.canvas.viewport().update()
+    qtbot.waitUntil(lambda: bool(ran))
+    assert ran == ["page", "story"] and not w.canvas.waiting_for_paint
+
+
 def test_the_inspector_follows_an_edit_after_the_canvas_has_painted(open_window, qtbot):
     w = open_window(SEED_004)
     c = w.controller
