@@ -4,13 +4,13 @@ For each size a generated document (bench_story.generated_document: a chain of m
 add and unary ops with fan-in, a reduce_sum target, five sources) is opened in the
 window `gradviz` shows (create_window: canvas, palette, inspector, player, docks), in a
 1440x900 window, fitted: auto-laid out, 100 nodes make one long row, and Fit stops at
-60 % (where the numbers stay readable), so part of the row is in view. The "100 grid"
-row places the 100 cards 150 px apart, 12 to a row (as the audit did): at 60 % about 66
-of them are in view, every number typeset, so an edit repaints 66 full cards. One
-sample runs from the edit call until the event loop has
-delivered the canvas' repaint: the edit, the undo snapshot, validation, evaluation,
-every widget's update (canvas cards, inspector, player) and the paint of what changed,
-as a user sees it. The kinds of edit:
+60 % (where the numbers stay readable), so the row's first 5 cards are in view. The "100
+grid" row places the 100 cards 150 px apart, 12 to a row (as the audit did): at 60 % 76
+of them are in view, every number typeset, so a value edit repaints 76 cards' numbers.
+One sample runs from the edit call until the canvas has painted it (the first callback
+of `CanvasView.after_repaint`): the edit, the undo snapshot, validation, evaluation, the
+canvas' update and its paint of what changed, and whatever else the event loop handles
+before that paint, as a user sees it. The kinds of edit:
 
   value edit   new values for the input x: every value and gradient downstream changes
   attr edit    toggles transpose_a of the first matmul: every value after it changes
