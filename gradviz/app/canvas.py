@@ -135,7 +135,13 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         self._running_after_paint = True
         try:
             while self._after_paint:
-                self._after_paint.pop(0)()
+                callback = self._after_paint.pop(0)
+                try:
+                    callback()
+                except Exception:
+                    if self._after_paint:   # the others still run, on the next turn
+                        self._after_paint_timer.start(0)
+                    raise
         finally:
             self._running_after_paint = False
 

@@ -71,6 +71,7 @@ class PortItem(QGraphicsItem):
         self.prepareGeometryChange()
         self._name = name
         self._label_rect = None
+        self.update()   # the cached picture still shows the old name
 
     def set_label_shown(self, shown):
         """The name is written beside the port when its side of the card has several."""

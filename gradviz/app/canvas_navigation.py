@@ -44,7 +44,7 @@ class CanvasNavigation:
             # Level with the cards at that end (a layered layout may put them far down).
             near = [r.center().y() for r in (i.sceneBoundingRect() for i in items)
                     if r.left() < rect.left() + view.width()]
-            y = sorted(near)[len(near) // 2]
+            y = sorted(near)[len(near) // 2] if near else rect.center().y()
             y = min(max(y, rect.top() + view.height() / 2), rect.bottom() - view.height() / 2) \
                 if rect.height() > view.height() else rect.center().y()
             self.centerOn(x, y)

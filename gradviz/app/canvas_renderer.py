@@ -58,6 +58,7 @@ class CanvasRenderer(Renderer):
         self._result = result
         self.keys = {}
         self.used = used_ports(doc)
+        self._target_name = render_cards.target_name(doc)   # in every gradient's label
         self.measured = set()   # the cards measured afresh (the others keep the previous geometry)
         old_cards = getattr(previous, "cards", {}) if previous is not None else {}
         old_keys = getattr(previous, "keys", {}) if previous is not None else {}
@@ -91,7 +92,7 @@ class CanvasRenderer(Renderer):
         grads = self.card_gradients(node.id)   # the node's own and its layer weights'
         return ((node.kind, node.op, node.label, repr(sorted(node.attrs.items())), node.watched,
                  node.trainable, self.used[node.id], tuple(p.index for p, _ in grads),
-                 tuple(self.doc.targets)),
+                 tuple(self.doc.targets), self._target_name),
                 self._value(node.id), tuple(g for _, g in grads))
 
 

@@ -446,9 +446,11 @@ class NodePage(Page):
 
     def _refresh_later(self):
         if self.inspector.page is self:
-            self._refresh_result()
+            self._refresh_result(story_now=True)
 
-    def _refresh_result(self):
+    def _refresh_result(self, story_now=False):
+        """The value and the gradient (a cotangent from the story for a node that is not a
+        source). `story_now`: the canvas has painted, the story may be assembled."""
         node, result, doc = self.node, self.controller.result, self.controller.doc
         port = Port(self.node_id, self.result_port.currentData() or 0)
         ev = result.evaluation
@@ -472,7 +474,7 @@ class NodePage(Page):
                     "Not computed yet."
         else:
             story = None
-            if result.story_ready or not self.inspector.after_repaint(self._refresh_later):
+            if story_now or result.story_ready or not self.inspector.after_repaint(self._refresh_later):
                 story = result.story   # (assembling it waits until the canvas has painted)
             step = None
             if story is not None and port in getattr(story, "_final", {}):

@@ -381,6 +381,48 @@ def test_a_port_with_nothing_to_paint_costs_no_paint(qtbot, editor):
     assert canvas.scene_item("tf_t").ports_out[0].flags() & no_contents
 
 
+def test_a_renamed_port_shows_its_new_name(qtbot):
+    """Named ports paint from a cached picture: a new op's input names replace the old,
+    on screen as on a canvas made afresh (found in review: "a" stayed where "x" belongs)."""
+    controller = DocumentController()
+    controller.open("samples/004_matmul_sum.json")
+    canvas = CanvasView(controller)
+    qtbot.addWidget(canvas)
+    canvas.resize(1200, 800)
+    canvas.show()
+    qtbot.waitExposed(canvas)
+    app = QApplication.instance()
+
+    def shown():
+        for _ in range(10):
+            app.processEvents()
+        return canvas.viewport().grab().toImage()
+    shown()
+    canvas.fit()
+    for edit in (lambda: controller.set_field("y_tf", "op", "multiply"), controller.undo_stack.undo):
+        edit()
+        before = shown()
+        canvas.sync(full=True, new_document=False)      # every item made afresh, nothing cached
+        assert shown() == before
+    assert [p.name for p in canvas.scene_item("y_tf").ports_in] == ["a", "b"]
+
+
+def test_fit_in_a_very_narrow_view_does_not_fail(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    canvas.resize(30, 500)
+    canvas.fit()
+    assert canvas.zoom_level() > 0
+
+
+def test_renaming_the_target_renames_every_gradient_label(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    controller.set_field("y_tf", "label", "out")
+    labels = [s.text for s in canvas.scene_item("tf_t").card.sections if s.colour == "gradient"]
+    assert labels and all("∂out/" in t for t in labels), labels
+
+
 def _blank(image):
     blank = image.copy()
     blank.fill(QColor("white"))

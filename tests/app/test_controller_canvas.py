@@ -137,8 +137,9 @@ def test_only_cards_whose_content_changed_repaint(window, qtbot, monkeypatch):
 def test_cards_too_small_to_read_are_sketched(window, qtbot, monkeypatch):
     w = window
     typeset = []
-    monkeypatch.setattr(w.canvas.renderer.__class__, "_paint_card_frame",
-                        lambda r, painter, nid, *a: typeset.append(nid))
+    for part in ("_paint_card_frame", "_paint_card_numbers"):
+        monkeypatch.setattr(w.canvas.renderer.__class__, part,
+                            lambda r, painter, nid, *a, part=part: typeset.append((part, nid)))
     sketched = []
     sketch = canvas_items.NodeItem._sketch
     monkeypatch.setattr(canvas_items.NodeItem, "_sketch",
@@ -150,4 +151,4 @@ def test_cards_too_small_to_read_are_sketched(window, qtbot, monkeypatch):
     w.canvas._set_scale(1.0)
     w.canvas.centerOn(w.canvas.scene_item("x"))
     w.canvas.viewport().repaint()
-    assert typeset and not sketched
+    assert {part for part, _ in typeset} == {"_paint_card_frame", "_paint_card_numbers"} and not sketched

@@ -169,6 +169,44 @@ def test_work_queued_after_the_paint_by_work_after_the_paint_runs_in_the_same_pa
     assert ran == ["page", "story"] and not w.canvas.waiting_for_paint
 
 
+def test_an_inspector_without_a_player_takes_the_story_itself_after_the_paint(qtbot):
+    from PySide6.QtWidgets import QMainWindow, QSplitter
+    from gradviz.app.canvas import CanvasView
+    from gradviz.app.controller import DocumentController
+    from gradviz.app.inspector import InspectorWidget
+    c = DocumentController()
+    c.open(str(SEED_003))
+    window = QMainWindow()
+    split = QSplitter()
+    canvas = CanvasView(c)
+    inspector = InspectorWidget(c, after_repaint=canvas.after_repaint)
+    split.addWidget(canvas)
+    split.addWidget(inspector)
+    window.setCentralWidget(split)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    c.set_selection(["c"])
+    c.set_field("c", "label", "product")
+    qtbot.waitUntil(lambda: not canvas.waiting_for_paint)
+    page = inspector.page
+    assert page.node_id == "c" and page.grad_view.isVisibleTo(page) and c.result.story_ready
+
+
+def test_a_failing_after_paint_callback_does_not_strand_the_others(open_window, qtbot):
+    w = open_window(SEED_004, shown=False)
+    ran = []
+
+    def fails():
+        raise RuntimeError("a panel failed")
+    w.canvas.after_repaint(fails)
+    w.canvas.after_repaint(lambda: ran.append(True))
+    with pytest.raises(RuntimeError):
+        w.canvas._run_after_paint()
+    qtbot.waitUntil(lambda: bool(ran))
+    assert not w.canvas.waiting_for_paint
+
+
 def test_the_inspector_follows_an_edit_after_the_canvas_has_painted(open_window, qtbot):
     w = open_window(SEED_004)
     c = w.controller
