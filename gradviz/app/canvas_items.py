@@ -14,7 +14,7 @@ from ..graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Por
 from ..render import cards as render_cards
 from ..render import preview
 from ..render.story_overlay import Track
-from .canvas_renderer import input_names, output_names, same_card, same_frame
+from .canvas_renderer import input_names, output_names, same_frame, same_numbers
 from .tensor_editor import ERROR_STYLE, WARN_STYLE
 
 PORT_HIT = 8.0
@@ -208,12 +208,11 @@ class NodeItem(QGraphicsItem):
         card, old = renderer.cards[self.nid], self.card
         badges = self._badges()
         self.card = card
-        if old is not None and problems == self.problems and badges == self._shown_badges:
-            if old is card or same_card(old, card):
-                return False
-            if same_frame(old, card):   # only the numbers changed
+        if old is not None and problems == self.problems and badges == self._shown_badges \
+                and (old is card or same_frame(old, card)):
+            if old is not card and not same_numbers(old, card):   # only the numbers changed
                 self.numbers.update()
-                return False
+            return False
         self.problems = list(problems)
         self._shown_badges = badges
         self._error_lines = self._wrap_problems()

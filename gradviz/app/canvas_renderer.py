@@ -173,9 +173,10 @@ def same_frame(a, b):
         == [getattr(s.preview, "height", None) for s in b.sections]
 
 
-def same_card(a, b):
-    return (_card_key(a) == _card_key(b) and _same_array(a.value, b.value)
-            and all(_same_array(x.array, y.array) for x, y in zip(a.sections, b.sections)))
+def same_numbers(a, b):
+    """True when cards `a` and `b` show the same value and gradients."""
+    return _same_array(a.value, b.value) and all(_same_array(x.array, y.array)
+                                                 for x, y in zip(a.sections, b.sections))
 
 
 # -- items --------------------------------------------------------------------------------
