@@ -23,7 +23,7 @@ from ..graph.document import Document
 from ..render.layout import layout as layout_positions
 from ..render.painter import Renderer
 from .canvas_edit import NODES_MIME, CanvasEditing
-from .canvas_items import EdgeItem, NodeItem, PortItem
+from .canvas_items import OUTLINE, EdgeItem, NodeItem, PortItem
 from .canvas_navigation import CanvasNavigation
 from .canvas_overlay import RefusalNote, StepOverlay
 from .canvas_renderer import make_renderer
@@ -34,6 +34,7 @@ __all__ = ["CanvasView", "EdgeItem", "NodeItem", "PortItem", "StepOverlay", "PAL
 PALETTE_MIME = "application/x-gradviz-palette-entry"
 SNAP_RADIUS = 22.0
 AFTER_PAINT_WAIT_MS = 100  # how long `after_repaint` waits for a paint that may not come
+MANY_CARDS = 8             # cards in view repainting at once: the whole viewport repaints
 
 
 class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
@@ -209,7 +210,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
                 self.node_items, self.edge_items = {}, {}
             for nid in [n for n in self.node_items if n not in doc.nodes]:
                 scene.removeItem(self.node_items.pop(nid))
-            moved = set()
+            moved, repainted = set(), []
             for nid in doc.nodes:
                 item = self.node_items.get(nid)
                 if item is None:
@@ -222,8 +223,11 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
                     item.setPos(pos)
                     item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges, True)
                     moved.add(nid)
-                if item.refresh(self.renderer, problems.get(nid, [])):
+                change = item.refresh(self.renderer, problems.get(nid, []))
+                if change == OUTLINE:
                     moved.add(nid)
+                if change is not None:
+                    repainted.append(item)
                 item.setSelected(nid in self.controller.selection)
             edges = {e for e in doc.edges if e.src.node in doc.nodes and e.dst.node in doc.nodes}
             for e in [e for e in self.edge_items if e not in edges]:
@@ -243,11 +247,26 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
                 self._reroute_around(moved)  # a card that grew may now cover other edges
         finally:
             self._selecting = False
+        self._repaint_many(repainted)
         if self.step_overlay is not None and self.step_overlay.step is not None:
             self.step_overlay.relayout()
         self._update_scene_rect()
         if new_document:
             QTimer.singleShot(0, self, self.fit)
+
+    def _repaint_many(self, items):
+        """When many cards in view repaint, repaint the viewport as one rectangle: the view
+        then finds and clips its items against one rectangle, not against a region of
+        dozens (a value edit of 76 cards in view: 20 ms of paint instead of 28, CPU)."""
+        if len(items) < MANY_CARDS:
+            return
+        view = self.mapToScene(self.viewport().rect()).boundingRect()
+        shown = 0
+        for item in items:
+            shown += view.intersects(item.sceneBoundingRect())
+            if shown >= MANY_CARDS:
+                self.viewport().update()
+                return
 
     def scene_item(self, node_id):
         return self.node_items.get(node_id)

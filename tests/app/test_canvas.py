@@ -547,3 +547,18 @@ def test_quitting_with_copied_nodes_on_the_clipboard_exits_cleanly(tmp_path):
     done = subprocess.run([sys.executable, "-c", QUIT_WITH_COPIED_NODES], env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_an_edge_a_hair_over_one_pixel_is_drawn_one_pixel_wide(qtbot, editor):
+    """Qt draws lines up to one device pixel on a fast path: at 60 % an edge's 1.8-unit line
+    (1.08 px) is drawn 1 px wide; at 100 % and at 50 % (0.9 px) it keeps its own pen."""
+    controller, canvas, _, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    edge = next(iter(canvas.edge_items.values()))
+    app_ui.item_image(edge)   # painted once: the item keeps its look
+    look = edge._look[2]
+    assert look[0].widthF() == pytest.approx(1.8)
+    thin = edge._on_screen(look, 0.6)
+    assert thin[0].widthF() * 0.6 == pytest.approx(1.0) and thin[0].color() == look[0].color()
+    assert thin[1:] == look[1:] and edge._on_screen(look, 0.6) is thin   # kept while the zoom is
+    assert edge._on_screen(look, 1.0) is look and edge._on_screen(look, 0.5) is look

@@ -2,13 +2,14 @@
 values and gradients on the canvas, and only the cards whose content changed repaint."""
 import numpy as np
 import pytest
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QEvent, QObject, QPointF
+from PySide6.QtGui import QRegion
 
 from gradviz.app import canvas_items
 from gradviz.graph import evaluate, fileformat
-from gradviz.graph.document import Port
+from gradviz.graph.document import CONSTANT, Document, Node, Port
 
-from test_controller import X, clip_document, closed_form
+from test_controller import X, clip_document, closed_form, op
 
 
 @pytest.fixture
@@ -152,3 +153,54 @@ def test_cards_too_small_to_read_are_sketched(window, qtbot, monkeypatch):
     w.canvas.centerOn(w.canvas.scene_item("x"))
     w.canvas.viewport().repaint()
     assert {part for part, _ in typeset} == {"_paint_card_frame", "_paint_card_numbers"} and not sketched
+
+
+def chain_document(n):
+    """x -> n tanh cards in a grid -> reduce_sum: a value edit of x changes every card."""
+    doc = Document(title="chain")
+    doc.add(Node("x", CONSTANT, value=X.copy(), watched=True, position=(0.0, 0.0)))
+    previous = "x"
+    for i in range(n):
+        doc.add(op(f"t{i}", "tanh"))
+        doc.nodes[f"t{i}"].position = (260.0 * ((i + 1) % 4), 220.0 * ((i + 1) // 4))
+        doc.connect(previous, f"t{i}")
+        previous = f"t{i}"
+    doc.add(op("loss", "reduce_sum"))
+    doc.nodes["loss"].position = (260.0 * ((n + 1) % 4), 220.0 * ((n + 1) // 4))
+    doc.connect(previous, "loss")
+    doc.targets = [Port("loss")]
+    doc.sources = [Port("x")]
+    return doc
+
+
+def test_many_cards_repainting_repaint_the_viewport_as_one_rectangle(window, qtbot):
+    """Dozens of small dirty rectangles cost the view more than one big one."""
+    w, c, canvas = window, window.controller, window.canvas
+    c.set_document(chain_document(10))
+    canvas.fit()
+    qtbot.wait(30)
+    view = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    assert all(view.contains(i.sceneBoundingRect()) for i in canvas.node_items.values())
+    regions = []
+
+    class Regions(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint:
+                regions.append(QRegion(event.region()))
+            return False
+
+    spy = Regions()
+    canvas.viewport().installEventFilter(spy)
+
+    def painted_by(edit):
+        qtbot.wait(30)
+        regions.clear()
+        edit()
+        qtbot.waitUntil(lambda: bool(regions))
+        return regions[0]
+
+    region = painted_by(lambda: c.set_value("x", -X))   # 12 cards' numbers change
+    assert region.rectCount() == 1 and region.boundingRect() == canvas.viewport().rect()
+    region = painted_by(lambda: c.set_field("t4", "label", "middle"))   # one card
+    assert region.boundingRect().width() < canvas.viewport().width() / 2
+    canvas.viewport().removeEventFilter(spy)
