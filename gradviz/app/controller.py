@@ -119,6 +119,9 @@ class DocumentController(QObject):
         self.undo_stack = QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._clean_changed)
         self.selection = []
+        # True while selectionChanged announces nodes the edit itself made (add, paste,
+        # duplicate): a panel may show them after the canvas has.
+        self.selecting_new = False
         self.result = Result()
         self._basis = None
 
@@ -176,7 +179,11 @@ class DocumentController(QObject):
         self.changed.emit()
         self.recompute(after)
         if self.selection != old_selection:
-            self.selectionChanged.emit(list(self.selection))
+            self.selecting_new = bool(self.selection) and not set(self.selection) & set(before.nodes)
+            try:
+                self.selectionChanged.emit(list(self.selection))
+            finally:
+                self.selecting_new = False
         return result
 
     def _restore(self, state):

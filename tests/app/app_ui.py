@@ -1,4 +1,6 @@
 """Helpers that drive the editor's widgets with real mouse and key events (for the tests)."""
+import time
+
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtWidgets import QApplication, QGraphicsItem
 from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QTextDocument
@@ -21,11 +23,22 @@ def double_click_entry(palette, title):
 
 
 def add_by_palette(controller, palette, title):
+    """Double-click a palette entry; returns the new node's id once the window has shown
+    it (the canvas paints the card, then the inspector builds the node's page)."""
     before = set(controller.doc.nodes)
     double_click_entry(palette, title)
     ids = [n for n in controller.doc.nodes if n not in before]
     assert len(ids) == 1, (title, ids)
+    settle(palette.canvas)
     return ids[0]
+
+
+def settle(canvas, seconds=5):
+    """Run the event loop until the canvas has painted and what waits for that paint ran."""
+    end = time.monotonic() + seconds
+    while canvas.waiting_for_paint:
+        assert time.monotonic() < end, "the canvas never painted"
+        QApplication.processEvents()
 
 
 def drag_port(qtbot, canvas, src_port_item, dst_port_item):

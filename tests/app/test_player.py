@@ -169,6 +169,23 @@ def test_work_queued_after_the_paint_by_work_after_the_paint_runs_in_the_same_pa
     assert ran == ["page", "story"] and not w.canvas.waiting_for_paint
 
 
+def test_a_new_node_gets_its_page_after_the_canvas_shows_it(open_window, qtbot):
+    """Adding a node selects it; its inspector page (a dozen widgets and two tensor grids)
+    is built once the canvas has painted the card. A card the user clicks gets its page at
+    once."""
+    from gradviz.app.inspector import DocumentPage
+    w = open_window(SEED_004)
+    qtbot.waitUntil(lambda: not w.canvas.waiting_for_paint)
+    old = w.inspector.page
+    new = w.canvas.add_node_at("op", "tanh")
+    assert w.controller.selection == [new] and w.inspector.page is old
+    assert isinstance(old, DocumentPage) and w.canvas.waiting_for_paint
+    qtbot.waitUntil(lambda: not w.canvas.waiting_for_paint)
+    assert w.inspector.page.node_id == new
+    w.controller.set_selection(["tf_t"])
+    assert w.inspector.page.node_id == "tf_t"
+
+
 def test_an_inspector_without_a_player_takes_the_story_itself_after_the_paint(qtbot):
     from PySide6.QtWidgets import QMainWindow, QSplitter
     from gradviz.app.canvas import CanvasView
