@@ -19,7 +19,7 @@ from ..graph import catalog, fileformat
 from ..graph.document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document, Edge,
                               Node, Port)
 from ..graph.validate import structure_problems
-from .snapshots import same_for_engine, same_names, snapshot
+from .snapshots import same_for_engine, same_names, same_structure, snapshot
 
 
 class Result:
@@ -368,7 +368,9 @@ class DocumentController(QObject):
             result = Result(last.evaluation, last.problems, story, tell)
             basis.doc = frozen
         else:
-            result, events = _evaluate(frozen)
+            last = basis.result.evaluation if basis is not None else None
+            result, events = _evaluate(frozen, last if last is not None
+                                       and same_structure(basis.doc, frozen) else None)
             self._basis = _Basis(frozen, result, events)
         result.elapsed_ms = (time.perf_counter() - start) * 1000
         self.result = result
@@ -376,8 +378,9 @@ class DocumentController(QObject):
         return result
 
 
-def _evaluate(doc):
-    """(Result, recorded backward-pass events or None) for a document snapshot.
+def _evaluate(doc, same_structure_as=None):
+    """(Result, recorded backward-pass events or None) for a document snapshot;
+    `same_structure_as`: the last Evaluation, when only numbers changed since.
 
     The graph layer evaluates whatever can run: a problem stops only the nodes that
     depend on it, so a stray node elsewhere never hides the target's gradient."""
@@ -386,7 +389,7 @@ def _evaluate(doc):
     from ..story.recorder import Recorder
     recorder = Recorder()
     try:
-        evaluation = evaluate(doc, observer=recorder)
+        evaluation = evaluate(doc, observer=recorder, same_structure_as=same_structure_as)
     except Exception as e:  # the engine refused: keep editing, show the reason
         problem = e.problem if isinstance(e, DocumentError) else \
             Problem(f"{type(e).__name__}: {e}", where="evaluation")

@@ -85,3 +85,28 @@ def same_for_engine(a, b):
 def same_names(a, b):
     """True when the story's words would be the same: the title and every node's label."""
     return a.title == b.title and all(n.label == b.nodes[nid].label for nid, n in a.nodes.items())
+
+
+def _same_form(a, b):
+    """Equal, or tensors of the same shape and dtype (dicts of them: a layer's weights)."""
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return a.shape == b.shape and a.dtype == b.dtype
+    if type(a) is dict and type(b) is dict and a.keys() == b.keys():
+        return all(_same_form(v, b[k]) for k, v in a.items())
+    return _same(a, b)
+
+
+def same_structure(a, b):
+    """True when documents `a` and `b` check and plan identically: they may differ only in
+    their tensors' numbers (not shapes or dtypes) and their nodes' positions."""
+    if a.title != b.title or a.lesson != b.lesson or list(a.nodes) != list(b.nodes) \
+            or a.edges != b.edges or a.targets != b.targets or a.sources != b.sources \
+            or not _same(a.tape, b.tape) or not _same(a.studies, b.studies) \
+            or not _same_form(a.output_gradients, b.output_gradients):
+        return False
+    for nid, node in a.nodes.items():
+        other = b.nodes[nid].__dict__
+        for key, value in node.__dict__.items():
+            if key != "position" and not _same_form(value, other.get(key)):
+                return False
+    return True

@@ -97,19 +97,22 @@ class Built:
         self.plan = None       # budget.Plan: predicted shapes and costs
 
 
-def build(doc, tapes=(), grad_tape=None, grad_watch=(), skip=None):
+def build(doc, tapes=(), grad_tape=None, grad_watch=(), skip=None, plan=None):
     """Run the document forward. `tapes` are entered tapes (outermost first); `grad_tape`
     answers 'gradient' nodes (None: a zero placeholder with the right shape).
 
     Nodes in `skip` (default: the nodes with structural problems), on a cycle, refused by
     the plan (shape or budget) or by the engine do not run, nor do the nodes after them;
-    everything else does, so one broken node does not hide the rest."""
-    if skip is None:
-        from .validate import analyse
-        skip = analyse(doc).broken
-    order, _ = partial_order(doc)
+    everything else does, so one broken node does not hide the rest. `plan`: the plan
+    of a document of the same structure and shapes (it depends on nothing else)."""
     built = Built()
-    built.plan = make_plan(doc, running_order(doc, order), set(skip), gradient_path(doc))
+    if plan is None:
+        if skip is None:
+            from .validate import analyse
+            skip = analyse(doc).broken
+        order, _ = partial_order(doc)
+        plan = make_plan(doc, running_order(doc, order), set(skip), gradient_path(doc))
+    built.plan = plan
     built.problems = list(built.plan.problems)
     stopped = set(doc.tape.stop_recording)
     main = tapes[0] if tapes else None

@@ -35,6 +35,8 @@ class Evaluation:
     tape: object = None
     problems: list = field(default_factory=list)
     entries: dict = field(default_factory=dict)     # node id -> [Operation]
+    structure: object = None                        # validate.Structure
+    plan: object = None                             # budget.Plan
     _ports: dict = field(default_factory=dict)      # tensor id -> Port
     _op_nodes: dict = field(default_factory=dict)   # Operation id -> node id
 
@@ -86,18 +88,24 @@ def _tapes(doc, n, persistent_outer=True):
         yield tapes, helper
 
 
-def _built(doc, tapes, helper, skip):
+def _built(doc, tapes, helper, skip, plan=None):
     all_tapes = tapes + ([helper] if helper else [])
-    return build(doc, all_tapes, grad_tape=helper, grad_watch=_grad_watch(doc), skip=skip)
+    return build(doc, all_tapes, grad_tape=helper, grad_watch=_grad_watch(doc), skip=skip, plan=plan)
 
 
-def evaluate(doc, observer=None, persistent=True):
+def evaluate(doc, observer=None, persistent=True, same_structure_as=None):
     """Forward values of every node that can run, the gradients when the targets' part of
-    the graph is sound, and every problem (errors and warnings) on its node."""
-    structure = analyse(doc)
-    ev = Evaluation(problems=list(structure.problems))
+    the graph is sound, and every problem (errors and warnings) on its node.
+
+    `same_structure_as`: the Evaluation of a document that differs from `doc` at most in
+    its tensors' numbers (not their shapes or dtypes) and its nodes' positions: its checks
+    and plan read nothing else, so they are taken instead of made again."""
+    reuse = same_structure_as
+    structure = reuse.structure if reuse is not None else analyse(doc)
+    ev = Evaluation(problems=list(structure.problems), structure=structure)
     with _tapes(doc, 1, persistent or doc.tape.persistent) as (tapes, helper):
-        built = _built(doc, tapes, helper, structure.broken)
+        built = _built(doc, tapes, helper, structure.broken, reuse.plan if reuse is not None else None)
+    ev.plan = built.plan
     tape = tapes[0]
     ev.tape, ev.tensors, ev.entries = tape, built.tensors, built.entries
     ev.problems += built.problems

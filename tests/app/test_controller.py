@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 from gradviz.app.controller import DocumentController, _shape_problem
-from gradviz.app.snapshots import same_for_engine, snapshot
+from gradviz.app.snapshots import same_for_engine, same_structure, snapshot
 from gradviz.graph import catalog, fileformat
+from gradviz.graph.evaluate import evaluate
 from gradviz.graph.document import CONSTANT, OP, VARIABLE, Document, Node, Port
 from gradviz.story import build as build_story
 
@@ -116,6 +117,55 @@ def test_same_for_engine_sees_every_change_the_engine_reads():
         d = snapshot(base)
         change(d)
         assert not same_for_engine(snapshot(base), d), change
+
+
+def test_same_structure_allows_only_new_numbers_and_positions():
+    base = clip_document()
+    base.output_gradients[Port("loss")] = np.ones((), np.float32)
+    renumbered = snapshot(base)
+    renumbered.nodes["x"].value = X + 1
+    renumbered.nodes["w"].value = -W
+    renumbered.nodes["x"].position = (40.0, 40.0)
+    renumbered.output_gradients[Port("loss")] = np.full((), 2.0, np.float32)
+    assert same_structure(snapshot(base), renumbered)
+    changes = [
+        lambda d: setattr(d.nodes["x"], "value", X[:, :2].copy()),          # a shape
+        lambda d: setattr(d.nodes["x"], "value", X.astype(np.float64)),     # a dtype
+        lambda d: setattr(d.nodes["m"], "label", "product"),                # checked text
+        lambda d: setattr(d, "title", ""),
+        lambda d: d.nodes["c"].attrs.__setitem__("clip_value_min", -0.1),
+        lambda d: setattr(d.nodes["w"], "trainable", False),
+        lambda d: d.edges.pop(),
+        lambda d: d.sources.pop(),
+        lambda d: d.tape.stop_recording.append("m"),
+        lambda d: d.output_gradients.__setitem__(Port("loss"), np.ones((1,), np.float32)),
+        lambda d: d.studies.__setitem__("jacobian", {"target": "nowhere"}),
+    ]
+    for change in changes:
+        d = snapshot(base)
+        change(d)
+        assert not same_structure(snapshot(base), d), change
+
+
+def test_new_numbers_reuse_the_checks_and_plan_and_evaluate_alike(controller):
+    """A value edit takes the last evaluation's checks and plan (they read only structure
+    and shapes); values, gradients and problems are those of an evaluation from scratch."""
+    c = controller
+    c.set_document(clip_document())
+    first = c.result.evaluation
+    c.set_value("x", np.array([[0.3, np.nan, 0.9], [-1.4, 0.1, 9.0]], np.float32))
+    ev = c.result.evaluation
+    assert ev.structure is first.structure and ev.plan is first.plan
+    fresh = evaluate(fileformat.loads(fileformat.dumps(c.doc), strict=False))
+    assert [str(p) for p in ev.problems] == [str(p) for p in fresh.problems] and ev.problems
+    for p, g in fresh.gradients.items():
+        np.testing.assert_array_equal(ev.gradients[p], g)
+    for p, v in fresh.values.items():
+        np.testing.assert_array_equal(ev.values[p], v)
+    c.set_attr("c", "clip_value_min", -0.1)
+    assert c.result.evaluation.structure is not first.structure
+    c.set_value("x", X[:, :2].copy())
+    assert c.result.evaluation.plan is not first.plan
 
 
 def test_moves_and_labels_reuse_the_evaluation_labels_retell_the_story(controller):
