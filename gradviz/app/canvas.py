@@ -23,7 +23,7 @@ from ..graph.document import Document
 from ..render.layout import layout as layout_positions
 from ..render.painter import Renderer
 from .canvas_edit import NODES_MIME, CanvasEditing
-from .canvas_items import OUTLINE, EdgeItem, NodeItem, PortItem
+from .canvas_items import NUMBERS, OUTLINE, EdgeItem, NodeItem, PortItem
 from .canvas_navigation import CanvasNavigation
 from .canvas_overlay import RefusalNote, StepOverlay
 from .canvas_renderer import make_renderer
@@ -208,9 +208,11 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
                 for item in list(self.node_items.values()) + list(self.edge_items.values()):
                     scene.removeItem(item)
                 self.node_items, self.edge_items = {}, {}
-            for nid in [n for n in self.node_items if n not in doc.nodes]:
+            gone = [n for n in self.node_items if n not in doc.nodes]
+            for nid in gone:
                 scene.removeItem(self.node_items.pop(nid))
             moved, repainted = set(), []
+            reshaped = full or bool(gone)
             for nid in doc.nodes:
                 item = self.node_items.get(nid)
                 if item is None:
@@ -228,10 +230,12 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
                     moved.add(nid)
                 if change is not None:
                     repainted.append(item)
+                    reshaped = reshaped or change != NUMBERS   # problem lines, a new outline
                 item.setSelected(nid in self.controller.selection)
             edges = {e for e in doc.edges if e.src.node in doc.nodes and e.dst.node in doc.nodes}
             for e in [e for e in self.edge_items if e not in edges]:
                 scene.removeItem(self.edge_items.pop(e))
+                reshaped = True
             for e in doc.edges:
                 if e not in edges:
                     continue
@@ -239,6 +243,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
                 if item is None:
                     self.edge_items[e] = EdgeItem(self, e)
                     scene.addItem(self.edge_items[e])
+                    reshaped = True
                 elif e.src.node in moved or e.dst.node in moved:
                     item.update_geometry()
                 else:
@@ -250,7 +255,8 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         self._repaint_many(repainted)
         if self.step_overlay is not None and self.step_overlay.step is not None:
             self.step_overlay.relayout()
-        self._update_scene_rect()
+        if reshaped or moved:   # new numbers alone keep every item's bounds
+            self._update_scene_rect()
         if new_document:
             QTimer.singleShot(0, self, self.fit)
 

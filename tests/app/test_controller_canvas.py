@@ -204,3 +204,19 @@ def test_many_cards_repainting_repaint_the_viewport_as_one_rectangle(window, qtb
     region = painted_by(lambda: c.set_field("t4", "label", "middle"))   # one card
     assert region.boundingRect().width() < canvas.viewport().width() / 2
     canvas.viewport().removeEventFilter(spy)
+
+
+def test_the_scene_rect_is_measured_again_only_when_an_item_may_have_grown(window, qtbot, monkeypatch):
+    """Measuring every item's bounds (itemsBoundingRect) costs 1-2 ms at 100 nodes: new
+    numbers keep every card's size, so a value edit skips it; a move or a new card does not."""
+    w, c, canvas = window, window.controller, window.canvas
+    measured = []
+    monkeypatch.setattr(type(canvas), "_update_scene_rect", lambda view: measured.append(True))
+    c.set_value("x", -X)
+    assert not measured
+    x, y = canvas.positions["loss"]
+    c.move_nodes({"loss": (x + 3000.0, y)})
+    assert measured
+    measured.clear()
+    c.set_value("x", np.full_like(X, np.nan))   # a warning: a problem line under the cards
+    assert measured
