@@ -96,22 +96,31 @@ def _magnitudes(a):
     return float(m.max()), float(positive.min()) if positive.size else 0.0, whole, nonfinite
 
 
-def number_format(values, magnitudes=None):
-    """A format that suits every number of `values`: same decimals, so columns line up.
-    `magnitudes`: `_magnitudes(values)`, when the caller has them."""
+def number_spec(values, magnitudes=None):
+    """The printf conversion ("%.3f", "%.2e", "%d") that suits every number of `values`:
+    same decimals, so columns line up; None for booleans. `magnitudes`: `_magnitudes(values)`,
+    when the caller has them. (printf writes "nan", "inf" and "-inf" as str() does.)"""
     a = np.asarray(values)
     if a.dtype == bool:
-        return lambda v: "T" if v else "F"
+        return None
     if np.issubdtype(a.dtype, np.integer):
-        return lambda v: str(int(v))
+        return "%d"
     biggest, smallest, whole, _ = magnitudes or _magnitudes(a)
     if biggest >= 1e5 or (0 < biggest < 1e-3):
-        return lambda v: f"{v:.2e}"
+        return "%.2e"
     if biggest == 0 or whole:
-        return lambda v: f"{v:.0f}" if math.isfinite(v) else str(v)
+        return "%.0f"
     decimals = 4 if biggest < 10 and smallest >= 1e-3 and a.size <= 4 else 3
     decimals = max(0, min(decimals, decimals - int(math.floor(math.log10(biggest)))))
-    return lambda v: f"{v:.{decimals}f}" if math.isfinite(v) else str(v)
+    return f"%.{decimals}f"
+
+
+def number_format(values, magnitudes=None):
+    """`number_spec` as a function of one number ("T" / "F" for booleans)."""
+    spec = number_spec(values, magnitudes)
+    if spec is None:
+        return lambda v: "T" if v else "F"
+    return lambda v: spec % v
 
 
 def _widest(a, fmt, magnitudes):
@@ -124,6 +133,29 @@ def _widest(a, fmt, magnitudes):
     as_number = int if a.dtype.kind in "iu" else float
     return max(4 if nonfinite else 1,                     # "-inf", "nan"
                *(sign + len(fmt(as_number(m))) for m in {biggest, smallest}))
+
+
+def cell_runs(table, widths, chars):
+    """Preview.runs from the text of every cell (`table`), the column `widths` and the
+    characters a number takes."""
+    out = []
+    for row in table:
+        runs, x, run, run_x = [], 0.0, "", 0.0
+        for c, value in enumerate(row):
+            if value in ELLIPSES:
+                if run:
+                    runs.append((run_x, 0.0, run, False))
+                    run = ""
+                runs.append((x, widths[c], value, True))
+            else:
+                if not run:
+                    run_x = x
+                run += " " + value.rjust(chars)
+            x += widths[c]
+        if run:
+            runs.append((run_x, 0.0, run, False))
+        out.append(runs)
+    return out
 
 
 def kind(array, compact=False):
@@ -198,6 +230,7 @@ class Preview:
             self.rows, self.cols = _picked(a.shape[0], full_r), _picked(a.shape[1], full_c)
             self._a2 = a
             magnitudes = _magnitudes(a) if a.dtype.kind in "iuf" else None
+            self._spec = number_spec(a, magnitudes)
             self._fmt = number_format(a, magnitudes)
             self._runs = None
             self.font = _text.mono(font_size)
@@ -249,26 +282,21 @@ class Preview:
         drawText a run instead of one a cell. The ellipsis glyphs come from a fallback
         font of other widths, so each is drawn alone, centred in its column.
         """
-        if self._runs is not None:
-            return self._runs
-        self._runs = []
-        for row in self.table:
-            runs, x, run, run_x = [], 0.0, "", 0.0
-            for c, value in enumerate(row):
-                if value in ELLIPSES:
-                    if run:
-                        runs.append((run_x, 0.0, run, False))
-                        run = ""
-                    runs.append((x, self.widths[c], value, True))
-                else:
-                    if not run:
-                        run_x = x
-                    run += " " + value.rjust(self._chars)
-                x += self.widths[c]
-            if run:
-                runs.append((run_x, 0.0, run, False))
-            self._runs.append(runs)
+        if self._runs is None:
+            if self._spec is not None and None not in self.rows and None not in self.cols:
+                self._runs = self._number_runs()
+            else:
+                self._runs = cell_runs(self.table, self.widths, self._chars)
         return self._runs
+
+    def _number_runs(self):
+        """`runs` of a table without ellipses: a row is one printf of its values (padding
+        included), the same text `cell_runs` makes cell by cell, three times faster."""
+        a, cols = self._a2, self.cols
+        row = f" %{self._chars}{self._spec[1:]}" * len(cols)
+        whole = len(cols) == a.shape[1]
+        return [[(0.0, 0.0, row % tuple(a[r].tolist() if whole else a[r, cols].tolist()), False)]
+                for r in self.rows]
 
     def _draw_table(self, painter, x, y, colour):
         painter.setPen(QPen(QColor(colour), 1.1))

@@ -160,6 +160,30 @@ def test_every_number_fits_its_column(array):
     assert runs and all(len(text_) % (shown._chars + 1) == 0 for _, _, text_, _ in runs)
 
 
+def test_a_table_of_numbers_prints_each_row_at_once_as_its_cells_would_be():
+    """Tables without ellipses print a row with one printf (_number_runs); the text is the
+    one the cell-by-cell path (cell_runs over `table`) makes, for every dtype and format."""
+    rng = np.random.default_rng(7)
+    arrays = [np.array([[-1.5, 2.25], [np.nan, -np.inf]]), np.array([[1e-7, -3e-6]]),
+              np.array([[2e9, -1e5, 3.0]]), np.array([[-128, 127]], dtype=np.int8),
+              np.array([[0, 255]], dtype=np.uint8), np.array([[0.0, -0.0]]),
+              np.array([[-0.00049, 0.0001]]), np.array([[7.0, -2.0], [1.0, 0.0]], np.float32),
+              np.array([0.1234]).reshape(1, 1), rng.normal(size=(3, 2, 2)).astype(np.float16)]
+    for scale in (1e-4, 0.01, 1.0, 30.0, 1e6):
+        for shape in ((4, 4), (6, 5), (2, 3), (5,)):
+            arrays.append((scale * rng.normal(size=shape)).astype(rng.choice([np.float32, np.float64])))
+    arrays.append(rng.integers(-5000, 5000, size=(4, 4)))
+    printed = 0
+    for array in arrays:
+        shown = preview.Preview(array)
+        if shown.kind not in ("grid", "ellipsis"):
+            continue
+        expected = preview.cell_runs(shown.table, shown.widths, shown._chars)
+        assert shown.runs == expected, array
+        printed += shown._spec is not None and None not in shown.rows and None not in shown.cols
+    assert printed >= 20
+
+
 def _bytes(array):
     a = np.asarray(array)
     return a.shape, a.dtype.str, a.tobytes()     # NaN equals NaN here, as the picture does
