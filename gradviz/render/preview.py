@@ -101,9 +101,9 @@ def number_spec(values, magnitudes=None):
     same decimals, so columns line up; None for booleans. `magnitudes`: `_magnitudes(values)`,
     when the caller has them. (printf writes "nan", "inf" and "-inf" as str() does.)"""
     a = np.asarray(values)
-    if a.dtype == bool:
+    if a.dtype.kind == "b":
         return None
-    if np.issubdtype(a.dtype, np.integer):
+    if a.dtype.kind in "iu":
         return "%d"
     biggest, smallest, whole, _ = magnitudes or _magnitudes(a)
     if biggest >= 1e5 or (0 < biggest < 1e-3):
@@ -115,9 +115,10 @@ def number_spec(values, magnitudes=None):
     return f"%.{decimals}f"
 
 
-def number_format(values, magnitudes=None):
-    """`number_spec` as a function of one number ("T" / "F" for booleans)."""
-    spec = number_spec(values, magnitudes)
+def number_format(values, magnitudes=None, spec=None):
+    """`number_spec` as a function of one number ("T" / "F" for booleans); `spec`: the
+    number_spec, when the caller has it."""
+    spec = number_spec(values, magnitudes) if spec is None else spec
     if spec is None:
         return lambda v: "T" if v else "F"
     return lambda v: spec % v
@@ -231,7 +232,7 @@ class Preview:
             self._a2 = a
             magnitudes = _magnitudes(a) if a.dtype.kind in "iuf" else None
             self._spec = number_spec(a, magnitudes)
-            self._fmt = number_format(a, magnitudes)
+            self._fmt = number_format(a, magnitudes, self._spec)
             self._runs = None
             self.font = _text.mono(font_size)
             self._lay_out_table(_widest(a, self._fmt, magnitudes))
