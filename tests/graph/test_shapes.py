@@ -117,3 +117,12 @@ def test_every_op_of_the_catalog_has_a_shape_rule():
         except ShapeError:
             pass  # a refusal in words is a rule too
     assert Port("x") in build(doc).plan.shapes
+
+
+def test_with_defaults_is_a_copy_with_every_attribute_and_leaves_the_node_alone():
+    node = Node("m", OP, op="matmul", label="product", attrs={"transpose_a": True}, position=(1.0, 2.0))
+    view = catalog.with_defaults(node)
+    assert type(view) is Node and view is not node and view.attrs is not node.attrs
+    assert view.attrs == {**catalog.OPS["matmul"].attrs, "transpose_a": True}
+    assert (view.id, view.op, view.label, view.position) == ("m", "matmul", "product", (1.0, 2.0))
+    assert node.attrs == {"transpose_a": True}
