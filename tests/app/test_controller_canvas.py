@@ -175,7 +175,7 @@ def chain_document(n):
 
 def test_many_cards_repainting_repaint_the_viewport_as_one_rectangle(window, qtbot):
     """Dozens of small dirty rectangles cost the view more than one big one."""
-    w, c, canvas = window, window.controller, window.canvas
+    c, canvas = window.controller, window.canvas
     c.set_document(chain_document(10))
     canvas.fit()
     qtbot.wait(30)
@@ -209,7 +209,7 @@ def test_many_cards_repainting_repaint_the_viewport_as_one_rectangle(window, qtb
 def test_the_scene_rect_is_measured_again_only_when_an_item_may_have_grown(window, qtbot, monkeypatch):
     """Measuring every item's bounds (itemsBoundingRect) costs 1-2 ms at 100 nodes: new
     numbers keep every card's size, so a value edit skips it; a move or a new card does not."""
-    w, c, canvas = window, window.controller, window.canvas
+    c, canvas = window.controller, window.canvas
     measured = []
     monkeypatch.setattr(type(canvas), "_update_scene_rect", lambda view: measured.append(True))
     c.set_value("x", -X)
