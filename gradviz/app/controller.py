@@ -18,7 +18,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from ..graph import catalog, fileformat
 from ..graph.document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document, Edge,
                               Node, Port)
-from ..graph.validate import structure_problems
+from ..graph.validate import structure_problems, text_problems
 from .snapshots import same_for_engine, same_names, same_structure, snapshot
 
 
@@ -63,10 +63,12 @@ class Result:
 
 
 class _Basis:
-    """The last evaluation and the document snapshot it was made from, for reuse."""
+    """The last evaluation, for reuse: `evaluated`, the document snapshot it was made from;
+    `doc`, the latest snapshot it stands for (moves and new labels since reuse it)."""
 
     def __init__(self, doc, result, events):
         self.doc, self.result, self.events = doc, result, events
+        self.evaluated = doc
 
 
 class _Snapshot(QUndoCommand):
@@ -365,17 +367,24 @@ class DocumentController(QObject):
             story = last._story if last.story_ready and same_names(basis.doc, frozen) else None
             tell = None if story is not None or basis.events is None else \
                 _teller(frozen, last.evaluation, basis.events)
-            result = Result(last.evaluation, last.problems, story, tell)
+            result = Result(last.evaluation, _retexted(last.problems, basis.evaluated, frozen), story, tell)
             basis.doc = frozen
         else:
             last = basis.result.evaluation if basis is not None else None
             result, events = _evaluate(frozen, last if last is not None
-                                       and same_structure(basis.doc, frozen) else None)
+                                       and same_structure(basis.evaluated, frozen) else None)
             self._basis = _Basis(frozen, result, events)
         result.elapsed_ms = (time.perf_counter() - start) * 1000
         self.result = result
         self.evaluated.emit(result)
         return result
+
+
+def _retexted(problems, evaluated, doc):
+    """`problems` found in document `evaluated`, for `doc`, which the engine sees the same:
+    only the checks of the title, lesson and labels can differ."""
+    old, new = text_problems(evaluated), text_problems(doc)
+    return problems if old == new else [p for p in problems if p not in old] + new
 
 
 def _evaluate(doc, same_structure_as=None):

@@ -54,19 +54,26 @@ def node_problems(node):
     return problems
 
 
+def text_problems(doc):
+    """The title's, the lesson's and the labels' problems (too long, control characters):
+    they stop nothing from running."""
+    found = [Problem(message, where=what) for what in ("title", "lesson")
+             for message in [text_problem(what, getattr(doc, what))] if message]
+    return found + [Problem(message, node=node.id) for node in doc.nodes.values()
+                    for message in [text_problem("label", node.label)] if message]
+
+
 def analyse(doc):
     """Every structural problem, and the nodes that cannot run because of one."""
     s = Structure()
-    for what in ("title", "lesson"):
-        message = text_problem(what, getattr(doc, what))
-        if message:
-            s.problems.append(Problem(message, where=what))
+    texts = text_problems(doc)
+    s.problems += [p for p in texts if p.node is None]
+    labels = {p.node: p for p in texts if p.node is not None}
     for node in doc.nodes.values():
         found = node_problems(node)
         if found:
             s.broken.add(node.id)
-        label = text_problem("label", node.label)
-        s.problems += found + ([Problem(label, node=node.id)] if label else [])
+        s.problems += found + ([labels[node.id]] if node.id in labels else [])
     known = {nid for nid in doc.nodes if nid not in s.broken}
     _edge_problems(doc, known, s)
     incoming = doc.input_index()

@@ -168,6 +168,27 @@ def test_new_numbers_reuse_the_checks_and_plan_and_evaluate_alike(controller):
     assert c.result.evaluation.plan is not first.plan
 
 
+def test_text_problems_follow_every_edit_that_reuses_an_evaluation(controller):
+    """A label or title edit reuses the evaluation (the engine never reads them) and a value
+    edit its checks; the title's and labels' own problems still follow each edit."""
+    c = controller
+    c.set_document(clip_document())
+    too_long = "node 'm': the label has 100 characters; at most 80 are allowed"
+    c.set_field("m", "label", "L" * 100)
+    assert [str(p) for p in c.result.problems] == [too_long]
+    c.set_value("x", -X)                               # the checks are reused: still there
+    assert [str(p) for p in c.result.problems] == [too_long]
+    c.set_field("m", "label", "product")
+    assert c.result.problems == []
+    c.set_value("x", X.copy())                         # and they do not come back
+    assert c.result.problems == []
+    c.edit("Title", lambda d: setattr(d, "title", "a\x01b"))
+    c.set_value("x", -X)
+    assert [p.where for p in c.result.problems] == ["title"]
+    fresh = evaluate(snapshot(c.doc))
+    assert [str(p) for p in fresh.problems] == [str(p) for p in c.result.problems]
+
+
 def test_moves_and_labels_reuse_the_evaluation_labels_retell_the_story(controller):
     c = controller
     ev = c.result.evaluation
