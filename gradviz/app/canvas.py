@@ -255,6 +255,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         self._repaint_many(repainted)
         if self.step_overlay is not None and self.step_overlay.step is not None:
             self.step_overlay.relayout()
+            reshaped = True
         if reshaped or moved:   # new numbers alone keep every item's bounds
             self._update_scene_rect()
         if new_document:
@@ -328,6 +329,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         self.controller.move_nodes(moved)
         self.controller.end_move()
         self._reroute_around(moved)
+        self._update_scene_rect()   # the cards were already where the edit puts them: sync saw no move
 
     def _reroute_around(self, node_ids):
         """Edges the dropped or resized cards now sit on take a new route around them (while

@@ -562,3 +562,22 @@ def test_an_edge_a_hair_over_one_pixel_is_drawn_one_pixel_wide(qtbot, editor):
     assert thin[0].widthF() * 0.6 == pytest.approx(1.0) and thin[0].color() == look[0].color()
     assert thin[1:] == look[1:] and edge._on_screen(look, 0.6) is thin   # kept while the zoom is
     assert edge._on_screen(look, 1.0) is look and edge._on_screen(look, 0.5) is look
+
+
+def test_a_card_dragged_far_away_stays_within_the_scroll_range(qtbot, editor):
+    """After a drag the cards already stand where the move edit puts them, so the scene rect
+    is measured on the drop (the canvas' sync sees no move)."""
+    controller, canvas, _, _ = editor
+    a = controller.add_node("constant", position=(0, 0))
+    controller.add_node("constant", position=(300, 0))
+    canvas.resetTransform()
+    canvas.centerOn(0, 0)
+    item = canvas.scene_item(a)
+    vp = canvas.viewport()
+    start = canvas.mapFromScene(item.scenePos() + QPointF(30, 8))
+    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=start)
+    for k in range(1, 41):     # whole pixels at 100 %: the positions need no rounding
+        qtbot.mouseMove(vp, start + QPoint(-100 * k, 0))
+    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=start + QPoint(-4000, 0))
+    assert controller.doc.nodes[a].position == (-4000.0, 0.0)
+    assert canvas.sceneRect().contains(item.sceneBoundingRect())
