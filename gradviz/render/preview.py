@@ -284,7 +284,7 @@ class Preview:
         font of other widths, so each is drawn alone, centred in its column.
         """
         if self._runs is None:
-            if self._spec is not None and None not in self.rows and None not in self.cols:
+            if self._spec is not None and self.cols and None not in self.rows and None not in self.cols:
                 self._runs = self._number_runs()
             else:
                 self._runs = cell_runs(self.table, self.widths, self._chars)
