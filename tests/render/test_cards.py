@@ -169,7 +169,7 @@ def test_a_table_of_numbers_prints_each_row_at_once_as_its_cells_would_be():
               np.array([[0, 255]], dtype=np.uint8), np.array([[0.0, -0.0]]),
               np.array([[-0.00049, 0.0001]]), np.array([[7.0, -2.0], [1.0, 0.0]], np.float32),
               np.array([0.1234]).reshape(1, 1), rng.normal(size=(3, 2, 2)).astype(np.float16),
-              np.zeros((0,), np.float32), np.zeros((2, 0))]
+              np.zeros((0,), np.float32)]
     for scale in (1e-4, 0.01, 1.0, 30.0, 1e6):
         for shape in ((4, 4), (6, 5), (2, 3), (5,)):
             arrays.append((scale * rng.normal(size=shape)).astype(rng.choice([np.float32, np.float64])))
