@@ -19,8 +19,9 @@ before that paint, as a user sees it. The kinds of edit:
   undo         undoes a value edit (every value and gradient changes back)
 
 The player assembles the story of a new result after the canvas has painted it (while
-editing, nothing on the canvas shows the story): a second table gives the wall time until
-that is done too ("settled").
+editing, nothing on the canvas shows the story), and the inspector builds the page of a
+node just added after that paint too: a second table gives the wall time until that is
+done as well ("settled").
 
 Times are wall clock (the median over `--repeat` rounds); the main thread's CPU time
 (time.thread_time) is printed beside it, since the machine may be shared. It runs on
