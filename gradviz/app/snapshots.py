@@ -64,22 +64,28 @@ def _same(a, b):
 _PRESENTATION = {"position", "label"}
 
 
-def same_for_engine(a, b):
-    """True when documents `a` and `b` validate and evaluate identically: they may differ
-    only in positions, labels, the title and the lesson, which the engine never reads."""
+def _alike(a, b, same, ignored):
+    """Documents `a` and `b` hold the same nodes, edges, roles, tape settings and studies,
+    every tensor and node field (but those in `ignored`) alike by `same`."""
     if list(a.nodes) != list(b.nodes) or a.edges != b.edges or a.targets != b.targets \
             or a.sources != b.sources or not _same(a.tape, b.tape) \
-            or not _same(a.studies, b.studies):
-        return False
-    if a.output_gradients.keys() != b.output_gradients.keys() or any(
-            v is not b.output_gradients[p] for p, v in a.output_gradients.items()):
+            or not _same(a.studies, b.studies) \
+            or a.output_gradients.keys() != b.output_gradients.keys() \
+            or not all(same(v, b.output_gradients[p]) for p, v in a.output_gradients.items()):
         return False
     for nid, node in a.nodes.items():
         other = b.nodes[nid].__dict__
         for key, value in node.__dict__.items():
-            if key not in _PRESENTATION and not _same(value, other.get(key)):
+            if key not in ignored and not same(value, other.get(key)):
                 return False
     return True
+
+
+def same_for_engine(a, b):
+    """True when documents `a` and `b` evaluate identically: they may differ only in
+    positions, labels, the title and the lesson, which the engine never reads (only their
+    own text checks can differ)."""
+    return _alike(a, b, _same, _PRESENTATION)
 
 
 def same_names(a, b):
@@ -99,14 +105,4 @@ def _same_form(a, b):
 def same_structure(a, b):
     """True when documents `a` and `b` check and plan identically: they may differ only in
     their tensors' numbers (not shapes or dtypes) and their nodes' positions."""
-    if a.title != b.title or a.lesson != b.lesson or list(a.nodes) != list(b.nodes) \
-            or a.edges != b.edges or a.targets != b.targets or a.sources != b.sources \
-            or not _same(a.tape, b.tape) or not _same(a.studies, b.studies) \
-            or not _same_form(a.output_gradients, b.output_gradients):
-        return False
-    for nid, node in a.nodes.items():
-        other = b.nodes[nid].__dict__
-        for key, value in node.__dict__.items():
-            if key != "position" and not _same_form(value, other.get(key)):
-                return False
-    return True
+    return a.title == b.title and a.lesson == b.lesson and _alike(a, b, _same_form, {"position"})
