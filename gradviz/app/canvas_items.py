@@ -419,12 +419,16 @@ class NodeItem(QGraphicsItem):
 
 
 class EdgeItem(QGraphicsItem):
-    """An edge, painted by the Renderer (dashed with a cross where the gradient is cut)."""
+    """An edge: its route, the shape a click hits, its tooltip and its selection. Its line
+    (dashed with a cross where the gradient is cut) is painted by the canvas' EdgeLayer
+    with every other edge's, except while the edge is `lifted` (a card at one of its
+    ends is being dragged): then it paints itself, so a drag repaints only its edges."""
 
     def __init__(self, view, edge):
         super().__init__()
         self.view = view
         self.edge = edge
+        self.lifted = False
         self._path = QPainterPath()
         self._shape = QPainterPath()
         self._track = None  # (path, Track): the flattened route, for crossing tests
@@ -432,10 +436,11 @@ class EdgeItem(QGraphicsItem):
         self._hairline = None   # (look, zoom, the look with a one-device-pixel pen)
         self._bounds = QRectF()
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
-        self.setZValue(0)
+        self.setZValue(-1)   # under the layer: a selected edge's glow lies under its line
         self.setToolTip(f"{edge.src.node} → {edge.dst.node} (input {edge.dst.index}); "
                         "click and press Delete to remove")
         self._cut = view.renderer.is_cut(edge)
+        self._refresh_contents()
         self.update_geometry()
 
     def refresh(self):
@@ -443,7 +448,27 @@ class EdgeItem(QGraphicsItem):
         cut = self.view.renderer.is_cut(self.edge)
         if cut != self._cut:
             self._cut = cut
+            self._repaint_line()
+
+    def set_lifted(self, lifted):
+        """Paint the line here (True) or leave it to the layer (False)."""
+        if lifted != self.lifted:
+            self.lifted = lifted
+            self._refresh_contents()
             self.update()
+            self.view.edge_layer.update()
+
+    def _refresh_contents(self):
+        """Whoever paints nothing here (the layer has the line, no selection glow) is
+        marked so, and costs a repaint of the canvas nothing."""
+        busy = self.lifted or self.isSelected()
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, not busy)
+
+    def _repaint_line(self):
+        if self.lifted:
+            self.update()
+        else:
+            self.view.edge_layer.edge_changed(self)
 
     def update_geometry(self):
         r = self.view.renderer
@@ -457,6 +482,7 @@ class EdgeItem(QGraphicsItem):
         self._shape = stroker.createStroke(self._path)
         self._bounds = self._path.boundingRect().adjusted(-14, -14, 14, 14)
         self.update()
+        self._repaint_line()
 
     def boundingRect(self):
         return self._bounds
@@ -471,15 +497,14 @@ class EdgeItem(QGraphicsItem):
             self._track = (self._path, Track(self._path))
         return self._track[1].crosses(rect.adjusted(1, 1, -1, -1))
 
+    def itemChange(self, change, value):
+        if change == QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
+            self._refresh_contents()
+        return super().itemChange(change, value)
+
     def paint(self, painter, option, widget=None):
-        r = self.view.renderer
-        e = self.edge
-        if e.src.node not in r.cards or e.dst.node not in r.cards:
-            return
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        if self._look is None or self._look[0] is not self._path or self._look[1] != self._cut:
-            self._look = (self._path, self._cut, r._edge_look(e, self._path))  # kept: every frame paints
         if self.isSelected():
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             colour = QColor(self.view.highlight_colour())
             colour.setAlpha(110)
             pen = QPen(colour, 7)
@@ -487,7 +512,19 @@ class EdgeItem(QGraphicsItem):
             painter.setPen(pen)
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawPath(self._path)
-        r._paint_edge(painter, e, self._path, self._on_screen(self._look[2], _zoom(painter)))
+        if self.lifted:
+            self.paint_line(painter, _zoom(painter))
+
+    def paint_line(self, painter, zoom):
+        """The edge's line and arrowhead as the renderer draws them (antialiased)."""
+        r = self.view.renderer
+        e = self.edge
+        if e.src.node not in r.cards or e.dst.node not in r.cards:
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        if self._look is None or self._look[0] is not self._path or self._look[1] != self._cut:
+            self._look = (self._path, self._cut, r._edge_look(e, self._path))  # kept: every frame paints
+        r._paint_edge(painter, e, self._path, self._on_screen(self._look[2], zoom))
 
     def _on_screen(self, look, zoom):
         """`look` with its line one device pixel wide when it would be a hair wider."""
@@ -499,6 +536,53 @@ class EdgeItem(QGraphicsItem):
             thin.setWidthF(1.0 / zoom)
             self._hairline = (look, zoom, (thin, *look[1:]))
         return self._hairline[2]
+
+
+class EdgeLayer(QGraphicsItem):
+    """Every edge's line in one cached picture (a device-pixel cache of the part in view).
+
+    An edit of values repaints the viewport: the edges under the cards are then one blit
+    instead of a Python paint call each (100 nodes in a grid at 60 %: 108 edges in view).
+    A change to any edge's route or look paints the layer again."""
+
+    def __init__(self, view):
+        super().__init__()
+        self.view = view
+        self._bounds = QRectF()
+        self.setZValue(0)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+    def boundingRect(self):
+        return self._bounds
+
+    def edge_changed(self, item):
+        """`item`'s route or look changed: the layer grows to hold it and paints again."""
+        bounds = self._bounds.united(item.boundingRect())
+        if bounds != self._bounds:
+            self.prepareGeometryChange()
+            self._bounds = bounds
+        self.update()
+
+    def refit(self):
+        """Paint again without the edges that were removed, shrunk to the ones there are."""
+        bounds = QRectF()
+        for item in self.view.edge_items.values():
+            bounds = bounds.united(item.boundingRect())
+        if bounds != self._bounds:
+            self.prepareGeometryChange()
+            self._bounds = bounds
+        self.update()
+
+    def paint(self, painter, option, widget=None):
+        # Qt exposes the whole layer, but caches (and so shows) only the part in view.
+        device = QRectF(painter.device().rect())
+        exposed = option.exposedRect.intersected(painter.worldTransform().inverted()[0].mapRect(device))
+        zoom = _zoom(painter)
+        for item in self.view.edge_items.values():
+            if not item.lifted and item.boundingRect().intersects(exposed):
+                item.paint_line(painter, zoom)
 
 
 def _outline(card):

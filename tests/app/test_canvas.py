@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QDropEvent, QMouseEvent
+from PySide6.QtGui import QColor, QDropEvent, QImage, QMouseEvent, QPainter
 from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter
 
 import app_ui
@@ -555,7 +555,10 @@ def test_an_edge_a_hair_over_one_pixel_is_drawn_one_pixel_wide(qtbot, editor):
     controller, canvas, _, _ = editor
     controller.open("samples/004_matmul_sum.json")
     edge = next(iter(canvas.edge_items.values()))
-    app_ui.item_image(edge)   # painted once: the item keeps its look
+    image = QImage(200, 200, QImage.Format.Format_RGB32)
+    painter = QPainter(image)
+    edge.paint_line(painter, 0.6)   # painted once: the item keeps its look
+    painter.end()
     look = edge._look[2]
     assert look[0].widthF() == pytest.approx(1.8)
     thin = edge._on_screen(look, 0.6)
