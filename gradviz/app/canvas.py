@@ -90,6 +90,9 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
+        # The grid is painted once per zoom and scroll, not under every repainted card
+        # (a value edit of 76 cards in view: 2.5 ms of each repaint).
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
         self.setAcceptDrops(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMouseTracking(True)
@@ -105,6 +108,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
     def set_theme(self, name):
         self.theme_name = name
         self.sync(full=True, new_document=False)  # new colours; nothing moves
+        self.resetCachedContent()
         self.viewport().update()
 
     def highlight_colour(self):

@@ -1,9 +1,10 @@
-"""The canvas' edge layer: every edge's line in one cached picture, the same picture the
-edges would paint one by one, painted again only when an edge's route or look changes."""
+"""The canvas' cached pictures: the edge layer (every edge's line in one picture, the same
+the edges would paint one by one, painted again only when an edge's route or look
+changes) and the background grid (painted again only when the view moves or restyles)."""
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsView
 
 import app_ui
 from gradviz.app.canvas_items import EdgeItem
@@ -141,3 +142,22 @@ def test_a_selected_edge_glows_under_its_line(canvas):
     item.setSelected(False)
     assert item.flags() & NO_CONTENTS
     assert_same_picture(plain, pixels(canvas))
+
+
+def test_the_cached_grid_follows_zoom_scroll_theme_and_the_grid_switch(canvas):
+    assert canvas.cacheMode() & QGraphicsView.CacheModeFlag.CacheBackground
+
+    def assert_fresh():
+        shown = pixels(canvas)
+        canvas.resetCachedContent()   # what a background painted now looks like
+        assert (shown == pixels(canvas)).all()
+        return shown
+    first = assert_fresh()
+    canvas.zoom_in()
+    assert_fresh()
+    canvas.horizontalScrollBar().setValue(canvas.horizontalScrollBar().value() + 37)
+    assert_fresh()
+    canvas.set_theme("dark")
+    assert changed_pixels(first, assert_fresh()) > 1000
+    canvas.set_grid_visible(False)
+    assert_fresh()
