@@ -7,7 +7,7 @@ Edits go through the DocumentController (one undo step each); the scene follows 
 controller's signals, updating only the cards whose content changed.
 
 The view is here; its parts: canvas_renderer (measuring cards), canvas_items (node, port,
-edge, and the edge layer that paints every edge's line as one cached picture),
+edge, and the edge layer that paints every edge's line in one call),
 canvas_overlay (the story step), canvas_edit (add, copy, paste, delete), canvas_navigation
 (zoom, fit, grid) and quick_add (the Tab popup).
 """
@@ -17,7 +17,7 @@ import json
 import math
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QCursor, QPainter, QPen, QPixmapCache
+from PySide6.QtGui import QAction, QColor, QCursor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsScene, QGraphicsView, QMenu
 
 from ..graph.document import Document
@@ -36,10 +36,6 @@ PALETTE_MIME = "application/x-gradviz-palette-entry"
 SNAP_RADIUS = 22.0
 AFTER_PAINT_WAIT_MS = 100  # how long `after_repaint` waits for a paint that may not come
 MANY_CARDS = 8             # cards in view repainting at once: the whole viewport repaints
-# Qt keeps every cached item picture (card frames, numbers, the edge layer) in one pixmap
-# cache; its default 10 MB cannot hold a full-screen edge layer beside a hundred cards,
-# and each repaint would then evict and paint them again. 96 MB holds a 4K screen's.
-PIXMAP_CACHE_KB = 96 * 1024
 
 
 class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
@@ -81,7 +77,6 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         self._after_paint_timer.timeout.connect(self._run_after_paint)
 
         self.setScene(QGraphicsScene(self))
-        QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KB))
         self.edge_layer = EdgeLayer(self)
         self.scene().addItem(self.edge_layer)
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
@@ -245,9 +240,10 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
                     reshaped = reshaped or change != NUMBERS   # problem lines, a new outline
                 item.setSelected(nid in self.controller.selection)
             edges = {e for e in doc.edges if e.src.node in doc.nodes and e.dst.node in doc.nodes}
-            removed = [e for e in self.edge_items if e not in edges]
-            for e in removed:
-                scene.removeItem(self.edge_items.pop(e))
+            for e in [e for e in self.edge_items if e not in edges]:
+                item = self.edge_items.pop(e)
+                scene.removeItem(item)
+                self.edge_layer.edge_removed(item)
                 reshaped = True
             for e in doc.edges:
                 if e not in edges:
@@ -263,7 +259,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
                     item.refresh()  # cut status may change with the tape settings
             if moved and not full:
                 self._reroute_around(moved)  # a card that grew may now cover other edges
-            if full or removed:
+            if full:
                 self.edge_layer.refit()
         finally:
             self._selecting = False
@@ -321,15 +317,12 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         self.positions[item.nid] = (p.x(), p.y())
         for e, edge_item in self.edge_items.items():
             if item.nid in (e.src.node, e.dst.node):
-                edge_item.set_lifted(True)   # until the drop, a drag repaints only these edges
                 edge_item.update_geometry()
         if self.step_overlay is not None and self.step_overlay.step is not None:
             self.step_overlay.relayout()
 
     def commit_moves(self):
         """After a drag: the new positions become one undoable edit."""
-        for edge_item in self.edge_items.values():
-            edge_item.set_lifted(False)
         doc = self.controller.doc
         moved = {}
         for nid, item in self.node_items.items():

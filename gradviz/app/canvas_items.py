@@ -26,6 +26,8 @@ SKETCH_BELOW = 0.35
 # engine strokes lines up to one device pixel on a fast path (about 3x cheaper, measured
 # on a 142-edge canvas at 60 %), and 1.0 and 1.25 px lines look alike.
 HAIRLINE_UP_TO = 1.25
+# How far beyond a new edge the edge layer grows (scene units).
+GROW = 300.0
 # What NodeItem.refresh found changed on its card.
 NUMBERS, CARD, OUTLINE = "numbers", "card", "outline"
 
@@ -419,16 +421,14 @@ class NodeItem(QGraphicsItem):
 
 
 class EdgeItem(QGraphicsItem):
-    """An edge: its route, the shape a click hits, its tooltip and its selection. Its line
-    (dashed with a cross where the gradient is cut) is painted by the canvas' EdgeLayer
-    with every other edge's, except while the edge is `lifted` (a card at one of its
-    ends is being dragged): then it paints itself, so a drag repaints only its edges."""
+    """An edge: its route, the shape a click hits, its tooltip and its selection glow.
+    Its line (dashed with a cross where the gradient is cut) is painted by the canvas'
+    EdgeLayer together with every other edge's."""
 
     def __init__(self, view, edge):
         super().__init__()
         self.view = view
         self.edge = edge
-        self.lifted = False
         self._path = QPainterPath()
         self._shape = QPainterPath()
         self._track = None  # (path, Track): the flattened route, for crossing tests
@@ -448,27 +448,12 @@ class EdgeItem(QGraphicsItem):
         cut = self.view.renderer.is_cut(self.edge)
         if cut != self._cut:
             self._cut = cut
-            self._repaint_line()
-
-    def set_lifted(self, lifted):
-        """Paint the line here (True) or leave it to the layer (False)."""
-        if lifted != self.lifted:
-            self.lifted = lifted
-            self._refresh_contents()
-            self.update()
-            self.view.edge_layer.update()
+            self.view.edge_layer.edge_changed(self)
 
     def _refresh_contents(self):
-        """Whoever paints nothing here (the layer has the line, no selection glow) is
-        marked so, and costs a repaint of the canvas nothing."""
-        busy = self.lifted or self.isSelected()
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, not busy)
-
-    def _repaint_line(self):
-        if self.lifted:
-            self.update()
-        else:
-            self.view.edge_layer.edge_changed(self)
+        """Unselected, the item paints nothing (the layer has its line) and costs a
+        repaint of the canvas nothing."""
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, not self.isSelected())
 
     def update_geometry(self):
         r = self.view.renderer
@@ -476,13 +461,14 @@ class EdgeItem(QGraphicsItem):
         if e.src.node not in r.cards or e.dst.node not in r.cards:
             return
         self.prepareGeometryChange()
+        old_bounds = self._bounds
         self._path = r.edge_path(e)
         stroker = QPainterPathStroker()
         stroker.setWidth(10)
         self._shape = stroker.createStroke(self._path)
         self._bounds = self._path.boundingRect().adjusted(-14, -14, 14, 14)
         self.update()
-        self._repaint_line()
+        self.view.edge_layer.edge_changed(self, old_bounds)
 
     def boundingRect(self):
         return self._bounds
@@ -512,8 +498,6 @@ class EdgeItem(QGraphicsItem):
             painter.setPen(pen)
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawPath(self._path)
-        if self.lifted:
-            self.paint_line(painter, _zoom(painter))
 
     def paint_line(self, painter, zoom):
         """The edge's line and arrowhead as the renderer draws them (antialiased)."""
@@ -539,11 +523,12 @@ class EdgeItem(QGraphicsItem):
 
 
 class EdgeLayer(QGraphicsItem):
-    """Every edge's line in one cached picture (a device-pixel cache of the part in view).
-
-    An edit of values repaints the viewport: the edges under the cards are then one blit
-    instead of a Python paint call each (100 nodes in a grid at 60 %: 108 edges in view).
-    A change to any edge's route or look paints the layer again."""
+    """Every edge's line, painted by one item: a repaint of the viewport (a value edit of
+    many cards, a player frame) calls Python once for the edges, not once an edge (100
+    nodes in a grid at 60 %: 108 edges in view). An edge that changes its route or look
+    repaints only where it was and where it is. Not cached: Qt's item cache, repainted
+    in parts while edges moved, kept stray pixels of antialiased lines. The bounds reach
+    GROW beyond the edges and only grow (by GROW at a time) until the scene is rebuilt."""
 
     def __init__(self, view):
         super().__init__()
@@ -552,36 +537,42 @@ class EdgeLayer(QGraphicsItem):
         self.setZValue(0)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
-        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def boundingRect(self):
         return self._bounds
 
-    def edge_changed(self, item):
-        """`item`'s route or look changed: the layer grows to hold it and paints again."""
-        bounds = self._bounds.united(item.boundingRect())
-        if bounds != self._bounds:
+    def shape(self):
+        """Nothing to hit: a click, itemAt and the rubber band find the cards and edges."""
+        return QPainterPath()
+
+    def edge_changed(self, item, old_bounds=None):
+        """`item` (once within `old_bounds`) has a new route or look: paint both places."""
+        if not self._bounds.contains(item.boundingRect()):
+            # A new size repaints the whole layer: grow by a margin, so seldom.
             self.prepareGeometryChange()
-            self._bounds = bounds
-        self.update()
+            self._bounds = self._bounds.united(item.boundingRect().adjusted(-GROW, -GROW, GROW, GROW))
+        self.update(item.boundingRect() if old_bounds is None else item.boundingRect().united(old_bounds))
+
+    def edge_removed(self, item):
+        self.update(item.boundingRect())
 
     def refit(self):
-        """Paint again without the edges that were removed, shrunk to the ones there are."""
+        """Fit the bounds to the edges there are and paint them all (a rebuilt scene)."""
         bounds = QRectF()
         for item in self.view.edge_items.values():
             bounds = bounds.united(item.boundingRect())
+        if not bounds.isNull():
+            bounds.adjust(-GROW, -GROW, GROW, GROW)
         if bounds != self._bounds:
             self.prepareGeometryChange()
             self._bounds = bounds
         self.update()
 
     def paint(self, painter, option, widget=None):
-        # Qt exposes the whole layer, but caches (and so shows) only the part in view.
-        device = QRectF(painter.device().rect())
-        exposed = option.exposedRect.intersected(painter.worldTransform().inverted()[0].mapRect(device))
+        exposed = option.exposedRect
         zoom = _zoom(painter)
         for item in self.view.edge_items.values():
-            if not item.lifted and item.boundingRect().intersects(exposed):
+            if item.boundingRect().intersects(exposed):
                 item.paint_line(painter, zoom)
 
 
