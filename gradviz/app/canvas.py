@@ -103,8 +103,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
     def set_theme(self, name):
         self.theme_name = name
         self.sync(full=True, new_document=False)  # new colours; nothing moves
-        self.resetCachedContent()
-        self.viewport().update()
+        self.resetCachedContent()   # (repaints the viewport too)
 
     def highlight_colour(self):
         return "#f4a100" if self.theme_name == "light" else "#ffc44d"

@@ -81,8 +81,7 @@ class CanvasNavigation:
 
     def set_grid_visible(self, visible):
         self.grid_visible = bool(visible)
-        self.resetCachedContent()
-        self.viewport().update()
+        self.resetCachedContent()   # (repaints the viewport too)
 
     def drawBackground(self, painter, rect):
         t = self.renderer.theme
