@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QImage, QPen
+from PySide6.QtGui import QColor, QImage, QPen, QPolygonF
 
 from . import text as _text
 
@@ -295,32 +295,25 @@ class Preview:
         included), the same text `cell_runs` makes cell by cell, three times faster."""
         a, cols = self._a2, self.cols
         row = f" %{self._chars}{self._spec[1:]}" * len(cols)
-        whole = len(cols) == a.shape[1]
-        return [[(0.0, 0.0, row % tuple(a[r].tolist() if whole else a[r, cols].tolist()), False)]
-                for r in self.rows]
+        values = (a if len(cols) == a.shape[1] else a[:, cols]).tolist()
+        return [[(0.0, 0.0, row % tuple(values[r]), False)] for r in self.rows]
 
     def _draw_table(self, painter, x, y, colour):
-        painter.setPen(QPen(QColor(colour), 1.1))
-        top, bottom = y + 1, y + self.height - 1
-        left, right = x + 1, x + self.width - 1
-        arm = BRACKET * 0.7
-        for side, edge in ((left, arm), (right, -arm)):   # [ and ]: one polyline each
-            painter.drawPolyline([QPointF(side + edge, top), QPointF(side, top),
-                                  QPointF(side, bottom), QPointF(side + edge, bottom)])
+        painter.translate(x, y)
+        painter.setPen(_pen(colour))
+        for bracket in _brackets(self.width, self.height):   # [ and ]: one polyline each
+            painter.drawPolyline(bracket)
         painter.setFont(self.font)
-        centre = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter
         # A run is drawn at its baseline (no layout box to align in: the cheapest drawText).
-        metrics = _text.metrics(self.font)
-        baseline = (CELL_H - metrics.height()) / 2 + metrics.ascent()
-        cy = y + 2
-        x0 = x + BRACKET + 2
-        for runs in self.runs:
+        origins = _row_origins(self.font_size, len(self.rows))
+        centre = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter
+        for i, (runs, origin) in enumerate(zip(self.runs, origins)):
             for rx, rw, value, glyph in runs:
                 if glyph:
-                    painter.drawText(QRectF(x0 + rx + self.cell_pad, cy, rw - self.cell_pad, CELL_H), centre, value)
+                    painter.drawText(QRectF(BRACKET + 2 + rx + self.cell_pad, 2 + i * CELL_H, rw - self.cell_pad,
+                                            CELL_H), centre, value)
                 else:
-                    painter.drawText(QPointF(x0 + rx, cy + baseline), value)
-            cy += CELL_H
+                    painter.drawText(origin + QPointF(rx, 0.0) if rx else origin, value)
 
     def _image(self, theme):
         image = self._images.get(theme.diverging)
@@ -388,6 +381,30 @@ def _table_layout(font_size, chars, ellipsis_columns):
     glyph_w = max(_text.width(font, g) for g in ELLIPSES) + adv
     widths = [glyph_w if glyph else (chars + 1) * adv for glyph in ellipsis_columns]
     return widths, adv / 2, sum(widths) + adv / 2 + 2 * BRACKET + 4
+
+
+@lru_cache(maxsize=64)
+def _pen(colour):
+    """The table's pen (brackets and numbers) in `colour`: made once, not once a table."""
+    return QPen(QColor(colour), 1.1)
+
+
+@lru_cache(maxsize=256)
+def _brackets(width, height):
+    """The [ and ] of a table `width` x `height`, relative to its top-left corner."""
+    top, bottom, left, right = 1.0, height - 1, 1.0, width - 1
+    arm = BRACKET * 0.7
+    return tuple(QPolygonF([QPointF(side + edge, top), QPointF(side, top),
+                            QPointF(side, bottom), QPointF(side + edge, bottom)])
+                 for side, edge in ((left, arm), (right, -arm)))
+
+
+@lru_cache(maxsize=64)
+def _row_origins(font_size, rows):
+    """Where each row's text starts (its baseline), relative to the table's top-left."""
+    metrics = _text.metrics(_text.mono(font_size))
+    baseline = (CELL_H - metrics.height()) / 2 + metrics.ascent()
+    return tuple(QPointF(BRACKET + 2, 2 + i * CELL_H + baseline) for i in range(rows))
 
 
 def measure(array, font_size=8.5):

@@ -121,6 +121,47 @@ def test_previews_agree_between_measure_and_draw():
         assert preview.kind(array) == shown.kind
 
 
+@pytest.mark.parametrize("array", [np.arange(-6.0, 6.0).reshape(3, 4) * 1.25, np.arange(64.0).reshape(8, 8)])
+def test_a_table_draws_each_number_in_its_cell_between_its_brackets(array):
+    """The ink of a table (drawn at an offset, scaled): every shown number inside its
+    `cell_rect`, each bracket down the whole height at its side, and nothing else."""
+    shown, scale, (x, y) = preview.Preview(array), 2.0, (7.5, 11.0)
+    image = QImage(int((shown.width + 20) * scale), int((shown.height + 20) * scale), QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.scale(scale, scale)
+    shown.draw(painter, x, y, "#000000", None)
+    painter.end()
+    a = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1, 4)[..., :3]
+    ink = a.min(axis=2) < 128
+
+    def px(rect):   # a scene rect as a slice of pixel rows and columns
+        return (slice(int(rect.top() * scale), int(np.ceil(rect.bottom() * scale))),
+                slice(int(rect.left() * scale), int(np.ceil(rect.right() * scale))))
+    left = QRectF(x, y, preview.BRACKET + 1, shown.height)
+    right = QRectF(x + shown.width - preview.BRACKET - 1, y, preview.BRACKET + 1, shown.height)
+    for bracket in (left, right):
+        rows = ink[px(bracket)].any(axis=1)
+        assert rows[int(1.5 * scale):-int(1.5 * scale)].all()      # a full-height stroke
+    cells = [shown.cell_rect(x, y, flat) for flat in range(array.size)]
+    cells = [c for c in cells if c is not None]
+    assert len(cells) == len([r for r in shown.rows if r is not None]) * len([c for c in shown.cols if c is not None])
+    explained = np.zeros_like(ink)
+    for rect in [left, right, *cells]:
+        explained[px(rect)] = True
+    for cell in cells:
+        rows, cols = px(cell)
+        assert ink[rows, cols].sum() >= 4 * scale * scale          # a number is drawn here,
+        ys, xs = np.nonzero(ink[rows, cols])
+        middle = (ys.min() + ys.max()) / 2 / scale + rows.start / scale
+        assert abs(middle - cell.center().y()) <= 1.5              # in the middle of its row,
+        assert cell.right() - 3 <= (xs.max() + 1 + cols.start) / scale   # flush right
+    if shown.kind == "grid":
+        assert not (ink & ~explained).any()                        # and nothing outside
+    else:   # the ellipses are drawn between the cells
+        assert (ink & ~explained).sum() < ink.sum() / 4
+
+
 def test_pending_text_fits_a_narrow_source_card():
     doc = Document(title="tiny")
     doc.add(Node("v", "variable", value=np.float32(1.0)))
