@@ -147,10 +147,11 @@ def make_window(app):
     QCoreApplication.setApplicationName("bench_editor")
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, _SCRATCH)
-    from gradviz.app import create_window
+    from gradviz.app import collect_less, create_window
     window = create_window(None, offer_recovery=False)
     window.resize(1440, 900)
     window.show()
+    collect_less()   # as gradviz.app.main does
     settle(app, 10)
     return window
 

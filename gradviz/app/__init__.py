@@ -5,6 +5,7 @@ arranges it and turns user actions into undoable document edits.
 
 `main(argv)` is what `gradviz` and `gradviz FILE` run.
 """
+import gc
 import os
 import sys
 from pathlib import Path
@@ -33,6 +34,19 @@ def create_window(path=None, offer_recovery=True, settings=None):
     if offer_recovery:
         window.offer_recovery()
     return window
+
+
+def collect_less():
+    """Tune the garbage collector for an interactive app, once the window is built.
+
+    What start-up made (modules, Qt wrappers, compiled kernels) lives as long as the app,
+    so it is frozen out of every collection; and a collection waits for 10,000 new objects
+    rather than 700, so the many short-lived ones an edit makes mostly die before one runs.
+    A value edit of bench_editor's 100-node grid then spends 0.4-0.5 ms in collections
+    instead of 3.4-4.2 (mean over 20 edits, two runs each).
+    """
+    gc.freeze()
+    gc.set_threshold(10_000, 20, 20)
 
 
 def _no_display():
@@ -64,4 +78,5 @@ def main(argv=None):
     theme.apply(str(QSettings().value("view/theme", "light")), app)
     window = create_window(argv[0] if argv else None)
     window.show()
+    collect_less()
     return app.exec()

@@ -511,3 +511,29 @@ def test_a_nan_is_shown_as_a_warning_and_a_shape_error_as_an_error(make_window):
     c.set_value("tf_b", np.ones((2, 2), np.float32))  # 5x3 @ 2x2
     assert w.problems_label.text() == "⚠ 1 problem, 1 warning"
     assert w.problems_label.styleSheet() == ERROR_STYLE
+
+
+OPEN_AND_REPORT_GC = """
+import gc, sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+import gradviz.app
+app = QApplication([sys.argv[0]])
+before = gc.get_threshold()[0], gc.get_freeze_count()
+QTimer.singleShot(0, lambda: (print(*before, gc.get_threshold()[0], gc.get_freeze_count()), app.quit()))
+sys.exit(gradviz.app.main([]))
+"""
+
+
+def test_the_app_freezes_startup_objects_out_of_garbage_collection(tmp_path):
+    """`gradviz` tunes the collector once its window is up (gradviz.app.collect_less)."""
+    import subprocess
+    import sys
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", GRADVIZ_RECOVERY_DIR=str(tmp_path),
+               XDG_CONFIG_HOME=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", OPEN_AND_REPORT_GC], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    threshold_before, frozen_before, threshold, frozen = map(int, done.stdout.split()[-4:])
+    assert (threshold_before, frozen_before) == (700, 0)
+    assert threshold == 10_000 and frozen > 20_000
