@@ -29,6 +29,7 @@ LINE_H = 17.0
 MIN_W = 132.0
 MAX_TEXT_W = 300.0      # text never widens a card beyond this; longer text is elided
 PORT_R = 5.0
+CORNER_R = 8.0          # a card's rounded corners
 BADGE_H = 18.0
 NONE_TEXT = "None (no path from the target)"
 PENDING_TEXT = "pending: not yet accumulated"
@@ -313,12 +314,12 @@ class CardPainter:
         r = self.rect(nid)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(t.card))
-        painter.drawRoundedRect(r, 8, 8)
+        painter.drawRoundedRect(r, CORNER_R, CORNER_R)
         painter.setBrush(QColor(t.header.get(node.kind, t.header.get("op", "#1565c0"))))
         painter.drawPath(_header_path(r.width()).translated(r.topLeft()))
         painter.setPen(QPen(QColor(t.card_border), 1.2))
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawRoundedRect(r, 8, 8)
+        painter.drawRoundedRect(r, CORNER_R, CORNER_R)
         f_title, f_sub, f_body, f_label = _fonts()
         painter.setPen(QColor(t.header_text))
         painter.setFont(f_title)
@@ -405,7 +406,7 @@ class CardPainter:
 def _header_path(width):
     """The header's shape at the origin: rounded at the top, square where the body starts."""
     header = QPainterPath()
-    header.addRoundedRect(QRectF(0, 0, width, HEADER_H + 8), 8, 8)
+    header.addRoundedRect(QRectF(0, 0, width, HEADER_H + CORNER_R), CORNER_R, CORNER_R)
     clip = QPainterPath()
     clip.addRect(QRectF(0, 0, width, HEADER_H))
     return header.intersected(clip)

@@ -1,6 +1,6 @@
 """What the canvas paints once and keeps: the edge layer (every edge's line painted by
-one item, the same lines the edges' renderer draws) and the cached background grid
-(painted again only when the view moves or restyles)."""
+one item, the same lines the edges' renderer draws, none that cards hide) and the cached
+background grid (painted again only when the view moves or restyles)."""
 import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt
@@ -177,3 +177,87 @@ def test_the_layer_is_never_what_a_click_hits(canvas):
     assert canvas.itemAt(on_line) is item
     empty = canvas.mapFromScene(canvas.edge_layer.boundingRect().topLeft() + QPointF(5, 5))
     assert canvas.itemAt(empty) is None
+
+
+def crowded_chain(n=24, per_row=6, step=(150.0, 110.0)):
+    """x and a chain of n tanh cards placed closer than their size: each card covers
+    most of the edge that leaves the card before it."""
+    from gradviz.graph.document import CONSTANT, OP, Document, Node
+    doc = Document(title="crowded")
+    doc.add(Node("x", CONSTANT, value=np.ones((4, 4), np.float32)))
+    previous = "x"
+    for i in range(n):
+        doc.add(Node(f"t{i}", OP, op="tanh"))
+        doc.connect(previous, f"t{i}")
+        previous = f"t{i}"
+    for i, node in enumerate(doc.nodes.values()):
+        node.position = (step[0] * (i % per_row), step[1] * (i // per_row))
+    return doc
+
+
+def culled_and_full(canvas, monkeypatch):
+    """The viewport painted as it is, and painted with every edge stroked."""
+    from gradviz.app.canvas_items import EdgeLayer
+    canvas.viewport().update()
+    culled = pixels(canvas)
+    with monkeypatch.context() as m:
+        m.setattr(EdgeLayer, "hidden_edges", lambda self, zoom: set())
+        canvas.viewport().update()
+        full = pixels(canvas)
+    return culled, full
+
+
+@pytest.mark.parametrize("zoom", [1.0, 0.6, 0.3])
+def test_edges_wholly_under_cards_are_not_stroked_and_the_picture_is_the_same(monkeypatch, canvas, zoom):
+    from gradviz.app.canvas_items import EdgeItem
+    canvas.controller.set_document(crowded_chain())
+    app_ui.settle(canvas)
+    canvas.resetTransform()
+    canvas.scale(zoom, zoom)
+    canvas.centerOn(canvas.scene().itemsBoundingRect().center())
+    app_ui.settle(canvas)
+    hidden = canvas.edge_layer.hidden_edges(zoom)
+    assert 10 <= len(hidden) < len(canvas.edge_items)
+    stroked = []
+    monkeypatch.setattr(EdgeItem, "paint_line", lambda self, painter, z: stroked.append(self))
+    canvas.viewport().update()
+    pixels(canvas)
+    assert stroked and not set(stroked) & hidden
+    monkeypatch.undo()
+    culled, full = culled_and_full(canvas, monkeypatch)
+    assert (culled == full).all()
+
+
+def test_an_edge_uncovered_by_a_card_moved_away_is_stroked_again(monkeypatch, canvas):
+    """A card that is not one of the edge's ends lies over it: moving that card away
+    changes no route, only what covers the edge."""
+    from gradviz.graph.document import CONSTANT, OP, Node
+    from gradviz.render.cards import PORT_R
+    controller = canvas.controller
+    doc = crowded_chain()
+    doc.add(Node("a", CONSTANT, value=np.ones((2, 2), np.float32)))
+    doc.add(Node("b", OP, op="tanh"))
+    doc.add(Node("lid", CONSTANT, value=np.ones((6, 5), np.float32)))   # 180 tall
+    doc.connect("a", "b")
+    controller.set_document(doc)
+    app_ui.settle(canvas)
+    a_w, lid_w = canvas.renderer.cards["a"].width, canvas.renderer.cards["lid"].width
+    below = max(y for _, y in canvas.positions.values()) + 400
+    # b starts 20 after a ends; the lid, from 80 before a's end to past b's start, covers
+    # both ports: the edge has no way around it and only the lid covers the gap
+    controller.move_nodes({"a": (0, below), "b": (a_w + 20, below), "lid": (a_w - 80, below - 40)})
+    app_ui.settle(canvas)
+    assert lid_w > 100 + PORT_R
+    canvas.fit()
+    app_ui.settle(canvas)
+    zoom = canvas.transform().m11()
+    edge = canvas.edge_items[next(e for e in doc.edges if e.src.node == "a")]
+    assert edge in canvas.edge_layer.hidden_edges(zoom)
+    route = QRectF(edge.boundingRect())
+    controller.move_nodes({"lid": (a_w - 80, below + 600)})
+    app_ui.settle(canvas)
+    canvas.viewport().update()
+    app_ui.settle(canvas)
+    assert edge.boundingRect() == route and edge not in canvas.edge_layer.hidden_edges(zoom)
+    culled, full = culled_and_full(canvas, monkeypatch)
+    assert (culled == full).all()
