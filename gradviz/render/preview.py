@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QImage, QPen, QPolygonF
+from PySide6.QtGui import QColor, QGlyphRun, QImage, QPaintEngine, QPen, QPolygonF, QRawFont
 
 from . import text as _text
 
@@ -234,6 +234,8 @@ class Preview:
             self._spec = number_spec(a, magnitudes)
             self._fmt = number_format(a, magnitudes, self._spec)
             self._runs = None
+            self._plain = self._spec is not None and bool(self.cols) and None not in self.rows \
+                and None not in self.cols   # numbers only: no ellipsis, no booleans
             self.font = _text.mono(font_size)
             self._lay_out_table(_widest(a, self._fmt, magnitudes))
             self.height = len(self.rows) * CELL_H + 4
@@ -284,7 +286,7 @@ class Preview:
         font of other widths, so each is drawn alone, centred in its column.
         """
         if self._runs is None:
-            if self._spec is not None and self.cols and None not in self.rows and None not in self.cols:
+            if self._plain:
                 self._runs = self._number_runs()
             else:
                 self._runs = cell_runs(self.table, self.widths, self._chars)
@@ -306,6 +308,9 @@ class Preview:
         painter.setFont(self.font)
         # A run is drawn at its baseline (no layout box to align in: the cheapest drawText).
         origins = _row_origins(self.font_size, len(self.rows))
+        if self._plain and painter.paintEngine().type() == QPaintEngine.Type.Raster \
+                and _draw_glyph_rows(painter, self.font_size, [runs[0][2] for runs in self.runs], origins[0]):
+            return
         centre = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter
         for i, (runs, origin) in enumerate(zip(self.runs, origins)):
             for rx, rw, value, glyph in runs:
@@ -405,6 +410,42 @@ def _row_origins(font_size, rows):
     metrics = _text.metrics(_text.mono(font_size))
     baseline = (CELL_H - metrics.height()) / 2 + metrics.ascent()
     return tuple(QPointF(BRACKET + 2, 2 + i * CELL_H + baseline) for i in range(rows))
+
+
+_RAW_FONTS = {}   # (font size, device dpi) -> (QRawFont, advance of a digit)
+_GLYPH_RUNS = {}  # (font size, device dpi, rows, characters a row) -> QGlyphRun, positions set
+
+
+def _draw_glyph_rows(painter, font_size, rows, origin):
+    """Draw rows of numbers as one glyph run, the first row's baseline at `origin`, and
+    say whether it could: not when the rows differ in length or a glyph is missing from
+    the font (drawText would take it from another font).
+
+    drawText shapes its text every time, a third of its cost; these rows need no shaping,
+    since every glyph of the monospace font stands one advance after the other. The pixels
+    are drawText's. Raster painting only: an SVG would get paths instead of text.
+    """
+    chars = len(rows[0])
+    if any(len(row) != chars for row in rows):
+        return False
+    dpi = painter.device().logicalDpiY()
+    raw = _RAW_FONTS.get((font_size, dpi))
+    if raw is None:   # the painter's font is resolved for its device (its dpi sets the pixel size)
+        font = QRawFont.fromFont(painter.font())
+        raw = _RAW_FONTS[font_size, dpi] = (font, font.advancesForGlyphIndexes(font.glyphIndexesForString("0"))[0].x())
+    glyphs = raw[0].glyphIndexesForString("".join(rows))
+    if 0 in glyphs:
+        return False
+    key = (font_size, dpi, len(rows), chars)
+    template = _GLYPH_RUNS.get(key)
+    if template is None:
+        template = _GLYPH_RUNS[key] = QGlyphRun()
+        template.setRawFont(raw[0])
+        template.setPositions([QPointF(c * raw[1], r * CELL_H) for r in range(len(rows)) for c in range(chars)])
+    run = QGlyphRun(template)
+    run.setGlyphIndexes(glyphs)
+    painter.drawGlyphRun(origin, run)
+    return True
 
 
 def measure(array, font_size=8.5):

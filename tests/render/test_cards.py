@@ -162,6 +162,39 @@ def test_a_table_draws_each_number_in_its_cell_between_its_brackets(array):
         assert (ink & ~explained).sum() < ink.sum() / 4
 
 
+@pytest.mark.parametrize("dpi", [72, 96, 192])
+def test_a_table_drawn_as_one_glyph_run_has_drawtexts_pixels(monkeypatch, dpi):
+    """On raster devices a table of numbers is one glyph run (no shaping); the glyphs come
+    from the painter's font as resolved for the device, so every dpi and zoom gives the
+    pixels one drawText a row gives."""
+    rng = np.random.default_rng(11)
+    tables = [preview.Preview(rng.normal(size=(4, 4)).astype(np.float32)),
+              preview.Preview(np.array([[np.nan, -np.inf, 2e9]])), preview.Preview(rng.integers(-99, 99, (6, 5)))]
+
+    def draw(shown, scale):
+        image = QImage(int((shown.width + 10) * scale), int((shown.height + 10) * scale),
+                       QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(0)
+        image.setDotsPerMeterX(round(dpi / 0.0254))
+        image.setDotsPerMeterY(round(dpi / 0.0254))
+        painter = QPainter(image)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.scale(scale, scale)
+        shown.draw(painter, 3.3, 2.7, "#1565c0", None)
+        painter.end()
+        return np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1).copy()
+    ran = []
+    glyph_rows = preview._draw_glyph_rows
+    monkeypatch.setattr(preview, "_draw_glyph_rows", lambda *a: ran.append(glyph_rows(*a)) or ran[-1])
+    runs = {(id(shown), scale): draw(shown, scale) for shown in tables for scale in (0.6, 1.0, 2.0)}
+    assert ran and all(ran)
+    monkeypatch.setattr(preview, "_draw_glyph_rows", lambda *a: False)   # one drawText a row
+    for shown in tables:
+        for scale in (0.6, 1.0, 2.0):
+            texts = draw(shown, scale)
+            assert texts.any() and (runs[id(shown), scale] == texts).all(), (shown.kind, scale)
+
+
 def test_pending_text_fits_a_narrow_source_card():
     doc = Document(title="tiny")
     doc.add(Node("v", "variable", value=np.float32(1.0)))
