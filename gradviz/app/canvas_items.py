@@ -595,8 +595,9 @@ class EdgeLayer(QGraphicsItem):
         antialiased edge, and the half pixel its cached picture may be shifted by), in scene
         units at `zoom`. Kept until an edge or a card moves or resizes."""
         rim = max(1.0, math.ceil(2.0 / zoom))
-        cards = tuple((item.pos().x(), item.pos().y(), item.card.width, item.card.height)
-                      for item in self.view.node_items.values() if item.card is not None and item.isVisible())
+        positions = self.view.positions   # where the cards stand, as they move (a PySide pos() costs more)
+        cards = tuple((*positions[nid], item.card.width, item.card.height)
+                      for nid, item in self.view.node_items.items() if item.card is not None)
         if self._hidden is not None and self._hidden[0] == (cards, rim):
             return self._hidden[1]
         corner = render_cards.CORNER_R
