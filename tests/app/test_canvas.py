@@ -584,3 +584,40 @@ def test_a_card_dragged_far_away_stays_within_the_scroll_range(qtbot, editor):
     qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=start + QPoint(-4000, 0))
     assert controller.doc.nodes[a].position == (-4000.0, 0.0)
     assert canvas.sceneRect().contains(item.sceneBoundingRect())
+
+
+def test_the_scroll_room_holds_every_item_and_the_view_and_shrinks_back(editor):
+    """The scene rect is found from the cards and edges (not the scene's items): every item
+    (ports, badges, problem lines included) and the view lie inside it with room to spare,
+    and the room shrinks again when a card far away comes back."""
+    from gradviz.app.canvas_navigation import SPARE
+    controller, canvas, _, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    value = controller.doc.nodes["tf_t"].value.copy()
+    value.flat[0] = np.nan
+    controller.set_value("tf_t", value)   # a problem line under the card
+    app_ui.settle(canvas)
+
+    def assert_holds_everything():   # the edge layer only says how far edges may be painted
+        room = canvas.sceneRect()
+        full = room.adjusted(SPARE, SPARE, -SPARE, -SPARE)     # cards and edges: all the room
+        for nid, (x, y) in canvas.positions.items():
+            card = canvas.renderer.cards[nid]
+            assert full.contains(QRectF(x, y, card.width, card.height)), nid
+        assert all(full.contains(item.boundingRect()) for item in canvas.edge_items.values())
+        half = room.adjusted(SPARE / 2, SPARE / 2, -SPARE / 2, -SPARE / 2)   # what stands out of cards
+        items = [item for item in canvas.scene().items() if item is not canvas.edge_layer]
+        assert len(items) > 10 and all(half.contains(item.sceneBoundingRect()) for item in items)
+        assert canvas.sceneRect().contains(canvas.mapToScene(canvas.viewport().rect()).boundingRect())
+    assert any(item.problems for item in canvas.node_items.values())
+    assert_holds_everything()
+    first = QRectF(canvas.sceneRect())
+    x, y = canvas.positions["tf_t"]
+    controller.move_nodes({"tf_t": (x - 5000, y + 3000)})
+    app_ui.settle(canvas)
+    assert_holds_everything()
+    assert canvas.sceneRect().width() > first.width() + 4000
+    controller.move_nodes({"tf_t": (x, y)})
+    app_ui.settle(canvas)
+    assert_holds_everything()
+    assert canvas.sceneRect() == first
