@@ -213,12 +213,13 @@ class NodeItem(QGraphicsItem):
     def gradient(self):
         return None if self.card is None else self.card.gradient
 
-    def refresh(self, renderer, problems):
+    def refresh(self, renderer, problems, roles):
         """Take the new card and problems; repaint only when something visible changed.
-        Returns what changed: None, NUMBERS (repainted alone), CARD (frame and numbers)
-        or OUTLINE (its size or ports moved too, so its edges must follow)."""
+        `roles`: the document's `badge_roles`. Returns what changed: None, NUMBERS
+        (repainted alone), CARD (frame and numbers) or OUTLINE (its size or ports moved
+        too, so its edges must follow)."""
         card, old = renderer.cards[self.nid], self.card
-        badges = self._badges()
+        badges = tuple(self.nid in nodes for nodes in roles)
         self.card = card
         if old is not None and problems == self.problems and badges == self._shown_badges \
                 and (old is card or same_frame(old, card)):
@@ -255,11 +256,6 @@ class NodeItem(QGraphicsItem):
         self.numbers.set_size(self.card.width, self.card.height)
         self.update()
         self.numbers.update()
-
-    def _badges(self):
-        doc = self.view.controller.doc
-        return (any(p.node == self.nid for p in doc.sources), any(p.node == self.nid for p in doc.targets),
-                any(p.node == self.nid for p in doc.output_gradients), self.nid in doc.tape.stop_recording)
 
     def _wrap_problems(self):
         if not self.problems:
@@ -615,6 +611,13 @@ def _inner_rect(x, y, w, h):
     """The largest whole-unit rectangle inside (x, y, w, h); an empty one when there is none."""
     left, top = math.ceil(x), math.ceil(y)
     return QRect(left, top, max(0, math.floor(x + w) - left), max(0, math.floor(y + h) - top))
+
+
+def badge_roles(doc):
+    """The node ids that are sources, targets, seeded by output_gradients, and not recorded:
+    what a card's badges say (found once per sync, not once a card)."""
+    return ({p.node for p in doc.sources}, {p.node for p in doc.targets},
+            {p.node for p in doc.output_gradients}, set(doc.tape.stop_recording))
 
 
 def _outline(card):

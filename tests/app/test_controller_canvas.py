@@ -220,3 +220,47 @@ def test_the_scene_rect_is_measured_again_only_when_an_item_may_have_grown(windo
     measured.clear()
     c.set_value("x", np.full_like(X, np.nan))   # a warning: a problem line under the cards
     assert measured
+
+
+def test_edge_items_are_reconciled_only_when_the_edges_or_nodes_change(window, monkeypatch):
+    """A value edit keeps the document's edges: the canvas does not hash every edge again.
+    A disconnect, its undo, a new node and a removed node do reconcile, and the items
+    then match the edges."""
+    c, canvas = window.controller, window.canvas
+    calls = []
+    sync_edges = type(canvas)._sync_edges
+    monkeypatch.setattr(type(canvas), "_sync_edges", lambda view, doc: calls.append(1) or sync_edges(view, doc))
+
+    def assert_items_match():
+        assert set(canvas.edge_items) == set(c.doc.edges)
+        assert all(canvas.scene_item(e.src.node) and item.scene() is canvas.scene()
+                   for e, item in canvas.edge_items.items())
+    c.set_value("x", -X)
+    c.set_attr("c", "clip_value_max", 0.25)
+    assert not calls
+    edge = next(e for e in c.doc.edges if e.dst.node == "loss")
+    for edit in (lambda: c.disconnect(edge), c.undo_stack.undo,
+                 lambda: c.add_node("op", "tanh"), lambda: c.remove_nodes(["loss"])):
+        calls.clear()
+        edit()
+        assert calls
+        assert_items_match()
+    assert not any(e.dst.node == "loss" for e in canvas.edge_items)
+
+
+def test_a_card_shows_its_roles_as_they_change(window):
+    """The badges a card keeps (what its sketch draws from afar) follow the document's
+    sources, targets, seeded targets and unrecorded nodes."""
+    c, canvas = window.controller, window.canvas
+
+    def badges(nid):   # (source, target, seeded, not recorded)
+        return canvas.scene_item(nid)._shown_badges
+    assert badges("x") == (True, False, False, False) and badges("loss") == (False, True, False, False)
+    assert badges("m") == (False, False, False, False)
+    c.toggle_port("sources", Port("m"))
+    c.set_tape(stop_recording=["c"])
+    c.set_output_gradient(Port("loss"), np.float32(2.0))
+    assert badges("m") == (True, False, False, False) and badges("c") == (False, False, False, True)
+    assert badges("loss") == (False, True, True, False)
+    c.toggle_port("sources", Port("x"))
+    assert badges("x") == (False, False, False, False)
