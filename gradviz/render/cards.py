@@ -9,7 +9,6 @@ accumulation step: the answer is not shown before the story reaches it.
 """
 from __future__ import annotations
 
-import copy
 import math
 from collections import namedtuple
 from dataclasses import dataclass, field
@@ -59,6 +58,14 @@ class Card:
     title_text: str = ""      # title and subtitle as painted (elided to the header)
     subtitle_text: str = ""
     lines: list = field(default_factory=list)      # info and attribute lines as painted
+
+    def with_numbers(self, value, gradient, has_gradient, sections):
+        """This card showing other numbers: a shallow copy (copy.copy took 4 us, this 1),
+        its text and geometry shared."""
+        card = object.__new__(Card)
+        card.__dict__.update(self.__dict__, value=value, gradient=gradient, has_gradient=has_gradient,
+                             sections=sections)
+        return card
 
 
 def used_ports(doc):
@@ -232,9 +239,7 @@ class CardPainter:
                                                            section.preview.height):
                 return None
             sections.append(section._replace(array=array, preview=shown))
-        card = copy.copy(old)
-        card.value, card.gradient, card.has_gradient, card.sections = value, grad, has_grad, sections
-        return card
+        return old.with_numbers(value, grad, has_grad, sections)
 
     @staticmethod
     def _fit_header(card, width, f_title, f_sub):
