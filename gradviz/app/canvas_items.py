@@ -222,7 +222,7 @@ class NodeItem(QGraphicsItem):
         badges = tuple(self.nid in nodes for nodes in roles)
         self.card = card
         if old is not None and problems == self.problems and badges == self._shown_badges \
-                and (old is card or same_frame(old, card)):
+                and (old is card or renderer.renumbered.get(self.nid) is old or same_frame(old, card)):
             if old is not card and not same_numbers(old, card):   # only the numbers changed
                 self.numbers.update()
                 return NUMBERS

@@ -60,6 +60,7 @@ class CanvasRenderer(Renderer):
         self.used = used_ports(doc)
         self._target_name = render_cards.target_name(doc)   # in every gradient's label
         self.measured = set()   # the cards measured afresh (the others keep the previous geometry)
+        self.renumbered = {}    # node id -> the previous card, where only the numbers are new
         old_cards = getattr(previous, "cards", {}) if previous is not None else {}
         old_keys = getattr(previous, "keys", {}) if previous is not None else {}
         same_theme = previous is not None and previous.theme == self.theme
@@ -73,6 +74,8 @@ class CanvasRenderer(Renderer):
             card = None
             if same_theme and old is not None and old_keys.get(nid, (None,))[0] == key[0]:
                 card = self._renumbered(old, node)    # only numbers changed: no new measure
+                if card is not None:
+                    self.renumbered[nid] = old
             if card is None:
                 card = self._measure(node)
                 self.measured.add(nid)
