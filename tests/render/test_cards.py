@@ -162,11 +162,11 @@ def test_a_table_draws_each_number_in_its_cell_between_its_brackets(array):
         assert (ink & ~explained).sum() < ink.sum() / 4
 
 
-@pytest.mark.parametrize("dpi", [72, 96, 192])
-def test_a_table_drawn_as_one_glyph_run_has_drawtexts_pixels(monkeypatch, dpi):
+@pytest.mark.parametrize("dpi, ratio", [(72, 1.0), (96, 1.0), (192, 1.0), (96, 2.0)])
+def test_a_table_drawn_as_one_glyph_run_has_drawtexts_pixels(monkeypatch, dpi, ratio):
     """On raster devices a table of numbers is one glyph run (no shaping); the glyphs come
-    from the painter's font as resolved for the device, so every dpi and zoom gives the
-    pixels one drawText a row gives."""
+    from the painter's font as resolved for the device, so every dpi, pixel ratio and zoom
+    gives the pixels one drawText a row gives."""
     rng = np.random.default_rng(11)
     tables = [preview.Preview(rng.normal(size=(4, 4)).astype(np.float32)),
               preview.Preview(np.array([[np.nan, -np.inf, 2e9]])), preview.Preview(rng.integers(-99, 99, (6, 5)))]
@@ -177,6 +177,7 @@ def test_a_table_drawn_as_one_glyph_run_has_drawtexts_pixels(monkeypatch, dpi):
         image.fill(0)
         image.setDotsPerMeterX(round(dpi / 0.0254))
         image.setDotsPerMeterY(round(dpi / 0.0254))
+        image.setDevicePixelRatio(ratio)
         painter = QPainter(image)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.scale(scale, scale)
