@@ -29,7 +29,8 @@ SKETCH_BELOW = 0.35
 HAIRLINE_UP_TO = 1.25
 # How far beyond a new edge the edge layer grows (scene units).
 GROW = 300.0
-# From this many edges in a repaint, the edge layer skips the ones wholly under cards.
+# From this many edges in a repaint of most of the view, the edge layer skips the ones
+# wholly under cards.
 COVER_FROM = 16
 # What NodeItem.refresh found changed on its card.
 NUMBERS, CARD, OUTLINE = "numbers", "card", "outline"
@@ -580,10 +581,18 @@ class EdgeLayer(QGraphicsItem):
         exposed = option.exposedRect
         zoom = _zoom(painter)
         shown = [item for item in self.view.edge_items.values() if item.boundingRect().intersects(exposed)]
-        hidden = self.hidden_edges(zoom) if len(shown) >= COVER_FROM else ()
+        hidden = self.hidden_edges(zoom) if len(shown) >= COVER_FROM and self._most_of_view(exposed) else ()
         for item in shown:
             if item not in hidden:
                 item.paint_line(painter, zoom)
+
+    def _most_of_view(self, exposed):
+        """Is `exposed` at least half of what the view shows of the layer? Only such
+        repaints (new numbers on many cards) test the edges against the cover: building it
+        after cards moved or resized costs about 1 ms, more than a small repaint (a
+        connect, a drag) would save."""
+        shown = self.view.mapToScene(self.view.viewport().rect()).boundingRect().intersected(self._bounds)
+        return exposed.width() * exposed.height() >= 0.5 * shown.width() * shown.height()
 
     def hidden_edges(self, zoom):
         """The edge items whose bounds lie wholly within the opaque inside of cards: each
