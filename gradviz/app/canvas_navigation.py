@@ -21,7 +21,8 @@ class CanvasNavigation:
         itemsBoundingRect, which calls the Python boundingRect of every item (about 700 in
         a 100-node document: 1.3 ms, on every structural edit and zoom step). What stands
         out of a card (its ports, badges and problem lines, the player's formula card) is
-        well within the spare room."""
+        well within the spare room. The room is kept while it holds all that with at most
+        SPARE more to a side: a new scroll range repaints the whole view."""
         view = self.mapToScene(self.viewport().rect()).boundingRect()
         left, top, right, bottom = view.left(), view.top(), view.right(), view.bottom()
         cards = self.renderer.cards
@@ -34,8 +35,10 @@ class CanvasNavigation:
             edge = item.boundingRect()
             left, top = min(left, edge.left()), min(top, edge.top())
             right, bottom = max(right, edge.right()), max(bottom, edge.bottom())
-        self.scene().setSceneRect(QRectF(left - SPARE, top - SPARE, right - left + 2 * SPARE,
-                                         bottom - top + 2 * SPARE))
+        wanted = QRectF(left - SPARE, top - SPARE, right - left + 2 * SPARE, bottom - top + 2 * SPARE)
+        room = self.scene().sceneRect()
+        if not (room.contains(wanted) and wanted.adjusted(-SPARE, -SPARE, SPARE, SPARE).contains(room)):
+            self.scene().setSceneRect(wanted)
 
     def view_centre(self):
         return self.mapToScene(self.viewport().rect().center())
