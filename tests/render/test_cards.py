@@ -16,7 +16,7 @@ from gradviz.render.cards import MAX_TEXT_W, PAD
 
 def _card_texts(card):
     """[(font, text as painted, room)] of one card."""
-    f_title, f_sub, f_body, f_label = text.sans(11, True), text.sans(8.5), text.sans(9), text.sans(8.5, True)
+    f_body, f_label = text.sans(9), text.sans(8.5, True)
     inner = card.width - 2 * PAD
     out = [(f_body, line, inner) for line in card.lines]
     out += [(f_label, s.text, inner) for s in card.sections]
