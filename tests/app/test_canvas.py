@@ -601,7 +601,7 @@ def test_the_scroll_room_holds_every_item_and_the_view_and_shrinks_back(editor):
 
     def assert_holds_everything():   # the edge layer only says how far edges may be painted
         room = canvas.sceneRect()
-        full = room.adjusted(SPARE, SPARE, -SPARE, -SPARE)     # cards and edges: all the room
+        full = room.adjusted(SPARE - 1, SPARE - 1, 1 - SPARE, 1 - SPARE)   # cards and edges: all the room
         for nid, (x, y) in canvas.positions.items():
             card = canvas.renderer.cards[nid]
             assert full.contains(QRectF(x, y, card.width, card.height)), nid
@@ -627,3 +627,11 @@ def test_the_scroll_room_holds_every_item_and_the_view_and_shrinks_back(editor):
     app_ui.settle(canvas)
     assert_holds_everything()
     assert canvas.sceneRect() == first
+    ox, oy = canvas.positions["y_tf"]   # the product left of its inputs: its edges loop out past the cards
+    controller.move_nodes({"y_tf": (x - 2500, oy)})
+    app_ui.settle(canvas)
+    cards = QRectF()
+    for nid, (cx, cy) in canvas.positions.items():
+        cards = cards.united(QRectF(cx, cy, canvas.renderer.cards[nid].width, canvas.renderer.cards[nid].height))
+    assert any(not cards.contains(item.boundingRect()) for item in canvas.edge_items.values())
+    assert_holds_everything()
