@@ -591,7 +591,7 @@ class EdgeLayer(QGraphicsItem):
         repaints (new numbers on many cards) test the edges against the cover: building it
         after cards moved or resized costs about 1 ms, more than a small repaint (a
         connect, a drag) would save."""
-        shown = self.view.mapToScene(self.view.viewport().rect()).boundingRect().intersected(self._bounds)
+        shown = self.view.visible_rect().intersected(self._bounds)
         return exposed.width() * exposed.height() >= 0.5 * shown.width() * shown.height()
 
     def hidden_edges(self, zoom):

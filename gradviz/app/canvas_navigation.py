@@ -23,7 +23,7 @@ class CanvasNavigation:
         out of a card (its ports, badges and problem lines, the player's formula card) is
         well within the spare room. The room is kept while it holds all that with at most
         SPARE more to a side: a new scroll range repaints the whole view."""
-        view = self.mapToScene(self.viewport().rect()).boundingRect()
+        view = self.visible_rect()
         left, top, right, bottom = view.left(), view.top(), view.right(), view.bottom()
         cards = self.renderer.cards
         for nid, (x, y) in self.positions.items():
@@ -43,6 +43,10 @@ class CanvasNavigation:
     def view_centre(self):
         return self.mapToScene(self.viewport().rect().center())
 
+    def visible_rect(self):
+        """The part of the scene the viewport shows."""
+        return self.mapToScene(self.viewport().rect()).boundingRect()
+
     def fit(self):
         """The whole graph in view, at most 125 %, at least MIN_FIT_SCALE (then scrollable)."""
         items = list(self.node_items.values())
@@ -61,7 +65,7 @@ class CanvasNavigation:
         elif self.transform().m11() < MIN_FIT_SCALE:
             # Too big to read whole: stay readable, show the inputs' end, scroll for the rest.
             self._set_scale(MIN_FIT_SCALE)
-            view = self.mapToScene(self.viewport().rect()).boundingRect()
+            view = self.visible_rect()
             x = min(rect.center().x(), rect.left() + view.width() / 2)
             # Level with the cards at that end (a layered layout may put them far down).
             near = [r.center().y() for r in (i.sceneBoundingRect() for i in items)
