@@ -14,6 +14,11 @@ from gradviz.render import Renderer, preview, text
 from gradviz.render.cards import MAX_TEXT_W, PAD
 
 
+def _pixels(image):
+    """A 32-bit QImage's pixels as an array (rows, columns, 4 channels), copied."""
+    return np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1, 4).copy()
+
+
 def _card_texts(card):
     """[(font, text as painted, room)] of one card."""
     f_body, f_label = text.sans(9), text.sans(8.5, True)
@@ -107,7 +112,7 @@ def test_combining_hat_stays_on_its_line():
         painter.drawText(QRectF(10, 40, 180, 20), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                          "x\u0302 x\u0302")
         painter.end()
-        a = np.frombuffer(image.constBits(), np.uint8).reshape(90, -1, 4)[..., :3]
+        a = _pixels(image)[..., :3]
         ink = np.argwhere(a.min(axis=2) < 160)
         assert ink[:, 0].min() >= 36, font.family()        # nothing above the line box
         # the hat sits over its x, not after it (unshaped DejaVu Sans Mono): "x̂ x̂" is as wide as "x x"
@@ -132,7 +137,7 @@ def test_a_table_draws_each_number_in_its_cell_between_its_brackets(array):
     painter.scale(scale, scale)
     shown.draw(painter, x, y, "#000000", None)
     painter.end()
-    a = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1, 4)[..., :3]
+    a = _pixels(image)[..., :3]
     ink = a.min(axis=2) < 128
 
     def px(rect):   # a scene rect as a slice of pixel rows and columns
@@ -183,7 +188,7 @@ def test_a_table_drawn_as_one_glyph_run_has_drawtexts_pixels(monkeypatch, dpi, r
         painter.scale(scale, scale)
         shown.draw(painter, 3.3, 2.7, "#1565c0", None)
         painter.end()
-        return np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1).copy()
+        return _pixels(image)
     ran = []
     glyph_rows = preview._draw_glyph_rows
     monkeypatch.setattr(preview, "_draw_glyph_rows", lambda *a: ran.append(glyph_rows(*a)) or ran[-1])
