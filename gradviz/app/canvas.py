@@ -53,6 +53,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         self.node_items = {}
         self.edge_items = {}
         self._synced_edges = None   # doc.edges as the last sync saw them
+        self._cache_view = None     # the view the pixmap cache was last sized for
         self.renderer = Renderer(Document(), theme=theme, positions={})
         self.last_refusal = None           # the last refused connection's reason (tests read it)
         self._needs_full = True
@@ -134,6 +135,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         return bool(self._after_paint)
 
     def paintEvent(self, event):
+        self._hold_cards_in_cache()
         super().paintEvent(event)
         if self._after_paint:
             self._after_paint_timer.start(0)
