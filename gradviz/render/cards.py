@@ -123,19 +123,23 @@ class CardPainter:
 
     # -- what a card shows ------------------------------------------------------------
     def _value(self, nid):
-        port = Port(nid, 0)
+        """The value of the node's first output: the evaluation's, else a constant's own."""
         values = getattr(self.evaluation, "values", None) or {}
-        if port in values:
-            return values[port]
+        cached = self.__dict__.get("_values_by_node")
+        if cached is None or cached[0] is not values:
+            # By node id once per evaluation: a Port key costs a dataclass made and hashed.
+            cached = self._values_by_node = (values, {getattr(p, "node", None): v for p, v in values.items()
+                                                      if getattr(p, "index", None) == 0})
+        if nid in cached[1]:
+            return cached[1][nid]
         node = self.doc.nodes[nid]
         return node.value if node.kind in (CONSTANT, VARIABLE) else None
 
     def _gradient(self, nid):
         """(known, array) of the gradient of the node's first output."""
-        port = Port(nid, 0)
-        grads = getattr(self.evaluation, "gradients", None) or {}
-        if port in grads:
-            return True, grads[port]
+        for port, array in self.card_gradients(nid):
+            if port.index == 0:
+                return True, array
         return False, None
 
     def card_gradients(self, nid):
