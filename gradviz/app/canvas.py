@@ -365,11 +365,13 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         per move)."""
         r = self.renderer
         rects = [r.rect(nid) for nid in node_ids if nid in r.cards and nid in r.positions]
+        boxes = [rect.getCoords() for rect in rects]
         for e, edge_item in self.edge_items.items():
             if e.src.node in node_ids or e.dst.node in node_ids:
                 continue
-            if any(edge_item.boundingRect().intersects(rect) and edge_item.path_crosses(rect)
-                   for rect in rects):
+            left, top, right, bottom = edge_item.box
+            if any(left < x1 and x0 < right and top < y1 and y0 < bottom and edge_item.path_crosses(rect)
+                   for rect, (x0, y0, x1, y1) in zip(rects, boxes)):
                 edge_item.update_geometry()
 
     # -- selection ----------------------------------------------------------------------

@@ -440,6 +440,7 @@ class EdgeItem(QGraphicsItem):
         self._look = None   # (path, cut, the renderer's look of the edge along that path)
         self._hairline = None   # (look, zoom, the look with a one-device-pixel pen)
         self._bounds = QRectF()
+        self.box = (0.0, 0.0, 0.0, 0.0)   # the bounds as (left, top, right, bottom): no Qt call to read
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(-1)   # under the layer: a selected edge's glow lies under its line
         self.setToolTip(f"{edge.src.node} → {edge.dst.node} (input {edge.dst.index}); "
@@ -472,6 +473,7 @@ class EdgeItem(QGraphicsItem):
         stroker.setWidth(10)
         self._shape = stroker.createStroke(self._path)
         self._bounds = self._path.boundingRect().adjusted(-14, -14, 14, 14)
+        self.box = self._bounds.getCoords()
         self.update()
         self.view.edge_layer.edge_changed(self, old_bounds)
 
@@ -584,7 +586,9 @@ class EdgeLayer(QGraphicsItem):
     def paint(self, painter, option, widget=None):
         exposed = option.exposedRect
         zoom = _zoom(painter)
-        shown = [item for item in self.view.edge_items.values() if item.boundingRect().intersects(exposed)]
+        x0, y0, x1, y1 = exposed.getCoords()
+        shown = [item for item in self.view.edge_items.values()
+                 if item.box[0] < x1 and x0 < item.box[2] and item.box[1] < y1 and y0 < item.box[3]]
         hidden = self.hidden_edges(zoom) if len(shown) >= COVER_FROM and self._most_of_view(exposed) else ()
         for item in shown:
             if item not in hidden:

@@ -33,9 +33,9 @@ class CanvasNavigation:
                 left, top = min(left, x), min(top, y)
                 right, bottom = max(right, x + card.width), max(bottom, y + card.height)
         for item in self.edge_items.values():
-            edge = item.boundingRect()
-            left, top = min(left, edge.left()), min(top, edge.top())
-            right, bottom = max(right, edge.right()), max(bottom, edge.bottom())
+            edge_left, edge_top, edge_right, edge_bottom = item.box
+            left, top = min(left, edge_left), min(top, edge_top)
+            right, bottom = max(right, edge_right), max(bottom, edge_bottom)
         wanted = QRectF(left - SPARE, top - SPARE, right - left + 2 * SPARE, bottom - top + 2 * SPARE)
         room = self.scene().sceneRect()
         if not (room.contains(wanted) and wanted.adjusted(-SPARE, -SPARE, SPARE, SPARE).contains(room)):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen, QPolygonF
 
 from .cards import BADGE_H, PORT_R
@@ -32,15 +32,15 @@ def _merge(intervals):
     return out
 
 
-def _columns(obstacles):
-    """Obstacles grouped into columns (overlapping in x): [(left, right, [(top, bottom)])]."""
+def _columns(boxes):
+    """Boxes grouped into columns (overlapping in x): [(left, right, [(top, bottom)])]."""
     columns = []
-    for r in sorted(obstacles, key=lambda r: (r.left(), r.top())):
-        if columns and r.left() < columns[-1][1]:
+    for box_left, top, box_right, bottom in sorted(boxes):
+        if columns and box_left < columns[-1][1]:
             left, right, ys = columns[-1]
-            columns[-1] = (left, max(right, r.right()), ys + [(r.top(), r.bottom())])
+            columns[-1] = (left, max(right, box_right), ys + [(top, bottom)])
         else:
-            columns.append((r.left(), r.right(), [(r.top(), r.bottom())]))
+            columns.append((box_left, box_right, [(top, bottom)]))
     return [(left, right, _merge(ys)) for left, right, ys in columns]
 
 
@@ -120,15 +120,17 @@ _ROUTES_MAX = 4096
 
 
 def route(a, b, obstacles):
-    """A path from output port `a` to input point `b` that crosses none of `obstacles` (QRectF,
-    already grown by the clearance) lying between them; a plain curve if none does.
+    """A path from output port `a` to input point `b` that crosses none of `obstacles`
+    ((left, top, right, bottom) boxes, already grown by the clearance) lying between them;
+    a plain curve if none does. (Plain tuples: a hundred QRectF calls cost more than the route.)
 
     Remembered by its ends and the obstacles in its span: after an edit re-measures cards,
     an edge whose own stretch of the canvas did not change is not routed again."""
-    span = [r for r in obstacles if r.right() > a.x() and r.left() < b.x()]
-    if b.x() - a.x() < 2 * CLEARANCE or not span:
+    ax, bx = a.x(), b.x()
+    span = tuple(box for box in obstacles if box[2] > ax and box[0] < bx)
+    if bx - ax < 2 * CLEARANCE or not span:
         return plain_path(a, b)
-    key = (a.x(), a.y(), b.x(), b.y(), tuple(r.getCoords() for r in span))
+    key = (ax, a.y(), bx, b.y(), span)
     path = _ROUTES.get(key)
     if path is None:
         if len(_ROUTES) >= _ROUTES_MAX:
@@ -176,14 +178,18 @@ class EdgePainter:
         return tuple(self.positions.items()), tuple(map(id, self.cards.values()))
 
     def _obstacles(self):
-        """Every card grown by the clearance (and its badge line), cached per card geometry."""
+        """Every card grown by the clearance (and its badge line) as a (left, top, right,
+        bottom) box, cached per card geometry."""
         key = self._obstacles_key()
         cached = getattr(self, "_obstacle_cache", None)
         if cached is not None and cached[0] == key:
             return cached[1]
-        grown = {nid: QRectF(self.rect(nid)).adjusted(-CLEARANCE, -BADGE_H - 4 - CLEARANCE / 2,
-                                                      CLEARANCE, CLEARANCE)
-                 for nid in self.cards if nid in self.positions}
+        grown = {}
+        for nid, card in self.cards.items():
+            if nid in self.positions:
+                x, y = self.positions[nid]
+                grown[nid] = (x - CLEARANCE, y - BADGE_H - 4 - CLEARANCE / 2,
+                              x + card.width + CLEARANCE, y + card.height + CLEARANCE)
         self._obstacle_cache = (key, grown)
         self._route_cache = {}
         return grown

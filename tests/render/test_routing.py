@@ -48,9 +48,9 @@ def test_003_reads_c_times_stopped_c():
 
 def test_routes_are_deterministic_and_straight_when_nothing_is_in_the_way():
     a, b = QPointF(0, 10), QPointF(300, 10)
-    free = route(a, b, [QRectF(100, 100, 50, 50)])
+    free = route(a, b, [(100, 100, 150, 150)])   # (left, top, right, bottom)
     assert free.boundingRect().height() == 0
-    blocked = [QRectF(100, -20, 60, 60)]
+    blocked = [(100, -20, 160, 40)]
     first, second = route(a, b, blocked), route(a, b, blocked)
     assert first == second
     assert not Track(first).crosses(QRectF(101, -19, 58, 58))
