@@ -7,6 +7,9 @@ window `gradviz` shows (create_window: canvas, palette, inspector, player, docks
 60 % (where the numbers stay readable), so the row's first 5 cards are in view. The "100
 grid" row places the 100 cards 150 px apart, 12 to a row (as the audit did): at 60 % 76
 of them are in view, every number typeset, so a value edit repaints 76 cards' numbers.
+The "grid FHD" row is the same grid in a 1920x1200 window: at 66 % all 100 cards are in
+view, and their cached pictures outgrow Qt's default 10 MB pixmap cache (the canvas
+raises it to what it shows; without that, every edit drew all 100 frames again).
 One sample runs from the edit call until the canvas has painted it (the first callback
 of `CanvasView.after_repaint`): the edit, the undo snapshot, validation, evaluation, the
 canvas' update and its paint of what changed, and whatever else the event loop handles
@@ -51,7 +54,10 @@ from bench_story import generated_document  # noqa: E402
 from gradviz.graph.document import Port  # noqa: E402
 
 TARGET_MS = 50.0
-CASES = ((10, False), (50, False), (100, False), (100, True))   # (nodes, grid placement)
+WINDOW = (1440, 900)
+BIG_WINDOW = (1920, 1200)
+CASES = ((10, False, WINDOW), (50, False, WINDOW), (100, False, WINDOW), (100, True, WINDOW),
+         (100, True, BIG_WINDOW))   # (nodes, grid placement, window size)
 KINDS = ("value edit", "attr edit", "add node", "connect", "undo")
 
 
@@ -149,7 +155,7 @@ def make_window(app):
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, _SCRATCH)
     from gradviz.app import collect_less, create_window
     window = create_window(None, offer_recovery=False)
-    window.resize(1440, 900)
+    window.resize(*WINDOW)
     window.show()
     collect_less()   # as gradviz.app.main does
     settle(app, 10)
@@ -163,14 +169,18 @@ def main(argv=None):
     app = QApplication.instance() or QApplication(["bench_editor"])
     window = make_window(app)
     bench_size(app, window, 10, 2)  # warm up (numba, fonts, first paints)
-    print(f"edit-to-repaint in the main window ({app.platformName()} platform, 1440x900), "
+    print(f"edit-to-repaint in the main window ({app.platformName()} platform, "
+          f"{WINDOW[0]}x{WINDOW[1]}; FHD: {BIG_WINDOW[0]}x{BIG_WINDOW[1]}), "
           f"median of {args.repeat}: wall ms (main-thread CPU ms); target < {TARGET_MS:.0f} ms wall")
-    print("nodes     zoom" + "".join(f"{k:>19}" for k in KINDS))
+    print("       nodes  zoom" + "".join(f"{k:>19}" for k in KINDS))
     over, settled = [], []
-    for n, grid in CASES:
+    for n, grid, size in CASES:
+        if window.size().toTuple() != size:
+            window.resize(*size)
+            settle(app, 10)
         medians, nodes = bench_size(app, window, n, args.repeat, grid)
-        name = f"{nodes}{' grid' if grid else ''}"
-        settled.append(f"{name:>8}      " + "".join(f"{medians[k][2]:>12.1f}       " for k in KINDS))
+        name = f"{nodes}{' grid' if grid else ''}{'' if size == WINDOW else ' FHD'}"
+        settled.append(f"{name:>12}      " + "".join(f"{medians[k][2]:>12.1f}       " for k in KINDS))
         cells = []
         for kind in KINDS:
             wall, cpu, _ = medians[kind]
@@ -179,7 +189,7 @@ def main(argv=None):
                 over.append(f"{kind} at {name}")
             cells.append(f"{wall:6.1f} ({cpu:5.1f}) {verdict:>4}")
         zoom = window.canvas.transform().m11()
-        print(f"{name:>8} {zoom:5.0%}" + "".join(f"{cell:>19}" for cell in cells))
+        print(f"{name:>12} {zoom:5.0%}" + "".join(f"{cell:>19}" for cell in cells))
     print("all under target" if not over else "over target: " + ", ".join(over))
     print("\nsettled: wall ms until the panels that wait for the canvas' repaint (the player's "
           "step list) have followed too")
