@@ -45,10 +45,11 @@ class CanvasNavigation:
     def _hold_cards_in_cache(self):
         """Let Qt's pixmap cache hold CACHE_ROOM times the cached pictures of the cards in
         view (each card has two: its frame and its numbers). Qt's 10 MB default held less
-        than the 100-node grid shows at 60 % (9 MB in view): painting 76 cards' new numbers
-        evicted frames still in view, and a value edit drew 24 of them again. Called before
-        each paint; it counts again only when the view moved, zoomed or resized, or cards
-        changed. Never lowered: every view in the app shares the cache."""
+        than a 1920x1200 window shows of the 100-node grid (about 13 MB): painting 100
+        cards' new numbers evicted frames still in view, and each value edit drew all 100
+        frames again. Called before each paint; it counts again only when the view moved,
+        zoomed or resized, or cards changed. Never lowered: every view in the app shares
+        the cache."""
         dpr = self.viewport().devicePixelRatioF()
         scale = self.transform().m11() * dpr
         view = self.visible_rect()
