@@ -24,7 +24,7 @@ from ..graph.document import Document
 from ..render.layout import layout as layout_positions
 from ..render.painter import Renderer
 from .canvas_edit import NODES_MIME, CanvasEditing
-from .canvas_items import NUMBERS, OUTLINE, EdgeItem, EdgeLayer, NodeItem, PortItem, badge_roles
+from .canvas_items import NUMBERS, OUTLINE, EdgeItem, EdgeLayer, NodeItem, PortItem, badge_roles, boxes_meet
 from .canvas_navigation import CanvasNavigation
 from .canvas_overlay import RefusalNote, StepOverlay
 from .canvas_renderer import make_renderer
@@ -369,9 +369,8 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         for e, edge_item in self.edge_items.items():
             if e.src.node in node_ids or e.dst.node in node_ids:
                 continue
-            left, top, right, bottom = edge_item.box
-            if any(left < x1 and x0 < right and top < y1 and y0 < bottom and edge_item.path_crosses(rect)
-                   for rect, (x0, y0, x1, y1) in zip(rects, boxes)):
+            if any(boxes_meet(edge_item.box, box) and edge_item.path_crosses(rect)
+                   for rect, box in zip(rects, boxes)):
                 edge_item.update_geometry()
 
     # -- selection ----------------------------------------------------------------------

@@ -5,6 +5,8 @@ from PySide6.QtCore import QLineF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPixmapCache
 from PySide6.QtWidgets import QGraphicsView
 
+from .canvas_items import boxes_meet
+
 GRID = 20.0
 MIN_SCALE, MAX_SCALE = 0.1, 4.0
 MIN_FIT_SCALE = 0.6   # Fit to Window goes no further out: the numbers on the cards stay legible
@@ -57,13 +59,13 @@ class CanvasNavigation:
         if key == self._cache_view:
             return
         self._cache_view = key
-        left, top, right, bottom = view.left(), view.top(), view.right(), view.bottom()
+        shown = view.getCoords()
         area = 0.0
         for nid, item in self.node_items.items():
             x, y = self.positions.get(nid, (0.0, 0.0))
             frame, numbers = item.boundingRect(), item.numbers.boundingRect()
-            if x + frame.right() > left and x + frame.left() < right \
-                    and y + frame.bottom() > top and y + frame.top() < bottom:
+            left, top, right, bottom = frame.getCoords()
+            if boxes_meet((x + left, y + top, x + right, y + bottom), shown):
                 area += frame.width() * frame.height() + numbers.width() * numbers.height()
         need_kb = math.ceil(CACHE_ROOM * area * scale * scale * 4 / 1024)   # 4 bytes a pixel
         if need_kb > QPixmapCache.cacheLimit():
