@@ -167,8 +167,8 @@ class NumbersItem(QGraphicsItem):
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self._bounds = QRectF()
 
-    def set_size(self, width, height):
-        bounds = QRectF(0, 0, width, height)
+    def set_bounds(self, bounds):
+        """`render.cards.numbers_rect` of the card: only where the numbers are drawn."""
         if bounds != self._bounds:
             self.prepareGeometryChange()
             self._bounds = bounds
@@ -258,7 +258,7 @@ class NodeItem(QGraphicsItem):
 
     def repaint_card(self):
         """Repaint the frame and the numbers (a story step may show a gradient as pending)."""
-        self.numbers.set_size(self.card.width, self.card.height)
+        self.numbers.set_bounds(render_cards.numbers_rect(self.card))
         self.update()
         self.numbers.update()
 

@@ -46,10 +46,10 @@ class CanvasNavigation:
 
     def _hold_cards_in_cache(self):
         """Let Qt's pixmap cache hold CACHE_ROOM times the cached pictures of the cards in
-        view (each card has two: its frame and its numbers). Qt's 10 MB default held less
-        than a 1920x1200 window shows of the 100-node grid (about 13 MB): painting 100
-        cards' new numbers evicted frames still in view, and each value edit drew all 100
-        frames again. Called before each paint; it counts again only when the view moved,
+        view (each card has two: its frame and its numbers). Qt's 10 MB default holds less
+        than a big window shows of many cards (2560x1440, 100 crowded cards: 18 MB):
+        painting 100 cards' new numbers evicted frames still in view, and each value edit
+        drew all 100 frames again. Called before each paint; it counts again only when the view moved,
         zoomed or resized, or cards changed. Never lowered: every view in the app shares
         the cache."""
         dpr = self.viewport().devicePixelRatioF()

@@ -265,16 +265,16 @@ def test_an_edge_uncovered_by_a_card_moved_away_is_stroked_again(monkeypatch, ca
 
 def test_a_value_edit_draws_no_frame_again_in_a_big_window_of_many_cards(monkeypatch, open_window):
     """Each card keeps two cached pictures (its frame, its numbers). Qt's pixmap cache,
-    10 MB by default, held less than a 1920x1200 window shows of 100 crowded cards: new
-    numbers for every card evicted frames in view, and each value edit drew all 100 frames
-    again. The canvas raises the limit to what it shows."""
+    10 MB by default, holds less than a big window shows of many cards (2560x1440, 100
+    crowded cards: 18 MB): new numbers for every card evicted frames in view, and each
+    value edit drew all 100 frames again. The canvas raises the limit to what it shows."""
     from PySide6.QtGui import QPixmapCache
     from gradviz.app.canvas_navigation import CACHE_ROOM
     from gradviz.render.cards import CardPainter
     earlier = QPixmapCache.cacheLimit()
     QPixmapCache.setCacheLimit(10240)   # Qt's default, whatever earlier tests raised it to
     try:
-        canvas = open_window(size=(1920, 1200)).canvas
+        canvas = open_window(size=(2560, 1440)).canvas
         canvas.controller.set_document(crowded_chain(n=99, per_row=12, step=(150.0, 150.0)))
         app_ui.settle(canvas)
         canvas.fit()
@@ -286,6 +286,7 @@ def test_a_value_edit_draws_no_frame_again_in_a_big_window_of_many_cards(monkeyp
         pictures_kb = sum(r.width() * r.height() for item in in_view
                           for r in (item.boundingRect(), item.numbers.boundingRect())) * scale ** 2 * 4 / 1024
         assert pictures_kb > 10240
+        pixels(canvas)   # a paint: the canvas sizes the cache for what it shows
         assert QPixmapCache.cacheLimit() >= CACHE_ROOM * pictures_kb
         rng = np.random.default_rng(3)
         canvas.controller.set_value("x", rng.normal(size=(4, 4)).astype(np.float32))   # x's card widens

@@ -314,3 +314,44 @@ def test_a_card_renumbered_after_new_values_draws_what_a_fresh_measure_draws(nam
 
 def test_cards_of_matrices_keep_their_geometry_when_their_values_change():
     assert _renumbered_cards_agree("004_matmul_sum") >= 3
+
+
+def _inked_outside(r, nid, rect, scale, step=None):
+    """How many pixels a card's numbers ink outside `rect` (card coordinates) at `scale`."""
+    card, margin = r.cards[nid], 10
+    x, y = r.positions[nid]
+    image = QImage(int(card.width * scale) + 2 * margin, int(card.height * scale) + 2 * margin,
+                   QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.translate(margin, margin)
+    painter.scale(scale, scale)
+    painter.translate(-x, -y)
+    r._paint_card_numbers(painter, nid, step)
+    painter.end()
+    rows, cols = np.nonzero(_pixels(image)[..., 3])
+    assert rows.size, nid
+    left, top = (cols - margin) / scale, (rows - margin) / scale   # each pixel's square, in card units
+    right, bottom = left + 1 / scale, top + 1 / scale
+    return int(((right <= rect.left()) | (left >= rect.right()) | (bottom <= rect.top())
+                | (top >= rect.bottom())).sum())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_cards_numbers_are_inked_within_its_numbers_rect(name):
+    """The canvas caches and repaints only `numbers_rect` when only numbers change: a
+    preview, "None" or "pending" inked outside it would leave stale pixels."""
+    from gradviz.render.cards import HEADER_H, numbers_rect
+    r = renderer(name)
+    last = len(r.story.steps) - 1 if r.story is not None else None
+    first_step = 0 if r.story is not None and r.pending_ports(0) else None   # sources' gradients pending
+    for nid, card in r.cards.items():
+        rect = numbers_rect(card)
+        if not card.sections:
+            assert rect.isEmpty()
+            continue
+        assert HEADER_H < rect.top() and rect.bottom() < card.height and rect.width() < card.width
+        for scale in (1.0, 2.5):
+            for step in {last, first_step}:
+                assert _inked_outside(r, nid, rect, scale, step) == 0, (nid, scale, step)
