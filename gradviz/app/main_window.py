@@ -180,8 +180,19 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.problems_label.setToolTip("Problems found by the last recomputation")
         self.time_label = QLabel()
         self.time_label.setToolTip("Time of the last forward + backward recomputation")
+        self.time_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         status.addPermanentWidget(self.problems_label)
         status.addPermanentWidget(self.time_label)
+
+    def _fit_time_label(self):
+        """The time label as large as the largest time in the theme's padding: a label
+        whose size changes with its text makes Qt lay out the whole window again after an
+        edit's repaint (0.8 ms of each edit of the 100-node grid)."""
+        label, shown = self.time_label, self.time_label.text()
+        label.setText(f"recomputed in {99999.9:.1f} ms")
+        label.ensurePolished()
+        label.setFixedSize(label.sizeHint())
+        label.setText(shown)
 
     def _restore_layout(self):
         geometry = self.settings.value("window/geometry")
@@ -245,6 +256,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
     def set_theme(self, name, persist=True):
         name = app_theme.apply(name)
         self.theme_name = name
+        self._fit_time_label()
         self.actions_by_name[f"theme_{name}"].setChecked(True)
         if hasattr(self.canvas, "set_theme"):
             self.canvas.set_theme(name)

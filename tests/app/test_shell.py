@@ -537,3 +537,32 @@ def test_the_app_freezes_startup_objects_out_of_garbage_collection(tmp_path):
     threshold_before, frozen_before, threshold, frozen = map(int, done.stdout.split()[-4:])
     assert (threshold_before, frozen_before) == (700, 0)
     assert threshold == 10_000 and frozen > 20_000
+
+
+def test_a_new_recompute_time_leaves_the_status_bar_s_layout_alone(make_window):
+    """The time label takes a new time without a new size: a label that asks for a new
+    layout makes Qt lay out the whole window again after each edit's repaint."""
+    from PySide6.QtCore import QEvent, QObject
+
+    class Layouts(QObject):
+        count = 0
+
+        def eventFilter(self, obj, event):
+            self.count += event.type() == QEvent.Type.LayoutRequest
+            return False
+    w = make_window(str(SEED), offer_recovery=False)
+    c, status, label = w.controller, w.statusBar(), w.time_label
+    QApplication.processEvents()   # the layout of a window just shown
+    layouts = Layouts(status)
+    status.installEventFilter(layouts)
+    c.set_value("tf_t", (c.doc.nodes["tf_t"].value * 2).astype(np.float32))
+    QApplication.processEvents()
+    result = c.result
+    for ms in (0.4, 12.5, 12345.6, 3.0):   # how long the edits took: the widths differ
+        result.elapsed_ms = ms
+        c.evaluated.emit(result)
+        QApplication.processEvents()
+        assert label.text() == f"recomputed in {ms:.1f} ms"
+        assert label.fontMetrics().horizontalAdvance(label.text()) <= label.contentsRect().width()
+        assert "no problems" in w.problems_label.text()
+    assert layouts.count == 0
