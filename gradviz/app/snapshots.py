@@ -112,7 +112,8 @@ def _alike(a, b, same, ignored):
     for nid, node in a.nodes.items():
         other = b.nodes[nid].__dict__
         for key, value in node.__dict__.items():
-            if key not in ignored and not same(value, other.get(key)):
+            theirs = other.get(key)  # snapshots share most fields; `same` holds for `is`
+            if value is not theirs and key not in ignored and not same(value, theirs):
                 return False
     return True
 
