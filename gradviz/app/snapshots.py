@@ -7,11 +7,11 @@ exact as a deep copy, and a 100-node document snapshots in well under a millisec
 """
 import copy
 import dataclasses
+import operator
 
 import numpy as np
 
 _IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, np.generic)
-_PLAIN = {type(None), bool, int, float, str}
 
 
 def _frozen(array):
@@ -24,24 +24,60 @@ def copy_plain(value):
     """A copy of `value` that shares only what cannot change: numbers, strings, frozen
     dataclasses (Port, Edge) and tensors (made read-only)."""
     kind = type(value)
-    if kind in _PLAIN or isinstance(value, _IMMUTABLE):
+    if kind in _SHARED:
         return value
-    if kind is list:
-        return [copy_plain(v) for v in value]
-    if kind is dict:
-        return {k: copy_plain(v) for k, v in value.items()}
-    if kind is tuple:
-        items = [copy_plain(v) for v in value]
-        return value if all(a is b for a, b in zip(items, value)) else tuple(items)
-    if kind is np.ndarray:
-        return _frozen(value)
-    if dataclasses.is_dataclass(value) and hasattr(value, "__dict__"):
-        if kind.__dataclass_params__.frozen:
-            return value
-        clone = object.__new__(kind)
-        clone.__dict__.update({k: copy_plain(v) for k, v in value.__dict__.items()})
-        return clone
-    return copy.deepcopy(value)
+    copier = _COPIERS.get(kind)
+    if copier is None:
+        _learn(kind, value)
+        return copy_plain(value)
+    return copier(value)
+
+
+def _learn(kind, value):
+    """Decide once per type, not per value (a 100-node document holds over a thousand
+    values of a dozen types), whether copy_plain shares values of type `kind` or how it
+    copies them. Records are dataclasses with a __dict__: frozen ones are shared, others
+    copied field by field (so a field added later is copied too); anything else unknown
+    is deep-copied."""
+    record = dataclasses.is_dataclass(kind) and hasattr(value, "__dict__")
+    if isinstance(value, _IMMUTABLE) or record and kind.__dataclass_params__.frozen:
+        _SHARED.add(kind)
+    else:
+        _COPIERS[kind] = _copy_record if record else copy.deepcopy
+
+
+# Most values are shared (strings, numbers, None, Ports, Edges): the copiers below pass
+# them over without calling copy_plain, a whole list or tuple at once in C when it holds
+# nothing else (edges, targets, a position).
+def _copy_list(value):
+    if _SHARED.issuperset(map(type, value)):
+        return value.copy()
+    return [copy_plain(v) for v in value]
+
+
+def _copy_tuple(value):
+    if _SHARED.issuperset(map(type, value)):
+        return value
+    items = tuple(map(copy_plain, value))
+    return value if all(map(operator.is_, items, value)) else items
+
+
+def _copy_dict(value):
+    clone = value.copy()  # in C; a loop then copies only what cannot be shared
+    for k, v in clone.items():
+        if type(v) not in _SHARED:
+            clone[k] = copy_plain(v)
+    return clone
+
+
+def _copy_record(value):
+    clone = object.__new__(type(value))
+    clone.__dict__.update(_copy_dict(value.__dict__))  # not `=`: no __setattr__ runs
+    return clone
+
+
+_SHARED = {type(None), bool, int, float, str}  # and each type _learn finds immutable
+_COPIERS = {list: _copy_list, dict: _copy_dict, tuple: _copy_tuple, np.ndarray: _frozen}
 
 
 def snapshot(doc):
@@ -76,7 +112,8 @@ def _alike(a, b, same, ignored):
     for nid, node in a.nodes.items():
         other = b.nodes[nid].__dict__
         for key, value in node.__dict__.items():
-            if key not in ignored and not same(value, other.get(key)):
+            theirs = other.get(key)  # snapshots share most fields; `same` holds for `is`
+            if value is not theirs and key not in ignored and not same(value, theirs):
                 return False
     return True
 
