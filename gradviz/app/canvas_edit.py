@@ -4,6 +4,7 @@ Each is one controller call, so one undo step.
 """
 import atexit
 import copy
+from functools import lru_cache
 
 import numpy as np
 import shiboken6
@@ -23,6 +24,7 @@ GRAB = QPointF(60.0, 20.0)          # where a new card is held: a little into it
 NEW_BOUNDS = QRectF(-8.0, -26.0, 282.0, 165.0)
 PASTE_OFFSET = QPointF(40.0, 40.0)
 SPACING, STEP, SEARCH_RINGS = 24.0, 40.0, 40
+RINGS_AT_ONCE = 8
 _on_clipboard = []                  # the QMimeData this process last put on the clipboard
 
 
@@ -43,6 +45,19 @@ def _take_back_clipboard():
     if app is not None and _on_clipboard and shiboken6.isValid(_on_clipboard[0]):
         app.clipboard().setText(_on_clipboard[0].text())
     _on_clipboard.clear()
+
+
+@lru_cache(maxsize=1)
+def _candidate_offsets():
+    """free_spot's candidate shifts (scene units) in the order it tries them: rings of STEP
+    around the wanted place, each ring nearest first, in batches of RINGS_AT_ONCE rings."""
+    span = range(-SEARCH_RINGS + 1, SEARCH_RINGS)
+    shifts = [(dx, dy) for dx in span for dy in span]
+    shifts.sort(key=lambda d: (max(abs(d[0]), abs(d[1])), d[0] ** 2 + d[1] ** 2, -d[0], -d[1]))
+    rings = np.array([max(abs(dx), abs(dy)) for dx, dy in shifts])
+    shifts = np.array(shifts, dtype=float) * STEP
+    return [shifts[(rings >= first) & (rings < first + RINGS_AT_ONCE)]
+            for first in range(0, SEARCH_RINGS, RINGS_AT_ONCE)]
 
 
 class CanvasEditing:
@@ -85,25 +100,22 @@ class CanvasEditing:
     def free_spot(self, rect, occupied=None):
         """The top-left corner nearest `rect`'s where `rect` (scene bounds of a card or a group
         of cards) covers no other card: rings of candidate places around it, nearest first;
-        below everything if none is free."""
+        below everything if none is free. The candidates of several rings are tested against
+        every card at once (a crowded 100-card canvas: about a thousand candidates)."""
         occupied = self._occupied() if occupied is None else occupied
+        left, top, right, bottom = rect.getCoords()
         margin = -SPACING / 2
-
-        def free(r):
-            r = r.adjusted(margin, margin, -margin, -margin)
-            return not any(r.intersects(o) for o in occupied)
-        if free(rect):
-            return rect.topLeft()
-        for ring in range(1, SEARCH_RINGS):
-            spots = [(dx, dy) for dx in range(-ring, ring + 1) for dy in range(-ring, ring + 1)
-                     if max(abs(dx), abs(dy)) == ring]
-            spots.sort(key=lambda d: (d[0] ** 2 + d[1] ** 2, -d[0], -d[1]))
-            for dx, dy in spots:
-                r = rect.translated(dx * STEP, dy * STEP)
-                if free(r):
-                    return r.topLeft()
-        bottom = max((o.bottom() for o in occupied), default=rect.top())
-        return QPointF(rect.left(), bottom + SPACING)
+        cards = np.array([o.getCoords() for o in occupied], dtype=float).reshape(-1, 1, 4)
+        for offsets in _candidate_offsets():
+            x, y = left + offsets[:, 0], top + offsets[:, 1]
+            covered = ((x + margin < cards[..., 2]) & (cards[..., 0] < x + (right - left) - margin)
+                       & (y + margin < cards[..., 3]) & (cards[..., 1] < y + (bottom - top) - margin))
+            free = ~covered.any(axis=0)
+            if free.any():
+                first = int(np.argmax(free))
+                return QPointF(float(x[first]), float(y[first]))
+        below = max((o.bottom() for o in occupied), default=top)
+        return QPointF(left, below + SPACING)
 
     def apply_role(self, role):
         c = self.controller

@@ -322,6 +322,38 @@ def test_new_pasted_and_duplicated_nodes_land_in_free_space(qtbot, editor):
     assert (new[0] - old[0], new[1] - old[1]) == pytest.approx((new_b[0] - old_b[0], new_b[1] - old_b[1]))
 
 
+def _free_spot_one_by_one(rect, occupied):
+    """free_spot as specified: each place of each ring in turn, nearest first."""
+    from gradviz.app.canvas_edit import SEARCH_RINGS, SPACING, STEP
+    margin = -SPACING / 2
+    for ring in range(SEARCH_RINGS):
+        spots = sorted(((dx, dy) for dx in range(-ring, ring + 1) for dy in range(-ring, ring + 1)
+                        if max(abs(dx), abs(dy)) == ring), key=lambda d: (d[0] ** 2 + d[1] ** 2, -d[0], -d[1]))
+        for dx, dy in spots:
+            r = rect.translated(dx * STEP, dy * STEP)
+            if not any(r.adjusted(margin, margin, -margin, -margin).intersects(o) for o in occupied):
+                return r.topLeft()
+    return QPointF(rect.left(), max(o.bottom() for o in occupied) + SPACING)
+
+
+def test_free_spot_finds_the_nearest_free_place_ring_by_ring(editor):
+    """The canvas tests many candidate places at once; the answer is the one trying them
+    one by one gives: near and far ones, and below everything when no ring is free."""
+    from gradviz.app.canvas_edit import STEP
+    canvas = editor[1]
+    rng = np.random.default_rng(5)
+    rings = set()
+    for n in [1, 5, 20, 60, 120, 200, 300] * 4:
+        occupied = [QRectF(*rng.integers(-900, 900, 2), *rng.integers(60, 300, 2)) for _ in range(n)]
+        rect = QRectF(*rng.integers(-300, 300, 2), 282.0, 165.0)
+        want, got = _free_spot_one_by_one(rect, occupied), canvas.free_spot(rect, occupied)
+        assert (got.x(), got.y()) == (want.x(), want.y()), n
+        rings.add(max(abs(want.x() - rect.left()), abs(want.y() - rect.top())) // STEP)
+    assert {0, 1} <= rings and max(rings) >= 8   # the first batch of rings and a later one
+    everything = [QRectF(-5000, -5000, 10000, 10000)]
+    assert canvas.free_spot(QRectF(0, 0, 282, 165), everything) == QPointF(0, 5000 + 24)
+
+
 def test_wheel_scrolls_and_ctrl_wheel_zooms(qtbot, editor):
     from PySide6.QtGui import QWheelEvent
     controller, canvas, palette, _ = editor
