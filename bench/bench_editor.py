@@ -33,7 +33,9 @@ files go to a temporary folder.
 Run: .venv/bin/python bench/bench_editor.py [--repeat 15]
 """
 import argparse
+import atexit
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -42,6 +44,7 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 _SCRATCH = tempfile.mkdtemp(prefix="gradviz-bench-")
+atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)
 os.environ["GRADVIZ_RECOVERY_DIR"] = os.path.join(_SCRATCH, "recovery")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
