@@ -8,8 +8,9 @@ window `gradviz` shows (create_window: canvas, palette, inspector, player, docks
 grid" row places the 100 cards 150 px apart, 12 to a row (as the audit did): at 60 % 76
 of them are in view, every number typeset, so a value edit repaints 76 cards' numbers.
 The "grid FHD" row is the same grid in a 1920x1200 window: at 66 % all 100 cards are in
-view, and their cached pictures outgrow Qt's default 10 MB pixmap cache (the canvas
-raises it to what it shows; without that, every edit drew all 100 frames again).
+view, and their cached pictures (10.4 MB) outgrow Qt's default 10 MB pixmap cache (the
+canvas raises it to what it shows; before it did, with the whole-card numbers pictures
+of the time, every edit drew all 100 frames again).
 One sample runs from the edit call until the canvas has painted it (the first callback
 of `CanvasView.after_repaint`): the edit, the undo snapshot, validation, evaluation, the
 canvas' update and its paint of what changed, and whatever else the event loop handles

@@ -93,9 +93,8 @@ class CanvasEditing:
             self._update_scene_rect()
             self.ensureVisible(rect, 24, 24)
 
-    def _occupied(self, skip=()):
-        return [item.sceneBoundingRect() for nid, item in self.node_items.items()
-                if nid not in skip and item.card is not None]
+    def _occupied(self):
+        return [item.sceneBoundingRect() for item in self.node_items.values() if item.card is not None]
 
     def free_spot(self, rect, occupied=None):
         """The top-left corner nearest `rect`'s where `rect` (scene bounds of a card or a group

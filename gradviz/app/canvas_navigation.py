@@ -49,9 +49,9 @@ class CanvasNavigation:
         view (each card has two: its frame and its numbers). Qt's 10 MB default holds less
         than a big window shows of many cards (2560x1440, 100 crowded cards: 18 MB):
         painting 100 cards' new numbers evicted frames still in view, and each value edit
-        drew all 100 frames again. Called before each paint; it counts again only when the view moved,
-        zoomed or resized, or cards changed. Never lowered: every view in the app shares
-        the cache."""
+        drew all 100 frames again. Called before each paint; it counts again only when the
+        view moved, zoomed or resized, or cards changed. Never lowered: every view in the
+        app shares the cache."""
         dpr = self.viewport().devicePixelRatioF()
         scale = self.transform().m11() * dpr
         view = self.visible_rect()
