@@ -201,7 +201,7 @@ def _gradient(node, inputs, grad_tape):
     g = grad_tape.gradient(target, source)
     if g is None:
         raise DocumentError("the gradient is None: the target does not depend on the source "
-                            "through recorded ops (is the source watched?)", node=node.id)
+                            "through recorded ops (is the source watched?)", node=node.id, where="gradient")
     return g
 
 

@@ -127,3 +127,19 @@ def test_nan_data_in_a_file_loads_and_runs():
     assert graph.validate(doc) == []
     ev = graph.evaluate(doc)
     assert ev.ok and [p.warning for p in ev.problems] == [True]
+
+
+def test_a_gradient_node_whose_target_ignores_its_source_is_a_gradient_problem_on_it():
+    """g1 = gradient(out, x) after out stops depending on x (it takes the layer's bias, not
+    its output): TF's tape.gradient gives None there. The node says so in words, and like
+    every problem only running can find, it is a gradient problem (found by test_fuzz)."""
+    doc = json.loads((SAMPLES / "001_input_gradient_regularization.json").read_text())
+    for edge in doc["edges"]:
+        if (edge["from"], edge["to"]) == ("layer", "y_sq"):
+            edge["from"] = "layer:2"
+    loaded = graph.loads(json.dumps(doc))
+    assert graph.validate(loaded) == []
+    ev = graph.evaluate(loaded)
+    assert [(p.node, p.where, p.warning) for p in ev.errors] == [("g1", "gradient", False)]
+    assert ev.errors[0].message.startswith("the gradient is None")
+    assert str(ev.errors[0]).startswith("node 'g1': ")
