@@ -8,7 +8,7 @@ import math
 
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen, QRegion
-from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
+from PySide6.QtWidgets import QGraphicsItem
 
 from ..graph import catalog
 from ..graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
@@ -37,7 +37,9 @@ NUMBERS, CARD, OUTLINE = "numbers", "card", "outline"
 
 
 def _zoom(painter):
-    return QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
+    """The painter's scale: the canvas only zooms (no rotation or shear), so m11 is
+    Qt's level of detail, at half its cost (every numbers item asks, after a value edit)."""
+    return painter.worldTransform().m11()
 
 
 class PortItem(QGraphicsItem):
@@ -181,9 +183,7 @@ class NumbersItem(QGraphicsItem):
         r = node_item.view.renderer
         if node_item.card is None or node_item.nid not in r.cards or _zoom(painter) < SKETCH_BELOW:
             return   # far out, the card's sketch stands for its numbers
-        x, y = r.positions[node_item.nid]
-        painter.translate(-x, -y)
-        r._paint_card_numbers(painter, node_item.nid)
+        r._paint_card_numbers(painter, node_item.nid, at=(0.0, 0.0))   # the item's origin is the card's
 
 
 class NodeItem(QGraphicsItem):

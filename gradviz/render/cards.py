@@ -369,13 +369,15 @@ class CardPainter:
             w = text.width(text.sans(8, bold=True), label) + 14
             self._badge(painter, max(r.right() - w, bx), r.top() - BADGE_H - 4, label, t.target)
 
-    def _paint_card_numbers(self, painter, nid, step=None):
+    def _paint_card_numbers(self, painter, nid, step=None, at=None):
         """The sections' bodies: each value or gradient preview, "None", or "pending" while
-        a story step is drawn before the gradient's accumulation."""
+        a story step is drawn before the gradient's accumulation. `at`: the card's top-left
+        where the painter is not in scene coordinates (the canvas' numbers item: (0, 0))."""
         pending = self.pending_ports(step)
-        r = self.rect(nid)
-        for section in self.cards[nid].sections:
-            self._paint_section_body(painter, r, section,
+        card = self.cards[nid]
+        x, y = self.positions[nid] if at is None else at
+        for section in card.sections:
+            self._paint_section_body(painter, x + PAD, y + section.y + LINE_H, card.width - 2 * PAD, section,
                                      section.colour == "gradient" and section.port in pending)
 
     def _paint_section_frame(self, painter, r, section):
@@ -391,23 +393,24 @@ class CardPainter:
         inner = QRectF(r.left() + PAD, top, r.width() - 2 * PAD, LINE_H)
         painter.drawText(inner, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, section.text)
 
-    def _paint_section_body(self, painter, r, section, pending):
+    def _paint_section_body(self, painter, x, y, width, section, pending):
+        """One section's body, its top-left at (x, y): plain floats, since a value edit
+        paints every card's numbers again (a QRectF and its getters cost more than the
+        arithmetic)."""
         t = self.theme
         colour = getattr(t, section.colour)
-        body = QRectF(r.left() + PAD, r.top() + section.y + LINE_H, r.width() - 2 * PAD, _body_height(section))
         if pending:
             painter.setFont(text.sans(8.5))
             painter.setPen(QColor(t.muted))
-            painter.drawText(QRectF(body.left(), body.top(), body.width(), LINE_H),
-                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            painter.drawText(QRectF(x, y, width, LINE_H), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                              PENDING_TEXT)
         elif section.preview is None:
             painter.setFont(preview.mono_font(9))
             painter.setPen(QColor(colour))
-            painter.drawText(QRectF(body.left(), body.top(), body.width(), LINE_H),
-                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, NONE_TEXT)
+            painter.drawText(QRectF(x, y, width, LINE_H), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                             NONE_TEXT)
         else:
-            section.preview.draw(painter, body.left(), body.top(), colour, t)
+            section.preview.draw(painter, x, y, colour, t)
 
 
 def _body_height(section):

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QGlyphRun, QImage, QPaintEngine, QPen, QPolygonF, QRawFont
+from PySide6.QtGui import QBrush, QColor, QGlyphRun, QImage, QPaintEngine, QPainterPath, QPen, QPixmap, QPolygonF, QRawFont
 
 from . import text as _text
 
@@ -26,6 +26,9 @@ CELL_H = 16.0
 ELLIPSES = ("⋮", "⋯", "⋱")
 BRACKET = 5.0
 CAPTION_MIN_W = 100.0
+_RASTER = QPaintEngine.Type.Raster
+_RASTER_DEVICES = (QImage, QPixmap)   # always painted by the raster engine
+_NO_BRUSH = QBrush(Qt.BrushStyle.NoBrush)
 
 mono_font = _text.mono
 sans_font = _text.sans
@@ -233,7 +236,7 @@ class Preview:
             magnitudes = _magnitudes(a) if a.dtype.kind in "iuf" else None
             self._spec = number_spec(a, magnitudes)
             self._fmt = number_format(a, magnitudes, self._spec)
-            self._runs = None
+            self._runs = self._text = None
             self._plain = self._spec is not None and bool(self.cols) and None not in self.rows \
                 and None not in self.cols   # numbers only: no ellipsis, no booleans
             self.font = _text.mono(font_size)
@@ -286,30 +289,35 @@ class Preview:
         font of other widths, so each is drawn alone, centred in its column.
         """
         if self._runs is None:
-            if self._plain:
-                self._runs = self._number_runs()
+            text = self._number_text()
+            if text is not None:
+                step = len(text) // len(self.rows)
+                self._runs = [[(0.0, 0.0, text[i:i + step], False)] for i in range(0, len(text), step)]
             else:
                 self._runs = cell_runs(self.table, self.widths, self._chars)
         return self._runs
 
-    def _number_runs(self):
-        """`runs` of a table without ellipses: a row is one printf of its values (padding
-        included), the same text `cell_runs` makes cell by cell, three times faster."""
-        a, cols = self._a2, self.cols
-        row = f" %{self._chars}{self._spec[1:]}" * len(cols)
-        values = (a if len(cols) == a.shape[1] else a[:, cols]).tolist()
-        return [[(0.0, 0.0, row % tuple(values[r]), False)] for r in self.rows]
+    def _number_text(self):
+        """The rows of a table without ellipses, one after the other, from one printf of
+        every value (padding included): the text `cell_runs` makes cell by cell, many times
+        faster. None for other tables, or if a number came out wider than its column."""
+        if self._text is None and self._plain:
+            a = self._a2
+            cell = f" %{self._chars}{self._spec[1:]}"
+            text = (cell * a.size) % tuple(a.ravel().tolist())
+            self._text = text if len(text) == a.size * (self._chars + 1) else ""
+        return self._text or None
 
     def _draw_table(self, painter, x, y, colour):
         painter.translate(x, y)
         painter.setPen(_pen(colour))
-        for bracket in _brackets(self.width, self.height):   # [ and ]: one polyline each
-            painter.drawPolyline(bracket)
+        painter.setBrush(_NO_BRUSH)   # the brackets' path is two open polylines: stroked, not filled
+        painter.drawPath(_brackets(self.width, self.height))
         painter.setFont(self.font)
         # A run is drawn at its baseline (no layout box to align in: the cheapest drawText).
         origins = _row_origins(self.font_size, len(self.rows))
-        if self._plain and painter.paintEngine().type() == QPaintEngine.Type.Raster \
-                and _draw_glyph_rows(painter, self.font_size, [runs[0][2] for runs in self.runs], origins[0]):
+        text = self._number_text()
+        if text is not None and _draw_glyph_rows(painter, self.font_size, text, len(self.rows), origins[0]):
             return
         centre = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter
         for i, (runs, origin) in enumerate(zip(self.runs, origins)):
@@ -396,12 +404,15 @@ def _pen(colour):
 
 @lru_cache(maxsize=256)
 def _brackets(width, height):
-    """The [ and ] of a table `width` x `height`, relative to its top-left corner."""
+    """The [ and ] of a table `width` x `height`, relative to its top-left corner: one path
+    of two polylines (one drawPath instead of two drawPolyline, the same pixels)."""
     top, bottom, left, right = 1.0, height - 1, 1.0, width - 1
     arm = BRACKET * 0.7
-    return tuple(QPolygonF([QPointF(side + edge, top), QPointF(side, top),
-                            QPointF(side, bottom), QPointF(side + edge, bottom)])
-                 for side, edge in ((left, arm), (right, -arm)))
+    path = QPainterPath()
+    for side, edge in ((left, arm), (right, -arm)):
+        path.addPolygon(QPolygonF([QPointF(side + edge, top), QPointF(side, top),
+                                   QPointF(side, bottom), QPointF(side + edge, bottom)]))
+    return path
 
 
 @lru_cache(maxsize=64)
@@ -412,36 +423,60 @@ def _row_origins(font_size, rows):
     return tuple(QPointF(BRACKET + 2, 2 + i * CELL_H + baseline) for i in range(rows))
 
 
-_RAW_FONTS = {}   # (font size, device dpi) -> (QRawFont, advance of a digit)
+_RAW_FONTS = {}   # (font size, device dpi) -> (QRawFont, advance of a digit, NUMBER_CHARS' glyph table)
 _GLYPH_RUNS = {}  # (font size, device dpi, rows, characters a row) -> QGlyphRun, positions set
+NUMBER_CHARS = " 0123456789.-+einfa"   # all printf writes for a number (with "inf", "nan")
 
 
-def _draw_glyph_rows(painter, font_size, rows, origin):
-    """Draw rows of numbers as one glyph run, the first row's baseline at `origin`, and
-    say whether it could: not when the rows differ in length or a glyph is missing from
-    the font (drawText would take it from another font).
+def _raw_font(font):
+    """(`font` as a QRawFont, the advance of a digit, a bytes.translate table from each of
+    NUMBER_CHARS to its glyph index: None unless every one has a glyph below 256)."""
+    raw = QRawFont.fromFont(font)
+    glyphs = raw.glyphIndexesForString(NUMBER_CHARS)
+    table = None
+    if all(0 < g < 256 for g in glyphs):
+        table = bytearray(256)
+        for char, glyph in zip(NUMBER_CHARS, glyphs):
+            table[ord(char)] = glyph
+        table = bytes(table)
+    return raw, raw.advancesForGlyphIndexes(raw.glyphIndexesForString("0"))[0].x(), table
+
+
+def _draw_glyph_rows(painter, font_size, text, rows, origin):
+    """Draw `text`, `rows` rows of numbers of one length one after the other, as one glyph
+    run, the first row's baseline at `origin`, and say whether it could: not when a glyph
+    is missing from the font (drawText would take it from another font).
 
     drawText shapes its text every time, a third of its cost; these rows need no shaping,
     since every glyph of the monospace font stands one advance after the other. The pixels
-    are drawText's. Raster painting only: an SVG would get paths instead of text.
+    are drawText's. Raster painting only: an SVG would get paths instead of text. The
+    glyph indexes come from a table (one bytes.translate) rather than a call into Qt:
+    every card's numbers are drawn again after a value edit.
     """
-    chars = len(rows[0])
-    if any(len(row) != chars for row in rows):
+    device = painter.device()
+    if not isinstance(device, _RASTER_DEVICES) and painter.paintEngine().type() != _RASTER:
         return False
-    dpi = painter.device().logicalDpiY()
+    dpi = device.logicalDpiY()
     raw = _RAW_FONTS.get((font_size, dpi))
     if raw is None:   # the painter's font is resolved for its device (its dpi sets the pixel size)
-        font = QRawFont.fromFont(painter.font())
-        raw = _RAW_FONTS[font_size, dpi] = (font, font.advancesForGlyphIndexes(font.glyphIndexesForString("0"))[0].x())
-    glyphs = raw[0].glyphIndexesForString("".join(rows))
-    if 0 in glyphs:
-        return False
-    key = (font_size, dpi, len(rows), chars)
+        raw = _RAW_FONTS[font_size, dpi] = _raw_font(painter.font())
+    font, advance, table = raw
+    if table is not None:
+        indexes = text.encode("ascii", "replace").translate(table)   # 0 for a character not in the table
+        if 0 in indexes:
+            return False
+        glyphs = list(indexes)
+    else:
+        glyphs = font.glyphIndexesForString(text)
+        if 0 in glyphs:
+            return False
+    chars = len(text) // rows
+    key = (font_size, dpi, rows, chars)
     template = _GLYPH_RUNS.get(key)
     if template is None:
         template = _GLYPH_RUNS[key] = QGlyphRun()
-        template.setRawFont(raw[0])
-        template.setPositions([QPointF(c * raw[1], r * CELL_H) for r in range(len(rows)) for c in range(chars)])
+        template.setRawFont(font)
+        template.setPositions([QPointF(c * advance, r * CELL_H) for r in range(rows) for c in range(chars)])
     run = QGlyphRun(template)
     run.setGlyphIndexes(glyphs)
     painter.drawGlyphRun(origin, run)

@@ -101,7 +101,7 @@ def record_card_paints(w, monkeypatch, frames=None):
     numbers, frame = cls._paint_card_numbers, cls._paint_card_frame
     sketch = canvas_items.NodeItem._sketch
     monkeypatch.setattr(cls, "_paint_card_numbers",
-                        lambda r, painter, nid, *a: (painted.append(nid), numbers(r, painter, nid, *a)))
+                        lambda r, painter, nid, *a, **k: (painted.append(nid), numbers(r, painter, nid, *a, **k)))
     monkeypatch.setattr(cls, "_paint_card_frame",
                         lambda r, painter, nid: ((frames if frames is not None else []).append(nid),
                                                  frame(r, painter, nid)))
@@ -140,7 +140,7 @@ def test_cards_too_small_to_read_are_sketched(window, qtbot, monkeypatch):
     typeset = []
     for part in ("_paint_card_frame", "_paint_card_numbers"):
         monkeypatch.setattr(w.canvas.renderer.__class__, part,
-                            lambda r, painter, nid, *a, part=part: typeset.append((part, nid)))
+                            lambda r, painter, nid, *a, part=part, **k: typeset.append((part, nid)))
     sketched = []
     sketch = canvas_items.NodeItem._sketch
     monkeypatch.setattr(canvas_items.NodeItem, "_sketch",

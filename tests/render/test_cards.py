@@ -126,15 +126,19 @@ def test_previews_agree_between_measure_and_draw():
         assert preview.kind(array) == shown.kind
 
 
+@pytest.mark.parametrize("brush", [None, "#000000"])
 @pytest.mark.parametrize("array", [np.arange(-6.0, 6.0).reshape(3, 4) * 1.25, np.arange(64.0).reshape(8, 8)])
-def test_a_table_draws_each_number_in_its_cell_between_its_brackets(array):
+def test_a_table_draws_each_number_in_its_cell_between_its_brackets(array, brush):
     """The ink of a table (drawn at an offset, scaled): every shown number inside its
-    `cell_rect`, each bracket down the whole height at its side, and nothing else."""
+    `cell_rect`, each bracket down the whole height at its side, and nothing else, whatever
+    brush the painter held (a card's section frame leaves its fill colour)."""
     shown, scale, (x, y) = preview.Preview(array), 2.0, (7.5, 11.0)
     image = QImage(int((shown.width + 20) * scale), int((shown.height + 20) * scale), QImage.Format.Format_RGB32)
     image.fill(QColor("white"))
     painter = QPainter(image)
     painter.scale(scale, scale)
+    if brush:
+        painter.setBrush(QColor(brush))
     shown.draw(painter, x, y, "#000000", None)
     painter.end()
     a = _pixels(image)[..., :3]
@@ -148,6 +152,10 @@ def test_a_table_draws_each_number_in_its_cell_between_its_brackets(array):
     for bracket in (left, right):
         rows = ink[px(bracket)].any(axis=1)
         assert rows[int(1.5 * scale):-int(1.5 * scale)].all()      # a full-height stroke
+    arm = preview.BRACKET * 0.7
+    for inside in (QRectF(x + 2.5, y + 2.5, arm - 2, shown.height - 5),   # within each [ and ], not filled
+                   QRectF(x + shown.width - 1 - arm + 0.5, y + 2.5, arm - 2, shown.height - 5)):
+        assert not ink[px(inside)].any()
     cells = [shown.cell_rect(x, y, flat) for flat in range(array.size)]
     cells = [c for c in cells if c is not None]
     assert len(cells) == len([r for r in shown.rows if r is not None]) * len([c for c in shown.cols if c is not None])
@@ -241,7 +249,7 @@ def test_every_number_fits_its_column(array):
 
 
 def test_a_table_of_numbers_prints_each_row_at_once_as_its_cells_would_be():
-    """Tables without ellipses print a row with one printf (_number_runs); the text is the
+    """Tables without ellipses print every row with one printf (_number_text); the text is the
     one the cell-by-cell path (cell_runs over `table`) makes, for every dtype and format."""
     rng = np.random.default_rng(7)
     arrays = [np.array([[-1.5, 2.25], [np.nan, -np.inf]]), np.array([[1e-7, -3e-6]]),
