@@ -240,8 +240,8 @@ class CardPainter:
             if getattr(array, "shape", None) != getattr(before, "shape", None) \
                     or getattr(array, "dtype", None) != getattr(before, "dtype", None):
                 return None
-            shown = preview.Preview(array, compact=colour == "gradient" and port.index > 0)
             old_shown = section.preview
+            shown = old_shown.renumbered(array)
             if shown.kind != old_shown.kind or shown.width != old_shown.width or shown.height != old_shown.height:
                 return None
             label, _, colour, y, port, _, label_text = section   # (Section._replace takes 3 us)

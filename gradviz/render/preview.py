@@ -209,7 +209,7 @@ class Preview:
 
     def __init__(self, array, font_size=8.5, compact=False):
         self.array = np.asarray(array)
-        self.font_size = font_size
+        self.font_size, self.compact = font_size, compact
         self.kind = kind(self.array, compact)
         self._images = {}
         if self.kind == "scalar":
@@ -242,6 +242,23 @@ class Preview:
             self.font = _text.mono(font_size)
             self._lay_out_table(_widest(a, self._fmt, magnitudes))
             self.height = len(self.rows) * CELL_H + 4
+
+    def renumbered(self, array):
+        """The picture of `array`, of this one's shape and dtype: a table whose numbers
+        need columns as wide keeps this layout (only the numbers' format is made again),
+        anything else is laid out afresh. A value edit renumbers every card downstream."""
+        if self.kind not in ("grid", "ellipsis"):
+            return Preview(array, self.font_size, self.compact)
+        a = as_2d(np.asarray(array))
+        magnitudes = _magnitudes(a) if a.dtype.kind in "iuf" else None
+        spec = number_spec(a, magnitudes)
+        fmt = number_format(a, magnitudes, spec)
+        if _widest(a, fmt, magnitudes) != self._chars:
+            return Preview(array, self.font_size, self.compact)
+        shown = object.__new__(Preview)
+        shown.__dict__.update(self.__dict__, array=np.asarray(array), _a2=a, _spec=spec, _fmt=fmt,
+                              _runs=None, _text=None, _images={})
+        return shown
 
     @property
     def size(self):

@@ -273,6 +273,47 @@ def test_a_table_of_numbers_prints_each_row_at_once_as_its_cells_would_be():
     assert printed >= 20
 
 
+def _picture(shown):
+    """What a Preview shows and how it is laid out, for comparing two."""
+    keys = ("kind", "width", "height", "rows", "cols", "widths", "cell_pad", "_chars", "_spec", "text",
+            "caption", "heat_w", "heat_h", "cell", "_plain")
+    laid_out = {k: getattr(shown, k) for k in keys if hasattr(shown, k)}
+    if shown.kind in ("grid", "ellipsis"):
+        laid_out.update(table=shown.table, runs=shown.runs, number_text=shown._number_text())
+    return laid_out
+
+
+def test_a_renumbered_preview_is_the_preview_of_its_new_numbers():
+    """A value edit renumbers each card's previews (Preview.renumbered keeps the layout
+    when the columns keep their width): the result is what a fresh Preview of the new
+    numbers shows, whether the width stayed, grew or shrank, for every kind and dtype."""
+    rng = np.random.default_rng(5)
+    shapes = [(), (1,), (4, 4), (6, 5), (3, 2, 2), (8, 8), (10, 7), (30, 30), (300,)]
+    kept = 0
+    for shape in shapes:
+        for dtype in (np.float32, np.float64, np.int32, np.bool_):
+            for compact in (False, True):
+                for scale_before, scale_after in ((1.0, 1.3), (1.0, 40.0), (50.0, 0.5), (1e-4, 1.0), (1.0, 1e6)):
+                    def draw(scale):
+                        a = scale * rng.normal(size=shape)
+                        if dtype is np.bool_:
+                            return a > 0
+                        if np.issubdtype(dtype, np.integer):
+                            return np.round(a * 10).astype(dtype)
+                        a = a.astype(dtype)
+                        if a.size > 2 and scale > 10:
+                            a.reshape(-1)[1] = np.nan   # a non-finite number widens the columns
+                        return a
+                    before, after = draw(scale_before), draw(scale_after)
+                    old = preview.Preview(before, compact=compact)
+                    old.runs if old.kind in ("grid", "ellipsis") else None   # drawn once before the edit
+                    shown = old.renumbered(after)
+                    assert _bytes(shown.array) == _bytes(after)
+                    assert _picture(shown) == _picture(preview.Preview(after, compact=compact)), (shape, dtype, compact)
+                    kept += shown.kind in ("grid", "ellipsis") and shown.width == old.width
+    assert kept >= 20
+
+
 def _bytes(array):
     a = np.asarray(array)
     return a.shape, a.dtype.str, a.tobytes()     # NaN equals NaN here, as the picture does
