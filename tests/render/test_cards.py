@@ -175,11 +175,17 @@ def test_a_table_draws_each_number_in_its_cell_between_its_brackets(array, brush
         assert (ink & ~explained).sum() < ink.sum() / 4
 
 
+@pytest.mark.parametrize("lookup", ["table", "qt"])
 @pytest.mark.parametrize("dpi, ratio", [(72, 1.0), (96, 1.0), (192, 1.0), (96, 2.0)])
-def test_a_table_drawn_as_one_glyph_run_has_drawtexts_pixels(monkeypatch, dpi, ratio):
+def test_a_table_drawn_as_one_glyph_run_has_drawtexts_pixels(monkeypatch, dpi, ratio, lookup):
     """On raster devices a table of numbers is one glyph run (no shaping); the glyphs come
     from the painter's font as resolved for the device, so every dpi, pixel ratio and zoom
-    gives the pixels one drawText a row gives."""
+    gives the pixels one drawText a row gives. The glyph indexes come from a translate
+    table, or from Qt for a font whose digits have no index below 256 ("qt")."""
+    monkeypatch.setattr(preview, "_RAW_FONTS", {})
+    if lookup == "qt":
+        raw_font = preview._raw_font
+        monkeypatch.setattr(preview, "_raw_font", lambda font: (*raw_font(font)[:2], None))
     rng = np.random.default_rng(11)
     tables = [preview.Preview(rng.normal(size=(4, 4)).astype(np.float32)),
               preview.Preview(np.array([[np.nan, -np.inf, 2e9]])), preview.Preview(rng.integers(-99, 99, (6, 5)))]
