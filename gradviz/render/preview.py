@@ -127,6 +127,15 @@ def number_format(values, magnitudes=None, spec=None):
     return lambda v: spec % v
 
 
+def _table_format(a):
+    """(printf spec, format function, column width in characters) of a table of the 2-D
+    array `a`: what a Preview and its renumbered copies work out from the numbers."""
+    magnitudes = _magnitudes(a) if a.dtype.kind in "iuf" else None
+    spec = number_spec(a, magnitudes)
+    fmt = number_format(a, magnitudes, spec)
+    return spec, fmt, _widest(a, fmt, magnitudes)
+
+
 def _widest(a, fmt, magnitudes):
     """How many characters the widest number `fmt` can make of `a` takes, a minus sign
     always counted: the largest and the smallest magnitude bound every other one."""
@@ -233,14 +242,12 @@ class Preview:
             full_r, full_c = (FULL_ROWS, FULL_COLS) if self.kind == "grid" else (4, 4)
             self.rows, self.cols = _picked(a.shape[0], full_r), _picked(a.shape[1], full_c)
             self._a2 = a
-            magnitudes = _magnitudes(a) if a.dtype.kind in "iuf" else None
-            self._spec = number_spec(a, magnitudes)
-            self._fmt = number_format(a, magnitudes, self._spec)
+            self._spec, self._fmt, chars = _table_format(a)
             self._runs = self._text = None
             self._plain = self._spec is not None and bool(self.cols) and None not in self.rows \
                 and None not in self.cols   # numbers only: no ellipsis, no booleans
             self.font = _text.mono(font_size)
-            self._lay_out_table(_widest(a, self._fmt, magnitudes))
+            self._lay_out_table(chars)
             self.height = len(self.rows) * CELL_H + 4
 
     def renumbered(self, array):
@@ -249,14 +256,13 @@ class Preview:
         anything else is laid out afresh. A value edit renumbers every card downstream."""
         if self.kind not in ("grid", "ellipsis"):
             return Preview(array, self.font_size, self.compact)
-        a = as_2d(np.asarray(array))
-        magnitudes = _magnitudes(a) if a.dtype.kind in "iuf" else None
-        spec = number_spec(a, magnitudes)
-        fmt = number_format(a, magnitudes, spec)
-        if _widest(a, fmt, magnitudes) != self._chars:
+        array = np.asarray(array)
+        a = as_2d(array)
+        spec, fmt, chars = _table_format(a)
+        if chars != self._chars:
             return Preview(array, self.font_size, self.compact)
         shown = object.__new__(Preview)
-        shown.__dict__.update(self.__dict__, array=np.asarray(array), _a2=a, _spec=spec, _fmt=fmt,
+        shown.__dict__.update(self.__dict__, array=array, _a2=a, _spec=spec, _fmt=fmt,
                               _runs=None, _text=None, _images={})
         return shown
 
