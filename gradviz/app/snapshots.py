@@ -139,7 +139,11 @@ def _same_form(a, b):
     return _same(a, b)
 
 
-def same_structure(a, b):
-    """True when documents `a` and `b` check and plan identically: they may differ only in
-    their tensors' numbers (not shapes or dtypes) and their nodes' positions."""
-    return a.title == b.title and a.lesson == b.lesson and _alike(a, b, _same_form, {"position"})
+def changed_attributes(a, b):
+    """The ids of the nodes whose attributes differ between documents `a` and `b`, when
+    nothing else does but their tensors' numbers (not shapes or dtypes) and their nodes'
+    positions; None when anything else differs. An empty set: `a` and `b` check and plan
+    identically (graph.evaluate.checks_hold tells for a set of nodes)."""
+    if a.title != b.title or a.lesson != b.lesson or not _alike(a, b, _same_form, {"position", "attrs"}):
+        return None
+    return {nid for nid, node in a.nodes.items() if not _same(node.attrs, b.nodes[nid].attrs)}

@@ -118,6 +118,23 @@ def _add(plan, doc, node, inputs, on_path):
     return None
 
 
+def entry_holds(plan, doc, node):
+    """Would `plan` give `node` (another version of a node it planned, say with new
+    attributes) the same entry: the same output shapes and multiply-adds from the same
+    input shapes? Then no node after it, and no total, can tell the two apart. A 'gradient'
+    node's cost is its tape's, so it is never taken as the same."""
+    if node.id not in plan.multiply_adds or (node.kind == OP and node.op == "gradient"):
+        return False
+    inputs = [plan.shapes.get(e.src) for e in doc.inputs_of(node.id)]
+    try:
+        shapes, multiply_adds = infer(catalog.with_defaults(node), inputs)
+    except ShapeError:
+        return False
+    return (multiply_adds == plan.multiply_adds[node.id]
+            and Port(node.id, len(shapes)) not in plan.shapes
+            and all(plan.shapes.get(Port(node.id, i)) == tuple(s) for i, s in enumerate(shapes)))
+
+
 def _backward_cost(plan, doc, node):
     """Multiply-adds of the inner tape.gradient of a 'gradient' node (target, source)."""
     edges = {e.dst.index: e.src.node for e in doc.inputs_of(node.id)}

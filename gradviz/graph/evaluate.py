@@ -20,11 +20,11 @@ import numpy as np
 import gradviz as gv
 
 from . import budget
-from .build import ENGINE_ERRORS, build, one_line, quiet
+from .build import ENGINE_ERRORS, build, input_slots, n_outputs, one_line, quiet
 from .document import Port
 from .errors import DocumentError, Problem, errors, warnings
 from .fileformat import parse_port, port_text
-from .validate import analyse, output_gradient_problems
+from .validate import analyse, node_problems, output_gradient_problems
 
 
 @dataclass
@@ -93,13 +93,30 @@ def _built(doc, tapes, helper, skip, plan=None):
     return build(doc, all_tapes, grad_tape=helper, grad_watch=_grad_watch(doc), skip=skip, plan=plan)
 
 
+def checks_hold(evaluation, before, doc, changed):
+    """Do `evaluation`'s checks and plan, made for document `before`, hold for `doc`? The
+    caller knows that `doc` differs from `before` at most in its tensors' numbers (not
+    their shapes or dtypes), its nodes' positions and the attributes of the nodes
+    `changed`: the checks and plan read nothing else. They hold when every changed node
+    has no problem in either version, the same ports, and the same plan entry (output
+    shapes and cost): the nodes after it then see the same inputs."""
+    plan, structure = evaluation.plan, evaluation.structure
+    for nid in changed:
+        old, new = before.nodes[nid], doc.nodes[nid]
+        if nid in structure.broken or node_problems(old) or node_problems(new) \
+                or n_outputs(old) != n_outputs(new) or input_slots(old) != input_slots(new) \
+                or not budget.entry_holds(plan, doc, new):
+            return False
+    return True
+
+
 def evaluate(doc, observer=None, persistent=True, same_structure_as=None):
     """Forward values of every node that can run, the gradients when the targets' part of
     the graph is sound, and every problem (errors and warnings) on its node.
 
-    `same_structure_as`: the Evaluation of a document that differs from `doc` at most in
-    its tensors' numbers (not their shapes or dtypes) and its nodes' positions: its checks
-    and plan read nothing else, so they are taken instead of made again."""
+    `same_structure_as`: an Evaluation whose checks and plan hold for `doc` (a document
+    that differs at most in its tensors' numbers and its nodes' positions, or as
+    `checks_hold` allows): they are taken instead of made again."""
     reuse = same_structure_as
     structure = reuse.structure if reuse is not None else analyse(doc)
     ev = Evaluation(problems=list(structure.problems), structure=structure)

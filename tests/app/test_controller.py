@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from gradviz.app.controller import DocumentController, _shape_problem
-from gradviz.app.snapshots import same_for_engine, same_structure, snapshot
+from gradviz.app.snapshots import changed_attributes, same_for_engine, snapshot
 from gradviz.graph import catalog, fileformat
 from gradviz.graph.evaluate import evaluate
 from gradviz.graph.document import CONSTANT, OP, VARIABLE, Document, Node, Port
@@ -119,7 +119,7 @@ def test_same_for_engine_sees_every_change_the_engine_reads():
         assert not same_for_engine(snapshot(base), d), change
 
 
-def test_same_structure_allows_only_new_numbers_and_positions():
+def test_changed_attributes_allows_only_new_numbers_positions_and_attributes():
     base = clip_document()
     base.output_gradients[Port("loss")] = np.ones((), np.float32)
     renumbered = snapshot(base)
@@ -127,13 +127,15 @@ def test_same_structure_allows_only_new_numbers_and_positions():
     renumbered.nodes["w"].value = -W
     renumbered.nodes["x"].position = (40.0, 40.0)
     renumbered.output_gradients[Port("loss")] = np.full((), 2.0, np.float32)
-    assert same_structure(snapshot(base), renumbered)
+    assert changed_attributes(snapshot(base), renumbered) == set()
+    renumbered.nodes["c"].attrs["clip_value_min"] = -0.1
+    assert changed_attributes(snapshot(base), renumbered) == {"c"}
     changes = [
         lambda d: setattr(d.nodes["x"], "value", X[:, :2].copy()),          # a shape
         lambda d: setattr(d.nodes["x"], "value", X.astype(np.float64)),     # a dtype
         lambda d: setattr(d.nodes["m"], "label", "product"),                # checked text
         lambda d: setattr(d, "title", ""),
-        lambda d: d.nodes["c"].attrs.__setitem__("clip_value_min", -0.1),
+        lambda d: setattr(d.nodes["c"], "op", "relu"),
         lambda d: setattr(d.nodes["w"], "trainable", False),
         lambda d: d.edges.pop(),
         lambda d: d.sources.pop(),
@@ -144,7 +146,7 @@ def test_same_structure_allows_only_new_numbers_and_positions():
     for change in changes:
         d = snapshot(base)
         change(d)
-        assert not same_structure(snapshot(base), d), change
+        assert changed_attributes(snapshot(base), d) is None, change
 
 
 def test_new_numbers_reuse_the_checks_and_plan_and_evaluate_alike(controller):
@@ -162,10 +164,29 @@ def test_new_numbers_reuse_the_checks_and_plan_and_evaluate_alike(controller):
         np.testing.assert_array_equal(ev.gradients[p], g)
     for p, v in fresh.values.items():
         np.testing.assert_array_equal(ev.values[p], v)
-    c.set_attr("c", "clip_value_min", -0.1)
-    assert c.result.evaluation.structure is not first.structure
     c.set_value("x", X[:, :2].copy())
     assert c.result.evaluation.plan is not first.plan
+
+
+def test_an_attribute_edit_that_keeps_every_shape_reuses_the_checks_and_plan(controller):
+    """New clip bounds plan as before: the checks and plan are kept, the numbers are new.
+    A bound that is not a finite number is a problem on the node: checked again, not kept."""
+    c = controller
+    c.set_document(clip_document())
+    first = c.result.evaluation
+    c.set_attr("c", "clip_value_min", -0.1)
+    ev = c.result.evaluation
+    assert ev.structure is first.structure and ev.plan is first.plan
+    fresh = evaluate(snapshot(c.doc))
+    for p, v in fresh.values.items():
+        np.testing.assert_array_equal(ev.values[p], v)
+    for p, g in fresh.gradients.items():
+        np.testing.assert_array_equal(ev.gradients[p], g)
+    assert not np.array_equal(ev.values[Port("c")], first.values[Port("c")])
+    c.set_attr("c", "clip_value_min", float("nan"))
+    assert c.result.evaluation.structure is not first.structure
+    assert [p.node for p in c.result.problems] == ["c"]
+    assert [str(p) for p in c.result.problems] == [str(p) for p in evaluate(snapshot(c.doc)).problems]
 
 
 def test_text_problems_follow_every_edit_that_reuses_an_evaluation(controller):
