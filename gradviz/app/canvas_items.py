@@ -16,6 +16,7 @@ from ..render import cards as render_cards
 from ..render import preview
 from ..render.story_overlay import Track
 from . import canvas_cover
+from .canvas_picture import LayerPicture
 from .canvas_renderer import input_names, output_names, same_frame, same_numbers
 from .tensor_editor import ERROR_STYLE, WARN_STYLE
 
@@ -533,10 +534,10 @@ class EdgeItem(QGraphicsItem):
 class EdgeLayer(QGraphicsItem):
     """Every edge's line, painted by one item: a repaint of the viewport (a value edit of
     many cards, a player frame) calls Python once for the edges, not once an edge (100
-    nodes in a grid at 60 %: 108 edges in view). An edge that changes its route or look
-    repaints only where it was and where it is. Not cached: Qt's item cache, repainted
-    in parts while edges moved, kept stray pixels of antialiased lines. The bounds reach
-    GROW beyond the edges and only grow (by GROW at a time) until the scene is rebuilt.
+    nodes in a grid at 60 %: 108 edges in view). The view's repaints copy a picture of
+    the layer (canvas_picture.LayerPicture), painted again only where an edge changed its
+    route or look, or a card that hid edges moved. The bounds reach GROW beyond the edges
+    and only grow (by GROW at a time) until the scene is rebuilt.
 
     An edge that lies wholly under opaque cards (which are all above the layer) is not
     painted: cards placed closer than their width hide most edges between them, and
@@ -549,6 +550,8 @@ class EdgeLayer(QGraphicsItem):
         self._bounds = QRectF()
         self._hidden = None   # (the cards' rects by node id, the rim, the edge items under them)
         self._rerouted = set()   # edge items routed anew since `_hidden` was found
+        self._picture = LayerPicture(view, self._paint_picture)
+        self._left_under = None   # the cards whose edges the picture left out: {node id: (x, y, w, h)}
         self.setZValue(0)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
@@ -567,12 +570,15 @@ class EdgeLayer(QGraphicsItem):
             self.prepareGeometryChange()
             self._bounds = self._bounds.united(item.boundingRect().adjusted(-GROW, -GROW, GROW, GROW))
         self._rerouted.add(item)
-        self.update(item.boundingRect() if old_bounds is None else item.boundingRect().united(old_bounds))
+        changed = item.boundingRect() if old_bounds is None else item.boundingRect().united(old_bounds)
+        self._picture.stale(changed)
+        self.update(changed)
 
     def edge_removed(self, item):
         self._rerouted.discard(item)
         if self._hidden is not None:
             self._hidden[2].discard(item)
+        self._picture.stale(item.boundingRect())
         self.update(item.boundingRect())
 
     def refit(self):
@@ -586,17 +592,49 @@ class EdgeLayer(QGraphicsItem):
             self.prepareGeometryChange()
             self._bounds = bounds
         self._hidden, self._rerouted = None, set()
+        self._picture.drop()
         self.update()
 
     def paint(self, painter, option, widget=None):
         exposed = option.exposedRect
+        if self._picture.usable(painter, widget):
+            self._uncover()
+            self._picture.paint(painter, widget, exposed)
+        else:
+            self._stroke(painter, [exposed], self._most_of_view(exposed))
+
+    def _stroke(self, painter, areas, most):
+        """Stroke the edges that meet one of `areas` (scene rects); `most`: they are most of
+        the view, where leaving out the edges under cards pays."""
         zoom = _zoom(painter)
-        area = exposed.getCoords()
-        shown = [item for item in self.view.edge_items.values() if boxes_meet(item.box, area)]
-        hidden = self.hidden_edges(zoom) if len(shown) >= COVER_FROM and self._most_of_view(exposed) else ()
+        boxes = [area.getCoords() for area in areas]
+        shown = [item for item in self.view.edge_items.values() if any(boxes_meet(item.box, box) for box in boxes)]
+        hidden = self.hidden_edges(zoom) if most and len(shown) >= COVER_FROM else ()
         for item in shown:
             if item not in hidden:
                 item.paint_line(painter, zoom)
+        return hidden
+
+    def _paint_picture(self, painter, areas, whole):
+        """The picture's parts within `areas` (all of it when `whole`), less the edges
+        under cards: the cards they were under are noted, so that where one of them moves
+        away, the picture is painted again (`_uncover`)."""
+        hidden = self._stroke(painter, areas, True)
+        if hidden:
+            self._left_under = self._hidden[0]
+        elif whole:
+            self._left_under = None
+
+    def _uncover(self):
+        """Where a card whose edges the picture left out was (it moved or resized since),
+        the picture is painted again: the edges it covered may show now."""
+        if self._left_under is None:
+            return
+        cards = self._cards()
+        for nid, rect in self._left_under.items():
+            if cards.get(nid) != rect:
+                self._picture.stale(QRectF(*rect))
+        self._left_under = cards
 
     def _most_of_view(self, exposed):
         """Is `exposed` at least half of what the view shows of the layer? Only such
@@ -613,9 +651,7 @@ class EdgeLayer(QGraphicsItem):
         was or is are tested again: a card of the 100-node grid grown by an attribute line
         cost 2.0 ms, 1.1 now."""
         rim = max(1.0, math.ceil(2.0 / zoom))
-        positions = self.view.positions   # where the cards stand, as they move (a PySide pos() costs more)
-        cards = {nid: (*positions[nid], item.card.width, item.card.height)
-                 for nid, item in self.view.node_items.items() if item.card is not None}
+        cards = self._cards()
         kept = self._hidden
         if kept is not None and kept[0] == cards and kept[1] == rim and not self._rerouted:
             return kept[2]
@@ -632,6 +668,13 @@ class EdgeLayer(QGraphicsItem):
         self._hidden = (cards, rim, hidden)
         self._rerouted = set()
         return hidden
+
+    def _cards(self):
+        """{node id: (x, y, width, height)} of every card, where it stands as it moves (a
+        PySide pos() costs more)."""
+        positions = self.view.positions
+        return {nid: (*positions[nid], item.card.width, item.card.height)
+                for nid, item in self.view.node_items.items() if item.card is not None}
 
 
 def boxes_meet(a, b):

@@ -196,13 +196,13 @@ def crowded_chain(n=24, per_row=6, step=(150.0, 110.0)):
 
 
 def culled_and_full(canvas, monkeypatch):
-    """The viewport painted as it is, and painted with every edge stroked."""
+    """The viewport painted afresh as it is, and painted afresh with every edge stroked."""
     from gradviz.app.canvas_items import EdgeLayer
-    canvas.viewport().update()
+    canvas.edge_layer.refit()
     culled = pixels(canvas)
     with monkeypatch.context() as m:
         m.setattr(EdgeLayer, "hidden_edges", lambda self, zoom: set())
-        canvas.viewport().update()
+        canvas.edge_layer.refit()
         full = pixels(canvas)
     return culled, full
 
@@ -317,6 +317,110 @@ def test_after_cards_move_or_resize_the_edges_under_cards_are_found_as_from_scra
     assert found[1] != found[0] and found[2] == found[0] and found[4] != found[3]
     tested.clear()
     assert set(layer.hidden_edges(zoom)) == found[-1] and tested == []   # kept while nothing moves
+
+
+class Strokes:
+    """Counts the edges the layer strokes (into its picture or onto the view)."""
+
+    def __init__(self, monkeypatch):
+        from gradviz.app.canvas_items import EdgeItem
+        self.items = []
+        stroke = EdgeItem.paint_line
+        monkeypatch.setattr(EdgeItem, "paint_line",
+                            lambda item, painter, zoom: self.items.append(item) or stroke(item, painter, zoom))
+
+
+def within_rounding(picture, direct):
+    """A line stroked into the picture (premultiplied, 8 bits) and then laid over the view
+    differs from one stroked onto the view by at most one level per channel."""
+    return int(np.abs(picture - direct).max()) <= 1
+
+
+def fresh_and_direct(canvas, monkeypatch):
+    """The viewport with the edge layer's picture painted afresh, and with the layer
+    stroking onto the view (no picture)."""
+    from gradviz.app.canvas_picture import LayerPicture
+    canvas.edge_layer.refit()
+    fresh = pixels(canvas)
+    with monkeypatch.context() as m:
+        m.setattr(LayerPicture, "usable", lambda self, painter, widget: False)
+        canvas.viewport().update()
+        direct = pixels(canvas)
+    return fresh, direct
+
+
+def test_a_value_edit_copies_the_edges_picture_and_strokes_no_edge(monkeypatch, canvas):
+    controller = canvas.controller
+    controller.set_document(crowded_chain())
+    app_ui.settle(canvas)
+    canvas.fit()
+    app_ui.settle(canvas)
+    pixels(canvas)
+    strokes = Strokes(monkeypatch)
+    painted = PaintedRegion(canvas.viewport())
+    controller.set_value("x", np.full((4, 4), 2.0, np.float32))   # numbers as wide as before
+    app_ui.settle(canvas)
+    shown = pixels(canvas)
+    assert painted.covers(canvas.viewport().rect())   # every card's numbers changed
+    assert strokes.items == []
+    fresh, direct = fresh_and_direct(canvas, monkeypatch)
+    assert strokes.items   # (the fresh picture strokes them)
+    assert (shown == fresh).all() and within_rounding(shown, direct)
+
+
+def test_the_edges_picture_after_edits_moves_and_scrolls_is_a_fresh_one(monkeypatch, canvas):
+    """Routes change, a card that hid edges moves away and back, an edge goes, one comes,
+    one is cut, the view scrolls: each time the picture, painted again only in parts, is
+    the picture painted afresh (after a scroll, moved by whole pixels as Qt moves the
+    view's own, within a few levels where a cut mark's circle lies), and what stroking
+    onto the view gives."""
+    controller = canvas.controller
+    doc, a_w, below = lid_document(controller, canvas)
+    canvas.fit()
+    app_ui.settle(canvas)
+    pixels(canvas)
+    lid = canvas.positions["lid"]
+    chain = next(e for e in doc.edges if e.src.node == "t3")
+    hbar, vbar = canvas.horizontalScrollBar(), canvas.verticalScrollBar()
+    steps = [
+        ("uncover a -> b", lambda: controller.move_nodes({"lid": (lid[0], lid[1] + 300)})),
+        ("cover it again", lambda: controller.move_nodes({"lid": lid})),
+        ("move a card", lambda: controller.move_nodes({"t8": (canvas.positions["t8"][0] + 40,
+                                                              canvas.positions["t8"][1] + 25)})),
+        ("resize every card", lambda: controller.set_value("x", np.ones((2, 6), np.float32))),
+        ("remove an edge", lambda: controller.disconnect(chain)),
+        ("add an edge", lambda: controller.connect(Port("t3"), Port("b", 0))),
+        ("cut an edge", lambda: controller.set_tape(stop_recording=["t5"])),
+        ("zoom in", lambda: (canvas.zoom_in(), canvas.zoom_in())),   # the chain reaches out of view
+        ("scroll right", lambda: hbar.setValue(hbar.value() + 37)),
+        ("scroll up", lambda: vbar.setValue(vbar.value() - 23)),
+    ]
+    strokes = Strokes(monkeypatch)
+    partial = []
+    for name, step in steps:
+        strokes.items.clear()
+        step()
+        app_ui.settle(canvas)
+        shown = pixels(canvas)
+        partly = len(strokes.items)
+        canvas.edge_layer.refit()
+        fresh = pixels(canvas)
+        whole = len(strokes.items) - partly
+        _, direct = fresh_and_direct(canvas, monkeypatch)
+        if name.startswith("scroll"):
+            assert np.abs(shown - fresh).max() <= 4 and (shown != fresh).any(axis=2).sum() < 200, name
+            assert partly, name   # edges came into view
+        else:
+            assert (shown == fresh).all(), name
+        assert within_rounding(fresh, direct), name
+        assert partly <= whole, name   # no more than a fresh picture strokes
+        if partly < whole:
+            partial.append(name)
+    # the steps that change much (every card resized; a chain's cards losing their values)
+    # may paint the whole picture; those that change a little paint only that
+    assert {"uncover a -> b", "cover it again", "move a card", "cut an edge", "scroll right",
+            "scroll up"} <= set(partial), partial
+    assert canvas.edge_items[next(e for e in controller.doc.edges if e.dst.node == "t5")]._cut
 
 
 def test_a_value_edit_draws_no_frame_again_in_a_big_window_of_many_cards(monkeypatch, open_window):
