@@ -5,7 +5,8 @@ The edge layer strokes every edge in view. A value edit repaints the whole viewp
 again took 3.5-4 ms of each such repaint; copying a picture of them takes 0.3. Only
 where the layer changed (an edge routed anew, removed, cut) is the picture painted
 again, and all of it when the view zooms or resizes; a scroll moves it by whole pixels
-and paints only the strips that come into view.
+and paints only the strips that come into view (moving it costs a scroll step of the
+100-node grid at 1920x1200 0.6-1.8 ms more than Qt's own scroll of the view alone).
 
 Qt's own item cache was tried first: repainted in parts while edges moved, it kept stray
 pixels of antialiased lines. Here a stale part is cleared and painted again whole (every
@@ -27,14 +28,14 @@ class LayerPicture:
     def __init__(self, view, draw):
         self.view = view
         self._draw = draw
-        self._image = None
+        self._image = self._spare = None
         self._transform = self._size = None   # what the picture was painted for (logical size)
         self._stale = []          # scene rects to paint again
         self._stale_device = []   # device rects to paint again (strips a scroll brought in)
 
     def drop(self):
         """Paint everything afresh next time."""
-        self._image = None
+        self._image = self._spare = None
         self._stale, self._stale_device = [], []
 
     def stale(self, rect):
@@ -105,11 +106,17 @@ class LayerPicture:
         if dx != int(dx) or dy != int(dy) or abs(dx) >= width or abs(dy) >= height:
             return False
         if dx or dy:
-            moved = self._new_image(self._size, self._image.devicePixelRatio())
+            # into the spare image (kept: a new 5 MB image a scroll step cost 2 ms of page
+            # faults); what the copy leaves there is cleared with the strips
+            moved = self._spare
+            if moved is None or moved.size() != self._image.size() \
+                    or moved.devicePixelRatio() != self._image.devicePixelRatio():
+                moved = self._new_image(self._size, self._image.devicePixelRatio())
             painter = QPainter(moved)
+            painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Source)
             painter.drawImage(QPointF(dx, dy), self._image)
             painter.end()
-            self._image, self._transform = moved, transform
+            self._spare, self._image, self._transform = self._image, moved, transform
             kept = QRect(int(dx), int(dy), width, height).intersected(QRect(0, 0, width, height))
             for part in (QRect(0, 0, width, kept.top()), QRect(0, kept.bottom() + 1, width, height),
                          QRect(0, 0, kept.left(), height), QRect(kept.right() + 1, 0, width, height)):
