@@ -13,11 +13,12 @@ pixels of antialiased lines. Here a stale part is cleared and painted again whol
 line that crosses it, clipped to it), so it is what a fresh picture would be.
 """
 from PySide6.QtCore import QPointF, QRect, QRectF
-from PySide6.QtGui import QColor, QImage, QPainter, QPaintEngine, QRegion
+from PySide6.QtGui import QColor, QImage, QPainter, QPaintEngine
 
 _RASTER = QPaintEngine.Type.Raster
 _CLEAR = QColor(0, 0, 0, 0)
 MAX_STALE = 500   # stale parts kept before the picture is simply painted afresh
+MERGE_AREA = 1.25   # stale parts are painted as one where their bounding rectangle is no bigger
 
 
 class LayerPicture:
@@ -133,17 +134,40 @@ class LayerPicture:
         return [part for part in (p.intersected(bounds) for p in parts) if not part.isEmpty()]
 
     def _paint_parts(self, transform, parts):
-        """Clear the stale parts and paint them again as one region: an edge crossing
-        several parts is stroked once."""
-        stale = QRegion()
-        for part in parts:
-            stale += part
+        """Clear the stale parts and paint them again, each with a rectangular clip: Qt
+        strokes an antialiased line under a clip of many rectangles several times slower
+        (the FHD grid's attribute edit: 37 edges in 5.7 ms). Parts that overlap much are
+        painted as one, so that an edge crossing them is stroked once."""
         inverse = transform.inverted()[0]
         painter = QPainter(self._image)
-        painter.setClipRegion(stale)
-        painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Source)
-        painter.fillRect(stale.boundingRect(), _CLEAR)
-        painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceOver)
-        painter.setWorldTransform(transform)
-        self._draw(painter, [inverse.mapRect(QRectF(rect)) for rect in stale], False)
+        for part in _merged(parts):
+            painter.resetTransform()
+            painter.setClipping(False)
+            painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Source)
+            painter.fillRect(part, _CLEAR)
+            painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceOver)
+            painter.setClipRect(part)
+            painter.setWorldTransform(transform)
+            self._draw(painter, [inverse.mapRect(QRectF(part))], False)
         painter.end()
+
+
+def _merged(parts):
+    """`parts` (QRects), those that overlap much merged into their bounding rectangle: two
+    are merged when it is at most MERGE_AREA times their areas together."""
+    parts = list(parts)
+    merged = True
+    while merged and len(parts) > 1:
+        merged = False
+        for i in range(len(parts)):
+            for j in range(i + 1, len(parts)):
+                a, b = parts[i], parts[j]
+                both = a.united(b)
+                if both.width() * both.height() <= MERGE_AREA * (a.width() * a.height() + b.width() * b.height()):
+                    parts[i] = both
+                    del parts[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return parts

@@ -423,6 +423,18 @@ def test_the_edges_picture_after_edits_moves_and_scrolls_is_a_fresh_one(monkeypa
     assert canvas.edge_items[next(e for e in controller.doc.edges if e.dst.node == "t5")]._cut
 
 
+def test_stale_parts_that_overlap_much_are_painted_as_one():
+    """One clip rectangle each (Qt strokes under a clip of many rectangles several times
+    slower); parts whose bounding rectangle is little more than they are become one."""
+    from gradviz.app.canvas_picture import _merged
+    a, b, far = QRect(0, 0, 100, 40), QRect(10, 5, 100, 40), QRect(500, 300, 30, 30)
+    assert _merged([a, b, far]) == [QRect(0, 0, 110, 45), far]
+    apart = [QRect(0, 0, 50, 50), QRect(60, 0, 50, 50)]   # a bounding box 10 % bigger: one
+    assert _merged(apart) == [QRect(0, 0, 110, 50)]
+    corner = [QRect(0, 0, 50, 50), QRect(50, 50, 50, 50)]   # twice their area: kept apart
+    assert _merged(corner) == corner
+
+
 def test_a_value_edit_draws_no_frame_again_in_a_big_window_of_many_cards(monkeypatch, open_window):
     """Each card keeps two cached pictures (its frame, its numbers). Qt's pixmap cache,
     10 MB by default, holds less than a big window shows of many cards (2560x1440, 100
