@@ -588,25 +588,25 @@ class EdgeLayer(QGraphicsItem):
             self._uncover()
             self._picture.paint(painter, widget, exposed)
         else:
-            self._stroke(painter, [exposed], self._most_of_view(exposed))
+            self._stroke(painter, exposed, self._most_of_view(exposed))
 
-    def _stroke(self, painter, areas, most):
-        """Stroke the edges that meet one of `areas` (scene rects); `most`: they are most of
-        the view, where leaving out the edges under cards pays."""
+    def _stroke(self, painter, area, most):
+        """Stroke the edges that meet `area` (scene units); `most`: it is most of the view,
+        where leaving out the edges under cards pays."""
         zoom = _zoom(painter)
-        boxes = [area.getCoords() for area in areas]
-        shown = [item for item in self.view.edge_items.values() if any(boxes_meet(item.box, box) for box in boxes)]
+        box = area.getCoords()
+        shown = [item for item in self.view.edge_items.values() if boxes_meet(item.box, box)]
         hidden = self.hidden_edges(zoom) if most and len(shown) >= COVER_FROM else ()
         for item in shown:
             if item not in hidden:
                 item.paint_line(painter, zoom)
         return hidden
 
-    def _paint_picture(self, painter, areas, whole):
-        """The picture's parts within `areas` (all of it when `whole`), less the edges
-        under cards: the cards they were under are noted, so that where one of them moves
-        away, the picture is painted again (`_uncover`)."""
-        hidden = self._stroke(painter, areas, True)
+    def _paint_picture(self, painter, area, whole):
+        """The picture's part within `area` (all of it when `whole`), less the edges under
+        cards: the cards they were under are noted, so that where one of them moves away,
+        the picture is painted again (`_uncover`)."""
+        hidden = self._stroke(painter, area, True)
         if hidden:
             self._left_under = self._hidden[0]
         elif whole:

@@ -22,8 +22,8 @@ MERGE_AREA = 1.25   # stale parts are painted as one where their bounding rectan
 
 
 class LayerPicture:
-    """The picture of one scene item over the whole viewport. `draw(painter, scene_rects,
-    whole)` paints what of the item lies in `scene_rects` (the painter clips to them);
+    """The picture of one scene item over the whole viewport. `draw(painter, scene_rect,
+    whole)` paints what of the item lies in `scene_rect` (the painter clips to it);
     `whole`: the whole picture is being painted afresh."""
 
     def __init__(self, view, draw):
@@ -92,7 +92,7 @@ class LayerPicture:
         self._stale, self._stale_device = [], []
         painter = QPainter(self._image)
         painter.setWorldTransform(transform)
-        self._draw(painter, [transform.inverted()[0].mapRect(QRectF(0, 0, size.width(), size.height()))], True)
+        self._draw(painter, transform.inverted()[0].mapRect(QRectF(0, 0, size.width(), size.height())), True)
         painter.end()
 
     def _follow_scroll(self, transform):
@@ -148,7 +148,7 @@ class LayerPicture:
             painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceOver)
             painter.setClipRect(part)
             painter.setWorldTransform(transform)
-            self._draw(painter, [inverse.mapRect(QRectF(part))], False)
+            self._draw(painter, inverse.mapRect(QRectF(part)), False)
         painter.end()
 
 
