@@ -94,6 +94,12 @@ class Renderer(CardPainter, EdgePainter, StepPainter, FormulaCard):
                 r = r.united(moving)
         return r.adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN)
 
+    def cuts(self):
+        """All that `is_cut` reads of the document: the stop_recording region and the nodes
+        of cutting ops. While it stays the same, no edge's cut changes."""
+        return (tuple(self.doc.tape.stop_recording),
+                tuple(nid for nid, n in self.doc.nodes.items() if n.kind == OP and n.op in CUT_OPS))
+
     def is_cut(self, edge):
         dst = self.doc.nodes.get(edge.dst.node)
         if dst is None:

@@ -141,6 +141,21 @@ def test_a_new_edge_is_drawn(canvas):
                           after[where.top():where.bottom(), where.left():where.right()]) > 10
 
 
+def test_an_edge_is_cut_when_its_node_becomes_stop_gradient_and_whole_again_after(canvas):
+    """The cut mark follows the op of the node an edge goes into (the canvas asks the
+    edges again only when what cuts changes: the ops that cut, the stop_recording region)."""
+    controller = canvas.controller
+    into = canvas.edge_items[next(e for e in controller.doc.edges if e.dst.node == "y_sq_stopped")]
+    assert into._cut
+    cut = pixels(canvas)
+    controller.set_field("y_sq_stopped", "op", "identity")
+    app_ui.settle(canvas)
+    assert not into._cut and changed_pixels(cut, pixels(canvas)) > 50   # no cross, no dashes
+    controller.set_field("y_sq_stopped", "op", "stop_gradient")
+    app_ui.settle(canvas)
+    assert into._cut
+
+
 def test_a_selected_edge_glows_under_its_line(canvas):
     item = next(iter(canvas.edge_items.values()))
     plain = pixels(canvas)
