@@ -23,8 +23,10 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsScene, 
 from ..graph.document import Document
 from ..render.layout import layout as layout_positions
 from ..render.painter import Renderer
+from .canvas_cover import boxes_meet
+from .canvas_edges import EdgeItem, EdgeLayer
 from .canvas_edit import NODES_MIME, CanvasEditing
-from .canvas_items import NUMBERS, OUTLINE, EdgeItem, EdgeLayer, NodeItem, PortItem, badge_roles, boxes_meet
+from .canvas_items import NUMBERS, OUTLINE, NodeItem, PortItem, badge_roles
 from .canvas_navigation import CanvasNavigation
 from .canvas_overlay import RefusalNote, StepOverlay
 from .canvas_renderer import make_renderer

@@ -5,6 +5,8 @@ crowded grid) they hide most edges between them. A card covers its rounded recta
 less the corners, and less a rim of device pixels (its antialiased border, and the half
 pixel its cached picture may be shifted by): two whole-unit rectangles. An edge is
 covered when its bounds, widened to whole units, lie within the union of them.
+
+`boxes_meet` is the plain-float overlap test of boxes that the whole canvas uses.
 """
 import numpy as np
 from PySide6.QtCore import QRect
@@ -49,3 +51,9 @@ def _inner(x, y, w, h):
     an empty one where there is none."""
     left, top = np.ceil(x), np.ceil(y)
     return np.stack([left, top, np.maximum(left, np.floor(x + w)), np.maximum(top, np.floor(y + h))], axis=1)
+
+
+def boxes_meet(a, b):
+    """Do (left, top, right, bottom) boxes `a` and `b` overlap (as QRectF.intersects)? Plain
+    floats: the canvas tests every edge this way, where a QRectF call each costs more."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]

@@ -5,7 +5,7 @@ from PySide6.QtCore import QLineF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPixmapCache
 from PySide6.QtWidgets import QGraphicsView
 
-from .canvas_items import boxes_meet
+from .canvas_cover import boxes_meet
 
 GRID = 20.0
 MIN_SCALE, MAX_SCALE = 0.1, 4.0

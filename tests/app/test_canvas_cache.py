@@ -212,7 +212,7 @@ def crowded_chain(n=24, per_row=6, step=(150.0, 110.0)):
 
 def culled_and_full(canvas, monkeypatch):
     """The viewport painted afresh as it is, and painted afresh with every edge stroked."""
-    from gradviz.app.canvas_items import EdgeLayer
+    from gradviz.app.canvas_edges import EdgeLayer
     canvas.edge_layer.refit()
     culled = pixels(canvas)
     with monkeypatch.context() as m:
@@ -224,7 +224,7 @@ def culled_and_full(canvas, monkeypatch):
 
 @pytest.mark.parametrize("zoom", [1.0, 0.6, 0.3])
 def test_edges_wholly_under_cards_are_not_stroked_and_the_picture_is_the_same(monkeypatch, canvas, zoom):
-    from gradviz.app.canvas_items import EdgeItem
+    from gradviz.app.canvas_edges import EdgeItem
     canvas.controller.set_document(crowded_chain())
     app_ui.settle(canvas)
     canvas.resetTransform()
@@ -289,7 +289,7 @@ def test_after_cards_move_or_resize_the_edges_under_cards_are_found_as_from_scra
     """The layer tests again only the edges routed anew and those where a card was or is:
     after each change the edges it skips are those a test of every edge finds."""
     import math
-    from gradviz.app import canvas_items
+    from gradviz.app import canvas_edges
     from gradviz.render.cards import CORNER_R
     controller = canvas.controller
     lid_document(controller, canvas)
@@ -298,8 +298,8 @@ def test_after_cards_move_or_resize_the_edges_under_cards_are_found_as_from_scra
     zoom = canvas.transform().m11()
     layer = canvas.edge_layer
     tested = []
-    covered = canvas_items._covered
-    monkeypatch.setattr(canvas_items, "_covered",
+    covered = canvas_edges._covered
+    monkeypatch.setattr(canvas_edges, "_covered",
                         lambda items, cards, rim: tested.append(len(items)) or covered(items, cards, rim))
 
     def from_scratch():
@@ -338,7 +338,7 @@ class Strokes:
     """Counts the edges the layer strokes (into its picture or onto the view)."""
 
     def __init__(self, monkeypatch):
-        from gradviz.app.canvas_items import EdgeItem
+        from gradviz.app.canvas_edges import EdgeItem
         self.items = []
         stroke = EdgeItem.paint_line
         monkeypatch.setattr(EdgeItem, "paint_line",
