@@ -99,11 +99,12 @@ def checks_hold(evaluation, before, doc, changed):
     their shapes or dtypes), its nodes' positions and the attributes of the nodes
     `changed`: the checks and plan read nothing else. They hold when every changed node
     has no problem in either version, the same ports, and the same plan entry (output
-    shapes and cost): the nodes after it then see the same inputs."""
+    shapes and cost): the nodes after it then see the same inputs. (A node with a problem
+    of its own before is in `structure.broken`.)"""
     plan, structure = evaluation.plan, evaluation.structure
     for nid in changed:
         old, new = before.nodes[nid], doc.nodes[nid]
-        if nid in structure.broken or node_problems(old) or node_problems(new) \
+        if nid in structure.broken or node_problems(new) \
                 or n_outputs(old) != n_outputs(new) or input_slots(old) != input_slots(new) \
                 or not budget.entry_holds(plan, doc, new):
             return False
