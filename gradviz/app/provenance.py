@@ -615,7 +615,7 @@ def _sum_text(prov, labels=None):
     if prov.kind != "fan_in" or not labels:
         return prov.text()
     parts = [f"{number(t.product, 8)} [{label}]" for t, label in zip(prov.terms, labels)]
-    return f"{prov.where} = " + " + ".join(parts) + f" = {number(prov.value, 8)}"
+    return f"{prov.subject} = " + " + ".join(parts) + f" = {number(prov.value, 8)}"
 
 
 def _html(text):

@@ -107,6 +107,7 @@ def test_fan_in_paths_are_named_by_their_input_slot(window):
     assert labels[0].endswith("input 0 (x)") and labels[1].endswith("input 1 (y)")
     prov = w.provenance.select_entry(0)
     text = w.provenance.sum_label.text()
+    assert text.startswith(f"grad {prov.where} = ")   # a fan-in sums cotangents
     assert all(f"[{label}]" in text for label in labels)
     assert prov.value == pytest.approx(sum(t.product for t in prov.terms))
     assert set(w.provenance.sources) == {"path 1", "path 2"}

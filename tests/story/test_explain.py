@@ -37,7 +37,7 @@ def test_every_step_names_a_document_node_and_no_engine_name_leaks(path):
 
 def test_operands_are_named_by_the_document_001_stop_recording():
     _, s, text = told("001_stop_recording")
-    assert "e.g. x = 1·x = 2" in text
+    assert "e.g. grad x = 1·x = 2" in text
     assert "y[" not in text.split("Backpropagation")[1]   # y (the node) gets no gradient
     (fan,) = s.of_kind("fan_in")
     assert fan.caption.startswith("x is used twice (both inputs of x_sq, a Mul)")
@@ -46,7 +46,7 @@ def test_operands_are_named_by_the_document_001_stop_recording():
 
 def test_operands_are_named_by_the_document_002_vjp():
     _, _, text = told("002_vjp_output_gradients")
-    assert "e.g. x[0] = 2·x[0] = 2" in text
+    assert "e.g. grad x[0] = 2·x[0] = 2" in text
     assert "Here y is 'x', so 'x' receives grad · x." in " ".join(text.split())
 
 
@@ -55,7 +55,7 @@ def test_the_custom_rule_is_the_declared_one_001_clip_gradient():
     (custom,) = [st for st in s.of_kind("contribution") if st.op_type == "CustomGradient"]
     assert custom.formula == "grad_y = clip_by_norm(grad, 0.5)"
     assert custom.title == "clip_gradients → vv"
-    assert "e.g. vv = clip_by_norm(1, 0.5) = 0.5" in text
+    assert "e.g. grad vv = clip_by_norm(1, 0.5) = 0.5" in text
     assert "grad_fn" not in text
 
 
@@ -79,7 +79,8 @@ def test_layer_internals_are_named_by_the_layer_001_batchnorm_pitfall():
     assert "layer2/AddV2 → MatMul" in titles  # inside one node the target drops its prefix
     assert "Here a is 'bn' and b is 'layer2.kernel', so 'bn' receives grad @ layer2.kernelᵀ." \
         in " ".join(text.split())
-    assert "e.g. bn[0,0] = 1·layer2.kernel[0,0] + 0.21086502·layer2.kernel[0,1]" in text
+    assert re.search(r"e\.g\. grad bn\[0,0\] = 1·layer2\.kernel\[0,0\] "
+                     r"\+ 0\.2108\d*·layer2\.kernel\[0,1\]", text)
 
 
 def test_explain_shows_the_batch_norm_pitfall_with_its_numbers():
@@ -137,9 +138,9 @@ def test_explain_of_a_big_matmul_is_fast_and_a_huge_broadcast_shows_no_example()
     doc.connect("c", "d")
     doc.targets, doc.sources = [Port("d")], [Port("a")]
     text = explain(story.build(doc))
-    assert "e.g. a[0,0] = 600·b[0,0] + 600·b[0,1]" in text
+    assert "e.g. grad a[0,0] = 600·b[0,0] + 600·b[0,1]" in text
     assert "(no entry-by-entry example here: each entry of c sums 600 products" not in text
-    assert "e.g. c[0,0] = 1·1 + 1·1" in text  # 600 terms: enumerated, capped in the text
+    assert "e.g. grad c[0,0] = 1·1 + 1·1" in text  # 600 terms: enumerated, capped in the text
 
 
 def test_the_explain_command_prints_the_pitfall(capsys):
@@ -148,3 +149,25 @@ def test_the_explain_command_prints_the_pitfall(capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert out.startswith("BatchNormalization breaks batch_jacobian's assumption")
     assert "Warning: the examples are not independent." in out
+
+
+def test_provenance_writes_the_cotangent_not_the_value_004():
+    """Lesson 1 step 3: the sum is ∂Σy/∂tf_t[0,0], the cotangent; tf_t[0,0] itself is 0.836."""
+    from gradviz.story.text import number
+    doc, s, text = told("004_matmul_sum")
+    step = s.steps[2]
+    p = s.step_provenance(step, 0)
+    b = doc.nodes["tf_b"].value
+    value = number(float(step.cotangent.flat[0]), 8)
+    assert p.text() == (f"grad tf_t[0,0] = 1·tf_b[0,0] + 1·tf_b[0,1] + 1·tf_b[0,2] = {value}")
+    assert f"e.g. {p.text()}" in text
+    assert p.value == pytest.approx(float(b[0].sum()), rel=1e-6)
+
+
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.stem)
+def test_every_provenance_line_names_a_cotangent(path):
+    """No 'name[i] = …' sum of products where the canvas shows name[i]'s value."""
+    text = explain(story.build(load(path)), studies=False)
+    examples = [line.strip() for line in text.splitlines() if line.strip().startswith("e.g. ")]
+    for line in examples:
+        assert line.startswith("e.g. grad "), line

@@ -4,7 +4,7 @@ import pytest
 
 import gradviz as tf
 from gradviz import story
-from gradviz.story.text import explain
+from gradviz.story.text import explain, number
 
 T = [[0.8363, 0.4719, 0.9783], [0.3379, 0.6548, 0.3835], [0.7846, 0.9173, 0.2393],
      [0.5418, 0.3875, 0.4276], [0.0948, 0.2637, 0.8039]]
@@ -48,7 +48,8 @@ def test_seed004_provenance_of_dy_dx_00(seed004):
     np.testing.assert_allclose([t.local for t in p.terms], B[0], rtol=1e-6)
     assert p.value == pytest.approx(-0.17307831, abs=1e-6)
     assert p.total == pytest.approx(p.value, abs=1e-6)
-    assert p.text() == "t[0,0] = 1·b[0,0] + 1·b[0,1] + 1·b[0,2] = -0.17307831"
+    assert p.text() == f"grad t[0,0] = 1·b[0,0] + 1·b[0,1] + 1·b[0,2] = {number(p.value, 8)}"
+    assert p.value == pytest.approx(-0.17307831, rel=1e-6)
     upstream, local, product, label = p.terms[1]
     assert (upstream, label) == (1.0, "grad[0,1]·b[0,1]")
 
