@@ -47,7 +47,8 @@ def test_operands_are_named_by_the_document_001_stop_recording():
 def test_operands_are_named_by_the_document_002_vjp():
     _, _, text = told("002_vjp_output_gradients")
     assert "e.g. grad x[0] = 2·x[0] = 2" in text
-    assert "Here y is 'x', so 'x' receives grad · x." in " ".join(text.split())
+    # Mul's operand y is the node x; the node y is the product, so the rule calls it a.
+    assert "grad_a = grad · x. Here a is 'x', so 'x' receives grad · x." in " ".join(text.split())
 
 
 def test_the_custom_rule_is_the_declared_one_001_clip_gradient():
