@@ -9,7 +9,7 @@ import copy
 import importlib
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QComboBox, QDockWidget, QFrame, QHBoxLayout, QLabel, QMainWindow,
                                QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
@@ -131,6 +131,9 @@ class StudyView(QWidget):
 
     title = "study"
     MIN_SIZE = (560, 380)        # below this its plots and banners would clip
+    # Why the study cannot be computed or used ('' when it can): the status bar shows it,
+    # so a failed study never sits beside "✓ no problems".
+    problemChanged = Signal(str)
 
     def __init__(self, controller, parent=None):
         super().__init__(parent)
@@ -139,6 +142,7 @@ class StudyView(QWidget):
         self._roomy = False
         self.result = None           # the last study shown
         self.error = ""
+        self.problem = ""
         self._stale = True
         self._task = None
         self._generation = 0
@@ -281,6 +285,8 @@ class StudyView(QWidget):
         set_banner(self.message, "error", "")
         self.result = result
         self.show_result(result)
+        self._set_problem(getattr(result, "warning", "")
+                          if getattr(result, "finite", True) is False else "")
 
     def _show_error(self, text):
         self._task = None
@@ -289,6 +295,12 @@ class StudyView(QWidget):
         self.result = None
         set_banner(self.message, "error", f"<b>Cannot compute this study.</b> {_html(text)}")
         self.clear_result()
+        self._set_problem(text)
+
+    def _set_problem(self, text):
+        if text != self.problem:
+            self.problem = text
+            self.problemChanged.emit(text)
 
     def doc_copy(self):
         """A private copy of the document: the study may run while the user keeps editing."""
