@@ -163,3 +163,18 @@ def test_an_entry_of_a_long_vector_on_the_card_is_clickable(window):
     assert cell.height() >= 4 and cell.width() >= 4    # big enough to see and to hit
     hit = entry_at(r, step, cell.center())
     assert hit is not None and hit[:2] == ("card", "contribution") and hit[2] == 150
+
+
+def test_provenance_headers_use_the_users_names(window, tmp_path, labelled_mlp):
+    """The dock names a tensor as its card does (W1), not by its id (w2): issue 20 §2."""
+    from gradviz.graph import save
+    save(labelled_mlp(), tmp_path / "mlp.json")
+    w = window(tmp_path / "mlp.json")
+    steps = w.player.steps
+    k = next(s.index for s in steps if s.kind == "contribution" and s.port == Port("w2"))
+    w.player.set_index(k)
+    heading = w.provenance.heading.text()
+    assert "<b>W1</b>" in heading and "w2" not in heading
+    prov = w.provenance.select_entry(0)
+    assert w.provenance.sum_label.text().startswith("grad W1[0,0] = ")
+    assert prov.where == "W1[0,0]"

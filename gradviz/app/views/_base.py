@@ -13,10 +13,9 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QComboBox, QDockWidget, QFrame, QHBoxLayout, QLabel, QMainWindow,
                                QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
-from ...graph import catalog
-from ...graph.document import LAYER
 from ...graph.errors import DocumentError
-from ...graph.fileformat import parse_port, port_text
+from ...graph.fileformat import parse_port
+from ...graph.names import port_names
 from ...render.themes import LIGHT
 
 DEBOUNCE_MS = 120
@@ -50,13 +49,8 @@ def set_banner(label, kind, html):
 
 
 def port_label(doc, port):
-    """'layer.kernel' for a layer's weight port, else the port text ('x', 'split:1')."""
-    node = doc.nodes.get(port.node)
-    if node is not None and node.kind == LAYER and port.index >= 1:
-        names = catalog.LAYERS[node.op].weight_names(catalog.full_attrs(node))
-        if port.index - 1 < len(names):
-            return f"{node.id}.{names[port.index - 1]}"
-    return port_text(port)
+    """The reader's name of a port: 'W1', 'layer.kernel', 'split:1' (labels, not ids)."""
+    return port_names(doc, [port])[port]
 
 
 def study_ports(doc, study, role):
