@@ -139,23 +139,23 @@ class Trainer:
     def __init__(self, doc, optimizer, parameters=None):
         self.parameters = list(trainable_parameters(doc) if parameters is None else parameters)
         if not doc.targets:
-            raise DocumentError("the document has no target: nothing to minimise", where="train")
+            raise DocumentError("the document has no target: nothing to minimise", where="training")
         if not self.parameters:
             raise DocumentError("no source is a Variable, so there is nothing to train (a "
                                 "constant is not trained): make a source a Variable",
-                                where="train")
+                                where="training")
         for p in self.parameters:
             if not is_variable_port(doc, p):
                 raise DocumentError(f"'{port_text(p)}' is not a Variable, so it cannot be trained",
-                                    where="train")
+                                    where="training")
             if port_value(doc, p) is None or np.asarray(port_value(doc, p)).dtype.kind != "f":
                 raise DocumentError(f"'{port_text(p)}' has no floating-point value to train",
-                                    where="train")
+                                    where="training")
         size = sum(int(np.size(port_value(doc, p))) for p in self.parameters)
         if isinstance(optimizer, Newton) and size > NEWTON_LIMIT:
             raise DocumentError(f"Newton's step solves a system over all {size:,} parameters; "
                                 f"it is offered up to {NEWTON_LIMIT:,}: choose fewer parameters "
-                                "or a gradient method", where="train")
+                                "or a gradient method", where="training")
         self.original = doc
         self.optimizer = optimizer
         self.doc = with_values(dataclasses.replace(doc, sources=list(self.parameters)),
@@ -169,7 +169,7 @@ class Trainer:
         if unconnected:
             raise DocumentError(f"the loss does not depend on {', '.join(unconnected)} through "
                                 "recorded ops (its gradient is None): choose parameters the "
-                                "target depends on", where="train")
+                                "target depends on", where="training")
 
     @property
     def loss(self):
@@ -205,7 +205,7 @@ class Trainer:
                 else:
                     self.optimizer.apply_gradients(zip(grads, self.variables))
         except (ENGINE_ERRORS + (np.linalg.LinAlgError,)) as e:
-            raise DocumentError(one_line(e), where=f"train step {len(self.history) + 1}") from None
+            raise DocumentError(one_line(e), where=f"training step {len(self.history) + 1}") from None
         for p, v in zip(self.parameters, self.variables):
             self._store(p, v._value)
         self._evaluate()
