@@ -90,16 +90,25 @@ def with_values(doc, values):
     """A copy of `doc` whose Variable ports hold `values` ({Port: ndarray}); `doc` and its
     nodes are left as they are."""
     nodes = dict(doc.nodes)
-    for port, value in values.items():
+    for port in values:
         node = nodes[port.node]
         if node is doc.nodes[port.node]:
-            node = nodes[port.node] = dataclasses.replace(node, weights=dict(node.weights))
+            nodes[port.node] = dataclasses.replace(node, weights=dict(node.weights))
+    copy = dataclasses.replace(doc, nodes=nodes)
+    store_values(copy, values)
+    return copy
+
+
+def store_values(doc, values):
+    """Put `values` ({Port: array}) into `doc`'s Variable ports, each as a new array of the
+    port's dtype (a tensor is replaced, never written into: undo snapshots share them)."""
+    for port, value in values.items():
+        node = doc.nodes[port.node]
         if node.kind == VARIABLE:
             node.value = np.array(value, dtype=node.value.dtype)
         else:
             name = _weight_names(node)[port.index - 1]
             node.weights[name] = np.array(value, dtype=node.weights[name].dtype)
-    return dataclasses.replace(doc, nodes=nodes)
 
 
 def loss_of(doc, values):
@@ -206,8 +215,7 @@ class Trainer:
                     self.optimizer.apply_gradients(zip(grads, self.variables))
         except (ENGINE_ERRORS + (np.linalg.LinAlgError,)) as e:
             raise DocumentError(one_line(e), where=f"training step {len(self.history) + 1}") from None
-        for p, v in zip(self.parameters, self.variables):
-            self._store(p, v._value)
+        store_values(self.doc, {p: v._value for p, v in zip(self.parameters, self.variables)})
         self._evaluate()
         record = TrainStep(len(self.history) + 1, loss, self.loss,
                            [_norm(g) for g in grads],
@@ -228,13 +236,6 @@ class Trainer:
         return records
 
     # -- internals ------------------------------------------------------------------------
-    def _store(self, port, value):
-        node = self.doc.nodes[port.node]
-        if node.kind == VARIABLE:
-            node.value = value
-        else:
-            node.weights[_weight_names(node)[port.index - 1]] = value
-
     def _evaluate(self):
         """Values and gradients at the current parameters; only numbers changed since the
         last evaluation, so its checks and plan are reused."""

@@ -20,16 +20,21 @@ def bowl(w0=W0, sources=("w",), label=""):
     doc = Document()
     doc.add(Node("w", VARIABLE, value=np.array(w0), label=label))
     doc.add(Node("c", CONSTANT, value=C))
-    doc.add(Node("d", OP, op="subtract"))
-    doc.add(Node("sq", OP, op="square"))
+    squared_distance(doc, "w", "d", "sq")
     doc.add(Node("loss", OP, op="reduce_sum", attrs={"axis": None, "keepdims": False}))
-    doc.connect("w", "d", dst_index=0)
-    doc.connect("c", "d", dst_index=1)
-    doc.connect("d", "sq")
     doc.connect("sq", "loss")
     doc.targets = [Port("loss")]
     doc.sources = [Port(s) for s in sources]
     return doc
+
+
+def squared_distance(doc, w, d, sq):
+    """Nodes d = w − c and sq = d²."""
+    doc.add(Node(d, OP, op="subtract"))
+    doc.add(Node(sq, OP, op="square"))
+    doc.connect(w, d, dst_index=0)
+    doc.connect("c", d, dst_index=1)
+    doc.connect(d, sq)
 
 
 def test_sgd_steps_follow_the_closed_form():
@@ -83,13 +88,9 @@ def test_newton_over_two_parameters_solves_the_quadratic():
     """loss = Σ (w − c)² + Σ (u − c)²: H = 2I, so an undamped step lands on c for both."""
     doc = bowl(sources=("w", "u"))
     doc.add(Node("u", VARIABLE, value=-W0))
-    doc.add(Node("e", OP, op="subtract"))
-    doc.add(Node("sq2", OP, op="square"))
+    squared_distance(doc, "u", "e", "sq2")
     doc.add(Node("add", OP, op="add"))
     doc.add(Node("total", OP, op="reduce_sum", attrs={"axis": None, "keepdims": False}))
-    doc.connect("u", "e", dst_index=0)
-    doc.connect("c", "e", dst_index=1)
-    doc.connect("e", "sq2")
     doc.connect("sq", "add", dst_index=0)
     doc.connect("sq2", "add", dst_index=1)
     doc.connect("add", "total")
