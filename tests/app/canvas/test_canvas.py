@@ -690,7 +690,7 @@ def test_the_scroll_room_holds_every_item_and_the_view_and_shrinks_back(editor):
 def test_clicking_a_node_without_moving_it_changes_nothing(qtbot, open_window, app_env, sample):
     """No undo entry, no unsaved mark, no 'save changes?' on the next lesson (issue 20 §3);
     the samples' cards have no stored positions, which made a click an edit."""
-    from gradviz.app.main_window import SAMPLES_DIR
+    from gradviz.app.window.main_window import SAMPLES_DIR
     w = open_window(SAMPLES_DIR / sample)
     c = w.canvas
     for nid, item in list(c.node_items.items())[:3]:
@@ -706,7 +706,7 @@ def test_clicking_a_node_without_moving_it_changes_nothing(qtbot, open_window, a
 
 
 def test_dragging_a_node_is_one_undo_step(qtbot, open_window):
-    from gradviz.app.main_window import SAMPLES_DIR
+    from gradviz.app.window.main_window import SAMPLES_DIR
     w = open_window(SAMPLES_DIR / "004_matmul_sum.json")
     c = w.canvas
     item = c.node_items["tf_b"]

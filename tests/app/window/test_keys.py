@@ -234,7 +234,7 @@ def test_arrow_keys_step_after_a_dialog_closes(open_window, qtbot, which):
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QMessageBox
     from gradviz.app import export_dialog
-    from gradviz.app.main_window import SAMPLES_DIR
+    from gradviz.app.window.main_window import SAMPLES_DIR
     w = open_window(SAMPLES_DIR / "004_matmul_sum.json")
     w.player.set_index(0)
     w.canvas.setFocus()
