@@ -12,6 +12,7 @@ import numpy as np
 
 from . import kernels
 from .dtypes import as_dtype
+from .ops import windows
 
 
 def _t(x):
@@ -140,11 +141,14 @@ numpy = types.SimpleNamespace(
     einsum=lambda eq, *xs: np.asarray(np.einsum(eq, *xs, optimize=len(xs) > 2)),
     solve=_np_solve,
     sum_to_shape=kernels.sum_to_shape,
+    conv2d=windows.conv2d,
+    conv2d_backprop_input=windows.backprop_input,
+    conv2d_backprop_filter=windows.backprop_filter,
 )
 
 
 def _gradviz_namespace():
-    from .ops import linalg, math, nn, reduce, shape
+    from .ops import conv, linalg, math, nn, reduce, shape
     from . import array
     from .execute import apply, tensors
 
@@ -162,6 +166,17 @@ def _gradviz_namespace():
 
     def broadcast_to(x, new_shape):
         return apply(shape.BROADCAST_TO, tensors(x), {"shape": tuple(map(int, new_shape))})
+
+    def conv2d(x, w, **geometry):
+        return apply(conv.CONV2D, tensors(x, w), geometry)
+
+    def conv2d_backprop_input(g, w, input_sizes, **geometry):
+        return apply(conv.CONV2D_BACKPROP_INPUT, tensors(g, w),
+                     dict(geometry, input_sizes=tuple(input_sizes)))
+
+    def conv2d_backprop_filter(x, g, filter_sizes, **geometry):
+        return apply(conv.CONV2D_BACKPROP_FILTER, tensors(x, g),
+                     dict(geometry, filter_sizes=tuple(filter_sizes)))
 
     return types.SimpleNamespace(
         matmul=matmul,
@@ -208,6 +223,9 @@ def _gradviz_namespace():
         einsum=linalg.einsum,
         solve=linalg.solve,
         sum_to_shape=shape.sum_to_shape,
+        conv2d=conv2d,
+        conv2d_backprop_input=conv2d_backprop_input,
+        conv2d_backprop_filter=conv2d_backprop_filter,
     )
 
 
