@@ -13,7 +13,7 @@ from .engine.dtypes import (DType, as_dtype, bool_ as bool, float16, float32, fl
                             int8, int16, int32, int64, uint8)
 from .engine.functional import hessian, hvp, jvp, vjp  # noqa: F401
 from .engine.ops import conv as _conv, linalg as _linalg, math as _math, nn as _nn, \
-    reduce as _reduce, shape as _shape
+    pool as _pool, reduce as _reduce, shape as _shape
 from .engine.ops.linalg import einsum, matmul  # noqa: F401
 from .engine.ops.math import (abs, add, add_n, cast, clip_by_value, cos, divide, equal, exp,  # noqa: F401
                               greater, greater_equal, less, less_equal, log, logical_and,
@@ -53,7 +53,8 @@ nn = _types.SimpleNamespace(
     relu=_nn.relu, elu=_nn.elu, sigmoid=_nn.sigmoid, tanh=tanh, softmax=_nn.softmax,
     log_softmax=_nn.log_softmax, softplus=_nn.softplus, moments=_nn.moments,
     batch_normalization=_nn.batch_normalization, conv2d=_conv.conv2d, conv1d=_conv.conv1d,
-    conv2d_transpose=_conv.conv2d_transpose)
+    conv2d_transpose=_conv.conv2d_transpose, max_pool2d=_pool.max_pool2d,
+    avg_pool2d=_pool.avg_pool2d)
 
 linalg = _types.SimpleNamespace(
     matmul=matmul, einsum=einsum, solve=_linalg.solve, inv=_linalg.inv, norm=norm,

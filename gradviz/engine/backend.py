@@ -144,11 +144,15 @@ numpy = types.SimpleNamespace(
     conv2d=windows.conv2d,
     conv2d_backprop_input=windows.backprop_input,
     conv2d_backprop_filter=windows.backprop_filter,
+    max_pool_grad=windows.max_pool_grad,
+    max_pool_grad_grad=windows.max_pool_grad_grad,
+    avg_pool=windows.avg_pool,
+    avg_pool_grad=windows.avg_pool_grad,
 )
 
 
 def _gradviz_namespace():
-    from .ops import conv, linalg, math, nn, reduce, shape
+    from .ops import conv, linalg, math, nn, pool, reduce, shape
     from . import array
     from .execute import apply, tensors
 
@@ -177,6 +181,19 @@ def _gradviz_namespace():
     def conv2d_backprop_filter(x, g, filter_sizes, **geometry):
         return apply(conv.CONV2D_BACKPROP_FILTER, tensors(x, g),
                      dict(geometry, filter_sizes=tuple(filter_sizes)))
+
+    def max_pool_grad(x, y, g, **geometry):
+        return apply(pool.MAX_POOL_GRAD, tensors(x, y, g), geometry)
+
+    def max_pool_grad_grad(x, y, u, **geometry):
+        return apply(pool.MAX_POOL_GRAD_GRAD, tensors(x, y, u), geometry)
+
+    def avg_pool(x, **geometry):
+        return apply(pool.AVG_POOL, tensors(x), geometry)
+
+    def avg_pool_grad(g, orig_input_shape, **geometry):
+        return apply(pool.AVG_POOL_GRAD, tensors(g),
+                     dict(geometry, orig_input_shape=tuple(orig_input_shape)))
 
     return types.SimpleNamespace(
         matmul=matmul,
@@ -226,6 +243,10 @@ def _gradviz_namespace():
         conv2d=conv2d,
         conv2d_backprop_input=conv2d_backprop_input,
         conv2d_backprop_filter=conv2d_backprop_filter,
+        max_pool_grad=max_pool_grad,
+        max_pool_grad_grad=max_pool_grad_grad,
+        avg_pool=avg_pool,
+        avg_pool_grad=avg_pool_grad,
     )
 
 

@@ -188,3 +188,79 @@ def backprop_filter(x, g, filter_sizes, strides, padding, explicit_paddings, dil
     g2 = g.reshape(g.shape[:-4] + (-1, o))
     gw = np.matmul(np.swapaxes(cols, -1, -2), g2)
     return gw.reshape(gw.shape[:-2] + (kh, kw, c, o))
+
+
+# -- pooling on arrays -------------------------------------------------------------------
+
+_ONE = (1, 1, 1, 1)
+
+
+def _pool_view(x, ksize, strides, padding, explicit_paddings, fill):
+    """Every window of x padded with `fill`: (..., N, Ho, Wo, KH, KW, C), and the pads."""
+    k_hw = tuple(ksize[1:3])
+    out_hw, pads = geometry(x.shape[-3:-1], k_hw, strides, padding, explicit_paddings, _ONE)
+    return windows(pad_spatial(x, pads, fill), k_hw, out_hw, strides, _ONE), pads
+
+
+def _lowest(dtype):
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def max_pool(x, ksize, strides, padding, explicit_paddings, data_format="NHWC"):
+    view, _ = _pool_view(x, ksize, strides, padding, explicit_paddings, _lowest(x.dtype))
+    return view.max(axis=(-3, -2))
+
+
+def _is_argmax(x, ksize, strides, padding, explicit_paddings):
+    """(..., N, Ho, Wo, KH·KW, C) of 0/1: where each window's maximum is (the first one,
+    in row-major order, where several are equal, as TF's CPU kernel routes ties)."""
+    view, pads = _pool_view(x, ksize, strides, padding, explicit_paddings, _lowest(x.dtype))
+    kk = ksize[1] * ksize[2]
+    flat = view.reshape(view.shape[:-3] + (kk, view.shape[-1]))
+    first = flat.argmax(axis=-2)[..., None, :]
+    return (first == np.arange(kk)[:, None]).astype(x.dtype), pads
+
+
+def max_pool_grad(x, y, g, ksize, strides, padding, explicit_paddings, data_format="NHWC"):
+    """Each output position's cotangent, sent to the input its window took the maximum of."""
+    mask, pads = _is_argmax(x, ksize, strides, padding, explicit_paddings)
+    cols = mask * g[..., None, :]
+    cols = cols.reshape(cols.shape[:-2] + (ksize[1], ksize[2], cols.shape[-1]))
+    return add_windows(cols, x.shape[-3:-1], pads, strides, _ONE)
+
+
+def max_pool_grad_grad(x, y, u, ksize, strides, padding, explicit_paddings, data_format="NHWC"):
+    """The transpose of max_pool_grad: `u` (input-shaped) read at each window's maximum."""
+    mask, _ = _is_argmax(x, ksize, strides, padding, explicit_paddings)
+    view, _ = _pool_view(u, ksize, strides, padding, explicit_paddings, 0)
+    flat = view.reshape(view.shape[:-3] + (ksize[1] * ksize[2], view.shape[-1]))
+    return (mask * flat).sum(axis=-2)
+
+
+def _window_counts(in_hw, ksize, strides, padding, explicit_paddings):
+    """How many real (unpadded) elements each window holds: (Ho, Wo, 1)."""
+    counts = []
+    for axis in (0, 1):
+        k, s = ksize[1 + axis], strides[1 + axis]
+        out, (before, _) = output_size(in_hw[axis], k, s, 1, padding, explicit_paddings, axis)
+        starts = np.arange(out) * s - before
+        counts.append(np.minimum(starts + k, in_hw[axis]) - np.maximum(starts, 0))
+    return (counts[0][:, None] * counts[1][None, :])[:, :, None]
+
+
+def avg_pool(x, ksize, strides, padding, explicit_paddings=(), data_format="NHWC"):
+    """The mean of each window's real elements: SAME's padding is not counted, as in TF."""
+    view, _ = _pool_view(x, ksize, strides, padding, explicit_paddings, 0)
+    counts = _window_counts(x.shape[-3:-1], ksize, strides, padding, explicit_paddings)
+    return (view.sum(axis=(-3, -2)) / counts).astype(x.dtype, copy=False)
+
+
+def avg_pool_grad(g, orig_input_shape, ksize, strides, padding, explicit_paddings=(),
+                  data_format="NHWC"):
+    """Each output's cotangent shared equally among its window's real elements."""
+    in_hw = tuple(orig_input_shape[1:3])
+    counts = _window_counts(in_hw, ksize, strides, padding, explicit_paddings)
+    _, pads = geometry(in_hw, tuple(ksize[1:3]), strides, padding, explicit_paddings, _ONE)
+    share = (g / counts).astype(g.dtype, copy=False)[..., None, None, :]
+    cols = np.broadcast_to(share, share.shape[:-3] + (ksize[1], ksize[2], share.shape[-1]))
+    return add_windows(cols, in_hw, pads, strides, _ONE)
