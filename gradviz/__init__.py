@@ -31,7 +31,8 @@ from .engine.registry import (NotDifferentiable, RegisterGradient, define_op,  #
 from .engine.backward import Observer  # noqa: F401
 from .engine.tape import GradientTape, UnconnectedGradients  # noqa: F401
 from .engine.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor  # noqa: F401
-from .engine import layers as _layers, nest, optimizers as _optimizers  # noqa: F401
+from .engine import layers as _layers, layers_conv as _layers_conv, nest, \
+    optimizers as _optimizers  # noqa: F401
 
 __version__ = "0.1.0"
 
@@ -61,7 +62,8 @@ linalg = _types.SimpleNamespace(
     matrix_transpose=_shape.matrix_transpose, eye=eye)
 
 keras = _types.SimpleNamespace(
-    layers=_types.SimpleNamespace(Dense=_layers.Dense,
+    layers=_types.SimpleNamespace(Dense=_layers.Dense, Conv2D=_layers_conv.Conv2D,
+                                  Flatten=_layers_conv.Flatten,
                                   BatchNormalization=_layers.BatchNormalization,
                                   Layer=_layers.Layer),
     activations=_types.SimpleNamespace(get=_layers.get_activation, relu=_nn.relu,
