@@ -70,13 +70,7 @@ def _attrs(ksize, strides, padding, data_format, allow_explicit):
     if not allow_explicit:
         del at["explicit_paddings"]
     at["ksize"] = W.sequence(ksize, "ksize")
-    for axis in (0, 1):
-        pads = at.get("explicit_paddings", ())[2 + 2 * axis:4 + 2 * axis]
-        if any(p >= at["ksize"][1 + axis] for p in pads):
-            raise ValueError(f"explicit padding {list(pads)} along the "
-                             f"{('height', 'width')[axis]} must be smaller than the window "
-                             f"({at['ksize'][1 + axis]}): a window of padding only has no "
-                             "maximum")
+    W.check_pool_padding(at["ksize"], at.get("explicit_paddings", ()))
     return at
 
 

@@ -202,6 +202,16 @@ def _pool_view(x, ksize, strides, padding, explicit_paddings, fill):
     return windows(pad_spatial(x, pads, fill), k_hw, out_hw, strides, _ONE), pads
 
 
+def check_pool_padding(ksize, explicit_paddings):
+    """Explicit pads smaller than the window: a window of padding only has no maximum."""
+    for axis in (0, 1):
+        pads = explicit_paddings[2 + 2 * axis:4 + 2 * axis]
+        if any(p >= ksize[1 + axis] for p in pads):
+            raise ValueError(f"explicit padding {list(pads)} along the {_AXES[axis]} must be "
+                             f"smaller than the window ({ksize[1 + axis]}): a window of "
+                             "padding only has no maximum")
+
+
 def _lowest(dtype):
     return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
