@@ -281,14 +281,21 @@ class WindowMenus:
             self._last_focus = new
         elif new is None and _closing_dialog_of(old, self):
             QTimer.singleShot(0, self._focus_back)
+        elif new is None and _in_window(old, self):   # a dialog opening, or another app
+            QTimer.singleShot(0, lambda: self._focus_back(only_after_dialog=True))
         self.update_edit_actions()
 
-    def _focus_back(self):
+    def _focus_back(self, only_after_dialog=False):
         """A dialog closed and Qt left the focus nowhere (no window manager hands the
         activation back): the arrows would not step the story until a click. The widget
-        that had the focus before gets it back, else the canvas."""
-        if QApplication.focusWidget() is not None or not self.isVisible() \
-                or QApplication.activeModalWidget() not in (None, self):
+        that had the focus before gets it back, else the canvas. While a dialog is open
+        (the focus left the window for it), this looks again until it has closed."""
+        if QApplication.focusWidget() is not None or not self.isVisible():
+            return
+        if QApplication.activeModalWidget() not in (None, self):
+            QTimer.singleShot(100, self._focus_back)
+            return
+        if only_after_dialog:   # no dialog: the user went to another application
             return
         target = self._last_focus
         try:
@@ -388,6 +395,13 @@ class WindowMenus:
         dialog.show()
         self._shortcuts_dialog = dialog
         return dialog
+
+
+def _in_window(widget, window):
+    try:
+        return widget is not None and widget.window() is window
+    except RuntimeError:
+        return False
 
 
 def _closing_dialog_of(widget, window):

@@ -238,7 +238,14 @@ def test_arrow_keys_step_after_a_dialog_closes(open_window, qtbot, which):
     w = open_window(SAMPLES_DIR / "004_matmul_sum.json")
     w.player.set_index(0)
     w.canvas.setFocus()
-    QTimer.singleShot(200, lambda: QApplication.activeModalWidget().reject())
+
+    def close_the_dialog():
+        dialog = QApplication.activeModalWidget()
+        if dialog is None or not dialog.isVisible():
+            QTimer.singleShot(50, close_the_dialog)   # not shown yet (a loaded machine)
+        else:
+            dialog.reject()
+    QTimer.singleShot(100, close_the_dialog)
     if which == "export_step":
         export_dialog.export_step_dialog(w)
     else:
