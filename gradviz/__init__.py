@@ -8,7 +8,9 @@ import types as _types
 from .engine import dtypes as _dtypes
 from .engine.array import (eye, fill, linspace, ones, ones_like, random, range_ as range,  # noqa: F401
                            zeros, zeros_like)
-from .engine.custom import custom_gradient  # noqa: F401
+from .engine.custom import custom_gradient, grad_pass_through  # noqa: F401
+from .engine.function import function  # noqa: F401
+from .engine.spec import TensorSpec  # noqa: F401
 from .engine.dtypes import (DType, as_dtype, bool_ as bool, float16, float32, float64,  # noqa: F401
                             int8, int16, int32, int64, uint8)
 from .engine.functional import hessian, hvp, jvp, vjp  # noqa: F401
