@@ -164,6 +164,9 @@ class GradientTape:
         flat_targets = [_as_target(t) for t in nest.flatten(target)]
         flat_sources = _as_sources(sources)
         self._check_loop_allowed(experimental_use_pfor, "jacobian")
+        if experimental_use_pfor:
+            for t in flat_targets:
+                self._check_parallel_iterations(parallel_iterations, t.size, "jacobian")
         self._begin_use("jacobian")
         known = [s for s in flat_sources if s._id in self._tracked]
         results = []
@@ -198,10 +201,12 @@ class GradientTape:
                 f"Need first dimension of target shape ({target.shape}) and source shape "
                 f"({source.shape}) to match.")
         self._check_loop_allowed(experimental_use_pfor, "batch_jacobian")
-        self._begin_use("batch_jacobian")
         shape = tuple(target.shape) + tuple(source.shape[1:])
         batch = target.shape[0]
         per_row = int(np.prod(target.shape[1:], dtype=np.int64))
+        if experimental_use_pfor:
+            self._check_parallel_iterations(parallel_iterations, per_row, "batch_jacobian")
+        self._begin_use("batch_jacobian")
         known = source._id in self._tracked and source._value.dtype.kind == "f"
         if not known or batch == 0 or per_row == 0:
             return Tensor._wrap(np.zeros(shape, target._value.dtype))
@@ -227,6 +232,28 @@ class GradientTape:
         j = S.reshape(j, (per_row, batch, -1))
         j = S.transpose(j, (1, 0, 2))
         return S.reshape(j, shape)
+
+    def _check_parallel_iterations(self, parallel_iterations, iterations, what):
+        """TF's rules for `parallel_iterations`, though every Jacobian here is one pass:
+        TF's pfor runs its loop body twice when 2 <= parallel_iterations <= iterations
+        (a tiled loop and the remainder), which a non-persistent tape cannot serve."""
+        if parallel_iterations is None:
+            return
+        if parallel_iterations < 1:
+            raise ValueError("`parallel_iterations` must be None or a positive integer, "
+                             f"got {parallel_iterations}.")
+        if parallel_iterations == 1:
+            raise ValueError("Found `parallel_iterations == 1`. Use `for_loop` instead "
+                             "(experimental_use_pfor=False).")
+        if parallel_iterations <= iterations and not self._persistent:
+            if what == "batch_jacobian":
+                raise RuntimeError("GradientTape must be created with persistent=True to "
+                                   "compute the batch_jacobian with parallel_iterations.")
+            raise RuntimeError(
+                "A non-persistent GradientTape can only be used to compute one set of "
+                f"gradients (or jacobians): with parallel_iterations={parallel_iterations} "
+                f"TF's jacobian differentiates the tape more than once. Use "
+                "GradientTape(persistent=True).")
 
     def _check_loop_allowed(self, use_pfor, what):
         if not use_pfor and not self._persistent:

@@ -82,3 +82,26 @@ def test_unknown_unconnected_gradients_value(method):
     with pytest.raises(ValueError, match="Unknown value for unconnected_gradients: 'ones'"):
         getattr(t, method)(y, x, unconnected_gradients='ones')
     np.testing.assert_allclose(t.gradient(y, x).numpy(), [[2.0, 4.0]])  # tape not used up
+
+
+@pytest.mark.parametrize("method", ["jacobian", "batch_jacobian"])
+def test_parallel_iterations_follows_tf_pfor(method):
+    """TF's pfor runs the loop body twice when 2 <= parallel_iterations <= iterations, so
+    a non-persistent tape refuses; fewer iterations than parallel_iterations is fine."""
+    x = tf.constant([[3.0]])
+
+    def tape(persistent):
+        return _tape_with(x, lambda x: tf.tile(x * x, [1, 16]), persistent)
+
+    t, y = tape(False)
+    with pytest.raises(RuntimeError, match="persistent"):
+        getattr(t, method)(y, x, parallel_iterations=8)
+    t, y = tape(False)
+    assert getattr(t, method)(y, x, parallel_iterations=32).numpy().ravel()[0] == 6.0
+    for bad, words in ((1, "parallel_iterations == 1"), (0, "positive integer")):
+        t, y = tape(True)
+        with pytest.raises(ValueError, match=words):
+            getattr(t, method)(y, x, parallel_iterations=bad)
+    t, y = tape(True)
+    j = getattr(t, method)(y, x, parallel_iterations=8)
+    np.testing.assert_array_equal(j.numpy().ravel(), np.full(16, 6.0))
