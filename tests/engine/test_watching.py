@@ -161,3 +161,31 @@ def test_watched_variables_in_order_of_construction():
         t.watch([c, a])
         _ = b * 2.0
     assert t.watched_variables() == (a, b, c)
+
+
+def test_stop_gradient_output_is_on_no_tape():
+    """TF pauses its tapes around StopGradient: its output is neither watched nor made by
+    a recorded op, so it has no gradient as a source, and an op reading only it is not
+    recorded (its backward function never runs)."""
+    ran = []
+
+    @tf.custom_gradient
+    def spy(x):
+        def grad(dy):
+            ran.append(dy)
+            return dy
+        return x * 1.0, grad
+
+    x = tf.constant(2.0)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        s = tf.stop_gradient(x)
+        y = s * 3.0
+        z = spy(s) + x * x
+    assert tape.gradient(y, s) is None
+    assert tape.gradient(y, x) is None
+    np.testing.assert_allclose(tape.gradient(z, x).numpy(), 4.0)
+    assert ran == []
+    with pytest.raises(AttributeError):
+        y.op  # not recorded
+    assert s.op.type == "StopGradient"  # recorded, so a document shows where the gradient stops
