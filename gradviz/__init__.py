@@ -14,6 +14,7 @@ from .engine.spec import TensorSpec  # noqa: F401
 from .engine.dtypes import (DType, as_dtype, bool_ as bool, float16, float32, float64,  # noqa: F401
                             int8, int16, int32, int64, uint8)
 from .engine.functional import hessian, hvp, jvp, vjp  # noqa: F401
+from .engine import gradient_checker as _gradient_checker
 from .engine.ops import linalg as _linalg, math as _math, nn as _nn, reduce as _reduce, \
     shape as _shape
 from .engine.ops.linalg import einsum, matmul  # noqa: F401
@@ -67,6 +68,10 @@ keras = _types.SimpleNamespace(
     activations=_types.SimpleNamespace(get=_layers.get_activation, relu=_nn.relu,
                                        elu=_nn.elu, sigmoid=_nn.sigmoid, tanh=tanh,
                                        softmax=_nn.softmax))
+
+# tf.test.compute_gradient; max_error is gradient_checker_v2's, which TF's own tests use.
+test = _types.SimpleNamespace(compute_gradient=_gradient_checker.compute_gradient,
+                              max_error=_gradient_checker.max_error)
 
 sigmoid = _nn.sigmoid
 newaxis = None
