@@ -34,6 +34,10 @@ class Observer:
     def cut(self, op, index):
         """Input `index` of op gets nothing because the op stops gradients."""
 
+    def off_tape(self, source):
+        """`source` is on no tape (never watched, not made by a recorded op): TF keeps no
+        gradient for it, whatever read it. Called before its accumulate."""
+
     def accumulate(self, source, total):
         """A source's final gradient (None when unconnected)."""
 
@@ -154,6 +158,8 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
         if g is not None and not isinstance(g, Tensor):
             g = Tensor._wrap(np.asarray(g))
         if observer is not None:
+            if on_tape is not None and s._id not in on_tape:
+                observer.off_tape(s)
             observer.accumulate(s, g)
         results.append(g)
     return results
