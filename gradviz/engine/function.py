@@ -179,11 +179,12 @@ def _signature_of(f):
         return None
 
 
-def _bind(signature, args, kwargs):
+def _bind(signature, args, kwargs, defaults=True):
     if signature is None:
         return _Arguments(args, kwargs)
     bound = signature.bind(*args, **kwargs)
-    bound.apply_defaults()
+    if defaults:
+        bound.apply_defaults()
     return bound
 
 
@@ -204,15 +205,19 @@ class _Arguments:
 
 
 def _bind_signature(specs, signature, args, kwargs):
-    """Bind the call to `input_signature`: one tensor per spec, converted and checked."""
-    bound = _bind(signature, args, kwargs)
-    values = list(bound.arguments.values())
-    if len(values) != len(specs):
+    """Bind the call to `input_signature`: one tensor per spec (the first parameters, in
+    order), converted and checked; parameters after them keep their Python defaults."""
+    bound = _bind(signature, args, kwargs, defaults=False)
+    passed = len(bound.arguments)
+    if signature is not None:
+        bound.apply_defaults()
+    names = list(bound.arguments)
+    if passed > len(specs) or len(names) < len(specs):
         raise TypeError(
             f"Binding inputs to tf.function failed: the input_signature has {len(specs)} "
-            f"arguments, the call gave {len(values)}")
-    for name, value, spec in zip(list(bound.arguments), values, specs):
-        bound.arguments[name] = _conform_nested(value, spec, name)
+            f"arguments, the call gave {passed}")
+    for name, spec in zip(names, specs):
+        bound.arguments[name] = _conform_nested(bound.arguments[name], spec, name)
     return bound
 
 

@@ -193,3 +193,15 @@ def test_tensor_spec():
     assert tf.TensorSpec([2]).most_specific_common_supertype([tf.TensorSpec([2], tf.int32)]) \
         is None
     assert len({tf.TensorSpec([2]), tf.TensorSpec((2,))}) == 1
+
+
+def test_input_signature_covers_the_first_parameters_and_defaults_stay_python():
+    @tf.function(input_signature=[tf.TensorSpec([]), tf.TensorSpec([])])
+    def f(a, b=2.0, scale=10):
+        assert isinstance(b, tf.Tensor) and scale == 10
+        return (a + b) * scale
+
+    assert f(1.0).numpy() == 30.0            # b's default converted by its spec
+    assert f(1.0, b=3.0).numpy() == 40.0
+    with pytest.raises(TypeError, match="input_signature has 2 arguments, the call gave 3"):
+        f(1.0, 2.0, 5)
