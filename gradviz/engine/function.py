@@ -69,6 +69,10 @@ class Function:
         self._bound = weakref.WeakKeyDictionary()  # instance -> its bound Function
         functools.update_wrapper(self, python_function)
         self._signature = _signature_of(python_function)
+        if input_signature is not None:  # one trace for every call, known before any
+            names = (list(self._signature.parameters)[:len(input_signature)]
+                     if self._signature is not None else range(len(input_signature)))
+            self._signature_key = _key(tuple(names), input_signature)
 
     @property
     def python_function(self):
@@ -114,18 +118,25 @@ class Function:
         return concrete._run(arguments)
 
     def get_concrete_function(self, *args, **kwargs):
-        """The trace for these arguments (tensors, arrays or TensorSpecs), made if new."""
+        """The trace for these arguments (tensors, arrays or TensorSpecs), made if new;
+        with an input_signature, the arguments may be left out."""
+        if self._input_signature is not None and not args and not kwargs:
+            return self._trace(self._signature_key)
         return self._trace_for(args, kwargs)[0]
 
     def _trace_for(self, args, kwargs):
         if self._input_signature is not None:
             arguments = _bind_signature(self._input_signature, self._signature, args, kwargs)
-            key = _key(tuple(arguments.arguments), self._input_signature)
-        else:
-            arguments = _bind(self._signature, args, kwargs)
-            arguments.arguments.update(
-                (k, _arrays_as_tensors(v)) for k, v in arguments.arguments.items())
-            key = _key(tuple(arguments.arguments), arguments.arguments.values())
+            return self._trace(self._signature_key), arguments
+        arguments = _bind(self._signature, args, kwargs)
+        arguments.arguments.update(
+            (k, _arrays_as_tensors(v)) for k, v in arguments.arguments.items())
+        key = _key(tuple(arguments.arguments), arguments.arguments.values())
+        return self._trace(key), arguments
+
+    def _trace(self, key):
+        """The ConcreteFunction serving `key`: one that exists (the same or more general),
+        or a new one (relaxed against the others under reduce_retracing)."""
         concrete = self._traces.get(key)
         if concrete is None:
             concrete = next((c for c in self._traces.values() if _is_subtype(key, c.key)), None)
@@ -135,7 +146,7 @@ class Function:
                     key = _supertype(key, other.key) or key
             concrete = ConcreteFunction(self, key)
             self._traces[key] = concrete
-        return concrete, arguments
+        return concrete
 
     def __repr__(self):
         return f"<gradviz.function {getattr(self, '__name__', 'function')}>"
@@ -157,9 +168,8 @@ class ConcreteFunction:
     def __call__(self, *args, **kwargs):
         f = self._function
         if f._input_signature is not None:
-            arguments = _bind_signature(f._input_signature, f._signature, args, kwargs)
-        else:
-            arguments = _bind(f._signature, args, kwargs)
+            return self._run(_bind_signature(f._input_signature, f._signature, args, kwargs))
+        arguments = _bind(f._signature, args, kwargs)
         key = _key(tuple(arguments.arguments), arguments.arguments.values())
         if key != self.key and not _is_subtype(key, self.key):
             raise TypeError(

@@ -205,3 +205,14 @@ def test_input_signature_covers_the_first_parameters_and_defaults_stay_python():
     assert f(1.0, b=3.0).numpy() == 40.0
     with pytest.raises(TypeError, match="input_signature has 2 arguments, the call gave 3"):
         f(1.0, 2.0, 5)
+
+
+def test_concrete_function_of_an_input_signature_needs_no_arguments():
+    f = tf.function(lambda x, y: x * y,
+                    input_signature=[tf.TensorSpec([None]), tf.TensorSpec([], tf.float32)])
+    concrete = f.get_concrete_function()
+    assert concrete.structured_input_signature == (
+        (tf.TensorSpec([None]), tf.TensorSpec([])), {})
+    np.testing.assert_array_equal(concrete([1.0, 2.0], 3.0).numpy(), [3.0, 6.0])
+    assert f.get_concrete_function(tf.ones([4]), 1.0) is concrete
+    assert f.experimental_get_tracing_count() == 1
