@@ -203,18 +203,18 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
                 zeros = np.zeros(ev.tensor._value.shape, ev.tensor._value.dtype)
                 what = "zeros" if unconnected_zero else "None"
                 if ev.tensor._id in off_tape:
-                    title, why = (f"{name} is not watched",
-                                  f"{name} is on no tape: the tape never watched it (tape.watch; "
-                                  f"a trainable Variable read inside the tape is watched unless "
-                                  f"watch_accessed_variables=False) and no op it recorded made it "
-                                  f"(a stop_gradient output never counts), so the tape keeps no "
-                                  f"gradient for it, even where a recorded op read it: its "
+                    heading, why = (f"{name} is not watched",
+                                  f"{name} is on no tape: the tape never watched it (tape.watch, "
+                                  f"or a trainable Variable read while the tape records, unless "
+                                  f"watch_accessed_variables=False) and no op it recorded made "
+                                  f"it (a stop_gradient output never counts), so the tape keeps "
+                                  f"no gradient for it, even where a recorded op read it: its "
                                   f"gradient is {what}")
                 else:
-                    title, why = (f"{name} is unconnected",
+                    heading, why = (f"{name} is unconnected",
                                   f"No path of recorded ops leads from the target to {name}: "
                                   f"its gradient is {what}")
-                add(Step(0, "unconnected", owner, port, title,
+                add(Step(0, "unconnected", owner, port, heading,
                          why + ("" if unconnected_zero else
                                 " (unconnected_gradients='zero' gives zeros)") + ".",
                          cotangent=zeros if unconnected_zero else None,
