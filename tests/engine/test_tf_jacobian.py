@@ -5,7 +5,6 @@ TF runs its pfor and while-loop variants as separate tests; here both are one pa
 and the tests check that experimental_use_pfor=False gives the same numbers. TF's
 *Defun variants run the same code under tf.function. Left out, and why:
 
-- test_grad_jacobian_conv (conv2d: issue 19 section 4);
 - test_foldl_partial_function, test_foldl_pure_function (functional_ops.foldl, a
   control-flow op gradviz does not have; they test foldl's vectorization);
 - test_cond_func_grad_jacobian (tf.cond);
@@ -269,3 +268,30 @@ def test_jacobian_inside_gradient_tape_scope():
     g.batch_jacobian(z, x)
     with pytest.raises(RuntimeError, match='A non-persistent GradientTape can only'):
         g.batch_jacobian(y, [x])
+
+
+def test_grad_jacobian_conv():
+    """JacobianTest.test_grad_jacobian_conv: the gradient of a sum of batch_jacobians of a
+    convolution, under tf.function, against finite differences."""
+    def _inner(x):
+        kernel = tf.ones([3, 3, 1, 9])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.nn.conv2d(x, kernel, strides=(1, 1), padding='SAME', data_format='NHWC')
+            reduced = tf.reduce_sum(y ** 2.0, axis=[2, 3])
+        return tf.reduce_sum(tape.batch_jacobian(reduced, x))
+
+    theoretical, numerical = tf.test.compute_gradient(tf.function(_inner),
+                                                      [tf.ones([10, 4, 4, 1])])
+    np.testing.assert_allclose(numerical, theoretical, rtol=0.1)
+
+    @tf.function
+    def _outer():
+        with tf.GradientTape() as tape:
+            x = tf.ones([10, 4, 4, 1])
+            tape.watch(x)
+            y = _inner(x)
+        return tape.gradient(y, x)
+
+    np.testing.assert_allclose(np.reshape(numerical, [-1]), np.reshape(_outer().numpy(), [-1]),
+                               rtol=0.1)
