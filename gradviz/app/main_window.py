@@ -24,6 +24,7 @@ from .player import PlayerBar
 from .presentation import PresentationMode
 from .provenance import ProvenancePanel
 from .tensor_editor import ERROR_STYLE, WARN_STYLE
+from .training import add_train_dock
 from .window_files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles, samples
 from .window_menus import WindowMenus
 from .worker import run_job
@@ -97,6 +98,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self._build_actions()
         self._build_menus()
         self._build_player_menu()
+        self.train_dock = add_train_dock(self)
         self._build_toolbar()
         self._build_status_bar()
 

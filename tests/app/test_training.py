@@ -1,0 +1,149 @@
+"""The Train dock: a run on the worker updates the document as one undoable entry, Pause
+stops it, Reset and Undo put every Variable back, refusals are said in words."""
+import numpy as np
+import pytest
+
+from gradviz.graph import Port, load
+from gradviz.graph.training import Trainer, make_optimizer
+
+SAMPLE = "samples/001_hessian_newton.json"
+KERNEL = Port("layer1", 1)
+
+
+def kernel(w):
+    return w.controller.doc.nodes["layer1"].weights["kernel"]
+
+
+@pytest.fixture
+def panel(qtbot, open_window):
+    def make(path=SAMPLE):
+        w = open_window(path)
+        w.train_dock.toggleViewAction().trigger()
+        qtbot.waitUntil(lambda: w.train_dock.panel is not None)
+        return w, w.train_dock.panel
+    return make
+
+
+def choose(panel, name, **fields):
+    panel.optimizer_box.setCurrentIndex(panel.optimizer_box.findData(name))
+    for key, text in fields.items():
+        panel.fields[key].setText(text)
+
+
+def finish(qtbot, panel, timeout=30000):
+    qtbot.waitUntil(lambda: not panel.session.running, timeout=timeout)
+
+
+def test_a_run_is_the_trainers_numbers_and_one_undo_entry(qtbot, panel):
+    w, p = panel()
+    start = kernel(w).copy()
+    choose(p, "adam", learning_rate="0.01")
+    assert p.run(20)
+    finish(qtbot, p)
+    expected = Trainer(load(SAMPLE), make_optimizer("adam", learning_rate=0.01))
+    expected.run(20)
+    np.testing.assert_array_equal(kernel(w), expected.values()[KERNEL])
+    stack = w.controller.undo_stack
+    assert stack.count() == 1 and stack.text(0) == "Training run (20 Adam steps)"
+    assert p.curves.loss_curve.getData()[1].size == 21
+    np.testing.assert_allclose(p.curves.loss_curve.getData()[1], expected.losses)
+    # the cards show the trained values: the window's evaluation is of the trained document
+    loss = w.controller.result.evaluation.values[Port("loss")]
+    assert float(loss) == pytest.approx(expected.losses[-1], rel=1e-6)
+    stack.undo()
+    np.testing.assert_array_equal(kernel(w), start)
+    assert p.session.trainer is None           # the run was undone: its curves go
+    stack.redo()
+    np.testing.assert_array_equal(kernel(w), expected.values()[KERNEL])
+
+
+def test_two_runs_are_two_entries_and_continue_the_optimizer(qtbot, panel):
+    w, p = panel()
+    choose(p, "sgd", learning_rate="0.1", momentum="0.9")
+    p.run(5)
+    finish(qtbot, p)
+    p.run(7)
+    finish(qtbot, p)
+    expected = Trainer(load(SAMPLE), make_optimizer("sgd", learning_rate=0.1, momentum=0.9))
+    expected.run(12)                           # one optimizer: the velocity carries over
+    np.testing.assert_allclose(kernel(w), expected.values()[KERNEL], rtol=1e-6, atol=1e-7)
+    stack = w.controller.undo_stack
+    assert [stack.text(i) for i in range(stack.count())] == [
+        "Training run (5 SGD steps)", "Training run (7 SGD steps)"]
+
+
+def test_pause_stops_a_long_run_and_undo_puts_it_back(qtbot, panel):
+    w, p = panel()
+    start = kernel(w).copy()
+    choose(p, "sgd", learning_rate="0.001")
+    shown = []
+    w.controller.evaluated.connect(lambda result: shown.append(
+        result.evaluation.values[Port("loss")].copy()))
+    p.run(1_000_000)
+    assert p.pause_button.isEnabled() and not p.run_button.isEnabled()
+    # the cards follow the run while it goes on, a few times a second, not every step
+    qtbot.waitUntil(lambda: len(shown) >= 3, timeout=20000)
+    assert len(set(float(v) for v in shown)) == len(shown)
+    qtbot.waitUntil(lambda: len(p.session.trainer.history) >= 3 * len(shown), timeout=20000)
+    p.pause_button.click()
+    finish(qtbot, p)
+    trainer = p.session.trainer
+    assert 3 <= len(trainer.history) < 1_000_000
+    assert len(shown) < len(trainer.history)
+    np.testing.assert_array_equal(kernel(w), trainer.values()[KERNEL])   # the last step shown
+    assert "paused" in p.status.text() and p.run_button.isEnabled()
+    w.controller.undo_stack.undo()
+    np.testing.assert_array_equal(kernel(w), start)
+
+
+def test_reset_puts_the_variables_back_undoably(qtbot, panel):
+    w, p = panel()
+    start = kernel(w).copy()
+    choose(p, "newton")
+    p.step_button.click()
+    finish(qtbot, p)
+    trained = kernel(w).copy()
+    assert not np.array_equal(trained, start)
+    p.reset_button.click()
+    np.testing.assert_array_equal(kernel(w), start)
+    assert p.session.trainer is None and not p.reset_button.isEnabled()
+    w.controller.undo_stack.undo()
+    np.testing.assert_array_equal(kernel(w), trained)
+
+
+def test_an_edit_the_engine_sees_drops_the_trainer(qtbot, panel):
+    w, p = panel()
+    p.run(2)
+    finish(qtbot, p)
+    assert p.session.trainer is not None
+    w.controller.move_nodes({"x": (0.0, 0.0)})             # a move: training goes on
+    assert p.session.trainer is not None
+    w.controller.set_value("x", np.zeros((7, 5), np.float32))
+    assert p.session.trainer is None
+
+
+def test_refusals_are_said_in_words(qtbot, panel):
+    w, p = panel()
+    choose(p, "adam", beta_1="fast")
+    assert "β₁: 'fast' is not a number" in p.status.text()
+    assert not p.run(3)
+    choose(p, "adam", beta_1="1.5")
+    assert "`beta_1` must be a number in [0, 1)" in p.status.text()
+    choose(p, "sgd")
+    for i in range(p.parameter_list.count()):
+        p.parameter_list.item(i).setCheckState(p.parameter_list.item(i).checkState().Unchecked)
+    assert not p.run(3)
+    assert "no source is a Variable" in p.status.text()
+    assert w.controller.undo_stack.count() == 0
+
+
+def test_log_scale_leaves_out_what_it_cannot_draw(qtbot, panel):
+    w, p = panel()
+    choose(p, "sgd", learning_rate="0.1")
+    p.run(3)
+    finish(qtbot, p)
+    p.log_box.setChecked(True)
+    assert p.curves.loss_plot.getPlotItem().ctrl.logYCheck.isChecked()
+    assert p.curves.hidden == 0
+    p.curves.show_history([1.0, 0.0, -1.0], [])
+    assert p.curves.hidden == 2 and p.curves.loss_curve.yData.tolist() == [1.0]
