@@ -27,6 +27,10 @@ OPTIMIZERS = {"sgd": SGD, "rmsprop": RMSprop, "adam": Adam, "newton": Newton}
 
 # Newton solves an n x n system over all parameters each step: for small problems only.
 NEWTON_LIMIT = 1000
+# The path (every parameter entry at each step) is kept for up to this many entries, at
+# up to PATH_POINTS steps (every stride-th step; the stride doubles as a run grows).
+PATH_LIMIT = 4096
+PATH_POINTS = 2000
 
 
 def hyper_parameters(name):
@@ -209,7 +213,11 @@ class Trainer:
                           for p in self.parameters]
         self.history = []
         self.evaluation = None
+        size = sum(v._value.size for v in self.variables)
+        self.path = [] if size <= PATH_LIMIT else None   # [(step, {Port: ndarray})]
+        self._stride = 1
         self._evaluate()
+        self._remember(0)
         unconnected = [port_text(p) for p in self.parameters if self.gradient(p) is None]
         if unconnected:
             raise DocumentError(f"the loss does not depend on {', '.join(unconnected)} through "
@@ -257,6 +265,7 @@ class Trainer:
                            [_norm(g) for g in grads],
                            [_norm(v._value.astype(np.float64) - b) for v, b in zip(self.variables, before)])
         self.history.append(record)
+        self._remember(record.index)
         return record
 
     def run(self, steps, should_stop=None, on_step=None):
@@ -272,6 +281,14 @@ class Trainer:
         return records
 
     # -- internals ------------------------------------------------------------------------
+    def _remember(self, step):
+        if self.path is None or step % self._stride:
+            return
+        self.path.append((step, self.values()))
+        if len(self.path) > PATH_POINTS:
+            self._stride *= 2
+            self.path = [entry for entry in self.path if entry[0] % self._stride == 0]
+
     def _evaluate(self):
         """Values and gradients at the current parameters; only numbers changed since the
         last evaluation, so its checks and plan are reused."""
@@ -281,19 +298,26 @@ class Trainer:
         self.evaluation = ev
 
     def _newton_terms(self):
-        """The gradients and the Hessian over the flattened parameters, with nested tapes."""
-        doc = self.doc
-        structure = self.evaluation.structure or analyse(doc)
-        with _tapes(doc, 2) as (tapes, helper):
-            built = _built(doc, tapes, helper, structure.broken)
-            sources = [built.tensors[p] for p in self.parameters]
-            targets = [built.tensors[p] for p in doc.targets]
-            seeds = [gv.constant(doc.output_gradients[p]) if p in doc.output_gradients
-                     else gv.ones_like(t) for p, t in zip(doc.targets, targets)]
-            grads = tapes[1].gradient(targets, sources, output_gradients=seeds,
-                                      unconnected_gradients="zero")
-        blocks = tapes[0].jacobian(grads, sources, unconnected_gradients="zero")
-        return grads, hessian_matrix(blocks, sources)
+        return gradient_and_hessian(self.doc, self.parameters)
+
+
+def gradient_and_hessian(doc, parameters):
+    """The loss's gradients (one per parameter) and its Hessian over the parameters
+    flattened into one vector, from nested tapes as seed 001 builds them."""
+    structure = analyse(doc)
+    with _tapes(doc, 2) as (tapes, helper):
+        built = _built(doc, tapes, helper, structure.broken)
+        missing = [p for p in list(parameters) + list(doc.targets) if p not in built.tensors]
+        if missing:
+            raise DocumentError(f"'{port_text(missing[0])}' has no value", where="hessian")
+        sources = [built.tensors[p] for p in parameters]
+        targets = [built.tensors[p] for p in doc.targets]
+        seeds = [gv.constant(doc.output_gradients[p]) if p in doc.output_gradients
+                 else gv.ones_like(t) for p, t in zip(doc.targets, targets)]
+        grads = tapes[1].gradient(targets, sources, output_gradients=seeds,
+                                  unconnected_gradients="zero")
+    blocks = tapes[0].jacobian(grads, sources, unconnected_gradients="zero")
+    return grads, hessian_matrix(blocks, sources)
 
 
 def _norm(array):
