@@ -18,7 +18,7 @@ from .document import CUSTOM_GRADIENT, OP, Port
 from .errors import DocumentError
 from .evaluate import evaluate
 from .fileformat import port_text
-from .training import (gradient_and_hessian, is_variable_port, loss_of, port_value,
+from .training import (NEWTON_LIMIT, gradient_and_hessian, is_variable_port, loss_of, port_value,
                        store_values, trainable_parameters, with_values)
 
 # Ops whose output element i depends only on element i of each input (scalars here).
@@ -182,6 +182,10 @@ class LocalModel:
 
 def local_model(doc, x, y, damping=1e-3):
     ports = list(dict.fromkeys([x.port, y.port]))
+    size = sum(int(np.size(port_value(doc, p))) for p in ports)
+    if size > NEWTON_LIMIT:
+        raise DocumentError(f"the Hessian over {size:,} entries is not computed for the "
+                            f"landscape (up to {NEWTON_LIMIT:,})", where="landscape")
     with quiet():
         grads, hessian = gradient_and_hessian(doc, ports)
     offsets, at = {}, 0
@@ -209,12 +213,16 @@ def local_model(doc, x, y, damping=1e-3):
 
 
 def window(center, path=(), margin=0.25):
-    """(lo, hi) around `center` that holds every value of `path`, with a margin."""
-    values = np.asarray(list(path) + [center], np.float64)
-    values = values[np.isfinite(values)]
-    lo, hi = float(values.min()), float(values.max())
-    extent = max(hi - lo, 1e-3 * max(1.0, abs(center)))
-    if hi - lo == 0:
-        extent = max(1.0, abs(center))
-    return lo - margin * extent, hi + margin * extent
+    """((x_lo, x_hi), (y_lo, y_hi)): a square around `center` (x, y) that holds every
+    point of `path`, with a margin. Square, so that drawn with equal axes the contours
+    keep their true shape and −∇L is perpendicular to them."""
+    points = np.asarray(list(path) + [center], np.float64).reshape(-1, 2)
+    points = points[np.isfinite(points).all(axis=1)]
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    extent = float((hi - lo).max())
+    if extent == 0:
+        extent = max(1.0, float(np.abs(center).max()))
+    mid = (lo + hi) / 2
+    half = extent * (0.5 + margin)
+    return tuple((float(m - half), float(m + half)) for m in mid)
 

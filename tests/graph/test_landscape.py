@@ -157,7 +157,8 @@ def test_a_run_leaves_its_path_thinned():
     assert len(set(np.diff(steps))) == 1                # evenly spaced after thinning
 
 
-def test_window_holds_the_path():
-    lo, hi = window(1.0, [1.0, 3.0, -1.0])
-    assert lo < -1.0 and hi > 3.0 and hi - lo == pytest.approx(4.0 * 1.5)
-    assert window(2.0) == (2.0 - 0.5, 2.0 + 0.5)
+def test_window_is_a_square_that_holds_the_path():
+    (x_lo, x_hi), (y_lo, y_hi) = window((1.0, 0.0), [(1.0, 0.5), (3.0, 0.0), (-1.0, 0.25)])
+    assert x_lo < -1.0 and x_hi > 3.0 and x_hi - x_lo == pytest.approx(4.0 * 1.5)
+    assert y_hi - y_lo == pytest.approx(x_hi - x_lo) and (y_lo + y_hi) / 2 == pytest.approx(0.25)
+    assert window((2.0, 0.0)) == ((2.0 - 1.5, 2.0 + 1.5), (-1.5, 1.5))

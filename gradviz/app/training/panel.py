@@ -10,6 +10,7 @@ from ...graph.training import (hyper_parameters, loss_text, make_optimizer, trai
                                update_rule, variable_ports)
 from ..views._base import banner, port_label, set_banner
 from .curves import TrainingCurves
+from .landscape_view import LandscapeView
 from .session import TrainingSession
 
 OPTIMIZER_TITLES = {"sgd": "SGD (momentum, Nesterov)", "rmsprop": "RMSprop", "adam": "Adam",
@@ -75,6 +76,8 @@ class TrainPanel(QWidget):
         self.curves = TrainingCurves()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.curves, "Curves")
+        self.landscape = LandscapeView(self)
+        self.tabs.addTab(self.landscape, "Landscape")
         scroll = QScrollArea()    # a short dock scrolls the controls rather than squash them
         scroll.setWidget(controls)
         scroll.setWidgetResizable(True)
@@ -98,6 +101,7 @@ class TrainPanel(QWidget):
         self.log_box.toggled.connect(self._log_toggled)
         self.steps_box.valueChanged.connect(lambda n: self.run_button.setText(f"Run {n}"))
         self.session.stepped.connect(self._show_history)
+        self.session.stepped.connect(self.landscape.refresh_overlay)
         self.session.started.connect(self._update_buttons)
         self.session.stopped.connect(self._stopped)
         self.session.reset.connect(self._reset_curves)
@@ -145,6 +149,7 @@ class TrainPanel(QWidget):
     def _settings_changed(self, *_):
         """Another optimizer or parameter set: the next run starts a new trainer."""
         self._optimizer = None
+        self.landscape.update_coordinates()
         try:
             optimizer = make_optimizer(self.optimizer_name, **self.hyper())
         except ValueError as error:
