@@ -147,3 +147,52 @@ def test_log_scale_leaves_out_what_it_cannot_draw(qtbot, panel):
     assert p.curves.hidden == 0
     p.curves.show_history([1.0, 0.0, -1.0], [])
     assert p.curves.hidden == 2 and p.curves.loss_curve.yData.tolist() == [1.0]
+
+
+# -- the landscape ----------------------------------------------------------------------------
+
+def draw(qtbot, p):
+    p.tabs.setCurrentWidget(p.landscape)
+    assert p.landscape.draw()
+    qtbot.waitUntil(lambda: p.landscape.job is None, timeout=60000)
+    return p.landscape
+
+
+def test_the_landscape_shows_the_run_the_gradient_and_newtons_minimum(qtbot, panel):
+    w, p = panel("samples/train_1_gd_bowl.json")
+    choose(p, "sgd", learning_rate="0.3")
+    p.run(20)
+    finish(qtbot, p)
+    view = draw(qtbot, p)
+    land, model = view.land, view.model
+    assert land.batched and land.losses.shape == (100, 100)
+    gx, gy = np.meshgrid(land.xs, land.ys)
+    np.testing.assert_allclose(land.losses, gx ** 2 + 3 * gy ** 2, rtol=1e-6, atol=1e-12)
+    path_x, path_y = view.path_curve.getData()
+    assert len(path_x) == 21 and (path_x[0], path_y[0]) == (2.0, 1.0)
+    assert np.all(np.diff(np.sign(path_y)) != 0)               # the zig-zag
+    x, y = land.center
+    np.testing.assert_allclose(model.gradient, [2 * x, 6 * y], rtol=1e-5)
+    line_x, line_y = view.arrow_line.getData()
+    direction = np.array([line_x[1] - line_x[0], line_y[1] - line_y[0]])
+    np.testing.assert_allclose(direction / np.linalg.norm(direction),
+                               -model.gradient / np.linalg.norm(model.gradient), atol=1e-9)
+    star = view.newton.getData()
+    np.testing.assert_allclose([star[0][0], star[1][0]], model.minimum)
+    # the quadratic model of a quadratic is the function: (H + λI)⁻¹ lands next to (0, 0)
+    np.testing.assert_allclose(model.minimum, [0, 0], atol=1e-3 * max(abs(x), abs(y)) + 1e-9)
+    assert "whole surface" in view.caption.text()
+
+
+def test_a_slow_landscape_can_be_cancelled(qtbot, panel):
+    w, p = panel("samples/train_3_newton.json")
+    p.tabs.setCurrentWidget(p.landscape)
+    view = p.landscape
+    view.size_box.setValue(300)                 # point by point: a long job
+    assert view.draw()
+    assert view.cancel_button.isEnabled() and not view.draw_button.isEnabled()
+    qtbot.waitUntil(lambda: view.progress.value() > 0, timeout=60000)
+    view.cancel_button.click()
+    qtbot.waitUntil(lambda: view.job is None, timeout=60000)
+    assert "Cancelled" in view.note.text() and view.land is None
+    assert view.draw_button.isEnabled()

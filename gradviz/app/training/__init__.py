@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QWidget
 
-OPEN_SHARE = 0.5     # the dock opens this share of the window's height tall
+OPEN_SHARE = 0.58    # the dock opens this share of the window's height tall
 
 
 def add_train_dock(window):

@@ -47,6 +47,7 @@ class LandscapeView(QWidget):
         self.panel = panel
         self.job = None
         self.land = None
+        self.model = None
         self._coordinates = []
         self.x_box, self.y_box = QComboBox(), QComboBox()
         for box, axis in ((self.x_box, "x"), (self.y_box, "y")):
@@ -102,10 +103,12 @@ class LandscapeView(QWidget):
         self.caption.setWordWrap(True)
 
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(row)
         layout.addWidget(self.note)
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.caption)
+        self.note.setVisible(False)
         self.draw_button.clicked.connect(self.draw)
         self.cancel_button.clicked.connect(self.cancel)
 
@@ -152,7 +155,8 @@ class LandscapeView(QWidget):
                            self.panel.chosen_parameters(), damping)
         self.job.progress.connect(lambda f, _: self.progress.setValue(int(1000 * f)))
         self.job.finished.connect(self._show)
-        self.job.failed.connect(lambda m: set_banner(self.note, "error", m))
+        self.job.failed.connect(lambda m: set_banner(self.note, "error", m.removeprefix(
+            "DocumentError: ")))
         self.job.cancelled.connect(lambda: set_banner(self.note, "info", "Cancelled."))
         self.job.done.connect(self._done)
         self.progress.setValue(0)
@@ -212,22 +216,18 @@ class LandscapeView(QWidget):
         self.refresh_overlay()
         self.plot.setXRange(land.xs[0], land.xs[-1], padding=0)
         self.plot.setYRange(land.ys[0], land.ys[-1], padding=0)
-        words = [land.note]
-        if isinstance(model, str):
-            words.append(model)
-        elif model.note:
-            words.append(model.note)
-        set_banner(self.note, "info", " ".join(words))
-        how = "one forward pass per chunk of points" if land.batched else "one forward pass per point"
+        warning = model if isinstance(model, str) else model.note
+        set_banner(self.note, "warning", warning or "")
+        doc = self.panel.controller.doc
         self.caption.setText(
-            f"Contours of the loss over {land.x.text(port_label(self.panel.controller.doc, land.x.port))} "
-            f"(x) and {land.y.text(port_label(self.panel.controller.doc, land.y.port))} (y) on a "
-            f"{len(land.xs)} × {len(land.ys)} grid ({how}); levels spaced geometrically above "
-            f"the lowest value {np.nanmin(land.losses):.4g}; darker is lower."
+            f"<b>{land.note}</b> Loss over {land.x.text(port_label(doc, land.x.port))} (x) and "
+            f"{land.y.text(port_label(doc, land.y.port))} (y), {len(land.xs)} × {len(land.ys)} "
+            f"points; contours spaced geometrically above the lowest, "
+            f"{np.nanmin(land.losses):.4g}; darker is lower."
             + ("" if isinstance(model, str) else
-               f" At the point drawn: loss {model.loss:.6g}, ∇L = ({model.gradient[0]:.4g}, "
-               f"{model.gradient[1]:.4g}); the star minimises L + gᵀδ + ½δᵀ(H + λI)δ, λ = "
-               f"{model.damping:g}."))
+               f" At the point: loss {model.loss:.6g}, ∇L = ({model.gradient[0]:.4g}, "
+               f"{model.gradient[1]:.4g}); the star minimises L + gᵀδ + ½δᵀ(H + λI)δ "
+               f"(λ = {model.damping:g}) over x and y."))
 
     def refresh_overlay(self):
         """The path and the current point (cheap: redrawn as a run goes on)."""
@@ -238,7 +238,7 @@ class LandscapeView(QWidget):
         xs, ys = (np.array(v, float) for v in zip(*path)) if path else ([], [])
         self.path_curve.setData(xs, ys)
         self.point.setData([land.center[0]], [land.center[1]])
-        model = getattr(self, "model", None)
+        model = self.model
         if model is None or isinstance(model, str) or not np.all(np.isfinite(model.gradient)) \
                 or not np.any(model.gradient):
             self.arrow_line.setData([], [])
