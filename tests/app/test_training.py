@@ -196,3 +196,49 @@ def test_a_slow_landscape_can_be_cancelled(qtbot, panel):
     qtbot.waitUntil(lambda: view.job is None, timeout=60000)
     assert "Cancelled" in view.note.text() and view.land is None
     assert view.draw_button.isEnabled()
+
+
+# -- exports ----------------------------------------------------------------------------------
+
+def test_the_run_exports_as_gif_and_apng(qtbot, panel, tmp_path):
+    from gradviz.app.training.export import export_run, frame_steps
+    w, p = panel("samples/train_1_gd_bowl.json")
+    choose(p, "sgd", learning_rate="0.3")
+    p.run(10)
+    finish(qtbot, p)
+    draw(qtbot, p)
+    heard = []
+    count = export_run(p, tmp_path / "run.gif", progress=lambda i, n: heard.append((i, n)))
+    data = (tmp_path / "run.gif").read_bytes()
+    assert data.startswith(b"GIF89a") and count == 11        # steps 0..10, each different
+    assert heard[0] == (0, 11) and heard[-1] == (10, 11)
+    assert export_run(p, tmp_path / "run.png") == 11
+    assert b"acTL" in (tmp_path / "run.png").read_bytes()[:200]
+    # the plots are left showing the whole run
+    assert len(p.landscape.path_curve.getData()[0]) == 11
+    assert p.curves.loss_curve.getData()[1].size == 11
+    assert frame_steps(list(range(500)), 60)[::59] == [0, 499]
+
+
+def test_a_cancelled_run_export_leaves_no_file(qtbot, panel, tmp_path):
+    from gradviz.app.training.export import export_run
+    from gradviz.render import animation
+    w, p = panel("samples/train_1_gd_bowl.json")
+    p.run(5)
+    finish(qtbot, p)
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(animation.Cancelled):
+        export_run(p, out / "run.gif", progress=lambda i, n: i < 2)
+    assert list(out.iterdir()) == []
+
+
+@pytest.mark.parametrize("suffix, magic", [(".png", b"\x89PNG"), (".svg", b"<?xml"),
+                                           (".pdf", b"%PDF")])
+def test_the_plots_export_as_pictures(qtbot, panel, tmp_path, suffix, magic):
+    from gradviz.app.training.export import export_plots
+    w, p = panel("samples/train_2_valley.json")
+    p.run(5)
+    finish(qtbot, p)
+    path = export_plots(p, tmp_path / f"curves{suffix}")
+    assert open(path, "rb").read(5).startswith(magic)

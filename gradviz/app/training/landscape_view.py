@@ -183,12 +183,14 @@ class LandscapeView(QWidget):
             return NEWTON_EPS
 
     # -- drawing --------------------------------------------------------------------------
-    def path_points(self, x, y):
+    def path_points(self, x, y, upto=None):
+        """(x, y) of the run's recorded path (up to step `upto`)."""
         trainer = self.panel.session.trainer
         if trainer is None or not trainer.path:
             return []
         return [(float(np.asarray(v[x.port])[x.index]), float(np.asarray(v[y.port])[y.index]))
-                for _, v in list(trainer.path) if x.port in v and y.port in v]
+                for step, v in list(trainer.path) if x.port in v and y.port in v
+                and (upto is None or step <= upto)]
 
     def _show(self, result):
         land, model = result
@@ -229,16 +231,21 @@ class LandscapeView(QWidget):
                f"{model.gradient[1]:.4g}); the star minimises L + gᵀδ + ½δᵀ(H + λI)δ "
                f"(λ = {model.damping:g}) over x and y."))
 
-    def refresh_overlay(self):
-        """The path and the current point (cheap: redrawn as a run goes on)."""
+    def refresh_overlay(self, upto=None):
+        """The path (up to step `upto`) and the current point: cheap, redrawn as a run
+        goes on."""
         land = self.land
         if land is None:
             return
-        path = self.path_points(land.x, land.y)
-        xs, ys = (np.array(v, float) for v in zip(*path)) if path else ([], [])
+        path = self.path_points(land.x, land.y, upto)
+        xs, ys = (np.array(v, float) for v in zip(*path)) if path else (np.zeros(0), np.zeros(0))
         self.path_curve.setData(xs, ys)
-        self.point.setData([land.center[0]], [land.center[1]])
         model = self.model
+        if upto is not None:        # a replay: the point is the step's; −∇L and the star were not
+            self.point.setData(xs[-1:], ys[-1:])
+            model = None
+        else:
+            self.point.setData([land.center[0]], [land.center[1]])
         if model is None or isinstance(model, str) or not np.all(np.isfinite(model.gradient)) \
                 or not np.any(model.gradient):
             self.arrow_line.setData([], [])

@@ -10,6 +10,7 @@ from ...graph.training import (hyper_parameters, loss_text, make_optimizer, trai
                                update_rule, variable_ports)
 from ..views._base import banner, port_label, set_banner
 from .curves import TrainingCurves
+from .export import export_plots_dialog, export_run_dialog
 from .landscape_view import LandscapeView
 from .session import TrainingSession
 
@@ -67,11 +68,19 @@ class TrainPanel(QWidget):
                                      "forget the optimizer's state (undoable)")
         self.log_box = QCheckBox("log scale")
         self.log_box.setToolTip("Draw the curves on a logarithmic y axis")
+        self.export_plots_button = QPushButton("Export plots…")
+        self.export_plots_button.setToolTip("The curves or the landscape on screen as PNG, SVG "
+                                            "or PDF")
+        self.export_run_button = QPushButton("Export run…")
+        self.export_run_button.setToolTip("The run replayed as an animated GIF or PNG: the "
+                                          "graph's values and the plots step by step")
         bar = QHBoxLayout()
         for widget in (self.step_button, self.run_button, self.steps_box, self.pause_button,
                        self.reset_button, self.log_box):
             bar.addWidget(widget)
         bar.addStretch(1)
+        bar.addWidget(self.export_plots_button)
+        bar.addWidget(self.export_run_button)
         self.status = banner("info")
         self.curves = TrainingCurves()
         self.tabs = QTabWidget()
@@ -99,6 +108,8 @@ class TrainPanel(QWidget):
         self.pause_button.clicked.connect(self.session.pause)
         self.reset_button.clicked.connect(self.session.restore)
         self.log_box.toggled.connect(self._log_toggled)
+        self.export_plots_button.clicked.connect(lambda: export_plots_dialog(self))
+        self.export_run_button.clicked.connect(lambda: export_run_dialog(self))
         self.steps_box.valueChanged.connect(lambda n: self.run_button.setText(f"Run {n}"))
         self.session.stepped.connect(self._show_history)
         self.session.stepped.connect(self.landscape.refresh_overlay)
@@ -236,6 +247,7 @@ class TrainPanel(QWidget):
             button.setEnabled(not running)
         self.pause_button.setEnabled(running)
         self.reset_button.setEnabled(not running and self.session.trainer is not None)
+        self.export_run_button.setEnabled(not running and self.session.trainer is not None)
         self.optimizer_box.setEnabled(not running)
 
     def _say(self, kind, text):
