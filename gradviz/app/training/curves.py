@@ -9,8 +9,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
-from ..views._base import port_label
-from ..views.heatmap import TEXT, style_plot
+from ..studies._base import port_label
+from ..studies.heatmap import TEXT, style_plot
 
 # Distinct in colour and in grey (Okabe-Ito), one per parameter.
 COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")

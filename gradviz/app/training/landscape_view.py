@@ -11,8 +11,8 @@ from ...graph.errors import DocumentError
 from ...graph.evaluate import NEWTON_EPS
 from ...graph.landscape import coordinates, landscape, local_model, value_of, window
 from ..snapshots import snapshot
-from ..views._base import banner, port_label, set_banner
-from ..views.heatmap import TEXT, style_plot
+from ..studies._base import banner, port_label, set_banner
+from ..studies.heatmap import TEXT, style_plot
 from ..worker import run_job
 
 LEVELS = 14                   # contour lines, spaced geometrically over the grid's range

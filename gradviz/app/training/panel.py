@@ -8,7 +8,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxL
 from ...graph.errors import DocumentError
 from ...graph.training import (hyper_parameters, loss_text, make_optimizer, trainable_parameters,
                                update_rule, variable_ports)
-from ..views._base import banner, port_label, set_banner
+from ..studies._base import banner, port_label, set_banner
 from .curves import TrainingCurves
 from .export import export_plots_dialog, export_run_dialog
 from .landscape_view import LandscapeView
