@@ -1,6 +1,6 @@
 """The Train dock: choose an optimizer, its hyper-parameters and the Variables to train,
 then Step, Run N, Pause or Reset; the curves and the graph's cards follow the run."""
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel,
                                QLineEdit, QListWidget, QListWidgetItem, QPushButton, QScrollArea,
                                QSpinBox, QTabWidget, QVBoxLayout, QWidget)
@@ -20,13 +20,15 @@ HYPER_TITLES = {"learning_rate": "learning rate η", "momentum": "momentum μ",
                 "nesterov": "Nesterov", "rho": "ρ", "centered": "centered", "beta_1": "β₁",
                 "beta_2": "β₂", "epsilon": "ε", "amsgrad": "AMSGrad", "damping": "damping λ"}
 CONTROLS_WIDTH = 320
+PLOTS_MS = 400
 
 
 class TrainPanel(QWidget):
-    def __init__(self, controller, parent=None):
+    def __init__(self, controller, parent=None, after_repaint=None):
+        """`after_repaint`: the canvas' (the run waits for each preview to be painted)."""
         super().__init__(parent)
         self.controller = controller
-        self.session = TrainingSession(controller, self)
+        self.session = TrainingSession(controller, self, after_repaint)
         self._optimizer = None        # made from the fields when a run starts; kept while they hold
         self._ports = []
 
@@ -111,8 +113,14 @@ class TrainPanel(QWidget):
         self.export_plots_button.clicked.connect(lambda: export_plots_dialog(self))
         self.export_run_button.clicked.connect(lambda: export_run_dialog(self))
         self.steps_box.valueChanged.connect(lambda n: self.run_button.setText(f"Run {n}"))
-        self.session.stepped.connect(self._show_history)
-        self.session.stepped.connect(self.landscape.refresh_overlay)
+        # The plots follow a run a few times a second: pyqtgraph's repaint of four plots
+        # costs as much as the canvas' repaint of the cards.
+        self._plots_timer = QTimer(self)
+        self._plots_timer.setSingleShot(True)
+        self._plots_timer.setInterval(PLOTS_MS)
+        self._plots_timer.timeout.connect(self._follow_run)
+        self.session.stepped.connect(
+            lambda: self._plots_timer.isActive() or self._plots_timer.start())
         self.session.started.connect(self._update_buttons)
         self.session.stopped.connect(self._stopped)
         self.session.reset.connect(self._reset_curves)
@@ -207,8 +215,13 @@ class TrainPanel(QWidget):
         self._say("info", f"running {steps} step{'s' * (steps != 1)} …")
         return True
 
-    def _stopped(self, why):
+    def _follow_run(self):
         self._show_history()
+        self.landscape.refresh_overlay()
+
+    def _stopped(self, why):
+        self._plots_timer.stop()
+        self._follow_run()
         trainer = self.session.trainer
         if why.startswith("the run stopped"):
             self._say("error", why)

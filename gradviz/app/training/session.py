@@ -1,13 +1,16 @@
 """A training run in the app: the optimizer runs on a worker thread (graph/training's
 Trainer on its own copy of the document), and the window's document follows it.
 
-At most every PREVIEW_MS the latest values go into the document as one undoable edit
-that merges with the run's earlier ones, so the cards show each step's values and
-gradients and one Undo puts every Variable back as it was before the run. An edit by
-the user that the engine sees (not a move or a label) ends the run: the trainer's copy
-no longer matches the document.
+PREVIEW_MS after the canvas has painted the last preview, the latest values go into the
+document as one undoable edit that merges with the run's earlier ones, so the cards show
+the run's values and gradients and one Undo puts every Variable back as it was before
+the run. While a preview is edited and painted the worker waits: the two threads share
+one interpreter lock, and a UI thread that has to win it back after every call into Qt
+paints many times slower. An edit by the user that the engine sees (not a move or a
+label) ends the run: the trainer's copy no longer matches the document.
 """
 import itertools
+import threading
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -24,15 +27,24 @@ def _train(job, trainer, steps, heard):
     return trainer.run(steps, should_stop=lambda: job.is_cancelled, on_step=heard)
 
 
+def _next_turn(widget):
+    """`callback` once the event loop is free again (when there is no canvas to wait for)."""
+    return lambda callback: QTimer.singleShot(0, widget, callback)
+
+
 class TrainingSession(QObject):
     stepped = Signal()            # new records in `trainer.history` (throttled)
     started = Signal()
     stopped = Signal(str)         # why ('' when the run did all its steps)
     reset = Signal()              # the trainer was dropped: curves start afresh
 
-    def __init__(self, controller, parent=None):
+    def __init__(self, controller, parent=None, after_repaint=None):
+        """`after_repaint(callback)`: the canvas calls back once it has painted an edit."""
         super().__init__(parent)
         self.controller = controller
+        self._after_repaint = after_repaint or _next_turn(self)
+        self._worker_may_run = threading.Event()
+        self._worker_may_run.set()
         self.trainer = None
         self.job = None
         self._latest = None       # (step index, {Port: ndarray}) written by the worker
@@ -43,6 +55,7 @@ class TrainingSession(QObject):
         self._failure = ""
         self._pushing = False
         self._timer = QTimer(self)
+        self._timer.setSingleShot(True)     # armed again once each preview is painted
         self._timer.setInterval(PREVIEW_MS)
         self._timer.timeout.connect(self._preview)
         controller.changed.connect(self._document_changed)
@@ -66,10 +79,11 @@ class TrainingSession(QObject):
         self._run_first = len(self.trainer.history) + 1
         self._latest = None
         self._failure = ""
-        trainer = self.trainer
+        trainer, may_run = self.trainer, self._worker_may_run
 
         def heard(record):  # on the worker thread: one assignment, read by _preview
             self._latest = (record.index, trainer.values())
+            may_run.wait()
         self.job = run_job(_train, trainer, steps, heard)
         self.job.failed.connect(self._failed)
         self.job.done.connect(self._finished)
@@ -79,6 +93,7 @@ class TrainingSession(QObject):
     def pause(self):
         if self.job is not None:
             self.job.cancel()
+            self._worker_may_run.set()
 
     def wait(self, timeout=None):
         """Block until the run's worker has ended (tests)."""
@@ -110,10 +125,21 @@ class TrainingSession(QObject):
             index, values = latest
             name = self.trainer.optimizer.name
             steps = index - self._run_first + 1
+            if self.running:
+                self._worker_may_run.clear()   # until the canvas has painted this preview
             self._push(values, f"Training run ({steps} {name} step{'s' * (steps != 1)})",
                        key=self._run_key)
             self._shown = index
-        self.stepped.emit()
+            self.stepped.emit()
+            self._after_repaint(self._painted)
+        else:
+            self.stepped.emit()
+            self._painted()
+
+    def _painted(self):
+        self._worker_may_run.set()
+        if self.running:
+            self._timer.start()
 
     def _push(self, values, text, key):
         self._pushing = True
@@ -128,6 +154,7 @@ class TrainingSession(QObject):
 
     def _finished(self):
         job, self.job = self.job, None
+        self._worker_may_run.set()
         self._timer.stop()
         self._preview()
         self.controller.end_move()  # the next run is its own undo entry
