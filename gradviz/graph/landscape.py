@@ -101,8 +101,11 @@ def landscape(doc, x, y, x_range, y_range, n=100, progress=None, parameters=None
 def fixed_note(held):
     if held == 0:
         return "x and y are every parameter the loss has here: this is its whole surface."
-    return (f"The other {held:,} parameter entr{'y is' if held == 1 else 'ies are'} held at "
-            "their current values: this is a slice through the loss, which moves as they do.")
+    if held == 1:
+        return ("The other parameter entry is held at its current value: this is a slice "
+                "through the loss, which moves as it does.")
+    return (f"The other {held:,} parameter entries are held at their current values: this is "
+            "a slice through the loss, which moves as they do.")
 
 
 def _held_fixed(doc, x, y, parameters):

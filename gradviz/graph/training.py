@@ -161,13 +161,28 @@ def loss_of(doc, values):
     return total
 
 
-def loss_text(doc):
-    """The loss in words, with the user's names: 'loss = Σ y' or 'loss = Σ seed·y'."""
+def loss_text(doc, values=None):
+    """What training minimises, in words with the user's names: 'minimising loss' for a
+    scalar target, 'minimising Σ y (…)' for one the tape sums, 'Σ seed·y' with a seed.
+    `values` ({Port: array}) tell a scalar target from one that is summed."""
     parts = []
     for p in doc.targets:
-        name = doc.nodes[p.node].label or port_text(p)
-        parts.append(f"Σ seed·{name}" if p in doc.output_gradients else f"Σ {name}")
-    return "loss = " + " + ".join(parts) if parts else "no target"
+        node = doc.nodes.get(p.node)
+        name = (node.label if node is not None else "") or port_text(p)
+        if p in doc.output_gradients:
+            parts.append(f"Σ seed·{name}")
+        elif values is not None and p in values and np.ndim(values[p]) == 0:
+            parts.append(name)
+        else:
+            parts.append(f"Σ {name}")
+    if not parts:
+        return "no target: mark one in the inspector"
+    notes = []
+    if any(p.startswith("Σ seed") for p in parts):
+        notes.append("seed = the output_gradients")
+    if any(p.startswith("Σ ") and not p.startswith("Σ seed") for p in parts):
+        notes.append("Σ: the sum the tape takes of a target that is not a scalar")
+    return "minimising " + " + ".join(parts) + (f" ({'; '.join(notes)})" if notes else "")
 
 
 # -- the run --------------------------------------------------------------------------------

@@ -100,7 +100,7 @@ def test_entries_of_a_vector_hold_the_rest_fixed():
     x, y = Coordinate(Port("w"), (0,)), Coordinate(Port("w"), (1,))
     land = landscape(doc, x, y, (-1.0, 3.0), (-3.0, 1.0), n=5)
     assert not land.batched and land.held_fixed == 1
-    assert "The other 1 parameter entry is held" in land.note
+    assert "The other parameter entry is held at its current value" in land.note
     gx, gy = np.meshgrid(land.xs, land.ys)
     np.testing.assert_allclose(land.losses, (gx - 1) ** 2 + (gy + 2) ** 2 + 1.5 ** 2, rtol=1e-6)
     assert land.losses[3, 1] == pytest.approx(direct(doc, x, y, land.xs[1], land.ys[3]), rel=1e-6)

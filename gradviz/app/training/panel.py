@@ -186,7 +186,8 @@ class TrainPanel(QWidget):
 
     def _document_evaluated(self, *_):
         doc = self.controller.doc
-        self.loss_label.setText(loss_text(doc))
+        evaluation = getattr(self.controller.result, "evaluation", None)
+        self.loss_label.setText(loss_text(doc, evaluation.values if evaluation else None))
         ports = variable_ports(doc)
         if ports == self._ports:
             return
