@@ -6,6 +6,8 @@ import pytest
 from gradviz.graph import Port, load
 from gradviz.graph.training import Trainer, make_optimizer
 
+pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
+
 SAMPLE = "samples/001_hessian_newton.json"
 KERNEL = Port("layer1", 1)
 
