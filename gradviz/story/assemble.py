@@ -83,6 +83,7 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
     last_visit = {}  # op id -> visit step
     gradients = {}
     known = {}       # op id -> (rule operand names, reader's names of its inputs)
+    off_tape = set()  # ids of sources the tape never watched nor made
 
     def add(step, tensor=None):
         step.index = len(steps)
@@ -162,6 +163,8 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
                          f"({naming.label(tensor)}) gets no contribution through this edge.",
                          input_index=k, op_type=op.type, internal=internal), tensor)
             s._op = op
+        elif ev.kind == "off_tape":
+            off_tape.add(ev.tensor._id)
         elif ev.kind == "accumulate":
             if not any(st.kind == "accumulate" or st.kind == "unconnected" for st in steps):
                 for node, port, caption in extra_cuts:
@@ -174,11 +177,21 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
             if ev.cotangent is None:
                 zeros = np.zeros(ev.tensor._value.shape, ev.tensor._value.dtype)
                 what = "zeros" if unconnected_zero else "None"
-                add(Step(0, "unconnected", owner, port,
-                         f"{name} is unconnected",
-                         f"No path of recorded ops leads from the target to {name}: its "
-                         f"gradient is {what}" + ("" if unconnected_zero else
-                                                  " (unconnected_gradients='zero' gives zeros)") + ".",
+                if ev.tensor._id in off_tape:
+                    heading, why = (f"{name} is not watched",
+                                  f"{name} is on no tape: the tape never watched it (tape.watch, "
+                                  f"or a trainable Variable read while the tape records, unless "
+                                  f"watch_accessed_variables=False) and no op it recorded made "
+                                  f"it (a stop_gradient output never counts), so the tape keeps "
+                                  f"no gradient for it, even where a recorded op read it: its "
+                                  f"gradient is {what}")
+                else:
+                    heading, why = (f"{name} is unconnected",
+                                  f"No path of recorded ops leads from the target to {name}: "
+                                  f"its gradient is {what}")
+                add(Step(0, "unconnected", owner, port, heading,
+                         why + ("" if unconnected_zero else
+                                " (unconnected_gradients='zero' gives zeros)") + ".",
                          cotangent=zeros if unconnected_zero else None,
                          total=zeros if unconnected_zero else None, internal=internal), ev.tensor)
                 gradients[key] = zeros if unconnected_zero else None

@@ -182,3 +182,25 @@ def test_explain_prints_every_step_with_numbers(seed004):
     np.testing.assert_array_max_ulp(value, np.float32(ROW[0]), maxulp=2)
     assert f"t[0,0] = 1·b[0,0] + 1·b[0,1] + 1·b[0,2] = {number(value, 8)}" in text
     assert "-0.17308" in text and text.count("[seed]") == 1
+
+
+def test_a_source_the_tape_never_watched_is_told_as_such():
+    """x * c with only x watched: TF gives c no gradient although Mul read it; the step
+    says why (not 'no path', which would be false here)."""
+    x, c = tf.constant(2.0), tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * c
+    s = story.from_tape(tape, y, [x, c], names={"x": x, "c": c, "y": y})
+    (step,) = [st for st in s.steps if st.kind == "unconnected"]
+    assert step.title == "c is not watched"
+    assert "never watched it" in step.caption and "even where a recorded op read it" \
+        in step.caption and step.caption.endswith("its gradient is None "
+                                                  "(unconnected_gradients='zero' gives zeros).")
+    other = tf.constant(1.0)
+    with tf.GradientTape() as tape:
+        tape.watch([x, other])
+        y = x * c
+    s = story.from_tape(tape, y, [other], names={"x": x, "other": other, "y": y})
+    (step,) = [st for st in s.steps if st.kind == "unconnected"]
+    assert step.title == "other is unconnected"
