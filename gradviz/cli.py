@@ -5,7 +5,10 @@
     gradviz explain FILE                the backprop story as text
     gradviz run FILE                    values and gradients as JSON
     gradviz trace SCRIPT -o FILE        run a Python script and save its tape as a document
+    gradviz samples                     the bundled sample documents (the lessons)
 
+FILE is a document's path, or the name of a bundled sample (`004_matmul_sum`), so the
+samples work the same from a checkout and from an installed wheel.
 Bad input (a missing file, malformed JSON, an invalid graph, a step out of range) exits
 with status 2 and one line on stderr, `gradviz: error: <what and where>`, never a
 traceback. A warning (a NaN or infinity, named where it first appears) does not stop a
@@ -20,7 +23,7 @@ import argparse
 import os
 import sys
 
-COMMANDS = ("export", "explain", "run", "trace")
+COMMANDS = ("export", "explain", "run", "trace", "samples")
 
 DESCRIPTION = """\
 gradviz makes backpropagation visible.
@@ -31,6 +34,7 @@ commands:
   gradviz explain FILE             the backprop story as text
   gradviz run FILE                 values and gradients as JSON
   gradviz trace SCRIPT -o FILE     record a script's tape as a graph document
+  gradviz samples                  list the bundled samples; FILE may name one (004_matmul_sum)
 """
 
 class UsageError(Exception):
@@ -78,19 +82,32 @@ def build_parser() -> argparse.ArgumentParser:
     trace = sub.add_parser("trace", help="run SCRIPT and save its tape as a graph document")
     trace.add_argument("script", metavar="SCRIPT")
     trace.add_argument("-o", "--output", required=True, metavar="FILE")
+
+    sub.add_parser("samples", help="list the bundled sample documents (the lessons)")
     return parser
+
+
+def _document_path(path):
+    """The file FILE names: the path itself, or else the bundled sample of that name."""
+    if os.path.exists(path):
+        if os.path.isdir(path):
+            raise UsageError(f"{path}: is a directory, not a document")
+        return path
+    from . import bundled
+
+    found = bundled.sample(path)
+    if found is None:
+        raise UsageError(f"{path}: no such file, nor a bundled sample (`gradviz samples` "
+                         f"lists them)")
+    return str(found)
 
 
 def _load(path):
     from .graph.errors import DocumentError
     from .graph.fileformat import load
 
-    if not os.path.exists(path):
-        raise UsageError(f"{path}: no such file")
-    if os.path.isdir(path):
-        raise UsageError(f"{path}: is a directory, not a document")
     try:
-        return load(path)
+        return load(_document_path(path))
     except DocumentError as error:
         raise UsageError(f"{path}: {error}") from None
 
@@ -161,11 +178,10 @@ def _explain(args):
 
 
 def _run(args):
-    if not os.path.exists(args.file):
-        raise UsageError(f"{args.file}: no such file")
+    path = _document_path(args.file)
     from .graph.cli_commands import run_command
 
-    code, text = run_command(args.file, warn=_warn)
+    code, text = run_command(path, warn=_warn)
     return _emit(code, text)
 
 
@@ -188,11 +204,23 @@ def _emit(code, text):
     return code
 
 
+def _samples(args):
+    import json
+
+    from . import bundled
+
+    for path in bundled.sample_paths():
+        try:
+            title = json.loads(path.read_text(encoding="utf-8")).get("title", "")
+        except (OSError, ValueError):
+            title = ""
+        print(f"{path.stem:<36} {title}")
+    return 0
+
+
 def _open_app(path=None):
-    if path is not None and not os.path.exists(path):
-        raise UsageError(f"{path}: no such file")
-    if path is not None and os.path.isdir(path):
-        raise UsageError(f"{path}: is a directory, not a document")
+    if path is not None:
+        path = _document_path(path)
     try:
         from .app import main as app_main
     except ModuleNotFoundError as error:
@@ -218,6 +246,8 @@ def _dispatch(argv):
         return _open_app()
     if args.command == "trace":
         return _trace(args)  # the user's script: its warnings are its own
+    if args.command == "samples":
+        return _samples(args)
     from .graph.build import quiet
 
     with quiet():  # a NaN is reported in words, as a warning on its node, not by numpy
