@@ -113,7 +113,7 @@ print(json.dumps({"paths": [a.data() for a in lessons], "texts": [a.text() for a
 
 
 def test_the_lessons_menu_lists_every_lesson(venv):
-    from gradviz.app.lessons import lesson_entries   # this checkout's order, for comparison
+    from gradviz.app.player.lessons import lesson_entries   # this checkout's order, for comparison
 
     bin_, env, work = venv
     shown = json.loads(_run([bin_ / "python", "-c", LESSONS_MENU], work, env).stdout)

@@ -11,6 +11,9 @@ from .. import bundled
 from ..render.themes import get_theme
 
 THEMES = ("light", "dark")
+# Problems told in widget text (the inspector, the status line, a card's tooltip).
+ERROR_STYLE = "color: #c62828;"
+WARN_STYLE = "color: #a15c00;"
 CHECK = bundled.resource("check.svg")
 
 _CHROME = {
