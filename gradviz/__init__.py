@@ -71,3 +71,14 @@ keras = _types.SimpleNamespace(
 sigmoid = _nn.sigmoid
 newaxis = None
 del _reduce
+
+
+def __getattr__(name):
+    """`gradviz.capture` (a tape as a document, tape_document.py) is loaded on first use:
+    it needs graph, story and render, which themselves import gradviz."""
+    if name in ("capture", "TapeDocument"):
+        import importlib
+        value = getattr(importlib.import_module(f"{__name__}.tape_document"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
