@@ -31,11 +31,8 @@ def _widgets_app(qapp):
 
 
 def test_capture_names_nodes_by_the_callers_variables_and_keeps_the_gradients():
-    x = tf.Variable([[1.0, 2.0], [3.0, -4.0]])
-    w = tf.Variable([[0.5], [1.0]])
-    with tf.GradientTape() as tape:
-        hidden = tf.nn.relu(x @ w)
-        loss = tf.reduce_sum(hidden * hidden)
+    tape, loss, x, w = two_layer()
+    hidden = tape._entries[1].outputs[0]   # relu(x @ w), a name in this (the caller's) frame
     gx, gw = tape.gradient(loss, [x, w])        # a used tape still holds its record
     doc = tf.capture(tape, loss, [x, w])
     assert isinstance(doc, tf.TapeDocument)
