@@ -14,6 +14,6 @@ NUMERIC = ("engine", "graph", "story", "render", "test_cli.py")
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        parts = Path(str(item.path)).resolve().relative_to(TESTS).parts
-        if parts and parts[0] in NUMERIC:
+        path = Path(str(item.path)).resolve()
+        if path.is_relative_to(TESTS) and path.relative_to(TESTS).parts[0] in NUMERIC:
             item.add_marker(pytest.mark.numeric)
