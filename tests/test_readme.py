@@ -114,3 +114,16 @@ def test_every_python_example_runs_and_prints_what_it_says(checkout_like, index)
         assert "<show " in done.stdout
     if "print(doc.explain())" in code:
         assert "Backpropagation, step by step" in done.stdout
+
+
+DOCS = ["README.md", "bench/README.md", "bench/reference.md", "gradviz/samples/README.md",
+        *(str(p.relative_to(ROOT)) for p in sorted((ROOT / "docs").glob("*.md")))]
+
+
+@pytest.mark.parametrize("name", DOCS)
+def test_documents_name_no_machine_paths_and_their_links_resolve(name):
+    text = (ROOT / name).read_text(encoding="utf-8")
+    assert not re.findall(r"(?<![\w.])/(?:work|tmp|home|root|opt|Users)/\S*", text)
+    for target in re.findall(r"\]\(([^)#\s]+)\)", text):
+        if not re.match(r"\w+://", target):
+            assert (ROOT / name).parent.joinpath(target).exists(), target
