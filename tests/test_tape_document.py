@@ -1,5 +1,6 @@
 """gradviz.capture: a script's own tape as a document that explains, saves, exports, draws
 itself in Jupyter (through export's renderer) and opens in the desktop app."""
+import html
 import json
 import subprocess
 import sys
@@ -71,7 +72,8 @@ def test_explain_save_and_export_are_what_the_command_line_gives(tmp_path):
 
     png = doc.export(tmp_path / "step.png", step=2)
     assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
-    assert "grad_x = " in doc.export(tmp_path / "step.svg", step=2).read_text(encoding="utf-8")
+    svg = doc.export(tmp_path / "step.svg", step=2).read_text(encoding="utf-8")
+    assert html.escape(doc.story.steps[2].formula, quote=False) in svg   # step 2's card
     n = len(doc.story.steps)
     with pytest.raises(IndexError, match=f"step {n}: the story has {n} steps"):
         doc.export(tmp_path / "late.png", step=n)
