@@ -50,7 +50,7 @@ def test_seed004_provenance_of_dy_dx_00(seed004):
     # (-0.17307831 or -0.1730783), so the value is checked to 2 ulps and the text shows it.
     np.testing.assert_array_max_ulp(np.float32(p.value), np.float32(ROW[0]), maxulp=2)
     assert p.total == pytest.approx(p.value, abs=1e-6)
-    assert p.text() == f"t[0,0] = 1·b[0,0] + 1·b[0,1] + 1·b[0,2] = {number(p.value, 8)}"
+    assert p.text() == f"grad t[0,0] = 1·b[0,0] + 1·b[0,1] + 1·b[0,2] = {number(p.value, 8)}"
     upstream, local, product, label = p.terms[1]
     assert (upstream, label) == (1.0, "grad[0,1]·b[0,1]")
 
