@@ -244,3 +244,27 @@ def test_the_plots_export_as_pictures(qtbot, panel, tmp_path, suffix, magic):
     finish(qtbot, p)
     path = export_plots(p, tmp_path / f"curves{suffix}")
     assert open(path, "rb").read(5).startswith(magic)
+
+
+def test_the_last_step_is_written_out_with_its_numbers(qtbot, panel):
+    w, p = panel("samples/train_1_gd_bowl.json")
+    assert "Take a step" in p.last_step.text()
+    choose(p, "sgd", learning_rate="0.1")
+    p.step_button.click()
+    finish(qtbot, p)
+    text = p.last_step.text()
+    # x = 2, g = 2x = 4: w ← w − η·g = 2 − 0.1 × 4 = 1.6; y = 1, g = 6y = 6: 1 − 0.6 = 0.4
+    assert "Step 1" in text
+    assert "w ← w − η·g = 2 − 0.1 × 4 = 1.6" in text
+    assert "w ← w − η·g = 1 − 0.1 × 6 = 0.4" in text
+
+
+def test_closing_the_window_stops_a_run(qtbot, panel):
+    w, p = panel("samples/train_2_valley.json")
+    p.run(1_000_000)
+    qtbot.waitUntil(lambda: len(p.session.trainer.history) >= 2, timeout=20000)
+    job = p.session.job
+    w.controller.undo_stack.setClean()
+    w.close()
+    assert job.wait(10)      # the worker ended: Qt's thread pool need not wait for it
+    assert len(p.session.trainer.history) < 1_000_000
