@@ -18,7 +18,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from ..graph import catalog, fileformat
 from ..graph.document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document, Edge,
                               Node, Port)
-from ..graph.validate import structure_problems, text_problems
+from ..graph.structure import input_slots, structure_problems, text_problems
 from .snapshots import changed_attributes, same_for_engine, same_names, snapshot
 
 
@@ -490,5 +490,4 @@ def _one_node_document(node, edges, values):
 
 
 def _input_count(node):
-    from ..graph.build import input_slots
     return input_slots(node)

@@ -15,7 +15,8 @@ from .capture import trace_script
 from .document import clean_text
 from .errors import DocumentError
 from .evaluate import evaluate, run_studies
-from .fileformat import load, port_text, save, write_atomically
+from .fileformat import load, save, write_atomically
+from .ports import port_text
 
 
 def shortest_floats(array):
@@ -141,7 +142,7 @@ def train_command(path, optimizer, steps, out_path=None, log_path=None, paramete
     document to `out_path` and a CSV of step and loss to `log_path` (each if given).
     `progress(done, steps, loss)` hears each step; `warn(line)` hears a loss that stops
     being finite (said once)."""
-    from .fileformat import parse_port
+    from .ports import parse_port
     from .training import Trainer
 
     try:

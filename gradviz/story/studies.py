@@ -96,7 +96,7 @@ class _Document:
 
 def _study_port(doc, study, key):
     """The port a document's study names ('studies.jacobian.target'), else its first."""
-    from ..graph.fileformat import parse_port
+    from ..graph.ports import parse_port
     given = doc.studies.get(study, {}).get(key) if study else None
     if given is not None:
         return parse_port(given, f"studies.{study}") if isinstance(given, str) else given

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QComboBox, QDockWidget, QFrame, QHBoxLayout, QLab
 from ...graph import catalog
 from ...graph.document import LAYER
 from ...graph.errors import DocumentError
-from ...graph.fileformat import parse_port, port_text
+from ...graph.ports import parse_port, port_text
 from ...render.themes import LIGHT
 
 DEBOUNCE_MS = 120
