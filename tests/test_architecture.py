@@ -17,8 +17,6 @@ KNOWN_CYCLES = [
      "gradviz.engine.execute", "gradviz.engine.recording", "gradviz.engine.registry",
      "gradviz.engine.tensor", "gradviz.engine.ops.*"),
     ("gradviz.engine.blocks", "gradviz.engine.tape"),
-    ("gradviz.story.assemble", "gradviz.story.local", "gradviz.story.model",
-     "gradviz.story.studies", "gradviz.story.study_text", "gradviz.story.text"),
 ]
 
 
