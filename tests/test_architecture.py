@@ -16,7 +16,6 @@ KNOWN_CYCLES = [
     ("gradviz.engine.array", "gradviz.engine.backend", "gradviz.engine.backward",
      "gradviz.engine.execute", "gradviz.engine.recording", "gradviz.engine.registry",
      "gradviz.engine.tensor", "gradviz.engine.ops.*"),
-    ("gradviz.engine.blocks", "gradviz.engine.tape"),
 ]
 
 

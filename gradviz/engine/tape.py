@@ -312,7 +312,8 @@ def _jacobian(entries, target, sources, zero):
     ops = [op for op, _ in relevant]
     if not _state.recording and n > target._value.shape[0] > 1 if target._value.ndim else False:
         if all(blocks.row_aligned(ops, target, s) for s in sources):
-            return blocks.block_jacobian(ops, target, sources, zero, relevant)
+            return blocks.block_jacobian(ops, target, sources, zero, relevant,
+                                         chunk_size=_chunk_size)
     chunk = _chunk_size(ops, n)
     dtype = target._value.dtype
     per_source = [[] for _ in sources]
