@@ -18,6 +18,7 @@ from ...graph.document import LAYER
 from ...graph.errors import DocumentError
 from ...graph.ports import parse_port, port_text
 from ...render.themes import LIGHT
+from ..export_dialog import export_view_dialog
 
 DEBOUNCE_MS = 120
 VIEW_FONT_PT = 11            # readable from the back of a lecture room
@@ -189,7 +190,6 @@ class StudyView(QWidget):
         return row
 
     def export_view(self):
-        from ..export_dialog import export_view_dialog
         return export_view_dialog(self.window(), self)
 
     def _choice_changed(self):

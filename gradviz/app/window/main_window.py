@@ -5,6 +5,7 @@ status bar, themes and settings, and heavy work behind a progress dialog; its me
 shortcuts are in window_menus, its file workflow (new, open, save, recent, samples,
 import, export, recovery) in window_files.
 """
+import copy
 import os
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, Signal
@@ -27,6 +28,7 @@ from ..theme import ERROR_STYLE, WARN_STYLE
 from .files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles, samples
 from .menus import WindowMenus
 from ..worker import run_job
+from ...graph import batch_jacobian, hessian, higher_order, jacobian
 
 __all__ = ["MainWindow", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"]
 
@@ -151,7 +153,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
     def _create_study_view(self, title):
         dock = self.study_docks[title]
         if getattr(dock, "view", None) is None:
-            from ..studies import VIEWS
+            from ..studies import VIEWS  # pyqtgraph: loaded when a study dock first opens
             dock.view = dict(VIEWS)[title](self.controller)
             dock.setWidget(dock.view)
 
@@ -316,7 +318,6 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         if not doc.studies:
             self.show_message("This document asks for no studies (set them in the inspector)")
             return None
-        import copy
         return self.run_job("Computing studies", _compute_studies, self._studies_done,
                             copy.deepcopy(doc))
 
@@ -364,7 +365,6 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
 
 def _compute_studies(job, doc):
     """Each study of `doc` in turn (off the UI thread); a refusal becomes its message."""
-    from ...graph import batch_jacobian, hessian, higher_order, jacobian
     names = list(doc.studies)
     out = {}
     for i, name in enumerate(names):
