@@ -12,6 +12,7 @@ import numpy as np
 
 from . import kernels
 from .dtypes import as_dtype
+from .ops import windows
 
 
 def _t(x):
@@ -140,4 +141,11 @@ numpy = types.SimpleNamespace(
     einsum=lambda eq, *xs: np.asarray(np.einsum(eq, *xs, optimize=len(xs) > 2)),
     solve=_np_solve,
     sum_to_shape=kernels.sum_to_shape,
+    conv2d=windows.conv2d,
+    conv2d_backprop_input=windows.backprop_input,
+    conv2d_backprop_filter=windows.backprop_filter,
+    max_pool_grad=windows.max_pool_grad,
+    max_pool_grad_grad=windows.max_pool_grad_grad,
+    avg_pool=windows.avg_pool,
+    avg_pool_grad=windows.avg_pool_grad,
 )
