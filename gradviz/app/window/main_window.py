@@ -27,6 +27,7 @@ from ..player.provenance import ProvenancePanel
 from ..theme import ERROR_STYLE, WARN_STYLE
 from .files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles, samples
 from .menus import WindowMenus
+from ..training import add_train_dock
 from ..worker import run_job
 from ...graph import batch_jacobian, hessian, higher_order, jacobian
 
@@ -99,6 +100,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self._build_actions()
         self._build_menus()
         self._build_player_menu()
+        self.train_dock = add_train_dock(self)
         self._build_toolbar()
         self._build_status_bar()
 
