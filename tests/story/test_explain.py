@@ -8,7 +8,8 @@ import pytest
 from gradviz import story
 from gradviz.graph import Document, Node, Port, catalog, load
 from gradviz.story import studies as story_studies
-from gradviz.story.text import explain, number
+from gradviz.story.formatting import number
+from gradviz.story.text import explain
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 SAMPLE_FILES = sorted(SAMPLES.glob("*.json"))
