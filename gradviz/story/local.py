@@ -15,7 +15,7 @@ from ..engine.backward import tf_style_grad
 from ..engine.tape import GradientTape
 from ..engine.tensor import Tensor
 from .formatting import number
-from .operands import operand_names
+from .operands import operand_names, rule_operands
 
 # Beyond this many terms a sum is not enumerated: the shown terms come from the first
 # entries and the rest is the value minus what is shown.
@@ -56,14 +56,20 @@ class Provenance:
     def total(self):
         return float(sum(t.product for t in self.terms) + self.rest)
 
+    @property
+    def subject(self):
+        """What the sum is: an entry of a cotangent ('grad tf_t[0,0]'), never the tensor's
+        value, which the canvas shows under the bare name."""
+        return f"grad {self.where}"
+
     def text(self, digits=8):
         if self.kind == "rule":
-            return f"{self.where} = {self.rule} = {number(self.value, digits)}"
+            return f"{self.subject} = {self.rule} = {number(self.value, digits)}"
         if not self.terms and self.kind == "contribution":
-            return (f"{self.where} = {number(self.value, digits)} (every product "
+            return (f"{self.subject} = {number(self.value, digits)} (every product "
                     f"upstream · local factor is 0)")
         if not self.terms:
-            return f"{self.where} = {number(self.value, digits)} ({self.kind})"
+            return f"{self.subject} = {number(self.value, digits)} ({self.kind})"
         parts = []
         for t in self.terms:
             if t.upstream is None:
@@ -74,7 +80,7 @@ class Provenance:
                 parts.append(f"{f'({upstream})' if t.upstream < 0 else upstream}·{factor}")
         if self.more:
             parts.append(f"{self.more} more ({number(self.rest, digits)})")
-        return f"{self.where} = " + " + ".join(parts) + f" = {number(self.value, digits)}"
+        return f"{self.subject} = " + " + ".join(parts) + f" = {number(self.value, digits)}"
 
     def numbers(self, digits=8):
         """The same sum with every factor as a number: 1·0.43842274 + 1·(-0.53439844) ..."""
@@ -244,9 +250,11 @@ def _unravel(flat, shape):
 
 def columns(op, k, flat_i, upstream, naming=None):
     """[_Column per output m] of d output_m / d input_k[flat_i]; None where not float."""
-    formula = naming.formula if naming is not None else None
-    names = operand_names(op, formula)
-    labels = ([naming.label(t) for t in op.inputs] if naming is not None else list(names))
+    if naming is not None:
+        names, labels, _ = rule_operands(op, naming)
+    else:
+        names = operand_names(op)
+        labels = list(names)
     in_shape = op._in_values[k].shape
     i = _unravel(flat_i, in_shape)
     if op.type == "MatMul" and _matmul_shapes_ok(op):
