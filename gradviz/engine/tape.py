@@ -158,8 +158,9 @@ class GradientTape:
 
         One backward pass over a batch of basis cotangents per memory-sized chunk.
         A nested target gives the nested structure target x sources.
-        `parallel_iterations` and `experimental_use_pfor` are accepted for TF's
-        sake: every Jacobian here is vectorized, and the answer is the same.
+        Every Jacobian here is one vectorized pass, whatever `experimental_use_pfor`
+        says (the answer is the same); TF's rules for both arguments still hold
+        (a loop needs a persistent tape, see _check_parallel_iterations).
         """
         zero = _unconnected_zero(unconnected_gradients)
         flat_targets = [_as_target(t) for t in nest.flatten(target)]
