@@ -6,6 +6,7 @@ app can call `warm_up()` from a worker thread. GRADVIZ_NUMBA=0 selects the numpy
 twins everywhere; the tests check that both paths agree. Small arrays always take
 numpy: below MIN_SIZE elements a kernel call costs more than it saves.
 """
+import importlib.util
 import os
 import threading
 
@@ -24,7 +25,7 @@ def _kernel(name):
         with _lock:
             fn = _compiled.get(name)
             if fn is None:
-                from . import _numba_kernels
+                from . import _numba_kernels  # numba: imported and compiled on first use
                 fn = getattr(_numba_kernels, name)
                 _compiled[name] = fn
     return fn
@@ -50,7 +51,6 @@ def _numba_installed():
     """Without numba every kernel takes its numpy twin instead of failing."""
     global _installed
     if _installed is None:
-        import importlib.util
         _installed = importlib.util.find_spec("numba") is not None
     return _installed
 
@@ -61,7 +61,7 @@ def compiled(fn):
     if not ENABLED or not _numba_installed():
         return None
     try:
-        import numba
+        import numba  # heavy and optional: imported only when a kernel compiles
         return numba.njit(cache=True, nogil=True)(fn)
     except Exception:  # noqa: BLE001 (a numba that cannot compile here: fall back)
         return None
@@ -71,7 +71,7 @@ def warm_up():
     """Compile (or load from cache) every kernel; safe to call from a worker thread."""
     if not ENABLED or not _numba_installed():
         return
-    from . import _numba_kernels
+    from . import _numba_kernels  # numba: imported when asked to warm up
     _numba_kernels.warm_up()
 
 

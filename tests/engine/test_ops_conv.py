@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import gradviz as tf
-from gradviz.engine import backend
+from gradviz.engine import backend_gradviz
 from gradviz.engine.check import check_grads
 from gradviz.engine.ops import conv
 
@@ -256,7 +256,7 @@ GEOMETRY = {"strides": (1, 2, 1, 1), "padding": "SAME", "explicit_paddings": (),
 @pytest.mark.parametrize("which", ["input", "filter", "both"])
 def test_operands_with_leading_batch_axes_broadcast(which):
     """At second order an operand may carry a batch of cotangents before N (or KH)."""
-    F = backend.gradviz
+    F = backend_gradviz.gradviz
     x = normal((3, 1, 4, 3, 2) if which != "filter" else (1, 4, 3, 2), 1)
     w = normal((3, 2, 2, 2, 2) if which != "input" else (2, 2, 2, 2), 2)
     y = F.conv2d(tf.constant(x), tf.constant(w), **GEOMETRY).numpy()

@@ -16,7 +16,7 @@ def add_train_dock(window):
 
     def create(visible):
         if visible and dock.panel is None:
-            from .panel import TrainPanel
+            from .panel import TrainPanel  # pyqtgraph: loaded when the dock first shows
             dock.panel = TrainPanel(window.controller, after_repaint=window.canvas.after_repaint)
             dock.setWidget(dock.panel)
             QTimer.singleShot(0, dock, lambda: claim_room(window, dock))

@@ -14,6 +14,7 @@ from ..execute import apply, tensors
 from ..registry import define_op
 from . import windows as W
 from .windows import backprop_filter as _backprop_filter_forward, conv2d as _conv2d_forward
+from .shape import expand_dims, squeeze
 
 GEOMETRY = ("strides", "padding", "explicit_paddings", "dilations", "data_format")
 
@@ -152,7 +153,6 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data
 
 def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):
     """tf.nn.conv1d, built as TF builds it: expand to height 1, Conv2D, squeeze."""
-    from .shape import expand_dims, squeeze
     if data_format not in ("NWC", None):
         raise ValueError(f"data_format must be 'NWC' (channels last), got {data_format!r}")
     x, w = tensors(input, filters)
