@@ -21,8 +21,13 @@ given.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+import time
+from importlib.metadata import PackageNotFoundError, version
+
+from . import bundled
 
 COMMANDS = ("export", "explain", "run", "trace", "train", "samples")
 
@@ -49,10 +54,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _version() -> str:
-    try:
-        from importlib.metadata import PackageNotFoundError, version
-    except ImportError:  # pragma: no cover
-        return "0.1.0"
     try:
         return version("gradviz")
     except PackageNotFoundError:
@@ -96,8 +97,6 @@ def _document_path(path):
         if os.path.isdir(path):
             raise UsageError(f"{path}: is a directory, not a document")
         return path
-    from . import bundled
-
     found = bundled.sample(path)
     if found is None:
         raise UsageError(f"{path}: no such file, nor a bundled sample (`gradviz samples` "
@@ -139,6 +138,7 @@ def _add_train_parser(sub):
 
 
 def _train(args):
+    # loaded per command: `gradviz --help` stays quick
     from .graph.training import OPTIMIZERS, hyper_parameters, make_optimizer
 
     name = args.optimizer.lower()
@@ -164,6 +164,7 @@ def _train(args):
             message = message.replace(f"`{key}`", f"--{option}")
         raise UsageError(message) from None
     path = _document_path(args.file)
+    # loaded per command: `gradviz --help` stays quick
     from .graph.cli_commands import train_command
 
     bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
@@ -182,7 +183,6 @@ class _ProgressBar:
         self.stream, self.width, self.last, self.drawn = stream, width, 0.0, False
 
     def __call__(self, done, total, loss):
-        import time
         now = time.monotonic()
         if done < total and now - self.last < 0.05:
             return
@@ -200,6 +200,7 @@ class _ProgressBar:
 
 
 def _load(path):
+    # loaded per command: `gradviz --help` stays quick
     from .graph.errors import DocumentError
     from .graph.fileformat import load
 
@@ -211,6 +212,7 @@ def _load(path):
 
 def _story(doc, path):
     """The backprop story; its first error stops the command, its warnings are printed."""
+    # loaded per command: `gradviz --help` stays quick
     from . import story as story_module
     from .graph.errors import DocumentError, errors, warnings
 
@@ -231,6 +233,7 @@ def _warn(line):
 
 
 def _export(args):
+    # Qt loads only for the commands that paint
     from .render import get_theme
 
     ext = os.path.splitext(args.output)[1].lower()
@@ -251,6 +254,7 @@ def _export(args):
         n = len(story.steps)
         if not -n <= args.step < n:
             raise UsageError(f"--step {args.step}: {args.file} has {n} story steps (0..{n - 1})")
+    # Qt loads only for the commands that paint
     from .render import export
 
     try:
@@ -264,6 +268,7 @@ def _export(args):
 
 
 def _explain(args):
+    # loaded per command: `gradviz --help` stays quick
     from .story.text import explain
 
     doc = _load(args.file)
@@ -276,6 +281,7 @@ def _explain(args):
 
 def _run(args):
     path = _document_path(args.file)
+    # loaded per command: `gradviz --help` stays quick
     from .graph.cli_commands import run_command
 
     code, text = run_command(path, warn=_warn)
@@ -285,6 +291,7 @@ def _run(args):
 def _trace(args):
     if not os.path.exists(args.script):
         raise UsageError(f"{args.script}: no such file")
+    # loaded per command: `gradviz --help` stays quick
     from .graph.cli_commands import trace_command
 
     code, text = trace_command(args.script, args.output)
@@ -302,10 +309,6 @@ def _emit(code, text):
 
 
 def _samples(args):
-    import json
-
-    from . import bundled
-
     for path in bundled.sample_paths():
         try:
             title = json.loads(path.read_text(encoding="utf-8")).get("title", "")
@@ -318,6 +321,7 @@ def _samples(args):
 def _open_app(path=None):
     if path is not None:
         path = _document_path(path)
+    # the app and Qt load only when a window opens
     try:
         from .app import main as app_main
     except ModuleNotFoundError as error:
@@ -345,6 +349,7 @@ def _dispatch(argv):
         return _trace(args)  # the user's script: its warnings are its own
     if args.command == "samples":
         return _samples(args)
+    # loaded per command: `gradviz --help` stays quick
     from .graph.build import quiet
 
     with quiet():  # a NaN is reported in words, as a warning on its node, not by numpy
@@ -370,6 +375,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _describe(error):
+    # loaded per command: `gradviz --help` stays quick
     try:
         from .graph.errors import DocumentError
     except ImportError:  # pragma: no cover

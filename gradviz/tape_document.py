@@ -14,9 +14,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from . import story as _story_module
 from .graph import capture as _capture
 from .graph.errors import DocumentError, errors
 from .graph.fileformat import save as _save
+from .story.text import explain as _explain
 
 NOTEBOOK_SCALE = 2.0   # PNG pixels per CSS pixel inline: crisp on high-DPI screens
 _windows = []          # windows opened in this process's app (Qt must not lose them)
@@ -49,8 +51,7 @@ class TapeDocument:
     def story(self):
         """The backward pass, step by step (computed once)."""
         if self._story is None:
-            from . import story
-            self._story = story.build(self.document)
+            self._story = _story_module.build(self.document)
         return self._story
 
     def __repr__(self):
@@ -60,8 +61,7 @@ class TapeDocument:
 
     def explain(self):
         """The backward pass as text, as `gradviz explain` prints it."""
-        from .story.text import explain
-        return explain(self.story)
+        return _explain(self.story)
 
     def save(self, path):
         """Write the document (JSON) to `path`; open it with `gradviz PATH`."""
@@ -71,7 +71,7 @@ class TapeDocument:
     def export(self, path, step=None, theme="light", scale=2.0, dpi=None):
         """A PNG, SVG or PDF of the graph, with story step `step` drawn on top (as
         `gradviz export PATH --step K`); returns the path written."""
-        from .render import export
+        from .render import export   # Qt loads only when a picture is drawn
         story = self._checked_story()
         if step is not None and not -len(story.steps) <= step < len(story.steps):
             raise IndexError(f"step {step}: the story has {len(story.steps)} steps "
@@ -93,6 +93,7 @@ class TapeDocument:
             return path.read_text(encoding="utf-8")
 
     def _repr_png_(self):
+        # Qt loads only when a picture is drawn
         from .render import Renderer
         from .render.export import png_bytes
         story = self._checked_story()
@@ -110,7 +111,7 @@ class TapeDocument:
         path = self.save(Path(folder) / f"{_file_stem(self.title)}.gradviz.json")
         app = _running_app()
         if app is not None:
-            from .app import create_window
+            from .app import create_window   # the app and its widgets: only for a window
             window = create_window(str(path), offer_recovery=False)
             window.show()
             window.raise_()
@@ -128,7 +129,7 @@ def _running_app():
     """This process's QApplication on a real screen, if it has one (never created here)."""
     if "PySide6.QtWidgets" not in sys.modules:
         return None
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication   # already imported (checked above)
     app = QApplication.instance()
     if not isinstance(app, QApplication) or app.platformName() in ("offscreen", "minimal"):
         return None
