@@ -20,7 +20,9 @@ from .engine.ops.math import (abs, add, add_n, cast, clip_by_value, cos, divide,
                               logical_not, logical_or, maximum, minimum, multiply, negative,
                               not_equal, pow, reciprocal, sign, sin, sqrt, square, subtract,
                               tanh, where)
-from .engine.ops.reduce import (clip_by_norm, norm, reduce_all, reduce_any,  # noqa: F401
+from .engine.ops.cross_entropy import (softmax_cross_entropy_with_logits as _softmax_xent,
+                                       sparse_softmax_cross_entropy_with_logits as _sparse_xent)
+from .engine.ops.reduce import (argmax, argmin, clip_by_norm, norm, reduce_all, reduce_any,  # noqa: F401
                                 reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
                                 reduce_prod, reduce_sum)
 from .engine.ops.shape import (broadcast_to, concat, expand_dims, gather, identity, pad,  # noqa: F401
@@ -38,7 +40,7 @@ __version__ = "0.1.0"
 dtypes = _dtypes
 
 math = _types.SimpleNamespace(
-    abs=abs, add=add, add_n=add_n, cos=cos, divide=divide, equal=equal, exp=exp,
+    abs=abs, add=add, add_n=add_n, argmax=argmax, argmin=argmin, cos=cos, divide=divide, equal=equal, exp=exp,
     greater=greater, greater_equal=greater_equal, less=less, less_equal=less_equal, log=log,
     logical_and=logical_and, logical_not=logical_not, logical_or=logical_or, maximum=maximum,
     minimum=minimum, multiply=multiply, negative=negative, not_equal=not_equal, pow=pow,
@@ -52,7 +54,9 @@ math = _types.SimpleNamespace(
 nn = _types.SimpleNamespace(
     relu=_nn.relu, elu=_nn.elu, sigmoid=_nn.sigmoid, tanh=tanh, softmax=_nn.softmax,
     log_softmax=_nn.log_softmax, softplus=_nn.softplus, moments=_nn.moments,
-    batch_normalization=_nn.batch_normalization)
+    batch_normalization=_nn.batch_normalization,
+    softmax_cross_entropy_with_logits=_softmax_xent,
+    sparse_softmax_cross_entropy_with_logits=_sparse_xent)
 
 linalg = _types.SimpleNamespace(
     matmul=matmul, einsum=einsum, solve=_linalg.solve, inv=_linalg.inv, norm=norm,
