@@ -37,7 +37,13 @@ _BY_ENGINE.update({t: catalog.OPS[name] for t, name in (
     ("Einsum", "einsum"), ("GatherV2", "gather"))})
 _ACTIVATIONS = {"Relu": "relu", "Elu": "elu", "Sigmoid": "sigmoid", "Tanh": "tanh",
                 "Softmax": "softmax", "Softplus": "softplus"}
-_STEMS = {"multiply": "mul", "subtract": "sub", "divide": "div", "negative": "neg"}
+# Engine ops taking (logits, labels), as TF's kernels; their nodes take (labels, logits), as
+# TF's Python functions.
+_LABELS_FIRST = {"SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits"}
+_STEMS = {"multiply": "mul", "subtract": "sub", "divide": "div", "negative": "neg",
+          "nn.softmax_cross_entropy_with_logits": "xent",
+          "nn.sparse_softmax_cross_entropy_with_logits": "sparse_xent",
+          "math.argmax": "argmax", "math.argmin": "argmin"}
 
 
 @dataclass
@@ -240,6 +246,8 @@ def _items(entries, recording):
     for op in list(entries) + list(recording.stopped):
         if id(op) not in inner_ops:
             inputs = list(op.inputs[:1] if op.type == "GatherV2" else op.inputs)  # indices: attrs
+            if op.type in _LABELS_FIRST:
+                inputs.reverse()
             items.append(_Item("op", [op], inputs, list(op.outputs), stopped=id(op) in stopped))
     items.sort(key=lambda it: it.key)
     return items

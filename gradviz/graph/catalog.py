@@ -128,6 +128,12 @@ _op("norm", "reduce", ("x",),
     "Euclidean norm", {"axis": None, "keepdims": False}, engine="EuclideanNorm")
 _op("clip_by_norm", "reduce", ("x",), lambda t, a: gv.clip_by_norm(t[0], a["clip_norm"]),
     "x scaled down so that its norm is at most clip_norm", {"clip_norm": 1.0})
+for _name, _fn, _eng in [("math.argmax", gv.math.argmax, "ArgMax"),
+                         ("math.argmin", gv.math.argmin, "ArgMin")]:
+    _op(_name, "reduce", ("input",),
+        lambda t, a, f=_fn: f(t[0], axis=a["axis"], output_type=a["output_type"]),
+        f"index of the {_name[8:]} along an axis (integers; no gradient)",
+        {"axis": 0, "output_type": "int64"}, {"output_type": "dtype"}, engine=_eng)
 
 # -- shape --------------------------------------------------------------------------------
 _op("reshape", "shape", ("x",), lambda t, a: gv.reshape(t[0], a["shape"]), "new shape",
@@ -171,6 +177,14 @@ _op("nn.softmax", "nn", ("logits",), lambda t, a: gv.nn.softmax(t[0], axis=a["ax
     "softmax along an axis", {"axis": -1})
 _op("nn.log_softmax", "nn", ("logits",), lambda t, a: gv.nn.log_softmax(t[0], axis=a["axis"]),
     "log-softmax along an axis", {"axis": -1})
+_op("nn.softmax_cross_entropy_with_logits", "nn", ("labels", "logits"),
+    lambda t, a: gv.nn.softmax_cross_entropy_with_logits(labels=t[0], logits=t[1], axis=a["axis"]),
+    "−Σ labels · log softmax(logits) along an axis (each row of labels a distribution)",
+    {"axis": -1}, engine="SoftmaxCrossEntropyWithLogits")
+_op("nn.sparse_softmax_cross_entropy_with_logits", "nn", ("labels", "logits"),
+    lambda t, a: gv.nn.sparse_softmax_cross_entropy_with_logits(labels=t[0], logits=t[1]),
+    "−log softmax(logits)[label] over the last axis (integer labels)",
+    engine="SparseSoftmaxCrossEntropyWithLogits")
 
 # -- gradient -----------------------------------------------------------------------------
 _op("stop_gradient", "gradient", ("x",), lambda t, a: gv.stop_gradient(t[0]),
@@ -363,6 +377,8 @@ RANGES = {
     ("BatchNormalization", "epsilon"): _at_least(0.0),
     ("BatchNormalization", "momentum"): _from_to(0.0, 1.0),
     ("clip_by_norm", "clip_norm"): _at_least(0.0, strictly=True),  # the op and the rule
+    ("math.argmax", "output_type"): _one_of(("int32", "int64")),
+    ("math.argmin", "output_type"): _one_of(("int32", "int64")),
     ("einsum", "equation"): _at_most_characters(200),
 }
 

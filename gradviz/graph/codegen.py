@@ -265,6 +265,12 @@ class _Writer:
             return f"tf.einsum({a['equation']!r}, {', '.join(ins)})"
         if op == "linalg.solve":
             return f"tf.linalg.solve({ins[0]}, {ins[1]}{kw('adjoint')})"
+        if op in ("math.argmax", "math.argmin"):
+            out_type = "" if a["output_type"] == "int64" else f", output_type=tf.{a['output_type']}"
+            return f"tf.{op}({ins[0]}, axis={_py(a['axis'])}{out_type})"
+        if op in ("nn.softmax_cross_entropy_with_logits",
+                  "nn.sparse_softmax_cross_entropy_with_logits"):
+            return f"tf.{op}(labels={ins[0]}, logits={ins[1]}{kw(*spec.attrs)})"
         if spec.group == "reduce" and op not in ("clip_by_norm",):
             return f"tf.{op}({ins[0]}{kw('axis', 'keepdims')})"
         if op == "clip_by_norm":

@@ -346,10 +346,49 @@ def _gather(shapes, a):
     return [tuple(x[:axis]) + (len(indices),) + tuple(x[axis + 1:])], 0
 
 
+# -- losses and indices --------------------------------------------------------------------
+def _softmax_xent(shapes, a):
+    labels, logits = shapes
+    if not logits:
+        raise ShapeError("logits cannot be scalars: softmax_cross_entropy_with_logits needs a "
+                         "class axis")
+    axis = _axis(a["axis"], len(logits)) - len(logits)  # counted from the end
+    try:
+        both = np.broadcast_shapes(tuple(labels), tuple(logits))
+    except ValueError:
+        raise ShapeError(f"logits and labels must be broadcastable: logits_size={list(logits)} "
+                         f"labels_size={list(labels)}") from None
+    return [tuple(d for i, d in enumerate(both) if i != len(both) + axis)], 0
+
+
+def _sparse_xent(shapes, a):
+    labels, logits = shapes
+    if not logits:
+        raise ShapeError("logits cannot be scalars: sparse_softmax_cross_entropy_with_logits "
+                         "needs a class axis")
+    if tuple(labels) != tuple(logits[:-1]):
+        raise ShapeError(f"the shape of labels {_text(labels)} should equal the shape of logits "
+                         f"{_text(logits)} without its last (class) axis")
+    return [tuple(labels)], 0
+
+
+def _arg_extreme(shapes, a):
+    x = shapes[0]
+    if not x:
+        raise ShapeError("argmax and argmin need a tensor with at least one axis, got a scalar")
+    axis = _axis(a["axis"], len(x))
+    if x[axis] == 0:
+        raise ShapeError(f"axis {a['axis']} of shape {_text(x)} is empty: it has no extreme")
+    return [tuple(d for i, d in enumerate(x) if i != axis)], 0
+
+
 RULES = {
     "matmul": _matmul, "einsum": _einsum, "linalg.solve": _solve, "linalg.inv": _inv,
     "reshape": _reshape, "transpose": _transpose, "expand_dims": _expand_dims,
     "squeeze": _squeeze, "broadcast_to": _broadcast_to, "tile": _tile, "pad": _pad,
     "concat": _concat, "stack": _stack, "split": _split, "slice": _slice,
     "getitem": _getitem, "gather": _gather,
+    "nn.softmax_cross_entropy_with_logits": _softmax_xent,
+    "nn.sparse_softmax_cross_entropy_with_logits": _sparse_xent,
+    "math.argmax": _arg_extreme, "math.argmin": _arg_extreme,
 }

@@ -50,10 +50,14 @@ ATTRS = {
         ["ij,jk->ik", "ij,jk", "i,i->", "ii->i", "ij->ji", "...i,...i->...", "bij,bjk->bik",
          "i,j,k->ijk", "ij,jk,kl->il", "ij", "i,j"])},
     "nn.softmax": {"axis": small_ints},
+    "nn.softmax_cross_entropy_with_logits": {"axis": small_ints},
+    "nn.sparse_softmax_cross_entropy_with_logits": {},
+    "math.argmax": {"axis": small_ints},
     "add": {}, "exp": {}, "add_n": {}, "linalg.solve": {"adjoint": st.booleans()},
     "linalg.inv": {},
 }
-N_INPUTS = {"add": 2, "matmul": 2, "linalg.solve": 2}
+N_INPUTS = {"add": 2, "matmul": 2, "linalg.solve": 2, "nn.softmax_cross_entropy_with_logits": 2,
+            "nn.sparse_softmax_cross_entropy_with_logits": 2}
 VARIADIC = {"concat", "stack", "add_n", "einsum"}
 
 
@@ -78,9 +82,13 @@ def test_predicted_shapes_are_the_engines(op, data):
         sizes = {c: data.draw(st.integers(1, 3)) for c in "ijklb"}
         subs = attrs["equation"].split("->")[0].split(",")
         in_shapes = [tuple(sizes[c] for c in s.replace("...", "b")) for s in subs]
+    if op == "nn.sparse_softmax_cross_entropy_with_logits" and data.draw(st.booleans()):
+        in_shapes[0] = tuple(in_shapes[1][:-1])  # mostly labels that fit the logits
     node = catalog.with_defaults(Node("n", OP, op=op, attrs=attrs))
     values = [np.arange(1, 1 + np.prod(s, dtype=int), dtype=np.float64).reshape(s)
               for s in in_shapes]
+    if op == "nn.sparse_softmax_cross_entropy_with_logits":
+        values[0] = np.zeros(in_shapes[0], np.int64)  # class 0: in range when there is one
     try:
         predicted, _ = infer(node, in_shapes)
     except ShapeError as e:
