@@ -22,6 +22,7 @@ from .engine.ops.math import (abs, add, add_n, cast, clip_by_value, cos, divide,
                               tanh, where)
 from .engine.ops.cross_entropy import (softmax_cross_entropy_with_logits as _softmax_xent,
                                        sparse_softmax_cross_entropy_with_logits as _sparse_xent)
+from .engine.ops.embedding import dropout as _dropout, embedding_lookup as _embedding_lookup
 from .engine.ops.reduce import (argmax, argmin, clip_by_norm, norm, reduce_all, reduce_any,  # noqa: F401
                                 reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
                                 reduce_prod, reduce_sum)
@@ -56,7 +57,8 @@ nn = _types.SimpleNamespace(
     log_softmax=_nn.log_softmax, softplus=_nn.softplus, moments=_nn.moments,
     batch_normalization=_nn.batch_normalization,
     softmax_cross_entropy_with_logits=_softmax_xent,
-    sparse_softmax_cross_entropy_with_logits=_sparse_xent)
+    sparse_softmax_cross_entropy_with_logits=_sparse_xent,
+    embedding_lookup=_embedding_lookup, dropout=_dropout)
 
 linalg = _types.SimpleNamespace(
     matmul=matmul, einsum=einsum, solve=_linalg.solve, inv=_linalg.inv, norm=norm,

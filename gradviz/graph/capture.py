@@ -43,7 +43,7 @@ _LABELS_FIRST = {"SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWith
 _STEMS = {"multiply": "mul", "subtract": "sub", "divide": "div", "negative": "neg",
           "nn.softmax_cross_entropy_with_logits": "xent",
           "nn.sparse_softmax_cross_entropy_with_logits": "sparse_xent",
-          "math.argmax": "argmax", "math.argmin": "argmin"}
+          "math.argmax": "argmax", "math.argmin": "argmin", "nn.embedding_lookup": "lookup"}
 
 
 @dataclass
@@ -103,6 +103,10 @@ def _attrs(spec, op):
         return {"axis": -1}  # the engine op works on the last axis (see _softmax_axis)
     if spec.name == "cast":
         return {"dtype": np.dtype(attrs["dtype"]).name}
+    if spec.name == "nn.dropout":
+        shape = list(attrs["noise_shape"])
+        return {"rate": float(attrs["rate"]), "seed": int(attrs["seed"]),
+                "noise_shape": None if shape == list(np.shape(op._in_values[0])) else shape}
     if spec.name == "gather":
         return {"indices": [int(i) for i in np.asarray(op._in_values[1]).reshape(-1)],
                 "axis": int(attrs["axis"])}
@@ -245,12 +249,29 @@ def _items(entries, recording):
     stopped = {id(op) for op in recording.stopped}
     for op in list(entries) + list(recording.stopped):
         if id(op) not in inner_ops:
-            inputs = list(op.inputs[:1] if op.type == "GatherV2" else op.inputs)  # indices: attrs
+            inputs = list(op.inputs[:1] if _gather_with_a_list(op) else op.inputs)  # attrs
             if op.type in _LABELS_FIRST:
                 inputs.reverse()
             items.append(_Item("op", [op], inputs, list(op.outputs), stopped=id(op) in stopped))
     items.sort(key=lambda it: it.key)
     return items
+
+
+def _gather_with_a_list(op):
+    """A GatherV2 whose indices are one list: a 'gather' node holds them as an attribute.
+    Other indices along axis 0 are the ids of an embedding lookup (an input port)."""
+    return op.type == "GatherV2" and np.ndim(op._in_values[1]) == 1
+
+
+def _spec(op):
+    if op.type == "GatherV2" and not _gather_with_a_list(op):
+        if op.attrs["axis"] != 0:
+            raise DocumentError(f"cannot capture a gather along axis {op.attrs['axis']} with "
+                                f"indices of rank {np.ndim(op._in_values[1])}: a 'gather' node "
+                                "holds a list of indices, an embedding lookup works on axis 0",
+                                where=op.name)
+        return catalog.OPS["nn.embedding_lookup"]
+    return _BY_ENGINE.get(op.type)
 
 
 def _needed(items, targets):
@@ -466,7 +487,7 @@ def _node(item, name, named, recording, watched):
         node_id = name(named(out, fn or "custom"))
         label = fn if fn and fn not in (node_id, f"{node_id}_fn") else ""
         return Node(node_id, CUSTOM_GRADIENT, op=rule, attrs=attrs, label=label)
-    spec = _BY_ENGINE.get(op.type)
+    spec = _spec(op)
     if spec is None:
         hint = (" (the backward op of an inner tape.gradient: `gradviz trace` turns that call "
                 "into a 'gradient' node)" if op.type.endswith("Grad") else "")

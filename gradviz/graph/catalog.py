@@ -186,6 +186,15 @@ _op("nn.sparse_softmax_cross_entropy_with_logits", "nn", ("labels", "logits"),
     "−log softmax(logits)[label] over the last axis (integer labels)",
     engine="SparseSoftmaxCrossEntropyWithLogits")
 
+_op("nn.embedding_lookup", "nn", ("params", "ids"),
+    lambda t, a: gv.nn.embedding_lookup(t[0], t[1]),
+    "rows `ids` (integers) of the table `params`", engine="ResourceGather")
+_op("nn.dropout", "nn", ("x",),
+    lambda t, a: gv.nn.dropout(t[0], a["rate"], noise_shape=a["noise_shape"], seed=a["seed"])
+    if a["rate"] else gv.identity(t[0]),  # TF returns x itself at rate 0: a port needs its own
+    "zero each element with probability rate, scale the rest by 1/(1 − rate); the seed "
+    "fixes the mask", {"rate": 0.5, "seed": 0, "noise_shape": None}, engine="Dropout")
+
 # -- gradient -----------------------------------------------------------------------------
 _op("stop_gradient", "gradient", ("x",), lambda t, a: gv.stop_gradient(t[0]),
     "identity forward; no gradient flows back", engine="StopGradient")
@@ -367,6 +376,15 @@ def _at_most_characters(n):
     return check
 
 
+def _rate(key, v):
+    return None if 0 <= v < 1 else f"{key} must be at least 0 and less than 1, got {shown(v)}"
+
+
+def _list_or_null(key, v):
+    return None if v is None or isinstance(v, list) else \
+        f"{key} must be null or a list of integers, got {shown(v)}"
+
+
 MAX_SPLIT = 1000
 # Values an attribute of the right kind may still not take, by (op, layer or rule; name).
 # Checked on load, so nonsense never reaches the engine.
@@ -377,6 +395,8 @@ RANGES = {
     ("BatchNormalization", "epsilon"): _at_least(0.0),
     ("BatchNormalization", "momentum"): _from_to(0.0, 1.0),
     ("clip_by_norm", "clip_norm"): _at_least(0.0, strictly=True),  # the op and the rule
+    ("nn.dropout", "rate"): _rate,
+    ("nn.dropout", "noise_shape"): _list_or_null,
     ("math.argmax", "output_type"): _one_of(("int32", "int64")),
     ("math.argmin", "output_type"): _one_of(("int32", "int64")),
     ("einsum", "equation"): _at_most_characters(200),

@@ -265,6 +265,11 @@ class _Writer:
             return f"tf.einsum({a['equation']!r}, {', '.join(ins)})"
         if op == "linalg.solve":
             return f"tf.linalg.solve({ins[0]}, {ins[1]}{kw('adjoint')})"
+        if op == "nn.embedding_lookup":
+            return f"tf.nn.embedding_lookup({ins[0]}, {ins[1]})"
+        if op == "nn.dropout":
+            return (f"tf.nn.dropout({ins[0]}, rate={a['rate']!r}"
+                    f"{kw('noise_shape')}, seed={a['seed']!r})")
         if op in ("math.argmax", "math.argmin"):
             out_type = "" if a["output_type"] == "int64" else f", output_type=tf.{a['output_type']}"
             return f"tf.{op}({ins[0]}, axis={_py(a['axis'])}{out_type})"

@@ -382,6 +382,22 @@ def _arg_extreme(shapes, a):
     return [tuple(d for i, d in enumerate(x) if i != axis)], 0
 
 
+def _embedding_lookup(shapes, a):
+    params, ids = shapes
+    if not params:
+        raise ShapeError("embedding_lookup needs a table with at least one axis, got a scalar")
+    return [tuple(ids) + tuple(params[1:])], 0
+
+
+def _dropout(shapes, a):
+    x, noise = shapes[0], a["noise_shape"]
+    if noise is not None and (len(noise) != len(x) or any(
+            d not in (1, n) for d, n in zip(noise, x))):
+        raise ShapeError(f"noise_shape {noise} does not fit shape {_text(x)}: it needs one "
+                         "entry per axis, each 1 or the size of its axis"[:200])
+    return [tuple(x)], 0
+
+
 RULES = {
     "matmul": _matmul, "einsum": _einsum, "linalg.solve": _solve, "linalg.inv": _inv,
     "reshape": _reshape, "transpose": _transpose, "expand_dims": _expand_dims,
@@ -391,4 +407,5 @@ RULES = {
     "nn.softmax_cross_entropy_with_logits": _softmax_xent,
     "nn.sparse_softmax_cross_entropy_with_logits": _sparse_xent,
     "math.argmax": _arg_extreme, "math.argmin": _arg_extreme,
+    "nn.embedding_lookup": _embedding_lookup, "nn.dropout": _dropout,
 }

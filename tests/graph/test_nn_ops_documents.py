@@ -9,7 +9,7 @@ import pytest
 
 import gradviz as gv
 from gradviz import graph
-from gradviz.graph import CONSTANT, OP, Document, Node, Port
+from gradviz.graph import CONSTANT, OP, VARIABLE, Document, Node, Port
 from gradviz.graph.build import build
 from gradviz.graph.catalog import full_attrs
 from gradviz.graph.codegen import to_python
@@ -61,10 +61,32 @@ def argmax_doc(op="math.argmax", **attrs):
                 [("x", op[5:], 0), ("x", "mul", 0), ("x", "mul", 1)], "mul", ["x"])
 
 
+TABLE = RNG.standard_normal((5, 3)).astype(np.float32)
+IDS = np.array([[0, 4], [4, 2]], np.int64)
+
+
+def lookup_doc(ids=IDS):
+    return _doc([Node("table", VARIABLE, value=TABLE),
+                 Node("ids", CONSTANT, value=ids),
+                 Node("lookup", OP, op="nn.embedding_lookup"),
+                 Node("sq", OP, op="square")],
+                [("table", "lookup", 0), ("ids", "lookup", 1), ("lookup", "sq", 0)],
+                "sq", ["table"])
+
+
+def dropout_doc(**attrs):
+    return _doc([Node("x", CONSTANT, value=LOGITS, watched=True),
+                 Node("dropout", OP, op="nn.dropout", attrs=attrs)],
+                [("x", "dropout", 0)], "dropout", ["x"])
+
+
 CASES = {
     "softmax_xent": xent_doc,
     "softmax_xent_axis_0": lambda: xent_doc(LABELS.T.copy(), LOGITS.T.copy(), axis=0),
     "sparse_softmax_xent": sparse_doc,
+    "embedding_lookup": lookup_doc,
+    "dropout": lambda: dropout_doc(rate=0.25, seed=3),
+    "dropout_noise_shape": lambda: dropout_doc(rate=0.5, seed=-8, noise_shape=[3, 1]),
 }
 
 
@@ -117,6 +139,24 @@ def test_argmax_node_is_integer_and_passes_no_gradient():
     np.testing.assert_array_equal(ev.values[Port("argmin")], LOGITS.argmin(axis=0))
 
 
+def test_embedding_lookup_document_scatter_adds_into_the_table():
+    ev = graph.evaluate(lookup_doc())
+    assert ev.problems == []
+    np.testing.assert_array_equal(ev.values[Port("lookup")], TABLE[IDS])
+    counts = np.bincount(IDS.ravel(), minlength=5)[:, None]
+    np.testing.assert_allclose(ev.gradients[Port("table")], 2 * counts * TABLE, rtol=1e-6)
+
+
+def test_dropout_document_is_the_engines_mask():
+    ev = graph.evaluate(CASES["dropout_noise_shape"]())
+    expected = gv.nn.dropout(gv.constant(LOGITS), 0.5, noise_shape=[3, 1], seed=-8).numpy()
+    np.testing.assert_array_equal(ev.values[Port("dropout")], expected)
+    np.testing.assert_array_equal(ev.gradients[Port("x")], (expected != 0) * np.float32(2))
+    ev = graph.evaluate(dropout_doc(rate=0.0))
+    np.testing.assert_array_equal(ev.values[Port("dropout")], LOGITS)
+    assert ev.problems == []
+
+
 def _run(code):
     namespace = {}
     with contextlib.redirect_stdout(io.StringIO()):
@@ -140,6 +180,9 @@ def test_generated_script_reads_like_tensorflow():
         to_python(CASES["softmax_xent_axis_0"]())
     assert "tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=x)" in \
         to_python(sparse_doc())
+    assert "tf.nn.embedding_lookup(table, ids)" in to_python(lookup_doc())
+    assert "tf.nn.dropout(x, rate=0.5, noise_shape=[3, 1], seed=-8)" in \
+        to_python(CASES["dropout_noise_shape"]())
     code = to_python(argmax_doc("math.argmin", axis=1, output_type="int32"))
     assert "tf.math.argmin(x, axis=1, output_type=tf.int32)" in code
     _run(code)
@@ -180,6 +223,35 @@ def test_trace_keeps_labels_and_logits_in_their_ports(tmp_path):
     assert doc.nodes["loss"].op == "nn.softmax_cross_entropy_with_logits"
 
 
+@pytest.mark.parametrize("ids, op", [(IDS, "nn.embedding_lookup"),
+                                     (np.array(4, np.int64), "nn.embedding_lookup"),
+                                     (np.array([4, 1], np.int64), "gather")],
+                         ids=["matrix", "scalar", "list"])
+def test_a_lookup_in_a_constant_table_is_traced_with_its_shape(ids, op, tmp_path):
+    """A constant table records GatherV2, as in TF: a list of ids becomes a 'gather' node,
+    other ids an embedding lookup (a 'gather' node's flat list would lose their shape)."""
+    doc = lookup_doc(ids)
+    doc.nodes["table"] = Node("table", CONSTANT, value=TABLE, watched=True)
+    script = tmp_path / "s.py"
+    script.write_text(to_python(doc), encoding="utf-8")
+    with contextlib.redirect_stdout(io.StringIO()):
+        again = graph.trace_script(script)
+    assert again.nodes["lookup"].op == op
+    before, after = graph.evaluate(doc), graph.evaluate(again)
+    assert after.problems == []
+    np.testing.assert_array_equal(after.values[Port("sq")], before.values[Port("sq")])
+    np.testing.assert_allclose(after.gradients[Port("table")], before.gradients[Port("table")])
+
+
+def test_a_gather_of_a_matrix_of_indices_along_another_axis_is_refused_in_words():
+    table = gv.constant(TABLE)
+    with gv.GradientTape() as tape:
+        tape.watch(table)
+        rows = gv.gather(table, [[0, 1]], axis=1)
+    with pytest.raises(graph.DocumentError, match="cannot capture a gather along axis 1"):
+        graph.from_tape(tape, rows, table)
+
+
 # -- bad input is a problem on its node --------------------------------------------------
 
 def _problems(doc):
@@ -196,7 +268,14 @@ def _problems(doc):
     (lambda: sparse_doc(labels=np.array([0.0, 1.0, 1.0], np.float32)), "sparse_xent",
      "integer labels"),
     (lambda: argmax_doc(axis=2), "argmax", "axis 2 is out of range for a tensor of rank 2"),
-], ids=["xent-shapes", "sparse-shapes", "sparse-range", "sparse-float", "argmax-axis"])
+    (lambda: lookup_doc(np.array([[0, 5]], np.int64)), "lookup",
+     "indices[0,1] = 5 is not in [0, 5)"),
+    (lambda: lookup_doc(np.array([0.0, 1.0], np.float32)), "lookup", "integer ids"),
+    (lambda: dropout_doc(rate=1.0), "dropout", "rate must be at least 0 and less than 1"),
+    (lambda: dropout_doc(noise_shape=[3, 2]), "dropout", "noise_shape [3, 2] does not fit"),
+    (lambda: dropout_doc(noise_shape=3), "dropout", "noise_shape must be null or a list"),
+], ids=["xent-shapes", "sparse-shapes", "sparse-range", "sparse-float", "argmax-axis",
+        "lookup-range", "lookup-float", "dropout-rate", "dropout-noise", "dropout-noise-int"])
 def test_bad_input_is_a_problem_on_the_node_in_words(doc, node, words):
     problems = _problems(doc())
     assert any(n == node and words in m for n, m in problems), problems

@@ -53,11 +53,14 @@ ATTRS = {
     "nn.softmax_cross_entropy_with_logits": {"axis": small_ints},
     "nn.sparse_softmax_cross_entropy_with_logits": {},
     "math.argmax": {"axis": small_ints},
+    "nn.embedding_lookup": {},
+    "nn.dropout": {"rate": st.sampled_from([0.0, 0.5]), "seed": small_ints,
+                   "noise_shape": st.one_of(st.none(), st.lists(st.integers(1, 3), max_size=4))},
     "add": {}, "exp": {}, "add_n": {}, "linalg.solve": {"adjoint": st.booleans()},
     "linalg.inv": {},
 }
 N_INPUTS = {"add": 2, "matmul": 2, "linalg.solve": 2, "nn.softmax_cross_entropy_with_logits": 2,
-            "nn.sparse_softmax_cross_entropy_with_logits": 2}
+            "nn.sparse_softmax_cross_entropy_with_logits": 2, "nn.embedding_lookup": 2}
 VARIADIC = {"concat", "stack", "add_n", "einsum"}
 
 
@@ -89,6 +92,8 @@ def test_predicted_shapes_are_the_engines(op, data):
               for s in in_shapes]
     if op == "nn.sparse_softmax_cross_entropy_with_logits":
         values[0] = np.zeros(in_shapes[0], np.int64)  # class 0: in range when there is one
+    if op == "nn.embedding_lookup":
+        values[1] = np.zeros(in_shapes[1], np.int64)  # row 0: in range when there is one
     try:
         predicted, _ = infer(node, in_shapes)
     except ShapeError as e:
