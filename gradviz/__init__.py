@@ -67,6 +67,8 @@ linalg = _types.SimpleNamespace(
 keras = _types.SimpleNamespace(
     layers=_types.SimpleNamespace(Dense=_layers.Dense,
                                   BatchNormalization=_layers.BatchNormalization,
+                                  LayerNormalization=_layers.LayerNormalization,
+                                  Embedding=_layers.Embedding,
                                   Layer=_layers.Layer),
     activations=_types.SimpleNamespace(get=_layers.get_activation, relu=_nn.relu,
                                        elu=_nn.elu, sigmoid=_nn.sigmoid, tanh=tanh,

@@ -26,7 +26,7 @@ CHECKED = {
     "Relu": "test_ops_nn", "ReluGrad": "test_ops_nn", "Sigmoid": "test_ops_nn",
     "SigmoidGrad": "test_ops_nn", "Elu": "test_ops_nn", "EluGrad": "test_ops_nn",
     "Softplus": "test_ops_nn", "Softmax": "test_ops_nn", "LogSoftmax": "test_ops_nn",
-    "FusedBatchNorm": "test_ops_nn",
+    "FusedBatchNorm": "test_ops_nn", "LayerNorm": "test_layers_keras3",
     "SoftmaxCrossEntropyWithLogits": "test_ops_cross_entropy",
     "SparseSoftmaxCrossEntropyWithLogits": "test_ops_cross_entropy",
     "ResourceGather": "test_ops_embedding", "Dropout": "test_ops_embedding",

@@ -219,6 +219,8 @@ def test_formula_texts_name_the_rule():
     assert get_op("SoftmaxCrossEntropyWithLogits").formula({}, 1) == \
         "grad_labels = −grad · log_softmax(logits)"
     assert "one_hot(labels)" in get_op("SparseSoftmaxCrossEntropyWithLogits").formula({}, 0)
+    assert get_op("SparseSoftmaxCrossEntropyWithLogits").formula({}, 1).startswith(
+        "grad_labels = None")
 
 
 # -- argmax / argmin ---------------------------------------------------------------------

@@ -123,7 +123,7 @@ def _sparse_xent_rule(F, g, ins, out, at, needs):
 SPARSE_SOFTMAX_XENT = define_op(
     "SparseSoftmaxCrossEntropyWithLogits", _sparse_xent_forward, _sparse_xent_rule,
     ("grad_logits = grad · (p − one_hot(labels)), p = softmax(logits)",
-     "labels: no gradient"))
+     "grad_labels = None (integer labels have no gradient)"))
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
