@@ -340,8 +340,11 @@ def _emit(obj, pad):
 
 
 def save(doc, path):
+    write_atomically(path, dumps(doc))
+
+
+def write_atomically(path, text):
     """Write then rename, so a crash never leaves half a file."""
-    text = dumps(doc)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".gradviz-", suffix=".tmp")
     try:
