@@ -15,7 +15,6 @@ run inside `tape.stop_recording()` (a stop_recording region), and the script's o
 variable names. What `tape.reset()` threw away is gone: its results become constants.
 """
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 
@@ -28,6 +27,8 @@ from gradviz.engine.tensor import Tensor
 from . import catalog
 from .document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document, Edge, Node,
                        Port, TapeSettings)
+from .capture_layers import (_ACTIVATIONS, batchnorm_node, dense_node, embedding_node,
+                             layernorm_folds, layernorm_node)
 from .errors import DocumentError
 from .fileformat import ID
 
@@ -35,8 +36,6 @@ _BY_ENGINE = {spec.engine: spec for spec in catalog.OPS.values() if spec.engine}
 _BY_ENGINE.update({t: catalog.OPS[name] for t, name in (
     ("Softmax", "nn.softmax"), ("LogSoftmax", "nn.log_softmax"), ("Cast", "cast"),
     ("Einsum", "einsum"), ("GatherV2", "gather"))})
-_ACTIVATIONS = {"Relu": "relu", "Elu": "elu", "Sigmoid": "sigmoid", "Tanh": "tanh",
-                "Softmax": "softmax", "Softplus": "softplus"}
 # Engine ops taking (logits, labels), as TF's kernels; their nodes take (labels, logits), as
 # TF's Python functions.
 _LABELS_FIRST = {"SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits"}
@@ -355,6 +354,16 @@ def _fold(items, ends):
                 else "batch_normalization"
             out.append(_Item("batchnorm", [op], [x], [op.outputs[0]], extra={"prefix": prefix}))
             continue
+        if op.type == "LayerNorm" and layernorm_folds(op, fresh(i, *op.inputs[1:])):
+            prefix = _var_name(op.inputs[1]) or _var_name(op.inputs[2]) or "layer_normalization/"
+            out.append(_Item("layernorm", [op], [op.inputs[0]], [op.outputs[0]],
+                             extra={"prefix": prefix.rsplit("/", 1)[0]}))
+            continue
+        if op.type == "ResourceGather" and _var_name(op.inputs[0]).endswith("/embeddings") \
+                and fresh(i, op.inputs[0]):
+            out.append(_Item("embedding", [op], [op.inputs[1]], [op.outputs[0]],
+                             extra={"prefix": _var_name(op.inputs[0])[:-len("/embeddings")]}))
+            continue
         if op.type == "Transpose":
             folded = _softmax_axis(items, i, only_next, gone)
             if folded is not None:
@@ -477,9 +486,13 @@ def _node(item, name, named, recording, watched):
         return Node(name(named(out, item.extra["op"][3:])), OP, op=item.extra["op"],
                     attrs={"axis": item.extra["axis"]})
     if item.kind == "dense":
-        return _dense_node(item, name, recording, watched)
+        return dense_node(item, name, recording, watched)
     if item.kind == "batchnorm":
-        return _batchnorm_node(item, name, recording, watched)
+        return batchnorm_node(item, name, recording, watched)
+    if item.kind == "layernorm":
+        return layernorm_node(item, name, recording, watched)
+    if item.kind == "embedding":
+        return embedding_node(item, name, recording, watched)
     op = item.ops[0]
     if op.type == "CustomGradient":
         rule, attrs = declarative_rule(op)
@@ -496,50 +509,6 @@ def _node(item, name, named, recording, watched):
     stem = spec.name.replace("nn.", "").replace("linalg.", "").replace("reduce_", "")
     return Node(name(named(out, _STEMS.get(spec.name, stem))), OP, op=spec.name,
                 attrs=_attrs(spec, op))
-
-
-def _layer_id(item, weight, recording):
-    """The name given to the layer, else the script's name for it, else its variables' prefix."""
-    script_name = recording.layers.get(weight._id, (None, ""))[1]
-    prefix = item.extra["prefix"]
-    automatic = re.fullmatch(r"[a-z]+_\d+", prefix) is not None  # Keras's 'dense_3'
-    return script_name if automatic and script_name else prefix
-
-
-def _dense_node(item, name, recording, watched):
-    matmul = item.ops[0]
-    kernel = matmul.inputs[1]
-    weights = {"kernel": np.array(matmul._in_values[1])}
-    item.extra["weights"] = [kernel]
-    activation = "linear"
-    for op in item.ops[1:]:
-        if op.type == "AddV2":
-            weights["bias"] = np.array(op._in_values[1])
-            item.extra["weights"].append(op.inputs[1])
-        else:
-            activation = _ACTIVATIONS[op.type]
-    attrs = {"units": int(kernel.shape[1]), "activation": activation,
-             "use_bias": "bias" in weights}
-    return Node(name(_layer_id(item, kernel, recording)), LAYER, op="Dense", attrs=attrs,
-                weights=weights,
-                trainable=kernel.trainable, watched=watched(kernel))
-
-
-def _batchnorm_node(item, name, recording, watched):
-    op = item.ops[0]
-    _, gamma, beta = op.inputs
-    layer = recording.layers.get(gamma._id, (None, ""))[0]
-    c = int(gamma.shape[0])
-    mean = getattr(getattr(layer, "moving_mean", None), "_value", np.zeros(c, gamma._value.dtype))
-    var = getattr(getattr(layer, "moving_variance", None), "_value", np.ones(c, gamma._value.dtype))
-    item.extra["weights"] = [gamma, beta]
-    attrs = {"epsilon": float(op.attrs["epsilon"]),
-             "momentum": float(getattr(layer, "momentum", 0.99)), "training": True}
-    return Node(name(_layer_id(item, gamma, recording)), LAYER, op="BatchNormalization",
-                attrs=attrs,
-                weights={"gamma": np.array(op._in_values[1]), "beta": np.array(op._in_values[2]),
-                         "moving_mean": np.array(mean), "moving_variance": np.array(var)},
-                trainable=gamma.trainable, watched=watched(gamma))
 
 
 # -- tracing a script -----------------------------------------------------------------------

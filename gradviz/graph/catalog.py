@@ -223,6 +223,8 @@ class LayerSpec:
 
     def weight_shapes(self, attrs, input_shape):
         """Each weight's shape for an input of `input_shape` (None if it cannot be built)."""
+        if self.name == "Embedding":  # the table's shape is its own; any ids fit
+            return {"embeddings": (attrs["input_dim"], attrs["output_dim"])}
         if not input_shape:
             return None
         n = input_shape[-1]
@@ -236,6 +238,9 @@ class LayerSpec:
     def weight_names(self, attrs):
         if self.name == "Dense" and not attrs.get("use_bias", True):
             return ("kernel",)
+        if self.name == "LayerNormalization":
+            return tuple(w for w, on in (("gamma", attrs.get("scale", True)),
+                                         ("beta", attrs.get("center", True))) if on)
         return self.weights
 
 
@@ -248,6 +253,13 @@ LAYERS = {
         {"epsilon": "float", "momentum": "float", "training": "bool"},
         ("gamma", "beta", "moving_mean", "moving_variance"),
         "normalise the last axis (training: with the batch's own statistics)"),
+    "LayerNormalization": LayerSpec(
+        "LayerNormalization", {"epsilon": 0.001, "center": True, "scale": True},
+        {"epsilon": "float", "center": "bool", "scale": "bool"}, ("gamma", "beta"),
+        "normalise each example over its last axis, then · gamma + beta"),
+    "Embedding": LayerSpec(
+        "Embedding", {"input_dim": 1, "output_dim": 1}, {"input_dim": "int", "output_dim": "int"},
+        ("embeddings",), "rows of the (input_dim, output_dim) table at the integer ids"),
 }
 
 # -- custom-gradient rules: identity forward, declarative backward --------------------------
@@ -394,6 +406,9 @@ RANGES = {
     ("Dense", "activation"): _one_of(ACTIVATIONS),
     ("BatchNormalization", "epsilon"): _at_least(0.0),
     ("BatchNormalization", "momentum"): _from_to(0.0, 1.0),
+    ("LayerNormalization", "epsilon"): _at_least(0.0),
+    ("Embedding", "input_dim"): _from_to(1, 1_000_000),
+    ("Embedding", "output_dim"): _from_to(1, 1_000_000),
     ("clip_by_norm", "clip_norm"): _at_least(0.0, strictly=True),  # the op and the rule
     ("nn.dropout", "rate"): _rate,
     ("nn.dropout", "noise_shape"): _list_or_null,

@@ -171,8 +171,13 @@ class _Writer:
                 args.append(f"activation={attrs['activation']!r}")
             if not attrs["use_bias"]:
                 args.append("use_bias=False")
-        else:
+        elif node.op == "BatchNormalization":
             args = [f"epsilon={attrs['epsilon']!r}", f"momentum={attrs['momentum']!r}"]
+        elif node.op == "LayerNormalization":
+            args = [f"epsilon={attrs['epsilon']!r}"] + [
+                f"{k}=False" for k in ("center", "scale") if not attrs[k]]
+        else:
+            args = [repr(attrs["input_dim"]), repr(attrs["output_dim"])]
         if not node.trainable:
             args.append("trainable=False")
         if dtype != "float32":
@@ -180,6 +185,7 @@ class _Writer:
         args.append(f"name={node.id!r}")
         lines = [f"{layer} = tf.keras.layers.{node.op}({', '.join(args)})",
                  f"{layer}(tf.zeros((1, {n}), dtype=tf.{dtype}))  # calling it once creates "
+                 "its weights" if node.op != "Embedding" else f"{layer}.build()  # creates "
                  "its weights"]
         for w in weights:
             if w in node.weights:

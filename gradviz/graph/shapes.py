@@ -107,6 +107,8 @@ def _layer(node, x):
     if node.op == "Dense":
         rows = math.prod(x[:-1])
         return [tuple(x[:-1]) + (a["units"],)] + weights, rows * x[-1] * a["units"]
+    if node.op == "Embedding":
+        return [tuple(x) + (a["output_dim"],)] + weights, 0
     return [tuple(x)] + weights, 0
 
 

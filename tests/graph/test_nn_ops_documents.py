@@ -9,7 +9,7 @@ import pytest
 
 import gradviz as gv
 from gradviz import graph
-from gradviz.graph import CONSTANT, OP, VARIABLE, Document, Node, Port
+from gradviz.graph import CONSTANT, LAYER, OP, VARIABLE, Document, Node, Port
 from gradviz.graph.build import build
 from gradviz.graph.catalog import full_attrs
 from gradviz.graph.codegen import to_python
@@ -33,7 +33,7 @@ def _doc(nodes, edges, target, sources):
     for src, dst, slot in edges:
         doc.connect(src, dst, 0, slot)
     doc.targets = [Port(target)]
-    doc.sources = [Port(s) for s in sources]
+    doc.sources = [graph.parse_port(s, "test") for s in sources]
     return doc
 
 
@@ -80,6 +80,31 @@ def dropout_doc(**attrs):
                 [("x", "dropout", 0)], "dropout", ["x"])
 
 
+GAMMA = RNG.standard_normal(4).astype(np.float32)
+BETA = RNG.standard_normal(4).astype(np.float32)
+WEIGHTS = RNG.standard_normal((3, 4)).astype(np.float32)
+
+
+def layernorm_doc(**attrs):
+    weights = {"gamma": GAMMA, "beta": BETA}
+    weights = {k: v for k, v in weights.items()
+               if attrs.get({"gamma": "scale", "beta": "center"}[k], True)}
+    return _doc([Node("x", CONSTANT, value=LOGITS, watched=True),
+                 Node("w", CONSTANT, value=WEIGHTS),
+                 Node("ln", LAYER, op="LayerNormalization", attrs=attrs, weights=weights),
+                 Node("mul", OP, op="multiply")],
+                [("x", "ln", 0), ("ln", "mul", 0), ("w", "mul", 1)], "mul",
+                ["x"] + [f"ln:{i + 1}" for i in range(len(weights))])
+
+
+def embedding_layer_doc():
+    return _doc([Node("ids", CONSTANT, value=IDS),
+                 Node("emb", LAYER, op="Embedding", attrs={"input_dim": 5, "output_dim": 3},
+                      weights={"embeddings": TABLE}),
+                 Node("sq", OP, op="square")],
+                [("ids", "emb", 0), ("emb", "sq", 0)], "sq", ["emb:1"])
+
+
 CASES = {
     "softmax_xent": xent_doc,
     "softmax_xent_axis_0": lambda: xent_doc(LABELS.T.copy(), LOGITS.T.copy(), axis=0),
@@ -87,6 +112,9 @@ CASES = {
     "embedding_lookup": lookup_doc,
     "dropout": lambda: dropout_doc(rate=0.25, seed=3),
     "dropout_noise_shape": lambda: dropout_doc(rate=0.5, seed=-8, noise_shape=[3, 1]),
+    "LayerNormalization": layernorm_doc,
+    "LayerNormalization_no_scale": lambda: layernorm_doc(scale=False, epsilon=0.01),
+    "Embedding": embedding_layer_doc,
 }
 
 
@@ -157,6 +185,33 @@ def test_dropout_document_is_the_engines_mask():
     assert ev.problems == []
 
 
+def layer_norm(x, gamma, beta, epsilon=1e-3):
+    mean, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + epsilon) * gamma + beta
+
+
+def test_layer_normalization_document_values_and_weight_gradients():
+    ev = graph.evaluate(layernorm_doc())
+    assert ev.problems == []
+    x64 = LOGITS.astype(np.float64)
+    np.testing.assert_allclose(ev.values[Port("ln")], layer_norm(x64, GAMMA, BETA), rtol=1e-5,
+                               atol=1e-6)
+    x_hat = layer_norm(x64, 1.0, 0.0)
+    np.testing.assert_allclose(ev.gradients[Port("ln", 1)], (WEIGHTS * x_hat).sum(0), rtol=1e-5)
+    np.testing.assert_allclose(ev.gradients[Port("ln", 2)], WEIGHTS.sum(0), rtol=1e-6)
+    ev = graph.evaluate(layernorm_doc(scale=False, epsilon=0.01))
+    np.testing.assert_allclose(ev.values[Port("ln")], layer_norm(x64, 1.0, BETA, 0.01),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_embedding_layer_document_scatter_adds_into_its_table():
+    ev = graph.evaluate(embedding_layer_doc())
+    assert ev.problems == []
+    np.testing.assert_array_equal(ev.values[Port("emb")], TABLE[IDS])
+    counts = np.bincount(IDS.ravel(), minlength=5)[:, None]
+    np.testing.assert_allclose(ev.gradients[Port("emb", 1)], 2 * counts * TABLE, rtol=1e-6)
+
+
 def _run(code):
     namespace = {}
     with contextlib.redirect_stdout(io.StringIO()):
@@ -195,8 +250,13 @@ def test_trace_of_the_script_gives_back_the_document(name, tmp_path):
     script.write_text(to_python(doc), encoding="utf-8")
     with contextlib.redirect_stdout(io.StringIO()):
         again = graph.trace_script(script)
-    ops = {n.op: full_attrs(n) for n in doc.nodes.values() if n.kind == OP}
-    traced = {n.op: full_attrs(n) for n in again.nodes.values() if n.kind == OP}
+    ops = {n.op: full_attrs(n) for n in doc.nodes.values() if n.kind in (OP, LAYER)}
+    traced = {n.op: full_attrs(n) for n in again.nodes.values() if n.kind in (OP, LAYER)}
+    for node in doc.nodes.values():
+        if node.kind == LAYER:
+            assert again.nodes[node.id].kind == LAYER
+            for w, value in node.weights.items():
+                np.testing.assert_array_equal(again.nodes[node.id].weights[w], value)
     for op, attrs in ops.items():
         if op == "nn.softmax_cross_entropy_with_logits":
             attrs = {"axis": -1}  # another axis is traced as transposes around the op
@@ -254,6 +314,16 @@ def test_a_gather_of_a_matrix_of_indices_along_another_axis_is_refused_in_words(
 
 # -- bad input is a problem on its node --------------------------------------------------
 
+def _with(doc, node_id, value):
+    doc.nodes[node_id].value = value
+    return doc
+
+
+def _attrs(doc, node_id, **attrs):
+    doc.nodes[node_id].attrs.update(attrs)
+    return doc
+
+
 def _problems(doc):
     return [(p.node, p.message) for p in graph.evaluate(doc).problems if not p.warning]
 
@@ -274,8 +344,16 @@ def _problems(doc):
     (lambda: dropout_doc(rate=1.0), "dropout", "rate must be at least 0 and less than 1"),
     (lambda: dropout_doc(noise_shape=[3, 2]), "dropout", "noise_shape [3, 2] does not fit"),
     (lambda: dropout_doc(noise_shape=3), "dropout", "noise_shape must be null or a list"),
+    (lambda: _with(embedding_layer_doc(), "ids", np.array([5], np.int64)), "emb",
+     "indices[0] = 5 is not in [0, 5)"),
+    (lambda: _attrs(embedding_layer_doc(), "emb", input_dim=4), "emb",
+     "weight 'embeddings' has shape (5, 3), an input of shape (2, 2) needs (4, 3)"),
+    (lambda: _attrs(layernorm_doc(), "ln", epsilon=-1.0), "ln", "epsilon must be at least 0"),
+    (lambda: _with(layernorm_doc(), "x", np.ones((3, 5), np.float32)), "ln",
+     "weight 'gamma' has shape (4,), an input of shape (3, 5) needs (5,)"),
 ], ids=["xent-shapes", "sparse-shapes", "sparse-range", "sparse-float", "argmax-axis",
-        "lookup-range", "lookup-float", "dropout-rate", "dropout-noise", "dropout-noise-int"])
+        "lookup-range", "lookup-float", "dropout-rate", "dropout-noise", "dropout-noise-int",
+        "embedding-range", "embedding-table", "layernorm-epsilon", "layernorm-width"])
 def test_bad_input_is_a_problem_on_the_node_in_words(doc, node, words):
     problems = _problems(doc())
     assert any(n == node and words in m for n, m in problems), problems

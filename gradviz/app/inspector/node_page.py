@@ -47,10 +47,13 @@ def _output_name(node, i):
 
 
 def _fresh_weight(name, shape, seed=0):
-    """Keras' initial values: glorot-uniform kernel, zero bias/beta/mean, unit gamma/variance."""
+    """Keras' initial values: glorot-uniform kernel, uniform(±0.05) embeddings, zero
+    bias/beta/mean, unit gamma/variance."""
     if name == "kernel":
         limit = np.sqrt(6.0 / max(1, sum(shape)))
         return np.random.default_rng(seed).uniform(-limit, limit, shape).astype(np.float32)
+    if name == "embeddings":
+        return np.random.default_rng(seed).uniform(-0.05, 0.05, shape).astype(np.float32)
     return np.full(shape, _initial_fill(name), np.float32)
 
 
