@@ -46,6 +46,9 @@ def _output_name(node, i):
     return f"output {i}"
 
 
+POSITIVE_INTS = ("units", "num", "input_dim", "output_dim")
+
+
 def _fresh_weight(name, shape, seed=0):
     """Keras' initial values: glorot-uniform kernel, uniform(±0.05) embeddings, zero
     bias/beta/mean, unit gamma/variance."""
@@ -225,18 +228,22 @@ class NodePage(Page):
             return w
         if kind == "int":
             w = QSpinBox()
-            w.setRange(1 if name in ("units", "num") else -1_000_000, 1_000_000)
+            w.setRange(1 if name in POSITIVE_INTS else -1_000_000, 1_000_000)
             w.setKeyboardTracking(False)
             w.valueChanged.connect(lambda v: self._set_attr(name, int(v)))
             return w
         if (name == "activation" and self.node.kind == LAYER) or kind == "dtype":
             w = QComboBox()
-            w.addItems(catalog.ACTIVATIONS if kind != "dtype" else DTYPES[:-1])
+            choices = catalog.ACTIVATIONS if kind != "dtype" else DTYPES[:-1]
+            w.addItems([v for v in choices  # argmax's output_type: int32 or int64 only
+                        if catalog.attr_problem(self.node.op, name, v) is None])
             w.activated.connect(lambda i: self._set_attr(name, w.itemText(i)))
             return w
 
         def commit(value):
-            problem = catalog.check_attr(kind, value)
+            # The kind and the range the file format checks, so a saved file opens again.
+            problem = catalog.check_attr(kind, value) or \
+                catalog.attr_problem(c.doc.nodes[nid].op, name, value)
             if problem:
                 return problem
             if value != catalog.full_attrs(c.doc.nodes[nid]).get(name):
