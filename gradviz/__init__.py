@@ -34,7 +34,7 @@ from .engine.registry import (NotDifferentiable, RegisterGradient, define_op,  #
 from .engine.backward import Observer  # noqa: F401
 from .engine.tape import GradientTape, UnconnectedGradients  # noqa: F401
 from .engine.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor  # noqa: F401
-from .engine import layers as _layers, nest, optimizers as _optimizers  # noqa: F401
+from .engine import layers as _layers, losses as _losses, nest, optimizers as _optimizers  # noqa: F401
 
 __version__ = "0.1.0"
 
@@ -70,6 +70,14 @@ keras = _types.SimpleNamespace(
                                   LayerNormalization=_layers.LayerNormalization,
                                   Embedding=_layers.Embedding,
                                   Layer=_layers.Layer),
+    losses=_types.SimpleNamespace(
+        MeanSquaredError=_losses.MeanSquaredError,
+        CategoricalCrossentropy=_losses.CategoricalCrossentropy,
+        SparseCategoricalCrossentropy=_losses.SparseCategoricalCrossentropy,
+        Loss=_losses.Loss, mean_squared_error=_losses.mean_squared_error,
+        MSE=_losses.mean_squared_error, mse=_losses.mean_squared_error,
+        categorical_crossentropy=_losses.categorical_crossentropy,
+        sparse_categorical_crossentropy=_losses.sparse_categorical_crossentropy),
     activations=_types.SimpleNamespace(get=_layers.get_activation, relu=_nn.relu,
                                        elu=_nn.elu, sigmoid=_nn.sigmoid, tanh=tanh,
                                        softmax=_nn.softmax),
