@@ -102,6 +102,15 @@ def _attrs(spec, op):
         return {"axis": -1}  # the engine op works on the last axis (see _softmax_axis)
     if spec.name == "cast":
         return {"dtype": np.dtype(attrs["dtype"]).name}
+    if spec.name == "clip_by_value":
+        bounds = [np.asarray(v) for v in op._in_values[1:]]
+        if any(b.ndim for b in bounds):
+            raise DocumentError("cannot capture clip_by_value with tensor bounds: a "
+                                "clip_by_value node holds one number for each bound",
+                                where=op.name)
+        # float32 bounds as their shortest text (0.2, not 0.20000000298023224)
+        lo, hi = (float(str(b)) if b.dtype == np.float32 else float(b) for b in bounds)
+        return {"clip_value_min": lo, "clip_value_max": hi}
     if spec.name == "nn.dropout":
         shape = list(attrs["noise_shape"])
         return {"rate": float(attrs["rate"]), "seed": int(attrs["seed"]),
@@ -248,7 +257,9 @@ def _items(entries, recording):
     stopped = {id(op) for op in recording.stopped}
     for op in list(entries) + list(recording.stopped):
         if id(op) not in inner_ops:
-            inputs = list(op.inputs[:1] if _gather_with_a_list(op) else op.inputs)  # attrs
+            # A gather's list of indices and clip_by_value's bounds are node attributes.
+            one = _gather_with_a_list(op) or op.type == "ClipByValue"
+            inputs = list(op.inputs[:1] if one else op.inputs)
             if op.type in _LABELS_FIRST:
                 inputs.reverse()
             items.append(_Item("op", [op], inputs, list(op.outputs), stopped=id(op) in stopped))

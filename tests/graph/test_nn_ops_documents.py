@@ -374,3 +374,50 @@ def test_new_ops_are_in_the_engine_under_tfs_names():
     for spec in OPS.values():
         if spec.engine:
             gv.engine.registry.get_op(spec.engine)
+
+
+# -- keras losses are recorded as the ops they run -----------------------------------------
+
+LOSS_SCRIPT = """import gradviz as tf
+logits = tf.constant([[2.0, 1.0, 0.1], [0.5, 2.5, -1.0]])
+with tf.GradientTape() as tape:
+    tape.watch(logits)
+    a = tf.keras.losses.CategoricalCrossentropy(from_logits=True)([[1.0, 0, 0], [0, 1.0, 0]], logits)
+    b = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)([0, 1], logits)
+    c = tf.keras.losses.MeanSquaredError()([[1.0, 0, 0], [0, 1.0, 0]], logits)
+    d = tf.keras.losses.CategoricalCrossentropy()([[1.0, 0, 0], [0, 1.0, 0]], tf.nn.softmax(logits))
+    e = tf.reduce_sum(tf.clip_by_value(logits, 0.2, 2.0))
+    loss = a + b + c + d + e
+grad = tape.gradient(loss, logits)
+"""
+
+
+def test_a_script_with_keras_losses_and_clip_by_value_traces_to_a_working_document(tmp_path):
+    """clip_by_value's bounds are inputs of the engine op and attributes of the node: the
+    trace used to connect them to ports the node does not have (the file did not load)."""
+    script = tmp_path / "losses.py"
+    script.write_text(LOSS_SCRIPT, encoding="utf-8")
+    namespace = {}
+    exec(compile(LOSS_SCRIPT, "<losses>", "exec"), namespace)  # our own test script
+    with contextlib.redirect_stdout(io.StringIO()):
+        doc = graph.trace_script(script)
+    doc = graph.loads(graph.dumps(doc))
+    ops = {n.op for n in doc.nodes.values()}
+    assert {"nn.softmax_cross_entropy_with_logits", "nn.sparse_softmax_cross_entropy_with_logits",
+            "clip_by_value"} <= ops
+    clips = [n for n in doc.nodes.values() if n.op == "clip_by_value"]
+    assert {(n.attrs["clip_value_min"], n.attrs["clip_value_max"]) for n in clips} == \
+        {(0.2, 2.0), (1e-7, 0.9999999)}  # float32 bounds as their shortest text
+    ev = graph.evaluate(doc)
+    assert ev.errors == []
+    np.testing.assert_allclose(ev.gradients[doc.sources[0]], namespace["grad"].numpy(),
+                               rtol=1e-6)
+
+
+def test_clip_by_value_with_tensor_bounds_is_refused_in_words():
+    x = gv.constant([1.0, 2.0, 3.0])
+    with gv.GradientTape() as tape:
+        tape.watch(x)
+        y = gv.clip_by_value(x, [0.0, 1.0, 2.0], 2.5)
+    with pytest.raises(graph.DocumentError, match="clip_by_value node holds one number"):
+        graph.from_tape(tape, y, x)
