@@ -1,6 +1,8 @@
 """keras.layers: Dense, BatchNormalization, LayerNormalization and Embedding, built on the
 engine's ops, with Keras 3's conventions: `dtype=`, `build(input_shape)` marks the layer
 built (a later call keeps the weights), weights assignable by name, get/set_weights."""
+from math import prod as math_prod
+
 import numpy as np
 
 from . import array
@@ -147,6 +149,13 @@ class Layer:
             self.built = True
         return self.call(self._cast_inputs(inputs), *args, **kwargs)
 
+    def _expect_width(self, inputs, width):
+        """Keras's input check: a built layer takes inputs whose last axis it was built for."""
+        if inputs.ndim == 0 or inputs.shape[-1] != width:
+            raise ValueError(f'Input 0 of layer "{self.name}" is incompatible with the layer: '
+                             f"expected axis -1 of input shape to have value {width}, but "
+                             f"received input with shape {tuple(inputs.shape)}")
+
     def _cast_inputs(self, inputs):
         compute = self._variables[0]._value.dtype if self._variables else self._dtype
         if inputs._value.dtype.kind in "fiu" and inputs._value.dtype != compute:
@@ -215,6 +224,7 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs, training=None):
+        self._expect_width(inputs, self.kernel.shape[0])
         y = linalg.matmul(inputs, self.kernel)
         if self.use_bias:
             y = math.add(y, self.bias)
@@ -252,6 +262,7 @@ class BatchNormalization(Layer):
         self.built = True
 
     def call(self, inputs, training=None):
+        self._expect_width(inputs, self.moving_mean.shape[0])
         dtype = inputs._value.dtype
         c = inputs.shape[-1]
         gamma = self.gamma if self.gamma is not None else array.ones((c,), dtype)
@@ -311,6 +322,11 @@ class LayerNormalization(Layer):
         shape = tuple(inputs.shape[a] if a in axes else 1 for a in range(axes[0], inputs.ndim))
         params = []
         for w, fill in ((self.gamma, array.ones), (self.beta, array.zeros)):
+            if w is not None and w.size != math_prod(shape):
+                raise ValueError(f'Input 0 of layer "{self.name}" is incompatible with the '
+                                 f"layer: its weights have shape {tuple(w.shape)}, the input "
+                                 f"{tuple(inputs.shape)} needs {tuple(d for d in shape if d != 1)}"
+                                 f" along axis {self.axis}")
             w = w if w is not None else fill(shape, dtype)
             params.append(w if tuple(w.shape) == shape else reshape(w, shape))
         return nn.layer_normalization(inputs, params[0], params[1], axes, self.epsilon)

@@ -97,6 +97,13 @@ def test_dtype_makes_float64_weights_and_outputs(name):
     assert layer(x).dtype == tf.float64
 
 
+@pytest.mark.parametrize("name", ["Dense", "BatchNormalization", "LayerNormalization"])
+def test_a_built_layer_refuses_an_input_of_another_width_in_kerass_words(name):
+    layer, x, _ = built(name)
+    with pytest.raises(ValueError, match=r"is incompatible with the layer: .*\(2, 5\)"):
+        layer(np.ones((2, 5)))
+
+
 def test_get_weights_of_an_unbuilt_layer_is_empty():
     assert layers.LayerNormalization().get_weights() == []
 
