@@ -84,6 +84,7 @@ keras = _types.SimpleNamespace(
     optimizers=_types.SimpleNamespace(SGD=_optimizers.SGD, RMSprop=_optimizers.RMSprop,
                                       Adam=_optimizers.Adam, Optimizer=_optimizers.Optimizer))
 
+losses = keras.losses  # tf.losses, TF 2's alias
 sigmoid = _nn.sigmoid
 newaxis = None
 del _reduce

@@ -29,6 +29,7 @@ from .document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document,
                        Port, TapeSettings)
 from .capture_layers import (_ACTIVATIONS, batchnorm_node, dense_node, embedding_node,
                              layernorm_folds, layernorm_node)
+from .capture_losses import keras_loss
 from .errors import DocumentError
 from .fileformat import ID
 
@@ -375,6 +376,13 @@ def _fold(items, ends):
             out.append(_Item("embedding", [op], [op.inputs[1]], [op.outputs[0]],
                              extra={"prefix": _var_name(op.inputs[0])[:-len("/embeddings")]}))
             continue
+        loss = keras_loss(items, i, only_next)
+        if loss is not None:
+            name, attrs, chain, inputs, end = loss
+            gone.update(chain)
+            out.append(_Item("loss", [op] + [items[j].ops[0] for j in chain], inputs, [end],
+                             extra={"op": name, "attrs": attrs}))
+            continue
         if op.type == "Transpose":
             folded = _softmax_axis(items, i, only_next, gone)
             if folded is not None:
@@ -496,6 +504,8 @@ def _node(item, name, named, recording, watched):
     if item.kind == "softmax":
         return Node(name(named(out, item.extra["op"][3:])), OP, op=item.extra["op"],
                     attrs={"axis": item.extra["axis"]})
+    if item.kind == "loss":
+        return Node(name(named(out, "loss")), OP, op=item.extra["op"], attrs=item.extra["attrs"])
     if item.kind == "dense":
         return dense_node(item, name, recording, watched)
     if item.kind == "batchnorm":

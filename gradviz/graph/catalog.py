@@ -195,6 +195,21 @@ _op("nn.dropout", "nn", ("x",),
     "zero each element with probability rate, scale the rest by 1/(1 − rate); the seed "
     "fixes the mask", {"rate": 0.5, "seed": 0, "noise_shape": None}, engine="Dropout")
 
+# -- losses (keras) --------------------------------------------------------------------------
+LOSS_REDUCTIONS = ("sum_over_batch_size", "sum", "none")
+for _name, _doc in [
+        ("MeanSquaredError", "mean((y_pred − y_true)²) over the last axis, then reduced"),
+        ("CategoricalCrossentropy", "−Σ y_true · log p, p = softmax(y_pred) from logits, "
+                                    "else y_pred normalised; then reduced"),
+        ("SparseCategoricalCrossentropy", "−log p[y_true] for integer labels, p = "
+                                          "softmax(y_pred) from logits; then reduced")]:
+    _defaults = {"reduction": "sum_over_batch_size"}
+    if _name != "MeanSquaredError":
+        _defaults = {"from_logits": True, **_defaults}
+    _op(f"losses.{_name}", "losses", ("y_true", "y_pred"),
+        lambda t, a, n=_name: getattr(gv.keras.losses, n)(**a)(t[0], t[1]),
+        _doc + " (reduction: the mean over the examples by default)", _defaults)
+
 # -- gradient -----------------------------------------------------------------------------
 _op("stop_gradient", "gradient", ("x",), lambda t, a: gv.stop_gradient(t[0]),
     "identity forward; no gradient flows back", engine="StopGradient")
@@ -272,7 +287,8 @@ CUSTOM_RULES = {
     "identity": ({}, "upstream passes unchanged", lambda dy, a: dy),
 }
 
-GROUPS = ("inputs", "variables", "math", "linalg", "reduce", "shape", "nn", "layers", "gradient")
+GROUPS = ("inputs", "variables", "math", "linalg", "reduce", "shape", "nn", "losses", "layers",
+          "gradient")
 
 
 def defaults_and_kinds(node):
@@ -410,6 +426,8 @@ RANGES = {
     ("Embedding", "input_dim"): _from_to(1, 1_000_000),
     ("Embedding", "output_dim"): _from_to(1, 1_000_000),
     ("clip_by_norm", "clip_norm"): _at_least(0.0, strictly=True),  # the op and the rule
+    **{(f"losses.{n}", "reduction"): _one_of(LOSS_REDUCTIONS)
+       for n in ("MeanSquaredError", "CategoricalCrossentropy", "SparseCategoricalCrossentropy")},
     ("nn.dropout", "rate"): _rate,
     ("nn.dropout", "noise_shape"): _list_or_null,
     ("math.argmax", "output_type"): _one_of(("int32", "int64")),

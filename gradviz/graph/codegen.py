@@ -271,6 +271,10 @@ class _Writer:
             return f"tf.einsum({a['equation']!r}, {', '.join(ins)})"
         if op == "linalg.solve":
             return f"tf.linalg.solve({ins[0]}, {ins[1]}{kw('adjoint')})"
+        if op.startswith("losses."):
+            args = (["from_logits=True"] if a.get("from_logits") else []) + [
+                f"reduction={a['reduction']!r}"] * (a["reduction"] != "sum_over_batch_size")
+            return f"tf.{op}({', '.join(args)})({ins[0]}, {ins[1]})"
         if op == "nn.embedding_lookup":
             return f"tf.nn.embedding_lookup({ins[0]}, {ins[1]})"
         if op == "nn.dropout":

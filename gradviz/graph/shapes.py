@@ -51,6 +51,8 @@ def infer(node, shapes, weights=None):
         return [shapes[0]], 0
     if op == "gradient":
         return [shapes[1]], 0
+    if op.startswith("losses."):
+        return _loss(shapes, a, op)
     return RULES[op](shapes, a)
 
 
@@ -398,6 +400,32 @@ def _dropout(shapes, a):
         raise ShapeError(f"noise_shape {noise} does not fit shape {_text(x)}: it needs one "
                          "entry per axis, each 1 or the size of its axis"[:200])
     return [tuple(x)], 0
+
+
+def _loss(shapes, a, op):
+    y_true, y_pred = shapes
+    if op == "losses.MeanSquaredError":
+        both = _broadcast([y_true, y_pred])
+        if not both:
+            raise ShapeError(f"{op} needs values with at least one axis, got scalars")
+        per_example = both[:-1]
+    elif not y_pred:
+        raise ShapeError(f"{op} needs predictions with at least one axis, got a scalar")
+    elif op == "losses.SparseCategoricalCrossentropy":
+        labels = tuple(y_true[:-1]) if len(y_true) == len(y_pred) and y_true[-1:] == (1,) \
+            else tuple(y_true)
+        if labels != tuple(y_pred[:-1]):
+            raise ShapeError(f"the shape of y_true {_text(y_true)} should equal the shape of "
+                             f"y_pred {_text(y_pred)} without its last (class) axis")
+        per_example = labels
+    elif op == "losses.CategoricalCrossentropy":
+        if tuple(y_true) != tuple(y_pred):
+            raise ShapeError(f"y_true and y_pred must have the same shape, got {_text(y_true)} "
+                             f"and {_text(y_pred)}")
+        per_example = tuple(y_pred[:-1])
+    if a["reduction"] == "none" or per_example in ((), (0,)):
+        return [per_example], 0
+    return [()], 0
 
 
 RULES = {

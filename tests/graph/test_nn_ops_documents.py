@@ -105,6 +105,13 @@ def embedding_layer_doc():
                 [("ids", "emb", 0), ("emb", "sq", 0)], "sq", ["emb:1"])
 
 
+def loss_doc(name, y_true, y_pred=LOGITS, **attrs):
+    return _doc([Node("y_true", CONSTANT, value=y_true),
+                 Node("y_pred", CONSTANT, value=y_pred, watched=True),
+                 Node("loss", OP, op=f"losses.{name}", attrs=attrs)],
+                [("y_true", "loss", 0), ("y_pred", "loss", 1)], "loss", ["y_pred"])
+
+
 CASES = {
     "softmax_xent": xent_doc,
     "softmax_xent_axis_0": lambda: xent_doc(LABELS.T.copy(), LOGITS.T.copy(), axis=0),
@@ -115,6 +122,9 @@ CASES = {
     "LayerNormalization": layernorm_doc,
     "LayerNormalization_no_scale": lambda: layernorm_doc(scale=False, epsilon=0.01),
     "Embedding": embedding_layer_doc,
+    "MeanSquaredError": lambda: loss_doc("MeanSquaredError", LABELS),
+    "CategoricalCrossentropy": lambda: loss_doc("CategoricalCrossentropy", LABELS),
+    "SparseCategoricalCrossentropy": lambda: loss_doc("SparseCategoricalCrossentropy", CLASSES),
 }
 
 
@@ -210,6 +220,35 @@ def test_embedding_layer_document_scatter_adds_into_its_table():
     np.testing.assert_array_equal(ev.values[Port("emb")], TABLE[IDS])
     counts = np.bincount(IDS.ravel(), minlength=5)[:, None]
     np.testing.assert_allclose(ev.gradients[Port("emb", 1)], 2 * counts * TABLE, rtol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", ["sum_over_batch_size", "sum", "none"])
+def test_loss_documents_give_kerass_values_and_gradients(reduction):
+    p = softmax(LOGITS.astype(np.float64))
+    n = len(LOGITS)
+    scale = {"sum_over_batch_size": 1 / n, "sum": 1.0, "none": 1.0}[reduction]
+    per_example = {
+        "MeanSquaredError": (LABELS, ((LOGITS - LABELS) ** 2).mean(-1),
+                             2 * (LOGITS - LABELS) / LOGITS.shape[1]),
+        "CategoricalCrossentropy": (LABELS, -(LABELS * np.log(p)).sum(-1), p - LABELS),
+        "SparseCategoricalCrossentropy": (CLASSES, -np.log(p[range(n), CLASSES]),
+                                          p - np.eye(4)[CLASSES]),
+    }
+    for name, (y_true, values, gradient) in per_example.items():
+        ev = graph.evaluate(loss_doc(name, y_true, reduction=reduction))
+        assert ev.problems == []
+        expected = values if reduction == "none" else values.sum() * scale
+        np.testing.assert_allclose(ev.values[Port("loss")], expected, rtol=1e-5)
+        np.testing.assert_allclose(ev.gradients[Port("y_pred")], gradient * scale, rtol=1e-5,
+                                   atol=1e-6)
+
+
+def test_loss_nodes_are_written_as_keras_losses():
+    code = to_python(loss_doc("SparseCategoricalCrossentropy", CLASSES, reduction="sum"))
+    assert "tf.losses.SparseCategoricalCrossentropy(from_logits=True, reduction='sum')" \
+        "(y_true, y_pred)" in code
+    assert "tf.losses.MeanSquaredError()(y_true, y_pred)" in \
+        to_python(loss_doc("MeanSquaredError", LABELS))
 
 
 def _run(code):
@@ -351,9 +390,16 @@ def _problems(doc):
     (lambda: _attrs(layernorm_doc(), "ln", epsilon=-1.0), "ln", "epsilon must be at least 0"),
     (lambda: _with(layernorm_doc(), "x", np.ones((3, 5), np.float32)), "ln",
      "weight 'gamma' has shape (4,), an input of shape (3, 5) needs (5,)"),
+    (lambda: loss_doc("CategoricalCrossentropy", LABELS[:, :3].copy()), "loss",
+     "y_true and y_pred must have the same shape, got (3, 3) and (3, 4)"),
+    (lambda: loss_doc("SparseCategoricalCrossentropy", np.array([0, 9, 1], np.int64)), "loss",
+     "Received a label value of 9 which is outside the valid range of [0, 4)"),
+    (lambda: loss_doc("MeanSquaredError", LABELS, reduction="mean"), "loss",
+     "reduction must be one of sum_over_batch_size, sum, none"),
 ], ids=["xent-shapes", "sparse-shapes", "sparse-range", "sparse-float", "argmax-axis",
         "lookup-range", "lookup-float", "dropout-rate", "dropout-noise", "dropout-noise-int",
-        "embedding-range", "embedding-table", "layernorm-epsilon", "layernorm-width"])
+        "embedding-range", "embedding-table", "layernorm-epsilon", "layernorm-width",
+        "loss-shapes", "loss-label-range", "loss-reduction"])
 def test_bad_input_is_a_problem_on_the_node_in_words(doc, node, words):
     problems = _problems(doc())
     assert any(n == node and words in m for n, m in problems), problems
@@ -403,8 +449,8 @@ def test_a_script_with_keras_losses_and_clip_by_value_traces_to_a_working_docume
         doc = graph.trace_script(script)
     doc = graph.loads(graph.dumps(doc))
     ops = {n.op for n in doc.nodes.values()}
-    assert {"nn.softmax_cross_entropy_with_logits", "nn.sparse_softmax_cross_entropy_with_logits",
-            "clip_by_value"} <= ops
+    assert {"losses.CategoricalCrossentropy", "losses.SparseCategoricalCrossentropy",
+            "losses.MeanSquaredError", "clip_by_value"} <= ops  # d (from probabilities): its ops
     clips = [n for n in doc.nodes.values() if n.op == "clip_by_value"]
     assert {(n.attrs["clip_value_min"], n.attrs["clip_value_max"]) for n in clips} == \
         {(0.2, 2.0), (1e-7, 0.9999999)}  # float32 bounds as their shortest text

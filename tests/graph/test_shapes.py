@@ -54,13 +54,19 @@ ATTRS = {
     "nn.sparse_softmax_cross_entropy_with_logits": {},
     "math.argmax": {"axis": small_ints},
     "nn.embedding_lookup": {},
+    "losses.MeanSquaredError": {"reduction": st.sampled_from(["sum_over_batch_size", "none"])},
+    "losses.CategoricalCrossentropy": {"reduction": st.sampled_from(["sum", "none"]),
+                                       "from_logits": st.booleans()},
+    "losses.SparseCategoricalCrossentropy": {"reduction": st.sampled_from(["sum", "none"])},
     "nn.dropout": {"rate": st.sampled_from([0.0, 0.5]), "seed": small_ints,
                    "noise_shape": st.one_of(st.none(), st.lists(st.integers(1, 3), max_size=4))},
     "add": {}, "exp": {}, "add_n": {}, "linalg.solve": {"adjoint": st.booleans()},
     "linalg.inv": {},
 }
 N_INPUTS = {"add": 2, "matmul": 2, "linalg.solve": 2, "nn.softmax_cross_entropy_with_logits": 2,
-            "nn.sparse_softmax_cross_entropy_with_logits": 2, "nn.embedding_lookup": 2}
+            "nn.sparse_softmax_cross_entropy_with_logits": 2, "nn.embedding_lookup": 2,
+            "losses.MeanSquaredError": 2, "losses.CategoricalCrossentropy": 2,
+            "losses.SparseCategoricalCrossentropy": 2}
 VARIADIC = {"concat", "stack", "add_n", "einsum"}
 
 
@@ -85,12 +91,14 @@ def test_predicted_shapes_are_the_engines(op, data):
         sizes = {c: data.draw(st.integers(1, 3)) for c in "ijklb"}
         subs = attrs["equation"].split("->")[0].split(",")
         in_shapes = [tuple(sizes[c] for c in s.replace("...", "b")) for s in subs]
-    if op == "nn.sparse_softmax_cross_entropy_with_logits" and data.draw(st.booleans()):
+    if op in ("nn.sparse_softmax_cross_entropy_with_logits",
+              "losses.SparseCategoricalCrossentropy") and data.draw(st.booleans()):
         in_shapes[0] = tuple(in_shapes[1][:-1])  # mostly labels that fit the logits
     node = catalog.with_defaults(Node("n", OP, op=op, attrs=attrs))
     values = [np.arange(1, 1 + np.prod(s, dtype=int), dtype=np.float64).reshape(s)
               for s in in_shapes]
-    if op == "nn.sparse_softmax_cross_entropy_with_logits":
+    if op in ("nn.sparse_softmax_cross_entropy_with_logits",
+              "losses.SparseCategoricalCrossentropy"):
         values[0] = np.zeros(in_shapes[0], np.int64)  # class 0: in range when there is one
     if op == "nn.embedding_lookup":
         values[1] = np.zeros(in_shapes[1], np.int64)  # row 0: in range when there is one

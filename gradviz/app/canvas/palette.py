@@ -21,7 +21,8 @@ PALETTE_MIME = "application/x-gradviz-palette-entry"
 
 GROUP_TITLES = {
     "inputs": "Inputs", "variables": "Variables", "math": "Math", "linalg": "Linear algebra",
-    "reduce": "Reduce", "shape": "Shape", "nn": "Neural network (tf.nn)", "layers": "Layers (keras)",
+    "reduce": "Reduce", "shape": "Shape", "nn": "Neural network (tf.nn)", "losses": "Losses (keras)",
+    "layers": "Layers (keras)",
     "gradient": "Gradient tools",
 }
 ROLE = "role"

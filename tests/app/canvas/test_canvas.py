@@ -178,7 +178,8 @@ def test_palette_lists_every_op_grouped_and_searches(qtbot, editor):
     palette.search.setText("softmax")
     shown = {e[2] for e in palette.visible_entries()}
     assert shown == {"nn.softmax", "nn.log_softmax", "nn.softmax_cross_entropy_with_logits",
-                     "nn.sparse_softmax_cross_entropy_with_logits"}
+                     "nn.sparse_softmax_cross_entropy_with_logits",
+                     "losses.CategoricalCrossentropy", "losses.SparseCategoricalCrossentropy"}
     assert palette.groups["math"].isHidden()
     qtbot.keyClick(palette.search, Qt.Key.Key_Return)
     assert [n.op for n in controller.doc.nodes.values()] == ["nn.softmax"]
