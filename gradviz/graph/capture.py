@@ -2,8 +2,9 @@
 
 `from_tape` keeps the recorded ops that lie on a path to a target (a custom
 gradient's own forward ops, which TF also records, lie off it), names each op by its
-catalog entry and folds what the file format holds as one node: a Dense layer
-(MatMul + bias + activation on 'name/kernel' and 'name/bias' variables), a
+catalog entry and folds what the file format holds as one node: a Dense or Conv2D
+layer (MatMul or Conv2D + bias + activation on 'name/kernel' and 'name/bias'
+variables; a Flatten layer records one Reshape and stays a reshape node), a
 BatchNormalization layer in training mode, a softmax along any axis, a custom gradient
 whose rule is one of the declarative rules. The tensors the tape did not produce become
 constant or variable nodes holding the values the ops saw.
@@ -119,6 +120,8 @@ def _attrs(spec, op):
     if spec.name == "gather":
         return {"indices": [int(i) for i in np.asarray(op._in_values[1]).reshape(-1)],
                 "axis": int(attrs["axis"])}
+    if spec.name in ("nn.conv2d", "nn.max_pool2d", "nn.avg_pool2d"):
+        return _window_attrs(spec, attrs)
     out = {}
     for key in spec.attrs:
         if key in attrs:
@@ -128,6 +131,17 @@ def _attrs(spec, op):
         ndim = np.ndim(op._in_values[0])
         if sorted(a % ndim for a in out["axis"]) == list(range(ndim)):
             out["axis"] = None  # every axis: the catalog's default, as a script writes it
+    return out
+
+
+def _window_attrs(spec, attrs):
+    """TF's [1, h, w, 1] forms and flat explicit_paddings -> the catalog's [h, w] and rows."""
+    out = {key: [int(v) for v in attrs[key][1:3]] for key in ("ksize", "strides", "dilations")
+           if key in spec.attrs}
+    out["padding"] = attrs["padding"]
+    if "explicit_paddings" in spec.attrs:
+        flat = [int(v) for v in attrs.get("explicit_paddings") or (0,) * 8]
+        out["explicit_paddings"] = [flat[i:i + 2] for i in range(0, 8, 2)]
     return out
 
 
@@ -335,9 +349,11 @@ def _fold(items, ends):
         if op is None or item.stopped:
             out.append(item)
             continue
-        if op.type == "MatMul" and _var_name(op.inputs[1]).endswith("/kernel") \
-                and not op.attrs.get("transpose_a") and not op.attrs.get("transpose_b") \
-                and op.inputs[1].ndim == 2 and fresh(i, op.inputs[1]):
+        dense = op.type == "MatMul" and not op.attrs.get("transpose_a") \
+            and not op.attrs.get("transpose_b") and op.inputs[1].ndim == 2
+        conv = op.type == "Conv2D" and op.attrs["padding"] in ("SAME", "VALID")
+        if (dense or conv) and _var_name(op.inputs[1]).endswith("/kernel") \
+                and fresh(i, op.inputs[1]):
             prefix = _var_name(op.inputs[1])[:-len("/kernel")]
             ops, end = [op], op.outputs[0]
             j = only_next(i, end)
@@ -353,7 +369,8 @@ def _fold(items, ends):
                 gone.add(j)
                 ops.append(items[j].ops[0])
                 end = items[j].outputs[0]
-            out.append(_Item("dense", ops, [op.inputs[0]], [end], extra={"prefix": prefix}))
+            out.append(_Item("dense" if dense else "conv2d", ops, [op.inputs[0]], [end],
+                             extra={"prefix": prefix}))
             continue
         if op.type == "FusedBatchNorm":
             x, gamma, beta = op.inputs
@@ -506,7 +523,7 @@ def _node(item, name, named, recording, watched):
                     attrs={"axis": item.extra["axis"]})
     if item.kind == "loss":
         return Node(name(named(out, "loss")), OP, op=item.extra["op"], attrs=item.extra["attrs"])
-    if item.kind == "dense":
+    if item.kind in ("dense", "conv2d"):
         return dense_node(item, name, recording, watched)
     if item.kind == "batchnorm":
         return batchnorm_node(item, name, recording, watched)

@@ -17,11 +17,12 @@ def layer_id(item, weight, recording):
     """The name given to the layer, else the script's name for it, else its variables' prefix."""
     script_name = recording.layers.get(weight._id, (None, ""))[1]
     prefix = item.extra["prefix"]
-    automatic = re.fullmatch(r"[a-z]+_\d+", prefix) is not None  # Keras's 'dense_3'
+    automatic = re.fullmatch(r"[a-z][a-z0-9]*_\d+", prefix) is not None  # 'dense_3', 'conv2d_1'
     return script_name if automatic and script_name else prefix
 
 
 def dense_node(item, name, recording, watched):
+    """A Dense layer (MatMul) or a Conv2D layer (Conv2D), with its bias and activation."""
     matmul = item.ops[0]
     kernel = matmul.inputs[1]
     weights = {"kernel": np.array(matmul._in_values[1])}
@@ -33,9 +34,17 @@ def dense_node(item, name, recording, watched):
             item.extra["weights"].append(op.inputs[1])
         else:
             activation = _ACTIVATIONS[op.type]
-    attrs = {"units": int(kernel.shape[1]), "activation": activation,
-             "use_bias": "bias" in weights}
-    return Node(name(layer_id(item, kernel, recording)), LAYER, op="Dense", attrs=attrs,
+    attrs = {"activation": activation, "use_bias": "bias" in weights}
+    if item.kind == "dense":
+        attrs["units"] = int(kernel.shape[1])
+    else:
+        at = matmul.attrs
+        attrs.update(filters=int(kernel.shape[3]), kernel_size=[int(d) for d in kernel.shape[:2]],
+                     strides=[int(v) for v in at["strides"][1:3]],
+                     padding=at["padding"].lower(),
+                     dilation_rate=[int(v) for v in at["dilations"][1:3]])
+    op = "Dense" if item.kind == "dense" else "Conv2D"
+    return Node(name(layer_id(item, kernel, recording)), LAYER, op=op, attrs=attrs,
                 weights=weights,
                 trainable=kernel.trainable, watched=watched(kernel))
 
