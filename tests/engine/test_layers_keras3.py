@@ -25,6 +25,7 @@ LAYERS = {
                            ["gamma", "beta"]),
     "Embedding": (lambda **kw: layers.Embedding(6, 3, **kw), np.array([[1, 5], [0, 1]]),
                   ["embeddings"]),
+    "Conv2D": (lambda **kw: layers.Conv2D(2, 3, **kw), normal((1, 4, 4, 3)), ["kernel", "bias"]),
 }
 
 
