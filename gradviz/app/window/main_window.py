@@ -26,6 +26,7 @@ from ..player.provenance import ProvenancePanel
 from ..theme import ERROR_STYLE, WARN_STYLE
 from .files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles, samples
 from .menus import WindowMenus
+from ..training import add_train_dock
 from ..worker import run_job
 
 __all__ = ["MainWindow", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"]
@@ -97,6 +98,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self._build_actions()
         self._build_menus()
         self._build_player_menu()
+        self.train_dock = add_train_dock(self)
         self._build_toolbar()
         self._build_status_bar()
 
