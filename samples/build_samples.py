@@ -239,11 +239,13 @@ def seed_001():
     d = Doc("Input gradient regularization", """
         The inner gradient g1 = d out / d x is a function of the layer's weights; its norm is
         a scalar the outer tape differentiates w.r.t. the kernel and bias (shapes [5, 10] and
-        [10]). Small input gradients make the output less sensitive to adversarial changes.""")
+        [10]). Small input gradients make the output less sensitive to adversarial changes.
+        y_sq is square(layer), not layer ** 2: the Hessian differentiates the squaring three
+        times, and Pow's rule (TF's) then computes 0 · 0^(-1) = 0 · ∞ = NaN wherever relu's
+        output is 0; square's rule 2x has finite derivatives everywhere.""")
     d.const("x", rng.normal(size=(7, 5)))
     d.layer("layer", "Dense", "x", dense(rng, 5, 10), units=10, activation="relu")
-    d.const("two", 2.0)
-    d.op("y_sq", "pow", "layer", "two")
+    d.op("y_sq", "square", "layer")
     d.op("out", "reduce_sum", "y_sq")
     d.op("g1", "gradient", "out", "x", label="t1.gradient(out, x)")
     d.op("g1_mag", "norm", "g1")

@@ -77,8 +77,8 @@ def update_rule(optimizer):
                                      + (f", μ = {c['momentum']:g}" if c["momentum"] else "")
                                      + ", s starts at 0)")
     if isinstance(optimizer, Adam):
-        v = "v̂ ← max(v̂, v);   " if c["amsgrad"] else ""
-        root = "√v̂" if c["amsgrad"] else "√v"
+        v = "vmax ← max(vmax, v);   " if c["amsgrad"] else ""
+        root = "√vmax" if c["amsgrad"] else "√v"
         return (f"m ← β₁·m + (1 − β₁)·g;   v ← β₂·v + (1 − β₂)·g²;   {v}"
                 f"w ← w − η·√(1 − β₂ᵗ)/(1 − β₁ᵗ) · m / ({root} + ε)   "
                 f"({lr}, β₁ = {c['beta_1']:g}, β₂ = {c['beta_2']:g}, ε = {c['epsilon']:g}, "
@@ -196,6 +196,21 @@ class TrainStep:
     update_norms: list          # ‖w_after − w_before‖ per parameter
 
 
+@dataclasses.dataclass
+class Update:
+    """The numbers of one step, per parameter (in the trainer's order): what the update
+    card writes out. `slots_*` are the optimizer's state (velocity, m, v ...) before and
+    after; `t` counts the optimizer's steps from 1."""
+
+    index: int
+    t: int
+    before: list
+    gradients: list
+    after: list
+    slots_before: list
+    slots_after: list
+
+
 class Trainer:
     """Runs an optimizer on a private copy of a document; the caller's document is never
     changed (`values()` and `document()` give the trained numbers)."""
@@ -227,6 +242,7 @@ class Trainer:
         self.variables = [gv.Variable(np.array(port_value(doc, p)), name=port_text(p))
                           for p in self.parameters]
         self.history = []
+        self.last_update = None     # Update of the last step
         self.evaluation = None
         size = sum(v._value.size for v in self.variables)
         self.path = [] if size <= PATH_LIMIT else None   # [(step, {Port: ndarray})]
@@ -266,6 +282,7 @@ class Trainer:
         before = [v._value for v in self.variables]
         loss = self.loss
         grads = [self.gradient(p) for p in self.parameters]
+        slots_before = [self._slots(v) for v in self.variables]
         try:
             with quiet():
                 if isinstance(self.optimizer, Newton):
@@ -281,6 +298,9 @@ class Trainer:
                            [_norm(v._value.astype(np.float64) - b) for v, b in zip(self.variables, before)])
         self.history.append(record)
         self._remember(record.index)
+        self.last_update = Update(record.index, int(self.optimizer.iterations._value), before,
+                                  grads, [v._value for v in self.variables], slots_before,
+                                  [self._slots(v) for v in self.variables])
         return record
 
     def run(self, steps, should_stop=None, on_step=None):
@@ -296,6 +316,10 @@ class Trainer:
         return records
 
     # -- internals ------------------------------------------------------------------------
+    def _slots(self, variable):
+        slots = getattr(self.optimizer, "slots", None)
+        return slots(variable) if slots is not None else {}
+
     def _remember(self, step):
         if self.path is None or step % self._stride:
             return

@@ -1,5 +1,7 @@
 """The Train dock: choose an optimizer, its hyper-parameters and the Variables to train,
 then Step, Run N, Pause or Reset; the curves and the graph's cards follow the run."""
+import html
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel,
                                QLineEdit, QListWidget, QListWidgetItem, QPushButton, QScrollArea,
@@ -8,6 +10,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxL
 from ...graph.errors import DocumentError
 from ...graph.training import (hyper_parameters, loss_text, make_optimizer, trainable_parameters,
                                update_rule, variable_ports)
+from ...story.update_text import update_lines
 from ..studies._base import banner, port_label, set_banner
 from .curves import TrainingCurves
 from .export import export_plots_dialog, export_run_dialog
@@ -89,6 +92,15 @@ class TrainPanel(QWidget):
         self.tabs.addTab(self.curves, "Curves")
         self.landscape = LandscapeView(self)
         self.tabs.addTab(self.landscape, "Landscape")
+        self.last_step = QLabel()
+        self.last_step.setWordWrap(True)
+        self.last_step.setTextFormat(Qt.TextFormat.RichText)
+        self.last_step.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.last_step.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        last_scroll = QScrollArea()
+        last_scroll.setWidget(self.last_step)
+        last_scroll.setWidgetResizable(True)
+        self.tabs.addTab(last_scroll, "Last step")
         scroll = QScrollArea()    # a short dock scrolls the controls rather than squash them
         scroll.setWidget(controls)
         scroll.setWidgetResizable(True)
@@ -128,6 +140,7 @@ class TrainPanel(QWidget):
         self.run_button.setText(f"Run {self.steps_box.value()}")
         self._optimizer_changed()
         self._document_evaluated()
+        self._show_last_step()
 
     # -- settings -----------------------------------------------------------------------
     @property
@@ -219,6 +232,25 @@ class TrainPanel(QWidget):
     def _follow_run(self):
         self._show_history()
         self.landscape.refresh_overlay()
+        self._show_last_step()
+
+    def _show_last_step(self):
+        """The last update written out with its numbers (story/update_text)."""
+        trainer = self.session.trainer
+        update = trainer.last_update if trainer is not None else None
+        if update is None:
+            self.last_step.setText("Take a step: its update is written out here with its numbers.")
+            return
+        doc = self.controller.doc
+        names = [port_label(doc, p) for p in trainer.parameters]
+        parts = [f"<p><b>Step {update.index}</b> ({trainer.optimizer.name}): g is the gradient "
+                 "the backward pass gave at the values before this step; the Backprop player "
+                 "shows the backward pass at the document's values now, which make the next "
+                 "step's g.</p>"]
+        for title, lines in update_lines(update, trainer.optimizer, names):
+            parts.append(f"<p><b>{html.escape(title)}</b><br>"
+                         + "<br>".join(html.escape(line) for line in lines) + "</p>")
+        self.last_step.setText("".join(parts))
 
     def _stopped(self, why):
         self._plots_timer.stop()
@@ -247,6 +279,7 @@ class TrainPanel(QWidget):
         trainer = self.session.trainer
         params = trainer.parameters if trainer is not None else self.chosen_parameters()
         self.curves.clear(self.controller.doc, params)
+        self._show_last_step()
         if trainer is not None:
             self.curves.show_history([trainer.loss], [])
         self._update_buttons()

@@ -127,11 +127,13 @@ class TrainingSession(QObject):
             steps = index - self._run_first + 1
             if self.running:
                 self._worker_may_run.clear()   # until the canvas has painted this preview
+            # Asked before the edit, so that the worker goes on as soon as the cards are
+            # painted, not after the panels that follow the paint (the player's story).
+            self._after_repaint(self._painted)
             self._push(values, f"Training run ({steps} {name} step{'s' * (steps != 1)})",
                        key=self._run_key)
             self._shown = index
             self.stepped.emit()
-            self._after_repaint(self._painted)
         else:
             self.stepped.emit()
             self._painted()

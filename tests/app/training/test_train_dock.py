@@ -244,3 +244,16 @@ def test_the_plots_export_as_pictures(qtbot, panel, tmp_path, suffix, magic):
     finish(qtbot, p)
     path = export_plots(p, tmp_path / f"curves{suffix}")
     assert open(path, "rb").read(5).startswith(magic)
+
+
+def test_the_last_step_is_written_out_with_its_numbers(qtbot, panel):
+    w, p = panel("samples/train_1_gd_bowl.json")
+    assert "Take a step" in p.last_step.text()
+    choose(p, "sgd", learning_rate="0.1")
+    p.step_button.click()
+    finish(qtbot, p)
+    text = p.last_step.text()
+    # x = 2, g = 2x = 4: w ← w − η·g = 2 − 0.1 × 4 = 1.6; y = 1, g = 6y = 6: 1 − 0.6 = 0.4
+    assert "Step 1" in text
+    assert "w ← w − η·g = 2 − 0.1 × 4 = 1.6" in text
+    assert "w ← w − η·g = 1 − 0.1 × 6 = 0.4" in text
