@@ -32,9 +32,8 @@ from .engine.ops.reduce import (argmax, argmin, clip_by_norm, norm, reduce_all, 
 from .engine.ops.shape import (broadcast_to, concat, expand_dims, gather, identity, pad,  # noqa: F401
                                rank, reshape, shape, size, slice, split, squeeze, stack,
                                stop_gradient, tile, transpose, unstack)
-from .engine.registry import (NotDifferentiable, RegisterGradient, define_op,  # noqa: F401
-                              gradient_registry, no_gradient)
-from .engine.backward import Observer  # noqa: F401
+from .engine.registry import NotDifferentiable, RegisterGradient, define_op, no_gradient  # noqa: F401
+from .engine.backward import Observer, gradient_registry  # noqa: F401
 from .engine.tape import GradientTape, UnconnectedGradients  # noqa: F401
 from .engine.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor  # noqa: F401
 from .engine import layers as _layers, layers_conv as _layers_conv, losses as _losses, nest, \

@@ -20,6 +20,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
+from importlib.metadata import PackageNotFoundError, version
 
 COMMANDS = ("export", "explain", "run", "trace", "train")
 
@@ -45,10 +47,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _version() -> str:
-    try:
-        from importlib.metadata import PackageNotFoundError, version
-    except ImportError:  # pragma: no cover
-        return "0.1.0"
     try:
         return version("gradviz")
     except PackageNotFoundError:
@@ -118,6 +116,7 @@ def _add_train_parser(sub):
 
 
 def _train(args):
+    # loaded per command: `gradviz --help` stays quick
     from .graph.training import OPTIMIZERS, hyper_parameters, make_optimizer
 
     name = args.optimizer.lower()
@@ -144,6 +143,7 @@ def _train(args):
         raise UsageError(message) from None
     if not os.path.exists(args.file):
         raise UsageError(f"{args.file}: no such file")
+    # loaded per command: `gradviz --help` stays quick
     from .graph.cli_commands import train_command
 
     bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
@@ -162,7 +162,6 @@ class _ProgressBar:
         self.stream, self.width, self.last, self.drawn = stream, width, 0.0, False
 
     def __call__(self, done, total, loss):
-        import time
         now = time.monotonic()
         if done < total and now - self.last < 0.05:
             return
@@ -180,6 +179,7 @@ class _ProgressBar:
 
 
 def _load(path):
+    # loaded per command: `gradviz --help` stays quick
     from .graph.errors import DocumentError
     from .graph.fileformat import load
 
@@ -195,6 +195,7 @@ def _load(path):
 
 def _story(doc, path):
     """The backprop story; its first error stops the command, its warnings are printed."""
+    # loaded per command: `gradviz --help` stays quick
     from . import story as story_module
     from .graph.errors import DocumentError, errors, warnings
 
@@ -215,6 +216,7 @@ def _warn(line):
 
 
 def _export(args):
+    # Qt loads only for the commands that paint
     from .render import get_theme
 
     ext = os.path.splitext(args.output)[1].lower()
@@ -235,6 +237,7 @@ def _export(args):
         n = len(story.steps)
         if not -n <= args.step < n:
             raise UsageError(f"--step {args.step}: {args.file} has {n} story steps (0..{n - 1})")
+    # Qt loads only for the commands that paint
     from .render import export
 
     try:
@@ -248,6 +251,7 @@ def _export(args):
 
 
 def _explain(args):
+    # loaded per command: `gradviz --help` stays quick
     from .story.text import explain
 
     doc = _load(args.file)
@@ -261,6 +265,7 @@ def _explain(args):
 def _run(args):
     if not os.path.exists(args.file):
         raise UsageError(f"{args.file}: no such file")
+    # loaded per command: `gradviz --help` stays quick
     from .graph.cli_commands import run_command
 
     code, text = run_command(args.file, warn=_warn)
@@ -270,6 +275,7 @@ def _run(args):
 def _trace(args):
     if not os.path.exists(args.script):
         raise UsageError(f"{args.script}: no such file")
+    # loaded per command: `gradviz --help` stays quick
     from .graph.cli_commands import trace_command
 
     code, text = trace_command(args.script, args.output)
@@ -291,6 +297,7 @@ def _open_app(path=None):
         raise UsageError(f"{path}: no such file")
     if path is not None and os.path.isdir(path):
         raise UsageError(f"{path}: is a directory, not a document")
+    # the app and Qt load only when a window opens
     try:
         from .app import main as app_main
     except ModuleNotFoundError as error:
@@ -316,6 +323,7 @@ def _dispatch(argv):
         return _open_app()
     if args.command == "trace":
         return _trace(args)  # the user's script: its warnings are its own
+    # loaded per command: `gradviz --help` stays quick
     from .graph.build import quiet
 
     with quiet():  # a NaN is reported in words, as a warning on its node, not by numpy
@@ -341,6 +349,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _describe(error):
+    # loaded per command: `gradviz --help` stays quick
     try:
         from .graph.errors import DocumentError
     except ImportError:  # pragma: no cover

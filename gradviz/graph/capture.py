@@ -32,7 +32,7 @@ from .capture_layers import (_ACTIVATIONS, batchnorm_node, dense_node, embedding
                              layernorm_folds, layernorm_node)
 from .capture_losses import keras_loss
 from .errors import DocumentError
-from .fileformat import ID
+from .ports import ID
 
 _BY_ENGINE = {spec.engine: spec for spec in catalog.OPS.values() if spec.engine}
 _BY_ENGINE.update({t: catalog.OPS[name] for t, name in (

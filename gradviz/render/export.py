@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from PySide6.QtCore import QMarginsF, QRectF, QSize, QSizeF
+from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtGui import QColor, QGuiApplication, QImage, QPageLayout, QPageSize, QPainter, \
     QPdfWriter
 
@@ -155,8 +156,6 @@ def _png(renderer, bounds, path, step, scale):
 
 
 def _svg(renderer, bounds, path, step, title):
-    from PySide6.QtSvg import QSvgGenerator
-
     generator = QSvgGenerator()
     generator.setFileName(str(path))
     generator.setResolution(int(CSS_DPI))

@@ -4,8 +4,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QVBoxLayout
 
 from ...graph.document import Port
-from ...graph.fileformat import parse_port, port_text
 from ...graph.names import port_names, unique_names
+from ...graph.ports import parse_port, port_text
 from .fields import (MUTED, LessonEdit, LineField, Page, blocked, bold_label,
                                column_group, group, muted_label, output_count, problems_label,
                                show_problems)

@@ -233,11 +233,10 @@ class NodePage(Page):
             w.setKeyboardTracking(False)
             w.valueChanged.connect(lambda v: self._set_attr(name, int(v)))
             return w
-        if (name == "activation" and self.node.kind == LAYER) or kind == "dtype":
+        menu = catalog.choices(self.node.op, name)
+        if menu or kind == "dtype":
             w = QComboBox()
-            choices = catalog.ACTIVATIONS if kind != "dtype" else DTYPES[:-1]
-            w.addItems([v for v in choices  # argmax's output_type: int32 or int64 only
-                        if catalog.attr_problem(self.node.op, name, v) is None])
+            w.addItems(menu or DTYPES[:-1])
             w.activated.connect(lambda i: self._set_attr(name, w.itemText(i)))
             return w
 

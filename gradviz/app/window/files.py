@@ -21,6 +21,7 @@ from ...graph import fileformat
 from ...graph.document import Document
 from ...graph.errors import DocumentError
 from ..export_dialog import export_step, report_export
+from ..controller import DocumentController
 
 SAMPLES_DIR = Path(__file__).resolve().parents[3] / "samples"
 SEED_SAMPLE = "004_matmul_sum.json"
@@ -323,7 +324,6 @@ class WindowFiles:
 
     def new_window(self):
         """Another main window (its own document, undo history and recovery file)."""
-        from ..controller import DocumentController
         taken = {w.recovery.path.name for w in self.main_windows()}
         recovery = self.recovery.sibling(taken)
         window = type(self)(DocumentController(), settings=self.settings, recovery=recovery)

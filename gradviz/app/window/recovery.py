@@ -14,6 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer
 
 from ...graph import fileformat
+from ...graph.document import Document
 
 MAX_RECENT = 10
 AUTOSAVE_MS = 3000
@@ -145,7 +146,6 @@ class Recovery:
         if path:
             controller.open(path)
         else:
-            from ...graph.document import Document
             controller.set_document(Document(title=doc.title))
         recovered = copy.deepcopy(doc)
         controller.edit("Restore recovered changes",
