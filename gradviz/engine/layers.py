@@ -7,6 +7,8 @@ import numpy as np
 
 from . import array
 from .ops import linalg, math, nn
+from .ops.embedding import embedding_lookup
+from .ops.shape import reshape
 from .dtypes import as_dtype
 from .tensor import Tensor, Variable, convert_to_tensor
 from . import kernels
@@ -322,7 +324,6 @@ class LayerNormalization(Layer):
             self.beta = self.add_weight("beta", param, self.beta_initializer)
 
     def call(self, inputs, training=None):
-        from .ops.shape import reshape
         axes = self._axes(inputs.ndim)
         dtype = inputs._value.dtype
         # γ and β have the normalised axes' sizes; they broadcast from the first of them.
@@ -377,5 +378,4 @@ class Embedding(Layer):
         return inputs
 
     def call(self, inputs):
-        from .ops.embedding import embedding_lookup
         return embedding_lookup(self.embeddings, inputs)

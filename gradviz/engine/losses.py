@@ -5,6 +5,7 @@ import numpy as np
 
 from .dtypes import as_dtype
 from .ops import cross_entropy, math, reduce
+from .ops.shape import expand_dims, squeeze
 from .tensor import Tensor, convert_to_tensor
 
 REDUCTIONS = ("sum", "sum_over_batch_size", "mean", "mean_with_sample_weight", "none", None)
@@ -82,7 +83,6 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
 def _same_rank(values, weights):
     """Keras's squeeze_or_expand_to_same_rank: ranks one apart meet by dropping a trailing
     axis of 1 from the larger, else adding one to the smaller."""
-    from .ops.shape import expand_dims, squeeze
     if weights.ndim == values.ndim + 1:
         if weights.shape[-1] == 1:
             return values, squeeze(weights, -1)

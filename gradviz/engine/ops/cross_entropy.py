@@ -12,6 +12,8 @@ from .. import kernels
 from ..execute import apply, tensors
 from ..registry import define_op
 from ..tensor import Tensor, convert_to_tensor
+from .math import cast
+from .shape import reshape, transpose
 
 
 def _expand_last(F, g):
@@ -48,7 +50,6 @@ def _float_logits(logits, op):
 
 def _class_axis_last(x, axis):
     """x with `axis` moved to the end (TF's _move_dim_to_end), recorded."""
-    from .shape import transpose
     axis %= x.ndim
     if axis == x.ndim - 1:
         return x
@@ -62,7 +63,6 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     logits = convert_to_tensor(logits)
     _float_logits(logits, "softmax_cross_entropy_with_logits")
     if isinstance(labels, Tensor) and labels._value.dtype != logits._value.dtype:
-        from .math import cast
         labels = cast(labels, logits.dtype)  # TF casts labels to the logits' dtype
     logits, labels = tensors(logits, labels)
     if logits.ndim == 0:
@@ -84,7 +84,6 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
 
 def _same_rank(x, ndim):
     """x with leading axes of 1 up to rank `ndim` (the op broadcasts the rest)."""
-    from .shape import reshape
     if x.ndim >= ndim:
         return x
     return reshape(x, (1,) * (ndim - x.ndim) + tuple(x.shape))

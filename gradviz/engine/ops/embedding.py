@@ -1,10 +1,12 @@
 """tf.nn.embedding_lookup and tf.nn.dropout."""
 import numpy as np
 
+from ..array import random
 from ..execute import apply, tensors
 from ..registry import define_op
 from ..tensor import Tensor, Variable, convert_to_tensor
-from .shape import GATHER, RESOURCE_GATHER
+from .reduce import clip_by_norm
+from .shape import GATHER, RESOURCE_GATHER, concat
 
 
 def _ids(ids):
@@ -23,7 +25,6 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
         if not params:
             raise ValueError("Need at least one param")
         if len(params) > 1:
-            from .shape import concat
             params = concat(list(params), axis=0)
         else:
             params = params[0]
@@ -40,7 +41,6 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     rows = apply(op, (params, ids), {"axis": 0})
     if max_norm is None:
         return rows
-    from .reduce import clip_by_norm
     axes = list(range(ids.ndim, rows.ndim))
     return clip_by_norm(rows, max_norm, axes=axes) if axes else rows
 
@@ -111,6 +111,5 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     if float(r) == 0:
         return x  # TF's fast path: nothing is dropped and no op is recorded
     if seed is None:
-        from ..array import random
         seed = int(random._rng.integers(0, 2 ** 31 - 1))
     return apply(DROPOUT, (x,), {"rate": float(r), "seed": int(seed), "noise_shape": shape})

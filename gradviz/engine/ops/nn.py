@@ -8,7 +8,7 @@ from ..tensor import Tensor
 from .math import tanh  # noqa: F401  (tf.nn.tanh is tf.math.tanh)
 from .shape import transpose
 from . import math as M
-from .reduce import reduce_mean
+from .reduce import normalize_axes, reduce_mean
 
 
 def _unary(op):
@@ -210,7 +210,6 @@ LAYER_NORM = define_op("LayerNorm", _layer_norm_forward, _layer_norm_rule,
 def layer_normalization(x, gamma, beta, axis, epsilon):
     """(x − mean) / √(var + ε) · γ + β, mean and variance over `axis` of each example.
     γ and β must broadcast against x (the layer shapes them)."""
-    from .reduce import normalize_axes
     x, gamma, beta = tensors(x, gamma, beta)
     axes = normalize_axes(axis, x.ndim)
     return apply(LAYER_NORM, (x, gamma, beta), {"axis": axes, "epsilon": float(epsilon)})

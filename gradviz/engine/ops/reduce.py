@@ -6,6 +6,7 @@ cotangent carries leading batch axes.
 import numpy as np
 
 from .. import backend
+from ..dtypes import as_dtype, int64
 from ..execute import apply, tensors
 from ..registry import define_op, get_op, no_gradient
 from . import math as M
@@ -243,7 +244,6 @@ def _arg_extreme(type, forward):
     no_gradient(type)
 
     def fn(input, axis=None, output_type=None, name=None):
-        from ..dtypes import as_dtype, int64
         (x,) = tensors(input)
         if x.ndim == 0:
             raise ValueError(f"{type} needs a tensor of rank at least 1, got a scalar")
