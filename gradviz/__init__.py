@@ -3,6 +3,7 @@
 The public API is shaped like TensorFlow's, so the seed documents' code runs with
 `import gradviz as tf`.
 """
+import importlib as _importlib
 import types as _types
 
 from .engine import dtypes as _dtypes
@@ -98,3 +99,13 @@ test = _types.SimpleNamespace(compute_gradient=_gradient_checker.compute_gradien
 sigmoid = _nn.sigmoid
 newaxis = None
 del _reduce
+
+
+def __getattr__(name):
+    """`gradviz.capture` (a tape as a document, tape_document.py) is loaded on first use:
+    it needs graph, story and render, which themselves import gradviz."""
+    if name in ("capture", "TapeDocument"):
+        value = getattr(_importlib.import_module(f"{__name__}.tape_document"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
