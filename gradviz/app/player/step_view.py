@@ -137,8 +137,10 @@ def _docked(view, renderer, step, lowest, width, height):
     nodes = QRectF(cards[0])
     for c in cards[1:]:
         nodes = nodes.united(c)
-    if fit_zoom(nodes, width, height) >= lowest:   # a formula card wider than the view:
-        return lowest, nodes.center(), None         # the cards, and scroll to the rest
+    port = view.viewport().rect()
+    wider = formula.width() > port.width() / lowest or formula.height() > port.height() / lowest
+    if wider and fit_zoom(nodes, width, height) >= lowest:   # a formula card wider than
+        return lowest, nodes.center(), None                   # the view: the cards
     return None
 
 
@@ -149,7 +151,8 @@ def _dock_beside(view, renderer, step, cards, formula, lowest, width, height):
     for c in cards[1:]:
         nodes = nodes.united(c)
     w, h, gap = formula.width(), formula.height(), CARD_GAP
-    seen_w, seen_h = width / lowest, height / lowest
+    port = view.viewport().rect()     # the margins may hold part of them
+    seen_w, seen_h = port.width() / lowest - 2, port.height() / lowest - 2
     x_mid = nodes.center().x() - w / 2
     y_mid = nodes.center().y() - h / 2
     spots = [QRectF(x_mid, nodes.bottom() + gap, w, h),
