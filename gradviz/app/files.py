@@ -14,6 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer
 
 from ..graph import fileformat
+from ..graph.atomic import write_bytes
 
 MAX_RECENT = 10
 AUTOSAVE_MS = 3000
@@ -115,9 +116,7 @@ class Recovery:
         self.dir.mkdir(parents=True, exist_ok=True)
         fileformat.save(doc, str(self.path))
         info = {"path": str(original_path) if original_path else None, "title": doc.title}
-        tmp = self.info_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(info), encoding="utf-8")
-        os.replace(tmp, self.info_path)
+        write_bytes(self.info_path, json.dumps(info))
 
     def info(self):
         try:

@@ -3,13 +3,15 @@ checked field by field, written byte-stable so save(load(save(doc))) == save(doc
 
 The format is described in docs/file-format.md.
 """
+import errno
 import json
 import math
 import os
 import re
-import tempfile
+import stat
 
 from . import catalog
+from .atomic import write_bytes
 from .document import (CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE, Document, Edge,
                        Node, Port, TapeSettings, text_problem)
 from .errors import DocumentError, shown
@@ -105,12 +107,39 @@ def _position(text, literal):
 
 
 def load(path, strict=True):
+    return loads(read_text(path), strict=strict)
+
+
+MAX_FILE_BYTES = 1 << 30   # above the text of MAX_ELEMENTS values at a dozen digits each
+
+
+def read_text(path):
+    """The text of the document file at `path`: only a regular file, and at most
+    MAX_FILE_BYTES of it (a pipe, a device such as /dev/zero or a huge file is refused
+    before it is read, not read until memory runs out)."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
+    # O_NONBLOCK: opening a pipe with no writer would otherwise wait for ever.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise DocumentError("not a document file (it is a pipe, a device or a socket); "
+                                "open a .gradviz.json file", where="file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise DocumentError(_too_large(info.st_size), where="file")
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:   # it grew while being read
+        raise DocumentError(_too_large(len(data)), where="file")
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise DocumentError("the file is not UTF-8 text") from None
-    return loads(text, strict=strict)
+
+
+def _too_large(size):
+    return (f"the file is {size / 2**20:.0f} MiB; a document may be at most "
+            f"{MAX_FILE_BYTES // 2**20} MiB")
 
 
 def _expect(obj, types, where, what, node=None):
@@ -340,15 +369,5 @@ def _emit(obj, pad):
 
 
 def save(doc, path):
-    """Write then rename, so a crash never leaves half a file."""
-    text = dumps(doc)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".gradviz-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write atomically (see atomic.py): a crash or a full disk never leaves half a file."""
+    write_bytes(path, dumps(doc))
