@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from bench_story import generated_document  # noqa: E402
-from gradviz.app.canvas import CanvasView  # noqa: E402
+from gradviz.app.canvas.view import CanvasView  # noqa: E402
 from gradviz.app.controller import DocumentController  # noqa: E402
 
 TARGET_MS = 16.0

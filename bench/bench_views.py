@@ -23,8 +23,8 @@ import numpy as np  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from gradviz.app.controller import DocumentController  # noqa: E402
-from gradviz.app.views.heatmap import Heatmap  # noqa: E402
-from gradviz.app.views.hessian_view import HessianView  # noqa: E402
+from gradviz.app.studies.heatmap import Heatmap  # noqa: E402
+from gradviz.app.studies.hessian_view import HessianView  # noqa: E402
 from gradviz.graph.document import Port  # noqa: E402
 from gradviz.story.studies import HessianStudy  # noqa: E402
 

@@ -20,7 +20,8 @@ QSettings.setDefaultFormat(QSettings.Format.IniFormat)
 QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tempfile.mkdtemp())
 app = QApplication.instance() or QApplication(sys.argv[:1])
 
-from gradviz.app import create_window, export_dialog, views  # noqa: E402
+from gradviz.app import create_window, export_dialog  # noqa: E402
+from gradviz.app import studies as views  # noqa: E402
 from gradviz.app.controller import DocumentController  # noqa: E402
 from gradviz.render import painter as render_painter  # noqa: E402
 from gradviz.render.animation import frames, write_animation  # noqa: E402

@@ -31,7 +31,7 @@ from .engine.registry import (NotDifferentiable, RegisterGradient, define_op,  #
 from .engine.backward import Observer  # noqa: F401
 from .engine.tape import GradientTape, UnconnectedGradients  # noqa: F401
 from .engine.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor  # noqa: F401
-from .engine import layers as _layers, nest  # noqa: F401
+from .engine import layers as _layers, nest, optimizers as _optimizers  # noqa: F401
 
 __version__ = "0.1.0"
 
@@ -64,7 +64,9 @@ keras = _types.SimpleNamespace(
                                   Layer=_layers.Layer),
     activations=_types.SimpleNamespace(get=_layers.get_activation, relu=_nn.relu,
                                        elu=_nn.elu, sigmoid=_nn.sigmoid, tanh=tanh,
-                                       softmax=_nn.softmax))
+                                       softmax=_nn.softmax),
+    optimizers=_types.SimpleNamespace(SGD=_optimizers.SGD, RMSprop=_optimizers.RMSprop,
+                                      Adam=_optimizers.Adam, Optimizer=_optimizers.Optimizer))
 
 sigmoid = _nn.sigmoid
 newaxis = None

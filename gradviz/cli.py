@@ -5,6 +5,7 @@
     gradviz explain FILE                the backprop story as text
     gradviz run FILE                    values and gradients as JSON
     gradviz trace SCRIPT -o FILE        run a Python script and save its tape as a document
+    gradviz train FILE                  run an optimizer on the document's Variables
 
 Bad input (a missing file, malformed JSON, an invalid graph, a step out of range) exits
 with status 2 and one line on stderr, `gradviz: error: <what and where>`, never a
@@ -20,7 +21,7 @@ import argparse
 import os
 import sys
 
-COMMANDS = ("export", "explain", "run", "trace")
+COMMANDS = ("export", "explain", "run", "trace", "train")
 
 DESCRIPTION = """\
 gradviz makes backpropagation visible.
@@ -31,6 +32,7 @@ commands:
   gradviz explain FILE             the backprop story as text
   gradviz run FILE                 values and gradients as JSON
   gradviz trace SCRIPT -o FILE     record a script's tape as a graph document
+  gradviz train FILE               train the document's Variables (SGD, RMSprop, Adam, Newton)
 """
 
 class UsageError(Exception):
@@ -78,7 +80,103 @@ def build_parser() -> argparse.ArgumentParser:
     trace = sub.add_parser("trace", help="run SCRIPT and save its tape as a graph document")
     trace.add_argument("script", metavar="SCRIPT")
     trace.add_argument("-o", "--output", required=True, metavar="FILE")
+    _add_train_parser(sub)
     return parser
+
+
+# --option -> (the optimizer's hyper-parameter, its help); defaults are Keras' own.
+TRAIN_OPTIONS = {
+    "lr": ("learning_rate", "learning rate (default: sgd 0.01, rmsprop and adam 0.001, newton 1)"),
+    "momentum": ("momentum", "sgd, rmsprop: momentum (default 0)"),
+    "nesterov": ("nesterov", "sgd: Nesterov momentum"),
+    "rho": ("rho", "rmsprop: decay of the squared-gradient average (default 0.9)"),
+    "centered": ("centered", "rmsprop: divide by the gradient's variance estimate"),
+    "beta1": ("beta_1", "adam: decay of the first moment (default 0.9)"),
+    "beta2": ("beta_2", "adam: decay of the second moment (default 0.999)"),
+    "amsgrad": ("amsgrad", "adam: the AMSGrad variant"),
+    "epsilon": ("epsilon", "rmsprop, adam: ε (default 1e-07)"),
+    "damping": ("damping", "newton: λ of (H + λI)⁻¹ g (default 0.001)"),
+}
+FLAGS = ("nesterov", "centered", "amsgrad")
+
+
+def _add_train_parser(sub):
+    train = sub.add_parser("train", help="run an optimizer on the document's Variables")
+    train.add_argument("file", metavar="FILE")
+    train.add_argument("--optimizer", default="sgd", metavar="NAME",
+                       help="sgd, rmsprop, adam or newton (default sgd)")
+    train.add_argument("--steps", type=int, default=100, help="number of updates (default 100)")
+    train.add_argument("-o", "--output", metavar="OUT", help="write the trained document here")
+    train.add_argument("--log", metavar="CSV", help="write step,loss here (step 0: before training)")
+    train.add_argument("--param", action="append", metavar="PORT",
+                       help="a Variable port to train (repeatable; default: the sources that are Variables)")
+    for option, (_, text) in TRAIN_OPTIONS.items():
+        if option in FLAGS:
+            train.add_argument(f"--{option}", action="store_true", default=None, help=text)
+        else:
+            train.add_argument(f"--{option}", type=float, metavar="X", help=text)
+
+
+def _train(args):
+    from .graph.training import OPTIMIZERS, hyper_parameters, make_optimizer
+
+    name = args.optimizer.lower()
+    if name not in OPTIMIZERS:
+        raise UsageError(f"--optimizer {args.optimizer}: choose sgd, rmsprop, adam or newton")
+    accepted = hyper_parameters(name)
+    takes = [f"--{o}" for o, (h, _) in TRAIN_OPTIONS.items() if h in accepted]
+    hyper = {}
+    for option, (key, _) in TRAIN_OPTIONS.items():
+        value = getattr(args, option)
+        if value is None:
+            continue
+        if key not in accepted:
+            raise UsageError(f"--{option} is not an option of {name} (it takes {', '.join(takes)})")
+        hyper[key] = value
+    if not 1 <= args.steps <= 1_000_000:
+        raise UsageError(f"--steps {args.steps}: choose between 1 and 1000000 steps")
+    try:
+        optimizer = make_optimizer(name, **hyper)
+    except ValueError as error:
+        message = str(error)
+        for option, (key, _) in TRAIN_OPTIONS.items():
+            message = message.replace(f"`{key}`", f"--{option}")
+        raise UsageError(message) from None
+    if not os.path.exists(args.file):
+        raise UsageError(f"{args.file}: no such file")
+    from .graph.cli_commands import train_command
+
+    bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    code, text = train_command(args.file, optimizer, args.steps, args.output, args.log,
+                               args.param, progress=bar, warn=_warn)
+    if bar:
+        bar.close()
+    return _emit(code, text)
+
+
+class _ProgressBar:
+    """`[#####.....] 120/200  loss 0.0123` redrawn in place on a terminal, at most 20 times
+    a second."""
+
+    def __init__(self, stream, width=30):
+        self.stream, self.width, self.last, self.drawn = stream, width, 0.0, False
+
+    def __call__(self, done, total, loss):
+        import time
+        now = time.monotonic()
+        if done < total and now - self.last < 0.05:
+            return
+        self.last = now
+        filled = self.width * done // total
+        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total}  "
+                          f"loss {loss:.6g}   ")
+        self.stream.flush()
+        self.drawn = True
+
+    def close(self):
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
 
 
 def _load(path):
@@ -221,7 +319,8 @@ def _dispatch(argv):
     from .graph.build import quiet
 
     with quiet():  # a NaN is reported in words, as a warning on its node, not by numpy
-        return {"export": _export, "explain": _explain, "run": _run}[args.command](args)
+        return {"export": _export, "explain": _explain, "run": _run,
+                "train": _train}[args.command](args)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,7 +19,7 @@ def create_window(path=None, offer_recovery=True, settings=None):
     from PySide6.QtWidgets import QApplication
 
     from .controller import DocumentController
-    from .main_window import SAMPLES_DIR, SEED_SAMPLE, MainWindow
+    from .window.main_window import SAMPLES_DIR, SEED_SAMPLE, MainWindow
 
     app = QApplication.instance()
     if ICON.exists():

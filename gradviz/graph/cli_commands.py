@@ -15,6 +15,7 @@ from .capture import trace_script
 from .document import clean_text
 from .errors import DocumentError
 from .evaluate import evaluate, run_studies
+from .atomic import write_bytes
 from .fileformat import load, port_text, save
 
 
@@ -133,3 +134,51 @@ def trace_command(script, out_path):
     except OSError as e:
         return 2, f"{out_path}: cannot write the file ({e.strerror or e})"
     return 0, f"wrote {out_path}: {len(doc.nodes)} nodes, {len(doc.edges)} edges"
+
+
+def train_command(path, optimizer, steps, out_path=None, log_path=None, parameters=None,
+                  progress=None, warn=None):
+    """Run `optimizer` for `steps` steps on the document at `path`; write the trained
+    document to `out_path` and a CSV of step and loss to `log_path` (each if given).
+    `progress(done, steps, loss)` hears each step; `warn(line)` hears a loss that stops
+    being finite (said once)."""
+    from .fileformat import parse_port
+    from .training import Trainer
+
+    try:
+        doc = load(path)
+        ports = None if parameters is None else [parse_port(p, "--param") for p in parameters]
+        trainer = Trainer(doc, optimizer, ports)
+        said = []
+
+        def heard(record):
+            if progress:
+                progress(record.index, steps, record.loss_after)
+            if not np.isfinite(record.loss_after) and not said and warn:
+                said.append(record.index)
+                warn(f"{path}: the loss is {record.loss_after} after step {record.index} "
+                     "(the learning rate may be too large)")
+        trainer.run(steps, on_step=heard)
+    except DocumentError as e:
+        return _error(path, e)
+    except OSError as e:
+        return 2, f"{path}: cannot read the file ({e.strerror or e})"
+    losses = trainer.losses
+    written = []
+    for target, write in ((out_path, lambda p: save(trainer.document(), p)),
+                          (log_path, lambda p: _write_losses(p, losses))):
+        if target:
+            try:
+                write(target)
+            except OSError as e:
+                return 2, f"{target}: cannot write the file ({e.strerror or e})"
+            written.append(target)
+    name = optimizer.name
+    text = f"{name}: loss {losses[0]:.6g} -> {losses[-1]:.6g} after {len(losses) - 1} steps"
+    return 0, text + (f"; wrote {', '.join(written)}" if written else "; the trained document "
+                      "was not saved (give -o FILE)")
+
+
+def _write_losses(path, losses):
+    """step,loss: step 0 is the loss before training, step k after k updates."""
+    write_bytes(path, "step,loss\n" + "".join(f"{k},{loss!r}\n" for k, loss in enumerate(losses)))

@@ -11,10 +11,10 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication, QCheckBox, QMainWindow
 
-from gradviz.app.canvas import CanvasView, EdgeItem
+from gradviz.app.canvas.view import CanvasView, EdgeItem
 from gradviz.app.controller import DocumentController
-from gradviz.app.inspector_fields import LineField
-from gradviz.app.palette import palette_entries
+from gradviz.app.inspector.fields import LineField
+from gradviz.app.canvas.palette import palette_entries
 from gradviz.graph import catalog, fileformat
 
 ACTIONS = 1200

@@ -1,0 +1,265 @@
+"""The canvas' editing commands: add nodes, apply roles, copy / paste / duplicate, delete, layout.
+
+Each is one controller call, so one undo step.
+"""
+import atexit
+import copy
+from functools import lru_cache
+
+import numpy as np
+import shiboken6
+from PySide6.QtCore import QMimeData, QPointF, QRectF
+from PySide6.QtGui import QCursor
+from PySide6.QtWidgets import QApplication
+
+from ...graph import fileformat
+from ...graph.document import CONSTANT, VARIABLE, Document, Port
+from ...render.layout import layout as layout_positions
+from .quick_add import QuickAdd
+
+NODES_MIME = "application/x-gradviz-nodes"
+GRAB = QPointF(60.0, 20.0)          # where a new card is held: a little into its header
+# A new card's room, as NodeItem bounds it (badge above, problems below): a Dense layer's
+# is the widest (282 x 160 px) of the fresh cards, measured.
+NEW_BOUNDS = QRectF(-8.0, -26.0, 282.0, 165.0)
+PASTE_OFFSET = QPointF(40.0, 40.0)
+SPACING, STEP, SEARCH_RINGS = 24.0, 40.0, 40
+RINGS_AT_ONCE = 8
+_on_clipboard = []                  # the QMimeData this process last put on the clipboard
+
+
+def _put_on_clipboard(data):
+    if not _on_clipboard:
+        atexit.register(_take_back_clipboard)
+    _on_clipboard[:] = [data]
+    QApplication.clipboard().setMimeData(data)
+
+
+def _take_back_clipboard():
+    """Quitting with copied nodes on the clipboard crashed: Qt deleted the Python-made
+    QMimeData after the interpreter was gone. While Python still runs, put the same text
+    back through setText, whose QMimeData Qt makes itself (a clipboard manager keeps it
+    after we quit; pasting nodes reads the text too). Data another program put there
+    since has deleted ours, so theirs is left alone."""
+    app = QApplication.instance()
+    if app is not None and _on_clipboard and shiboken6.isValid(_on_clipboard[0]):
+        app.clipboard().setText(_on_clipboard[0].text())
+    _on_clipboard.clear()
+
+
+@lru_cache(maxsize=1)
+def _candidate_offsets():
+    """free_spot's candidate shifts (scene units) in the order it tries them: rings of STEP
+    around the wanted place, each ring nearest first, in batches of RINGS_AT_ONCE rings."""
+    span = range(-SEARCH_RINGS + 1, SEARCH_RINGS)
+    shifts = [(dx, dy) for dx in span for dy in span]
+    shifts.sort(key=lambda d: (max(abs(d[0]), abs(d[1])), d[0] ** 2 + d[1] ** 2, -d[0], -d[1]))
+    rings = np.array([max(abs(dx), abs(dy)) for dx, dy in shifts])
+    shifts = np.array(shifts, dtype=float) * STEP
+    return [shifts[(rings >= first) & (rings < first + RINGS_AT_ONCE)]
+            for first in range(0, SEARCH_RINGS, RINGS_AT_ONCE)]
+
+
+class CanvasEditing:
+    """CanvasView's edit commands (a mixin: `self` is the CanvasView)."""
+
+    def add_node_at(self, kind, op="", scene_pos=None):
+        """Add a node from a palette entry at `scene_pos` (the view's centre when None), moved
+        to the nearest free space so it covers no card. Role entries ('role', 'target' |
+        'source' | 'output_gradients') act on the selection instead."""
+        if kind == "role":
+            return self.apply_role(op)
+        pos = self.view_centre() if scene_pos is None else QPointF(scene_pos)
+        c = self.controller
+        variant = op if kind in (CONSTANT, VARIABLE) else ""
+        corner = self.free_spot(NEW_BOUNDS.translated(pos - GRAB)) - NEW_BOUNDS.topLeft()
+        node = c.make_node(kind, "" if variant else op, (round(corner.x()), round(corner.y())))
+        if variant == "watched":
+            node.watched = True
+        elif variant == "frozen":
+            node.trainable = False
+        ids = c.add_nodes([node], (), text=f"Add {node.title}")
+        self.show_nodes(ids)
+        return ids[0] if ids else None
+
+    def show_nodes(self, ids):
+        """Scroll so the cards of `ids` (just added) are in view."""
+        rect = QRectF()
+        for nid in ids:
+            item = self.node_items.get(nid)
+            if item is not None:
+                rect = rect.united(item.sceneBoundingRect())
+        if not rect.isEmpty():
+            self._update_scene_rect()
+            self.ensureVisible(rect, 24, 24)
+
+    def _occupied(self):
+        return [item.sceneBoundingRect() for item in self.node_items.values() if item.card is not None]
+
+    def free_spot(self, rect, occupied=None):
+        """The top-left corner nearest `rect`'s where `rect` (scene bounds of a card or a group
+        of cards) covers no other card: rings of candidate places around it, nearest first;
+        below everything if none is free. The candidates of several rings are tested against
+        every card at once (a crowded 100-card canvas: about a thousand candidates)."""
+        occupied = self._occupied() if occupied is None else occupied
+        left, top, right, bottom = rect.getCoords()
+        margin = -SPACING / 2
+        cards = np.array([o.getCoords() for o in occupied], dtype=float).reshape(-1, 1, 4)
+        for offsets in _candidate_offsets():
+            x, y = left + offsets[:, 0], top + offsets[:, 1]
+            covered = ((x + margin < cards[..., 2]) & (cards[..., 0] < x + (right - left) - margin)
+                       & (y + margin < cards[..., 3]) & (cards[..., 1] < y + (bottom - top) - margin))
+            free = ~covered.any(axis=0)
+            if free.any():
+                first = int(np.argmax(free))
+                return QPointF(float(x[first]), float(y[first]))
+        below = max((o.bottom() for o in occupied), default=top)
+        return QPointF(left, below + SPACING)
+
+    def apply_role(self, role):
+        c = self.controller
+        ids = [i for i in c.selection if i in c.doc.nodes]
+        if not ids:
+            c.message.emit("Select a node first, then choose "
+                           f"'{ {'target': 'Mark as target', 'source': 'Mark as source'}.get(role, role)}'")
+            return None
+        ports = [Port(i, 0) for i in ids]
+        if role in ("target", "source"):
+            key = role + "s"
+            current = list(getattr(c.doc, key))
+            if all(p in current for p in ports):
+                new = [p for p in current if p not in ports]
+            else:
+                new = current + [p for p in ports if p not in current]
+            c.set_ports(key, new)
+        elif role == "output_gradients":
+            values = getattr(c.result.evaluation, "values", None) or {}
+
+            def change(doc):
+                for p in ports:
+                    if p not in doc.targets:
+                        doc.targets.append(p)
+                    v = values.get(p)
+                    doc.output_gradients[p] = np.ones(np.shape(v), getattr(v, "dtype", np.float32)) \
+                        if v is not None else np.ones((), np.float32)
+            c.edit("Set output_gradients", change)
+        return None
+
+    def quick_add(self, scene_pos=None):
+        """Tab: a search box at the cursor; Enter adds the chosen entry there."""
+        if scene_pos is None:
+            local = self.mapFromGlobal(QCursor.pos())
+            if not self.viewport().rect().contains(local):
+                local = self.viewport().rect().center()
+            scene_pos = self.mapToScene(local)
+        if self._quick is None:
+            from .palette import palette_entries
+            self._quick = QuickAdd(self, palette_entries())
+        self._quick.open_at(QPointF(scene_pos),
+                            self.viewport().mapToGlobal(self.mapFromScene(scene_pos)))
+        return self._quick
+
+    # -- clipboard and deletion ---------------------------------------------------------
+    def _selected_ids(self):
+        return [i for i in self.controller.selection if i in self.controller.doc.nodes]
+
+    def selection_text(self, ids=None):
+        """The selected nodes (and the edges among them) as gradviz JSON text."""
+        doc = self.controller.doc
+        ids = self._selected_ids() if ids is None else ids
+        sub = Document(title="clipboard")
+        for nid in ids:
+            node = copy.deepcopy(doc.nodes[nid])
+            if node.position is None and nid in self.positions:
+                node.position = self.positions[nid]
+            sub.add(node)
+        sub.edges = [e for e in doc.edges if e.src.node in sub.nodes and e.dst.node in sub.nodes]
+        return fileformat.dumps(sub)
+
+    def copy(self):
+        ids = self._selected_ids()
+        if not ids:
+            return False
+        text = self.selection_text(ids)
+        data = QMimeData()
+        data.setText(text)
+        data.setData(NODES_MIME, text.encode())
+        _put_on_clipboard(data)
+        self._paste_count = 0
+        self.controller.message.emit(f"Copied {len(ids)} node{'s' if len(ids) > 1 else ''}")
+        return True
+
+    def cut(self):
+        if self.copy():
+            self.delete_selected()
+
+    def paste(self, text=None):
+        """Paste nodes from the clipboard (or `text`): offset from where they were copied,
+        moved as a group to free space so no copy hides a card."""
+        if text is None:
+            data = QApplication.clipboard().mimeData()
+            if data is None:
+                return []
+            text = bytes(data.data(NODES_MIME)).decode() if data.hasFormat(NODES_MIME) else data.text()
+        try:
+            sub = fileformat.loads(text, strict=False)
+        except Exception as e:  # noqa: BLE001 (anything else on the clipboard)
+            self.controller.message.emit(
+                f"Nothing to paste: the clipboard holds no gradviz nodes ({e})"[:200])
+            return []
+        if not sub.nodes:
+            return []
+        self._paste_count += 1
+        centre = self.view_centre() - GRAB
+        group = QRectF()
+        for nid, node in sub.nodes.items():
+            x, y = node.position if node.position is not None else centre.toTuple()
+            item = self.node_items.get(nid)
+            bounds = item.boundingRect() if item is not None and item.card else NEW_BOUNDS
+            group = group.united(bounds.translated(x, y))
+        wanted = group.translated(PASTE_OFFSET * self._paste_count)
+        shift = self.free_spot(wanted) - group.topLeft()
+        for node in sub.nodes.values():
+            x, y = node.position if node.position is not None else centre.toTuple()
+            node.position = (round(x + shift.x(), 1), round(y + shift.y(), 1))
+        ids = self.controller.add_nodes(list(sub.nodes.values()), sub.edges, text="Paste")
+        self.show_nodes(ids)
+        return ids
+
+    def duplicate(self):
+        ids = self._selected_ids()
+        if not ids:
+            return []
+        self._paste_count = 0
+        return self.paste(self.selection_text(ids))
+
+    def delete_selected(self):
+        ids = self._selected_ids()
+        edges = [e for e in self.selected_edges() if e in self.controller.doc.edges]
+        if not ids and not edges:
+            return
+
+        def change(doc):
+            for e in edges:
+                if e in doc.edges:
+                    doc.edges.remove(e)
+            for nid in ids:
+                if nid in doc.nodes:
+                    doc.remove(nid)
+        what = f"Delete {ids[0]}" if len(ids) == 1 and not edges else (
+            "Disconnect" if not ids and len(edges) == 1 else "Delete")
+        self.controller.edit(what, change)
+        self.controller.set_selection([])
+
+    # -- layout -------------------------------------------------------------------------
+    def auto_layout(self):
+        """The render layer's layout, as one undoable move."""
+        doc = self.controller.doc
+        if not doc.nodes:
+            return
+        sizes = {nid: (c.width, c.height) for nid, c in self.renderer.cards.items()}
+        positions = layout_positions(doc, sizes)
+        self.controller.move_nodes({nid: positions[nid] for nid in doc.nodes}, merge=False)
+        self.controller.end_move()
+        self.fit()
+

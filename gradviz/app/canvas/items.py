@@ -1,0 +1,450 @@
+"""The scene items of the canvas: a node card, its numbers and its ports (the edges are
+in canvas_edges).
+
+Each item asks the view's renderer to paint what an export shows and adds only what
+editing needs: selection and error outlines, hover rings, draggable ports.
+"""
+import html
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
+
+from ...graph import catalog
+from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
+from ...render import cards as render_cards
+from ...render import preview
+from .renderer import input_names, output_names, same_frame, same_numbers
+from ..inspector.tensor_editor import ERROR_STYLE, WARN_STYLE
+
+PORT_HIT = 8.0
+ERROR_LINES = 3
+# Below this zoom a card's numbers are under 4 px high, too small to read: the card is
+# sketched (its frame, header and value / gradient boxes) instead of typeset.
+SKETCH_BELOW = 0.35
+_NO_PEN = QPen(Qt.PenStyle.NoPen)
+# What NodeItem.refresh found changed on its card.
+NUMBERS, CARD, OUTLINE = "numbers", "card", "outline"
+
+
+def zoom_of(painter):
+    """The painter's scale: the canvas only zooms (no rotation or shear), so m11 is
+    Qt's level of detail, at half its cost (every numbers item asks, after a value edit)."""
+    return painter.worldTransform().m11()
+
+
+class PortItem(QGraphicsRectItem):
+    """An input (left) or output (right) port of a card: hover highlight, drag to connect.
+    Its bounds are its rect (`bounded_by_rect`): Qt reads them in C++, not by a Python
+    call (it asks about 300 times in each repaint of a 100-node grid)."""
+
+    def __init__(self, node_item, is_output, index, name):
+        super().__init__(node_item)
+        self.node_item = node_item
+        self.is_output = is_output
+        self.index = index
+        self._name = name
+        self._label_rect = None
+        self._label_shown = False
+        bounded_by_rect(self)
+        self._fit()
+        self.hovered = False
+        self.setAcceptHoverEvents(True)
+        self.setCursor(Qt.CursorShape.CrossCursor)
+        self.setZValue(2)
+        self.setToolTip(f"{'output' if is_output else 'input'} '{name}' of {node_item.nid}: "
+                        "drag to another port to connect")
+        # A named port repaints its name from a cached pixmap, not by a Python call per frame.
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.refresh_look()
+
+    def refresh_look(self):
+        """Repaint; an item with nothing to paint (no name beside it, no hover or wire ring)
+        is marked so, and costs the canvas nothing per frame."""
+        busy = self._label_shown or self.hovered or self.node_item.view._wire_target is self
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, not busy)
+        self.update()
+
+    @property
+    def port(self):
+        return Port(self.node_item.nid, self.index)
+
+    LABEL_FONT = 7.5
+
+    @property
+    def name(self):
+        return self._name
+
+    @name.setter
+    def name(self, name):
+        self._name = name
+        self._label_rect = None
+        self._fit()
+        self.update()   # the cached picture still shows the old name
+
+    def set_label_shown(self, shown):
+        """The name is written beside the port when its side of the card has several."""
+        if shown != self._label_shown:
+            self._label_shown = shown
+            self._fit()
+            self.refresh_look()
+
+    def label_rect(self):
+        """Where the port's name is written, outside the card (only when a side has several)."""
+        if self._label_rect is None:
+            w = QFontMetricsF(preview.sans_font(self.LABEL_FONT)).horizontalAdvance(self._name) + 2
+            x = PORT_HIT - 1 if self.is_output else -PORT_HIT + 1 - w
+            self._label_rect = QRectF(x, -PORT_HIT - 9, w, 12)
+        return QRectF(self._label_rect)
+
+    def show_label(self):
+        return self._label_shown
+
+    def _fit(self):
+        """The bounds: the ring, and the name when it is written."""
+        r = QRectF(-PORT_HIT - 2, -PORT_HIT - 2, 2 * PORT_HIT + 4, 2 * PORT_HIT + 4)
+        self.setRect(r.united(self.label_rect()) if self._label_shown else r)
+
+    def shape(self):
+        path = QPainterPath()
+        path.addEllipse(QPointF(0, 0), PORT_HIT, PORT_HIT)
+        return path
+
+    def paint(self, painter, option, widget=None):
+        view = self.node_item.view
+        if self.show_label() and zoom_of(painter) >= SKETCH_BELOW:
+            painter.setFont(preview.sans_font(self.LABEL_FONT))
+            painter.setPen(QColor(view.renderer.theme.muted))
+            align = Qt.AlignmentFlag.AlignLeft if self.is_output else Qt.AlignmentFlag.AlignRight
+            painter.drawText(self.label_rect(), align | Qt.AlignmentFlag.AlignVCenter, self.name)
+        if not (self.hovered or view._wire_target is self):
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        colour = QColor(view.highlight_colour())
+        painter.setPen(QPen(colour, 2.2))
+        fill = QColor(colour)
+        fill.setAlpha(90)
+        painter.setBrush(fill)
+        painter.drawEllipse(QPointF(0, 0), PORT_HIT - 1, PORT_HIT - 1)
+
+    def hoverEnterEvent(self, event):
+        self.hovered = True
+        self.refresh_look()
+
+    def hoverLeaveEvent(self, event):
+        self.hovered = False
+        self.refresh_look()
+
+    def mousePressEvent(self, event):
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.node_item.view.start_wire(self, event.scenePos())
+            event.accept()
+        else:
+            event.ignore()
+
+    def mouseMoveEvent(self, event):
+        self.node_item.view.update_wire(event.scenePos())
+
+    def mouseReleaseEvent(self, event):
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.node_item.view.finish_wire(event.scenePos())
+
+
+class NumbersItem(QGraphicsRectItem):
+    """The numbers of a card (its sections' previews), cached apart from the card's frame:
+    an edit of values repaints these and leaves the frame's cached pixmap alone."""
+
+    def __init__(self, node_item):
+        super().__init__(node_item)
+        self.node_item = node_item
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)   # clicks go to the card
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        bounded_by_rect(self)
+
+    def set_bounds(self, bounds):
+        """`render.cards.numbers_rect` of the card: only where the numbers are drawn."""
+        self.setRect(bounds)
+
+    def paint(self, painter, option, widget=None):
+        node_item = self.node_item
+        r = node_item.view.renderer
+        if node_item.card is None or node_item.nid not in r.cards or zoom_of(painter) < SKETCH_BELOW:
+            return   # far out, the card's sketch stands for its numbers
+        r._paint_card_numbers(painter, node_item.nid, at=(0.0, 0.0))   # the item's origin is the card's
+
+
+class NodeItem(QGraphicsRectItem):
+    """One node card. The Renderer paints it; this item adds selection and error outlines.
+    Its numbers are a child item (NumbersItem), repainted alone when only they change."""
+
+    def __init__(self, view, nid):
+        super().__init__()
+        self.view = view
+        self.nid = nid
+        self.card = None
+        self.problems = []
+        self.ports_in, self.ports_out = [], []
+        self._error_lines = []
+        self._shown_badges = None
+        self._ports_key = None
+        bounded_by_rect(self)
+        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsMovable
+                      | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+                      | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.setAcceptHoverEvents(True)
+        self.setZValue(1)
+        self.numbers = NumbersItem(self)
+
+    # What the card shows, for tests and the inspector
+    @property
+    def value(self):
+        return None if self.card is None else self.card.value
+
+    @property
+    def gradient(self):
+        return None if self.card is None else self.card.gradient
+
+    def refresh(self, renderer, problems, roles):
+        """Take the new card and problems; repaint only when something visible changed.
+        `roles`: the document's `badge_roles`. Returns what changed: None, NUMBERS
+        (repainted alone), CARD (frame and numbers) or OUTLINE (its size or ports moved
+        too, so its edges must follow)."""
+        card, old = renderer.cards[self.nid], self.card
+        badges = tuple(self.nid in nodes for nodes in roles)
+        self.card = card
+        if old is not None and problems == self.problems and badges == self._shown_badges \
+                and (old is card or renderer.renumbered.get(self.nid) is old or same_frame(old, card)):
+            if old is not card and not same_numbers(old, card):   # only the numbers changed
+                self.numbers.update()
+                return NUMBERS
+            return None
+        self.problems = list(problems)
+        self._shown_badges = badges
+        self._error_lines = self._wrap_problems()
+        self.setRect(self._compute_bounds())
+        node = self.view.controller.doc.nodes[self.nid]
+        ports_key = (_outline(card), node.kind, node.op, sorted(node.attrs.items()))
+        if ports_key != self._ports_key:
+            self._ports_key = ports_key
+            self._sync_ports()
+        tip = [f"<b>{card.title}</b> ({node.kind}{', ' + node.op if node.op else ''})"]
+        if card.info:
+            tip.append(card.info)
+        if self.problems:
+            tip += [f"<span style='{WARN_STYLE if p.warning else ERROR_STYLE}'>⚠ "
+                    f"{html.escape(p.message)}</span>" for p in self.problems]
+        else:
+            tip.append(_node_doc(node))
+        self.setToolTip("<br>".join(t for t in tip if t))
+        self.repaint_card()
+        return OUTLINE if old is None or _outline(old) != _outline(card) else CARD
+
+    def repaint_card(self):
+        """Repaint the frame and the numbers (a story step may show a gradient as pending)."""
+        self.numbers.set_bounds(render_cards.numbers_rect(self.card))
+        self.update()
+        self.numbers.update()
+
+    def _wrap_problems(self):
+        if not self.problems:
+            return []
+        fm = QFontMetricsF(preview.sans_font(8.5))
+        width = max(self.card.width, 240.0)
+        lines = []
+        for problem in self.problems:
+            words, line = ("⚠ " + problem.message).split(), ""
+            for w in words:
+                trial = f"{line} {w}".strip()
+                if fm.horizontalAdvance(trial) > width and line:
+                    lines.append(line)
+                    line = w
+                else:
+                    line = trial
+            lines.append(line)
+        if len(lines) > ERROR_LINES:
+            lines = lines[:ERROR_LINES]
+            lines[-1] = fm.elidedText(lines[-1] + " …", Qt.TextElideMode.ElideRight, width)
+        return lines
+
+    def _compute_bounds(self):
+        w, h = self.card.width, self.card.height
+        r = QRectF(-8, -render_cards.BADGE_H - 8, w + 16, h + render_cards.BADGE_H + 16)
+        if self._error_lines:
+            err_w = max(w, 240.0) + 8
+            r = r.united(QRectF(-4, h, err_w, 8 + 15 * len(self._error_lines)))
+        badge_w = 200.0  # source / target badges may be wider than a narrow card
+        return r.united(QRectF(-4, -render_cards.BADGE_H - 8, badge_w, 4))
+
+    def _sync_ports(self):
+        node = self.view.controller.doc.nodes[self.nid]
+        card = self.card
+        want_in, want_out = card.n_inputs, card.n_outputs
+        for ports, want, is_out, names in ((self.ports_in, want_in, False, input_names(node, want_in)),
+                                           (self.ports_out, want_out, True, output_names(node, want_out))):
+            while len(ports) > want:
+                port = ports.pop()
+                port.setParentItem(None)
+                if port.scene() is not None:
+                    port.scene().removeItem(port)
+            while len(ports) < want:
+                ports.append(PortItem(self, is_out, len(ports), names[len(ports)]))
+            for port, name in zip(ports, names):
+                if port.name != name:
+                    port.name = name
+                port.set_label_shown(len(ports) > 1)
+        r = self.view.renderer
+        origin = QPointF(*r.positions[self.nid])
+        for port in self.ports_in:
+            port.setPos(r.input_pos(self.nid, port.index) - origin)
+        for port in self.ports_out:
+            port.setPos(r.output_pos(self.nid, port.index) - origin)
+
+    def shape(self):
+        path = QPainterPath()
+        if self.card is not None:
+            path.addRoundedRect(QRectF(0, 0, self.card.width, self.card.height), render_cards.CORNER_R,
+                                render_cards.CORNER_R)
+        return path
+
+    def paint(self, painter, option, widget=None):
+        if self.card is None:
+            return
+        r = self.view.renderer
+        if self.nid not in r.cards or self.nid not in r.doc.nodes:
+            return
+        x, y = r.positions[self.nid]
+        painter.save()
+        painter.translate(-x, -y)
+        if zoom_of(painter) < SKETCH_BELOW:
+            self._sketch(painter, r)
+        else:
+            r._paint_card_frame(painter, self.nid)
+        painter.restore()
+        card = QRectF(0, 0, self.card.width, self.card.height)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        if self.problems:
+            # red when something here cannot run; amber when it ran into a NaN or inf
+            colour = QColor(r.theme.warning if all(p.warning for p in self.problems) else r.theme.error)
+            painter.setPen(QPen(colour, 2.6))
+            painter.drawRoundedRect(card.adjusted(-1.5, -1.5, 1.5, 1.5), 9, 9)
+            painter.setFont(preview.sans_font(8.5))
+            painter.setPen(colour)
+            for i, line in enumerate(self._error_lines):
+                painter.drawText(QRectF(0, card.bottom() + 5 + 15 * i, max(card.width(), 240.0), 15),
+                                 Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
+        if self.isSelected():
+            pen = QPen(QColor(self.view.highlight_colour()), 2.2)
+            painter.setPen(pen)
+            painter.drawRoundedRect(card.adjusted(-4.5, -4.5, 4.5, 4.5), 11, 11)
+
+    def _sketch(self, painter, r):
+        """The card as it looks from afar: frame, header colour, value and gradient boxes,
+        ports and badges, without the text nobody could read at this zoom."""
+        t, card = r.theme, self.card
+        rect = r.rect(self.nid)
+        node = r.doc.nodes[self.nid]
+        painter.setPen(QPen(QColor(t.card_border), 1.2))
+        painter.setBrush(QColor(t.card))
+        painter.drawRoundedRect(rect, render_cards.CORNER_R, render_cards.CORNER_R)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(t.header.get(node.kind, t.header.get("op", "#1565c0"))))
+        painter.drawRect(QRectF(rect.left(), rect.top(), rect.width(), render_cards.HEADER_H))
+        pad, line_h = render_cards.PAD, render_cards.LINE_H
+        left, right = rect.left() + pad, rect.right() - pad
+        _greek(painter, QColor(t.header_text), left, rect.top() + render_cards.HEADER_H / 2,
+               left + min(rect.width() * 0.45, 60))
+        y = rect.top() + render_cards.HEADER_H + 6 + line_h / 2
+        for text in (card.info, card.attrs):
+            if text:
+                _greek(painter, QColor(t.muted), left, y, left + min(right - left, 6 * len(text)))
+                y += line_h
+        tops = [s[3] for s in card.sections] + [card.height + 4 - 6]
+        for section, next_top in zip(card.sections, tops[1:]):
+            array, colour_key, top = section[1], section[2], section[3]
+            y = rect.top() + top
+            colour = QColor(getattr(t, colour_key))
+            if array is not None:
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(QColor(t.gradient_fill if colour_key == "gradient" else t.value_fill))
+                painter.drawRoundedRect(QRectF(rect.left() + 4, y - 2, rect.width() - 8,
+                                               next_top - top - 4), 5, 5)
+            _greek(painter, colour, left, y + line_h / 2, left + 48)
+            row = y + line_h + preview.CELL_H / 2
+            while array is not None and row < rect.top() + next_top - 8:
+                _greek(painter, colour, left + preview.BRACKET, row, right - preview.BRACKET)
+                row += preview.CELL_H
+        painter.setPen(QPen(QColor(t.card_border), 1.4))
+        painter.setBrush(QColor(t.port))
+        for i in range(card.n_inputs):
+            painter.drawEllipse(r.input_pos(self.nid, i), render_cards.PORT_R, render_cards.PORT_R)
+        for i in range(card.n_outputs):
+            painter.drawEllipse(r.output_pos(self.nid, i), render_cards.PORT_R, render_cards.PORT_R)
+        painter.setPen(Qt.PenStyle.NoPen)
+        top = rect.top() - render_cards.BADGE_H - 4
+        source, target, _, unrecorded = self._shown_badges
+        for shown, colour, x in ((source, t.source, rect.left()), (target, t.target, rect.right() - 48),
+                                 (unrecorded, t.cut, rect.left() + (52 if source else 0))):
+            if shown:
+                painter.setBrush(QColor(colour))
+                painter.drawRoundedRect(QRectF(x, top, 48, render_cards.BADGE_H), 9, 9)
+
+    def itemChange(self, change, value):
+        if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged:
+            self.view._node_moved(self)
+        elif change == QGraphicsItem.GraphicsItemChange.ItemSelectedHasChanged:
+            self.update()
+        return super().itemChange(change, value)
+
+    def mouseReleaseEvent(self, event):
+        super().mouseReleaseEvent(event)
+        self.view.commit_moves()
+
+    def mouseDoubleClickEvent(self, event):
+        self.view.nodeActivated(self.nid)
+        super().mouseDoubleClickEvent(event)
+
+
+def bounded_by_rect(item):
+    """Make `item`, a QGraphicsRectItem that paints itself, bounded by its rect alone (no
+    pen): its boundingRect is then answered in C++. Qt asks each item many times a
+    repaint (the 100-node grid: about 1,500 calls a value edit, 1 us each in Python)."""
+    item.setPen(_NO_PEN)
+
+
+def badge_roles(doc):
+    """The node ids that are sources, targets, seeded by output_gradients, and not recorded:
+    what a card's badges say (found once per sync, not once a card)."""
+    return ({p.node for p in doc.sources}, {p.node for p in doc.targets},
+            {p.node for p in doc.output_gradients}, set(doc.tape.stop_recording))
+
+
+def _outline(card):
+    """What the card's edges attach to: its size and its ports."""
+    return card.width, card.height, card.n_inputs, card.n_outputs
+
+
+def _greek(painter, colour, x0, y, x1):
+    """A faint bar where a line of text stands (greeking, for cards too small to read)."""
+    colour = QColor(colour)
+    colour.setAlpha(110)
+    pen = QPen(colour, 6.0)
+    painter.setPen(pen)
+    painter.drawLine(QPointF(x0, y), QPointF(x1, y))
+
+
+def _node_doc(node):
+    """The tooltip's last line for a card without problems: what the node is in TF terms."""
+    if node.kind == OP and node.op in catalog.OPS:
+        return f"tf.{node.op}: {catalog.OPS[node.op].doc}"
+    if node.kind == LAYER and node.op in catalog.LAYERS:
+        return f"keras.layers.{node.op}: {catalog.LAYERS[node.op].doc}"
+    if node.kind == CUSTOM_GRADIENT and node.op in catalog.CUSTOM_RULES:
+        return f"custom gradient: identity forward, {catalog.CUSTOM_RULES[node.op][1]}"
+    if node.kind == CONSTANT:
+        return "tf.constant" + (", watched by the tape" if node.watched else "")
+    if node.kind == VARIABLE:
+        return "tf.Variable" + ("" if node.trainable else " (trainable=False)")
+    return ""
+

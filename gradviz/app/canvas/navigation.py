@@ -1,0 +1,171 @@
+"""Moving around the canvas: zoom, fit, the background grid."""
+import math
+
+from PySide6.QtCore import QLineF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPen, QPixmapCache
+from PySide6.QtWidgets import QGraphicsView
+
+from .cover import boxes_meet
+
+GRID = 20.0
+MIN_SCALE, MAX_SCALE = 0.1, 4.0
+MIN_FIT_SCALE = 0.6   # Fit to Window goes no further out: the numbers on the cards stay legible
+SPARE = 1500.0        # scroll room around the graph (scene units)
+CACHE_ROOM = 2.0      # Qt's pixmap cache holds this many times the pictures of the cards in view
+
+
+class CanvasNavigation:
+    """CanvasView's zoom, fit and grid (a mixin: `self` is the QGraphicsView)."""
+
+    def _update_scene_rect(self):
+        """Room to scroll: the view, every card and every edge, and SPARE units around them.
+
+        Found from the cards' places and sizes and the edges' bounds, not by the scene's
+        itemsBoundingRect, which calls the Python boundingRect of every item (about 700 in
+        a 100-node document: 1.3 ms, on every structural edit and zoom step). What stands
+        out of a card (its ports, badges and problem lines, the player's formula card) is
+        well within the spare room. The room is kept while it holds all that with at most
+        SPARE more to a side: a new scroll range repaints the whole view."""
+        view = self.visible_rect()
+        left, top, right, bottom = view.left(), view.top(), view.right(), view.bottom()
+        cards = self.renderer.cards
+        for nid, (x, y) in self.positions.items():
+            card = cards.get(nid)
+            if card is not None:
+                left, top = min(left, x), min(top, y)
+                right, bottom = max(right, x + card.width), max(bottom, y + card.height)
+        for item in self.edge_items.values():
+            edge_left, edge_top, edge_right, edge_bottom = item.box
+            left, top = min(left, edge_left), min(top, edge_top)
+            right, bottom = max(right, edge_right), max(bottom, edge_bottom)
+        wanted = QRectF(left - SPARE, top - SPARE, right - left + 2 * SPARE, bottom - top + 2 * SPARE)
+        room = self.scene().sceneRect()
+        if not (room.contains(wanted) and wanted.adjusted(-SPARE, -SPARE, SPARE, SPARE).contains(room)):
+            self.scene().setSceneRect(wanted)
+        self._cache_view = None   # cards came, went or moved: the next paint sizes the cache again
+
+    def _hold_cards_in_cache(self):
+        """Let Qt's pixmap cache hold CACHE_ROOM times the cached pictures of the cards in
+        view (each card has two: its frame and its numbers). Qt's 10 MB default holds less
+        than a big window shows of many cards (2560x1440, 100 crowded cards: 18 MB):
+        painting 100 cards' new numbers evicted frames still in view, and each value edit
+        drew all 100 frames again. Called before each paint; it counts again only when the
+        view moved, zoomed or resized, or cards changed. Never lowered: every view in the
+        app shares the cache."""
+        dpr = self.viewport().devicePixelRatioF()
+        scale = self.transform().m11() * dpr
+        view = self.visible_rect()
+        key = (scale, view.left(), view.top(), view.width(), view.height())
+        if key == self._cache_view:
+            return
+        self._cache_view = key
+        shown = view.getCoords()
+        area = 0.0
+        for nid, item in self.node_items.items():
+            x, y = self.positions.get(nid, (0.0, 0.0))
+            frame, numbers = item.boundingRect(), item.numbers.boundingRect()
+            left, top, right, bottom = frame.getCoords()
+            if boxes_meet((x + left, y + top, x + right, y + bottom), shown):
+                area += frame.width() * frame.height() + numbers.width() * numbers.height()
+        need_kb = math.ceil(CACHE_ROOM * area * scale * scale * 4 / 1024)   # 4 bytes a pixel
+        if need_kb > QPixmapCache.cacheLimit():
+            QPixmapCache.setCacheLimit(need_kb)
+
+    def view_centre(self):
+        return self.mapToScene(self.viewport().rect().center())
+
+    def visible_rect(self):
+        """The part of the scene the viewport shows."""
+        return self.mapToScene(self.viewport().rect()).boundingRect()
+
+    def fit(self):
+        """The whole graph in view, at most 125 %, at least MIN_FIT_SCALE (then scrollable)."""
+        items = list(self.node_items.values())
+        if not items:
+            self.reset_zoom()
+            return
+        rect = QRectF()
+        for item in items:
+            rect = rect.united(item.mapRectToScene(item.boundingRect() | item.childrenBoundingRect()))
+        rect = rect.adjusted(-24, -24, 24, 24)
+        self._update_scene_rect()
+        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+        if self.transform().m11() > 1.25:
+            self._set_scale(1.25)
+            self.centerOn(rect.center())
+        elif self.transform().m11() < MIN_FIT_SCALE:
+            # Too big to read whole: stay readable, show the inputs' end, scroll for the rest.
+            self._set_scale(MIN_FIT_SCALE)
+            view = self.visible_rect()
+            x = min(rect.center().x(), rect.left() + view.width() / 2)
+            # Level with the cards at that end (a layered layout may put them far down).
+            near = [r.center().y() for r in (i.sceneBoundingRect() for i in items)
+                    if r.left() < rect.left() + view.width()]
+            y = sorted(near)[len(near) // 2] if near else rect.center().y()
+            y = min(max(y, rect.top() + view.height() / 2), rect.bottom() - view.height() / 2) \
+                if rect.height() > view.height() else rect.center().y()
+            self.centerOn(x, y)
+
+    def zoom_level(self):
+        return self.transform().m11()
+
+    def _set_scale(self, s):
+        s = min(MAX_SCALE, max(MIN_SCALE, s))
+        self.setTransform(self.transform().fromScale(s, s))
+
+    def zoom_by(self, factor, anchor_under_mouse=True):
+        s = self.transform().m11()
+        target = min(MAX_SCALE, max(MIN_SCALE, s * factor))
+        if abs(target - s) < 1e-9:
+            return
+        old = self.transformationAnchor()
+        if not anchor_under_mouse:
+            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.scale(target / s, target / s)
+        self.setTransformationAnchor(old)
+        self._update_scene_rect()
+
+    def zoom_in(self):
+        self.zoom_by(1.25, anchor_under_mouse=False)
+
+    def zoom_out(self):
+        self.zoom_by(0.8, anchor_under_mouse=False)
+
+    def reset_zoom(self):
+        centre = self.view_centre()
+        self.resetTransform()
+        self.centerOn(centre)
+
+    def set_grid_visible(self, visible):
+        self.grid_visible = bool(visible)
+        self.resetCachedContent()   # (repaints the viewport too)
+
+    def drawBackground(self, painter, rect):
+        t = self.renderer.theme
+        painter.fillRect(rect, QColor(t.background))
+        if not self.grid_visible:
+            return
+        step = GRID
+        while step * self.transform().m11() < 9:
+            step *= 5
+        left = math.floor(rect.left() / step) * step
+        top = math.floor(rect.top() / step) * step
+        minor = QColor(t.grid_dot)
+        major = QColor(t.grid_dot).darker(112)
+        lines_minor, lines_major = [], []
+        x = left
+        while x < rect.right():
+            (lines_major if round(x / step) % 5 == 0 else lines_minor).append(
+                QLineF(x, rect.top(), x, rect.bottom()))
+            x += step
+        y = top
+        while y < rect.bottom():
+            (lines_major if round(y / step) % 5 == 0 else lines_minor).append(
+                QLineF(rect.left(), y, rect.right(), y))
+            y += step
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        painter.setPen(QPen(minor, 0))
+        painter.drawLines(lines_minor)
+        painter.setPen(QPen(major, 0))
+        painter.drawLines(lines_major)
+

@@ -1,0 +1,182 @@
+"""What the canvas paints over the cards: the story step and a refused connection's note."""
+import numpy as np
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPen, QPicture
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject
+
+from ...render import painter as render_painter
+from ...render import preview
+
+
+class StepOverlay(QGraphicsItem):
+    """The story step over the cards: the active node's ring, the travelling cotangent and
+    the formula card, all painted by the render layer's step code (as in an export).
+
+    What an export paints under the cards (the ring's glow, the card's leader line) is
+    clipped to the space between the cards, so the picture matches the exported one.
+    `set_highlight({card label: [flat indices]})` rings entries of the card's arrays
+    (element provenance).
+    """
+
+    def __init__(self, view):
+        super().__init__()
+        self.view = view
+        self.step = None
+        self.progress = 1.0
+        self.highlight = {}
+        self._bounds = QRectF()
+        self._under = QPainterPath()
+        self._arrays = []
+        self._pictures = (QPicture(), QPicture())
+        self.moving = QRectF()
+        self.setZValue(20)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setAcceptHoverEvents(False)
+
+    def state(self):
+        """What the overlay shows, as plain data (tests compare it)."""
+        s = self.step
+        if s is None:
+            return None
+        return (s.index, s.kind, s.node, round(self.progress, 6),
+                tuple(sorted((k, tuple(v)) for k, v in self.highlight.items())))
+
+    def parts(self):
+        """The formula card's row, as painted: [(kind, ...)] from render's _formula_parts."""
+        return [] if self.step is None else self.view.renderer._formula_parts(self.step)
+
+    def card_arrays(self):
+        """{label: array} of the formula card (upstream, operands, contribution, sum ...)."""
+        return {label: array for label, array, _ in self._arrays}
+
+    def set_step(self, step, progress=1.0):
+        if step is not self.step:
+            self.highlight = {}
+        self.step = step
+        self.progress = min(1.0, max(0.0, float(progress)))
+        self.relayout()
+
+    def _sync_pending(self):
+        """Cards draw at the step shown: a source's gradient stays pending until its
+        accumulation step; repaint the cards whose pending state changed."""
+        r = self.view.renderer
+        r.story_index = None if self.step is None else getattr(self.step, "index", None)
+        pending = r.pending_ports()
+        shown = getattr(self, "_pending", (None, frozenset()))
+        if shown[0] is r and shown[1] == pending:
+            return
+        changed = {p.node for p in pending ^ shown[1]} if shown[0] is r else {p.node for p in r.reveal_steps()}
+        self._pending = (r, pending)
+        for nid in changed:
+            item = self.view.node_items.get(nid)
+            if item is not None:
+                item.numbers.update()   # "pending" is drawn where the numbers are
+
+    def set_highlight(self, cells):
+        self.highlight = {k: [int(i) for i in v] for k, v in (cells or {}).items()}
+        self.update()
+
+    def relayout(self):
+        """Recompute where the step paints (after a new step, renderer or node move)."""
+        self.prepareGeometryChange()
+        self._sync_pending()
+        r = self.view.renderer
+        step = self.step
+        if step is None or getattr(step, "node", None) not in r.doc.nodes \
+                or any(n not in r.positions for n in r.doc.nodes):
+            self._bounds, self._under, self._arrays = QRectF(), QPainterPath(), []
+            self.setVisible(step is not None and getattr(step, "node", None) in r.doc.nodes)
+            self.update()
+            return
+        node = r.rect(step.node)
+        bounds = node.adjusted(-24, -24, 24, 24)
+        card = render_painter.formula_rect(r, step)
+        if card is not None:
+            bounds = bounds.united(card.adjusted(-4, -4, 4, 4))
+        moving = r.moving_rect(step)   # what changes with progress: the travelling cotangent
+        bounds = bounds.united(moving)
+        under = QPainterPath()
+        under.addRect(bounds)
+        cards = QPainterPath()
+        for nid in r.doc.nodes:
+            rect = r.rect(nid)
+            if rect.intersects(bounds):
+                cards.addRoundedRect(rect, 8, 8)
+        self._bounds = bounds
+        self.moving = moving
+        self._under = under.subtracted(cards)
+        self._arrays = render_painter.formula_arrays(r, step)
+        self._record(r, step)
+        self.setVisible(True)
+        self.update()
+
+    def _record(self, r, step):
+        """What does not move while the cotangent travels, recorded once per step: the ring
+        and leader (under the arrows, clipped off the cards) and the formula card (over them)."""
+        under, over = QPicture(), QPicture()
+        painter = QPainter(under)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setClipPath(self._under, Qt.ClipOperation.IntersectClip)
+        r._paint_highlight(painter, step.node)
+        r._paint_leader(painter, step)
+        painter.end()
+        painter = QPainter(over)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        r._paint_formula(painter, step)
+        painter.end()
+        self._pictures = (under, over)
+
+    def boundingRect(self):
+        return self._bounds
+
+    def paint(self, painter, option, widget=None):
+        step, r = self.step, self.view.renderer
+        if step is None or self._bounds.isEmpty():
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        under, over = self._pictures
+        painter.drawPicture(0, 0, under)
+        r.paint_arrows(painter, step, self.progress)
+        painter.drawPicture(0, 0, over)
+        if not self.highlight:
+            return
+        colour = QColor(self.view.highlight_colour())
+        fill = QColor(colour)
+        fill.setAlpha(70)
+        painter.setPen(QPen(colour, 2.0))
+        painter.setBrush(fill)
+        for label, array, box in self._arrays:
+            for flat in self.highlight.get(label, ()):
+                if 0 <= flat < np.size(array):
+                    cell = render_painter.entry_rect(array, box.left(), box.top(), flat)
+                    if cell is not None:
+                        painter.drawRoundedRect(cell, 3, 3)
+
+
+class RefusalNote(QGraphicsObject):
+    """A transient message at the cursor (a refused connection), gone after a few seconds."""
+
+    def __init__(self, text, theme):
+        super().__init__()
+        self.text = text
+        self.theme = theme
+        self.font = preview.sans_font(9)
+        fm = QFontMetricsF(self.font)
+        self._rect = fm.boundingRect(QRectF(0, 0, 320, 400), int(Qt.TextFlag.TextWordWrap), text)
+        self._rect = self._rect.adjusted(-8, -6, 8, 6)
+        self.setZValue(10)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+
+    def boundingRect(self):
+        return self._rect.adjusted(-1, -1, 1, 1)
+
+    def paint(self, painter, option, widget=None):
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(QColor(self.theme.error), 1.4))
+        painter.setBrush(QColor("#fff4f4") if self.theme.name == "light" else QColor("#3a2224"))
+        painter.drawRoundedRect(self._rect, 6, 6)
+        painter.setPen(QColor(self.theme.error if self.theme.name == "light" else "#ffd6d6"))
+        painter.setFont(self.font)
+        painter.drawText(self._rect.adjusted(8, 6, -8, -6), int(Qt.TextFlag.TextWordWrap), self.text)

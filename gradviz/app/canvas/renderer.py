@@ -1,0 +1,186 @@
+"""The canvas' Renderer: cards measured once and re-measured only when their content changed,
+grown to show every port a node has (catalog slots, a free variadic slot, used outputs)."""
+import copy
+import math
+
+import numpy as np
+
+from ...graph import catalog
+from ...graph.build import input_slots, n_outputs
+from ...graph.document import LAYER, OP
+from ...render import cards as render_cards
+from ...render.cards import used_ports
+from ...render.painter import Renderer
+
+
+def port_counts(node, doc, used=None):
+    """(inputs, outputs) a node shows: its catalog slots, one free slot when variadic.
+    `used`: the document's `used_ports`, when the caller has them."""
+    try:
+        fixed, variadic = input_slots(node)
+        outs = n_outputs(node)
+    except Exception:  # an op the catalog does not know (a file loaded leniently)
+        fixed, variadic, outs = 1, False, 1
+    ins_used, outs_used = (used or used_ports(doc)).get(node.id, ((), ()))
+    used_in = [i + 1 for i in ins_used]
+    used_out = [i + 1 for i in outs_used]
+    n_in = max([fixed, *used_in])
+    if variadic:
+        n_in = max(n_in, (max(used_in) + 1) if used_in else 1)
+    return max(0, n_in), max([1, outs, *used_out])
+
+
+def input_names(node, count):
+    names = []
+    spec = catalog.OPS.get(node.op) if node.kind == OP else None
+    for i in range(count):
+        if spec is not None and spec.inputs:
+            name = spec.inputs[min(i, len(spec.inputs) - 1)]
+            names.append(f"{name.rstrip('*')}[{i - len(spec.inputs) + 1}]" if name.endswith("*") else name)
+        else:
+            names.append("x" if count == 1 else f"x{i}")
+    return names
+
+
+def output_names(node, count):
+    if node.kind == LAYER and node.op in catalog.LAYERS:
+        weights = catalog.LAYERS[node.op].weight_names(catalog.full_attrs(node))
+        return ["output", *weights][:count] + [f"output {i}" for i in range(1 + len(weights), count)]
+    return ["output"] if count == 1 else [f"output {i}" for i in range(count)]
+
+
+class CanvasRenderer(Renderer):
+    """The render layer's Renderer, re-measuring only the cards whose content changed."""
+
+    def __init__(self, doc, evaluation, result, theme, positions, previous=None):
+        super().__init__(type(doc)(), theme=theme, positions={})  # every attribute, no cards
+        self.doc, self.evaluation, self.positions = doc, evaluation, positions
+        self._result = result
+        self.keys = {}
+        self.used = used_ports(doc)
+        self._target_name = render_cards.target_name(doc)   # in every gradient's label
+        self.measured = set()   # the cards measured afresh (the others keep the previous geometry)
+        self.renumbered = {}    # node id -> the previous card, where only the numbers are new
+        old_cards = getattr(previous, "cards", {}) if previous is not None else {}
+        old_keys = getattr(previous, "keys", {}) if previous is not None else {}
+        same_theme = previous is not None and previous.theme == self.theme
+        for nid, node in doc.nodes.items():
+            key = self._content_key(node)
+            self.keys[nid] = key
+            old = old_cards.get(nid)
+            if same_theme and old is not None and _same_key(old_keys.get(nid), key):
+                self.cards[nid] = old
+                continue
+            card = None
+            if same_theme and old is not None and old_keys.get(nid, (None,))[0] == key[0]:
+                card = self._renumbered(old, node)    # only numbers changed: no new measure
+                if card is not None:
+                    self.renumbered[nid] = old
+            if card is None:
+                card = self._measure(node)
+                self.measured.add(nid)
+            self.cards[nid] = card
+
+    @property
+    def story(self):
+        """The controller's story: assembled only when something asks for it."""
+        return self._story if self._story is not None else getattr(self._result, "story", None)
+
+    @story.setter
+    def story(self, story):
+        self._story = story
+
+    def _content_key(self, node):
+        """Everything a card shows: if it is unchanged the old measurement still holds."""
+        grads = self.card_gradients(node.id)   # the node's own and its layer weights'
+        return ((node.kind, node.op, node.label, repr(sorted(node.attrs.items())), node.watched,
+                 node.trainable, self.used[node.id], tuple(p.index for p, _ in grads),
+                 tuple(self.doc.targets), self._target_name),
+                self._value(node.id), tuple(g for _, g in grads))
+
+
+def _same_key(a, b):
+    return (a is not None and a[0] == b[0] and _same_array(a[1], b[1])
+            and all(_same_array(x, y) for x, y in zip(a[2], b[2])))
+
+
+def make_renderer(doc, result, theme, positions, previous=None):
+    """A Renderer over the controller's result, cards grown to show every port of a node."""
+    ev = getattr(result, "evaluation", None)
+    try:
+        renderer = CanvasRenderer(doc, ev, result, theme, positions, previous)
+    except Exception:  # a value the previews cannot draw: show the cards without it
+        renderer = CanvasRenderer(_drawable_doc(doc), _drawable_evaluation(ev), result, theme, positions)
+    for nid in renderer.measured:
+        card = renderer.cards[nid]
+        n_in, n_out = port_counts(doc.nodes[nid], doc, renderer.used)
+        card.n_inputs, card.n_outputs = n_in, n_out
+        card.height = math.ceil(max(card.height, render_cards.HEADER_H + 14 + max(n_in, n_out) * 18))
+    return renderer
+
+
+def _drawable(array):
+    try:
+        a = np.asarray(array)
+        return a.size > 0 and a.dtype.kind in "biuf" and a.ndim <= 8
+    except Exception:
+        return False
+
+
+def _drawable_doc(doc):
+    """A copy of `doc` without the tensor values a preview cannot draw (empty ones)."""
+    safe = copy.copy(doc)
+    safe.nodes = {}
+    for nid, node in doc.nodes.items():
+        if node.value is not None and not _drawable(node.value):
+            node = copy.copy(node)
+            node.value = None
+        safe.nodes[nid] = node
+    return safe
+
+
+def _drawable_evaluation(ev):
+    if ev is None:
+        return None
+    safe = copy.copy(ev)
+    safe.values = {p: v for p, v in (getattr(ev, "values", None) or {}).items() if _drawable(v)}
+    safe.gradients = {p: (g if g is None or _drawable(g) else None)
+                      for p, g in (getattr(ev, "gradients", None) or {}).items()}
+    return safe
+
+
+def _same_array(a, b):
+    """True when `a` and `b` certainly draw the same (the same bytes, shape and dtype)."""
+    if a is b:
+        return True
+    if a is None or b is None:
+        return False
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.hasobject:
+        return bool(np.array_equal(a, b))
+    return a.tobytes() == b.tobytes()
+
+
+def _card_key(card):
+    return (card.title, card.subtitle, card.info, card.attrs, card.width, card.height,
+            card.n_inputs, card.n_outputs, card.has_gradient,
+            tuple((s[0], s[3], s[1] is None) for s in card.sections))
+
+
+def same_frame(a, b):
+    """True when cards `a` and `b` differ at most in their numbers (NumbersItem's part):
+    the same text, size, ports and section boxes."""
+    return _card_key(a) == _card_key(b) and [getattr(s.preview, "height", None) for s in a.sections] \
+        == [getattr(s.preview, "height", None) for s in b.sections]
+
+
+def same_numbers(a, b):
+    """True when cards `a` and `b` show the same value and gradients."""
+    return _same_array(a.value, b.value) and all(_same_array(x.array, y.array)
+                                                 for x, y in zip(a.sections, b.sections))
+
+
+# -- items --------------------------------------------------------------------------------
+

@@ -1,0 +1,685 @@
+"""The node canvas: cards painted by render/ (as in the exported pictures), ports to connect.
+
+Every card is painted by `render.Renderer`'s own card painter, so the canvas and an
+exported PNG show the same thing. The view only adds what editing needs: selection
+and error outlines, ports that can be dragged, the rubber wire, the grid, zoom and pan.
+Edits go through the DocumentController (one undo step each); the scene follows the
+controller's signals, updating only the cards whose content changed.
+
+The view is here; its parts: canvas_renderer (measuring cards), canvas_items (node, port,
+edge, and the edge layer that paints every edge's line in one call),
+canvas_overlay (the story step), canvas_edit (add, copy, paste, delete), canvas_navigation
+(zoom, fit, grid) and quick_add (the Tab popup).
+"""
+from __future__ import annotations
+
+import json
+import math
+
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QColor, QCursor, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsScene, QGraphicsView, QMenu
+
+from ...graph.document import Document
+from ...render.layout import layout as layout_positions
+from ...render.painter import Renderer
+from .cover import boxes_meet
+from .edges import EdgeItem, EdgeLayer
+from .editing import NODES_MIME, CanvasEditing
+from .items import NUMBERS, OUTLINE, NodeItem, PortItem, badge_roles
+from .navigation import CanvasNavigation
+from .overlay import RefusalNote, StepOverlay
+from .renderer import make_renderer
+
+__all__ = ["CanvasView", "EdgeItem", "NodeItem", "PortItem", "StepOverlay", "PALETTE_MIME",
+           "NODES_MIME"]
+
+PALETTE_MIME = "application/x-gradviz-palette-entry"
+SNAP_RADIUS = 22.0
+AFTER_PAINT_WAIT_MS = 100  # how long `after_repaint` waits for a paint that may not come
+MANY_CARDS = 8             # cards in view repainting at once: the whole viewport repaints
+
+
+class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
+    """The editor's canvas over a DocumentController."""
+
+    nodeActivated = Signal(str)        # a card was double-clicked
+    spaceTapped = Signal()             # Space pressed and released without panning
+
+    def __init__(self, controller, parent=None, theme="light"):
+        super().__init__(parent)
+        self.controller = controller
+        self.theme_name = theme
+        self.grid_visible = True
+        self.positions = {}                # node id -> (x, y): what the scene shows
+        self.node_items = {}
+        self.edge_items = {}
+        self._synced_edges = None   # doc.edges as the last sync saw them
+        self._synced_cuts = None    # the renderer's cuts() as the last sync saw them
+        self._cache_view = None     # the view the pixmap cache was last sized for
+        self.renderer = Renderer(Document(), theme=theme, positions={})
+        self.last_refusal = None           # the last refused connection's reason (tests read it)
+        self._needs_full = True
+        self._dirty = True
+        self._selecting = False
+        self._wire = None
+        self._wire_from = None
+        self._wire_target = None
+        self._pan = None
+        self._space = False
+        self._note = None
+        self._quick = None                 # the Tab popup, made the first time it opens
+        self._banding = False              # a rubber band is being dragged
+        self._band_changed = False
+        self._paste_count = 0
+        self._move_start = {}
+        self._space_panned = False
+        self.step_overlay = None
+        self._after_paint = []             # callbacks waiting for the next paint
+        self._running_after_paint = False
+        self._after_paint_timer = QTimer(self)
+        self._after_paint_timer.setSingleShot(True)
+        self._after_paint_timer.timeout.connect(self._run_after_paint)
+
+        self.setScene(QGraphicsScene(self))
+        self.edge_layer = EdgeLayer(self)
+        self.scene().addItem(self.edge_layer)
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        self.setRubberBandSelectionMode(Qt.ItemSelectionMode.IntersectsItemShape)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
+        # The grid is painted once per zoom and scroll, not under every repainted card
+        # (a value edit of 76 cards in view: 2.5 ms of each repaint).
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
+        self.setAcceptDrops(True)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setMouseTracking(True)
+        self.scene().selectionChanged.connect(self._scene_selection_changed)
+
+        controller.documentReplaced.connect(self._document_replaced)
+        controller.changed.connect(self._changed)
+        controller.evaluated.connect(self._evaluated)
+        controller.selectionChanged.connect(self._controller_selection)
+        self.sync(full=True)
+
+    # -- theme --------------------------------------------------------------------------
+    def set_theme(self, name):
+        self.theme_name = name
+        self.sync(full=True, new_document=False)  # new colours; nothing moves
+        self.resetCachedContent()   # (repaints the viewport too)
+
+    def highlight_colour(self):
+        return "#f4a100" if self.theme_name == "light" else "#ffc44d"
+
+    # -- the others' share of an edit waits for the canvas -----------------------------------
+    def after_repaint(self, callback):
+        """Call `callback` once the canvas has painted (or after AFTER_PAINT_WAIT_MS when
+        no paint comes): panels that follow an edit (the player's step list) do their part
+        after the user sees the edit's new numbers, not before."""
+        if callback not in self._after_paint:
+            self._after_paint.append(callback)
+        if self._running_after_paint:   # asked by one of them: the paint has happened
+            return
+        if not self.isVisible():
+            self._after_paint_timer.start(0)
+        elif not self._after_paint_timer.isActive():
+            # The wait starts when the event loop is free again, not during the edit.
+            QTimer.singleShot(0, self, self._wait_for_paint)
+
+    def _wait_for_paint(self):
+        if self._after_paint and not self._after_paint_timer.isActive():  # not painted yet
+            self._after_paint_timer.start(AFTER_PAINT_WAIT_MS)
+
+    @property
+    def waiting_for_paint(self):
+        """True while callbacks given to `after_repaint` have not run yet."""
+        return bool(self._after_paint)
+
+    def paintEvent(self, event):
+        self._hold_cards_in_cache()
+        super().paintEvent(event)
+        if self._after_paint:
+            self._after_paint_timer.start(0)
+
+    def _run_after_paint(self):
+        self._after_paint_timer.stop()
+        self._running_after_paint = True
+        try:
+            while self._after_paint:
+                callback = self._after_paint.pop(0)
+                try:
+                    callback()
+                except Exception:
+                    if self._after_paint:   # the others still run, on the next turn
+                        self._after_paint_timer.start(0)
+                    raise
+        finally:
+            self._running_after_paint = False
+
+    # -- keeping the scene in step with the document ----------------------------------------
+    def _document_replaced(self):
+        # A new file (the undo history was cleared) is rebuilt; undo/redo updates in place.
+        if self.controller.undo_stack.count() == 0:
+            self._needs_full = True
+        self._dirty = True
+
+    def _changed(self):
+        self._dirty = True
+        QTimer.singleShot(0, self, self._sync_if_dirty)
+
+    def _sync_if_dirty(self):
+        if self._dirty:
+            self.sync()
+
+    def _evaluated(self, result):
+        self.sync()
+
+    def _place_missing(self, doc, missing):
+        """Positions for nodes the document does not place: the render layout for a whole
+        unplaced document, else near the centre of the view."""
+        if len(missing) == len(doc.nodes):
+            sizes = {nid: (c.width, c.height) for nid, c in self.renderer.cards.items()}
+            self.positions.update(layout_positions(doc, sizes))
+            return
+        centre = self.view_centre()
+        for i, nid in enumerate(missing):
+            self.positions[nid] = (round(centre.x() + 24 * i), round(centre.y() + 24 * i))
+
+    def sync(self, full=None, new_document=None):
+        """Bring the scene up to date with controller.doc and controller.result. `full`
+        rebuilds every item; for a new document (the default with `full`) the unplaced
+        nodes are laid out afresh and the view fits them."""
+        full = self._needs_full if full is None else full
+        new_document = full if new_document is None else new_document
+        doc = self.controller.doc
+        self._dirty = False
+        self._needs_full = False
+        self._cancel_wire()
+        if new_document:
+            self.positions = {}
+        for nid, node in doc.nodes.items():
+            if node.position is not None:
+                self.positions[nid] = (float(node.position[0]), float(node.position[1]))
+        for nid in [n for n in self.positions if n not in doc.nodes]:
+            del self.positions[nid]
+        missing = [nid for nid in doc.nodes if nid not in self.positions]
+        for nid in missing:
+            self.positions[nid] = (0.0, 0.0)
+        previous = None if full else self.renderer
+        self.renderer = make_renderer(doc, self.controller.result, self.theme_name, self.positions, previous)
+        self.renderer.positions = self.positions
+        if missing:
+            self._place_missing(doc, missing)
+        problems = self.controller.result.node_problems or {}
+        scene = self.scene()
+        self._selecting = True
+        try:
+            if full:
+                for item in list(self.node_items.values()) + list(self.edge_items.values()):
+                    scene.removeItem(item)
+                self.node_items, self.edge_items = {}, {}
+            gone = [n for n in self.node_items if n not in doc.nodes]
+            for nid in gone:
+                scene.removeItem(self.node_items.pop(nid))
+            moved, repainted = set(), []
+            reshaped = full or bool(gone)
+            roles = badge_roles(doc)
+            added = False
+            for nid in doc.nodes:
+                item = self.node_items.get(nid)
+                if item is None:
+                    item = self.node_items[nid] = NodeItem(self, nid)
+                    scene.addItem(item)
+                    moved.add(nid)
+                    added = True
+                pos = QPointF(*self.positions[nid])
+                if item.pos() != pos:
+                    item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges, False)
+                    item.setPos(pos)
+                    item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges, True)
+                    moved.add(nid)
+                change = item.refresh(self.renderer, problems.get(nid, []), roles)
+                if change == OUTLINE:
+                    moved.add(nid)
+                if change is not None:
+                    repainted.append(item)
+                    reshaped = reshaped or change != NUMBERS   # problem lines, a new outline
+                item.setSelected(nid in self.controller.selection)
+            new_edges = set()
+            if full or gone or added or doc.edges != self._synced_edges:
+                new_edges, removed = self._sync_edges(doc)
+                reshaped = reshaped or bool(new_edges) or removed
+            cuts = self.renderer.cuts()
+            recut = cuts != self._synced_cuts
+            for e, item in self.edge_items.items():
+                if new_edges and e in new_edges:
+                    continue
+                if e.src.node in moved or e.dst.node in moved:
+                    item.update_geometry()
+                if recut:
+                    item.refresh()  # cut status may change with the tape settings
+            self._synced_edges, self._synced_cuts = list(doc.edges), cuts
+            if moved and not full:
+                self._reroute_around(moved)  # a card that grew may now cover other edges
+            if full:
+                self.edge_layer.refit()
+        finally:
+            self._selecting = False
+        self._repaint_many(repainted)
+        if self.step_overlay is not None and self.step_overlay.step is not None:
+            self.step_overlay.relayout()
+            reshaped = True
+        if reshaped or moved:   # new numbers alone keep every item's bounds
+            self._update_scene_rect()
+        if new_document:
+            QTimer.singleShot(0, self, self.fit)
+
+    def _sync_edges(self, doc):
+        """An edge item for every edge between nodes there are, and no other: returns (the
+        edges whose items are new, whether an item went). Skipped when the document's edges
+        are the last sync's: hashing every Edge cost 0.6 ms of each value edit at 100 nodes."""
+        edges = {e for e in doc.edges if e.src.node in doc.nodes and e.dst.node in doc.nodes}
+        gone = [e for e in self.edge_items if e not in edges]
+        for e in gone:
+            item = self.edge_items.pop(e)
+            self.scene().removeItem(item)
+            self.edge_layer.edge_removed(item)
+        new = set()
+        for e in doc.edges:
+            if e in edges and e not in self.edge_items:
+                item = self.edge_items[e] = EdgeItem(self, e)
+                self.scene().addItem(item)
+                new.add(e)
+        return new, bool(gone)
+
+    def _repaint_many(self, items):
+        """When many cards in view repaint, repaint the viewport as one rectangle: the view
+        then finds and clips its items against one rectangle, not against a region of
+        dozens (a value edit of 76 cards in view: 20 ms of paint instead of 28, CPU)."""
+        if len(items) < MANY_CARDS:
+            return
+        view = self.visible_rect()
+        shown = 0
+        for item in items:
+            shown += view.intersects(item.sceneBoundingRect())
+            if shown >= MANY_CARDS:
+                self.viewport().update()
+                return
+
+    def scene_item(self, node_id):
+        return self.node_items.get(node_id)
+
+    # -- the story step (the player) ------------------------------------------------------
+    def set_step(self, step, progress=1.0):
+        """Show story `step` at animation `progress` (0..1) over the cards; None hides it."""
+        if step is None:
+            if self.step_overlay is not None:
+                self.step_overlay.set_step(None)
+            return
+        if self.step_overlay is None:
+            self.step_overlay = StepOverlay(self)
+            self.scene().addItem(self.step_overlay)
+        if step is self.step_overlay.step:
+            progress = min(1.0, max(0.0, float(progress)))
+            if progress != self.step_overlay.progress:
+                self.step_overlay.progress = progress
+                self.step_overlay.update(self.step_overlay.moving)  # only the arrow moves
+        else:
+            self.step_overlay.set_step(step, progress)  # the player frames the step (step_view)
+
+    def set_highlight(self, cells):
+        """Ring entries of the step's formula card: {card label: [flat indices]}."""
+        if self.step_overlay is not None:
+            self.step_overlay.set_highlight(cells)
+
+    def _node_moved(self, item):
+        p = item.pos()
+        self.positions[item.nid] = (p.x(), p.y())
+        for e, edge_item in self.edge_items.items():
+            if item.nid in (e.src.node, e.dst.node):
+                edge_item.update_geometry()
+        if self.step_overlay is not None and self.step_overlay.step is not None:
+            self.step_overlay.relayout()
+
+    def commit_moves(self):
+        """After a drag: the new positions become one undoable edit."""
+        doc = self.controller.doc
+        moved = {}
+        for nid, item in self.node_items.items():
+            node = doc.nodes.get(nid)
+            if node is None:
+                continue
+            p = (round(item.pos().x(), 1), round(item.pos().y(), 1))
+            if node.position is None or (abs(node.position[0] - p[0]) > 0.05
+                                         or abs(node.position[1] - p[1]) > 0.05):
+                moved[nid] = p
+        if not moved:
+            return
+        if any(n.position is None for n in doc.nodes.values()):
+            moved = {nid: (round(x, 1), round(y, 1)) for nid, (x, y) in self.positions.items()}
+        self.controller.move_nodes(moved)
+        self.controller.end_move()
+        self._reroute_around(moved)
+        self._update_scene_rect()   # the cards were already where the edit puts them: sync saw no move
+
+    def _reroute_around(self, node_ids):
+        """Edges the dropped or resized cards now sit on take a new route around them (while
+        dragging only the moved cards' own edges follow; routing every edge costs too much
+        per move)."""
+        r = self.renderer
+        rects = [r.rect(nid) for nid in node_ids if nid in r.cards and nid in r.positions]
+        boxes = [rect.getCoords() for rect in rects]
+        for e, edge_item in self.edge_items.items():
+            if e.src.node in node_ids or e.dst.node in node_ids:
+                continue
+            if any(boxes_meet(edge_item.box, box) and edge_item.path_crosses(rect)
+                   for rect, box in zip(rects, boxes)):
+                edge_item.update_geometry()
+
+    # -- selection ----------------------------------------------------------------------
+    def _scene_selection_changed(self):
+        if self._selecting:
+            return
+        if self._banding:  # the inspector follows once the rubber band is let go
+            self._band_changed = True
+            return
+        ids = [i.nid for i in self.scene().selectedItems() if isinstance(i, NodeItem)]
+        order = {nid: k for k, nid in enumerate(self.controller.doc.nodes)}
+        self._selecting = True
+        try:
+            self.controller.set_selection(sorted(ids, key=lambda n: order.get(n, 0)))
+        finally:
+            self._selecting = False
+
+    def _controller_selection(self, ids):
+        if self._selecting:
+            return
+        self._selecting = True
+        try:
+            for nid, item in self.node_items.items():
+                item.setSelected(nid in ids)
+            if ids:
+                for item in self.edge_items.values():
+                    item.setSelected(False)
+        finally:
+            self._selecting = False
+
+    def select_all(self):
+        self._selecting = True
+        try:
+            for item in self.node_items.values():
+                item.setSelected(True)
+        finally:
+            self._selecting = False
+        self.controller.set_selection(list(self.controller.doc.nodes))
+
+    def selected_edges(self):
+        return [i.edge for i in self.scene().selectedItems() if isinstance(i, EdgeItem)]
+
+    # -- wires --------------------------------------------------------------------------
+    def start_wire(self, port_item, scene_pos):
+        self._cancel_wire()
+        self._wire_from = port_item
+        self._wire = QGraphicsPathItem()
+        pen = QPen(QColor(self.highlight_colour()), 2.2, Qt.PenStyle.DashLine)
+        self._wire.setPen(pen)
+        self._wire.setZValue(5)
+        self.scene().addItem(self._wire)
+        self.update_wire(scene_pos)
+
+    def _port_near(self, scene_pos, want_output, own_node=False):
+        """The port a wire dropped at `scene_pos` snaps to; `own_node`: also the wire's own
+        node's ports (so a drop there is refused with its reason, not ignored)."""
+        best, best_d = None, SNAP_RADIUS
+        area = QRectF(scene_pos.x() - SNAP_RADIUS, scene_pos.y() - SNAP_RADIUS, 2 * SNAP_RADIUS,
+                      2 * SNAP_RADIUS)
+        start = getattr(self._wire_from, "node_item", None)
+        for item in self.scene().items(area):
+            if isinstance(item, PortItem) and item.is_output == want_output \
+                    and (own_node or item.node_item is not start):
+                d = math.dist((item.scenePos().x(), item.scenePos().y()), (scene_pos.x(), scene_pos.y()))
+                if d < best_d:
+                    best, best_d = item, d
+        if best is None:  # dropped on a card: its first free input (or its output)
+            for item in self.scene().items(scene_pos):
+                if isinstance(item, NodeItem) and item is not getattr(self._wire_from, "node_item", None):
+                    ports = item.ports_out if want_output else item.ports_in
+                    if want_output:
+                        return ports[0] if ports else None
+                    taken = {e.dst.index for e in self.controller.doc.edges if e.dst.node == item.nid}
+                    free = [p for p in ports if p.index not in taken]
+                    return free[0] if free else (ports[0] if len(ports) == 1 else None)
+        return best
+
+    def update_wire(self, scene_pos):
+        if self._wire is None:
+            return
+        start = self._wire_from.scenePos()
+        target = self._port_near(scene_pos, not self._wire_from.is_output)
+        if target is not self._wire_target:
+            old, self._wire_target = self._wire_target, target
+            for p in (old, target):
+                if p is not None:
+                    p.refresh_look()
+        end = target.scenePos() if target is not None else scene_pos
+        a, b = (start, end) if self._wire_from.is_output else (end, start)
+        self._wire.setPath(self.renderer._edge_path(a, b))
+
+    def finish_wire(self, scene_pos):
+        if self._wire is None:
+            return None
+        start = self._wire_from
+        target = self._port_near(scene_pos, not start.is_output) \
+            or self._port_near(scene_pos, not start.is_output, own_node=True)
+        self._cancel_wire()
+        if target is None:
+            return None
+        src, dst = (start, target) if start.is_output else (target, start)
+        return self.try_connect(src.port, dst.port, scene_pos)
+
+    def _cancel_wire(self):
+        if self._wire is not None:
+            self.scene().removeItem(self._wire)
+        old = self._wire_target
+        self._wire = self._wire_from = self._wire_target = None
+        if old is not None and old.scene() is not None:
+            old.refresh_look()
+
+    def try_connect(self, src, dst, scene_pos=None):
+        """Connect output `src` to input `dst`; a refusal is shown at the cursor. Returns the reason."""
+        reason = self.controller.connect(src, dst)
+        if reason:
+            self.show_refusal(reason, scene_pos)
+        return reason
+
+    def show_refusal(self, reason, scene_pos=None):
+        self.last_refusal = reason
+        if scene_pos is None:
+            scene_pos = self.mapToScene(self.mapFromGlobal(QCursor.pos()))
+        text = f"Cannot connect: {reason}"
+        if self._note is not None and self._note.scene() is not None:
+            self.scene().removeItem(self._note)
+        self._note = RefusalNote(text, self.renderer.theme)
+        self._note.setPos(scene_pos + QPointF(12, 12) / max(self.transform().m11(), 1e-3))
+        self.scene().addItem(self._note)
+        note = self._note
+        QTimer.singleShot(4000, self, lambda: self._drop_note(note))
+
+    def _drop_note(self, note):
+        if note.scene() is not None:
+            note.scene().removeItem(note)
+        if self._note is note:
+            self._note = None
+
+    def refusal_note(self):
+        """The message shown at the cursor, while it is visible (else None)."""
+        return self._note.text if self._note is not None and self._note.scene() is not None else None
+
+    # -- input --------------------------------------------------------------------------
+    def wheelEvent(self, event):
+        """Ctrl + wheel zooms at the pointer; the wheel alone scrolls (Shift: sideways)."""
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            delta = event.angleDelta().y() or event.angleDelta().x()
+            if delta:
+                self.zoom_by(1.0015 ** delta)
+            event.accept()
+            return
+        super().wheelEvent(event)
+
+    def event(self, event):
+        chord = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
+        if event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Tab \
+                and not event.modifiers() & chord:
+            self.quick_add()
+            return True
+        if event.type() == QEvent.Type.ShortcutOverride and event.key() == Qt.Key.Key_Space \
+                and not event.modifiers():
+            event.accept()  # Space is ours: held it pans, tapped it plays (spaceTapped)
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event):
+        key, mods = event.key(), event.modifiers()
+        ctrl = bool(mods & Qt.KeyboardModifier.ControlModifier)
+        shift = bool(mods & Qt.KeyboardModifier.ShiftModifier)
+        undo = self.controller.undo_stack
+        handlers = {
+            (Qt.Key.Key_Delete, False): self.delete_selected,
+            (Qt.Key.Key_Backspace, False): self.delete_selected,
+            (Qt.Key.Key_C, True): self.copy, (Qt.Key.Key_X, True): self.cut,
+            (Qt.Key.Key_V, True): self.paste, (Qt.Key.Key_D, True): self.duplicate,
+            (Qt.Key.Key_A, True): self.select_all,
+            (Qt.Key.Key_Equal, True): self.zoom_in, (Qt.Key.Key_Plus, True): self.zoom_in,
+            (Qt.Key.Key_Minus, True): self.zoom_out, (Qt.Key.Key_0, True): self.reset_zoom,
+            (Qt.Key.Key_F, False): self.fit, (Qt.Key.Key_L, True): self.auto_layout,
+            (Qt.Key.Key_Z, True): undo.redo if shift else undo.undo, (Qt.Key.Key_Y, True): undo.redo,
+            (Qt.Key.Key_Escape, False): self._cancel_wire,
+        }
+        handler = handlers.get((key, ctrl))
+        if handler is not None:
+            handler()
+            event.accept()
+            return
+        if key == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = True
+            self._space_panned = False
+            self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def keyReleaseEvent(self, event):
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = False
+            self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+            event.accept()
+            if not self._space_panned:
+                self.spaceTapped.emit()
+            return
+        super().keyReleaseEvent(event)
+
+    def mousePressEvent(self, event):
+        if event.button() == Qt.MouseButton.MiddleButton:
+            self._pan = event.position()
+            self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
+            event.accept()
+            return
+        if event.button() == Qt.MouseButton.LeftButton and not self._space:
+            item = self.itemAt(event.position().toPoint())
+            if isinstance(item, EdgeItem) and not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+                self.scene().clearSelection()
+            self._banding = item is None
+            self._band_changed = False
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event):
+        if self._space and event.buttons():
+            self._space_panned = True
+        if self._pan is not None:
+            d = event.position() - self._pan
+            self._pan = event.position()
+            self.horizontalScrollBar().setValue(int(self.horizontalScrollBar().value() - d.x()))
+            self.verticalScrollBar().setValue(int(self.verticalScrollBar().value() - d.y()))
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event):
+        if event.button() == Qt.MouseButton.MiddleButton and self._pan is not None:
+            self._pan = None
+            self.viewport().unsetCursor()
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+        if self._banding:
+            self._banding = False
+            if self._band_changed:
+                self._scene_selection_changed()
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._update_scene_rect()
+
+    def showEvent(self, event):
+        super().showEvent(event)
+        if not getattr(self, "_shown_once", False):
+            self._shown_once = True
+            QTimer.singleShot(0, self, self.fit)
+
+    # -- drops from the palette ---------------------------------------------------------
+    def dragEnterEvent(self, event):
+        if event.mimeData().hasFormat(PALETTE_MIME):
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dragMoveEvent(self, event):
+        if event.mimeData().hasFormat(PALETTE_MIME):
+            event.acceptProposedAction()
+        else:
+            super().dragMoveEvent(event)
+
+    def dropEvent(self, event):
+        data = event.mimeData()
+        if data.hasFormat(PALETTE_MIME):
+            entry = json.loads(bytes(data.data(PALETTE_MIME)).decode())
+            self.add_node_at(entry["kind"], entry.get("op", ""),
+                             self.mapToScene(event.position().toPoint()))
+            event.acceptProposedAction()
+            self.setFocus(Qt.FocusReason.OtherFocusReason)  # Delete, Ctrl+D… act on the new node
+            return
+        super().dropEvent(event)
+
+    # -- context menu -------------------------------------------------------------------
+
+    def contextMenuEvent(self, event):
+        scene_pos = self.mapToScene(event.pos())
+        item = self.itemAt(event.pos())
+        while item is not None and not isinstance(item, (NodeItem, EdgeItem)):
+            item = item.parentItem()
+        menu = QMenu(self)
+        if isinstance(item, NodeItem):
+            if item.nid not in self.controller.selection:
+                self.controller.set_selection([item.nid])
+            menu.addAction("Mark as target / unmark", lambda: self.apply_role("target"))
+            menu.addAction("Mark as source / unmark", lambda: self.apply_role("source"))
+            menu.addAction("Set output_gradients (ones)", lambda: self.apply_role("output_gradients"))
+            menu.addSeparator()
+            menu.addAction("Copy", self.copy)
+            menu.addAction("Duplicate", self.duplicate)
+            menu.addAction("Delete", self.delete_selected)
+        elif isinstance(item, EdgeItem):
+            edge = item.edge
+            menu.addAction("Disconnect", lambda: self.controller.disconnect(edge))
+        else:
+            menu.addAction("Add node…", lambda: self.quick_add(scene_pos))
+            menu.addAction("Paste", self.paste)
+            menu.addSeparator()
+            menu.addAction("Auto-layout", self.auto_layout)
+            menu.addAction("Fit to view", self.fit)
+            grid = QAction("Show grid", menu, checkable=True, checked=self.grid_visible)
+            grid.toggled.connect(self.set_grid_visible)
+            menu.addAction(grid)
+        menu.exec(event.globalPos())

@@ -1,0 +1,502 @@
+"""The inspector page of one node: header, label, attributes, value or weights, roles, results."""
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+                               QPushButton, QSpinBox, QWidget)
+
+from ...graph import catalog
+from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
+from ...graph.fileformat import port_text
+from ...graph.tensors import DTYPES
+from .fields import (PLACEHOLDERS, LineField, Page, attr_text, blocked, bold_label,
+                               column_group, group, int_list, muted_label, output_count, parse_attr,
+                               problems_label, show_problems)
+from .tensor_editor import ERROR_STYLE, TensorEditor, shape_text
+
+
+def _kind_text(node):
+    if node.kind == OP:
+        return f"op · {node.op}"
+    if node.kind == LAYER:
+        return f"layer · keras.layers.{node.op}"
+    if node.kind == CUSTOM_GRADIENT:
+        return f"custom gradient · {node.op}"
+    return {CONSTANT: "constant · tf.constant", VARIABLE: "variable · tf.Variable"}[node.kind]
+
+
+def _doc_of(node):
+    if node.kind == OP and node.op in catalog.OPS:
+        spec = catalog.OPS[node.op]
+        return f"{node.op}({', '.join(spec.inputs)}): {spec.doc}"
+    if node.kind == LAYER and node.op in catalog.LAYERS:
+        return f"keras.layers.{node.op}: {catalog.LAYERS[node.op].doc}"
+    if node.kind == CUSTOM_GRADIENT and node.op in catalog.CUSTOM_RULES:
+        return f"tf.custom_gradient, identity forward; backward: {catalog.CUSTOM_RULES[node.op][1]}"
+    if node.kind == VARIABLE:
+        return "a tf.Variable: a trainable variable is watched automatically"
+    return "a tf.constant: its gradient is computed only when it is watched"
+
+
+def _output_name(node, i):
+    if node.kind == LAYER and i > 0 and node.op in catalog.LAYERS:
+        names = catalog.LAYERS[node.op].weight_names(catalog.full_attrs(node))
+        if i - 1 < len(names):
+            return f"output {i} ({names[i - 1]})"
+    return f"output {i}"
+
+
+def _fresh_weight(name, shape, seed=0):
+    """Keras' initial values: glorot-uniform kernel, zero bias/beta/mean, unit gamma/variance."""
+    if name == "kernel":
+        limit = np.sqrt(6.0 / max(1, sum(shape)))
+        return np.random.default_rng(seed).uniform(-limit, limit, shape).astype(np.float32)
+    return np.full(shape, _initial_fill(name), np.float32)
+
+
+def _initial_fill(name):
+    return 1.0 if name in ("gamma", "moving_variance") else 0.0
+
+
+def _resized(array, shape, fill=0.0):
+    """`array` cut or padded (with `fill`) to `shape`, keeping the overlapping block."""
+    out = np.full(shape, fill, array.dtype)
+    if array.ndim == len(shape):
+        block = tuple(slice(0, min(a, b)) for a, b in zip(array.shape, shape))
+        out[block] = array[block]
+    return out
+
+
+class NodePage(Page):
+    """The selected node: header, label, attributes, value/weights, roles, results."""
+
+    @staticmethod
+    def key_for(controller, selection):
+        node = controller.doc.nodes[selection[0]]
+        _, kinds = catalog.defaults_and_kinds(node)
+        missing = ()
+        if node.kind == LAYER and node.op in catalog.LAYERS:
+            names = catalog.LAYERS[node.op].weight_names(catalog.full_attrs(node))
+            missing = tuple(n for n in names if n not in node.weights)
+        return ("node", node.id, node.kind, node.op, tuple(sorted(kinds.items())),
+                tuple(node.weights), missing, output_count(node))
+
+    def __init__(self, inspector, selection, key):
+        super().__init__(inspector, key)
+        self.node_id = selection[0]
+        node = self.node
+        c = self.controller
+
+        # header
+        self.title = QLabel()
+        f = self.title.font()
+        f.setPointSizeF(f.pointSizeF() * 1.25)
+        f.setBold(True)
+        self.title.setFont(f)
+        self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.subtitle = QLabel(_kind_text(node))
+        self.subtitle.setToolTip(_doc_of(node))
+        self.title.setToolTip(_doc_of(node))
+        self.doc_label = muted_label(_doc_of(node))
+        self.problems = problems_label()
+        for w in (self.title, self.subtitle, self.doc_label, self.problems):
+            self.layout_.addWidget(w)
+
+        # properties
+        box, form = group("Properties")
+        self.label = LineField(lambda t: t.strip(), self._set_label, node.op or node.id)
+        form.addRow("Label", self.label)
+        self.watched = self.trainable = None
+        if node.kind in (CONSTANT, VARIABLE, LAYER):
+            self.watched = QCheckBox("Watched  (tape.watch)")
+            self.watched.setToolTip("Call tape.watch() on this tensor so the tape records its "
+                                    "uses, even when it is a constant")
+            self.watched.toggled.connect(lambda v: c.set_field(self.node_id, "watched", v))
+            form.addRow("", self.watched)
+        if node.kind in (VARIABLE, LAYER):
+            self.trainable = QCheckBox("Trainable")
+            self.trainable.setToolTip("A trainable variable is watched automatically when "
+                                      "watch_accessed_variables is on")
+            self.trainable.toggled.connect(lambda v: c.set_field(self.node_id, "trainable", v))
+            form.addRow("", self.trainable)
+        self.shape = self.dtype = None
+        if node.kind in (CONSTANT, VARIABLE):
+            self.shape = LineField(int_list, self._set_shape, "e.g. 2, 3 (empty: a scalar)")
+            self.dtype = QComboBox()
+            self.dtype.addItems(DTYPES)
+            self.dtype.activated.connect(lambda i: self._set_dtype(self.dtype.itemText(i)))
+            row = QHBoxLayout()
+            row.setSpacing(6)
+            row.addWidget(self.shape, 1)
+            row.addWidget(self.dtype, 0, Qt.AlignTop)
+            form.addRow("Shape", row)
+        self.layout_.addWidget(box)
+
+        # attributes
+        self.attr_widgets = {}
+        defaults, kinds = catalog.defaults_and_kinds(node)
+        if node.kind == CUSTOM_GRADIENT or defaults:
+            box, form = group("Attributes")
+            if node.kind == CUSTOM_GRADIENT:
+                self.rule = QComboBox()
+                for name, (_, doc, _) in catalog.CUSTOM_RULES.items():
+                    self.rule.addItem(name)
+                    self.rule.setItemData(self.rule.count() - 1, doc, Qt.ToolTipRole)
+                self.rule.activated.connect(lambda i: self._set_rule(self.rule.itemText(i)))
+                form.addRow("Rule", self.rule)
+            for name in defaults:
+                w = self._attr_editor(name, kinds[name])
+                self.attr_widgets[name] = w
+                label = QLabel(name)
+                label.setToolTip(f"{name} ({kinds[name]}); default {defaults[name]!r}")
+                form.addRow(label, w)
+            self.layout_.addWidget(box)
+
+        # value / weights
+        self.value_editor = None
+        self.weight_box = None
+        if node.kind in (CONSTANT, VARIABLE):
+            box, v = column_group("Value")
+            self.value_editor = TensorEditor(box)
+            self.value_editor.confirm = lambda text: self.inspector.confirm(text)
+            self.value_editor.valueEdited.connect(lambda a: c.set_value(self.node_id, a))
+            v.addWidget(self.value_editor)
+            self.layout_.addWidget(box)
+        elif node.kind == LAYER and node.op in catalog.LAYERS:
+            self._layer_weights()
+
+        # roles
+        box = QGroupBox("Gradient roles")
+        grid = QFormLayout(box)
+        grid.setContentsMargins(8, 6, 8, 8)
+        self.role_boxes = {}
+        for i in range(output_count(node)):
+            port = Port(self.node_id, i)
+            row = QHBoxLayout()
+            for role, text, tip in (
+                    ("targets", "Target", "tape.gradient(target, …): differentiate this output"),
+                    ("sources", "Source", "tape.gradient(…, source): the gradient with respect "
+                                          "to this output")):
+                cb = QCheckBox(text)
+                cb.setToolTip(tip)
+                cb.toggled.connect(lambda _, r=role, p=port: c.toggle_port(r, p))
+                self.role_boxes[(role, i)] = cb
+                row.addWidget(cb)
+            row.addStretch(1)
+            grid.addRow(_output_name(node, i) if output_count(node) > 1 else "", row)
+        self.layout_.addWidget(box)
+
+        # results
+        box, v = column_group("Result")
+        self.result_port = QComboBox()
+        for i in range(output_count(node)):
+            self.result_port.addItem(_output_name(node, i), i)
+        self.result_port.currentIndexChanged.connect(lambda _: self.refresh())
+        v.addWidget(self.result_port)  # parented first: a parentless widget shown is a window
+        self.result_port.setVisible(output_count(node) > 1)
+        self.value_heading = bold_label("Value")
+        self.value_view = TensorEditor(box, read_only=True)
+        self.value_none = muted_label()
+        self.grad_heading = bold_label("Gradient")
+        self.grad_view = TensorEditor(box, read_only=True)
+        self.grad_none = muted_label()
+        show_value = node.kind not in (CONSTANT, VARIABLE)
+        for w in (self.value_heading, self.value_view, self.value_none):
+            v.addWidget(w)
+            w.setVisible(show_value)
+        for w in (self.grad_heading, self.grad_view, self.grad_none):
+            v.addWidget(w)
+        self.layout_.addWidget(box)
+        self.finish()
+
+    @property
+    def node(self):
+        return self.controller.doc.nodes[self.node_id]
+
+    # -- editors -----------------------------------------------------------------------
+    def _attr_editor(self, name, kind):
+        c, nid = self.controller, self.node_id
+        if kind == "bool":
+            w = QCheckBox()
+            w.toggled.connect(lambda v: self._set_attr(name, bool(v)))
+            return w
+        if kind == "int":
+            w = QSpinBox()
+            w.setRange(1 if name in ("units", "num") else -1_000_000, 1_000_000)
+            w.setKeyboardTracking(False)
+            w.valueChanged.connect(lambda v: self._set_attr(name, int(v)))
+            return w
+        if (name == "activation" and self.node.kind == LAYER) or kind == "dtype":
+            w = QComboBox()
+            w.addItems(catalog.ACTIVATIONS if kind != "dtype" else DTYPES[:-1])
+            w.activated.connect(lambda i: self._set_attr(name, w.itemText(i)))
+            return w
+
+        def commit(value):
+            problem = catalog.check_attr(kind, value)
+            if problem:
+                return problem
+            if value != catalog.full_attrs(c.doc.nodes[nid]).get(name):
+                self._set_attr(name, value)
+            return None
+        return LineField(lambda t: parse_attr(kind, t), commit, PLACEHOLDERS.get(kind, ""))
+
+    def _set_attr(self, name, value):
+        node = self.node
+        old = catalog.full_attrs(node).get(name)
+        if old == value and type(old) is type(value):
+            return
+        if node.kind == LAYER and name in ("units", "use_bias"):
+            return self._set_layer_attr(name, value)
+        self.controller.set_attr(self.node_id, name, value)
+
+    def _set_label(self, text):
+        if text != self.node.label:
+            self.controller.set_field(self.node_id, "label", text)
+
+    def _set_rule(self, rule):
+        if rule == self.node.op:
+            return
+
+        def change(doc):
+            node = doc.nodes[self.node_id]
+            node.op = rule
+            node.attrs = dict(catalog.CUSTOM_RULES[rule][0])
+        self.controller.edit(f"Set {self.node_id} rule", change)
+
+    def _set_shape(self, shape):
+        node = self.node
+        old = node.value
+        shape = tuple(shape)
+        if shape == old.shape:
+            return None
+        if any(n < 1 for n in shape):
+            return "every axis needs at least one entry"
+        size = int(np.prod(shape))
+        if size > 1_000_000:
+            return f"{size} values is too many for the editor (at most 1000000)"
+        if size == old.size:
+            text = (f"Reshape {node.id} from {shape_text(old.shape)} to {shape_text(shape)}? "
+                    "The values are kept in row-major order.")
+            new = old.reshape(shape)
+        else:
+            new = _resized(old, shape)
+            kept = int(np.prod([min(a, b) for a, b in zip(old.shape, shape)])) \
+                if old.ndim == len(shape) else 0
+            text = (f"Resize {node.id} from {shape_text(old.shape)} to {shape_text(shape)}? "
+                    f"{kept} of its {old.size} values are kept, "
+                    f"{size - kept} new entries are set to 0.")
+        if not self.inspector.confirm(text):
+            self.shape.reset(attr_text("ints", list(old.shape)))
+            return None
+        self.controller.set_value(self.node_id, new)
+        return None
+
+    def _set_dtype(self, dtype):
+        old = self.node.value
+        if dtype == old.dtype.name:
+            return
+        new = old.astype(dtype)
+        if not np.array_equal(new.astype(np.float64), old.astype(np.float64), equal_nan=True):
+            if not self.inspector.confirm(
+                    f"Converting {self.node_id} from {old.dtype.name} to {dtype} changes some "
+                    "values (fractions are cut, nan becomes 0 or garbage). Convert anyway?"):
+                blocked(self.dtype, self.dtype.setCurrentText, old.dtype.name)
+                return
+        self.controller.set_value(self.node_id, new)
+
+    # -- layers ------------------------------------------------------------------------
+    def _layer_weights(self):
+        node, c = self.node, self.controller
+        box, v = column_group("Weights")
+        self.weight_box = box
+        names = catalog.LAYERS[node.op].weight_names(catalog.full_attrs(node))
+        self.weight_names = [n for n in names if n in node.weights]
+        missing = [n for n in names if n not in node.weights]
+        self.weight_missing = QLabel()
+        self.weight_missing.setWordWrap(True)
+        self.build_weights = QPushButton("Create weights")
+        self.build_weights.clicked.connect(self._create_weights)
+        self.input_width = QSpinBox()
+        self.input_width.setRange(1, 4096)
+        shape = self._input_shape()
+        self.input_width.setValue(shape[-1] if shape else 2)
+        self.input_width.setToolTip("The size of the input's last axis (features)")
+        build_row = QHBoxLayout()
+        build_row.addWidget(QLabel("for input features"))
+        build_row.addWidget(self.input_width)
+        build_row.addWidget(self.build_weights, 1)
+        self.build_row = QWidget()
+        self.build_row.setLayout(build_row)
+        build_row.setContentsMargins(0, 0, 0, 0)
+        v.addWidget(self.weight_missing)
+        v.addWidget(self.build_row)
+        self.weight_missing.setVisible(bool(missing))
+        self.build_row.setVisible(bool(missing))
+        if missing:
+            self.weight_missing.setText(f"Missing weights: {', '.join(missing)}. Create them "
+                                        "(Keras' initial values) for the input's width; the "
+                                        "layer can be connected once it has weights.")
+            self.weight_missing.setStyleSheet(ERROR_STYLE)
+        self.weight_choice = QComboBox()
+        self.weight_choice.addItems(self.weight_names)
+        self.weight_editor = TensorEditor(box, fixed_shape=True)
+        self.weight_choice.currentIndexChanged.connect(lambda _: self.refresh())
+        self.weight_editor.valueEdited.connect(
+            lambda a: c.set_value(self.node_id, a, weight=self.weight_choice.currentText()))
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Weight"))
+        row.addWidget(self.weight_choice, 1)
+        v.addLayout(row)
+        v.addWidget(self.weight_editor)
+        self.weight_choice.setVisible(bool(self.weight_names))
+        self.weight_editor.setVisible(bool(self.weight_names))
+        self.layout_.addWidget(box)
+
+    def _input_shape(self):
+        ev = self.controller.result.evaluation
+        edges = self.controller.doc.inputs_of(self.node_id)
+        if ev is None or not edges or edges[0].src not in ev.values:
+            return None
+        return tuple(np.shape(ev.values[edges[0].src]))
+
+    def _fitted_weights(self, node, attrs, input_shape):
+        spec = catalog.LAYERS[node.op]
+        shapes = spec.weight_shapes(attrs, input_shape) if input_shape else None
+        if shapes is None:
+            return None
+        out = {}
+        for name in spec.weight_names(attrs):
+            old = node.weights.get(name)
+            if old is None:
+                out[name] = _fresh_weight(name, shapes[name])
+            elif old.shape != shapes[name]:
+                out[name] = _resized(old, shapes[name], _initial_fill(name))
+            else:
+                out[name] = old
+        return out
+
+    def _create_weights(self):
+        node = self.node
+        shape = self._input_shape() or (self.input_width.value(),)
+        weights = self._fitted_weights(node, catalog.full_attrs(node), shape)
+        if weights is None:
+            self.weight_missing.setText("The layer's input needs at least one axis.")
+            return
+
+        def change(doc):
+            doc.nodes[self.node_id].weights = weights
+        self.controller.edit(f"Create {self.node_id} weights", change)
+
+    def _set_layer_attr(self, name, value):
+        """units / use_bias change the weights' shapes: resize them in the same edit."""
+        node = self.node
+        attrs = {**catalog.full_attrs(node), name: value}
+        weights = self._fitted_weights(node, attrs, self._input_shape())
+
+        def change(doc):
+            n = doc.nodes[self.node_id]
+            n.attrs[name] = value
+            if weights is not None:
+                n.weights = weights
+        self.controller.edit(f"Set {self.node_id}.{name}", change)
+
+    # -- refresh -----------------------------------------------------------------------
+    def refresh(self):
+        if self.node_id not in self.controller.doc.nodes:
+            return
+        node, result = self.node, self.controller.result
+        self.title.setText(node.label or node.id)
+        if node.label:
+            self.title.setText(f"{node.label}  <span style='font-weight:normal'>({node.id})"
+                               "</span>")
+        self.label.show_text(node.label)
+        self.label.edit.setPlaceholderText(node.id)
+        show_problems(self.problems, result.node_problems.get(self.node_id, []))
+        if self.watched is not None:
+            blocked(self.watched, self.watched.setChecked, node.watched)
+        if self.trainable is not None:
+            blocked(self.trainable, self.trainable.setChecked, node.trainable)
+        if self.shape is not None and node.value is not None:
+            self.shape.show_text(attr_text("ints", list(node.value.shape)))
+            blocked(self.dtype, self.dtype.setCurrentText, node.value.dtype.name)
+        if node.kind == CUSTOM_GRADIENT:
+            blocked(self.rule, self.rule.setCurrentText, node.op)
+        _, kinds = catalog.defaults_and_kinds(node)
+        attrs = catalog.full_attrs(node)
+        for name, w in self.attr_widgets.items():
+            value = attrs.get(name)
+            if isinstance(w, QCheckBox):
+                blocked(w, w.setChecked, bool(value))
+            elif isinstance(w, QSpinBox):
+                if not w.hasFocus() and isinstance(value, int):
+                    blocked(w, w.setValue, value)
+            elif isinstance(w, QComboBox):
+                blocked(w, w.setCurrentText, str(value))
+            else:
+                w.show_text(attr_text(kinds[name], value))
+        if self.value_editor is not None and node.value is not None:
+            self.value_editor.set_array(node.value)
+        if self.weight_box is not None and self.weight_names:
+            name = self.weight_choice.currentText()
+            if name in node.weights:
+                self.weight_editor.set_array(node.weights[name])
+        for (role, i), cb in self.role_boxes.items():
+            blocked(cb, cb.setChecked, Port(self.node_id, i) in getattr(self.controller.doc, role))
+        self._refresh_result()
+
+    def _refresh_later(self):
+        if self.inspector.page is self:
+            self._refresh_result(story_now=True)
+
+    def _refresh_result(self, story_now=False):
+        """The value and the gradient (a cotangent from the story for a node that is not a
+        source). `story_now`: the canvas has painted, the story may be assembled."""
+        node, result, doc = self.node, self.controller.result, self.controller.doc
+        port = Port(self.node_id, self.result_port.currentData() or 0)
+        ev = result.evaluation
+        value = None if ev is None else ev.values.get(port)
+        if node.kind not in (CONSTANT, VARIABLE):
+            self.value_view.setVisible(value is not None)
+            self.value_none.setVisible(value is None)
+            if value is not None:
+                self.value_view.set_array(value)
+            else:
+                self.value_none.setText("Not computed: the document cannot run this node yet.")
+        grad, heading, why = None, "Gradient", ""
+        targets = ", ".join(port_text(p) for p in doc.targets) or "the target"
+        if port in doc.sources:
+            heading = f"Gradient  d({targets}) / d({port_text(port)})"
+            if ev is not None and port in ev.gradients:
+                grad = ev.gradients[port]
+                why = "None: this source is not connected to the target (TF returns None)."
+            else:
+                why = "Not computed: see the problems above." if result.problems else \
+                    "Not computed yet."
+        else:
+            story = None
+            if story_now or result.story_ready or not self.inspector.after_repaint(self._refresh_later):
+                story = result.story   # (assembling it waits until the canvas has painted)
+            step = None
+            if story is not None and port in getattr(story, "_final", {}):
+                step = story.steps[story._final[port]]
+            if step is not None:
+                heading = f"Cotangent  d({targets}) / d({port_text(port)})"
+                grad = step.total if step.total is not None else step.cotangent
+            elif not doc.targets:
+                why = "No target yet: tick 'Target' on the output to differentiate."
+            elif port in doc.targets:
+                why = "This is the target; it is seeded with output_gradients (ones by default)."
+            elif story is None and result.evaluation is not None and not result.story_ready:
+                why = "…"    # the cotangent follows in a moment
+            else:
+                why = ("No gradient: tick 'Source' to ask the tape for the gradient with "
+                       "respect to this output" + ("" if story else ", once the document runs")
+                       + ".")
+        self.grad_heading.setText(heading)
+        self.grad_view.setVisible(grad is not None)
+        self.grad_none.setVisible(grad is None)
+        self.grad_none.setText(why)
+        if grad is not None:
+            self.grad_view.set_array(grad)
+
+

@@ -1,0 +1,105 @@
+"""The inspector: the selected node's properties, or the document's when nothing is selected.
+
+Every change is one controller call, so one undo step, and the engine recomputes.
+Pages are rebuilt only when what they show changes in structure (another node, other
+attributes, other outputs); otherwise `refresh` updates the widgets in place, leaving
+alone a field the user is still typing in.
+
+The pages are in inspector_node and inspector_document, their fields in inspector_fields.
+"""
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QFrame, QMessageBox, QScrollArea, QVBoxLayout, QWidget
+
+from .document_page import DocumentPage
+from .fields import attr_text, parse_attr
+from .node_page import NodePage
+
+__all__ = ["InspectorWidget", "NodePage", "DocumentPage", "attr_text", "parse_attr"]
+
+
+class InspectorWidget(QWidget):
+    """The right-hand dock's content. `confirm(text) -> bool` asks before a lossy change."""
+
+    def __init__(self, controller, parent=None, after_repaint=None):
+        """`after_repaint(callback)`: when given (the canvas'), a new result's page refresh
+        waits until the canvas has shown the result."""
+        super().__init__(parent)
+        self.controller = controller
+        self._after_repaint = after_repaint
+        self.confirm = self._ask
+        self.page = None
+        self._retired = []
+        self._syncing = False
+        self.scroll = QScrollArea(self)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.scroll)
+        # The pages take turns inside one holder: taking a page out of the scroll area
+        # (QScrollArea.takeWidget) made it a top-level widget, 13 ms on every new page.
+        holder = QWidget()
+        self._pages = QVBoxLayout(holder)
+        self._pages.setContentsMargins(0, 0, 0, 0)
+        self.scroll.setWidget(holder)
+        self.setMinimumWidth(300)
+        # A page shows the document, never which of its nodes are selected: a new selection
+        # with the same page key needs nothing (`evaluated` refreshes after an edit).
+        controller.selectionChanged.connect(self._selection_changed)
+        controller.documentReplaced.connect(self.sync)
+        controller.evaluated.connect(self._evaluated)
+        self.sync()
+
+    def _selection_changed(self, *_):
+        # The page of a node just added (about 15 ms of widgets at 100 nodes) waits until
+        # the canvas has shown the node; a node the user picks gets its page at once.
+        if self.controller.selecting_new and self.after_repaint(self.sync):
+            return
+        self.sync(refresh=False)
+
+    def _evaluated(self, *_):
+        if not self.after_repaint(self.sync):
+            self.sync()
+
+    def after_repaint(self, callback):
+        """Queue `callback` for when the canvas has painted; False (and nothing queued) when
+        this inspector has no canvas to wait for."""
+        if self._after_repaint is None:
+            return False
+        self._after_repaint(callback)
+        return True
+
+    def _ask(self, text):
+        return QMessageBox.question(self, "gradviz", text) == QMessageBox.Yes
+
+    def sync(self, *_, refresh=True):
+        """Show the page for the current selection; rebuild only when its structure changed."""
+        if self._syncing:
+            QTimer.singleShot(0, lambda: self.sync(refresh=refresh))
+            return
+        self._syncing = True
+        try:
+            c = self.controller
+            sel = [n for n in c.selection if n in c.doc.nodes]
+            cls = NodePage if len(sel) == 1 else DocumentPage
+            key = cls.key_for(c, sel)
+            if self.page is None or self.page.key != key:
+                self._replace(cls(self, sel, key))
+            elif refresh:
+                self.page.refresh()
+        finally:
+            self._syncing = False
+
+    def _replace(self, page):
+        old, self.page = self.page, page
+        if old is not None:
+            old.hide()
+            self._pages.removeWidget(old)
+            old.deleteLater()
+            self._retired = [old]  # deleted by the event loop, not under a running slot
+        self._pages.addWidget(page)
+        page.show()  # now, not from the layout's queued show: focus may move into it at once
+        page.refresh()
+        self.scroll.verticalScrollBar().setValue(0)  # a new page starts at its title
+

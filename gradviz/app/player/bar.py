@@ -1,0 +1,517 @@
+"""The backprop player: step through the story of the backward pass on the canvas.
+
+What is shown is a function of the step index alone (`index` -> story.steps[index],
+drawn by the canvas overlay and framed by `step_view`), never the sum of effects
+replayed so far, so stepping back is exact. Index -1 is the editing view (no step).
+Playing advances on a QTimer; within a step a QVariantAnimation drives the overlay's
+progress 0 -> 1 (the cotangent travelling along its edge).
+"""
+import html
+import re
+
+from PySide6.QtCore import QEasingCurve, QEvent, QSize, Qt, QTimer, QVariantAnimation, Signal
+from PySide6.QtGui import QAction, QKeySequence, QTextDocument
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFrame, QHBoxLayout, QLabel, QScrollArea,
+                               QSizePolicy, QStyle, QToolButton, QVBoxLayout, QWidget)
+
+from ...render.themes import LIGHT
+from . import step_view
+
+SPEEDS = (0.5, 1.0, 2.0, 4.0)
+STEP_MS = 1800          # one step at 1x while playing
+TRAVEL_MS = 900         # the cotangent's travel at 1x
+CAPTION_LINES = (2, 4)  # the caption is this many lines tall, at least and at most
+CHIP_CHARS = 26         # a timeline chip shows this much of its step's name
+STEP_LABEL_W = 380      # the current step's name is elided beyond this width (pixels)
+
+KIND_WORDS = {"seed": "seed", "visit": "visit", "contribution": "local rule", "fan_in": "fan-in sum",
+              "accumulate": "gradient", "cut": "cut", "unconnected": "unconnected"}
+KIND_COLOURS = {"seed": LIGHT.target, "visit": LIGHT.value, "contribution": LIGHT.cotangent,
+                "fan_in": LIGHT.cotangent, "accumulate": LIGHT.source, "cut": LIGHT.cut,
+                "unconnected": LIGHT.cut}
+
+# A letter with combining marks (x̂): DejaVu Sans misplaces the mark, DejaVu Sans Mono does not.
+_MARKED = re.compile(r"\w[\u0300-\u036f]+")
+_MARK_FONT = "<span style=\"font-family:'DejaVu Sans Mono'\">{}</span>"
+
+
+def caption_html(text):
+    """`text` as rich text for a QLabel, with every x̂ (a letter and a combining mark) drawn
+    in a font that puts the mark over its letter."""
+    out, last = [], 0
+    for m in _MARKED.finditer(text or ""):
+        out.append(html.escape(text[last:m.start()], quote=False))
+        out.append(_MARK_FONT.format(m.group()))
+        last = m.end()
+    out.append(html.escape((text or "")[last:], quote=False))
+    return "".join(out).replace("\n", "<br>")
+
+
+def set_caption(label, text):
+    """Show plain `text` in `label` (rich text, so x̂ reads right); `label.plain` keeps it."""
+    label.plain = text or ""
+    label.setText(caption_html(text))
+
+
+def _elided(text, n=CHIP_CHARS):
+    return text if len(text) <= n else text[:n - 1].rstrip() + "…"
+
+
+class StepStrip(QScrollArea):
+    """The timeline: one chip per step with its number and name; click one to go there.
+
+    Chips before the current step are tinted (done), the current one is filled; the
+    strip scrolls (wheel or scroll bar) and keeps the current chip in view."""
+
+    stepClicked = Signal(int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("playerTimeline")
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # arrows belong to the player
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.chips = []
+        self.group = QButtonGroup(self)
+        self.group.setExclusive(True)
+        self.group.idClicked.connect(self.stepClicked.emit)
+        self._current = -1
+        self._body = QWidget()
+        self._row = QHBoxLayout(self._body)
+        self._row.setContentsMargins(0, 1, 0, 1)
+        self._row.setSpacing(3)
+        self._row.addStretch(1)
+        self.setWidget(self._body)
+        self._fit_height()
+
+    def _fit_height(self):
+        chip = self.fontMetrics().height() + 10
+        bar = self.horizontalScrollBar().sizeHint().height()
+        self.setFixedHeight(chip + bar + 4)
+
+    def set_steps(self, names, kinds):
+        """Rebuild the chips (a new story); keeps them when the names are unchanged."""
+        if [c.property("name") for c in self.chips] == list(names):
+            return
+        for chip in self.chips:
+            self.group.removeButton(chip)
+            chip.deleteLater()
+        self.chips = []
+        for i, (name, kind) in enumerate(zip(names, kinds)):
+            chip = QToolButton(self._body)
+            chip.setObjectName("stepChip")
+            chip.setCheckable(True)
+            chip.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            chip.setText(f"{i + 1}  {_elided(name)}")
+            chip.setToolTip(f"Step {i + 1} of {len(names)} ({KIND_WORDS.get(kind, kind)}): {name}")
+            chip.setProperty("name", name)
+            chip.setProperty("kind", kind)
+            self.group.addButton(chip, i)
+            self._row.insertWidget(i, chip)
+            self.chips.append(chip)
+        self._current = -2
+        self.set_current(-1)
+
+    def set_current(self, index):
+        if index == self._current:
+            return
+        self._current = index
+        for i, chip in enumerate(self.chips):
+            chip.setStyleSheet(_chip_style(chip.property("kind"), i, index))
+        if 0 <= index < len(self.chips):
+            self.chips[index].setChecked(True)
+            QTimer.singleShot(0, self, lambda: self._reveal(index))
+        else:
+            checked = self.group.checkedButton()
+            if checked is not None:
+                self.group.setExclusive(False)
+                checked.setChecked(False)
+                self.group.setExclusive(True)
+            self.horizontalScrollBar().setValue(0)
+
+    def _reveal(self, index):
+        if index == self._current and 0 <= index < len(self.chips):
+            self.ensureWidgetVisible(self.chips[index], 80, 0)
+
+    def text_of(self, index):
+        return self.chips[index].text()
+
+    def wheelEvent(self, event):
+        delta = event.angleDelta().y() or event.angleDelta().x()
+        bar = self.horizontalScrollBar()
+        bar.setValue(bar.value() - delta)
+        event.accept()
+
+
+def _chip_style(kind, i, current):
+    colour = KIND_COLOURS.get(kind, LIGHT.edge)
+    base = (f"QToolButton {{ border: 1px solid palette(mid); border-left: 4px solid {colour};"
+            f" border-radius: 3px; padding: 1px 6px; }}")
+    if i == current:
+        return base + (f"QToolButton {{ background: {colour}; color: white; font-weight: bold;"
+                       f" border-color: {colour}; }}")
+    if i < current:
+        return base + "QToolButton { background: palette(midlight); }"
+    return base + "QToolButton { background: palette(base); }"
+
+
+class PlayerBar(QWidget):
+    """First / back / play-pause / step / last, speed, the timeline of named steps, the caption."""
+
+    stepChanged = Signal(int)       # the step index; -1 = the editing view
+
+    def __init__(self, controller, canvas, parent=None):
+        super().__init__(parent)
+        self.setObjectName("backpropPlayer")
+        self.controller = controller
+        self.canvas = canvas
+        self._index = -1
+        self._story_steps = []
+        self._waiting = None         # a result whose story the player has not taken yet
+        self.speed = 1.0
+        self.framing = {}               # step_view.frame_step options (presentation mode)
+
+        self.animation = QVariantAnimation(self)
+        self.animation.setStartValue(0.0)
+        self.animation.setEndValue(1.0)
+        self.animation.setEasingCurve(QEasingCurve.Type.InOutCubic)
+        self.animation.valueChanged.connect(self._progress)
+        self.timer = QTimer(self)
+        self.timer.timeout.connect(self._tick)
+        self._frame_timer = QTimer(self)
+        self._frame_timer.setSingleShot(True)
+        self._frame_timer.setInterval(0)
+        self._frame_timer.timeout.connect(self.frame)
+
+        self._build()
+        canvas.viewport().installEventFilter(self)   # a new size frames the step anew
+        controller.evaluated.connect(self._evaluated)
+        controller.documentReplaced.connect(self._document_replaced)
+        self._evaluated(controller.result)
+
+    # -- widgets ------------------------------------------------------------------------
+    def _make_action(self, name, text, tip, key, icon, slot):
+        action = QAction(self.style().standardIcon(icon), text, self)
+        action.setObjectName(f"player_{name}")
+        action.setShortcut(QKeySequence(key))
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        seq = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        action.setToolTip(f"{tip} ({seq})")
+        action.setStatusTip(tip)
+        action.triggered.connect(lambda *_: slot())
+        self.addAction(action)
+        return action
+
+    def _build(self):
+        sp = QStyle.StandardPixmap
+        self.actions_by_name = a = {}
+        a["first"] = self._make_action("first", "&First Step", "First step: the seed", "Home",
+                                       sp.SP_MediaSkipBackward, self.first)
+        a["back"] = self._make_action("back", "Step &Back", "Previous step", "Left",
+                                      sp.SP_MediaSeekBackward, self.previous)
+        a["play"] = self._make_action("play", "&Play", "Play / pause the backward pass", "Space",
+                                      sp.SP_MediaPlay, self.toggle_play)
+        a["step"] = self._make_action("step", "&Step", "Next step", "Right",
+                                      sp.SP_MediaSeekForward, self.next)
+        a["last"] = self._make_action("last", "&Last Step", "Last step: the gradients", "End",
+                                      sp.SP_MediaSkipForward, self.last)
+        a["edit"] = QAction(self.style().standardIcon(sp.SP_MediaStop), "&Editing View", self)
+        a["edit"].setToolTip("Leave the story: back to editing the graph")
+        a["edit"].setStatusTip("Hide the story step and edit the graph")
+        a["edit"].triggered.connect(lambda *_: self.set_index(-1))
+
+        top = QHBoxLayout()
+        top.setContentsMargins(4, 2, 4, 0)
+        top.setSpacing(2)
+        title = QLabel("<b>Backprop</b>")
+        title.setToolTip("Play the backward pass step by step: the seed, each op's local "
+                         "rule, fan-in sums and the final gradients")
+        top.addWidget(title)
+        top.addSpacing(6)
+        self.buttons = {}
+        for name in ("first", "back", "play", "step", "last", "edit"):
+            button = QToolButton(self)
+            button.setDefaultAction(a[name])
+            button.setIconSize(QSize(20, 20))
+            button.setAutoRaise(True)
+            button.setObjectName(f"playerButton_{name}")
+            self.buttons[name] = button
+            top.addWidget(button)
+        top.addSpacing(6)
+        self.speed_box = QComboBox(self)
+        for s in SPEEDS:
+            self.speed_box.addItem(f"{s:g}×", s)
+        self.speed_box.setCurrentIndex(SPEEDS.index(1.0))
+        self.speed_box.setToolTip("Playback speed")
+        self.speed_box.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.speed_box.currentIndexChanged.connect(lambda i: self.set_speed(SPEEDS[i]))
+        top.addWidget(self.speed_box)
+        top.addSpacing(8)
+        self.timeline = StepStrip(self)
+        self.timeline.setToolTip("The steps of the backward pass: click one to show it")
+        self.timeline.stepClicked.connect(self._chip_clicked)
+        top.addWidget(self.timeline, 1)
+
+        self.step_label = QLabel(self)
+        self.step_label.setObjectName("playerStepName")
+        font = self.step_label.font()
+        font.setPointSizeF(font.pointSizeF() + 1.5)
+        font.setBold(True)
+        self.step_label.setFont(font)
+        self.step_label.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
+        self.step_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.caption = QLabel(self)
+        self.caption.setObjectName("playerCaption")
+        self.caption.setWordWrap(True)
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
+        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = self.caption.font()
+        font.setPointSizeF(font.pointSizeF() + 1.0)
+        self.caption.setFont(font)
+        self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.caption.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        bottom = QHBoxLayout()
+        bottom.setContentsMargins(8, 0, 8, 4)
+        bottom.setSpacing(12)
+        bottom.addWidget(self.step_label)
+        bottom.addWidget(self.caption, 1)
+        self._caption_row = bottom
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addLayout(top)
+        layout.addLayout(bottom)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    # -- state ---------------------------------------------------------------------------
+    @property
+    def steps(self):
+        return self._steps
+
+    @property
+    def index(self):
+        return self._index
+
+    @property
+    def step(self):
+        return self._steps[self._index] if 0 <= self._index < len(self._steps) else None
+
+    @property
+    def is_playing(self):
+        return self.timer.isActive()
+
+    @property
+    def progress(self):
+        if self.animation.state() == QVariantAnimation.State.Running:
+            return float(self.animation.currentValue())
+        return 1.0
+
+    def set_index(self, i, animate=False):
+        """Show step `i` (clamped; -1 = the editing view). Only the index decides the picture."""
+        n = len(self._steps)
+        i = max(-1, min(int(i), n - 1))
+        changed = i != self._index
+        self._index = i
+        self.animation.stop()
+        step = self.step
+        if step is not None and animate:
+            self.canvas.set_step(step, 0.0)
+            self.animation.setDuration(int(TRAVEL_MS / self.speed))
+            self.animation.start()
+        else:
+            self.canvas.set_step(step, 1.0)
+        if step is not None:
+            self.frame()
+            self._frame_timer.start()   # again after a fit the canvas may have queued
+        if i < 0 and self.is_playing:
+            self.pause()
+        self._show()
+        if changed:
+            self.stepChanged.emit(i)
+
+    def frame(self):
+        """Zoom and scroll the canvas to the current step (a function of the index only)."""
+        step = self.step
+        if step is None:
+            return None
+        return step_view.frame_step(self.canvas, self.canvas.renderer, step, **self.framing)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._fit_caption()
+
+    def _fit_caption(self):
+        """Give the caption the height its wrapped text needs at the bar's width, from two
+        to four lines: set here, not by the toolbar's layout, which does not ask a label for
+        its height at a width and can leave the bar many lines tall."""
+        margins = self._caption_row.contentsMargins()
+        width = self.width() - self.step_label.sizeHint().width() - 12 \
+            - margins.left() - margins.right()
+        doc = QTextDocument()
+        doc.setDocumentMargin(0)
+        doc.setDefaultFont(self.caption.font())
+        doc.setHtml(self.caption.text())
+        doc.setTextWidth(max(width, 100))
+        line = self.caption.fontMetrics().lineSpacing()
+        low, high = CAPTION_LINES
+        height = min(max(doc.size().height(), low * line), high * line)
+        self.caption.setFixedHeight(int(height) + 2)
+
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Resize and obj is self.canvas.viewport() \
+                and self.step is not None:
+            self._frame_timer.start()
+        return False
+
+    def finish_animation(self):
+        """Jump to the end of the current step's animation."""
+        if self.animation.state() == QVariantAnimation.State.Running:
+            self.animation.stop()
+            self.canvas.set_step(self.step, 1.0)
+
+    def next(self):
+        if self._index < len(self._steps) - 1:
+            self.set_index(self._index + 1, animate=True)
+            return True
+        return False
+
+    def previous(self):
+        if self._index > 0:
+            self.set_index(self._index - 1)
+            return True
+        return False
+
+    def first(self):
+        self.set_index(0 if self._steps else -1, animate=True)
+
+    def last(self):
+        self.set_index(len(self._steps) - 1)
+
+    def play(self):
+        if not self._steps:
+            return
+        if self._index >= len(self._steps) - 1 or self._index < 0:
+            self.set_index(0, animate=True)
+        self.timer.start(int(STEP_MS / self.speed))
+        self._show()
+
+    def pause(self):
+        self.timer.stop()
+        self._show()
+
+    def toggle_play(self):
+        if self.is_playing:
+            self.pause()
+        else:
+            self.play()
+
+    def set_speed(self, speed):
+        self.speed = float(speed)
+        if self.speed_box.currentData() != self.speed and self.speed in SPEEDS:
+            self.speed_box.setCurrentIndex(SPEEDS.index(self.speed))
+        if self.is_playing:
+            self.timer.start(int(STEP_MS / self.speed))
+
+    def _tick(self):
+        if not self.next():
+            self.pause()
+        elif self._index >= len(self._steps) - 1:
+            self.timer.stop()  # the last step stays on screen; its animation still runs
+            self._show()
+
+    def _progress(self, value):
+        step = self.step
+        if step is not None:
+            self.canvas.set_step(step, float(value))
+
+    def _chip_clicked(self, index):
+        if index != self._index:
+            self.set_index(index, animate=index == self._index + 1)
+        else:
+            self._show()
+
+    # -- the document --------------------------------------------------------------------
+    @property
+    def _steps(self):
+        """The story's steps, taken from the latest result first if it is still waiting."""
+        if self._waiting is not None:
+            self._take_story()
+        return self._story_steps
+
+    def _evaluated(self, result):
+        """A new result: while editing (no step on the canvas, nothing playing) its story is
+        assembled only after the canvas has shown the new numbers; a shown step follows now."""
+        self._waiting = result
+        if self._index < 0 and not self.is_playing and not getattr(result, "story_ready", True):
+            self.canvas.after_repaint(self._take_story)
+        else:
+            self._take_story()
+
+    def _take_story(self):
+        result, self._waiting = self._waiting, None
+        if result is None:
+            return
+        story = getattr(result, "story", None)
+        self._story_steps = list(getattr(story, "steps", None) or [])
+        self.timeline.set_steps([s.title or KIND_WORDS.get(s.kind, s.kind) for s in self._steps],
+                                [s.kind for s in self._steps])
+        old = self._index
+        self._index = -2  # force the redraw with the new story's step
+        self.animation.stop()
+        self.set_index(min(old, len(self._steps) - 1))  # emits stepChanged: a new Step
+
+    def _document_replaced(self):
+        if self.controller.undo_stack.count() == 0:  # a new file: back to editing
+            self.pause()
+            self._index = -1
+
+    # -- showing ------------------------------------------------------------------------
+    def step_name(self, step):
+        title = step.title or KIND_WORDS.get(step.kind, step.kind)
+        return f"{step.index + 1}/{len(self._steps)}  {title}"
+
+    def _why_no_story(self):
+        """Why there is no backward pass, in words: what is missing, or the first error."""
+        doc = self.controller.doc
+        if not doc.targets or not doc.sources:
+            missing = " and ".join(w for w, ports in (("a target", doc.targets),
+                                                       ("a source", doc.sources)) if not ports)
+            return f"No backward pass to show: mark {missing} (Inspector ▸ tape.gradient)."
+        result = self.controller.result
+        errors = [p for p in getattr(result, "problems", ()) if not getattr(p, "warning", False)]
+        if errors:
+            return f"No backward pass to show: {errors[0]}."
+        return "No backward pass to show: the target does not depend on the sources."
+
+    def _show(self):
+        n = len(self._steps)
+        self.timeline.set_current(self._index)
+        self.timeline.setEnabled(n > 0)
+        step = self.step
+        a = self.actions_by_name
+        a["first"].setEnabled(n > 0)
+        a["back"].setEnabled(self._index > 0)
+        a["step"].setEnabled(self._index < n - 1)
+        a["last"].setEnabled(n > 0 and self._index != n - 1)
+        a["play"].setEnabled(n > 0)
+        a["edit"].setEnabled(self._index >= 0)
+        sp = QStyle.StandardPixmap
+        playing = self.is_playing
+        a["play"].setIcon(self.style().standardIcon(sp.SP_MediaPause if playing else sp.SP_MediaPlay))
+        a["play"].setText("&Pause" if playing else "&Play")
+        if step is None:
+            self.step_label.setText("Editing" if n else "No story")
+            set_caption(self.caption,
+                        f"{n} steps in the story of this backward pass: press Space to play, → to "
+                        f"step, or click a step above." if n else self._why_no_story())
+        else:
+            name = self.step_name(step)
+            self.step_label.setText(self.step_label.fontMetrics().elidedText(
+                name, Qt.TextElideMode.ElideRight, STEP_LABEL_W))
+            self.step_label.setToolTip(name)
+            set_caption(self.caption, step.caption)
+        self._fit_caption()

@@ -1,0 +1,107 @@
+"""The Lessons menu: the bundled samples as a course, in the order of samples/README.md,
+and the steps of the open document with their captions.
+
+Each lesson opens its sample as a new unsaved document and starts the backward pass at
+step 0, so the player (or the presentation band) shows the first caption at once. The
+Steps submenu lists every step of the story on screen; its status tip and tooltip are
+the step's caption, and choosing one shows that step.
+"""
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+SAMPLES_DIR = Path(__file__).resolve().parents[3] / "samples"
+_ROW = re.compile(r"^\|\s*`([^`]+\.json)`\s*\|")
+
+
+@dataclass(frozen=True)
+class Lesson:
+    number: int
+    title: str
+    path: Path
+    lesson: str           # the document's lesson paragraph
+
+
+def lesson_entries(directory=SAMPLES_DIR):
+    """[Lesson] in the order of the README's table; samples it does not list come last."""
+    directory = Path(directory)
+    order = []
+    readme = directory / "README.md"
+    if readme.exists():
+        for line in readme.read_text(encoding="utf-8").splitlines():
+            m = _ROW.match(line.strip())
+            if m and (directory / m.group(1)).exists() and m.group(1) not in order:
+                order.append(m.group(1))
+    order += sorted(p.name for p in directory.glob("*.json") if p.name not in order)
+    out = []
+    for name in order:
+        path = directory / name
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        out.append(Lesson(len(out) + 1, data.get("title") or path.stem, path, data.get("lesson") or ""))
+    return out
+
+
+def _summary(text, limit=160):
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def open_lesson(window, lesson, ask=True):
+    """Open `lesson` in `window` and show step 0 of its backward pass; False if not opened."""
+    if not window.open_sample(lesson.path, ask=ask):
+        return False
+    player = getattr(window, "player", None)
+    if player is not None:
+        player.set_index(0 if player.steps else -1)
+    presentation = getattr(window, "presentation", None)
+    if presentation is not None and presentation.active:
+        presentation.refresh()
+        presentation.schedule_fit()
+    window.show_message(f"Lesson {lesson.number}: {lesson.title}")
+    return True
+
+
+def fill_steps_menu(window, menu):
+    """`menu` lists the steps of the window's story, each with its caption."""
+    menu.clear()
+    player = getattr(window, "player", None)
+    steps = player.steps if player is not None else []
+    if not steps:
+        menu.addAction("No backward pass to show").setEnabled(False)
+        return []
+    actions = []
+    for step in steps:
+        action = menu.addAction(player.step_name(step).replace("&", "&&"))
+        action.setCheckable(True)
+        action.setChecked(step.index == player.index)
+        action.setStatusTip(_summary(step.caption, 300))
+        action.setToolTip(step.caption)
+        action.triggered.connect(lambda *_, i=step.index: player.set_index(i))
+        actions.append(action)
+    return actions
+
+
+def build_lessons_menu(window, menu):
+    """Fill `menu` with one action per lesson, then the Steps submenu; returns the lessons'
+    actions."""
+    menu.setToolTipsVisible(True)
+    actions = []
+    for lesson in lesson_entries():
+        title = lesson.title.replace("&", "&&")
+        action = menu.addAction(f"&{lesson.number}  {title}" if lesson.number < 10
+                                else f"{lesson.number}  {title}")
+        action.setStatusTip(_summary(lesson.lesson) or lesson.path.name)
+        action.setToolTip(f"{lesson.path.name}: {_summary(lesson.lesson, 300)}")
+        action.setData(str(lesson.path))
+        action.triggered.connect(lambda *_, entry=lesson: open_lesson(window, entry))
+        actions.append(action)
+    menu.addSeparator()
+    steps = menu.addMenu("S&teps of This Document")
+    steps.setToolTipsVisible(True)
+    steps.aboutToShow.connect(lambda: fill_steps_menu(window, steps))
+    menu.steps_menu = steps
+    return actions

@@ -1,0 +1,348 @@
+"""Presentation mode: the backward pass as a slide show for a classroom projector.
+
+Full screen, the editing chrome (menus, toolbars, docks, status bar) hidden, the
+high-contrast `contrast` theme on the canvas, and a caption band along the bottom with
+the step's title and caption in type a student in the back row can read; before the
+first step it shows the lesson and the whole graph. Type sizes grow with the screen:
+the band's, and the zoom at which each step is framed (the cards' smallest numbers at
+least `readable_px()` tall, scrolling rather than shrinking, as in the window). The
+keyboard (or a presenter's clicker, which sends PageDown / PageUp) steps through the
+story through the window's player. F5 or Esc ends it and puts every piece of the window back.
+"""
+from PySide6.QtCore import QEvent, QObject, QRectF, Qt, QTimer
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolBar,
+                               QVBoxLayout, QWidget)
+
+from .bar import set_caption
+
+THEME = "contrast"
+MAX_ZOOM = 3.0
+TITLE_PT, CAPTION_PT, HINT_PT = 30, 21, 12     # on a screen 900 pixels tall, larger above
+BASE_HEIGHT = 900
+READABLE_SHARE = 1 / 60      # the cards' smallest numbers: this share of the screen's height
+MIN_READABLE_PX = 14.0
+
+NEXT_KEYS = {Qt.Key.Key_Space, Qt.Key.Key_Right, Qt.Key.Key_PageDown, Qt.Key.Key_Down,
+             Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_N}
+BACK_KEYS = {Qt.Key.Key_Left, Qt.Key.Key_PageUp, Qt.Key.Key_Up, Qt.Key.Key_Backspace, Qt.Key.Key_P}
+EXIT_KEYS = {Qt.Key.Key_Escape, Qt.Key.Key_F5}
+HANDLED = NEXT_KEYS | BACK_KEYS | EXIT_KEYS | {Qt.Key.Key_Home, Qt.Key.Key_End}
+
+HINT = "Space / →  next     ←  back     Esc  leave"
+
+
+class CaptionBand(QWidget):
+    """The bottom band: the step's title and caption (or the lesson), large and high-contrast."""
+
+    def __init__(self, parent=None, scale=1.0):
+        super().__init__(parent)
+        self.setObjectName("presentationCaption")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.setStyleSheet(
+            "#presentationCaption { background: #ffffff; border-top: 5px solid #000000; }"
+            "QLabel { color: #000000; background: transparent; }"
+            "QLabel#presentationHint { color: #3d3d3d; }")
+        self.title = QLabel()
+        self.title.setObjectName("presentationTitle")
+        self.title.setFont(_font(TITLE_PT * scale, bold=True))
+        self.title.setWordWrap(True)
+        self.caption = QLabel()
+        self.caption.setObjectName("presentationText")
+        self.caption.setFont(_font(CAPTION_PT * scale))
+        self.caption.setWordWrap(True)
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
+        self.caption.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.hint = QLabel(HINT)
+        self.hint.setObjectName("presentationHint")
+        self.hint.setFont(_font(HINT_PT * scale))
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+        top = QHBoxLayout()
+        top.setSpacing(24)
+        top.addWidget(self.title, 1)
+        top.addWidget(self.hint, 0, Qt.AlignmentFlag.AlignTop)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(int(40 * scale), int(14 * scale), int(40 * scale), int(18 * scale))
+        layout.setSpacing(6)
+        layout.addLayout(top)
+        layout.addWidget(self.caption, 1)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+
+    def show_text(self, title, caption):
+        self.title.setText(title)
+        set_caption(self.caption, caption)
+        self.caption.setVisible(bool(caption))
+
+
+def _font(points, bold=False):
+    font = QFont("DejaVu Sans")
+    font.setStyleHint(QFont.StyleHint.SansSerif)
+    font.setPointSizeF(points)
+    font.setBold(bold)
+    return font
+
+
+class PresentationMode(QObject):
+    """Enter / leave presentation mode on a MainWindow (`window.player` drives the steps)."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.active = False
+        self.band = None
+        self._saved = None
+        self._fit_pending = False
+
+    # -- the story -------------------------------------------------------------------------
+    @property
+    def player(self):
+        return self.window.player
+
+    @property
+    def index(self):
+        return self.player.index
+
+    def steps(self):
+        story = getattr(self.window.controller.result, "story", None)
+        return list(getattr(story, "steps", None) or [])
+
+    def go(self, index):
+        n = len(self.steps())
+        index = max(-1, min(int(index), n - 1))
+        self.player.set_index(index, animate=index >= 0 and index == self.index + 1)
+        self.refresh()
+
+    def next(self):
+        self.go(self.index + 1)
+
+    def previous(self):
+        self.go(self.index - 1)
+
+    def home(self):
+        self.go(-1)
+
+    def end(self):
+        self.go(len(self.steps()) - 1)
+
+    # -- entering and leaving --------------------------------------------------------------
+    def toggle(self):
+        if self.active:
+            self.exit()
+        else:
+            self.enter()
+        return self.active
+
+    def enter(self):
+        if self.active:
+            return
+        w = self.window
+        canvas = w.canvas
+        self._saved = dict(
+            state=w.saveState(),
+            window_state=w.windowState(),
+            geometry=w.saveGeometry(),
+            menu=not w.menuBar().isHidden(),
+            status=not w.statusBar().isHidden(),
+            theme=canvas.theme_name,
+            grid=canvas.grid_visible,
+            transform=canvas.transform(),
+            frame=canvas.frameShape(),
+            centre=canvas.mapToScene(canvas.viewport().rect().center()),
+            hidden=[x for x in w.findChildren(QWidget) if isinstance(x, (QDockWidget, QToolBar))
+                    and x.parent() is w and not x.isHidden()],
+        )
+        self.active = True
+        for widget in self._saved["hidden"]:
+            widget.hide()
+        w.menuBar().hide()
+        w.statusBar().hide()
+        self.band = CaptionBand(scale=self.type_scale())
+        dock = QDockWidget("Caption", w)
+        dock.setObjectName("presentationCaptionDock")
+        dock.setTitleBarWidget(QWidget(dock))
+        dock.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
+        dock.setWidget(self.band)
+        w.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+        dock.show()
+        self._dock = dock
+        canvas.set_grid_visible(False)
+        canvas.set_theme(THEME)
+        canvas.setFrameShape(QFrame.Shape.NoFrame)
+        canvas.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        canvas.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        QApplication.instance().installEventFilter(self)
+        canvas.viewport().installEventFilter(self)
+        self.player.stepChanged.connect(self._step_changed)
+        w.controller.evaluated.connect(self._evaluated)
+        self._saved["framing"] = self.player.framing
+        self.player.framing = dict(readable_px=self.readable_px(), max_zoom=MAX_ZOOM)
+        action = getattr(w, "actions_by_name", {}).get("present")
+        if action is not None:
+            action.setChecked(True)
+        w.showFullScreen()
+        screen = w.screen()
+        if screen is not None and w.geometry() != screen.geometry():
+            w.setGeometry(screen.geometry())   # no window manager to honour full screen
+            w.setWindowState(w.windowState() | Qt.WindowState.WindowFullScreen)
+        self.refresh()
+        self.schedule_fit()
+        canvas.setFocus()
+
+    def exit(self):
+        if not self.active:
+            return
+        w, saved = self.window, self._saved
+        canvas = w.canvas
+        self.active = False
+        QApplication.instance().removeEventFilter(self)
+        canvas.viewport().removeEventFilter(self)
+        self.player.stepChanged.disconnect(self._step_changed)
+        w.controller.evaluated.disconnect(self._evaluated)
+        self.player.framing = saved["framing"]
+        w.removeDockWidget(self._dock)
+        self._dock.deleteLater()
+        self._dock = self.band = None
+        canvas.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        canvas.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        canvas.set_theme(saved["theme"])
+        canvas.setFrameShape(saved["frame"])
+        canvas.set_grid_visible(saved["grid"])
+        w.setWindowState(saved["window_state"])
+        if not saved["window_state"] & Qt.WindowState.WindowFullScreen:
+            if saved["window_state"] & Qt.WindowState.WindowMaximized:
+                w.showMaximized()
+            else:
+                w.showNormal()
+                w.restoreGeometry(saved["geometry"])
+        w.restoreState(saved["state"])
+        for widget in saved["hidden"]:
+            widget.show()
+        w.menuBar().setVisible(saved["menu"])
+        w.statusBar().setVisible(saved["status"])
+        if self.player.step is None:
+            canvas.setTransform(saved["transform"])
+            canvas.centerOn(saved["centre"])
+        else:
+            self.player.frame()     # the step on screen, framed for the window
+        action = getattr(w, "actions_by_name", {}).get("present")
+        if action is not None:
+            action.setChecked(False)
+        self._saved = None
+
+    # -- showing ---------------------------------------------------------------------------
+    def caption_text(self):
+        """(title, text) of the band: the step's, or the document's lesson before step 0."""
+        doc = self.window.controller.doc
+        steps = self.steps()
+        i = self.index
+        if 0 <= i < len(steps):
+            step = steps[i]
+            title = step.title or step.kind.replace("_", " ")
+            return f"{i + 1}/{len(steps)}   {title}", step.caption or ""
+        lesson = getattr(doc, "lesson", "") or ""
+        if not steps:
+            lesson = (lesson + "\n\n" if lesson else "") + "(This document has no backward pass to show yet.)"
+        return doc.title or "Untitled", lesson
+
+    def refresh(self):
+        if self.band is not None:
+            self.band.show_text(*self.caption_text())
+            self._size_band()
+
+    def _size_band(self):
+        """Dock areas ignore height-for-width: give the band the height its wrapped text needs."""
+        band = self.band
+        width = max(band.width(), self.window.width(), 400)
+        height = band.layout().totalHeightForWidth(width)
+        limit = int(self.window.height() * 0.45) if self.window.height() > 200 else height
+        height = max(80, min(height, limit))
+        if band.height() != height or band.minimumHeight() != height:
+            band.setFixedHeight(height)
+            self.schedule_fit()
+
+    def _step_changed(self, _index):
+        self.refresh()
+        self.schedule_fit()
+
+    def _evaluated(self, _result):
+        self.refresh()
+        self.schedule_fit()
+
+    def schedule_fit(self):
+        """Fit after Qt has settled the full-screen geometry (and after the canvas's own fit)."""
+        if not self._fit_pending:
+            self._fit_pending = True
+            QTimer.singleShot(0, self.fit)
+
+    def screen_height(self):
+        screen = self.window.screen()
+        return screen.geometry().height() if screen is not None else BASE_HEIGHT
+
+    def type_scale(self):
+        """How much larger than on a 900-pixel screen the band's type is."""
+        return max(1.0, self.screen_height() / BASE_HEIGHT)
+
+    def readable_px(self):
+        """How tall the cards' smallest numbers must be for the back row, in pixels."""
+        return max(MIN_READABLE_PX, self.screen_height() * READABLE_SHARE)
+
+    def picture_rect(self):
+        """The scene rectangle of the graph (before the first step: the lesson's picture)."""
+        r = self.window.canvas.renderer
+        if not r.doc.nodes:
+            return QRectF()
+        return QRectF(r.bounds(None))
+
+    def fit(self):
+        """Each step framed as in the window, at the presentation's readable zoom; before
+        the first step the whole graph, as large as the screen allows."""
+        self._fit_pending = False
+        if not self.active:
+            return
+        self._size_band()
+        if self.player.step is not None:
+            self.player.frame()
+            return
+        canvas = self.window.canvas
+        rect = self.picture_rect()
+        if rect.isEmpty():
+            return
+        canvas.resetTransform()
+        view = canvas.viewport().rect()
+        zoom = min(view.width() / rect.width(), view.height() / rect.height(), MAX_ZOOM)
+        canvas.scale(zoom, zoom)
+        canvas.centerOn(rect.center())
+
+    # -- keys ------------------------------------------------------------------------------
+    def eventFilter(self, obj, event):
+        if not self.active:
+            return False
+        kind = event.type()
+        if kind == QEvent.Type.Resize and obj is self.window.canvas.viewport():
+            self.schedule_fit()
+            return False
+        if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):
+            return False
+        if not isinstance(obj, QWidget) or obj.window() is not self.window:
+            return False
+        key = event.key()
+        if key not in HANDLED or event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            return False
+        if kind == QEvent.Type.ShortcutOverride:
+            event.accept()   # the key comes to us as a KeyPress, not to a menu shortcut
+            return True
+        self.handle_key(key)
+        return True
+
+    def handle_key(self, key):
+        if key in EXIT_KEYS:
+            self.exit()
+        elif key in NEXT_KEYS:
+            self.next()
+        elif key in BACK_KEYS:
+            self.previous()
+        elif key == Qt.Key.Key_Home:
+            self.home()
+        elif key == Qt.Key.Key_End:
+            self.end()
+

@@ -1,0 +1,622 @@
+"""Element provenance: click an entry of a cotangent or gradient (in this dock's grid, on
+the canvas's formula card or on a card's gradient) to see the sum of products it came
+from, with numbers, and the entries that made it.
+
+The numbers come from `Story.step_provenance` (the story layer); this panel lays them
+out and highlights the contributing entries here and on the canvas.
+"""
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtCore import QEvent, QObject, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
+from PySide6.QtWidgets import (QAbstractItemView, QGraphicsItem, QHeaderView, QLabel, QScrollArea,
+                               QSizePolicy, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from ...graph.document import Port
+from ...render import painter as render_painter
+from ...render.cards import LINE_H, PAD
+from ...render import preview
+from ...story.text import number
+
+MAX_CELLS = 4000                     # entries a grid shows (it scrolls)
+WRAP_MIN, WRAP_MAX = 4, 10           # a long vector wraps into rows this wide
+ENTRY = re.compile(r"^\(?(-?[A-Za-z_][\w]*)\[([\d,\s]*)\]\)?$")
+SHOWN = {"seed": "seed (the cotangent of the target)", "visit": "upstream cotangent",
+         "contribution": "contribution", "fan_in": "sum of the paths",
+         "accumulate": "gradient", "unconnected": "gradient"}
+CARD_LABEL = {"seed": "seed", "visit": "upstream", "contribution": "contribution",
+              "fan_in": "sum", "accumulate": "gradient"}
+
+
+def shown_array(step):
+    """The array a step is about: its cotangent, or the total of a fan-in / accumulation."""
+    if step is None:
+        return None
+    if step.kind in ("fan_in", "accumulate") and step.total is not None:
+        return np.asarray(step.total)
+    return None if step.cotangent is None else np.asarray(step.cotangent)
+
+
+def parse_entry(text):
+    """'grad[0,1]' -> ('grad', (0, 1)); None for '1', 'J[..; ..]' and the like."""
+    m = ENTRY.match(text.strip())
+    if not m:
+        return None
+    idx = tuple(int(i) for i in m.group(2).split(",") if i.strip())
+    return m.group(1), idx
+
+
+def origin_step(story, step):
+    """The step that defined the cotangent a visit / accumulate step shows."""
+    if step.kind not in ("visit", "accumulate", "unconnected"):
+        return step
+    from ...story.local import _defining_step
+    tensor = step._tensor if step.kind != "visit" else getattr(step._op, "outputs", [None])[0]
+    return _defining_step(story, tensor, step.index) or step
+
+
+def path_label(story, index):
+    """The name of one path into a fan-in: the contribution step and which input slot of
+    its op it went through ('y → x, input 1 (y)'), so two paths through one op differ."""
+    step = story.steps[index]
+    if step.kind == "seed":
+        return "seed"
+    if step.kind != "contribution" or step.input_index is None:
+        return step.title
+    names = [k for k in step.operands if k != "grad"]
+    k = step.input_index
+    return f"{step.title}, input {k}" + (f" ({names[k]})" if k < len(names) else "")
+
+
+def plain_number(fmt, value):
+    """`fmt(value)`, with 0 (or a value that rounds to it) printed as 0 and never -0.000."""
+    if value == 0:
+        return "0"
+    text = fmt(value)
+    if text.startswith("-") and text.strip("-0.e+") == "":
+        return text[1:]
+    return text
+
+
+@dataclass
+class Subject:
+    """What the grid shows: an array of cotangent entries and how to explain one of them."""
+
+    heading: str               # rich text above the grid
+    name: str                  # what an entry is called: c[1,2]
+    array: np.ndarray
+    step: object               # the story step whose provenance explains an entry
+    card_label: str = None     # the formula card's array it is (rings on the canvas)
+    node: Port = None          # or the port whose gradient a card shows
+
+
+class TensorGrid(QTableWidget):
+    """A small read-only grid of numbers; a click emits the entry's flat index.
+
+    A matrix shows as rows and columns (numpy's indices in the headers); a long vector
+    wraps into rows, the row header giving the index its row starts at."""
+
+    entryClicked = Signal(int)
+
+    def __init__(self, title="", parent=None):
+        super().__init__(parent)
+        self.title = title
+        self.array = None
+        self.highlighted = []
+        self._cols = 1
+        self.wrapped = False
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.horizontalHeader().setMinimumSectionSize(24)
+        font = QFont("DejaVu Sans Mono")
+        font.setStyleHint(QFont.StyleHint.Monospace)
+        font.setPointSizeF(9.5)
+        self.setFont(font)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.cellClicked.connect(self._clicked)
+
+    def _wrap_width(self, texts):
+        """Columns of a wrapped vector: as many as fit the dock's width, within limits."""
+        cell = self.fontMetrics().horizontalAdvance(max(texts, key=len, default="0")) + 14
+        room = max(self.width(), self.parentWidget().width() if self.parentWidget() else 0, 240)
+        return max(WRAP_MIN, min(WRAP_MAX, (room - 48) // max(cell, 1)))
+
+    def set_array(self, array):
+        self.array = None if array is None else np.asarray(array)
+        self.highlighted = []
+        self.clear()
+        if self.array is None or self.array.size == 0:
+            self.setRowCount(0)
+            self.setColumnCount(0)
+            self.setFixedHeight(0)
+            return
+        a2 = preview.as_2d(self.array)
+        fmt = preview.number_format(a2)
+        flat = a2.reshape(-1)
+        self.wrapped = a2.shape[0] == 1 and a2.shape[1] > WRAP_MAX
+        if self.wrapped:
+            cols = self._wrap_width([fmt(v) for v in flat[:200].tolist()])
+            rows = math.ceil(flat.size / cols)
+        else:
+            rows, cols = a2.shape
+        rows = min(rows, max(1, MAX_CELLS // cols))
+        self._cols = cols
+        self.setRowCount(rows)
+        self.setColumnCount(cols)
+        if self.wrapped:
+            self.setVerticalHeaderLabels([str(r * cols) for r in range(rows)])
+            self.setHorizontalHeaderLabels([f"+{c}" for c in range(cols)])
+        else:
+            self.setVerticalHeaderLabels([str(r) for r in range(rows)])      # numpy's indices
+            self.setHorizontalHeaderLabels([str(c) for c in range(cols)])
+        for r in range(rows):
+            for c in range(cols):
+                k = r * cols + c
+                if k >= flat.size:
+                    break
+                v = flat[k].item()
+                item = QTableWidgetItem(plain_number(fmt, v))
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                item.setToolTip(f"{self.title}[{self._index_text(k)}] = {v:.8g}")
+                self.setItem(r, c, item)
+        self.resizeColumnsToContents()
+        self.resizeRowsToContents()
+        shown = min(rows, 8)
+        height = self.horizontalHeader().height() + sum(self.rowHeight(r) for r in range(shown))
+        scroll = self.horizontalScrollBar().sizeHint().height()
+        self.setFixedHeight(int(height + 2 * self.frameWidth() + (scroll if rows > 8 or cols > 6 else 0)))
+
+    def _index_text(self, flat):
+        shape = np.shape(self.array)
+        return ",".join(str(int(i)) for i in np.unravel_index(flat, shape)) if shape else ""
+
+    def cell_of(self, flat):
+        return divmod(int(flat), self._cols)
+
+    def text_at(self, flat):
+        item = self.item(*self.cell_of(flat))
+        return None if item is None else item.text()
+
+    def _clicked(self, r, c):
+        flat = r * self._cols + c
+        if self.array is not None and flat < self.array.size:
+            self.entryClicked.emit(flat)
+
+    def set_highlight(self, flats, colour="#f4a100"):
+        for flat in self.highlighted:
+            item = self.item(*self.cell_of(flat))
+            if item is not None:
+                item.setBackground(QBrush())
+        self.highlighted = []
+        fill = QColor(colour)
+        fill.setAlpha(110)
+        for flat in flats:
+            item = self.item(*self.cell_of(flat))
+            if item is not None:
+                item.setBackground(QBrush(fill))
+                self.highlighted.append(int(flat))
+        if len(self.highlighted) == 1:
+            self.scrollToItem(self.item(*self.cell_of(self.highlighted[0])))
+
+
+# -- finding an entry on the canvas ------------------------------------------------------
+
+def _flat_at(array, x, y, point):
+    """The flat index of the entry of `preview.draw(array, x, y)` under `point`, or None."""
+    array = np.asarray(array)
+    return preview.Preview(array).entry_at(x, y, point) if array.size else None
+
+
+@dataclass
+class GradientBox:
+    """Where a card paints one gradient preview (render's card painter: the section's
+    label, then the preview at (x, y))."""
+
+    port: Port
+    array: np.ndarray
+    x: float
+    y: float
+    picture: object            # the section's laid-out preview (render.preview.Preview)
+
+    def cell(self, flat):
+        return self.picture.cell_rect(self.x, self.y, flat)
+
+
+def gradient_boxes(renderer, nid):
+    """[GradientBox] of the gradients card `nid` shows (none that are pending or None)."""
+    card = renderer.cards.get(nid)
+    if card is None or nid not in renderer.positions:
+        return []
+    pending = renderer.pending_ports()
+    rect = renderer.rect(nid)
+    return [GradientBox(s.port, np.asarray(s.array), rect.left() + PAD, rect.top() + s.y + LINE_H,
+                        s.preview)
+            for s in card.sections
+            if s.colour == "gradient" and s.array is not None and s.port not in pending]
+
+
+def _flat_in_box(box, point):
+    return box.picture.entry_at(box.x, box.y, point)
+
+
+def cotangent_labels(step):
+    """The formula card's arrays that hold cotangent entries (not forward values)."""
+    kind = step.kind
+    if kind == "fan_in":
+        return {"sum"} | {f"path {k + 1}" for k in range(len(step.contributions or []))}
+    if kind in ("contribution", "cut"):
+        return {"contribution", "upstream"}
+    return {CARD_LABEL.get(kind, "")}
+
+
+def entry_at(renderer, step, point):
+    """What entry of a cotangent lies under scene `point`: ('card', label, flat) on the
+    step's formula card, ('node', port, flat) on a card's gradient, or None."""
+    if step is not None:
+        wanted = cotangent_labels(step)
+        for label, array, box in render_painter.formula_arrays(renderer, step):
+            if label in wanted and box.adjusted(-2, -2, 2, 2).contains(point):
+                flat = _flat_at(array, box.left(), box.top(), point)
+                if flat is not None:
+                    return "card", label, flat
+    for nid in renderer.doc.nodes:
+        if not renderer.rect(nid).contains(point):
+            continue
+        for box in gradient_boxes(renderer, nid):
+            flat = _flat_in_box(box, point)
+            if flat is not None:
+                return "node", box.port, flat
+    return None
+
+
+class EntryRings(QGraphicsItem):
+    """Rings around entries of the cards' gradient previews (the overlay rings the
+    formula card's own)."""
+
+    def __init__(self, colour):
+        super().__init__()
+        self.colour = QColor(colour)
+        self.rects = []
+        self.setZValue(21)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+
+    def set_rects(self, rects):
+        self.prepareGeometryChange()
+        self.rects = list(rects)
+        self.update()
+
+    def boundingRect(self):
+        out = QRectF()
+        for r in self.rects:
+            out = out.united(r.adjusted(-3, -3, 3, 3))
+        return out
+
+    def paint(self, painter, option, widget=None):
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        fill = QColor(self.colour)
+        fill.setAlpha(70)
+        painter.setPen(QPen(self.colour, 2.0))
+        painter.setBrush(fill)
+        for r in self.rects:
+            painter.drawRoundedRect(r, 3, 3)
+
+
+class CanvasClicks(QObject):
+    """While a story step is shown, a click on a cotangent or gradient entry on the canvas
+    explains it in the panel (and the pointer says the entry can be clicked)."""
+
+    def __init__(self, panel, canvas):
+        super().__init__(panel)
+        self.panel = panel
+        self.canvas = canvas
+        self._pointing = False
+        canvas.viewport().installEventFilter(self)
+
+    def hit(self, pos):
+        if self.panel.player.step is None:
+            return None
+        return entry_at(self.canvas.renderer, self.panel.player.step,
+                        self.canvas.mapToScene(pos.toPoint()))
+
+    def eventFilter(self, obj, event):
+        kind = event.type()
+        if kind == QEvent.Type.MouseMove and not event.buttons():
+            pointing = self.hit(event.position()) is not None
+            if pointing != self._pointing:
+                self._pointing = pointing
+                if pointing:
+                    obj.setCursor(Qt.CursorShape.PointingHandCursor)
+                else:
+                    obj.unsetCursor()
+        elif kind == QEvent.Type.MouseButtonPress and event.button() == Qt.MouseButton.LeftButton \
+                and not event.modifiers():
+            hit = self.hit(event.position())
+            if hit is not None:
+                self.panel.click_canvas(*hit)
+                return True
+        return False
+
+
+class ProvenancePanel(QWidget):
+    """The current step's cotangent / gradient as a clickable grid, and where an entry came from."""
+
+    def __init__(self, controller, player, canvas=None, parent=None):
+        super().__init__(parent)
+        self.setObjectName("provenancePanel")
+        self.controller = controller
+        self.player = player
+        self.canvas = canvas if canvas is not None else getattr(player, "canvas", None)
+        self.step = None
+        self.subject = None
+        self.entry = None
+        self.provenance = None
+        self.sources = {}          # name -> TensorGrid of the entries a sum draws on
+        self.rings = None
+
+        self.heading = QLabel()
+        self.heading.setWordWrap(True)
+        self.heading.setTextFormat(Qt.TextFormat.RichText)
+        self.grid = TensorGrid("entry")
+        self.grid.setToolTip("Click an entry to see the sum of products it came from")
+        self.grid.entryClicked.connect(self.select_entry)
+        self.sum_label = QLabel()
+        self.sum_label.setObjectName("provenanceSum")
+        self.sum_label.setWordWrap(True)
+        self.sum_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        mono = QFont("DejaVu Sans Mono")
+        mono.setStyleHint(QFont.StyleHint.Monospace)
+        mono.setPointSizeF(10)
+        self.sum_label.setFont(mono)
+        self.numbers_label = QLabel()
+        self.numbers_label.setObjectName("provenanceNumbers")
+        self.numbers_label.setWordWrap(True)
+        self.numbers_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.numbers_label.setFont(mono)
+        self.sources_box = QVBoxLayout()
+        self.sources_box.setContentsMargins(0, 0, 0, 0)
+
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.grid)
+        layout.addWidget(self.sum_label)
+        layout.addWidget(self.numbers_label)
+        layout.addLayout(self.sources_box)
+        layout.addStretch(1)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(body)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+
+        self.clicks = CanvasClicks(self, self.canvas) if self.canvas is not None else None
+        player.stepChanged.connect(self._step_changed)
+        self._step_changed(player.index)
+
+    @property
+    def story(self):
+        return getattr(self.controller.result, "story", None)
+
+    # -- what the grid shows ---------------------------------------------------------------
+    def _step_changed(self, index):
+        step = self.player.step
+        same = (self.step is not None and step is not None and self.step.index == step.index
+                and self.step.kind == step.kind)
+        entry = self.entry if same and self.subject is not None \
+            and self.subject.card_label == CARD_LABEL.get(step.kind) else None
+        self.step = step
+        self.subject = None
+        self._reset()
+        self.grid.set_array(None)
+        if step is None:
+            self.heading.setText("<b>Element provenance</b><br>Step through the backward pass "
+                                 "(→ or Space); then click an entry of a cotangent or gradient, "
+                                 "here or on the canvas, to see the products it sums.")
+            return
+        array = shown_array(step)
+        if array is None:
+            text = {"cut": "No cotangent flows through a cut edge.",
+                    "unconnected": "The source is not connected to the target: its gradient "
+                                   "is None (or zeros, per the tape setting)."}.get(
+                step.kind, "This step has no numbers.")
+            self.heading.setText(f"<b>{_html(step.title)}</b><br>{text}")
+            return
+        where = step.port.node if step.port is not None else step.node
+        what = SHOWN.get(step.kind, step.kind)
+        self._show_subject(Subject(
+            f"<b>{_html(step.title)}</b><br>{what} of <b>{_html(where)}</b> "
+            f"({preview.shape_text(array)}): click an entry", where, array, step,
+            card_label=CARD_LABEL.get(step.kind, "upstream")))
+        if entry is not None and entry < array.size:
+            self.select_entry(entry)
+
+    def _show_subject(self, subject):
+        self.subject = subject
+        self._reset()
+        self.heading.setText(subject.heading)
+        self.grid.title = subject.name
+        self.grid.set_array(subject.array)
+
+    def _reset(self):
+        self.entry = None
+        self.provenance = None
+        self.sum_label.clear()
+        self.numbers_label.clear()
+        self._clear_sources()
+
+    def _clear_sources(self):
+        while self.sources_box.count():
+            item = self.sources_box.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        self.sources = {}
+        if self.canvas is not None:
+            self.canvas.set_highlight({})
+        if self.rings is not None:
+            self.rings.set_rects([])
+
+    def _add_source(self, name, caption, array, flats):
+        label = QLabel(caption)
+        label.setWordWrap(True)
+        grid = TensorGrid(name)
+        grid.set_array(array)
+        grid.set_highlight(flats)
+        self.sources_box.addWidget(label)
+        self.sources_box.addWidget(grid)
+        self.sources[name] = grid
+        return grid
+
+    # -- clicks on the canvas ----------------------------------------------------------------
+    def click_canvas(self, where, name, flat):
+        """An entry clicked on the canvas: ('card', label, flat) or ('node', port, flat)."""
+        subject = self._card_subject(name) if where == "card" else self._node_subject(name)
+        if subject is None:
+            return None
+        self._show_subject(subject)
+        return self.select_entry(flat)
+
+    def _card_subject(self, label):
+        step, story = self.step, self.story
+        if step is None or story is None:
+            return None
+        if label == CARD_LABEL.get(step.kind):
+            self._step_changed(step.index)
+            return self.subject
+        if label.startswith("path ") and step.kind == "fan_in":
+            k = int(label[5:]) - 1
+            if k >= len(step._sources) or k >= len(step.contributions):
+                return None
+            source = story.steps[step._sources[k]]
+            array = np.asarray(step.contributions[k])
+            return Subject(f"<b>{_html(step.title)}</b><br>path {k + 1}: "
+                           f"{_html(path_label(story, source.index))} "
+                           f"({preview.shape_text(array)}): click an entry",
+                           step.port.node if step.port is not None else step.node,
+                           array, source, card_label=label)
+        if label == "upstream" and step.kind in ("contribution", "cut"):
+            visit = next((s for s in reversed(story.steps[:step.index])
+                          if s.kind == "visit" and s._op is step._op), None)
+            grad = step.operands.get("grad")
+            if visit is None or grad is None or isinstance(grad, list):
+                return None
+            array = np.asarray(grad)
+            return Subject(f"<b>{_html(step.title)}</b><br>upstream cotangent: the cotangent "
+                           f"of {_html(visit.title.removeprefix('Visit '))}'s output "
+                           f"({preview.shape_text(array)}): click an entry",
+                           step.node, array, visit, card_label=label)
+        return None
+
+    def _node_subject(self, port):
+        story = self.story
+        boxes = gradient_boxes(self.canvas.renderer, port.node) if self.canvas is not None else []
+        box = next((b for b in boxes if b.port == port), None)
+        final = story._final.get(port) if story is not None else None
+        if box is None or final is None:
+            return None
+        return Subject(f"<b>gradient of {_html(port.node)}</b> on its card "
+                       f"({preview.shape_text(box.array)}): what tape.gradient returns; click an "
+                       f"entry", port.node, box.array, story.steps[final], node=port)
+
+    # -- one entry ----------------------------------------------------------------------------
+    def select_entry(self, flat):
+        """Explain entry `flat` of the grid's array: its sum of products, highlighted."""
+        subject, story = self.subject, self.story
+        if subject is None or story is None:
+            return None
+        flat = int(flat)
+        self._clear_sources()
+        self.entry = flat
+        self.grid.set_highlight([flat])
+        try:
+            prov = story.step_provenance(subject.step, flat)
+        except (ValueError, KeyError, IndexError) as e:
+            self.sum_label.setText(str(e))
+            self.numbers_label.clear()
+            return None
+        self.provenance = prov
+        origin = origin_step(story, subject.step)
+        labels = [path_label(story, i) for i in origin._sources] \
+            if prov.kind == "fan_in" and len(origin._sources) == len(prov.terms) else None
+        self.sum_label.setText(_sum_text(prov, labels))
+        self.numbers_label.setText(prov.numbers() if prov.terms else "")
+        cells = {subject.card_label: [flat]} if subject.card_label else {}
+        here = origin is self.step and subject.card_label == CARD_LABEL.get(self.step.kind)
+        if prov.kind == "fan_in":
+            for k, ((_, array), term) in enumerate(zip(origin.terms, prov.terms)):
+                name = labels[k] if labels else term.label
+                self._add_source(f"path {k + 1}", f"path {k + 1}: <b>{_html(name)}</b> = "
+                                 f"{number(term.product, 8)}", array, [flat])
+                if here:
+                    cells.setdefault(f"path {k + 1}", []).append(flat)
+        elif prov.kind == "contribution":
+            self._contribution_sources(prov, origin, cells if here else None)
+        if self.canvas is not None:
+            self.canvas.set_highlight(cells)
+            self._ring_node(subject, flat)
+        return prov
+
+    def _contribution_sources(self, prov, origin, cells):
+        wanted = {}
+        for term in prov.terms:
+            for piece in term.label.split("·"):
+                parsed = parse_entry(piece)
+                if parsed is not None:
+                    wanted.setdefault(parsed[0], []).append(parsed[1])
+        for name, indices in wanted.items():
+            array = self._operand(origin, name)
+            if array is None:
+                continue
+            flats = [int(np.ravel_multi_index(i, array.shape)) if array.ndim else 0
+                     for i in indices if len(i) == array.ndim]
+            role = "upstream cotangent" if name.startswith("grad") else "operand"
+            self._add_source(name, f"{role} <b>{_html(name)}</b> {preview.shape_text(array)}: "
+                                   "the entries this sum uses", array, flats)
+            if cells is not None:
+                key = "upstream" if name.startswith("grad") else name
+                cells.setdefault(key, []).extend(flats)
+
+    def _ring_node(self, subject, flat):
+        if subject.node is None:
+            return
+        box = next((b for b in gradient_boxes(self.canvas.renderer, subject.node.node)
+                    if b.port == subject.node), None)
+        rect = box.cell(flat) if box is not None else None
+        if rect is None:
+            return
+        if self.rings is None or self.rings.scene() is not self.canvas.scene():
+            self.rings = EntryRings(self.canvas.highlight_colour())
+            self.canvas.scene().addItem(self.rings)
+        self.rings.set_rects([rect])
+
+    @staticmethod
+    def _operand(step, name):
+        ops = step.operands or {}
+        if name in ops:
+            value = ops[name]
+        elif name.startswith("grad") and isinstance(ops.get("grad"), list):
+            k = int(name[4:] or 0)
+            value = ops["grad"][k] if k < len(ops["grad"]) else None
+        else:
+            return None
+        return None if value is None or isinstance(value, list) else np.asarray(value)
+
+
+def _sum_text(prov, labels=None):
+    """prov.text(), with each path of a fan-in named by `labels` (its input slot)."""
+    if prov.kind != "fan_in" or not labels:
+        return prov.text()
+    parts = [f"{number(t.product, 8)} [{label}]" for t, label in zip(prov.terms, labels)]
+    return f"{prov.where} = " + " + ".join(parts) + f" = {number(prov.value, 8)}"
+
+
+def _html(text):
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,348 @@
+"""The main window's file workflow: new, open, save, recent files, samples, import from a
+script, export, and recovery after a crash.
+
+Saving is atomic (fileformat writes a temporary file, then renames it). Errors are told
+in words, naming the file. Import runs the user's script in a child process
+(`gradviz trace`), behind a progress dialog whose Cancel stops it, so a slow or endless
+script never freezes the window.
+"""
+import errno
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QProcess, QProcessEnvironment, Qt
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
+
+from ...graph import fileformat
+from ...graph.document import Document
+from ...graph.errors import DocumentError
+from ..export_dialog import export_step, report_export
+
+SAMPLES_DIR = Path(__file__).resolve().parents[3] / "samples"
+SEED_SAMPLE = "004_matmul_sum.json"
+FILE_FILTER = "gradviz documents (*.gradviz.json *.json);;All files (*)"
+PICTURE_FILTER = "PNG picture (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"
+PACKAGE_ROOT = Path(__file__).resolve().parents[3]   # the folder that holds `gradviz`
+
+
+def samples():
+    """[(title, path)] of the bundled sample documents, in file-name order."""
+    out = []
+    for path in sorted(SAMPLES_DIR.glob("*.json")):
+        try:
+            title = json.loads(path.read_text(encoding="utf-8")).get("title") or path.stem
+        except (OSError, ValueError):
+            continue
+        out.append((title, path))
+    return out
+
+
+def os_error_words(error, reading=True):
+    """Why a file could not be read or written, in words (never '[Errno 2] …')."""
+    if isinstance(error, FileNotFoundError):
+        return ("the file does not exist (it may have been moved, renamed or deleted)"
+                if reading else "its folder does not exist")
+    if isinstance(error, IsADirectoryError):
+        return "that is a folder, not a document"
+    if isinstance(error, PermissionError):
+        return f"you do not have permission to {'read' if reading else 'write'} it"
+    if isinstance(error, NotADirectoryError):
+        return "a part of the path is not a folder"
+    if getattr(error, "errno", None) == errno.ENOSPC:
+        return "the disk is full"
+    return (error.strerror or str(error)).rstrip(".").lower() if isinstance(error, OSError) \
+        else str(error)
+
+
+def file_stem(title):
+    stem = "".join(ch if ch.isalnum() or ch in "-_ " else "" for ch in title or "untitled")
+    return "_".join(stem.split())[:60].lower() or "untitled"
+
+
+class WindowFiles:
+    """MainWindow's file commands (a mixin: `self` is the MainWindow)."""
+
+    def maybe_save(self):
+        """Ask about unsaved changes; True when it is fine to go on (saved or discarded)."""
+        if not self.controller.dirty:
+            return True
+        answer = QMessageBox.question(
+            self, "Unsaved changes",
+            f"“{self.controller.doc.title or 'Untitled'}” has unsaved changes. Save them first?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def new_document(self):
+        if not self.maybe_save():
+            return False
+        self.controller.set_document(Document())
+        self.show_message("New document: drag ops from the palette, or press Tab on the canvas "
+                          "to add one")
+        return True
+
+    def _start_dir(self):
+        path = self.controller.path or (self.recent.paths() or [None])[0]
+        return os.path.dirname(path) if path else str(Path.home())
+
+    def open_file(self, path=None):
+        if not self.maybe_save():
+            return False
+        if not path:
+            path, _ = QFileDialog.getOpenFileName(self, "Open document", self._start_dir(),
+                                                  FILE_FILTER)
+            if not path:
+                return False
+        return self.load_path(path)
+
+    def load_path(self, path, remember=True):
+        """Open `path` without asking about the current document (the caller did)."""
+        try:
+            self.controller.open(path)
+        except OSError as e:
+            self._cannot("open", path, os_error_words(e))
+            if remember and not os.path.exists(path):
+                self.recent.remove(path)
+                self._update_recent_menu()
+            return False
+        except DocumentError as e:
+            self._cannot("open", path, str(e))
+            return False
+        if remember:
+            self.recent.add(path)
+            self._update_recent_menu()
+        self.show_message(f"Opened {path}")
+        return True
+
+    def _cannot(self, verb, path, why):
+        QMessageBox.warning(self, f"Cannot {verb}",
+                            f"Cannot {verb} {os.path.basename(path) or path}: {why}.\n\n{path}")
+
+    def open_sample(self, path, ask=True):
+        """A sample opens as a new unsaved document, so Save never overwrites the sample."""
+        if ask and not self.maybe_save():
+            return False
+        try:
+            doc = fileformat.load(str(path), strict=False)
+        except OSError as e:
+            self._cannot("open the sample", path, os_error_words(e))
+            return False
+        except DocumentError as e:
+            self._cannot("open the sample", path, str(e))
+            return False
+        self.controller.set_document(doc)
+        self.show_message(f"Sample {Path(path).name}: {doc.title}")
+        return True
+
+    def save(self):
+        if not self.controller.path:
+            return self.save_as()
+        return self._write(self.controller.path)
+
+    def save_as(self, path=None):
+        if not path:
+            start = self.controller.path or os.path.join(
+                self._start_dir(), file_stem(self.controller.doc.title) + ".gradviz.json")
+            path, _ = QFileDialog.getSaveFileName(self, "Save document as", start, FILE_FILTER)
+            if not path:
+                return False
+            if not path.endswith(".json"):
+                path += ".gradviz.json"
+        return self._write(path)
+
+    def _write(self, path):
+        try:
+            self.controller.save(path)  # fileformat.save writes a temp file, then renames
+        except OSError as e:
+            self._cannot("save", path, os_error_words(e, reading=False))
+            return False
+        self.recent.add(path)
+        self._update_recent_menu()
+        self.autosaver.clear()
+        return True
+
+    def _update_recent_menu(self):
+        menu = self.recent_menu
+        menu.clear()
+        paths = self.recent.paths()
+        for i, path in enumerate(paths):
+            act = menu.addAction(f"&{i + 1}  {os.path.basename(path)}" if i < 9
+                                 else os.path.basename(path))
+            act.setStatusTip(path)
+            act.setToolTip(path)
+            act.setEnabled(os.path.exists(path))
+            act.triggered.connect(lambda *_, p=path: self.open_file(p))
+        if paths:
+            menu.addSeparator()
+            menu.addAction("Clear List", lambda: (self.recent.clear(), self._update_recent_menu()))
+        else:
+            menu.addAction("No recent files").setEnabled(False)
+
+    # -- import ------------------------------------------------------------------------
+    def import_script(self, path=None, ask=True):
+        """Run a Python script the user picks and capture its GradientTape as a document."""
+        if not path:
+            path, _ = QFileDialog.getOpenFileName(self, "Import from script", self._start_dir(),
+                                                  "Python scripts (*.py);;All files (*)")
+            if not path:
+                return False
+        if ask:
+            answer = QMessageBox.question(
+                self, "Run this script?",
+                f"Importing runs {os.path.basename(path)} as Python code, with your "
+                "permissions, and captures the tape of its last tape.gradient(...) call.\n\n"
+                "Only run scripts you trust. Run it?",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                QMessageBox.StandardButton.No)
+            if answer != QMessageBox.StandardButton.Yes:
+                return False
+        if not self.maybe_save():
+            return False
+        doc = self._run_trace(os.path.abspath(path))
+        if doc is None:
+            return False
+        self.controller.set_document(doc)
+        self.show_message(f"Imported {os.path.basename(path)}: {len(doc.nodes)} nodes")
+        return True
+
+    def _run_trace(self, script):
+        """`gradviz trace SCRIPT` in a child process, with a Cancel that kills it; the
+        traced Document, or None (cancelled, or the reason shown)."""
+        folder = tempfile.mkdtemp(prefix="gradviz-import-")
+        out = os.path.join(folder, "traced.gradviz.json")
+        process = QProcess(self)
+        env = QProcessEnvironment.systemEnvironment()
+        env.insert("PYTHONPATH", os.pathsep.join(
+            p for p in (str(PACKAGE_ROOT), env.value("PYTHONPATH")) if p))
+        process.setProcessEnvironment(env)
+        process.setWorkingDirectory(os.path.dirname(script))
+        process.setProgram(sys.executable)
+        process.setArguments(["-m", "gradviz", "trace", script, "-o", out])
+        name = os.path.basename(script)
+        dialog = QProgressDialog(f"Running {name} and recording its tape…", "Cancel", 0, 0, self)
+        dialog.setWindowTitle("Import from script")
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.setMinimumDuration(0)
+        dialog.setAutoClose(False)
+        dialog.setAutoReset(False)
+        process.finished.connect(dialog.accept)
+        process.errorOccurred.connect(
+            lambda e: dialog.accept() if e == QProcess.ProcessError.FailedToStart else None)
+        self._import_process = process
+        try:
+            process.start()
+            dialog.exec()
+            if dialog.wasCanceled() or process.state() != QProcess.ProcessState.NotRunning:
+                process.kill()
+                process.waitForFinished(3000)
+                self.show_message(f"Import cancelled: {name} was stopped")
+                return None
+            if process.error() == QProcess.ProcessError.FailedToStart:
+                self._cannot("import", script, "Python could not be started")
+                return None
+            if process.exitStatus() != QProcess.ExitStatus.NormalExit or process.exitCode():
+                self._cannot("import", script, _trace_failure(
+                    bytes(process.readAllStandardError()).decode(errors="replace")))
+                return None
+            try:
+                return fileformat.load(out, strict=False)
+            except (DocumentError, OSError) as e:
+                self._cannot("import", script, str(e))
+                return None
+        finally:
+            self._import_process = None
+            dialog.deleteLater()
+            process.deleteLater()
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def export_picture(self, path=None):
+        if not path:
+            start = os.path.join(self._start_dir(), file_stem(self.controller.doc.title) + ".png")
+            path, chosen = QFileDialog.getSaveFileName(self, "Export picture", start,
+                                                       PICTURE_FILTER)
+            if not path:
+                return False
+            if Path(path).suffix.lower() not in (".png", ".svg", ".pdf"):
+                path += "." + chosen.split("(*.")[-1].rstrip(")")
+        notes = []
+        try:
+            export_step(self, path, theme=self.theme_name, step=None, warn=notes.append)
+        except OSError as e:
+            self._cannot("export", path, os_error_words(e, reading=False))
+            return False
+        except ValueError as e:
+            self._cannot("export", path, str(e))
+            return False
+        report_export(self, path, notes)
+        return True
+
+    # -- recovery ----------------------------------------------------------------------
+    def offer_recovery(self):
+        """At start-up: offer the autosaved changes of a session that did not exit cleanly.
+
+        Changes to the document this window shows (or any, when it shows only the start-up
+        sample) are restored here; changes to another document open in a new window, so
+        `gradviz FILE` always shows FILE."""
+        pending = self.recovery.leftovers()
+        restored = []
+        for recovery in pending:
+            info = recovery.info()
+            what = f"“{info.get('title') or 'Untitled'}”"
+            if info.get("path"):
+                what += f" ({os.path.basename(info['path'])})"
+            here = not restored and not self.controller.dirty and (
+                self.controller.path is None or info.get("path") == self.controller.path)
+            answer = QMessageBox.question(
+                self, "Recover unsaved changes?",
+                f"gradviz did not close normally last time. Restore the unsaved changes to "
+                f"{what}{'' if here else ' in a new window'}?",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                QMessageBox.StandardButton.Yes)
+            if answer == QMessageBox.StandardButton.Yes:
+                window = self if here else self.new_window()
+                try:
+                    recovery.restore_into(window.controller)
+                    restored.append(window)
+                    window.show_message("Restored the unsaved changes; save them to keep them")
+                except (DocumentError, OSError) as e:
+                    why = os_error_words(e) if isinstance(e, OSError) else str(e)
+                    QMessageBox.warning(self, "Cannot recover",
+                                        f"The unsaved changes to {what} cannot be restored: {why}.")
+                    if window is not self:
+                        window.controller.undo_stack.setClean()
+                        window.close()
+            recovery.discard()
+        self.recovery.begin_session()
+        return bool(restored)
+
+    def new_window(self):
+        """Another main window (its own document, undo history and recovery file)."""
+        from ..controller import DocumentController
+        taken = {w.recovery.path.name for w in self.main_windows()}
+        recovery = self.recovery.sibling(taken)
+        window = type(self)(DocumentController(), settings=self.settings, recovery=recovery)
+        window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.other_windows.append(window)
+        window.destroyed.connect(lambda *_: self._forget(window))
+        window.move(self.x() + 40, self.y() + 40)
+        window.show()
+        return window
+
+    def _forget(self, window):
+        if window in self.other_windows:
+            self.other_windows.remove(window)
+
+
+def _trace_failure(stderr):
+    """The reason a `gradviz trace` child gave, without its prefix."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    for line in lines:
+        if line.startswith("gradviz: error:"):
+            return line[len("gradviz: error:"):].strip().rstrip(".")
+    return (lines[-1] if lines else "the script stopped with an error").rstrip(".")

@@ -1,0 +1,386 @@
+"""The main window: canvas in the middle, palette left, inspector right.
+
+Every edit goes through the DocumentController. The window arranges the docks, the
+status bar, themes and settings, and heavy work behind a progress dialog; its menus and
+shortcuts are in window_menus, its file workflow (new, open, save, recent, samples,
+import, export, recovery) in window_files.
+"""
+import os
+
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QGuiApplication
+from PySide6.QtWidgets import (QApplication, QDockWidget, QLabel, QMainWindow, QMessageBox,
+                               QProgressDialog, QToolBar, QWidget)
+
+from ...graph.errors import DocumentError
+from . import focus_keys
+from .. import theme as app_theme
+from ..canvas.view import CanvasView
+from .codeview import CodeView
+from .recovery import Autosaver, RecentFiles, Recovery
+from ..inspector.panel import InspectorWidget
+from ..canvas.palette import PaletteWidget
+from ..player.bar import PlayerBar
+from ..player.presentation import PresentationMode
+from ..player.provenance import ProvenancePanel
+from ..inspector.tensor_editor import ERROR_STYLE, WARN_STYLE
+from .files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles, samples
+from .menus import WindowMenus
+from ..worker import run_job
+
+__all__ = ["MainWindow", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"]
+
+# The study docks (app/studies, in VIEWS order), named here so pyqtgraph loads only when one opens.
+STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse")
+FIRST_SIZE = QSize(1280, 800)
+PALETTE_WIDTH, INSPECTOR_WIDTH = 230, 340
+
+
+def _time_text(ms):
+    """The status bar's time label (the widest time sizes it: _fit_time_label)."""
+    return f"recomputed in {ms:.1f} ms"
+
+
+class MainWindow(WindowFiles, WindowMenus, QMainWindow):
+    """One document per window."""
+
+    themeChanged = Signal(str)
+
+    def __init__(self, controller, settings=None, recovery=None, parent=None):
+        super().__init__(parent)
+        self.controller = controller
+        if controller.parent() is None:
+            controller.setParent(self)  # one document per window: they go together
+        self.settings = settings or QSettings()
+        self.recent = RecentFiles(self.settings)
+        self.recovery = recovery or Recovery(self.settings)
+        self.autosaver = Autosaver(controller, self.recovery, parent=self)
+        self.theme_name = str(self.settings.value("view/theme", app_theme.current()))
+        if self.theme_name not in app_theme.THEMES:
+            self.theme_name = "light"
+        self._job = None
+        self._last_focus = None
+        self.other_windows = []         # windows opened from this one (recovered documents)
+        focus_keys.install()
+
+        self.setObjectName("MainWindow")
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks
+                            | QMainWindow.DockOption.AllowTabbedDocks)
+        self.canvas = CanvasView(controller, theme=self.theme_name)
+        self.canvas.setToolTip("")
+        self.setCentralWidget(self.canvas)
+
+        self.palette = PaletteWidget(controller, self.canvas)
+        self.palette_dock = self._dock("Palette", "paletteDock", self.palette,
+                                       Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.inspector = InspectorWidget(controller, after_repaint=self.canvas.after_repaint)
+        self.inspector_dock = self._dock("Inspector", "inspectorDock", self.inspector,
+                                         Qt.DockWidgetArea.RightDockWidgetArea)
+        self.code_view = CodeView(controller)
+        self.code_dock = self._dock("Code", "codeDock", self.code_view,
+                                    Qt.DockWidgetArea.RightDockWidgetArea)
+        self.tabifyDockWidget(self.inspector_dock, self.code_dock)
+        self.code_dock.hide()
+        self.code_dock.toggleViewAction().toggled.connect(self._code_toggled)
+        self.player_bar = None  # issue 5: add_player_bar()
+        self.player = PlayerBar(controller, self.canvas)
+        self.canvas.spaceTapped.connect(self.player.toggle_play)
+        self.provenance = ProvenancePanel(controller, self.player, self.canvas)
+        self.provenance_dock = self._dock("Provenance", "provenanceDock", self.provenance,
+                                          Qt.DockWidgetArea.RightDockWidgetArea)
+        self.tabifyDockWidget(self.inspector_dock, self.provenance_dock)  # raised while playing
+
+        self._build_study_docks()
+
+        self.presentation = PresentationMode(self)
+
+        self._build_actions()
+        self._build_menus()
+        self._build_player_menu()
+        self._build_toolbar()
+        self._build_status_bar()
+
+        controller.pathChanged.connect(self._update_title)
+        controller.dirtyChanged.connect(self._update_title)
+        controller.changed.connect(self._update_title)
+        controller.documentReplaced.connect(self._update_title)
+        controller.message.connect(self.show_message)
+        controller.evaluated.connect(self._evaluated)
+        controller.selectionChanged.connect(self.update_edit_actions)
+        controller.selectionChanged.connect(self._selection_changed)
+        self.canvas.scene().selectionChanged.connect(self.update_edit_actions)
+        QApplication.instance().focusChanged.connect(self._focus_changed)
+
+        self._restore_layout()
+        self.set_theme(self.theme_name, persist=False)
+        self._update_title()
+        self._update_recent_menu()
+        self.update_edit_actions()
+        self._evaluated(controller.result)
+        self.canvas.setFocus()
+
+    # -- construction ------------------------------------------------------------------
+    def _dock(self, title, name, widget, area):
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
+                         | QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_study_docks(self):
+        """Jacobian, batch Jacobian, Hessian and chain-cost docks, tabbed along the bottom.
+
+        Hidden on first run; each view (and pyqtgraph) is created the first time its dock
+        is shown, so start-up does not pay for them."""
+        self.study_docks = {}
+        previous = None
+        for title in STUDY_TITLES:
+            dock = self._dock(title, f"study{title.title().replace(' ', '')}Dock",
+                              QWidget(), Qt.DockWidgetArea.BottomDockWidgetArea)
+            dock.visibilityChanged.connect(
+                lambda visible, t=title: visible and self._create_study_view(t))
+            if previous is not None:
+                self.tabifyDockWidget(previous, dock)
+            dock.hide()
+            previous = dock
+            self.study_docks[title] = dock
+
+    def _create_study_view(self, title):
+        dock = self.study_docks[title]
+        if getattr(dock, "view", None) is None:
+            from ..studies import VIEWS
+            dock.view = dict(VIEWS)[title](self.controller)
+            dock.setWidget(dock.view)
+
+    def _player_step(self, index):
+        """Entering the story brings the provenance dock forward; leaving it, the inspector."""
+        if (index >= 0) != (self._player_was >= 0):
+            dock = self.provenance_dock if index >= 0 else self.inspector_dock
+            if dock.toggleViewAction().isChecked():
+                dock.raise_()
+        self._player_was = index
+
+    def _selection_changed(self, ids):
+        """Selecting a node while editing brings the inspector in front of the provenance."""
+        if ids and self.player.index < 0 and self.inspector_dock.toggleViewAction().isChecked() \
+                and _in_front(self.provenance_dock):
+            self.inspector_dock.raise_()
+
+    def add_player_bar(self, widget):
+        """Issue 5: the story player goes in a toolbar along the bottom edge."""
+        bar = QToolBar("Player", self)
+        bar.setObjectName("playerBar")
+        bar.setMovable(False)
+        bar.addWidget(widget)
+        self.addToolBar(Qt.ToolBarArea.BottomToolBarArea, bar)
+        self.player_bar = bar
+        return bar
+
+    def _build_status_bar(self):
+        status = self.statusBar()
+        self.problems_label = QLabel()
+        self.problems_label.setToolTip("Problems found by the last recomputation")
+        self.time_label = QLabel()
+        self.time_label.setToolTip("Time of the last forward + backward recomputation")
+        self.time_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        status.addPermanentWidget(self.problems_label)
+        status.addPermanentWidget(self.time_label)
+
+    def _fit_time_label(self):
+        """The time label as large as the largest time in the theme's padding: a label
+        whose size changes with its text makes Qt lay out the whole window again after an
+        edit's repaint (0.8 ms of each edit of the 100-node grid)."""
+        label, shown = self.time_label, self.time_label.text()
+        label.setText(_time_text(99999.9))
+        label.ensurePolished()
+        label.setFixedSize(label.sizeHint())
+        label.setText(shown)
+
+    def _restore_layout(self):
+        geometry = self.settings.value("window/geometry")
+        state = self.settings.value("window/state")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(FIRST_SIZE)
+            screen = QGuiApplication.primaryScreen()
+            if screen is not None:
+                area = screen.availableGeometry()
+                self.resize(min(FIRST_SIZE.width(), area.width()),
+                            min(FIRST_SIZE.height(), area.height()))
+                self.move(area.center() - self.rect().center())
+        self._first_run = not (isinstance(state, QByteArray) and not state.isEmpty())
+        if not self._first_run:
+            self.restoreState(state)
+        else:
+            self._first_dock_widths()
+            self.inspector_dock.raise_()  # tabbed with the provenance: the inspector first
+        self.canvas.set_grid_visible(self.actions_by_name["grid"].isChecked())
+
+    def _first_dock_widths(self):
+        """The palette as wide as its longest entry, the inspector wide enough for a 3-column
+        grid; run again once shown, when the window has its real size."""
+        self.resizeDocks([self.palette_dock, self.inspector_dock],
+                         [max(PALETTE_WIDTH, self.palette.sizeHint().width()), INSPECTOR_WIDTH],
+                         Qt.Orientation.Horizontal)
+
+    def _save_layout(self):
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+
+    # -- status ------------------------------------------------------------------------
+    def show_message(self, text, timeout=6000):
+        self.statusBar().showMessage(text, timeout)
+
+    def _evaluated(self, result):
+        errors = sum(not p.warning for p in result.problems)
+        warnings = len(result.problems) - errors
+        if result.problems:
+            counts = [f"{n} {word}{'s' * (n != 1)}" for n, word in
+                      ((errors, "problem"), (warnings, "warning")) if n]
+            self.problems_label.setText("⚠ " + ", ".join(counts))
+            self.problems_label.setToolTip("\n".join(
+                (f"{p.node}: " if p.node else "") + p.message for p in result.problems[:12]))
+        else:
+            self.problems_label.setText("✓ no problems" if self.controller.doc.nodes else "")
+            self.problems_label.setToolTip("The graph runs forward and backward")
+        self.problems_label.setStyleSheet(ERROR_STYLE if errors else WARN_STYLE if warnings else "")
+        self.time_label.setText(_time_text(result.elapsed_ms))
+
+    def _update_title(self, *_):
+        doc, path = self.controller.doc, self.controller.path
+        where = os.path.basename(path) if path else "unsaved"
+        self.setWindowTitle(f"{doc.title or 'Untitled'} — {where}[*]")
+        self.setWindowModified(self.controller.dirty)
+        self.actions_by_name["save"].setEnabled(True)
+
+    # -- view --------------------------------------------------------------------------
+    def set_theme(self, name, persist=True):
+        name = app_theme.apply(name)
+        self.theme_name = name
+        self._fit_time_label()
+        self.actions_by_name[f"theme_{name}"].setChecked(True)
+        if hasattr(self.canvas, "set_theme"):
+            self.canvas.set_theme(name)
+        self.code_view.set_theme(name)
+        for widget in (self.palette, self.inspector):
+            if hasattr(widget, "set_theme"):
+                widget.set_theme(name)
+        if persist:
+            self.settings.setValue("view/theme", name)
+        self.themeChanged.emit(name)
+
+    def _code_toggled(self, shown):
+        if shown:  # tabbed with the inspector: bring its tab to the front
+            QTimer.singleShot(0, self.code_dock.raise_)
+
+    def set_grid_visible(self, visible):
+        self.canvas.set_grid_visible(visible)
+        self.settings.setValue("view/grid", "true" if visible else "false")
+
+    # -- heavy work --------------------------------------------------------------------
+    def run_job(self, title, fn, on_finished, *args):
+        """Run `fn(job, *args)` off the UI thread behind a modal progress dialog with Cancel."""
+        dialog = QProgressDialog(title, "Cancel", 0, 1000, self)
+        dialog.setWindowTitle("gradviz")
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.setMinimumDuration(300)
+        dialog.setAutoClose(False)
+        dialog.setAutoReset(False)
+        dialog.setValue(0)
+        job = run_job(fn, *args)
+        self._job = job
+
+        def progress(fraction, text):
+            dialog.setValue(int(fraction * 1000))
+            if text:
+                dialog.setLabelText(f"{title}\n{text}")
+
+        def done():
+            dialog.close()
+            dialog.deleteLater()
+            self._job = None
+        job.progress.connect(progress)
+        job.finished.connect(on_finished)
+        job.failed.connect(lambda reason: QMessageBox.warning(self, title, reason))
+        job.cancelled.connect(lambda: self.show_message(f"{title}: cancelled"))
+        job.done.connect(done)
+        dialog.canceled.connect(job.cancel)
+        return job
+
+    def compute_studies(self):
+        doc = self.controller.doc
+        if not doc.studies:
+            self.show_message("This document asks for no studies (set them in the inspector)")
+            return None
+        import copy
+        return self.run_job("Computing studies", _compute_studies, self._studies_done,
+                            copy.deepcopy(doc))
+
+    def _studies_done(self, results):
+        lines = []
+        for name, value in results.items():
+            if isinstance(value, str):
+                lines.append(f"{name}: {value}")
+            elif isinstance(value, list):
+                lines.append(f"{name}: " + ", ".join(
+                    "None" if v is None else f"shape {tuple(v.shape)}" for v in value))
+            else:
+                lines.append(f"{name}: " + ("None (not connected)" if value is None
+                                            else f"shape {tuple(value.shape)}"))
+        self.last_studies = results
+        self.show_message("Studies: " + "; ".join(lines), 15000)
+
+    def showEvent(self, event):
+        super().showEvent(event)
+        if not getattr(self, "_shown_once", False):
+            self._shown_once = True
+            if self._first_run:
+                self._first_dock_widths()
+            QTimer.singleShot(0, self.canvas.fit)  # once the docks have their final widths
+
+    # -- closing -----------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent):
+        if self._job is not None:
+            self._job.cancel()
+        if not self.maybe_save():
+            event.ignore()
+            return
+        self._save_layout()
+        if any(w.isVisible() for w in self.main_windows() if w is not self):
+            self.recovery.discard()
+        else:
+            self.recovery.end_session()
+        self.settings.sync()
+        event.accept()
+
+    def main_windows(self):
+        """Every main window of the application (this one included)."""
+        return [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
+
+
+def _compute_studies(job, doc):
+    """Each study of `doc` in turn (off the UI thread); a refusal becomes its message."""
+    from ...graph import batch_jacobian, hessian, higher_order, jacobian
+    names = list(doc.studies)
+    out = {}
+    for i, name in enumerate(names):
+        job.report(i / len(names), f"{name.replace('_', ' ')} ({i + 1} of {len(names)})")
+        fn = {"jacobian": jacobian, "batch_jacobian": batch_jacobian, "hessian": hessian,
+              "higher_order": higher_order}.get(name)
+        if fn is None:
+            continue
+        try:
+            out[name] = fn(doc)
+        except DocumentError as e:
+            out[name] = str(e)
+    job.report(1.0, "done")
+    return out
+
+
+def _in_front(dock):
+    """True when `dock` is the visible tab of its group (or not tabbed)."""
+    return dock.isVisible() and not dock.visibleRegion().isEmpty()

@@ -1,0 +1,264 @@
+"""Training a document: an optimizer updates the document's Variables, step by step.
+
+The loss is what the tape differentiates: the target's elements summed (weighted by the
+document's output_gradients where it gives them, Σ seed·target), summed over the
+targets. The parameters are the sources that are Variables (a Variable node, or a
+layer's weight port), or the Variables the caller chooses. Every step evaluates the
+document through the engine exactly as `evaluate` does, so each gradient is the
+tape's; Newton's Hessian comes from nested tapes, as in seed 001.
+"""
+import dataclasses
+import inspect
+
+import numpy as np
+
+import gradviz as gv
+
+from ..engine.optimizers import SGD, Adam, Newton, RMSprop, hessian_matrix
+from . import catalog
+from .build import ENGINE_ERRORS, one_line, quiet
+from .document import LAYER, VARIABLE, Port
+from .errors import DocumentError
+from .evaluate import _built, _tapes, evaluate
+from .fileformat import port_text
+from .validate import analyse
+
+OPTIMIZERS = {"sgd": SGD, "rmsprop": RMSprop, "adam": Adam, "newton": Newton}
+
+# Newton solves an n x n system over all parameters each step: for small problems only.
+NEWTON_LIMIT = 1000
+
+
+def hyper_parameters(name):
+    """{hyper-parameter: Keras' default} of optimizer `name` ('sgd', 'adam', ...)."""
+    signature = inspect.signature(OPTIMIZERS[name])
+    return {k: p.default for k, p in signature.parameters.items() if k != "name"}
+
+
+def make_optimizer(name, **hyper):
+    """An optimizer by name with `hyper` over Keras' defaults; a ValueError in words if the
+    name or a value is not accepted."""
+    if name not in OPTIMIZERS:
+        raise ValueError(f"unknown optimizer '{name}' (choose from {', '.join(OPTIMIZERS)})")
+    unknown = set(hyper) - set(hyper_parameters(name))
+    if unknown:
+        raise ValueError(f"{name} has no hyper-parameter {', '.join(sorted(unknown))} "
+                         f"(it has {', '.join(hyper_parameters(name))})")
+    return OPTIMIZERS[name](**hyper)
+
+
+# -- the document's parameters ------------------------------------------------------------
+
+def is_variable_port(doc, port):
+    node = doc.nodes.get(port.node)
+    if node is None:
+        return False
+    if node.kind == VARIABLE:
+        return port.index == 0
+    return node.kind == LAYER and 1 <= port.index <= len(_weight_names(node))
+
+
+def _weight_names(node):
+    return catalog.LAYERS[node.op].weight_names(catalog.full_attrs(node))
+
+
+def trainable_parameters(doc):
+    """The sources that are Variables: what training updates unless told otherwise."""
+    return [p for p in doc.sources if is_variable_port(doc, p)]
+
+
+def variable_ports(doc):
+    """Every Variable port of the document: what a user may choose to train."""
+    ports = []
+    for node in doc.nodes.values():
+        if node.kind == VARIABLE:
+            ports.append(Port(node.id))
+        elif node.kind == LAYER:
+            ports += [Port(node.id, i + 1) for i in range(len(_weight_names(node)))]
+    return ports
+
+
+def port_value(doc, port):
+    """The stored value of a Variable port (a Variable node's value, a layer's weight)."""
+    node = doc.nodes[port.node]
+    if node.kind == VARIABLE:
+        return node.value
+    return node.weights.get(_weight_names(node)[port.index - 1])
+
+
+def with_values(doc, values):
+    """A copy of `doc` whose Variable ports hold `values` ({Port: ndarray}); `doc` and its
+    nodes are left as they are."""
+    nodes = dict(doc.nodes)
+    for port in values:
+        node = nodes[port.node]
+        if node is doc.nodes[port.node]:
+            nodes[port.node] = dataclasses.replace(node, weights=dict(node.weights))
+    copy = dataclasses.replace(doc, nodes=nodes)
+    store_values(copy, values)
+    return copy
+
+
+def store_values(doc, values):
+    """Put `values` ({Port: array}) into `doc`'s Variable ports, each as a new array of the
+    port's dtype (a tensor is replaced, never written into: undo snapshots share them)."""
+    for port, value in values.items():
+        node = doc.nodes[port.node]
+        if node.kind == VARIABLE:
+            node.value = np.array(value, dtype=node.value.dtype)
+        else:
+            name = _weight_names(node)[port.index - 1]
+            node.weights[name] = np.array(value, dtype=node.weights[name].dtype)
+
+
+def loss_of(doc, values):
+    """The scalar the tape differentiates, in float64: Σ over targets of Σ seed·target."""
+    total = 0.0
+    for p in doc.targets:
+        v = np.asarray(values[p], np.float64)
+        seed = doc.output_gradients.get(p)
+        total += float(np.sum(v if seed is None else np.asarray(seed, np.float64) * v))
+    return total
+
+
+def loss_text(doc):
+    """The loss in words, with the user's names: 'loss = Σ y' or 'loss = Σ seed·y'."""
+    parts = []
+    for p in doc.targets:
+        name = doc.nodes[p.node].label or port_text(p)
+        parts.append(f"Σ seed·{name}" if p in doc.output_gradients else f"Σ {name}")
+    return "loss = " + " + ".join(parts) if parts else "no target"
+
+
+# -- the run --------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class TrainStep:
+    index: int                  # 1 for the first update
+    loss: float                 # at the parameters before this update
+    loss_after: float           # at the parameters after it
+    gradient_norms: list        # ‖g‖ per parameter, in the trainer's order
+    update_norms: list          # ‖w_after − w_before‖ per parameter
+
+
+class Trainer:
+    """Runs an optimizer on a private copy of a document; the caller's document is never
+    changed (`values()` and `document()` give the trained numbers)."""
+
+    def __init__(self, doc, optimizer, parameters=None):
+        self.parameters = list(trainable_parameters(doc) if parameters is None else parameters)
+        if not doc.targets:
+            raise DocumentError("the document has no target: nothing to minimise", where="training")
+        if not self.parameters:
+            raise DocumentError("no source is a Variable, so there is nothing to train (a "
+                                "constant is not trained): make a source a Variable",
+                                where="training")
+        for p in self.parameters:
+            if not is_variable_port(doc, p):
+                raise DocumentError(f"'{port_text(p)}' is not a Variable, so it cannot be trained",
+                                    where="training")
+            if port_value(doc, p) is None or np.asarray(port_value(doc, p)).dtype.kind != "f":
+                raise DocumentError(f"'{port_text(p)}' has no floating-point value to train",
+                                    where="training")
+        size = sum(int(np.size(port_value(doc, p))) for p in self.parameters)
+        if isinstance(optimizer, Newton) and size > NEWTON_LIMIT:
+            raise DocumentError(f"Newton's step solves a system over all {size:,} parameters; "
+                                f"it is offered up to {NEWTON_LIMIT:,}: choose fewer parameters "
+                                "or a gradient method", where="training")
+        self.original = doc
+        self.optimizer = optimizer
+        self.doc = with_values(dataclasses.replace(doc, sources=list(self.parameters)),
+                               {p: port_value(doc, p) for p in self.parameters})
+        self.variables = [gv.Variable(np.array(port_value(doc, p)), name=port_text(p))
+                          for p in self.parameters]
+        self.history = []
+        self.evaluation = None
+        self._evaluate()
+        unconnected = [port_text(p) for p in self.parameters if self.gradient(p) is None]
+        if unconnected:
+            raise DocumentError(f"the loss does not depend on {', '.join(unconnected)} through "
+                                "recorded ops (its gradient is None): choose parameters the "
+                                "target depends on", where="training")
+
+    @property
+    def loss(self):
+        """The loss at the current parameters."""
+        return loss_of(self.doc, self.evaluation.values)
+
+    @property
+    def losses(self):
+        """The loss before the first step and after each step."""
+        return [s.loss for s in self.history[:1]] + [s.loss_after for s in self.history] \
+            if self.history else [self.loss]
+
+    def gradient(self, port):
+        return self.evaluation.gradients.get(port)
+
+    def values(self):
+        """{Port: ndarray}: the parameters' current values."""
+        return {p: np.array(v._value) for p, v in zip(self.parameters, self.variables)}
+
+    def document(self):
+        """The original document with the trained values."""
+        return with_values(self.original, self.values())
+
+    def step(self):
+        """One update of every parameter; returns its TrainStep."""
+        before = [v._value for v in self.variables]
+        loss = self.loss
+        grads = [self.gradient(p) for p in self.parameters]
+        try:
+            with quiet():
+                if isinstance(self.optimizer, Newton):
+                    self.optimizer.apply_hessian(*self._newton_terms(), self.variables)
+                else:
+                    self.optimizer.apply_gradients(zip(grads, self.variables))
+        except (ENGINE_ERRORS + (np.linalg.LinAlgError,)) as e:
+            raise DocumentError(one_line(e), where=f"training step {len(self.history) + 1}") from None
+        store_values(self.doc, {p: v._value for p, v in zip(self.parameters, self.variables)})
+        self._evaluate()
+        record = TrainStep(len(self.history) + 1, loss, self.loss,
+                           [_norm(g) for g in grads],
+                           [_norm(v._value.astype(np.float64) - b) for v, b in zip(self.variables, before)])
+        self.history.append(record)
+        return record
+
+    def run(self, steps, should_stop=None, on_step=None):
+        """Up to `steps` updates; stops early when `should_stop()` says so. `on_step(record)`
+        hears each one. Returns the records of this run."""
+        records = []
+        for _ in range(int(steps)):
+            if should_stop is not None and should_stop():
+                break
+            records.append(self.step())
+            if on_step is not None:
+                on_step(records[-1])
+        return records
+
+    # -- internals ------------------------------------------------------------------------
+    def _evaluate(self):
+        """Values and gradients at the current parameters; only numbers changed since the
+        last evaluation, so its checks and plan are reused."""
+        ev = evaluate(self.doc, persistent=False, same_structure_as=self.evaluation)
+        if ev.errors:
+            raise DocumentError.from_problem(ev.errors[0])
+        self.evaluation = ev
+
+    def _newton_terms(self):
+        """The gradients and the Hessian over the flattened parameters, with nested tapes."""
+        doc = self.doc
+        structure = self.evaluation.structure or analyse(doc)
+        with _tapes(doc, 2) as (tapes, helper):
+            built = _built(doc, tapes, helper, structure.broken)
+            sources = [built.tensors[p] for p in self.parameters]
+            targets = [built.tensors[p] for p in doc.targets]
+            seeds = [gv.constant(doc.output_gradients[p]) if p in doc.output_gradients
+                     else gv.ones_like(t) for p, t in zip(doc.targets, targets)]
+            grads = tapes[1].gradient(targets, sources, output_gradients=seeds,
+                                      unconnected_gradients="zero")
+        blocks = tapes[0].jacobian(grads, sources, unconnected_gradients="zero")
+        return grads, hessian_matrix(blocks, sources)
+
+
+def _norm(array):
+    return 0.0 if array is None else float(np.linalg.norm(np.asarray(array, np.float64)))

@@ -1,0 +1,686 @@
+"""The canvas and palette, driven like a user: seed 004 built by palette and port drags.
+
+Seed 004: t (5x3) @ b (3x3), tape.gradient(y, t) = every row [-0.17307831, 1.1900724, 2.245003].
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QDropEvent, QImage, QMouseEvent, QPainter
+from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter
+
+import app_ui
+import gradviz as tf
+from gradviz.app.canvas.view import PALETTE_MIME, CanvasView, EdgeItem
+from gradviz.app.controller import DocumentController
+from gradviz.app.canvas.palette import PaletteWidget, palette_entries
+from gradviz.graph import catalog, fileformat
+from gradviz.graph.document import Port
+
+T = np.array([[0.8363, 0.4719, 0.9783], [0.3379, 0.6548, 0.3835], [0.7846, 0.9173, 0.2393],
+              [0.5418, 0.3875, 0.4276], [0.0948, 0.2637, 0.8039]], np.float32)
+B = np.array([[0.43842274, -0.53439844, -0.07710262], [1.5658046, -0.1012345, -0.2744976],
+              [1.4204658, 1.2609464, -0.43640924]], np.float32)
+ROW = np.array([-0.17307831, 1.1900724, 2.245003], np.float32)
+
+
+@pytest.fixture
+def editor(qtbot):
+    controller = DocumentController()
+    window = QMainWindow()
+    canvas = CanvasView(controller)
+    palette = PaletteWidget(controller, canvas)
+    split = QSplitter()
+    split.addWidget(palette)
+    split.addWidget(canvas)
+    split.setSizes([240, 900])
+    window.setCentralWidget(split)
+    window.resize(1200, 800)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    messages = []
+    controller.message.connect(messages.append)
+    canvas._test_window = window  # keep the window alive for the test's duration
+    return controller, canvas, palette, messages
+
+
+def test_seed_004_built_by_palette_ports_and_typing(qtbot, open_window):
+    """In the real window: palette double-clicks and a drop, shapes and matrices typed
+    into the inspector, ports dragged, roles from the palette; the gradient the inspector
+    shows is the engine's."""
+    w = open_window()
+    controller, canvas, palette = w.controller, w.canvas, w.palette
+    messages = []
+    controller.message.connect(messages.append)
+    canvas.setFocus()
+    qtbot.keyClick(canvas, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)  # File > New
+    assert not controller.doc.nodes
+    t = app_ui.add_by_palette(controller, palette, "Watched tensor")
+    assert controller.selection == [t] and w.inspector.page.node_id == t
+    app_ui.type_field(qtbot, w.inspector.page.shape.edit, "5, 3")
+    app_ui.type_matrix(qtbot, w.inspector.page.value_editor.view, T.tolist())
+    b = app_ui.add_by_palette(controller, palette, "Constant")
+    app_ui.type_field(qtbot, w.inspector.page.shape.edit, "3, 3")
+    app_ui.type_matrix(qtbot, w.inspector.page.value_editor.view, B.tolist())
+    np.testing.assert_array_equal(controller.doc.nodes[t].value, T)
+    np.testing.assert_array_equal(controller.doc.nodes[b].value, B)
+    assert controller.doc.nodes[t].watched and controller.doc.nodes[t].value.dtype == np.float32
+
+    # The matmul comes from a drag-and-drop of its palette entry onto free canvas.
+    mime = palette.tree.mimeData([palette.entry_item("matmul")])
+    assert json.loads(bytes(mime.data(PALETTE_MIME)).decode()) == {"kind": "op", "op": "matmul"}
+    right = max(item.sceneBoundingRect().right() for item in canvas.node_items.values())
+    drop_at = QPointF(right + 200, canvas.scene_item(t).scenePos().y() + 60)
+    canvas.centerOn(drop_at)
+    before = set(controller.doc.nodes)
+    drop = QDropEvent(QPointF(canvas.mapFromScene(drop_at)), Qt.DropAction.CopyAction, mime,
+                      Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    canvas.dropEvent(drop)
+    (m,) = [n for n in controller.doc.nodes if n not in before]
+    pos = controller.doc.nodes[m].position
+    assert abs(pos[0] + 60 - drop_at.x()) < 1.5 and abs(pos[1] + 20 - drop_at.y()) < 1.5
+
+    qtbot.keyClick(canvas, Qt.Key.Key_F)        # fit, so every port is on screen
+    app_ui.drag_port(qtbot, canvas, canvas.scene_item(t).ports_out[0],
+                     canvas.scene_item(m).ports_in[0])
+    app_ui.drag_port(qtbot, canvas, canvas.scene_item(m).ports_in[1],
+                     canvas.scene_item(b).ports_out[0])
+    assert {(e.src, e.dst) for e in controller.doc.edges} == {(Port(t), Port(m, 0)),
+                                                              (Port(b), Port(m, 1))}
+    assert len(canvas.edge_items) == 2
+
+    # Target = matmul output, source = t, through the gradient tools acting on the selection.
+    app_ui.click_card(qtbot, canvas, m)
+    assert controller.selection == [m]
+    app_ui.double_click_entry(palette, "Mark as target")
+    app_ui.click_card(qtbot, canvas, t)
+    assert controller.selection == [t]
+    app_ui.double_click_entry(palette, "Mark as source")
+    assert controller.doc.targets == [Port(m)] and controller.doc.sources == [Port(t)]
+    assert controller.result.ok, controller.result.problems
+
+    # The engine's own answer, written as in the seed.
+    tt, bb = tf.constant(T), tf.constant(B)
+    with tf.GradientTape() as tape:
+        tape.watch(tt)
+        y = tf.matmul(tt, bb)
+    expected = tape.gradient(y, tt).numpy()
+    np.testing.assert_allclose(expected, np.tile(ROW, (5, 1)), rtol=1e-6)
+    # The inspector follows once the canvas has painted the new result.
+    qtbot.waitUntil(lambda: w.inspector.page.node_id == t and w.inspector.page.grad_view.isVisibleTo(w.inspector.page))
+    page = w.inspector.page
+    np.testing.assert_array_equal(page.grad_view.array(), expected)   # what the inspector shows
+    np.testing.assert_array_equal(canvas.scene_item(t).gradient, expected)  # and the card
+    assert canvas.scene_item(t).card.has_gradient
+
+    # A cycle is refused, with the reason at the cursor and in the status bar.
+    tanh = canvas.add_node_at("op", "tanh", canvas.scene_item(m).sceneBoundingRect().topRight()
+                              + QPointF(80, 40))
+    qtbot.keyClick(canvas, Qt.Key.Key_F)
+    app_ui.drag_port(qtbot, canvas, canvas.scene_item(m).ports_out[0],
+                     canvas.scene_item(tanh).ports_in[0])
+    assert Port(tanh, 0) in [e.dst for e in controller.doc.edges]
+    n_edges = len(controller.doc.edges)
+    app_ui.drag_port(qtbot, canvas, canvas.scene_item(tanh).ports_out[0],
+                     canvas.scene_item(m).ports_in[0])
+    assert len(controller.doc.edges) == n_edges
+    assert "cycle" in canvas.last_refusal and "cycle" in canvas.refusal_note()
+    assert messages and "cycle" in messages[-1]
+    assert "cycle" in w.statusBar().currentMessage()
+
+    # A shape that cannot work is refused, naming both shapes.
+    wrong = canvas.add_node_at("constant", "", canvas.scene_item(b).sceneBoundingRect().bottomLeft()
+                               + QPointF(0, 60))
+    qtbot.keyClick(canvas, Qt.Key.Key_F)
+    app_ui.drag_port(qtbot, canvas, canvas.scene_item(wrong).ports_out[0],
+                     canvas.scene_item(m).ports_in[1])
+    assert "(5, 3)" in canvas.last_refusal and "(2, 2)" in canvas.last_refusal
+    assert "(2, 2)" in canvas.refusal_note()
+    assert Port(b) in [e.src for e in controller.doc.edges]   # the good edge stays
+    np.testing.assert_allclose(controller.result.evaluation.gradients[Port(t)], expected, rtol=1e-6)
+
+    # Every step undoes, back to the empty document.
+    while controller.undo_stack.canUndo():
+        w.actions_by_name["undo"].trigger()
+    assert not controller.doc.nodes and not controller.dirty
+
+
+def test_errors_show_on_the_node_that_caused_them(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    controller.set_value("tf_b", np.ones((2, 2), np.float32))  # an edit that breaks the matmul
+    item = canvas.scene_item("y_tf")
+    assert item.problems and "(2, 2)" in item.problems[0].message
+    assert "(2, 2)" in item.toolTip()
+    assert not canvas.scene_item("tf_t").problems
+    controller.undo_stack.undo()
+    assert not canvas.scene_item("y_tf").problems
+    np.testing.assert_allclose(canvas.scene_item("tf_t").gradient, np.tile(ROW, (5, 1)), rtol=1e-6)
+
+
+def test_palette_lists_every_op_grouped_and_searches(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    entries = palette_entries()
+    ops = {e[2] for e in entries if e[1] == "op"}
+    assert ops == set(catalog.OPS)
+    assert {e[2] for e in entries if e[1] == "layer"} == set(catalog.LAYERS)
+    assert {e[2] for e in entries if e[1] == "custom_gradient"} == set(catalog.CUSTOM_RULES)
+    assert {e[0] for e in entries} == set(catalog.GROUPS)
+    assert {e[3] for e in entries if e[1] == "role"} == {"Mark as target", "Mark as source",
+                                                         "Set output_gradients"}
+    for item, entry in palette.items:
+        assert item.toolTip(0) == entry[4] and entry[4]
+    palette.search.setText("softmax")
+    shown = {e[2] for e in palette.visible_entries()}
+    assert shown == {"nn.softmax", "nn.log_softmax"}
+    assert palette.groups["math"].isHidden()
+    qtbot.keyClick(palette.search, Qt.Key.Key_Return)
+    assert [n.op for n in controller.doc.nodes.values()] == ["nn.softmax"]
+    palette.search.clear()
+    assert len(palette.visible_entries()) == len(entries)
+
+
+def test_quick_add_with_tab(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    canvas.setFocus()
+    at = QPoint(300, 200)
+    qtbot.mouseMove(canvas.viewport(), at)
+    popup = canvas.quick_add(canvas.mapToScene(at))
+    qtbot.keyClicks(popup.edit, "reduce_sum")
+    qtbot.keyClick(popup.edit, Qt.Key.Key_Return)
+    (node,) = controller.doc.nodes.values()
+    assert node.op == "reduce_sum"
+    scene = canvas.mapToScene(at)
+    assert abs(node.position[0] + 60 - scene.x()) < 1.5
+    # The Tab key opens it too.
+    qtbot.keyClick(canvas, Qt.Key.Key_Tab)
+    assert canvas._quick.isVisible()
+    qtbot.keyClicks(canvas._quick.edit, "Dense")
+    qtbot.keyClick(canvas._quick.edit, Qt.Key.Key_Return)
+    assert [n.op for n in controller.doc.nodes.values()] == ["reduce_sum", "Dense"]
+
+
+def test_undo_redo_copy_paste_duplicate_delete(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    original = controller.text()
+    canvas.select_all()
+    assert controller.selection == ["tf_t", "tf_b", "y_tf"]
+    canvas.copy()
+    ids = canvas.paste()
+    assert len(ids) == 3 and len(controller.doc.edges) == 4
+    np.testing.assert_array_equal(controller.doc.nodes[ids[0]].value, controller.doc.nodes["tf_t"].value)
+    controller.set_selection([ids[2]])
+    dup = canvas.duplicate()
+    assert len(dup) == 1 and controller.doc.nodes[dup[0]].op == "matmul"
+    canvas.delete_selected()
+    assert dup[0] not in controller.doc.nodes
+    # Select an edge by clicking it and delete it with the Delete key.
+    edge_item = canvas.edge_items[next(e for e in controller.doc.edges if e.dst.node == "y_tf")]
+    mid = edge_item._path.pointAtPercent(0.5)
+    qtbot.mouseClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=canvas.mapFromScene(mid))
+    assert edge_item.isSelected()
+    canvas.setFocus()
+    qtbot.keyClick(canvas, Qt.Key.Key_Delete)
+    assert edge_item.edge not in controller.doc.edges
+    assert not any(isinstance(i, EdgeItem) and i.edge == edge_item.edge for i in canvas.scene().items())
+    canvas.auto_layout()
+    while controller.undo_stack.canUndo():
+        controller.undo_stack.undo()
+    assert controller.text() == original
+    assert set(canvas.node_items) == {"tf_t", "tf_b", "y_tf"} and len(canvas.edge_items) == 2
+    while controller.undo_stack.canRedo():
+        controller.undo_stack.redo()
+    assert len(controller.doc.nodes) == 6
+    fileformat.loads(controller.text(), strict=False)
+
+
+def test_zoom_pan_fit_grid_and_layout(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    canvas.reset_zoom()
+    assert canvas.zoom_level() == pytest.approx(1.0)
+    canvas.setFocus()
+    qtbot.keyClick(canvas, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+    assert canvas.zoom_level() == pytest.approx(1.25)
+    qtbot.keyClick(canvas, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
+    assert canvas.zoom_level() == pytest.approx(1.0)
+    qtbot.keyClick(canvas, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+    assert canvas.zoom_level() == pytest.approx(1.0)
+    canvas.fit()
+    visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    for item in canvas.node_items.values():
+        assert visible.contains(item.sceneBoundingRect().adjusted(0, 20, 0, 0))
+    h = canvas.horizontalScrollBar().value()
+    vp = canvas.viewport()
+    qtbot.mousePress(vp, Qt.MouseButton.MiddleButton, pos=QPoint(400, 300))
+    canvas.mouseMoveEvent(_move_event(QPoint(300, 300), Qt.MouseButton.MiddleButton))
+    qtbot.mouseRelease(vp, Qt.MouseButton.MiddleButton, pos=QPoint(300, 300))
+    assert canvas.horizontalScrollBar().value() == h + 100
+    canvas.set_grid_visible(False)
+    assert not canvas.grid_visible
+    canvas.auto_layout()
+    assert all(n.position is not None for n in controller.doc.nodes.values())
+    assert controller.undo_stack.undoText() == "Move"
+    first = canvas.scene_item("tf_t").sceneBoundingRect()
+    second = canvas.scene_item("tf_b").sceneBoundingRect()
+    assert not first.adjusted(0, 24, 0, 0).intersects(second.adjusted(0, 24, 0, 0))
+
+
+def _move_event(pos, button):
+    return QMouseEvent(QEvent.Type.MouseMove, QPointF(pos), QPointF(pos), Qt.MouseButton.NoButton,
+                       button, Qt.KeyboardModifier.NoModifier)
+
+
+def test_incremental_updates_keep_unchanged_items(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    items = dict(canvas.node_items)
+    edge_items = dict(canvas.edge_items)
+    controller.set_value("tf_b", np.eye(3, dtype=np.float32))
+    assert canvas.node_items == items and canvas.edge_items == edge_items
+    np.testing.assert_allclose(canvas.scene_item("tf_t").gradient, np.ones((5, 3)), rtol=1e-6)
+    np.testing.assert_allclose(canvas.scene_item("y_tf").value, T, rtol=1e-6)
+
+
+def _cards_overlap(canvas):
+    rects = {nid: item.sceneBoundingRect() for nid, item in canvas.node_items.items()}
+    return [(a, b) for a in rects for b in rects if a < b and rects[a].intersects(rects[b])]
+
+
+def test_new_pasted_and_duplicated_nodes_land_in_free_space(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    canvas.fit()
+    assert not _cards_overlap(canvas)
+    centre = canvas.view_centre()
+    added = [app_ui.add_by_palette(controller, palette, "matmul") for _ in range(3)]
+    assert not _cards_overlap(canvas)
+    for nid in added:   # near the centre of the view, not somewhere far off
+        x, y = controller.doc.nodes[nid].position
+        assert abs(x - centre.x()) < 700 and abs(y - centre.y()) < 700
+    controller.set_selection(["tf_b"])
+    canvas.copy()
+    dup = canvas.duplicate()
+    pasted = canvas.paste()
+    pasted_again = canvas.paste()
+    assert len(dup) == len(pasted) == len(pasted_again) == 1
+    assert not _cards_overlap(canvas)
+    positions = {controller.doc.nodes[n].position for n in dup + pasted + pasted_again}
+    assert len(positions) == 3
+    controller.set_selection(["tf_t", "tf_b", "y_tf"])
+    canvas.copy()
+    group = canvas.paste()
+    assert len(group) == 3 and not _cards_overlap(canvas)
+    old, new = canvas.positions["tf_t"], controller.doc.nodes[group[0]].position
+    old_b, new_b = canvas.positions["tf_b"], controller.doc.nodes[group[1]].position
+    assert (new[0] - old[0], new[1] - old[1]) == pytest.approx((new_b[0] - old_b[0], new_b[1] - old_b[1]))
+
+
+def _free_spot_one_by_one(rect, occupied):
+    """free_spot as specified: each place of each ring in turn, nearest first."""
+    from gradviz.app.canvas.editing import SEARCH_RINGS, SPACING, STEP
+    margin = -SPACING / 2
+    for ring in range(SEARCH_RINGS):
+        spots = sorted(((dx, dy) for dx in range(-ring, ring + 1) for dy in range(-ring, ring + 1)
+                        if max(abs(dx), abs(dy)) == ring), key=lambda d: (d[0] ** 2 + d[1] ** 2, -d[0], -d[1]))
+        for dx, dy in spots:
+            r = rect.translated(dx * STEP, dy * STEP)
+            if not any(r.adjusted(margin, margin, -margin, -margin).intersects(o) for o in occupied):
+                return r.topLeft()
+    return QPointF(rect.left(), max(o.bottom() for o in occupied) + SPACING)
+
+
+def test_free_spot_finds_the_nearest_free_place_ring_by_ring(editor):
+    """The canvas tests many candidate places at once; the answer is the one trying them
+    one by one gives: near and far ones, and below everything when no ring is free."""
+    from gradviz.app.canvas.editing import STEP
+    canvas = editor[1]
+    rng = np.random.default_rng(5)
+    rings = set()
+    for n in [1, 5, 20, 60, 120, 200, 300] * 4:
+        occupied = [QRectF(*rng.integers(-900, 900, 2), *rng.integers(60, 300, 2)) for _ in range(n)]
+        rect = QRectF(*rng.integers(-300, 300, 2), 282.0, 165.0)
+        want, got = _free_spot_one_by_one(rect, occupied), canvas.free_spot(rect, occupied)
+        assert (got.x(), got.y()) == (want.x(), want.y()), n
+        rings.add(max(abs(want.x() - rect.left()), abs(want.y() - rect.top())) // STEP)
+    assert {0, 1} <= rings and max(rings) >= 8   # the first batch of rings and a later one
+    everything = [QRectF(-5000, -5000, 10000, 10000)]
+    assert canvas.free_spot(QRectF(0, 0, 282, 165), everything) == QPointF(0, 5000 + 24)
+
+
+def test_wheel_scrolls_and_ctrl_wheel_zooms(qtbot, editor):
+    from PySide6.QtGui import QWheelEvent
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    canvas.reset_zoom()
+    vp = canvas.viewport()
+
+    def wheel(dy, mods=Qt.KeyboardModifier.NoModifier):
+        pos = QPointF(vp.rect().center())
+        QApplication.sendEvent(vp, QWheelEvent(pos, vp.mapToGlobal(pos), QPoint(0, 0), QPoint(0, dy),
+                                               Qt.MouseButton.NoButton, mods,
+                                               Qt.ScrollPhase.NoScrollPhase, False))
+    v = canvas.verticalScrollBar().value()
+    wheel(-120)
+    assert canvas.zoom_level() == pytest.approx(1.0)
+    assert canvas.verticalScrollBar().value() > v
+    wheel(120, Qt.KeyboardModifier.ControlModifier)
+    assert canvas.zoom_level() > 1.1
+
+
+def test_fit_keeps_a_readable_zoom_on_a_wide_graph(qtbot, editor):
+    from gradviz.app.canvas.navigation import MIN_FIT_SCALE
+    controller, canvas, palette, _ = editor
+    nodes = []
+    for i in range(14):
+        nid = controller.make_node("constant", "", (i * 320.0, 0.0))
+        nodes.append(nid)
+    controller.add_nodes(nodes, (), text="Add")
+    canvas.fit()
+    assert canvas.zoom_level() == pytest.approx(MIN_FIT_SCALE)
+    first = canvas.scene_item(controller.doc.nodes and list(controller.doc.nodes)[0])
+    visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    assert visible.contains(first.sceneBoundingRect())   # the inputs' end is in view
+    assert canvas.horizontalScrollBar().maximum() > 0    # and the rest is a scroll away
+
+
+def test_a_port_with_nothing_to_paint_costs_no_paint(qtbot, editor):
+    """A port is painted only for its name (a side with several ports), a hover ring or the
+    dragged wire's target ring; otherwise it is marked as having no contents."""
+    from PySide6.QtWidgets import QGraphicsItem
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    no_contents = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
+    matmul = canvas.scene_item("y_tf")
+    out = matmul.ports_out[0]
+    assert all(not p.flags() & no_contents for p in matmul.ports_in)   # "a" and "b" are named
+    assert out.flags() & no_contents
+    out.hoverEnterEvent(None)
+    assert not out.flags() & no_contents and app_ui.item_image(out) != _blank(app_ui.item_image(out))
+    out.hoverLeaveEvent(None)
+    assert out.flags() & no_contents
+    source = canvas.scene_item("tf_t").ports_out[0]
+    canvas.start_wire(source, source.scenePos())
+    canvas.update_wire(matmul.ports_in[0].scenePos())
+    assert canvas._wire_target is matmul.ports_in[0]
+    canvas._cancel_wire()
+    assert canvas.scene_item("tf_t").ports_out[0].flags() & no_contents
+
+
+def test_a_renamed_port_shows_its_new_name(qtbot):
+    """Named ports paint from a cached picture: a new op's input names replace the old,
+    on screen as on a canvas made afresh (found in review: "a" stayed where "x" belongs)."""
+    controller = DocumentController()
+    controller.open("samples/004_matmul_sum.json")
+    canvas = CanvasView(controller)
+    qtbot.addWidget(canvas)
+    canvas.resize(1200, 800)
+    canvas.show()
+    qtbot.waitExposed(canvas)
+    app = QApplication.instance()
+
+    def shown():
+        for _ in range(10):
+            app.processEvents()
+        return canvas.viewport().grab().toImage()
+    shown()
+    canvas.fit()
+    for edit in (lambda: controller.set_field("y_tf", "op", "multiply"), controller.undo_stack.undo):
+        edit()
+        before = shown()
+        canvas.sync(full=True, new_document=False)      # every item made afresh, nothing cached
+        assert shown() == before
+    assert [p.name for p in canvas.scene_item("y_tf").ports_in] == ["a", "b"]
+
+
+def test_a_ports_bounds_follow_its_name_and_label(qtbot, editor):
+    """A port keeps its bounds (Qt asks for them hundreds of times a repaint): a longer
+    name, or its name shown or hidden, gives new ones."""
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    port = canvas.scene_item("y_tf").ports_in[0]
+    ring = QRectF(port.boundingRect())
+    assert port.show_label() and ring.contains(port.label_rect())
+    port.name = "a much longer name"
+    assert port.boundingRect().contains(port.label_rect()) and port.boundingRect().width() > ring.width()
+    port.set_label_shown(False)
+    assert not port.boundingRect().contains(port.label_rect())
+    assert port.boundingRect().width() < ring.width()
+    port.set_label_shown(True)
+    assert port.boundingRect().contains(port.label_rect())
+
+
+def test_fit_in_a_very_narrow_view_does_not_fail(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    canvas.resize(30, 500)
+    canvas.fit()
+    assert canvas.zoom_level() > 0
+
+
+def test_renaming_the_target_renames_every_gradient_label(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    controller.set_field("y_tf", "label", "out")
+    labels = [s.text for s in canvas.scene_item("tf_t").card.sections if s.colour == "gradient"]
+    assert labels and all("∂out/" in t for t in labels), labels
+
+
+def _blank(image):
+    blank = image.copy()
+    blank.fill(QColor("white"))
+    return blank
+
+
+def test_fit_on_a_wide_and_tall_graph_shows_the_cards_at_the_inputs_end(qtbot, editor):
+    """The corner of the graph's bounding box may be empty (a layered layout puts a long
+    chain far down): Fit centres on the cards at the left end, not on the empty corner."""
+    controller, canvas, palette, _ = editor
+    nodes = [controller.make_node("constant", "", (i * 320.0, 3000.0)) for i in range(14)]
+    nodes.append(controller.make_node("constant", "", (9000.0, 0.0)))
+    controller.add_nodes(nodes, (), text="Add")
+    canvas.fit()
+    visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    assert visible.contains(canvas.scene_item(nodes[0].id).sceneBoundingRect())
+    assert visible.contains(canvas.scene_item(nodes[1].id).sceneBoundingRect())
+
+
+def test_rubber_band_selects_and_the_selection_follows_on_release(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    canvas.fit()
+    seen = []
+    controller.selectionChanged.connect(seen.append)
+    rect = QRectF()
+    for nid in ("tf_t", "tf_b"):
+        rect = rect.united(canvas.scene_item(nid).sceneBoundingRect())
+    vp = canvas.viewport()
+    a = canvas.mapFromScene(rect.topLeft() - QPointF(12, 12))
+    b = canvas.mapFromScene(rect.bottomRight() + QPointF(6, 6))
+    assert canvas.itemAt(a) is None
+    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=a)
+    for k in range(1, 6):
+        qtbot.mouseMove(vp, a + (b - a) * k / 5)
+    assert not seen   # the inspector is not rebuilt on every move of the band
+    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=b)
+    assert seen == [["tf_t", "tf_b"]] and controller.selection == ["tf_t", "tf_b"]
+
+
+def test_a_wire_dropped_on_its_own_node_says_why(qtbot, editor):
+    controller, canvas, palette, messages = editor
+    controller.open("samples/004_matmul_sum.json")
+    canvas.fit()
+    item = canvas.scene_item("y_tf")
+    app_ui.drag_port(qtbot, canvas, item.ports_out[0], item.ports_in[1])
+    assert "cannot feed itself" in canvas.refusal_note()
+    assert messages and "cannot feed itself" in messages[-1]
+    assert len(controller.doc.edges) == 2
+
+
+def _long_edge(controller, canvas):
+    """Seed 004 with y_tf moved far right: the edge tf_b -> y_tf.b and its middle point."""
+    controller.open("samples/004_matmul_sum.json")
+    far = canvas.node_items["y_tf"]
+    far.setPos(far.pos() + QPointF(900, 0))
+    canvas.commit_moves()
+    edge = next(e for e in canvas.edge_items if e.src.node == "tf_b")
+    return edge, canvas.edge_items[edge]._path.pointAtPercent(0.5)
+
+
+def test_a_card_dropped_on_an_edge_sends_the_edge_around_it(qtbot, editor):
+    controller, canvas, palette, _ = editor
+    edge, middle = _long_edge(controller, canvas)
+    item = canvas.edge_items[edge]
+    card = canvas.node_items["tf_t"]
+    rect = card.sceneBoundingRect()
+    card.setPos(card.pos() + (middle - rect.center()))   # drop tf_t's card onto the edge
+    assert item.path_crosses(canvas.renderer.rect("tf_t"))
+    canvas.commit_moves()
+    item = canvas.edge_items[edge]
+    assert not item.path_crosses(canvas.renderer.rect("tf_t"))
+
+
+def test_a_card_that_grows_onto_an_edge_sends_the_edge_around_it(qtbot, editor):
+    """An edit that makes a card taller (a value of more rows) re-routes the other edges
+    it now covers, not only its own."""
+    controller, canvas, palette, _ = editor
+    edge, middle = _long_edge(controller, canvas)
+    nid = controller.add_node("constant")              # a card of its own, on no edge
+    controller.set_value(nid, np.ones((2, 3), np.float32))
+    qtbot.wait(5)
+    card = canvas.node_items[nid]
+    rect = card.sceneBoundingRect()
+    card.setPos(card.pos() + QPointF(middle.x() - rect.center().x(), middle.y() - 12 - rect.bottom()))
+    canvas.commit_moves()                              # just above the edge
+    assert not canvas.edge_items[edge].path_crosses(canvas.renderer.rect(nid))
+    controller.set_value(nid, np.ones((12, 3), np.float32))
+    qtbot.wait(5)
+    grown = canvas.renderer.rect(nid)
+    assert grown.bottom() > middle.y() + 5             # the card now reaches over the old route
+    assert not canvas.edge_items[edge].path_crosses(grown)
+
+def test_copied_nodes_stay_on_the_clipboard_as_text_after_the_exit_hook(qtbot, editor):
+    from gradviz.app.canvas import editing as canvas_edit
+    controller, canvas, palette, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    controller.set_selection(["tf_t"])
+    assert canvas.copy()
+    copied = QApplication.clipboard().text()
+    canvas_edit._take_back_clipboard()       # what runs at exit
+    assert QApplication.clipboard().text() == copied and '"tf_t"' in copied
+    pasted = canvas.paste()                  # and gradviz still pastes it as nodes
+    assert len(pasted) == 1
+
+QUIT_WITH_COPIED_NODES = """
+from PySide6.QtWidgets import QApplication
+from gradviz.app import create_window
+app = QApplication([])
+w = create_window(None, offer_recovery=False)
+w.controller.set_selection(["tf_t"])
+assert w.canvas.copy()
+w.controller.undo_stack.setClean()
+"""
+
+
+def test_quitting_with_copied_nodes_on_the_clipboard_exits_cleanly(tmp_path):
+    """Qt deleted the Python-made QMimeData after the interpreter was gone: a crash on
+    quit (exit status -11) whenever nodes had been copied."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", GRADVIZ_RECOVERY_DIR=str(tmp_path),
+               XDG_CONFIG_HOME=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", QUIT_WITH_COPIED_NODES], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_an_edge_a_hair_over_one_pixel_is_drawn_one_pixel_wide(qtbot, editor):
+    """Qt draws lines up to one device pixel on a fast path: at 60 % an edge's 1.8-unit line
+    (1.08 px) is drawn 1 px wide; at 100 % and at 50 % (0.9 px) it keeps its own pen."""
+    controller, canvas, _, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    edge = next(iter(canvas.edge_items.values()))
+    image = QImage(200, 200, QImage.Format.Format_RGB32)
+    painter = QPainter(image)
+    edge.paint_line(painter, 0.6)   # painted once: the item keeps its look
+    painter.end()
+    look = edge._look[2]
+    assert look[0].widthF() == pytest.approx(1.8)
+    thin = edge._on_screen(look, 0.6)
+    assert thin[0].widthF() * 0.6 == pytest.approx(1.0) and thin[0].color() == look[0].color()
+    assert thin[1:] == look[1:] and edge._on_screen(look, 0.6) is thin   # kept while the zoom is
+    assert edge._on_screen(look, 1.0) is look and edge._on_screen(look, 0.5) is look
+
+
+def test_a_card_dragged_far_away_stays_within_the_scroll_range(qtbot, editor):
+    """After a drag the cards already stand where the move edit puts them, so the scene rect
+    is measured on the drop (the canvas' sync sees no move)."""
+    controller, canvas, _, _ = editor
+    a = controller.add_node("constant", position=(0, 0))
+    controller.add_node("constant", position=(300, 0))
+    canvas.resetTransform()
+    canvas.centerOn(0, 0)
+    item = canvas.scene_item(a)
+    vp = canvas.viewport()
+    start = canvas.mapFromScene(item.scenePos() + QPointF(30, 8))
+    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=start)
+    for k in range(1, 41):     # whole pixels at 100 %: the positions need no rounding
+        qtbot.mouseMove(vp, start + QPoint(-100 * k, 0))
+    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=start + QPoint(-4000, 0))
+    assert controller.doc.nodes[a].position == (-4000.0, 0.0)
+    assert canvas.sceneRect().contains(item.sceneBoundingRect())
+
+
+def test_the_scroll_room_holds_every_item_and_the_view_and_shrinks_back(editor):
+    """The scene rect is found from the cards and edges (not the scene's items): every item
+    (ports, badges, problem lines included) and the view lie inside it with room to spare.
+    A small change keeps it (a new scroll range repaints the whole view); the room shrinks
+    again when a card far away comes back."""
+    from gradviz.app.canvas.navigation import SPARE
+    controller, canvas, _, _ = editor
+    controller.open("samples/004_matmul_sum.json")
+    value = controller.doc.nodes["tf_t"].value.copy()
+    value.flat[0] = np.nan
+    controller.set_value("tf_t", value)   # a problem line under the card
+    app_ui.settle(canvas)
+
+    def assert_holds_everything():   # the edge layer only says how far edges may be painted
+        room = canvas.sceneRect()
+        full = room.adjusted(SPARE - 1, SPARE - 1, 1 - SPARE, 1 - SPARE)   # cards and edges: all the room
+        for nid, (x, y) in canvas.positions.items():
+            card = canvas.renderer.cards[nid]
+            assert full.contains(QRectF(x, y, card.width, card.height)), nid
+        assert all(full.contains(item.boundingRect()) for item in canvas.edge_items.values())
+        half = room.adjusted(SPARE / 2, SPARE / 2, -SPARE / 2, -SPARE / 2)   # what stands out of cards
+        items = [item for item in canvas.scene().items() if item is not canvas.edge_layer]
+        assert len(items) > 10 and all(half.contains(item.sceneBoundingRect()) for item in items)
+        assert canvas.sceneRect().contains(canvas.mapToScene(canvas.viewport().rect()).boundingRect())
+    assert any(item.problems for item in canvas.node_items.values())
+    assert_holds_everything()
+    first = QRectF(canvas.sceneRect())
+    x, y = canvas.positions["tf_t"]
+    controller.move_nodes({"tf_t": (x - 5000, y + 3000)})
+    app_ui.settle(canvas)
+    assert_holds_everything()
+    far = QRectF(canvas.sceneRect())
+    assert far.width() > first.width() + 4000
+    controller.move_nodes({"tf_t": (x - 4960, y + 2970)})   # a small change keeps the scroll range
+    app_ui.settle(canvas)
+    assert_holds_everything()
+    assert canvas.sceneRect() == far
+    controller.move_nodes({"tf_t": (x, y)})
+    app_ui.settle(canvas)
+    assert_holds_everything()
+    assert canvas.sceneRect() == first
+    ox, oy = canvas.positions["y_tf"]   # the product left of its inputs: its edges loop out past the cards
+    controller.move_nodes({"y_tf": (x - 2500, oy)})
+    app_ui.settle(canvas)
+    cards = QRectF()
+    for nid, (cx, cy) in canvas.positions.items():
+        cards = cards.united(QRectF(cx, cy, canvas.renderer.cards[nid].width, canvas.renderer.cards[nid].height))
+    assert any(not cards.contains(item.boundingRect()) for item in canvas.edge_items.values())
+    assert_holds_everything()

@@ -1,0 +1,307 @@
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from gradviz.app.controller import DocumentController
+from gradviz.app.inspector.panel import DocumentPage, InspectorWidget, NodePage, parse_attr
+from gradviz.graph import catalog
+from gradviz.graph.document import Port
+
+SAMPLES = Path(__file__).resolve().parents[3] / "samples"
+
+
+@pytest.fixture
+def make(qtbot):
+    made = []
+
+    def make(sample):
+        c = DocumentController()
+        made.append(c)
+        c.open(SAMPLES / sample)
+        w = InspectorWidget(c)
+        w.confirm = lambda text: True
+        qtbot.addWidget(w)
+        w.resize(380, 900)
+        w.show()
+        return c, w
+    yield make
+    for c in made:  # the undo stack outlives its controller during teardown
+        c.undo_stack.blockSignals(True)
+
+
+def grad(c, node):
+    return c.result.evaluation.gradients[Port(node)]
+
+
+def test_document_page_when_nothing_selected(make):
+    c, w = make("004_matmul_sum.json")
+    assert isinstance(w.page, DocumentPage)
+    assert w.page.title.edit.text() == c.doc.title
+    c.set_selection(["y_tf"])
+    assert isinstance(w.page, NodePage)
+    assert "matmul" in w.page.subtitle.text()
+    assert "a @ b" in w.page.subtitle.toolTip()
+    c.set_selection([])
+    assert isinstance(w.page, DocumentPage)
+
+
+def test_toggle_transpose_is_one_undo_step(make):
+    c, w = make("004_matmul_sum.json")
+    c.set_selection(["tf_b"])
+    c.set_selection(["y_tf"])
+    before = c.text()
+    box = w.page.attr_widgets["transpose_b"]
+    box.click()
+    assert c.doc.nodes["y_tf"].attrs["transpose_b"] is True
+    b = c.doc.nodes["tf_b"].value
+    np.testing.assert_allclose(grad(c, "tf_t"), np.tile(b.sum(axis=0), (5, 1)), rtol=1e-6)
+    c.undo_stack.undo()
+    assert c.text() == before
+    assert isinstance(w.page, NodePage) and not w.page.attr_widgets["transpose_b"].isChecked()
+    c.undo_stack.redo()
+    assert w.page.attr_widgets["transpose_b"].isChecked()
+
+
+def test_typing_into_the_grid_recomputes_gradient(make):
+    c, w = make("004_matmul_sum.json")
+    c.set_selection(["tf_b"])
+    page = w.page
+    model = page.value_editor.model
+    assert model.setData(model.index(0, 0), "10")
+    assert c.doc.nodes["tf_b"].value[0, 0] == 10
+    b = c.doc.nodes["tf_b"].value
+    expected = np.tile(b.sum(axis=1), (5, 1))
+    np.testing.assert_allclose(grad(c, "tf_t"), expected, rtol=1e-6)
+    assert w.page is page  # updated in place, not rebuilt
+    c.set_selection(["tf_t"])
+    np.testing.assert_array_equal(w.page.grad_view.array(), grad(c, "tf_t"))
+    assert w.page.grad_view.isVisibleTo(w.page)
+    c.undo_stack.undo()
+    assert c.doc.nodes["tf_b"].value[0, 0] == np.float32(0.43842274)
+
+
+def test_paste_and_malformed_paste_on_a_node(make):
+    c, w = make("004_matmul_sum.json")
+    c.set_selection(["tf_b"])
+    editor = w.page.value_editor
+    depth = c.undo_stack.count()
+    assert editor.set_text("[[1, 0, 0], [0, 1, 0], [0, 0, 1]]")
+    np.testing.assert_array_equal(c.doc.nodes["tf_b"].value, np.eye(3))
+    np.testing.assert_allclose(grad(c, "tf_t"), np.ones((5, 3)))
+    assert c.undo_stack.count() == depth + 1
+    text = c.text()
+    assert not editor.set_text("1,2,3\n4,5")
+    assert "row 2 has 2 values, expected 3" in editor.message_text()
+    assert c.text() == text and c.undo_stack.count() == depth + 1
+    assert editor.set_text("1\t2\t3\n4\t5\t6\n7\t8\t9")
+    assert c.doc.nodes["tf_b"].value[2, 2] == 9
+
+
+def test_random_fill_with_seed_is_reproducible(make):
+    c, w = make("004_matmul_sum.json")
+    c.set_selection(["tf_b"])
+    w.page.value_editor.random_fill("normal", seed=42)
+    first = c.doc.nodes["tf_b"].value.copy()
+    w.page.value_editor.random_fill("normal", seed=1)
+    w.page.value_editor.random_fill("normal", seed=42)
+    np.testing.assert_array_equal(c.doc.nodes["tf_b"].value, first)
+    assert first.dtype == np.float32
+
+
+def test_shape_change_resizes_with_confirmation(make):
+    c, w = make("004_matmul_sum.json")
+    c.set_selection(["tf_b"])
+    asked = []
+    w.confirm = lambda text: asked.append(text) or False
+    w.page.shape.edit.setText("3, 4")
+    w.page.shape.commit()
+    assert "3 new entries are set to 0" in asked[0]
+    assert c.doc.nodes["tf_b"].value.shape == (3, 3)  # declined: nothing changed
+    w.confirm = lambda text: True
+    w.page.shape.edit.setText("3, 4")
+    w.page.shape.commit()
+    v = c.doc.nodes["tf_b"].value
+    assert v.shape == (3, 4) and np.all(v[:, 3] == 0)
+    np.testing.assert_array_equal(w.page.value_editor.array(), v)
+    w.page.shape.edit.setText("3, x")
+    w.page.shape.commit()
+    assert "'x' is not a whole number" in w.page.shape.error.text()
+
+
+def test_bad_attribute_text_is_refused_in_words(make):
+    c, w = make("001_dense_jacobian.json")
+    c.add_node("op", "reduce_sum")
+    nid = c.selection[0]
+    field = w.page.attr_widgets["axis"]
+    field.edit.setText("1, two")
+    field.commit()
+    assert "'two' is not a whole number" in field.error.text()
+    assert c.doc.nodes[nid].attrs["axis"] is None
+    field.edit.setText("0, 1")
+    field.commit()
+    assert c.doc.nodes[nid].attrs["axis"] == [0, 1]
+    assert not field.error.isVisibleTo(field)
+    keep = w.page.attr_widgets["keepdims"]
+    keep.click()
+    assert c.doc.nodes[nid].attrs["keepdims"] is True
+
+
+def test_layer_activation_and_weights(make):
+    c, w = make("001_dense_jacobian.json")
+    c.set_selection(["layer"])
+    combo = w.page.attr_widgets["activation"]
+    i = combo.findText("tanh")
+    combo.activated.emit(i)
+    assert c.doc.nodes["layer"].attrs["activation"] == "tanh"
+    units = w.page.attr_widgets["units"]
+    units.setValue(4)
+    assert c.doc.nodes["layer"].weights["kernel"].shape[1] == 4  # resized in the same edit
+    assert c.doc.nodes["layer"].weights["bias"].shape == (4,)
+    assert c.result.ok
+    c.undo_stack.undo()
+    assert c.doc.nodes["layer"].attrs["units"] == 10
+    w.page.weight_choice.setCurrentText("bias")
+    assert w.page.weight_editor.array().shape == (10,)
+    assert w.page.weight_editor.set_text(",".join(["0.5"] * 10))
+    assert np.all(c.doc.nodes["layer"].weights["bias"] == 0.5)
+    assert not w.page.weight_editor.set_text("[1, 2]")
+    assert "needs shape [10]" in w.page.weight_editor.message_text()
+
+
+def test_target_and_source_toggles(make):
+    c, w = make("004_matmul_sum.json")
+    c.set_selection(["tf_b"])
+    w.page.role_boxes[("sources", 0)].click()
+    assert c.doc.sources == [Port("tf_t"), Port("tf_b")]
+    t = c.doc.nodes["tf_t"].value
+    np.testing.assert_allclose(grad(c, "tf_b"), np.tile(t.sum(axis=0)[:, None], (1, 3)),
+                               rtol=1e-6)
+    np.testing.assert_allclose(w.page.grad_view.array(), grad(c, "tf_b"))
+    c.undo_stack.undo()
+    assert c.doc.sources == [Port("tf_t")]
+    assert not w.page.role_boxes[("sources", 0)].isChecked()
+    c.set_selection(["y_tf"])
+    w.page.role_boxes[("targets", 0)].click()
+    assert c.doc.targets == []
+    c.set_selection([])
+    page = w.page
+    item = page.target_list.findItems("y_tf", Qt.MatchExactly)[0]
+    item.setCheckState(Qt.Checked)
+    assert c.doc.targets == [Port("y_tf")]
+    item = w.page.source_list.findItems("tf_t", Qt.MatchExactly)[0]
+    item.setCheckState(Qt.Unchecked)
+    assert c.doc.sources == []
+
+
+def test_output_gradients_vjp_seed_002(make):
+    c, w = make("002_vjp_output_gradients.json")
+    np.testing.assert_allclose(grad(c, "x"), [4, 12])
+    ones, editor = w.page.seed_editors[Port("y")]
+    assert not ones.isChecked()
+    np.testing.assert_array_equal(editor.array(), [2, 3])
+    ones.click()  # back to the default seed: ones · dy/dx = 2x
+    assert Port("y") not in c.doc.output_gradients
+    np.testing.assert_allclose(grad(c, "x"), [2, 4])
+    ones.click()
+    w.page.seed_editors[Port("y")][1].set_text("[2, 3]")
+    np.testing.assert_array_equal(c.doc.output_gradients[Port("y")], [2, 3])
+    np.testing.assert_allclose(grad(c, "x"), [4, 12])
+    np.testing.assert_allclose(w.page.grad_views[Port("x")][0].array(), [4, 12])
+    assert not w.page.seed_editors[Port("y")][1].set_text("[1, 2, 3]")  # shape mismatch
+    np.testing.assert_array_equal(c.doc.output_gradients[Port("y")], [2, 3])
+
+
+def test_tape_settings(make):
+    c, w = make("004_matmul_sum.json")
+    page = w.page
+    page.persistent.click()
+    assert c.doc.tape.persistent is True
+    page.watch_accessed.click()
+    assert c.doc.tape.watch_accessed_variables is False
+    # tf_b is not watched any more; tf_t is (watched=True) so the gradient stays
+    assert grad(c, "tf_t") is not None
+    item = page.stop_list.findItems("y_tf", Qt.MatchExactly)[0]
+    item.setCheckState(Qt.Checked)
+    assert c.doc.tape.stop_recording == ["y_tf"]
+    assert grad(c, "tf_t") is None  # nothing recorded: the gradient is None, as in TF
+    c.undo_stack.undo()
+    assert c.doc.tape.stop_recording == []
+    assert w.page.stop_list.findItems("y_tf", Qt.MatchExactly)[0].checkState() == Qt.Unchecked
+    c.undo_stack.undo()
+    c.undo_stack.undo()
+    assert not w.page.persistent.isChecked() and w.page.watch_accessed.isChecked()
+
+
+def test_title_and_lesson(make):
+    c, w = make("004_matmul_sum.json")
+    w.page.title.edit.setText("New title")
+    w.page.title.commit()
+    assert c.doc.title == "New title"
+    w.page.lesson.setPlainText("line one\nline two")
+    w.page.lesson.committed.emit(w.page.lesson.toPlainText())
+    assert c.doc.lesson == "line one\nline two"
+    c.undo_stack.undo()
+    c.undo_stack.undo()
+    assert w.page.title.edit.text() == c.doc.title != "New title"
+
+
+def test_typing_survives_evaluation(make):
+    c, w = make("004_matmul_sum.json")
+    c.set_selection(["tf_t"])
+    page = w.page
+    page.label.edit.setFocus()
+    page.label.edit.setText("half typed")
+    page.label.edit.setModified(True)
+    c.recompute()  # e.g. another widget's edit
+    assert w.page is page and page.label.edit.text() == "half typed"
+
+
+def test_a_new_page_starts_at_its_title(make, qtbot):
+    c, w = make("004_matmul_sum.json")
+    w.resize(380, 300)
+    c.set_selection(["y_tf"])
+    qtbot.wait(10)
+    bar = w.scroll.verticalScrollBar()
+    assert bar.maximum() > 0
+    bar.setValue(bar.maximum())
+    old = w.page
+    c.set_selection(["tf_t"])
+    qtbot.wait(10)
+    assert w.page is not old and bar.value() == 0
+    assert w.page.isVisible() and w.scroll.widget().findChildren(type(old)) == [w.page]
+
+def test_node_problems_in_red(make):
+    c, w = make("004_matmul_sum.json")
+    c.set_selection(["tf_b"])
+    w.page.value_editor.set_text("[[1, 2], [3, 4]]")  # 5x3 @ 2x2: a shape mismatch
+    c.set_selection(["y_tf"])
+    assert w.page.problems.isVisibleTo(w.page)
+    assert "shape" in w.page.problems.text().lower()
+    c.undo_stack.undo()
+    assert not w.page.problems.isVisibleTo(w.page)
+
+
+@pytest.mark.parametrize("kind, text, value", [
+    ("axis", "", None), ("axis", "-1", -1), ("axis", "[0, 1]", [0, 1]),
+    ("ints", "2, 3", [2, 3]), ("ints", "", []),
+    ("index", "0, 1:3, ...", [0, [1, 3, None], "..."]), ("index", "::2", [[None, None, 2]]),
+    ("paddings", "1, 1; 0, 2", [[1, 1], [0, 2]]), ("paddings", "[[1, 1]]", [[1, 1]]),
+    ("float", "1e-3", 0.001),
+])
+def test_parse_attr(kind, text, value):
+    assert parse_attr(kind, text) == value
+    assert catalog.check_attr(kind, value) is None
+
+
+def test_new_layer_gets_weights_then_connects(make):
+    c, w = make("004_matmul_sum.json")
+    nid = c.add_node("layer", "Dense")
+    assert w.page.build_row.isVisibleTo(w.page)
+    w.page.input_width.setValue(3)
+    w.page.build_weights.click()
+    assert c.doc.nodes[nid].weights["kernel"].shape == (3, 1)
+    assert not w.page.build_row.isVisibleTo(w.page)
+    assert c.connect(Port("tf_t"), Port(nid)) is None
+    assert c.result.evaluation.values[Port(nid)].shape == (5, 1)

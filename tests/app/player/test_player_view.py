@@ -1,0 +1,137 @@
+"""What the player puts on screen: the canvas framing of each step (a function of the step
+index, never below a readable zoom) and the timeline of named steps."""
+import pytest
+from PySide6.QtCore import QCoreApplication, QRectF, Qt
+
+from gradviz.app.player import step_view
+from gradviz.app.window.main_window import SAMPLES_DIR
+
+SEED_003 = SAMPLES_DIR / "003_stop_gradient_product.json"
+REGULARIZATION = SAMPLES_DIR / "001_input_gradient_regularization.json"
+SEED_004 = SAMPLES_DIR / "004_matmul_sum.json"
+
+
+@pytest.fixture
+def window(open_window, qtbot):
+    """window(path, size): the main window on `path`, shown (conftest's open_window)."""
+    def make(path, size=(1280, 800)):
+        w = open_window(path, size=size)
+        qtbot.wait(50)       # the first fit the window queues on show
+        return w
+    return make
+
+
+def _view(w):
+    """(zoom, scene point at the viewport's centre) after every queued fit has run."""
+    QCoreApplication.processEvents()
+    c = w.canvas
+    centre = c.mapToScene(c.viewport().rect().center())
+    return c.transform().m11(), (centre.x(), centre.y())
+
+
+def _visible(w):
+    c = w.canvas
+    return c.mapToScene(c.viewport().rect()).boundingRect()
+
+
+@pytest.mark.parametrize("sample", [SEED_003, REGULARIZATION])
+def test_the_view_of_a_step_does_not_depend_on_the_way_there(window, sample):
+    w = window(sample)
+    p = w.player
+    n = len(p.steps)
+    forward = {}
+    for k in range(n):
+        p.next()
+        p.finish_animation()
+        forward[k] = _view(w)
+    w.canvas.zoom_by(0.3)                 # the user zooms out in between: no effect either
+    for k in reversed(range(n)):
+        p.set_index(k)
+        zoom, (x, y) = _view(w)
+        assert zoom == pytest.approx(forward[k][0], rel=1e-9), k
+        assert (x, y) == pytest.approx(forward[k][1], abs=1.5 / zoom), k
+    p.set_index(n - 1)
+    p.set_index(2)
+    assert _view(w)[1] == pytest.approx(forward[2][1], abs=2.0)
+
+
+@pytest.mark.parametrize("sample", [SEED_003, REGULARIZATION])
+@pytest.mark.parametrize("size", [(1280, 800), (1440, 900)])
+def test_every_step_is_framed_readable_with_its_card_in_view(window, sample, size):
+    w = window(sample, size)
+    p = w.player
+    r = w.canvas.renderer
+    for k in range(len(p.steps)):
+        p.set_index(k)
+        QCoreApplication.processEvents()
+        step = p.step
+        assert step_view.text_px(w.canvas) >= step_view.READABLE_PX - 1e-6, k
+        if step.node not in r.doc.nodes:
+            continue
+        seen = _visible(w)
+        card = r.rect(step.node)
+        assert seen.contains(card), (k, step.title)      # the active card, whole
+        formula = step_view.render_painter.formula_rect(r, step)
+        if formula is not None and formula.width() < seen.width():
+            assert seen.intersected(formula).width() == pytest.approx(formula.width(), abs=1), k
+
+
+def test_a_graph_that_fits_is_shown_whole_and_never_above_the_cap(window):
+    w = window(SEED_004, (1440, 900))
+    p = w.player
+    for k in range(len(p.steps)):
+        p.set_index(k)
+        QCoreApplication.processEvents()
+        seen = _visible(w)
+        rects = step_view.step_rects(w.canvas.renderer, p.step)
+        assert seen.contains(rects[-1]), k          # every card and the formula card
+        assert step_view.readable_zoom(w.canvas) <= w.canvas.transform().m11() <= \
+            step_view.MAX_ZOOM + 1e-9
+
+
+def test_centre_keeps_the_first_span_and_leans_towards_the_next():
+    seen = 100.0
+    # fits: centred on the span
+    assert step_view._centre([(0, 60)], seen) == pytest.approx(30)
+    # the must-span fits, the landing span to its left does not: the window's right edge
+    # stays on the must-span's right edge, showing as much of the landing as it can
+    assert step_view._centre([(200, 260), (-100, 260)], seen) == pytest.approx(210)
+    # the must-span itself is too long: its start is shown
+    assert step_view._centre([(0, 300), (-50, 300)], seen) == pytest.approx(50)
+    # ... unless it fits when the margins give way: then it is centred
+    assert step_view._centre([(0, 110), (-50, 110)], seen, full=120) == pytest.approx(55)
+
+
+def test_timeline_names_every_step_and_a_click_goes_there(window, qtbot):
+    w = window(SEED_003)
+    p = w.player
+    chips = p.timeline.chips
+    assert len(chips) == len(p.steps) == 9
+    for i, (chip, step) in enumerate(zip(chips, p.steps)):
+        assert chip.text().startswith(f"{i + 1}  ")
+        assert chip.text()[len(f"{i + 1}  "):].rstrip("…") in step.title
+        assert step.title in chip.toolTip()
+        assert chip.isVisibleTo(p)
+    assert not any(c.isChecked() for c in chips)
+    qtbot.mouseClick(chips[5], Qt.MouseButton.LeftButton)
+    assert p.index == 5 and p.step.kind == "cut"
+    assert chips[5].isChecked() and sum(c.isChecked() for c in chips) == 1
+    p.last()
+    assert chips[-1].isChecked()
+    bar = p.timeline.horizontalScrollBar()
+    qtbot.waitUntil(lambda: p.timeline.viewport().rect().intersects(
+        chips[-1].geometry().translated(-bar.value(), 0)))
+    p.set_index(-1)
+    assert not any(c.isChecked() for c in chips)
+
+
+def test_the_step_name_is_readable_at_1280(window):
+    w = window(REGULARIZATION)
+    p = w.player
+    p.set_index(10)
+    name = p.step_name(p.step)
+    assert p.step_label.toolTip() == name
+    shown = p.step_label.text()
+    assert shown == name or (shown.endswith("…") and name.startswith(shown[:-1]))
+    assert p.step_label.width() <= 400 and p.caption.width() > 400
+    assert QRectF(p.rect()).contains(QRectF(p.caption.geometry()))

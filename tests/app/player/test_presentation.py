@@ -1,0 +1,333 @@
+"""Classroom: presentation mode, the Lessons menu, and Export Step / Export Animation."""
+import struct
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QDockWidget, QMessageBox, QToolBar, QWidget
+
+from app_ui import shown_text
+from gradviz.app import create_window
+from gradviz.app import export_dialog
+from gradviz.app.player import presentation, step_view
+from gradviz.app.player.lessons import fill_steps_menu, lesson_entries, open_lesson
+from gradviz.app.window.main_window import SAMPLES_DIR, SEED_SAMPLE
+from gradviz.render import animation, png
+
+SEED = SAMPLES_DIR / SEED_SAMPLE
+Button = QMessageBox.StandardButton
+
+
+@pytest.fixture(autouse=True)
+def temp_settings(app_env):
+    """QSettings, recovery files and message boxes in tmp_path (conftest's app_env)."""
+    return app_env.tmp
+
+
+@pytest.fixture
+def window(qtbot):
+    w = create_window(str(SEED), offer_recovery=False)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    yield w
+    if w.presentation.active:
+        w.presentation.exit()
+    w.controller.undo_stack.setClean()
+
+
+def _chrome(w):
+    return [x for x in w.findChildren(QWidget) if isinstance(x, (QDockWidget, QToolBar)) and x.parent() is w]
+
+
+def _visible_chrome(w):
+    return {x.objectName() for x in _chrome(w) if not x.isHidden()}
+
+
+# -- presentation mode -------------------------------------------------------------------
+def test_presentation_hides_the_chrome_and_restores_it(window, qtbot):
+    w = window
+    before = _visible_chrome(w)
+    assert {"paletteDock", "inspectorDock", "mainToolbar", "playerBar"} <= before
+    theme, grid = w.canvas.theme_name, w.canvas.grid_visible
+    w.actions_by_name["present"].trigger()
+    p = w.presentation
+    assert p.active and w.actions_by_name["present"].isChecked()
+    assert w.isFullScreen()
+    assert w.menuBar().isHidden() and w.statusBar().isHidden()
+    assert _visible_chrome(w) == {"presentationCaptionDock"}
+    assert w.canvas.theme_name == "contrast" and w.canvas.renderer.theme.name == "contrast"
+    assert not w.canvas.grid_visible
+    # The picture (cards and formula card) is zoomed to fill the canvas.
+    qtbot.waitUntil(lambda: not p._fit_pending)
+    shown = w.canvas.mapFromScene(p.picture_rect()).boundingRect()
+    view = w.canvas.viewport().rect()
+    fill = max(shown.width() / view.width(), shown.height() / view.height())
+    assert 0.95 < fill <= 1.01 or w.canvas.transform().m11() == pytest.approx(3.0)
+    # The band shows the lesson before step 0, in large type.
+    assert p.band.title.text() == w.controller.doc.title
+    assert shown_text(p.band.caption).startswith("tape.gradient(y_tf, tf_t)")
+    assert p.band.title.font().pointSizeF() >= 24 and p.band.caption.font().pointSizeF() >= 18
+
+    qtbot.keyClick(w.canvas, Qt.Key.Key_Escape)
+    assert not p.active and not w.actions_by_name["present"].isChecked()
+    assert not w.isFullScreen()
+    assert _visible_chrome(w) == before
+    assert not w.menuBar().isHidden() and not w.statusBar().isHidden()
+    assert w.canvas.theme_name == theme and w.canvas.grid_visible == grid
+    assert not [x for x in _chrome(w) if x.objectName() == "presentationCaptionDock"] or \
+        all(x.isHidden() for x in _chrome(w) if x.objectName() == "presentationCaptionDock")
+
+
+def test_f5_toggles(window, qtbot):
+    w = window
+    qtbot.keyClick(w.canvas, Qt.Key.Key_F5)
+    assert w.presentation.active
+    qtbot.keyClick(w.canvas, Qt.Key.Key_F5)
+    assert not w.presentation.active
+
+
+def test_keyboard_steps_through_the_story(window, qtbot):
+    w = window
+    p = w.presentation
+    steps = w.controller.result.story.steps
+    assert len(steps) == 4
+    p.enter()
+    assert w.player.index == -1
+    seen = []
+    for key in (Qt.Key.Key_Space, Qt.Key.Key_Right, Qt.Key.Key_PageDown, Qt.Key.Key_Down):
+        qtbot.keyClick(w.canvas, key)
+        seen.append(w.player.index)
+        assert w.canvas.step_overlay.step is steps[w.player.index]
+    assert seen == [0, 1, 2, 3]
+    assert p.band.title.text() == f"4/4   {steps[3].title}"
+    assert shown_text(p.band.caption) == steps[3].caption
+    qtbot.keyClick(w.canvas, Qt.Key.Key_Space)          # the last step stays
+    assert w.player.index == 3
+    qtbot.keyClick(w.canvas, Qt.Key.Key_Left)
+    qtbot.keyClick(w.canvas, Qt.Key.Key_PageUp)
+    assert w.player.index == 1
+    assert p.band.title.text().startswith("2/4")
+    qtbot.keyClick(w.canvas, Qt.Key.Key_End)
+    assert w.player.index == 3
+    qtbot.keyClick(w.canvas, Qt.Key.Key_Home)
+    assert w.player.index == -1
+    assert p.band.title.text() == w.controller.doc.title
+    qtbot.keyClick(w.canvas, Qt.Key.Key_Left)           # before the lesson: nothing
+    assert w.player.index == -1
+
+
+def test_keys_are_left_alone_outside_presentation(window, qtbot):
+    w = window
+    w.player.set_index(1)
+    qtbot.keyClick(w.canvas, Qt.Key.Key_PageDown)
+    assert w.player.index == 1
+    assert not w.presentation.active
+
+
+def test_each_step_is_framed_for_the_back_row(window, qtbot):
+    w = window
+    batchnorm = SAMPLES_DIR / "001_batchnorm_pitfall.json"
+    w.open_sample(batchnorm, ask=False)
+    p = w.presentation
+    p.enter()
+    assert w.player.framing == dict(readable_px=p.readable_px(), max_zoom=presentation.MAX_ZOOM)
+    assert p.readable_px() >= presentation.MIN_READABLE_PX
+    r = w.canvas.renderer
+    for k in range(len(p.steps())):
+        p.go(k)
+        qtbot.waitUntil(lambda: not p._fit_pending)
+        assert step_view.text_px(w.canvas) >= p.readable_px() - 1e-6, k
+        step = w.player.step
+        if step.node in r.doc.nodes:
+            seen = w.canvas.mapToScene(w.canvas.viewport().rect()).boundingRect()
+            assert seen.contains(r.rect(step.node)), k
+    p.exit()
+    assert w.player.framing == {}
+
+
+def test_presentation_type_grows_with_the_screen(window, monkeypatch):
+    w = window
+    p = w.presentation
+    monkeypatch.setattr(type(p), "screen_height", lambda self: 2160)
+    assert p.type_scale() == pytest.approx(2.4)
+    assert p.readable_px() == pytest.approx(36.0)
+    p.enter()
+    assert p.band.title.font().pointSizeF() == pytest.approx(presentation.TITLE_PT * 2.4)
+    assert p.band.caption.font().pointSizeF() == pytest.approx(presentation.CAPTION_PT * 2.4)
+    monkeypatch.setattr(type(p), "screen_height", lambda self: 600)
+    assert p.type_scale() == 1.0 and p.readable_px() == presentation.MIN_READABLE_PX
+
+
+def test_a_letter_with_a_hat_reads_right_in_the_band(window):
+    w = window
+    w.open_sample(SAMPLES_DIR / "001_batchnorm_pitfall.json", ask=False)
+    step = next(s for s in w.controller.result.story.steps if "x\u0302" in s.caption)
+    w.presentation.enter()
+    w.presentation.go(step.index)
+    band = w.presentation.band.caption
+    assert shown_text(band) == step.caption
+    assert "DejaVu Sans Mono'\">x\u0302</span>" in band.text()
+    assert shown_text(w.player.caption) == step.caption
+
+def test_contrast_theme_reads_in_print_and_for_colour_blind_viewers():
+    from gradviz.render.themes import get_theme
+
+    t = get_theme("contrast")
+
+    def luminance(h):
+        c = [int(h[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        c = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in c]
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+
+    def ratio(a, b):
+        la, lb = sorted((luminance(a), luminance(b)))
+        return (lb + 0.05) / (la + 0.05)
+
+    assert t.background == "#ffffff" and t.text == "#000000"
+    for colour in t.header.values():                       # white header text: WCAG AA
+        assert ratio(colour, t.header_text) >= 4.5
+    for colour in (t.value, t.gradient, t.muted, t.cotangent, t.source, t.target, t.cut):
+        assert ratio(colour, t.background) >= 4.5
+    assert ratio(t.value, t.value_fill) >= 4.5 and ratio(t.gradient, t.gradient_fill) >= 4.5
+    # Values and gradients differ in hue on the blue / orange axis and in lightness.
+    v, g = (int(t.value[i:i + 2], 16) for i in (1, 3, 5)), (int(t.gradient[i:i + 2], 16) for i in (1, 3, 5))
+    v, g = list(v), list(g)
+    assert v[2] > v[0] and g[0] > g[2]
+    # Node kinds stay distinguishable in greyscale too.
+    grey = sorted(luminance(c) for c in t.header.values())
+    assert len(set(round(x, 3) for x in grey)) == len(grey)
+
+
+# -- lessons -------------------------------------------------------------------------------
+def test_lesson_entries_follow_the_readme():
+    entries = lesson_entries()
+    readme = (SAMPLES_DIR / "README.md").read_text(encoding="utf-8")
+    listed = [line.split("`")[1] for line in readme.splitlines() if line.startswith("| `")]
+    assert [e.path.name for e in entries][:len(listed)] == listed
+    assert len(entries) == len(list(SAMPLES_DIR.glob("*.json")))
+    first = entries[0]
+    assert first.number == 1 and first.path.name == "004_matmul_sum.json"
+    assert first.title == "The gradient of y = t @ b sums over y's elements"
+    assert first.lesson.startswith("tape.gradient(y_tf, tf_t)")
+
+
+def test_lessons_menu_opens_each_sample_at_step_0(window, qtbot):
+    w = window
+    actions = [a for a in w.lessons_menu.actions() if a.data()]
+    entries = lesson_entries()
+    assert len(actions) == len(entries)
+    for action, entry in zip(actions, entries):
+        assert entry.title.replace("&", "&&") in action.text()
+        action.trigger()
+        assert w.controller.doc.title == entry.title
+        assert w.controller.path is None                  # a sample opens unsaved
+        steps = w.controller.result.story.steps if w.controller.result.story else []
+        assert w.player.index == (0 if steps else -1), entry.path.name
+        if steps:
+            assert w.player.step is steps[0]
+
+
+def test_the_lessons_menu_lists_the_steps_with_their_captions(window):
+    w = window
+    steps = w.controller.result.story.steps
+    actions = fill_steps_menu(w, w.lessons_menu.steps_menu)
+    assert [a.toolTip() for a in actions] == [s.caption for s in steps]
+    assert [a.text() for a in actions] == [w.player.step_name(s) for s in steps]
+    actions[2].trigger()
+    assert w.player.index == 2
+    assert [a.isChecked() for a in fill_steps_menu(w, w.lessons_menu.steps_menu)] == \
+        [False, False, True, False]
+
+def test_a_lesson_opened_in_presentation_shows_its_caption(window, qtbot):
+    w = window
+    w.presentation.enter()
+    entry = next(e for e in lesson_entries() if e.path.name == "003_matmul_gradient.json")
+    assert open_lesson(w, entry)
+    step = w.controller.result.story.steps[0]
+    assert w.presentation.band.title.text().startswith(f"1/{len(w.controller.result.story.steps)}")
+    assert shown_text(w.presentation.band.caption) == step.caption
+    assert w.presentation.active and w.canvas.theme_name == "contrast"
+
+
+# -- export ----------------------------------------------------------------------------------
+def test_export_step_writes_the_current_step(window, tmp_path):
+    w = window
+    w.player.set_index(2)
+    for suffix in ("png", "svg", "pdf"):
+        path = export_dialog.export_step_dialog(w, dict(path=str(tmp_path / f"step.{suffix}"),
+                                                        theme="contrast", scale=1.0))
+        assert path is not None and (tmp_path / f"step.{suffix}").stat().st_size > 1000
+    from gradviz.render import Renderer, render_image
+    image = QImage(str(tmp_path / "step.png"))
+    r = Renderer(w.controller.doc, w.controller.result.evaluation, w.controller.result.story, "contrast",
+                 positions=dict(w.canvas.positions))
+    want = render_image(r, 2, scale=1.0)
+    assert image.size() == want.size()
+    assert np.array_equal(animation._rgb(image), animation._rgb(want))
+    assert "3/4" in (tmp_path / "step.svg").read_text(encoding="utf-8")
+
+
+def test_export_animation_kinds(window, tmp_path):
+    w = window
+    opts = dict(fps=4, scale=0.5, frames_per_step=3, hold=2, theme="contrast")
+    expected = animation.frame_count(w.controller.result.story, 3, 2)
+    n = export_dialog.export_animation_dialog(w, dict(path=str(tmp_path / "a.gif"), kind="gif", **opts))
+    assert 1 < n < expected
+    assert (tmp_path / "a.gif").read_bytes()[:6] == b"GIF89a"
+    n = export_dialog.export_animation_dialog(w, dict(path=str(tmp_path / "a.png"), kind="apng", **opts))
+    chunks = png.chunks((tmp_path / "a.png").read_bytes())
+    assert struct.unpack(">II", chunks[1][1])[0] == n
+    n = export_dialog.export_animation_dialog(w, dict(path=str(tmp_path / "seq"), kind="sequence", **opts))
+    assert n == expected == len(list((tmp_path / "seq").glob("*.png")))
+
+
+def test_export_animation_cancel_leaves_nothing(window, tmp_path, monkeypatch):
+    w = window
+    calls = []
+
+    def cancel_at_5(i, total):
+        calls.append(i)
+        return i < 5
+
+    with pytest.raises(animation.Cancelled):
+        export_dialog.export_animation(w, tmp_path / "c.gif", "gif", scale=0.5, progress=cancel_at_5)
+    with pytest.raises(animation.Cancelled):
+        export_dialog.export_animation(w, tmp_path / "seq", "sequence", scale=0.5, progress=cancel_at_5)
+    assert not (tmp_path / "c.gif").exists()
+    assert list((tmp_path / "seq").glob("*.png")) == []
+    assert max(calls) == 5
+    # The dialog path: the progress dialog's Cancel.
+    monkeypatch.setattr(export_dialog.QProgressDialog, "wasCanceled", lambda self: True)
+    assert export_dialog.export_animation_dialog(
+        w, dict(path=str(tmp_path / "d.gif"), kind="gif", scale=0.5)) is None
+    assert not (tmp_path / "d.gif").exists()
+
+
+def test_export_dialogs_build(window, qtbot):
+    w = window
+    w.player.set_index(1)
+    d = export_dialog.ExportStepDialog(w)
+    qtbot.addWidget(d)
+    assert d.options()["path"].endswith("_step02.png")
+    d.format.setCurrentIndex(d.format.findData("svg"))
+    assert d.options()["path"].endswith(".svg") and not d.scale.isEnabled()
+    a = export_dialog.ExportAnimationDialog(w)
+    qtbot.addWidget(a)
+    assert "4 steps" in a.estimate.text()
+    a.kind.setCurrentIndex(a.kind.findData("apng"))
+    assert a.options()["path"].endswith(".png")
+    a.kind.setCurrentIndex(a.kind.findData("sequence"))
+    assert not a.options()["path"].endswith(".png")
+    assert set(a.options()) == {"path", "kind", "fps", "scale", "frames_per_step", "hold", "theme"}
+
+
+def test_file_menu_has_the_export_actions(window):
+    w = window
+    file_menu = w.menuBar().actions()[0].menu()
+    texts = [a.text().replace("&", "") for a in file_menu.actions()]
+    assert "Export Step…" in texts and "Export Animation…" in texts
+    view = [a.text().replace("&", "") for a in w.view_menu.actions()]
+    assert "Presentation Mode" in view
+    assert w.actions_by_name["present"].shortcut().toString() == "F5"

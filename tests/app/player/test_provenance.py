@@ -1,0 +1,164 @@
+"""Element provenance from clicks on the canvas (the formula card, a card's gradient) and
+in the dock's grid, against the numbers of the story and the engine."""
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from gradviz.app.window.main_window import SAMPLES_DIR
+from gradviz.app.player.provenance import (TensorGrid, entry_at, gradient_boxes, path_label,
+                                    plain_number, shown_array)
+from gradviz.graph.document import Port
+from gradviz.render import painter as render_painter
+from gradviz.render import preview
+
+SEED_004 = SAMPLES_DIR / "004_matmul_sum.json"
+CLIP = SAMPLES_DIR / "001_clip_gradient.json"
+SIGMOID = SAMPLES_DIR / "001_sigmoid_jacobian.json"
+
+
+@pytest.fixture
+def window(open_window):
+    """window(path): the main window on `path`, shown (conftest's open_window)."""
+    return open_window
+
+
+def _card_cell(w, label, flat):
+    step = w.player.step
+    array, box = next((a, b) for lab, a, b in render_painter.formula_arrays(w.canvas.renderer, step)
+                      if lab == label)
+    return render_painter.entry_rect(array, box.left(), box.top(), flat)
+
+
+def _click_scene(qtbot, w, point):
+    c = w.canvas
+    c.centerOn(point)
+    qtbot.mouseClick(c.viewport(), Qt.MouseButton.LeftButton, pos=c.mapFromScene(point))
+
+
+def test_clicking_an_entry_of_the_formula_card_explains_it(window, qtbot):
+    w = window(SEED_004)
+    p, panel = w.player, w.provenance
+    p.set_index(2)
+    step = p.step
+    assert step.kind == "contribution"
+    _click_scene(qtbot, w, _card_cell(w, "contribution", 4).center())
+    prov = panel.provenance
+    assert prov is not None and panel.entry == 4
+    assert prov.value == pytest.approx(float(step.cotangent.flat[4]), rel=1e-6)
+    b = step.operands["b"]
+    assert [t.local for t in prov.terms] == pytest.approx(list(b[1]), rel=1e-6)  # row j = 1
+    assert panel.numbers_label.text().endswith("= 1.1900724")
+    assert panel.grid.highlighted == [4]
+    assert w.canvas.step_overlay.highlight == {"contribution": [4], "upstream": [3, 4, 5],
+                                               "b": [3, 4, 5]}
+    assert p.index == 2 and not w.controller.selection   # the click selected no node
+
+
+def test_clicking_the_upstream_explains_where_the_cotangent_came_from(window, qtbot):
+    w = window(SEED_004)
+    w.player.set_index(2)
+    _click_scene(qtbot, w, _card_cell(w, "upstream", 0).center())
+    panel = w.provenance
+    assert panel.subject.card_label == "upstream"
+    assert panel.provenance.kind == "seed" and panel.provenance.value == 1
+    np.testing.assert_array_equal(panel.grid.array, w.player.step.operands["grad"])
+    assert w.canvas.step_overlay.highlight == {"upstream": [0]}
+
+
+def test_clicking_a_cards_gradient_explains_the_final_gradient(window, qtbot):
+    w = window(SEED_004)
+    # A source's gradient is on its card from its accumulation step on (before, pending).
+    w.player.set_index(next(s.index for s in w.player.steps
+                            if s.kind == "accumulate" and s.node == "tf_t"))
+    (box,) = gradient_boxes(w.canvas.renderer, "tf_t")
+    assert box.port == Port("tf_t", 0)
+    cell = box.cell(7)
+    assert entry_at(w.canvas.renderer, w.player.step, cell.center()) == ("node", box.port, 7)
+    _click_scene(qtbot, w, cell.center())
+    panel = w.provenance
+    gradient = w.controller.result.evaluation.gradients[Port("tf_t", 0)]
+    assert panel.subject.node == Port("tf_t", 0)
+    assert panel.provenance.value == pytest.approx(float(gradient.flat[7]), rel=1e-6)
+    assert panel.provenance.total == pytest.approx(panel.provenance.value, rel=1e-6)
+    assert panel.rings is not None and panel.rings.rects == [cell]
+
+
+def test_clicks_outside_an_entry_and_in_the_editing_view_are_the_canvas_own(window, qtbot):
+    w = window(SEED_004)
+    (box,) = gradient_boxes(w.canvas.renderer, "tf_t")
+    _click_scene(qtbot, w, box.cell(7).center())     # editing view: no story step
+    assert w.provenance.provenance is None
+    assert w.controller.selection == ["tf_t"]        # the card was selected, as always
+    w.player.set_index(2)
+    r = w.canvas.renderer
+    assert entry_at(r, w.player.step, r.rect("tf_t").topLeft()) is None
+    formula = render_painter.formula_rect(r, w.player.step)
+    assert entry_at(r, w.player.step, formula.topLeft()) is None
+
+
+def test_fan_in_paths_are_named_by_their_input_slot(window):
+    w = window(CLIP)
+    story = w.controller.result.story
+    p = w.player
+    fan = next(s for s in p.steps if s.kind == "fan_in")
+    p.set_index(fan.index)
+    labels = [path_label(story, i) for i in fan._sources]
+    assert len(set(labels)) == len(labels) == 2
+    assert labels[0].endswith("input 0 (x)") and labels[1].endswith("input 1 (y)")
+    prov = w.provenance.select_entry(0)
+    text = w.provenance.sum_label.text()
+    assert all(f"[{label}]" in text for label in labels)
+    assert prov.value == pytest.approx(sum(t.product for t in prov.terms))
+    assert set(w.provenance.sources) == {"path 1", "path 2"}
+
+
+def test_numbers_never_show_minus_zero():
+    fmt = preview.number_format(np.array([-1e-5, 0.5]))
+    assert fmt(-1e-5) == "-0.000"                     # what the grid used to print
+    assert plain_number(fmt, -1e-5) == "0.000"
+    assert plain_number(fmt, 0.0) == "0" and plain_number(fmt, -0.0) == "0"
+    assert plain_number(fmt, -0.25) == "-0.250"
+
+
+def test_grid_prints_zeros_plainly(qtbot):
+    grid = TensorGrid("g")
+    qtbot.addWidget(grid)
+    grid.set_array(np.array([[-1e-5, 0.5], [0.0, -0.25]], np.float32))
+    assert [grid.text_at(i) for i in range(4)] == ["0.000", "0.500", "0", "-0.250"]
+
+
+def test_a_long_vector_wraps_and_every_entry_can_be_clicked(window, qtbot):
+    w = window(SIGMOID)
+    p = w.player
+    step = next(s for s in p.steps if s.kind == "contribution")
+    p.set_index(step.index)
+    grid = w.provenance.grid
+    array = shown_array(step)
+    assert array.shape == (201,)
+    assert grid.wrapped and grid.columnCount() >= 4
+    assert grid.rowCount() * grid.columnCount() >= 201
+    assert grid.text_at(200) is not None
+    row, col = grid.cell_of(150)
+    rect = grid.visualItemRect(grid.item(row, col))
+    grid.scrollToItem(grid.item(row, col))
+    rect = grid.visualItemRect(grid.item(row, col))
+    qtbot.mouseClick(grid.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    prov = w.provenance.provenance
+    assert w.provenance.entry == 150
+    assert prov.value == pytest.approx(float(array[150]), rel=1e-6)
+    assert prov.where.endswith("[150]")
+
+
+def test_an_entry_of_a_long_vector_on_the_card_is_clickable(window):
+    """render wraps a 201-vector's heatmap into rows of 20: entry 150 is a real cell."""
+    w = window(SIGMOID)
+    p = w.player
+    step = next(s for s in p.steps if s.kind == "contribution")
+    p.set_index(step.index)
+    r = w.canvas.renderer
+    array, box = next((a, b) for lab, a, b in render_painter.formula_arrays(r, step)
+                      if lab == "contribution")
+    cell = render_painter.entry_rect(array, box.left(), box.top(), 150)
+    assert cell.height() >= 4 and cell.width() >= 4    # big enough to see and to hit
+    hit = entry_at(r, step, cell.center())
+    assert hit is not None and hit[:2] == ("card", "contribution") and hit[2] == 150

@@ -1,0 +1,97 @@
+"""The study views are docks of the main window: created when first shown, opened at a
+usable height, and exported as pictures (File ▸ Export View…)."""
+import sys
+
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QImage
+from PySide6.QtSvg import QSvgRenderer
+
+from gradviz.app import export_dialog
+from gradviz.app.window import main_window
+from gradviz.app.studies import VIEWS
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    from gradviz.app import create_window
+
+    def make(sample):
+        settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+        w = create_window(f"samples/{sample}.json", offer_recovery=False, settings=settings)
+        qtbot.addWidget(w)
+        w.resize(1280, 800)
+        w.show()
+        qtbot.waitExposed(w)
+        return w
+    return make
+
+
+def _open(qtbot, w, title):
+    dock = w.study_docks[title]
+    dock.toggleViewAction().trigger()
+    qtbot.waitUntil(lambda: getattr(dock, "view", None) is not None)
+    qtbot.waitUntil(lambda: dock.view.result is not None, timeout=5000)
+    qtbot.wait(50)
+    return dock
+
+
+def test_the_window_names_every_view_in_order():
+    assert main_window.STUDY_TITLES == tuple(title for title, _ in VIEWS)
+
+
+def test_a_study_dock_builds_its_view_when_shown(qtbot, window):
+    w = window("001_hessian_newton")
+    dock = w.study_docks["Hessian"]
+    assert not dock.isVisible() and getattr(dock, "view", None) is None
+    dock.toggleViewAction().trigger()
+    qtbot.waitUntil(lambda: getattr(dock, "view", None) is not None)
+    assert type(dock.view).__name__ == "HessianView"
+    assert "pyqtgraph" in sys.modules
+
+
+@pytest.mark.parametrize("title", ["Batch Jacobian", "Hessian"])
+def test_a_study_dock_opens_at_a_usable_height(qtbot, window, title):
+    w = window("001_batchnorm_pitfall")
+    dock = _open(qtbot, w, title)
+    view = dock.view
+    qtbot.waitUntil(lambda: dock.height() >= view.MIN_SIZE[1])
+    assert dock.height() >= 0.5 * w.height()
+    for label in view.findChildren(type(view.caption)):
+        if label.isVisibleTo(view) and label.wordWrap() and label.text():
+            assert label.height() >= label.heightForWidth(label.width()) - 1, label.text()[:40]
+    plots = [view.heatmap.graphics] + ([view.norms.graphics] if title == "Batch Jacobian"
+                                       else [view.eigen_plot])
+    assert all(p.height() >= 150 for p in plots)
+
+
+def test_export_view_writes_png_svg_and_pdf(qtbot, window, tmp_path):
+    w = window("001_hessian_newton")
+    dock = _open(qtbot, w, "Hessian")
+    view = dock.view
+    assert export_dialog.study_view_on_screen(w) is view
+    png = export_dialog.export_view_dialog(w, options=dict(path=str(tmp_path / "h.png"),
+                                                           scale=2.0))
+    image = QImage(png)
+    assert image.width() == 2 * view.width() and image.height() == 2 * view.height()
+    colours = {image.pixel(x, y) for x in range(0, image.width(), 7)
+               for y in range(0, image.height(), 7)}
+    assert len(colours) > 20                       # the heatmap and the banners, not a blank
+    svg = export_dialog.export_view_dialog(w, options=dict(path=str(tmp_path / "h.svg")))
+    assert QSvgRenderer(svg).isValid()
+    text = (tmp_path / "h.svg").read_text(encoding="utf-8")
+    assert "<svg" in text and "Symmetry" in text   # labels stay text in the drawing
+    pdf = export_dialog.export_view_dialog(w, options=dict(path=str(tmp_path / "h.pdf")))
+    assert (tmp_path / "h.pdf").read_bytes().startswith(b"%PDF") and pdf.endswith(".pdf")
+    with pytest.raises(ValueError):
+        export_dialog.export_widget(view, tmp_path / "h.bmp")
+    assert "Export &View…" in [a.text() for a in w.menuBar().actions()[0].menu().actions()]
+
+
+def test_export_view_without_a_study_on_screen_says_so(qtbot, window, monkeypatch):
+    w = window("004_matmul_sum")
+    told = []
+    monkeypatch.setattr(export_dialog.QMessageBox, "information",
+                        lambda *a, **k: told.append(a[2]))
+    assert export_dialog.export_view_dialog(w) is None
+    assert told and "Studies" in told[0]

@@ -1,0 +1,296 @@
+"""The study docks show the numbers of story.studies and graph.evaluate, nothing else."""
+import importlib
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gradviz.app import studies as views
+from gradviz.app.controller import DocumentController
+from gradviz.app.studies import _base, hessian_view
+from gradviz.app.studies.batch_view import patches
+from gradviz.app.studies.heatmap import Heatmap
+from gradviz.graph.document import Port
+from gradviz.story import studies
+
+ev = importlib.import_module("gradviz.graph.evaluate")  # the package re-exports a function
+
+SAMPLES = Path(__file__).resolve().parents[3] / "samples"
+
+
+@pytest.fixture(autouse=True)
+def _quiet_undo_stacks(monkeypatch):
+    """The undo stack outlives its controller during teardown: silence it (as test_inspector)."""
+    made = []
+    original = DocumentController.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        made.append(self)
+    monkeypatch.setattr(DocumentController, "__init__", init)
+    yield
+    for c in made:
+        c.undo_stack.blockSignals(True)
+
+
+def opened(qtbot, cls, sample):
+    controller = DocumentController()
+    view = cls(controller)
+    qtbot.addWidget(view)
+    controller.open(SAMPLES / f"{sample}.json")
+    view.refresh()
+    assert not view.error, view.error
+    return controller, view
+
+
+def number_after(text, marker):
+    m = re.search(re.escape(marker) + r"\s*([-+0-9.eE]+)", text)
+    assert m, f"{marker!r} not in {text!r}"
+    return float(m.group(1))
+
+
+def test_views_registry():
+    titles = [t for t, _ in views.VIEWS]
+    assert titles == ["Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse"]
+
+
+def test_heatmap_is_zero_centred(qtbot):
+    h = Heatmap()
+    qtbot.addWidget(h)
+    m = np.array([[0.5, -2.0], [1.0, 0.0]])
+    h.set_matrix(m, (2,), (2,), ("y", "x"))
+    assert h.levels == (-2.0, 2.0)
+    assert h.colorbar.levels() == (-2.0, 2.0)
+    np.testing.assert_array_equal(h.matrix, m.astype(np.float32))
+    assert h.cell_text(0, 1) == "d y[0] / d x[1] = -2    (row 0, col 1)"
+
+
+def test_jacobian_view_shows_the_engine_jacobian(qtbot):
+    controller, view = opened(qtbot, views.JacobianView, "001_dense_jacobian")
+    assert view.target_box.currentText() == "layer"
+    assert view.source_box.currentText() == "layer.kernel"
+    J = ev.jacobian(controller.doc, Port("layer", 0), Port("layer", 1))
+    assert J.shape == (7, 10, 5, 10)
+    np.testing.assert_allclose(view.heatmap.matrix, J.reshape(70, 50), rtol=1e-6)
+    assert view.heatmap.levels == (-np.abs(J).max(), np.abs(J).max())
+    text = view.sum_check.text()
+    assert "Σ over target axes = gradient" in text
+    assert number_after(text, "max |difference| =") < 1e-5
+    assert number_after(text, "max |difference| =") == pytest.approx(view.result.max_difference,
+                                                                      abs=1e-7)
+    # No output_gradients in the document: v is ones, and Jᵀv is the gradient itself.
+    study = studies.jacobian_study(controller.doc, target=Port("layer", 0),
+                                   source=Port("layer", 1), v=np.ones((7, 10), np.float32))
+    np.testing.assert_allclose(view.result.jtv, study.jtv, rtol=1e-6)
+    np.testing.assert_allclose(view.result.vjp, controller.result.evaluation.gradients[
+        Port("layer", 1)], rtol=1e-5, atol=1e-6)
+    assert "ones" in view.vjp_check.text()
+    assert number_after(view.vjp_check.text(), "max |difference| =") < 1e-5
+
+
+def test_jacobian_view_uses_output_gradients(qtbot):
+    controller, view = opened(qtbot, views.JacobianView, "001_dense_jacobian")
+    v = np.linspace(-1, 1, 70, dtype=np.float32).reshape(7, 10)
+    controller.set_output_gradient(Port("layer", 0), v)
+    view.refresh()
+    np.testing.assert_allclose(view.result.v, v)
+    J = view.result.jacobian
+    np.testing.assert_allclose(view.result.jtv, np.tensordot(v, J, axes=2), rtol=1e-5, atol=1e-6)
+    assert "output_gradients" in view.vjp_check.text()
+    assert number_after(view.vjp_check.text(), "max |difference| =") < 1e-5
+
+
+def test_views_recompute_lazily_and_debounced(qtbot):
+    controller = DocumentController()
+    view = views.JacobianView(controller)
+    qtbot.addWidget(view)
+    calls = []
+    original = view.refresh
+    view.refresh = lambda: (calls.append(1), original())
+    view._timer.timeout.disconnect()
+    view._timer.timeout.connect(view.refresh)
+    controller.open(SAMPLES / "001_dense_jacobian.json")
+    qtbot.wait(2 * _base.DEBOUNCE_MS)
+    assert calls == []                      # hidden: nothing computed
+    view.show()
+    qtbot.waitUntil(lambda: len(calls) == 1)
+    for _ in range(3):                      # a burst of edits: one recomputation
+        controller.recompute()
+    qtbot.wait(3 * _base.DEBOUNCE_MS)
+    assert len(calls) == 2
+    assert view.heatmap.matrix.shape == (70, 50)
+
+
+def test_heavy_study_runs_in_the_worker_and_can_be_cancelled(qtbot, monkeypatch):
+    from gradviz.app import worker
+    monkeypatch.setattr(_base, "_worker_module", lambda: worker)
+    monkeypatch.setattr(_base, "WORKER_ELEMENTS", 0)
+    controller = DocumentController()
+    view = views.JacobianView(controller)
+    qtbot.addWidget(view)
+    controller.open(SAMPLES / "001_dense_jacobian.json")
+    view.refresh()
+    assert view._task is not None
+    qtbot.waitUntil(lambda: view.result is not None, timeout=5000)
+    assert view.busy.isHidden()
+    np.testing.assert_allclose(view.heatmap.matrix, ev.jacobian(controller.doc).reshape(70, 50),
+                               rtol=1e-6)
+    view.result = None
+    view.refresh()
+    view.cancel()
+    qtbot.wait(300)
+    assert view.result is None and view.busy.isHidden()
+
+
+def test_batch_view_warns_for_batchnorm(qtbot):
+    controller, view = opened(qtbot, views.BatchJacobianView, "001_batchnorm_pitfall")
+    study = studies.batch_jacobian_study(controller.doc, target=Port("layer2", 0),
+                                         source=Port("x", 0))
+    assert study.warning and view.warning
+    assert "not independent" in view.warning
+    r, c = study.location
+    assert f"∂layer2[{r}] / ∂x[{c}]" in view.warning
+    assert number_after(view.warning, "norm") == pytest.approx(study.largest, rel=1e-3)
+    assert view.check.isVisibleTo(view)
+    np.testing.assert_allclose(view.heatmap.matrix, patches(study.jacobian, 2), equal_nan=True)
+    assert not view._marker.isVisible() or view._marker.rect().center().x() == c
+
+
+def test_batch_view_ok_for_independent_examples(qtbot):
+    controller, view = opened(qtbot, views.BatchJacobianView, "001_batch_jacobian")
+    assert view.warning == ""
+    assert "independent" in view.check.text() and view.check.property("kind") == "ok"
+    J = ev.jacobian(controller.doc, Port("layer2", 0), Port("x", 0))
+    np.testing.assert_allclose(view.result.jacobian, J, rtol=1e-6)
+    image = view.heatmap.matrix
+    assert image.shape == (6 * 9, 5 * 9)   # (T·(B+2), S·(B+2)) as plot_as_patches
+    # Patch (i=0, j=0) holds J[:, 0, :, 0], which is diagonal.
+    np.testing.assert_allclose(image[1:8, 1:8], J[:, 0, :, 0], rtol=1e-6)
+    assert np.isnan(image[0]).all()
+    np.testing.assert_allclose(view.result.batch_jacobian,
+                               ev.batch_jacobian(controller.doc), rtol=1e-6)
+
+
+def test_batch_view_explains_a_missing_batch_axis(qtbot):
+    controller = DocumentController()
+    view = views.BatchJacobianView(controller)
+    qtbot.addWidget(view)
+    controller.open(SAMPLES / "001_hessian_newton.json")
+    view.refresh()
+    assert "batch" in view.error
+
+
+def test_hessian_view_numbers_and_newton_step(qtbot):
+    controller, view = opened(qtbot, views.HessianView, "001_hessian_newton")
+    src, tgt = Port("layer1", 1), Port("loss", 0)
+    assert view.source_box.currentText() == "layer1.kernel"
+    assert view.eps_box.value() == pytest.approx(1e-3)
+    H = ev.hessian(controller.doc, src, tgt).reshape(40, 40)
+    np.testing.assert_allclose(view.heatmap.matrix, H, rtol=1e-6)
+    sym = number_after(view.symmetry.text(), "max |H − Hᵀ| =")
+    assert sym < 1e-6 and sym == pytest.approx(np.abs(H - H.T).max(), abs=1e-9)
+    eig = np.linalg.eigvalsh(0.5 * (H + H.T))
+    np.testing.assert_allclose(view.result.eigenvalues, eig, rtol=1e-5, atol=1e-6)
+    xs, ys = view.eigen_curve.getData()
+    np.testing.assert_allclose(ys, eig, rtol=1e-5, atol=1e-6)
+    assert number_after(view.definite.text(), "max") == pytest.approx(eig[-1], rel=1e-3)
+
+    old = controller.doc.nodes["layer1"].weights["kernel"].copy()
+    g = controller.result.evaluation.gradients[src]
+    step = np.linalg.solve(H + 1e-3 * np.eye(40), g.reshape(40)).reshape(old.shape)
+    np.testing.assert_allclose(step, ev.newton_step(controller.doc), rtol=1e-4, atol=1e-5)
+    loss_before = float(controller.result.evaluation.values[tgt])
+    view.apply_newton_step()
+    new = controller.doc.nodes["layer1"].weights["kernel"]
+    assert new.dtype == old.dtype
+    np.testing.assert_allclose(old - new, step, rtol=1e-4, atol=1e-5)
+    assert float(controller.result.evaluation.values[tgt]) < loss_before
+    assert "Last step" in view.step_text.text()
+    # the view followed the edit: its Hessian is that of the new kernel
+    np.testing.assert_allclose(view.heatmap.matrix,
+                               ev.hessian(controller.doc, src, tgt).reshape(40, 40), rtol=1e-6)
+    assert controller.undo_stack.count() == 1
+    controller.undo_stack.undo()
+    np.testing.assert_array_equal(controller.doc.nodes["layer1"].weights["kernel"], old)
+
+
+def test_hessian_view_closed_form_layer(qtbot):
+    controller, view = opened(qtbot, views.HessianView, "000_layer_hessian")
+    x = controller.doc.nodes["x"].value
+    n = x.shape[0] * 3
+    H = view.heatmap.matrix.reshape(x.shape[1], 3, x.shape[1], 3)
+    closed = 2 / n * np.einsum("bi,bk,jl->ijkl", x, x, np.eye(3))
+    np.testing.assert_allclose(H, closed, rtol=1e-4, atol=1e-6)
+    assert "positive definite" in view.definite.text()
+
+
+def test_chain_view_matches_chain_cost(qtbot):
+    controller, view = opened(qtbot, views.ChainCostView, "001_hessian_newton")
+    cost = studies.chain_cost(controller.result.story)
+    assert view.result == cost
+    text = view.totals.text()
+    assert f"forward</b> {cost.forward:,} multiply-adds" in text
+    assert f"reverse</b> {cost.reverse:,} multiply-adds" in text
+    assert f"{cost.ratio:,.1f}× cheaper" in text
+    assert sum(view.forward_bars.opts["height"]) == cost.forward
+    assert sum(view.reverse_bars.opts["height"]) == cost.reverse
+    assert "J1</b> layer1/MatMul" in view.ops.text()
+
+
+def test_views_survive_a_broken_document(qtbot):
+    controller = DocumentController()
+    shown = [cls(controller) for _, cls in views.VIEWS]
+    for v in shown:
+        qtbot.addWidget(v)
+    controller.open(SAMPLES / "004_matmul_sum.json")
+    controller.remove_nodes(["tf_b"])
+    for v in shown:
+        v.refresh()
+        assert v.error
+        assert v.message.isVisibleTo(v)
+
+
+def test_a_zero_hessian_has_no_newton_step(qtbot):
+    controller, view = opened(qtbot, views.HessianView, "001_dense_jacobian")
+    assert not np.any(view.result.hessian)             # the loss is linear in the kernel
+    assert not view.newton_button.isEnabled() and not view.newton_ok
+    text = view.definite.text()
+    assert "H is zero" in text and "g/ε" in text and "well-posed" not in text
+    g = np.linalg.norm(view.result.gradient)
+    assert number_after(text, "|g|/ε =") == pytest.approx(g / view.eps_box.value(), rel=1e-3)
+    assert view.definite.property("kind") == "warning"
+    old = controller.doc.nodes["layer"].weights["kernel"].copy()
+    view.apply_newton_step()
+    np.testing.assert_array_equal(controller.doc.nodes["layer"].weights["kernel"], old)
+    assert controller.undo_stack.count() == 0
+
+
+def test_round_off_eigenvalues_count_as_zero(qtbot):
+    controller, view = opened(qtbot, views.HessianView, "001_hessian_newton")
+    eig = view.result.eigenvalues
+    tol = hessian_view.zero_tolerance(eig)
+    assert tol == pytest.approx(1e-6 * np.abs(eig).max())
+    assert eig.min() < 0 and abs(eig.min()) <= tol     # float32 round-off, not curvature
+    text = view.definite.text()
+    assert "not positive definite" not in text and "negative" not in text
+    n_zero = int((np.abs(eig) <= tol).sum())
+    assert f"{n_zero} eigenvalues ≈ 0" in text
+    assert view.newton_button.isEnabled()
+
+
+def test_a_singular_hessian_along_the_gradient_warns():
+    def study(h, g, eps=1e-3):
+        h, g = np.asarray(h, float), np.asarray(g, float)
+        step = np.linalg.solve(h + eps * np.eye(len(g)), g)
+        return studies.HessianStudy(h, 0.0, np.linalg.eigvalsh(h), g, eps, step, -step)
+    along = study(np.diag([2.0, 0.0]), [1.0, 1.0])        # g has a part where H is zero
+    kind, words, ok = hessian_view.newton_verdict(along, hessian_view.zero_tolerance(
+        along.eigenvalues))
+    assert kind == "warning" and "singular" in words and ok
+    across = study(np.diag([2.0, 0.0]), [1.0, 0.0])       # it has none
+    kind, words, ok = hessian_view.newton_verdict(across, hessian_view.zero_tolerance(
+        across.eigenvalues))
+    assert kind == "info" and "1 eigenvalues ≈ 0" in words and ok
+    zero = study(np.zeros((2, 2)), [1.0, 0.0])
+    assert hessian_view.newton_verdict(zero, 0.0)[2] is False

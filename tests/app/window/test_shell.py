@@ -1,0 +1,568 @@
+"""The main window's file workflow, undo, recovery, import, code view and themes."""
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication, QMessageBox, QTableWidget
+
+from gradviz.app import create_window
+from gradviz.app.window import recovery as app_files
+from gradviz.app.window.main_window import SAMPLES_DIR, SEED_SAMPLE, samples
+from gradviz.graph import Port, fileformat
+from gradviz.graph.document import OP
+
+SEED = SAMPLES_DIR / SEED_SAMPLE
+Button = QMessageBox.StandardButton
+
+
+@pytest.fixture(autouse=True)
+def temp_settings(app_env):
+    """QSettings, recovery files and message boxes in tmp_path (conftest's app_env)."""
+    return app_env.tmp
+
+
+@pytest.fixture
+def make_window(qtbot):
+    windows = []
+
+    def make(path=None, offer_recovery=True):
+        w = create_window(path, offer_recovery=offer_recovery)
+        qtbot.addWidget(w)
+        windows.append(w)
+        return w
+    yield make
+    for w in windows:
+        w.controller.undo_stack.setClean()  # teardown never asks
+
+
+@pytest.fixture
+def seed_copy(tmp_path):
+    path = tmp_path / "seed.gradviz.json"
+    shutil.copy(SEED, path)
+    return path
+
+
+def _edit_a_lot(window):
+    c = window.controller
+    nid = c.add_node(OP, "reduce_sum", (600, 100))
+    c.connect(Port("y_tf"), Port(nid))
+    c.set_attr(nid, "keepdims", True)
+    c.set_value("tf_b", np.ones((3, 3), np.float32))
+    c.move_nodes({"tf_t": (10.0, 20.0)})
+    c.end_move()
+    c.move_nodes({"tf_t": (30.0, 40.0)})
+    c.set_meta(title="Changed")
+    c.set_ports("targets", [Port(nid)])
+    window.canvas.select_all()
+    window.canvas.duplicate()
+    window.canvas.delete_selected()
+    return nid
+
+
+def test_default_window_opens_the_seed_sample(make_window):
+    w = make_window()
+    assert w.controller.doc.title == fileformat.load(str(SEED)).title
+    assert w.controller.path is None  # a sample opens unsaved, so Save never overwrites it
+    assert "[*]" in w.windowTitle() and "unsaved" in w.windowTitle()
+    assert w.controller.result.ok
+    assert w.width() <= 1280 and w.height() <= 800
+    assert "no problems" in w.problems_label.text()
+
+
+def test_undo_everything_then_save_is_byte_identical(make_window, seed_copy):
+    original = seed_copy.read_bytes()
+    w = make_window(seed_copy)
+    assert w.controller.path == str(seed_copy)
+    _edit_a_lot(w)
+    assert w.controller.dirty and w.isWindowModified()
+    stack = w.controller.undo_stack
+    assert stack.count() >= 8
+    while stack.canUndo():
+        w.actions_by_name["undo"].trigger()
+    assert not w.controller.dirty
+    assert w.save()
+    assert seed_copy.read_bytes() == original
+
+
+def test_redo_everything_gives_the_edited_document(make_window, seed_copy):
+    w = make_window(seed_copy)
+    _edit_a_lot(w)
+    edited = w.controller.text()
+    stack = w.controller.undo_stack
+    while stack.canUndo():
+        stack.undo()
+    while stack.canRedo():
+        stack.redo()
+    assert w.controller.text() == edited
+
+
+def test_unsaved_changes_prompt_on_new_and_close(make_window, monkeypatch, seed_copy):
+    w = make_window(seed_copy)
+    w.show()
+    w.controller.set_meta(title="edited")
+    asked = []
+
+    def answer(button):
+        def question(*args, **kwargs):
+            asked.append(args[2])
+            return button
+        return question
+    monkeypatch.setattr(QMessageBox, "question", answer(Button.Cancel))
+    assert not w.new_document()
+    assert w.controller.doc.title == "edited" and "unsaved changes" in asked[-1]
+    assert not w.close()
+    assert w.isVisible()
+    monkeypatch.setattr(QMessageBox, "question", answer(Button.Discard))
+    assert w.new_document()
+    assert not w.controller.doc.nodes and not w.controller.dirty
+    w.controller.set_meta(title="edited again")
+    monkeypatch.setattr(QMessageBox, "question", answer(Button.Save))
+    monkeypatch.setattr("PySide6.QtWidgets.QFileDialog.getSaveFileName",
+                        lambda *a, **k: (str(seed_copy.parent / "kept"), ""))
+    assert w.close()
+    assert (seed_copy.parent / "kept.gradviz.json").exists()
+    assert len(asked) == 4
+
+
+def test_save_as_writes_atomically(make_window, seed_copy, monkeypatch, tmp_path):
+    w = make_window(seed_copy)
+    w.controller.set_meta(title="saved elsewhere")
+    target = tmp_path / "out" / "copy.gradviz.json"
+    target.parent.mkdir()
+    target.write_text("old contents")
+    renames = []
+    real_replace = os.replace
+
+    def spy(src, dst):
+        renames.append((src, dst))
+        assert Path(dst).read_text() == "old contents"  # untouched until the rename
+        real_replace(src, dst)
+    monkeypatch.setattr(fileformat.os, "replace", spy)
+    assert w.save_as(str(target))
+    assert [Path(d) for _, d in renames] == [target]
+    assert Path(renames[0][0]).parent == target.parent
+    assert target.read_text() == w.controller.text()
+    assert sorted(p.name for p in target.parent.iterdir()) == ["copy.gradviz.json"]
+    assert w.controller.path == str(target) and not w.controller.dirty
+    assert "copy.gradviz.json" in w.windowTitle()
+
+    def broken(src, dst):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(fileformat.os, "replace", broken)
+    w.controller.set_meta(title="never written")
+    assert not w.save()
+    assert "saved elsewhere" in target.read_text()
+    assert sorted(p.name for p in target.parent.iterdir()) == ["copy.gradviz.json"]
+    assert w.controller.dirty
+
+
+def test_recent_files_are_remembered(make_window, seed_copy, tmp_path):
+    other = tmp_path / "other.gradviz.json"
+    shutil.copy(SAMPLES_DIR / "003_matmul_gradient.json", other)
+    w = make_window(seed_copy)
+    assert w.open_file(str(other))
+    assert w.recent.paths()[:2] == [str(other), str(seed_copy)]
+    labels = [a.text() for a in w.recent_menu.actions()]
+    assert "other.gradviz.json" in labels[0] and "seed.gradviz.json" in labels[1]
+    assert app_files.RecentFiles(QSettings()).paths()[0] == str(other)
+    w.recent_menu.actions()[1].trigger()
+    assert w.controller.path == str(seed_copy)
+    assert w.recent.paths()[0] == str(seed_copy)
+
+
+def test_open_sample_menu_lists_every_sample(make_window):
+    w = make_window()
+    titles = [a.text() for a in w.sample_menu.actions()]
+    assert len(titles) == len(list(SAMPLES_DIR.glob("*.json"))) == len(samples())
+    assert any("Higher order" in t for t in titles)
+    higher = next(a for a in w.sample_menu.actions() if "Higher order" in a.text())
+    higher.trigger()
+    assert w.controller.doc.title.startswith("Higher order")
+    assert w.controller.result.ok
+
+
+def test_crash_recovery_is_offered_and_restores(make_window, seed_copy, monkeypatch, tmp_path):
+    w = make_window(seed_copy)
+    w.controller.set_meta(title="work in progress")
+    w.controller.set_value("tf_b", np.full((3, 3), 2.0, np.float32))
+    qtbot_wait_autosave(w)
+    recovery_file = tmp_path / "recovery" / app_files.Recovery.NAME
+    assert recovery_file.exists()
+    edited = w.controller.text()
+    # the process dies here: no closeEvent, the session flag stays set
+    offered = []
+
+    def yes(*args, **kwargs):
+        offered.append(args[2])
+        return Button.Yes
+    monkeypatch.setattr(QMessageBox, "question", yes)
+    w2 = make_window()
+    assert offered and "did not close normally" in offered[0]
+    assert w2.controller.text() == edited
+    assert w2.controller.path == str(seed_copy)
+    assert w2.controller.dirty
+    w2.controller.undo_stack.undo()  # back to the file as last saved
+    assert w2.controller.text() == seed_copy.read_text()
+    assert not recovery_file.exists()
+    w2.controller.undo_stack.setClean()
+    w2.close()
+    offered.clear()
+    make_window()
+    assert not offered  # a clean exit: nothing to offer
+
+
+def qtbot_wait_autosave(window):
+    window.autosaver.timer.stop()
+    window.autosaver.save_now()
+
+
+def test_autosave_runs_on_a_timer_and_clears_when_saved(make_window, seed_copy, qtbot, tmp_path):
+    w = make_window(seed_copy)
+    w.autosaver.timer.setInterval(20)
+    w.controller.set_meta(title="autosaved")
+    recovery_file = tmp_path / "recovery" / app_files.Recovery.NAME
+    qtbot.waitUntil(recovery_file.exists, timeout=3000)
+    assert "autosaved" in recovery_file.read_text()
+    w.save()
+    assert not recovery_file.exists()
+
+
+def test_import_from_script_asks_first(make_window, monkeypatch, tmp_path):
+    marker = tmp_path / "ran"
+    script = tmp_path / "square.py"
+    script.write_text(
+        "import gradviz as tf\n"
+        f"open({str(marker)!r}, 'w').close()\n"
+        "x = tf.constant(3.0)\n"
+        "with tf.GradientTape() as tape:\n"
+        "    tape.watch(x)\n"
+        "    y = x * x\n"
+        "print(tape.gradient(y, x))\n")
+    w = make_window()
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or Button.No)
+    assert not w.import_script(str(script))
+    assert asked and "Run it?" in asked[0] and not marker.exists()
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: Button.Yes)
+    assert w.import_script(str(script))
+    assert marker.exists()
+    doc = w.controller.doc
+    assert [n.op for n in doc.nodes.values() if n.kind == OP] == ["multiply"]
+    assert w.controller.result.ok
+    (grad,) = w.controller.result.evaluation.gradients.values()
+    assert float(grad) == 6.0
+
+
+def test_code_view_shows_runnable_python(make_window, qtbot):
+    w = make_window()
+    w.actions_by_name["code"].trigger()
+    code = w.code_view.code()
+    assert "GradientTape" in code and "import gradviz as tf" in code
+    w.code_view.copy()
+    assert QGuiApplication.clipboard().text() == code
+    w.controller.set_meta(title="Renamed for the code view")
+    assert "Renamed for the code view" in w.code_view.code()
+
+
+def test_theme_switch_persists(make_window):
+    w = make_window()
+    w.actions_by_name["theme_dark"].trigger()
+    assert QSettings().value("view/theme") == "dark"
+    window_colour = QApplication.instance().palette().color(QPalette.ColorRole.Window)
+    assert window_colour.lightness() < 80
+    w2 = make_window()
+    assert w2.theme_name == "dark" and w2.actions_by_name["theme_dark"].isChecked()
+    w2.set_theme("light")
+    assert QSettings().value("view/theme") == "light"
+
+
+def test_menus_show_shortcuts_and_undo_names_the_edit(make_window):
+    w = make_window()
+    rows = {(menu, cmd): keys for menu, cmd, keys in w.shortcut_rows()}
+    assert rows[("File", "Save")] and rows[("File", "Open")] and rows[("View", "Fit to Window")]
+    assert ("Edit", "Undo") in rows or any(c.startswith("Undo") for _, c in rows)
+    w.controller.set_meta(title="x")
+    assert w.actions_by_name["undo"].text().replace("&", "") == "Undo Document info"
+    assert "Ctrl+Z" in w.actions_by_name["undo"].toolTip()
+    for name in ("save", "open", "export", "import"):
+        assert w.actions_by_name[name].toolTip() and w.actions_by_name[name].statusTip()
+
+
+def test_export_picture(make_window, tmp_path):
+    w = make_window()
+    for ext in ("png", "svg", "pdf"):
+        out = tmp_path / f"graph.{ext}"
+        assert w.export_picture(str(out))
+        assert out.stat().st_size > 500
+
+
+def test_studies_run_off_the_ui_thread(make_window, qtbot):
+    w = make_window()
+    w.open_sample(SAMPLES_DIR / "001_dense_jacobian.json")
+    job = w.compute_studies()
+    with qtbot.waitSignal(job.done, timeout=20000):
+        pass
+    assert w.last_studies["jacobian"].shape == (7, 10, 5, 10)
+
+
+def test_cli_without_arguments_opens_the_app(monkeypatch):
+    import gradviz.app
+    from gradviz import cli
+    calls = []
+    monkeypatch.setattr(gradviz.app, "main", lambda argv: calls.append(argv) or 0)
+    assert cli.main([]) == 0
+    assert cli.main([str(SEED)]) == 0
+    assert calls == [[], [str(SEED)]]
+    assert cli.main(["/no/such/file.json"]) == 2
+
+
+def test_gradviz_file_after_a_crash_opens_file_and_offers_the_recovery_apart(
+        make_window, seed_copy, tmp_path, monkeypatch, qtbot):
+    other = tmp_path / "other.gradviz.json"
+    shutil.copy(SAMPLES_DIR / "003_matmul_gradient.json", other)
+    w = make_window(seed_copy)
+    w.controller.set_meta(title="crashed edit of the seed")
+    qtbot_wait_autosave(w)
+    crashed = w.controller.text()
+    # the process dies; then `gradviz other.gradviz.json`, and the user accepts recovery
+    offered = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: offered.append(a[2]) or Button.Yes)
+    w2 = make_window(other)
+    assert w2.controller.path == str(other)
+    assert w2.controller.text() == other.read_text() and not w2.controller.dirty
+    assert offered and "in a new window" in offered[0] and "seed.gradviz.json" in offered[0]
+    (recovered,) = w2.other_windows
+    assert recovered.controller.text() == crashed
+    assert recovered.controller.path == str(seed_copy) and recovered.controller.dirty
+    assert recovered.recovery.path != w2.recovery.path   # each window autosaves to its own file
+    recovered.autosaver.save_now()
+    assert recovered.recovery.path.exists()
+    recovered.controller.undo_stack.setClean()
+    recovered.close()
+    assert not recovered.recovery.path.exists()
+
+
+def test_import_runs_in_a_child_process_and_cancel_stops_it(make_window, tmp_path, monkeypatch):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QProgressDialog
+    import time
+    script = tmp_path / "endless.py"
+    script.write_text("import gradviz as tf\nwhile True:\n    pass\n")
+    w = make_window()
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: Button.Yes)
+    seen = []
+
+    def cancel():
+        dialogs = w.findChildren(QProgressDialog)
+        seen.append([d.labelText() for d in dialogs if d.isVisible()])
+        process = w._import_process
+        seen.append(process is not None and process.processId() > 0)
+        for d in dialogs:
+            d.cancel()
+    QTimer.singleShot(1500, cancel)
+    title = w.controller.doc.title
+    start = time.perf_counter()
+    assert not w.import_script(str(script))
+    assert time.perf_counter() - start < 20
+    assert seen[0] and "endless.py" in seen[0][0] and seen[1]  # a dialog over a live child
+    assert w.controller.doc.title == title
+    assert "cancelled" in w.statusBar().currentMessage()
+
+
+def test_import_failure_is_told_in_words(make_window, tmp_path, monkeypatch):
+    script = tmp_path / "broken.py"
+    script.write_text("raise ValueError('no tape here')\n")
+    w = make_window()
+    warned = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: Button.Yes)
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]) or Button.Ok)
+    assert not w.import_script(str(script))
+    assert "broken.py" in warned[0] and "no tape here" in warned[0]
+    assert "Traceback" not in warned[0]
+
+
+def test_missing_file_is_told_in_words(make_window, tmp_path, monkeypatch):
+    w = make_window()
+    warned = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]) or Button.Ok)
+    assert not w.load_path(str(tmp_path / "gone.gradviz.json"))
+    assert "gone.gradviz.json" in warned[0] and "does not exist" in warned[0]
+    assert "Errno" not in warned[0]
+
+
+def test_shortcut_list_is_clean(make_window):
+    w = make_window()
+    rows = {(menu, cmd): keys for menu, cmd, keys in w.shortcut_rows()}
+    assert rows[("Edit", "Undo")] == "Ctrl+Z"
+    assert rows[("Edit", "Redo")] == "Ctrl+Shift+Z, Ctrl+Y"
+    for keys in rows.values():
+        for key in keys.split(", "):
+            assert key.split("+")[-1] not in ("Undo", "Redo", "Copy", "Paste", "Cut", "Open")
+            assert not key.startswith("F1") or key in ("F1",)   # no F14 / F16 / F18 / F20
+    w.show_shortcuts()
+    table = w._shortcuts_dialog.findChild(QTableWidget)
+    texts = [table.item(r, 2).text() for r in range(table.rowCount())]
+    assert "Ctrl + wheel" in texts
+    w._shortcuts_dialog.close()
+
+
+def test_toolbar_undo_keeps_a_short_text(make_window, qtbot):
+    w = make_window()
+    w.show()
+    qtbot.waitExposed(w)
+    button = w.toolbar.widgetForAction(w.actions_by_name["toolbar_undo"])
+    width = button.width()
+    assert not button.isEnabled()
+    w.controller.set_value("tf_b", np.ones((3, 3), np.float32))
+    qtbot.wait(10)
+    assert button.isEnabled() and button.text() == "Undo" and button.width() == width
+    assert "Undo Edit tf_b values" in button.toolTip() and "Ctrl+Z" in button.toolTip()
+    button.click()
+    assert not w.controller.dirty
+
+
+def test_first_run_shows_the_inspector_and_selection_brings_it_forward(make_window, qtbot):
+    w = make_window()
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.wait(20)
+    assert not w.inspector_dock.visibleRegion().isEmpty()
+    w.provenance_dock.raise_()
+    qtbot.waitUntil(lambda: w.inspector_dock.visibleRegion().isEmpty())
+    w.controller.set_selection(["tf_b"])
+    qtbot.waitUntil(lambda: not w.inspector_dock.visibleRegion().isEmpty())
+
+
+def test_a_leftover_survives_autosaves_while_the_question_waits(make_window, seed_copy, tmp_path,
+                                                                monkeypatch):
+    from gradviz.app.window.main_window import MainWindow
+    w = make_window(seed_copy)
+    w.controller.set_meta(title="crashed")
+    qtbot_wait_autosave(w)
+    other = tmp_path / "other.gradviz.json"
+    shutil.copy(SAMPLES_DIR / "003_matmul_gradient.json", other)
+
+    def slow_answer(*args, **kwargs):  # the user reads for a while: autosave timers fire
+        for window in QApplication.topLevelWidgets():
+            if isinstance(window, MainWindow) and window is not w:  # w's process has died
+                window.autosaver.save_now()
+        return Button.Yes
+    monkeypatch.setattr(QMessageBox, "question", slow_answer)
+    w2 = make_window(other)
+    (recovered,) = w2.other_windows
+    assert recovered.controller.doc.title == "crashed"
+    recovered.controller.undo_stack.setClean()
+    recovered.close()
+
+
+def _painted_tab_bars(w):
+    """Visible, non-empty tab bars that lie inside the window (Qt parks retired ones
+    far off-window)."""
+    from PySide6.QtCore import QPoint, QRect
+    from PySide6.QtWidgets import QTabBar
+    inside = w.rect()
+    return [(QRect(bar.mapTo(w, QPoint(0, 0)), bar.size()), [bar.tabText(i) for i in range(bar.count())])
+            for bar in w.findChildren(QTabBar)
+            if bar.isVisible() and bar.count() and inside.intersects(QRect(bar.mapTo(w, QPoint(0, 0)), bar.size()))]
+
+
+def test_the_next_launch_restores_the_docks_without_stray_tab_bars(make_window, qtbot):
+    first = make_window(offer_recovery=False)
+    first.resize(1280, 800)
+    first.show()
+    qtbot.waitExposed(first)
+    first.palette_dock.hide()
+    first.close()
+    again = make_window(offer_recovery=False)
+    again.resize(1280, 800)
+    again.show()
+    qtbot.waitExposed(again)
+    qtbot.wait(50)
+    assert not again.palette_dock.isVisible() and again.inspector_dock.isVisible()
+    bars = _painted_tab_bars(again)
+    # One tab bar: inspector and provenance tabbed at the bottom of the right dock
+    assert len(bars) == 1, bars
+    rect, tabs = bars[0]
+    assert tabs == ["Inspector", "Provenance"]
+    assert rect.left() >= again.canvas.geometry().right()
+
+
+def test_a_nan_is_shown_as_a_warning_and_a_shape_error_as_an_error(make_window):
+    """Amber where the graph still ran (a NaN), red where something cannot run."""
+    from gradviz.app.inspector.tensor_editor import ERROR_STYLE, WARN_STYLE
+    w = make_window(str(SEED), offer_recovery=False)
+    c = w.controller
+    value = c.doc.nodes["tf_t"].value.copy()
+    value[0, 0] = np.nan
+    c.set_value("tf_t", value)
+    assert w.problems_label.text() == "⚠ 1 warning"  # where the NaN first appears, not after
+    assert w.problems_label.styleSheet() == WARN_STYLE
+    item = w.canvas.scene_item("tf_t")
+    assert item.problems and all(p.warning for p in item.problems)
+    assert "NaN" in item.problems[0].message
+    c.set_selection(["tf_t"])
+    page = w.inspector.page
+    assert "NaN" in page.problems.text() and page.problems.styleSheet() == WARN_STYLE
+    assert w.canvas.scene_item("tf_t").gradient is not None  # a warning stops nothing
+    c.set_value("tf_b", np.ones((2, 2), np.float32))  # 5x3 @ 2x2
+    assert w.problems_label.text() == "⚠ 1 problem, 1 warning"
+    assert w.problems_label.styleSheet() == ERROR_STYLE
+
+
+OPEN_AND_REPORT_GC = """
+import gc, sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+import gradviz.app
+app = QApplication([sys.argv[0]])
+before = gc.get_threshold()[0], gc.get_freeze_count()
+QTimer.singleShot(0, lambda: (print(*before, gc.get_threshold()[0], gc.get_freeze_count()), app.quit()))
+sys.exit(gradviz.app.main([]))
+"""
+
+
+def test_the_app_freezes_startup_objects_out_of_garbage_collection(tmp_path):
+    """`gradviz` tunes the collector once its window is up (gradviz.app.collect_less)."""
+    import subprocess
+    import sys
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", GRADVIZ_RECOVERY_DIR=str(tmp_path),
+               XDG_CONFIG_HOME=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", OPEN_AND_REPORT_GC], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    threshold_before, frozen_before, threshold, frozen = map(int, done.stdout.split()[-4:])
+    assert (threshold_before, frozen_before) == (700, 0)
+    assert threshold == 10_000 and frozen > 20_000
+
+
+def test_a_new_recompute_time_leaves_the_status_bar_s_layout_alone(make_window):
+    """The time label takes a new time without a new size: a label that asks for a new
+    layout makes Qt lay out the whole window again after each edit's repaint."""
+    from PySide6.QtCore import QEvent, QObject
+
+    class Layouts(QObject):
+        count = 0
+
+        def eventFilter(self, obj, event):
+            self.count += event.type() == QEvent.Type.LayoutRequest
+            return False
+    w = make_window(str(SEED), offer_recovery=False)
+    c, status, label = w.controller, w.statusBar(), w.time_label
+    QApplication.processEvents()   # the layout of a window just shown
+    layouts = Layouts(status)
+    status.installEventFilter(layouts)
+    c.set_value("tf_t", (c.doc.nodes["tf_t"].value * 2).astype(np.float32))
+    QApplication.processEvents()
+    result = c.result
+    for ms in (0.4, 12.5, 12345.6, 3.0):   # how long the edits took: the widths differ
+        result.elapsed_ms = ms
+        c.evaluated.emit(result)
+        QApplication.processEvents()
+        assert label.text() == f"recomputed in {ms:.1f} ms"
+        assert label.fontMetrics().horizontalAdvance(label.text()) <= label.contentsRect().width()
+        assert "no problems" in w.problems_label.text()
+    assert layouts.count == 0

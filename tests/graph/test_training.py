@@ -1,0 +1,174 @@
+"""Training a document: each step's numbers against closed forms, Newton against the
+Hessian study, the caller's document untouched, cancel, and the refusals in words."""
+import numpy as np
+import pytest
+
+from gradviz.graph import CONSTANT, OP, VARIABLE, Document, Node, Port, load
+from gradviz.graph.errors import DocumentError
+from gradviz.graph.training import (Trainer, hyper_parameters, loss_text, make_optimizer,
+                                    trainable_parameters, with_values)
+from gradviz.story.studies import hessian_study
+
+from graph_samples import SAMPLES
+
+C = np.array([1.0, -2.0, 0.5], np.float32)
+W0 = np.array([3.0, 1.0, -1.0], np.float32)
+
+
+def bowl(w0=W0, sources=("w",), label=""):
+    """loss = Σ (w − c)², so g = 2(w − c)."""
+    doc = Document()
+    doc.add(Node("w", VARIABLE, value=np.array(w0), label=label))
+    doc.add(Node("c", CONSTANT, value=C))
+    squared_distance(doc, "w", "d", "sq")
+    doc.add(Node("loss", OP, op="reduce_sum", attrs={"axis": None, "keepdims": False}))
+    doc.connect("sq", "loss")
+    doc.targets = [Port("loss")]
+    doc.sources = [Port(s) for s in sources]
+    return doc
+
+
+def squared_distance(doc, w, d, sq):
+    """Nodes d = w − c and sq = d²."""
+    doc.add(Node(d, OP, op="subtract"))
+    doc.add(Node(sq, OP, op="square"))
+    doc.connect(w, d, dst_index=0)
+    doc.connect("c", d, dst_index=1)
+    doc.connect(d, sq)
+
+
+def test_sgd_steps_follow_the_closed_form():
+    lr = 0.1
+    trainer = Trainer(bowl(), make_optimizer("sgd", learning_rate=lr))
+    trainer.run(5)
+    for k, record in enumerate(trainer.history):
+        w_k = C + (1 - 2 * lr) ** k * (W0 - C)          # w ← w − lr·2(w − c)
+        g_k = 2 * (w_k - C)
+        assert record.index == k + 1
+        assert record.loss == pytest.approx(float(np.sum((w_k - C) ** 2)), rel=1e-5)
+        assert record.gradient_norms[0] == pytest.approx(float(np.linalg.norm(g_k)), rel=1e-5)
+        assert record.update_norms[0] == pytest.approx(lr * float(np.linalg.norm(g_k)), rel=1e-5)
+    w5 = C + (1 - 2 * lr) ** 5 * (W0 - C)
+    np.testing.assert_allclose(trainer.values()[Port("w")], w5, rtol=1e-5)
+    assert trainer.losses[-1] == pytest.approx(float(np.sum((w5 - C) ** 2)), rel=1e-4)
+    assert len(trainer.losses) == 6
+
+
+def test_the_callers_document_is_not_changed():
+    doc = bowl()
+    trainer = Trainer(doc, make_optimizer("adam", learning_rate=0.5))
+    trainer.run(3)
+    np.testing.assert_array_equal(doc.nodes["w"].value, W0)
+    trained = trainer.document()
+    np.testing.assert_array_equal(trained.nodes["w"].value, trainer.values()[Port("w")])
+    assert trained.nodes["w"].value.dtype == np.float32
+    assert not np.allclose(trained.nodes["w"].value, W0)
+    assert trained.sources == doc.sources                # only the values change
+
+
+def test_run_stops_when_told():
+    trainer = Trainer(bowl(), make_optimizer("sgd"))
+    heard = []
+    records = trainer.run(100, should_stop=lambda: len(heard) >= 3, on_step=heard.append)
+    assert len(records) == 3 == len(trainer.history) and heard == records
+
+
+def test_newton_step_is_the_hessian_studys():
+    """Seed 001's Newton update on its sample: w − (H + 0.001·I)⁻¹ g, as the Hessian view shows."""
+    doc = load(SAMPLES / "001_hessian_newton.json")
+    study = hessian_study(doc)
+    trainer = Trainer(doc, make_optimizer("newton", damping=study.epsilon))
+    assert trainer.parameters == [Port("layer1", 1)]
+    trainer.step()
+    np.testing.assert_allclose(trainer.values()[Port("layer1", 1)], study.x_new,
+                               rtol=1e-4, atol=1e-5)
+
+
+def test_newton_over_two_parameters_solves_the_quadratic():
+    """loss = Σ (w − c)² + Σ (u − c)²: H = 2I, so an undamped step lands on c for both."""
+    doc = bowl(sources=("w", "u"))
+    doc.add(Node("u", VARIABLE, value=-W0))
+    squared_distance(doc, "u", "e", "sq2")
+    doc.add(Node("add", OP, op="add"))
+    doc.add(Node("total", OP, op="reduce_sum", attrs={"axis": None, "keepdims": False}))
+    doc.connect("sq", "add", dst_index=0)
+    doc.connect("sq2", "add", dst_index=1)
+    doc.connect("add", "total")
+    doc.targets = [Port("total")]
+    trainer = Trainer(doc, make_optimizer("newton", damping=0.0))
+    trainer.step()
+    for p in (Port("w"), Port("u")):
+        np.testing.assert_allclose(trainer.values()[p], C, atol=1e-6)
+    assert trainer.losses[-1] == pytest.approx(0.0, abs=1e-10)
+
+
+def test_a_seeded_target_is_the_loss_the_tape_differentiates():
+    """Seed 002's black box: loss = Σ seed·y is linear in the weights, so one SGD step
+    lowers it by exactly lr·Σ‖g‖²."""
+    doc = load(SAMPLES / "002_black_box_gradient.json")
+    assert trainable_parameters(doc) == [Port("net", 1), Port("net", 2)]
+    assert loss_text(doc) == "loss = Σ seed·net"
+    lr = 0.01
+    trainer = Trainer(doc, make_optimizer("sgd", learning_rate=lr))
+    x = doc.nodes["x"].value.astype(np.float64)
+    seed = doc.output_gradients[Port("net")].astype(np.float64)
+    kernel = doc.nodes["net"].weights["kernel"].astype(np.float64)
+    assert trainer.loss == pytest.approx(float(np.sum(seed * (x @ kernel))), rel=1e-5)
+    record = trainer.step()
+    g_kernel, g_bias = x.T @ seed, seed.sum(axis=0)
+    assert record.gradient_norms == pytest.approx(
+        [np.linalg.norm(g_kernel), np.linalg.norm(g_bias)], rel=1e-5)
+    drop = lr * (np.sum(g_kernel ** 2) + np.sum(g_bias ** 2))
+    assert record.loss_after - record.loss == pytest.approx(-drop, rel=1e-3)
+
+
+def test_a_vector_target_is_summed():
+    doc = bowl()
+    doc.targets = [Port("sq")]
+    trainer = Trainer(doc, make_optimizer("sgd"))
+    assert trainer.loss == pytest.approx(float(np.sum((W0 - C) ** 2)), rel=1e-6)
+
+
+def test_with_values_copies():
+    doc = bowl()
+    new = with_values(doc, {Port("w"): [0.0, 0.0, 0.0]})
+    np.testing.assert_array_equal(doc.nodes["w"].value, W0)
+    assert new.nodes["w"].value.dtype == np.float32 and not new.nodes["w"].value.any()
+    assert new.nodes["c"] is doc.nodes["c"]
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: setattr(d, "sources", [Port("c")]), "no source is a Variable"),
+    (lambda d: setattr(d, "targets", []), "no target"),
+])
+def test_refusals_in_words(change, message):
+    doc = bowl()
+    change(doc)
+    with pytest.raises(DocumentError, match=message):
+        Trainer(doc, make_optimizer("sgd"))
+
+
+def test_a_chosen_parameter_must_be_a_connected_variable():
+    doc = bowl()
+    with pytest.raises(DocumentError, match="'c' is not a Variable"):
+        Trainer(doc, make_optimizer("sgd"), parameters=[Port("c")])
+    doc.add(Node("lonely", VARIABLE, value=np.ones(2, np.float32)))
+    with pytest.raises(DocumentError, match="does not depend on lonely"):
+        Trainer(doc, make_optimizer("sgd"), parameters=[Port("lonely")])
+
+
+def test_newton_is_refused_for_many_parameters():
+    doc = bowl(w0=np.zeros(2000, np.float32))
+    doc.nodes["c"].value = np.zeros(2000, np.float32)
+    with pytest.raises(DocumentError, match="2,000 parameters"):
+        Trainer(doc, make_optimizer("newton"))
+
+
+def test_hyper_parameters_are_keras_defaults():
+    assert hyper_parameters("adam") == {"learning_rate": 0.001, "beta_1": 0.9, "beta_2": 0.999,
+                                        "epsilon": 1e-7, "amsgrad": False}
+    assert hyper_parameters("sgd") == {"learning_rate": 0.01, "momentum": 0.0, "nesterov": False}
+    with pytest.raises(ValueError, match="unknown optimizer 'lbfgs'"):
+        make_optimizer("lbfgs")
+    with pytest.raises(ValueError, match="sgd has no hyper-parameter rho"):
+        make_optimizer("sgd", rho=0.5)

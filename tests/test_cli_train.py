@@ -1,0 +1,96 @@
+"""`gradviz train`: the trained document and the loss log hold the Trainer's numbers,
+bad options exit 2 with one line, the progress bar only on a terminal."""
+import csv
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gradviz.cli import _ProgressBar, main
+from gradviz.graph import Port, load
+from gradviz.graph.training import Trainer, make_optimizer
+from gradviz.story.studies import hessian_study
+
+ROOT = Path(__file__).resolve().parents[1]
+NEWTON = ROOT / "samples" / "001_hessian_newton.json"
+
+
+def test_adam_writes_the_trained_document_and_the_losses(tmp_path, capsys):
+    out, log = tmp_path / "trained.json", tmp_path / "losses.csv"
+    code = main(["train", str(NEWTON), "--optimizer", "adam", "--lr", "0.01", "--steps", "20",
+                 "--beta2", "0.99", "-o", str(out), "--log", str(log)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    expected = Trainer(load(NEWTON), make_optimizer("adam", learning_rate=0.01, beta_2=0.99))
+    expected.run(20)
+    trained = load(out)
+    np.testing.assert_array_equal(trained.nodes["layer1"].weights["kernel"],
+                                  expected.values()[Port("layer1", 1)])
+    np.testing.assert_array_equal(trained.nodes["layer2"].weights["kernel"],
+                                  load(NEWTON).nodes["layer2"].weights["kernel"])
+    rows = list(csv.reader(log.open()))
+    assert rows[0] == ["step", "loss"] and len(rows) == 22
+    assert [int(r[0]) for r in rows[1:]] == list(range(21))
+    assert [float(r[1]) for r in rows[1:]] == expected.losses
+    assert f"{expected.losses[-1]:.6g}" in captured.out and "\r" not in captured.err
+
+
+def test_newton_with_damping_is_the_hessian_studys_step(tmp_path, capsys):
+    out = tmp_path / "newton.json"
+    assert main(["train", str(NEWTON), "--optimizer", "newton", "--damping", "0.001",
+                 "--steps", "1", "-o", str(out)]) == 0
+    np.testing.assert_allclose(load(out).nodes["layer1"].weights["kernel"],
+                               hessian_study(load(NEWTON)).x_new, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--beta1", "0.5"], "--beta1 is not an option of sgd (it takes --lr, --momentum, --nesterov)"),
+    (["--optimizer", "adam", "--nesterov"], "--nesterov is not an option of adam"),
+    (["--momentum", "2"], "--momentum must be a number in [0, 1], got 2.0"),
+    (["--lr", "-1"], "--lr must be a number > 0"),
+    (["--lr", "nan"], "--lr must be a number > 0"),
+    (["--optimizer", "lbfgs"], "--optimizer lbfgs: choose sgd, rmsprop, adam or newton"),
+    (["--steps", "0"], "--steps 0: choose between 1 and 1000000 steps"),
+    (["--steps", "many"], "invalid int value: 'many'"),
+    (["--param", "x"], "'x' is not a Variable, so it cannot be trained"),
+    (["--param", "layer1:7"], "'layer1:7' is not a Variable"),
+])
+def test_bad_options_exit_2_with_one_line(tmp_path, capsys, args, words):
+    out = tmp_path / "out.json"
+    assert main(["train", str(NEWTON), "-o", str(out), *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("gradviz: error: ") and words in err
+    assert not out.exists()
+
+
+def test_a_document_without_a_variable_source_is_refused(capsys):
+    path = ROOT / "samples" / "002_vjp_output_gradients.json"
+    assert main(["train", str(path)]) == 2
+    assert "no source is a Variable" in capsys.readouterr().err
+
+
+def test_a_diverging_loss_is_a_warning_said_once(capsys):
+    assert main(["train", str(NEWTON), "--lr", "100", "--steps", "40"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("gradviz: warning:") == 1 and "learning rate may be too large" in err
+
+
+def test_the_progress_bar_draws_in_place():
+    stream = io.StringIO()
+    bar = _ProgressBar(stream, width=10)
+    bar(5, 10, 0.25)
+    bar(10, 10, 0.125)
+    bar.close()
+    text = stream.getvalue()
+    assert text.startswith("\r[#####.....] 5/10  loss 0.25")
+    assert "\r[##########] 10/10  loss 0.125" in text and text.endswith("\n")
+
+
+def test_no_progress_bar_when_piped(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "gradviz", "train", str(NEWTON), "--steps", "5"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "" and done.stdout.startswith("SGD: loss ")
