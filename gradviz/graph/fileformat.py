@@ -10,12 +10,14 @@ import os
 import re
 import stat
 
+import numpy as np
+
 from . import catalog
-from .atomic import write_bytes
+from .atomic import write_file
 from .document import (CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE, Document, Edge,
                        Node, Port, TapeSettings, text_problem)
 from .errors import DocumentError, shown
-from .tensors import MAX_ELEMENTS, _Float, tensor_from_json, tensor_to_json
+from .tensors import MAX_ELEMENTS, data_texts, tensor_from_json
 
 FORMAT = "gradviz"
 VERSION = 1
@@ -316,13 +318,13 @@ def to_json(doc):
         if attrs:
             n["attrs"] = attrs
         if node.value is not None:
-            n["value"] = tensor_to_json(node.value)
+            n["value"] = _tensor_json(node.value)
         if node.watched:
             n["watched"] = True
         if not node.trainable:
             n["trainable"] = False
         if node.weights:
-            n["weights"] = {k: tensor_to_json(v) for k, v in node.weights.items()}
+            n["weights"] = {k: _tensor_json(v) for k, v in node.weights.items()}
         if node.position is not None:
             n["position"] = [float(node.position[0]), float(node.position[1])]
         nodes.append(n)
@@ -332,7 +334,7 @@ def to_json(doc):
         "edges": [{"from": port_text(e.src), "to": port_text(e.dst)} for e in doc.edges],
         "targets": [port_text(p) for p in doc.targets],
         "sources": [port_text(p) for p in doc.sources],
-        "output_gradients": {port_text(p): tensor_to_json(v)
+        "output_gradients": {port_text(p): _tensor_json(v)
                              for p, v in doc.output_gradients.items()},
         "tape": {"persistent": doc.tape.persistent,
                  "watch_accessed_variables": doc.tape.watch_accessed_variables,
@@ -343,24 +345,69 @@ def to_json(doc):
 
 def dumps(doc):
     """Canonical text: sorted keys, two-space indent, scalar lists on one line."""
-    return _emit(to_json(doc), "") + "\n"
+    return "".join(pieces(doc))
+
+
+def pieces(doc):
+    """The canonical text of `doc` in pieces of bounded size: a tensor's data is written
+    CHUNK values at a time, so saving a document of millions of values never holds
+    them all as text (or as Python floats) at once."""
+    yield from _emit(to_json(doc), "")
+    yield "\n"
+
+
+CHUNK = 65536
+
+
+class _TensorData:
+    """A tensor's flat data in to_json's output, turned into text only when written."""
+
+    def __init__(self, array):
+        self.array = np.asarray(array).reshape(-1)
+
+    def pieces(self):
+        flat = self.array
+        yield "["
+        for start in range(0, flat.size, CHUNK):
+            text = ", ".join(data_texts(flat[start:start + CHUNK]))
+            yield text if start == 0 else ", " + text
+        yield "]"
+
+
+def _tensor_json(array):
+    array = np.asarray(array)
+    return {"dtype": array.dtype.name, "shape": list(array.shape), "data": _TensorData(array)}
 
 
 def _emit(obj, pad):
     if isinstance(obj, dict):
         if not obj:
-            return "{}"
+            yield "{}"
+            return
         inner = pad + "  "
-        items = [f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {_emit(obj[k], inner)}"
-                 for k in sorted(obj)]
-        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
-    if isinstance(obj, (list, tuple)):
-        if all(not isinstance(v, (dict, list, tuple)) for v in obj):
-            return "[" + ", ".join(_emit(v, pad) for v in obj) + "]"
+        yield "{\n"
+        for i, k in enumerate(sorted(obj)):
+            yield ",\n" + inner if i else inner
+            yield f"{json.dumps(str(k), ensure_ascii=False)}: "
+            yield from _emit(obj[k], inner)
+        yield "\n" + pad + "}"
+    elif isinstance(obj, _TensorData):
+        yield from obj.pieces()
+    elif isinstance(obj, (list, tuple)):
+        if all(not isinstance(v, (dict, list, tuple, _TensorData)) for v in obj):
+            yield "[" + ", ".join(_scalar(v) for v in obj) + "]"
+            return
         inner = pad + "  "
-        return "[\n" + ",\n".join(inner + _emit(v, inner) for v in obj) + "\n" + pad + "]"
-    if isinstance(obj, _Float):
-        return obj.text
+        yield "[\n"
+        for i, v in enumerate(obj):
+            yield ",\n" + inner if i else inner
+            yield from _emit(v, inner)
+        yield "\n" + pad + "]"
+    else:
+        yield _scalar(obj)
+
+
+def _scalar(obj):
     if isinstance(obj, float):
         if not math.isfinite(obj):
             raise ValueError("cannot write a non-finite number outside tensor data")
@@ -369,5 +416,9 @@ def _emit(obj, pad):
 
 
 def save(doc, path):
-    """Write atomically (see atomic.py): a crash or a full disk never leaves half a file."""
-    write_bytes(path, dumps(doc))
+    """Write atomically (see atomic.py): a crash or a full disk never leaves half a file.
+    The text is written as it is made (`pieces`): memory stays bounded for any size."""
+    def write(f):
+        for piece in pieces(doc):
+            f.write(piece.encode("utf-8"))
+    write_file(path, write)
