@@ -12,6 +12,9 @@ from PySide6.QtWidgets import QApplication, QStyleFactory
 from ..render.themes import get_theme
 
 THEMES = ("light", "dark")
+# Problems told in widget text (the inspector, the status line, a card's tooltip).
+ERROR_STYLE = "color: #c62828;"
+WARN_STYLE = "color: #a15c00;"
 CHECK = Path(__file__).resolve().parents[2] / "resources" / "check.svg"
 
 _CHROME = {

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 from ...graph import fileformat
 from ...graph.document import CONSTANT, VARIABLE, Document, Port
 from ...render.layout import layout as layout_positions
+from .palette import palette_entries
 from .quick_add import QuickAdd
 
 NODES_MIME = "application/x-gradviz-nodes"
@@ -153,7 +154,6 @@ class CanvasEditing:
                 local = self.viewport().rect().center()
             scene_pos = self.mapToScene(local)
         if self._quick is None:
-            from .palette import palette_entries
             self._quick = QuickAdd(self, palette_entries())
         self._quick.open_at(QPointF(scene_pos),
                             self.viewport().mapToGlobal(self.mapFromScene(scene_pos)))

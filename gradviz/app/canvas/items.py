@@ -15,7 +15,7 @@ from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Po
 from ...render import cards as render_cards
 from ...render import preview
 from .renderer import input_names, output_names, same_frame, same_numbers
-from ..inspector.tensor_editor import ERROR_STYLE, WARN_STYLE
+from ..theme import ERROR_STYLE, WARN_STYLE
 
 PORT_HIT = 8.0
 ERROR_LINES = 3

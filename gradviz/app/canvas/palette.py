@@ -15,7 +15,9 @@ from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QTreeWidget, QTreeWi
 
 from ...graph import catalog
 from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE
-from .view import PALETTE_MIME
+
+# What a palette entry carries when dragged onto the canvas: {'kind', 'op'} as json.
+PALETTE_MIME = "application/x-gradviz-palette-entry"
 
 GROUP_TITLES = {
     "inputs": "Inputs", "variables": "Variables", "math": "Math", "linalg": "Linear algebra",

@@ -29,12 +29,12 @@ from .editing import NODES_MIME, CanvasEditing
 from .items import NUMBERS, OUTLINE, NodeItem, PortItem, badge_roles
 from .navigation import CanvasNavigation
 from .overlay import RefusalNote, StepOverlay
+from .palette import PALETTE_MIME
 from .renderer import make_renderer
 
 __all__ = ["CanvasView", "EdgeItem", "NodeItem", "PortItem", "StepOverlay", "PALETTE_MIME",
            "NODES_MIME"]
 
-PALETTE_MIME = "application/x-gradviz-palette-entry"
 SNAP_RADIUS = 22.0
 AFTER_PAINT_WAIT_MS = 100  # how long `after_repaint` waits for a paint that may not come
 MANY_CARDS = 8             # cards in view repainting at once: the whole viewport repaints

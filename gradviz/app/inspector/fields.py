@@ -8,7 +8,7 @@ from PySide6.QtWidgets import (QFormLayout, QGroupBox, QLabel, QLineEdit, QPlain
                                QVBoxLayout, QWidget)
 
 from ...graph.build import n_outputs
-from .tensor_editor import ERROR_STYLE, WARN_STYLE
+from ..theme import ERROR_STYLE, WARN_STYLE
 
 MUTED = "color: palette(placeholder-text);"
 

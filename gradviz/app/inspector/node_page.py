@@ -11,7 +11,8 @@ from ...graph.tensors import DTYPES
 from .fields import (PLACEHOLDERS, LineField, Page, attr_text, blocked, bold_label,
                                column_group, group, int_list, muted_label, output_count, parse_attr,
                                problems_label, show_problems)
-from .tensor_editor import ERROR_STYLE, TensorEditor, shape_text
+from ..theme import ERROR_STYLE
+from .tensor_editor import TensorEditor, shape_text
 
 
 def _kind_text(node):

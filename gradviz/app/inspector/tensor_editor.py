@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QComboBox, QDial
                                QHeaderView, QLabel, QMessageBox, QSizePolicy, QSpinBox,
                                QToolButton, QVBoxLayout, QWidget)
 
+from ..theme import ERROR_STYLE, WARN_STYLE
 from .tensor_grid import TensorGrid, TensorModel
 from .tensor_text import (TensorTextError, as_grid, cast_to, cells_text, parse_number,
                           parse_tensor_text, random_values, shape_text, tensor_text)
@@ -25,8 +26,6 @@ __all__ = ["TensorEditor", "TensorModel", "TensorTextError", "RandomFillDialog",
 MAX_GRID = 20
 ROW_HEIGHT = 22
 VISIBLE_ROWS = 10
-ERROR_STYLE = "color: #c62828;"
-WARN_STYLE = "color: #a15c00;"
 
 
 class RandomFillDialog(QDialog):

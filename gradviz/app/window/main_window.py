@@ -23,7 +23,7 @@ from ..canvas.palette import PaletteWidget
 from ..player.bar import PlayerBar
 from ..player.presentation import PresentationMode
 from ..player.provenance import ProvenancePanel
-from ..inspector.tensor_editor import ERROR_STYLE, WARN_STYLE
+from ..theme import ERROR_STYLE, WARN_STYLE
 from .files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles, samples
 from .menus import WindowMenus
 from ..worker import run_job

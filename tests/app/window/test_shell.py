@@ -399,7 +399,7 @@ def test_the_next_launch_restores_the_docks_without_stray_tab_bars(make_window, 
 
 def test_a_nan_is_shown_as_a_warning_and_a_shape_error_as_an_error(make_window):
     """Amber where the graph still ran (a NaN), red where something cannot run."""
-    from gradviz.app.inspector.tensor_editor import ERROR_STYLE, WARN_STYLE
+    from gradviz.app.theme import ERROR_STYLE, WARN_STYLE
     w = make_window(str(SEED), offer_recovery=False)
     c = w.controller
     value = c.doc.nodes["tf_t"].value.copy()
