@@ -17,7 +17,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..graph import catalog, fileformat
 from ..graph.document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document, Edge,
-                              Node, Port)
+                              Node, Port, text_problem)
 from ..graph.validate import structure_problems, text_problems
 from .snapshots import changed_attributes, same_for_engine, same_names, snapshot
 
@@ -101,6 +101,15 @@ class _Snapshot(QUndoCommand):
 
     def undo(self):
         self._controller._restore(self._before)
+
+
+def _refuse_text(what, text):
+    """Text the file format would refuse is never put in the document (it would be saved
+    and then refused on open, and on recovery). The inspector says why as the user types;
+    this is the guard for every other caller."""
+    problem = text_problem(what, text)
+    if problem:
+        raise ValueError(problem)
 
 
 class DocumentController(QObject):
@@ -280,6 +289,9 @@ class DocumentController(QObject):
 
     def set_field(self, node_id, name, value):
         """Set a plain node field: label, watched, trainable, op."""
+        if name == "label":
+            _refuse_text("label", value)
+
         def change(doc):
             setattr(doc.nodes[node_id], name, value)
         self.edit(f"Set {node_id} {name}", change)
@@ -338,6 +350,10 @@ class DocumentController(QObject):
         self.edit("Tape settings", change)
 
     def set_meta(self, title=None, lesson=None):
+        for what, text in (("title", title), ("lesson", lesson)):
+            if text is not None:
+                _refuse_text(what, text)
+
         def change(doc):
             if title is not None:
                 doc.title = title
