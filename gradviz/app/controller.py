@@ -164,6 +164,11 @@ class DocumentController(QObject):
     def save(self, path=None):
         path = str(path or self.path)
         fileformat.save(self.doc, path)
+        self.saved(path)
+
+    def saved(self, path):
+        """The document (as it was when a save began: nothing changes it meanwhile) is
+        now in the file `path`."""
         self.path = path
         self.undo_stack.setClean()
         self.pathChanged.emit(path)

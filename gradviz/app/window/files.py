@@ -1,7 +1,7 @@
 """The main window's file workflow: new, open, save, recent files, samples, import from a
 script, export, and recovery after a crash.
 
-Saving is atomic (fileformat writes a temporary file, then renames it). Errors are told
+Saving is atomic (graph/atomic.py) and runs off the UI thread from a snapshot. Errors are told
 in words, naming the file. Import runs the user's script in a child process
 (`gradviz trace`), behind a progress dialog whose Cancel stops it, so a slow or endless
 script never freezes the window.
@@ -21,6 +21,8 @@ from ...graph import fileformat
 from ...graph.document import Document
 from ...graph.errors import DocumentError
 from ..export_dialog import export_step, report_export
+from ..snapshots import snapshot
+from ..worker import wait_painted
 from .recovery import file_stem
 
 SAMPLES_DIR = Path(__file__).resolve().parents[3] / "samples"
@@ -153,11 +155,14 @@ class WindowFiles:
         return self._write(path)
 
     def _write(self, path):
-        try:
-            self.controller.save(path)  # fileformat.save writes a temp file, then renames
+        doc = snapshot(self.controller.doc)   # tensors shared: no values copied
+        try:   # written atomically, in pieces, off the UI thread (a large document takes s)
+            wait_painted(lambda: fileformat.save(doc, path), self,
+                         f"Saving {os.path.basename(path)}…")
         except OSError as e:
             self._cannot("save", path, os_error_words(e, reading=False))
             return False
+        self.controller.saved(path)
         self.recent.add(path)
         self._update_recent_menu()
         self.autosaver.clear()
