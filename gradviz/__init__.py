@@ -12,8 +12,8 @@ from .engine.custom import custom_gradient  # noqa: F401
 from .engine.dtypes import (DType, as_dtype, bool_ as bool, float16, float32, float64,  # noqa: F401
                             int8, int16, int32, int64, uint8)
 from .engine.functional import hessian, hvp, jvp, vjp  # noqa: F401
-from .engine.ops import linalg as _linalg, math as _math, nn as _nn, reduce as _reduce, \
-    shape as _shape
+from .engine.ops import conv as _conv, linalg as _linalg, math as _math, nn as _nn, \
+    pool as _pool, reduce as _reduce, shape as _shape
 from .engine.ops.linalg import einsum, matmul  # noqa: F401
 from .engine.ops.math import (abs, add, add_n, cast, clip_by_value, cos, divide, equal, exp,  # noqa: F401
                               greater, greater_equal, less, less_equal, log, logical_and,
@@ -31,7 +31,8 @@ from .engine.registry import (NotDifferentiable, RegisterGradient, define_op,  #
 from .engine.backward import Observer  # noqa: F401
 from .engine.tape import GradientTape, UnconnectedGradients  # noqa: F401
 from .engine.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor  # noqa: F401
-from .engine import layers as _layers, nest, optimizers as _optimizers  # noqa: F401
+from .engine import layers as _layers, layers_conv as _layers_conv, nest, \
+    optimizers as _optimizers  # noqa: F401
 
 __version__ = "0.1.0"
 
@@ -52,14 +53,17 @@ math = _types.SimpleNamespace(
 nn = _types.SimpleNamespace(
     relu=_nn.relu, elu=_nn.elu, sigmoid=_nn.sigmoid, tanh=tanh, softmax=_nn.softmax,
     log_softmax=_nn.log_softmax, softplus=_nn.softplus, moments=_nn.moments,
-    batch_normalization=_nn.batch_normalization)
+    batch_normalization=_nn.batch_normalization, conv2d=_conv.conv2d, conv1d=_conv.conv1d,
+    conv2d_transpose=_conv.conv2d_transpose, max_pool2d=_pool.max_pool2d,
+    avg_pool2d=_pool.avg_pool2d)
 
 linalg = _types.SimpleNamespace(
     matmul=matmul, einsum=einsum, solve=_linalg.solve, inv=_linalg.inv, norm=norm,
     matrix_transpose=_shape.matrix_transpose, eye=eye)
 
 keras = _types.SimpleNamespace(
-    layers=_types.SimpleNamespace(Dense=_layers.Dense,
+    layers=_types.SimpleNamespace(Dense=_layers.Dense, Conv2D=_layers_conv.Conv2D,
+                                  Flatten=_layers_conv.Flatten,
                                   BatchNormalization=_layers.BatchNormalization,
                                   Layer=_layers.Layer),
     activations=_types.SimpleNamespace(get=_layers.get_activation, relu=_nn.relu,

@@ -274,9 +274,10 @@ def seed_001():
     d = Doc("The Hessian of a loss w.r.t. a kernel, and a Newton step", """
         The outer tape takes the Jacobian of the inner gradient g = dloss/dkernel, giving a
         (5, 8, 5, 8) Hessian; flattened to 40 x 40 it is symmetric. Its eigenvalues run from
-        0 (within rounding: the smallest, about -6e-09, is noise) to 0.78, so H is positive
-        semi-definite and singular; the Newton update therefore solves (H + 0.001·I) u = g
-        and is reshaped like the kernel.""")
+        0 (within rounding: the smallest are noise, below 1e-6 × the largest, and their
+        digits differ from one CPU to another) to 0.78, so H is positive semi-definite and
+        singular; the Newton update therefore solves (H + 0.001·I) u = g and is reshaped
+        like the kernel.""")
     d.const("x", rng.normal(size=(7, 5)))
     d.layer("layer1", "Dense", "x", dense(rng, 5, 8), units=8, activation="relu")
     d.layer("layer2", "Dense", "layer1", dense(rng, 8, 6), units=6, activation="relu")

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import kernels
 from .dtypes import as_dtype
+from .ops import windows
 
 
 def _t(x):
@@ -140,11 +141,18 @@ numpy = types.SimpleNamespace(
     einsum=lambda eq, *xs: np.asarray(np.einsum(eq, *xs, optimize=len(xs) > 2)),
     solve=_np_solve,
     sum_to_shape=kernels.sum_to_shape,
+    conv2d=windows.conv2d,
+    conv2d_backprop_input=windows.backprop_input,
+    conv2d_backprop_filter=windows.backprop_filter,
+    max_pool_grad=windows.max_pool_grad,
+    max_pool_grad_grad=windows.max_pool_grad_grad,
+    avg_pool=windows.avg_pool,
+    avg_pool_grad=windows.avg_pool_grad,
 )
 
 
 def _gradviz_namespace():
-    from .ops import linalg, math, nn, reduce, shape
+    from .ops import conv, linalg, math, nn, pool, reduce, shape
     from . import array
     from .execute import apply, tensors
 
@@ -162,6 +170,30 @@ def _gradviz_namespace():
 
     def broadcast_to(x, new_shape):
         return apply(shape.BROADCAST_TO, tensors(x), {"shape": tuple(map(int, new_shape))})
+
+    def conv2d(x, w, **geometry):
+        return apply(conv.CONV2D, tensors(x, w), geometry)
+
+    def conv2d_backprop_input(g, w, input_sizes, **geometry):
+        return apply(conv.CONV2D_BACKPROP_INPUT, tensors(g, w),
+                     dict(geometry, input_sizes=tuple(input_sizes)))
+
+    def conv2d_backprop_filter(x, g, filter_sizes, **geometry):
+        return apply(conv.CONV2D_BACKPROP_FILTER, tensors(x, g),
+                     dict(geometry, filter_sizes=tuple(filter_sizes)))
+
+    def max_pool_grad(x, y, g, **geometry):
+        return apply(pool.MAX_POOL_GRAD, tensors(x, y, g), geometry)
+
+    def max_pool_grad_grad(x, y, u, **geometry):
+        return apply(pool.MAX_POOL_GRAD_GRAD, tensors(x, y, u), geometry)
+
+    def avg_pool(x, **geometry):
+        return apply(pool.AVG_POOL, tensors(x), geometry)
+
+    def avg_pool_grad(g, orig_input_shape, **geometry):
+        return apply(pool.AVG_POOL_GRAD, tensors(g),
+                     dict(geometry, orig_input_shape=tuple(orig_input_shape)))
 
     return types.SimpleNamespace(
         matmul=matmul,
@@ -208,6 +240,13 @@ def _gradviz_namespace():
         einsum=linalg.einsum,
         solve=linalg.solve,
         sum_to_shape=shape.sum_to_shape,
+        conv2d=conv2d,
+        conv2d_backprop_input=conv2d_backprop_input,
+        conv2d_backprop_filter=conv2d_backprop_filter,
+        max_pool_grad=max_pool_grad,
+        max_pool_grad_grad=max_pool_grad_grad,
+        avg_pool=avg_pool,
+        avg_pool_grad=avg_pool_grad,
     )
 
 

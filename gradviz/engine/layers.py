@@ -86,9 +86,16 @@ def _check_kwargs(kwargs, understood=("input_shape", "input_dim")):
         raise TypeError(f"Keyword argument not understood: {', '.join(unknown)}")
 
 
+def glorot_limit(shape):
+    """√(6 / (fan_in + fan_out)), the fans counted as Keras counts them: a conv kernel
+    (KH, KW, C_in, C_out) has fan_in KH·KW·C_in and fan_out KH·KW·C_out."""
+    receptive = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
+    fan_in, fan_out = shape[-2 if len(shape) > 1 else 0] * receptive, shape[-1] * receptive
+    return np.sqrt(6.0 / max(1, fan_in + fan_out))
+
+
 def glorot_uniform(shape, dtype):
-    fan_in, fan_out = shape[0], shape[-1]
-    limit = np.sqrt(6.0 / (fan_in + fan_out))
+    limit = glorot_limit(shape)
     return array.random.uniform(shape, -limit, limit, dtype=dtype)._value
 
 

@@ -213,12 +213,20 @@ def _layer(node, x, tapes):
         w = node.weights[name]
         trainable = node.trainable and not name.startswith("moving_")
         variables.append(gv.Variable(w.copy(), trainable=trainable, name=f"{node.id}/{name}"))
-    if node.op == "Dense":
+    if node.op in ("Dense", "Conv2D"):
         act = None if a["activation"] == "linear" else a["activation"]
-        layer = gv.keras.layers.Dense(a["units"], activation=act, use_bias=a["use_bias"],
-                                      name=node.id)
+        if node.op == "Dense":
+            layer = gv.keras.layers.Dense(a["units"], activation=act, use_bias=a["use_bias"],
+                                          name=node.id)
+        else:
+            layer = gv.keras.layers.Conv2D(
+                a["filters"], a["kernel_size"], strides=a["strides"], padding=a["padding"],
+                dilation_rate=a["dilation_rate"], activation=act, use_bias=a["use_bias"],
+                name=node.id)
         layer.kernel = variables[0]
         layer.bias = variables[1] if a["use_bias"] else None
+    elif node.op == "Flatten":
+        layer = gv.keras.layers.Flatten(name=node.id)
     else:
         layer = gv.keras.layers.BatchNormalization(epsilon=a["epsilon"], momentum=a["momentum"],
                                                    name=node.id)

@@ -2,8 +2,9 @@
 
 `from_tape` keeps the recorded ops that lie on a path to a target (a custom
 gradient's own forward ops, which TF also records, lie off it), names each op by its
-catalog entry and folds what the file format holds as one node: a Dense layer
-(MatMul + bias + activation on 'name/kernel' and 'name/bias' variables), a
+catalog entry and folds what the file format holds as one node: a Dense or Conv2D
+layer (MatMul or Conv2D + bias + activation on 'name/kernel' and 'name/bias'
+variables; a Flatten layer records one Reshape and stays a reshape node), a
 BatchNormalization layer in training mode, a softmax along any axis, a custom gradient
 whose rule is one of the declarative rules. The tensors the tape did not produce become
 constant or variable nodes holding the values the ops saw.
@@ -100,6 +101,8 @@ def _attrs(spec, op):
     if spec.name == "gather":
         return {"indices": [int(i) for i in np.asarray(op._in_values[1]).reshape(-1)],
                 "axis": int(attrs["axis"])}
+    if spec.name in ("nn.conv2d", "nn.max_pool2d", "nn.avg_pool2d"):
+        return _window_attrs(spec, attrs)
     out = {}
     for key in spec.attrs:
         if key in attrs:
@@ -109,6 +112,17 @@ def _attrs(spec, op):
         ndim = np.ndim(op._in_values[0])
         if sorted(a % ndim for a in out["axis"]) == list(range(ndim)):
             out["axis"] = None  # every axis: the catalog's default, as a script writes it
+    return out
+
+
+def _window_attrs(spec, attrs):
+    """TF's [1, h, w, 1] forms and flat explicit_paddings -> the catalog's [h, w] and rows."""
+    out = {key: [int(v) for v in attrs[key][1:3]] for key in ("ksize", "strides", "dilations")
+           if key in spec.attrs}
+    out["padding"] = attrs["padding"]
+    if "explicit_paddings" in spec.attrs:
+        flat = [int(v) for v in attrs.get("explicit_paddings") or (0,) * 8]
+        out["explicit_paddings"] = [flat[i:i + 2] for i in range(0, 8, 2)]
     return out
 
 
@@ -295,9 +309,11 @@ def _fold(items, ends):
         if op is None or item.stopped:
             out.append(item)
             continue
-        if op.type == "MatMul" and _var_name(op.inputs[1]).endswith("/kernel") \
-                and not op.attrs.get("transpose_a") and not op.attrs.get("transpose_b") \
-                and op.inputs[1].ndim == 2 and fresh(i, op.inputs[1]):
+        dense = op.type == "MatMul" and not op.attrs.get("transpose_a") \
+            and not op.attrs.get("transpose_b") and op.inputs[1].ndim == 2
+        conv = op.type == "Conv2D" and op.attrs["padding"] in ("SAME", "VALID")
+        if (dense or conv) and _var_name(op.inputs[1]).endswith("/kernel") \
+                and fresh(i, op.inputs[1]):
             prefix = _var_name(op.inputs[1])[:-len("/kernel")]
             ops, end = [op], op.outputs[0]
             j = only_next(i, end)
@@ -313,7 +329,8 @@ def _fold(items, ends):
                 gone.add(j)
                 ops.append(items[j].ops[0])
                 end = items[j].outputs[0]
-            out.append(_Item("dense", ops, [op.inputs[0]], [end], extra={"prefix": prefix}))
+            out.append(_Item("dense" if dense else "conv2d", ops, [op.inputs[0]], [end],
+                             extra={"prefix": prefix}))
             continue
         if op.type == "FusedBatchNorm":
             x, gamma, beta = op.inputs
@@ -447,7 +464,7 @@ def _node(item, name, named, recording, watched):
     if item.kind == "softmax":
         return Node(name(named(out, item.extra["op"][3:])), OP, op=item.extra["op"],
                     attrs={"axis": item.extra["axis"]})
-    if item.kind == "dense":
+    if item.kind in ("dense", "conv2d"):
         return _dense_node(item, name, recording, watched)
     if item.kind == "batchnorm":
         return _batchnorm_node(item, name, recording, watched)
@@ -473,11 +490,12 @@ def _layer_id(item, weight, recording):
     """The name given to the layer, else the script's name for it, else its variables' prefix."""
     script_name = recording.layers.get(weight._id, (None, ""))[1]
     prefix = item.extra["prefix"]
-    automatic = re.fullmatch(r"[a-z]+_\d+", prefix) is not None  # Keras's 'dense_3'
+    automatic = re.fullmatch(r"[a-z][a-z0-9]*_\d+", prefix) is not None  # 'dense_3', 'conv2d_1'
     return script_name if automatic and script_name else prefix
 
 
 def _dense_node(item, name, recording, watched):
+    """A Dense layer (MatMul) or a Conv2D layer (Conv2D), with its bias and activation."""
     matmul = item.ops[0]
     kernel = matmul.inputs[1]
     weights = {"kernel": np.array(matmul._in_values[1])}
@@ -489,9 +507,17 @@ def _dense_node(item, name, recording, watched):
             item.extra["weights"].append(op.inputs[1])
         else:
             activation = _ACTIVATIONS[op.type]
-    attrs = {"units": int(kernel.shape[1]), "activation": activation,
-             "use_bias": "bias" in weights}
-    return Node(name(_layer_id(item, kernel, recording)), LAYER, op="Dense", attrs=attrs,
+    attrs = {"activation": activation, "use_bias": "bias" in weights}
+    if item.kind == "dense":
+        attrs["units"] = int(kernel.shape[1])
+    else:
+        at = matmul.attrs
+        attrs.update(filters=int(kernel.shape[3]), kernel_size=[int(d) for d in kernel.shape[:2]],
+                     strides=[int(v) for v in at["strides"][1:3]],
+                     padding=at["padding"].lower(),
+                     dilation_rate=[int(v) for v in at["dilations"][1:3]])
+    op = "Dense" if item.kind == "dense" else "Conv2D"
+    return Node(name(_layer_id(item, kernel, recording)), LAYER, op=op, attrs=attrs,
                 weights=weights,
                 trainable=kernel.trainable, watched=watched(kernel))
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import gradviz as gv
+from gradviz.engine.ops import windows as _windows
 
 from .errors import shown
 
@@ -172,6 +173,34 @@ _op("nn.softmax", "nn", ("logits",), lambda t, a: gv.nn.softmax(t[0], axis=a["ax
 _op("nn.log_softmax", "nn", ("logits",), lambda t, a: gv.nn.log_softmax(t[0], axis=a["axis"]),
     "log-softmax along an axis", {"axis": -1})
 
+
+def _padding(a):
+    """TF's padding argument from a node's attributes: the explicit list when EXPLICIT."""
+    return a["explicit_paddings"] if a["padding"] == "EXPLICIT" else a["padding"]
+
+
+NO_PADDING = [[0, 0], [0, 0], [0, 0], [0, 0]]
+_WINDOW_KINDS = {"ksize": "ints", "strides": "ints", "dilations": "ints",
+                 "explicit_paddings": "paddings"}
+_op("nn.conv2d", "nn", ("input", "filters"),
+    lambda t, a: gv.nn.conv2d(t[0], t[1], a["strides"], _padding(a), dilations=a["dilations"]),
+    "2-D convolution (NHWC input, [KH, KW, C_in, C_out] filters)",
+    {"strides": [1, 1], "padding": "VALID", "explicit_paddings": NO_PADDING,
+     "dilations": [1, 1]}, _WINDOW_KINDS, engine="Conv2D")
+_op("nn.conv1d", "nn", ("input", "filters"),
+    lambda t, a: gv.nn.conv1d(t[0], t[1], a["stride"], a["padding"], dilations=a["dilations"]),
+    "1-D convolution (NWC input, [KW, C_in, C_out] filters), built from conv2d as in TF",
+    {"stride": 1, "padding": "VALID", "dilations": 1})
+_op("nn.max_pool2d", "nn", ("input",),
+    lambda t, a: gv.nn.max_pool2d(t[0], a["ksize"], a["strides"], _padding(a)),
+    "the largest value of each window (NHWC)",
+    {"ksize": [2, 2], "strides": [2, 2], "padding": "VALID", "explicit_paddings": NO_PADDING},
+    _WINDOW_KINDS, engine="MaxPool")
+_op("nn.avg_pool2d", "nn", ("input",),
+    lambda t, a: gv.nn.avg_pool2d(t[0], a["ksize"], a["strides"], a["padding"]),
+    "the mean of each window's real elements (NHWC)",
+    {"ksize": [2, 2], "strides": [2, 2], "padding": "VALID"}, _WINDOW_KINDS, engine="AvgPool")
+
 # -- gradient -----------------------------------------------------------------------------
 _op("stop_gradient", "gradient", ("x",), lambda t, a: gv.stop_gradient(t[0]),
     "identity forward; no gradient flows back", engine="StopGradient")
@@ -199,19 +228,22 @@ class LayerSpec:
     doc: str = ""
 
     def weight_shapes(self, attrs, input_shape):
-        """Each weight's shape for an input of `input_shape` (None if it cannot be built)."""
+        """Each weight's shape for an input of `input_shape` (None if it cannot be built).
+        Only the input's last axis matters (a Conv2D kernel needs the channels)."""
         if not input_shape:
             return None
         n = input_shape[-1]
-        if self.name == "Dense":
-            shapes = {"kernel": (n, attrs["units"])}
+        if self.name in ("Dense", "Conv2D"):
+            units = attrs["units"] if self.name == "Dense" else attrs["filters"]
+            window = () if self.name == "Dense" else tuple(attrs["kernel_size"])
+            shapes = {"kernel": window + (n, units)}
             if attrs["use_bias"]:
-                shapes["bias"] = (attrs["units"],)
+                shapes["bias"] = (units,)
             return shapes
         return {w: (n,) for w in self.weights}
 
     def weight_names(self, attrs):
-        if self.name == "Dense" and not attrs.get("use_bias", True):
+        if self.name in ("Dense", "Conv2D") and not attrs.get("use_bias", True):
             return ("kernel",)
         return self.weights
 
@@ -225,6 +257,13 @@ LAYERS = {
         {"epsilon": "float", "momentum": "float", "training": "bool"},
         ("gamma", "beta", "moving_mean", "moving_variance"),
         "normalise the last axis (training: with the batch's own statistics)"),
+    "Conv2D": LayerSpec(
+        "Conv2D", {"filters": 1, "kernel_size": [3, 3], "strides": [1, 1], "padding": "valid",
+                   "dilation_rate": [1, 1], "activation": "linear", "use_bias": True},
+        {"filters": "int", "kernel_size": "ints", "strides": "ints", "padding": "str",
+         "dilation_rate": "ints", "activation": "str", "use_bias": "bool"},
+        ("kernel", "bias"), "activation(conv2d(x, kernel) + bias), channels last"),
+    "Flatten": LayerSpec("Flatten", {}, {}, (), "(N, d1, d2, …) → (N, d1·d2·…)"),
 }
 
 # -- custom-gradient rules: identity forward, declarative backward --------------------------
@@ -353,6 +392,31 @@ def _at_most_characters(n):
     return check
 
 
+def _window_sequence(n=2):
+    """strides, dilations, ksize: TF's forms ([h, w], [1, h, w, 1] or one entry)."""
+    def check(key, v):
+        try:
+            _windows.sequence(v, key, n)
+        except (TypeError, ValueError) as e:
+            return str(e)
+        return None
+    return check
+
+
+def _explicit_paddings(key, v):
+    try:
+        _windows.padding_attrs(v)
+    except ValueError as e:
+        return str(e)
+    return None
+
+
+def _positive_pair(key, v):
+    if len(v) == 2 and min(v) >= 1:
+        return None
+    return f"{key} must be two positive integers [height, width], got {shown(v)}"
+
+
 MAX_SPLIT = 1000
 # Values an attribute of the right kind may still not take, by (op, layer or rule; name).
 # Checked on load, so nonsense never reaches the engine.
@@ -360,11 +424,26 @@ RANGES = {
     ("split", "num"): _from_to(1, MAX_SPLIT),
     ("Dense", "units"): _from_to(1, 1_000_000),
     ("Dense", "activation"): _one_of(ACTIVATIONS),
+    ("Conv2D", "filters"): _from_to(1, 1_000_000),
+    ("Conv2D", "kernel_size"): _positive_pair,
+    ("Conv2D", "strides"): _positive_pair,
+    ("Conv2D", "dilation_rate"): _positive_pair,
+    ("Conv2D", "padding"): _one_of(("valid", "same")),
+    ("Conv2D", "activation"): _one_of(ACTIVATIONS),
     ("BatchNormalization", "epsilon"): _at_least(0.0),
     ("BatchNormalization", "momentum"): _from_to(0.0, 1.0),
     ("clip_by_norm", "clip_norm"): _at_least(0.0, strictly=True),  # the op and the rule
     ("einsum", "equation"): _at_most_characters(200),
+    ("nn.conv1d", "stride"): _at_least(1),
+    ("nn.conv1d", "dilations"): _at_least(1),
+    ("nn.conv1d", "padding"): _one_of(("SAME", "VALID")),
+    ("nn.avg_pool2d", "padding"): _one_of(("SAME", "VALID")),
 }
+for _window_op in ("nn.conv2d", "nn.max_pool2d", "nn.avg_pool2d"):
+    for _window_attr in ("ksize", "strides", "dilations"):
+        RANGES[(_window_op, _window_attr)] = _window_sequence()
+    RANGES[(_window_op, "explicit_paddings")] = _explicit_paddings
+    RANGES.setdefault((_window_op, "padding"), _one_of(("SAME", "VALID", "EXPLICIT")))
 
 
 def attr_problem(op, key, value):

@@ -165,22 +165,35 @@ class _Writer:
         first = next((node.weights[w] for w in weights if w in node.weights), None)
         n = first.shape[0] if first is not None and first.ndim else 1
         dtype = first.dtype.name if first is not None else "float32"
+        defaults = catalog.LAYERS[node.op].attrs
         if node.op == "Dense":
             args = [repr(attrs["units"])]
+        elif node.op == "Conv2D":
+            args = [repr(attrs["filters"]), _py(attrs["kernel_size"])]
+            args += [f"{k}={_py(attrs[k])}" for k in ("strides", "padding", "dilation_rate")
+                     if attrs[k] != defaults[k]]
+            n = first.shape[-2] if first is not None and first.ndim == 4 else 1
+        elif node.op == "Flatten":
+            args = []
+        else:
+            args = [f"epsilon={attrs['epsilon']!r}", f"momentum={attrs['momentum']!r}"]
+        if node.op in ("Dense", "Conv2D"):
             if attrs["activation"] != "linear":
                 args.append(f"activation={attrs['activation']!r}")
             if not attrs["use_bias"]:
                 args.append("use_bias=False")
-        else:
-            args = [f"epsilon={attrs['epsilon']!r}", f"momentum={attrs['momentum']!r}"]
         if not node.trainable:
             args.append("trainable=False")
         if dtype != "float32":
             args.append(f"dtype={dtype!r}")
         args.append(f"name={node.id!r}")
-        lines = [f"{layer} = tf.keras.layers.{node.op}({', '.join(args)})",
-                 f"{layer}(tf.zeros((1, {n}), dtype=tf.{dtype}))  # calling it once creates "
-                 "its weights"]
+        lines = [f"{layer} = tf.keras.layers.{node.op}({', '.join(args)})"]
+        if node.op == "Conv2D":
+            lines.append(f"{layer}.build((None, None, None, {n}))  # creates its weights "
+                         f"for {n} input channels")
+        elif node.op != "Flatten":
+            lines.append(f"{layer}(tf.zeros((1, {n}), dtype=tf.{dtype}))  # calling it once "
+                         "creates its weights")
         for w in weights:
             if w in node.weights:
                 lines.append(f"{layer}.{w}.assign(tf.constant({_value_args(node.weights[w])}))")
@@ -295,6 +308,8 @@ class _Writer:
             return f"tf.cast({ins[0]}, tf.{a['dtype']})"
         if op in ("nn.softmax", "nn.log_softmax"):
             return f"tf.{op}({ins[0]}{kw('axis')})"
+        if op in _WINDOW_OPS:
+            return _window_call(op, ins, a, spec.attrs)
         # one-input ops without attributes: math, nn, linalg.inv, stop_gradient, identity
         return f"tf.{op}({', '.join(ins)})"
 
@@ -358,6 +373,23 @@ class _Writer:
         if port.node not in self.doc.nodes:
             raise ValueError(port_text(port))
         return self.ref(port)
+
+
+_WINDOW_OPS = ("nn.conv2d", "nn.conv1d", "nn.max_pool2d", "nn.avg_pool2d")
+
+
+def _window_call(op, ins, a, defaults):
+    """tf.nn.conv2d(x, w, strides=..., padding=...) and the pools: strides and padding
+    always written (TF requires them), dilations only when not the default."""
+    padding = a["explicit_paddings"] if a["padding"] == "EXPLICIT" else a["padding"]
+    args = list(ins)
+    if "ksize" in a:
+        args.append(f"ksize={_py(a['ksize'])}")
+    stride = "stride" if op == "nn.conv1d" else "strides"
+    args += [f"{stride}={_py(a[stride])}", f"padding={_py(padding)}"]
+    if "dilations" in a and a["dilations"] != defaults["dilations"]:
+        args.append(f"dilations={_py(a['dilations'])}")
+    return f"tf.{op}({', '.join(args)})"
 
 
 def _fresh(stem, used):

@@ -12,6 +12,8 @@ import string
 
 import numpy as np
 
+from gradviz.engine.ops import windows as _windows
+
 from . import catalog
 from .document import CONSTANT, CUSTOM_GRADIENT, LAYER, VARIABLE
 
@@ -94,6 +96,10 @@ def _reduce(shape, axis, keepdims):
 def _layer(node, x):
     spec = catalog.LAYERS[node.op]
     a = node.attrs
+    if node.op == "Flatten":
+        if not x:
+            raise ShapeError("Flatten needs an input with a batch axis, got a scalar")
+        return [(x[0], math.prod(x[1:]))], 0
     expected = spec.weight_shapes(a, tuple(x))
     if expected is None:
         raise ShapeError(f"{node.op} needs an input with at least one axis, got a scalar")
@@ -104,6 +110,8 @@ def _layer(node, x):
             raise ShapeError(f"weight {name!r} has shape {_text(w.shape)}, an input of shape "
                              f"{_text(x)} needs {_text(expected[name])}")
     weights = [expected[n] for n in names]
+    if node.op == "Conv2D":
+        return _conv2d_layer(x, a, weights)
     if node.op == "Dense":
         rows = math.prod(x[:-1])
         return [tuple(x[:-1]) + (a["units"],)] + weights, rows * x[-1] * a["units"]
@@ -346,7 +354,84 @@ def _gather(shapes, a):
     return [tuple(x[:axis]) + (len(indices),) + tuple(x[axis + 1:])], 0
 
 
+# -- convolution and pooling (channels last) ----------------------------------------------
+def _window_geometry(x, k_hw, a, dilations=(1, 1)):
+    """(out_h, out_w) of a window sweep over NHWC `x`, in the engine's words on failure."""
+    if len(x) != 4:
+        raise ShapeError(f"input must be of rank 4 [batch, height, width, channels], got shape "
+                         f"{_text(x)}")
+    padding = a["padding"]
+    explicit = _flat(a["explicit_paddings"]) if padding == "EXPLICIT" else ()
+    try:
+        (out_h, out_w), _ = _windows.geometry(
+            x[1:3], k_hw, _windows.sequence(a["strides"], "strides"), padding, explicit,
+            _windows.sequence(dilations, "dilations"))
+    except ValueError as e:
+        raise ShapeError(str(e)) from None
+    return out_h, out_w
+
+
+def _flat(rows):
+    return tuple(v for row in rows for v in row)
+
+
+def _conv2d(shapes, a):
+    x, w = shapes
+    if len(w) != 4:
+        raise ShapeError(f"filters must be of rank 4 [height, width, in_channels, out_channels], "
+                         f"got shape {_text(w)}")
+    if len(x) == 4 and x[3] != w[2]:
+        raise ShapeError(f"input depth must equal filter depth: {x[3]} vs {w[2]} (the filter's "
+                         "third dimension is the input's channels)")
+    out_h, out_w = _window_geometry(x, w[:2], a, a["dilations"])
+    return [(x[0], out_h, out_w, w[3])], x[0] * out_h * out_w * w[0] * w[1] * w[2] * w[3]
+
+
+def _conv1d(shapes, a):
+    x, w = shapes
+    if len(x) != 3 or len(w) != 3:
+        raise ShapeError(f"conv1d needs an input of rank 3 [batch, width, channels] and filters "
+                         f"of rank 3 [width, in_channels, out_channels], got shapes {_text(x)} "
+                         f"and {_text(w)}")
+    attrs = {"strides": [1, a["stride"]], "padding": a["padding"], "dilations": [1, a["dilations"]],
+             "explicit_paddings": ()}
+    (y,), work = _conv2d([(x[0], 1) + tuple(x[1:]), (1,) + tuple(w)], attrs)
+    return [(y[0], y[2], y[3])], work
+
+
+def _conv2d_layer(x, a, weights):
+    """keras.layers.Conv2D: the conv2d of its kernel, plus the bias (same shape)."""
+    if max(a["strides"]) > 1 and max(a["dilation_rate"]) > 1:
+        raise ShapeError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. "
+                         f"Received: strides={a['strides']} and "
+                         f"dilation_rate={a['dilation_rate']}")
+    if len(x) != 4:
+        raise ShapeError(f"Conv2D expects inputs of rank 4 (batch, height, width, channels), "
+                         f"got shape {_text(x)}")
+    attrs = {"strides": a["strides"], "padding": a["padding"].upper(),
+             "dilations": a["dilation_rate"]}
+    (y,), work = _conv2d([tuple(x), weights[0]], attrs)
+    return [y] + weights, work
+
+
+def _pool(shapes, a):
+    x = shapes[0]
+    try:
+        k_hw = _windows.sequence(a["ksize"], "ksize")[1:3]
+    except ValueError as e:
+        raise ShapeError(str(e)) from None
+    out_h, out_w = _window_geometry(x, k_hw, {**a, "explicit_paddings": a.get(
+        "explicit_paddings", ())})
+    if a["padding"] == "EXPLICIT":
+        try:
+            _windows.check_pool_padding((1,) + k_hw + (1,), _flat(a["explicit_paddings"]))
+        except ValueError as e:
+            raise ShapeError(str(e)) from None
+    return [(x[0], out_h, out_w, x[3])], 0
+
+
 RULES = {
+    "nn.conv2d": _conv2d, "nn.conv1d": _conv1d, "nn.max_pool2d": _pool, "nn.avg_pool2d": _pool,
     "matmul": _matmul, "einsum": _einsum, "linalg.solve": _solve, "linalg.inv": _inv,
     "reshape": _reshape, "transpose": _transpose, "expand_dims": _expand_dims,
     "squeeze": _squeeze, "broadcast_to": _broadcast_to, "tile": _tile, "pad": _pad,

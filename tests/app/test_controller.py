@@ -10,6 +10,8 @@ from gradviz.graph.evaluate import evaluate
 from gradviz.graph.document import CONSTANT, OP, VARIABLE, Document, Node, Port
 from gradviz.story import build as build_story
 
+pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
+
 X = np.array([[0.3, -0.2, 0.9], [-1.4, 0.1, 0.45]], np.float32)
 W = np.array([[1.5, -2.0, 0.5], [0.25, 3.0, -1.0]], np.float32)
 

@@ -1,6 +1,6 @@
 """Every op in gradviz/engine/ops with a gradient rule has a finite-difference check:
 a new op fails here until its rule is checked too."""
-from gradviz.engine.ops import linalg, math, nn, reduce, shape
+from gradviz.engine.ops import conv, linalg, math, nn, pool, reduce, shape
 from gradviz.engine.registry import OpDef
 
 # op type -> where its gradient is checked (first and second order).
@@ -27,11 +27,15 @@ CHECKED = {
     "SigmoidGrad": "test_ops_nn", "Elu": "test_ops_nn", "EluGrad": "test_ops_nn",
     "Softplus": "test_ops_nn", "Softmax": "test_ops_nn", "LogSoftmax": "test_ops_nn",
     "FusedBatchNorm": "test_ops_nn",
+    "Conv2D": "test_ops_conv", "Conv2DBackpropInput": "test_ops_conv",
+    "Conv2DBackpropFilter": "test_ops_conv",
+    "MaxPool": "test_ops_pool", "MaxPoolGrad": "test_ops_pool", "MaxPoolGradGrad": "test_ops_pool",
+    "AvgPool": "test_ops_pool", "AvgPoolGrad": "test_ops_pool",
 }
 
 
 def test_every_op_with_a_gradient_rule_is_checked():
-    defined = {v.type for module in (math, reduce, shape, linalg, nn)
+    defined = {v.type for module in (math, reduce, shape, linalg, nn, conv, pool)
                for v in vars(module).values() if isinstance(v, OpDef) and v.rule is not None}
     assert defined - set(CHECKED) == set(), "ops whose gradient no test checks"
     assert set(CHECKED) - defined == set(), "checked ops that no longer exist"

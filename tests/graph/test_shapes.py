@@ -53,7 +53,21 @@ ATTRS = {
     "add": {}, "exp": {}, "add_n": {}, "linalg.solve": {"adjoint": st.booleans()},
     "linalg.inv": {},
 }
-N_INPUTS = {"add": 2, "matmul": 2, "linalg.solve": 2}
+_window = st.lists(st.integers(0, 3), min_size=1, max_size=4)
+_padding = st.sampled_from(["SAME", "VALID", "EXPLICIT"])
+_explicit = st.lists(st.lists(st.integers(0, 2), min_size=2, max_size=2), min_size=4,
+                     max_size=4).map(lambda rows: [[0, 0]] + rows[1:3] + [[0, 0]])
+ATTRS.update({
+    "nn.conv2d": {"strides": _window, "padding": _padding, "dilations": _window,
+                  "explicit_paddings": _explicit},
+    "nn.max_pool2d": {"ksize": _window, "strides": _window, "padding": _padding,
+                      "explicit_paddings": _explicit},
+    "nn.avg_pool2d": {"ksize": _window, "strides": _window, "padding": _padding.filter(
+        lambda p: p != "EXPLICIT")},
+    "nn.conv1d": {"stride": st.integers(1, 3), "padding": _padding.filter(lambda p: p != "EXPLICIT"),
+                  "dilations": st.integers(1, 3)},
+})
+N_INPUTS = {"add": 2, "matmul": 2, "linalg.solve": 2, "nn.conv2d": 2, "nn.conv1d": 2}
 VARIADIC = {"concat", "stack", "add_n", "einsum"}
 
 
@@ -78,6 +92,14 @@ def test_predicted_shapes_are_the_engines(op, data):
         sizes = {c: data.draw(st.integers(1, 3)) for c in "ijklb"}
         subs = attrs["equation"].split("->")[0].split(",")
         in_shapes = [tuple(sizes[c] for c in s.replace("...", "b")) for s in subs]
+    if op in ("nn.conv2d", "nn.conv1d", "nn.max_pool2d", "nn.avg_pool2d") and data.draw(
+            st.booleans()):  # operands of the ranks and channels the op takes
+        rank = 3 if op == "nn.conv1d" else 4
+        x = tuple(data.draw(st.integers(1, 5)) for _ in range(rank))
+        in_shapes = [x]
+        if n == 2:
+            k = tuple(data.draw(st.integers(1, 3)) for _ in range(rank - 2))
+            in_shapes.append(k + (x[-1], data.draw(st.integers(1, 3))))
     node = catalog.with_defaults(Node("n", OP, op=op, attrs=attrs))
     values = [np.arange(1, 1 + np.prod(s, dtype=int), dtype=np.float64).reshape(s)
               for s in in_shapes]

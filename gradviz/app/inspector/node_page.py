@@ -4,6 +4,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QPushButton, QSpinBox, QWidget)
 
+from ...engine.layers import glorot_limit
 from ...graph import catalog
 from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
 from ...graph.fileformat import port_text
@@ -49,7 +50,7 @@ def _output_name(node, i):
 def _fresh_weight(name, shape, seed=0):
     """Keras' initial values: glorot-uniform kernel, zero bias/beta/mean, unit gamma/variance."""
     if name == "kernel":
-        limit = np.sqrt(6.0 / max(1, sum(shape)))
+        limit = glorot_limit(shape)
         return np.random.default_rng(seed).uniform(-limit, limit, shape).astype(np.float32)
     return np.full(shape, _initial_fill(name), np.float32)
 
@@ -246,7 +247,7 @@ class NodePage(Page):
         old = catalog.full_attrs(node).get(name)
         if old == value and type(old) is type(value):
             return
-        if node.kind == LAYER and name in ("units", "use_bias"):
+        if node.kind == LAYER and name in ("units", "use_bias", "filters", "kernel_size"):
             return self._set_layer_attr(name, value)
         self.controller.set_attr(self.node_id, name, value)
 
@@ -391,7 +392,8 @@ class NodePage(Page):
         self.controller.edit(f"Create {self.node_id} weights", change)
 
     def _set_layer_attr(self, name, value):
-        """units / use_bias change the weights' shapes: resize them in the same edit."""
+        """units, filters, kernel_size, use_bias change the weights' shapes: resize them in
+        the same edit."""
         node = self.node
         attrs = {**catalog.full_attrs(node), name: value}
         weights = self._fitted_weights(node, attrs, self._input_shape())

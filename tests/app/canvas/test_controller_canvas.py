@@ -11,6 +11,8 @@ from gradviz.graph.document import CONSTANT, Document, Node, Port
 
 from test_controller import X, clip_document, closed_form, op
 
+pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
+
 
 @pytest.fixture
 def window(open_window, qtbot):
