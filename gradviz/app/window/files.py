@@ -100,7 +100,9 @@ class WindowFiles:
         return self.load_path(path)
 
     def load_path(self, path, remember=True):
-        """Open `path` without asking about the current document (the caller did)."""
+        """Open `path` without asking about the current document (the caller did).
+        Every failure is a dialog in words; the window keeps the document it had."""
+        before, before_path = self.controller.doc, self.controller.path
         try:
             self.controller.open(path)
         except OSError as e:
@@ -111,6 +113,13 @@ class WindowFiles:
             return False
         except DocumentError as e:
             self._cannot("open", path, str(e))
+            return False
+        except Exception as e:  # noqa: BLE001 (a fault of gradviz's, never only on stderr)
+            if self.controller.doc is not before:
+                self.controller.set_document(before, before_path)
+            self._cannot("open", path, "gradviz failed while showing it "
+                         f"({type(e).__name__}: {str(e)[:200]}); please report this with "
+                         "the file")
             return False
         if remember:
             self.recent.add(path)
