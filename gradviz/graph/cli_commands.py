@@ -16,7 +16,7 @@ from .document import clean_text
 from .errors import DocumentError
 from .evaluate import evaluate, run_studies
 from .atomic import write_bytes
-from .fileformat import load, port_text, save
+from .fileformat import MAX_NODES, load, port_text, save, too_many_nodes
 
 
 def shortest_floats(array):
@@ -128,6 +128,8 @@ def trace_command(script, out_path):
     try:
         doc = trace_script(script)
         doc.title = clean_text("title", doc.title)  # from the file name: anything goes
+        if len(doc.nodes) > MAX_NODES:   # write only documents that open
+            raise DocumentError(too_many_nodes(len(doc.nodes)), where="trace")
         save(doc, out_path)
     except DocumentError as e:
         return _error(script, e)
