@@ -4,6 +4,7 @@ import json
 import os
 import time
 
+import numpy as np
 import pytest
 
 from gradviz.graph import fileformat
@@ -82,3 +83,20 @@ def test_any_failure_while_opening_is_a_dialog_and_keeps_the_document(open_windo
     assert not w.load_path(str(path))
     assert "RecursionError" in app_env.warnings[0] and "hostile.gradviz.json" in app_env.warnings[0]
     assert w.controller.text() == before and w.controller.path is None
+
+
+def test_a_broadcast_over_the_limits_runs_nothing_the_targets_do_not_need(open_window, write,
+                                                                          app_env):
+    """3.7 KB that `gradviz run` refuses at once: before, the app evaluated the nodes
+    up to the one over the limit and previewed 49M values (19 s, 4.3 GB)."""
+    nodes = [{"id": "s", "kind": "constant", "value": VALUE}]
+    nodes += [{"id": f"b{i}", "kind": "op", "op": "broadcast_to",
+               "attrs": {"shape": [7000, 7000]}} for i in range(3)]
+    path = write(_doc(nodes, [{"from": "s", "to": f"b{i}"} for i in range(3)]))
+    w = open_window()
+    assert w.load_path(str(path))
+    problems = [str(p) for p in w.controller.result.problems]
+    assert any("the limit is 1e8" in p for p in problems), problems
+    ev = w.controller.result.evaluation
+    held = sum(int(np.asarray(v).size) for v in ev.values.values()) if ev else 0
+    assert held < 1000
