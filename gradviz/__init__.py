@@ -8,10 +8,13 @@ import types as _types
 from .engine import dtypes as _dtypes
 from .engine.array import (eye, fill, linspace, ones, ones_like, random, range_ as range,  # noqa: F401
                            zeros, zeros_like)
-from .engine.custom import custom_gradient  # noqa: F401
+from .engine.custom import custom_gradient, grad_pass_through  # noqa: F401
+from .engine.function import function  # noqa: F401
+from .engine.spec import TensorSpec  # noqa: F401
 from .engine.dtypes import (DType, as_dtype, bool_ as bool, float16, float32, float64,  # noqa: F401
                             int8, int16, int32, int64, uint8)
 from .engine.functional import hessian, hvp, jvp, vjp  # noqa: F401
+from .engine import gradient_checker as _gradient_checker
 from .engine.ops import conv as _conv, linalg as _linalg, math as _math, nn as _nn, \
     pool as _pool, reduce as _reduce, shape as _shape
 from .engine.ops.linalg import einsum, matmul  # noqa: F401
@@ -71,6 +74,10 @@ keras = _types.SimpleNamespace(
                                        softmax=_nn.softmax),
     optimizers=_types.SimpleNamespace(SGD=_optimizers.SGD, RMSprop=_optimizers.RMSprop,
                                       Adam=_optimizers.Adam, Optimizer=_optimizers.Optimizer))
+
+# tf.test.compute_gradient; max_error is gradient_checker_v2's, which TF's own tests use.
+test = _types.SimpleNamespace(compute_gradient=_gradient_checker.compute_gradient,
+                              max_error=_gradient_checker.max_error)
 
 sigmoid = _nn.sigmoid
 newaxis = None

@@ -239,11 +239,13 @@ def seed_001():
     d = Doc("Input gradient regularization", """
         The inner gradient g1 = d out / d x is a function of the layer's weights; its norm is
         a scalar the outer tape differentiates w.r.t. the kernel and bias (shapes [5, 10] and
-        [10]). Small input gradients make the output less sensitive to adversarial changes.""")
+        [10]). Small input gradients make the output less sensitive to adversarial changes.
+        y_sq is square(layer), not layer ** 2: the Hessian differentiates the squaring three
+        times, and Pow's rule (TF's) then computes 0 · 0^(-1) = 0 · ∞ = NaN wherever relu's
+        output is 0; square's rule 2x has finite derivatives everywhere.""")
     d.const("x", rng.normal(size=(7, 5)))
     d.layer("layer", "Dense", "x", dense(rng, 5, 10), units=10, activation="relu")
-    d.const("two", 2.0)
-    d.op("y_sq", "pow", "layer", "two")
+    d.op("y_sq", "square", "layer")
     d.op("out", "reduce_sum", "y_sq")
     d.op("g1", "gradient", "out", "x", label="t1.gradient(out, x)")
     d.op("g1_mag", "norm", "g1")
@@ -337,7 +339,130 @@ def seed_000():
              studies={"hessian": {"target": "loss", "source": "layer:1"}})
 
 
+def _trained(name, optimizer, steps, **hyper):
+    """(Trainer after `steps` steps) on the saved sample `name`: the numbers a lesson quotes."""
+    from gradviz.graph import load
+    from gradviz.graph.training import Trainer, make_optimizer
+    trainer = Trainer(load(os.path.join(HERE, name + ".json")), make_optimizer(optimizer, **hyper))
+    trainer.run(steps)
+    return trainer
+
+
+def _two_scalars(d, x0, y0, a, b):
+    """loss = a·x² + b·y² over two scalar Variables x and y."""
+    d.var("x", x0)
+    d.var("y", y0)
+    d.const("a", a)
+    d.const("b", b)
+    d.op("x2", "square", "x")
+    d.op("y2", "square", "y")
+    d.op("ax2", "multiply", "a", "x2")
+    d.op("by2", "multiply", "b", "y2")
+    d.op("loss", "add", "ax2", "by2")
+
+
+def training_lessons():
+    """Training in motion (issue 22): the Train dock's lessons. Each quotes numbers a
+    Trainer computes here; tests/graph/test_training_lessons.py derives them again."""
+    name = "train_1_gd_bowl"
+    d = Doc("Gradient descent on a bowl: a good step, one that oscillates, one that diverges",
+            "(written below)")
+    _two_scalars(d, 2.0, 1.0, 1.0, 3.0)
+    d.finish(name, ["loss"], ["x", "y"])
+    runs = {lr: _trained(name, "sgd", 20, learning_rate=lr) for lr in (0.1, 0.3, 0.35)}
+    d.doc.lesson = " ".join(f"""
+        loss = x² + 3·y², from (2, 1). Gradient descent multiplies each coordinate by a fixed
+        factor every step: the gradient is (2x, 6y), so w ← w − η·g gives x ← (1 − 2η)·x and
+        y ← (1 − 6η)·y. Open View ▸ Train, choose SGD and try three learning rates for 20 steps.
+        η = 0.1: both factors (0.8 and 0.4) lie in (0, 1), x and y shrink without changing sign
+        and the loss falls from 7 to {runs[0.1].losses[-1]:.3g}. η = 0.3: y's factor is
+        1 − 1.8 = −0.8, so y flips sign every step while it shrinks: the path zig-zags across
+        the valley and the loss ends at {runs[0.3].losses[-1]:.3g}. η = 0.35: y's factor is
+        −1.1, larger than 1 in size: every step overshoots further and the loss grows to
+        {runs[0.35].losses[-1]:.3g}. The steepest direction (y, curvature 6) sets the limit:
+        η must stay below 2/6 ≈ 0.33. The Landscape tab draws the path over the contours.
+        """.split())
+    d.finish(name, ["loss"], ["x", "y"])
+
+    name = "train_2_valley"
+    d = Doc("Momentum and Adam in a long, narrow valley", "(written below)")
+    _two_scalars(d, -4.0, 1.0, 0.5, 25.0)
+    d.finish(name, ["loss"], ["x", "y"])
+    sgd = _trained(name, "sgd", 100, learning_rate=0.035)
+    momentum = _trained(name, "sgd", 100, learning_rate=0.02, momentum=0.9)
+    adam = _trained(name, "adam", 100, learning_rate=0.1)
+    d.doc.lesson = " ".join(f"""
+        loss = 0.5·x² + 25·y², from (−4, 1): the curvatures along x and y are 1 and 50, a valley
+        fifty times steeper across than along. Plain SGD must keep η below 2/50 = 0.04 or it
+        diverges across the valley, and then it crawls along it: with η = 0.035, 100 steps
+        leave the loss at {sgd.losses[-1]:.3g} (x still {_signed(float(sgd.values()[Port("x")]))}).
+        Momentum (μ = 0.9, η = 0.02) adds up the steps that agree, along the valley's floor,
+        while those across it cancel: 100 steps reach {momentum.losses[-1]:.3g}. Adam
+        (η = 0.1) divides each coordinate's step by the root of its own mean squared gradient,
+        so at first both directions move by about η per step whatever their curvature: 100 steps reach
+        {adam.losses[-1]:.3g}. Compare the three paths in the Landscape tab.
+        """.split())
+    d.finish(name, ["loss"], ["x", "y"])
+
+    name = "train_3_newton"
+    d = Doc("Newton's step against gradient steps (seed 001's Hessian)", "(written below)")
+    source = os.path.join(HERE, "001_hessian_newton.json")
+    from gradviz.graph import load
+    d.doc = load(source)
+    d.doc.title = "Newton's step against gradient steps (seed 001's Hessian)"
+    d.finish(name, ["loss"], ["layer1:1"], studies=d.doc.studies)
+    newton = _trained(name, "newton", 1, damping=0.001)
+    sgd = _trained(name, "sgd", 1, learning_rate=0.1)
+    target = newton.losses[-1]
+    many = _trained(name, "sgd", 2000, learning_rate=0.1)
+    reach = next((k for k, loss in enumerate(many.losses) if loss <= target), None)
+    d.doc.lesson = " ".join(f"""
+        Seed 001's Hessian example: the loss of two relu Dense layers as a function of the
+        first kernel (40 numbers). Its Newton update solves (H + 0.001·I)·u = g and takes
+        w ← w − u: the gradient and the curvature together. One Newton step (Train dock,
+        Newton, λ = 0.001) takes the loss from {newton.losses[0]:.4g} to {target:.3g}; one
+        gradient step (SGD, η = 0.1) only to {sgd.losses[-1]:.4g}, and SGD needs
+        {reach} steps to get as low as Newton's first. The price, every step: the 40 × 40
+        Hessian (the Jacobian of the gradient, from a second tape) and a 40 × 40 linear solve.
+        With n parameters the Hessian has n² entries, so for a network's millions it is out of
+        reach: networks train with gradient methods.
+        """.split())
+    d.finish(name, ["loss"], ["layer1:1"], studies=d.doc.studies)
+
+    name = "train_4_inverse"
+    rng = np.random.default_rng(22)
+    d = Doc("Training the input: the inverse problem of seed 002", "(written below)")
+    d.var("x", [[0.0, 0.0, 0.0]], label="input x")
+    d.doc.add(Node("net", LAYER, op="Dense", trainable=False,
+                   attrs={"units": 2, "activation": "tanh", "use_bias": True},
+                   weights={"kernel": glorot(rng, 3, 2), "bias": np.zeros(2, F32)}))
+    d._connect("net", ["x"])
+    d.const("target", [[0.5, -0.3]], label="wanted output")
+    d.op("diff", "subtract", "net", "target")
+    d.op("sq", "square", "diff")
+    d.op("loss", "reduce_sum", "sq", axis=None, keepdims=False)
+    d.finish(name, ["loss"], ["x"])
+    adam = _trained(name, "adam", 200, learning_rate=0.05)
+    y = np.tanh(adam.document().nodes["x"].value @ d.doc.nodes["net"].weights["kernel"])
+    d.doc.lesson = " ".join(f"""
+        Seed 002 asks how to make a system's output hit a target when the system is fixed.
+        Here a Dense layer with tanh is the fixed network (its kernel and bias are frozen
+        Variables, trainable=False) and the input x is the Variable to train: loss =
+        Σ (net(x) − (0.5, −0.3))². The tape's gradient flows back through the network to x
+        exactly as it would to the weights. Adam (η = 0.05) from x = 0 brings the loss from
+        {adam.losses[0]:.4g} to below 1e-8 in 200 steps; the network's output is then
+        ({_signed(y[0, 0])}, {_signed(y[0, 1])}). Three inputs for two outputs: many x work, and
+        the optimizer finds the one its path leads to.
+        """.split())
+    assert adam.losses[-1] < 1e-8
+    d.finish(name, ["loss"], ["x"])
+
+
+def _signed(v):
+    return f"{v:.4f}".replace("-", "−")
+
+
 if __name__ == "__main__":
-    for make in (seed_004, seed_003, seed_002, seed_001, seed_000):
+    for make in (seed_004, seed_003, seed_002, seed_001, seed_000, training_lessons):
         make()
     print("\n".join(sorted(f for f in os.listdir(HERE) if f.endswith(".json"))))

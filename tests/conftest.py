@@ -46,3 +46,34 @@ def fill_disk():
         with open(os.path.join(folder, "filler"), "wb") as f:
             f.write(b"f" * max(0, info.f_bavail * info.f_frsize - leave))
     return fill
+
+
+@pytest.fixture
+def labelled_mlp():
+    """labelled_mlp(): x @ W1 -> relu -> @ W2 -> reduce_sum with the editor's ids (x1, w2,
+    matmul3 …) and the student's labels x, W1, W2 (issue 20 §2)."""
+    import numpy as np
+
+    from gradviz.graph import catalog
+    from gradviz.graph.document import CONSTANT, OP, VARIABLE, Document, Node, Port
+
+    def op(node_id, name):
+        return Node(node_id, OP, op=name, attrs=dict(catalog.OPS[name].attrs))
+
+    def make():
+        rng = np.random.default_rng(3)
+        doc = Document(title="mlp")
+        doc.add(Node("x1", CONSTANT, label="x", value=rng.normal(size=(2, 3)).astype(np.float32)))
+        doc.add(Node("w2", VARIABLE, label="W1", value=rng.normal(size=(3, 4)).astype(np.float32)))
+        doc.add(op("matmul3", "matmul"))
+        doc.add(op("relu4", "nn.relu"))
+        doc.add(Node("w5", VARIABLE, label="W2", value=rng.normal(size=(4, 1)).astype(np.float32)))
+        doc.add(op("matmul6", "matmul"))
+        doc.add(op("reduce_sum7", "reduce_sum"))
+        for src, dst, k in [("x1", "matmul3", 0), ("w2", "matmul3", 1), ("matmul3", "relu4", 0),
+                            ("relu4", "matmul6", 0), ("w5", "matmul6", 1),
+                            ("matmul6", "reduce_sum7", 0)]:
+            doc.connect(src, dst, dst_index=k)
+        doc.targets, doc.sources = [Port("reduce_sum7")], [Port("w2"), Port("w5")]
+        return doc
+    return make

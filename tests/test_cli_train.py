@@ -14,6 +14,8 @@ from gradviz.graph import Port, load
 from gradviz.graph.training import Trainer, make_optimizer
 from gradviz.story.studies import hessian_study
 
+pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
+
 ROOT = Path(__file__).resolve().parents[1]
 NEWTON = ROOT / "samples" / "001_hessian_newton.json"
 

@@ -234,7 +234,7 @@ class DocumentController(QObject):
             renamed = {}
             for n in nodes:
                 n = copy.deepcopy(n)
-                new = n.id if n.id not in doc.nodes else doc.new_id(n.id.rstrip("0123456789") or "n")
+                new = n.id if n.id not in doc.nodes else doc.new_id(n.id)
                 renamed[n.id] = new
                 n.id = new
                 doc.add(n)
@@ -253,7 +253,13 @@ class DocumentController(QObject):
         def change(doc):
             for i in ids:
                 doc.remove(i)
-        self.edit("Delete" if len(ids) > 1 else f"Delete {ids[0]}", change, select=lambda _: [])
+        self.edit("Delete" if len(ids) > 1 else f"Delete {self.name(ids[0])}", change,
+                  select=lambda _: [])
+
+    def name(self, node_id):
+        """A node's name for the reader (its label), in undo texts and messages."""
+        node = self.doc.nodes.get(node_id)
+        return (node.label or node.id) if node is not None else str(node_id)
 
     def connection_problem(self, src, dst):
         """Why output `src` cannot feed input `dst` (Ports), in words; None when it can."""
@@ -263,7 +269,8 @@ class DocumentController(QObject):
         if src.node == dst.node:
             return "a node cannot feed itself"
         if _reaches(doc, dst.node, src.node):
-            return (f"this would make a cycle: '{src.node}' already depends on '{dst.node}'")
+            return (f"this would make a cycle: '{self.name(src.node)}' already depends on "
+                    f"'{self.name(dst.node)}'")
         trial = snapshot(doc)
         trial.connect(src.node, dst.node, src.index, dst.index)
         problems = structure_problems_for(trial, dst.node, ignore_missing=True)
@@ -279,18 +286,18 @@ class DocumentController(QObject):
         if problem:
             self.message.emit(problem)
             return problem
-        self.edit(f"Connect {src.node} → {dst.node}",
+        self.edit(f"Connect {self.name(src.node)} → {self.name(dst.node)}",
                   lambda doc: doc.connect(src.node, dst.node, src.index, dst.index))
         return None
 
     def disconnect(self, edge):
-        self.edit(f"Disconnect {edge.src.node} → {edge.dst.node}",
+        self.edit(f"Disconnect {self.name(edge.src.node)} → {self.name(edge.dst.node)}",
                   lambda doc: doc.edges.remove(edge) if edge in doc.edges else None)
 
     def set_attr(self, node_id, name, value):
         def change(doc):
             doc.nodes[node_id].attrs[name] = value
-        self.edit(f"Set {node_id}.{name}", change)
+        self.edit(f"Set {self.name(node_id)}.{name}", change)
 
     def set_field(self, node_id, name, value):
         """Set a plain node field: label, watched, trainable, op."""
@@ -299,7 +306,7 @@ class DocumentController(QObject):
 
         def change(doc):
             setattr(doc.nodes[node_id], name, value)
-        self.edit(f"Set {node_id} {name}", change)
+        self.edit(f"Set {self.name(node_id)} {name}", change)
 
     def set_value(self, node_id, array, weight=None):
         array = np.array(array)
@@ -310,7 +317,7 @@ class DocumentController(QObject):
                 node.value = array
             else:
                 node.weights[weight] = array
-        self.edit(f"Edit {node_id}{'.' + weight if weight else ''} values", change)
+        self.edit(f"Edit {self.name(node_id)}{'.' + weight if weight else ''} values", change)
 
     def move_nodes(self, positions, merge=True):
         """{node id: (x, y)}; a drag is many moves that undo as one."""

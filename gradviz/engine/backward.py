@@ -34,11 +34,15 @@ class Observer:
     def cut(self, op, index):
         """Input `index` of op gets nothing because the op stops gradients."""
 
+    def off_tape(self, source):
+        """`source` is on no tape (never watched, not made by a recorded op): TF keeps no
+        gradient for it, whatever read it. Called before its accumulate."""
+
     def accumulate(self, source, total):
         """A source's final gradient (None when unconnected)."""
 
 
-def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None):
+def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, on_tape=None):
     """Propagate cotangents from `targets` to `sources` through recorded `entries`.
 
     `seeds[i]` is target i's cotangent (None: ones), with `nbatch` leading batch
@@ -46,11 +50,15 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None):
     numpy rules unless a tape is recording, in which case it runs gradviz ops so
     that tape records the gradient computation (higher-order derivatives).
     `relevant`: `_relevant_entries(entries, sources)[0]`, when the caller has it.
+    `on_tape`: the ids of the tensors the tape knows (watched, or made by an op it
+    recorded); a source outside it gets no gradient through the ops, as in TF, where
+    such a tensor's gradient is dropped once its consumers are done (tape.h).
     """
     differentiable = bool(_state.recording)
     F = _backend.gradviz if differentiable else _backend.numpy
 
-    source_ids = {s._id for s in sources if s._value.dtype.kind == "f"}
+    source_ids = {s._id for s in sources if s._value.dtype.kind == "f"
+                  and (on_tape is None or s._id in on_tape)}
     if relevant is None:
         relevant = _relevant_entries(entries, source_ids)[0]
 
@@ -127,9 +135,20 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None):
         _step(op, needs, upstream, pending, nbatch, F, differentiable, observer)
 
     results = []
+    consumed = None
     for s in sources:
         if s._id in finals:
             g = finals[s._id]
+        elif (s._id in pending and s._value.dtype.kind == "f" and on_tape is not None
+              and s._id not in on_tape):
+            # A source the tape does not know that is also a target keeps its own seed,
+            # unless an op on the targets' path read it: TF then drops it with the
+            # gradient its consumers gave (the tensor is on no tape).
+            if consumed is None:
+                consumed = _read_on_path(entries, targets)
+            g = None if s._id in consumed else pending[s._id]
+            if type(g) is _FanIn:
+                g = _sum(g, observer, s)
         elif s._id in pending and s._value.dtype.kind == "f":
             g = pending[s._id]
             if type(g) is _FanIn:
@@ -139,6 +158,8 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None):
         if g is not None and not isinstance(g, Tensor):
             g = Tensor._wrap(np.asarray(g))
         if observer is not None:
+            if on_tape is not None and s._id not in on_tape:
+                observer.off_tape(s)
             observer.accumulate(s, g)
         results.append(g)
     return results
@@ -187,6 +208,18 @@ def _sum(cs, observer, tensor):
     if observer is not None:
         observer.fan_in(tensor, [_as_tensor(c) for c in cs], _as_tensor(total))
     return total
+
+
+def _read_on_path(entries, targets):
+    """Ids of the tensors read by the recorded ops the targets depend on."""
+    needed = {t._id for t in targets}
+    read = set()
+    for op in reversed(entries):
+        if any(o._id in needed for o in op.outputs):
+            for t in op.inputs:
+                needed.add(t._id)
+                read.add(t._id)
+    return read
 
 
 def _relevant_entries(entries, source_ids):

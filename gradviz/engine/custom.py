@@ -35,42 +35,78 @@ def custom_gradient(f=None):
     """Decorator: `f(*x)` returns `(y, grad_fn)`; grad_fn maps upstream to input gradients.
 
     Arguments may be nested (lists, tuples, dicts of tensors): grad_fn returns one
-    gradient per flattened leaf, as in TF.
+    gradient per flattened leaf, as in TF. On a method, `self` is bound first and is
+    not an input: grad_fn returns gradients for the other arguments only (TF binds
+    the decorated method the same way).
     """
     if f is None:
         return custom_gradient
+    return _CustomGradientFunction(f)
 
-    @functools.wraps(f)
-    def decorated(*args, **kwargs):
-        watcher = _VariableWatcher()
-        recording = _recording._state.recording
-        recording.append(watcher)
-        try:
-            result, grad_fn = f(*args, **kwargs)
-        finally:
-            recording.remove(watcher)
-        flat_args = nest.flatten(list(args))
-        inputs = [a if isinstance(a, Tensor) else convert_to_tensor(a) for a in flat_args]
-        known = flat_args + nest.flatten(kwargs)
-        variables = [v for v in watcher.variables if not any(v is a for a in known)]
-        if variables and not _accepts_variables(grad_fn):
-            raise TypeError(
-                "@custom_gradient: the function reads trainable variables "
-                f"({', '.join(v.name for v in variables)}), so its grad_fn must accept a "
-                "keyword argument 'variables'")
-        flat = [convert_to_tensor(r) for r in nest.flatten(result)]
-        outputs = [Tensor._wrap(r._value) for r in flat]
-        if _recording._state.recording:
-            opdef = OpDef("CustomGradient", None,
-                          formulas=(f"grad = {getattr(f, '__name__', 'f')}'s grad_fn(upstream)",))
-            opdef.n_outputs = 1 if len(outputs) == 1 else len(outputs)
-            opdef.grad_fn = _make_grad_fn(grad_fn, len(inputs), variables)
-            all_inputs = inputs + variables
-            _recording.record(opdef, all_inputs, [t._value for t in all_inputs], outputs,
-                         [t._value for t in outputs], {"function": getattr(f, "__name__", "f")})
-        return nest.pack_sequence_as(result, outputs)
 
-    return decorated
+class _CustomGradientFunction:
+    """The decorated function; a descriptor, so that on a method `self` is bound first."""
+
+    def __init__(self, f):
+        self._f = f
+        functools.update_wrapper(self, f)
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        bound = _CustomGradientFunction(functools.partial(self._f, instance))
+        bound.__name__ = getattr(self._f, "__name__", "f")
+        return bound
+
+    def __call__(self, *args, **kwargs):
+        return _call(self._f, getattr(self, "__name__", "f"), args, kwargs)
+
+
+def _call(f, name, args, kwargs):
+    watcher = _VariableWatcher()
+    recording = _recording._state.recording
+    recording.append(watcher)
+    try:
+        result, grad_fn = f(*args, **kwargs)
+    finally:
+        recording.remove(watcher)
+    flat_args = nest.flatten(list(args))
+    inputs = [a if isinstance(a, Tensor) else convert_to_tensor(a) for a in flat_args]
+    known = flat_args + nest.flatten(kwargs)
+    variables = [v for v in watcher.variables if not any(v is a for a in known)]
+    if variables and not _accepts_variables(grad_fn):
+        raise TypeError(
+            "@custom_gradient: the function reads trainable variables "
+            f"({', '.join(v.name for v in variables)}), so its grad_fn must accept a "
+            "keyword argument 'variables'")
+    flat = [convert_to_tensor(r) for r in nest.flatten(result)]
+    outputs = [Tensor._wrap(r._value) for r in flat]
+    if _recording._state.recording:
+        opdef = OpDef("CustomGradient", None, formulas=(f"grad = {name}'s grad_fn(upstream)",))
+        opdef.n_outputs = 1 if len(outputs) == 1 else len(outputs)
+        opdef.grad_fn = _make_grad_fn(grad_fn, len(inputs), variables)
+        all_inputs = inputs + variables
+        _recording.record(opdef, all_inputs, [t._value for t in all_inputs], outputs,
+                          [t._value for t in outputs], {"function": name})
+    return nest.pack_sequence_as(result, outputs)
+
+
+def grad_pass_through(f):
+    """`f` forward, identity backward: each output's upstream goes to the matching input.
+
+    As tf.grad_pass_through: `grad_pass_through(x.assign)(z ** 2)` is differentiable
+    in z although an assignment is not. Variables `f` reads get no gradient.
+    """
+    @custom_gradient
+    def pass_through(*args, **kwargs):
+        def grad(*upstream, variables=None):
+            if variables is not None:
+                return upstream, [None] * len(variables)
+            return upstream
+        return f(*args, **kwargs), grad
+
+    pass_through.__name__ = getattr(f, "__name__", "grad_pass_through")
+    return pass_through
 
 
 def _accepts_variables(fn):

@@ -73,9 +73,10 @@ def record(opdef, inputs, in_values, outputs, out_values, attrs):
                 operation._out_values = out_values
                 operation._id = outputs[0]._id
             tape._entries.append(operation)
-            for t in outputs:
-                if t._value.dtype.kind == "f":
-                    tracked.add(t._id)
+            if not opdef.outputs_off_tape:
+                for t in outputs:
+                    if t._value.dtype.kind == "f":
+                        tracked.add(t._id)
 
 
 # Every tape alive, so `tensor.op` can find the Operation that produced a tensor

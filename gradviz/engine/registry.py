@@ -13,7 +13,10 @@ class OpDef:
     """What the engine knows about one op type."""
 
     # n_outputs: 1 for one tensor; anything else (-1: decided per call) means a list.
-    __slots__ = ("type", "forward", "rule", "grad_fn", "formulas", "n_outputs", "no_gradient")
+    # outputs_off_tape: a tape records the op but not its outputs, so ops that read only
+    # them are not recorded (TF pauses its tapes around StopGradient for the same effect).
+    __slots__ = ("type", "forward", "rule", "grad_fn", "formulas", "n_outputs", "no_gradient",
+                 "outputs_off_tape")
 
     def __init__(self, type, forward, rule=None, formulas=None, n_outputs=1):
         self.type = type
@@ -23,6 +26,7 @@ class OpDef:
         self.formulas = formulas
         self.n_outputs = n_outputs
         self.no_gradient = False
+        self.outputs_off_tape = False
 
     @property
     def has_gradient(self):

@@ -13,7 +13,7 @@ import numpy as np
 from . import blocks, nest
 from .backward import _relevant_entries, _shape_ops, backward
 from .recording import _live_tapes, _state
-from .tensor import Tensor, Variable, convert_to_tensor
+from .tensor import Tensor, Variable, _short, convert_to_tensor
 
 
 class UnconnectedGradients(enum.Enum):
@@ -77,10 +77,17 @@ class GradientTape:
 
     # -- watching -------------------------------------------------------
     def watch(self, tensor):
+        """Trace `tensor` (or each tensor and Variable in a nest of them) on this tape.
+
+        Only what a tape watches, or what an op it recorded made, has a gradient on it:
+        a constant that was never watched gets None even where a recorded op read it.
+        """
         for t in nest.flatten(tensor):
             if not isinstance(t, Tensor):
-                raise TypeError(
-                    f"GradientTape.watch expects tensors or variables, got {type(t).__name__}")
+                raise ValueError(
+                    f"Passed in object {_short(t)} of type {type(t).__name__!r}, not "
+                    "tf.Tensor or tf.Variable: GradientTape.watch takes tensors and "
+                    "variables (make one with gradviz.constant first)")
             if t._value.dtype.kind != "f":
                 continue  # integer tensors are not differentiable, as in TF
             if isinstance(t, Variable):
@@ -89,7 +96,8 @@ class GradientTape:
             self._tracked.add(t._id)
 
     def watched_variables(self):
-        return tuple(self._watched_variables)
+        """The variables this tape watches, in order of construction (as TF documents)."""
+        return tuple(sorted(self._watched_variables, key=lambda v: v._id))
 
     def _should_record(self, inputs):
         tracked = self._tracked
@@ -123,7 +131,8 @@ class GradientTape:
         if output_gradients is None and isinstance(target, Tensor) and isinstance(sources, Tensor):
             # tape.gradient(y, x), the common call, without the nest bookkeeping
             self._begin_use("gradient")
-            (g,) = backward(self._entries, [target], [None], [sources], 0, observer)
+            (g,) = backward(self._entries, [target], [None], [sources], 0, observer,
+                            on_tape=self._tracked)
             return _fill_unconnected([g], [sources], zero, ())[0]
         flat_targets = [_as_target(t) for t in nest.flatten(target)]
         flat_sources = _as_sources(sources)
@@ -137,7 +146,8 @@ class GradientTape:
                     f"{len(flat_targets)}")
             seeds = [_check_seed(g, t) for g, t in zip(flat_out, flat_targets)]
         self._begin_use("gradient")
-        grads = backward(self._entries, flat_targets, seeds, flat_sources, 0, observer)
+        grads = backward(self._entries, flat_targets, seeds, flat_sources, 0, observer,
+                         on_tape=self._tracked)
         grads = _fill_unconnected(grads, flat_sources, zero, ())
         return nest.pack_sequence_as(sources, grads)
 
@@ -147,14 +157,24 @@ class GradientTape:
 
         One backward pass over a batch of basis cotangents per memory-sized chunk.
         A nested target gives the nested structure target x sources.
+        `parallel_iterations` and `experimental_use_pfor` are accepted for TF's
+        sake: every Jacobian here is vectorized, and the answer is the same.
         """
         zero = _unconnected_zero(unconnected_gradients)
         flat_targets = [_as_target(t) for t in nest.flatten(target)]
         flat_sources = _as_sources(sources)
+        self._check_loop_allowed(experimental_use_pfor, "jacobian")
+        if experimental_use_pfor:
+            for t in flat_targets:
+                self._check_parallel_iterations(parallel_iterations, t.size, "jacobian")
         self._begin_use("jacobian")
+        known = [s for s in flat_sources if s._id in self._tracked]
         results = []
         for t in flat_targets:
-            flat = _jacobian(self._entries, t, flat_sources, zero)
+            computed = iter(_jacobian(self._entries, t, known, zero) if known else ())
+            flat = [next(computed) if s._id in self._tracked
+                    else _unconnected(tuple(t.shape) + tuple(s.shape), s, zero)
+                    for s in flat_sources]
             results.append(nest.pack_sequence_as(sources, flat))
         if isinstance(target, (list, tuple, dict)):
             return _pack_outer(target, results)
@@ -165,22 +185,32 @@ class GradientTape:
         """Per-example Jacobians: shape (batch, *target.shape[1:], *source.shape[1:]).
 
         Like TF it assumes examples are independent (row b of the target depends on
-        row b of the source only); it still runs when they are not.
+        row b of the source only); it still runs when they are not. Where no path
+        joins them the answer is zeros even under unconnected_gradients='none': TF
+        returns zeros there on purpose (to keep its older behaviour), and so do we.
         """
         zero = _unconnected_zero(unconnected_gradients)
         target = _as_target(target)
         (source,) = _as_sources(source)
-        if target.ndim < 1 or source.ndim < 1:
-            raise ValueError("batch_jacobian needs a target and a source with a batch dimension")
+        for t in (target, source):
+            if t.ndim < 2:
+                raise ValueError(f"Shape {t.shape} must have rank at least 2: batch_jacobian "
+                                 "needs a batch dimension and at least one more")
         if target.shape[0] != source.shape[0]:
             raise ValueError(
-                f"batch_jacobian needs the same first (batch) dimension: target has shape "
-                f"{tuple(target.shape)}, source has shape {tuple(source.shape)}")
-        self._begin_use("batch_jacobian")
+                f"Need first dimension of target shape ({target.shape}) and source shape "
+                f"({source.shape}) to match.")
+        self._check_loop_allowed(experimental_use_pfor, "batch_jacobian")
+        shape = tuple(target.shape) + tuple(source.shape[1:])
         batch = target.shape[0]
         per_row = int(np.prod(target.shape[1:], dtype=np.int64))
-        relevant = _relevant_entries(self._entries, {source._id} if source._value.dtype.kind == "f"
-                                     else set())[0]
+        if experimental_use_pfor:
+            self._check_parallel_iterations(parallel_iterations, per_row, "batch_jacobian")
+        self._begin_use("batch_jacobian")
+        known = source._id in self._tracked and source._value.dtype.kind == "f"
+        if not known or batch == 0 or per_row == 0:
+            return Tensor._wrap(np.zeros(shape, target._value.dtype))
+        relevant = _relevant_entries(self._entries, {source._id})[0]
         chunk = _chunk_size([op for op, _ in relevant], per_row)
         dtype = target._value.dtype
         parts = []
@@ -189,13 +219,11 @@ class GradientTape:
             seed = np.empty((stop - start, batch, per_row), dtype)
             seed[...] = _basis(start, stop, per_row, dtype)[:, None, :]
             seed = Tensor._wrap(seed.reshape((stop - start,) + tuple(target.shape)))
-            (g,) = backward(self._entries, [target], [seed], [source], 1, None, relevant)
+            (g,) = backward(self._entries, [target], [seed], [source], 1, None, relevant,
+                            on_tape=self._tracked)
             if g is None:
-                if not zero:
-                    return None
-                g = Tensor._wrap(np.zeros((stop - start,) + tuple(source.shape), source._value.dtype))
+                return Tensor._wrap(np.zeros(shape, target._value.dtype))
             parts.append(g)
-        shape = tuple(target.shape) + tuple(source.shape[1:])
         if not _state.recording:  # nothing to record: plain numpy
             j = parts[0]._value if len(parts) == 1 else np.concatenate([p._value for p in parts])
             return Tensor._wrap(j.reshape(per_row, batch, -1).transpose(1, 0, 2).reshape(shape))
@@ -203,7 +231,35 @@ class GradientTape:
         j = parts[0] if len(parts) == 1 else S.concat(parts, axis=0)
         j = S.reshape(j, (per_row, batch, -1))
         j = S.transpose(j, (1, 0, 2))
-        return S.reshape(j, tuple(target.shape) + tuple(source.shape[1:]))
+        return S.reshape(j, shape)
+
+    def _check_parallel_iterations(self, parallel_iterations, iterations, what):
+        """TF's rules for `parallel_iterations`, though every Jacobian here is one pass:
+        TF's pfor runs its loop body twice when 2 <= parallel_iterations <= iterations
+        (a tiled loop and the remainder), which a non-persistent tape cannot serve."""
+        if parallel_iterations is None:
+            return
+        if parallel_iterations < 1:
+            raise ValueError("`parallel_iterations` must be None or a positive integer, "
+                             f"got {parallel_iterations}.")
+        if parallel_iterations == 1:
+            raise ValueError("Found `parallel_iterations == 1`. Use `for_loop` instead "
+                             "(experimental_use_pfor=False).")
+        if parallel_iterations <= iterations and not self._persistent:
+            if what == "batch_jacobian":
+                raise RuntimeError("GradientTape must be created with persistent=True to "
+                                   "compute the batch_jacobian with parallel_iterations.")
+            raise RuntimeError(
+                "A non-persistent GradientTape can only be used to compute one set of "
+                f"gradients (or jacobians): with parallel_iterations={parallel_iterations} "
+                f"TF's jacobian differentiates the tape more than once. Use "
+                "GradientTape(persistent=True).")
+
+    def _check_loop_allowed(self, use_pfor, what):
+        if not use_pfor and not self._persistent:
+            raise RuntimeError(
+                f"GradientTape must be created with persistent=True to compute the {what} "
+                "with eager execution enabled and with experimental_use_pfor set to False.")
 
 
 class _StopRecording:
@@ -230,7 +286,13 @@ def _unconnected_zero(value):
         return value is UnconnectedGradients.ZERO
     if value in ("none", "zero"):
         return value == "zero"
-    raise ValueError(f"unconnected_gradients must be 'none' or 'zero', got {value!r}")
+    raise ValueError(f"Unknown value for unconnected_gradients: {value!r} (use 'none' or "
+                     "'zero', or gradviz.UnconnectedGradients)")
+
+
+def _unconnected(shape, source, zero):
+    """What an unconnected source gets: None, or zeros of `shape` in its dtype."""
+    return Tensor._wrap(np.zeros(shape, source._value.dtype)) if zero else None
 
 
 def _as_target(t):

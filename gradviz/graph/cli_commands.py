@@ -16,7 +16,8 @@ from .document import clean_text
 from .errors import DocumentError
 from .evaluate import evaluate, run_studies
 from .atomic import write_bytes
-from .fileformat import MAX_NODES, load, port_text, save, too_many_nodes
+from .fileformat import MAX_NODES, load, save, too_many_nodes
+from .names import port_names
 
 
 def shortest_floats(array):
@@ -112,11 +113,12 @@ def run_command(path, warn=None):
         if warn:
             warn(f"{path}: {p}")
     raw = _Raw()
+    names = port_names(doc, [*ev.values, *ev.gradients, *doc.targets])  # labels, not ids
     out = {
         "title": doc.title,
-        "targets": [port_text(p) for p in doc.targets],
-        "values": {port_text(p): _plain(v, raw) for p, v in ev.values.items()},
-        "gradients": {port_text(p): _plain(g, raw) for p, g in ev.gradients.items()},
+        "targets": [names[p] for p in doc.targets],
+        "values": {names[p]: _plain(v, raw) for p, v in ev.values.items()},
+        "gradients": {names[p]: _plain(g, raw) for p, g in ev.gradients.items()},
         "studies": {k: _plain(v, raw) for k, v in studies.items()},
         "warnings": [str(p) for p in ev.warnings],
     }

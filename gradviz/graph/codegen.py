@@ -5,7 +5,6 @@ real GradientTape (plus an inner tape when the document has 'gradient' nodes),
 and prints the gradients of the targets with respect to the sources. It is what
 the app's Code view shows; the app never runs code, the user may.
 """
-import keyword
 import textwrap
 
 import numpy as np
@@ -14,6 +13,7 @@ from . import catalog
 from .build import topological_order
 from .document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
 from .fileformat import parse_port, port_text
+from .names import identifiers
 
 _RESERVED = {"tf", "np", "print", "list", "len", "range", "sum", "min", "max", "abs", "pow",
              "input", "id", "type", "object", "grad", "grads", "name", "g"}
@@ -29,16 +29,8 @@ def to_python(doc):
 class _Writer:
     def __init__(self, doc):
         self.doc = doc
-        self.names = {}          # node id -> Python name
-        used = set(_RESERVED)
-        for nid in doc.nodes:
-            name = "".join(c if c.isalnum() or c == "_" else "_" for c in nid)
-            if keyword.iskeyword(name) or name in used:
-                name += "_"
-            while name in used:
-                name += "_"
-            used.add(name)
-            self.names[nid] = name
+        self.names = identifiers(doc, _RESERVED)   # node id -> Python name, from its label
+        used = set(_RESERVED) | set(self.names.values())
         self.tape = _fresh("tape", used)
         self.inner = _fresh("inner_tape", used) if self._gradient_nodes() else None
         self.used = used
@@ -68,14 +60,10 @@ class _Writer:
         return name
 
     def custom_name(self, node):
-        """The custom-gradient function: named by the node's label when that is a free
-        Python name (clip_gradients, as in the seed), else '<id>_fn'."""
+        """The custom-gradient function: '<name>_fn', the tensor it returns takes the
+        node's own name (its label)."""
         if node.id not in self.custom_names:
-            label = node.label
-            ok = label.isidentifier() and not keyword.iskeyword(label) and label not in self.used
-            name = label if ok else _fresh(f"{self.names[node.id]}_fn", self.used)
-            self.used.add(name)
-            self.custom_names[node.id] = name
+            self.custom_names[node.id] = _fresh(f"{self.names[node.id]}_fn", self.used)
         return self.custom_names[node.id]
 
     def tapes(self):
@@ -155,8 +143,8 @@ class _Writer:
         literal, nested = _literal(value)
         if nested:
             return (f"{name} = tf.Variable({literal}, dtype=tf.{value.dtype.name}{extra}, "
-                    f"name={node.id!r})")
-        return f"{name} = tf.Variable(tf.constant({_value_args(value)}){extra}, name={node.id!r})"
+                    f"name={name!r})")
+        return f"{name} = tf.Variable(tf.constant({_value_args(value)}){extra}, name={name!r})"
 
     def layer_lines(self, node):
         attrs = catalog.full_attrs(node)
@@ -186,7 +174,7 @@ class _Writer:
             args.append("trainable=False")
         if dtype != "float32":
             args.append(f"dtype={dtype!r}")
-        args.append(f"name={node.id!r}")
+        args.append(f"name={self.names[node.id]!r}")
         lines = [f"{layer} = tf.keras.layers.{node.op}({', '.join(args)})"]
         if node.op == "Conv2D":
             lines.append(f"{layer}.build((None, None, None, {n}))  # creates its weights "

@@ -5,6 +5,7 @@ node outputs are targets and sources, the output_gradients seeds and the tape
 settings. `evaluate.py` runs it through a real GradientTape; `fileformat.py` reads
 and writes it; `validate.py` checks it and infers shapes.
 """
+import re
 import unicodedata
 from dataclasses import dataclass, field
 
@@ -54,6 +55,18 @@ def clean_text(what, text):
     allowed = "\n\t" if what == "lesson" else ""
     text = "".join(c if c in allowed or text_problem("label", c) is None else "?" for c in text)
     return text[:TEXT_LIMITS[what]]
+
+
+def fresh(stem, taken):
+    """`stem` if free, else TF's next name: matmul, matmul_1, matmul_2 (a stem that ends
+    in _N counts on from its base)."""
+    if stem not in taken:
+        return stem
+    base = re.sub(r"_\d+$", "", stem) or stem
+    i = 1
+    while f"{base}_{i}" in taken:
+        i += 1
+    return f"{base}_{i}"
 
 
 @dataclass
@@ -123,10 +136,8 @@ class Document:
         return node
 
     def new_id(self, stem="n"):
-        i = len(self.nodes) + 1
-        while f"{stem}{i}" in self.nodes:
-            i += 1
-        return f"{stem}{i}"
+        """A free id named as TF names ops: matmul, then matmul_1, matmul_2."""
+        return fresh(stem, self.nodes)
 
     def connect(self, src, dst, src_index=0, dst_index=0):
         edge = Edge(Port(src, src_index), Port(dst, dst_index))

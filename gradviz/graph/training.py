@@ -27,6 +27,10 @@ OPTIMIZERS = {"sgd": SGD, "rmsprop": RMSprop, "adam": Adam, "newton": Newton}
 
 # Newton solves an n x n system over all parameters each step: for small problems only.
 NEWTON_LIMIT = 1000
+# The path (every parameter entry at each step) is kept for up to this many entries, at
+# up to PATH_POINTS steps (every stride-th step; the stride doubles as a run grows).
+PATH_LIMIT = 4096
+PATH_POINTS = 2000
 
 
 def hyper_parameters(name):
@@ -45,6 +49,42 @@ def make_optimizer(name, **hyper):
         raise ValueError(f"{name} has no hyper-parameter {', '.join(sorted(unknown))} "
                          f"(it has {', '.join(hyper_parameters(name))})")
     return OPTIMIZERS[name](**hyper)
+
+
+def update_rule(optimizer):
+    """The update `optimizer` makes, with its numbers, as true as it is written (t counts
+    the steps from 1; every operation is element-wise but Newton's)."""
+    c = optimizer.get_config()
+    lr = f"η = {c['learning_rate']:g}"
+    if isinstance(optimizer, SGD):
+        mu = c["momentum"]
+        if not mu:
+            return f"w ← w − η·g   ({lr})"
+        last = "w ← w + μ·v − η·g" if c["nesterov"] else "w ← w + v"
+        return f"v ← μ·v − η·g;   {last}   ({lr}, μ = {mu:g}, v starts at 0)"
+    if isinstance(optimizer, RMSprop):
+        lines = [f"s ← ρ·s + (1 − ρ)·g²"]
+        if c["centered"]:
+            lines.append("ḡ ← ρ·ḡ + (1 − ρ)·g")
+            step = "η·g / √(s − ḡ² + ε)"
+        else:
+            step = "η·g / √(s + ε)"
+        if c["momentum"]:
+            lines += [f"m ← μ·m + {step}", "w ← w − m"]
+        else:
+            lines.append(f"w ← w − {step}")
+        return ";   ".join(lines) + (f"   ({lr}, ρ = {c['rho']:g}, ε = {c['epsilon']:g}"
+                                     + (f", μ = {c['momentum']:g}" if c["momentum"] else "")
+                                     + ", s starts at 0)")
+    if isinstance(optimizer, Adam):
+        v = "vmax ← max(vmax, v);   " if c["amsgrad"] else ""
+        root = "√vmax" if c["amsgrad"] else "√v"
+        return (f"m ← β₁·m + (1 − β₁)·g;   v ← β₂·v + (1 − β₂)·g²;   {v}"
+                f"w ← w − η·√(1 − β₂ᵗ)/(1 − β₁ᵗ) · m / ({root} + ε)   "
+                f"({lr}, β₁ = {c['beta_1']:g}, β₂ = {c['beta_2']:g}, ε = {c['epsilon']:g}, "
+                "m and v start at 0)")
+    return (f"w ← w − η·(H + λI)⁻¹ g, with g and H over all trained parameters as one vector   "
+            f"({lr}, λ = {c['damping']:g})")
 
 
 # -- the document's parameters ------------------------------------------------------------
@@ -121,13 +161,28 @@ def loss_of(doc, values):
     return total
 
 
-def loss_text(doc):
-    """The loss in words, with the user's names: 'loss = Σ y' or 'loss = Σ seed·y'."""
+def loss_text(doc, values=None):
+    """What training minimises, in words with the user's names: 'minimising loss' for a
+    scalar target, 'minimising Σ y (…)' for one the tape sums, 'Σ seed·y' with a seed.
+    `values` ({Port: array}) tell a scalar target from one that is summed."""
     parts = []
     for p in doc.targets:
-        name = doc.nodes[p.node].label or port_text(p)
-        parts.append(f"Σ seed·{name}" if p in doc.output_gradients else f"Σ {name}")
-    return "loss = " + " + ".join(parts) if parts else "no target"
+        node = doc.nodes.get(p.node)
+        name = (node.label if node is not None else "") or port_text(p)
+        if p in doc.output_gradients:
+            parts.append(f"Σ seed·{name}")
+        elif values is not None and p in values and np.ndim(values[p]) == 0:
+            parts.append(name)
+        else:
+            parts.append(f"Σ {name}")
+    if not parts:
+        return "no target: mark one in the inspector"
+    notes = []
+    if any(p.startswith("Σ seed") for p in parts):
+        notes.append("seed = the output_gradients")
+    if any(p.startswith("Σ ") and not p.startswith("Σ seed") for p in parts):
+        notes.append("Σ: the sum the tape takes of a target that is not a scalar")
+    return "minimising " + " + ".join(parts) + (f" ({'; '.join(notes)})" if notes else "")
 
 
 # -- the run --------------------------------------------------------------------------------
@@ -139,6 +194,21 @@ class TrainStep:
     loss_after: float           # at the parameters after it
     gradient_norms: list        # ‖g‖ per parameter, in the trainer's order
     update_norms: list          # ‖w_after − w_before‖ per parameter
+
+
+@dataclasses.dataclass
+class Update:
+    """The numbers of one step, per parameter (in the trainer's order): what the update
+    card writes out. `slots_*` are the optimizer's state (velocity, m, v ...) before and
+    after; `t` counts the optimizer's steps from 1."""
+
+    index: int
+    t: int
+    before: list
+    gradients: list
+    after: list
+    slots_before: list
+    slots_after: list
 
 
 class Trainer:
@@ -172,8 +242,13 @@ class Trainer:
         self.variables = [gv.Variable(np.array(port_value(doc, p)), name=port_text(p))
                           for p in self.parameters]
         self.history = []
+        self.last_update = None     # Update of the last step
         self.evaluation = None
+        size = sum(v._value.size for v in self.variables)
+        self.path = [] if size <= PATH_LIMIT else None   # [(step, {Port: ndarray})]
+        self._stride = 1
         self._evaluate()
+        self._remember(0)
         unconnected = [port_text(p) for p in self.parameters if self.gradient(p) is None]
         if unconnected:
             raise DocumentError(f"the loss does not depend on {', '.join(unconnected)} through "
@@ -207,6 +282,7 @@ class Trainer:
         before = [v._value for v in self.variables]
         loss = self.loss
         grads = [self.gradient(p) for p in self.parameters]
+        slots_before = [self._slots(v) for v in self.variables]
         try:
             with quiet():
                 if isinstance(self.optimizer, Newton):
@@ -221,6 +297,10 @@ class Trainer:
                            [_norm(g) for g in grads],
                            [_norm(v._value.astype(np.float64) - b) for v, b in zip(self.variables, before)])
         self.history.append(record)
+        self._remember(record.index)
+        self.last_update = Update(record.index, int(self.optimizer.iterations._value), before,
+                                  grads, [v._value for v in self.variables], slots_before,
+                                  [self._slots(v) for v in self.variables])
         return record
 
     def run(self, steps, should_stop=None, on_step=None):
@@ -236,6 +316,18 @@ class Trainer:
         return records
 
     # -- internals ------------------------------------------------------------------------
+    def _slots(self, variable):
+        slots = getattr(self.optimizer, "slots", None)
+        return slots(variable) if slots is not None else {}
+
+    def _remember(self, step):
+        if self.path is None or step % self._stride:
+            return
+        self.path.append((step, self.values()))
+        if len(self.path) > PATH_POINTS:
+            self._stride *= 2
+            self.path = [entry for entry in self.path if entry[0] % self._stride == 0]
+
     def _evaluate(self):
         """Values and gradients at the current parameters; only numbers changed since the
         last evaluation, so its checks and plan are reused."""
@@ -245,19 +337,26 @@ class Trainer:
         self.evaluation = ev
 
     def _newton_terms(self):
-        """The gradients and the Hessian over the flattened parameters, with nested tapes."""
-        doc = self.doc
-        structure = self.evaluation.structure or analyse(doc)
-        with _tapes(doc, 2) as (tapes, helper):
-            built = _built(doc, tapes, helper, structure.broken)
-            sources = [built.tensors[p] for p in self.parameters]
-            targets = [built.tensors[p] for p in doc.targets]
-            seeds = [gv.constant(doc.output_gradients[p]) if p in doc.output_gradients
-                     else gv.ones_like(t) for p, t in zip(doc.targets, targets)]
-            grads = tapes[1].gradient(targets, sources, output_gradients=seeds,
-                                      unconnected_gradients="zero")
-        blocks = tapes[0].jacobian(grads, sources, unconnected_gradients="zero")
-        return grads, hessian_matrix(blocks, sources)
+        return gradient_and_hessian(self.doc, self.parameters)
+
+
+def gradient_and_hessian(doc, parameters):
+    """The loss's gradients (one per parameter) and its Hessian over the parameters
+    flattened into one vector, from nested tapes as seed 001 builds them."""
+    structure = analyse(doc)
+    with _tapes(doc, 2) as (tapes, helper):
+        built = _built(doc, tapes, helper, structure.broken)
+        missing = [p for p in list(parameters) + list(doc.targets) if p not in built.tensors]
+        if missing:
+            raise DocumentError(f"'{port_text(missing[0])}' has no value", where="hessian")
+        sources = [built.tensors[p] for p in parameters]
+        targets = [built.tensors[p] for p in doc.targets]
+        seeds = [gv.constant(doc.output_gradients[p]) if p in doc.output_gradients
+                 else gv.ones_like(t) for p, t in zip(doc.targets, targets)]
+        grads = tapes[1].gradient(targets, sources, output_gradients=seeds,
+                                  unconnected_gradients="zero")
+    blocks = tapes[0].jacobian(grads, sources, unconnected_gradients="zero")
+    return grads, hessian_matrix(blocks, sources)
 
 
 def _norm(array):

@@ -34,7 +34,14 @@ def _fonts():
 
 
 def _mentions(rule, name):
-    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", rule) is not None
+    """'2x' and 'bᵀ' mention x and b; 'grad' does not mention 'a'."""
+    return re.search(rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z0-9_])", rule) is not None
+
+
+def operand_title(part):
+    """'b =' for an operand that is the node b; 'b (tf_b) =' says which node b stands for."""
+    node = part[4] if len(part) > 4 else ""
+    return f"{part[2]} ({node}) =" if node and node != part[2] else f"{part[2]} ="
 
 
 def _rhs(formula):
@@ -60,7 +67,7 @@ def _arrays(contributions):
 
 
 def formula_parts(step):
-    """The card's row: ("array", a, label) / ("array", a, name, "operand") / ("text", rule,
+    """The card's row: ("array", a, label) / ("array", a, name, "operand", node) / ("text", rule,
     "local rule") / ("op", symbol) / ("word", text) / ("break",) for a new row."""
     kind = getattr(step, "kind", "")
     cotangent = getattr(step, "cotangent", None)
@@ -68,6 +75,7 @@ def formula_parts(step):
     total = getattr(step, "total", None)
     formula = getattr(step, "formula", "") or ""
     operands = dict(getattr(step, "operands", None) or {})
+    nodes = getattr(step, "operand_nodes", None) or {}
     parts = []
     if kind == "fan_in" and contributions:
         for i, c in enumerate(contributions):
@@ -96,7 +104,7 @@ def formula_parts(step):
         used = [(k, v) for k, v in operands.items() if v is not None and rule and _mentions(rule, k)]
         if used:
             parts += [("break",), ("word", "where")]
-            parts += [("array", np.asarray(v), k, "operand") for k, v in used]
+            parts += [("array", np.asarray(v), k, "operand", nodes.get(k, "")) for k, v in used]
     elif kind == "accumulate":
         result = total if total is not None else cotangent
         if result is not None:
@@ -151,7 +159,7 @@ class FormulaLayout:
             if kind == "array":
                 shown = preview.Preview(part[1])
                 if len(part) > 3:
-                    w = text.width(f["name"], f"{part[2]} =") + NAME_GAP + shown.width
+                    w = text.width(f["name"], operand_title(part)) + NAME_GAP + shown.width
                     items.append((part, w, shown.height, shown))
                 else:
                     w = max(shown.width, text.width(f["label"], part[2]))
@@ -206,7 +214,7 @@ class FormulaLayout:
             if part[0] != "array":
                 continue
             if len(part) > 3:
-                x += text.width(self.fonts["name"], f"{part[2]} =") + NAME_GAP
+                x += text.width(self.fonts["name"], operand_title(part)) + NAME_GAP
             out.append((part[2], part[1], QRectF(origin_x + x, origin_y + top, shown.width, shown.height)))
         return out
 
@@ -292,7 +300,7 @@ class FormulaCard:
                 shown = extra
                 colour = t.gradient if part[2] in RESULTS else t.value
                 if len(part) > 3:
-                    name = f"{part[2]} ="
+                    name = operand_title(part)
                     painter.setFont(f["name"])
                     painter.setPen(QColor(t.text))
                     w = text.width(f["name"], name)

@@ -1,29 +1,10 @@
 """Turn a Recorder's raw events into the story's steps, named through a Naming."""
 import functools
-import re
 
 import numpy as np
 
 from .model import Step, Story
-
-
-_WORD = "[A-Za-z0-9_\u0300-\u036f]"  # 'bᵀ' mentions b; 'x̂' (x + a combining hat) is not x
-
-
-def operand_names(op, formula=None):
-    """Names the op's formula text uses for its inputs ('a', 'b' for MatMul).
-
-    `formula(op, k)` gives the rule text (default: the engine's own text).
-    """
-    formula = formula or (lambda o, k: o.opdef.formula(o.attrs, k))
-    names = []
-    for k in range(len(op.inputs)):
-        f = formula(op, k)
-        name = f.split("=", 1)[0].strip() if f else ""
-        names.append(name[5:] if name.startswith("grad_") and len(name) > 5 else f"in{k}")
-    if len(set(names)) != len(names):  # variadic ops share one formula text
-        names = [f"{n}{k}" for k, n in enumerate(names)]
-    return names
+from .operands import _word_pattern, rename, rule_operands
 
 
 def _shape(a):
@@ -38,13 +19,7 @@ def _times(n):
 def mentioned(formula, name):
     """Whether the right-hand side of `formula` uses operand `name` as a word."""
     rhs = formula.split("=", 1)[-1] if formula else ""
-    return re.search(rf"(?<!{_WORD}){re.escape(name)}(?!{_WORD})", rhs) is not None
-
-
-@functools.lru_cache(maxsize=256)
-def _operand_pattern(names):
-    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    return re.compile(rf"(?<!{_WORD})({alternatives})(?!{_WORD})")
+    return _word_pattern((name,)).search(rhs) is not None
 
 
 def _uses(steps, sources, name):
@@ -82,7 +57,7 @@ def substitute(formula, names, labels):
     mapping = {n: lab for n, lab in zip(names, labels)}
     if not mapping:
         return rhs
-    return _operand_pattern(tuple(mapping)).sub(lambda m: mapping[m.group(1)], rhs)
+    return _word_pattern(tuple(mapping)).sub(lambda m: mapping[m.group(1)], rhs)
 
 
 def bindings(formula, names, labels, k):
@@ -108,6 +83,7 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
     last_visit = {}  # op id -> visit step
     gradients = {}
     known = {}       # op id -> (rule operand names, reader's names of its inputs)
+    off_tape = set()  # ids of sources the tape never watched nor made
 
     def add(step, tensor=None):
         step.index = len(steps)
@@ -187,6 +163,8 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
                          f"({naming.label(tensor)}) gets no contribution through this edge.",
                          input_index=k, op_type=op.type, internal=internal), tensor)
             s._op = op
+        elif ev.kind == "off_tape":
+            off_tape.add(ev.tensor._id)
         elif ev.kind == "accumulate":
             if not any(st.kind == "accumulate" or st.kind == "unconnected" for st in steps):
                 for node, port, caption in extra_cuts:
@@ -199,11 +177,21 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
             if ev.cotangent is None:
                 zeros = np.zeros(ev.tensor._value.shape, ev.tensor._value.dtype)
                 what = "zeros" if unconnected_zero else "None"
-                add(Step(0, "unconnected", owner, port,
-                         f"{name} is unconnected",
-                         f"No path of recorded ops leads from the target to {name}: its "
-                         f"gradient is {what}" + ("" if unconnected_zero else
-                                                  " (unconnected_gradients='zero' gives zeros)") + ".",
+                if ev.tensor._id in off_tape:
+                    heading, why = (f"{name} is not watched",
+                                  f"{name} is on no tape: the tape never watched it (tape.watch, "
+                                  f"or a trainable Variable read while the tape records, unless "
+                                  f"watch_accessed_variables=False) and no op it recorded made "
+                                  f"it (a stop_gradient output never counts), so the tape keeps "
+                                  f"no gradient for it, even where a recorded op read it: its "
+                                  f"gradient is {what}")
+                else:
+                    heading, why = (f"{name} is unconnected",
+                                  f"No path of recorded ops leads from the target to {name}: "
+                                  f"its gradient is {what}")
+                add(Step(0, "unconnected", owner, port, heading,
+                         why + ("" if unconnected_zero else
+                                " (unconnected_gradients='zero' gives zeros)") + ".",
                          cotangent=zeros if unconnected_zero else None,
                          total=zeros if unconnected_zero else None, internal=internal), ev.tensor)
                 gradients[key] = zeros if unconnected_zero else None
@@ -221,14 +209,14 @@ def _contribution(ev, naming, visit, where, known):
     tensor = op.inputs[k]
     port, internal = where(tensor)
     if id(op) not in known:  # an op's names serve all its inputs' steps
-        known[id(op)] = (operand_names(op, naming.formula), [naming.label(t) for t in op.inputs])
-    names, labels = known[id(op)]
+        known[id(op)] = rule_operands(op, naming)
+    names, labels, renamed = known[id(op)]
     grad = None
     if visit is not None:
         grad = visit.upstream[0] if len(visit.upstream) == 1 else visit.upstream
     operands = {"grad": grad}
-    operands.update({n: np.asarray(v) for n, v in zip(names, op._in_values)})
-    formula = naming.formula(op, k)
+    operands.update({n: np.asarray(v) for n, v in zip(names, [*op._in_values, *op._out_values])})
+    formula = rename(naming.formula(op, k), renamed)
     target = labels[k]
     op_name = naming.op_label(op)
     repeated = sum(t is tensor for t in op.inputs) > 1

@@ -52,6 +52,10 @@ class TapeNaming:
     def op_label(self, op):
         return op.name
 
+    def shown_names(self):
+        """The names a reader knows tensors by: a rule's operand must not take one."""
+        return frozenset(self._names.values())
+
     def formula(self, op, k):
         return op.opdef.formula(op.attrs, k)
 
@@ -160,6 +164,13 @@ class DocumentNaming:
     def op_label(self, op):
         label = self._op_labels.get(id(op))
         return label if label is not None else self.title(self.node_of(op))
+
+    def shown_names(self):
+        """Every node's name on the canvas: a rule's operand must not take one."""
+        names = self.__dict__.get("_shown")
+        if names is None:
+            names = self._shown = frozenset(self.title(n) for n in self.doc.nodes)
+        return names
 
     def _custom_node(self, op):
         if op.type != "CustomGradient":

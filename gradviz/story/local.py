@@ -175,10 +175,12 @@ def _unravel(flat, shape):
 
 def columns(op, k, flat_i, upstream, naming=None):
     """[_Column per output m] of d output_m / d input_k[flat_i]; None where not float."""
-    from .assemble import operand_names
-    formula = naming.formula if naming is not None else None
-    names = operand_names(op, formula)
-    labels = ([naming.label(t) for t in op.inputs] if naming is not None else list(names))
+    from .operands import operand_names, rule_operands
+    if naming is not None:
+        names, labels, _ = rule_operands(op, naming)
+    else:
+        names = operand_names(op)
+        labels = list(names)
     in_shape = op._in_values[k].shape
     i = _unravel(flat_i, in_shape)
     if op.type == "MatMul" and _matmul_shapes_ok(op):

@@ -72,15 +72,21 @@ class Provenance:
     def total(self):
         return float(sum(t.product for t in self.terms) + self.rest)
 
+    @property
+    def subject(self):
+        """What the sum is: an entry of a cotangent ('grad tf_t[0,0]'), never the tensor's
+        value, which the canvas shows under the bare name."""
+        return f"grad {self.where}"
+
     def text(self, digits=8):
         from .text import number
         if self.kind == "rule":
-            return f"{self.where} = {self.rule} = {number(self.value, digits)}"
+            return f"{self.subject} = {self.rule} = {number(self.value, digits)}"
         if not self.terms and self.kind == "contribution":
-            return (f"{self.where} = {number(self.value, digits)} (every product "
+            return (f"{self.subject} = {number(self.value, digits)} (every product "
                     f"upstream · local factor is 0)")
         if not self.terms:
-            return f"{self.where} = {number(self.value, digits)} ({self.kind})"
+            return f"{self.subject} = {number(self.value, digits)} ({self.kind})"
         parts = []
         for t in self.terms:
             if t.upstream is None:
@@ -91,7 +97,7 @@ class Provenance:
                 parts.append(f"{f'({upstream})' if t.upstream < 0 else upstream}·{factor}")
         if self.more:
             parts.append(f"{self.more} more ({number(self.rest, digits)})")
-        return f"{self.where} = " + " + ".join(parts) + f" = {number(self.value, digits)}"
+        return f"{self.subject} = " + " + ".join(parts) + f" = {number(self.value, digits)}"
 
     def numbers(self, digits=8):
         """The same sum with every factor as a number: 1·0.43842274 + 1·(-0.53439844) ..."""

@@ -18,9 +18,9 @@ def _array(t):
 class Event:
     """One observer call. `kind` is the Observer method's name."""
 
-    kind: str                      # seed | visit | contribution | fan_in | cut | accumulate
+    kind: str                      # seed | visit | contribution | fan_in | cut | off_tape | accumulate
     op: object = None              # engine Operation (visit, contribution, cut)
-    tensor: object = None          # engine Tensor (seed, fan_in, accumulate)
+    tensor: object = None          # engine Tensor (seed, fan_in, off_tape, accumulate)
     index: int | None = None       # input index (contribution, cut)
     cotangent: np.ndarray | None = None
     upstream: list = field(default_factory=list)       # visit: one array (or None) per output
@@ -50,6 +50,9 @@ class Recorder(Observer):
 
     def cut(self, op, index):
         self.events.append(Event("cut", op=op, index=index))
+
+    def off_tape(self, source):
+        self.events.append(Event("off_tape", tensor=source))
 
     def accumulate(self, source, total):
         self.events.append(Event("accumulate", tensor=source, cotangent=_array(total)))

@@ -224,6 +224,11 @@ class HessianStudy:
     tolerance: float = 0.0        # |eigenvalue| below this counts as zero (rounding)
     residual: float = 0.0         # max |(H + εI)·step - g|: how well the solve worked
 
+    @property
+    def finite(self):
+        """False when H holds NaN or infinity: no eigenvalues, no Newton step."""
+        return bool(np.isfinite(self.hessian).all())
+
 
 # An eigenvalue smaller than this times the largest |eigenvalue| is rounding noise.
 EIGENVALUE_RTOL = 1e-6
@@ -259,6 +264,8 @@ def hessian_study(subject, x=None, *, target=None, source=None, epsilon=None):
     n = s.x.size
     H = s.hessian().reshape(n, n)
     g = s.gradient().reshape(n)
+    if not np.isfinite(H).all():
+        return _not_finite(s, H, g, epsilon)
     sym = 0.5 * (H + H.T)
     eig = np.linalg.eigvalsh(sym)
     shifted = H + epsilon * np.eye(n)
@@ -271,6 +278,28 @@ def hessian_study(subject, x=None, *, target=None, source=None, epsilon=None):
     return HessianStudy(H, float(np.abs(H - H.T).max(initial=0)), eig, g, epsilon,
                         step.reshape(s.x.shape), s.x - step.reshape(s.x.shape), warning,
                         words, tol, float(np.abs(shifted @ step - g).max(initial=0)))
+
+
+def _not_finite(s, H, g, epsilon):
+    """A Hessian holding NaN or infinity: no eigenvalues or Newton step, and a warning that
+    names the node and rule where the first non-finite number appears."""
+    warning = ""
+    if isinstance(s, _Document):
+        from ..graph.nan_origin import hessian_nan_origin
+        origin = hessian_nan_origin(s.doc, H, s.target, s.source)
+        if origin is not None:
+            warning = origin.text(lambda nid: (s.doc.nodes[nid].label or nid)
+                                  if nid in s.doc.nodes else nid)
+    if not warning:
+        bad = int((~np.isfinite(H)).sum())
+        warning = (f"H holds NaN or infinity in {bad} of its {H.size} entries: a rule "
+                   f"differentiated twice meets 0 · ∞ or a division by 0.")
+    empty = np.zeros(0)
+    nan = np.full(s.x.shape, np.nan)
+    with np.errstate(invalid="ignore"):
+        symmetry = float(np.nanmax(np.abs(H - H.T), initial=0))
+    return HessianStudy(H, symmetry, empty, g, epsilon, nan, s.x.copy(), warning,
+                        "not computable (H holds NaN or infinity)", 0.0, float("nan"))
 
 
 # -- chain cost -------------------------------------------------------------------------

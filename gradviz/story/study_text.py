@@ -95,6 +95,9 @@ def hessian_lines(doc):
     t, x = port_name(doc, target), port_name(doc, source)
     h = studies.hessian_study(doc)
     n = h.hessian.shape[0]
+    if not h.finite:
+        return [f"Hessian of {t} with respect to {x}: {n} × {n}, not computable",
+                wrap("✗ Warning: " + h.warning, "  ")]
     eig = h.eigenvalues
     tol = _tolerance(h.hessian)
     lines = [

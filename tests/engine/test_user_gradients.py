@@ -252,3 +252,63 @@ def test_registry_lookup_of_a_multi_output_op_accepts_none_for_an_unused_output(
     assert 'TestTapeCube' not in tf.gradient_registry.list()
     with pytest.raises(LookupError, match="NoSuchOp"):
         tf.gradient_registry.lookup('NoSuchOp')
+
+
+# -- custom_gradient on methods, grad_pass_through -------------------------------------------
+
+class _Scaled:
+    """A layer-like object whose method has a custom gradient (`self` is bound first)."""
+
+    def __init__(self):
+        self.w = tf.Variable(2.0)
+        self.backward_scale = 10.0
+
+    @tf.custom_gradient
+    def __call__(self, x):
+        y = self.w * x * x
+
+        def grad(dy, variables):
+            return dy * self.backward_scale, [dy * 100.0]
+        return y, grad
+
+    @tf.custom_gradient
+    def plain(self, x, k=1.0):
+        return x * k, lambda dy: dy * 7.0
+
+
+def test_custom_gradient_on_a_method_binds_self_first():
+    layer = _Scaled()
+    x = tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        y = layer(x)
+        z = layer.plain(x, k=2.0)
+    np.testing.assert_allclose(y.numpy(), 18.0)
+    dx, dw = t.gradient(y, [x, layer.w])
+    np.testing.assert_allclose([dx.numpy(), dw.numpy()], [10.0, 100.0])
+    np.testing.assert_allclose(t.gradient(z, x).numpy(), 7.0)
+    assert _Scaled.plain.__name__ == "plain" and layer.plain.__name__ == "plain"
+
+
+def test_grad_pass_through_assign():
+    """TF's docstring example: y = x.assign(z²) is 9, and dy/dz = 2z = 6."""
+    x = tf.Variable(1.0, name="x")
+    z = tf.Variable(3.0, name="z")
+    with tf.GradientTape() as tape:
+        y = tf.grad_pass_through(x.assign)(z ** 2)
+    np.testing.assert_allclose(y.numpy(), 9.0)
+    np.testing.assert_allclose(tape.gradient(y, z).numpy(), 6.0)
+    np.testing.assert_allclose(x.numpy(), 9.0)
+
+
+def test_grad_pass_through_of_a_function_reading_a_variable():
+    """The upstream passes to the input; the variable read inside gets None, as in TF."""
+    w = tf.Variable(5.0)
+    x = tf.constant([1.0, 2.0])
+    rounded = tf.grad_pass_through(lambda a: tf.stop_gradient(a * w))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(rounded(x) * tf.constant([3.0, 4.0]))
+    dx, dw = tape.gradient(y, [x, w])
+    np.testing.assert_allclose(dx.numpy(), [3.0, 4.0])
+    assert dw is None

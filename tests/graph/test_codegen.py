@@ -8,7 +8,9 @@ import pytest
 
 from gradviz.graph import evaluate, load
 from gradviz.graph.catalog import full_attrs
-from gradviz.graph.codegen import to_python
+from gradviz.graph.codegen import _RESERVED, to_python
+from gradviz.graph.document import Port
+from gradviz.graph.names import identifiers
 
 SAMPLES = sorted((Path(__file__).parents[2] / "samples").glob("*.json"))
 
@@ -70,23 +72,30 @@ def test_codegen_then_trace_gives_back_the_document(path, tmp_path):
     script.write_text(to_python(doc), encoding="utf-8")
     with contextlib.redirect_stdout(io.StringIO()):
         again = trace_script(script)
-    assert set(again.nodes) == set(doc.nodes)
+    # The script names every tensor by its node's label (issue 20 §2): the traced ids are
+    # those names, so ids map through them.
+    name = identifiers(doc, _RESERVED)
+
+    def port(p):
+        return Port(name[p.node], p.index)
+    assert set(again.nodes) == set(name.values())
     for nid, node in doc.nodes.items():
-        other = again.nodes[nid]
-        assert (other.kind, other.op, other.label) == (node.kind, node.op, node.label) or \
-            (node.label and not other.label and node.kind != "custom_gradient"), nid
+        other = again.nodes[name[nid]]
+        assert (other.kind, other.op) == (node.kind, node.op), nid
+        assert other.label in (node.label, "") or other.label == name[nid], nid
         assert full_attrs(other) == full_attrs(node), nid
         assert (other.watched, other.trainable) == (node.watched, node.trainable), nid
-    assert {(e.src, e.dst) for e in again.edges} == {(e.src, e.dst) for e in doc.edges}
-    assert again.targets == doc.targets and again.sources == doc.sources
-    assert again.tape.stop_recording == doc.tape.stop_recording
+    assert {(e.src, e.dst) for e in again.edges} == {(port(e.src), port(e.dst)) for e in doc.edges}
+    assert again.targets == [port(p) for p in doc.targets]
+    assert again.sources == [port(p) for p in doc.sources]
+    assert again.tape.stop_recording == [name[n] for n in doc.tape.stop_recording]
     before, after = evaluate(doc), evaluate(again)
     assert after.problems == []
     for p in doc.targets:
-        np.testing.assert_array_equal(after.values[p], before.values[p])
+        np.testing.assert_array_equal(after.values[port(p)], before.values[p])
     for p in doc.sources:
         if before.gradients[p] is None:
-            assert after.gradients[p] is None
+            assert after.gradients[port(p)] is None
         else:
-            np.testing.assert_allclose(after.gradients[p], before.gradients[p], rtol=1e-6,
+            np.testing.assert_allclose(after.gradients[port(p)], before.gradients[p], rtol=1e-6,
                                        atol=1e-7)

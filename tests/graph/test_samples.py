@@ -228,7 +228,9 @@ def _lesson_checks(name):
         d1 = ev.values[Port("dy_dx")]
         return [("dy/dx = 3x² = 3", [3, d1]), ("6x = 6", [6, gs[0]])]
     if name == "001_input_gradient_regularization":
-        return [("g1", None), ("shapes [5, 10] and [10]", list(gs[0].shape) + list(gs[1].shape))]
+        return [("g1", None), ("shapes [5, 10] and [10]", list(gs[0].shape) + list(gs[1].shape)),
+                ("layer ** 2", None), ("0 · 0^(-1) = 0 · ∞", None), ("output is 0", None),
+                ("rule 2x", None)]
     if name == "001_sigmoid_jacobian":
         j = graph.jacobian(doc)
         return [("shape (201,)", j.shape), ("x_i", None), ("0.25 at its peak", [j.max()]),
@@ -260,6 +262,9 @@ def _lesson_checks(name):
         return [("(6 → 12 → 12 → 12 → 1 elements)", c.sizes),
                 ("360 multiply-adds against 1,800", [c.reverse, c.forward]),
                 ("mean(y²)", None), ("2/N", None)]
+    if name.startswith("train_"):
+        from test_training_lessons import lesson_checks
+        return lesson_checks(name)
     raise AssertionError(f"no lesson checks for {name}")
 
 

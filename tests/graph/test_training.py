@@ -107,7 +107,7 @@ def test_a_seeded_target_is_the_loss_the_tape_differentiates():
     lowers it by exactly lr·Σ‖g‖²."""
     doc = load(SAMPLES / "002_black_box_gradient.json")
     assert trainable_parameters(doc) == [Port("net", 1), Port("net", 2)]
-    assert loss_text(doc) == "loss = Σ seed·net"
+    assert loss_text(doc) == "minimising Σ seed·net (seed = the output_gradients)"
     lr = 0.01
     trainer = Trainer(doc, make_optimizer("sgd", learning_rate=lr))
     x = doc.nodes["x"].value.astype(np.float64)
@@ -127,6 +127,11 @@ def test_a_vector_target_is_summed():
     doc.targets = [Port("sq")]
     trainer = Trainer(doc, make_optimizer("sgd"))
     assert trainer.loss == pytest.approx(float(np.sum((W0 - C) ** 2)), rel=1e-6)
+    values = trainer.evaluation.values
+    assert loss_text(doc, values) == ("minimising Σ sq (Σ: the sum the tape takes of a target "
+                                      "that is not a scalar)")
+    doc.targets = [Port("loss")]
+    assert loss_text(doc, values) == "minimising loss"
 
 
 def test_with_values_copies():

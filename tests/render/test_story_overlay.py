@@ -7,7 +7,7 @@ from PySide6.QtGui import QColor, QImage, QPainter
 from samples_util import NAMES, edge, renderer
 
 from gradviz.graph.document import Port
-from gradviz.render.formula import FORMULA_MAX_W, formula_parts
+from gradviz.render.formula import FORMULA_MAX_W, formula_parts, operand_title
 from gradviz.render.painter import formula_arrays
 
 
@@ -118,10 +118,13 @@ def test_pending_card_hides_the_numbers_and_keeps_its_size():
 def test_formula_card_shows_every_operand_the_rule_uses_scalars_too():
     r = renderer("001_stop_gradient")
     step = next(s for s in r.story.steps if s.kind == "contribution" and s.node == "x_sq")
-    assert step.formula == "grad_x = grad · y · x^(y-1)"
+    # Pow's exponent is the node 'two'; the node y (= 3) keeps its name to itself.
+    assert step.formula == "grad_x = grad · a · x^(a-1)"
     arrays = {p[2]: p[1] for p in formula_parts(step) if p[0] == "array"}
-    assert set(arrays) == {"upstream", "x", "y", "contribution"}
-    assert float(arrays["x"]) == 2 and float(arrays["y"]) == 2 and float(arrays["contribution"]) == 4
+    assert set(arrays) == {"upstream", "x", "a", "contribution"}
+    assert float(arrays["x"]) == 2 and float(arrays["a"]) == 2 and float(arrays["contribution"]) == 4
+    titles = [operand_title(p) for p in formula_parts(step) if len(p) > 3]
+    assert titles == ["x =", "a (two) ="]   # which node each operand is
     placed = {label for label, _, _ in formula_arrays(r, step)}
     assert placed == set(arrays)
 
@@ -135,7 +138,9 @@ def test_formula_card_wraps_a_long_rule_and_keeps_every_line():
     assert not any("…" in line for line in rule + layout.formula + layout.caption)
     assert layout.width <= FORMULA_MAX_W
     labels = {p[2] for p in layout.parts if p[0] == "array"}
-    assert {"x", "γ"} <= labels
+    # Its input x is the node layer1 (the document has a node x): the rule calls it a.
+    assert step.operand_nodes["a"] == "layer1" and "x" not in step.operand_nodes
+    assert {"a", "γ"} <= labels
 
 
 def test_step_picture_changes_while_the_cotangent_travels():

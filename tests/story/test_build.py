@@ -51,7 +51,7 @@ def test_seed004_document_story():
     # A sum of 3 float32s: its last digit depends on the order the BLAS kernel adds in
     # (-0.17307831 or -0.1730783), so the value is checked to 2 ulps and the text shows it.
     np.testing.assert_array_max_ulp(np.float32(p.value), np.float32(ROW[0]), maxulp=2)
-    assert p.text() == f"t[0,0] = 1·b[0,0] + 1·b[0,1] + 1·b[0,2] = {number(p.value, 8)}"
+    assert p.text() == f"grad t[0,0] = 1·b[0,0] + 1·b[0,1] + 1·b[0,2] = {number(p.value, 8)}"
     assert "sum over the elements of y" in explain(s)
 
 

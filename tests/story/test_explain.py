@@ -38,7 +38,7 @@ def test_every_step_names_a_document_node_and_no_engine_name_leaks(path):
 
 def test_operands_are_named_by_the_document_001_stop_recording():
     _, s, text = told("001_stop_recording")
-    assert "e.g. x = 1·x = 2" in text
+    assert "e.g. grad x = 1·x = 2" in text
     assert "y[" not in text.split("Backpropagation")[1]   # y (the node) gets no gradient
     (fan,) = s.of_kind("fan_in")
     assert fan.caption.startswith("x is used twice (both inputs of x_sq, a Mul)")
@@ -47,8 +47,9 @@ def test_operands_are_named_by_the_document_001_stop_recording():
 
 def test_operands_are_named_by_the_document_002_vjp():
     _, _, text = told("002_vjp_output_gradients")
-    assert "e.g. x[0] = 2·x[0] = 2" in text
-    assert "Here y is 'x', so 'x' receives grad · x." in " ".join(text.split())
+    assert "e.g. grad x[0] = 2·x[0] = 2" in text
+    # Mul's operand y is the node x; the node y is the product, so the rule calls it a.
+    assert "grad_a = grad · x. Here a is 'x', so 'x' receives grad · x." in " ".join(text.split())
 
 
 def test_the_custom_rule_is_the_declared_one_001_clip_gradient():
@@ -56,7 +57,7 @@ def test_the_custom_rule_is_the_declared_one_001_clip_gradient():
     (custom,) = [st for st in s.of_kind("contribution") if st.op_type == "CustomGradient"]
     assert custom.formula == "grad_y = clip_by_norm(grad, 0.5)"
     assert custom.title == "clip_gradients → vv"
-    assert "e.g. vv = clip_by_norm(1, 0.5) = 0.5" in text
+    assert "e.g. grad vv = clip_by_norm(1, 0.5) = 0.5" in text
     assert "grad_fn" not in text
 
 
@@ -83,12 +84,12 @@ def test_layer_internals_are_named_by_the_layer_001_batchnorm_pitfall():
     # The upstream of bn's row 0 is elu'(z) = 1 where z > 0 (exact) and exp(z) elsewhere;
     # exp(z)'s last float32 digits depend on the CPU, so the text is built from the value.
     to_bn = next(st for st in s.steps if st.title == "layer2/MatMul → bn")
-    z = next(st for st in s.steps if st.title == "layer2/Elu → AddV2").operands["x"]
+    z = next(st for st in s.steps if st.title == "layer2/Elu → AddV2").operands["a"]   # Elu's x: renamed, the document has a node x
     grad = to_bn.operands["grad"]
     assert grad[0, 0] == 1 and z[0, 0] > 0 and z[0, 1] < 0
     np.testing.assert_allclose(grad[0, 1], np.exp(np.float64(z[0, 1])), rtol=1e-6)
     np.testing.assert_allclose(grad[0, 1], 0.21086502, rtol=1e-6)  # as first recorded
-    assert (f"e.g. bn[0,0] = 1·layer2.kernel[0,0] + {number(grad[0, 1], 8)}·layer2.kernel[0,1]"
+    assert (f"e.g. grad bn[0,0] = 1·layer2.kernel[0,0] + {number(grad[0, 1], 8)}·layer2.kernel[0,1]"
             in text)
 
 
@@ -154,9 +155,9 @@ def test_explain_of_a_big_matmul_is_fast_and_a_huge_broadcast_shows_no_example()
     doc.connect("c", "d")
     doc.targets, doc.sources = [Port("d")], [Port("a")]
     text = explain(story.build(doc))
-    assert "e.g. a[0,0] = 600·b[0,0] + 600·b[0,1]" in text
+    assert "e.g. grad a[0,0] = 600·b[0,0] + 600·b[0,1]" in text
     assert "(no entry-by-entry example here: each entry of c sums 600 products" not in text
-    assert "e.g. c[0,0] = 1·1 + 1·1" in text  # 600 terms: enumerated, capped in the text
+    assert "e.g. grad c[0,0] = 1·1 + 1·1" in text  # 600 terms: enumerated, capped in the text
 
 
 def test_the_explain_command_prints_the_pitfall(capsys):
@@ -165,3 +166,25 @@ def test_the_explain_command_prints_the_pitfall(capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert out.startswith("BatchNormalization breaks batch_jacobian's assumption")
     assert "Warning: the examples are not independent." in out
+
+
+def test_provenance_writes_the_cotangent_not_the_value_004():
+    """Lesson 1 step 3: the sum is ∂Σy/∂tf_t[0,0], the cotangent; tf_t[0,0] itself is 0.836."""
+    from gradviz.story.text import number
+    doc, s, text = told("004_matmul_sum")
+    step = s.steps[2]
+    p = s.step_provenance(step, 0)
+    b = doc.nodes["tf_b"].value
+    value = number(float(step.cotangent.flat[0]), 8)
+    assert p.text() == (f"grad tf_t[0,0] = 1·tf_b[0,0] + 1·tf_b[0,1] + 1·tf_b[0,2] = {value}")
+    assert f"e.g. {p.text()}" in text
+    assert p.value == pytest.approx(float(b[0].sum()), rel=1e-6)
+
+
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.stem)
+def test_every_provenance_line_names_a_cotangent(path):
+    """No 'name[i] = …' sum of products where the canvas shows name[i]'s value."""
+    text = explain(story.build(load(path)), studies=False)
+    examples = [line.strip() for line in text.splitlines() if line.strip().startswith("e.g. ")]
+    for line in examples:
+        assert line.startswith("e.g. grad "), line

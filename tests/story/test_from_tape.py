@@ -50,7 +50,7 @@ def test_seed004_provenance_of_dy_dx_00(seed004):
     # (-0.17307831 or -0.1730783), so the value is checked to 2 ulps and the text shows it.
     np.testing.assert_array_max_ulp(np.float32(p.value), np.float32(ROW[0]), maxulp=2)
     assert p.total == pytest.approx(p.value, abs=1e-6)
-    assert p.text() == f"t[0,0] = 1·b[0,0] + 1·b[0,1] + 1·b[0,2] = {number(p.value, 8)}"
+    assert p.text() == f"grad t[0,0] = 1·b[0,0] + 1·b[0,1] + 1·b[0,2] = {number(p.value, 8)}"
     upstream, local, product, label = p.terms[1]
     assert (upstream, label) == (1.0, "grad[0,1]·b[0,1]")
 
@@ -182,3 +182,25 @@ def test_explain_prints_every_step_with_numbers(seed004):
     np.testing.assert_array_max_ulp(value, np.float32(ROW[0]), maxulp=2)
     assert f"t[0,0] = 1·b[0,0] + 1·b[0,1] + 1·b[0,2] = {number(value, 8)}" in text
     assert "-0.17308" in text and text.count("[seed]") == 1
+
+
+def test_a_source_the_tape_never_watched_is_told_as_such():
+    """x * c with only x watched: TF gives c no gradient although Mul read it; the step
+    says why (not 'no path', which would be false here)."""
+    x, c = tf.constant(2.0), tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * c
+    s = story.from_tape(tape, y, [x, c], names={"x": x, "c": c, "y": y})
+    (step,) = [st for st in s.steps if st.kind == "unconnected"]
+    assert step.title == "c is not watched"
+    assert "never watched it" in step.caption and "even where a recorded op read it" \
+        in step.caption and step.caption.endswith("its gradient is None "
+                                                  "(unconnected_gradients='zero' gives zeros).")
+    other = tf.constant(1.0)
+    with tf.GradientTape() as tape:
+        tape.watch([x, other])
+        y = x * c
+    s = story.from_tape(tape, y, [other], names={"x": x, "other": other, "y": y})
+    (step,) = [st for st in s.steps if st.kind == "unconnected"]
+    assert step.title == "other is unconnected"

@@ -43,8 +43,9 @@ class EdgeItem(QGraphicsRectItem):
         self.box = (0.0, 0.0, 0.0, 0.0)   # the bounds as (left, top, right, bottom): no Qt call to read
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(-1)   # under the layer: a selected edge's glow lies under its line
-        self.setToolTip(f"{edge.src.node} → {edge.dst.node} (input {edge.dst.index}); "
-                        "click and press Delete to remove")
+        nodes = view.renderer.doc.nodes
+        src, dst = (nodes[n].label or n if n in nodes else n for n in (edge.src.node, edge.dst.node))
+        self.setToolTip(f"{src} → {dst} (input {edge.dst.index}); click and press Delete to remove")
         self._cut = view.renderer.is_cut(edge)
         self._refresh_contents()
         self.update_geometry()

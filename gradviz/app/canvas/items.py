@@ -397,6 +397,10 @@ class NodeItem(QGraphicsRectItem):
             self.update()
         return super().itemChange(change, value)
 
+    def mousePressEvent(self, event):
+        self.view.note_drag_start()
+        super().mousePressEvent(event)
+
     def mouseReleaseEvent(self, event):
         super().mouseReleaseEvent(event)
         self.view.commit_moves()

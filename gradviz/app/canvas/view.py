@@ -67,6 +67,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         self._wire_target = None
         self._pan = None
         self._space = False
+        self._drag_start = None   # card positions at a press on a card (note_drag_start)
         self._note = None
         self._quick = None                 # the Tab popup, made the first time it opens
         self._banding = False              # a rubber band is being dragged
@@ -343,9 +344,21 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         if self.step_overlay is not None and self.step_overlay.step is not None:
             self.step_overlay.relayout()
 
+    def note_drag_start(self):
+        """Where the cards are when a press may start a drag: a click that moves nothing
+        (a card laid out automatically has no stored position) must not become an edit."""
+        self._drag_start = {nid: (item.pos().x(), item.pos().y())
+                            for nid, item in self.node_items.items()}
+
     def commit_moves(self):
         """After a drag: the new positions become one undoable edit."""
         doc = self.controller.doc
+        start, self._drag_start = self._drag_start, None
+        if start is not None and all(
+                nid in start and abs(item.pos().x() - start[nid][0]) <= 0.05
+                and abs(item.pos().y() - start[nid][1]) <= 0.05
+                for nid, item in self.node_items.items()):
+            return
         moved = {}
         for nid, item in self.node_items.items():
             node = doc.nodes.get(nid)
@@ -572,6 +585,9 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
 
     def keyReleaseEvent(self, event):
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            if not self._space:   # its press went elsewhere (a dialog, presentation): no tap
+                event.accept()
+                return
             self._space = False
             self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
             event.accept()

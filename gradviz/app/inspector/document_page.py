@@ -6,6 +6,7 @@ from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListWidget, QLis
 
 from ...graph.document import Port, text_problem
 from ...graph.fileformat import parse_port, port_text
+from ...graph.names import port_names, unique_names
 from .fields import (MUTED, LessonEdit, LineField, Page, blocked, bold_label, display_text,
                                column_group, group, muted_label, output_count, problems_label,
                                show_problems)
@@ -59,8 +60,9 @@ class DocumentPage(Page):
         self.watch_accessed.toggled.connect(lambda v: c.set_tape(watch_accessed_variables=v))
         form.addRow(self.persistent)
         form.addRow(self.watch_accessed)
+        names = unique_names(doc)
         self.stop_list = self._check_list(
-            [n for n in doc.nodes], "Nodes evaluated inside `with tape.stop_recording():`")
+            [(names[n], n) for n in doc.nodes], "Nodes evaluated inside `with tape.stop_recording():`")
         self.stop_list.itemChanged.connect(self._stop_changed)
         form.addRow(QLabel("stop_recording around:"))
         form.addRow(self.stop_list)
@@ -68,10 +70,12 @@ class DocumentPage(Page):
 
         # targets and sources
         ports = [Port(n.id, i) for n in doc.nodes.values() for i in range(output_count(n))]
+        shown = port_names(doc, [*ports, *doc.targets, *doc.sources])
+        self.shown = shown
         box, form = group("tape.gradient(targets, sources)")
-        self.target_list = self._check_list([port_text(p) for p in ports],
+        self.target_list = self._check_list([(shown[p], port_text(p)) for p in ports],
                                             "Outputs to differentiate")
-        self.source_list = self._check_list([port_text(p) for p in ports],
+        self.source_list = self._check_list([(shown[p], port_text(p)) for p in ports],
                                             "Outputs to differentiate with respect to")
         self.target_list.itemChanged.connect(lambda it: self._role_changed("targets", it))
         self.source_list.itemChanged.connect(lambda it: self._role_changed("sources", it))
@@ -91,7 +95,7 @@ class DocumentPage(Page):
             hint = muted_label("The seed of the backward pass per target: the v of v·J.")
             v.addWidget(hint)
             for port in doc.targets:
-                ones = QCheckBox(f"{port_text(port)}: use ones (default)")
+                ones = QCheckBox(f"{shown[port]}: use ones (default)")
                 editor = TensorEditor(box, fixed_shape=True)
                 ones.toggled.connect(lambda on, p=port: self._seed_toggled(p, on))
                 editor.valueEdited.connect(lambda a, p=port: c.set_output_gradient(p, a))
@@ -105,8 +109,8 @@ class DocumentPage(Page):
         if doc.sources:
             box, v = column_group("Gradients")
             for port in doc.sources:
-                heading = bold_label(f"d({', '.join(port_text(p) for p in doc.targets) or '?'})"
-                                   f" / d({port_text(port)})")
+                heading = bold_label(f"d({', '.join(shown[p] for p in doc.targets) or '?'})"
+                                   f" / d({shown[port]})")
                 view = TensorEditor(box, read_only=True)
                 none = muted_label()
                 for w in (heading, view, none):
@@ -119,10 +123,12 @@ class DocumentPage(Page):
         self.finish()
 
     def _check_list(self, names, tip):
+        """A list of (name shown, key) items to tick: the reader's names, the file's keys."""
         w = QListWidget()
         w.setToolTip(tip)
-        for name in names:
+        for name, key in names:
             item = QListWidgetItem(name)
+            item.setData(Qt.UserRole, key)
             item.setFlags(Qt.ItemIsEnabled | Qt.ItemIsUserCheckable)
             item.setCheckState(Qt.Unchecked)
             w.addItem(item)
@@ -144,13 +150,13 @@ class DocumentPage(Page):
             self.controller.set_meta(lesson=text)
 
     def _stop_changed(self, item):
-        ids = [self.stop_list.item(i).text() for i in range(self.stop_list.count())
+        ids = [self.stop_list.item(i).data(Qt.UserRole) for i in range(self.stop_list.count())
                if self.stop_list.item(i).checkState() == Qt.Checked]
         if ids != list(self.controller.doc.tape.stop_recording):
             self.controller.set_tape(stop_recording=ids)
 
     def _role_changed(self, role, item):
-        port = parse_port(item.text(), role)
+        port = parse_port(item.data(Qt.UserRole), role)
         checked = item.checkState() == Qt.Checked
         if checked != (port in getattr(self.controller.doc, role)):
             self.controller.toggle_port(role, port)
@@ -167,7 +173,7 @@ class DocumentPage(Page):
             return
         shape, dtype = self._target_shape(port)
         if shape is None:
-            self.controller.message.emit(f"'{port_text(port)}' has no value yet: its "
+            self.controller.message.emit(f"'{self.shown.get(port, port_text(port))}' has no value yet: its "
                                          "output_gradients shape is unknown")
             blocked(self.seed_editors[port][0], self.seed_editors[port][0].setChecked, True)
             return
@@ -215,7 +221,7 @@ class DocumentPage(Page):
         def apply():
             for i in range(w.count()):
                 item = w.item(i)
-                state = Qt.Checked if checked(item.text()) else Qt.Unchecked
+                state = Qt.Checked if checked(item.data(Qt.UserRole)) else Qt.Unchecked
                 if item.checkState() != state:
                     item.setCheckState(state)
         blocked(w, apply)

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHB
 from ...engine.layers import glorot_limit
 from ...graph import catalog
 from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
-from ...graph.fileformat import port_text
+from ...graph.names import port_names
 from ...graph.tensors import DTYPES, MAX_RANK
 from .fields import (PLACEHOLDERS, LineField, display_text, Page, attr_text, blocked, bold_label,
                                column_group, group, int_list, muted_label, output_count, parse_attr,
@@ -468,9 +468,10 @@ class NodePage(Page):
             else:
                 self.value_none.setText("Not computed: the document cannot run this node yet.")
         grad, heading, why = None, "Gradient", ""
-        targets = ", ".join(port_text(p) for p in doc.targets) or "the target"
+        shown = port_names(doc, [*doc.targets, port])   # the reader's names, not ids
+        targets = ", ".join(shown[p] for p in doc.targets) or "the target"
         if port in doc.sources:
-            heading = f"Gradient  d({targets}) / d({port_text(port)})"
+            heading = f"Gradient  d({targets}) / d({shown[port]})"
             if ev is not None and port in ev.gradients:
                 grad = ev.gradients[port]
                 why = "None: this source is not connected to the target (TF returns None)."
@@ -485,7 +486,7 @@ class NodePage(Page):
             if story is not None and port in getattr(story, "_final", {}):
                 step = story.steps[story._final[port]]
             if step is not None:
-                heading = f"Cotangent  d({targets}) / d({port_text(port)})"
+                heading = f"Cotangent  d({targets}) / d({shown[port]})"
                 grad = step.total if step.total is not None else step.cotangent
             elif not doc.targets:
                 why = "No target yet: tick 'Target' on the output to differentiate."

@@ -321,7 +321,8 @@ class PresentationMode(QObject):
         if kind == QEvent.Type.Resize and obj is self.window.canvas.viewport():
             self.schedule_fit()
             return False
-        if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):
+        if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress,
+                        QEvent.Type.KeyRelease):
             return False
         if not isinstance(obj, QWidget) or obj.window() is not self.window:
             return False
@@ -331,6 +332,8 @@ class PresentationMode(QObject):
         if kind == QEvent.Type.ShortcutOverride:
             event.accept()   # the key comes to us as a KeyPress, not to a menu shortcut
             return True
+        if kind == QEvent.Type.KeyRelease:
+            return True      # the press stepped; its release is ours too (Space would play)
         self.handle_key(key)
         return True
 

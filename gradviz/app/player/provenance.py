@@ -430,7 +430,7 @@ class ProvenancePanel(QWidget):
                 step.kind, "This step has no numbers.")
             self.heading.setText(f"<b>{_html(step.title)}</b><br>{text}")
             return
-        where = step.port.node if step.port is not None else step.node
+        where = _reader_name(step)
         what = SHOWN.get(step.kind, step.kind)
         self._show_subject(Subject(
             f"<b>{_html(step.title)}</b><br>{what} of <b>{_html(where)}</b> "
@@ -500,7 +500,7 @@ class ProvenancePanel(QWidget):
             return Subject(f"<b>{_html(step.title)}</b><br>path {k + 1}: "
                            f"{_html(path_label(story, source.index))} "
                            f"({preview.shape_text(array)}): click an entry",
-                           step.port.node if step.port is not None else step.node,
+                           _reader_name(step),
                            array, source, card_label=label)
         if label == "upstream" and step.kind in ("contribution", "cut"):
             visit = next((s for s in reversed(story.steps[:step.index])
@@ -522,9 +522,10 @@ class ProvenancePanel(QWidget):
         final = story._final.get(port) if story is not None else None
         if box is None or final is None:
             return None
-        return Subject(f"<b>gradient of {_html(port.node)}</b> on its card "
+        name = _reader_name(story.steps[final])
+        return Subject(f"<b>gradient of {_html(name)}</b> on its card "
                        f"({preview.shape_text(box.array)}): what tape.gradient returns; click an "
-                       f"entry", port.node, box.array, story.steps[final], node=port)
+                       f"entry", name, box.array, story.steps[final], node=port)
 
     # -- one entry ----------------------------------------------------------------------------
     def select_entry(self, flat):
@@ -615,7 +616,14 @@ def _sum_text(prov, labels=None):
     if prov.kind != "fan_in" or not labels:
         return prov.text()
     parts = [f"{number(t.product, 8)} [{label}]" for t, label in zip(prov.terms, labels)]
-    return f"{prov.where} = " + " + ".join(parts) + f" = {number(prov.value, 8)}"
+    return f"{prov.subject} = " + " + ".join(parts) + f" = {number(prov.value, 8)}"
+
+
+def _reader_name(step):
+    """The name the canvas gives the tensor of a step (its node's label), not the node id."""
+    if step.tensor_name:
+        return step.tensor_name
+    return step.port.node if step.port is not None else step.node
 
 
 def _html(text):

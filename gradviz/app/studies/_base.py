@@ -9,14 +9,13 @@ import copy
 import importlib
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QComboBox, QDockWidget, QFrame, QHBoxLayout, QLabel, QMainWindow,
                                QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
-from ...graph import catalog
-from ...graph.document import LAYER
 from ...graph.errors import DocumentError
-from ...graph.fileformat import parse_port, port_text
+from ...graph.fileformat import parse_port
+from ...graph.names import port_names
 from ...render.themes import LIGHT
 
 DEBOUNCE_MS = 120
@@ -50,13 +49,8 @@ def set_banner(label, kind, html):
 
 
 def port_label(doc, port):
-    """'layer.kernel' for a layer's weight port, else the port text ('x', 'split:1')."""
-    node = doc.nodes.get(port.node)
-    if node is not None and node.kind == LAYER and port.index >= 1:
-        names = catalog.LAYERS[node.op].weight_names(catalog.full_attrs(node))
-        if port.index - 1 < len(names):
-            return f"{node.id}.{names[port.index - 1]}"
-    return port_text(port)
+    """The reader's name of a port: 'W1', 'layer.kernel', 'split:1' (labels, not ids)."""
+    return port_names(doc, [port])[port]
 
 
 def study_ports(doc, study, role):
@@ -131,6 +125,9 @@ class StudyView(QWidget):
 
     title = "study"
     MIN_SIZE = (560, 380)        # below this its plots and banners would clip
+    # Why the study cannot be computed or used ('' when it can): the status bar shows it,
+    # so a failed study never sits beside "✓ no problems".
+    problemChanged = Signal(str)
 
     def __init__(self, controller, parent=None):
         super().__init__(parent)
@@ -139,6 +136,7 @@ class StudyView(QWidget):
         self._roomy = False
         self.result = None           # the last study shown
         self.error = ""
+        self.problem = ""
         self._stale = True
         self._task = None
         self._generation = 0
@@ -281,6 +279,8 @@ class StudyView(QWidget):
         set_banner(self.message, "error", "")
         self.result = result
         self.show_result(result)
+        self._set_problem(getattr(result, "warning", "")
+                          if getattr(result, "finite", True) is False else "")
 
     def _show_error(self, text):
         self._task = None
@@ -289,6 +289,12 @@ class StudyView(QWidget):
         self.result = None
         set_banner(self.message, "error", f"<b>Cannot compute this study.</b> {_html(text)}")
         self.clear_result()
+        self._set_problem(text)
+
+    def _set_problem(self, text):
+        if text != self.problem:
+            self.problem = text
+            self.problemChanged.emit(text)
 
     def doc_copy(self):
         """A private copy of the document: the study may run while the user keeps editing."""

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton,
 from ...graph import catalog
 from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...story import studies
-from ._base import PortChooser, StudyView, banner, fmt, set_banner, study_ports
+from ._base import PortChooser, StudyView, _html, banner, fmt, set_banner, study_ports
 from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, style_plot
 from .jacobian_view import _shape
 
@@ -139,6 +139,8 @@ class HessianView(StudyView):
             f"H = ∂²{t_name} / ∂{s_name}² as a {n} × {n} matrix (i, j: flat indices into "
             f"{s_name} {_shape(shape)}): the outer tape's Jacobian of the inner tape's "
             f"gradient. Blue is negative, white zero, red positive.")
+        if not study.finite:
+            return self._show_not_finite(study)
         scale = max(1.0, float(np.abs(H).max(initial=0)))
         sym_ok = study.symmetry_error <= 1e-5 * scale
         set_banner(self.symmetry, "ok" if sym_ok else "warning",
@@ -169,6 +171,17 @@ class HessianView(StudyView):
             f"|g| = {fmt(np.linalg.norm(study.gradient))}. {self._last_step or ''}")
 
     _last_step = ""
+
+    def _show_not_finite(self, study):
+        """H holds NaN: the heatmap shows where, the banner says which node and rule made
+        it; no eigenvalues and no Newton step exist to show."""
+        set_banner(self.symmetry, "warning", f"<b>⚠ H cannot be used.</b> {_html(study.warning)}")
+        self.eigen_curve.setData([], [])
+        set_banner(self.definite, "warning", "<b>No eigenvalues</b>: H holds NaN or infinity.")
+        self.newton_ok = False
+        self.newton_button.setEnabled(False)
+        self.newton_button.setToolTip("H holds NaN or infinity: there is no Newton step")
+        self.step_text.setText("")
 
     def clear_result(self):
         self.heatmap.set_matrix(np.zeros((1, 1)))

@@ -26,6 +26,7 @@ from ..player.provenance import ProvenancePanel
 from ..theme import ERROR_STYLE, WARN_STYLE
 from .files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles, samples
 from .menus import WindowMenus
+from ..training import add_train_dock
 from ..worker import run_job
 
 __all__ = ["MainWindow", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"]
@@ -97,6 +98,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self._build_actions()
         self._build_menus()
         self._build_player_menu()
+        self.train_dock = add_train_dock(self)
         self._build_toolbar()
         self._build_status_bar()
 
@@ -142,6 +144,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
                               QWidget(), Qt.DockWidgetArea.BottomDockWidgetArea)
             dock.visibilityChanged.connect(
                 lambda visible, t=title: visible and self._create_study_view(t))
+            dock.visibilityChanged.connect(self._show_problems)
             if previous is not None:
                 self.tabifyDockWidget(previous, dock)
             dock.hide()
@@ -153,6 +156,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         if getattr(dock, "view", None) is None:
             from ..studies import VIEWS
             dock.view = dict(VIEWS)[title](self.controller)
+            dock.view.problemChanged.connect(self._show_problems)
             dock.setWidget(dock.view)
 
     def _player_step(self, index):
@@ -236,19 +240,31 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.statusBar().showMessage(text, timeout)
 
     def _evaluated(self, result):
+        self._evaluation = result
+        self._show_problems()
+        self.time_label.setText(_time_text(result.elapsed_ms))
+
+    def _show_problems(self, *_):
+        """The document's problems and those of the open studies that cannot be computed."""
+        result = getattr(self, "_evaluation", None)
+        if result is None:
+            return
+        studies = [(title, dock.view.problem) for title, dock in self.study_docks.items()
+                   if getattr(dock, "view", None) is not None and dock.view.problem
+                   and dock.toggleViewAction().isChecked()]
         errors = sum(not p.warning for p in result.problems)
-        warnings = len(result.problems) - errors
-        if result.problems:
+        warnings = len(result.problems) - errors + len(studies)
+        if result.problems or studies:
             counts = [f"{n} {word}{'s' * (n != 1)}" for n, word in
                       ((errors, "problem"), (warnings, "warning")) if n]
             self.problems_label.setText("⚠ " + ", ".join(counts))
             self.problems_label.setToolTip("\n".join(
-                (f"{p.node}: " if p.node else "") + p.message for p in result.problems[:12]))
+                [(f"{p.node}: " if p.node else "") + p.message for p in result.problems[:12]]
+                + [f"{title}: {text}" for title, text in studies]))
         else:
             self.problems_label.setText("✓ no problems" if self.controller.doc.nodes else "")
             self.problems_label.setToolTip("The graph runs forward and backward")
         self.problems_label.setStyleSheet(ERROR_STYLE if errors else WARN_STYLE if warnings else "")
-        self.time_label.setText(_time_text(result.elapsed_ms))
 
     def _update_title(self, *_):
         doc, path = self.controller.doc, self.controller.path

@@ -6,7 +6,7 @@ keyboard focus, so a key typed into the inspector or the palette goes to that fi
 Chosen from the Edit menu, Cut / Copy / Paste / Delete / Select All act on whatever has
 focus: the text field or tensor grid the user is in, else the canvas.
 """
-from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QDialogButtonBox,
                                QMenu, QMenuBar, QMessageBox, QStyle, QTableWidget,
@@ -279,7 +279,32 @@ class WindowMenus:
     def _focus_changed(self, old, new):
         if new is not None and not isinstance(new, (QMenu, QMenuBar)):
             self._last_focus = new
+        elif new is None and _closing_dialog_of(old, self):
+            QTimer.singleShot(0, self._focus_back)
+        elif new is None and _in_window(old, self):   # a dialog opening, or another app
+            QTimer.singleShot(0, lambda: self._focus_back(only_after_dialog=True))
         self.update_edit_actions()
+
+    def _focus_back(self, only_after_dialog=False):
+        """A dialog closed and Qt left the focus nowhere (no window manager hands the
+        activation back): the arrows would not step the story until a click. The widget
+        that had the focus before gets it back, else the canvas. While a dialog is open
+        (the focus left the window for it), this looks again until it has closed."""
+        if QApplication.focusWidget() is not None or not self.isVisible():
+            return
+        if QApplication.activeModalWidget() not in (None, self):
+            QTimer.singleShot(100, self._focus_back)
+            return
+        if only_after_dialog:   # no dialog: the user went to another application
+            return
+        target = self._last_focus
+        try:
+            if target is None or target.window() is not self or not target.isVisible():
+                target = self.canvas
+        except RuntimeError:  # deleted with its inspector page
+            target = self.canvas
+        self.activateWindow()
+        target.setFocus()
 
     def edit_command(self, name):
         """Edit ▸ Cut / Copy / Paste / Delete / Select All: for the field in focus, else for
@@ -370,3 +395,20 @@ class WindowMenus:
         dialog.show()
         self._shortcuts_dialog = dialog
         return dialog
+
+
+def _in_window(widget, window):
+    try:
+        return widget is not None and widget.window() is window
+    except RuntimeError:
+        return False
+
+
+def _closing_dialog_of(widget, window):
+    """Whether `widget` was in a dialog of `window` (the focus leaves it as it closes)."""
+    try:
+        dialog = widget.window() if widget is not None else None
+        return isinstance(dialog, QDialog) and dialog is not window \
+            and dialog.parentWidget() is not None and dialog.parentWidget().window() is window
+    except RuntimeError:
+        return False

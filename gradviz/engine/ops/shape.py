@@ -169,10 +169,14 @@ def _stop_forward(x):
 
 STOP_GRADIENT = define_op("StopGradient", _stop_forward)
 no_gradient("StopGradient")
+STOP_GRADIENT.outputs_off_tape = True
 
 
 def stop_gradient(input, name=None):
-    """The value of `input`; no gradient flows back through it."""
+    """The value of `input`; no gradient flows back through it.
+
+    Its output is on no tape, as in TF (which pauses its tapes around this op): an op
+    reading only it is not recorded, and it has no gradient as a source either."""
     (x,) = tensors(input)
     return apply(STOP_GRADIENT, (x,))
 

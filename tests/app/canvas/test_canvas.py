@@ -684,3 +684,36 @@ def test_the_scroll_room_holds_every_item_and_the_view_and_shrinks_back(editor):
         cards = cards.united(QRectF(cx, cy, canvas.renderer.cards[nid].width, canvas.renderer.cards[nid].height))
     assert any(not cards.contains(item.boundingRect()) for item in canvas.edge_items.values())
     assert_holds_everything()
+
+
+@pytest.mark.parametrize("sample", ["004_matmul_sum.json", "001_hessian_newton.json"])
+def test_clicking_a_node_without_moving_it_changes_nothing(qtbot, open_window, app_env, sample):
+    """No undo entry, no unsaved mark, no 'save changes?' on the next lesson (issue 20 §3);
+    the samples' cards have no stored positions, which made a click an edit."""
+    from gradviz.app.window.main_window import SAMPLES_DIR
+    w = open_window(SAMPLES_DIR / sample)
+    c = w.canvas
+    for nid, item in list(c.node_items.items())[:3]:
+        point = c.mapFromScene(item.sceneBoundingRect().center())
+        qtbot.mousePress(c.viewport(), Qt.MouseButton.LeftButton, pos=point)
+        qtbot.mouseRelease(c.viewport(), Qt.MouseButton.LeftButton, pos=point)
+        assert w.controller.selection == [nid]
+    assert w.controller.undo_stack.count() == 0 and not w.controller.dirty
+    assert not w.isWindowModified()
+    asked = len(app_env.asked)
+    assert w.open_sample(SAMPLES_DIR / "004_single_element.json")
+    assert len(app_env.asked) == asked
+
+
+def test_dragging_a_node_is_one_undo_step(qtbot, open_window):
+    from gradviz.app.window.main_window import SAMPLES_DIR
+    w = open_window(SAMPLES_DIR / "004_matmul_sum.json")
+    c = w.canvas
+    item = c.node_items["tf_b"]
+    start = c.mapFromScene(item.sceneBoundingRect().center())
+    qtbot.mousePress(c.viewport(), Qt.MouseButton.LeftButton, pos=start)
+    for dx in (10, 30, 60):
+        QApplication.sendEvent(c.viewport(), _move_event(start + QPoint(dx, 0),
+                                                         Qt.MouseButton.LeftButton))
+    qtbot.mouseRelease(c.viewport(), Qt.MouseButton.LeftButton, pos=start + QPoint(60, 0))
+    assert w.controller.undo_stack.count() == 1 and w.controller.dirty

@@ -307,3 +307,30 @@ def test_new_layer_gets_weights_then_connects(make):
     assert not w.page.build_row.isVisibleTo(w.page)
     assert c.connect(Port("tf_t"), Port(nid)) is None
     assert c.result.evaluation.values[Port(nid)].shape == (5, 1)
+
+
+def test_lists_and_headers_use_the_users_names(qtbot, labelled_mlp):
+    """x1/w2/w5 are ids; the student named the nodes x, W1, W2 (issue 20 §2)."""
+    c = DocumentController()
+    c.set_document(labelled_mlp())
+    w = InspectorWidget(c)
+    qtbot.addWidget(w)
+    page = w.page
+    texts = [page.source_list.item(i).text() for i in range(page.source_list.count())]
+    assert {"x", "W1", "W2", "reduce_sum7"} <= set(texts) and "w2" not in texts
+    stops = [page.stop_list.item(i).text() for i in range(page.stop_list.count())]
+    assert "W1" in stops and "w2" not in stops
+    headings = [lab.text() for lab in page.findChildren(type(page.problems)) if "d(" in lab.text()]
+    assert "d(reduce_sum7) / d(W1)" in headings and "d(reduce_sum7) / d(W2)" in headings
+    page.source_list.findItems("W2", Qt.MatchExactly)[0].setCheckState(Qt.Unchecked)
+    assert c.doc.sources == [Port("w2")]                 # the file still keys by id
+    c.set_selection(["w2"])
+    assert w.page.grad_heading.text() == "Gradient  d(reduce_sum7) / d(W1)"
+    c.undo_stack.blockSignals(True)
+
+
+def test_fresh_nodes_are_named_like_tensorflow(qtbot):
+    c = DocumentController()
+    ids = [c.add_node("op", "matmul") for _ in range(2)] + [c.add_node("variable")]
+    assert ids == ["matmul", "matmul_1", "w"]
+    c.undo_stack.blockSignals(True)

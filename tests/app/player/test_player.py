@@ -89,6 +89,7 @@ def test_seed_004_matmul_card_and_provenance(window, qtbot):
     b = step.operands["b"]
     assert [t.local for t in prov.terms] == pytest.approx(list(b[0]), rel=1e-6)
     assert panel.sum_label.text() == prov.text()
+    assert panel.sum_label.text().startswith("grad tf_t[0,0] = ")   # the cotangent, not tf_t
     assert panel.numbers_label.text() == prov.numbers()
     assert panel.numbers_label.text().endswith(f"= {number(prov.value, 8)}")
     assert panel.sources["grad"].highlighted == [0, 1, 2]

@@ -163,12 +163,13 @@ def test_presentation_type_grows_with_the_screen(window, monkeypatch):
 def test_a_letter_with_a_hat_reads_right_in_the_band(window):
     w = window
     w.open_sample(SAMPLES_DIR / "001_batchnorm_pitfall.json", ask=False)
-    step = next(s for s in w.controller.result.story.steps if "x\u0302" in s.caption)
+    step = next(s for s in w.controller.result.story.steps if "\u0302" in s.caption)
+    hatted = step.caption[step.caption.index("\u0302") - 1] + "\u0302"   # x̂, or â when x is a node
     w.presentation.enter()
     w.presentation.go(step.index)
     band = w.presentation.band.caption
     assert shown_text(band) == step.caption
-    assert "DejaVu Sans Mono'\">x\u0302</span>" in band.text()
+    assert f"DejaVu Sans Mono'\">{hatted}</span>" in band.text()
     assert shown_text(w.player.caption) == step.caption
 
 def test_contrast_theme_reads_in_print_and_for_colour_blind_viewers():
@@ -331,3 +332,40 @@ def test_file_menu_has_the_export_actions(window):
     view = [a.text().replace("&", "") for a in w.view_menu.actions()]
     assert "Presentation Mode" in view
     assert w.actions_by_name["present"].shortcut().toString() == "F5"
+
+
+@pytest.mark.parametrize("key, step", [(Qt.Key.Key_Space, 1), (Qt.Key.Key_Right, 1),
+                                       (Qt.Key.Key_Left, -1)])
+def test_each_hinted_key_steps_once_on_press_and_release(window, qtbot, key, step):
+    """The hint says 'Space / → next, ← back': press and release step once; the release
+    never reaches the canvas, where Space would start autoplay (issue 20 §3)."""
+    w = window
+    w.presentation.enter()
+    w.presentation.go(1)
+    w.canvas.setFocus()
+    for target in (w.canvas, w.canvas.viewport()):
+        start = w.player.index
+        qtbot.keyPress(target, key)
+        assert w.player.index == start + step
+        qtbot.keyRelease(target, key)
+        assert not w.player.is_playing, (key, target)
+        qtbot.wait(50)
+        assert w.player.index == start + step and not w.player.is_playing
+        w.presentation.go(1)
+
+
+def test_escape_press_and_release_leave_without_side_effects(window, qtbot):
+    w = window
+    w.presentation.enter()
+    w.presentation.go(1)
+    qtbot.keyPress(w.canvas, Qt.Key.Key_Escape)
+    qtbot.keyRelease(w.canvas, Qt.Key.Key_Escape)
+    assert not w.presentation.active and not w.player.is_playing and w.player.index == 1
+
+
+def test_a_space_release_without_its_press_does_not_play(window, qtbot):
+    """A key released over the canvas whose press went elsewhere (a dialog) is not a tap."""
+    w = window
+    w.player.set_index(0)
+    qtbot.keyRelease(w.canvas, Qt.Key.Key_Space)
+    assert not w.player.is_playing

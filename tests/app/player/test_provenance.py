@@ -113,6 +113,7 @@ def test_fan_in_paths_are_named_by_their_input_slot(window):
     assert labels[0].endswith("input 0 (x)") and labels[1].endswith("input 1 (y)")
     prov = w.provenance.select_entry(0)
     text = w.provenance.sum_label.text()
+    assert text.startswith(f"grad {prov.where} = ")   # a fan-in sums cotangents
     assert all(f"[{label}]" in text for label in labels)
     assert prov.value == pytest.approx(sum(t.product for t in prov.terms))
     assert set(w.provenance.sources) == {"path 1", "path 2"}
@@ -168,3 +169,18 @@ def test_an_entry_of_a_long_vector_on_the_card_is_clickable(window):
     assert cell.height() >= 4 and cell.width() >= 4    # big enough to see and to hit
     hit = entry_at(r, step, cell.center())
     assert hit is not None and hit[:2] == ("card", "contribution") and hit[2] == 150
+
+
+def test_provenance_headers_use_the_users_names(window, tmp_path, labelled_mlp):
+    """The dock names a tensor as its card does (W1), not by its id (w2): issue 20 §2."""
+    from gradviz.graph import save
+    save(labelled_mlp(), tmp_path / "mlp.json")
+    w = window(tmp_path / "mlp.json")
+    steps = w.player.steps
+    k = next(s.index for s in steps if s.kind == "contribution" and s.port == Port("w2"))
+    w.player.set_index(k)
+    heading = w.provenance.heading.text()
+    assert "<b>W1</b>" in heading and "w2" not in heading
+    prov = w.provenance.select_entry(0)
+    assert w.provenance.sum_label.text().startswith("grad W1[0,0] = ")
+    assert prov.where == "W1[0,0]"

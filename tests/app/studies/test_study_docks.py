@@ -95,3 +95,20 @@ def test_export_view_without_a_study_on_screen_says_so(qtbot, window, monkeypatc
                         lambda *a, **k: told.append(a[2]))
     assert export_dialog.export_view_dialog(w) is None
     assert told and "Studies" in told[0]
+
+
+def test_a_study_that_cannot_be_computed_is_a_warning_in_the_status_bar(qtbot, window):
+    """Never '✓ no problems' beside a Hessian that holds NaN (issue 20 §1)."""
+    from test_views import pow_pitfall_doc
+    w = window("001_input_gradient_regularization")
+    assert w.problems_label.text() == "✓ no problems"
+    w.controller.set_document(pow_pitfall_doc())
+    dock = w.study_docks["Hessian"]
+    dock.toggleViewAction().trigger()
+    qtbot.waitUntil(lambda: getattr(dock, "view", None) is not None)
+    qtbot.waitUntil(lambda: dock.view.problem != "", timeout=10000)
+    assert w.problems_label.text() == "⚠ 1 warning"
+    assert "Hessian: H holds NaN" in w.problems_label.toolTip()
+    assert "y_sq (Pow)" in w.problems_label.toolTip()
+    dock.toggleViewAction().trigger()               # closed: its study is not shown
+    qtbot.waitUntil(lambda: w.problems_label.text() == "✓ no problems")

@@ -296,3 +296,48 @@ def test_a_singular_hessian_along_the_gradient_warns():
     assert kind == "info" and "1 eigenvalues ≈ 0" in words and ok
     zero = study(np.zeros((2, 2)), [1.0, 0.0])
     assert hessian_view.newton_verdict(zero, 0.0)[2] is False
+
+
+def pow_pitfall_doc():
+    """Lesson 14 with y_sq = layer ** 2 (Pow): its Hessian is NaN where relu's output is 0."""
+    from gradviz.graph import catalog, load
+    from gradviz.graph.document import CONSTANT, OP, Node
+    doc = load(SAMPLES / "001_input_gradient_regularization.json")
+    doc.add(Node("two", CONSTANT, value=np.float32(2.0)))
+    doc.nodes["y_sq"].op = "pow"
+    doc.nodes["y_sq"].attrs = dict(catalog.OPS["pow"].attrs)
+    doc.connect("two", "y_sq", dst_index=1)
+    return doc
+
+
+def test_lesson_14_has_a_finite_hessian():
+    from gradviz.graph import load
+    doc = load(SAMPLES / "001_input_gradient_regularization.json")
+    for source in doc.sources:
+        study = studies.hessian_study(doc, target=doc.targets[0], source=source)
+        assert study.finite and np.isfinite(study.eigenvalues).all() and study.eigenvalues.size
+
+
+def test_a_nan_hessian_names_the_node_and_rule_where_it_starts():
+    doc = pow_pitfall_doc()
+    layer = ev.evaluate(doc).values[Port("layer")]
+    zeros = int((layer == 0).sum())
+    assert zeros > 0                                  # relu's zeros: where 0 · ∞ happens
+    study = studies.hessian_study(doc, target=Port("g1_mag"), source=Port("layer", 2))
+    assert not study.finite and study.eigenvalues.size == 0
+    assert f"{int((~np.isfinite(study.hessian)).sum())} of its entries" in study.warning
+    assert "the rule of y_sq (Pow) is differentiated again" in study.warning
+    assert "Pow's rule grad_x = grad · y · x^(y-1)" in study.warning
+    assert f"its input layer is 0 ({zeros} of {layer.size} entries)" in study.warning
+
+
+def test_the_hessian_view_shows_a_nan_hessian_as_a_warning(qtbot):
+    controller = DocumentController()
+    view = views.HessianView(controller)
+    qtbot.addWidget(view)
+    controller.set_document(pow_pitfall_doc())
+    view.refresh()
+    assert not view.error, view.error                 # no "LinAlgError: … did not converge"
+    assert view.symmetry.property("kind") == "warning"
+    assert "y_sq (Pow)" in view.symmetry.text() and "x^(y-1)" in view.symmetry.text()
+    assert not view.newton_button.isEnabled() and not view.result.finite

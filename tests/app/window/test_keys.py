@@ -226,3 +226,31 @@ def test_blank_cell_editor_changes_nothing(qtbot, window):
     assert c.undo_stack.count() == before
     assert w.inspector.page.value_editor.message_text() == ""
     assert isinstance(QApplication.focusWidget(), TensorGrid) and cursor(grid) == (1, 0)
+
+
+@pytest.mark.parametrize("which", ["export_step", "message"])
+def test_arrow_keys_step_after_a_dialog_closes(open_window, qtbot, which):
+    """No click on the canvas needed after a dialog (issue 20 §3)."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMessageBox
+    from gradviz.app import export_dialog
+    from gradviz.app.window.main_window import SAMPLES_DIR
+    w = open_window(SAMPLES_DIR / "004_matmul_sum.json")
+    w.player.set_index(0)
+    w.canvas.setFocus()
+
+    def close_the_dialog():
+        dialog = QApplication.activeModalWidget()
+        if dialog is None or not dialog.isVisible():
+            QTimer.singleShot(50, close_the_dialog)   # not shown yet (a loaded machine)
+        else:
+            dialog.reject()
+    QTimer.singleShot(100, close_the_dialog)
+    if which == "export_step":
+        export_dialog.export_step_dialog(w)
+    else:
+        QMessageBox(QMessageBox.Icon.Information, "gradviz", "note", parent=w).exec()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None)
+    assert QApplication.focusWidget().window() is w
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Right)
+    assert w.player.index == 1

@@ -1,0 +1,37 @@
+"""The Train room: an optimizer run on the document, its curves and its landscape.
+
+The panel (and pyqtgraph) is created the first time its dock is shown, so start-up does
+not pay for it."""
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QWidget
+
+OPEN_SHARE = 0.58    # the dock opens this share of the window's height tall
+
+
+def add_train_dock(window):
+    """The Train dock along the bottom, hidden until View ▸ Train (Ctrl+Shift+T) opens it."""
+    dock = window._dock("Train", "trainDock", QWidget(), Qt.DockWidgetArea.BottomDockWidgetArea)
+    dock.panel = None
+
+    def create(visible):
+        if visible and dock.panel is None:
+            from .panel import TrainPanel
+            dock.panel = TrainPanel(window.controller, after_repaint=window.canvas.after_repaint)
+            dock.setWidget(dock.panel)
+            QTimer.singleShot(0, dock, lambda: claim_room(window, dock))
+    dock.visibilityChanged.connect(create)
+    dock.hide()
+    action = dock.toggleViewAction()
+    action.setShortcut(QKeySequence("Ctrl+Shift+T"))
+    action.setToolTip("Train the document's Variables with SGD, RMSprop, Adam or Newton")
+    window.view_menu.addAction(action)
+    return dock
+
+
+def claim_room(window, dock):
+    """The first time the dock opens: tall enough for the controls and the curves, not the
+    sliver a bottom dock area starts with."""
+    want = int(OPEN_SHARE * window.height())
+    if not dock.isFloating() and dock.isVisible() and dock.height() < want:
+        window.resizeDocks([dock], [want], Qt.Orientation.Vertical)

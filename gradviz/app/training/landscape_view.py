@@ -1,0 +1,267 @@
+"""The Landscape tab: contours of the loss over two coordinates, the path the optimizer
+took, −∇L at the current point and the quadratic model's minimum (Newton's step along the
+two coordinates). The grid is computed on a worker, in chunks, and can be cancelled."""
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton,
+                               QSpinBox, QVBoxLayout, QWidget)
+
+from ...graph.errors import DocumentError
+from ...graph.evaluate import NEWTON_EPS
+from ...graph.landscape import coordinates, landscape, local_model, value_of, window
+from ..snapshots import snapshot
+from ..studies._base import banner, port_label, set_banner
+from ..studies.heatmap import TEXT, style_plot
+from ..worker import run_job
+
+LEVELS = 14                   # contour lines, spaced geometrically over the grid's range
+PATH_COLOUR, ARROW_COLOUR, NEWTON_COLOUR = "#D55E00", "#0072B2", "#009E73"
+SHADE = pg.ColorMap([0.0, 1.0], [(150, 170, 205), (255, 255, 255)])   # darker is lower
+
+
+def _compute(job, doc, x, y, ranges, n, parameters, damping):
+    land = landscape(doc, x, y, *ranges, n=n, progress=job.report, parameters=parameters)
+    try:
+        model = local_model(doc, x, y, damping)
+    except DocumentError as error:
+        model = str(error)
+    return land, model
+
+
+def contour_levels(losses, count=LEVELS):
+    """Levels from the lowest to the highest finite value, spaced geometrically above the
+    minimum (a valley's floor and its walls both get lines)."""
+    finite = losses[np.isfinite(losses)]
+    if finite.size == 0:
+        return []
+    low, high = float(finite.min()), float(finite.max())
+    if high <= low:
+        return []
+    return list(low + np.geomspace((high - low) * 1e-4, high - low, count))
+
+
+class LandscapeView(QWidget):
+    def __init__(self, panel, parent=None):
+        super().__init__(parent)
+        self.panel = panel
+        self.job = None
+        self.land = None
+        self.model = None
+        self._coordinates = []
+        self.x_box, self.y_box = QComboBox(), QComboBox()
+        for box, axis in ((self.x_box, "x"), (self.y_box, "y")):
+            box.setToolTip(f"The coordinate along {axis}: a scalar Variable or one entry")
+        self.size_box = QSpinBox()
+        self.size_box.setRange(10, 300)
+        self.size_box.setValue(100)
+        self.size_box.setSuffix(" × n")
+        self.size_box.setToolTip("Grid points along each axis")
+        self.draw_button = QPushButton("Draw")
+        self.draw_button.setToolTip("Compute the loss over a square around the current point "
+                                    "that holds the path")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setMaximumWidth(160)
+        self.progress.setVisible(False)
+        row = QHBoxLayout()
+        for label, widget in (("x", self.x_box), ("y", self.y_box)):
+            row.addWidget(QLabel(label))
+            row.addWidget(widget, 1)
+        for widget in (self.size_box, self.draw_button, self.cancel_button, self.progress):
+            row.addWidget(widget)
+        self.note = banner("info")
+
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setMenuEnabled(False)
+        self.plot.hideButtons()
+        self.plot.setAspectLocked(True)
+        style_plot(self.plot.getPlotItem())
+        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor=TEXT)
+        self.image = pg.ImageItem()
+        self.image.setColorMap(SHADE)
+        self.plot.addItem(self.image)
+        self.contours = []
+        self.path_curve = self.plot.plot(pen=pg.mkPen(PATH_COLOUR, width=2), symbol="o",
+                                         symbolSize=4, symbolBrush=PATH_COLOUR,
+                                         symbolPen=None, name="path of the run")
+        self.point = self.plot.plot(pen=None, symbol="o", symbolSize=11,
+                                    symbolBrush="w", symbolPen=pg.mkPen(TEXT, width=2),
+                                    name="current point")
+        self.arrow_line = self.plot.plot(pen=pg.mkPen(ARROW_COLOUR, width=3),
+                                         name="−∇L (direction; length not to scale)")
+        self.arrow_head = pg.ArrowItem(pen=pg.mkPen(ARROW_COLOUR), brush=ARROW_COLOUR,
+                                       headLen=16, tipAngle=35)
+        self.arrow_head.setVisible(False)
+        self.plot.addItem(self.arrow_head)
+        self.newton = self.plot.plot(pen=None, symbol="star", symbolSize=16,
+                                     symbolBrush=NEWTON_COLOUR, symbolPen=pg.mkPen(TEXT),
+                                     name="quadratic model's minimum (Newton)")
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(row)
+        layout.addWidget(self.note)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.caption)
+        self.note.setVisible(False)
+        self.draw_button.clicked.connect(self.draw)
+        self.cancel_button.clicked.connect(self.cancel)
+
+    # -- choices --------------------------------------------------------------------------
+    def update_coordinates(self):
+        doc = self.panel.controller.doc
+        params = self.panel.chosen_parameters()
+        found = coordinates(doc, params)
+        if found == self._coordinates:
+            return
+        keep = (self.x_box.currentIndex(), self.y_box.currentIndex())
+        self._coordinates = found
+        for box in (self.x_box, self.y_box):
+            box.blockSignals(True)
+            box.clear()
+            for c in found:
+                box.addItem(c.text(port_label(doc, c.port)))
+            box.blockSignals(False)
+        n = len(found)
+        self.x_box.setCurrentIndex(keep[0] if 0 <= keep[0] < n else 0)
+        self.y_box.setCurrentIndex(keep[1] if 0 <= keep[1] < n and keep[1] != keep[0]
+                                   else min(1, n - 1))
+        self.draw_button.setEnabled(n >= 2 and self.job is None)
+        if n < 2:
+            set_banner(self.note, "info", "Choose parameters with at least two entries in all "
+                                          "to draw the loss over two of them.")
+
+    def chosen(self):
+        c = self._coordinates
+        i, j = self.x_box.currentIndex(), self.y_box.currentIndex()
+        return (c[i], c[j]) if 0 <= i < len(c) and 0 <= j < len(c) else (None, None)
+
+    # -- computing ------------------------------------------------------------------------
+    def draw(self):
+        x, y = self.chosen()
+        if x is None or x == y:
+            set_banner(self.note, "error", "Choose two different coordinates for x and y.")
+            return False
+        doc = snapshot(self.panel.controller.doc)
+        center = (value_of(doc, x), value_of(doc, y))
+        ranges = window(center, self.path_points(x, y))
+        damping = self._damping()
+        self.job = run_job(_compute, doc, x, y, ranges, self.size_box.value(),
+                           self.panel.chosen_parameters(), damping)
+        self.job.progress.connect(lambda f, _: self.progress.setValue(int(1000 * f)))
+        self.job.finished.connect(self._show)
+        self.job.failed.connect(lambda m: set_banner(self.note, "error", m.removeprefix(
+            "DocumentError: ")))
+        self.job.cancelled.connect(lambda: set_banner(self.note, "info", "Cancelled."))
+        self.job.done.connect(self._done)
+        self.progress.setValue(0)
+        self.progress.setVisible(True)
+        self.cancel_button.setEnabled(True)
+        self.draw_button.setEnabled(False)
+        return True
+
+    def cancel(self):
+        if self.job is not None:
+            self.job.cancel()
+
+    def _done(self):
+        self.job = None
+        self.progress.setVisible(False)
+        self.cancel_button.setEnabled(False)
+        self.draw_button.setEnabled(len(self._coordinates) >= 2)
+
+    def _damping(self):
+        fields = getattr(self.panel, "fields", {})
+        try:
+            return float(fields["damping"].text()) if "damping" in fields else NEWTON_EPS
+        except ValueError:
+            return NEWTON_EPS
+
+    # -- drawing --------------------------------------------------------------------------
+    def path_points(self, x, y, upto=None):
+        """(x, y) of the run's recorded path (up to step `upto`)."""
+        trainer = self.panel.session.trainer
+        if trainer is None or not trainer.path:
+            return []
+        return [(float(np.asarray(v[x.port])[x.index]), float(np.asarray(v[y.port])[y.index]))
+                for step, v in list(trainer.path) if x.port in v and y.port in v
+                and (upto is None or step <= upto)]
+
+    def _show(self, result):
+        land, model = result
+        self.land, self.model = land, model
+        for item in self.contours:
+            self.plot.removeItem(item)
+        self.contours = []
+        data = land.losses.T                  # ImageItem: axis 0 is x
+        finite = np.isfinite(data)
+        shade = np.full(data.shape, np.nan)
+        if finite.any():                      # darker is lower: the rank of each value
+            order = np.argsort(np.argsort(data[finite]))
+            shade[finite] = order / max(1, order.size - 1)
+        self.image.setImage(shade, levels=(0, 1))
+        dx = (land.xs[-1] - land.xs[0]) / max(1, len(land.xs) - 1)
+        dy = (land.ys[-1] - land.ys[0]) / max(1, len(land.ys) - 1)
+        self.image.setRect(QRectF(land.xs[0] - dx / 2, land.ys[0] - dy / 2,
+                                  dx * len(land.xs), dy * len(land.ys)))
+        for level in contour_levels(land.losses):
+            curve = pg.IsocurveItem(data=np.where(finite, data, np.nanmax(data[finite])
+                                                  if finite.any() else 0), level=level,
+                                    pen=pg.mkPen("#303030", width=1))
+            curve.setParentItem(self.image)
+            self.contours.append(curve)
+        self.refresh_overlay()
+        self.plot.setXRange(land.xs[0], land.xs[-1], padding=0)
+        self.plot.setYRange(land.ys[0], land.ys[-1], padding=0)
+        warning = model if isinstance(model, str) else model.note
+        set_banner(self.note, "warning", warning or "")
+        doc = self.panel.controller.doc
+        self.caption.setText(
+            f"<b>{land.note}</b> Loss over {land.x.text(port_label(doc, land.x.port))} (x) and "
+            f"{land.y.text(port_label(doc, land.y.port))} (y), {len(land.xs)} × {len(land.ys)} "
+            f"points; contours spaced geometrically above the lowest, "
+            f"{np.nanmin(land.losses):.4g}; darker is lower."
+            + ("" if isinstance(model, str) else
+               f" At the point: loss {model.loss:.6g}, ∇L = ({model.gradient[0]:.4g}, "
+               f"{model.gradient[1]:.4g}); the star minimises L + gᵀδ + ½δᵀ(H + λI)δ "
+               f"(λ = {model.damping:g}) over x and y."))
+
+    def refresh_overlay(self, upto=None):
+        """The path (up to step `upto`) and the current point: cheap, redrawn as a run
+        goes on."""
+        land = self.land
+        if land is None:
+            return
+        path = self.path_points(land.x, land.y, upto)
+        xs, ys = (np.array(v, float) for v in zip(*path)) if path else (np.zeros(0), np.zeros(0))
+        self.path_curve.setData(xs, ys)
+        model = self.model
+        if upto is not None:        # a replay: the point is the step's; −∇L and the star were not
+            self.point.setData(xs[-1:], ys[-1:])
+            model = None
+        else:
+            self.point.setData([land.center[0]], [land.center[1]])
+        if model is None or isinstance(model, str) or not np.all(np.isfinite(model.gradient)) \
+                or not np.any(model.gradient):
+            self.arrow_line.setData([], [])
+            self.arrow_head.setVisible(False)
+            self.newton.setData([], [])
+            return
+        span = land.xs[-1] - land.xs[0]
+        direction = -model.gradient / np.linalg.norm(model.gradient)
+        tip = np.array(land.center) + 0.2 * span * direction
+        self.arrow_line.setData([land.center[0], tip[0]], [land.center[1], tip[1]])
+        angle = np.degrees(np.arctan2(direction[1], direction[0]))
+        self.arrow_head.setStyle(angle=180 - angle)
+        self.arrow_head.setPos(*tip)
+        self.arrow_head.setVisible(True)
+        if model.minimum is not None:
+            self.newton.setData([model.minimum[0]], [model.minimum[1]])
+        else:
+            self.newton.setData([], [])
+

@@ -1,0 +1,305 @@
+"""The Train dock: choose an optimizer, its hyper-parameters and the Variables to train,
+then Step, Run N, Pause or Reset; the curves and the graph's cards follow the run."""
+import html
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel,
+                               QLineEdit, QListWidget, QListWidgetItem, QPushButton, QScrollArea,
+                               QSpinBox, QTabWidget, QVBoxLayout, QWidget)
+
+from ...graph.errors import DocumentError
+from ...graph.training import (hyper_parameters, loss_text, make_optimizer, trainable_parameters,
+                               update_rule, variable_ports)
+from ...story.update_text import update_lines
+from ..studies._base import banner, port_label, set_banner
+from .curves import TrainingCurves
+from .export import export_plots_dialog, export_run_dialog
+from .landscape_view import LandscapeView
+from .session import TrainingSession
+
+OPTIMIZER_TITLES = {"sgd": "SGD (momentum, Nesterov)", "rmsprop": "RMSprop", "adam": "Adam",
+                    "newton": "Newton (damped, small problems)"}
+HYPER_TITLES = {"learning_rate": "learning rate η", "momentum": "momentum μ",
+                "nesterov": "Nesterov", "rho": "ρ", "centered": "centered", "beta_1": "β₁",
+                "beta_2": "β₂", "epsilon": "ε", "amsgrad": "AMSGrad", "damping": "damping λ"}
+CONTROLS_WIDTH = 320
+PLOTS_MS = 400
+
+
+class TrainPanel(QWidget):
+    def __init__(self, controller, parent=None, after_repaint=None):
+        """`after_repaint`: the canvas' (the run waits for each preview to be painted)."""
+        super().__init__(parent)
+        self.controller = controller
+        self.session = TrainingSession(controller, self, after_repaint)
+        self._optimizer = None        # made from the fields when a run starts; kept while they hold
+        self._ports = []
+
+        controls = QWidget()
+        column = QVBoxLayout(controls)
+        column.setContentsMargins(0, 0, 6, 0)
+        self.optimizer_box = QComboBox()
+        for name, title in OPTIMIZER_TITLES.items():
+            self.optimizer_box.addItem(title, name)
+        self.optimizer_box.setToolTip("The update rule; each matches tf.keras.optimizers")
+        column.addWidget(self.optimizer_box)
+        self.form = QFormLayout()
+        column.addLayout(self.form)
+        self.rule = QLabel()
+        self.rule.setWordWrap(True)
+        self.rule.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        column.addWidget(self.rule)
+        column.addWidget(QLabel("Parameters (Variables) to train:"))
+        self.parameter_list = QListWidget()
+        self.parameter_list.setMaximumHeight(110)
+        column.addWidget(self.parameter_list)
+        self.loss_label = QLabel()
+        self.loss_label.setWordWrap(True)
+        column.addWidget(self.loss_label)
+
+        column.addStretch(1)
+
+        self.steps_box = QSpinBox()
+        self.steps_box.setRange(1, 1_000_000)
+        self.steps_box.setValue(100)
+        self.steps_box.setToolTip("How many updates Run takes")
+        self.step_button = QPushButton("Step")
+        self.step_button.setToolTip("One update")
+        self.run_button = QPushButton("Run")
+        self.pause_button = QPushButton("Pause")
+        self.pause_button.setToolTip("Stop after the current step (the values so far stay)")
+        self.reset_button = QPushButton("Reset")
+        self.reset_button.setToolTip("Put the Variables back to where training began and "
+                                     "forget the optimizer's state (undoable)")
+        self.log_box = QCheckBox("log scale")
+        self.log_box.setToolTip("Draw the curves on a logarithmic y axis")
+        self.export_plots_button = QPushButton("Export plots…")
+        self.export_plots_button.setToolTip("The curves or the landscape on screen as PNG, SVG "
+                                            "or PDF")
+        self.export_run_button = QPushButton("Export run…")
+        self.export_run_button.setToolTip("The run replayed as an animated GIF or PNG: the "
+                                          "graph's values and the plots step by step")
+        bar = QHBoxLayout()
+        for widget in (self.step_button, self.run_button, self.steps_box, self.pause_button,
+                       self.reset_button, self.log_box):
+            bar.addWidget(widget)
+        bar.addStretch(1)
+        bar.addWidget(self.export_plots_button)
+        bar.addWidget(self.export_run_button)
+        self.status = banner("info")
+        self.curves = TrainingCurves()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.curves, "Curves")
+        self.landscape = LandscapeView(self)
+        self.tabs.addTab(self.landscape, "Landscape")
+        self.last_step = QLabel()
+        self.last_step.setWordWrap(True)
+        self.last_step.setTextFormat(Qt.TextFormat.RichText)
+        self.last_step.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.last_step.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        last_scroll = QScrollArea()
+        last_scroll.setWidget(self.last_step)
+        last_scroll.setWidgetResizable(True)
+        self.tabs.addTab(last_scroll, "Last step")
+        scroll = QScrollArea()    # a short dock scrolls the controls rather than squash them
+        scroll.setWidget(controls)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setFixedWidth(CONTROLS_WIDTH)
+        right = QVBoxLayout()
+        right.addLayout(bar)
+        right.addWidget(self.status)
+        right.addWidget(self.tabs, 1)
+        layout = QHBoxLayout(self)
+        layout.addWidget(scroll)
+        layout.addLayout(right, 1)
+
+        self.optimizer_box.currentIndexChanged.connect(self._optimizer_changed)
+        self.parameter_list.itemChanged.connect(self._settings_changed)
+        self.step_button.clicked.connect(lambda: self.run(1))
+        self.run_button.clicked.connect(lambda: self.run(self.steps_box.value()))
+        self.pause_button.clicked.connect(self.session.pause)
+        self.reset_button.clicked.connect(self.session.restore)
+        self.log_box.toggled.connect(self._log_toggled)
+        self.export_plots_button.clicked.connect(lambda: export_plots_dialog(self))
+        self.export_run_button.clicked.connect(lambda: export_run_dialog(self))
+        self.steps_box.valueChanged.connect(lambda n: self.run_button.setText(f"Run {n}"))
+        # The plots follow a run a few times a second: pyqtgraph's repaint of four plots
+        # costs as much as the canvas' repaint of the cards.
+        self._plots_timer = QTimer(self)
+        self._plots_timer.setSingleShot(True)
+        self._plots_timer.setInterval(PLOTS_MS)
+        self._plots_timer.timeout.connect(self._follow_run)
+        self.session.stepped.connect(
+            lambda: self._plots_timer.isActive() or self._plots_timer.start())
+        self.session.started.connect(self._update_buttons)
+        self.session.stopped.connect(self._stopped)
+        self.session.reset.connect(self._reset_curves)
+        controller.evaluated.connect(self._document_evaluated)
+        self.run_button.setText(f"Run {self.steps_box.value()}")
+        self._optimizer_changed()
+        self._document_evaluated()
+        self._show_last_step()
+
+    # -- settings -----------------------------------------------------------------------
+    @property
+    def optimizer_name(self):
+        return self.optimizer_box.currentData()
+
+    def _optimizer_changed(self):
+        while self.form.rowCount():
+            self.form.removeRow(0)
+        self.fields = {}
+        for key, default in hyper_parameters(self.optimizer_name).items():
+            if isinstance(default, bool):
+                field = QCheckBox()
+                field.setChecked(default)
+                field.toggled.connect(self._settings_changed)
+            else:
+                field = QLineEdit(f"{default:g}")
+                field.setToolTip(f"Keras' default: {default:g}")
+                field.textChanged.connect(self._settings_changed)
+            self.fields[key] = field
+            self.form.addRow(HYPER_TITLES.get(key, key), field)
+        self._settings_changed()
+
+    def hyper(self):
+        """{hyper-parameter: value} from the fields (ValueError naming a bad one)."""
+        out = {}
+        for key, field in self.fields.items():
+            if isinstance(field, QCheckBox):
+                out[key] = field.isChecked()
+                continue
+            try:
+                out[key] = float(field.text().strip())
+            except ValueError:
+                raise ValueError(f"{HYPER_TITLES.get(key, key)}: '{field.text()}' is not a "
+                                 "number") from None
+        return out
+
+    def _settings_changed(self, *_):
+        """Another optimizer or parameter set: the next run starts a new trainer."""
+        self._optimizer = None
+        self.landscape.update_coordinates()
+        try:
+            optimizer = make_optimizer(self.optimizer_name, **self.hyper())
+        except ValueError as error:
+            self.rule.setText("")
+            self._say("error", _words(error))
+        else:
+            self.rule.setText(update_rule(optimizer))
+            if self.status.property("kind") == "error":
+                self._say("info", "")
+        self._update_buttons()
+
+    def chosen_parameters(self):
+        return [port for i, port in enumerate(self._ports)
+                if self.parameter_list.item(i).checkState() == Qt.CheckState.Checked]
+
+    def _document_evaluated(self, *_):
+        doc = self.controller.doc
+        evaluation = getattr(self.controller.result, "evaluation", None)
+        self.loss_label.setText(loss_text(doc, evaluation.values if evaluation else None))
+        ports = variable_ports(doc)
+        if ports == self._ports:
+            return
+        chosen = set(self.chosen_parameters()) if self._ports else set(trainable_parameters(doc))
+        self.parameter_list.blockSignals(True)
+        self.parameter_list.clear()
+        for port in ports:
+            item = QListWidgetItem(port_label(doc, port))
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if port in chosen else Qt.CheckState.Unchecked)
+            self.parameter_list.addItem(item)
+        self.parameter_list.blockSignals(False)
+        self._ports = ports
+        self._settings_changed()
+
+    # -- running ------------------------------------------------------------------------
+    def run(self, steps):
+        """Start `steps` updates on the worker (refusals are said in the status line)."""
+        try:
+            if self._optimizer is None:
+                self._optimizer = make_optimizer(self.optimizer_name, **self.hyper())
+            self.session.start(self._optimizer, self.chosen_parameters(), steps)
+        except (ValueError, DocumentError) as error:
+            self._say("error", _words(error))
+            return False
+        self._say("info", f"running {steps} step{'s' * (steps != 1)} …")
+        return True
+
+    def _follow_run(self):
+        self._show_history()
+        self.landscape.refresh_overlay()
+        self._show_last_step()
+
+    def _show_last_step(self):
+        """The last update written out with its numbers (story/update_text)."""
+        trainer = self.session.trainer
+        update = trainer.last_update if trainer is not None else None
+        if update is None:
+            self.last_step.setText("Take a step: its update is written out here with its numbers.")
+            return
+        doc = self.controller.doc
+        names = [port_label(doc, p) for p in trainer.parameters]
+        parts = [f"<p><b>Step {update.index}</b> ({trainer.optimizer.name}): g is the gradient "
+                 "the backward pass gave at the values before this step; the Backprop player "
+                 "shows the backward pass at the document's values now, which make the next "
+                 "step's g.</p>"]
+        for title, lines in update_lines(update, trainer.optimizer, names):
+            parts.append(f"<p><b>{html.escape(title)}</b><br>"
+                         + "<br>".join(html.escape(line) for line in lines) + "</p>")
+        self.last_step.setText("".join(parts))
+
+    def _stopped(self, why):
+        self._plots_timer.stop()
+        self._follow_run()
+        trainer = self.session.trainer
+        if why.startswith("the run stopped"):
+            self._say("error", why)
+        elif trainer is not None:
+            losses = trainer.losses
+            self._say("info", f"{why + ': ' if why else ''}step {len(losses) - 1}, loss "
+                              f"{losses[-1]:.6g} (began at {losses[0]:.6g}). Undo puts the "
+                              "Variables back.")
+        self._update_buttons()
+
+    def _show_history(self):
+        trainer = self.session.trainer
+        if trainer is None:
+            return
+        history = list(trainer.history)
+        losses = trainer.losses
+        self.curves.show_history(losses, history)
+        if self.session.running and history:
+            self._say("info", f"step {history[-1].index}, loss {losses[-1]:.6g} …")
+
+    def _reset_curves(self):
+        trainer = self.session.trainer
+        params = trainer.parameters if trainer is not None else self.chosen_parameters()
+        self.curves.clear(self.controller.doc, params)
+        self._show_last_step()
+        if trainer is not None:
+            self.curves.show_history([trainer.loss], [])
+        self._update_buttons()
+
+    def _log_toggled(self, on):
+        self.curves.set_log(on)
+        self._show_history()
+
+    def _update_buttons(self, *_):
+        running = self.session.running
+        for button in (self.step_button, self.run_button):
+            button.setEnabled(not running)
+        self.pause_button.setEnabled(running)
+        self.reset_button.setEnabled(not running and self.session.trainer is not None)
+        self.export_run_button.setEnabled(not running and self.session.trainer is not None)
+        self.optimizer_box.setEnabled(not running)
+
+    def _say(self, kind, text):
+        set_banner(self.status, kind, text)
+
+
+def _words(error):
+    return " ".join(str(error).split())

@@ -1,0 +1,173 @@
+"""A training run in the app: the optimizer runs on a worker thread (graph/training's
+Trainer on its own copy of the document), and the window's document follows it.
+
+PREVIEW_MS after the canvas has painted the last preview, the latest values go into the
+document as one undoable edit that merges with the run's earlier ones, so the cards show
+the run's values and gradients and one Undo puts every Variable back as it was before
+the run. While a preview is edited and painted the worker waits: the two threads share
+one interpreter lock, and a UI thread that has to win it back after every call into Qt
+paints many times slower. An edit by the user that the engine sees (not a move or a
+label) ends the run: the trainer's copy no longer matches the document.
+"""
+import itertools
+import threading
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from ...graph.training import Trainer, port_value, store_values
+from ..snapshots import same_for_engine, snapshot
+from ..worker import run_job
+
+PREVIEW_MS = 100
+_runs = itertools.count(1)
+
+
+def _train(job, trainer, steps, heard):
+    """The worker's part: `steps` updates, stopping when the job is cancelled."""
+    return trainer.run(steps, should_stop=lambda: job.is_cancelled, on_step=heard)
+
+
+def _next_turn(widget):
+    """`callback` once the event loop is free again (when there is no canvas to wait for)."""
+    return lambda callback: QTimer.singleShot(0, widget, callback)
+
+
+class TrainingSession(QObject):
+    stepped = Signal()            # new records in `trainer.history` (throttled)
+    started = Signal()
+    stopped = Signal(str)         # why ('' when the run did all its steps)
+    reset = Signal()              # the trainer was dropped: curves start afresh
+
+    def __init__(self, controller, parent=None, after_repaint=None):
+        """`after_repaint(callback)`: the canvas calls back once it has painted an edit."""
+        super().__init__(parent)
+        self.controller = controller
+        self._after_repaint = after_repaint or _next_turn(self)
+        self._worker_may_run = threading.Event()
+        self._worker_may_run.set()
+        self.trainer = None
+        self.job = None
+        self._latest = None       # (step index, {Port: ndarray}) written by the worker
+        self._shown = 0           # the step last put into the document
+        self._pushed = None       # the snapshot our last edit left
+        self._run_key = None
+        self._run_first = 1       # the index of this run's first step (runs share a trainer)
+        self._failure = ""
+        self._pushing = False
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)     # armed again once each preview is painted
+        self._timer.setInterval(PREVIEW_MS)
+        self._timer.timeout.connect(self._preview)
+        controller.changed.connect(self._document_changed)
+
+    @property
+    def running(self):
+        return self.job is not None
+
+    def start(self, optimizer, parameters, steps):
+        """Run `steps` updates with `optimizer` (a new one drops the trainer and its
+        curves); raises DocumentError when the document cannot be trained."""
+        if self.running:
+            return
+        if self.trainer is None or self.trainer.optimizer is not optimizer \
+                or self.trainer.parameters != list(parameters):
+            self.trainer = Trainer(snapshot(self.controller.doc), optimizer, parameters)
+            self._shown = 0
+            self.reset.emit()
+            self._pushed = snapshot(self.controller.doc)
+        self._run_key = ("training", next(_runs))
+        self._run_first = len(self.trainer.history) + 1
+        self._latest = None
+        self._failure = ""
+        trainer, may_run = self.trainer, self._worker_may_run
+
+        def heard(record):  # on the worker thread: one assignment, read by _preview
+            self._latest = (record.index, trainer.values())
+            may_run.wait()
+        self.job = run_job(_train, trainer, steps, heard)
+        self.job.failed.connect(self._failed)
+        self.job.done.connect(self._finished)
+        self._timer.start()
+        self.started.emit()
+
+    def pause(self):
+        if self.job is not None:
+            self.job.cancel()
+            self._worker_may_run.set()
+
+    def wait(self, timeout=None):
+        """Block until the run's worker has ended (tests)."""
+        return self.job is None or self.job.wait(timeout)
+
+    def restore(self):
+        """Put the Variables back to where this trainer began (one undoable edit), forget
+        the optimizer's state and the curves."""
+        self.pause()
+        trainer = self.trainer
+        if trainer is not None and not self.running:
+            start = {p: port_value(trainer.original, p) for p in trainer.parameters}
+            self._push(start, "Reset training", key=None)
+        self.forget()
+
+    def forget(self):
+        if self.running:
+            self.pause()
+        self.trainer = None
+        self._shown = 0
+        self.reset.emit()
+
+    # -- UI thread ----------------------------------------------------------------------
+    def _preview(self):
+        latest = self._latest
+        if self.trainer is None:
+            return
+        if latest is not None and latest[0] != self._shown:
+            index, values = latest
+            name = self.trainer.optimizer.name
+            steps = index - self._run_first + 1
+            if self.running:
+                self._worker_may_run.clear()   # until the canvas has painted this preview
+            # Asked before the edit, so that the worker goes on as soon as the cards are
+            # painted, not after the panels that follow the paint (the player's story).
+            self._after_repaint(self._painted)
+            self._push(values, f"Training run ({steps} {name} step{'s' * (steps != 1)})",
+                       key=self._run_key)
+            self._shown = index
+            self.stepped.emit()
+        else:
+            self.stepped.emit()
+            self._painted()
+
+    def _painted(self):
+        self._worker_may_run.set()
+        if self.running:
+            self._timer.start()
+
+    def _push(self, values, text, key):
+        self._pushing = True
+        try:
+            self.controller.edit(text, lambda doc: store_values(doc, values), merge_key=key)
+            command = self.controller.undo_stack.command(self.controller.undo_stack.index() - 1)
+            if command is not None:
+                command.setText(text)   # a merged run names all its steps
+        finally:
+            self._pushing = False
+        self._pushed = snapshot(self.controller.doc)
+
+    def _finished(self):
+        job, self.job = self.job, None
+        self._worker_may_run.set()
+        self._timer.stop()
+        self._preview()
+        self.controller.end_move()  # the next run is its own undo entry
+        self.stopped.emit(self._failure or ("paused" if job.is_cancelled else ""))
+
+    def _failed(self, message):
+        self._failure = "the run stopped: " + message.removeprefix("DocumentError: ")
+
+    def _document_changed(self):
+        if self._pushing or self.trainer is None:
+            return
+        if self._pushed is not None and same_for_engine(self._pushed, self.controller.doc):
+            return  # a move or a label: the run goes on
+        self.forget()

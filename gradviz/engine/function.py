@@ -1,0 +1,358 @@
+"""tf.function: the decorator and its cache of traces, keyed by TF's retracing rules.
+
+Each call runs the Python function eagerly, op by op, so a decorated function computes
+and differentiates exactly as the undecorated one (tapes record its ops as usual).
+What TF decides before it runs a graph is kept, because code depends on it:
+
+- the trace a call belongs to: tensors by shape and dtype (Variables too), numpy arrays
+  as tensors, Python scalars, strings and None by value, lists, tuples and dicts by
+  their structure, any other object by identity; `experimental_get_tracing_count()`
+  counts the traces, and `get_concrete_function` returns one;
+- `input_signature`: arguments are converted to the TensorSpecs' dtypes and checked
+  against their shapes, one trace serves every call;
+- `reduce_retracing`: a call that misses makes a trace general enough for it and the
+  traces before (dimensions that differ become None);
+- outputs come back as tensors (Python numbers converted, None kept).
+
+A trace here records no graph: each ConcreteFunction is the key a compiled replay of
+the function would be stored under.
+"""
+import functools
+import inspect
+import weakref
+
+import numpy as np
+
+from . import nest
+from .ops.shape import identity
+from .spec import TensorSpec
+from .tensor import Tensor, Variable, constant, convert_to_tensor
+
+_LITERALS = (type(None), bool, int, float, complex, str, bytes)
+
+
+def function(func=None, input_signature=None, autograph=True, jit_compile=None,
+             reduce_retracing=False, experimental_implements=None,
+             experimental_autograph_options=None, experimental_attributes=None,
+             experimental_relax_shapes=None, experimental_compile=None,
+             experimental_follow_type_hints=None):
+    """Decorator (with or without arguments), as tf.function.
+
+    `autograph`, `jit_compile` and the experimental options are accepted and kept:
+    eager execution needs neither (Python control flow already runs on values).
+    """
+    options = dict(
+        input_signature=None if input_signature is None else tuple(input_signature),
+        autograph=autograph,
+        jit_compile=jit_compile if jit_compile is not None else experimental_compile,
+        reduce_retracing=bool(reduce_retracing or experimental_relax_shapes))
+    for spec in nest.flatten(list(options["input_signature"] or ())):
+        if not isinstance(spec, TensorSpec):
+            raise TypeError(f"input_signature must hold tf.TensorSpec objects, got "
+                            f"{type(spec).__name__}: {spec!r}")
+    if func is None:
+        return lambda f: Function(f, **options)
+    return Function(func, **options)
+
+
+class Function:
+    """A function made with tf.function: call it like the Python function."""
+
+    def __init__(self, python_function, input_signature=None, autograph=True,
+                 jit_compile=None, reduce_retracing=False):
+        self._python_function = python_function
+        self._input_signature = input_signature
+        self._autograph = autograph
+        self._jit_compile = jit_compile
+        self._reduce_retracing = reduce_retracing
+        self._traces = {}  # trace key -> ConcreteFunction, in the order they were made
+        self._bound = weakref.WeakKeyDictionary()  # instance -> its bound Function
+        functools.update_wrapper(self, python_function)
+        self._signature = _signature_of(python_function)
+        if input_signature is not None:  # one trace for every call, known before any
+            names = (list(self._signature.parameters)[:len(input_signature)]
+                     if self._signature is not None else range(len(input_signature)))
+            self._signature_key = _key(tuple(names), input_signature)
+
+    @property
+    def python_function(self):
+        return self._python_function
+
+    @property
+    def input_signature(self):
+        return self._input_signature
+
+    @property
+    def experimental_autograph(self):
+        return self._autograph
+
+    @property
+    def jit_compile(self):
+        return self._jit_compile
+
+    def experimental_get_tracing_count(self):
+        """How many traces TF would have made for the calls so far."""
+        return len(self._traces)
+
+    def __get__(self, instance, owner=None):
+        """On a method: one Function (and one cache of traces) per instance, as TF."""
+        if instance is None:
+            return self
+        try:
+            bound = self._bound.get(instance)
+        except TypeError:  # an instance that cannot be weakly referenced
+            bound = None
+        if bound is None:
+            bound = Function(functools.partial(self._python_function, instance),
+                             self._input_signature, self._autograph, self._jit_compile,
+                             self._reduce_retracing)
+            bound.__name__ = getattr(self._python_function, "__name__", "function")
+            try:
+                self._bound[instance] = bound
+            except TypeError:
+                pass
+        return bound
+
+    def __call__(self, *args, **kwargs):
+        concrete, arguments = self._trace_for(args, kwargs)
+        return concrete._run(arguments)
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The trace for these arguments (tensors, arrays or TensorSpecs), made if new;
+        with an input_signature, the arguments may be left out."""
+        if self._input_signature is not None and not args and not kwargs:
+            return self._trace(self._signature_key)
+        return self._trace_for(args, kwargs)[0]
+
+    def _trace_for(self, args, kwargs):
+        if self._input_signature is not None:
+            arguments = _bind_signature(self._input_signature, self._signature, args, kwargs)
+            return self._trace(self._signature_key), arguments
+        arguments = _bind(self._signature, args, kwargs)
+        arguments.arguments.update(
+            (k, _arrays_as_tensors(v)) for k, v in arguments.arguments.items())
+        key = _key(tuple(arguments.arguments), arguments.arguments.values())
+        return self._trace(key), arguments
+
+    def _trace(self, key):
+        """The ConcreteFunction serving `key`: one that exists (the same or more general),
+        or a new one (relaxed against the others under reduce_retracing)."""
+        concrete = self._traces.get(key)
+        if concrete is None:
+            concrete = next((c for c in self._traces.values() if _is_subtype(key, c.key)), None)
+        if concrete is None:
+            if self._reduce_retracing:
+                for other in self._traces.values():
+                    key = _supertype(key, other.key) or key
+            concrete = ConcreteFunction(self, key)
+            self._traces[key] = concrete
+        return concrete
+
+    def __repr__(self):
+        return f"<gradviz.function {getattr(self, '__name__', 'function')}>"
+
+
+class ConcreteFunction:
+    """One trace: the argument types it serves (`key`); calling it checks and runs."""
+
+    def __init__(self, function, key):
+        self._function = function
+        self.key = key
+
+    @property
+    def structured_input_signature(self):
+        """(positional, keyword) argument types, as TF: TensorSpecs for tensors, the
+        values of Python literals."""
+        return tuple(_readable(t) for t in self.key[2]), {}
+
+    def __call__(self, *args, **kwargs):
+        f = self._function
+        if f._input_signature is not None:
+            return self._run(_bind_signature(f._input_signature, f._signature, args, kwargs))
+        arguments = _bind(f._signature, args, kwargs)
+        key = _key(tuple(arguments.arguments), arguments.arguments.values())
+        if key != self.key and not _is_subtype(key, self.key):
+            raise TypeError(
+                f"this concrete function serves {self.structured_input_signature[0]}; the "
+                f"arguments given are {tuple(_readable(t) for t in key[2])}")
+        return self._run(arguments)
+
+    def _run(self, arguments):
+        result = self._function._python_function(*arguments.args, **arguments.kwargs)
+        return _as_outputs(result)
+
+
+def _signature_of(f):
+    try:
+        return inspect.signature(f)
+    except (TypeError, ValueError):
+        return None
+
+
+def _bind(signature, args, kwargs, defaults=True):
+    if signature is None:
+        return _Arguments(args, kwargs)
+    bound = signature.bind(*args, **kwargs)
+    if defaults:
+        bound.apply_defaults()
+    return bound
+
+
+class _Arguments:
+    """Arguments of a callable inspect cannot read: kept as given."""
+
+    def __init__(self, args, kwargs):
+        self.arguments = dict(enumerate(args), **kwargs)
+        self._n = len(args)
+
+    @property
+    def args(self):
+        return tuple(self.arguments[i] for i in range(self._n))
+
+    @property
+    def kwargs(self):
+        return {k: v for k, v in self.arguments.items() if not isinstance(k, int)}
+
+
+def _bind_signature(specs, signature, args, kwargs):
+    """Bind the call to `input_signature`: one tensor per spec (the first parameters, in
+    order), converted and checked; parameters after them keep their Python defaults."""
+    bound = _bind(signature, args, kwargs, defaults=False)
+    passed = len(bound.arguments)
+    if signature is not None:
+        bound.apply_defaults()
+    names = list(bound.arguments)
+    if passed > len(specs) or len(names) < len(specs):
+        raise TypeError(
+            f"Binding inputs to tf.function failed: the input_signature has {len(specs)} "
+            f"arguments, the call gave {passed}")
+    for name, spec in zip(names, specs):
+        bound.arguments[name] = _conform_nested(bound.arguments[name], spec, name)
+    return bound
+
+
+def _conform_nested(value, spec, name):
+    """`value` shaped as `spec` (a TensorSpec, or lists, tuples, dicts of them)."""
+    if isinstance(spec, TensorSpec):
+        return _conform(value, spec, name)
+    if isinstance(spec, dict) and isinstance(value, dict) and set(value) == set(spec):
+        return {k: _conform_nested(value[k], spec[k], name) for k in spec}
+    if (isinstance(spec, (list, tuple)) and isinstance(value, (list, tuple))
+            and len(value) == len(spec)):
+        return type(spec)(_conform_nested(v, s, name) for v, s in zip(value, spec))
+    raise TypeError(f"Binding inputs to tf.function failed: argument '{name}' ({value!r}) "
+                    f"does not have the structure of the input_signature's {spec!r}")
+
+
+def _conform(value, spec, name):
+    if isinstance(value, Tensor):
+        if value.dtype != spec.dtype:
+            raise TypeError(
+                f"Binding inputs to tf.function failed: argument '{name}' has dtype "
+                f"{value.dtype.name}, the input_signature wants {spec!r}")
+        tensor = value
+    else:
+        try:
+            tensor = convert_to_tensor(value, dtype=spec.dtype)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"Binding inputs to tf.function failed: argument '{name}' "
+                            f"({value!r}) cannot become {spec!r}: {e}") from None
+    if not spec.is_compatible_with(tensor):
+        raise TypeError(
+            f"Binding inputs to tf.function failed: argument '{name}' has shape "
+            f"{tensor.shape}, the input_signature wants {spec!r}")
+    return tensor
+
+
+def _arrays_as_tensors(value):
+    """Numpy arrays and scalars become constants, as TF converts them before tracing."""
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biuf":
+        return constant(value)
+    if isinstance(value, (list, tuple, dict)):
+        flat = nest.flatten(value)
+        if any(isinstance(v, (np.ndarray, np.generic)) for v in flat):
+            return nest.pack_sequence_as(value, [_arrays_as_tensors(v) for v in flat])
+    return value
+
+
+def _key(names, values):
+    return ("arguments", names, tuple(_trace_type(v) for v in values))
+
+
+def _trace_type(value):
+    """The part of an argument that decides its trace (TF's trace_type)."""
+    if isinstance(value, TensorSpec):
+        return value
+    if isinstance(value, Variable):
+        return ("Variable", TensorSpec(tuple(value.shape), value.dtype))
+    if isinstance(value, Tensor):
+        return TensorSpec(tuple(value.shape), value.dtype)
+    if isinstance(value, _LITERALS):
+        return ("literal", value)
+    if isinstance(value, dict):
+        keys = sorted(value, key=repr)
+        return ("dict", tuple((k, _trace_type(value[k])) for k in keys))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_trace_type(v) for v in value))
+    return ("object", _Identity(value))
+
+
+class _Identity:
+    """Keys an object by identity, keeping it alive so its id is not reused."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __eq__(self, other):
+        return isinstance(other, _Identity) and other.obj is self.obj
+
+    def __hash__(self):
+        return id(self.obj)
+
+    def __repr__(self):
+        return f"<{type(self.obj).__name__} object>"
+
+
+def _is_subtype(key, general):
+    """Does the trace `general` serve a call of type `key`?"""
+    if isinstance(key, TensorSpec):
+        return key.is_subtype_of(general)
+    if isinstance(key, tuple) and isinstance(general, tuple) and len(key) == len(general):
+        return all(_is_subtype(a, b) for a, b in zip(key, general))
+    return key == general
+
+
+def _supertype(a, b):
+    """The most specific type both `a` and `b` are subtypes of, or None."""
+    if isinstance(a, TensorSpec):
+        return a.most_specific_common_supertype([b])
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
+        parts = [_supertype(x, y) for x, y in zip(a, b)]
+        return None if any(p is None for p in parts) else tuple(parts)
+    return a if a == b else None
+
+
+def _readable(key):
+    if isinstance(key, TensorSpec):
+        return key
+    if isinstance(key, tuple) and len(key) == 2 and key[0] in ("literal", "object", "Variable"):
+        return key[1]
+    if isinstance(key, tuple):
+        return tuple(_readable(k) for k in key)
+    return key
+
+
+def _as_outputs(result):
+    """Outputs as TF returns them from a function: tensors (None kept)."""
+    flat = nest.flatten(result)
+    out = []
+    for v in flat:
+        if v is None or (isinstance(v, Tensor) and not isinstance(v, Variable)):
+            out.append(v)
+        elif isinstance(v, Variable):
+            out.append(identity(v))  # a Variable is read: its gradient flows
+        else:
+            out.append(convert_to_tensor(v))
+    return nest.pack_sequence_as(result, out)

@@ -1,0 +1,231 @@
+"""The loss landscape over two scalar coordinates: two scalar Variables, or two entries of
+Variables, with every other parameter held where it is.
+
+Each point is the document run forward (graph/build.py, the one code path evaluation
+uses) with the two coordinates set, and the loss the tape differentiates (Σ seed·target).
+When both coordinates are scalar Variables and everything after them is element-wise on
+scalars, a whole chunk of the grid runs as one forward pass over a vector of points
+(every op maps point i to point i, so nothing mixes); otherwise each point runs alone.
+The local picture at the current point (the gradient and the quadratic model's
+minimum, Newton's step restricted to the two coordinates) comes from nested tapes.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .build import build, quiet
+from .document import CUSTOM_GRADIENT, OP, Port
+from .errors import DocumentError
+from .evaluate import evaluate
+from .fileformat import port_text
+from .training import (NEWTON_LIMIT, gradient_and_hessian, is_variable_port, loss_of, port_value,
+                       store_values, trainable_parameters, with_values)
+
+# Ops whose output element i depends only on element i of each input (scalars here).
+ELEMENTWISE = {"add", "subtract", "multiply", "divide", "pow", "maximum", "minimum", "negative",
+               "exp", "log", "sin", "cos", "sqrt", "square", "abs", "tanh", "reciprocal",
+               "add_n", "clip_by_value", "cast", "identity", "stop_gradient", "nn.relu",
+               "nn.sigmoid", "nn.elu", "nn.softplus"}
+CHUNK_POINTS = 2000      # points per forward pass (batched) or per progress report
+
+
+@dataclass(frozen=True)
+class Coordinate:
+    """One scalar: entry `index` of Variable port `port` (index () for a scalar Variable)."""
+
+    port: Port
+    index: tuple = ()
+
+    def text(self, name=None):
+        name = name or port_text(self.port)
+        return name + (f"[{', '.join(map(str, self.index))}]" if self.index else "")
+
+
+def coordinates(doc, parameters, limit=200):
+    """The scalars a landscape can be drawn over: each entry of each parameter (at most
+    `limit`, the first entries of each parameter first)."""
+    out = []
+    for port in parameters:
+        shape = np.shape(port_value(doc, port))
+        out += [Coordinate(port, tuple(int(i) for i in ix)) for ix in np.ndindex(*shape)]
+    return out[:limit]
+
+
+def value_of(doc, coordinate):
+    return float(np.asarray(port_value(doc, coordinate.port))[coordinate.index])
+
+
+@dataclass
+class Landscape:
+    x: Coordinate
+    y: Coordinate
+    xs: np.ndarray                 # grid values of x
+    ys: np.ndarray                 # grid values of y
+    losses: np.ndarray             # (len(ys), len(xs)): losses[j, i] at (xs[i], ys[j])
+    center: tuple                  # the current point (x, y)
+    held_fixed: int                # parameter entries held at their current values
+    batched: bool                  # True: chunks of points ran as one forward pass
+    note: str = ""
+
+
+def landscape(doc, x, y, x_range, y_range, n=100, progress=None, parameters=None):
+    """The loss on an n x n grid over x_range × y_range; `progress(fraction)` hears each
+    chunk (and may raise to cancel). `parameters` (default: the sources that are
+    Variables) are what the note counts as held fixed."""
+    for c in (x, y):
+        if not is_variable_port(doc, c.port):
+            raise DocumentError(f"'{port_text(c.port)}' is not a Variable", where="landscape")
+    if x == y:
+        raise DocumentError("choose two different coordinates", where="landscape")
+    xs = np.linspace(*map(float, x_range), n)
+    ys = np.linspace(*map(float, y_range), n)
+    gx, gy = np.meshgrid(xs, ys)
+    points = np.stack([gx.ravel(), gy.ravel()], axis=1)
+    base = evaluate(doc, persistent=False)
+    if base.errors:
+        raise DocumentError.from_problem(base.errors[0])
+    batched = _can_batch(doc, base, x, y)
+    run = _batched_losses if batched else _point_losses
+    losses = np.empty(len(points))
+    work = with_values(doc, {c.port: port_value(doc, c.port) for c in (x, y)})
+    for start in range(0, len(points), CHUNK_POINTS):
+        chunk = points[start:start + CHUNK_POINTS]
+        losses[start:start + len(chunk)] = run(work, base, x, y, chunk)
+        if progress is not None:
+            progress((start + len(chunk)) / len(points))
+    held = _held_fixed(doc, x, y, trainable_parameters(doc) if parameters is None else parameters)
+    return Landscape(x, y, xs, ys, losses.reshape(n, n), (value_of(doc, x), value_of(doc, y)),
+                     held, batched, fixed_note(held))
+
+
+def fixed_note(held):
+    if held == 0:
+        return "x and y are every parameter the loss has here: this is its whole surface."
+    if held == 1:
+        return ("The other parameter entry is held at its current value: this is a slice "
+                "through the loss, which moves as it does.")
+    return (f"The other {held:,} parameter entries are held at their current values: this is "
+            "a slice through the loss, which moves as they do.")
+
+
+def _held_fixed(doc, x, y, parameters):
+    total = sum(int(np.size(port_value(doc, p))) for p in parameters)
+    return max(0, total - sum(1 for c in (x, y) if c.port in parameters))
+
+
+def _can_batch(doc, base, x, y):
+    """Both coordinates are scalar Variables and every node after them is an element-wise
+    op on scalars (no 'gradient' node anywhere): then a vector of points runs as one."""
+    if any(c.index != () or c.port.index != 0 for c in (x, y)):
+        return False
+    if any(n.kind == OP and n.op == "gradient" for n in doc.nodes.values()):
+        return False
+    after = doc.descendants([x.port.node, y.port.node]) - {x.port.node, y.port.node}
+    for nid in after:
+        node = doc.nodes[nid]
+        if not (node.kind == CUSTOM_GRADIENT or node.kind == OP and node.op in ELEMENTWISE):
+            return False
+        if any(np.shape(v) != () for p, v in base.values.items() if p.node == nid):
+            return False
+    return True
+
+
+def _loss(doc, values, n):
+    """Σ seed·target per point: targets that hold one value per point, others once."""
+    total = np.zeros(n)
+    for p in doc.targets:
+        v = np.asarray(values[p], np.float64)
+        seed = doc.output_gradients.get(p)
+        v = v if seed is None else v * np.asarray(seed, np.float64)
+        total += v if v.shape == (n,) else float(np.sum(v))
+    return total
+
+
+def _batched_losses(work, base, x, y, chunk):
+    dtype = np.asarray(port_value(work, x.port)).dtype
+    work.nodes[x.port.node].value = chunk[:, 0].astype(dtype)
+    work.nodes[y.port.node].value = chunk[:, 1].astype(np.asarray(port_value(work, y.port)).dtype)
+    built = build(work, skip=base.structure.broken)
+    _raise_first(built)
+    return _loss(work, {p: t._value for p, t in built.tensors.items()}, len(chunk))
+
+
+def _point_losses(work, base, x, y, chunk):
+    out = np.empty(len(chunk))
+    arrays = {c.port: np.array(port_value(work, c.port)) for c in (x, y)}
+    for k, (a, b) in enumerate(chunk):
+        for c, v in ((x, a), (y, b)):
+            arrays[c.port][c.index] = v
+        store_values(work, arrays)
+        built = build(work, skip=base.structure.broken, plan=base.plan)
+        _raise_first(built)
+        out[k] = loss_of(work, {p: t._value for p, t in built.tensors.items()})
+    return out
+
+
+def _raise_first(built):
+    from .errors import errors
+    if errors(built.problems):
+        raise DocumentError.from_problem(errors(built.problems)[0])
+
+
+@dataclass
+class LocalModel:
+    """The loss near the current point along x and y: value, gradient, the 2 x 2 Hessian
+    and the minimum of the quadratic model L + gᵀδ + ½δᵀ(H + λI)δ (None when H + λI is
+    not positive definite: the model has no minimum)."""
+
+    loss: float
+    gradient: np.ndarray
+    hessian: np.ndarray
+    damping: float
+    minimum: tuple | None
+    note: str = field(default="")
+
+
+def local_model(doc, x, y, damping=1e-3):
+    ports = list(dict.fromkeys([x.port, y.port]))
+    size = sum(int(np.size(port_value(doc, p))) for p in ports)
+    if size > NEWTON_LIMIT:
+        raise DocumentError(f"the Hessian over {size:,} entries is not computed for the "
+                            f"landscape (up to {NEWTON_LIMIT:,})", where="landscape")
+    with quiet():
+        grads, hessian = gradient_and_hessian(doc, ports)
+    offsets, at = {}, 0
+    for p in ports:
+        offsets[p] = at
+        at += int(np.size(port_value(doc, p)))
+
+    def flat(c):
+        shape = np.shape(port_value(doc, c.port))
+        return offsets[c.port] + (int(np.ravel_multi_index(c.index, shape)) if shape else 0)
+    ix = [flat(x), flat(y)]
+    g_all = np.concatenate([np.asarray(g._value, np.float64).reshape(-1) for g in grads])
+    g = g_all[ix]
+    h = hessian[np.ix_(ix, ix)]
+    shifted = 0.5 * (h + h.T) + damping * np.eye(2)
+    center = np.array([value_of(doc, x), value_of(doc, y)])
+    minimum, note = None, ""
+    if np.all(np.linalg.eigvalsh(shifted) > 0):
+        minimum = tuple(center - np.linalg.solve(shifted, g))
+    else:
+        note = ("H + λI is not positive definite along x and y: the quadratic model has no "
+                "minimum, and Newton's step need not go downhill.")
+    values = evaluate(doc, persistent=False).values
+    return LocalModel(loss_of(doc, values), g, h, damping, minimum, note)
+
+
+def window(center, path=(), margin=0.25):
+    """((x_lo, x_hi), (y_lo, y_hi)): a square around `center` (x, y) that holds every
+    point of `path`, with a margin. Square, so that drawn with equal axes the contours
+    keep their true shape and −∇L is perpendicular to them."""
+    points = np.asarray(list(path) + [center], np.float64).reshape(-1, 2)
+    points = points[np.isfinite(points).all(axis=1)]
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    extent = float((hi - lo).max())
+    if extent == 0:
+        extent = max(1.0, float(np.abs(center).max()))
+    mid = (lo + hi) / 2
+    half = extent * (0.5 + margin)
+    return tuple((float(m - half), float(m + half)) for m in mid)
+

@@ -1,0 +1,107 @@
+"""The last training step written out with its numbers: for each parameter, the entry
+whose gradient is largest, and the optimizer's update of it as an equation that holds
+(up to the float32 rounding of the stored values) with the numbers shown.
+
+The gradient in each line is the one the backward pass at the step's starting values
+produced: the tape's, as the Backprop player shows it for the document's values.
+"""
+import math
+
+import numpy as np
+
+from ..engine.optimizers import SGD, Adam, Newton, RMSprop
+
+
+def _n(x):
+    """A number as the card prints it: 6 significant digits, a true minus sign."""
+    return f"{float(x):.6g}".replace("-", "−")
+
+
+def _sq(x):
+    """x² as written: a negative number squared needs its parentheses (−2² is −4)."""
+    return f"({_n(x)})²" if float(x) < 0 else f"{_n(x)}²"
+
+
+def _entry(array):
+    """The index of the largest |value| (() for a scalar) as text and as a tuple."""
+    a = np.asarray(array)
+    if a.ndim == 0:
+        return (), ""
+    index = np.unravel_index(int(np.argmax(np.abs(a))), a.shape)
+    return tuple(int(i) for i in index), "[" + ", ".join(map(str, index)) + "]"
+
+
+def update_lines(update, optimizer, names):
+    """[(title, [line, ...])] per parameter of `update` (a training.Update); `names` are
+    the parameters' names as the user sees them."""
+    out = []
+    for k, name in enumerate(names):
+        g = update.gradients[k]
+        if g is None:
+            out.append((name, ["its gradient is None: the update leaves it as it is"]))
+            continue
+        index, where = _entry(g)
+        values = dict(w=np.asarray(update.before[k])[index], g=np.asarray(g)[index],
+                      w_new=np.asarray(update.after[k])[index])
+        before = {key: np.asarray(v)[index] for key, v in update.slots_before[k].items()}
+        after = {key: np.asarray(v)[index] for key, v in update.slots_after[k].items()}
+        title = f"{name}{where}" + (" (its largest |g|)" if where else "")
+        out.append((title, _lines(optimizer, update.t, values, before, after)))
+    return out
+
+
+def _lines(opt, t, x, before, after):
+    c = opt.get_config()
+    lr, w, g, w_new = c["learning_rate"], x["w"], x["g"], x["w_new"]
+    if isinstance(opt, SGD):
+        if not c["momentum"]:
+            return [f"w ← w − η·g = {_n(w)} − {_n(lr)} × {_n(g)} = {_n(w_new)}"]
+        mu, v0, v = c["momentum"], before["velocity"], after["velocity"]
+        lines = [f"v ← μ·v − η·g = {_n(mu)} × {_n(v0)} − {_n(lr)} × {_n(g)} = {_n(v)}"]
+        if c["nesterov"]:
+            lines.append(f"w ← w + μ·v − η·g = {_n(w)} + {_n(mu)} × {_n(v)} − {_n(lr)} × {_n(g)}"
+                         f" = {_n(w_new)}")
+        else:
+            lines.append(f"w ← w + v = {_n(w)} + {_n(v)} = {_n(w_new)}")
+        return lines
+    if isinstance(opt, RMSprop):
+        rho, eps, s0, s = c["rho"], c["epsilon"], before["velocity"], after["velocity"]
+        lines = [f"s ← ρ·s + (1 − ρ)·g² = {_n(rho)} × {_n(s0)} + {_n(1 - rho)} × {_sq(g)} = {_n(s)}"]
+        if c["centered"]:
+            a0, a = before["average_gradient"], after["average_gradient"]
+            lines.append(f"ḡ ← ρ·ḡ + (1 − ρ)·g = {_n(rho)} × {_n(a0)} + {_n(1 - rho)} × {_n(g)}"
+                         f" = {_n(a)}")
+            formula = "η·g / √(s − ḡ² + ε)"
+            numbers = f"{_n(lr)} × {_n(g)} / √({_n(s)} − {_sq(a)} + {_n(eps)})"
+        else:
+            formula, numbers = "η·g / √(s + ε)", f"{_n(lr)} × {_n(g)} / √({_n(s)} + {_n(eps)})"
+        if c["momentum"]:
+            mu, m0, m = c["momentum"], before["momentum"], after["momentum"]
+            lines += [f"m ← μ·m + {formula} = {_n(mu)} × {_n(m0)} + {numbers} = {_n(m)}",
+                      f"w ← w − m = {_n(w)} − {_n(m)} = {_n(w_new)}"]
+        else:
+            lines.append(f"w ← w − {formula} = {_n(w)} − {numbers} = {_n(w_new)}")
+        return lines
+    if isinstance(opt, Adam):
+        b1, b2, eps = c["beta_1"], c["beta_2"], c["epsilon"]
+        m, v = after["m"], after["v"]
+        root = after.get("v_hat", v)
+        lines = [f"m ← β₁·m + (1 − β₁)·g = {_n(b1)} × {_n(before['m'])} + {_n(1 - b1)} × {_n(g)}"
+                 f" = {_n(m)}",
+                 f"v ← β₂·v + (1 − β₂)·g² = {_n(b2)} × {_n(before['v'])} + {_n(1 - b2)} × "
+                 f"{_sq(g)} = {_n(v)}"]
+        if c["amsgrad"]:
+            lines.append(f"vmax ← max(vmax, v) = {_n(root)}")
+        scale = math.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+        lines.append(f"t = {t}: the bias-corrected moments m/(1 − β₁ᵗ) = {_n(m / (1 - b1 ** t))}, "
+                     f"v/(1 − β₂ᵗ) = {_n(v / (1 - b2 ** t))}")
+        lines.append(f"w ← w − η·√(1 − β₂ᵗ)/(1 − β₁ᵗ) · m/(√{'vmax' if c['amsgrad'] else 'v'} + ε)"
+                     f" = {_n(w)} − {_n(lr)} × {_n(scale)} × {_n(m)}/(√({_n(root)}) + {_n(eps)})"
+                     f" = {_n(w_new)}")
+        return lines
+    if isinstance(opt, Newton):
+        u = (float(w) - float(w_new)) / lr
+        return [f"u = (H + λI)⁻¹·g over every trained entry at once (λ = {_n(c['damping'])}); "
+                f"this entry's g = {_n(g)}, u = {_n(u)}",
+                f"w ← w − η·u = {_n(w)} − {_n(lr)} × {_n(u)} = {_n(w_new)}"]
+    return []

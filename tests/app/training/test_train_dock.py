@@ -1,0 +1,259 @@
+"""The Train dock: a run on the worker updates the document as one undoable entry, Pause
+stops it, Reset and Undo put every Variable back, refusals are said in words."""
+import numpy as np
+import pytest
+
+from gradviz.graph import Port, load
+from gradviz.graph.training import Trainer, make_optimizer
+
+pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
+
+SAMPLE = "samples/001_hessian_newton.json"
+KERNEL = Port("layer1", 1)
+
+
+def kernel(w):
+    return w.controller.doc.nodes["layer1"].weights["kernel"]
+
+
+@pytest.fixture
+def panel(qtbot, open_window):
+    def make(path=SAMPLE):
+        w = open_window(path)
+        w.train_dock.toggleViewAction().trigger()
+        qtbot.waitUntil(lambda: w.train_dock.panel is not None)
+        return w, w.train_dock.panel
+    return make
+
+
+def choose(panel, name, **fields):
+    panel.optimizer_box.setCurrentIndex(panel.optimizer_box.findData(name))
+    for key, text in fields.items():
+        panel.fields[key].setText(text)
+
+
+def finish(qtbot, panel, timeout=30000):
+    qtbot.waitUntil(lambda: not panel.session.running, timeout=timeout)
+
+
+def test_a_run_is_the_trainers_numbers_and_one_undo_entry(qtbot, panel):
+    w, p = panel()
+    start = kernel(w).copy()
+    choose(p, "adam", learning_rate="0.01")
+    assert p.run(20)
+    finish(qtbot, p)
+    expected = Trainer(load(SAMPLE), make_optimizer("adam", learning_rate=0.01))
+    expected.run(20)
+    np.testing.assert_array_equal(kernel(w), expected.values()[KERNEL])
+    stack = w.controller.undo_stack
+    assert stack.count() == 1 and stack.text(0) == "Training run (20 Adam steps)"
+    assert p.curves.loss_curve.getData()[1].size == 21
+    np.testing.assert_allclose(p.curves.loss_curve.getData()[1], expected.losses)
+    # the cards show the trained values: the window's evaluation is of the trained document
+    loss = w.controller.result.evaluation.values[Port("loss")]
+    assert float(loss) == pytest.approx(expected.losses[-1], rel=1e-6)
+    stack.undo()
+    np.testing.assert_array_equal(kernel(w), start)
+    assert p.session.trainer is None           # the run was undone: its curves go
+    stack.redo()
+    np.testing.assert_array_equal(kernel(w), expected.values()[KERNEL])
+
+
+def test_two_runs_are_two_entries_and_continue_the_optimizer(qtbot, panel):
+    w, p = panel()
+    choose(p, "sgd", learning_rate="0.1", momentum="0.9")
+    p.run(5)
+    finish(qtbot, p)
+    p.run(7)
+    finish(qtbot, p)
+    expected = Trainer(load(SAMPLE), make_optimizer("sgd", learning_rate=0.1, momentum=0.9))
+    expected.run(12)                           # one optimizer: the velocity carries over
+    np.testing.assert_allclose(kernel(w), expected.values()[KERNEL], rtol=1e-6, atol=1e-7)
+    stack = w.controller.undo_stack
+    assert [stack.text(i) for i in range(stack.count())] == [
+        "Training run (5 SGD steps)", "Training run (7 SGD steps)"]
+
+
+def test_pause_stops_a_long_run_and_undo_puts_it_back(qtbot, panel):
+    w, p = panel()
+    start = kernel(w).copy()
+    choose(p, "sgd", learning_rate="0.001")
+    shown = []
+    w.controller.evaluated.connect(lambda result: shown.append(
+        result.evaluation.values[Port("loss")].copy()))
+    p.run(1_000_000)
+    assert p.pause_button.isEnabled() and not p.run_button.isEnabled()
+    # the cards follow the run while it goes on, a few times a second, not every step
+    qtbot.waitUntil(lambda: len(shown) >= 3, timeout=20000)
+    assert len(set(float(v) for v in shown)) == len(shown)
+    qtbot.waitUntil(lambda: len(p.session.trainer.history) >= 3 * len(shown), timeout=20000)
+    p.pause_button.click()
+    finish(qtbot, p)
+    trainer = p.session.trainer
+    assert 3 <= len(trainer.history) < 1_000_000
+    assert len(shown) < len(trainer.history)
+    np.testing.assert_array_equal(kernel(w), trainer.values()[KERNEL])   # the last step shown
+    assert "paused" in p.status.text() and p.run_button.isEnabled()
+    w.controller.undo_stack.undo()
+    np.testing.assert_array_equal(kernel(w), start)
+
+
+def test_reset_puts_the_variables_back_undoably(qtbot, panel):
+    w, p = panel()
+    start = kernel(w).copy()
+    choose(p, "newton")
+    p.step_button.click()
+    finish(qtbot, p)
+    trained = kernel(w).copy()
+    assert not np.array_equal(trained, start)
+    p.reset_button.click()
+    np.testing.assert_array_equal(kernel(w), start)
+    assert p.session.trainer is None and not p.reset_button.isEnabled()
+    w.controller.undo_stack.undo()
+    np.testing.assert_array_equal(kernel(w), trained)
+
+
+def test_an_edit_the_engine_sees_drops_the_trainer(qtbot, panel):
+    w, p = panel()
+    p.run(2)
+    finish(qtbot, p)
+    assert p.session.trainer is not None
+    w.controller.move_nodes({"x": (0.0, 0.0)})             # a move: training goes on
+    assert p.session.trainer is not None
+    w.controller.set_value("x", np.zeros((7, 5), np.float32))
+    assert p.session.trainer is None
+
+
+def test_refusals_are_said_in_words(qtbot, panel):
+    w, p = panel()
+    choose(p, "adam", beta_1="fast")
+    assert "β₁: 'fast' is not a number" in p.status.text()
+    assert not p.run(3)
+    choose(p, "adam", beta_1="1.5")
+    assert "`beta_1` must be a number in [0, 1)" in p.status.text()
+    choose(p, "sgd")
+    for i in range(p.parameter_list.count()):
+        p.parameter_list.item(i).setCheckState(p.parameter_list.item(i).checkState().Unchecked)
+    assert not p.run(3)
+    assert "no source is a Variable" in p.status.text()
+    assert w.controller.undo_stack.count() == 0
+
+
+def test_log_scale_leaves_out_what_it_cannot_draw(qtbot, panel):
+    w, p = panel()
+    choose(p, "sgd", learning_rate="0.1")
+    p.run(3)
+    finish(qtbot, p)
+    p.log_box.setChecked(True)
+    assert p.curves.loss_plot.getPlotItem().ctrl.logYCheck.isChecked()
+    assert p.curves.hidden == 0
+    p.curves.show_history([1.0, 0.0, -1.0], [])
+    assert p.curves.hidden == 2 and p.curves.loss_curve.yData.tolist() == [1.0]
+
+
+# -- the landscape ----------------------------------------------------------------------------
+
+def draw(qtbot, p):
+    p.tabs.setCurrentWidget(p.landscape)
+    assert p.landscape.draw()
+    qtbot.waitUntil(lambda: p.landscape.job is None, timeout=60000)
+    return p.landscape
+
+
+def test_the_landscape_shows_the_run_the_gradient_and_newtons_minimum(qtbot, panel):
+    w, p = panel("samples/train_1_gd_bowl.json")
+    choose(p, "sgd", learning_rate="0.3")
+    p.run(20)
+    finish(qtbot, p)
+    view = draw(qtbot, p)
+    land, model = view.land, view.model
+    assert land.batched and land.losses.shape == (100, 100)
+    gx, gy = np.meshgrid(land.xs, land.ys)
+    np.testing.assert_allclose(land.losses, gx ** 2 + 3 * gy ** 2, rtol=1e-6, atol=1e-12)
+    path_x, path_y = view.path_curve.getData()
+    assert len(path_x) == 21 and (path_x[0], path_y[0]) == (2.0, 1.0)
+    assert np.all(np.diff(np.sign(path_y)) != 0)               # the zig-zag
+    x, y = land.center
+    np.testing.assert_allclose(model.gradient, [2 * x, 6 * y], rtol=1e-5)
+    line_x, line_y = view.arrow_line.getData()
+    direction = np.array([line_x[1] - line_x[0], line_y[1] - line_y[0]])
+    np.testing.assert_allclose(direction / np.linalg.norm(direction),
+                               -model.gradient / np.linalg.norm(model.gradient), atol=1e-9)
+    star = view.newton.getData()
+    np.testing.assert_allclose([star[0][0], star[1][0]], model.minimum)
+    # the quadratic model of a quadratic is the function: (H + λI)⁻¹ lands next to (0, 0)
+    np.testing.assert_allclose(model.minimum, [0, 0], atol=1e-3 * max(abs(x), abs(y)) + 1e-9)
+    assert "whole surface" in view.caption.text()
+
+
+def test_a_slow_landscape_can_be_cancelled(qtbot, panel):
+    w, p = panel("samples/train_3_newton.json")
+    p.tabs.setCurrentWidget(p.landscape)
+    view = p.landscape
+    view.size_box.setValue(300)                 # point by point: a long job
+    assert view.draw()
+    assert view.cancel_button.isEnabled() and not view.draw_button.isEnabled()
+    qtbot.waitUntil(lambda: view.progress.value() > 0, timeout=60000)
+    view.cancel_button.click()
+    qtbot.waitUntil(lambda: view.job is None, timeout=60000)
+    assert "Cancelled" in view.note.text() and view.land is None
+    assert view.draw_button.isEnabled()
+
+
+# -- exports ----------------------------------------------------------------------------------
+
+def test_the_run_exports_as_gif_and_apng(qtbot, panel, tmp_path):
+    from gradviz.app.training.export import export_run, frame_steps
+    w, p = panel("samples/train_1_gd_bowl.json")
+    choose(p, "sgd", learning_rate="0.3")
+    p.run(10)
+    finish(qtbot, p)
+    draw(qtbot, p)
+    heard = []
+    count = export_run(p, tmp_path / "run.gif", progress=lambda i, n: heard.append((i, n)))
+    data = (tmp_path / "run.gif").read_bytes()
+    assert data.startswith(b"GIF89a") and count == 11        # steps 0..10, each different
+    assert heard[0] == (0, 11) and heard[-1] == (10, 11)
+    assert export_run(p, tmp_path / "run.png") == 11
+    assert b"acTL" in (tmp_path / "run.png").read_bytes()[:200]
+    # the plots are left showing the whole run
+    assert len(p.landscape.path_curve.getData()[0]) == 11
+    assert p.curves.loss_curve.getData()[1].size == 11
+    assert frame_steps(list(range(500)), 60)[::59] == [0, 499]
+
+
+def test_a_cancelled_run_export_leaves_no_file(qtbot, panel, tmp_path):
+    from gradviz.app.training.export import export_run
+    from gradviz.render import animation
+    w, p = panel("samples/train_1_gd_bowl.json")
+    p.run(5)
+    finish(qtbot, p)
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(animation.Cancelled):
+        export_run(p, out / "run.gif", progress=lambda i, n: i < 2)
+    assert list(out.iterdir()) == []
+
+
+@pytest.mark.parametrize("suffix, magic", [(".png", b"\x89PNG"), (".svg", b"<?xml"),
+                                           (".pdf", b"%PDF")])
+def test_the_plots_export_as_pictures(qtbot, panel, tmp_path, suffix, magic):
+    from gradviz.app.training.export import export_plots
+    w, p = panel("samples/train_2_valley.json")
+    p.run(5)
+    finish(qtbot, p)
+    path = export_plots(p, tmp_path / f"curves{suffix}")
+    assert open(path, "rb").read(5).startswith(magic)
+
+
+def test_the_last_step_is_written_out_with_its_numbers(qtbot, panel):
+    w, p = panel("samples/train_1_gd_bowl.json")
+    assert "Take a step" in p.last_step.text()
+    choose(p, "sgd", learning_rate="0.1")
+    p.step_button.click()
+    finish(qtbot, p)
+    text = p.last_step.text()
+    # x = 2, g = 2x = 4: w ← w − η·g = 2 − 0.1 × 4 = 1.6; y = 1, g = 6y = 6: 1 − 0.6 = 0.4
+    assert "Step 1" in text
+    assert "w ← w − η·g = 2 − 0.1 × 4 = 1.6" in text
+    assert "w ← w − η·g = 1 − 0.1 × 6 = 0.4" in text

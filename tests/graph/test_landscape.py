@@ -1,0 +1,164 @@
+"""The loss landscape: grid values against direct evaluation of the document and closed
+forms, batched and point-by-point alike; the local model against Rosenbrock's derivatives;
+progress, cancel and the path a run leaves."""
+import numpy as np
+import pytest
+
+from gradviz.graph import CONSTANT, OP, VARIABLE, Document, Node, Port
+from gradviz.graph import landscape as landscape_module
+from gradviz.graph.errors import DocumentError
+from gradviz.graph.evaluate import evaluate
+from gradviz.graph.landscape import Coordinate, landscape, local_model, window
+from gradviz.graph.training import PATH_POINTS, Trainer, loss_of, make_optimizer, with_values
+
+A, B = 1.0, 100.0
+
+
+def rosenbrock(x0=-1.5, y0=2.0, dtype=np.float64):
+    """f = (a − x)² + b·(y − x²)² over two scalar Variables."""
+    doc = Document()
+    doc.add(Node("x", VARIABLE, value=np.array(x0, dtype)))
+    doc.add(Node("y", VARIABLE, value=np.array(y0, dtype)))
+    doc.add(Node("a", CONSTANT, value=np.array(A, dtype)))
+    doc.add(Node("b", CONSTANT, value=np.array(B, dtype)))
+    for nid, op, inputs in [("d1", "subtract", ["a", "x"]), ("s1", "square", ["d1"]),
+                            ("x2", "square", ["x"]), ("d2", "subtract", ["y", "x2"]),
+                            ("s2", "square", ["d2"]), ("m", "multiply", ["b", "s2"]),
+                            ("f", "add", ["s1", "m"])]:
+        doc.add(Node(nid, OP, op=op))
+        for i, src in enumerate(inputs):
+            doc.connect(src, nid, dst_index=i)
+    doc.targets = [Port("f")]
+    doc.sources = [Port("x"), Port("y")]
+    return doc
+
+
+def f(x, y):
+    return (A - x) ** 2 + B * (y - x * x) ** 2
+
+
+def bowl():
+    """loss = Σ (w − c)² over a 3-vector w: the landscape over two of its entries."""
+    doc = Document()
+    doc.add(Node("w", VARIABLE, value=np.array([3.0, 1.0, -1.0], np.float32)))
+    doc.add(Node("c", CONSTANT, value=np.array([1.0, -2.0, 0.5], np.float32)))
+    for nid, op, inputs in [("d", "subtract", ["w", "c"]), ("sq", "square", ["d"]),
+                            ("loss", "reduce_sum", ["sq"])]:
+        doc.add(Node(nid, OP, op=op, attrs={"axis": None, "keepdims": False}
+                     if op == "reduce_sum" else {}))
+        for i, src in enumerate(inputs):
+            doc.connect(src, nid, dst_index=i)
+    doc.targets, doc.sources = [Port("loss")], [Port("w")]
+    return doc
+
+
+def direct(doc, x, y, a, b):
+    """The loss evaluated the ordinary way, with the two coordinates set to (a, b)."""
+    values = {}
+    for c, v in ((x, a), (y, b)):
+        array = np.array(values.get(c.port, _value(doc, c.port)))
+        array[c.index] = v
+        values[c.port] = array
+    trial = with_values(doc, values)
+    return loss_of(trial, evaluate(trial).values)
+
+
+def _value(doc, port):
+    node = doc.nodes[port.node]
+    return node.value
+
+
+X, Y = Coordinate(Port("x")), Coordinate(Port("y"))
+
+
+def test_rosenbrock_runs_batched_and_matches_direct_evaluation():
+    doc = rosenbrock()
+    heard = []
+    land = landscape(doc, X, Y, (-2.0, 2.0), (-1.0, 3.0), n=41, progress=heard.append)
+    assert land.batched and land.losses.shape == (41, 41)
+    gx, gy = np.meshgrid(land.xs, land.ys)
+    np.testing.assert_allclose(land.losses, f(gx, gy), rtol=1e-12)
+    for j, i in [(0, 0), (40, 40), (7, 33), (20, 20)]:
+        assert land.losses[j, i] == pytest.approx(direct(doc, X, Y, land.xs[i], land.ys[j]),
+                                                  rel=1e-12)
+    assert heard == sorted(heard) and heard[-1] == 1.0
+    assert land.center == (-1.5, 2.0) and land.held_fixed == 0
+    assert "whole surface" in land.note
+
+
+def test_point_by_point_gives_the_same_grid(monkeypatch):
+    doc = rosenbrock(dtype=np.float32)
+    batched = landscape(doc, X, Y, (-2.0, 2.0), (-1.0, 3.0), n=9)
+    monkeypatch.setattr(landscape_module, "_can_batch", lambda *a: False)
+    alone = landscape(doc, X, Y, (-2.0, 2.0), (-1.0, 3.0), n=9)
+    assert batched.batched and not alone.batched
+    np.testing.assert_array_equal(alone.losses, batched.losses)
+
+
+def test_entries_of_a_vector_hold_the_rest_fixed():
+    doc = bowl()
+    x, y = Coordinate(Port("w"), (0,)), Coordinate(Port("w"), (1,))
+    land = landscape(doc, x, y, (-1.0, 3.0), (-3.0, 1.0), n=5)
+    assert not land.batched and land.held_fixed == 1
+    assert "The other parameter entry is held at its current value" in land.note
+    gx, gy = np.meshgrid(land.xs, land.ys)
+    np.testing.assert_allclose(land.losses, (gx - 1) ** 2 + (gy + 2) ** 2 + 1.5 ** 2, rtol=1e-6)
+    assert land.losses[3, 1] == pytest.approx(direct(doc, x, y, land.xs[1], land.ys[3]), rel=1e-6)
+    np.testing.assert_array_equal(doc.nodes["w"].value, [3.0, 1.0, -1.0])   # untouched
+
+
+def test_cancel_stops_between_chunks(monkeypatch):
+    monkeypatch.setattr(landscape_module, "CHUNK_POINTS", 100)
+    heard = []
+
+    def progress(fraction):
+        heard.append(fraction)
+        if len(heard) == 2:
+            raise KeyboardInterrupt  # any exception ends the computation there
+    with pytest.raises(KeyboardInterrupt):
+        landscape(rosenbrock(), X, Y, (-2, 2), (-1, 3), n=100, progress=progress)
+    assert heard == [0.01, 0.02]
+
+
+def test_local_model_is_rosenbrocks_derivatives():
+    x0, y0 = -1.5, 2.0
+    model = local_model(rosenbrock(x0, y0), X, Y, damping=0.0)
+    g = [-2 * (A - x0) - 4 * B * x0 * (y0 - x0 ** 2), 2 * B * (y0 - x0 ** 2)]
+    h = np.array([[2 - 4 * B * y0 + 12 * B * x0 ** 2, -4 * B * x0], [-4 * B * x0, 2 * B]])
+    np.testing.assert_allclose(model.gradient, g, rtol=1e-12)
+    np.testing.assert_allclose(model.hessian, h, rtol=1e-12)
+    np.testing.assert_allclose(model.minimum, np.array([x0, y0]) - np.linalg.solve(h, g),
+                               rtol=1e-12)
+    assert model.loss == pytest.approx(f(x0, y0))
+
+
+def test_local_model_without_a_minimum_says_so():
+    # At (0, 1): fxx = 2 − 400 < 0, so H is indefinite and the model has no minimum.
+    model = local_model(rosenbrock(0.0, 1.0), X, Y, damping=0.0)
+    assert model.minimum is None and "not positive definite" in model.note
+
+
+def test_refusals():
+    doc = rosenbrock()
+    with pytest.raises(DocumentError, match="two different"):
+        landscape(doc, X, X, (0, 1), (0, 1))
+    with pytest.raises(DocumentError, match="'a' is not a Variable"):
+        landscape(doc, Coordinate(Port("a")), Y, (0, 1), (0, 1))
+
+
+def test_a_run_leaves_its_path_thinned():
+    trainer = Trainer(rosenbrock(), make_optimizer("sgd", learning_rate=1e-4))
+    trainer.run(3)
+    assert [step for step, _ in trainer.path] == [0, 1, 2, 3]
+    assert trainer.path[-1][1][Port("x")] == trainer.values()[Port("x")]
+    trainer.run(PATH_POINTS)
+    steps = [step for step, _ in trainer.path]
+    assert len(steps) <= PATH_POINTS and steps[0] == 0 and steps == sorted(steps)
+    assert len(set(np.diff(steps))) == 1                # evenly spaced after thinning
+
+
+def test_window_is_a_square_that_holds_the_path():
+    (x_lo, x_hi), (y_lo, y_hi) = window((1.0, 0.0), [(1.0, 0.5), (3.0, 0.0), (-1.0, 0.25)])
+    assert x_lo < -1.0 and x_hi > 3.0 and x_hi - x_lo == pytest.approx(4.0 * 1.5)
+    assert y_hi - y_lo == pytest.approx(x_hi - x_lo) and (y_lo + y_hi) / 2 == pytest.approx(0.25)
+    assert window((2.0, 0.0)) == ((2.0 - 1.5, 2.0 + 1.5), (-1.5, 1.5))

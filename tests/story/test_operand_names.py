@@ -1,0 +1,96 @@
+"""A local rule's operands never take a name the canvas gives another tensor (issue 20 §1):
+in `y = x * x` the rule 'grad_x = grad · y' would say y = 3 beside the node y showing 9."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gradviz import story
+from gradviz.graph import catalog, load
+from gradviz.graph.document import CONSTANT, OP, VARIABLE, Document, Node, Port
+from gradviz.story.operands import rename, words
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+
+
+def op(node_id, name, **attrs):
+    return Node(node_id, OP, op=name, attrs={**catalog.OPS[name].attrs, **attrs})
+
+
+def square_doc():
+    """y = x * x with x = 3: the rule's operand y is the node x."""
+    doc = Document(title="y = x * x")
+    doc.add(Node("x", VARIABLE, value=np.float32(3.0), watched=True))
+    doc.add(op("y", "multiply"))
+    doc.connect("x", "y", dst_index=0)
+    doc.connect("x", "y", dst_index=1)
+    doc.targets, doc.sources = [Port("y")], [Port("x")]
+    return doc
+
+
+def softmax_doc():
+    """p = softmax(y): softmax's rule names its output y, here the node p."""
+    doc = Document(title="softmax of y")
+    doc.add(Node("y", VARIABLE, value=np.array([1.0, 2.0, 0.5], np.float32), watched=True))
+    doc.add(op("p", "nn.softmax"))
+    doc.add(Node("w", CONSTANT, value=np.array([1.0, -2.0, 3.0], np.float32)))
+    doc.add(op("q", "multiply"))
+    doc.connect("y", "p")
+    doc.connect("p", "q", dst_index=0)
+    doc.connect("w", "q", dst_index=1)
+    doc.targets, doc.sources = [Port("q")], [Port("y")]
+    return doc
+
+
+def assert_no_clash(doc):
+    s = story.build(doc)
+    names = {n.label or n.id for n in doc.nodes.values()}
+    checked = 0
+    for step in s.of_kind("contribution"):
+        bound = step.operand_nodes
+        for operand, node in bound.items():
+            # An operand either is the node of that name or is no node's name at all.
+            assert operand == node or operand not in names, (step.title, operand, node)
+        for word in words(step.formula) & names:
+            assert bound.get(word) == word, (step.title, step.formula, word)
+        for operand, value in step.operands.items():
+            if operand != "grad" and operand in names and value is not None:
+                node = doc.nodes.get(operand)
+                shown = s.evaluation.values.get(Port(node.id)) if node is not None else None
+                if shown is not None:
+                    np.testing.assert_array_equal(np.asarray(value), np.asarray(shown))
+        checked += 1
+    return s, checked
+
+
+@pytest.mark.parametrize("path", sorted(SAMPLES.glob("*.json")), ids=lambda p: p.stem)
+def test_no_sample_gives_a_node_name_another_value(path):
+    assert_no_clash(load(path))
+
+
+def test_y_equals_x_times_x_names_the_operands_apart():
+    s, checked = assert_no_clash(square_doc())
+    assert checked == 2
+    first, second = s.of_kind("contribution")
+    assert first.formula == "grad_x = grad · a" and second.formula == "grad_a = grad · x"
+    assert first.operand_nodes == {"x": "x", "a": "x"}
+    assert float(first.operands["a"]) == 3.0 and float(second.operands["x"]) == 3.0
+    caption = " ".join(first.caption.split())
+    assert "grad_x = grad · a. Here a is 'x', so 'x' receives grad · x." in caption
+    assert "y" not in words(first.caption.split(":", 1)[1])   # y is the node showing 9
+
+
+def test_softmax_output_is_named_apart_from_its_input_node():
+    s, checked = assert_no_clash(softmax_doc())
+    step = next(st for st in s.of_kind("contribution") if st.op_type == "Softmax")
+    assert step.formula == "grad_x = a · (grad - Σ grad·a)"
+    assert "Here x is 'y' and a is 'p', so 'y' receives p · (grad - Σ grad·p)." in step.caption
+    assert step.operand_nodes["x"] == "y" and step.operand_nodes["a"] == "p"
+    np.testing.assert_allclose(step.operands["a"], s.evaluation.values[Port("p")])
+
+
+def test_rename_reaches_the_gradient_name_and_digit_products():
+    assert rename("grad_y = grad · dy · (-2y)", {"y": "a"}) == "grad_a = grad · dy · (-2a)"
+    assert rename("grad_x = grad · y, 0 where y = 0", {"x": "a", "y": "b"}) == \
+        "grad_a = grad · b, 0 where b = 0"
+    assert rename("grad_a = grad @ bᵀ + x̂ · x", {"b": "c", "x": "d"}) == "grad_a = grad @ cᵀ + d̂ · d"
