@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from gradviz.app import create_window
 from gradviz.app.window import recovery as recovery_module
 from gradviz.app.window.main_window import SAMPLES_DIR, SEED_SAMPLE
 from gradviz.graph import fileformat
@@ -23,28 +22,6 @@ Button = QMessageBox.StandardButton
 @pytest.fixture(autouse=True)
 def temp_settings(app_env):
     return app_env.tmp
-
-
-@pytest.fixture
-def make_window(qtbot):
-    windows = []
-
-    def make(path=None, offer_recovery=True):
-        w = create_window(path, offer_recovery=offer_recovery)
-        qtbot.addWidget(w)
-        windows.append(w)
-        return w
-    yield make
-    for w in windows:
-        w.controller.undo_stack.setClean()  # teardown never asks
-        w.autosaver.wait()
-
-
-@pytest.fixture
-def seed_copy(tmp_path):
-    path = tmp_path / "seed.gradviz.json"
-    shutil.copy(SEED, path)
-    return path
 
 
 def autosave(window):

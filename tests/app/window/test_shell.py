@@ -9,7 +9,6 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QMessageBox, QTableWidget
 
-from gradviz.app import create_window
 from gradviz.app.window.recovery import RecentFiles
 from gradviz.app.window.main_window import SAMPLES_DIR, SEED_SAMPLE, samples
 from gradviz.graph import Port, fileformat
@@ -23,27 +22,6 @@ Button = QMessageBox.StandardButton
 def temp_settings(app_env):
     """QSettings, recovery files and message boxes in tmp_path (conftest's app_env)."""
     return app_env.tmp
-
-
-@pytest.fixture
-def make_window(qtbot):
-    windows = []
-
-    def make(path=None, offer_recovery=True):
-        w = create_window(path, offer_recovery=offer_recovery)
-        qtbot.addWidget(w)
-        windows.append(w)
-        return w
-    yield make
-    for w in windows:
-        w.controller.undo_stack.setClean()  # teardown never asks
-
-
-@pytest.fixture
-def seed_copy(tmp_path):
-    path = tmp_path / "seed.gradviz.json"
-    shutil.copy(SEED, path)
-    return path
 
 
 def _edit_a_lot(window):
