@@ -3,6 +3,7 @@
 The public API is shaped like TensorFlow's, so the seed documents' code runs with
 `import gradviz as tf`.
 """
+import importlib as _importlib
 import types as _types
 
 from .engine import dtypes as _dtypes
@@ -29,9 +30,8 @@ from .engine.ops.reduce import (clip_by_norm, norm, reduce_all, reduce_any,  # n
 from .engine.ops.shape import (broadcast_to, concat, expand_dims, gather, identity, pad,  # noqa: F401
                                rank, reshape, shape, size, slice, split, squeeze, stack,
                                stop_gradient, tile, transpose, unstack)
-from .engine.registry import (NotDifferentiable, RegisterGradient, define_op,  # noqa: F401
-                              gradient_registry, no_gradient)
-from .engine.backward import Observer  # noqa: F401
+from .engine.registry import NotDifferentiable, RegisterGradient, define_op, no_gradient  # noqa: F401
+from .engine.backward import Observer, gradient_registry  # noqa: F401
 from .engine.tape import GradientTape, UnconnectedGradients  # noqa: F401
 from .engine.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor  # noqa: F401
 from .engine import layers as _layers, layers_conv as _layers_conv, nest, \
@@ -82,3 +82,13 @@ test = _types.SimpleNamespace(compute_gradient=_gradient_checker.compute_gradien
 sigmoid = _nn.sigmoid
 newaxis = None
 del _reduce
+
+
+def __getattr__(name):
+    """`gradviz.capture` (a tape as a document, tape_document.py) is loaded on first use:
+    it needs graph, story and render, which themselves import gradviz."""
+    if name in ("capture", "TapeDocument"):
+        value = getattr(_importlib.import_module(f"{__name__}.tape_document"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

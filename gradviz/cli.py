@@ -6,7 +6,10 @@
     gradviz run FILE                    values and gradients as JSON
     gradviz trace SCRIPT -o FILE        run a Python script and save its tape as a document
     gradviz train FILE                  run an optimizer on the document's Variables
+    gradviz samples                     the bundled sample documents (the lessons)
 
+FILE is a document's path, or the name of a bundled sample (`004_matmul_sum`), so the
+samples work the same from a checkout and from an installed wheel.
 Bad input (a missing file, malformed JSON, an invalid graph, a step out of range) exits
 with status 2 and one line on stderr, `gradviz: error: <what and where>`, never a
 traceback. A warning (a NaN or infinity, named where it first appears) does not stop a
@@ -18,10 +21,15 @@ given.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+import time
+from importlib.metadata import PackageNotFoundError, version
 
-COMMANDS = ("export", "explain", "run", "trace", "train")
+from . import bundled
+
+COMMANDS = ("export", "explain", "run", "trace", "train", "samples")
 
 DESCRIPTION = """\
 gradviz makes backpropagation visible.
@@ -33,6 +41,7 @@ commands:
   gradviz run FILE                 values and gradients as JSON
   gradviz trace SCRIPT -o FILE     record a script's tape as a graph document
   gradviz train FILE               train the document's Variables (SGD, RMSprop, Adam, Newton)
+  gradviz samples                  list the bundled samples; FILE may name one (004_matmul_sum)
 """
 
 class UsageError(Exception):
@@ -45,10 +54,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _version() -> str:
-    try:
-        from importlib.metadata import PackageNotFoundError, version
-    except ImportError:  # pragma: no cover
-        return "0.1.0"
     try:
         return version("gradviz")
     except PackageNotFoundError:
@@ -81,7 +86,22 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("script", metavar="SCRIPT")
     trace.add_argument("-o", "--output", required=True, metavar="FILE")
     _add_train_parser(sub)
+
+    sub.add_parser("samples", help="list the bundled sample documents (the lessons)")
     return parser
+
+
+def _document_path(path):
+    """The file FILE names: the path itself, or else the bundled sample of that name."""
+    if os.path.exists(path):
+        if os.path.isdir(path):
+            raise UsageError(f"{path}: is a directory, not a document")
+        return path
+    found = bundled.sample(path)
+    if found is None:
+        raise UsageError(f"{path}: no such file, nor a bundled sample (`gradviz samples` "
+                         f"lists them)")
+    return str(found)
 
 
 # --option -> (the optimizer's hyper-parameter, its help); defaults are Keras' own.
@@ -118,6 +138,7 @@ def _add_train_parser(sub):
 
 
 def _train(args):
+    # loaded per command: `gradviz --help` stays quick
     from .graph.training import OPTIMIZERS, hyper_parameters, make_optimizer
 
     name = args.optimizer.lower()
@@ -142,12 +163,12 @@ def _train(args):
         for option, (key, _) in TRAIN_OPTIONS.items():
             message = message.replace(f"`{key}`", f"--{option}")
         raise UsageError(message) from None
-    if not os.path.exists(args.file):
-        raise UsageError(f"{args.file}: no such file")
+    path = _document_path(args.file)
+    # loaded per command: `gradviz --help` stays quick
     from .graph.cli_commands import train_command
 
     bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
-    code, text = train_command(args.file, optimizer, args.steps, args.output, args.log,
+    code, text = train_command(path, optimizer, args.steps, args.output, args.log,
                                args.param, progress=bar, warn=_warn)
     if bar:
         bar.close()
@@ -162,7 +183,6 @@ class _ProgressBar:
         self.stream, self.width, self.last, self.drawn = stream, width, 0.0, False
 
     def __call__(self, done, total, loss):
-        import time
         now = time.monotonic()
         if done < total and now - self.last < 0.05:
             return
@@ -180,21 +200,19 @@ class _ProgressBar:
 
 
 def _load(path):
+    # loaded per command: `gradviz --help` stays quick
     from .graph.errors import DocumentError
     from .graph.fileformat import load
 
-    if not os.path.exists(path):
-        raise UsageError(f"{path}: no such file")
-    if os.path.isdir(path):
-        raise UsageError(f"{path}: is a directory, not a document")
     try:
-        return load(path)
+        return load(_document_path(path))
     except DocumentError as error:
         raise UsageError(f"{path}: {error}") from None
 
 
 def _story(doc, path):
     """The backprop story; its first error stops the command, its warnings are printed."""
+    # loaded per command: `gradviz --help` stays quick
     from . import story as story_module
     from .graph.errors import DocumentError, errors, warnings
 
@@ -215,6 +233,7 @@ def _warn(line):
 
 
 def _export(args):
+    # Qt loads only for the commands that paint
     from .render import get_theme
 
     ext = os.path.splitext(args.output)[1].lower()
@@ -235,6 +254,7 @@ def _export(args):
         n = len(story.steps)
         if not -n <= args.step < n:
             raise UsageError(f"--step {args.step}: {args.file} has {n} story steps (0..{n - 1})")
+    # Qt loads only for the commands that paint
     from .render import export
 
     try:
@@ -248,6 +268,7 @@ def _export(args):
 
 
 def _explain(args):
+    # loaded per command: `gradviz --help` stays quick
     from .story.text import explain
 
     doc = _load(args.file)
@@ -259,17 +280,18 @@ def _explain(args):
 
 
 def _run(args):
-    if not os.path.exists(args.file):
-        raise UsageError(f"{args.file}: no such file")
+    path = _document_path(args.file)
+    # loaded per command: `gradviz --help` stays quick
     from .graph.cli_commands import run_command
 
-    code, text = run_command(args.file, warn=_warn)
+    code, text = run_command(path, warn=_warn)
     return _emit(code, text)
 
 
 def _trace(args):
     if not os.path.exists(args.script):
         raise UsageError(f"{args.script}: no such file")
+    # loaded per command: `gradviz --help` stays quick
     from .graph.cli_commands import trace_command
 
     code, text = trace_command(args.script, args.output)
@@ -286,11 +308,20 @@ def _emit(code, text):
     return code
 
 
+def _samples(args):
+    for path in bundled.sample_paths():
+        try:
+            title = json.loads(path.read_text(encoding="utf-8")).get("title", "")
+        except (OSError, ValueError):
+            title = ""
+        print(f"{path.stem:<36} {title}")
+    return 0
+
+
 def _open_app(path=None):
-    if path is not None and not os.path.exists(path):
-        raise UsageError(f"{path}: no such file")
-    if path is not None and os.path.isdir(path):
-        raise UsageError(f"{path}: is a directory, not a document")
+    if path is not None:
+        path = _document_path(path)
+    # the app and Qt load only when a window opens
     try:
         from .app import main as app_main
     except ModuleNotFoundError as error:
@@ -316,6 +347,9 @@ def _dispatch(argv):
         return _open_app()
     if args.command == "trace":
         return _trace(args)  # the user's script: its warnings are its own
+    if args.command == "samples":
+        return _samples(args)
+    # loaded per command: `gradviz --help` stays quick
     from .graph.build import quiet
 
     with quiet():  # a NaN is reported in words, as a warning on its node, not by numpy
@@ -341,6 +375,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _describe(error):
+    # loaded per command: `gradviz --help` stays quick
     try:
         from .graph.errors import DocumentError
     except ImportError:  # pragma: no cover

@@ -1,8 +1,8 @@
 """The architecture holds: import-linter's contracts in pyproject.toml (layers
 engine < graph < story < render < app < cli, no Qt below render, the app's rooms) and no
 import cycle anywhere in gradviz (a module two others need goes below both)."""
+import ast
 import os
-from fnmatch import fnmatch
 import subprocess
 import sys
 from pathlib import Path
@@ -10,17 +10,6 @@ from pathlib import Path
 import grimp
 
 ROOT = Path(__file__).resolve().parents[1]
-# The circles issue 24 is breaking, smallest first; each goes from this list when it is
-# broken, and no module may join one. (Patterns: fnmatch.)
-KNOWN_CYCLES = [
-    ("gradviz.engine.array", "gradviz.engine.backend", "gradviz.engine.backward",
-     "gradviz.engine.execute", "gradviz.engine.recording", "gradviz.engine.registry",
-     "gradviz.engine.tensor", "gradviz.engine.ops.*"),
-    ("gradviz.engine.blocks", "gradviz.engine.tape"),
-    ("gradviz.graph.build", "gradviz.graph.fileformat", "gradviz.graph.validate"),
-    ("gradviz.story.assemble", "gradviz.story.local", "gradviz.story.model",
-     "gradviz.story.studies", "gradviz.story.study_text", "gradviz.story.text"),
-]
 
 
 def test_import_linter_contracts_are_kept():
@@ -89,9 +78,53 @@ def test_gradviz_imports_have_no_cycle():
     finally:
         sys.path.remove(str(ROOT))
     assert graph.find_modules_directly_imported_by("gradviz.app.window.main_window")
-    new = [c for c in import_cycles(graph) if not any(known_cycle(c, k) for k in KNOWN_CYCLES)]
-    assert not new, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in new)
+    cycles = import_cycles(graph)
+    assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
 
 
-def known_cycle(cycle, patterns):
-    return all(any(fnmatch(module, p) for p in patterns) for module in cycle)
+def late_imports(root):
+    """(path, line, node) of every import made inside a function of the package."""
+    found = {}
+    for path in sorted((root / "gradviz").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for function in ast.walk(tree):
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.update(((path, node.lineno), node) for node in ast.walk(function)
+                             if isinstance(node, (ast.Import, ast.ImportFrom)))
+    return [(path, lineno, node) for (path, lineno), node in sorted(found.items())]
+
+
+def says_why(lines, lineno):
+    """A comment on the import's line, or on the line above its group of imports
+    (a `try:` or a blank line inside the group counts as part of it)."""
+    i = lineno - 1
+    if "#" in lines[i]:
+        return True
+    while i > 0 and (lines[i - 1].strip().startswith(("from ", "import ", "try:"))
+                     or not lines[i - 1].strip() and i > 1
+                     and lines[i - 2].strip().startswith(("from ", "import "))):
+        i -= 1
+        if "#" in lines[i]:
+            return True
+    return i > 0 and lines[i - 1].strip().startswith("#")
+
+
+def test_an_import_inside_a_function_says_why():
+    """Imports run at the top; one inside a function is for a heavy optional dependency
+    loaded late on purpose (numba, pyqtgraph, Qt, the app from the CLI), and says so."""
+    silent = []
+    for path, lineno, _ in late_imports(ROOT):
+        lines = path.read_text(encoding="utf-8").split("\n")
+        if not says_why(lines, lineno):
+            silent.append(f"{path.relative_to(ROOT)}:{lineno}: {lines[lineno - 1].strip()}")
+    assert not silent, "imports inside functions without a reason:\n" + "\n".join(silent)
+
+
+def test_a_silent_late_import_is_found(tmp_path):
+    package = tmp_path / "gradviz"
+    package.mkdir()
+    (package / "m.py").write_text("def f():\n    # numba: late on purpose\n    import numba\n\n"
+                                  "def g():\n    import json\n", encoding="utf-8")
+    found = late_imports(tmp_path)
+    lines = (package / "m.py").read_text(encoding="utf-8").split("\n")
+    assert [(n, says_why(lines, n)) for _, n, _ in found] == [(3, True), (6, False)]

@@ -8,13 +8,15 @@ arranges it and turns user actions into undoable document edits.
 import gc
 import os
 import sys
-from pathlib import Path
 
-ICON = Path(__file__).resolve().parents[2] / "resources" / "gradviz.svg"
+from .. import bundled
+
+ICON = bundled.resource("gradviz.svg")
 
 
 def create_window(path=None, offer_recovery=True, settings=None):
     """The main window on `path` (or the seed 004 sample), recovery offered; not shown yet."""
+    # Qt and the window load when a window opens, not when the CLI imports `main`.
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
@@ -51,7 +53,7 @@ def collect_less():
 
 def _no_display():
     """On Linux without X or Wayland Qt would abort; say so in words instead."""
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication  # Qt loads when a window opens
     return (sys.platform.startswith("linux") and QApplication.instance() is None
             and not any(os.environ.get(k) for k in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")))
 
@@ -65,6 +67,7 @@ def main(argv=None):
               "`gradviz export FILE -o picture.png`, `gradviz explain FILE`, `gradviz run FILE`.",
               file=sys.stderr)
         return 2
+    # Qt loads when a window opens, not when the CLI imports `main`.
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
@@ -73,7 +76,7 @@ def main(argv=None):
     QCoreApplication.setApplicationName("gradviz")
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "gradviz"])
     app.setApplicationDisplayName("gradviz")
-    from . import theme
+    from . import theme  # Qt widgets: loaded with the window
     from PySide6.QtCore import QSettings
     theme.apply(str(QSettings().value("view/theme", "light")), app)
     window = create_window(argv[0] if argv else None)

@@ -16,9 +16,14 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..graph import catalog, fileformat
+from ..graph.build import build
 from ..graph.document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document, Edge,
                               Node, Port, text_problem)
-from ..graph.validate import structure_problems, text_problems
+from ..graph.errors import DocumentError, Problem
+from ..graph.evaluate import checks_hold, evaluate
+from ..graph.structure import input_slots, structure_problems, text_problems
+from ..story.build import tell as tell_story
+from ..story.recorder import Recorder
 from .snapshots import changed_attributes, same_for_engine, same_names, snapshot
 
 
@@ -47,7 +52,6 @@ class Result:
             try:
                 self._story = tell()
             except Exception as e:  # a story that cannot be told must not stop the editor
-                from ..graph.errors import Problem
                 self.problems.append(Problem(f"the story could not be told: {type(e).__name__}: "
                                              f"{e}", where="story"))
         return self._story
@@ -420,7 +424,6 @@ def _checked(basis, doc):
     last = basis.result.evaluation if basis is not None else None
     if last is None:
         return None
-    from ..graph.evaluate import checks_hold
     changed = changed_attributes(basis.evaluated, doc)
     return last if changed is not None and checks_hold(last, basis.evaluated, doc, changed) else None
 
@@ -431,9 +434,6 @@ def _evaluate(doc, same_structure_as=None):
 
     The graph layer evaluates whatever can run: a problem stops only the nodes that
     depend on it, so a stray node elsewhere never hides the target's gradient."""
-    from ..graph.errors import DocumentError, Problem
-    from ..graph.evaluate import evaluate
-    from ..story.recorder import Recorder
     recorder = Recorder()
     try:
         evaluation = evaluate(doc, observer=recorder, same_structure_as=same_structure_as)
@@ -447,7 +447,6 @@ def _evaluate(doc, same_structure_as=None):
 
 def _teller(doc, evaluation, events):
     def tell():
-        from ..story.build import tell as tell_story
         return tell_story(doc, evaluation, events)
     return tell
 
@@ -486,7 +485,6 @@ def _shape_problem(doc, node_id, evaluation=None):
     upstream values the edge cannot change), so only this one node runs; without an
     evaluation the whole document runs.
     """
-    from ..graph.build import build
     edges = doc.inputs_of(node_id)
     node = doc.nodes[node_id]
     needed, _ = _input_count(node)
@@ -518,5 +516,4 @@ def _one_node_document(node, edges, values):
 
 
 def _input_count(node):
-    from ..graph.build import input_slots
     return input_slots(node)

@@ -109,7 +109,6 @@ def export_widget(widget, path, scale=2.0):
 def study_view_on_screen(window):
     """The study view the user looks at: the one with the keyboard focus, else the first
     whose dock is shown and raised; None when no study dock is on screen."""
-    from PySide6.QtWidgets import QApplication
     shown = [d.view for d in getattr(window, "study_docks", {}).values()
              if getattr(d, "view", None) is not None and d.isVisible()
              and not d.visibleRegion().isEmpty()]

@@ -1,9 +1,9 @@
 """The two namespaces a gradient rule is written against.
 
-`numpy`: plain arrays, used when nothing records the backward pass (the fast path).
-`gradviz`: the recorded ops themselves, used when an outer tape is recording, so the
-gradient computation is differentiable in turn. A rule calls `F.name(...)` with the
-same signature in both.
+`numpy` (here): plain arrays, used when nothing records the backward pass (the fast
+path). `gradviz` (backend_gradviz.py, above the ops): the recorded ops themselves, used
+when an outer tape is recording, so the gradient computation is differentiable in turn.
+A rule calls `F.name(...)` with the same signature in both.
 """
 import math
 import types
@@ -149,114 +149,3 @@ numpy = types.SimpleNamespace(
     avg_pool=windows.avg_pool,
     avg_pool_grad=windows.avg_pool_grad,
 )
-
-
-def _gradviz_namespace():
-    from .ops import conv, linalg, math, nn, pool, reduce, shape
-    from . import array
-    from .execute import apply, tensors
-
-    # Rules pass shapes that fit, so the hot shape ops skip the public functions'
-    # argument checks (which cost more than the op itself on small tensors).
-    def matmul(a, b, transpose_a=False, transpose_b=False):
-        return apply(linalg.MATMUL, tensors(a, b),
-                     {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)})
-
-    def reshape(x, new_shape):
-        new_shape = tuple(map(int, new_shape))
-        if -1 in new_shape:
-            return shape.reshape(x, new_shape)
-        return apply(shape.RESHAPE, tensors(x), {"shape": new_shape})
-
-    def broadcast_to(x, new_shape):
-        return apply(shape.BROADCAST_TO, tensors(x), {"shape": tuple(map(int, new_shape))})
-
-    def conv2d(x, w, **geometry):
-        return apply(conv.CONV2D, tensors(x, w), geometry)
-
-    def conv2d_backprop_input(g, w, input_sizes, **geometry):
-        return apply(conv.CONV2D_BACKPROP_INPUT, tensors(g, w),
-                     dict(geometry, input_sizes=tuple(input_sizes)))
-
-    def conv2d_backprop_filter(x, g, filter_sizes, **geometry):
-        return apply(conv.CONV2D_BACKPROP_FILTER, tensors(x, g),
-                     dict(geometry, filter_sizes=tuple(filter_sizes)))
-
-    def max_pool_grad(x, y, g, **geometry):
-        return apply(pool.MAX_POOL_GRAD, tensors(x, y, g), geometry)
-
-    def max_pool_grad_grad(x, y, u, **geometry):
-        return apply(pool.MAX_POOL_GRAD_GRAD, tensors(x, y, u), geometry)
-
-    def avg_pool(x, **geometry):
-        return apply(pool.AVG_POOL, tensors(x), geometry)
-
-    def avg_pool_grad(g, orig_input_shape, **geometry):
-        return apply(pool.AVG_POOL_GRAD, tensors(g),
-                     dict(geometry, orig_input_shape=tuple(orig_input_shape)))
-
-    return types.SimpleNamespace(
-        matmul=matmul,
-        reshape=reshape,
-        broadcast_to=broadcast_to,
-        transpose=shape.transpose,
-        reduce_sum=reduce.reduce_sum,
-        reduce_mean=reduce.reduce_mean,
-        reduce_prod=reduce.reduce_prod,
-        cast=math.cast,
-        equal=math.equal,
-        greater=math.greater,
-        greater_equal=math.greater_equal,
-        less=math.less,
-        less_equal=math.less_equal,
-        logical_not=math.logical_not,
-        logical_and=math.logical_and,
-        where=math.where,
-        ones_like=array.ones_like,
-        zeros_like=array.zeros_like,
-        zeros=array.zeros,
-        masked=math.masked,
-        multiply_no_nan=math.multiply_no_nan,
-        log=math.log,
-        exp=math.exp,
-        sqrt=math.sqrt,
-        sin=math.sin,
-        cos=math.cos,
-        sign=math.sign,
-        pow=math.pow,
-        sigmoid=nn.sigmoid,
-        tanh_grad=math.tanh_grad,
-        relu_grad=nn.relu_grad,
-        sigmoid_grad=nn.sigmoid_grad,
-        elu_grad=nn.elu_grad,
-        split=shape.split,
-        concat=shape.concat,
-        stack=shape.stack,
-        unstack=shape.unstack,
-        strided_slice=shape.strided_slice,
-        slice_grad=shape.slice_grad,
-        gather=shape.gather,
-        gather_grad=shape.gather_grad,
-        einsum=linalg.einsum,
-        solve=linalg.solve,
-        sum_to_shape=shape.sum_to_shape,
-        conv2d=conv2d,
-        conv2d_backprop_input=conv2d_backprop_input,
-        conv2d_backprop_filter=conv2d_backprop_filter,
-        max_pool_grad=max_pool_grad,
-        max_pool_grad_grad=max_pool_grad_grad,
-        avg_pool=avg_pool,
-        avg_pool_grad=avg_pool_grad,
-    )
-
-
-class _Lazy:
-    """Stands in for the gradviz namespace until first use (the ops import this module)."""
-
-    def __getattr__(self, name):
-        global gradviz
-        gradviz = _gradviz_namespace()
-        return getattr(gradviz, name)
-
-
-gradviz = _Lazy()

@@ -7,7 +7,10 @@ An optional Observer receives each step (the story is told from it).
 """
 import numpy as np
 
-from . import backend as _backend
+from . import backend, backend_gradviz, registry
+from .array import zeros_like
+from .execute import apply
+from .ops import shape as shape_ops
 from .recording import _state
 from .registry import define_op
 from .tensor import Tensor, Variable, convert_to_tensor
@@ -55,7 +58,7 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
     such a tensor's gradient is dropped once its consumers are done (tape.h).
     """
     differentiable = bool(_state.recording)
-    F = _backend.gradviz if differentiable else _backend.numpy
+    F = backend_gradviz.gradviz if differentiable else backend.numpy
 
     source_ids = {s._id for s in sources if s._value.dtype.kind == "f"
                   and (on_tape is None or s._id in on_tape)}
@@ -163,19 +166,6 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
             observer.accumulate(s, g)
         results.append(g)
     return results
-
-
-_SHAPE_OPS = None
-
-
-def _shape_ops():
-    """gradviz.engine.ops.shape, imported once on first use (it imports this module);
-    a `from .ops import shape` in a hot function would run importlib's Python code."""
-    global _SHAPE_OPS
-    if _SHAPE_OPS is None:
-        from .ops import shape
-        _SHAPE_OPS = shape
-    return _SHAPE_OPS
 
 
 def _as_tensor(c):
@@ -341,7 +331,6 @@ def _recorded_inputs(op):
             break
     else:
         return inputs
-    from .execute import apply
     return [apply(_READ_VARIABLE, (t,), {"value": v})
             if type(t) is Variable and t._value is not v else t
             for t, v in zip(inputs, values)]
@@ -368,7 +357,7 @@ def _call_grad_fn(op, g, nbatch):
     if nbatch == 0:
         grads = fn(op, *(_as_tensor(x) for x in (g if isinstance(g, list) else [g])))
         return _as_list(grads, op)
-    S = _shape_ops()
+    S = shape_ops
     gs = g if isinstance(g, list) else [g]
     gs = [_as_tensor(x) for x in gs]
     batch = tuple(gs[0].shape[:nbatch])
@@ -401,24 +390,44 @@ def _as_list(grads, op):
 
 def tf_style_grad(opdef):
     """Wrap a built-in rule as TF's `fn(op, grad) -> [grad per input]`."""
-    from . import backend
-
     def grad(op, *grads):
-        from .array import zeros_like
         gs = [zeros_like(o) if g is None else convert_to_tensor(g)  # TF: None for an unused output
               for g, o in zip(grads, op.outputs)]
         g = gs[0] if opdef.n_outputs == 1 else gs
         out = op.outputs[0] if opdef.n_outputs == 1 else op.outputs
         needs = tuple(t._value.dtype.kind == "f" for t in op.inputs)
-        contributions = opdef.rule(backend.gradviz, g, _recorded_inputs(op), out, op.attrs, needs)
+        contributions = opdef.rule(backend_gradviz.gradviz, g, _recorded_inputs(op), out, op.attrs, needs)
         nb = gs[0].ndim - op.outputs[0].ndim
         result = []
         for c, t in zip(contributions, op.inputs):
             if c is not None:
                 shape = tuple(gs[0].shape[:nb]) + tuple(t.shape)
                 if tuple(c.shape) != shape:
-                    c = backend.gradviz.sum_to_shape(c, shape, nb)
+                    c = backend_gradviz.gradviz.sum_to_shape(c, shape, nb)
             result.append(c)
         return result
     grad.__name__ = f"_{opdef.type}Grad"
     return grad
+
+
+class _GradientRegistry:
+    """`lookup(type)` gives a TF-style `fn(op, grad)`, as TF's _gradient_registry."""
+
+    def lookup(self, op_type):
+        if op_type in registry._PENDING:
+            return registry._PENDING[op_type]
+        op = registry._OPS.get(op_type)
+        if op is None or not op.has_gradient:
+            raise LookupError(f"No gradient defined for operation type '{op_type}'")
+        if op.grad_fn is not None:
+            return op.grad_fn
+        if op.no_gradient:
+            return lambda operation, *grads: [None] * len(operation.inputs)
+        return tf_style_grad(op)
+
+    def list(self):
+        return sorted([t for t, op in registry._OPS.items() if op.has_gradient]
+                      + list(registry._PENDING))
+
+
+gradient_registry = _GradientRegistry()

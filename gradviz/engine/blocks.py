@@ -14,6 +14,10 @@ depend on the source are aligned; anything else (a reduction over axis 0, a matm
 that mixes rows, gather, batch norm, a custom gradient) ends it, and `jacobian` falls
 back to the dense pass.
 """
+import numpy as np
+
+from .backward import backward
+from .tensor import Tensor
 
 # False: jacobian always takes the dense pass (to compare, or to rule this path out).
 ENABLED = True
@@ -107,20 +111,15 @@ def row_aligned(entries, target, source):
     return goal in aligned
 
 
-def block_jacobian(entries, target, sources, zero, relevant=None):
+def block_jacobian(entries, target, sources, zero, relevant=None, *, chunk_size):
     """`jacobian` for a target row-aligned with every source (see `row_aligned`):
     per_row backward passes' worth of seeds instead of target.size, then the blocks
-    are placed on the diagonal of a zero Jacobian. Numpy only (no tape records this)."""
-    import numpy as np
-
-    from .backward import backward
-    from .tape import _chunk_size
-    from .tensor import Tensor
-
+    are placed on the diagonal of a zero Jacobian. Numpy only (no tape records this).
+    `chunk_size(entries, n)`: how many seeds one pass carries (the tape's memory budget)."""
     rows = target._value.shape[0]
     per_row = target._value.size // rows
     dtype = target._value.dtype
-    chunk = _chunk_size(entries, per_row)
+    chunk = chunk_size(entries, per_row)
     parts = [[] for _ in sources]
     for start in range(0, per_row, chunk):
         stop = min(per_row, start + chunk)

@@ -4,6 +4,7 @@ import numpy as np
 
 from .tape import GradientTape
 from .tensor import Tensor
+from .ops.shape import concat, reshape
 
 
 def _as64(x):
@@ -104,7 +105,6 @@ def check_grads(f, args, order=2, eps=1e-6, rtol=1e-5, atol=1e-7, seed=0, jacobi
         v = Tensor._wrap(rng.standard_normal(y.shape))
 
         def pullback(*xs):
-            from .ops.shape import concat, reshape
             with GradientTape(watch_accessed_variables=False) as tape:
                 tape.watch(list(xs))
                 out = f(*xs)

@@ -2,6 +2,9 @@
 from . import nest
 from .tape import GradientTape
 from .tensor import Tensor, convert_to_tensor
+from .array import zeros_like
+from .ops.math import multiply
+from .ops.reduce import reduce_sum
 
 
 def _primals(primals):
@@ -38,7 +41,6 @@ def jvp(f, primals, tangents):
     u ↦ Jᵀu is linear, so differentiating <Jᵀu, t> with respect to u gives J t; this
     is the "double backward" trick TF's ForwardAccumulator falls back on.
     """
-    from .array import zeros_like
     if not isinstance(primals, (list, tuple)):  # one primal, one tangent
         primals, tangents = [primals], [tangents]
     primals = _primals(primals)
@@ -75,8 +77,6 @@ def hessian(f, x):
 
 def hvp(f, x, v):
     """H·v for scalar f without forming H: the gradient of <∇f(x), v>."""
-    from .ops.math import multiply
-    from .ops.reduce import reduce_sum
     (x,) = _primals([x])
     (v,) = _like([v], [x])
     with GradientTape(watch_accessed_variables=False) as outer:

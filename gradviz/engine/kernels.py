@@ -6,6 +6,7 @@ app can call `warm_up()` from a worker thread. GRADVIZ_NUMBA=0 selects the numpy
 twins everywhere; the tests check that both paths agree. Small arrays always take
 numpy: below MIN_SIZE elements a kernel call costs more than it saves.
 """
+import importlib.util
 import os
 import threading
 
@@ -24,7 +25,7 @@ def _kernel(name):
         with _lock:
             fn = _compiled.get(name)
             if fn is None:
-                from . import _numba_kernels
+                from . import _numba_kernels  # numba: imported and compiled on first use
                 fn = getattr(_numba_kernels, name)
                 _compiled[name] = fn
     return fn
@@ -50,7 +51,6 @@ def _numba_installed():
     """Without numba every kernel takes its numpy twin instead of failing."""
     global _installed
     if _installed is None:
-        import importlib.util
         _installed = importlib.util.find_spec("numba") is not None
     return _installed
 
@@ -61,7 +61,7 @@ def compiled(fn):
     if not ENABLED or not _numba_installed():
         return None
     try:
-        import numba
+        import numba  # heavy and optional: imported only when a kernel compiles
         return numba.njit(cache=True, nogil=True)(fn)
     except Exception:  # noqa: BLE001 (a numba that cannot compile here: fall back)
         return None
@@ -71,7 +71,7 @@ def warm_up():
     """Compile (or load from cache) every kernel; safe to call from a worker thread."""
     if not ENABLED or not _numba_installed():
         return
-    from . import _numba_kernels
+    from . import _numba_kernels  # numba: imported when asked to warm up
     _numba_kernels.warm_up()
 
 
@@ -123,6 +123,25 @@ def scatter_add(g, indices, axis, shape):
         for j in range(idx.size):  # per index, vectorised over pre and post
             out[:, idx[j], :] += g3[:, j, :]
     return out.reshape(shape)
+
+
+# -- sliding windows: im2col and its transpose (convolution, pooling) ------------------
+
+def gather_windows(xp, out_hw, k_hw, steps):
+    """Every window of a padded NHWC `xp` (C order, leading axes allowed), copied:
+    (..., Ho, Wo, KH, KW, C). `steps`: (stride h, stride w, dilation h, dilation w).
+    numba's loop copies a few channels at a time ~5x faster than numpy's strided copy."""
+    x4 = xp.reshape((-1,) + xp.shape[-3:])
+    cols = np.empty((x4.shape[0],) + tuple(out_hw) + tuple(k_hw) + xp.shape[-1:], xp.dtype)
+    _kernel("move_windows")(x4, cols, *steps, True)
+    return cols.reshape(xp.shape[:-3] + cols.shape[1:])
+
+
+def add_windows(out, cols, steps):
+    """out (..., Hp, Wp, C) += each window's values from cols (..., Ho, Wo, KH, KW, C), in
+    place, both C order: the transpose of gather_windows."""
+    _kernel("move_windows")(out.reshape((-1,) + out.shape[-3:]),
+                            cols.reshape((-1,) + cols.shape[-5:]), *steps, False)
 
 
 # -- activations: forward and backward in one pass -------------------------------------

@@ -5,6 +5,7 @@ from . import array
 from .ops import linalg, math, nn
 from .dtypes import as_dtype
 from .tensor import Variable, convert_to_tensor
+from . import kernels
 
 _ACTIVATIONS = {
     None: None, "linear": None, "relu": nn.relu, "elu": nn.elu, "sigmoid": nn.sigmoid,
@@ -182,7 +183,6 @@ class BatchNormalization(Layer):
         gamma = self.gamma if self.gamma is not None else array.ones((c,), dtype)
         beta = self.beta if self.beta is not None else array.zeros((c,), dtype)
         if training:
-            from . import kernels
             mean, var = kernels.batch_moments(inputs._value)
             m = self.momentum
             self.moving_mean.assign(self.moving_mean._value * m + mean * (1 - m))

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from .tensor import Tensor, Variable
+from .tape import GradientTape
 
 
 def _number(name, value, low, high=None, low_open=False, high_open=False):
@@ -86,7 +87,6 @@ class Optimizer:
 
     def minimize(self, loss, var_list, tape=None):
         """Gradient of `loss` (a callable, or a tensor recorded on `tape`) and one update."""
-        from .tape import GradientTape
         var_list = list(var_list)
         if tape is None:
             if not callable(loss):
@@ -227,7 +227,6 @@ class Newton:
 
     def minimize(self, loss, var_list):
         """One Newton step on the callable `loss` (summed if not scalar, as the tape does)."""
-        from .tape import GradientTape
         var_list = list(var_list)
         with GradientTape(persistent=True) as outer:
             outer.watch(var_list)

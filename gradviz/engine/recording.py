@@ -4,7 +4,6 @@
 watched or was produced by an op the tape recorded (TensorFlow's rule).
 """
 import threading
-import weakref
 
 from .tensor import Variable
 
@@ -79,15 +78,3 @@ def record(opdef, inputs, in_values, outputs, out_values, attrs):
                         tracked.add(t._id)
 
 
-# Every tape alive, so `tensor.op` can find the Operation that produced a tensor
-# without the tensor pointing at it (see Tensor._op).
-_live_tapes = weakref.WeakSet()
-
-
-def producer_of(tensor):
-    """The Operation that produced `tensor` on some live tape, or None."""
-    for tape in list(_live_tapes):
-        op = tape._producer(tensor._id)
-        if op is not None:
-            return op
-    return None

@@ -4,8 +4,8 @@ Built-in ops carry a *rule* `rule(F, g, ins, out, attrs, needs) -> per-input
 contributions`, written once against a backend namespace `F` (plain numpy when
 nothing records the backward pass, gradviz ops when an outer tape does, which is
 what makes higher-order derivatives work). `RegisterGradient` adds TF-style
-functions `fn(op, grad) -> [grads]`; `gradient_registry.lookup(type)` returns a
-TF-style function for either kind, as TensorFlow's registry does.
+functions `fn(op, grad) -> [grads]`; `gradient_registry.lookup(type)` (backward.py)
+returns a TF-style function for either kind, as TensorFlow's registry does.
 """
 
 
@@ -103,24 +103,3 @@ def no_gradient(op_type):
 NotDifferentiable = no_gradient
 
 
-class _GradientRegistry:
-    """`lookup(type)` gives a TF-style `fn(op, grad)`, as TF's _gradient_registry."""
-
-    def lookup(self, op_type):
-        if op_type in _PENDING:
-            return _PENDING[op_type]
-        op = _OPS.get(op_type)
-        if op is None or not op.has_gradient:
-            raise LookupError(f"No gradient defined for operation type '{op_type}'")
-        if op.grad_fn is not None:
-            return op.grad_fn
-        if op.no_gradient:
-            return lambda operation, *grads: [None] * len(operation.inputs)
-        from .backward import tf_style_grad
-        return tf_style_grad(op)
-
-    def list(self):
-        return sorted([t for t, op in _OPS.items() if op.has_gradient] + list(_PENDING))
-
-
-gradient_registry = _GradientRegistry()

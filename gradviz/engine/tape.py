@@ -11,9 +11,10 @@ import enum
 import numpy as np
 
 from . import blocks, nest
-from .backward import _relevant_entries, _shape_ops, backward
-from .recording import _live_tapes, _state
-from .tensor import Tensor, Variable, _short, convert_to_tensor
+from .backward import _relevant_entries, backward
+from .ops import shape as shape_ops
+from .recording import _state
+from .tensor import Tensor, Variable, _live_tapes, _short, convert_to_tensor
 
 
 class UnconnectedGradients(enum.Enum):
@@ -157,8 +158,9 @@ class GradientTape:
 
         One backward pass over a batch of basis cotangents per memory-sized chunk.
         A nested target gives the nested structure target x sources.
-        `parallel_iterations` and `experimental_use_pfor` are accepted for TF's
-        sake: every Jacobian here is vectorized, and the answer is the same.
+        Every Jacobian here is one vectorized pass, whatever `experimental_use_pfor`
+        says (the answer is the same); TF's rules for both arguments still hold
+        (a loop needs a persistent tape, see _check_parallel_iterations).
         """
         zero = _unconnected_zero(unconnected_gradients)
         flat_targets = [_as_target(t) for t in nest.flatten(target)]
@@ -227,7 +229,7 @@ class GradientTape:
         if not _state.recording:  # nothing to record: plain numpy
             j = parts[0]._value if len(parts) == 1 else np.concatenate([p._value for p in parts])
             return Tensor._wrap(j.reshape(per_row, batch, -1).transpose(1, 0, 2).reshape(shape))
-        S = _shape_ops()
+        S = shape_ops
         j = parts[0] if len(parts) == 1 else S.concat(parts, axis=0)
         j = S.reshape(j, (per_row, batch, -1))
         j = S.transpose(j, (1, 0, 2))
@@ -374,7 +376,8 @@ def _jacobian(entries, target, sources, zero):
     ops = [op for op, _ in relevant]
     if not _state.recording and n > target._value.shape[0] > 1 if target._value.ndim else False:
         if all(blocks.row_aligned(ops, target, s) for s in sources):
-            return blocks.block_jacobian(ops, target, sources, zero, relevant)
+            return blocks.block_jacobian(ops, target, sources, zero, relevant,
+                                         chunk_size=_chunk_size)
     chunk = _chunk_size(ops, n)
     dtype = target._value.dtype
     per_source = [[] for _ in sources]
@@ -385,7 +388,7 @@ def _jacobian(entries, target, sources, zero):
         grads = backward(entries, [target], [seed], sources, 1, None, relevant)
         for parts, g in zip(per_source, grads):
             parts.append(g)
-    S = _shape_ops()
+    S = shape_ops
     out = []
     for parts, s in zip(per_source, sources):
         if any(p is None for p in parts):

@@ -5,12 +5,26 @@ one id for its whole life while `assign` swaps the array behind it, which is how
 gradients "with respect to a variable" survive updates.
 """
 import itertools
+import weakref
 
 import numpy as np
 
 from . import dtypes
 
 _next_id = itertools.count(1).__next__
+
+# Every tape alive, so `tensor.op` can find the Operation that produced a tensor
+# without the tensor pointing at it (see Tensor._op).
+_live_tapes = weakref.WeakSet()
+
+
+def producer_of(tensor):
+    """The Operation that produced `tensor` on some live tape, or None."""
+    for tape in list(_live_tapes):
+        op = tape._producer(tensor._id)
+        if op is not None:
+            return op
+    return None
 
 
 class TensorShape(tuple):
@@ -86,7 +100,6 @@ class Tensor:
         op, which only the cyclic GC frees (slowly, keeping every intermediate alive).
         Looking it up costs only when asked; recording stays cheap.
         """
-        from .recording import producer_of
         return producer_of(self)
 
     # -- reading ---------------------------------------------------------
@@ -169,35 +182,8 @@ class Tensor:
             body = "\n" + body
         return f"tf.Tensor({body}, shape={tuple(self.shape)}, dtype={self.dtype.name})"
 
-    # -- operators (the ops they call are recorded like any other) -------
-    def __add__(self, other): return _m.add(self, other)
-    def __radd__(self, other): return _m.add(other, self)
-    def __sub__(self, other): return _m.subtract(self, other)
-    def __rsub__(self, other): return _m.subtract(other, self)
-    def __mul__(self, other): return _m.multiply(self, other)
-    def __rmul__(self, other): return _m.multiply(other, self)
-    def __truediv__(self, other): return _m.divide(self, other)
-    def __rtruediv__(self, other): return _m.divide(other, self)
-    def __pow__(self, other): return _m.pow(self, other)
-    def __rpow__(self, other): return _m.pow(other, self)
-    def __matmul__(self, other): return _l.matmul(self, other)
-    def __rmatmul__(self, other): return _l.matmul(other, self)
-    def __neg__(self): return _m.negative(self)
-    def __pos__(self): return self
-    def __abs__(self): return _m.abs(self)
-    def __lt__(self, other): return _m.less(self, other)
-    def __le__(self, other): return _m.less_equal(self, other)
-    def __gt__(self, other): return _m.greater(self, other)
-    def __ge__(self, other): return _m.greater_equal(self, other)
-    def __getitem__(self, key): return _s.strided_slice(self, key)
-
-    def __eq__(self, other):
-        """Elementwise, as in TF2 (`tf.reduce_all(x == y)`); False for None or for
-        shapes that do not broadcast (TF's incompatible_shape_error=False)."""
-        return _compare(_m.equal, self, other, False)
-
-    def __ne__(self, other):
-        return _compare(_m.not_equal, self, other, True)
+    # Python's operators (+ - * / ** @, comparisons, indexing) call the ops: operators.py
+    # sets them on this class when the engine loads.
 
     # Hashable by identity (TF would need .ref()): tapes and documents key on tensors.
     __hash__ = __hash__
@@ -243,12 +229,7 @@ class Variable(Tensor):
         self._value = self._value - self._check(delta)
         return self
 
-    def read_value(self):
-        """The current value as a tensor; recorded (as TF's ReadVariableOp), so the
-        gradient with respect to the variable flows through it."""
-        return _s.identity(self)
-
-    value = read_value
+    # read_value (and value), a recorded read: set by operators.py.
 
     def __repr__(self):
         return (f"<tf.Variable '{self.name}' shape={tuple(self.shape)} dtype={self.dtype.name}, "
@@ -340,5 +321,3 @@ def constant(value, dtype=None, shape=None, name=None):
             raise ValueError(f"a value of {array.size} elements cannot fill shape {shape}")
     return Tensor._wrap(array)
 
-
-from .ops import math as _m, linalg as _l, shape as _s  # noqa: E402  (operators need ops)

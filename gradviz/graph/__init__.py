@@ -9,5 +9,6 @@ from .document import (CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE,  #
 from .errors import DocumentError, Problem  # noqa: F401
 from .evaluate import (Evaluation, batch_jacobian, evaluate, hessian, higher_order,  # noqa: F401
                        jacobian, newton_step, run_studies)
-from .fileformat import dumps, parse_port, port_text, load, loads, save  # noqa: F401
+from .fileformat import dumps, load, loads, save  # noqa: F401
+from .ports import parse_port, port_text  # noqa: F401
 from .validate import infer_shapes, validate  # noqa: F401

@@ -6,7 +6,6 @@ runs, the plan (budget.py) predicts every output shape and refuses what would be
 large or too slow. For every node it notes the tape entries (engine Operations) it
 produced, so the internal ops of a layer map back to the node.
 """
-import collections
 import contextlib
 import warnings
 
@@ -16,60 +15,12 @@ import gradviz as gv
 
 from . import catalog
 from .budget import make_plan
-from .document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
+from .document import CONSTANT, CUSTOM_GRADIENT, LAYER, VARIABLE, Port
 from .errors import DocumentError, Problem
+from .structure import analyse, partial_order
 
 ENGINE_ERRORS = (ValueError, TypeError, IndexError, LookupError, RuntimeError, ArithmeticError,
                  np.linalg.LinAlgError)
-
-
-def n_outputs(node):
-    """How many output ports a node has (a layer: its output, then its weights)."""
-    if node.kind == OP:
-        return catalog.OPS[node.op].outputs(catalog.full_attrs(node))
-    if node.kind == LAYER:
-        return 1 + len(catalog.LAYERS[node.op].weight_names(catalog.full_attrs(node)))
-    return 1
-
-
-def input_slots(node):
-    """(fixed number of inputs, variadic?) for a node."""
-    if node.kind == OP:
-        spec = catalog.OPS[node.op]
-        return len(spec.inputs), spec.variadic
-    if node.kind in (LAYER, CUSTOM_GRADIENT):
-        return 1, False
-    return 0, False
-
-
-def topological_order(doc):
-    """Node ids, each after its inputs; raises DocumentError naming a node on a cycle."""
-    order, stuck = partial_order(doc)
-    if stuck:
-        raise DocumentError(f"the graph has a cycle through {', '.join(stuck[:6])}",
-                            node=stuck[0])
-    return order
-
-
-def partial_order(doc):
-    """(order, stuck): the nodes that can be ordered, each after its inputs, and the nodes
-    on a cycle or after one (in document order)."""
-    indegree = {nid: 0 for nid in doc.nodes}
-    consumers = {nid: [] for nid in doc.nodes}
-    for e in doc.edges:
-        if e.src.node in doc.nodes and e.dst.node in doc.nodes:
-            indegree[e.dst.node] += 1
-            consumers[e.src.node].append(e.dst.node)
-    ready = collections.deque(nid for nid, d in indegree.items() if d == 0)
-    order = []
-    while ready:
-        nid = ready.popleft()
-        order.append(nid)
-        for c in consumers[nid]:
-            indegree[c] -= 1
-            if indegree[c] == 0:
-                ready.append(c)
-    return order, [nid for nid in doc.nodes if indegree[nid] > 0]
 
 
 def gradient_path(doc):
@@ -109,7 +60,6 @@ def build(doc, tapes=(), grad_tape=None, grad_watch=(), skip=None, plan=None):
     built = Built()
     if plan is None:
         if skip is None:
-            from .validate import analyse
             skip = analyse(doc).broken
         order, _ = partial_order(doc)
         plan = make_plan(doc, running_order(doc, order), set(skip), gradient_path(doc))

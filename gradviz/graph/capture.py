@@ -30,7 +30,7 @@ from . import catalog
 from .document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document, Edge, Node,
                        Port, TapeSettings)
 from .errors import DocumentError
-from .fileformat import ID
+from .ports import ID
 
 _BY_ENGINE = {spec.engine: spec for spec in catalog.OPS.values() if spec.engine}
 _BY_ENGINE.update({t: catalog.OPS[name] for t, name in (

@@ -18,6 +18,8 @@ from .evaluate import evaluate, run_studies
 from .atomic import write_bytes
 from .fileformat import MAX_NODES, load, save, too_many_nodes
 from .names import port_names
+from .ports import parse_port
+from .training import Trainer
 
 
 def shortest_floats(array):
@@ -146,8 +148,6 @@ def train_command(path, optimizer, steps, out_path=None, log_path=None, paramete
     document to `out_path` and a CSV of step and loss to `log_path` (each if given).
     `progress(done, steps, loss)` hears each step; `warn(line)` hears a loss that stops
     being finite (said once)."""
-    from .fileformat import parse_port
-    from .training import Trainer
 
     try:
         doc = load(path)

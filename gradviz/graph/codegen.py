@@ -10,10 +10,10 @@ import textwrap
 import numpy as np
 
 from . import catalog
-from .build import topological_order
 from .document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
-from .fileformat import parse_port, port_text
 from .names import identifiers
+from .ports import parse_port, port_text
+from .structure import input_slots, topological_order
 
 _RESERVED = {"tf", "np", "print", "list", "len", "range", "sum", "min", "max", "abs", "pow",
              "input", "id", "type", "object", "grad", "grads", "name", "g"}
@@ -224,7 +224,6 @@ class _Writer:
         return lines
 
     def op_lines(self, node):
-        from .build import input_slots
         ins = [self.ref(e.src) for e in self.doc.inputs_of(node.id)]
         name = self.names[node.id]
         needed, variadic = input_slots(node)

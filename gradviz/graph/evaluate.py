@@ -20,11 +20,12 @@ import numpy as np
 import gradviz as gv
 
 from . import budget
-from .build import ENGINE_ERRORS, build, input_slots, n_outputs, one_line, quiet
+from .build import ENGINE_ERRORS, build, one_line, quiet
 from .document import Port
 from .errors import DocumentError, Problem, errors, warnings
-from .fileformat import parse_port, port_text
-from .validate import analyse, node_problems, output_gradient_problems
+from .ports import parse_port, port_text
+from .structure import analyse, input_slots, n_outputs, node_problems
+from .validate import output_gradient_problems
 
 
 @dataclass
@@ -35,7 +36,7 @@ class Evaluation:
     tape: object = None
     problems: list = field(default_factory=list)
     entries: dict = field(default_factory=dict)     # node id -> [Operation]
-    structure: object = None                        # validate.Structure
+    structure: object = None                        # structure.Structure
     plan: object = None                             # budget.Plan
     _ports: dict = field(default_factory=dict)      # tensor id -> Port
     _op_nodes: dict = field(default_factory=dict)   # Operation id -> node id

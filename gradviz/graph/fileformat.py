@@ -7,7 +7,6 @@ import errno
 import json
 import math
 import os
-import re
 import stat
 
 import numpy as np
@@ -15,13 +14,14 @@ import numpy as np
 from . import catalog
 from .atomic import write_file
 from .document import (CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE, Document, Edge,
-                       Node, Port, TapeSettings, text_problem)
-from .errors import DocumentError, shown
+                       Node, TapeSettings, text_problem)
+from .errors import DocumentError
+from .ports import ID, parse_port, port_text
 from .tensors import MAX_ELEMENTS, data_texts, tensor_from_json
+from .validate import validate
 
 FORMAT = "gradviz"
 VERSION = 1
-ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}")
 TOP_KEYS = {"format", "version", "title", "lesson", "nodes", "edges", "targets", "sources",
             "output_gradients", "tape", "studies"}
 NODE_KEYS = {"id", "kind", "op", "label", "attrs", "value", "watched", "trainable", "weights",
@@ -29,27 +29,6 @@ NODE_KEYS = {"id", "kind", "op", "label", "attrs", "value", "watched", "trainabl
 STUDIES = {"jacobian": ("target", "source"), "batch_jacobian": ("target", "source"),
            "hessian": ("target", "source", "newton_eps"),
            "higher_order": ("target", "source", "order")}
-
-
-# -- ports ------------------------------------------------------------------------------------
-def port_text(port):
-    return port.node if port.index == 0 else f"{port.node}:{port.index}"
-
-
-INDEX = re.compile(r"[0-9]{1,6}")  # ASCII digits only: int() would also read '١' as 1
-
-
-def parse_port(text, where):
-    if not isinstance(text, str) or not ID.fullmatch(text.partition(":")[0]):
-        raise DocumentError(f"expected a port such as 'node' or 'node:1', got {shown(text, 80)}",
-                            where=where)
-    name, colon, index = text.partition(":")
-    if not colon:
-        return Port(name, 0)
-    if not INDEX.fullmatch(index):
-        raise DocumentError(f"bad output index in port {shown(text, 80)} (write 'node:1' with "
-                            "digits 0-9)", where=where)
-    return Port(name, int(index))
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -68,7 +47,6 @@ def loads(text, strict=True):
         raise DocumentError(f"malformed JSON: {e}", where="file") from None
     doc = from_json(obj)
     if strict:
-        from .validate import validate
         problems = validate(doc)
         if problems:
             raise DocumentError.from_problem(problems[0])

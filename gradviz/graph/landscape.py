@@ -15,9 +15,9 @@ import numpy as np
 
 from .build import build, quiet
 from .document import CUSTOM_GRADIENT, OP, Port
-from .errors import DocumentError
+from .errors import DocumentError, errors
 from .evaluate import evaluate
-from .fileformat import port_text
+from .ports import port_text
 from .training import (NEWTON_LIMIT, gradient_and_hessian, is_variable_port, loss_of, port_value,
                        store_values, trainable_parameters, with_values)
 
@@ -164,7 +164,6 @@ def _point_losses(work, base, x, y, chunk):
 
 
 def _raise_first(built):
-    from .errors import errors
     if errors(built.problems):
         raise DocumentError.from_problem(errors(built.problems)[0])
 

@@ -16,6 +16,7 @@ from gradviz.engine.ops import windows as _windows
 
 from . import catalog
 from .document import CONSTANT, CUSTOM_GRADIENT, LAYER, VARIABLE
+from ..engine.ops.linalg import _explicit_equation
 
 UNARY = {"negative", "exp", "log", "sin", "cos", "sqrt", "square", "abs", "tanh", "reciprocal",
          "nn.relu", "nn.sigmoid", "nn.elu", "nn.softplus", "stop_gradient", "identity", "cast",
@@ -157,7 +158,6 @@ def _inv(shapes, a):
 
 
 def _einsum(shapes, a):
-    from ..engine.ops.linalg import _explicit_equation
     equation = a["equation"]
     rest = equation.replace("->", "", 1).replace("...", "")
     if not set(rest) <= set(string.ascii_letters + ", "):

@@ -20,8 +20,8 @@ from .build import ENGINE_ERRORS, one_line, quiet
 from .document import LAYER, VARIABLE, Port
 from .errors import DocumentError
 from .evaluate import _built, _tapes, evaluate
-from .fileformat import port_text
-from .validate import analyse
+from .ports import port_text
+from .structure import analyse
 
 OPTIMIZERS = {"sgd": SGD, "rmsprop": RMSprop, "adam": Adam, "newton": Newton}
 

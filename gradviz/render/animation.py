@@ -15,10 +15,14 @@ import numpy as np
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 
+from ..engine import kernels
+from ..graph import evaluate
 from ..graph.atomic import write_bytes, write_file
+from ..story import build
 from . import png
 from .export import CSS_DPI, ensure_app
 from .painter import Renderer
+from .themes import get_theme
 
 class Cancelled(Exception):
     """Raised by a frame source when the user cancels; writers leave no partial file."""
@@ -61,8 +65,6 @@ def frames(doc, evaluation=None, story=None, theme="light", scale=1.0, frames_pe
     ensure_app()
     if renderer is None:
         if evaluation is None or story is None:
-            from ..graph import evaluate
-            from ..story import build
             evaluation = evaluation if evaluation is not None else evaluate(doc)
             story = story if story is not None else build(doc)
         renderer = Renderer(doc, evaluation=evaluation, story=story, theme=theme, positions=positions)
@@ -194,7 +196,6 @@ def _pack(rgb):
 
 def theme_colours(theme):
     """The hex colours of a render theme (its flat colours, worth keeping exact in a GIF)."""
-    from .themes import get_theme
     t = get_theme(theme)
     out = []
     for value in vars(t).values():
@@ -372,7 +373,6 @@ def _lzw_kernel():
     """The numba-compiled LZW (compiled on first use, cached on disk), or None."""
     global _numba_lzw
     if _numba_lzw is None:
-        from ..engine import kernels
         _numba_lzw = kernels.compiled(_lzw_arrays) or False
     return _numba_lzw or None
 

@@ -19,9 +19,8 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
 
 from ..graph import catalog
-from ..graph.build import input_slots, n_outputs
 from ..graph.document import CONSTANT, LAYER, OP, VARIABLE, Port
-from ..graph.validate import MAX_VARIADIC_INPUTS
+from ..graph.structure import MAX_VARIADIC_INPUTS, input_slots, n_outputs
 from . import preview, text
 
 HEADER_H = 28.0

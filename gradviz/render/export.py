@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QRectF, QSize, QSizeF
+from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtGui import QColor, QGuiApplication, QImage, QPageLayout, QPageSize, QPainter, \
     QPdfWriter
 
@@ -170,8 +171,6 @@ def _paint_into(device, renderer, bounds, step, path):
 
 
 def _svg(renderer, bounds, path, step, title):
-    from PySide6.QtSvg import QSvgGenerator
-
     buffer = _memory_device()
     generator = QSvgGenerator()
     generator.setOutputDevice(buffer)

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from PySide6.QtGui import QImage
+from . import png_fast
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _ADLER_BASE = 65521
@@ -142,7 +143,6 @@ class BandWriter:
     """
 
     def __init__(self, width, height, rows=256, dpi=None, fast=None, overlap=0):
-        from . import png_fast
         self.width, self.height, self.rows, self.dpi = width, height, rows, dpi
         self.overlap = overlap    # rows painted above and below a band but not coded
         if fast is None:     # numba's import and kernel load pay off only on large pictures
@@ -174,7 +174,6 @@ class BandWriter:
 
     def _code(self, pixels, prev, final):
         if self.fast:
-            from . import png_fast
             return png_fast.deflate_band(pixels, prev, final)
         bgra = pixels.view(np.uint8).reshape(*pixels.shape, 4)   # little-endian: B, G, R, A
         return _deflate_rows(bgra[..., 2::-1], 2, final)

@@ -14,6 +14,7 @@ zlib's sync flush) so several threads can code one picture; numba releases the G
 from __future__ import annotations
 
 import numpy as np
+from ..engine import kernels
 
 _BASE = 65521
 
@@ -163,7 +164,6 @@ def kernel():
     """The compiled `encode_band` (compiled on first use, cached on disk), or None."""
     global _kernel
     if _kernel is None:
-        from ..engine import kernels
         _kernel = kernels.compiled(encode_band) or False
     return _kernel or None
 

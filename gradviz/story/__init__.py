@@ -4,5 +4,6 @@
 of engine objects. No Qt here: render/ and app/ draw what this computes.
 """
 from .build import build, from_tape  # noqa: F401
-from .model import KINDS, Provenance, Step, Story, Term  # noqa: F401
+from .local import Provenance, Term  # noqa: F401
+from .model import KINDS, Step, Story  # noqa: F401
 from .recorder import Event, Recorder  # noqa: F401

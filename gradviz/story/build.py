@@ -9,12 +9,13 @@ import numpy as np
 from ..engine import nest
 from ..graph.catalog import port_name
 from ..graph.document import CUSTOM_GRADIENT, LAYER, Port
+from ..graph.evaluate import evaluate
 from .assemble import assemble
+from .formatting import number
 from .recorder import Recorder
 
 
 def _number(x):
-    from .text import number
     return number(x)
 
 
@@ -191,7 +192,6 @@ class DocumentNaming:
 
 def build(doc, unconnected_gradients="none"):
     """The story of `doc`: evaluate it through the engine with a Recorder attached."""
-    from ..graph.evaluate import evaluate
     recorder = Recorder()
     evaluation = evaluate(doc, observer=recorder)
     return tell(doc, evaluation, recorder.events, unconnected_gradients)

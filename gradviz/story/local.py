@@ -7,12 +7,15 @@ by i (a row of b for a matmul). Any other op gets its column from one extra back
 pass: the VJP u ↦ Jᵀu is linear in u, so differentiating its entry i with respect
 to u gives J[:, i] (the double-backward trick), at the cost of one VJP of the op.
 """
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..engine.backward import tf_style_grad
 from ..engine.tape import GradientTape
 from ..engine.tensor import Tensor
-from .model import Provenance, Term
+from .formatting import number
+from .operands import operand_names, rule_operands
 
 # Beyond this many terms a sum is not enumerated: the shown terms come from the first
 # entries and the rest is the value minus what is shown.
@@ -20,6 +23,78 @@ ENUMERATE_LIMIT = 1_000_000
 
 _ELEMENTWISE = {"Mul": "mul", "AddV2": "add", "Add": "add", "Sub": "sub", "RealDiv": "div",
                 "BroadcastTo": "broadcast", "Identity": "add"}
+
+
+@dataclass
+class Term:
+    """One summand of a cotangent entry: upstream × local = product."""
+
+    upstream: float | None
+    local: float | None
+    product: float
+    label: str               # rule names ('grad[0,1]·b[0,1]'): keys into Step.operands
+    factor: str = ""         # the local factor in the reader's names ('b[0,1]', '∂y/∂x')
+
+    def __iter__(self):  # (upstream, local, product, label), as the contract spells it
+        return iter((self.upstream, self.local, self.product, self.label))
+
+
+@dataclass
+class Provenance:
+    """Where one entry of a cotangent comes from: `value` = sum of the terms' products."""
+
+    value: float
+    terms: list
+    where: str = ""          # e.g. 'dy_dx[0,0]'
+    kind: str = ""           # 'seed' | 'contribution' | 'fan_in' | 'rule'
+    more: int = 0            # nonzero terms left out (capped)
+    rest: float = 0.0        # their sum
+    rule: str = ""           # kind 'rule': the rule applied, when no sum of products exists
+    detail: str = ""         # kind 'rule': the numbers the rule was applied to
+
+    @property
+    def total(self):
+        return float(sum(t.product for t in self.terms) + self.rest)
+
+    @property
+    def subject(self):
+        """What the sum is: an entry of a cotangent ('grad tf_t[0,0]'), never the tensor's
+        value, which the canvas shows under the bare name."""
+        return f"grad {self.where}"
+
+    def text(self, digits=8):
+        if self.kind == "rule":
+            return f"{self.subject} = {self.rule} = {number(self.value, digits)}"
+        if not self.terms and self.kind == "contribution":
+            return (f"{self.subject} = {number(self.value, digits)} (every product "
+                    f"upstream · local factor is 0)")
+        if not self.terms:
+            return f"{self.subject} = {number(self.value, digits)} ({self.kind})"
+        parts = []
+        for t in self.terms:
+            if t.upstream is None:
+                parts.append(f"{number(t.product, digits)} [{t.label}]")
+            else:
+                factor = t.factor or t.label.split('·', 1)[-1]
+                upstream = number(t.upstream, digits)
+                parts.append(f"{f'({upstream})' if t.upstream < 0 else upstream}·{factor}")
+        if self.more:
+            parts.append(f"{self.more} more ({number(self.rest, digits)})")
+        return f"{self.subject} = " + " + ".join(parts) + f" = {number(self.value, digits)}"
+
+    def numbers(self, digits=8):
+        """The same sum with every factor as a number: 1·0.43842274 + 1·(-0.53439844) ..."""
+        if self.kind == "rule":
+            return self.detail
+
+        def n(x):
+            s = number(x, digits)
+            return f"({s})" if s.startswith("-") else s
+        parts = [n(t.product) if t.upstream is None else f"{n(t.upstream)}·{n(t.local)}"
+                 for t in self.terms]
+        if self.more:
+            parts.append(n(self.rest))
+        return " + ".join(parts) + f" = {number(self.value, digits)}"
 
 
 def _idx(multi):
@@ -175,7 +250,6 @@ def _unravel(flat, shape):
 
 def columns(op, k, flat_i, upstream, naming=None):
     """[_Column per output m] of d output_m / d input_k[flat_i]; None where not float."""
-    from .operands import operand_names, rule_operands
     if naming is not None:
         names, labels, _ = rule_operands(op, naming)
     else:
@@ -283,7 +357,6 @@ def _contribution(story, step, flat_index, value, where, max_terms):
 
 def _rule_provenance(step, flat_index, value, where, rule, grad):
     """A custom rule applied to the whole upstream: 'vv = clip_by_norm(1, 0.5) = 0.5'."""
-    from .text import number
     g = None if grad is None else np.asarray(grad)
     if g is not None and g.ndim == 0:
         return Provenance(value, [], where, "rule", rule=rule.replace("grad", number(g), 1))

@@ -1,7 +1,10 @@
-"""The story's data: steps the app animates and the CLI prints, and element provenance."""
+"""The story's data: the steps the app animates and the CLI prints; the Story answers an
+entry's provenance through local.py."""
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .local import provenance
 
 KINDS = ("seed", "visit", "contribution", "fan_in", "accumulate", "cut", "unconnected")
 
@@ -42,80 +45,6 @@ class Step:
 
 
 @dataclass
-class Term:
-    """One summand of a cotangent entry: upstream × local = product."""
-
-    upstream: float | None
-    local: float | None
-    product: float
-    label: str               # rule names ('grad[0,1]·b[0,1]'): keys into Step.operands
-    factor: str = ""         # the local factor in the reader's names ('b[0,1]', '∂y/∂x')
-
-    def __iter__(self):  # (upstream, local, product, label), as the contract spells it
-        return iter((self.upstream, self.local, self.product, self.label))
-
-
-@dataclass
-class Provenance:
-    """Where one entry of a cotangent comes from: `value` = sum of the terms' products."""
-
-    value: float
-    terms: list
-    where: str = ""          # e.g. 'dy_dx[0,0]'
-    kind: str = ""           # 'seed' | 'contribution' | 'fan_in' | 'rule'
-    more: int = 0            # nonzero terms left out (capped)
-    rest: float = 0.0        # their sum
-    rule: str = ""           # kind 'rule': the rule applied, when no sum of products exists
-    detail: str = ""         # kind 'rule': the numbers the rule was applied to
-
-    @property
-    def total(self):
-        return float(sum(t.product for t in self.terms) + self.rest)
-
-    @property
-    def subject(self):
-        """What the sum is: an entry of a cotangent ('grad tf_t[0,0]'), never the tensor's
-        value, which the canvas shows under the bare name."""
-        return f"grad {self.where}"
-
-    def text(self, digits=8):
-        from .text import number
-        if self.kind == "rule":
-            return f"{self.subject} = {self.rule} = {number(self.value, digits)}"
-        if not self.terms and self.kind == "contribution":
-            return (f"{self.subject} = {number(self.value, digits)} (every product "
-                    f"upstream · local factor is 0)")
-        if not self.terms:
-            return f"{self.subject} = {number(self.value, digits)} ({self.kind})"
-        parts = []
-        for t in self.terms:
-            if t.upstream is None:
-                parts.append(f"{number(t.product, digits)} [{t.label}]")
-            else:
-                factor = t.factor or t.label.split('·', 1)[-1]
-                upstream = number(t.upstream, digits)
-                parts.append(f"{f'({upstream})' if t.upstream < 0 else upstream}·{factor}")
-        if self.more:
-            parts.append(f"{self.more} more ({number(self.rest, digits)})")
-        return f"{self.subject} = " + " + ".join(parts) + f" = {number(self.value, digits)}"
-
-    def numbers(self, digits=8):
-        """The same sum with every factor as a number: 1·0.43842274 + 1·(-0.53439844) ..."""
-        from .text import number
-        if self.kind == "rule":
-            return self.detail
-
-        def n(x):
-            s = number(x, digits)
-            return f"({s})" if s.startswith("-") else s
-        parts = [n(t.product) if t.upstream is None else f"{n(t.upstream)}·{n(t.local)}"
-                 for t in self.terms]
-        if self.more:
-            parts.append(n(self.rest))
-        return " + ".join(parts) + f" = {number(self.value, digits)}"
-
-
-@dataclass
 class Story:
     steps: list
     title: str = ""
@@ -143,7 +72,6 @@ class Story:
 
     def step_provenance(self, step, flat_index, max_terms=12):
         """Terms of one entry of a step's cotangent (a seed, contribution or fan-in)."""
-        from .local import provenance
         return provenance(self, step, flat_index, max_terms)
 
 

@@ -10,6 +10,13 @@ import numpy as np
 
 from ..engine.tape import GradientTape
 from ..engine.tensor import Tensor, convert_to_tensor
+from ..graph.evaluate import NEWTON_EPS, evaluate
+from ..graph.evaluate import batch_jacobian as document_batch_jacobian
+from ..graph.evaluate import hessian as document_hessian
+from ..graph.evaluate import jacobian as document_jacobian
+from ..graph.ports import parse_port
+from .local import _defining_step
+from ..graph.nan_origin import hessian_nan_origin
 
 
 # -- subjects: what is differentiated ---------------------------------------------------
@@ -58,45 +65,42 @@ class _Function:
 
 class _Document:
     def __init__(self, doc, target=None, source=None, study=""):
-        import importlib
-        ev = importlib.import_module("gradviz.graph.evaluate")  # the package re-exports a function
-        self.ev, self.doc = ev, doc
+        self.doc = doc
         self.target = target if target is not None else _study_port(doc, study, "target")
         self.source = source if source is not None else _study_port(doc, study, "source")
-        self.x = np.asarray(ev.evaluate(doc).values[self.source])
+        self.x = np.asarray(evaluate(doc).values[self.source])
 
     def _variant(self, output_gradients):
         return replace(self.doc, targets=[self.target], sources=[self.source],
                        output_gradients=output_gradients)
 
     def target_shape(self):
-        return np.shape(self.ev.evaluate(self.doc).values[self.target])
+        return np.shape(evaluate(self.doc).values[self.target])
 
     def _or_zeros(self, result, shape):
         return np.zeros(shape, self.x.dtype) if result is None else np.asarray(result)
 
     def jacobian(self):
-        return self._or_zeros(self.ev.jacobian(self.doc, self.target, self.source),
+        return self._or_zeros(document_jacobian(self.doc, self.target, self.source),
                               self.target_shape() + self.x.shape)
 
     def gradient(self, v=None):
         og = {} if v is None else {self.target: np.asarray(v)}
-        g = self.ev.evaluate(self._variant(og)).gradients.get(self.source)
+        g = evaluate(self._variant(og)).gradients.get(self.source)
         return np.zeros_like(self.x) if g is None else np.asarray(g)
 
     def batch_jacobian(self):
         t = self.target_shape()
-        return self._or_zeros(self.ev.batch_jacobian(self.doc, self.target, self.source),
+        return self._or_zeros(document_batch_jacobian(self.doc, self.target, self.source),
                               t + self.x.shape[1:])
 
     def hessian(self):
-        return self._or_zeros(self.ev.hessian(self._variant({}), self.source, self.target),
+        return self._or_zeros(document_hessian(self._variant({}), self.source, self.target),
                               self.x.shape * 2)
 
 
 def _study_port(doc, study, key):
     """The port a document's study names ('studies.jacobian.target'), else its first."""
-    from ..graph.fileformat import parse_port
     given = doc.studies.get(study, {}).get(key) if study else None
     if given is not None:
         return parse_port(given, f"studies.{study}") if isinstance(given, str) else given
@@ -256,7 +260,6 @@ def hessian_study(subject, x=None, *, target=None, source=None, epsilon=None):
 
     epsilon defaults to the document's studies.hessian.newton_eps, else graph.NEWTON_EPS.
     """
-    from ..graph.evaluate import NEWTON_EPS
     s = _subject(subject, x, target, source, "hessian")
     if epsilon is None:
         spec = s.doc.studies.get("hessian", {}) if isinstance(s, _Document) else {}
@@ -285,7 +288,6 @@ def _not_finite(s, H, g, epsilon):
     names the node and rule where the first non-finite number appears."""
     warning = ""
     if isinstance(s, _Document):
-        from ..graph.nan_origin import hessian_nan_origin
         origin = hessian_nan_origin(s.doc, H, s.target, s.source)
         if origin is not None:
             warning = origin.text(lambda nid: (s.doc.nodes[nid].label or nid)
@@ -351,7 +353,6 @@ def chain_sizes(story):
     on the way, the target. Follows the defining steps back from the source's gradient
     (a fan-in follows its first path), so it is a true chain even in a graph with branches.
     """
-    from .local import _defining_step
     acc = [s for s in story.steps if s.kind == "accumulate"]
     if not acc:
         return []

@@ -6,8 +6,10 @@ Newton step, higher order), then the forward-vs-reverse cost of the story's chai
 import numpy as np
 
 from ..graph.catalog import port_name
+from ..graph.errors import DocumentError
+from ..graph.evaluate import higher_order
 from . import studies
-from .text import grid, number, wrap
+from .formatting import grid, number, wrap
 
 ENGINE_ERRORS = (ValueError, TypeError, IndexError, LookupError, RuntimeError, ArithmeticError,
                  np.linalg.LinAlgError)
@@ -117,7 +119,6 @@ def hessian_lines(doc):
 
 
 def higher_order_lines(doc):
-    from ..graph.evaluate import higher_order
     spec = doc.studies.get("higher_order", {})
     order = spec.get("order", 2)
     target, source = _ports(doc, "higher_order")
@@ -154,7 +155,6 @@ SECTIONS = (("jacobian", jacobian_lines), ("batch_jacobian", batch_jacobian_line
 
 def study_sections(story):
     """Lines for the studies a document asks for and the chain cost (for any story)."""
-    from ..graph.errors import DocumentError
     out = []
     doc = getattr(story, "document", None)
     if doc is not None:

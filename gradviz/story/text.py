@@ -4,58 +4,15 @@ The title and lesson first, then every step with its numbers (and, where it is c
 one entry's provenance as a sum of products), then the studies the document asks for
 and the forward-vs-reverse cost of the chain.
 """
-import textwrap
-
 import numpy as np
 
-WIDTH = 92
+from .formatting import grid, shape_text, wrap
+from .local import cost
+from .study_text import study_sections
+
 # Explain shows one entry's sum of products only when it touches at most this many
 # local factors (a 200×200 matmul: 200; a broadcast of a scalar to 7000×7000: 49 million).
 EXAMPLE_COST = 100_000
-
-
-def number(x, digits=6):
-    """Compact: 1, -0.17307831, 1.19e+07."""
-    x = float(x)
-    if not np.isfinite(x):
-        return str(x)
-    if x == int(x) and abs(x) < 1e9:
-        return str(int(x))
-    return f"{x:.{digits}g}"
-
-
-def grid(a, digits=5, max_rows=8, max_cols=8, indent="    "):
-    """A small right-aligned grid of an array (2-D shown as is, others flattened to 2-D)."""
-    if a is None:
-        return indent + "None"
-    a = np.asarray(a)
-    if a.ndim == 0:
-        return indent + number(a, digits)
-    if a.size == 0:
-        return indent + f"(empty, shape {_shape(a)})"
-    m = a.reshape(-1, a.shape[-1]) if a.ndim != 1 else a.reshape(1, -1)
-    rows, cols = m.shape
-    shown = m[:max_rows, :max_cols]
-    cells = [[number(v, digits) for v in row] for row in shown]
-    width = max((len(c) for row in cells for c in row), default=1)
-    lines = []
-    for row in cells:
-        line = "  ".join(c.rjust(width) for c in row)
-        if cols > max_cols:
-            line += f"  … ({cols - max_cols} more)"
-        lines.append(indent + "[ " + line + " ]")
-    if rows > max_rows:
-        lines.append(indent + f"… ({rows - max_rows} more rows)")
-    return "\n".join(lines)
-
-
-def _shape(a):
-    return "×".join(str(d) for d in np.shape(a)) or "scalar"
-
-
-def wrap(text, indent=""):
-    return textwrap.fill(" ".join(str(text).split()), WIDTH, initial_indent=indent,
-                         subsequent_indent=indent)
 
 
 def _example_entry(step):
@@ -65,7 +22,6 @@ def _example_entry(step):
 
 
 def _provenance_lines(story, step):
-    from .local import cost
     n = cost(step._op, step.input_index)
     if n > EXAMPLE_COST:
         return [wrap(f"(no entry-by-entry example here: each entry of {step.tensor_name} sums "
@@ -90,7 +46,7 @@ def _step_text(story, step, provenance_entries):
         lines.append("     = sum:")
         lines.append(grid(step.total, indent="       "))
     elif step.cotangent is not None:
-        lines.append(f"     cotangent ({_shape(step.cotangent)}):")
+        lines.append(f"     cotangent ({shape_text(step.cotangent)}):")
         lines.append(grid(step.cotangent, indent="       "))
     if step.kind == "contribution" and provenance_entries and step.cotangent is not None \
             and step._op is not None:
@@ -118,6 +74,5 @@ def explain(story, provenance_entries=True, studies=True):
         out.append(_step_text(story, step, provenance_entries))
         out.append("")
     if studies and story.steps and not getattr(story, "problems", None):
-        from .study_text import study_sections
         out += study_sections(story)
     return "\n".join(out).rstrip() + "\n"

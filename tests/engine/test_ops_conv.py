@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import gradviz as tf
-from gradviz.engine import backend
+from gradviz.engine import backend_gradviz
 from gradviz.engine.check import check_grads
 from gradviz.engine.ops import conv
 
@@ -196,6 +196,10 @@ def test_the_recorded_gradient_is_made_of_tfs_backprop_ops():
         gx_norm = tf.reduce_sum(gx * gx)
     assert gx.op.type == "Conv2DBackpropInput"
     assert gw.op.type == "Conv2DBackpropFilter"
+    # TF's input order, without its shape tensors: (filter, out_backprop), (input, out_backprop)
+    assert gx.op.inputs[0] is w and gw.op.inputs[0] is x
+    assert gx.op.get_attr("input_sizes") == (1, 4, 4, 2)
+    assert gw.op.get_attr("filter_sizes") == (3, 3, 2, 2)
     # gx = Jᵀ·1 is linear in w, so d Σ gx² / dw is the correlation of 2·gx with the ones.
     expected = conv.conv2d_backprop_filter(2 * gx, (3, 3, 2, 2), tf.ones_like(y), 1, "SAME")
     np.testing.assert_allclose(outer.gradient(gx_norm, w).numpy(), expected.numpy(), rtol=1e-12)
@@ -252,7 +256,7 @@ GEOMETRY = {"strides": (1, 2, 1, 1), "padding": "SAME", "explicit_paddings": (),
 @pytest.mark.parametrize("which", ["input", "filter", "both"])
 def test_operands_with_leading_batch_axes_broadcast(which):
     """At second order an operand may carry a batch of cotangents before N (or KH)."""
-    F = backend.gradviz
+    F = backend_gradviz.gradviz
     x = normal((3, 1, 4, 3, 2) if which != "filter" else (1, 4, 3, 2), 1)
     w = normal((3, 2, 2, 2, 2) if which != "input" else (2, 2, 2, 2), 2)
     y = F.conv2d(tf.constant(x), tf.constant(w), **GEOMETRY).numpy()

@@ -5,7 +5,8 @@ import pytest
 from gradviz import story
 from gradviz.graph import catalog
 from gradviz.graph.document import CONSTANT, LAYER, OP, VARIABLE, Document, Node, Port
-from gradviz.story.text import explain, number
+from gradviz.story.formatting import number
+from gradviz.story.text import explain
 
 pytest.importorskip("gradviz.graph.evaluate")
 

@@ -8,7 +8,8 @@ import pytest
 from gradviz import story
 from gradviz.graph import Document, Node, Port, catalog, load
 from gradviz.story import studies as story_studies
-from gradviz.story.text import explain, number
+from gradviz.story.formatting import number
+from gradviz.story.text import explain
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 SAMPLE_FILES = sorted(SAMPLES.glob("*.json"))
@@ -170,7 +171,7 @@ def test_the_explain_command_prints_the_pitfall(capsys):
 
 def test_provenance_writes_the_cotangent_not_the_value_004():
     """Lesson 1 step 3: the sum is ∂Σy/∂tf_t[0,0], the cotangent; tf_t[0,0] itself is 0.836."""
-    from gradviz.story.text import number
+    from gradviz.story.formatting import number
     doc, s, text = told("004_matmul_sum")
     step = s.steps[2]
     p = s.step_provenance(step, 0)

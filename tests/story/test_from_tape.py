@@ -4,7 +4,8 @@ import pytest
 
 import gradviz as tf
 from gradviz import story
-from gradviz.story.text import explain, number
+from gradviz.story.formatting import number
+from gradviz.story.text import explain
 
 T = [[0.8363, 0.4719, 0.9783], [0.3379, 0.6548, 0.3835], [0.7846, 0.9173, 0.2393],
      [0.5418, 0.3875, 0.4276], [0.0948, 0.2637, 0.8039]]

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from ...graph import catalog
-from ...graph.build import input_slots, n_outputs
+from ...graph.structure import input_slots, n_outputs
 from ...graph.document import LAYER, OP
 from ...render import cards as render_cards
 from ...render.cards import used_ports

@@ -5,8 +5,8 @@ from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListWidget, QLis
                                QWidget)
 
 from ...graph.document import Port, text_problem
-from ...graph.fileformat import parse_port, port_text
 from ...graph.names import port_names, unique_names
+from ...graph.ports import parse_port, port_text
 from .fields import (MUTED, LessonEdit, LineField, Page, blocked, bold_label, display_text,
                                column_group, group, muted_label, output_count, problems_label,
                                show_problems)

@@ -7,8 +7,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QFormLayout, QGroupBox, QLabel, QLineEdit, QPlainTextEdit,
                                QVBoxLayout, QWidget)
 
-from ...graph.build import n_outputs
 from ...graph.document import text_problem
+from ...graph.structure import n_outputs
 from ..theme import ERROR_STYLE, WARN_STYLE
 
 MUTED = "color: palette(placeholder-text);"

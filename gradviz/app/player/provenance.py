@@ -19,7 +19,8 @@ from ...graph.document import Port
 from ...render import painter as render_painter
 from ...render.cards import LINE_H, PAD
 from ...render import preview
-from ...story.text import number
+from ...story.formatting import number
+from ...story.local import _defining_step
 
 MAX_CELLS = 4000                     # entries a grid shows (it scrolls)
 WRAP_MIN, WRAP_MAX = 4, 10           # a long vector wraps into rows this wide
@@ -53,7 +54,6 @@ def origin_step(story, step):
     """The step that defined the cotangent a visit / accumulate step shows."""
     if step.kind not in ("visit", "accumulate", "unconnected"):
         return step
-    from ...story.local import _defining_step
     tensor = step._tensor if step.kind != "visit" else getattr(step._op, "outputs", [None])[0]
     return _defining_step(story, tensor, step.index) or step
 

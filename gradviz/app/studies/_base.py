@@ -14,9 +14,10 @@ from PySide6.QtWidgets import (QComboBox, QDockWidget, QFrame, QHBoxLayout, QLab
                                QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
 from ...graph.errors import DocumentError
-from ...graph.fileformat import parse_port
 from ...graph.names import port_names
+from ...graph.ports import parse_port
 from ...render.themes import LIGHT
+from ..export_dialog import export_view_dialog
 
 DEBOUNCE_MS = 120
 VIEW_FONT_PT = 11            # readable from the back of a lecture room
@@ -187,7 +188,6 @@ class StudyView(QWidget):
         return row
 
     def export_view(self):
-        from ..export_dialog import export_view_dialog
         return export_view_dialog(self.window(), self)
 
     def _choice_changed(self):

@@ -2,7 +2,7 @@
 
 The panel (and pyqtgraph) is created the first time its dock is shown, so start-up does
 not pay for it."""
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QWidget
 
@@ -16,17 +16,40 @@ def add_train_dock(window):
 
     def create(visible):
         if visible and dock.panel is None:
-            from .panel import TrainPanel
+            from .panel import TrainPanel  # pyqtgraph: loaded when the dock first shows
             dock.panel = TrainPanel(window.controller, after_repaint=window.canvas.after_repaint)
             dock.setWidget(dock.panel)
             QTimer.singleShot(0, dock, lambda: claim_room(window, dock))
     dock.visibilityChanged.connect(create)
+    dock.stopper = _StopOnClose(window, dock)
     dock.hide()
     action = dock.toggleViewAction()
     action.setShortcut(QKeySequence("Ctrl+Shift+T"))
     action.setToolTip("Train the document's Variables with SGD, RMSprop, Adam or Newton")
     window.view_menu.addAction(action)
     return dock
+
+
+class _StopOnClose(QObject):
+    """A run stops when its window closes (or the application quits): the worker would
+    otherwise go on, and Qt's thread pool waits for it before the process can end."""
+
+    def __init__(self, window, dock):
+        super().__init__(window)
+        self.dock = dock
+        window.installEventFilter(self)
+        QCoreApplication.instance().aboutToQuit.connect(self.stop)
+
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Close:
+            self.stop()
+        return False
+
+    def stop(self):
+        panel = getattr(self.dock, "panel", None)
+        if panel is not None:
+            panel.session.pause()
+            panel.landscape.cancel()
 
 
 def claim_room(window, dock):

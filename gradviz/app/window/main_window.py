@@ -5,6 +5,7 @@ status bar, themes and settings, and heavy work behind a progress dialog; its me
 shortcuts are in window_menus, its file workflow (new, open, save, recent, samples,
 import, export, recovery) in window_files.
 """
+import copy
 import os
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, Signal
@@ -28,6 +29,7 @@ from .files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles, samples
 from .menus import WindowMenus
 from ..training import add_train_dock
 from ..worker import run_job
+from ...graph import batch_jacobian, hessian, higher_order, jacobian
 
 __all__ = ["MainWindow", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"]
 
@@ -154,7 +156,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
     def _create_study_view(self, title):
         dock = self.study_docks[title]
         if getattr(dock, "view", None) is None:
-            from ..studies import VIEWS
+            from ..studies import VIEWS  # pyqtgraph: loaded when a study dock first opens
             dock.view = dict(VIEWS)[title](self.controller)
             dock.view.problemChanged.connect(self._show_problems)
             dock.setWidget(dock.view)
@@ -332,7 +334,6 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         if not doc.studies:
             self.show_message("This document asks for no studies (set them in the inspector)")
             return None
-        import copy
         return self.run_job("Computing studies", _compute_studies, self._studies_done,
                             copy.deepcopy(doc))
 
@@ -378,7 +379,6 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
 
 def _compute_studies(job, doc):
     """Each study of `doc` in turn (off the UI thread); a refusal becomes its message."""
-    from ...graph import batch_jacobian, hessian, higher_order, jacobian
     names = list(doc.studies)
     out = {}
     for i, name in enumerate(names):

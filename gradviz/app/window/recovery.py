@@ -27,6 +27,7 @@ from PySide6.QtCore import QObject, QSettings, QStandardPaths, QTimer, Signal
 
 from ...graph import fileformat
 from ...graph.atomic import write_bytes
+from ...graph.document import Document
 from ...graph.errors import DocumentError
 from ..snapshots import snapshot
 
@@ -224,7 +225,6 @@ class Recovery:
                 why = f"{path} could not be opened ({e}); the changes open as a new document"
                 path = None
         if not path:
-            from ...graph.document import Document
             controller.set_document(Document(title=doc.title))
         recovered = copy.deepcopy(doc)
         controller.edit("Restore recovered changes",

@@ -6,6 +6,7 @@ import numpy as np
 from ..backend import _np_matmul
 from ..execute import apply, tensors
 from ..registry import define_op
+from .shape import matrix_transpose
 
 
 def _t(x):
@@ -222,6 +223,5 @@ def inv(input, adjoint=False, name=None):
     if a.ndim < 2 or a._value.shape[-1] != a._value.shape[-2]:
         raise ValueError(f"inv needs square matrices, got shape {tuple(a.shape)}")
     if adjoint:
-        from .shape import matrix_transpose
         a = matrix_transpose(a)
     return apply(INV, (a,))

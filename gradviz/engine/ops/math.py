@@ -10,6 +10,9 @@ from ..backend import _np_multiply_no_nan
 from ..execute import apply, tensors
 from ..registry import define_op, no_gradient
 from ..tensor import Tensor
+from .shape import _where_indices
+from ..dtypes import as_dtype
+from ..tensor import convert_to_tensor
 
 def _unary(type, forward, rule, formula):
     op = define_op(type, forward, rule, (formula,))
@@ -192,7 +195,6 @@ WHERE = define_op("SelectV2", _where_forward, _where_rule,
 
 def where(condition, x=None, y=None, name=None):
     if x is None and y is None:
-        from .shape import _where_indices
         return _where_indices(condition)
     (condition,) = tensors(condition)
     x, y = tensors(x, y)
@@ -225,8 +227,6 @@ def _cast_rule(F, g, ins, out, at, needs):
 CAST = define_op("Cast", lambda x, dtype: x.astype(dtype), _cast_rule, ("grad_x = cast(grad)",))
 
 def cast(x, dtype, name=None):
-    from ..dtypes import as_dtype
-    from ..tensor import convert_to_tensor
     x = convert_to_tensor(x)
     target = as_dtype(dtype)._np
     if x._value.dtype == target:

@@ -6,6 +6,9 @@ from ..execute import apply, tensors
 from ..registry import define_op
 from ..tensor import Tensor
 from .math import tanh  # noqa: F401  (tf.nn.tanh is tf.math.tanh)
+from .shape import transpose
+from . import math as M
+from .reduce import reduce_mean
 
 
 def _unary(op):
@@ -104,7 +107,6 @@ LOG_SOFTMAX = define_op("LogSoftmax", kernels.log_softmax, _log_softmax_rule,
 
 
 def _last_axis(op, logits, axis):
-    from .shape import transpose
     (x,) = tensors(logits)
     axis = int(axis) % x.ndim
     if axis == x.ndim - 1:
@@ -162,7 +164,6 @@ def batch_normalization_training(x, gamma, beta, epsilon):
 
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """tf.nn.batch_normalization: (x - mean) · scale / √(variance + ε) + offset."""
-    from . import math as M
     x, mean, variance = tensors(x, mean, variance)
     inv = M.divide(1.0, M.sqrt(M.add(variance, variance_epsilon)))
     if scale is not None:
@@ -172,8 +173,6 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 
 
 def moments(x, axes, keepdims=False, name=None):
-    from . import math as M
-    from .reduce import reduce_mean
     mean = reduce_mean(x, axes, keepdims=True)
     variance = reduce_mean(M.square(M.subtract(x, mean)), axes, keepdims=keepdims)
     if not keepdims:

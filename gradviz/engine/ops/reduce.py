@@ -8,6 +8,10 @@ import numpy as np
 from .. import backend
 from ..execute import apply, tensors
 from ..registry import define_op, get_op, no_gradient
+from . import math as M
+from ..array import ones_like
+from ..tensor import Tensor
+from .shape import reshape
 
 
 def normalize_axes(axis, ndim):
@@ -209,8 +213,6 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     As TF, the norm is taken where the sum of squares is positive only: at t = 0 the
     gradient of ‖t‖ is 0/0, and although max() discards it, 0 · NaN would still be NaN.
     """
-    from . import math as M
-    from ..array import ones_like
     t, clip = tensors(t, clip_norm)
     l2sum = reduce_sum(M.multiply(t, t), axes, keepdims=True)
     positive = M.greater(l2sum, 0)
@@ -222,8 +224,6 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     """log Σ exp(x), shifted by the max for stability. The shift is a constant (the
     result does not depend on it); where the max is ±inf it is 0, as in TF, so an all
     -inf slice gives -inf rather than -inf - (-inf) = NaN."""
-    from . import math as M
-    from ..tensor import Tensor
     (x,) = tensors(input_tensor)
     axes = normalize_axes(axis, x.ndim)
     shift = np.max(x._value, axis=axes, keepdims=True)
@@ -232,6 +232,5 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
         total = M.log(reduce_sum(M.exp(M.subtract(x, shift)), axes, keepdims=True))
     result = M.add(total, shift)
     if not keepdims:
-        from .shape import reshape
         result = reshape(result, _np_sum(x._value, axes, False).shape)
     return result

@@ -10,7 +10,7 @@ from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.app.player.provenance import shown_array
 from gradviz.graph import evaluate
 from gradviz.graph.document import Port
-from gradviz.story.text import number
+from gradviz.story.formatting import number
 
 pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
 

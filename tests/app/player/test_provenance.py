@@ -10,7 +10,7 @@ from gradviz.app.player.provenance import (TensorGrid, entry_at, gradient_boxes,
 from gradviz.graph.document import Port
 from gradviz.render import painter as render_painter
 from gradviz.render import preview
-from gradviz.story.text import number
+from gradviz.story.formatting import number
 
 pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
 

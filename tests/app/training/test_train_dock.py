@@ -257,3 +257,14 @@ def test_the_last_step_is_written_out_with_its_numbers(qtbot, panel):
     assert "Step 1" in text
     assert "w ← w − η·g = 2 − 0.1 × 4 = 1.6" in text
     assert "w ← w − η·g = 1 − 0.1 × 6 = 0.4" in text
+
+
+def test_closing_the_window_stops_a_run(qtbot, panel):
+    w, p = panel("samples/train_2_valley.json")
+    p.run(1_000_000)
+    qtbot.waitUntil(lambda: len(p.session.trainer.history) >= 2, timeout=20000)
+    job = p.session.job
+    w.controller.undo_stack.setClean()
+    w.close()
+    assert job.wait(10)      # the worker ended: Qt's thread pool need not wait for it
+    assert len(p.session.trainer.history) < 1_000_000

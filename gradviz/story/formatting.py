@@ -1,0 +1,51 @@
+"""How the story writes numbers and arrays as text: compact numbers, small grids, lines
+wrapped to the terminal width. Below everything in story/ that writes text."""
+import textwrap
+
+import numpy as np
+
+WIDTH = 92
+
+
+def number(x, digits=6):
+    """Compact: 1, -0.17307831, 1.19e+07."""
+    x = float(x)
+    if not np.isfinite(x):
+        return str(x)
+    if x == int(x) and abs(x) < 1e9:
+        return str(int(x))
+    return f"{x:.{digits}g}"
+
+
+def grid(a, digits=5, max_rows=8, max_cols=8, indent="    "):
+    """A small right-aligned grid of an array (2-D shown as is, others flattened to 2-D)."""
+    if a is None:
+        return indent + "None"
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return indent + number(a, digits)
+    if a.size == 0:
+        return indent + f"(empty, shape {shape_text(a)})"
+    m = a.reshape(-1, a.shape[-1]) if a.ndim != 1 else a.reshape(1, -1)
+    rows, cols = m.shape
+    shown = m[:max_rows, :max_cols]
+    cells = [[number(v, digits) for v in row] for row in shown]
+    width = max((len(c) for row in cells for c in row), default=1)
+    lines = []
+    for row in cells:
+        line = "  ".join(c.rjust(width) for c in row)
+        if cols > max_cols:
+            line += f"  … ({cols - max_cols} more)"
+        lines.append(indent + "[ " + line + " ]")
+    if rows > max_rows:
+        lines.append(indent + f"… ({rows - max_rows} more rows)")
+    return "\n".join(lines)
+
+
+def shape_text(a):
+    return "×".join(str(d) for d in np.shape(a)) or "scalar"
+
+
+def wrap(text, indent=""):
+    return textwrap.fill(" ".join(str(text).split()), WIDTH, initial_indent=indent,
+                         subsequent_indent=indent)
