@@ -14,7 +14,8 @@ at the same time; the app keeps the UI modal while a job runs.
 import threading
 import traceback
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QEventLoop, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtWidgets import QProgressDialog
 
 
 class Cancelled(Exception):
@@ -110,9 +111,6 @@ def wait_painted(fn, parent=None, label="Working…", show_after_ms=300):
     window painted meanwhile: after `show_after_ms` a modal busy dialog says what is
     happening and takes the keyboard and mouse, so nothing is edited half-way. For work
     the user must wait for (File ▸ Save of a large document), unlike a Job."""
-    from PySide6.QtCore import QEventLoop
-    from PySide6.QtWidgets import QProgressDialog
-
     outcome = {}
 
     def run():
