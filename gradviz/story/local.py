@@ -86,6 +86,8 @@ class Provenance:
         """The same sum with every factor as a number: 1·0.43842274 + 1·(-0.53439844) ..."""
         if self.kind == "rule":
             return self.detail
+        if not self.terms and not self.more:
+            return ""           # every product is 0: no sum to write out
 
         def n(x):
             s = number(x, digits)

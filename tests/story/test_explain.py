@@ -9,6 +9,7 @@ from gradviz import story
 from gradviz.graph import Document, Node, Port, catalog, load
 from gradviz.story import studies as story_studies
 from gradviz.story.formatting import number
+from gradviz.story.local import Provenance
 from gradviz.story.text import explain
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
@@ -189,3 +190,16 @@ def test_every_provenance_line_names_a_cotangent(path):
     examples = [line.strip() for line in text.splitlines() if line.strip().startswith("e.g. ")]
     for line in examples:
         assert line.startswith("e.g. grad "), line
+
+
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.stem)
+def test_no_example_line_is_an_empty_sum(path):
+    """An entry whose every product is 0 has no sum to write out: no 'with  = 0' line."""
+    text = explain(story.build(load(path)))
+    assert not re.search(r"^\s*(with|=)\s+=", text, re.MULTILINE)
+
+
+def test_a_contribution_without_terms_has_no_numbers_line():
+    p = Provenance(value=0.0, terms=[], where="layer[0,0]", kind="contribution")
+    assert p.numbers() == ""
+    assert p.text() == "grad layer[0,0] = 0 (every product upstream · local factor is 0)"
