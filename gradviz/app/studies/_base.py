@@ -6,7 +6,6 @@ A view recomputes only while it is visible: `controller.evaluated` marks it stal
 costs one study, not one per edit. `refresh()` computes now (tests call it).
 """
 import copy
-import importlib
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -17,6 +16,7 @@ from ...graph.errors import DocumentError
 from ...graph.names import port_names
 from ...graph.ports import parse_port
 from ...render.themes import LIGHT
+from .. import worker
 from ..export_dialog import export_view_dialog
 
 DEBOUNCE_MS = 120
@@ -89,17 +89,6 @@ def preview(array, n=4):
     flat = np.asarray(array).ravel()
     items = ", ".join(fmt(v, 3) for v in flat[:n])
     return f"[{items}{', …' if flat.size > n else ''}]"
-
-
-def _worker_module():
-    """gradviz.app.worker when it exists and the engine may record from another thread."""
-    try:
-        tape = importlib.import_module("gradviz.engine.tape")
-        if isinstance(getattr(tape, "_recording", None), list):
-            return None      # one module-global recording stack: not safe off the UI thread
-        return importlib.import_module("gradviz.app.worker")
-    except ImportError:
-        return None
 
 
 class PortChooser(QComboBox):
@@ -243,8 +232,7 @@ class StudyView(QWidget):
         fn, size = job
         self._generation += 1
         generation = self._generation
-        worker = _worker_module() if size > WORKER_ELEMENTS else None
-        if worker is None:
+        if size <= WORKER_ELEMENTS:
             try:
                 result = fn()
             except Exception as e:  # noqa: BLE001 (the refusal is shown in words)

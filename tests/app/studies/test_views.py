@@ -125,8 +125,6 @@ def test_views_recompute_lazily_and_debounced(qtbot):
 
 
 def test_heavy_study_runs_in_the_worker_and_can_be_cancelled(qtbot, monkeypatch):
-    from gradviz.app import worker
-    monkeypatch.setattr(_base, "_worker_module", lambda: worker)
     monkeypatch.setattr(_base, "WORKER_ELEMENTS", 0)
     controller = DocumentController()
     view = views.JacobianView(controller)
