@@ -458,11 +458,40 @@ def training_lessons():
     d.finish(name, ["loss"], ["x"])
 
 
+# -- the networks a course teaches (issue 21) ------------------------------------------------
+
+CONV_X = [[1, 2, 0, 1, 3], [0, 1, 3, 2, 1], [2, 0, 1, 0, 2], [1, 3, 2, 1, 0], [0, 1, 0, 2, 1]]
+SOBEL = [[1, 0, -1], [2, 0, -2], [1, 0, -1]]
+CONV_UPSTREAM = [[1, 0, 0], [0, 2, 0], [0, 0, -1]]
+
+
+def conv_lessons():
+    d = Doc("Convolution's VJP is a transposed convolution", """
+        conv2d (VALID, stride 1) slides the 3x3 filter w over the 5x5 image x:
+        y[i, j] = Σ x[i+a, j+b]·w[a, b], a 3x3 output. The upstream cotangent g, given as
+        output_gradients, is 1 at y[0, 0], 2 at y[1, 1], -1 at y[2, 2] and 0 elsewhere.
+        Input rule: x[p, q] met w[p-i, q-j] in every output y[i, j], so its gradient is
+        Σ g[i, j]·w[p-i, q-j]: g padded with 2 zeros on every side and convolved with w flipped
+        in both axes, a transposed convolution. It places a copy of the filter scaled by each
+        upstream entry where that output's window lay: 1·w at (0, 0), 2·w at (1, 1), -1·w at
+        (2, 2), summed where they overlap, so row 2 of x's gradient is
+        1·[1, 0, -1] + 2·[2, 0, -2] - 1·[1, 0, -1], shifted: [1, 4, -2, -4, 1]. Filter rule: w[a, b]
+        met x[i+a, j+b] in y[i, j], so its gradient is the correlation of x with g,
+        Σ g[i, j]·x[i+a, j+b] = x[a, b] + 2·x[a+1, b+1] - x[a+2, b+2]: for w[0, 0] that is
+        1 + 2·1 - 1 = 2, and the whole filter gradient is [[2, 8, 2], [-2, 2, 3], [8, 2, 2]].""")
+    d.const("x", np.reshape(CONV_X, (1, 5, 5, 1)), watched=True, label="image")
+    d.var("w", np.reshape(SOBEL, (3, 3, 1, 1)), label="filter")
+    d.op("y", "nn.conv2d", "x", "w", strides=[1, 1], padding="VALID", dilations=[1, 1])
+    d.finish("nets_1_conv_transpose", ["y"], ["x", "w"],
+             output_gradients={"y": np.reshape(CONV_UPSTREAM, (1, 3, 3, 1))})
+
+
 def _signed(v):
     return f"{v:.4f}".replace("-", "−")
 
 
 if __name__ == "__main__":
-    for make in (seed_004, seed_003, seed_002, seed_001, seed_000, training_lessons):
+    for make in (seed_004, seed_003, seed_002, seed_001, seed_000, training_lessons,
+                 conv_lessons):
         make()
     print("\n".join(sorted(f for f in os.listdir(HERE) if f.endswith(".json"))))

@@ -1,0 +1,40 @@
+"""The stories of the network lessons (samples/nets_*.json), step by step."""
+from pathlib import Path
+
+import numpy as np
+
+from gradviz import graph, story
+from gradviz.graph import Port
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+
+
+def told(name):
+    return story.build(graph.load(SAMPLES / f"{name}.json"))
+
+
+def test_the_conv_lesson_tells_both_rules_with_the_documents_numbers():
+    s = told("nets_1_conv_transpose")
+    assert [x.kind for x in s.steps] == ["seed", "visit", "contribution", "contribution",
+                                         "accumulate", "accumulate"]
+    seed, visit, to_x, to_w, grad_x, grad_w = s.steps
+    doc = s.document
+    g = doc.output_gradients[Port("y")]
+    assert seed.given
+    np.testing.assert_array_equal(seed.cotangent, g)
+    assert visit.node == "y" and visit.op_type == "Conv2D"
+    assert to_x.port == Port("x") and to_x.formula.startswith("grad_input = transposed convolution")
+    assert to_w.port == Port("w") and to_w.formula.startswith("grad_filters = correlation of input")
+    w = doc.nodes["w"].value[:, :, 0, 0]
+    full = np.zeros((5, 5), np.float32)          # one filter copy per upstream entry
+    for i, j in np.ndindex(3, 3):
+        full[i:i + 3, j:j + 3] += g[0, i, j, 0] * w
+    np.testing.assert_array_equal(to_x.cotangent[0, :, :, 0], full)
+    np.testing.assert_array_equal(to_w.cotangent[:, :, 0, 0], [[2, 8, 2], [-2, 2, 3], [8, 2, 2]])
+    np.testing.assert_array_equal(grad_x.cotangent, to_x.cotangent)
+    np.testing.assert_array_equal(grad_w.cotangent, to_w.cotangent)
+    # provenance of w[0, 0]: the upstream entries times the image entries under them
+    p = s.provenance(Port("w"), 0)
+    assert float(p.value) == 2.0
+    assert [(t.upstream, t.local) for t in p.terms] == [(1, 1), (2, 1), (-1, 1)]
+    assert p.text().startswith("grad filter[0,0,0,0] = 1·∂y[0,0,0,0]/∂filter[0,0,0,0] + 2·")
