@@ -5,7 +5,8 @@
 Workload (issue 19): input 32x28x28x8, filters 3x3x8x16, stride 1, SAME, float32; one
 tape, tape.gradient of sum(conv2d(x, w) * seed) with respect to x and w. The floor is
 hand-written numpy in this process: im2col once, one matmul forward, one for the filter
-gradient, one for the input gradient and a col2im. One BLAS thread. The floor's and
+gradient, one for the input gradient and a col2im (numpy only; gradviz moves windows
+with numba kernels on arrays this large, so it may beat the floor). One BLAS thread. The floor's and
 gradviz's batches alternate; the ratio is the median of the per-round ratios
 (target: <= 3x).
 """

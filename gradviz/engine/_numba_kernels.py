@@ -111,9 +111,32 @@ def moments_cols(x):
     return mean, var
 
 
+@_jit
+def move_windows(padded, cols, sh, sw, dh, dw, gather):
+    """gather: cols[b, ho, wo, i, j] = padded[b, r, s] (im2col); else padded[b, r, s] +=
+    cols[b, ho, wo, i, j] (its transpose), with r = ho·sh + i·dh and s = wo·sw + j·dw."""
+    n, out_h, out_w, kh, kw, channels = cols.shape
+    for b in range(n):
+        for ho in range(out_h):
+            for wo in range(out_w):
+                for i in range(kh):
+                    r = ho * sh + i * dh
+                    for j in range(kw):
+                        s = wo * sw + j * dw
+                        if gather:
+                            for c in range(channels):
+                                cols[b, ho, wo, i, j, c] = padded[b, r, s, c]
+                        else:
+                            for c in range(channels):
+                                padded[b, r, s, c] += cols[b, ho, wo, i, j, c]
+
+
 def warm_up():
     for dtype in (np.float32, np.float64):
         v = np.linspace(-1, 1, 8).astype(dtype)
         relu(v), relu_grad(v, v), sigmoid(v), sigmoid_grad(v, v), elu(v), elu_grad(v, v)
         softmax_rows(v.reshape(2, 4)), moments_cols(v.reshape(2, 4))
         scatter_add_3d(np.zeros((1, 3, 2), dtype), np.array([0, 2], np.int64), v[:4].reshape(1, 2, 2))
+        cols = np.empty((1, 1, 1, 2, 2, 2), dtype)
+        move_windows(v.reshape(1, 2, 2, 2), cols, 1, 1, 1, 1, True)
+        move_windows(np.zeros((1, 2, 2, 2), dtype), cols, 1, 1, 1, 1, False)

@@ -28,7 +28,7 @@ def _gradviz_namespace():
         return apply(conv.CONV2D, tensors(x, w), geometry)
 
     def conv2d_backprop_input(g, w, input_sizes, **geometry):
-        return apply(conv.CONV2D_BACKPROP_INPUT, tensors(g, w),
+        return apply(conv.CONV2D_BACKPROP_INPUT, tensors(w, g),
                      dict(geometry, input_sizes=tuple(input_sizes)))
 
     def conv2d_backprop_filter(x, g, filter_sizes, **geometry):

@@ -383,6 +383,7 @@ def _at_least(low, strictly=False):
 def _one_of(choices):
     def check(key, v):
         return None if v in choices else f"{key} must be one of {', '.join(choices)}, got {shown(v)}"
+    check.choices = tuple(choices)
     return check
 
 
@@ -444,6 +445,12 @@ for _window_op in ("nn.conv2d", "nn.max_pool2d", "nn.avg_pool2d"):
         RANGES[(_window_op, _window_attr)] = _window_sequence()
     RANGES[(_window_op, "explicit_paddings")] = _explicit_paddings
     RANGES.setdefault((_window_op, "padding"), _one_of(("SAME", "VALID", "EXPLICIT")))
+
+
+def choices(op, key):
+    """The values attribute `key` of op or layer `op` may take when they are a short
+    list (an editor offers them as a menu), else None."""
+    return getattr(RANGES.get((op, key)), "choices", None)
 
 
 def attr_problem(op, key, value):

@@ -2,6 +2,7 @@
 runs), and a whole gradient computation gives the same numbers with GRADVIZ_NUMBA=0 and 1."""
 import json
 import os
+from functools import partial
 import subprocess
 import sys
 import textwrap
@@ -136,6 +137,47 @@ def test_scatter_add_kernel(monkeypatch, used, axis, dtype):
     np.testing.assert_allclose(fast, expected, **TOLERANCE[dtype])
 
 
+def same_sums(fast, slow, dtype):
+    """Sums in another order: equal up to rounding relative to the largest value."""
+    assert fast.dtype == slow.dtype == np.dtype(dtype) and fast.shape == slow.shape
+    eps = 1e-5 if dtype is np.float32 else 1e-13
+    np.testing.assert_allclose(fast, slow, rtol=eps, atol=eps * np.abs(slow).max())
+
+
+WINDOW_GEOMETRY = [  # (strides, padding, dilations)
+    ((1, 1, 1, 1), "SAME", (1, 1, 1, 1)),
+    ((1, 2, 3, 1), "VALID", (1, 1, 1, 1)),
+    ((1, 1, 1, 1), "EXPLICIT", (1, 2, 3, 1)),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("strides, padding, dilations", WINDOW_GEOMETRY,
+                         ids=["same", "strided", "dilated-explicit"])
+def test_window_kernels_agree_with_numpy(monkeypatch, used, strides, padding, dilations, dtype):
+    """im2col (conv2d, backprop_filter) and col2im (backprop_input, max_pool_grad), with
+    a leading batch axis on the cotangent as jacobian passes it."""
+    from gradviz.engine.ops import windows
+    rng = np.random.default_rng(0)
+    geometry = {"strides": strides, "padding": padding, "dilations": dilations,
+                "explicit_paddings": (0, 0, 1, 2, 0, 1, 0, 0) if padding == "EXPLICIT" else ()}
+    x = rng.standard_normal((4, 21, 20, 3)).astype(dtype)  # above kernels.MIN_SIZE
+    w = rng.standard_normal((3, 2, 3, 5)).astype(dtype)
+    y, slow_y = both_paths(monkeypatch, partial(windows.conv2d, **geometry), x, w)
+    same_sums(y, slow_y, dtype)
+    g = rng.standard_normal((3,) + y.shape).astype(dtype)
+    same_sums(*both_paths(monkeypatch, partial(windows.backprop_input, **geometry), g, w,
+                            x.shape), dtype)
+    same_sums(*both_paths(monkeypatch, partial(windows.backprop_filter, **geometry), x, g,
+                            w.shape), dtype)
+    pool = {k: v for k, v in geometry.items() if k != "dilations"}
+    m = windows.max_pool(x, (1, 2, 3, 1), **pool)
+    gm = rng.standard_normal((3,) + m.shape).astype(dtype)
+    same_sums(*both_paths(monkeypatch, partial(windows.max_pool_grad, **pool), x, m, gm,
+                            (1, 2, 3, 1)), dtype)
+    assert used.count("move_windows") >= 2  # im2col and col2im
+
+
 @pytest.mark.parametrize("enabled", [True, False], ids=["numba", "numpy"])
 def test_scatter_add_rejects_indices_out_of_range(monkeypatch, enabled):
     monkeypatch.setattr(kernels, "ENABLED", enabled)
@@ -205,13 +247,16 @@ _PROGRAM = textwrap.dedent("""
     x = tf.constant(rng.standard_normal((128, 48)), dtype=tf.float64)
     w = tf.Variable(rng.standard_normal((48, 64)) / 7, dtype=tf.float64)
     gamma = tf.Variable(np.ones(64), dtype=tf.float64)
+    k = tf.Variable(rng.standard_normal((3, 3, 1, 4)) / 3, dtype=tf.float64)
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         h = batch_normalization_training(tf.matmul(x, w), gamma, tf.zeros(64, tf.float64), 1e-3)
         h = tf.nn.relu(h) + tf.nn.elu(h) * tf.nn.sigmoid(h)
         h = tf.gather(h, np.arange(128) % 100)
+        image = tf.nn.conv2d(tf.reshape(h, (8, 32, 32, 1)), k, 1, "SAME")
+        h = tf.reshape(tf.nn.max_pool2d(image, 2, 2, "VALID"), (128, 64))
         loss = tf.reduce_sum(tf.nn.softmax(h) * tf.range(64, dtype=tf.float64))
-    grads = tape.gradient(loss, [x, w, gamma])
+    grads = tape.gradient(loss, [x, w, gamma, k])
     json.dump({"loss": float(loss), "grads": [g.numpy().tolist() for g in grads],
                "kernels": sorted(kernels._compiled)}, sys.stdout)
 """)
@@ -229,7 +274,7 @@ def test_gradients_are_the_same_with_and_without_numba():
     with_numba, without = _run("1"), _run("0")
     assert set(with_numba["kernels"]) >= {"relu", "relu_grad", "elu", "elu_grad", "sigmoid",
                                           "sigmoid_grad", "softmax_rows", "moments_cols",
-                                          "scatter_add_3d"}
+                                          "scatter_add_3d", "move_windows"}
     assert without["kernels"] == []
     np.testing.assert_allclose(with_numba["loss"], without["loss"], rtol=1e-12)
     for a, b in zip(with_numba["grads"], without["grads"]):

@@ -196,6 +196,10 @@ def test_the_recorded_gradient_is_made_of_tfs_backprop_ops():
         gx_norm = tf.reduce_sum(gx * gx)
     assert gx.op.type == "Conv2DBackpropInput"
     assert gw.op.type == "Conv2DBackpropFilter"
+    # TF's input order, without its shape tensors: (filter, out_backprop), (input, out_backprop)
+    assert gx.op.inputs[0] is w and gw.op.inputs[0] is x
+    assert gx.op.get_attr("input_sizes") == (1, 4, 4, 2)
+    assert gw.op.get_attr("filter_sizes") == (3, 3, 2, 2)
     # gx = Jᵀ·1 is linear in w, so d Σ gx² / dw is the correlation of 2·gx with the ones.
     expected = conv.conv2d_backprop_filter(2 * gx, (3, 3, 2, 2), tf.ones_like(y), 1, "SAME")
     np.testing.assert_allclose(outer.gradient(gx_norm, w).numpy(), expected.numpy(), rtol=1e-12)

@@ -227,9 +227,10 @@ class NodePage(Page):
             w.setKeyboardTracking(False)
             w.valueChanged.connect(lambda v: self._set_attr(name, int(v)))
             return w
-        if (name == "activation" and self.node.kind == LAYER) or kind == "dtype":
+        menu = catalog.choices(self.node.op, name)
+        if menu or kind == "dtype":
             w = QComboBox()
-            w.addItems(catalog.ACTIVATIONS if kind != "dtype" else DTYPES[:-1])
+            w.addItems(menu or DTYPES[:-1])
             w.activated.connect(lambda i: self._set_attr(name, w.itemText(i)))
             return w
 

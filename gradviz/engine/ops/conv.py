@@ -13,8 +13,7 @@ import numpy as np
 from ..execute import apply, tensors
 from ..registry import define_op
 from . import windows as W
-from .windows import backprop_filter as _backprop_filter_forward, \
-    backprop_input as _backprop_input_forward, conv2d as _conv2d_forward
+from .windows import backprop_filter as _backprop_filter_forward, conv2d as _conv2d_forward
 from .shape import expand_dims, squeeze
 
 GEOMETRY = ("strides", "padding", "explicit_paddings", "dilations", "data_format")
@@ -32,13 +31,18 @@ def _conv2d_rule(F, g, ins, out, at, needs):
     return gx, gw
 
 
+def _backprop_input_forward(w, g, input_sizes, **geometry):
+    """Inputs in TF's order (filter, out_backprop); input_sizes is an attribute here."""
+    return W.backprop_input(g, w, input_sizes, **geometry)
+
+
 def _backprop_input_rule(F, u, ins, out, at, needs):
-    """The op is bilinear in (g, filter): ⟨u, op(g, w)⟩ = ⟨conv2d(u, w), g⟩."""
-    g, w = ins
+    """The op is bilinear in (filter, g): ⟨u, op(w, g)⟩ = ⟨conv2d(u, w), g⟩."""
+    w, g = ins
     geo = _geometry(at)
-    gg = F.conv2d(u, w, **geo) if needs[0] else None
-    gw = F.conv2d_backprop_filter(u, g, tuple(w.shape[-4:]), **geo) if needs[1] else None
-    return gg, gw
+    gw = F.conv2d_backprop_filter(u, g, tuple(w.shape[-4:]), **geo) if needs[0] else None
+    gg = F.conv2d(u, w, **geo) if needs[1] else None
+    return gw, gg
 
 
 def _backprop_filter_rule(F, u, ins, out, at, needs):
@@ -55,8 +59,8 @@ CONV2D = define_op("Conv2D", _conv2d_forward, _conv2d_rule, (
     "grad_filters = correlation of input with grad, summed over the batch"))
 CONV2D_BACKPROP_INPUT = define_op(
     "Conv2DBackpropInput", _backprop_input_forward, _backprop_input_rule, (
-        "grad_out_backprop = conv2d(grad, filters)",
-        "grad_filters = correlation of grad with out_backprop, summed over the batch"))
+        "grad_filters = correlation of grad with out_backprop, summed over the batch",
+        "grad_out_backprop = conv2d(grad, filters)"))
 CONV2D_BACKPROP_FILTER = define_op(
     "Conv2DBackpropFilter", _backprop_filter_forward, _backprop_filter_rule, (
         "grad_input = transposed convolution of out_backprop with grad",
@@ -118,13 +122,14 @@ def _sizes(value, what, layout):
 
 def conv2d_backprop_input(input_sizes, filters, out_backprop, strides, padding,
                           data_format="NHWC", dilations=None, name=None):
-    """TF's Conv2DBackpropInput: the gradient of conv2d with respect to its input."""
+    """TF's Conv2DBackpropInput: the gradient of conv2d with respect to its input. The op's
+    inputs are (filters, out_backprop); TF's input_sizes tensor is an attribute here."""
     w, g = tensors(filters, out_backprop)
     input_sizes = _sizes(input_sizes, "input_sizes", "(N, H, W, C)")
     at = _attrs(strides, padding, dilations, data_format)
     _check_depth(input_sizes[3], w.shape[-2])
     _check_out_backprop("Conv2DBackpropInput", input_sizes, tuple(w.shape[-4:]), g, at)
-    return apply(CONV2D_BACKPROP_INPUT, (g, w), dict(at, input_sizes=input_sizes))
+    return apply(CONV2D_BACKPROP_INPUT, (w, g), dict(at, input_sizes=input_sizes))
 
 
 def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,

@@ -3,11 +3,14 @@ and pooling share (TF's argument forms, SAME / VALID / explicit padding) and the
 array moves built on it: gather every window (im2col) and add values back into the
 windows they came from (its transpose, col2im).
 
-Axes before N are batch axes (a batched cotangent of jacobian) and ride along. Plain
-numpy: the ops in conv.py and pool.py run these, and so does the numpy backend.
+Axes before N are batch axes (a batched cotangent of jacobian) and ride along. Arrays
+only (numpy, and numba kernels for the two window moves on large arrays): the ops in
+conv.py and pool.py run these, and so does the numpy backend.
 """
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
+
+from .. import kernels
 
 
 _AXES = ("height", "width")
@@ -140,6 +143,9 @@ def add_windows(cols, in_hw, pads, strides, dilations):
     (t, b), (left, r) = pads
     out = np.zeros(lead + (n, in_hw[0] + t + b, in_hw[1] + left + r, c), cols.dtype)
     sh, sw, dh, dw = strides[1], strides[2], dilations[1], dilations[2]
+    if kernels.use_numba(cols):
+        kernels.add_windows(out, cols, (sh, sw, dh, dw))
+        return out[..., t:t + in_hw[0], left:left + in_hw[1], :]
     for i in range(kh):
         rows = slice(i * dh, i * dh + sh * (out_h - 1) + 1, sh)
         for j in range(kw):
@@ -153,9 +159,14 @@ def add_windows(cols, in_hw, pads, strides, dilations):
 def patches(x, k_hw, strides, padding, explicit_paddings, dilations):
     """im2col: x (..., N, H, W, C) -> (..., N·Ho·Wo, KH·KW·C), and (Ho, Wo)."""
     out_hw, pads = geometry(x.shape[-3:-1], k_hw, strides, padding, explicit_paddings, dilations)
-    view = windows(pad_spatial(x, pads), k_hw, out_hw, strides, dilations)
+    xp = pad_spatial(x, pads)
+    if kernels.use_numba(xp):
+        cols = kernels.gather_windows(xp, out_hw, k_hw, (strides[1], strides[2], dilations[1],
+                                                         dilations[2]))
+    else:
+        cols = windows(xp, k_hw, out_hw, strides, dilations)
     n, c = x.shape[-4], x.shape[-1]
-    cols = view.reshape(x.shape[:-4] + (n * out_hw[0] * out_hw[1], k_hw[0] * k_hw[1] * c))
+    cols = cols.reshape(x.shape[:-4] + (n * out_hw[0] * out_hw[1], k_hw[0] * k_hw[1] * c))
     return cols, out_hw
 
 
