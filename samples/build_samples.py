@@ -486,12 +486,99 @@ def conv_lessons():
              output_gradients={"y": np.reshape(CONV_UPSTREAM, (1, 3, 3, 1))})
 
 
+DEPTH, WIDTH = 6, 6
+CHAINS = {  # name: (activation, weight std, how the std was chosen)
+    "nets_2_sigmoid_chain": ("sigmoid", np.sqrt(2.0 / (WIDTH + WIDTH)), "Glorot's"),
+    "nets_2_relu_chain": ("relu", np.sqrt(2.0 / WIDTH), "He's"),
+    "nets_2_bad_init": ("relu", 1.5, "too large:"),
+}
+
+
+def layer_norms(doc):
+    """‖d loss / d output‖ of layer DEPTH … 1, then of x: the cotangents the story shows."""
+    from gradviz import story
+    steps = story.build(doc).steps
+    out = [next(s.cotangent for s in steps if s.kind == "visit" and s.node == f"layer{k}"
+                and not s.internal) for k in range(DEPTH, 0, -1)]
+    return [float(np.linalg.norm(c)) for c in out + [steps[-1].cotangent]]
+
+
+def _chain(name, title):
+    """x (1, 6) → DEPTH Dense layers of WIDTH units → reduce_sum; the same standard normal
+    draws in every chain, scaled by the chain's std, so only activation and scale differ."""
+    activation, std, _ = CHAINS[name]
+    rng = np.random.default_rng(21)
+    x = rng.normal(size=(1, WIDTH))
+    draws = [rng.normal(size=(WIDTH, WIDTH)) for _ in range(DEPTH)]
+    d = Doc(title, "(written below)")
+    d.const("x", x, watched=True)
+    last = "x"
+    for k, z in enumerate(draws, 1):
+        d.layer(f"layer{k}", "Dense", last, {"kernel": std * z, "bias": np.zeros(WIDTH)},
+                units=WIDTH, activation=activation)
+        last = f"layer{k}"
+    d.op("loss", "reduce_sum", last, axis=None, keepdims=False)
+    d.finish(name, ["loss"], ["x"])
+    return d, layer_norms(d.doc)
+
+
+def _listed(norms):
+    return ", ".join(f"{v:.3g}" for v in norms[1:-1])
+
+
+def _factor(norms):
+    """The geometric mean of the norm's change per layer, from the last layer's output to x."""
+    return (norms[-1] / norms[0]) ** (1.0 / DEPTH)
+
+
+def gradient_size_lessons():
+    name = "nets_2_sigmoid_chain"
+    d, n = _chain(name, "Vanishing gradients: a deep chain of sigmoid layers")
+    d.doc.lesson = " ".join(f"""
+        Six Dense layers of 6 units with sigmoid, weights drawn with Glorot's standard
+        deviation {CHAINS[name][1]:.3f}, loss = the sum of the last layer's outputs. Going
+        back through a layer multiplies the cotangent by sigmoid'(z), at most 0.25, and then
+        by the kernel's transpose. Step through the story and watch the cotangent's norm at
+        each layer's output, from the last layer to the first: {n[0]:.3g} (all ones, from
+        the sum), {_listed(n)}, and {n[-1]:.3g} at x. Each layer divides it by about
+        {1 / _factor(n):.1f}: the first layers receive almost no gradient and barely learn.
+        That is the vanishing gradient; nets_2_relu_chain is the same chain with relu.
+        """.split())
+    d.finish(name, ["loss"], ["x"])
+
+    name = "nets_2_relu_chain"
+    d, n = _chain(name, "Gradients that keep their size: a deep chain of relu layers")
+    d.doc.lesson = " ".join(f"""
+        The same six layers and the same random draws as nets_2_sigmoid_chain, with relu and
+        He's standard deviation {CHAINS[name][1]:.3f} (the square root of 2 over 6 inputs).
+        relu'(z) is 1 where the unit is on and 0 where it is off, and He's scale makes up for
+        the half that are off, so the cotangent's norm at each layer's output keeps its size:
+        {n[0]:.3g} (all ones, from the sum), {_listed(n)}, and {n[-1]:.3g} at x, about
+        {_factor(n):.2f} times per layer. A unit whose z is negative passes no gradient back
+        (a dead relu): its entry of the cotangent that reaches z is 0.
+        """.split())
+    d.finish(name, ["loss"], ["x"])
+
+    name = "nets_2_bad_init"
+    d, n = _chain(name, "Exploding gradients: a relu chain with a bad initialisation")
+    he = CHAINS["nets_2_relu_chain"][1]
+    d.doc.lesson = " ".join(f"""
+        The relu chain again, its weights drawn with standard deviation {CHAINS[name][1]:.1f},
+        {CHAINS[name][1] / he:.1f} times He's. Every layer now multiplies the cotangent by a
+        kernel that is too large: its norm at each layer's output goes {n[0]:.3g} (all
+        ones, from the sum), {_listed(n)}, and {n[-1]:.3g} at x, about {_factor(n):.1f} times larger per
+        layer. A gradient step sized for the last layer is far too large for the first: the
+        exploding gradient. The cure is the scale of the initialisation, not the activation.
+        """.split())
+    d.finish(name, ["loss"], ["x"])
+
+
 def _signed(v):
     return f"{v:.4f}".replace("-", "−")
 
 
 if __name__ == "__main__":
     for make in (seed_004, seed_003, seed_002, seed_001, seed_000, training_lessons,
-                 conv_lessons):
+                 conv_lessons, gradient_size_lessons):
         make()
     print("\n".join(sorted(f for f in os.listdir(HERE) if f.endswith(".json"))))

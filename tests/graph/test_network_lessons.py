@@ -2,6 +2,7 @@
 against an independent numpy computation and finite differences, and the numbers each
 lesson quotes (`lesson_checks`, used by test_samples)."""
 import numpy as np
+import pytest
 
 from gradviz import graph
 from gradviz.graph import Port
@@ -72,6 +73,98 @@ def test_conv_gradients_match_central_differences():
         np.testing.assert_allclose(grad, fd, atol=1e-8)
 
 
+# -- vanishing and exploding gradients -------------------------------------------------------
+
+CHAINS = ("nets_2_sigmoid_chain", "nets_2_relu_chain", "nets_2_bad_init")
+
+
+def chain_layers(doc):
+    return sorted((n for n in doc.nodes.values() if n.kind == "layer"), key=lambda n: int(n.id[5:]))
+
+
+def numpy_cotangent_norms(doc):
+    """‖d loss/d output‖ of the last layer … the first, then of x, by hand in float64:
+    forward, then δ ← (δ · act'(z)) Wᵀ layer by layer."""
+    a = doc.nodes["x"].value.astype(np.float64)
+    zs, layers = [], chain_layers(doc)
+    for layer in layers:
+        z = a @ layer.weights["kernel"].astype(np.float64) + layer.weights["bias"]
+        a = 1 / (1 + np.exp(-z)) if layer.attrs["activation"] == "sigmoid" else np.maximum(z, 0)
+        zs.append((z, a))
+    delta, norms = np.ones_like(a), []
+    for layer, (z, a) in zip(reversed(layers), reversed(zs)):
+        norms.append(np.linalg.norm(delta))
+        local = a * (1 - a) if layer.attrs["activation"] == "sigmoid" else (z > 0)
+        delta = (delta * local) @ layer.weights["kernel"].astype(np.float64).T
+    return norms + [np.linalg.norm(delta)], delta
+
+
+def story_cotangent_norms(name):
+    s = story_of(name)
+    layers = [n.id for n in chain_layers(s.document)]
+    visits = [next(t for t in s.steps if t.kind == "visit" and t.node == k and not t.internal)
+              for k in reversed(layers)]
+    return [float(np.linalg.norm(t.cotangent)) for t in visits + [s.steps[-1]]]
+
+
+def story_of(name):
+    from gradviz import story
+    return story.build(load(name))
+
+
+@pytest.mark.parametrize("name", CHAINS)
+def test_the_chains_cotangent_norms_match_numpy_backprop_and_central_differences(name):
+    doc, ev = evaluated(name)
+    expected, dx = numpy_cotangent_norms(doc)
+    np.testing.assert_allclose(story_cotangent_norms(name), expected, rtol=1e-4)
+    np.testing.assert_allclose(ev.gradients[Port("x")], dx, rtol=1e-4, atol=1e-9)
+    layers = chain_layers(doc)
+
+    def loss(x):
+        a = x
+        for layer in layers:
+            z = a @ layer.weights["kernel"].astype(np.float64)
+            a = 1 / (1 + np.exp(-z)) if layer.attrs["activation"] == "sigmoid" else np.maximum(z, 0)
+        return a.sum()
+
+    x, h = doc.nodes["x"].value.astype(np.float64), 1e-6
+    fd = np.array([(loss(x + h * e) - loss(x - h * e)) / (2 * h)
+                   for e in np.eye(x.size).reshape(x.size, *x.shape)]).reshape(x.shape)
+    np.testing.assert_allclose(dx, fd, rtol=1e-5, atol=1e-9)
+
+
+def test_sigmoid_vanishes_relu_keeps_and_a_bad_init_explodes():
+    sig, relu, bad = (story_cotangent_norms(n) for n in CHAINS)
+    assert all(b < a for a, b in zip(sig, sig[1:])) and sig[-1] / sig[0] < 1e-3
+    assert 0.2 < relu[-1] / relu[0] < 5
+    assert all(b > a for a, b in zip(bad, bad[1:])) and bad[-1] / bad[0] > 100
+
+
+def kernels(name):
+    return np.stack([la.weights["kernel"] for la in chain_layers(load(name))]).astype(np.float64)
+
+
+def test_the_chains_share_their_draws_and_only_the_scale_differs():
+    sig, relu, bad = (kernels(n) for n in CHAINS)
+    width = sig.shape[1]
+    np.testing.assert_allclose(sig / relu, np.sqrt(2 / (2 * width)) / np.sqrt(2 / width), rtol=1e-5)
+    np.testing.assert_allclose(bad / relu, 1.5 / np.sqrt(2 / width), rtol=1e-5)
+    assert abs(relu.std() / np.sqrt(2 / width) - 1) < 0.15   # 216 draws of N(0, 2/width)
+
+
+def _chain_checks(name):
+    """The checks every chain lesson shares: its norms, rounded to 3 digits as it prints them."""
+    n = story_cotangent_norms(name)
+    r3 = lambda v: float(f"{v:.3g}")  # noqa: E731
+    layers = chain_layers(load(name))
+    factor = (n[-1] / n[0]) ** (1 / len(layers))
+    norms = [(f"{n[0]:.3g} (all ones, from the sum)", [r3(n[0])]),
+             (", ".join(f"{v:.3g}" for v in n[1:-1]), [r3(v) for v in n[1:-1]]),
+             (f"and {n[-1]:.3g} at x", [r3(n[-1])])]
+    assert n[0] == pytest.approx(np.sqrt(layers[-1].attrs["units"]))   # the sum's all-ones
+    return layers, factor, norms
+
+
 def lesson_checks(name):
     """[(snippet of the lesson, the values its numbers must equal, or None for notation)]."""
     if name == "nets_1_conv_transpose":
@@ -95,4 +188,25 @@ def lesson_checks(name):
                 ("for w[0, 0] that is 1 + 2·1 - 1 = 2",
                  [0, 0, x[0, 0], g[1, 1], x[1, 1], x[2, 2], dw[0, 0]]),
                 ("[[2, 8, 2], [-2, 2, 3], [8, 2, 2]]", dw)]
+    if name in CHAINS:
+        layers, factor, norms = _chain_checks(name)
+        width = layers[0].attrs["units"]
+        he = np.sqrt(2 / width)
+        if name == "nets_2_sigmoid_chain":
+            return norms + [("Dense layers of 6 units", [width]),
+                            ("standard\ndeviation 0.408".replace("\n", " "),
+                             [round(np.sqrt(2 / (2 * width)), 3)]),
+                            ("sigmoid'(z), at most 0.25", [0.25]),
+                            (f"divides it by about {1 / factor:.1f}", [round(1 / factor, 1)]),
+                            ("nets_2_relu_chain", [2])]
+        if name == "nets_2_relu_chain":
+            return norms + [("nets_2_sigmoid_chain", [2]),
+                            ("deviation 0.577 (the square root of 2 over 6 inputs)",
+                             [round(he, 3), 2, width]),
+                            ("relu'(z) is 1 where the unit is on and 0 where it is off", [1, 0]),
+                            (f"about {factor:.2f} times per layer", [round(factor, 2)]),
+                            ("cotangent that reaches z is 0", [0])]
+        return norms + [("standard deviation 1.5", [1.5]),
+                        (f"{1.5 / he:.1f} times He's", [round(1.5 / he, 1)]),
+                        (f"about {factor:.1f} times larger", [round(factor, 1)])]
     raise AssertionError(f"no lesson checks for {name}")

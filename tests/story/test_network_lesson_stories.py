@@ -2,6 +2,7 @@
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from gradviz import graph, story
 from gradviz.graph import Port
@@ -38,3 +39,25 @@ def test_the_conv_lesson_tells_both_rules_with_the_documents_numbers():
     assert float(p.value) == 2.0
     assert [(t.upstream, t.local) for t in p.terms] == [(1, 1), (2, 1), (-1, 1)]
     assert p.text().startswith("grad filter[0,0,0,0] = 1·∂y[0,0,0,0]/∂filter[0,0,0,0] + 2·")
+
+
+@pytest.mark.parametrize("name", ["nets_2_sigmoid_chain", "nets_2_relu_chain", "nets_2_bad_init"])
+def test_a_chain_lesson_visits_every_layer_from_the_last_to_x(name):
+    s = told(name)
+    kinds = [x.kind for x in s.steps]
+    assert kinds[:3] == ["seed", "visit", "contribution"] and kinds[-1] == "accumulate"
+    outer = [x for x in s.steps if not x.internal and x.kind == "visit"]
+    assert [x.node for x in outer] == ["loss"] + [f"layer{k}" for k in range(6, 0, -1)]
+    np.testing.assert_array_equal(outer[1].cotangent, np.ones((1, 6)))   # the sum's seed
+    # inside each Dense node: the activation, the bias add and the matmul, in that order
+    for k in range(6, 0, -1):
+        inner = [x.tensor_name for x in s.steps if x.internal and x.node == f"layer{k}"
+                 and x.kind == "visit"]
+        assert [n.split("/")[-1] for n in inner] == ["AddV2", "MatMul"], inner
+    # what each layer hands down is what the layer below receives
+    handed = [x for x in s.steps if x.kind == "contribution" and not x.internal
+              and x.port is not None and x.port.node.startswith(("layer", "x"))]
+    for give, take in zip(handed, outer[1:] + [s.steps[-1]]):
+        np.testing.assert_array_equal(give.cotangent, take.cotangent)
+        assert give.port == take.port
+    assert s.steps[-1].port == Port("x")
