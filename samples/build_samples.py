@@ -573,12 +573,95 @@ def gradient_size_lessons():
     d.finish(name, ["loss"], ["x"])
 
 
+CHECK_W, CHECK_X = [0.5, -1.0, 2.0], [1.0, 2.0, -0.5]
+CHECK_STEPS = (0.1, 0.01, 0.001, 0.0001)
+
+
+def check_document(name, title, factor=None):
+    """loss = Σ tanh(w·x) in float64 (as gradient checks are run); with `factor`, a custom
+    gradient between w·x and tanh that is the identity forward and scales the cotangent."""
+    d = Doc(title, "(written below)")
+    d.doc.add(Node("w", VARIABLE, value=np.array(CHECK_W)))
+    d.doc.add(Node("x", CONSTANT, value=np.array(CHECK_X)))
+    d.op("wx", "multiply", "w", "x")
+    last = "wx"
+    if factor is not None:
+        d.custom("my_rule", "scale", "wx", label="hand-written rule", factor=factor)
+        last = "my_rule"
+    d.op("t", "tanh", last)
+    d.op("loss", "reduce_sum", "t", axis=None, keepdims=False)
+    d.finish(name, ["loss"], ["w"])
+    return d
+
+
+def central_difference(doc, index, h):
+    """(loss(w + h·e) − loss(w − h·e)) / 2h, each loss from evaluating the document."""
+    from gradviz.graph import dumps, evaluate, loads
+    losses = []
+    for sign in (1, -1):
+        moved = loads(dumps(doc))        # a fresh document: evaluation caches by node
+        w = moved.nodes["w"].value.copy()
+        w[index] += sign * h
+        moved.nodes["w"].value = w
+        losses.append(float(evaluate(moved).values[Port("loss")]))
+    return (losses[0] - losses[1]) / (2 * h)
+
+
+def backward_number(doc, index):
+    from gradviz.graph import evaluate
+    return float(evaluate(doc).gradients[Port("w")][index])
+
+
+def gradient_check_lessons():
+    name = "nets_3_gradient_check"
+    d = check_document(name, "Checking a gradient: central differences beside the backward pass")
+    g = backward_number(d.doc, 1)
+    fd = {h: central_difference(d.doc, 1, h) for h in CHECK_STEPS}
+    err = {h: abs(fd[h] - g) for h in CHECK_STEPS}
+    t = np.tanh(CHECK_W[1] * CHECK_X[1])
+    third = CHECK_X[1] ** 3 * -2 * (1 - t * t) * (1 - 3 * t * t)
+    eps64, eps32 = np.finfo(np.float64).eps, np.finfo(np.float32).eps
+    d.doc.lesson = " ".join(f"""
+        A gradient check compares the backward pass with the definition of a derivative.
+        loss = Σ tanh(w·x) with w = [0.5, -1, 2] and x = [1, 2, -0.5], in float64. The backward
+        pass says d loss / d w[1] = x[1]·(1 − tanh²(w[1]·x[1])) = {g:.8f}. Central
+        differences move w[1] alone by ±h and run the forward twice:
+        (loss(w[1] + h) − loss(w[1] − h)) / 2h. With h = 0.1 they give {fd[0.1]:.8f}, an error
+        of {err[0.1]:.2g}; with h = 0.01 the error is {err[0.01]:.2g}, with h = 0.001
+        {err[0.001]:.2g} and with h = 0.0001 {err[0.0001]:.2g}: a 10 times smaller h, a 100
+        times smaller error, because central differences are off by about h²/6 · f''', and
+        f''' = {third:.3g} here. Much smaller steps lose to rounding instead (an error like
+        ε/h: h = 1e-8 is worse than h = 1e-6); the best h is near the cube root of the machine
+        epsilon ε, {eps64 ** (1 / 3):.0e} in float64 but {eps32 ** (1 / 3):.3f} in float32, which
+        is why gradient checks run in float64. nets_3_wrong_gradient shows a check that fails.
+        """.split())
+    d.finish(name, ["loss"], ["w"])
+
+    name = "nets_3_wrong_gradient"
+    d = check_document(name, "A wrong custom gradient fails the check", factor=2.0)
+    wrong = backward_number(d.doc, 1)
+    h = CHECK_STEPS[-1]
+    fd_wrong = central_difference(d.doc, 1, h)
+    relative = abs(wrong - fd_wrong) / max(abs(wrong), abs(fd_wrong))
+    d.doc.lesson = " ".join(f"""
+        The loss of nets_3_gradient_check with a hand-written rule between w·x and tanh: a
+        custom gradient that is the identity forward but multiplies the cotangent by 2 on its
+        way back, the kind of slip a rule derived by hand makes. The backward pass now says
+        d loss / d w[1] = {wrong:.8f}. Central differences (h = {h:g}) only run the forward, which
+        the rule does not change, and still say {fd_wrong:.8f}. The relative error
+        |g − fd| / max(|g|, |fd|) is {relative:.2g}, where the correct gradient's stays below
+        1e-6: the check fails, and the story shows where: the hand-written rule's step doubles the
+        cotangent. Set the rule's factor to 1 in the Inspector and the two numbers agree.
+        """.split())
+    d.finish(name, ["loss"], ["w"])
+
+
 def _signed(v):
     return f"{v:.4f}".replace("-", "−")
 
 
 if __name__ == "__main__":
     for make in (seed_004, seed_003, seed_002, seed_001, seed_000, training_lessons,
-                 conv_lessons, gradient_size_lessons):
+                 conv_lessons, gradient_size_lessons, gradient_check_lessons):
         make()
     print("\n".join(sorted(f for f in os.listdir(HERE) if f.endswith(".json"))))

@@ -165,6 +165,89 @@ def _chain_checks(name):
     return layers, factor, norms
 
 
+# -- checking a gradient ----------------------------------------------------------------------
+
+STEPS = (0.1, 0.01, 0.001, 0.0001)
+
+
+def numpy_loss(w, x, index=None, shift=0.0):
+    w = np.array(w, np.float64)
+    if index is not None:
+        w[index] += shift
+    return float(np.sum(np.tanh(w * x)))
+
+
+def numpy_central(doc, index, h):
+    w, x = doc.nodes["w"].value, doc.nodes["x"].value
+    return (numpy_loss(w, x, index, h) - numpy_loss(w, x, index, -h)) / (2 * h)
+
+
+def tanh_third_derivative(w, x):
+    """d³/dw³ tanh(w x) = x³ · (−2)(1 − t²)(1 − 3t²), t = tanh(w x)."""
+    t = np.tanh(w * x)
+    return x ** 3 * -2 * (1 - t * t) * (1 - 3 * t * t)
+
+
+def check_numbers(name):
+    doc, ev = evaluated(name)
+    w, x = doc.nodes["w"].value, doc.nodes["x"].value
+    assert w.dtype == np.float64 and x.dtype == np.float64
+    return doc, ev.gradients[Port("w")], w, x
+
+
+def test_the_backward_number_is_the_closed_form_and_central_differences_converge_as_h_squared():
+    doc, g, w, x = check_numbers("nets_3_gradient_check")
+    np.testing.assert_allclose(g, x * (1 - np.tanh(w * x) ** 2), rtol=1e-14)
+    third = tanh_third_derivative(w[1], x[1])
+    for h in STEPS:
+        error = abs(numpy_central(doc, 1, h) - g[1])
+        assert error == pytest.approx(h * h / 6 * abs(third), rel=0.01)   # truncation, h²/6 f'''
+    assert abs(numpy_central(doc, 1, 1e-8) - g[1]) > abs(numpy_central(doc, 1, 1e-6) - g[1])
+
+
+def test_a_wrong_custom_gradient_fails_the_check_and_factor_1_passes():
+    doc, wrong, w, x = check_numbers("nets_3_wrong_gradient")
+    fd = numpy_central(doc, 1, 1e-4)
+    np.testing.assert_allclose(wrong, 2 * x * (1 - np.tanh(w * x) ** 2), rtol=1e-14)
+    assert abs(wrong[1] - fd) / abs(wrong[1]) == pytest.approx(0.5, abs=1e-6)
+    doc.nodes["my_rule"].attrs["factor"] = 1.0
+    fixed = graph.evaluate(doc).gradients[Port("w")]
+    np.testing.assert_allclose(fixed, check_numbers("nets_3_gradient_check")[1], rtol=1e-15)
+    assert abs(fixed[1] - fd) / abs(fd) < 1e-6
+
+
+def _check_lesson(name):
+    doc, g, w, x = check_numbers(name)
+    if name == "nets_3_gradient_check":
+        fd = {h: numpy_central(doc, 1, h) for h in STEPS}
+        err = {h: float(f"{abs(fd[h] - g[1]):.2g}") for h in STEPS}
+        third = float(f"{tanh_third_derivative(w[1], x[1]):.3g}")
+        cube64 = float(f"{np.finfo(np.float64).eps ** (1 / 3):.0e}")
+        cube32 = round(float(np.finfo(np.float32).eps) ** (1 / 3), 3)
+        return [("w = [0.5, -1, 2] and x = [1, 2, -0.5], in float64", [*w, *x, 64]),
+                ("w[1]", None), ("x[1]", None), ("/ 2h", [2]), ("(1 − tanh²", [1]),
+                (f"= {g[1]:.8f}", [round(g[1], 8)]),
+                (f"With h = 0.1 they give {fd[0.1]:.8f}, an error of {err[0.1]:.2g}",
+                 [0.1, round(fd[0.1], 8), err[0.1]]),
+                (f"with h = 0.01 the error is {err[0.01]:.2g}", [0.01, err[0.01]]),
+                (f"with h = 0.001 {err[0.001]:.2g}", [0.001, err[0.001]]),
+                (f"with h = 0.0001 {err[0.0001]:.2g}", [0.0001, err[0.0001]]),
+                ("a 10 times smaller h, a 100 times smaller error",
+                 [round(STEPS[0] / STEPS[1]), round(err[0.1] / err[0.01], -1)]),
+                ("h²/6", [6]), (f"f''' = {third:.3g} here", [third]),
+                ("h = 1e-8 is worse than h = 1e-6", [1e-8, 1e-6]),   # the test above
+                (f"{cube64:.0e} in float64 but {cube32:.3f} in float32", [cube64, 64, cube32, 32]),
+                ("gradient checks run in float64", [64]),
+                ("nets_3_wrong_gradient", [3])]
+    fd = numpy_central(doc, 1, 1e-4)
+    relative = float(f"{abs(g[1] - fd) / max(abs(g[1]), abs(fd)):.2g}")
+    return [("nets_3_gradient_check", [3]),
+            ("multiplies the cotangent by 2", [doc.nodes["my_rule"].attrs["factor"]]),
+            ("w[1]", None), (f"= {g[1]:.8f}", [round(g[1], 8)]), ("(h = 0.0001)", [1e-4]),
+            (f"still say {fd:.8f}", [round(fd, 8)]), (f"is {relative:.2g}", [relative]),
+            ("below 1e-6", [1e-6]), ("Set the rule's factor to 1", [1])]
+
+
 def lesson_checks(name):
     """[(snippet of the lesson, the values its numbers must equal, or None for notation)]."""
     if name == "nets_1_conv_transpose":
@@ -209,4 +292,6 @@ def lesson_checks(name):
         return norms + [("standard deviation 1.5", [1.5]),
                         (f"{1.5 / he:.1f} times He's", [round(1.5 / he, 1)]),
                         (f"about {factor:.1f} times larger", [round(factor, 1)])]
+    if name.startswith("nets_3_"):
+        return _check_lesson(name)
     raise AssertionError(f"no lesson checks for {name}")

@@ -61,3 +61,21 @@ def test_a_chain_lesson_visits_every_layer_from_the_last_to_x(name):
         np.testing.assert_array_equal(give.cotangent, take.cotangent)
         assert give.port == take.port
     assert s.steps[-1].port == Port("x")
+
+
+def test_the_wrong_gradient_story_shows_the_rule_doubling_the_cotangent():
+    s = told("nets_3_wrong_gradient")
+    assert [(x.kind, x.node) for x in s.steps] == [
+        ("seed", "loss"), ("visit", "loss"), ("contribution", "loss"), ("visit", "t"),
+        ("contribution", "t"), ("visit", "my_rule"), ("contribution", "my_rule"),
+        ("visit", "wx"), ("contribution", "wx"), ("accumulate", "w")]
+    w, x = s.document.nodes["w"].value, s.document.nodes["x"].value
+    into_rule, out_of_rule = s.steps[5].cotangent, s.steps[6].cotangent
+    np.testing.assert_allclose(into_rule, 1 - np.tanh(w * x) ** 2, rtol=1e-14)
+    np.testing.assert_array_equal(out_of_rule, 2 * into_rule)
+    assert s.steps[6].formula == "grad_y = grad · 2"
+    np.testing.assert_allclose(s.steps[-1].cotangent, 2 * x * (1 - np.tanh(w * x) ** 2),
+                               rtol=1e-14)
+    right = told("nets_3_gradient_check")
+    assert [x.node for x in right.steps if x.kind == "visit"] == ["loss", "t", "wx"]
+    np.testing.assert_allclose(right.steps[-1].cotangent, s.steps[-1].cotangent / 2, rtol=1e-15)
