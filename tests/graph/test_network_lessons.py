@@ -295,3 +295,9 @@ def lesson_checks(name):
     if name.startswith("nets_3_"):
         return _check_lesson(name)
     raise AssertionError(f"no lesson checks for {name}")
+
+
+def test_the_teachers_guide_lists_every_sample():
+    guide = (SAMPLES.parent / "docs" / "teachers-guide.md").read_text(encoding="utf-8")
+    missing = [p.name for p in sorted(SAMPLES.glob("*.json")) if f"`{p.name}`" not in guide]
+    assert missing == [], f"add these lessons to docs/teachers-guide.md's table: {missing}"
