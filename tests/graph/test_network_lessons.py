@@ -8,16 +8,11 @@ from gradviz import graph
 from gradviz.graph import Port
 
 from graph_samples import SAMPLES
-
-
-def load(name):
-    return graph.load(SAMPLES / f"{name}.json")
+from test_samples import grads, load
 
 
 def evaluated(name):
-    doc = load(name)
-    ev = graph.evaluate(doc)
-    assert ev.problems == []
+    doc, ev, _ = grads(name)
     return doc, ev
 
 
