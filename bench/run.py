@@ -1,4 +1,4 @@
-"""gradviz against a hand-written numpy floor, on the workloads of ENVIRONMENT.md.
+"""gradviz against a hand-written numpy floor, on the workloads of bench/reference.md.
 
     .venv/bin/python bench/run.py [--quick] [--only W2,W5]
 
@@ -435,11 +435,11 @@ def main(argv=None):
           f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}, "
           f"{'quick' if args.quick else 'full'} run: median of {repeats} alternating batches of ~{batch}s")
     header = (f"{'id':<4} {'workload':<46} {'numpy':>10} {'gradviz':>10} {'ratio':>7} "
-              f"{'target':>7}  met   {'(ENV numpy)':>11}")
+              f"{'target':>7}  met   {'(ref numpy)':>11}")
     print(header)
     print("-" * len(header))
     missed = []
-    for wid, title, make, target, env_floor in WORKLOADS:
+    for wid, title, make, target, ref_floor in WORKLOADS:
         if only and wid.upper() not in only:
             continue
         gv, floor = make()
@@ -453,7 +453,7 @@ def main(argv=None):
         if not met:
             missed.append(wid)
         print(f"{wid:<4} {title:<46} {fmt(t_np):>10} {fmt(t_gv):>10} {ratio:>7.2f} "
-              f"{'<= ' + format(target, 'g'):>7}  {'yes' if met else 'NO ':<4}  {fmt(env_floor):>11}",
+              f"{'<= ' + format(target, 'g'):>7}  {'yes' if met else 'NO ':<4}  {fmt(ref_floor):>11}",
               flush=True)
 
     if not args.no_import and not only:

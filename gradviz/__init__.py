@@ -3,6 +3,7 @@
 The public API is shaped like TensorFlow's, so the seed documents' code runs with
 `import gradviz as tf`.
 """
+import importlib as _importlib
 import types as _types
 
 from .engine import dtypes as _dtypes
@@ -23,7 +24,10 @@ from .engine.ops.math import (abs, add, add_n, cast, clip_by_value, cos, divide,
                               logical_not, logical_or, maximum, minimum, multiply, negative,
                               not_equal, pow, reciprocal, sign, sin, sqrt, square, subtract,
                               tanh, where)
-from .engine.ops.reduce import (clip_by_norm, norm, reduce_all, reduce_any,  # noqa: F401
+from .engine.ops.cross_entropy import (softmax_cross_entropy_with_logits as _softmax_xent,
+                                       sparse_softmax_cross_entropy_with_logits as _sparse_xent)
+from .engine.ops.embedding import dropout as _dropout, embedding_lookup as _embedding_lookup
+from .engine.ops.reduce import (argmax, argmin, clip_by_norm, norm, reduce_all, reduce_any,  # noqa: F401
                                 reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
                                 reduce_prod, reduce_sum)
 from .engine.ops.shape import (broadcast_to, concat, expand_dims, gather, identity, pad,  # noqa: F401
@@ -33,7 +37,7 @@ from .engine.registry import NotDifferentiable, RegisterGradient, define_op, no_
 from .engine.backward import Observer, gradient_registry  # noqa: F401
 from .engine.tape import GradientTape, UnconnectedGradients  # noqa: F401
 from .engine.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor  # noqa: F401
-from .engine import layers as _layers, layers_conv as _layers_conv, nest, \
+from .engine import layers as _layers, layers_conv as _layers_conv, losses as _losses, nest, \
     optimizers as _optimizers  # noqa: F401
 
 __version__ = "0.1.0"
@@ -41,7 +45,7 @@ __version__ = "0.1.0"
 dtypes = _dtypes
 
 math = _types.SimpleNamespace(
-    abs=abs, add=add, add_n=add_n, cos=cos, divide=divide, equal=equal, exp=exp,
+    abs=abs, add=add, add_n=add_n, argmax=argmax, argmin=argmin, cos=cos, divide=divide, equal=equal, exp=exp,
     greater=greater, greater_equal=greater_equal, less=less, less_equal=less_equal, log=log,
     logical_and=logical_and, logical_not=logical_not, logical_or=logical_or, maximum=maximum,
     minimum=minimum, multiply=multiply, negative=negative, not_equal=not_equal, pow=pow,
@@ -57,7 +61,10 @@ nn = _types.SimpleNamespace(
     log_softmax=_nn.log_softmax, softplus=_nn.softplus, moments=_nn.moments,
     batch_normalization=_nn.batch_normalization, conv2d=_conv.conv2d, conv1d=_conv.conv1d,
     conv2d_transpose=_conv.conv2d_transpose, max_pool2d=_pool.max_pool2d,
-    avg_pool2d=_pool.avg_pool2d)
+    avg_pool2d=_pool.avg_pool2d,
+    softmax_cross_entropy_with_logits=_softmax_xent,
+    sparse_softmax_cross_entropy_with_logits=_sparse_xent,
+    embedding_lookup=_embedding_lookup, dropout=_dropout)
 
 linalg = _types.SimpleNamespace(
     matmul=matmul, einsum=einsum, solve=_linalg.solve, inv=_linalg.inv, norm=norm,
@@ -67,13 +74,24 @@ keras = _types.SimpleNamespace(
     layers=_types.SimpleNamespace(Dense=_layers.Dense, Conv2D=_layers_conv.Conv2D,
                                   Flatten=_layers_conv.Flatten,
                                   BatchNormalization=_layers.BatchNormalization,
+                                  LayerNormalization=_layers.LayerNormalization,
+                                  Embedding=_layers.Embedding,
                                   Layer=_layers.Layer),
+    losses=_types.SimpleNamespace(
+        MeanSquaredError=_losses.MeanSquaredError,
+        CategoricalCrossentropy=_losses.CategoricalCrossentropy,
+        SparseCategoricalCrossentropy=_losses.SparseCategoricalCrossentropy,
+        Loss=_losses.Loss, mean_squared_error=_losses.mean_squared_error,
+        MSE=_losses.mean_squared_error, mse=_losses.mean_squared_error,
+        categorical_crossentropy=_losses.categorical_crossentropy,
+        sparse_categorical_crossentropy=_losses.sparse_categorical_crossentropy),
     activations=_types.SimpleNamespace(get=_layers.get_activation, relu=_nn.relu,
                                        elu=_nn.elu, sigmoid=_nn.sigmoid, tanh=tanh,
                                        softmax=_nn.softmax),
     optimizers=_types.SimpleNamespace(SGD=_optimizers.SGD, RMSprop=_optimizers.RMSprop,
                                       Adam=_optimizers.Adam, Optimizer=_optimizers.Optimizer))
 
+losses = keras.losses  # tf.losses, TF 2's alias
 # tf.test.compute_gradient; max_error is gradient_checker_v2's, which TF's own tests use.
 test = _types.SimpleNamespace(compute_gradient=_gradient_checker.compute_gradient,
                               max_error=_gradient_checker.max_error)
@@ -81,3 +99,13 @@ test = _types.SimpleNamespace(compute_gradient=_gradient_checker.compute_gradien
 sigmoid = _nn.sigmoid
 newaxis = None
 del _reduce
+
+
+def __getattr__(name):
+    """`gradviz.capture` (a tape as a document, tape_document.py) is loaded on first use:
+    it needs graph, story and render, which themselves import gradviz."""
+    if name in ("capture", "TapeDocument"):
+        value = getattr(_importlib.import_module(f"{__name__}.tape_document"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,7 +6,10 @@
     gradviz run FILE                    values and gradients as JSON
     gradviz trace SCRIPT -o FILE        run a Python script and save its tape as a document
     gradviz train FILE                  run an optimizer on the document's Variables
+    gradviz samples                     the bundled sample documents (the lessons)
 
+FILE is a document's path, or the name of a bundled sample (`004_matmul_sum`), so the
+samples work the same from a checkout and from an installed wheel.
 Bad input (a missing file, malformed JSON, an invalid graph, a step out of range) exits
 with status 2 and one line on stderr, `gradviz: error: <what and where>`, never a
 traceback. A warning (a NaN or infinity, named where it first appears) does not stop a
@@ -18,12 +21,15 @@ given.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
 from importlib.metadata import PackageNotFoundError, version
 
-COMMANDS = ("export", "explain", "run", "trace", "train")
+from . import bundled
+
+COMMANDS = ("export", "explain", "run", "trace", "train", "samples")
 
 DESCRIPTION = """\
 gradviz makes backpropagation visible.
@@ -35,6 +41,7 @@ commands:
   gradviz run FILE                 values and gradients as JSON
   gradviz trace SCRIPT -o FILE     record a script's tape as a graph document
   gradviz train FILE               train the document's Variables (SGD, RMSprop, Adam, Newton)
+  gradviz samples                  list the bundled samples; FILE may name one (004_matmul_sum)
 """
 
 class UsageError(Exception):
@@ -79,7 +86,22 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("script", metavar="SCRIPT")
     trace.add_argument("-o", "--output", required=True, metavar="FILE")
     _add_train_parser(sub)
+
+    sub.add_parser("samples", help="list the bundled sample documents (the lessons)")
     return parser
+
+
+def _document_path(path):
+    """The file FILE names: the path itself, or else the bundled sample of that name."""
+    if os.path.exists(path):
+        if os.path.isdir(path):
+            raise UsageError(f"{path}: is a directory, not a document")
+        return path
+    found = bundled.sample(path)
+    if found is None:
+        raise UsageError(f"{path}: no such file, nor a bundled sample (`gradviz samples` "
+                         f"lists them)")
+    return str(found)
 
 
 # --option -> (the optimizer's hyper-parameter, its help); defaults are Keras' own.
@@ -141,13 +163,12 @@ def _train(args):
         for option, (key, _) in TRAIN_OPTIONS.items():
             message = message.replace(f"`{key}`", f"--{option}")
         raise UsageError(message) from None
-    if not os.path.exists(args.file):
-        raise UsageError(f"{args.file}: no such file")
+    path = _document_path(args.file)
     # loaded per command: `gradviz --help` stays quick
     from .graph.cli_commands import train_command
 
     bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
-    code, text = train_command(args.file, optimizer, args.steps, args.output, args.log,
+    code, text = train_command(path, optimizer, args.steps, args.output, args.log,
                                args.param, progress=bar, warn=_warn)
     if bar:
         bar.close()
@@ -183,12 +204,8 @@ def _load(path):
     from .graph.errors import DocumentError
     from .graph.fileformat import load
 
-    if not os.path.exists(path):
-        raise UsageError(f"{path}: no such file")
-    if os.path.isdir(path):
-        raise UsageError(f"{path}: is a directory, not a document")
     try:
-        return load(path)
+        return load(_document_path(path))
     except DocumentError as error:
         raise UsageError(f"{path}: {error}") from None
 
@@ -263,12 +280,11 @@ def _explain(args):
 
 
 def _run(args):
-    if not os.path.exists(args.file):
-        raise UsageError(f"{args.file}: no such file")
+    path = _document_path(args.file)
     # loaded per command: `gradviz --help` stays quick
     from .graph.cli_commands import run_command
 
-    code, text = run_command(args.file, warn=_warn)
+    code, text = run_command(path, warn=_warn)
     return _emit(code, text)
 
 
@@ -292,11 +308,19 @@ def _emit(code, text):
     return code
 
 
+def _samples(args):
+    for path in bundled.sample_paths():
+        try:
+            title = json.loads(path.read_text(encoding="utf-8")).get("title", "")
+        except (OSError, ValueError):
+            title = ""
+        print(f"{path.stem:<36} {title}")
+    return 0
+
+
 def _open_app(path=None):
-    if path is not None and not os.path.exists(path):
-        raise UsageError(f"{path}: no such file")
-    if path is not None and os.path.isdir(path):
-        raise UsageError(f"{path}: is a directory, not a document")
+    if path is not None:
+        path = _document_path(path)
     # the app and Qt load only when a window opens
     try:
         from .app import main as app_main
@@ -323,6 +347,8 @@ def _dispatch(argv):
         return _open_app()
     if args.command == "trace":
         return _trace(args)  # the user's script: its warnings are its own
+    if args.command == "samples":
+        return _samples(args)
     # loaded per command: `gradviz --help` stays quick
     from .graph.build import quiet
 

@@ -67,7 +67,8 @@ SEED004 = {
 def _gradviz(*args, cwd=ROOT):
     return subprocess.run([sys.executable, "-m", "gradviz", *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=120,
-                          env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+                          env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen",
+                               "PYTHONPATH": str(ROOT)})   # this checkout, from any folder
 
 
 @pytest.fixture
@@ -134,6 +135,26 @@ def test_bad_inputs_exit_2_with_one_line(seed_file, tmp_path):
     _one_line_error(_gradviz("frobnicate", "a", "b"), "frobnicate")
     _one_line_error(_gradviz(tmp_path / "missing.gradviz.json"), "missing.gradviz.json")
     _one_line_error(_gradviz("explain", tmp_path), "directory")
+
+
+def test_file_may_name_a_bundled_sample_from_any_folder(tmp_path):
+    listed = _gradviz("samples", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    rows = [line.split(None, 1) for line in listed.stdout.splitlines()]
+    samples = sorted((ROOT / "samples").glob("*.json"))
+    assert [name for name, _ in rows] == [p.stem for p in samples]
+    assert [title for _, title in rows] == [json.loads(p.read_text(encoding="utf-8"))["title"]
+                                            for p in samples]
+    for name in ("002_vjp_output_gradients", "002_vjp_output_gradients.json",
+                 "samples/002_vjp_output_gradients.json"):
+        result = _gradviz("run", name, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["gradients"]["x"]["value"] == [4.0, 12.0]
+    _one_line_error(_gradviz("explain", "002_vjp_output_gradient", cwd=tmp_path),
+                    "002_vjp_output_gradient: no such file", "gradviz samples")
+    # A path into another folder is that file or nothing, never a sample of the same name.
+    _one_line_error(_gradviz("run", "elsewhere/002_vjp_output_gradients.json", cwd=tmp_path),
+                    "no such file")
 
 
 def test_invalid_graph_names_the_node(tmp_path):

@@ -8,9 +8,10 @@ arranges it and turns user actions into undoable document edits.
 import gc
 import os
 import sys
-from pathlib import Path
 
-ICON = Path(__file__).resolve().parents[2] / "resources" / "gradviz.svg"
+from .. import bundled
+
+ICON = bundled.resource("gradviz.svg")
 
 
 def create_window(path=None, offer_recovery=True, settings=None):

@@ -285,6 +285,17 @@ class DocumentController(QObject):
                   lambda doc: doc.edges.remove(edge) if edge in doc.edges else None)
 
     def set_attr(self, node_id, name, value):
+        """Set one attribute. A value of the right kind outside its range (a pool's padding
+        'relu', a dropout rate of 1.5) is not set, as the file format would refuse the
+        document: its problem in words is returned. (A value of the wrong kind is held and
+        shown as a problem on the node, as before.)"""
+        node = self.doc.nodes[node_id]
+        kind = catalog.defaults_and_kinds(node)[1].get(name)
+        if kind is not None and catalog.check_attr(kind, value) is None:
+            problem = catalog.attr_problem(node.op, name, value)
+            if problem:
+                return f"attribute {name!r}: {problem}"
+
         def change(doc):
             doc.nodes[node_id].attrs[name] = value
         self.edit(f"Set {self.name(node_id)}.{name}", change)

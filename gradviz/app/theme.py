@@ -4,18 +4,17 @@ The canvas paints with `render.themes` (same names), so the window chrome and th
 graph agree. Fusion is used in both themes: it follows a QPalette faithfully on
 every platform.
 """
-from pathlib import Path
-
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
+from .. import bundled
 from ..render.themes import get_theme
 
 THEMES = ("light", "dark")
 # Problems told in widget text (the inspector, the status line, a card's tooltip).
 ERROR_STYLE = "color: #c62828;"
 WARN_STYLE = "color: #a15c00;"
-CHECK = Path(__file__).resolve().parents[2] / "resources" / "check.svg"
+CHECK = bundled.resource("check.svg")
 
 _CHROME = {
     # window, base (editors), alternate, button, text, mid, highlight, tooltip base, disabled

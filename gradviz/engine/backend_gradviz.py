@@ -78,6 +78,8 @@ def _gradviz_namespace():
         sign=math.sign,
         pow=math.pow,
         sigmoid=nn.sigmoid,
+        softmax=nn.softmax,
+        log_softmax=nn.log_softmax,
         tanh_grad=math.tanh_grad,
         relu_grad=nn.relu_grad,
         sigmoid_grad=nn.sigmoid_grad,

@@ -1,10 +1,16 @@
-"""keras.layers.Dense and keras.layers.BatchNormalization, built on the engine's ops."""
+"""keras.layers: Dense, BatchNormalization, LayerNormalization and Embedding, built on the
+engine's ops, with Keras 3's conventions: `dtype=`, `build(input_shape)` marks the layer
+built (a later call keeps the weights), weights assignable by name, get/set_weights."""
+from math import prod as math_prod
+
 import numpy as np
 
 from . import array
 from .ops import linalg, math, nn
+from .ops.embedding import embedding_lookup
+from .ops.shape import reshape
 from .dtypes import as_dtype
-from .tensor import Variable, convert_to_tensor
+from .tensor import Tensor, Variable, convert_to_tensor
 from . import kernels
 
 _ACTIVATIONS = {
@@ -24,6 +30,37 @@ def get_activation(activation):
             f"{', '.join(k for k in _ACTIVATIONS if k)} or a function") from None
 
 
+class WeightSlot:
+    """A layer attribute holding one weight (`layer.kernel`). Setting a Variable puts it
+    in the layer's weights in place of the old one; setting another tensor uses it as
+    is (the weights list keeps the Variable: that is how a weight is swapped for a
+    function's argument); setting an array assigns the values to the Variable."""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, layer, owner=None):
+        if layer is None:
+            return self
+        return layer.__dict__.get(self.name)
+
+    def __set__(self, layer, value):
+        current = layer.__dict__.get(self.name)
+        if value is None or isinstance(value, Tensor):
+            if type(value) is Variable and all(v is not value for v in layer._variables):
+                at = next((i for i, v in enumerate(layer._variables) if v is current), None)
+                if at is None:
+                    layer._variables.append(value)
+                else:
+                    layer._variables[at] = value
+            layer.__dict__[self.name] = value
+        elif type(current) is Variable:
+            current.assign(value)
+        else:
+            raise AttributeError(f"layer '{layer.name}' has no {self.name} yet to assign "
+                                 "values to: build it first (layer.build(input_shape))")
+
+
 class Layer:
     """Builds its variables on the first call, from the input's last dimension.
 
@@ -33,6 +70,20 @@ class Layer:
     """
 
     _count = 0
+
+    def __init_subclass__(cls, **kwargs):
+        """As Keras 3: a subclass's `build` marks the layer built when it returns, so an
+        explicit `layer.build(shape)` is not repeated (nor its weights replaced) by a call."""
+        super().__init_subclass__(**kwargs)
+        build = cls.__dict__.get("build")
+        if build is not None and not getattr(build, "_marks_built", False):
+            def marked(self, *args, **kw):
+                result = build(self, *args, **kw)
+                self.built = True
+                return result
+            marked._marks_built = True
+            marked.__doc__, marked.__name__ = build.__doc__, build.__name__
+            cls.build = marked
 
     def __init__(self, name=None, trainable=True, dtype=None):
         Layer._count += 1
@@ -45,6 +96,30 @@ class Layer:
     @property
     def dtype(self):
         return self._dtype.name
+
+    compute_dtype = variable_dtype = dtype
+
+    def build(self, input_shape=None):
+        """Create the weights (a layer without weights has nothing to create)."""
+
+    def get_weights(self):
+        """The weights' values as numpy arrays, in the order of `weights`."""
+        return [np.array(v._value) for v in self.weights]
+
+    def set_weights(self, weights):
+        """Assign every weight at once, checked as Keras 3 checks them."""
+        mine = self.weights
+        if len(weights) != len(mine):
+            raise ValueError(f"You called `set_weights(weights)` on layer '{self.name}' with a "
+                             f"weight list of length {len(weights)}, but the layer was "
+                             f"expecting {len(mine)} weights.")
+        values = [np.asarray(getattr(w, "_value", w)) for w in weights]
+        for v, value in zip(mine, values):
+            if tuple(v.shape) != value.shape:
+                raise ValueError(f"Layer {self.name} weight shape {tuple(v.shape)} is not "
+                                 f"compatible with provided weight shape {value.shape}.")
+        for v, value in zip(mine, values):
+            v.assign(value)
 
     def add_weight(self, name, shape, initializer, trainable=True, dtype=None):
         value = get_initializer(initializer)(tuple(shape), np.dtype(dtype or self._dtype))
@@ -75,10 +150,20 @@ class Layer:
         if not self.built:
             self.build(tuple(inputs.shape))
             self.built = True
+        return self.call(self._cast_inputs(inputs), *args, **kwargs)
+
+    def _expect_width(self, inputs, width):
+        """Keras's input check: a built layer takes inputs whose last axis it was built for."""
+        if inputs.ndim == 0 or inputs.shape[-1] != width:
+            raise ValueError(f'Input 0 of layer "{self.name}" is incompatible with the layer: '
+                             f"expected axis -1 of input shape to have value {width}, but "
+                             f"received input with shape {tuple(inputs.shape)}")
+
+    def _cast_inputs(self, inputs):
         compute = self._variables[0]._value.dtype if self._variables else self._dtype
         if inputs._value.dtype.kind in "fiu" and inputs._value.dtype != compute:
             inputs = math.cast(inputs, compute)
-        return self.call(inputs, *args, **kwargs)
+        return inputs
 
 
 def _check_kwargs(kwargs, understood=("input_shape", "input_dim")):
@@ -125,6 +210,9 @@ def get_initializer(initializer):
 class Dense(Layer):
     """y = activation(x @ kernel + bias)."""
 
+    kernel = WeightSlot()
+    bias = WeightSlot()
+
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", name=None, trainable=True, dtype=None, **kwargs):
         _check_kwargs(kwargs)
@@ -146,6 +234,7 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs, training=None):
+        self._expect_width(inputs, self.kernel.shape[0])
         y = linalg.matmul(inputs, self.kernel)
         if self.use_bias:
             y = math.add(y, self.bias)
@@ -155,6 +244,11 @@ class Dense(Layer):
 class BatchNormalization(Layer):
     """Normalises the last axis; training=True uses the batch's statistics (and couples
     the examples of a batch: batch_jacobian's assumption no longer holds)."""
+
+    gamma = WeightSlot()
+    beta = WeightSlot()
+    moving_mean = WeightSlot()
+    moving_variance = WeightSlot()
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                  name=None, trainable=True, dtype=None, **kwargs):
@@ -178,6 +272,7 @@ class BatchNormalization(Layer):
         self.built = True
 
     def call(self, inputs, training=None):
+        self._expect_width(inputs, self.moving_mean.shape[0])
         dtype = inputs._value.dtype
         c = inputs.shape[-1]
         gamma = self.gamma if self.gamma is not None else array.ones((c,), dtype)
@@ -190,3 +285,97 @@ class BatchNormalization(Layer):
             return nn.batch_normalization_training(inputs, gamma, beta, self.epsilon)
         return nn.batch_normalization(inputs, self.moving_mean, self.moving_variance, beta, gamma,
                                       self.epsilon)
+
+
+class LayerNormalization(Layer):
+    """Normalises each example over `axis` (the last by default) with its own mean and
+    variance, then scales by gamma and shifts by beta. One LayerNorm op whose rule is
+    written with recorded ops, so its second derivatives are exact."""
+
+    gamma = WeightSlot()
+    beta = WeightSlot()
+
+    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones", name=None, trainable=True,
+                 dtype=None, **kwargs):
+        _check_kwargs(kwargs)
+        super().__init__(name, trainable, dtype)
+        self.axis = list(axis) if isinstance(axis, (list, tuple)) else int(axis)
+        self.epsilon = float(epsilon)
+        self.center, self.scale = bool(center), bool(scale)
+        self.beta_initializer = get_initializer(beta_initializer)
+        self.gamma_initializer = get_initializer(gamma_initializer)
+        self.gamma = self.beta = None
+
+    def _axes(self, ndim):
+        axes = self.axis if isinstance(self.axis, list) else [self.axis]
+        out = sorted({a % ndim if -ndim <= a < ndim else None for a in axes} - {None})
+        if len(out) != len(axes):
+            raise ValueError(f"Invalid axis: {self.axis} for an input of rank {ndim}")
+        return out
+
+    def build(self, input_shape):
+        shape = tuple(input_shape)
+        axes = self._axes(len(shape))
+        param = tuple(shape[a] for a in axes)
+        if self.scale:
+            self.gamma = self.add_weight("gamma", param, self.gamma_initializer)
+        if self.center:
+            self.beta = self.add_weight("beta", param, self.beta_initializer)
+
+    def call(self, inputs, training=None):
+        axes = self._axes(inputs.ndim)
+        dtype = inputs._value.dtype
+        # γ and β have the normalised axes' sizes; they broadcast from the first of them.
+        shape = tuple(inputs.shape[a] if a in axes else 1 for a in range(axes[0], inputs.ndim))
+        params = []
+        for w, fill in ((self.gamma, array.ones), (self.beta, array.zeros)):
+            if w is not None and w.size != math_prod(shape):
+                raise ValueError(f'Input 0 of layer "{self.name}" is incompatible with the '
+                                 f"layer: its weights have shape {tuple(w.shape)}, the input "
+                                 f"{tuple(inputs.shape)} needs {tuple(d for d in shape if d != 1)}"
+                                 f" along axis {self.axis}")
+            w = w if w is not None else fill(shape, dtype)
+            params.append(w if tuple(w.shape) == shape else reshape(w, shape))
+        return nn.layer_normalization(inputs, params[0], params[1], axes, self.epsilon)
+
+
+def random_uniform(shape, dtype):
+    """Keras's 'uniform' initializer: U(-0.05, 0.05)."""
+    return array.random.uniform(shape, -0.05, 0.05, dtype=dtype)._value
+
+
+_INITIALIZERS["uniform"] = random_uniform
+
+
+class Embedding(Layer):
+    """Maps integer ids to rows of an (input_dim, output_dim) table, `embeddings`. The
+    lookup in the Variable records ResourceGather, as in TF; ids are never cast to the
+    layer's float dtype (float ids become int32, as Keras does)."""
+
+    embeddings = WeightSlot()
+
+    def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", name=None,
+                 trainable=True, dtype=None, **kwargs):
+        _check_kwargs(kwargs, ("input_length", "mask_zero"))
+        if kwargs.get("mask_zero"):
+            raise ValueError("Embedding(mask_zero=True) needs masks, which gradviz does not have")
+        super().__init__(name, trainable, dtype)
+        self.input_dim, self.output_dim = int(input_dim), int(output_dim)
+        if self.input_dim <= 0 or self.output_dim <= 0:
+            raise ValueError(f"Both `input_dim` and `output_dim` should be positive, received "
+                             f"input_dim={input_dim} and output_dim={output_dim}")
+        self.embeddings_initializer = get_initializer(embeddings_initializer)
+        self.embeddings = None
+
+    def build(self, input_shape=None):
+        self.embeddings = self.add_weight("embeddings", (self.input_dim, self.output_dim),
+                                          self.embeddings_initializer)
+
+    def _cast_inputs(self, inputs):
+        if inputs._value.dtype.kind not in "iu":
+            inputs = math.cast(inputs, "int32")
+        return inputs
+
+    def call(self, inputs):
+        return embedding_lookup(self.embeddings, inputs)

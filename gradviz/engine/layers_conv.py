@@ -5,7 +5,7 @@ import math as _math
 
 import numpy as np
 
-from .layers import Layer, _check_kwargs, get_activation, get_initializer
+from .layers import Layer, WeightSlot, _check_kwargs, get_activation, get_initializer
 from .ops import conv, math, shape
 from .tensor import convert_to_tensor
 
@@ -26,6 +26,9 @@ def _pair(value, name):
 
 class Conv2D(Layer):
     """y = activation(conv2d(x, kernel) + bias), channels last; kernel (KH, KW, C, filters)."""
+
+    kernel = WeightSlot()
+    bias = WeightSlot()
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
                  dilation_rate=(1, 1), groups=1, activation=None, use_bias=True,
@@ -81,24 +84,6 @@ class Conv2D(Layer):
             y = math.add(y, self.bias)
         return self.activation(y) if self.activation is not None else y
 
-    def get_weights(self):
-        return [np.array(v._value) for v in self.weights]
-
-    def set_weights(self, weights):
-        """Assign every weight at once, checked as Keras 3 checks them."""
-        mine = self.weights
-        if len(weights) != len(mine):
-            raise ValueError(f"You called `set_weights(weights)` on layer '{self.name}' with a "
-                             f"weight list of length {len(weights)}, but the layer was "
-                             f"expecting {len(mine)} weights.")
-        values = [np.asarray(getattr(w, "_value", w)) for w in weights]
-        for v, value in zip(mine, values):
-            if tuple(v.shape) != value.shape:
-                raise ValueError(f"Layer {self.name} weight shape {tuple(v.shape)} is not "
-                                 f"compatible with provided weight shape {value.shape}.")
-        for v, value in zip(mine, values):
-            v.assign(value)
-
 
 class Flatten(Layer):
     """(N, d1, d2, ...) -> (N, d1·d2·...): one Reshape, as Keras 3 records it."""
@@ -125,12 +110,3 @@ class Flatten(Layer):
             raise ValueError("Flatten needs an input with a batch axis, got a scalar")
         rest = _math.prod(inputs.shape[1:])
         return shape.reshape(inputs, (inputs.shape[0], rest))
-
-    def get_weights(self):
-        return []
-
-    def set_weights(self, weights):
-        if len(weights):
-            raise ValueError(f"You called `set_weights(weights)` on layer '{self.name}' with a "
-                             f"weight list of length {len(weights)}, but the layer was "
-                             "expecting 0 weights.")

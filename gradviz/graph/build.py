@@ -177,10 +177,18 @@ def _layer(node, x, tapes):
         layer.bias = variables[1] if a["use_bias"] else None
     elif node.op == "Flatten":
         layer = gv.keras.layers.Flatten(name=node.id)
-    else:
+    elif node.op == "BatchNormalization":
         layer = gv.keras.layers.BatchNormalization(epsilon=a["epsilon"], momentum=a["momentum"],
                                                    name=node.id)
         layer.gamma, layer.beta, layer.moving_mean, layer.moving_variance = variables
+    elif node.op == "LayerNormalization":
+        layer = gv.keras.layers.LayerNormalization(epsilon=a["epsilon"], center=a["center"],
+                                                   scale=a["scale"], name=node.id)
+        named = dict(zip(spec.weight_names(a), variables))
+        layer.gamma, layer.beta = named.get("gamma"), named.get("beta")
+    else:
+        layer = gv.keras.layers.Embedding(a["input_dim"], a["output_dim"], name=node.id)
+        layer.embeddings = variables[0]
     layer._variables = variables
     layer.built = True
     if node.watched:

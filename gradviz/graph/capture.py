@@ -16,7 +16,6 @@ run inside `tape.stop_recording()` (a stop_recording region), and the script's o
 variable names. What `tape.reset()` threw away is gone: its results become constants.
 """
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 
@@ -29,6 +28,9 @@ from gradviz.engine.tensor import Tensor
 from . import catalog
 from .document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document, Edge, Node,
                        Port, TapeSettings)
+from .capture_layers import (_ACTIVATIONS, batchnorm_node, dense_node, embedding_node,
+                             layernorm_folds, layernorm_node)
+from .capture_losses import keras_loss
 from .errors import DocumentError
 from .ports import ID
 
@@ -36,9 +38,13 @@ _BY_ENGINE = {spec.engine: spec for spec in catalog.OPS.values() if spec.engine}
 _BY_ENGINE.update({t: catalog.OPS[name] for t, name in (
     ("Softmax", "nn.softmax"), ("LogSoftmax", "nn.log_softmax"), ("Cast", "cast"),
     ("Einsum", "einsum"), ("GatherV2", "gather"))})
-_ACTIVATIONS = {"Relu": "relu", "Elu": "elu", "Sigmoid": "sigmoid", "Tanh": "tanh",
-                "Softmax": "softmax", "Softplus": "softplus"}
-_STEMS = {"multiply": "mul", "subtract": "sub", "divide": "div", "negative": "neg"}
+# Engine ops taking (logits, labels), as TF's kernels; their nodes take (labels, logits), as
+# TF's Python functions.
+_LABELS_FIRST = {"SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits"}
+_STEMS = {"multiply": "mul", "subtract": "sub", "divide": "div", "negative": "neg",
+          "nn.softmax_cross_entropy_with_logits": "xent",
+          "nn.sparse_softmax_cross_entropy_with_logits": "sparse_xent",
+          "math.argmax": "argmax", "math.argmin": "argmin", "nn.embedding_lookup": "lookup"}
 
 
 @dataclass
@@ -98,6 +104,19 @@ def _attrs(spec, op):
         return {"axis": -1}  # the engine op works on the last axis (see _softmax_axis)
     if spec.name == "cast":
         return {"dtype": np.dtype(attrs["dtype"]).name}
+    if spec.name == "clip_by_value":
+        bounds = [np.asarray(v) for v in op._in_values[1:]]
+        if any(b.ndim for b in bounds):
+            raise DocumentError("cannot capture clip_by_value with tensor bounds: a "
+                                "clip_by_value node holds one number for each bound",
+                                where=op.name)
+        # float32 bounds as their shortest text (0.2, not 0.20000000298023224)
+        lo, hi = (float(str(b)) if b.dtype == np.float32 else float(b) for b in bounds)
+        return {"clip_value_min": lo, "clip_value_max": hi}
+    if spec.name == "nn.dropout":
+        shape = list(attrs["noise_shape"])
+        return {"rate": float(attrs["rate"]), "seed": int(attrs["seed"]),
+                "noise_shape": None if shape == list(np.shape(op._in_values[0])) else shape}
     if spec.name == "gather":
         return {"indices": [int(i) for i in np.asarray(op._in_values[1]).reshape(-1)],
                 "axis": int(attrs["axis"])}
@@ -253,10 +272,31 @@ def _items(entries, recording):
     stopped = {id(op) for op in recording.stopped}
     for op in list(entries) + list(recording.stopped):
         if id(op) not in inner_ops:
-            inputs = list(op.inputs[:1] if op.type == "GatherV2" else op.inputs)  # indices: attrs
+            # A gather's list of indices and clip_by_value's bounds are node attributes.
+            one = _gather_with_a_list(op) or op.type == "ClipByValue"
+            inputs = list(op.inputs[:1] if one else op.inputs)
+            if op.type in _LABELS_FIRST:
+                inputs.reverse()
             items.append(_Item("op", [op], inputs, list(op.outputs), stopped=id(op) in stopped))
     items.sort(key=lambda it: it.key)
     return items
+
+
+def _gather_with_a_list(op):
+    """A GatherV2 whose indices are one list: a 'gather' node holds them as an attribute.
+    Other indices along axis 0 are the ids of an embedding lookup (an input port)."""
+    return op.type == "GatherV2" and np.ndim(op._in_values[1]) == 1
+
+
+def _spec(op):
+    if op.type == "GatherV2" and not _gather_with_a_list(op):
+        if op.attrs["axis"] != 0:
+            raise DocumentError(f"cannot capture a gather along axis {op.attrs['axis']} with "
+                                f"indices of rank {np.ndim(op._in_values[1])}: a 'gather' node "
+                                "holds a list of indices, an embedding lookup works on axis 0",
+                                where=op.name)
+        return catalog.OPS["nn.embedding_lookup"]
+    return _BY_ENGINE.get(op.type)
 
 
 def _needed(items, targets):
@@ -342,6 +382,23 @@ def _fold(items, ends):
             prefix = _var_name(gamma).rsplit("/", 1)[0] if "/" in _var_name(gamma) \
                 else "batch_normalization"
             out.append(_Item("batchnorm", [op], [x], [op.outputs[0]], extra={"prefix": prefix}))
+            continue
+        if op.type == "LayerNorm" and layernorm_folds(op, fresh(i, *op.inputs[1:])):
+            prefix = _var_name(op.inputs[1]) or _var_name(op.inputs[2]) or "layer_normalization/"
+            out.append(_Item("layernorm", [op], [op.inputs[0]], [op.outputs[0]],
+                             extra={"prefix": prefix.rsplit("/", 1)[0]}))
+            continue
+        if op.type == "ResourceGather" and _var_name(op.inputs[0]).endswith("/embeddings") \
+                and fresh(i, op.inputs[0]):
+            out.append(_Item("embedding", [op], [op.inputs[1]], [op.outputs[0]],
+                             extra={"prefix": _var_name(op.inputs[0])[:-len("/embeddings")]}))
+            continue
+        loss = keras_loss(items, i, only_next)
+        if loss is not None:
+            name, attrs, chain, inputs, end = loss
+            gone.update(chain)
+            out.append(_Item("loss", [op] + [items[j].ops[0] for j in chain], inputs, [end],
+                             extra={"op": name, "attrs": attrs}))
             continue
         if op.type == "Transpose":
             folded = _softmax_axis(items, i, only_next, gone)
@@ -464,10 +521,16 @@ def _node(item, name, named, recording, watched):
     if item.kind == "softmax":
         return Node(name(named(out, item.extra["op"][3:])), OP, op=item.extra["op"],
                     attrs={"axis": item.extra["axis"]})
+    if item.kind == "loss":
+        return Node(name(named(out, "loss")), OP, op=item.extra["op"], attrs=item.extra["attrs"])
     if item.kind in ("dense", "conv2d"):
-        return _dense_node(item, name, recording, watched)
+        return dense_node(item, name, recording, watched)
     if item.kind == "batchnorm":
-        return _batchnorm_node(item, name, recording, watched)
+        return batchnorm_node(item, name, recording, watched)
+    if item.kind == "layernorm":
+        return layernorm_node(item, name, recording, watched)
+    if item.kind == "embedding":
+        return embedding_node(item, name, recording, watched)
     op = item.ops[0]
     if op.type == "CustomGradient":
         rule, attrs = declarative_rule(op)
@@ -475,7 +538,7 @@ def _node(item, name, named, recording, watched):
         node_id = name(named(out, fn or "custom"))
         label = fn if fn and fn not in (node_id, f"{node_id}_fn") else ""
         return Node(node_id, CUSTOM_GRADIENT, op=rule, attrs=attrs, label=label)
-    spec = _BY_ENGINE.get(op.type)
+    spec = _spec(op)
     if spec is None:
         hint = (" (the backward op of an inner tape.gradient: `gradviz trace` turns that call "
                 "into a 'gradient' node)" if op.type.endswith("Grad") else "")
@@ -484,59 +547,6 @@ def _node(item, name, named, recording, watched):
     stem = spec.name.replace("nn.", "").replace("linalg.", "").replace("reduce_", "")
     return Node(name(named(out, _STEMS.get(spec.name, stem))), OP, op=spec.name,
                 attrs=_attrs(spec, op))
-
-
-def _layer_id(item, weight, recording):
-    """The name given to the layer, else the script's name for it, else its variables' prefix."""
-    script_name = recording.layers.get(weight._id, (None, ""))[1]
-    prefix = item.extra["prefix"]
-    automatic = re.fullmatch(r"[a-z][a-z0-9]*_\d+", prefix) is not None  # 'dense_3', 'conv2d_1'
-    return script_name if automatic and script_name else prefix
-
-
-def _dense_node(item, name, recording, watched):
-    """A Dense layer (MatMul) or a Conv2D layer (Conv2D), with its bias and activation."""
-    matmul = item.ops[0]
-    kernel = matmul.inputs[1]
-    weights = {"kernel": np.array(matmul._in_values[1])}
-    item.extra["weights"] = [kernel]
-    activation = "linear"
-    for op in item.ops[1:]:
-        if op.type == "AddV2":
-            weights["bias"] = np.array(op._in_values[1])
-            item.extra["weights"].append(op.inputs[1])
-        else:
-            activation = _ACTIVATIONS[op.type]
-    attrs = {"activation": activation, "use_bias": "bias" in weights}
-    if item.kind == "dense":
-        attrs["units"] = int(kernel.shape[1])
-    else:
-        at = matmul.attrs
-        attrs.update(filters=int(kernel.shape[3]), kernel_size=[int(d) for d in kernel.shape[:2]],
-                     strides=[int(v) for v in at["strides"][1:3]],
-                     padding=at["padding"].lower(),
-                     dilation_rate=[int(v) for v in at["dilations"][1:3]])
-    op = "Dense" if item.kind == "dense" else "Conv2D"
-    return Node(name(_layer_id(item, kernel, recording)), LAYER, op=op, attrs=attrs,
-                weights=weights,
-                trainable=kernel.trainable, watched=watched(kernel))
-
-
-def _batchnorm_node(item, name, recording, watched):
-    op = item.ops[0]
-    _, gamma, beta = op.inputs
-    layer = recording.layers.get(gamma._id, (None, ""))[0]
-    c = int(gamma.shape[0])
-    mean = getattr(getattr(layer, "moving_mean", None), "_value", np.zeros(c, gamma._value.dtype))
-    var = getattr(getattr(layer, "moving_variance", None), "_value", np.ones(c, gamma._value.dtype))
-    item.extra["weights"] = [gamma, beta]
-    attrs = {"epsilon": float(op.attrs["epsilon"]),
-             "momentum": float(getattr(layer, "momentum", 0.99)), "training": True}
-    return Node(name(_layer_id(item, gamma, recording)), LAYER, op="BatchNormalization",
-                attrs=attrs,
-                weights={"gamma": np.array(op._in_values[1]), "beta": np.array(op._in_values[2]),
-                         "moving_mean": np.array(mean), "moving_variance": np.array(var)},
-                trainable=gamma.trainable, watched=watched(gamma))
 
 
 # -- tracing a script -----------------------------------------------------------------------

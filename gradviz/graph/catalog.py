@@ -129,6 +129,12 @@ _op("norm", "reduce", ("x",),
     "Euclidean norm", {"axis": None, "keepdims": False}, engine="EuclideanNorm")
 _op("clip_by_norm", "reduce", ("x",), lambda t, a: gv.clip_by_norm(t[0], a["clip_norm"]),
     "x scaled down so that its norm is at most clip_norm", {"clip_norm": 1.0})
+for _name, _fn, _eng in [("math.argmax", gv.math.argmax, "ArgMax"),
+                         ("math.argmin", gv.math.argmin, "ArgMin")]:
+    _op(_name, "reduce", ("input",),
+        lambda t, a, f=_fn: f(t[0], axis=a["axis"], output_type=a["output_type"]),
+        f"index of the {_name[8:]} along an axis (integers; no gradient)",
+        {"axis": 0, "output_type": "int64"}, {"output_type": "dtype"}, engine=_eng)
 
 # -- shape --------------------------------------------------------------------------------
 _op("reshape", "shape", ("x",), lambda t, a: gv.reshape(t[0], a["shape"]), "new shape",
@@ -172,6 +178,38 @@ _op("nn.softmax", "nn", ("logits",), lambda t, a: gv.nn.softmax(t[0], axis=a["ax
     "softmax along an axis", {"axis": -1})
 _op("nn.log_softmax", "nn", ("logits",), lambda t, a: gv.nn.log_softmax(t[0], axis=a["axis"]),
     "log-softmax along an axis", {"axis": -1})
+_op("nn.softmax_cross_entropy_with_logits", "nn", ("labels", "logits"),
+    lambda t, a: gv.nn.softmax_cross_entropy_with_logits(labels=t[0], logits=t[1], axis=a["axis"]),
+    "−Σ labels · log softmax(logits) along an axis (each row of labels a distribution)",
+    {"axis": -1}, engine="SoftmaxCrossEntropyWithLogits")
+_op("nn.sparse_softmax_cross_entropy_with_logits", "nn", ("labels", "logits"),
+    lambda t, a: gv.nn.sparse_softmax_cross_entropy_with_logits(labels=t[0], logits=t[1]),
+    "−log softmax(logits)[label] over the last axis (integer labels)",
+    engine="SparseSoftmaxCrossEntropyWithLogits")
+
+_op("nn.embedding_lookup", "nn", ("params", "ids"),
+    lambda t, a: gv.nn.embedding_lookup(t[0], t[1]),
+    "rows `ids` (integers) of the table `params`", engine="ResourceGather")
+_op("nn.dropout", "nn", ("x",),
+    lambda t, a: gv.nn.dropout(t[0], a["rate"], noise_shape=a["noise_shape"], seed=a["seed"])
+    if a["rate"] else gv.identity(t[0]),  # TF returns x itself at rate 0: a port needs its own
+    "zero each element with probability rate, scale the rest by 1/(1 − rate); the seed "
+    "fixes the mask", {"rate": 0.5, "seed": 0, "noise_shape": None}, engine="Dropout")
+
+# -- losses (keras) --------------------------------------------------------------------------
+LOSS_REDUCTIONS = ("sum_over_batch_size", "sum", "none")
+for _name, _doc in [
+        ("MeanSquaredError", "mean((y_pred − y_true)²) over the last axis, then reduced"),
+        ("CategoricalCrossentropy", "−Σ y_true · log p, p = softmax(y_pred) from logits, "
+                                    "else y_pred normalised; then reduced"),
+        ("SparseCategoricalCrossentropy", "−log p[y_true] for integer labels, p = "
+                                          "softmax(y_pred) from logits; then reduced")]:
+    _defaults = {"reduction": "sum_over_batch_size"}
+    if _name != "MeanSquaredError":
+        _defaults = {"from_logits": True, **_defaults}
+    _op(f"losses.{_name}", "losses", ("y_true", "y_pred"),
+        lambda t, a, n=_name: getattr(gv.keras.losses, n)(**a)(t[0], t[1]),
+        _doc + " (reduction: the mean over the examples by default)", _defaults)
 
 
 def _padding(a):
@@ -230,6 +268,8 @@ class LayerSpec:
     def weight_shapes(self, attrs, input_shape):
         """Each weight's shape for an input of `input_shape` (None if it cannot be built).
         Only the input's last axis matters (a Conv2D kernel needs the channels)."""
+        if self.name == "Embedding":  # the table's shape is its own; any ids fit
+            return {"embeddings": (attrs["input_dim"], attrs["output_dim"])}
         if not input_shape:
             return None
         n = input_shape[-1]
@@ -245,6 +285,9 @@ class LayerSpec:
     def weight_names(self, attrs):
         if self.name in ("Dense", "Conv2D") and not attrs.get("use_bias", True):
             return ("kernel",)
+        if self.name == "LayerNormalization":
+            return tuple(w for w, on in (("gamma", attrs.get("scale", True)),
+                                         ("beta", attrs.get("center", True))) if on)
         return self.weights
 
 
@@ -257,6 +300,13 @@ LAYERS = {
         {"epsilon": "float", "momentum": "float", "training": "bool"},
         ("gamma", "beta", "moving_mean", "moving_variance"),
         "normalise the last axis (training: with the batch's own statistics)"),
+    "LayerNormalization": LayerSpec(
+        "LayerNormalization", {"epsilon": 0.001, "center": True, "scale": True},
+        {"epsilon": "float", "center": "bool", "scale": "bool"}, ("gamma", "beta"),
+        "normalise each example over its last axis, then · gamma + beta"),
+    "Embedding": LayerSpec(
+        "Embedding", {"input_dim": 1, "output_dim": 1}, {"input_dim": "int", "output_dim": "int"},
+        ("embeddings",), "rows of the (input_dim, output_dim) table at the integer ids"),
     "Conv2D": LayerSpec(
         "Conv2D", {"filters": 1, "kernel_size": [3, 3], "strides": [1, 1], "padding": "valid",
                    "dilation_rate": [1, 1], "activation": "linear", "use_bias": True},
@@ -276,7 +326,8 @@ CUSTOM_RULES = {
     "identity": ({}, "upstream passes unchanged", lambda dy, a: dy),
 }
 
-GROUPS = ("inputs", "variables", "math", "linalg", "reduce", "shape", "nn", "layers", "gradient")
+GROUPS = ("inputs", "variables", "math", "linalg", "reduce", "shape", "nn", "losses", "layers",
+          "gradient")
 
 
 def defaults_and_kinds(node):
@@ -393,6 +444,15 @@ def _at_most_characters(n):
     return check
 
 
+def _rate(key, v):
+    return None if 0 <= v < 1 else f"{key} must be at least 0 and less than 1, got {shown(v)}"
+
+
+def _list_or_null(key, v):
+    return None if v is None or isinstance(v, list) else \
+        f"{key} must be null or a list of integers, got {shown(v)}"
+
+
 def _window_sequence(n=2):
     """strides, dilations, ksize: TF's forms ([h, w], [1, h, w, 1] or one entry)."""
     def check(key, v):
@@ -433,7 +493,16 @@ RANGES = {
     ("Conv2D", "activation"): _one_of(ACTIVATIONS),
     ("BatchNormalization", "epsilon"): _at_least(0.0),
     ("BatchNormalization", "momentum"): _from_to(0.0, 1.0),
+    ("LayerNormalization", "epsilon"): _at_least(0.0),
+    ("Embedding", "input_dim"): _from_to(1, 1_000_000),
+    ("Embedding", "output_dim"): _from_to(1, 1_000_000),
     ("clip_by_norm", "clip_norm"): _at_least(0.0, strictly=True),  # the op and the rule
+    **{(f"losses.{n}", "reduction"): _one_of(LOSS_REDUCTIONS)
+       for n in ("MeanSquaredError", "CategoricalCrossentropy", "SparseCategoricalCrossentropy")},
+    ("nn.dropout", "rate"): _rate,
+    ("nn.dropout", "noise_shape"): _list_or_null,
+    ("math.argmax", "output_type"): _one_of(("int32", "int64")),
+    ("math.argmin", "output_type"): _one_of(("int32", "int64")),
     ("einsum", "equation"): _at_most_characters(200),
     ("nn.conv1d", "stride"): _at_least(1),
     ("nn.conv1d", "dilations"): _at_least(1),

@@ -163,8 +163,13 @@ class _Writer:
             n = first.shape[-2] if first is not None and first.ndim == 4 else 1
         elif node.op == "Flatten":
             args = []
-        else:
+        elif node.op == "BatchNormalization":
             args = [f"epsilon={attrs['epsilon']!r}", f"momentum={attrs['momentum']!r}"]
+        elif node.op == "LayerNormalization":
+            args = [f"epsilon={attrs['epsilon']!r}"] + [
+                f"{k}=False" for k in ("center", "scale") if not attrs[k]]
+        else:  # Embedding
+            args = [repr(attrs["input_dim"]), repr(attrs["output_dim"])]
         if node.op in ("Dense", "Conv2D"):
             if attrs["activation"] != "linear":
                 args.append(f"activation={attrs['activation']!r}")
@@ -179,6 +184,8 @@ class _Writer:
         if node.op == "Conv2D":
             lines.append(f"{layer}.build((None, None, None, {n}))  # creates its weights "
                          f"for {n} input channels")
+        elif node.op == "Embedding":
+            lines.append(f"{layer}.build()  # creates its weights")
         elif node.op != "Flatten":
             lines.append(f"{layer}(tf.zeros((1, {n}), dtype=tf.{dtype}))  # calling it once "
                          "creates its weights")
@@ -265,6 +272,21 @@ class _Writer:
             return f"tf.einsum({a['equation']!r}, {', '.join(ins)})"
         if op == "linalg.solve":
             return f"tf.linalg.solve({ins[0]}, {ins[1]}{kw('adjoint')})"
+        if op.startswith("losses."):
+            args = (["from_logits=True"] if a.get("from_logits") else []) + [
+                f"reduction={a['reduction']!r}"] * (a["reduction"] != "sum_over_batch_size")
+            return f"tf.{op}({', '.join(args)})({ins[0]}, {ins[1]})"
+        if op == "nn.embedding_lookup":
+            return f"tf.nn.embedding_lookup({ins[0]}, {ins[1]})"
+        if op == "nn.dropout":
+            return (f"tf.nn.dropout({ins[0]}, rate={a['rate']!r}"
+                    f"{kw('noise_shape')}, seed={a['seed']!r})")
+        if op in ("math.argmax", "math.argmin"):
+            out_type = "" if a["output_type"] == "int64" else f", output_type=tf.{a['output_type']}"
+            return f"tf.{op}({ins[0]}, axis={_py(a['axis'])}{out_type})"
+        if op in ("nn.softmax_cross_entropy_with_logits",
+                  "nn.sparse_softmax_cross_entropy_with_logits"):
+            return f"tf.{op}(labels={ins[0]}, logits={ins[1]}{kw(*spec.attrs)})"
         if spec.group == "reduce" and op not in ("clip_by_norm",):
             return f"tf.{op}({ins[0]}{kw('axis', 'keepdims')})"
         if op == "clip_by_norm":

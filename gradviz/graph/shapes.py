@@ -54,6 +54,8 @@ def infer(node, shapes, weights=None):
         return [shapes[0]], 0
     if op == "gradient":
         return [shapes[1]], 0
+    if op.startswith("losses."):
+        return _loss(shapes, a, op)
     return RULES[op](shapes, a)
 
 
@@ -116,6 +118,8 @@ def _layer(node, x):
     if node.op == "Dense":
         rows = math.prod(x[:-1])
         return [tuple(x[:-1]) + (a["units"],)] + weights, rows * x[-1] * a["units"]
+    if node.op == "Embedding":
+        return [tuple(x) + (a["output_dim"],)] + weights, 0
     return [tuple(x)] + weights, 0
 
 
@@ -354,6 +358,84 @@ def _gather(shapes, a):
     return [tuple(x[:axis]) + (len(indices),) + tuple(x[axis + 1:])], 0
 
 
+# -- losses and indices --------------------------------------------------------------------
+def _softmax_xent(shapes, a):
+    labels, logits = shapes
+    if not logits:
+        raise ShapeError("logits cannot be scalars: softmax_cross_entropy_with_logits needs a "
+                         "class axis")
+    axis = _axis(a["axis"], len(logits)) - len(logits)  # counted from the end
+    try:
+        both = np.broadcast_shapes(tuple(labels), tuple(logits))
+    except ValueError:
+        raise ShapeError(f"logits and labels must be broadcastable: logits_size={list(logits)} "
+                         f"labels_size={list(labels)}") from None
+    return [tuple(d for i, d in enumerate(both) if i != len(both) + axis)], 0
+
+
+def _sparse_xent(shapes, a):
+    labels, logits = shapes
+    if not logits:
+        raise ShapeError("logits cannot be scalars: sparse_softmax_cross_entropy_with_logits "
+                         "needs a class axis")
+    if tuple(labels) != tuple(logits[:-1]):
+        raise ShapeError(f"the shape of labels {_text(labels)} should equal the shape of logits "
+                         f"{_text(logits)} without its last (class) axis")
+    return [tuple(labels)], 0
+
+
+def _arg_extreme(shapes, a):
+    x = shapes[0]
+    if not x:
+        raise ShapeError("argmax and argmin need a tensor with at least one axis, got a scalar")
+    axis = _axis(a["axis"], len(x))
+    if x[axis] == 0:
+        raise ShapeError(f"axis {a['axis']} of shape {_text(x)} is empty: it has no extreme")
+    return [tuple(d for i, d in enumerate(x) if i != axis)], 0
+
+
+def _embedding_lookup(shapes, a):
+    params, ids = shapes
+    if not params:
+        raise ShapeError("embedding_lookup needs a table with at least one axis, got a scalar")
+    return [tuple(ids) + tuple(params[1:])], 0
+
+
+def _dropout(shapes, a):
+    x, noise = shapes[0], a["noise_shape"]
+    if noise is not None and (len(noise) != len(x) or any(
+            d not in (1, n) for d, n in zip(noise, x))):
+        raise ShapeError(f"noise_shape {noise} does not fit shape {_text(x)}: it needs one "
+                         "entry per axis, each 1 or the size of its axis"[:200])
+    return [tuple(x)], 0
+
+
+def _loss(shapes, a, op):
+    y_true, y_pred = shapes
+    if op == "losses.MeanSquaredError":
+        both = _broadcast([y_true, y_pred])
+        if not both:
+            raise ShapeError(f"{op} needs values with at least one axis, got scalars")
+        per_example = both[:-1]
+    elif not y_pred:
+        raise ShapeError(f"{op} needs predictions with at least one axis, got a scalar")
+    elif op == "losses.SparseCategoricalCrossentropy":
+        labels = tuple(y_true[:-1]) if len(y_true) == len(y_pred) and y_true[-1:] == (1,) \
+            else tuple(y_true)
+        if labels != tuple(y_pred[:-1]):
+            raise ShapeError(f"the shape of y_true {_text(y_true)} should equal the shape of "
+                             f"y_pred {_text(y_pred)} without its last (class) axis")
+        per_example = labels
+    elif op == "losses.CategoricalCrossentropy":
+        if tuple(y_true) != tuple(y_pred):
+            raise ShapeError(f"y_true and y_pred must have the same shape, got {_text(y_true)} "
+                             f"and {_text(y_pred)}")
+        per_example = tuple(y_pred[:-1])
+    if a["reduction"] == "none" or per_example in ((), (0,)):
+        return [per_example], 0
+    return [()], 0
+
+
 # -- convolution and pooling (channels last) ----------------------------------------------
 def _window_geometry(x, k_hw, a, dilations=(1, 1)):
     """(out_h, out_w) of a window sweep over NHWC `x`, in the engine's words on failure."""
@@ -437,4 +519,8 @@ RULES = {
     "squeeze": _squeeze, "broadcast_to": _broadcast_to, "tile": _tile, "pad": _pad,
     "concat": _concat, "stack": _stack, "split": _split, "slice": _slice,
     "getitem": _getitem, "gather": _gather,
+    "nn.softmax_cross_entropy_with_logits": _softmax_xent,
+    "nn.sparse_softmax_cross_entropy_with_logits": _sparse_xent,
+    "math.argmax": _arg_extreme, "math.argmin": _arg_extreme,
+    "nn.embedding_lookup": _embedding_lookup, "nn.dropout": _dropout,
 }

@@ -73,6 +73,21 @@ def test_edits_recompute_values_and_gradients_in_closed_form(controller):
     np.testing.assert_allclose(c.result.evaluation.gradients[Port("x")], gx, rtol=1e-6)
 
 
+def test_an_attribute_the_file_format_refuses_is_not_set(controller):
+    """The monkey test set a pool's padding to 'relu' (a string, the right kind): the
+    document no longer loaded from its own text."""
+    c = controller
+    pool = c.add_node("op", "nn.avg_pool2d")
+    nid = c.add_node("op", "nn.dropout")
+    count = c.undo_stack.count()
+    assert "rate must be at least 0 and less than 1" in c.set_attr(nid, "rate", 1.5)
+    assert "padding must be one of SAME, VALID" in c.set_attr(pool, "padding", "relu")
+    assert c.undo_stack.count() == count and c.doc.nodes[nid].attrs["rate"] == 0.5
+    assert c.set_attr(nid, "rate", 0.25) is None
+    assert c.doc.nodes[nid].attrs["rate"] == 0.25
+    fileformat.loads(c.text(), strict=False)
+
+
 def test_snapshots_share_tensors_read_only_and_copy_everything_else():
     doc = clip_document()
     doc.studies = {"jacobian": {"target": "loss", "source": "x"}}

@@ -1,6 +1,6 @@
 """Every op in gradviz/engine/ops with a gradient rule has a finite-difference check:
 a new op fails here until its rule is checked too."""
-from gradviz.engine.ops import conv, linalg, math, nn, pool, reduce, shape
+from gradviz.engine.ops import conv, cross_entropy, embedding, linalg, math, nn, pool, reduce, shape
 from gradviz.engine.registry import OpDef
 
 # op type -> where its gradient is checked (first and second order).
@@ -26,7 +26,10 @@ CHECKED = {
     "Relu": "test_ops_nn", "ReluGrad": "test_ops_nn", "Sigmoid": "test_ops_nn",
     "SigmoidGrad": "test_ops_nn", "Elu": "test_ops_nn", "EluGrad": "test_ops_nn",
     "Softplus": "test_ops_nn", "Softmax": "test_ops_nn", "LogSoftmax": "test_ops_nn",
-    "FusedBatchNorm": "test_ops_nn",
+    "FusedBatchNorm": "test_ops_nn", "LayerNorm": "test_layers_keras3",
+    "SoftmaxCrossEntropyWithLogits": "test_ops_cross_entropy",
+    "SparseSoftmaxCrossEntropyWithLogits": "test_ops_cross_entropy",
+    "ResourceGather": "test_ops_embedding", "Dropout": "test_ops_embedding",
     "Conv2D": "test_ops_conv", "Conv2DBackpropInput": "test_ops_conv",
     "Conv2DBackpropFilter": "test_ops_conv",
     "MaxPool": "test_ops_pool", "MaxPoolGrad": "test_ops_pool", "MaxPoolGradGrad": "test_ops_pool",
@@ -35,7 +38,8 @@ CHECKED = {
 
 
 def test_every_op_with_a_gradient_rule_is_checked():
-    defined = {v.type for module in (math, reduce, shape, linalg, nn, conv, pool)
+    defined = {v.type for module in (math, reduce, shape, linalg, nn, conv, pool, cross_entropy,
+                                     embedding)
                for v in vars(module).values() if isinstance(v, OpDef) and v.rule is not None}
     assert defined - set(CHECKED) == set(), "ops whose gradient no test checks"
     assert set(CHECKED) - defined == set(), "checked ops that no longer exist"

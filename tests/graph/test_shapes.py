@@ -50,6 +50,16 @@ ATTRS = {
         ["ij,jk->ik", "ij,jk", "i,i->", "ii->i", "ij->ji", "...i,...i->...", "bij,bjk->bik",
          "i,j,k->ijk", "ij,jk,kl->il", "ij", "i,j"])},
     "nn.softmax": {"axis": small_ints},
+    "nn.softmax_cross_entropy_with_logits": {"axis": small_ints},
+    "nn.sparse_softmax_cross_entropy_with_logits": {},
+    "math.argmax": {"axis": small_ints},
+    "nn.embedding_lookup": {},
+    "losses.MeanSquaredError": {"reduction": st.sampled_from(["sum_over_batch_size", "none"])},
+    "losses.CategoricalCrossentropy": {"reduction": st.sampled_from(["sum", "none"]),
+                                       "from_logits": st.booleans()},
+    "losses.SparseCategoricalCrossentropy": {"reduction": st.sampled_from(["sum", "none"])},
+    "nn.dropout": {"rate": st.sampled_from([0.0, 0.5]), "seed": small_ints,
+                   "noise_shape": st.one_of(st.none(), st.lists(st.integers(1, 3), max_size=4))},
     "add": {}, "exp": {}, "add_n": {}, "linalg.solve": {"adjoint": st.booleans()},
     "linalg.inv": {},
 }
@@ -67,7 +77,11 @@ ATTRS.update({
     "nn.conv1d": {"stride": st.integers(1, 3), "padding": _padding.filter(lambda p: p != "EXPLICIT"),
                   "dilations": st.integers(1, 3)},
 })
-N_INPUTS = {"add": 2, "matmul": 2, "linalg.solve": 2, "nn.conv2d": 2, "nn.conv1d": 2}
+N_INPUTS = {"add": 2, "matmul": 2, "linalg.solve": 2, "nn.conv2d": 2, "nn.conv1d": 2,
+            "nn.softmax_cross_entropy_with_logits": 2,
+            "nn.sparse_softmax_cross_entropy_with_logits": 2, "nn.embedding_lookup": 2,
+            "losses.MeanSquaredError": 2, "losses.CategoricalCrossentropy": 2,
+            "losses.SparseCategoricalCrossentropy": 2}
 VARIADIC = {"concat", "stack", "add_n", "einsum"}
 
 
@@ -92,6 +106,9 @@ def test_predicted_shapes_are_the_engines(op, data):
         sizes = {c: data.draw(st.integers(1, 3)) for c in "ijklb"}
         subs = attrs["equation"].split("->")[0].split(",")
         in_shapes = [tuple(sizes[c] for c in s.replace("...", "b")) for s in subs]
+    if op in ("nn.sparse_softmax_cross_entropy_with_logits",
+              "losses.SparseCategoricalCrossentropy") and data.draw(st.booleans()):
+        in_shapes[0] = tuple(in_shapes[1][:-1])  # mostly labels that fit the logits
     if op in ("nn.conv2d", "nn.conv1d", "nn.max_pool2d", "nn.avg_pool2d") and data.draw(
             st.booleans()):  # operands of the ranks and channels the op takes
         rank = 3 if op == "nn.conv1d" else 4
@@ -103,6 +120,11 @@ def test_predicted_shapes_are_the_engines(op, data):
     node = catalog.with_defaults(Node("n", OP, op=op, attrs=attrs))
     values = [np.arange(1, 1 + np.prod(s, dtype=int), dtype=np.float64).reshape(s)
               for s in in_shapes]
+    if op in ("nn.sparse_softmax_cross_entropy_with_logits",
+              "losses.SparseCategoricalCrossentropy"):
+        values[0] = np.zeros(in_shapes[0], np.int64)  # class 0: in range when there is one
+    if op == "nn.embedding_lookup":
+        values[1] = np.zeros(in_shapes[1], np.int64)  # row 0: in range when there is one
     try:
         predicted, _ = infer(node, in_shapes)
     except ShapeError as e:

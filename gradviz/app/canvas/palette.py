@@ -21,10 +21,12 @@ PALETTE_MIME = "application/x-gradviz-palette-entry"
 
 GROUP_TITLES = {
     "inputs": "Inputs", "variables": "Variables", "math": "Math", "linalg": "Linear algebra",
-    "reduce": "Reduce", "shape": "Shape", "nn": "Neural network (tf.nn)", "layers": "Layers (keras)",
+    "reduce": "Reduce", "shape": "Shape", "nn": "Neural network (tf.nn)", "losses": "Losses (keras)",
+    "layers": "Layers (keras)",
     "gradient": "Gradient tools",
 }
 ROLE = "role"
+LONG_TITLE = 30  # characters; a longer palette entry does not widen the palette
 ENTRY_ROLE = Qt.ItemDataRole.UserRole
 
 
@@ -103,6 +105,7 @@ class PaletteWidget(QWidget):
         self.tree.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.tree.setUniformRowHeights(True)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.search)
@@ -179,10 +182,12 @@ class PaletteWidget(QWidget):
         return added
 
     def sizeHint(self):
-        """Wide enough for the longest entry, so nothing is cut off."""
+        """Wide enough for the longest entry, so nothing is cut off; except the few names
+        longer than LONG_TITLE characters (tf.nn's cross-entropy ops), which would take
+        the canvas's room for them: they are elided in the middle, whole in the tooltip."""
         hint = super().sizeHint()
         tree = self.tree
-        width = max((tree.fontMetrics().horizontalAdvance(item.text(0)) for item, _ in self.items),
-                    default=0)
+        width = max((tree.fontMetrics().horizontalAdvance(item.text(0)) for item, _ in self.items
+                     if len(item.text(0)) <= LONG_TITLE), default=0)
         width += 2 * tree.indentation() + tree.verticalScrollBar().sizeHint().width() + 24
         return hint.expandedTo(QSize(width, hint.height()))

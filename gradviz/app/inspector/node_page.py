@@ -47,11 +47,17 @@ def _output_name(node, i):
     return f"output {i}"
 
 
+POSITIVE_INTS = ("units", "num", "input_dim", "output_dim")
+
+
 def _fresh_weight(name, shape, seed=0):
-    """Keras' initial values: glorot-uniform kernel, zero bias/beta/mean, unit gamma/variance."""
+    """Keras' initial values: glorot-uniform kernel, uniform(±0.05) embeddings, zero
+    bias/beta/mean, unit gamma/variance."""
     if name == "kernel":
         limit = glorot_limit(shape)
         return np.random.default_rng(seed).uniform(-limit, limit, shape).astype(np.float32)
+    if name == "embeddings":
+        return np.random.default_rng(seed).uniform(-0.05, 0.05, shape).astype(np.float32)
     return np.full(shape, _initial_fill(name), np.float32)
 
 
@@ -223,7 +229,7 @@ class NodePage(Page):
             return w
         if kind == "int":
             w = QSpinBox()
-            w.setRange(1 if name in ("units", "num") else -1_000_000, 1_000_000)
+            w.setRange(1 if name in POSITIVE_INTS else -1_000_000, 1_000_000)
             w.setKeyboardTracking(False)
             w.valueChanged.connect(lambda v: self._set_attr(name, int(v)))
             return w
@@ -235,7 +241,9 @@ class NodePage(Page):
             return w
 
         def commit(value):
-            problem = catalog.check_attr(kind, value)
+            # The kind and the range the file format checks, so a saved file opens again.
+            problem = catalog.check_attr(kind, value) or \
+                catalog.attr_problem(c.doc.nodes[nid].op, name, value)
             if problem:
                 return problem
             if value != catalog.full_attrs(c.doc.nodes[nid]).get(name):
@@ -248,7 +256,8 @@ class NodePage(Page):
         old = catalog.full_attrs(node).get(name)
         if old == value and type(old) is type(value):
             return
-        if node.kind == LAYER and name in ("units", "use_bias", "filters", "kernel_size"):
+        if node.kind == LAYER and name in ("units", "use_bias", "filters", "kernel_size",
+                                           "input_dim", "output_dim", "center", "scale"):
             return self._set_layer_attr(name, value)
         self.controller.set_attr(self.node_id, name, value)
 
@@ -391,8 +400,8 @@ class NodePage(Page):
         self.controller.edit(f"Create {self.node_id} weights", change)
 
     def _set_layer_attr(self, name, value):
-        """units, filters, kernel_size, use_bias change the weights' shapes: resize them in
-        the same edit."""
+        """units, filters, kernel_size, use_bias, input_dim, output_dim, center, scale change
+        the weights' shapes or names: resize or make them in the same edit."""
         node = self.node
         attrs = {**catalog.full_attrs(node), name: value}
         weights = self._fitted_weights(node, attrs, self._input_shape())

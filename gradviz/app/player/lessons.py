@@ -11,7 +11,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-SAMPLES_DIR = Path(__file__).resolve().parents[3] / "samples"
+from ... import bundled
+
+SAMPLES_DIR = bundled.samples_dir()
 _ROW = re.compile(r"^\|\s*`([^`]+\.json)`\s*\|")
 
 

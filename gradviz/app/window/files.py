@@ -17,13 +17,14 @@ from pathlib import Path
 from PySide6.QtCore import QProcess, QProcessEnvironment, Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
 
+from ... import bundled
 from ...graph import fileformat
 from ...graph.document import Document
 from ...graph.errors import DocumentError
 from ..export_dialog import export_step, report_export
 from ..controller import DocumentController
 
-SAMPLES_DIR = Path(__file__).resolve().parents[3] / "samples"
+SAMPLES_DIR = bundled.samples_dir()
 SEED_SAMPLE = "004_matmul_sum.json"
 FILE_FILTER = "gradviz documents (*.gradviz.json *.json);;All files (*)"
 PICTURE_FILTER = "PNG picture (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"
@@ -33,7 +34,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[3]   # the folder that holds `gr
 def samples():
     """[(title, path)] of the bundled sample documents, in file-name order."""
     out = []
-    for path in sorted(SAMPLES_DIR.glob("*.json")):
+    for path in bundled.sample_paths():
         try:
             title = json.loads(path.read_text(encoding="utf-8")).get("title") or path.stem
         except (OSError, ValueError):

@@ -8,7 +8,7 @@ from ..tensor import Tensor
 from .math import tanh  # noqa: F401  (tf.nn.tanh is tf.math.tanh)
 from .shape import transpose
 from . import math as M
-from .reduce import reduce_mean
+from .reduce import normalize_axes, reduce_mean
 
 
 def _unary(op):
@@ -172,7 +172,52 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     return M.add(y, offset) if offset is not None else y
 
 
+# -- layer normalisation: each example over its own axes ----------------------------------
+
+def _layer_norm_forward(x, gamma, beta, axis, epsilon):
+    mean = np.mean(x, axis=axis, keepdims=True)
+    centered = x - mean
+    var = np.mean(centered * centered, axis=axis, keepdims=True)
+    inv = (1 / np.sqrt(var + epsilon)).astype(x.dtype, copy=False)
+    return (centered * inv * gamma + beta).astype(x.dtype, copy=False)
+
+
+def _layer_norm_rule(F, g, ins, out, at, needs):
+    """dx = (1/σ) · (ĝ − mean(ĝ) − x̂ · mean(ĝ · x̂)) with ĝ = grad · γ, means over the
+    normalised axes. Written with recorded ops, the mean's own dependence on x included,
+    so second derivatives are exact (TF's moments stop the gradient through the mean in
+    the variance, which leaves the first derivative right and the second wrong)."""
+    x, gamma, _ = ins
+    axes = at["axis"]
+    mean = F.reduce_mean(x, axes, True)
+    centered = x - mean
+    inv_std = 1 / F.sqrt(F.reduce_mean(centered * centered, axes, True) + at["epsilon"])
+    x_hat = centered * inv_std
+    gx = None
+    if needs[0]:
+        g_hat = g * gamma
+        gx = inv_std * (g_hat - F.reduce_mean(g_hat, axes, True)
+                        - x_hat * F.reduce_mean(g_hat * x_hat, axes, True))
+    # γ and β broadcast along the other axes: the backward pass sums these to their shapes.
+    return gx, (g * x_hat if needs[1] else None), (g if needs[2] else None)
+
+
+LAYER_NORM = define_op("LayerNorm", _layer_norm_forward, _layer_norm_rule,
+                       ("grad_x = (ĝ − mean(ĝ) − x̂ · mean(ĝ · x̂)) / σ, ĝ = grad · γ",
+                        "grad_γ = Σ grad · x̂", "grad_β = Σ grad"))
+
+
+def layer_normalization(x, gamma, beta, axis, epsilon):
+    """(x − mean) / √(var + ε) · γ + β, mean and variance over `axis` of each example.
+    γ and β must broadcast against x (the layer shapes them)."""
+    x, gamma, beta = tensors(x, gamma, beta)
+    axes = normalize_axes(axis, x.ndim)
+    return apply(LAYER_NORM, (x, gamma, beta), {"axis": axes, "epsilon": float(epsilon)})
+
+
 def moments(x, axes, keepdims=False, name=None):
+    """Mean and variance over `axes`. The variance's gradient flows through the mean too
+    (TF's moments stops it there: right to first order, wrong to second)."""
     mean = reduce_mean(x, axes, keepdims=True)
     variance = reduce_mean(M.square(M.subtract(x, mean)), axes, keepdims=keepdims)
     if not keepdims:

@@ -6,6 +6,7 @@ cotangent carries leading batch axes.
 import numpy as np
 
 from .. import backend
+from ..dtypes import as_dtype, int64
 from ..execute import apply, tensors
 from ..registry import define_op, get_op, no_gradient
 from . import math as M
@@ -234,3 +235,30 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     if not keepdims:
         result = reshape(result, _np_sum(x._value, axes, False).shape)
     return result
+
+
+def _arg_extreme(type, forward):
+    """argmax / argmin: the index of the extreme along one axis. An integer output with
+    no gradient (TF declares both NotDifferentiable)."""
+    op = define_op(type, lambda x, axis, output_type: forward(x, axis=axis).astype(output_type))
+    no_gradient(type)
+
+    def fn(input, axis=None, output_type=None, name=None):
+        (x,) = tensors(input)
+        if x.ndim == 0:
+            raise ValueError(f"{type} needs a tensor of rank at least 1, got a scalar")
+        axis = 0 if axis is None else int(getattr(axis, "_value", axis))  # TF: axis 0
+        if not -x.ndim <= axis < x.ndim:
+            raise ValueError(f"Expected dimension in the range [{-x.ndim}, {x.ndim}), but got "
+                             f"{axis}")
+        if x.shape[axis] == 0:
+            raise ValueError(f"{type} of an empty axis {axis}: shape {tuple(x.shape)}")
+        out = as_dtype(output_type if output_type is not None else int64)
+        if out._np not in (np.int32, np.int64):
+            raise TypeError(f"{type}'s output_type must be int32 or int64, got {out.name}")
+        return apply(op, (x,), {"axis": axis % x.ndim, "output_type": out.name})
+    return op, fn
+
+
+ARG_MAX, argmax = _arg_extreme("ArgMax", np.argmax)
+ARG_MIN, argmin = _arg_extreme("ArgMin", np.argmin)

@@ -422,6 +422,10 @@ def _gather_rule(F, g, ins, out, at, needs):
 
 GATHER = define_op("GatherV2", _gather_forward, _gather_rule,
                    ("grad_params = scatter-add of grad at the indices", "indices: no gradient"))
+# What TF records for a lookup in a Variable (embedding_lookup): the same gather.
+RESOURCE_GATHER = define_op("ResourceGather", _gather_forward, _gather_rule,
+                            ("grad_params = scatter-add of grad at the indices",
+                             "indices: no gradient"))
 
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):

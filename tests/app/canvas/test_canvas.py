@@ -177,12 +177,29 @@ def test_palette_lists_every_op_grouped_and_searches(qtbot, editor):
         assert item.toolTip(0) == entry[4] and entry[4]
     palette.search.setText("softmax")
     shown = {e[2] for e in palette.visible_entries()}
-    assert shown == {"nn.softmax", "nn.log_softmax"}
+    assert shown == {"nn.softmax", "nn.log_softmax", "nn.softmax_cross_entropy_with_logits",
+                     "nn.sparse_softmax_cross_entropy_with_logits",
+                     "losses.CategoricalCrossentropy", "losses.SparseCategoricalCrossentropy"}
     assert palette.groups["math"].isHidden()
     qtbot.keyClick(palette.search, Qt.Key.Key_Return)
     assert [n.op for n in controller.doc.nodes.values()] == ["nn.softmax"]
     palette.search.clear()
     assert len(palette.visible_entries()) == len(entries)
+
+
+def test_long_entry_names_do_not_widen_the_palette(qtbot, editor):
+    """tf.nn's cross-entropy names (up to 43 characters) are elided in the middle, whole in
+    their tooltips and found by search; the palette keeps the width of the others."""
+    _, _, palette, _ = editor
+    metrics = palette.tree.fontMetrics()
+    longest = max(palette.items, key=lambda pair: len(pair[0].text(0)))[0]
+    assert longest.text(0) == "nn.sparse_softmax_cross_entropy_with_logits"
+    assert "tf.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)" in longest.toolTip(0)
+    assert palette.sizeHint().width() < metrics.horizontalAdvance(longest.text(0))
+    short = max(metrics.horizontalAdvance(i.text(0)) for i, _ in palette.items
+                if len(i.text(0)) <= 30)
+    assert palette.sizeHint().width() >= short
+    assert palette.tree.textElideMode() == Qt.TextElideMode.ElideMiddle
 
 
 def test_quick_add_with_tab(qtbot, editor):

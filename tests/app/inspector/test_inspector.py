@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QComboBox
 from gradviz.app.controller import DocumentController
 from gradviz.app.inspector.panel import DocumentPage, InspectorWidget, NodePage, parse_attr
 from gradviz.engine.layers import glorot_limit
-from gradviz.graph import CONSTANT, OP, Document, Node, catalog, save
+from gradviz.graph import CONSTANT, OP, Document, Node, catalog, fileformat, save
 from gradviz.graph.document import Port
 
 pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
@@ -150,6 +150,30 @@ def test_bad_attribute_text_is_refused_in_words(make):
     keep = w.page.attr_widgets["keepdims"]
     keep.click()
     assert c.doc.nodes[nid].attrs["keepdims"] is True
+
+
+def test_attribute_values_the_file_format_refuses_are_refused_in_the_editor(make):
+    """clip_norm -1 fits the kind (a number) but not the range: accepted, the document's
+    text no longer loaded (found by the monkey test)."""
+    c, w = make("001_dense_jacobian.json")
+    c.add_node("custom_gradient", "clip_by_norm")
+    nid = c.selection[0]
+    field = w.page.attr_widgets["clip_norm"]
+    field.edit.setText("-1")
+    field.commit()
+    assert "clip_norm must be more than 0.0, got -1.0" in field.error.text()
+    assert catalog.full_attrs(c.doc.nodes[nid])["clip_norm"] == 1.0
+    fileformat.loads(c.text(), strict=False)
+    c.add_node("op", "math.argmax")
+    combo = w.page.attr_widgets["output_type"]
+    assert [combo.itemText(i) for i in range(combo.count())] == ["int32", "int64"]
+    c.add_node("op", "nn.dropout")
+    rate = w.page.attr_widgets["rate"]
+    rate.edit.setText("1")
+    rate.commit()
+    assert "rate must be at least 0 and less than 1" in rate.error.text()
+    c.add_node("layer", "Embedding")
+    assert w.page.attr_widgets["input_dim"].minimum() == 1
 
 
 def test_layer_activation_and_weights(make):

@@ -8,11 +8,13 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The repository root (this file is gradviz/samples/build_samples.py; samples/ links here).
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
 
 from gradviz.graph import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document,  # noqa: E402
-                           Node, Port, save)
+                           Node, Port, load, save)
 from gradviz.graph.fileformat import parse_port  # noqa: E402
+from gradviz.graph.training import Trainer, make_optimizer  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 F32 = np.float32
@@ -341,8 +343,6 @@ def seed_000():
 
 def _trained(name, optimizer, steps, **hyper):
     """(Trainer after `steps` steps) on the saved sample `name`: the numbers a lesson quotes."""
-    from gradviz.graph import load
-    from gradviz.graph.training import Trainer, make_optimizer
     trainer = Trainer(load(os.path.join(HERE, name + ".json")), make_optimizer(optimizer, **hyper))
     trainer.run(steps)
     return trainer
@@ -407,7 +407,6 @@ def training_lessons():
     name = "train_3_newton"
     d = Doc("Newton's step against gradient steps (seed 001's Hessian)", "(written below)")
     source = os.path.join(HERE, "001_hessian_newton.json")
-    from gradviz.graph import load
     d.doc = load(source)
     d.doc.title = "Newton's step against gradient steps (seed 001's Hessian)"
     d.finish(name, ["loss"], ["layer1:1"], studies=d.doc.studies)
