@@ -466,7 +466,7 @@ CONV_UPSTREAM = [[1, 0, 0], [0, 2, 0], [0, 0, -1]]
 
 def conv_lessons():
     d = Doc("Convolution's VJP is a transposed convolution", """
-        conv2d (VALID, stride 1) slides the 3x3 filter w over the 5x5 image x:
+        conv2d (VALID, stride 1) slides the 3x3 filter w over the 5x5 input image x:
         y[i, j] = Σ x[i+a, j+b]·w[a, b], a 3x3 output. The upstream cotangent g, given as
         output_gradients, is 1 at y[0, 0], 2 at y[1, 1], -1 at y[2, 2] and 0 elsewhere.
         Input rule: x[p, q] met w[p-i, q-j] in every output y[i, j], so its gradient is
@@ -478,8 +478,8 @@ def conv_lessons():
         met x[i+a, j+b] in y[i, j], so its gradient is the correlation of x with g,
         Σ g[i, j]·x[i+a, j+b] = x[a, b] + 2·x[a+1, b+1] - x[a+2, b+2]: for w[0, 0] that is
         1 + 2·1 - 1 = 2, and the whole filter gradient is [[2, 8, 2], [-2, 2, 3], [8, 2, 2]].""")
-    d.const("x", np.reshape(CONV_X, (1, 5, 5, 1)), watched=True, label="image")
-    d.var("w", np.reshape(SOBEL, (3, 3, 1, 1)), label="filter")
+    d.const("x", np.reshape(CONV_X, (1, 5, 5, 1)), watched=True, label="input image")
+    d.var("w", np.reshape(SOBEL, (3, 3, 1, 1)), label="filter w")
     d.op("y", "nn.conv2d", "x", "w", strides=[1, 1], padding="VALID", dilations=[1, 1])
     d.finish("nets_1_conv_transpose", ["y"], ["x", "w"],
              output_gradients={"y": np.reshape(CONV_UPSTREAM, (1, 3, 3, 1))})

@@ -248,7 +248,7 @@ def lesson_checks(name):
     if name == "nets_1_conv_transpose":
         doc, ev, x, w, g, dx, dw = conv_parts()
         y = ev.values[Port("y")]
-        return [("3x3 filter w", w.shape), ("5x5 image x", x.shape),
+        return [("3x3 filter w", w.shape), ("5x5 input image x", x.shape),
                 ("y[i, j] = Σ x[i+a, j+b]·w[a, b], a 3x3 output", y.shape[1:3]),
                 ("conv2d (VALID, stride 1)", [2, 1]),
                 ("is 1 at y[0, 0], 2 at y[1, 1], -1 at y[2, 2] and 0 elsewhere",
