@@ -11,8 +11,9 @@ import numpy as np
 # The repository root (this file is gradviz/samples/build_samples.py; samples/ links here).
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
 
+from gradviz import story  # noqa: E402
 from gradviz.graph import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document,  # noqa: E402
-                           Node, Port, load, save)
+                           Node, Port, dumps, evaluate, load, loads, save)
 from gradviz.graph.fileformat import parse_port  # noqa: E402
 from gradviz.graph.training import Trainer, make_optimizer  # noqa: E402
 
@@ -495,7 +496,6 @@ CHAINS = {  # name: (activation, weight std, how the std was chosen)
 
 def layer_norms(doc):
     """‖d loss / d output‖ of layer DEPTH … 1, then of x: the cotangents the story shows."""
-    from gradviz import story
     steps = story.build(doc).steps
     out = [next(s.cotangent for s in steps if s.kind == "visit" and s.node == f"layer{k}"
                 and not s.internal) for k in range(DEPTH, 0, -1)]
@@ -595,7 +595,6 @@ def check_document(name, title, factor=None):
 
 def central_difference(doc, index, h):
     """(loss(w + h·e) − loss(w − h·e)) / 2h, each loss from evaluating the document."""
-    from gradviz.graph import dumps, evaluate, loads
     losses = []
     for sign in (1, -1):
         moved = loads(dumps(doc))        # a fresh document: evaluation caches by node
@@ -607,7 +606,6 @@ def central_difference(doc, index, h):
 
 
 def backward_number(doc, index):
-    from gradviz.graph import evaluate
     return float(evaluate(doc).gradients[Port("w")][index])
 
 
