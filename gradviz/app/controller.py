@@ -18,7 +18,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from ..graph import catalog, fileformat
 from ..graph.build import build
 from ..graph.document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document, Edge,
-                              Node, Port)
+                              Node, Port, text_problem)
 from ..graph.errors import DocumentError, Problem
 from ..graph.evaluate import checks_hold, evaluate
 from ..graph.structure import input_slots, structure_problems, text_problems
@@ -107,6 +107,15 @@ class _Snapshot(QUndoCommand):
         self._controller._restore(self._before)
 
 
+def _refuse_text(what, text):
+    """Text the file format would refuse is never put in the document (it would be saved
+    and then refused on open, and on recovery). The inspector says why as the user types;
+    this is the guard for every other caller."""
+    problem = text_problem(what, text)
+    if problem:
+        raise ValueError(problem)
+
+
 class DocumentController(QObject):
     """Owns the Document, its undo stack, its file path and the current selection."""
 
@@ -159,6 +168,11 @@ class DocumentController(QObject):
     def save(self, path=None):
         path = str(path or self.path)
         fileformat.save(self.doc, path)
+        self.saved(path)
+
+    def saved(self, path):
+        """The document (as it was when a save began: nothing changes it meanwhile) is
+        now in the file `path`."""
         self.path = path
         self.undo_stack.setClean()
         self.pathChanged.emit(path)
@@ -302,6 +316,9 @@ class DocumentController(QObject):
 
     def set_field(self, node_id, name, value):
         """Set a plain node field: label, watched, trainable, op."""
+        if name == "label":
+            _refuse_text("label", value)
+
         def change(doc):
             setattr(doc.nodes[node_id], name, value)
         self.edit(f"Set {self.name(node_id)} {name}", change)
@@ -360,6 +377,10 @@ class DocumentController(QObject):
         self.edit("Tape settings", change)
 
     def set_meta(self, title=None, lesson=None):
+        for what, text in (("title", title), ("lesson", lesson)):
+            if text is not None:
+                _refuse_text(what, text)
+
         def change(doc):
             if title is not None:
                 doc.title = title

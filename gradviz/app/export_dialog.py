@@ -11,13 +11,14 @@ file behind).
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QMarginsF, QPoint, QRect, QSizeF, Qt
+from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QPoint, QRect, QSizeF, Qt
 from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
                                QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox,
                                QProgressDialog, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
+from ..graph.atomic import write_bytes
 from ..render import Renderer, animation, export
 
 THEMES = (("contrast", "High contrast (projector and print)"), ("light", "Light"), ("dark", "Dark"))
@@ -75,26 +76,33 @@ def export_widget(widget, path, scale=2.0):
         painter = QPainter(image)
         widget.render(painter, QPoint(), QRect(QPoint(), size), flags)
         painter.end()
-        if not image.save(path):
-            raise OSError(f"cannot write {path}")
+        buffer = QBuffer()
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        if not image.save(buffer, "PNG"):
+            raise OSError(f"cannot encode {path}")
+        write_bytes(path, bytes(buffer.data()))
         return path
+    buffer = QBuffer()   # drawn in memory, then written atomically (write_bytes)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     if kind == "svg":
         device = QSvgGenerator()
-        device.setFileName(path)
+        device.setOutputDevice(buffer)
         device.setSize(size)
         device.setViewBox(QRect(QPoint(), size))
         device.setTitle(widget.windowTitle() or "gradviz view")
     else:
-        device = QPdfWriter(path)
+        device = QPdfWriter(buffer)
         device.setResolution(96)
         device.setPageLayout(QPageLayout(QPageSize(QSizeF(size.width() * 0.75, size.height() * 0.75),
                                                    QPageSize.Unit.Point, "view"),
                                          QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
     painter = QPainter(device)
     if not painter.isActive():
-        raise OSError(f"cannot write {path}")
+        raise OSError(f"cannot draw {path}")
     widget.render(painter, QPoint(), QRect(QPoint(), size), flags)
     painter.end()
+    del device   # a PDF is complete once its writer is gone
+    write_bytes(path, bytes(buffer.data()))
     return path
 
 

@@ -14,7 +14,8 @@ at the same time; the app keeps the UI modal while a job runs.
 import threading
 import traceback
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QEventLoop, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtWidgets import QProgressDialog
 
 
 class Cancelled(Exception):
@@ -103,3 +104,35 @@ def run_job(fn, *args, pool=None, **kwargs):
     pool = pool or QThreadPool.globalInstance()
     QTimer.singleShot(0, job, lambda: pool.start(_Runnable(job)))
     return job
+
+
+def wait_painted(fn, parent=None, label="Working…", show_after_ms=300):
+    """Run `fn()` on a thread and return its result (or raise its exception), keeping the
+    window painted meanwhile: after `show_after_ms` a modal busy dialog says what is
+    happening and takes the keyboard and mouse, so nothing is edited half-way. For work
+    the user must wait for (File ▸ Save of a large document), unlike a Job."""
+    outcome = {}
+
+    def run():
+        try:
+            outcome["result"] = fn()
+        except BaseException as e:  # noqa: BLE001 (raised again on the UI thread)
+            outcome["error"] = e
+    thread = threading.Thread(target=run, name="gradviz-wait", daemon=True)
+    thread.start()
+    thread.join(show_after_ms / 1000)
+    if thread.is_alive():
+        dialog = QProgressDialog(label, None, 0, 0, parent)
+        dialog.setWindowTitle("gradviz")
+        dialog.setWindowModality(Qt.WindowModality.ApplicationModal)
+        dialog.setMinimumDuration(0)
+        dialog.show()
+        loop = QEventLoop()
+        while thread.is_alive():
+            loop.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+            thread.join(0.02)
+        dialog.close()
+        dialog.deleteLater()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("result")

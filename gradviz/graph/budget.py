@@ -51,6 +51,7 @@ class Plan:
     values: dict = field(default_factory=dict)      # node id -> values of its outputs
     multiply_adds: dict = field(default_factory=dict)  # node id -> forward multiply-adds
     problems: list = field(default_factory=list)
+    over_limit: bool = False   # a node breaks a size limit: nothing runs (as in the CLI)
     total_values: int = 0
     total_multiply_adds: int = 0
 
@@ -70,9 +71,16 @@ def make_plan(doc, order, skip=(), path=()):
         problem = _add(plan, doc, node, inputs, nid in path)
         if problem:
             plan.problems.append(problem)
+            plan.over_limit = plan.over_limit or not isinstance(problem, _ShapeProblem)
             continue
         plan.order.append(nid)
     return plan
+
+
+class _ShapeProblem(Problem):
+    """A node whose shapes do not fit: the nodes that do not depend on it may still run."""
+
+    __slots__ = ()
 
 
 def _add(plan, doc, node, inputs, on_path):
@@ -80,7 +88,7 @@ def _add(plan, doc, node, inputs, on_path):
     try:
         shapes, multiply_adds = infer(view, inputs)
     except ShapeError as e:
-        return Problem(str(e), node=node.id)
+        return _ShapeProblem(str(e), node=node.id)
     if node.kind == OP and node.op == "gradient":
         multiply_adds = 2 * _backward_cost(plan, doc, node)
     for shape in shapes:

@@ -54,7 +54,8 @@ def build(doc, tapes=(), grad_tape=None, grad_watch=(), skip=None, plan=None):
 
     Nodes in `skip` (default: the nodes with structural problems), on a cycle, refused by
     the plan (shape or budget) or by the engine do not run, nor do the nodes after them;
-    everything else does, so one broken node does not hide the rest. `plan`: the plan
+    everything else does, so one broken node does not hide the rest; but when a node
+    breaks a size limit only what the targets need runs. `plan`: the plan
     of a document of the same structure and shapes (it depends on nothing else)."""
     built = Built()
     if plan is None:
@@ -64,11 +65,18 @@ def build(doc, tapes=(), grad_tape=None, grad_watch=(), skip=None, plan=None):
         plan = make_plan(doc, running_order(doc, order), set(skip), gradient_path(doc))
     built.plan = plan
     built.problems = list(built.plan.problems)
+    order = built.plan.order
+    if plan.over_limit:
+        # A node over a size limit: only what the targets need runs (`gradviz run` runs
+        # nothing). The other nodes before it may hold up to the limit, ~100M values,
+        # for no picture the document asks for.
+        needed = doc.ancestors([p.node for p in doc.targets])
+        order = [nid for nid in order if nid in needed]
     stopped = set(doc.tape.stop_recording)
     main = tapes[0] if tapes else None
     incoming = doc.input_index()
     with quiet():
-        for nid in built.plan.order:
+        for nid in order:
             node = doc.nodes[nid]
             inputs = [built.tensors.get(e.src) for e in incoming[nid]]
             if any(t is None for t in inputs):

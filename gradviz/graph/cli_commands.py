@@ -15,7 +15,8 @@ from .capture import trace_script
 from .document import clean_text
 from .errors import DocumentError
 from .evaluate import evaluate, run_studies
-from .fileformat import load, save, write_atomically
+from .atomic import write_bytes
+from .fileformat import MAX_NODES, load, save, too_many_nodes
 from .names import port_names
 from .ports import parse_port
 from .training import Trainer
@@ -131,6 +132,8 @@ def trace_command(script, out_path):
     try:
         doc = trace_script(script)
         doc.title = clean_text("title", doc.title)  # from the file name: anything goes
+        if len(doc.nodes) > MAX_NODES:   # write only documents that open
+            raise DocumentError(too_many_nodes(len(doc.nodes)), where="trace")
         save(doc, out_path)
     except DocumentError as e:
         return _error(script, e)
@@ -182,4 +185,4 @@ def train_command(path, optimizer, steps, out_path=None, log_path=None, paramete
 
 def _write_losses(path, losses):
     """step,loss: step 0 is the loss before training, step k after k updates."""
-    write_atomically(path, "step,loss\n" + "".join(f"{k},{loss!r}\n" for k, loss in enumerate(losses)))
+    write_bytes(path, "step,loss\n" + "".join(f"{k},{loss!r}\n" for k, loss in enumerate(losses)))

@@ -3,17 +3,21 @@ checked field by field, written byte-stable so save(load(save(doc))) == save(doc
 
 The format is described in docs/file-format.md.
 """
+import errno
 import json
 import math
 import os
-import tempfile
+import stat
+
+import numpy as np
 
 from . import catalog
+from .atomic import write_file
 from .document import (CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE, Document, Edge,
                        Node, TapeSettings, text_problem)
 from .errors import DocumentError
 from .ports import ID, parse_port, port_text
-from .tensors import MAX_ELEMENTS, _Float, tensor_from_json, tensor_to_json
+from .tensors import MAX_ELEMENTS, data_texts, tensor_from_json
 from .validate import validate
 
 FORMAT = "gradviz"
@@ -83,12 +87,47 @@ def _position(text, literal):
 
 
 def load(path, strict=True):
+    return loads(read_text(path), strict=strict)
+
+
+MAX_FILE_BYTES = 1 << 30
+# Nodes in one document. Opening and editing grow with the node count (300,000 small
+# nodes: 135 s to open, 8 s per edit); at 10,000 the app stays usable.
+MAX_NODES = 10_000
+
+
+def too_many_nodes(count):
+    return (f"the document has {count} nodes; gradviz opens documents of at most "
+            f"{MAX_NODES} nodes, beyond which the editor becomes too slow to use")   # above the text of MAX_ELEMENTS values at a dozen digits each
+
+
+def read_text(path):
+    """The text of the document file at `path`: only a regular file, and at most
+    MAX_FILE_BYTES of it (a pipe, a device such as /dev/zero or a huge file is refused
+    before it is read, not read until memory runs out)."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
+    # O_NONBLOCK: opening a pipe with no writer would otherwise wait for ever.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise DocumentError("not a document file (it is a pipe, a device or a socket); "
+                                "open a .gradviz.json file", where="file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise DocumentError(_too_large(info.st_size), where="file")
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:   # it grew while being read
+        raise DocumentError(_too_large(len(data)), where="file")
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise DocumentError("the file is not UTF-8 text") from None
-    return loads(text, strict=strict)
+
+
+def _too_large(size):
+    return (f"the file is {size / 2**20:.0f} MiB; a document may be at most "
+            f"{MAX_FILE_BYTES // 2**20} MiB")
 
 
 def _expect(obj, types, where, what, node=None):
@@ -120,7 +159,10 @@ def from_json(obj):
     doc = Document(title=_text(obj.get("title", "Untitled"), "title"),
                    lesson=_text(obj.get("lesson", ""), "lesson"))
     budget = [MAX_ELEMENTS]
-    for i, n in enumerate(_expect(obj.get("nodes", []), list, "nodes", "nodes")):
+    nodes = _expect(obj.get("nodes", []), list, "nodes", "nodes")
+    if len(nodes) > MAX_NODES:
+        raise DocumentError(too_many_nodes(len(nodes)), where="nodes")
+    for i, n in enumerate(nodes):
         node = _node(n, f"nodes[{i}]", budget)
         if node.id in doc.nodes:
             raise DocumentError("two nodes have this id", node=node.id)
@@ -265,13 +307,13 @@ def to_json(doc):
         if attrs:
             n["attrs"] = attrs
         if node.value is not None:
-            n["value"] = tensor_to_json(node.value)
+            n["value"] = _tensor_json(node.value)
         if node.watched:
             n["watched"] = True
         if not node.trainable:
             n["trainable"] = False
         if node.weights:
-            n["weights"] = {k: tensor_to_json(v) for k, v in node.weights.items()}
+            n["weights"] = {k: _tensor_json(v) for k, v in node.weights.items()}
         if node.position is not None:
             n["position"] = [float(node.position[0]), float(node.position[1])]
         nodes.append(n)
@@ -281,7 +323,7 @@ def to_json(doc):
         "edges": [{"from": port_text(e.src), "to": port_text(e.dst)} for e in doc.edges],
         "targets": [port_text(p) for p in doc.targets],
         "sources": [port_text(p) for p in doc.sources],
-        "output_gradients": {port_text(p): tensor_to_json(v)
+        "output_gradients": {port_text(p): _tensor_json(v)
                              for p, v in doc.output_gradients.items()},
         "tape": {"persistent": doc.tape.persistent,
                  "watch_accessed_variables": doc.tape.watch_accessed_variables,
@@ -292,24 +334,69 @@ def to_json(doc):
 
 def dumps(doc):
     """Canonical text: sorted keys, two-space indent, scalar lists on one line."""
-    return _emit(to_json(doc), "") + "\n"
+    return "".join(pieces(doc))
+
+
+def pieces(doc):
+    """The canonical text of `doc` in pieces of bounded size: a tensor's data is written
+    CHUNK values at a time, so saving a document of millions of values never holds
+    them all as text (or as Python floats) at once."""
+    yield from _emit(to_json(doc), "")
+    yield "\n"
+
+
+CHUNK = 65536
+
+
+class _TensorData:
+    """A tensor's flat data in to_json's output, turned into text only when written."""
+
+    def __init__(self, array):
+        self.array = np.asarray(array).reshape(-1)
+
+    def pieces(self):
+        flat = self.array
+        yield "["
+        for start in range(0, flat.size, CHUNK):
+            text = ", ".join(data_texts(flat[start:start + CHUNK]))
+            yield text if start == 0 else ", " + text
+        yield "]"
+
+
+def _tensor_json(array):
+    array = np.asarray(array)
+    return {"dtype": array.dtype.name, "shape": list(array.shape), "data": _TensorData(array)}
 
 
 def _emit(obj, pad):
     if isinstance(obj, dict):
         if not obj:
-            return "{}"
+            yield "{}"
+            return
         inner = pad + "  "
-        items = [f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {_emit(obj[k], inner)}"
-                 for k in sorted(obj)]
-        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
-    if isinstance(obj, (list, tuple)):
-        if all(not isinstance(v, (dict, list, tuple)) for v in obj):
-            return "[" + ", ".join(_emit(v, pad) for v in obj) + "]"
+        yield "{\n"
+        for i, k in enumerate(sorted(obj)):
+            yield ",\n" + inner if i else inner
+            yield f"{json.dumps(str(k), ensure_ascii=False)}: "
+            yield from _emit(obj[k], inner)
+        yield "\n" + pad + "}"
+    elif isinstance(obj, _TensorData):
+        yield from obj.pieces()
+    elif isinstance(obj, (list, tuple)):
+        if all(not isinstance(v, (dict, list, tuple, _TensorData)) for v in obj):
+            yield "[" + ", ".join(_scalar(v) for v in obj) + "]"
+            return
         inner = pad + "  "
-        return "[\n" + ",\n".join(inner + _emit(v, inner) for v in obj) + "\n" + pad + "]"
-    if isinstance(obj, _Float):
-        return obj.text
+        yield "[\n"
+        for i, v in enumerate(obj):
+            yield ",\n" + inner if i else inner
+            yield from _emit(v, inner)
+        yield "\n" + pad + "]"
+    else:
+        yield _scalar(obj)
+
+
+def _scalar(obj):
     if isinstance(obj, float):
         if not math.isfinite(obj):
             raise ValueError("cannot write a non-finite number outside tensor data")
@@ -318,18 +405,9 @@ def _emit(obj, pad):
 
 
 def save(doc, path):
-    write_atomically(path, dumps(doc))
-
-
-def write_atomically(path, text):
-    """Write then rename, so a crash never leaves half a file."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".gradviz-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write atomically (see atomic.py): a crash or a full disk never leaves half a file.
+    The text is written as it is made (`pieces`): memory stays bounded for any size."""
+    def write(f):
+        for piece in pieces(doc):
+            f.write(piece.encode("utf-8"))
+    write_file(path, write)

@@ -16,6 +16,7 @@ from .ports import parse_port, port_text
 from .tensors import MAX_RANK
 
 GRADIENT_PLACES = ("targets", "sources", "output_gradients")
+MAX_VARIADIC_INPUTS = 1000   # inputs of one variadic op (add_n, concat, stack ...)
 
 
 def n_outputs(node):
@@ -166,7 +167,7 @@ def _edge_problems(doc, known, s):
             s.broken.add(dst.id)
         if e.dst.node in known:
             fixed, variadic = input_slots(dst)
-            if e.dst.index >= fixed and not (variadic and e.dst.index < 1000):
+            if e.dst.index >= fixed and not (variadic and e.dst.index < MAX_VARIADIC_INPUTS):
                 what = "no inputs" if fixed == 0 else f"{fixed} input(s)"
                 s.problems.append(Problem(f"node '{dst.id}' has {what}; there is no input "
                                           f"{e.dst.index}", edge=where))

@@ -14,34 +14,21 @@ MAX_RANK = 8
 DTYPES = ("float16", "float32", "float64", "int32", "int64", "bool")
 
 
-def tensor_to_json(array):
-    array = np.asarray(array)
-    return {"dtype": array.dtype.name, "shape": list(array.shape),
-            "data": [_scalar(v, array.dtype) for v in array.reshape(-1).tolist()]}
+# Non-finite floats are JSON strings; a finite float's text always has a '.' or an 'e'.
+_NOT_FINITE = {"nan": '"nan"', "inf": '"inf"', "-inf": '"-inf"'}
 
 
-def _scalar(v, dtype):
-    if dtype.kind == "f":
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return _Float(v, dtype)
-    return v
-
-
-class _Float(float):
-    """A float written with the shortest text that reads back to the same value of its dtype."""
-
-    def __new__(cls, v, dtype):
-        self = super().__new__(cls, v)
-        self.text = repr(float(v)) if dtype == np.float64 else _short(v, dtype)
-        return self
-
-
-def _short(v, dtype):
-    text = str(dtype.type(v))
-    return text if any(c in text for c in ".e") else text + ".0"
+def data_texts(flat):
+    """The JSON text of each value of the 1-D array `flat`: a float in the shortest text
+    that reads back to the same value of its dtype (numpy's, for float16 and float32),
+    non-finite floats as "nan", "inf", "-inf"."""
+    kind = flat.dtype.kind
+    if kind == "b":
+        return ["true" if v else "false" for v in flat.tolist()]
+    if kind != "f":
+        return [str(v) for v in flat.tolist()]
+    texts = map(repr, flat.tolist()) if flat.dtype == np.float64 else map(str, flat)
+    return [t if "." in t or "e" in t else _NOT_FINITE.get(t, t + ".0") for t in texts]
 
 
 def tensor_from_json(obj, where):

@@ -8,9 +8,7 @@ that holds still costs one frame, not many.
 """
 from __future__ import annotations
 
-import os
 import struct
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +17,7 @@ from PySide6.QtGui import QColor, QImage, QPainter
 
 from ..engine import kernels
 from ..graph import evaluate
+from ..graph.atomic import write_bytes, write_file
 from ..story import build
 from . import png
 from .export import CSS_DPI, ensure_app
@@ -113,30 +112,6 @@ def _changed_box(a, b):
     return int(cols[0]), int(rows[0]), int(cols[-1] - cols[0] + 1), int(rows[-1] - rows[0] + 1)
 
 
-def _atomic_write(path, write):
-    """Run `write(file)` into a temporary file next to `path`, then rename it over `path`."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name, suffix=".part", dir=path.parent or ".")
-    try:
-        os.chmod(tmp, 0o666 & ~_umask())
-        with os.fdopen(fd, "wb") as f:
-            result = write(f)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return result
-
-
-def _umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def _distinct(frames, convert):
     """[(array, repeat count)]: consecutive identical frames merged."""
     out = []
@@ -161,7 +136,7 @@ def write_png_sequence(frames, directory, stem="frame"):
     try:
         for i, image in enumerate(frames, start=1):
             path = directory / f"{stem}_{i:04d}.png"
-            path.write_bytes(png.encode(png.rgb_array(image)))
+            write_bytes(path, png.encode(png.rgb_array(image)))
             paths.append(path)
     except BaseException:   # cancelled or failed: no half sequence left behind
         for path in paths:
@@ -211,7 +186,7 @@ def write_apng(frames, path, fps=4.0, loop=0):
         f.write(png.chunk(b"IEND", b""))
         return len(distinct)
 
-    return _atomic_write(path, write)
+    return write_file(path, write)
 
 
 # -- GIF ---------------------------------------------------------------------------------
@@ -468,7 +443,7 @@ def write_gif(frames, path, fps=4.0, loop=0, palette=None, keep=()):
         f.write(b"\x3b")
         return len(distinct)
 
-    return _atomic_write(path, write)
+    return write_file(path, write)
 
 
 def write_animation(frames, path, fps=4.0, theme=None):

@@ -20,6 +20,7 @@ from PySide6.QtGui import QColor, QPainterPath, QPen
 
 from ..graph import catalog
 from ..graph.document import CONSTANT, LAYER, OP, VARIABLE, Port
+from ..graph.structure import MAX_VARIADIC_INPUTS, input_slots, n_outputs
 from . import preview, text
 
 HEADER_H = 28.0
@@ -70,13 +71,25 @@ class Card:
 
 
 def used_ports(doc):
-    """{node id: (sorted input slots fed by an edge, sorted outputs read by an edge)}."""
+    """{node id: (sorted input slots fed by an edge, sorted outputs read by an edge)}, only
+    the ports the node's op has: an index in the file never adds a port (an edge from
+    'x:999999' is a problem on the edge, shown by validation, not a million port items)."""
     ins, outs = {}, {}
     for e in doc.edges:
         ins.setdefault(e.dst.node, []).append(e.dst.index)
         outs.setdefault(e.src.node, set()).add(e.src.index)
-    return {nid: (tuple(sorted(ins.get(nid, ()))), tuple(sorted(outs.get(nid, ()))))
-            for nid in doc.nodes}
+    return {nid: _existing(node, ins.get(nid, ()), outs.get(nid, ()))
+            for nid, node in doc.nodes.items()}
+
+
+def _existing(node, ins, outs):
+    try:
+        fixed, variadic = input_slots(node)
+        n_out = n_outputs(node)
+    except Exception:  # an op the catalog does not know (a file opened leniently)
+        fixed, variadic, n_out = 1, False, 1
+    ins = [i for i in ins if i < fixed or variadic and i < MAX_VARIADIC_INPUTS]
+    return tuple(sorted(ins)), tuple(sorted(i for i in outs if i < n_out))
 
 
 def _node_inputs(node, used_inputs):

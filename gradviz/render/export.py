@@ -13,11 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
-from PySide6.QtCore import QMarginsF, QRectF, QSize, QSizeF
+from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QRectF, QSize, QSizeF
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtGui import QColor, QGuiApplication, QImage, QPageLayout, QPageSize, QPainter, \
     QPdfWriter
 
+from ..graph.atomic import write_bytes
 from . import png
 from .painter import Renderer
 
@@ -147,25 +148,21 @@ def png_bytes(renderer, step=None, scale=2.0, band_rows=BAND_ROWS):
 
 
 def _png(renderer, bounds, path, step, scale):
-    data = png_bytes(renderer, step, scale)
-    try:
-        with open(path, "wb") as f:
-            f.write(data)
-    except OSError as error:
-        raise OSError(error.errno, f"cannot write {path}: {error.strerror}", str(path)) from None
+    write_bytes(path, png_bytes(renderer, step, scale))
 
 
-def _svg(renderer, bounds, path, step, title):
-    generator = QSvgGenerator()
-    generator.setFileName(str(path))
-    generator.setResolution(int(CSS_DPI))
-    generator.setSize(QSize(round(bounds.width()), round(bounds.height())))
-    generator.setViewBox(QRectF(0, 0, bounds.width(), bounds.height()))
-    generator.setTitle(title or "gradviz")
-    generator.setDescription("gradviz graph export")
+def _memory_device():
+    """An in-memory file for Qt's SVG and PDF writers: the bytes are checked and written
+    atomically by `write_bytes`, so a full disk never leaves half a drawing."""
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    return buffer
+
+
+def _paint_into(device, renderer, bounds, step, path):
     painter = QPainter()
-    if not painter.begin(generator):
-        raise OSError(f"cannot write {path}")
+    if not painter.begin(device):
+        raise OSError(f"cannot draw {path}")
     try:
         painter.translate(-bounds.left(), -bounds.top())
         renderer.paint(painter, step)
@@ -173,19 +170,28 @@ def _svg(renderer, bounds, path, step, title):
         painter.end()
 
 
+def _svg(renderer, bounds, path, step, title):
+    buffer = _memory_device()
+    generator = QSvgGenerator()
+    generator.setOutputDevice(buffer)
+    generator.setResolution(int(CSS_DPI))
+    generator.setSize(QSize(round(bounds.width()), round(bounds.height())))
+    generator.setViewBox(QRectF(0, 0, bounds.width(), bounds.height()))
+    generator.setTitle(title or "gradviz")
+    generator.setDescription("gradviz graph export")
+    _paint_into(generator, renderer, bounds, step, path)
+    write_bytes(path, bytes(buffer.data()))
+
+
 def _pdf(renderer, bounds, path, step, title):
-    writer = QPdfWriter(str(path))
+    buffer = _memory_device()
+    writer = QPdfWriter(buffer)
     writer.setResolution(int(CSS_DPI))
     writer.setTitle(title or "gradviz")
     writer.setCreator("gradviz")
     points = QSizeF(bounds.width() * 72 / CSS_DPI, bounds.height() * 72 / CSS_DPI)
     writer.setPageLayout(QPageLayout(QPageSize(points, QPageSize.Unit.Point, "gradviz"),
                                      QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
-    painter = QPainter()
-    if not painter.begin(writer):
-        raise OSError(f"cannot write {path}")
-    try:
-        painter.translate(-bounds.left(), -bounds.top())
-        renderer.paint(painter, step)
-    finally:
-        painter.end()
+    _paint_into(writer, renderer, bounds, step, path)
+    del writer   # the PDF is complete in the buffer once its writer is gone
+    write_bytes(path, bytes(buffer.data()))

@@ -234,10 +234,19 @@ class FormulaCard:
         cache[id(step)] = (step, layout)
         return layout
 
+    def dock_formula(self, step, rect):
+        """Put `step`'s formula card at `rect` (scene) instead of beside its node: the
+        player docks it where it hides no card when the step's cards and the card
+        beside them do not fit the view at a readable zoom. None: beside its node."""
+        self.__dict__["_docked"] = None if rect is None else (step, QRectF(rect))
+
     def _formula_rect(self, step):
         nid = getattr(step, "node", None)
         if nid not in self.doc.nodes:
             return None
+        docked = self.__dict__.get("_docked")
+        if docked is not None and docked[0] is step:
+            return QRectF(docked[1])
         # One entry per step for the current card geometry: a drag changes the geometry
         # on every mouse move, and the old entries go with it.
         geometry = self._obstacles_key()

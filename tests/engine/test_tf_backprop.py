@@ -22,9 +22,7 @@ rebuilt below on the public GradientTape. Tests left out, and why:
 - control flow ops gradviz does not have: testGradientTapeWithCond (tf.cond),
   testGradientTapeWithWhileLoop (tf.while_loop); both are run_v1_only in TF;
 - recompute_grad (not in gradviz; TF skips both on Python 3.11+):
-  testRecomputeGradWithDifferentShape, testRecomputeGradWithNestedFunctionAndWhileLoop;
-- ops of issue 19 section 4 not in gradviz yet: testGradientNone and testSecondGrad
-  (softmax_cross_entropy_with_logits), testStopGradient and testArgmax (argmax).
+  testRecomputeGradWithDifferentShape, testRecomputeGradWithNestedFunctionAndWhileLoop.
 
 testAggregateGradients(WithTensor) use gather where TF uses embedding_lookup of one
 tensor (the same op); TF asserts their values only in graph mode, we assert against
@@ -320,3 +318,37 @@ def test_multi_value_preserves_if_not_diffed_against():
     k = tf.constant([[[[2.0]]]])
     grad = gradients_function(tfe_conv2d, params=(0,))(i, k, [1, 1, 1, 1])[0]
     np.testing.assert_array_equal(grad.numpy(), [[[[2.0]]]])
+
+
+def test_gradient_none():
+    """testGradientNone: softmax_cross_entropy_with_logits has two outputs; the gradient
+    of the second is None and the first carries the gradient."""
+    def loss(x, l):
+        return tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(logits=x, labels=l),
+                              tf.constant([0]))
+
+    logits = tf.constant([[0.0, 0.0]])
+    labels = tf.constant([[1.0, 0.0]])
+    g, = gradients_function(loss, [0])(logits, labels)
+    np.testing.assert_array_equal(g.numpy(), [[-0.5, 0.5]])
+
+
+def test_second_grad():
+    """testSecondGrad: one class, so the cross-entropy is constant in the logits."""
+    def first(x):
+        l = tf.constant([[0.0]])
+        x = tf.nn.softmax_cross_entropy_with_logits(labels=l, logits=x)
+        return tf.reduce_sum(x, tf.constant([0]))
+
+    def second(x):
+        grad = gradients_function(first, [0])(x)[0]
+        return tf.reduce_sum(grad, tf.constant([0]))
+
+    grad = gradients_function(second, [0])(tf.constant([[0.1]]))[0]
+    np.testing.assert_array_equal(grad.numpy(), [[0.0]])
+
+
+def test_stop_gradient_and_argmax():
+    """testStopGradient, testArgmax: argmax has an integer output, so no gradient."""
+    grad = gradients_function(lambda x: tf.stop_gradient(tf.math.argmax(x)))
+    assert grad([0.0])[0] is None

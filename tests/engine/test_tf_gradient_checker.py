@@ -4,7 +4,7 @@ gradviz.test.compute_gradient (TF's tf.test.compute_gradient) and max_error.
 Left out, and why: testSparseTensorReshape (SparseTensor), testBfloat16 (gradviz has
 no bfloat16), testComplexMul and testComplexConj (no complex dtypes). MiniMNISTTest
 writes softmax_cross_entropy_with_logits as -Σ labels · log_softmax(logits) (the same
-cost; the op itself comes with issue 19 section 4) and xw_plus_b as x @ w + b.
+cost, written before the op reached gradviz) and xw_plus_b as x @ w + b.
 
 testEmptyFails: TF's tape passes a custom gradient of the wrong shape on and the
 checker reports "Empty gradient has wrong shape"; gradviz's tape already refuses it

@@ -351,3 +351,20 @@ def test_the_answer_appears_only_at_its_accumulation_step(sample):
     assert all(np.array_equal(s, shown[0]) for s in shown)
     assert not np.array_equal(pending[0], shown[0])
     assert renderer.story_index is None            # the renderer is left as it was
+
+
+def test_animation_to_a_full_disk_keeps_the_old_file(full_disk, fill_disk):
+    from PySide6.QtGui import QColor, QImage
+    out = full_disk / "story.gif"
+    out.write_bytes(b"the old animation")
+    fill_disk(full_disk)
+    frames = []
+    for shade in range(0, 250, 10):
+        image = QImage(200, 200, QImage.Format.Format_RGB32)
+        image.fill(QColor(shade, 255 - shade, (shade * 7) % 255))
+        frames.append(image)
+    for write in (animation.write_gif, animation.write_apng):
+        with pytest.raises(OSError):
+            write(frames, out)
+        assert out.read_bytes() == b"the old animation"
+    assert sorted(p.name for p in full_disk.iterdir()) == ["filler", "story.gif"]

@@ -1,12 +1,13 @@
 """The inspector page of the document: title, lesson, tape, targets, sources, seeds, gradients."""
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QVBoxLayout
+from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QVBoxLayout,
+                               QWidget)
 
-from ...graph.document import Port
+from ...graph.document import Port, text_problem
 from ...graph.names import port_names, unique_names
 from ...graph.ports import parse_port, port_text
-from .fields import (MUTED, LessonEdit, LineField, Page, blocked, bold_label,
+from .fields import (MUTED, LessonEdit, LineField, Page, blocked, bold_label, display_text,
                                column_group, group, muted_label, output_count, problems_label,
                                show_problems)
 from .tensor_editor import TensorEditor
@@ -30,13 +31,21 @@ class DocumentPage(Page):
             self.layout_.addWidget(note)
 
         box, form = group("Document")
-        self.title = LineField(lambda t: t.strip(), self._set_title, "Untitled")
+        self.title = LineField(display_text("title"), self._set_title, "Untitled")
         form.addRow("Title", self.title)
         self.lesson = LessonEdit()
         self.lesson.setPlaceholderText("What this graph teaches (shown with the story)")
         self.lesson.setFixedHeight(90)
         self.lesson.committed.connect(self._set_lesson)
-        form.addRow("Lesson", self.lesson)
+        self.lesson_error = problems_label()
+        self.lesson_error.hide()
+        lesson_box = QWidget()
+        lesson_column = QVBoxLayout(lesson_box)
+        lesson_column.setContentsMargins(0, 0, 0, 0)
+        lesson_column.setSpacing(1)
+        lesson_column.addWidget(self.lesson)
+        lesson_column.addWidget(self.lesson_error)
+        form.addRow("Lesson", lesson_box)
         self.layout_.addWidget(box)
 
         # tape
@@ -132,7 +141,12 @@ class DocumentPage(Page):
             self.controller.set_meta(title=text)
 
     def _set_lesson(self, text):
-        if text != self.controller.doc.lesson:
+        """A lesson over the limit stays in the box (nothing typed is lost), with the
+        reason under it, and is not put in the document."""
+        problem = text_problem("lesson", text)
+        self.lesson_error.setText(problem[0].upper() + problem[1:] if problem else "")
+        self.lesson_error.setVisible(bool(problem))
+        if not problem and text != self.controller.doc.lesson:
             self.controller.set_meta(lesson=text)
 
     def _stop_changed(self, item):
@@ -169,7 +183,8 @@ class DocumentPage(Page):
     def refresh(self):
         doc, result = self.controller.doc, self.controller.result
         self.title.show_text(doc.title)
-        if not self.lesson.hasFocus() and self.lesson.toPlainText() != doc.lesson:
+        if (not self.lesson.hasFocus() and not self.lesson_error.isVisible()
+                and self.lesson.toPlainText() != doc.lesson):
             self.lesson.setPlainText(doc.lesson)
         blocked(self.persistent, self.persistent.setChecked, doc.tape.persistent)
         blocked(self.watch_accessed, self.watch_accessed.setChecked,

@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QFormLayout, QGroupBox, QLabel, QLineEdit, QPlainTextEdit,
                                QVBoxLayout, QWidget)
 
+from ...graph.document import text_problem
 from ...graph.structure import n_outputs
 from ..theme import ERROR_STYLE, WARN_STYLE
 
@@ -19,6 +20,19 @@ def _int(text):
         return int(t)
     except ValueError:
         raise ValueError(f"'{t[:20]}' is not a whole number") from None
+
+
+def display_text(what):
+    """A LineField parser for display text `what` ('title', 'label'): the typed text,
+    stripped, or a ValueError saying which limit it breaks (the file format's limits:
+    text the document could save but not open again is refused where it is typed)."""
+    def parse(text):
+        text = text.strip()
+        problem = text_problem(what, text)
+        if problem:
+            raise ValueError(problem[0].upper() + problem[1:])
+        return text
+    return parse
 
 
 def int_list(text):

@@ -8,8 +8,8 @@ from ...engine.layers import glorot_limit
 from ...graph import catalog
 from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
 from ...graph.names import port_names
-from ...graph.tensors import DTYPES
-from .fields import (PLACEHOLDERS, LineField, Page, attr_text, blocked, bold_label,
+from ...graph.tensors import DTYPES, MAX_RANK
+from .fields import (PLACEHOLDERS, LineField, display_text, Page, attr_text, blocked, bold_label,
                                column_group, group, int_list, muted_label, output_count, parse_attr,
                                problems_label, show_problems)
 from ..theme import ERROR_STYLE
@@ -111,7 +111,7 @@ class NodePage(Page):
 
         # properties
         box, form = group("Properties")
-        self.label = LineField(lambda t: t.strip(), self._set_label, node.op or node.id)
+        self.label = LineField(display_text("label"), self._set_label, node.op or node.id)
         form.addRow("Label", self.label)
         self.watched = self.trainable = None
         if node.kind in (CONSTANT, VARIABLE, LAYER):
@@ -283,6 +283,8 @@ class NodePage(Page):
             return None
         if any(n < 1 for n in shape):
             return "every axis needs at least one entry"
+        if len(shape) > MAX_RANK:
+            return f"{len(shape)} axes: a tensor in a document has at most {MAX_RANK}"
         size = int(np.prod(shape))
         if size > 1_000_000:
             return f"{size} values is too many for the editor (at most 1000000)"

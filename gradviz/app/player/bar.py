@@ -338,7 +338,11 @@ class PlayerBar(QWidget):
         step = self.step
         if step is None:
             return None
-        return step_view.frame_step(self.canvas, self.canvas.renderer, step, **self.framing)
+        zoom = step_view.frame_step(self.canvas, self.canvas.renderer, step, **self.framing)
+        overlay = getattr(self.canvas, "step_overlay", None)
+        if overlay is not None and overlay.step is step:
+            overlay.relayout()     # the formula card may have docked elsewhere
+        return zoom
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

@@ -16,8 +16,9 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QTransform
 
 from ...render import painter as render_painter
+from ...render.formula import CARD_GAP
 
-READABLE_PX = 11.0      # the cards' smallest numbers at least this tall on screen
+READABLE_PX = 9.0       # the cards' smallest numbers at least this tall on screen (legible)
 SMALLEST_PT = 8.5       # the point size of those numbers (render.preview)
 MAX_ZOOM = 1.25
 MARGIN = 24.0           # screen pixels kept free around what is framed
@@ -80,7 +81,13 @@ def step_rects(renderer, step):
 
 
 def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM):
-    """(zoom, scene centre) that frames `step` in `view`'s viewport; None without a graph."""
+    """(zoom, scene centre, docked formula rect or None) that frames `step` in `view`'s
+    viewport; None without a graph.
+
+    When the step's cards and its formula card do not fit at a readable zoom but its
+    cards alone do, the view frames the cards and the formula card docks in a corner of
+    the view where it covers no card (or the fewest)."""
+    renderer.dock_formula(step, None)
     rects = step_rects(renderer, step)
     if rects is None:
         return None
@@ -90,10 +97,76 @@ def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM)
     lowest = readable_zoom(view, readable_px)
     fit = min(width / max(whole.width(), 1.0), height / max(whole.height(), 1.0))
     if fit >= lowest:
-        return min(fit, max(max_zoom, lowest)), whole.center()
+        return min(fit, max(max_zoom, lowest)), whole.center(), None
+    if fit_zoom(rects[3], width, height) < lowest:
+        docked = _docked(view, renderer, step, lowest, width, height)
+        if docked is not None:
+            return docked
     return lowest, QPointF(
         _centre([(r.left(), r.right()) for r in rects], width / lowest, port.width() / lowest),
-        _centre([(r.top(), r.bottom()) for r in rects], height / lowest, port.height() / lowest))
+        _centre([(r.top(), r.bottom()) for r in rects], height / lowest, port.height() / lowest)), None
+
+
+def fit_zoom(rect, width, height):
+    return min(width / max(rect.width(), 1.0), height / max(rect.height(), 1.0))
+
+
+def involved_cards(renderer, step):
+    """The cards a step is about: its node's and those at the other end of its edges."""
+    nid = getattr(step, "node", None)
+    if nid not in renderer.doc.nodes:
+        return []
+    cards = [_card(renderer, nid)]
+    for edge in renderer._step_edges(step):
+        other = edge.src.node if edge.dst.node == nid else edge.dst.node
+        if other in renderer.doc.nodes and other != nid:
+            cards.append(_card(renderer, other))
+    return cards
+
+
+def _docked(view, renderer, step, lowest, width, height):
+    """Frame the step's cards with its formula card docked beside them; else its own card."""
+    formula = render_painter.formula_rect(renderer, step)
+    cards = involved_cards(renderer, step)
+    if formula is None or not cards:
+        return None
+    for shown in (cards, cards[:1]):   # all the step's cards, else its own card
+        docked = _dock_beside(view, renderer, step, shown, formula, lowest, width, height)
+        if docked is not None:
+            return docked
+    nodes = QRectF(cards[0])
+    for c in cards[1:]:
+        nodes = nodes.united(c)
+    port = view.viewport().rect()
+    wider = formula.width() > port.width() / lowest or formula.height() > port.height() / lowest
+    if wider and fit_zoom(nodes, width, height) >= lowest:   # a formula card wider than
+        return lowest, nodes.center(), None                   # the view: the cards
+    return None
+
+
+def _dock_beside(view, renderer, step, cards, formula, lowest, width, height):
+    """Put the formula card next to the union of `cards` (below, above, right or left:
+    the first that fits the view at the readable zoom) and frame both."""
+    nodes = QRectF(cards[0])
+    for c in cards[1:]:
+        nodes = nodes.united(c)
+    w, h, gap = formula.width(), formula.height(), CARD_GAP
+    port = view.viewport().rect()     # the margins may hold part of them
+    seen_w, seen_h = port.width() / lowest - 2, port.height() / lowest - 2
+    x_mid = nodes.center().x() - w / 2
+    y_mid = nodes.center().y() - h / 2
+    spots = [QRectF(x_mid, nodes.bottom() + gap, w, h),
+             QRectF(x_mid, nodes.top() - gap - h, w, h),
+             QRectF(nodes.right() + gap, y_mid, w, h),
+             QRectF(nodes.left() - gap - w, y_mid, w, h)]
+    for spot in spots:
+        both = nodes.united(spot)
+        if both.width() <= seen_w and both.height() <= seen_h:
+            renderer.dock_formula(step, spot)
+            return lowest, both.center(), spot
+    return None
+
+
 
 
 def _centre(spans, seen, full=None):
@@ -136,7 +209,7 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM)
     framed = step_frame(view, renderer, step, readable_px, max_zoom)
     if framed is None:
         return None
-    zoom, centre = framed
+    zoom, centre, _ = framed
     view.setTransform(QTransform.fromScale(zoom, zoom))
     port = view.viewport().rect()
     seen = QRectF(0, 0, port.width() / zoom, port.height() / zoom)

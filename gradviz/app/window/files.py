@@ -1,7 +1,7 @@
 """The main window's file workflow: new, open, save, recent files, samples, import from a
 script, export, and recovery after a crash.
 
-Saving is atomic (fileformat writes a temporary file, then renames it). Errors are told
+Saving is atomic (graph/atomic.py) and runs off the UI thread from a snapshot. Errors are told
 in words, naming the file. Import runs the user's script in a child process
 (`gradviz trace`), behind a progress dialog whose Cancel stops it, so a slow or endless
 script never freezes the window.
@@ -21,8 +21,11 @@ from ... import bundled
 from ...graph import fileformat
 from ...graph.document import Document
 from ...graph.errors import DocumentError
-from ..export_dialog import export_step, report_export
 from ..controller import DocumentController
+from ..export_dialog import export_step, report_export
+from ..snapshots import snapshot
+from ..worker import wait_painted
+from .recovery import file_stem
 
 SAMPLES_DIR = bundled.samples_dir()
 SEED_SAMPLE = "004_matmul_sum.json"
@@ -58,11 +61,6 @@ def os_error_words(error, reading=True):
         return "the disk is full"
     return (error.strerror or str(error)).rstrip(".").lower() if isinstance(error, OSError) \
         else str(error)
-
-
-def file_stem(title):
-    stem = "".join(ch if ch.isalnum() or ch in "-_ " else "" for ch in title or "untitled")
-    return "_".join(stem.split())[:60].lower() or "untitled"
 
 
 class WindowFiles:
@@ -104,7 +102,9 @@ class WindowFiles:
         return self.load_path(path)
 
     def load_path(self, path, remember=True):
-        """Open `path` without asking about the current document (the caller did)."""
+        """Open `path` without asking about the current document (the caller did).
+        Every failure is a dialog in words; the window keeps the document it had."""
+        before, before_path = self.controller.doc, self.controller.path
         try:
             self.controller.open(path)
         except OSError as e:
@@ -115,6 +115,13 @@ class WindowFiles:
             return False
         except DocumentError as e:
             self._cannot("open", path, str(e))
+            return False
+        except Exception as e:  # noqa: BLE001 (a fault of gradviz's, never only on stderr)
+            if self.controller.doc is not before:
+                self.controller.set_document(before, before_path)
+            self._cannot("open", path, "gradviz failed while showing it "
+                         f"({type(e).__name__}: {str(e)[:200]}); please report this with "
+                         "the file")
             return False
         if remember:
             self.recent.add(path)
@@ -159,11 +166,14 @@ class WindowFiles:
         return self._write(path)
 
     def _write(self, path):
-        try:
-            self.controller.save(path)  # fileformat.save writes a temp file, then renames
+        doc = snapshot(self.controller.doc)   # tensors shared: no values copied
+        try:   # written atomically, in pieces, off the UI thread (a large document takes s)
+            wait_painted(lambda: fileformat.save(doc, path), self,
+                         f"Saving {os.path.basename(path)}…")
         except OSError as e:
             self._cannot("save", path, os_error_words(e, reading=False))
             return False
+        self.controller.saved(path)
         self.recent.add(path)
         self._update_recent_menu()
         self.autosaver.clear()
@@ -286,47 +296,68 @@ class WindowFiles:
 
     # -- recovery ----------------------------------------------------------------------
     def offer_recovery(self):
-        """At start-up: offer the autosaved changes of a session that did not exit cleanly.
+        """At start-up: offer the autosaved changes left by instances that crashed (their
+        process is gone; the live work of a running instance is never offered).
 
         Changes to the document this window shows (or any, when it shows only the start-up
         sample) are restored here; changes to another document open in a new window, so
-        `gradviz FILE` always shows FILE."""
-        pending = self.recovery.leftovers()
+        `gradviz FILE` always shows FILE. Each leftover is claimed first (renamed to this
+        instance), so two instances starting together never both offer it; one that cannot
+        be restored is kept, and the message says where."""
         restored = []
-        for recovery in pending:
+        for leftover in self.recovery.leftovers():
+            recovery = leftover.claim()
+            if recovery is None:
+                continue   # another instance claimed it first
             info = recovery.info()
+            original = info.get("path") if isinstance(info.get("path"), str) else None
             what = f"“{info.get('title') or 'Untitled'}”"
-            if info.get("path"):
-                what += f" ({os.path.basename(info['path'])})"
+            if original:
+                what += f" ({os.path.basename(original)})"
             here = not restored and not self.controller.dirty and (
-                self.controller.path is None or info.get("path") == self.controller.path)
+                self.controller.path is None or original == self.controller.path)
             answer = QMessageBox.question(
                 self, "Recover unsaved changes?",
                 f"gradviz did not close normally last time. Restore the unsaved changes to "
                 f"{what}{'' if here else ' in a new window'}?",
                 QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
                 QMessageBox.StandardButton.Yes)
-            if answer == QMessageBox.StandardButton.Yes:
-                window = self if here else self.new_window()
-                try:
-                    recovery.restore_into(window.controller)
-                    restored.append(window)
-                    window.show_message("Restored the unsaved changes; save them to keep them")
-                except (DocumentError, OSError) as e:
-                    why = os_error_words(e) if isinstance(e, OSError) else str(e)
-                    QMessageBox.warning(self, "Cannot recover",
-                                        f"The unsaved changes to {what} cannot be restored: {why}.")
-                    if window is not self:
-                        window.controller.undo_stack.setClean()
-                        window.close()
-            recovery.discard()
-        self.recovery.begin_session()
+            if answer != QMessageBox.StandardButton.Yes:
+                recovery.discard()
+                continue
+            window = self if here else self.new_window()
+            try:
+                note = recovery.restore_into(window.controller)
+            except (DocumentError, OSError) as e:
+                why = os_error_words(e) if isinstance(e, OSError) else str(e)
+                self._keep_unrestored(recovery, what, why)
+                if window is not self:
+                    window.controller.undo_stack.setClean()
+                    window.close()
+                continue
+            window.autosaver.take_over(recovery)
+            restored.append(window)
+            window.show_message("Restored the unsaved changes; save them to keep them")
+            if note:
+                QMessageBox.warning(window, "Recovered as a new document", note[0].upper()
+                                    + note[1:] + ".")
         return bool(restored)
+
+    def _keep_unrestored(self, recovery, what, why):
+        """A recovery that cannot be restored is never deleted: it is moved aside, and the
+        message says where (it is a gradviz document; a newer gradviz may open it)."""
+        try:
+            kept = recovery.keep()
+            where = f"It is kept, unchanged, in\n{kept}"
+        except OSError as e:
+            where = f"It stays in\n{recovery.path}\n(it could not be moved: {os_error_words(e)})"
+        QMessageBox.warning(self, "Cannot recover",
+                            f"The unsaved changes to {what} cannot be restored: {why}.\n\n"
+                            f"{where}")
 
     def new_window(self):
         """Another main window (its own document, undo history and recovery file)."""
-        taken = {w.recovery.path.name for w in self.main_windows()}
-        recovery = self.recovery.sibling(taken)
+        recovery = self.recovery.sibling()
         window = type(self)(DocumentController(), settings=self.settings, recovery=recovery)
         window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.other_windows.append(window)

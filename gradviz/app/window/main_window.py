@@ -367,10 +367,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
             event.ignore()
             return
         self._save_layout()
-        if any(w.isVisible() for w in self.main_windows() if w is not self):
-            self.recovery.discard()
-        else:
-            self.recovery.end_session()
+        self.autosaver.clear()
+        self.recovery.discard()   # this window's own file: no other window's, no other instance's
         self.settings.sync()
         event.accept()
 

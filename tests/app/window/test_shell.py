@@ -9,8 +9,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QMessageBox, QTableWidget
 
-from gradviz.app import create_window
-from gradviz.app.window import recovery as app_files
+from gradviz.app.window.recovery import RecentFiles
 from gradviz.app.window.main_window import SAMPLES_DIR, SEED_SAMPLE, samples
 from gradviz.graph import Port, fileformat
 from gradviz.graph.document import OP
@@ -23,27 +22,6 @@ Button = QMessageBox.StandardButton
 def temp_settings(app_env):
     """QSettings, recovery files and message boxes in tmp_path (conftest's app_env)."""
     return app_env.tmp
-
-
-@pytest.fixture
-def make_window(qtbot):
-    windows = []
-
-    def make(path=None, offer_recovery=True):
-        w = create_window(path, offer_recovery=offer_recovery)
-        qtbot.addWidget(w)
-        windows.append(w)
-        return w
-    yield make
-    for w in windows:
-        w.controller.undo_stack.setClean()  # teardown never asks
-
-
-@pytest.fixture
-def seed_copy(tmp_path):
-    path = tmp_path / "seed.gradviz.json"
-    shutil.copy(SEED, path)
-    return path
 
 
 def _edit_a_lot(window):
@@ -168,7 +146,7 @@ def test_recent_files_are_remembered(make_window, seed_copy, tmp_path):
     assert w.recent.paths()[:2] == [str(other), str(seed_copy)]
     labels = [a.text() for a in w.recent_menu.actions()]
     assert "other.gradviz.json" in labels[0] and "seed.gradviz.json" in labels[1]
-    assert app_files.RecentFiles(QSettings()).paths()[0] == str(other)
+    assert RecentFiles(QSettings()).paths()[0] == str(other)
     w.recent_menu.actions()[1].trigger()
     assert w.controller.path == str(seed_copy)
     assert w.recent.paths()[0] == str(seed_copy)
@@ -183,52 +161,6 @@ def test_open_sample_menu_lists_every_sample(make_window):
     higher.trigger()
     assert w.controller.doc.title.startswith("Higher order")
     assert w.controller.result.ok
-
-
-def test_crash_recovery_is_offered_and_restores(make_window, seed_copy, monkeypatch, tmp_path):
-    w = make_window(seed_copy)
-    w.controller.set_meta(title="work in progress")
-    w.controller.set_value("tf_b", np.full((3, 3), 2.0, np.float32))
-    qtbot_wait_autosave(w)
-    recovery_file = tmp_path / "recovery" / app_files.Recovery.NAME
-    assert recovery_file.exists()
-    edited = w.controller.text()
-    # the process dies here: no closeEvent, the session flag stays set
-    offered = []
-
-    def yes(*args, **kwargs):
-        offered.append(args[2])
-        return Button.Yes
-    monkeypatch.setattr(QMessageBox, "question", yes)
-    w2 = make_window()
-    assert offered and "did not close normally" in offered[0]
-    assert w2.controller.text() == edited
-    assert w2.controller.path == str(seed_copy)
-    assert w2.controller.dirty
-    w2.controller.undo_stack.undo()  # back to the file as last saved
-    assert w2.controller.text() == seed_copy.read_text()
-    assert not recovery_file.exists()
-    w2.controller.undo_stack.setClean()
-    w2.close()
-    offered.clear()
-    make_window()
-    assert not offered  # a clean exit: nothing to offer
-
-
-def qtbot_wait_autosave(window):
-    window.autosaver.timer.stop()
-    window.autosaver.save_now()
-
-
-def test_autosave_runs_on_a_timer_and_clears_when_saved(make_window, seed_copy, qtbot, tmp_path):
-    w = make_window(seed_copy)
-    w.autosaver.timer.setInterval(20)
-    w.controller.set_meta(title="autosaved")
-    recovery_file = tmp_path / "recovery" / app_files.Recovery.NAME
-    qtbot.waitUntil(recovery_file.exists, timeout=3000)
-    assert "autosaved" in recovery_file.read_text()
-    w.save()
-    assert not recovery_file.exists()
 
 
 def test_import_from_script_asks_first(make_window, monkeypatch, tmp_path):
@@ -320,32 +252,6 @@ def test_cli_without_arguments_opens_the_app(monkeypatch):
     assert cli.main(["/no/such/file.json"]) == 2
 
 
-def test_gradviz_file_after_a_crash_opens_file_and_offers_the_recovery_apart(
-        make_window, seed_copy, tmp_path, monkeypatch, qtbot):
-    other = tmp_path / "other.gradviz.json"
-    shutil.copy(SAMPLES_DIR / "003_matmul_gradient.json", other)
-    w = make_window(seed_copy)
-    w.controller.set_meta(title="crashed edit of the seed")
-    qtbot_wait_autosave(w)
-    crashed = w.controller.text()
-    # the process dies; then `gradviz other.gradviz.json`, and the user accepts recovery
-    offered = []
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: offered.append(a[2]) or Button.Yes)
-    w2 = make_window(other)
-    assert w2.controller.path == str(other)
-    assert w2.controller.text() == other.read_text() and not w2.controller.dirty
-    assert offered and "in a new window" in offered[0] and "seed.gradviz.json" in offered[0]
-    (recovered,) = w2.other_windows
-    assert recovered.controller.text() == crashed
-    assert recovered.controller.path == str(seed_copy) and recovered.controller.dirty
-    assert recovered.recovery.path != w2.recovery.path   # each window autosaves to its own file
-    recovered.autosaver.save_now()
-    assert recovered.recovery.path.exists()
-    recovered.controller.undo_stack.setClean()
-    recovered.close()
-    assert not recovered.recovery.path.exists()
-
-
 def test_import_runs_in_a_child_process_and_cancel_stops_it(make_window, tmp_path, monkeypatch):
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QProgressDialog
@@ -435,28 +341,6 @@ def test_first_run_shows_the_inspector_and_selection_brings_it_forward(make_wind
     qtbot.waitUntil(lambda: w.inspector_dock.visibleRegion().isEmpty())
     w.controller.set_selection(["tf_b"])
     qtbot.waitUntil(lambda: not w.inspector_dock.visibleRegion().isEmpty())
-
-
-def test_a_leftover_survives_autosaves_while_the_question_waits(make_window, seed_copy, tmp_path,
-                                                                monkeypatch):
-    from gradviz.app.window.main_window import MainWindow
-    w = make_window(seed_copy)
-    w.controller.set_meta(title="crashed")
-    qtbot_wait_autosave(w)
-    other = tmp_path / "other.gradviz.json"
-    shutil.copy(SAMPLES_DIR / "003_matmul_gradient.json", other)
-
-    def slow_answer(*args, **kwargs):  # the user reads for a while: autosave timers fire
-        for window in QApplication.topLevelWidgets():
-            if isinstance(window, MainWindow) and window is not w:  # w's process has died
-                window.autosaver.save_now()
-        return Button.Yes
-    monkeypatch.setattr(QMessageBox, "question", slow_answer)
-    w2 = make_window(other)
-    (recovered,) = w2.other_windows
-    assert recovered.controller.doc.title == "crashed"
-    recovered.controller.undo_stack.setClean()
-    recovered.close()
 
 
 def _painted_tab_bars(w):
