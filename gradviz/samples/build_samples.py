@@ -11,8 +11,9 @@ import numpy as np
 # The repository root (this file is gradviz/samples/build_samples.py; samples/ links here).
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
 
+from gradviz import story  # noqa: E402
 from gradviz.graph import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document,  # noqa: E402
-                           Node, Port, load, save)
+                           Node, Port, dumps, evaluate, load, loads, save)
 from gradviz.graph.fileformat import parse_port  # noqa: E402
 from gradviz.graph.training import Trainer, make_optimizer  # noqa: E402
 
@@ -457,11 +458,207 @@ def training_lessons():
     d.finish(name, ["loss"], ["x"])
 
 
+# -- the networks a course teaches (issue 21) ------------------------------------------------
+
+CONV_X = [[1, 2, 0, 1, 3], [0, 1, 3, 2, 1], [2, 0, 1, 0, 2], [1, 3, 2, 1, 0], [0, 1, 0, 2, 1]]
+SOBEL = [[1, 0, -1], [2, 0, -2], [1, 0, -1]]
+CONV_UPSTREAM = [[1, 0, 0], [0, 2, 0], [0, 0, -1]]
+
+
+def conv_lessons():
+    d = Doc("Convolution's VJP is a transposed convolution", """
+        conv2d (VALID, stride 1) slides the 3x3 filter w over the 5x5 input image x:
+        y[i, j] = Σ x[i+a, j+b]·w[a, b], a 3x3 output. The upstream cotangent g, given as
+        output_gradients, is 1 at y[0, 0], 2 at y[1, 1], -1 at y[2, 2] and 0 elsewhere.
+        Input rule: x[p, q] met w[p-i, q-j] in every output y[i, j], so its gradient is
+        Σ g[i, j]·w[p-i, q-j]: g padded with 2 zeros on every side and convolved with w flipped
+        in both axes, a transposed convolution. It places a copy of the filter scaled by each
+        upstream entry where that output's window lay: 1·w at (0, 0), 2·w at (1, 1), -1·w at
+        (2, 2), summed where they overlap, so row 2 of x's gradient is
+        1·[1, 0, -1] + 2·[2, 0, -2] - 1·[1, 0, -1], shifted: [1, 4, -2, -4, 1]. Filter rule: w[a, b]
+        met x[i+a, j+b] in y[i, j], so its gradient is the correlation of x with g,
+        Σ g[i, j]·x[i+a, j+b] = x[a, b] + 2·x[a+1, b+1] - x[a+2, b+2]: for w[0, 0] that is
+        1 + 2·1 - 1 = 2, and the whole filter gradient is [[2, 8, 2], [-2, 2, 3], [8, 2, 2]].""")
+    d.const("x", np.reshape(CONV_X, (1, 5, 5, 1)), watched=True, label="input image")
+    d.var("w", np.reshape(SOBEL, (3, 3, 1, 1)), label="filter w")
+    d.op("y", "nn.conv2d", "x", "w", strides=[1, 1], padding="VALID", dilations=[1, 1])
+    d.finish("nets_1_conv_transpose", ["y"], ["x", "w"],
+             output_gradients={"y": np.reshape(CONV_UPSTREAM, (1, 3, 3, 1))})
+
+
+DEPTH, WIDTH = 6, 6
+CHAINS = {  # name: (activation, weight std, how the std was chosen)
+    "nets_2_sigmoid_chain": ("sigmoid", np.sqrt(2.0 / (WIDTH + WIDTH)), "Glorot's"),
+    "nets_2_relu_chain": ("relu", np.sqrt(2.0 / WIDTH), "He's"),
+    "nets_2_bad_init": ("relu", 1.5, "too large:"),
+}
+
+
+def layer_norms(doc):
+    """‖d loss / d output‖ of layer DEPTH … 1, then of x: the cotangents the story shows."""
+    steps = story.build(doc).steps
+    out = [next(s.cotangent for s in steps if s.kind == "visit" and s.node == f"layer{k}"
+                and not s.internal) for k in range(DEPTH, 0, -1)]
+    return [float(np.linalg.norm(c)) for c in out + [steps[-1].cotangent]]
+
+
+def _chain(name, title):
+    """x (1, 6) → DEPTH Dense layers of WIDTH units → reduce_sum; the same standard normal
+    draws in every chain, scaled by the chain's std, so only activation and scale differ."""
+    activation, std, _ = CHAINS[name]
+    rng = np.random.default_rng(21)
+    x = rng.normal(size=(1, WIDTH))
+    draws = [rng.normal(size=(WIDTH, WIDTH)) for _ in range(DEPTH)]
+    d = Doc(title, "(written below)")
+    d.const("x", x, watched=True)
+    last = "x"
+    for k, z in enumerate(draws, 1):
+        d.layer(f"layer{k}", "Dense", last, {"kernel": std * z, "bias": np.zeros(WIDTH)},
+                units=WIDTH, activation=activation)
+        last = f"layer{k}"
+    d.op("loss", "reduce_sum", last, axis=None, keepdims=False)
+    d.finish(name, ["loss"], ["x"])
+    return d, layer_norms(d.doc)
+
+
+def _listed(norms):
+    return ", ".join(f"{v:.3g}" for v in norms[1:-1])
+
+
+def _factor(norms):
+    """The geometric mean of the norm's change per layer, from the last layer's output to x."""
+    return (norms[-1] / norms[0]) ** (1.0 / DEPTH)
+
+
+def gradient_size_lessons():
+    name = "nets_2_sigmoid_chain"
+    d, n = _chain(name, "Vanishing gradients: a deep chain of sigmoid layers")
+    d.doc.lesson = " ".join(f"""
+        Six Dense layers of 6 units with sigmoid, weights drawn with Glorot's standard
+        deviation {CHAINS[name][1]:.3f}, loss = the sum of the last layer's outputs. Going
+        back through a layer multiplies the cotangent by sigmoid'(z), at most 0.25, and then
+        by the kernel's transpose. Step through the story and watch the cotangent's norm at
+        each layer's output, from the last layer to the first: {n[0]:.3g} (all ones, from
+        the sum), {_listed(n)}, and {n[-1]:.3g} at x. Each layer divides it by about
+        {1 / _factor(n):.1f}: the first layers receive almost no gradient and barely learn.
+        That is the vanishing gradient; nets_2_relu_chain is the same chain with relu.
+        """.split())
+    d.finish(name, ["loss"], ["x"])
+
+    name = "nets_2_relu_chain"
+    d, n = _chain(name, "Gradients that keep their size: a deep chain of relu layers")
+    d.doc.lesson = " ".join(f"""
+        The same six layers and the same random draws as nets_2_sigmoid_chain, with relu and
+        He's standard deviation {CHAINS[name][1]:.3f} (the square root of 2 over 6 inputs).
+        relu'(z) is 1 where the unit is on and 0 where it is off, and He's scale makes up for
+        the half that are off, so the cotangent's norm at each layer's output keeps its size:
+        {n[0]:.3g} (all ones, from the sum), {_listed(n)}, and {n[-1]:.3g} at x, about
+        {_factor(n):.2f} times per layer. A unit whose z is negative passes no gradient back
+        (a dead relu): its entry of the cotangent that reaches z is 0.
+        """.split())
+    d.finish(name, ["loss"], ["x"])
+
+    name = "nets_2_bad_init"
+    d, n = _chain(name, "Exploding gradients: a relu chain with a bad initialisation")
+    he = CHAINS["nets_2_relu_chain"][1]
+    d.doc.lesson = " ".join(f"""
+        The relu chain again, its weights drawn with standard deviation {CHAINS[name][1]:.1f},
+        {CHAINS[name][1] / he:.1f} times He's. Every layer now multiplies the cotangent by a
+        kernel that is too large: its norm at each layer's output goes {n[0]:.3g} (all
+        ones, from the sum), {_listed(n)}, and {n[-1]:.3g} at x, about {_factor(n):.1f} times larger per
+        layer. A gradient step sized for the last layer is far too large for the first: the
+        exploding gradient. The cure is the scale of the initialisation, not the activation.
+        """.split())
+    d.finish(name, ["loss"], ["x"])
+
+
+CHECK_W, CHECK_X = [0.5, -1.0, 2.0], [1.0, 2.0, -0.5]
+CHECK_STEPS = (0.1, 0.01, 0.001, 0.0001)
+
+
+def check_document(name, title, factor=None):
+    """loss = Σ tanh(w·x) in float64 (as gradient checks are run); with `factor`, a custom
+    gradient between w·x and tanh that is the identity forward and scales the cotangent."""
+    d = Doc(title, "(written below)")
+    d.doc.add(Node("w", VARIABLE, value=np.array(CHECK_W)))
+    d.doc.add(Node("x", CONSTANT, value=np.array(CHECK_X)))
+    d.op("wx", "multiply", "w", "x")
+    last = "wx"
+    if factor is not None:
+        d.custom("my_rule", "scale", "wx", label="hand-written rule", factor=factor)
+        last = "my_rule"
+    d.op("t", "tanh", last)
+    d.op("loss", "reduce_sum", "t", axis=None, keepdims=False)
+    d.finish(name, ["loss"], ["w"])
+    return d
+
+
+def central_difference(doc, index, h):
+    """(loss(w + h·e) − loss(w − h·e)) / 2h, each loss from evaluating the document."""
+    losses = []
+    for sign in (1, -1):
+        moved = loads(dumps(doc))        # a fresh document: evaluation caches by node
+        w = moved.nodes["w"].value.copy()
+        w[index] += sign * h
+        moved.nodes["w"].value = w
+        losses.append(float(evaluate(moved).values[Port("loss")]))
+    return (losses[0] - losses[1]) / (2 * h)
+
+
+def backward_number(doc, index):
+    return float(evaluate(doc).gradients[Port("w")][index])
+
+
+def gradient_check_lessons():
+    name = "nets_3_gradient_check"
+    d = check_document(name, "Checking a gradient: central differences beside the backward pass")
+    g = backward_number(d.doc, 1)
+    fd = {h: central_difference(d.doc, 1, h) for h in CHECK_STEPS}
+    err = {h: abs(fd[h] - g) for h in CHECK_STEPS}
+    t = np.tanh(CHECK_W[1] * CHECK_X[1])
+    third = CHECK_X[1] ** 3 * -2 * (1 - t * t) * (1 - 3 * t * t)
+    eps64, eps32 = np.finfo(np.float64).eps, np.finfo(np.float32).eps
+    d.doc.lesson = " ".join(f"""
+        A gradient check compares the backward pass with the definition of a derivative.
+        loss = Σ tanh(w·x) with w = [0.5, -1, 2] and x = [1, 2, -0.5], in float64. The backward
+        pass says d loss / d w[1] = x[1]·(1 − tanh²(w[1]·x[1])) = {g:.8f}. Central
+        differences move w[1] alone by ±h and run the forward twice:
+        (loss(w[1] + h) − loss(w[1] − h)) / 2h. With h = 0.1 they give {fd[0.1]:.8f}, an error
+        of {err[0.1]:.2g}; with h = 0.01 the error is {err[0.01]:.2g}, with h = 0.001
+        {err[0.001]:.2g} and with h = 0.0001 {err[0.0001]:.2g}: a 10 times smaller h, a 100
+        times smaller error, because central differences are off by about h²/6 · f''', and
+        f''' = {third:.3g} here. Much smaller steps lose to rounding instead (an error like
+        ε/h: h = 1e-8 is worse than h = 1e-6); the best h is near the cube root of the machine
+        epsilon ε, {eps64 ** (1 / 3):.0e} in float64 but {eps32 ** (1 / 3):.3f} in float32, which
+        is why gradient checks run in float64. nets_3_wrong_gradient shows a check that fails.
+        """.split())
+    d.finish(name, ["loss"], ["w"])
+
+    name = "nets_3_wrong_gradient"
+    d = check_document(name, "A wrong custom gradient fails the check", factor=2.0)
+    wrong = backward_number(d.doc, 1)
+    h = CHECK_STEPS[-1]
+    fd_wrong = central_difference(d.doc, 1, h)
+    relative = abs(wrong - fd_wrong) / max(abs(wrong), abs(fd_wrong))
+    d.doc.lesson = " ".join(f"""
+        The loss of nets_3_gradient_check with a hand-written rule between w·x and tanh: a
+        custom gradient that is the identity forward but multiplies the cotangent by 2 on its
+        way back, the kind of slip a rule derived by hand makes. The backward pass now says
+        d loss / d w[1] = {wrong:.8f}. Central differences (h = {h:g}) only run the forward, which
+        the rule does not change, and still say {fd_wrong:.8f}. The relative error
+        |g − fd| / max(|g|, |fd|) is {relative:.2g}, where the correct gradient's stays below
+        1e-6: the check fails, and the story shows where: the hand-written rule's step doubles the
+        cotangent. Set the rule's factor to 1 in the Inspector and the two numbers agree.
+        """.split())
+    d.finish(name, ["loss"], ["w"])
+
+
 def _signed(v):
     return f"{v:.4f}".replace("-", "−")
 
 
 if __name__ == "__main__":
-    for make in (seed_004, seed_003, seed_002, seed_001, seed_000, training_lessons):
+    for make in (seed_004, seed_003, seed_002, seed_001, seed_000, training_lessons,
+                 conv_lessons, gradient_size_lessons, gradient_check_lessons):
         make()
     print("\n".join(sorted(f for f in os.listdir(HERE) if f.endswith(".json"))))

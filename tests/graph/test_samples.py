@@ -265,6 +265,9 @@ def _lesson_checks(name):
     if name.startswith("train_"):
         from test_training_lessons import lesson_checks
         return lesson_checks(name)
+    if name.startswith("nets_"):
+        from test_network_lessons import lesson_checks
+        return lesson_checks(name)
     raise AssertionError(f"no lesson checks for {name}")
 
 

@@ -1,0 +1,81 @@
+"""The stories of the network lessons (samples/nets_*.json), step by step."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gradviz import graph, story
+from gradviz.graph import Port
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+
+
+def told(name):
+    return story.build(graph.load(SAMPLES / f"{name}.json"))
+
+
+def test_the_conv_lesson_tells_both_rules_with_the_documents_numbers():
+    s = told("nets_1_conv_transpose")
+    assert [x.kind for x in s.steps] == ["seed", "visit", "contribution", "contribution",
+                                         "accumulate", "accumulate"]
+    seed, visit, to_x, to_w, grad_x, grad_w = s.steps
+    doc = s.document
+    g = doc.output_gradients[Port("y")]
+    assert seed.given
+    np.testing.assert_array_equal(seed.cotangent, g)
+    assert visit.node == "y" and visit.op_type == "Conv2D"
+    assert to_x.port == Port("x") and to_x.formula.startswith("grad_input = transposed convolution")
+    assert to_w.port == Port("w") and to_w.formula.startswith("grad_filters = correlation of input")
+    w = doc.nodes["w"].value[:, :, 0, 0]
+    full = np.zeros((5, 5), np.float32)          # one filter copy per upstream entry
+    for i, j in np.ndindex(3, 3):
+        full[i:i + 3, j:j + 3] += g[0, i, j, 0] * w
+    np.testing.assert_array_equal(to_x.cotangent[0, :, :, 0], full)
+    np.testing.assert_array_equal(to_w.cotangent[:, :, 0, 0], [[2, 8, 2], [-2, 2, 3], [8, 2, 2]])
+    np.testing.assert_array_equal(grad_x.cotangent, to_x.cotangent)
+    np.testing.assert_array_equal(grad_w.cotangent, to_w.cotangent)
+    # provenance of w[0, 0]: the upstream entries times the image entries under them
+    p = s.provenance(Port("w"), 0)
+    assert float(p.value) == 2.0
+    assert [(t.upstream, t.local) for t in p.terms] == [(1, 1), (2, 1), (-1, 1)]
+    assert p.text().startswith("grad filter w[0,0,0,0] = 1·∂y[0,0,0,0]/∂filter w[0,0,0,0] + 2·")
+
+
+@pytest.mark.parametrize("name", ["nets_2_sigmoid_chain", "nets_2_relu_chain", "nets_2_bad_init"])
+def test_a_chain_lesson_visits_every_layer_from_the_last_to_x(name):
+    s = told(name)
+    kinds = [x.kind for x in s.steps]
+    assert kinds[:3] == ["seed", "visit", "contribution"] and kinds[-1] == "accumulate"
+    outer = [x for x in s.steps if not x.internal and x.kind == "visit"]
+    assert [x.node for x in outer] == ["loss"] + [f"layer{k}" for k in range(6, 0, -1)]
+    np.testing.assert_array_equal(outer[1].cotangent, np.ones((1, 6)))   # the sum's seed
+    # inside each Dense node: the activation, the bias add and the matmul, in that order
+    for k in range(6, 0, -1):
+        inner = [x.tensor_name for x in s.steps if x.internal and x.node == f"layer{k}"
+                 and x.kind == "visit"]
+        assert [n.split("/")[-1] for n in inner] == ["AddV2", "MatMul"], inner
+    # what each layer hands down is what the layer below receives
+    handed = [x for x in s.steps if x.kind == "contribution" and not x.internal
+              and x.port is not None and x.port.node.startswith(("layer", "x"))]
+    for give, take in zip(handed, outer[1:] + [s.steps[-1]]):
+        np.testing.assert_array_equal(give.cotangent, take.cotangent)
+        assert give.port == take.port
+    assert s.steps[-1].port == Port("x")
+
+
+def test_the_wrong_gradient_story_shows_the_rule_doubling_the_cotangent():
+    s = told("nets_3_wrong_gradient")
+    assert [(x.kind, x.node) for x in s.steps] == [
+        ("seed", "loss"), ("visit", "loss"), ("contribution", "loss"), ("visit", "t"),
+        ("contribution", "t"), ("visit", "my_rule"), ("contribution", "my_rule"),
+        ("visit", "wx"), ("contribution", "wx"), ("accumulate", "w")]
+    w, x = s.document.nodes["w"].value, s.document.nodes["x"].value
+    into_rule, out_of_rule = s.steps[5].cotangent, s.steps[6].cotangent
+    np.testing.assert_allclose(into_rule, 1 - np.tanh(w * x) ** 2, rtol=1e-14)
+    np.testing.assert_array_equal(out_of_rule, 2 * into_rule)
+    assert s.steps[6].formula == "grad_y = grad · 2"
+    np.testing.assert_allclose(s.steps[-1].cotangent, 2 * x * (1 - np.tanh(w * x) ** 2),
+                               rtol=1e-14)
+    right = told("nets_3_gradient_check")
+    assert [x.node for x in right.steps if x.kind == "visit"] == ["loss", "t", "wx"]
+    np.testing.assert_allclose(right.steps[-1].cotangent, s.steps[-1].cotangent / 2, rtol=1e-15)
