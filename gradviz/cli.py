@@ -71,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output", required=True, metavar="OUT",
                         help="output file; the suffix (.png, .svg, .pdf) picks the format")
     export.add_argument("--step", type=int, metavar="K",
-                        help="draw step K of the backprop story on top (0-based; negative counts from the end)")
+                        help="draw step K of the backprop story on top; K counts from 1 as the "
+                             "player's K/n does (negative counts from the end: -1 is the last)")
     export.add_argument("--theme", default="light", help="light, dark or high-contrast (default light)")
     export.add_argument("--scale", type=float, default=2.0, help="PNG pixels per point (default 2)")
     export.add_argument("--dpi", type=float, help="PNG resolution; overrides --scale (96 dpi = scale 1)")
@@ -250,15 +251,17 @@ def _export(args):
     doc = _load(args.file)
     story = _story(doc, args.file)
     evaluation = getattr(story, "evaluation", None)
+    index = None
     if args.step is not None:
-        n = len(story.steps)
-        if not -n <= args.step < n:
-            raise UsageError(f"--step {args.step}: {args.file} has {n} story steps (0..{n - 1})")
+        try:
+            index = story.index_of_step(args.step)
+        except IndexError as error:
+            raise UsageError(f"--{error}".replace("the story has", f"{args.file} has")) from None
     # Qt loads only for the commands that paint
     from .render import export
 
     try:
-        export(doc, args.output, step=args.step, theme=args.theme, scale=args.scale, dpi=args.dpi,
+        export(doc, args.output, step=index, theme=args.theme, scale=args.scale, dpi=args.dpi,
                evaluation=evaluation, story=story,
                warn=lambda message: print(f"gradviz: note: {message}", file=sys.stderr))
     except OSError as error:

@@ -69,14 +69,13 @@ class TapeDocument:
         return Path(path)
 
     def export(self, path, step=None, theme="light", scale=2.0, dpi=None):
-        """A PNG, SVG or PDF of the graph, with story step `step` drawn on top (as
-        `gradviz export PATH --step K`); returns the path written."""
+        """A PNG, SVG or PDF of the graph, with story step `step` drawn on top, counted
+        from 1 as the player and `gradviz export PATH --step K` count (-1 is the last);
+        returns the path written."""
         from .render import export   # Qt loads only when a picture is drawn
         story = self._checked_story()
-        if step is not None and not -len(story.steps) <= step < len(story.steps):
-            raise IndexError(f"step {step}: the story has {len(story.steps)} steps "
-                             f"(0..{len(story.steps) - 1})")
-        return export(self.document, path, step=step, theme=theme, scale=scale, dpi=dpi,
+        index = None if step is None else story.index_of_step(step)
+        return export(self.document, path, step=index, theme=theme, scale=scale, dpi=dpi,
                       evaluation=story.evaluation, story=story)
 
     def _checked_story(self):

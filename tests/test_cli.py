@@ -1,3 +1,4 @@
+import html
 import subprocess
 import sys
 from pathlib import Path
@@ -103,6 +104,28 @@ def test_export_writes_each_format(seed_file, tmp_path, suffix, magic):
     result = _gradviz("export", seed_file, "-o", out, "--step", "2", "--theme", "dark")
     assert result.returncode == 0, result.stderr
     assert out.read_bytes().startswith(magic)
+
+
+def test_export_step_counts_from_1_as_the_player_does(seed_file, tmp_path, qapp):
+    """`--step K` is the step the player shows as K/n; -1 is the last; 0 is refused.
+    (qapp: the in-process export must find a QApplication, not make a QGuiApplication.)"""
+    from gradviz import story as story_module
+    from gradviz.graph import load
+    from gradviz.render import export
+    doc = load(str(seed_file))
+    told = story_module.build(doc)
+    steps = told.steps
+    for k, index in ((1, 0), (3, 2), (len(steps), len(steps) - 1), (-1, len(steps) - 1)):
+        out, expected = tmp_path / f"cli{k}.svg", tmp_path / f"index{index}.svg"
+        result = _gradviz("export", seed_file, "-o", out, "--step", k)
+        assert result.returncode == 0, result.stderr
+        export(doc, expected, step=index, story=told, evaluation=told.evaluation)
+        assert out.read_bytes() == expected.read_bytes(), k
+    assert html.escape(steps[2].formula, quote=False) in (tmp_path / "cli3.svg").read_text()
+    for k in (0, len(steps) + 1):
+        _one_line_error(_gradviz("export", seed_file, "-o", tmp_path / "x.png", "--step", k),
+                        f"1..{len(steps)}")
+    assert "counts from 1" in " ".join(_gradviz("export", "--help").stdout.split())
 
 
 def test_explain_prints_the_story(seed_file):

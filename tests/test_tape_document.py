@@ -70,13 +70,13 @@ def test_explain_save_and_export_are_what_the_command_line_gives(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert cli.stdout == text
 
-    png = doc.export(tmp_path / "step.png", step=2)
+    png = doc.export(tmp_path / "step.png", step=3)
     assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
-    svg = doc.export(tmp_path / "step.svg", step=2).read_text(encoding="utf-8")
-    assert html.escape(doc.story.steps[2].formula, quote=False) in svg   # step 2's card
+    svg = doc.export(tmp_path / "step.svg", step=3).read_text(encoding="utf-8")
+    assert html.escape(doc.story.steps[2].formula, quote=False) in svg   # the player's 3/n
     n = len(doc.story.steps)
-    with pytest.raises(IndexError, match=f"step {n}: the story has {n} steps"):
-        doc.export(tmp_path / "late.png", step=n)
+    with pytest.raises(IndexError, match=rf"step {n + 1}: the story has {n} steps \(1\.\.{n}"):
+        doc.export(tmp_path / "late.png", step=n + 1)
 
 
 def test_jupyter_pictures_come_from_the_export_renderer(tmp_path):

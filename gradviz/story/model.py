@@ -62,6 +62,14 @@ class Story:
     def __iter__(self):
         return iter(self.steps)
 
+    def index_of_step(self, k):
+        """The index of the step the player shows as k/n: k counts from 1, as the player and
+        `gradviz export --step` do; a negative k counts from the end (-1 is the last)."""
+        n = len(self.steps)
+        if not (1 <= k <= n or -n <= k <= -1):
+            raise IndexError(f"step {k}: the story has {n} steps (1..{n}; -1 is the last)")
+        return k - 1 if k > 0 else n + k
+
     def of_kind(self, kind):
         return [s for s in self.steps if s.kind == kind]
 
