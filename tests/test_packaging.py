@@ -89,7 +89,7 @@ def test_version_from_the_command_and_from_python_m(venv):
 def test_export_of_a_sample_named_as_a_user_names_it(venv):
     bin_, env, work = venv
     for name, out in (("004_matmul_sum", "graph.png"), ("samples/004_matmul_sum.json", "step.svg")):
-        result = _run([bin_ / "gradviz", "export", name, "-o", out, "--step", "2"], work, env)
+        result = _run([bin_ / "gradviz", "export", name, "-o", out, "--step", "3"], work, env)
         assert result.stdout == f"wrote {out}\n" and result.stderr == ""
     assert (work / "graph.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     assert "grad_a = grad @ b" in (work / "step.svg").read_text(encoding="utf-8")
