@@ -6,6 +6,7 @@ tests/test_hostile_corpus.py (the CLI) and tests/app/window/test_hostile_corpus_
 `make(name, folder)` writes case `name` into `folder` and returns its path; a few cases
 are not files at all (a pipe, a device, a folder, a symlink loop)."""
 import json
+import math
 import os
 
 VALUE = {"dtype": "float32", "shape": [], "data": [1.0]}
@@ -77,8 +78,130 @@ TEXTS = {
     "nested_100000": b"[" * 100_000 + b"]" * 100_000,
     "truncated": json.dumps(_chain(20)).encode()[:-40],
 }
+# -- zero-size tensors: every op of the catalog with an empty input where the op allows it --
+
+E = (0, 3)
+
+
+def _t(shape, dtype="float32"):
+    fill = 0.5 if dtype.startswith("float") else 1
+    return {"dtype": dtype, "shape": list(shape), "data": [fill] * math.prod(shape)}
+
+
+def _variants():
+    """op -> [(variant, input tensors, attrs)]."""
+    v = {}
+    for op in ("add", "subtract", "multiply", "divide", "pow", "maximum", "minimum"):
+        v[op] = [("", [_t(E), _t((3,))], {})]
+    for op in ("negative", "exp", "log", "sin", "cos", "sqrt", "square", "abs", "tanh",
+               "reciprocal", "nn.relu", "nn.sigmoid", "nn.elu", "nn.softplus", "stop_gradient",
+               "identity", "clip_by_norm", "clip_by_value", "nn.dropout"):
+        v[op] = [("", [_t(E)], {})]
+    for op in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
+               "reduce_logsumexp", "norm"):
+        v[op] = [("all", [_t(E)], {}), ("axis0", [_t(E)], {"axis": 0}),
+                 ("axis1", [_t(E)], {"axis": 1})]
+    for op in ("math.argmax", "math.argmin"):   # over the empty axis TF refuses: see REFUSED
+        v[op] = [("axis1", [_t(E)], {"axis": 1}), ("axis0", [_t(E)], {"axis": 0})]
+    v.update({
+        "cast": [("", [_t(E)], {"dtype": "float64"})],
+        "add_n": [("", [_t(E), _t(E)], {})],
+        "matmul": [("rows", [_t((0, 3)), _t((3, 2))], {}), ("inner", [_t((2, 0)), _t((0, 3))], {})],
+        "einsum": [("inner", [_t((2, 0)), _t((0, 3))], {"equation": "ij,jk->ik"})],
+        "linalg.solve": [("", [_t((0, 0)), _t((0, 2))], {})],
+        "linalg.inv": [("", [_t((0, 0))], {})],
+        "reshape": [("", [_t(E)], {"shape": [3, -1]}), ("flat", [_t(E)], {"shape": [-1]})],
+        "transpose": [("", [_t(E)], {})],
+        "expand_dims": [("", [_t(E)], {"axis": 1})],
+        "squeeze": [("", [_t((0, 1))], {"axis": 1})],
+        "broadcast_to": [("", [_t((3,))], {"shape": [0, 3]}),
+                         ("empty", [_t(E)], {"shape": [2, 0, 3]})],
+        "tile": [("", [_t(E)], {"multiples": [2, 1]}), ("zero", [_t((2, 3))], {"multiples": [0, 1]})],
+        "pad": [("", [_t(E)], {"paddings": [[1, 1], [0, 0]]})],
+        "concat": [("", [_t(E), _t((2, 3))], {"axis": 0})],
+        "stack": [("", [_t(E), _t(E)], {"axis": 0})],
+        "split": [("", [_t((0, 4))], {"num": 2, "axis": 1})],
+        "slice": [("", [_t((2, 3))], {"begin": [1, 0], "size": [0, -1]})],
+        "getitem": [("", [_t((2, 3))], {"index": [[1, 1, 1]]})],
+        "gather": [("", [_t(E)], {"indices": [], "axis": 0}),
+                   ("cols", [_t(E)], {"indices": [0, 2], "axis": 1})],
+        "nn.softmax": [("rows", [_t(E)], {}), ("cols", [_t((3, 0))], {}),
+                       ("axis0", [_t(E)], {"axis": 0})],
+        "nn.log_softmax": [("rows", [_t(E)], {}), ("cols", [_t((3, 0))], {})],
+        "nn.softmax_cross_entropy_with_logits": [("", [_t(E), _t(E)], {})],
+        "nn.sparse_softmax_cross_entropy_with_logits": [("", [_t((0,), "int32"), _t(E)], {})],
+        "nn.embedding_lookup": [("", [_t((3, 2)), _t((0,), "int32")], {})],
+        "losses.MeanSquaredError": [("", [_t(E), _t(E)], {})],
+        "losses.CategoricalCrossentropy": [("", [_t(E), _t(E)], {})],
+        "losses.SparseCategoricalCrossentropy": [("", [_t((0,), "int32"), _t(E)], {})],
+        "nn.conv2d": [("", [_t((0, 4, 4, 1)), _t((2, 2, 1, 1))], {})],
+        "nn.conv1d": [("", [_t((0, 4, 1)), _t((2, 1, 1))], {})],
+        "nn.max_pool2d": [("", [_t((0, 4, 4, 1))], {})],
+        "nn.avg_pool2d": [("", [_t((0, 4, 4, 1))], {})],
+    })
+    return v
+
+
+ZERO_LAYERS = {
+    "Dense": ([_t(E)], {"kernel": _t((3, 2)), "bias": _t((2,))}, {"units": 2}),
+    "LayerNormalization": ([_t(E)], {"gamma": _t((3,)), "beta": _t((3,))}, {}),
+    "BatchNormalization": ([_t(E)], {w: _t((3,)) for w in ("gamma", "beta", "moving_mean",
+                                                          "moving_variance")}, {}),
+    "Flatten": ([_t((0, 2, 2))], {}, {}),
+    "Conv2D": ([_t((0, 4, 4, 1))], {"kernel": _t((3, 3, 1, 1)), "bias": _t((1,))}, {}),
+    "Embedding": ([_t((0,), "int32")], {"embeddings": _t((4, 2))},
+                  {"input_dim": 4, "output_dim": 2}),
+}
+
+
+def _zero_doc(inputs, node, extra=()):
+    """Constants c0, c1, ... into `node` (id "op"), whose output a reduce_sum "loss" sums:
+    the target; the float constants are the sources; a Jacobian of op and a Hessian of
+    loss w.r.t. c0 are asked for."""
+    nodes, edges, sources = [], [], []
+    for i, value in enumerate(inputs):
+        is_float = value["dtype"].startswith("float")
+        nodes.append({"id": f"c{i}", "kind": "constant", "value": value, "watched": is_float})
+        edges.append({"from": f"c{i}", "to": f"{node['id']}:{i}" if i else node["id"]})
+        if is_float:
+            sources.append(f"c{i}")
+    nodes += [node, *extra, {"id": "loss", "kind": "op", "op": "reduce_sum"}]
+    edges.append({"from": "op", "to": "loss"})
+    studies = {"jacobian": {"target": "op", "source": sources[0]},
+               "hessian": {"target": "loss", "source": sources[0]}} if sources else {}
+    return _doc(nodes, edges, title="zero-size", targets=["loss"], sources=sources,
+                studies=studies)
+
+
+def _zero_size_documents():
+    out = {}
+    for op, variants in _variants().items():
+        for variant, inputs, attrs in variants:
+            name = f"zero_{op}" + (f"_{variant}" if variant else "")
+            out[name] = _zero_doc(inputs, {"id": "op", "kind": "op", "op": op, "attrs": attrs})
+    for layer, (inputs, weights, attrs) in ZERO_LAYERS.items():
+        out[f"zero_layer_{layer}"] = _zero_doc(inputs, {"id": "op", "kind": "layer", "op": layer,
+                                                        "weights": weights, "attrs": attrs})
+    for rule in ("clip_by_norm", "scale", "zero", "identity"):
+        out[f"zero_custom_{rule}"] = _zero_doc([_t(E)], {"id": "op", "kind": "custom_gradient",
+                                                         "op": rule})
+    # d sum(square(c0)) / d c0 inside the tape: the gradient op on an empty source.
+    g = _zero_doc([_t(E)], {"id": "sq", "kind": "op", "op": "square"},
+                  [{"id": "op", "kind": "op", "op": "gradient"}])
+    g["edges"][1:1] = [{"from": "sq", "to": "op"}, {"from": "c0", "to": "op:1"}]
+    out["zero_gradient"] = g
+    return out
+
+
+ZERO_SIZE = _zero_size_documents()
+# Zero-size documents TF refuses too (argmax over an empty axis: "Reduction axis 0 is
+# empty"): each is refused in words, never run.
+REFUSED = {"zero_math.argmax_axis0", "zero_math.argmin_axis0"}
+
+
 SPECIAL = ("fifo", "dev_zero", "folder", "symlink_loop")
 NAMES = sorted(DOCUMENTS) + sorted(TEXTS) + list(SPECIAL)
+DOCUMENTS.update(ZERO_SIZE)
 
 
 def make(name, folder):
