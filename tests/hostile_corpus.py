@@ -55,10 +55,6 @@ DOCUMENTS = {
     "label_81": _doc([_const("x", label="l" * 81)]),
     "label_tab": _doc([_const("x", label="tab\there")]),
     "rank_9": _doc([_const("x", {"dtype": "float32", "shape": [1] * 9, "data": [1.0]})]),
-    "dims_0_by_1e100": _doc([_const("x", {"dtype": "float32", "shape": [0, 10**100],
-                                          "data": []})]),
-    "dims_0_by_1e6_x7": _doc([_const("x", {"dtype": "float32", "shape": [0] + [10**6] * 7,
-                                           "data": []})]),
     "duplicate_ids": _doc([_const("x"), _const("x")]),
     "cycle": _doc([{"id": "a", "kind": "op", "op": "sin"}, {"id": "b", "kind": "op", "op": "sin"}],
                   [{"from": "a", "to": "b"}, {"from": "b", "to": "a"}]),
@@ -78,6 +74,62 @@ TEXTS = {
     "nested_100000": b"[" * 100_000 + b"]" * 100_000,
     "truncated": json.dumps(_chain(20)).encode()[:-40],
 }
+# -- absurd dimensions: each refused with the place (node, field) and the dimension named,
+# never numpy's words ("Maximum allowed dimension exceeded", "array is too big") ----------
+
+def _shaped(shape, data=()):
+    return {"dtype": "float32", "shape": shape, "data": list(data)}
+
+
+def _one_op(op, attrs, value=None):
+    x = _const("x", value or {"dtype": "float32", "shape": [2], "data": [1.0, 2.0]})
+    return _doc([x, {"id": "r", "kind": "op", "op": op, "attrs": attrs}], [{"from": "x", "to": "r"}])
+
+
+ABSURD = {  # name: (document, words the one-line refusal must hold)
+    "dims_0_by_1e100": (_doc([_const("x", _shaped([0, 10**100]))]),
+                        "node 'x' value: dimension 1 of the shape is an integer of 101 digits"),
+    "dims_0_by_1e6_x7": (_doc([_const("x", _shaped([0] + [10**6] * 7))]),
+                         "node 'x' value: shape [0, 1000000, 1000000, 1000000, 1000000, 1000000, "
+                         "1000000, 1000000] is empty, but its other dimensions multiply to 1e42"),
+    "dims_negative": (_doc([_const("x", _shaped([-1, 3]))]),
+                      "node 'x' value: shape [-1, 3]: dimension 0 is -1; a dimension cannot be "
+                      "negative"),
+    "dims_float": (_doc([_const("x", _shaped([2.0, 1], [0, 0]))]),
+                   "node 'x' value: shape [2.0, 1]: dimension 0 is 2.0, not an integer"),
+    "dims_bool": (_doc([_const("x", _shaped([True], [0]))]),
+                  "node 'x' value: shape [True]: dimension 0 is True, not an integer"),
+    "dims_weight": (_doc([_const("x", _shaped([0, 3])),
+                          {"id": "d", "kind": "layer", "op": "Dense", "attrs": {"units": 2},
+                           "weights": {"kernel": _shaped([0, 10**30]),
+                                       "bias": _shaped([2], [0, 0])}}],
+                         [{"from": "x", "to": "d"}]),
+                    "node 'd' weight kernel: dimension 1 of the shape is an integer of 31 digits"),
+    "dims_output_gradients": ({**_doc([_const("x", _shaped([0, 3]))]),
+                               "output_gradients": {"x": _shaped([0, 10**40])}},
+                              "output_gradients['x']: dimension 1 of the shape is an integer"),
+    "dims_broadcast_0_by_1e6_x7": (_one_op("broadcast_to", {"shape": [0] + [10**6] * 7},
+                                           _shaped([1], [1.0])),
+                                   "node 'r': the output's shape [0, 1000000, 1000000, 1000000, "
+                                   "1000000, 1000000, 1000000, 1000000] is empty, but"),
+    "dims_reshape_1e100": (_one_op("reshape", {"shape": [10**100, 0]}),
+                           "node 'r': attribute 'shape': an entry is an integer of 101 digits"),
+    "dims_pad_1e100": (_one_op("pad", {"paddings": [[10**100, 0]]}),
+                       "node 'r': attribute 'paddings': an entry is an integer of 101 digits"),
+    "dims_gather_1e100": (_one_op("gather", {"indices": [10**100]}),
+                          "node 'r': attribute 'indices': an entry is an integer of 101 digits"),
+    "dims_strides_1e100": (_one_op("nn.max_pool2d", {"strides": [10**100, 1]},
+                                   _shaped([1, 2, 2, 1], [0] * 4)),
+                           "node 'r': attribute 'strides': an entry is an integer of 101 digits"),
+    "dims_axis_1e100": (_one_op("expand_dims", {"axis": 10**100}),
+                        "node 'r': axis (an integer of 101 digits) is out of range"),
+    "dims_gather_negative": (_one_op("gather", {"indices": [0, -1]}),
+                             "node 'r': gather along axis 0: indices[1] = -1 is not in [0, 2)"),
+    "dims_softmax_axis": (_one_op("nn.softmax", {"axis": 1}),
+                          "node 'r': axis 1 is out of range for a tensor of rank 1"),
+}
+
+
 # -- zero-size tensors: every op of the catalog with an empty input where the op allows it --
 
 E = (0, 3)
@@ -200,6 +252,7 @@ REFUSED = {"zero_math.argmax_axis0", "zero_math.argmin_axis0"}
 
 
 SPECIAL = ("fifo", "dev_zero", "folder", "symlink_loop")
+DOCUMENTS.update({name: doc for name, (doc, _) in ABSURD.items()})
 NAMES = sorted(DOCUMENTS) + sorted(TEXTS) + list(SPECIAL)
 DOCUMENTS.update(ZERO_SIZE)
 

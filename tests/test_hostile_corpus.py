@@ -63,3 +63,17 @@ def test_empty_reductions_give_tfs_values(name, value, tmp_path, capsys):
     code, out, err = _cli(["run", hostile_corpus.make(name, tmp_path)], capsys)
     assert code == 0, err
     assert json.loads(out)["values"]["op"]["value"] == value
+
+
+@pytest.mark.parametrize("name", sorted(hostile_corpus.ABSURD))
+def test_absurd_dimensions_are_refused_naming_the_place(name, tmp_path, capsys):
+    """[0, 10**100], [0] + [10**6] * 7, negative, non-integer and boolean dimensions, huge
+    attribute entries and axes, negative indices: one line naming the node and the field
+    (issue 25 §4); numpy's own words used to leak ("Maximum allowed dimension exceeded")."""
+    path = hostile_corpus.make(name, tmp_path)
+    code, out, err = _cli(["run", path], capsys)
+    expected = hostile_corpus.ABSURD[name][1]
+    assert code == 2 and err.startswith(f"gradviz: error: {path}: ") and err.count("\n") == 1, err
+    assert expected in err, err
+    for numpy_words in ("Maximum allowed dimension", "array is too big", "C long", "integral"):
+        assert numpy_words not in err

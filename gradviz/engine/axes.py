@@ -28,7 +28,8 @@ def axis_index(axis, rank, what="axis", new=False):
     if not -rank <= axis < rank:
         span = f"{-rank}..{rank - 1}" if rank else "none: the tensor is a scalar"
         of = f"a new axis of a tensor of rank {rank - 1}" if new else f"a tensor of rank {rank}"
-        raise InvalidArgumentError(f"{what} {axis} is out of range for {of} (valid: {span})")
+        text = str(axis) if abs(axis) < 10**20 else f"(an integer of {len(str(abs(axis)))} digits)"
+        raise InvalidArgumentError(f"{what} {text} is out of range for {of} (valid: {span})")
     return axis % rank
 
 

@@ -27,6 +27,10 @@ def test_open_shows_or_refuses_every_hostile_document(name, open_window, tmp_pat
     else:
         assert len(app_env.warnings) == 1 and "Cannot open" in app_env.warnings[0]
         assert w.controller.text() == before
+    if name in hostile_corpus.ABSURD:   # the place and the dimension, in the dialog or on the node
+        words = hostile_corpus.ABSURD[name][1]
+        shown = app_env.warnings or [str(p) for p in w.controller.result.problems]
+        assert any(words in text for text in shown), shown
     assert took < 30, f"{name}: {took:.1f} s"
 
 
