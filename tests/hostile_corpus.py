@@ -234,6 +234,9 @@ def _zero_size_documents():
     for layer, (inputs, weights, attrs) in ZERO_LAYERS.items():
         out[f"zero_layer_{layer}"] = _zero_doc(inputs, {"id": "op", "kind": "layer", "op": layer,
                                                         "weights": weights, "attrs": attrs})
+    # Every study of a batch of none: batch_jacobian (0, 2, 3), the higher derivatives.
+    out["zero_layer_Dense"]["studies"].update({"batch_jacobian": {"target": "op", "source": "c0"},
+                                               "higher_order": {"order": 3}})
     for rule in ("clip_by_norm", "scale", "zero", "identity"):
         out[f"zero_custom_{rule}"] = _zero_doc([_t(E)], {"id": "op", "kind": "custom_gradient",
                                                          "op": rule})

@@ -26,7 +26,7 @@ from . import catalog
 from .document import OP, Port
 from .errors import Problem
 from .shapes import ShapeError, infer
-from .tensors import MAX_ELEMENTS, amount, dims_text, size_problem
+from .tensors import MAX_ELEMENTS, amount, size_problem
 
 MAX_RANK = 32  # axes of a computed tensor (numpy's limit is 64; a Jacobian adds axes)
 MAX_VALUES = 100_000_000
@@ -89,7 +89,7 @@ def _add(plan, doc, node, inputs, on_path):
                            "allowed", node=node.id)
         size = math.prod(shape)
         if size > MAX_ELEMENTS:
-            return Problem(f"the output would have shape {dims_text(shape)}: {amount(size)} "
+            return Problem(f"the output would have shape {tuple(shape)}: {amount(size)} "
                            f"elements, more than the limit of {amount(MAX_ELEMENTS)} for one "
                            "tensor", node=node.id)
         problem = size_problem(shape)
