@@ -1,0 +1,425 @@
+"""tf.function's compiled form: a trace of every op, replayed as a straight-line program.
+
+Tracing runs the Python function once, eagerly, with a `Tracer` on the tape stack that
+records every op (the tapes inside the function record as usual, and their backward
+passes run as gradviz ops because a tape is recording, so the VJPs are in the trace),
+every Variable read and assign, and the host steps the ops cannot express (an
+optimizer's update, a random draw). Values that depend on no argument and no Variable
+are folded into constants.
+
+The trace becomes a `Program`: Python source over numpy arrays, one line per step
+(`s7 = f7(s3, s5)` calls the op's forward), generated once and compiled with `exec`;
+no Tensor objects and no tape bookkeeping run at replay, and each value is deleted after
+its last use. Under a recording tape the same steps run as gradviz ops instead
+(`run_ops`), so an outer tape records them and differentiates through the function.
+
+What cannot be recorded: a traced tensor's value read by Python (`if x > 0:`,
+`float(x)`, `x.numpy()`). The trace run continues eagerly (it is an eager run) and the
+tracer notes where it happened; function.py then runs that function eagerly from then
+on, with a warning naming the line.
+"""
+import functools
+import os
+import sys
+
+import numpy as np
+
+from . import recording as _recording
+from .backward import _READ_VARIABLE
+from .execute import apply
+from .ops import math as math_ops
+from .tensor import Tensor, Variable, convert_to_tensor
+from .tracing import _trace
+
+_ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+class _Everything:
+    """The tracer's tracked set: it records every op, whatever its inputs."""
+
+    __slots__ = ()
+
+    def __contains__(self, item):
+        return True
+
+    def add(self, item):
+        pass
+
+
+class _Sink:
+    """The tracer's entry list: record() appends each Operation, the tracer takes it."""
+
+    __slots__ = ("append",)
+
+    def __init__(self, append):
+        self.append = append
+
+
+class Tracer:
+    """Records one run of a function into steps (see Program for what each step is).
+
+    It sits on the tape stack as a tape that tracks everything (record() gives it each
+    op); `_trace.tracer` points at it for the hooks of Tensor, Variable and the host
+    steps. Slots are numbered values; a ref is ("s", slot) or ("c", constant index).
+    """
+
+    _watch_accessed_variables = False
+
+    def __init__(self, leaves):
+        self._tracked = _Everything()
+        self._entries = _Sink(self._on_op)
+        self.steps = []
+        self.constants = []
+        self.failure = None      # (what, where) once a value left the ops
+        self._n = 0
+        self._slot = {}          # tensor id -> slot of a value that depends on inputs
+        self._by_array = {}      # id(array) -> slot, for aliases (custom_gradient, reads)
+        self._keep = []          # arrays the id() maps refer to, alive while tracing
+        self._reads = {}         # id(variable) -> (array, slot) since its last store
+        self._variables = []     # Variables captured by the function (not arguments)
+        self._arg_variable = {}  # id(variable) -> index of the argument leaf
+        self.inputs = []         # per argument leaf: ("arg", slot) or ("var", index) or None
+        for i, leaf in enumerate(leaves):
+            if isinstance(leaf, Variable):
+                self._arg_variable.setdefault(id(leaf), i)
+                self.inputs.append(("var", i))
+            elif isinstance(leaf, Tensor):
+                slot = self._new_slot(leaf)
+                self.inputs.append(("arg", slot))
+            else:
+                self.inputs.append(None)
+
+    # -- the tape interface record() uses ---------------------------------------------
+    def _should_record(self, inputs):
+        return True
+
+    # -- entering and leaving -----------------------------------------------------------
+    def __enter__(self):
+        self._saved = _trace.tracer
+        _trace.tracer = self
+        _recording._state.recording.insert(0, self)
+        return self
+
+    def __exit__(self, *exc):
+        _trace.tracer = self._saved
+        if self in _recording._state.recording:
+            _recording._state.recording.remove(self)
+        return False
+
+    # -- slots and refs -----------------------------------------------------------------
+    def _new_slot(self, tensor):
+        n = self._n
+        self._n += 1
+        self._slot[tensor._id] = n
+        self._by_array[id(tensor._value)] = n
+        self._keep.append(tensor._value)
+        return n
+
+    def is_dynamic(self, tensor):
+        return isinstance(tensor, Variable) or tensor._id in self._slot
+
+    def _variable_ref(self, variable):
+        i = self._arg_variable.get(id(variable))
+        if i is not None:
+            return ("arg", i)
+        for k, v in enumerate(self._variables):
+            if v is variable:
+                return ("captured", k)
+        self._variables.append(variable)
+        return ("captured", len(self._variables) - 1)
+
+    def _read(self, variable, array):
+        cached = self._reads.get(id(variable))
+        if cached is not None and cached[0] is array:
+            return ("s", cached[1])
+        n = self._n
+        self._n += 1
+        self.steps.append(("read", self._variable_ref(variable), n))
+        self._reads[id(variable)] = (array, n)
+        self._by_array[id(array)] = n
+        self._keep.append(array)
+        return ("s", n)
+
+    def ref(self, tensor):
+        """The ref of a value an op or a store uses at this point of the trace."""
+        if isinstance(tensor, Variable):
+            return self._read(tensor, tensor._value)
+        slot = self._slot.get(tensor._id)
+        if slot is not None:
+            return ("s", slot)
+        self.constants.append(tensor._value)
+        return ("c", len(self.constants) - 1)
+
+    # -- what record() gives ------------------------------------------------------------
+    def _on_op(self, operation):
+        opdef = operation.opdef
+        if opdef is _READ_VARIABLE or opdef.forward is None:
+            # A Variable read back at an old value, or custom_gradient's outputs: the
+            # same arrays as values already traced.
+            arrays = ([operation.attrs["value"]] if opdef is _READ_VARIABLE
+                      else [o._value for o in operation.outputs])
+            for out, array in zip(operation.outputs, arrays):
+                slot = self._by_array.get(id(array))
+                if slot is not None:
+                    self._slot[out._id] = slot
+            return
+        refs = []
+        dynamic = False
+        for t, value in zip(operation.inputs, operation._in_values):
+            if isinstance(t, Variable):
+                refs.append(self._read(t, value))
+                dynamic = True
+            else:
+                slot = self._slot.get(t._id)
+                refs.append(None if slot is None else ("s", slot))
+                dynamic = dynamic or slot is not None
+        if not dynamic:
+            return  # folded: its outputs are constants of this trace
+        refs = [r if r is not None else self.ref(t) for r, t in zip(refs, operation.inputs)]
+        outs = [self._new_slot(o) for o in operation.outputs]
+        single = opdef.n_outputs == 1
+        self.steps.append(("op", opdef, tuple(refs), operation.attrs, tuple(outs), single))
+
+    # -- the hooks (tracing.py) ---------------------------------------------------------
+    def python_value(self, tensor, what):
+        if self.failure is None and self.is_dynamic(tensor):
+            self.failure = (what, _user_line())
+
+    def fail(self, what):
+        """Something the trace cannot replay happened (the run itself goes on eagerly)."""
+        if self.failure is None:
+            self.failure = (what, _user_line())
+
+    def assign(self, variable, value, combine):
+        """Variable.assign / assign_add / assign_sub during the trace: done, and recorded."""
+        saved = _recording._state.recording
+        _recording._state.recording = [self]  # the tapes do not see an assign
+        _trace.tracer = None
+        try:
+            dtype = variable._value.dtype
+            if isinstance(value, Tensor):
+                if value._value.dtype != dtype:
+                    value = math_ops.cast(value, variable.dtype)
+            else:
+                value = convert_to_tensor(variable._check(value))
+            _trace.tracer = self
+            if combine == "add":
+                value = math_ops.add(variable, value)
+            elif combine == "subtract":
+                value = math_ops.subtract(variable, value)
+            array = variable._check(value)
+            ref = self.ref(value)
+            if ref[0] == "c":
+                self.constants[ref[1]] = array
+            self.steps.append(("store", self._variable_ref(variable), ref))
+            variable._value = array
+            self._reads.pop(id(variable), None)
+        finally:
+            _trace.tracer = self
+            _recording._state.recording = saved
+        return variable
+
+    def host(self, fn, tensors, returns):
+        """A step done in numpy outside the ops (an optimizer's update, a random draw):
+        `fn(*arrays)` runs now and at every replay; `returns` says it gives an array."""
+        refs = [None if t is None else self.ref(t) for t in tensors]
+        arrays = [None if t is None else t._value for t in tensors]
+        _trace.tracer = None
+        saved = _recording._state.recording
+        _recording._state.recording = []
+        try:
+            out = fn(*arrays)
+        finally:
+            _trace.tracer = self
+            _recording._state.recording = saved
+        self._reads.clear()  # it may have assigned any Variable
+        if not returns:
+            self.steps.append(("host", fn, tuple(refs), None))
+            return None
+        result = Tensor._wrap(out)
+        self.steps.append(("host", fn, tuple(refs), self._new_slot(result)))
+        return result
+
+    # -- the result ---------------------------------------------------------------------
+    def program(self, outputs, name):
+        """The Program computing the flat `outputs` (tensors, or None) of this trace."""
+        out_refs = [None if o is None else self.ref(o) for o in outputs]
+        return Program(self.steps, self.inputs, self.constants, list(self._variables),
+                       out_refs, name)
+
+
+def _user_line():
+    """'file:line: source' of the innermost frame outside the engine (the user's code)."""
+    frame = sys._getframe(1)
+    while frame is not None and os.path.dirname(
+            os.path.abspath(frame.f_code.co_filename)) == _ENGINE_DIR:
+        frame = frame.f_back
+    if frame is None:
+        return "an unknown line"
+    import linecache  # only for this message
+    text = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+    where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    return f"{where} ({text})" if text else where
+
+
+class Program:
+    """The straight-line program of one trace.
+
+    Steps: ("read", variable, slot) reads a Variable's value at that point;
+    ("op", opdef, refs, attrs, slots, single) runs an op's forward; ("store", variable,
+    ref) assigns a Variable; ("host", fn, refs, slot or None) calls a numpy step. A
+    variable is ("arg", leaf index) or ("captured", index).
+    """
+
+    def __init__(self, steps, inputs, constants, variables, outputs, name):
+        self.steps = _live_steps(steps, outputs)
+        self.inputs = inputs
+        self.constants = constants
+        self.variables = variables
+        self.outputs = outputs
+        self.source, self._run = _compile(self.steps, inputs, constants, variables,
+                                          outputs, name)
+
+    def run(self, leaves):
+        """The outputs (Tensors, or None) for the argument leaves, in numpy."""
+        arrays = self._run(leaves)
+        return [None if a is None else Tensor._wrap(a) for a in arrays]
+
+    def run_ops(self, leaves):
+        """The same steps as gradviz ops, so the tapes recording now record them."""
+        env = {}
+        snapshot = {}  # read slot -> (variable, the array it read)
+
+        def variable(ref):
+            return leaves[ref[1]] if ref[0] == "arg" else self.variables[ref[1]]
+
+        def value(ref):
+            if ref[0] == "c":
+                return Tensor._wrap(self.constants[ref[1]])
+            v = env[ref[1]]
+            if ref[1] in snapshot:
+                var, array = snapshot[ref[1]]
+                if var._value is not array:  # assigned since: the value as it was read
+                    return apply(_READ_VARIABLE, (var,), {"value": array})
+            return v
+
+        for entry, leaf in zip(self.inputs, leaves):
+            if entry is not None and entry[0] == "arg":
+                env[entry[1]] = leaf
+        for step in self.steps:
+            kind = step[0]
+            if kind == "read":
+                var = variable(step[1])
+                env[step[2]] = var
+                snapshot[step[2]] = (var, var._value)
+            elif kind == "op":
+                _, opdef, refs, attrs, outs, single = step
+                result = apply(opdef, tuple(value(r) for r in refs), attrs)
+                for slot, t in zip(outs, [result] if single else result):
+                    env[slot] = t
+            elif kind == "store":
+                variable(step[1]).assign(value(step[2]))
+            else:
+                _, fn, refs, out = step
+                arrays = [None if r is None else value(r)._value for r in refs]
+                array = fn(*arrays)
+                if out is not None:
+                    env[out] = Tensor._wrap(array)
+        return [None if r is None else value(r) for r in self.outputs]
+
+
+def _live_steps(steps, outputs):
+    """The steps an output, a store or a host call needs (reads, ops and random draws
+    whose values nothing uses are dropped)."""
+    needed = {r[1] for r in outputs if r is not None and r[0] == "s"}
+    live = []
+    for step in reversed(steps):
+        kind = step[0]
+        if kind == "read":
+            if step[2] not in needed:
+                continue
+        elif kind == "op":
+            if not any(s in needed for s in step[4]):
+                continue
+            needed.update(r[1] for r in step[2] if r[0] == "s")
+        elif kind == "store":
+            if step[2][0] == "s":
+                needed.add(step[2][1])
+        else:
+            if step[3] is not None and step[3] not in needed and step[2] == ():
+                continue  # a random draw nothing reads
+            needed.update(r[1] for r in step[2] if r is not None and r[0] == "s")
+        live.append(step)
+    live.reverse()
+    return live
+
+
+def _compile(steps, inputs, constants, variables, outputs, name):
+    """Python source for the steps, compiled: `run(leaves) -> [array or None]`."""
+    namespace = {"_variables": variables}
+    lines = [f"def run(leaves):"]
+    for i, entry in enumerate(inputs):
+        if entry is not None and entry[0] == "arg":
+            lines.append(f"    s{entry[1]} = leaves[{i}]._value")
+    for k in range(len(constants)):
+        namespace[f"c{k}"] = constants[k]
+    for k, v in enumerate(variables):
+        namespace[f"v{k}"] = v
+    for entry, i in ((e, i) for i, e in enumerate(inputs) if e is not None and e[0] == "var"):
+        if any(s[0] in ("read", "store") and s[1] == ("arg", i) for s in steps):
+            lines.append(f"    v_arg{i} = leaves[{i}]")
+
+    def var(ref):
+        return f"v_arg{ref[1]}" if ref[0] == "arg" else f"v{ref[1]}"
+
+    def val(ref):
+        return "None" if ref is None else (f"s{ref[1]}" if ref[0] == "s" else f"c{ref[1]}")
+
+    last_use = {}
+    for k, step in enumerate(steps):
+        for r in _refs(step):
+            if r is not None and r[0] == "s":
+                last_use[r[1]] = k
+    kept = {r[1] for r in outputs if r is not None and r[0] == "s"}
+    for k, step in enumerate(steps):
+        kind = step[0]
+        if kind == "read":
+            lines.append(f"    s{step[2]} = {var(step[1])}._value")
+        elif kind == "op":
+            _, opdef, refs, attrs, outs, single = step
+            fn = f"f{k}"
+            namespace[fn] = functools.partial(opdef.forward, **attrs) if attrs else opdef.forward
+            args = ", ".join(val(r) for r in refs)
+            if single:
+                lines.append(f"    s{outs[0]} = {fn}({args})")
+            else:
+                targets = ", ".join(f"s{o}" for o in outs)
+                lines.append(f"    {targets}{',' if len(outs) == 1 else ''} = {fn}({args})")
+        elif kind == "store":
+            ref = step[2]
+            copy = ".copy()" if ref[0] == "c" else ""
+            lines.append(f"    {var(step[1])}._value = {val(ref)}{copy}")
+        else:
+            _, fn, refs, out = step
+            namespace[f"h{k}"] = fn
+            call = f"h{k}({', '.join(val(r) for r in refs)})"
+            lines.append(f"    s{out} = {call}" if out is not None else f"    {call}")
+        dead = sorted(s for s, last in last_use.items() if last == k and s not in kept)
+        if dead:
+            lines.append(f"    del {', '.join(f's{s}' for s in dead)}")
+    lines.append(f"    return [{', '.join(val(r) for r in outputs)}]")
+    source = "\n".join(lines) + "\n"
+    code = compile(source, f"<tf.function {name}>", "exec")
+    exec(code, namespace)  # our own generated source, from the trace above
+    return source, namespace["run"]
+
+
+def _refs(step):
+    kind = step[0]
+    if kind == "op":
+        return step[2]
+    if kind == "store":
+        return (step[2],)
+    if kind == "host":
+        return step[2]
+    return ()
