@@ -97,6 +97,7 @@ class Function:
         self._reduce_retracing = reduce_retracing
         self._traces = {}  # trace key -> ConcreteFunction, in the order they were made
         self._bound = weakref.WeakKeyDictionary()  # instance -> its bound Function
+        self._fast = {}  # (class, shape, dtype) of each positional tensor -> Program.run
         functools.update_wrapper(self, python_function)
         self._signature = _signature_of(python_function)
         if input_signature is not None:  # one trace for every call, known before any
@@ -144,8 +145,24 @@ class Function:
         return bound
 
     def __call__(self, *args, **kwargs):
+        fast_key = None
+        if not kwargs and not _state.recording and _trace.tracer is None:
+            # Tensors passed positionally: the compiled program is found by their shapes
+            # and dtypes alone, without binding the call to the signature (the common
+            # call, which must cost little more than the program).
+            try:
+                fast_key = tuple([(a.__class__, a._value.shape, a._value.dtype) for a in args])
+            except AttributeError:
+                pass
+            else:
+                run = self._fast.get(fast_key)
+                if run is not None:
+                    return run(args)
         concrete, arguments = self._trace_for(args, kwargs)
-        return concrete._run(arguments)
+        result = concrete._run(arguments)
+        if fast_key is not None and not concrete._eager:
+            concrete._offer_fast(self._fast, fast_key, args)
+        return result
 
     def get_concrete_function(self, *args, **kwargs):
         """The trace for these arguments (tensors, arrays or TensorSpecs), made if new;
@@ -228,8 +245,17 @@ class ConcreteFunction:
         program = self._programs.get(key)
         if program is None:
             return self._trace_and_run(python_function, arguments, leaves, key)
-        flat = program.run_ops(leaves) if _state.recording else program.run(leaves)
-        return nest.pack_sequence_as(self._structures[key], flat)
+        if _state.recording:
+            return nest.pack_sequence_as(self._structures[key], program.run_ops(leaves))
+        return program.run(leaves)
+
+    def _offer_fast(self, table, fast_key, args):
+        """Put this call's program in `table` (Function._fast) when the arguments are
+        its leaves as they are (positional tensors, no defaults, no tensor twice)."""
+        program = self._programs.get(_concrete_key(list(args)))
+        if (program is not None and len(program.inputs) == len(args)
+                and len(set(map(id, args))) == len(args)):
+            table[fast_key] = program.run
 
     def _trace_and_run(self, python_function, arguments, leaves, key):
         tracer = Tracer(leaves)
@@ -247,8 +273,9 @@ class ConcreteFunction:
                 FunctionFallbackWarning, stacklevel=4)
             return result
         flat = nest.flatten(result)
-        self._programs[key] = tracer.program(flat, name)
-        self._structures[key] = nest.pack_sequence_as(result, [None] * len(flat))
+        structure = nest.pack_sequence_as(result, [None] * len(flat))
+        self._programs[key] = tracer.program(flat, structure, name)
+        self._structures[key] = structure
         return result
 
     @property

@@ -24,7 +24,7 @@ import sys
 
 import numpy as np
 
-from . import recording as _recording
+from . import nest, recording as _recording
 from .backward import _READ_VARIABLE
 from .execute import apply
 from .ops import math as math_ops
@@ -241,11 +241,12 @@ class Tracer:
         return result
 
     # -- the result ---------------------------------------------------------------------
-    def program(self, outputs, name):
-        """The Program computing the flat `outputs` (tensors, or None) of this trace."""
+    def program(self, outputs, structure, name):
+        """The Program computing the flat `outputs` (tensors, or None) of this trace;
+        `structure`: the nest they are packed into."""
         out_refs = [None if o is None else self.ref(o) for o in outputs]
         return Program(self.steps, self.inputs, self.constants, list(self._variables),
-                       out_refs, name)
+                       out_refs, structure, name)
 
 
 def _user_line():
@@ -271,19 +272,18 @@ class Program:
     variable is ("arg", leaf index) or ("captured", index).
     """
 
-    def __init__(self, steps, inputs, constants, variables, outputs, name):
+    def __init__(self, steps, inputs, constants, variables, outputs, structure, name):
         self.steps = _live_steps(steps, outputs)
         self.inputs = inputs
         self.constants = constants
         self.variables = variables
         self.outputs = outputs
-        self.source, self._run = _compile(self.steps, inputs, constants, variables,
-                                          outputs, name)
-
-    def run(self, leaves):
-        """The outputs (Tensors, or None) for the argument leaves, in numpy."""
-        arrays = self._run(leaves)
-        return [None if a is None else Tensor._wrap(a) for a in arrays]
+        self.structure = structure
+        self.source, run = _compile(self.steps, inputs, constants, variables, outputs,
+                                    structure, name)
+        packs = _pack_source(structure, iter(outputs)) is not None
+        # run(leaves): the outputs in their structure, as Tensors (None kept).
+        self.run = run if packs else lambda leaves: nest.pack_sequence_as(structure, run(leaves))
 
     def run_ops(self, leaves):
         """The same steps as gradviz ops, so the tapes recording now record them."""
@@ -354,9 +354,10 @@ def _live_steps(steps, outputs):
     return live
 
 
-def _compile(steps, inputs, constants, variables, outputs, name):
-    """Python source for the steps, compiled: `run(leaves) -> [array or None]`."""
-    namespace = {"_variables": variables}
+def _compile(steps, inputs, constants, variables, outputs, structure, name):
+    """Python source for the steps, compiled: `run(leaves)` gives the outputs packed in
+    `structure` when _pack_source can write it, else a flat list of Tensors (or None)."""
+    namespace = {"_variables": variables, "W": Tensor._wrap}
     lines = [f"def run(leaves):"]
     for i, entry in enumerate(inputs):
         if entry is not None and entry[0] == "arg":
@@ -391,10 +392,11 @@ def _compile(steps, inputs, constants, variables, outputs, name):
             namespace[fn] = functools.partial(opdef.forward, **attrs) if attrs else opdef.forward
             args = ", ".join(val(r) for r in refs)
             if single:
-                lines.append(f"    s{outs[0]} = {fn}({args})")
+                lines.append(f"    s{outs[0]} = {fn}({args})  # {opdef.type}")
             else:
                 targets = ", ".join(f"s{o}" for o in outs)
-                lines.append(f"    {targets}{',' if len(outs) == 1 else ''} = {fn}({args})")
+                lines.append(f"    {targets}{',' if len(outs) == 1 else ''} = {fn}({args})"
+                             f"  # {opdef.type}")
         elif kind == "store":
             ref = step[2]
             copy = ".copy()" if ref[0] == "c" else ""
@@ -407,7 +409,9 @@ def _compile(steps, inputs, constants, variables, outputs, name):
         dead = sorted(s for s, last in last_use.items() if last == k and s not in kept)
         if dead:
             lines.append(f"    del {', '.join(f's{s}' for s in dead)}")
-    lines.append(f"    return [{', '.join(val(r) for r in outputs)}]")
+    packed = _pack_source(structure, iter(val(r) if r is not None else None for r in outputs))
+    flat = ", ".join("None" if r is None else f"W({val(r)})" for r in outputs)
+    lines.append(f"    return {packed if packed is not None else '[' + flat + ']'}")
     source = "\n".join(lines) + "\n"
     code = compile(source, f"<tf.function {name}>", "exec")
     exec(code, namespace)  # our own generated source, from the trace above
@@ -423,3 +427,27 @@ def _refs(step):
     if kind == "host":
         return step[2]
     return ()
+
+
+def _pack_source(structure, values):
+    """Source that builds `structure` (None leaves, lists, tuples, dicts with str or int
+    keys) from the value names in `values` (flat, in nest order), each wrapped as a
+    Tensor; None for a structure only nest.pack_sequence_as can rebuild."""
+    if structure is None:
+        v = next(values)
+        return "None" if v is None else f"W({v})"
+    kind = type(structure)
+    if kind in (list, tuple):
+        items = [_pack_source(s, values) for s in structure]
+        if any(i is None for i in items):
+            return None
+        body = ", ".join(items)
+        return f"[{body}]" if kind is list else f"({body}{',' if len(items) == 1 else ''})"
+    if kind is dict and all(type(k) in (str, int) for k in structure):
+        built = {}
+        for k in sorted(structure):
+            built[k] = _pack_source(structure[k], values)
+            if built[k] is None:
+                return None
+        return "{" + ", ".join(f"{k!r}: {built[k]}" for k in structure) + "}"
+    return None
