@@ -24,7 +24,7 @@ import sys
 
 import numpy as np
 
-from . import nest, recording as _recording
+from . import fuse, nest, recording as _recording
 from .backward import _READ_VARIABLE
 from .execute import apply
 from .ops import math as math_ops
@@ -32,6 +32,9 @@ from .tensor import Tensor, Variable, convert_to_tensor
 from .tracing import _trace
 
 _ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+# A program is fused (fuse.py) once it has run this many times.
+FUSE_AFTER_CALLS = 10
 
 
 class _Everything:
@@ -71,6 +74,7 @@ class Tracer:
         self.steps = []
         self.constants = []
         self.failure = None      # (what, where) once a value left the ops
+        self.info = {}           # slot -> (shape, dtype) of its value in this trace
         self._n = 0
         self._slot = {}          # tensor id -> slot of a value that depends on inputs
         self._by_array = {}      # id(array) -> slot, for aliases (custom_gradient, reads)
@@ -110,6 +114,7 @@ class Tracer:
     def _new_slot(self, tensor):
         n = self._n
         self._n += 1
+        self.info[n] = (tensor._value.shape, tensor._value.dtype)
         self._slot[tensor._id] = n
         self._by_array[id(tensor._value)] = n
         self._keep.append(tensor._value)
@@ -134,6 +139,7 @@ class Tracer:
             return ("s", cached[1])
         n = self._n
         self._n += 1
+        self.info[n] = (array.shape, array.dtype)
         self.steps.append(("read", self._variable_ref(variable), n))
         self._reads[id(variable)] = (array, n)
         self._by_array[id(array)] = n
@@ -246,7 +252,7 @@ class Tracer:
         `structure`: the nest they are packed into."""
         out_refs = [None if o is None else self.ref(o) for o in outputs]
         return Program(self.steps, self.inputs, self.constants, list(self._variables),
-                       out_refs, structure, name)
+                       out_refs, structure, name, self.info)
 
 
 def _user_line():
@@ -272,18 +278,51 @@ class Program:
     variable is ("arg", leaf index) or ("captured", index).
     """
 
-    def __init__(self, steps, inputs, constants, variables, outputs, structure, name):
+    def __init__(self, steps, inputs, constants, variables, outputs, structure, name, info):
         self.steps = _live_steps(steps, outputs)
         self.inputs = inputs
         self.constants = constants
         self.variables = variables
         self.outputs = outputs
         self.structure = structure
-        self.source, run = _compile(self.steps, inputs, constants, variables, outputs,
-                                    structure, name)
-        packs = _pack_source(structure, iter(outputs)) is not None
-        # run(leaves): the outputs in their structure, as Tensors (None kept).
-        self.run = run if packs else lambda leaves: nest.pack_sequence_as(structure, run(leaves))
+        self.name = name
+        self._info = info
+        self._calls = 0
+        self._plain = self._make_run(self.steps)
+        self.fused = False
+        self.run = self._counting_run
+
+    def _make_run(self, steps):
+        """run(leaves): the outputs in their structure, as Tensors (None kept)."""
+        self.source, run = _compile(steps, self.inputs, self.constants, self.variables,
+                                    self.outputs, self.structure, self.name)
+        if _pack_source(self.structure, iter(self.outputs)) is not None:
+            return run
+        return lambda leaves: nest.pack_sequence_as(self.structure, run(leaves))
+
+    def _counting_run(self, leaves):
+        """The plain program, until it has run FUSE_AFTER_CALLS times: then its
+        elementwise runs are fused into numba kernels (a compile is worth it only for a
+        function called often; the kernels are cached on disk for later processes)."""
+        self._calls += 1
+        if self._calls >= FUSE_AFTER_CALLS:
+            self.fuse()
+        return self._plain(leaves)
+
+    def fuse(self):
+        """Replace the program by one whose elementwise groups are numba kernels."""
+        self.run = self._plain
+        steps = fuse.fuse_steps(self.steps, self._value_info, self.outputs)
+        if steps is not self.steps:
+            self.run = self._plain = self._make_run(steps)
+            self.fused = True
+
+    def _value_info(self, ref):
+        if ref[0] == "c":
+            array = np.asarray(self.constants[ref[1]])
+            return array.shape, array.dtype, array
+        shape, dtype = self._info[ref[1]]
+        return shape, dtype, None
 
     def run_ops(self, leaves):
         """The same steps as gradviz ops, so the tapes recording now record them."""
@@ -357,7 +396,7 @@ def _live_steps(steps, outputs):
 def _compile(steps, inputs, constants, variables, outputs, structure, name):
     """Python source for the steps, compiled: `run(leaves)` gives the outputs packed in
     `structure` when _pack_source can write it, else a flat list of Tensors (or None)."""
-    namespace = {"_variables": variables, "W": Tensor._wrap}
+    namespace = {"_variables": variables, "W": Tensor._wrap, "E": np.empty}
     lines = [f"def run(leaves):"]
     for i, entry in enumerate(inputs):
         if entry is not None and entry[0] == "arg":
@@ -397,6 +436,14 @@ def _compile(steps, inputs, constants, variables, outputs, structure, name):
                 targets = ", ".join(f"s{o}" for o in outs)
                 lines.append(f"    {targets}{',' if len(outs) == 1 else ''} = {fn}({args})"
                              f"  # {opdef.type}")
+        elif kind == "fused":
+            _, kernel, refs, outs, shape, dtype = step
+            namespace[f"k{k}"], namespace[f"shape{k}"] = kernel, shape
+            namespace[f"dtype{k}"] = dtype
+            for o in outs:
+                lines.append(f"    s{o} = E(shape{k}, dtype{k})")
+            args = [f"{val(r)}.reshape(-1)" for r in refs] + [f"s{o}.reshape(-1)" for o in outs]
+            lines.append(f"    k{k}({int(np.prod(shape))}, {', '.join(args)})  # fused")
         elif kind == "store":
             ref = step[2]
             copy = ".copy()" if ref[0] == "c" else ""
@@ -420,7 +467,7 @@ def _compile(steps, inputs, constants, variables, outputs, structure, name):
 
 def _refs(step):
     kind = step[0]
-    if kind == "op":
+    if kind in ("op", "fused"):
         return step[2]
     if kind == "store":
         return (step[2],)
