@@ -54,8 +54,16 @@ FORMULAS = {
     "Pow": "{0} * {0}",  # only x ** 2 (see fusable)
 }
 
-# A group needs this many steps to be worth a kernel call.
+# A group needs this many steps to be worth a kernel call; it stops at MAX_GROUP (the
+# compile time of a loop grows faster than its body).
 MIN_GROUP = 2
+MAX_GROUP = 48
+
+# numba calls libm once per element for these (no SIMD without SVML), where numpy runs
+# SIMD loops: fused, they pay only on arrays this small, where numpy's per-call cost
+# is the larger part.
+TRANSCENDENTAL = frozenset(("Exp", "Log", "Sin", "Cos", "Tanh", "Sigmoid", "Elu"))
+TRANSCENDENTAL_MAX_SIZE = 256
 
 _lock = threading.Lock()
 _loaded = {}  # source hash -> compiled kernel
@@ -72,6 +80,8 @@ def fusable(step, info):
         return False
     shape, dtype, _ = info(("s", outs[0]))
     if dtype.char not in "fd":
+        return False
+    if opdef.type in TRANSCENDENTAL and int(np.prod(shape)) > TRANSCENDENTAL_MAX_SIZE:
         return False
     for i, r in enumerate(refs):
         s, d, value = info(r)
@@ -101,7 +111,7 @@ def groups(steps, info):
     for k, step in enumerate(steps):
         if fusable(step, info):
             sig = info(("s", step[4][0]))[:2]
-            if sig != signature:
+            if sig != signature or len(current) >= MAX_GROUP:
                 close()
                 signature = sig
             current.append(k)
@@ -125,15 +135,19 @@ def _refs(step):
 
 
 def kernel_source(members, inputs, outputs, dtype):
-    """The numba kernel for the group's steps. inputs: (ref, is_scalar) in argument
-    order; outputs: slots written to arrays."""
+    """The numba kernel for the group's steps. inputs: (ref, kind, value) in argument
+    order, kind "array", "scalar" (a 1-element array) or "literal" (a constant written
+    into the source, `value`); outputs: slots written to arrays."""
     names = {}
     lines = []
-    args = ["n"] + [f"i{k}" for k in range(len(inputs))] + [f"o{k}" for k in range(len(outputs))]
+    args = (["n"] + [f"i{k}" for k, (_, kind, _) in enumerate(inputs) if kind != "literal"]
+            + [f"o{k}" for k in range(len(outputs))])
     head = [f"    dt = np.{np.dtype(dtype).name}", "    one = dt(1)", "    zero = dt(0)"]
-    for k, (ref, scalar) in enumerate(inputs):
+    for k, (ref, kind, value) in enumerate(inputs):
         names[ref] = f"a{k}"
-        if scalar:
+        if kind == "literal":
+            head.append(f"    a{k} = dt({value!r})")
+        elif kind == "scalar":
             head.append(f"    a{k} = i{k}[0]")
         else:
             lines.append(f"        a{k} = i{k}[j]")
@@ -149,6 +163,17 @@ def kernel_source(members, inputs, outputs, dtype):
             "@njit(cache=True, nogil=True, error_model='numpy')\n"
             f"def kernel({', '.join(args)}):\n" + "\n".join(head)
             + "\n    for j in range(n):\n" + "\n".join(lines) + "\n")
+
+
+def _input(ref, info, dtype):
+    """(ref, kind, value) of a kernel input: a finite constant of one element in the
+    kernel's dtype is written into the source (its repr is exact)."""
+    shape, d, value = info(ref)
+    if int(np.prod(shape)) != 1:
+        return ref, "array", None
+    if value is not None and d == dtype and np.isfinite(value).all():
+        return ref, "literal", float(value.reshape(-1)[0])
+    return ref, "scalar", None
 
 
 def cache_dir():
@@ -192,7 +217,7 @@ def load(source):
 
 def fuse_steps(steps, info, outputs):
     """`steps` with each group replaced by one ("fused", kernel, input refs, output
-    slots, shape, dtype) step at the place of its last member."""
+    slots, shape, dtype, input dtypes) step at the place of its last member."""
     found = groups(steps, info)
     if not found:
         return steps
@@ -201,23 +226,33 @@ def fuse_steps(steps, info, outputs):
     for group in found:
         members = [steps[k] for k in group]
         made = {s for step in members for s in step[4]}
+        shape, dtype, _ = info(("s", members[0][4][0]))
         inputs = []
         for step in members:
             for r in step[2]:
-                if (r[0] != "s" or r[1] not in made) and all(r != i for i, _ in inputs):
-                    shape = info(r)[0]
-                    inputs.append((r, int(np.prod(shape)) == 1))
+                if (r[0] != "s" or r[1] not in made) and all(r != i for i, _, _ in inputs):
+                    inputs.append(_input(r, info, dtype))
         inside = set(group)
         used_after = {r[1] for k, step in enumerate(steps) if k not in inside
                       for r in _refs(step) if r is not None and r[0] == "s"}
         used_after.update(r[1] for r in outputs if r is not None and r[0] == "s")
         outs = [s for step in members for s in step[4] if s in used_after]
-        shape, dtype, _ = info(("s", members[0][4][0]))
         kernel = load(kernel_source(members, inputs, outs, dtype))
         if kernel is None:
             return steps
-        kernels_at[group[-1]] = ("fused", kernel, tuple(r for r, _ in inputs), tuple(outs),
-                                 shape, dtype)
+        refs = tuple(r for r, kind, _ in inputs if kind != "literal")
+        kernels_at[group[-1]] = ("fused", kernel, refs, tuple(outs), shape, dtype,
+                                 tuple(info(r)[1] for r in refs))
         members_of.update(group)
     return [kernels_at[k] if k in kernels_at else step
             for k, step in enumerate(steps) if k not in members_of or k in kernels_at]
+
+
+def warm(steps):
+    """Compile each fused kernel of `steps` for its argument types now, by calling it on
+    zero-filled arrays of the right dtypes (a fused kernel has no side effect)."""
+    for step in steps:
+        if step[0] != "fused":
+            continue
+        _, kernel, refs, outs, shape, dtype, in_dtypes = step
+        kernel(0, *[np.zeros(1, d) for d in in_dtypes], *[np.zeros(1, dtype) for _ in outs])

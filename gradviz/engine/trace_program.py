@@ -21,6 +21,7 @@ on, with a warning naming the line.
 import functools
 import os
 import sys
+import threading
 
 import numpy as np
 
@@ -288,34 +289,46 @@ class Program:
         self.name = name
         self._info = info
         self._calls = 0
-        self._plain = self._make_run(self.steps)
+        self.source, self._plain = self._make_run(self.steps)
         self.fused = False
         self.run = self._counting_run
 
     def _make_run(self, steps):
-        """run(leaves): the outputs in their structure, as Tensors (None kept)."""
-        self.source, run = _compile(steps, self.inputs, self.constants, self.variables,
-                                    self.outputs, self.structure, self.name)
+        """(source, run): run(leaves) gives the outputs in their structure, as Tensors
+        (None kept); source is its Python text."""
+        source, run = _compile(steps, self.inputs, self.constants, self.variables,
+                               self.outputs, self.structure, self.name)
         if _pack_source(self.structure, iter(self.outputs)) is not None:
-            return run
-        return lambda leaves: nest.pack_sequence_as(self.structure, run(leaves))
+            return source, run
+        return source, lambda leaves: nest.pack_sequence_as(self.structure, run(leaves))
 
     def _counting_run(self, leaves):
         """The plain program, until it has run FUSE_AFTER_CALLS times: then its
-        elementwise runs are fused into numba kernels (a compile is worth it only for a
-        function called often; the kernels are cached on disk for later processes)."""
+        elementwise runs are fused into numba kernels, compiled on a worker thread while
+        the plain program goes on serving calls (a compile is worth it only for a
+        function called often, and no caller waits for one; the kernels are cached on
+        disk for later processes)."""
         self._calls += 1
         if self._calls >= FUSE_AFTER_CALLS:
-            self.fuse()
+            self.run = self._plain
+            threading.Thread(target=self.fuse, name=f"fuse {self.name}", daemon=True).start()
         return self._plain(leaves)
 
     def fuse(self):
-        """Replace the program by one whose elementwise groups are numba kernels."""
+        """Replace the program by one whose elementwise groups are numba kernels (each
+        compiled on its first call here, so callers never meet a compile)."""
         self.run = self._plain
-        steps = fuse.fuse_steps(self.steps, self._value_info, self.outputs)
-        if steps is not self.steps:
-            self.run = self._plain = self._make_run(steps)
-            self.fused = True
+        try:
+            steps = fuse.fuse_steps(self.steps, self._value_info, self.outputs)
+            if steps is self.steps:
+                return
+            source, run = self._make_run(steps)
+            fuse.warm(steps)
+        except Exception as e:  # noqa: BLE001 (numba could not compile: keep the plain program)
+            self.fuse_error = e
+            return
+        self.source, self.run, self._plain = source, run, run
+        self.fused = True
 
     def _value_info(self, ref):
         if ref[0] == "c":
@@ -437,7 +450,7 @@ def _compile(steps, inputs, constants, variables, outputs, structure, name):
                 lines.append(f"    {targets}{',' if len(outs) == 1 else ''} = {fn}({args})"
                              f"  # {opdef.type}")
         elif kind == "fused":
-            _, kernel, refs, outs, shape, dtype = step
+            _, kernel, refs, outs, shape, dtype, _ = step
             namespace[f"k{k}"], namespace[f"shape{k}"] = kernel, shape
             namespace[f"dtype{k}"] = dtype
             for o in outs:

@@ -261,3 +261,30 @@ def test_a_block_diagonal_jacobian_compiles_to_its_blocks():
     assert "# DiagonalBlocks" in source and "# ConcatV2" not in source  # one pass of 4 seeds
     check_grads(lambda b: tf.sin(apply(DIAGONAL_BLOCKS, (b,))),
                 [np.random.default_rng(1).normal(size=(3, 2, 4))], order=2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_programs_give_the_same_results(dtype, tmp_path, monkeypatch):
+    """Elementwise runs fused into numba kernels (fuse.py) compute as the ops: on small
+    arrays (every op fuses) and through a Masked select and a ReluGrad."""
+    monkeypatch.setenv("GRADVIZ_KERNEL_CACHE", str(tmp_path))
+    w = tf.Variable(np.linspace(-1, 1, 12).reshape(4, 3).astype(dtype))
+
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            h = tf.nn.relu(x * 1.5 - 0.25) + tf.sin(x) * tf.exp(-x)
+            y = tf.reduce_sum(tf.maximum(h @ w, 0.1) ** 2 / (1.0 + tf.abs(h @ w)))
+        return y, tape.gradient(y, x)
+
+    compiled = tf.function(f)
+    x = tf.constant(np.random.default_rng(0).normal(size=(5, 4)).astype(dtype))
+    compiled(x)
+    program = compiled.get_concrete_function(x)._programs[next(iter(
+        compiled.get_concrete_function(x)._programs))]
+    program.fuse()
+    assert program.fused and "# fused" in program.source
+    assert list(tmp_path.glob("fused_*.py"))  # the kernels' sources, in the cache
+    for seed in range(3):
+        x = tf.constant(np.random.default_rng(seed).normal(size=(5, 4)).astype(dtype))
+        _check_equal(compiled(x), f(x), dtype)
