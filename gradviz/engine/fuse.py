@@ -118,16 +118,17 @@ def groups(steps, info):
             made.update(step[4])
             continue
         if current and (step[0] in ("store", "host") or any(
-                r is not None and r[0] == "s" and r[1] in made for r in _refs(step))):
+                r is not None and r[0] == "s" and r[1] in made for r in step_refs(step))):
             close()
             signature = None
     close()
     return found
 
 
-def _refs(step):
+def step_refs(step):
+    """The refs a program step reads (trace_program.Program lists the kinds)."""
     kind = step[0]
-    if kind in ("op", "host"):
+    if kind in ("op", "host", "fused"):
         return step[2]
     if kind == "store":
         return (step[2],)
@@ -234,7 +235,7 @@ def fuse_steps(steps, info, outputs):
                     inputs.append(_input(r, info, dtype))
         inside = set(group)
         used_after = {r[1] for k, step in enumerate(steps) if k not in inside
-                      for r in _refs(step) if r is not None and r[0] == "s"}
+                      for r in step_refs(step) if r is not None and r[0] == "s"}
         used_after.update(r[1] for r in outputs if r is not None and r[0] == "s")
         outs = [s for step in members for s in step[4] if s in used_after]
         kernel = load(kernel_source(members, inputs, outs, dtype))

@@ -430,7 +430,7 @@ def _compile(steps, inputs, constants, variables, outputs, structure, name):
 
     last_use = {}
     for k, step in enumerate(steps):
-        for r in _refs(step):
+        for r in fuse.step_refs(step):
             if r is not None and r[0] == "s":
                 last_use[r[1]] = k
     kept = {r[1] for r in outputs if r is not None and r[0] == "s"}
@@ -477,16 +477,6 @@ def _compile(steps, inputs, constants, variables, outputs, structure, name):
     exec(code, namespace)  # our own generated source, from the trace above
     return source, namespace["run"]
 
-
-def _refs(step):
-    kind = step[0]
-    if kind in ("op", "fused"):
-        return step[2]
-    if kind == "store":
-        return (step[2],)
-    if kind == "host":
-        return step[2]
-    return ()
 
 
 def _pack_source(structure, values):
