@@ -97,7 +97,7 @@ class Function:
         self._reduce_retracing = reduce_retracing
         self._traces = {}  # trace key -> ConcreteFunction, in the order they were made
         self._bound = weakref.WeakKeyDictionary()  # instance -> its bound Function
-        self._fast = {}  # (class, shape, dtype) of each positional tensor -> Program.run
+        self._fast = {}  # (class, shape, dtype) of each positional tensor -> Program
         functools.update_wrapper(self, python_function)
         self._signature = _signature_of(python_function)
         if input_signature is not None:  # one trace for every call, known before any
@@ -155,9 +155,9 @@ class Function:
             except AttributeError:
                 pass
             else:
-                run = self._fast.get(fast_key)
-                if run is not None:
-                    return run(args)
+                program = self._fast.get(fast_key)
+                if program is not None:
+                    return program.run(args)
         concrete, arguments = self._trace_for(args, kwargs)
         result = concrete._run(arguments)
         if fast_key is not None and not concrete._eager:
@@ -255,7 +255,7 @@ class ConcreteFunction:
         program = self._programs.get(_concrete_key(list(args)))
         if (program is not None and len(program.inputs) == len(args)
                 and len(set(map(id, args))) == len(args)):
-            table[fast_key] = program.run
+            table[fast_key] = program
 
     def _trace_and_run(self, python_function, arguments, leaves, key):
         tracer = Tracer(leaves)

@@ -309,7 +309,7 @@ class Program:
         function called often, and no caller waits for one; the kernels are cached on
         disk for later processes)."""
         self._calls += 1
-        if self._calls >= FUSE_AFTER_CALLS:
+        if self._calls == FUSE_AFTER_CALLS:
             self.run = self._plain
             threading.Thread(target=self.fuse, name=f"fuse {self.name}", daemon=True).start()
         return self._plain(leaves)

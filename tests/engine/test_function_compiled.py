@@ -288,3 +288,19 @@ def test_fused_programs_give_the_same_results(dtype, tmp_path, monkeypatch):
     for seed in range(3):
         x = tf.constant(np.random.default_rng(seed).normal(size=(5, 4)).astype(dtype))
         _check_equal(compiled(x), f(x), dtype)
+
+
+def test_a_program_starts_fusing_once_after_its_calls(monkeypatch):
+    from gradviz.engine import trace_program
+    started = []
+    monkeypatch.setattr(trace_program.Program, "fuse", lambda self: started.append(self))
+    f = tf.function(lambda x: x * 2.0 + 1.0)
+    x = tf.constant([1.0, 2.0])
+    for _ in range(3 * trace_program.FUSE_AFTER_CALLS):
+        f(x)
+    import time
+    for _ in range(100):  # the fusing runs on a worker thread
+        if started:
+            break
+        time.sleep(0.01)
+    assert len(started) == 1
