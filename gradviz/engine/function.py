@@ -215,6 +215,7 @@ class ConcreteFunction:
         self._programs = {}    # concrete shapes of the argument leaves -> Program
         self._structures = {}  # the same key -> the outputs' structure
         self._eager = False    # set when a trace fell back (see the module's docstring)
+        self._made_variables = set()  # concrete keys whose trace made Variables
 
     @property
     def structured_input_signature(self):
@@ -262,15 +263,18 @@ class ConcreteFunction:
         with tracer:
             result = _as_outputs(python_function(*arguments.args, **arguments.kwargs))
         name = getattr(self._function, "__name__", "function")
+        if tracer.variables_created and tracer.failure is None:
+            # As TF: Variables may be made at the first call only (a Keras layer built
+            # there); the next call traces again, and must make none.
+            if key not in self._made_variables:
+                self._made_variables.add(key)
+                return result
+            tracer.failure = ("it makes a tf.Variable at every call, where TF allows that at "
+                              "the first call only: make the Variable outside the function.")
         if tracer.failure is not None:
-            what, where = tracer.failure
             self._eager = True
-            warnings.warn(
-                f"tf.function '{name}' runs eagerly: {what} at {where} reads a traced "
-                "tensor's value in Python (control flow on a value, or numpy on it), which "
-                "the trace cannot record. Write it with tensor ops (tf.where, tf.maximum) "
-                "to compile the function.",
-                FunctionFallbackWarning, stacklevel=4)
+            warnings.warn(f"tf.function '{name}' runs eagerly: {tracer.failure}",
+                          FunctionFallbackWarning, stacklevel=4)
             return result
         flat = nest.flatten(result)
         structure = nest.pack_sequence_as(result, [None] * len(flat))

@@ -211,6 +211,8 @@ class Variable(Tensor):
         if callable(initial_value):
             initial_value = initial_value()
         super().__init__(initial_value, dtype)
+        if _trace.tracer is not None:
+            _trace.tracer.variables_created = True
         self.trainable = bool(trainable)
         self._name = name or "Variable"  # TF's eager default; names need not be unique
 

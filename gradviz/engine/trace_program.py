@@ -74,7 +74,8 @@ class Tracer:
         self._entries = _Sink(self._on_op)
         self.steps = []
         self.constants = []
-        self.failure = None      # (what, where) once a value left the ops
+        self.failure = None      # why the trace cannot be replayed (a sentence), if so
+        self.variables_created = False  # a Variable was made while tracing
         self.info = {}           # slot -> (shape, dtype) of its value in this trace
         self._n = 0
         self._slot = {}          # tensor id -> slot of a value that depends on inputs
@@ -190,12 +191,15 @@ class Tracer:
     # -- the hooks (tracing.py) ---------------------------------------------------------
     def python_value(self, tensor, what):
         if self.failure is None and self.is_dynamic(tensor):
-            self.failure = (what, _user_line())
+            self.fail(what)
 
     def fail(self, what):
         """Something the trace cannot replay happened (the run itself goes on eagerly)."""
         if self.failure is None:
-            self.failure = (what, _user_line())
+            self.failure = (
+                f"{what} at {_user_line()} reads a traced tensor's value in Python (control "
+                "flow on a value, or numpy on it), which the trace cannot record. Write it "
+                "with tensor ops (tf.where, tf.maximum) to compile the function.")
 
     def assign(self, variable, value, combine):
         """Variable.assign / assign_add / assign_sub during the trace: done, and recorded."""

@@ -304,3 +304,28 @@ def test_a_program_starts_fusing_once_after_its_calls(monkeypatch):
             break
         time.sleep(0.01)
     assert len(started) == 1
+
+
+def test_a_variable_made_at_every_call_falls_back_and_a_layer_built_once_compiles():
+    @tf.function
+    def fresh(x):
+        v = tf.Variable(0.0)
+        v.assign_add(x)
+        return v.read_value()
+
+    with pytest.warns(FunctionFallbackWarning, match="makes a tf.Variable at every call"):
+        results = [fresh(tf.constant(float(k))).numpy() for k in (1, 2, 3)]
+    assert results == [1.0, 2.0, 3.0]  # as eager: a new Variable at every call
+
+    layer = tf.keras.layers.Dense(2)
+
+    def model(x):
+        return tf.reduce_sum(layer(x) ** 2)  # builds the layer at the first call
+
+    compiled = tf.function(model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FunctionFallbackWarning)
+        for k in range(4):
+            x = tf.constant(np.full((3, 4), k + 0.5, np.float32))
+            np.testing.assert_allclose(compiled(x).numpy(), model(x).numpy(), rtol=1e-6)
+    assert len(layer.trainable_variables) == 2
