@@ -45,6 +45,10 @@ def _sides(body, inputs, floor):
     """(eager, floor, compiled): `body(*inputs)` as written and under tf.function. The
     inputs are arguments, so the compiled program cannot fold them into constants."""
     compiled = tf.function(body)
+    compiled(*inputs)
+    for concrete in compiled._traces.values():  # fused now, not after FUSE_AFTER_CALLS calls
+        for program in concrete._programs.values():
+            program.fuse()
     return (lambda: body(*inputs)), floor, (lambda: compiled(*inputs))
 
 

@@ -141,8 +141,10 @@ def kernel_source(members, inputs, outputs, dtype):
     into the source, `value`); outputs: slots written to arrays."""
     names = {}
     lines = []
+    # One 2-D array holds every output (a row each): with one array per output, LLVM
+    # needs more runtime alias checks than it makes and leaves the loop scalar.
     args = (["n"] + [f"i{k}" for k, (_, kind, _) in enumerate(inputs) if kind != "literal"]
-            + [f"o{k}" for k in range(len(outputs))])
+            + ["out"])
     head = [f"    dt = np.{np.dtype(dtype).name}", "    one = dt(1)", "    zero = dt(0)"]
     for k, (ref, kind, value) in enumerate(inputs):
         names[ref] = f"a{k}"
@@ -154,12 +156,11 @@ def kernel_source(members, inputs, outputs, dtype):
             lines.append(f"        a{k} = i{k}[j]")
     for step in members:
         _, opdef, refs, _, outs, _ = step
-        formula = FORMULAS[opdef.type]
-        value = formula.format(*(names[r] for r in refs))
+        value = FORMULAS[opdef.type].format(*(names[r] for r in refs))
         names[("s", outs[0])] = f"t{outs[0]}"
         lines.append(f"        t{outs[0]} = {value}")
     for k, slot in enumerate(outputs):
-        lines.append(f"        o{k}[j] = t{slot}")
+        lines.append(f"        out[{k}, j] = t{slot}")
     return ("import math\n\nimport numpy as np\nfrom numba import njit\n\n\n"
             "@njit(cache=True, nogil=True, error_model='numpy')\n"
             f"def kernel({', '.join(args)}):\n" + "\n".join(head)
@@ -256,4 +257,4 @@ def warm(steps):
         if step[0] != "fused":
             continue
         _, kernel, refs, outs, shape, dtype, in_dtypes = step
-        kernel(0, *[np.zeros(1, d) for d in in_dtypes], *[np.zeros(1, dtype) for _ in outs])
+        kernel(0, *[np.zeros(1, d) for d in in_dtypes], np.zeros((len(outs), 1), dtype))

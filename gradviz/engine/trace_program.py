@@ -432,6 +432,16 @@ def _compile(steps, inputs, constants, variables, outputs, structure, name):
     def val(ref):
         return "None" if ref is None else (f"s{ref[1]}" if ref[0] == "s" else f"c{ref[1]}")
 
+    def op_line(step, key):
+        _, opdef, refs, attrs, outs, single = step
+        fn = f"f{key}"
+        namespace[fn] = functools.partial(opdef.forward, **attrs) if attrs else opdef.forward
+        args = ", ".join(val(r) for r in refs)
+        if single:
+            return f"    s{outs[0]} = {fn}({args})  # {opdef.type}"
+        targets = ", ".join(f"s{o}" for o in outs)
+        return f"    {targets}{',' if len(outs) == 1 else ''} = {fn}({args})  # {opdef.type}"
+
     last_use = {}
     for k, step in enumerate(steps):
         for r in fuse.step_refs(step):
@@ -443,24 +453,17 @@ def _compile(steps, inputs, constants, variables, outputs, structure, name):
         if kind == "read":
             lines.append(f"    s{step[2]} = {var(step[1])}._value")
         elif kind == "op":
-            _, opdef, refs, attrs, outs, single = step
-            fn = f"f{k}"
-            namespace[fn] = functools.partial(opdef.forward, **attrs) if attrs else opdef.forward
-            args = ", ".join(val(r) for r in refs)
-            if single:
-                lines.append(f"    s{outs[0]} = {fn}({args})  # {opdef.type}")
-            else:
-                targets = ", ".join(f"s{o}" for o in outs)
-                lines.append(f"    {targets}{',' if len(outs) == 1 else ''} = {fn}({args})"
-                             f"  # {opdef.type}")
+            lines.append(op_line(step, k))
         elif kind == "fused":
             _, kernel, refs, outs, shape, dtype, _ = step
             namespace[f"k{k}"], namespace[f"shape{k}"] = kernel, shape
             namespace[f"dtype{k}"] = dtype
-            for o in outs:
-                lines.append(f"    s{o} = E(shape{k}, dtype{k})")
-            args = [f"{val(r)}.reshape(-1)" for r in refs] + [f"s{o}.reshape(-1)" for o in outs]
-            lines.append(f"    k{k}({int(np.prod(shape))}, {', '.join(args)})  # fused")
+            size = int(np.prod(shape))
+            lines.append(f"    out{k} = E(({len(outs)}, {size}), dtype{k})")
+            for q, o in enumerate(outs):
+                lines.append(f"    s{o} = out{k}[{q}].reshape(shape{k})")
+            args = [f"{val(r)}.reshape(-1)" for r in refs] + [f"out{k}"]
+            lines.append(f"    k{k}({size}, {', '.join(args)})  # fused")
         elif kind == "store":
             ref = step[2]
             copy = ".copy()" if ref[0] == "c" else ""
