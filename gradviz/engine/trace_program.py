@@ -10,8 +10,10 @@ are folded into constants.
 The trace becomes a `Program`: Python source over numpy arrays, one line per step
 (`s7 = f7(s3, s5)` calls the op's forward), generated once and compiled with `exec`;
 no Tensor objects and no tape bookkeeping run at replay, and each value is deleted after
-its last use. Under a recording tape the same steps run as gradviz ops instead
-(`run_ops`), so an outer tape records them and differentiates through the function.
+its last use; BLAS calls stay numpy's. A program called FUSE_AFTER_CALLS times is
+fused on a worker thread: its runs of elementwise steps become numba kernels (fuse.py).
+Under a recording tape the same steps run as gradviz ops instead (`run_ops`), so an
+outer tape records them and differentiates through the function.
 
 What cannot be recorded: a traced tensor's value read by Python (`if x > 0:`,
 `float(x)`, `x.numpy()`). The trace run continues eagerly (it is an eager run) and the
