@@ -11,7 +11,7 @@ import uuid
 
 import numpy as np
 
-from .capture import trace_script
+from .tracing import trace_script
 from .document import clean_text
 from .errors import DocumentError
 from .evaluate import evaluate, run_studies
