@@ -21,13 +21,13 @@ from gradviz.engine.tensor import Tensor
 
 from . import catalog
 from .document import (CONSTANT, CUSTOM_GRADIENT, OP, VARIABLE, Document, Edge, Node,
-                       Port, TapeSettings)
+                       Port, TapeSettings, clean_text)
 from .capture_layers import (_ACTIVATIONS, batchnorm_node, dense_node, embedding_node,
                              layernorm_folds, layernorm_node)
 from .capture_custom import declarative_rule
 from .capture_losses import keras_loss
 from .errors import DocumentError
-from .ports import ID
+from .ports import ID, ID_LENGTH
 
 _BY_ENGINE = {spec.engine: spec for spec in catalog.OPS.values() if spec.engine}
 _BY_ENGINE.update({t: catalog.OPS[name] for t, name in (
@@ -141,20 +141,57 @@ def _window_attrs(spec, attrs):
 
 
 class _Namer:
+    """Unique node ids from the script's names: mul, mul2, mul3 … in linear time (each stem
+    remembers where its count stopped). A name the id format cannot hold (longer than an
+    id, or not ASCII) is shortened or spelled in ASCII; `full` keeps it for the label."""
+
     def __init__(self):
         self.used = set()
+        self.next = {}      # stem -> the next suffix to try
+        self.full = {}      # id -> the name it stands for, where the id had to differ
 
     def __call__(self, stem):
-        stem = "".join(c if c.isalnum() or c in "_.-" else "_" for c in (stem or "n"))
-        if not ID.match(stem):
-            stem = "n_" + stem if ID.match("n_" + stem) else "n"
-        name, i = stem, 1
+        given = stem or "n"
+        stem = "".join(c if (c.isascii() and c.isalnum()) or c in "_.-" else "_" for c in given)
+        if not stem[0].isalpha() and stem[0] != "_":
+            stem = "n_" + stem
+        stem = stem[:ID_LENGTH]
         joint = "_" if stem[-1].isdigit() else ""  # const_3, const_3_2 (not const_32)
-        while name in self.used or not ID.match(name):
+        name, i = stem, self.next.get(stem, 1)
+        if i > 1:
+            name = self._suffixed(stem, joint, i)
+        while name in self.used:
             i += 1
-            name = f"{stem}{joint}{i}"
+            name = self._suffixed(stem, joint, i)
+        self.next[stem] = i + 1
         self.used.add(name)
+        if name != given and ID.fullmatch(given) is None:
+            self.full[name] = given
         return name
+
+    @staticmethod
+    def _suffixed(stem, joint, i):
+        suffix = f"{joint}{i}"
+        return stem[:ID_LENGTH - len(suffix)] + suffix
+
+    def label(self, node_id):
+        """The label of a node whose id had to shorten or respell its name ('' otherwise)."""
+        full = self.full.get(node_id)
+        return clean_text("label", full) if full else ""
+
+
+def script_names(namespace):
+    """tensor id -> the script's global name; variable id -> the keras layer holding it."""
+    names, layers = {}, {}
+    for key, value in namespace.items():
+        if key.startswith("_"):
+            continue
+        if isinstance(value, Tensor):
+            names.setdefault(value._id, key)
+        elif isinstance(value, gv.keras.layers.Layer):
+            for v in value.variables:
+                layers.setdefault(v._id, (value, key))
+    return names, layers
 
 
 def _const_stem(value):
@@ -422,6 +459,8 @@ def from_tape(tape, targets, sources, output_gradients=None, title="Captured tap
             ports[w._id] = Port(node.id, k)
         if item.stopped:
             doc.tape.stop_recording.append(node.id)
+    for nid, node in doc.nodes.items():
+        node.label = node.label or name.label(nid)
     for t in targets:
         if t._id not in ports:
             leaf(t, t._value)
@@ -466,7 +505,7 @@ def _node(item, name, named, recording, watched):
         rule, attrs = declarative_rule(op)
         fn = str(op.attrs.get("function", ""))
         node_id = name(named(out, fn or "custom"))
-        label = fn if fn and fn not in (node_id, f"{node_id}_fn") else ""
+        label = clean_text("label", fn) if fn and fn not in (node_id, f"{node_id}_fn") else ""
         return Node(node_id, CUSTOM_GRADIENT, op=rule, attrs=attrs, label=label)
     spec = _spec(op)
     if spec is None:

@@ -13,9 +13,8 @@ import gradviz as gv
 from gradviz.engine import tape as _tape_module
 from gradviz.engine.tensor import Tensor
 
-from .capture import InnerGradient, Recording, from_tape
+from .capture import InnerGradient, Recording, from_tape, script_names
 from .errors import DocumentError
-from .ports import ID
 
 class _RegionSpy:
     """Sits in the recording stack inside `tape.stop_recording()` and keeps the ops the
@@ -105,20 +104,6 @@ class _Tracer:
         return False
 
 
-def _script_names(namespace):
-    """tensor id -> the script's global name; variable id -> the keras layer holding it."""
-    names, layers = {}, {}
-    for key, value in namespace.items():
-        if key.startswith("_"):
-            continue
-        if isinstance(value, Tensor) and ID.match(key):
-            names.setdefault(value._id, key)
-        elif isinstance(value, gv.keras.layers.Layer):
-            for v in value.variables:
-                layers.setdefault(v._id, (value, key))
-    return names, layers
-
-
 def trace_script(path, call=-1):
     """Run the script at `path` (the user chose to run it) and capture one gradient call."""
     path = os.fspath(path)
@@ -152,7 +137,7 @@ def trace_script(path, call=-1):
         raise DocumentError("the script computed no tape.gradient(...)", where=path)
     (tape, target, sources, output_gradients, entries, tracked, inner, stopped,
      watched) = tracer.calls[call]
-    names, layers = _script_names(namespace)
+    names, layers = script_names(namespace)
     title = os.path.splitext(os.path.basename(path))[0]
     return from_tape(tape, target, sources, output_gradients, title=f"Traced {title}",
                      entries=entries, tracked=tracked,
