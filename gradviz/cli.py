@@ -44,6 +44,21 @@ commands:
   gradviz samples                  list the bundled samples; FILE may name one (004_matmul_sum)
 """
 
+TRACE_HELP = """\
+Run SCRIPT, a Python program using `import gradviz as tf`, with your permissions, and save
+the tape of one of its tape.gradient(...) calls as a graph document. Run only scripts you
+trust. A script that calls tape.gradient many times (a training loop) keeps only the call
+to save: the output says which call the document shows.
+
+exit status:
+  0  the document was written
+  1  the document was written, but the script failed after the gradient call it shows
+     (the script's error is printed as a warning)
+  2  nothing was written; one line on stderr says why (the script failed before that
+     call, made no gradient call, or its tape cannot be saved as a document)
+"""
+
+
 class UsageError(Exception):
     """Bad input from the user: reported in one line, exit status 2."""
 
@@ -83,9 +98,16 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="print values and gradients as JSON")
     run.add_argument("file", metavar="FILE")
 
-    trace = sub.add_parser("trace", help="run SCRIPT and save its tape as a graph document")
+    trace = sub.add_parser("trace", help="run SCRIPT and save its tape as a graph document",
+                           description=TRACE_HELP,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
     trace.add_argument("script", metavar="SCRIPT")
-    trace.add_argument("-o", "--output", required=True, metavar="FILE")
+    trace.add_argument("-o", "--output", required=True, metavar="FILE",
+                       help="the document to write (never the script itself)")
+    trace.add_argument("--call", type=int, default=-1, metavar="K",
+                       help="which tape.gradient call to save: K counts from 1 (the first); "
+                            "negative counts from the end (default -1, the last). Only that "
+                            "call's tape is kept while the script runs")
     _add_train_parser(sub)
 
     sub.add_parser("samples", help="list the bundled sample documents (the lessons)")
@@ -297,8 +319,33 @@ def _trace(args):
     # loaded per command: `gradviz --help` stays quick
     from .graph.cli_commands import trace_command
 
-    code, text = trace_command(args.script, args.output)
+    progress = _Progress("converting the tape", "ops") if sys.stderr.isatty() else None
+    code, text = trace_command(args.script, args.output, call=args.call, progress=progress,
+                               warn=_warn)
+    if progress is not None:
+        progress.end()
+    if code == 1:   # written; the warning said how the script failed afterwards
+        _emit(0, text)
+        return 1
     return _emit(code, text)
+
+
+class _Progress:
+    """`done of total` on one line of a terminal's stderr, redrawn in place."""
+
+    def __init__(self, what, unit):
+        self.what, self.unit, self.shown = what, unit, False
+
+    def __call__(self, done, total):
+        if total >= 1000:   # a small tape converts in a blink
+            sys.stderr.write(f"\rgradviz: {self.what}: {done:,} of {total:,} {self.unit}")
+            sys.stderr.flush()
+            self.shown = True
+
+    def end(self):
+        if self.shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
 
 
 def _emit(code, text):

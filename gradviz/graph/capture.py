@@ -27,6 +27,7 @@ from .capture_layers import (_ACTIVATIONS, batchnorm_node, dense_node, embedding
 from .capture_custom import declarative_rule
 from .capture_losses import keras_loss
 from .errors import DocumentError
+from .fileformat import too_many_nodes
 from .ports import ID, ID_LENGTH
 
 _BY_ENGINE = {spec.engine: spec for spec in catalog.OPS.values() if spec.engine}
@@ -403,8 +404,11 @@ def _softmax_axis(items, i, only_next, gone):
 # -- the document ---------------------------------------------------------------------------
 
 def from_tape(tape, targets, sources, output_gradients=None, title="Captured tape",
-              entries=None, tracked=None, recording=None):
-    """A document reproducing what `tape` recorded for `tape.gradient(targets, sources)`."""
+              entries=None, tracked=None, recording=None, progress=None, max_nodes=None):
+    """A document reproducing what `tape` recorded for `tape.gradient(targets, sources)`.
+
+    `progress(done, total)` hears the ops converted (about a hundred times); a tape of more
+    than `max_nodes` nodes is refused before any node is made."""
     entries = list(tape._entries if entries is None else entries)
     tracked = set(tape._tracked if tracked is None else tracked)
     recording = recording or Recording()
@@ -415,6 +419,9 @@ def from_tape(tape, targets, sources, output_gradients=None, title="Captured tap
         persistent=tape._persistent, watch_accessed_variables=wav))
     ends = {t._id for t in targets + sources}
     items = _fold(_needed(_items(entries, recording), targets), ends)
+    if max_nodes is not None and len(items) > max_nodes:
+        raise DocumentError(too_many_nodes(f"at least {len(items)}"), where="trace")
+    every = max(1, len(items) // 100)
     ports, name = {}, _Namer()
 
     def watched(t):
@@ -443,7 +450,9 @@ def from_tape(tape, targets, sources, output_gradients=None, title="Captured tap
     def port_of(t, value):
         return ports.get(t._id) or leaf(t, value)
 
-    for item in items:
+    for done, item in enumerate(items):
+        if progress is not None and done % every == 0:
+            progress(done, len(items))
         values = _input_values(item)
         srcs = [port_of(t, v) for t, v in zip(item.inputs, values)]
         node = _node(item, name, named, recording, watched)
@@ -459,6 +468,8 @@ def from_tape(tape, targets, sources, output_gradients=None, title="Captured tap
             ports[w._id] = Port(node.id, k)
         if item.stopped:
             doc.tape.stop_recording.append(node.id)
+    if progress is not None:
+        progress(len(items), len(items))
     for nid, node in doc.nodes.items():
         node.label = node.label or name.label(nid)
     for t in targets:

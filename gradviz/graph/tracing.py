@@ -6,14 +6,18 @@ computed while the captured tape records (a 'gradient' node), the ops run inside
 `tape.stop_recording()` (a stop_recording region), and the script's own variable names.
 What `tape.reset()` threw away is gone: its results become constants.
 """
+import collections
 import os
 import sys
+import weakref
+from dataclasses import dataclass
 
 import gradviz as gv
 from gradviz.engine import tape as _tape_module
 from gradviz.engine.tensor import Tensor
 
 from .capture import InnerGradient, Recording, from_tape, script_names
+from .document import TEXT_LIMITS, Document, clean_text
 from .errors import DocumentError
 
 class _RegionSpy:
@@ -46,13 +50,32 @@ class _SpyTracked(set):
 
 
 class _Tracer:
-    """Patches GradientTape.gradient and stop_recording while a script runs."""
+    """Patches GradientTape.gradient and stop_recording while a script runs.
 
-    def __init__(self):
-        self.calls = []          # (tape, target, sources, output_gradients, entries, tracked, rec)
-        self.inner = {}          # tape -> [InnerGradient]
-        self.stopped = {}        # tape -> [ops]
-        self.watched = {}        # tape -> ids of the tensors passed to tape.watch
+    It keeps only the gradient calls a document may show (`call`: the K-th from 1, or the
+    K-th from the end when negative), so a training loop of 1,500 steps holds one tape,
+    not 1,500; the tapes it only watched are held weakly and go when the script drops them.
+    """
+
+    def __init__(self, call=-1):
+        self.call = call
+        self.count = 0           # gradient calls made so far
+        # (index, tape, target, sources, output_gradients, entries, tracked, inner, stopped,
+        # watched) of the calls kept
+        self.calls = collections.deque(maxlen=-call if call < 0 else 1)
+        self.inner = weakref.WeakKeyDictionary()     # tape -> [InnerGradient]
+        self.stopped = weakref.WeakKeyDictionary()   # tape -> [ops]
+        self.watched = weakref.WeakKeyDictionary()   # tape -> ids passed to tape.watch
+
+    def wanted(self):
+        """Is the call being made now one a document may show?"""
+        return self.call < 0 or self.count + 1 == self.call
+
+    def chosen(self):
+        """The kept call `call` names, or None (the script made fewer calls)."""
+        if self.call < 0:
+            return self.calls[0] if len(self.calls) == -self.call else None
+        return self.calls[0] if self.calls else None
 
     def __enter__(self):
         tracer = self
@@ -68,7 +91,7 @@ class _Tracer:
         def traced_gradient(tape, target, sources, output_gradients=None, *args, **kwargs):
             recording = [t for t in _tape_module._state.recording if isinstance(t, GT)]
             before = {t: len(t._entries) for t in recording}
-            state = (list(tape._entries), set(tape._tracked))
+            state = (list(tape._entries), set(tape._tracked)) if tracer.wanted() else None
             result = gradient(tape, target, sources, output_gradients, *args, **kwargs)
             for t, n in before.items():
                 new = t._entries[n:]
@@ -76,9 +99,12 @@ class _Tracer:
                     tracer.inner.setdefault(t, []).append(InnerGradient(
                         target, gv.nest.flatten(sources), gv.nest.flatten(result),
                         {id(op) for op in new}, output_gradients is not None))
-            tracer.calls.append((tape, target, sources, output_gradients) + state + (
-                list(tracer.inner.get(tape, [])), list(tracer.stopped.get(tape, [])),
-                set(tracer.watched.get(tape, ()))))
+            tracer.count += 1
+            if state is not None:
+                tracer.calls.append((tracer.count, tape, target, sources, output_gradients)
+                                    + state + (list(tracer.inner.get(tape, [])),
+                                               list(tracer.stopped.get(tape, [])),
+                                               set(tracer.watched.get(tape, ()))))
             return result
 
         def traced_enter(region):
@@ -104,8 +130,35 @@ class _Tracer:
         return False
 
 
+@dataclass
+class Traced:
+    """What `trace` made: the document of gradient call `shown` (from 1) of `calls`, and
+    the script's failure after that call, in words ('' when it ended well)."""
+
+    doc: Document
+    shown: int
+    calls: int
+    failure: str = ""
+
+    def which(self):
+        """Which call the document shows, in words ('' when the script made only one)."""
+        if self.calls == 1:
+            return ""
+        return f"gradient call {self.shown} of {self.calls}"
+
+
 def trace_script(path, call=-1):
-    """Run the script at `path` (the user chose to run it) and capture one gradient call."""
+    """The document of one gradient call of the script at `path` (see `trace`)."""
+    return trace(path, call).doc
+
+
+def trace(path, call=-1, progress=None, max_nodes=None):
+    """Run the script at `path` (the user chose to run it) and capture its gradient call
+    `call` (1 is the first, -1 the last). `progress(done, total)` hears the conversion;
+    more than `max_nodes` nodes are refused before they are made."""
+    if not isinstance(call, int) or call == 0:
+        raise DocumentError(f"--call {call}: gradient calls count from 1 (the first); -1 is "
+                            "the last", where="--call")
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise DocumentError("no such script", where=path)
@@ -117,7 +170,8 @@ def trace_script(path, call=-1):
                             where=path) from None
     namespace = {"__name__": "__main__", "__file__": path}
     saved_argv, saved_path = sys.argv, list(sys.path)
-    tracer = _Tracer()
+    tracer = _Tracer(call)
+    failure = ""
     try:
         sys.argv = [path]
         sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
@@ -125,20 +179,45 @@ def trace_script(path, call=-1):
             exec(code, namespace)  # noqa: S102 - the user asked to run this script
     except SystemExit as e:
         if e.code not in (None, 0):
-            raise DocumentError(f"the script exited with status {e.code}", where=path) from None
+            failure = f"the script exited with status {e.code}"
     except Exception as e:  # noqa: BLE001 - the script's own error, reported in words
-        if not tracer.calls:
-            raise DocumentError(f"the script failed: {type(e).__name__}: {e}"[:300],
-                                where=path) from None
+        failure = f"the script failed: {type(e).__name__}: {e}{_line_of(e, path)}"[:300]
     finally:
         sys.argv = saved_argv
         sys.path[:] = saved_path
-    if not tracer.calls:
-        raise DocumentError("the script computed no tape.gradient(...)", where=path)
-    (tape, target, sources, output_gradients, entries, tracked, inner, stopped,
-     watched) = tracer.calls[call]
+    chosen = tracer.chosen()
+    if chosen is None:
+        if not tracer.count:
+            raise DocumentError(failure or "the script computed no tape.gradient(...)",
+                                where=path)
+        made = f"the script made {_calls(tracer.count)}"
+        raise DocumentError(f"{made}{' before ' + failure if failure else ''}; --call {call} "
+                            f"is not one of them", where=path)
+    (shown, tape, target, sources, output_gradients, entries, tracked, inner, stopped,
+     watched) = chosen
+    tracer.calls.clear()
     names, layers = script_names(namespace)
-    title = os.path.splitext(os.path.basename(path))[0]
-    return from_tape(tape, target, sources, output_gradients, title=f"Traced {title}",
-                     entries=entries, tracked=tracked,
-                     recording=Recording(inner, stopped, names, layers, watched))
+    traced = Traced(None, shown, tracer.count, failure)
+    title = clean_text("title", os.path.splitext(os.path.basename(path))[0])
+    which = f" ({traced.which()})" if traced.which() else ""
+    title = f"Traced {title[:TEXT_LIMITS['title'] - len('Traced ') - len(which)]}{which}"
+    traced.doc = from_tape(tape, target, sources, output_gradients, title=title,
+                           entries=entries, tracked=tracked,
+                           recording=Recording(inner, stopped, names, layers, watched),
+                           progress=progress, max_nodes=max_nodes)
+    return traced
+
+
+def _calls(n):
+    return f"{n} gradient call{'s' if n != 1 else ''}"
+
+
+def _line_of(error, path):
+    """' (line N)': where in the script the error was raised, when it was there."""
+    line = None
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == path:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return f" (line {line})" if line else ""
