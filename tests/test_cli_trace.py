@@ -203,3 +203,150 @@ def test_progress_is_shown_on_a_terminal_only(tmp_path):
     text = seen.decode()
     assert "\rgradviz: converting the tape: 0 of 1,200 ops" in text
     assert text.endswith("gradviz: converting the tape: 1,200 of 1,200 ops\r\n")
+
+
+# -- what a script may do to its own process ------------------------------------------------
+
+def test_os_exit_after_the_gradient_is_told_in_words(tmp_path):
+    script = _script(tmp_path, textwrap.dedent(SQUARE) + "import os\nos._exit(0)\n")
+    out = tmp_path / "doc.json"
+    result = _trace(script, "-o", out)
+    _one_line_error(result, "the script ended its process with os._exit(0) after 1 gradient "
+                            "call, so its tape could not be saved; nothing was written")
+    assert not out.exists()
+
+
+def test_a_crash_of_the_script_is_named(tmp_path):
+    script = _script(tmp_path, textwrap.dedent(SQUARE)
+                     + "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n")
+    result = _trace(script, "-o", tmp_path / "doc.json")
+    _one_line_error(result, "the script's process was killed by SIGSEGV while the script ran "
+                            "(after 1 gradient call); nothing was written")
+
+
+def test_a_fork_that_runs_to_the_end_writes_nothing(tmp_path):
+    script = _script(tmp_path, textwrap.dedent(SQUARE) + textwrap.dedent("""
+        import os
+        pid = os.fork()
+        if pid:
+            _, status = os.waitpid(pid, 0)
+            open("fork_status.txt", "w").write(str(os.waitstatus_to_exitcode(status)))
+        else:
+            import sys
+            sys.exit(5)   # the fork ends as the script says, never through trace's writer
+    """))
+    out = tmp_path / "doc.json"
+    result = _trace(script, "-o", out, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("wrote ") == 1   # before: the fork wrote too
+    assert (tmp_path / "fork_status.txt").read_text() == "5"
+    assert result.stderr == (f"gradviz: warning: {script}: the script forked; only its "
+                             "original process was traced\n")
+
+
+def test_forks_still_running_at_the_end_are_stopped(tmp_path):
+    script = _script(tmp_path, textwrap.dedent(SQUARE) + textwrap.dedent("""
+        import os, time
+        if os.fork() == 0:
+            open("fork_pid.txt", "w").write(str(os.getpid()))
+            time.sleep(60)    # before: trace's output pipes stayed open for 60 s
+    """))
+    start = __import__("time").monotonic()
+    result = _trace(script, "-o", tmp_path / "doc.json", cwd=tmp_path, timeout=40)
+    assert __import__("time").monotonic() - start < 30
+    assert result.returncode == 0, result.stderr
+    assert "processes it started were still running and were stopped" in result.stderr
+    assert _ends(int((tmp_path / "fork_pid.txt").read_text()))
+
+
+def _ends(pid):
+    """Does process `pid` end within 5 s (gone, or a zombie its new parent has not reaped)?"""
+    import time
+    for _ in range(100):
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    return True
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_gradient_computed_in_a_thread_is_waited_for(tmp_path):
+    script = _script(tmp_path, """
+        import threading, time
+        import gradviz as tf
+        def work():
+            time.sleep(0.3)
+            x = tf.Variable(4.0)
+            with tf.GradientTape() as t:
+                y = x * x * x
+            t.gradient(y, x)
+        threading.Thread(target=work).start()
+    """)
+    out = tmp_path / "doc.json"
+    result = _trace(script, "-o", out)
+    assert result.returncode == 0, result.stderr   # before: "computed no tape.gradient"
+    doc = graph.load(out)
+    assert float(graph.evaluate(doc).gradients[doc.sources[0]]) == 48.0
+
+
+def test_a_thread_that_never_ends_is_stopped_at_the_timeout(tmp_path):
+    script = _script(tmp_path, textwrap.dedent(SQUARE) + textwrap.dedent("""
+        import threading, time
+        threading.Thread(target=time.sleep, args=(600,), name="poller").start()
+    """))
+    out = tmp_path / "doc.json"
+    result = _trace(script, "-o", out, "--timeout", "3", timeout=60)
+    _one_line_error(result, "stopped at the time limit of 3 s (--timeout), while waiting for "
+                            "the script's thread 'poller' to end; nothing was written")
+    assert not out.exists()
+
+
+def test_an_endless_script_is_stopped_at_the_timeout(tmp_path):
+    script = _script(tmp_path, "import gradviz\nwhile True:\n    pass\n")
+    result = _trace(script, "-o", tmp_path / "doc.json", "--timeout", "2", timeout=60)
+    _one_line_error(result, "stopped at the time limit of 2 s (--timeout), while the script ran "
+                            "(after 0 gradient calls)")
+
+
+def test_a_script_over_the_memory_limit_gets_a_memory_error(tmp_path):
+    script = _script(tmp_path, """
+        import numpy as np
+        import gradviz as tf
+        big = np.ones(2 ** 31, dtype=np.uint8)   # 2 GB
+    """)
+    result = _trace(script, "-o", tmp_path / "doc.json", "--max-memory", "1G")
+    _one_line_error(result, "MemoryError", "(the limit is --max-memory 1 GB)")
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--max-memory", "lots"], "'lots' is not a size such as 4G or 512M"),
+    (["--max-memory", "1K"], "give at least 64M"),
+    (["--timeout", "0"], "--timeout 0: give a number of seconds above 0")])
+def test_limits_are_checked(tmp_path, args, words):
+    script = _script(tmp_path, SQUARE)
+    _one_line_error(_trace(script, "-o", tmp_path / "doc.json", *args), words)
+
+
+def test_stopping_trace_stops_the_script(tmp_path):
+    script = _script(tmp_path, """
+        import os, time
+        open("pid.txt", "w").write(str(os.getpid()))
+        while True:
+            time.sleep(0.05)
+    """)
+    import signal
+    import time
+    process = subprocess.Popen([sys.executable, "-m", "gradviz", "trace", str(script), "-o",
+                                str(tmp_path / "doc.json")], cwd=tmp_path, env=ENV,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    pid_file = tmp_path / "pid.txt"
+    deadline = time.monotonic() + 60
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    process.communicate(timeout=30)
+    assert _ends(int(pid_file.read_text())), "the script still runs after trace was stopped"

@@ -127,19 +127,21 @@ def run_command(path, warn=None):
     return 0, raw.dumps(out)
 
 
-def trace_command(script, out_path, call=-1, progress=None, warn=None):
+def trace_command(script, out_path, call=-1, progress=None, warn=None, phase=None):
     """Run `script` (chosen by the user), capture its gradient call `call` (-1: the last)
     and save a document that opens. (0, text) when written; (1, text) when written but
     the script failed after that call (`warn(line)` hears how); (2, one line) when nothing
-    was written."""
+    was written. `progress` and `phase` are tracing.trace's."""
     if _same_file(script, out_path):
         return 2, (f"{out_path}: is the script itself; choose another output file (trace "
                    "would overwrite the script with the document)")
     try:
-        traced = trace(script, call, progress=progress, max_nodes=MAX_NODES)
+        traced = trace(script, call, progress=progress, max_nodes=MAX_NODES, phase=phase)
         doc = traced.doc
         if len(doc.nodes) > MAX_NODES:   # write only documents that open
             raise DocumentError(too_many_nodes(len(doc.nodes)), where="trace")
+        if phase:
+            phase("writing")
         save(doc, out_path, verify=True)
     except DocumentError as e:
         return _error(script, e)

@@ -9,6 +9,9 @@ What `tape.reset()` threw away is gone: its results become constants.
 import collections
 import os
 import sys
+import threading
+import time
+import traceback
 import weakref
 from dataclasses import dataclass
 
@@ -57,8 +60,10 @@ class _Tracer:
     not 1,500; the tapes it only watched are held weakly and go when the script drops them.
     """
 
-    def __init__(self, call=-1):
-        self.call = call
+    active = None   # the tracer of the script running now
+
+    def __init__(self, call=-1, phase=None):
+        self.call, self.phase, self.told = call, phase, 0.0
         self.count = 0           # gradient calls made so far
         # (index, tape, target, sources, output_gradients, entries, tracked, inner, stopped,
         # watched) of the calls kept
@@ -66,6 +71,13 @@ class _Tracer:
         self.inner = weakref.WeakKeyDictionary()     # tape -> [InnerGradient]
         self.stopped = weakref.WeakKeyDictionary()   # tape -> [ops]
         self.watched = weakref.WeakKeyDictionary()   # tape -> ids passed to tape.watch
+
+    def heard(self):
+        """Tell `phase` of the calls made, at most twice a second."""
+        now = time.monotonic()
+        if self.phase is not None and (self.count == 1 or now - self.told > 0.5):
+            self.told = now
+            self.phase("running")
 
     def wanted(self):
         """Is the call being made now one a document may show?"""
@@ -78,7 +90,7 @@ class _Tracer:
         return self.calls[0] if self.calls else None
 
     def __enter__(self):
-        tracer = self
+        tracer = _Tracer.active = self
         GT, SR = _tape_module.GradientTape, _tape_module._StopRecording
         self.saved = (GT.gradient, SR.__enter__, SR.__exit__, GT.watch)
         gradient, enter, exit_, watch = self.saved
@@ -100,6 +112,7 @@ class _Tracer:
                         target, gv.nest.flatten(sources), gv.nest.flatten(result),
                         {id(op) for op in new}, output_gradients is not None))
             tracer.count += 1
+            tracer.heard()
             if state is not None:
                 tracer.calls.append((tracer.count, tape, target, sources, output_gradients)
                                     + state + (list(tracer.inner.get(tape, [])),
@@ -125,6 +138,7 @@ class _Tracer:
         return self
 
     def __exit__(self, *exc):
+        _Tracer.active = None
         GT, SR = _tape_module.GradientTape, _tape_module._StopRecording
         GT.gradient, SR.__enter__, SR.__exit__, GT.watch = self.saved
         return False
@@ -152,10 +166,15 @@ def trace_script(path, call=-1):
     return trace(path, call).doc
 
 
-def trace(path, call=-1, progress=None, max_nodes=None):
+def trace(path, call=-1, progress=None, max_nodes=None, phase=None):
     """Run the script at `path` (the user chose to run it) and capture its gradient call
     `call` (1 is the first, -1 the last). `progress(done, total)` hears the conversion;
-    more than `max_nodes` nodes are refused before they are made."""
+    more than `max_nodes` nodes are refused before they are made; `phase(name, **facts)`
+    hears 'running', 'waiting' (for the script's threads) and 'converting'.
+
+    As Python does at exit, the script's non-daemon threads are waited for (their gradient
+    calls count). A process the script forked that runs on to the script's end leaves
+    here with the script's status: only the original process makes the document."""
     if not isinstance(call, int) or call == 0:
         raise DocumentError(f"--call {call}: gradient calls count from 1 (the first); -1 is "
                             "the last", where="--call")
@@ -170,21 +189,37 @@ def trace(path, call=-1, progress=None, max_nodes=None):
                             where=path) from None
     namespace = {"__name__": "__main__", "__file__": path}
     saved_argv, saved_path = sys.argv, list(sys.path)
-    tracer = _Tracer(call)
-    failure = ""
+    failure, status = "", 0
+    started, threads = os.getpid(), set(threading.enumerate())
+    phase = phase or (lambda name, **facts: None)
+    tracer = _Tracer(call, phase)
     try:
         sys.argv = [path]
         sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
         with tracer:
-            exec(code, namespace)  # noqa: S102 - the user asked to run this script
+            phase("running")
+            try:
+                exec(code, namespace)  # noqa: S102 - the user asked to run this script
+            finally:
+                if os.getpid() == started:
+                    _join_new_threads(threads, phase)
     except SystemExit as e:
+        status = e.code if isinstance(e.code, int) else int(e.code is not None)
         if e.code not in (None, 0):
             failure = f"the script exited with status {e.code}"
     except Exception as e:  # noqa: BLE001 - the script's own error, reported in words
+        status = 1
         failure = f"the script failed: {type(e).__name__}: {e}{_line_of(e, path)}"[:300]
+        if os.getpid() != started:
+            traceback.print_exc()
     finally:
         sys.argv = saved_argv
         sys.path[:] = saved_path
+    if os.getpid() != started:   # a fork of the script reached its end
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    phase("converting")
     chosen = tracer.chosen()
     if chosen is None:
         if not tracer.count:
@@ -206,6 +241,21 @@ def trace(path, call=-1, progress=None, max_nodes=None):
                            recording=Recording(inner, stopped, names, layers, watched),
                            progress=progress, max_nodes=max_nodes)
     return traced
+
+
+def _join_new_threads(before, phase):
+    """Wait for the non-daemon threads the script started, as Python does at exit."""
+    waiting = [t for t in threading.enumerate()
+               if t not in before and not t.daemon and t.is_alive()]
+    if waiting:
+        phase("waiting", threads=[t.name for t in waiting])
+        for t in waiting:
+            t.join()
+
+
+def gradient_calls():
+    """The gradient calls the script being traced has made so far (0 when none is)."""
+    return _Tracer.active.count if _Tracer.active is not None else 0
 
 
 def _calls(n):
