@@ -91,7 +91,8 @@ def _what_happened(status, returncode, timed_out, timeout, max_memory):
         "os._exit": "",
     }.get(phase, "")
     if timed_out:
-        return f"stopped at the time limit of {timeout:g} s (--timeout), {during}; nothing was written"
+        return (f"stopped at the time limit of {timeout:g} s (--timeout), {during}; nothing "
+                "was written")
     if phase == "os._exit":
         return (f"the script ended its process with os._exit({status.get('exit')}) {made}, "
                 "so its tape could not be saved; nothing was written (let the script end "
