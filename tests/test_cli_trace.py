@@ -25,7 +25,7 @@ def _script(tmp_path, text, name="script.py"):
 def _trace(*args, timeout=120, **kwargs):
     return subprocess.run([sys.executable, "-m", "gradviz", "trace", *map(str, args)],
                           cwd=kwargs.pop("cwd", ROOT), capture_output=True, text=True,
-                          timeout=timeout, env=ENV, **kwargs)
+                          timeout=timeout, env=kwargs.pop("env", ENV), **kwargs)
 
 
 def _one_line_error(result, *words):
@@ -315,10 +315,12 @@ def test_a_script_over_the_memory_limit_gets_a_memory_error(tmp_path):
     script = _script(tmp_path, """
         import numpy as np
         import gradviz as tf
-        big = np.ones(2 ** 31, dtype=np.uint8)   # 2 GB
+        big = np.empty(2 ** 34, dtype=np.uint8)   # 16 GB of address space, never touched
     """)
-    result = _trace(script, "-o", tmp_path / "doc.json", "--max-memory", "1G")
-    _one_line_error(result, "MemoryError", "(the limit is --max-memory 1 GB)")
+    # one BLAS thread: a many-core machine's per-thread buffers stay far below the limit
+    result = _trace(script, "-o", tmp_path / "doc.json", "--max-memory", "2G",
+                    env={**ENV, "OPENBLAS_NUM_THREADS": "1"})
+    _one_line_error(result, "MemoryError", "(the limit is --max-memory 2 GB)")
 
 
 @pytest.mark.parametrize("args, words", [

@@ -105,8 +105,10 @@ def _what_happened(status, returncode, timed_out, timeout, max_memory):
         memory = (f"; it may have run out of memory (--max-memory {size_text(max_memory)})"
                   if max_memory else "")
         return f"the script's process was killed by {name} {during}{memory}; nothing was written"
+    small = (f" (--max-memory {size_text(max_memory)} may be too little for Python and "
+             "gradviz to start)" if max_memory and phase == "starting" else "")
     return (f"the script's process ended with status {returncode} {during}, before its tape "
-            "was saved; nothing was written")
+            f"was saved; nothing was written{small}")
 
 
 def size_text(n):

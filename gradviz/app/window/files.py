@@ -8,6 +8,7 @@ process (script_import.py).
 import errno
 import json
 import os
+import re
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -222,7 +223,9 @@ class WindowFiles:
             return False
         doc = imported.doc
         self.controller.set_document(doc)
-        self.show_message(f"Imported {name}: {len(doc.nodes)} nodes")
+        which = re.search(r"\((gradient call \d+ of \d+)\)$", doc.title)
+        self.show_message(f"Imported {name}: {len(doc.nodes)} nodes"
+                          + (f", {which[1]}" if which else ""))
         if imported.warnings:
             QMessageBox.warning(self, "Import from script", f"Imported {name}, but:\n\n"
                                 + "\n".join(f"• {w}" for w in imported.warnings))

@@ -51,7 +51,7 @@ class _Watched(script_import.QProcess):
 
 def test_a_chatty_script_leaves_only_a_bounded_tail_in_memory(make_window, tmp_path,
                                                               monkeypatch):
-    script = _script(tmp_path, textwrap.dedent(SQUARE) + textwrap.dedent("""
+    script = _script(tmp_path, textwrap.dedent(SQUARE) * 2 + textwrap.dedent("""
         import sys
         line = "x" * 1023 + "\\n"
         for _ in range(12 * 1024):          # 12 MB on each stream
@@ -71,8 +71,9 @@ def test_a_chatty_script_leaves_only_a_bounded_tail_in_memory(make_window, tmp_p
     assert stdout + stderr < 2 << 20   # before: all 24 MB waited in QProcess's buffers
     assert len(kept[0].output) <= script_import.TAIL_BYTES
     assert "the last line\nwrote " in kept[0].output   # the script's, then trace's own line
-    assert kept[0].output.endswith(" nodes, 2 edges\n")
+    assert kept[0].output.endswith("it shows gradient call 2 of 2 (--call K picks another)\n")
     assert float(w.controller.result.evaluation.gradients[w.controller.doc.sources[0]]) == 6.0
+    assert w.statusBar().currentMessage() == "Imported script.py: 2 nodes, gradient call 2 of 2"
 
 
 def test_a_script_failing_after_its_gradient_imports_with_a_warning(make_window, tmp_path,
