@@ -158,9 +158,9 @@ def test_a_failure_after_the_saved_call_writes_the_document_and_exits_1(tmp_path
     out = tmp_path / "doc.json"
     result = _trace(script, "-o", out)
     assert result.returncode == 1, result.stderr
-    assert result.stderr == (f"gradviz: warning: {script}: the script failed: ValueError: "
-                             "after the gradient (line 7), after the gradient call the "
-                             "document shows\n")
+    assert result.stderr == (f"gradviz: warning: {script}: after the gradient call the "
+                             "document shows, the script failed: ValueError: after the "
+                             "gradient (line 7)\n")
     assert f"wrote {out}: 2 nodes" in result.stdout
     assert float(graph.evaluate(graph.load(out)).gradients[graph.Port("x")]) == 6.0
     script.write_text(textwrap.dedent(SQUARE) + "import sys\nsys.exit(3)\n", encoding="utf-8")

@@ -153,7 +153,7 @@ def trace_command(script, out_path, call=-1, progress=None, warn=None, phase=Non
         text += f"; it shows {which} (--call K picks another)"
     if traced.failure:
         if warn:
-            warn(f"{script}: {traced.failure}, after the gradient call the document shows")
+            warn(f"{script}: after the gradient call the document shows, {traced.failure}")
         return 1, text
     return 0, text
 

@@ -114,7 +114,7 @@ def _what_happened(status, returncode, timed_out, timeout, max_memory):
 def size_text(n):
     for unit, size in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
         if n >= size:
-            return f"{n / size:g} {unit}"
+            return f"{n / size:.3g} {unit}"
     return f"{n} bytes"
 
 
