@@ -66,7 +66,7 @@ def test_an_incomplete_graph_still_gives_a_script():
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
 def test_codegen_then_trace_gives_back_the_document(path, tmp_path):
     """Every sample's script, traced, is the same graph with the same numbers."""
-    from gradviz.graph.capture import trace_script
+    from gradviz.graph.tracing import trace_script
     doc = load(str(path))
     script = tmp_path / f"{path.stem}.py"
     script.write_text(to_python(doc), encoding="utf-8")
