@@ -7,7 +7,7 @@ from ..execute import apply, tensors
 from ..registry import define_op
 from ..tensor import Tensor, Variable, convert_to_tensor
 from .reduce import clip_by_norm
-from .shape import GATHER, RESOURCE_GATHER, check_indices, concat
+from .shape import GATHER, RESOURCE_GATHER, concat
 
 
 def _ids(ids):
@@ -33,7 +33,6 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     ids = _ids(ids)
     if params.ndim == 0:
         raise ValueError("embedding_lookup needs a table of rank at least 1, got a scalar")
-    check_indices(ids._value, params.shape[0])
     op = RESOURCE_GATHER if type(params) is Variable else GATHER
     rows = apply(op, (params, ids), {"axis": 0})
     if max_norm is None:

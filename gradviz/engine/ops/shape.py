@@ -414,7 +414,8 @@ def check_indices(values, n):
 
 
 def _gather_forward(params, indices, axis):
-    return np.take(params, indices, axis=axis)  # indices checked by gather, embedding_lookup
+    check_indices(indices, params.shape[axis])   # here, so a compiled replay checks too
+    return np.take(params, indices, axis=axis)
 
 
 def _gather_rule(F, g, ins, out, at, needs):
@@ -440,7 +441,6 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     b = axis_index(batch_dims, indices.ndim + 1, "batch_dims")
     axis = b if axis is None else axis_index(axis, params.ndim)
     if b == 0:
-        check_indices(indices._value, params.shape[axis])
         return apply(GATHER, (params, indices), {"axis": axis})
     return _batch_gather(params, indices, axis, b)
 
