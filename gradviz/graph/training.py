@@ -14,6 +14,7 @@ import numpy as np
 
 import gradviz as gv
 
+from ..engine.interrupt import checkpoints
 from ..engine.optimizers import SGD, Adam, Newton, RMSprop, hessian_matrix
 from . import catalog
 from .build import ENGINE_ERRORS, one_line, quiet
@@ -263,8 +264,12 @@ class Trainer:
     @property
     def losses(self):
         """The loss before the first step and after each step."""
-        return [s.loss for s in self.history[:1]] + [s.loss_after for s in self.history] \
-            if self.history else [self.loss]
+        return self.losses_of(list(self.history))
+
+    def losses_of(self, history):
+        """`losses` up to the end of `history`, a copy of `self.history` taken while a
+        worker may still be adding to it (the curves then agree with their records)."""
+        return [history[0].loss] + [s.loss_after for s in history] if history else [self.loss]
 
     def gradient(self, port):
         return self.evaluation.gradients.get(port)
@@ -278,7 +283,13 @@ class Trainer:
         return with_values(self.original, self.values())
 
     def step(self):
-        """One update of every parameter; returns its TrainStep."""
+        """One update of every parameter; returns its TrainStep. A step is whole or not at
+        all: the engine's checkpoints (where a cancelled worker stops) are off inside it,
+        else the Variables would be updated and the history not; `run` stops between steps."""
+        with checkpoints(None):
+            return self._step()
+
+    def _step(self):
         before = [v._value for v in self.variables]
         loss = self.loss
         grads = [self.gradient(p) for p in self.parameters]

@@ -5,7 +5,8 @@ import pytest
 
 from gradviz.graph import CONSTANT, OP, VARIABLE, Document, Node, Port, load
 from gradviz.graph.errors import DocumentError
-from gradviz.graph.training import (Trainer, hyper_parameters, loss_text, make_optimizer,
+from gradviz.graph.evaluate import evaluate
+from gradviz.graph.training import (Trainer, hyper_parameters, loss_of, loss_text, make_optimizer,
                                     trainable_parameters, with_values)
 from gradviz.story.studies import hessian_study
 
@@ -71,6 +72,31 @@ def test_run_stops_when_told():
     heard = []
     records = trainer.run(100, should_stop=lambda: len(heard) >= 3, on_step=heard.append)
     assert len(records) == 3 == len(trainer.history) and heard == records
+
+
+@pytest.mark.parametrize("name", ["sgd", "newton"])
+def test_a_step_is_never_cut_short_by_a_cancelled_workers_checkpoint(name):
+    """A worker that is cancelled stops at the engine's next checkpoint; inside a step that
+    would leave the Variables updated and the history not (the Train dock then showed
+    values one step behind the trainer's)."""
+    from gradviz.engine.interrupt import checkpoints
+
+    class Stop(Exception):
+        pass
+
+    def stop():
+        raise Stop()
+    trainer = Trainer(bowl(), make_optimizer(name))
+    with checkpoints(stop):
+        record = trainer.step()
+        with pytest.raises(Stop):              # the hook is back once the step is over
+            hessian_study(bowl())
+    assert trainer.history == [record] and trainer.last_update.index == 1
+    after = trainer.last_update.after[0]
+    np.testing.assert_array_equal(trainer.values()[Port("w")], after)
+    assert trainer.loss == pytest.approx(record.loss_after)
+    assert record.loss_after == pytest.approx(
+        loss_of(trainer.document(), evaluate(trainer.document()).values))
 
 
 def test_newton_step_is_the_hessian_studys():

@@ -27,11 +27,10 @@ PLOTS_MS = 400
 
 
 class TrainPanel(QWidget):
-    def __init__(self, controller, parent=None, after_repaint=None):
-        """`after_repaint`: the canvas' (the run waits for each preview to be painted)."""
+    def __init__(self, controller, parent=None):
         super().__init__(parent)
         self.controller = controller
-        self.session = TrainingSession(controller, self, after_repaint)
+        self.session = TrainingSession(controller, self)
         self._optimizer = None        # made from the fields when a run starts; kept while they hold
         self._ports = []
 
@@ -270,7 +269,7 @@ class TrainPanel(QWidget):
         if trainer is None:
             return
         history = list(trainer.history)
-        losses = trainer.losses
+        losses = trainer.losses_of(history)
         self.curves.show_history(losses, history)
         if self.session.running and history:
             self._say("info", f"step {history[-1].index}, loss {losses[-1]:.6g} …")
