@@ -75,8 +75,6 @@ def test_two_runs_are_two_entries_and_continue_the_optimizer(qtbot, panel):
         "Training run (5 SGD steps)", "Training run (7 SGD steps)"]
 
 
-@pytest.mark.skip(reason="flaky, an open defect: some runs show no preview of the run for 20 s "
-                         "(seen alone and after tests/app/studies); to be fixed, not ignored")
 def test_pause_stops_a_long_run_and_undo_puts_it_back(qtbot, panel):
     w, p = panel()
     start = kernel(w).copy()
@@ -189,7 +187,9 @@ def test_the_landscape_shows_the_run_the_gradient_and_newtons_minimum(qtbot, pan
     assert "whole surface" in view.caption.text()
 
 
-def test_a_slow_landscape_can_be_cancelled(qtbot, panel):
+def test_a_slow_landscape_can_be_cancelled(qtbot, panel, monkeypatch):
+    from gradviz.graph import landscape as landscape_module
+    monkeypatch.setattr(landscape_module, "_can_batch", lambda *a: False)
     w, p = panel("samples/train_3_newton.json")
     p.tabs.setCurrentWidget(p.landscape)
     view = p.landscape
