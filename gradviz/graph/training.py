@@ -8,14 +8,15 @@ document through the engine exactly as `evaluate` does, so each gradient is the
 tape's; Newton's Hessian comes from nested tapes, as in seed 001.
 """
 import dataclasses
-import inspect
 
 import numpy as np
 
 import gradviz as gv
 
 from ..engine.interrupt import checkpoints
-from ..engine.optimizers import SGD, Adam, Newton, RMSprop, hessian_matrix
+# OPTIMIZERS, hyper_parameters and make_optimizer are offered here too (the CLI, the dock).
+from ..engine.optimizers import (OPTIMIZERS, SGD, Adam, Newton, RMSprop, hessian_matrix,
+                                 hyper_parameters, make_optimizer)
 from . import catalog
 from .build import ENGINE_ERRORS, one_line, quiet
 from .document import LAYER, VARIABLE, Port
@@ -24,32 +25,12 @@ from .evaluate import _built, _tapes, evaluate
 from .ports import port_text
 from .structure import analyse
 
-OPTIMIZERS = {"sgd": SGD, "rmsprop": RMSprop, "adam": Adam, "newton": Newton}
-
 # Newton solves an n x n system over all parameters each step: for small problems only.
 NEWTON_LIMIT = 1000
 # The path (every parameter entry at each step) is kept for up to this many entries, at
 # up to PATH_POINTS steps (every stride-th step; the stride doubles as a run grows).
 PATH_LIMIT = 4096
 PATH_POINTS = 2000
-
-
-def hyper_parameters(name):
-    """{hyper-parameter: Keras' default} of optimizer `name` ('sgd', 'adam', ...)."""
-    signature = inspect.signature(OPTIMIZERS[name])
-    return {k: p.default for k, p in signature.parameters.items() if k != "name"}
-
-
-def make_optimizer(name, **hyper):
-    """An optimizer by name with `hyper` over Keras' defaults; a ValueError in words if the
-    name or a value is not accepted."""
-    if name not in OPTIMIZERS:
-        raise ValueError(f"unknown optimizer '{name}' (choose from {', '.join(OPTIMIZERS)})")
-    unknown = set(hyper) - set(hyper_parameters(name))
-    if unknown:
-        raise ValueError(f"{name} has no hyper-parameter {', '.join(sorted(unknown))} "
-                         f"(it has {', '.join(hyper_parameters(name))})")
-    return OPTIMIZERS[name](**hyper)
 
 
 def update_rule(optimizer):

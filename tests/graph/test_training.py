@@ -203,3 +203,36 @@ def test_hyper_parameters_are_keras_defaults():
         make_optimizer("lbfgs")
     with pytest.raises(ValueError, match="sgd has no hyper-parameter rho"):
         make_optimizer("sgd", rho=0.5)
+
+
+def test_a_training_preset_round_trips_and_old_files_have_none():
+    from gradviz import graph
+    doc = bowl()
+    assert '"training"' not in graph.dumps(doc)        # old files' text is unchanged
+    doc.training = {"optimizer": "adam", "learning_rate": 0.05, "amsgrad": True, "steps": 200}
+    text = graph.dumps(doc)
+    assert graph.loads(text).training == doc.training and graph.dumps(graph.loads(text)) == text
+
+
+@pytest.mark.parametrize("training, message", [
+    ([], "the training preset (an object) has the wrong type (list)"),
+    ({"learning_rate": 0.1}, "'optimizer' must be one of sgd, rmsprop, adam, newton"),
+    ({"optimizer": "lbfgs"}, "'optimizer' must be one of"),
+    ({"optimizer": "sgd", "beta_1": 0.9}, "sgd has no hyper-parameter 'beta_1' (it has "
+                                          "learning_rate, momentum, nesterov)"),
+    ({"optimizer": "adam", "beta_1": 1.5}, "beta_1 must be a number in [0, 1), got 1.5"),
+    ({"optimizer": "adam", "learning_rate": "fast"}, "learning_rate must be a number"),
+    ({"optimizer": "sgd", "nesterov": 1}, "nesterov must be true or false"),
+    ({"optimizer": "sgd", "momentum": True}, "momentum must be a number"),
+    ({"optimizer": "sgd", "steps": 0}, "steps must be an integer from 1 to 1,000,000"),
+    ({"optimizer": "sgd", "steps": 2.5}, "steps must be an integer"),
+])
+def test_a_bad_training_preset_is_refused_in_words(training, message):
+    import json
+
+    from gradviz import graph
+    obj = json.loads(graph.dumps(bowl()))
+    obj["training"] = training
+    with pytest.raises(DocumentError) as refused:
+        graph.loads(json.dumps(obj))
+    assert message in str(refused.value) and "training" in str(refused.value)

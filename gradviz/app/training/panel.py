@@ -8,6 +8,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxL
                                QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
 from ...graph.errors import DocumentError
+from ...graph.fileformat import MAX_TRAINING_STEPS
 from ...graph.training import (hyper_parameters, loss_text, make_optimizer, trainable_parameters,
                                update_rule, variable_ports)
 from ...story.update_text import update_lines
@@ -59,7 +60,7 @@ class TrainPanel(QWidget):
         column.addStretch(1)
 
         self.steps_box = QSpinBox()
-        self.steps_box.setRange(1, 1_000_000)
+        self.steps_box.setRange(1, MAX_TRAINING_STEPS)
         self.steps_box.setValue(100)
         self.steps_box.setToolTip("How many updates Run takes")
         self.step_button = QPushButton("Step")
@@ -136,9 +137,11 @@ class TrainPanel(QWidget):
         self.session.stopped.connect(self._stopped)
         self.session.reset.connect(self._reset_curves)
         controller.evaluated.connect(self._document_evaluated)
+        controller.documentReplaced.connect(self._document_replaced)
         self.run_button.setText(f"Run {self.steps_box.value()}")
         self._optimizer_changed()
         self._document_evaluated()
+        self.take_preset()
         self._show_last_step()
 
     # -- settings -----------------------------------------------------------------------
@@ -162,6 +165,32 @@ class TrainPanel(QWidget):
             self.fields[key] = field
             self.form.addRow(HYPER_TITLES.get(key, key), field)
         self._settings_changed()
+
+    def _document_replaced(self):
+        """Another document (File ▸ Open, New, a lesson): its Variables are chosen as it
+        marks them, and its training preset is taken."""
+        self._ports = []
+        self._document_evaluated()
+        self.take_preset()
+
+    def take_preset(self):
+        """The document's training preset (a lesson's optimizer, hyper-parameters and
+        steps); without one the fields keep what they hold."""
+        preset = dict(self.controller.doc.training)
+        name = preset.pop("optimizer", None)
+        if name is None:
+            return
+        self.optimizer_box.blockSignals(True)
+        self.optimizer_box.setCurrentIndex(self.optimizer_box.findData(name))
+        self.optimizer_box.blockSignals(False)
+        self._optimizer_changed()          # Keras' defaults, then the preset's values
+        self.steps_box.setValue(preset.pop("steps", self.steps_box.value()))
+        for key, value in preset.items():
+            field = self.fields[key]
+            if isinstance(field, QCheckBox):
+                field.setChecked(bool(value))
+            else:
+                field.setText(f"{value:g}")
 
     def hyper(self):
         """{hyper-parameter: value} from the fields (ValueError naming a bad one)."""

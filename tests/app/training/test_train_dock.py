@@ -271,3 +271,24 @@ def test_closing_the_window_stops_a_run(qtbot, panel):
     w.close()
     assert job.wait(10)      # the worker ended: Qt's thread pool need not wait for it
     assert len(p.session.trainer.history) < 1_000_000
+
+
+def test_each_lesson_opens_the_dock_with_its_run(qtbot, panel):
+    """The lesson's optimizer, hyper-parameters and steps (the document's training preset),
+    from the first lesson opened and from each one opened after it."""
+    from gradviz.graph.training import hyper_parameters
+    w, p = panel("samples/train_1_gd_bowl.json")
+    for lesson in ("train_1_gd_bowl", "train_2_valley", "train_3_newton", "001_hessian_newton",
+                   "train_4_inverse"):
+        w.controller.open(f"samples/{lesson}.json")
+        preset = dict(load(f"samples/{lesson}.json").training)
+        if not preset:                        # no preset: the dock keeps what it holds
+            assert p.optimizer_name == "newton" and p.steps_box.value() == 1
+            continue
+        name, steps = preset.pop("optimizer"), preset.pop("steps")
+        assert p.optimizer_name == name and p.steps_box.value() == steps
+        assert p.run_button.text() == f"Run {steps}"
+        assert p.hyper() == {**hyper_parameters(name), **preset}
+    assert p.run(p.steps_box.value()), p.status.text()  # the inverse lesson's Adam run, as its text says
+    finish(qtbot, p)
+    assert p.session.trainer.losses[-1] < 1e-8
