@@ -295,6 +295,22 @@ class Trainer:
                                   [self._slots(v) for v in self.variables])
         return record
 
+    def replay(self, step):
+        """({Port: value before update `step`}, that step's Update), `step` counting from 1:
+        the run computed again from the original document by a fresh optimizer of the same
+        configuration (the same code, so the same numbers; the run keeps only its last
+        Update). Costs `step` steps."""
+        if not 1 <= step <= len(self.history):
+            raise ValueError(f"step {step} is not in this run (it has {len(self.history)})")
+        last = self.last_update
+        if last is not None and step == last.index:
+            return dict(zip(self.parameters, last.before)), last
+        twin = Trainer(self.original, fresh_optimizer(self.optimizer), self.parameters)
+        twin.run(step - 1)
+        before = twin.values()
+        twin.step()
+        return before, twin.last_update
+
     def run(self, steps, should_stop=None, on_step=None):
         """Up to `steps` updates; stops early when `should_stop()` says so. `on_step(record)`
         hears each one. Returns the records of this run."""
@@ -330,6 +346,13 @@ class Trainer:
 
     def _newton_terms(self):
         return gradient_and_hessian(self.doc, self.parameters)
+
+
+def fresh_optimizer(optimizer):
+    """An optimizer of the same kind and hyper-parameters, with no state (no steps taken)."""
+    name = next(k for k, kind in OPTIMIZERS.items() if type(optimizer) is kind)
+    config = optimizer.get_config()
+    return make_optimizer(name, **{k: config[k] for k in hyper_parameters(name)})
 
 
 def gradient_and_hessian(doc, parameters):

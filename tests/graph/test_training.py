@@ -236,3 +236,29 @@ def test_a_bad_training_preset_is_refused_in_words(training, message):
     with pytest.raises(DocumentError) as refused:
         graph.loads(json.dumps(obj))
     assert message in str(refused.value) and "training" in str(refused.value)
+
+
+@pytest.mark.parametrize("name, hyper", [("sgd", {"learning_rate": 0.05, "momentum": 0.9}),
+                                         ("adam", {"learning_rate": 0.1, "amsgrad": True}),
+                                         ("rmsprop", {"centered": True}), ("newton", {})])
+def test_any_step_of_a_run_is_replayed_with_its_numbers(name, hyper):
+    """Step k's values before the update, its gradient, the optimizer's state and the new
+    values: the run's own numbers (compared with the path the run kept, and a Trainer
+    stopped at step k)."""
+    trainer = Trainer(bowl(), make_optimizer(name, **hyper))
+    trainer.run(3)
+    trainer.run(4)                                    # two runs: one optimizer throughout
+    assert len(trainer.path) == 8
+    for k in (1, 5, 7):
+        before, update = trainer.replay(k)
+        assert update.index == k and update.t == k
+        np.testing.assert_array_equal(before[Port("w")], trainer.path[k - 1][1][Port("w")])
+        np.testing.assert_array_equal(update.after[0], trainer.path[k][1][Port("w")])
+        stopped = Trainer(bowl(), make_optimizer(name, **hyper))
+        stopped.run(k)
+        np.testing.assert_array_equal(update.gradients[0], stopped.last_update.gradients[0])
+        for slot, value in stopped.last_update.slots_after[0].items():
+            np.testing.assert_array_equal(update.slots_after[0][slot], value)
+    assert trainer.replay(7)[1] is trainer.last_update
+    with pytest.raises(ValueError, match="step 8 is not in this run"):
+        trainer.replay(8)

@@ -1,6 +1,5 @@
 """The Train dock: choose an optimizer, its hyper-parameters and the Variables to train,
 then Step, Run N, Pause or Reset; the curves and the graph's cards follow the run."""
-import html
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel,
@@ -11,12 +10,12 @@ from ...graph.errors import DocumentError
 from ...graph.fileformat import MAX_TRAINING_STEPS
 from ...graph.training import (hyper_parameters, loss_text, make_optimizer, trainable_parameters,
                                update_rule, variable_ports)
-from ...story.update_text import update_lines
 from ..studies._base import banner, port_label, set_banner
 from .curves import TrainingCurves
 from .export import export_plots_dialog, export_run_dialog
 from .landscape_view import LandscapeView
 from .session import TrainingSession
+from .step_view import StepView
 
 OPTIMIZER_TITLES = {"sgd": "SGD (momentum, Nesterov)", "rmsprop": "RMSprop", "adam": "Adam",
                     "newton": "Newton (damped, small problems)"}
@@ -92,15 +91,9 @@ class TrainPanel(QWidget):
         self.tabs.addTab(self.curves, "Curves")
         self.landscape = LandscapeView(self)
         self.tabs.addTab(self.landscape, "Landscape")
-        self.last_step = QLabel()
-        self.last_step.setWordWrap(True)
-        self.last_step.setTextFormat(Qt.TextFormat.RichText)
-        self.last_step.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.last_step.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        last_scroll = QScrollArea()
-        last_scroll.setWidget(self.last_step)
-        last_scroll.setWidgetResizable(True)
-        self.tabs.addTab(last_scroll, "Last step")
+        self.step_view = StepView()
+        self.last_step = self.step_view.text
+        self.tabs.addTab(self.step_view, "Step")
         scroll = QScrollArea()    # a short dock scrolls the controls rather than squash them
         scroll.setWidget(controls)
         scroll.setWidgetResizable(True)
@@ -263,22 +256,11 @@ class TrainPanel(QWidget):
         self._show_last_step()
 
     def _show_last_step(self):
-        """The last update written out with its numbers (story/update_text)."""
+        """The Step tab follows the run (story/update_text writes the update out)."""
         trainer = self.session.trainer
-        update = trainer.last_update if trainer is not None else None
-        if update is None:
-            self.last_step.setText("Take a step: its update is written out here with its numbers.")
-            return
-        doc = self.controller.doc
-        names = [port_label(doc, p) for p in trainer.parameters]
-        parts = [f"<p><b>Step {update.index}</b> ({trainer.optimizer.name}): g is the gradient "
-                 "the backward pass gave at the values before this step; the Backprop player "
-                 "shows the backward pass at the document's values now, which make the next "
-                 "step's g.</p>"]
-        for title, lines in update_lines(update, trainer.optimizer, names):
-            parts.append(f"<p><b>{html.escape(title)}</b><br>"
-                         + "<br>".join(html.escape(line) for line in lines) + "</p>")
-        self.last_step.setText("".join(parts))
+        names = [port_label(self.controller.doc, p) for p in trainer.parameters] \
+            if trainer is not None else []
+        self.step_view.show_run(trainer, names)
 
     def _stopped(self, why):
         self._plots_timer.stop()

@@ -1,5 +1,7 @@
 """The Train dock: a run on the worker updates the document as one undoable entry, Pause
 stops it, Reset and Undo put every Variable back, refusals are said in words."""
+import re
+
 import numpy as np
 import pytest
 
@@ -257,7 +259,7 @@ def test_the_last_step_is_written_out_with_its_numbers(qtbot, panel):
     finish(qtbot, p)
     text = p.last_step.text()
     # x = 2, g = 2x = 4: w ← w − η·g = 2 − 0.1 × 4 = 1.6; y = 1, g = 6y = 6: 1 − 0.6 = 0.4
-    assert "Step 1" in text
+    assert "Step 1 of the run" in text and "values before the update" in text
     assert "w ← w − η·g = 2 − 0.1 × 4 = 1.6" in text
     assert "w ← w − η·g = 1 − 0.1 × 6 = 0.4" in text
 
@@ -292,3 +294,28 @@ def test_each_lesson_opens_the_dock_with_its_run(qtbot, panel):
     assert p.run(p.steps_box.value()), p.status.text()  # the inverse lesson's Adam run, as its text says
     finish(qtbot, p)
     assert p.session.trainer.losses[-1] < 1e-8
+
+
+def test_any_step_of_the_run_is_written_out_with_that_steps_numbers(qtbot, panel):
+    """Step 2 of 3 on the bowl x² + 3y² from (2, 1), SGD η = 0.1: x and y are multiplied by
+    0.8 and 0.4 each step, so step 2 starts at x = 1.6, y = 0.4 with g = (3.2, 2.4)."""
+    w, p = panel("samples/train_1_gd_bowl.json")
+    choose(p, "sgd", learning_rate="0.1")
+    p.run(3)
+    finish(qtbot, p)
+    view = p.step_view
+    assert "Step 3 of the run" in view.text.text() and view.step_box.value() == 3
+    view.step_box.setValue(2)
+    text = view.text.text()
+    assert "Step 2 of the run" in text and "The run went on to step 3" in text
+    lines = [line for line in text.replace("<br>", "\n").replace("</p>", "\n").split("\n")
+             if "←" in line]
+    assert lines == ["w ← w − η·g = 1.6 − 0.1 × 3.2 = 1.28", "w ← w − η·g = 0.4 − 0.1 × 2.4 = 0.16"]
+    for line in lines:                         # each equation holds as printed: w − η × g
+        w_, lr, g, result = map(float, re.findall(r"\d+(?:\.\d+)?", line.split("=", 1)[1]))
+        assert w_ - lr * g == pytest.approx(result, rel=1e-6)
+    view.last_button.click()
+    assert "Step 3 of the run" in view.text.text()
+    p.run(1)                                   # the last step is followed again
+    finish(qtbot, p)
+    assert "Step 4 of the run" in view.text.text()
