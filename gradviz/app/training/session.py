@@ -3,8 +3,8 @@ Trainer on its own copy of the document), and the window's document follows it.
 
 The worker never waits for the window: after each step it leaves the step's index and
 the Variables' arrays (which an update replaces, never writes into) where the UI thread
-can take them. Every PREVIEW_MS the UI thread takes the latest and puts it into the
-document as one undoable edit that merges with the run's earlier ones, so the cards show
+can take them. PREVIEW_MS after its last preview the UI thread takes the latest and puts
+it into the document as one undoable edit that merges with the run's earlier ones, so the cards show
 the run's values and gradients and one Undo puts every Variable back as it was before
 the run. An edit by the user that the engine sees (not a move or a label) ends the run:
 the trainer's copy no longer matches the document.
@@ -45,7 +45,8 @@ class TrainingSession(QObject):
         self._run_first = 1       # the index of this run's first step (runs share a trainer)
         self._failure = ""
         self._pushing = False
-        self._timer = QTimer(self)
+        self._timer = QTimer(self)          # started again once a preview is done, so the
+        self._timer.setSingleShot(True)     # window has PREVIEW_MS for input between two
         self._timer.setInterval(PREVIEW_MS)
         self._timer.timeout.connect(self._preview)
         controller.changed.connect(self._document_changed)
@@ -117,6 +118,8 @@ class TrainingSession(QObject):
                        key=self._run_key)
             self._shown = index
         self.stepped.emit()
+        if self.running:
+            self._timer.start()
 
     def _push(self, values, text, key):
         self._pushing = True
