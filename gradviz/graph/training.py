@@ -304,7 +304,7 @@ class Trainer:
             raise ValueError(f"step {step} is not in this run (it has {len(self.history)})")
         last = self.last_update
         if last is not None and step == last.index:
-            return dict(zip(self.parameters, last.before)), last
+            return {p: np.array(v) for p, v in zip(self.parameters, last.before)}, last
         twin = Trainer(self.original, fresh_optimizer(self.optimizer), self.parameters)
         twin.run(step - 1)
         before = twin.values()

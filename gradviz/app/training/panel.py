@@ -1,7 +1,7 @@
 """The Train dock: choose an optimizer, its hyper-parameters and the Variables to train,
 then Step, Run N, Pause or Reset; the curves and the graph's cards follow the run."""
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel,
                                QLineEdit, QListWidget, QListWidgetItem, QPushButton, QScrollArea,
                                QSpinBox, QTabWidget, QVBoxLayout, QWidget)
@@ -27,6 +27,8 @@ PLOTS_MS = 400
 
 
 class TrainPanel(QWidget):
+    storyWanted = Signal()     # the player should play the backward pass from its first step
+
     def __init__(self, controller, parent=None):
         super().__init__(parent)
         self.controller = controller
@@ -92,6 +94,7 @@ class TrainPanel(QWidget):
         self.landscape = LandscapeView(self)
         self.tabs.addTab(self.landscape, "Landscape")
         self.step_view = StepView()
+        self.step_view.openStep.connect(self._open_step)
         self.last_step = self.step_view.text
         self.tabs.addTab(self.step_view, "Step")
         scroll = QScrollArea()    # a short dock scrolls the controls rather than squash them
@@ -131,6 +134,8 @@ class TrainPanel(QWidget):
         self.session.reset.connect(self._reset_curves)
         controller.evaluated.connect(self._document_evaluated)
         controller.documentReplaced.connect(self._document_replaced)
+        self._step_note = False      # the status says the document holds an opened step
+        controller.changed.connect(self._forget_step_note)
         self.run_button.setText(f"Run {self.steps_box.value()}")
         self._optimizer_changed()
         self._document_evaluated()
@@ -261,6 +266,22 @@ class TrainPanel(QWidget):
         names = [port_label(self.controller.doc, p) for p in trainer.parameters] \
             if trainer is not None else []
         self.step_view.show_run(trainer, names)
+
+    def _open_step(self, values, step):
+        if self.session.running:
+            self._say("info", "Pause the run first: the document follows it.")
+            return
+        self.session.show_step(values, step)
+        self._step_note = True
+        self._say("info", f"The document holds the values before step {step} of the run: the "
+                          "Backprop player shows the backward pass that gave that step's "
+                          "gradient. Undo goes back to the run's last values.")
+        self.storyWanted.emit()
+
+    def _forget_step_note(self):
+        if self._step_note:          # (the open's own edit comes before the note is set)
+            self._step_note = False
+            self._say("info", "")
 
     def _stopped(self, why):
         self._plots_timer.stop()

@@ -105,6 +105,13 @@ class TrainingSession(QObject):
         self._shown = 0
         self.reset.emit()
 
+    def show_step(self, values, step):
+        """Put the values before `step` of the run into the document (one undoable edit; the
+        trainer goes on from its own last step when run again)."""
+        if self.running or self.trainer is None:
+            return
+        self._push(values, f"Step {step} of the run, values before the update", key=None)
+
     # -- UI thread ----------------------------------------------------------------------
     def _preview(self):
         """The latest step into the document (at most every PREVIEW_MS while running)."""

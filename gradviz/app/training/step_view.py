@@ -7,7 +7,7 @@ from the run's start (Trainer.replay), so the numbers are the run's own.
 """
 import html
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton, QScrollArea, QSpinBox,
                                QVBoxLayout, QWidget)
 
@@ -17,6 +17,9 @@ from ..worker import wait_painted
 
 
 class StepView(QWidget):
+    # ({Port: value before the step}, step): show that step's backward pass in the player
+    openStep = Signal(object, int)
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.trainer = None
@@ -29,10 +32,15 @@ class StepView(QWidget):
                                  "you choose another)")
         self.last_button = QPushButton("Last step")
         self.last_button.setToolTip("Follow the run's last step again")
+        self.open_button = QPushButton("Open in the player")
+        self.open_button.setToolTip("Put this step's values (before its update) into the "
+                                    "document and play the backward pass that gave its "
+                                    "gradient (undoable)")
         row = QHBoxLayout()
         row.addWidget(QLabel("Show"))
         row.addWidget(self.step_box)
         row.addWidget(self.last_button)
+        row.addWidget(self.open_button)
         row.addStretch(1)
         self.text = QLabel()
         self.text.setWordWrap(True)
@@ -48,6 +56,7 @@ class StepView(QWidget):
         layout.addWidget(scroll, 1)
         self.step_box.valueChanged.connect(self._step_chosen)
         self.last_button.clicked.connect(lambda: self.show_step(None))
+        self.open_button.clicked.connect(self.open_step)
         self.show_run(None, [])
 
     def show_run(self, trainer, names):
@@ -64,6 +73,7 @@ class StepView(QWidget):
         self.step_box.blockSignals(True)
         self.step_box.setRange(1, max(1, steps))
         self.step_box.setEnabled(steps > 1)
+        self.open_button.setEnabled(steps > 0)
         if not steps:
             self._chosen = None
             self.step_box.blockSignals(False)
@@ -84,6 +94,13 @@ class StepView(QWidget):
     def _step_chosen(self, k):
         self.show_step(k)
 
+    def open_step(self):
+        """The values before the step on screen, for the player (openStep)."""
+        k = self.step_box.value()
+        before, _ = wait_painted(lambda: self.trainer.replay(k), self,
+                                 f"Computing step {k} of the run again…")
+        self.openStep.emit(before, k)
+
 
 def step_html(trainer, update, names, steps):
     """Step `update.index` of `steps`, its update equations with the numbers."""
@@ -93,12 +110,8 @@ def step_html(trainer, update, names, steps):
             f"update{f' (loss {number(loss)})' if loss is not None else ''}: g is the gradient "
             f"the backward pass gave at these values, and each line below is the update that "
             f"took them to step {k}'s result.")
-    if k < steps:
-        head += (f" The run went on to step {steps}; the cards and the Backprop player show "
-                 f"the document's values now, after step {steps}.</p>")
-    else:
-        head += (" The cards and the Backprop player show the document's values now, after "
-                 "this step: their gradient is the next step's g.</p>")
+    head += (f" The run has {steps} step{'s' * (steps != 1)}; Open in the player puts these "
+             "values into the document and plays the backward pass that gave this g.</p>")
     parts = [head]
     for title, lines in update_lines(update, trainer.optimizer, names):
         parts.append(f"<p><b>{html.escape(title)}</b><br>"

@@ -307,7 +307,7 @@ def test_any_step_of_the_run_is_written_out_with_that_steps_numbers(qtbot, panel
     assert "Step 3 of the run" in view.text.text() and view.step_box.value() == 3
     view.step_box.setValue(2)
     text = view.text.text()
-    assert "Step 2 of the run" in text and "The run went on to step 3" in text
+    assert "Step 2 of the run" in text and "The run has 3 steps" in text
     lines = [line for line in text.replace("<br>", "\n").replace("</p>", "\n").split("\n")
              if "←" in line]
     assert lines == ["w ← w − η·g = 1.6 − 0.1 × 3.2 = 1.28", "w ← w − η·g = 0.4 − 0.1 × 2.4 = 0.16"]
@@ -319,3 +319,32 @@ def test_any_step_of_the_run_is_written_out_with_that_steps_numbers(qtbot, panel
     p.run(1)                                   # the last step is followed again
     finish(qtbot, p)
     assert "Step 4 of the run" in view.text.text()
+
+
+def test_a_step_opens_in_the_player_with_that_steps_values(qtbot, panel):
+    """Step 2 of 3 (SGD η = 0.1 on x² + 3y² from (2, 1)): the document takes x = 1.6,
+    y = 0.4, the player plays the backward pass from its first step, and its gradients are
+    step 2's g = (3.2, 2.4); Undo puts the run's last values back and the run goes on."""
+    w, p = panel("samples/train_1_gd_bowl.json")
+    choose(p, "sgd", learning_rate="0.1")
+    p.run(3)
+    finish(qtbot, p)
+    trained = {n: float(w.controller.doc.nodes[n].value) for n in "xy"}
+    p.step_view.step_box.setValue(2)
+    p.step_view.open_button.click()
+    doc, stack = w.controller.doc, w.controller.undo_stack
+    assert [float(doc.nodes[n].value) for n in "xy"] == pytest.approx([1.6, 0.4], rel=1e-6)
+    assert stack.text(stack.count() - 1) == "Step 2 of the run, values before the update"
+    assert "values before step 2 of the run" in p.status.text()
+    assert w.player.index == 0
+    gradients = w.controller.result.evaluation.gradients
+    assert [float(gradients[Port(n)]) for n in "xy"] == pytest.approx([3.2, 2.4], rel=1e-6)
+    accumulated = [s for s in w.player.steps if s.kind == "accumulate"]
+    assert sorted(float(s.total) for s in accumulated) == pytest.approx([2.4, 3.2], rel=1e-6)
+    assert p.session.trainer is not None and "Step 2 of the run" in p.last_step.text()
+    stack.undo()
+    assert {n: float(w.controller.doc.nodes[n].value) for n in "xy"} == trained
+    assert not p.status.isVisible() or "before step 2" not in p.status.text()
+    p.run(1)                                   # the run goes on from its own step 3
+    finish(qtbot, p)
+    assert float(w.controller.doc.nodes["x"].value) == pytest.approx(2 * 0.8 ** 4, rel=1e-6)
