@@ -8,6 +8,7 @@ import numpy as np
 
 from gradviz import story
 from gradviz.graph import Port, evaluate, load
+from gradviz.story import studies
 
 from sample_doc import HERE, Doc, dense, glorot
 
@@ -207,4 +208,72 @@ def attention_paths(steps):
     return {label.split(" ")[0].lower(): np.asarray(t) for label, t in fan_in.terms}
 
 
-LESSONS = (softmax_lessons, cnn_lesson, attention_lesson)
+# -- 5. LayerNorm against BatchNorm ------------------------------------------------------------
+
+def layer_norm_lesson():
+    """Seed 001's BatchNormalization pitfall with LayerNormalization in BatchNorm's place: the
+    same input, the same draws (rng 1004), the same studies."""
+    name = "nets_7_layernorm_independent"
+    rng = np.random.default_rng(1004)
+    d = Doc("LayerNormalization keeps the examples independent; BatchNormalization does not", "")
+    d.const("x", rng.normal(size=(7, 5)), watched=True)
+    d.layer("layer1", "Dense", "x", dense(rng, 5, 8), units=8, activation="elu")
+    d.layer("ln", "LayerNormalization", "layer1", {"gamma": np.ones(8), "beta": np.zeros(8)})
+    d.layer("layer2", "Dense", "ln", dense(rng, 8, 6), units=6, activation="elu")
+    kw = dict(persistent=True, watch_accessed_variables=False,
+              studies={"batch_jacobian": {"target": "layer2", "source": "x"},
+                       "jacobian": {"target": "layer2", "source": "x"}})
+    d.finish(name, ["layer2"], ["x"], **kw)
+    ln = studies.batch_jacobian_study(d.doc)
+    bn = studies.batch_jacobian_study(_load("001_batchnorm_pitfall"))
+    b, c = bn.location
+    _lesson(d, name, ["layer2"], ["x"], f"""
+        001_batchnorm_pitfall with LayerNormalization where BatchNormalization was: the same x
+        (7 examples of 5 features), the same Dense layers, the same studies. LayerNorm
+        normalises each example over its own 8 features: with z = layer1's output, ln[b] = γ ·
+        ẑ[b] + β, ẑ[b] = (z[b] − mean(z[b])) / σ[b], σ[b] = √(var(z[b]) + ε), so output row b
+        depends on input row b only. Its Jacobian for one example is ∂ln[b]/∂z[b] = diag(γ) ·
+        (I − 11ᵀ/8 − ẑ[b]ẑ[b]ᵀ/8) / σ[b], and every cross-example block ∂ln[b]/∂z[c], c ≠ b,
+        is 0. Open the Batch Jacobian view: in the (7, 6, 7, 5) Jacobian
+        the largest off-diagonal block has norm {ln.largest:g}, so batch_jacobian's (7, 6, 5)
+        equals the per-example blocks J[b, :, b, :] (they differ by {ln.block_difference:.1g}).
+        BatchNorm in training mode normalises each feature over the batch, mean and variance
+        of all 7 examples, so every output row depends on every input row: in
+        001_batchnorm_pitfall the block d layer2[{b}] / d x[{c}] has norm {bn.largest:.3g},
+        and batch_jacobian is off by {bn.block_difference:.3g}. Open the two lessons side by
+        side: the same picture, one block-diagonal, one not.""", **kw)
+
+
+# -- 6. an embedding lookup -------------------------------------------------------------------
+
+EMBED_IDS = [2, 0, 2, 5]
+EMBED_UPSTREAM = [[1, 0, 0], [0, 2, 0], [0, 0, 3], [1, 1, 1]]
+
+
+def embedding_lesson():
+    name = "nets_8_embedding"
+    rng = np.random.default_rng(2108)
+    d = Doc("An embedding lookup: gradients land only on the looked-up rows, summed on a repeat",
+            "")
+    d.var("table", np.round(rng.normal(size=(6, 3)), 2), label="embedding table")
+    d.const("ids", EMBED_IDS, dtype=np.int64)
+    d.op("lookup", "nn.embedding_lookup", "table", "ids")
+    og = {"lookup": EMBED_UPSTREAM}
+    d.finish(name, ["lookup"], ["table"], output_gradients=og)
+    g = evaluate(d.doc).gradients[Port("table")].astype(int)
+    untouched = [r for r in range(len(g)) if not g[r].any()]
+    _lesson(d, name, ["lookup"], ["table"], f"""
+        An embedding table of 6 rows (one per word of a 6-word vocabulary), 3 features each.
+        embedding_lookup(table, ids) with ids = {EMBED_IDS} copies rows 2, 0, 2 and 5 into a
+        4 x 3 output: lookup[i] = table[ids[i]]. The upstream cotangent g, given as
+        output_gradients, has one row per looked-up word: {EMBED_UPSTREAM}. The rule is a
+        scatter-add: grad table[r] = Σ over the i with ids[i] = r of g[i]. Row 2 was looked up
+        twice, so it receives g[0] + g[2] = {g[2].tolist()}; row 0 receives g[1] =
+        {g[0].tolist()}, row 5 g[3] = {g[5].tolist()}, and rows {untouched[0]}, {untouched[1]}
+        and {untouched[2]}, never looked up, receive exactly 0: a step of gradient descent
+        leaves them as they are. ids has no gradient (integers). TensorFlow returns this
+        gradient as tf.IndexedSlices, the 4 upstream rows with their ids, which sum the same
+        way when made dense; the table here is that dense sum.""", output_gradients=og)
+
+
+LESSONS = (softmax_lessons, cnn_lesson, attention_lesson, layer_norm_lesson, embedding_lesson)

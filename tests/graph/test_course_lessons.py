@@ -355,8 +355,54 @@ def _attention_checks():
             ("weight of row 3", [3]), ("turns row 3", [3])]
 
 
+def _layer_norm_checks():
+    from gradviz.story import studies
+    ln = studies.batch_jacobian_study(load("nets_7_layernorm_independent"))
+    bn = studies.batch_jacobian_study(load("001_batchnorm_pitfall"))
+    b, c = bn.location
+    return [("001_batchnorm_pitfall", [1]), ("(7 examples of 5 features)", [7, 5]),
+            ("its own 8 features", [8]), ("layer1's output", [1]), ("11ᵀ/8", [11, 8]),
+            ("ẑ[b]ẑ[b]ᵀ/8", [8]), ("is\n0".replace("\n", " "), [0]),
+            ("(7, 6, 7, 5) Jacobian", ln.jacobian.shape),
+            (f"has norm {ln.largest:g}, so", [ln.largest]),
+            ("batch_jacobian's (7, 6, 5)", ln.batch_jacobian.shape),
+            (f"differ by {ln.block_difference:.1g}", [ln.block_difference]),
+            ("all 7 examples", [7]),
+            (f"d layer2[{b}] / d x[{c}] has norm {bn.largest:.3g}", [2, b, c, r(bn.largest, 3)[0]]),
+            (f"off by {bn.block_difference:.3g}", r(bn.block_difference, 3)),
+            ("layer1", [1]), ("layer2", [2]), ("ln[b]", None), ("z[b]", None), ("σ[b]", None),
+            ("ẑ[b]", None), ("J[b, :, b, :]", None), ("∂ln[b]/∂z[c], c ≠ b", None)]
+
+
+def _embedding_checks():
+    doc = load("nets_8_embedding")
+    ids = doc.nodes["ids"].value
+    g = doc.output_gradients[Port("lookup")]
+    grad = graph.evaluate(doc).gradients[Port("table")]
+    table = doc.nodes["table"].value
+    untouched = [k for k in range(len(table)) if k not in ids]
+    return [("An embedding table of 6 rows", [len(table)]), ("a 6-word vocabulary", [len(table)]),
+            ("3 features each", [table.shape[1]]), (f"ids = {ids.tolist()}", ids),
+            ("copies rows 2, 0, 2 and 5", ids), ("4 x 3 output", g.shape),
+            ("output_gradients, has one row per looked-up word: " + str(g.astype(int).tolist()),
+             g), ("ids[i] = r", None), ("g[i]", None), ("lookup[i]", None), ("ids[i]", None),
+            ("Row 2 was looked up\ntwice".replace("\n", " "),
+             [2] if list(ids).count(2) == 2 else None),
+            (f"g[0] + g[2] = {grad[2].astype(int).tolist()}", [0, 2, *(g[0] + g[2])]),
+            (f"row 0 receives g[1] =\n{grad[0].astype(int).tolist()}".replace("\n", " "),
+             [0, 1, *g[1]]),
+            (f"row 5 g[3] = {grad[5].astype(int).tolist()}", [5, 3, *g[3]]),
+            (f"rows {untouched[0]}, {untouched[1]}\nand {untouched[2]}".replace("\n", " "),
+             untouched if not grad[untouched].any() else None),
+            ("receive exactly 0", [0]), ("the 4 upstream rows", [len(g)])]
+
+
 def lesson_checks(name):
     """[(snippet of the lesson, the values its numbers must equal, or None for notation)]."""
+    if name == "nets_7_layernorm_independent":
+        return _layer_norm_checks()
+    if name == "nets_8_embedding":
+        return _embedding_checks()
     if name.startswith("nets_4_"):
         return _softmax_checks(name)
     if name == "nets_5_tiny_cnn":
@@ -364,3 +410,93 @@ def lesson_checks(name):
     if name == "nets_6_attention":
         return _attention_checks()
     raise AssertionError(f"no lesson checks for {name}")
+
+
+# -- LayerNorm against BatchNorm -----------------------------------------------------------------
+
+def elu(a):
+    return np.where(a > 0, a, np.expm1(np.minimum(a, 0)))
+
+
+def layer_norm_jacobian(z, gamma, eps):
+    """∂ln/∂z of one example: diag(γ)·(I − 11ᵀ/n − ẑẑᵀ/n)/σ, in float64."""
+    n = z.size
+    sigma = np.sqrt(z.var() + eps)
+    zhat = (z - z.mean()) / sigma
+    return np.diag(gamma) @ (np.eye(n) - np.ones((n, n)) / n - np.outer(zhat, zhat) / n) / sigma
+
+
+def test_layernorm_jacobian_is_block_diagonal_and_batchnorm_is_not():
+    from gradviz.story import studies
+    doc = load("nets_7_layernorm_independent")
+    pitfall = load("001_batchnorm_pitfall")
+    for nid in ("x", "layer1", "layer2"):       # the same input and draws as the seed's pitfall
+        a, b = doc.nodes[nid], pitfall.nodes[nid]
+        np.testing.assert_array_equal(a.value if nid == "x" else a.weights["kernel"],
+                                      b.value if nid == "x" else b.weights["kernel"])
+    ln = studies.batch_jacobian_study(doc)
+    assert ln.jacobian.shape == (7, 6, 7, 5)
+    off = ln.jacobian.copy()
+    for b in range(7):
+        off[b, :, b, :] = 0
+    assert np.abs(off).max() == 0 and ln.largest == 0 and ln.block_difference == 0
+    assert ln.warning == ""
+    bn = studies.batch_jacobian_study(pitfall)
+    assert bn.largest > 1 and bn.block_difference > 1 and bn.warning
+    # the per-example Jacobian by hand: Dense(elu) → LayerNorm (closed form) → Dense(elu)
+    x = f64(doc, "x")
+    w1, w2 = (doc.nodes[k].weights for k in ("layer1", "layer2"))
+    ln_node = doc.nodes["ln"]
+    gamma, eps = ln_node.weights["gamma"].astype(np.float64), ln_node.attrs.get("epsilon", 0.001)
+    for b in range(7):
+        a1 = x[b] @ w1["kernel"] + w1["bias"]
+        z = elu(a1)
+        d1 = np.diag(np.where(a1 > 0, 1.0, np.exp(np.minimum(a1, 0)))) @ w1["kernel"].T
+        j_ln = layer_norm_jacobian(z, gamma, eps)
+        sigma = np.sqrt(z.var() + eps)
+        a2 = (gamma * (z - z.mean()) / sigma) @ w2["kernel"] + w2["bias"]
+        d2 = np.diag(np.where(a2 > 0, 1.0, np.exp(np.minimum(a2, 0)))) @ w2["kernel"].T
+        np.testing.assert_allclose(ln.jacobian[b, :, b, :], d2 @ j_ln @ d1, rtol=1e-4, atol=1e-5)
+
+
+def test_the_layernorm_story_uses_layernorms_rule():
+    s = story_of(load("nets_7_layernorm_independent"))
+    outer = [(x.kind, x.node) for x in s.steps if not x.internal]
+    assert outer == [("seed", "layer2"), ("visit", "layer2"), ("contribution", "layer2"),
+                     ("visit", "ln"), ("contribution", "ln"), ("visit", "layer1"),
+                     ("contribution", "layer1"), ("accumulate", "x")]
+    to_layer1 = next(x for x in s.steps if x.kind == "contribution" and x.port == Port("layer1"))
+    assert "mean(ĝ" in to_layer1.formula and "ĝ = grad · γ" in to_layer1.formula
+    g = next(x for x in s.steps if x.kind == "contribution" and x.port == Port("ln")).cotangent
+    z = graph.evaluate(s.document).values[Port("layer1")].astype(np.float64)
+    eps = s.document.nodes["ln"].attrs.get("epsilon", 0.001)
+    expected = np.stack([g[b] @ layer_norm_jacobian(z[b], np.ones(8), eps) for b in range(7)])
+    np.testing.assert_allclose(to_layer1.cotangent, expected, rtol=1e-4, atol=1e-5)
+
+
+# -- the embedding lookup -------------------------------------------------------------------------
+
+def test_embedding_gradients_land_on_the_looked_up_rows_summed_on_a_repeat():
+    doc = load("nets_8_embedding")
+    ev = graph.evaluate(doc)
+    assert ev.problems == []
+    ids = doc.nodes["ids"].value
+    assert ids.dtype.kind == "i" and len(set(ids.tolist())) < len(ids)     # a repeat
+    g = doc.output_gradients[Port("lookup")].astype(np.float64)
+    table = f64(doc, "table")
+    np.testing.assert_array_equal(ev.values[Port("lookup")], doc.nodes["table"].value[ids])
+    expected = np.zeros_like(table)
+    np.add.at(expected, ids, g)
+    np.testing.assert_array_equal(ev.gradients[Port("table")], expected)
+    # central differences of <g, table[ids]>, a linear function of the table
+    fd = central(lambda t: float(np.sum(g * t[ids])), table, h=1e-3)
+    np.testing.assert_allclose(ev.gradients[Port("table")], fd, atol=1e-9)
+    s = story_of(doc)
+    assert [(x.kind, x.node) for x in s.steps] == [
+        ("seed", "lookup"), ("visit", "lookup"), ("contribution", "lookup"),
+        ("accumulate", "table")]
+    assert s.steps[0].given
+    assert s.steps[2].formula == "grad_params = scatter-add of grad at the indices"
+    np.testing.assert_array_equal(s.steps[2].cotangent, expected)
+    p = s.provenance(Port("table"), 2 * 3 + 2)       # table[2, 2] = g[0, 2] + g[2, 2]
+    assert float(p.value) == g[0, 2] + g[2, 2] == 3
