@@ -483,7 +483,9 @@ def gradient_size_lessons():
         each layer's output, from the last layer to the first: {n[0]:.3g} (all ones, from
         the sum), {_listed(n)}, and {n[-1]:.3g} at x. Each layer divides it by about
         {1 / _factor(n):.1f}: the first layers receive almost no gradient and barely learn.
-        That is the vanishing gradient; nets_2_relu_chain is the same chain with relu.
+        That is the vanishing gradient. View ▸ Studies ▸ Gradient norms (Ctrl+Alt+5) draws
+        these norms on a log scale: a falling line. nets_2_relu_chain is the same chain with
+        relu.
         """.split())
     d.finish(name, ["loss"], ["x"])
 
@@ -495,8 +497,11 @@ def gradient_size_lessons():
         relu'(z) is 1 where the unit is on and 0 where it is off, and He's scale makes up for
         the half that are off, so the cotangent's norm at each layer's output keeps its size:
         {n[0]:.3g} (all ones, from the sum), {_listed(n)}, and {n[-1]:.3g} at x, about
-        {_factor(n):.2f} times per layer. A unit whose z is negative passes no gradient back
-        (a dead relu): its entry of the cotangent that reaches z is 0.
+        {_factor(n):.2f} times per layer (the Gradient norms view, Ctrl+Alt+5, draws a level
+        line). A unit whose z is negative passes no gradient back (a dead relu): its entry of
+        the cotangent that reaches z is 0. With one example, each layer has such units: their
+        cards mark them in red (dead relu: …), and relu's step in the story says why their
+        cotangent is 0.
         """.split())
     d.finish(name, ["loss"], ["x"])
 
@@ -508,8 +513,8 @@ def gradient_size_lessons():
         {CHAINS[name][1] / he:.1f} times He's. Every layer now multiplies the cotangent by a
         kernel that is too large: its norm at each layer's output goes {n[0]:.3g} (all
         ones, from the sum), {_listed(n)}, and {n[-1]:.3g} at x, about {_factor(n):.1f} times larger per
-        layer. A gradient step sized for the last layer is far too large for the first: the
-        exploding gradient. The cure is the scale of the initialisation, not the activation.
+        layer (the Gradient norms view, Ctrl+Alt+5: a rising line). A gradient step sized for
+        the last layer is far too large for the first: the exploding gradient. The cure is the scale of the initialisation, not the activation.
         """.split())
     d.finish(name, ["loss"], ["x"])
 
