@@ -64,7 +64,7 @@ def softmax_lessons():
     d.op("p", "nn.softmax", "logits")
     d.op("log_p", "log", "p")
     d.op("labels_log_p", "multiply", "labels", "log_p")
-    d.op("sum_labels_log_p", "reduce_sum", "labels_log_p", axis=-1, keepdims=False)
+    d.op("sum_labels_log_p", "reduce_sum", "labels_log_p", axis=None, keepdims=False)
     d.op("ce", "negative", "sum_labels_log_p")
     d.op("fused", "nn.softmax_cross_entropy_with_logits", "labels", "logits",
          label="fused cross-entropy")
@@ -77,7 +77,7 @@ def softmax_lessons():
         The right class is 120 below the largest logit, and exp(−120) ≈ {np.exp(-120.0):.2g} is
         far below float32's smallest positive number, {tiny:.2g}: softmax rounds p_0 to exactly
         0, p = {_row(p)}. log(0) = −inf (the card log_p is marked as the first NaN or
-        infinity), so ce = {float(ev.values[Port("ce")][0])} where the true loss is
+        infinity), so ce = {float(ev.values[Port("ce")])} where the true loss is
         {fused:.4g}. The backward pass is worse: log's rule grad / p divides by 0 and gives
         −inf, and softmax's rule y · (grad − Σ grad·y) multiplies that −inf by p_0 = 0 inside
         the sum, 0 · (−inf) = NaN, so the gradient w.r.t. the logits is
