@@ -2,7 +2,7 @@
 CNN, self-attention, LayerNorm against BatchNorm and an embedding lookup.
 
 Each lesson's text quotes numbers computed here from the saved document;
-tests/graph/test_nets_lessons.py derives them again, independently.
+tests/graph/test_course_lessons.py derives them again, independently.
 """
 import numpy as np
 
@@ -53,9 +53,9 @@ def softmax_lessons():
         derivative w.r.t. logits_k is exp(logits_k) / Σ_j exp(logits_j) − labels_k = p_k −
         labels_k. So the gradient is p − labels = {_row(g)}: it sums to 0, a gradient step
         raises the right class's logit by η·(1 − p_0) and lowers each wrong one by η·p_k. The
-        cards softmax(logits) and softmax(logits) − labels show p and p − labels beside the loss; the story's last step gets
-        them from the fused op's rule grad · (p − labels). nets_4_softmax_then_log shows why the
-        fused op exists.""")
+        cards softmax(logits) and softmax(logits) − labels show p and p − labels beside the
+        loss; step 3 of the story gets the same rows from the fused op's rule grad · (p −
+        labels). nets_4_softmax_then_log shows why the fused op exists.""")
 
     name = "nets_4_softmax_then_log"
     d = Doc("softmax, then log: an underflow the fused cross-entropy avoids", "")

@@ -280,6 +280,8 @@ def _softmax_checks(name):
                 ("labels sum to 1", [np.sum(y)]), ("p_0", [0]),
                 (f"p − labels = {row(g)}", r(g, 4)),
                 ("it sums to 0", [0]), ("η·(1 − p_0)", [1, 0]),
+                ("step 3 of the story", [3 if story_of(doc).steps[2].kind == "contribution"
+                                         else None]),
                 ("nets_4_softmax_then_log", [4])]
     tiny = np.finfo(np.float32).smallest_subnormal
     fused = float(ev.values[Port("fused")][0])
