@@ -33,8 +33,9 @@ def cotangent_label(array):
 
 
 def pill_room(array):
-    """The column gap a pill for `array` needs between two cards."""
-    return text.width(pill_font(), cotangent_label(array)) + PILL_PAD + PILL_ROOM
+    """The column gap a pill for `array` needs between two cards (whole pixels, as the
+    layout's other gaps)."""
+    return math.ceil(text.width(pill_font(), cotangent_label(array)) + PILL_PAD + PILL_ROOM)
 SEED_LEN = 60.0
 _PILL_SPOTS = (0.5, 0.35, 0.65, 0.22, 0.78, 0.12, 0.88)
 
