@@ -78,7 +78,7 @@ def on_a_path_to_a_target(doc):
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
 def test_codegen_then_trace_gives_back_the_document(path, tmp_path):
     """Every sample's script, traced, is the same graph with the same numbers."""
-    from gradviz.graph.capture import trace_script
+    from gradviz.graph.tracing import trace_script
     doc = load(str(path))
     script = tmp_path / f"{path.stem}.py"
     script.write_text(to_python(doc), encoding="utf-8")
