@@ -355,3 +355,24 @@ def test_a_fused_float32_chain_matches_eager(tmp_path, monkeypatch):
     for seed in range(2):
         x = tf.constant(np.random.default_rng(seed).uniform(-3, 3, 1000).astype(np.float32))
         _check_equal(compiled(x), chain(x), np.float32)
+
+
+def test_run_functions_eagerly_runs_the_python_body_at_every_call():
+    calls = []
+
+    @tf.function
+    def f(x):
+        calls.append(1)
+        return x * 2.0
+
+    x = tf.constant([1.0])
+    f(x)
+    f(x)
+    tf.config.run_functions_eagerly(True)
+    try:
+        assert tf.config.functions_run_eagerly()
+        np.testing.assert_allclose(f(x).numpy(), [2.0])
+        f(x)
+    finally:
+        tf.config.run_functions_eagerly(False)
+    assert calls == [1, 1, 1] and not tf.config.functions_run_eagerly()
