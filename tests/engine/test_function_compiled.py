@@ -376,3 +376,21 @@ def test_run_functions_eagerly_runs_the_python_body_at_every_call():
     finally:
         tf.config.run_functions_eagerly(False)
     assert calls == [1, 1, 1] and not tf.config.functions_run_eagerly()
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: tf.range(n),
+    lambda n: tf.fill([2], n),
+    lambda n: tf.constant(n) * 1,
+    lambda n: tf.constant([n, n]) * 1,
+    lambda n: tf.zeros(n),
+], ids=["range", "fill", "constant", "constant of a list", "zeros"])
+def test_a_tensor_made_from_a_traced_value_falls_back_instead_of_freezing_it(make):
+    """The value would become a constant of the trace: the next call gave the first
+    call's answer. It falls back to eager (as Python control flow on a value)."""
+    f = tf.function(make)
+    with pytest.warns(FunctionFallbackWarning):
+        first = f(tf.constant(2))
+    second = f(tf.constant(3))
+    np.testing.assert_array_equal(first.numpy(), make(tf.constant(2)).numpy())
+    np.testing.assert_array_equal(second.numpy(), make(tf.constant(3)).numpy())
