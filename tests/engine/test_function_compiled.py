@@ -394,3 +394,18 @@ def test_a_tensor_made_from_a_traced_value_falls_back_instead_of_freezing_it(mak
     second = f(tf.constant(3))
     np.testing.assert_array_equal(first.numpy(), make(tf.constant(2)).numpy())
     np.testing.assert_array_equal(second.numpy(), make(tf.constant(3)).numpy())
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: tf.reshape(x, tf.cast(x[:2], tf.int32)),
+    lambda x: tf.reduce_logsumexp(x),
+    lambda x: tf.where(x > 0.0),
+], ids=["a shape from a value", "logsumexp's shift", "where's indices"])
+def test_values_read_in_numpy_by_an_op_fall_back(make):
+    """These ops read a traced value in numpy (a shape, a shift, indices): compiled, the
+    first call's would be frozen in; they fall back to eager instead."""
+    f = tf.function(make)
+    with pytest.warns(FunctionFallbackWarning):
+        f(tf.constant([2.0, 2.0, -1.0, 2.0]))
+    x = tf.constant([1.0, 4.0, 90.0, -5.0])  # another shape, shift and indices
+    np.testing.assert_allclose(f(x).numpy(), make(x).numpy())
