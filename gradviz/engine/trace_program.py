@@ -220,7 +220,9 @@ class Tracer:
                 value = math_ops.add(variable, value)
             elif combine == "subtract":
                 value = math_ops.subtract(variable, value)
+            _trace.tracer = None  # the value is recorded below, not read in Python
             array = variable._check(value)
+            _trace.tracer = self
             ref = self.ref(value)
             if ref[0] == "c":
                 self.constants[ref[1]] = array
