@@ -319,7 +319,9 @@ class Program:
         self._calls += 1
         if self._calls == FUSE_AFTER_CALLS:
             self.run = self._plain
-            threading.Thread(target=self.fuse, name=f"fuse {self.name}", daemon=True).start()
+            # Not a daemon: the interpreter waits for a compile at exit rather than
+            # stopping numba in the middle of one.
+            threading.Thread(target=self.fuse, name=f"fuse {self.name}").start()
         return self._plain(leaves)
 
     def fuse(self):

@@ -263,6 +263,7 @@ def test_a_block_diagonal_jacobian_compiles_to_its_blocks():
                 [np.random.default_rng(1).normal(size=(3, 2, 4))], order=2)
 
 
+@pytest.mark.slow  # numba compiles the fused kernels into an empty cache: seconds
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_fused_programs_give_the_same_results(dtype, tmp_path, monkeypatch):
     """Elementwise runs fused into numba kernels (fuse.py) compute as the ops: on small
@@ -331,6 +332,7 @@ def test_a_variable_made_at_every_call_falls_back_and_a_layer_built_once_compile
     assert len(layer.trainable_variables) == 2
 
 
+@pytest.mark.slow  # numba compiles the fused kernels into an empty cache: seconds
 def test_a_fused_float32_chain_matches_eager(tmp_path, monkeypatch):
     """1000 floats: the arithmetic between sin, cos, exp and tanh fuses (those stay
     numpy's SIMD loops at this size)."""
