@@ -240,8 +240,9 @@ def test_a_fork_that_runs_to_the_end_writes_nothing(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("wrote ") == 1   # before: the fork wrote too
     assert (tmp_path / "fork_status.txt").read_text() == "5"
-    assert result.stderr == (f"gradviz: warning: {script}: the script forked; only its "
-                             "original process was traced\n")
+    assert result.stderr == (f"gradviz: warning: {script}: the script forked (os.fork or "
+                             "multiprocessing); only the gradient calls of its original "
+                             "process are traced\n")
 
 
 def test_forks_still_running_at_the_end_are_stopped(tmp_path):
@@ -271,6 +272,27 @@ def _ends(pid):
             return True
         time.sleep(0.05)
     return False
+
+
+def test_a_script_using_multiprocessing_and_changing_folder_traces(tmp_path):
+    script = _script(tmp_path, """
+        import multiprocessing, os
+        import gradviz as tf
+        def square(v):
+            return v * v
+        if __name__ == "__main__":
+            with multiprocessing.get_context("fork").Pool(2) as pool:
+                squares = pool.map(square, [1.0, 2.0])   # before: PicklingError
+            x = tf.Variable(squares[1])
+            with tf.GradientTape() as t:
+                y = x * x
+            t.gradient(y, x)
+            os.chdir(os.path.dirname(os.getcwd()))
+    """)
+    result = _trace(script, "-o", "doc.json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    doc = graph.load(tmp_path / "doc.json")   # before: written in the script's new folder
+    assert float(graph.evaluate(doc).gradients[doc.sources[0]]) == 8.0
 
 
 def test_a_gradient_computed_in_a_thread_is_waited_for(tmp_path):

@@ -132,6 +132,7 @@ def trace_command(script, out_path, call=-1, progress=None, warn=None, phase=Non
     and save a document that opens. (0, text) when written; (1, text) when written but
     the script failed after that call (`warn(line)` hears how); (2, one line) when nothing
     was written. `progress` and `phase` are tracing.trace's."""
+    target = os.path.abspath(out_path)   # where the user meant, if the script changes folder
     if _same_file(script, out_path):
         return 2, (f"{out_path}: is the script itself; choose another output file (trace "
                    "would overwrite the script with the document)")
@@ -142,7 +143,7 @@ def trace_command(script, out_path, call=-1, progress=None, warn=None, phase=Non
             raise DocumentError(too_many_nodes(len(doc.nodes)), where="trace")
         if phase:
             phase("writing")
-        save(doc, out_path, verify=True)
+        save(doc, target, verify=True)
     except DocumentError as e:
         return _error(script, e)
     except OSError as e:

@@ -63,7 +63,8 @@ def supervise(script, out_path, call=-1, timeout=None, max_memory=None, warn=Non
         warn and warn(line)
     if status.get("phase") == "done":
         if leftovers or status.get("forks"):
-            warn and warn(f"{script}: the script forked; only its original process was traced"
+            warn and warn(f"{script}: the script forked (os.fork or multiprocessing); only "
+                          "the gradient calls of its original process are traced"
                           + ("; processes it started were still running and were stopped"
                              if leftovers else ""))
         if timed_out:

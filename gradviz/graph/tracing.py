@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 import traceback
+import types
 import weakref
 from dataclasses import dataclass
 
@@ -91,6 +92,9 @@ class _Tracer:
 
     def __enter__(self):
         tracer = _Tracer.active = self
+        # A tf.function's compiled replays make no gradient call to see: run them eagerly.
+        self.saved_eagerly = gv.config.functions_run_eagerly()
+        gv.config.run_functions_eagerly(True)
         GT, SR = _tape_module.GradientTape, _tape_module._StopRecording
         self.saved = (GT.gradient, SR.__enter__, SR.__exit__, GT.watch)
         gradient, enter, exit_, watch = self.saved
@@ -138,6 +142,7 @@ class _Tracer:
         return self
 
     def __exit__(self, *exc):
+        gv.config.run_functions_eagerly(self.saved_eagerly)
         _Tracer.active = None
         GT, SR = _tape_module.GradientTape, _tape_module._StopRecording
         GT.gradient, SR.__enter__, SR.__exit__, GT.watch = self.saved
@@ -187,8 +192,12 @@ def trace(path, call=-1, progress=None, max_nodes=None, phase=None):
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as e:
         raise DocumentError(f"cannot read the script: {type(e).__name__}: {e}"[:300],
                             where=path) from None
-    namespace = {"__name__": "__main__", "__file__": path}
-    saved_argv, saved_path = sys.argv, list(sys.path)
+    # The script is the __main__ module while it runs, as under `python script.py`: pickle
+    # (multiprocessing's workers) finds its functions and classes there.
+    main = types.ModuleType("__main__")
+    main.__file__ = path
+    namespace = main.__dict__
+    saved_argv, saved_path, saved_main = sys.argv, list(sys.path), sys.modules.get("__main__")
     failure, status = "", 0
     started, threads = os.getpid(), set(threading.enumerate())
     phase = phase or (lambda name, **facts: None)
@@ -196,6 +205,7 @@ def trace(path, call=-1, progress=None, max_nodes=None, phase=None):
     try:
         sys.argv = [path]
         sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+        sys.modules["__main__"] = main
         with tracer:
             phase("running")
             try:
@@ -215,6 +225,8 @@ def trace(path, call=-1, progress=None, max_nodes=None, phase=None):
     finally:
         sys.argv = saved_argv
         sys.path[:] = saved_path
+        if saved_main is not None:
+            sys.modules["__main__"] = saved_main
     if os.getpid() != started:   # a fork of the script reached its end
         sys.stdout.flush()
         sys.stderr.flush()

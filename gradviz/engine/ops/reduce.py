@@ -5,7 +5,7 @@ cotangent carries leading batch axes.
 """
 import numpy as np
 
-from .. import backend
+from .. import backend, tracing
 from ..axes import axes_from_end, axis_index
 from ..errors import InvalidArgumentError
 from ..dtypes import as_dtype, int64
@@ -19,6 +19,8 @@ from .shape import reshape
 
 def normalize_axes(axis, ndim):
     """Axis argument -> sorted tuple of negative axes (None means all); see axes.py."""
+    if isinstance(axis, Tensor):
+        tracing.python_value(axis, "an axis given as a tensor")
     return axes_from_end(axis, ndim)
 
 
@@ -130,6 +132,8 @@ def _product_of_others(F, x, out, at):
     """
     axes = at["axis"]
     kept = _kept_shape(tuple(x.shape), axes)
+    if isinstance(x, Tensor):
+        tracing.python_value(x, "reduce_prod's gradient (it looks for zeros)")
     if not np.any(getattr(x, "_value", x) == 0):
         return F.reshape(out, kept) / x
     if F is backend.numpy:
@@ -232,6 +236,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     -inf slice gives -inf rather than -inf - (-inf) = NaN."""
     (x,) = tensors(input_tensor)
     axes = normalize_axes(axis, x.ndim)
+    tracing.python_value(x, "reduce_logsumexp's shift (the max, in numpy)")
     shift = _np_max(x._value, axes, True)  # -inf over an empty axis, so the result is -inf
     shift = Tensor._wrap(np.where(np.isfinite(shift), shift, 0).astype(x._value.dtype))
     with np.errstate(divide="ignore"):
@@ -252,6 +257,8 @@ def _arg_extreme(type, forward):
         (x,) = tensors(input)
         if x.ndim == 0:
             raise ValueError(f"{type} needs a tensor of rank at least 1, got a scalar")
+        if isinstance(axis, Tensor):
+            tracing.python_value(axis, "an axis given as a tensor")
         axis = axis_index(0 if axis is None else axis, x.ndim)  # TF: axis 0 when None
         if x.shape[axis] == 0:
             # TF's ArgOp: "Reduction axis 0 is empty in shape [0,3]" (InvalidArgumentError).
