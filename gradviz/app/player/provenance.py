@@ -72,13 +72,8 @@ def path_label(story, index):
 
 
 def plain_number(fmt, value):
-    """`fmt(value)`, with 0 (or a value that rounds to it) printed as 0 and never -0.000."""
-    if value == 0:
-        return "0"
-    text = fmt(value)
-    if text.startswith("-") and text.strip("-0.e+") == "":
-        return text[1:]
-    return text
+    """`fmt(value)` (preview.number_format: never -0.000), with an exact 0 printed as 0."""
+    return "0" if value == 0 else fmt(value)
 
 
 @dataclass
@@ -207,10 +202,11 @@ class TensorGrid(QTableWidget):
 
 # -- finding an entry on the canvas ------------------------------------------------------
 
-def _flat_at(array, x, y, point):
-    """The flat index of the entry of `preview.draw(array, x, y)` under `point`, or None."""
+def _flat_at(array, x, y, point, spec=None):
+    """The flat index of the entry of `preview.draw(array, x, y)` (in the card's format
+    `spec`) under `point`, or None."""
     array = np.asarray(array)
-    return preview.Preview(array).entry_at(x, y, point) if array.size else None
+    return preview.Preview(array, spec=spec).entry_at(x, y, point) if array.size else None
 
 
 @dataclass
@@ -260,9 +256,10 @@ def entry_at(renderer, step, point):
     step's formula card, ('node', port, flat) on a card's gradient, or None."""
     if step is not None:
         wanted = cotangent_labels(step)
+        spec = render_painter.formula_spec(renderer, step)
         for label, array, box in render_painter.formula_arrays(renderer, step):
             if label in wanted and box.adjusted(-2, -2, 2, 2).contains(point):
-                flat = _flat_at(array, box.left(), box.top(), point)
+                flat = _flat_at(array, box.left(), box.top(), point, spec)
                 if flat is not None:
                     return "card", label, flat
     for nid in renderer.doc.nodes:

@@ -29,7 +29,8 @@ def _card_cell(w, label, flat):
     step = w.player.step
     array, box = next((a, b) for lab, a, b in render_painter.formula_arrays(w.canvas.renderer, step)
                       if lab == label)
-    return render_painter.entry_rect(array, box.left(), box.top(), flat)
+    return render_painter.entry_rect(array, box.left(), box.top(), flat,
+                                     render_painter.formula_spec(w.canvas.renderer, step))
 
 
 def _click_scene(qtbot, w, point):
@@ -121,7 +122,7 @@ def test_fan_in_paths_are_named_by_their_input_slot(window):
 
 def test_numbers_never_show_minus_zero():
     fmt = preview.number_format(np.array([-1e-5, 0.5]))
-    assert fmt(-1e-5) == "-0.000"                     # what the grid used to print
+    assert fmt(-1e-5) == "0.000" and fmt(-0.0) == "0.000"   # number_format itself: no -0.000
     assert plain_number(fmt, -1e-5) == "0.000"
     assert plain_number(fmt, 0.0) == "0" and plain_number(fmt, -0.0) == "0"
     assert plain_number(fmt, -0.25) == "-0.250"
@@ -165,7 +166,8 @@ def test_an_entry_of_a_long_vector_on_the_card_is_clickable(window):
     r = w.canvas.renderer
     array, box = next((a, b) for lab, a, b in render_painter.formula_arrays(r, step)
                       if lab == "contribution")
-    cell = render_painter.entry_rect(array, box.left(), box.top(), 150)
+    cell = render_painter.entry_rect(array, box.left(), box.top(), 150,
+                                     render_painter.formula_spec(r, step))
     assert cell.height() >= 4 and cell.width() >= 4    # big enough to see and to hit
     hit = entry_at(r, step, cell.center())
     assert hit is not None and hit[:2] == ("card", "contribution") and hit[2] == 150
