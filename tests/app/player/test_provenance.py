@@ -186,3 +186,25 @@ def test_provenance_headers_use_the_users_names(window, tmp_path, labelled_mlp):
     prov = w.provenance.select_entry(0)
     assert w.provenance.sum_label.text().startswith("grad W1[0,0] = ")
     assert prov.where == "W1[0,0]"
+
+
+@pytest.mark.parametrize("width", [300, 420, 900])
+def test_grid_numbers_in_e_notation_are_never_clipped(qtbot, width):
+    """A 1×6 row of 1e-05s in a narrow dock: every number whole in its column and its row
+    above the scroll bar (the scroll bar used to cover the only row)."""
+    grid = TensorGrid("g")
+    qtbot.addWidget(grid)
+    grid.resize(width, 100)
+    grid.show()
+    qtbot.waitExposed(grid)
+    values = np.array([[-1.88e-05, -2.52e-05, 7.17e-05, 4.63e-05, -3.05e-05, 1.2e-06]], np.float32)
+    grid.set_array(values)
+    qtbot.wait(20)
+    viewport = grid.viewport().rect()
+    metrics = grid.fontMetrics()
+    for c in range(grid.columnCount()):
+        item = grid.item(0, c)
+        assert "e-0" in item.text()
+        assert metrics.horizontalAdvance(item.text()) <= grid.columnWidth(c), item.text()
+        rect = grid.visualItemRect(item)
+        assert rect.top() >= 0 and rect.bottom() <= viewport.bottom(), (c, rect, viewport)
