@@ -22,6 +22,7 @@ from .recovery import Autosaver, RecentFiles, Recovery
 from ..inspector.panel import InspectorWidget
 from ..canvas.palette import PaletteWidget
 from ..player.bar import PlayerBar
+from ..player.lesson_panel import LessonPanel
 from ..player.presentation import PresentationMode
 from ..player.provenance import ProvenancePanel
 from ..theme import ERROR_STYLE, WARN_STYLE
@@ -95,6 +96,10 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.provenance_dock = self._dock("Provenance", "provenanceDock", self.provenance,
                                           Qt.DockWidgetArea.RightDockWidgetArea)
         self.tabifyDockWidget(self.inspector_dock, self.provenance_dock)  # raised while playing
+        self.lesson_panel = LessonPanel(controller, self.player)
+        self.lesson_dock = self._dock("Lesson", "lessonDock", self.lesson_panel,
+                                      Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.tabifyDockWidget(self.palette_dock, self.lesson_dock)  # raised when a lesson opens
 
         self._build_study_docks()
 
@@ -246,6 +251,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         else:
             self._first_dock_widths()
             self.inspector_dock.raise_()  # tabbed with the provenance: the inspector first
+            self.palette_dock.raise_()    # tabbed with the lesson: the palette first
         self.canvas.set_grid_visible(self.actions_by_name["grid"].isChecked())
 
     def _first_dock_widths(self):
