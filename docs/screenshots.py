@@ -42,6 +42,7 @@ def window(sample, size):
     w.resize(*size)
     w.show()
     wait(500)
+    w.show_message(f"Sample {sample}: {w.controller.doc.title}")   # no machine path
     return w
 
 
