@@ -6,36 +6,16 @@ import re
 import numpy as np
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel
 
 from gradviz.app.player import lessons
 from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT, STUDY_TITLES
+from test_study_docks import _open, window
 
 
-@pytest.fixture
-def window(qtbot, tmp_path):
-    from gradviz.app import create_window
-
-    def make(sample, size=(1280, 800), ini="s.ini"):
-        settings = QSettings(str(tmp_path / ini), QSettings.Format.IniFormat)
-        w = create_window(f"samples/{sample}.json", offer_recovery=False, settings=settings)
-        qtbot.addWidget(w)
-        w.resize(*size)
-        w.show()
-        qtbot.waitExposed(w)
-        return w
-    return make
-
-
-def _open(qtbot, w, title):
-    dock = w.study_docks[title]
-    dock.toggleViewAction().trigger()
-    qtbot.waitUntil(lambda: getattr(dock, "view", None) is not None)
-    qtbot.waitUntil(lambda: dock.view.result is not None or bool(dock.view.error), timeout=8000)
-    qtbot.wait(60)
-    return dock
+_ = window   # the fixture, shared with test_study_docks
 
 
 def _in_front(dock):
