@@ -77,6 +77,7 @@ class JacobianView(StudyView):
         self.heatmap.set_matrix(J.reshape(t_size, s_size), t_shape, s_shape, (t_name, s_name))
         self.heatmap.set_labels(f"{short(t_name)} index",
                                 f"{s_name} index (flat indices; shapes above)")
+        self.heatmap.set_colorbar_label(f"∂{short(t_name)} / ∂{short(s_name)}")
         self.caption.setText(
             f"J = ∂{t_name}/∂{s_name} has shape {_shape(J.shape)}; shown as a "
             f"{t_size} × {s_size} matrix, one row per element of {t_name}, one column per "

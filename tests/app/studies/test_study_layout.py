@@ -138,7 +138,8 @@ def plain(html):
 @pytest.mark.parametrize("title, sample", [("Jacobian", "001_dense_jacobian"),
                                            ("Batch Jacobian", "001_batchnorm_pitfall"),
                                            ("Hessian", "001_hessian_newton"),
-                                           ("Forward vs reverse", "001_hessian_newton")])
+                                           ("Forward vs reverse", "001_hessian_newton"),
+                                           ("Gradient norms", "nets_2_sigmoid_chain")])
 def test_axis_titles_and_captions_render_as_text(qtbot, window, title, sample):
     """No `λ_k`, `x_i` or `J_k`: a subscript is a subscript (the axis titles have no `_` but
     in the user's names); markup never shows as text."""
