@@ -211,6 +211,7 @@ class StudyView(QWidget):
         self._timer.start(0)
 
     def _document_replaced(self):
+        self.cancel()       # File ▸ New or Open: the running study is of another document
         self.update_choosers()
         self._stale = True
 
@@ -227,6 +228,13 @@ class StudyView(QWidget):
         super().showEvent(event)
         if self._stale:
             self._timer.start(0)
+
+    def hideEvent(self, event):
+        """A closed dock (or window) stops its study; it is computed again when shown."""
+        super().hideEvent(event)
+        if self._task is not None:
+            self.cancel()
+            self._stale = True
 
     def refresh(self):
         """Compute the study for the current document and show it."""
@@ -270,7 +278,7 @@ class StudyView(QWidget):
 
     def cancel(self):
         if self._task is not None:
-            self._task.cancel()      # the study cannot stop midway: its result is dropped
+            self._task.cancel()      # it stops at the engine's next checkpoint
             self._task = None
         self._generation += 1
         self.busy.hide()
