@@ -51,6 +51,19 @@ def close(w):
     w.close()
 
 
+def export_view(cls, sample, path, size=(1100, 760)):
+    """A study view of `sample`, as File > Export View writes it."""
+    controller = DocumentController()
+    view = cls(controller)
+    view.resize(*size)
+    view.show()
+    controller.open(str(SAMPLES / f"{sample}.json"))
+    view.refresh()
+    wait(400)
+    export_dialog.export_widget(view, str(path), scale=1.0)
+    view.close()
+
+
 def main():
     # The editor: seed 004 with tf_t selected (its grid and the gradient the inspector shows).
     w = window("004_matmul_sum.json", (1280, 800))
@@ -92,15 +105,7 @@ def main():
                               ("view-batch-jacobian", views.BatchJacobianView, "001_batchnorm_pitfall"),
                               ("view-hessian", views.HessianView, "001_hessian_newton"),
                               ("view-chain", views.ChainCostView, "001_hessian_newton")):
-        controller = DocumentController()
-        view = cls(controller)
-        view.resize(1100, 760)
-        view.show()
-        controller.open(str(SAMPLES / f"{sample}.json"))
-        view.refresh()
-        wait(400)
-        export_dialog.export_widget(view, str(DOCS / f"{name}.png"), scale=1.0)
-        view.close()
+        export_view(cls, sample, DOCS / f"{name}.png")
 
     # The whole backward pass of seed 004 as an animated GIF.
     doc = fileformat.load(SAMPLES / "004_matmul_sum.json")
