@@ -33,6 +33,12 @@ def add_by_palette(controller, palette, title):
     return ids[0]
 
 
+def mouse_move_event(pos, button):
+    """A mouse move with `button` held, for a widget's mouseMoveEvent."""
+    return QMouseEvent(QEvent.Type.MouseMove, QPointF(pos), QPointF(pos), Qt.MouseButton.NoButton,
+                       button, Qt.KeyboardModifier.NoModifier)
+
+
 def settle(canvas, seconds=5):
     """Run the event loop until the canvas has painted and what waits for that paint ran."""
     end = time.monotonic() + seconds
