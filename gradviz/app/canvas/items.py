@@ -14,7 +14,9 @@ from ...graph import catalog
 from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
 from ...render import cards as render_cards
 from ...render import preview
-from .renderer import input_names, output_names, same_frame, same_numbers
+from ...render import port_labels
+from ...render.port_labels import input_names, output_names
+from .renderer import same_frame, same_numbers
 from ..theme import ERROR_STYLE, WARN_STYLE
 
 PORT_HIT = 8.0
@@ -69,8 +71,6 @@ class PortItem(QGraphicsRectItem):
     def port(self):
         return Port(self.node_item.nid, self.index)
 
-    LABEL_FONT = 7.5
-
     @property
     def name(self):
         return self._name
@@ -92,9 +92,7 @@ class PortItem(QGraphicsRectItem):
     def label_rect(self):
         """Where the port's name is written, outside the card (only when a side has several)."""
         if self._label_rect is None:
-            w = QFontMetricsF(preview.sans_font(self.LABEL_FONT)).horizontalAdvance(self._name) + 2
-            x = PORT_HIT - 1 if self.is_output else -PORT_HIT + 1 - w
-            self._label_rect = QRectF(x, -PORT_HIT - 9, w, 12)
+            self._label_rect = port_labels.label_rect(self._name, self.is_output)
         return QRectF(self._label_rect)
 
     def show_label(self):
@@ -113,7 +111,7 @@ class PortItem(QGraphicsRectItem):
     def paint(self, painter, option, widget=None):
         view = self.node_item.view
         if self.show_label() and zoom_of(painter) >= SKETCH_BELOW:
-            painter.setFont(preview.sans_font(self.LABEL_FONT))
+            painter.setFont(port_labels.label_font())
             painter.setPen(QColor(view.renderer.theme.muted))
             align = Qt.AlignmentFlag.AlignLeft if self.is_output else Qt.AlignmentFlag.AlignRight
             painter.drawText(self.label_rect(), align | Qt.AlignmentFlag.AlignVCenter, self.name)
