@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBo
 
 from ..graph.atomic import write_bytes
 from ..render import Renderer, animation, export
+from .folders import remember_folder, start_folder
 
 THEMES = (("contrast", "High contrast (projector and print)"), ("light", "Light"), ("dark", "Dark"))
 STEP_FORMATS = (("png", "PNG picture"), ("svg", "SVG drawing"), ("pdf", "PDF document"))
@@ -158,8 +159,9 @@ def _stem(title):
 
 
 def _start_dir(window):
+    """The folder the last export went to, else the document's, else home."""
     path = window.controller.path
-    return os.path.dirname(path) if path else str(Path.home())
+    return start_folder(window, "export", os.path.dirname(path) if path else str(Path.home()))
 
 
 class _PathRow(QWidget):
@@ -382,6 +384,7 @@ def export_step_dialog(window, options=None):
     except (OSError, ValueError) as e:
         QMessageBox.warning(window, "Cannot export", f"{options.get('path')}\n\n{e}")
         return None
+    remember_folder(window, "export", path)
     report_export(window, path, notes)
     return path
 
@@ -406,6 +409,7 @@ def export_view_dialog(window, view=None, options=None):
     except (OSError, ValueError) as e:
         QMessageBox.warning(window, "Cannot export", f"{options.get('path')}\n\n{e}")
         return None
+    remember_folder(window, "export", path)
     if hasattr(window, "show_message"):
         window.show_message(f"Exported the {view.title} view to {path}")
     return path
@@ -451,6 +455,7 @@ def export_animation_dialog(window, options=None):
     finally:
         progress.close()
         progress.deleteLater()
+    remember_folder(window, "export", options["path"])   # a sequence's folder: its parent
     window.show_message(f"Exported {count} frames to {options['path']}")
     return count
 
