@@ -75,6 +75,8 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         self._move_start = {}
         self._space_panned = False
         self.step_overlay = None
+        self.compact = False               # cards drawn compact: too far out to read numbers
+        self._followed_zoom = None
         self._after_paint = []             # callbacks waiting for the next paint
         self._running_after_paint = False
         self._after_paint_timer = QTimer(self)
@@ -138,6 +140,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         return bool(self._after_paint)
 
     def paintEvent(self, event):
+        self._follow_zoom()
         self._hold_cards_in_cache()
         super().paintEvent(event)
         if self._after_paint:
