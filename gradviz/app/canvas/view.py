@@ -226,7 +226,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
             gone = [n for n in self.node_items if n not in doc.nodes]
             for nid in gone:
                 scene.removeItem(self.node_items.pop(nid))
-            moved, repainted = set(), []
+            moved, repainted, grown = set(), [], []
             reshaped = full or bool(gone)
             roles = badge_roles(doc)
             added = False
@@ -243,9 +243,13 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
                     item.setPos(pos)
                     item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges, True)
                     moved.add(nid)
+                before = item.card
                 change = item.refresh(self.renderer, problems.get(nid, []), roles)
                 if change == OUTLINE:
                     moved.add(nid)
+                    if before is not None and (item.card.width > before.width
+                                               or item.card.height > before.height):
+                        grown.append(nid)
                 if change is not None:
                     repainted.append(item)
                     reshaped = reshaped or change != NUMBERS   # problem lines, a new outline
@@ -278,6 +282,8 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
             self._update_scene_rect()
         if new_document:
             QTimer.singleShot(0, self, self.fit)
+        elif grown:
+            self.make_room_soon(grown)
 
     def _sync_edges(self, doc):
         """An edge item for every edge between nodes there are, and no other: returns (the
