@@ -8,6 +8,7 @@ the whole backward pass as an animated GIF, an APNG or a numbered PNG sequence t
 `render.animation`, behind a progress dialog with Cancel (a cancelled export leaves no
 file behind).
 """
+import contextlib
 import os
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from .folders import remember_folder, start_folder
 
 THEMES = (("contrast", "High contrast (projector and print)"), ("light", "Light"), ("dark", "Dark"))
 STEP_FORMATS = (("png", "PNG picture"), ("svg", "SVG drawing"), ("pdf", "PDF document"))
+OWN_CONTROL = "exportViewButton"   # a widget's own Export button: left out of its picture
 ANIMATION_FORMATS = (("gif", "Animated GIF (.gif)"), ("apng", "Animated PNG (.png)"),
                      ("sequence", "Numbered PNG pictures (folder)"))
 
@@ -59,8 +61,33 @@ def report_export(window, path, notes):
         QMessageBox.information(window, "Exported", "\n\n".join(notes))
 
 
+class _OwnControlsHidden:
+    """While a view is drawn for export, its own Export View… button is not: the picture
+    is the view, not the button that made it (the button keeps its room, so nothing moves)."""
+
+    def __init__(self, widget):
+        self.hidden = [b for b in widget.findChildren(QWidget, OWN_CONTROL) if b.isVisible()]
+
+    def __enter__(self):
+        for button in self.hidden:
+            policy = button.sizePolicy()
+            policy.setRetainSizeWhenHidden(True)
+            button.setSizePolicy(policy)
+            button.hide()
+
+    def __exit__(self, *exc):
+        for button in self.hidden:
+            button.show()
+
+
 def export_widget(widget, path, scale=2.0):
-    """Write `widget` as it is on screen to `path` (.png at `scale` × its size, .svg, .pdf)."""
+    """Write `widget` as it is on screen to `path` (.png at `scale` × its size, .svg, .pdf),
+    without its own Export View… button."""
+    with _OwnControlsHidden(widget):
+        return _export_widget(widget, path, scale)
+
+
+def _export_widget(widget, path, scale):
     path = str(path)
     kind = Path(path).suffix.lower().lstrip(".")
     if kind not in ("png", "svg", "pdf"):
@@ -428,13 +455,31 @@ def export_animation_dialog(window, options=None):
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
         options = dialog.options()
-    progress = QProgressDialog("Drawing the frames…", "Cancel", 0, 100, window)
-    progress.setWindowTitle("Export Animation")
+    try:
+        with frame_progress(window, "Export Animation") as report:
+            count = export_animation(window, progress=report, **options)
+    except animation.Cancelled:
+        window.show_message("Export cancelled; nothing was written")
+        return None
+    except (OSError, ValueError) as e:
+        QMessageBox.warning(window, "Cannot export", f"{options.get('path')}\n\n{e}")
+        return None
+    remember_folder(window, "export", options["path"])   # a sequence's folder: its parent
+    window.show_message(f"Exported {count} frames to {options['path']}")
+    return count
+
+
+@contextlib.contextmanager
+def frame_progress(parent, title):
+    """A modal progress dialog with Cancel while an animation's frames are written: yields
+    `report(i, total)` for the writer, which returns False once Cancel is pressed (the
+    writer then raises animation.Cancelled and leaves no file)."""
+    progress = QProgressDialog("Drawing the frames…", "Cancel", 0, 100, parent)
+    progress.setWindowTitle(title)
     progress.setWindowModality(Qt.WindowModality.WindowModal)
     progress.setMinimumDuration(200)
     progress.setAutoClose(False)
     progress.setAutoReset(False)
-    window.last_export_progress = progress
 
     def report(i, total):
         progress.setMaximum(total)
@@ -443,21 +488,11 @@ def export_animation_dialog(window, options=None):
                               + ("" if i < total else " — compressing"))
         QApplication.processEvents()
         return not progress.wasCanceled()
-
     try:
-        count = export_animation(window, progress=report, **options)
-    except animation.Cancelled:
-        window.show_message("Export cancelled; nothing was written")
-        return None
-    except (OSError, ValueError) as e:
-        QMessageBox.warning(window, "Cannot export", f"{options.get('path')}\n\n{e}")
-        return None
+        yield report
     finally:
         progress.close()
         progress.deleteLater()
-    remember_folder(window, "export", options["path"])   # a sequence's folder: its parent
-    window.show_message(f"Exported {count} frames to {options['path']}")
-    return count
 
 
 def _save_cancel_layout(dialog, form):
