@@ -24,6 +24,7 @@ from ..render import Renderer, animation, export
 
 THEMES = (("contrast", "High contrast (projector and print)"), ("light", "Light"), ("dark", "Dark"))
 STEP_FORMATS = (("png", "PNG picture"), ("svg", "SVG drawing"), ("pdf", "PDF document"))
+OWN_CONTROL = "exportViewButton"   # a widget's own Export button: left out of its picture
 ANIMATION_FORMATS = (("gif", "Animated GIF (.gif)"), ("apng", "Animated PNG (.png)"),
                      ("sequence", "Numbered PNG pictures (folder)"))
 
@@ -59,8 +60,33 @@ def report_export(window, path, notes):
         QMessageBox.information(window, "Exported", "\n\n".join(notes))
 
 
+class _OwnControlsHidden:
+    """While a view is drawn for export, its own Export View… button is not: the picture
+    is the view, not the button that made it (the button keeps its room, so nothing moves)."""
+
+    def __init__(self, widget):
+        self.hidden = [b for b in widget.findChildren(QWidget, OWN_CONTROL) if b.isVisible()]
+
+    def __enter__(self):
+        for button in self.hidden:
+            policy = button.sizePolicy()
+            policy.setRetainSizeWhenHidden(True)
+            button.setSizePolicy(policy)
+            button.hide()
+
+    def __exit__(self, *exc):
+        for button in self.hidden:
+            button.show()
+
+
 def export_widget(widget, path, scale=2.0):
-    """Write `widget` as it is on screen to `path` (.png at `scale` × its size, .svg, .pdf)."""
+    """Write `widget` as it is on screen to `path` (.png at `scale` × its size, .svg, .pdf),
+    without its own Export View… button."""
+    with _OwnControlsHidden(widget):
+        return _export_widget(widget, path, scale)
+
+
+def _export_widget(widget, path, scale):
     path = str(path)
     kind = Path(path).suffix.lower().lstrip(".")
     if kind not in ("png", "svg", "pdf"):

@@ -210,13 +210,15 @@ class CardPainter:
         text_w = max(head_w, *(text.width(f_body, t) + 2 * PAD for t in (info, attrs, mark) if t),
                      0.0)
         sections = []
+        gradients = self.card_gradients(node.id)
+        spec = preview.card_spec([value, *(array for _, array in gradients)])  # one per card
         if value is not None:
-            sections.append(("value", value, "value", Port(node.id, 0), preview.Preview(value)))
+            sections.append(("value", value, "value", Port(node.id, 0), preview.Preview(value, spec=spec)))
         target = target_name(self.doc)
-        for port, array in self.card_gradients(node.id):
+        for port, array in gradients:
             compact = port.index > 0
             label = f"gradient  ∂{target}/∂{port_name(self.doc, port)}"
-            shown = None if array is None else preview.Preview(array, compact=compact)
+            shown = None if array is None else preview.Preview(array, compact=compact, spec=spec)
             sections.append((label, array, "gradient", port, shown))
         preview_w = 0.0
         for label, array, colour, _, shown in sections:
@@ -255,6 +257,7 @@ class CardPainter:
         if len(blocks) != len(old.sections) or (mark and text.elide(
                 _fonts()[2], mark, old.width - 2 * PAD)) != old.mark:
             return None
+        spec = preview.card_spec([array for _, _, array in blocks])
         sections = []
         for (colour, port, array), section in zip(blocks, old.sections):
             if colour != section.colour or port != section.port or (array is None) != (section.array is None):
@@ -267,7 +270,7 @@ class CardPainter:
                     or getattr(array, "dtype", None) != getattr(before, "dtype", None):
                 return None
             old_shown = section.preview
-            shown = old_shown.renumbered(array)
+            shown = old_shown.renumbered(array, spec)
             if shown.kind != old_shown.kind or shown.width != old_shown.width or shown.height != old_shown.height:
                 return None
             label, _, colour, y, port, _, label_text = section   # (Section._replace takes 3 us)

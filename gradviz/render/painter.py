@@ -163,6 +163,12 @@ def formula_arrays(renderer, step):
     return renderer.formula_layout(step).arrays(rect.left(), rect.top())
 
 
-def entry_rect(array, x, y, flat_index):
-    """The cell of entry `flat_index` in `preview.draw(array, x, y)`; None if elided."""
-    return preview.Preview(array).cell_rect(x, y, flat_index)
+def formula_spec(renderer, step):
+    """The number format of the step's formula card (one for all its arrays: card_spec)."""
+    return renderer.formula_layout(step).spec if renderer._formula_rect(step) is not None else None
+
+
+def entry_rect(array, x, y, flat_index, spec=None):
+    """The cell of entry `flat_index` in `preview.draw(array, x, y)` (drawn in the card's
+    format `spec`); None if elided."""
+    return preview.Preview(array, spec=spec).cell_rect(x, y, flat_index)
