@@ -22,7 +22,7 @@ from ..graph import catalog
 from ..graph.document import CONSTANT, LAYER, OP, VARIABLE, Port
 from ..graph.structure import MAX_VARIADIC_INPUTS, input_slots, n_outputs
 from ..story import dead_units
-from . import preview, text
+from . import port_labels, preview, text
 
 HEADER_H = 28.0
 PAD = 10.0
@@ -345,6 +345,30 @@ class CardPainter:
         its numbers, which an edit of values changes (the canvas caches the two apart)."""
         self._paint_card_frame(painter, nid)
         self._paint_card_numbers(painter, nid, step)
+        self._paint_port_labels(painter, nid)
+
+    def port_labels(self, nid):
+        """[(rect, name, is_output)]: the names written beside the ports of each side that
+        has several (matmul's a and b), in document coordinates."""
+        card, node = self.cards[nid], self.doc.nodes[nid]
+        labels = []
+        for count, names, at, is_output in ((card.n_inputs, port_labels.input_names, self.input_pos, False),
+                                            (card.n_outputs, port_labels.output_names, self.output_pos, True)):
+            if count > 1:
+                labels += [(port_labels.label_rect(name, is_output).translated(at(nid, i)), name, is_output)
+                           for i, name in enumerate(names(node, count))]
+        return labels
+
+    def _paint_port_labels(self, painter, nid):
+        """The ports' names, as the canvas writes them beside its port items."""
+        labels = self.port_labels(nid)
+        if not labels:
+            return
+        painter.setFont(port_labels.label_font())
+        painter.setPen(QColor(self.theme.muted))
+        for rect, name, is_output in labels:
+            align = Qt.AlignmentFlag.AlignLeft if is_output else Qt.AlignmentFlag.AlignRight
+            painter.drawText(rect, align | Qt.AlignmentFlag.AlignVCenter, name)
 
     def _paint_card_frame(self, painter, nid):
         """Everything on the card but the section bodies: box, header, text lines, the

@@ -91,6 +91,8 @@ class Renderer(CardPainter, EdgePainter, StepPainter, FormulaCard):
         r = QRectF()
         for nid in self.doc.nodes:
             r = r.united(self.rect(nid).adjusted(0, -BADGE_H - 4, 0, 0))
+            for label, _, _ in self.port_labels(nid):
+                r = r.united(label)
         for path in self.routes().values():
             r = r.united(path.boundingRect())
         step = self.step_at(step)
