@@ -125,6 +125,7 @@ class FormulaLayout:
         f = _fonts()
         self.fonts = f
         self.parts = formula_parts(step)
+        self.spec = preview.card_spec([p[1] for p in self.parts if p[0] == "array"])  # one per card
         items, row_w = self._items(f)
         title = getattr(step, "title", "") or getattr(step, "kind", "")
         index = getattr(step, "index", None)
@@ -157,7 +158,7 @@ class FormulaLayout:
                 widest, row = max(widest, row), 0.0
                 continue
             if kind == "array":
-                shown = preview.Preview(part[1])
+                shown = preview.Preview(part[1], spec=self.spec)
                 if len(part) > 3:
                     w = text.width(f["name"], operand_title(part)) + NAME_GAP + shown.width
                     items.append((part, w, shown.height, shown))

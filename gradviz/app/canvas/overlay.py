@@ -106,6 +106,7 @@ class StepOverlay(QGraphicsItem):
         self.moving = moving
         self._under = under.subtracted(cards)
         self._arrays = render_painter.formula_arrays(r, step)
+        self._spec = render_painter.formula_spec(r, step)
         self._record(r, step)
         self.setVisible(True)
         self.update()
@@ -150,7 +151,7 @@ class StepOverlay(QGraphicsItem):
         for label, array, box in self._arrays:
             for flat in self.highlight.get(label, ()):
                 if 0 <= flat < np.size(array):
-                    cell = render_painter.entry_rect(array, box.left(), box.top(), flat)
+                    cell = render_painter.entry_rect(array, box.left(), box.top(), flat, self._spec)
                     if cell is not None:
                         painter.drawRoundedRect(cell, 3, 3)
 

@@ -303,6 +303,12 @@ class PlayerBar(QWidget):
         return self._index
 
     @property
+    def shown_steps(self):
+        """The steps on screen now: unlike `steps`, never assembles a waiting story (a
+        panel that follows the player must not cost a story per edit)."""
+        return self._story_steps
+
+    @property
     def step(self):
         return self._steps[self._index] if 0 <= self._index < len(self._steps) else None
 
