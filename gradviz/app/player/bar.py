@@ -479,8 +479,12 @@ class PlayerBar(QWidget):
             self.canvas.after_repaint(self._take_story)
 
     def showEvent(self, event):
+        """Shown: a story that waited while the player was hidden is taken now, not after
+        a repaint, so the keys that step it work at once (→ right after a document opens
+        in a new window did nothing: the step actions were still disabled)."""
         super().showEvent(event)
-        self._take_later()
+        if self._waiting is not None and not self._story_timer.isActive():
+            self._take_story()
 
     def _take_story(self):
         result, self._waiting = self._waiting, None
