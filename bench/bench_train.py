@@ -2,6 +2,10 @@
 benchmark document with the UI responsive (edit → repaint under 50 ms between updates),
 and a 100 x 100 landscape of a lesson's graph in under 2 s.
 
+Each of 1 and 2 is measured both ways in one process, alternating: "eager" evaluates the
+document through the tape at every step (graph.compiled.REPLAY off, the path before issue
+23 §3), "compiled" replays its traced program (graph/compiled.py).
+
 1. Trainer steps per second, Qt-free, on bench_story.generated_document(100) (its four
    4x4 weight Variables are the parameters): each optimizer, 200 steps after 5 of warm-up.
 2. The same document in the real window with the Train dock: an Adam run of 300 steps on
@@ -33,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_story import generated_document  # noqa: E402
-from gradviz.graph import Port, load  # noqa: E402
+from gradviz.graph import Port, compiled, load  # noqa: E402
 from gradviz.graph.landscape import Coordinate, landscape  # noqa: E402
 from gradviz.graph.training import Trainer, make_optimizer  # noqa: E402
 
@@ -42,22 +46,36 @@ OPTIMIZERS = (("sgd", {"learning_rate": 0.001}), ("sgd", {"learning_rate": 0.001
               ("rmsprop", {}), ("adam", {}), ("newton", {"damping": 1.0}))
 
 
-def trainer_rates(steps=200):
+def trainer_rate(doc, params, name, hyper, steps, replay):
+    compiled.REPLAY = replay
+    try:
+        trainer = Trainer(doc, make_optimizer(name, **hyper), params)
+        trainer.run(5)
+        start = time.perf_counter()
+        trainer.run(steps)
+        return steps / (time.perf_counter() - start)
+    finally:
+        compiled.REPLAY = True
+
+
+def trainer_rates(steps=200, rounds=3):
+    """(optimizer, eager steps/s, compiled steps/s): medians of `rounds`, alternating."""
     doc = generated_document(100)
     params = [p for p in doc.sources if doc.nodes[p.node].kind == "variable"]
     rows = []
     for name, hyper in OPTIMIZERS:
-        trainer = Trainer(doc, make_optimizer(name, **hyper), params)
-        trainer.run(5)
         n = steps if name != "newton" else 20
-        start = time.perf_counter()
-        trainer.run(n)
+        rates = {False: [], True: []}
+        for _ in range(rounds):
+            for replay in (False, True):
+                rates[replay].append(trainer_rate(doc, params, name, hyper, n, replay))
         rows.append((name + (" + momentum" if hyper.get("momentum") else ""),
-                     n / (time.perf_counter() - start)))
+                     statistics.median(rates[False]), statistics.median(rates[True])))
     return rows
 
 
-def app_run(steps=300):
+def app_run(steps=300, replay=True):
+    compiled.REPLAY = replay
     from PySide6.QtCore import QCoreApplication, QSettings, QTimer
     from PySide6.QtWidgets import QApplication
     QCoreApplication.setOrganizationName("gradviz-bench")
@@ -118,6 +136,7 @@ def app_run(steps=300):
     done = len(session.trainer.history)
     window.controller.undo_stack.setClean()
     window.close()
+    compiled.REPLAY = True
     return done / elapsed, repaints, gaps, baseline
 
 
@@ -155,20 +174,26 @@ def landscapes(n=100):
 
 def main():
     print("1. Trainer steps per second on the 100-node document (4 weight Variables, 64 entries)")
-    for name, rate in trainer_rates():
-        print(f"   {name:<18} {rate:8.1f} steps/s   {'ok' if rate >= STEPS_TARGET else 'UNDER'}")
-    rate, repaints, gaps, baseline = app_run()
+    print(f"   {'':<18} {'eager':>8} {'compiled':>9}  ratio")
+    for name, eager, replayed in trainer_rates():
+        print(f"   {name:<18} {eager:8.1f} {replayed:9.1f}  {replayed / eager:5.2f}x steps/s   "
+              f"{'ok' if replayed >= STEPS_TARGET else 'UNDER'}")
     print("2. In the window (100 cards in a grid, Adam, 300 steps on the worker)")
-    print(f"   {rate:.1f} steps/s   {'ok' if rate >= STEPS_TARGET else 'UNDER'}")
-    if repaints:
-        print(f"   preview edit -> repaint: median {statistics.median(repaints):.1f} ms, "
-              f"max {max(repaints):.1f} ms over {len(repaints)} previews   "
-              f"{'ok' if max(repaints) < REPAINT_TARGET_MS else 'OVER'} (target < 50 ms)")
-    print(f"   the same edit with no run (this machine now): median "
-          f"{statistics.median(baseline):.1f} ms")
-    if gaps:
-        print(f"   UI thread: 10 ms timer, median gap {statistics.median(gaps):.1f} ms, "
-              f"largest {max(gaps):.1f} ms")
+    runs = {}
+    for replay in (False, True, False, True):
+        runs.setdefault(replay, []).append(app_run(replay=replay))
+    for replay, label in ((False, "eager"), (True, "compiled")):
+        for rate, repaints, gaps, baseline in runs[replay]:
+            print(f"   {label}: {rate:.1f} steps/s   {'ok' if rate >= STEPS_TARGET else 'UNDER'}")
+            if repaints:
+                print(f"     preview edit -> repaint: median {statistics.median(repaints):.1f} ms, "
+                      f"max {max(repaints):.1f} ms over {len(repaints)} previews   "
+                      f"{'ok' if max(repaints) < REPAINT_TARGET_MS else 'OVER'} (target < 50 ms)")
+            print(f"     the same edit with no run (this machine now): median "
+                  f"{statistics.median(baseline):.1f} ms")
+            if gaps:
+                print(f"     UI thread: 10 ms timer, median gap {statistics.median(gaps):.1f} ms, "
+                      f"largest {max(gaps):.1f} ms")
     print("3. Landscape, 100 x 100 points")
     for title, seconds, batched in landscapes():
         verdict = ("ok" if seconds < LANDSCAPE_TARGET_S else "OVER") if batched else "(information)"

@@ -256,12 +256,13 @@ class Tracer:
         return result
 
     # -- the result ---------------------------------------------------------------------
-    def program(self, outputs, structure, name):
+    def program(self, outputs, structure, name, fuse=True):
         """The Program computing the flat `outputs` (tensors, or None) of this trace;
-        `structure`: the nest they are packed into."""
+        `structure`: the nest they are packed into; `fuse`: False for a program that
+        never compiles numba kernels (one whose arrays are too small to gain from them)."""
         out_refs = [None if o is None else self.ref(o) for o in outputs]
         return Program(self.steps, self.inputs, self.constants, list(self._variables),
-                       out_refs, structure, name, self.info)
+                       out_refs, structure, name, self.info, fuse)
 
 
 def _user_line():
@@ -287,7 +288,8 @@ class Program:
     variable is ("arg", leaf index) or ("captured", index).
     """
 
-    def __init__(self, steps, inputs, constants, variables, outputs, structure, name, info):
+    def __init__(self, steps, inputs, constants, variables, outputs, structure, name, info,
+                 fuse=True):
         self.steps = _live_steps(steps, outputs)
         self.inputs = inputs
         self.constants = constants
@@ -299,7 +301,7 @@ class Program:
         self._calls = 0
         self.source, self._plain = self._make_run(self.steps)
         self.fused = False
-        self.run = self._counting_run
+        self.run = self._counting_run if fuse else self._plain
 
     def _make_run(self, steps):
         """(source, run): run(leaves) gives the outputs in their structure, as Tensors

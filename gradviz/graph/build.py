@@ -48,9 +48,11 @@ class Built:
         self.plan = None       # budget.Plan: predicted shapes and costs
 
 
-def build(doc, tapes=(), grad_tape=None, grad_watch=(), skip=None, plan=None):
+def build(doc, tapes=(), grad_tape=None, grad_watch=(), skip=None, plan=None, leaves=None):
     """Run the document forward. `tapes` are entered tapes (outermost first); `grad_tape`
-    answers 'gradient' nodes (None: a zero placeholder with the right shape).
+    answers 'gradient' nodes (None: a zero placeholder with the right shape). `leaves`
+    ({Port: Tensor}, see `make_leaves`): the tensors of the constants, Variables and
+    layer weights, instead of new ones from the nodes' values (a trace's arguments).
 
     Nodes in `skip` (default: the nodes with structural problems), on a cycle, refused by
     the plan (shape or budget) or by the engine do not run, nor do the nodes after them;
@@ -84,7 +86,7 @@ def build(doc, tapes=(), grad_tape=None, grad_watch=(), skip=None, plan=None):
             before = len(main._entries) if main is not None else 0
             try:
                 with _paused(tapes if nid in stopped else ()):
-                    outs = _run(node, inputs, tapes, grad_tape, nid in grad_watch)
+                    outs = _run(node, inputs, tapes, grad_tape, nid in grad_watch, leaves)
             except DocumentError as e:
                 built.problems.append(e.problem)
                 continue
@@ -125,25 +127,61 @@ def _watch(tensor, tapes):
         t.watch(tensor)
 
 
-def _run(node, inputs, tapes, grad_tape, grad_watched):
+def seed_key(port):
+    """The key of target `port`'s seed (its output_gradients) among the leaves."""
+    return ("seed", port)
+
+
+def make_leaves(doc):
+    """{Port: Tensor}: a new tensor for every constant, Variable and layer weight of `doc`,
+    made as `build` makes them from the nodes' values; and under `seed_key(target)` each
+    seed of output_gradients, as `evaluate` makes it."""
+    leaves = {seed_key(p): gv.constant(g) for p, g in doc.output_gradients.items()}
+    for node in doc.nodes.values():
+        if node.kind == CONSTANT:
+            leaves[Port(node.id)] = _new_constant(node)
+        elif node.kind == VARIABLE:
+            leaves[Port(node.id)] = _new_variable(node)
+        elif node.kind == LAYER:
+            names = catalog.LAYERS[node.op].weight_names(catalog.full_attrs(node))
+            for i, name in enumerate(names):
+                leaves[Port(node.id, i + 1)] = _new_weight(node, name)
+    return leaves
+
+
+def _new_constant(node):
+    return gv.constant(node.value.copy())
+
+
+def _new_variable(node):
+    return gv.Variable(node.value.copy(), trainable=node.trainable, name=node.id)
+
+
+def _new_weight(node, name):
+    """A layer's weight as the Variable Keras makes (moving statistics are not trained)."""
+    trainable = node.trainable and not name.startswith("moving_")
+    return gv.Variable(node.weights[name].copy(), trainable=trainable, name=f"{node.id}/{name}")
+
+
+def _run(node, inputs, tapes, grad_tape, grad_watched, leaves):
     if node.kind not in (CONSTANT, VARIABLE):
         node = catalog.with_defaults(node)
     if node.kind == CONSTANT:
-        t = gv.constant(node.value.copy())
+        t = leaves[Port(node.id)] if leaves is not None else _new_constant(node)
         if node.watched:
             _watch(t, tapes)
         if grad_watched and grad_tape is not None:
             grad_tape.watch(t)
         return [t]
     if node.kind == VARIABLE:
-        v = gv.Variable(node.value.copy(), trainable=node.trainable, name=node.id)
+        v = leaves[Port(node.id)] if leaves is not None else _new_variable(node)
         if node.watched:
             _watch(v, tapes)
         if grad_watched and grad_tape is not None:
             grad_tape.watch(v)
         return [v]
     if node.kind == LAYER:
-        return _layer(node, inputs[0], tapes)
+        return _layer(node, inputs[0], tapes, leaves)
     if node.kind == CUSTOM_GRADIENT:
         return [_custom(node, inputs[0])]
     if node.op == "gradient":
@@ -163,14 +201,12 @@ def _gradient(node, inputs, grad_tape):
     return g
 
 
-def _layer(node, x, tapes):
+def _layer(node, x, tapes, leaves):
     spec = catalog.LAYERS[node.op]
     a = node.attrs
-    variables = []
-    for name in spec.weight_names(a):
-        w = node.weights[name]
-        trainable = node.trainable and not name.startswith("moving_")
-        variables.append(gv.Variable(w.copy(), trainable=trainable, name=f"{node.id}/{name}"))
+    names = spec.weight_names(a)
+    variables = [leaves[Port(node.id, i + 1)] if leaves is not None else _new_weight(node, name)
+                 for i, name in enumerate(names)]
     if node.op in ("Dense", "Conv2D"):
         act = None if a["activation"] == "linear" else a["activation"]
         if node.op == "Dense":

@@ -20,7 +20,7 @@ import numpy as np
 import gradviz as gv
 
 from . import budget
-from .build import ENGINE_ERRORS, build, one_line, quiet
+from .build import ENGINE_ERRORS, build, one_line, quiet, seed_key
 from .document import Port
 from .errors import DocumentError, Problem, errors, warnings
 from .ports import parse_port, port_text
@@ -40,6 +40,10 @@ class Evaluation:
     plan: object = None                             # budget.Plan
     _ports: dict = field(default_factory=dict)      # tensor id -> Port
     _op_nodes: dict = field(default_factory=dict)   # Operation id -> node id
+    _gradient_tensors: list = field(default_factory=list)  # per source: Tensor | None
+    # True for a replay of a compiled program (compiled.py): values, gradients and
+    # problems only; no tensors, tape or entries (the story evaluates again eagerly).
+    replayed: bool = False
 
     def port_of(self, tensor):
         """The node output that made `tensor` (the layer's output for its internal ops)."""
@@ -89,9 +93,10 @@ def _tapes(doc, n, persistent_outer=True):
         yield tapes, helper
 
 
-def _built(doc, tapes, helper, skip, plan=None):
+def _built(doc, tapes, helper, skip, plan=None, leaves=None):
     all_tapes = tapes + ([helper] if helper else [])
-    return build(doc, all_tapes, grad_tape=helper, grad_watch=_grad_watch(doc), skip=skip, plan=plan)
+    return build(doc, all_tapes, grad_tape=helper, grad_watch=_grad_watch(doc), skip=skip, plan=plan,
+                 leaves=leaves)
 
 
 def checks_hold(evaluation, before, doc, changed):
@@ -112,18 +117,20 @@ def checks_hold(evaluation, before, doc, changed):
     return True
 
 
-def evaluate(doc, observer=None, persistent=True, same_structure_as=None):
+def evaluate(doc, observer=None, persistent=True, same_structure_as=None, leaves=None):
     """Forward values of every node that can run, the gradients when the targets' part of
     the graph is sound, and every problem (errors and warnings) on its node.
 
     `same_structure_as`: an Evaluation whose checks and plan hold for `doc` (a document
     that differs at most in its tensors' numbers and its nodes' positions, or as
-    `checks_hold` allows): they are taken instead of made again."""
+    `checks_hold` allows): they are taken instead of made again. `leaves`: the tensors
+    of the constants and Variables (build.make_leaves), when the caller made them."""
     reuse = same_structure_as
     structure = reuse.structure if reuse is not None else analyse(doc)
     ev = Evaluation(problems=list(structure.problems), structure=structure)
     with _tapes(doc, 1, persistent or doc.tape.persistent) as (tapes, helper):
-        built = _built(doc, tapes, helper, structure.broken, reuse.plan if reuse is not None else None)
+        built = _built(doc, tapes, helper, structure.broken, reuse.plan if reuse is not None else None,
+                       leaves)
     ev.plan = built.plan
     tape = tapes[0]
     ev.tape, ev.tensors, ev.entries = tape, built.tensors, built.entries
@@ -146,17 +153,19 @@ def evaluate(doc, observer=None, persistent=True, same_structure_as=None):
         return ev
     seeds = None
     if doc.output_gradients:
-        seeds = [gv.constant(doc.output_gradients[p]) if p in doc.output_gradients
-                 else gv.ones_like(t) for p, t in zip(doc.targets, targets)]
+        seeds = [(gv.constant(doc.output_gradients[p]) if leaves is None else leaves[seed_key(p)])
+                 if p in doc.output_gradients else gv.ones_like(t)
+                 for p, t in zip(doc.targets, targets)]
     try:
         with quiet():
             grads = tape.gradient(targets, sources, output_gradients=seeds, observer=observer)
     except ENGINE_ERRORS as e:
         ev.problems.append(Problem(one_line(e), where="gradient"))
         return ev
+    ev._gradient_tensors = list(grads)
     for p, g in zip(doc.sources, grads):
         ev.gradients[p] = None if g is None else np.asarray(g._value)
-    ev.problems += _gradient_warnings(doc, ev)
+    ev.problems += gradient_warnings(doc, ev)
     return ev
 
 
@@ -167,6 +176,9 @@ def _finite(v):
 def nan_warnings(doc, values):
     """A NaN or infinity is a warning on the node where it first appears (a node with
     non-finite values whose inputs are all finite); the nodes after it are not flagged."""
+    floats = [v.reshape(-1) for v in values.values() if v.dtype.kind == "f"]
+    if not floats or np.isfinite(np.concatenate(floats)).all():
+        return []   # one check of every number (a check per array costs five times more)
     bad = {p.node for p, v in values.items() if not _finite(v)}
     incoming = doc.input_index()
     problems = []
@@ -179,7 +191,7 @@ def nan_warnings(doc, values):
     return problems
 
 
-def _gradient_warnings(doc, ev):
+def gradient_warnings(doc, ev):
     """Where a non-finite gradient starts when the forward values are all finite: a seed
     (output_gradients) holding NaN, else the source (say the gradient of sqrt at 0)."""
     if ev.warnings:

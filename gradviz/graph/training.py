@@ -19,6 +19,7 @@ from ..engine.optimizers import (OPTIMIZERS, SGD, Adam, Newton, RMSprop, hessian
                                  hyper_parameters, make_optimizer)
 from . import catalog
 from .build import ENGINE_ERRORS, one_line, quiet
+from .compiled import Replayer
 from .document import LAYER, VARIABLE, Port
 from .errors import DocumentError
 from .evaluate import _built, _tapes, evaluate
@@ -226,6 +227,7 @@ class Trainer:
         self.history = []
         self.last_update = None     # Update of the last step
         self.evaluation = None
+        self._replayer = Replayer()
         size = sum(v._value.size for v in self.variables)
         self.path = [] if size <= PATH_LIMIT else None   # [(step, {Port: ndarray})]
         self._stride = 1
@@ -338,8 +340,11 @@ class Trainer:
 
     def _evaluate(self):
         """Values and gradients at the current parameters; only numbers changed since the
-        last evaluation, so its checks and plan are reused."""
-        ev = evaluate(self.doc, persistent=False, same_structure_as=self.evaluation)
+        last evaluation, so from the second on they replay its compiled program (eagerly
+        when the program cannot run: its checks and plan are reused then)."""
+        ev = self._replayer.evaluation(self.doc, self.evaluation, same=True)
+        if ev is None:
+            ev = evaluate(self.doc, persistent=False, same_structure_as=self.evaluation)
         if ev.errors:
             raise DocumentError.from_problem(ev.errors[0])
         self.evaluation = ev

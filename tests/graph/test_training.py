@@ -262,3 +262,31 @@ def test_any_step_of_a_run_is_replayed_with_its_numbers(name, hyper):
     assert trainer.replay(7)[1] is trainer.last_update
     with pytest.raises(ValueError, match="step 8 is not in this run"):
         trainer.replay(8)
+
+
+@pytest.mark.parametrize("sample", ["train_4_inverse", "nets_5_tiny_cnn", "nets_3_wrong_gradient",
+                                    "002_black_box_gradient", "nets_8_embedding"])
+def test_a_run_replays_the_compiled_evaluation_with_the_eager_numbers(sample, monkeypatch):
+    """From the second evaluation on a step replays the document's compiled program (one
+    eager evaluation, at the start): its losses, gradients and values are the eager run's
+    (float32 to 1e-5, float64 to 1e-12)."""
+    from gradviz.graph import compiled, training
+    doc = load(SAMPLES / f"{sample}.json")
+
+    def run(replay):
+        monkeypatch.setattr(compiled, "REPLAY", replay)
+        eager_calls = []
+        monkeypatch.setattr(training, "evaluate", lambda *a, **k: eager_calls.append(1) or evaluate(*a, **k))
+        trainer = Trainer(doc, make_optimizer("adam", learning_rate=0.05))
+        trainer.run(12)
+        return trainer, len(eager_calls)
+
+    eager, eager_count = run(False)
+    replayed, replayed_count = run(True)
+    assert eager_count == 13 and replayed_count == 1
+    assert replayed.evaluation.replayed
+    for port, value in eager.values().items():
+        tol = 1e-12 if value.dtype == np.float64 else 1e-5
+        np.testing.assert_allclose(replayed.values()[port], value, rtol=tol, atol=tol)
+        np.testing.assert_allclose(replayed.gradient(port), eager.gradient(port), rtol=tol, atol=tol)
+    np.testing.assert_allclose(replayed.losses, eager.losses, rtol=1e-5)
