@@ -456,6 +456,9 @@ def _compile(steps, inputs, constants, variables, outputs, structure, name):
             if r is not None and r[0] == "s":
                 last_use[r[1]] = k
     kept = {r[1] for r in outputs if r is not None and r[0] == "s"}
+    dying = {}   # step -> the slots it uses last
+    for slot, last in last_use.items():
+        dying.setdefault(last, []).append(slot)
     for k, step in enumerate(steps):
         kind = step[0]
         if kind == "read":
@@ -481,7 +484,7 @@ def _compile(steps, inputs, constants, variables, outputs, structure, name):
             namespace[f"h{k}"] = fn
             call = f"h{k}({', '.join(val(r) for r in refs)})"
             lines.append(f"    s{out} = {call}" if out is not None else f"    {call}")
-        dead = sorted(s for s, last in last_use.items() if last == k and s not in kept)
+        dead = sorted(s for s in dying.get(k, ()) if s not in kept)
         if dead:
             lines.append(f"    del {', '.join(f's{s}' for s in dead)}")
     packed = _pack_source(structure, iter(val(r) if r is not None else None for r in outputs))
