@@ -31,7 +31,11 @@ Times are wall clock (the median over `--repeat` rounds); the main thread's CPU 
 (time.thread_time) is printed beside it, since the machine may be shared. It runs on
 Qt's offscreen platform unless QT_QPA_PLATFORM says otherwise; settings and recovery
 files go to a temporary folder.
-Run: .venv/bin/python bench/bench_editor.py [--repeat 15]
+A value edit or an undo of one replays the compiled evaluation of the document once its
+form has been evaluated three times (graph/compiled.py); `--both` measures the 100-node
+cases twice, alternating, with the replay off ("eager", the path before issue 23 §3) and
+on ("compiled").
+Run: .venv/bin/python bench/bench_editor.py [--repeat 15] [--both]
 """
 import argparse
 import atexit
@@ -55,6 +59,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings  # noqa:
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from bench_story import generated_document  # noqa: E402
+from gradviz.graph import compiled  # noqa: E402
 from gradviz.graph.document import Port  # noqa: E402
 
 TARGET_MS = 50.0
@@ -169,6 +174,8 @@ def make_window(app):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--both", action="store_true",
+                        help="the 100-node cases with the compiled replay off and on, alternating")
     args = parser.parse_args(argv)
     app = QApplication.instance() or QApplication(["bench_editor"])
     window = make_window(app)
@@ -176,15 +183,20 @@ def main(argv=None):
     print(f"edit-to-repaint in the main window ({app.platformName()} platform, "
           f"{WINDOW[0]}x{WINDOW[1]}; FHD: {BIG_WINDOW[0]}x{BIG_WINDOW[1]}), "
           f"median of {args.repeat}: wall ms (main-thread CPU ms); target < {TARGET_MS:.0f} ms wall")
-    print("       nodes  zoom" + "".join(f"{k:>19}" for k in KINDS))
+    print("                nodes  zoom" + "".join(f"{k:>19}" for k in KINDS))
     over, settled = [], []
-    for n, grid, size in CASES:
+    runs = [(case, None) for case in CASES]
+    if args.both:
+        runs = [(case, replay) for case in CASES if case[0] == 100 for replay in (False, True)]
+    for (n, grid, size), replay in runs:
         if window.size().toTuple() != size:
             window.resize(*size)
             settle(app, 10)
+        compiled.REPLAY = replay is not False
         medians, nodes = bench_size(app, window, n, args.repeat, grid)
         name = f"{nodes}{' grid' if grid else ''}{'' if size == WINDOW else ' FHD'}"
-        settled.append(f"{name:>12}      " + "".join(f"{medians[k][2]:>12.1f}       " for k in KINDS))
+        name += {None: "", False: " eager", True: " compiled"}[replay]
+        settled.append(f"{name:>21}      " + "".join(f"{medians[k][2]:>12.1f}       " for k in KINDS))
         cells = []
         for kind in KINDS:
             wall, cpu, _ = medians[kind]
@@ -193,7 +205,7 @@ def main(argv=None):
                 over.append(f"{kind} at {name}")
             cells.append(f"{wall:6.1f} ({cpu:5.1f}) {verdict:>4}")
         zoom = window.canvas.transform().m11()
-        print(f"{name:>12} {zoom:5.0%}" + "".join(f"{cell:>19}" for cell in cells))
+        print(f"{name:>21} {zoom:5.0%}" + "".join(f"{cell:>19}" for cell in cells))
     print("all under target" if not over else "over target: " + ", ".join(over))
     print("\nsettled: wall ms until the panels that wait for the canvas' repaint (the player's "
           "step list) have followed too")

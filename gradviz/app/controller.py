@@ -17,6 +17,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..graph import catalog, fileformat
 from ..graph.build import build
+from ..graph.compiled import Replayer
 from ..graph.document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document, Edge,
                               Node, Port, text_problem)
 from ..graph.errors import DocumentError, Problem
@@ -139,6 +140,10 @@ class DocumentController(QObject):
         self.selecting_new = False
         self.result = Result()
         self._basis = None
+        # A value edit replays the compiled evaluation of the document's form once the
+        # form has been evaluated a few times (a drag through numbers, a training run's
+        # previews); the trace runs on a thread of its own.
+        self.replayer = Replayer(trace_at=3, background=True)
         self._last_edit = None   # the edit just made (not undone or redone since): amend_last_edit
 
     def _clean_changed(self, clean):
@@ -426,12 +431,12 @@ class DocumentController(QObject):
         if basis is not None and same_for_engine(basis.doc, frozen):
             last = basis.result
             story = last._story if last.story_ready and same_names(basis.doc, frozen) else None
-            tell = None if story is not None or basis.events is None else \
+            tell = None if story is not None or last.evaluation is None else \
                 _teller(frozen, last.evaluation, basis.events)
             result = Result(last.evaluation, _retexted(last.problems, basis.evaluated, frozen), story, tell)
             basis.doc = frozen
         else:
-            result, events = _evaluate(frozen, _checked(basis, frozen))
+            result, events = _evaluate(frozen, _checked(basis, frozen), self.replayer)
             self._basis = _Basis(frozen, result, events)
         result.elapsed_ms = (time.perf_counter() - start) * 1000
         self.result = result
@@ -457,12 +462,17 @@ def _checked(basis, doc):
     return last if changed is not None and checks_hold(last, basis.evaluated, doc, changed) else None
 
 
-def _evaluate(doc, same_structure_as=None):
+def _evaluate(doc, same_structure_as=None, replayer=None):
     """(Result, recorded backward-pass events or None) for a document snapshot;
-    `same_structure_as`: the last Evaluation, when its checks and plan hold (`_checked`).
+    `same_structure_as`: the last Evaluation, when its checks and plan hold (`_checked`);
+    `replayer`: a graph.compiled.Replayer that may replay the document's compiled
+    evaluation (no events then: the story evaluates eagerly when it is told).
 
     The graph layer evaluates whatever can run: a problem stops only the nodes that
     depend on it, so a stray node elsewhere never hides the target's gradient."""
+    replayed = replayer.evaluation(doc, same_structure_as) if replayer is not None else None
+    if replayed is not None:
+        return Result(replayed, replayed.problems, tell=_teller(doc, replayed, None)), None
     recorder = Recorder()
     try:
         evaluation = evaluate(doc, observer=recorder, same_structure_as=same_structure_as)
@@ -475,7 +485,13 @@ def _evaluate(doc, same_structure_as=None):
 
 
 def _teller(doc, evaluation, events):
+    """The story of `doc` from its evaluation and the backward pass's events; a replayed
+    evaluation has neither tape nor events: the story evaluates eagerly (the same numbers)."""
     def tell():
+        if evaluation.replayed:
+            recorder = Recorder()
+            eager = evaluate(doc, observer=recorder, same_structure_as=evaluation)
+            return tell_story(doc, eager, recorder.events)
         return tell_story(doc, evaluation, events)
     return tell
 

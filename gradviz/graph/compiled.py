@@ -15,6 +15,8 @@ evaluation has an error or reads a traced value in Python, and a replay the prog
 cannot finish (an engine error, an output of another shape) are evaluated eagerly: a
 caller given None evaluates as before, so the numbers are always the eager path's.
 """
+import threading
+
 import numpy as np
 
 from ..engine.trace_program import Tracer
@@ -143,38 +145,94 @@ def _place(doc, key):
 
 
 class Replayer:
-    """Keeps the program of the last form evaluated twice: `evaluation(doc, last)` replays
-    it for a document of that form (tracing it the second time a form is seen, so a
-    form seen once, a structural edit's, costs no trace)."""
+    """Keeps the programs of the last few forms evaluated: `evaluation(doc)` replays one
+    for a document of its form. A form is traced the `trace_at`-th time it is seen (a
+    trace costs a few eager evaluations: a form seen once, a structural edit's, is not
+    worth one); with `background`, on a thread of its own, so that the caller (the
+    window) never waits for a trace: its documents are evaluated eagerly until the
+    program is there."""
 
-    def __init__(self):
-        self.program = None
-        self._seen = None       # the form of the last document asked about
-        self._refused = None    # (form, why) of the last form that could not compile
+    KEEP = 4   # programs kept (an undo and a redo alternate between two forms)
+
+    def __init__(self, trace_at=2, background=False):
+        self.trace_at = trace_at
+        self.background = background
+        self.program = None     # the program of the last replay
+        self._programs = []     # [DocumentProgram], the most recently used last
+        self._seen = []         # [[form, times seen]], the most recent last
+        self._refused = []      # [(form, why)] of forms that could not compile
+        self._lock = threading.Lock()
+        self._tracing = None    # the thread tracing in the background
 
     def evaluation(self, doc, last=None, same=False):
-        """A replayed Evaluation of `doc`, or None: evaluate it eagerly (a form seen for
-        the first time, one that cannot compile, a replay that cannot finish). `last`: an
+        """A replayed Evaluation of `doc`, or None: evaluate it eagerly (a form seen fewer
+        than `trace_at` times, one that cannot compile or is being traced, a replay that
+        cannot finish). `doc` is not changed after (a snapshot), nor is `last`: an
         Evaluation whose checks and plan hold for `doc`, or None. `same`: the caller
-        knows `doc` has the form of the document it asked about last (a trainer's copy,
-        whose numbers alone change)."""
+        knows `doc` has the form of the last document replayed (a trainer's copy, whose
+        numbers alone change)."""
         if not REPLAY:
             return None
-        if same and self._seen is not None:
-            program = self.program
-            if program is not None and program.form is self._seen:
-                return program.evaluate(doc)
+        if same and self.program is not None:
+            return self.program.evaluate(doc)
         doc_form = form(doc)
-        seen, self._seen = self._seen, doc_form
-        program = self.program
-        if program is not None and same_form(program.form, doc_form):
-            return program.evaluate(doc)
-        if not same_form(seen, doc_form) or (
-                self._refused is not None and same_form(self._refused[0], doc_form)):
-            return None
+        with self._lock:
+            program = _take(self._programs, lambda p: same_form(p.form, doc_form))
+            if program is None:
+                if any(same_form(f, doc_form) for f, _ in self._refused) \
+                        or self._sighting(doc_form) < self.trace_at:
+                    return None
+            else:
+                self._keep(program)
+        if program is None:
+            if self.background:
+                if self._tracing is None or not self._tracing.is_alive():
+                    self._tracing = threading.Thread(target=self._trace, args=(doc, last, doc_form),
+                                                     name="gradviz-trace", daemon=True)
+                    self._tracing.start()
+                return None
+            program = self._trace(doc, last, doc_form)
+            if program is None:
+                return None
+        self.program = program
+        return program.evaluate(doc)
+
+    def wait(self, timeout=None):
+        """Block until a trace in the background has ended (tests)."""
+        if self._tracing is not None:
+            self._tracing.join(timeout)
+
+    def _trace(self, doc, last, doc_form):
         try:
-            self.program = DocumentProgram(doc, last, doc_form)
-        except Uncompilable as e:
-            self.program, self._refused = None, (doc_form, str(e))
+            program = DocumentProgram(doc, last, doc_form)
+        except Exception as e:  # noqa: BLE001 (any failure: this form is evaluated eagerly)
+            why = str(e) if isinstance(e, Uncompilable) else f"the trace failed: {type(e).__name__}: {e}"
+            with self._lock:
+                self._refused = self._refused[1 - self.KEEP:] + [(doc_form, why)]
             return None
-        return self.program.evaluate(doc)
+        with self._lock:
+            self._keep(program)
+        return program
+
+    def _keep(self, program):
+        self._programs = self._programs[1 - self.KEEP:] + [program]
+
+    def _sighting(self, doc_form):
+        """How many times `doc_form` has been seen, this time included."""
+        entry = _take(self._seen, lambda e: same_form(e[0], doc_form)) or [doc_form, 0]
+        entry[1] += 1
+        self._seen = self._seen[1 - self.KEEP:] + [entry]
+        return entry[1]
+
+    @property
+    def refusal(self):
+        """Why the last form that could not compile could not (None if every one could)."""
+        return self._refused[-1][1] if self._refused else None
+
+
+def _take(items, matches):
+    """Remove and return the last item of list `items` that `matches`, or None."""
+    for k in range(len(items) - 1, -1, -1):
+        if matches(items[k]):
+            return items.pop(k)
+    return None

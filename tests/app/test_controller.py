@@ -258,6 +258,38 @@ def test_the_story_is_told_only_when_asked_and_matches_story_build(controller):
                                else expected.steps[-1].cotangent)
 
 
+def _steps(story):
+    return [(s.kind, s.node, s.caption) for s in story.steps]
+
+
+def test_value_edits_replay_the_compiled_evaluation_with_the_eager_numbers_and_story(controller):
+    """Once a form's third evaluation has traced it, a value edit replays the compiled
+    program (graph/compiled.py): its values, gradients, problems and story are the eager ones; an
+    edit of the structure is evaluated eagerly, and an undo back to it replays again."""
+    c = controller    # its document evaluated once
+    for k, x in enumerate([X * 0.5, -X, np.where(X > 0, np.nan, X), X * 2, X * 3]):
+        c.set_value("x", x.astype(np.float32))
+        c.replayer.wait()   # the third evaluation starts a trace in the background
+        ev, fresh = c.result.evaluation, evaluate(snapshot(c.doc))
+        assert ev.replayed == (k >= 2)
+        assert [str(p) for p in ev.problems] == [str(p) for p in fresh.problems]
+        for p, v in fresh.values.items():
+            np.testing.assert_allclose(ev.values[p], v, rtol=1e-6)
+        for p, g in fresh.gradients.items():
+            np.testing.assert_allclose(ev.gradients[p], g, rtol=1e-6)
+        expected = build_story(snapshot(c.doc))
+        assert _steps(c.result.story) == _steps(expected)
+        np.testing.assert_allclose(c.result.story.gradients[Port("w")], expected.gradients[Port("w")])
+    c.set_field("m", "label", "product")           # the words change: told again, eagerly
+    assert c.result.evaluation.replayed and any("product" in s.caption for s in c.result.story.steps)
+    c.set_attr("c", "clip_value_min", -0.1)         # another form: eager
+    assert not c.result.evaluation.replayed
+    c.undo_stack.undo()                             # back to the compiled form
+    assert c.result.evaluation.replayed
+    np.testing.assert_allclose(c.result.evaluation.gradients[Port("x")],
+                               evaluate(snapshot(c.doc)).gradients[Port("x")])
+
+
 def test_undo_and_redo_restore_exact_documents_in_place(controller):
     c = controller
     original = c.text()

@@ -99,7 +99,7 @@ def test_replay_gives_the_eager_numbers_for_every_sample_after_value_edits(name,
     replayer, replayed = _compiled(doc)
     if name in UNCOMPILABLE:
         assert replayed is None and replayer.program is None
-        assert UNCOMPILABLE[name] in replayer._refused[1]
+        assert UNCOMPILABLE[name] in replayer.refusal
         assert replayer.evaluation(doc) is None   # and it is not traced again
         return
     assert_same(replayed, eager)
@@ -186,8 +186,8 @@ def test_a_structural_change_is_evaluated_eagerly_then_traced_again(change):
     again = replayer.evaluation(changed)                    # seen twice: traced for it
     assert replayer.program is not old
     assert_same(again, evaluate(changed))
-    assert replayer.evaluation(doc) is None                # back: eager again, then replayed
-    assert_same(replayer.evaluation(doc), evaluate(doc))
+    assert_same(replayer.evaluation(doc), evaluate(doc))   # back (an undo): the old program
+    assert replayer.program is old
 
 
 def test_a_seed_edit_is_replayed_with_the_new_seed():
@@ -236,3 +236,12 @@ def test_replay_off_is_always_eager(monkeypatch):
     replayer = Replayer()
     doc = _small()
     assert all(replayer.evaluation(doc) is None for _ in range(3)) and replayer.program is None
+
+
+def test_a_trace_in_the_background_keeps_the_caller_eager_until_it_is_done():
+    doc = _small()
+    replayer = Replayer(trace_at=2, background=True)
+    assert replayer.evaluation(doc) is None
+    assert replayer.evaluation(doc) is None   # traced on a thread: eager meanwhile
+    replayer.wait(30)
+    assert_same(replayer.evaluation(doc), evaluate(doc))
