@@ -56,43 +56,25 @@ class Uncompilable(Exception):
     """The document's evaluation cannot be replayed (why, in words)."""
 
 
-class DocumentProgram:
-    """The traced evaluation of one document form; `evaluate(doc)` replays it."""
+class LeafProgram:
+    """A computation on a document's tensors (its leaves: build.make_leaves) traced once:
+    `run(doc)` replays it for a document of the same form."""
 
-    def __init__(self, doc, last=None, doc_form=None):
-        """Trace `doc`'s evaluation. `last`: an Evaluation whose checks and plan hold for
-        `doc` (evaluate's same_structure_as), or None."""
-        self.form = form(doc) if doc_form is None else doc_form
+    def __init__(self, doc, compute, name):
+        """Trace `compute(leaves)`, which returns a flat list of tensors (or None) made
+        from the leaves; Uncompilable when the trace cannot be replayed."""
         leaves = make_leaves(doc)
         self._places = [_place(doc, key) for key in leaves]
         self._leaf_specs = [(t._value.shape, t._value.dtype) for t in leaves.values()]
         tracer = Tracer(list(leaves.values()))
         with tracer:
-            traced = evaluate(doc, persistent=False, same_structure_as=last, leaves=leaves)
+            outputs = compute(leaves)
         if tracer.failure is not None:
             raise Uncompilable(tracer.failure)
         if tracer.variables_created:
-            raise Uncompilable("the evaluation makes Variables of its own")
-        if traced.errors:
-            raise Uncompilable(f"the evaluation stops: {traced.errors[0]}")
-        self.structure, self.plan = traced.structure, traced.plan
-        self._base = list(traced.structure.problems) + list(traced.plan.problems)
-        if self._problems(doc, traced) != traced.problems:
-            raise Uncompilable("its problems depend on more than the values and gradients")
-        self._ports = list(traced.values)
-        self._specs = [(v.shape, v.dtype) for v in traced.values.values()]
-        self._sources = list(traced.gradients)
-        outputs = [traced.tensors[p] for p in self._ports] + traced._gradient_tensors
-        self.program = tracer.program(outputs, [None] * len(outputs), "document", fuse=False)
-
-    def _problems(self, doc, ev):
-        """The problems of evaluation `ev` from its values and gradients: the checks' and
-        plan's (the same for every document of this form), then the NaN warnings."""
-        problems = list(self._base) + nan_warnings(doc, ev.values)
-        if ev.gradients:
-            probe = Evaluation(values=ev.values, gradients=ev.gradients, problems=problems)
-            problems += gradient_warnings(doc, probe)
-        return problems
+            raise Uncompilable("the computation makes Variables of its own")
+        self._specs = [None if o is None else (o._value.shape, o._value.dtype) for o in outputs]
+        self.program = tracer.program(outputs, [None] * len(outputs), name, fuse=False)
 
     def _arguments(self, doc):
         """The program's arguments: `doc`'s tensors in the order traced (None when one's
@@ -110,9 +92,10 @@ class DocumentProgram:
             args.append(Tensor._wrap(value))
         return args
 
-    def evaluate(self, doc):
-        """The Evaluation of `doc` (of this program's form) by a replay; None when the
-        program cannot give it (evaluate `doc` eagerly then)."""
+    def run(self, doc):
+        """The outputs' arrays (None where the trace gave None) for `doc`, a document of
+        the traced form; None when the program cannot give them (an engine error, an
+        output of another shape than traced: compute eagerly then)."""
         args = self._arguments(doc)
         if args is None:
             return None
@@ -121,14 +104,64 @@ class DocumentProgram:
                 outputs = self.program.run(args)
         except ENGINE_ERRORS:
             return None
-        ev = Evaluation(structure=self.structure, plan=self.plan, replayed=True)
-        for port, out, (shape, dtype) in zip(self._ports, outputs, self._specs):
-            value = out._value
-            if value.shape != shape or value.dtype != dtype:
+        arrays = []
+        for out, spec in zip(outputs, self._specs):
+            value = None if out is None else out._value
+            if value is not None and (value.shape, value.dtype) != spec:
                 return None  # a shape that depends on the values: the trace does not hold
-            ev.values[port] = value
-        grads = outputs[len(self._ports):]
-        ev.gradients = {p: None if g is None else g._value for p, g in zip(self._sources, grads)}
+            arrays.append(value)
+        return arrays
+
+
+class DocumentProgram:
+    """The traced evaluation of one document form; `evaluate(doc)` replays it."""
+
+    def __init__(self, doc, last=None, doc_form=None):
+        """Trace `doc`'s evaluation. `last`: an Evaluation whose checks and plan hold for
+        `doc` (evaluate's same_structure_as), or None."""
+        self.form = form(doc) if doc_form is None else doc_form
+        traced = []
+
+        def evaluation(leaves):
+            ev = evaluate(doc, persistent=False, same_structure_as=last, leaves=leaves)
+            if ev.errors:
+                raise Uncompilable(f"the evaluation stops: {ev.errors[0]}")
+            traced.append(ev)
+            return [ev.tensors[p] for p in ev.values] + ev._gradient_tensors
+
+        self._leaf_program = LeafProgram(doc, evaluation, "document")
+        ev = traced[0]
+        self.structure, self.plan = ev.structure, ev.plan
+        self._base = list(ev.structure.problems) + list(ev.plan.problems)
+        if self._problems(doc, ev) != ev.problems:
+            raise Uncompilable("its problems depend on more than the values and gradients")
+        self._ports = list(ev.values)
+        self._sources = list(ev.gradients)
+
+    @property
+    def program(self):
+        """The engine's Program (trace_program.Program) replayed."""
+        return self._leaf_program.program
+
+    def _problems(self, doc, ev):
+        """The problems of evaluation `ev` from its values and gradients: the checks' and
+        plan's (the same for every document of this form), then the NaN warnings."""
+        problems = list(self._base) + nan_warnings(doc, ev.values)
+        if ev.gradients:
+            probe = Evaluation(values=ev.values, gradients=ev.gradients, problems=problems)
+            problems += gradient_warnings(doc, probe)
+        return problems
+
+    def evaluate(self, doc):
+        """The Evaluation of `doc` (of this program's form) by a replay; None when the
+        program cannot give it (evaluate `doc` eagerly then)."""
+        arrays = self._leaf_program.run(doc)
+        if arrays is None:
+            return None
+        n = len(self._ports)
+        ev = Evaluation(values=dict(zip(self._ports, arrays[:n])),
+                        gradients=dict(zip(self._sources, arrays[n:])),
+                        structure=self.structure, plan=self.plan, replayed=True)
         ev.problems = self._problems(doc, ev)
         return ev
 

@@ -151,11 +151,7 @@ def evaluate(doc, observer=None, persistent=True, same_structure_as=None, leaves
     if (not doc.targets or structure.blocking() or seeding
             or any(t is None for t in targets + sources)):
         return ev
-    seeds = None
-    if doc.output_gradients:
-        seeds = [(gv.constant(doc.output_gradients[p]) if leaves is None else leaves[seed_key(p)])
-                 if p in doc.output_gradients else gv.ones_like(t)
-                 for p, t in zip(doc.targets, targets)]
+    seeds = seeds_of(doc, targets, leaves) if doc.output_gradients else None
     try:
         with quiet():
             grads = tape.gradient(targets, sources, output_gradients=seeds, observer=observer)
@@ -167,6 +163,13 @@ def evaluate(doc, observer=None, persistent=True, same_structure_as=None, leaves
         ev.gradients[p] = None if g is None else np.asarray(g._value)
     ev.problems += gradient_warnings(doc, ev)
     return ev
+
+
+def seeds_of(doc, targets, leaves=None):
+    """The output_gradients of the target tensors `targets` (ones where the document gives
+    none); `leaves`: build.make_leaves' tensors, whose seeds are taken when given."""
+    return [(gv.constant(doc.output_gradients[p]) if leaves is None else leaves[seed_key(p)])
+            if p in doc.output_gradients else gv.ones_like(t) for p, t in zip(doc.targets, targets)]
 
 
 def _finite(v):

@@ -19,10 +19,11 @@ from ..engine.optimizers import (OPTIMIZERS, SGD, Adam, Newton, RMSprop, hessian
                                  hyper_parameters, make_optimizer)
 from . import catalog
 from .build import ENGINE_ERRORS, one_line, quiet
-from .compiled import Replayer
+from . import compiled
+from .compiled import LeafProgram, Replayer, Uncompilable
 from .document import LAYER, VARIABLE, Port
 from .errors import DocumentError
-from .evaluate import _built, _tapes, evaluate
+from .evaluate import _built, _tapes, evaluate, seeds_of
 from .ports import port_text
 from .structure import analyse
 
@@ -228,6 +229,8 @@ class Trainer:
         self.last_update = None     # Update of the last step
         self.evaluation = None
         self._replayer = Replayer()
+        self._newton = None        # _NewtonProgram, or False when it cannot be traced
+        self._newton_calls = 0
         size = sum(v._value.size for v in self.variables)
         self.path = [] if size <= PATH_LIMIT else None   # [(step, {Port: ndarray})]
         self._stride = 1
@@ -350,7 +353,16 @@ class Trainer:
         self.evaluation = ev
 
     def _newton_terms(self):
-        return gradient_and_hessian(self.doc, self.parameters)
+        """The gradients and Hessian of Newton's step: from the second step on the nested
+        tapes' computation is replayed from its trace (eagerly when it cannot be)."""
+        self._newton_calls += 1
+        if self._newton is None and self._newton_calls >= 2 and compiled.REPLAY:
+            try:
+                self._newton = _NewtonProgram(self.doc, self.parameters)
+            except (Uncompilable, DocumentError) + ENGINE_ERRORS:
+                self._newton = False
+        replayed = self._newton.terms(self.doc) if self._newton and compiled.REPLAY else None
+        return replayed if replayed is not None else gradient_and_hessian(self.doc, self.parameters)
 
 
 def fresh_optimizer(optimizer):
@@ -363,20 +375,48 @@ def fresh_optimizer(optimizer):
 def gradient_and_hessian(doc, parameters):
     """The loss's gradients (one per parameter) and its Hessian over the parameters
     flattened into one vector, from nested tapes as seed 001 builds them."""
+    grads, blocks = _gradient_and_blocks(doc, parameters)
+    return grads, hessian_matrix(blocks, [port_value(doc, p) for p in parameters])
+
+
+def _gradient_and_blocks(doc, parameters, leaves=None):
+    """The gradient tensors and the Jacobian blocks d g_i / d w_j of them (nested tapes);
+    `leaves`: build.make_leaves' tensors (a trace's arguments), else new ones."""
     structure = analyse(doc)
     with _tapes(doc, 2) as (tapes, helper):
-        built = _built(doc, tapes, helper, structure.broken)
+        built = _built(doc, tapes, helper, structure.broken, leaves=leaves)
         missing = [p for p in list(parameters) + list(doc.targets) if p not in built.tensors]
         if missing:
             raise DocumentError(f"'{port_text(missing[0])}' has no value", where="hessian")
         sources = [built.tensors[p] for p in parameters]
         targets = [built.tensors[p] for p in doc.targets]
-        seeds = [gv.constant(doc.output_gradients[p]) if p in doc.output_gradients
-                 else gv.ones_like(t) for p, t in zip(doc.targets, targets)]
-        grads = tapes[1].gradient(targets, sources, output_gradients=seeds,
+        grads = tapes[1].gradient(targets, sources, output_gradients=seeds_of(doc, targets, leaves),
                                   unconnected_gradients="zero")
     blocks = tapes[0].jacobian(grads, sources, unconnected_gradients="zero")
-    return grads, hessian_matrix(blocks, sources)
+    return grads, blocks
+
+
+class _NewtonProgram:
+    """gradient_and_hessian traced once (compiled.LeafProgram) for a trainer's document,
+    whose numbers alone change: `terms(doc)` replays it (None: compute eagerly)."""
+
+    def __init__(self, doc, parameters):
+        self.n = len(parameters)
+
+        def terms(leaves):
+            grads, blocks = _gradient_and_blocks(doc, parameters, leaves)
+            return list(grads) + [b for row in blocks for b in row]
+
+        self.program = LeafProgram(doc, terms, "newton")
+        self.parameters = parameters
+
+    def terms(self, doc):
+        arrays = self.program.run(doc)
+        if arrays is None:
+            return None
+        n = self.n
+        blocks = [arrays[n + i * n:n + (i + 1) * n] for i in range(n)]
+        return arrays[:n], hessian_matrix(blocks, [port_value(doc, p) for p in self.parameters])
 
 
 def _norm(array):

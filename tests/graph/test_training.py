@@ -264,29 +264,51 @@ def test_any_step_of_a_run_is_replayed_with_its_numbers(name, hyper):
         trainer.replay(8)
 
 
-@pytest.mark.parametrize("sample", ["train_4_inverse", "nets_5_tiny_cnn", "nets_3_wrong_gradient",
-                                    "002_black_box_gradient", "nets_8_embedding"])
-def test_a_run_replays_the_compiled_evaluation_with_the_eager_numbers(sample, monkeypatch):
-    """From the second evaluation on a step replays the document's compiled program (one
-    eager evaluation, at the start): its losses, gradients and values are the eager run's
-    (float32 to 1e-5, float64 to 1e-12)."""
+def _eager_and_replayed(monkeypatch, doc, eager_name, optimizer, steps):
+    """Two runs of `steps` steps, with graph.compiled.REPLAY off then on: ((trainer, how
+    often it called training.`eager_name`) of each)."""
     from gradviz.graph import compiled, training
-    doc = load(SAMPLES / f"{sample}.json")
-
-    def run(replay):
+    eager = getattr(training, eager_name)
+    runs = []
+    for replay in (False, True):
         monkeypatch.setattr(compiled, "REPLAY", replay)
-        eager_calls = []
-        monkeypatch.setattr(training, "evaluate", lambda *a, **k: eager_calls.append(1) or evaluate(*a, **k))
-        trainer = Trainer(doc, make_optimizer("adam", learning_rate=0.05))
-        trainer.run(12)
-        return trainer, len(eager_calls)
+        calls = []
+        monkeypatch.setattr(training, eager_name, lambda *a, **k: calls.append(1) or eager(*a, **k))
+        name, hyper = optimizer
+        trainer = Trainer(doc, make_optimizer(name, **hyper))
+        trainer.run(steps)
+        runs.append((trainer, len(calls)))
+    return runs
 
-    eager, eager_count = run(False)
-    replayed, replayed_count = run(True)
-    assert eager_count == 13 and replayed_count == 1
-    assert replayed.evaluation.replayed
+
+def _assert_same_run(replayed, eager):
+    """float32 to 1e-5, float64 to 1e-12."""
     for port, value in eager.values().items():
         tol = 1e-12 if value.dtype == np.float64 else 1e-5
         np.testing.assert_allclose(replayed.values()[port], value, rtol=tol, atol=tol)
         np.testing.assert_allclose(replayed.gradient(port), eager.gradient(port), rtol=tol, atol=tol)
     np.testing.assert_allclose(replayed.losses, eager.losses, rtol=1e-5)
+
+
+@pytest.mark.parametrize("sample", ["train_4_inverse", "nets_5_tiny_cnn", "nets_3_wrong_gradient",
+                                    "002_black_box_gradient", "nets_8_embedding"])
+def test_a_run_replays_the_compiled_evaluation_with_the_eager_numbers(sample, monkeypatch):
+    """From the second evaluation on a step replays the document's compiled program (one
+    eager evaluation, at the start): its losses, gradients and values are the eager run's."""
+    doc = load(SAMPLES / f"{sample}.json")
+    (eager, eager_count), (replayed, replayed_count) = _eager_and_replayed(
+        monkeypatch, doc, "evaluate", ("adam", {"learning_rate": 0.05}), 12)
+    assert eager_count == 13 and replayed_count == 1
+    assert replayed.evaluation.replayed
+    _assert_same_run(replayed, eager)
+
+
+@pytest.mark.parametrize("sample", ["train_3_newton", "nets_3_wrong_gradient", "train_2_valley"])
+def test_newtons_steps_replay_the_traced_hessian_with_the_eager_numbers(sample, monkeypatch):
+    """From its second step Newton's gradient and Hessian (nested tapes, a jacobian) are
+    replayed from their trace; every step's values are the eager run's."""
+    doc = load(SAMPLES / f"{sample}.json")
+    (eager, eager_count), (replayed, replayed_count) = _eager_and_replayed(
+        monkeypatch, doc, "gradient_and_hessian", ("newton", {"damping": 0.5}), 6)
+    assert eager_count == 6 and replayed_count == 1
+    _assert_same_run(replayed, eager)
