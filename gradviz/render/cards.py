@@ -21,7 +21,7 @@ from PySide6.QtGui import QColor, QPainterPath, QPen
 from ..graph import catalog
 from ..graph.document import CONSTANT, LAYER, OP, VARIABLE, Port
 from ..graph.structure import MAX_VARIADIC_INPUTS, input_slots, n_outputs
-from . import preview, text
+from . import preview, text, tiles
 
 HEADER_H = 28.0
 PAD = 10.0
@@ -177,6 +177,14 @@ class CardPainter:
             used = self.used = used_ports(self.doc)
         return used
 
+    def tensor_role(self, port):
+        """tiles.FILTER for a port that holds a convolution's filter, else None: what
+        says how a rank-4 tensor reads (tiles.filter_ports, found once per renderer)."""
+        filters = self.__dict__.get("_filter_ports")
+        if filters is None:
+            filters = self._filter_ports = tiles.filter_ports(self.doc)
+        return tiles.FILTER if port in filters else None
+
     def _measure(self, node):
         value = self._value(node.id)
         has_grad, grad = self._gradient(node.id)
@@ -201,12 +209,13 @@ class CardPainter:
         text_w = max(head_w, *(text.width(f_body, t) + 2 * PAD for t in (info, attrs) if t), 0.0)
         sections = []
         if value is not None:
-            sections.append(("value", value, "value", Port(node.id, 0), preview.Preview(value)))
+            sections.append(("value", value, "value", Port(node.id, 0),
+                             tiles.picture(value, role=self.tensor_role(Port(node.id, 0)))))
         target = target_name(self.doc)
         for port, array in self.card_gradients(node.id):
             compact = port.index > 0
             label = f"gradient  ∂{target}/∂{port_name(self.doc, port)}"
-            shown = None if array is None else preview.Preview(array, compact=compact)
+            shown = None if array is None else tiles.picture(array, compact=compact, role=self.tensor_role(port))
             sections.append((label, array, "gradient", port, shown))
         preview_w = 0.0
         for label, array, colour, _, shown in sections:
@@ -428,6 +437,17 @@ class CardPainter:
 
 def _body_height(section):
     return section.preview.height if section.preview is not None else LINE_H
+
+
+def entry_under(card, point):
+    """(section, flat index) of the entry drawn under `point` (relative to the card's
+    top-left), or None: what a hover over a card's numbers names."""
+    for section in card.sections:
+        if section.preview is not None and section.array is not None and np.size(section.array):
+            flat = section.preview.entry_at(PAD, section.y + LINE_H, point)
+            if flat is not None:
+                return section, flat
+    return None
 
 
 def numbers_rect(card):

@@ -14,7 +14,7 @@ import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 
-from . import preview, text
+from . import text, tiles
 from .cards import BADGE_H, LINE_H, PAD
 
 CARD_GAP = 18.0
@@ -121,10 +121,12 @@ def formula_parts(step):
 class FormulaLayout:
     """Where everything of one step's formula card goes, relative to its top-left corner."""
 
-    def __init__(self, step, n_steps):
+    def __init__(self, step, n_steps, filters=frozenset()):
         f = _fonts()
         self.fonts = f
         self.parts = formula_parts(step)
+        self._filter_port = getattr(step, "port", None) in filters
+        self._kind = getattr(step, "kind", "")
         items, row_w = self._items(f)
         title = getattr(step, "title", "") or getattr(step, "kind", "")
         index = getattr(step, "index", None)
@@ -157,7 +159,7 @@ class FormulaLayout:
                 widest, row = max(widest, row), 0.0
                 continue
             if kind == "array":
-                shown = preview.Preview(part[1])
+                shown = tiles.picture(part[1], role=tiles.FILTER if self._is_filter(part) else None)
                 if len(part) > 3:
                     w = text.width(f["name"], operand_title(part)) + NAME_GAP + shown.width
                     items.append((part, w, shown.height, shown))
@@ -174,6 +176,13 @@ class FormulaLayout:
                 items.append((part, text.width(f["word"], part[1]) + 4, LINE_H, None))
             row += items[-1][1] + PART_GAP
         return items, min(max(widest, row), FORMULA_MAX_W - 2 * PAD)
+
+    def _is_filter(self, part):
+        """Does this array hold a convolution's filter (read as in x out tiles)? The operand
+        `filters`, and a cotangent of a filter port (not the upstream it is made from)."""
+        if len(part) > 3:
+            return part[2] == "filters"
+        return self._filter_port and not (self._kind in ("contribution", "cut") and part[2] == "upstream")
 
     @staticmethod
     def _flow(items, inner, x0, y0):
@@ -208,14 +217,15 @@ class FormulaLayout:
         return placed
 
     def arrays(self, origin_x, origin_y):
-        """[(label, array, QRectF of its picture)] with the card's top-left at the origin."""
+        """[(label, array, QRectF of its picture, the picture)] with the card's top-left at the
+        origin: the picture finds an entry's cell (`cell_rect`) and the entry under a point."""
         out = []
         for part, shown, top, x, _ in self.placed:
             if part[0] != "array":
                 continue
             if len(part) > 3:
                 x += text.width(self.fonts["name"], operand_title(part)) + NAME_GAP
-            out.append((part[2], part[1], QRectF(origin_x + x, origin_y + top, shown.width, shown.height)))
+            out.append((part[2], part[1], QRectF(origin_x + x, origin_y + top, shown.width, shown.height), shown))
         return out
 
 
@@ -230,7 +240,8 @@ class FormulaCard:
         hit = cache.get(id(step))
         if hit is not None and hit[0] is step:
             return hit[1]
-        layout = FormulaLayout(step, len(getattr(self.story, "steps", []) or []))
+        layout = FormulaLayout(step, len(getattr(self.story, "steps", []) or []),
+                               self.__dict__.get("_filter_ports") or tiles.filter_ports(self.doc))
         cache[id(step)] = (step, layout)
         return layout
 

@@ -207,12 +207,6 @@ class TensorGrid(QTableWidget):
 
 # -- finding an entry on the canvas ------------------------------------------------------
 
-def _flat_at(array, x, y, point):
-    """The flat index of the entry of `preview.draw(array, x, y)` under `point`, or None."""
-    array = np.asarray(array)
-    return preview.Preview(array).entry_at(x, y, point) if array.size else None
-
-
 @dataclass
 class GradientBox:
     """Where a card paints one gradient preview (render's card painter: the section's
@@ -260,9 +254,9 @@ def entry_at(renderer, step, point):
     step's formula card, ('node', port, flat) on a card's gradient, or None."""
     if step is not None:
         wanted = cotangent_labels(step)
-        for label, array, box in render_painter.formula_arrays(renderer, step):
+        for label, array, box, shown in render_painter.formula_pictures(renderer, step):
             if label in wanted and box.adjusted(-2, -2, 2, 2).contains(point):
-                flat = _flat_at(array, box.left(), box.top(), point)
+                flat = shown.entry_at(box.left(), box.top(), point) if np.size(array) else None
                 if flat is not None:
                     return "card", label, flat
     for nid in renderer.doc.nodes:
