@@ -47,7 +47,7 @@ class StepOverlay(QGraphicsItem):
 
     def card_arrays(self):
         """{label: array} of the formula card (upstream, operands, contribution, sum ...)."""
-        return {label: array for label, array, _ in self._arrays}
+        return {label: array for label, array, *_ in self._arrays}
 
     def set_step(self, step, progress=1.0):
         if step is not self.step:
