@@ -14,6 +14,7 @@ import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 
+from ..story.rule_pictures import pictures as rule_pictures
 from . import text, tiles
 from .cards import BADGE_H, LINE_H, PAD
 
@@ -68,7 +69,8 @@ def _arrays(contributions):
 
 def formula_parts(step):
     """The card's row: ("array", a, label) / ("array", a, name, "operand", node) / ("text", rule,
-    "local rule") / ("op", symbol) / ("word", text) / ("break",) for a new row."""
+    "local rule") / ("op", symbol) / ("word", text) / ("break",) for a new row / ("picture", a,
+    label, role, ringed entries) for a picture of the rule (story.rule_pictures)."""
     kind = getattr(step, "kind", "")
     cotangent = getattr(step, "cotangent", None)
     contributions = _arrays(getattr(step, "contributions", None))
@@ -105,6 +107,8 @@ def formula_parts(step):
         if used:
             parts += [("break",), ("word", "where")]
             parts += [("array", np.asarray(v), k, "operand", nodes.get(k, "")) for k, v in used]
+        for row in rule_pictures(step):     # the rule drawn with these numbers (conv, pooling, CE)
+            parts += [("break",), *row]
     elif kind == "accumulate":
         result = total if total is not None else cotangent
         if result is not None:
@@ -166,6 +170,10 @@ class FormulaLayout:
                 else:
                     w = max(shown.width, text.width(f["label"], part[2]))
                     items.append((part, w, shown.height + LINE_H, shown))
+            elif kind == "picture":
+                shown = tiles.picture(part[1], role=part[3])
+                w = max(shown.width, text.width(f["label"], part[2]))
+                items.append((part, w, shown.height + (LINE_H if part[2] else 0), shown))
             elif kind == "text":
                 lines = text.wrap(f["rule"], part[1], RULE_W)
                 w = max(text.width(f["rule"], line) for line in lines) + 8
@@ -204,7 +212,8 @@ class FormulaLayout:
         placed, y = [], y0
         for row in [r for r in rows if r]:
             height = max(h for _, _, h, _ in row)
-            labelled = any(p[0] in ("array", "text") and len(p) == 3 for p, _, _, _ in row)
+            labelled = any((p[0] in ("array", "text") and len(p) == 3) or (p[0] == "picture" and p[2])
+                           for p, _, _, _ in row)
             pictures = max(LINE_H, height - LINE_H) if labelled else height
             x = x0
             for part, w, h, extra in row:
@@ -329,6 +338,11 @@ class FormulaCard:
                     continue
                 shown.draw(painter, x, y, colour, t)
                 self._part_label(painter, x, y + shown.height + 1, part[2])
+            elif kind == "picture":
+                extra.draw(painter, x, y, t.gradient if part[2].startswith("grad") else t.value, t)
+                self._ring_cells(painter, extra, x, y, part[4])
+                if part[2]:
+                    self._part_label(painter, x, y + extra.height + 1, part[2])
             elif kind == "text":
                 painter.setFont(f["rule"])
                 painter.setPen(QColor(t.text))
@@ -343,6 +357,17 @@ class FormulaCard:
                 painter.setFont(f["word"])
                 painter.setPen(QColor(t.muted))
                 painter.drawText(QRectF(x, y, text.width(f["word"], part[1]) + 4, h), align, part[1])
+
+    def _ring_cells(self, painter, shown, x, y, flats):
+        """Rings around the entries a rule picks (max_pool's maxima)."""
+        if not flats:
+            return
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        cells = [cell for cell in (shown.cell_rect(x, y, flat) for flat in flats) if cell is not None]
+        for colour, width in ((self.theme.card, 3.0), (self.theme.target, 1.6)):   # a halo, then the ring
+            painter.setPen(QPen(QColor(colour), width))
+            for cell in cells:
+                painter.drawRect(cell.adjusted(0.8, 0.8, -0.8, -0.8))
 
     def _part_label(self, painter, x, y, label):
         font = text.sans(8.5)

@@ -29,7 +29,7 @@ GAP = 4.0
 HEAD_H = 12.0                  # the column names above the tiles
 ELIDED_H = 14.0                # the "⋮ 5 more examples" row
 MAX_ROWS, MAX_COLS = 3, 4      # shown whole up to this many; else the first ones and the last
-READABLE = 20.0                # device pixels a cell needs before its number is written in it
+READABLE = 16.0                # device pixels a cell needs before its number is written in it
 READABLE_TEXT = 7.5            # ... and the pixel height its number's font needs
 FILTER = "filter"
 
@@ -115,7 +115,7 @@ class Tiles:
         self.tiles_w, self.tiles_h = x - GAP, y - GAP
         finite = self.array[np.isfinite(self.array)] if self.array.dtype.kind == "f" else self.array
         self.scale = float(np.abs(finite.astype(np.float64)).max()) if finite.size else 0.0
-        self.caption = f"±{preview.number_format(np.array([self.scale]))(self.scale)} · {self.one_tile}"
+        self.caption = f"±{self.scale:.3g} · {self.one_tile}"
         self.caption_font = _text.sans(font_size - 1)
         self.width = max(self.tiles_w, preview.CAPTION_MIN_W,
                          _text.width(self.caption_font, self.caption) + 2)
