@@ -26,6 +26,7 @@ PART_GAP = 8.0
 OP_W = 22.0
 NAME_GAP = 7.0            # between "x =" and the operand's picture
 RESULTS = ("contribution", "sum", "gradient")
+RULE_TILE = (120.0, 108.0)   # a rule picture's tiles may be bigger than a card's: 9 x 9 cells of 12
 
 
 def _fonts():
@@ -171,7 +172,7 @@ class FormulaLayout:
                     w = max(shown.width, text.width(f["label"], part[2]))
                     items.append((part, w, shown.height + LINE_H, shown))
             elif kind == "picture":
-                shown = tiles.picture(part[1], role=part[3])
+                shown = tiles.picture(part[1], role=part[3], tile=RULE_TILE)
                 w = max(shown.width, text.width(f["label"], part[2]))
                 items.append((part, w, shown.height + (LINE_H if part[2] else 0), shown))
             elif kind == "text":

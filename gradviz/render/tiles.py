@@ -65,12 +65,13 @@ def layout_of(array, role=None):
     return None
 
 
-def picture(array, font_size=8.5, compact=False, role=None):
-    """The picture of `array` a card or a formula card shows."""
+def picture(array, font_size=8.5, compact=False, role=None, tile=(TILE_W, TILE_H)):
+    """The picture of `array` a card or a formula card shows; `tile`: a tile's largest
+    (width, height) (a rule's picture has room for bigger ones)."""
     layout = layout_of(array, role)
     if layout is None:
         return preview.Preview(array, font_size, compact)
-    return Tiles(array, layout, font_size, compact)
+    return Tiles(array, layout, font_size, compact, tile)
 
 
 def _picked(n, most):
@@ -85,9 +86,9 @@ class Tiles:
 
     kind = "tiles"
 
-    def __init__(self, array, layout, font_size=8.5, compact=False):
+    def __init__(self, array, layout, font_size=8.5, compact=False, tile=(TILE_W, TILE_H)):
         self.array = np.asarray(array)
-        self.layout, self.font_size, self.compact = layout, font_size, compact
+        self.layout, self.font_size, self.compact, self.tile = layout, font_size, compact, tile
         perm, self.row_name, self.col_name, row_noun, col_noun, self.one_tile = _LAYOUTS[layout]
         a4 = self.array.reshape(self.array.shape[0], 1, *self.array.shape[1:]) if self.array.ndim == 3 \
             else self.array
@@ -95,11 +96,14 @@ class Tiles:
         self.tiles = a4.transpose(perm)            # (rows, cols, h, w): a view, nothing copied
         n_rows, n_cols, h, w = self.tiles.shape
         self.rows, self.cols = _picked(n_rows, MAX_ROWS), _picked(n_cols, MAX_COLS)
-        self.cell = min(CELL_MAX, TILE_W / w, TILE_H / h)
+        self.cell = min(CELL_MAX, tile[0] / w, tile[1] / h)
         self.tile_w, self.tile_h = w * self.cell, h * self.cell
         self.label_font = _text.sans(7)
-        self.row_labels = {r: f"{self.row_name}{r}" for r in self.rows if r is not None}
-        self.label_w = max(_text.width(self.label_font, t) for t in self.row_labels.values()) + 4
+        # names only where they tell tiles apart: one example of one channel needs none
+        self.head_h = HEAD_H if self.col_name and n_cols > 1 else 0.0
+        self.row_labels = {r: f"{self.row_name}{r}" for r in self.rows if r is not None} \
+            if n_rows > 1 or n_cols > 1 else {}
+        self.label_w = max([_text.width(self.label_font, t) + 4 for t in self.row_labels.values()] + [0.0])
         self.more_rows = f"⋮ {n_rows - len(self.rows) + 1} more {row_noun}" if None in self.rows else ""
         more_cols = n_cols - len(self.cols) + 1
         self.more_cols = (f"… {more_cols} more", col_noun) if None in self.cols else ()
@@ -108,7 +112,7 @@ class Tiles:
         for c in self.cols:
             self.col_x[c] = x
             x += (elided_w if c is None else self.tile_w) + GAP
-        self.row_y, y = {}, HEAD_H
+        self.row_y, y = {}, self.head_h
         for r in self.rows:
             self.row_y[r] = y
             y += (ELIDED_H if r is None else self.tile_h) + GAP
@@ -124,7 +128,7 @@ class Tiles:
 
     def renumbered(self, array):
         """The picture of `array`, of this one's shape: the same layout, new numbers."""
-        return Tiles(array, self.layout, self.font_size, self.compact)
+        return Tiles(array, self.layout, self.font_size, self.compact, self.tile)
 
     @property
     def size(self):
@@ -191,7 +195,7 @@ class Tiles:
         left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
         centre = Qt.AlignmentFlag.AlignCenter
         for c, cx in self.col_x.items():
-            if c is not None and self.col_name:
+            if c is not None and self.head_h:
                 painter.drawText(QRectF(x + cx, y, self.tile_w, HEAD_H), left, f"{self.col_name}{c}")
         border = QPen(QColor(theme.card_border), 0.8)
         for r, ry in self.row_y.items():
@@ -200,7 +204,8 @@ class Tiles:
                 painter.drawText(QRectF(x, y + ry, self.tiles_w, ELIDED_H), left, self.more_rows)
                 continue
             painter.setPen(QColor(theme.muted))
-            painter.drawText(QRectF(x, y + ry, self.label_w, self.tile_h), left, self.row_labels[r])
+            if self.row_labels:
+                painter.drawText(QRectF(x, y + ry, self.label_w, self.tile_h), left, self.row_labels[r])
             for c, cx in self.col_x.items():
                 if c is None:
                     continue
@@ -213,7 +218,7 @@ class Tiles:
                 painter.drawRect(target)
         if self.more_cols:
             cx = self.col_x[None]
-            top, bottom = y + HEAD_H, y + self.tiles_h
+            top, bottom = y + self.head_h, y + self.tiles_h
             painter.setPen(QColor(theme.muted))
             painter.drawText(QRectF(x + cx, (top + bottom) / 2 - 12, self.tiles_w - cx + 6, 24), centre,
                              "\n".join(self.more_cols))
