@@ -20,7 +20,7 @@ from PySide6.QtGui import QColor, QPainterPath, QPen
 
 from ..graph import catalog
 from ..graph.document import CONSTANT, LAYER, OP, VARIABLE, Port
-from ..graph.structure import MAX_VARIADIC_INPUTS, input_slots, n_outputs
+from ..graph.structure import MAX_VARIADIC_INPUTS, filter_ports, input_slots, n_outputs
 from . import preview, text, tiles
 
 HEADER_H = 28.0
@@ -179,10 +179,10 @@ class CardPainter:
 
     def tensor_role(self, port):
         """tiles.FILTER for a port that holds a convolution's filter, else None: what
-        says how a rank-4 tensor reads (tiles.filter_ports, found once per renderer)."""
+        says how a rank-4 tensor reads (graph.structure.filter_ports, found once per renderer)."""
         filters = self.__dict__.get("_filter_ports")
         if filters is None:
-            filters = self._filter_ports = tiles.filter_ports(self.doc)
+            filters = self._filter_ports = filter_ports(self.doc)
         return tiles.FILTER if port in filters else None
 
     def _measure(self, node):

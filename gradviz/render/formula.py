@@ -14,6 +14,7 @@ import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 
+from ..graph.structure import filter_ports
 from ..story.rule_pictures import pictures as rule_pictures
 from . import text, tiles
 from .cards import BADGE_H, LINE_H, PAD
@@ -251,7 +252,7 @@ class FormulaCard:
         if hit is not None and hit[0] is step:
             return hit[1]
         layout = FormulaLayout(step, len(getattr(self.story, "steps", []) or []),
-                               self.__dict__.get("_filter_ports") or tiles.filter_ports(self.doc))
+                               self.__dict__.get("_filter_ports") or filter_ports(self.doc))
         cache[id(step)] = (step, layout)
         return layout
 

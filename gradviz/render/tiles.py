@@ -19,7 +19,6 @@ import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPen
 
-from ..graph.document import LAYER, OP, Port
 from . import preview
 from . import text as _text
 
@@ -40,16 +39,6 @@ _LAYOUTS = {
     "hwio": ((2, 3, 0, 1), "in", "out", "input channels", "output channels", "one tile per in → out"),
     "ntf": ((0, 1, 2, 3), "n", "", "examples", "", "tokens ↓ × features →"),
 }
-
-
-def filter_ports(doc):
-    """The ports whose tensor is a convolution's filter (HWIO): those fed to conv2d's
-    `filters`, and a Conv2D layer's kernel."""
-    ports = {e.src for e in doc.edges
-             if e.dst.index == 1 and getattr(doc.nodes.get(e.dst.node), "kind", None) == OP
-             and doc.nodes[e.dst.node].op == "nn.conv2d"}
-    ports.update(Port(nid, 1) for nid, node in doc.nodes.items() if node.kind == LAYER and node.op == "Conv2D")
-    return ports
 
 
 def layout_of(array, role=None):

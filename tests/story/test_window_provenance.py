@@ -155,3 +155,17 @@ def test_explain_prints_a_conv_entry_as_upstream_times_filter_taps(capsys):
     line = next(l for l in text.splitlines() if "e.g. grad x[" in l)
     assert "·filter w[" in line and "J[" not in line and "∂" not in line
 
+
+
+def test_explain_prints_an_image_as_an_image_and_a_filter_as_its_taps():
+    from pathlib import Path
+
+    from gradviz import graph
+    from gradviz.story.text import explain
+    sample = Path(__file__).resolve().parents[2] / "gradviz" / "samples" / "nets_1_conv_transpose.json"
+    text = explain(story.build(graph.load(sample)))
+    image = "       [0,:,:,0]\n         [  1   0  -1   0   0 ]\n         [  2   2  -2  -2   0 ]\n"
+    taps = "       [:,:,0,0]\n         [  2   8   2 ]\n         [ -2   2   3 ]\n         [  8   2   2 ]\n"
+    assert image in text and taps in text
+    big = story.formatting.grid(np.zeros((2, 3, 3, 4)))
+    assert big.count("[") - big.count("[ ") == 3 and "… (5 more images)" in big
