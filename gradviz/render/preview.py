@@ -3,7 +3,8 @@
 `Preview(array)` lays the picture out once (its kind and size; the numbers' text when first drawn) and
 `draw`s it as often as asked, so a card is sized and painted from the same layout.
 Arrays of rank > 2 are folded to 2-D (leading axes into rows) for the picture; the
-card's shape line still gives the true shape. A long vector's heatmap is wrapped into
+card's shape line still gives the true shape. (Cards and formula cards draw rank-3 and
+rank-4 tensors as tiles instead: render.tiles.) A long vector's heatmap is wrapped into
 rows of `WRAP` cells, so 201 values make an 11 x 20 block instead of a sub-pixel strip.
 """
 from __future__ import annotations

@@ -96,7 +96,7 @@ class Tiles:
         self.more_rows = f"⋮ {n_rows - len(self.rows) + 1} more {row_noun}" if None in self.rows else ""
         more_cols = n_cols - len(self.cols) + 1
         self.more_cols = (f"… {more_cols} more", col_noun) if None in self.cols else ()
-        elided_w = max([_text.width(self.label_font, t) + 6 for t in self.more_cols] + [0.0])
+        self.elided_w = elided_w = max([_text.width(self.label_font, t) + 6 for t in self.more_cols] + [0.0])
         self.col_x, x = {}, self.label_w
         for c in self.cols:
             self.col_x[c] = x
@@ -209,7 +209,7 @@ class Tiles:
             cx = self.col_x[None]
             top, bottom = y + self.head_h, y + self.tiles_h
             painter.setPen(QColor(theme.muted))
-            painter.drawText(QRectF(x + cx, (top + bottom) / 2 - 12, self.tiles_w - cx + 6, 24), centre,
+            painter.drawText(QRectF(x + cx, (top + bottom) / 2 - 12, self.elided_w, 24), centre,
                              "\n".join(self.more_cols))
         painter.setFont(self.caption_font)
         painter.setPen(QColor(theme.muted))
