@@ -96,41 +96,58 @@ def filter_correlation(x, g, w_shape, at):
     return padded, g, gw
 
 
-def _windows(x_shape, at):
-    """[(output index (n, i, j, c), [input (p, q) of the window's real entries])]."""
+def _pool_taps(x_shape, at):
+    """Per tap (a, b) of the pooling window: the input rows and columns it reads for every
+    output position, (N, Ho, Wo, C)-broadcastable, and where those lie inside the input."""
     k_hw = tuple(at["ksize"][1:3])
     (out_h, out_w), pads, (sh, sw), _ = _geometry(x_shape, k_hw, dict(at, dilations=(1, 1, 1, 1)))
-    n_, h, w, c_ = x_shape
-    for n in range(n_):
-        for i in range(out_h):
-            for j in range(out_w):
-                cells = [(p, q) for p in range(i * sh - pads[0][0], i * sh - pads[0][0] + k_hw[0])
-                         for q in range(j * sw - pads[1][0], j * sw - pads[1][0] + k_hw[1])
-                         if 0 <= p < h and 0 <= q < w]
-                for c in range(c_):
-                    yield (n, i, j, c), cells
+    for a in range(k_hw[0]):
+        for b in range(k_hw[1]):
+            p = (np.arange(out_h) * sh - pads[0][0] + a)[None, :, None, None]
+            q = (np.arange(out_w) * sw - pads[1][0] + b)[None, None, :, None]
+            yield p, q, (p >= 0) & (p < x_shape[1]) & (q >= 0) & (q < x_shape[2])
+
+
+def _gather(x, p, q, inside, fill):
+    """x[n, p, q, c] for every output position, `fill` where (p, q) is padding."""
+    n, _, _, c = x.shape
+    shape = np.broadcast_shapes(inside.shape, (n, 1, 1, c))
+    rows, cols = np.clip(p, 0, x.shape[1] - 1), np.clip(q, 0, x.shape[2] - 1)
+    picked = x[np.arange(n)[:, None, None, None], rows, cols, np.arange(c)[None, None, None, :]]
+    return np.where(np.broadcast_to(inside, shape), picked, fill)
 
 
 def max_pool_routing(x, g, at):
     """(flat indices of each window's first maximum in x, g sent there)."""
-    x = np.asarray(x)
-    routed, winners = np.zeros(x.shape, np.float64), set()
-    for (n, i, j, c), cells in _windows(x.shape, at):
-        p, q = max(cells, key=lambda cell: x[n, cell[0], cell[1], c])   # the first of equal maxima
-        routed[n, p, q, c] += g[n, i, j, c]
-        winners.add(int(np.ravel_multi_index((n, p, q, c), x.shape)))
-    return sorted(winners), routed
+    x, g = np.asarray(x, np.float64), np.asarray(g, np.float64)
+    best = np.full(g.shape, -np.inf)
+    where_p, where_q = np.zeros(g.shape, int), np.zeros(g.shape, int)
+    for p, q, inside in _pool_taps(x.shape, at):          # taps in row-major order: ">" keeps the first
+        value = _gather(x, p, q, inside, -np.inf)
+        better = value > best
+        best = np.where(better, value, best)
+        where_p = np.where(better, np.broadcast_to(p, g.shape), where_p)
+        where_q = np.where(better, np.broadcast_to(q, g.shape), where_q)
+    n, _, _, c = np.indices(g.shape)
+    routed = np.zeros(x.shape, np.float64)
+    np.add.at(routed, (n, where_p, where_q, c), g)
+    winners = np.unique(np.ravel_multi_index((n, where_p, where_q, c), x.shape))
+    return winners.tolist(), routed
 
 
 def avg_pool_sharing(x_shape, g, at):
     """(each window's count of real entries, g / count shared over the window)."""
-    counts = np.zeros(g.shape, np.float64)
+    g = np.asarray(g, np.float64)
+    taps = list(_pool_taps(x_shape, at))
+    counts = np.broadcast_to(sum(inside.astype(np.float64) for _, _, inside in taps), g.shape)
+    share = g / counts
     shared = np.zeros(x_shape, np.float64)
-    for (n, i, j, c), cells in _windows(x_shape, at):
-        counts[n, i, j, c] = len(cells)
-        for p, q in cells:
-            shared[n, p, q, c] += g[n, i, j, c] / len(cells)
-    return counts, shared
+    n, _, _, c = np.indices(g.shape)
+    for p, q, inside in taps:
+        real = np.broadcast_to(inside, g.shape)
+        np.add.at(shared, (n[real], np.broadcast_to(p, g.shape)[real], np.broadcast_to(q, g.shape)[real],
+                           c[real]), share[real])
+    return np.array(counts), shared
 
 
 def softmax_rows(logits, labels, sparse):
