@@ -41,6 +41,17 @@ def warm_allocator():
     del block
 
 
+def _sides(body, inputs, floor):
+    """(eager, floor, compiled): `body(*inputs)` as written and under tf.function. The
+    inputs are arguments, so the compiled program cannot fold them into constants."""
+    compiled = tf.function(body)
+    compiled(*inputs)
+    for concrete in compiled._traces.values():  # fused now, not after FUSE_AFTER_CALLS calls
+        for program in concrete._programs.values():
+            program.fuse()
+    return (lambda: body(*inputs)), floor, (lambda: compiled(*inputs))
+
+
 def _rng(seed=0):
     return np.random.default_rng(seed)
 
@@ -58,7 +69,7 @@ def w1():
     t_np, b_np = _randn(rng, 5, 3), _randn(rng, 3, 3)
     t, b = tf.Variable(t_np), tf.Variable(b_np)
 
-    def gv():
+    def body(t, b):
         with tf.GradientTape() as tape:
             y = tf.matmul(t, b)
         return tape.gradient(y, t)
@@ -67,7 +78,7 @@ def w1():
         y = t_np @ b_np
         return np.ones_like(y) @ b_np.T
 
-    return gv, floor
+    return _sides(body, (t, b), floor)
 
 
 # ---------------------------------------------------------------------------------------
@@ -87,7 +98,7 @@ def w2():
     params = [tf.Variable(p[k]) for k in ("w1", "b1", "w2", "b2")]
     W1, B1, W2, B2 = params
 
-    def gv():
+    def body(x, target):
         with tf.GradientTape() as tape:
             h = tf.nn.relu(tf.matmul(x, W1) + B1)
             y = tf.matmul(h, W2) + B2
@@ -110,7 +121,7 @@ def w2():
         gb1 = ga.sum(0)
         return [gw1, gb1, gw2, gb2]
 
-    return gv, floor
+    return _sides(body, (x, target), floor)
 
 
 def _w3_setup():
@@ -118,7 +129,7 @@ def _w3_setup():
     x = tf.constant(p["x"])
     W1, B1, W2, B2 = (tf.Variable(p[k]) for k in ("w1", "b1", "w2", "b2"))
 
-    def forward():
+    def forward(x):
         h = tf.nn.relu(tf.matmul(x, W1) + B1)
         return tf.matmul(h, W2) + B2
 
@@ -135,10 +146,10 @@ def _w3_setup():
 def w3_full():
     x, forward, floor_batch = _w3_setup()
 
-    def gv():
+    def body(x):
         with tf.GradientTape(watch_accessed_variables=False) as tape:
             tape.watch(x)
-            y = forward()
+            y = forward(x)
         return tape.jacobian(y, x)
 
     def floor():
@@ -149,13 +160,13 @@ def w3_full():
         j[r, :, r, :] = jb
         return j
 
-    return gv, floor
+    return _sides(body, (x,), floor)
 
 
 def w3_dense():
     """W3 with engine/blocks.py switched off: the dense pass over all 640 basis cotangents."""
     from gradviz.engine import blocks
-    gv, floor = w3_full()
+    gv, floor, _ = w3_full()
 
     def dense():
         blocks.ENABLED = False
@@ -164,19 +175,19 @@ def w3_dense():
         finally:
             blocks.ENABLED = True
 
-    return dense, floor
+    return dense, floor, None
 
 
 def w3_batch():
     x, forward, floor_batch = _w3_setup()
 
-    def gv():
+    def body(x):
         with tf.GradientTape(watch_accessed_variables=False) as tape:
             tape.watch(x)
-            y = forward()
+            y = forward(x)
         return tape.batch_jacobian(y, x)
 
-    return gv, floor_batch
+    return _sides(body, (x,), floor_batch)
 
 
 # ---------------------------------------------------------------------------------------
@@ -195,7 +206,7 @@ def _w4(n, d_in, d1, d2, seed):
         var.assign(value)
     x = tf.constant(x_np)
 
-    def gv():
+    def body(x):
         with tf.GradientTape() as t2:
             with tf.GradientTape() as t1:
                 h = layer1(x)
@@ -228,7 +239,7 @@ def _w4(n, d_in, d1, d2, seed):
         H = x_np.T @ d_a1                                   # (B, d_in, d1)
         return H.reshape(d_in, d1, d_in, d1)
 
-    return gv, floor
+    return _sides(body, (x,), floor)
 
 
 def w4_small():
@@ -250,7 +261,7 @@ def w5():
     x_np = _randn(_rng(6), 1000)
     x = tf.constant(x_np)
 
-    def gv():
+    def body(x):
         with tf.GradientTape() as tape:
             tape.watch(x)
             y = x
@@ -299,18 +310,20 @@ def w5():
                 g = g * saved.pop()
         return g
 
-    return gv, floor
+    return _sides(body, (x,), floor)
 
 
+# id, title, setup, eager target, compiled target (ratios to the floor), reference.md's
+# numpy floor and jax.jit's time (its ratio there is jax.jit / numpy).
 WORKLOADS = [
-    ("W1", "t(5x3)@b(3x3), d sum(y)/dt", w1, 5.0, 2.8e-6),
-    ("W2", "MLP 32-128-10 on 64 rows, grad of MSE (4 params)", w2, 1.8, 42e-6),
-    ("W3", "full Jacobian dy/dx (64,10,64,32)", w3_full, 8.0, 392e-6),
-    ("W3d", "  same, dense pass (block detection off)", w3_dense, None, None),
-    ("W3b", "batch_jacobian (64,10,32)", w3_batch, 1.5, 184e-6),
-    ("W4", "Hessian wrt 5x8 kernel (nested tapes)", w4_small, 3.0, 65e-6),
-    ("W4L", "Hessian wrt 20x30 kernel (x 16x20, 30, 10)", w4_large, 3.0, 979e-6),
-    ("W5", "500 chained elementwise ops on 1000 floats", w5, 2.5, 796e-6),
+    ("W1", "t(5x3)@b(3x3), d sum(y)/dt", w1, 5.0, 2.0, 2.8e-6, 6.6e-6),
+    ("W2", "MLP 32-128-10 on 64 rows, grad of MSE (4 params)", w2, 1.8, 1.3, 42e-6, 100e-6),
+    ("W3", "full Jacobian dy/dx (64,10,64,32)", w3_full, 8.0, 2.0, 392e-6, 11.5e-3),
+    ("W3d", "  same, dense pass (block detection off)", w3_dense, None, None, None, None),
+    ("W3b", "batch_jacobian (64,10,32)", w3_batch, 1.5, 0.6, 184e-6, 111e-6),
+    ("W4", "Hessian wrt 5x8 kernel (nested tapes)", w4_small, 3.0, 1.2, 65e-6, 79e-6),
+    ("W4L", "Hessian wrt 20x30 kernel (x 16x20, 30, 10)", w4_large, 3.0, 1.5, 979e-6, 2.84e-3),
+    ("W5", "500 chained elementwise ops on 1000 floats", w5, 2.5, 0.4, 796e-6, 394e-6),
 ]
 
 
@@ -355,19 +368,26 @@ def _batch(fn, number):
     return (time.perf_counter() - start) / number
 
 
-def compare(floor, gv, batch_seconds, repeats):
-    """Median per-call times of `floor` and `gv`, and the median of their per-round ratio.
+def compare(floor, sides, batch_seconds, repeats):
+    """Median per-call times of `floor` and of each of `sides`, and for each side the
+    median and the spread (lowest, highest) of its per-round ratio to the floor.
 
-    Batches of the two alternate, so a change of machine speed (this is a shared VM)
-    hits both sides of a ratio alike.
+    Batches alternate (floor, side 1, side 2, floor, ...), so a change of machine speed
+    (this is a shared VM) hits both sides of a ratio alike.
     """
-    n_np, n_gv = _batch_size(floor, batch_seconds), _batch_size(gv, batch_seconds)
-    t_np, t_gv = [], []
+    n_np = _batch_size(floor, batch_seconds)
+    counts = [_batch_size(fn, batch_seconds) for fn in sides]
+    t_np, times = [], [[] for _ in sides]
     for _ in range(repeats):
         t_np.append(_batch(floor, n_np))
-        t_gv.append(_batch(gv, n_gv))
-    ratio = statistics.median([g / f for f, g in zip(t_np, t_gv)])
-    return statistics.median(t_np), statistics.median(t_gv), ratio
+        for fn, n, t in zip(sides, counts, times):
+            t.append(_batch(fn, n))
+    results = []
+    for t in times:
+        ratios = [g / f for f, g in zip(t_np, t)]
+        results.append((statistics.median(t), statistics.median(ratios), min(ratios),
+                        max(ratios)))
+    return statistics.median(t_np), results
 
 
 def fmt(seconds):
@@ -420,6 +440,11 @@ def measure_import(runs):
     return [statistics.median(col) for col in zip(*rows)]
 
 
+def _cell(ratio, low, high, target):
+    met = "" if target is None else (" ok" if ratio <= target else " NO")
+    return f"{ratio:5.2f} ({low:.2f}-{high:.2f}){met}"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer, shorter batches")
@@ -433,38 +458,52 @@ def main(argv=None):
     import numba
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, numba {numba.__version__}, "
           f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}, "
-          f"{'quick' if args.quick else 'full'} run: median of {repeats} alternating batches of ~{batch}s")
-    header = (f"{'id':<4} {'workload':<46} {'numpy':>10} {'gradviz':>10} {'ratio':>7} "
-              f"{'target':>7}  met   {'(ref numpy)':>11}")
+          f"{'quick' if args.quick else 'full'} run: median of {repeats} alternating batches "
+          f"of ~{batch}s. Ratios to the numpy floor: median (lowest-highest round), ok/NO "
+          "against the target; jax.jit: its ratio in reference.md")
+    header = (f"{'id':<4} {'workload':<44} {'numpy':>9} {'eager':>9} {'eager ratio':>23} "
+              f"{'compiled':>9} {'compiled ratio':>23} {'jax.jit':>7}")
     print(header)
     print("-" * len(header))
     missed = []
-    for wid, title, make, target, ref_floor in WORKLOADS:
+    for wid, title, make, target, target_compiled, ref_floor, ref_jax in WORKLOADS:
         if only and wid.upper() not in only:
             continue
-        gv, floor = make()
+        gv, floor, compiled = make()
         check(wid, gv, floor)
-        t_np, t_gv, ratio = compare(floor, gv, batch, repeats)
-        if target is None:  # for information only
-            print(f"{wid:<4} {title:<46} {fmt(t_np):>10} {fmt(t_gv):>10} {ratio:>7.2f} "
-                  f"{'-':>7}  {'-':<4}  {'':>11}", flush=True)
-            continue
-        met = ratio <= target
-        if not met:
+        sides = [gv]
+        if compiled is not None:
+            check(wid + " compiled", compiled, floor)
+            sides.append(compiled)
+        t_np, results = compare(floor, sides, batch, repeats)
+        t_gv, ratio, low, high = results[0]
+        line = (f"{wid:<4} {title:<44} {fmt(t_np):>9} {fmt(t_gv):>9} "
+                f"{_cell(ratio, low, high, target) + (' (<=' + format(target, 'g') + ')' if target else ''):>23}")
+        if target is not None and ratio > target:
             missed.append(wid)
-        print(f"{wid:<4} {title:<46} {fmt(t_np):>10} {fmt(t_gv):>10} {ratio:>7.2f} "
-              f"{'<= ' + format(target, 'g'):>7}  {'yes' if met else 'NO ':<4}  {fmt(ref_floor):>11}",
-              flush=True)
+        if compiled is not None:
+            t_c, ratio_c, low_c, high_c = results[1]
+            jax = ref_jax / ref_floor
+            line += (f" {fmt(t_c):>9} "
+                     f"{_cell(ratio_c, low_c, high_c, target_compiled) + ' (<=' + format(target_compiled, 'g') + ')':>23}"
+                     f" {jax:>7.2f}")
+            if ratio_c > target_compiled:
+                missed.append(wid + " compiled")
+        print(line, flush=True)
 
     if not args.no_import and not only:
         t_import, t_first, t_mlp, wall = measure_import(3 if args.quick else 7)
         met = t_first <= 0.5
+        met_mlp = t_mlp <= 0.25
         print(f"\nfresh process (warm numba cache), median of {3 if args.quick else 7}: "
               f"import gradviz {fmt(t_import)}, + first gradient {fmt(t_first)} "
               f"(target <= 0.5 s: {'yes' if met else 'NO'}), + first MLP gradient "
-              f"(loads numba) {fmt(t_mlp)}; whole process {fmt(wall)}")
+              f"(loads numba) {fmt(t_mlp)} (target <= 0.25 s: {'yes' if met_mlp else 'NO'}); "
+              f"whole process {fmt(wall)}")
         if not met:
             missed.append("import")
+        if not met_mlp:
+            missed.append("cold MLP")
     print("\nall targets met" if not missed else f"\ntargets missed: {', '.join(missed)}")
 
 

@@ -44,6 +44,27 @@ commands:
   gradviz samples                  list the bundled samples; FILE may name one (004_matmul_sum)
 """
 
+TRACE_HELP = """\
+Run SCRIPT, a Python program using `import gradviz as tf`, with your permissions, and save
+the tape of one of its tape.gradient(...) calls as a graph document. Run only scripts you
+trust. A script that calls tape.gradient many times (a training loop) keeps only the call
+to save: the output says which call the document shows.
+
+exit status:
+  0  the document was written
+  1  the document was written, but the script failed after the gradient call it shows
+     (the script's error is printed as a warning)
+  2  nothing was written; one line on stderr says why: the script failed before that
+     call or made none, its tape cannot be saved as a document, it ended its process
+     itself (os._exit, a crash, a signal), or it passed --timeout or --max-memory
+
+The script runs in a process of its own: whatever it does, gradviz reports it. Its
+non-daemon threads are waited for, as Python does at exit (--timeout bounds the wait);
+a process it forks never writes the document, and forks still running when it ends are
+stopped.
+"""
+
+
 class UsageError(Exception):
     """Bad input from the user: reported in one line, exit status 2."""
 
@@ -83,9 +104,21 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="print values and gradients as JSON")
     run.add_argument("file", metavar="FILE")
 
-    trace = sub.add_parser("trace", help="run SCRIPT and save its tape as a graph document")
+    trace = sub.add_parser("trace", help="run SCRIPT and save its tape as a graph document",
+                           description=TRACE_HELP,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
     trace.add_argument("script", metavar="SCRIPT")
-    trace.add_argument("-o", "--output", required=True, metavar="FILE")
+    trace.add_argument("-o", "--output", required=True, metavar="FILE",
+                       help="the document to write (never the script itself)")
+    trace.add_argument("--call", type=int, default=-1, metavar="K",
+                       help="which tape.gradient call to save: K counts from 1 (the first); "
+                            "negative counts from the end (default -1, the last). Only that "
+                            "call's tape is kept while the script runs")
+    trace.add_argument("--timeout", type=float, metavar="SECONDS",
+                       help="stop the script after this many seconds (default: no limit)")
+    trace.add_argument("--max-memory", type=_size, metavar="SIZE",
+                       help="the most memory the script may use, such as 4G or 512M; beyond "
+                            "it the script gets a MemoryError (default: no limit)")
     _add_train_parser(sub)
 
     sub.add_parser("samples", help="list the bundled sample documents (the lessons)")
@@ -294,11 +327,31 @@ def _run(args):
 def _trace(args):
     if not os.path.exists(args.script):
         raise UsageError(f"{args.script}: no such file")
+    if args.timeout is not None and not (0 < args.timeout < float("inf")):
+        raise UsageError(f"--timeout {args.timeout:g}: give a number of seconds above 0")
     # loaded per command: `gradviz --help` stays quick
-    from .graph.cli_commands import trace_command
+    from .graph.trace_process import supervise
 
-    code, text = trace_command(args.script, args.output)
+    code, text = supervise(args.script, args.output, call=args.call, timeout=args.timeout,
+                           max_memory=args.max_memory, warn=_warn)
+    if code == 1:   # written; the warning said how the script failed afterwards
+        _emit(0, text)
+        return 1
     return _emit(code, text)
+
+
+def _size(text):
+    """'4G', '512M', '100K' or bytes -> bytes (argparse type of --max-memory)."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    t = text.strip().upper().removesuffix("B")
+    scale = units.get(t[-1:], 1)
+    try:
+        value = float(t[:-1] if t[-1:] in units else t) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 4G or 512M") from None
+    if not (1 << 26) <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text}: give at least 64M (Python itself needs that)")
+    return int(value)
 
 
 def _emit(code, text):

@@ -30,7 +30,7 @@ def capture(tape, target, sources, output_gradients=None, title="Captured tape")
     Call it after the `with tape:` block (before or after `tape.gradient`: the tape keeps
     its record). Tensors and keras layers are named by the caller's variable names."""
     caller = sys._getframe(1)
-    names, layers = _capture._script_names({**caller.f_globals, **caller.f_locals})
+    names, layers = _capture.script_names({**caller.f_globals, **caller.f_locals})
     doc = _capture.from_tape(tape, target, sources, output_gradients, title=title,
                              recording=_capture.Recording(names=names, layers=layers))
     return TapeDocument(doc)

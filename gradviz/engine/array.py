@@ -4,6 +4,7 @@ import numpy as np
 
 from . import dtypes
 from .tensor import Tensor, convert_to_tensor, _to_array
+from .tracing import _trace
 from .ops.shape import _ints
 
 
@@ -77,24 +78,36 @@ class _Random:
     def _generator(self, seed):
         return self._rng if seed is None else np.random.default_rng(seed)
 
+    def _draw(self, draw):
+        """A tensor of `draw()`; under tf.function's tracer a step drawn at every call."""
+        if _trace.tracer is not None:
+            return _trace.tracer.host(draw, (), True)
+        return Tensor._wrap(draw())
+
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
-        values = self._generator(seed).normal(mean, stddev, _shape(shape))
-        return Tensor._wrap(values.astype(_np_dtype(dtype)))
+        shape, np_dtype = _shape(shape), _np_dtype(dtype)
+        return self._draw(lambda: self._generator(seed).normal(mean, stddev, shape)
+                          .astype(np_dtype))
 
     def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
         maxval = 1.0 if maxval is None else maxval
-        values = self._generator(seed).uniform(float(minval), float(maxval), _shape(shape))
-        return Tensor._wrap(values.astype(_np_dtype(dtype)))
+        shape, np_dtype = _shape(shape), _np_dtype(dtype)
+        return self._draw(lambda: self._generator(seed).uniform(float(minval), float(maxval),
+                                                                shape).astype(np_dtype))
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
                          name=None):
-        rng = self._generator(seed)
-        values = rng.normal(0.0, 1.0, _shape(shape))
-        bad = np.abs(values) > 2
-        while bad.any():
-            values[bad] = rng.normal(0.0, 1.0, int(bad.sum()))
+        shape, np_dtype = _shape(shape), _np_dtype(dtype)
+
+        def draw():
+            rng = self._generator(seed)
+            values = rng.normal(0.0, 1.0, shape)
             bad = np.abs(values) > 2
-        return Tensor._wrap((mean + stddev * values).astype(_np_dtype(dtype)))
+            while bad.any():
+                values[bad] = rng.normal(0.0, 1.0, int(bad.sum()))
+                bad = np.abs(values) > 2
+            return (mean + stddev * values).astype(np_dtype)
+        return self._draw(draw)
 
 
 random = _Random()

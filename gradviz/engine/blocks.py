@@ -17,7 +17,11 @@ back to the dense pass.
 import numpy as np
 
 from .backward import backward
+from .execute import apply
+from .ops import shape as shape_ops
+from .registry import define_op
 from .tensor import Tensor
+from .tracing import _trace
 
 # False: jacobian always takes the dense pass (to compare, or to rule this path out).
 ENABLED = True
@@ -114,7 +118,8 @@ def row_aligned(entries, target, source):
 def block_jacobian(entries, target, sources, zero, relevant=None, *, chunk_size):
     """`jacobian` for a target row-aligned with every source (see `row_aligned`):
     per_row backward passes' worth of seeds instead of target.size, then the blocks
-    are placed on the diagonal of a zero Jacobian. Numpy only (no tape records this).
+    are placed on the diagonal of a zero Jacobian. No tape records this; under
+    tf.function's tracer the passes and the placing are ops, so the trace has them.
     `chunk_size(entries, n)`: how many seeds one pass carries (the tape's memory budget)."""
     rows = target._value.shape[0]
     per_row = target._value.size // rows
@@ -134,11 +139,42 @@ def block_jacobian(entries, target, sources, zero, relevant=None, *, chunk_size)
         if any(g is None for g in lst):
             out.append(Tensor._wrap(np.zeros(shape, s._value.dtype)) if zero else None)
             continue
-        g = lst[0]._value if len(lst) == 1 else np.concatenate([g._value for g in lst])
         rest = s._value.size // rows
+        if _trace.tracer is not None:
+            out.append(_diagonal_blocks_op(lst, rows, per_row, rest, shape))
+            continue
+        g = lst[0]._value if len(lst) == 1 else np.concatenate([g._value for g in lst])
         j = np.zeros((rows, per_row, rows, rest), g.dtype)
         r = np.arange(rows)
         # g[k, b] is row b's block column k: d target[b, k] / d source[b, :].
         j[r, :, r, :] = g.reshape(per_row, rows, rest).transpose(1, 0, 2)
         out.append(Tensor._wrap(j.reshape(shape)))
     return out
+
+
+def _diagonal_blocks_forward(blocks):
+    rows, per_row, rest = blocks.shape
+    j = np.zeros((rows, per_row, rows, rest), blocks.dtype)
+    r = np.arange(rows)
+    j[r, :, r, :] = blocks
+    return j
+
+
+def _diagonal_blocks_rule(F, g, ins, out, at, needs):
+    rows = out.shape[0]
+    mask = np.eye(rows, dtype=bool).reshape(rows, 1, rows, 1)
+    return (F.reduce_sum(F.masked(g, mask), axis=-2),)
+
+
+# blocks (rows, per_row, rest) -> j (rows, per_row, rows, rest), zero off the diagonal
+# j[b, :, b, :] = blocks[b]: block_jacobian's placing, as an op for tf.function's trace.
+DIAGONAL_BLOCKS = define_op("DiagonalBlocks", _diagonal_blocks_forward, _diagonal_blocks_rule,
+                            ("grad_blocks = the diagonal blocks of grad",))
+
+
+def _diagonal_blocks_op(parts, rows, per_row, rest, shape):
+    """block_jacobian's placing of the blocks, as ops (traced by tf.function)."""
+    S = shape_ops
+    g = parts[0] if len(parts) == 1 else S.concat(parts, axis=0)
+    g = S.transpose(S.reshape(g, (per_row, rows, rest)), (1, 0, 2))
+    return S.reshape(apply(DIAGONAL_BLOCKS, (g,)), shape)

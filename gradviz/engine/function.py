@@ -1,34 +1,64 @@
-"""tf.function: the decorator and its cache of traces, keyed by TF's retracing rules.
+"""tf.function: the decorator, its cache of traces (keyed by TF's retracing rules) and
+their compiled replay.
 
-Each call runs the Python function eagerly, op by op, so a decorated function computes
-and differentiates exactly as the undecorated one (tapes record its ops as usual).
-What TF decides before it runs a graph is kept, because code depends on it:
+A call that meets a new trace runs the Python function once, eagerly, under a tracer
+(trace_program.py) that records every op, including the tapes inside the function and
+their gradients and Jacobians, and every Variable read and assign. Later calls replay
+that record as a straight-line numpy program: Python side effects (print, appending to a
+list) happen at trace time only, as in TF; Variables are read at run time. Under a
+recording tape the replay runs as gradviz ops, so the tape differentiates through it.
+
+What TF decides before it runs a graph is kept:
 
 - the trace a call belongs to: tensors by shape and dtype (Variables too), numpy arrays
   as tensors, Python scalars, strings and None by value, lists, tuples and dicts by
   their structure, any other object by identity; `experimental_get_tracing_count()`
-  counts the traces, and `get_concrete_function` returns one;
+  counts the traces, `get_concrete_function` returns one, and a function traced
+  `RETRACING_WARNING_THRESHOLD` times warns (as TF logs about excessive retracing);
 - `input_signature`: arguments are converted to the TensorSpecs' dtypes and checked
   against their shapes, one trace serves every call;
 - `reduce_retracing`: a call that misses makes a trace general enough for it and the
   traces before (dimensions that differ become None);
-- outputs come back as tensors (Python numbers converted, None kept).
+- outputs come back as tensors (Python numbers converted, None kept);
+- `jit_compile` and `autograph` are accepted: every trace is compiled the same way.
 
-A trace here records no graph: each ConcreteFunction is the key a compiled replay of
-the function would be stored under.
+A trace whose dimensions are None (input_signature, reduce_retracing) keeps one compiled
+program per concrete shape it meets: the Python function runs again for a new shape (as
+XLA compiles once per shape), though TF's tracing count stays one.
+
+Python control flow on a traced tensor's value (`if x > 0:`, `float(x)`, `x.numpy()`)
+cannot be recorded: TF's autograph would rewrite it, this tracer does not. The function
+then falls back to eager execution, with a `FunctionFallbackWarning` naming the line:
+it keeps computing exactly as the undecorated function, at eager speed, and its Python
+side effects run at every call.
 """
 import functools
 import inspect
+import warnings
 import weakref
 
 import numpy as np
 
 from . import nest
+from .recording import _state
+from .trace_program import Tracer
+from .tracing import _trace
 from .ops.shape import identity
 from .spec import TensorSpec
 from .tensor import Tensor, Variable, constant, convert_to_tensor
 
 _LITERALS = (type(None), bool, int, float, complex, str, bytes)
+
+# As TF: a function traced this many times warns that retracing is expensive.
+RETRACING_WARNING_THRESHOLD = 5
+
+
+class FunctionFallbackWarning(UserWarning):
+    """A tf.function could not be compiled and runs eagerly (the message says why)."""
+
+
+class RetracingWarning(UserWarning):
+    """A tf.function was traced many times (each new signature traces it again)."""
 
 
 def function(func=None, input_signature=None, autograph=True, jit_compile=None,
@@ -67,6 +97,7 @@ class Function:
         self._reduce_retracing = reduce_retracing
         self._traces = {}  # trace key -> ConcreteFunction, in the order they were made
         self._bound = weakref.WeakKeyDictionary()  # instance -> its bound Function
+        self._fast = {}  # (class, shape, dtype) of each positional tensor -> Program
         functools.update_wrapper(self, python_function)
         self._signature = _signature_of(python_function)
         if input_signature is not None:  # one trace for every call, known before any
@@ -114,8 +145,24 @@ class Function:
         return bound
 
     def __call__(self, *args, **kwargs):
+        fast_key = None
+        if not kwargs and not _state.recording and _trace.tracer is None:
+            # Tensors passed positionally: the compiled program is found by their shapes
+            # and dtypes alone, without binding the call to the signature (the common
+            # call, which must cost little more than the program).
+            try:
+                fast_key = tuple([(a.__class__, a._value.shape, a._value.dtype) for a in args])
+            except AttributeError:
+                pass
+            else:
+                program = self._fast.get(fast_key)
+                if program is not None:
+                    return program.run(args)
         concrete, arguments = self._trace_for(args, kwargs)
-        return concrete._run(arguments)
+        result = concrete._run(arguments)
+        if fast_key is not None and not concrete._eager:
+            concrete._offer_fast(self._fast, fast_key, args)
+        return result
 
     def get_concrete_function(self, *args, **kwargs):
         """The trace for these arguments (tensors, arrays or TensorSpecs), made if new;
@@ -146,6 +193,13 @@ class Function:
                     key = _supertype(key, other.key) or key
             concrete = ConcreteFunction(self, key)
             self._traces[key] = concrete
+            if len(self._traces) == RETRACING_WARNING_THRESHOLD:
+                warnings.warn(
+                    f"tf.function '{getattr(self, '__name__', 'function')}' has been traced "
+                    f"{len(self._traces)} times. Tracing is expensive: a new shape, dtype or "
+                    "Python value of an argument traces again. Pass tensors instead of "
+                    "Python numbers, or give an input_signature (None for a dimension that "
+                    "varies) or reduce_retracing=True.", RetracingWarning, stacklevel=4)
         return concrete
 
     def __repr__(self):
@@ -158,6 +212,10 @@ class ConcreteFunction:
     def __init__(self, function, key):
         self._function = function
         self.key = key
+        self._programs = {}    # concrete shapes of the argument leaves -> Program
+        self._structures = {}  # the same key -> the outputs' structure
+        self._eager = False    # set when a trace fell back (see the module's docstring)
+        self._made_variables = set()  # concrete keys whose trace made Variables
 
     @property
     def structured_input_signature(self):
@@ -178,8 +236,73 @@ class ConcreteFunction:
         return self._run(arguments)
 
     def _run(self, arguments):
-        result = self._function._python_function(*arguments.args, **arguments.kwargs)
-        return _as_outputs(result)
+        python_function = self._function._python_function
+        if self._eager or _trace.tracer is not None:
+            # Fallen back, or called while another function traces: that trace records
+            # these ops as its own (TF inlines a function called from a function).
+            return _as_outputs(python_function(*arguments.args, **arguments.kwargs))
+        leaves = nest.flatten([list(arguments.args), arguments.kwargs])
+        key = _concrete_key(leaves)
+        program = self._programs.get(key)
+        if program is None:
+            return self._trace_and_run(python_function, arguments, leaves, key)
+        if _state.recording:
+            return nest.pack_sequence_as(self._structures[key], program.run_ops(leaves))
+        return program.run(leaves)
+
+    def _offer_fast(self, table, fast_key, args):
+        """Put this call's program in `table` (Function._fast) when the arguments are
+        its leaves as they are (positional tensors, no defaults, no tensor twice)."""
+        program = self._programs.get(_concrete_key(list(args)))
+        if (program is not None and len(program.inputs) == len(args)
+                and len(set(map(id, args))) == len(args)):
+            table[fast_key] = program
+
+    def _trace_and_run(self, python_function, arguments, leaves, key):
+        tracer = Tracer(leaves)
+        with tracer:
+            result = _as_outputs(python_function(*arguments.args, **arguments.kwargs))
+        name = getattr(self._function, "__name__", "function")
+        if tracer.variables_created and tracer.failure is None:
+            # As TF: Variables may be made at the first call only (a Keras layer built
+            # there); the next call traces again, and must make none.
+            if key not in self._made_variables:
+                self._made_variables.add(key)
+                return result
+            tracer.failure = ("it makes a tf.Variable at every call, where TF allows that at "
+                              "the first call only: make the Variable outside the function.")
+        if tracer.failure is not None:
+            self._eager = True
+            warnings.warn(f"tf.function '{name}' runs eagerly: {tracer.failure}",
+                          FunctionFallbackWarning, stacklevel=4)
+            return result
+        flat = nest.flatten(result)
+        structure = nest.pack_sequence_as(result, [None] * len(flat))
+        self._programs[key] = tracer.program(flat, structure, name)
+        self._structures[key] = structure
+        return result
+
+    @property
+    def program_source(self):
+        """The Python source of the compiled programs (for reading; one per shape)."""
+        return [p.source for p in self._programs.values()]
+
+
+def _concrete_key(leaves):
+    """The concrete shapes and dtypes of the tensors among the argument leaves, and
+    which leaves are one tensor (a program is compiled for each such key)."""
+    parts = []
+    ids = []
+    for leaf in leaves:
+        if isinstance(leaf, Tensor):
+            v = leaf._value
+            parts.append((v.shape, v.dtype.char, type(leaf) is Variable))
+            ids.append(id(leaf))
+        else:
+            parts.append(None)
+    if len(set(ids)) != len(ids):
+        parts.append(tuple(ids.index(i) for i in ids))
+    return tuple(parts)
 
 
 def _signature_of(f):

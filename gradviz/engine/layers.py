@@ -11,7 +11,7 @@ from .ops.embedding import embedding_lookup
 from .ops.shape import reshape
 from .dtypes import as_dtype
 from .tensor import Tensor, Variable, convert_to_tensor
-from . import kernels
+from . import kernels, tracing
 
 _ACTIVATIONS = {
     None: None, "linear": None, "relu": nn.relu, "elu": nn.elu, "sigmoid": nn.sigmoid,
@@ -278,6 +278,7 @@ class BatchNormalization(Layer):
         gamma = self.gamma if self.gamma is not None else array.ones((c,), dtype)
         beta = self.beta if self.beta is not None else array.zeros((c,), dtype)
         if training:
+            tracing.python_value(inputs, "BatchNormalization's moving averages (numpy)")
             mean, var = kernels.batch_moments(inputs._value)
             m = self.momentum
             self.moving_mean.assign(self.moving_mean._value * m + mean * (1 - m))

@@ -3,6 +3,7 @@ Keras 3's reductions and as functions giving the loss per example. Built from re
 ops (the cross-entropies from logits on TF's fused ops), so every derivative is exact."""
 import numpy as np
 
+from . import tracing
 from .dtypes import as_dtype
 from .ops import cross_entropy, math, reduce
 from .ops.shape import expand_dims, squeeze
@@ -69,6 +70,8 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
         raise ValueError(f"Only axis=-1 is currently supported. Received: axis={axis}")
     labels = y_true if isinstance(y_true, Tensor) else convert_to_tensor(np.asarray(y_true))
     values = labels._value
+    if values.dtype.kind == "f" or (labels.ndim == y_pred.ndim and labels.shape[-1] == 1):
+        tracing.python_value(labels, "sparse labels converted with numpy")
     if values.dtype.kind == "f":
         if not np.array_equal(values, np.round(values)):
             raise ValueError("sparse labels must be whole numbers (class indices), got "

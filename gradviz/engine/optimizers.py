@@ -18,8 +18,9 @@ import math
 
 import numpy as np
 
-from .tensor import Tensor, Variable
+from .tensor import Tensor, Variable, convert_to_tensor
 from .tape import GradientTape
+from .tracing import _trace
 
 
 def _number(name, value, low, high=None, low_open=False, high_open=False):
@@ -78,12 +79,20 @@ class Optimizer:
         for _, v in pairs:
             if not isinstance(v, Variable):
                 raise TypeError(f"an optimizer updates Variables, got {type(v).__name__}")
+        variables = [v for _, v in pairs]
+        if _trace.tracer is not None:  # under tf.function: one step of the compiled program
+            grads = [None if g is None else convert_to_tensor(g) for g, _ in pairs]
+            _trace.tracer.host(lambda *arrays: self._apply(arrays, variables), grads, False)
+        else:
+            self._apply([None if g is None else _array(g, v) for g, v in pairs], variables)
+        return self.iterations
+
+    def _apply(self, grads, variables):
         t = int(self.iterations._value) + 1
-        for g, v in pairs:
+        for g, v in zip(grads, variables):
             if g is not None:
                 v.assign(self._update(v._value, _array(g, v), self._state(v), t))
         self.iterations.assign(t)
-        return self.iterations
 
     def minimize(self, loss, var_list, tape=None):
         """Gradient of `loss` (a callable, or a tensor recorded on `tape`) and one update."""
@@ -206,6 +215,8 @@ class Newton:
         """The update from the gradients (one per variable, None counts as zero) and the
         (n, n) Hessian over the flattened variables."""
         var_list = list(var_list)
+        if _trace.tracer is not None:
+            _trace.tracer.fail("Newton.apply_hessian (a numpy solve)")
         sizes = [v._value.size for v in var_list]
         n = sum(sizes)
         g = np.concatenate([np.zeros(s) if gi is None else

@@ -15,6 +15,7 @@ from .backward import _relevant_entries, backward
 from .ops import shape as shape_ops
 from .recording import _state
 from .tensor import Tensor, Variable, _live_tapes, _short, convert_to_tensor
+from .tracing import _trace
 
 
 class UnconnectedGradients(enum.Enum):
@@ -374,7 +375,9 @@ def _jacobian(entries, target, sources, zero):
     # Found once for all chunks: the recorded ops on a path from a source.
     relevant = _relevant_entries(entries, {s._id for s in sources if s._value.dtype.kind == "f"})[0]
     ops = [op for op, _ in relevant]
-    if not _state.recording and n > target._value.shape[0] > 1 if target._value.ndim else False:
+    recording = _state.recording
+    no_tape = not recording or (len(recording) == 1 and recording[0] is _trace.tracer)
+    if no_tape and n > target._value.shape[0] > 1 if target._value.ndim else False:
         if all(blocks.row_aligned(ops, target, s) for s in sources):
             return blocks.block_jacobian(ops, target, sources, zero, relevant,
                                          chunk_size=_chunk_size)

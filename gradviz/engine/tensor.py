@@ -10,6 +10,7 @@ import weakref
 import numpy as np
 
 from . import dtypes
+from .tracing import _trace
 
 _next_id = itertools.count(1).__next__
 
@@ -135,6 +136,8 @@ class Tensor:
         return op.name + ":0" if op is not None else f"Tensor_{self._id}"
 
     def numpy(self):
+        if _trace.tracer is not None:
+            _trace.tracer.python_value(self, ".numpy()")
         v = self._value
         return v[()] if v.ndim == 0 else v.copy()
 
@@ -142,6 +145,8 @@ class Tensor:
         return self.shape
 
     def __array__(self, dtype=None, copy=None):
+        if _trace.tracer is not None:
+            _trace.tracer.python_value(self, "a numpy conversion")
         return self._value if dtype is None else self._value.astype(dtype)
 
     def __len__(self):
@@ -156,17 +161,25 @@ class Tensor:
             yield self[i]
 
     def __bool__(self):
+        if _trace.tracer is not None:
+            _trace.tracer.python_value(self, "bool()")
         return bool(self._value)
 
     def __float__(self):
+        if _trace.tracer is not None:
+            _trace.tracer.python_value(self, "float()")
         return float(self._value)
 
     def __int__(self):
+        if _trace.tracer is not None:
+            _trace.tracer.python_value(self, "int()")
         return int(self._value)
 
     def __index__(self):
         if self._value.dtype.kind not in "iu":
             raise TypeError(f"only integer tensors can be used as an index, not {self.dtype.name}")
+        if _trace.tracer is not None:
+            _trace.tracer.python_value(self, "an index")
         return int(self._value)
 
     def __hash__(self):
@@ -198,6 +211,8 @@ class Variable(Tensor):
         if callable(initial_value):
             initial_value = initial_value()
         super().__init__(initial_value, dtype)
+        if _trace.tracer is not None:
+            _trace.tracer.variables_created = True
         self.trainable = bool(trainable)
         self._name = name or "Variable"  # TF's eager default; names need not be unique
 
@@ -217,15 +232,22 @@ class Variable(Tensor):
                 f"'{self._name}' of shape {self._value.shape}")
         return array
 
+    # Under tf.function's tracer an assign is recorded (and done): see trace_program.py.
     def assign(self, value):
+        if _trace.tracer is not None:
+            return _trace.tracer.assign(self, value, None)
         self._value = self._check(value)
         return self
 
     def assign_add(self, delta):
+        if _trace.tracer is not None:
+            return _trace.tracer.assign(self, delta, "add")
         self._value = self._value + self._check(delta)
         return self
 
     def assign_sub(self, delta):
+        if _trace.tracer is not None:
+            return _trace.tracer.assign(self, delta, "subtract")
         self._value = self._value - self._check(delta)
         return self
 

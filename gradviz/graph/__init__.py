@@ -3,7 +3,8 @@
 No Qt here (the app and render layers build on it).
 """
 from . import catalog  # noqa: F401
-from .capture import from_tape, trace_script  # noqa: F401
+from .capture import from_tape  # noqa: F401
+from .tracing import trace_script  # noqa: F401
 from .document import (CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE,  # noqa: F401
                        Document, Edge, Node, Port, TapeSettings)
 from .errors import DocumentError, Problem  # noqa: F401

@@ -9,30 +9,26 @@ BatchNormalization layer in training mode, a softmax along any axis, a custom gr
 whose rule is one of the declarative rules. The tensors the tape did not produce become
 constant or variable nodes holding the values the ops saw.
 
-`trace_script` runs a script the user chose and captures its last `tape.gradient(...)`
-call. Running it, it also notes what the tape alone cannot tell: an inner
-`tape.gradient` computed while the captured tape records (a 'gradient' node), the ops
-run inside `tape.stop_recording()` (a stop_recording region), and the script's own
-variable names. What `tape.reset()` threw away is gone: its results become constants.
+`tracing.trace_script` runs a script and captures one of its `tape.gradient(...)` calls
+through `from_tape`; capture_custom.py recognises a custom gradient's rule.
 """
-import os
-import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 
 import gradviz as gv
-from gradviz.engine import tape as _tape_module
 from gradviz.engine.tensor import Tensor
 
 from . import catalog
-from .document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document, Edge, Node,
-                       Port, TapeSettings)
+from .document import (CONSTANT, CUSTOM_GRADIENT, OP, VARIABLE, Document, Edge, Node,
+                       Port, TapeSettings, clean_text)
 from .capture_layers import (_ACTIVATIONS, batchnorm_node, dense_node, embedding_node,
                              layernorm_folds, layernorm_node)
+from .capture_custom import declarative_rule
 from .capture_losses import keras_loss
 from .errors import DocumentError
-from .ports import ID
+from .fileformat import too_many_nodes
+from .ports import ID, ID_LENGTH
 
 _BY_ENGINE = {spec.engine: spec for spec in catalog.OPS.values() if spec.engine}
 _BY_ENGINE.update({t: catalog.OPS[name] for t, name in (
@@ -146,20 +142,57 @@ def _window_attrs(spec, attrs):
 
 
 class _Namer:
+    """Unique node ids from the script's names: mul, mul2, mul3 … in linear time (each stem
+    remembers where its count stopped). A name the id format cannot hold (longer than an
+    id, or not ASCII) is shortened or spelled in ASCII; `full` keeps it for the label."""
+
     def __init__(self):
         self.used = set()
+        self.next = {}      # stem -> the next suffix to try
+        self.full = {}      # id -> the name it stands for, where the id had to differ
 
     def __call__(self, stem):
-        stem = "".join(c if c.isalnum() or c in "_.-" else "_" for c in (stem or "n"))
-        if not ID.match(stem):
-            stem = "n_" + stem if ID.match("n_" + stem) else "n"
-        name, i = stem, 1
+        given = stem or "n"
+        stem = "".join(c if (c.isascii() and c.isalnum()) or c in "_.-" else "_" for c in given)
+        if not stem[0].isalpha() and stem[0] != "_":
+            stem = "n_" + stem
+        stem = stem[:ID_LENGTH]
         joint = "_" if stem[-1].isdigit() else ""  # const_3, const_3_2 (not const_32)
-        while name in self.used or not ID.match(name):
+        name, i = stem, self.next.get(stem, 1)
+        if i > 1:
+            name = self._suffixed(stem, joint, i)
+        while name in self.used:
             i += 1
-            name = f"{stem}{joint}{i}"
+            name = self._suffixed(stem, joint, i)
+        self.next[stem] = i + 1
         self.used.add(name)
+        if name != given and ID.fullmatch(given) is None:
+            self.full[name] = given
         return name
+
+    @staticmethod
+    def _suffixed(stem, joint, i):
+        suffix = f"{joint}{i}"
+        return stem[:ID_LENGTH - len(suffix)] + suffix
+
+    def label(self, node_id):
+        """The label of a node whose id had to shorten or respell its name ('' otherwise)."""
+        full = self.full.get(node_id)
+        return clean_text("label", full) if full else ""
+
+
+def script_names(namespace):
+    """tensor id -> the script's global name; variable id -> the keras layer holding it."""
+    names, layers = {}, {}
+    for key, value in namespace.items():
+        if key.startswith("_"):
+            continue
+        if isinstance(value, Tensor):
+            names.setdefault(value._id, key)
+        elif isinstance(value, gv.keras.layers.Layer):
+            for v in value.variables:
+                layers.setdefault(v._id, (value, key))
+    return names, layers
 
 
 def _const_stem(value):
@@ -167,71 +200,6 @@ def _const_stem(value):
         return "const"
     text = f"{float(value):g}".replace("-", "m").replace(".", "_").replace("+", "")
     return f"const_{text}"
-
-
-# -- custom gradients: recognise a declarative rule by probing the function ------------------
-
-def _rules_text():
-    return ", ".join(f"{name} ({desc})" for name, (_, desc, _) in catalog.CUSTOM_RULES.items())
-
-
-def declarative_rule(op):
-    """(rule, attrs) of catalog.CUSTOM_RULES that a CustomGradient op's grad_fn computes.
-
-    The function is called (it is the user's script's code) on probe cotangents of norms
-    1e-6 … 1e6: zero, identity, a constant scale, or clipping to one norm.
-    """
-    fn_name = op.attrs.get("function", "f")
-
-    def refuse(why):
-        raise DocumentError(
-            f"the custom gradient {fn_name} cannot be saved in a document: {why}; a document "
-            f"holds an identity forward with one of the declarative rules: {_rules_text()}",
-            where=fn_name)
-
-    if len(op.inputs) != 1 or len(op.outputs) != 1:
-        refuse(f"it has {len(op.inputs)} inputs (variables included) and {len(op.outputs)} "
-               "outputs, not one of each")
-    x, y = np.asarray(op._in_values[0]), np.asarray(op._out_values[0])
-    if x.shape != y.shape or not np.array_equal(x, y):
-        refuse("its forward is not the identity")
-    if y.dtype.kind != "f":
-        refuse(f"its output is {y.dtype.name}, not floating")
-    base = np.random.default_rng(0).normal(size=y.shape) if y.ndim else np.array(1.0)
-    base = base / np.linalg.norm(base)
-    results = []
-    for scale in (1e-6, 1e-3, 0.3, 7.0, 1e3, 1e6):
-        g = (base * scale).astype(y.dtype)
-        try:
-            (r,) = op.opdef.grad_fn(op, Tensor._wrap(g))
-        except Exception as e:  # noqa: BLE001 - the user's function; say what it did
-            refuse(f"calling its gradient function failed ({type(e).__name__}: {e})")
-        if r is None:
-            refuse("its gradient function returns None")
-        r = np.asarray(getattr(r, "_value", r), np.float64)
-        if r.shape != y.shape:
-            refuse(f"its gradient has shape {list(r.shape)}, not {list(y.shape)}")
-        results.append((g.astype(np.float64), r))
-    rtol = 1e-3 if y.dtype.itemsize <= 4 else 1e-9
-    if all(np.allclose(r, 0, atol=0) for _, r in results):
-        return "zero", {}
-    factors = []
-    for g, r in results:
-        c = float(np.vdot(r, g) / np.vdot(g, g))
-        if not np.allclose(r, c * g, rtol=rtol, atol=rtol * np.abs(g).max()):
-            refuse("its gradient is not a multiple of the upstream cotangent")
-        factors.append(c)
-    if all(abs(c - 1) <= rtol for c in factors):
-        return "identity", {}
-    if all(abs(c - factors[0]) <= rtol * max(1.0, abs(factors[0])) for c in factors):
-        return "scale", {"factor": factors[0]}
-    norms = [float(np.linalg.norm(r)) for _, r in results]
-    clip = norms[-1]
-    expected = [min(float(np.linalg.norm(g)), clip) for g, _ in results]
-    if all(c > 0 for c in factors) and np.allclose(norms, expected, rtol=rtol):
-        return "clip_by_norm", {"clip_norm": float(np.float32(clip)) if y.dtype.itemsize <= 4
-                                else clip}
-    refuse("its gradient is neither zero, the identity, a constant scale nor a clip by norm")
 
 
 # -- which recorded ops belong in the document -----------------------------------------------
@@ -436,8 +404,11 @@ def _softmax_axis(items, i, only_next, gone):
 # -- the document ---------------------------------------------------------------------------
 
 def from_tape(tape, targets, sources, output_gradients=None, title="Captured tape",
-              entries=None, tracked=None, recording=None):
-    """A document reproducing what `tape` recorded for `tape.gradient(targets, sources)`."""
+              entries=None, tracked=None, recording=None, progress=None, max_nodes=None):
+    """A document reproducing what `tape` recorded for `tape.gradient(targets, sources)`.
+
+    `progress(done, total)` hears the ops converted (about a hundred times); a tape of more
+    than `max_nodes` nodes is refused before any node is made."""
     entries = list(tape._entries if entries is None else entries)
     tracked = set(tape._tracked if tracked is None else tracked)
     recording = recording or Recording()
@@ -448,6 +419,9 @@ def from_tape(tape, targets, sources, output_gradients=None, title="Captured tap
         persistent=tape._persistent, watch_accessed_variables=wav))
     ends = {t._id for t in targets + sources}
     items = _fold(_needed(_items(entries, recording), targets), ends)
+    if max_nodes is not None and len(items) > max_nodes:
+        raise DocumentError(too_many_nodes(f"at least {len(items)}"), where="trace")
+    every = max(1, len(items) // 100)
     ports, name = {}, _Namer()
 
     def watched(t):
@@ -476,7 +450,9 @@ def from_tape(tape, targets, sources, output_gradients=None, title="Captured tap
     def port_of(t, value):
         return ports.get(t._id) or leaf(t, value)
 
-    for item in items:
+    for done, item in enumerate(items):
+        if progress is not None and done % every == 0:
+            progress(done, len(items))
         values = _input_values(item)
         srcs = [port_of(t, v) for t, v in zip(item.inputs, values)]
         node = _node(item, name, named, recording, watched)
@@ -492,6 +468,10 @@ def from_tape(tape, targets, sources, output_gradients=None, title="Captured tap
             ports[w._id] = Port(node.id, k)
         if item.stopped:
             doc.tape.stop_recording.append(node.id)
+    if progress is not None:
+        progress(len(items), len(items))
+    for nid, node in doc.nodes.items():
+        node.label = node.label or name.label(nid)
     for t in targets:
         if t._id not in ports:
             leaf(t, t._value)
@@ -536,7 +516,7 @@ def _node(item, name, named, recording, watched):
         rule, attrs = declarative_rule(op)
         fn = str(op.attrs.get("function", ""))
         node_id = name(named(out, fn or "custom"))
-        label = fn if fn and fn not in (node_id, f"{node_id}_fn") else ""
+        label = clean_text("label", fn) if fn and fn not in (node_id, f"{node_id}_fn") else ""
         return Node(node_id, CUSTOM_GRADIENT, op=rule, attrs=attrs, label=label)
     spec = _spec(op)
     if spec is None:
@@ -547,147 +527,3 @@ def _node(item, name, named, recording, watched):
     stem = spec.name.replace("nn.", "").replace("linalg.", "").replace("reduce_", "")
     return Node(name(named(out, _STEMS.get(spec.name, stem))), OP, op=spec.name,
                 attrs=_attrs(spec, op))
-
-
-# -- tracing a script -----------------------------------------------------------------------
-
-class _RegionSpy:
-    """Sits in the recording stack inside `tape.stop_recording()` and keeps the ops the
-    paused tape would have recorded (duck-typed like a tape: `_should_record`, `_entries`,
-    `_tracked`, which `record` reads directly for inputs that are not Variables)."""
-
-    def __init__(self, tape):
-        self.tape = tape
-        self._entries = []
-        self._tracked = _SpyTracked(tape._tracked)
-
-    def _should_record(self, inputs):
-        auto = self.tape._watch_accessed_variables
-        return any(t._id in self._tracked
-                   or (auto and type(t) is gv.Variable and t.trainable
-                       and t._value.dtype.kind == "f") for t in inputs)
-
-
-class _SpyTracked(set):
-    """The ids a region spy tracks: what its ops produced, and whatever the paused tape
-    tracks, including a tensor watched inside the region."""
-
-    def __init__(self, paused):
-        super().__init__()
-        self.paused = paused
-
-    def __contains__(self, tensor_id):
-        return set.__contains__(self, tensor_id) or tensor_id in self.paused
-
-
-class _Tracer:
-    """Patches GradientTape.gradient and stop_recording while a script runs."""
-
-    def __init__(self):
-        self.calls = []          # (tape, target, sources, output_gradients, entries, tracked, rec)
-        self.inner = {}          # tape -> [InnerGradient]
-        self.stopped = {}        # tape -> [ops]
-        self.watched = {}        # tape -> ids of the tensors passed to tape.watch
-
-    def __enter__(self):
-        tracer = self
-        GT, SR = _tape_module.GradientTape, _tape_module._StopRecording
-        self.saved = (GT.gradient, SR.__enter__, SR.__exit__, GT.watch)
-        gradient, enter, exit_, watch = self.saved
-
-        def traced_watch(tape, tensor):
-            watch(tape, tensor)
-            tracer.watched.setdefault(tape, set()).update(
-                t._id for t in gv.nest.flatten(tensor) if isinstance(t, Tensor))
-
-        def traced_gradient(tape, target, sources, output_gradients=None, *args, **kwargs):
-            recording = [t for t in _tape_module._state.recording if isinstance(t, GT)]
-            before = {t: len(t._entries) for t in recording}
-            state = (list(tape._entries), set(tape._tracked))
-            result = gradient(tape, target, sources, output_gradients, *args, **kwargs)
-            for t, n in before.items():
-                new = t._entries[n:]
-                if new:
-                    tracer.inner.setdefault(t, []).append(InnerGradient(
-                        target, gv.nest.flatten(sources), gv.nest.flatten(result),
-                        {id(op) for op in new}, output_gradients is not None))
-            tracer.calls.append((tape, target, sources, output_gradients) + state + (
-                list(tracer.inner.get(tape, [])), list(tracer.stopped.get(tape, [])),
-                set(tracer.watched.get(tape, ()))))
-            return result
-
-        def traced_enter(region):
-            result = enter(region)
-            region._spy = _RegionSpy(region._tape)
-            _tape_module._state.recording.append(region._spy)
-            return result
-
-        def traced_exit(region, *exc):
-            spy = getattr(region, "_spy", None)
-            if spy is not None and spy in _tape_module._state.recording:
-                _tape_module._state.recording.remove(spy)
-                tracer.stopped.setdefault(region._tape, []).extend(spy._entries)
-            return exit_(region, *exc)
-
-        GT.gradient, SR.__enter__, SR.__exit__ = traced_gradient, traced_enter, traced_exit
-        GT.watch = traced_watch
-        return self
-
-    def __exit__(self, *exc):
-        GT, SR = _tape_module.GradientTape, _tape_module._StopRecording
-        GT.gradient, SR.__enter__, SR.__exit__, GT.watch = self.saved
-        return False
-
-
-def _script_names(namespace):
-    """tensor id -> the script's global name; variable id -> the keras layer holding it."""
-    names, layers = {}, {}
-    for key, value in namespace.items():
-        if key.startswith("_"):
-            continue
-        if isinstance(value, Tensor) and ID.match(key):
-            names.setdefault(value._id, key)
-        elif isinstance(value, gv.keras.layers.Layer):
-            for v in value.variables:
-                layers.setdefault(v._id, (value, key))
-    return names, layers
-
-
-def trace_script(path, call=-1):
-    """Run the script at `path` (the user chose to run it) and capture one gradient call."""
-    path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise DocumentError("no such script", where=path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            code = compile(f.read(), path, "exec")
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as e:
-        raise DocumentError(f"cannot read the script: {type(e).__name__}: {e}"[:300],
-                            where=path) from None
-    namespace = {"__name__": "__main__", "__file__": path}
-    saved_argv, saved_path = sys.argv, list(sys.path)
-    tracer = _Tracer()
-    try:
-        sys.argv = [path]
-        sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-        with tracer:
-            exec(code, namespace)  # noqa: S102 - the user asked to run this script
-    except SystemExit as e:
-        if e.code not in (None, 0):
-            raise DocumentError(f"the script exited with status {e.code}", where=path) from None
-    except Exception as e:  # noqa: BLE001 - the script's own error, reported in words
-        if not tracer.calls:
-            raise DocumentError(f"the script failed: {type(e).__name__}: {e}"[:300],
-                                where=path) from None
-    finally:
-        sys.argv = saved_argv
-        sys.path[:] = saved_path
-    if not tracer.calls:
-        raise DocumentError("the script computed no tape.gradient(...)", where=path)
-    (tape, target, sources, output_gradients, entries, tracked, inner, stopped,
-     watched) = tracer.calls[call]
-    names, layers = _script_names(namespace)
-    title = os.path.splitext(os.path.basename(path))[0]
-    return from_tape(tape, target, sources, output_gradients, title=f"Traced {title}",
-                     entries=entries, tracked=tracked,
-                     recording=Recording(inner, stopped, names, layers, watched))

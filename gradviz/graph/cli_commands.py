@@ -6,19 +6,19 @@ problem and where it is. Files are read as JSON only; nothing in them runs. Warn
 output's "warnings".
 """
 import json
+import os
 import re
 import uuid
 
 import numpy as np
 
-from .capture import trace_script
-from .document import clean_text
 from .errors import DocumentError
 from .evaluate import evaluate, run_studies
 from .atomic import write_bytes
 from .fileformat import MAX_NODES, load, save, too_many_nodes
 from .names import port_names
 from .ports import parse_port
+from .tracing import trace
 from .training import Trainer
 
 
@@ -127,19 +127,44 @@ def run_command(path, warn=None):
     return 0, raw.dumps(out)
 
 
-def trace_command(script, out_path):
-    """Run `script` (chosen by the user), capture its last gradient call, save a document."""
+def trace_command(script, out_path, call=-1, progress=None, warn=None, phase=None):
+    """Run `script` (chosen by the user), capture its gradient call `call` (-1: the last)
+    and save a document that opens. (0, text) when written; (1, text) when written but
+    the script failed after that call (`warn(line)` hears how); (2, one line) when nothing
+    was written. `progress` and `phase` are tracing.trace's."""
+    target = os.path.abspath(out_path)   # where the user meant, if the script changes folder
+    if _same_file(script, out_path):
+        return 2, (f"{out_path}: is the script itself; choose another output file (trace "
+                   "would overwrite the script with the document)")
     try:
-        doc = trace_script(script)
-        doc.title = clean_text("title", doc.title)  # from the file name: anything goes
+        traced = trace(script, call, progress=progress, max_nodes=MAX_NODES, phase=phase)
+        doc = traced.doc
         if len(doc.nodes) > MAX_NODES:   # write only documents that open
             raise DocumentError(too_many_nodes(len(doc.nodes)), where="trace")
-        save(doc, out_path)
+        if phase:
+            phase("writing")
+        save(doc, target, verify=True)
     except DocumentError as e:
         return _error(script, e)
     except OSError as e:
         return 2, f"{out_path}: cannot write the file ({e.strerror or e})"
-    return 0, f"wrote {out_path}: {len(doc.nodes)} nodes, {len(doc.edges)} edges"
+    which = traced.which()
+    text = f"wrote {out_path}: {len(doc.nodes)} nodes, {len(doc.edges)} edges"
+    if which:
+        text += f"; it shows {which} (--call K picks another)"
+    if traced.failure:
+        if warn:
+            warn(f"{script}: after the gradient call the document shows, {traced.failure}")
+        return 1, text
+    return 0, text
+
+
+def _same_file(script, out_path):
+    """Is `out_path` the script itself (the same path, a symbolic or a hard link to it)?"""
+    try:
+        return os.path.samefile(script, out_path)
+    except (OSError, ValueError):
+        return False
 
 
 def train_command(path, optimizer, steps, out_path=None, log_path=None, parameters=None,

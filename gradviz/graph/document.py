@@ -57,15 +57,19 @@ def clean_text(what, text):
     return text[:TEXT_LIMITS[what]]
 
 
-def fresh(stem, taken):
+def fresh(stem, taken, counters=None):
     """`stem` if free, else TF's next name: matmul, matmul_1, matmul_2 (a stem that ends
-    in _N counts on from its base)."""
+    in _N counts on from its base). `counters` (base -> the next N to try), kept by a
+    caller naming many nodes while `taken` only grows, makes that linear: each N of a
+    base is probed once, not once per node."""
     if stem not in taken:
         return stem
     base = re.sub(r"_\d+$", "", stem) or stem
-    i = 1
+    i = counters.get(base, 1) if counters is not None else 1
     while f"{base}_{i}" in taken:
         i += 1
+    if counters is not None:
+        counters[base] = i + 1
     return f"{base}_{i}"
 
 

@@ -404,10 +404,16 @@ def _scalar(obj):
     return json.dumps(obj, ensure_ascii=False)
 
 
-def save(doc, path):
+def save(doc, path, verify=False):
     """Write atomically (see atomic.py): a crash or a full disk never leaves half a file.
-    The text is written as it is made (`pieces`): memory stays bounded for any size."""
+    The text is written as it is made (`pieces`): memory stays bounded for any size.
+    `verify`: read the written text back as `load` does before it replaces the file, so
+    that a document made by a program (`trace`) is written only if it opens (else the
+    DocumentError is raised and the old file stays)."""
     def write(f):
         for piece in pieces(doc):
             f.write(piece.encode("utf-8"))
+        if verify:
+            f.seek(0)
+            loads(f.read().decode("utf-8"))
     write_file(path, write)

@@ -27,9 +27,9 @@ def identifier(text):
 
 def unique_names(doc, taken=(), make=node_name):
     """{node id: its name, made unique in document order}; `taken` names are avoided."""
-    used, out = set(taken), {}
+    used, out, counters = set(taken), {}, {}
     for nid, node in doc.nodes.items():
-        name = fresh(make(node), used)
+        name = fresh(make(node), used, counters)
         used.add(name)
         out[nid] = name
     return out

@@ -7,7 +7,8 @@ import re
 from .document import Port
 from .errors import DocumentError, shown
 
-ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}")   # a node id
+ID_LENGTH = 64   # characters of a node id
+ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,%d}" % (ID_LENGTH - 1))   # a node id
 
 
 def port_text(port):

@@ -21,6 +21,7 @@ from PySide6.QtGui import QColor, QPainterPath, QPen
 from ..graph import catalog
 from ..graph.document import CONSTANT, LAYER, OP, VARIABLE, Port
 from ..graph.structure import MAX_VARIADIC_INPUTS, filter_ports, input_slots, n_outputs
+from ..story import dead_units
 from . import preview, text, tiles
 
 HEADER_H = 28.0
@@ -60,6 +61,7 @@ class Card:
     title_text: str = ""      # title and subtitle as painted (elided to the header)
     subtitle_text: str = ""
     lines: list = field(default_factory=list)      # info and attribute lines as painted
+    mark: str = ""            # a warning line under them: a relu's dead units
 
     def with_numbers(self, value, gradient, has_gradient, sections):
         """This card showing other numbers: a shallow copy (copy.copy took 4 us, this 1),
@@ -115,6 +117,12 @@ def _same(a, b):
         return bool(np.all(np.asarray(a) == np.asarray(b))) and np.shape(a) == np.shape(b)
     except Exception:
         return False
+
+
+def _mark(node, value):
+    """A relu node's dead units, in the warning colour under the card's text lines ('' if none)."""
+    mark = dead_units.card_mark(value) if value is not None and dead_units.is_relu_node(node) else ""
+    return "✕ " + mark if mark else ""
 
 
 def node_name(node):
@@ -206,7 +214,9 @@ class CardPainter:
                     attrs=attrs)
         f_title, f_sub, f_body, f_label = _fonts()
         head_w = text.width(f_title, title) + text.width(f_sub, subtitle) + 3 * PAD
-        text_w = max(head_w, *(text.width(f_body, t) + 2 * PAD for t in (info, attrs) if t), 0.0)
+        mark = _mark(node, value)
+        text_w = max(head_w, *(text.width(f_body, t) + 2 * PAD for t in (info, attrs, mark) if t),
+                     0.0)
         sections = []
         if value is not None:
             sections.append(("value", value, "value", Port(node.id, 0),
@@ -230,7 +240,8 @@ class CardPainter:
         inner = width - 2 * PAD
         self._fit_header(card, width, f_title, f_sub)
         card.lines = [text.elide(f_body, t, inner) for t in (info, attrs) if t]
-        y = HEADER_H + 6 + LINE_H * len(card.lines)
+        card.mark = text.elide(f_body, mark, inner) if mark else ""
+        y = HEADER_H + 6 + LINE_H * (len(card.lines) + bool(card.mark))
         for label, array, colour, port, shown in sections:
             y += 4
             card.sections.append(Section(label, array, colour, y, port, shown, text.elide(f_label, label, inner)))
@@ -249,7 +260,9 @@ class CardPainter:
         has_grad, grad = self._gradient(node.id)
         blocks = ([("value", Port(node.id, 0), value)] if value is not None else [])
         blocks += [("gradient", port, array) for port, array in self.card_gradients(node.id)]
-        if len(blocks) != len(old.sections):
+        mark = _mark(node, value)
+        if len(blocks) != len(old.sections) or (mark and text.elide(
+                _fonts()[2], mark, old.width - 2 * PAD)) != old.mark:
             return None
         sections = []
         for (colour, port, array), section in zip(blocks, old.sections):
@@ -371,6 +384,10 @@ class CardPainter:
             painter.drawText(QRectF(r.left() + PAD, y, r.width() - 2 * PAD, LINE_H),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
             y += LINE_H
+        if card.mark:
+            painter.setPen(QColor(t.cut))
+            painter.drawText(QRectF(r.left() + PAD, y, r.width() - 2 * PAD, LINE_H),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, card.mark)
         for section in card.sections:
             self._paint_section_frame(painter, r, section)
         painter.setPen(QPen(QColor(t.card_border), 1.4))

@@ -141,10 +141,12 @@ def order(doc, layer=None):
     return [[n for n in column if n in doc.nodes] for column in columns]
 
 
-def layout(doc, sizes=None):
+def layout(doc, sizes=None, gaps=None):
     """Top-left corner of every node card: {node_id: (x, y)}.
 
-    `sizes` maps node ids to (width, height); missing nodes get DEFAULT_SIZE.
+    `sizes` maps node ids to (width, height); missing nodes get DEFAULT_SIZE. `gaps` maps
+    node ids to the room their outgoing edges need (a label wider than COLUMN_GAP): the gap
+    after a node's column is at least that.
     """
     if not doc.nodes:
         return {}
@@ -161,7 +163,7 @@ def layout(doc, sizes=None):
         width = max(size[n][0] for n in column)
         for n in column:
             xs[n] = x + (width - size[n][0]) / 2
-        x += width + COLUMN_GAP
+        x += width + max([COLUMN_GAP] + [(gaps or {}).get(n, 0.0) for n in column])
 
     # Initial stacking, then alternate: ops follow their inputs, inputs follow consumers.
     centre = {}

@@ -17,7 +17,7 @@ from .cards import BADGE_H, HEADER_H, CardPainter
 from .edges import EdgePainter
 from .formula import FormulaCard
 from .layout import layout
-from .story_overlay import StepPainter
+from .story_overlay import StepPainter, pill_room
 from .themes import get_theme
 
 MARGIN = 28.0
@@ -44,8 +44,17 @@ class Renderer(CardPainter, EdgePainter, StepPainter, FormulaCard):
             if saved and all(p is not None for p in saved):
                 positions = {nid: tuple(n.position) for nid, n in doc.nodes.items()}
             else:
-                positions = layout(doc, {nid: (c.width, c.height) for nid, c in self.cards.items()})
+                positions = layout(doc, {nid: (c.width, c.height) for nid, c in self.cards.items()},
+                                   self.label_room())
         self.positions = positions
+
+    def label_room(self):
+        """{node: the column gap its outgoing edges' cotangent labels need}: a label wider
+        than the gap (a rank-4 shape) would find no free spot between the two cards."""
+        room = {}
+        for port, value in (getattr(self.evaluation, "values", None) or {}).items():
+            room[port.node] = max(room.get(port.node, 0.0), pill_room(value))
+        return room
 
     # -- geometry ----------------------------------------------------------------------
     def rect(self, nid):

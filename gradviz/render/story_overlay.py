@@ -19,6 +19,23 @@ from .cards import BADGE_H, PORT_R
 
 ARROW_HEAD = 14.0
 PILL_H = BADGE_H - 2
+PILL_PAD = 10.0        # a pill is its text plus this
+PILL_ROOM = 24.0       # a column gap fits a pill with this to spare (ports, card glow)
+
+
+def pill_font():
+    return text.sans(8, bold=True)
+
+
+def cotangent_label(array):
+    """A pill's text for a cotangent: its shape, never its value."""
+    return "cotangent · scalar" if not np.shape(array) else f"cotangent {preview.shape_label(array)}"
+
+
+def pill_room(array):
+    """The column gap a pill for `array` needs between two cards (whole pixels, as the
+    layout's other gaps)."""
+    return math.ceil(text.width(pill_font(), cotangent_label(array)) + PILL_PAD + PILL_ROOM)
 SEED_LEN = 60.0
 _PILL_SPOTS = (0.5, 0.35, 0.65, 0.22, 0.78, 0.12, 0.88)
 
@@ -173,7 +190,7 @@ class StepPainter:
             array = getattr(step, "total", None)
         if array is None:
             return "cotangent"
-        return "cotangent · scalar" if not np.shape(array) else f"cotangent {preview.shape_label(array)}"
+        return cotangent_label(array)
 
     def pill_rects(self, step):
         """[(text, QRectF)]: a label per animated path (one for paths saying the same), placed
@@ -185,7 +202,7 @@ class StepPainter:
         cached = getattr(self, "_pill_cache", None)
         if cached is not None and cached[0] == key and cached[1] is step:
             return cached[2]
-        font = text.sans(8, bold=True)
+        font = pill_font()
         blocked = [self.rect(n).adjusted(-1, -BADGE_H - 4, 1, 1) for n in self.doc.nodes]
         card = self._formula_rect(step)
         if card is not None:
@@ -196,7 +213,7 @@ class StepPainter:
             label = self._pill_text(step, i)
             if any(label == done for done, _ in placed):   # one label says it for parallel arrows
                 continue
-            w = text.width(font, label) + 10
+            w = text.width(font, label) + PILL_PAD
             others = [other for j, (_, other) in enumerate(tracks) if j != i]
             spots = []
             for level in range(4):               # further from the path only when nearer is taken

@@ -4,75 +4,17 @@ Each sample is the seed's example as a document; the seed's own numbers are used
 where it gives them, and random inputs come from fixed numpy seeds, stored as values.
 """
 import os
-import sys
 
 import numpy as np
 
-# The repository root (this file is gradviz/samples/build_samples.py; samples/ links here).
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
-
+import sample_doc  # noqa: F401  first: it puts the repository root on sys.path (a sibling script)
 from gradviz import story  # noqa: E402
-from gradviz.graph import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document,  # noqa: E402
-                           Node, Port, dumps, evaluate, load, loads, save)
-from gradviz.graph.fileformat import parse_port  # noqa: E402
+from gradviz.graph import (CONSTANT, LAYER, VARIABLE, Node, Port, dumps, evaluate,  # noqa: E402
+                           load, loads)
 from gradviz.graph.training import Trainer, make_optimizer  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-F32 = np.float32
-
-
-class Doc:
-    def __init__(self, title, lesson):
-        self.doc = Document(title=title, lesson=" ".join(lesson.split()))
-
-    def const(self, nid, value, watched=False, label=""):
-        self.doc.add(Node(nid, CONSTANT, value=np.asarray(value, F32), watched=watched,
-                          label=label))
-
-    def var(self, nid, value, watched=False, label="", trainable=True):
-        self.doc.add(Node(nid, VARIABLE, value=np.asarray(value, F32), watched=watched,
-                          label=label, trainable=trainable))
-
-    def _connect(self, nid, inputs):
-        for i, src in enumerate(inputs):
-            p = parse_port(src, nid)
-            self.doc.connect(p.node, nid, p.index, i)
-
-    def op(self, nid, op, *inputs, label="", **attrs):
-        self.doc.add(Node(nid, OP, op=op, attrs=attrs, label=label))
-        self._connect(nid, inputs)
-
-    def layer(self, nid, kind, x, weights, label="", **attrs):
-        self.doc.add(Node(nid, LAYER, op=kind, attrs=attrs, label=label,
-                          weights={k: np.asarray(v, F32) for k, v in weights.items()}))
-        self._connect(nid, [x])
-
-    def custom(self, nid, rule, x, label="", **attrs):
-        self.doc.add(Node(nid, CUSTOM_GRADIENT, op=rule, attrs=attrs, label=label))
-        self._connect(nid, [x])
-
-    def finish(self, name, targets, sources, output_gradients=None, persistent=False,
-               watch_accessed_variables=True, stop_recording=(), studies=None):
-        d = self.doc
-        d.targets = [parse_port(t, "t") for t in targets]
-        d.sources = [parse_port(s, "s") for s in sources]
-        for t, v in (output_gradients or {}).items():
-            d.output_gradients[parse_port(t, "og")] = np.asarray(v, F32)
-        d.tape.persistent = persistent
-        d.tape.watch_accessed_variables = watch_accessed_variables
-        d.tape.stop_recording = list(stop_recording)
-        d.studies = studies or {}
-        save(d, os.path.join(HERE, name + ".json"))
-        return name
-
-
-def glorot(rng, n_in, n_out):
-    limit = np.sqrt(6.0 / (n_in + n_out))
-    return rng.uniform(-limit, limit, (n_in, n_out)).astype(F32)
-
-
-def dense(rng, n_in, n_out):
-    return {"kernel": glorot(rng, n_in, n_out), "bias": np.zeros(n_out, F32)}
+import build_nets  # noqa: E402
+from sample_doc import F32, HERE, Doc, dense, glorot  # noqa: E402
 
 
 MAT = [[0.8363, 0.4719, 0.9783], [0.3379, 0.6548, 0.3835], [0.7846, 0.9173, 0.2393],
@@ -541,7 +483,9 @@ def gradient_size_lessons():
         each layer's output, from the last layer to the first: {n[0]:.3g} (all ones, from
         the sum), {_listed(n)}, and {n[-1]:.3g} at x. Each layer divides it by about
         {1 / _factor(n):.1f}: the first layers receive almost no gradient and barely learn.
-        That is the vanishing gradient; nets_2_relu_chain is the same chain with relu.
+        That is the vanishing gradient. View ▸ Studies ▸ Gradient norms (Ctrl+Alt+5) draws
+        these norms on a log scale: a falling line. nets_2_relu_chain is the same chain with
+        relu.
         """.split())
     d.finish(name, ["loss"], ["x"])
 
@@ -553,8 +497,11 @@ def gradient_size_lessons():
         relu'(z) is 1 where the unit is on and 0 where it is off, and He's scale makes up for
         the half that are off, so the cotangent's norm at each layer's output keeps its size:
         {n[0]:.3g} (all ones, from the sum), {_listed(n)}, and {n[-1]:.3g} at x, about
-        {_factor(n):.2f} times per layer. A unit whose z is negative passes no gradient back
-        (a dead relu): its entry of the cotangent that reaches z is 0.
+        {_factor(n):.2f} times per layer (the Gradient norms view, Ctrl+Alt+5, draws a level
+        line). A unit whose z is negative passes no gradient back (a dead relu): its entry of
+        the cotangent that reaches z is 0. With one example, each layer has such units: their
+        cards mark them in red (dead relu: …), and relu's step in the story says why their
+        cotangent is 0.
         """.split())
     d.finish(name, ["loss"], ["x"])
 
@@ -566,8 +513,8 @@ def gradient_size_lessons():
         {CHAINS[name][1] / he:.1f} times He's. Every layer now multiplies the cotangent by a
         kernel that is too large: its norm at each layer's output goes {n[0]:.3g} (all
         ones, from the sum), {_listed(n)}, and {n[-1]:.3g} at x, about {_factor(n):.1f} times larger per
-        layer. A gradient step sized for the last layer is far too large for the first: the
-        exploding gradient. The cure is the scale of the initialisation, not the activation.
+        layer (the Gradient norms view, Ctrl+Alt+5: a rising line). A gradient step sized for
+        the last layer is far too large for the first: the exploding gradient. The cure is the scale of the initialisation, not the activation.
         """.split())
     d.finish(name, ["loss"], ["x"])
 
@@ -659,6 +606,7 @@ def _signed(v):
 
 if __name__ == "__main__":
     for make in (seed_004, seed_003, seed_002, seed_001, seed_000, training_lessons,
-                 conv_lessons, gradient_size_lessons, gradient_check_lessons):
+                 conv_lessons, gradient_size_lessons, gradient_check_lessons,
+                 *build_nets.LESSONS):
         make()
     print("\n".join(sorted(f for f in os.listdir(HERE) if f.endswith(".json"))))

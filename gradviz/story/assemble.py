@@ -3,6 +3,7 @@ import functools
 
 import numpy as np
 
+from . import dead_units
 from .model import Step, Story
 from .operands import _word_pattern, rename, rule_operands
 
@@ -235,6 +236,8 @@ def _contribution(ev, naming, visit, where, known):
     else:
         text = (f"{what} for its input {k + 1}: the registered gradient function, applied to "
                 f"the upstream cotangent, gives '{target}' its share.")
+    if op.type == "Relu":
+        text += dead_units.story_sentence(op._out_values[0])
     s = Step(0, "contribution", naming.node_of(op), port, title, text,
              cotangent=ev.cotangent, formula=formula, input_index=k, op_type=op.type,
              operands=operands, internal=internal,

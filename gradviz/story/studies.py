@@ -366,3 +366,46 @@ def chain_sizes(story):
         sizes.append(sum(int(np.size(v)) for v in op._out_values))
         step = next(filter(None, (_defining_step(story, o, step.index) for o in op.outputs)), None)
     return sizes
+
+
+# -- the gradient's size along the backward pass ----------------------------------------
+
+@dataclass
+class GradientNorms:
+    """‖cotangent‖ where the backward pass meets each node (its output's upstream), in the
+    story's order from the target back, then each source's gradient: the chart of the
+    vanishing- and exploding-gradient lessons."""
+    names: list                   # the reader's names: 'loss', 'layer6', …, 'x'
+    norms: list                   # Euclidean norms (floats; NaN or inf where the cotangent is)
+    steps: list                   # the story step each norm is read from (its index)
+    kinds: list                   # 'visit' (a node's upstream) or 'gradient' (a source's)
+
+    def factors(self):
+        """norms[k+1] / norms[k]: how much each step back multiplies the size (None at 0)."""
+        return [b / a if a else None for a, b in zip(self.norms, self.norms[1:])]
+
+    def text(self):
+        return "\n".join(f"  {name}: {norm:.3g}" + (" (gradient)" if kind == "gradient" else "")
+                         for name, norm, kind in zip(self.names, self.norms, self.kinds))
+
+
+def gradient_norms(story):
+    """The norm of the cotangent each node's output receives (the story's outer visit steps,
+    not those inside a layer node) and of each source's final gradient."""
+    out = GradientNorms([], [], [], [])
+    for step in story.steps:
+        if step.internal or step.cotangent is None:
+            continue
+        if step.kind == "visit":
+            kind = "visit"
+        elif step.kind == "accumulate":
+            kind = "gradient"
+        else:
+            continue
+        with np.errstate(over="ignore", invalid="ignore"):
+            norm = float(np.linalg.norm(np.asarray(step.cotangent, np.float64)))
+        out.names.append(step.tensor_name or str(step.node))
+        out.norms.append(norm)
+        out.steps.append(step.index)
+        out.kinds.append(kind)
+    return out

@@ -1,9 +1,12 @@
 """tf.function and tf.TensorSpec: a decorated function computes and differentiates as the
 undecorated one, and its traces follow TF's retracing rules."""
+import warnings
+
 import numpy as np
 import pytest
 
 import gradviz as tf
+from gradviz.engine.function import FunctionFallbackWarning, RetracingWarning
 
 
 def _mlp(x, w, b):
@@ -40,6 +43,7 @@ def test_decorated_function_computes_and_differentiates_like_the_undecorated(dec
 
 
 def test_python_control_flow_on_values_runs_as_written():
+    """It cannot be compiled: the function falls back to eager (test_function_compiled)."""
     @tf.function
     def clipped_square(x):
         if tf.reduce_sum(x) > 0:
@@ -48,7 +52,8 @@ def test_python_control_flow_on_values_runs_as_written():
 
     for value, grad in ((2.0, 4.0), (-2.0, -1.0)):
         x = tf.constant(value)
-        with tf.GradientTape() as t:
+        with tf.GradientTape() as t, warnings.catch_warnings():
+            warnings.simplefilter("ignore", FunctionFallbackWarning)
             t.watch(x)
             y = clipped_square(x)
         np.testing.assert_allclose(t.gradient(y, x).numpy(), grad)
@@ -69,8 +74,9 @@ def test_tracing_count_follows_tf_rules():
         (2.0,), (2,), (3.0,),                                        # 2 == 2.0; 3.0 is new
         (tf.constant([1.0, 2.0]), 3),                                # new literal n
     ]
-    for args in calls:
-        f(*args)
+    with pytest.warns(RetracingWarning):  # at the fifth trace
+        for args in calls:
+            f(*args)
     assert f.experimental_get_tracing_count() == 6
     f(x=tf.constant([5.0, 6.0]), n=2)     # keywords and defaults bind to the same trace
     assert f.experimental_get_tracing_count() == 6

@@ -128,6 +128,20 @@ def test_the_chains_cotangent_norms_match_numpy_backprop_and_central_differences
     np.testing.assert_allclose(dx, fd, rtol=1e-5, atol=1e-9)
 
 
+@pytest.mark.parametrize("name", CHAINS)
+def test_the_gradient_norm_study_gives_the_numpy_norms_layer_by_layer(name):
+    from gradviz.story import studies
+    doc = load(name)
+    expected, _ = numpy_cotangent_norms(doc)
+    norms = studies.gradient_norms(story_of(name))
+    assert norms.names == ["loss"] + [f"layer{k}" for k in range(6, 0, -1)] + ["x"]
+    assert norms.kinds == ["visit"] * 7 + ["gradient"]
+    assert norms.norms[0] == 1.0                                  # the seed at the loss
+    np.testing.assert_allclose(norms.norms[1:], expected, rtol=1e-4)
+    factors = norms.factors()
+    np.testing.assert_allclose(factors[1:], np.array(expected[1:]) / expected[:-1], rtol=1e-4)
+
+
 def test_sigmoid_vanishes_relu_keeps_and_a_bad_init_explodes():
     sig, relu, bad = (story_cotangent_norms(n) for n in CHAINS)
     assert all(b < a for a, b in zip(sig, sig[1:])) and sig[-1] / sig[0] < 1e-3
@@ -276,20 +290,23 @@ def lesson_checks(name):
                              [round(np.sqrt(2 / (2 * width)), 3)]),
                             ("sigmoid'(z), at most 0.25", [0.25]),
                             (f"divides it by about {1 / factor:.1f}", [round(1 / factor, 1)]),
-                            ("nets_2_relu_chain", [2])]
+                            ("(Ctrl+Alt+5)", [5]), ("nets_2_relu_chain", [2])]
         if name == "nets_2_relu_chain":
             return norms + [("nets_2_sigmoid_chain", [2]),
                             ("deviation 0.577 (the square root of 2 over 6 inputs)",
                              [round(he, 3), 2, width]),
                             ("relu'(z) is 1 where the unit is on and 0 where it is off", [1, 0]),
                             (f"about {factor:.2f} times per layer", [round(factor, 2)]),
-                            ("cotangent that reaches z is 0", [0])]
+                            ("cotangent that reaches z is 0", [0]), ("Ctrl+Alt+5", [5]),
+                            ("their\ncotangent is 0".replace("\n", " "), [0])]
         return norms + [("standard deviation 1.5", [1.5]),
                         (f"{1.5 / he:.1f} times He's", [round(1.5 / he, 1)]),
-                        (f"about {factor:.1f} times larger", [round(factor, 1)])]
+                        (f"about {factor:.1f} times larger", [round(factor, 1)]),
+                        ("Ctrl+Alt+5", [5])]
     if name.startswith("nets_3_"):
         return _check_lesson(name)
-    raise AssertionError(f"no lesson checks for {name}")
+    from test_course_lessons import lesson_checks as course_lesson_checks  # the later lessons
+    return course_lesson_checks(name)
 
 
 def test_the_teachers_guide_lists_every_sample():

@@ -23,7 +23,7 @@ def _card_texts(card):
     """[(font, text as painted, room)] of one card."""
     f_body, f_label = text.sans(9), text.sans(8.5, True)
     inner = card.width - 2 * PAD
-    out = [(f_body, line, inner) for line in card.lines]
+    out = [(f_body, line, inner) for line in card.lines + ([card.mark] if card.mark else [])]
     out += [(f_label, s.text, inner) for s in card.sections]
     return out
 
@@ -410,3 +410,24 @@ def test_a_cards_numbers_are_inked_within_its_numbers_rect(name):
         for scale in (1.0, 2.5):
             for step in {last, first_step}:
                 assert _inked_outside(r, nid, rect, scale, step) == 0, (nid, scale, step)
+
+
+def test_a_relu_card_marks_its_dead_units_and_a_value_edit_updates_the_mark():
+    r = renderer("nets_2_relu_chain")
+    doc = r.doc
+    for k in range(1, 7):
+        value = r.evaluation.values[Port(f"layer{k}")]
+        dead = [int(u) for u in np.flatnonzero((value == 0).all(axis=0))]
+        units = ", ".join(map(str, dead))
+        assert r.cards[f"layer{k}"].mark == f"✕ dead relu: {units} of 6 units (1 example)"
+    assert r.cards["x"].mark == "" and r.cards["loss"].mark == ""
+    # a frame's height makes room for the mark's line
+    plain = renderer("nets_2_sigmoid_chain").cards["layer1"]
+    assert plain.mark == "" and r.cards["layer1"].height > plain.height
+    # the same shapes, other numbers: the card is measured again when its dead units change
+    from gradviz import graph
+    edited = copy.deepcopy(doc)
+    edited.nodes["layer1"].weights["bias"] = np.full(6, 10.0, np.float32)   # every unit on
+    after = Renderer(edited, evaluation=graph.evaluate(edited))
+    assert after._renumbered(r.cards["layer1"], edited.nodes["layer1"]) is None
+    assert after.cards["layer1"].mark == ""

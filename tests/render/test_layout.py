@@ -5,7 +5,7 @@ from graphs import chain, mlp, seed004
 
 from gradviz.graph.document import Node
 from gradviz.render import layout
-from gradviz.render.layout import DEFAULT_SIZE, layers, order
+from gradviz.render.layout import COLUMN_GAP, DEFAULT_SIZE, layers, order
 
 
 def _column_order(doc):
@@ -94,3 +94,12 @@ def test_sizes_are_respected():
     pos = layout(doc, {"t": (300, 200), "b": (100, 80), "y": (150, 150)})
     assert pos["y"][0] >= pos["t"][0] + 300
     assert pos["b"][1] >= pos["t"][1] + 200
+
+
+def test_a_column_whose_edge_labels_need_more_room_gets_a_wider_gap():
+    doc = seed004()
+    plain = layout(doc)
+    wide = layout(doc, gaps={"t": COLUMN_GAP + 50})
+    assert plain["y"][0] - plain["t"][0] == DEFAULT_SIZE[0] + COLUMN_GAP
+    assert wide["y"][0] - wide["t"][0] == DEFAULT_SIZE[0] + COLUMN_GAP + 50
+    assert layout(doc, gaps={"t": COLUMN_GAP - 50}) == plain     # never narrower

@@ -258,7 +258,7 @@ class CanvasEditing:
         if not doc.nodes:
             return
         sizes = {nid: (c.width, c.height) for nid, c in self.renderer.cards.items()}
-        positions = layout_positions(doc, sizes)
+        positions = layout_positions(doc, sizes, self.renderer.label_room())
         self.controller.move_nodes({nid: positions[nid] for nid in doc.nodes}, merge=False)
         self.controller.end_move()
         self.fit()

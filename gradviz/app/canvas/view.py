@@ -182,7 +182,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         unplaced document, else near the centre of the view."""
         if len(missing) == len(doc.nodes):
             sizes = {nid: (c.width, c.height) for nid, c in self.renderer.cards.items()}
-            self.positions.update(layout_positions(doc, sizes))
+            self.positions.update(layout_positions(doc, sizes, self.renderer.label_room()))
             return
         centre = self.view_centre()
         for i, nid in enumerate(missing):

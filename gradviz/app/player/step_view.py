@@ -85,8 +85,8 @@ def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM)
     viewport; None without a graph.
 
     When the step's cards and its formula card do not fit at a readable zoom but its
-    cards alone do, the view frames the cards and the formula card docks in a corner of
-    the view where it covers no card (or the fewest)."""
+    cards alone do, the view frames the cards and the formula card docks beside them, else
+    in a corner of the view where it covers the least of them."""
     renderer.dock_formula(step, None)
     rects = step_rects(renderer, step)
     if rects is None:
@@ -130,10 +130,11 @@ def _docked(view, renderer, step, lowest, width, height):
     cards = involved_cards(renderer, step)
     if formula is None or not cards:
         return None
-    for shown in (cards, cards[:1]):   # all the step's cards, else its own card
-        docked = _dock_beside(view, renderer, step, shown, formula, lowest, width, height)
-        if docked is not None:
-            return docked
+    docked = _dock_beside(view, renderer, step, cards, formula, lowest, width, height) \
+        or _dock_over(view, renderer, step, cards, formula, lowest, width, height) \
+        or _dock_beside(view, renderer, step, cards[:1], formula, lowest, width, height)
+    if docked is not None:             # all the step's cards, else its own card
+        return docked
     nodes = QRectF(cards[0])
     for c in cards[1:]:
         nodes = nodes.united(c)
@@ -167,6 +168,31 @@ def _dock_beside(view, renderer, step, cards, formula, lowest, width, height):
     return None
 
 
+
+def _dock_over(view, renderer, step, cards, formula, lowest, width, height):
+    """When the cards fit the view but nothing beside them holds the formula card too: frame
+    the cards and dock the formula card in the corner of the view that covers the least of
+    them (a fan-in at an input with several consumers at 1280x800)."""
+    nodes = QRectF(cards[0])
+    for c in cards[1:]:
+        nodes = nodes.united(c)
+    if fit_zoom(nodes, width, height) < lowest:
+        return None
+    port = view.viewport().rect()     # the margins may hold part of it
+    seen = QRectF(0, 0, port.width() / lowest - 2, port.height() / lowest - 2)
+    seen.moveCenter(nodes.center())
+    w, h = formula.width(), formula.height()
+    if w > seen.width() or h > seen.height():
+        return None
+    corners = [QRectF(x, y, w, h) for y in (seen.top(), seen.bottom() - h)
+               for x in (seen.left(), seen.right() - w)]
+
+    def covered(spot):
+        return sum(max(0.0, r.width()) * max(0.0, r.height())
+                   for r in (spot.intersected(c) for c in cards))
+    spot = min(corners, key=covered)
+    renderer.dock_formula(step, spot)
+    return lowest, nodes.center(), spot
 
 
 def _centre(spans, seen, full=None):

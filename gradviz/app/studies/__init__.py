@@ -1,4 +1,5 @@
-"""The study docks (pyqtgraph): Jacobian, batch Jacobian, Hessian, forward vs reverse.
+"""The study docks (pyqtgraph): Jacobian, batch Jacobian, Hessian, forward vs reverse,
+the gradient's norm along the backward pass.
 
 `VIEWS` lists (dock title, widget class); each class takes the DocumentController.
 The numbers they show come from story.studies; the views only lay them out.
@@ -8,13 +9,15 @@ from .chain_view import ChainCostView
 from .heatmap import Heatmap
 from .hessian_view import HessianView
 from .jacobian_view import JacobianView
+from .norms_view import GradientNormView
 
 VIEWS = [
     ("Jacobian", JacobianView),
     ("Batch Jacobian", BatchJacobianView),
     ("Hessian", HessianView),
     ("Forward vs reverse", ChainCostView),
+    ("Gradient norms", GradientNormView),
 ]
 
 __all__ = ["VIEWS", "Heatmap", "JacobianView", "BatchJacobianView", "HessianView",
-           "ChainCostView"]
+           "ChainCostView", "GradientNormView"]

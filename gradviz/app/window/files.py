@@ -2,20 +2,17 @@
 script, export, and recovery after a crash.
 
 Saving is atomic (graph/atomic.py) and runs off the UI thread from a snapshot. Errors are told
-in words, naming the file. Import runs the user's script in a child process
-(`gradviz trace`), behind a progress dialog whose Cancel stops it, so a slow or endless
-script never freezes the window.
+in words, naming the file. Import from script runs in a child
+process (script_import.py).
 """
 import errno
 import json
 import os
-import shutil
-import sys
-import tempfile
+import re
 from pathlib import Path
 
-from PySide6.QtCore import QProcess, QProcessEnvironment, Qt
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from ... import bundled
 from ...graph import fileformat
@@ -26,12 +23,12 @@ from ..export_dialog import export_step, report_export
 from ..snapshots import snapshot
 from ..worker import wait_painted
 from .recovery import file_stem
+from .script_import import run_trace
 
 SAMPLES_DIR = bundled.samples_dir()
 SEED_SAMPLE = "004_matmul_sum.json"
 FILE_FILTER = "gradviz documents (*.gradviz.json *.json);;All files (*)"
 PICTURE_FILTER = "PNG picture (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"
-PACKAGE_ROOT = Path(__file__).resolve().parents[3]   # the folder that holds `gradviz`
 
 
 def samples():
@@ -216,62 +213,23 @@ class WindowFiles:
                 return False
         if not self.maybe_save():
             return False
-        doc = self._run_trace(os.path.abspath(path))
-        if doc is None:
+        name = os.path.basename(path)
+        imported = run_trace(self, os.path.abspath(path))
+        if imported.cancelled:
+            self.show_message(f"Import cancelled: {name} was stopped")
             return False
+        if imported.doc is None:
+            self._cannot("import", path, imported.error)
+            return False
+        doc = imported.doc
         self.controller.set_document(doc)
-        self.show_message(f"Imported {os.path.basename(path)}: {len(doc.nodes)} nodes")
+        which = re.search(r"\((gradient call \d+ of \d+)\)$", doc.title)
+        self.show_message(f"Imported {name}: {len(doc.nodes)} nodes"
+                          + (f", {which[1]}" if which else ""))
+        if imported.warnings:
+            QMessageBox.warning(self, "Import from script", f"Imported {name}, but:\n\n"
+                                + "\n".join(f"• {w}" for w in imported.warnings))
         return True
-
-    def _run_trace(self, script):
-        """`gradviz trace SCRIPT` in a child process, with a Cancel that kills it; the
-        traced Document, or None (cancelled, or the reason shown)."""
-        folder = tempfile.mkdtemp(prefix="gradviz-import-")
-        out = os.path.join(folder, "traced.gradviz.json")
-        process = QProcess(self)
-        env = QProcessEnvironment.systemEnvironment()
-        env.insert("PYTHONPATH", os.pathsep.join(
-            p for p in (str(PACKAGE_ROOT), env.value("PYTHONPATH")) if p))
-        process.setProcessEnvironment(env)
-        process.setWorkingDirectory(os.path.dirname(script))
-        process.setProgram(sys.executable)
-        process.setArguments(["-m", "gradviz", "trace", script, "-o", out])
-        name = os.path.basename(script)
-        dialog = QProgressDialog(f"Running {name} and recording its tape…", "Cancel", 0, 0, self)
-        dialog.setWindowTitle("Import from script")
-        dialog.setWindowModality(Qt.WindowModality.WindowModal)
-        dialog.setMinimumDuration(0)
-        dialog.setAutoClose(False)
-        dialog.setAutoReset(False)
-        process.finished.connect(dialog.accept)
-        process.errorOccurred.connect(
-            lambda e: dialog.accept() if e == QProcess.ProcessError.FailedToStart else None)
-        self._import_process = process
-        try:
-            process.start()
-            dialog.exec()
-            if dialog.wasCanceled() or process.state() != QProcess.ProcessState.NotRunning:
-                process.kill()
-                process.waitForFinished(3000)
-                self.show_message(f"Import cancelled: {name} was stopped")
-                return None
-            if process.error() == QProcess.ProcessError.FailedToStart:
-                self._cannot("import", script, "Python could not be started")
-                return None
-            if process.exitStatus() != QProcess.ExitStatus.NormalExit or process.exitCode():
-                self._cannot("import", script, _trace_failure(
-                    bytes(process.readAllStandardError()).decode(errors="replace")))
-                return None
-            try:
-                return fileformat.load(out, strict=False)
-            except (DocumentError, OSError) as e:
-                self._cannot("import", script, str(e))
-                return None
-        finally:
-            self._import_process = None
-            dialog.deleteLater()
-            process.deleteLater()
-            shutil.rmtree(folder, ignore_errors=True)
 
     def export_picture(self, path=None):
         if not path:
@@ -369,12 +327,3 @@ class WindowFiles:
     def _forget(self, window):
         if window in self.other_windows:
             self.other_windows.remove(window)
-
-
-def _trace_failure(stderr):
-    """The reason a `gradviz trace` child gave, without its prefix."""
-    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    for line in lines:
-        if line.startswith("gradviz: error:"):
-            return line[len("gradviz: error:"):].strip().rstrip(".")
-    return (lines[-1] if lines else "the script stopped with an error").rstrip(".")

@@ -34,7 +34,7 @@ from ...graph import batch_jacobian, hessian, higher_order, jacobian
 __all__ = ["MainWindow", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"]
 
 # The study docks (app/studies, in VIEWS order), named here so pyqtgraph loads only when one opens.
-STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse")
+STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms")
 FIRST_SIZE = QSize(1280, 800)
 PALETTE_WIDTH, INSPECTOR_WIDTH = 230, 340
 

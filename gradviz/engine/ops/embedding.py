@@ -1,6 +1,7 @@
 """tf.nn.embedding_lookup and tf.nn.dropout."""
 import numpy as np
 
+from .. import tracing
 from ..array import random
 from ..execute import apply, tensors
 from ..registry import define_op
@@ -111,5 +112,6 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     if float(r) == 0:
         return x  # TF's fast path: nothing is dropped and no op is recorded
     if seed is None:
+        tracing.python_value(x, "dropout without a seed (its mask is drawn in Python)")
         seed = int(random._rng.integers(0, 2 ** 31 - 1))
     return apply(DROPOUT, (x,), {"rate": float(r), "seed": int(seed), "noise_shape": shape})

@@ -54,7 +54,27 @@ def number_after(text, marker):
 
 def test_views_registry():
     titles = [t for t, _ in views.VIEWS]
-    assert titles == ["Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse"]
+    assert titles == ["Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse",
+                      "Gradient norms"]
+
+
+@pytest.mark.parametrize("name", ["nets_2_sigmoid_chain", "nets_2_bad_init"])
+def test_gradient_norm_view_draws_the_cotangent_norm_at_each_layer(qtbot, name):
+    controller, view = opened(qtbot, views.GradientNormView, name)
+    story = controller.result.story
+    outer = [s for s in story.steps if s.kind == "visit" and not s.internal]
+    expected = [float(np.linalg.norm(s.cotangent)) for s in outer]
+    x, y = view.line.getData()
+    np.testing.assert_array_equal(x, np.arange(len(outer)))
+    np.testing.assert_allclose(10 ** y, expected, rtol=1e-6)
+    (sx,), (sy,) = view.sources.getData()
+    assert sx == len(outer)
+    np.testing.assert_allclose(10 ** sy, np.linalg.norm(story.steps[-1].cotangent), rtol=1e-6)
+    ticks = [label for _, label in view.plot.getAxis("bottom")._tickLevels[0]]
+    assert ticks == ["loss"] + [f"layer{k}" for k in range(6, 0, -1)] + ["x"]
+    falls = name == "nets_2_sigmoid_chain"
+    assert all((b < a) == falls for a, b in zip(y[1:], y[2:]))
+    assert f"layer1 <b>{_base.fmt(expected[-1], 3)}</b>" in view.summary.text()
 
 
 def test_heatmap_is_zero_centred(qtbot):

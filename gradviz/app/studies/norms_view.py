@@ -1,0 +1,92 @@
+"""The gradient's size along the backward pass: ‖cotangent‖ where it meets each node, from the
+target back to the sources, on a log scale (the vanishing and exploding gradient lessons).
+
+A chain of layers that shrinks the cotangent by a similar factor at each layer draws a
+straight falling line; one that grows it, a rising one. The numbers come from
+story.studies.gradient_norms; this view only lays them out.
+"""
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QLabel
+
+from ...story import studies
+from ._base import StudyView, banner, fmt, set_banner
+from .heatmap import DIVERGING, TEXT, style_plot
+
+LINE = DIVERGING[-2]          # the chain-cost view's reverse-mode red: the backward pass
+SOURCE = DIVERGING[1]         # a source's gradient, in the forward blue
+
+
+class LogAxis(pg.AxisItem):
+    """Ticks of a log10 axis written as the numbers they stand for: 1e-04, 0.01, 1, 100."""
+
+    def tickStrings(self, values, scale, spacing):
+        return [fmt(10.0 ** v, 2) for v in values]
+
+
+class GradientNormView(StudyView):
+    title = "Gradient norms"
+    MIN_SIZE = (520, 380)
+
+    def __init__(self, controller, parent=None):
+        super().__init__(controller, parent)
+        self.layout_.addLayout(self.chooser_row())
+        self.layout_.addWidget(self.message)
+        self.summary = banner("info")
+        self.layout_.addWidget(self.summary)
+        self.plot = pg.PlotWidget(background="w", axisItems={"left": LogAxis("left")})
+        self.plot.setMenuEnabled(False)
+        self.plot.hideButtons()
+        self.plot.setMouseEnabled(False, False)
+        self.plot.setLabel("left", "‖cotangent‖ (log scale)", color=TEXT)
+        self.plot.setLabel("bottom", "where the backward pass meets it, from the target back",
+                           color=TEXT)
+        style_plot(self.plot.getPlotItem())
+        self.line = pg.PlotDataItem([], [], pen=pg.mkPen(LINE, width=2), symbol="o",
+                                    symbolSize=9, symbolBrush=LINE, symbolPen=pg.mkPen(TEXT))
+        self.sources = pg.ScatterPlotItem([], [], size=12, symbol="s", brush=SOURCE,
+                                          pen=pg.mkPen(TEXT))
+        self.plot.addItem(self.line)
+        self.plot.addItem(self.sources)
+        self.layout_.addWidget(self.plot, 1)
+        self.explanation = QLabel()
+        self.explanation.setWordWrap(True)
+        self.layout_.addWidget(self.explanation)
+
+    def job(self):
+        story = self.controller.result.story
+        norms = None if story is None else studies.gradient_norms(story)
+        if norms is None or not norms.norms:
+            self._show_error("the graph does not run yet, so it has no backward pass")
+            return None
+        return (lambda: norms), 0
+
+    def show_result(self, norms):
+        values = np.asarray(norms.norms, float)
+        shown = np.isfinite(values) & (values > 0)
+        ks = np.arange(len(values), dtype=float)
+        logs = np.where(shown, np.log10(np.where(shown, values, 1.0)), np.nan)
+        visits = np.array([k == "visit" for k in norms.kinds], bool)
+        self.line.setData(ks[visits & shown], logs[visits & shown])
+        self.sources.setData(ks[~visits & shown], logs[~visits & shown])
+        self.plot.getAxis("bottom").setTicks([[(k, name) for k, name in zip(ks, norms.names)], []])
+        if shown.any():
+            low, high = np.nanmin(logs), np.nanmax(logs)
+            self.plot.setYRange(np.floor(low) - 0.2, np.ceil(high) + 0.2, padding=0)
+        self.plot.setXRange(-0.5, len(values) - 0.5, padding=0)
+        points = " → ".join(f"{name} <b>{fmt(v, 3)}</b>" for name, v in zip(norms.names, values))
+        missing = [name for name, ok in zip(norms.names, shown) if not ok]
+        set_banner(self.summary, "info", f"<span style='font-size:12pt'>{points}</span>")
+        self.explanation.setText(
+            "Each dot is the size (Euclidean norm) of the cotangent the backward pass carries "
+            "when it reaches a node, the upstream of that node's step; squares are the sources' "
+            "gradients. Going back through a layer multiplies the cotangent by the layer's "
+            "local Jacobian: a factor below 1 at every layer makes the line fall (vanishing "
+            "gradients), above 1 rise (exploding)."
+            + (f" Not drawn (0, NaN or infinite): {', '.join(missing)}." if missing else ""))
+
+    def clear_result(self):
+        self.line.setData([], [])
+        self.sources.setData([], [])
+        set_banner(self.summary, "info", "")
+        self.explanation.setText("")

@@ -1,0 +1,58 @@
+"""Dead relu units: a unit whose relu output is 0 for every example of the batch (and every
+position, for a feature map) passes no gradient back, because relu's rule keeps the
+cotangent only where its input is positive. The card marks them and the story says why.
+"""
+import numpy as np
+
+RELU_ACTIVATIONS = ("relu",)
+
+
+def dead_units(output):
+    """Indices along the last axis (the units, or a feature map's channels) where a relu's
+    output is 0 everywhere in the batch. An output without a batch axis has none."""
+    a = np.asarray(output)
+    if a.ndim < 2 or a.size == 0:
+        return []
+    flat = a.reshape(-1, a.shape[-1])
+    return [int(u) for u in np.flatnonzero(~np.any(flat != 0, axis=0))]
+
+
+def is_relu_node(node):
+    """An nn.relu op, or a layer whose activation is relu: its output is a relu's."""
+    if node.kind == "op":
+        return node.op == "nn.relu"
+    return node.kind == "layer" and (node.attrs or {}).get("activation") in RELU_ACTIVATIONS
+
+
+def listed(units):
+    return ", ".join(map(str, units))
+
+
+def _batch(output):
+    """'1 example', '7 examples' or '36 positions' (a feature map's batch and pixels)."""
+    a = np.asarray(output)
+    m = int(np.prod(a.shape[:-1]))
+    word = "example" if a.ndim == 2 else "position"
+    return f"{m} {word}{'s' if m != 1 else ''}"
+
+
+def card_mark(output):
+    """The card's line for a relu node's dead units, or ''."""
+    units = dead_units(output)
+    if not units:
+        return ""
+    n = np.asarray(output).shape[-1]
+    return f"dead relu: {listed(units)} of {n} unit{'s' if n != 1 else ''} ({_batch(output)})"
+
+
+def story_sentence(output):
+    """Why a dead unit's cotangent is 0, for the caption of relu's step (or '')."""
+    units = dead_units(output)
+    if not units:
+        return ""
+    many = len(units) > 1
+    return (f" Unit{'s' if many else ''} {listed(units)} {'are' if many else 'is'} dead for this "
+            f"batch ({_batch(output)}): relu's output is 0 all along "
+            f"{'their columns' if many else 'its column'} because its input is ≤ 0 there, so "
+            f"the rule keeps none of the cotangent in {'them' if many else 'it'}: it is 0, and "
+            f"no gradient reaches the weights that feed {'them' if many else 'it'}.")

@@ -1,0 +1,135 @@
+"""File ▸ Import from script with scripts that misbehave (issue 25 §3): real child processes."""
+import textwrap
+import time
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QMessageBox, QProgressDialog
+
+from gradviz.app.window import script_import
+
+Button = QMessageBox.StandardButton
+
+SQUARE = """
+    import gradviz as tf
+    x = tf.Variable(3.0)
+    with tf.GradientTape() as t:
+        y = x * x
+    print(t.gradient(y, x))
+"""
+
+
+def _script(tmp_path, text, name="script.py"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def _answer_yes(monkeypatch):
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: Button.Yes)
+    warned = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]) or Button.Ok)
+    return warned
+
+
+class _Watched(script_import.QProcess):
+    """A QProcess that notes how much output it still buffered when the child finished."""
+
+    buffered = []
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.finished.connect(self._note)
+
+    def _note(self, *args):
+        counts = []
+        for channel in (self.ProcessChannel.StandardOutput, self.ProcessChannel.StandardError):
+            self.setReadChannel(channel)
+            counts.append(self.bytesAvailable())
+        self.setReadChannel(self.ProcessChannel.StandardOutput)
+        _Watched.buffered.append(counts)
+
+
+def test_a_chatty_script_leaves_only_a_bounded_tail_in_memory(make_window, tmp_path,
+                                                              monkeypatch):
+    script = _script(tmp_path, textwrap.dedent(SQUARE) * 2 + textwrap.dedent("""
+        import sys
+        line = "x" * 1023 + "\\n"
+        for _ in range(12 * 1024):          # 12 MB on each stream
+            sys.stdout.write(line)
+            sys.stderr.write(line)
+        print("the last line")
+    """))
+    warned = _answer_yes(monkeypatch)
+    monkeypatch.setattr(script_import, "QProcess", _Watched)
+    kept = []
+    real_run = script_import.run_trace
+    monkeypatch.setattr("gradviz.app.window.files.run_trace",
+                        lambda *a: kept.append(real_run(*a)) or kept[-1])
+    w = make_window()
+    assert w.import_script(str(script)), warned
+    (stdout, stderr), = _Watched.buffered
+    assert stdout + stderr < 2 << 20   # before: all 24 MB waited in QProcess's buffers
+    assert len(kept[0].output) <= script_import.TAIL_BYTES
+    assert "the last line\nwrote " in kept[0].output   # the script's, then trace's own line
+    assert kept[0].output.endswith("it shows gradient call 2 of 2 (--call K picks another)\n")
+    assert float(w.controller.result.evaluation.gradients[w.controller.doc.sources[0]]) == 6.0
+    assert w.statusBar().currentMessage() == "Imported script.py: 2 nodes, gradient call 2 of 2"
+
+
+def test_a_script_failing_after_its_gradient_imports_with_a_warning(make_window, tmp_path,
+                                                                   monkeypatch):
+    script = _script(tmp_path, textwrap.dedent(SQUARE) + "raise KeyError('late')\n",
+                     name="late.py")
+    warned = _answer_yes(monkeypatch)
+    w = make_window()
+    assert w.import_script(str(script))
+    assert w.controller.doc.title == "Traced late"
+    assert len(warned) == 1 and warned[0].startswith("Imported late.py, but:")
+    assert "the script failed: KeyError: 'late' (line 7)" in warned[0]
+
+
+def test_the_import_stops_a_script_at_its_time_limit(make_window, tmp_path, monkeypatch):
+    script = _script(tmp_path, "import gradviz\nwhile True:\n    pass\n", name="endless.py")
+    warned = _answer_yes(monkeypatch)
+    monkeypatch.setattr(script_import, "IMPORT_TIMEOUT", 2)
+    w = make_window()
+    title = w.controller.doc.title
+    start = time.monotonic()
+    assert not w.import_script(str(script))
+    assert time.monotonic() - start < 30
+    assert len(warned) == 1 and "endless.py" in warned[0]
+    assert "stopped at the time limit of 2 s" in warned[0]
+    assert w.controller.doc.title == title
+
+
+def test_cancel_stops_the_script_itself(make_window, tmp_path, monkeypatch):
+    script = _script(tmp_path, """
+        import os, time
+        open("pid.txt", "w").write(str(os.getpid()))
+        while True:
+            time.sleep(0.05)
+    """, name="sleeper.py")
+    _answer_yes(monkeypatch)
+    w = make_window()
+    pid_file = tmp_path / "pid.txt"
+
+    def cancel_once_running():
+        if not pid_file.exists() or not pid_file.read_text():
+            QTimer.singleShot(100, cancel_once_running)
+            return
+        for dialog in w.findChildren(QProgressDialog):
+            dialog.cancel()
+    QTimer.singleShot(100, cancel_once_running)
+    assert not w.import_script(str(script))
+    assert "cancelled" in w.statusBar().currentMessage()
+    pid = int(pid_file.read_text())
+    for _ in range(100):
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    break
+        except FileNotFoundError:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the script still runs after Cancel")
