@@ -9,9 +9,10 @@ and a 100 x 100 landscape of a lesson's graph in under 2 s.
    100 ms). Reported: steps per second during the run; for each preview, the time from
    the edit until the canvas has painted it (the edit → repaint a user sees); and the
    UI thread's largest gap between two ticks of a 10 ms timer (how long it was busy).
-3. The landscape over two coordinates, 100 x 100 points: the valley lesson's two scalar
-   Variables (batched), and two entries of the inverse lesson's input (point by point,
-   for information).
+3. The landscape over two coordinates, 100 x 100 points, batched (graph/batched.py): the
+   valley lesson's two scalar Variables, two entries of the Newton lesson's kernel, two
+   entries of the inverse lesson's input; and the last once more point by point (one
+   forward pass per point, as before batching) for the ratio.
 
 Wall-clock times on a shared machine: run it when the machine is quiet, compare ratios.
 Run: .venv/bin/python bench/bench_train.py
@@ -121,17 +122,34 @@ def app_run(steps=300):
 
 
 def landscapes(n=100):
+    """Each landscape batched (one forward pass per chunk of points), then the inverse
+    lesson's again point by point (one pass per point, as before batching), for the ratio.
+    A batched landscape is timed the second time (the first may load numba's kernels)."""
+    from gradviz.graph import landscape as landscape_module
     rows = []
     valley = load(ROOT / "samples" / "train_2_valley.json")
+    newton = load(ROOT / "samples" / "train_3_newton.json")
     inverse = load(ROOT / "samples" / "train_4_inverse.json")
-    for title, doc, x, y in (
-            ("valley lesson: x, y (scalars, batched)", valley, Coordinate(Port("x")),
-             Coordinate(Port("y"))),
-            ("inverse lesson: x[0,0], x[0,1] (point by point)", inverse,
-             Coordinate(Port("x"), (0, 0)), Coordinate(Port("x"), (0, 1)))):
-        start = time.perf_counter()
-        land = landscape(doc, x, y, (-2, 2), (-2, 2), n=n)
-        rows.append((title, time.perf_counter() - start, land.batched))
+    cases = (("valley lesson: x, y (scalar Variables)", valley, Coordinate(Port("x")),
+              Coordinate(Port("y"))),
+             ("newton lesson: kernel[0,0], kernel[3,5]", newton,
+              Coordinate(Port("layer1", 1), (0, 0)), Coordinate(Port("layer1", 1), (3, 5))),
+             ("inverse lesson: x[0,0], x[0,1]", inverse,
+              Coordinate(Port("x"), (0, 0)), Coordinate(Port("x"), (0, 1))))
+    for title, doc, x, y in cases + (("inverse lesson, point by point (before batching)",) +
+                                     cases[2][1:],):
+        can_batch = landscape_module._can_batch
+        if "point by point" in title:
+            landscape_module._can_batch = lambda *a: False
+        try:
+            times = []
+            for _ in range(1 if "point by point" in title else 2):   # the first loads numba
+                start = time.perf_counter()
+                land = landscape(doc, x, y, (-2, 2), (-2, 2), n=n)
+                times.append(time.perf_counter() - start)
+            rows.append((title, times[-1], land.batched))
+        finally:
+            landscape_module._can_batch = can_batch
     return rows
 
 

@@ -27,7 +27,7 @@ app = QApplication.instance() or QApplication(sys.argv[:1])
 
 from gradviz.app import create_window  # noqa: E402
 
-# (lesson, optimizer, fields, steps, tab (0 curves, 1 landscape, 2 last step), log scale, picture)
+# (lesson, optimizer, fields, steps, tab (0 curves, 1 landscape, 2 step k), log scale, picture)
 CASES = [
     ("train_1_gd_bowl", "sgd", {"learning_rate": "0.3"}, 20, 1, False, "train-bowl-oscillating.png"),
     ("train_2_valley", "sgd", {"learning_rate": "0.02", "momentum": "0.9"}, 100, 1, False,
@@ -35,7 +35,7 @@ CASES = [
     ("train_2_valley", "adam", {"learning_rate": "0.1"}, 100, 0, True, "train-valley-adam-curves.png"),
     ("train_3_newton", "newton", {}, 3, 0, False, "train-newton.png"),
     ("train_4_inverse", "adam", {"learning_rate": "0.05"}, 200, 1, False, "train-inverse.png"),
-    ("train_3_newton", "adam", {"learning_rate": "0.01"}, 5, 2, False, "train-last-step.png"),
+    ("train_3_newton", "adam", {"learning_rate": "0.01"}, 5, 2, False, "train-step.png"),
 ]
 
 
@@ -65,6 +65,8 @@ def shoot(lesson, optimizer, fields, steps, tab, log, picture):
     panel.run(steps)
     until(lambda: not panel.session.running)
     panel.tabs.setCurrentIndex(tab)
+    if tab == 2:
+        panel.step_view.step_box.setValue(3)     # an earlier step, computed again
     pump(0.3)
     if tab == 1:
         panel.landscape.draw()

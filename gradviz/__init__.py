@@ -10,7 +10,8 @@ from .engine import dtypes as _dtypes
 from .engine.array import (eye, fill, linspace, ones, ones_like, random, range_ as range,  # noqa: F401
                            zeros, zeros_like)
 from .engine.custom import custom_gradient, grad_pass_through  # noqa: F401
-from .engine.function import function  # noqa: F401
+from .engine.function import function, functions_run_eagerly as _functions_run_eagerly, \
+    run_functions_eagerly as _run_functions_eagerly  # noqa: F401
 from .engine.spec import TensorSpec  # noqa: F401
 from .engine.dtypes import (DType, as_dtype, bool_ as bool, float16, float32, float64,  # noqa: F401
                             int8, int16, int32, int64, uint8)
@@ -92,6 +93,8 @@ keras = _types.SimpleNamespace(
                                       Adam=_optimizers.Adam, Optimizer=_optimizers.Optimizer))
 
 losses = keras.losses  # tf.losses, TF 2's alias
+config = _types.SimpleNamespace(run_functions_eagerly=_run_functions_eagerly,
+                                functions_run_eagerly=_functions_run_eagerly)
 # tf.test.compute_gradient; max_error is gradient_checker_v2's, which TF's own tests use.
 test = _types.SimpleNamespace(compute_gradient=_gradient_checker.compute_gradient,
                               max_error=_gradient_checker.max_error)

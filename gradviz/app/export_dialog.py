@@ -8,6 +8,7 @@ the whole backward pass as an animated GIF, an APNG or a numbered PNG sequence t
 `render.animation`, behind a progress dialog with Cancel (a cancelled export leaves no
 file behind).
 """
+import contextlib
 import os
 from pathlib import Path
 
@@ -404,13 +405,30 @@ def export_animation_dialog(window, options=None):
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
         options = dialog.options()
-    progress = QProgressDialog("Drawing the frames…", "Cancel", 0, 100, window)
-    progress.setWindowTitle("Export Animation")
+    try:
+        with frame_progress(window, "Export Animation") as report:
+            count = export_animation(window, progress=report, **options)
+    except animation.Cancelled:
+        window.show_message("Export cancelled; nothing was written")
+        return None
+    except (OSError, ValueError) as e:
+        QMessageBox.warning(window, "Cannot export", f"{options.get('path')}\n\n{e}")
+        return None
+    window.show_message(f"Exported {count} frames to {options['path']}")
+    return count
+
+
+@contextlib.contextmanager
+def frame_progress(parent, title):
+    """A modal progress dialog with Cancel while an animation's frames are written: yields
+    `report(i, total)` for the writer, which returns False once Cancel is pressed (the
+    writer then raises animation.Cancelled and leaves no file)."""
+    progress = QProgressDialog("Drawing the frames…", "Cancel", 0, 100, parent)
+    progress.setWindowTitle(title)
     progress.setWindowModality(Qt.WindowModality.WindowModal)
     progress.setMinimumDuration(200)
     progress.setAutoClose(False)
     progress.setAutoReset(False)
-    window.last_export_progress = progress
 
     def report(i, total):
         progress.setMaximum(total)
@@ -419,20 +437,11 @@ def export_animation_dialog(window, options=None):
                               + ("" if i < total else " — compressing"))
         QApplication.processEvents()
         return not progress.wasCanceled()
-
     try:
-        count = export_animation(window, progress=report, **options)
-    except animation.Cancelled:
-        window.show_message("Export cancelled; nothing was written")
-        return None
-    except (OSError, ValueError) as e:
-        QMessageBox.warning(window, "Cannot export", f"{options.get('path')}\n\n{e}")
-        return None
+        yield report
     finally:
         progress.close()
         progress.deleteLater()
-    window.show_message(f"Exported {count} frames to {options['path']}")
-    return count
 
 
 def _save_cancel_layout(dialog, form):

@@ -1,21 +1,23 @@
 """Running heavy work (a big Jacobian or Hessian) off the UI thread, with progress and cancel.
 
-    job = run_job(fn, *args)            # fn(progress, *args) runs on a pool thread
+    job = run_job(fn, *args)            # fn(progress, *args) runs on a thread of its own
     job.progress.connect(...); job.finished.connect(...); job.failed.connect(...)
     job.cancel()
 
 `fn` calls `progress(fraction, text)` now and then; once the job is cancelled that
-call raises `Cancelled`, which ends the job quietly (`cancelled` is emitted).
-Signals arrive on the UI thread (queued), so slots may touch widgets.
-
-The engine's tape stack must be thread-local before a job and the UI record tapes
-at the same time; the app keeps the UI modal while a job runs.
+call raises `Cancelled`, which ends the job quietly (`cancelled` is emitted). The
+engine's checkpoints (between the backward passes of a Jacobian or Hessian) raise it
+too, so a study stops midway, not after minutes.
+Signals arrive on the UI thread (queued), so slots may touch widgets. The engine's
+tape stack is per thread, so a job's tapes and the UI's never mix.
 """
 import threading
 import traceback
 
-from PySide6.QtCore import QEventLoop, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QEventLoop, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QProgressDialog
+
+from ..engine.interrupt import checkpoints
 
 
 class Cancelled(Exception):
@@ -52,25 +54,32 @@ class Job(QObject):
         """Block until the job has ended (tests); True if it did."""
         return self._finished.wait(timeout)
 
-    # -- the work (pool thread) --------------------------------------------------------
+    # -- the work (its thread) ----------------------------------------------------------
     def report(self, fraction, text=""):
-        if self._cancel.is_set():
-            raise Cancelled()
+        self.check()
         self.progress.emit(max(0.0, min(1.0, float(fraction))), str(text))
 
     __call__ = report
+
+    def check(self):
+        """Raise Cancelled once the job has been cancelled (the engine's checkpoints)."""
+        if self._cancel.is_set():
+            raise Cancelled()
 
     def _release(self):
         _running.discard(self)
 
     def _run(self):
         try:
-            if self._cancel.is_set():
-                raise Cancelled()
-            self.result = self._fn(self, *self._args, **self._kwargs)
+            self.check()
+            with checkpoints(self.check):
+                self.result = self._fn(self, *self._args, **self._kwargs)
         except Cancelled:
             self.cancelled.emit()
         except Exception as e:  # noqa: BLE001 (reported, never raised into Qt)
+            if self._cancel.is_set():   # stopped at a checkpoint some code wrapped in words
+                self.cancelled.emit()
+                return
             self.error = traceback.format_exc()
             self.failed.emit(" ".join(f"{type(e).__name__}: {e}".split())[:300])
         else:
@@ -83,26 +92,20 @@ class Job(QObject):
 _running = set()
 
 
-class _Runnable(QRunnable):
-    def __init__(self, job):
-        super().__init__()
-        self.job = job
-        self.setAutoDelete(True)
-
-    def run(self):
-        self.job._run()
-
-
-def run_job(fn, *args, pool=None, **kwargs):
-    """Start `fn(job, *args, **kwargs)` on a thread of `pool` (the global pool by default).
+def run_job(fn, *args, **kwargs):
+    """Start `fn(job, *args, **kwargs)` on a thread of its own.
 
     The job starts once control returns to the event loop, so signals connected right
-    after this call never miss an early result."""
+    after this call never miss an early result. Each job has its own (daemon) thread,
+    not a slot in a shared pool: a training run never queues behind a study, and the
+    last seconds of a cancelled study (a LAPACK call cannot stop midway) hold up
+    neither other jobs nor the application's exit."""
     job = Job(fn, args, kwargs)
     _running.add(job)  # alive until its last signal has been delivered on the UI thread
     job.done.connect(job._release)
-    pool = pool or QThreadPool.globalInstance()
-    QTimer.singleShot(0, job, lambda: pool.start(_Runnable(job)))
+    thread = threading.Thread(target=job._run, name=f"gradviz-job-{getattr(fn, '__name__', 'fn')}",
+                              daemon=True)
+    QTimer.singleShot(0, job, thread.start)
     return job
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from . import backend, backend_gradviz, registry
 from .array import zeros_like
 from .execute import apply
+from .interrupt import current_hook
 from .ops import shape as shape_ops
 from .recording import _state
 from .registry import define_op
@@ -57,6 +58,7 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
     recorded); a source outside it gets no gradient through the ops, as in TF, where
     such a tensor's gradient is dropped once its consumers are done (tape.h).
     """
+    stop_here = current_hook()  # cancelled work (a study on a worker) stops at an op
     differentiable = bool(_state.recording)
     F = backend_gradviz.gradviz if differentiable else backend.numpy
 
@@ -83,6 +85,8 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
     finals = {}
     plain = observer is None and not differentiable
     for op, needs in reversed(relevant):
+        if stop_here is not None:
+            stop_here()
         outputs = op.outputs
         if len(outputs) == 1:  # the common case, without the bookkeeping below
             t = outputs[0]

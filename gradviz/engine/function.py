@@ -53,6 +53,21 @@ _LITERALS = (type(None), bool, int, float, complex, str, bytes)
 RETRACING_WARNING_THRESHOLD = 5
 
 
+_run_eagerly = False
+
+
+def run_functions_eagerly(run_eagerly):
+    """tf.config.run_functions_eagerly: every tf.function runs its Python function at
+    every call, op by op (for debugging, and for `gradviz trace`, which must see each
+    gradient call a script makes)."""
+    global _run_eagerly
+    _run_eagerly = bool(run_eagerly)
+
+
+def functions_run_eagerly():
+    return _run_eagerly
+
+
 class FunctionFallbackWarning(UserWarning):
     """A tf.function could not be compiled and runs eagerly (the message says why)."""
 
@@ -146,7 +161,7 @@ class Function:
 
     def __call__(self, *args, **kwargs):
         fast_key = None
-        if not kwargs and not _state.recording and _trace.tracer is None:
+        if not kwargs and not _state.recording and _trace.tracer is None and not _run_eagerly:
             # Tensors passed positionally: the compiled program is found by their shapes
             # and dtypes alone, without binding the call to the signature (the common
             # call, which must cost little more than the program).
@@ -237,9 +252,10 @@ class ConcreteFunction:
 
     def _run(self, arguments):
         python_function = self._function._python_function
-        if self._eager or _trace.tracer is not None:
-            # Fallen back, or called while another function traces: that trace records
-            # these ops as its own (TF inlines a function called from a function).
+        if self._eager or _trace.tracer is not None or _run_eagerly:
+            # Fallen back, or called while another function traces (that trace records
+            # these ops as its own: TF inlines a function called from a function), or
+            # asked to by run_functions_eagerly.
             return _as_outputs(python_function(*arguments.args, **arguments.kwargs))
         leaves = nest.flatten([list(arguments.args), arguments.kwargs])
         key = _concrete_key(leaves)

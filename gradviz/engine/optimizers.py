@@ -14,6 +14,7 @@ The rules (g the gradient, lr the learning rate, t the step counted from 1):
              w ← w − lr·√(1 − β₂ᵗ)/(1 − β₁ᵗ) · m / (√v + ε)   (Keras' "epsilon hat" form)
   Newton     w ← w − lr·(H + λI)⁻¹ g, over all variables flattened into one vector
 """
+import inspect
 import math
 
 import numpy as np
@@ -258,3 +259,24 @@ def hessian_matrix(blocks, var_list):
                                                np.float64).reshape(sizes[i], sizes[j])
                                     for j, b in enumerate(row)], axis=1))
     return np.concatenate(rows, axis=0) if rows else np.zeros((0, 0))
+
+
+OPTIMIZERS = {"sgd": SGD, "rmsprop": RMSprop, "adam": Adam, "newton": Newton}
+
+
+def hyper_parameters(name):
+    """{hyper-parameter: Keras' default} of optimizer `name` ('sgd', 'adam', ...)."""
+    signature = inspect.signature(OPTIMIZERS[name])
+    return {k: p.default for k, p in signature.parameters.items() if k != "name"}
+
+
+def make_optimizer(name, **hyper):
+    """An optimizer by name with `hyper` over Keras' defaults; a ValueError in words if the
+    name or a value is not accepted."""
+    if name not in OPTIMIZERS:
+        raise ValueError(f"unknown optimizer '{name}' (choose from {', '.join(OPTIMIZERS)})")
+    unknown = set(hyper) - set(hyper_parameters(name))
+    if unknown:
+        raise ValueError(f"{name} has no hyper-parameter {', '.join(sorted(unknown))} "
+                         f"(it has {', '.join(hyper_parameters(name))})")
+    return OPTIMIZERS[name](**hyper)

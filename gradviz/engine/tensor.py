@@ -281,6 +281,8 @@ def _to_array(value, dtype=None):
     if dtype is not None:
         np_dtype = dtypes.as_dtype(dtype)._np
     if isinstance(value, Tensor):
+        if _trace.tracer is not None:  # a traced value would become a constant
+            _trace.tracer.python_value(value, "a new tensor made from a tensor's value")
         array = value._value
         return array if np_dtype is None or array.dtype == np_dtype else array.astype(np_dtype)
     if isinstance(value, np.ndarray):
@@ -314,6 +316,8 @@ def _short(value, limit=60):
 
 def _unwrap_nested(value):
     if isinstance(value, Tensor):
+        if _trace.tracer is not None:
+            _trace.tracer.python_value(value, "a new tensor made from a list of tensors")
         return value._value
     if isinstance(value, (list, tuple)):
         return [_unwrap_nested(v) for v in value]

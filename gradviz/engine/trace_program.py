@@ -220,7 +220,9 @@ class Tracer:
                 value = math_ops.add(variable, value)
             elif combine == "subtract":
                 value = math_ops.subtract(variable, value)
+            _trace.tracer = None  # the value is recorded below, not read in Python
             array = variable._check(value)
+            _trace.tracer = self
             ref = self.ref(value)
             if ref[0] == "c":
                 self.constants[ref[1]] = array
@@ -317,7 +319,9 @@ class Program:
         self._calls += 1
         if self._calls == FUSE_AFTER_CALLS:
             self.run = self._plain
-            threading.Thread(target=self.fuse, name=f"fuse {self.name}", daemon=True).start()
+            # Not a daemon: the interpreter waits for a compile at exit rather than
+            # stopping numba in the middle of one.
+            threading.Thread(target=self.fuse, name=f"fuse {self.name}").start()
         return self._plain(leaves)
 
     def fuse(self):

@@ -131,6 +131,8 @@ class Document:
     tape: TapeSettings = field(default_factory=TapeSettings)
     # What the views study by default: {"jacobian": {...}, "hessian": {...}, ...}
     studies: dict = field(default_factory=dict)
+    # What the Train dock starts with: {"optimizer": "adam", "steps": 200, "learning_rate": ...}
+    training: dict = field(default_factory=dict)
 
     # -- editing ---------------------------------------------------------------------
     def add(self, node):

@@ -11,6 +11,7 @@ import stat
 
 import numpy as np
 
+from ..engine.optimizers import OPTIMIZERS, hyper_parameters, make_optimizer
 from . import catalog
 from .atomic import write_file
 from .document import (CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE, Document, Edge,
@@ -23,9 +24,10 @@ from .validate import validate
 FORMAT = "gradviz"
 VERSION = 1
 TOP_KEYS = {"format", "version", "title", "lesson", "nodes", "edges", "targets", "sources",
-            "output_gradients", "tape", "studies"}
+            "output_gradients", "tape", "studies", "training"}
 NODE_KEYS = {"id", "kind", "op", "label", "attrs", "value", "watched", "trainable", "weights",
              "position"}
+MAX_TRAINING_STEPS = 1_000_000   # the Train dock's Run N goes this far
 STUDIES = {"jacobian": ("target", "source"), "batch_jacobian": ("target", "source"),
            "hessian": ("target", "source", "newton_eps"),
            "higher_order": ("target", "source", "order")}
@@ -183,6 +185,7 @@ def from_json(obj):
         doc.output_gradients[parse_port(key, where)] = _tensor(value, where, budget)
     doc.tape = _tape(obj.get("tape", {}))
     doc.studies = _studies(obj.get("studies", {}))
+    doc.training = _training(obj.get("training", {}))
     return doc
 
 
@@ -294,6 +297,42 @@ def _studies(s):
     return out
 
 
+def _training(t):
+    """The Train dock's preset: {"optimizer": name, "steps": n, hyper-parameter: value, …},
+    each value checked as the optimizer itself checks it."""
+    _expect(t, dict, "training", "the training preset (an object)")
+    if not t:
+        return {}
+    name = t.get("optimizer")
+    if name not in OPTIMIZERS:
+        raise DocumentError(f"'optimizer' must be one of {', '.join(OPTIMIZERS)}",
+                            where="training")
+    defaults = hyper_parameters(name)
+    hyper = {}
+    for key, value in t.items():
+        where = f"training.{key}"[:80]
+        if key == "optimizer":
+            continue
+        if key == "steps":
+            if type(value) is not int or not 1 <= value <= MAX_TRAINING_STEPS:
+                raise DocumentError(f"steps must be an integer from 1 to {MAX_TRAINING_STEPS:,}",
+                                    where=where)
+        elif key not in defaults:
+            raise DocumentError(f"{name} has no hyper-parameter {key!r} (it has "
+                                f"{', '.join(defaults)})"[:200], where="training")
+        elif isinstance(defaults[key], bool) != isinstance(value, bool) \
+                or type(value) not in (bool, int, float):
+            kind = "true or false" if isinstance(defaults[key], bool) else "a number"
+            raise DocumentError(f"{key} must be {kind}", where=where)
+        else:
+            hyper[key] = value
+    try:
+        make_optimizer(name, **hyper)
+    except ValueError as e:
+        raise DocumentError(str(e).replace("`", "")[:200], where="training") from None
+    return dict(t)
+
+
 # -- writing ----------------------------------------------------------------------------------
 def to_json(doc):
     nodes = []
@@ -329,7 +368,7 @@ def to_json(doc):
                  "watch_accessed_variables": doc.tape.watch_accessed_variables,
                  "stop_recording": list(doc.tape.stop_recording)},
         "studies": doc.studies,
-    }
+    } | ({"training": doc.training} if doc.training else {})
 
 
 def dumps(doc):

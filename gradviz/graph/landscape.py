@@ -1,11 +1,12 @@
 """The loss landscape over two scalar coordinates: two scalar Variables, or two entries of
 Variables, with every other parameter held where it is.
 
-Each point is the document run forward (graph/build.py, the one code path evaluation
-uses) with the two coordinates set, and the loss the tape differentiates (Σ seed·target).
-When both coordinates are scalar Variables and everything after them is element-wise on
-scalars, a whole chunk of the grid runs as one forward pass over a vector of points
-(every op maps point i to point i, so nothing mixes); otherwise each point runs alone.
+Each point is the loss the tape differentiates (Σ seed·target) with the two coordinates
+set. Where every node after the coordinates has a batch rule (graph/batched.py: element-
+wise ops, matmul of matrices, reductions, Dense layers) a whole chunk of the grid runs as
+one forward pass with a leading axis of points; otherwise each point runs alone through
+graph/build.py, the one code path evaluation uses. The first chunk's first and last
+points are checked against that path before the batched values are trusted.
 The local picture at the current point (the gradient and the quadratic model's
 minimum, Newton's step restricted to the two coordinates) comes from nested tapes.
 """
@@ -13,20 +14,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .batched import Batched, NotBatchable, run_batched
 from .build import build, quiet
-from .document import CUSTOM_GRADIENT, OP, Port
+from .document import OP, Port
 from .errors import DocumentError, errors
 from .evaluate import evaluate
 from .ports import port_text
 from .training import (NEWTON_LIMIT, gradient_and_hessian, is_variable_port, loss_of, port_value,
                        store_values, trainable_parameters, with_values)
 
-# Ops whose output element i depends only on element i of each input (scalars here).
-ELEMENTWISE = {"add", "subtract", "multiply", "divide", "pow", "maximum", "minimum", "negative",
-               "exp", "log", "sin", "cos", "sqrt", "square", "abs", "tanh", "reciprocal",
-               "add_n", "clip_by_value", "cast", "identity", "stop_gradient", "nn.relu",
-               "nn.sigmoid", "nn.elu", "nn.softplus"}
 CHUNK_POINTS = 2000      # points per forward pass (batched) or per progress report
+CHECK_RTOL = 1e-4        # batched against point by point (float32 sums in another order)
 
 
 @dataclass(frozen=True)
@@ -114,40 +112,46 @@ def _held_fixed(doc, x, y, parameters):
 
 
 def _can_batch(doc, base, x, y):
-    """Both coordinates are scalar Variables and every node after them is an element-wise
-    op on scalars (no 'gradient' node anywhere): then a vector of points runs as one."""
-    if any(c.index != () or c.port.index != 0 for c in (x, y)):
-        return False
+    """Every node after the coordinates has a batch rule (no 'gradient' node anywhere: its
+    value comes from a tape), and two points computed batched equal the same points
+    computed one by one."""
     if any(n.kind == OP and n.op == "gradient" for n in doc.nodes.values()):
         return False
-    after = doc.descendants([x.port.node, y.port.node]) - {x.port.node, y.port.node}
-    for nid in after:
-        node = doc.nodes[nid]
-        if not (node.kind == CUSTOM_GRADIENT or node.kind == OP and node.op in ELEMENTWISE):
-            return False
-        if any(np.shape(v) != () for p, v in base.values.items() if p.node == nid):
-            return False
-    return True
+    work = with_values(doc, {c.port: port_value(doc, c.port) for c in (x, y)})
+    corners = np.array([[value_of(doc, x) + 1.0, value_of(doc, y) - 0.5],
+                        [value_of(doc, x) - 0.25, value_of(doc, y) + 2.0]])
+    try:
+        batched = _batched_losses(work, base, x, y, corners)
+    except (NotBatchable, ValueError, TypeError, IndexError):
+        return False
+    alone = _point_losses(work, base, x, y, corners)
+    return bool(np.allclose(batched, alone, rtol=CHECK_RTOL,
+                            atol=CHECK_RTOL * 1e-3 * (1.0 + np.abs(alone).max())))
 
 
-def _loss(doc, values, n):
-    """Σ seed·target per point: targets that hold one value per point, others once."""
-    total = np.zeros(n)
-    for p in doc.targets:
-        v = np.asarray(values[p], np.float64)
-        seed = doc.output_gradients.get(p)
-        v = v if seed is None else v * np.asarray(seed, np.float64)
-        total += v if v.shape == (n,) else float(np.sum(v))
-    return total
+def _varying(work, x, y, chunk):
+    """{Variable port: (points, *shape) array}: the port's value at every point, with the
+    coordinates' entries set from the chunk's columns."""
+    varying = {}
+    for column, c in enumerate((x, y)):
+        if c.port not in varying:
+            value = np.asarray(port_value(work, c.port))
+            varying[c.port] = np.repeat(value[None], len(chunk), axis=0)
+        varying[c.port][(slice(None),) + c.index] = chunk[:, column]
+    return varying
 
 
 def _batched_losses(work, base, x, y, chunk):
-    dtype = np.asarray(port_value(work, x.port)).dtype
-    work.nodes[x.port.node].value = chunk[:, 0].astype(dtype)
-    work.nodes[y.port.node].value = chunk[:, 1].astype(np.asarray(port_value(work, y.port)).dtype)
-    built = build(work, skip=base.structure.broken)
-    _raise_first(built)
-    return _loss(work, {p: t._value for p, t in built.tensors.items()}, len(chunk))
+    values = run_batched(work, base.values, _varying(work, x, y, chunk), len(chunk))
+    total = np.zeros(len(chunk))
+    for p in work.targets:
+        v = values[p]
+        batched = isinstance(v, Batched)
+        v = np.asarray(v.value if batched else v, np.float64)
+        seed = work.output_gradients.get(p)
+        v = v if seed is None else v * np.asarray(seed, np.float64)
+        total += v.reshape(len(chunk), -1).sum(axis=1) if batched else float(np.sum(v))
+    return total
 
 
 def _point_losses(work, base, x, y, chunk):

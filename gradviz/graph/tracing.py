@@ -92,6 +92,9 @@ class _Tracer:
 
     def __enter__(self):
         tracer = _Tracer.active = self
+        # A tf.function's compiled replays make no gradient call to see: run them eagerly.
+        self.saved_eagerly = gv.config.functions_run_eagerly()
+        gv.config.run_functions_eagerly(True)
         GT, SR = _tape_module.GradientTape, _tape_module._StopRecording
         self.saved = (GT.gradient, SR.__enter__, SR.__exit__, GT.watch)
         gradient, enter, exit_, watch = self.saved
@@ -139,6 +142,7 @@ class _Tracer:
         return self
 
     def __exit__(self, *exc):
+        gv.config.run_functions_eagerly(self.saved_eagerly)
         _Tracer.active = None
         GT, SR = _tape_module.GradientTape, _tape_module._StopRecording
         GT.gradient, SR.__enter__, SR.__exit__, GT.watch = self.saved

@@ -8,13 +8,15 @@ document through the engine exactly as `evaluate` does, so each gradient is the
 tape's; Newton's Hessian comes from nested tapes, as in seed 001.
 """
 import dataclasses
-import inspect
 
 import numpy as np
 
 import gradviz as gv
 
-from ..engine.optimizers import SGD, Adam, Newton, RMSprop, hessian_matrix
+from ..engine.interrupt import checkpoints
+# OPTIMIZERS, hyper_parameters and make_optimizer are offered here too (the CLI, the dock).
+from ..engine.optimizers import (OPTIMIZERS, SGD, Adam, Newton, RMSprop, hessian_matrix,
+                                 hyper_parameters, make_optimizer)
 from . import catalog
 from .build import ENGINE_ERRORS, one_line, quiet
 from .document import LAYER, VARIABLE, Port
@@ -23,32 +25,12 @@ from .evaluate import _built, _tapes, evaluate
 from .ports import port_text
 from .structure import analyse
 
-OPTIMIZERS = {"sgd": SGD, "rmsprop": RMSprop, "adam": Adam, "newton": Newton}
-
 # Newton solves an n x n system over all parameters each step: for small problems only.
 NEWTON_LIMIT = 1000
 # The path (every parameter entry at each step) is kept for up to this many entries, at
 # up to PATH_POINTS steps (every stride-th step; the stride doubles as a run grows).
 PATH_LIMIT = 4096
 PATH_POINTS = 2000
-
-
-def hyper_parameters(name):
-    """{hyper-parameter: Keras' default} of optimizer `name` ('sgd', 'adam', ...)."""
-    signature = inspect.signature(OPTIMIZERS[name])
-    return {k: p.default for k, p in signature.parameters.items() if k != "name"}
-
-
-def make_optimizer(name, **hyper):
-    """An optimizer by name with `hyper` over Keras' defaults; a ValueError in words if the
-    name or a value is not accepted."""
-    if name not in OPTIMIZERS:
-        raise ValueError(f"unknown optimizer '{name}' (choose from {', '.join(OPTIMIZERS)})")
-    unknown = set(hyper) - set(hyper_parameters(name))
-    if unknown:
-        raise ValueError(f"{name} has no hyper-parameter {', '.join(sorted(unknown))} "
-                         f"(it has {', '.join(hyper_parameters(name))})")
-    return OPTIMIZERS[name](**hyper)
 
 
 def update_rule(optimizer):
@@ -263,8 +245,12 @@ class Trainer:
     @property
     def losses(self):
         """The loss before the first step and after each step."""
-        return [s.loss for s in self.history[:1]] + [s.loss_after for s in self.history] \
-            if self.history else [self.loss]
+        return self.losses_of(list(self.history))
+
+    def losses_of(self, history):
+        """`losses` up to the end of `history`, a copy of `self.history` taken while a
+        worker may still be adding to it (the curves then agree with their records)."""
+        return [history[0].loss] + [s.loss_after for s in history] if history else [self.loss]
 
     def gradient(self, port):
         return self.evaluation.gradients.get(port)
@@ -278,7 +264,13 @@ class Trainer:
         return with_values(self.original, self.values())
 
     def step(self):
-        """One update of every parameter; returns its TrainStep."""
+        """One update of every parameter; returns its TrainStep. A step is whole or not at
+        all: the engine's checkpoints (where a cancelled worker stops) are off inside it,
+        else the Variables would be updated and the history not; `run` stops between steps."""
+        with checkpoints(None):
+            return self._step()
+
+    def _step(self):
         before = [v._value for v in self.variables]
         loss = self.loss
         grads = [self.gradient(p) for p in self.parameters]
@@ -302,6 +294,22 @@ class Trainer:
                                   grads, [v._value for v in self.variables], slots_before,
                                   [self._slots(v) for v in self.variables])
         return record
+
+    def replay(self, step):
+        """({Port: value before update `step`}, that step's Update), `step` counting from 1:
+        the run computed again from the original document by a fresh optimizer of the same
+        configuration (the same code, so the same numbers; the run keeps only its last
+        Update). Costs `step` steps."""
+        if not 1 <= step <= len(self.history):
+            raise ValueError(f"step {step} is not in this run (it has {len(self.history)})")
+        last = self.last_update
+        if last is not None and step == last.index:
+            return {p: np.array(v) for p, v in zip(self.parameters, last.before)}, last
+        twin = Trainer(self.original, fresh_optimizer(self.optimizer), self.parameters)
+        twin.run(step - 1)
+        before = twin.values()
+        twin.step()
+        return before, twin.last_update
 
     def run(self, steps, should_stop=None, on_step=None):
         """Up to `steps` updates; stops early when `should_stop()` says so. `on_step(record)`
@@ -338,6 +346,13 @@ class Trainer:
 
     def _newton_terms(self):
         return gradient_and_hessian(self.doc, self.parameters)
+
+
+def fresh_optimizer(optimizer):
+    """An optimizer of the same kind and hyper-parameters, with no state (no steps taken)."""
+    name = next(k for k, kind in OPTIMIZERS.items() if type(optimizer) is kind)
+    config = optimizer.get_config()
+    return make_optimizer(name, **{k: config[k] for k in hyper_parameters(name)})
 
 
 def gradient_and_hessian(doc, parameters):

@@ -304,6 +304,15 @@ def _two_scalars(d, x0, y0, a, b):
     d.op("loss", "add", "ax2", "by2")
 
 
+# The Train dock opens each lesson with the run its text starts with.
+TRAINING_PRESETS = {
+    "train_1_gd_bowl": {"optimizer": "sgd", "learning_rate": 0.1, "steps": 20},
+    "train_2_valley": {"optimizer": "sgd", "learning_rate": 0.02, "momentum": 0.9, "steps": 100},
+    "train_3_newton": {"optimizer": "newton", "damping": 0.001, "steps": 1},
+    "train_4_inverse": {"optimizer": "adam", "learning_rate": 0.05, "steps": 200},
+}
+
+
 def training_lessons():
     """Training in motion (issue 22): the Train dock's lessons. Each quotes numbers a
     Trainer computes here; tests/graph/test_training_lessons.py derives them again."""
@@ -325,7 +334,7 @@ def training_lessons():
         {runs[0.35].losses[-1]:.3g}. The steepest direction (y, curvature 6) sets the limit:
         η must stay below 2/6 ≈ 0.33. The Landscape tab draws the path over the contours.
         """.split())
-    d.finish(name, ["loss"], ["x", "y"])
+    d.finish(name, ["loss"], ["x", "y"], training=TRAINING_PRESETS[name])
 
     name = "train_2_valley"
     d = Doc("Momentum and Adam in a long, narrow valley", "(written below)")
@@ -345,7 +354,7 @@ def training_lessons():
         so at first both directions move by about η per step whatever their curvature: 100 steps reach
         {adam.losses[-1]:.3g}. Compare the three paths in the Landscape tab.
         """.split())
-    d.finish(name, ["loss"], ["x", "y"])
+    d.finish(name, ["loss"], ["x", "y"], training=TRAINING_PRESETS[name])
 
     name = "train_3_newton"
     d = Doc("Newton's step against gradient steps (seed 001's Hessian)", "(written below)")
@@ -369,7 +378,8 @@ def training_lessons():
         With n parameters the Hessian has n² entries, so for a network's millions it is out of
         reach: networks train with gradient methods.
         """.split())
-    d.finish(name, ["loss"], ["layer1:1"], studies=d.doc.studies)
+    d.finish(name, ["loss"], ["layer1:1"], studies=d.doc.studies,
+             training=TRAINING_PRESETS[name])
 
     name = "train_4_inverse"
     rng = np.random.default_rng(22)
@@ -397,7 +407,7 @@ def training_lessons():
         the optimizer finds the one its path leads to.
         """.split())
     assert adam.losses[-1] < 1e-8
-    d.finish(name, ["loss"], ["x"])
+    d.finish(name, ["loss"], ["x"], training=TRAINING_PRESETS[name])
 
 
 # -- the networks a course teaches (issue 21) ------------------------------------------------

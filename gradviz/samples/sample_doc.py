@@ -50,7 +50,7 @@ class Doc:
         self._connect(nid, [x])
 
     def finish(self, name, targets, sources, output_gradients=None, persistent=False,
-               watch_accessed_variables=True, stop_recording=(), studies=None):
+               watch_accessed_variables=True, stop_recording=(), studies=None, training=None):
         d = self.doc
         d.targets = [parse_port(t, "t") for t in targets]
         d.sources = [parse_port(s, "s") for s in sources]
@@ -60,6 +60,7 @@ class Doc:
         d.tape.watch_accessed_variables = watch_accessed_variables
         d.tape.stop_recording = list(stop_recording)
         d.studies = studies or {}
+        d.training = training or {}
         save(d, os.path.join(HERE, name + ".json"))
         return name
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..engine.interrupt import checkpoint
 from ..engine.tape import GradientTape
 from ..engine.tensor import Tensor, convert_to_tensor
 from ..graph.evaluate import NEWTON_EPS, evaluate
@@ -269,6 +270,7 @@ def hessian_study(subject, x=None, *, target=None, source=None, epsilon=None):
     g = s.gradient().reshape(n)
     if not np.isfinite(H).all():
         return _not_finite(s, H, g, epsilon)
+    checkpoint()   # the eigenvalues and the solve are O(n³) calls that cannot stop midway
     sym = 0.5 * (H + H.T)
     eig = np.linalg.eigvalsh(sym)
     shifted = H + epsilon * np.eye(n)

@@ -2,6 +2,8 @@
 import threading
 import time
 
+import numpy as np
+
 from gradviz.app.worker import run_job
 
 
@@ -45,3 +47,45 @@ def test_failure_is_reported_in_one_line(qtbot):
     with qtbot.waitSignal(job.failed, timeout=5000) as blocker:
         pass
     assert blocker.args == ["ValueError: shapes (2, 3) and (4,) do not match"]
+
+
+def test_a_job_never_waits_for_other_jobs(qtbot):
+    """A training run must not queue behind studies that are still running: with a shared
+    pool of one thread per core it did (the Train dock then showed nothing for 20 s)."""
+    from PySide6.QtCore import QThread
+    release = threading.Event()
+    hanging = [run_job(lambda job: release.wait(30)) for _ in range(QThread.idealThreadCount() + 1)]
+    try:
+        job = run_job(lambda job: "ran")
+        with qtbot.waitSignal(job.finished, timeout=5000) as blocker:
+            pass
+        assert blocker.args == ["ran"]
+    finally:
+        release.set()
+    assert all(j.wait(5) for j in hanging)
+
+
+def test_a_job_stops_at_the_engines_next_checkpoint(qtbot):
+    """Cancel reaches into a long backward pass (a Jacobian's chunks, each op's VJP)."""
+    import gradviz as gv
+    started, passes = threading.Event(), []
+
+    def jacobians(job):
+        x = gv.Variable(np.random.default_rng(0).normal(size=(64, 64)).astype(np.float32))
+        while True:                       # never ends unless a checkpoint stops it
+            with gv.GradientTape() as tape:
+                y = x
+                for _ in range(30):
+                    y = gv.tanh(gv.matmul(y, x))
+            started.set()
+            tape.jacobian(y, x)
+            passes.append(1)
+    job = run_job(jacobians)
+    qtbot.waitUntil(started.is_set, timeout=5000)
+    time.sleep(0.05)
+    start = time.perf_counter()
+    with qtbot.waitSignal(job.cancelled, timeout=5000):
+        job.cancel()
+        assert job.wait(2)
+        assert time.perf_counter() - start < 0.5
+    assert job.result is None and job.error is None

@@ -263,6 +263,7 @@ def test_a_block_diagonal_jacobian_compiles_to_its_blocks():
                 [np.random.default_rng(1).normal(size=(3, 2, 4))], order=2)
 
 
+@pytest.mark.slow  # numba compiles the fused kernels into an empty cache: seconds
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_fused_programs_give_the_same_results(dtype, tmp_path, monkeypatch):
     """Elementwise runs fused into numba kernels (fuse.py) compute as the ops: on small
@@ -331,6 +332,7 @@ def test_a_variable_made_at_every_call_falls_back_and_a_layer_built_once_compile
     assert len(layer.trainable_variables) == 2
 
 
+@pytest.mark.slow  # numba compiles the fused kernels into an empty cache: seconds
 def test_a_fused_float32_chain_matches_eager(tmp_path, monkeypatch):
     """1000 floats: the arithmetic between sin, cos, exp and tanh fuses (those stay
     numpy's SIMD loops at this size)."""
@@ -355,3 +357,57 @@ def test_a_fused_float32_chain_matches_eager(tmp_path, monkeypatch):
     for seed in range(2):
         x = tf.constant(np.random.default_rng(seed).uniform(-3, 3, 1000).astype(np.float32))
         _check_equal(compiled(x), chain(x), np.float32)
+
+
+def test_run_functions_eagerly_runs_the_python_body_at_every_call():
+    calls = []
+
+    @tf.function
+    def f(x):
+        calls.append(1)
+        return x * 2.0
+
+    x = tf.constant([1.0])
+    f(x)
+    f(x)
+    tf.config.run_functions_eagerly(True)
+    try:
+        assert tf.config.functions_run_eagerly()
+        np.testing.assert_allclose(f(x).numpy(), [2.0])
+        f(x)
+    finally:
+        tf.config.run_functions_eagerly(False)
+    assert calls == [1, 1, 1] and not tf.config.functions_run_eagerly()
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: tf.range(n),
+    lambda n: tf.fill([2], n),
+    lambda n: tf.constant(n) * 1,
+    lambda n: tf.constant([n, n]) * 1,
+    lambda n: tf.zeros(n),
+], ids=["range", "fill", "constant", "constant of a list", "zeros"])
+def test_a_tensor_made_from_a_traced_value_falls_back_instead_of_freezing_it(make):
+    """The value would become a constant of the trace: the next call gave the first
+    call's answer. It falls back to eager (as Python control flow on a value)."""
+    f = tf.function(make)
+    with pytest.warns(FunctionFallbackWarning):
+        first = f(tf.constant(2))
+    second = f(tf.constant(3))
+    np.testing.assert_array_equal(first.numpy(), make(tf.constant(2)).numpy())
+    np.testing.assert_array_equal(second.numpy(), make(tf.constant(3)).numpy())
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: tf.reshape(x, tf.cast(x[:2], tf.int32)),
+    lambda x: tf.reduce_logsumexp(x),
+    lambda x: tf.where(x > 0.0),
+], ids=["a shape from a value", "logsumexp's shift", "where's indices"])
+def test_values_read_in_numpy_by_an_op_fall_back(make):
+    """These ops read a traced value in numpy (a shape, a shift, indices): compiled, the
+    first call's would be frozen in; they fall back to eager instead."""
+    f = tf.function(make)
+    with pytest.warns(FunctionFallbackWarning):
+        f(tf.constant([2.0, 2.0, -1.0, 2.0]))
+    x = tf.constant([1.0, 4.0, 90.0, -5.0])  # another shape, shift and indices
+    np.testing.assert_allclose(f(x).numpy(), make(x).numpy())

@@ -9,7 +9,8 @@ from gradviz.graph import landscape as landscape_module
 from gradviz.graph.errors import DocumentError
 from gradviz.graph.evaluate import evaluate
 from gradviz.graph.landscape import Coordinate, landscape, local_model, window
-from gradviz.graph.training import PATH_POINTS, Trainer, loss_of, make_optimizer, with_values
+from gradviz.graph.training import (PATH_POINTS, Trainer, loss_of, make_optimizer, port_value,
+                                    with_values)
 
 A, B = 1.0, 100.0
 
@@ -64,8 +65,7 @@ def direct(doc, x, y, a, b):
 
 
 def _value(doc, port):
-    node = doc.nodes[port.node]
-    return node.value
+    return port_value(doc, port)      # a Variable's value or a layer's weight
 
 
 X, Y = Coordinate(Port("x")), Coordinate(Port("y"))
@@ -95,16 +95,68 @@ def test_point_by_point_gives_the_same_grid(monkeypatch):
     np.testing.assert_array_equal(alone.losses, batched.losses)
 
 
-def test_entries_of_a_vector_hold_the_rest_fixed():
+@pytest.mark.parametrize("batched", [True, False])
+def test_entries_of_a_vector_hold_the_rest_fixed(batched, monkeypatch):
     doc = bowl()
     x, y = Coordinate(Port("w"), (0,)), Coordinate(Port("w"), (1,))
+    if not batched:
+        monkeypatch.setattr(landscape_module, "_can_batch", lambda *a: False)
     land = landscape(doc, x, y, (-1.0, 3.0), (-3.0, 1.0), n=5)
-    assert not land.batched and land.held_fixed == 1
+    assert land.batched == batched and land.held_fixed == 1
     assert "The other parameter entry is held at its current value" in land.note
     gx, gy = np.meshgrid(land.xs, land.ys)
     np.testing.assert_allclose(land.losses, (gx - 1) ** 2 + (gy + 2) ** 2 + 1.5 ** 2, rtol=1e-6)
     assert land.losses[3, 1] == pytest.approx(direct(doc, x, y, land.xs[1], land.ys[3]), rel=1e-6)
     np.testing.assert_array_equal(doc.nodes["w"].value, [3.0, 1.0, -1.0])   # untouched
+
+
+SAMPLES = __import__("pathlib").Path(__file__).resolve().parents[2] / "samples"
+
+
+@pytest.mark.parametrize("sample, x, y", [
+    ("train_4_inverse", Coordinate(Port("x"), (0, 0)), Coordinate(Port("x"), (0, 2))),
+    ("train_3_newton", Coordinate(Port("layer1", 1), (0, 0)), Coordinate(Port("layer1", 1), (3, 5))),
+    ("train_3_newton", Coordinate(Port("layer1", 1), (1, 1)), Coordinate(Port("layer1", 2), (4,))),
+])
+def test_entries_of_tensors_run_batched_and_equal_point_by_point(sample, x, y, monkeypatch):
+    """A Dense layer (its input, its kernel or its bias varying), element-wise ops and a
+    reduction: one forward pass over the points, the numbers of one pass per point."""
+    from gradviz.graph import load
+    doc = load(SAMPLES / f"{sample}.json")
+    cx, cy = landscape_module.value_of(doc, x), landscape_module.value_of(doc, y)
+    ranges = (cx - 1.5, cx + 1.0), (cy - 0.5, cy + 2.0)
+    batched = landscape(doc, x, y, *ranges, n=7)
+    monkeypatch.setattr(landscape_module, "_can_batch", lambda *a: False)
+    alone = landscape(doc, x, y, *ranges, n=7)
+    assert batched.batched and not alone.batched
+    np.testing.assert_allclose(batched.losses, alone.losses, rtol=1e-5)
+    assert batched.losses[2, 5] == pytest.approx(
+        direct(doc, x, y, batched.xs[5], batched.ys[2]), rel=1e-5)
+
+
+def test_an_op_without_a_batch_rule_runs_point_by_point():
+    doc = bowl()
+    doc.add(Node("r", OP, op="reshape", attrs={"shape": [3, 1]}))
+    doc.connect("d", "r", dst_index=0)
+    doc.connect("r", "sq", dst_index=0)
+    x, y = Coordinate(Port("w"), (0,)), Coordinate(Port("w"), (2,))
+    land = landscape(doc, x, y, (-1.0, 3.0), (-3.0, 1.0), n=4)
+    assert not land.batched
+    gx, gy = np.meshgrid(land.xs, land.ys)
+    np.testing.assert_allclose(land.losses, (gx - 1) ** 2 + 3.0 ** 2 + (gy - 0.5) ** 2, rtol=1e-6)
+
+
+def test_a_batch_rule_that_disagrees_with_the_engine_is_not_trusted(monkeypatch):
+    from gradviz.graph import batched as batched_module
+    real = batched_module._aligned
+    monkeypatch.setattr(batched_module, "_aligned",
+                        lambda inputs, everything=False: [a * 1.01 for a in real(inputs, everything)])
+    doc = bowl()
+    x, y = Coordinate(Port("w"), (0,)), Coordinate(Port("w"), (1,))
+    land = landscape(doc, x, y, (-1.0, 3.0), (-3.0, 1.0), n=3)
+    assert not land.batched
+    gx, gy = np.meshgrid(land.xs, land.ys)
+    np.testing.assert_allclose(land.losses, (gx - 1) ** 2 + (gy + 2) ** 2 + 1.5 ** 2, rtol=1e-6)
 
 
 def test_cancel_stops_between_chunks(monkeypatch):

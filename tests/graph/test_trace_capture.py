@@ -138,3 +138,30 @@ def test_a_declarative_rule_still_traces_after_the_wider_check(tmp_path):
     upstream *= 0.5 / np.linalg.norm(upstream)   # through clip
     np.testing.assert_allclose(graph.evaluate(doc).gradients[doc.sources[0]],
                                upstream * 2 * np.array([3.0, -4.0]), rtol=1e-6)
+
+
+def test_a_traced_script_shows_the_last_call_of_a_compiled_function(tmp_path):
+    """tf.function's replays make no gradient call: trace runs functions eagerly, so the
+    document is the last step's, not the first's."""
+    from gradviz.graph.tracing import trace_script
+    import gradviz as tf
+    path = _script(tmp_path, """
+        import gradviz as tf
+        w = tf.Variable([1.0, 2.0])
+
+        @tf.function
+        def step():
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(w * w)
+            g = tape.gradient(loss, w)
+            w.assign_sub(0.25 * g)
+            return loss
+
+        for _ in range(3):
+            step()
+    """)
+    doc = trace_script(path)
+    values = [np.asarray(n.value) for n in doc.nodes.values() if n.value is not None]
+    # w after two steps: w · 0.5² = [0.25, 0.5]; the first step would show [1, 2]
+    assert any(v.shape == (2,) and np.allclose(v, [0.25, 0.5]) for v in values), values
+    assert not tf.config.functions_run_eagerly()

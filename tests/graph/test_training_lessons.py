@@ -187,3 +187,42 @@ def test_the_inverse_problem_trains_only_the_input():
     for name in ("kernel", "bias"):
         np.testing.assert_array_equal(trained.nodes["net"].weights[name],
                                       doc.nodes["net"].weights[name])
+
+
+def preset_run(doc):
+    """The run the Train dock opens the lesson with: the document's training preset."""
+    preset = dict(doc.training)
+    name, steps = preset.pop("optimizer"), preset.pop("steps")
+    trainer = Trainer(doc, make_optimizer(name, **preset))
+    trainer.run(steps)
+    return trainer
+
+
+def test_the_bowl_opens_with_its_good_learning_rate():
+    doc = load("train_1_gd_bowl")
+    assert doc.training == {"optimizer": "sgd", "learning_rate": 0.1, "steps": STEPS_BOWL}
+    w, loss = quadratic_path(doc, sgd(0.1), STEPS_BOWL)
+    assert preset_run(doc).losses[-1] == pytest.approx(loss, rel=1e-4)   # "falls … to 0.000532"
+
+
+def test_the_valley_opens_with_momentum():
+    doc = load("train_2_valley")
+    assert doc.training == {"optimizer": "sgd", "learning_rate": 0.02, "momentum": 0.9,
+                            "steps": STEPS_VALLEY}
+    w, loss = quadratic_path(doc, sgd(0.02, 0.9), STEPS_VALLEY)
+    assert preset_run(doc).losses[-1] == pytest.approx(loss, rel=1e-3)
+
+
+def test_the_newton_lesson_opens_with_one_newton_step():
+    doc = load("train_3_newton")
+    assert doc.training == {"optimizer": "newton", "damping": 0.001, "steps": 1}
+    study, newton, _ = newton_and_sgd(doc)
+    assert study.epsilon == 0.001
+    assert preset_run(doc).losses[-1] == pytest.approx(newton, rel=1e-3)
+
+
+def test_the_inverse_problem_opens_with_adam():
+    doc = load("train_4_inverse")
+    assert doc.training == {"optimizer": "adam", "learning_rate": 0.05, "steps": STEPS_INVERSE}
+    trainer = preset_run(doc)
+    assert trainer.parameters == [Port("x")] and trainer.losses[-1] < 1e-8

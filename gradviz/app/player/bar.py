@@ -8,6 +8,7 @@ progress 0 -> 1 (the cotangent travelling along its edge).
 """
 import html
 import re
+import time
 
 from PySide6.QtCore import QEasingCurve, QEvent, QSize, Qt, QTimer, QVariantAnimation, Signal
 from PySide6.QtGui import QAction, QKeySequence, QTextDocument
@@ -23,6 +24,7 @@ TRAVEL_MS = 900         # the cotangent's travel at 1x
 CAPTION_LINES = (2, 4)  # the caption is this many lines tall, at least and at most
 CHIP_CHARS = 26         # a timeline chip shows this much of its step's name
 STEP_LABEL_W = 380      # the current step's name is elided beyond this width (pixels)
+STORY_MS = 500          # edits in a burst (a training run's previews): the story at most this often
 
 KIND_WORDS = {"seed": "seed", "visit": "visit", "contribution": "local rule", "fan_in": "fan-in sum",
               "accumulate": "gradient", "cut": "cut", "unconnected": "unconnected"}
@@ -185,6 +187,10 @@ class PlayerBar(QWidget):
         self._frame_timer.setSingleShot(True)
         self._frame_timer.setInterval(0)
         self._frame_timer.timeout.connect(self.frame)
+        self._story_timer = QTimer(self)   # a story taken lately: the next one waits
+        self._story_timer.setSingleShot(True)
+        self._story_timer.timeout.connect(self._take_later)
+        self._story_taken_at = float("-inf")
 
         self._build()
         canvas.viewport().installEventFilter(self)   # a new size frames the step anew
@@ -448,17 +454,33 @@ class PlayerBar(QWidget):
 
     def _evaluated(self, result):
         """A new result: while editing (no step on the canvas, nothing playing) its story is
-        assembled only after the canvas has shown the new numbers; a shown step follows now."""
+        assembled only after the canvas has shown the new numbers, only while the player is
+        on screen, and at most every STORY_MS (a burst of edits, such as a training run's
+        previews, costs one story, not one per edit); a shown step follows now."""
         self._waiting = result
         if self._index < 0 and not self.is_playing and not getattr(result, "story_ready", True):
-            self.canvas.after_repaint(self._take_story)
+            self._take_later()
         else:
             self._take_story()
+
+    def _take_later(self):
+        if self._waiting is None or self._story_timer.isActive() or not self.isVisible():
+            return      # (a hidden player takes it when shown, or when its steps are read)
+        wait_ms = STORY_MS - 1000 * (time.monotonic() - self._story_taken_at)
+        if wait_ms > 0:
+            self._story_timer.start(int(wait_ms) + 1)
+        else:
+            self.canvas.after_repaint(self._take_story)
+
+    def showEvent(self, event):
+        super().showEvent(event)
+        self._take_later()
 
     def _take_story(self):
         result, self._waiting = self._waiting, None
         if result is None:
             return
+        self._story_taken_at = time.monotonic()
         story = getattr(result, "story", None)
         self._story_steps = list(getattr(story, "steps", None) or [])
         self.timeline.set_steps([s.title or KIND_WORDS.get(s.kind, s.kind) for s in self._steps],

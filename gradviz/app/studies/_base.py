@@ -184,6 +184,7 @@ class StudyView(QWidget):
         self._timer.start(0)
 
     def _document_replaced(self):
+        self.cancel()       # File ▸ New or Open: the running study is of another document
         self.update_choosers()
         self._stale = True
 
@@ -203,6 +204,13 @@ class StudyView(QWidget):
         if not self._roomy:
             self._roomy = True
             QTimer.singleShot(0, self, self.claim_room)
+
+    def hideEvent(self, event):
+        """A closed dock (or window) stops its study; it is computed again when shown."""
+        super().hideEvent(event)
+        if self._task is not None:
+            self.cancel()
+            self._stale = True
 
     def claim_room(self):
         """The first time the dock opens: a usable height (a share of the window's), not
@@ -253,7 +261,7 @@ class StudyView(QWidget):
 
     def cancel(self):
         if self._task is not None:
-            self._task.cancel()      # the study cannot stop midway: its result is dropped
+            self._task.cancel()      # it stops at the engine's next checkpoint
             self._task = None
         self._generation += 1
         self.busy.hide()

@@ -17,7 +17,8 @@ def add_train_dock(window):
     def create(visible):
         if visible and dock.panel is None:
             from .panel import TrainPanel  # pyqtgraph: loaded when the dock first shows
-            dock.panel = TrainPanel(window.controller, after_repaint=window.canvas.after_repaint)
+            dock.panel = TrainPanel(window.controller)
+            dock.panel.storyWanted.connect(lambda: window.player.set_index(0))
             dock.setWidget(dock.panel)
             QTimer.singleShot(0, dock, lambda: claim_room(window, dock))
     dock.visibilityChanged.connect(create)

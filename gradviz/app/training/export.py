@@ -5,13 +5,13 @@ that step (and the landscape's path, when it is drawn)."""
 import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage, QPainter
-from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QProgressDialog
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from ...graph.evaluate import evaluate
 from ...graph.training import loss_of, with_values
 from ...render import Renderer, animation
 from ...render.export import render_image
-from ..export_dialog import export_widget
+from ..export_dialog import export_widget, frame_progress
 
 MAX_FRAMES = 60
 FRAME_HEIGHT = 480
@@ -111,23 +111,11 @@ def export_run_dialog(panel):
                                           "Animated GIF (*.gif);;Animated PNG (*.png)")
     if not path:
         return None
-    progress = QProgressDialog("Drawing the frames…", "Cancel", 0, 100, panel)
-    progress.setWindowTitle("Export run")
-    progress.setWindowModality(Qt.WindowModality.WindowModal)
-    progress.setMinimumDuration(200)
-
-    def report(i, total):
-        progress.setMaximum(total)
-        progress.setValue(i)
-        QApplication.processEvents()
-        return not progress.wasCanceled()
     try:
-        return export_run(panel, path, progress=report)
+        with frame_progress(panel, "Export run") as report:
+            return export_run(panel, path, progress=report)
     except animation.Cancelled:
         return None
     except (OSError, ValueError) as e:
         QMessageBox.warning(panel, "Cannot export", f"{path}\n\n{e}")
         return None
-    finally:
-        progress.close()
-        progress.deleteLater()

@@ -1,21 +1,21 @@
 """The Train dock: choose an optimizer, its hyper-parameters and the Variables to train,
 then Step, Run N, Pause or Reset; the curves and the graph's cards follow the run."""
-import html
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel,
                                QLineEdit, QListWidget, QListWidgetItem, QPushButton, QScrollArea,
                                QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
 from ...graph.errors import DocumentError
+from ...graph.fileformat import MAX_TRAINING_STEPS
 from ...graph.training import (hyper_parameters, loss_text, make_optimizer, trainable_parameters,
                                update_rule, variable_ports)
-from ...story.update_text import update_lines
 from ..studies._base import banner, port_label, set_banner
 from .curves import TrainingCurves
 from .export import export_plots_dialog, export_run_dialog
 from .landscape_view import LandscapeView
 from .session import TrainingSession
+from .step_view import StepView
 
 OPTIMIZER_TITLES = {"sgd": "SGD (momentum, Nesterov)", "rmsprop": "RMSprop", "adam": "Adam",
                     "newton": "Newton (damped, small problems)"}
@@ -27,11 +27,12 @@ PLOTS_MS = 400
 
 
 class TrainPanel(QWidget):
-    def __init__(self, controller, parent=None, after_repaint=None):
-        """`after_repaint`: the canvas' (the run waits for each preview to be painted)."""
+    storyWanted = Signal()     # the player should play the backward pass from its first step
+
+    def __init__(self, controller, parent=None):
         super().__init__(parent)
         self.controller = controller
-        self.session = TrainingSession(controller, self, after_repaint)
+        self.session = TrainingSession(controller, self)
         self._optimizer = None        # made from the fields when a run starts; kept while they hold
         self._ports = []
 
@@ -60,7 +61,7 @@ class TrainPanel(QWidget):
         column.addStretch(1)
 
         self.steps_box = QSpinBox()
-        self.steps_box.setRange(1, 1_000_000)
+        self.steps_box.setRange(1, MAX_TRAINING_STEPS)
         self.steps_box.setValue(100)
         self.steps_box.setToolTip("How many updates Run takes")
         self.step_button = QPushButton("Step")
@@ -92,15 +93,10 @@ class TrainPanel(QWidget):
         self.tabs.addTab(self.curves, "Curves")
         self.landscape = LandscapeView(self)
         self.tabs.addTab(self.landscape, "Landscape")
-        self.last_step = QLabel()
-        self.last_step.setWordWrap(True)
-        self.last_step.setTextFormat(Qt.TextFormat.RichText)
-        self.last_step.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.last_step.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        last_scroll = QScrollArea()
-        last_scroll.setWidget(self.last_step)
-        last_scroll.setWidgetResizable(True)
-        self.tabs.addTab(last_scroll, "Last step")
+        self.step_view = StepView()
+        self.step_view.openStep.connect(self._open_step)
+        self.last_step = self.step_view.text
+        self.tabs.addTab(self.step_view, "Step")
         scroll = QScrollArea()    # a short dock scrolls the controls rather than squash them
         scroll.setWidget(controls)
         scroll.setWidgetResizable(True)
@@ -137,9 +133,13 @@ class TrainPanel(QWidget):
         self.session.stopped.connect(self._stopped)
         self.session.reset.connect(self._reset_curves)
         controller.evaluated.connect(self._document_evaluated)
+        controller.documentReplaced.connect(self._document_replaced)
+        self._step_note = False      # the status says the document holds an opened step
+        controller.changed.connect(self._forget_step_note)
         self.run_button.setText(f"Run {self.steps_box.value()}")
         self._optimizer_changed()
         self._document_evaluated()
+        self.take_preset()
         self._show_last_step()
 
     # -- settings -----------------------------------------------------------------------
@@ -163,6 +163,32 @@ class TrainPanel(QWidget):
             self.fields[key] = field
             self.form.addRow(HYPER_TITLES.get(key, key), field)
         self._settings_changed()
+
+    def _document_replaced(self):
+        """Another document (File ▸ Open, New, a lesson): its Variables are chosen as it
+        marks them, and its training preset is taken."""
+        self._ports = []
+        self._document_evaluated()
+        self.take_preset()
+
+    def take_preset(self):
+        """The document's training preset (a lesson's optimizer, hyper-parameters and
+        steps); without one the fields keep what they hold."""
+        preset = dict(self.controller.doc.training)
+        name = preset.pop("optimizer", None)
+        if name is None:
+            return
+        self.optimizer_box.blockSignals(True)
+        self.optimizer_box.setCurrentIndex(self.optimizer_box.findData(name))
+        self.optimizer_box.blockSignals(False)
+        self._optimizer_changed()          # Keras' defaults, then the preset's values
+        self.steps_box.setValue(preset.pop("steps", self.steps_box.value()))
+        for key, value in preset.items():
+            field = self.fields[key]
+            if isinstance(field, QCheckBox):
+                field.setChecked(bool(value))
+            else:
+                field.setText(f"{value:g}")
 
     def hyper(self):
         """{hyper-parameter: value} from the fields (ValueError naming a bad one)."""
@@ -235,22 +261,27 @@ class TrainPanel(QWidget):
         self._show_last_step()
 
     def _show_last_step(self):
-        """The last update written out with its numbers (story/update_text)."""
+        """The Step tab follows the run (story/update_text writes the update out)."""
         trainer = self.session.trainer
-        update = trainer.last_update if trainer is not None else None
-        if update is None:
-            self.last_step.setText("Take a step: its update is written out here with its numbers.")
+        names = [port_label(self.controller.doc, p) for p in trainer.parameters] \
+            if trainer is not None else []
+        self.step_view.show_run(trainer, names)
+
+    def _open_step(self, values, step):
+        if self.session.running:
+            self._say("info", "Pause the run first: the document follows it.")
             return
-        doc = self.controller.doc
-        names = [port_label(doc, p) for p in trainer.parameters]
-        parts = [f"<p><b>Step {update.index}</b> ({trainer.optimizer.name}): g is the gradient "
-                 "the backward pass gave at the values before this step; the Backprop player "
-                 "shows the backward pass at the document's values now, which make the next "
-                 "step's g.</p>"]
-        for title, lines in update_lines(update, trainer.optimizer, names):
-            parts.append(f"<p><b>{html.escape(title)}</b><br>"
-                         + "<br>".join(html.escape(line) for line in lines) + "</p>")
-        self.last_step.setText("".join(parts))
+        self.session.show_step(values, step)
+        self._step_note = True
+        self._say("info", f"The document holds the values before step {step} of the run: the "
+                          "Backprop player shows the backward pass that gave that step's "
+                          "gradient. Undo goes back to the run's last values.")
+        self.storyWanted.emit()
+
+    def _forget_step_note(self):
+        if self._step_note:          # (the open's own edit comes before the note is set)
+            self._step_note = False
+            self._say("info", "")
 
     def _stopped(self, why):
         self._plots_timer.stop()
@@ -270,7 +301,7 @@ class TrainPanel(QWidget):
         if trainer is None:
             return
         history = list(trainer.history)
-        losses = trainer.losses
+        losses = trainer.losses_of(history)
         self.curves.show_history(losses, history)
         if self.session.running and history:
             self._say("info", f"step {history[-1].index}, loss {losses[-1]:.6g} …")

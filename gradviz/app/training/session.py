@@ -1,17 +1,17 @@
 """A training run in the app: the optimizer runs on a worker thread (graph/training's
 Trainer on its own copy of the document), and the window's document follows it.
 
-PREVIEW_MS after the canvas has painted the last preview, the latest values go into the
-document as one undoable edit that merges with the run's earlier ones, so the cards show
+The worker never waits for the window: after each step it leaves the step's index and
+the Variables' arrays (which an update replaces, never writes into) where the UI thread
+can take them. PREVIEW_MS after its last preview the UI thread takes the latest and puts
+it into the document as one undoable edit that merges with the run's earlier ones, so the cards show
 the run's values and gradients and one Undo puts every Variable back as it was before
-the run. While a preview is edited and painted the worker waits: the two threads share
-one interpreter lock, and a UI thread that has to win it back after every call into Qt
-paints many times slower. An edit by the user that the engine sees (not a move or a
-label) ends the run: the trainer's copy no longer matches the document.
+the run. An edit by the user that the engine sees (not a move or a label) ends the run:
+the trainer's copy no longer matches the document.
 """
 import itertools
-import threading
 
+import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from ...graph.training import Trainer, port_value, store_values
@@ -27,35 +27,26 @@ def _train(job, trainer, steps, heard):
     return trainer.run(steps, should_stop=lambda: job.is_cancelled, on_step=heard)
 
 
-def _next_turn(widget):
-    """`callback` once the event loop is free again (when there is no canvas to wait for)."""
-    return lambda callback: QTimer.singleShot(0, widget, callback)
-
-
 class TrainingSession(QObject):
     stepped = Signal()            # new records in `trainer.history` (throttled)
     started = Signal()
     stopped = Signal(str)         # why ('' when the run did all its steps)
     reset = Signal()              # the trainer was dropped: curves start afresh
 
-    def __init__(self, controller, parent=None, after_repaint=None):
-        """`after_repaint(callback)`: the canvas calls back once it has painted an edit."""
+    def __init__(self, controller, parent=None):
         super().__init__(parent)
         self.controller = controller
-        self._after_repaint = after_repaint or _next_turn(self)
-        self._worker_may_run = threading.Event()
-        self._worker_may_run.set()
         self.trainer = None
         self.job = None
-        self._latest = None       # (step index, {Port: ndarray}) written by the worker
+        self._latest = None       # (step index, arrays of the parameters) written by the worker
         self._shown = 0           # the step last put into the document
         self._pushed = None       # the snapshot our last edit left
         self._run_key = None
         self._run_first = 1       # the index of this run's first step (runs share a trainer)
         self._failure = ""
         self._pushing = False
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)     # armed again once each preview is painted
+        self._timer = QTimer(self)          # started again once a preview is done, so the
+        self._timer.setSingleShot(True)     # window has PREVIEW_MS for input between two
         self._timer.setInterval(PREVIEW_MS)
         self._timer.timeout.connect(self._preview)
         controller.changed.connect(self._document_changed)
@@ -79,11 +70,10 @@ class TrainingSession(QObject):
         self._run_first = len(self.trainer.history) + 1
         self._latest = None
         self._failure = ""
-        trainer, may_run = self.trainer, self._worker_may_run
+        trainer = self.trainer
 
         def heard(record):  # on the worker thread: one assignment, read by _preview
-            self._latest = (record.index, trainer.values())
-            may_run.wait()
+            self._latest = (record.index, tuple(v._value for v in trainer.variables))
         self.job = run_job(_train, trainer, steps, heard)
         self.job.failed.connect(self._failed)
         self.job.done.connect(self._finished)
@@ -93,7 +83,6 @@ class TrainingSession(QObject):
     def pause(self):
         if self.job is not None:
             self.job.cancel()
-            self._worker_may_run.set()
 
     def wait(self, timeout=None):
         """Block until the run's worker has ended (tests)."""
@@ -116,30 +105,26 @@ class TrainingSession(QObject):
         self._shown = 0
         self.reset.emit()
 
+    def show_step(self, values, step):
+        """Put the values before `step` of the run into the document (one undoable edit; the
+        trainer goes on from its own last step when run again)."""
+        if self.running or self.trainer is None:
+            return
+        self._push(values, f"Step {step} of the run, values before the update", key=None)
+
     # -- UI thread ----------------------------------------------------------------------
     def _preview(self):
+        """The latest step into the document (at most every PREVIEW_MS while running)."""
         latest = self._latest
-        if self.trainer is None:
-            return
-        if latest is not None and latest[0] != self._shown:
-            index, values = latest
+        if self.trainer is not None and latest is not None and latest[0] != self._shown:
+            index, arrays = latest
+            values = {p: np.array(a) for p, a in zip(self.trainer.parameters, arrays)}
             name = self.trainer.optimizer.name
             steps = index - self._run_first + 1
-            if self.running:
-                self._worker_may_run.clear()   # until the canvas has painted this preview
-            # Asked before the edit, so that the worker goes on as soon as the cards are
-            # painted, not after the panels that follow the paint (the player's story).
-            self._after_repaint(self._painted)
             self._push(values, f"Training run ({steps} {name} step{'s' * (steps != 1)})",
                        key=self._run_key)
             self._shown = index
-            self.stepped.emit()
-        else:
-            self.stepped.emit()
-            self._painted()
-
-    def _painted(self):
-        self._worker_may_run.set()
+        self.stepped.emit()
         if self.running:
             self._timer.start()
 
@@ -156,7 +141,6 @@ class TrainingSession(QObject):
 
     def _finished(self):
         job, self.job = self.job, None
-        self._worker_may_run.set()
         self._timer.stop()
         self._preview()
         self.controller.end_move()  # the next run is its own undo entry

@@ -126,9 +126,10 @@ class WindowFiles:
         self.show_message(f"Opened {path}")
         return True
 
-    def _cannot(self, verb, path, why):
+    def _cannot(self, verb, path, why, more=""):
         QMessageBox.warning(self, f"Cannot {verb}",
-                            f"Cannot {verb} {os.path.basename(path) or path}: {why}.\n\n{path}")
+                            f"Cannot {verb} {os.path.basename(path) or path}: {why}.\n\n{path}"
+                            + (f"\n\n{more}" if more else ""))
 
     def open_sample(self, path, ask=True):
         """A sample opens as a new unsaved document, so Save never overwrites the sample."""
@@ -219,7 +220,9 @@ class WindowFiles:
             self.show_message(f"Import cancelled: {name} was stopped")
             return False
         if imported.doc is None:
-            self._cannot("import", path, imported.error)
+            said = imported.last_lines()
+            self._cannot("import", path, imported.error,
+                         "The script's last output:\n" + "\n".join(said) if said else "")
             return False
         doc = imported.doc
         self.controller.set_document(doc)

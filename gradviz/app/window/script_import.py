@@ -58,6 +58,13 @@ class Imported:
     cancelled: bool = False
     output: str = ""                                 # the tail of the script's stdout
 
+    def last_lines(self, n=8, width=160):
+        """The script's last `n` lines of output (gradviz's own left out), each cut to
+        `width`: shown when an import fails, as a hint of how far the script got."""
+        lines = [line for line in self.output.splitlines()
+                 if line.strip() and not line.startswith(("gradviz: ", "wrote "))]
+        return [line if len(line) <= width else line[:width - 1] + "…" for line in lines[-n:]]
+
 
 def run_trace(window, script):
     """`gradviz trace SCRIPT` in a child process with a Cancel that stops it (the window's
@@ -109,7 +116,8 @@ def run_trace(window, script):
         lines = [line.strip() for line in stderr.text().splitlines() if line.strip()]
         code = process.exitCode()
         if process.exitStatus() != QProcess.ExitStatus.NormalExit or code not in (0, 1):
-            return Imported(error=_trace_failure(lines), output=stdout.text())
+            reason = _trace_failure(lines)   # the dialog names the script: once is enough
+            return Imported(error=reason.removeprefix(f"{script}: "), output=stdout.text())
         warnings = [line[len("gradviz: warning:"):].strip() for line in lines
                     if line.startswith("gradviz: warning:")]
         try:

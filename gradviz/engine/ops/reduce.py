@@ -5,7 +5,7 @@ cotangent carries leading batch axes.
 """
 import numpy as np
 
-from .. import backend
+from .. import backend, tracing
 from ..dtypes import as_dtype, int64
 from ..execute import apply, tensors
 from ..registry import define_op, get_op, no_gradient
@@ -19,7 +19,8 @@ def normalize_axes(axis, ndim):
     """Axis argument -> sorted tuple of negative axes (None means all)."""
     if axis is None:
         return tuple(range(-ndim, 0))
-    if hasattr(axis, "_value"):
+    if isinstance(axis, Tensor):
+        tracing.python_value(axis, "an axis given as a tensor")
         axis = axis._value.tolist()
     if isinstance(axis, (int, np.integer)):
         axis = [axis]
@@ -125,6 +126,8 @@ def _product_of_others(F, x, out, at):
     """
     axes = at["axis"]
     kept = _kept_shape(tuple(x.shape), axes)
+    if isinstance(x, Tensor):
+        tracing.python_value(x, "reduce_prod's gradient (it looks for zeros)")
     if not np.any(getattr(x, "_value", x) == 0):
         return F.reshape(out, kept) / x
     if F is backend.numpy:
@@ -227,6 +230,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     -inf slice gives -inf rather than -inf - (-inf) = NaN."""
     (x,) = tensors(input_tensor)
     axes = normalize_axes(axis, x.ndim)
+    tracing.python_value(x, "reduce_logsumexp's shift (the max, in numpy)")
     shift = np.max(x._value, axis=axes, keepdims=True)
     shift = Tensor._wrap(np.where(np.isfinite(shift), shift, 0).astype(x._value.dtype))
     with np.errstate(divide="ignore"):
@@ -247,6 +251,8 @@ def _arg_extreme(type, forward):
         (x,) = tensors(input)
         if x.ndim == 0:
             raise ValueError(f"{type} needs a tensor of rank at least 1, got a scalar")
+        if isinstance(axis, Tensor):
+            tracing.python_value(axis, "an axis given as a tensor")
         axis = 0 if axis is None else int(getattr(axis, "_value", axis))  # TF: axis 0
         if not -x.ndim <= axis < x.ndim:
             raise ValueError(f"Expected dimension in the range [{-x.ndim}, {x.ndim}), but got "

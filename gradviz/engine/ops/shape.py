@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .. import kernels
+from .. import kernels, tracing
 from ..backend import _np_broadcast_to
 from ..execute import apply, tensors
 from ..registry import define_op, no_gradient
@@ -21,6 +21,7 @@ builtin_slice = builtins.slice  # this module defines tf.slice
 def _ints(shape):
     """A shape given as list/tuple/TensorShape/Tensor (entries may be tensors) -> ints."""
     if isinstance(shape, Tensor):
+        tracing.python_value(shape, "a shape given as a tensor")
         return tuple(int(d) for d in np.atleast_1d(shape._value))
     return tuple(map(int, shape))
 
@@ -191,6 +192,7 @@ def _normalize_key(key):
         if isinstance(k, Tensor):
             if k.ndim != 0 or k._value.dtype.kind not in "iu":
                 raise TypeError("only scalar integer tensors can index a tensor; use gather for more")
+            tracing.python_value(k, "an index given as a tensor")
             out.append(int(k._value))
         elif isinstance(k, (bool, np.bool_)):
             raise TypeError("boolean indices are not supported; use gradviz.gather with integer indices")
@@ -374,11 +376,13 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
         raise ValueError(f"pad supports mode='CONSTANT' only, not {mode!r}")
     (x,) = tensors(tensor)
     if isinstance(paddings, Tensor):
+        tracing.python_value(paddings, "paddings given as a tensor")
         paddings = paddings._value.tolist()
     paddings = tuple((int(a), int(b)) for a, b in paddings)
     if len(paddings) != x.ndim:
         raise ValueError(f"paddings has {len(paddings)} rows for a tensor of rank {x.ndim}")
     if isinstance(constant_values, Tensor):
+        tracing.python_value(constant_values, "pad's constant_values given as a tensor")
         constant_values = constant_values._value
     return apply(PAD, (x,), {"paddings": paddings, "constant_values": float(constant_values)})
 
@@ -449,6 +453,7 @@ def _batch_gather(params, indices, axis, b):
         raise ValueError(f"gather with batch_dims={b} needs axis >= batch_dims and the same "
                          f"leading {b} dimensions: params {p_shape}, indices {i_shape}")
     n = p_shape[axis]
+    tracing.python_value(indices, "gather's indices with batch_dims")
     idx = indices._value.astype(np.int64)
     if idx.size and (idx.min() < -n or idx.max() >= n):
         raise IndexError(f"gather indices must be in [0, {n}) along axis {axis}")
@@ -491,6 +496,7 @@ def gather_grad(g, indices, axis, shape):
 
 def _where_indices(condition):
     (c,) = tensors(condition)
+    tracing.python_value(c, "tf.where of a condition alone (its shape is the data's)")
     return Tensor._wrap(np.argwhere(c._value).astype(np.int64))
 
 

@@ -1,11 +1,14 @@
 """The backprop player, the canvas step overlay and the provenance dock, against the
 numbers of the story and the engine (seed 004, seed 003 and the Hessian sample)."""
+import time
+
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from app_ui import item_image, shown_text
+from gradviz.app.player.bar import STORY_MS
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.app.player.provenance import shown_array
 from gradviz.graph import evaluate
@@ -143,12 +146,19 @@ def test_document_change_keeps_the_index_and_shows_the_new_numbers(window):
     assert not _overlay(w).isVisible() and _overlay(w).state() is None
 
 
+def settle(qtbot, player):
+    """Until the player has taken its last story more than STORY_MS ago."""
+    qtbot.waitUntil(lambda: player._waiting is None and not player._story_timer.isActive()
+                    and time.monotonic() - player._story_taken_at > STORY_MS / 1000, timeout=5000)
+
+
 def test_while_editing_the_story_waits_until_the_canvas_has_painted(open_window, qtbot):
     """An edit's numbers reach the canvas first; the player's step list follows after the
     canvas has painted, and whoever reads the steps before that gets the new ones."""
     w = open_window(SEED_004)
     p, c = w.player, w.controller
     before = p.steps
+    settle(qtbot, p)                         # an edit after a quiet moment, not in a burst
     c.set_value("tf_b", np.arange(9, dtype=np.float32).reshape(3, 3))
     assert not c.result.story_ready          # nobody has assembled it yet
     painted = []
@@ -161,6 +171,34 @@ def test_while_editing_the_story_waits_until_the_canvas_has_painted(open_window,
 
     c.set_value("tf_b", np.ones((3, 3), np.float32))
     assert p.steps[0] is c.result.story.steps[0]        # read before the paint: taken now
+
+
+def test_a_burst_of_edits_costs_one_story_not_one_per_edit(open_window, qtbot, monkeypatch):
+    """A training run puts its values into the document ten times a second: the player
+    takes the story at most every STORY_MS, the last edit's in the end, and none while
+    it is hidden."""
+    w = open_window(SEED_004)
+    p, c = w.player, w.controller
+    told = []
+    take = p._take_story
+    monkeypatch.setattr(p, "_take_story", lambda: (told.append(p._waiting), take()))
+    settle(qtbot, p)
+    told.clear()
+    start = time.monotonic()
+    for i in range(10):
+        c.set_value("tf_b", np.full((3, 3), i, np.float32))
+        qtbot.wait(50)
+    qtbot.waitUntil(lambda: p._waiting is None, timeout=5000)
+    elapsed_ms = 1000 * (time.monotonic() - start)
+    assert 1 <= len(told) <= 2 + elapsed_ms // STORY_MS
+    assert told[-1] is c.result and p._story_steps == c.result.story.steps
+    w.player_bar.hide()                      # no player on screen: no story
+    told.clear()
+    c.set_value("tf_b", np.zeros((3, 3), np.float32))
+    qtbot.wait(2 * STORY_MS)
+    assert told == [] and not c.result.story_ready
+    w.player_bar.show()
+    qtbot.waitUntil(lambda: c.result.story_ready, timeout=5000)
 
 
 def test_work_queued_after_the_paint_by_work_after_the_paint_runs_in_the_same_pass(open_window, qtbot):

@@ -89,7 +89,8 @@ def test_a_script_failing_after_its_gradient_imports_with_a_warning(make_window,
 
 
 def test_the_import_stops_a_script_at_its_time_limit(make_window, tmp_path, monkeypatch):
-    script = _script(tmp_path, "import gradviz\nwhile True:\n    pass\n", name="endless.py")
+    script = _script(tmp_path, "import gradviz\nprint('epoch 1', flush=True)\nwhile True:\n"
+                     "    pass\n", name="endless.py")
     warned = _answer_yes(monkeypatch)
     monkeypatch.setattr(script_import, "IMPORT_TIMEOUT", 2)
     w = make_window()
@@ -99,6 +100,8 @@ def test_the_import_stops_a_script_at_its_time_limit(make_window, tmp_path, monk
     assert time.monotonic() - start < 30
     assert len(warned) == 1 and "endless.py" in warned[0]
     assert "stopped at the time limit of 2 s" in warned[0]
+    assert warned[0].endswith(f"{script}\n\nThe script's last output:\nepoch 1")
+    assert warned[0].count(str(script)) == 1
     assert w.controller.doc.title == title
 
 
