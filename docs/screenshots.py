@@ -42,12 +42,26 @@ def window(sample, size):
     w.resize(*size)
     w.show()
     wait(500)
+    w.show_message(f"Sample {sample}: {w.controller.doc.title}")   # no machine path
     return w
 
 
 def close(w):
     w.controller.undo_stack.setClean()
     w.close()
+
+
+def export_view(cls, sample, path, size=(1100, 760)):
+    """A study view of `sample`, as File > Export View writes it."""
+    controller = DocumentController()
+    view = cls(controller)
+    view.resize(*size)
+    view.show()
+    controller.open(str(SAMPLES / f"{sample}.json"))
+    view.refresh()
+    wait(400)
+    export_dialog.export_widget(view, str(path), scale=1.0)
+    view.close()
 
 
 def main():
@@ -66,7 +80,8 @@ def main():
     wait()
     array, box = next((a, b) for label, a, b in render_painter.formula_arrays(c.renderer, p.step)
                       if label == "contribution")
-    cell = render_painter.entry_rect(array, box.left(), box.top(), 4)
+    cell = render_painter.entry_rect(array, box.left(), box.top(), 4,
+                                     render_painter.formula_spec(c.renderer, p.step))
     QTest.mouseClick(c.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      c.mapFromScene(cell.center()))
     wait()
@@ -90,15 +105,7 @@ def main():
                               ("view-batch-jacobian", views.BatchJacobianView, "001_batchnorm_pitfall"),
                               ("view-hessian", views.HessianView, "001_hessian_newton"),
                               ("view-chain", views.ChainCostView, "001_hessian_newton")):
-        controller = DocumentController()
-        view = cls(controller)
-        view.resize(1100, 760)
-        view.show()
-        controller.open(str(SAMPLES / f"{sample}.json"))
-        view.refresh()
-        wait(400)
-        export_dialog.export_widget(view, str(DOCS / f"{name}.png"), scale=1.0)
-        view.close()
+        export_view(cls, sample, DOCS / f"{name}.png")
 
     # The whole backward pass of seed 004 as an animated GIF.
     doc = fileformat.load(SAMPLES / "004_matmul_sum.json")

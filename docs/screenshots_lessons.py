@@ -11,11 +11,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from screenshots import DOCS, SAMPLES, close, wait  # noqa: E402  (sets up the app)
+from screenshots import DOCS, close, export_view, wait  # noqa: E402  (sets up the app)
 
-from gradviz.app import create_window, export_dialog  # noqa: E402
+from gradviz.app import create_window  # noqa: E402
 from gradviz.app import studies as views  # noqa: E402
-from gradviz.app.controller import DocumentController  # noqa: E402
 from gradviz.app.player.lessons import lesson_entries, open_lesson  # noqa: E402
 
 SIZE = (1440, 900)
@@ -57,15 +56,7 @@ def main():
         w.grab().save(str(DOCS / f"{name}.png"))
         close(w)
     for name, (cls, sample) in VIEWS.items():
-        controller = DocumentController()
-        view = cls(controller)
-        view.resize(1100, 640)
-        view.show()
-        controller.open(str(SAMPLES / f"{sample}.json"))
-        view.refresh()
-        wait(400)
-        export_dialog.export_widget(view, str(DOCS / f"{name}.png"), scale=1.0)
-        view.close()
+        export_view(cls, sample, DOCS / f"{name}.png", size=(1100, 640))
     print("wrote", ", ".join(f"{n}.png" for n in [*STEPS, *VIEWS]))
 
 

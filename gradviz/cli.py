@@ -1,7 +1,8 @@
 """The `gradviz` command.
 
     gradviz [FILE]                      open the desktop app
-    gradviz export FILE -o OUT          PNG / SVG / PDF of the graph or of one story step
+    gradviz export FILE -o OUT          PNG / SVG / PDF of the graph or of one story step;
+                                        GIF / APNG of the whole backward pass, animated
     gradviz explain FILE                the backprop story as text
     gradviz run FILE                    values and gradients as JSON
     gradviz trace SCRIPT -o FILE        run a Python script and save its tape as a document
@@ -36,7 +37,8 @@ gradviz makes backpropagation visible.
 
 commands:
   gradviz [FILE]                   open the desktop app
-  gradviz export FILE -o OUT       PNG, SVG or PDF of the graph or of a story step
+  gradviz export FILE -o OUT       PNG, SVG or PDF of the graph or of a story step;
+                                   GIF or APNG: the backward pass animated
   gradviz explain FILE             the backprop story as text
   gradviz run FILE                 values and gradients as JSON
   gradviz trace SCRIPT -o FILE     record a script's tape as a graph document
@@ -87,16 +89,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"gradviz {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    export = sub.add_parser("export", help="export the graph or a story step to PNG, SVG or PDF")
+    export = sub.add_parser("export", help="export the graph or a story step to PNG, SVG or PDF; "
+                                           "the backward pass to an animated GIF or APNG")
     export.add_argument("file", metavar="FILE", help="a .gradviz.json document")
     export.add_argument("-o", "--output", required=True, metavar="OUT",
-                        help="output file; the suffix (.png, .svg, .pdf) picks the format")
+                        help="output file; the suffix picks the format: .png, .svg, .pdf (one "
+                             "picture) or .gif, .apng (every step, animated)")
     export.add_argument("--step", type=int, metavar="K",
                         help="draw step K of the backprop story on top; K counts from 1 as the "
                              "player's K/n does (negative counts from the end: -1 is the last)")
     export.add_argument("--theme", default="light", help="light, dark or high-contrast (default light)")
-    export.add_argument("--scale", type=float, default=2.0, help="PNG pixels per point (default 2)")
+    export.add_argument("--scale", type=float, default=2.0,
+                        help="PNG, GIF and APNG pixels per point (default 2)")
     export.add_argument("--dpi", type=float, help="PNG resolution; overrides --scale (96 dpi = scale 1)")
+    export.add_argument("--fps", type=float, metavar="N",
+                        help="animation: frames per second of the motion (default 25)")
+    export.add_argument("--motion", type=float, metavar="SECONDS",
+                        help="animation: how long a cotangent travels along its edge (default 0.8)")
+    export.add_argument("--hold", type=float, metavar="SECONDS",
+                        help="animation: how long each finished step stays still (default 1.6)")
 
     explain = sub.add_parser("explain", help="print the backprop story as text")
     explain.add_argument("file", metavar="FILE")
@@ -271,8 +282,15 @@ def _export(args):
     from .render import get_theme
 
     ext = os.path.splitext(args.output)[1].lower()
-    if ext not in (".png", ".svg", ".pdf"):
-        raise UsageError(f"{args.output}: the output must end in .png, .svg or .pdf")
+    if ext not in (".png", ".svg", ".pdf", ".gif", ".apng"):
+        raise UsageError(f"{args.output}: the output must end in .png, .svg or .pdf (a picture), "
+                         ".gif or .apng (an animation)")
+    animated = ext in (".gif", ".apng")
+    for option in ("fps", "motion", "hold"):
+        if getattr(args, option) is not None and not animated:
+            raise UsageError(f"--{option} is for animations: write to a .gif or .apng file")
+    if animated and args.step is not None:
+        raise UsageError("--step draws one step; an animation shows them all: leave --step out")
     try:
         get_theme(args.theme)
     except ValueError as error:
@@ -283,6 +301,8 @@ def _export(args):
         raise UsageError(f"--dpi {args.dpi}: choose a resolution between 10 and 1200")
     doc = _load(args.file)
     story = _story(doc, args.file)
+    if animated:
+        return _export_animation(args, doc, story)
     evaluation = getattr(story, "evaluation", None)
     index = None
     if args.step is not None:
@@ -300,6 +320,32 @@ def _export(args):
     except OSError as error:
         raise UsageError(f"{args.output}: cannot write ({error.strerror or error})") from None
     print(f"wrote {args.output}")
+    return 0
+
+
+def _export_animation(args, doc, story):
+    """Every step of the backward pass, eased motion then a still hold, as GIF or APNG."""
+    if not getattr(story, "steps", None):
+        raise UsageError(f"{args.file} has no backward pass to animate: it needs a target and a source")
+    # Qt loads only for the commands that paint
+    from .render import animation
+
+    fps = animation.FPS if args.fps is None else args.fps
+    motion = animation.MOTION_SECONDS if args.motion is None else args.motion
+    hold = animation.HOLD_SECONDS if args.hold is None else args.hold
+    if not 1 <= fps <= 100:
+        raise UsageError(f"--fps {args.fps}: choose between 1 and 100 frames per second")
+    if not 0 < motion <= 10 or not 0 <= hold <= 60:
+        raise UsageError("--motion takes 0 to 10 seconds, --hold 0 to 60")
+    scale = args.dpi / 96 if args.dpi is not None else args.scale
+    frames = animation.frames(doc, evaluation=getattr(story, "evaluation", None), story=story,
+                              theme=args.theme, scale=scale, frames_per_step=max(1, animation.frames_for(motion, fps)),
+                              hold=animation.frames_for(hold, fps))
+    try:
+        count = animation.write_animation(frames, args.output, fps, theme=args.theme)
+    except OSError as error:
+        raise UsageError(f"{args.output}: cannot write ({error.strerror or error})") from None
+    print(f"wrote {args.output} ({count} frames)")
     return 0
 
 

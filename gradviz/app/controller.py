@@ -139,6 +139,7 @@ class DocumentController(QObject):
         self.selecting_new = False
         self.result = Result()
         self._basis = None
+        self._last_edit = None   # the edit just made (not undone or redone since): amend_last_edit
 
     def _clean_changed(self, clean):
         self.dirtyChanged.emit(not clean)
@@ -154,6 +155,7 @@ class DocumentController(QObject):
         self.path = str(path) if path else None
         self.undo_stack.clear()
         self.undo_stack.setClean()
+        self._last_edit = None
         self.selection = []
         self.documentReplaced.emit()
         self.pathChanged.emit(self.path or "")
@@ -193,6 +195,7 @@ class DocumentController(QObject):
         result = change(self.doc)
         after = snapshot(self.doc)
         self.undo_stack.push(_Snapshot(self, text, before, after, merge_key))
+        self._last_edit = self.undo_stack.command(self.undo_stack.index() - 1)
         old_selection = self.selection
         if select is not None:
             self.selection = [i for i in select(result) if i in self.doc.nodes]
@@ -209,6 +212,7 @@ class DocumentController(QObject):
     def _restore(self, state):
         """Undo / redo: the document object stays, its content becomes `state`'s."""
         self.doc.__dict__.update(snapshot(state).__dict__)
+        self._last_edit = None
         old_selection = self.selection
         self.selection = [n for n in self.selection if n in self.doc.nodes]
         self.changed.emit()
@@ -342,6 +346,20 @@ class DocumentController(QObject):
                     doc.nodes[nid].position = (round(float(pos[0]), 1), round(float(pos[1]), 1))
         key = tuple(sorted(positions)) if merge else None
         self.edit("Move", change, merge_key=key)
+
+    def amend_last_edit(self, positions):
+        """Fold moves that the last edit made necessary (its cards grew over others) into
+        that edit, so one undo puts everything back. Refused (False) once the edit was
+        undone, redone or followed by another: those restore positions as they were."""
+        stack, cmd = self.undo_stack, self._last_edit
+        if cmd is None or stack.index() != stack.count() or stack.command(stack.index() - 1) is not cmd:
+            return False
+        for nid, pos in positions.items():
+            if nid in self.doc.nodes:
+                self.doc.nodes[nid].position = (round(float(pos[0]), 1), round(float(pos[1]), 1))
+        cmd._after = snapshot(self.doc)
+        self.changed.emit()
+        return True
 
     def end_move(self):
         """Stop merging moves (call on mouse release) so the next drag is its own undo step."""

@@ -21,9 +21,11 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBo
 
 from ..graph.atomic import write_bytes
 from ..render import Renderer, animation, export
+from .folders import remember_folder, start_folder
 
 THEMES = (("contrast", "High contrast (projector and print)"), ("light", "Light"), ("dark", "Dark"))
 STEP_FORMATS = (("png", "PNG picture"), ("svg", "SVG drawing"), ("pdf", "PDF document"))
+OWN_CONTROL = "exportViewButton"   # a widget's own Export button: left out of its picture
 ANIMATION_FORMATS = (("gif", "Animated GIF (.gif)"), ("apng", "Animated PNG (.png)"),
                      ("sequence", "Numbered PNG pictures (folder)"))
 
@@ -59,8 +61,33 @@ def report_export(window, path, notes):
         QMessageBox.information(window, "Exported", "\n\n".join(notes))
 
 
+class _OwnControlsHidden:
+    """While a view is drawn for export, its own Export View… button is not: the picture
+    is the view, not the button that made it (the button keeps its room, so nothing moves)."""
+
+    def __init__(self, widget):
+        self.hidden = [b for b in widget.findChildren(QWidget, OWN_CONTROL) if b.isVisible()]
+
+    def __enter__(self):
+        for button in self.hidden:
+            policy = button.sizePolicy()
+            policy.setRetainSizeWhenHidden(True)
+            button.setSizePolicy(policy)
+            button.hide()
+
+    def __exit__(self, *exc):
+        for button in self.hidden:
+            button.show()
+
+
 def export_widget(widget, path, scale=2.0):
-    """Write `widget` as it is on screen to `path` (.png at `scale` × its size, .svg, .pdf)."""
+    """Write `widget` as it is on screen to `path` (.png at `scale` × its size, .svg, .pdf),
+    without its own Export View… button."""
+    with _OwnControlsHidden(widget):
+        return _export_widget(widget, path, scale)
+
+
+def _export_widget(widget, path, scale):
     path = str(path)
     kind = Path(path).suffix.lower().lstrip(".")
     if kind not in ("png", "svg", "pdf"):
@@ -120,9 +147,11 @@ def study_view_on_screen(window):
     return shown[0] if shown else None
 
 
-def export_animation(window, path, kind=None, fps=3.0, scale=1.0, frames_per_step=6, hold=4,
-                     theme="contrast", progress=None):
+def export_animation(window, path, kind=None, fps=animation.FPS, scale=animation.SCALE,
+                     frames_per_step=animation.FRAMES_PER_STEP, hold=animation.HOLD, theme="contrast",
+                     progress=None):
     """Write the backward pass as 'gif', 'apng' or a PNG 'sequence' (path is a folder).
+    `frames_per_step`: frames of the cotangent's (eased) motion; `hold`: still frames after it.
 
     `progress(i, total)` is called before each frame; returning False cancels
     (raises animation.Cancelled, nothing is left behind). Returns the frames written.
@@ -157,8 +186,9 @@ def _stem(title):
 
 
 def _start_dir(window):
+    """The folder the last export went to, else the document's, else home."""
     path = window.controller.path
-    return os.path.dirname(path) if path else str(Path.home())
+    return start_folder(window, "export", os.path.dirname(path) if path else str(Path.home()))
 
 
 class _PathRow(QWidget):
@@ -172,6 +202,17 @@ class _PathRow(QWidget):
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.edit, 1)
         row.addWidget(button)
+
+
+def _seconds_box(value, low, high, tip):
+    box = QDoubleSpinBox()
+    box.setRange(low, high)
+    box.setSingleStep(0.1)
+    box.setDecimals(1)
+    box.setValue(value)
+    box.setSuffix(" s")
+    box.setToolTip(tip)
+    return box
 
 
 def _theme_box(default="contrast"):
@@ -271,7 +312,8 @@ class ExportViewDialog(QDialog):
 
 
 class ExportAnimationDialog(QDialog):
-    """GIF / APNG / PNG sequence, frames per second, frames per step, scale, theme."""
+    """GIF / APNG / PNG sequence, frame rate, how long the motion and the hold of each step
+    last (in seconds: what a teacher plans a slide by), scale, theme."""
 
     def __init__(self, window):
         super().__init__(window)
@@ -283,32 +325,31 @@ class ExportAnimationDialog(QDialog):
         self.path = _PathRow(os.path.join(_start_dir(window), self.stem + ".gif"), self._browse)
         self.kind.currentIndexChanged.connect(self._kind_changed)
         self.fps = QSpinBox()
-        self.fps.setRange(1, 30)
-        self.fps.setValue(3)
+        self.fps.setRange(1, 60)
+        self.fps.setValue(round(animation.FPS))
         self.fps.setSuffix(" frames/s")
-        self.per_step = QSpinBox()
-        self.per_step.setRange(1, 60)
-        self.per_step.setValue(6)
-        self.per_step.setToolTip("Frames in which the cotangent travels along its edge")
-        self.hold = QSpinBox()
-        self.hold.setRange(0, 60)
-        self.hold.setValue(4)
-        self.hold.setToolTip("Frames the finished step stays on screen (GIF/APNG store them once)")
+        self.fps.setToolTip("Frames per second of the motion: 20 or more looks smooth")
+        self.motion = _seconds_box(animation.MOTION_SECONDS, 0.1, 5.0,
+                                   "How long the cotangent travels along its edge")
+        self.hold = _seconds_box(animation.HOLD_SECONDS, 0.0, 10.0,
+                                 "How long each finished step stays still, to read it "
+                                 "(GIF and APNG store it once)")
         self.scale = QDoubleSpinBox()
         self.scale.setRange(0.25, 4.0)
         self.scale.setSingleStep(0.25)
-        self.scale.setValue(1.0)
+        self.scale.setValue(animation.SCALE)
         self.scale.setSuffix(" ×")
+        self.scale.setToolTip("Pixels per point: 2 is sharp on a projector, as Export Step's PNG")
         self.theme = _theme_box()
         self.estimate = QLabel()
-        for w in (self.fps, self.per_step, self.hold):
+        for w in (self.fps, self.motion, self.hold):
             w.valueChanged.connect(self._update_estimate)
         self.story = window.controller.result.story
         form = QFormLayout()
         form.addRow("Format:", self.kind)
         form.addRow("Save to:", self.path)
-        form.addRow("Speed:", self.fps)
-        form.addRow("Frames per step:", self.per_step)
+        form.addRow("Frame rate:", self.fps)
+        form.addRow("Motion of a step:", self.motion)
         form.addRow("Hold each step:", self.hold)
         form.addRow("Scale:", self.scale)
         form.addRow("Colours:", self.theme)
@@ -316,8 +357,14 @@ class ExportAnimationDialog(QDialog):
         _save_cancel_layout(self, form)
         self._update_estimate()
 
+    def _frames(self):
+        """(frames of motion, frames of hold) per step at the chosen rate."""
+        fps = self.fps.value()
+        return (max(1, animation.frames_for(self.motion.value(), fps)),
+                animation.frames_for(self.hold.value(), fps))
+
     def _update_estimate(self):
-        n = animation.frame_count(self.story, self.per_step.value(), self.hold.value())
+        n = animation.frame_count(self.story, *self._frames())
         steps = len(getattr(self.story, "steps", None) or [])
         self.estimate.setText(f"{steps} steps, {n} frames, {n / self.fps.value():.1f} s")
 
@@ -345,9 +392,10 @@ class ExportAnimationDialog(QDialog):
             self.path.edit.setText(path)
 
     def options(self):
+        frames_per_step, hold = self._frames()
         return dict(path=self.path.edit.text(), kind=self.kind.currentData(), fps=self.fps.value(),
-                    scale=self.scale.value(), frames_per_step=self.per_step.value(),
-                    hold=self.hold.value(), theme=self.theme.currentData())
+                    scale=self.scale.value(), frames_per_step=frames_per_step, hold=hold,
+                    theme=self.theme.currentData())
 
 
 def export_step_dialog(window, options=None):
@@ -363,6 +411,7 @@ def export_step_dialog(window, options=None):
     except (OSError, ValueError) as e:
         QMessageBox.warning(window, "Cannot export", f"{options.get('path')}\n\n{e}")
         return None
+    remember_folder(window, "export", path)
     report_export(window, path, notes)
     return path
 
@@ -387,6 +436,7 @@ def export_view_dialog(window, view=None, options=None):
     except (OSError, ValueError) as e:
         QMessageBox.warning(window, "Cannot export", f"{options.get('path')}\n\n{e}")
         return None
+    remember_folder(window, "export", path)
     if hasattr(window, "show_message"):
         window.show_message(f"Exported the {view.title} view to {path}")
     return path
@@ -414,6 +464,7 @@ def export_animation_dialog(window, options=None):
     except (OSError, ValueError) as e:
         QMessageBox.warning(window, "Cannot export", f"{options.get('path')}\n\n{e}")
         return None
+    remember_folder(window, "export", options["path"])   # a sequence's folder: its parent
     window.show_message(f"Exported {count} frames to {options['path']}")
     return count
 

@@ -29,22 +29,44 @@ class Cancelled(Exception):
 
 
 # -- frames -----------------------------------------------------------------------------
-def frame_plan(n_steps, frames_per_step=6, hold=3, intro=True):
+# Defaults for slides: as sharp as an exported PNG, motion smooth at 25 frames a second
+# (a GIF counts time in hundredths: 4 each), each finished step held long enough to read.
+SCALE = 2.0
+FPS = 25.0
+MOTION_SECONDS = 0.8   # the cotangent travelling along its edge
+HOLD_SECONDS = 1.6     # the finished step, still
+
+
+def frames_for(seconds, fps=FPS):
+    """How many frames at `fps` last `seconds` (at least one for motion, none for no hold)."""
+    return max(0, round(float(seconds) * float(fps)))
+
+
+FRAMES_PER_STEP = frames_for(MOTION_SECONDS)
+HOLD = frames_for(HOLD_SECONDS)
+
+
+def eased(t):
+    """Smoothstep: the cotangent starts and stops gently instead of jumping into motion."""
+    return t * t * (3.0 - 2.0 * t)
+
+
+def frame_plan(n_steps, frames_per_step=FRAMES_PER_STEP, hold=HOLD, intro=True):
     """[(step index or None, progress)] for every frame, in order.
 
-    Each step's cotangent travels in `frames_per_step` frames, then the finished
+    Each step's cotangent travels in `frames_per_step` frames (eased), then the finished
     picture is held for `hold` more (identical frames, merged by the GIF/APNG writers).
     `intro` starts with the plain graph, before the backward pass.
     """
     frames_per_step = max(1, int(frames_per_step))
     plan = [(None, 1.0)] * ((1 + hold) if intro else 0)
     for i in range(n_steps):
-        plan += [(i, (k + 1) / frames_per_step) for k in range(frames_per_step)]
+        plan += [(i, eased((k + 1) / frames_per_step)) for k in range(frames_per_step)]
         plan += [(i, 1.0)] * hold
     return plan
 
 
-def frame_count(story, frames_per_step=6, hold=3, intro=True):
+def frame_count(story, frames_per_step=FRAMES_PER_STEP, hold=HOLD, intro=True):
     return len(frame_plan(len(getattr(story, "steps", []) or []), frames_per_step, hold, intro))
 
 
@@ -56,8 +78,8 @@ def canvas_rect(renderer):
     return rect
 
 
-def frames(doc, evaluation=None, story=None, theme="light", scale=1.0, frames_per_step=6, hold=3,
-           intro=True, positions=None, renderer=None):
+def frames(doc, evaluation=None, story=None, theme="light", scale=SCALE, frames_per_step=FRAMES_PER_STEP,
+           hold=HOLD, intro=True, positions=None, renderer=None):
     """Every story step at several progress values, as QImages of one size (RGB32).
 
     Without `evaluation`/`story` the document is evaluated and its story built here.
@@ -103,19 +125,28 @@ _rgb = png.rgb_array
 
 def _changed_box(a, b):
     """(x, y, w, h) of the pixels that differ between two frames, or None if none do."""
-    diff = a != b
-    if diff.ndim == 3:
-        diff = diff.any(axis=2)
-    rows, cols = np.flatnonzero(diff.any(axis=1)), np.flatnonzero(diff.any(axis=0))
+    diff = (a != b).reshape(a.shape[0], -1)   # rows of pixels' channels side by side
+    rows = np.flatnonzero(diff.any(axis=1))
     if rows.size == 0:
         return None
-    return int(cols[0]), int(rows[0]), int(cols[-1] - cols[0] + 1), int(rows[-1] - rows[0] + 1)
+    top, bottom = int(rows[0]), int(rows[-1])
+    cols = diff[top:bottom + 1].any(axis=0)    # only the rows that changed: few, for a moving arrow
+    if a.ndim == 3:
+        cols = cols.reshape(-1, a.shape[2]).any(axis=1)
+    cols = np.flatnonzero(cols)
+    return int(cols[0]), top, int(cols[-1] - cols[0] + 1), bottom - top + 1
 
 
 def _distinct(frames, convert):
-    """[(array, repeat count)]: consecutive identical frames merged."""
+    """[(array, repeat count)]: consecutive identical frames merged (a held frame, the same
+    image again from `frames`, is not even converted)."""
     out = []
+    last = None
     for image in frames:
+        if out and image is last:
+            out[-1][1] += 1
+            continue
+        last = image
         array = convert(image)
         if out and out[-1][0].shape == array.shape and np.array_equal(out[-1][0], array):
             out[-1][1] += 1
@@ -149,7 +180,7 @@ def write_png_sequence(frames, directory, stem="frame"):
 
 
 # -- APNG --------------------------------------------------------------------------------
-def write_apng(frames, path, fps=4.0, loop=0):
+def write_apng(frames, path, fps=FPS, loop=0):
     """An animated PNG: frame 0 is the full picture, later frames the changed rectangle.
 
     Returns the number of frames written (identical consecutive frames are merged).
@@ -399,7 +430,7 @@ def _sub_blocks(data):
     return bytes(out)
 
 
-def write_gif(frames, path, fps=4.0, loop=0, palette=None, keep=()):
+def write_gif(frames, path, fps=FPS, loop=0, palette=None, keep=()):
     """An animated GIF89a (one global palette, NETSCAPE2.0 looping, changed rectangles only).
 
     The palette is adaptive (see `adaptive_palette`); `keep` lists hex colours it must
@@ -425,12 +456,17 @@ def write_gif(frames, path, fps=4.0, loop=0, palette=None, keep=()):
         f.write(struct.pack("<HHBBB", width, height, 0xF7, 0, 0))
         f.write(table.tobytes())
         f.write(b"\x21\xff\x0bNETSCAPE2.0\x03\x01" + struct.pack("<H", loop) + b"\x00")
-        previous = None
+        previous = previous_rgb = None
         for array, repeat in distinct:
             if array.shape != (height, width, 3):
                 raise ValueError("every frame must have the size of the first")
-            indices = quantize(array, palette)
-            box = (0, 0, width, height) if previous is None else _changed_box(previous, indices)
+            if previous is None:
+                indices, box = quantize(array, palette), (0, 0, width, height)
+            else:   # only the rectangle that changed is quantized again (the moving arrow)
+                x, y, w, h = _changed_box(previous_rgb, array)
+                indices = previous.copy()
+                indices[y:y + h, x:x + w] = quantize(array[y:y + h, x:x + w], palette)
+                box = _changed_box(previous, indices)
             if box is None:                  # differs only below the palette's resolution
                 box = (0, 0, 1, 1)
             x, y, w, h = box
@@ -439,14 +475,14 @@ def write_gif(frames, path, fps=4.0, loop=0, palette=None, keep=()):
             f.write(b"\x2c" + struct.pack("<HHHHB", x, y, w, h, 0))
             f.write(b"\x08")
             f.write(_sub_blocks(lzw_encode(indices[y:y + h, x:x + w], 8)))
-            previous = indices
+            previous, previous_rgb = indices, array
         f.write(b"\x3b")
         return len(distinct)
 
     return write_file(path, write)
 
 
-def write_animation(frames, path, fps=4.0, theme=None):
+def write_animation(frames, path, fps=FPS, theme=None):
     """By suffix: .gif, .png/.apng (APNG); returns the number of frames written."""
     suffix = Path(path).suffix.lower()
     if suffix == ".gif":

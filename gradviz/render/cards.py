@@ -22,7 +22,7 @@ from ..graph import catalog
 from ..graph.document import CONSTANT, LAYER, OP, VARIABLE, Port
 from ..graph.structure import MAX_VARIADIC_INPUTS, filter_ports, input_slots, n_outputs
 from ..story import dead_units
-from . import preview, text, tiles
+from . import port_labels, preview, text, tiles
 
 HEADER_H = 28.0
 PAD = 10.0
@@ -218,14 +218,17 @@ class CardPainter:
         text_w = max(head_w, *(text.width(f_body, t) + 2 * PAD for t in (info, attrs, mark) if t),
                      0.0)
         sections = []
+        gradients = self.card_gradients(node.id)
+        spec = preview.card_spec([value, *(array for _, array in gradients)])  # one per card
         if value is not None:
             sections.append(("value", value, "value", Port(node.id, 0),
-                             tiles.picture(value, role=self.tensor_role(Port(node.id, 0)))))
+                             tiles.picture(value, role=self.tensor_role(Port(node.id, 0)), spec=spec)))
         target = target_name(self.doc)
-        for port, array in self.card_gradients(node.id):
+        for port, array in gradients:
             compact = port.index > 0
             label = f"gradient  ∂{target}/∂{port_name(self.doc, port)}"
-            shown = None if array is None else tiles.picture(array, compact=compact, role=self.tensor_role(port))
+            shown = None if array is None else tiles.picture(array, compact=compact, role=self.tensor_role(port),
+                                                             spec=spec)
             sections.append((label, array, "gradient", port, shown))
         preview_w = 0.0
         for label, array, colour, _, shown in sections:
@@ -264,6 +267,7 @@ class CardPainter:
         if len(blocks) != len(old.sections) or (mark and text.elide(
                 _fonts()[2], mark, old.width - 2 * PAD)) != old.mark:
             return None
+        spec = preview.card_spec([array for _, _, array in blocks])
         sections = []
         for (colour, port, array), section in zip(blocks, old.sections):
             if colour != section.colour or port != section.port or (array is None) != (section.array is None):
@@ -276,7 +280,7 @@ class CardPainter:
                     or getattr(array, "dtype", None) != getattr(before, "dtype", None):
                 return None
             old_shown = section.preview
-            shown = old_shown.renumbered(array)
+            shown = old_shown.renumbered(array, spec)
             if shown.kind != old_shown.kind or shown.width != old_shown.width or shown.height != old_shown.height:
                 return None
             label, _, colour, y, port, _, label_text = section   # (Section._replace takes 3 us)
@@ -351,6 +355,30 @@ class CardPainter:
         its numbers, which an edit of values changes (the canvas caches the two apart)."""
         self._paint_card_frame(painter, nid)
         self._paint_card_numbers(painter, nid, step)
+        self._paint_port_labels(painter, nid)
+
+    def port_labels(self, nid):
+        """[(rect, name, is_output)]: the names written beside the ports of each side that
+        has several (matmul's a and b), in document coordinates."""
+        card, node = self.cards[nid], self.doc.nodes[nid]
+        labels = []
+        for count, names, at, is_output in ((card.n_inputs, port_labels.input_names, self.input_pos, False),
+                                            (card.n_outputs, port_labels.output_names, self.output_pos, True)):
+            if count > 1:
+                labels += [(port_labels.label_rect(name, is_output).translated(at(nid, i)), name, is_output)
+                           for i, name in enumerate(names(node, count))]
+        return labels
+
+    def _paint_port_labels(self, painter, nid):
+        """The ports' names, as the canvas writes them beside its port items."""
+        labels = self.port_labels(nid)
+        if not labels:
+            return
+        painter.setFont(port_labels.label_font())
+        painter.setPen(QColor(self.theme.muted))
+        for rect, name, is_output in labels:
+            align = Qt.AlignmentFlag.AlignLeft if is_output else Qt.AlignmentFlag.AlignRight
+            painter.drawText(rect, align | Qt.AlignmentFlag.AlignVCenter, name)
 
     def _paint_card_frame(self, painter, nid):
         """Everything on the card but the section bodies: box, header, text lines, the

@@ -16,7 +16,7 @@ from PySide6.QtGui import QColor, QPen
 
 from ..graph.structure import filter_ports
 from ..story.rule_pictures import pictures as rule_pictures
-from . import text, tiles
+from . import preview, text, tiles
 from .cards import BADGE_H, LINE_H, PAD
 
 CARD_GAP = 18.0
@@ -133,6 +133,7 @@ class FormulaLayout:
         self.parts = formula_parts(step)
         self._filter_port = getattr(step, "port", None) in filters
         self._kind = getattr(step, "kind", "")
+        self.spec = preview.card_spec([p[1] for p in self.parts if p[0] == "array"])  # one per card
         items, row_w = self._items(f)
         title = getattr(step, "title", "") or getattr(step, "kind", "")
         index = getattr(step, "index", None)
@@ -165,7 +166,7 @@ class FormulaLayout:
                 widest, row = max(widest, row), 0.0
                 continue
             if kind == "array":
-                shown = tiles.picture(part[1], role=tiles.FILTER if self._is_filter(part) else None)
+                shown = tiles.picture(part[1], role=tiles.FILTER if self._is_filter(part) else None, spec=self.spec)
                 if len(part) > 3:
                     w = text.width(f["name"], operand_title(part)) + NAME_GAP + shown.width
                     items.append((part, w, shown.height, shown))

@@ -91,6 +91,8 @@ class Renderer(CardPainter, EdgePainter, StepPainter, FormulaCard):
         r = QRectF()
         for nid in self.doc.nodes:
             r = r.united(self.rect(nid).adjusted(0, -BADGE_H - 4, 0, 0))
+            for label, _, _ in self.port_labels(nid):
+                r = r.united(label)
         for path in self.routes().values():
             r = r.united(path.boundingRect())
         step = self.step_at(step)
@@ -169,6 +171,12 @@ def formula_arrays(renderer, step):
     return [placed[:3] for placed in formula_pictures(renderer, step)]
 
 
-def entry_rect(array, x, y, flat_index):
-    """The cell of entry `flat_index` in the picture of `array` drawn at (x, y); None if elided."""
-    return tiles.picture(array).cell_rect(x, y, flat_index)
+def formula_spec(renderer, step):
+    """The number format of the step's formula card (one for all its arrays: card_spec)."""
+    return renderer.formula_layout(step).spec if renderer._formula_rect(step) is not None else None
+
+
+def entry_rect(array, x, y, flat_index, spec=None):
+    """The cell of entry `flat_index` in the picture of `array` drawn at (x, y) (in the
+    card's number format `spec`); None if elided."""
+    return tiles.picture(array, spec=spec).cell_rect(x, y, flat_index)

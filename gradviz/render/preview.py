@@ -10,6 +10,7 @@ rows of `WRAP` cells, so 201 values make an 11 x 20 block instead of a sub-pixel
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 
 import numpy as np
@@ -109,30 +110,77 @@ def number_spec(values, magnitudes=None):
         return None
     if a.dtype.kind in "iu":
         return "%d"
-    biggest, smallest, whole, _ = magnitudes or _magnitudes(a)
+    return _float_spec(magnitudes or _magnitudes(a), a.size)
+
+
+def _float_spec(magnitudes, size):
+    biggest, smallest, whole, _ = magnitudes
     if biggest >= 1e5 or (0 < biggest < 1e-3):
         return "%.2e"
     if biggest == 0 or whole:
         return "%.0f"
-    decimals = 4 if biggest < 10 and smallest >= 1e-3 and a.size <= 4 else 3
+    decimals = 4 if biggest < 10 and smallest >= 1e-3 and size <= 4 else 3
     decimals = max(0, min(decimals, decimals - int(math.floor(math.log10(biggest)))))
     return f"%.{decimals}f"
 
 
+def card_spec(arrays):
+    """One printf conversion for every number a card shows (a node's value and gradients,
+    a rule card's upstream, operands and contribution), chosen from all of them: a card
+    never prints 0.25 beside 0.2500 or 1.2e-05 beside 0.000. None when no array is numeric
+    (booleans keep "T" / "F")."""
+    numeric = [a for a in (np.asarray(x) for x in arrays if x is not None)
+               if a.dtype.kind in "iuf" and a.size]
+    if not numeric:
+        return None
+    if all(a.dtype.kind in "iu" for a in numeric):
+        return "%d"
+    parts = [_magnitudes(a) for a in numeric]
+    positive = [p[1] for p in parts if p[1] > 0]
+    combined = (max(p[0] for p in parts), min(positive) if positive else 0.0,
+                all(p[2] for p in parts), any(p[3] for p in parts))
+    spec = _float_spec(combined, sum(a.size for a in numeric))
+    if spec.endswith("f"):   # an array that is not zero never prints as all zeros
+        smallest_shown = 0.5 * 10.0 ** -int(spec[2:-1])
+        if any(0 < p[0] < smallest_shown for p in parts):
+            return "%.2e"
+    return spec
+
+
+_MINUS_ZERO = re.compile(r"(?<![\de.])-(?=0(?:\.0*)?(?:e[+-]0+)?(?![\d.]))")
+
+
+def unsigned_zero(text):
+    """`text` (numbers as printf wrote them) with every number that rounds to zero written
+    without its sign, its width kept: "-0.000" is " 0.000", never a negative zero."""
+    return _MINUS_ZERO.sub(" ", text) if "-0" in text else text
+
+
 def number_format(values, magnitudes=None, spec=None):
     """`number_spec` as a function of one number ("T" / "F" for booleans); `spec`: the
-    number_spec, when the caller has it."""
+    number_spec, when the caller has it. A value that rounds to zero prints unsigned."""
     spec = number_spec(values, magnitudes) if spec is None else spec
     if spec is None:
         return lambda v: "T" if v else "F"
-    return lambda v: spec % v
+
+    def fmt(v):
+        text = spec % v
+        return text[1:] if text[0] == "-" and _rounds_to_zero(text) else text
+    return fmt
 
 
-def _table_format(a):
+def _rounds_to_zero(text):
+    """True for printf's "-0", "-0.000", "-0.00e+00": a value too small for the format."""
+    digits = text[1:].partition("e")[0]
+    return digits.strip("0.") == ""
+
+
+def _table_format(a, spec=None):
     """(printf spec, format function, column width in characters) of a table of the 2-D
-    array `a`: what a Preview and its renumbered copies work out from the numbers."""
+    array `a`: what a Preview and its renumbered copies work out from the numbers
+    (`spec`: the card's own, `card_spec`, for a numeric array)."""
     magnitudes = _magnitudes(a) if a.dtype.kind in "iuf" else None
-    spec = number_spec(a, magnitudes)
+    spec = spec if spec is not None and magnitudes is not None else number_spec(a, magnitudes)
     fmt = number_format(a, magnitudes, spec)
     return spec, fmt, _widest(a, fmt, magnitudes)
 
@@ -219,14 +267,16 @@ def diverging_rgb(a, colours, scale=None):
 class Preview:
     """One tensor's picture, laid out once: `width`, `height`, `draw`, `cell_rect`."""
 
-    def __init__(self, array, font_size=8.5, compact=False):
+    def __init__(self, array, font_size=8.5, compact=False, spec=None):
         self.array = np.asarray(array)
         self.font_size, self.compact = font_size, compact
         self.kind = kind(self.array, compact)
         self._images = {}
+        numeric = self.array.dtype.kind in "iuf"
+        self.spec = spec if numeric else None    # the card's format (card_spec), if given
         if self.kind == "scalar":
             self.font = _text.mono(font_size + 2, bold=True)
-            self.text = number_format(self.array)(self.array.reshape(-1)[0].item())
+            self.text = number_format(self.array, spec=self.spec)(self.array.reshape(-1)[0].item())
             self.width = _text.width(self.font, self.text) + 4
             self.height = _text.metrics(self.font).height() + 2
         elif self.kind == "heatmap":
@@ -234,7 +284,7 @@ class Preview:
             self.heat_w, self.heat_h, self.cell = _heat_size(self.grid.shape)
             finite = self.grid[np.isfinite(self.grid)]
             scale = float(np.abs(finite).max()) if finite.size else 0.0
-            self.caption = f"±{number_format(np.array([scale]))(scale)} heatmap"
+            self.caption = f"±{number_format(np.array([scale]), spec=self.spec)(scale)} heatmap"
             if self.grid.shape != as_2d(self.array).shape:
                 self.caption += f", rows of {WRAP}"
             self.caption_font = _text.sans(font_size - 1)
@@ -245,7 +295,7 @@ class Preview:
             full_r, full_c = (FULL_ROWS, FULL_COLS) if self.kind == "grid" else (4, 4)
             self.rows, self.cols = _picked(a.shape[0], full_r), _picked(a.shape[1], full_c)
             self._a2 = a
-            self._spec, self._fmt, chars = _table_format(a)
+            self._spec, self._fmt, chars = _table_format(a, self.spec)
             self._runs = self._text = None
             self._plain = self._spec is not None and bool(self.cols) and None not in self.rows \
                 and None not in self.cols   # numbers only: no ellipsis, no booleans
@@ -253,19 +303,20 @@ class Preview:
             self._lay_out_table(chars)
             self.height = len(self.rows) * CELL_H + 4
 
-    def renumbered(self, array):
+    def renumbered(self, array, spec=None):
         """The picture of `array`, of this one's shape and dtype: a table whose numbers
         need columns as wide keeps this layout (only the numbers' format is made again),
-        anything else is laid out afresh. A value edit renumbers every card downstream."""
+        anything else is laid out afresh. A value edit renumbers every card downstream.
+        `spec`: the card's format for the new numbers (card_spec)."""
         if self.kind not in ("grid", "ellipsis"):
-            return Preview(array, self.font_size, self.compact)
+            return Preview(array, self.font_size, self.compact, spec)
         array = np.asarray(array)
         a = as_2d(array)
-        spec, fmt, chars = _table_format(a)
+        spec, fmt, chars = _table_format(a, spec)
         if chars != self._chars:
-            return Preview(array, self.font_size, self.compact)
+            return Preview(array, self.font_size, self.compact, spec)
         shown = object.__new__(Preview)
-        shown.__dict__.update(self.__dict__, array=array, _a2=a, _spec=spec, _fmt=fmt,
+        shown.__dict__.update(self.__dict__, array=array, spec=spec, _a2=a, _spec=spec, _fmt=fmt,
                               _runs=None, _text=None, _images={})
         return shown
 
@@ -330,7 +381,7 @@ class Preview:
         if self._text is None and self._plain:
             a = self._a2
             cell = f" %{self._chars}{self._spec[1:]}"
-            text = (cell * a.size) % tuple(a.ravel().tolist())
+            text = unsigned_zero((cell * a.size) % tuple(a.ravel().tolist()))
             self._text = text if len(text) == a.size * (self._chars + 1) else ""
         return self._text or None
 

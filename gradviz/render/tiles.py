@@ -54,12 +54,13 @@ def layout_of(array, role=None):
     return None
 
 
-def picture(array, font_size=8.5, compact=False, role=None, tile=(TILE_W, TILE_H)):
+def picture(array, font_size=8.5, compact=False, role=None, tile=(TILE_W, TILE_H), spec=None):
     """The picture of `array` a card or a formula card shows; `tile`: a tile's largest
-    (width, height) (a rule's picture has room for bigger ones)."""
+    (width, height) (a rule's picture has room for bigger ones); `spec`: the card's number
+    format (preview.card_spec), for a table."""
     layout = layout_of(array, role)
     if layout is None:
-        return preview.Preview(array, font_size, compact)
+        return preview.Preview(array, font_size, compact, spec=spec)
     return Tiles(array, layout, font_size, compact, tile)
 
 
@@ -115,8 +116,9 @@ class Tiles:
         self.height = self.tiles_h + preview.CELL_H
         self._images, self._format = {}, None
 
-    def renumbered(self, array):
-        """The picture of `array`, of this one's shape: the same layout, new numbers."""
+    def renumbered(self, array, spec=None):
+        """The picture of `array`, of this one's shape: the same layout, new numbers (tiles
+        write their numbers in their own format: `spec` is a table's)."""
         return Tiles(array, self.layout, self.font_size, self.compact, self.tile)
 
     @property

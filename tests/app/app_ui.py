@@ -33,6 +33,24 @@ def add_by_palette(controller, palette, title):
     return ids[0]
 
 
+def mouse_move_event(pos, button):
+    """A mouse move with `button` held, for a widget's mouseMoveEvent."""
+    return QMouseEvent(QEvent.Type.MouseMove, QPointF(pos), QPointF(pos), Qt.MouseButton.NoButton,
+                       button, Qt.KeyboardModifier.NoModifier)
+
+
+def card_as_drawn(canvas, nid):
+    """The scene rectangle card `nid` takes on the canvas at its zoom: the card, and where
+    it is drawn compact, the plate of its name that may stand out of a small card."""
+    from gradviz.render import compact
+    rect = canvas.renderer.rect(nid)
+    if canvas.compact:
+        side, down = compact.overhang(canvas.renderer.cards[nid], canvas.controller.doc.nodes[nid],
+                                      canvas.zoom_level(), canvas.logicalDpiY())
+        rect = rect.adjusted(-side, 0, side, down)
+    return rect
+
+
 def settle(canvas, seconds=5):
     """Run the event loop until the canvas has painted and what waits for that paint ran."""
     end = time.monotonic() + seconds

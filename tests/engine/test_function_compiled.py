@@ -411,3 +411,20 @@ def test_values_read_in_numpy_by_an_op_fall_back(make):
         f(tf.constant([2.0, 2.0, -1.0, 2.0]))
     x = tf.constant([1.0, 4.0, 90.0, -5.0])  # another shape, shift and indices
     np.testing.assert_allclose(f(x).numpy(), make(x).numpy())
+
+
+def test_a_method_compiles_per_instance_and_reads_its_variables():
+    class Model:
+        def __init__(self, scale):
+            self.w = tf.Variable(np.full((2, 1), scale, np.float32))
+
+        @tf.function
+        def __call__(self, x):
+            return tf.reduce_sum(x @ self.w)
+
+    a, b = Model(1.0), Model(10.0)
+    x = tf.constant([[1.0, 2.0]])
+    for _ in range(3):
+        assert a(x).numpy() == pytest.approx(3.0) and b(x).numpy() == pytest.approx(30.0)
+    a.w.assign([[2.0], [2.0]])
+    assert a(x).numpy() == pytest.approx(6.0) and b(x).numpy() == pytest.approx(30.0)

@@ -243,3 +243,24 @@ def test_png_export_matches_the_painted_picture():
         whole = png.rgb_array(render_image(renderer, step, scale=1.0))
         banded = png.rgb_array(QImage.fromData(png_bytes(renderer, step, 1.0, band_rows=37), "PNG"))
         assert np.array_equal(whole, banded)
+
+
+@pytest.mark.parametrize("step", [None, 1])
+def test_static_exports_name_matmuls_operands_a_and_b_in_order(tmp_path, step):
+    """matmul's operand order is the maths (t @ b is not b @ t): the SVG writes `a` beside
+    the upper input port and `b` beside the lower one, left of the card, as the canvas does."""
+    out = export(seed004(), tmp_path / "g.svg", evaluation=seed004_evaluation(), story=seed004_story(),
+                 step=step)
+    text = out.read_text(encoding="utf-8")
+    found = {m.group(3): (float(m.group(1)), float(m.group(2))) for m in re.finditer(   # not node b's bold title
+        r'<text [^>]*x="([0-9.-]+)" y="([0-9.-]+)"[^>]*font-weight="400"[^>]*>\s*([ab])\s*</text>', text)}
+    assert set(found) == {"a", "b"}, found
+    assert found["a"][1] < found["b"][1] and abs(found["a"][0] - found["b"][0]) < 2
+    renderer = _seed_renderer()
+    matmul = next(nid for nid, n in seed004().nodes.items() if n.op == "matmul")
+    labels = renderer.port_labels(matmul)
+    assert [name for _, name, _ in labels] == ["a", "b"]
+    for (rect, name, _), port in zip(labels, range(2)):
+        assert rect.right() < renderer.rect(matmul).left()         # outside the card, on its left
+        assert rect.bottom() <= renderer.input_pos(matmul, port).y()   # above its own port's edge
+        assert renderer.bounds(step).contains(rect)

@@ -15,16 +15,16 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 from ...graph import catalog
 from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
 from ...render import cards as render_cards
+from ...render import compact
 from ...render import preview
 from ...story import formatting
-from .renderer import input_names, output_names, same_frame, same_numbers
+from ...render import port_labels
+from ...render.port_labels import input_names, output_names
+from .renderer import same_frame, same_numbers
 from ..theme import ERROR_STYLE, WARN_STYLE
 
 PORT_HIT = 8.0
 ERROR_LINES = 3
-# Below this zoom a card's numbers are under 4 px high, too small to read: the card is
-# sketched (its frame, header and value / gradient boxes) instead of typeset.
-SKETCH_BELOW = 0.35
 _NO_PEN = QPen(Qt.PenStyle.NoPen)
 # What NodeItem.refresh found changed on its card.
 NUMBERS, CARD, OUTLINE = "numbers", "card", "outline"
@@ -72,8 +72,6 @@ class PortItem(QGraphicsRectItem):
     def port(self):
         return Port(self.node_item.nid, self.index)
 
-    LABEL_FONT = 7.5
-
     @property
     def name(self):
         return self._name
@@ -95,9 +93,7 @@ class PortItem(QGraphicsRectItem):
     def label_rect(self):
         """Where the port's name is written, outside the card (only when a side has several)."""
         if self._label_rect is None:
-            w = QFontMetricsF(preview.sans_font(self.LABEL_FONT)).horizontalAdvance(self._name) + 2
-            x = PORT_HIT - 1 if self.is_output else -PORT_HIT + 1 - w
-            self._label_rect = QRectF(x, -PORT_HIT - 9, w, 12)
+            self._label_rect = port_labels.label_rect(self._name, self.is_output)
         return QRectF(self._label_rect)
 
     def show_label(self):
@@ -115,8 +111,8 @@ class PortItem(QGraphicsRectItem):
 
     def paint(self, painter, option, widget=None):
         view = self.node_item.view
-        if self.show_label() and zoom_of(painter) >= SKETCH_BELOW:
-            painter.setFont(preview.sans_font(self.LABEL_FONT))
+        if self.show_label() and not view.compact:
+            painter.setFont(port_labels.label_font())
             painter.setPen(QColor(view.renderer.theme.muted))
             align = Qt.AlignmentFlag.AlignLeft if self.is_output else Qt.AlignmentFlag.AlignRight
             painter.drawText(self.label_rect(), align | Qt.AlignmentFlag.AlignVCenter, self.name)
@@ -171,8 +167,8 @@ class NumbersItem(QGraphicsRectItem):
     def paint(self, painter, option, widget=None):
         node_item = self.node_item
         r = node_item.view.renderer
-        if node_item.card is None or node_item.nid not in r.cards or zoom_of(painter) < SKETCH_BELOW:
-            return   # far out, the card's sketch stands for its numbers
+        if node_item.card is None or node_item.nid not in r.cards or node_item.view.compact:
+            return   # far out, the compact card's thumbnail stands for its numbers
         r._paint_card_numbers(painter, node_item.nid, at=(0.0, 0.0))   # the item's origin is the card's
 
 
@@ -272,9 +268,19 @@ class NodeItem(QGraphicsRectItem):
             lines[-1] = fm.elidedText(lines[-1] + " …", Qt.TextElideMode.ElideRight, width)
         return lines
 
+    def fit_bounds(self):
+        """Bounds for the view's zoom: a compact card's name may stand out of a small card."""
+        rect = self._compute_bounds()
+        if rect != self.rect():
+            self.setRect(rect)
+
     def _compute_bounds(self):
         w, h = self.card.width, self.card.height
         r = QRectF(-8, -render_cards.BADGE_H - 8, w + 16, h + render_cards.BADGE_H + 16)
+        if self.view.compact:
+            side, down = compact.overhang(self.card, self.view.controller.doc.nodes[self.nid],
+                                          self.view.zoom_level())
+            r = r.united(QRectF(-side - 2, -2, w + 2 * side + 4, h + down + 4))
         if self._error_lines:
             err_w = max(w, 240.0) + 8
             r = r.united(QRectF(-4, h, err_w, 8 + 15 * len(self._error_lines)))
@@ -321,8 +327,8 @@ class NodeItem(QGraphicsRectItem):
         x, y = r.positions[self.nid]
         painter.save()
         painter.translate(-x, -y)
-        if zoom_of(painter) < SKETCH_BELOW:
-            self._sketch(painter, r)
+        if self.view.compact:
+            self._paint_compact(painter, r)
         else:
             r._paint_card_frame(painter, self.nid)
         painter.restore()
@@ -344,56 +350,9 @@ class NodeItem(QGraphicsRectItem):
             painter.setPen(pen)
             painter.drawRoundedRect(card.adjusted(-4.5, -4.5, 4.5, 4.5), 11, 11)
 
-    def _sketch(self, painter, r):
-        """The card as it looks from afar: frame, header colour, value and gradient boxes,
-        ports and badges, without the text nobody could read at this zoom."""
-        t, card = r.theme, self.card
-        rect = r.rect(self.nid)
-        node = r.doc.nodes[self.nid]
-        painter.setPen(QPen(QColor(t.card_border), 1.2))
-        painter.setBrush(QColor(t.card))
-        painter.drawRoundedRect(rect, render_cards.CORNER_R, render_cards.CORNER_R)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor(t.header.get(node.kind, t.header.get("op", "#1565c0"))))
-        painter.drawRect(QRectF(rect.left(), rect.top(), rect.width(), render_cards.HEADER_H))
-        pad, line_h = render_cards.PAD, render_cards.LINE_H
-        left, right = rect.left() + pad, rect.right() - pad
-        _greek(painter, QColor(t.header_text), left, rect.top() + render_cards.HEADER_H / 2,
-               left + min(rect.width() * 0.45, 60))
-        y = rect.top() + render_cards.HEADER_H + 6 + line_h / 2
-        for text in (card.info, card.attrs):
-            if text:
-                _greek(painter, QColor(t.muted), left, y, left + min(right - left, 6 * len(text)))
-                y += line_h
-        tops = [s[3] for s in card.sections] + [card.height + 4 - 6]
-        for section, next_top in zip(card.sections, tops[1:]):
-            array, colour_key, top = section[1], section[2], section[3]
-            y = rect.top() + top
-            colour = QColor(getattr(t, colour_key))
-            if array is not None:
-                painter.setPen(Qt.PenStyle.NoPen)
-                painter.setBrush(QColor(t.gradient_fill if colour_key == "gradient" else t.value_fill))
-                painter.drawRoundedRect(QRectF(rect.left() + 4, y - 2, rect.width() - 8,
-                                               next_top - top - 4), 5, 5)
-            _greek(painter, colour, left, y + line_h / 2, left + 48)
-            row = y + line_h + preview.CELL_H / 2
-            while array is not None and row < rect.top() + next_top - 8:
-                _greek(painter, colour, left + preview.BRACKET, row, right - preview.BRACKET)
-                row += preview.CELL_H
-        painter.setPen(QPen(QColor(t.card_border), 1.4))
-        painter.setBrush(QColor(t.port))
-        for i in range(card.n_inputs):
-            painter.drawEllipse(r.input_pos(self.nid, i), render_cards.PORT_R, render_cards.PORT_R)
-        for i in range(card.n_outputs):
-            painter.drawEllipse(r.output_pos(self.nid, i), render_cards.PORT_R, render_cards.PORT_R)
-        painter.setPen(Qt.PenStyle.NoPen)
-        top = rect.top() - render_cards.BADGE_H - 4
-        source, target, _, unrecorded = self._shown_badges
-        for shown, colour, x in ((source, t.source, rect.left()), (target, t.target, rect.right() - 48),
-                                 (unrecorded, t.cut, rect.left() + (52 if source else 0))):
-            if shown:
-                painter.setBrush(QColor(colour))
-                painter.drawRoundedRect(QRectF(x, top, 48, render_cards.BADGE_H), 9, 9)
+    def _paint_compact(self, painter, r):
+        """The card as it reads from afar: name, shape and a heat thumbnail (render.compact)."""
+        compact.paint(painter, r, self.nid, r.pending_ports())
 
     def hoverMoveEvent(self, event):
         """Over one entry of a value or gradient picture the tooltip names it and gives its
@@ -449,15 +408,6 @@ def badge_roles(doc):
 def _outline(card):
     """What the card's edges attach to: its size and its ports."""
     return card.width, card.height, card.n_inputs, card.n_outputs
-
-
-def _greek(painter, colour, x0, y, x1):
-    """A faint bar where a line of text stands (greeking, for cards too small to read)."""
-    colour = QColor(colour)
-    colour.setAlpha(110)
-    pen = QPen(colour, 6.0)
-    painter.setPen(pen)
-    painter.drawLine(QPointF(x0, y), QPointF(x1, y))
 
 
 def _node_doc(node):

@@ -1,17 +1,32 @@
 """Moving around the canvas: zoom, fit, the background grid."""
 import math
 
-from PySide6.QtCore import QLineF, QRectF, Qt
+from PySide6.QtCore import QLineF, QRectF
 from PySide6.QtGui import QColor, QPainter, QPen, QPixmapCache
 from PySide6.QtWidgets import QGraphicsView
 
+from ...render import compact as compact_card
+from ...render import legible
+from ...render.cards import BADGE_H
 from .cover import boxes_meet
 
 GRID = 20.0
 MIN_SCALE, MAX_SCALE = 0.1, 4.0
-MIN_FIT_SCALE = 0.6   # Fit to Window goes no further out: the numbers on the cards stay legible
+MAX_FIT_SCALE = 1.25  # Fit to Window enlarges a small graph no further
+FIT_MARGIN = 24.0     # screen pixels kept free around the graph
 SPARE = 1500.0        # scroll room around the graph (scene units)
 CACHE_ROOM = 2.0      # Qt's pixmap cache holds this many times the pictures of the cards in view
+
+
+def _union(rects):
+    total = QRectF()
+    for rect in rects:
+        total = total.united(rect)
+    return total
+
+
+def _fit_zoom(rect, width, height):
+    return min(width / max(rect.width(), 1.0), height / max(rect.height(), 1.0))
 
 
 class CanvasNavigation:
@@ -79,32 +94,54 @@ class CanvasNavigation:
         return self.mapToScene(self.viewport().rect()).boundingRect()
 
     def fit(self):
-        """The whole graph in view, at most 125 %, at least MIN_FIT_SCALE (then scrollable)."""
-        items = list(self.node_items.values())
-        if not items:
+        """Every card in view, at most 125 %. Where that zoom draws the numbers smaller than
+        legible, the cards are drawn compact (`compact`); only a graph too big even at
+        MIN_SCALE shows its inputs' end, the rest a scroll away."""
+        if not self.node_items:
             self.reset_zoom()
             return
-        rect = QRectF()
-        for item in items:
-            rect = rect.united(item.mapRectToScene(item.boundingRect() | item.childrenBoundingRect()))
-        rect = rect.adjusted(-24, -24, 24, 24)
+        r = self.renderer
+        cards = [(r.cards[nid], r.doc.nodes[nid], r.rect(nid).adjusted(0, -BADGE_H - 4, 0, 0))
+                 for nid in self.node_items]
+        rect = _union(box for _, _, box in cards)
+        port = self.viewport().rect()
+        width, height = port.width() - 2 * FIT_MARGIN, port.height() - 2 * FIT_MARGIN
+        zoom = _fit_zoom(rect, width, height)
+        readable = legible.readable_zoom(self.logicalDpiY())
+        for _ in range(3):   # compact: a card's name may stand out of it, and needs room too
+            if zoom >= readable or zoom <= MIN_SCALE:
+                break
+            rect = _union(box.adjusted(-side, 0, side, down) for card, node, box in cards
+                          for side, down in [compact_card.overhang(card, node, zoom, self.logicalDpiY())])
+            zoom = min(zoom, _fit_zoom(rect, width, height))
         self._update_scene_rect()
-        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
-        if self.transform().m11() > 1.25:
-            self._set_scale(1.25)
+        self._set_scale(min(MAX_FIT_SCALE, zoom))
+        if zoom >= MIN_SCALE:
             self.centerOn(rect.center())
-        elif self.transform().m11() < MIN_FIT_SCALE:
-            # Too big to read whole: stay readable, show the inputs' end, scroll for the rest.
-            self._set_scale(MIN_FIT_SCALE)
-            view = self.visible_rect()
-            x = min(rect.center().x(), rect.left() + view.width() / 2)
-            # Level with the cards at that end (a layered layout may put them far down).
-            near = [r.center().y() for r in (i.sceneBoundingRect() for i in items)
-                    if r.left() < rect.left() + view.width()]
-            y = sorted(near)[len(near) // 2] if near else rect.center().y()
-            y = min(max(y, rect.top() + view.height() / 2), rect.bottom() - view.height() / 2) \
-                if rect.height() > view.height() else rect.center().y()
-            self.centerOn(x, y)
+            return
+        # Too big even at MIN_SCALE: show the inputs' end, scroll for the rest.
+        view = self.visible_rect()
+        x = min(rect.center().x(), rect.left() + view.width() / 2)
+        # Level with the cards at that end (a layered layout may put them far down).
+        near = [box.center().y() for _, _, box in cards if box.left() < rect.left() + view.width()]
+        y = sorted(near)[len(near) // 2] if near else rect.center().y()
+        y = min(max(y, rect.top() + view.height() / 2), rect.bottom() - view.height() / 2) \
+            if rect.height() > view.height() else rect.center().y()
+        self.centerOn(x, y)
+
+    def _follow_zoom(self):
+        """Before each paint: once the zoom has changed, decide whether the cards are drawn
+        compact (their numbers would be under legible.READABLE_PX) and let each card's
+        bounds follow (a compact card's name may stand out of it)."""
+        zoom = self.transform().m11()
+        if zoom == self._followed_zoom:
+            return
+        self._followed_zoom = zoom
+        was, self.compact = self.compact, zoom < legible.readable_zoom(self.logicalDpiY())
+        if self.compact or was:
+            for item in self.node_items.values():
+                item.fit_bounds()
+            self._update_scene_rect()
 
     def zoom_level(self):
         return self.transform().m11()

@@ -5,9 +5,7 @@ import math
 
 import numpy as np
 
-from ...graph import catalog
 from ...graph.structure import input_slots, n_outputs
-from ...graph.document import LAYER, OP
 from ...render import cards as render_cards
 from ...render.cards import used_ports
 from ...render.painter import Renderer
@@ -28,25 +26,6 @@ def port_counts(node, doc, used=None):
     if variadic:
         n_in = max(n_in, (max(used_in) + 1) if used_in else 1)
     return max(0, n_in), max([1, outs, *used_out])
-
-
-def input_names(node, count):
-    names = []
-    spec = catalog.OPS.get(node.op) if node.kind == OP else None
-    for i in range(count):
-        if spec is not None and spec.inputs:
-            name = spec.inputs[min(i, len(spec.inputs) - 1)]
-            names.append(f"{name.rstrip('*')}[{i - len(spec.inputs) + 1}]" if name.endswith("*") else name)
-        else:
-            names.append("x" if count == 1 else f"x{i}")
-    return names
-
-
-def output_names(node, count):
-    if node.kind == LAYER and node.op in catalog.LAYERS:
-        weights = catalog.LAYERS[node.op].weight_names(catalog.full_attrs(node))
-        return ["output", *weights][:count] + [f"output {i}" for i in range(1 + len(weights), count)]
-    return ["output"] if count == 1 else [f"output {i}" for i in range(count)]
 
 
 class CanvasRenderer(Renderer):

@@ -6,41 +6,40 @@ and error outlines, ports that can be dragged, the rubber wire, the grid, zoom a
 Edits go through the DocumentController (one undo step each); the scene follows the
 controller's signals, updating only the cards whose content changed.
 
-The view is here; its parts: canvas_renderer (measuring cards), canvas_items (node, port,
-edge, and the edge layer that paints every edge's line in one call),
-canvas_overlay (the story step), canvas_edit (add, copy, paste, delete), canvas_navigation
-(zoom, fit, grid) and quick_add (the Tab popup).
+The view is here; its parts: renderer (measuring cards), items (node and port), edges
+(each edge, and the layer that paints every edge's line in one call), overlay (the story
+step), editing (add, copy, paste, delete), moving (drags, one undo step each), wiring
+(connecting ports), navigation (zoom, fit, grid) and quick_add (the Tab popup).
 """
 from __future__ import annotations
 
 import json
-import math
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QCursor, QPainter, QPen
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsScene, QGraphicsView, QMenu
+from PySide6.QtCore import QEvent, QPointF, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QPainter
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView, QMenu
 
 from ...graph.document import Document
 from ...render.layout import layout as layout_positions
 from ...render.painter import Renderer
-from .cover import boxes_meet
 from .edges import EdgeItem, EdgeLayer
 from .editing import NODES_MIME, CanvasEditing
 from .items import NUMBERS, OUTLINE, NodeItem, PortItem, badge_roles
+from .moving import CanvasMoving
 from .navigation import CanvasNavigation
-from .overlay import RefusalNote, StepOverlay
+from .overlay import StepOverlay
 from .palette import PALETTE_MIME
 from .renderer import make_renderer
+from .wiring import CanvasWiring
 
 __all__ = ["CanvasView", "EdgeItem", "NodeItem", "PortItem", "StepOverlay", "PALETTE_MIME",
            "NODES_MIME"]
 
-SNAP_RADIUS = 22.0
 AFTER_PAINT_WAIT_MS = 100  # how long `after_repaint` waits for a paint that may not come
 MANY_CARDS = 8             # cards in view repainting at once: the whole viewport repaints
 
 
-class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
+class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QGraphicsView):
     """The editor's canvas over a DocumentController."""
 
     nodeActivated = Signal(str)        # a card was double-clicked
@@ -76,6 +75,8 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         self._move_start = {}
         self._space_panned = False
         self.step_overlay = None
+        self.compact = False               # cards drawn compact: too far out to read numbers
+        self._followed_zoom = None
         self._after_paint = []             # callbacks waiting for the next paint
         self._running_after_paint = False
         self._after_paint_timer = QTimer(self)
@@ -139,6 +140,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         return bool(self._after_paint)
 
     def paintEvent(self, event):
+        self._follow_zoom()
         self._hold_cards_in_cache()
         super().paintEvent(event)
         if self._after_paint:
@@ -224,7 +226,7 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
             gone = [n for n in self.node_items if n not in doc.nodes]
             for nid in gone:
                 scene.removeItem(self.node_items.pop(nid))
-            moved, repainted = set(), []
+            moved, repainted, grown = set(), [], []
             reshaped = full or bool(gone)
             roles = badge_roles(doc)
             added = False
@@ -241,9 +243,13 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
                     item.setPos(pos)
                     item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges, True)
                     moved.add(nid)
+                before = item.card
                 change = item.refresh(self.renderer, problems.get(nid, []), roles)
                 if change == OUTLINE:
                     moved.add(nid)
+                    if before is not None and (item.card.width > before.width
+                                               or item.card.height > before.height):
+                        grown.append(nid)
                 if change is not None:
                     repainted.append(item)
                     reshaped = reshaped or change != NUMBERS   # problem lines, a new outline
@@ -276,6 +282,8 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
             self._update_scene_rect()
         if new_document:
             QTimer.singleShot(0, self, self.fit)
+        elif grown:
+            self.make_room_soon(grown)
 
     def _sync_edges(self, doc):
         """An edge item for every edge between nodes there are, and no other: returns (the
@@ -335,62 +343,6 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
         if self.step_overlay is not None:
             self.step_overlay.set_highlight(cells)
 
-    def _node_moved(self, item):
-        p = item.pos()
-        self.positions[item.nid] = (p.x(), p.y())
-        for e, edge_item in self.edge_items.items():
-            if item.nid in (e.src.node, e.dst.node):
-                edge_item.update_geometry()
-        if self.step_overlay is not None and self.step_overlay.step is not None:
-            self.step_overlay.relayout()
-
-    def note_drag_start(self):
-        """Where the cards are when a press may start a drag: a click that moves nothing
-        (a card laid out automatically has no stored position) must not become an edit."""
-        self._drag_start = {nid: (item.pos().x(), item.pos().y())
-                            for nid, item in self.node_items.items()}
-
-    def commit_moves(self):
-        """After a drag: the new positions become one undoable edit."""
-        doc = self.controller.doc
-        start, self._drag_start = self._drag_start, None
-        if start is not None and all(
-                nid in start and abs(item.pos().x() - start[nid][0]) <= 0.05
-                and abs(item.pos().y() - start[nid][1]) <= 0.05
-                for nid, item in self.node_items.items()):
-            return
-        moved = {}
-        for nid, item in self.node_items.items():
-            node = doc.nodes.get(nid)
-            if node is None:
-                continue
-            p = (round(item.pos().x(), 1), round(item.pos().y(), 1))
-            if node.position is None or (abs(node.position[0] - p[0]) > 0.05
-                                         or abs(node.position[1] - p[1]) > 0.05):
-                moved[nid] = p
-        if not moved:
-            return
-        if any(n.position is None for n in doc.nodes.values()):
-            moved = {nid: (round(x, 1), round(y, 1)) for nid, (x, y) in self.positions.items()}
-        self.controller.move_nodes(moved)
-        self.controller.end_move()
-        self._reroute_around(moved)
-        self._update_scene_rect()   # the cards were already where the edit puts them: sync saw no move
-
-    def _reroute_around(self, node_ids):
-        """Edges the dropped or resized cards now sit on take a new route around them (while
-        dragging only the moved cards' own edges follow; routing every edge costs too much
-        per move)."""
-        r = self.renderer
-        rects = [r.rect(nid) for nid in node_ids if nid in r.cards and nid in r.positions]
-        boxes = [rect.getCoords() for rect in rects]
-        for e, edge_item in self.edge_items.items():
-            if e.src.node in node_ids or e.dst.node in node_ids:
-                continue
-            if any(boxes_meet(edge_item.box, box) and edge_item.path_crosses(rect)
-                   for rect, box in zip(rects, boxes)):
-                edge_item.update_geometry()
-
     # -- selection ----------------------------------------------------------------------
     def _scene_selection_changed(self):
         if self._selecting:
@@ -430,105 +382,6 @@ class CanvasView(CanvasEditing, CanvasNavigation, QGraphicsView):
 
     def selected_edges(self):
         return [i.edge for i in self.scene().selectedItems() if isinstance(i, EdgeItem)]
-
-    # -- wires --------------------------------------------------------------------------
-    def start_wire(self, port_item, scene_pos):
-        self._cancel_wire()
-        self._wire_from = port_item
-        self._wire = QGraphicsPathItem()
-        pen = QPen(QColor(self.highlight_colour()), 2.2, Qt.PenStyle.DashLine)
-        self._wire.setPen(pen)
-        self._wire.setZValue(5)
-        self.scene().addItem(self._wire)
-        self.update_wire(scene_pos)
-
-    def _port_near(self, scene_pos, want_output, own_node=False):
-        """The port a wire dropped at `scene_pos` snaps to; `own_node`: also the wire's own
-        node's ports (so a drop there is refused with its reason, not ignored)."""
-        best, best_d = None, SNAP_RADIUS
-        area = QRectF(scene_pos.x() - SNAP_RADIUS, scene_pos.y() - SNAP_RADIUS, 2 * SNAP_RADIUS,
-                      2 * SNAP_RADIUS)
-        start = getattr(self._wire_from, "node_item", None)
-        for item in self.scene().items(area):
-            if isinstance(item, PortItem) and item.is_output == want_output \
-                    and (own_node or item.node_item is not start):
-                d = math.dist((item.scenePos().x(), item.scenePos().y()), (scene_pos.x(), scene_pos.y()))
-                if d < best_d:
-                    best, best_d = item, d
-        if best is None:  # dropped on a card: its first free input (or its output)
-            for item in self.scene().items(scene_pos):
-                if isinstance(item, NodeItem) and item is not getattr(self._wire_from, "node_item", None):
-                    ports = item.ports_out if want_output else item.ports_in
-                    if want_output:
-                        return ports[0] if ports else None
-                    taken = {e.dst.index for e in self.controller.doc.edges if e.dst.node == item.nid}
-                    free = [p for p in ports if p.index not in taken]
-                    return free[0] if free else (ports[0] if len(ports) == 1 else None)
-        return best
-
-    def update_wire(self, scene_pos):
-        if self._wire is None:
-            return
-        start = self._wire_from.scenePos()
-        target = self._port_near(scene_pos, not self._wire_from.is_output)
-        if target is not self._wire_target:
-            old, self._wire_target = self._wire_target, target
-            for p in (old, target):
-                if p is not None:
-                    p.refresh_look()
-        end = target.scenePos() if target is not None else scene_pos
-        a, b = (start, end) if self._wire_from.is_output else (end, start)
-        self._wire.setPath(self.renderer._edge_path(a, b))
-
-    def finish_wire(self, scene_pos):
-        if self._wire is None:
-            return None
-        start = self._wire_from
-        target = self._port_near(scene_pos, not start.is_output) \
-            or self._port_near(scene_pos, not start.is_output, own_node=True)
-        self._cancel_wire()
-        if target is None:
-            return None
-        src, dst = (start, target) if start.is_output else (target, start)
-        return self.try_connect(src.port, dst.port, scene_pos)
-
-    def _cancel_wire(self):
-        if self._wire is not None:
-            self.scene().removeItem(self._wire)
-        old = self._wire_target
-        self._wire = self._wire_from = self._wire_target = None
-        if old is not None and old.scene() is not None:
-            old.refresh_look()
-
-    def try_connect(self, src, dst, scene_pos=None):
-        """Connect output `src` to input `dst`; a refusal is shown at the cursor. Returns the reason."""
-        reason = self.controller.connect(src, dst)
-        if reason:
-            self.show_refusal(reason, scene_pos)
-        return reason
-
-    def show_refusal(self, reason, scene_pos=None):
-        self.last_refusal = reason
-        if scene_pos is None:
-            scene_pos = self.mapToScene(self.mapFromGlobal(QCursor.pos()))
-        text = f"Cannot connect: {reason}"
-        if self._note is not None and self._note.scene() is not None:
-            self.scene().removeItem(self._note)
-        self._note = RefusalNote(text, self.renderer.theme)
-        self._note.setPos(scene_pos + QPointF(12, 12) / max(self.transform().m11(), 1e-3))
-        self.scene().addItem(self._note)
-        note = self._note
-        QTimer.singleShot(4000, self, lambda: self._drop_note(note))
-
-    def _drop_note(self, note):
-        if note.scene() is not None:
-            note.scene().removeItem(note)
-        if self._note is note:
-            self._note = None
-
-    def refusal_note(self):
-        """The message shown at the cursor, while it is visible (else None)."""
-        return self._note.text if self._note is not None and self._note.scene() is not None else None
 
     # -- input --------------------------------------------------------------------------
     def wheelEvent(self, event):

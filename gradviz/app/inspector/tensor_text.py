@@ -192,7 +192,7 @@ def format_value(v, dtype):
         return "True" if v else "False"
     if dtype.kind in "iu":
         return str(int(v))
-    return f"{float(v):.6g}"
+    return f"{float(v) + 0.0:.6g}"   # + 0.0: a negative zero prints as 0, not -0
 
 
 def random_values(shape, distribution="normal", seed=0, a=0.0, b=1.0):

@@ -63,6 +63,9 @@ def open_lesson(window, lesson, ask=True):
     if presentation is not None and presentation.active:
         presentation.refresh()
         presentation.schedule_fit()
+    elif getattr(window, "lesson_dock", None) is not None:
+        window.lesson_dock.show()
+        window.lesson_dock.raise_()   # the lesson's text, in front of the palette
     window.show_message(f"Lesson {lesson.number}: {lesson.title}")
     return True
 

@@ -11,8 +11,8 @@ story through the window's player. F5 or Esc ends it and puts every piece of the
 """
 from PySide6.QtCore import QEvent, QObject, QRectF, Qt, QTimer
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolBar,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, QLabel, QScrollArea,
+                               QSizePolicy, QToolBar, QVBoxLayout, QWidget)
 
 from .bar import set_caption
 
@@ -53,6 +53,15 @@ class CaptionBand(QWidget):
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.TextFormat.RichText)
         self.caption.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        # A lesson longer than the band scrolls (wheel or scroll bar): never cut off unseen.
+        self.scroll = QScrollArea()
+        self.scroll.setObjectName("presentationScroll")
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.scroll.setWidget(self.caption)
+        self.scroll.viewport().setAutoFillBackground(False)
         self.hint = QLabel(HINT)
         self.hint.setObjectName("presentationHint")
         self.hint.setFont(_font(HINT_PT * scale))
@@ -65,13 +74,26 @@ class CaptionBand(QWidget):
         layout.setContentsMargins(int(40 * scale), int(14 * scale), int(40 * scale), int(18 * scale))
         layout.setSpacing(6)
         layout.addLayout(top)
-        layout.addWidget(self.caption, 1)
+        layout.addWidget(self.scroll, 1)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
 
     def show_text(self, title, caption):
         self.title.setText(title)
         set_caption(self.caption, caption)
-        self.caption.setVisible(bool(caption))
+        self.scroll.setVisible(bool(caption))
+        self.scroll.verticalScrollBar().setValue(0)
+
+    def height_for(self, width):
+        """The height the band needs to show all its text at `width` (no scrolling)."""
+        layout = self.layout()
+        m = layout.contentsMargins()
+        inner = width - m.left() - m.right()
+        top = layout.itemAt(0).layout()
+        height = m.top() + m.bottom() + top.totalHeightForWidth(inner)
+        if self.scroll.isVisibleTo(self):
+            bar = self.scroll.verticalScrollBar().sizeHint().width()
+            height += layout.spacing() + self.caption.heightForWidth(inner - bar)
+        return height
 
 
 def _font(points, bold=False):
@@ -253,7 +275,7 @@ class PresentationMode(QObject):
         """Dock areas ignore height-for-width: give the band the height its wrapped text needs."""
         band = self.band
         width = max(band.width(), self.window.width(), 400)
-        height = band.layout().totalHeightForWidth(width)
+        height = band.height_for(width)   # above the limit the caption scrolls
         limit = int(self.window.height() * 0.45) if self.window.height() > 200 else height
         height = max(80, min(height, limit))
         if band.height() != height or band.minimumHeight() != height:

@@ -72,13 +72,8 @@ def path_label(story, index):
 
 
 def plain_number(fmt, value):
-    """`fmt(value)`, with 0 (or a value that rounds to it) printed as 0 and never -0.000."""
-    if value == 0:
-        return "0"
-    text = fmt(value)
-    if text.startswith("-") and text.strip("-0.e+") == "":
-        return text[1:]
-    return text
+    """`fmt(value)` (preview.number_format: never -0.000), with an exact 0 printed as 0."""
+    return "0" if value == 0 else fmt(value)
 
 
 @dataclass
@@ -199,10 +194,24 @@ class TensorGrid(QTableWidget):
             self.setItem(r, c, item)
         self.resizeColumnsToContents()
         self.resizeRowsToContents()
-        shown = min(rows, 8)
+        self._fit_height()
+
+    def _fit_height(self):
+        """Tall enough for up to 8 rows and, when the columns are wider than the dock, the
+        horizontal scroll bar below them (it never covers a row: a 1×6 row of 1.88e-05s
+        did)."""
+        if self.array is None or not self.rowCount():
+            return
+        shown = min(self.rowCount(), 8)
         height = self.horizontalHeader().height() + sum(self.rowHeight(r) for r in range(shown))
-        scroll = self.horizontalScrollBar().sizeHint().height()
-        self.setFixedHeight(int(height + 2 * self.frameWidth() + (scroll if rows > 8 or cols > 6 else 0)))
+        wide = self.verticalHeader().width() + self.horizontalHeader().length() \
+            + 2 * self.frameWidth() > self.width()
+        scroll = self.horizontalScrollBar().sizeHint().height() if wide else 0
+        self.setFixedHeight(int(height + 2 * self.frameWidth() + scroll))
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._fit_height()
 
     def _index_text(self, flat):
         shape = np.shape(self.array)

@@ -15,11 +15,11 @@ import math
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QTransform
 
+from ...render import legible
 from ...render import painter as render_painter
+from ...render.legible import READABLE_PX
 from ...render.formula import CARD_GAP
 
-READABLE_PX = 9.0       # the cards' smallest numbers at least this tall on screen (legible)
-SMALLEST_PT = 8.5       # the point size of those numbers (render.preview)
 MAX_ZOOM = 1.25
 MARGIN = 24.0           # screen pixels kept free around what is framed
 SEED_ARROW = 90.0       # the seed's arrow comes in from the right of the target card
@@ -28,8 +28,7 @@ LANDING_W = 140.0       # how much of the card where the cotangent lands is wort
 
 def text_px(view, zoom=None):
     """How tall (pixels) the cards' smallest numbers are drawn at `zoom` (default: now)."""
-    zoom = view.transform().m11() if zoom is None else zoom
-    return SMALLEST_PT * view.logicalDpiY() / 72.0 * zoom
+    return legible.number_px(view.transform().m11() if zoom is None else zoom, view.logicalDpiY())
 
 
 def readable_zoom(view, readable_px=READABLE_PX):

@@ -9,20 +9,20 @@ import copy
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QDockWidget, QFrame, QHBoxLayout, QLabel, QMainWindow,
-                               QProgressBar, QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton,
+                               QScrollArea, QVBoxLayout, QWidget)
 
 from ...graph.errors import DocumentError
 from ...graph.names import port_names
 from ...graph.ports import parse_port
 from ...render.themes import LIGHT
 from .. import worker
-from ..export_dialog import export_view_dialog
+from ..export_dialog import OWN_CONTROL, export_view_dialog
 
 DEBOUNCE_MS = 120
 VIEW_FONT_PT = 11            # readable from the back of a lecture room
+COLUMN_MIN_W = 320          # a column of banners beside a plot: ~30 characters a line
 WORKER_ELEMENTS = 200_000    # studies with more matrix entries than this go to the worker
-OPEN_SHARE = 0.55            # a study dock opens this share of the window's height tall
 
 BANNER_STYLES = {
     "warning": "background:#fff4e5; color:#5f2b00; border:2px solid #e65100;",
@@ -91,6 +91,27 @@ def preview(array, n=4):
     return f"[{items}{', …' if flat.size > n else ''}]"
 
 
+def word_column(*items):
+    """Banners and controls stacked beside a plot, in a frameless scroll area: in a low
+    dock the words scroll and the plots stay whole. `items`: widgets and layouts."""
+    column = QWidget()
+    layout = QVBoxLayout(column)
+    layout.setContentsMargins(0, 0, 0, 0)
+    for item in items:
+        if isinstance(item, QWidget):
+            layout.addWidget(item)
+        else:
+            layout.addLayout(item)
+    layout.addStretch(1)
+    area = QScrollArea()
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidgetResizable(True)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    area.setWidget(column)
+    area.setMinimumWidth(COLUMN_MIN_W)
+    return area
+
+
 class PortChooser(QComboBox):
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -114,7 +135,7 @@ class StudyView(QWidget):
     """Base of the study docks: subclasses implement `job()` and `show_result()`."""
 
     title = "study"
-    MIN_SIZE = (560, 380)        # below this its plots and banners would clip
+    MIN_SIZE = (560, 300)        # below this its plots (150 px) and banners would clip: it scrolls
     # Why the study cannot be computed or used ('' when it can): the status bar shows it,
     # so a failed study never sits beside "✓ no problems".
     problemChanged = Signal(str)
@@ -123,7 +144,6 @@ class StudyView(QWidget):
         super().__init__(parent)
         self.controller = controller
         self.setMinimumSize(*self.MIN_SIZE)
-        self._roomy = False
         self.result = None           # the last study shown
         self.error = ""
         self.problem = ""
@@ -158,6 +178,12 @@ class StudyView(QWidget):
         self.busy.hide()
         self.message = banner("error")
 
+    def heightForWidth(self, width):
+        """None: in its dock's scroll area a view fills the height it is given and scrolls
+        only below its minimum (its wrapped words' preferred height would make it taller
+        than the dock and scroll the plots away)."""
+        return -1
+
     # -- choosers ------------------------------------------------------------------------
     def chooser_row(self, *pairs):
         """The top row: the choosers, then Export View… at the right."""
@@ -171,6 +197,7 @@ class StudyView(QWidget):
                 widget.currentIndexChanged.connect(self._choice_changed)
         row.addStretch(1)
         self.export_button = QPushButton("Export View…")
+        self.export_button.setObjectName(OWN_CONTROL)   # not in the exported picture
         self.export_button.setToolTip(f"Save this {self.title} view as a PNG, SVG or PDF picture")
         self.export_button.clicked.connect(self.export_view)
         row.addWidget(self.export_button)
@@ -201,9 +228,6 @@ class StudyView(QWidget):
         super().showEvent(event)
         if self._stale:
             self._timer.start(0)
-        if not self._roomy:
-            self._roomy = True
-            QTimer.singleShot(0, self, self.claim_room)
 
     def hideEvent(self, event):
         """A closed dock (or window) stops its study; it is computed again when shown."""
@@ -212,25 +236,18 @@ class StudyView(QWidget):
             self.cancel()
             self._stale = True
 
-    def claim_room(self):
-        """The first time the dock opens: a usable height (a share of the window's), not
-        the sliver a bottom dock area starts with."""
-        dock = self.parentWidget()
-        window = dock.parentWidget() if dock is not None else None
-        if not isinstance(dock, QDockWidget) or not isinstance(window, QMainWindow) \
-                or dock.isFloating() or window.dockWidgetArea(dock) not in (
-                    Qt.DockWidgetArea.BottomDockWidgetArea, Qt.DockWidgetArea.TopDockWidgetArea):
-            return
-        want = max(self.minimumHeight(), int(window.height() * OPEN_SHARE))
-        if dock.height() < want:
-            window.resizeDocks([dock], [want], Qt.Orientation.Vertical)
-
     def refresh(self):
         """Compute the study for the current document and show it."""
         self._timer.stop()
         self._stale = False
         self.cancel()
         self.update_choosers()
+        if not self.controller.doc.nodes:   # File ▸ New: nothing to study, and nothing wrong
+            self.result, self.error = None, ""
+            self.clear_result()
+            set_banner(self.message, "info", "The document is empty: build a graph or open a "
+                       "lesson, and its study shows here.")
+            return self._set_problem("")
         try:
             job = self.job()
         except DocumentError as e:

@@ -41,7 +41,7 @@ def as_blocks(jacobian, t_rank):
 
 class BatchJacobianView(StudyView):
     title = "Batch Jacobian"
-    MIN_SIZE = (640, 440)
+    MIN_SIZE = (640, 330)
 
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
@@ -60,7 +60,7 @@ class BatchJacobianView(StudyView):
                                "source element j, then example c",
                                colorbar_label="∂ y[b, i] / ∂ x[c, j]")
         self.norms = Heatmap("example b", "source example c",
-                             colorbar_label="‖ block ‖")
+                             colorbar_label="‖ block ‖", lines=False)  # the diagonal is the point
         self._marker = QGraphicsRectItem()
         self._marker.setPen(pg.mkPen("#000000", width=3))
         self._marker.setZValue(10)
@@ -156,8 +156,8 @@ class BatchJacobianView(StudyView):
 
     def clear_result(self):
         self._marker.hide()
-        self.heatmap.set_matrix(np.zeros((1, 1)))
-        self.norms.set_matrix(np.zeros((1, 1)))
+        self.heatmap.clear()
+        self.norms.clear()
         set_banner(self.check, "info", "")
         self.caption.setText("")
 

@@ -3,22 +3,26 @@
 The gradient is a product of Jacobians J_L ⋯ J_1. Multiplying from the input side
 (forward) carries a matrix with one column per input element through every product;
 multiplying from the loss side (reverse) carries one row per output element, a
-vector when the loss is a scalar. The bars count the multiply-adds of each product.
+vector when the loss is a scalar. The bars count the multiply-adds of each product; a
+product that costs nothing has a flat mark and a "0" where its bar would be, not a gap.
 """
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from ...story import studies
-from ._base import StudyView, banner, set_banner
+from ._base import StudyView, _html, banner, set_banner
 from .heatmap import DIVERGING, TEXT, CountAxis, style_plot
 
 FORWARD, REVERSE = DIVERGING[1], DIVERGING[-2]   # mid blue and mid red: distinct in grey too
+BAR_W = 0.38
+ZERO_MARK_PX = 4          # a bar of height 0: a flat mark this thick, and "0" above it
 
 
 class ChainCostView(StudyView):
     title = "Forward vs reverse"
-    MIN_SIZE = (520, 380)
+    MIN_SIZE = (520, 310)
 
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
@@ -31,23 +35,31 @@ class ChainCostView(StudyView):
         self.plot.hideButtons()
         self.plot.setMouseEnabled(False, False)
         self.plot.setLabel("left", "multiply-adds", color=TEXT)
-        self.plot.setLabel("bottom", "product k (J_k, from the input side)", color=TEXT)
+        self.plot.setLabel("bottom", "product k (Jₖ, from the input side)", color=TEXT)
         style_plot(self.plot.getPlotItem())
         self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor=TEXT,
                                           labelTextSize="11pt")
-        self.forward_bars = pg.BarGraphItem(x=[], height=[], width=0.38,
+        self.forward_bars = pg.BarGraphItem(x=[], height=[], width=BAR_W,
                                             brush=FORWARD, pen=pg.mkPen(TEXT, width=1))
-        self.reverse_bars = pg.BarGraphItem(x=[], height=[], width=0.38,
+        self.reverse_bars = pg.BarGraphItem(x=[], height=[], width=BAR_W,
                                             brush=REVERSE, pen=pg.mkPen(TEXT, width=1))
+        self.zero_marks = {colour: pg.PlotDataItem([], [], connect="pairs",
+                                                   pen=pg.mkPen(colour, width=ZERO_MARK_PX))
+                           for colour in (FORWARD, REVERSE)}
+        for mark in self.zero_marks.values():
+            self.plot.addItem(mark)
+        self.zero_labels = []
         self.plot.addItem(self.forward_bars)
         self.plot.addItem(self.reverse_bars)
         self.legend.addItem(self.forward_bars, "forward: matrix · matrix")
         self.legend.addItem(self.reverse_bars, "reverse: vector · matrix")
         self.layout_.addWidget(self.plot, 1)
         self.ops = QLabel()
+        self.ops.setTextFormat(Qt.TextFormat.RichText)
         self.ops.setWordWrap(True)
         self.layout_.addWidget(self.ops)
         self.explanation = QLabel()
+        self.explanation.setTextFormat(Qt.TextFormat.RichText)
         self.explanation.setWordWrap(True)
         self.layout_.addWidget(self.explanation)
 
@@ -71,6 +83,7 @@ class ChainCostView(StudyView):
         rev[:n - 1] = cost.reverse_terms
         self.forward_bars.setOpts(x=ks - 0.2, height=fwd)
         self.reverse_bars.setOpts(x=ks + 0.2, height=rev)
+        self._mark_zeros([(ks - 0.2, fwd, FORWARD), (ks + 0.2, rev, REVERSE)])
         self.plot.getAxis("bottom").setTicks([[(k, _tick(int(k), sizes, n)) for k in ks], []])
         self.plot.setXRange(0.4, n + 0.6, padding=0)
         self.plot.setYRange(0, max(1.0, float(max(fwd.max(initial=0), rev.max(initial=0)))) * 1.1,
@@ -89,10 +102,10 @@ class ChainCostView(StudyView):
                    f"<b>{verdict}</b></span>")
         scalar = sizes[-1] == 1
         ops = self._ops if len(self._ops) == n else [""] * n
-        self.ops.setText("   ".join(f"<b>J{k + 1}</b> {name}" for k, name in enumerate(ops)
+        self.ops.setText("   ".join(f"<b>J{k + 1}</b> {_html(name)}" for k, name in enumerate(ops)
                                    if name))
         self.explanation.setText(
-            "The gradient is a product of Jacobians J_L ⋯ J_1, one per op on the path from the "
+            "The gradient is a product of Jacobians J<sub>L</sub> ⋯ J<sub>1</sub>, one per op on the path from the "
             f"source ({sizes[0]} elements) to the target ({sizes[-1]}). Forward mode multiplies "
             f"from the input side and carries a matrix with {sizes[0]} columns through every "
             "product. Reverse mode starts from the target's side and carries "
@@ -104,10 +117,30 @@ class ChainCostView(StudyView):
             + " (Forward starts from J1 itself and reverse from the target's rows of the last "
               "Jacobian, so those two cost nothing.)")
 
+    def _mark_zeros(self, series):
+        """A flat mark and a "0" label on every bar of height 0 (a bar too thin to see)."""
+        for label in self.zero_labels:
+            self.plot.removeItem(label)
+        self.zero_labels = []
+        for xs, heights, colour in series:
+            zero = xs[heights == 0]
+            ends = np.column_stack([zero - BAR_W / 2, zero + BAR_W / 2]).reshape(-1)
+            self.zero_marks[colour].setData(ends, np.zeros_like(ends))
+            for x in zero.tolist():
+                label = pg.TextItem("0", color=TEXT, anchor=(0.5, 1.0))
+                label.setPos(x, 0)
+                self.plot.addItem(label)
+                self.zero_labels.append(label)
+
     def clear_result(self):
         self.forward_bars.setOpts(x=[], height=[])
         self.reverse_bars.setOpts(x=[], height=[])
+        self._mark_zeros([])
+        for mark in self.zero_marks.values():
+            mark.setData([], [])
+        self.plot.getAxis("bottom").setTicks(None)
         set_banner(self.totals, "info", "")
+        self.ops.setText("")
         self.explanation.setText("")
 
 

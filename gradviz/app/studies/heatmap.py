@@ -3,13 +3,15 @@
 The colour map is ColorBrewer's RdBu, which stays readable in greyscale print (the
 ends are dark, zero is white) and for red-green colour blindness. Rows run top to
 bottom and columns left to right, as a printed matrix, with integer ticks on the
-flattened indices; hovering reads out (row, col, value).
+flattened indices; hovering reads out (row, col, value). A square matrix has square
+cells. A vector, or a square matrix that is zero off its diagonal, is drawn as a line
+plot of its entries instead: a bell curve reads as a curve, not as a 1-pixel stripe.
 """
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from ...render.themes import LIGHT
 
@@ -19,6 +21,7 @@ DIVERGING = (LIGHT.diverging[0], "#4393c3", "#92c5de", "#d1e5f0", LIGHT.divergin
 PATCH_GAP = "#b4b4b4"      # the gutter between patches (NaN pixels show the background)
 TEXT = LIGHT.text
 FONT_PT = 11
+LINE = DIVERGING[-2]       # the line plot of a vector or a diagonal
 
 
 def diverging_colormap():
@@ -52,7 +55,17 @@ class CountAxis(pg.AxisItem):
 
 
 class IndexAxis(pg.AxisItem):
-    """An axis that only ticks whole indices and prints them as integers."""
+    """An axis that only ticks whole indices and prints them as integers; with `count`
+    set, only the indices 0 … count-1 (a locked aspect shows room beside the matrix)."""
+
+    count = None
+
+    def tickValues(self, minVal, maxVal, size):
+        levels = super().tickValues(minVal, maxVal, size)
+        if self.count is None:
+            return levels
+        return [(spacing, [v for v in values if -0.5 < v < self.count - 0.5])
+                for spacing, values in levels]
 
     def tickSpacing(self, minVal, maxVal, size):
         levels = [lv for lv in super().tickSpacing(minVal, maxVal, size) if lv[0] >= 1]
@@ -60,6 +73,20 @@ class IndexAxis(pg.AxisItem):
 
     def tickStrings(self, values, scale, spacing):
         return [str(int(round(v))) for v in values]
+
+
+def line_values(m):
+    """(kind, entries) when the 2-D `m` reads better as a line plot: ("vector", m flat) for
+    a row or a column of more than one entry, ("diagonal", diag(m)) for a square matrix
+    whose every off-diagonal entry is 0; None for a matrix to draw as a heatmap."""
+    rows, cols = m.shape
+    if m.size > 1 and min(rows, cols) == 1:
+        return "vector", m.reshape(-1)
+    if rows == cols > 1:
+        off = m[~np.eye(rows, dtype=bool)]
+        if off.size and not np.any(off) and np.isfinite(off).all():
+            return "diagonal", np.diagonal(m).copy()
+    return None
 
 
 def style_plot(plot, font_pt=FONT_PT):
@@ -84,8 +111,12 @@ class Heatmap(QWidget):
 
     hovered = Signal(int, int, float)
 
-    def __init__(self, row_label="row", col_label="column", parent=None, colorbar_label="value"):
+    def __init__(self, row_label="row", col_label="column", parent=None, colorbar_label="value",
+                 lines=True):
         super().__init__(parent)
+        self.lines = lines           # False: always a heatmap (the pattern is the point)
+        self.mode = "heatmap"        # or "vector" / "diagonal": the line plot is shown
+        self._defaults = (row_label, col_label, colorbar_label)
         self.matrix = np.zeros((0, 0))
         self.levels = (-1.0, 1.0)
         self.row_shape = self.col_shape = None
@@ -103,7 +134,6 @@ class Heatmap(QWidget):
         self.plot.hideButtons()
         self.plot.showAxis("top")
         self.plot.getAxis("top").setStyle(showValues=False)
-        self.plot.getViewBox().setBackgroundColor(PATCH_GAP)
         style_plot(self.plot)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
@@ -113,6 +143,17 @@ class Heatmap(QWidget):
         style_plot(self.colorbar, FONT_PT)
         self.colorbar.axis.setTickDensity(0.6)
         self.colorbar.axis.setWidth(52)
+        self.line_plot = pg.PlotWidget(background="w", axisItems={"bottom": IndexAxis("bottom")})
+        self.line_plot.setMenuEnabled(False)
+        self.line_plot.hideButtons()
+        self.line_plot.showGrid(x=False, y=True, alpha=0.25)
+        style_plot(self.line_plot.getPlotItem())
+        self.line_plot.addItem(pg.InfiniteLine(0, angle=0, pen=pg.mkPen("#555555", width=1,
+                                                                         style=Qt.DashLine)))
+        self.curve = self.line_plot.plot([], [], pen=pg.mkPen(LINE, width=2.5))
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.graphics)
+        self.stack.addWidget(self.line_plot)
         self.set_colorbar_label(colorbar_label)
         self.set_labels(row_label, col_label)
         self.readout = QLabel(" ")
@@ -121,16 +162,41 @@ class Heatmap(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        layout.addWidget(self.graphics, 1)
+        layout.addWidget(self.stack, 1)
         layout.addWidget(self.readout)
         self.plot.scene().sigMouseMoved.connect(self._on_mouse)
+        self.line_plot.scene().sigMouseMoved.connect(self._on_line_mouse)
 
     def set_labels(self, row_label, col_label):
+        self._labels = (row_label, col_label)
         self.plot.setLabel("left", row_label, color=TEXT)
         self.plot.setLabel("bottom", col_label, color=TEXT)
+        self._label_line_plot()
 
     def set_colorbar_label(self, text):
+        self._value_label = text
         self.colorbar.axis.setLabel(text, color=TEXT)
+        self._label_line_plot()
+
+    def _label_line_plot(self):
+        """The line plot's axes: the index along the vector (or diagonal), and the value."""
+        row_label, col_label = getattr(self, "_labels", ("", ""))
+        rows, cols = self.matrix.shape
+        index = col_label if self.mode == "vector" and rows == 1 else row_label
+        self.line_plot.setLabel("bottom", index, color=TEXT)
+        self.line_plot.setLabel("left", getattr(self, "_value_label", ""), color=TEXT)
+
+    def clear(self):
+        """Nothing shown: no picture, the labels it was made with, no ticks of a document
+        gone (File ▸ New and a new lesson leave no stale plot behind)."""
+        self.describe = None
+        self.set_matrix(np.zeros((0, 0)))
+        for axis in ("left", "bottom"):
+            self.plot.getAxis(axis).setTicks(None)
+        row_label, col_label, value_label = self._defaults
+        self.set_colorbar_label(value_label)
+        self.set_labels(row_label, col_label)
+        self.readout.setText(" ")
 
     def set_matrix(self, matrix, row_shape=None, col_shape=None, names=("", ""), limit=None,
                    nonnegative=False):
@@ -151,11 +217,43 @@ class Heatmap(QWidget):
             self.colorbar.setColorMap(sequential_colormap() if nonnegative
                                       else diverging_colormap())
         rows, cols = m.shape
+        line = line_values(m) if self.lines else None
+        self.mode = line[0] if line else "heatmap"
+        self.stack.setCurrentWidget(self.line_plot if line else self.graphics)
+        if line:
+            return self._show_line(*line)
+        self.curve.setData([], [])
+        nan = bool(np.isnan(m).any())   # NaN cells (a patch image's gutters) show the background
+        self.plot.getViewBox().setBackgroundColor(PATCH_GAP if nan else "w")
+        if not m.size:
+            self.image.clear()
+            return
         self.image.setImage(m, autoLevels=False, levels=self.levels)
         self.image.setRect(QRectF(-0.5, -0.5, cols, rows))
         self.colorbar.setLevels(self.levels)
-        self.plot.setLimits(xMin=-0.5, xMax=cols - 0.5, yMin=-0.5, yMax=rows - 0.5)
+        square = rows == cols
+        self.plot.setAspectLocked(square)      # a square matrix has square cells
+        for name, count in (("left", rows), ("top", cols), ("bottom", cols)):
+            self.plot.getAxis(name).count = count
+        if square:   # the locked view is wider (or taller) than the matrix: no limits then
+            self.plot.setLimits(xMin=None, xMax=None, yMin=None, yMax=None)
+        else:
+            self.plot.setLimits(xMin=-0.5, xMax=cols - 0.5, yMin=-0.5, yMax=rows - 0.5)
         self.plot.setRange(xRange=(-0.5, cols - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
+
+    def _show_line(self, kind, values):
+        n = values.size
+        self.line_data = values
+        self.curve.setData(np.arange(n), values.astype(np.float64),
+                           symbol="o" if n <= 40 else None, symbolSize=6,
+                           symbolBrush=LINE, symbolPen=None)
+        rows, cols = self.matrix.shape
+        self.line_plot.setTitle(
+            f"the diagonal of this {rows} × {cols} matrix (every other entry is 0)"
+            if kind == "diagonal" else f"all {n} entries of this {rows} × {cols} matrix",
+            color=TEXT, size=f"{FONT_PT}pt")
+        self.line_plot.setXRange(-0.5, n - 0.5, padding=0.02)
+        self._label_line_plot()
 
     def cell_text(self, row, col):
         """'J[2, 3 | 1, 4] = 0.25  (row 23, col 14)': the readout for one cell."""
@@ -169,6 +267,17 @@ class Heatmap(QWidget):
             c = ", ".join(map(str, np.unravel_index(col, self.col_shape))) if self.col_shape else ""
             return f"d {left}[{r}] / d {right}[{c}] = {value:.6g}    ({where})"
         return f"{where}: {value:.6g}"
+
+    def _on_line_mouse(self, pos):
+        if self.mode == "heatmap" or not self.line_plot.sceneBoundingRect().contains(pos):
+            return
+        k = int(round(self.line_plot.getViewBox().mapSceneToView(pos).x()))
+        rows, cols = self.matrix.shape
+        if not 0 <= k < self.line_data.size:
+            return self.readout.setText(" ")
+        row, col = (k, k) if self.mode == "diagonal" else (k, 0) if cols == 1 else (0, k)
+        self.readout.setText(self.cell_text(row, col))
+        self.hovered.emit(row, col, float(self.matrix[row, col]))
 
     def _on_mouse(self, pos):
         if not self.matrix.size or not self.plot.sceneBoundingRect().contains(pos):

@@ -5,13 +5,12 @@ and the Newton step x ← x − (H + εI)⁻¹ g applied as one undoable edit (s
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSplitter,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSplitter
 
 from ...graph import catalog
 from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...story import studies
-from ._base import PortChooser, StudyView, _html, banner, fmt, set_banner, study_ports
+from ._base import PortChooser, StudyView, _html, banner, fmt, set_banner, study_ports, word_column
 from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, style_plot
 from .jacobian_view import _shape
 
@@ -36,7 +35,7 @@ def stored_value(doc, port):
 
 class HessianView(StudyView):
     title = "Hessian"
-    MIN_SIZE = (680, 440)
+    MIN_SIZE = (820, 240)
 
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
@@ -50,19 +49,14 @@ class HessianView(StudyView):
         self.layout_.addWidget(self.caption)
 
         split = QSplitter(Qt.Horizontal)
-        self.heatmap = Heatmap("i", "j (flat indices)", colorbar_label="∂² loss / ∂x_i ∂x_j")
+        self.heatmap = Heatmap("i", "j (flat indices)", colorbar_label="∂² loss / ∂xᵢ ∂xⱼ")
         split.addWidget(self.heatmap)
-        side = QWidget()
-        col = QVBoxLayout(side)
-        col.setContentsMargins(0, 0, 0, 0)
-        self.symmetry = banner("info")
-        col.addWidget(self.symmetry)
         self.eigen_plot = pg.PlotWidget(background="w", axisItems={"left": CountAxis("left")})
         self.eigen_plot.setMenuEnabled(False)
         self.eigen_plot.hideButtons()
         self.eigen_plot.setMouseEnabled(False, False)
         self.eigen_plot.setLabel("bottom", "k (ascending)", color=TEXT)
-        self.eigen_plot.setLabel("left", "λ_k", color=TEXT)
+        self.eigen_plot.setLabel("left", "λₖ", color=TEXT)
         self.eigen_plot.setTitle("Eigenvalues of H", color=TEXT, size="11pt")
         style_plot(self.eigen_plot.getPlotItem())
         self.eigen_plot.addItem(pg.InfiniteLine(0, angle=0, pen=pg.mkPen("#555555", width=1,
@@ -70,11 +64,10 @@ class HessianView(StudyView):
         self.eigen_curve = pg.ScatterPlotItem(size=7, pen=pg.mkPen(TEXT, width=0.8))
         self._brushes = [pg.mkBrush(c) for c in (DIVERGING[0], "#ffffff", DIVERGING[-1])]
         self.eigen_plot.addItem(self.eigen_curve)
-        self.eigen_plot.setMinimumHeight(150)
-        col.addWidget(self.eigen_plot, 1)
+        self.eigen_plot.setMinimumSize(220, 150)
+        split.addWidget(self.eigen_plot)
+        self.symmetry = banner("info")
         self.definite = banner("info")
-        col.addWidget(self.definite)
-
         newton = QHBoxLayout()
         newton.addWidget(QLabel("ε"))
         self.eps_box = QDoubleSpinBox()
@@ -89,13 +82,12 @@ class HessianView(StudyView):
         self.newton_button.setToolTip("x ← x − (H + εI)⁻¹ g, one undoable edit")
         self.newton_button.clicked.connect(self.apply_newton_step)
         newton.addWidget(self.newton_button, 1)
-        col.addLayout(newton)
         self.step_text = QLabel()
         self.step_text.setWordWrap(True)
-        col.addWidget(self.step_text)
-        split.addWidget(side)
-        split.setStretchFactor(0, 3)
+        split.addWidget(word_column(self.symmetry, self.definite, newton, self.step_text))
+        split.setStretchFactor(0, 2)    # square cells: the heatmap needs no more width
         split.setStretchFactor(1, 2)
+        split.setStretchFactor(2, 3)    # the words: wide enough to read in a low dock
         self.layout_.addWidget(split, 1)
         self._doc_for_eps = None
         self.newton_ok = False
@@ -184,7 +176,7 @@ class HessianView(StudyView):
         self.step_text.setText("")
 
     def clear_result(self):
-        self.heatmap.set_matrix(np.zeros((1, 1)))
+        self.heatmap.clear()
         self.eigen_curve.setData([], [])
         for label in (self.symmetry, self.definite):
             set_banner(label, "info", "")

@@ -3,10 +3,12 @@ summed over the target's axes it is the gradient, and Jᵀv is the VJP that
 output_gradients asks for (seed 001, "Jacobians"; seed 002).
 """
 import numpy as np
-from PySide6.QtWidgets import QHBoxLayout, QLabel
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QSplitter
 
 from ...story import studies
-from ._base import PortChooser, StudyView, banner, fmt, preview, set_banner, short, study_ports
+from ._base import (PortChooser, StudyView, banner, fmt, preview, set_banner, short, study_ports,
+                    word_column)
 from .heatmap import Heatmap
 
 CHECK_TOLERANCE = 1e-5
@@ -14,7 +16,7 @@ CHECK_TOLERANCE = 1e-5
 
 class JacobianView(StudyView):
     title = "Jacobian"
-    MIN_SIZE = (560, 400)
+    MIN_SIZE = (560, 310)
 
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
@@ -28,12 +30,13 @@ class JacobianView(StudyView):
         self.layout_.addWidget(self.message)
         self.heatmap = Heatmap("target index (flattened)", "source index (flattened)",
                                colorbar_label="∂ target / ∂ source")
-        self.layout_.addWidget(self.heatmap, 1)
-        checks = QHBoxLayout()
         self.sum_check, self.vjp_check = banner("info"), banner("info")
-        checks.addWidget(self.sum_check, 1)
-        checks.addWidget(self.vjp_check, 1)
-        self.layout_.addLayout(checks)
+        split = QSplitter(Qt.Orientation.Horizontal)   # the checks beside the picture
+        split.addWidget(self.heatmap)
+        split.addWidget(word_column(self.sum_check, self.vjp_check))
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        self.layout_.addWidget(split, 1)
         self.update_choosers()
 
     def update_choosers(self):
@@ -74,6 +77,7 @@ class JacobianView(StudyView):
         self.heatmap.set_matrix(J.reshape(t_size, s_size), t_shape, s_shape, (t_name, s_name))
         self.heatmap.set_labels(f"{short(t_name)} index",
                                 f"{s_name} index (flat indices; shapes above)")
+        self.heatmap.set_colorbar_label(f"∂{short(t_name)} / ∂{short(s_name)}")
         self.caption.setText(
             f"J = ∂{t_name}/∂{s_name} has shape {_shape(J.shape)}; shown as a "
             f"{t_size} × {s_size} matrix, one row per element of {t_name}, one column per "
@@ -92,7 +96,7 @@ class JacobianView(StudyView):
                    f"max |difference| = {fmt(study.vjp_difference)}")
 
     def clear_result(self):
-        self.heatmap.set_matrix(np.zeros((1, 1)))
+        self.heatmap.clear()
         for label in (self.sum_check, self.vjp_check):
             set_banner(label, "info", "")
         self.caption.setText("")

@@ -26,7 +26,7 @@ class LogAxis(pg.AxisItem):
 
 class GradientNormView(StudyView):
     title = "Gradient norms"
-    MIN_SIZE = (520, 380)
+    MIN_SIZE = (520, 310)
 
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
@@ -88,5 +88,6 @@ class GradientNormView(StudyView):
     def clear_result(self):
         self.line.setData([], [])
         self.sources.setData([], [])
+        self.plot.getAxis("bottom").setTicks(None)   # no node names of a document gone
         set_banner(self.summary, "info", "")
         self.explanation.setText("")

@@ -33,7 +33,7 @@ def add_train_dock(window):
 
 class _StopOnClose(QObject):
     """A run stops when its window closes (or the application quits): the worker would
-    otherwise go on, and Qt's thread pool waits for it before the process can end."""
+    otherwise go on computing for a window that is gone."""
 
     def __init__(self, window, dock):
         super().__init__(window)

@@ -20,6 +20,7 @@ from ...graph.document import Document
 from ...graph.errors import DocumentError
 from ..controller import DocumentController
 from ..export_dialog import export_step, report_export
+from ..folders import remember_folder, start_folder
 from ..snapshots import snapshot
 from ..worker import wait_painted
 from .recovery import file_stem
@@ -92,10 +93,11 @@ class WindowFiles:
         if not self.maybe_save():
             return False
         if not path:
-            path, _ = QFileDialog.getOpenFileName(self, "Open document", self._start_dir(),
-                                                  FILE_FILTER)
+            path, _ = QFileDialog.getOpenFileName(self, "Open document",
+                                                  start_folder(self, "open", self._start_dir()), FILE_FILTER)
             if not path:
                 return False
+            remember_folder(self, "open", path)
         return self.load_path(path)
 
     def load_path(self, path, remember=True):
@@ -154,11 +156,12 @@ class WindowFiles:
 
     def save_as(self, path=None):
         if not path:
-            start = self.controller.path or os.path.join(
-                self._start_dir(), file_stem(self.controller.doc.title) + ".gradviz.json")
+            start = self.controller.path or os.path.join(start_folder(self, "save", self._start_dir()),
+                                                         file_stem(self.controller.doc.title) + ".gradviz.json")
             path, _ = QFileDialog.getSaveFileName(self, "Save document as", start, FILE_FILTER)
             if not path:
                 return False
+            remember_folder(self, "save", path)
             if not path.endswith(".json"):
                 path += ".gradviz.json"
         return self._write(path)
@@ -198,10 +201,12 @@ class WindowFiles:
     def import_script(self, path=None, ask=True):
         """Run a Python script the user picks and capture its GradientTape as a document."""
         if not path:
-            path, _ = QFileDialog.getOpenFileName(self, "Import from script", self._start_dir(),
+            path, _ = QFileDialog.getOpenFileName(self, "Import from script",
+                                                  start_folder(self, "import", self._start_dir()),
                                                   "Python scripts (*.py);;All files (*)")
             if not path:
                 return False
+            remember_folder(self, "import", path)
         if ask:
             answer = QMessageBox.question(
                 self, "Run this script?",
@@ -236,11 +241,13 @@ class WindowFiles:
 
     def export_picture(self, path=None):
         if not path:
-            start = os.path.join(self._start_dir(), file_stem(self.controller.doc.title) + ".png")
+            start = os.path.join(start_folder(self, "export", self._start_dir()),
+                                 file_stem(self.controller.doc.title) + ".png")
             path, chosen = QFileDialog.getSaveFileName(self, "Export picture", start,
                                                        PICTURE_FILTER)
             if not path:
                 return False
+            remember_folder(self, "export", path)
             if Path(path).suffix.lower() not in (".png", ".svg", ".pdf"):
                 path += "." + chosen.split("(*.")[-1].rstrip(")")
         notes = []

@@ -10,8 +10,8 @@ import os
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication
-from PySide6.QtWidgets import (QApplication, QDockWidget, QLabel, QMainWindow, QMessageBox,
-                               QProgressDialog, QToolBar, QWidget)
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QLabel, QMainWindow, QMessageBox,
+                               QProgressDialog, QScrollArea, QToolBar, QWidget)
 
 from ...graph.errors import DocumentError
 from . import focus_keys
@@ -22,6 +22,7 @@ from .recovery import Autosaver, RecentFiles, Recovery
 from ..inspector.panel import InspectorWidget
 from ..canvas.palette import PaletteWidget
 from ..player.bar import PlayerBar
+from ..player.lesson_panel import LessonPanel
 from ..player.presentation import PresentationMode
 from ..player.provenance import ProvenancePanel
 from ..theme import ERROR_STYLE, WARN_STYLE
@@ -37,6 +38,8 @@ __all__ = ["MainWindow", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"
 STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms")
 FIRST_SIZE = QSize(1280, 800)
 PALETTE_WIDTH, INSPECTOR_WIDTH = 230, 340
+CANVAS_MIN_HEIGHT = 300   # no dock squeezes the canvas below a row of cards and a rule card
+STUDY_SHARE = 0.5         # a study dock opens this share of the canvas's and its height
 
 
 def _time_text(ms):
@@ -71,6 +74,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
                             | QMainWindow.DockOption.AllowTabbedDocks)
         self.canvas = CanvasView(controller, theme=self.theme_name)
         self.canvas.setToolTip("")
+        self.canvas.setMinimumHeight(CANVAS_MIN_HEIGHT)
         self.setCentralWidget(self.canvas)
 
         self.palette = PaletteWidget(controller, self.canvas)
@@ -92,6 +96,10 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.provenance_dock = self._dock("Provenance", "provenanceDock", self.provenance,
                                           Qt.DockWidgetArea.RightDockWidgetArea)
         self.tabifyDockWidget(self.inspector_dock, self.provenance_dock)  # raised while playing
+        self.lesson_panel = LessonPanel(controller, self.player)
+        self.lesson_dock = self._dock("Lesson", "lessonDock", self.lesson_panel,
+                                      Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.tabifyDockWidget(self.palette_dock, self.lesson_dock)  # raised when a lesson opens
 
         self._build_study_docks()
 
@@ -147,6 +155,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
             dock.visibilityChanged.connect(
                 lambda visible, t=title: visible and self._create_study_view(t))
             dock.visibilityChanged.connect(self._show_problems)
+            dock.toggleViewAction().triggered.connect(
+                lambda shown, d=dock: shown and QTimer.singleShot(0, d, lambda: self._study_opened(d)))
             if previous is not None:
                 self.tabifyDockWidget(previous, dock)
             dock.hide()
@@ -159,7 +169,24 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
             from ..studies import VIEWS  # pyqtgraph: loaded when a study dock first opens
             dock.view = dict(VIEWS)[title](self.controller)
             dock.view.problemChanged.connect(self._show_problems)
-            dock.setWidget(dock.view)
+            dock.setWidget(_scrolled(dock.view))
+
+    def _study_opened(self, dock):
+        """A study the user opens comes to the front of its tabs, as tall as it may be
+        without squeezing the canvas (its view scrolls in a smaller window)."""
+        dock.raise_()
+        if dock.isFloating() or self.dockWidgetArea(dock) not in (
+                Qt.DockWidgetArea.BottomDockWidgetArea, Qt.DockWidgetArea.TopDockWidgetArea):
+            return
+        room = self.canvas.height() + dock.height()
+        chrome = dock.height() - dock.widget().height()      # its title and tab bars
+        view = dock.view
+        layout = view.layout()
+        need = max(view.minimumHeight(), layout.heightForWidth(dock.width())
+                   if layout.hasHeightForWidth() else view.sizeHint().height())
+        want = min(max(int(room * STUDY_SHARE), need + chrome), room - CANVAS_MIN_HEIGHT)
+        if dock.height() < want:
+            self.resizeDocks([dock], [want], Qt.Orientation.Vertical)
 
     def _player_step(self, index):
         """Entering the story brings the provenance dock forward; leaving it, the inspector."""
@@ -224,6 +251,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         else:
             self._first_dock_widths()
             self.inspector_dock.raise_()  # tabbed with the provenance: the inspector first
+            self.palette_dock.raise_()    # tabbed with the lesson: the palette first
         self.canvas.set_grid_visible(self.actions_by_name["grid"].isChecked())
 
     def _first_dock_widths(self):
@@ -393,6 +421,17 @@ def _compute_studies(job, doc):
             out[name] = str(e)
     job.report(1.0, "done")
     return out
+
+
+def _scrolled(view):
+    """`view` in a frameless scroll area: its minimum size scrolls instead of pushing the
+    canvas (a study dock's content needs more height than a small window leaves)."""
+    area = QScrollArea()
+    area.setObjectName("studyScroll")
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidgetResizable(True)
+    area.setWidget(view)
+    return area
 
 
 def _in_front(dock):

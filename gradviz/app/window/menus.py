@@ -250,6 +250,7 @@ class WindowMenus:
         menu.addSeparator()
         menu.addAction(a["edit"])
         menu.addAction(self.provenance_dock.toggleViewAction())
+        menu.addAction(self.lesson_dock.toggleViewAction())
         studies = self.view_menu.addMenu("&Studies")
         for i, title in enumerate(self.study_docks, start=1):
             action = self.study_docks[title].toggleViewAction()

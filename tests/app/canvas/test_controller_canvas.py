@@ -8,6 +8,7 @@ from PySide6.QtGui import QRegion
 from gradviz.app.canvas import items as canvas_items
 from gradviz.graph import evaluate, fileformat
 from gradviz.graph.document import CONSTANT, Document, Node, Port
+from gradviz.render import legible
 
 from test_controller import X, clip_document, closed_form, op
 
@@ -96,19 +97,19 @@ def test_each_edit_and_its_undo_and_redo_show_the_engine_values(window, qtbot):
 
 
 def record_card_paints(w, monkeypatch, frames=None):
-    """The node ids whose card is painted (its numbers typeset, or the card sketched) from
-    now on; `frames`, a list, also gets the ids whose card frame is typeset."""
+    """The node ids whose card is painted (its numbers typeset, or the card drawn compact)
+    from now on; `frames`, a list, also gets the ids whose card frame is typeset."""
     painted = []
     cls = w.canvas.renderer.__class__
     numbers, frame = cls._paint_card_numbers, cls._paint_card_frame
-    sketch = canvas_items.NodeItem._sketch
+    compact = canvas_items.NodeItem._paint_compact
     monkeypatch.setattr(cls, "_paint_card_numbers",
                         lambda r, painter, nid, *a, **k: (painted.append(nid), numbers(r, painter, nid, *a, **k)))
     monkeypatch.setattr(cls, "_paint_card_frame",
                         lambda r, painter, nid: ((frames if frames is not None else []).append(nid),
                                                  frame(r, painter, nid)))
-    monkeypatch.setattr(canvas_items.NodeItem, "_sketch",
-                        lambda item, painter, r: (painted.append(item.nid), sketch(item, painter, r)))
+    monkeypatch.setattr(canvas_items.NodeItem, "_paint_compact",
+                        lambda item, painter, r: (painted.append(item.nid), compact(item, painter, r)))
     return painted
 
 
@@ -137,24 +138,25 @@ def test_only_cards_whose_content_changed_repaint(window, qtbot, monkeypatch):
     assert repainted_by(c.undo_stack.undo) == {"w", "m", "loss", "x"} and not frames
 
 
-def test_cards_too_small_to_read_are_sketched(window, qtbot, monkeypatch):
+def test_cards_too_small_to_read_are_drawn_compact(window, qtbot, monkeypatch):
     w = window
     typeset = []
     for part in ("_paint_card_frame", "_paint_card_numbers"):
         monkeypatch.setattr(w.canvas.renderer.__class__, part,
                             lambda r, painter, nid, *a, part=part, **k: typeset.append((part, nid)))
     sketched = []
-    sketch = canvas_items.NodeItem._sketch
-    monkeypatch.setattr(canvas_items.NodeItem, "_sketch",
-                        lambda item, painter, r: (sketched.append(item.nid), sketch(item, painter, r)))
-    w.canvas._set_scale(canvas_items.SKETCH_BELOW * 0.8)
+    compact = canvas_items.NodeItem._paint_compact
+    monkeypatch.setattr(canvas_items.NodeItem, "_paint_compact",
+                        lambda item, painter, r: (sketched.append(item.nid), compact(item, painter, r)))
+    w.canvas._set_scale(legible.readable_zoom(w.canvas.logicalDpiY()) * 0.95)   # numbers under 9 px
     w.canvas.viewport().repaint()
-    assert sketched and not typeset
+    assert sketched and not typeset and w.canvas.compact
     sketched.clear()
-    w.canvas._set_scale(1.0)
+    w.canvas._set_scale(1.0)                           # zoomed back in: full cards again
     w.canvas.centerOn(w.canvas.scene_item("x"))
     w.canvas.viewport().repaint()
     assert {part for part, _ in typeset} == {"_paint_card_frame", "_paint_card_numbers"} and not sketched
+    assert not w.canvas.compact
 
 
 def chain_document(n):

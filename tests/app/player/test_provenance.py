@@ -29,7 +29,8 @@ def _card_cell(w, label, flat):
     step = w.player.step
     array, box = next((a, b) for lab, a, b in render_painter.formula_arrays(w.canvas.renderer, step)
                       if lab == label)
-    return render_painter.entry_rect(array, box.left(), box.top(), flat)
+    return render_painter.entry_rect(array, box.left(), box.top(), flat,
+                                     render_painter.formula_spec(w.canvas.renderer, step))
 
 
 def _click_scene(qtbot, w, point):
@@ -121,7 +122,7 @@ def test_fan_in_paths_are_named_by_their_input_slot(window):
 
 def test_numbers_never_show_minus_zero():
     fmt = preview.number_format(np.array([-1e-5, 0.5]))
-    assert fmt(-1e-5) == "-0.000"                     # what the grid used to print
+    assert fmt(-1e-5) == "0.000" and fmt(-0.0) == "0.000"   # number_format itself: no -0.000
     assert plain_number(fmt, -1e-5) == "0.000"
     assert plain_number(fmt, 0.0) == "0" and plain_number(fmt, -0.0) == "0"
     assert plain_number(fmt, -0.25) == "-0.250"
@@ -165,7 +166,8 @@ def test_an_entry_of_a_long_vector_on_the_card_is_clickable(window):
     r = w.canvas.renderer
     array, box = next((a, b) for lab, a, b in render_painter.formula_arrays(r, step)
                       if lab == "contribution")
-    cell = render_painter.entry_rect(array, box.left(), box.top(), 150)
+    cell = render_painter.entry_rect(array, box.left(), box.top(), 150,
+                                     render_painter.formula_spec(r, step))
     assert cell.height() >= 4 and cell.width() >= 4    # big enough to see and to hit
     hit = entry_at(r, step, cell.center())
     assert hit is not None and hit[:2] == ("card", "contribution") and hit[2] == 150
@@ -184,6 +186,28 @@ def test_provenance_headers_use_the_users_names(window, tmp_path, labelled_mlp):
     prov = w.provenance.select_entry(0)
     assert w.provenance.sum_label.text().startswith("grad W1[0,0] = ")
     assert prov.where == "W1[0,0]"
+
+
+@pytest.mark.parametrize("width", [300, 420, 900])
+def test_grid_numbers_in_e_notation_are_never_clipped(qtbot, width):
+    """A 1×6 row of 1e-05s in a narrow dock: every number whole in its column and its row
+    above the scroll bar (the scroll bar used to cover the only row)."""
+    grid = TensorGrid("g")
+    qtbot.addWidget(grid)
+    grid.resize(width, 100)
+    grid.show()
+    qtbot.waitExposed(grid)
+    values = np.array([[-1.88e-05, -2.52e-05, 7.17e-05, 4.63e-05, -3.05e-05, 1.2e-06]], np.float32)
+    grid.set_array(values)
+    qtbot.wait(20)
+    viewport = grid.viewport().rect()
+    metrics = grid.fontMetrics()
+    for c in range(grid.columnCount()):
+        item = grid.item(0, c)
+        assert "e-0" in item.text()
+        assert metrics.horizontalAdvance(item.text()) <= grid.columnWidth(c), item.text()
+        rect = grid.visualItemRect(item)
+        assert rect.top() >= 0 and rect.bottom() <= viewport.bottom(), (c, rect, viewport)
 
 
 CONV = SAMPLES_DIR / "nets_1_conv_transpose.json"

@@ -271,7 +271,7 @@ def test_closing_the_window_stops_a_run(qtbot, panel):
     job = p.session.job
     w.controller.undo_stack.setClean()
     w.close()
-    assert job.wait(10)      # the worker ended: Qt's thread pool need not wait for it
+    assert job.wait(10)      # the worker ended
     assert len(p.session.trainer.history) < 1_000_000
 
 

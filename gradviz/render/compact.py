@@ -1,0 +1,137 @@
+"""A card drawn compact: its name, its exact shape and a heat thumbnail of its value (and
+of its gradient), for a zoom at which its numbers would be too small to read (below
+legible.READABLE_PX). The text is set in screen pixels, so it stays legible however far
+out the view is; where the card on screen is narrower than its name, the name's plate
+stands out of it. Fit to Window shows every node this way when they only fit far out."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QImage, QPen, QTransform
+
+from . import preview, text
+from .cards import CORNER_R
+
+NAME_PT = SHAPE_PT = 7.0           # 9.3 pixels at 96 dpi: at least legible.READABLE_PX
+PAD = 4.0                          # pixels around the text
+THUMB_MIN = 6.0                    # a thumbnail smaller than this (pixels) is left out
+
+
+def label_lines(card, node):
+    """[(text, font, colour key)]: the node's name (its label, else its id: two matmuls
+    are told apart) and the exact shape of its value (`2×3`, `scalar`; its kind when it
+    has no value), as the compact card writes them."""
+    shape = ("×".join(str(d) for d in np.shape(card.value)) or "scalar") if card.value is not None \
+        else node.kind
+    return [(node.label or node.id, text.sans(NAME_PT, bold=True), "header_text"),
+            (shape, text.sans(SHAPE_PT), "muted")]
+
+
+def label_size(card, node, dpi=96.0):
+    """(width, height) in pixels of the compact card's label block."""
+    lines = label_lines(card, node)
+    width = max(text.width(font, line) for line, font, _ in lines) * dpi / 96.0 + 2 * PAD
+    height = sum(text.metrics(font).height() for _, font, _ in lines) * dpi / 96.0 + 2 * PAD
+    return width, height
+
+
+def overhang(card, node, zoom, dpi=96.0):
+    """(sideways, downwards) in scene units by which the label's plate stands out of the
+    card at `zoom` (0 where the card on screen is large enough)."""
+    width, height = label_size(card, node, dpi)
+    return (max(0.0, (width - card.width * zoom) / 2) / zoom,
+            max(0.0, height - card.height * zoom) / zoom)
+
+
+_THUMBNAILS = {}   # (id of the array, colour map) -> (the array, its picture): the last few
+THUMBNAILS_KEPT = 512
+
+
+def thumbnail(array, theme):
+    """The heat picture of `array` (one pixel a cell, diverging around zero), or None.
+    Kept for the arrays last drawn: a compact canvas repaints every card on each zoom step."""
+    if array is None or np.size(array) == 0:
+        return None
+    key = (id(array), theme.diverging)
+    kept = _THUMBNAILS.get(key)
+    if kept is not None and kept[0] is array:
+        return kept[1]
+    image = _thumbnail(array, theme)
+    if len(_THUMBNAILS) >= THUMBNAILS_KEPT:
+        _THUMBNAILS.pop(next(iter(_THUMBNAILS)))
+    _THUMBNAILS[key] = (array, image)   # (the array is held, so its id is not reused meanwhile)
+    return image
+
+
+def _thumbnail(array, theme):
+    try:
+        grid, real = preview.heat_grid(np.asarray(array, dtype=np.float64))
+    except (TypeError, ValueError):   # not numbers (a string tensor)
+        return None
+    rgb, _ = preview.diverging_rgb(grid, theme.diverging)
+    rows, cols = grid.shape
+    rgba = np.empty((rows, cols, 4), np.uint8)
+    rgba[..., :3] = rgb
+    rgba[..., 3] = np.where(np.isnan(grid), 0, 255) if real < grid.size else 255
+    return QImage(rgba.tobytes(), cols, rows, cols * 4, QImage.Format.Format_RGBA8888).copy()
+
+
+def paint(painter, renderer, nid, pending=frozenset()):
+    """Paint card `nid` compact where `renderer` places it; `painter` is in scene
+    coordinates, at any zoom. `pending`: source ports whose gradient the story has not
+    reached (their thumbnail is left out, as the full card says "pending")."""
+    t, card = renderer.theme, renderer.cards[nid]
+    node = renderer.doc.nodes[nid]
+    box = painter.worldTransform().mapRect(renderer.rect(nid))
+    dpi = painter.device().logicalDpiY() if painter.device() is not None else 96.0
+    painter.save()
+    painter.setWorldTransform(QTransform())   # from here on, screen pixels
+    painter.setRenderHint(painter.RenderHint.Antialiasing, True)
+    radius = min(CORNER_R, box.height() / 4)
+    painter.setPen(QPen(QColor(t.card_border), 1.0))
+    painter.setBrush(QColor(t.card))
+    painter.drawRoundedRect(box, radius, radius)
+    width, height = label_size(card, node, dpi)
+    plate = QRectF(box.center().x() - max(width, box.width()) / 2, box.top(), max(width, box.width()),
+                   max(height, min(box.height(), height)))
+    if width > box.width() or height > box.height():   # the name stands out of a small card
+        painter.drawRoundedRect(plate, radius, radius)
+    lines = label_lines(card, node)
+    name_h = text.metrics(lines[0][1]).height() * dpi / 96.0 + PAD
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QColor(t.header.get(node.kind, t.header.get("op", "#1565c0"))))
+    painter.drawRoundedRect(QRectF(plate.left(), plate.top(), plate.width(), name_h), radius, radius)
+    y = plate.top() + PAD / 2
+    for line, font, colour in lines:
+        line_h = text.metrics(font).height() * dpi / 96.0
+        painter.setFont(font)
+        painter.setPen(QColor(getattr(t, colour)))
+        painter.drawText(QRectF(plate.left(), y, plate.width(), line_h), Qt.AlignmentFlag.AlignCenter, line)
+        y += line_h + PAD / 2
+    _paint_thumbnails(painter, t, card, QRectF(box.left() + PAD, y + PAD / 2, box.width() - 2 * PAD,
+                                                box.bottom() - y - PAD), pending)
+    painter.restore()
+
+
+def _paint_thumbnails(painter, theme, card, area, pending):
+    """The value's and the gradients' heat pictures side by side in `area` (pixels), each
+    framed in its section's colour, cells square where the room allows."""
+    shown = [(s.array, s.colour) for s in card.sections
+             if s.array is not None and not (s.colour == "gradient" and s.port in pending)]
+    if not shown or area.height() < THUMB_MIN or area.width() < THUMB_MIN * len(shown):
+        return
+    slot = (area.width() - PAD * (len(shown) - 1)) / len(shown)
+    painter.setRenderHint(painter.RenderHint.SmoothPixmapTransform, False)
+    for k, (array, colour) in enumerate(shown):
+        image = thumbnail(array, theme)
+        if image is None:
+            continue
+        cell = min(slot / image.width(), area.height() / image.height())
+        w, h = image.width() * cell, image.height() * cell
+        if min(w, h) < 2:
+            w, h = max(w, 2.0), max(h, 2.0)
+        target = QRectF(area.left() + k * (slot + PAD) + (slot - w) / 2, area.top(), w, h)
+        painter.drawImage(target, image)
+        painter.setPen(QPen(QColor(getattr(theme, colour)), 1.0))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(target)

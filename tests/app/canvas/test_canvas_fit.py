@@ -1,0 +1,108 @@
+"""Fit to Window fits every card (issue 20 §4): where that zoom would draw the numbers
+under legible.READABLE_PX, the cards are drawn compact (name, exact shape, heat
+thumbnail); a 7-node MLP reads in full on a 1280x800 canvas."""
+import numpy as np
+import pytest
+from PySide6.QtCore import QCoreApplication
+
+import app_ui
+from gradviz.app.canvas import items as canvas_items
+from gradviz.app.canvas.view import CanvasView
+from gradviz.app.controller import DocumentController
+from gradviz.app.window.main_window import SAMPLES_DIR
+from gradviz.graph.document import Document, Node, Port
+from gradviz.render import legible
+
+
+def mlp7():
+    """x @ W1 -> relu -> @ W2 -> reduce_sum: seven nodes, laid out by the canvas. Its relu
+    keeps every unit alive: a dead-unit line would widen the relu card by 36 px, and the
+    MLP would then need zoom 0.78 on a 1280x800 canvas (numbers 8.8 px: compact)."""
+    doc = Document(title="7-node MLP")
+    rng = np.random.default_rng(3)
+    doc.add(Node("x", "constant", value=rng.normal(size=(2, 3)).astype(np.float32)))
+    doc.add(Node("W1", "variable", value=rng.normal(size=(3, 4)).astype(np.float32)))
+    doc.add(Node("matmul", "op", op="matmul"))
+    doc.add(Node("relu", "op", op="nn.relu"))
+    doc.add(Node("W2", "variable", value=rng.normal(size=(4, 2)).astype(np.float32)))
+    doc.add(Node("matmul_1", "op", op="matmul"))
+    doc.add(Node("reduce_sum", "op", op="reduce_sum"))
+    for src, dst, slot in [("x", "matmul", 0), ("W1", "matmul", 1), ("matmul", "relu", 0),
+                           ("relu", "matmul_1", 0), ("W2", "matmul_1", 1), ("matmul_1", "reduce_sum", 0)]:
+        doc.connect(src, dst, 0, slot)
+    doc.targets = [Port("reduce_sum")]
+    doc.sources = [Port("W1"), Port("W2")]
+    return doc
+
+
+def record_paints(canvas, monkeypatch):
+    """{'compact': ids drawn compact, 'numbers': ids whose numbers were typeset}."""
+    drawn = {"compact": [], "numbers": []}
+    compact, numbers = canvas_items.NodeItem._paint_compact, type(canvas.renderer)._paint_card_numbers
+    monkeypatch.setattr(canvas_items.NodeItem, "_paint_compact",
+                        lambda item, painter, r: (drawn["compact"].append(item.nid), compact(item, painter, r)))
+    monkeypatch.setattr(type(canvas.renderer), "_paint_card_numbers",
+                        lambda r, painter, nid, *a, **k: (drawn["numbers"].append(nid),
+                                                          numbers(r, painter, nid, *a, **k)))
+    return drawn
+
+
+def fitted(canvas, drawn):
+    canvas.fit()
+    for ids in drawn.values():
+        ids.clear()
+    for item in canvas.node_items.values():   # painted afresh, not from the cards' caches
+        item.repaint_card()
+    canvas.viewport().grab()                  # (a paint even where the view is not on screen)
+    return canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+
+
+def test_after_fit_every_sample_shows_every_card_readable_or_compact(open_window, monkeypatch):
+    w = open_window(None, size=(1280, 800))
+    c = w.canvas
+    drawn = record_paints(c, monkeypatch)
+    zooms = {}
+    for path in sorted(SAMPLES_DIR.glob("*.json")):
+        assert w.open_sample(path, ask=False)
+        QCoreApplication.processEvents()
+        seen = fitted(c, drawn)
+        zooms[path.stem] = c.zoom_level()
+        for nid in c.controller.doc.nodes:
+            assert seen.contains(app_ui.card_as_drawn(c, nid)), (path.stem, nid)
+        if legible.number_px(c.zoom_level(), c.logicalDpiY()) >= legible.READABLE_PX:
+            assert not c.compact and not drawn["compact"], path.stem
+            assert set(drawn["numbers"]) >= {nid for nid, card in c.renderer.cards.items() if card.sections}
+        else:
+            assert c.compact and set(drawn["compact"]) == set(c.controller.doc.nodes), path.stem
+            assert not drawn["numbers"], path.stem
+    assert min(zooms.values()) < legible.readable_zoom(c.logicalDpiY()) < max(zooms.values())
+
+
+def test_the_7_node_mlp_reads_in_full_on_a_1280x800_canvas(qtbot, monkeypatch):
+    controller = DocumentController()
+    canvas = CanvasView(controller)
+    qtbot.addWidget(canvas)
+    canvas.resize(1280, 800)
+    canvas.show()
+    qtbot.waitExposed(canvas)
+    controller.set_document(mlp7())
+    app_ui.settle(canvas)
+    drawn = record_paints(canvas, monkeypatch)
+    seen = fitted(canvas, drawn)
+    assert canvas.viewport().width() >= 1260
+    assert legible.number_px(canvas.zoom_level(), canvas.logicalDpiY()) >= legible.READABLE_PX
+    assert not canvas.compact and not drawn["compact"]
+    assert set(drawn["numbers"]) == set(controller.doc.nodes)
+    assert all(seen.contains(canvas.renderer.rect(nid).adjusted(0, -22, 0, 0)) for nid in controller.doc.nodes)
+
+
+def test_in_the_window_with_both_docks_the_mlp_fits_compact(open_window, monkeypatch):
+    """Palette and inspector leave the canvas about 650 px of a 1280x800 window: the MLP
+    then fits only compact, every card with its name and shape."""
+    w = open_window(None, size=(1280, 800))
+    w.controller.set_document(mlp7())
+    app_ui.settle(w.canvas)
+    drawn = record_paints(w.canvas, monkeypatch)
+    seen = fitted(w.canvas, drawn)
+    assert w.canvas.compact and set(drawn["compact"]) == set(w.controller.doc.nodes)
+    assert all(seen.contains(app_ui.card_as_drawn(w.canvas, nid)) for nid in w.controller.doc.nodes)

@@ -1,0 +1,136 @@
+"""Study pictures that read at a glance (issue 20 §5): square cells for a square matrix, a
+vector or a diagonal as a line, bars of 0 that still show, exports without their button."""
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtGui import QImage
+
+from gradviz.app import export_dialog
+from gradviz.app.controller import DocumentController
+from gradviz.app.studies import ChainCostView, HessianView, JacobianView
+from gradviz.app.studies.batch_view import BatchJacobianView
+from gradviz.app.studies.heatmap import Heatmap
+
+SAMPLES = Path(__file__).resolve().parents[3] / "samples"
+
+
+def shown(qtbot, widget, size=(900, 420)):
+    qtbot.addWidget(widget)
+    widget.resize(*size)
+    widget.show()
+    qtbot.waitExposed(widget)
+    qtbot.wait(30)
+    return widget
+
+
+def opened(qtbot, cls, sample, size=(1100, 560)):
+    controller = DocumentController()
+    view = shown(qtbot, cls(controller), size)
+    controller.open(SAMPLES / f"{sample}.json")
+    view.refresh()
+    qtbot.wait(30)
+    assert not view.error, view.error
+    return view
+
+
+def cell_pixels(heatmap):
+    """(width, height) on screen of one cell of the heatmap."""
+    w, h = heatmap.plot.getViewBox().viewPixelSize()
+    return 1 / w, 1 / h
+
+
+@pytest.mark.parametrize("n", [5, 40])
+def test_a_square_matrix_has_square_cells(qtbot, n):
+    heatmap = shown(qtbot, Heatmap())
+    heatmap.set_matrix(np.arange(n * n, dtype=np.float32).reshape(n, n) - n)
+    qtbot.wait(30)
+    w, h = cell_pixels(heatmap)
+    assert heatmap.mode == "heatmap"
+    assert w == pytest.approx(h, rel=0.02)
+
+
+def test_a_wide_matrix_fills_the_plot(qtbot):
+    heatmap = shown(qtbot, Heatmap())
+    heatmap.set_matrix(np.arange(16, dtype=np.float32).reshape(2, 8) - 8)
+    qtbot.wait(30)
+    w, h = cell_pixels(heatmap)
+    assert heatmap.mode == "heatmap" and h > 1.5 * w     # not locked: the plot is filled
+
+
+def test_a_vector_and_a_diagonal_are_line_plots(qtbot):
+    heatmap = shown(qtbot, Heatmap("i", "j"))
+    column = np.linspace(-1, 1, 9, dtype=np.float32).reshape(9, 1)
+    heatmap.set_matrix(column)
+    assert heatmap.mode == "vector" and heatmap.stack.currentWidget() is heatmap.line_plot
+    assert np.array_equal(heatmap.curve.getData()[1], column.ravel())
+    assert heatmap.line_plot.getAxis("bottom").labelText == "i"       # one entry per row
+    heatmap.set_matrix(np.diag([3.0, -1.0, 2.0, 0.5]))
+    assert heatmap.mode == "diagonal"
+    assert np.array_equal(heatmap.curve.getData()[1], [3.0, -1.0, 2.0, 0.5])
+    assert "diagonal" in heatmap.line_plot.getPlotItem().titleLabel.text
+    heatmap.set_matrix(np.diag([3.0, -1.0]) + 0.1)                  # not diagonal: a heatmap
+    assert heatmap.mode == "heatmap" and heatmap.stack.currentWidget() is heatmap.graphics
+    assert heatmap.curve.getData()[0] is None or len(heatmap.curve.getData()[0]) == 0
+    keep = shown(qtbot, Heatmap(lines=False))
+    keep.set_matrix(np.diag([1.0, 2.0, 3.0]))
+    assert keep.mode == "heatmap"                                    # the pattern is the point
+
+
+def test_the_sigmoid_lessons_bell_curve_is_a_curve(qtbot):
+    view = opened(qtbot, JacobianView, "001_sigmoid_jacobian")
+    heatmap = view.heatmap
+    assert heatmap.mode == "vector"
+    x, y = heatmap.curve.getData()
+    J = view.result.jacobian.reshape(-1)
+    assert len(x) == J.size == 201 and np.allclose(y, J)
+    peak = int(np.argmax(y))
+    assert y[peak] == pytest.approx(0.25, abs=1e-3)
+    assert np.all(np.diff(y[:peak + 1]) >= 0) and np.all(np.diff(y[peak:]) <= 0)
+    assert 0.25 * len(y) < peak < 0.75 * len(y)
+    assert heatmap.line_plot.height() >= 150
+
+
+def test_the_hessian_of_an_elementwise_loss_is_drawn_as_its_diagonal(qtbot):
+    controller = DocumentController()
+    view = shown(qtbot, HessianView(controller), (1100, 560))
+    controller.open(SAMPLES / "001_hessian_newton.json")
+    view.refresh()
+    H = view.result.hessian
+    assert view.heatmap.mode == "heatmap"           # a full 40 × 40 Hessian stays a heatmap
+    diagonal = np.diag(np.arange(1.0, 6.0))
+    view.show_result(dataclasses.replace(view.result, hessian=diagonal))
+    assert view.heatmap.mode == "diagonal"
+    assert np.array_equal(view.heatmap.curve.getData()[1], np.arange(1.0, 6.0))
+    assert H.shape == (40, 40)
+
+
+def test_bars_of_zero_still_show(qtbot):
+    view = opened(qtbot, ChainCostView, "001_hessian_newton")
+    heights = {c: np.asarray(b.opts["height"]) for c, b in
+               ((0, view.forward_bars), (1, view.reverse_bars))}
+    xs = {0: np.asarray(view.forward_bars.opts["x"]), 1: np.asarray(view.reverse_bars.opts["x"])}
+    zeros = sorted(xs[c][heights[c] == 0].tolist() for c in (0, 1))
+    assert sum(map(len, zeros)) == 2                    # forward's J1 and reverse's last product
+    marked = sorted(((m.getData()[0][0::2] + m.getData()[0][1::2]) / 2).tolist()
+                    for m in view.zero_marks.values())
+    assert np.allclose(sum(marked, []), sum(zeros, []))
+    assert all(m.opts["pen"].width() >= 3 for m in view.zero_marks.values())
+    labels = [t for t in view.zero_labels if t.toPlainText() == "0"]
+    assert sorted(t.pos().x() for t in labels) == pytest.approx(sorted(sum(zeros, [])))
+
+
+@pytest.mark.parametrize("cls, sample", [(JacobianView, "001_dense_jacobian"),
+                                         (BatchJacobianView, "001_batchnorm_pitfall"),
+                                         (HessianView, "001_hessian_newton"),
+                                         (ChainCostView, "001_hessian_newton")])
+def test_export_view_leaves_its_own_button_out(qtbot, tmp_path, cls, sample):
+    view = opened(qtbot, cls, sample)
+    button = view.export_button
+    path = export_dialog.export_widget(view, tmp_path / "v.png", scale=1.0)
+    image = QImage(path)
+    r = button.geometry().translated(button.parentWidget().mapTo(view, button.pos()) - button.pos())
+    colours = {image.pixel(x, y) for x in range(r.left(), r.right()) for y in range(r.top(), r.bottom())}
+    assert len(colours) == 1                            # the background only: no button drawn
+    assert button.isVisible()                           # and it is back on screen

@@ -1,0 +1,159 @@
+"""Study docks in the window read at a glance (issue 20 §5): an opened study comes to the
+front, no dock squeezes the canvas (nor a remembered layout), and File ▸ New or another
+lesson leaves no stale plot, tick or label of the document before."""
+import re
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QLabel
+
+from gradviz.app.player import lessons
+from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT, STUDY_TITLES
+from test_study_docks import _open, window
+
+
+_ = window   # the fixture, shared with test_study_docks
+
+
+def _in_front(dock):
+    return dock.isVisible() and not dock.visibleRegion().isEmpty()
+
+
+def test_opening_a_study_brings_its_tab_to_the_front(qtbot, window):
+    w = window("001_hessian_newton")
+    jacobian = _open(qtbot, w, "Jacobian")
+    assert _in_front(jacobian)
+    hessian = _open(qtbot, w, "Hessian")
+    assert _in_front(hessian) and not _in_front(jacobian)
+    chain = _open(qtbot, w, "Forward vs reverse")
+    assert _in_front(chain) and not _in_front(hessian)
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_no_study_dock_squeezes_the_canvas(qtbot, window, size):
+    w = window("001_hessian_newton", size)
+    for title in STUDY_TITLES:
+        dock = _open(qtbot, w, title)
+        qtbot.wait(50)
+        assert w.canvas.height() >= CANVAS_MIN_HEIGHT, (title, w.canvas.height())
+        assert dock.view.visibleRegion().boundingRect().height() >= 200, title   # and it shows
+
+
+def test_a_remembered_layout_that_squeezes_the_canvas_is_not_restored(qtbot, window):
+    w = window("001_hessian_newton", (1280, 1000))
+    dock = _open(qtbot, w, "Hessian")
+    w.canvas.setMinimumHeight(0)            # a layout saved by a version without the rule
+    w.resizeDocks([dock], [900], Qt.Orientation.Vertical)
+    qtbot.wait(50)
+    assert w.canvas.height() < 200
+    w.controller.undo_stack.setClean()
+    w.close()
+    again = window("001_hessian_newton", (1280, 800))
+    qtbot.wait(100)
+    assert again.study_docks["Hessian"].isVisible()      # the rest of the layout is kept
+    assert again.canvas.height() >= CANVAS_MIN_HEIGHT
+
+
+def view_texts(view, labels=True):
+    """Every text a view shows: labels, axis titles, ticks set by hand, plot titles, texts."""
+    texts = [label.text() for label in view.findChildren(QLabel)
+             if labels and label.isVisibleTo(view)]
+    for item in _scene_items(view):
+        if isinstance(item, pg.AxisItem):
+            texts.append(item.labelText)
+            for level in item._tickLevels or []:
+                texts += [str(t) for _, t in level]
+        elif isinstance(item, pg.LabelItem):
+            texts.append(item.text)
+        elif isinstance(item, pg.TextItem):
+            texts.append(item.toPlainText())
+    return texts
+
+
+def _scene_items(view):
+    seen = set()
+    for graphics in view.findChildren(pg.GraphicsView):
+        scene = graphics.scene()
+        if id(scene) not in seen:
+            seen.add(id(scene))
+            yield from scene.items()
+
+
+def drawn_items(view):
+    """The plot items that still draw data: images, curves, scatters, bars."""
+    out = []
+    for item in _scene_items(view):
+        if isinstance(item, pg.ImageItem) and item.image is not None and item.image.size:
+            out.append(item)
+        elif isinstance(item, (pg.PlotCurveItem, pg.ScatterPlotItem)) and item.isVisible():
+            data = item.getData() if isinstance(item, pg.PlotCurveItem) else item.data
+            if data is not None and len(data[0] if isinstance(item, pg.PlotCurveItem) else data):
+                out.append(item)
+        elif isinstance(item, pg.BarGraphItem) and np.size(item.opts.get("height")):
+            out.append(item)
+    return out
+
+
+def _names_of(doc):
+    return {n.label for n in doc.nodes.values() if n.label and len(n.label) >= 3} \
+        | {n.id for n in doc.nodes.values() if len(n.id) >= 3}
+
+
+@pytest.mark.parametrize("how", ["file new", "another lesson"])
+@pytest.mark.parametrize("title", STUDY_TITLES)
+def test_file_new_and_a_new_lesson_leave_no_stale_plot(qtbot, window, title, how):
+    sample = "001_batchnorm_pitfall" if title == "Batch Jacobian" else "001_hessian_newton"
+    w = window(sample)
+    dock = _open(qtbot, w, title)
+    view = dock.view
+    names = _names_of(w.controller.doc) - {"loss", "two"}   # words the views also use
+    assert drawn_items(view) and any(n in t for t in view_texts(view) for n in names)
+    if how == "file new":
+        assert w.new_document()
+        qtbot.waitUntil(lambda: not view._stale and not view._timer.isActive(), timeout=3000)
+        qtbot.wait(50)
+        assert drawn_items(view) == []
+        assert "✓" not in w.problems_label.text() and "⚠" not in w.problems_label.text()
+    else:
+        entry = next(e for e in lessons.lesson_entries() if e.path.name == "004_matmul_sum.json")
+        assert lessons.open_lesson(w, entry, ask=False)
+        qtbot.waitUntil(lambda: not view._stale and not view._timer.isActive(), timeout=3000)
+        qtbot.wait(50)
+    stale = [t for t in view_texts(view) for n in names if n in t]
+    assert stale == [], stale
+
+
+MATH_UNDERSCORE = re.compile(r"(?<![\w])[A-Za-zλ]_[A-Za-z0-9]\b")   # J_L, x_i, λ_k
+
+
+def plain(html):
+    doc = QTextDocument()
+    doc.setHtml(html)
+    return doc.toPlainText()
+
+
+@pytest.mark.parametrize("title, sample", [("Jacobian", "001_dense_jacobian"),
+                                           ("Batch Jacobian", "001_batchnorm_pitfall"),
+                                           ("Hessian", "001_hessian_newton"),
+                                           ("Forward vs reverse", "001_hessian_newton"),
+                                           ("Gradient norms", "nets_2_sigmoid_chain")])
+def test_axis_titles_and_captions_render_as_text(qtbot, window, title, sample):
+    """No `λ_k`, `x_i` or `J_k`: a subscript is a subscript (the axis titles have no `_` but
+    in the user's names); markup never shows as text."""
+    w = window(sample)
+    view = _open(qtbot, w, title).view
+    names = sorted(_names_of(w.controller.doc) | {n.label for n in w.controller.doc.nodes.values()
+                                                   if n.label}, key=len, reverse=True)
+    plots = view_texts(view, labels=False)
+    assert plots
+    for text in view_texts(view):
+        shown = plain(text) if "<" in text else text
+        assert "<" not in shown and "&amp;" not in shown and "&lt;" not in shown, text
+        for name in names:
+            shown = shown.replace(name, "")
+        assert not MATH_UNDERSCORE.search(shown), text
+        if text in plots:
+            assert "_" not in shown, text

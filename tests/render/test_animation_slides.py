@@ -1,0 +1,89 @@
+"""Animations for slides, read back from the files `gradviz export` writes: as sharp as
+a PNG export (2x), motion at 20+ frames a second, each finished step held long enough
+to read; the app's Export Animation dialog starts from the same defaults."""
+import json
+import struct
+
+import numpy as np
+import pytest
+from test_animation import read_gif
+
+from gradviz.graph import evaluate, load
+from gradviz.render import Renderer, animation, png
+from gradviz.story import build
+
+SQUARES = {   # s = sum(x * x): three steps, small pictures (the test stays quick)
+    "format": "gradviz", "version": 1, "title": "squares",
+    "nodes": [{"id": "x", "kind": "variable", "value": {"shape": [2], "dtype": "float32", "data": [1.5, -2.0]}},
+              {"id": "y", "kind": "op", "op": "multiply"},
+              {"id": "s", "kind": "op", "op": "reduce_sum"}],
+    "edges": [{"from": "x", "to": "y"}, {"from": "x", "to": "y:1"}, {"from": "y", "to": "s"}],
+    "targets": ["s"], "sources": ["x"],
+}
+
+
+def test_the_defaults_move_smoothly_and_hold_each_step():
+    assert animation.SCALE == 2.0 and animation.FPS >= 20
+    assert 0.5 <= animation.FRAMES_PER_STEP / animation.FPS <= 1.2
+    assert 1.5 <= animation.HOLD / animation.FPS <= 2.0
+    plan = animation.frame_plan(2)
+    motion = [p for i, p in plan if i == 0][:animation.FRAMES_PER_STEP]
+    assert motion[-1] == 1.0 and all(a < b for a, b in zip(motion, motion[1:]))
+    steps = np.diff([0.0, *motion])
+    assert steps[0] < steps[len(steps) // 2] and steps[-1] < steps[len(steps) // 2]   # eased in and out
+
+
+def _delays_ms(path):
+    """(width, height, [delay of each stored frame in ms]) of a GIF or an APNG."""
+    data = path.read_bytes()
+    if data[:6] == b"GIF89a":
+        width, height, _, frames, _ = read_gif(data)
+        return width, height, [f[4] * 10 for f in frames]
+    chunks = png.chunks(data)
+    width, height = struct.unpack(">II", chunks[0][1][:8])
+    fctl = [struct.unpack(">IIIIIHHBB", p) for k, p in chunks if k == b"fcTL"]
+    assert struct.unpack(">II", chunks[1][1])[0] == len(fctl)
+    return width, height, [1000 * f[5] / f[6] for f in fctl]
+
+
+@pytest.mark.parametrize("suffix", [".gif", ".apng"])
+def test_gradviz_export_writes_an_animation_for_slides(tmp_path, suffix, capsys, qapp):
+    from gradviz.cli import main
+    source = tmp_path / "squares.gradviz.json"
+    source.write_text(json.dumps(SQUARES), encoding="utf-8")
+    out = tmp_path / f"squares{suffix}"
+    assert main(["export", str(source), "-o", str(out)]) == 0
+    width, height, delays = _delays_ms(out)
+    assert f"({len(delays)} frames)" in capsys.readouterr().out
+    doc = load(str(source))
+    story = build(doc)
+    rect = animation.canvas_rect(Renderer(doc, evaluation=evaluate(doc), story=story))
+    assert (width, height) == (round(rect.width() * 2), round(rect.height() * 2))
+    frame_ms = 1000 / animation.FPS
+    assert min(delays) == pytest.approx(frame_ms)                       # 25 frames a second
+    assert sum(d == pytest.approx(frame_ms) for d in delays) >= animation.FRAMES_PER_STEP // 2
+    held = [d for d in delays if d >= 1500]                             # the intro, then each step
+    assert len(held) == 1 + len(story.steps)
+    assert sum(delays) == pytest.approx(animation.frame_count(story) * frame_ms, abs=len(delays))
+    if suffix == ".gif":
+        return
+    # The options still work: a slower rate, a shorter hold, a smaller picture.
+    slow = tmp_path / f"slow{suffix}"
+    assert main(["export", str(source), "-o", str(slow), "--fps", "10", "--hold", "1", "--motion", "0.5",
+                 "--scale", "1"]) == 0
+    width, height, delays = _delays_ms(slow)
+    assert (width, height) == (round(rect.width()), round(rect.height()))
+    assert min(delays) == pytest.approx(100)
+    assert sorted(delays)[-1 - len(story.steps)] >= 1100        # each step: its last motion frame + 1 s
+
+
+def test_animation_options_are_refused_in_words_where_they_do_not_apply(tmp_path, capsys):
+    from gradviz.cli import main
+    source = tmp_path / "squares.gradviz.json"
+    source.write_text(json.dumps(SQUARES), encoding="utf-8")
+    for args, words in ((["-o", str(tmp_path / "a.png"), "--fps", "30"], "--fps is for animations"),
+                        (["-o", str(tmp_path / "a.gif"), "--step", "2"], "leave --step out"),
+                        (["-o", str(tmp_path / "a.gif"), "--fps", "0"], "between 1 and 100")):
+        assert main(["export", str(source), *args]) == 2
+        assert words in capsys.readouterr().err
+    assert not list(tmp_path.glob("a.*"))

@@ -1,0 +1,55 @@
+"""A compact card tells the truth in legible type: the node's own name, the exact shape
+of its value, and heat thumbnails of its value and gradient (not of a pending one)."""
+import re
+
+from graphs import mlp
+from PySide6.QtCore import QBuffer, QIODevice, QRect, QSize
+from PySide6.QtGui import QPainter
+from PySide6.QtSvg import QSvgGenerator
+
+from gradviz.graph import evaluate
+from gradviz.render import Renderer, compact, legible
+
+
+def _svg(renderer, nids, zoom, pending=frozenset()):
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    svg = QSvgGenerator()
+    svg.setOutputDevice(buffer)
+    svg.setResolution(96)
+    svg.setSize(QSize(800, 600))
+    svg.setViewBox(QRect(0, 0, 800, 600))
+    painter = QPainter(svg)
+    painter.scale(zoom, zoom)
+    for nid in nids:
+        compact.paint(painter, renderer, nid, pending)
+    painter.end()
+    return bytes(buffer.data()).decode("utf-8")
+
+
+def _texts(svg):
+    return [(m.group(2).strip(), float(m.group(1))) for m in re.finditer(
+        r'<text [^>]*font-size="([0-9.]+)"[^>]*>([^<]*)</text>', svg)]
+
+
+def test_a_compact_card_names_the_node_and_its_exact_shape_in_legible_type(qapp):
+    doc = mlp()
+    renderer = Renderer(doc, evaluation=evaluate(doc))
+    zoom = 0.3    # the numbers would be 3.4 px: far under legible
+    assert legible.number_px(zoom) < legible.READABLE_PX
+    texts = _texts(_svg(renderer, ["W1", "o", "loss"], zoom))
+    assert [t for t, _ in texts] == ["W1", "4×5", "o", "3×2", "loss", "scalar"]   # "o", not "matmul"
+    assert all(size >= legible.READABLE_PX for _, size in texts)
+
+
+def test_a_compact_card_shows_its_value_and_gradient_as_thumbnails_unless_pending(qapp):
+    doc = mlp()
+    renderer = Renderer(doc, evaluation=evaluate(doc))
+    card = renderer.cards["W1"]
+    gradient_port = next(s.port for s in card.sections if s.colour == "gradient")
+    assert _svg(renderer, ["W1"], 0.5).count("<image") == 2
+    assert _svg(renderer, ["W1"], 0.5, pending=frozenset([gradient_port])).count("<image") == 1
+    width, height = compact.label_size(card, doc.nodes["W1"])
+    assert compact.overhang(card, doc.nodes["W1"], 0.5) == (0.0, 0.0)        # room on the card
+    side, _ = compact.overhang(card, doc.nodes["W1"], 0.05)
+    assert side == (width - card.width * 0.05) / 2 / 0.05                    # the plate stands out
