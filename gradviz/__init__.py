@@ -9,6 +9,7 @@ import types as _types
 from .engine import dtypes as _dtypes
 from .engine.array import (eye, fill, linspace, ones, ones_like, random, range_ as range,  # noqa: F401
                            zeros, zeros_like)
+from .engine import errors as _errors
 from .engine.custom import custom_gradient, grad_pass_through  # noqa: F401
 from .engine.function import function, functions_run_eagerly as _functions_run_eagerly, \
     run_functions_eagerly as _run_functions_eagerly  # noqa: F401
@@ -98,6 +99,10 @@ config = _types.SimpleNamespace(run_functions_eagerly=_run_functions_eagerly,
 # tf.test.compute_gradient; max_error is gradient_checker_v2's, which TF's own tests use.
 test = _types.SimpleNamespace(compute_gradient=_gradient_checker.compute_gradient,
                               max_error=_gradient_checker.max_error)
+
+# tf.errors: the kinds of error the engine raises where TF raises them.
+errors = _types.SimpleNamespace(InvalidArgumentError=_errors.InvalidArgumentError,
+                                ResourceExhaustedError=_errors.ResourceExhaustedError)
 
 sigmoid = _nn.sigmoid
 newaxis = None

@@ -79,6 +79,8 @@ def main(argv=None):
     from . import theme  # Qt widgets: loaded with the window
     from PySide6.QtCore import QSettings
     theme.apply(str(QSettings().value("view/theme", "light")), app)
+    from . import faults  # Qt widgets: loaded with the window
+    faults.install()      # a fault in a slot becomes a dialog in words, not only stderr
     window = create_window(argv[0] if argv else None)
     window.show()
     collect_less()

@@ -14,7 +14,7 @@ import inspect
 
 from . import nest, recording as _recording
 from .registry import OpDef
-from .tensor import Tensor, Variable, convert_to_tensor
+from .tensor import Tensor, Variable, _short, convert_to_tensor
 
 
 class _VariableWatcher:
@@ -84,7 +84,7 @@ def _call(f, name, args, kwargs):
     if _recording._state.recording:
         opdef = OpDef("CustomGradient", None, formulas=(f"grad = {name}'s grad_fn(upstream)",))
         opdef.n_outputs = 1 if len(outputs) == 1 else len(outputs)
-        opdef.grad_fn = _make_grad_fn(grad_fn, len(inputs), variables)
+        opdef.grad_fn = _make_grad_fn(grad_fn, len(inputs), variables, name)
         all_inputs = inputs + variables
         _recording.record(opdef, all_inputs, [t._value for t in all_inputs], outputs,
                           [t._value for t in outputs], {"function": name})
@@ -117,7 +117,7 @@ def _accepts_variables(fn):
     return "variables" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
-def _make_grad_fn(grad_fn, n_inputs, variables):
+def _make_grad_fn(grad_fn, n_inputs, variables, name):
     def grad(op, *upstream):
         if variables:
             input_grads, variable_grads = grad_fn(*upstream, variables=variables)
@@ -133,5 +133,17 @@ def _make_grad_fn(grad_fn, n_inputs, variables):
         if len(input_grads) != n_inputs:
             raise ValueError(
                 f"custom gradient returned {len(input_grads)} gradients for {n_inputs} inputs")
-        return [None if g is None else convert_to_tensor(g) for g in input_grads + variable_grads]
+        return [_gradient_tensor(g, name, i) for i, g in enumerate(input_grads + variable_grads)]
     return grad
+
+
+def _gradient_tensor(g, name, i):
+    """Gradient `i` returned by `name`'s grad_fn as a tensor (None stays None); what is not
+    a number is refused naming the function, not deep in the backward pass."""
+    if g is None:
+        return None
+    try:
+        return convert_to_tensor(g)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"the custom gradient of {name} returned {_short(g)} as gradient "
+                        f"{i}: {e}") from None

@@ -9,7 +9,9 @@ from . import array
 from .ops import linalg, math, nn
 from .ops.embedding import embedding_lookup
 from .ops.shape import reshape
+from .axes import axis_index
 from .dtypes import as_dtype
+from .errors import InvalidArgumentError
 from .tensor import Tensor, Variable, convert_to_tensor
 from . import kernels, tracing
 
@@ -310,9 +312,9 @@ class LayerNormalization(Layer):
 
     def _axes(self, ndim):
         axes = self.axis if isinstance(self.axis, list) else [self.axis]
-        out = sorted({a % ndim if -ndim <= a < ndim else None for a in axes} - {None})
+        out = sorted({axis_index(a, ndim) for a in axes})   # Keras: "Invalid axis" when out of range
         if len(out) != len(axes):
-            raise ValueError(f"Invalid axis: {self.axis} for an input of rank {ndim}")
+            raise InvalidArgumentError(f"axis {self.axis} names an axis twice")
         return out
 
     def build(self, input_shape):

@@ -11,6 +11,7 @@ import enum
 import numpy as np
 
 from . import blocks, nest
+from .errors import check_result_fits
 from .backward import _relevant_entries, backward
 from .ops import shape as shape_ops
 from .recording import _state
@@ -172,6 +173,9 @@ class GradientTape:
                 self._check_parallel_iterations(parallel_iterations, t.size, "jacobian")
         self._begin_use("jacobian")
         known = [s for s in flat_sources if s._id in self._tracked]
+        for t in flat_targets:
+            for s in known:
+                check_result_fits("jacobian", tuple(t.shape) + tuple(s.shape), s._value.dtype)
         results = []
         for t in flat_targets:
             computed = iter(_jacobian(self._entries, t, known, zero) if known else ())
@@ -205,6 +209,7 @@ class GradientTape:
                 f"({source.shape}) to match.")
         self._check_loop_allowed(experimental_use_pfor, "batch_jacobian")
         shape = tuple(target.shape) + tuple(source.shape[1:])
+        check_result_fits("batch_jacobian", shape, target._value.dtype)
         batch = target.shape[0]
         per_row = int(np.prod(target.shape[1:], dtype=np.int64))
         if experimental_use_pfor:

@@ -276,7 +276,29 @@ def _numpy_text(array):
 
 
 def _to_array(value, dtype=None):
-    """TF's conversion rules: Python floats become float32, Python ints int32."""
+    """TF's conversion rules: Python floats become float32, Python ints int32. Only numbers
+    and booleans make a tensor (see _numeric)."""
+    return _numeric(_converted(value, dtype), value)
+
+
+_KINDS = {"U": "text", "S": "bytes", "O": "Python object", "c": "complex", "M": "date",
+          "m": "time-span", "V": "structured"}
+
+
+def _numeric(array, value):
+    """`array` when it holds floats, integers or booleans; else a TypeError in words.
+
+    A decision, not an accident: TF has string tensors, but they have no gradient and no
+    arithmetic, and numpy would carry text or Python objects through an op until some
+    kernel failed far from the cause; complex numbers have no gradient rules here."""
+    if array.dtype.kind not in "biuf":
+        what = _KINDS.get(array.dtype.kind, array.dtype.name)
+        raise TypeError(f"cannot make a tensor of {what} values ({_short(value)}): gradviz "
+                        "tensors hold numbers (floats, integers) and booleans only")
+    return array
+
+
+def _converted(value, dtype):
     np_dtype = None
     if dtype is not None:
         np_dtype = dtypes.as_dtype(dtype)._np

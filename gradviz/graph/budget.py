@@ -26,20 +26,12 @@ from . import catalog
 from .document import OP, Port
 from .errors import Problem
 from .shapes import ShapeError, infer
-from .tensors import MAX_ELEMENTS
+from .tensors import MAX_ELEMENTS, amount, size_problem
 
 MAX_RANK = 32  # axes of a computed tensor (numpy's limit is 64; a Jacobian adds axes)
 MAX_VALUES = 100_000_000
 MAX_MULTIPLY_ADDS = 50_000_000_000
 MAX_STUDY_VALUES = 2_000_000_000
-
-
-def amount(n):
-    """A count for a message: exact when small, else three digits and a power of ten."""
-    if n < 1_000_000:
-        return str(int(n))
-    mantissa, exponent = f"{n:.2e}".split("e")
-    return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
 
 
 @dataclass
@@ -100,6 +92,9 @@ def _add(plan, doc, node, inputs, on_path):
             return Problem(f"the output would have shape {tuple(shape)}: {amount(size)} "
                            f"elements, more than the limit of {amount(MAX_ELEMENTS)} for one "
                            "tensor", node=node.id)
+        problem = size_problem(shape)
+        if problem:   # empty, but numpy could not make it ("array is too big")
+            return Problem(f"the output's {problem}", node=node.id)
     values = sum(math.prod(s) for s in shapes)
     held = values * (2 if on_path else 1)
     work = multiply_adds * (3 if on_path else 1)

@@ -13,6 +13,7 @@ import gradviz as gv
 from gradviz.engine.ops import windows as _windows
 
 from .errors import shown
+from .tensors import MAX_ELEMENTS, amount
 
 
 @dataclass(frozen=True)
@@ -409,12 +410,24 @@ def check_attr(kind, value):
         "dtype": lambda v: v in ("float16", "float32", "float64", "int32", "int64"),
     }[kind]
     if ok(value):
-        return None
+        big = _largest_entry(value) if kind in ("axis", "ints", "paddings", "index") else None
+        if big is None or abs(big) <= MAX_ELEMENTS:
+            return None
+        return (f"an entry is {shown(big)}; every entry must be from -{amount(MAX_ELEMENTS)} "
+                f"to {amount(MAX_ELEMENTS)} (no tensor has a dimension that large)")
     expected = {"ints": "a list of integers", "float": "a finite number",
                 "index": "a list of integers, [start, stop, step] slices and '...'",
                 "paddings": "a list of [before, after] pairs of non-negative integers",
                 "axis": "null, an integer or a list of integers"}.get(kind, kind)
     return f"expected {expected}, got {shown(value)}"
+
+
+def _largest_entry(value):
+    """The integer of largest magnitude in an attribute (a number or nested lists), or None."""
+    if isinstance(value, list):
+        found = [e for e in map(_largest_entry, value) if e is not None]
+        return max(found, key=abs, default=None)
+    return value if _is_int(value) else None
 
 
 def _from_to(low, high):

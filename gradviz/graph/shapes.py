@@ -12,7 +12,10 @@ import string
 
 import numpy as np
 
+from gradviz.engine.axes import axis_index
+from gradviz.engine.errors import InvalidArgumentError
 from gradviz.engine.ops import windows as _windows
+from gradviz.engine.ops.shape import check_indices
 
 from . import catalog
 from .document import CONSTANT, CUSTOM_GRADIENT, LAYER, VARIABLE
@@ -64,13 +67,12 @@ def _text(shape):
 
 
 def _axis(axis, rank, what="axis", new=False):
-    """`axis` normalised to 0..rank-1; an error in words when it is out of range. `new`:
-    the axis of an inserted dimension (expand_dims, stack), so `rank` counts it."""
-    if not -rank <= axis < rank:
-        span = f"{-rank}..{rank - 1}" if rank else "none: the tensor is a scalar"
-        of = f"a new axis of a tensor of rank {rank - 1}" if new else f"a tensor of rank {rank}"
-        raise ShapeError(f"{what} {axis} is out of range for {of} (valid: {span})")
-    return axis % rank
+    """`axis` normalised to 0..rank-1; an error in words when it is out of range (the
+    engine's own check, engine/axes.py, so both say the same)."""
+    try:
+        return axis_index(axis, rank, what, new)
+    except InvalidArgumentError as e:
+        raise ShapeError(str(e)) from None
 
 
 def _broadcast(shapes):
@@ -351,10 +353,10 @@ def _getitem(shapes, a):
 def _gather(shapes, a):
     x, indices = shapes[0], a["indices"]
     axis = _axis(a["axis"], len(x))
-    n = x[axis]
-    bad = [i for i in indices if not -n <= i < n]
-    if bad:
-        raise ShapeError(f"gather index {bad[0]} is out of range for axis {axis} of size {n}")
+    try:
+        check_indices(np.asarray(indices, np.int64), x[axis])
+    except InvalidArgumentError as e:
+        raise ShapeError(f"gather along axis {axis}: {e}") from None
     return [tuple(x[:axis]) + (len(indices),) + tuple(x[axis + 1:])], 0
 
 

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .errors import DocumentError
+from .errors import DocumentError, shown
 
 MAX_ELEMENTS = 50_000_000  # per tensor and per file; checked before anything is allocated
 MAX_RANK = 8
@@ -69,17 +69,57 @@ def _fits(v, kind):
     return isinstance(v, int)
 
 
-def check_shape(shape, where):
-    """The element count of a declared shape; an error if it is malformed or too large."""
-    if not isinstance(shape, list) or not all(
-            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
-        raise DocumentError(f"shape must be a list of non-negative integers, got {shape!r}"[:200],
-                            where=where)
-    if len(shape) > MAX_RANK:
-        raise DocumentError(f"shape {shape} has rank {len(shape)}; at most {MAX_RANK} is allowed",
-                            where=where)
+def amount(n):
+    """A count for a message: exact when small, else three digits and a power of ten."""
+    if n < 1_000_000:
+        return str(int(n))
+    mantissa, exponent = f"{n:.2e}".split("e")
+    return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
+
+
+def dims_text(shape):
+    """A shape for a message: huge dimensions by their number of digits."""
+    return "[" + ", ".join(shown(d, 20) for d in shape) + "]"
+
+
+def size_problem(shape):
+    """What makes a tensor of `shape` (non-negative integers) too large, in words, or None.
+
+    More than MAX_ELEMENTS elements; or, when a 0 makes it empty, other dimensions that
+    multiply to more than that: numpy cannot even describe such an array ("array is too
+    big", "Maximum allowed dimension exceeded"), and an op that reduces the empty axis
+    would make a tensor of that size."""
     count = math.prod(shape)
     if count > MAX_ELEMENTS:
-        raise DocumentError(f"shape {shape} has {count} elements, more than the limit of "
-                            f"{MAX_ELEMENTS}", where=where)
-    return count
+        return (f"shape {dims_text(shape)} has {amount(count)} elements, more than the limit "
+                f"of {amount(MAX_ELEMENTS)} for one tensor")
+    rest = math.prod(d for d in shape if d)
+    if count == 0 and rest > MAX_ELEMENTS:
+        return (f"shape {dims_text(shape)} is empty, but its other dimensions multiply to "
+                f"{amount(rest)}, more than the limit of {amount(MAX_ELEMENTS)} for one tensor")
+    return None
+
+
+def check_shape(shape, where):
+    """The element count of a declared shape; an error naming the first bad dimension, or
+    the shape when it is too large, before anything is allocated."""
+    if not isinstance(shape, list):
+        raise DocumentError(f"shape must be a list of non-negative integers, got {shown(shape)}",
+                            where=where)
+    if len(shape) > MAX_RANK:
+        raise DocumentError(f"shape has rank {len(shape)}; at most {MAX_RANK} is allowed",
+                            where=where)
+    for i, d in enumerate(shape):
+        if not isinstance(d, int) or isinstance(d, bool):
+            raise DocumentError(f"shape {shown(shape)}: dimension {i} is {shown(d)}, not an "
+                                "integer", where=where)
+        if d < 0:
+            raise DocumentError(f"shape {dims_text(shape)}: dimension {i} is {d}; a dimension "
+                                "cannot be negative", where=where)
+        if d > MAX_ELEMENTS:
+            raise DocumentError(f"dimension {i} of the shape is {shown(d)}, more than the "
+                                f"limit of {amount(MAX_ELEMENTS)}", where=where)
+    problem = size_problem(shape)
+    if problem:
+        raise DocumentError(problem, where=where)
+    return math.prod(shape)

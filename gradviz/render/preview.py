@@ -60,7 +60,7 @@ def as_2d(array):
         return a.reshape(1, 1)
     if a.ndim == 1:
         return a.reshape(1, -1)
-    return a.reshape(-1, a.shape[-1])
+    return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])  # -1 cannot stand for 0 rows
 
 
 def heat_grid(array):
@@ -221,12 +221,15 @@ def cell_runs(table, widths, chars):
 
 
 def kind(array, compact=False):
-    """"scalar", "grid" (every number), "ellipsis" (corners and ellipses) or "heatmap".
+    """"scalar", "grid" (every number), "ellipsis" (corners and ellipses), "heatmap", or
+    "empty" (a tensor with a 0 in its shape: its shape in words, no numbers).
 
     `compact` (a layer weight's gradient on its card) has no ellipsis form: what is not
     shown whole is a heatmap thumbnail.
     """
     a = np.asarray(array)
+    if a.size == 0:
+        return "empty"
     if a.ndim == 0 or a.size == 1 and a.ndim <= 1:
         return "scalar"
     rows, cols = as_2d(a).shape
@@ -274,9 +277,14 @@ class Preview:
         self._images = {}
         numeric = self.array.dtype.kind in "iuf"
         self.spec = spec if numeric else None    # the card's format (card_spec), if given
-        if self.kind == "scalar":
-            self.font = _text.mono(font_size + 2, bold=True)
-            self.text = number_format(self.array, spec=self.spec)(self.array.reshape(-1)[0].item())
+        if self.kind in ("scalar", "empty"):
+            if self.kind == "scalar":
+                self.font = _text.mono(font_size + 2, bold=True)
+                self.text = number_format(self.array, spec=self.spec)(
+                    self.array.reshape(-1)[0].item())
+            else:
+                self.font = _text.sans(font_size)
+                self.text = f"empty, shape {shape_label(self.array)}"
             self.width = _text.width(self.font, self.text) + 4
             self.height = _text.metrics(self.font).height() + 2
         elif self.kind == "heatmap":
@@ -327,7 +335,7 @@ class Preview:
     def draw(self, painter, x, y, colour, theme):
         """Paint with the top-left corner at (x, y)."""
         painter.save()
-        if self.kind == "scalar":
+        if self.kind in ("scalar", "empty"):
             painter.setFont(self.font)
             painter.setPen(QColor(colour))
             painter.drawText(QRectF(x, y, self.width, self.height),
@@ -433,6 +441,8 @@ class Preview:
         """The cell of entry `flat_index` when drawn at (x, y); None if an ellipsis hides it."""
         if self.kind == "scalar":
             return QRectF(x, y, self.width, self.height)
+        if self.kind == "empty":
+            return None
         if self.kind == "heatmap":
             r, c = divmod(int(flat_index), self.grid.shape[1])
             return QRectF(x + c * self.cell, y + r * self.cell, self.cell, self.cell)
@@ -453,6 +463,8 @@ class Preview:
             rows, cols = self.grid.shape
             flat = r * cols + c
             return flat if 0 <= r < rows and 0 <= c < cols and flat < self.real else None
+        if self.kind == "empty":
+            return None
         candidates = [0] if self.kind == "scalar" else (
             r * as_2d(self.array).shape[1] + c for r in self.rows if r is not None
             for c in self.cols if c is not None)

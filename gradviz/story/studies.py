@@ -149,7 +149,7 @@ def jacobian_study(subject, x=None, *, target=None, source=None, v=None):
     if v is None and isinstance(s, _Document):
         v = s.doc.output_gradients.get(s.target)
     if v is None:
-        v = np.linspace(-1.0, 1.0, int(np.prod(t_shape, dtype=int)) or 1).reshape(t_shape)
+        v = np.linspace(-1.0, 1.0, int(np.prod(t_shape, dtype=int))).reshape(t_shape)
     v = np.asarray(v, dtype=J.dtype)
     jtv = np.tensordot(v, J, axes=(t_axes, t_axes)) if t_axes else v * J
     vjp = s.gradient(v)
@@ -191,6 +191,10 @@ def batch_jacobian_study(subject, x=None, *, target=None, source=None, tolerance
     t_rank = J.ndim - s.x.ndim
     t_shape, s_shape = J.shape[:t_rank], J.shape[t_rank:]
     per = t_shape[1:] + s_shape[1:]
+    if J.size == 0:   # no example, or examples of no element: every block is empty
+        empty = np.zeros((nb,) + per, J.dtype)
+        return BatchJacobianStudy(J, empty, s.batch_jacobian(), empty, 0.0, 0.0,
+                                  np.zeros((nb, nb)), 0.0, (0, 0), tolerance)
     m = J.reshape(nb, int(np.prod(t_shape[1:], dtype=int)), nb, -1)
     norms = np.linalg.norm(m, axis=(1, 3))
     blocks = np.stack([m[b, :, b, :] for b in range(nb)]).reshape((nb,) + per)

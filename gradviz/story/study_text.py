@@ -97,6 +97,9 @@ def hessian_lines(doc):
     t, x = port_name(doc, target), port_name(doc, source)
     h = studies.hessian_study(doc)
     n = h.hessian.shape[0]
+    if n == 0:
+        return [f"Hessian of {t} with respect to {x}: 0 × 0, empty: the source "
+                f"{_shape(h.newton_step.shape)} has no elements"]
     if not h.finite:
         return [f"Hessian of {t} with respect to {x}: {n} × {n}, not computable",
                 wrap("✗ Warning: " + h.warning, "  ")]

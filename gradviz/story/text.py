@@ -23,6 +23,8 @@ def _example_entry(step):
 
 
 def _provenance_lines(story, step):
+    if np.size(step.cotangent) == 0:
+        return [f"     (no entry to follow: {step.tensor_name or 'the cotangent'} is empty)"]
     n = cost(step._op, step.input_index)
     if n > EXAMPLE_COST:
         return [wrap(f"(no entry-by-entry example here: each entry of {step.tensor_name} sums "

@@ -216,8 +216,10 @@ def test_every_axis_attribute_is_checked_against_the_rank():
               "2 (valid: -2..1)"),
              ("expand_dims", {"axis": 9}, "axis 9 is out of range for a new axis of a tensor "
               "of rank 2 (valid: -3..2)"),
-             ("gather", {"indices": [0, 7]}, "gather index 7 is out of range for axis 0 of "
-              "size 2"),
+             ("gather", {"indices": [0, 7]}, "gather along axis 0: indices[1] = 7 is not in "
+              "[0, 2)"),
+             ("gather", {"indices": [-1]}, "gather along axis 0: indices[0] = -1 is not in "
+              "[0, 2)"),
              ("squeeze", {"axis": 0}, "cannot squeeze axis 0 of shape (2, 2): its size is not 1"),
              ("slice", {"begin": [0, 1], "size": [1, 5]}, "slice begin [0, 1] size [1, 5] does "
               "not fit shape (2, 2)")]

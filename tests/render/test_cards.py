@@ -126,6 +126,21 @@ def test_previews_agree_between_measure_and_draw():
         assert preview.kind(array) == shown.kind
 
 
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (3, 0), (2, 0, 4)])
+def test_an_empty_tensor_shows_its_shape_in_words(shape):
+    """A tensor with a 0 in its shape has no numbers to draw: it says so and which shape
+    (a (3, 0) array made the export fail with numpy's 'cannot reshape array of size 0')."""
+    shown = preview.Preview(np.zeros(shape, np.float32))
+    assert shown.kind == "empty" and shown.text == f"empty, shape {shape}"
+    assert shown.width > 0 and shown.height > 0 and shown.cell_rect(0, 0, 0) is None
+    image = QImage(int(shown.width) + 4, int(shown.height) + 4, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    shown.draw(painter, 2, 2, "#000000", None)
+    painter.end()
+    assert (_pixels(image)[..., :3].min(axis=2) < 128).any()   # the words are drawn
+
+
 @pytest.mark.parametrize("brush", [None, "#000000"])
 @pytest.mark.parametrize("array", [np.arange(-6.0, 6.0).reshape(3, 4) * 1.25, np.arange(64.0).reshape(8, 8)])
 def test_a_table_draws_each_number_in_its_cell_between_its_brackets(array, brush):

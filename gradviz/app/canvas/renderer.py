@@ -101,13 +101,13 @@ def make_renderer(doc, result, theme, positions, previous=None):
 def _drawable(array):
     try:
         a = np.asarray(array)
-        return a.size > 0 and a.dtype.kind in "biuf" and a.ndim <= 8
+        return a.dtype.kind in "biuf" and a.ndim <= 8   # an empty one says "empty, shape …"
     except Exception:
         return False
 
 
 def _drawable_doc(doc):
-    """A copy of `doc` without the tensor values a preview cannot draw (empty ones)."""
+    """A copy of `doc` without the tensor values a preview cannot draw."""
     safe = copy.copy(doc)
     safe.nodes = {}
     for nid, node in doc.nodes.items():

@@ -303,6 +303,12 @@ class PlayerBar(QWidget):
         return self._index
 
     @property
+    def shown_steps(self):
+        """The steps on screen now: unlike `steps`, never assembles a waiting story (a
+        panel that follows the player must not cost a story per edit)."""
+        return self._story_steps
+
+    @property
     def step(self):
         return self._steps[self._index] if 0 <= self._index < len(self._steps) else None
 
@@ -473,8 +479,12 @@ class PlayerBar(QWidget):
             self.canvas.after_repaint(self._take_story)
 
     def showEvent(self, event):
+        """Shown: a story that waited while the player was hidden is taken now, not after
+        a repaint, so the keys that step it work at once (→ right after a document opens
+        in a new window did nothing: the step actions were still disabled)."""
         super().showEvent(event)
-        self._take_later()
+        if self._waiting is not None and not self._story_timer.isActive():
+            self._take_story()
 
     def _take_story(self):
         result, self._waiting = self._waiting, None

@@ -56,8 +56,10 @@ class LessonPanel(QTextBrowser):
         """Show the text for the document and step on screen: a new document starts at the
         top, a new step keeps where the reader scrolled to."""
         doc = self.controller.doc
-        steps = self.player.steps or []
-        html_text = lesson_html(doc, self.player.step, len(steps))
+        steps = self.player.shown_steps or []
+        index = self.player.index
+        step = steps[index] if 0 <= index < len(steps) else None
+        html_text = lesson_html(doc, step, len(steps))
         if html_text == getattr(self, "_shown", None):
             return
         scrolled = self.verticalScrollBar().value() if doc is getattr(self, "_doc", None) else 0

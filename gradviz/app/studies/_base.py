@@ -291,9 +291,21 @@ class StudyView(QWidget):
         self.error = ""
         set_banner(self.message, "error", "")
         self.result = result
+        matrix = getattr(result, "jacobian", getattr(result, "hessian", None))
+        if matrix is not None and np.size(matrix) == 0:
+            return self._show_empty(np.shape(matrix))
         self.show_result(result)
         self._set_problem(getattr(result, "warning", "")
                           if getattr(result, "finite", True) is False else "")
+
+    def _show_empty(self, shape):
+        """An empty target or source (a 0 in its shape): the study is an empty array, and
+        there is no matrix to draw; say so instead."""
+        self.clear_result()
+        set_banner(self.message, "info", f"The {self.title} is empty, shape "
+                                         f"{tuple(shape)}: the target or the source has no "
+                                         "elements, so there is nothing to show.")
+        self._set_problem("")
 
     def _show_error(self, text):
         self._task = None

@@ -8,6 +8,7 @@ zero where it is −grad. Here it is −grad, as finite differences say.
 """
 import numpy as np
 
+from ..axes import axis_index
 from .. import kernels
 from ..execute import apply, tensors
 from ..registry import define_op
@@ -50,7 +51,7 @@ def _float_logits(logits, op):
 
 def _class_axis_last(x, axis):
     """x with `axis` moved to the end (TF's _move_dim_to_end), recorded."""
-    axis %= x.ndim
+    axis += x.ndim  # `axis` is counted from the end (checked by the caller)
     if axis == x.ndim - 1:
         return x
     perm = [i for i in range(x.ndim) if i != axis] + [axis]
@@ -72,10 +73,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     except ValueError:
         raise ValueError(f"logits and labels must be broadcastable: logits_size="
                          f"{list(logits.shape)} labels_size={list(labels.shape)}") from None
-    axis = int(axis)
-    if not -logits.ndim <= axis < logits.ndim:
-        raise ValueError(f"axis {axis} is out of range for logits of rank {logits.ndim}")
-    axis = axis - logits.ndim if axis >= 0 else axis  # the class axis, counted from the end
+    axis = axis_index(axis, logits.ndim) - logits.ndim  # the class axis, counted from the end
     labels = _same_rank(labels, logits.ndim)
     logits = _same_rank(logits, labels.ndim)
     logits, labels = _class_axis_last(logits, axis), _class_axis_last(labels, axis)

@@ -33,23 +33,12 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     ids = _ids(ids)
     if params.ndim == 0:
         raise ValueError("embedding_lookup needs a table of rank at least 1, got a scalar")
-    n = params.shape[0]
-    values = ids._value
-    if values.size and (values.min() < 0 or values.max() >= n):
-        bad = values[(values < 0) | (values >= n)].reshape(-1)[0]
-        raise IndexError(f"indices[{_where(values, bad)}] = {int(bad)} is not in [0, {n})")
     op = RESOURCE_GATHER if type(params) is Variable else GATHER
     rows = apply(op, (params, ids), {"axis": 0})
     if max_norm is None:
         return rows
     axes = list(range(ids.ndim, rows.ndim))
     return clip_by_norm(rows, max_norm, axes=axes) if axes else rows
-
-
-def _where(values, bad):
-    """TF's 'indices[1,0]' position of the first bad id."""
-    at = np.argwhere(values == bad)[0]
-    return ",".join(str(int(i)) for i in at)
 
 
 # -- dropout --------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import kernels
+from ..axes import axis_index
 from ..execute import apply, tensors
 from ..registry import define_op
 from ..tensor import Tensor
@@ -108,7 +109,7 @@ LOG_SOFTMAX = define_op("LogSoftmax", kernels.log_softmax, _log_softmax_rule,
 
 def _last_axis(op, logits, axis):
     (x,) = tensors(logits)
-    axis = int(axis) % x.ndim
+    axis = axis_index(axis, x.ndim)
     if axis == x.ndim - 1:
         return apply(op, (x,))
     perm = list(range(x.ndim))

@@ -6,6 +6,8 @@ cotangent carries leading batch axes.
 import numpy as np
 
 from .. import backend, tracing
+from ..axes import axes_from_end, axis_index
+from ..errors import InvalidArgumentError
 from ..dtypes import as_dtype, int64
 from ..execute import apply, tensors
 from ..registry import define_op, get_op, no_gradient
@@ -16,21 +18,10 @@ from .shape import reshape
 
 
 def normalize_axes(axis, ndim):
-    """Axis argument -> sorted tuple of negative axes (None means all)."""
-    if axis is None:
-        return tuple(range(-ndim, 0))
+    """Axis argument -> sorted tuple of negative axes (None means all); see axes.py."""
     if isinstance(axis, Tensor):
         tracing.python_value(axis, "an axis given as a tensor")
-        axis = axis._value.tolist()
-    if isinstance(axis, (int, np.integer)):
-        axis = [axis]
-    out = set()
-    for a in axis:
-        a = int(a)
-        if not -ndim <= a < max(ndim, 1):
-            raise ValueError(f"axis {a} is out of range for a tensor of rank {ndim}")
-        out.add(a - ndim if a >= 0 else a)
-    return tuple(sorted(out))
+    return axes_from_end(axis, ndim)
 
 
 def _kept_shape(in_shape, axes):
@@ -67,11 +58,26 @@ def _np_mean(x, axis, keepdims):
     return np.asarray(np.mean(x, axis=axis, keepdims=keepdims), dtype=x.dtype)
 
 
+def _lowest(dtype, sign):
+    """The identity of max (sign -1) or min (sign +1) over nothing: -inf / +inf for floats,
+    the dtype's lowest / highest integer. TF's Max and Min kernels reduce with Eigen's
+    MaxReducer / MinReducer, whose initial values these are, so reduce_max of an empty
+    float axis is -inf there too (numpy raises instead)."""
+    if dtype.kind == "f":
+        return sign * np.inf
+    info = np.iinfo(dtype) if dtype.kind in "iu" else None
+    return None if info is None else (info.min if sign < 0 else info.max)
+
+
 def _np_max(x, axis, keepdims):
+    if x.size == 0:
+        return np.asarray(np.max(x, axis=axis, keepdims=keepdims, initial=_lowest(x.dtype, -1)))
     return np.asarray(np.max(x, axis=axis, keepdims=keepdims))
 
 
 def _np_min(x, axis, keepdims):
+    if x.size == 0:
+        return np.asarray(np.min(x, axis=axis, keepdims=keepdims, initial=_lowest(x.dtype, 1)))
     return np.asarray(np.min(x, axis=axis, keepdims=keepdims))
 
 
@@ -231,7 +237,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     (x,) = tensors(input_tensor)
     axes = normalize_axes(axis, x.ndim)
     tracing.python_value(x, "reduce_logsumexp's shift (the max, in numpy)")
-    shift = np.max(x._value, axis=axes, keepdims=True)
+    shift = _np_max(x._value, axes, True)  # -inf over an empty axis, so the result is -inf
     shift = Tensor._wrap(np.where(np.isfinite(shift), shift, 0).astype(x._value.dtype))
     with np.errstate(divide="ignore"):
         total = M.log(reduce_sum(M.exp(M.subtract(x, shift)), axes, keepdims=True))
@@ -253,16 +259,14 @@ def _arg_extreme(type, forward):
             raise ValueError(f"{type} needs a tensor of rank at least 1, got a scalar")
         if isinstance(axis, Tensor):
             tracing.python_value(axis, "an axis given as a tensor")
-        axis = 0 if axis is None else int(getattr(axis, "_value", axis))  # TF: axis 0
-        if not -x.ndim <= axis < x.ndim:
-            raise ValueError(f"Expected dimension in the range [{-x.ndim}, {x.ndim}), but got "
-                             f"{axis}")
+        axis = axis_index(0 if axis is None else axis, x.ndim)  # TF: axis 0 when None
         if x.shape[axis] == 0:
-            raise ValueError(f"{type} of an empty axis {axis}: shape {tuple(x.shape)}")
+            # TF's ArgOp: "Reduction axis 0 is empty in shape [0,3]" (InvalidArgumentError).
+            raise InvalidArgumentError(f"{type} of an empty axis {axis}: shape {tuple(x.shape)}")
         out = as_dtype(output_type if output_type is not None else int64)
         if out._np not in (np.int32, np.int64):
             raise TypeError(f"{type}'s output_type must be int32 or int64, got {out.name}")
-        return apply(op, (x,), {"axis": axis % x.ndim, "output_type": out.name})
+        return apply(op, (x,), {"axis": axis, "output_type": out.name})
     return op, fn
 
 

@@ -9,6 +9,8 @@ import math
 import numpy as np
 
 from .. import kernels, tracing
+from ..axes import axis_index
+from ..errors import InvalidArgumentError
 from ..backend import _np_broadcast_to
 from ..execute import apply, tensors
 from ..registry import define_op, no_gradient
@@ -61,9 +63,7 @@ EXPAND_DIMS = define_op("ExpandDims", lambda x, axis: np.expand_dims(x, axis), _
 
 def expand_dims(input, axis, name=None):
     (x,) = tensors(input)
-    axis = int(axis)
-    if axis < 0:
-        axis += x.ndim + 1
+    axis = axis_index(axis, x.ndim + 1, new=True)
     return apply(EXPAND_DIMS, (x,), {"axis": axis})
 
 
@@ -75,10 +75,9 @@ def squeeze(input, axis=None, name=None):
     (x,) = tensors(input)
     if axis is None:
         axis = tuple(i for i, d in enumerate(x._value.shape) if d == 1)
-    elif isinstance(axis, (int, np.integer)):
-        axis = (int(axis) % max(x.ndim, 1),)
     else:
-        axis = tuple(int(a) % max(x.ndim, 1) for a in axis)
+        listed = axis if isinstance(axis, (list, tuple)) else [axis]
+        axis = tuple(axis_index(a, x.ndim) for a in listed)
     for a in axis:
         if x._value.shape[a] != 1:
             raise ValueError(f"cannot squeeze axis {a} of shape {tuple(x.shape)}: its size is not 1")
@@ -99,7 +98,7 @@ def transpose(a, perm=None, conjugate=False, name=None):
     (x,) = tensors(a)
     if perm is None:
         perm = tuple(reversed(range(x.ndim)))
-    perm = tuple(int(p) % max(x.ndim, 1) for p in _ints(perm))
+    perm = tuple(axis_index(p, x.ndim, "perm entry") for p in _ints(perm))
     if sorted(perm) != list(range(x.ndim)):
         raise ValueError(f"perm {perm} is not a permutation of the axes of shape {tuple(x.shape)}")
     return apply(TRANSPOSE, (x,), {"perm": perm})
@@ -263,11 +262,9 @@ def slice(input_, begin, size, name=None):
 
 # -- concat / split / stack / unstack ----------------------------------------------------
 
-def _neg_axis(axis, ndim):
-    axis = int(axis)
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of range for rank {ndim}")
-    return axis - ndim if axis >= 0 else axis
+def _neg_axis(axis, ndim, new=False):
+    """`axis` counted from the end (-ndim..-1), checked by axes.py."""
+    return axis_index(axis, ndim, new=new) - ndim
 
 
 def _concat_rule(F, g, ins, out, at, needs):
@@ -334,7 +331,7 @@ def stack(values, axis=0, name=None):
     shapes = {tuple(v.shape) for v in values}
     if len(shapes) != 1:
         raise ValueError(f"stack needs tensors of one shape, got {[tuple(v.shape) for v in values]}")
-    axis = _neg_axis(axis, values[0].ndim + 1)
+    axis = _neg_axis(axis, values[0].ndim + 1, new=True)
     return apply(STACK, tuple(values), {"axis": axis})
 
 
@@ -410,10 +407,18 @@ def tile(input, multiples, name=None):
     return apply(TILE, (x,), {"multiples": multiples})
 
 
+def check_indices(values, n):
+    """Every index in [0, n), else InvalidArgumentError in TF's words ("indices[1,0] = -1
+    is not in [0, 3)"): TF's gather on the CPU refuses a negative index rather than
+    counting it from the end, and so does gradviz."""
+    if values.size and (values.min() < 0 or values.max() >= n):
+        bad = values[(values < 0) | (values >= n)].reshape(-1)[0]
+        at = ",".join(str(int(i)) for i in np.argwhere(values == bad)[0])
+        raise InvalidArgumentError(f"indices[{at}] = {int(bad)} is not in [0, {n})")
+
+
 def _gather_forward(params, indices, axis):
-    n = params.shape[axis]
-    if indices.size and (indices.min() < -n or indices.max() >= n):
-        raise IndexError(f"gather indices must be in [0, {n}) along axis {axis}")
+    check_indices(indices, params.shape[axis])   # here, so a compiled replay checks too
     return np.take(params, indices, axis=axis)
 
 
@@ -437,8 +442,8 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     indices = indices if isinstance(indices, Tensor) else Tensor(np.asarray(indices))
     if indices._value.dtype.kind not in "iu":
         raise TypeError(f"gather indices must be integers, got {indices.dtype.name}")
-    b = int(batch_dims) % (indices.ndim + 1) if indices.ndim else int(batch_dims)
-    axis = b if axis is None else int(axis) % params.ndim
+    b = axis_index(batch_dims, indices.ndim + 1, "batch_dims")
+    axis = b if axis is None else axis_index(axis, params.ndim)
     if b == 0:
         return apply(GATHER, (params, indices), {"axis": axis})
     return _batch_gather(params, indices, axis, b)
@@ -455,8 +460,7 @@ def _batch_gather(params, indices, axis, b):
     n = p_shape[axis]
     tracing.python_value(indices, "gather's indices with batch_dims")
     idx = indices._value.astype(np.int64)
-    if idx.size and (idx.min() < -n or idx.max() >= n):
-        raise IndexError(f"gather indices must be in [0, {n}) along axis {axis}")
+    check_indices(idx, n)
     batch = p_shape[:b]
     count = int(np.prod(batch, dtype=np.int64))
     middle = p_shape[b:axis]            # params axes between the batch and `axis`
@@ -464,7 +468,7 @@ def _batch_gather(params, indices, axis, b):
     perm = tuple(range(b)) + (axis,) + tuple(range(b, axis)) + tuple(range(axis + 1, params.ndim))
     folded = reshape(transpose(params, perm), (count * n,) + middle + rest)
     offsets = (np.arange(count) * n).reshape((count,) + (1,) * (idx.ndim - b))
-    flat = Tensor((np.where(idx < 0, idx + n, idx).reshape((count,) + i_shape[b:]) + offsets))
+    flat = Tensor((idx.reshape((count,) + i_shape[b:]) + offsets))
     out = reshape(apply(GATHER, (folded, flat), {"axis": 0}),
                   batch + i_shape[b:] + middle + rest)
     # (batch, indices, middle, rest) -> (batch, middle, indices, rest), TF's order.
