@@ -174,7 +174,7 @@ class FormulaLayout:
                     w = max(shown.width, text.width(f["label"], part[2]))
                     items.append((part, w, shown.height + LINE_H, shown))
             elif kind == "picture":
-                shown = tiles.picture(part[1], role=part[3], tile=RULE_TILE)
+                shown = tiles.picture(part[1], role=part[3], tile=RULE_TILE, spec=self.spec)
                 w = max(shown.width, text.width(f["label"], part[2]))
                 items.append((part, w, shown.height + (LINE_H if part[2] else 0), shown))
             elif kind == "text":

@@ -61,7 +61,7 @@ def picture(array, font_size=8.5, compact=False, role=None, tile=(TILE_W, TILE_H
     layout = layout_of(array, role)
     if layout is None:
         return preview.Preview(array, font_size, compact, spec=spec)
-    return Tiles(array, layout, font_size, compact, tile)
+    return Tiles(array, layout, font_size, compact, tile, spec)
 
 
 def _picked(n, most):
@@ -76,9 +76,10 @@ class Tiles:
 
     kind = "tiles"
 
-    def __init__(self, array, layout, font_size=8.5, compact=False, tile=(TILE_W, TILE_H)):
+    def __init__(self, array, layout, font_size=8.5, compact=False, tile=(TILE_W, TILE_H), spec=None):
         self.array = np.asarray(array)
         self.layout, self.font_size, self.compact, self.tile = layout, font_size, compact, tile
+        self.spec = spec                       # the card's number format: one per card
         perm, self.row_name, self.col_name, row_noun, col_noun, self.one_tile = _LAYOUTS[layout]
         a4 = self.array.reshape(self.array.shape[0], 1, *self.array.shape[1:]) if self.array.ndim == 3 \
             else self.array
@@ -117,9 +118,9 @@ class Tiles:
         self._images, self._format = {}, None
 
     def renumbered(self, array, spec=None):
-        """The picture of `array`, of this one's shape: the same layout, new numbers (tiles
-        write their numbers in their own format: `spec` is a table's)."""
-        return Tiles(array, self.layout, self.font_size, self.compact, self.tile)
+        """The picture of `array`, of this one's shape: the same layout, new numbers, in the
+        card's format `spec`."""
+        return Tiles(array, self.layout, self.font_size, self.compact, self.tile, spec)
 
     @property
     def size(self):
@@ -222,7 +223,7 @@ class Tiles:
     def _number_format(self):
         """(format of one number, font size in points that fits the widest in a cell)."""
         if self._format is None:
-            _, fmt, chars = preview._table_format(self.array)   # the card tables' format
+            _, fmt, chars = preview._table_format(self.array, self.spec)   # as the card's tables
             # a monospace digit is 0.6 em wide; a point is 4/3 pixel: 0.8 px per point
             size = min(self.cell * 0.42, self.cell * 0.92 / (0.8 * chars))
             self._format = fmt, max(0.5, math.floor(size * 2) / 2)   # half points: few fonts made
@@ -231,10 +232,15 @@ class Tiles:
     def _number_size(self):
         return self._number_format()[1]
 
+    def number_texts(self, r, c):
+        """The numbers tile (r, c) writes in its cells once zoomed in, row by row."""
+        fmt = self._number_format()[0]
+        return [[fmt(v) for v in row] for row in self.tiles[r, c].tolist()]
+
     def _draw_numbers(self, painter, target, r, c, theme):
         """Each cell's number, dark on light cells and light on dark ones."""
-        fmt, size = self._number_format()
-        texts = [[fmt(v) for v in row] for row in self.tiles[r, c].tolist()]
+        size = self._number_format()[1]
+        texts = self.number_texts(r, c)
         painter.setFont(_text.mono(size))
         image = self._image(r, c, theme.diverging)
         for i, row in enumerate(texts):

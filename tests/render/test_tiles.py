@@ -141,3 +141,14 @@ def test_the_svg_export_draws_the_same_tiles(tmp_path):
     svg = (tmp_path / "conv.svg").read_text()
     assert svg.count("<image") >= 5           # x, ∂x, w, ∂w, y: one tile each
     assert "one tile per in → out" in svg and "one tile per channel" in svg
+
+
+def test_tiles_write_their_numbers_in_the_cards_format():
+    """One number format per card (issue 20 §5): a tile picture beside a table on the same
+    card writes 0.50, not its own 0.500, when the card's format is %.2f."""
+    image = np.linspace(-1, 1, 2 * 3 * 3 * 2).reshape(2, 3, 3, 2)
+    own = tiles.picture(image)
+    carded = tiles.picture(image, spec="%.2f")
+    assert own.number_texts(0, 0)[0][0] == "-1.000"
+    assert carded.number_texts(0, 0)[0][0] == "-1.00"
+    assert carded.renumbered(image * 2, "%.1f").number_texts(0, 0)[0][0] == "-2.0"
