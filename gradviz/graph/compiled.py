@@ -22,8 +22,9 @@ import numpy as np
 from ..engine.trace_program import Tracer
 from ..engine.tensor import Tensor
 from . import catalog
-from .build import ENGINE_ERRORS, make_leaves, quiet
+from .build import make_leaves, quiet
 from .document import CONSTANT, VARIABLE, Port
+from .errors import ENGINE_ERRORS
 from .evaluate import Evaluation, evaluate, gradient_warnings, nan_warnings
 
 # False: every evaluation is eager (the benchmarks measure both ways in one process).
