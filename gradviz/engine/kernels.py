@@ -75,6 +75,28 @@ def _load_all():
         return
 
 
+class _NeverLoads:
+    """The loader in a child forked while the parent's loader ran: numba is half
+    imported there, its import locks held by a thread the child does not have, so the
+    child keeps the numpy twins."""
+
+    def join(self):
+        pass
+
+    def is_alive(self):
+        return False
+
+
+def _after_fork_in_child():
+    global _loader
+    if not _ready and _loader is not None:
+        _loader = _NeverLoads()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _stop_loading():
     """At exit: the loader stops after its current kernel, and the interpreter waits for
     it (it must not finalize while LLVM runs on that thread); a short script does not wait

@@ -325,6 +325,32 @@ def test_a_first_call_takes_numpy_while_the_kernels_load_on_a_worker():
     assert done.returncode == 0, done.stderr
 
 
+_FORK = textwrap.dedent("""
+    import os
+    import numpy as np
+    from gradviz.engine import kernels
+
+    x = np.linspace(-3, 3, 8192, dtype=np.float32)
+    kernels.relu(x)  # starts the loader
+    pid = os.fork()
+    if pid == 0:  # numba may be half imported here: the child stays on numpy
+        ok = np.array_equal(kernels.relu(x), np.maximum(x, 0)) and not kernels._ready
+        kernels.warm_up()
+        os._exit(0 if ok and not kernels._ready else 1)
+    _, status = os.waitpid(pid, 0)
+    kernels.warm_up()
+    assert os.waitstatus_to_exitcode(status) == 0 and kernels._ready
+""")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_child_forked_while_the_kernels_load_keeps_numpy():
+    env = dict(os.environ, GRADVIZ_NUMBA="1")
+    done = subprocess.run([sys.executable, "-c", _FORK], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
 def test_without_numba_installed_the_twins_run(monkeypatch, used):
     monkeypatch.setattr(kernels, "ENABLED", True)
     monkeypatch.setattr(kernels, "_installed", False)
