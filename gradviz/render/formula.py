@@ -105,6 +105,11 @@ def formula_parts(step):
         if used:
             parts += [("break",), ("word", "where")]
             parts += [("array", np.asarray(v), k, "operand", nodes.get(k, "")) for k, v in used]
+    elif kind == "update":
+        if cotangent is not None:
+            parts += [("array", np.asarray(cotangent), "gradient"), ("word", "moves")]
+        parts += [("array", operands["before"], "before"), ("op", "→"),
+                  ("array", operands["after"], "after")]
     elif kind == "accumulate":
         result = total if total is not None else cotangent
         if result is not None:

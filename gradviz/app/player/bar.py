@@ -27,10 +27,11 @@ STEP_LABEL_W = 380      # the current step's name is elided beyond this width (p
 STORY_MS = 500          # edits in a burst (a training run's previews): the story at most this often
 
 KIND_WORDS = {"seed": "seed", "visit": "visit", "contribution": "local rule", "fan_in": "fan-in sum",
-              "accumulate": "gradient", "cut": "cut", "unconnected": "unconnected"}
+              "accumulate": "gradient", "cut": "cut", "unconnected": "unconnected",
+              "update": "optimizer update"}
 KIND_COLOURS = {"seed": LIGHT.target, "visit": LIGHT.value, "contribution": LIGHT.cotangent,
                 "fan_in": LIGHT.cotangent, "accumulate": LIGHT.source, "cut": LIGHT.cut,
-                "unconnected": LIGHT.cut}
+                "unconnected": LIGHT.cut, "update": LIGHT.value}
 
 # A letter with combining marks (x̂): DejaVu Sans misplaces the mark, DejaVu Sans Mono does not.
 _MARKED = re.compile(r"\w[\u0300-\u036f]+")

@@ -14,7 +14,8 @@ import itertools
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ...graph.training import Trainer, port_value, store_values
+from ...graph.training import Trainer, loss_name, port_value, store_values
+from ...story.update_step import with_update
 from ..snapshots import same_for_engine, snapshot
 from ..worker import run_job
 
@@ -102,15 +103,22 @@ class TrainingSession(QObject):
         if self.running:
             self.pause()
         self.trainer = None
+        self.controller.story_ending = None
         self._shown = 0
         self.reset.emit()
 
-    def show_step(self, values, step):
-        """Put the values before `step` of the run into the document (one undoable edit; the
-        trainer goes on from its own last step when run again)."""
+    def show_step(self, values, update, names):
+        """Put the values before step `update.index` of the run into the document (one
+        undoable edit; the trainer goes on from its own last step when run again); the
+        document's story then ends with that step's update (`names`: the parameters' as the
+        user knows them), wherever it is the backward pass that gave the update's gradient."""
         if self.running or self.trainer is None:
             return
-        self._push(values, f"Step {step} of the run, values before the update", key=None)
+        trainer = self.trainer
+        loss = loss_name(trainer.doc, trainer.evaluation.values)
+        self.controller.story_ending = lambda story: with_update(
+            story, update, trainer.optimizer, trainer.parameters, names, loss)
+        self._push(values, f"Step {update.index} of the run, values before the update", key=None)
 
     # -- UI thread ----------------------------------------------------------------------
     def _preview(self):

@@ -258,10 +258,10 @@ def test_the_last_step_is_written_out_with_its_numbers(qtbot, panel):
     p.step_button.click()
     finish(qtbot, p)
     text = p.last_step.text()
-    # x = 2, g = 2x = 4: w ← w − η·g = 2 − 0.1 × 4 = 1.6; y = 1, g = 6y = 6: 1 − 0.6 = 0.4
+    # x = 2, g = 2x = 4: x ← x − η·g = 2 − 0.1 × 4 = 1.6; y = 1, g = 6y = 6: 1 − 0.6 = 0.4
     assert "Step 1 of the run" in text and "values before the update" in text
-    assert "w ← w − η·g = 2 − 0.1 × 4 = 1.6" in text
-    assert "w ← w − η·g = 1 − 0.1 × 6 = 0.4" in text
+    assert "g = ∂loss/∂x = 4<br>x ← x − η·g = 2 − 0.1 × 4 = 1.6" in text
+    assert "g = ∂loss/∂y = 6<br>y ← y − η·g = 1 − 0.1 × 6 = 0.4" in text
 
 
 def test_closing_the_window_stops_a_run(qtbot, panel):
@@ -310,7 +310,7 @@ def test_any_step_of_the_run_is_written_out_with_that_steps_numbers(qtbot, panel
     assert "Step 2 of the run" in text and "The run has 3 steps" in text
     lines = [line for line in text.replace("<br>", "\n").replace("</p>", "\n").split("\n")
              if "←" in line]
-    assert lines == ["w ← w − η·g = 1.6 − 0.1 × 3.2 = 1.28", "w ← w − η·g = 0.4 − 0.1 × 2.4 = 0.16"]
+    assert lines == ["x ← x − η·g = 1.6 − 0.1 × 3.2 = 1.28", "y ← y − η·g = 0.4 − 0.1 × 2.4 = 0.16"]
     for line in lines:                         # each equation holds as printed: w − η × g
         w_, lr, g, result = map(float, re.findall(r"\d+(?:\.\d+)?", line.split("=", 1)[1]))
         assert w_ - lr * g == pytest.approx(result, rel=1e-6)
@@ -341,9 +341,26 @@ def test_a_step_opens_in_the_player_with_that_steps_values(qtbot, panel):
     assert [float(gradients[Port(n)]) for n in "xy"] == pytest.approx([3.2, 2.4], rel=1e-6)
     accumulated = [s for s in w.player.steps if s.kind == "accumulate"]
     assert sorted(float(s.total) for s in accumulated) == pytest.approx([2.4, 3.2], rel=1e-6)
+    # after the backward pass, the update of each Variable is one more card on the canvas
+    updates = w.player.steps[-2:]
+    assert [(s.kind, s.node, s.title) for s in updates] == [
+        ("update", "x", "SGD update of x"), ("update", "y", "SGD update of y")]
+    assert all(s.kind != "update" for s in w.player.steps[:-2])
+    assert updates[0].formula.split("\n") == ["g = ∂loss/∂x = 3.2",
+                                              "x ← x − η·g = 1.6 − 0.1 × 3.2 = 1.28"]
+    assert updates[1].formula.split("\n")[1] == "y ← y − η·g = 0.4 − 0.1 × 2.4 = 0.16"
+    w.player.last()
+    assert w.canvas.step_overlay.step is updates[1]
+    card = w.canvas.renderer._formula_rect(updates[1])
+    assert card is not None
+    assert w.canvas.viewport().rect().contains(w.canvas.mapFromScene(card.center()))
+    # an entry of the card's g is explained as the gradient's: the sum the backward pass took
+    assert w.provenance.subject.card_label == "gradient"
+    assert w.provenance.select_entry(0).value == pytest.approx(2.4, rel=1e-6)
     assert p.session.trainer is not None and "Step 2 of the run" in p.last_step.text()
     stack.undo()
     assert {n: float(w.controller.doc.nodes[n].value) for n in "xy"} == trained
+    assert all(s.kind != "update" for s in w.player.steps)  # not the values it was for
     assert not p.status.isVisible() or "before step 2" not in p.status.text()
     p.run(1)                                   # the run goes on from its own step 3
     finish(qtbot, p)
