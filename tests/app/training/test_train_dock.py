@@ -1,6 +1,8 @@
 """The Train dock: a run on the worker updates the document as one undoable entry, Pause
 stops it, Reset and Undo put every Variable back, refusals are said in words."""
 import re
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -77,28 +79,54 @@ def test_two_runs_are_two_entries_and_continue_the_optimizer(qtbot, panel):
         "Training run (5 SGD steps)", "Training run (7 SGD steps)"]
 
 
-def test_pause_stops_a_long_run_and_undo_puts_it_back(qtbot, panel):
+def test_pause_stops_a_long_run_and_undo_puts_it_back(qtbot, panel, monkeypatch):
+    """The worker takes a step only when the test lets it (a gate in Trainer.step), so what
+    the window shows is decided by the steps taken, not by how busy the machine is."""
+    gate, waiting = threading.Semaphore(0), threading.Event()
+    step = Trainer.step
+
+    def gated_step(trainer):
+        waiting.set()
+        gate.acquire()
+        return step(trainer)
+    monkeypatch.setattr(Trainer, "step", gated_step)
     w, p = panel()
     start = kernel(w).copy()
     choose(p, "sgd", learning_rate="0.001")
     shown = []
     w.controller.evaluated.connect(lambda result: shown.append(
-        result.evaluation.values[Port("loss")].copy()))
+        float(result.evaluation.values[Port("loss")])))
     p.run(1_000_000)
     assert p.pause_button.isEnabled() and not p.run_button.isEnabled()
-    # the cards follow the run while it goes on, a few times a second, not every step
-    qtbot.waitUntil(lambda: len(shown) >= 3, timeout=20000)
-    assert len(set(float(v) for v in shown)) == len(shown)
-    qtbot.waitUntil(lambda: len(p.session.trainer.history) >= 3 * len(shown), timeout=20000)
-    p.pause_button.click()
-    finish(qtbot, p)
     trainer = p.session.trainer
-    assert 3 <= len(trainer.history) < 1_000_000
-    assert len(shown) < len(trainer.history)
+    qtbot.waitUntil(waiting.is_set, timeout=20000)   # the worker has started (from the loop)
+    # the cards follow the run: five steps taken while the window is busy are one preview,
+    # which shows the latest of them, not every step
+    for taken in (5, 10, 15):
+        gate.release(5)
+        steps_taken(trainer, taken)
+        qtbot.waitUntil(lambda: len(shown) == taken // 5, timeout=20000)
+        assert shown[-1] == pytest.approx(trainer.losses[taken], rel=1e-6)
+        np.testing.assert_array_equal(kernel(w), trainer.values()[KERNEL])
+    p.pause_button.click()      # while the worker waits at the gate inside step 16
+    gate.release(1000)
+    finish(qtbot, p)
+    assert len(trainer.history) == 16            # it stopped after the step it was in
     np.testing.assert_array_equal(kernel(w), trainer.values()[KERNEL])   # the last step shown
+    assert shown[-1] == pytest.approx(trainer.losses[16], rel=1e-6)
     assert "paused" in p.status.text() and p.run_button.isEnabled()
     w.controller.undo_stack.undo()
     np.testing.assert_array_equal(kernel(w), start)
+
+
+def steps_taken(trainer, n, timeout=20.0):
+    """Wait, without running the window's events, until the worker has taken `n` steps."""
+    end = time.monotonic() + timeout
+    while len(trainer.history) < n:
+        assert time.monotonic() < end, f"the worker took {len(trainer.history)} of {n} steps"
+        time.sleep(0.002)
+    time.sleep(0.01)
+    assert len(trainer.history) == n     # and no more: the gate holds it
 
 
 def test_reset_puts_the_variables_back_undoably(qtbot, panel):
