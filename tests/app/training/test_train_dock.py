@@ -1,12 +1,15 @@
 """The Train dock: a run on the worker updates the document as one undoable entry, Pause
 stops it, Reset and Undo put every Variable back, refusals are said in words."""
 import re
+import sys
 import threading
 import time
 
 import numpy as np
 import pytest
 
+from gradviz.app.player.bar import STORY_MS
+from gradviz.app.training import session
 from gradviz.graph import Port, load
 from gradviz.graph.training import Trainer, make_optimizer
 
@@ -96,10 +99,13 @@ def test_pause_stops_a_long_run_and_undo_puts_it_back(qtbot, panel, monkeypatch)
     shown = []
     w.controller.evaluated.connect(lambda result: shown.append(
         float(result.evaluation.values[Port("loss")])))
+    before_run = sys.getswitchinterval()
     p.run(1_000_000)
     assert p.pause_button.isEnabled() and not p.run_button.isEnabled()
     trainer = p.session.trainer
     qtbot.waitUntil(waiting.is_set, timeout=20000)   # the worker has started (from the loop)
+    switch = sys.getswitchinterval()     # the worker gives the lock back to the window sooner
+    assert switch == pytest.approx(session.RUN_SWITCH_S) and switch < before_run
     # the cards follow the run: five steps taken while the window is busy are one preview,
     # which shows the latest of them, not every step
     for taken in (5, 10, 15):
@@ -108,9 +114,17 @@ def test_pause_stops_a_long_run_and_undo_puts_it_back(qtbot, panel, monkeypatch)
         qtbot.waitUntil(lambda: len(shown) == taken // 5, timeout=20000)
         assert shown[-1] == pytest.approx(trainer.losses[taken], rel=1e-6)
         np.testing.assert_array_equal(kernel(w), trainer.values()[KERNEL])
+    # while the run goes on the player assembles no story: each would be stale at once
+    painted = []
+    w.canvas.after_repaint(lambda: painted.append(True))
+    qtbot.waitUntil(lambda: bool(painted), timeout=20000)
+    qtbot.wait(STORY_MS + 200)          # (before, the player took one STORY_MS after a paint)
+    assert not w.controller.result.story_ready
     p.pause_button.click()      # while the worker waits at the gate inside step 16
     gate.release(1000)
     finish(qtbot, p)
+    qtbot.waitUntil(lambda: w.controller.result.story_ready, timeout=20000)  # now it is
+    assert sys.getswitchinterval() == before_run
     assert len(trainer.history) == 16            # it stopped after the step it was in
     np.testing.assert_array_equal(kernel(w), trainer.values()[KERNEL])   # the last step shown
     assert shown[-1] == pytest.approx(trainer.losses[16], rel=1e-6)
