@@ -26,6 +26,9 @@ QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tempfil
 app = QApplication.instance() or QApplication(sys.argv[:1])
 
 from gradviz.app import create_window  # noqa: E402
+from gradviz.render import legible  # noqa: E402
+
+DOCK_H = 420    # the Train dock's height: the plots readable, and room for the cards
 
 # (lesson, optimizer, fields, steps, tab (0 curves, 1 landscape, 2 step 3, "player": step 3
 # opened in the player at its update card), log scale, picture)
@@ -40,6 +43,19 @@ CASES = [
     ("train_3_newton", "adam", {"learning_rate": "0.01"}, 5, "player", False,
      "train-update-card.png"),
 ]
+
+
+def readable_fit(canvas):
+    """Fit the graph, but never below the zoom at which the cards' numbers can be read (a
+    picture of compact cards shows colours, not the values the run changed)."""
+    canvas.fit()
+    readable = legible.readable_zoom(canvas.logicalDpiY())
+    if canvas.zoom_level() < readable:         # the graph from its top-left card (inputs)
+        canvas.zoom_by(readable / canvas.zoom_level(), anchor_under_mouse=False)
+        rects = [canvas.renderer.rect(nid) for nid in canvas.node_items]
+        left, top = min(r.left() for r in rects) - 20, min(r.top() for r in rects) - 40
+        view = canvas.visible_rect()
+        canvas.centerOn(left + view.width() / 2, top + view.height() / 2)
 
 
 def pump(seconds):
@@ -80,7 +96,9 @@ def shoot(lesson, optimizer, fields, steps, tab, log, picture):
         pump(0.5)
         w.player.last()
     else:
-        w.canvas.fit()
+        w.resizeDocks([w.train_dock], [DOCK_H], Qt.Orientation.Vertical)
+        pump(0.3)
+        readable_fit(w.canvas)
     pump(1.0)
     subprocess.run(["import", "-window", "root", "-crop", "1440x900+0+0",
                     str(ROOT / "docs" / picture)], check=True)
