@@ -145,6 +145,10 @@ class DocumentController(QObject):
         # previews); the trace runs on a thread of its own.
         self.replayer = Replayer(trace_at=3, background=True)
         self._last_edit = None   # the edit just made (not undone or redone since): amend_last_edit
+        # story_ending(story) -> story: what the story of every later evaluation ends with
+        # (a training step's update, app/training); it returns the story as it is where it
+        # does not hold.
+        self.story_ending = None
 
     def _clean_changed(self, clean):
         self.dirtyChanged.emit(not clean)
@@ -432,11 +436,12 @@ class DocumentController(QObject):
             last = basis.result
             story = last._story if last.story_ready and same_names(basis.doc, frozen) else None
             tell = None if story is not None or last.evaluation is None else \
-                _teller(frozen, last.evaluation, basis.events)
+                _teller(frozen, last.evaluation, basis.events, self.story_ending)
             result = Result(last.evaluation, _retexted(last.problems, basis.evaluated, frozen), story, tell)
             basis.doc = frozen
         else:
-            result, events = _evaluate(frozen, _checked(basis, frozen), self.replayer)
+            result, events = _evaluate(frozen, _checked(basis, frozen), self.story_ending,
+                                       self.replayer)
             self._basis = _Basis(frozen, result, events)
         result.elapsed_ms = (time.perf_counter() - start) * 1000
         self.result = result
@@ -462,7 +467,7 @@ def _checked(basis, doc):
     return last if changed is not None and checks_hold(last, basis.evaluated, doc, changed) else None
 
 
-def _evaluate(doc, same_structure_as=None, replayer=None):
+def _evaluate(doc, same_structure_as=None, ending=None, replayer=None):
     """(Result, recorded backward-pass events or None) for a document snapshot;
     `same_structure_as`: the last Evaluation, when its checks and plan hold (`_checked`);
     `replayer`: a graph.compiled.Replayer that may replay the document's compiled
@@ -472,7 +477,7 @@ def _evaluate(doc, same_structure_as=None, replayer=None):
     depend on it, so a stray node elsewhere never hides the target's gradient."""
     replayed = replayer.evaluation(doc, same_structure_as) if replayer is not None else None
     if replayed is not None:
-        return Result(replayed, replayed.problems, tell=_teller(doc, replayed, None)), None
+        return Result(replayed, replayed.problems, tell=_teller(doc, replayed, None, ending)), None
     recorder = Recorder()
     try:
         evaluation = evaluate(doc, observer=recorder, same_structure_as=same_structure_as)
@@ -480,19 +485,22 @@ def _evaluate(doc, same_structure_as=None, replayer=None):
         problem = e.problem if isinstance(e, DocumentError) else \
             Problem(f"{type(e).__name__}: {e}", where="evaluation")
         return Result(None, [problem]), None
-    return Result(evaluation, evaluation.problems, tell=_teller(doc, evaluation, recorder.events)), \
-        recorder.events
+    return Result(evaluation, evaluation.problems,
+                  tell=_teller(doc, evaluation, recorder.events, ending)), recorder.events
 
 
-def _teller(doc, evaluation, events):
-    """The story of `doc` from its evaluation and the backward pass's events; a replayed
-    evaluation has neither tape nor events: the story evaluates eagerly (the same numbers)."""
+def _teller(doc, evaluation, events, ending=None):
+    """The story of `doc` from its evaluation and the backward pass's events, ended by
+    `ending`; a replayed evaluation has neither tape nor events: the story evaluates
+    eagerly (the same numbers)."""
     def tell():
         if evaluation.replayed:
             recorder = Recorder()
             eager = evaluate(doc, observer=recorder, same_structure_as=evaluation)
-            return tell_story(doc, eager, recorder.events)
-        return tell_story(doc, evaluation, events)
+            story = tell_story(doc, eager, recorder.events)
+        else:
+            story = tell_story(doc, evaluation, events)
+        return story if ending is None else ending(story)
     return tell
 
 
