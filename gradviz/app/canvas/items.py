@@ -224,14 +224,14 @@ class NodeItem(QGraphicsRectItem):
         if ports_key != self._ports_key:
             self._ports_key = ports_key
             self._sync_ports()
-        tip = [f"<b>{card.title}</b> ({node.kind}{', ' + node.op if node.op else ''})"]
+        tip = [f"<b>{html.escape(card.title)}</b> ({node.kind}{', ' + node.op if node.op else ''})"]
         if card.info:
-            tip.append(card.info)
+            tip.append(html.escape(card.info))
         if self.problems:
             tip += [f"<span style='{WARN_STYLE if p.warning else ERROR_STYLE}'>⚠ "
                     f"{html.escape(p.message)}</span>" for p in self.problems]
         else:
-            tip.append(_node_doc(node))
+            tip.append(html.escape(_node_doc(node)))
         self.setToolTip("<br>".join(t for t in tip if t))
         self.repaint_card()
         return OUTLINE if old is None or _outline(old) != _outline(card) else CARD

@@ -1,4 +1,6 @@
 """The inspector page of one node: header, label, attributes, value or weights, roles, results."""
+import html
+
 import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
@@ -96,6 +98,7 @@ class NodePage(Page):
 
         # header
         self.title = QLabel()
+        self.title.setTextFormat(Qt.TextFormat.RichText)   # the name is escaped: shown as written
         f = self.title.font()
         f.setPointSizeF(f.pointSizeF() * 1.25)
         f.setBold(True)
@@ -420,10 +423,10 @@ class NodePage(Page):
         if self.node_id not in self.controller.doc.nodes:
             return
         node, result = self.node, self.controller.result
-        self.title.setText(node.label or node.id)
+        self.title.setText(html.escape(node.label or node.id, quote=False))
         if node.label:
-            self.title.setText(f"{node.label}  <span style='font-weight:normal'>({node.id})"
-                               "</span>")
+            self.title.setText(f"{html.escape(node.label, quote=False)}  <span style='font-weight:"
+                               f"normal'>({html.escape(node.id, quote=False)})</span>")
         self.label.show_text(node.label)
         self.label.edit.setPlaceholderText(node.id)
         show_problems(self.problems, result.node_problems.get(self.node_id, []))

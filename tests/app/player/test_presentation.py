@@ -369,3 +369,24 @@ def test_a_space_release_without_its_press_does_not_play(window, qtbot):
     w.player.set_index(0)
     qtbot.keyRelease(w.canvas, Qt.Key.Key_Space)
     assert not w.player.is_playing
+
+
+def test_the_band_never_cuts_its_title(window, qtbot):
+    """The title keeps the height its text needs (the caption scrolls instead): a squeezed
+    bold title lost its underscores ('c_stopped' read 'c stopped'). A name is shown as
+    written: never as rich text, however it looks."""
+    w = window
+    w.open_sample(SAMPLES_DIR / "003_stop_gradient_product.json", ask=False)
+    title_words = "a <b>bold</b> & c_stopped " + "and a title long enough to wrap " * 3
+    w.controller.set_meta(title=title_words, lesson="A lesson the band must scroll. " * 80)
+    p = w.presentation
+    p.enter()
+    band = p.band
+    for k in [-1, *range(len(p.steps()))]:
+        p.go(k)
+        qtbot.waitUntil(lambda: not p._fit_pending)
+        title = band.title
+        assert title.height() >= title.heightForWidth(title.width()), (k, title.text())
+        if k == -1:
+            assert title.textFormat() == Qt.TextFormat.PlainText
+            assert title.text() == title_words
