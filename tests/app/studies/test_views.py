@@ -359,3 +359,21 @@ def test_the_hessian_view_shows_a_nan_hessian_as_a_warning(qtbot):
     assert view.symmetry.property("kind") == "warning"
     assert "y_sq (Pow)" in view.symmetry.text() and "x^(y-1)" in view.symmetry.text()
     assert not view.newton_button.isEnabled() and not view.result.finite
+
+
+def _number_forms(*texts):
+    """The forms of the numbers in `texts` with a decimal point: (decimals, exponent?)."""
+    found = re.findall(r"(?<![\w.])-?\d+\.(\d+)(e[+-]\d+)?", " ".join(texts))
+    return {(len(decimals), bool(exponent)) for decimals, exponent in found}
+
+
+@pytest.mark.parametrize("cls, sample, labels", [
+    (views.HessianView, "001_hessian_newton", ("symmetry", "definite", "step_text")),
+    (views.JacobianView, "001_dense_jacobian", ("sum_check", "vjp_check")),
+    (views.BatchJacobianView, "001_batchnorm_pitfall", ("check",))])
+def test_a_view_writes_its_numbers_in_one_format(qtbot, cls, sample, labels):
+    """One format per view, the cards' rule: never 1.863e-08 beside 0.7813."""
+    controller, view = opened(qtbot, cls, sample)
+    texts = [getattr(view, name).text() for name in labels]
+    forms = _number_forms(*texts)
+    assert len(forms) == 1, (forms, texts)
