@@ -183,6 +183,7 @@ class NodeItem(QGraphicsRectItem):
         self._error_lines = []
         self._shown_badges = None
         self._ports_key = None
+        self._labelled_ports = False   # a side has several ports: their names are written
         bounded_by_rect(self)
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsMovable
                       | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
@@ -231,7 +232,8 @@ class NodeItem(QGraphicsRectItem):
             tip += [f"<span style='{WARN_STYLE if p.warning else ERROR_STYLE}'>⚠ "
                     f"{html.escape(p.message)}</span>" for p in self.problems]
         else:
-            tip.append(html.escape(_node_doc(node)))
+            tip.append(html.escape(port_labels.with_port_names(node, self.view.controller.doc,
+                                                               _node_doc(node))))
         self.setToolTip("<br>".join(t for t in tip if t))
         self.repaint_card()
         return OUTLINE if old is None or _outline(old) != _outline(card) else CARD
@@ -286,8 +288,9 @@ class NodeItem(QGraphicsRectItem):
         node = self.view.controller.doc.nodes[self.nid]
         card = self.card
         want_in, want_out = card.n_inputs, card.n_outputs
-        for ports, want, is_out, names in ((self.ports_in, want_in, False, input_names(node, want_in)),
-                                           (self.ports_out, want_out, True, output_names(node, want_out))):
+        doc = self.view.controller.doc
+        for ports, want, is_out, names in ((self.ports_in, want_in, False, input_names(node, want_in, doc)),
+                                           (self.ports_out, want_out, True, output_names(node, want_out, doc))):
             while len(ports) > want:
                 port = ports.pop()
                 port.setParentItem(None)
@@ -299,12 +302,19 @@ class NodeItem(QGraphicsRectItem):
                 if port.name != name:
                     port.name = name
                 port.set_label_shown(len(ports) > 1)
+        self._labelled_ports = want_in > 1 or want_out > 1
         r = self.view.renderer
         origin = QPointF(*r.positions[self.nid])
         for port in self.ports_in:
             port.setPos(r.input_pos(self.nid, port.index) - origin)
         for port in self.ports_out:
             port.setPos(r.output_pos(self.nid, port.index) - origin)
+
+    def sync_port_names(self):
+        """The ports' names again after a rename or a new edge elsewhere: a name that is
+        another node's name is written otherwise (port_labels.input_names)."""
+        if self._labelled_ports:
+            self._sync_ports()
 
     def shape(self):
         path = QPainterPath()

@@ -54,6 +54,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         self.node_items = {}
         self.edge_items = {}
         self._synced_edges = None   # doc.edges as the last sync saw them
+        self._synced_labels = None  # the nodes' labels as the last sync saw them
         self._synced_cuts = None    # the renderer's cuts() as the last sync saw them
         self._cache_view = None     # the view the pixmap cache was last sized for
         self.renderer = Renderer(Document(), theme=theme, positions={})
@@ -255,9 +256,15 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
                     reshaped = reshaped or change != NUMBERS   # problem lines, a new outline
                 item.setSelected(nid in self.controller.selection)
             new_edges = set()
-            if full or gone or added or doc.edges != self._synced_edges:
+            rewired = full or gone or added or doc.edges != self._synced_edges
+            if rewired:
                 new_edges, removed = self._sync_edges(doc)
                 reshaped = reshaped or bool(new_edges) or removed
+            labels = [n.label for n in doc.nodes.values()]
+            if rewired or labels != self._synced_labels:   # a port's name may clash anew
+                for item in self.node_items.values():
+                    item.sync_port_names()
+                self._synced_labels = labels
             cuts = self.renderer.cuts()
             recut = cuts != self._synced_cuts
             for e, item in self.edge_items.items():

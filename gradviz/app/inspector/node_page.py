@@ -11,6 +11,7 @@ from ...graph import catalog
 from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
 from ...graph.names import port_names
 from ...graph.tensors import DTYPES, MAX_RANK
+from ...render.port_labels import with_port_names
 from .fields import (PLACEHOLDERS, LineField, display_text, Page, attr_text, blocked, bold_label,
                                column_group, group, int_list, muted_label, output_count, parse_attr,
                                problems_label, show_problems)
@@ -28,10 +29,11 @@ def _kind_text(node):
     return {CONSTANT: "constant · tf.constant", VARIABLE: "variable · tf.Variable"}[node.kind]
 
 
-def _doc_of(node):
+def _doc_of(node, doc):
+    """What the node is, its op's operands named as its ports are (port_labels)."""
     if node.kind == OP and node.op in catalog.OPS:
         spec = catalog.OPS[node.op]
-        return f"{node.op}({', '.join(spec.inputs)}): {spec.doc}"
+        return with_port_names(node, doc, f"{node.op}({', '.join(spec.inputs)}): {spec.doc}")
     if node.kind == LAYER and node.op in catalog.LAYERS:
         return f"keras.layers.{node.op}: {catalog.LAYERS[node.op].doc}"
     if node.kind == CUSTOM_GRADIENT and node.op in catalog.CUSTOM_RULES:
@@ -105,9 +107,8 @@ class NodePage(Page):
         self.title.setFont(f)
         self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.subtitle = QLabel(_kind_text(node))
-        self.subtitle.setToolTip(_doc_of(node))
-        self.title.setToolTip(_doc_of(node))
-        self.doc_label = muted_label(_doc_of(node))
+        self.doc_label = muted_label()
+        self._show_doc(node)
         self.problems = problems_label()
         for w in (self.title, self.subtitle, self.doc_label, self.problems):
             self.layout_.addWidget(w)
@@ -418,11 +419,18 @@ class NodePage(Page):
                 n.weights = weights
         self.controller.edit(f"Set {self.node_id}.{name}", change)
 
+    def _show_doc(self, node):
+        text = _doc_of(node, self.controller.doc)   # a rename elsewhere may rename an operand
+        for widget in (self.subtitle, self.title):
+            widget.setToolTip(text)
+        self.doc_label.setText(text)
+
     # -- refresh -----------------------------------------------------------------------
     def refresh(self):
         if self.node_id not in self.controller.doc.nodes:
             return
         node, result = self.node, self.controller.result
+        self._show_doc(node)
         self.title.setText(html.escape(node.label or node.id, quote=False))
         if node.label:
             self.title.setText(f"{html.escape(node.label, quote=False)}  <span style='font-weight:"
