@@ -134,10 +134,19 @@ def port_name(doc, port):
     return catalog.port_name(doc, port)
 
 
-def target_name(doc):
-    """The differentiated tensor's name for the ∂ labels ('target' when there are several)."""
+def target_name(doc, evaluation=None):
+    """What tape.gradient differentiates, for the ∂ labels: the target when it is a scalar,
+    the sum of its elements (Σy) when it is not, v·y with output_gradients v ('target'
+    when there are several). A card must not call [4, 12] ∂y/∂x where ∂y/∂x is [2, 4]."""
     targets = [p for p in doc.targets if p.node in doc.nodes]
-    return port_name(doc, targets[0]) if len(targets) == 1 else "target"
+    if len(targets) != 1:
+        return "target"
+    port = targets[0]
+    name = port_name(doc, port)
+    if port in doc.output_gradients:
+        return f"(v·{name})"
+    value = (getattr(evaluation, "values", None) or {}).get(port)
+    return name if value is None or np.size(value) == 1 else f"Σ{name}"
 
 
 class CardPainter:
@@ -214,7 +223,7 @@ class CardPainter:
         spec = preview.card_spec([value, *(array for _, array in gradients)])  # one per card
         if value is not None:
             sections.append(("value", value, "value", Port(node.id, 0), preview.Preview(value, spec=spec)))
-        target = target_name(self.doc)
+        target = target_name(self.doc, self.evaluation)
         for port, array in gradients:
             compact = port.index > 0
             label = f"gradient  ∂{target}/∂{port_name(self.doc, port)}"

@@ -64,9 +64,13 @@ def test_a_huge_label_is_elided_and_does_not_blow_up_the_picture():
 
 
 def test_gradient_label_names_the_target_and_the_node_not_the_op():
+    """tape.gradient(cc, a) of the 2×3 cc differentiates Σcc; with output_gradients v it
+    differentiates v·y: y = x * x with v = [2, 3] gives [4, 12], and ∂y/∂x is [2, 4]."""
     r = renderer("003_stop_gradient_product")
     labels = [s.label for s in r.cards["a"].sections if s.colour == "gradient"]
-    assert labels == ["gradient  ∂cc/∂a"]
+    assert labels == ["gradient  ∂Σcc/∂a"]
+    r = renderer("002_vjp_output_gradients")
+    assert [s.label for s in r.cards["x"].sections if s.colour == "gradient"] == ["gradient  ∂(v·y)/∂x"]
 
 
 def test_layer_weight_gradients_are_drawn_for_weight_sources():
