@@ -276,7 +276,7 @@ class NodeItem(QGraphicsRectItem):
         r = QRectF(-8, -render_cards.BADGE_H - 8, w + 16, h + render_cards.BADGE_H + 16)
         if self.view.compact:
             side, down = compact.overhang(self.card, self.view.controller.doc.nodes[self.nid],
-                                          self.view.zoom_level())
+                                          self.view.zoom_level(), scale=self.view.compact_scale())
             r = r.united(QRectF(-side - 2, -2, w + 2 * side + 4, h + down + 4))
         if self._error_lines:
             err_w = max(w, 240.0) + 8
@@ -357,7 +357,7 @@ class NodeItem(QGraphicsRectItem):
 
     def _paint_compact(self, painter, r):
         """The card as it reads from afar: name, shape and a heat thumbnail (render.compact)."""
-        compact.paint(painter, r, self.nid, r.pending_ports())
+        compact.paint(painter, r, self.nid, r.pending_ports(), self.view.compact_scale())
 
     def itemChange(self, change, value):
         if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged:

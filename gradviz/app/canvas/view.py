@@ -20,6 +20,7 @@ from PySide6.QtGui import QAction, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView, QMenu
 
 from ...graph.document import Document
+from ...render import legible
 from ...render.layout import layout as layout_positions
 from ...render.painter import Renderer
 from .edges import EdgeItem, EdgeLayer
@@ -77,6 +78,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         self._space_panned = False
         self.step_overlay = None
         self.compact = False               # cards drawn compact: too far out to read numbers
+        self.readable_px = legible.READABLE_PX   # ... numbers smaller than this (set_readable_px)
         self._followed_zoom = None
         self._after_paint = []             # callbacks waiting for the next paint
         self._running_after_paint = False

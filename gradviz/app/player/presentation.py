@@ -218,6 +218,8 @@ class PresentationMode(QObject):
         w.controller.evaluated.connect(self._evaluated)
         self._saved["framing"] = self.player.framing
         self.player.framing = dict(readable_px=self.readable_px(), max_zoom=MAX_ZOOM)
+        self._saved["readable_px"] = canvas.readable_px
+        canvas.set_readable_px(self.readable_px())   # a compact card reads from the back row too
         action = getattr(w, "actions_by_name", {}).get("present")
         if action is not None:
             action.setChecked(True)
@@ -241,6 +243,7 @@ class PresentationMode(QObject):
         self.player.stepChanged.disconnect(self._step_changed)
         w.controller.evaluated.disconnect(self._evaluated)
         self.player.framing = saved["framing"]
+        canvas.set_readable_px(saved["readable_px"])
         w.removeDockWidget(self._dock)
         self._dock.deleteLater()
         self._dock = self.band = None
