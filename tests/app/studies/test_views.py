@@ -171,7 +171,8 @@ def test_batch_view_warns_for_batchnorm(qtbot):
     assert "not independent" in view.warning
     r, c = study.location
     assert f"∂layer2[{r}] / ∂x[{c}]" in view.warning
-    assert number_after(view.warning, "norm") == pytest.approx(study.largest, rel=1e-3)
+    # the banner's one format (here 1.14e+00, three digits, as the cards write): half a unit
+    assert number_after(view.warning, "norm") == pytest.approx(study.largest, rel=5e-3)
     assert view.check.isVisibleTo(view)
     np.testing.assert_allclose(view.heatmap.matrix, patches(study.jacobian, 2), equal_nan=True)
     assert not view._marker.isVisible() or view._marker.rect().center().x() == c
@@ -278,7 +279,8 @@ def test_a_zero_hessian_has_no_newton_step(qtbot):
     text = view.definite.text()
     assert "H is zero" in text and "g/ε" in text and "well-posed" not in text
     g = np.linalg.norm(view.result.gradient)
-    assert number_after(text, "|g|/ε =") == pytest.approx(g / view.eps_box.value(), rel=1e-3)
+    # written in the view's one format (1.84e+04 beside ε = 1.00e-03): half a unit of its last digit
+    assert number_after(text, "|g|/ε =") == pytest.approx(g / view.eps_box.value(), rel=5e-3)
     assert view.definite.property("kind") == "warning"
     old = controller.doc.nodes["layer"].weights["kernel"].copy()
     view.apply_newton_step()
