@@ -16,11 +16,9 @@ import gradviz as gv
 from . import catalog
 from .budget import make_plan
 from .document import CONSTANT, CUSTOM_GRADIENT, LAYER, VARIABLE, Port
-from .errors import DocumentError, Problem
+from .errors import ENGINE_ERRORS, DocumentError, Problem
 from .structure import analyse, partial_order
 
-ENGINE_ERRORS = (ValueError, TypeError, IndexError, LookupError, RuntimeError, ArithmeticError,
-                 np.linalg.LinAlgError)
 
 
 def gradient_path(doc):

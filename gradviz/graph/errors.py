@@ -5,6 +5,12 @@
 node while the user fixes it. A problem is an error (the node cannot run) or a
 warning (it ran, but look: a NaN appeared here).
 """
+import numpy as np
+
+# what the engine raises for a graph that cannot run as built (a shape mismatch, a singular
+# matrix, an op without a gradient): caught and said in words, never a traceback
+ENGINE_ERRORS = (ValueError, TypeError, IndexError, LookupError, RuntimeError, ArithmeticError,
+                 np.linalg.LinAlgError)
 
 
 def _place(node=None, edge=None, where=None):

@@ -20,9 +20,9 @@ import numpy as np
 import gradviz as gv
 
 from . import budget
-from .build import ENGINE_ERRORS, build, one_line, quiet
+from .build import build, one_line, quiet
 from .document import Port
-from .errors import DocumentError, Problem, errors, warnings
+from .errors import ENGINE_ERRORS, DocumentError, Problem, errors, warnings
 from .ports import parse_port, port_text
 from .structure import analyse, input_slots, n_outputs, node_problems
 from .validate import output_gradient_problems

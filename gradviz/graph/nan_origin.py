@@ -17,7 +17,8 @@ import numpy as np
 
 from ..engine.backward import Observer
 from ..engine.tensor import Tensor
-from .build import ENGINE_ERRORS, quiet
+from .build import quiet
+from .errors import ENGINE_ERRORS
 from .evaluate import _built, _check, _prepared, _tapes
 
 

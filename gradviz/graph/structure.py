@@ -10,13 +10,23 @@ import collections
 from dataclasses import dataclass, field
 
 from . import catalog
-from .document import CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE, text_problem
+from .document import CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE, Port, text_problem
 from .errors import DocumentError, Problem
 from .ports import parse_port, port_text
 from .tensors import MAX_RANK
 
 GRADIENT_PLACES = ("targets", "sources", "output_gradients")
 MAX_VARIADIC_INPUTS = 1000   # inputs of one variadic op (add_n, concat, stack ...)
+
+
+def filter_ports(doc):
+    """The ports whose tensor is a convolution's filter (HWIO, read as in x out images):
+    those fed to conv2d's `filters`, and a Conv2D layer's kernel."""
+    ports = {e.src for e in doc.edges
+             if e.dst.index == 1 and getattr(doc.nodes.get(e.dst.node), "kind", None) == OP
+             and doc.nodes[e.dst.node].op == "nn.conv2d"}
+    ports.update(Port(nid, 1) for nid, node in doc.nodes.items() if node.kind == LAYER and node.op == "Conv2D")
+    return ports
 
 
 def n_outputs(node):

@@ -18,9 +18,9 @@ from ..engine.interrupt import checkpoints
 from ..engine.optimizers import (OPTIMIZERS, SGD, Adam, Newton, RMSprop, hessian_matrix,
                                  hyper_parameters, make_optimizer)
 from . import catalog
-from .build import ENGINE_ERRORS, one_line, quiet
+from .build import one_line, quiet
 from .document import LAYER, VARIABLE, Port
-from .errors import DocumentError
+from .errors import ENGINE_ERRORS, DocumentError
 from .evaluate import _built, _tapes, evaluate
 from .ports import port_text
 from .structure import analyse
@@ -281,7 +281,7 @@ class Trainer:
                     self.optimizer.apply_hessian(*self._newton_terms(), self.variables)
                 else:
                     self.optimizer.apply_gradients(zip(grads, self.variables))
-        except (ENGINE_ERRORS + (np.linalg.LinAlgError,)) as e:
+        except ENGINE_ERRORS as e:
             raise DocumentError(one_line(e), where=f"training step {len(self.history) + 1}") from None
         store_values(self.doc, {p: v._value for p, v in zip(self.parameters, self.variables)})
         self._evaluate()

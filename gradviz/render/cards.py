@@ -20,9 +20,9 @@ from PySide6.QtGui import QColor, QPainterPath, QPen
 
 from ..graph import catalog
 from ..graph.document import CONSTANT, LAYER, OP, VARIABLE, Port
-from ..graph.structure import MAX_VARIADIC_INPUTS, input_slots, n_outputs
+from ..graph.structure import MAX_VARIADIC_INPUTS, filter_ports, input_slots, n_outputs
 from ..story import dead_units
-from . import port_labels, preview, text
+from . import port_labels, preview, text, tiles
 
 HEADER_H = 28.0
 PAD = 10.0
@@ -194,6 +194,14 @@ class CardPainter:
             used = self.used = used_ports(self.doc)
         return used
 
+    def tensor_role(self, port):
+        """tiles.FILTER for a port that holds a convolution's filter, else None: what
+        says how a rank-4 tensor reads (graph.structure.filter_ports, found once per renderer)."""
+        filters = self.__dict__.get("_filter_ports")
+        if filters is None:
+            filters = self._filter_ports = filter_ports(self.doc)
+        return tiles.FILTER if port in filters else None
+
     def _measure(self, node):
         value = self._value(node.id)
         has_grad, grad = self._gradient(node.id)
@@ -222,12 +230,14 @@ class CardPainter:
         gradients = self.card_gradients(node.id)
         spec = preview.card_spec([value, *(array for _, array in gradients)])  # one per card
         if value is not None:
-            sections.append(("value", value, "value", Port(node.id, 0), preview.Preview(value, spec=spec)))
+            sections.append(("value", value, "value", Port(node.id, 0),
+                             tiles.picture(value, role=self.tensor_role(Port(node.id, 0)), spec=spec)))
         target = target_name(self.doc, self.evaluation)
         for port, array in gradients:
             compact = port.index > 0
             label = f"gradient  ∂{target}/∂{port_name(self.doc, port)}"
-            shown = None if array is None else preview.Preview(array, compact=compact, spec=spec)
+            shown = None if array is None else tiles.picture(array, compact=compact, role=self.tensor_role(port),
+                                                             spec=spec)
             sections.append((label, array, "gradient", port, shown))
         preview_w = 0.0
         for label, array, colour, _, shown in sections:
@@ -481,6 +491,17 @@ class CardPainter:
 
 def _body_height(section):
     return section.preview.height if section.preview is not None else LINE_H
+
+
+def entry_under(card, point):
+    """(section, flat index) of the entry drawn under `point` (relative to the card's
+    top-left), or None: what a hover over a card's numbers names."""
+    for section in card.sections:
+        if section.preview is not None and section.array is not None and np.size(section.array):
+            flat = section.preview.entry_at(PAD, section.y + LINE_H, point)
+            if flat is not None:
+                return section, flat
+    return None
 
 
 def numbers_rect(card):

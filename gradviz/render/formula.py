@@ -14,7 +14,9 @@ import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 
-from . import preview, text
+from ..graph.structure import filter_ports
+from ..story.rule_pictures import pictures as rule_pictures
+from . import preview, text, tiles
 from .cards import BADGE_H, LINE_H, PAD
 
 CARD_GAP = 18.0
@@ -25,6 +27,7 @@ PART_GAP = 8.0
 OP_W = 22.0
 NAME_GAP = 7.0            # between "x =" and the operand's picture
 RESULTS = ("contribution", "sum", "gradient")
+RULE_TILE = (120.0, 108.0)   # a rule picture's tiles may be bigger than a card's: 9 x 9 cells of 12
 
 
 def _fonts():
@@ -68,7 +71,8 @@ def _arrays(contributions):
 
 def formula_parts(step):
     """The card's row: ("array", a, label) / ("array", a, name, "operand", node) / ("text", rule,
-    "local rule") / ("op", symbol) / ("word", text) / ("break",) for a new row."""
+    "local rule") / ("op", symbol) / ("word", text) / ("break",) for a new row / ("picture", a,
+    label, role, ringed entries) for a picture of the rule (story.rule_pictures)."""
     kind = getattr(step, "kind", "")
     cotangent = getattr(step, "cotangent", None)
     contributions = _arrays(getattr(step, "contributions", None))
@@ -105,6 +109,8 @@ def formula_parts(step):
         if used:
             parts += [("break",), ("word", "where")]
             parts += [("array", np.asarray(v), k, "operand", nodes.get(k, "")) for k, v in used]
+        for row in rule_pictures(step):     # the rule drawn with these numbers (conv, pooling, CE)
+            parts += [("break",), *row]
     elif kind == "accumulate":
         result = total if total is not None else cotangent
         if result is not None:
@@ -121,10 +127,12 @@ def formula_parts(step):
 class FormulaLayout:
     """Where everything of one step's formula card goes, relative to its top-left corner."""
 
-    def __init__(self, step, n_steps):
+    def __init__(self, step, n_steps, filters=frozenset()):
         f = _fonts()
         self.fonts = f
         self.parts = formula_parts(step)
+        self._filter_port = getattr(step, "port", None) in filters
+        self._kind = getattr(step, "kind", "")
         self.spec = preview.card_spec([p[1] for p in self.parts if p[0] == "array"])  # one per card
         items, row_w = self._items(f)
         title = getattr(step, "title", "") or getattr(step, "kind", "")
@@ -158,13 +166,17 @@ class FormulaLayout:
                 widest, row = max(widest, row), 0.0
                 continue
             if kind == "array":
-                shown = preview.Preview(part[1], spec=self.spec)
+                shown = tiles.picture(part[1], role=tiles.FILTER if self._is_filter(part) else None, spec=self.spec)
                 if len(part) > 3:
                     w = text.width(f["name"], operand_title(part)) + NAME_GAP + shown.width
                     items.append((part, w, shown.height, shown))
                 else:
                     w = max(shown.width, text.width(f["label"], part[2]))
                     items.append((part, w, shown.height + LINE_H, shown))
+            elif kind == "picture":
+                shown = tiles.picture(part[1], role=part[3], tile=RULE_TILE, spec=self.spec)
+                w = max(shown.width, text.width(f["label"], part[2]))
+                items.append((part, w, shown.height + (LINE_H if part[2] else 0), shown))
             elif kind == "text":
                 lines = text.wrap(f["rule"], part[1], RULE_W)
                 w = max(text.width(f["rule"], line) for line in lines) + 8
@@ -175,6 +187,13 @@ class FormulaLayout:
                 items.append((part, text.width(f["word"], part[1]) + 4, LINE_H, None))
             row += items[-1][1] + PART_GAP
         return items, min(max(widest, row), FORMULA_MAX_W - 2 * PAD)
+
+    def _is_filter(self, part):
+        """Does this array hold a convolution's filter (read as in x out tiles)? The operand
+        `filters`, and a cotangent of a filter port (not the upstream it is made from)."""
+        if len(part) > 3:
+            return part[2] == "filters"
+        return self._filter_port and not (self._kind in ("contribution", "cut") and part[2] == "upstream")
 
     @staticmethod
     def _flow(items, inner, x0, y0):
@@ -196,7 +215,8 @@ class FormulaLayout:
         placed, y = [], y0
         for row in [r for r in rows if r]:
             height = max(h for _, _, h, _ in row)
-            labelled = any(p[0] in ("array", "text") and len(p) == 3 for p, _, _, _ in row)
+            labelled = any((p[0] in ("array", "text") and len(p) == 3) or (p[0] == "picture" and p[2])
+                           for p, _, _, _ in row)
             pictures = max(LINE_H, height - LINE_H) if labelled else height
             x = x0
             for part, w, h, extra in row:
@@ -209,14 +229,15 @@ class FormulaLayout:
         return placed
 
     def arrays(self, origin_x, origin_y):
-        """[(label, array, QRectF of its picture)] with the card's top-left at the origin."""
+        """[(label, array, QRectF of its picture, the picture)] with the card's top-left at the
+        origin: the picture finds an entry's cell (`cell_rect`) and the entry under a point."""
         out = []
         for part, shown, top, x, _ in self.placed:
             if part[0] != "array":
                 continue
             if len(part) > 3:
                 x += text.width(self.fonts["name"], operand_title(part)) + NAME_GAP
-            out.append((part[2], part[1], QRectF(origin_x + x, origin_y + top, shown.width, shown.height)))
+            out.append((part[2], part[1], QRectF(origin_x + x, origin_y + top, shown.width, shown.height), shown))
         return out
 
 
@@ -231,7 +252,8 @@ class FormulaCard:
         hit = cache.get(id(step))
         if hit is not None and hit[0] is step:
             return hit[1]
-        layout = FormulaLayout(step, len(getattr(self.story, "steps", []) or []))
+        layout = FormulaLayout(step, len(getattr(self.story, "steps", []) or []),
+                               self.__dict__.get("_filter_ports") or filter_ports(self.doc))
         cache[id(step)] = (step, layout)
         return layout
 
@@ -319,6 +341,11 @@ class FormulaCard:
                     continue
                 shown.draw(painter, x, y, colour, t)
                 self._part_label(painter, x, y + shown.height + 1, part[2])
+            elif kind == "picture":
+                extra.draw(painter, x, y, t.gradient if part[2].startswith("grad") else t.value, t)
+                self._ring_cells(painter, extra, x, y, part[4])
+                if part[2]:
+                    self._part_label(painter, x, y + extra.height + 1, part[2])
             elif kind == "text":
                 painter.setFont(f["rule"])
                 painter.setPen(QColor(t.text))
@@ -333,6 +360,17 @@ class FormulaCard:
                 painter.setFont(f["word"])
                 painter.setPen(QColor(t.muted))
                 painter.drawText(QRectF(x, y, text.width(f["word"], part[1]) + 4, h), align, part[1])
+
+    def _ring_cells(self, painter, shown, x, y, flats):
+        """Rings around the entries a rule picks (max_pool's maxima)."""
+        if not flats:
+            return
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        cells = [cell for cell in (shown.cell_rect(x, y, flat) for flat in flats) if cell is not None]
+        for colour, width in ((self.theme.card, 3.0), (self.theme.target, 1.6)):   # a halo, then the ring
+            painter.setPen(QPen(QColor(colour), width))
+            for cell in cells:
+                painter.drawRect(cell.adjusted(0.8, 0.8, -0.8, -0.8))
 
     def _part_label(self, painter, x, y, label):
         font = text.sans(8.5)

@@ -12,7 +12,7 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QPainter
 
 from ..graph.document import OP
-from . import preview
+from . import tiles
 from .cards import BADGE_H, HEADER_H, CardPainter
 from .edges import EdgePainter
 from .formula import FormulaCard
@@ -157,12 +157,18 @@ def formula_rect(renderer, step):
     return renderer._formula_rect(step)
 
 
-def formula_arrays(renderer, step):
-    """[(label, array, QRectF)]: each array of the formula card where `_paint_formula` draws it."""
+def formula_pictures(renderer, step):
+    """[(label, array, QRectF, picture)]: each array of the formula card where
+    `_paint_formula` draws it, and its picture (which finds the cell of an entry)."""
     rect = renderer._formula_rect(step)
     if rect is None:
         return []
     return renderer.formula_layout(step).arrays(rect.left(), rect.top())
+
+
+def formula_arrays(renderer, step):
+    """[(label, array, QRectF)]: each array of the formula card where `_paint_formula` draws it."""
+    return [placed[:3] for placed in formula_pictures(renderer, step)]
 
 
 def formula_spec(renderer, step):
@@ -171,6 +177,6 @@ def formula_spec(renderer, step):
 
 
 def entry_rect(array, x, y, flat_index, spec=None):
-    """The cell of entry `flat_index` in `preview.draw(array, x, y)` (drawn in the card's
-    format `spec`); None if elided."""
-    return preview.Preview(array, spec=spec).cell_rect(x, y, flat_index)
+    """The cell of entry `flat_index` in the picture of `array` drawn at (x, y) (in the
+    card's number format `spec`); None if elided."""
+    return tiles.picture(array, spec=spec).cell_rect(x, y, flat_index)

@@ -3,7 +3,8 @@
 `Preview(array)` lays the picture out once (its kind and size; the numbers' text when first drawn) and
 `draw`s it as often as asked, so a card is sized and painted from the same layout.
 Arrays of rank > 2 are folded to 2-D (leading axes into rows) for the picture; the
-card's shape line still gives the true shape. A long vector's heatmap is wrapped into
+card's shape line still gives the true shape. (Cards and formula cards draw rank-3 and
+rank-4 tensors as tiles instead: render.tiles.) A long vector's heatmap is wrapped into
 rows of `WRAP` cells, so 201 values make an 11 x 20 block instead of a sub-pixel strip.
 """
 from __future__ import annotations
@@ -252,12 +253,14 @@ def _heat_size(shape):
     return cols * cell, rows * cell, cell
 
 
-def diverging_rgb(a, colours):
-    """Zero-centred diverging colour map: -max|a| -> colours[0], 0 -> colours[1], +max|a| -> colours[2]."""
+def diverging_rgb(a, colours, scale=None):
+    """Zero-centred diverging colour map: -scale -> colours[0], 0 -> colours[1], +scale ->
+    colours[2]; `scale` defaults to max|a| (a picture of several parts passes its own)."""
     neg, mid, pos = (np.array(QColor(c).getRgb()[:3], dtype=np.float64) for c in colours)
     a = np.asarray(a, dtype=np.float64)
     finite = np.isfinite(a)
-    scale = np.abs(a[finite]).max() if finite.any() else 0.0
+    if scale is None:
+        scale = np.abs(a[finite]).max() if finite.any() else 0.0
     t = np.zeros_like(a) if scale == 0 else np.clip(np.where(finite, a, 0) / scale, -1, 1)
     t = t[..., None]
     rgb = np.where(t < 0, mid + (neg - mid) * (-t), mid + (pos - mid) * t)

@@ -17,8 +17,9 @@ def number(x, digits=6):
     return f"{x:.{digits}g}"
 
 
-def grid(a, digits=5, max_rows=8, max_cols=8, indent="    "):
-    """A small right-aligned grid of an array (2-D shown as is, others flattened to 2-D)."""
+def grid(a, digits=5, max_rows=8, max_cols=8, indent="    ", conv_filter=False):
+    """A small right-aligned grid of an array: 2-D shown as is, rank 4 as its images
+    (`image_grids`), others flattened to 2-D."""
     if a is None:
         return indent + "None"
     a = np.asarray(a)
@@ -26,6 +27,8 @@ def grid(a, digits=5, max_rows=8, max_cols=8, indent="    "):
         return indent + number(a, digits)
     if a.size == 0:
         return indent + f"(empty, shape {shape_text(a)})"
+    if a.ndim == 4:
+        return image_grids(a, digits, max_rows, max_cols, indent, conv_filter)
     m = a.reshape(-1, a.shape[-1]) if a.ndim != 1 else a.reshape(1, -1)
     rows, cols = m.shape
     shown = m[:max_rows, :max_cols]
@@ -39,6 +42,21 @@ def grid(a, digits=5, max_rows=8, max_cols=8, indent="    "):
         lines.append(indent + "[ " + line + " ]")
     if rows > max_rows:
         lines.append(indent + f"… ({rows - max_rows} more rows)")
+    return "\n".join(lines)
+
+
+def image_grids(a, digits=5, max_rows=8, max_cols=8, indent="    ", conv_filter=False, most=3):
+    """A rank-4 tensor as its images, each headed by its index: NHWC [n,:,:,c], a conv
+    filter (HWIO) [:,:,i,o]; the first `most`, then how many more."""
+    if conv_filter:
+        cuts = [((slice(None), slice(None), i, o), f"[:,:,{i},{o}]") for i, o in np.ndindex(*a.shape[2:])]
+    else:
+        cuts = [((n, slice(None), slice(None), c), f"[{n},:,:,{c}]") for n, c in np.ndindex(a.shape[0], a.shape[3])]
+    lines = []
+    for index, head in cuts[:most]:
+        lines += [indent + head, grid(a[index], digits, max_rows, max_cols, indent + "  ")]
+    if len(cuts) > most:
+        lines.append(indent + f"… ({len(cuts) - most} more {'in → out filters' if conv_filter else 'images'})")
     return "\n".join(lines)
 
 

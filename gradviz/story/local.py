@@ -16,11 +16,13 @@ from ..engine.tape import GradientTape
 from ..engine.tensor import Tensor
 from .formatting import number
 from .operands import operand_names, rule_operands
+from .window_terms import conv2d_terms, pool_terms
 
 # Beyond this many terms a sum is not enumerated: the shown terms come from the first
 # entries and the rest is the value minus what is shown.
 ENUMERATE_LIMIT = 1_000_000
 
+_WINDOWED = ("Conv2D", "MaxPool", "AvgPool")   # closed forms in window_terms
 _ELEMENTWISE = {"Mul": "mul", "AddV2": "add", "Add": "add", "Sub": "sub", "RealDiv": "div",
                 "BroadcastTo": "broadcast", "Identity": "add"}
 
@@ -120,6 +122,13 @@ def _matmul_shapes_ok(op):
 def cost(op, k):
     """How many local-Jacobian entries the provenance of one entry of input k touches."""
     t = op.type
+    if t in _WINDOWED and op._in_values[0].ndim == 4:
+        if t == "Conv2D" and k == 1:   # a filter tap met every window
+            return int(np.prod(op._out_values[0].shape[:3]))
+        if t == "Conv2D":              # an input entry: the windows over it, every output channel
+            kh, kw, _, n_out = op._in_values[1].shape
+            return kh * kw * n_out
+        return int(np.prod(op.attrs["ksize"]))
     if t == "MatMul" and _matmul_shapes_ok(op):
         a, b = op._in_values
         ta, tb = op.attrs.get("transpose_a"), op.attrs.get("transpose_b")
@@ -265,6 +274,13 @@ def columns(op, k, flat_i, upstream, naming=None):
         return [_elementwise_column(op, k, i, names, labels)]
     out_names = [naming.label(o) if naming is not None else f"out{m}"
                  for m, o in enumerate(op.outputs)]
+    window = None
+    if op.type == "Conv2D":
+        window = conv2d_terms(op, k, i, names, labels)
+    elif op.type in ("MaxPool", "AvgPool"):
+        window = pool_terms(op, k, i, names, labels, out_names[0])
+    if window is not None:
+        return [_Column(*window)]
     result = []
     for m, column in enumerate(_generic_columns(op, k, flat_i, upstream)):
         shape = op._out_values[m].shape

@@ -6,13 +6,11 @@ Newton step, higher order), then the forward-vs-reverse cost of the story's chai
 import numpy as np
 
 from ..graph.catalog import port_name
-from ..graph.errors import DocumentError
+from ..graph.errors import ENGINE_ERRORS, DocumentError
 from ..graph.evaluate import higher_order
 from . import studies
 from .formatting import grid, number, wrap
 
-ENGINE_ERRORS = (ValueError, TypeError, IndexError, LookupError, RuntimeError, ArithmeticError,
-                 np.linalg.LinAlgError)
 
 
 def _g(x):

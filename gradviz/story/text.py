@@ -6,6 +6,7 @@ and the forward-vs-reverse cost of the chain.
 """
 import numpy as np
 
+from ..graph.structure import filter_ports
 from .formatting import grid, shape_text, wrap
 from .local import cost
 from .study_text import study_sections
@@ -36,20 +37,21 @@ def _provenance_lines(story, step):
     return lines
 
 
-def _step_text(story, step, provenance_entries):
+def _step_text(story, step, provenance_entries, filters=frozenset()):
     head = f"{step.index + 1:>3}. [{step.kind}] {step.title}"
+    conv_filter = step.port in filters
     lines = [head, wrap(step.caption, "     ")]
     if step.formula:
         lines.append(f"     rule: {step.formula}")
     if step.kind == "fan_in":
         for label, a in step.terms:
             lines.append(f"     + from {label}:")
-            lines.append(grid(a, indent="       "))
+            lines.append(grid(a, indent="       ", conv_filter=conv_filter))
         lines.append("     = sum:")
-        lines.append(grid(step.total, indent="       "))
+        lines.append(grid(step.total, indent="       ", conv_filter=conv_filter))
     elif step.cotangent is not None:
         lines.append(f"     cotangent ({shape_text(step.cotangent)}):")
-        lines.append(grid(step.cotangent, indent="       "))
+        lines.append(grid(step.cotangent, indent="       ", conv_filter=conv_filter))
     if step.kind == "contribution" and provenance_entries and step.cotangent is not None \
             and step._op is not None:
         lines += _provenance_lines(story, step)
@@ -72,8 +74,9 @@ def explain(story, provenance_entries=True, studies=True):
         out.append(f"Problem{f' at {where}' if where else ''}: {getattr(problem, 'message', problem)}")
     if getattr(story, "problems", None):
         out.append("")
+    filters = filter_ports(doc) if doc is not None else frozenset()
     for step in story.steps:
-        out.append(_step_text(story, step, provenance_entries))
+        out.append(_step_text(story, step, provenance_entries, filters))
         out.append("")
     if studies and story.steps and not getattr(story, "problems", None):
         out += study_sections(story)

@@ -23,6 +23,9 @@ def texts(shown):
         return [shown.text]
     if shown.kind == "heatmap":
         return [shown.caption.split()[0].lstrip("±")]
+    if shown.kind == "tiles":
+        return [cell for r in shown.rows if r is not None for c in shown.cols if c is not None
+                for row in shown.number_texts(r, c) for cell in row]
     return [cell for row in shown.table for cell in row if cell not in preview.ELLIPSES]
 
 
@@ -53,7 +56,7 @@ def test_every_card_prints_its_numbers_in_one_format(name):
     for step in steps:
         layout = FormulaLayout(step, len(steps))
         shown = [picture for part, _, _, picture in layout._items(layout.fonts)[0]
-                 if part[0] == "array" and np.asarray(part[1]).dtype.kind != "b"]
+                 if part[0] in ("array", "picture") and np.asarray(part[1]).dtype.kind != "b"]
         check(shown, f"{name}: rule card of step {step.index + 1} {step.title}")
 
 

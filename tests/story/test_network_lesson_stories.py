@@ -38,7 +38,8 @@ def test_the_conv_lesson_tells_both_rules_with_the_documents_numbers():
     p = s.provenance(Port("w"), 0)
     assert float(p.value) == 2.0
     assert [(t.upstream, t.local) for t in p.terms] == [(1, 1), (2, 1), (-1, 1)]
-    assert p.text().startswith("grad filter w[0,0,0,0] = 1·∂y[0,0,0,0]/∂filter w[0,0,0,0] + 2·")
+    assert p.text().startswith("grad filter w[0,0,0,0] = 1·input image[0,0,0,0] + 2·input image[0,1,1,0] + "
+                               "(-1)·input image[0,2,2,0] = 2")
 
 
 @pytest.mark.parametrize("name", ["nets_2_sigmoid_chain", "nets_2_relu_chain", "nets_2_bad_init"])

@@ -6,6 +6,8 @@ editing needs: selection and error outlines, hover rings, draggable ports.
 """
 import html
 
+import numpy as np
+
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
@@ -15,6 +17,7 @@ from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Po
 from ...render import cards as render_cards
 from ...render import compact
 from ...render import preview
+from ...story import formatting
 from ...render import port_labels
 from ...render.port_labels import input_names, output_names
 from .renderer import same_frame, same_numbers
@@ -184,6 +187,7 @@ class NodeItem(QGraphicsRectItem):
         self._shown_badges = None
         self._ports_key = None
         self._labelled_ports = False   # a side has several ports: their names are written
+        self._card_tip = ""
         bounded_by_rect(self)
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsMovable
                       | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
@@ -234,7 +238,8 @@ class NodeItem(QGraphicsRectItem):
         else:
             tip.append(html.escape(port_labels.with_port_names(node, self.view.controller.doc,
                                                                _node_doc(node))))
-        self.setToolTip("<br>".join(t for t in tip if t))
+        self._card_tip = "<br>".join(t for t in tip if t)
+        self.setToolTip(self._card_tip)
         self.repaint_card()
         return OUTLINE if old is None or _outline(old) != _outline(card) else CARD
 
@@ -358,6 +363,23 @@ class NodeItem(QGraphicsRectItem):
     def _paint_compact(self, painter, r):
         """The card as it reads from afar: name, shape and a heat thumbnail (render.compact)."""
         compact.paint(painter, r, self.nid, r.pending_ports(), self.view.compact_scale())
+
+    def hoverMoveEvent(self, event):
+        """Over one entry of a value or gradient picture the tooltip names it and gives its
+        number in full ('grad input image[0,2,3,0] = -2'); elsewhere it describes the card."""
+        tip = self._card_tip if self.card is not None else ""
+        hit = None if self.card is None else render_cards.entry_under(self.card, event.pos())
+        if hit is not None:
+            section, flat = hit
+            doc = self.view.controller.doc
+            shape = np.shape(section.array)
+            index = ",".join(str(int(i)) for i in np.unravel_index(flat, shape)) if shape else ""
+            name = render_cards.port_name(doc, section.port) + (f"[{index}]" if index else "")
+            number = formatting.number(np.asarray(section.array).flat[flat], 8)
+            tip = f"{'grad ' if section.colour == 'gradient' else ''}{html.escape(name)} = {number}"
+        if tip != self.toolTip():
+            self.setToolTip(tip)
+        super().hoverMoveEvent(event)
 
     def itemChange(self, change, value):
         if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged:

@@ -47,7 +47,7 @@ class StepOverlay(QGraphicsItem):
 
     def card_arrays(self):
         """{label: array} of the formula card (upstream, operands, contribution, sum ...)."""
-        return {label: array for label, array, _ in self._arrays}
+        return {label: array for label, array, *_ in self._arrays}
 
     def set_step(self, step, progress=1.0):
         if step is not self.step:
@@ -105,8 +105,7 @@ class StepOverlay(QGraphicsItem):
         self._bounds = bounds
         self.moving = moving
         self._under = under.subtracted(cards)
-        self._arrays = render_painter.formula_arrays(r, step)
-        self._spec = render_painter.formula_spec(r, step)
+        self._arrays = render_painter.formula_pictures(r, step)
         self._record(r, step)
         self.setVisible(True)
         self.update()
@@ -148,10 +147,10 @@ class StepOverlay(QGraphicsItem):
         fill.setAlpha(70)
         painter.setPen(QPen(colour, 2.0))
         painter.setBrush(fill)
-        for label, array, box in self._arrays:
+        for label, array, box, shown in self._arrays:
             for flat in self.highlight.get(label, ()):
                 if 0 <= flat < np.size(array):
-                    cell = render_painter.entry_rect(array, box.left(), box.top(), flat, self._spec)
+                    cell = shown.cell_rect(box.left(), box.top(), flat)
                     if cell is not None:
                         painter.drawRoundedRect(cell, 3, 3)
 

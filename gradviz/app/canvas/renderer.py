@@ -86,9 +86,9 @@ def _same_key(a, b):
 def make_renderer(doc, result, theme, positions, previous=None):
     """A Renderer over the controller's result, cards grown to show every port of a node."""
     ev = getattr(result, "evaluation", None)
-    try:
+    if _all_drawable(doc, ev):
         renderer = CanvasRenderer(doc, ev, result, theme, positions, previous)
-    except Exception:  # a value the previews cannot draw: show the cards without it
+    else:   # a string, complex or rank > 8 tensor: its card shows the rest without it
         renderer = CanvasRenderer(_drawable_doc(doc), _drawable_evaluation(ev), result, theme, positions)
     for nid in renderer.measured:
         card = renderer.cards[nid]
@@ -104,6 +104,16 @@ def _drawable(array):
         return a.dtype.kind in "biuf" and a.ndim <= 8   # an empty one says "empty, shape …"
     except Exception:
         return False
+
+
+def _all_drawable(doc, ev):
+    """True when every value and gradient can be previewed; any other failure of a preview
+    is a defect to report, not a reason to hide a card's numbers."""
+    arrays = [n.value for n in doc.nodes.values() if n.value is not None]
+    if ev is not None:
+        arrays += list((getattr(ev, "values", None) or {}).values())
+        arrays += [g for g in (getattr(ev, "gradients", None) or {}).values() if g is not None]
+    return all(_drawable(a) for a in arrays)
 
 
 def _drawable_doc(doc):

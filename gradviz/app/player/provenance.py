@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QGraphicsItem, QHeaderView, QL
 from ...graph.document import Port
 from ...render import painter as render_painter
 from ...render.cards import LINE_H, PAD
-from ...render import preview
+from ...render import preview, tiles
 from ...story.formatting import number
 from ...story.local import _defining_step
 
@@ -88,11 +88,41 @@ class Subject:
     node: Port = None          # or the port whose gradient a card shows
 
 
+def grid_order(shape, role=None, max_cells=MAX_CELLS):
+    """(flat index of each cell, row headers, column headers) of a tensor's grid, at most
+    `max_cells` entries (whole rows): a matrix as it is; an NHWC tensor one image row a
+    grid row, [n,h,:,c], so an image reads as an image; a conv filter (`role`
+    tiles.FILTER) one row of taps a grid row, [h,:,i,o]; another of rank 3 or more its
+    last axis across, [i,j,:]."""
+    shape = tuple(int(d) for d in shape)
+    if len(shape) <= 2:
+        rows, cols = preview.as_2d(np.empty(shape, np.int8)).shape
+        rows = min(rows, max(1, max_cells // cols))
+        return np.arange(rows * cols).reshape(rows, cols), [str(r) for r in range(rows)], \
+            [str(c) for c in range(cols)]
+    if len(shape) == 4:    # rows fix these axes (slowest first), the columns run along the last one
+        outer_axes, col_axis = ((2, 3, 0), 1) if role == tiles.FILTER else ((0, 3, 1), 2)
+    else:
+        outer_axes, col_axis = tuple(range(len(shape) - 1)), len(shape) - 1
+    cols, outer = shape[col_axis], tuple(shape[a] for a in outer_axes)
+    rows = min(int(np.prod(outer)), max(1, max_cells // cols))
+    order, heads = np.empty((rows, cols), np.int64), []
+    for r in range(rows):
+        multi = [0] * len(shape)
+        for axis, i in zip(outer_axes, np.unravel_index(r, outer)):
+            multi[axis] = int(i)
+        heads.append("[" + ",".join(":" if a == col_axis else str(multi[a]) for a in range(len(shape))) + "]")
+        multi[col_axis] = np.arange(cols)
+        order[r] = np.ravel_multi_index(tuple(multi), shape)
+    return order, heads, [str(c) for c in range(cols)]
+
+
 class TensorGrid(QTableWidget):
     """A small read-only grid of numbers; a click emits the entry's flat index.
 
     A matrix shows as rows and columns (numpy's indices in the headers); a long vector
-    wraps into rows, the row header giving the index its row starts at."""
+    wraps into rows, the row header giving the index its row starts at; a tensor of rank
+    3 or more shows as `grid_order` lays it out."""
 
     entryClicked = Signal(int)
 
@@ -101,7 +131,8 @@ class TensorGrid(QTableWidget):
         self.title = title
         self.array = None
         self.highlighted = []
-        self._cols = 1
+        self._order = np.zeros((0, 0), int)   # the flat index each cell shows (-1: none)
+        self._cells = {}                        # flat index -> (row, column)
         self.wrapped = False
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -122,7 +153,8 @@ class TensorGrid(QTableWidget):
         room = max(self.width(), self.parentWidget().width() if self.parentWidget() else 0, 240)
         return max(WRAP_MIN, min(WRAP_MAX, (room - 48) // max(cell, 1)))
 
-    def set_array(self, array):
+    def set_array(self, array, role=None):
+        """Show `array`; `role` tiles.FILTER lays a rank-4 array out as a conv filter."""
         self.array = None if array is None else np.asarray(array)
         self.highlighted = []
         self.clear()
@@ -133,33 +165,33 @@ class TensorGrid(QTableWidget):
             return
         a2 = preview.as_2d(self.array)
         fmt = preview.number_format(a2)
-        flat = a2.reshape(-1)
+        flat = self.array.reshape(-1)
         self.wrapped = a2.shape[0] == 1 and a2.shape[1] > WRAP_MAX
         if self.wrapped:
             cols = self._wrap_width([fmt(v) for v in flat[:200].tolist()])
-            rows = math.ceil(flat.size / cols)
+            order = np.full(math.ceil(flat.size / cols) * cols, -1)
+            order[:flat.size] = np.arange(flat.size)
+            order = order.reshape(-1, cols)
+            row_labels = [str(r * cols) for r in range(order.shape[0])]
+            col_labels = [f"+{c}" for c in range(cols)]
         else:
-            rows, cols = a2.shape
-        rows = min(rows, max(1, MAX_CELLS // cols))
-        self._cols = cols
+            order, row_labels, col_labels = grid_order(self.array.shape, role)
+        order = order[:max(1, MAX_CELLS // order.shape[1])]   # a wrapped vector's rows too
+        self._order = order
+        self._cells = {int(k): (r, c) for (r, c), k in np.ndenumerate(order) if k >= 0}
+        rows, cols = order.shape
         self.setRowCount(rows)
         self.setColumnCount(cols)
-        if self.wrapped:
-            self.setVerticalHeaderLabels([str(r * cols) for r in range(rows)])
-            self.setHorizontalHeaderLabels([f"+{c}" for c in range(cols)])
-        else:
-            self.setVerticalHeaderLabels([str(r) for r in range(rows)])      # numpy's indices
-            self.setHorizontalHeaderLabels([str(c) for c in range(cols)])
-        for r in range(rows):
-            for c in range(cols):
-                k = r * cols + c
-                if k >= flat.size:
-                    break
-                v = flat[k].item()
-                item = QTableWidgetItem(plain_number(fmt, v))
-                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                item.setToolTip(f"{self.title}[{self._index_text(k)}] = {v:.8g}")
-                self.setItem(r, c, item)
+        self.setVerticalHeaderLabels(row_labels[:rows])
+        self.setHorizontalHeaderLabels(col_labels)
+        for (r, c), k in np.ndenumerate(order):
+            if k < 0:
+                continue
+            v = flat[k].item()
+            item = QTableWidgetItem(plain_number(fmt, v))
+            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            item.setToolTip(f"{self.title}[{self._index_text(k)}] = {v:.8g}")
+            self.setItem(r, c, item)
         self.resizeColumnsToContents()
         self.resizeRowsToContents()
         self._fit_height()
@@ -186,15 +218,15 @@ class TensorGrid(QTableWidget):
         return ",".join(str(int(i)) for i in np.unravel_index(flat, shape)) if shape else ""
 
     def cell_of(self, flat):
-        return divmod(int(flat), self._cols)
+        return self._cells.get(int(flat), (-1, -1))
 
     def text_at(self, flat):
         item = self.item(*self.cell_of(flat))
         return None if item is None else item.text()
 
     def _clicked(self, r, c):
-        flat = r * self._cols + c
-        if self.array is not None and flat < self.array.size:
+        flat = int(self._order[r, c]) if self.array is not None else -1
+        if 0 <= flat < self.array.size:
             self.entryClicked.emit(flat)
 
     def set_highlight(self, flats, colour="#f4a100"):
@@ -215,13 +247,6 @@ class TensorGrid(QTableWidget):
 
 
 # -- finding an entry on the canvas ------------------------------------------------------
-
-def _flat_at(array, x, y, point, spec=None):
-    """The flat index of the entry of `preview.draw(array, x, y)` (in the card's format
-    `spec`) under `point`, or None."""
-    array = np.asarray(array)
-    return preview.Preview(array, spec=spec).entry_at(x, y, point) if array.size else None
-
 
 @dataclass
 class GradientBox:
@@ -270,10 +295,9 @@ def entry_at(renderer, step, point):
     step's formula card, ('node', port, flat) on a card's gradient, or None."""
     if step is not None:
         wanted = cotangent_labels(step)
-        spec = render_painter.formula_spec(renderer, step)
-        for label, array, box in render_painter.formula_arrays(renderer, step):
+        for label, array, box, shown in render_painter.formula_pictures(renderer, step):
             if label in wanted and box.adjusted(-2, -2, 2, 2).contains(point):
-                flat = _flat_at(array, box.left(), box.top(), point, spec)
+                flat = shown.entry_at(box.left(), box.top(), point) if np.size(array) else None
                 if flat is not None:
                     return "card", label, flat
     for nid in renderer.doc.nodes:
@@ -455,7 +479,11 @@ class ProvenancePanel(QWidget):
         self._reset()
         self.heading.setText(subject.heading)
         self.grid.title = subject.name
-        self.grid.set_array(subject.array)
+        port = subject.node or getattr(subject.step, "port", None)
+        renderer = getattr(self.canvas, "renderer", None)
+        filters = renderer is not None and subject.card_label != "upstream" \
+            and renderer.tensor_role(port) == tiles.FILTER
+        self.grid.set_array(subject.array, tiles.FILTER if filters else None)
 
     def _reset(self):
         self.entry = None
@@ -479,7 +507,7 @@ class ProvenancePanel(QWidget):
         label = QLabel(caption)
         label.setWordWrap(True)
         grid = TensorGrid(name)
-        grid.set_array(array)
+        grid.set_array(array, tiles.FILTER if name == "filters" else None)
         grid.set_highlight(flats)
         self.sources_box.addWidget(label)
         self.sources_box.addWidget(grid)

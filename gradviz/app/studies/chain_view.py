@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel
 
 from ...story import studies
 from ._base import StudyView, _html, banner, set_banner
-from .heatmap import DIVERGING, TEXT, CountAxis, style_plot
+from .heatmap import DIVERGING, TEXT, CountAxis, still_plot
 
 FORWARD, REVERSE = DIVERGING[1], DIVERGING[-2]   # mid blue and mid red: distinct in grey too
 BAR_W = 0.38
@@ -30,13 +30,8 @@ class ChainCostView(StudyView):
         self.layout_.addWidget(self.message)
         self.totals = banner("info")
         self.layout_.addWidget(self.totals)
-        self.plot = pg.PlotWidget(background="w", axisItems={"left": CountAxis("left")})
-        self.plot.setMenuEnabled(False)
-        self.plot.hideButtons()
-        self.plot.setMouseEnabled(False, False)
-        self.plot.setLabel("left", "multiply-adds", color=TEXT)
-        self.plot.setLabel("bottom", "product k (Jₖ, from the input side)", color=TEXT)
-        style_plot(self.plot.getPlotItem())
+        self.plot = still_plot(CountAxis("left"), "multiply-adds",
+                               "product k (Jₖ, from the input side)")
         self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor=TEXT,
                                           labelTextSize="11pt")
         self.forward_bars = pg.BarGraphItem(x=[], height=[], width=BAR_W,

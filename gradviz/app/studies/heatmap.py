@@ -102,6 +102,19 @@ def style_plot(plot, font_pt=FONT_PT):
         axis.enableAutoSIPrefix(False)
 
 
+def still_plot(left_axis, left_label, bottom_label):
+    """A white plot that neither pans, zooms nor offers pyqtgraph's menu: a study's chart is
+    read, not explored (a stray drag must not lose the view a teacher framed)."""
+    plot = pg.PlotWidget(background="w", axisItems={"left": left_axis})
+    plot.setMenuEnabled(False)
+    plot.hideButtons()
+    plot.setMouseEnabled(False, False)
+    plot.setLabel("left", left_label, color=TEXT)
+    plot.setLabel("bottom", bottom_label, color=TEXT)
+    style_plot(plot.getPlotItem())
+    return plot
+
+
 class Heatmap(QWidget):
     """A matrix shown with a symmetric (zero-centred) diverging colour bar.
 

@@ -12,7 +12,7 @@ from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...story import studies
 from ._base import (PortChooser, StudyView, _html, banner, fmt, rich_names, set_banner, study_ports,
                     view_format, word_column)
-from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, style_plot
+from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, still_plot
 from .jacobian_view import _shape
 
 DEFAULT_EPS = 1e-3
@@ -53,14 +53,8 @@ class HessianView(StudyView):
         split = QSplitter(Qt.Horizontal)
         self.heatmap = Heatmap("i", "j (flat indices)", colorbar_label="∂² loss / ∂xᵢ ∂xⱼ")
         split.addWidget(self.heatmap)
-        self.eigen_plot = pg.PlotWidget(background="w", axisItems={"left": CountAxis("left")})
-        self.eigen_plot.setMenuEnabled(False)
-        self.eigen_plot.hideButtons()
-        self.eigen_plot.setMouseEnabled(False, False)
-        self.eigen_plot.setLabel("bottom", "k (ascending)", color=TEXT)
-        self.eigen_plot.setLabel("left", "λₖ", color=TEXT)
+        self.eigen_plot = still_plot(CountAxis("left"), "λₖ", "k (ascending)")
         self.eigen_plot.setTitle("Eigenvalues of H", color=TEXT, size="11pt")
-        style_plot(self.eigen_plot.getPlotItem())
         self.eigen_plot.addItem(pg.InfiniteLine(0, angle=0, pen=pg.mkPen("#555555", width=1,
                                                                         style=Qt.DashLine)))
         self.eigen_curve = pg.ScatterPlotItem(size=7, pen=pg.mkPen(TEXT, width=0.8))

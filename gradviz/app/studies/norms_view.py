@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QLabel
 
 from ...story import studies
 from ._base import StudyView, _html, banner, fmt, set_banner
-from .heatmap import DIVERGING, TEXT, style_plot
+from .heatmap import DIVERGING, TEXT, still_plot
 
 LINE = DIVERGING[-2]          # the chain-cost view's reverse-mode red: the backward pass
 SOURCE = DIVERGING[1]         # a source's gradient, in the forward blue
@@ -35,14 +35,8 @@ class GradientNormView(StudyView):
         self.layout_.addWidget(self.message)
         self.summary = banner("info")
         self.layout_.addWidget(self.summary)
-        self.plot = pg.PlotWidget(background="w", axisItems={"left": LogAxis("left")})
-        self.plot.setMenuEnabled(False)
-        self.plot.hideButtons()
-        self.plot.setMouseEnabled(False, False)
-        self.plot.setLabel("left", "‖cotangent‖ (log scale)", color=TEXT)
-        self.plot.setLabel("bottom", "where the backward pass meets it, from the target back",
-                           color=TEXT)
-        style_plot(self.plot.getPlotItem())
+        self.plot = still_plot(LogAxis("left"), "‖cotangent‖ (log scale)",
+                               "where the backward pass meets it, from the target back")
         self.line = pg.PlotDataItem([], [], pen=pg.mkPen(LINE, width=2), symbol="o",
                                     symbolSize=9, symbolBrush=LINE, symbolPen=pg.mkPen(TEXT))
         self.sources = pg.ScatterPlotItem([], [], size=12, symbol="s", brush=SOURCE,

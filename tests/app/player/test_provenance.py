@@ -208,3 +208,54 @@ def test_grid_numbers_in_e_notation_are_never_clipped(qtbot, width):
         assert metrics.horizontalAdvance(item.text()) <= grid.columnWidth(c), item.text()
         rect = grid.visualItemRect(item)
         assert rect.top() >= 0 and rect.bottom() <= viewport.bottom(), (c, rect, viewport)
+
+
+CONV = SAMPLES_DIR / "nets_1_conv_transpose.json"
+
+
+def test_a_conv_input_gradient_entry_clicked_is_upstream_window_times_filter_taps(window, qtbot):
+    """Issue 21 §1: click x[0,2,3,0] of the conv lesson's contribution (a tile cell): the
+    products of the upstream entries whose windows covered it and the filter taps over it."""
+    w = window(CONV)
+    w.player.set_index(2)
+    step = w.player.step
+    assert step.kind == "contribution" and step.port == Port("x")
+    flat = int(np.ravel_multi_index((0, 2, 3, 0), (1, 5, 5, 1)))
+    _click_scene(qtbot, w, _card_cell(w, "contribution", flat).center())
+    panel = w.provenance
+    prov = panel.provenance
+    assert panel.entry == flat and prov.where == "input image[0,2,3,0]"
+    assert prov.value == -4 and sum(t.product for t in prov.terms) == -4
+    # g is 1, 2, -1 at y[0,0], y[1,1], y[2,2]: the windows at (1,1) and (2,2) covered x[2,3],
+    # with taps w[1,2] = -2 and w[0,1] = 0 over it (a zero product is not listed)
+    assert [t.label for t in prov.terms] == ["grad[0,1,1,0]·filters[1,2,0,0]"]
+    assert [t.factor for t in prov.terms] == ["filter w[1,2,0,0]"]
+    assert panel.sum_label.text() == "grad input image[0,2,3,0] = 2·filter w[1,2,0,0] = -4"
+    assert w.canvas.step_overlay.highlight == {"contribution": [flat], "upstream": [4], "filters": [5]}
+    # the dock's grid lays the image out as an image: row [0,2,:,0], column 3
+    grid = panel.grid
+    assert (grid.rowCount(), grid.columnCount()) == (5, 5)
+    assert grid.verticalHeaderItem(2).text() == "[0,2,:,0]" and grid.cell_of(flat) == (2, 3)
+    assert grid.item(2, 3).text() == "-4" and grid.highlighted == [flat]
+    # and the filter its taps: row [1,:,0,0], column 2 is w[1,2,0,0]
+    taps = panel.sources["filters"]
+    assert (taps.rowCount(), taps.columnCount()) == (3, 3)
+    assert taps.verticalHeaderItem(1).text() == "[1,:,0,0]" and taps.cell_of(5) == (1, 2)
+    assert taps.item(1, 2).text() == "-2" and taps.highlighted == [5]
+
+
+def test_the_grid_of_an_nhwc_tensor_is_one_image_row_a_grid_row(qtbot):
+    from gradviz.app.player.provenance import grid_order
+    order, rows, cols = grid_order((2, 3, 4, 2))
+    assert order.shape == (2 * 2 * 3, 4) and cols == ["0", "1", "2", "3"]
+    assert rows[:4] == ["[0,0,:,0]", "[0,1,:,0]", "[0,2,:,0]", "[0,0,:,1]"]
+    a = np.arange(48).reshape(2, 3, 4, 2)
+    np.testing.assert_array_equal(a.reshape(-1)[order[3]], a[0, 0, :, 1])
+    order, rows, _ = grid_order((2, 3, 5))
+    assert rows[4] == "[1,1,:]" and list(order[4]) == list(range(20, 25))
+    order, rows, _ = grid_order((3, 2, 4, 5), role="filter")    # HWIO: [h,:,i,o]
+    assert order.shape == (4 * 5 * 3, 2) and rows[:2] == ["[0,:,0,0]", "[1,:,0,0]"]
+    np.testing.assert_array_equal(np.arange(120).reshape(3, 2, 4, 5).reshape(-1)[order[1]],
+                                  np.arange(120).reshape(3, 2, 4, 5)[1, :, 0, 0])
+    order, _, _ = grid_order((1000, 100, 100, 3))          # only what the grid shows is laid out
+    assert order.size <= 4000

@@ -1,0 +1,252 @@
+"""Pictures of rank-3 and rank-4 tensors as what they are.
+
+An NHWC batch of images reads, per example (a row), as one small heat tile per channel;
+a convolution filter (HWIO) as a grid of in x out tiles of its H x W taps; a sequence
+(N, T, F) as a tokens x features grid per example. The picture has one colour scale
+(zero-centred and diverging, so a gradient's sign reads at a glance), writes each
+cell's number once the zoom makes it legible, and answers which entry lies under a
+point (the canvas's tooltip, provenance clicks). Large tensors are summarised, never
+cut silently: the first examples or channels, an explicit "… 12 more channels", the last.
+
+`picture(array, role=...)` picks this or `preview.Preview`; both have the same face
+(width, height, kind, draw, cell_rect, entry_at, renumbered).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QImage, QPen
+
+from . import preview
+from . import text as _text
+
+TILE_W, TILE_H = 72.0, 64.0    # a tile's largest size
+CELL_MAX = 12.0                # a small tile's cells grow no bigger
+GAP = 4.0
+HEAD_H = 12.0                  # the column names above the tiles
+ELIDED_H = 14.0                # the "⋮ 5 more examples" row
+MAX_ROWS, MAX_COLS = 3, 4      # shown whole up to this many; else the first ones and the last
+READABLE = 16.0                # device pixels a cell needs before its number is written in it
+READABLE_TEXT = 7.5            # ... and the pixel height its number's font needs
+FILTER = "filter"
+
+# layout: (axes of the tile grid (row, column, tile row, tile column) in the array's axes,
+#          row name, column name, row noun, column noun, what one tile is)
+_LAYOUTS = {
+    "nhwc": ((0, 3, 1, 2), "n", "c", "examples", "channels", "one tile per channel"),
+    "hwio": ((2, 3, 0, 1), "in", "out", "input channels", "output channels", "one tile per in → out"),
+    "ntf": ((0, 1, 2, 3), "n", "", "examples", "", "tokens ↓ × features →"),
+}
+
+
+def layout_of(array, role=None):
+    """Which tile layout suits `array` ("nhwc", "hwio", "ntf"), or None (a table or heatmap):
+    rank 4 is a batch of images unless its `role` says it is a convolution's filter."""
+    a = np.asarray(array)
+    if a.size <= 1 or a.dtype.kind not in "biuf":
+        return None
+    if a.ndim == 4:
+        return "hwio" if role == FILTER else "nhwc"
+    if a.ndim == 3:
+        return "ntf"
+    return None
+
+
+def picture(array, font_size=8.5, compact=False, role=None, tile=(TILE_W, TILE_H), spec=None):
+    """The picture of `array` a card or a formula card shows; `tile`: a tile's largest
+    (width, height) (a rule's picture has room for bigger ones); `spec`: the card's number
+    format (preview.card_spec), for a table."""
+    layout = layout_of(array, role)
+    if layout is None:
+        return preview.Preview(array, font_size, compact, spec=spec)
+    return Tiles(array, layout, font_size, compact, tile, spec)
+
+
+def _picked(n, most):
+    """Indices shown along one axis of tiles; None stands for the ones left out."""
+    if n <= most:
+        return list(range(n))
+    return list(range(most - 1)) + [None, n - 1]
+
+
+class Tiles:
+    """One tensor's tile picture, laid out once."""
+
+    kind = "tiles"
+
+    def __init__(self, array, layout, font_size=8.5, compact=False, tile=(TILE_W, TILE_H), spec=None):
+        self.array = np.asarray(array)
+        self.layout, self.font_size, self.compact, self.tile = layout, font_size, compact, tile
+        self.spec = spec                       # the card's number format: one per card
+        perm, self.row_name, self.col_name, row_noun, col_noun, self.one_tile = _LAYOUTS[layout]
+        a4 = self.array.reshape(self.array.shape[0], 1, *self.array.shape[1:]) if self.array.ndim == 3 \
+            else self.array
+        self._shape4, self._perm = a4.shape, perm
+        self.tiles = a4.transpose(perm)            # (rows, cols, h, w): a view, nothing copied
+        n_rows, n_cols, h, w = self.tiles.shape
+        self.rows, self.cols = _picked(n_rows, MAX_ROWS), _picked(n_cols, MAX_COLS)
+        self.cell = min(CELL_MAX, tile[0] / w, tile[1] / h)
+        self.tile_w, self.tile_h = w * self.cell, h * self.cell
+        self.label_font = _text.sans(7)
+        # names only where they tell tiles apart: one example of one channel needs none
+        self.head_h = HEAD_H if self.col_name and n_cols > 1 else 0.0
+        self.row_labels = {r: f"{self.row_name}{r}" for r in self.rows if r is not None} \
+            if n_rows > 1 or n_cols > 1 else {}
+        self.label_w = max([_text.width(self.label_font, t) + 4 for t in self.row_labels.values()] + [0.0])
+        self.more_rows = f"⋮ {n_rows - len(self.rows) + 1} more {row_noun}" if None in self.rows else ""
+        more_cols = n_cols - len(self.cols) + 1
+        self.more_cols = (f"… {more_cols} more", col_noun) if None in self.cols else ()
+        self.elided_w = elided_w = max([_text.width(self.label_font, t) + 6 for t in self.more_cols] + [0.0])
+        self.col_x, x = {}, self.label_w
+        for c in self.cols:
+            self.col_x[c] = x
+            x += (elided_w if c is None else self.tile_w) + GAP
+        self.row_y, y = {}, self.head_h
+        for r in self.rows:
+            self.row_y[r] = y
+            y += (ELIDED_H if r is None else self.tile_h) + GAP
+        self.tiles_w, self.tiles_h = x - GAP, y - GAP
+        finite = self.array[np.isfinite(self.array)] if self.array.dtype.kind == "f" else self.array
+        self.scale = float(np.abs(finite.astype(np.float64)).max()) if finite.size else 0.0
+        self.caption = f"±{self.scale:.3g} · {self.one_tile}"
+        self.caption_font = _text.sans(font_size - 1)
+        self.width = max(self.tiles_w, preview.CAPTION_MIN_W,
+                         _text.width(self.caption_font, self.caption) + 2)
+        self.height = self.tiles_h + preview.CELL_H
+        self._images, self._format = {}, None
+
+    def renumbered(self, array, spec=None):
+        """The picture of `array`, of this one's shape: the same layout, new numbers, in the
+        card's format `spec`."""
+        return Tiles(array, self.layout, self.font_size, self.compact, self.tile, spec)
+
+    @property
+    def size(self):
+        return self.width, self.height
+
+    # -- entries and cells -----------------------------------------------------------
+    def _tile_index(self, flat):
+        """(row, column, tile row, tile column) of the array's entry `flat`."""
+        orig = np.unravel_index(int(flat), self._shape4)
+        return tuple(int(orig[axis]) for axis in self._perm)
+
+    def _flat(self, r, c, i, j):
+        orig = [0] * 4
+        for axis, k in zip(self._perm, (r, c, i, j)):
+            orig[axis] = k
+        return int(np.ravel_multi_index(orig, self._shape4))
+
+    def cell_rect(self, x, y, flat_index):
+        """The cell of entry `flat_index` when drawn at (x, y); None if left out."""
+        r, c, i, j = self._tile_index(flat_index)
+        if r not in self.row_y or c not in self.col_x:
+            return None
+        return QRectF(x + self.col_x[c] + j * self.cell, y + self.row_y[r] + i * self.cell, self.cell, self.cell)
+
+    def entry_at(self, x, y, point):
+        """The flat index of the entry drawn under `point` (drawn at (x, y)), or None."""
+        px, py = point.x() - x, point.y() - y
+        for r, top in self.row_y.items():
+            if r is None or not top <= py < top + self.tile_h:
+                continue
+            for c, left in self.col_x.items():
+                if c is not None and left <= px < left + self.tile_w:
+                    i, j = math.floor((py - top) / self.cell), math.floor((px - left) / self.cell)
+                    h, w = self.tiles.shape[2:]
+                    return self._flat(r, c, min(i, h - 1), min(j, w - 1))
+        return None
+
+    def index_text(self, flat, name=""):
+        """'x[0,2,3,0]': the entry as the user writes it (NHWC, or the filter's HWIO)."""
+        multi = np.unravel_index(int(flat), self.array.shape)
+        return f"{name}[{','.join(str(int(k)) for k in multi)}]"
+
+    # -- painting ---------------------------------------------------------------------
+    def _image(self, r, c, colours):
+        key = (r, c, colours)
+        image = self._images.get(key)
+        if image is None:
+            tile = np.asarray(self.tiles[r, c], dtype=np.float64)
+            rgb, _ = preview.diverging_rgb(tile, colours, self.scale)
+            h, w = tile.shape
+            rgba = np.empty((h, w, 4), dtype=np.uint8)
+            rgba[..., :3], rgba[..., 3] = rgb, 255
+            image = self._images[key] = QImage(rgba.tobytes(), w, h, w * 4, QImage.Format.Format_RGBA8888).copy()
+        return image
+
+    def draw(self, painter, x, y, colour, theme):
+        """Paint with the top-left corner at (x, y)."""
+        painter.save()
+        zoom = painter.worldTransform().m11()
+        numbers = self.cell * zoom >= READABLE and self._number_size() * zoom * 4 / 3 >= READABLE_TEXT
+        painter.setRenderHint(painter.RenderHint.SmoothPixmapTransform, self.cell * zoom < 1)
+        painter.setFont(self.label_font)
+        painter.setPen(QColor(theme.muted))
+        left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        centre = Qt.AlignmentFlag.AlignCenter
+        for c, cx in self.col_x.items():
+            if c is not None and self.head_h:
+                painter.drawText(QRectF(x + cx, y, self.tile_w, HEAD_H), left, f"{self.col_name}{c}")
+        border = QPen(QColor(theme.card_border), 0.8)
+        for r, ry in self.row_y.items():
+            if r is None:
+                painter.setPen(QColor(theme.muted))
+                painter.drawText(QRectF(x, y + ry, self.tiles_w, ELIDED_H), left, self.more_rows)
+                continue
+            painter.setPen(QColor(theme.muted))
+            if self.row_labels:
+                painter.drawText(QRectF(x, y + ry, self.label_w, self.tile_h), left, self.row_labels[r])
+            for c, cx in self.col_x.items():
+                if c is None:
+                    continue
+                target = QRectF(x + cx, y + ry, self.tile_w, self.tile_h)
+                painter.drawImage(target, self._image(r, c, theme.diverging))
+                if numbers:
+                    self._draw_numbers(painter, target, r, c, theme)
+                painter.setPen(border)
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRect(target)
+        if self.more_cols:
+            cx = self.col_x[None]
+            top, bottom = y + self.head_h, y + self.tiles_h
+            painter.setPen(QColor(theme.muted))
+            painter.drawText(QRectF(x + cx, (top + bottom) / 2 - 12, self.elided_w, 24), centre,
+                             "\n".join(self.more_cols))
+        painter.setFont(self.caption_font)
+        painter.setPen(QColor(theme.muted))
+        painter.drawText(QRectF(x, y + self.tiles_h, self.width, preview.CELL_H), left, self.caption)
+        painter.restore()
+        return self.width, self.height
+
+    def _number_format(self):
+        """(format of one number, font size in points that fits the widest in a cell)."""
+        if self._format is None:
+            _, fmt, chars = preview._table_format(self.array, self.spec)   # as the card's tables
+            # a monospace digit is 0.6 em wide; a point is 4/3 pixel: 0.8 px per point
+            size = min(self.cell * 0.42, self.cell * 0.92 / (0.8 * chars))
+            self._format = fmt, max(0.5, math.floor(size * 2) / 2)   # half points: few fonts made
+        return self._format
+
+    def _number_size(self):
+        return self._number_format()[1]
+
+    def number_texts(self, r, c):
+        """The numbers tile (r, c) writes in its cells once zoomed in, row by row."""
+        fmt = self._number_format()[0]
+        return [[fmt(v) for v in row] for row in self.tiles[r, c].tolist()]
+
+    def _draw_numbers(self, painter, target, r, c, theme):
+        """Each cell's number, dark on light cells and light on dark ones."""
+        size = self._number_format()[1]
+        texts = self.number_texts(r, c)
+        painter.setFont(_text.mono(size))
+        image = self._image(r, c, theme.diverging)
+        for i, row in enumerate(texts):
+            for j, t in enumerate(row):
+                rgb = QColor(image.pixel(j, i))
+                light = 0.299 * rgb.red() + 0.587 * rgb.green() + 0.114 * rgb.blue() > 140
+                painter.setPen(QColor("#111111" if light else "#ffffff"))
+                painter.drawText(QRectF(target.left() + j * self.cell, target.top() + i * self.cell, self.cell,
+                                        self.cell), Qt.AlignmentFlag.AlignCenter, t)

@@ -1,0 +1,154 @@
+"""Rank-3 and rank-4 tensors read as what they are (issue 21 §1): an NHWC batch as a row of
+channel tiles per example, a conv filter as in x out tiles, a sequence as tokens x
+features; one colour scale; numbers once zoomed in; large ones summarised in words."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QColor, QImage, QPainter
+
+from gradviz import graph
+from gradviz.graph import Port
+from gradviz.render import tiles
+from gradviz.render import ensure_app, export
+from gradviz.render.cards import entry_under
+from gradviz.render.painter import Renderer
+from gradviz.render.themes import get_theme
+
+SAMPLES = Path(__file__).resolve().parents[2] / "gradviz" / "samples"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def app():
+    ensure_app()
+
+
+def every_shown_entry_round_trips(shown, x=7.0, y=11.0):
+    """cell_rect and entry_at are each other's inverse on every entry the picture shows;
+    an entry left out has no cell. Returns how many entries are shown."""
+    count = 0
+    for flat in range(shown.array.size):
+        rect = shown.cell_rect(x, y, flat)
+        if rect is None:
+            continue
+        count += 1
+        assert shown.entry_at(x, y, rect.center()) == flat
+    return count
+
+
+def test_a_1x5x5x1_image_is_one_5x5_tile_not_a_strip():
+    image = np.arange(25, dtype=np.float32).reshape(1, 5, 5, 1)
+    shown = tiles.picture(image)
+    assert shown.kind == "tiles" and shown.layout == "nhwc"
+    assert (shown.rows, shown.cols) == ([0], [0]) and shown.tiles.shape == (1, 1, 5, 5)
+    assert shown.tile_w == shown.tile_h == 5 * tiles.CELL_MAX
+    assert every_shown_entry_round_trips(shown) == 25
+    # entry x[0,2,3,0] is the cell in row 2, column 3 of the tile
+    flat = np.ravel_multi_index((0, 2, 3, 0), image.shape)
+    rect = shown.cell_rect(0, 0, flat)
+    assert (rect.left(), rect.top()) == (shown.col_x[0] + 3 * shown.cell, shown.row_y[0] + 2 * shown.cell)
+    assert shown.index_text(flat, "x") == "x[0,2,3,0]"
+
+
+def test_a_large_batch_says_what_it_leaves_out():
+    a = np.random.default_rng(0).normal(size=(6, 4, 3, 16)).astype(np.float32)
+    shown = tiles.picture(a)
+    assert shown.rows == [0, 1, None, 5] and shown.cols == [0, 1, 2, None, 15]
+    assert shown.more_rows == "⋮ 3 more examples"
+    assert shown.more_cols == ("… 12 more", "channels")
+    assert every_shown_entry_round_trips(shown) == 3 * 4 * 4 * 3
+    hidden = np.ravel_multi_index((3, 0, 0, 0), a.shape)    # example 3 is left out
+    assert shown.cell_rect(0, 0, hidden) is None
+    # one colour scale over the whole tensor, not per tile
+    assert shown.scale == pytest.approx(float(np.abs(a).max()))
+
+
+def test_a_filter_reads_as_in_by_out_tiles_of_its_taps():
+    w = np.random.default_rng(1).normal(size=(3, 2, 4, 5)).astype(np.float32)   # HWIO
+    shown = tiles.picture(w, role=tiles.FILTER)
+    assert shown.layout == "hwio" and shown.tiles.shape == (4, 5, 3, 2)
+    assert shown.rows == [0, 1, None, 3] and shown.cols == [0, 1, 2, None, 4]
+    flat = np.ravel_multi_index((2, 1, 3, 4), w.shape)      # tap (2, 1) from in 3 to out 4
+    rect = shown.cell_rect(0, 0, flat)
+    assert (rect.left(), rect.top()) == (shown.col_x[4] + shown.cell, shown.row_y[3] + 2 * shown.cell)
+    assert every_shown_entry_round_trips(shown) == 3 * 4 * 3 * 2
+
+
+def test_a_sequence_reads_as_tokens_by_features_per_example():
+    a = np.arange(2 * 4 * 6, dtype=np.float64).reshape(2, 4, 6)
+    shown = tiles.picture(a)
+    assert shown.layout == "ntf" and shown.tiles.shape == (2, 1, 4, 6)
+    assert every_shown_entry_round_trips(shown) == a.size
+    flat = np.ravel_multi_index((1, 3, 5), a.shape)
+    assert shown.entry_at(0, 0, shown.cell_rect(0, 0, flat).center()) == flat
+
+
+def test_other_ranks_keep_their_table_or_heatmap():
+    assert tiles.picture(np.ones((3, 4))).kind == "grid"
+    assert tiles.picture(np.ones((1, 1, 1, 1))).kind == "grid"       # one number: no tile
+    assert tiles.picture(np.zeros((0, 2, 2, 1))).kind != "tiles"
+
+
+def paint(shown, zoom, theme):
+    image = QImage(int(shown.width * zoom) + 4, int(shown.height * zoom) + 4, QImage.Format.Format_RGB32)
+    image.fill(QColor(theme.card))
+    p = QPainter(image)
+    p.scale(zoom, zoom)
+    shown.draw(p, 0, 0, theme.value, theme)
+    p.end()
+    return image
+
+
+def colours_in(image, rect, zoom):
+    r = rect.adjusted(1, 1, -1, -1)
+    return {image.pixel(int(x * zoom), int(y * zoom)) for x in np.arange(r.left(), r.right(), 0.25)
+            for y in np.arange(r.top(), r.bottom(), 0.25)}
+
+
+def test_a_cell_shows_its_number_only_when_zoomed_in_enough_to_read_it():
+    theme = get_theme("light")
+    a = np.array([0.0, 2.0, -2.0, 1.0]).reshape(1, 2, 2, 1)
+    shown = tiles.picture(a)
+    for flat, expected in ((1, theme.diverging[2]), (2, theme.diverging[0]), (0, theme.diverging[1])):
+        plain = colours_in(paint(shown, 1, theme), shown.cell_rect(0, 0, flat), 1)
+        assert plain == {QColor(expected).rgb()}          # ±max|a| saturate, 0 is the middle
+        zoomed = colours_in(paint(shown, 4, theme), shown.cell_rect(0, 0, flat), 4)
+        assert len(zoomed) > 2                             # the number's glyphs over the colour
+
+
+def test_cards_of_the_conv_lesson_draw_an_image_and_a_filter_as_tiles():
+    doc = graph.load(SAMPLES / "nets_1_conv_transpose.json")
+    r = Renderer(doc, graph.evaluate(doc))
+    value_x, grad_x = r.cards["x"].sections
+    value_w, grad_w = r.cards["w"].sections
+    assert r.cards["x"].info == "1×5×5×1 · float32" and r.cards["w"].info == "3×3×1×1 · float32"
+    assert (value_x.preview.layout, grad_x.preview.layout) == ("nhwc", "nhwc")
+    assert (value_w.preview.layout, grad_w.preview.layout) == ("hwio", "hwio")
+    assert r.cards["y"].sections[0].preview.layout == "nhwc"
+    # the entry under a point of the gradient's tile is the one its cell_rect gives
+    flat = np.ravel_multi_index((0, 2, 3, 0), (1, 5, 5, 1))
+    from gradviz.render.cards import LINE_H, PAD
+    cell = grad_x.preview.cell_rect(PAD, grad_x.y + LINE_H, flat)
+    section, hit = entry_under(r.cards["x"], cell.center())
+    assert section is grad_x and hit == flat
+    assert np.asarray(grad_x.array).flat[hit] == -4.0        # the lesson's row 2: [1, 4, -2, -4, 1]
+
+
+def test_the_svg_export_draws_the_same_tiles(tmp_path):
+    doc = graph.load(SAMPLES / "nets_1_conv_transpose.json")
+    export(doc, tmp_path / "conv.svg", evaluation=graph.evaluate(doc))
+    svg = (tmp_path / "conv.svg").read_text()
+    assert svg.count("<image") >= 5           # x, ∂x, w, ∂w, y: one tile each
+    assert "one tile per in → out" in svg and "one tile per channel" in svg
+
+
+def test_tiles_write_their_numbers_in_the_cards_format():
+    """One number format per card (issue 20 §5): a tile picture beside a table on the same
+    card writes 0.50, not its own 0.500, when the card's format is %.2f."""
+    image = np.linspace(-1, 1, 2 * 3 * 3 * 2).reshape(2, 3, 3, 2)
+    own = tiles.picture(image)
+    carded = tiles.picture(image, spec="%.2f")
+    assert own.number_texts(0, 0)[0][0] == "-1.000"
+    assert carded.number_texts(0, 0)[0][0] == "-1.00"
+    assert carded.renumbered(image * 2, "%.1f").number_texts(0, 0)[0][0] == "-2.0"
