@@ -9,6 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # draw this checkout, not an installed copy
 os.environ["GRADVIZ_RECOVERY_DIR"] = tempfile.mkdtemp()
 from PySide6.QtCore import QCoreApplication, QSettings, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402

@@ -20,13 +20,18 @@ from gradviz.app.player.lessons import lesson_entries, open_lesson  # noqa: E402
 SIZE = (1440, 900)
 # picture name: (sample, step as the player counts it, from 1; -1 is the last)
 STEPS = {
+    "lesson-conv-transpose": ("nets_1_conv_transpose", 3),
+    "lesson-vanishing-gradients": ("nets_2_sigmoid_chain", 9),
+    "lesson-dead-relu": ("nets_2_relu_chain", 5),
+    "lesson-gradient-check": ("nets_3_gradient_check", -1),
+    "lesson-wrong-gradient": ("nets_3_wrong_gradient", 7),
     "lesson-softmax-cross-entropy": ("nets_4_softmax_cross_entropy", 3),
     "lesson-softmax-then-log": ("nets_4_softmax_then_log", 11),
+    "lesson-tiny-cnn-filter-rule": ("nets_5_tiny_cnn", 17),
     "lesson-tiny-cnn": ("nets_5_tiny_cnn", -3),
     "lesson-attention": ("nets_6_attention", 20),
     "lesson-layernorm": ("nets_7_layernorm_independent", 9),
     "lesson-embedding": ("nets_8_embedding", 3),
-    "lesson-dead-relu": ("nets_2_relu_chain", 5),
 }
 # picture name: (view class, sample), as File ▸ Export View… writes them
 VIEWS = {

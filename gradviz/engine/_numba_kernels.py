@@ -131,12 +131,20 @@ def move_windows(padded, cols, sh, sw, dh, dw, gather):
                                 padded[b, r, s, c] += cols[b, ho, wo, i, j, c]
 
 
-def warm_up():
+def warm_up(stop=None):
+    """Load (or compile) every kernel for float32 and float64, stopping early if `stop()`
+    turns true (the interpreter is exiting)."""
     for dtype in (np.float32, np.float64):
         v = np.linspace(-1, 1, 8).astype(dtype)
-        relu(v), relu_grad(v, v), sigmoid(v), sigmoid_grad(v, v), elu(v), elu_grad(v, v)
-        softmax_rows(v.reshape(2, 4)), moments_cols(v.reshape(2, 4))
-        scatter_add_3d(np.zeros((1, 3, 2), dtype), np.array([0, 2], np.int64), v[:4].reshape(1, 2, 2))
         cols = np.empty((1, 1, 1, 2, 2, 2), dtype)
-        move_windows(v.reshape(1, 2, 2, 2), cols, 1, 1, 1, 1, True)
-        move_windows(np.zeros((1, 2, 2, 2), dtype), cols, 1, 1, 1, 1, False)
+        calls = [(relu, v), (relu_grad, v, v), (sigmoid, v), (sigmoid_grad, v, v), (elu, v),
+                 (elu_grad, v, v), (softmax_rows, v.reshape(2, 4)), (moments_cols, v.reshape(2, 4)),
+                 (scatter_add_3d, np.zeros((1, 3, 2), dtype), np.array([0, 2], np.int64),
+                  v[:4].reshape(1, 2, 2)),
+                 (move_windows, v.reshape(1, 2, 2, 2), cols, 1, 1, 1, 1, True),
+                 (move_windows, np.zeros((1, 2, 2, 2), dtype), cols, 1, 1, 1, 1, False)]
+        for kernel, *args in calls:
+            if stop is not None and stop():
+                return False
+            kernel(*args)
+    return True

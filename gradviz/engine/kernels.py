@@ -1,11 +1,14 @@
 """Numba kernels for the loops numpy does slowly, each with a numpy twin.
 
-numba is imported and each kernel compiled on first use (cache=True, so later
-processes load it from disk), never at import: `import gradviz` stays fast and an
-app can call `warm_up()` from a worker thread. GRADVIZ_NUMBA=0 selects the numpy
-twins everywhere; the tests check that both paths agree. Small arrays always take
-numpy: below MIN_SIZE elements a kernel call costs more than it saves.
+numba is never imported at `import gradviz`, and no caller waits for it: the first
+call that a kernel would serve starts a worker thread that imports numba and loads
+every kernel (cache=True: ~0.3-0.7 s from the disk cache, seconds to compile into an
+empty one), and the numpy twins run until it is done. `warm_up()` loads them and
+waits. GRADVIZ_NUMBA=0 selects the numpy twins everywhere; the tests check that both
+paths agree. Small arrays always take numpy: below MIN_SIZE elements a kernel call
+costs more than it saves.
 """
+import atexit
 import importlib.util
 import os
 import threading
@@ -17,6 +20,9 @@ MIN_SIZE = 4096
 
 _compiled = {}
 _lock = threading.Lock()
+_ready = False  # every kernel is loaded: use_numba may say yes
+_loader = None  # the worker thread loading them
+_exiting = threading.Event()
 
 
 def _kernel(name):
@@ -41,10 +47,40 @@ def use_numba(first, *rest):
     for a in rest:
         if a.shape != first.shape or a.dtype != first.dtype or not a.flags.c_contiguous:
             return False
-    return _installed if _installed is not None else _numba_installed()
+    return _installed if _ready else _start_loading()
 
 
 _installed = None
+
+
+def _start_loading():
+    """Start the worker that loads the kernels (once); the caller takes numpy now."""
+    global _loader
+    if _loader is None and _numba_installed():
+        with _lock:
+            if _loader is None:
+                _loader = threading.Thread(target=_load_all, name="gradviz numba kernels",
+                                           daemon=True)
+                _loader.start()
+                atexit.register(_stop_loading)
+    return False
+
+
+def _load_all():
+    global _ready
+    try:
+        from . import _numba_kernels  # numba: imported on this worker thread
+        _ready = _numba_kernels.warm_up(stop=_exiting.is_set)
+    except Exception:  # noqa: BLE001 (a numba that cannot compile here: numpy stays)
+        return
+
+
+def _stop_loading():
+    """At exit: the loader stops after its current kernel, and the interpreter waits for
+    it (it must not finalize while LLVM runs on that thread); a short script does not wait
+    for kernels it will never call."""
+    _exiting.set()
+    _loader.join()
 
 
 def _numba_installed():
@@ -68,11 +104,11 @@ def compiled(fn):
 
 
 def warm_up():
-    """Compile (or load from cache) every kernel; safe to call from a worker thread."""
+    """Load (or compile) every kernel and wait for it: afterwards large arrays take numba."""
     if not ENABLED or not _numba_installed():
         return
-    from . import _numba_kernels  # numba: imported when asked to warm up
-    _numba_kernels.warm_up()
+    _start_loading()
+    _loader.join()
 
 
 # -- undo broadcasting ------------------------------------------------------------------

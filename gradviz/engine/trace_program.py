@@ -31,6 +31,7 @@ from . import fuse, nest, recording as _recording
 from .backward import _READ_VARIABLE
 from .execute import apply
 from .ops import math as math_ops
+from .simplify import simplify
 from .tensor import Tensor, Variable, convert_to_tensor
 from .tracing import _trace
 
@@ -297,7 +298,9 @@ class Program:
         self.name = name
         self._info = info
         self._calls = 0
-        self.source, self._plain = self._make_run(self.steps)
+        # The numpy program's steps: the traced ones with simplify.py's rewrites.
+        self._numpy_steps, self._numpy_outputs = simplify(self.steps, outputs, self._value_info)
+        self.source, self._plain = self._make_run(self._numpy_steps)
         self.fused = False
         self.run = self._counting_run
 
@@ -305,8 +308,8 @@ class Program:
         """(source, run): run(leaves) gives the outputs in their structure, as Tensors
         (None kept); source is its Python text."""
         source, run = _compile(steps, self.inputs, self.constants, self.variables,
-                               self.outputs, self.structure, self.name)
-        if _pack_source(self.structure, iter(self.outputs)) is not None:
+                               self._numpy_outputs, self.structure, self.name)
+        if _pack_source(self.structure, iter(self._numpy_outputs)) is not None:
             return source, run
         return source, lambda leaves: nest.pack_sequence_as(self.structure, run(leaves))
 
@@ -329,8 +332,8 @@ class Program:
         compiled on its first call here, so callers never meet a compile)."""
         self.run = self._plain
         try:
-            steps = fuse.fuse_steps(self.steps, self._value_info, self.outputs)
-            if steps is self.steps:
+            steps = fuse.fuse_steps(self._numpy_steps, self._value_info, self._numpy_outputs)
+            if steps is self._numpy_steps:
                 return
             source, run = self._make_run(steps)
             fuse.warm(steps)

@@ -19,7 +19,7 @@ from PySide6.QtGui import QBrush, QColor, QGlyphRun, QImage, QPaintEngine, QPain
 
 from . import text as _text
 
-FULL_ROWS, FULL_COLS = 6, 5       # shown completely up to this size
+FULL_ROWS, FULL_COLS = 6, 6       # shown completely up to this size
 ELLIPSIS_MAX = 10                 # up to this many rows/cols: first 3, an ellipsis, the last
 HEAT_W, HEAT_H = 132.0, 84.0      # heatmap thumbnail box
 HEAT_MAX_CELL = 12.0

@@ -122,6 +122,10 @@ def cnn_lesson():
     chosen = np.count_nonzero(_handed(steps, "relu")[0])
     passed = np.count_nonzero(to_conv)
     gw = ev.gradients[Port("w")][:, 1, 0, 2]
+    rule = 1 + next(k for k, s in enumerate(steps) if s.kind == "contribution" and s.port == Port("w"))
+    grad = 1 + next(k for k, s in enumerate(steps) if s.kind == "accumulate" and s.port == Port("w"))
+    h, w_, _, filters = ev.gradients[Port("w")].shape
+    g_h, g_w = to_pool.shape[1] * 2, to_pool.shape[2] * 2
     _lesson(d, name, ["loss"], sources, f"""
         An 8x8 image of a vertical stroke, label class 0 (vertical), through conv2d with four
         3x3 filters w (VALID: 6x6x4), relu, a 2x2 max_pool (3x3x4), reshaped to 36 numbers, a
@@ -135,10 +139,14 @@ def cnn_lesson():
         {to_pool.size * 4 - chosen} get 0. relu passes it where the conv output is positive,
         here at {passed} of those {chosen} places. conv2d's filter rule then correlates the
         image with that sparse cotangent g: grad w[a, b, 0, f] = Σ_ij g[i, j, f]·x[i+a, j+b].
-        The filters' gradient (the last steps) is a picture: filter 2's (counting from 0) has a bright middle
-        column, {_row(gw, 3)}, because the pooled outputs of filter 2 over the stroke receive
-        positive cotangents ({_row(to_pool[0, :, 1, 2], 3)}: raising them raises the loss),
-        so a step w ← w − η·grad makes filter 2 answer a vertical stroke less.""")
+        Step {rule} draws that rule: the image, the {filters} {g_h}x{g_w} channels of g, and
+        their correlation, one {h}x{w_} tile per output filter (out0 to out{filters - 1}, each
+        tap where it lies on the image; red is positive, blue negative). Step {grad} and the
+        card filters w show the gradient as the same {filters} tiles: filter 2's (counting from
+        0) has a red middle column, {_row(gw, 3)}, because the pooled outputs of filter 2 over
+        the stroke receive positive cotangents ({_row(to_pool[0, :, 1, 2], 3)}: raising them
+        raises the loss), so a step w ← w − η·grad makes filter 2 answer a vertical stroke
+        less.""")
 
 
 def _softmax(z):

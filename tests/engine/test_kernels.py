@@ -21,6 +21,13 @@ DTYPES = [np.float32, np.float64]
 TOLERANCE = {np.float32: dict(rtol=2e-6, atol=1e-7), np.float64: dict(rtol=1e-13, atol=1e-15)}
 
 
+@pytest.fixture(autouse=True)
+def loaded(monkeypatch):
+    """Every kernel loaded (from numba's cache), so that large arrays take them."""
+    monkeypatch.setattr(kernels, "ENABLED", True)
+    kernels.warm_up()
+
+
 @pytest.fixture
 def used(monkeypatch):
     """The names of the numba kernels called while a test runs."""
@@ -243,6 +250,7 @@ _PROGRAM = textwrap.dedent("""
     from gradviz.engine import kernels
     from gradviz.engine.ops.nn import batch_normalization_training
 
+    kernels.warm_up()
     rng = np.random.default_rng(0)
     x = tf.constant(rng.standard_normal((128, 48)), dtype=tf.float64)
     w = tf.Variable(rng.standard_normal((48, 64)) / 7, dtype=tf.float64)
@@ -279,6 +287,33 @@ def test_gradients_are_the_same_with_and_without_numba():
     np.testing.assert_allclose(with_numba["loss"], without["loss"], rtol=1e-12)
     for a, b in zip(with_numba["grads"], without["grads"]):
         np.testing.assert_allclose(np.array(a), np.array(b), rtol=1e-10, atol=1e-12)
+
+
+_FIRST_CALL = textwrap.dedent("""
+    import threading
+    import numpy as np
+    from gradviz.engine import kernels
+
+    x = np.linspace(-3, 3, 8192, dtype=np.float32)
+    out = kernels.relu(x)
+    assert np.array_equal(out, np.maximum(x, 0))
+    # It returned before the kernels were loaded: they load on a worker thread.
+    assert not kernels._ready and kernels._loader.is_alive()
+    assert threading.current_thread() is threading.main_thread()
+    kernels.warm_up()
+    assert kernels._ready and not kernels._loader.is_alive()
+    calls = []
+    kernels._kernel = lambda name, load=kernels._kernel: calls.append(name) or load(name)
+    assert np.array_equal(kernels.relu(x), np.maximum(x, 0)) and calls == ["relu"]
+""")
+
+
+def test_a_first_call_takes_numpy_while_the_kernels_load_on_a_worker():
+    """A fresh process never waits for numba: the first large relu is numpy's."""
+    env = dict(os.environ, GRADVIZ_NUMBA="1")
+    done = subprocess.run([sys.executable, "-c", _FIRST_CALL], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
 
 
 def test_without_numba_installed_the_twins_run(monkeypatch, used):

@@ -307,6 +307,11 @@ def _cnn_checks():
     passed = int(np.count_nonzero(b["conv"]))
     x = f["x"]
     assert x[1:7, 3].min() == 1 and x[1:7, 4].max() == 0.5          # the vertical stroke
+    # the steps the player counts (from 1): conv2d's filter rule, then the filters' gradient
+    steps = [(s.kind, s.port) for s in story_of(doc).steps]
+    rule = steps.index(("contribution", Port("w"))) + 1
+    gradient = steps.index(("accumulate", Port("w"))) + 1
+    assert gradient == rule + 1
     return [("An 8x8 image", [8, 8]), ("label class 0", [0]),
             ("four\n3x3 filters w (VALID: 6x6x4)".replace("\n", " "), [3, 3, 6, 6, 4]),
             ("a 2x2 max_pool (3x3x4)", [2, 2, 3, 3, 4]), ("reshaped to 36 numbers", [f["flat"].size]),
@@ -320,6 +325,11 @@ def _cnn_checks():
             (f"the other\n{144 - chosen} get 0".replace("\n", " "), [144 - chosen, 0]),
             (f"here at {passed} of those {chosen} places", [passed, chosen]),
             ("grad w[a, b, 0, f] = Σ_ij g[i, j, f]·x[i+a, j+b]", [0]),
+            (f"Step {rule} draws that rule", [rule]),
+            ("the 4 6x6 channels of g", [b["conv"].shape[2], *b["conv"].shape[:2]]),
+            ("one 3x3 tile per output filter", list(b["w"].shape[:2])),
+            ("out0 to out3", [0, b["w"].shape[3] - 1]),
+            (f"Step {gradient} and the card", [gradient]), ("the same 4 tiles", [b["w"].shape[3]]),
             ("filter 2's (counting from 0)", [2, 0]),
             (f"column, {row(b['w'][:, 1, 0, 2], 3)}", r(b["w"][:, 1, 0, 2], 3)),
             ("pooled outputs of filter 2", [2]),

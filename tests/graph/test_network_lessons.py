@@ -313,3 +313,27 @@ def test_the_teachers_guide_lists_every_sample():
     guide = (SAMPLES.parent / "docs" / "teachers-guide.md").read_text(encoding="utf-8")
     missing = [p.name for p in sorted(SAMPLES.glob("*.json")) if f"`{p.name}`" not in guide]
     assert missing == [], f"add these lessons to docs/teachers-guide.md's table: {missing}"
+
+
+def test_every_lesson_picture_is_made_by_the_script_named_in_the_guide_and_on_a_real_step():
+    """docs/lesson-*.png: each one is in the teacher's guide and made by
+    docs/screenshots_lessons.py, on a step the lesson's story has (the script's steps count
+    as the player does, from 1; negative from the end)."""
+    import re
+    from gradviz import story
+    docs = SAMPLES.parent / "docs"
+    guide = (docs / "teachers-guide.md").read_text(encoding="utf-8")
+    script = (docs / "screenshots_lessons.py").read_text(encoding="utf-8")
+    on_disk = sorted(p.name for p in docs.glob("lesson-*.png"))
+    in_guide = sorted(set(re.findall(r"docs/(lesson-[a-z-]+\.png)", guide)))
+    steps = {f"{name}.png": (sample, int(step)) for name, sample, step in
+             re.findall(r'"(lesson-[a-z-]+)": \("(\w+)", (-?\d+)\)', script)}
+    views = {f"{name}.png": sample for name, sample in
+             re.findall(r'"(lesson-[a-z-]+)": \(views\.\w+, "(\w+)"\)', script)}
+    assert on_disk == in_guide == sorted([*steps, *views])
+    pictured = {s for s, _ in steps.values()} | set(views.values())
+    assert pictured == {p.stem for p in SAMPLES.glob("nets_*.json")}     # every course lesson
+    for picture, (sample, step) in steps.items():
+        n = len(story.build(graph.load(SAMPLES / f"{sample}.json")).steps)
+        assert 1 <= step <= n or -n <= step <= -1, (picture, step, n)
+        assert re.search(rf"\| `{sample}\.json` \|[^\n]*\b{abs(step)}\b", guide) or step == -1, picture

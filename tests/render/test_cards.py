@@ -450,3 +450,21 @@ def test_a_relu_card_marks_its_dead_units_and_a_value_edit_updates_the_mark():
     after = Renderer(edited, evaluation=graph.evaluate(edited))
     assert after._renumbered(r.cards["layer1"], edited.nodes["layer1"]) is None
     assert after.cards["layer1"].mark == ""
+
+
+def test_a_six_unit_layer_shows_every_unit_on_its_card_and_in_its_rule():
+    """The chain lessons' layers have 6 units and their point is which units are dead (0):
+    a 1×6 row and a 6×6 kernel are written whole, not with a unit hidden under '↔'."""
+    r = renderer("nets_2_relu_chain")
+    for k in range(1, 7):
+        shown = r.cards[f"layer{k}"].sections[0].preview
+        assert shown.kind == "grid" and shown.array.shape == (1, 6)
+        assert all(shown.cell_rect(0, 0, u) is not None for u in range(6)), k
+    relu = next(s for s in r.story.steps if s.kind == "contribution" and s.formula == "grad_a = grad where a > 0")
+    parts = [(part, shown) for part, shown, *_ in r.formula_layout(relu).placed if part[0] == "array"]
+    assert parts and all(shown.kind == "grid" for _, shown in parts)
+    matmul = next(s for s in r.story.steps if s.kind == "contribution" and s.formula == "grad_a = grad @ bᵀ")
+    kernel = next(shown for part, shown, *_ in r.formula_layout(matmul).placed if part[0] == "array"
+                  and np.shape(part[1]) == (6, 6))
+    assert kernel.kind == "grid" and all(kernel.cell_rect(0, 0, i) is not None for i in range(36))
+    assert preview.kind(np.zeros((1, 7))) == "ellipsis" and preview.kind(np.zeros((7, 6))) == "ellipsis"

@@ -152,3 +152,52 @@ def test_tiles_write_their_numbers_in_the_cards_format():
     assert own.number_texts(0, 0)[0][0] == "-1.000"
     assert carded.number_texts(0, 0)[0][0] == "-1.00"
     assert carded.renumbered(image * 2, "%.1f").number_texts(0, 0)[0][0] == "-2.0"
+
+
+def test_the_tiny_cnns_filter_gradient_is_a_3x3_tile_per_output_filter():
+    """Issue 21 §2.2: the card filters w, the filter rule's step and the gradient's step
+    draw the 3x3x1x4 gradient as four 3x3 tiles (out0 … out3) in one colour scale, the
+    rule as the image correlated with the four channels of the upstream."""
+    from samples_util import renderer
+    theme = get_theme("light")
+    r = renderer("nets_5_tiny_cnn")
+    gradient = r.story.evaluation.gradients[Port("w")]
+    assert gradient.shape == (3, 3, 1, 4)
+
+    def is_four_3x3_tiles(shown):
+        assert (shown.kind, shown.layout) == ("tiles", "hwio")
+        assert shown.tiles.shape == (1, 4, 3, 3) and (shown.rows, shown.cols) == ([0], [0, 1, 2, 3])
+        assert shown.tile_w == shown.tile_h == 3 * shown.cell
+        for a, b, o in np.ndindex(3, 3, 4):       # tap (a, b) of filter o is row a, column b of tile o
+            flat = np.ravel_multi_index((a, b, 0, o), gradient.shape)
+            cell = shown.cell_rect(0, 0, flat)
+            assert (cell.left(), cell.top()) == (shown.col_x[o] + b * shown.cell, shown.row_y[0] + a * shown.cell)
+
+    value, grad = r.cards["w"].sections
+    for section in (value, grad):
+        is_four_3x3_tiles(section.preview)
+    np.testing.assert_array_equal(grad.preview.array, gradient)
+
+    rule = next(s for s in r.story.steps if s.kind == "contribution" and s.port == Port("w"))
+    placed = {part[2]: (part, shown) for part, shown, *_ in r.formula_layout(rule).placed
+              if part[0] in ("picture", "array")}
+    image, upstream, result = placed["input"][1], placed["upstream"][1], placed["grad filters"][1]
+    assert (image.layout, image.tiles.shape) == ("nhwc", (1, 1, 8, 8))
+    assert (upstream.layout, upstream.tiles.shape) == ("nhwc", (1, 4, 6, 6))   # g, one tile per filter
+    is_four_3x3_tiles(result)
+    is_four_3x3_tiles(placed["contribution"][1])
+    np.testing.assert_allclose(result.array, gradient, rtol=1e-5, atol=1e-6)
+    total = r.story.steps[rule.index + 1]
+    assert (total.kind, total.port) == ("accumulate", Port("w"))
+    is_four_3x3_tiles(next(shown for part, shown, *_ in r.formula_layout(total).placed if part[0] == "array"))
+
+    # filter 2's middle column is red (positive), filter 1's blue (negative), as the lesson says
+    picture = paint(grad.preview, 1, theme)
+    red, blue = QColor(theme.diverging[2]), QColor(theme.diverging[0])
+    for o, colour in ((2, red), (1, blue)):
+        for a in range(3):
+            cell = grad.preview.cell_rect(0, 0, np.ravel_multi_index((a, 1, 0, o), gradient.shape))
+            shade = QColor(picture.pixel(int(cell.center().x()), int(cell.center().y())))
+            assert np.sign(gradient[a, 1, 0, o]) == (1 if colour is red else -1)
+            assert shade.red() - shade.blue() == pytest.approx(colour.red() - colour.blue(), abs=110), (a, o)
+    assert "filter 2's (counting from 0) has a red middle column" in r.doc.lesson

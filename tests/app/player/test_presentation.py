@@ -252,6 +252,38 @@ def test_a_lesson_opened_in_presentation_shows_its_caption(window, qtbot):
     assert w.presentation.active and w.canvas.theme_name == "contrast"
 
 
+COURSE = ["nets_1_conv_transpose", "nets_2_sigmoid_chain", "nets_2_relu_chain", "nets_2_bad_init",
+          "nets_3_gradient_check", "nets_3_wrong_gradient", "nets_4_softmax_cross_entropy",
+          "nets_4_softmax_then_log", "nets_5_tiny_cnn", "nets_6_attention",
+          "nets_7_layernorm_independent", "nets_8_embedding"]   # issue 21 §2's eight lessons
+
+
+def test_every_course_lesson_opens_from_the_menu_and_plays_in_presentation(window, qtbot):
+    """The eight lessons of issue 21 §2 (twelve documents) are in the Lessons menu and play
+    in presentation mode: from step 1 to the last with the keys a clicker sends."""
+    w = window
+    assert sorted(COURSE) == sorted(p.stem for p in SAMPLES_DIR.glob("nets_*.json"))
+    actions = {a.data(): a for a in w.lessons_menu.actions() if a.data()}
+    entries = {e.path.stem: e for e in lesson_entries()}
+    w.presentation.enter()
+    band = w.presentation.band
+    for name in COURSE:
+        entry = entries[name]
+        action = next(a for key, a in actions.items() if str(key).endswith(f"{name}.json"))
+        assert action.text().startswith(f"{entry.number}") and entry.title.replace("&", "&&") in action.text()
+        action.trigger()
+        assert w.controller.doc.title == entry.title and w.presentation.active, name
+        steps = w.controller.result.story.steps
+        n = len(steps)
+        assert n >= 4 and band.title.text().startswith(f"1/{n}"), name
+        qtbot.keyClick(w.canvas, Qt.Key.Key_PageDown)
+        assert w.player.index == 1 and band.title.text() == f"2/{n}   {steps[1].title}", name
+        qtbot.keyClick(w.canvas, Qt.Key.Key_End)
+        assert w.player.index == n - 1 and w.canvas.step_overlay.step is steps[-1], name
+        assert band.title.text() == f"{n}/{n}   {steps[-1].title}"
+        assert shown_text(band.caption) == steps[-1].caption
+
+
 # -- export ----------------------------------------------------------------------------------
 def test_export_step_writes_the_current_step(window, tmp_path):
     w = window
