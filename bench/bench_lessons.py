@@ -11,6 +11,8 @@ player's story among them, have followed: "settled"):
   input edit   new values for the lesson's input (the image, the tokens)
   weight edit  new values for a weight (the filters, w_q)
   undo         undoes the weight edit
+  ..., step shown  the weight edit and its undo while the player shows the lesson's slide
+               step (SLIDE): the step's card, its rule picture and the Provenance dock follow
 
 "story.build alone" times `story.build` (evaluation included) on a fresh copy of the edited
 document, wall and process CPU. Then the player: every step of the lesson's story at progress 0, 0.1, …, 1,
@@ -34,7 +36,10 @@ from gradviz import bundled, graph, story
 
 TARGET_MS = 50.0
 LESSONS = {"nets_5_tiny_cnn": ("x", "w"), "nets_6_attention": ("x", "w_q")}
-KINDS = ("input edit", "weight edit", "undo")
+# the step the teacher's guide names for a slide (counted from 1): the filter rule's picture,
+# the fan-in at x; a student who edits there sees the step's card follow the edit
+SLIDE = {"nets_5_tiny_cnn": 17, "nets_6_attention": 20}
+KINDS = ("input edit", "weight edit", "undo", "weight edit, step shown", "undo, step shown")
 
 
 def bench_lesson(app, window, name, repeat):
@@ -70,6 +75,15 @@ def bench_lesson(app, window, name, repeat):
         story.build(doc)
         builds.append(((time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000))
         sample("undo", c.undo_stack.undo)
+    window.player.set_index(SLIDE[name] - 1)
+    window.player.finish_animation()
+    settle(app, 10)
+    for _ in range(repeat):
+        w = new(weight)
+        sample("weight edit, step shown", lambda: c.set_value(weight, w))
+        sample("undo, step shown", c.undo_stack.undo)
+    window.player.set_index(-1)
+    settle(app)
     counter.setParent(None)
     medians = {k: tuple(statistics.median(s[i] for s in v) for i in range(4))
                for k, v in samples.items()}
@@ -121,7 +135,7 @@ def main(argv=None):
             wall, cpu, done, process = medians[kind]
             ok &= done < TARGET_MS
             low, high = spreads[kind]
-            print(f"  {kind:12s} painted {wall:6.1f} ({cpu:5.1f})  settled {done:6.1f} "
+            print(f"  {kind:23s} painted {wall:6.1f} ({cpu:5.1f})  settled {done:6.1f} "
                   f"[p10 {low:5.1f}, p90 {high:5.1f}] (process CPU {process:5.1f}) "
                   f"{'ok' if done < TARGET_MS else 'OVER'}")
         times, n = bench_frames(app, window, max(1, args.repeat // 5))

@@ -8,6 +8,15 @@ from ...render import painter as render_painter
 from ...render import preview
 
 
+def _rect_key(rect):
+    return None if rect is None else (rect.x(), rect.y(), rect.width(), rect.height())
+
+
+def _same_key(old, key):
+    """The same step and renderer (the same objects), card and neighbouring cards."""
+    return old is not None and old[0] is key[0] and old[1] is key[1] and old[2:] == key[2:]
+
+
 class StepOverlay(QGraphicsItem):
     """The story step over the cards: the active node's ring, the travelling cotangent and
     the formula card, all painted by the render layer's step code (as in an export).
@@ -28,6 +37,8 @@ class StepOverlay(QGraphicsItem):
         self._under = QPainterPath()
         self._arrays = []
         self._pictures = (QPicture(), QPicture())
+        self._recorded = None       # what the pictures were recorded for (_same_key)
+        self._due = None            # (key, cards near) laid out but not yet recorded
         self.moving = QRectF()
         self.setZValue(20)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
@@ -47,6 +58,7 @@ class StepOverlay(QGraphicsItem):
 
     def card_arrays(self):
         """{label: array} of the formula card (upstream, operands, contribution, sum ...)."""
+        self._record_if_due()
         return {label: array for label, array, *_ in self._arrays}
 
     def set_step(self, step, progress=1.0):
@@ -85,6 +97,7 @@ class StepOverlay(QGraphicsItem):
         if step is None or getattr(step, "node", None) not in r.doc.nodes \
                 or any(n not in r.positions for n in r.doc.nodes):
             self._bounds, self._under, self._arrays = QRectF(), QPainterPath(), []
+            self._recorded = self._due = None
             self.setVisible(step is not None and getattr(step, "node", None) in r.doc.nodes)
             self.update()
             return
@@ -95,20 +108,37 @@ class StepOverlay(QGraphicsItem):
             bounds = bounds.united(card.adjusted(-4, -4, 4, 4))
         moving = r.moving_rect(step)   # what changes with progress: the travelling cotangent
         bounds = bounds.united(moving)
-        under = QPainterPath()
-        under.addRect(bounds)
-        cards = QPainterPath()
-        for nid in r.doc.nodes:
-            rect = r.rect(nid)
-            if rect.intersects(bounds):
-                cards.addRoundedRect(rect, 8, 8)
+        near = [r.rect(nid) for nid in r.doc.nodes if r.rect(nid).intersects(bounds)]
+        key = (step, r, _rect_key(bounds), _rect_key(card), [_rect_key(rect) for rect in near])
         self._bounds = bounds
         self.moving = moving
+        self._due = None if _same_key(self._recorded, key) else (key, near)
+        self.setVisible(True)
+        self.update()
+
+    def _record_if_due(self):
+        """Lay out and record what the last relayout placed, once, when it is painted or
+        asked for: a step change relayouts up to four times before a paint (the canvas'
+        sync, set_step, the player's frame and its timer), and recording a conv step's
+        tile pictures each time was most of an edit's cost while such a step was shown."""
+        if self._due is None:
+            return
+        key, near = self._due
+        step, r = key[0], key[1]
+        under = QPainterPath()
+        under.addRect(self._bounds)
+        cards = QPainterPath()
+        for rect in near:
+            cards.addRoundedRect(rect, 8, 8)
         self._under = under.subtracted(cards)
         self._arrays = render_painter.formula_pictures(r, step)
         self._record(r, step)
-        self.setVisible(True)
-        self.update()
+        self._recorded, self._due = key, None
+
+    def is_stale(self, story):
+        """Is the step shown one of an older story than `story` (the player replaces it)?"""
+        steps = getattr(story, "steps", None) or []
+        return self.step is not None and not any(s is self.step for s in steps)
 
     def _record(self, r, step):
         """What does not move while the cotangent travels, recorded once per step: the ring
@@ -134,6 +164,7 @@ class StepOverlay(QGraphicsItem):
         step, r = self.step, self.view.renderer
         if step is None or self._bounds.isEmpty():
             return
+        self._record_if_due()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
         under, over = self._pictures

@@ -284,8 +284,10 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         finally:
             self._selecting = False
         self._repaint_many(repainted)
-        if self.step_overlay is not None and self.step_overlay.step is not None:
-            self.step_overlay.relayout()
+        overlay = self.step_overlay
+        if overlay is not None and overlay.step is not None:
+            if not overlay.is_stale(self.renderer.story):   # else the player sets the new story's
+                overlay.relayout()
             reshaped = True
         if reshaped or moved:   # new numbers alone keep every item's bounds
             self._update_scene_rect()

@@ -146,6 +146,31 @@ def test_document_change_keeps_the_index_and_shows_the_new_numbers(window):
     assert not _overlay(w).isVisible() and _overlay(w).state() is None
 
 
+def test_an_edit_with_a_conv_step_shown_records_its_formula_card_once(open_window, qtbot, monkeypatch):
+    """Issue 21 §3: the canvas' sync, the player's set_step, its frame and the frame timer
+    each laid the step out again, and each recorded the formula card's tile pictures: an
+    edit at the tiny CNN's filter rule cost four recordings (over the 50 ms target). Now a
+    layout is recorded once, when painted or asked for, and shows the edit's numbers."""
+    from gradviz.app.canvas.overlay import StepOverlay
+    w = open_window(SAMPLES_DIR / "nets_5_tiny_cnn.json", size=(1440, 900))   # the card below its node
+    p = w.player
+    rule = next(k for k, s in enumerate(p.steps) if s.kind == "contribution" and s.port == Port("w"))
+    p.set_index(rule)
+    p.finish_animation()
+    qtbot.wait(50)
+    recorded = []
+    record = StepOverlay._record
+    monkeypatch.setattr(StepOverlay, "_record", lambda self, r, step: (recorded.append(step), record(self, r, step)))
+    filters = w.controller.doc.nodes["w"].value * np.float32(-2)
+    w.controller.set_value("w", filters)
+    qtbot.wait(100)                        # the paint, the frame timer
+    assert p.index == rule and p.step.formula.startswith("grad_filters = correlation")
+    assert recorded == [p.step]
+    gradient = evaluate(w.controller.doc).gradients[Port("w")]
+    np.testing.assert_allclose(_overlay(w).card_arrays()["contribution"], gradient, rtol=1e-5, atol=1e-6)
+    assert recorded == [p.step]            # asking for the card's arrays records nothing more
+
+
 def settle(qtbot, player):
     """Until the player has taken its last story more than STORY_MS ago."""
     qtbot.waitUntil(lambda: player._waiting is None and not player._story_timer.isActive()
