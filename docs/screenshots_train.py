@@ -15,7 +15,7 @@ from pathlib import Path
 os.environ["GRADVIZ_RECOVERY_DIR"] = tempfile.mkdtemp()
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from PySide6.QtCore import QCoreApplication, QSettings  # noqa: E402
+from PySide6.QtCore import QCoreApplication, QSettings, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
@@ -26,8 +26,12 @@ QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tempfil
 app = QApplication.instance() or QApplication(sys.argv[:1])
 
 from gradviz.app import create_window  # noqa: E402
+from gradviz.render import legible  # noqa: E402
 
-# (lesson, optimizer, fields, steps, tab (0 curves, 1 landscape, 2 step k), log scale, picture)
+DOCK_H = 420    # the Train dock's height: the plots readable, and room for the cards
+
+# (lesson, optimizer, fields, steps, tab (0 curves, 1 landscape, 2 step 3, "player": step 3
+# opened in the player at its update card), log scale, picture)
 CASES = [
     ("train_1_gd_bowl", "sgd", {"learning_rate": "0.3"}, 20, 1, False, "train-bowl-oscillating.png"),
     ("train_2_valley", "sgd", {"learning_rate": "0.02", "momentum": "0.9"}, 100, 1, False,
@@ -36,7 +40,22 @@ CASES = [
     ("train_3_newton", "newton", {}, 3, 0, False, "train-newton.png"),
     ("train_4_inverse", "adam", {"learning_rate": "0.05"}, 200, 1, False, "train-inverse.png"),
     ("train_3_newton", "adam", {"learning_rate": "0.01"}, 5, 2, False, "train-step.png"),
+    ("train_3_newton", "adam", {"learning_rate": "0.01"}, 5, "player", False,
+     "train-update-card.png"),
 ]
+
+
+def readable_fit(canvas):
+    """Fit the graph, but never below the zoom at which the cards' numbers can be read (a
+    picture of compact cards shows colours, not the values the run changed)."""
+    canvas.fit()
+    readable = legible.readable_zoom(canvas.logicalDpiY())
+    if canvas.zoom_level() < readable:         # the graph from its top-left card (inputs)
+        canvas.zoom_by(readable / canvas.zoom_level(), anchor_under_mouse=False)
+        rects = [canvas.renderer.rect(nid) for nid in canvas.node_items]
+        left, top = min(r.left() for r in rects) - 20, min(r.top() for r in rects) - 40
+        view = canvas.visible_rect()
+        canvas.centerOn(left + view.width() / 2, top + view.height() / 2)
 
 
 def pump(seconds):
@@ -64,14 +83,22 @@ def shoot(lesson, optimizer, fields, steps, tab, log, picture):
     panel.log_box.setChecked(log)
     panel.run(steps)
     until(lambda: not panel.session.running)
-    panel.tabs.setCurrentIndex(tab)
-    if tab == 2:
+    panel.tabs.setCurrentIndex(2 if tab == "player" else tab)
+    if tab in (2, "player"):
         panel.step_view.step_box.setValue(3)     # an earlier step, computed again
     pump(0.3)
     if tab == 1:
         panel.landscape.draw()
         until(lambda: panel.landscape.job is None)
-    w.canvas.fit()
+    if tab == "player":                          # the backward pass, then the update's card
+        panel.step_view.open_button.click()
+        w.resizeDocks([w.train_dock], [300], Qt.Orientation.Vertical)   # room for the canvas
+        pump(0.5)
+        w.player.last()
+    else:
+        w.resizeDocks([w.train_dock], [DOCK_H], Qt.Orientation.Vertical)
+        pump(0.3)
+        readable_fit(w.canvas)
     pump(1.0)
     subprocess.run(["import", "-window", "root", "-crop", "1440x900+0+0",
                     str(ROOT / "docs" / picture)], check=True)

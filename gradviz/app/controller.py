@@ -140,6 +140,10 @@ class DocumentController(QObject):
         self.result = Result()
         self._basis = None
         self._last_edit = None   # the edit just made (not undone or redone since): amend_last_edit
+        # story_ending(story) -> story: what the story of every later evaluation ends with
+        # (a training step's update, app/training); it returns the story as it is where it
+        # does not hold.
+        self.story_ending = None
 
     def _clean_changed(self, clean):
         self.dirtyChanged.emit(not clean)
@@ -427,11 +431,11 @@ class DocumentController(QObject):
             last = basis.result
             story = last._story if last.story_ready and same_names(basis.doc, frozen) else None
             tell = None if story is not None or basis.events is None else \
-                _teller(frozen, last.evaluation, basis.events)
+                _teller(frozen, last.evaluation, basis.events, self.story_ending)
             result = Result(last.evaluation, _retexted(last.problems, basis.evaluated, frozen), story, tell)
             basis.doc = frozen
         else:
-            result, events = _evaluate(frozen, _checked(basis, frozen))
+            result, events = _evaluate(frozen, _checked(basis, frozen), self.story_ending)
             self._basis = _Basis(frozen, result, events)
         result.elapsed_ms = (time.perf_counter() - start) * 1000
         self.result = result
@@ -457,7 +461,7 @@ def _checked(basis, doc):
     return last if changed is not None and checks_hold(last, basis.evaluated, doc, changed) else None
 
 
-def _evaluate(doc, same_structure_as=None):
+def _evaluate(doc, same_structure_as=None, ending=None):
     """(Result, recorded backward-pass events or None) for a document snapshot;
     `same_structure_as`: the last Evaluation, when its checks and plan hold (`_checked`).
 
@@ -470,13 +474,14 @@ def _evaluate(doc, same_structure_as=None):
         problem = e.problem if isinstance(e, DocumentError) else \
             Problem(f"{type(e).__name__}: {e}", where="evaluation")
         return Result(None, [problem]), None
-    return Result(evaluation, evaluation.problems, tell=_teller(doc, evaluation, recorder.events)), \
-        recorder.events
+    return Result(evaluation, evaluation.problems,
+                  tell=_teller(doc, evaluation, recorder.events, ending)), recorder.events
 
 
-def _teller(doc, evaluation, events):
+def _teller(doc, evaluation, events, ending=None):
     def tell():
-        return tell_story(doc, evaluation, events)
+        story = tell_story(doc, evaluation, events)
+        return story if ending is None else ending(story)
     return tell
 
 

@@ -143,10 +143,13 @@ def loss_of(doc, values):
     return total
 
 
-def loss_text(doc, values=None):
-    """What training minimises, in words with the user's names: 'minimising loss' for a
-    scalar target, 'minimising Σ y (…)' for one the tape sums, 'Σ seed·y' with a seed.
-    `values` ({Port: array}) tell a scalar target from one that is summed."""
+def loss_name(doc, values=None):
+    """The loss as the user names it: 'loss' for a scalar target, 'Σ y' for one the tape
+    sums, 'Σ seed·y' with a seed, joined by ' + ' ('' without a target)."""
+    return " + ".join(_loss_parts(doc, values))
+
+
+def _loss_parts(doc, values):
     parts = []
     for p in doc.targets:
         node = doc.nodes.get(p.node)
@@ -157,6 +160,14 @@ def loss_text(doc, values=None):
             parts.append(name)
         else:
             parts.append(f"Σ {name}")
+    return parts
+
+
+def loss_text(doc, values=None):
+    """What training minimises, in words with the user's names: 'minimising loss' for a
+    scalar target, 'minimising Σ y (…)' for one the tape sums, 'Σ seed·y' with a seed.
+    `values` ({Port: array}) tell a scalar target from one that is summed."""
+    parts = _loss_parts(doc, values)
     if not parts:
         return "no target: mark one in the inspector"
     notes = []

@@ -111,6 +111,11 @@ def formula_parts(step):
             parts += [("array", np.asarray(v), k, "operand", nodes.get(k, "")) for k, v in used]
         for row in rule_pictures(step):     # the rule drawn with these numbers (conv, pooling, CE)
             parts += [("break",), *row]
+    elif kind == "update":
+        if cotangent is not None:
+            parts += [("array", np.asarray(cotangent), "gradient"), ("word", "moves")]
+        parts += [("array", operands["before"], "before"), ("op", "→"),
+                  ("array", operands["after"], "after")]
     elif kind == "accumulate":
         result = total if total is not None else cotangent
         if result is not None:

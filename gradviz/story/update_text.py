@@ -31,9 +31,15 @@ def _entry(array):
     return tuple(int(i) for i in index), "[" + ", ".join(map(str, index)) + "]"
 
 
-def update_lines(update, optimizer, names):
+def derivative(loss, name):
+    """'∂loss/∂w', the loss in parentheses when it is a sum: '∂(Σ y)/∂w'."""
+    return f"∂{f'({loss})' if ' ' in loss else loss}/∂{name}"
+
+
+def update_lines(update, optimizer, names, loss="loss"):
     """[(title, [line, ...])] per parameter of `update` (a training.Update); `names` are
-    the parameters' names as the user sees them."""
+    the parameters' names as the user sees them, `loss` the loss's (graph.training's
+    loss_name). The first line says which number g is."""
     out = []
     for k, name in enumerate(names):
         g = update.gradients[k]
@@ -46,23 +52,26 @@ def update_lines(update, optimizer, names):
         before = {key: np.asarray(v)[index] for key, v in update.slots_before[k].items()}
         after = {key: np.asarray(v)[index] for key, v in update.slots_after[k].items()}
         title = f"{name}{where}" + (" (its largest |g|)" if where else "")
-        out.append((title, _lines(optimizer, update.t, values, before, after)))
+        entry = f"{name}{where}"
+        out.append((title, [f"g = {derivative(loss, entry)} = {_n(values['g'])}"]
+                    + _lines(optimizer, update.t, values, before, after, entry)))
     return out
 
 
-def _lines(opt, t, x, before, after):
+def _lines(opt, t, x, before, after, W="w"):
+    """The update of one entry, `W` its name as the user knows it (layer1.kernel[0, 1])."""
     c = opt.get_config()
     lr, w, g, w_new = c["learning_rate"], x["w"], x["g"], x["w_new"]
     if isinstance(opt, SGD):
         if not c["momentum"]:
-            return [f"w ← w − η·g = {_n(w)} − {_n(lr)} × {_n(g)} = {_n(w_new)}"]
+            return [f"{W} ← {W} − η·g = {_n(w)} − {_n(lr)} × {_n(g)} = {_n(w_new)}"]
         mu, v0, v = c["momentum"], before["velocity"], after["velocity"]
         lines = [f"v ← μ·v − η·g = {_n(mu)} × {_n(v0)} − {_n(lr)} × {_n(g)} = {_n(v)}"]
         if c["nesterov"]:
-            lines.append(f"w ← w + μ·v − η·g = {_n(w)} + {_n(mu)} × {_n(v)} − {_n(lr)} × {_n(g)}"
+            lines.append(f"{W} ← {W} + μ·v − η·g = {_n(w)} + {_n(mu)} × {_n(v)} − {_n(lr)} × {_n(g)}"
                          f" = {_n(w_new)}")
         else:
-            lines.append(f"w ← w + v = {_n(w)} + {_n(v)} = {_n(w_new)}")
+            lines.append(f"{W} ← {W} + v = {_n(w)} + {_n(v)} = {_n(w_new)}")
         return lines
     if isinstance(opt, RMSprop):
         rho, eps, s0, s = c["rho"], c["epsilon"], before["velocity"], after["velocity"]
@@ -78,9 +87,9 @@ def _lines(opt, t, x, before, after):
         if c["momentum"]:
             mu, m0, m = c["momentum"], before["momentum"], after["momentum"]
             lines += [f"m ← μ·m + {formula} = {_n(mu)} × {_n(m0)} + {numbers} = {_n(m)}",
-                      f"w ← w − m = {_n(w)} − {_n(m)} = {_n(w_new)}"]
+                      f"{W} ← {W} − m = {_n(w)} − {_n(m)} = {_n(w_new)}"]
         else:
-            lines.append(f"w ← w − {formula} = {_n(w)} − {numbers} = {_n(w_new)}")
+            lines.append(f"{W} ← {W} − {formula} = {_n(w)} − {numbers} = {_n(w_new)}")
         return lines
     if isinstance(opt, Adam):
         b1, b2, eps = c["beta_1"], c["beta_2"], c["epsilon"]
@@ -95,7 +104,7 @@ def _lines(opt, t, x, before, after):
         scale = math.sqrt(1 - b2 ** t) / (1 - b1 ** t)
         lines.append(f"t = {t}: the bias-corrected moments m/(1 − β₁ᵗ) = {_n(m / (1 - b1 ** t))}, "
                      f"v/(1 − β₂ᵗ) = {_n(v / (1 - b2 ** t))}")
-        lines.append(f"w ← w − η·√(1 − β₂ᵗ)/(1 − β₁ᵗ) · m/(√{'vmax' if c['amsgrad'] else 'v'} + ε)"
+        lines.append(f"{W} ← {W} − η·√(1 − β₂ᵗ)/(1 − β₁ᵗ) · m/(√{'vmax' if c['amsgrad'] else 'v'} + ε)"
                      f" = {_n(w)} − {_n(lr)} × {_n(scale)} × {_n(m)}/(√({_n(root)}) + {_n(eps)})"
                      f" = {_n(w_new)}")
         return lines
@@ -103,5 +112,5 @@ def _lines(opt, t, x, before, after):
         u = (float(w) - float(w_new)) / lr
         return [f"u = (H + λI)⁻¹·g over every trained entry at once (λ = {_n(c['damping'])}); "
                 f"this entry's g = {_n(g)}, u = {_n(u)}",
-                f"w ← w − η·u = {_n(w)} − {_n(lr)} × {_n(u)} = {_n(w_new)}"]
+                f"{W} ← {W} − η·u = {_n(w)} − {_n(lr)} × {_n(u)} = {_n(w_new)}"]
     return []

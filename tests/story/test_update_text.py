@@ -1,4 +1,5 @@
-"""The last step's card: every equation holds with the numbers it prints."""
+"""The update card (the Step tab, and the story's last step after the backward pass when a
+training step is opened in the player): every equation holds with the numbers it prints."""
 import math
 import re
 from pathlib import Path
@@ -7,10 +8,14 @@ import numpy as np
 import pytest
 
 from gradviz.graph import Port, load
-from gradviz.graph.training import Trainer, make_optimizer
+from gradviz.graph.training import Trainer, loss_name, make_optimizer, with_values
+from gradviz.render.formula import formula_parts
+from gradviz.story.build import build
+from gradviz.story.update_step import with_update
 from gradviz.story.update_text import update_lines
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+KERNEL = Port("layer1", 1)
 
 
 def holds(line):
@@ -49,10 +54,76 @@ def test_every_equation_holds_with_its_numbers(name, hyper):
             assert m_hat == pytest.approx(trainer.optimizer.slots(trainer.variables[0])["m"][index]
                                           / (1 - 0.9 ** 3), rel=1e-5)
             continue
-        if line.startswith(("u = ", "vmax")):
+        if line.startswith(("u = ", "vmax", "g = ")):
             continue
         holds(line)
         checked += 1
     assert checked >= 1
     last = lines[-1].split(" = ")[-1].replace("−", "-")
     assert float(last) == pytest.approx(float(trainer.values()[Port("layer1", 1)][index]), rel=1e-5)
+
+
+OPTIMIZERS = [
+    ("sgd", {"learning_rate": 0.1}),
+    ("sgd", {"learning_rate": 0.1, "momentum": 0.9}),
+    ("sgd", {"learning_rate": 0.1, "momentum": 0.9, "nesterov": True}),
+    ("rmsprop", {"learning_rate": 0.01, "momentum": 0.5, "centered": True}),
+    ("rmsprop", {"learning_rate": 0.01}),
+    ("adam", {"learning_rate": 0.01}),
+    ("adam", {"learning_rate": 0.01, "amsgrad": True}),
+    ("newton", {"damping": 0.001}),
+]
+
+
+def told_step(name, hyper, step=3, edit=None):
+    """(story of step `step` of a 4-step run, with its update; the Update; the trainer)."""
+    doc = load(SAMPLES / "001_hessian_newton.json")
+    trainer = Trainer(doc, make_optimizer(name, **hyper))
+    trainer.run(4)
+    before, update = trainer.replay(step)
+    shown = with_values(doc, before)
+    if edit is not None:
+        edit(shown)
+    story = build(shown)
+    loss = loss_name(trainer.doc, trainer.evaluation.values)
+    return story, with_update(story, update, trainer.optimizer, trainer.parameters,
+                              ["layer1.kernel"], loss), update
+
+
+@pytest.mark.parametrize("name, hyper", OPTIMIZERS)
+def test_the_update_card_follows_the_backward_pass_with_true_numbers(name, hyper):
+    story, told, update = told_step(name, hyper)
+    assert told.steps[:-1] == story.steps and len(told.steps) == len(story.steps) + 1
+    card = told.steps[-1]
+    assert (card.kind, card.node, card.port, card.index) == ("update", "layer1", KERNEL,
+                                                            len(story.steps))
+    assert card.title.endswith("update of layer1.kernel")
+    # the gradient on the card is the one the backward pass just gave (its last step's)
+    np.testing.assert_allclose(card.cotangent, story.gradients[KERNEL], rtol=1e-5, atol=1e-7)
+    lines = card.formula.split("\n")
+    g = update.gradients[0]
+    index = np.unravel_index(np.argmax(np.abs(g)), g.shape)
+    entry = f"layer1.kernel[{index[0]}, {index[1]}]"
+    assert lines[0].startswith(f"g = ∂loss/∂{entry} = ")
+    assert float(lines[0].split(" = ")[-1].replace("−", "-")) == pytest.approx(g[index], rel=1e-5)
+    updates = [line for line in lines if line.startswith(f"{entry} ← {entry} ")]
+    assert len(updates) == 1          # the update is written with the user's name
+    for line in lines[1:]:
+        if not line.startswith(("t = ", "u = ", "vmax")):
+            holds(line)
+    assert float(updates[0].split(" = ")[-1].replace("−", "-")) == pytest.approx(
+        float(update.after[0][index]), rel=1e-5)
+    # the card's pictures: the whole gradient, the Variable before and after the update
+    arrays = {p[2]: p[1] for p in formula_parts(card) if p[0] == "array"}
+    np.testing.assert_array_equal(arrays["before"], update.before[0])
+    np.testing.assert_array_equal(arrays["after"], update.after[0])
+    np.testing.assert_array_equal(arrays["gradient"], g)
+
+
+def test_no_update_card_where_the_story_did_not_give_its_gradient():
+    def other_input(doc):
+        doc.nodes["x"].value = doc.nodes["x"].value + 1     # another gradient: the card would lie
+    story, told, _ = told_step("adam", {"learning_rate": 0.01}, edit=other_input)
+    assert told is story
+    story, told, _ = told_step("sgd", {"learning_rate": 0.1}, step=2)
+    assert told.steps[-1].kind == "update"

@@ -28,10 +28,11 @@ STEP_LABEL_W = 380      # the current step's name is elided beyond this width (p
 STORY_MS = 500          # edits in a burst (a training run's previews): the story at most this often
 
 KIND_WORDS = {"seed": "seed", "visit": "visit", "contribution": "local rule", "fan_in": "fan-in sum",
-              "accumulate": "gradient", "cut": "cut", "unconnected": "unconnected"}
+              "accumulate": "gradient", "cut": "cut", "unconnected": "unconnected",
+              "update": "optimizer update"}
 KIND_COLOURS = {"seed": LIGHT.target, "visit": LIGHT.value, "contribution": LIGHT.cotangent,
                 "fan_in": LIGHT.cotangent, "accumulate": LIGHT.source, "cut": LIGHT.cut,
-                "unconnected": LIGHT.cut}
+                "unconnected": LIGHT.cut, "update": LIGHT.value}
 
 # A letter with combining marks (x̂): DejaVu Sans misplaces the mark, DejaVu Sans Mono does not.
 _MARKED = re.compile(r"\w[\u0300-\u036f]+")
@@ -192,6 +193,7 @@ class PlayerBar(QWidget):
         self._story_timer.setSingleShot(True)
         self._story_timer.timeout.connect(self._take_later)
         self._story_taken_at = float("-inf")
+        self._held = False            # a training run's previews: no story until it ends
 
         self._build()
         canvas.viewport().installEventFilter(self)   # a new size frames the step anew
@@ -470,8 +472,19 @@ class PlayerBar(QWidget):
         else:
             self._take_story()
 
+    def hold_stories(self, held):
+        """While held (a training run is updating the document several times a second), the
+        editing view takes no story: each would be stale within the next preview, and
+        assembling one cost the UI thread 100-230 ms at a time during a run (bench_train).
+        A story is still taken when its steps are read (a key, a chip) or a step is on screen,
+        and once the hold ends."""
+        self._held = bool(held)
+        if not self._held:
+            self._take_later()
+
     def _take_later(self):
-        if self._waiting is None or self._story_timer.isActive() or not self.isVisible():
+        if self._waiting is None or self._story_timer.isActive() or not self.isVisible() \
+                or self._held:
             return      # (a hidden player takes it when shown, or when its steps are read)
         wait_ms = STORY_MS - 1000 * (time.monotonic() - self._story_taken_at)
         if wait_ms > 0:

@@ -27,9 +27,10 @@ WRAP_MIN, WRAP_MAX = 4, 10           # a long vector wraps into rows this wide
 ENTRY = re.compile(r"^\(?(-?[A-Za-z_][\w]*)\[([\d,\s]*)\]\)?$")
 SHOWN = {"seed": "seed (the cotangent of the target)", "visit": "upstream cotangent",
          "contribution": "contribution", "fan_in": "sum of the paths",
-         "accumulate": "gradient", "unconnected": "gradient"}
+         "accumulate": "gradient", "unconnected": "gradient",
+         "update": "gradient g (the backward pass gave it, the update uses it)"}
 CARD_LABEL = {"seed": "seed", "visit": "upstream", "contribution": "contribution",
-              "fan_in": "sum", "accumulate": "gradient"}
+              "fan_in": "sum", "accumulate": "gradient", "update": "gradient"}
 
 
 def shown_array(step):
@@ -467,9 +468,11 @@ class ProvenancePanel(QWidget):
             return
         where = _reader_name(step)
         what = SHOWN.get(step.kind, step.kind)
-        self._show_subject(Subject(
+        final = getattr(self.story, "_final", {}).get(step.port) if step.kind == "update" else None
+        self._show_subject(Subject(     # an update's g: its entries sum as the gradient's do
             f"<b>{_html(step.title)}</b><br>{what} of <b>{_html(where)}</b> "
-            f"({preview.shape_text(array)}): click an entry", where, array, step,
+            f"({preview.shape_text(array)}): click an entry", where, array,
+            step if final is None else self.story.steps[final],
             card_label=CARD_LABEL.get(step.kind, "upstream")))
         if entry is not None and entry < array.size:
             self.select_entry(entry)

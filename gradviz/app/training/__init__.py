@@ -19,6 +19,9 @@ def add_train_dock(window):
             from .panel import TrainPanel  # pyqtgraph: loaded when the dock first shows
             dock.panel = TrainPanel(window.controller)
             dock.panel.storyWanted.connect(lambda: window.player.set_index(0))
+            session = dock.panel.session      # the player waits for the run's last values
+            session.started.connect(lambda: window.player.hold_stories(True))
+            session.stopped.connect(lambda *_: window.player.hold_stories(False))
             dock.setWidget(dock.panel)
             QTimer.singleShot(0, dock, lambda: claim_room(window, dock))
     dock.visibilityChanged.connect(create)

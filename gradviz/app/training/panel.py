@@ -267,15 +267,17 @@ class TrainPanel(QWidget):
             if trainer is not None else []
         self.step_view.show_run(trainer, names)
 
-    def _open_step(self, values, step):
+    def _open_step(self, values, update):
         if self.session.running:
             self._say("info", "Pause the run first: the document follows it.")
             return
-        self.session.show_step(values, step)
+        names = [port_label(self.controller.doc, p) for p in self.session.trainer.parameters]
+        self.session.show_step(values, update, names)
         self._step_note = True
-        self._say("info", f"The document holds the values before step {step} of the run: the "
-                          "Backprop player shows the backward pass that gave that step's "
-                          "gradient. Undo goes back to the run's last values.")
+        self._say("info", f"The document holds the values before step {update.index} of the "
+                          "run: the Backprop player shows the backward pass that gave that "
+                          "step's gradient, then the update. Undo goes back to the run's last "
+                          "values.")
         self.storyWanted.emit()
 
     def _forget_step_note(self):

@@ -11,14 +11,16 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton, QScrollArea, QSpinBox,
                                QVBoxLayout, QWidget)
 
+from ...graph.training import loss_name
 from ...story.formatting import number
 from ...story.update_text import update_lines
 from ..worker import wait_painted
 
 
 class StepView(QWidget):
-    # ({Port: value before the step}, step): show that step's backward pass in the player
-    openStep = Signal(object, int)
+    # ({Port: value before the step}, its graph.training.Update): show that step's backward
+    # pass and its update in the player
+    openStep = Signal(object, object)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -97,9 +99,9 @@ class StepView(QWidget):
     def open_step(self):
         """The values before the step on screen, for the player (openStep)."""
         k = self.step_box.value()
-        before, _ = wait_painted(lambda: self.trainer.replay(k), self,
-                                 f"Computing step {k} of the run again…")
-        self.openStep.emit(before, k)
+        before, update = wait_painted(lambda: self.trainer.replay(k), self,
+                                      f"Computing step {k} of the run again…")
+        self.openStep.emit(before, update)
 
 
 def step_html(trainer, update, names, steps):
@@ -113,7 +115,8 @@ def step_html(trainer, update, names, steps):
     head += (f" The run has {steps} step{'s' * (steps != 1)}; Open in the player puts these "
              "values into the document and plays the backward pass that gave this g.</p>")
     parts = [head]
-    for title, lines in update_lines(update, trainer.optimizer, names):
+    loss = loss_name(trainer.doc, trainer.evaluation.values)
+    for title, lines in update_lines(update, trainer.optimizer, names, loss):
         parts.append(f"<p><b>{html.escape(title)}</b><br>"
                      + "<br>".join(html.escape(line) for line in lines) + "</p>")
     return "".join(parts)

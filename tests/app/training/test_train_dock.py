@@ -1,10 +1,15 @@
 """The Train dock: a run on the worker updates the document as one undoable entry, Pause
 stops it, Reset and Undo put every Variable back, refusals are said in words."""
 import re
+import sys
+import threading
+import time
 
 import numpy as np
 import pytest
 
+from gradviz.app.player.bar import STORY_MS
+from gradviz.app.training import session
 from gradviz.graph import Port, load
 from gradviz.graph.training import Trainer, make_optimizer
 
@@ -77,28 +82,65 @@ def test_two_runs_are_two_entries_and_continue_the_optimizer(qtbot, panel):
         "Training run (5 SGD steps)", "Training run (7 SGD steps)"]
 
 
-def test_pause_stops_a_long_run_and_undo_puts_it_back(qtbot, panel):
+def test_pause_stops_a_long_run_and_undo_puts_it_back(qtbot, panel, monkeypatch):
+    """The worker takes a step only when the test lets it (a gate in Trainer.step), so what
+    the window shows is decided by the steps taken, not by how busy the machine is."""
+    gate, waiting = threading.Semaphore(0), threading.Event()
+    step = Trainer.step
+
+    def gated_step(trainer):
+        waiting.set()
+        gate.acquire()
+        return step(trainer)
+    monkeypatch.setattr(Trainer, "step", gated_step)
     w, p = panel()
     start = kernel(w).copy()
     choose(p, "sgd", learning_rate="0.001")
     shown = []
     w.controller.evaluated.connect(lambda result: shown.append(
-        result.evaluation.values[Port("loss")].copy()))
+        float(result.evaluation.values[Port("loss")])))
+    before_run = sys.getswitchinterval()
     p.run(1_000_000)
     assert p.pause_button.isEnabled() and not p.run_button.isEnabled()
-    # the cards follow the run while it goes on, a few times a second, not every step
-    qtbot.waitUntil(lambda: len(shown) >= 3, timeout=20000)
-    assert len(set(float(v) for v in shown)) == len(shown)
-    qtbot.waitUntil(lambda: len(p.session.trainer.history) >= 3 * len(shown), timeout=20000)
-    p.pause_button.click()
-    finish(qtbot, p)
     trainer = p.session.trainer
-    assert 3 <= len(trainer.history) < 1_000_000
-    assert len(shown) < len(trainer.history)
+    qtbot.waitUntil(waiting.is_set, timeout=20000)   # the worker has started (from the loop)
+    switch = sys.getswitchinterval()     # the worker gives the lock back to the window sooner
+    assert switch == pytest.approx(session.RUN_SWITCH_S) and switch < before_run
+    # the cards follow the run: five steps taken while the window is busy are one preview,
+    # which shows the latest of them, not every step
+    for taken in (5, 10, 15):
+        gate.release(5)
+        steps_taken(trainer, taken)
+        qtbot.waitUntil(lambda: len(shown) == taken // 5, timeout=20000)
+        assert shown[-1] == pytest.approx(trainer.losses[taken], rel=1e-6)
+        np.testing.assert_array_equal(kernel(w), trainer.values()[KERNEL])
+    # while the run goes on the player assembles no story: each would be stale at once
+    painted = []
+    w.canvas.after_repaint(lambda: painted.append(True))
+    qtbot.waitUntil(lambda: bool(painted), timeout=20000)
+    qtbot.wait(STORY_MS + 200)          # (before, the player took one STORY_MS after a paint)
+    assert not w.controller.result.story_ready
+    p.pause_button.click()      # while the worker waits at the gate inside step 16
+    gate.release(1000)
+    finish(qtbot, p)
+    qtbot.waitUntil(lambda: w.controller.result.story_ready, timeout=20000)  # now it is
+    assert sys.getswitchinterval() == before_run
+    assert len(trainer.history) == 16            # it stopped after the step it was in
     np.testing.assert_array_equal(kernel(w), trainer.values()[KERNEL])   # the last step shown
+    assert shown[-1] == pytest.approx(trainer.losses[16], rel=1e-6)
     assert "paused" in p.status.text() and p.run_button.isEnabled()
     w.controller.undo_stack.undo()
     np.testing.assert_array_equal(kernel(w), start)
+
+
+def steps_taken(trainer, n, timeout=20.0):
+    """Wait, without running the window's events, until the worker has taken `n` steps."""
+    end = time.monotonic() + timeout
+    while len(trainer.history) < n:
+        assert time.monotonic() < end, f"the worker took {len(trainer.history)} of {n} steps"
+        time.sleep(0.002)
+    time.sleep(0.01)
+    assert len(trainer.history) == n     # and no more: the gate holds it
 
 
 def test_reset_puts_the_variables_back_undoably(qtbot, panel):
@@ -258,10 +300,10 @@ def test_the_last_step_is_written_out_with_its_numbers(qtbot, panel):
     p.step_button.click()
     finish(qtbot, p)
     text = p.last_step.text()
-    # x = 2, g = 2x = 4: w ← w − η·g = 2 − 0.1 × 4 = 1.6; y = 1, g = 6y = 6: 1 − 0.6 = 0.4
+    # x = 2, g = 2x = 4: x ← x − η·g = 2 − 0.1 × 4 = 1.6; y = 1, g = 6y = 6: 1 − 0.6 = 0.4
     assert "Step 1 of the run" in text and "values before the update" in text
-    assert "w ← w − η·g = 2 − 0.1 × 4 = 1.6" in text
-    assert "w ← w − η·g = 1 − 0.1 × 6 = 0.4" in text
+    assert "g = ∂loss/∂x = 4<br>x ← x − η·g = 2 − 0.1 × 4 = 1.6" in text
+    assert "g = ∂loss/∂y = 6<br>y ← y − η·g = 1 − 0.1 × 6 = 0.4" in text
 
 
 def test_closing_the_window_stops_a_run(qtbot, panel):
@@ -310,7 +352,7 @@ def test_any_step_of_the_run_is_written_out_with_that_steps_numbers(qtbot, panel
     assert "Step 2 of the run" in text and "The run has 3 steps" in text
     lines = [line for line in text.replace("<br>", "\n").replace("</p>", "\n").split("\n")
              if "←" in line]
-    assert lines == ["w ← w − η·g = 1.6 − 0.1 × 3.2 = 1.28", "w ← w − η·g = 0.4 − 0.1 × 2.4 = 0.16"]
+    assert lines == ["x ← x − η·g = 1.6 − 0.1 × 3.2 = 1.28", "y ← y − η·g = 0.4 − 0.1 × 2.4 = 0.16"]
     for line in lines:                         # each equation holds as printed: w − η × g
         w_, lr, g, result = map(float, re.findall(r"\d+(?:\.\d+)?", line.split("=", 1)[1]))
         assert w_ - lr * g == pytest.approx(result, rel=1e-6)
@@ -341,9 +383,26 @@ def test_a_step_opens_in_the_player_with_that_steps_values(qtbot, panel):
     assert [float(gradients[Port(n)]) for n in "xy"] == pytest.approx([3.2, 2.4], rel=1e-6)
     accumulated = [s for s in w.player.steps if s.kind == "accumulate"]
     assert sorted(float(s.total) for s in accumulated) == pytest.approx([2.4, 3.2], rel=1e-6)
+    # after the backward pass, the update of each Variable is one more card on the canvas
+    updates = w.player.steps[-2:]
+    assert [(s.kind, s.node, s.title) for s in updates] == [
+        ("update", "x", "SGD update of x"), ("update", "y", "SGD update of y")]
+    assert all(s.kind != "update" for s in w.player.steps[:-2])
+    assert updates[0].formula.split("\n") == ["g = ∂loss/∂x = 3.2",
+                                              "x ← x − η·g = 1.6 − 0.1 × 3.2 = 1.28"]
+    assert updates[1].formula.split("\n")[1] == "y ← y − η·g = 0.4 − 0.1 × 2.4 = 0.16"
+    w.player.last()
+    assert w.canvas.step_overlay.step is updates[1]
+    card = w.canvas.renderer._formula_rect(updates[1])
+    assert card is not None
+    assert w.canvas.viewport().rect().contains(w.canvas.mapFromScene(card.center()))
+    # an entry of the card's g is explained as the gradient's: the sum the backward pass took
+    assert w.provenance.subject.card_label == "gradient"
+    assert w.provenance.select_entry(0).value == pytest.approx(2.4, rel=1e-6)
     assert p.session.trainer is not None and "Step 2 of the run" in p.last_step.text()
     stack.undo()
     assert {n: float(w.controller.doc.nodes[n].value) for n in "xy"} == trained
+    assert all(s.kind != "update" for s in w.player.steps)  # not the values it was for
     assert not p.status.isVisible() or "before step 2" not in p.status.text()
     p.run(1)                                   # the run goes on from its own step 3
     finish(qtbot, p)
