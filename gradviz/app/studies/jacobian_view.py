@@ -82,7 +82,7 @@ class JacobianView(StudyView):
         self.caption.setText(
             f"J = ∂{t_name}/∂{s_name} has shape {_shape(J.shape)}; shown as a "
             f"{t_size} × {s_size} matrix, one row per element of {t_name}, one column per "
-            f"element of {s_name}. Blue is negative, white zero, red positive.")
+            f"element of {s_name}.{self.heatmap.colour_key()}")
         number = view_format(study.summed, study.gradient, study.max_difference, study.jtv,
                              study.vjp, study.vjp_difference)
         ok = study.max_difference <= CHECK_TOLERANCE * max(1.0, float(np.abs(J).max(initial=0)))
