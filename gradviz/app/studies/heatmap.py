@@ -170,6 +170,7 @@ class Heatmap(QWidget):
         self.set_colorbar_label(colorbar_label)
         self.set_labels(row_label, col_label)
         self.readout = QLabel(" ")
+        self.readout.setTextFormat(Qt.TextFormat.RichText)   # the views escape the names
         self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.readout.setMinimumHeight(self.readout.fontMetrics().height() + 4)
         layout = QVBoxLayout(self)
@@ -253,6 +254,13 @@ class Heatmap(QWidget):
         else:
             self.plot.setLimits(xMin=-0.5, xMax=cols - 0.5, yMin=-0.5, yMax=rows - 0.5)
         self.plot.setRange(xRange=(-0.5, cols - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
+
+    def colour_key(self):
+        """The caption's sentence on colours: only a heatmap has them (a line plot has none)."""
+        if self.mode != "heatmap":
+            return ""
+        return (" White is zero, red positive." if self._nonnegative
+                else " Blue is negative, white zero, red positive.")
 
     def _show_line(self, kind, values):
         n = values.size
