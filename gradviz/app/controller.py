@@ -95,6 +95,7 @@ class _Snapshot(QUndoCommand):
         if other._merge_key != self._merge_key:
             return False
         self._after = other._after
+        self.setText(other.text())  # a run's entry names all its steps, in the menu too
         return True
 
     def redo(self):

@@ -145,9 +145,6 @@ class TrainingSession(QObject):
         self._pushing = True
         try:
             self.controller.edit(text, lambda doc: store_values(doc, values), merge_key=key)
-            command = self.controller.undo_stack.command(self.controller.undo_stack.index() - 1)
-            if command is not None:
-                command.setText(text)   # a merged run names all its steps
         finally:
             self._pushing = False
         self._pushed = snapshot(self.controller.doc)

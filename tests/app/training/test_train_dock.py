@@ -129,8 +129,13 @@ def test_pause_stops_a_long_run_and_undo_puts_it_back(qtbot, panel, monkeypatch)
     np.testing.assert_array_equal(kernel(w), trainer.values()[KERNEL])   # the last step shown
     assert shown[-1] == pytest.approx(trainer.losses[16], rel=1e-6)
     assert "paused" in p.status.text() and p.run_button.isEnabled()
-    w.controller.undo_stack.undo()
+    # the entry names the 16 updates it undoes, in the menu and its status tip too
+    undo, redo = w.actions_by_name["undo"], w.actions_by_name["redo"]
+    label = "Training run (16 SGD steps)"
+    assert (undo.text().replace("&", ""), undo.statusTip()) == (f"Undo {label}",) * 2
+    undo.trigger()
     np.testing.assert_array_equal(kernel(w), start)
+    assert (redo.text().replace("&", ""), redo.statusTip()) == (f"Redo {label}",) * 2
 
 
 def steps_taken(trainer, n, timeout=20.0):
