@@ -70,13 +70,17 @@ class _Random:
     """tf.random: normal, uniform, set_seed. One generator, seedable for reproducible lessons."""
 
     def __init__(self):
-        self._rng = np.random.default_rng()
+        self._rng = None  # made at the first draw: numpy.random takes ~10 ms to import
 
     def set_seed(self, seed):
         self._rng = np.random.default_rng(seed)
 
     def _generator(self, seed):
-        return self._rng if seed is None else np.random.default_rng(seed)
+        if seed is not None:
+            return np.random.default_rng(seed)
+        if self._rng is None:
+            self._rng = np.random.default_rng()
+        return self._rng
 
     def _draw(self, draw):
         """A tensor of `draw()`; under tf.function's tracer a step drawn at every call."""

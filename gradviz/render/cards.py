@@ -134,10 +134,25 @@ def port_name(doc, port):
     return catalog.port_name(doc, port)
 
 
-def target_name(doc):
-    """The differentiated tensor's name for the ∂ labels ('target' when there are several)."""
+def objective_name(doc, values=None):
+    """What every gradient on the cards is the derivative of, as tape.gradient takes it: a
+    scalar target itself ('loss'), the sum of a tensor target's elements ('Σy'), the seed's
+    weighted sum ⟨v, y⟩ when output_gradients gave v, several targets added. `values`: the
+    evaluation's, to tell a scalar target from a tensor (unknown counts as a tensor)."""
+    values = values or {}
     targets = [p for p in doc.targets if p.node in doc.nodes]
-    return port_name(doc, targets[0]) if len(targets) == 1 else "target"
+    parts = []
+    for port in targets:
+        name = port_name(doc, port)
+        if port in doc.output_gradients:
+            parts.append(f"⟨v, {name}⟩" if len(targets) == 1 else f"⟨v{len(parts) + 1}, {name}⟩")
+        elif values.get(port) is not None and np.size(values[port]) == 1:
+            parts.append(name)
+        else:
+            parts.append(f"Σ{name}")
+    if len(parts) == 1:
+        return parts[0]
+    return f"({' + '.join(parts)})" if len(parts) <= 3 else "(Σ targets)"
 
 
 class CardPainter:
@@ -223,7 +238,7 @@ class CardPainter:
         if value is not None:
             sections.append(("value", value, "value", Port(node.id, 0),
                              tiles.picture(value, role=self.tensor_role(Port(node.id, 0)), spec=spec)))
-        target = target_name(self.doc)
+        target = objective_name(self.doc, getattr(self.evaluation, "values", None))
         for port, array in gradients:
             compact = port.index > 0
             label = f"gradient  ∂{target}/∂{port_name(self.doc, port)}"

@@ -101,10 +101,13 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
     def key_of(port, tensor):
         return port if port is not None else ("tensor", tensor._id)
 
+    seeds = []   # (target's name, how it was seeded): what every cotangent is a derivative of
     for ev in events:
         if ev.kind == "seed":
             port, internal = where(ev.tensor)
             name = naming.label(ev.tensor)
+            seeds.append((name, "given" if ev.given else "scalar" if np.ndim(ev.cotangent) == 0
+                          else "sum"))
             n = int(np.size(ev.cotangent))
             if ev.given:
                 caption = (f"The backward pass starts at {name} with the output_gradients you gave "
@@ -129,7 +132,8 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
             name = naming.op_label(op)
             s = add(Step(0, "visit", naming.node_of(op), port, f"Visit {name}",
                          f"{name} ({op.type}) receives the upstream cotangent of its output: "
-                         f"how much the target changes per unit change of each output element.",
+                         f"how much {_objective(seeds)} changes per unit change of each output "
+                         f"element.",
                          cotangent=ev.cotangent, upstream=ev.upstream, op_type=op.type,
                          internal=internal, tensor_name=naming.label(op.outputs[0])))
             s._op = op
@@ -203,6 +207,17 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
                      cotangent=ev.cotangent, total=ev.cotangent, internal=internal), ev.tensor)
             gradients[key] = ev.cotangent
     return Story(steps=steps, title=title, gradients=gradients, _final=final, naming=naming)
+
+
+def _objective(seeds):
+    """What the backward pass differentiates, in words: 'the target loss', 'the sum of y's
+    elements', '⟨v, y⟩ (the output_gradients v times y, summed)', or the sum of several."""
+    if len(seeds) != 1:
+        return "the sum of the targets" if seeds else "the target"
+    name, how = seeds[0]
+    if how == "given":
+        return f"⟨v, {name}⟩ (the output_gradients v times {name}, summed)"
+    return f"the target {name}" if how == "scalar" else f"the sum of {name}'s elements"
 
 
 def _contribution(ev, naming, visit, where, known):

@@ -41,8 +41,9 @@ def card_mark(output):
     units = dead_units(output)
     if not units:
         return ""
-    n = np.asarray(output).shape[-1]
-    return f"dead relu: {listed(units)} of {n} unit{'s' if n != 1 else ''} ({_batch(output)})"
+    n, k = np.asarray(output).shape[-1], len(units)
+    # "units 1, 2, 3 of 6", not "1, 2, 3 of 6 units": that read as a count of 3
+    return f"dead relu: unit{'s' if k != 1 else ''} {listed(units)} (of {n}; {_batch(output)})"
 
 
 def story_sentence(output):

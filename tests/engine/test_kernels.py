@@ -317,6 +317,17 @@ _FIRST_CALL = textwrap.dedent("""
 """)
 
 
+def test_import_gradviz_loads_neither_numba_nor_numpy_random():
+    """A fresh process's first gradient waits for `import gradviz` only (numpy.random
+    comes at the first random draw, numba on a worker at the first large kernel)."""
+    code = ("import sys, gradviz as tf; tf.random.normal((2,)) if sys.argv[1:] else None; "
+            "print(sorted(m for m in ('numba', 'numpy.random') if m in sys.modules))")
+    for args, loaded in (([], "[]"), (["draw"], "['numpy.random']")):
+        done = subprocess.run([sys.executable, "-c", code] + args, capture_output=True,
+                              text=True, timeout=120)
+        assert done.stdout.strip() == loaded, done.stderr
+
+
 def test_a_first_call_takes_numpy_while_the_kernels_load_on_a_worker():
     """A fresh process never waits for numba: the first large relu is numpy's."""
     env = dict(os.environ, GRADVIZ_NUMBA="1")

@@ -66,7 +66,19 @@ def test_a_huge_label_is_elided_and_does_not_blow_up_the_picture():
 def test_gradient_label_names_the_target_and_the_node_not_the_op():
     r = renderer("003_stop_gradient_product")
     labels = [s.label for s in r.cards["a"].sections if s.colour == "gradient"]
-    assert labels == ["gradient  ∂cc/∂a"]
+    assert labels == ["gradient  ∂Σcc/∂a"]      # cc is 2 x 3: tape.gradient sums it
+
+
+@pytest.mark.parametrize("name, node, label", [
+    ("002_vjp_output_gradients", "x", "gradient  ∂⟨v, y⟩/∂x"),   # output_gradients v: vᵀJ
+    ("003_matmul_gradient", "a", "gradient  ∂Σc/∂a"),            # a 2-D target: its sum
+    ("003_stop_gradient_product", "a", "gradient  ∂Σcc/∂a"),     # cc is 2 x 3
+    ("001_stop_gradient", "x", "gradient  ∂z/∂x"),               # a scalar: itself
+])
+def test_gradient_label_says_what_tape_gradient_differentiates(name, node, label):
+    """A card never writes ∂y/∂x for what is ∂(Σy)/∂x or vᵀ∂y/∂x (walk-through finding)."""
+    r = renderer(name)
+    assert [s.label for s in r.cards[node].sections if s.colour == "gradient"] == [label]
 
 
 def test_layer_weight_gradients_are_drawn_for_weight_sources():
@@ -434,7 +446,8 @@ def test_a_relu_card_marks_its_dead_units_and_a_value_edit_updates_the_mark():
         value = r.evaluation.values[Port(f"layer{k}")]
         dead = [int(u) for u in np.flatnonzero((value == 0).all(axis=0))]
         units = ", ".join(map(str, dead))
-        assert r.cards[f"layer{k}"].mark == f"✕ dead relu: {units} of 6 units (1 example)"
+        which = f"unit{'s' if len(dead) != 1 else ''} {units}"
+        assert r.cards[f"layer{k}"].mark == f"✕ dead relu: {which} (of 6; 1 example)"
     assert r.cards["x"].mark == "" and r.cards["loss"].mark == ""
     # a frame's height makes room for the mark's line
     plain = renderer("nets_2_sigmoid_chain").cards["layer1"]

@@ -150,3 +150,22 @@ def test_generated_100_node_document_story_matches_the_evaluation():
     for port in doc.sources:
         np.testing.assert_allclose(s.gradients[port], s.evaluation.gradients[port], rtol=1e-6)
     assert s.of_kind("fan_in")
+
+
+@pytest.mark.parametrize("seed, scalar, words", [
+    (None, False, "how much the sum of y's elements changes"),
+    (np.ones((5, 3), np.float32) * 2, False, "how much ⟨v, y⟩ (the output_gradients v times y, summed)"),
+    (None, True, "how much the target s changes"),
+])
+def test_a_visit_says_what_the_cotangent_is_a_derivative_of(seed, scalar, words):
+    """'How much the target changes' was false for a tensor target (its sum) and for a
+    seeded one (⟨v, y⟩): a visit's caption names what tape.gradient differentiates."""
+    doc = seed004_doc()
+    if scalar:
+        doc.add(op("s", "reduce_sum"))
+        doc.connect("y", "s")
+        doc.targets = [Port("s")]
+    if seed is not None:
+        doc.output_gradients = {Port("y"): seed}
+    visit = next(x for x in story.build(doc).steps if x.kind == "visit")
+    assert words in visit.caption

@@ -21,8 +21,8 @@ def test_a_unit_is_dead_when_its_column_is_zero_for_the_whole_batch():
     fmap[..., 1] = 0
     assert dead_units.dead_units(fmap) == [1]                 # a channel off at every position
     assert dead_units.dead_units(np.array([[np.nan, 0.0]])) == [1]   # NaN is not 0
-    assert dead_units.card_mark(a) == "dead relu: 0 of 3 units (2 examples)"
-    assert dead_units.card_mark(fmap) == "dead relu: 1 of 3 units (4 positions)"
+    assert dead_units.card_mark(a) == "dead relu: unit 0 (of 3; 2 examples)"
+    assert dead_units.card_mark(fmap) == "dead relu: unit 1 (of 3; 4 positions)"
     assert dead_units.card_mark(np.ones((2, 3))) == ""
 
 

@@ -37,7 +37,8 @@ class CanvasRenderer(Renderer):
         self._result = result
         self.keys = {}
         self.used = used_ports(doc)
-        self._target_name = render_cards.target_name(doc)   # in every gradient's label
+        # in every gradient's label ('∂Σy/∂x'): a target's shape or seed changes every label
+        self._target_name = render_cards.objective_name(doc, getattr(evaluation, "values", None))
         self.measured = set()   # the cards measured afresh (the others keep the previous geometry)
         self.renumbered = {}    # node id -> the previous card, where only the numbers are new
         old_cards = getattr(previous, "cards", {}) if previous is not None else {}

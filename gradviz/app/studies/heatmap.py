@@ -254,6 +254,13 @@ class Heatmap(QWidget):
             self.plot.setLimits(xMin=-0.5, xMax=cols - 0.5, yMin=-0.5, yMax=rows - 0.5)
         self.plot.setRange(xRange=(-0.5, cols - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
 
+    def colour_key(self):
+        """The caption's sentence on colours: only a heatmap has them (a line plot has none)."""
+        if self.mode != "heatmap":
+            return ""
+        return (" White is zero, red positive." if self._nonnegative
+                else " Blue is negative, white zero, red positive.")
+
     def _show_line(self, kind, values):
         n = values.size
         self.line_data = values

@@ -124,7 +124,7 @@ class HessianView(StudyView):
         self.caption.setText(
             f"H = ∂²{t_name} / ∂{s_name}² as a {n} × {n} matrix (i, j: flat indices into "
             f"{s_name} {_shape(shape)}): the outer tape's Jacobian of the inner tape's "
-            f"gradient. Blue is negative, white zero, red positive.")
+            f"gradient.{self.heatmap.colour_key()}")
         if not study.finite:
             return self._show_not_finite(study)
         scale = max(1.0, float(np.abs(H).max(initial=0)))
@@ -222,8 +222,9 @@ def newton_verdict(study, zero):
     n_neg = int((eig < -zero).sum())
     n_zero = int((np.abs(eig) <= zero).sum())
     if eig.size == 0 or n_zero == eig.size:
-        return "warning", (f"H is zero here: the loss is linear in this variable, so there is no "
-                           f"curvature to use. (H + εI)⁻¹ g would be g/ε, a plain gradient step "
+        return "warning", (f"H is zero here: the loss has no curvature at this point in this "
+                           f"variable (it is linear around it, as a relu network is between its "
+                           f"kinks), so there is none to use. (H + εI)⁻¹ g would be g/ε, a plain gradient step "
                            f"of length |g|/ε = {fmt(g / eps) if eps else '∞'}, not a Newton "
                            f"step."), False
     damped = eps * u / g if g > 0 else 0.0
@@ -233,11 +234,15 @@ def newton_verdict(study, zero):
     if n_zero == 0:
         return "ok", "positive definite: the Newton step points downhill", True
     if damped > DAMPED_SHARE:
-        return "warning", (f"H is singular ({n_zero} eigenvalues ≈ 0) and the gradient points "
+        return "warning", (f"H is singular ({_eigenvalues(n_zero)} ≈ 0) and the gradient points "
                            f"partly along them: there the step is g/ε, which ε alone sets "
                            f"({damped:.0%} of |g|). Raise ε, or take a gradient step."), True
-    return "info", (f"positive semi-definite: {n_zero} eigenvalues ≈ 0, but the gradient has "
+    return "info", (f"positive semi-definite: {_eigenvalues(n_zero)} ≈ 0, but the gradient has "
                     f"no part along them, so the step is a Newton step where H curves"), True
+
+
+def _eigenvalues(n):
+    return f"{n} eigenvalue{'s' if n != 1 else ''}"
 
 
 def _idx(flat, shape):

@@ -81,7 +81,7 @@ class JacobianView(StudyView):
         self.caption.setText(
             f"J = ∂{t_name}/∂{s_name} has shape {_shape(J.shape)}; shown as a "
             f"{t_size} × {s_size} matrix, one row per element of {t_name}, one column per "
-            f"element of {s_name}. Blue is negative, white zero, red positive.")
+            f"element of {s_name}.{self.heatmap.colour_key()}")
         ok = study.max_difference <= CHECK_TOLERANCE * max(1.0, float(np.abs(J).max(initial=0)))
         set_banner(self.sum_check, "ok" if ok else "warning",
                    f"<b>Σ over target axes = gradient</b> {'✓' if ok else '✗'}<br>"

@@ -102,5 +102,5 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         return x  # TF's fast path: nothing is dropped and no op is recorded
     if seed is None:
         tracing.python_value(x, "dropout without a seed (its mask is drawn in Python)")
-        seed = int(random._rng.integers(0, 2 ** 31 - 1))
+        seed = int(random._generator(None).integers(0, 2 ** 31 - 1))
     return apply(DROPOUT, (x,), {"rate": float(r), "seed": int(seed), "noise_shape": shape})

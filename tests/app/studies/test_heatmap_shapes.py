@@ -90,6 +90,7 @@ def test_the_sigmoid_lessons_bell_curve_is_a_curve(qtbot):
     assert np.all(np.diff(y[:peak + 1]) >= 0) and np.all(np.diff(y[peak:]) <= 0)
     assert 0.25 * len(y) < peak < 0.75 * len(y)
     assert heatmap.line_plot.height() >= 150
+    assert "Blue" not in view.caption.text()       # a line has no colours to explain
 
 
 def test_the_hessian_of_an_elementwise_loss_is_drawn_as_its_diagonal(qtbot):
@@ -99,9 +100,11 @@ def test_the_hessian_of_an_elementwise_loss_is_drawn_as_its_diagonal(qtbot):
     view.refresh()
     H = view.result.hessian
     assert view.heatmap.mode == "heatmap"           # a full 40 × 40 Hessian stays a heatmap
+    assert "Blue is negative, white zero, red positive." in view.caption.text()
     diagonal = np.diag(np.arange(1.0, 6.0))
     view.show_result(dataclasses.replace(view.result, hessian=diagonal))
     assert view.heatmap.mode == "diagonal"
+    assert "Blue" not in view.caption.text()
     assert np.array_equal(view.heatmap.curve.getData()[1], np.arange(1.0, 6.0))
     assert H.shape == (40, 40)
 
