@@ -102,10 +102,10 @@ class _Snapshot(QUndoCommand):
         if self._first:  # the edit was already applied by the controller
             self._first = False
             return
-        self._controller._restore(self._after)
+        self._controller._restore(self._after, f"Redo {self.text()}")
 
     def undo(self):
-        self._controller._restore(self._before)
+        self._controller._restore(self._before, f"Undo {self.text()}")
 
 
 def _refuse_text(what, text):
@@ -141,6 +141,7 @@ class DocumentController(QObject):
         self.result = Result()
         self._basis = None
         self._last_edit = None   # the edit just made (not undone or redone since): amend_last_edit
+        self.replaying = ""      # while an undo or redo restores the document: 'Undo Move'
         # story_ending(story) -> story: what the story of every later evaluation ends with
         # (a training step's update, app/training); it returns the story as it is where it
         # does not hold.
@@ -214,14 +215,18 @@ class DocumentController(QObject):
                 self.selecting_new = False
         return result
 
-    def _restore(self, state):
+    def _restore(self, state, replaying):
         """Undo / redo: the document object stays, its content becomes `state`'s."""
         self.doc.__dict__.update(snapshot(state).__dict__)
         self._last_edit = None
         old_selection = self.selection
         self.selection = [n for n in self.selection if n in self.doc.nodes]
-        self.changed.emit()
-        self.recompute(state)
+        self.replaying = replaying
+        try:
+            self.changed.emit()
+            self.recompute(state)
+        finally:
+            self.replaying = ""
         if self.selection != old_selection:  # after the result, as in `edit`
             self.selectionChanged.emit(list(self.selection))
 

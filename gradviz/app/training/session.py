@@ -99,10 +99,10 @@ class TrainingSession(QObject):
         the optimizer's state and the curves."""
         self.pause()
         trainer = self.trainer
+        self.forget()      # first: the dock hears of the reset, then of the values it gives
         if trainer is not None and not self.running:
             start = {p: port_value(trainer.original, p) for p in trainer.parameters}
             self._push(start, "Reset training", key=None)
-        self.forget()
 
     def forget(self):
         if self.running:

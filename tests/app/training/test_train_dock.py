@@ -60,11 +60,35 @@ def test_a_run_is_the_trainers_numbers_and_one_undo_entry(qtbot, panel):
     # the cards show the trained values: the window's evaluation is of the trained document
     loss = w.controller.result.evaluation.values[Port("loss")]
     assert float(loss) == pytest.approx(expected.losses[-1], rel=1e-6)
+    x0, x1 = fitted_x(p.curves.loss_plot)
+    assert x0 <= 0 and 20 <= x1 < 25
     stack.undo()
     np.testing.assert_array_equal(kernel(w), start)
     assert p.session.trainer is None           # the run was undone: its curves go
+    says_where_the_variables_are(p, "Undo Training run (20 Adam steps)", expected.losses[0])
     stack.redo()
     np.testing.assert_array_equal(kernel(w), expected.values()[KERNEL])
+    says_where_the_variables_are(p, "Redo Training run (20 Adam steps)", expected.losses[-1])
+
+
+def says_where_the_variables_are(p, what, loss):
+    """After the trainer went the status names why and the loss now (not the run's last
+    step), and the curves hold that one point, the axes around it (not the run's 0..N)."""
+    assert p.status.text().startswith(f"{what}: loss ")
+    shown = float(re.search(r": loss (\S+) ", p.status.text()).group(1))
+    assert shown == pytest.approx(loss, rel=1e-5)
+    x, y = p.curves.loss_curve.getData()
+    assert list(x) == [0] and y[0] == pytest.approx(loss, rel=1e-6)
+    for plot in p.curves.plots:
+        x0, x1 = fitted_x(plot)
+        assert x0 <= 0 <= x1 < 2, (x0, x1)
+
+
+def fitted_x(plot):
+    """The x range as drawn: the view fits its items when it is painted."""
+    box = plot.getPlotItem().getViewBox()
+    box.updateAutoRange()
+    return tuple(box.viewRange()[0])
 
 
 def test_two_runs_are_two_entries_and_continue_the_optimizer(qtbot, panel):
@@ -159,6 +183,8 @@ def test_reset_puts_the_variables_back_undoably(qtbot, panel):
     p.reset_button.click()
     np.testing.assert_array_equal(kernel(w), start)
     assert p.session.trainer is None and not p.reset_button.isEnabled()
+    loss = float(w.controller.result.evaluation.values[Port("loss")])
+    says_where_the_variables_are(p, "Reset training", loss)
     w.controller.undo_stack.undo()
     np.testing.assert_array_equal(kernel(w), trained)
 
@@ -172,6 +198,8 @@ def test_an_edit_the_engine_sees_drops_the_trainer(qtbot, panel):
     assert p.session.trainer is not None
     w.controller.set_value("x", np.zeros((7, 5), np.float32))
     assert p.session.trainer is None
+    loss = float(w.controller.result.evaluation.values[Port("loss")])
+    says_where_the_variables_are(p, w.controller.undo_stack.undoText(), loss)
 
 
 def test_refusals_are_said_in_words(qtbot, panel):
