@@ -134,12 +134,15 @@ class TensorGrid(QTableWidget):
         self.highlighted = []
         self._order = np.zeros((0, 0), int)   # the flat index each cell shows (-1: none)
         self._cells = {}                        # flat index -> (row, column)
+        self._layout = None                     # (order, row labels, column labels) shown
         self.wrapped = False
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
-        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # sized to their contents by set_array once it has filled every cell: ResizeToContents
+        # measured the whole column again after each cell's new text (38 ms for a 12x3 filter)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.horizontalHeader().setMinimumSectionSize(24)
         font = QFont("DejaVu Sans Mono")
         font.setStyleHint(QFont.StyleHint.Monospace)
@@ -157,9 +160,9 @@ class TensorGrid(QTableWidget):
     def set_array(self, array, role=None):
         """Show `array`; `role` tiles.FILTER lays a rank-4 array out as a conv filter."""
         self.array = None if array is None else np.asarray(array)
-        self.highlighted = []
-        self.clear()
         if self.array is None or self.array.size == 0:
+            self.highlighted, self._layout = [], None
+            self.clear()
             self.setRowCount(0)
             self.setColumnCount(0)
             self.setFixedHeight(0)
@@ -178,21 +181,28 @@ class TensorGrid(QTableWidget):
         else:
             order, row_labels, col_labels = grid_order(self.array.shape, role)
         order = order[:max(1, MAX_CELLS // order.shape[1])]   # a wrapped vector's rows too
-        self._order = order
-        self._cells = {int(k): (r, c) for (r, c), k in np.ndenumerate(order) if k >= 0}
         rows, cols = order.shape
-        self.setRowCount(rows)
-        self.setColumnCount(cols)
-        self.setVerticalHeaderLabels(row_labels[:rows])
-        self.setHorizontalHeaderLabels(col_labels)
+        layout = (order.tobytes(), rows, cols, row_labels[:rows], col_labels)
+        self.set_highlight([])
+        if layout != self._layout:   # new numbers in the same grid (an edit) keep its cells
+            self.clear()
+            self._layout, self._order = layout, order
+            self._cells = {int(k): (r, c) for (r, c), k in np.ndenumerate(order) if k >= 0}
+            self.setRowCount(rows)
+            self.setColumnCount(cols)
+            self.setVerticalHeaderLabels(row_labels[:rows])
+            self.setHorizontalHeaderLabels(col_labels)
         for (r, c), k in np.ndenumerate(order):
             if k < 0:
                 continue
             v = flat[k].item()
-            item = QTableWidgetItem(plain_number(fmt, v))
-            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            item = self.item(r, c)
+            if item is None:
+                item = QTableWidgetItem()
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.setItem(r, c, item)
+            item.setText(plain_number(fmt, v))
             item.setToolTip(f"{self.title}[{self._index_text(k)}] = {v:.8g}")
-            self.setItem(r, c, item)
         self.resizeColumnsToContents()
         self.resizeRowsToContents()
         self._fit_height()
@@ -208,7 +218,9 @@ class TensorGrid(QTableWidget):
         wide = self.verticalHeader().width() + self.horizontalHeader().length() \
             + 2 * self.frameWidth() > self.width()
         scroll = self.horizontalScrollBar().sizeHint().height() if wide else 0
-        self.setFixedHeight(int(height + 2 * self.frameWidth() + scroll))
+        height = int(height + 2 * self.frameWidth() + scroll)
+        if height != self.minimumHeight() or height != self.maximumHeight():
+            self.setFixedHeight(height)
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
@@ -452,8 +464,8 @@ class ProvenancePanel(QWidget):
         self.step = step
         self.subject = None
         self._reset()
-        self.grid.set_array(None)
         if step is None:
+            self.grid.set_array(None)
             self.heading.setText("<b>Element provenance</b><br>Step through the backward pass "
                                  "(→ or Space); then click an entry of a cotangent or gradient, "
                                  "here or on the canvas, to see the products it sums.")
@@ -465,6 +477,7 @@ class ProvenancePanel(QWidget):
                                    "is None (or zeros, per the tape setting)."}.get(
                 step.kind, "This step has no numbers.")
             self.heading.setText(f"<b>{_html(step.title)}</b><br>{text}")
+            self.grid.set_array(None)
             return
         where = _reader_name(step)
         what = SHOWN.get(step.kind, step.kind)

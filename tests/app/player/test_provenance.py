@@ -210,6 +210,36 @@ def test_grid_numbers_in_e_notation_are_never_clipped(qtbot, width):
         assert rect.top() >= 0 and rect.bottom() <= viewport.bottom(), (c, rect, viewport)
 
 
+def test_new_numbers_in_the_same_grid_keep_its_cells_and_fit_their_columns(qtbot):
+    """An edit while a step is shown renumbers the dock's grid in place (rebuilding it and
+    its ResizeToContents headers cost 38 ms for the tiny CNN's 12x3 filter grid, most of
+    an edit's budget); wider numbers still get wider columns, and a new shape a new grid."""
+    from gradviz.render.tiles import FILTER
+    grid = TensorGrid("w")
+    qtbot.addWidget(grid)
+    grid.resize(320, 300)
+    grid.show()
+    qtbot.waitExposed(grid)
+    w = np.linspace(-0.5, 0.5, 36, dtype=np.float32).reshape(3, 3, 1, 4)
+    grid.set_array(w, FILTER)
+    cells = [grid.item(r, c) for r in range(grid.rowCount()) for c in range(grid.columnCount())]
+    assert grid.verticalHeaderItem(1).text() == "[1,:,0,0]" and grid.text_at(1) == "-0.471"
+    grid.set_highlight([5])
+    grid.set_array(w * -2000, FILTER)
+    assert [grid.item(r, c) for r in range(grid.rowCount()) for c in range(grid.columnCount())] == cells
+    assert grid.highlighted == [] and grid.item(*grid.cell_of(5)).background().style() == Qt.BrushStyle.NoBrush
+    flat = np.ravel(w * -2000)
+    assert grid.text_at(1) == grid.item(*grid.cell_of(1)).text() != "-0.471"
+    assert float(grid.text_at(1)) == pytest.approx(float(flat[1]), rel=1e-3)
+    assert grid.item(*grid.cell_of(1)).toolTip() == f"w[0,0,0,1] = {flat[1]:.8g}"
+    metrics = grid.fontMetrics()
+    for c in range(grid.columnCount()):
+        widest = max(metrics.horizontalAdvance(grid.item(r, c).text()) for r in range(grid.rowCount()))
+        assert widest <= grid.columnWidth(c)
+    grid.set_array(np.ones((2, 2), np.float32))
+    assert (grid.rowCount(), grid.columnCount()) == (2, 2) and grid.verticalHeaderItem(1).text() == "1"
+
+
 CONV = SAMPLES_DIR / "nets_1_conv_transpose.json"
 
 
