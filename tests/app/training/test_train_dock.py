@@ -6,6 +6,7 @@ import threading
 import time
 
 import numpy as np
+from PySide6.QtCore import QRectF
 import pytest
 
 from gradviz.app.player.bar import STORY_MS
@@ -440,3 +441,28 @@ def test_a_step_opens_in_the_player_with_that_steps_values(qtbot, panel):
     p.run(1)                                   # the run goes on from its own step 3
     finish(qtbot, p)
     assert float(w.controller.doc.nodes["x"].value) == pytest.approx(2 * 0.8 ** 4, rel=1e-6)
+
+
+def test_the_train_lesson_keeps_one_formula_card_when_its_story_is_replaced(qtbot, panel):
+    """Seen once: a stale '1/14 Seed loss' card beside the real one at the train lesson's
+    open with the Train dock. The scene holds one step overlay, whichever order the lesson
+    and the dock open in and however often the story is replaced, and it paints only inside
+    its bounds (what it paints outside them is never erased: the view repaints bounds)."""
+    from gradviz.app.canvas.overlay import StepOverlay
+    from gradviz.app.player.lessons import lesson_entries, open_lesson
+    lesson = next(e for e in lesson_entries() if e.path.name == "train_1_gd_bowl.json")
+    w, p = panel(lesson.path)
+    for replace in (lambda: open_lesson(w, lesson, ask=False),
+                    lambda: w.controller.set_value("x", np.float32(1.5)),
+                    lambda: open_lesson(w, lesson, ask=False)):
+        replace()
+        if w.player.index < 0:
+            w.player.set_index(0)
+        qtbot.wait(50)
+        overlays = [i for i in w.canvas.scene().items() if isinstance(i, StepOverlay)]
+        assert len(overlays) == 1 and overlays[0].step is w.player.step
+        assert w.player.step_name(w.player.step).endswith("Seed loss")
+        overlay = overlays[0]
+        overlay.card_arrays()                      # records what it paints
+        for picture in overlay._pictures:
+            assert overlay.boundingRect().contains(QRectF(picture.boundingRect()))
