@@ -381,7 +381,7 @@ class CardPainter:
                                             (card.n_outputs, port_labels.output_names, self.output_pos, True)):
             if count > 1:
                 labels += [(port_labels.label_rect(name, is_output).translated(at(nid, i)), name, is_output)
-                           for i, name in enumerate(names(node, count))]
+                           for i, name in enumerate(names(node, count, self.doc))]
         return labels
 
     def _paint_port_labels(self, painter, nid):

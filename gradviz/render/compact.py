@@ -17,28 +17,29 @@ PAD = 4.0                          # pixels around the text
 THUMB_MIN = 6.0                    # a thumbnail smaller than this (pixels) is left out
 
 
-def label_lines(card, node):
+def label_lines(card, node, scale=1.0):
     """[(text, font, colour key)]: the node's name (its label, else its id: two matmuls
     are told apart) and the exact shape of its value (`2×3`, `scalar`; its kind when it
-    has no value), as the compact card writes them."""
+    has no value), as the compact card writes them. `scale`: the type's size over the
+    least legible one (presentation mode reads from the back row)."""
     shape = ("×".join(str(d) for d in np.shape(card.value)) or "scalar") if card.value is not None \
         else node.kind
-    return [(node.label or node.id, text.sans(NAME_PT, bold=True), "header_text"),
-            (shape, text.sans(SHAPE_PT), "muted")]
+    return [(node.label or node.id, text.sans(NAME_PT * scale, bold=True), "header_text"),
+            (shape, text.sans(SHAPE_PT * scale), "muted")]
 
 
-def label_size(card, node, dpi=96.0):
+def label_size(card, node, dpi=96.0, scale=1.0):
     """(width, height) in pixels of the compact card's label block."""
-    lines = label_lines(card, node)
+    lines = label_lines(card, node, scale)
     width = max(text.width(font, line) for line, font, _ in lines) * dpi / 96.0 + 2 * PAD
     height = sum(text.metrics(font).height() for _, font, _ in lines) * dpi / 96.0 + 2 * PAD
     return width, height
 
 
-def overhang(card, node, zoom, dpi=96.0):
+def overhang(card, node, zoom, dpi=96.0, scale=1.0):
     """(sideways, downwards) in scene units by which the label's plate stands out of the
     card at `zoom` (0 where the card on screen is large enough)."""
-    width, height = label_size(card, node, dpi)
+    width, height = label_size(card, node, dpi, scale)
     return (max(0.0, (width - card.width * zoom) / 2) / zoom,
             max(0.0, height - card.height * zoom) / zoom)
 
@@ -76,10 +77,11 @@ def _thumbnail(array, theme):
     return QImage(rgba.tobytes(), cols, rows, cols * 4, QImage.Format.Format_RGBA8888).copy()
 
 
-def paint(painter, renderer, nid, pending=frozenset()):
+def paint(painter, renderer, nid, pending=frozenset(), scale=1.0):
     """Paint card `nid` compact where `renderer` places it; `painter` is in scene
     coordinates, at any zoom. `pending`: source ports whose gradient the story has not
-    reached (their thumbnail is left out, as the full card says "pending")."""
+    reached (their thumbnail is left out, as the full card says "pending"); `scale`: as
+    label_lines takes it."""
     t, card = renderer.theme, renderer.cards[nid]
     node = renderer.doc.nodes[nid]
     box = painter.worldTransform().mapRect(renderer.rect(nid))
@@ -91,12 +93,12 @@ def paint(painter, renderer, nid, pending=frozenset()):
     painter.setPen(QPen(QColor(t.card_border), 1.0))
     painter.setBrush(QColor(t.card))
     painter.drawRoundedRect(box, radius, radius)
-    width, height = label_size(card, node, dpi)
+    width, height = label_size(card, node, dpi, scale)
     plate = QRectF(box.center().x() - max(width, box.width()) / 2, box.top(), max(width, box.width()),
                    max(height, min(box.height(), height)))
     if width > box.width() or height > box.height():   # the name stands out of a small card
         painter.drawRoundedRect(plate, radius, radius)
-    lines = label_lines(card, node)
+    lines = label_lines(card, node, scale)
     name_h = text.metrics(lines[0][1]).height() * dpi / 96.0 + PAD
     painter.setPen(Qt.PenStyle.NoPen)
     painter.setBrush(QColor(t.header.get(node.kind, t.header.get("op", "#1565c0"))))

@@ -255,7 +255,7 @@ def layer_norm_lesson():
 # -- 6. an embedding lookup -------------------------------------------------------------------
 
 EMBED_IDS = [2, 0, 2, 5]
-EMBED_UPSTREAM = [[1, 0, 0], [0, 2, 0], [0, 0, 3], [1, 1, 1]]
+EMBED_UPSTREAM = [[1, 0, 2], [0, 2, 0], [0, 0, 3], [1, 1, 1]]   # table[2, 2] = 2 + 3: two terms
 
 
 def embedding_lesson():

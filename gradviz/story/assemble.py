@@ -245,7 +245,8 @@ def _contribution(ev, naming, visit, where, known):
     if formula:
         here = bindings(formula, names, labels, k)
         share = substitute(formula, names, labels)
-        text = (f"{what} for its input {names[k]}: {formula}. "
+        named = "" if names[k] == "input" else f" {names[k]}"   # not "its input input"
+        text = (f"{what} for its input{named}: {formula}. "
                 + (f"Here {here}, so '{target}' receives {share}." if here else
                    f"'{target}' receives {share}."))
     else:

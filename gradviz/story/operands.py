@@ -85,5 +85,11 @@ def rule_operands(op, naming):
     if OUTPUT not in names and any(OUTPUT in words(f.split("=", 1)[-1]) for f in raw if f) \
             and len(op.outputs) == 1:
         names, labels = names + [OUTPUT], labels + [naming.label(op.outputs[0])]
-    mapping = unclash(names, labels, naming.shown_names(), raw)
+    taken = naming.shown_names()
+    mapping = unclash(names, labels, taken, raw)
+    # A letter the rule uses for no operand (Mean's count n, MatrixSolve's solution x)
+    # stands for no node either: one that is a node's name is renamed the same way.
+    free = sorted({w for f in raw if f for w in words(f.split("=", 1)[-1])
+                   if len(w) == 1 and w not in names} & taken)
+    mapping.update(unclash(free, [None] * len(free), taken, [*raw, " ".join(mapping.values())]))
     return [mapping.get(n, n) for n in names], labels, mapping

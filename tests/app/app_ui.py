@@ -46,7 +46,7 @@ def card_as_drawn(canvas, nid):
     rect = canvas.renderer.rect(nid)
     if canvas.compact:
         side, down = compact.overhang(canvas.renderer.cards[nid], canvas.controller.doc.nodes[nid],
-                                      canvas.zoom_level(), canvas.logicalDpiY())
+                                      canvas.zoom_level(), canvas.logicalDpiY(), canvas.compact_scale())
         rect = rect.adjusted(-side, 0, side, down)
     return rect
 

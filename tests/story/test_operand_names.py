@@ -94,3 +94,28 @@ def test_rename_reaches_the_gradient_name_and_digit_products():
     assert rename("grad_x = grad · y, 0 where y = 0", {"x": "a", "y": "b"}) == \
         "grad_a = grad · b, 0 where b = 0"
     assert rename("grad_a = grad @ bᵀ + x̂ · x", {"b": "c", "x": "d"}) == "grad_a = grad @ cᵀ + d̂ · d"
+
+
+def test_a_letter_of_the_rule_that_is_no_operand_takes_no_node_name():
+    """Mean's rule divides by n, the count; MatrixSolve's names its solution x; softmax
+    cross-entropy's p is the softmax. A node called n, x or p keeps its own value."""
+    doc = Document(title="rule letters")
+    doc.add(Node("n", VARIABLE, value=np.array([1.0, 2.0, 4.0], np.float32), watched=True))
+    doc.add(op("m", "reduce_mean"))
+    doc.connect("n", "m")
+    doc.add(Node("x", VARIABLE, value=np.array([[2.0, 0.0], [1.0, 3.0]], np.float32)))
+    doc.add(Node("p", CONSTANT, value=np.array([[1.0], [2.0]], np.float32)))
+    doc.add(op("s", "linalg.solve"))
+    doc.connect("x", "s", dst_index=0)
+    doc.connect("p", "s", dst_index=1)
+    doc.add(op("t", "reduce_sum"))
+    doc.connect("s", "t")
+    doc.add(op("u", "add"))
+    doc.connect("m", "u", dst_index=0)
+    doc.connect("t", "u", dst_index=1)
+    doc.targets, doc.sources = [Port("u")], [Port("n"), Port("x")]
+    s, checked = assert_no_clash(doc)
+    mean = next(st for st in s.of_kind("contribution") if st.op_type == "Mean")
+    assert "/ n" not in mean.formula and "/ n" not in mean.caption, mean.caption
+    solve = next(st for st in s.of_kind("contribution") if st.op_type == "MatrixSolve")
+    assert "x" not in words(solve.formula.split("=", 1)[1]), solve.formula

@@ -186,6 +186,7 @@ class NodeItem(QGraphicsRectItem):
         self._error_lines = []
         self._shown_badges = None
         self._ports_key = None
+        self._labelled_ports = False   # a side has several ports: their names are written
         self._card_tip = ""
         bounded_by_rect(self)
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsMovable
@@ -228,14 +229,15 @@ class NodeItem(QGraphicsRectItem):
         if ports_key != self._ports_key:
             self._ports_key = ports_key
             self._sync_ports()
-        tip = [f"<b>{card.title}</b> ({node.kind}{', ' + node.op if node.op else ''})"]
+        tip = [f"<b>{html.escape(card.title)}</b> ({node.kind}{', ' + node.op if node.op else ''})"]
         if card.info:
-            tip.append(card.info)
+            tip.append(html.escape(card.info))
         if self.problems:
             tip += [f"<span style='{WARN_STYLE if p.warning else ERROR_STYLE}'>⚠ "
                     f"{html.escape(p.message)}</span>" for p in self.problems]
         else:
-            tip.append(_node_doc(node))
+            tip.append(html.escape(port_labels.with_port_names(node, self.view.controller.doc,
+                                                               _node_doc(node))))
         self._card_tip = "<br>".join(t for t in tip if t)
         self.setToolTip(self._card_tip)
         self.repaint_card()
@@ -279,7 +281,7 @@ class NodeItem(QGraphicsRectItem):
         r = QRectF(-8, -render_cards.BADGE_H - 8, w + 16, h + render_cards.BADGE_H + 16)
         if self.view.compact:
             side, down = compact.overhang(self.card, self.view.controller.doc.nodes[self.nid],
-                                          self.view.zoom_level())
+                                          self.view.zoom_level(), scale=self.view.compact_scale())
             r = r.united(QRectF(-side - 2, -2, w + 2 * side + 4, h + down + 4))
         if self._error_lines:
             err_w = max(w, 240.0) + 8
@@ -291,8 +293,9 @@ class NodeItem(QGraphicsRectItem):
         node = self.view.controller.doc.nodes[self.nid]
         card = self.card
         want_in, want_out = card.n_inputs, card.n_outputs
-        for ports, want, is_out, names in ((self.ports_in, want_in, False, input_names(node, want_in)),
-                                           (self.ports_out, want_out, True, output_names(node, want_out))):
+        doc = self.view.controller.doc
+        for ports, want, is_out, names in ((self.ports_in, want_in, False, input_names(node, want_in, doc)),
+                                           (self.ports_out, want_out, True, output_names(node, want_out, doc))):
             while len(ports) > want:
                 port = ports.pop()
                 port.setParentItem(None)
@@ -304,12 +307,19 @@ class NodeItem(QGraphicsRectItem):
                 if port.name != name:
                     port.name = name
                 port.set_label_shown(len(ports) > 1)
+        self._labelled_ports = want_in > 1 or want_out > 1
         r = self.view.renderer
         origin = QPointF(*r.positions[self.nid])
         for port in self.ports_in:
             port.setPos(r.input_pos(self.nid, port.index) - origin)
         for port in self.ports_out:
             port.setPos(r.output_pos(self.nid, port.index) - origin)
+
+    def sync_port_names(self):
+        """The ports' names again after a rename or a new edge elsewhere: a name that is
+        another node's name is written otherwise (port_labels.input_names)."""
+        if self._labelled_ports:
+            self._sync_ports()
 
     def shape(self):
         path = QPainterPath()
@@ -352,7 +362,7 @@ class NodeItem(QGraphicsRectItem):
 
     def _paint_compact(self, painter, r):
         """The card as it reads from afar: name, shape and a heat thumbnail (render.compact)."""
-        compact.paint(painter, r, self.nid, r.pending_ports())
+        compact.paint(painter, r, self.nid, r.pending_ports(), self.view.compact_scale())
 
     def hoverMoveEvent(self, event):
         """Over one entry of a value or gradient picture the tooltip names it and gives its

@@ -107,12 +107,13 @@ class CanvasNavigation:
         port = self.viewport().rect()
         width, height = port.width() - 2 * FIT_MARGIN, port.height() - 2 * FIT_MARGIN
         zoom = _fit_zoom(rect, width, height)
-        readable = legible.readable_zoom(self.logicalDpiY())
+        readable = legible.readable_zoom(self.logicalDpiY(), self.readable_px)
         for _ in range(3):   # compact: a card's name may stand out of it, and needs room too
             if zoom >= readable or zoom <= MIN_SCALE:
                 break
             rect = _union(box.adjusted(-side, 0, side, down) for card, node, box in cards
-                          for side, down in [compact_card.overhang(card, node, zoom, self.logicalDpiY())])
+                          for side, down in [compact_card.overhang(card, node, zoom, self.logicalDpiY(),
+                                                                    self.compact_scale())])
             zoom = min(zoom, _fit_zoom(rect, width, height))
         self._update_scene_rect()
         self._set_scale(min(MAX_FIT_SCALE, zoom))
@@ -137,7 +138,7 @@ class CanvasNavigation:
         if zoom == self._followed_zoom:
             return
         self._followed_zoom = zoom
-        was, self.compact = self.compact, zoom < legible.readable_zoom(self.logicalDpiY())
+        was, self.compact = self.compact, zoom < legible.readable_zoom(self.logicalDpiY(), self.readable_px)
         if self.compact or was:
             for item in self.node_items.values():
                 item.fit_bounds()
@@ -145,6 +146,18 @@ class CanvasNavigation:
 
     def zoom_level(self):
         return self.transform().m11()
+
+    def set_readable_px(self, px):
+        """The least size (pixels) at which the cards' numbers read: below that zoom the
+        cards are drawn compact, their type this large (presentation mode: the back row)."""
+        if px != self.readable_px:
+            self.readable_px = px
+            self._followed_zoom = None
+            self.viewport().update()
+
+    def compact_scale(self):
+        """How much larger than the least legible type a compact card's type is."""
+        return max(1.0, self.readable_px / legible.READABLE_PX)
 
     def _set_scale(self, s):
         s = min(MAX_SCALE, max(MIN_SCALE, s))

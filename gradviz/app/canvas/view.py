@@ -20,6 +20,7 @@ from PySide6.QtGui import QAction, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView, QMenu
 
 from ...graph.document import Document
+from ...render import legible
 from ...render.layout import layout as layout_positions
 from ...render.painter import Renderer
 from .edges import EdgeItem, EdgeLayer
@@ -54,6 +55,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         self.node_items = {}
         self.edge_items = {}
         self._synced_edges = None   # doc.edges as the last sync saw them
+        self._synced_labels = None  # the nodes' labels as the last sync saw them
         self._synced_cuts = None    # the renderer's cuts() as the last sync saw them
         self._cache_view = None     # the view the pixmap cache was last sized for
         self.renderer = Renderer(Document(), theme=theme, positions={})
@@ -76,6 +78,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         self._space_panned = False
         self.step_overlay = None
         self.compact = False               # cards drawn compact: too far out to read numbers
+        self.readable_px = legible.READABLE_PX   # ... numbers smaller than this (set_readable_px)
         self._followed_zoom = None
         self._after_paint = []             # callbacks waiting for the next paint
         self._running_after_paint = False
@@ -255,9 +258,15 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
                     reshaped = reshaped or change != NUMBERS   # problem lines, a new outline
                 item.setSelected(nid in self.controller.selection)
             new_edges = set()
-            if full or gone or added or doc.edges != self._synced_edges:
+            rewired = full or gone or added or doc.edges != self._synced_edges
+            if rewired:
                 new_edges, removed = self._sync_edges(doc)
                 reshaped = reshaped or bool(new_edges) or removed
+            labels = [n.label for n in doc.nodes.values()]
+            if rewired or labels != self._synced_labels:   # a port's name may clash anew
+                for item in self.node_items.values():
+                    item.sync_port_names()
+                self._synced_labels = labels
             cuts = self.renderer.cuts()
             recut = cuts != self._synced_cuts
             for e, item in self.edge_items.items():

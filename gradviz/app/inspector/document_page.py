@@ -11,6 +11,7 @@ from .fields import (MUTED, LessonEdit, LineField, Page, blocked, bold_label, di
                                column_group, group, muted_label, output_count, problems_label,
                                show_problems)
 from .tensor_editor import TensorEditor
+from ..literal import mnemonic_free
 
 
 class DocumentPage(Page):
@@ -95,7 +96,7 @@ class DocumentPage(Page):
             hint = muted_label("The seed of the backward pass per target: the v of v·J.")
             v.addWidget(hint)
             for port in doc.targets:
-                ones = QCheckBox(f"{shown[port]}: use ones (default)")
+                ones = QCheckBox(f"{mnemonic_free(shown[port])}: use ones (default)")
                 editor = TensorEditor(box, fixed_shape=True)
                 ones.toggled.connect(lambda on, p=port: self._seed_toggled(p, on))
                 editor.valueEdited.connect(lambda a, p=port: c.set_output_gradient(p, a))

@@ -1,4 +1,6 @@
 """The inspector page of one node: header, label, attributes, value or weights, roles, results."""
+import html
+
 import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
@@ -9,6 +11,7 @@ from ...graph import catalog
 from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
 from ...graph.names import port_names
 from ...graph.tensors import DTYPES, MAX_RANK
+from ...render.port_labels import with_port_names
 from .fields import (PLACEHOLDERS, LineField, display_text, Page, attr_text, blocked, bold_label,
                                column_group, group, int_list, muted_label, output_count, parse_attr,
                                problems_label, show_problems)
@@ -26,10 +29,11 @@ def _kind_text(node):
     return {CONSTANT: "constant · tf.constant", VARIABLE: "variable · tf.Variable"}[node.kind]
 
 
-def _doc_of(node):
+def _doc_of(node, doc):
+    """What the node is, its op's operands named as its ports are (port_labels)."""
     if node.kind == OP and node.op in catalog.OPS:
         spec = catalog.OPS[node.op]
-        return f"{node.op}({', '.join(spec.inputs)}): {spec.doc}"
+        return with_port_names(node, doc, f"{node.op}({', '.join(spec.inputs)}): {spec.doc}")
     if node.kind == LAYER and node.op in catalog.LAYERS:
         return f"keras.layers.{node.op}: {catalog.LAYERS[node.op].doc}"
     if node.kind == CUSTOM_GRADIENT and node.op in catalog.CUSTOM_RULES:
@@ -96,15 +100,15 @@ class NodePage(Page):
 
         # header
         self.title = QLabel()
+        self.title.setTextFormat(Qt.TextFormat.RichText)   # the name is escaped: shown as written
         f = self.title.font()
         f.setPointSizeF(f.pointSizeF() * 1.25)
         f.setBold(True)
         self.title.setFont(f)
         self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.subtitle = QLabel(_kind_text(node))
-        self.subtitle.setToolTip(_doc_of(node))
-        self.title.setToolTip(_doc_of(node))
-        self.doc_label = muted_label(_doc_of(node))
+        self.doc_label = muted_label()
+        self._show_doc(node)
         self.problems = problems_label()
         for w in (self.title, self.subtitle, self.doc_label, self.problems):
             self.layout_.addWidget(w)
@@ -415,15 +419,22 @@ class NodePage(Page):
                 n.weights = weights
         self.controller.edit(f"Set {self.node_id}.{name}", change)
 
+    def _show_doc(self, node):
+        text = _doc_of(node, self.controller.doc)   # a rename elsewhere may rename an operand
+        for widget in (self.subtitle, self.title):
+            widget.setToolTip(text)
+        self.doc_label.setText(text)
+
     # -- refresh -----------------------------------------------------------------------
     def refresh(self):
         if self.node_id not in self.controller.doc.nodes:
             return
         node, result = self.node, self.controller.result
-        self.title.setText(node.label or node.id)
+        self._show_doc(node)
+        self.title.setText(html.escape(node.label or node.id, quote=False))
         if node.label:
-            self.title.setText(f"{node.label}  <span style='font-weight:normal'>({node.id})"
-                               "</span>")
+            self.title.setText(f"{html.escape(node.label, quote=False)}  <span style='font-weight:"
+                               f"normal'>({html.escape(node.id, quote=False)})</span>")
         self.label.show_text(node.label)
         self.label.edit.setPlaceholderText(node.id)
         show_problems(self.problems, result.node_problems.get(self.node_id, []))

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFrame, QHBoxLayout, QLa
                                QSizePolicy, QStyle, QToolButton, QVBoxLayout, QWidget)
 
 from ...render.themes import LIGHT
+from ..literal import mnemonic_free
 from . import step_view
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0)
@@ -108,7 +109,7 @@ class StepStrip(QScrollArea):
             chip.setObjectName("stepChip")
             chip.setCheckable(True)
             chip.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            chip.setText(f"{i + 1}  {_elided(name)}")
+            chip.setText(f"{i + 1}  {mnemonic_free(_elided(name))}")
             chip.setToolTip(f"Step {i + 1} of {len(names)} ({KIND_WORDS.get(kind, kind)}): {name}")
             chip.setProperty("name", name)
             chip.setProperty("kind", kind)

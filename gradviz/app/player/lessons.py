@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ... import bundled
+from ..literal import mnemonic_free
 
 SAMPLES_DIR = bundled.samples_dir()
 _ROW = re.compile(r"^\|\s*`([^`]+\.json)`\s*\|")
@@ -80,7 +81,7 @@ def fill_steps_menu(window, menu):
         return []
     actions = []
     for step in steps:
-        action = menu.addAction(player.step_name(step).replace("&", "&&"))
+        action = menu.addAction(mnemonic_free(player.step_name(step)))
         action.setCheckable(True)
         action.setChecked(step.index == player.index)
         action.setStatusTip(_summary(step.caption, 300))
@@ -96,7 +97,7 @@ def build_lessons_menu(window, menu):
     menu.setToolTipsVisible(True)
     actions = []
     for lesson in lesson_entries():
-        title = lesson.title.replace("&", "&&")
+        title = mnemonic_free(lesson.title)
         action = menu.addAction(f"&{lesson.number}  {title}" if lesson.number < 10
                                 else f"{lesson.number}  {title}")
         action.setStatusTip(_summary(lesson.lesson) or lesson.path.name)

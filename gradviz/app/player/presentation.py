@@ -47,6 +47,7 @@ class CaptionBand(QWidget):
         self.title.setObjectName("presentationTitle")
         self.title.setFont(_font(TITLE_PT * scale, bold=True))
         self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)   # a name is shown as written
         self.caption = QLabel()
         self.caption.setObjectName("presentationText")
         self.caption.setFont(_font(CAPTION_PT * scale))
@@ -62,6 +63,7 @@ class CaptionBand(QWidget):
         self.scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.scroll.setWidget(self.caption)
         self.scroll.viewport().setAutoFillBackground(False)
+        self.scroll.setMinimumHeight(1)   # a short band squeezes the caption: it scrolls
         self.hint = QLabel(HINT)
         self.hint.setObjectName("presentationHint")
         self.hint.setFont(_font(HINT_PT * scale))
@@ -89,11 +91,29 @@ class CaptionBand(QWidget):
         m = layout.contentsMargins()
         inner = width - m.left() - m.right()
         top = layout.itemAt(0).layout()
+        self._hold_title(inner - top.spacing() - self.hint.sizeHint().width())
         height = m.top() + m.bottom() + top.totalHeightForWidth(inner)
         if self.scroll.isVisibleTo(self):
             bar = self.scroll.verticalScrollBar().sizeHint().width()
             height += layout.spacing() + self.caption.heightForWidth(inner - bar)
         return height
+
+
+    def _hold_title(self, width):
+        """The title as tall as its wrapped text at `width`: a short band squeezes the
+        caption (it scrolls), never the title, whose foot holds the underscores (a title
+        cut there read 'c stopped' for 'c_stopped')."""
+        need = self.title.heightForWidth(max(1, width))
+        if need > 0 and self.title.minimumHeight() != need:
+            self.title.setMinimumHeight(need)
+
+    def resizeEvent(self, event):
+        layout = self.layout()
+        m = layout.contentsMargins()
+        top = layout.itemAt(0).layout()
+        self._hold_title(event.size().width() - m.left() - m.right() - top.spacing()
+                         - self.hint.sizeHint().width())
+        super().resizeEvent(event)
 
 
 def _font(points, bold=False):
@@ -198,6 +218,8 @@ class PresentationMode(QObject):
         w.controller.evaluated.connect(self._evaluated)
         self._saved["framing"] = self.player.framing
         self.player.framing = dict(readable_px=self.readable_px(), max_zoom=MAX_ZOOM)
+        self._saved["readable_px"] = canvas.readable_px
+        canvas.set_readable_px(self.readable_px())   # a compact card reads from the back row too
         action = getattr(w, "actions_by_name", {}).get("present")
         if action is not None:
             action.setChecked(True)
@@ -221,6 +243,7 @@ class PresentationMode(QObject):
         self.player.stepChanged.disconnect(self._step_changed)
         w.controller.evaluated.disconnect(self._evaluated)
         self.player.framing = saved["framing"]
+        canvas.set_readable_px(saved["readable_px"])
         w.removeDockWidget(self._dock)
         self._dock.deleteLater()
         self._dock = self.band = None

@@ -17,6 +17,7 @@ from PySide6.QtGui import QTransform
 
 from ...render import legible
 from ...render import painter as render_painter
+from ...render.cards import BADGE_H, HEADER_H, LINE_H
 from ...render.legible import READABLE_PX
 from ...render.formula import CARD_GAP
 
@@ -187,11 +188,19 @@ def _dock_over(view, renderer, step, cards, formula, lowest, width, height):
                for x in (seen.left(), seen.right() - w)]
 
     def covered(spot):
-        return sum(max(0.0, r.width()) * max(0.0, r.height())
-                   for r in (spot.intersected(c) for c in cards))
+        """How much of the cards `spot` hides; their names (badge, header and first line)
+        count ten times: a fan-in card over the top of its node hid whose fan-in it is."""
+        return sum(weight * max(0.0, r.width()) * max(0.0, r.height())
+                   for c in cards for part, weight in ((c, 1.0), (name_strip(c), 10.0))
+                   for r in [spot.intersected(part)])
     spot = min(corners, key=covered)
     renderer.dock_formula(step, spot)
     return lowest, nodes.center(), spot
+
+
+def name_strip(card):
+    """The top of a card as involved_cards gives it: its badge, header and first line."""
+    return QRectF(card.left(), card.top(), card.width(), BADGE_H + 4 + HEADER_H + LINE_H)
 
 
 def _centre(spans, seen, full=None):

@@ -6,6 +6,7 @@ A view recomputes only while it is visible: `controller.evaluated` marks it stal
 costs one study, not one per edit. `refresh()` computes now (tests call it).
 """
 import copy
+import html
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QProgress
 from ...graph.errors import DocumentError
 from ...graph.names import port_names
 from ...graph.ports import parse_port
+from ...render import preview as card_numbers
 from ...render.themes import LIGHT
 from .. import worker
 from ..export_dialog import OWN_CONTROL, export_view_dialog
@@ -49,6 +51,12 @@ def set_banner(label, kind, html):
     label.setVisible(bool(html))
 
 
+def rich_names(*choosers):
+    """The chosen ports' names for the view's rich text (banners, captions, pyqtgraph's
+    axis titles): escaped, so 'a<b' or 'x & y' reads as written."""
+    return tuple(html.escape(c.currentText(), quote=False) for c in choosers)
+
+
 def port_label(doc, port):
     """The reader's name of a port: 'W1', 'layer.kernel', 'split:1' (labels, not ids)."""
     return port_names(doc, [port])[port]
@@ -80,14 +88,25 @@ def fmt(x, digits=4):
     return f"{x:.{digits}g}"
 
 
+def view_format(*values):
+    """One format for every number a view writes together, by the cards' rule
+    (render.preview.card_spec): never 1.863e-08 beside 0.7813, nor 0.25 beside 0.2500.
+    An exact 0 is written 0."""
+    arrays = [np.asarray(v, dtype=np.float64) for v in values if v is not None]
+    write = card_numbers.number_format(None, spec=card_numbers.card_spec(arrays) or "%d")
+    return lambda x: "0" if float(x) == 0 else write(float(x))
+
+
 def short(name, n=18):
     """A port name short enough for a vertical axis label."""
     return name if len(name) <= n else name[:n - 1] + "…"
 
 
-def preview(array, n=4):
+def preview(array, n=4, number=None):
+    """The first `n` numbers of `array`, written by `number` (a view_format)."""
     flat = np.asarray(array).ravel()
-    items = ", ".join(fmt(v, 3) for v in flat[:n])
+    number = number or (lambda v: fmt(v, 3))
+    items = ", ".join(number(v) for v in flat[:n])
     return f"[{items}{', …' if flat.size > n else ''}]"
 
 
@@ -348,5 +367,5 @@ def _reason(e):
 
 
 def _html(text):
-    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+    return html.escape(str(text), quote=False)
 

@@ -10,7 +10,8 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QSplitter
 
 from ...story import studies
-from ._base import PortChooser, StudyView, banner, fmt, set_banner, short, study_ports
+from ._base import (PortChooser, StudyView, banner, fmt, rich_names, set_banner, short, study_ports,
+                    view_format)
 from .heatmap import Heatmap
 
 
@@ -53,6 +54,7 @@ class BatchJacobianView(StudyView):
         self.check = banner("info")
         self.layout_.addWidget(self.check)
         self.caption = QLabel()
+        self.caption.setTextFormat(Qt.TextFormat.RichText)   # the names are escaped
         self.caption.setWordWrap(True)
         self.layout_.addWidget(self.caption)
         split = QSplitter(Qt.Horizontal)
@@ -98,7 +100,7 @@ class BatchJacobianView(StudyView):
                     f"{tuple(np.shape(s_val))}.")
                 return None
         doc = self.doc_copy()
-        self._names = (self.target_box.currentText(), self.source_box.currentText())
+        self._names = rich_names(self.target_box, self.source_box)
         self._t_rank = np.ndim(t_val) if t_val is not None else 2
         size = np.size(t_val) * np.size(s_val) if t_val is not None else 0
         return (lambda: studies.batch_jacobian_study(doc, target=target, source=source)), size
@@ -128,22 +130,23 @@ class BatchJacobianView(StudyView):
             f"each small square is one (batch, batch) slice ∂{t_name}[b, i] / ∂{s_name}[c, j] "
             f"for one pair (i, j), with b down and c across. Right: the size of each "
             f"(b, c) block. Independent examples light up only the diagonal.")
+        number = view_format(study.largest, study.block_difference, study.tolerance)
         if study.warning:
             r, c = study.location
             set_banner(self.check, "warning",
                        f"<b>⚠ The examples are not independent.</b> The largest off-diagonal "
-                       f"block is ∂{t_name}[{r}] / ∂{s_name}[{c}], norm {fmt(study.largest)} "
-                       f"(tolerance {study.tolerance:g}). batch_jacobian still returns shape "
+                       f"block is ∂{t_name}[{r}] / ∂{s_name}[{c}], norm {number(study.largest)} "
+                       f"(tolerance {number(study.tolerance)}). batch_jacobian still returns shape "
                        f"{tuple(study.batch_jacobian.shape)}, but it is off by up to "
-                       f"{fmt(study.block_difference)} from the true per-example Jacobians: "
+                       f"{number(study.block_difference)} from the true per-example Jacobians: "
                        f"a layer mixes the batch (BatchNormalization in training does, through "
                        f"the batch mean and variance). Use jacobian instead.")
         else:
             set_banner(self.check, "ok",
                        f"<b>✓ The examples are independent:</b> every off-diagonal block is zero "
-                       f"(largest norm {fmt(study.largest)}), so batch_jacobian's "
+                       f"(largest norm {number(study.largest)}), so batch_jacobian's "
                        f"{tuple(study.batch_jacobian.shape)} equals the diagonal blocks (max "
-                       f"|difference| {fmt(study.block_difference)}).")
+                       f"|difference| {number(study.block_difference)}).")
 
     def _mark(self, location):
         """Outline the largest off-diagonal block in the norm matrix."""

@@ -170,6 +170,7 @@ class Heatmap(QWidget):
         self.set_colorbar_label(colorbar_label)
         self.set_labels(row_label, col_label)
         self.readout = QLabel(" ")
+        self.readout.setTextFormat(Qt.TextFormat.RichText)   # the views escape the names
         self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.readout.setMinimumHeight(self.readout.fontMetrics().height() + 4)
         layout = QVBoxLayout(self)

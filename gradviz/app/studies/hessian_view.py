@@ -10,7 +10,8 @@ from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, 
 from ...graph import catalog
 from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...story import studies
-from ._base import PortChooser, StudyView, _html, banner, fmt, set_banner, study_ports, word_column
+from ._base import (PortChooser, StudyView, _html, banner, fmt, rich_names, set_banner, study_ports,
+                    view_format, word_column)
 from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, still_plot
 from .jacobian_view import _shape
 
@@ -45,6 +46,7 @@ class HessianView(StudyView):
         self.layout_.addWidget(self.busy)
         self.layout_.addWidget(self.message)
         self.caption = QLabel()
+        self.caption.setTextFormat(Qt.TextFormat.RichText)   # the names are escaped
         self.caption.setWordWrap(True)
         self.layout_.addWidget(self.caption)
 
@@ -77,6 +79,7 @@ class HessianView(StudyView):
         self.newton_button.clicked.connect(self.apply_newton_step)
         newton.addWidget(self.newton_button, 1)
         self.step_text = QLabel()
+        self.step_text.setTextFormat(Qt.TextFormat.RichText)   # the names are escaped
         self.step_text.setWordWrap(True)
         split.addWidget(word_column(self.symmetry, self.definite, newton, self.step_text))
         split.setStretchFactor(0, 2)    # square cells: the heatmap needs no more width
@@ -104,7 +107,7 @@ class HessianView(StudyView):
             return None
         doc = self.doc_copy()
         eps = self.eps_box.value()
-        self._names = (self.target_box.currentText(), self.source_box.currentText())
+        self._names = rich_names(self.target_box, self.source_box)
         self._ports = (target, source)
         s_val = self.value_of(source)
         size = np.size(s_val) ** 2 if s_val is not None else 0
@@ -129,20 +132,23 @@ class HessianView(StudyView):
             return self._show_not_finite(study)
         scale = max(1.0, float(np.abs(H).max(initial=0)))
         sym_ok = study.symmetry_error <= 1e-5 * scale
-        set_banner(self.symmetry, "ok" if sym_ok else "warning",
-                   f"<b>Symmetry</b> {'✓' if sym_ok else '✗'} max |H − Hᵀ| = "
-                   f"{fmt(study.symmetry_error)}")
         eig = study.eigenvalues
         zero = zero_tolerance(eig)
+        step, g = np.linalg.norm(study.newton_step), np.linalg.norm(study.gradient)
+        number = view_format(study.symmetry_error, eig[:1], eig[-1:], zero, step, g,
+                             study.epsilon, g / study.epsilon if study.epsilon else None)
+        set_banner(self.symmetry, "ok" if sym_ok else "warning",
+                   f"<b>Symmetry</b> {'✓' if sym_ok else '✗'} max |H − Hᵀ| = "
+                   f"{number(study.symmetry_error)}")
         sign = np.where(eig < -zero, 0, np.where(eig > zero, 2, 1))
         brushes = [self._brushes[k] for k in sign.tolist()]   # 3 brushes: 3 symbols to draw
         self.eigen_curve.setData(x=np.arange(len(eig)), y=eig, brush=brushes)
         self.eigen_plot.setXRange(-0.5, max(len(eig) - 0.5, 0.5), padding=0.02)
-        kind, verdict, self.newton_ok = newton_verdict(study, zero)
+        kind, verdict, self.newton_ok = newton_verdict(study, zero, number)
         set_banner(self.definite, kind,
-                   f"min {fmt(eig[0]) if eig.size else '–'}, max "
-                   f"{fmt(eig[-1]) if eig.size else '–'}"
-                   f"{f' (|λ| ≤ {fmt(zero)} counts as 0)' if zero > 0 else ''}"
+                   f"min {number(eig[0]) if eig.size else '–'}, max "
+                   f"{number(eig[-1]) if eig.size else '–'}"
+                   f"{f' (|λ| ≤ {number(zero)} counts as 0)' if zero > 0 else ''}"
                    f"<br><b>{verdict}</b>")
         target = stored_value(self.controller.doc, self._ports[1])
         self.newton_button.setEnabled(target is not None and self.newton_ok)
@@ -151,10 +157,9 @@ class HessianView(StudyView):
             if target is None else
             "H is zero: there is no Newton step to take" if not self.newton_ok else
             "x ← x − (H + εI)⁻¹ g, one undoable edit")
-        step = study.newton_step
         self.step_text.setText(
-            f"Step (H + {study.epsilon:g}·I)⁻¹ g: |step| = {fmt(np.linalg.norm(step))}, "
-            f"|g| = {fmt(np.linalg.norm(study.gradient))}. {self._last_step or ''}")
+            f"Step (H + {number(study.epsilon)}·I)⁻¹ g: |step| = {number(step)}, "
+            f"|g| = {number(g)}. {self._last_step or ''}")
 
     _last_step = ""
 
@@ -198,8 +203,9 @@ class HessianView(StudyView):
         self.controller.set_value(node_id, new, weight)
         after = self.value_of(target)
         if before is not None and after is not None and np.size(before) == 1:
-            self._last_step = (f"Last step: {self._names[0]} {fmt(np.sum(before))} → "
-                               f"{fmt(np.sum(after))}.")
+            number = view_format(np.sum(before), np.sum(after))
+            self._last_step = (f"Last step: {self._names[0]} {number(np.sum(before))} → "
+                               f"{number(np.sum(after))}.")
         self.refresh()
 
 
@@ -209,7 +215,7 @@ def zero_tolerance(eigenvalues):
     return ZERO_SHARE * float(np.abs(eigenvalues).max(initial=0.0))
 
 
-def newton_verdict(study, zero):
+def newton_verdict(study, zero, number=fmt):
     """(banner kind, words, whether a Newton step makes sense) for a Hessian study.
 
     With H zero, (H + εI)⁻¹ g is g/ε: a gradient step of length |g|/ε, not a Newton step.
@@ -225,7 +231,7 @@ def newton_verdict(study, zero):
         return "warning", (f"H is zero here: the loss has no curvature at this point in this "
                            f"variable (it is linear around it, as a relu network is between its "
                            f"kinks), so there is none to use. (H + εI)⁻¹ g would be g/ε, a plain gradient step "
-                           f"of length |g|/ε = {fmt(g / eps) if eps else '∞'}, not a Newton "
+                           f"of length |g|/ε = {number(g / eps) if eps else '∞'}, not a Newton "
                            f"step."), False
     damped = eps * u / g if g > 0 else 0.0
     if n_neg:

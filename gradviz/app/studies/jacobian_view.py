@@ -7,8 +7,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter
 
 from ...story import studies
-from ._base import (PortChooser, StudyView, banner, fmt, preview, set_banner, short, study_ports,
-                    word_column)
+from ._base import (PortChooser, StudyView, banner, preview, rich_names, set_banner, short,
+                    study_ports, view_format, word_column)
 from .heatmap import Heatmap
 
 CHECK_TOLERANCE = 1e-5
@@ -24,6 +24,7 @@ class JacobianView(StudyView):
         self.layout_.addLayout(self.chooser_row(("Target", self.target_box),
                                                 ("w.r.t. source", self.source_box)))
         self.caption = QLabel()
+        self.caption.setTextFormat(Qt.TextFormat.RichText)   # the names are escaped
         self.caption.setWordWrap(True)
         self.layout_.addWidget(self.caption)
         self.layout_.addWidget(self.busy)
@@ -64,7 +65,7 @@ class JacobianView(StudyView):
         v, self._v_text = self.cotangent(target)
         t_val, s_val = self.value_of(target), self.value_of(source)
         size = (np.size(t_val) * np.size(s_val)) if t_val is not None and s_val is not None else 0
-        self._names = (self.target_box.currentText(), self.source_box.currentText())
+        self._names = rich_names(self.target_box, self.source_box)
         self._shapes = (np.shape(t_val), np.shape(s_val))
         return (lambda: studies.jacobian_study(doc, target=target, source=source, v=v)), size
 
@@ -82,18 +83,20 @@ class JacobianView(StudyView):
             f"J = ∂{t_name}/∂{s_name} has shape {_shape(J.shape)}; shown as a "
             f"{t_size} × {s_size} matrix, one row per element of {t_name}, one column per "
             f"element of {s_name}.{self.heatmap.colour_key()}")
+        number = view_format(study.summed, study.gradient, study.max_difference, study.jtv,
+                             study.vjp, study.vjp_difference)
         ok = study.max_difference <= CHECK_TOLERANCE * max(1.0, float(np.abs(J).max(initial=0)))
         set_banner(self.sum_check, "ok" if ok else "warning",
                    f"<b>Σ over target axes = gradient</b> {'✓' if ok else '✗'}<br>"
-                   f"Summing J over the axes of {t_name} gives {preview(study.summed)}; "
-                   f"tape.gradient({t_name}, {s_name}) gives {preview(study.gradient)}.<br>"
-                   f"max |difference| = {fmt(study.max_difference)}")
+                   f"Summing J over the axes of {t_name} gives {preview(study.summed, number=number)}; "
+                   f"tape.gradient({t_name}, {s_name}) gives {preview(study.gradient, number=number)}."
+                   f"<br>max |difference| = {number(study.max_difference)}")
         ok_v = study.vjp_difference <= CHECK_TOLERANCE * max(1.0, float(np.abs(J).max(initial=0)))
         set_banner(self.vjp_check, "ok" if ok_v else "warning",
                    f"<b>Jᵀv = VJP</b> {'✓' if ok_v else '✗'}<br>"
-                   f"With v = {self._v_text}, contracting J with v gives {preview(study.jtv)}; "
-                   f"tape.gradient(…, output_gradients=v) gives {preview(study.vjp)}.<br>"
-                   f"max |difference| = {fmt(study.vjp_difference)}")
+                   f"With v = {self._v_text}, contracting J with v gives {preview(study.jtv, number=number)}; "
+                   f"tape.gradient(…, output_gradients=v) gives {preview(study.vjp, number=number)}."
+                   f"<br>max |difference| = {number(study.vjp_difference)}")
 
     def clear_result(self):
         self.heatmap.clear()

@@ -7,10 +7,11 @@ story.studies.gradient_norms; this view only lays them out.
 """
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from ...story import studies
-from ._base import StudyView, banner, fmt, set_banner
+from ._base import StudyView, _html, banner, fmt, set_banner
 from .heatmap import DIVERGING, TEXT, still_plot
 
 LINE = DIVERGING[-2]          # the chain-cost view's reverse-mode red: the backward pass
@@ -44,6 +45,7 @@ class GradientNormView(StudyView):
         self.plot.addItem(self.sources)
         self.layout_.addWidget(self.plot, 1)
         self.explanation = QLabel()
+        self.explanation.setTextFormat(Qt.TextFormat.PlainText)   # names as written
         self.explanation.setWordWrap(True)
         self.layout_.addWidget(self.explanation)
 
@@ -68,7 +70,7 @@ class GradientNormView(StudyView):
             low, high = np.nanmin(logs), np.nanmax(logs)
             self.plot.setYRange(np.floor(low) - 0.2, np.ceil(high) + 0.2, padding=0)
         self.plot.setXRange(-0.5, len(values) - 0.5, padding=0)
-        points = " → ".join(f"{name} <b>{fmt(v, 3)}</b>" for name, v in zip(norms.names, values))
+        points = " → ".join(f"{_html(name)} <b>{fmt(v, 3)}</b>" for name, v in zip(norms.names, values))
         missing = [name for name, ok in zip(norms.names, shown) if not ok]
         set_banner(self.summary, "info", f"<span style='font-size:12pt'>{points}</span>")
         self.explanation.setText(

@@ -11,7 +11,7 @@ from ...graph.errors import DocumentError
 from ...graph.evaluate import NEWTON_EPS
 from ...graph.landscape import coordinates, landscape, local_model, value_of, window
 from ..snapshots import snapshot
-from ..studies._base import banner, port_label, set_banner
+from ..studies._base import _html, banner, port_label, set_banner
 from ..studies.heatmap import TEXT, style_plot
 from ..worker import run_job
 
@@ -222,8 +222,8 @@ class LandscapeView(QWidget):
         set_banner(self.note, "warning", warning or "")
         doc = self.panel.controller.doc
         self.caption.setText(
-            f"<b>{land.note}</b> Loss over {land.x.text(port_label(doc, land.x.port))} (x) and "
-            f"{land.y.text(port_label(doc, land.y.port))} (y), {len(land.xs)} × {len(land.ys)} "
+            f"<b>{land.note}</b> Loss over {_html(land.x.text(port_label(doc, land.x.port)))} (x) "
+            f"and {_html(land.y.text(port_label(doc, land.y.port)))} (y), {len(land.xs)} × {len(land.ys)} "
             f"points; contours spaced geometrically above the lowest, "
             f"{np.nanmin(land.losses):.4g}; darker is lower."
             + ("" if isinstance(model, str) else

@@ -21,6 +21,7 @@ from ...graph.errors import DocumentError
 from ..controller import DocumentController
 from ..export_dialog import export_step, report_export
 from ..folders import remember_folder, start_folder
+from ..literal import mnemonic_free
 from ..snapshots import snapshot
 from ..worker import wait_painted
 from .recovery import file_stem
@@ -185,8 +186,8 @@ class WindowFiles:
         menu.clear()
         paths = self.recent.paths()
         for i, path in enumerate(paths):
-            act = menu.addAction(f"&{i + 1}  {os.path.basename(path)}" if i < 9
-                                 else os.path.basename(path))
+            name = mnemonic_free(os.path.basename(path))
+            act = menu.addAction(f"&{i + 1}  {name}" if i < 9 else name)
             act.setStatusTip(path)
             act.setToolTip(path)
             act.setEnabled(os.path.exists(path))

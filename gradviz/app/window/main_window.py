@@ -116,6 +116,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         controller.dirtyChanged.connect(self._update_title)
         controller.changed.connect(self._update_title)
         controller.documentReplaced.connect(self._update_title)
+        # A message about the document before (its file, its studies) goes with it.
+        controller.documentReplaced.connect(self.statusBar().clearMessage)
         controller.message.connect(self.show_message)
         controller.evaluated.connect(self._evaluated)
         controller.selectionChanged.connect(self.update_edit_actions)

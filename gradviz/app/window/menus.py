@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QDialog
 from .. import theme as app_theme
 from ..export_dialog import export_animation_dialog, export_step_dialog, export_view_dialog
 from .focus_keys import is_text_field
+from ..literal import mnemonic_free
 from ..player.lessons import build_lessons_menu
 from ..inspector.tensor_grid import TensorGrid
 from .files import samples
@@ -178,7 +179,7 @@ class WindowMenus:
         self.sample_menu = file_menu.addMenu("Open &Sample")
         self.sample_menu.setToolTipsVisible(True)
         for title, path in samples():
-            act = self.sample_menu.addAction(f"{path.stem[:3]}  {title}")
+            act = self.sample_menu.addAction(f"{path.stem[:3]}  {mnemonic_free(title)}")
             act.setStatusTip(f"Open the sample {path.name} as a new, unsaved document")
             act.setToolTip(path.name)
             act.triggered.connect(lambda *_, p=path: self.open_sample(p))

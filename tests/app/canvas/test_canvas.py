@@ -384,7 +384,7 @@ def test_renaming_the_target_renames_every_gradient_label(qtbot, editor):
     controller.open("samples/004_matmul_sum.json")
     controller.set_field("y_tf", "label", "out")
     labels = [s.text for s in canvas.scene_item("tf_t").card.sections if s.colour == "gradient"]
-    assert labels and all("∂out/" in t for t in labels), labels
+    assert labels and all("∂Σout/" in t for t in labels), labels   # y_tf is 5×3: Σ
 
 
 def _blank(image):
@@ -549,3 +549,19 @@ def test_dragging_a_node_is_one_undo_step(qtbot, open_window):
                                                          Qt.MouseButton.LeftButton))
     qtbot.mouseRelease(c.viewport(), Qt.MouseButton.LeftButton, pos=start + QPoint(60, 0))
     assert w.controller.undo_stack.count() == 1 and w.controller.dirty
+
+
+def test_port_names_follow_the_names_of_the_nodes(editor):
+    """multiply's ports read x, a beside the node y that is x * x (its port y would give y a
+    second value); renaming the product frees the letter y."""
+    from pathlib import Path
+    controller, canvas, _, _ = editor
+    controller.open(Path(__file__).resolve().parents[3] / "samples" / "002_vjp_output_gradients.json")
+    canvas.sync()
+
+    def names():
+        return [p.name for p in canvas.scene_item("y").ports_in]
+    assert names() == ["x", "a"]
+    controller.set_field("y", "label", "product")
+    canvas.sync()
+    assert names() == ["x", "y"]

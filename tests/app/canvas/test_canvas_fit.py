@@ -35,6 +35,22 @@ def mlp7():
     return doc
 
 
+def mlp11():
+    """mlp7 with a bias added after each matmul: eleven nodes."""
+    doc = mlp7()
+    rng = np.random.default_rng(4)
+    doc.edges = [e for e in doc.edges if e.dst.node not in ("relu", "reduce_sum")]
+    for bias, size, after, add, then in (("b1", 4, "matmul", "add", "relu"),
+                                         ("b2", 2, "matmul_1", "add_1", "reduce_sum")):
+        doc.add(Node(bias, "variable", value=rng.normal(size=(size,)).astype(np.float32)))
+        doc.add(Node(add, "op", op="add"))
+        doc.connect(after, add, 0, 0)
+        doc.connect(bias, add, 0, 1)
+        doc.connect(add, then, 0, 0)
+    doc.sources += [Port("b1"), Port("b2")]
+    return doc
+
+
 def record_paints(canvas, monkeypatch):
     """{'compact': ids drawn compact, 'numbers': ids whose numbers were typeset}."""
     drawn = {"compact": [], "numbers": []}
@@ -106,3 +122,21 @@ def test_in_the_window_with_both_docks_the_mlp_fits_compact(open_window, monkeyp
     seen = fitted(w.canvas, drawn)
     assert w.canvas.compact and set(drawn["compact"]) == set(w.controller.doc.nodes)
     assert all(seen.contains(app_ui.card_as_drawn(w.canvas, nid)) for nid in w.controller.doc.nodes)
+
+
+def test_in_the_window_the_mlp_with_biases_reads_compact(open_window, monkeypatch):
+    """x @ W1 + b1 -> relu -> @ W2 + b2 -> reduce_sum in the window as it first opens
+    (1280x800, palette and inspector): its numbers would need a canvas about twice as
+    wide (zoom 0.79 for 9 px), so it fits compact: every card in view, no name's plate
+    over another card."""
+    w = open_window(None, size=(1280, 800))
+    w.controller.set_document(mlp11())
+    app_ui.settle(w.canvas)
+    drawn = record_paints(w.canvas, monkeypatch)
+    seen = fitted(w.canvas, drawn)
+    c = w.canvas
+    assert c.compact and set(drawn["compact"]) == set(w.controller.doc.nodes)
+    rects = {nid: app_ui.card_as_drawn(c, nid) for nid in w.controller.doc.nodes}
+    assert all(seen.contains(r) for r in rects.values())
+    ids = sorted(rects)
+    assert not [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:] if rects[a].intersects(rects[b])]

@@ -408,3 +408,13 @@ def test_a_new_conv2d_layer_gets_keras_weights_and_resizes_them(make, tmp_path):
     assert c.doc.nodes[nid].weights["kernel"].shape == (3, 3, 2, 4)
     assert c.doc.nodes[nid].weights["bias"].shape == (4,)
     assert c.result.evaluation.values[Port(nid)].shape == (1, 3, 3, 4)
+
+
+def test_the_op_s_signature_names_its_operands_as_its_ports(make):
+    """For the node y = x * x, 'multiply(x, y): x * y' would give y, the product, a second
+    meaning: the page writes the operands as the ports read (x, a)."""
+    c, w = make("002_vjp_output_gradients.json")
+    c.set_selection(["y"])
+    assert w.page.doc_label.text() == "multiply(x, a): x * a"
+    c.set_field("y", "label", "product")
+    assert w.page.doc_label.text() == "multiply(x, y): x * y"

@@ -178,3 +178,21 @@ def test_every_step_of_every_sample_frames_what_it_is_about(open_window, size):
             if not all(seen.contains(rect) for rect in shown):
                 misses.append((path.stem, step.index, step.title))
     assert misses == [], "\n".join(map(str, misses))
+
+
+def test_a_docked_formula_card_leaves_the_names_of_its_cards_in_view(window):
+    """Where the formula card must lie over the step's cards (lesson 14's steps inside its
+    layer, framed for presentation mode's 14 px), it covers their bodies, not their names:
+    the card over the top of the layer hid whose step it was."""
+    w = window(REGULARIZATION)
+    c, p = w.canvas, w.player
+    r = c.renderer
+    docked = []
+    for step in p.steps:
+        frame = step_view.step_frame(c, r, step, readable_px=14.0)
+        if frame is None or frame[2] is None:
+            continue
+        docked.append(step.title)
+        for card in step_view.involved_cards(r, step):
+            assert not frame[2].intersects(step_view.name_strip(card)), step.title
+    assert docked, "no step docked its formula card"

@@ -401,3 +401,46 @@ def test_a_space_release_without_its_press_does_not_play(window, qtbot):
     w.player.set_index(0)
     qtbot.keyRelease(w.canvas, Qt.Key.Key_Space)
     assert not w.player.is_playing
+
+
+def test_the_band_never_cuts_its_title(window, qtbot):
+    """The title keeps the height its text needs (the caption scrolls instead): a squeezed
+    bold title lost its underscores ('c_stopped' read 'c stopped'). A name is shown as
+    written: never as rich text, however it looks."""
+    w = window
+    w.open_sample(SAMPLES_DIR / "003_stop_gradient_product.json", ask=False)
+    title_words = "a <b>bold</b> & c_stopped " + "and a title long enough to wrap " * 3
+    w.controller.set_meta(title=title_words, lesson="A lesson the band must scroll. " * 80)
+    p = w.presentation
+    p.enter()
+    band = p.band
+    for k in [-1, *range(len(p.steps()))]:
+        p.go(k)
+        qtbot.waitUntil(lambda: not p._fit_pending)
+        title = band.title
+        assert title.height() >= title.heightForWidth(title.width()), (k, title.text())
+        if k == -1:
+            assert title.textFormat() == Qt.TextFormat.PlainText
+            assert title.text() == title_words
+
+
+def test_the_whole_graph_reads_from_the_back_row_too(window, qtbot):
+    """Before the first step the whole graph shows; where its numbers would be smaller
+    than the back row reads, its cards are compact, their names as large as the numbers
+    must be (a 9 px name on a projector was the window's size, not the room's)."""
+    from gradviz.render import compact, legible
+    w = window
+    w.open_sample(SAMPLES_DIR / "001_input_gradient_regularization.json", ask=False)
+    p, c = w.presentation, w.canvas
+    p.enter()
+    p.go(-1)
+    qtbot.waitUntil(lambda: not p._fit_pending)
+    c.viewport().grab()                      # a paint decides compact or not
+    dpi = c.logicalDpiY()
+    assert legible.number_px(c.zoom_level(), dpi) < p.readable_px()
+    assert c.compact
+    card, node = c.renderer.cards["x"], c.controller.doc.nodes["x"]
+    (_, name_font, _), (_, shape_font, _) = compact.label_lines(card, node, c.compact_scale())
+    assert min(name_font.pointSizeF(), shape_font.pointSizeF()) * dpi / 72 >= p.readable_px() - 0.5
+    p.exit()
+    assert c.readable_px == legible.READABLE_PX and c.compact_scale() == 1.0

@@ -469,3 +469,23 @@ def test_a_new_recompute_time_leaves_the_status_bar_s_layout_alone(make_window):
         assert label.fontMetrics().horizontalAdvance(label.text()) <= label.contentsRect().width()
         assert "no problems" in w.problems_label.text()
     assert layouts.count == 0
+
+
+def test_nothing_about_the_document_before_outlives_it(make_window):
+    """The status bar, the title and the lesson panel speak of the document on screen:
+    a message about the sample before is gone however the next document arrives (File ▸
+    New, a lesson, an import, the Train dock's 'open in the player')."""
+    from gradviz.graph.document import Document
+    w = make_window()
+    w.show()
+    assert w.open_sample(SAMPLES_DIR / "003_stop_gradient_product.json", ask=False)
+    assert "003_stop_gradient_product" in w.statusBar().currentMessage()
+    w.controller.undo_stack.setClean()
+    w.controller.set_document(Document())             # not through the File menu
+    assert "003" not in w.statusBar().currentMessage()
+    assert w.windowTitle().startswith("Untitled")
+    assert "stop_gradient" not in w.lesson_panel.toPlainText()
+    assert w.open_sample(SAMPLES_DIR / "003_stop_gradient_product.json", ask=False)
+    w.controller.undo_stack.setClean()
+    assert w.new_document()
+    assert w.statusBar().currentMessage().startswith("New document")
