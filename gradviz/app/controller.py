@@ -96,16 +96,17 @@ class _Snapshot(QUndoCommand):
         if other._merge_key != self._merge_key:
             return False
         self._after = other._after
+        self.setText(other.text())  # a run's entry names all its steps, in the menu too
         return True
 
     def redo(self):
         if self._first:  # the edit was already applied by the controller
             self._first = False
             return
-        self._controller._restore(self._after)
+        self._controller._restore(self._after, f"Redo {self.text()}")
 
     def undo(self):
-        self._controller._restore(self._before)
+        self._controller._restore(self._before, f"Undo {self.text()}")
 
 
 def _refuse_text(what, text):
@@ -145,6 +146,7 @@ class DocumentController(QObject):
         # previews); the trace runs on a thread of its own.
         self.replayer = Replayer(trace_at=3, background=True)
         self._last_edit = None   # the edit just made (not undone or redone since): amend_last_edit
+        self.replaying = ""      # while an undo or redo restores the document: 'Undo Move'
         # story_ending(story) -> story: what the story of every later evaluation ends with
         # (a training step's update, app/training); it returns the story as it is where it
         # does not hold.
@@ -218,14 +220,18 @@ class DocumentController(QObject):
                 self.selecting_new = False
         return result
 
-    def _restore(self, state):
+    def _restore(self, state, replaying):
         """Undo / redo: the document object stays, its content becomes `state`'s."""
         self.doc.__dict__.update(snapshot(state).__dict__)
         self._last_edit = None
         old_selection = self.selection
         self.selection = [n for n in self.selection if n in self.doc.nodes]
-        self.changed.emit()
-        self.recompute(state)
+        self.replaying = replaying
+        try:
+            self.changed.emit()
+            self.recompute(state)
+        finally:
+            self.replaying = ""
         if self.selection != old_selection:  # after the result, as in `edit`
             self.selectionChanged.emit(list(self.selection))
 

@@ -57,8 +57,12 @@ class TrainingCurves(QWidget):
             plot.setLogMode(False, self.log)
 
     def clear(self, doc=None, parameters=()):
-        """No run yet: empty curves, one line per parameter in each norm plot."""
+        """No run yet: empty curves, one line per parameter in each norm plot, and the axes
+        fit again (they would keep the last run's range around no data)."""
         self.loss_curve.setData([], [])
+        for plot in self.plots:
+            plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+            plot.enableAutoRange()
         self.legend.clear()
         for curve in self.gradient_curves:
             self.gradient_plot.removeItem(curve)

@@ -8,8 +8,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxL
 
 from ...graph.errors import DocumentError
 from ...graph.fileformat import MAX_TRAINING_STEPS
-from ...graph.training import (hyper_parameters, loss_text, make_optimizer, trainable_parameters,
-                               update_rule, variable_ports)
+from ...graph.training import (hyper_parameters, loss_of, loss_text, make_optimizer,
+                               trainable_parameters, update_rule, variable_ports)
 from ..studies._base import banner, port_label, set_banner
 from .curves import TrainingCurves
 from .export import export_plots_dialog, export_run_dialog
@@ -135,6 +135,7 @@ class TrainPanel(QWidget):
         controller.evaluated.connect(self._document_evaluated)
         controller.documentReplaced.connect(self._document_replaced)
         self._step_note = False      # the status says the document holds an opened step
+        self._dropped = False        # the trainer went: say why once the document is evaluated
         controller.changed.connect(self._forget_step_note)
         self.run_button.setText(f"Run {self.steps_box.value()}")
         self._optimizer_changed()
@@ -227,6 +228,11 @@ class TrainPanel(QWidget):
         doc = self.controller.doc
         evaluation = getattr(self.controller.result, "evaluation", None)
         self.loss_label.setText(loss_text(doc, evaluation.values if evaluation else None))
+        replayed = self.controller.replaying and self.session.trainer is None \
+            and self.status.text()             # a Redo after an Undo: what it said is stale
+        if (self._dropped or replayed) and not self.session.running:
+            self._dropped = False
+            self._say_dropped(evaluation)
         ports = variable_ports(doc)
         if ports == self._ports:
             return
@@ -315,7 +321,24 @@ class TrainPanel(QWidget):
         self._show_last_step()
         if trainer is not None:
             self.curves.show_history([trainer.loss], [])
+        else:
+            self._dropped = True
         self._update_buttons()
+
+    def _say_dropped(self, evaluation):
+        """The trainer went with an Undo, a Redo, Reset or an edit: the status and the
+        curves say where the Variables are now, not where the run was."""
+        what = self.controller.replaying or self.controller.undo_stack.undoText()
+        try:
+            loss = loss_of(self.controller.doc, evaluation.values)
+        except (AttributeError, KeyError, TypeError, ValueError):
+            loss = None
+        if loss is not None:
+            self.curves.show_history([loss], [])
+        if what:
+            now = f"loss {loss:.6g}" if loss is not None else "the loss cannot be evaluated"
+            self._say("info", f"{what}: {now} at the Variables' values now; a run starts "
+                              "from them, its curves from step 0.")
 
     def _log_toggled(self, on):
         self.curves.set_log(on)

@@ -99,10 +99,10 @@ class TrainingSession(QObject):
         the optimizer's state and the curves."""
         self.pause()
         trainer = self.trainer
+        self.forget()      # first: the dock hears of the reset, then of the values it gives
         if trainer is not None and not self.running:
             start = {p: port_value(trainer.original, p) for p in trainer.parameters}
             self._push(start, "Reset training", key=None)
-        self.forget()
 
     def forget(self):
         if self.running:
@@ -145,9 +145,6 @@ class TrainingSession(QObject):
         self._pushing = True
         try:
             self.controller.edit(text, lambda doc: store_values(doc, values), merge_key=key)
-            command = self.controller.undo_stack.command(self.controller.undo_stack.index() - 1)
-            if command is not None:
-                command.setText(text)   # a merged run names all its steps
         finally:
             self._pushing = False
         self._pushed = snapshot(self.controller.doc)

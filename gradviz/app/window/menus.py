@@ -155,8 +155,9 @@ class WindowMenus:
             enabled.connect(short.setEnabled)
             short.setEnabled(a[name].isEnabled())
             a[f"toolbar_{name}"] = short
-        stack.indexChanged.connect(self._update_undo_tips)
-        stack.cleanChanged.connect(self._update_undo_tips)
+        # (the texts change after indexChanged, and a merge renames the entry)
+        for changed in (stack.undoTextChanged, stack.redoTextChanged, stack.cleanChanged):
+            changed.connect(self._update_undo_tips)
         self._update_undo_tips()
 
     def _update_undo_tips(self, *_):

@@ -6,6 +6,7 @@ import threading
 import time
 
 import numpy as np
+from PySide6.QtCore import QRectF
 import pytest
 
 from gradviz.app.player.bar import STORY_MS
@@ -60,11 +61,35 @@ def test_a_run_is_the_trainers_numbers_and_one_undo_entry(qtbot, panel):
     # the cards show the trained values: the window's evaluation is of the trained document
     loss = w.controller.result.evaluation.values[Port("loss")]
     assert float(loss) == pytest.approx(expected.losses[-1], rel=1e-6)
+    x0, x1 = fitted_x(p.curves.loss_plot)
+    assert x0 <= 0 and 20 <= x1 < 25
     stack.undo()
     np.testing.assert_array_equal(kernel(w), start)
     assert p.session.trainer is None           # the run was undone: its curves go
+    says_where_the_variables_are(p, "Undo Training run (20 Adam steps)", expected.losses[0])
     stack.redo()
     np.testing.assert_array_equal(kernel(w), expected.values()[KERNEL])
+    says_where_the_variables_are(p, "Redo Training run (20 Adam steps)", expected.losses[-1])
+
+
+def says_where_the_variables_are(p, what, loss):
+    """After the trainer went the status names why and the loss now (not the run's last
+    step), and the curves hold that one point, the axes around it (not the run's 0..N)."""
+    assert p.status.text().startswith(f"{what}: loss ")
+    shown = float(re.search(r": loss (\S+) ", p.status.text()).group(1))
+    assert shown == pytest.approx(loss, rel=1e-5)
+    x, y = p.curves.loss_curve.getData()
+    assert list(x) == [0] and y[0] == pytest.approx(loss, rel=1e-6)
+    for plot in p.curves.plots:
+        x0, x1 = fitted_x(plot)
+        assert x0 <= 0 <= x1 < 2, (x0, x1)
+
+
+def fitted_x(plot):
+    """The x range as drawn: the view fits its items when it is painted."""
+    box = plot.getPlotItem().getViewBox()
+    box.updateAutoRange()
+    return tuple(box.viewRange()[0])
 
 
 def test_two_runs_are_two_entries_and_continue_the_optimizer(qtbot, panel):
@@ -129,8 +154,13 @@ def test_pause_stops_a_long_run_and_undo_puts_it_back(qtbot, panel, monkeypatch)
     np.testing.assert_array_equal(kernel(w), trainer.values()[KERNEL])   # the last step shown
     assert shown[-1] == pytest.approx(trainer.losses[16], rel=1e-6)
     assert "paused" in p.status.text() and p.run_button.isEnabled()
-    w.controller.undo_stack.undo()
+    # the entry names the 16 updates it undoes, in the menu and its status tip too
+    undo, redo = w.actions_by_name["undo"], w.actions_by_name["redo"]
+    label = "Training run (16 SGD steps)"
+    assert (undo.text().replace("&", ""), undo.statusTip()) == (f"Undo {label}",) * 2
+    undo.trigger()
     np.testing.assert_array_equal(kernel(w), start)
+    assert (redo.text().replace("&", ""), redo.statusTip()) == (f"Redo {label}",) * 2
 
 
 def steps_taken(trainer, n, timeout=20.0):
@@ -154,6 +184,8 @@ def test_reset_puts_the_variables_back_undoably(qtbot, panel):
     p.reset_button.click()
     np.testing.assert_array_equal(kernel(w), start)
     assert p.session.trainer is None and not p.reset_button.isEnabled()
+    loss = float(w.controller.result.evaluation.values[Port("loss")])
+    says_where_the_variables_are(p, "Reset training", loss)
     w.controller.undo_stack.undo()
     np.testing.assert_array_equal(kernel(w), trained)
 
@@ -167,6 +199,8 @@ def test_an_edit_the_engine_sees_drops_the_trainer(qtbot, panel):
     assert p.session.trainer is not None
     w.controller.set_value("x", np.zeros((7, 5), np.float32))
     assert p.session.trainer is None
+    loss = float(w.controller.result.evaluation.values[Port("loss")])
+    says_where_the_variables_are(p, w.controller.undo_stack.undoText(), loss)
 
 
 def test_refusals_are_said_in_words(qtbot, panel):
@@ -407,3 +441,28 @@ def test_a_step_opens_in_the_player_with_that_steps_values(qtbot, panel):
     p.run(1)                                   # the run goes on from its own step 3
     finish(qtbot, p)
     assert float(w.controller.doc.nodes["x"].value) == pytest.approx(2 * 0.8 ** 4, rel=1e-6)
+
+
+def test_the_train_lesson_keeps_one_formula_card_when_its_story_is_replaced(qtbot, panel):
+    """Seen once: a stale '1/14 Seed loss' card beside the real one at the train lesson's
+    open with the Train dock. The scene holds one step overlay, whichever order the lesson
+    and the dock open in and however often the story is replaced, and it paints only inside
+    its bounds (what it paints outside them is never erased: the view repaints bounds)."""
+    from gradviz.app.canvas.overlay import StepOverlay
+    from gradviz.app.player.lessons import lesson_entries, open_lesson
+    lesson = next(e for e in lesson_entries() if e.path.name == "train_1_gd_bowl.json")
+    w, p = panel(lesson.path)
+    for replace in (lambda: open_lesson(w, lesson, ask=False),
+                    lambda: w.controller.set_value("x", np.float32(1.5)),
+                    lambda: open_lesson(w, lesson, ask=False)):
+        replace()
+        if w.player.index < 0:
+            w.player.set_index(0)
+        qtbot.wait(50)
+        overlays = [i for i in w.canvas.scene().items() if isinstance(i, StepOverlay)]
+        assert len(overlays) == 1 and overlays[0].step is w.player.step
+        assert w.player.step_name(w.player.step).endswith("Seed loss")
+        overlay = overlays[0]
+        overlay.card_arrays()                      # records what it paints
+        for picture in overlay._pictures:
+            assert overlay.boundingRect().contains(QRectF(picture.boundingRect()))

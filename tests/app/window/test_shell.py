@@ -224,6 +224,25 @@ def test_menus_show_shortcuts_and_undo_names_the_edit(make_window):
         assert w.actions_by_name[name].toolTip() and w.actions_by_name[name].statusTip()
 
 
+def test_undo_redo_texts_and_tips_name_a_merged_edit_as_it_is_now(make_window):
+    """A run's previews merge into one entry renamed at each merge ('Training run (841
+    steps)'): the menu, tooltip and status tip name it with its latest text, not an earlier
+    one (before, they lagged one or two merges behind)."""
+    w = make_window()
+    undo, redo = w.actions_by_name["undo"], w.actions_by_name["redo"]
+
+    def shown(action):
+        return action.text().replace("&", ""), action.statusTip(), action.toolTip()
+    for n in (1, 2, 3):
+        w.controller.edit(f"Run ({n} steps)", lambda doc: None, merge_key=("run", 1))
+        assert w.controller.undo_stack.count() == 1
+        text = f"Undo Run ({n} steps)"
+        assert shown(undo)[:2] == (text, text) and shown(undo)[2].startswith(text + " (")
+    w.controller.undo_stack.undo()
+    assert shown(redo)[:2] == ("Redo Run (3 steps)",) * 2
+    assert not undo.isEnabled()
+
+
 def test_export_picture(make_window, tmp_path):
     w = make_window()
     for ext in ("png", "svg", "pdf"):
