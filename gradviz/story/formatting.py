@@ -8,7 +8,10 @@ WIDTH = 92
 
 
 def number(x, digits=6):
-    """Compact: 1, -0.17307831, 1.19e+07."""
+    """Compact: 1, -0.17307831, 1.19e+07. A float32 is written as the shortest decimal that
+    is that float32 (0.05, not its float64 widening 0.050000001), then to `digits`."""
+    if getattr(x, "dtype", None) == np.float32:
+        x = float(np.format_float_positional(np.float32(x), unique=True, trim="-"))
     x = float(x)
     if not np.isfinite(x):
         return str(x)

@@ -53,6 +53,14 @@ class Provenance:
     rest: float = 0.0        # their sum
     rule: str = ""           # kind 'rule': the rule applied, when no sum of products exists
     detail: str = ""         # kind 'rule': the numbers the rule was applied to
+    single: bool = False     # a float32 cotangent: its numbers are float32's, not float64's
+
+    def num(self, x, digits=8):
+        """`x` as text: a float32 cotangent's numbers as the shortest decimals of float32
+        (0.05, not the widened 0.050000001 that 8 digits of a float64 would show)."""
+        if self.single and x is not None and np.isfinite(x):
+            x = np.float32(x)
+        return number(x, digits)
 
     @property
     def total(self):
@@ -66,23 +74,23 @@ class Provenance:
 
     def text(self, digits=8):
         if self.kind == "rule":
-            return f"{self.subject} = {self.rule} = {number(self.value, digits)}"
+            return f"{self.subject} = {self.rule} = {self.num(self.value, digits)}"
         if not self.terms and self.kind == "contribution":
-            return (f"{self.subject} = {number(self.value, digits)} (every product "
+            return (f"{self.subject} = {self.num(self.value, digits)} (every product "
                     f"upstream · local factor is 0)")
         if not self.terms:
-            return f"{self.subject} = {number(self.value, digits)} ({self.kind})"
+            return f"{self.subject} = {self.num(self.value, digits)} ({self.kind})"
         parts = []
         for t in self.terms:
             if t.upstream is None:
-                parts.append(f"{number(t.product, digits)} [{t.label}]")
+                parts.append(f"{self.num(t.product, digits)} [{t.label}]")
             else:
                 factor = t.factor or t.label.split('·', 1)[-1]
-                upstream = number(t.upstream, digits)
+                upstream = self.num(t.upstream, digits)
                 parts.append(f"{f'({upstream})' if t.upstream < 0 else upstream}·{factor}")
         if self.more:
-            parts.append(f"{self.more} more ({number(self.rest, digits)})")
-        return f"{self.subject} = " + " + ".join(parts) + f" = {number(self.value, digits)}"
+            parts.append(f"{self.more} more ({self.num(self.rest, digits)})")
+        return f"{self.subject} = " + " + ".join(parts) + f" = {self.num(self.value, digits)}"
 
     def numbers(self, digits=8):
         """The same sum with every factor as a number: 1·0.43842274 + 1·(-0.53439844) ..."""
@@ -92,13 +100,13 @@ class Provenance:
             return ""           # every product is 0: no sum to write out
 
         def n(x):
-            s = number(x, digits)
+            s = self.num(x, digits)
             return f"({s})" if s.startswith("-") else s
         parts = [n(t.product) if t.upstream is None else f"{n(t.upstream)}·{n(t.local)}"
                  for t in self.terms]
         if self.more:
             parts.append(n(self.rest))
-        return " + ".join(parts) + f" = {number(self.value, digits)}"
+        return " + ".join(parts) + f" = {self.num(self.value, digits)}"
 
 
 def _idx(multi):
@@ -313,12 +321,20 @@ def _where(step, flat_index):
 
 
 def provenance(story, step, flat_index, max_terms=12):
+    """The terms that sum to entry `flat_index` of `step`'s cotangent."""
+    explained = _provenance(story, step, flat_index, max_terms)
+    cotangent = getattr(step, "cotangent", None)
+    explained.single = cotangent is not None and np.asarray(cotangent).dtype == np.float32
+    return explained
+
+
+def _provenance(story, step, flat_index, max_terms):
     if step.kind in ("accumulate", "unconnected", "visit"):
         tensor = step._tensor if step.kind != "visit" else step._op.outputs[0]
         origin = _defining_step(story, tensor, step.index)
         if origin is None:
             return Provenance(0.0, [], _where(step, flat_index), "unconnected")
-        return provenance(story, origin, flat_index, max_terms)
+        return _provenance(story, origin, flat_index, max_terms)
     value = float(np.asarray(step.cotangent).flat[flat_index])
     where = _where(step, flat_index)
     if step.kind == "seed":

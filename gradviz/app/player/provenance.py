@@ -202,7 +202,7 @@ class TensorGrid(QTableWidget):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.setItem(r, c, item)
             item.setText(plain_number(fmt, v))
-            item.setToolTip(f"{self.title}[{self._index_text(k)}] = {v:.8g}")
+            item.setToolTip(f"{self.title}[{self._index_text(k)}] = {number(flat[k], 8)}")
         self.resizeColumnsToContents()
         self.resizeRowsToContents()
         self._fit_height()
@@ -610,7 +610,7 @@ class ProvenancePanel(QWidget):
             for k, ((_, array), term) in enumerate(zip(origin.terms, prov.terms)):
                 name = labels[k] if labels else term.label
                 self._add_source(f"path {k + 1}", f"path {k + 1}: <b>{_html(name)}</b> = "
-                                 f"{number(term.product, 8)}", array, [flat])
+                                 f"{prov.num(term.product)}", array, [flat])
                 if here:
                     cells.setdefault(f"path {k + 1}", []).append(flat)
         elif prov.kind == "contribution":
@@ -670,8 +670,8 @@ def _sum_text(prov, labels=None):
     """prov.text(), with each path of a fan-in named by `labels` (its input slot)."""
     if prov.kind != "fan_in" or not labels:
         return prov.text()
-    parts = [f"{number(t.product, 8)} [{label}]" for t, label in zip(prov.terms, labels)]
-    return f"{prov.subject} = " + " + ".join(parts) + f" = {number(prov.value, 8)}"
+    parts = [f"{prov.num(t.product)} [{label}]" for t, label in zip(prov.terms, labels)]
+    return f"{prov.subject} = " + " + ".join(parts) + f" = {prov.num(prov.value)}"
 
 
 def _reader_name(step):
