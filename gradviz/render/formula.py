@@ -42,9 +42,13 @@ def _mentions(rule, name):
 
 
 def operand_title(part):
-    """'b =' for an operand that is the node b; 'b (tf_b) =' says which node b stands for."""
+    """'b =' for an operand that is the node b; 'b (tf_b) =' says which node b stands for;
+    'labels (vertical) =' for the operand labels that is the node 'labels (vertical)': a
+    name that already says the operand's is not repeated ('labels (labels (vertical))')."""
     node = part[4] if len(part) > 4 else ""
-    return f"{part[2]} ({node}) =" if node and node != part[2] else f"{part[2]} ="
+    if not node or node == part[2] or _mentions(node, part[2]):
+        return f"{node or part[2]} ="
+    return f"{part[2]} ({node}) ="
 
 
 def _rhs(formula):

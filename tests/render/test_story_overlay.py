@@ -1,10 +1,12 @@
 """The story-step overlay: which edges animate, where the labels go, what the cards show
 before a source's gradient has arrived, and the formula card's numbers."""
+import re
+
 import numpy as np
 import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
-from samples_util import NAMES, edge, renderer
+from samples_util import NAMES, edge, renderer, sample
 
 from gradviz.graph.document import Port
 from gradviz.render.formula import FORMULA_MAX_W, formula_parts, operand_title
@@ -176,3 +178,28 @@ def test_accumulate_card_holds_the_final_gradient():
     grad = r.story.evaluation.gradients[Port("a")]
     arrays = {p[2]: p[1] for p in formula_parts(step) if p[0] == "array"}
     np.testing.assert_array_equal(arrays["gradient"], grad)
+
+
+def _words(text, name):
+    return len(re.findall(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text))
+
+
+def test_no_operand_title_says_a_name_twice_in_any_sample():
+    """The CNN lesson's cross-entropy card wrote 'labels (labels (vertical)) =': the operand
+    labels is the node 'labels (vertical)', whose name already says it."""
+    seen = 0
+    for name in NAMES:
+        _, story = sample(name)
+        for step in story.steps:
+            for part in formula_parts(step):
+                if len(part) > 4 and part[3] == "operand":
+                    title = operand_title(part)
+                    assert _words(title, part[2]) == 1, (name, step.title, title)
+                    node = part[4] or part[2]
+                    assert node in title, (name, title)   # which node it is, always
+                    seen += 1
+    assert seen > 20
+    _, cnn = sample("nets_5_tiny_cnn")
+    ce = next(s for s in cnn.steps if s.kind == "contribution" and s.op_type.startswith("SoftmaxCross"))
+    titles = [operand_title(p) for p in formula_parts(ce) if len(p) > 4 and p[3] == "operand"]
+    assert "labels (vertical) =" in titles
