@@ -15,6 +15,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 
 from ..graph.structure import filter_ports
+from ..story.model import path_name
 from ..story.rule_pictures import pictures as rule_pictures
 from . import preview, text, tiles
 from .cards import BADGE_H, LINE_H, PAD
@@ -89,7 +90,7 @@ def formula_parts(step):
         for i, c in enumerate(contributions):
             if i:
                 parts.append(("op", "+"))
-            parts.append(("array", c, f"path {i + 1}"))
+            parts.append(("array", c, path_name(step, i)))
         result = total if total is not None else cotangent
         if result is not None:
             parts += [("op", "="), ("array", np.asarray(result), "sum")]

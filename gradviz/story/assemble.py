@@ -161,11 +161,14 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
             sources = providers.get(ev.tensor._id, [])[-len(ev.contributions):]
             labels = [steps[i].title if steps[i].kind != "seed" else "seed" for i in sources]
             labels += ["?"] * (len(ev.contributions) - len(labels))
+            paths = [steps[i]._path if steps[i].kind != "seed" else "the seed" for i in sources]
+            paths += [f"path {k + 1}" for k in range(len(paths), len(ev.contributions))]
             s = add(Step(0, "fan_in", naming.owner(ev.tensor), port, f"Fan-in at {name}",
                          f"{_uses(steps, sources, name, naming)}: its cotangent is the sum of the "
                          f"{len(ev.contributions)} contributions.",
                          cotangent=ev.cotangent, terms=list(zip(labels, ev.contributions)),
-                         contributions=ev.contributions, total=ev.cotangent, internal=internal),
+                         contributions=ev.contributions, paths=paths, total=ev.cotangent,
+                         internal=internal),
                     ev.tensor)
             s._sources = sources
             final[key_of(port, ev.tensor)] = s.index
@@ -250,6 +253,7 @@ def _contribution(ev, naming, visit, where, known):
     inside = op_name.split("/", 1)[0] + "/"
     shown = target[len(inside):] if "/" in op_name and target.startswith(inside) else target
     title = f"{op_name} → {shown}" + (f" (input {k + 1})" if repeated else "")
+    path = f"from {op_name}" + (f", input {k + 1}" if repeated else "")
     rule = naming.rule(op)
     what = (f"The custom gradient rule of {op_name} (declared in the document, not code)" if rule
             else f"Local rule of {naming.op_name(op)}")
@@ -271,4 +275,5 @@ def _contribution(ev, naming, visit, where, known):
              operand_nodes={n: lab for n, lab in zip(names, labels)})
     s._op = op
     s._slot = names[k]
+    s._path = path
     return s

@@ -78,7 +78,8 @@ def test_pill_labels_say_shape_not_value():
     step = _step(r.story, "contribution", "cc")
     assert [label for label, _ in r.pill_rects(step)] == ["cotangent (2, 3)"]
     r = renderer("001_stop_recording")
-    assert [label for label, _ in r.pill_rects(_step(r.story, "fan_in", "x"))] == ["path 1", "path 2"]
+    assert [label for label, _ in r.pill_rects(_step(r.story, "fan_in", "x"))] == ["from x_sq, input 1",
+                                                                                  "from x_sq, input 2"]
     assert [label for label, _ in r.pill_rects(_step(r.story, "contribution", "z"))] == ["cotangent · scalar"]
 
 
@@ -203,3 +204,22 @@ def test_no_operand_title_says_a_name_twice_in_any_sample():
     ce = next(s for s in cnn.steps if s.kind == "contribution" and s.op_type.startswith("SoftmaxCross"))
     titles = [operand_title(p) for p in formula_parts(ce) if len(p) > 4 and p[3] == "operand"]
     assert "labels (vertical) =" in titles
+
+
+def test_every_fan_in_names_its_paths_by_the_users_nodes():
+    """A fan-in's card and arrows wrote 'path 1 + path 2' without saying where each comes
+    from: each path is named by the node it comes back from, as the canvas names it."""
+    fans = 0
+    for name in NAMES:
+        r = renderer(name)
+        titles = {n.label or n.id for n in r.doc.nodes.values()}
+        for step in r.story.of_kind("fan_in"):
+            labels = [p[2] for p in formula_parts(step) if p[0] == "array" and p[2] != "sum"]
+            assert len(labels) == len(step.contributions) == len(set(labels)), (name, labels)
+            for label in labels:
+                assert label == "the seed" or any(label.startswith(f"from {t}") for t in titles) \
+                    or label.startswith("from ") and label[5:].split("/")[0] in titles, (name, label)
+            pills = [text for text, _ in r.pill_rects(step)]
+            assert all(p.startswith("from ") and "path" not in p for p in pills), (name, pills)
+            fans += bool(pills)
+    assert fans >= 5
