@@ -20,6 +20,9 @@ from .cards import BADGE_H, PORT_R
 CLEARANCE = 8.0          # kept between an edge and any card
 BEND_COST = 24.0         # a change of height costs this much on top of its length
 CUT_AT = 0.6             # where the ✕ of a cut edge sits, as a fraction of its length
+BACK_REACH = 24.0        # how far an edge to an input behind its output goes out before it turns
+CORNER = 12.0            # the radius of its turns
+LANE_STEP = 8.0          # between the lanes of edges into one card's inputs
 
 
 def _merge(intervals):
@@ -119,24 +122,74 @@ _ROUTES = {}        # (ends, the obstacles in the way) -> path, across renderers
 _ROUTES_MAX = 4096
 
 
-def route(a, b, obstacles):
-    """A path from output port `a` to input point `b` that crosses none of `obstacles`
-    ((left, top, right, bottom) boxes, already grown by the clearance) lying between them;
-    a plain curve if none does. (Plain tuples: a hundred QRectF calls cost more than the route.)
+def route(a, b, obstacles, slot=0):
+    """A path from output port `a` to input point `b` (input `slot` of its card) that crosses
+    none of `obstacles` ((left, top, right, bottom) boxes, already grown by the clearance)
+    lying between them; a plain curve if none does. (Plain tuples: a hundred QRectF calls
+    cost more than the route.)
 
     Remembered by its ends and the obstacles in its span: after an edit re-measures cards,
     an edge whose own stretch of the canvas did not change is not routed again."""
     ax, bx = a.x(), b.x()
-    span = tuple(box for box in obstacles if box[2] > ax and box[0] < bx)
-    if bx - ax < 2 * CLEARANCE or not span:
-        return plain_path(a, b)
-    key = (ax, a.y(), bx, b.y(), span)
+    back = bx < ax - BACK_REACH        # the input lies behind the output: a folded layout's wrap
+    if back:
+        span = tuple(box for box in obstacles if box[2] > bx - 2 * BACK_REACH and box[0] < ax + 2 * BACK_REACH)
+    else:
+        span = tuple(box for box in obstacles if box[2] > ax and box[0] < bx)
+        if bx - ax < 2 * CLEARANCE or not span:
+            return plain_path(a, b)
+    key = (ax, a.y(), bx, b.y(), span, slot if back else 0)
     path = _ROUTES.get(key)
     if path is None:
         if len(_ROUTES) >= _ROUTES_MAX:
             _ROUTES.clear()
-        path = _ROUTES[key] = _route_around(a, b, span)
+        path = _ROUTES[key] = _route_back(a, b, span, slot) if back else _route_around(a, b, span)
     return QPainterPath(path)  # a copy: the caller may change its own
+
+
+def _lane(obstacles, x0, x1, y0, y1, slot):
+    """The height of a free horizontal lane from x0 to x1 nearest the middle of y0 and y1
+    (any free height when none lies between them): near the bottom of its gap, a later
+    input `slot` higher, so that edges into one card's inputs nest without crossing."""
+    blocked = _merge([(top, bottom) for left, top, right, bottom in obstacles if right > x0 and left < x1])
+    middle = (y0 + y1) / 2
+    best = None
+    for lo, hi in _free(blocked):
+        if math.isfinite(hi):
+            y = max(hi - BACK_REACH / 2 - LANE_STEP * slot, lo + 4)
+        else:
+            y = lo + BACK_REACH / 2 + LANE_STEP * slot
+        if not (lo < y < hi):
+            continue
+        key = (not (min(y0, y1) <= y <= max(y0, y1)), abs(y - middle))
+        if best is None or key < best[0]:
+            best = (key, y)
+    return best[1] if best is not None else max(y0, y1) + BACK_REACH
+
+
+def _route_back(a, b, obstacles, slot):
+    """A path to an input behind the output, as a folded layout's rows wrap: out to the
+    right, down (or up) to a free lane between the cards, back along it, and in from the
+    left (a later input `slot` further out), with rounded corners."""
+    out_x, in_x = a.x() + BACK_REACH, b.x() - BACK_REACH - LANE_STEP * slot
+    y = _lane(obstacles, in_x, out_x, a.y(), b.y(), slot)
+    corners = [a, QPointF(out_x, a.y()), QPointF(out_x, y), QPointF(in_x, y), QPointF(in_x, b.y()), b]
+    path = QPainterPath(a)
+    for before, at, after in zip(corners, corners[1:], corners[2:]):
+        r = min(CORNER, abs(at.x() - before.x()) / 2 + abs(at.y() - before.y()) / 2,
+                abs(after.x() - at.x()) / 2 + abs(after.y() - at.y()) / 2)
+        into = _toward(at, before, r)
+        path.lineTo(into)
+        path.quadTo(at, _toward(at, after, r))
+    path.lineTo(b)
+    return path
+
+
+def _toward(point, other, r):
+    """The point `r` from `point` in the direction of `other`."""
+    dx, dy = other.x() - point.x(), other.y() - point.y()
+    d = math.hypot(dx, dy) or 1.0
+    return QPointF(point.x() + dx / d * r, point.y() + dy / d * r)
 
 
 def _route_around(a, b, span):
@@ -218,7 +271,9 @@ class EdgePainter:
 
     def _route(self, edge, obstacles):
         a, b = self.edge_ends(edge)
-        return route(a, b, [r for nid, r in obstacles.items() if nid not in (edge.src.node, edge.dst.node)])
+        back = b.x() < a.x() - BACK_REACH   # its lane runs under or over its own cards too
+        return route(a, b, [r for nid, r in obstacles.items()
+                            if back or nid not in (edge.src.node, edge.dst.node)], edge.dst.index)
 
     def cut_point(self, edge):
         path = self.edge_path(edge)

@@ -13,6 +13,9 @@ Three stages, each a pure function of the document (no Qt, no randomness):
 3. Coordinates: columns stacked left to right; inside a column nodes are stacked in
    order, then pulled towards the mean height of their neighbours (inputs for ops,
    consumers for inputs) without ever swapping or overlapping.
+4. Folding (only when a view's room is given): a chain too wide for the view at a
+   readable zoom, but not too tall once folded, is cut into rows of whole columns read
+   like lines of text; an edge from one row's end to the next row's start wraps back.
 
 An edge spanning several columns gets a channel in each column it crosses (a thin
 placeholder ordered and placed like a node, as in Sugiyama's dummy nodes), so the
@@ -25,6 +28,8 @@ COLUMN_GAP = 130.0
 ROW_GAP = 36.0
 CHANNEL_H = 12.0       # the height a long edge's channel takes in a column it crosses
 CHANNEL_GAP = 20.0     # between a channel and its neighbours in the column
+FOLD_GAP = 96.0        # between two rows of a folded layout: badges, wrapping edges, their labels
+WRAP_ROOM = 40.0       # beside a folded row, for the edges that wrap (edges.BACK_REACH and a port)
 
 
 def _preds(doc):
@@ -141,12 +146,13 @@ def order(doc, layer=None):
     return [[n for n in column if n in doc.nodes] for column in columns]
 
 
-def layout(doc, sizes=None, gaps=None):
+def layout(doc, sizes=None, gaps=None, room=None):
     """Top-left corner of every node card: {node_id: (x, y)}.
 
     `sizes` maps node ids to (width, height); missing nodes get DEFAULT_SIZE. `gaps` maps
     node ids to the room their outgoing edges need (a label wider than COLUMN_GAP): the gap
-    after a node's column is at least that.
+    after a node's column is at least that. `room` ((width, height), scene units): what a
+    view shows at a readable zoom; a long chain that fits it only folded is folded into rows.
     """
     if not doc.nodes:
         return {}
@@ -204,5 +210,66 @@ def layout(doc, sizes=None, gaps=None):
             if wanted:
                 settle(column, wanted)
 
-    top = min(centre[n] - size[n][1] / 2 for n in doc.nodes)
-    return {n: (round(xs[n], 2), round(centre[n] - size[n][1] / 2 - top, 2)) for n in doc.nodes}
+    boxes = {n: (xs[n], centre[n] - size[n][1] / 2, xs[n] + size[n][0], centre[n] + size[n][1] / 2)
+             for n in doc.nodes}
+    real = [[n for n in column if n in doc.nodes] for column in columns]
+    if room is not None:
+        boxes = _folded(boxes, real, room)
+    top = min(box[1] for box in boxes.values())
+    return {n: (round(x, 2), round(y - top, 2)) for n, (x, y, _, _) in boxes.items()}
+
+
+def _rows(count, fits, height):
+    """Columns 0..n-1 cut into `count` runs of neighbours [(first, last)], each run `fits`
+    the room's width, their `height`s summing to the least (a small dynamic program: a
+    graph has tens of columns, not thousands); None when no such cut exists."""
+    n = len(fits)
+    best = {j: (height[0][j], [(0, j)]) for j in range(n) if fits[0][j]}
+    for _ in range(1, count):
+        best = {j: min(((best[i][0] + height[i + 1][j], best[i][1] + [(i + 1, j)])
+                        for i in range(j) if i in best and fits[i + 1][j]), default=None)
+                for j in range(n)}
+        best = {j: value for j, value in best.items() if value is not None}
+    return best.get(n - 1, (None, None))[1]
+
+
+def _folded(boxes, columns, room):
+    """The layout folded into rows, read like lines of text, when it is wider than `room`
+    ((width, height): what the view shows at a readable zoom) and folding lets it fit:
+    the fewest rows that fit, each row's columns kept in order and the rows stacked with
+    FOLD_GAP between them for the edges that wrap from one row's end to the next's start.
+    Unchanged when it fits as it is, or fits no better folded (cards then go compact)."""
+    columns = [c for c in columns if c]
+    n = len(columns)
+    lefts = [min(boxes[m][0] for m in c) for c in columns]
+    rights = [max(boxes[m][2] for m in c) for c in columns]
+    width, height = room
+    fits, tall = [[False] * n for _ in range(n)], [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        top, bottom = float("inf"), float("-inf")
+        for j in range(i, n):
+            top = min([top] + [boxes[m][1] for m in columns[j]])
+            bottom = max([bottom] + [boxes[m][3] for m in columns[j]])
+            fits[i][j], tall[i][j] = rights[j] - lefts[i] + 2 * WRAP_ROOM <= width, bottom - top
+    if rights[-1] - lefts[0] <= width:
+        return boxes
+    # Each row is at least as tall as its shortest column: more rows than this cannot fit.
+    most = int((height + FOLD_GAP) // (FOLD_GAP + max(1.0, min(tall[i][i] for i in range(n)))))
+    for count in range(2, min(n, most) + 1):
+        runs = _rows(count, fits, tall)
+        if runs is not None:
+            break
+    else:
+        return boxes
+    if sum(tall[i][j] for i, j in runs) + FOLD_GAP * (len(runs) - 1) > height:
+        return boxes      # folded to the room's width it is too tall for it: no better
+    out, y = {}, 0.0
+    for i, j in runs:
+        top = min(boxes[m][1] for c in columns[i:j + 1] for m in c)
+        dx, dy = WRAP_ROOM - lefts[i], y - top
+        for c in columns[i:j + 1]:
+            for m in c:
+                x0, y0, x1, y1 = boxes[m]
+                out[m] = (x0 + dx, y0 + dy, x1 + dx, y1 + dy)
+        y += tall[i][j] + FOLD_GAP
+    return out

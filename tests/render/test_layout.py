@@ -103,3 +103,42 @@ def test_a_column_whose_edge_labels_need_more_room_gets_a_wider_gap():
     assert plain["y"][0] - plain["t"][0] == DEFAULT_SIZE[0] + COLUMN_GAP
     assert wide["y"][0] - wide["t"][0] == DEFAULT_SIZE[0] + COLUMN_GAP + 50
     assert layout(doc, gaps={"t": COLUMN_GAP - 50}) == plain     # never narrower
+
+
+def _extent(pos, size=DEFAULT_SIZE):
+    xs = [x for x, _ in pos.values()]
+    ys = [y for _, y in pos.values()]
+    return max(xs) + size[0] - min(xs), max(ys) + size[1] - min(ys)
+
+
+def test_a_chain_too_wide_for_the_room_folds_into_rows_that_fit_it():
+    doc = chain(12)
+    flat = layout(doc)
+    width, height = _extent(flat)
+    assert layout(doc, room=(width + 1, height)) == flat          # fits as it is: unchanged
+    assert layout(doc, room=(width / 4, height / 4)) == flat      # fits no better folded
+    room = (width / 2.5, 1200.0)
+    folded = layout(doc, room=room)
+    w, h = _extent(folded)
+    assert w <= room[0] and h <= room[1]
+    left = min(x for x, _ in folded.values())
+    starts = sorted(y for x, y in folded.values() if x == left)
+    assert len(starts) == 3                                      # the fewest rows that fit
+    assert _overlaps(doc, folded) is None
+
+    def row(n):   # the row a card is in: the last row start above its bottom
+        return sum(start <= folded[n][1] + DEFAULT_SIZE[1] for start in starts)
+    reading = sorted(folded, key=lambda n: (row(n), folded[n][0]))
+    assert reading == sorted(flat, key=lambda n: flat[n][0])      # read like text: in order
+
+
+def test_folding_keeps_every_column_whole():
+    doc = mlp()
+    flat = layout(doc)
+    width, height = _extent(flat)
+    folded = layout(doc, room=(width * 0.7, 4000.0))
+    assert folded != flat
+    columns = order(doc)
+    for column in columns:   # the cards of one column stay in one row, one above another
+        assert len({folded[n][0] - flat[n][0] for n in column}) == 1, column
+        assert len({folded[n][1] - flat[n][1] for n in column}) == 1, column

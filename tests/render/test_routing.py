@@ -54,3 +54,25 @@ def test_routes_are_deterministic_and_straight_when_nothing_is_in_the_way():
     first, second = route(a, b, blocked), route(a, b, blocked)
     assert first == second
     assert not Track(first).crosses(QRectF(101, -19, 58, 58))
+
+
+def test_an_edge_to_an_input_behind_its_output_wraps_round_the_cards():
+    """A folded layout's edge from one row's end to the next row's start: out to the right,
+    along a free lane between the rows, in from the left, crossing no card; two edges into
+    one card's inputs nest (the later input's lane higher and further out), never overlap."""
+    row1 = [(0.0, 0.0, 200.0, 120.0), (300.0, 0.0, 500.0, 150.0)]
+    row2 = [(300.0, 260.0, 500.0, 380.0)]
+    a1, a2 = QPointF(508.0, 40.0), QPointF(508.0, 100.0)
+    into = QPointF(94.0, 300.0), QPointF(94.0, 340.0)
+    paths = [route(a, b, row1 + row2, slot) for a, b, slot in ((a1, into[0], 0), (a2, into[1], 1))]
+    for path in paths:
+        track = Track(path)
+        assert not any(track.crosses(QRectF(QPointF(l + 1, t + 1), QPointF(r - 1, b - 1)))
+                       for l, t, r, b in row1 + row2)
+        box = path.boundingRect()
+        assert box.right() > 508.0 and box.left() < 94.0      # round both ends, not through them
+    lanes = [min((path.pointAtPercent(k / 200).y() for k in range(201)
+                  if 150 < path.pointAtPercent(k / 200).y() < 260 and 150 < path.pointAtPercent(k / 200).x() < 300),
+                 default=None) for path in paths]
+    assert None not in lanes and lanes[1] < lanes[0]
+    assert paths[1].boundingRect().left() < paths[0].boundingRect().left() - 4   # side by side, not on top

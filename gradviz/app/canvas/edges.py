@@ -80,6 +80,11 @@ class EdgeItem(QGraphicsRectItem):
     def shape(self):
         return self._shape
 
+    def route_rect(self):
+        """The bounds of the line itself (an edge wrapping between folded rows stands out
+        of the cards; Fit to Window keeps it in view)."""
+        return self._path.boundingRect()
+
     def path_crosses(self, rect):
         """Does this edge's route pass through `rect` (a card)? (QPainterPath.intersects
         would test the area the open path encloses, not the line.)"""

@@ -252,13 +252,33 @@ class CanvasEditing:
         self.controller.set_selection([])
 
     # -- layout -------------------------------------------------------------------------
+    def _view_layout(self, doc):
+        """The render layer's layout for this view: a long chain folds into rows where
+        that lets its numbers read at the view's size."""
+        sizes = {nid: (c.width, c.height) for nid, c in self.renderer.cards.items()}
+        return layout_positions(doc, sizes, self.renderer.label_room(), room=self.layout_room())
+
+    def relayout_unplaced(self):
+        """Lay out again for the view's present size a document whose nodes the canvas
+        placed (none is the user's: the first drag places them all), so a window that
+        opened small or was resized fits it as well as it can. Never an undo entry: the
+        document holds no position to change."""
+        doc = self.controller.doc
+        if not doc.nodes or any(n.position is not None for n in doc.nodes.values()):
+            return
+        positions = self._view_layout(doc)
+        if all(self.positions.get(nid) == positions[nid] for nid in doc.nodes):
+            return
+        self.positions.update(positions)
+        self.sync(full=False, new_document=False)
+
     def auto_layout(self):
-        """The render layer's layout, as one undoable move."""
+        """The render layer's layout for this view (folded where that reads), as one
+        undoable move."""
         doc = self.controller.doc
         if not doc.nodes:
             return
-        sizes = {nid: (c.width, c.height) for nid, c in self.renderer.cards.items()}
-        positions = layout_positions(doc, sizes, self.renderer.label_room())
+        positions = self._view_layout(doc)
         self.controller.move_nodes({nid: positions[nid] for nid in doc.nodes}, merge=False)
         self.controller.end_move()
         self.fit()

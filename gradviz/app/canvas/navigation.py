@@ -93,17 +93,29 @@ class CanvasNavigation:
         """The part of the scene the viewport shows."""
         return self.mapToScene(self.viewport().rect()).boundingRect()
 
+    def layout_room(self):
+        """(width, height) of the scene the viewport shows at the least readable zoom, less
+        the fit's margins and the top row's badges: what a layout folds a long chain into."""
+        port = self.viewport().rect()
+        zoom = legible.readable_zoom(self.logicalDpiY(), self.readable_px)
+        return ((port.width() - 2 * FIT_MARGIN) / zoom,
+                (port.height() - 2 * FIT_MARGIN) / zoom - BADGE_H - 4)
+
     def fit(self):
-        """Every card in view, at most 125 %. Where that zoom draws the numbers smaller than
-        legible, the cards are drawn compact (`compact`); only a graph too big even at
-        MIN_SCALE shows its inputs' end, the rest a scroll away."""
+        """Every card in view, at most 125 %. A document the canvas laid out (no node placed
+        by the user) is laid out again for this view first: a long chain folds into rows
+        where that lets its numbers read. Where the fitting zoom still draws the numbers
+        smaller than legible, the cards are drawn compact (`compact`); only a graph too big
+        even at MIN_SCALE shows its inputs' end, the rest a scroll away."""
         if not self.node_items:
             self.reset_zoom()
             return
+        self.relayout_unplaced()
         r = self.renderer
         cards = [(r.cards[nid], r.doc.nodes[nid], r.rect(nid).adjusted(0, -BADGE_H - 4, 0, 0))
                  for nid in self.node_items]
-        rect = _union(box for _, _, box in cards)
+        edges = [item.route_rect() for item in self.edge_items.values()]
+        rect = _union([box for _, _, box in cards] + edges)
         port = self.viewport().rect()
         width, height = port.width() - 2 * FIT_MARGIN, port.height() - 2 * FIT_MARGIN
         zoom = _fit_zoom(rect, width, height)
@@ -111,9 +123,9 @@ class CanvasNavigation:
         for _ in range(3):   # compact: a card's name may stand out of it, and needs room too
             if zoom >= readable or zoom <= MIN_SCALE:
                 break
-            rect = _union(box.adjusted(-side, 0, side, down) for card, node, box in cards
-                          for side, down in [compact_card.overhang(card, node, zoom, self.logicalDpiY(),
-                                                                    self.compact_scale())])
+            rect = _union([box.adjusted(-side, 0, side, down) for card, node, box in cards
+                           for side, down in [compact_card.overhang(card, node, zoom, self.logicalDpiY(),
+                                                                     self.compact_scale())]] + edges)
             zoom = min(zoom, _fit_zoom(rect, width, height))
         self._update_scene_rect()
         self._set_scale(min(MAX_FIT_SCALE, zoom))

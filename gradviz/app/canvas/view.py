@@ -184,10 +184,10 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
 
     def _place_missing(self, doc, missing):
         """Positions for nodes the document does not place: the render layout for a whole
-        unplaced document, else near the centre of the view."""
+        unplaced document (folded to the view where that lets it read), else near the
+        centre of the view."""
         if len(missing) == len(doc.nodes):
-            sizes = {nid: (c.width, c.height) for nid, c in self.renderer.cards.items()}
-            self.positions.update(layout_positions(doc, sizes, self.renderer.label_room()))
+            self.positions.update(self._view_layout(doc))
             return
         centre = self.view_centre()
         for i, nid in enumerate(missing):

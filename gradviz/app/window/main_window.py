@@ -37,7 +37,10 @@ __all__ = ["MainWindow", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"
 # The study docks (app/studies, in VIEWS order), named here so pyqtgraph loads only when one opens.
 STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms")
 FIRST_SIZE = QSize(1280, 800)
+FIRST_SHARE = 0.85        # a first window on a larger screen takes this share of it
 PALETTE_WIDTH, INSPECTOR_WIDTH = 230, 340
+WIDE_CANVAS = 1000        # below this, with a dock on each side, the docks share the right side
+INSPECTOR_SHARE = 0.6     # ... the inspector above, this share of the height; palette below
 CANVAS_MIN_HEIGHT = 300   # no dock squeezes the canvas below a row of cards and a rule card
 STUDY_SHARE = 0.5         # a study dock opens this share of the canvas's and its height
 
@@ -244,24 +247,42 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
             screen = QGuiApplication.primaryScreen()
             if screen is not None:
                 area = screen.availableGeometry()
-                self.resize(min(FIRST_SIZE.width(), area.width()),
-                            min(FIRST_SIZE.height(), area.height()))
+                self.resize(min(max(FIRST_SIZE.width(), int(area.width() * FIRST_SHARE)), area.width()),
+                            min(max(FIRST_SIZE.height(), int(area.height() * FIRST_SHARE)), area.height()))
                 self.move(area.center() - self.rect().center())
         self._first_run = not (isinstance(state, QByteArray) and not state.isEmpty())
         if not self._first_run:
             self.restoreState(state)
         else:
-            self._first_dock_widths()
+            self._first_dock_layout()
             self.inspector_dock.raise_()  # tabbed with the provenance: the inspector first
             self.palette_dock.raise_()    # tabbed with the lesson: the palette first
         self.canvas.set_grid_visible(self.actions_by_name["grid"].isChecked())
 
-    def _first_dock_widths(self):
+    def _first_dock_layout(self):
         """The palette as wide as its longest entry, the inspector wide enough for a 3-column
-        grid; run again once shown, when the window has its real size."""
-        self.resizeDocks([self.palette_dock, self.inspector_dock],
-                         [max(PALETTE_WIDTH, self.palette.sizeHint().width()), INSPECTOR_WIDTH],
-                         Qt.Orientation.Horizontal)
+        grid. A window too narrow for a dock on each side and a canvas of WIDE_CANVAS (a
+        1280x800 screen) puts the palette and lesson below the inspector on the right: the
+        canvas gets the width a chain of cards needs, and every dock stays in view. Run
+        again once shown, when the window has its real size."""
+        palette = max(PALETTE_WIDTH, self.palette.sizeHint().width())
+        narrow = self.width() - palette - INSPECTOR_WIDTH < WIDE_CANVAS
+        side = Qt.DockWidgetArea.RightDockWidgetArea if narrow else Qt.DockWidgetArea.LeftDockWidgetArea
+        if self.dockWidgetArea(self.palette_dock) != side:
+            front = self.lesson_dock if _in_front(self.lesson_dock) else self.palette_dock
+            self.addDockWidget(side, self.palette_dock, Qt.Orientation.Vertical)
+            self.addDockWidget(side, self.lesson_dock, Qt.Orientation.Vertical)
+            self.tabifyDockWidget(self.palette_dock, self.lesson_dock)
+            front.raise_()
+        if narrow:
+            self.resizeDocks([self.inspector_dock], [INSPECTOR_WIDTH], Qt.Orientation.Horizontal)
+            room = self.height()
+            self.resizeDocks([self.inspector_dock, self.palette_dock],
+                             [int(room * INSPECTOR_SHARE), int(room * (1 - INSPECTOR_SHARE))],
+                             Qt.Orientation.Vertical)
+        else:
+            self.resizeDocks([self.palette_dock, self.inspector_dock], [palette, INSPECTOR_WIDTH],
+                             Qt.Orientation.Horizontal)
 
     def _save_layout(self):
         self.settings.setValue("window/geometry", self.saveGeometry())
@@ -386,7 +407,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         if not getattr(self, "_shown_once", False):
             self._shown_once = True
             if self._first_run:
-                self._first_dock_widths()
+                self._first_dock_layout()
             QTimer.singleShot(0, self.canvas.fit)  # once the docks have their final widths
 
     # -- closing -----------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Fit to Window fits every card (issue 20 §4): where that zoom would draw the numbers
 under legible.READABLE_PX, the cards are drawn compact (name, exact shape, heat
-thumbnail); a 7-node MLP reads in full on a 1280x800 canvas."""
+thumbnail); a 7-node MLP reads in full on a 1280x800 canvas and in the 1280x800 window
+(its docks stacked on one side, the chain folded into rows)."""
 import numpy as np
 import pytest
 from PySide6.QtCore import QCoreApplication
@@ -112,23 +113,72 @@ def test_the_7_node_mlp_reads_in_full_on_a_1280x800_canvas(qtbot, monkeypatch):
     assert all(seen.contains(canvas.renderer.rect(nid).adjusted(0, -22, 0, 0)) for nid in controller.doc.nodes)
 
 
-def test_in_the_window_with_both_docks_the_mlp_fits_compact(open_window, monkeypatch):
-    """Palette and inspector leave the canvas about 650 px of a 1280x800 window: the MLP
-    then fits only compact, every card with its name and shape."""
-    w = open_window(None, size=(1280, 800))
+def _reachable(w, dock):
+    """In view, or a tab beside a dock in view (one click brings it forward)."""
+    group = [dock, *w.tabifiedDockWidgets(dock)]
+    return any(d.isVisible() and not d.visibleRegion().isEmpty() for d in group)
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_in_the_window_as_it_first_opens_the_mlp_reads_and_every_dock_is_at_hand(open_window, monkeypatch, size):
+    """Palette and inspector on both sides left a 1280x800 window's canvas 646 px: the MLP
+    (1522 scene px wide, numbers at 9 px need zoom 0.79) fitted only compact. Now a narrow
+    window stacks the palette under the inspector, and Fit to Window lays the unplaced
+    chain out in rows that fit: every card with its numbers at least 9 px, no card over
+    another, every edge in view, and the palette, lesson, inspector and provenance docks
+    still one click away."""
+    w = open_window(None, size=size)
     w.controller.set_document(mlp7())
     app_ui.settle(w.canvas)
     drawn = record_paints(w.canvas, monkeypatch)
     seen = fitted(w.canvas, drawn)
-    assert w.canvas.compact and set(drawn["compact"]) == set(w.controller.doc.nodes)
-    assert all(seen.contains(app_ui.card_as_drawn(w.canvas, nid)) for nid in w.controller.doc.nodes)
+    c = w.canvas
+    assert legible.number_px(c.zoom_level(), c.logicalDpiY()) >= legible.READABLE_PX
+    assert not c.compact and not drawn["compact"]
+    assert set(drawn["numbers"]) == set(w.controller.doc.nodes)
+    rects = {nid: c.renderer.rect(nid).adjusted(0, -22, 0, 0) for nid in w.controller.doc.nodes}
+    assert all(seen.contains(r) for r in rects.values())
+    ids = sorted(rects)
+    assert not [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:] if rects[a].intersects(rects[b])]
+    assert all(seen.contains(item.route_rect().adjusted(-1, -1, 1, 1)) for item in c.edge_items.values())
+    for dock in (w.palette_dock, w.lesson_dock, w.inspector_dock, w.provenance_dock):
+        assert _reachable(w, dock), dock.windowTitle()
+    assert w.palette_dock.isVisible() and w.inspector_dock.isVisible()   # both in view at once
+    assert all(n.position is None for n in w.controller.doc.nodes.values())   # nothing was the user's
+    assert w.controller.undo_stack.count() == 0
+
+
+def test_fit_never_moves_nodes_the_user_placed_and_auto_layout_folds_with_undo(open_window, monkeypatch):
+    """A placed MLP (as a student builds it, card by card in a row) fits compact: Fit to
+    Window moves nothing. Auto Layout lays it out for the window, folded into rows that
+    read, as one undoable edit."""
+    w = open_window(None, size=(1280, 800))
+    doc = mlp7()
+    for nid, (x, y) in {"x": (0, 0), "W1": (0, 160), "matmul": (364, 100), "relu": (728, 0),
+                        "W2": (747, 152), "matmul_1": (1092, 200), "reduce_sum": (1377, 210)}.items():
+        doc.nodes[nid].position = (x, y)
+    w.controller.set_document(doc)
+    app_ui.settle(w.canvas)
+    drawn = record_paints(w.canvas, monkeypatch)
+    before = dict(w.canvas.positions)
+    fitted(w.canvas, drawn)
+    assert w.canvas.positions == before and w.canvas.compact
+    w.canvas.auto_layout()
+    assert w.controller.undo_stack.count() == 1
+    fitted(w.canvas, drawn)
+    assert not w.canvas.compact and set(drawn["numbers"]) == set(w.controller.doc.nodes)
+    rows = sorted({round(w.controller.doc.nodes[n].position[1] > 400) for n in w.controller.doc.nodes})
+    assert rows == [0, 1]                       # two rows: the chain wrapped
+    w.controller.undo_stack.undo()
+    app_ui.settle(w.canvas)
+    assert {n: tuple(w.controller.doc.nodes[n].position) for n in before} == before
 
 
 def test_in_the_window_the_mlp_with_biases_reads_compact(open_window, monkeypatch):
     """x @ W1 + b1 -> relu -> @ W2 + b2 -> reduce_sum in the window as it first opens
-    (1280x800, palette and inspector): its numbers would need a canvas about twice as
-    wide (zoom 0.79 for 9 px), so it fits compact: every card in view, no name's plate
-    over another card."""
+    (1280x800): its numbers would need a canvas about twice as wide (zoom 0.79 for 9 px),
+    and folded into rows it is too tall, so it fits compact: every card in view, no
+    name's plate over another card."""
     w = open_window(None, size=(1280, 800))
     w.controller.set_document(mlp11())
     app_ui.settle(w.canvas)
