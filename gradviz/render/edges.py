@@ -122,16 +122,16 @@ _ROUTES = {}        # (ends, the obstacles in the way) -> path, across renderers
 _ROUTES_MAX = 4096
 
 
-def route(a, b, obstacles, slot=0):
+def route(a, b, obstacles, slot=0, back=False):
     """A path from output port `a` to input point `b` (input `slot` of its card) that crosses
     none of `obstacles` ((left, top, right, bottom) boxes, already grown by the clearance)
-    lying between them; a plain curve if none does. (Plain tuples: a hundred QRectF calls
-    cost more than the route.)
+    lying between them; a plain curve if none does. `back`: the input's card lies wholly
+    behind the output's (a folded layout's next row): the path wraps round the cards.
+    (Plain tuples: a hundred QRectF calls cost more than the route.)
 
     Remembered by its ends and the obstacles in its span: after an edit re-measures cards,
     an edge whose own stretch of the canvas did not change is not routed again."""
     ax, bx = a.x(), b.x()
-    back = bx < ax - BACK_REACH        # the input lies behind the output: a folded layout's wrap
     if back:
         span = tuple(box for box in obstacles if box[2] > bx - 2 * BACK_REACH and box[0] < ax + 2 * BACK_REACH)
     else:
@@ -148,9 +148,9 @@ def route(a, b, obstacles, slot=0):
 
 
 def _lane(obstacles, x0, x1, y0, y1, slot):
-    """The height of a free horizontal lane from x0 to x1 nearest the middle of y0 and y1
-    (any free height when none lies between them): near the bottom of its gap, a later
-    input `slot` higher, so that edges into one card's inputs nest without crossing."""
+    """The height of a free horizontal lane from x0 to x1 between y0 and y1, nearest their
+    middle (None when no gap between the cards there lies between them): near the bottom
+    of its gap, a later input `slot` higher, so that edges into one card's inputs nest."""
     blocked = _merge([(top, bottom) for left, top, right, bottom in obstacles if right > x0 and left < x1])
     middle = (y0 + y1) / 2
     best = None
@@ -159,12 +159,11 @@ def _lane(obstacles, x0, x1, y0, y1, slot):
             y = max(hi - BACK_REACH / 2 - LANE_STEP * slot, lo + 4)
         else:
             y = lo + BACK_REACH / 2 + LANE_STEP * slot
-        if not (lo < y < hi):
+        if not (lo < y < hi and min(y0, y1) <= y <= max(y0, y1)):
             continue
-        key = (not (min(y0, y1) <= y <= max(y0, y1)), abs(y - middle))
-        if best is None or key < best[0]:
-            best = (key, y)
-    return best[1] if best is not None else max(y0, y1) + BACK_REACH
+        if best is None or abs(y - middle) < best[0]:
+            best = (abs(y - middle), y)
+    return best[1] if best is not None else None
 
 
 def _route_back(a, b, obstacles, slot):
@@ -173,6 +172,13 @@ def _route_back(a, b, obstacles, slot):
     left (a later input `slot` further out), with rounded corners."""
     out_x, in_x = a.x() + BACK_REACH, b.x() - BACK_REACH - LANE_STEP * slot
     y = _lane(obstacles, in_x, out_x, a.y(), b.y(), slot)
+    if y is None:       # cards crowded with no gap between the two rows: no lane to take
+        return plain_path(a, b)
+    # A wider card under the output's (or over the input's) pushes the way down (up) aside.
+    out_x, in_x = _clear(out_x, a.y(), y, obstacles, 1), _clear(in_x, y, b.y(), obstacles, -1)
+    y = _lane(obstacles, in_x, out_x, a.y(), b.y(), slot)
+    if y is None:
+        return plain_path(a, b)
     corners = [a, QPointF(out_x, a.y()), QPointF(out_x, y), QPointF(in_x, y), QPointF(in_x, b.y()), b]
     path = QPainterPath(a)
     for before, at, after in zip(corners, corners[1:], corners[2:]):
@@ -183,6 +189,18 @@ def _route_back(a, b, obstacles, slot):
         path.quadTo(at, _toward(at, after, r))
     path.lineTo(b)
     return path
+
+
+def _clear(x, y0, y1, obstacles, side):
+    """`x` moved right (`side` 1) or left (-1) past every box that a vertical line there
+    from y0 to y1 would cross."""
+    lo, hi = min(y0, y1), max(y0, y1)
+    for _ in range(len(obstacles)):
+        hit = [box for box in obstacles if box[0] < x < box[2] and box[1] < hi and box[3] > lo]
+        if not hit:
+            break
+        x = max(box[2] for box in hit) + CLEARANCE if side > 0 else min(box[0] for box in hit) - CLEARANCE
+    return x
 
 
 def _toward(point, other, r):
@@ -271,9 +289,10 @@ class EdgePainter:
 
     def _route(self, edge, obstacles):
         a, b = self.edge_ends(edge)
-        back = b.x() < a.x() - BACK_REACH   # its lane runs under or over its own cards too
-        return route(a, b, [r for nid, r in obstacles.items()
-                            if back or nid not in (edge.src.node, edge.dst.node)], edge.dst.index)
+        src, dst = obstacles.get(edge.src.node), obstacles.get(edge.dst.node)
+        back = src is not None and dst is not None and dst[2] < src[0]   # wholly behind: it wraps
+        return route(a, b, [r for nid, r in obstacles.items()   # ... its lane round its own cards too
+                            if back or nid not in (edge.src.node, edge.dst.node)], edge.dst.index, back)
 
     def cut_point(self, edge):
         path = self.edge_path(edge)

@@ -64,7 +64,7 @@ def test_an_edge_to_an_input_behind_its_output_wraps_round_the_cards():
     row2 = [(300.0, 260.0, 500.0, 380.0)]
     a1, a2 = QPointF(508.0, 40.0), QPointF(508.0, 100.0)
     into = QPointF(94.0, 300.0), QPointF(94.0, 340.0)
-    paths = [route(a, b, row1 + row2, slot) for a, b, slot in ((a1, into[0], 0), (a2, into[1], 1))]
+    paths = [route(a, b, row1 + row2, slot, back=True) for a, b, slot in ((a1, into[0], 0), (a2, into[1], 1))]
     for path in paths:
         track = Track(path)
         assert not any(track.crosses(QRectF(QPointF(l + 1, t + 1), QPointF(r - 1, b - 1)))
@@ -76,3 +76,16 @@ def test_an_edge_to_an_input_behind_its_output_wraps_round_the_cards():
                  default=None) for path in paths]
     assert None not in lanes and lanes[1] < lanes[0]
     assert paths[1].boundingRect().left() < paths[0].boundingRect().left() - 4   # side by side, not on top
+
+
+def test_a_wrapping_edge_steps_round_a_wider_card_under_its_output():
+    src = (300.0, 0.0, 500.0, 150.0)
+    src_below = (280.0, 150.0, 600.0, 220.0)      # wider than the output's card, right under it
+    row2 = [(300.0, 300.0, 500.0, 380.0)]
+    a, b = QPointF(508.0, 40.0), QPointF(94.0, 330.0)
+    boxes = [src, src_below, *row2]
+    path = route(a, b, boxes, 0, back=True)
+    track = Track(path)
+    assert not any(track.crosses(QRectF(QPointF(l + 1, t + 1), QPointF(r - 1, bt - 1)))
+                   for l, t, r, bt in boxes[1:])
+    assert path.boundingRect().right() > 600.0

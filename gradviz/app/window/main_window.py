@@ -40,7 +40,7 @@ FIRST_SIZE = QSize(1280, 800)
 FIRST_SHARE = 0.85        # a first window on a larger screen takes this share of it
 PALETTE_WIDTH, INSPECTOR_WIDTH = 230, 340
 WIDE_CANVAS = 1000        # below this, with a dock on each side, the docks share the right side
-INSPECTOR_SHARE = 0.6     # ... the inspector above, this share of the height; palette below
+INSPECTOR_SHARE = 0.5     # ... the inspector above, this share of the height; palette and lesson below
 CANVAS_MIN_HEIGHT = 300   # no dock squeezes the canvas below a row of cards and a rule card
 STUDY_SHARE = 0.5         # a study dock opens this share of the canvas's and its height
 
