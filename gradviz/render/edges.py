@@ -125,8 +125,9 @@ _ROUTES_MAX = 4096
 def route(a, b, obstacles, slot=0, back=False):
     """A path from output port `a` to input point `b` (input `slot` of its card) that crosses
     none of `obstacles` ((left, top, right, bottom) boxes, already grown by the clearance)
-    lying between them; a plain curve if none does. `back`: the input's card lies wholly
-    behind the output's (a folded layout's next row): the path wraps round the cards.
+    lying between them; a plain curve if none does. `back`: the input lies behind the
+    output (a folded layout's next row): the path wraps round the cards along a free lane
+    between the two, or is a plain curve where the cards leave none (crowded by hand).
     (Plain tuples: a hundred QRectF calls cost more than the route.)
 
     Remembered by its ends and the obstacles in its span: after an edit re-measures cards,
@@ -289,9 +290,8 @@ class EdgePainter:
 
     def _route(self, edge, obstacles):
         a, b = self.edge_ends(edge)
-        src, dst = obstacles.get(edge.src.node), obstacles.get(edge.dst.node)
-        back = src is not None and dst is not None and dst[2] < src[0]   # wholly behind: it wraps
-        return route(a, b, [r for nid, r in obstacles.items()   # ... its lane round its own cards too
+        back = b.x() < a.x() - BACK_REACH   # an input behind its output: the edge wraps round,
+        return route(a, b, [r for nid, r in obstacles.items()   # its lane clear of its own cards too
                             if back or nid not in (edge.src.node, edge.dst.node)], edge.dst.index, back)
 
     def cut_point(self, edge):

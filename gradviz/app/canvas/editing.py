@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from ...graph import fileformat
 from ...graph.document import CONSTANT, VARIABLE, Document, Port
+from ...render.cards import BADGE_H
 from ...render.layout import layout as layout_positions
 from .palette import palette_entries
 from .quick_add import QuickAdd
@@ -271,6 +272,21 @@ class CanvasEditing:
             return
         self.positions.update(positions)
         self.sync(full=False, new_document=False)
+
+    def offer_layout(self):
+        """After a fit that drew the cards compact: where Auto Layout would lay the user's
+        own arrangement out to read at this size, the status bar says so (it is theirs to
+        choose: Fit to Window never moves what they placed)."""
+        doc = self.controller.doc
+        if not doc.nodes or any(n.position is None for n in doc.nodes.values()):
+            return
+        positions, cards = self._view_layout(doc), self.renderer.cards
+        boxes = [(x, y - BADGE_H - 4, x + cards[n].width, y + cards[n].height) for n, (x, y) in positions.items()]
+        width, height = self.layout_room()
+        if max(b[2] for b in boxes) - min(b[0] for b in boxes) <= width \
+                and max(b[3] for b in boxes) - min(b[1] for b in boxes) <= height + BADGE_H + 4:
+            self.controller.message.emit("The cards are drawn compact to fit the window: Auto Layout "
+                                         "(Ctrl+L) arranges them to read at this size; Undo restores yours")
 
     def auto_layout(self):
         """The render layer's layout for this view (folded where that reads), as one

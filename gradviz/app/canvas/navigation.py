@@ -129,6 +129,8 @@ class CanvasNavigation:
             zoom = min(zoom, _fit_zoom(rect, width, height))
         self._update_scene_rect()
         self._set_scale(min(MAX_FIT_SCALE, zoom))
+        if zoom < readable:
+            self.offer_layout()
         if zoom >= MIN_SCALE:
             self.centerOn(rect.center())
             return

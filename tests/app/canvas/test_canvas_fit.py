@@ -161,8 +161,11 @@ def test_fit_never_moves_nodes_the_user_placed_and_auto_layout_folds_with_undo(o
     app_ui.settle(w.canvas)
     drawn = record_paints(w.canvas, monkeypatch)
     before = dict(w.canvas.positions)
+    said = []
+    w.controller.message.connect(said.append)
     fitted(w.canvas, drawn)
     assert w.canvas.positions == before and w.canvas.compact
+    assert any("Auto Layout (Ctrl+L)" in text for text in said)   # the way to read it, offered
     w.canvas.auto_layout()
     assert w.controller.undo_stack.count() == 1
     fitted(w.canvas, drawn)
