@@ -8,6 +8,7 @@ same layout, so they cannot disagree.
 """
 from __future__ import annotations
 
+import bisect
 import re
 
 import numpy as np
@@ -160,6 +161,14 @@ class FormulaLayout:
         self.placed = self._flow(items, inner, PAD, y)
         bottom = max([y] + [top + h for _, _, top, _, h in self.placed])
         self.height = bottom + PAD
+        self._numbers_from = sorted(shown.numbers_from for part, shown, *_ in self.placed
+                                    if part[0] in ("array", "picture") and shown.kind == "tiles")
+
+    def number_band(self, zoom):
+        """How many of the card's tile pictures write their numbers at `zoom`: the card is
+        drawn the same at every zoom of one band, so a picture of it recorded at one serves
+        the band."""
+        return bisect.bisect_right(self._numbers_from, zoom)
 
     def _items(self, f):
         """[(part, width, content height, has label)] and the width of the widest row."""
@@ -311,7 +320,9 @@ class FormulaCard:
         painter.setPen(QPen(QColor(self.theme.formula_border), 1.5, Qt.PenStyle.DotLine))
         painter.drawLine(rect.center(), self.rect(step.node).center())
 
-    def _paint_formula(self, painter, step):
+    def _paint_formula(self, painter, step, zoom=None):
+        """Paint `step`'s formula card; `zoom`: the scale it will be seen at, when not the
+        painter's (the canvas records it 1:1 once per number_band and replays it zoomed)."""
         rect = self._formula_rect(step)
         if rect is None:
             return
@@ -342,12 +353,12 @@ class FormulaCard:
                     painter.setPen(QColor(t.text))
                     w = text.width(f["name"], name)
                     painter.drawText(QRectF(x, y, w + 2, shown.height), align, name)
-                    shown.draw(painter, x + w + NAME_GAP, y, colour, t)
+                    shown.draw(painter, x + w + NAME_GAP, y, colour, t, zoom)
                     continue
-                shown.draw(painter, x, y, colour, t)
+                shown.draw(painter, x, y, colour, t, zoom)
                 self._part_label(painter, x, y + shown.height + 1, part[2])
             elif kind == "picture":
-                extra.draw(painter, x, y, t.gradient if part[2].startswith("grad") else t.value, t)
+                extra.draw(painter, x, y, t.gradient if part[2].startswith("grad") else t.value, t, zoom)
                 self._ring_cells(painter, extra, x, y, part[4])
                 if part[2]:
                     self._part_label(painter, x, y + extra.height + 1, part[2])

@@ -36,7 +36,8 @@ class StepOverlay(QGraphicsItem):
         self._bounds = QRectF()
         self._under = QPainterPath()
         self._arrays = []
-        self._pictures = (QPicture(), QPicture())
+        self._ring = QPicture()     # the ring and leader line, under the arrows
+        self._bands = {}            # the formula card's number_band -> its picture at that band
         self._recorded = None       # what the pictures were recorded for (_same_key)
         self._due = None            # (key, cards near) laid out but not yet recorded
         self.moving = QRectF()
@@ -135,6 +136,12 @@ class StepOverlay(QGraphicsItem):
         self._record(r, step)
         self._recorded, self._due = key, None
 
+    def pictures(self, zoom=1.0):
+        """What the overlay replays at `zoom` (recorded if due): the ring and leader, and the
+        formula card."""
+        self._record_if_due()
+        return self._ring, self._formula_picture(zoom)
+
     def is_stale(self, story):
         """Is the step shown one of an older story than `story` (the player replaces it)?"""
         steps = getattr(story, "steps", None) or []
@@ -142,20 +149,33 @@ class StepOverlay(QGraphicsItem):
 
     def _record(self, r, step):
         """What does not move while the cotangent travels, recorded once per step: the ring
-        and leader (under the arrows, clipped off the cards) and the formula card (over them)."""
-        under, over = QPicture(), QPicture()
+        and leader (under the arrows, clipped off the cards); the formula card (over them)
+        is recorded once per zoom band (`_formula_picture`)."""
+        under = QPicture()
         painter = QPainter(under)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setClipPath(self._under, Qt.ClipOperation.IntersectClip)
         r._paint_highlight(painter, step.node)
         r._paint_leader(painter, step)
         painter.end()
-        painter = QPainter(over)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-        r._paint_formula(painter, step)
-        painter.end()
-        self._pictures = (under, over)
+        self._ring, self._bands = under, {}
+
+    def _formula_picture(self, zoom):
+        """The formula card as seen at `zoom`: its tiles write their numbers from the zoom
+        at which they read (render.tiles), so one picture is recorded per band of zooms that
+        draw the same numbers, and kept while the step is shown (zooming back and forth
+        records nothing again)."""
+        r, step = self.view.renderer, self.step
+        band = r.formula_layout(step).number_band(zoom) if render_painter.formula_rect(r, step) else 0
+        over = self._bands.get(band)
+        if over is None:
+            over = self._bands[band] = QPicture()
+            painter = QPainter(over)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+            r._paint_formula(painter, step, zoom)
+            painter.end()
+        return over
 
     def boundingRect(self):
         return self._bounds
@@ -167,10 +187,9 @@ class StepOverlay(QGraphicsItem):
         self._record_if_due()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-        under, over = self._pictures
-        painter.drawPicture(0, 0, under)
+        painter.drawPicture(0, 0, self._ring)
         r.paint_arrows(painter, step, self.progress)
-        painter.drawPicture(0, 0, over)
+        painter.drawPicture(0, 0, self._formula_picture(painter.worldTransform().m11()))
         if not self.highlight:
             return
         colour = QColor(self.view.highlight_colour())
