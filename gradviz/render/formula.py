@@ -16,6 +16,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 
 from ..graph.structure import filter_ports
+from ..story.formatting import number
 from ..story.rule_pictures import pictures as rule_pictures
 from . import preview, text, tiles
 from .cards import BADGE_H, LINE_H, PAD
@@ -253,6 +254,28 @@ class FormulaLayout:
                 x += text.width(self.fonts["name"], operand_title(part)) + NAME_GAP
             out.append((part[2], part[1], QRectF(origin_x + x, origin_y + top, shown.width, shown.height), shown))
         return out
+
+
+    def entry_text(self, origin_x, origin_y, point):
+        """'grad filters[0,1,0,2] = 1.1018444': the entry of any of the card's pictures under
+        `point` (the card's top-left at the origin) with its number in full, what hovering
+        it says (a rule picture writes its numbers only far zoomed in); None elsewhere."""
+        word = ""
+        for part, shown, top, x, _ in self.placed:
+            if part[0] == "word":
+                word = part[1]
+            if part[0] not in ("array", "picture"):
+                continue
+            name = re.split("[:,]", part[2])[0].strip() or word.removesuffix("=").strip()
+            if part[0] == "array" and len(part) > 3:
+                x += text.width(self.fonts["name"], operand_title(part)) + NAME_GAP
+            array = np.asarray(part[1])
+            flat = shown.entry_at(origin_x + x, origin_y + top, point) if array.size else None
+            if flat is not None:
+                index = ",".join(str(int(i)) for i in np.unravel_index(flat, array.shape))
+                return f"{name}[{index}] = {number(array.flat[flat], 8)}" if array.ndim \
+                    else f"{name} = {number(array.flat[flat], 8)}"
+        return None
 
 
 class FormulaCard:

@@ -43,7 +43,8 @@ class StepOverlay(QGraphicsItem):
         self.moving = QRectF()
         self.setZValue(20)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-        self.setAcceptHoverEvents(False)
+        self.setAcceptHoverEvents(True)     # over the formula card alone (shape)
+        self._card = QRectF()               # the formula card, scene coordinates
 
     def state(self):
         """What the overlay shows, as plain data (tests compare it)."""
@@ -97,7 +98,7 @@ class StepOverlay(QGraphicsItem):
         step = self.step
         if step is None or getattr(step, "node", None) not in r.doc.nodes \
                 or any(n not in r.positions for n in r.doc.nodes):
-            self._bounds, self._under, self._arrays = QRectF(), QPainterPath(), []
+            self._bounds, self._under, self._arrays, self._card = QRectF(), QPainterPath(), [], QRectF()
             self._recorded = self._due = None
             self.setVisible(step is not None and getattr(step, "node", None) in r.doc.nodes)
             self.update()
@@ -105,6 +106,7 @@ class StepOverlay(QGraphicsItem):
         node = r.rect(step.node)
         bounds = node.adjusted(-24, -24, 24, 24)
         card = render_painter.formula_rect(r, step)
+        self._card = QRectF() if card is None else QRectF(card)
         if card is not None:
             bounds = bounds.united(card.adjusted(-4, -4, 4, 4))
         moving = r.moving_rect(step)   # what changes with progress: the travelling cotangent
@@ -179,6 +181,20 @@ class StepOverlay(QGraphicsItem):
 
     def boundingRect(self):
         return self._bounds
+
+    def shape(self):
+        """The formula card alone: the cursor reaches the cards under the rest."""
+        path = QPainterPath()
+        path.addRect(self._card)
+        return path
+
+    def hoverMoveEvent(self, event):
+        """Over an entry of one of the formula card's pictures the tooltip names it and
+        gives its number in full, as over a card's."""
+        tip = render_painter.formula_entry_text(self.view.renderer, self.step, event.pos()) or ""
+        if tip != self.toolTip():
+            self.setToolTip(tip)
+        super().hoverMoveEvent(event)
 
     def paint(self, painter, option, widget=None):
         step, r = self.step, self.view.renderer
