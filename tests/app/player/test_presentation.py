@@ -11,7 +11,7 @@ from app_ui import shown_text
 from gradviz.app import create_window
 from gradviz.app import export_dialog
 from gradviz.app.player import presentation, step_view
-from gradviz.app.player.lessons import fill_steps_menu, lesson_entries, open_lesson
+from gradviz.app.player.lessons import fill_steps_menu, lesson_actions, lesson_entries, open_lesson
 from gradviz.app.window.main_window import SAMPLES_DIR, SEED_SAMPLE
 from gradviz.render import animation, png
 
@@ -216,7 +216,7 @@ def test_lesson_entries_follow_the_readme():
 
 def test_lessons_menu_opens_each_sample_at_step_0(window, qtbot):
     w = window
-    actions = [a for a in w.lessons_menu.actions() if a.data()]
+    actions = lesson_actions(w.lessons_menu)
     entries = lesson_entries()
     assert len(actions) == len(entries)
     for action, entry in zip(actions, entries):
@@ -228,6 +228,26 @@ def test_lessons_menu_opens_each_sample_at_step_0(window, qtbot):
         assert w.player.index == (0 if steps else -1), entry.path.name
         if steps:
             assert w.player.step is steps[0]
+
+
+def test_the_lessons_menu_fits_a_1280x800_screen_in_parts_of_the_course(window):
+    """36 lessons in one menu covered a whole 1280x800 screen (walk-through): each part of
+    the course is a submenu no taller than 700 px, its lessons numbered through the course."""
+    w = window
+    parts = [a.menu() for a in w.lessons_menu.actions() if a.menu() is not None]
+    lessons = [p for p in parts if p is not w.lessons_menu.steps_menu]
+    assert [m.title().split(":")[0] for m in lessons] == ["&Seeds", "&Training", "&Networks"]
+    assert w.lessons_menu.sizeHint().height() < 200
+    for m in lessons:
+        assert 0 < m.sizeHint().height() <= 700, m.title()
+        numbers = [int(a.text().lstrip("&").split()[0]) for a in m.actions()]
+        assert m.title().endswith(f"({numbers[0]}–{numbers[-1]})")
+    shown = [a for m in lessons for a in m.actions()]
+    assert shown == lesson_actions(w.lessons_menu)
+    assert [int(a.text().lstrip("&").split()[0]) for a in shown] == \
+        [e.number for e in lesson_entries()]
+    assert [a.data() for a in shown if "nets_" in a.data()] == \
+        [a.data() for a in lessons[2].actions()]
 
 
 def test_the_lessons_menu_lists_the_steps_with_their_captions(window):
@@ -263,7 +283,7 @@ def test_every_course_lesson_opens_from_the_menu_and_plays_in_presentation(windo
     in presentation mode: from step 1 to the last with the keys a clicker sends."""
     w = window
     assert sorted(COURSE) == sorted(p.stem for p in SAMPLES_DIR.glob("nets_*.json"))
-    actions = {a.data(): a for a in w.lessons_menu.actions() if a.data()}
+    actions = {a.data(): a for a in lesson_actions(w.lessons_menu)}
     entries = {e.path.stem: e for e in lesson_entries()}
     w.presentation.enter()
     band = w.presentation.band
