@@ -105,7 +105,12 @@ def start_numba_worker(target, name, daemon=True):
                 _busy -= 1
 
     thread = threading.Thread(target=run, name=name, daemon=daemon)
-    thread.start()
+    try:
+        thread.start()
+    except BaseException:
+        with _busy_lock:
+            _busy -= 1
+        raise
     return thread
 
 

@@ -160,7 +160,7 @@ def encode_band(rows, prev, final, lit_bits, lit_len, len_bits, len_len, out):
 def _examples():
     """A first call per layout of `pixels` (a band is a C-order block when the image has
     no padding at the ends of its rows, else a view with a row stride)."""
-    out = np.empty(64, np.uint8)
+    out = np.empty(2 * (3 * 4 + 1) * 9 // 8 + 64, np.uint8)   # as deflate_band sizes it
     tables = (LIT_BITS, LIT_LEN, LEN_BITS, LEN_LEN)
     strided = np.zeros((2, 6), np.uint32)[:, :4]
     return [(np.zeros((2, 4), np.uint32), np.zeros(4, np.uint32), True, *tables, out),
