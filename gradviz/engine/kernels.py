@@ -347,10 +347,23 @@ def log_softmax(x):
 
 # -- batch normalisation over axis 0 (channels last) ------------------------------------
 
+def mean(x, axis=None, keepdims=False):
+    """np.mean, but the mean of nothing is NaN without numpy's 'Mean of empty slice'
+    warning, as in TF (a warnings filter to hide it would be the whole process's)."""
+    if x.size:
+        return np.mean(x, axis=axis, keepdims=keepdims)
+    dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
+    total = np.add.reduce(x, axis=axis, keepdims=keepdims, dtype=dtype)
+    if np.size(total) == 0:
+        return total
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return total / 0
+
+
 def batch_moments(x):
     """Mean and (biased) variance over every axis but the last."""
     x2 = x.reshape(-1, x.shape[-1])
     if use_numba(x2) and x2.shape[0] > 0:
         return _kernel("moments_cols")(x2)
-    mean = x2.mean(axis=0)
-    return mean, ((x2 - mean) ** 2).mean(axis=0)
+    average = mean(x2, axis=0)
+    return average, mean((x2 - average) ** 2, axis=0)
