@@ -493,3 +493,27 @@ def test_the_whole_graph_reads_from_the_back_row_too(window, qtbot):
     assert min(name_font.pointSizeF(), shape_font.pointSizeF()) * dpi / 72 >= p.readable_px() - 0.5
     p.exit()
     assert c.readable_px == legible.READABLE_PX and c.compact_scale() == 1.0
+
+
+def test_export_animation_on_the_ui_thread_never_waits_for_numba(window, tmp_path, monkeypatch):
+    """While GIF's LZW kernel is still compiling (here: until the test lets it go), the
+    window's export codes its frames with the Python LZW instead of waiting."""
+    from threading import Event
+
+    from gradviz.engine import kernels
+
+    if kernels.compiled(animation._lzw_arrays) is None:
+        pytest.skip("numba is not installed")
+    release = Event()
+    slow = kernels.BackgroundKernel(animation._lzw_arrays,
+                                    lambda: [] if release.wait(60) else [])
+    monkeypatch.setattr(animation, "_LZW", slow)
+    try:
+        n = export_dialog.export_animation(window, tmp_path / "a.gif", "gif", scale=0.5,
+                                           frames_per_step=2, hold=1)
+        assert n > 1 and slow._thread.is_alive() and slow._kernel is None
+    finally:
+        release.set()
+    assert slow.wait() is not None
+    frames = animation.frame_count(window.controller.result.story, 2, 1)
+    assert n <= frames and (tmp_path / "a.gif").read_bytes()[:6] == b"GIF89a"
