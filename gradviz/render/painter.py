@@ -163,7 +163,7 @@ def formula_pictures(renderer, step):
     rect = renderer._formula_rect(step)
     if rect is None:
         return []
-    return renderer.formula_layout(step).arrays(rect.left(), rect.top())
+    return renderer.formula_layout(step).arrays(rect.left(), rect.top(), renderer.formula_scale(step))
 
 
 def formula_arrays(renderer, step):
