@@ -108,13 +108,16 @@ def search(shown, avoid, others, size, configs, port, rules, gap, natural=None):
         if w > seen_w or h > seen_h or nodes[2] - nodes[0] > seen_w or nodes[3] - nodes[1] > seen_h:
             continue
         best = None
+        mid = ((nodes[0] + nodes[2]) / 2, (nodes[1] + nodes[3]) / 2)
         for spot, centre in _spots(nodes, own, w, h, seen_w, seen_h, gap,
                                    natural if scale == 1.0 else None):
             cost = _cost(spot, shown, avoid, others, rules)
-            if cost is not None and (best is None or cost < best[0]):
-                best = (cost, spot, centre)
-                if cost == 0.0:
-                    break
+            if cost is None:
+                continue
+            # Of the spots that hide as little, the nearest the cards (a short leader line).
+            far = abs((spot[0] + spot[2]) / 2 - mid[0]) + abs((spot[1] + spot[3]) / 2 - mid[1])
+            if best is None or (cost, far) < best[:2]:
+                best = (cost, far, spot, centre)
         if best is not None:
-            return zoom, scale, best[1], best[2]
+            return zoom, scale, best[2], best[3]
     return None

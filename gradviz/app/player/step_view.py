@@ -125,7 +125,7 @@ def involved_cards(renderer, step):
     return cards
 
 
-DOCK_MARGIN = 8.0      # screen pixels kept free around a docked formula card and its cards
+DOCK_MARGIN = 2.0      # screen pixels kept free around a docked formula card and its cards
 LEVEL_STEP = 0.9       # the zooms tried below the readable one, each this much smaller
 
 
@@ -249,5 +249,5 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM)
     # A step too large for presentation mode's zoom is framed smaller, down to the legible
     # size: its cards still show their numbers there (the canvas draws compact below this).
     shown = text_px(view, zoom)
-    view.set_readable_px(readable_px if shown >= readable_px else shown * (1 - 1e-9))
+    view.set_readable_px(readable_px if shown >= readable_px - 1e-6 else shown * (1 - 1e-9))
     return zoom
