@@ -8,7 +8,7 @@ from samples_util import NAMES, edge, renderer
 
 from gradviz.graph.document import Port
 from gradviz.render.formula import FORMULA_MAX_W, formula_parts, operand_title
-from gradviz.render.painter import formula_arrays, formula_pictures
+from gradviz.render.painter import formula_arrays, formula_entry_text, formula_pictures
 
 
 def _step(story, kind, node):
@@ -187,6 +187,9 @@ def test_a_formula_card_docked_smaller_is_drawn_to_scale_and_its_entries_still_f
     natural = r._formula_rect(step)
     layout = r.formula_layout(step)
     full = {label: (box, shown) for label, _, box, shown in formula_pictures(r, step)}
+    box, shown = full["contribution"]
+    said = formula_entry_text(r, step, shown.cell_rect(box.left(), box.top(), 5).center())
+    assert said and said.startswith("contribution[")
     scale = 0.6
     docked = QRectF(-500, 40, layout.width * scale, layout.height * scale)
     r.dock_formula(step, docked)
@@ -206,6 +209,8 @@ def test_a_formula_card_docked_smaller_is_drawn_to_scale_and_its_entries_still_f
                 continue
             assert box.adjusted(-0.01, -0.01, 0.01, 0.01).contains(cell)
             assert shown.entry_at(box.left(), box.top(), cell.center()) == flat
+    box, shown = small["contribution"]
+    assert formula_entry_text(r, step, shown.cell_rect(box.left(), box.top(), 5).center()) == said
     # Painted: the card's ink lies inside the docked rect, none outside it.
     image = QImage(1400, 1000, QImage.Format.Format_ARGB32)
     image.fill(QColor("white"))
