@@ -9,6 +9,7 @@ are (which cards must be in view, what the card may cover) and in which order to
 from dataclasses import dataclass
 
 PAD = 6.0            # scene units kept free between a docked card and a card it must not touch
+SNAP = 16.0          # pixels: the views a corner spot is placed in are this much coarser
 
 
 @dataclass(frozen=True)
@@ -32,17 +33,17 @@ def union(rects):
             max(r[2] for r in rects), max(r[3] for r in rects))
 
 
-def _spots(nodes, own, w, h, seen_w, seen_h, gap, first=None):
-    """[(spot, centre of the view)] for a card w x h next to `nodes` (the union of the cards
-    in view; `own` the step's own card) in a view seen_w x seen_h: beside them first (below,
-    above, right, left; aligned with their start, middle and end, and with the own card's),
-    then in the corners and edge middles of the views that hold them."""
+def _spots(nodes, own, w, h, seen_w, seen_h, snap, gap, first=None):
+    """[(spot, centre of the view, is it beside them)] for a card w x h next to `nodes` (the
+    union of the cards in view; `own` the step's own card) in a view seen_w x seen_h: beside
+    them first (below, above, right, left; aligned with their start, middle and end, and
+    with the own card's), then in the corners and edge middles of the views that hold them."""
     out = []
 
     def beside(spot):
         both = union([nodes, spot])
         if both[2] - both[0] <= seen_w and both[3] - both[1] <= seen_h:
-            out.append((spot, ((both[0] + both[2]) / 2, (both[1] + both[3]) / 2)))
+            out.append((spot, ((both[0] + both[2]) / 2, (both[1] + both[3]) / 2), True))
 
     if first is not None:
         beside(first)
@@ -58,6 +59,10 @@ def _spots(nodes, own, w, h, seen_w, seen_h, gap, first=None):
             beside((x, y, x + w, y + h))
     if nodes[2] - nodes[0] > seen_w or nodes[3] - nodes[1] > seen_h:
         return out
+    # A view a few pixels shorter (a caption a line taller) leaves a corner spot where it was
+    # (not re-recorded a hair away): the views placed are coarser, as large as they need.
+    seen_w = min(seen_w, max(snap[0], w, nodes[2] - nodes[0]))
+    seen_h = min(seen_h, max(snap[1], h, nodes[3] - nodes[1]))
     lefts = (nodes[2] - seen_w, (nodes[0] + nodes[2] - seen_w) / 2, nodes[0])
     tops = (nodes[3] - seen_h, (nodes[1] + nodes[3] - seen_h) / 2, nodes[1])
     for top in tops:
@@ -67,7 +72,7 @@ def _spots(nodes, own, w, h, seen_w, seen_h, gap, first=None):
             mid_x, mid_y = (left + right - w) / 2, (top + bottom - h) / 2
             for x, y in ((left, top), (right - w, top), (left, bottom - h), (right - w, bottom - h),
                          (mid_x, top), (mid_x, bottom - h), (left, mid_y), (right - w, mid_y)):
-                out.append(((x, y, x + w, y + h), centre))
+                out.append(((x, y, x + w, y + h), centre, False))
     return out
 
 
@@ -97,27 +102,36 @@ def _cost(spot, shown, avoid, others, rules):
 
 def search(shown, avoid, others, size, configs, port, rules, gap, natural=None):
     """(zoom, scale, spot, centre) of the first configuration in `configs` ([(zoom, scale)],
-    best first) where the card (`size` at scale 1) docks in a view of `port` pixels beside or
-    over the cards `shown` ([(card, name strip)], the step's own first) by `rules`; None if
+    best first) where the card (`size` at scale 1) docks in a view of `port` pixels beside
+    the cards `shown` ([(card, name strip)], the step's own first) by `rules`; over their
+    bodies (rules.clear False), the configuration where it hides least of them. None if
     none does. natural: the card's own place (tried first at scale 1)."""
     nodes = union([card for card, _ in shown])
     own = shown[0][0]
+    over = None       # over the cards' bodies: the configuration that hides least of them
     for zoom, scale in configs:
         seen_w, seen_h = port[0] / zoom, port[1] / zoom
+        snap = (port[0] // SNAP * SNAP / zoom, port[1] // SNAP * SNAP / zoom)
         w, h = size[0] * scale, size[1] * scale
         if w > seen_w or h > seen_h or nodes[2] - nodes[0] > seen_w or nodes[3] - nodes[1] > seen_h:
             continue
         best = None
         mid = ((nodes[0] + nodes[2]) / 2, (nodes[1] + nodes[3]) / 2)
-        for spot, centre in _spots(nodes, own, w, h, seen_w, seen_h, gap,
-                                   natural if scale == 1.0 else None):
+        for spot, centre, beside in _spots(nodes, own, w, h, seen_w, seen_h, snap, gap,
+                                           natural if scale == 1.0 else None):
             cost = _cost(spot, shown, avoid, others, rules)
             if cost is None:
                 continue
-            # Of the spots that hide as little, the nearest the cards (a short leader line).
+            # Of the spots that hide as little, one beside the cards (it stays put when the
+            # view's size changes a little), then the nearest them (a short leader line).
             far = abs((spot[0] + spot[2]) / 2 - mid[0]) + abs((spot[1] + spot[3]) / 2 - mid[1])
-            if best is None or (cost, far) < best[:2]:
-                best = (cost, far, spot, centre)
-        if best is not None:
-            return zoom, scale, best[2], best[3]
-    return None
+            rank = (cost, not beside, far)
+            if best is None or rank < best[0]:
+                best = (rank, spot, centre)
+        if best is None:
+            continue
+        if rules.clear:
+            return zoom, scale, best[1], best[2]
+        if over is None or best[0][0] < over[0][0]:
+            over = (best[0], zoom, scale, best[1], best[2])
+    return None if over is None else over[1:]

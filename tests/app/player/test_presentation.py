@@ -161,10 +161,12 @@ def test_each_step_is_framed_for_the_back_row(window, qtbot):
         formula = step_view.render_painter.formula_rect(r, step)
         assert all(seen.contains(card) for card in cards) and seen.contains(formula), k
         zoom = step_view.readable_zoom(c, p.readable_px())
-        width, height = c.viewport().width() / zoom, c.viewport().height() / zoom
+        width, height = ((side - 2 * step_view.DOCK_MARGIN) / zoom   # as docking measures it
+                         for side in (c.viewport().width(), c.viewport().height()))
         w_f, h_f = (x / r.formula_scale(step) for x in (formula.width(), formula.height()))
-        beside = nodes.width() + w_f <= width and max(nodes.height(), h_f) <= height
-        below = nodes.height() + h_f <= height and max(nodes.width(), w_f) <= width
+        gap = step_view.CARD_GAP
+        beside = nodes.width() + gap + w_f <= width and max(nodes.height(), h_f) <= height
+        below = nodes.height() + gap + h_f <= height and max(nodes.width(), w_f) <= width
         assert not (beside or below), k
     assert back_row >= len(p.steps()) // 2
     p.exit()

@@ -48,9 +48,10 @@ def _misses(w, path, presenting):
         p.finish_animation()
         QCoreApplication.processEvents()
         if presenting:          # the band's new height, the view's resize, then its fit
-            QCoreApplication.processEvents()
-            while w.presentation._fit_pending:
+            for _ in range(3):
                 QCoreApplication.processEvents()
+                while w.presentation._fit_pending:
+                    QCoreApplication.processEvents()
         cards = step_view.involved_cards(r, step)
         if not cards:
             continue
@@ -58,6 +59,7 @@ def _misses(w, path, presenting):
         if presenting and c.viewport().height() + w.presentation.band.height() > w.height():
             out.append(where + ("the view reaches under the caption band",))
         seen = c.mapToScene(c.viewport().rect()).boundingRect()
+        seen = seen.adjusted(-0.5, -0.5, 0.5, 0.5)     # the scroll bar's whole pixels
         px = step_view.text_px(c)
         if px < READABLE_PX - EPS or px < c.readable_px - EPS:   # too small, or drawn compact
             out.append(where + ("cards not legible", round(px, 2), round(c.readable_px, 2)))
