@@ -243,6 +243,10 @@ class Trainer:
             raise DocumentError(f"Newton's step solves a system over all {size:,} parameters; "
                                 f"it is offered up to {NEWTON_LIMIT:,}: choose fewer parameters "
                                 "or a gradient method", where="training")
+        if int(optimizer.iterations._value):
+            raise ValueError(f"a Trainer needs an optimizer that has taken no step (this one took "
+                             f"{int(optimizer.iterations._value)}): its t and slots would go on "
+                             "from another run; use fresh_optimizer")
         self.original = doc
         self.optimizer = optimizer
         self.doc = with_values(dataclasses.replace(doc, sources=list(self.parameters)),
@@ -408,6 +412,12 @@ class Trainer:
                 self._newton = False
         replayed = self._newton.terms(self.doc) if self._newton and compiled.REPLAY else None
         return replayed if replayed is not None else gradient_and_hessian(self.doc, self.parameters)
+
+
+def same_optimizer(a, b):
+    """Whether optimizers `a` and `b` are of one kind with the same hyper-parameters (their
+    states aside): a run with `b` may go on from `a`'s state."""
+    return type(a) is type(b) and a.get_config() == b.get_config()
 
 
 def fresh_optimizer(optimizer):

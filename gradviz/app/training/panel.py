@@ -33,7 +33,6 @@ class TrainPanel(QWidget):
         super().__init__(parent)
         self.controller = controller
         self.session = TrainingSession(controller, self)
-        self._optimizer = None        # made from the fields when a run starts; kept while they hold
         self._ports = []
 
         controls = QWidget()
@@ -208,7 +207,6 @@ class TrainPanel(QWidget):
 
     def _settings_changed(self, *_):
         """Another optimizer or parameter set: the next run starts a new trainer."""
-        self._optimizer = None
         self.landscape.update_coordinates()
         try:
             optimizer = make_optimizer(self.optimizer_name, **self.hyper())
@@ -251,11 +249,12 @@ class TrainPanel(QWidget):
 
     # -- running ------------------------------------------------------------------------
     def run(self, steps):
-        """Start `steps` updates on the worker (refusals are said in the status line)."""
+        """Start `steps` updates on the worker (refusals are said in the status line). The
+        optimizer is made afresh from the fields: the session goes on with its trainer's own
+        (and its state) only while the fields still say the same."""
         try:
-            if self._optimizer is None:
-                self._optimizer = make_optimizer(self.optimizer_name, **self.hyper())
-            self.session.start(self._optimizer, self.chosen_parameters(), steps)
+            optimizer = make_optimizer(self.optimizer_name, **self.hyper())
+            self.session.start(optimizer, self.chosen_parameters(), steps)
         except (ValueError, DocumentError) as error:
             self._say("error", _words(error))
             return False

@@ -109,6 +109,55 @@ def test_two_runs_are_two_entries_and_continue_the_optimizer(qtbot, panel):
         "Training run (5 SGD steps)", "Training run (7 SGD steps)"]
 
 
+STATEFUL = [("sgd", dict(learning_rate="0.1", momentum="0.9")),
+            ("sgd", dict(learning_rate="0.1", momentum="0.9", nesterov=True)),
+            ("rmsprop", dict(learning_rate="0.01")),
+            ("rmsprop", dict(learning_rate="0.01", momentum="0.5", centered=True)),
+            ("adam", dict(learning_rate="0.1")),
+            ("adam", dict(learning_rate="0.1", amsgrad=True))]
+
+
+def test_a_run_after_reset_undo_or_an_edit_starts_a_fresh_optimizer(qtbot, panel):
+    """Walk-through: Adam's step counter t (and every slot) went on across Reset, so Reset,
+    Run 100 gave other numbers than the first Run 100. Whenever the dock says 'a run starts
+    from them, its curves from step 0', a run is a fresh optimizer's from the values now:
+    after Reset, after Undo of the only run, after an edit that dropped the trainer."""
+    from gradviz.app.snapshots import snapshot
+    w, p = panel()
+    stack = w.controller.undo_stack
+
+    def run_matches_a_fresh_trainer(name, hyper):
+        expected = Trainer(snapshot(w.controller.doc), make_optimizer(name, **hyper))
+        expected.run(4)
+        assert p.run(4), p.status.text()
+        finish(qtbot, p)
+        np.testing.assert_allclose(kernel(w), expected.values()[KERNEL], rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(p.session.trainer.losses, expected.losses, rtol=1e-6)
+        assert p.session.trainer.last_update.t == 4          # the step card's t
+    for name, fields in STATEFUL:
+        hyper = {k: (v if isinstance(v, bool) else float(v)) for k, v in fields.items()}
+        choose(p, name, **{k: v for k, v in fields.items() if not isinstance(v, bool)})
+        for key, on in fields.items():
+            if isinstance(on, bool):
+                p.fields[key].setChecked(on)
+        run_matches_a_fresh_trainer(name, hyper)
+        p.reset_button.click()
+        assert "a run starts from them, its curves from step 0" in p.status.text()
+        run_matches_a_fresh_trainer(name, hyper)
+        stack.undo()                                   # the run after Reset
+        assert "a run starts from them, its curves from step 0" in p.status.text()
+        run_matches_a_fresh_trainer(name, hyper)
+        w.controller.set_value("x", kernel_input(w))   # the same numbers, a new tensor
+        assert p.session.trainer is None
+        run_matches_a_fresh_trainer(name, hyper)
+        p.reset_button.click()
+        stack.clear()
+
+
+def kernel_input(w):
+    return np.array(w.controller.doc.nodes["x"].value)
+
+
 def curves_of(p):
     """(x, y) of every curve: the loss, then the gradient and update norms."""
     return [tuple(np.asarray(a).tolist() for a in curve.getData())
