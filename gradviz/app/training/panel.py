@@ -79,16 +79,22 @@ class TrainPanel(QWidget):
         self.export_run_button = QPushButton("Export run…")
         self.export_run_button.setToolTip("The run replayed as an animated GIF or PNG: the "
                                           "graph's values and the plots step by step")
+        # The status sits beside the run's buttons and the plot buttons beside the tabs: in
+        # a short dock (a 1280 x 800 window) the plots keep the height two rows would take.
         bar = QHBoxLayout()
         for widget in (self.step_button, self.run_button, self.steps_box, self.pause_button,
-                       self.reset_button, self.log_box):
-            bar.addWidget(widget)
-        bar.addStretch(1)
-        bar.addWidget(self.export_plots_button)
-        bar.addWidget(self.export_run_button)
+                       self.reset_button):
+            bar.addWidget(widget, 0, Qt.AlignmentFlag.AlignTop)
         self.status = banner("info")
+        bar.addWidget(self.status, 1)
+        corner = QWidget()
+        corner_row = QHBoxLayout(corner)
+        corner_row.setContentsMargins(0, 0, 0, 2)
+        for widget in (self.log_box, self.export_plots_button, self.export_run_button):
+            corner_row.addWidget(widget)
         self.curves = TrainingCurves()
         self.tabs = QTabWidget()
+        self.tabs.setCornerWidget(corner)
         self.tabs.addTab(self.curves, "Curves")
         self.landscape = LandscapeView(self)
         self.tabs.addTab(self.landscape, "Landscape")
@@ -104,7 +110,6 @@ class TrainPanel(QWidget):
         scroll.setFixedWidth(CONTROLS_WIDTH)
         right = QVBoxLayout()
         right.addLayout(bar)
-        right.addWidget(self.status)
         right.addWidget(self.tabs, 1)
         layout = QHBoxLayout(self)
         layout.addWidget(scroll)

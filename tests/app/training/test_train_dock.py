@@ -590,3 +590,21 @@ def test_the_train_lesson_keeps_one_formula_card_when_its_story_is_replaced(qtbo
         overlay.card_arrays()                      # records what it paints
         for picture in overlay._pictures:
             assert overlay.boundingRect().contains(QRectF(picture.boundingRect()))
+
+
+def test_at_1280_by_800_the_dock_leaves_the_canvas_half_and_the_plots_their_height(qtbot, panel):
+    """Walk-through at 1280 x 800: the dock opened at 58% of the window, the canvas was
+    280 px high and the landscape plot 80 px under its choices and caption."""
+    w, p = panel("samples/train_2_valley.json")
+    assert (w.width(), w.height()) == (1280, 800)
+    qtbot.waitUntil(lambda: w.train_dock.height() > 200)     # the dock claims its room
+    qtbot.wait(20)
+    canvas, dock = w.canvas.height(), w.train_dock.height()
+    assert canvas >= dock and dock >= 250, (canvas, dock)
+    p.tabs.setCurrentWidget(p.landscape)
+    qtbot.wait(10)
+    page = p.landscape.height()
+    assert p.landscape.plot.height() >= page - 12 and page >= 120, (p.landscape.plot.height(), page)
+    p.tabs.setCurrentWidget(p.curves)
+    qtbot.wait(10)
+    assert all(plot.height() >= 120 for plot in p.curves.plots), [x.height() for x in p.curves.plots]
