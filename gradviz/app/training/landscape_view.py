@@ -185,6 +185,20 @@ class LandscapeView(QWidget):
         self.draw_button.setEnabled(False)
         return True
 
+    def clear(self):
+        """No surface (another document): its grid, path, arrow, star and words go."""
+        self.cancel()
+        self.land = self.model = None
+        for item in self.contours:
+            self.plot.removeItem(item)
+        self.contours = []
+        self.image.clear()
+        for curve in (self.path_curve, self.point, self.arrow_line, self.newton):
+            curve.setData([], [])
+        self.arrow_head.setVisible(False)
+        self.caption.setText("")
+        set_banner(self.note, "info", "")
+
     def cancel(self):
         if self.job is not None:
             self.job.cancel()

@@ -171,10 +171,16 @@ class TrainPanel(QWidget):
         self._settings_changed()
 
     def _document_replaced(self):
-        """Another document (File ▸ Open, New, a lesson): its Variables are chosen as it
-        marks them, and its training preset is taken."""
+        """Another document (File ▸ Open, New, a lesson): the run, its status, curves and
+        landscape were the other one's and no Undo comes back to them; its Variables are
+        chosen as it marks them, and its training preset is taken."""
         self._ports = []
         self._document_evaluated()
+        self.session.forget(park=False)
+        self._dropped = False
+        self._step_note = False
+        self._say("info", "")
+        self.landscape.clear()
         self.take_preset()
 
     def take_preset(self):

@@ -607,3 +607,27 @@ def test_at_1280_by_800_the_dock_leaves_the_canvas_half_and_the_plots_their_heig
     p.tabs.setCurrentWidget(p.curves)
     qtbot.wait(10)
     assert all(plot.height() >= 120 for plot in p.curves.plots), [x.height() for x in p.curves.plots]
+
+
+def test_another_document_clears_the_run_its_status_curves_and_landscape(qtbot, panel):
+    """Walk-through: after a run on train_2, opening train_3 left 'step 100, loss 0.000188581
+    (began at 33). Undo puts the Variables back.' with Undo greyed."""
+    w, p = panel("samples/train_2_valley.json")
+    p.run(5)
+    finish(qtbot, p)
+    draw(qtbot, p)
+    p.run(1_000_000)                       # and a run going on when the other one opens
+    qtbot.waitUntil(lambda: len(p.session.trainer.history) >= 2, timeout=20000)
+    w.controller.open("samples/train_3_newton.json")
+    finish(qtbot, p)
+    qtbot.wait(50)
+    assert p.session.trainer is None and p.session._parked is None
+    assert not p.status.isVisibleTo(p) and p.status.text() == ""
+    assert not any(c[0] for c in curves_of(p))         # (None or [] for no points)
+    assert p.landscape.land is None and p.landscape.path_curve.getData()[0] in (None, [])
+    assert p.landscape.caption.text() == "" and "Take a step" in p.last_step.text()
+    assert not p.reset_button.isEnabled() and not p.export_run_button.isEnabled()
+    assert w.controller.undo_stack.count() == 0
+    assert p.run(1), p.status.text()       # the new document trains from step 0
+    finish(qtbot, p)
+    assert len(p.session.trainer.history) == 1 and p.status.text().startswith("step 1, loss ")
