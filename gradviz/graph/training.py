@@ -30,7 +30,7 @@ from .structure import analyse
 # Newton solves an n x n system over all parameters each step: for small problems only.
 NEWTON_LIMIT = 1000
 # The path (every parameter entry at each step) is kept for up to this many entries, at
-# up to PATH_POINTS steps (every stride-th step; the stride doubles as a run grows).
+# up to PATH_POINTS steps (every stride-th step and the last; the stride doubles as a run grows).
 PATH_LIMIT = 4096
 PATH_POINTS = 2000
 
@@ -383,12 +383,17 @@ class Trainer:
         return slots(variable) if slots is not None else {}
 
     def _remember(self, step):
-        if self.path is None or step % self._stride:
+        """Every stride-th step into the path, and always the newest: a run's export and
+        its landscape path end where the run is (a run of 2003 steps ended at 2002)."""
+        if self.path is None:
             return
+        if self.path and self.path[-1][0] % self._stride:
+            self.path.pop()                # the newest before, off the stride
         self.path.append((step, self.values()))
         if len(self.path) > PATH_POINTS:
             self._stride *= 2
-            self.path = [entry for entry in self.path if entry[0] % self._stride == 0]
+            self.path = [entry for entry in self.path[:-1] if entry[0] % self._stride == 0] \
+                + self.path[-1:]
 
     def _evaluate(self):
         """Values and gradients at the current parameters; only numbers changed since the

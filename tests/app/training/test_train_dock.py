@@ -427,6 +427,35 @@ def test_the_run_exports_as_gif_and_apng(qtbot, panel, tmp_path):
     assert frame_steps(list(range(500)), 60)[::59] == [0, 499]
 
 
+def test_the_run_export_ends_at_the_last_step_on_a_slide_sized_frame(qtbot, panel, tmp_path,
+                                                                     monkeypatch):
+    """Walk-through: a 15416-step run's GIF was read ending at step 9664 (a 3266 x 508 strip
+    of 6 MB that a reader's memory limit cut short), and a run whose last step is off the
+    thinned path's stride lost it. The frames end at the run's last step and loss, 16:9."""
+    import struct
+    from gradviz.app.training import export
+    from gradviz.graph import training
+    monkeypatch.setattr(training, "PATH_POINTS", 10)
+    w, p = panel("samples/train_1_gd_bowl.json")
+    choose(p, "sgd", learning_rate="0.1")
+    p.run(16)
+    finish(qtbot, p)
+    p.run(7)                                   # paused and resumed: 23 steps, stride 4
+    finish(qtbot, p)
+    draw(qtbot, p)
+    said = []
+    frame = export._frame
+    monkeypatch.setattr(export, "_frame", lambda *a: said.append(a[3]) or frame(*a))
+    count = export.export_run(p, tmp_path / "run.gif")
+    trainer = p.session.trainer
+    assert said[-1] == f"step 23 of 23   loss {trainer.losses[-1]:.6g}" and count == len(said)
+    assert [int(t.split()[1]) for t in said] == [s for s, _ in trainer.path]
+    data = (tmp_path / "run.gif").read_bytes()
+    assert struct.unpack("<HH", data[6:10]) == (export.FRAME_WIDTH, export.FRAME_HEIGHT)
+    assert export.FRAME_WIDTH * 9 == export.FRAME_HEIGHT * 16
+    assert len(data) < 2_000_000
+
+
 def test_a_cancelled_run_export_leaves_no_file(qtbot, panel, tmp_path):
     from gradviz.app.training.export import export_run
     from gradviz.render import animation
