@@ -24,7 +24,8 @@ from .compiled import LeafProgram, Replayer, Uncompilable
 from .document import LAYER, VARIABLE, Port
 from .errors import ENGINE_ERRORS, DocumentError
 from .evaluate import _built, _tapes, evaluate, seeds_of
-from .ports import port_text
+from .names import port_names
+from .ports import parse_port, port_text
 from .structure import analyse
 
 # Newton solves an n x n system over all parameters each step: for small problems only.
@@ -100,6 +101,34 @@ def variable_ports(doc):
         elif node.kind == LAYER:
             ports += [Port(node.id, i + 1) for i in range(len(_weight_names(node)))]
     return ports
+
+
+def named_parameters(doc, texts):
+    """The Variable ports `texts` name: each by its reader's name, as every list shows it
+    ('W1', 'layer1.kernel', 'x_1' for the second of two x), or by its internal id ('w2',
+    'layer1:1') when that is no other Variable's name. A DocumentError in words otherwise."""
+    ports = variable_ports(doc)
+    names = port_names(doc, ports)
+    by_name = {name: port for port, name in names.items()}
+    listing = ", ".join(names.values()) or "none"
+    chosen = []
+    for text in texts:
+        port = by_name.get(text)
+        try:
+            by_id = parse_port(text, "--param")
+        except DocumentError:
+            by_id = None
+        if port is not None and by_id in names and by_id != port:
+            node = doc.nodes[port.node]
+            raise DocumentError(f"'{text}' names the Variable labelled {text} (id {node.id}) and "
+                                f"is the id of {names[by_id]}: choose by a name that is one "
+                                f"Variable's (the Variables: {listing})", where="--param")
+        port = port if port is not None else by_id if by_id in names else None
+        if port is None:
+            raise DocumentError(f"'{text}' is not a Variable, so it cannot be trained (the "
+                                f"Variables: {listing})", where="--param")
+        chosen.append(port)
+    return chosen
 
 
 def port_value(doc, port):
@@ -231,12 +260,13 @@ class Trainer:
             raise DocumentError("no source is a Variable, so there is nothing to train (a "
                                 "constant is not trained): make a source a Variable",
                                 where="training")
+        shown = port_names(doc, self.parameters)      # the reader's names, not the ids
         for p in self.parameters:
             if not is_variable_port(doc, p):
-                raise DocumentError(f"'{port_text(p)}' is not a Variable, so it cannot be trained",
+                raise DocumentError(f"'{shown[p]}' is not a Variable, so it cannot be trained",
                                     where="training")
             if port_value(doc, p) is None or np.asarray(port_value(doc, p)).dtype.kind != "f":
-                raise DocumentError(f"'{port_text(p)}' has no floating-point value to train",
+                raise DocumentError(f"'{shown[p]}' has no floating-point value to train",
                                     where="training")
         size = sum(int(np.size(port_value(doc, p))) for p in self.parameters)
         if isinstance(optimizer, Newton) and size > NEWTON_LIMIT:
@@ -264,7 +294,7 @@ class Trainer:
         self._stride = 1
         self._evaluate()
         self._remember(0)
-        unconnected = [port_text(p) for p in self.parameters if self.gradient(p) is None]
+        unconnected = [shown[p] for p in self.parameters if self.gradient(p) is None]
         if unconnected:
             raise DocumentError(f"the loss does not depend on {', '.join(unconnected)} through "
                                 "recorded ops (its gradient is None): choose parameters the "
