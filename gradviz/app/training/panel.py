@@ -34,6 +34,8 @@ class TrainPanel(QWidget):
         self.controller = controller
         self.session = TrainingSession(controller, self)
         self._ports = []
+        self._typed = {}              # {optimizer: its fields as typed} when another is chosen
+        self._shown_name = None       # the optimizer whose fields are shown
 
         controls = QWidget()
         column = QVBoxLayout(controls)
@@ -41,7 +43,10 @@ class TrainPanel(QWidget):
         self.optimizer_box = QComboBox()
         for name, title in OPTIMIZER_TITLES.items():
             self.optimizer_box.addItem(title, name)
-        self.optimizer_box.setToolTip("The update rule; each matches tf.keras.optimizers")
+        self.optimizer_box.setToolTip(
+            "The update rule; each matches tf.keras.optimizers. Its fields start at Keras' "
+            "defaults, at the document's training preset (a lesson's) for the preset's "
+            "optimizer, and keep what you typed when you come back to it")
         column.addWidget(self.optimizer_box)
         self.form = QFormLayout()
         column.addLayout(self.form)
@@ -154,18 +159,33 @@ class TrainPanel(QWidget):
         return self.optimizer_box.currentData()
 
     def _optimizer_changed(self):
+        """The chosen optimizer's fields: Keras' defaults, the document's training preset's
+        values for the preset's optimizer, and what the user typed into this optimizer's
+        fields before choosing another (kept until another preset is taken)."""
+        if self._shown_name is not None:
+            self._typed[self._shown_name] = {
+                key: field.isChecked() if isinstance(field, QCheckBox) else field.text()
+                for key, field in self.fields.items()}
+        self._shown_name = name = self.optimizer_name
+        preset = dict(self.controller.doc.training)
+        preset = preset if preset.pop("optimizer", None) == name else {}
+        typed = self._typed.get(name, {})
         while self.form.rowCount():
             self.form.removeRow(0)
         self.fields = {}
-        for key, default in hyper_parameters(self.optimizer_name).items():
+        for key, default in hyper_parameters(name).items():
+            value = typed.get(key, preset.get(key, default))
+            tip = f"Keras' default: {default:g}"
+            if key in preset:
+                tip = f"The document's training preset (a lesson's): {preset[key]:g}; {tip}"
             if isinstance(default, bool):
                 field = QCheckBox()
-                field.setChecked(default)
+                field.setChecked(bool(value))
                 field.toggled.connect(self._settings_changed)
             else:
-                field = QLineEdit(f"{default:g}")
-                field.setToolTip(f"Keras' default: {default:g}")
+                field = QLineEdit(value if isinstance(value, str) else f"{value:g}")
                 field.textChanged.connect(self._settings_changed)
+            field.setToolTip(tip)
             self.fields[key] = field
             self.form.addRow(HYPER_TITLES.get(key, key), field)
         self._settings_changed()
@@ -185,22 +205,18 @@ class TrainPanel(QWidget):
 
     def take_preset(self):
         """The document's training preset (a lesson's optimizer, hyper-parameters and
-        steps); without one the fields keep what they hold."""
+        steps), over what was typed for the document before; without one the fields keep
+        what they hold."""
         preset = dict(self.controller.doc.training)
         name = preset.pop("optimizer", None)
         if name is None:
             return
+        self._typed, self._shown_name = {}, None
         self.optimizer_box.blockSignals(True)
         self.optimizer_box.setCurrentIndex(self.optimizer_box.findData(name))
         self.optimizer_box.blockSignals(False)
-        self._optimizer_changed()          # Keras' defaults, then the preset's values
-        self.steps_box.setValue(preset.pop("steps", self.steps_box.value()))
-        for key, value in preset.items():
-            field = self.fields[key]
-            if isinstance(field, QCheckBox):
-                field.setChecked(bool(value))
-            else:
-                field.setText(f"{value:g}")
+        self._optimizer_changed()
+        self.steps_box.setValue(preset.get("steps", self.steps_box.value()))
 
     def hyper(self):
         """{hyper-parameter: value} from the fields (ValueError naming a bad one)."""

@@ -660,3 +660,31 @@ def test_another_document_clears_the_run_its_status_curves_and_landscape(qtbot, 
     assert p.run(1), p.status.text()       # the new document trains from step 0
     finish(qtbot, p)
     assert len(p.session.trainer.history) == 1 and p.status.text().startswith("step 1, loss ")
+
+
+def test_switching_optimizer_keeps_the_lessons_values_and_the_users(qtbot, panel):
+    """Walk-through: switching to another optimizer and back reset η to Keras' default
+    (Adam 0.001) while the lesson says 0.05. The preset's optimizer takes the preset's
+    values, another Keras' defaults, and each keeps what the user typed into it until
+    another document opens."""
+    w, p = panel("samples/train_4_inverse.json")
+
+    def pick(name):
+        p.optimizer_box.setCurrentIndex(p.optimizer_box.findData(name))
+    assert p.optimizer_name == "adam" and p.hyper()["learning_rate"] == 0.05
+    assert "lesson" in p.fields["learning_rate"].toolTip()
+    pick("sgd")
+    assert p.hyper() == {"learning_rate": 0.01, "momentum": 0.0, "nesterov": False}
+    p.fields["momentum"].setText("0.5")
+    pick("adam")
+    assert p.hyper()["learning_rate"] == 0.05 and p.hyper()["beta_1"] == 0.9
+    p.fields["beta_1"].setText("0.8")
+    pick("sgd")
+    assert p.hyper()["momentum"] == 0.5
+    pick("adam")
+    assert (p.hyper()["learning_rate"], p.hyper()["beta_1"]) == (0.05, 0.8)
+    assert "preset" in p.optimizer_box.toolTip() and "Keras" in p.optimizer_box.toolTip()
+    w.controller.open("samples/train_4_inverse.json")     # a document afresh: its preset
+    assert (p.hyper()["learning_rate"], p.hyper()["beta_1"]) == (0.05, 0.9)
+    pick("sgd")
+    assert p.hyper()["momentum"] == 0.0
