@@ -92,6 +92,7 @@ class TrainPanel(QWidget):
             bar.addWidget(widget, 0, Qt.AlignmentFlag.AlignTop)
         self.status = banner("info")
         bar.addWidget(self.status, 1)
+        bar.addStretch(0)             # the buttons keep their width while the status is hidden
         corner = QWidget()
         corner_row = QHBoxLayout(corner)
         corner_row.setContentsMargins(0, 0, 0, 2)
