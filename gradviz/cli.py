@@ -238,6 +238,7 @@ def _train(args):
 def _training_preset(path):
     """The document's training preset ({} without one, or when the file cannot be read:
     the command then says why, as it does without a preset)."""
+    # loaded per command: `gradviz --help` stays quick
     from .graph.errors import DocumentError
     from .graph.fileformat import load
     try:
