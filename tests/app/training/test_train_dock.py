@@ -71,7 +71,7 @@ def test_a_run_is_the_trainers_numbers_and_one_undo_entry(qtbot, panel):
     stack.redo()                               # and come back
     np.testing.assert_array_equal(kernel(w), expected.values()[KERNEL])
     np.testing.assert_allclose(p.curves.loss_curve.getData()[1], expected.losses)
-    assert p.status.text().startswith("Redo Training run (20 Adam steps): loss ")
+    assert p.status.text().startswith("Redo Training run (20 Adam steps): back at step 20, loss ")
 
 
 def says_where_the_variables_are(p, what, loss):
@@ -129,8 +129,12 @@ def test_undo_of_the_second_run_keeps_the_first_runs_curves_and_redo_the_second(
     stack.undo()
     np.testing.assert_array_equal(kernel(w), first_kernel)
     assert curves_of(p) == after_first
-    assert p.status.text().startswith("Undo Training run (7 SGD steps): loss ")
-    assert "step 5 of the run" in p.status.text() and p.reset_button.isEnabled()
+    loss = p.session.trainer.loss      # (the window's, to a float32 ulp)
+    assert loss == pytest.approx(float(w.controller.result.evaluation.values[Port("loss")]),
+                                 rel=1e-6)
+    assert p.status.text() == (f"Undo Training run (7 SGD steps): back at step 5, loss {loss:.6g} "
+                               f"(began at {after_first[0][1][0]:.6g}); a run goes on from here.")
+    assert p.reset_button.isEnabled()
     stack.redo()
     np.testing.assert_array_equal(kernel(w), second_kernel)
     assert curves_of(p) == after_second
