@@ -542,6 +542,5 @@ def test_the_train_lesson_keeps_one_formula_card_when_its_story_is_replaced(qtbo
         assert len(overlays) == 1 and overlays[0].step is w.player.step
         assert w.player.step_name(w.player.step).endswith("Seed loss")
         overlay = overlays[0]
-        overlay.card_arrays()                      # records what it paints
-        for picture in overlay._pictures:
+        for picture in overlay.pictures():        # what it paints, recorded
             assert overlay.boundingRect().contains(QRectF(picture.boundingRect()))
