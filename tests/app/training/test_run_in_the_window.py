@@ -1,7 +1,6 @@
 """What a run costs the window (issue 22 §5: the edit → repaint under 50 ms during a run),
 counted, not timed: the worker waits while the window draws an edit, and a preview keeps
 every card's size, so no card is measured again and no edge takes a new route."""
-import threading
 import time
 
 import numpy as np
@@ -12,24 +11,11 @@ import pytest
 from gradviz.app.canvas import edges, view
 from gradviz.app.training import session as session_module
 from gradviz.graph import Port
-from gradviz.graph.training import Trainer
 from gradviz.render.painter import Renderer
 
+from gated_steps import gate_steps, steps_taken
+
 BOWL = "samples/train_1_gd_bowl.json"
-
-
-@pytest.fixture
-def gated(monkeypatch):
-    """The worker takes a step only when the test releases one (a gate in Trainer.step)."""
-    gate, waiting = threading.Semaphore(0), threading.Event()
-    step = Trainer.step
-
-    def gated_step(trainer):
-        waiting.set()
-        gate.acquire()
-        return step(trainer)
-    monkeypatch.setattr(Trainer, "step", gated_step)
-    return gate, waiting
 
 
 def train_dock(qtbot, open_window, optimizer="sgd", **fields):
@@ -43,20 +29,12 @@ def train_dock(qtbot, open_window, optimizer="sgd", **fields):
     return w, p
 
 
-def steps_taken(trainer, n, timeout=20.0):
-    end = time.monotonic() + timeout
-    while len(trainer.history) < n:
-        assert time.monotonic() < end, f"the worker took {len(trainer.history)} of {n} steps"
-        time.sleep(0.002)
-
-
-def test_previews_keep_card_sizes_so_no_edge_takes_a_new_route(qtbot, open_window, gated,
-                                                               monkeypatch):
+def test_previews_keep_card_sizes_so_no_edge_takes_a_new_route(qtbot, open_window, monkeypatch):
     """η = 0.3 on the bowl: y flips its sign every step (1, −0.8, 0.64, ...), so its card's
     numbers are one character wider every other step. A card keeps the wider size while
     the run goes on (before, every other preview measured the card again and re-routed
     its edges), and fits its numbers again when the run ends."""
-    gate, waiting = gated
+    gate, waiting = gate_steps(monkeypatch)
     measured, rerouted = [], []
     make_renderer = view.make_renderer
 
@@ -95,10 +73,9 @@ def test_previews_keep_card_sizes_so_no_edge_takes_a_new_route(qtbot, open_windo
     assert w.canvas.renderer.cards["y"].width == fitted.cards["y"].width
 
 
-def test_the_worker_waits_while_the_window_draws_an_edit(qtbot, open_window, gated,
-                                                         monkeypatch):
+def test_the_worker_waits_while_the_window_draws_an_edit(qtbot, open_window, monkeypatch):
     monkeypatch.setattr(session_module, "WINDOW_WAIT_S", 60.0)   # no step at all, however slow
-    gate, waiting = gated
+    gate, waiting = gate_steps(monkeypatch)
     w, p = train_dock(qtbot, open_window, learning_rate="0.01")
     session = p.session
     p.run(1000)
