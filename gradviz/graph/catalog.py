@@ -355,8 +355,8 @@ def port_name(doc, port):
     """A port in the reader's words: the node's name, a layer weight 'layer1.kernel', or
     'split:1'. Cards and study texts both say it this way."""
     node = doc.nodes.get(port.node)
-    if node is None:
-        return str(port.node)
+    if node is None:   # a reference to a missing node, as the file wrote it
+        return str(port.node) if port.index == 0 else f"{port.node}:{port.index}"
     name = node.label or node.id
     if port.index == 0:
         return name

@@ -220,10 +220,10 @@ class Trainer:
                                 where="training")
         for p in self.parameters:
             if not is_variable_port(doc, p):
-                raise DocumentError(f"'{port_text(p)}' is not a Variable, so it cannot be trained",
+                raise DocumentError(f"'{catalog.port_name(doc, p)}' is not a Variable, so it cannot be trained",
                                     where="training")
             if port_value(doc, p) is None or np.asarray(port_value(doc, p)).dtype.kind != "f":
-                raise DocumentError(f"'{port_text(p)}' has no floating-point value to train",
+                raise DocumentError(f"'{catalog.port_name(doc, p)}' has no floating-point value to train",
                                     where="training")
         size = sum(int(np.size(port_value(doc, p))) for p in self.parameters)
         if isinstance(optimizer, Newton) and size > NEWTON_LIMIT:
@@ -247,7 +247,7 @@ class Trainer:
         self._stride = 1
         self._evaluate()
         self._remember(0)
-        unconnected = [port_text(p) for p in self.parameters if self.gradient(p) is None]
+        unconnected = [catalog.port_name(doc, p) for p in self.parameters if self.gradient(p) is None]
         if unconnected:
             raise DocumentError(f"the loss does not depend on {', '.join(unconnected)} through "
                                 "recorded ops (its gradient is None): choose parameters the "
@@ -398,7 +398,7 @@ def _gradient_and_blocks(doc, parameters, leaves=None):
         built = _built(doc, tapes, helper, structure.broken, leaves=leaves)
         missing = [p for p in list(parameters) + list(doc.targets) if p not in built.tensors]
         if missing:
-            raise DocumentError(f"'{port_text(missing[0])}' has no value", where="hessian")
+            raise DocumentError(f"'{catalog.port_name(doc, missing[0])}' has no value", where="hessian")
         sources = [built.tensors[p] for p in parameters]
         targets = [built.tensors[p] for p in doc.targets]
         grads = tapes[1].gradient(targets, sources, output_gradients=seeds_of(doc, targets, leaves),
