@@ -123,7 +123,7 @@ for _name, _fn, _eng in [
         ("reduce_logsumexp", gv.reduce_logsumexp, "")]:
     _op(_name, "reduce", ("x",),
         lambda t, a, f=_fn: f(t[0], axis=_axis(a["axis"]), keepdims=a["keepdims"]),
-        f"{_name} over axis (all axes when null)", {"axis": None, "keepdims": False},
+        f"{_name} over axis (all axes when not set)", {"axis": None, "keepdims": False},
         engine=_eng)
 _op("norm", "reduce", ("x",),
     lambda t, a: gv.norm(t[0], axis=_axis(a["axis"]), keepdims=a["keepdims"]),
@@ -141,7 +141,7 @@ for _name, _fn, _eng in [("math.argmax", gv.math.argmax, "ArgMax"),
 _op("reshape", "shape", ("x",), lambda t, a: gv.reshape(t[0], a["shape"]), "new shape",
     {"shape": [-1]}, {"shape": "ints"}, engine="Reshape")
 _op("transpose", "shape", ("x",), lambda t, a: gv.transpose(t[0], a["perm"]),
-    "permute axes (reverse when null)", {"perm": None}, engine="Transpose")
+    "permute axes (reversed when not set)", {"perm": None}, engine="Transpose")
 _op("expand_dims", "shape", ("x",), lambda t, a: gv.expand_dims(t[0], a["axis"]),
     "insert an axis", {"axis": 0}, engine="ExpandDims")
 _op("squeeze", "shape", ("x",), lambda t, a: gv.squeeze(t[0], _axis(a["axis"])),
@@ -418,7 +418,7 @@ def check_attr(kind, value):
     expected = {"ints": "a list of integers", "float": "a finite number",
                 "index": "a list of integers, [start, stop, step] slices and '...'",
                 "paddings": "a list of [before, after] pairs of non-negative integers",
-                "axis": "null, an integer or a list of integers"}.get(kind, kind)
+                "axis": "an integer, a list of integers, or not set (null in a file)"}.get(kind, kind)
     return f"expected {expected}, got {shown(value)}"
 
 
@@ -463,7 +463,7 @@ def _rate(key, v):
 
 def _list_or_null(key, v):
     return None if v is None or isinstance(v, list) else \
-        f"{key} must be null or a list of integers, got {shown(v)}"
+        f"{key} must be a list of integers or not set (null in a file), got {shown(v)}"
 
 
 def _window_sequence(n=2):

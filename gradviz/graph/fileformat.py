@@ -39,20 +39,30 @@ def loads(text, strict=True):
     try:
         obj = json.loads(text, parse_constant=_no_constant, parse_int=_int, parse_float=_float)
     except json.JSONDecodeError as e:
-        raise DocumentError(f"malformed JSON: {e.msg}", where=f"line {e.lineno} column {e.colno}") \
-            from None
+        raise DocumentError(_not_json(text, e)) from None
     except RecursionError:
-        raise DocumentError("malformed JSON: nested too deeply", where="file") from None
+        raise DocumentError("the file is not valid JSON: nested too deeply", where="file") from None
     except _BadNumber as e:
         raise DocumentError(e.args[0], where=_position(text, e.args[1])) from None
     except ValueError as e:
-        raise DocumentError(f"malformed JSON: {e}", where="file") from None
+        raise DocumentError(f"the file is not valid JSON: {e}", where="file") from None
     doc = from_json(obj)
     if strict:
         problems = validate(doc)
         if problems:
             raise DocumentError.from_problem(problems[0])
     return doc
+
+
+def _not_json(text, e):
+    """Where the JSON breaks, in words: a file that ends before its JSON does was cut short
+    (a copy or a save interrupted), anything else has a slip at that place."""
+    if not text.strip():
+        return "the file is empty: a document is a JSON object (open a .gradviz.json file)"
+    where = f"line {e.lineno}, column {e.colno}"
+    if not text[e.pos:].strip():
+        return f"the file seems cut short: it is not valid JSON at {where} (its end): {e.msg}"
+    return f"the file is not valid JSON at {where}: {e.msg}"
 
 
 def _no_constant(name):
