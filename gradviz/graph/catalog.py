@@ -5,6 +5,7 @@ loading can check a file without running it, and a custom gradient is a rule
 with parameters, never code.
 """
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -349,6 +350,34 @@ def full_attrs(node):
     attrs = {**defaults, **node.attrs}
     return {k: float(v) if kinds.get(k) == "float" and _is_int(v) and _finite(v) else v
             for k, v in attrs.items()}
+
+
+def api_name(engine_type):
+    """The name a user writes for an engine op type, as in TF's API: MatMul -> matmul, AddV2
+    -> add, SoftmaxCrossEntropyWithLogits -> nn.softmax_cross_entropy_with_logits; a type
+    no catalog op records, in words (ReluGrad -> relu grad)."""
+    if not _API_NAMES:
+        for name, spec in OPS.items():
+            if spec.engine:
+                _API_NAMES.setdefault(spec.engine, name)
+    return _API_NAMES.get(engine_type) or re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", engine_type).lower()
+
+
+_API_NAMES = {}   # engine op type -> the first catalog op that records it (filled on first use)
+# A Dense layer's ops, by what each does for the reader (its activation says its own name)
+DENSE_PARTS = {"MatMul": "matmul", "AddV2": "bias add", "BiasAdd": "bias add"}
+
+
+def part_name(node, engine_type):
+    """What an op inside a node is to the reader: a Dense layer's 'matmul', 'bias add' and
+    its activation as its activation= says ('elu'); any other op by its API name."""
+    if node is not None and node.kind == "layer" and node.op == "Dense":
+        if engine_type in DENSE_PARTS:
+            return DENSE_PARTS[engine_type]
+        activation = full_attrs(node).get("activation")
+        if isinstance(activation, str) and activation not in ("", "linear"):
+            return activation
+    return api_name(engine_type)
 
 
 def port_name(doc, port):

@@ -40,8 +40,6 @@ def test_every_name_the_story_uses_is_a_card_title(name):
     for step in story.steps:
         if step.node is not None:
             assert cards[step.node].title in step.title or step.kind == "update", step.title
-        if "/" in step.title:   # an op inside a node that records several ('layer/MatMul')
-            continue
         unknown = [n for n in story_names(step) if not _is_card_title(n, titles)]
         assert not unknown, (step.index + 1, step.title)
 
