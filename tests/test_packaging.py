@@ -104,7 +104,8 @@ from PySide6.QtWidgets import QApplication
 app = QApplication(["gradviz"])
 from gradviz.app import ICON, create_window
 window = create_window(offer_recovery=False)
-lessons = [a for a in window.lessons_menu.actions() if a.data()]
+from gradviz.app.player.lessons import lesson_actions
+lessons = lesson_actions(window.lessons_menu)
 lessons[-1].trigger()
 print(json.dumps({"paths": [a.data() for a in lessons], "texts": [a.text() for a in lessons],
                   "icon": not app.windowIcon().isNull(), "icon_file": str(ICON),

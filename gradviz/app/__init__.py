@@ -10,6 +10,7 @@ import os
 import sys
 
 from .. import bundled
+from ..engine import kernels
 
 ICON = bundled.resource("gradviz.svg")
 
@@ -23,6 +24,7 @@ def create_window(path=None, offer_recovery=True, settings=None):
     from .controller import DocumentController
     from .window.main_window import SAMPLES_DIR, SEED_SAMPLE, MainWindow
 
+    kernels.never_wait_here()   # exports take their Python twins while numba loads on a worker
     app = QApplication.instance()
     if ICON.exists():
         app.setWindowIcon(QIcon(str(ICON)))

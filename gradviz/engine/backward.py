@@ -164,7 +164,7 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
         else:
             g = None
         if g is not None and not isinstance(g, Tensor):
-            g = Tensor._wrap(np.asarray(g))
+            g = Tensor._wrap(g if type(g) is np.ndarray else np.asarray(g))
         if observer is not None:
             if on_tape is not None and s._id not in on_tape:
                 observer.off_tape(s)

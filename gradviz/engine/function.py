@@ -41,7 +41,6 @@ import numpy as np
 
 from . import nest
 from .recording import _state
-from .trace_program import Tracer
 from .tracing import _trace
 from .ops.shape import identity
 from .spec import TensorSpec
@@ -275,6 +274,9 @@ class ConcreteFunction:
             table[fast_key] = program
 
     def _trace_and_run(self, python_function, arguments, leaves, key):
+        # The tracer and its compiler (trace_program, fuse) load at the first trace: a
+        # program that never traces does not pay for them at `import gradviz`.
+        from .trace_program import Tracer
         tracer = Tracer(leaves)
         with tracer:
             result = _as_outputs(python_function(*arguments.args, **arguments.kwargs))

@@ -59,9 +59,7 @@ def _start_loading():
     if _loader is None and _numba_installed():
         with _lock:
             if _loader is None:
-                _loader = threading.Thread(target=_load_all, name="gradviz numba kernels",
-                                           daemon=True)
-                _loader.start()
+                _loader = start_numba_worker(_load_all, "gradviz numba kernels")
                 atexit.register(_stop_loading)
     return False
 
@@ -75,34 +73,57 @@ def _load_all():
         return
 
 
-class _NeverLoads:
-    """The loader in a child forked while the parent's loader ran: numba is half
-    imported there, its import locks held by a thread the child does not have, so the
-    child keeps the numpy twins."""
-
-    def join(self):
-        pass
-
-    def is_alive(self):
-        return False
-
-
-def _after_fork_in_child():
-    global _loader
-    if not _ready and _loader is not None:
-        _loader = _NeverLoads()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
 def _stop_loading():
     """At exit: the loader stops after its current kernel, and the interpreter waits for
     it (it must not finalize while LLVM runs on that thread); a short script does not wait
     for kernels it will never call."""
     _exiting.set()
     _loader.join()
+
+
+# -- threads that work with numba, and fork ----------------------------------------------
+
+_busy = 0  # worker threads importing numba or compiling with it now
+_busy_lock = threading.Lock()
+
+
+def start_numba_worker(target, name, daemon=True):
+    """Start a thread that imports numba or compiles with it (the kernel loader, a
+    tf.function's fusing, a render kernel's load). A child forked while one runs may find
+    numba half imported or LLVM mid-compile, their locks held by a thread the child does
+    not have: numba is off in that child, whose numpy twins and plain programs run."""
+    global _busy
+    with _busy_lock:
+        _busy += 1
+
+    def run():
+        global _busy
+        try:
+            target()
+        finally:
+            with _busy_lock:
+                _busy -= 1
+
+    thread = threading.Thread(target=run, name=name, daemon=daemon)
+    try:
+        thread.start()
+    except BaseException:
+        with _busy_lock:
+            _busy -= 1
+        raise
+    return thread
+
+
+def _after_fork_in_child():
+    global _busy, _busy_lock, _installed
+    _busy_lock = threading.Lock()
+    if _busy:
+        _busy = 0
+        _installed = False
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _numba_installed():
@@ -131,6 +152,68 @@ def warm_up():
         return
     _start_loading()
     _loader.join()
+
+
+# -- kernels of the layers above, loaded on a worker -------------------------------------
+
+_thread_state = threading.local()
+
+
+def never_wait_here():
+    """Mark the calling thread (the app's UI thread) as one that never waits for numba:
+    there a BackgroundKernel not loaded yet is None and its caller runs its twin."""
+    _thread_state.never_wait = True
+
+
+class BackgroundKernel:
+    """A numba kernel of a layer above the engine (PNG's deflate, GIF's LZW), compiled or
+    loaded from numba's disk cache on a worker thread at its first request.
+
+    `get()` waits for it, except on a thread marked by `never_wait_here()`, where it is
+    None until loaded and the caller runs its Python or numpy twin (the same bytes come
+    out): the app's UI thread never waits for a compile. None too when kernels are off
+    or numba is missing or cannot compile it. `examples()` lists the arguments of small
+    first calls, one per argument layout the callers use, so that each is compiled on
+    the worker and none on a caller.
+    """
+
+    def __init__(self, fn, examples):
+        self._fn, self._examples = fn, examples
+        self._kernel = None
+        self._thread = None
+
+    def get(self):
+        if not ENABLED or not _numba_installed():
+            return None
+        if self._kernel is not None:
+            return self._kernel
+        if self._thread is None:
+            with _lock:
+                if self._thread is None:
+                    # Not a daemon: the interpreter waits for a compile at exit rather
+                    # than stopping LLVM in the middle of one.
+                    self._thread = start_numba_worker(self._load, f"numba {self._fn.__name__}",
+                                                      daemon=False)
+        if not getattr(_thread_state, "never_wait", False):
+            self._thread.join()
+        return self._kernel
+
+    def wait(self):
+        """The kernel once loaded, on any thread (None without numba)."""
+        if self.get() is None and self._thread is not None:
+            self._thread.join()
+        return self.get()
+
+    def _load(self):
+        kernel = compiled(self._fn)
+        if kernel is None:
+            return
+        try:
+            for args in self._examples():
+                kernel(*args)
+        except Exception:  # noqa: BLE001 (numba could not compile it: the twin stays)
+            return
+        self._kernel = kernel
 
 
 # -- undo broadcasting ------------------------------------------------------------------
@@ -264,10 +347,23 @@ def log_softmax(x):
 
 # -- batch normalisation over axis 0 (channels last) ------------------------------------
 
+def mean(x, axis=None, keepdims=False):
+    """np.mean, but the mean of nothing is NaN without numpy's 'Mean of empty slice'
+    warning, as in TF (a warnings filter to hide it would be the whole process's)."""
+    if x.size:
+        return np.mean(x, axis=axis, keepdims=keepdims)
+    dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
+    total = np.add.reduce(x, axis=axis, keepdims=keepdims, dtype=dtype)
+    if np.size(total) == 0:
+        return total
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return total / 0
+
+
 def batch_moments(x):
     """Mean and (biased) variance over every axis but the last."""
     x2 = x.reshape(-1, x.shape[-1])
     if use_numba(x2) and x2.shape[0] > 0:
         return _kernel("moments_cols")(x2)
-    mean = x2.mean(axis=0)
-    return mean, ((x2 - mean) ** 2).mean(axis=0)
+    average = mean(x2, axis=0)
+    return average, mean((x2 - average) ** 2, axis=0)

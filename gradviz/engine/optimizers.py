@@ -114,6 +114,16 @@ class Optimizer:
     def get_config(self):
         return {"name": self.name, "learning_rate": self.learning_rate, **self._hyper()}
 
+    def state(self):
+        """The steps taken and every variable's slots, to come back to with `set_state` (an
+        update replaces a slot's array, never writes into it: the arrays are shared)."""
+        return int(self.iterations._value), {k: (v, dict(s)) for k, (v, s) in self._slots.items()}
+
+    def set_state(self, state):
+        steps, slots = state
+        self.iterations.assign(np.int64(steps))
+        self._slots = {k: (v, dict(s)) for k, (v, s) in slots.items()}
+
     def _hyper(self):
         return {}
 
@@ -212,6 +222,14 @@ class Newton:
 
     def get_config(self):
         return {"name": self.name, "learning_rate": self.learning_rate, "damping": self.damping}
+
+    def state(self):
+        """The steps taken and the last step, to come back to with `set_state`."""
+        return int(self.iterations._value), self.last_step
+
+    def set_state(self, state):
+        steps, self.last_step = state
+        self.iterations.assign(np.int64(steps))
 
     def apply_hessian(self, gradients, hessian, var_list):
         """The update from the gradients (one per variable, None counts as zero) and the

@@ -131,12 +131,25 @@ class GradientTape:
                  unconnected_gradients=UnconnectedGradients.NONE, observer=None):
         """Gradient of the sum of `target`'s elements (or the VJP with output_gradients)."""
         zero = _unconnected_zero(unconnected_gradients)
-        if output_gradients is None and isinstance(target, Tensor) and isinstance(sources, Tensor):
-            # tape.gradient(y, x), the common call, without the nest bookkeeping
-            self._begin_use("gradient")
-            (g,) = backward(self._entries, [target], [None], [sources], 0, observer,
-                            on_tape=self._tracked)
-            return _fill_unconnected([g], [sources], zero, ())[0]
+        if output_gradients is None and isinstance(target, Tensor):
+            # tape.gradient(y, x) and tape.gradient(y, [w, b, ...]), the common calls,
+            # without the nest bookkeeping
+            if isinstance(sources, Tensor):
+                self._begin_use("gradient")
+                (g,) = backward(self._entries, [target], [None], [sources], 0, observer,
+                                on_tape=self._tracked)
+                return _fill_unconnected([g], [sources], zero, ())[0]
+            kind = type(sources)
+            if kind is list or kind is tuple:
+                for s in sources:
+                    if not isinstance(s, Tensor):
+                        break
+                else:
+                    self._begin_use("gradient")
+                    grads = backward(self._entries, [target], [None], sources, 0, observer,
+                                     on_tape=self._tracked)
+                    grads = _fill_unconnected(grads, sources, zero, ())
+                    return grads if kind is list else tuple(grads)
         flat_targets = [_as_target(t) for t in nest.flatten(target)]
         flat_sources = _as_sources(sources)
         if output_gradients is None:

@@ -23,11 +23,10 @@ on, with a warning naming the line.
 import functools
 import os
 import sys
-import threading
 
 import numpy as np
 
-from . import fuse, nest, recording as _recording
+from . import fuse, kernels, nest, recording as _recording
 from .backward import _READ_VARIABLE
 from .execute import apply
 from .ops import math as math_ops
@@ -326,7 +325,7 @@ class Program:
             self.run = self._plain
             # Not a daemon: the interpreter waits for a compile at exit rather than
             # stopping numba in the middle of one.
-            threading.Thread(target=self.fuse, name=f"fuse {self.name}").start()
+            kernels.start_numba_worker(self.fuse, f"fuse {self.name}", daemon=False)
         return self._plain(leaves)
 
     def fuse(self):

@@ -7,7 +7,6 @@ large or too slow. For every node it notes the tape entries (engine Operations) 
 produced, so the internal ops of a layer map back to the node.
 """
 import contextlib
-import warnings
 
 import numpy as np
 
@@ -98,12 +97,12 @@ def build(doc, tapes=(), grad_tape=None, grad_watch=(), skip=None, plan=None, le
     return built
 
 
-@contextlib.contextmanager
 def quiet():
-    """No numpy warnings on stderr: a NaN or infinity is reported on its node instead."""
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        yield
+    """No numpy warnings on stderr: a NaN or infinity is reported on its node instead.
+    numpy's error state is this thread's own, where a warnings filter would be the whole
+    process's (warnings.catch_warnings is not thread-safe: two threads leaving it out of
+    order leave one's filter in place for good)."""
+    return np.errstate(all="ignore")
 
 
 def one_line(e):

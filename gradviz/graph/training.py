@@ -206,6 +206,19 @@ class Update:
     slots_after: list
 
 
+@dataclasses.dataclass(frozen=True)
+class Checkpoint:
+    """A Trainer's state after `steps` updates (Trainer.checkpoint)."""
+
+    steps: int
+    values: list
+    optimizer: tuple
+    history: list
+    last_update: object
+    path: list
+    stride: int
+
+
 class Trainer:
     """Runs an optimizer on a private copy of a document; the caller's document is never
     changed (`values()` and `document()` give the trained numbers)."""
@@ -326,6 +339,27 @@ class Trainer:
         before = twin.values()
         twin.step()
         return before, twin.last_update
+
+    def checkpoint(self):
+        """Where the run is now, to come back to with `rewind` (the app's Undo of a later
+        run): the parameters, the optimizer's state, the records and the path. An update
+        replaces arrays, never writes into them, so they are shared, not copied."""
+        return Checkpoint(len(self.history), [v._value for v in self.variables],
+                          self.optimizer.state(), list(self.history), self.last_update,
+                          list(self.path) if self.path is not None else None, self._stride)
+
+    def rewind(self, checkpoint):
+        """Put the run back to `checkpoint` (earlier or later than now): the next step is
+        the one that followed it, with the numbers it had."""
+        for variable, value in zip(self.variables, checkpoint.values):
+            variable.assign(value)
+        self.optimizer.set_state(checkpoint.optimizer)
+        self.history = list(checkpoint.history)
+        self.last_update = checkpoint.last_update
+        self.path = list(checkpoint.path) if checkpoint.path is not None else None
+        self._stride = checkpoint.stride
+        store_values(self.doc, {p: v._value for p, v in zip(self.parameters, self.variables)})
+        self._evaluate()
 
     def run(self, steps, should_stop=None, on_step=None):
         """Up to `steps` updates; stops early when `should_stop()` says so. `on_step(record)`

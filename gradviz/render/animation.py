@@ -396,16 +396,16 @@ def _lzw_arrays(indices, min_code_size, child, out):
     return n
 
 
-_numba_lzw = None
 NUMBA_MIN_PIXELS = 20000
+_LZW = kernels.BackgroundKernel(
+    _lzw_arrays, lambda: [(np.zeros(16, np.uint8), 8, np.empty(4096 * 256, np.int32),
+                           np.empty(48, np.uint8))])
 
 
 def _lzw_kernel():
-    """The numba-compiled LZW (compiled on first use, cached on disk), or None."""
-    global _numba_lzw
-    if _numba_lzw is None:
-        _numba_lzw = kernels.compiled(_lzw_arrays) or False
-    return _numba_lzw or None
+    """The numba-compiled LZW (loaded on a worker, see kernels.BackgroundKernel), or None:
+    then the Python LZW codes the frame."""
+    return _LZW.get()
 
 
 def lzw_encode(indices, min_code_size=8):

@@ -235,13 +235,14 @@ class CardPainter:
         spec = preview.card_spec([value, *(array for _, array in gradients)])  # one per card
         if value is not None:
             sections.append(("value", value, "value", Port(node.id, 0),
-                             tiles.picture(value, role=self.tensor_role(Port(node.id, 0)), spec=spec)))
+                             tiles.picture(value, role=self.tensor_role(Port(node.id, 0)), spec=spec,
+                                           room=tiles.CARD_ROOM)))
         target = objective_name(self.doc, getattr(self.evaluation, "values", None))
         for port, array in gradients:
             compact = port.index > 0
             label = f"gradient  ∂{target}/∂{port_name(self.doc, port)}"
             shown = None if array is None else tiles.picture(array, compact=compact, role=self.tensor_role(port),
-                                                             spec=spec)
+                                                             spec=spec, room=tiles.CARD_ROOM)
             sections.append((label, array, "gradient", port, shown))
         preview_w = 0.0
         for label, array, colour, _, shown in sections:

@@ -48,25 +48,44 @@ _THUMBNAILS = {}   # (id of the array, colour map) -> (the array, its picture): 
 THUMBNAILS_KEPT = 512
 
 
-def thumbnail(array, theme):
+def thumbnail(array, theme, shown=None):
     """The heat picture of `array` (one pixel a cell, diverging around zero), or None.
-    Kept for the arrays last drawn: a compact canvas repaints every card on each zoom step."""
+    `shown`: the card's picture of it; a tile picture (an NHWC map, a filter, a sequence)
+    gives its tiles side by side, a pixel apart, as the full card lays them out, so a
+    feature map reads as images rather than as one flattened strip. Kept for the arrays
+    last drawn: a compact canvas repaints every card on each zoom step."""
     if array is None or np.size(array) == 0:
         return None
-    key = (id(array), theme.diverging)
+    tiled = shown if getattr(shown, "kind", None) == "tiles" else None
+    key = (id(array), theme.diverging, tiled is not None and tiled.layout)
     kept = _THUMBNAILS.get(key)
     if kept is not None and kept[0] is array:
         return kept[1]
-    image = _thumbnail(array, theme)
+    image = _thumbnail(array, theme, tiled)
     if len(_THUMBNAILS) >= THUMBNAILS_KEPT:
         _THUMBNAILS.pop(next(iter(_THUMBNAILS)))
     _THUMBNAILS[key] = (array, image)   # (the array is held, so its id is not reused meanwhile)
     return image
 
 
-def _thumbnail(array, theme):
+def _tile_grid(tiled):
+    """The tiles of a tile picture (the ones it shows) in one block, NaN between them."""
+    rows = [r for r in tiled.rows if r is not None]
+    cols = [c for c in tiled.cols if c is not None]
+    h, w = tiled.tiles.shape[2:]
+    block = np.full((len(rows) * (h + 1) - 1, len(cols) * (w + 1) - 1), np.nan)
+    for i, r in enumerate(rows):
+        for j, c in enumerate(cols):
+            block[i * (h + 1):i * (h + 1) + h, j * (w + 1):j * (w + 1) + w] = tiled.tiles[r, c]
+    return block, len(rows) * len(cols) * h * w
+
+
+def _thumbnail(array, theme, tiled=None):
     try:
-        grid, real = preview.heat_grid(np.asarray(array, dtype=np.float64))
+        if tiled is not None:
+            grid, real = _tile_grid(tiled)
+        else:
+            grid, real = preview.heat_grid(np.asarray(array, dtype=np.float64))
     except (TypeError, ValueError):   # not numbers (a string tensor)
         return None
     rgb, _ = preview.diverging_rgb(grid, theme.diverging)
@@ -118,14 +137,14 @@ def paint(painter, renderer, nid, pending=frozenset(), scale=1.0):
 def _paint_thumbnails(painter, theme, card, area, pending):
     """The value's and the gradients' heat pictures side by side in `area` (pixels), each
     framed in its section's colour, cells square where the room allows."""
-    shown = [(s.array, s.colour) for s in card.sections
+    shown = [(s.array, s.colour, s.preview) for s in card.sections
              if s.array is not None and not (s.colour == "gradient" and s.port in pending)]
     if not shown or area.height() < THUMB_MIN or area.width() < THUMB_MIN * len(shown):
         return
     slot = (area.width() - PAD * (len(shown) - 1)) / len(shown)
     painter.setRenderHint(painter.RenderHint.SmoothPixmapTransform, False)
-    for k, (array, colour) in enumerate(shown):
-        image = thumbnail(array, theme)
+    for k, (array, colour, picture) in enumerate(shown):
+        image = thumbnail(array, theme, picture)
         if image is None:
             continue
         cell = min(slot / image.width(), area.height() / image.height())

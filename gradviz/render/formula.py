@@ -8,6 +8,7 @@ same layout, so they cannot disagree.
 """
 from __future__ import annotations
 
+import bisect
 import re
 
 import numpy as np
@@ -15,6 +16,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 
 from ..graph.structure import filter_ports
+from ..story.formatting import number
 from ..story.rule_pictures import pictures as rule_pictures
 from . import preview, text, tiles
 from .cards import BADGE_H, LINE_H, PAD
@@ -160,6 +162,14 @@ class FormulaLayout:
         self.placed = self._flow(items, inner, PAD, y)
         bottom = max([y] + [top + h for _, _, top, _, h in self.placed])
         self.height = bottom + PAD
+        self._numbers_from = sorted(shown.numbers_from for part, shown, *_ in self.placed
+                                    if part[0] in ("array", "picture") and shown.kind == "tiles")
+
+    def number_band(self, zoom):
+        """How many of the card's tile pictures write their numbers at `zoom`: the card is
+        drawn the same at every zoom of one band, so a picture of it recorded at one serves
+        the band."""
+        return bisect.bisect_right(self._numbers_from, zoom)
 
     def _items(self, f):
         """[(part, width, content height, has label)] and the width of the widest row."""
@@ -246,6 +256,28 @@ class FormulaLayout:
         return out
 
 
+    def entry_text(self, origin_x, origin_y, point):
+        """'grad filters[0,1,0,2] = 1.1018444': the entry of any of the card's pictures under
+        `point` (the card's top-left at the origin) with its number in full, what hovering
+        it says (a rule picture writes its numbers only far zoomed in); None elsewhere."""
+        word = ""
+        for part, shown, top, x, _ in self.placed:
+            if part[0] == "word":
+                word = part[1]
+            if part[0] not in ("array", "picture"):
+                continue
+            name = re.split("[:,]", part[2])[0].strip() or word.removesuffix("=").strip()
+            if part[0] == "array" and len(part) > 3:
+                x += text.width(self.fonts["name"], operand_title(part)) + NAME_GAP
+            array = np.asarray(part[1])
+            flat = shown.entry_at(origin_x + x, origin_y + top, point) if array.size else None
+            if flat is not None:
+                index = ",".join(str(int(i)) for i in np.unravel_index(flat, array.shape))
+                return f"{name}[{index}] = {number(array.flat[flat], 8)}" if array.ndim \
+                    else f"{name} = {number(array.flat[flat], 8)}"
+        return None
+
+
 class FormulaCard:
     """Laying out, placing and painting the formula card (a part of Renderer)."""
 
@@ -311,7 +343,9 @@ class FormulaCard:
         painter.setPen(QPen(QColor(self.theme.formula_border), 1.5, Qt.PenStyle.DotLine))
         painter.drawLine(rect.center(), self.rect(step.node).center())
 
-    def _paint_formula(self, painter, step):
+    def _paint_formula(self, painter, step, zoom=None):
+        """Paint `step`'s formula card; `zoom`: the scale it will be seen at, when not the
+        painter's (the canvas records it 1:1 once per number_band and replays it zoomed)."""
         rect = self._formula_rect(step)
         if rect is None:
             return
@@ -342,12 +376,12 @@ class FormulaCard:
                     painter.setPen(QColor(t.text))
                     w = text.width(f["name"], name)
                     painter.drawText(QRectF(x, y, w + 2, shown.height), align, name)
-                    shown.draw(painter, x + w + NAME_GAP, y, colour, t)
+                    shown.draw(painter, x + w + NAME_GAP, y, colour, t, zoom)
                     continue
-                shown.draw(painter, x, y, colour, t)
+                shown.draw(painter, x, y, colour, t, zoom)
                 self._part_label(painter, x, y + shown.height + 1, part[2])
             elif kind == "picture":
-                extra.draw(painter, x, y, t.gradient if part[2].startswith("grad") else t.value, t)
+                extra.draw(painter, x, y, t.gradient if part[2].startswith("grad") else t.value, t, zoom)
                 self._ring_cells(painter, extra, x, y, part[4])
                 if part[2]:
                     self._part_label(painter, x, y + extra.height + 1, part[2])

@@ -168,6 +168,15 @@ def formula_pictures(renderer, step):
     return renderer.formula_layout(step).arrays(rect.left(), rect.top())
 
 
+def formula_entry_text(renderer, step, point):
+    """What hovering scene `point` on `step`'s formula card says: an entry of one of its
+    pictures and its number in full (FormulaLayout.entry_text), or None."""
+    rect = renderer._formula_rect(step)
+    if rect is None or not rect.contains(point):
+        return None
+    return renderer.formula_layout(step).entry_text(rect.left(), rect.top(), point)
+
+
 def formula_arrays(renderer, step):
     """[(label, array, QRectF)]: each array of the formula card where `_paint_formula` draws it."""
     return [placed[:3] for placed in formula_pictures(renderer, step)]

@@ -157,15 +157,23 @@ def encode_band(rows, prev, final, lit_bits, lit_len, len_bits, len_len, out):
     return n, (s2 << 16) | s1, h * (1 + 3 * w)
 
 
-_kernel = None
+def _examples():
+    """A first call per layout of `pixels` (a band is a C-order block when the image has
+    no padding at the ends of its rows, else a view with a row stride)."""
+    out = np.empty(2 * (3 * 4 + 1) * 9 // 8 + 64, np.uint8)   # as deflate_band sizes it
+    tables = (LIT_BITS, LIT_LEN, LEN_BITS, LEN_LEN)
+    strided = np.zeros((2, 6), np.uint32)[:, :4]
+    return [(np.zeros((2, 4), np.uint32), np.zeros(4, np.uint32), True, *tables, out),
+            (strided, np.zeros(4, np.uint32), True, *tables, out)]
+
+
+KERNEL = kernels.BackgroundKernel(encode_band, _examples)
 
 
 def kernel():
-    """The compiled `encode_band` (compiled on first use, cached on disk), or None."""
-    global _kernel
-    if _kernel is None:
-        _kernel = kernels.compiled(encode_band) or False
-    return _kernel or None
+    """The compiled `encode_band` (loaded on a worker, see kernels.BackgroundKernel), or
+    None: then BandWriter codes with zlib."""
+    return KERNEL.get()
 
 
 def deflate_band(pixels, prev, final):

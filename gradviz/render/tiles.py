@@ -4,7 +4,8 @@ An NHWC batch of images reads, per example (a row), as one small heat tile per c
 a convolution filter (HWIO) as a grid of in x out tiles of its H x W taps; a sequence
 (N, T, F) as a tokens x features grid per example. The picture has one colour scale
 (zero-centred and diverging, so a gradient's sign reads at a glance), writes each
-cell's number once the zoom makes it legible, and answers which entry lies under a
+cell's number once the zoom makes it legible (legible.READABLE_PX tall, in the card's one
+number format), and answers which entry lies under a
 point (the canvas's tooltip, provenance clicks). Large tensors are summarised, never
 cut silently: the first examples or channels, an explicit "… 12 more channels", the last.
 
@@ -19,17 +20,23 @@ import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPen
 
-from . import preview
+from . import legible, preview
 from . import text as _text
 
 TILE_W, TILE_H = 72.0, 64.0    # a tile's largest size
-CELL_MAX = 12.0                # a small tile's cells grow no bigger
+CELL_MAX = 12.0                # a small tile's cells grow no bigger (but see CARD_ROOM)
+CARD_ROOM = (400.0, 240.0)     # a card's tiles grow their cells within this picture size
+                               # towards numbers that read at 100 % (a 6x6 map does; four
+                               # 3x3 filters from 123 %): two 4-channel cards side by side
+                               # still fit a 1440x900 window at the readable zoom
 GAP = 4.0
 HEAD_H = 12.0                  # the column names above the tiles
 ELIDED_H = 14.0                # the "⋮ 5 more examples" row
 MAX_ROWS, MAX_COLS = 3, 4      # shown whole up to this many; else the first ones and the last
-READABLE = 16.0                # device pixels a cell needs before its number is written in it
-READABLE_TEXT = 7.5            # ... and the pixel height its number's font needs
+PT_PX = 4 / 3                  # pixels a point takes at 96 dpi
+DIGIT_EM = 0.6                 # a monospace digit's width in em
+FILL = 0.92                    # of a cell's width the widest number may take
+PT_PER_CELL = 0.42             # a number's font (points) is at most this times its cell (pixels)
 FILTER = "filter"
 
 # layout: (axes of the tile grid (row, column, tile row, tile column) in the array's axes,
@@ -54,14 +61,29 @@ def layout_of(array, role=None):
     return None
 
 
-def picture(array, font_size=8.5, compact=False, role=None, tile=(TILE_W, TILE_H), spec=None):
+def picture(array, font_size=8.5, compact=False, role=None, tile=(TILE_W, TILE_H), spec=None, room=None):
     """The picture of `array` a card or a formula card shows; `tile`: a tile's largest
     (width, height) (a rule's picture has room for bigger ones); `spec`: the card's number
-    format (preview.card_spec), for a table."""
+    format (preview.card_spec); `room`: the (width, height) up to which tiles may grow
+    their cells so that their numbers read at 100 % (CARD_ROOM on a node's card)."""
     layout = layout_of(array, role)
     if layout is None:
         return preview.Preview(array, font_size, compact, spec=spec)
-    return Tiles(array, layout, font_size, compact, tile, spec)
+    return Tiles(array, layout, font_size, compact, tile, spec, room)
+
+
+def fitted_pt(cell, chars):
+    """The largest font (points; whole halves, so few fonts are made) in which a number of
+    `chars` characters fits a cell `cell` pixels wide."""
+    size = min(cell * PT_PER_CELL, cell * FILL / (DIGIT_EM * PT_PX * chars))
+    return max(0.5, math.floor(size * 2) / 2)
+
+
+def readable_cell(chars):
+    """The least cell (whole pixels) in which a number of `chars` characters is written
+    legible.READABLE_PX tall at 100 %."""
+    pt = math.ceil(legible.READABLE_PX / PT_PX * 2) / 2
+    return math.ceil(max(pt / PT_PER_CELL, pt * DIGIT_EM * PT_PX * chars / FILL))
 
 
 def _picked(n, most):
@@ -76,10 +98,12 @@ class Tiles:
 
     kind = "tiles"
 
-    def __init__(self, array, layout, font_size=8.5, compact=False, tile=(TILE_W, TILE_H), spec=None):
+    def __init__(self, array, layout, font_size=8.5, compact=False, tile=(TILE_W, TILE_H), spec=None,
+                 room=None):
         self.array = np.asarray(array)
         self.layout, self.font_size, self.compact, self.tile = layout, font_size, compact, tile
-        self.spec = spec                       # the card's number format: one per card
+        self.spec, self.room = spec, room       # the card's number format: one per card
+        _, self._fmt, self._chars = preview._table_format(self.array, spec)   # as the card's tables
         perm, self.row_name, self.col_name, row_noun, col_noun, self.one_tile = _LAYOUTS[layout]
         a4 = self.array.reshape(self.array.shape[0], 1, *self.array.shape[1:]) if self.array.ndim == 3 \
             else self.array
@@ -87,8 +111,6 @@ class Tiles:
         self.tiles = a4.transpose(perm)            # (rows, cols, h, w): a view, nothing copied
         n_rows, n_cols, h, w = self.tiles.shape
         self.rows, self.cols = _picked(n_rows, MAX_ROWS), _picked(n_cols, MAX_COLS)
-        self.cell = min(CELL_MAX, tile[0] / w, tile[1] / h)
-        self.tile_w, self.tile_h = w * self.cell, h * self.cell
         self.label_font = _text.sans(7)
         # names only where they tell tiles apart: one example of one channel needs none
         self.head_h = HEAD_H if self.col_name and n_cols > 1 else 0.0
@@ -99,6 +121,9 @@ class Tiles:
         more_cols = n_cols - len(self.cols) + 1
         self.more_cols = (f"… {more_cols} more", col_noun) if None in self.cols else ()
         self.elided_w = elided_w = max([_text.width(self.label_font, t) + 6 for t in self.more_cols] + [0.0])
+        self.cell = self._cell(h, w)
+        self.tile_w, self.tile_h = w * self.cell, h * self.cell
+        self.number_pt = fitted_pt(self.cell, self._chars)
         self.col_x, x = {}, self.label_w
         for c in self.cols:
             self.col_x[c] = x
@@ -115,12 +140,29 @@ class Tiles:
         self.width = max(self.tiles_w, preview.CAPTION_MIN_W,
                          _text.width(self.caption_font, self.caption) + 2)
         self.height = self.tiles_h + preview.CELL_H
-        self._images, self._format = {}, None
+        self._images = {}
+
+    def _cell(self, h, w):
+        """A cell's side: as large as the tile's box allows, up to CELL_MAX; within `room`,
+        as large as its numbers need to read at 100 % (readable_cell)."""
+        cell = min(CELL_MAX, self.tile[0] / w, self.tile[1] / h)
+        if not self.room:
+            return cell
+        shown_cols, shown_rows = [c for c in self.cols if c is not None], [r for r in self.rows if r is not None]
+        fixed_w = self.label_w + (self.elided_w if self.more_cols else 0.0) + GAP * (len(self.cols) - 1)
+        fixed_h = self.head_h + (ELIDED_H if self.more_rows else 0.0) + GAP * (len(self.rows) - 1)
+        fits = min((self.room[0] - fixed_w) / (w * len(shown_cols)), (self.room[1] - fixed_h) / (h * len(shown_rows)))
+        return max(cell, min(readable_cell(self._chars), math.floor(fits)))
+
+    @property
+    def numbers_from(self):
+        """The least zoom at which the cells' numbers are written (legible.READABLE_PX tall)."""
+        return legible.READABLE_PX / (self.number_pt * PT_PX)
 
     def renumbered(self, array, spec=None):
         """The picture of `array`, of this one's shape: the same layout, new numbers, in the
         card's format `spec`."""
-        return Tiles(array, self.layout, self.font_size, self.compact, self.tile, spec)
+        return Tiles(array, self.layout, self.font_size, self.compact, self.tile, spec, self.room)
 
     @property
     def size(self):
@@ -176,11 +218,13 @@ class Tiles:
             image = self._images[key] = QImage(rgba.tobytes(), w, h, w * 4, QImage.Format.Format_RGBA8888).copy()
         return image
 
-    def draw(self, painter, x, y, colour, theme):
-        """Paint with the top-left corner at (x, y)."""
+    def draw(self, painter, x, y, colour, theme, zoom=None):
+        """Paint with the top-left corner at (x, y); `zoom`: the scale the picture will be
+        seen at, when not the painter's (a QPicture recorded at 1:1 and replayed zoomed)."""
         painter.save()
-        zoom = painter.worldTransform().m11()
-        numbers = self.cell * zoom >= READABLE and self._number_size() * zoom * 4 / 3 >= READABLE_TEXT
+        if zoom is None:
+            zoom = painter.worldTransform().m11()
+        numbers = zoom >= self.numbers_from
         painter.setRenderHint(painter.RenderHint.SmoothPixmapTransform, self.cell * zoom < 1)
         painter.setFont(self.label_font)
         painter.setPen(QColor(theme.muted))
@@ -220,28 +264,15 @@ class Tiles:
         painter.restore()
         return self.width, self.height
 
-    def _number_format(self):
-        """(format of one number, font size in points that fits the widest in a cell)."""
-        if self._format is None:
-            _, fmt, chars = preview._table_format(self.array, self.spec)   # as the card's tables
-            # a monospace digit is 0.6 em wide; a point is 4/3 pixel: 0.8 px per point
-            size = min(self.cell * 0.42, self.cell * 0.92 / (0.8 * chars))
-            self._format = fmt, max(0.5, math.floor(size * 2) / 2)   # half points: few fonts made
-        return self._format
-
-    def _number_size(self):
-        return self._number_format()[1]
-
     def number_texts(self, r, c):
         """The numbers tile (r, c) writes in its cells once zoomed in, row by row."""
-        fmt = self._number_format()[0]
+        fmt = self._fmt
         return [[fmt(v) for v in row] for row in self.tiles[r, c].tolist()]
 
     def _draw_numbers(self, painter, target, r, c, theme):
         """Each cell's number, dark on light cells and light on dark ones."""
-        size = self._number_format()[1]
         texts = self.number_texts(r, c)
-        painter.setFont(_text.mono(size))
+        painter.setFont(_text.mono(self.number_pt))
         image = self._image(r, c, theme.diverging)
         for i, row in enumerate(texts):
             for j, t in enumerate(row):

@@ -508,10 +508,11 @@ def gradient_size_lessons():
         the half that are off, so the cotangent's norm at each layer's output keeps its size:
         {n[0]:.3g} (all ones, from the sum), {_listed(n)}, and {n[-1]:.3g} at x, about
         {_factor(n):.2f} times per layer (the Gradient norms view, Ctrl+Alt+5, draws a level
-        line). A unit whose z is negative passes no gradient back (a dead relu): its entry of
-        the cotangent that reaches z is 0. With one example, each layer has such units: their
-        cards mark them in red (dead relu: …), and relu's step in the story says why their
-        cotangent is 0.
+        line). A unit whose z is negative is off and passes no gradient back: its entry of the
+        cotangent that reaches z is 0. With this one example, each layer has such units: their
+        cards mark them in red (relu off for this example: …), and relu's step in the story
+        says why their cotangent is 0. A unit that is off for every input is a dead relu: no
+        gradient ever reaches its weights again.
         """.split())
     d.finish(name, ["loss"], ["x"])
 

@@ -1,6 +1,9 @@
 """Dead relu units: a unit whose relu output is 0 for every example of the batch (and every
 position, for a feature map) passes no gradient back, because relu's rule keeps the
 cotangent only where its input is positive. The card marks them and the story says why.
+
+With one example a unit is only seen to be off for that input, not dead (dead means off for
+every input): the mark and the sentence say "off for this example" then.
 """
 import numpy as np
 
@@ -36,14 +39,28 @@ def _batch(output):
     return f"{m} {word}{'s' if m != 1 else ''}"
 
 
+def _one_example(output):
+    return np.asarray(output).shape[0] == 1
+
+
+def _positions(output):
+    """', all 36 positions' for one example's feature map, '' for a vector of units."""
+    a = np.asarray(output)
+    m = int(np.prod(a.shape[1:-1]))
+    return f", all {m} positions" if a.ndim > 2 else ""
+
+
 def card_mark(output):
-    """The card's line for a relu node's dead units, or ''."""
+    """The card's line for a relu node's dead (or, with one example, off) units, or ''."""
     units = dead_units(output)
     if not units:
         return ""
     n, k = np.asarray(output).shape[-1], len(units)
     # "units 1, 2, 3 of 6", not "1, 2, 3 of 6 units": that read as a count of 3
-    return f"dead relu: unit{'s' if k != 1 else ''} {listed(units)} (of {n}; {_batch(output)})"
+    which = f"unit{'s' if k != 1 else ''} {listed(units)}"
+    if _one_example(output):
+        return f"relu off for this example: {which} (of {n}{_positions(output)})"
+    return f"dead relu: {which} (of {n}; {_batch(output)})"
 
 
 def story_sentence(output):
@@ -52,8 +69,10 @@ def story_sentence(output):
     if not units:
         return ""
     many = len(units) > 1
-    return (f" Unit{'s' if many else ''} {listed(units)} {'are' if many else 'is'} dead for this "
-            f"batch ({_batch(output)}): relu's output is 0 all along "
+    state = ("off for this example" if _one_example(output)
+             else f"dead for this batch ({_batch(output)})")
+    return (f" Unit{'s' if many else ''} {listed(units)} {'are' if many else 'is'} {state}: "
+            f"relu's output is 0 all along "
             f"{'their columns' if many else 'its column'} because its input is ≤ 0 there, so "
             f"the rule keeps none of the cotangent in {'them' if many else 'it'}: it is 0, and "
             f"no gradient reaches the weights that feed {'them' if many else 'it'}.")

@@ -17,6 +17,18 @@ def _n(x):
     return f"{float(x):.6g}".replace("-", "−")
 
 
+def _enough(x, result, compute):
+    """x written with as many significant digits (6 to 9) as make `compute` of the written
+    number give `result` as the card prints it: where a difference cancels (w = −4, u =
+    −3.99600, w − u = −0.0039959) six digits of an operand cannot reproduce the result."""
+    target = _n(result)
+    for digits in range(6, 10):
+        text = f"{float(x):.{digits}g}"
+        if _n(compute(float(text))) == target:
+            break
+    return text.replace("-", "−")
+
+
 def _sq(x):
     """x² as written: a negative number squared needs its parentheses (−2² is −4)."""
     return f"({_n(x)})²" if float(x) < 0 else f"{_n(x)}²"
@@ -64,14 +76,17 @@ def _lines(opt, t, x, before, after, W="w"):
     lr, w, g, w_new = c["learning_rate"], x["w"], x["g"], x["w_new"]
     if isinstance(opt, SGD):
         if not c["momentum"]:
-            return [f"{W} ← {W} − η·g = {_n(w)} − {_n(lr)} × {_n(g)} = {_n(w_new)}"]
+            g_ = _enough(g, w_new, lambda g_: float(w) - lr * g_)
+            return [f"{W} ← {W} − η·g = {_n(w)} − {_n(lr)} × {g_} = {_n(w_new)}"]
         mu, v0, v = c["momentum"], before["velocity"], after["velocity"]
         lines = [f"v ← μ·v − η·g = {_n(mu)} × {_n(v0)} − {_n(lr)} × {_n(g)} = {_n(v)}"]
         if c["nesterov"]:
-            lines.append(f"{W} ← {W} + μ·v − η·g = {_n(w)} + {_n(mu)} × {_n(v)} − {_n(lr)} × {_n(g)}"
+            v_ = _enough(v, w_new, lambda v_: float(w) + mu * v_ - lr * float(g))
+            lines.append(f"{W} ← {W} + μ·v − η·g = {_n(w)} + {_n(mu)} × {v_} − {_n(lr)} × {_n(g)}"
                          f" = {_n(w_new)}")
         else:
-            lines.append(f"{W} ← {W} + v = {_n(w)} + {_n(v)} = {_n(w_new)}")
+            lines.append(f"{W} ← {W} + v = {_n(w)} + {_enough(v, w_new, lambda v_: float(w) + v_)}"
+                         f" = {_n(w_new)}")
         return lines
     if isinstance(opt, RMSprop):
         rho, eps, s0, s = c["rho"], c["epsilon"], before["velocity"], after["velocity"]
@@ -87,7 +102,8 @@ def _lines(opt, t, x, before, after, W="w"):
         if c["momentum"]:
             mu, m0, m = c["momentum"], before["momentum"], after["momentum"]
             lines += [f"m ← μ·m + {formula} = {_n(mu)} × {_n(m0)} + {numbers} = {_n(m)}",
-                      f"{W} ← {W} − m = {_n(w)} − {_n(m)} = {_n(w_new)}"]
+                      f"{W} ← {W} − m = {_n(w)} − {_enough(m, w_new, lambda m_: float(w) - m_)}"
+                      f" = {_n(w_new)}"]
         else:
             lines.append(f"{W} ← {W} − {formula} = {_n(w)} − {numbers} = {_n(w_new)}")
         return lines
@@ -112,5 +128,6 @@ def _lines(opt, t, x, before, after, W="w"):
         u = (float(w) - float(w_new)) / lr
         return [f"u = (H + λI)⁻¹·g over every trained entry at once (λ = {_n(c['damping'])}); "
                 f"this entry's g = {_n(g)}, u = {_n(u)}",
-                f"{W} ← {W} − η·u = {_n(w)} − {_n(lr)} × {_n(u)} = {_n(w_new)}"]
+                f"{W} ← {W} − η·u = {_n(w)} − {_n(lr)} × {_enough(u, w_new, lambda u_: float(w) - lr * u_)}"
+                f" = {_n(w_new)}"]
     return []

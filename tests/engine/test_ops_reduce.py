@@ -115,3 +115,30 @@ def test_reduce_logsumexp_values():
     y = tf.reduce_logsumexp(tf.constant(x), axis=1).numpy()
     np.testing.assert_allclose(y, [-np.inf, 1000 + np.log(2), np.log(4)])
     assert tf.reduce_logsumexp(tf.constant([np.inf, 0.0])).numpy() == np.inf
+
+
+def test_the_mean_of_nothing_is_nan_and_says_nothing():
+    """As TF: no 'Mean of empty slice' warning from numpy, which np.errstate cannot
+    silence (the app silences numpy's floating-point warnings with np.errstate, per
+    thread, and reports the NaN on its node; a warnings filter is not thread-safe)."""
+    import warnings
+
+    from gradviz.engine.ops.nn import batch_normalization_training, layer_normalization
+
+    empty = tf.zeros((0, 3))
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("error")
+        means = [tf.reduce_mean(empty), tf.reduce_mean(empty, axis=0),
+                 tf.reduce_mean(tf.zeros((0,), tf.float16)),
+                 tf.nn.moments(empty, axes=[0])[1]]
+        x = tf.Variable(np.zeros((0, 3), np.float32))
+        with tf.GradientTape() as tape:
+            y = tf.reduce_mean(x) + tf.reduce_sum(batch_normalization_training(
+                x, tf.ones(3), tf.zeros(3), 1e-3)) + tf.reduce_sum(layer_normalization(
+                    tf.zeros((2, 0)), tf.ones(0), tf.zeros(0), -1, 1e-3))
+        g = tape.gradient(y, x)
+    assert np.isnan(means[0].numpy()) and means[0].dtype == tf.float32
+    assert np.isnan(means[1].numpy()).all() and means[1].shape == (3,)
+    assert np.isnan(means[2].numpy()) and means[2].dtype == tf.float16
+    assert np.isnan(means[3].numpy()).all()
+    assert np.isnan(y.numpy()) and g.shape == (0, 3)

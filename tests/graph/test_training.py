@@ -264,6 +264,37 @@ def test_any_step_of_a_run_is_replayed_with_its_numbers(name, hyper):
         trainer.replay(8)
 
 
+@pytest.mark.parametrize("name, hyper", [("sgd", {"learning_rate": 0.05, "momentum": 0.9}),
+                                         ("adam", {"learning_rate": 0.1, "amsgrad": True}),
+                                         ("rmsprop", {"centered": True, "momentum": 0.5}),
+                                         ("newton", {"damping": 0.5})])
+def test_a_run_rewound_to_a_checkpoint_goes_on_with_the_same_numbers(name, hyper):
+    """Rewound to the end of its first run (the app's Undo of the second), a trainer has
+    that run's records, values, loss and optimizer state, and its next steps are those of a
+    trainer that never went further; rewound forward (Redo) it is where it was."""
+    trainer = Trainer(bowl(), make_optimizer(name, **hyper))
+    trainer.run(3)
+    first = trainer.checkpoint()
+    trainer.run(4)
+    second = trainer.checkpoint()
+    after_seven = (trainer.values()[Port("w")], trainer.losses, trainer.path)
+    trainer.rewind(first)
+    three = Trainer(bowl(), make_optimizer(name, **hyper))
+    three.run(3)
+    assert len(trainer.history) == 3 and trainer.history == three.history
+    assert trainer.losses == three.losses and trainer.loss == three.loss
+    assert len(trainer.path) == 4 and int(trainer.optimizer.iterations._value) == 3
+    np.testing.assert_array_equal(trainer.gradient(Port("w")), three.gradient(Port("w")))
+    trainer.run(2)
+    three.run(2)                                      # the optimizer's state came back too
+    np.testing.assert_array_equal(trainer.values()[Port("w")], three.values()[Port("w")])
+    assert trainer.losses == three.losses and trainer.last_update.index == 5
+    trainer.rewind(second)
+    np.testing.assert_array_equal(trainer.values()[Port("w")], after_seven[0])
+    assert trainer.losses == after_seven[1] and trainer.path == after_seven[2]
+    assert trainer.replay(7)[1] is trainer.last_update
+
+
 def _eager_and_replayed(monkeypatch, doc, eager_name, optimizer, steps):
     """Two runs of `steps` steps, with graph.compiled.REPLAY off then on: ((trainer, how
     often it called training.`eager_name`) of each)."""

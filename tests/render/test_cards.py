@@ -447,7 +447,7 @@ def test_a_relu_card_marks_its_dead_units_and_a_value_edit_updates_the_mark():
         dead = [int(u) for u in np.flatnonzero((value == 0).all(axis=0))]
         units = ", ".join(map(str, dead))
         which = f"unit{'s' if len(dead) != 1 else ''} {units}"
-        assert r.cards[f"layer{k}"].mark == f"✕ dead relu: {which} (of 6; 1 example)"
+        assert r.cards[f"layer{k}"].mark == f"✕ relu off for this example: {which} (of 6)"
     assert r.cards["x"].mark == "" and r.cards["loss"].mark == ""
     # a frame's height makes room for the mark's line
     plain = renderer("nets_2_sigmoid_chain").cards["layer1"]

@@ -2,6 +2,8 @@
 of its value, and heat thumbnails of its value and gradient (not of a pending one)."""
 import re
 
+import numpy as np
+
 from graphs import mlp
 from PySide6.QtCore import QBuffer, QIODevice, QRect, QSize
 from PySide6.QtGui import QPainter
@@ -53,3 +55,30 @@ def test_a_compact_card_shows_its_value_and_gradient_as_thumbnails_unless_pendin
     assert compact.overhang(card, doc.nodes["W1"], 0.5) == (0.0, 0.0)        # room on the card
     side, _ = compact.overhang(card, doc.nodes["W1"], 0.05)
     assert side == (width - card.width * 0.05) / 2 / 0.05                    # the plate stands out
+
+
+def test_a_compact_feature_map_or_filter_thumbnail_is_its_tiles_side_by_side(qapp):
+    """The tiny CNN's 1x6x6x4 map and 3x3x1x4 filters were drawn as 1-pixel strips (the
+    tensor flattened into rows of a heatmap; walk-through): a tile picture's thumbnail is its
+    tiles a pixel apart, each cell the tensor's own number's colour, the gaps transparent."""
+    from gradviz.graph import load
+    from gradviz.render import preview
+    from gradviz.bundled import samples_dir
+
+    doc = load(samples_dir() / "nets_5_tiny_cnn.json")
+    renderer = Renderer(doc, evaluation=evaluate(doc))
+    theme = renderer.theme
+    for nid, shape, tiles_wh in (("conv", (6, 4 * 7 - 1), (6, 6)), ("w", (3, 4 * 4 - 1), (3, 3))):
+        section = renderer.cards[nid].sections[0]
+        assert section.preview.kind == "tiles", nid
+        image = compact.thumbnail(section.array, theme, section.preview)
+        assert (image.height(), image.width()) == shape, nid
+        tiles = section.preview.tiles                                    # (rows, cols, h, w)
+        h, w = tiles_wh
+        rgb, _ = preview.diverging_rgb(tiles, theme.diverging, np.abs(tiles).max())
+        for c in range(tiles.shape[1]):
+            for y, x in ((0, 0), (h - 1, w - 1), (h // 2, 1)):
+                pixel = image.pixelColor(c * (w + 1) + x, y)
+                assert (pixel.red(), pixel.green(), pixel.blue()) == tuple(rgb[0, c, y, x]), (nid, c)
+            if c:
+                assert image.pixelColor(c * (w + 1) - 1, 0).alpha() == 0      # the gap

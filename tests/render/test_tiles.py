@@ -197,7 +197,72 @@ def test_the_tiny_cnns_filter_gradient_is_a_3x3_tile_per_output_filter():
     for o, colour in ((2, red), (1, blue)):
         for a in range(3):
             cell = grad.preview.cell_rect(0, 0, np.ravel_multi_index((a, 1, 0, o), gradient.shape))
-            shade = QColor(picture.pixel(int(cell.center().x()), int(cell.center().y())))
+            shade = QColor(picture.pixel(int(cell.left()) + 2, int(cell.top()) + 2))   # beside its number
             assert np.sign(gradient[a, 1, 0, o]) == (1 if colour is red else -1)
             assert shade.red() - shade.blue() == pytest.approx(colour.red() - colour.blue(), abs=110), (a, o)
     assert "filter 2's (counting from 0) has a red middle column" in r.doc.lesson
+
+
+def glyphs_in(shown, zoom, theme, flat):
+    """How many colours the cell of entry `flat` shows drawn at `zoom`: one without its
+    number, more with it (the glyphs over the cell's colour)."""
+    return len(colours_in(paint(shown, zoom, theme), shown.cell_rect(0, 0, flat), zoom))
+
+
+def test_a_cards_tiles_write_their_numbers_as_soon_as_they_read_at_9_px():
+    """Issue 21 §1: the tiny CNN's three-decimal numbers appeared on its cards' tiles only
+    from about 280 %: cells of 10.7 and 12 px held them in 2-point type. A card's tiles now
+    grow their cells within CARD_ROOM towards the size at which the card's one format reads
+    at 9 px at 100 % (reached by a 5x5 or 6x6 map; nearly by 3x3 filters and pooled maps,
+    four across, and the 8x8 image) and write their numbers from the zoom at which the
+    type is 9 px and the widest number fits its cell."""
+    from samples_util import renderer
+    from gradviz.render import legible, text
+    theme = get_theme("light")
+    r = renderer("nets_5_tiny_cnn")
+    gradient = r.cards["w"].sections[1].preview
+    assert glyphs_in(gradient, 1.25, theme, int(np.argmax(np.abs(gradient.array)))) > 2   # at 125 %
+    numbers_from = {}
+    for nid in ("x", "w", "conv", "relu", "pool"):
+        for section in r.cards[nid].sections:
+            shown = section.preview
+            assert shown.kind == "tiles" and shown.width <= tiles.CARD_ROOM[0] \
+                and shown.tiles_h <= tiles.CARD_ROOM[1]
+            texts = [t for r_, c in np.ndindex(shown.tiles.shape[:2]) for row in shown.number_texts(r_, c)
+                     for t in row]
+            assert len({len(t.split(".")[-1]) for t in texts}) == 1          # one format: 3 decimals
+            zoom = shown.numbers_from
+            font = text.mono(shown.number_pt)
+            assert legible.READABLE_PX <= shown.number_pt * 4 / 3 * zoom < legible.READABLE_PX * 1.1
+            assert max(text.width(font, t) for t in texts) <= shown.cell       # the widest fits its cell
+            flat = int(np.argmax(np.abs(shown.array)))
+            assert glyphs_in(shown, zoom * 0.97, theme, flat) == 1           # not yet written
+            assert glyphs_in(shown, zoom, theme, flat) > 2                   # written from there on
+            numbers_from[nid] = zoom
+    assert max(numbers_from[nid] for nid in ("w", "pool", "x")) < 1.3   # 3x3 filters and maps, 8x8
+    assert numbers_from["conv"] < 2.8                                    # four 6x6 maps
+    one_map = tiles.picture(np.linspace(-1, 1, 36).reshape(1, 6, 6, 1), spec="%.3f", room=tiles.CARD_ROOM)
+    assert one_map.numbers_from <= 1.0 and glyphs_in(one_map, 1.0, theme, 0) > 2
+
+
+def test_a_rule_cards_tiles_keep_their_size_and_take_the_zoom_they_are_seen_at():
+    """A formula card's tile pictures do not grow (the card is big enough), and write their
+    numbers when drawn for a zoom at which they read, even on a painter at 1:1 (the canvas
+    records the card once per zoom band: render.formula.FormulaLayout.number_band)."""
+    from samples_util import renderer
+    theme = get_theme("light")
+    r = renderer("nets_5_tiny_cnn")
+    rule = next(s for s in r.story.steps if s.kind == "contribution" and s.port == Port("w"))
+    layout = r.formula_layout(rule)
+    shown = {part[2]: picture for part, picture, *_ in layout.placed if part[0] == "picture"}["grad filters"]
+    assert shown.cell == tiles.CELL_MAX and shown.numbers_from > 2
+    bands = [layout.number_band(z) for z in (1.0, shown.numbers_from * 0.99, shown.numbers_from, 8.0)]
+    assert bands[0] == bands[1] < bands[2] <= bands[3]
+    flat = int(np.argmax(np.abs(shown.array)))
+    for zoom, written in ((1.0, False), (shown.numbers_from, True)):
+        image = QImage(int(shown.width) + 4, int(shown.height) + 4, QImage.Format.Format_RGB32)
+        image.fill(QColor(theme.card))
+        p = QPainter(image)
+        shown.draw(p, 0, 0, theme.gradient, theme, zoom)        # a 1:1 painter, seen at `zoom`
+        p.end()
+        assert (len(colours_in(image, shown.cell_rect(0, 0, flat), 1)) > 1) == written, zoom

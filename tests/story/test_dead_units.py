@@ -22,7 +22,11 @@ def test_a_unit_is_dead_when_its_column_is_zero_for_the_whole_batch():
     assert dead_units.dead_units(fmap) == [1]                 # a channel off at every position
     assert dead_units.dead_units(np.array([[np.nan, 0.0]])) == [1]   # NaN is not 0
     assert dead_units.card_mark(a) == "dead relu: unit 0 (of 3; 2 examples)"
-    assert dead_units.card_mark(fmap) == "dead relu: unit 1 (of 3; 4 positions)"
+    # one example shows a unit off for that input, not dead (off for every input)
+    assert dead_units.card_mark(fmap) == "relu off for this example: unit 1 (of 3, all 4 positions)"
+    assert dead_units.card_mark(a[:1]) == "relu off for this example: units 0, 2 (of 3)"
+    fmaps = np.concatenate([fmap, fmap])
+    assert dead_units.card_mark(fmaps) == "dead relu: unit 1 (of 3; 8 positions)"
     assert dead_units.card_mark(np.ones((2, 3))) == ""
 
 
@@ -50,7 +54,7 @@ def test_relus_step_says_which_units_are_dead_and_their_cotangent_is_zero(name):
         assert dead, step.title                      # one example: every chain layer has some
         units = ", ".join(map(str, dead))
         assert f"Unit{'s' if len(dead) > 1 else ''} {units} " in step.caption
-        assert "dead for this batch (1 example)" in step.caption
+        assert "off for this example" in step.caption and "dead" not in step.caption
         assert "no gradient reaches the weights" in step.caption
         np.testing.assert_array_equal(step.cotangent[:, dead], 0)
         kernel_grad = kernels[Port(step.node, 1)]

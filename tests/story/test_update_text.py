@@ -19,13 +19,34 @@ KERNEL = Port("layer1", 1)
 
 
 def holds(line):
-    """'name ← formula = numbers = result': evaluate the numbers, compare to the result."""
+    """'name ← formula = numbers = result': evaluate the numbers as printed; they give the
+    result to within one unit of its last printed digit (a student's check by hand)."""
     parts = line.split(" = ")
-    numbers, result = parts[-2], parts[-1]
+    numbers, result = parts[-2], parts[-1].replace("−", "-")
     expression = (numbers.replace("−", "-").replace("×", "*").replace("√(", "sqrt(")
                   .replace("²", "**2"))
     value = eval(expression, {"sqrt": math.sqrt, "__builtins__": {}})  # our own text
-    assert value == pytest.approx(float(result.replace("−", "-")), rel=2e-5, abs=1e-9), line
+    mantissa = result.lower().split("e")[0]
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    unit = 10.0 ** (-decimals) * (10.0 ** int(result.lower().split("e")[1]) if "e" in result.lower() else 1)
+    assert abs(value - float(result)) <= unit * 1.0001 + 1e-12, line
+
+
+def test_an_update_that_cancels_prints_its_operand_with_the_digits_it_needs():
+    """Newton from w = −4 to −0.0039959 printed 'u = −3.996' (walk-through): −4 − 1 × −3.996
+    is −0.004, not the result shown. The operand now carries the digits the result needs."""
+    from types import SimpleNamespace
+
+    w, u = np.float32(-4.0), np.float32(-3.9960041)
+    w_new = np.float32(w - u)
+    for name, hyper, slots in (("newton", {"learning_rate": 1.0, "damping": 0.001}, {}),
+                               ("sgd", {"learning_rate": 1.0}, {})):
+        update = SimpleNamespace(gradients=[np.array([u])], before=[np.array([w])],
+                                 after=[np.array([w_new])], slots_before=[slots], slots_after=[slots],
+                                 t=1)
+        (_, lines), = update_lines(update, make_optimizer(name, **hyper), ["x"])
+        holds(lines[-1])
+        assert "3.996 " not in lines[-1] + " ", lines[-1]
 
 
 @pytest.mark.parametrize("name, hyper", [

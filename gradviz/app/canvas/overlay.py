@@ -36,13 +36,15 @@ class StepOverlay(QGraphicsItem):
         self._bounds = QRectF()
         self._under = QPainterPath()
         self._arrays = []
-        self._pictures = (QPicture(), QPicture())
+        self._ring = QPicture()     # the ring and leader line, under the arrows
+        self._bands = {}            # the formula card's number_band -> its picture at that band
         self._recorded = None       # what the pictures were recorded for (_same_key)
         self._due = None            # (key, cards near) laid out but not yet recorded
         self.moving = QRectF()
         self.setZValue(20)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-        self.setAcceptHoverEvents(False)
+        self.setAcceptHoverEvents(True)     # over the formula card alone (shape)
+        self._card = QRectF()               # the formula card, scene coordinates
 
     def state(self):
         """What the overlay shows, as plain data (tests compare it)."""
@@ -96,7 +98,7 @@ class StepOverlay(QGraphicsItem):
         step = self.step
         if step is None or getattr(step, "node", None) not in r.doc.nodes \
                 or any(n not in r.positions for n in r.doc.nodes):
-            self._bounds, self._under, self._arrays = QRectF(), QPainterPath(), []
+            self._bounds, self._under, self._arrays, self._card = QRectF(), QPainterPath(), [], QRectF()
             self._recorded = self._due = None
             self.setVisible(step is not None and getattr(step, "node", None) in r.doc.nodes)
             self.update()
@@ -104,6 +106,7 @@ class StepOverlay(QGraphicsItem):
         node = r.rect(step.node)
         bounds = node.adjusted(-24, -24, 24, 24)
         card = render_painter.formula_rect(r, step)
+        self._card = QRectF() if card is None else QRectF(card)
         if card is not None:
             bounds = bounds.united(card.adjusted(-4, -4, 4, 4))
         moving = r.moving_rect(step)   # what changes with progress: the travelling cotangent
@@ -135,6 +138,12 @@ class StepOverlay(QGraphicsItem):
         self._record(r, step)
         self._recorded, self._due = key, None
 
+    def pictures(self, zoom=1.0):
+        """What the overlay replays at `zoom` (recorded if due): the ring and leader, and the
+        formula card."""
+        self._record_if_due()
+        return self._ring, self._formula_picture(zoom)
+
     def is_stale(self, story):
         """Is the step shown one of an older story than `story` (the player replaces it)?"""
         steps = getattr(story, "steps", None) or []
@@ -142,23 +151,50 @@ class StepOverlay(QGraphicsItem):
 
     def _record(self, r, step):
         """What does not move while the cotangent travels, recorded once per step: the ring
-        and leader (under the arrows, clipped off the cards) and the formula card (over them)."""
-        under, over = QPicture(), QPicture()
+        and leader (under the arrows, clipped off the cards); the formula card (over them)
+        is recorded once per zoom band (`_formula_picture`)."""
+        under = QPicture()
         painter = QPainter(under)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setClipPath(self._under, Qt.ClipOperation.IntersectClip)
         r._paint_highlight(painter, step.node)
         r._paint_leader(painter, step)
         painter.end()
-        painter = QPainter(over)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-        r._paint_formula(painter, step)
-        painter.end()
-        self._pictures = (under, over)
+        self._ring, self._bands = under, {}
+
+    def _formula_picture(self, zoom):
+        """The formula card as seen at `zoom`: its tiles write their numbers from the zoom
+        at which they read (render.tiles), so one picture is recorded per band of zooms that
+        draw the same numbers, and kept while the step is shown (zooming back and forth
+        records nothing again)."""
+        r, step = self.view.renderer, self.step
+        band = r.formula_layout(step).number_band(zoom) if render_painter.formula_rect(r, step) else 0
+        over = self._bands.get(band)
+        if over is None:
+            over = self._bands[band] = QPicture()
+            painter = QPainter(over)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+            r._paint_formula(painter, step, zoom)
+            painter.end()
+        return over
 
     def boundingRect(self):
         return self._bounds
+
+    def shape(self):
+        """The formula card alone: the cursor reaches the cards under the rest."""
+        path = QPainterPath()
+        path.addRect(self._card)
+        return path
+
+    def hoverMoveEvent(self, event):
+        """Over an entry of one of the formula card's pictures the tooltip names it and
+        gives its number in full, as over a card's."""
+        tip = render_painter.formula_entry_text(self.view.renderer, self.step, event.pos()) or ""
+        if tip != self.toolTip():
+            self.setToolTip(tip)
+        super().hoverMoveEvent(event)
 
     def paint(self, painter, option, widget=None):
         step, r = self.step, self.view.renderer
@@ -167,10 +203,9 @@ class StepOverlay(QGraphicsItem):
         self._record_if_due()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-        under, over = self._pictures
-        painter.drawPicture(0, 0, under)
+        painter.drawPicture(0, 0, self._ring)
         r.paint_arrows(painter, step, self.progress)
-        painter.drawPicture(0, 0, over)
+        painter.drawPicture(0, 0, self._formula_picture(painter.worldTransform().m11()))
         if not self.highlight:
             return
         colour = QColor(self.view.highlight_colour())

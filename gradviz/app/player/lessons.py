@@ -1,5 +1,6 @@
 """The Lessons menu: the bundled samples as a course, in the order of samples/README.md,
-and the steps of the open document with their captions.
+in three submenus (the seeds' examples, training, networks) so that no menu is taller than
+a 1280x800 screen, and the steps of the open document with their captions.
 
 Each lesson opens its sample as a new unsaved document and starts the backward pass at
 step 0, so the player (or the presentation band) shows the first caption at once. The
@@ -91,23 +92,45 @@ def fill_steps_menu(window, menu):
     return actions
 
 
+# submenu title: which samples it holds (by file name), in the README's order
+PARTS = (("&Seeds: tape.gradient, Jacobians, Hessians", lambda name: not name.startswith(("train_", "nets_"))),
+         ("&Training: optimizers step by step", lambda name: name.startswith("train_")),
+         ("&Networks: CNN, attention, LayerNorm, …", lambda name: name.startswith("nets_")))
+
+
+def lesson_actions(menu):
+    """The lesson actions of a Lessons menu, in order, through its submenus."""
+    return list(getattr(menu, "lesson_actions", []))
+
+
 def build_lessons_menu(window, menu):
-    """Fill `menu` with one action per lesson, then the Steps submenu; returns the lessons'
-    actions."""
+    """Fill `menu` with a submenu per part of the course (one action per lesson, numbered
+    through the whole course), then the Steps submenu; returns the lessons' actions."""
     menu.setToolTipsVisible(True)
     actions = []
-    for lesson in lesson_entries():
-        title = mnemonic_free(lesson.title)
-        action = menu.addAction(f"&{lesson.number}  {title}" if lesson.number < 10
-                                else f"{lesson.number}  {title}")
-        action.setStatusTip(_summary(lesson.lesson) or lesson.path.name)
-        action.setToolTip(f"{lesson.path.name}: {_summary(lesson.lesson, 300)}")
-        action.setData(str(lesson.path))
-        action.triggered.connect(lambda *_, entry=lesson: open_lesson(window, entry))
-        actions.append(action)
+    entries = lesson_entries()
+    for title, holds in PARTS:
+        part = [e for e in entries if holds(e.path.name)]
+        if part:
+            sub = menu.addMenu(f"{title}  ({part[0].number}–{part[-1].number})")
+            sub.setToolTipsVisible(True)
+            actions += [_lesson_action(window, sub, lesson) for lesson in part]
+    menu.lesson_actions = actions
     menu.addSeparator()
     steps = menu.addMenu("S&teps of This Document")
     steps.setToolTipsVisible(True)
     steps.aboutToShow.connect(lambda: fill_steps_menu(window, steps))
     menu.steps_menu = steps
     return actions
+
+
+def _lesson_action(window, menu, lesson):
+    """A lesson's entry: its number in the course (a mnemonic for 1 to 9) and its title."""
+    title = mnemonic_free(lesson.title)
+    action = menu.addAction(f"&{lesson.number}  {title}" if lesson.number < 10
+                            else f"{lesson.number}  {title}")
+    action.setStatusTip(_summary(lesson.lesson) or lesson.path.name)
+    action.setToolTip(f"{lesson.path.name}: {_summary(lesson.lesson, 300)}")
+    action.setData(str(lesson.path))
+    action.triggered.connect(lambda *_, entry=lesson: open_lesson(window, entry))
+    return action

@@ -20,6 +20,9 @@ THEME = "contrast"
 MAX_ZOOM = 3.0
 TITLE_PT, CAPTION_PT, HINT_PT = 30, 21, 12     # on a screen 900 pixels tall, larger above
 BASE_HEIGHT = 900
+CAPTION_FIT = (1.0, 0.9, 0.8, 0.7)   # a long caption's type, tried in turn before it scrolls
+BAND_SHARE = 0.45          # of the screen's height, at most, for a step's caption
+LESSON_BAND_SHARE = 0.6    # before step 1: the lesson's paragraph above an overview of the graph
 READABLE_SHARE = 1 / 60      # the cards' smallest numbers: this share of the screen's height
 MIN_READABLE_PX = 14.0
 
@@ -45,12 +48,14 @@ class CaptionBand(QWidget):
             "QLabel#presentationHint { color: #3d3d3d; }")
         self.title = QLabel()
         self.title.setObjectName("presentationTitle")
-        self.title.setFont(_font(TITLE_PT * scale, bold=True))
+        self.title_pt = TITLE_PT * scale
+        self.title.setFont(_font(self.title_pt, bold=True))
         self.title.setWordWrap(True)
         self.title.setTextFormat(Qt.TextFormat.PlainText)   # a name is shown as written
         self.caption = QLabel()
         self.caption.setObjectName("presentationText")
-        self.caption.setFont(_font(CAPTION_PT * scale))
+        self.caption_pt = CAPTION_PT * scale
+        self.caption.setFont(_font(self.caption_pt))
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.TextFormat.RichText)
         self.caption.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
@@ -91,21 +96,38 @@ class CaptionBand(QWidget):
         m = layout.contentsMargins()
         inner = width - m.left() - m.right()
         top = layout.itemAt(0).layout()
-        self._hold_title(inner - top.spacing() - self.hint.sizeHint().width())
-        height = m.top() + m.bottom() + top.totalHeightForWidth(inner)
+        title_w = inner - top.spacing() - self.hint.sizeHint().width()
+        self._hold_title(title_w)
+        # measured here, not by the row's layout, which keeps a height for the last title
+        height = m.top() + m.bottom() + max(self.title.minimumHeight(), self.hint.sizeHint().height())
         if self.scroll.isVisibleTo(self):
             bar = self.scroll.verticalScrollBar().sizeHint().width()
             height += layout.spacing() + self.caption.heightForWidth(inner - bar)
         return height
 
 
+    def fit_caption(self, width, limit):
+        """The band's height at `width` with the title's and caption's type as large as lets
+        them fit in `limit` pixels (down to 70 %: a lesson's paragraph on a 1280x800
+        projector reads whole rather than behind a scroll bar); above that it scrolls."""
+        for share in CAPTION_FIT:
+            for label, font in ((self.title, _font(self.title_pt * share, bold=True)),
+                                (self.caption, _font(self.caption_pt * share))):
+                if label.font() != font:
+                    label.setFont(font)
+            height = self.height_for(width)
+            if height <= limit:
+                break
+        return height
+
     def _hold_title(self, width):
         """The title as tall as its wrapped text at `width`: a short band squeezes the
         caption (it scrolls), never the title, whose foot holds the underscores (a title
         cut there read 'c stopped' for 'c_stopped')."""
+        held = self.title.minimumHeight()
+        self.title.setMinimumHeight(0)         # QLabel's height for a width counts it in
         need = self.title.heightForWidth(max(1, width))
-        if need > 0 and self.title.minimumHeight() != need:
-            self.title.setMinimumHeight(need)
+        self.title.setMinimumHeight(need if need > 0 else held)
 
     def resizeEvent(self, event):
         layout = self.layout()
@@ -298,8 +320,9 @@ class PresentationMode(QObject):
         """Dock areas ignore height-for-width: give the band the height its wrapped text needs."""
         band = self.band
         width = max(band.width(), self.window.width(), 400)
-        height = band.height_for(width)   # above the limit the caption scrolls
-        limit = int(self.window.height() * 0.45) if self.window.height() > 200 else height
+        share = BAND_SHARE if self.player.step is not None else LESSON_BAND_SHARE
+        limit = int(self.window.height() * share) if self.window.height() > 200 else 10 ** 6
+        height = band.fit_caption(width, limit)   # above the limit the caption scrolls
         height = max(80, min(height, limit))
         if band.height() != height or band.minimumHeight() != height:
             band.setFixedHeight(height)

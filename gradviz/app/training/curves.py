@@ -3,7 +3,8 @@
 x is the step: the loss at k is the loss after k updates (k = 0 before the first); the
 gradient norm at k is ‖g‖ where update k + 1 was computed, the update norm at k is
 ‖w_k − w_(k−1)‖. On a log scale a value ≤ 0 cannot be drawn: it is left out, and
-`hidden` says how many were.
+`hidden` says how many were. A line of one point draws nothing, so a curve of one point
+(the loss before any step, or after an Undo) is drawn as a dot.
 """
 import numpy as np
 import pyqtgraph as pg
@@ -15,6 +16,7 @@ from ..studies.heatmap import TEXT, style_plot
 # Distinct in colour and in grey (Okabe-Ito), one per parameter.
 COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
 LOSS_COLOUR = "#202020"
+DOT_SIZE = 8
 
 
 def _plot(title, y_label):
@@ -59,7 +61,7 @@ class TrainingCurves(QWidget):
     def clear(self, doc=None, parameters=()):
         """No run yet: empty curves, one line per parameter in each norm plot, and the axes
         fit again (they would keep the last run's range around no data)."""
-        self.loss_curve.setData([], [])
+        _draw(self.loss_curve, [], [])
         for plot in self.plots:
             plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
             plot.enableAutoRange()
@@ -79,21 +81,29 @@ class TrainingCurves(QWidget):
     def show_history(self, losses, history):
         """`losses` (steps 0..N) and the TrainStep records 1..N."""
         self.hidden = 0
-        self.loss_curve.setData(*self._xy(np.arange(len(losses)), losses))
+        _draw(self.loss_curve, *self._xy(np.arange(len(losses)), losses))
         if not history:
             for curve in self.gradient_curves + self.update_curves:
-                curve.setData([], [])
+                _draw(curve, [], [])
             return
         steps = np.array([r.index for r in history], float)
         gradients = np.array([r.gradient_norms for r in history], float)
         updates = np.array([r.update_norms for r in history], float)
         for i, curve in enumerate(self.gradient_curves):
-            curve.setData(*self._xy(steps - 1, gradients[:, i]))
+            _draw(curve, *self._xy(steps - 1, gradients[:, i]))
         for i, curve in enumerate(self.update_curves):
-            curve.setData(*self._xy(steps, updates[:, i]))
+            _draw(curve, *self._xy(steps, updates[:, i]))
 
     def _xy(self, x, y):
         y = np.asarray(y, float)
         keep = np.isfinite(y) & ((y > 0) if self.log else True)
         self.hidden += int(np.count_nonzero(~keep))
         return np.asarray(x, float)[keep], y[keep]
+
+
+def _draw(curve, x, y):
+    """The points as a line; a single point as a dot of the line's colour."""
+    colour = curve.opts["pen"].color()
+    alone = len(x) == 1
+    curve.setData(x, y, symbol="o" if alone else None, symbolSize=DOT_SIZE,
+                  symbolPen=pg.mkPen(colour), symbolBrush=pg.mkBrush(colour))

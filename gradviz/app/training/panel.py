@@ -132,6 +132,7 @@ class TrainPanel(QWidget):
         self.session.started.connect(self._update_buttons)
         self.session.stopped.connect(self._stopped)
         self.session.reset.connect(self._reset_curves)
+        self.session.rewound.connect(self._rewound)
         controller.evaluated.connect(self._document_evaluated)
         controller.documentReplaced.connect(self._document_replaced)
         self._step_note = False      # the status says the document holds an opened step
@@ -325,6 +326,19 @@ class TrainPanel(QWidget):
             self._dropped = True
         self._update_buttons()
 
+    def _rewound(self):
+        """An Undo or Redo took the document back to where a run began or ended: the
+        curves are the run's up to there, and the next run goes on from it."""
+        trainer = self.session.trainer
+        self.curves.clear(self.controller.doc, trainer.parameters)
+        self._follow_run()
+        steps, loss = len(trainer.history), trainer.loss
+        where = (f"step {steps} of the run (began at {trainer.losses[0]:.6g}); a run goes on "
+                 "from here") if steps else \
+            "at the Variables' values now; a run starts from them, its curves from step 0"
+        self._say("info", f"{self.controller.replaying}: loss {loss:.6g} {where}.")
+        self._update_buttons()
+
     def _say_dropped(self, evaluation):
         """The trainer went with an Undo, a Redo, Reset or an edit: the status and the
         curves say where the Variables are now, not where the run was."""
@@ -349,8 +363,9 @@ class TrainPanel(QWidget):
         for button in (self.step_button, self.run_button):
             button.setEnabled(not running)
         self.pause_button.setEnabled(running)
-        self.reset_button.setEnabled(not running and self.session.trainer is not None)
-        self.export_run_button.setEnabled(not running and self.session.trainer is not None)
+        ran = self.session.trainer is not None and bool(self.session.trainer.history)
+        self.reset_button.setEnabled(not running and ran)
+        self.export_run_button.setEnabled(not running and ran)
         self.optimizer_box.setEnabled(not running)
 
     def _say(self, kind, text):

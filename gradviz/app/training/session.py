@@ -8,6 +8,11 @@ it into the document as one undoable edit that merges with the run's earlier one
 the run's values and gradients and one Undo puts every Variable back as it was before
 the run. An edit by the user that the engine sees (not a move or a label) ends the run:
 the trainer's copy no longer matches the document.
+
+The trainer keeps a checkpoint of where each run began and ended, beside the document as
+the run left it: when an Undo or Redo (or any edit) brings the document back to one, the
+trainer is rewound to it, so undoing the second of two runs leaves the first run's curves
+and optimizer state, and Redo brings the second's back.
 """
 import itertools
 import sys
@@ -37,6 +42,7 @@ class TrainingSession(QObject):
     started = Signal()
     stopped = Signal(str)         # why ('' when the run did all its steps)
     reset = Signal()              # the trainer was dropped: curves start afresh
+    rewound = Signal()            # the trainer went back (or forward) to a checkpoint
 
     def __init__(self, controller, parent=None):
         super().__init__(parent)
@@ -50,6 +56,8 @@ class TrainingSession(QObject):
         self._run_first = 1       # the index of this run's first step (runs share a trainer)
         self._failure = ""
         self._pushing = False
+        self._checkpoints = []    # [(document snapshot, training.Checkpoint)] of the trainer
+        self._parked = None       # (trainer, checkpoints) dropped by an edit, for its undo
         self._timer = QTimer(self)          # started again once a preview is done, so the
         self._timer.setSingleShot(True)     # window has PREVIEW_MS for input between two
         self._timer.setInterval(PREVIEW_MS)
@@ -68,9 +76,11 @@ class TrainingSession(QObject):
         if self.trainer is None or self.trainer.optimizer is not optimizer \
                 or self.trainer.parameters != list(parameters):
             self.trainer = Trainer(snapshot(self.controller.doc), optimizer, parameters)
+            self._parked = None
             self._shown = 0
             self.reset.emit()
             self._pushed = snapshot(self.controller.doc)
+            self._checkpoints = [(self._pushed, self.trainer.checkpoint())]
         self._run_key = ("training", next(_runs))
         self._run_first = len(self.trainer.history) + 1
         self._latest = None
@@ -99,15 +109,19 @@ class TrainingSession(QObject):
         the optimizer's state and the curves."""
         self.pause()
         trainer = self.trainer
-        self.forget()      # first: the dock hears of the reset, then of the values it gives
+        self.forget(park=False)   # first: the dock hears of the reset, then of the values
         if trainer is not None and not self.running:
             start = {p: port_value(trainer.original, p) for p in trainer.parameters}
             self._push(start, "Reset training", key=None)
 
-    def forget(self):
+    def forget(self, park=True):
+        """Drop the trainer; `park`: keep it for an Undo that brings the document back to one
+        of its checkpoints (not after Reset, which forgets the run on purpose)."""
         if self.running:
             self.pause()
-        self.trainer = None
+        if self.trainer is not None:
+            self._parked = (self.trainer, self._checkpoints) if park and not self.running else None
+        self.trainer, self._checkpoints = None, []
         self.controller.story_ending = None
         self._shown = 0
         self.reset.emit()
@@ -154,6 +168,8 @@ class TrainingSession(QObject):
         _run_switching(self, False)
         self._timer.stop()
         self._preview()
+        if self.trainer is not None:
+            self._checkpoints.append((self._pushed, self.trainer.checkpoint()))
         self.controller.end_move()  # the next run is its own undo entry
         self.stopped.emit(self._failure or ("paused" if job.is_cancelled else ""))
 
@@ -161,11 +177,32 @@ class TrainingSession(QObject):
         self._failure = "the run stopped: " + message.removeprefix("DocumentError: ")
 
     def _document_changed(self):
-        if self._pushing or self.trainer is None:
+        if self._pushing:
             return
-        if self._pushed is not None and same_for_engine(self._pushed, self.controller.doc):
+        doc = self.controller.doc
+        if self.trainer is not None and self._pushed is not None \
+                and same_for_engine(self._pushed, doc):
             return  # a move or a label: the run goes on
-        self.forget()
+        if self.controller.replaying and not self.running and self._rewind(doc):
+            return
+        if self.trainer is not None:
+            self.forget()
+
+    def _rewind(self, doc):
+        """When an Undo or Redo brings `doc` back to where a run of this trainer (or of the
+        one an edit dropped) began or ended, the trainer goes back there too; returns
+        whether it did. (Only they can: the comparison is by the tensors' identity.)"""
+        trainer, checkpoints = (self.trainer, self._checkpoints) if self.trainer is not None \
+            else (self._parked or (None, []))
+        for left, checkpoint in reversed(checkpoints):
+            if same_for_engine(left, doc):
+                trainer.rewind(checkpoint)
+                self.trainer, self._checkpoints, self._parked = trainer, checkpoints, None
+                self._pushed, self._shown = left, checkpoint.steps
+                self.controller.story_ending = None      # an opened step's ending is gone
+                self.rewound.emit()
+                return True
+        return False
 
 
 def _run_switching(session, running):

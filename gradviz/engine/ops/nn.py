@@ -176,9 +176,9 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 # -- layer normalisation: each example over its own axes ----------------------------------
 
 def _layer_norm_forward(x, gamma, beta, axis, epsilon):
-    mean = np.mean(x, axis=axis, keepdims=True)
+    mean = kernels.mean(x, axis=axis, keepdims=True)
     centered = x - mean
-    var = np.mean(centered * centered, axis=axis, keepdims=True)
+    var = kernels.mean(centered * centered, axis=axis, keepdims=True)
     inv = (1 / np.sqrt(var + epsilon)).astype(x.dtype, copy=False)
     return (centered * inv * gamma + beta).astype(x.dtype, copy=False)
 

@@ -5,7 +5,7 @@ cotangent carries leading batch axes.
 """
 import numpy as np
 
-from .. import backend, tracing
+from .. import backend, kernels, tracing
 from ..axes import axes_from_end, axis_index
 from ..errors import InvalidArgumentError
 from ..dtypes import as_dtype, int64
@@ -55,7 +55,7 @@ def _np_mean(x, axis, keepdims):
         # np.mean's own arithmetic (a float32/64 sum, then one division), without its
         # ~4 us of Python; float16 and integers keep np.mean's wider accumulator.
         return np.asarray(np.add.reduce(x, axis=axis, keepdims=keepdims) / n)
-    return np.asarray(np.mean(x, axis=axis, keepdims=keepdims), dtype=x.dtype)
+    return np.asarray(kernels.mean(x, axis=axis, keepdims=keepdims), dtype=x.dtype)
 
 
 def _lowest(dtype, sign):

@@ -152,20 +152,24 @@ def test_an_edit_with_a_conv_step_shown_records_its_formula_card_once(open_windo
     edit at the tiny CNN's filter rule cost four recordings (over the 50 ms target). Now a
     layout is recorded once, when painted or asked for, and shows the edit's numbers."""
     from gradviz.app.canvas.overlay import StepOverlay
+    from gradviz.render.painter import Renderer
     w = open_window(SAMPLES_DIR / "nets_5_tiny_cnn.json", size=(1440, 900))   # the card below its node
     p = w.player
     rule = next(k for k, s in enumerate(p.steps) if s.kind == "contribution" and s.port == Port("w"))
     p.set_index(rule)
     p.finish_animation()
     qtbot.wait(50)
-    recorded = []
+    recorded, cards = [], []
     record = StepOverlay._record
     monkeypatch.setattr(StepOverlay, "_record", lambda self, r, step: (recorded.append(step), record(self, r, step)))
+    paint_formula = Renderer._paint_formula
+    monkeypatch.setattr(Renderer, "_paint_formula", lambda self, painter, step, zoom=None: (
+        cards.append(step), paint_formula(self, painter, step, zoom)))
     filters = w.controller.doc.nodes["w"].value * np.float32(-2)
     w.controller.set_value("w", filters)
     qtbot.wait(100)                        # the paint, the frame timer
     assert p.index == rule and p.step.formula.startswith("grad_filters = correlation")
-    assert recorded == [p.step]
+    assert recorded == [p.step] and cards == [p.step]   # the card: once, at the zoom it is seen at
     gradient = evaluate(w.controller.doc).gradients[Port("w")]
     np.testing.assert_allclose(_overlay(w).card_arrays()["contribution"], gradient, rtol=1e-5, atol=1e-6)
     assert recorded == [p.step]            # asking for the card's arrays records nothing more

@@ -11,7 +11,7 @@ from app_ui import shown_text
 from gradviz.app import create_window
 from gradviz.app import export_dialog
 from gradviz.app.player import presentation, step_view
-from gradviz.app.player.lessons import fill_steps_menu, lesson_entries, open_lesson
+from gradviz.app.player.lessons import fill_steps_menu, lesson_actions, lesson_entries, open_lesson
 from gradviz.app.window.main_window import SAMPLES_DIR, SEED_SAMPLE
 from gradviz.render import animation, png
 
@@ -147,6 +147,33 @@ def test_each_step_is_framed_for_the_back_row(window, qtbot):
     assert w.player.framing == {}
 
 
+def test_every_lesson_reads_whole_on_its_title_slide_at_1280x800(qapp):
+    """The tiny CNN's paragraph ran behind a scroll bar on a 1280x800 projector (walk-through):
+    before step 1 the band may take 60 % of the screen and the title's and caption's type
+    shrink, to 70 % at most, until the lesson fits; a short caption keeps the full size.
+    Measured one after another: the title's row kept the height of the previous title."""
+    band = presentation.CaptionBand()
+    band.resize(1280, 480)
+    band.show()
+    limit = int(800 * presentation.LESSON_BAND_SHARE)
+    sizes = {}
+    for entry in lesson_entries() + lesson_entries()[::-1]:
+        band.show_text(entry.title, entry.lesson)
+        height = band.fit_caption(1280, limit)
+        assert height <= limit, entry.path.name
+        band.resize(1280, height)
+        band.layout().activate()
+        assert band.caption.height() >= band.caption.heightForWidth(band.caption.width()), entry.path.name
+        sizes[entry.path.stem] = band.caption.font().pointSizeF()
+        assert sizes[entry.path.stem] >= presentation.CAPTION_PT * min(presentation.CAPTION_FIT)
+    assert sizes["001_stop_recording"] == presentation.CAPTION_PT            # short: full size
+    assert sizes["nets_5_tiny_cnn"] < presentation.CAPTION_PT                # long: smaller
+    band.show_text("1/20   Seed loss", "The backward pass starts at loss.")
+    assert band.fit_caption(1280, limit) <= limit
+    assert band.caption.font().pointSizeF() == presentation.CAPTION_PT       # and back again
+    band.close()
+
+
 def test_presentation_type_grows_with_the_screen(window, monkeypatch):
     w = window
     p = w.presentation
@@ -154,8 +181,10 @@ def test_presentation_type_grows_with_the_screen(window, monkeypatch):
     assert p.type_scale() == pytest.approx(2.4)
     assert p.readable_px() == pytest.approx(36.0)
     p.enter()
-    assert p.band.title.font().pointSizeF() == pytest.approx(presentation.TITLE_PT * 2.4)
-    assert p.band.caption.font().pointSizeF() == pytest.approx(presentation.CAPTION_PT * 2.4)
+    assert p.band.title_pt == pytest.approx(presentation.TITLE_PT * 2.4)
+    assert p.band.title.font().pointSizeF() >= presentation.TITLE_PT * 2.4 * min(presentation.CAPTION_FIT)
+    assert p.band.caption_pt == pytest.approx(presentation.CAPTION_PT * 2.4)
+    assert p.band.caption.font().pointSizeF() >= presentation.CAPTION_PT * 2.4 * min(presentation.CAPTION_FIT)
     monkeypatch.setattr(type(p), "screen_height", lambda self: 600)
     assert p.type_scale() == 1.0 and p.readable_px() == presentation.MIN_READABLE_PX
 
@@ -216,7 +245,7 @@ def test_lesson_entries_follow_the_readme():
 
 def test_lessons_menu_opens_each_sample_at_step_0(window, qtbot):
     w = window
-    actions = [a for a in w.lessons_menu.actions() if a.data()]
+    actions = lesson_actions(w.lessons_menu)
     entries = lesson_entries()
     assert len(actions) == len(entries)
     for action, entry in zip(actions, entries):
@@ -228,6 +257,26 @@ def test_lessons_menu_opens_each_sample_at_step_0(window, qtbot):
         assert w.player.index == (0 if steps else -1), entry.path.name
         if steps:
             assert w.player.step is steps[0]
+
+
+def test_the_lessons_menu_fits_a_1280x800_screen_in_parts_of_the_course(window):
+    """36 lessons in one menu covered a whole 1280x800 screen (walk-through): each part of
+    the course is a submenu no taller than 700 px, its lessons numbered through the course."""
+    w = window
+    parts = [a.menu() for a in w.lessons_menu.actions() if a.menu() is not None]
+    lessons = [p for p in parts if p is not w.lessons_menu.steps_menu]
+    assert [m.title().split(":")[0] for m in lessons] == ["&Seeds", "&Training", "&Networks"]
+    assert w.lessons_menu.sizeHint().height() < 200
+    for m in lessons:
+        assert 0 < m.sizeHint().height() <= 700, m.title()
+        numbers = [int(a.text().lstrip("&").split()[0]) for a in m.actions()]
+        assert m.title().endswith(f"({numbers[0]}–{numbers[-1]})")
+    shown = [a for m in lessons for a in m.actions()]
+    assert shown == lesson_actions(w.lessons_menu)
+    assert [int(a.text().lstrip("&").split()[0]) for a in shown] == \
+        [e.number for e in lesson_entries()]
+    assert [a.data() for a in shown if "nets_" in a.data()] == \
+        [a.data() for a in lessons[2].actions()]
 
 
 def test_the_lessons_menu_lists_the_steps_with_their_captions(window):
@@ -263,7 +312,7 @@ def test_every_course_lesson_opens_from_the_menu_and_plays_in_presentation(windo
     in presentation mode: from step 1 to the last with the keys a clicker sends."""
     w = window
     assert sorted(COURSE) == sorted(p.stem for p in SAMPLES_DIR.glob("nets_*.json"))
-    actions = {a.data(): a for a in w.lessons_menu.actions() if a.data()}
+    actions = {a.data(): a for a in lesson_actions(w.lessons_menu)}
     entries = {e.path.stem: e for e in lesson_entries()}
     w.presentation.enter()
     band = w.presentation.band
@@ -444,3 +493,27 @@ def test_the_whole_graph_reads_from_the_back_row_too(window, qtbot):
     assert min(name_font.pointSizeF(), shape_font.pointSizeF()) * dpi / 72 >= p.readable_px() - 0.5
     p.exit()
     assert c.readable_px == legible.READABLE_PX and c.compact_scale() == 1.0
+
+
+def test_export_animation_on_the_ui_thread_never_waits_for_numba(window, tmp_path, monkeypatch):
+    """While GIF's LZW kernel is still compiling (here: until the test lets it go), the
+    window's export codes its frames with the Python LZW instead of waiting."""
+    from threading import Event
+
+    from gradviz.engine import kernels
+
+    if kernels.compiled(animation._lzw_arrays) is None:
+        pytest.skip("numba is not installed")
+    release = Event()
+    slow = kernels.BackgroundKernel(animation._lzw_arrays,
+                                    lambda: [] if release.wait(60) else [])
+    monkeypatch.setattr(animation, "_LZW", slow)
+    try:
+        n = export_dialog.export_animation(window, tmp_path / "a.gif", "gif", scale=0.5,
+                                           frames_per_step=2, hold=1)
+        assert n > 1 and slow._thread.is_alive() and slow._kernel is None
+    finally:
+        release.set()
+    assert slow.wait() is not None
+    frames = animation.frame_count(window.controller.result.story, 2, 1)
+    assert n <= frames and (tmp_path / "a.gif").read_bytes()[:6] == b"GIF89a"

@@ -6,7 +6,7 @@ import threading
 import time
 
 import numpy as np
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QPointF, QRectF
 import pytest
 
 from gradviz.app.player.bar import STORY_MS
@@ -65,11 +65,13 @@ def test_a_run_is_the_trainers_numbers_and_one_undo_entry(qtbot, panel):
     assert x0 <= 0 and 20 <= x1 < 25
     stack.undo()
     np.testing.assert_array_equal(kernel(w), start)
-    assert p.session.trainer is None           # the run was undone: its curves go
+    assert p.session.trainer.history == []     # the run was undone: its curves go
     says_where_the_variables_are(p, "Undo Training run (20 Adam steps)", expected.losses[0])
-    stack.redo()
+    assert not p.reset_button.isEnabled()      # nothing to reset
+    stack.redo()                               # and come back
     np.testing.assert_array_equal(kernel(w), expected.values()[KERNEL])
-    says_where_the_variables_are(p, "Redo Training run (20 Adam steps)", expected.losses[-1])
+    np.testing.assert_allclose(p.curves.loss_curve.getData()[1], expected.losses)
+    assert p.status.text().startswith("Redo Training run (20 Adam steps): loss ")
 
 
 def says_where_the_variables_are(p, what, loss):
@@ -105,6 +107,79 @@ def test_two_runs_are_two_entries_and_continue_the_optimizer(qtbot, panel):
     stack = w.controller.undo_stack
     assert [stack.text(i) for i in range(stack.count())] == [
         "Training run (5 SGD steps)", "Training run (7 SGD steps)"]
+
+
+def curves_of(p):
+    """(x, y) of every curve: the loss, then the gradient and update norms."""
+    return [tuple(np.asarray(a).tolist() for a in curve.getData())
+            for curve in [p.curves.loss_curve] + p.curves.gradient_curves + p.curves.update_curves]
+
+
+def test_undo_of_the_second_run_keeps_the_first_runs_curves_and_redo_the_second(qtbot, panel):
+    w, p = panel()
+    choose(p, "sgd", learning_rate="0.1", momentum="0.9")
+    p.run(5)
+    finish(qtbot, p)
+    after_first, first_kernel = curves_of(p), kernel(w).copy()
+    assert len(after_first[0][0]) == 6 and len(after_first[1][0]) == 5
+    p.run(7)
+    finish(qtbot, p)
+    after_second, second_kernel = curves_of(p), kernel(w).copy()
+    stack = w.controller.undo_stack
+    stack.undo()
+    np.testing.assert_array_equal(kernel(w), first_kernel)
+    assert curves_of(p) == after_first
+    assert p.status.text().startswith("Undo Training run (7 SGD steps): loss ")
+    assert "step 5 of the run" in p.status.text() and p.reset_button.isEnabled()
+    stack.redo()
+    np.testing.assert_array_equal(kernel(w), second_kernel)
+    assert curves_of(p) == after_second
+    stack.undo()
+    p.run(3)                    # from the end of the first run, its optimizer state with it
+    finish(qtbot, p)
+    expected = Trainer(load(SAMPLE), make_optimizer("sgd", learning_rate=0.1, momentum=0.9))
+    expected.run(8)
+    np.testing.assert_allclose(kernel(w), expected.values()[KERNEL], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(p.curves.loss_curve.getData()[1], expected.losses, rtol=1e-6)
+    assert [stack.text(i) for i in range(stack.count())] == [
+        "Training run (5 SGD steps)", "Training run (3 SGD steps)"]
+    # an edit drops the trainer; its Undo brings the run back where it was
+    w.controller.set_value("x", np.zeros((7, 5), np.float32))
+    assert p.session.trainer is None
+    stack.undo()
+    assert len(p.session.trainer.history) == 8 and len(curves_of(p)[0][0]) == 9
+
+
+def test_a_curve_of_one_point_is_drawn_as_a_dot(qtbot, panel):
+    """A line through one point draws nothing: the loss before any step (after an Undo),
+    and the norms after one step, are dots of their curve's colour, where the point is."""
+    w, p = panel()
+    p.tabs.setCurrentWidget(p.curves)
+    choose(p, "sgd", learning_rate="0.1")
+    p.run(1)
+    finish(qtbot, p)
+    for points in ([2, 1, 1], [1, 0, 0]):      # after the step, then after its Undo
+        if points[0] == 1:
+            w.controller.undo_stack.undo()
+        curves = [p.curves.loss_curve] + p.curves.gradient_curves + p.curves.update_curves
+        assert [len(c.getData()[0] if c.getData()[0] is not None else ()) for c in curves] == points
+        assert [c.opts["symbol"] for c in curves] == ["o" if n == 1 else None for n in points]
+        for curve, plot, n in zip(curves, p.curves.plots, points):
+            if n == 1:
+                assert dot_drawn(curve, plot)
+
+
+def dot_drawn(curve, plot):
+    """True when the curve's colour is on screen where its one point is."""
+    x, y = curve.getData()
+    image = plot.grab().toImage()
+    box = plot.getPlotItem().getViewBox()
+    centre = plot.mapFromScene(box.mapViewToScene(QPointF(x[0], y[0])))
+    colour = curve.opts["pen"].color()
+    near = [image.pixelColor(centre.x() + dx, centre.y() + dy)
+            for dx in range(-2, 3) for dy in range(-2, 3)]
+    return any(abs(c.red() - colour.red()) + abs(c.green() - colour.green())
+               + abs(c.blue() - colour.blue()) < 60 for c in near)
 
 
 def test_pause_stops_a_long_run_and_undo_puts_it_back(qtbot, panel, monkeypatch):
@@ -463,6 +538,5 @@ def test_the_train_lesson_keeps_one_formula_card_when_its_story_is_replaced(qtbo
         assert len(overlays) == 1 and overlays[0].step is w.player.step
         assert w.player.step_name(w.player.step).endswith("Seed loss")
         overlay = overlays[0]
-        overlay.card_arrays()                      # records what it paints
-        for picture in overlay._pictures:
+        for picture in overlay.pictures():        # what it paints, recorded
             assert overlay.boundingRect().contains(QRectF(picture.boundingRect()))
