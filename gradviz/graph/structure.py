@@ -176,18 +176,18 @@ def _edge_problems(doc, known, s):
                 s.broken.add(dst.id)
             continue
         if e.src.node in known and e.src.index >= n_outputs(src):
-            s.problems.append(Problem(f"node '{src.id}' has no output {e.src.index} (it has "
+            s.problems.append(Problem(f"node '{src.label or src.id}' has no output {e.src.index} (it has "
                                       f"{n_outputs(src)})", edge=where))
             s.broken.add(dst.id)
         if e.dst.node in known:
             fixed, variadic = input_slots(dst)
             if e.dst.index >= fixed and not (variadic and e.dst.index < MAX_VARIADIC_INPUTS):
                 what = "no inputs" if fixed == 0 else f"{fixed} input(s)"
-                s.problems.append(Problem(f"node '{dst.id}' has {what}; there is no input "
+                s.problems.append(Problem(f"node '{dst.label or dst.id}' has {what}; there is no input "
                                           f"{e.dst.index}", edge=where))
                 s.broken.add(dst.id)
         if e.dst in slots:
-            s.problems.append(Problem(f"input {e.dst.index} of node '{dst.id}' is connected "
+            s.problems.append(Problem(f"input {e.dst.index} of node '{dst.label or dst.id}' is connected "
                                       "twice", edge=where))
             s.broken.add(dst.id)
         slots.add(e.dst)
@@ -205,7 +205,7 @@ def _port_problem(doc, port, where):
     if node is None:
         return Problem(f"names a missing node '{port.node}'", where=where)
     if not node_problems(node) and port.index >= n_outputs(node):
-        return Problem(f"node '{node.id}' has no output {port.index}", where=where)
+        return Problem(f"node '{node.label or node.id}' has no output {port.index}", where=where)
     return None
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..engine import nest
 from ..graph.catalog import part_name, port_name
-from ..graph.document import CUSTOM_GRADIENT, LAYER, Port
+from ..graph.document import CUSTOM_GRADIENT, LAYER, OP, Port
 from ..graph.evaluate import evaluate
 from .assemble import assemble
 from .formatting import number
@@ -52,6 +52,10 @@ class TapeNaming:
 
     def op_label(self, op):
         return op.name
+
+    def op_name(self, op):
+        """What kind of op it is: the engine's type, as TF's tape records it."""
+        return op.type
 
     def shown_names(self):
         """The names a reader knows tensors by: a rule's operand must not take one."""
@@ -105,8 +109,12 @@ class DocumentNaming:
         self.doc = doc
         self.ev = evaluation
         self._op_labels = {}
+        self._op_names = {}
         for node_id, ops in evaluation.entries.items():
             self._name_ops(node_id, ops)
+            node = doc.nodes.get(node_id)
+            if node is not None and node.kind == OP and len(ops) == 1:
+                self._op_names[id(ops[0])] = node.op
 
     def _name_ops(self, node_id, ops):
         title = self.title(node_id)
@@ -168,6 +176,12 @@ class DocumentNaming:
     def op_label(self, op):
         label = self._op_labels.get(id(op))
         return label if label is not None else self.title(self.node_of(op))
+
+    def op_name(self, op):
+        """What kind of op it is, as the reader wrote it: the node's op ('nn.embedding_lookup',
+        not the ResourceGather TF records) where the node records that one op; the engine's
+        type for an op among several a node records (a layer's MatMul)."""
+        return self._op_names.get(id(op), op.type)
 
     def shown_names(self):
         """Every node's name on the canvas: a rule's operand must not take one."""

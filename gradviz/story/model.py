@@ -30,6 +30,7 @@ class Step:
     formula: str | None = None
     terms: list = field(default_factory=list)          # fan_in: [(label, array)]
     contributions: list = field(default_factory=list)  # fan_in: the summed arrays
+    paths: list = field(default_factory=list)          # fan_in: where each comes from ('from x_sq')
     total: np.ndarray | None = None                    # fan_in / accumulate
     input_index: int | None = None                     # contribution / cut
     op_type: str = ""
@@ -43,6 +44,13 @@ class Step:
     _tensor: object = field(default=None, repr=False, compare=False)
     _sources: list = field(default_factory=list, repr=False, compare=False)  # fan_in: steps
     _slot: str = field(default="", repr=False, compare=False)  # contribution: rule operand
+    _path: str = field(default="", repr=False, compare=False)  # contribution: as a fan-in's path
+
+
+def path_name(step, i):
+    """Path `i` into a fan-in, named by where it comes from ('from x_sq, input 1')."""
+    paths = getattr(step, "paths", None) or []
+    return paths[i] if i < len(paths) else f"path {i + 1}"
 
 
 @dataclass

@@ -43,7 +43,7 @@ def test_operands_are_named_by_the_document_001_stop_recording():
     assert "e.g. grad x = 1·x = 2" in text
     assert "y[" not in text.split("Backpropagation")[1]   # y (the node) gets no gradient
     (fan,) = s.of_kind("fan_in")
-    assert fan.caption.startswith("x is used twice (both inputs of x_sq, a Mul)")
+    assert fan.caption.startswith("x is used twice (both inputs of x_sq, a multiply)")
     assert [label for label, _ in fan.terms] == ["x_sq → x (input 1)", "x_sq → x (input 2)"]
 
 

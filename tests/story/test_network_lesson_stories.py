@@ -26,8 +26,8 @@ def test_the_conv_lesson_tells_both_rules_with_the_documents_numbers():
     assert visit.node == "y" and visit.op_type == "Conv2D"
     assert to_x.port == Port("x") and to_x.formula.startswith("grad_input = transposed convolution")
     assert to_w.port == Port("w") and to_w.formula.startswith("grad_filters = correlation of input")
-    assert "Local rule of Conv2D for its input: grad_input" in to_x.caption   # not "input input"
-    assert "Local rule of Conv2D for its input filters: grad_filters" in to_w.caption
+    assert "Local rule of nn.conv2d for its input: grad_input" in to_x.caption   # not "input input"
+    assert "Local rule of nn.conv2d for its input filters: grad_filters" in to_w.caption
     w = doc.nodes["w"].value[:, :, 0, 0]
     full = np.zeros((5, 5), np.float32)          # one filter copy per upstream entry
     for i, j in np.ndindex(3, 3):

@@ -277,7 +277,7 @@ class NodePage(Page):
             node = doc.nodes[self.node_id]
             node.op = rule
             node.attrs = dict(catalog.CUSTOM_RULES[rule][0])
-        self.controller.edit(f"Set {self.node_id} rule", change)
+        self.controller.edit(f"Set {self.controller.name(self.node_id)} rule", change)
 
     def _set_shape(self, shape):
         node = self.node
@@ -293,14 +293,14 @@ class NodePage(Page):
         if size > 1_000_000:
             return f"{size} values is too many for the editor (at most 1000000)"
         if size == old.size:
-            text = (f"Reshape {node.id} from {shape_text(old.shape)} to {shape_text(shape)}? "
+            text = (f"Reshape {self.controller.name(self.node_id)} from {shape_text(old.shape)} to {shape_text(shape)}? "
                     "The values are kept in row-major order.")
             new = old.reshape(shape)
         else:
             new = _resized(old, shape)
             kept = int(np.prod([min(a, b) for a, b in zip(old.shape, shape)])) \
                 if old.ndim == len(shape) else 0
-            text = (f"Resize {node.id} from {shape_text(old.shape)} to {shape_text(shape)}? "
+            text = (f"Resize {self.controller.name(self.node_id)} from {shape_text(old.shape)} to {shape_text(shape)}? "
                     f"{kept} of its {old.size} values are kept, "
                     f"{size - kept} new entries are set to 0.")
         if not self.inspector.confirm(text):
@@ -316,7 +316,7 @@ class NodePage(Page):
         new = old.astype(dtype)
         if not np.array_equal(new.astype(np.float64), old.astype(np.float64), equal_nan=True):
             if not self.inspector.confirm(
-                    f"Converting {self.node_id} from {old.dtype.name} to {dtype} changes some "
+                    f"Converting {self.controller.name(self.node_id)} from {old.dtype.name} to {dtype} changes some "
                     "values (fractions are cut, nan becomes 0 or garbage). Convert anyway?"):
                 blocked(self.dtype, self.dtype.setCurrentText, old.dtype.name)
                 return
@@ -403,7 +403,7 @@ class NodePage(Page):
 
         def change(doc):
             doc.nodes[self.node_id].weights = weights
-        self.controller.edit(f"Create {self.node_id} weights", change)
+        self.controller.edit(f"Create {self.controller.name(self.node_id)} weights", change)
 
     def _set_layer_attr(self, name, value):
         """units, filters, kernel_size, use_bias, input_dim, output_dim, center, scale change
@@ -417,7 +417,7 @@ class NodePage(Page):
             n.attrs[name] = value
             if weights is not None:
                 n.weights = weights
-        self.controller.edit(f"Set {self.node_id}.{name}", change)
+        self.controller.edit(f"Set {self.controller.name(self.node_id)}.{name}", change)
 
     def _show_doc(self, node):
         text = _doc_of(node, self.controller.doc)   # a rename elsewhere may rename an operand

@@ -117,7 +117,7 @@ def test_fan_in_paths_are_named_by_their_input_slot(window):
     assert text.startswith(f"grad {prov.where} = ")   # a fan-in sums cotangents
     assert all(f"[{label}]" in text for label in labels)
     assert prov.value == pytest.approx(sum(t.product for t in prov.terms))
-    assert set(w.provenance.sources) == {"path 1", "path 2"}
+    assert set(w.provenance.sources) == {"from vv, input 1", "from vv, input 2"}   # the card's names
 
 
 def test_numbers_never_show_minus_zero_and_a_table_has_one_format(qtbot):
