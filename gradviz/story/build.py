@@ -7,7 +7,7 @@ or for a bare tape the names you pass and the engine's op names.
 import numpy as np
 
 from ..engine import nest
-from ..graph.catalog import part_name, port_name
+from ..graph.catalog import api_name, part_name, port_name
 from ..graph.document import CUSTOM_GRADIENT, LAYER, OP, Port
 from ..graph.evaluate import evaluate
 from .assemble import assemble
@@ -179,9 +179,9 @@ class DocumentNaming:
 
     def op_name(self, op):
         """What kind of op it is, as the reader wrote it: the node's op ('nn.embedding_lookup',
-        not the ResourceGather TF records) where the node records that one op; the engine's
-        type for an op among several a node records (a layer's MatMul)."""
-        return self._op_names.get(id(op), op.type)
+        not the ResourceGather TF records) where the node records that one op; for an op among
+        several a node records, its name in TF's API (a layer's 'matmul', 'add')."""
+        return self._op_names.get(id(op)) or api_name(op.type)
 
     def shown_names(self):
         """Every node's name on the canvas: a rule's operand must not take one."""
