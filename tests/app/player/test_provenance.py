@@ -135,11 +135,12 @@ def test_numbers_never_show_minus_zero_and_a_table_has_one_format(qtbot):
     assert [grid.item(0, c).text() for c in range(3)] == ["0", "3", "1"]
 
 
-def test_grid_prints_zeros_plainly(qtbot):
+def test_grid_prints_zeros_in_the_tables_format(qtbot):
+    """An exact 0 reads 0.000 beside 0.500, as every other cell of its table (walk-through)."""
     grid = TensorGrid("g")
     qtbot.addWidget(grid)
     grid.set_array(np.array([[-1e-5, 0.5], [0.0, -0.25]], np.float32))
-    assert [grid.text_at(i) for i in range(4)] == ["0.000", "0.500", "0", "-0.250"]
+    assert [grid.text_at(i) for i in range(4)] == ["0.000", "0.500", "0.000", "-0.250"]
 
 
 def test_a_long_vector_wraps_and_every_entry_can_be_clicked(window, qtbot):
