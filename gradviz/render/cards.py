@@ -9,6 +9,7 @@ accumulation step: the answer is not shown before the story reaches it.
 """
 from __future__ import annotations
 
+import copy
 import math
 from collections import namedtuple
 from dataclasses import dataclass, field
@@ -152,8 +153,25 @@ def objective_name(doc, values=None):
     return f"({' + '.join(parts)})" if len(parts) <= 3 else "(Σ targets)"
 
 
+def _widened(shown, old):
+    """`shown` (new numbers) as wide as `old`, the picture of the same kind it replaces: a
+    table keeps old's columns, its numbers right-aligned in them; any other picture is
+    drawn from its left edge in old's width."""
+    wide = copy.copy(shown)
+    if getattr(old, "_chars", None) is not None and hasattr(wide, "_lay_out_table"):
+        wide._runs = wide._text = None
+        wide._lay_out_table(old._chars)
+    wide.width = old.width
+    return wide
+
+
 class CardPainter:
     """Measuring and painting node cards (a part of Renderer)."""
+
+    # True while the numbers change many times a second (a training run): a card whose new
+    # numbers need less room keeps its size (`_renumbered`), so no edge takes a new route
+    hold_sizes = False
+    held = frozenset()     # the node ids whose card `_renumbered` kept wider than needed
 
     # -- what a card shows ------------------------------------------------------------
     def _value(self, nid):
@@ -295,6 +313,9 @@ class CardPainter:
                 return None
             old_shown = section.preview
             shown = old_shown.renumbered(array, spec)
+            if self.hold_sizes and shown.kind == old_shown.kind and shown.width < old_shown.width:
+                shown = _widened(shown, old_shown)
+                self.held = self.held | {node.id}
             if shown.kind != old_shown.kind or shown.width != old_shown.width or shown.height != old_shown.height:
                 return None
             label, _, colour, y, port, _, label_text = section   # (Section._replace takes 3 us)

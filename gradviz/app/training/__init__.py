@@ -22,6 +22,12 @@ def add_train_dock(window):
             session = dock.panel.session      # the player waits for the run's last values
             session.started.connect(lambda: window.player.hold_stories(True))
             session.stopped.connect(lambda *_: window.player.hold_stories(False))
+            session.started.connect(lambda: window.canvas.hold_sizes(True))
+            session.stopped.connect(lambda *_: window.canvas.hold_sizes(False))
+            session.after_paint = window.canvas.after_repaint   # the worker waits for it
+            holder = _HoldOnInput(session, dock.panel)
+            for widget in (window.canvas, window.canvas.viewport()):   # keys, the mouse
+                widget.installEventFilter(holder)
             dock.setWidget(dock.panel)
             QTimer.singleShot(0, dock, lambda: claim_room(window, dock))
     dock.visibilityChanged.connect(create)
@@ -32,6 +38,24 @@ def add_train_dock(window):
     action.setToolTip("Train the document's Variables with SGD, RMSprop, Adam or Newton")
     window.view_menu.addAction(action)
     return dock
+
+
+class _HoldOnInput(QObject):
+    """A press, drag, wheel or key on the canvas holds the run's worker until the canvas
+    has painted what it did (TrainingSession.hold_worker)."""
+
+    INPUT = {QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonRelease,
+             QEvent.Type.MouseButtonDblClick, QEvent.Type.Wheel, QEvent.Type.KeyPress}
+
+    def __init__(self, session, parent):
+        super().__init__(parent)
+        self.session = session
+
+    def eventFilter(self, obj, event):
+        kind = event.type()
+        if kind in self.INPUT or kind == QEvent.Type.MouseMove and event.buttons():
+            self.session.hold_worker()
+        return False
 
 
 class _StopOnClose(QObject):

@@ -128,7 +128,7 @@ class TrainPanel(QWidget):
         self._plots_timer.setInterval(PLOTS_MS)
         self._plots_timer.timeout.connect(self._follow_run)
         self.session.stepped.connect(
-            lambda: self._plots_timer.isActive() or self._plots_timer.start())
+            lambda: self._plots_timer.isActive() or self._plots_timer.start(PLOTS_MS))
         self.session.started.connect(self._update_buttons)
         self.session.stopped.connect(self._stopped)
         self.session.reset.connect(self._reset_curves)
@@ -263,6 +263,9 @@ class TrainPanel(QWidget):
         return True
 
     def _follow_run(self):
+        if self.session.window_busy:       # the canvas paints an edit first
+            self._plots_timer.start(PLOTS_MS // 4)
+            return
         self._show_history()
         self.landscape.refresh_overlay()
         self._show_last_step()
@@ -333,10 +336,13 @@ class TrainPanel(QWidget):
         self.curves.clear(self.controller.doc, trainer.parameters)
         self._follow_run()
         steps, loss = len(trainer.history), trainer.loss
-        where = (f"step {steps} of the run (began at {trainer.losses[0]:.6g}); a run goes on "
-                 "from here") if steps else \
-            "at the Variables' values now; a run starts from them, its curves from step 0"
-        self._say("info", f"{self.controller.replaying}: loss {loss:.6g} {where}.")
+        if steps:
+            now = (f"back at step {steps}, loss {loss:.6g} (began at {trainer.losses[0]:.6g}); "
+                   "a run goes on from here")
+        else:
+            now = (f"loss {loss:.6g} at the Variables' values now; a run starts from them, its "
+                   "curves from step 0")
+        self._say("info", f"{self.controller.replaying}: {now}.")
         self._update_buttons()
 
     def _say_dropped(self, evaluation):

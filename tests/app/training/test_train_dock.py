@@ -2,8 +2,6 @@
 stops it, Reset and Undo put every Variable back, refusals are said in words."""
 import re
 import sys
-import threading
-import time
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF
@@ -13,6 +11,8 @@ from gradviz.app.player.bar import STORY_MS
 from gradviz.app.training import session
 from gradviz.graph import Port, load
 from gradviz.graph.training import Trainer, make_optimizer
+
+from gated_steps import gate_steps, steps_taken
 
 # Not marked numeric: the dock's numbers are compared with a Trainer's run in the same
 # process (equal by construction); tests/graph/test_training.py checks the numbers on other CPUs.
@@ -71,7 +71,7 @@ def test_a_run_is_the_trainers_numbers_and_one_undo_entry(qtbot, panel):
     stack.redo()                               # and come back
     np.testing.assert_array_equal(kernel(w), expected.values()[KERNEL])
     np.testing.assert_allclose(p.curves.loss_curve.getData()[1], expected.losses)
-    assert p.status.text().startswith("Redo Training run (20 Adam steps): loss ")
+    assert p.status.text().startswith("Redo Training run (20 Adam steps): back at step 20, loss ")
 
 
 def says_where_the_variables_are(p, what, loss):
@@ -129,8 +129,12 @@ def test_undo_of_the_second_run_keeps_the_first_runs_curves_and_redo_the_second(
     stack.undo()
     np.testing.assert_array_equal(kernel(w), first_kernel)
     assert curves_of(p) == after_first
-    assert p.status.text().startswith("Undo Training run (7 SGD steps): loss ")
-    assert "step 5 of the run" in p.status.text() and p.reset_button.isEnabled()
+    loss = p.session.trainer.loss      # (the window's, to a float32 ulp)
+    assert loss == pytest.approx(float(w.controller.result.evaluation.values[Port("loss")]),
+                                 rel=1e-6)
+    assert p.status.text() == (f"Undo Training run (7 SGD steps): back at step 5, loss {loss:.6g} "
+                               f"(began at {after_first[0][1][0]:.6g}); a run goes on from here.")
+    assert p.reset_button.isEnabled()
     stack.redo()
     np.testing.assert_array_equal(kernel(w), second_kernel)
     assert curves_of(p) == after_second
@@ -183,16 +187,9 @@ def dot_drawn(curve, plot):
 
 
 def test_pause_stops_a_long_run_and_undo_puts_it_back(qtbot, panel, monkeypatch):
-    """The worker takes a step only when the test lets it (a gate in Trainer.step), so what
-    the window shows is decided by the steps taken, not by how busy the machine is."""
-    gate, waiting = threading.Semaphore(0), threading.Event()
-    step = Trainer.step
-
-    def gated_step(trainer):
-        waiting.set()
-        gate.acquire()
-        return step(trainer)
-    monkeypatch.setattr(Trainer, "step", gated_step)
+    """The worker takes a step only when the test lets it (gated_steps), so what the window
+    shows is decided by the steps taken, not by how busy the machine is."""
+    gate, waiting = gate_steps(monkeypatch)
     w, p = panel()
     start = kernel(w).copy()
     choose(p, "sgd", learning_rate="0.001")
@@ -236,16 +233,6 @@ def test_pause_stops_a_long_run_and_undo_puts_it_back(qtbot, panel, monkeypatch)
     undo.trigger()
     np.testing.assert_array_equal(kernel(w), start)
     assert (redo.text().replace("&", ""), redo.statusTip()) == (f"Redo {label}",) * 2
-
-
-def steps_taken(trainer, n, timeout=20.0):
-    """Wait, without running the window's events, until the worker has taken `n` steps."""
-    end = time.monotonic() + timeout
-    while len(trainer.history) < n:
-        assert time.monotonic() < end, f"the worker took {len(trainer.history)} of {n} steps"
-        time.sleep(0.002)
-    time.sleep(0.01)
-    assert len(trainer.history) == n     # and no more: the gate holds it
 
 
 def test_reset_puts_the_variables_back_undoably(qtbot, panel):
