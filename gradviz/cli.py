@@ -29,6 +29,7 @@ import time
 from importlib.metadata import PackageNotFoundError, version
 
 from . import bundled
+from .engine.errors import counted
 
 COMMANDS = ("export", "explain", "run", "trace", "train", "samples")
 
@@ -372,7 +373,7 @@ def _export_animation(args, doc, story):
         count = animation.write_animation(frames, args.output, fps, theme=args.theme)
     except OSError as error:
         raise UsageError(f"{args.output}: cannot write ({error.strerror or error})") from None
-    print(f"wrote {args.output} ({count} frames)")
+    print(f"wrote {args.output} ({counted(count, 'frame')})")
     return 0
 
 

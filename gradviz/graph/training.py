@@ -477,7 +477,7 @@ def _gradient_and_blocks(doc, parameters, leaves=None):
         built = _built(doc, tapes, helper, structure.broken, leaves=leaves)
         missing = [p for p in list(parameters) + list(doc.targets) if p not in built.tensors]
         if missing:
-            raise DocumentError(f"'{port_text(missing[0])}' has no value", where="hessian")
+            raise DocumentError(f"'{catalog.port_name(doc, missing[0])}' has no value", where="hessian")
         sources = [built.tensors[p] for p in parameters]
         targets = [built.tensors[p] for p in doc.targets]
         grads = tapes[1].gradient(targets, sources, output_gradients=seeds_of(doc, targets, leaves),

@@ -21,6 +21,7 @@ from PySide6.QtGui import QColor, QPainterPath, QPen
 
 from ..graph import catalog
 from ..graph.document import CONSTANT, LAYER, OP, VARIABLE, Port
+from ..graph.names import node_name
 from ..graph.structure import MAX_VARIADIC_INPUTS, filter_ports, input_slots, n_outputs
 from ..story import dead_units
 from . import port_labels, preview, text, tiles
@@ -126,10 +127,6 @@ def _mark(node, value):
     return "✕ " + mark if mark else ""
 
 
-def node_name(node):
-    return node.label or node.id
-
-
 def port_name(doc, port):
     """How a card calls one output (graph.catalog.port_name: 'layer.kernel', 'n:1')."""
     return catalog.port_name(doc, port)
@@ -229,17 +226,18 @@ class CardPainter:
     def _measure(self, node):
         value = self._value(node.id)
         has_grad, grad = self._gradient(node.id)
-        if node.kind in (OP, LAYER, "custom_gradient"):
-            title = node.label or node.op or node.id
-            subtitle = node.id if node.id != title else node.kind
+        title = node_name(node)   # what the story, the inspector and every message call it
+        if node.kind in (OP, LAYER):
+            subtitle = node.op if node.op and node.op != title else node.kind   # what it computes
+        elif node.kind == "custom_gradient":
+            subtitle = node.kind
         else:
-            title = node_name(node)
             subtitle = node.kind + (" · watched" if node.watched else "")
             if node.kind == VARIABLE and not node.trainable:
                 subtitle = "variable · frozen"
         info = preview.shape_text(value) if value is not None else ""
         attrs = ", ".join(f"{k}={v}" for k, v in _shown_attrs(node).items())
-        if node.kind != OP and node.op and node.op != title:
+        if node.kind == "custom_gradient" and node.op and node.op != title:   # its rule
             attrs = node.op + (f" ({attrs})" if attrs else "")
         used_in, used_out = self.ports_used().get(node.id, ((), ()))
         card = Card(node.id, title, subtitle, info, value, grad, has_grad,

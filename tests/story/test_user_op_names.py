@@ -43,8 +43,13 @@ def test_the_embedding_lesson_names_its_lookup_rule_as_written():
     assert "ResourceGather" not in step.caption
 
 
-def test_a_layers_inner_op_keeps_the_engine_name():
-    s = story.build(graph.load(SAMPLES / "nets_5_tiny_cnn.json"))
-    inner = [x for x in s.steps if x.kind == "contribution" and x._op is not None
-             and "/" in s.naming.op_label(x._op)]
-    assert inner and all(f"Local rule of {x._op.type}" in x.caption for x in inner)
+def test_a_layers_inner_op_is_named_as_tfs_api_names_it():
+    """A Dense layer's MatMul and AddV2 are its 'matmul' and 'add' (walk-through: 'Local rule
+    of AddV2' inside layer6), named once where the part says it ("layer6's matmul")."""
+    s = story.build(graph.load(SAMPLES / "nets_2_sigmoid_chain.json"))
+    inner = [x for x in s.steps if x.kind in ("contribution", "visit") and x._op is not None
+             and "'s " in s.naming.op_label(x._op)]
+    assert inner and not [x.caption for x in inner if re.search(r"AddV2|MatMul|Sigmoid\b", x.caption)]
+    assert any(x.caption.startswith("Local rule of add for its input") for x in inner)
+    assert any(x.caption.startswith("layer6's matmul receives") for x in inner)
+    assert any(x.caption.startswith("layer6's bias add (add) receives") for x in inner)
