@@ -28,7 +28,7 @@ NEVER_ONE = {
     "app/controller.py": "values\", change",
     "app/inspector/document_page.py": "nodes selected",
     "app/inspector/tensor_editor.py": "values): too large",
-    "app/inspector/node_page.py": "",
+    "app/inspector/node_page.py": "axes: a tensor in a document has at most",
     "app/studies/chain_view.py": "rows, because the target is not a scalar",
     "app/studies/heatmap.py": "entries of this",
     "samples/": "",
