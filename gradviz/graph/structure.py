@@ -52,9 +52,14 @@ def topological_order(doc):
     """Node ids, each after its inputs; raises DocumentError naming a node on a cycle."""
     order, stuck = partial_order(doc)
     if stuck:
-        raise DocumentError(f"the graph has a cycle through {', '.join(stuck[:6])}",
-                            node=stuck[0])
+        raise DocumentError(_cycle(doc, stuck), node=stuck[0])
     return order
+
+
+def _cycle(doc, stuck):
+    """'the graph has a cycle through a, b', the nodes named as the canvas names them."""
+    return "the graph has a cycle through " + ", ".join(catalog.port_name(doc, Port(nid))
+                                                         for nid in stuck[:6])
 
 
 def partial_order(doc):
@@ -154,8 +159,7 @@ def analyse(doc):
     _, stuck = partial_order(doc)
     if stuck:
         s.broken.update(stuck)
-        s.problems.append(Problem(f"the graph has a cycle through {', '.join(stuck[:6])}",
-                                  node=stuck[0]))
+        s.problems.append(Problem(_cycle(doc, stuck), node=stuck[0]))
     return s
 
 
@@ -172,18 +176,18 @@ def _edge_problems(doc, known, s):
                 s.broken.add(dst.id)
             continue
         if e.src.node in known and e.src.index >= n_outputs(src):
-            s.problems.append(Problem(f"node '{src.id}' has no output {e.src.index} (it has "
+            s.problems.append(Problem(f"node '{src.label or src.id}' has no output {e.src.index} (it has "
                                       f"{n_outputs(src)})", edge=where))
             s.broken.add(dst.id)
         if e.dst.node in known:
             fixed, variadic = input_slots(dst)
             if e.dst.index >= fixed and not (variadic and e.dst.index < MAX_VARIADIC_INPUTS):
                 what = "no inputs" if fixed == 0 else f"{fixed} input(s)"
-                s.problems.append(Problem(f"node '{dst.id}' has {what}; there is no input "
+                s.problems.append(Problem(f"node '{dst.label or dst.id}' has {what}; there is no input "
                                           f"{e.dst.index}", edge=where))
                 s.broken.add(dst.id)
         if e.dst in slots:
-            s.problems.append(Problem(f"input {e.dst.index} of node '{dst.id}' is connected "
+            s.problems.append(Problem(f"input {e.dst.index} of node '{dst.label or dst.id}' is connected "
                                       "twice", edge=where))
             s.broken.add(dst.id)
         slots.add(e.dst)
@@ -201,7 +205,7 @@ def _port_problem(doc, port, where):
     if node is None:
         return Problem(f"names a missing node '{port.node}'", where=where)
     if not node_problems(node) and port.index >= n_outputs(node):
-        return Problem(f"node '{node.id}' has no output {port.index}", where=where)
+        return Problem(f"node '{node.label or node.id}' has no output {port.index}", where=where)
     return None
 
 
@@ -210,13 +214,13 @@ def _reference_problems(doc):
     for name, ports in (("targets", doc.targets), ("sources", doc.sources),
                         ("output_gradients", list(doc.output_gradients))):
         for p in ports:
-            problem = _port_problem(doc, p, f"{name} '{port_text(p)}'")
+            problem = _port_problem(doc, p, f"{name} '{catalog.port_name(doc, p)}'")
             if problem:
                 problems.append(problem)
     for p in doc.output_gradients:
         if p not in doc.targets:
             problems.append(Problem("an output gradient is given for a port that is not a "
-                                    "target", where=f"output_gradients '{port_text(p)}'"))
+                                    "target", where=f"output_gradients '{catalog.port_name(doc, p)}'"))
     for nid in doc.tape.stop_recording:
         if nid not in doc.nodes:
             problems.append(Problem(f"names a missing node '{nid}'", where="tape.stop_recording"))

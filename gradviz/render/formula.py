@@ -17,6 +17,7 @@ from PySide6.QtGui import QColor, QPen
 
 from ..graph.structure import filter_ports
 from ..story.formatting import number
+from ..story.model import path_name
 from ..story.rule_pictures import pictures as rule_pictures
 from . import preview, text, tiles
 from .cards import BADGE_H, LINE_H, PAD
@@ -44,9 +45,13 @@ def _mentions(rule, name):
 
 
 def operand_title(part):
-    """'b =' for an operand that is the node b; 'b (tf_b) =' says which node b stands for."""
+    """'b =' for an operand that is the node b; 'b (tf_b) =' says which node b stands for;
+    'labels (vertical) =' for the operand labels that is the node 'labels (vertical)': a
+    name that already says the operand's is not repeated ('labels (labels (vertical))')."""
     node = part[4] if len(part) > 4 else ""
-    return f"{part[2]} ({node}) =" if node and node != part[2] else f"{part[2]} ="
+    if not node or node == part[2] or _mentions(node, part[2]):
+        return f"{node or part[2]} ="
+    return f"{part[2]} ({node}) ="
 
 
 def _rhs(formula):
@@ -87,7 +92,7 @@ def formula_parts(step):
         for i, c in enumerate(contributions):
             if i:
                 parts.append(("op", "+"))
-            parts.append(("array", c, f"path {i + 1}"))
+            parts.append(("array", c, path_name(step, i)))
         result = total if total is not None else cotangent
         if result is not None:
             parts += [("op", "="), ("array", np.asarray(result), "sum")]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QPainter
 
+from ..engine.errors import counted
 from ..graph.document import OP
 from . import tiles
 from .cards import BADGE_H, HEADER_H, CardPainter
@@ -80,7 +81,8 @@ class Renderer(CardPainter, EdgePainter, StepPainter, FormulaCard):
         if isinstance(step, int):
             steps = getattr(self.story, "steps", None) or []
             if not -len(steps) <= step < len(steps):
-                raise IndexError(f"step {step} is out of range (the story has {len(steps)} steps)")
+                raise IndexError(f"step {step} is out of range (the story has "
+                                 f"{counted(len(steps), 'step')})")
             return steps[step]
         return step
 

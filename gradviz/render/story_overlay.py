@@ -182,9 +182,12 @@ class StepPainter:
         self._track_cache = (key, step, tracks)
         return tracks
 
-    def _pill_text(self, step, i):
-        if getattr(step, "kind", "") == "fan_in":
-            return f"path {i + 1}"
+    def _pill_text(self, step, i, edge):
+        if getattr(step, "kind", "") == "fan_in":   # the path by where it comes from, as the card says
+            node = self.doc.nodes.get(edge.dst.node)
+            twice = sum(e.src == edge.src and e.dst.node == edge.dst.node for e in self.doc.edges) > 1
+            return (f"from {(node.label or node.id) if node is not None else edge.dst.node}"
+                    + (f", input {edge.dst.index + 1}" if twice else ""))
         array = getattr(step, "cotangent", None)
         if array is None:
             array = getattr(step, "total", None)
@@ -209,8 +212,8 @@ class StepPainter:
             blocked.append(card.adjusted(-3, -3, 3, 3))
         placed = []
         tracks = self.step_tracks(step)
-        for i, (_, track) in enumerate(tracks):
-            label = self._pill_text(step, i)
+        for i, (edge, track) in enumerate(tracks):
+            label = self._pill_text(step, i, edge)
             if any(label == done for done, _ in placed):   # one label says it for parallel arrows
                 continue
             w = text.width(font, label) + PILL_PAD

@@ -23,8 +23,18 @@ def mentioned(formula, name):
     return _word_pattern((name,)).search(rhs) is not None
 
 
-def _uses(steps, sources, name):
-    """'x is used twice (both inputs of x_sq, a Mul)': the fan-in's paths in words."""
+def _kind(name, op_name):
+    """'lookup (nn.embedding_lookup)'; a node or part named as its op is named once:
+    'matmul', "layer6's matmul"."""
+    return name if name == op_name or name.endswith(f"'s {op_name}") else f"{name} ({op_name})"
+
+
+def _a(word):
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
+def _uses(steps, sources, name, naming):
+    """'x is used twice (both inputs of x_sq, a multiply)': the fan-in's paths in words."""
     by_op, order, seeds = {}, [], 0
     for i in sources:
         s = steps[i]
@@ -34,7 +44,8 @@ def _uses(steps, sources, name):
         key = s.title.split(" → ")[0]
         if key not in by_op:
             order.append(key)
-            by_op[key] = (s.op_type, [], len(s._op.inputs) if s._op is not None else 0)
+            by_op[key] = (naming.op_name(s._op) if s._op is not None else s.op_type, [],
+                          len(s._op.inputs) if s._op is not None else 0)
         by_op[key][1].append(s._slot)
     parts = []
     for key in order:
@@ -43,9 +54,10 @@ def _uses(steps, sources, name):
             parts.append(f"by {key}")
         elif len(slots) == n_inputs:
             both = "both inputs" if n_inputs == 2 else "all inputs"
-            parts.append(f"{both} of {key}, a {op_type}")
+            parts.append(f"{both} of {key}" + ("" if key == op_type else f", {_a(op_type)}"))
         else:
-            parts.append(f"inputs {', '.join(slots)} of {key}, a {op_type}")
+            parts.append(f"inputs {', '.join(slots)} of {key}"
+                         + ("" if key == op_type else f", {_a(op_type)}"))
     if seeds:
         parts.append("as a target, through its seed")
     n = len(sources)
@@ -131,7 +143,7 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
             port, internal = where(op.outputs[0])
             name = naming.op_label(op)
             s = add(Step(0, "visit", naming.node_of(op), port, f"Visit {name}",
-                         f"{name} ({op.type}) receives the upstream cotangent of its output: "
+                         f"{_kind(name, naming.op_name(op))} receives the upstream cotangent of its output: "
                          f"how much {_objective(seeds)} changes per unit change of each output "
                          f"element.",
                          cotangent=ev.cotangent, upstream=ev.upstream, op_type=op.type,
@@ -150,11 +162,14 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
             sources = providers.get(ev.tensor._id, [])[-len(ev.contributions):]
             labels = [steps[i].title if steps[i].kind != "seed" else "seed" for i in sources]
             labels += ["?"] * (len(ev.contributions) - len(labels))
+            paths = [steps[i]._path if steps[i].kind != "seed" else "the seed" for i in sources]
+            paths += [f"path {k + 1}" for k in range(len(paths), len(ev.contributions))]
             s = add(Step(0, "fan_in", naming.owner(ev.tensor), port, f"Fan-in at {name}",
-                         f"{_uses(steps, sources, name)}: its cotangent is the sum of the "
+                         f"{_uses(steps, sources, name, naming)}: its cotangent is the sum of the "
                          f"{len(ev.contributions)} contributions.",
                          cotangent=ev.cotangent, terms=list(zip(labels, ev.contributions)),
-                         contributions=ev.contributions, total=ev.cotangent, internal=internal),
+                         contributions=ev.contributions, paths=paths, total=ev.cotangent,
+                         internal=internal),
                     ev.tensor)
             s._sources = sources
             final[key_of(port, ev.tensor)] = s.index
@@ -164,7 +179,7 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
             port, internal = where(tensor)
             name = naming.op_label(op)
             s = add(Step(0, "cut", naming.node_of(op), port, f"Cut: {name} ✕ {naming.label(tensor)}",
-                         f"{name} ({op.type}) stops gradients: input {k} "
+                         f"{_kind(name, naming.op_name(op))} stops gradients: input {k} "
                          f"({naming.label(tensor)}) gets no contribution through this edge.",
                          input_index=k, op_type=op.type, internal=internal), tensor)
             s._op = op
@@ -239,9 +254,10 @@ def _contribution(ev, naming, visit, where, known):
     inside = op_name.split("/", 1)[0] + "/"
     shown = target[len(inside):] if "/" in op_name and target.startswith(inside) else target
     title = f"{op_name} → {shown}" + (f" (input {k + 1})" if repeated else "")
+    path = f"from {op_name}" + (f", input {k + 1}" if repeated else "")
     rule = naming.rule(op)
     what = (f"The custom gradient rule of {op_name} (declared in the document, not code)" if rule
-            else f"Local rule of {op.type}")
+            else f"Local rule of {naming.op_name(op)}")
     if formula:
         here = bindings(formula, names, labels, k)
         share = substitute(formula, names, labels)
@@ -260,4 +276,5 @@ def _contribution(ev, naming, visit, where, known):
              operand_nodes={n: lab for n, lab in zip(names, labels)})
     s._op = op
     s._slot = names[k]
+    s._path = path
     return s

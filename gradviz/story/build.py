@@ -1,14 +1,14 @@
 """Build a Story: from a graph document (`build`) or from engine objects (`from_tape`).
 
 A Naming gives every engine object the name a reader knows: a document node's label
-or id (a layer's weights as 'layer.kernel', an op inside a node as 'layer/MatMul'),
+or id (a layer's weights as 'layer.kernel', an op inside a node as "layer's matmul"),
 or for a bare tape the names you pass and the engine's op names.
 """
 import numpy as np
 
 from ..engine import nest
-from ..graph.catalog import port_name
-from ..graph.document import CUSTOM_GRADIENT, LAYER, Port
+from ..graph.catalog import api_name, part_name, port_name
+from ..graph.document import CUSTOM_GRADIENT, LAYER, OP, Port
 from ..graph.evaluate import evaluate
 from .assemble import assemble
 from .formatting import number
@@ -53,6 +53,10 @@ class TapeNaming:
     def op_label(self, op):
         return op.name
 
+    def op_name(self, op):
+        """What kind of op it is: the engine's type, as TF's tape records it."""
+        return op.type
+
     def shown_names(self):
         """The names a reader knows tensors by: a rule's operand must not take one."""
         return frozenset(self._names.values())
@@ -95,8 +99,9 @@ CUSTOM_RULE_TEXT = {
 class DocumentNaming:
     """Names from the document: engine ops and tensors mapped to node ids and ports.
 
-    Ops inside a node that records several (a layer, a 'gradient' node) are named
-    'node/OpType' (numbered when a type repeats); a tensor that is not a node's output
+    Ops inside a node that records several (a layer, a 'gradient' node) are named by the
+    node and what the op is to the reader: "layer1's matmul", "layer1's bias add", "layer1's
+    elu", "g's multiply 2" (numbered when a part repeats); a tensor that is not a node's output
     is named by the op that made it, and its steps are marked internal.
     """
 
@@ -104,8 +109,12 @@ class DocumentNaming:
         self.doc = doc
         self.ev = evaluation
         self._op_labels = {}
+        self._op_names = {}
         for node_id, ops in evaluation.entries.items():
             self._name_ops(node_id, ops)
+            node = doc.nodes.get(node_id)
+            if node is not None and node.kind == OP and len(ops) == 1:
+                self._op_names[id(ops[0])] = node.op
 
     def _name_ops(self, node_id, ops):
         title = self.title(node_id)
@@ -113,17 +122,19 @@ class DocumentNaming:
         out = self.ev.tensors.get(Port(node_id, 0))
         layer = node is not None and node.kind == LAYER
         inner = [op for op in ops if layer or out is None or op.outputs[0] is not out]
+        parts = {id(op): part_name(node, op.type) for op in inner}
         counts = {}
-        for op in inner:
-            counts[op.type] = counts.get(op.type, 0) + 1
+        for part in parts.values():
+            counts[part] = counts.get(part, 0) + 1
         seen = {}
         for op in ops:
             if op not in inner:
                 self._op_labels[id(op)] = title
                 continue
-            seen[op.type] = seen.get(op.type, 0) + 1
-            number = f" {seen[op.type]}" if counts[op.type] > 1 else ""
-            self._op_labels[id(op)] = f"{title}/{op.type}{number}"
+            part = parts[id(op)]
+            seen[part] = seen.get(part, 0) + 1
+            number = f" {seen[part]}" if counts[part] > 1 else ""
+            self._op_labels[id(op)] = f"{title}'s {part}{number}"
 
     def node_of(self, op):
         return self.ev.node_of_op(op)
@@ -165,6 +176,12 @@ class DocumentNaming:
     def op_label(self, op):
         label = self._op_labels.get(id(op))
         return label if label is not None else self.title(self.node_of(op))
+
+    def op_name(self, op):
+        """What kind of op it is, as the reader wrote it: the node's op ('nn.embedding_lookup',
+        not the ResourceGather TF records) where the node records that one op; for an op among
+        several a node records, its name in TF's API (a layer's 'matmul', 'add')."""
+        return self._op_names.get(id(op)) or api_name(op.type)
 
     def shown_names(self):
         """Every node's name on the canvas: a rule's operand must not take one."""

@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..engine.errors import counted
 from .local import provenance
 
 KINDS = ("seed", "visit", "contribution", "fan_in", "accumulate", "cut", "unconnected")
@@ -29,6 +30,7 @@ class Step:
     formula: str | None = None
     terms: list = field(default_factory=list)          # fan_in: [(label, array)]
     contributions: list = field(default_factory=list)  # fan_in: the summed arrays
+    paths: list = field(default_factory=list)          # fan_in: where each comes from ('from x_sq')
     total: np.ndarray | None = None                    # fan_in / accumulate
     input_index: int | None = None                     # contribution / cut
     op_type: str = ""
@@ -42,6 +44,13 @@ class Step:
     _tensor: object = field(default=None, repr=False, compare=False)
     _sources: list = field(default_factory=list, repr=False, compare=False)  # fan_in: steps
     _slot: str = field(default="", repr=False, compare=False)  # contribution: rule operand
+    _path: str = field(default="", repr=False, compare=False)  # contribution: as a fan-in's path
+
+
+def path_name(step, i):
+    """Path `i` into a fan-in, named by where it comes from ('from x_sq, input 1')."""
+    paths = getattr(step, "paths", None) or []
+    return paths[i] if i < len(paths) else f"path {i + 1}"
 
 
 @dataclass
@@ -67,7 +76,7 @@ class Story:
         `gradviz export --step` do; a negative k counts from the end (-1 is the last)."""
         n = len(self.steps)
         if not (1 <= k <= n or -n <= k <= -1):
-            raise IndexError(f"step {k}: the story has {n} steps (1..{n}; -1 is the last)")
+            raise IndexError(f"step {k}: the story has {counted(n, 'step')} (1..{n}; -1 is the last)")
         return k - 1 if k > 0 else n + k
 
     def of_kind(self, kind):

@@ -24,7 +24,7 @@ def error_of(obj_or_text):
 
 def test_malformed_json_names_line_and_column():
     e, message = error_of('{"format": "gradviz",\n "version": 1,,}')
-    assert "malformed JSON" in message and "line 2" in message
+    assert message.startswith("the file is not valid JSON at line 2, column 15: ")
 
 
 def test_unknown_version_and_format():
@@ -261,3 +261,13 @@ def test_an_editor_label_problem_is_reported_but_does_not_stop_the_node():
     assert [str(p) for p in ev.problems] == [
         "node 'c': the label holds the control character '\\x07' at character 3"]
     assert ev.gradients and all(g is not None for g in ev.gradients.values())
+
+
+def test_a_broken_edge_names_the_node_by_its_label():
+    """The edge keeps the file's reference (ids); the node is named as the canvas names it."""
+    d = base()
+    node = next(n for n in d["nodes"] if n["id"] == "a")
+    node["label"] = "weights A"
+    d["edges"][0]["from"] = "a:3"
+    e, message = error_of(d)
+    assert "node 'weights A' has no output 3" in message and e.edge.startswith("a:3")

@@ -1,10 +1,12 @@
 """The story-step overlay: which edges animate, where the labels go, what the cards show
 before a source's gradient has arrived, and the formula card's numbers."""
+import re
+
 import numpy as np
 import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
-from samples_util import NAMES, edge, renderer
+from samples_util import NAMES, edge, renderer, sample
 
 from gradviz.graph.document import Port
 from gradviz.render.formula import FORMULA_MAX_W, formula_parts, operand_title
@@ -76,7 +78,8 @@ def test_pill_labels_say_shape_not_value():
     step = _step(r.story, "contribution", "cc")
     assert [label for label, _ in r.pill_rects(step)] == ["cotangent (2, 3)"]
     r = renderer("001_stop_recording")
-    assert [label for label, _ in r.pill_rects(_step(r.story, "fan_in", "x"))] == ["path 1", "path 2"]
+    assert [label for label, _ in r.pill_rects(_step(r.story, "fan_in", "x"))] == ["from x_sq, input 1",
+                                                                                  "from x_sq, input 2"]
     assert [label for label, _ in r.pill_rects(_step(r.story, "contribution", "z"))] == ["cotangent · scalar"]
 
 
@@ -225,3 +228,47 @@ def test_a_formula_card_docked_smaller_is_drawn_to_scale_and_its_entries_still_f
     assert max(y for _, y in ink) > inside.bottom() - 10   # the whole card, to its foot
     r.dock_formula(step, None)
     assert r._formula_rect(step) == natural and r.formula_scale(step) == 1.0
+
+
+def _words(text, name):
+    return len(re.findall(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text))
+
+
+def test_no_operand_title_says_a_name_twice_in_any_sample():
+    """The CNN lesson's cross-entropy card wrote 'labels (labels (vertical)) =': the operand
+    labels is the node 'labels (vertical)', whose name already says it."""
+    seen = 0
+    for name in NAMES:
+        _, story = sample(name)
+        for step in story.steps:
+            for part in formula_parts(step):
+                if len(part) > 4 and part[3] == "operand":
+                    title = operand_title(part)
+                    assert _words(title, part[2]) == 1, (name, step.title, title)
+                    node = part[4] or part[2]
+                    assert node in title, (name, title)   # which node it is, always
+                    seen += 1
+    assert seen > 20
+    _, cnn = sample("nets_5_tiny_cnn")
+    ce = next(s for s in cnn.steps if s.kind == "contribution" and s.op_type.startswith("SoftmaxCross"))
+    titles = [operand_title(p) for p in formula_parts(ce) if len(p) > 4 and p[3] == "operand"]
+    assert "labels (vertical) =" in titles
+
+
+def test_every_fan_in_names_its_paths_by_the_users_nodes():
+    """A fan-in's card and arrows wrote 'path 1 + path 2' without saying where each comes
+    from: each path is named by the node it comes back from, as the canvas names it."""
+    fans = 0
+    for name in NAMES:
+        r = renderer(name)
+        titles = {n.label or n.id for n in r.doc.nodes.values()}
+        for step in r.story.of_kind("fan_in"):
+            labels = [p[2] for p in formula_parts(step) if p[0] == "array" and p[2] != "sum"]
+            assert len(labels) == len(step.contributions) == len(set(labels)), (name, labels)
+            for label in labels:
+                assert label == "the seed" or any(label.startswith(f"from {t}") for t in titles) \
+                    or label.startswith("from ") and label[5:].split("/")[0] in titles, (name, label)
+            pills = [text for text, _ in r.pill_rects(step)]
+            assert all(p.startswith("from ") and "path" not in p for p in pills), (name, pills)
+            fans += bool(pills)
+    assert fans >= 5

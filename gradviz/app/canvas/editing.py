@@ -246,7 +246,7 @@ class CanvasEditing:
             for nid in ids:
                 if nid in doc.nodes:
                     doc.remove(nid)
-        what = f"Delete {ids[0]}" if len(ids) == 1 and not edges else (
+        what = f"Delete {self.controller.name(ids[0])}" if len(ids) == 1 and not edges else (
             "Disconnect" if not ids and len(edges) == 1 else "Delete")
         self.controller.edit(what, change)
         self.controller.set_selection([])

@@ -55,8 +55,7 @@ class PortItem(QGraphicsRectItem):
         self.setAcceptHoverEvents(True)
         self.setCursor(Qt.CursorShape.CrossCursor)
         self.setZValue(2)
-        self.setToolTip(f"{'output' if is_output else 'input'} '{name}' of {node_item.nid}: "
-                        "drag to another port to connect")
+        self.setToolTip(self.tip())
         # A named port repaints its name from a cached pixmap, not by a Python call per frame.
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.refresh_look()
@@ -126,8 +125,15 @@ class PortItem(QGraphicsRectItem):
         painter.setBrush(fill)
         painter.drawEllipse(QPointF(0, 0), PORT_HIT - 1, PORT_HIT - 1)
 
+    def tip(self):
+        """'input 'a' of layer 1: drag …', with the node's name as the canvas writes it now."""
+        node = self.node_item.view.controller.name(self.node_item.nid)
+        return (f"{'output' if self.is_output else 'input'} '{self._name}' of {node}: "
+                "drag to another port to connect")
+
     def hoverEnterEvent(self, event):
         self.hovered = True
+        self.setToolTip(self.tip())   # the node may have been renamed since
         self.refresh_look()
 
     def hoverLeaveEvent(self, event):

@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QPushButton, QSpinBox, QWidget)
 
+from ...engine.errors import counted
 from ...engine.layers import glorot_limit
 from ...graph import catalog
 from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
@@ -277,7 +278,7 @@ class NodePage(Page):
             node = doc.nodes[self.node_id]
             node.op = rule
             node.attrs = dict(catalog.CUSTOM_RULES[rule][0])
-        self.controller.edit(f"Set {self.node_id} rule", change)
+        self.controller.edit(f"Set {self.controller.name(self.node_id)} rule", change)
 
     def _set_shape(self, shape):
         node = self.node
@@ -291,18 +292,19 @@ class NodePage(Page):
             return f"{len(shape)} axes: a tensor in a document has at most {MAX_RANK}"
         size = int(np.prod(shape))
         if size > 1_000_000:
-            return f"{size} values is too many for the editor (at most 1000000)"
+            return f"{counted(size, 'value')} is too many for the editor (at most 1000000)"
         if size == old.size:
-            text = (f"Reshape {node.id} from {shape_text(old.shape)} to {shape_text(shape)}? "
+            text = (f"Reshape {self.controller.name(self.node_id)} from {shape_text(old.shape)} to {shape_text(shape)}? "
                     "The values are kept in row-major order.")
             new = old.reshape(shape)
         else:
             new = _resized(old, shape)
             kept = int(np.prod([min(a, b) for a, b in zip(old.shape, shape)])) \
                 if old.ndim == len(shape) else 0
-            text = (f"Resize {node.id} from {shape_text(old.shape)} to {shape_text(shape)}? "
-                    f"{kept} of its {old.size} values are kept, "
-                    f"{size - kept} new entries are set to 0.")
+            text = (f"Resize {self.controller.name(self.node_id)} from {shape_text(old.shape)} to {shape_text(shape)}? "
+                    f"{kept} of its {counted(old.size, 'value')} {'is' if kept == 1 else 'are'} kept, "
+                    f"{counted(size - kept, 'new entry', 'new entries')} "
+                    f"{'is' if size - kept == 1 else 'are'} set to 0.")
         if not self.inspector.confirm(text):
             self.shape.reset(attr_text("ints", list(old.shape)))
             return None
@@ -316,7 +318,7 @@ class NodePage(Page):
         new = old.astype(dtype)
         if not np.array_equal(new.astype(np.float64), old.astype(np.float64), equal_nan=True):
             if not self.inspector.confirm(
-                    f"Converting {self.node_id} from {old.dtype.name} to {dtype} changes some "
+                    f"Converting {self.controller.name(self.node_id)} from {old.dtype.name} to {dtype} changes some "
                     "values (fractions are cut, nan becomes 0 or garbage). Convert anyway?"):
                 blocked(self.dtype, self.dtype.setCurrentText, old.dtype.name)
                 return
@@ -403,7 +405,7 @@ class NodePage(Page):
 
         def change(doc):
             doc.nodes[self.node_id].weights = weights
-        self.controller.edit(f"Create {self.node_id} weights", change)
+        self.controller.edit(f"Create {self.controller.name(self.node_id)} weights", change)
 
     def _set_layer_attr(self, name, value):
         """units, filters, kernel_size, use_bias, input_dim, output_dim, center, scale change
@@ -417,7 +419,7 @@ class NodePage(Page):
             n.attrs[name] = value
             if weights is not None:
                 n.weights = weights
-        self.controller.edit(f"Set {self.node_id}.{name}", change)
+        self.controller.edit(f"Set {self.controller.name(self.node_id)}.{name}", change)
 
     def _show_doc(self, node):
         text = _doc_of(node, self.controller.doc)   # a rename elsewhere may rename an operand

@@ -21,6 +21,7 @@ from ...render.cards import LINE_H, PAD
 from ...render import preview, tiles
 from ...story.formatting import number
 from ...story.local import _defining_step
+from ...story.model import path_name
 
 MAX_CELLS = 4000                     # entries a grid shows (it scrolls)
 WRAP_MIN, WRAP_MAX = 4, 10           # a long vector wraps into rows this wide
@@ -70,11 +71,6 @@ def path_label(story, index):
     names = [k for k in step.operands if k != "grad"]
     k = step.input_index
     return f"{step.title}, input {k}" + (f" ({names[k]})" if k < len(names) else "")
-
-
-def plain_number(fmt, value):
-    """`fmt(value)` (preview.number_format: never -0.000), with an exact 0 printed as 0."""
-    return "0" if value == 0 else fmt(value)
 
 
 @dataclass
@@ -201,7 +197,7 @@ class TensorGrid(QTableWidget):
                 item = QTableWidgetItem()
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.setItem(r, c, item)
-            item.setText(plain_number(fmt, v))
+            item.setText(fmt(v))   # one format for the whole table: 0.000 beside 3.000
             item.setToolTip(f"{self.title}[{self._index_text(k)}] = {number(flat[k], 8)}")
         self.resizeColumnsToContents()
         self.resizeRowsToContents()
@@ -297,7 +293,7 @@ def cotangent_labels(step):
     """The formula card's arrays that hold cotangent entries (not forward values)."""
     kind = step.kind
     if kind == "fan_in":
-        return {"sum"} | {f"path {k + 1}" for k in range(len(step.contributions or []))}
+        return {"sum"} | {path_name(step, k) for k in range(len(step.contributions or []))}
     if kind in ("contribution", "cut"):
         return {"contribution", "upstream"}
     return {CARD_LABEL.get(kind, "")}
@@ -546,13 +542,14 @@ class ProvenancePanel(QWidget):
         if label == CARD_LABEL.get(step.kind):
             self._step_changed(step.index)
             return self.subject
-        if label.startswith("path ") and step.kind == "fan_in":
-            k = int(label[5:]) - 1
-            if k >= len(step._sources) or k >= len(step.contributions):
+        paths = [path_name(step, k) for k in range(len(step.contributions or []))]
+        if step.kind == "fan_in" and label in paths:
+            k = paths.index(label)
+            if k >= len(step._sources):
                 return None
             source = story.steps[step._sources[k]]
             array = np.asarray(step.contributions[k])
-            return Subject(f"<b>{_html(step.title)}</b><br>path {k + 1}: "
+            return Subject(f"<b>{_html(step.title)}</b><br>path {k + 1}, {_html(label)}: "
                            f"{_html(path_label(story, source.index))} "
                            f"({preview.shape_text(array)}): click an entry",
                            _reader_name(step),
@@ -609,10 +606,11 @@ class ProvenancePanel(QWidget):
         if prov.kind == "fan_in":
             for k, ((_, array), term) in enumerate(zip(origin.terms, prov.terms)):
                 name = labels[k] if labels else term.label
-                self._add_source(f"path {k + 1}", f"path {k + 1}: <b>{_html(name)}</b> = "
+                path = path_name(origin, k)
+                self._add_source(path, f"path {k + 1}, {_html(path)}: <b>{_html(name)}</b> = "
                                  f"{prov.num(term.product)}", array, [flat])
                 if here:
-                    cells.setdefault(f"path {k + 1}", []).append(flat)
+                    cells.setdefault(path, []).append(flat)
         elif prov.kind == "contribution":
             self._contribution_sources(prov, origin, cells if here else None)
         if self.canvas is not None:

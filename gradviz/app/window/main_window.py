@@ -291,7 +291,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
                       ((errors, "problem"), (warnings, "warning")) if n]
             self.problems_label.setText("⚠ " + ", ".join(counts))
             self.problems_label.setToolTip("\n".join(
-                [(f"{p.node}: " if p.node else "") + p.message for p in result.problems[:12]]
+                [(f"{self.controller.name(p.node)}: " if p.node else "") + p.message for p in result.problems[:12]]
                 + [f"{title}: {text}" for title, text in studies]))
         else:
             self.problems_label.setText("✓ no problems" if self.controller.doc.nodes else "")

@@ -1,0 +1,64 @@
+"""Dialogs, undo texts, tooltips and status texts name a node by its label (what the canvas
+writes on it), never by its internal id (walk-through: 'Resize x1 from …' for the node W1)."""
+import numpy as np
+from PySide6.QtWidgets import QApplication
+
+from gradviz.app.canvas.view import CanvasView
+from gradviz.app.controller import DocumentController
+from gradviz.app.inspector.panel import InspectorWidget
+from gradviz.graph.document import Document, Node, Port
+
+
+def _doc():
+    doc = Document(title="ids and labels")
+    doc.add(Node("x1", "variable", value=np.array([[0.5, 1.5], [2.5, 3.0]], np.float32), label="W1"))
+    doc.add(Node("n2", "custom_gradient", op="identity", label="clip"))
+    doc.add(Node("n3", "layer", op="Dense", label="hidden"))
+    doc.add(Node("n4", "op", op="reduce_sum", label="loss"))
+    doc.connect("x1", "n2", 0, 0)
+    doc.connect("n2", "n3", 0, 0)
+    doc.connect("n3", "n4", 0, 0)
+    doc.targets, doc.sources = [Port("n4")], [Port("x1")]
+    return doc
+
+
+def test_every_message_about_a_node_uses_its_label(qtbot):
+    c = DocumentController()
+    c.set_document(_doc())
+    inspector = InspectorWidget(c)
+    canvas = CanvasView(c)
+    for widget in (inspector, canvas):
+        qtbot.addWidget(widget)
+    asked = []
+    inspector.confirm = lambda text: asked.append(text) or True
+    inspector.show()
+    undo = []
+
+    def last_undo():
+        undo.append(c.undo_stack.undoText())
+        return undo[-1]
+
+    c.set_selection(["x1"])
+    inspector.page.shape.edit.setText("2, 3")
+    inspector.page.shape.commit()                         # resize
+    inspector.page.shape.edit.setText("3, 2")
+    inspector.page.shape.commit()                         # reshape
+    inspector.page._set_dtype("int32")                    # 0.5 -> 0: asks first
+    assert len(asked) == 3 and all("W1" in text for text in asked), asked
+    assert asked[0].startswith("Resize W1 from") and asked[1].startswith("Reshape W1 from")
+    c.set_selection(["n2"])
+    inspector.page._set_rule("scale")
+    assert last_undo() == "Set clip rule"
+    c.set_selection(["n3"])
+    inspector.page._set_attr("units", 3)
+    assert last_undo() == "Set hidden.units"
+    ports = [p for item in canvas.node_items.values() for p in item.ports_in + item.ports_out]
+    assert ports and all(c.name(p.node_item.nid) in p.tip() for p in ports)
+    tips = [p.tip() for p in ports]
+    canvas.scene().clearSelection()
+    canvas.node_items["n4"].setSelected(True)
+    canvas.delete_selected()
+    assert last_undo() == "Delete loss"
+    texts = asked + undo + tips
+    assert not [t for t in texts if any(nid in t for nid in ("x1", "n2", "n3", "n4"))], texts
+    QApplication.processEvents()
