@@ -18,9 +18,8 @@ from .evaluate import evaluate, run_studies
 from .atomic import write_bytes
 from .fileformat import MAX_NODES, load, save, too_many_nodes
 from .names import port_names
-from .ports import parse_port
 from .tracing import trace
-from .training import Trainer
+from .training import Trainer, named_parameters
 
 
 def shortest_floats(array):
@@ -177,7 +176,7 @@ def train_command(path, optimizer, steps, out_path=None, log_path=None, paramete
 
     try:
         doc = load(path)
-        ports = None if parameters is None else [parse_port(p, "--param") for p in parameters]
+        ports = None if parameters is None else named_parameters(doc, parameters)
         trainer = Trainer(doc, optimizer, ports)
         said = []
 

@@ -6,7 +6,8 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QWidget
 
-OPEN_SHARE = 0.58    # the dock opens this share of the window's height tall
+OPEN_SHARE = 0.46    # the dock opens this share of the height it shares with the canvas,
+CANVAS_KEEP = 300    # leaving the canvas at least this (a row of cards and a formula card)
 
 
 def add_train_dock(window):
@@ -82,7 +83,10 @@ class _StopOnClose(QObject):
 
 def claim_room(window, dock):
     """The first time the dock opens: tall enough for the controls and the curves, not the
-    sliver a bottom dock area starts with."""
-    want = int(OPEN_SHARE * window.height())
-    if not dock.isFloating() and dock.isVisible() and dock.height() < want:
+    sliver a bottom dock area starts with, nor so tall that the canvas is a strip (at
+    1280 x 800 it was 280 px high beside a dock of 58% of the window)."""
+    window.layout().activate()      # the heights as the shown dock leaves them, not before
+    room = window.canvas.height() + dock.height()
+    want = min(int(OPEN_SHARE * room), room - CANVAS_KEEP)
+    if not dock.isFloating() and dock.isVisible() and dock.height() != want:
         window.resizeDocks([dock], [want], Qt.Orientation.Vertical)

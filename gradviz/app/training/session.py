@@ -29,7 +29,7 @@ import time
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ...graph.training import Trainer, loss_name, port_value, store_values
+from ...graph.training import Trainer, loss_name, port_value, same_optimizer, store_values
 from ...story.update_step import with_update
 from ..snapshots import same_for_engine, snapshot
 from ..worker import run_job
@@ -93,11 +93,14 @@ class TrainingSession(QObject):
         return self.job is not None
 
     def start(self, optimizer, parameters, steps):
-        """Run `steps` updates with `optimizer` (a new one drops the trainer and its
-        curves); raises DocumentError when the document cannot be trained."""
+        """Run `steps` updates: the trainer's, when its optimizer has `optimizer`'s kind and
+        hyper-parameters and it trains `parameters`; else a new trainer with `optimizer`
+        (which has taken no step: after Reset, or an edit that dropped the trainer, a run is
+        a fresh optimizer's), and new curves. Raises DocumentError when the document cannot
+        be trained."""
         if self.running:
             return
-        if self.trainer is None or self.trainer.optimizer is not optimizer \
+        if self.trainer is None or not same_optimizer(self.trainer.optimizer, optimizer) \
                 or self.trainer.parameters != list(parameters):
             self.trainer = Trainer(snapshot(self.controller.doc), optimizer, parameters)
             self._parked = None
