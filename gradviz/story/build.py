@@ -54,8 +54,9 @@ class TapeNaming:
         return op.name
 
     def op_name(self, op):
-        """What kind of op it is: the engine's type, as TF's tape records it."""
-        return op.type
+        """What kind of op it is, as the code that ran wrote it: its name in TF's API
+        ('nn.softmax_cross_entropy_with_logits', 'matmul'), not the type TF's tape records."""
+        return api_name(op.type)
 
     def shown_names(self):
         """The names a reader knows tensors by: a rule's operand must not take one."""

@@ -53,3 +53,18 @@ def test_a_layers_inner_op_is_named_as_tfs_api_names_it():
     assert any(x.caption.startswith("Local rule of add for its input") for x in inner)
     assert any(x.caption.startswith("layer6's matmul receives") for x in inner)
     assert any(x.caption.startswith("layer6's bias add (add) receives") for x in inner)
+
+
+def test_a_tape_story_calls_an_op_by_its_name_in_tfs_api():
+    """A story told from code says what the code called: 'Local rule of
+    nn.softmax_cross_entropy_with_logits', not SoftmaxCrossEntropyWithLogits (walk-through)."""
+    import gradviz as tf
+    logits = tf.Variable([[1.0, 2.0, 0.5]])
+    labels = tf.constant([[0.0, 1.0, 0.0]])
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+    s = story.from_tape(tape, loss, logits, names={"logits": logits, "loss": loss})
+    captions = " ".join(x.caption for x in s.steps)
+    assert "Local rule of nn.softmax_cross_entropy_with_logits" in captions, captions
+    assert not re.search(r"of (SoftmaxCrossEntropyWithLogits|Sum)\b|\((SoftmaxCrossEntropyWithLogits|Sum)\)",
+                         captions), captions
