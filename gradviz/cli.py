@@ -29,6 +29,7 @@ import time
 from importlib.metadata import PackageNotFoundError, version
 
 from . import bundled
+from .engine.errors import counted
 
 COMMANDS = ("export", "explain", "run", "trace", "train", "samples")
 
@@ -166,15 +167,25 @@ FLAGS = ("nesterov", "centered", "amsgrad")
 
 
 def _add_train_parser(sub):
-    train = sub.add_parser("train", help="run an optimizer on the document's Variables")
+    train = sub.add_parser(
+        "train", help="run an optimizer on the document's Variables",
+        description="Run an optimizer on the document's Variables. A document with a training "
+                    "preset (the lessons have one) gives the defaults, as the app's Train dock "
+                    "takes them: its optimizer, that optimizer's hyper-parameters and its steps; "
+                    "the options given override them (another --optimizer starts from Keras' "
+                    "defaults). Without a preset: sgd, Keras' defaults, 100 steps.")
     train.add_argument("file", metavar="FILE")
-    train.add_argument("--optimizer", default="sgd", metavar="NAME",
-                       help="sgd, rmsprop, adam or newton (default sgd)")
-    train.add_argument("--steps", type=int, default=100, help="number of updates (default 100)")
+    train.add_argument("--optimizer", metavar="NAME",
+                       help="sgd, rmsprop, adam or newton (default: the document's training "
+                            "preset, else sgd)")
+    train.add_argument("--steps", type=int, help="number of updates (default: the document's "
+                                                 "training preset, else 100)")
     train.add_argument("-o", "--output", metavar="OUT", help="write the trained document here")
     train.add_argument("--log", metavar="CSV", help="write step,loss here (step 0: before training)")
-    train.add_argument("--param", action="append", metavar="PORT",
-                       help="a Variable port to train (repeatable; default: the sources that are Variables)")
+    train.add_argument("--param", action="append", metavar="NAME",
+                       help="a Variable to train, by its label as the app shows it (W1, "
+                            "layer1.kernel) or its id (repeatable; default: the sources that "
+                            "are Variables)")
     for option, (_, text) in TRAIN_OPTIONS.items():
         if option in FLAGS:
             train.add_argument(f"--{option}", action="store_true", default=None, help=text)
@@ -186,12 +197,18 @@ def _train(args):
     # loaded per command: `gradviz --help` stays quick
     from .graph.training import OPTIMIZERS, hyper_parameters, make_optimizer
 
-    name = args.optimizer.lower()
+    path = _document_path(args.file)
+    preset = _training_preset(path)
+    preset_name = preset.pop("optimizer", None)
+    preset_steps = preset.pop("steps", None)
+    name = (args.optimizer or preset_name or "sgd").lower()
     if name not in OPTIMIZERS:
         raise UsageError(f"--optimizer {args.optimizer}: choose sgd, rmsprop, adam or newton")
     accepted = hyper_parameters(name)
     takes = [f"--{o}" for o, (h, _) in TRAIN_OPTIONS.items() if h in accepted]
-    hyper = {}
+    hyper = dict(preset) if name == preset_name else {}   # the options given override
+    if args.steps is None:
+        args.steps = preset_steps or 100
     for option, (key, _) in TRAIN_OPTIONS.items():
         value = getattr(args, option)
         if value is None:
@@ -208,7 +225,6 @@ def _train(args):
         for option, (key, _) in TRAIN_OPTIONS.items():
             message = message.replace(f"`{key}`", f"--{option}")
         raise UsageError(message) from None
-    path = _document_path(args.file)
     # loaded per command: `gradviz --help` stays quick
     from .graph.cli_commands import train_command
 
@@ -218,6 +234,18 @@ def _train(args):
     if bar:
         bar.close()
     return _emit(code, text)
+
+
+def _training_preset(path):
+    """The document's training preset ({} without one, or when the file cannot be read:
+    the command then says why, as it does without a preset)."""
+    # loaded per command: `gradviz --help` stays quick
+    from .graph.errors import DocumentError
+    from .graph.fileformat import load
+    try:
+        return dict(load(path).training)
+    except (DocumentError, OSError, ValueError):
+        return {}
 
 
 class _ProgressBar:
@@ -345,7 +373,7 @@ def _export_animation(args, doc, story):
         count = animation.write_animation(frames, args.output, fps, theme=args.theme)
     except OSError as error:
         raise UsageError(f"{args.output}: cannot write ({error.strerror or error})") from None
-    print(f"wrote {args.output} ({count} frames)")
+    print(f"wrote {args.output} ({counted(count, 'frame')})")
     return 0
 
 

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from . import story as _story_module
+from .engine.errors import counted
 from .graph import capture as _capture
 from .graph.errors import DocumentError, errors
 from .graph.fileformat import save as _save
@@ -56,8 +57,8 @@ class TapeDocument:
 
     def __repr__(self):
         doc = self.document
-        return (f"<gradviz document {doc.title!r}: {len(doc.nodes)} nodes, "
-                f"{len(self.story.steps)} story steps>")
+        return (f"<gradviz document {doc.title!r}: {counted(len(doc.nodes), 'node')}, "
+                f"{counted(len(self.story.steps), 'story step')}>")
 
     def explain(self):
         """The backward pass as text, as `gradviz explain` prints it."""

@@ -96,3 +96,51 @@ def test_no_progress_bar_when_piped(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stderr == "" and done.stdout.startswith("SGD: loss ")
+
+
+def test_param_names_a_variable_by_its_label_and_by_its_id_when_unambiguous(tmp_path, capsys,
+                                                                          labelled_mlp):
+    """Walk-through: `--param W1` answered "'W1' is not a Variable" when W1 is the label the
+    user gave a Variable; only the internal id worked."""
+    from gradviz.graph import save
+    path, out = tmp_path / "mlp.json", tmp_path / "out.json"
+    doc = labelled_mlp()
+    save(doc, path)
+    for param in ("W1", "w2"):                         # the label, the id
+        assert main(["train", str(path), "--param", param, "--steps", "2", "-o", str(out)]) == 0
+        trained = load(out)
+        assert not np.array_equal(trained.nodes["w2"].value, doc.nodes["w2"].value)
+        np.testing.assert_array_equal(trained.nodes["w5"].value, doc.nodes["w5"].value)
+    capsys.readouterr()
+    assert main(["train", str(path), "--param", "x"]) == 2
+    assert "'x' is not a Variable, so it cannot be trained (the Variables: W1, W2)" \
+        in capsys.readouterr().err
+    doc.nodes["w2"].label = "w5"                       # the label of one, the id of the other
+    save(doc, path)
+    assert main(["train", str(path), "--param", "w5"]) == 2
+    err = capsys.readouterr().err
+    assert "'w5' names the Variable labelled w5 (id w2) and is the id of W2" in err
+
+
+def test_a_documents_training_preset_gives_the_defaults_options_override(tmp_path, capsys):
+    """Walk-through: `gradviz train samples/train_3_newton.json` ran SGD 0.01 while the app
+    takes the lesson's preset (Newton, damping 0.001, 1 step)."""
+    lesson = ROOT / "samples" / "train_3_newton.json"
+    preset = dict(load(lesson).training)
+    assert preset["optimizer"] == "newton" and preset["steps"] == 1
+    out = tmp_path / "out.json"
+    for args, name, hyper, steps in (
+            ([], "newton", {"damping": preset["damping"]}, 1),
+            (["--lr", "0.5", "--steps", "2"], "newton", {"damping": preset["damping"],
+                                                         "learning_rate": 0.5}, 2),
+            (["--optimizer", "sgd"], "sgd", {}, 1)):
+        assert main(["train", str(lesson), "-o", str(out), *args]) == 0
+        expected = Trainer(load(lesson), make_optimizer(name, **hyper))
+        expected.run(steps)
+        said = capsys.readouterr().out
+        assert f"after {steps} step" in said and said.startswith(expected.optimizer.name)
+        for port, value in expected.values().items():
+            np.testing.assert_allclose(load(out).nodes[port.node].weights["kernel"], value,
+                                       rtol=1e-5, atol=1e-7)
+    assert main(["train", "--help"]) == 0
+    assert "training preset" in " ".join(capsys.readouterr().out.split())

@@ -20,7 +20,7 @@ from ..graph.build import build
 from ..graph.compiled import Replayer
 from ..graph.document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document, Edge,
                               Node, Port, text_problem)
-from ..graph.errors import DocumentError, Problem
+from ..graph.errors import DocumentError, Problem, named
 from ..graph.evaluate import checks_hold, evaluate
 from ..graph.structure import input_slots, structure_problems, text_problems
 from ..story.build import tell as tell_story
@@ -37,14 +37,19 @@ class Result:
 
     def __init__(self, evaluation=None, problems=(), story=None, tell=None, elapsed_ms=0.0):
         self.evaluation = evaluation      # graph.Evaluation (values, gradients, tensors)
-        self.problems = list(problems)    # [graph.Problem]
+        self.name_nodes(problems, None)
+        self.elapsed_ms = elapsed_ms
+        self._story = story
+        self._tell = tell
+
+    def name_nodes(self, problems, doc):
+        """Keep `problems`, each naming its node as `doc` (the document now, which may have
+        renamed a node since the evaluation) names it: graph.errors.named."""
+        self.problems = list(problems) if doc is None else named(problems, doc)  # [graph.Problem]
         self.node_problems = {}           # node id -> [graph.Problem]
         for p in self.problems:
             if p.node:
                 self.node_problems.setdefault(p.node, []).append(p)
-        self.elapsed_ms = elapsed_ms
-        self._story = story
-        self._tell = tell
 
     @property
     def story(self):
@@ -449,6 +454,7 @@ class DocumentController(QObject):
             result, events = _evaluate(frozen, _checked(basis, frozen), self.story_ending,
                                        self.replayer)
             self._basis = _Basis(frozen, result, events)
+        result.name_nodes(result.problems, frozen)
         result.elapsed_ms = (time.perf_counter() - start) * 1000
         self.result = result
         self.evaluated.emit(result)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBo
                                QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox,
                                QProgressDialog, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
+from ..engine.errors import counted
 from ..graph.atomic import write_bytes
 from ..render import Renderer, animation, export
 from .folders import remember_folder, start_folder
@@ -366,7 +367,8 @@ class ExportAnimationDialog(QDialog):
     def _update_estimate(self):
         n = animation.frame_count(self.story, *self._frames())
         steps = len(getattr(self.story, "steps", None) or [])
-        self.estimate.setText(f"{steps} steps, {n} frames, {n / self.fps.value():.1f} s")
+        self.estimate.setText(f"{counted(steps, 'step')}, {counted(n, 'frame')}, "
+                              f"{n / self.fps.value():.1f} s")
 
     def _kind_changed(self):
         kind = self.kind.currentData()
@@ -465,7 +467,7 @@ def export_animation_dialog(window, options=None):
         QMessageBox.warning(window, "Cannot export", f"{options.get('path')}\n\n{e}")
         return None
     remember_folder(window, "export", options["path"])   # a sequence's folder: its parent
-    window.show_message(f"Exported {count} frames to {options['path']}")
+    window.show_message(f"Exported {counted(count, 'frame')} to {options['path']}")
     return count
 
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import backend, backend_gradviz, registry
 from .array import zeros_like
+from .errors import counted
 from .execute import apply
 from .interrupt import current_hook
 from .ops import shape as shape_ops
@@ -387,8 +388,8 @@ def _as_list(grads, op):
     else:
         grads = [grads]
     if len(grads) != len(op.inputs):
-        raise ValueError(f"the gradient function of {op.type} returned {len(grads)} gradients "
-                         f"for its {len(op.inputs)} inputs")
+        raise ValueError(f"the gradient function of {op.type} returned "
+                         f"{counted(len(grads), 'gradient')} for its {counted(len(op.inputs), 'input')}")
     return grads
 
 

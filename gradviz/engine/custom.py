@@ -13,6 +13,7 @@ import functools
 import inspect
 
 from . import nest, recording as _recording
+from .errors import counted
 from .registry import OpDef
 from .tensor import Tensor, Variable, _short, convert_to_tensor
 
@@ -132,7 +133,8 @@ def _make_grad_fn(grad_fn, n_inputs, variables, name):
         input_grads = nest.flatten(input_grads)
         if len(input_grads) != n_inputs:
             raise ValueError(
-                f"custom gradient returned {len(input_grads)} gradients for {n_inputs} inputs")
+                f"custom gradient returned {counted(len(input_grads), 'gradient')} for "
+                f"{counted(n_inputs, 'input')}")
         return [_gradient_tensor(g, name, i) for i, g in enumerate(input_grads + variable_grads)]
     return grad
 

@@ -29,12 +29,18 @@ def available_memory():
         return None
 
 
+def counted(n, noun, plural=None):
+    """A count with its noun in the right number, for any text a reader sees: '1 step',
+    '3 steps', '1 entry' / '2 entries' (`plural` where adding an s is wrong)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def byte_text(n):
     """A byte count for a message: '40 GB', '512 MB', '3 kB'."""
     for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if n >= size:
             return f"{n / size:.3g} {unit}"
-    return f"{int(n)} bytes"
+    return counted(int(n), "byte")
 
 
 ALWAYS_FITS = 256 * 2**20   # results this small are not worth reading /proc/meminfo for

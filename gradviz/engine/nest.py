@@ -34,7 +34,8 @@ def pack_sequence_as(structure, flat):
         return flat[0]
     packed, used = _pack(structure, list(flat), 0)
     if used != len(flat):
-        raise ValueError(f"structure has {used} leaves but {len(flat)} values were given")
+        raise ValueError(f"structure has {counted(used, 'leaf', 'leaves')} but "
+                         f"{counted(len(flat), 'value')} {'was' if len(flat) == 1 else 'were'} given")
     return packed
 
 

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from .errors import counted
 from .tensor import Tensor, Variable, convert_to_tensor
 from .tape import GradientTape
 from .tracing import _trace
@@ -244,7 +245,8 @@ class Newton:
                             for gi, s in zip(gradients, sizes)]) if n else np.zeros(0)
         h = np.asarray(hessian._value if isinstance(hessian, Tensor) else hessian, np.float64)
         if h.shape != (n, n):
-            raise ValueError(f"the Hessian has shape {h.shape}; {n} parameters need ({n}, {n})")
+            raise ValueError(f"the Hessian has shape {h.shape}; {counted(n, 'parameter')} "
+                             f"{'needs' if n == 1 else 'need'} ({n}, {n})")
         step = np.linalg.solve(h + self.damping * np.eye(n), g)
         self.last_step = step
         offset = 0

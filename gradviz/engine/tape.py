@@ -11,7 +11,7 @@ import enum
 import numpy as np
 
 from . import blocks, nest
-from .errors import check_result_fits
+from .errors import check_result_fits, counted
 from .backward import _relevant_entries, backward
 from .ops import shape as shape_ops
 from .recording import _state
@@ -158,7 +158,7 @@ class GradientTape:
             flat_out = nest.flatten(output_gradients)
             if len(flat_out) != len(flat_targets):
                 raise ValueError(
-                    f"output_gradients has {len(flat_out)} tensors but the target has "
+                    f"output_gradients has {counted(len(flat_out), 'tensor')} but the target has "
                     f"{len(flat_targets)}")
             seeds = [_check_seed(g, t) for g, t in zip(flat_out, flat_targets)]
         self._begin_use("gradient")

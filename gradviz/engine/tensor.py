@@ -10,6 +10,7 @@ import weakref
 import numpy as np
 
 from . import dtypes
+from .errors import counted
 from .tracing import _trace
 
 _next_id = itertools.count(1).__next__
@@ -366,6 +367,6 @@ def constant(value, dtype=None, shape=None, name=None):
         elif array.size == int(np.prod(shape)):
             array = array.reshape(shape)
         else:
-            raise ValueError(f"a value of {array.size} elements cannot fill shape {shape}")
+            raise ValueError(f"a value of {counted(array.size, 'element')} cannot fill shape {shape}")
     return Tensor._wrap(array)
 

@@ -4,6 +4,7 @@ probe cotangents, and refuse in words when none does.
 """
 import numpy as np
 
+from gradviz.engine.errors import counted
 from gradviz.engine.tensor import Tensor
 
 from . import catalog
@@ -31,8 +32,8 @@ def declarative_rule(op):
             where=fn_name)
 
     if len(op.inputs) != 1 or len(op.outputs) != 1:
-        refuse(f"it has {len(op.inputs)} inputs (variables included) and {len(op.outputs)} "
-               "outputs, not one of each")
+        refuse(f"it has {counted(len(op.inputs), 'input')} (variables included) and "
+               f"{counted(len(op.outputs), 'output')}, not one of each")
     x, y = np.asarray(op._in_values[0]), np.asarray(op._out_values[0])
     if x.shape != y.shape or not np.array_equal(x, y):
         refuse("its forward is not the identity")

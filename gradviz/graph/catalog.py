@@ -5,6 +5,7 @@ loading can check a file without running it, and a custom gradient is a rule
 with parameters, never code.
 """
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -123,7 +124,7 @@ for _name, _fn, _eng in [
         ("reduce_logsumexp", gv.reduce_logsumexp, "")]:
     _op(_name, "reduce", ("x",),
         lambda t, a, f=_fn: f(t[0], axis=_axis(a["axis"]), keepdims=a["keepdims"]),
-        f"{_name} over axis (all axes when null)", {"axis": None, "keepdims": False},
+        f"{_name} over axis (all axes when not set)", {"axis": None, "keepdims": False},
         engine=_eng)
 _op("norm", "reduce", ("x",),
     lambda t, a: gv.norm(t[0], axis=_axis(a["axis"]), keepdims=a["keepdims"]),
@@ -141,7 +142,7 @@ for _name, _fn, _eng in [("math.argmax", gv.math.argmax, "ArgMax"),
 _op("reshape", "shape", ("x",), lambda t, a: gv.reshape(t[0], a["shape"]), "new shape",
     {"shape": [-1]}, {"shape": "ints"}, engine="Reshape")
 _op("transpose", "shape", ("x",), lambda t, a: gv.transpose(t[0], a["perm"]),
-    "permute axes (reverse when null)", {"perm": None}, engine="Transpose")
+    "permute axes (reversed when not set)", {"perm": None}, engine="Transpose")
 _op("expand_dims", "shape", ("x",), lambda t, a: gv.expand_dims(t[0], a["axis"]),
     "insert an axis", {"axis": 0}, engine="ExpandDims")
 _op("squeeze", "shape", ("x",), lambda t, a: gv.squeeze(t[0], _axis(a["axis"])),
@@ -351,12 +352,40 @@ def full_attrs(node):
             for k, v in attrs.items()}
 
 
+def api_name(engine_type):
+    """The name a user writes for an engine op type, as in TF's API: MatMul -> matmul, AddV2
+    -> add, SoftmaxCrossEntropyWithLogits -> nn.softmax_cross_entropy_with_logits; a type
+    no catalog op records, in words (ReluGrad -> relu grad)."""
+    if not _API_NAMES:
+        for name, spec in OPS.items():
+            if spec.engine:
+                _API_NAMES.setdefault(spec.engine, name)
+    return _API_NAMES.get(engine_type) or re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", engine_type).lower()
+
+
+_API_NAMES = {}   # engine op type -> the first catalog op that records it (filled on first use)
+# A Dense layer's ops, by what each does for the reader (its activation says its own name)
+DENSE_PARTS = {"MatMul": "matmul", "AddV2": "bias add", "BiasAdd": "bias add"}
+
+
+def part_name(node, engine_type):
+    """What an op inside a node is to the reader: a Dense layer's 'matmul', 'bias add' and
+    its activation as its activation= says ('elu'); any other op by its API name."""
+    if node is not None and node.kind == "layer" and node.op == "Dense":
+        if engine_type in DENSE_PARTS:
+            return DENSE_PARTS[engine_type]
+        activation = full_attrs(node).get("activation")
+        if isinstance(activation, str) and activation not in ("", "linear"):
+            return activation
+    return api_name(engine_type)
+
+
 def port_name(doc, port):
     """A port in the reader's words: the node's name, a layer weight 'layer1.kernel', or
     'split:1'. Cards and study texts both say it this way."""
     node = doc.nodes.get(port.node)
-    if node is None:
-        return str(port.node)
+    if node is None:   # a reference to a missing node, as the file wrote it
+        return str(port.node) if port.index == 0 else f"{port.node}:{port.index}"
     name = node.label or node.id
     if port.index == 0:
         return name
@@ -418,7 +447,7 @@ def check_attr(kind, value):
     expected = {"ints": "a list of integers", "float": "a finite number",
                 "index": "a list of integers, [start, stop, step] slices and '...'",
                 "paddings": "a list of [before, after] pairs of non-negative integers",
-                "axis": "null, an integer or a list of integers"}.get(kind, kind)
+                "axis": "an integer, a list of integers, or not set (null in a file)"}.get(kind, kind)
     return f"expected {expected}, got {shown(value)}"
 
 
@@ -463,7 +492,7 @@ def _rate(key, v):
 
 def _list_or_null(key, v):
     return None if v is None or isinstance(v, list) else \
-        f"{key} must be null or a list of integers, got {shown(v)}"
+        f"{key} must be a list of integers or not set (null in a file), got {shown(v)}"
 
 
 def _window_sequence(n=2):

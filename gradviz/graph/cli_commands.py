@@ -12,14 +12,14 @@ import uuid
 
 import numpy as np
 
+from ..engine.errors import counted
 from .errors import DocumentError
 from .evaluate import evaluate, run_studies
 from .atomic import write_bytes
 from .fileformat import MAX_NODES, load, save, too_many_nodes
 from .names import port_names
-from .ports import parse_port
 from .tracing import trace
-from .training import Trainer
+from .training import Trainer, named_parameters
 
 
 def shortest_floats(array):
@@ -149,7 +149,7 @@ def trace_command(script, out_path, call=-1, progress=None, warn=None, phase=Non
     except OSError as e:
         return 2, f"{out_path}: cannot write the file ({e.strerror or e})"
     which = traced.which()
-    text = f"wrote {out_path}: {len(doc.nodes)} nodes, {len(doc.edges)} edges"
+    text = f"wrote {out_path}: {counted(len(doc.nodes), 'node')}, {counted(len(doc.edges), 'edge')}"
     if which:
         text += f"; it shows {which} (--call K picks another)"
     if traced.failure:
@@ -176,7 +176,7 @@ def train_command(path, optimizer, steps, out_path=None, log_path=None, paramete
 
     try:
         doc = load(path)
-        ports = None if parameters is None else [parse_port(p, "--param") for p in parameters]
+        ports = None if parameters is None else named_parameters(doc, parameters)
         trainer = Trainer(doc, optimizer, ports)
         said = []
 
@@ -203,7 +203,7 @@ def train_command(path, optimizer, steps, out_path=None, log_path=None, paramete
                 return 2, f"{target}: cannot write the file ({e.strerror or e})"
             written.append(target)
     name = optimizer.name
-    text = f"{name}: loss {losses[0]:.6g} -> {losses[-1]:.6g} after {len(losses) - 1} steps"
+    text = f"{name}: loss {losses[0]:.6g} -> {losses[-1]:.6g} after {counted(len(losses) - 1, 'step')}"
     return 0, text + (f"; wrote {', '.join(written)}" if written else "; the trained document "
                       "was not saved (give -o FILE)")
 

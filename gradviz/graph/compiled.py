@@ -24,7 +24,7 @@ from ..engine.tensor import Tensor
 from . import catalog
 from .build import make_leaves, quiet
 from .document import CONSTANT, VARIABLE, Port
-from .errors import ENGINE_ERRORS
+from .errors import ENGINE_ERRORS, named
 from .evaluate import Evaluation, evaluate, gradient_warnings, nan_warnings
 
 # False: every evaluation is eager (the benchmarks measure both ways in one process).
@@ -163,7 +163,7 @@ class DocumentProgram:
         ev = Evaluation(values=dict(zip(self._ports, arrays[:n])),
                         gradients=dict(zip(self._sources, arrays[n:])),
                         structure=self.structure, plan=self.plan, replayed=True)
-        ev.problems = self._problems(doc, ev)
+        ev.problems = named(self._problems(doc, ev), doc)
         return ev
 
 

@@ -5,7 +5,11 @@
 node while the user fixes it. A problem is an error (the node cannot run) or a
 warning (it ran, but look: a NaN appeared here).
 """
+import copy
+
 import numpy as np
+
+from .document import text_problem
 
 # what the engine raises for a graph that cannot run as built (a shape mismatch, a singular
 # matrix, an op without a gradient): caught and said in words, never a traceback
@@ -22,20 +26,24 @@ def _place(node=None, edge=None, where=None):
 
 
 class Problem:
-    """One finding: `message`, and where: a node id, an edge (text) or a place in the file."""
+    """One finding: `message`, and where: a node id, an edge (text) or a place in the file.
 
-    __slots__ = ("message", "node", "edge", "where", "warning")
+    `name` is the node's name for the reader (its label; ids are internal), which `place`
+    says: `named` sets it from the document, where problems leave the graph layer."""
 
-    def __init__(self, message, node=None, edge=None, where=None, warning=False):
+    __slots__ = ("message", "node", "edge", "where", "warning", "name")
+
+    def __init__(self, message, node=None, edge=None, where=None, warning=False, name=None):
         self.message = str(message)
         self.node = node
         self.edge = edge
         self.where = where
         self.warning = bool(warning)
+        self.name = name
 
     @property
     def place(self):
-        return _place(self.node, self.edge, self.where)
+        return _place(self.name or self.node, self.edge, self.where)
 
     @property
     def severity(self):
@@ -67,6 +75,28 @@ def shown(value, limit=60):
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def reader_name(doc, node_id):
+    """What the canvas calls node `node_id`: its label, else (or when the label is not valid
+    text, which is then the problem) its id; None if it is missing."""
+    node = doc.nodes.get(node_id) if node_id is not None else None
+    if node is None:
+        return None
+    return node.label if node.label and not text_problem("label", node.label) else node.id
+
+
+def named(problems, doc):
+    """`problems` with each node named as `doc` names it (copies where the name changes:
+    a problem may be shared with an earlier evaluation, before a rename)."""
+    out = []
+    for p in problems:
+        name = reader_name(doc, p.node)
+        if name is not None and name != p.name:
+            p = copy.copy(p)   # keeps its class (budget's shape problems)
+            p.name = name
+        out.append(p)
+    return out
+
+
 def errors(problems):
     return [p for p in problems if not p.warning]
 
@@ -78,8 +108,8 @@ def warnings(problems):
 class DocumentError(ValueError):
     """A document that cannot be loaded or run; `str()` is one line naming the place."""
 
-    def __init__(self, message, node=None, edge=None, where=None):
-        self.problem = Problem(message, node=node, edge=edge, where=where)
+    def __init__(self, message, node=None, edge=None, where=None, name=None):
+        self.problem = Problem(message, node=node, edge=edge, where=where, name=name)
         super().__init__(str(self.problem).replace("\n", " "))
 
     @property
@@ -100,4 +130,5 @@ class DocumentError(ValueError):
 
     @classmethod
     def from_problem(cls, problem):
-        return cls(problem.message, node=problem.node, edge=problem.edge, where=problem.where)
+        return cls(problem.message, node=problem.node, edge=problem.edge, where=problem.where,
+                   name=problem.name)

@@ -21,9 +21,10 @@ import gradviz as gv
 
 from . import budget
 from .build import build, one_line, quiet, seed_key
+from .catalog import port_name
 from .document import Port
-from .errors import ENGINE_ERRORS, DocumentError, Problem, errors, warnings
-from .ports import parse_port, port_text
+from .errors import ENGINE_ERRORS, DocumentError, Problem, errors, named, warnings
+from .ports import parse_port
 from .structure import analyse, input_slots, n_outputs, node_problems
 from .validate import output_gradient_problems
 
@@ -124,7 +125,14 @@ def evaluate(doc, observer=None, persistent=True, same_structure_as=None, leaves
     `same_structure_as`: an Evaluation whose checks and plan hold for `doc` (a document
     that differs at most in its tensors' numbers and its nodes' positions, or as
     `checks_hold` allows): they are taken instead of made again. `leaves`: the tensors
-    of the constants and Variables (build.make_leaves), when the caller made them."""
+    of the constants and Variables (build.make_leaves), when the caller made them.
+    Each problem names its node as the reader knows it (errors.named)."""
+    ev = _evaluate(doc, observer, persistent, same_structure_as, leaves)
+    ev.problems = named(ev.problems, doc)
+    return ev
+
+
+def _evaluate(doc, observer, persistent, same_structure_as, leaves):
     reuse = same_structure_as
     structure = reuse.structure if reuse is not None else analyse(doc)
     ev = Evaluation(problems=list(structure.problems), structure=structure)
@@ -200,7 +208,7 @@ def gradient_warnings(doc, ev):
     if ev.warnings:
         return []
     seeds = [Problem("the seed holds NaN or infinity", warning=True,
-                     where=f"output_gradients '{port_text(p)}'")
+                     where=f"output_gradients '{port_name(doc, p)}'")
              for p, g in doc.output_gradients.items() if not _finite(g)]
     return seeds or [Problem("its gradient holds NaN or infinity", node=p.node, warning=True)
                      for p, g in ev.gradients.items() if g is not None and not _finite(g)]
@@ -222,12 +230,12 @@ def _check(doc, structure, built, ports, study):
     """Raise the first error that stops `study` of `ports`: one in the study's own fields,
     or on a node those ports depend on. Problems elsewhere do not matter."""
     needed = doc.ancestors(p.node for p in ports)
-    for p in errors(structure.problems + built.problems):
+    for p in named(errors(structure.problems + built.problems), doc):
         if (p.where or "").startswith(f"studies.{study}") or p.node in needed:
             raise DocumentError.from_problem(p)
     for port in ports:
         if port not in built.tensors:
-            raise DocumentError(f"port '{port_text(port)}' has no value", where=study)
+            raise DocumentError(f"'{port_name(doc, port)}' has no value", where=study)
 
 
 def _prepared(doc, study, target, source):

@@ -39,20 +39,30 @@ def loads(text, strict=True):
     try:
         obj = json.loads(text, parse_constant=_no_constant, parse_int=_int, parse_float=_float)
     except json.JSONDecodeError as e:
-        raise DocumentError(f"malformed JSON: {e.msg}", where=f"line {e.lineno} column {e.colno}") \
-            from None
+        raise DocumentError(_not_json(text, e)) from None
     except RecursionError:
-        raise DocumentError("malformed JSON: nested too deeply", where="file") from None
+        raise DocumentError("the file is not valid JSON: nested too deeply", where="file") from None
     except _BadNumber as e:
         raise DocumentError(e.args[0], where=_position(text, e.args[1])) from None
     except ValueError as e:
-        raise DocumentError(f"malformed JSON: {e}", where="file") from None
+        raise DocumentError(f"the file is not valid JSON: {e}", where="file") from None
     doc = from_json(obj)
     if strict:
         problems = validate(doc)
         if problems:
             raise DocumentError.from_problem(problems[0])
     return doc
+
+
+def _not_json(text, e):
+    """Where the JSON breaks, in words: a file that ends before its JSON does was cut short
+    (a copy or a save interrupted), anything else has a slip at that place."""
+    if not text.strip():
+        return "the file is empty: a document is a JSON object (open a .gradviz.json file)"
+    where = f"line {e.lineno}, column {e.colno}"
+    if not text[e.pos:].strip():
+        return f"the file seems cut short: it is not valid JSON at {where} (its end): {e.msg}"
+    return f"the file is not valid JSON at {where}: {e.msg}"
 
 
 def _no_constant(name):
@@ -167,7 +177,8 @@ def from_json(obj):
     for i, n in enumerate(nodes):
         node = _node(n, f"nodes[{i}]", budget)
         if node.id in doc.nodes:
-            raise DocumentError("two nodes have this id", node=node.id)
+            raise DocumentError(f"two nodes have the id '{node.id}'", node=node.id,
+                                name=node.label or None)
         doc.nodes[node.id] = node
     for i, e in enumerate(_expect(obj.get("edges", []), list, "edges", "edges")):
         where = f"edges[{i}]"
@@ -204,6 +215,17 @@ def _node(n, where, budget):
     if not isinstance(nid, str) or not ID.fullmatch(nid):
         raise DocumentError(f"node id {nid!r} must be a name (letters, digits, _ . -)"[:200],
                             where=where)
+    label = n.get("label", "")
+    name = label if isinstance(label, str) and label and not text_problem("label", label) else nid
+    try:
+        return _node_fields(n, nid, name, budget)
+    except DocumentError as e:   # named as the canvas will name the node: by its label
+        if e.node != nid or e.problem.name is not None or name == nid:
+            raise
+        raise DocumentError(e.message, node=nid, edge=e.edge, where=e.where, name=name) from None
+
+
+def _node_fields(n, nid, name, budget):
     unknown = sorted(set(n) - NODE_KEYS)
     if unknown:
         raise DocumentError(f"unknown key {unknown[0]!r}"[:200], node=nid)
@@ -217,7 +239,7 @@ def _node(n, where, budget):
     if kind in (CONSTANT, VARIABLE):
         if "value" not in n:
             raise DocumentError(f"a {kind} needs a value", node=nid)
-        node.value = _tensor(n["value"], f"node '{nid}' value", budget)
+        node.value = _tensor(n["value"], f"node '{name}' value", budget)
     elif "value" in n:
         raise DocumentError(f"a {kind} node has no value", node=nid)
     specs = {OP: catalog.OPS, LAYER: catalog.LAYERS, CUSTOM_GRADIENT: catalog.CUSTOM_RULES}
@@ -229,14 +251,15 @@ def _node(n, where, budget):
         raise DocumentError("only a layer has weights", node=nid)
     if kind == LAYER:
         names = catalog.LAYERS[node.op].weight_names(node.attrs)
-        for name in weights:
-            if name not in names:
-                raise DocumentError(f"{node.op} has no weight {name!r}"[:200], node=nid)
+        for weight in weights:
+            if weight not in names:
+                raise DocumentError(f"{node.op} has no weight {weight!r}"[:200], node=nid)
         # A layer placed but not yet given weights is a valid draft; validation reports
         # each missing weight on the node.
-        for name in names:
-            if name in weights:
-                node.weights[name] = _tensor(weights[name], f"node '{nid}' weight {name}", budget)
+        for weight in names:
+            if weight in weights:
+                node.weights[weight] = _tensor(weights[weight], f"node '{name}' weight {weight}",
+                                               budget)
     if "position" in n:
         p = n["position"]
         if not (isinstance(p, list) and len(p) == 2 and all(

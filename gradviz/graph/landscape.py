@@ -17,8 +17,9 @@ import numpy as np
 from .batched import Batched, NotBatchable, run_batched
 from .build import build, quiet
 from .document import OP, Port
-from .errors import DocumentError, errors
+from .errors import DocumentError, errors, named
 from .evaluate import evaluate
+from . import catalog
 from .ports import port_text
 from .training import (NEWTON_LIMIT, gradient_and_hessian, is_variable_port, loss_of, port_value,
                        store_values, trainable_parameters, with_values)
@@ -72,7 +73,7 @@ def landscape(doc, x, y, x_range, y_range, n=100, progress=None, parameters=None
     Variables) are what the note counts as held fixed."""
     for c in (x, y):
         if not is_variable_port(doc, c.port):
-            raise DocumentError(f"'{port_text(c.port)}' is not a Variable", where="landscape")
+            raise DocumentError(f"'{catalog.port_name(doc, c.port)}' is not a Variable", where="landscape")
     if x == y:
         raise DocumentError("choose two different coordinates", where="landscape")
     xs = np.linspace(*map(float, x_range), n)
@@ -162,14 +163,14 @@ def _point_losses(work, base, x, y, chunk):
             arrays[c.port][c.index] = v
         store_values(work, arrays)
         built = build(work, skip=base.structure.broken, plan=base.plan)
-        _raise_first(built)
+        _raise_first(built, work)
         out[k] = loss_of(work, {p: t._value for p, t in built.tensors.items()})
     return out
 
 
-def _raise_first(built):
+def _raise_first(built, doc):
     if errors(built.problems):
-        raise DocumentError.from_problem(errors(built.problems)[0])
+        raise DocumentError.from_problem(named(errors(built.problems), doc)[0])
 
 
 @dataclass

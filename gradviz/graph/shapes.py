@@ -13,7 +13,7 @@ import string
 import numpy as np
 
 from gradviz.engine.axes import axis_index
-from gradviz.engine.errors import InvalidArgumentError
+from gradviz.engine.errors import InvalidArgumentError, counted
 from gradviz.engine.ops import windows as _windows
 from gradviz.engine.ops.shape import check_indices
 
@@ -213,12 +213,12 @@ def _reshape(shapes, a):
     known = math.prod(d for d in target if d != -1)
     if -1 in target:
         if known == 0 or size % known:
-            raise ShapeError(f"cannot reshape a tensor of shape {_text(x)} ({size} elements) "
+            raise ShapeError(f"cannot reshape a tensor of shape {_text(x)} ({counted(size, 'element')}) "
                              f"into shape {target}")
         return [tuple(size // known if d == -1 else d for d in target)], 0
     if known != size:
-        raise ShapeError(f"cannot reshape a tensor of shape {_text(x)} ({size} elements) into "
-                         f"shape {target} ({known} elements)")
+        raise ShapeError(f"cannot reshape a tensor of shape {_text(x)} ({counted(size, 'element')}) "
+                         f"into shape {target} ({counted(known, 'element')})")
     return [tuple(target)], 0
 
 
@@ -230,7 +230,7 @@ def _transpose(shapes, a):
         raise ShapeError(f"perm must be a list of axes, got {perm!r}")
     axes = [_axis(p, len(x), "perm entry") for p in perm]
     if sorted(axes) != list(range(len(x))):
-        raise ShapeError(f"perm {perm} is not a permutation of the {len(x)} axes of shape "
+        raise ShapeError(f"perm {perm} is not a permutation of the {counted(len(x), 'axis', 'axes')} of shape "
                          f"{_text(x)}")
     return [tuple(x[p] for p in axes)], 0
 
@@ -276,7 +276,7 @@ def _tile(shapes, a):
 def _pad(shapes, a):
     x, paddings = shapes[0], a["paddings"]
     if len(paddings) != len(x):
-        raise ShapeError(f"paddings has {len(paddings)} rows for a tensor of rank {len(x)}")
+        raise ShapeError(f"paddings has {counted(len(paddings), 'row')} for a tensor of rank {len(x)}")
     return [tuple(d + lo + hi for d, (lo, hi) in zip(x, paddings))], 0
 
 
@@ -316,7 +316,7 @@ def _split(shapes, a):
 def _slice(shapes, a):
     x, begin, size = shapes[0], a["begin"], a["size"]
     if len(begin) != len(x) or len(size) != len(x):
-        raise ShapeError(f"begin and size need {len(x)} entries each for shape {_text(x)}, got "
+        raise ShapeError(f"begin and size need {counted(len(x), 'entry', 'entries')} each for shape {_text(x)}, got "
                          f"begin {begin} and size {size}"[:200])
     out = []
     for d, b, s in zip(x, begin, size):
@@ -333,7 +333,7 @@ def _getitem(shapes, a):
         raise ShapeError("an index may hold at most one '...'")
     named = [k for k in index if k != "..."]
     if len(named) > len(x):
-        raise ShapeError(f"index {index} has {len(named)} entries for a tensor of rank "
+        raise ShapeError(f"index {index} has {counted(len(named), 'entry', 'entries')} for a tensor of rank "
                          f"{len(x)}"[:200])
     if "..." in index:
         at = index.index("...")

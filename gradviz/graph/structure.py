@@ -52,9 +52,14 @@ def topological_order(doc):
     """Node ids, each after its inputs; raises DocumentError naming a node on a cycle."""
     order, stuck = partial_order(doc)
     if stuck:
-        raise DocumentError(f"the graph has a cycle through {', '.join(stuck[:6])}",
-                            node=stuck[0])
+        raise DocumentError(_cycle(doc, stuck), node=stuck[0])
     return order
+
+
+def _cycle(doc, stuck):
+    """'the graph has a cycle through a, b', the nodes named as the canvas names them."""
+    return "the graph has a cycle through " + ", ".join(catalog.port_name(doc, Port(nid))
+                                                         for nid in stuck[:6])
 
 
 def partial_order(doc):
@@ -154,8 +159,7 @@ def analyse(doc):
     _, stuck = partial_order(doc)
     if stuck:
         s.broken.update(stuck)
-        s.problems.append(Problem(f"the graph has a cycle through {', '.join(stuck[:6])}",
-                                  node=stuck[0]))
+        s.problems.append(Problem(_cycle(doc, stuck), node=stuck[0]))
     return s
 
 
@@ -210,13 +214,13 @@ def _reference_problems(doc):
     for name, ports in (("targets", doc.targets), ("sources", doc.sources),
                         ("output_gradients", list(doc.output_gradients))):
         for p in ports:
-            problem = _port_problem(doc, p, f"{name} '{port_text(p)}'")
+            problem = _port_problem(doc, p, f"{name} '{catalog.port_name(doc, p)}'")
             if problem:
                 problems.append(problem)
     for p in doc.output_gradients:
         if p not in doc.targets:
             problems.append(Problem("an output gradient is given for a port that is not a "
-                                    "target", where=f"output_gradients '{port_text(p)}'"))
+                                    "target", where=f"output_gradients '{catalog.port_name(doc, p)}'"))
     for nid in doc.tape.stop_recording:
         if nid not in doc.nodes:
             problems.append(Problem(f"names a missing node '{nid}'", where="tape.stop_recording"))

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..engine.errors import counted
 from .errors import DocumentError, shown
 
 MAX_ELEMENTS = 50_000_000  # per tensor and per file; checked before anything is allocated
@@ -44,7 +45,7 @@ def tensor_from_json(obj, where):
     if not isinstance(data, list):
         raise DocumentError("data must be a flat list of numbers", where=where)
     if len(data) != count:
-        raise DocumentError(f"data has {len(data)} values but shape {shape} needs {count}",
+        raise DocumentError(f"data has {counted(len(data), 'value')} but shape {shape} needs {count}",
                             where=where)
     kind = np.dtype(dtype).kind
     for i, v in enumerate(data):

@@ -24,13 +24,14 @@ from .compiled import LeafProgram, Replayer, Uncompilable
 from .document import LAYER, VARIABLE, Port
 from .errors import ENGINE_ERRORS, DocumentError
 from .evaluate import _built, _tapes, evaluate, seeds_of
-from .ports import port_text
+from .names import port_names
+from .ports import parse_port, port_text
 from .structure import analyse
 
 # Newton solves an n x n system over all parameters each step: for small problems only.
 NEWTON_LIMIT = 1000
 # The path (every parameter entry at each step) is kept for up to this many entries, at
-# up to PATH_POINTS steps (every stride-th step; the stride doubles as a run grows).
+# up to PATH_POINTS steps (every stride-th step and the last; the stride doubles as a run grows).
 PATH_LIMIT = 4096
 PATH_POINTS = 2000
 
@@ -100,6 +101,34 @@ def variable_ports(doc):
         elif node.kind == LAYER:
             ports += [Port(node.id, i + 1) for i in range(len(_weight_names(node)))]
     return ports
+
+
+def named_parameters(doc, texts):
+    """The Variable ports `texts` name: each by its reader's name, as every list shows it
+    ('W1', 'layer1.kernel', 'x_1' for the second of two x), or by its internal id ('w2',
+    'layer1:1') when that is no other Variable's name. A DocumentError in words otherwise."""
+    ports = variable_ports(doc)
+    names = port_names(doc, ports)
+    by_name = {name: port for port, name in names.items()}
+    listing = ", ".join(names.values()) or "none"
+    chosen = []
+    for text in texts:
+        port = by_name.get(text)
+        try:
+            by_id = parse_port(text, "--param")
+        except DocumentError:
+            by_id = None
+        if port is not None and by_id in names and by_id != port:
+            node = doc.nodes[port.node]
+            raise DocumentError(f"'{text}' names the Variable labelled {text} (id {node.id}) and "
+                                f"is the id of {names[by_id]}: choose by a name that is one "
+                                f"Variable's (the Variables: {listing})", where="--param")
+        port = port if port is not None else by_id if by_id in names else None
+        if port is None:
+            raise DocumentError(f"'{text}' is not a Variable, so it cannot be trained (the "
+                                f"Variables: {listing})", where="--param")
+        chosen.append(port)
+    return chosen
 
 
 def port_value(doc, port):
@@ -231,18 +260,23 @@ class Trainer:
             raise DocumentError("no source is a Variable, so there is nothing to train (a "
                                 "constant is not trained): make a source a Variable",
                                 where="training")
+        shown = port_names(doc, self.parameters)      # the reader's names, not the ids
         for p in self.parameters:
             if not is_variable_port(doc, p):
-                raise DocumentError(f"'{port_text(p)}' is not a Variable, so it cannot be trained",
+                raise DocumentError(f"'{shown[p]}' is not a Variable, so it cannot be trained",
                                     where="training")
             if port_value(doc, p) is None or np.asarray(port_value(doc, p)).dtype.kind != "f":
-                raise DocumentError(f"'{port_text(p)}' has no floating-point value to train",
+                raise DocumentError(f"'{shown[p]}' has no floating-point value to train",
                                     where="training")
         size = sum(int(np.size(port_value(doc, p))) for p in self.parameters)
         if isinstance(optimizer, Newton) and size > NEWTON_LIMIT:
             raise DocumentError(f"Newton's step solves a system over all {size:,} parameters; "
                                 f"it is offered up to {NEWTON_LIMIT:,}: choose fewer parameters "
                                 "or a gradient method", where="training")
+        if int(optimizer.iterations._value):
+            raise ValueError(f"a Trainer needs an optimizer that has taken no step (this one took "
+                             f"{int(optimizer.iterations._value)}): its t and slots would go on "
+                             "from another run; use fresh_optimizer")
         self.original = doc
         self.optimizer = optimizer
         self.doc = with_values(dataclasses.replace(doc, sources=list(self.parameters)),
@@ -260,7 +294,7 @@ class Trainer:
         self._stride = 1
         self._evaluate()
         self._remember(0)
-        unconnected = [port_text(p) for p in self.parameters if self.gradient(p) is None]
+        unconnected = [shown[p] for p in self.parameters if self.gradient(p) is None]
         if unconnected:
             raise DocumentError(f"the loss does not depend on {', '.join(unconnected)} through "
                                 "recorded ops (its gradient is None): choose parameters the "
@@ -379,12 +413,17 @@ class Trainer:
         return slots(variable) if slots is not None else {}
 
     def _remember(self, step):
-        if self.path is None or step % self._stride:
+        """Every stride-th step into the path, and always the newest: a run's export and
+        its landscape path end where the run is (a run of 2003 steps ended at 2002)."""
+        if self.path is None:
             return
+        if self.path and self.path[-1][0] % self._stride:
+            self.path.pop()                # the newest before, off the stride
         self.path.append((step, self.values()))
         if len(self.path) > PATH_POINTS:
             self._stride *= 2
-            self.path = [entry for entry in self.path if entry[0] % self._stride == 0]
+            self.path = [entry for entry in self.path[:-1] if entry[0] % self._stride == 0] \
+                + self.path[-1:]
 
     def _evaluate(self):
         """Values and gradients at the current parameters; only numbers changed since the
@@ -410,6 +449,12 @@ class Trainer:
         return replayed if replayed is not None else gradient_and_hessian(self.doc, self.parameters)
 
 
+def same_optimizer(a, b):
+    """Whether optimizers `a` and `b` are of one kind with the same hyper-parameters (their
+    states aside): a run with `b` may go on from `a`'s state."""
+    return type(a) is type(b) and a.get_config() == b.get_config()
+
+
 def fresh_optimizer(optimizer):
     """An optimizer of the same kind and hyper-parameters, with no state (no steps taken)."""
     name = next(k for k, kind in OPTIMIZERS.items() if type(optimizer) is kind)
@@ -432,7 +477,7 @@ def _gradient_and_blocks(doc, parameters, leaves=None):
         built = _built(doc, tapes, helper, structure.broken, leaves=leaves)
         missing = [p for p in list(parameters) + list(doc.targets) if p not in built.tensors]
         if missing:
-            raise DocumentError(f"'{port_text(missing[0])}' has no value", where="hessian")
+            raise DocumentError(f"'{catalog.port_name(doc, missing[0])}' has no value", where="hessian")
         sources = [built.tensors[p] for p in parameters]
         targets = [built.tensors[p] for p in doc.targets]
         grads = tapes[1].gradient(targets, sources, output_gradients=seeds_of(doc, targets, leaves),

@@ -6,8 +6,9 @@ Every problem is attached to the node, edge or field that caused it.
 """
 from . import budget
 from .build import build
-from .errors import Problem, errors
-from .ports import parse_port, port_text
+from .catalog import port_name
+from .errors import Problem, errors, named
+from .ports import parse_port
 from .structure import analyse
 
 
@@ -16,7 +17,7 @@ def output_gradient_problems(doc, tensors):
     problems = []
     for p, g in doc.output_gradients.items():
         t = tensors.get(p)
-        where = f"output_gradients '{port_text(p)}'"
+        where = f"output_gradients '{port_name(doc, p)}'"
         if t is not None and tuple(g.shape) != tuple(t.shape):
             problems.append(Problem(f"the output gradient has shape {list(g.shape)} but the "
                                     f"target has shape {list(t.shape)}", where=where))
@@ -55,9 +56,9 @@ def validate(doc):
     (Warnings, such as a NaN, come from evaluation.)"""
     structure = analyse(doc)
     built = build(doc, skip=structure.broken)
-    return errors(structure.problems + built.problems
-                  + output_gradient_problems(doc, built.tensors)
-                  + study_problems(doc, built.plan))
+    return named(errors(structure.problems + built.problems
+                        + output_gradient_problems(doc, built.tensors)
+                        + study_problems(doc, built.plan)), doc)
 
 
 def infer_shapes(doc):

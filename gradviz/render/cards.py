@@ -9,6 +9,7 @@ accumulation step: the answer is not shown before the story reaches it.
 """
 from __future__ import annotations
 
+import copy
 import math
 from collections import namedtuple
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from PySide6.QtGui import QColor, QPainterPath, QPen
 
 from ..graph import catalog
 from ..graph.document import CONSTANT, LAYER, OP, VARIABLE, Port
+from ..graph.names import node_name
 from ..graph.structure import MAX_VARIADIC_INPUTS, filter_ports, input_slots, n_outputs
 from ..story import dead_units
 from . import port_labels, preview, text, tiles
@@ -125,10 +127,6 @@ def _mark(node, value):
     return "✕ " + mark if mark else ""
 
 
-def node_name(node):
-    return node.label or node.id
-
-
 def port_name(doc, port):
     """How a card calls one output (graph.catalog.port_name: 'layer.kernel', 'n:1')."""
     return catalog.port_name(doc, port)
@@ -155,8 +153,25 @@ def objective_name(doc, values=None):
     return f"({' + '.join(parts)})" if len(parts) <= 3 else "(Σ targets)"
 
 
+def _widened(shown, old):
+    """`shown` (new numbers) as wide as `old`, the picture of the same kind it replaces: a
+    table keeps old's columns, its numbers right-aligned in them; any other picture is
+    drawn from its left edge in old's width."""
+    wide = copy.copy(shown)
+    if getattr(old, "_chars", None) is not None and hasattr(wide, "_lay_out_table"):
+        wide._runs = wide._text = None
+        wide._lay_out_table(old._chars)
+    wide.width = old.width
+    return wide
+
+
 class CardPainter:
     """Measuring and painting node cards (a part of Renderer)."""
+
+    # True while the numbers change many times a second (a training run): a card whose new
+    # numbers need less room keeps its size (`_renumbered`), so no edge takes a new route
+    hold_sizes = False
+    held = frozenset()     # the node ids whose card `_renumbered` kept wider than needed
 
     # -- what a card shows ------------------------------------------------------------
     def _value(self, nid):
@@ -211,17 +226,18 @@ class CardPainter:
     def _measure(self, node):
         value = self._value(node.id)
         has_grad, grad = self._gradient(node.id)
-        if node.kind in (OP, LAYER, "custom_gradient"):
-            title = node.label or node.op or node.id
-            subtitle = node.id if node.id != title else node.kind
+        title = node_name(node)   # what the story, the inspector and every message call it
+        if node.kind in (OP, LAYER):
+            subtitle = node.op if node.op and node.op != title else node.kind   # what it computes
+        elif node.kind == "custom_gradient":
+            subtitle = node.kind
         else:
-            title = node_name(node)
             subtitle = node.kind + (" · watched" if node.watched else "")
             if node.kind == VARIABLE and not node.trainable:
                 subtitle = "variable · frozen"
         info = preview.shape_text(value) if value is not None else ""
         attrs = ", ".join(f"{k}={v}" for k, v in _shown_attrs(node).items())
-        if node.kind != OP and node.op and node.op != title:
+        if node.kind == "custom_gradient" and node.op and node.op != title:   # its rule
             attrs = node.op + (f" ({attrs})" if attrs else "")
         used_in, used_out = self.ports_used().get(node.id, ((), ()))
         card = Card(node.id, title, subtitle, info, value, grad, has_grad,
@@ -297,6 +313,9 @@ class CardPainter:
                 return None
             old_shown = section.preview
             shown = old_shown.renumbered(array, spec)
+            if self.hold_sizes and shown.kind == old_shown.kind and shown.width < old_shown.width:
+                shown = _widened(shown, old_shown)
+                self.held = self.held | {node.id}
             if shown.kind != old_shown.kind or shown.width != old_shown.width or shown.height != old_shown.height:
                 return None
             label, _, colour, y, port, _, label_text = section   # (Section._replace takes 3 us)

@@ -130,20 +130,31 @@ def paint(painter, renderer, nid, pending=frozenset(), scale=1.0):
         painter.drawText(QRectF(plate.left(), y, plate.width(), line_h), Qt.AlignmentFlag.AlignCenter, line)
         y += line_h + PAD / 2
     _paint_thumbnails(painter, t, card, QRectF(box.left() + PAD, y + PAD / 2, box.width() - 2 * PAD,
-                                                box.bottom() - y - PAD), pending)
+                                                box.bottom() - y - PAD), pending, dpi, scale)
     painter.restore()
 
 
-def _paint_thumbnails(painter, theme, card, area, pending):
+def _paint_thumbnails(painter, theme, card, area, pending, dpi=96.0, scale=1.0):
     """The value's and the gradients' heat pictures side by side in `area` (pixels), each
-    framed in its section's colour, cells square where the room allows."""
+    framed in its section's colour, cells square where the room allows. A single number is
+    written instead, in the card's format and legible type: one cell's colour says nothing
+    (a scalar was a solid red square)."""
     shown = [(s.array, s.colour, s.preview) for s in card.sections
              if s.array is not None and not (s.colour == "gradient" and s.port in pending)]
     if not shown or area.height() < THUMB_MIN or area.width() < THUMB_MIN * len(shown):
         return
     slot = (area.width() - PAD * (len(shown) - 1)) / len(shown)
     painter.setRenderHint(painter.RenderHint.SmoothPixmapTransform, False)
+    number_font = text.mono(SHAPE_PT * scale, bold=True)
+    line_h = text.metrics(number_font).height() * dpi / 96.0
     for k, (array, colour, picture) in enumerate(shown):
+        number = getattr(picture, "text", None) if np.size(array) == 1 else None
+        if number and line_h <= area.height() and text.width(number_font, number) * dpi / 96.0 <= slot:
+            painter.setFont(number_font)
+            painter.setPen(QColor(getattr(theme, colour)))
+            painter.drawText(QRectF(area.left() + k * (slot + PAD), area.top(), slot, line_h),
+                             Qt.AlignmentFlag.AlignCenter, number)
+            continue
         image = thumbnail(array, theme, picture)
         if image is None:
             continue

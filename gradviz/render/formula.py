@@ -12,7 +12,7 @@ import bisect
 import re
 
 import numpy as np
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 
 from ..graph.structure import filter_ports
@@ -248,18 +248,21 @@ class FormulaLayout:
             y += height + 6
         return placed
 
-    def arrays(self, origin_x, origin_y):
+    def arrays(self, origin_x, origin_y, scale=1.0):
         """[(label, array, QRectF of its picture, the picture)] with the card's top-left at the
-        origin: the picture finds an entry's cell (`cell_rect`) and the entry under a point."""
+        origin, drawn `scale` times its size: the picture finds an entry's cell (`cell_rect`)
+        and the entry under a point."""
         out = []
         for part, shown, top, x, _ in self.placed:
             if part[0] != "array":
                 continue
             if len(part) > 3:
                 x += text.width(self.fonts["name"], operand_title(part)) + NAME_GAP
-            out.append((part[2], part[1], QRectF(origin_x + x, origin_y + top, shown.width, shown.height), shown))
+            if scale != 1.0:
+                shown = Scaled(shown, scale)
+            out.append((part[2], part[1], QRectF(origin_x + x * scale, origin_y + top * scale,
+                                                 shown.width, shown.height), shown))
         return out
-
 
     def entry_text(self, origin_x, origin_y, point):
         """'grad filters[0,1,0,2] = 1.1018444': the entry of any of the card's pictures under
@@ -283,6 +286,24 @@ class FormulaLayout:
         return None
 
 
+class Scaled:
+    """A picture on a formula card drawn `scale` times its size (a card docked smaller to fit
+    the view with the step's cards): its cells and the entry under a point, in scene units."""
+
+    def __init__(self, shown, scale):
+        self.shown, self.scale = shown, scale
+        self.width, self.height = shown.width * scale, shown.height * scale
+
+    def cell_rect(self, x, y, flat_index):
+        cell, s = self.shown.cell_rect(0.0, 0.0, flat_index), self.scale
+        return None if cell is None else QRectF(x + cell.x() * s, y + cell.y() * s,
+                                                cell.width() * s, cell.height() * s)
+
+    def entry_at(self, x, y, point):
+        return self.shown.entry_at(0.0, 0.0, QPointF((point.x() - x) / self.scale,
+                                                     (point.y() - y) / self.scale))
+
+
 class FormulaCard:
     """Laying out, placing and painting the formula card (a part of Renderer)."""
 
@@ -302,8 +323,14 @@ class FormulaCard:
     def dock_formula(self, step, rect):
         """Put `step`'s formula card at `rect` (scene) instead of beside its node: the
         player docks it where it hides no card when the step's cards and the card
-        beside them do not fit the view at a readable zoom. None: beside its node."""
+        beside them do not fit the view at a readable zoom. A `rect` smaller than the card
+        draws it smaller, in proportion (`formula_scale`). None: beside its node."""
         self.__dict__["_docked"] = None if rect is None else (step, QRectF(rect))
+
+    def formula_scale(self, step):
+        """How much smaller than its layout the step's formula card is drawn (1: not)."""
+        rect = self._formula_rect(step)
+        return 1.0 if rect is None else rect.width() / self.formula_layout(step).width
 
     def _formula_rect(self, step):
         nid = getattr(step, "node", None)
@@ -354,8 +381,17 @@ class FormulaCard:
         rect = self._formula_rect(step)
         if rect is None:
             return
-        t = self.theme
         layout = self.formula_layout(step)
+        scale = rect.width() / layout.width
+        painter.save()
+        painter.translate(rect.topLeft())      # laid out at its own size, drawn at rect's
+        painter.scale(scale, scale)
+        self._paint_formula_at(painter, layout, QRectF(0, 0, layout.width, layout.height),
+                               None if zoom is None else zoom * scale)
+        painter.restore()
+
+    def _paint_formula_at(self, painter, layout, rect, zoom):
+        t = self.theme
         f = layout.fonts
         painter.setPen(QPen(QColor(t.formula_border), 1.6))
         painter.setBrush(QColor(t.formula_card))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QPainter
 
+from ..engine.errors import counted
 from ..graph.document import OP
 from . import tiles
 from .cards import BADGE_H, HEADER_H, CardPainter
@@ -80,7 +81,8 @@ class Renderer(CardPainter, EdgePainter, StepPainter, FormulaCard):
         if isinstance(step, int):
             steps = getattr(self.story, "steps", None) or []
             if not -len(steps) <= step < len(steps):
-                raise IndexError(f"step {step} is out of range (the story has {len(steps)} steps)")
+                raise IndexError(f"step {step} is out of range (the story has "
+                                 f"{counted(len(steps), 'step')})")
             return steps[step]
         return step
 
@@ -163,7 +165,7 @@ def formula_pictures(renderer, step):
     rect = renderer._formula_rect(step)
     if rect is None:
         return []
-    return renderer.formula_layout(step).arrays(rect.left(), rect.top())
+    return renderer.formula_layout(step).arrays(rect.left(), rect.top(), renderer.formula_scale(step))
 
 
 def formula_entry_text(renderer, step, point):
@@ -172,6 +174,9 @@ def formula_entry_text(renderer, step, point):
     rect = renderer._formula_rect(step)
     if rect is None or not rect.contains(point):
         return None
+    scale = renderer.formula_scale(step)      # a card docked smaller: its own size's point
+    point = QPointF(rect.left() + (point.x() - rect.left()) / scale,
+                    rect.top() + (point.y() - rect.top()) / scale)
     return renderer.formula_layout(step).entry_text(rect.left(), rect.top(), point)
 
 

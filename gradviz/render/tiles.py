@@ -30,8 +30,8 @@ CARD_ROOM = (400.0, 240.0)     # a card's tiles grow their cells within this pic
                                # 3x3 filters from 123 %): two 4-channel cards side by side
                                # still fit a 1440x900 window at the readable zoom
 GAP = 4.0
-HEAD_H = 12.0                  # the column names above the tiles
-ELIDED_H = 14.0                # the "⋮ 5 more examples" row
+HEAD_H = 14.0                  # the column names above the tiles
+ELIDED_H = 16.0                # the "⋮ 5 more examples" row
 MAX_ROWS, MAX_COLS = 3, 4      # shown whole up to this many; else the first ones and the last
 PT_PX = 4 / 3                  # pixels a point takes at 96 dpi
 DIGIT_EM = 0.6                 # a monospace digit's width in em
@@ -111,7 +111,7 @@ class Tiles:
         self.tiles = a4.transpose(perm)            # (rows, cols, h, w): a view, nothing copied
         n_rows, n_cols, h, w = self.tiles.shape
         self.rows, self.cols = _picked(n_rows, MAX_ROWS), _picked(n_cols, MAX_COLS)
-        self.label_font = _text.sans(7)
+        self.label_font = _text.sans(legible.NUMBER_PT)   # names and scale as legible as the numbers
         # names only where they tell tiles apart: one example of one channel needs none
         self.head_h = HEAD_H if self.col_name and n_cols > 1 else 0.0
         self.row_labels = {r: f"{self.row_name}{r}" for r in self.rows if r is not None} \
@@ -136,7 +136,7 @@ class Tiles:
         finite = self.array[np.isfinite(self.array)] if self.array.dtype.kind == "f" else self.array
         self.scale = float(np.abs(finite.astype(np.float64)).max()) if finite.size else 0.0
         self.caption = f"±{self.scale:.3g} · {self.one_tile}"
-        self.caption_font = _text.sans(font_size - 1)
+        self.caption_font = _text.sans(legible.NUMBER_PT)
         self.width = max(self.tiles_w, preview.CAPTION_MIN_W,
                          _text.width(self.caption_font, self.caption) + 2)
         self.height = self.tiles_h + preview.CELL_H

@@ -24,8 +24,9 @@ def mentioned(formula, name):
 
 
 def _kind(name, op_name):
-    """'lookup (nn.embedding_lookup)'; a node named as its op is named once: 'matmul'."""
-    return name if name == op_name else f"{name} ({op_name})"
+    """'lookup (nn.embedding_lookup)'; a node or part named as its op is named once:
+    'matmul', "layer6's matmul"."""
+    return name if name == op_name or name.endswith(f"'s {op_name}") else f"{name} ({op_name})"
 
 
 def _a(word):

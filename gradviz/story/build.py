@@ -1,13 +1,13 @@
 """Build a Story: from a graph document (`build`) or from engine objects (`from_tape`).
 
 A Naming gives every engine object the name a reader knows: a document node's label
-or id (a layer's weights as 'layer.kernel', an op inside a node as 'layer/MatMul'),
+or id (a layer's weights as 'layer.kernel', an op inside a node as "layer's matmul"),
 or for a bare tape the names you pass and the engine's op names.
 """
 import numpy as np
 
 from ..engine import nest
-from ..graph.catalog import port_name
+from ..graph.catalog import api_name, part_name, port_name
 from ..graph.document import CUSTOM_GRADIENT, LAYER, OP, Port
 from ..graph.evaluate import evaluate
 from .assemble import assemble
@@ -54,8 +54,9 @@ class TapeNaming:
         return op.name
 
     def op_name(self, op):
-        """What kind of op it is: the engine's type, as TF's tape records it."""
-        return op.type
+        """What kind of op it is, as the code that ran wrote it: its name in TF's API
+        ('nn.softmax_cross_entropy_with_logits', 'matmul'), not the type TF's tape records."""
+        return api_name(op.type)
 
     def shown_names(self):
         """The names a reader knows tensors by: a rule's operand must not take one."""
@@ -99,8 +100,9 @@ CUSTOM_RULE_TEXT = {
 class DocumentNaming:
     """Names from the document: engine ops and tensors mapped to node ids and ports.
 
-    Ops inside a node that records several (a layer, a 'gradient' node) are named
-    'node/OpType' (numbered when a type repeats); a tensor that is not a node's output
+    Ops inside a node that records several (a layer, a 'gradient' node) are named by the
+    node and what the op is to the reader: "layer1's matmul", "layer1's bias add", "layer1's
+    elu", "g's multiply 2" (numbered when a part repeats); a tensor that is not a node's output
     is named by the op that made it, and its steps are marked internal.
     """
 
@@ -121,17 +123,19 @@ class DocumentNaming:
         out = self.ev.tensors.get(Port(node_id, 0))
         layer = node is not None and node.kind == LAYER
         inner = [op for op in ops if layer or out is None or op.outputs[0] is not out]
+        parts = {id(op): part_name(node, op.type) for op in inner}
         counts = {}
-        for op in inner:
-            counts[op.type] = counts.get(op.type, 0) + 1
+        for part in parts.values():
+            counts[part] = counts.get(part, 0) + 1
         seen = {}
         for op in ops:
             if op not in inner:
                 self._op_labels[id(op)] = title
                 continue
-            seen[op.type] = seen.get(op.type, 0) + 1
-            number = f" {seen[op.type]}" if counts[op.type] > 1 else ""
-            self._op_labels[id(op)] = f"{title}/{op.type}{number}"
+            part = parts[id(op)]
+            seen[part] = seen.get(part, 0) + 1
+            number = f" {seen[part]}" if counts[part] > 1 else ""
+            self._op_labels[id(op)] = f"{title}'s {part}{number}"
 
     def node_of(self, op):
         return self.ev.node_of_op(op)
@@ -176,9 +180,9 @@ class DocumentNaming:
 
     def op_name(self, op):
         """What kind of op it is, as the reader wrote it: the node's op ('nn.embedding_lookup',
-        not the ResourceGather TF records) where the node records that one op; the engine's
-        type for an op among several a node records (a layer's MatMul)."""
-        return self._op_names.get(id(op), op.type)
+        not the ResourceGather TF records) where the node records that one op; for an op among
+        several a node records, its name in TF's API (a layer's 'matmul', 'add')."""
+        return self._op_names.get(id(op)) or api_name(op.type)
 
     def shown_names(self):
         """Every node's name on the canvas: a rule's operand must not take one."""

@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..engine.errors import counted
 from .local import provenance
 
 KINDS = ("seed", "visit", "contribution", "fan_in", "accumulate", "cut", "unconnected")
@@ -75,7 +76,7 @@ class Story:
         `gradviz export --step` do; a negative k counts from the end (-1 is the last)."""
         n = len(self.steps)
         if not (1 <= k <= n or -n <= k <= -1):
-            raise IndexError(f"step {k}: the story has {n} steps (1..{n}; -1 is the last)")
+            raise IndexError(f"step {k}: the story has {counted(n, 'step')} (1..{n}; -1 is the last)")
         return k - 1 if k > 0 else n + k
 
     def of_kind(self, kind):

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..engine.errors import counted
 from ..engine.interrupt import checkpoint
 from ..engine.tape import GradientTape
 from ..engine.tensor import Tensor, convert_to_tensor
@@ -300,7 +301,7 @@ def _not_finite(s, H, g, epsilon):
                                   if nid in s.doc.nodes else nid)
     if not warning:
         bad = int((~np.isfinite(H)).sum())
-        warning = (f"H holds NaN or infinity in {bad} of its {H.size} entries: a rule "
+        warning = (f"H holds NaN or infinity in {bad} of its {counted(H.size, 'entry', 'entries')}: a rule "
                    f"differentiated twice meets 0 · ∞ or a division by 0.")
     empty = np.zeros(0)
     nan = np.full(s.x.shape, np.nan)

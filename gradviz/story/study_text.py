@@ -5,6 +5,7 @@ Newton step, higher order), then the forward-vs-reverse cost of the story's chai
 """
 import numpy as np
 
+from ..engine.errors import counted
 from ..graph.catalog import port_name
 from ..graph.errors import ENGINE_ERRORS, DocumentError
 from ..graph.evaluate import higher_order
@@ -42,7 +43,7 @@ def jacobian_lines(doc):
     tol = _tolerance(j.jacobian)
     given = target in doc.output_gradients
     v_text = ("the document's output_gradients" if given else
-              f"a ramp from -1 to 1 over the target's {int(np.prod(t_shape, dtype=int))} elements")
+              f"a ramp from -1 to 1 over the target's {counted(int(np.prod(t_shape, dtype=int)), 'element')}")
     return [
         f"Jacobian of {t} with respect to {x}: shape {_shape(j.jacobian.shape)} "
         f"(target {_shape(t_shape)} + source {_shape(j.gradient.shape)})",

@@ -354,3 +354,17 @@ def test_a_nan_value_is_a_warning_and_the_gradient_shows_it(controller):
     assert np.isnan(gw[0, 0]) and np.isfinite(gw.flat[1:]).all()  # NaN propagates, not hidden
     assert np.isfinite(gx).all()
     assert c.result.story.steps
+
+
+def test_problems_name_their_node_as_the_canvas_does_after_a_rename():
+    """The status bar and the story bar print problems: they name a node by its label, and
+    by its new label once renamed (the last evaluation is reused then), never by its id."""
+    doc = clip_document()
+    doc.nodes["w"].value = np.ones((3, 3), np.float32)   # x * w: shapes do not broadcast
+    doc.nodes["m"].label = "product"
+    c = DocumentController()
+    c.set_document(doc)
+    assert str(c.result.problems[0]).startswith("node 'product': ")
+    c.set_field("m", "label", "scaled")
+    assert [str(p).split(":")[0] for p in c.result.problems] == ["node 'scaled'"]
+    assert [str(p).split(":")[0] for p in c.result.node_problems["m"]] == ["node 'scaled'"]

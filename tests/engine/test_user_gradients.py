@@ -140,7 +140,7 @@ def test_custom_gradient_returns_one_gradient_per_input():
     with tf.GradientTape() as t:
         t.watch([a, b])
         z = f(a, b)
-    with pytest.raises(ValueError, match="1 gradients for 2 inputs"):
+    with pytest.raises(ValueError, match="1 gradient for 2 inputs"):
         t.gradient(z, [a, b])
 
 
@@ -236,7 +236,7 @@ def test_registered_gradient_returning_the_wrong_count_names_the_op():
     with tf.GradientTape() as t:
         t.watch([a, b])
         y = apply(op, [a, b])
-    with pytest.raises(ValueError, match="TestTapeTwoIn returned 1 gradients for its 2 inputs"):
+    with pytest.raises(ValueError, match="TestTapeTwoIn returned 1 gradient for its 2 inputs"):
         t.gradient(y, [a, b])
 
 

@@ -76,7 +76,7 @@ def test_run_command_bad_input_is_status_2_and_one_line(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "gradviz", "version": 1, "nodes": [{"id": "a"', encoding="utf-8")
     code, message = run_command(str(bad))
-    assert code == 2 and "malformed JSON" in message and "\n" not in message
+    assert code == 2 and "the file seems cut short" in message and "\n" not in message
     code, message = run_command(str(tmp_path / "missing.json"))
     assert code == 2 and "cannot read" in message
 

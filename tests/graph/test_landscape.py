@@ -206,7 +206,23 @@ def test_a_run_leaves_its_path_thinned():
     trainer.run(PATH_POINTS)
     steps = [step for step, _ in trainer.path]
     assert len(steps) <= PATH_POINTS and steps[0] == 0 and steps == sorted(steps)
-    assert len(set(np.diff(steps))) == 1                # evenly spaced after thinning
+    assert len(set(np.diff(steps[:-1]))) == 1           # evenly spaced after thinning
+    assert steps[-1] == PATH_POINTS + 3                 # and the run's last step kept
+
+
+def test_the_path_ends_at_the_last_step_whatever_the_stride(monkeypatch):
+    """A Train dock export of 15416 steps was read ending at 9664; and a run whose last
+    step is off the stride lost it (2003 steps ended at 2002)."""
+    from gradviz.graph import training
+    monkeypatch.setattr(training, "PATH_POINTS", 10)
+    trainer = Trainer(rosenbrock(), make_optimizer("sgd", learning_rate=1e-4))
+    for steps in (7, 16, 1, 9, 30):                     # runs paused and resumed
+        trainer.run(steps)
+        path = [step for step, _ in trainer.path]
+        last = len(trainer.history)
+        assert path == list(range(0, last, trainer._stride)) + [last] and len(path) <= 10
+        assert trainer.path[-1][1][Port("x")] == trainer.values()[Port("x")]
+    assert trainer._stride == 8
 
 
 def test_window_is_a_square_that_holds_the_path():

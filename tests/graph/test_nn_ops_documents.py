@@ -382,7 +382,7 @@ def _problems(doc):
     (lambda: lookup_doc(np.array([0.0, 1.0], np.float32)), "lookup", "integer ids"),
     (lambda: dropout_doc(rate=1.0), "dropout", "rate must be at least 0 and less than 1"),
     (lambda: dropout_doc(noise_shape=[3, 2]), "dropout", "noise_shape [3, 2] does not fit"),
-    (lambda: dropout_doc(noise_shape=3), "dropout", "noise_shape must be null or a list"),
+    (lambda: dropout_doc(noise_shape=3), "dropout", "noise_shape must be a list of integers or not set"),
     (lambda: _with(embedding_layer_doc(), "ids", np.array([5], np.int64)), "emb",
      "indices[0] = 5 is not in [0, 5)"),
     (lambda: _attrs(embedding_layer_doc(), "emb", input_dim=4), "emb",

@@ -343,3 +343,18 @@ def test_newtons_steps_replay_the_traced_hessian_with_the_eager_numbers(sample, 
         monkeypatch, doc, "gradient_and_hessian", ("newton", {"damping": 0.5}), 6)
     assert eager_count == 6 and replayed_count == 1
     _assert_same_run(replayed, eager)
+
+
+@pytest.mark.parametrize("name", ["sgd", "adam", "newton"])
+def test_a_trainer_starts_from_an_optimizer_that_took_no_step(name):
+    """A used optimizer would carry its t (Adam's bias corrections) and slots into another
+    run: the Train dock's Reset gave other numbers than the first run that way."""
+    from gradviz.graph.training import fresh_optimizer, same_optimizer
+    optimizer = make_optimizer(name, learning_rate=0.1)
+    Trainer(bowl(), optimizer).run(2)
+    with pytest.raises(ValueError, match="took 2"):
+        Trainer(bowl(), optimizer)
+    fresh = fresh_optimizer(optimizer)
+    assert same_optimizer(optimizer, fresh) and int(fresh.iterations._value) == 0
+    assert not same_optimizer(optimizer, make_optimizer(name, learning_rate=0.2))
+    assert not same_optimizer(make_optimizer("sgd"), make_optimizer("rmsprop"))

@@ -82,3 +82,23 @@ def test_a_compact_feature_map_or_filter_thumbnail_is_its_tiles_side_by_side(qap
                 assert (pixel.red(), pixel.green(), pixel.blue()) == tuple(rgb[0, c, y, x]), (nid, c)
             if c:
                 assert image.pixelColor(c * (w + 1) - 1, 0).alpha() == 0      # the gap
+
+
+def test_a_compact_scalar_writes_its_number_not_a_one_cell_thumbnail(qapp):
+    """The bowl lesson's compact scalars were solid red squares (one cell's colour says
+    nothing; H22r): a single number is written in the card's format, in legible type."""
+    from gradviz.bundled import samples_dir
+    from gradviz.graph import load
+
+    doc = load(samples_dir() / "train_1_gd_bowl.json")
+    renderer = Renderer(doc, evaluation=evaluate(doc))
+    zoom = 0.5
+    svg = _svg(renderer, ["x", "loss"], zoom)
+    texts = _texts(svg)
+    x_value = renderer.cards["x"].sections[0].preview.text
+    x_grad = renderer.cards["x"].sections[1].preview.text
+    loss = renderer.cards["loss"].sections[0].preview.text
+    assert [t for t, _ in texts] == ["x", "scalar", x_value, x_grad, "loss", "scalar", loss]
+    assert float(x_value) == float(doc.nodes["x"].value) and float(x_grad) == 2 * float(x_value)
+    assert all(size >= legible.READABLE_PX for _, size in texts)
+    assert "<image" not in svg

@@ -10,7 +10,7 @@ from samples_util import NAMES, edge, renderer, sample
 
 from gradviz.graph.document import Port
 from gradviz.render.formula import FORMULA_MAX_W, formula_parts, operand_title
-from gradviz.render.painter import formula_arrays
+from gradviz.render.painter import formula_arrays, formula_entry_text, formula_pictures
 
 
 def _step(story, kind, node):
@@ -179,6 +179,55 @@ def test_accumulate_card_holds_the_final_gradient():
     grad = r.story.evaluation.gradients[Port("a")]
     arrays = {p[2]: p[1] for p in formula_parts(step) if p[0] == "array"}
     np.testing.assert_array_equal(arrays["gradient"], grad)
+
+
+def test_a_formula_card_docked_smaller_is_drawn_to_scale_and_its_entries_still_found():
+    """The player may dock a formula card smaller than its layout (presentation mode: the
+    card shown whole beside the step's cards): it is painted inside that rect, and each
+    entry's cell, scaled with it, still finds that entry (element provenance clicks)."""
+    r = renderer("nets_5_tiny_cnn")
+    step = next(s for s in r.story.steps if s.kind == "contribution" and s.node == "pool")
+    natural = r._formula_rect(step)
+    layout = r.formula_layout(step)
+    full = {label: (box, shown) for label, _, box, shown in formula_pictures(r, step)}
+    box, shown = full["contribution"]
+    said = formula_entry_text(r, step, shown.cell_rect(box.left(), box.top(), 5).center())
+    assert said and said.startswith("contribution[")
+    scale = 0.6
+    docked = QRectF(-500, 40, layout.width * scale, layout.height * scale)
+    r.dock_formula(step, docked)
+    assert r._formula_rect(step) == docked and r.formula_scale(step) == pytest.approx(scale)
+    small = {label: (box, shown) for label, _, box, shown in formula_pictures(r, step)}
+    assert set(small) == set(full) and "contribution" in small
+    for label, (box, shown) in small.items():
+        big = full[label][0]
+        assert box.width() == pytest.approx(big.width() * scale)
+        assert box.height() == pytest.approx(big.height() * scale)
+        assert box.left() - docked.left() == pytest.approx((big.left() - natural.left()) * scale)
+        assert docked.contains(box)
+        array = dict((lab, arr) for lab, arr, _ in formula_arrays(r, step))[label]
+        for flat in range(0, int(np.size(array)), 7):
+            cell = shown.cell_rect(box.left(), box.top(), flat)
+            if cell is None:
+                continue
+            assert box.adjusted(-0.01, -0.01, 0.01, 0.01).contains(cell)
+            assert shown.entry_at(box.left(), box.top(), cell.center()) == flat
+    box, shown = small["contribution"]
+    assert formula_entry_text(r, step, shown.cell_rect(box.left(), box.top(), 5).center()) == said
+    # Painted: the card's ink lies inside the docked rect, none outside it.
+    image = QImage(1400, 1000, QImage.Format.Format_ARGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.translate(900, 100)
+    r._paint_formula(painter, step)
+    painter.end()
+    inside = docked.translated(900, 100).adjusted(-2, -2, 2, 2)
+    ink = [(x, y) for x in range(0, 1400, 4) for y in range(0, 1000, 4)
+           if image.pixelColor(x, y) != QColor("white")]
+    assert ink and all(inside.contains(x, y) for x, y in ink)
+    assert max(y for _, y in ink) > inside.bottom() - 10   # the whole card, to its foot
+    r.dock_formula(step, None)
+    assert r._formula_rect(step) == natural and r.formula_scale(step) == 1.0
 
 
 def _words(text, name):

@@ -266,3 +266,15 @@ def test_a_rule_cards_tiles_keep_their_size_and_take_the_zoom_they_are_seen_at()
         shown.draw(p, 0, 0, theme.gradient, theme, zoom)        # a 1:1 painter, seen at `zoom`
         p.end()
         assert (len(colours_in(image, shown.cell_rect(0, 0, flat), 1)) > 1) == written, zoom
+
+
+def test_a_tiles_names_and_scale_read_wherever_the_cards_numbers_do():
+    """The column and row names (c0, in0, out3) and the colour scale under the tiles (±2.03)
+    were 7 and 7.5 pt: 7.4 and 7.9 px at the zoom the canvas and the player frame cards at
+    (their numbers 9 px). They are written in the numbers' size."""
+    from gradviz.render import legible
+    zoom = legible.readable_zoom()
+    for array, role in ((np.ones((2, 3, 3, 4)), None), (np.ones((3, 3, 1, 4)), tiles.FILTER)):
+        shown = tiles.picture(array, role=role)
+        for font in (shown.label_font, shown.caption_font):
+            assert font.pointSizeF() * 4 / 3 * zoom >= legible.READABLE_PX - 1e-9

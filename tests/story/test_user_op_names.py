@@ -43,8 +43,28 @@ def test_the_embedding_lesson_names_its_lookup_rule_as_written():
     assert "ResourceGather" not in step.caption
 
 
-def test_a_layers_inner_op_keeps_the_engine_name():
-    s = story.build(graph.load(SAMPLES / "nets_5_tiny_cnn.json"))
-    inner = [x for x in s.steps if x.kind == "contribution" and x._op is not None
-             and "/" in s.naming.op_label(x._op)]
-    assert inner and all(f"Local rule of {x._op.type}" in x.caption for x in inner)
+def test_a_layers_inner_op_is_named_as_tfs_api_names_it():
+    """A Dense layer's MatMul and AddV2 are its 'matmul' and 'add' (walk-through: 'Local rule
+    of AddV2' inside layer6), named once where the part says it ("layer6's matmul")."""
+    s = story.build(graph.load(SAMPLES / "nets_2_sigmoid_chain.json"))
+    inner = [x for x in s.steps if x.kind in ("contribution", "visit") and x._op is not None
+             and "'s " in s.naming.op_label(x._op)]
+    assert inner and not [x.caption for x in inner if re.search(r"AddV2|MatMul|Sigmoid\b", x.caption)]
+    assert any(x.caption.startswith("Local rule of add for its input") for x in inner)
+    assert any(x.caption.startswith("layer6's matmul receives") for x in inner)
+    assert any(x.caption.startswith("layer6's bias add (add) receives") for x in inner)
+
+
+def test_a_tape_story_calls_an_op_by_its_name_in_tfs_api():
+    """A story told from code says what the code called: 'Local rule of
+    nn.softmax_cross_entropy_with_logits', not SoftmaxCrossEntropyWithLogits (walk-through)."""
+    import gradviz as tf
+    logits = tf.Variable([[1.0, 2.0, 0.5]])
+    labels = tf.constant([[0.0, 1.0, 0.0]])
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+    s = story.from_tape(tape, loss, logits, names={"logits": logits, "loss": loss})
+    captions = " ".join(x.caption for x in s.steps)
+    assert "Local rule of nn.softmax_cross_entropy_with_logits" in captions, captions
+    assert not re.search(r"of (SoftmaxCrossEntropyWithLogits|Sum)\b|\((SoftmaxCrossEntropyWithLogits|Sum)\)",
+                         captions), captions

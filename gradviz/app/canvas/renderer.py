@@ -31,8 +31,9 @@ def port_counts(node, doc, used=None):
 class CanvasRenderer(Renderer):
     """The render layer's Renderer, re-measuring only the cards whose content changed."""
 
-    def __init__(self, doc, evaluation, result, theme, positions, previous=None):
+    def __init__(self, doc, evaluation, result, theme, positions, previous=None, hold_sizes=False):
         super().__init__(type(doc)(), theme=theme, positions={})  # every attribute, no cards
+        self.hold_sizes = hold_sizes
         self.doc, self.evaluation, self.positions = doc, evaluation, positions
         self._result = result
         self.keys = {}
@@ -44,12 +45,17 @@ class CanvasRenderer(Renderer):
         old_cards = getattr(previous, "cards", {}) if previous is not None else {}
         old_keys = getattr(previous, "keys", {}) if previous is not None else {}
         same_theme = previous is not None and previous.theme == self.theme
+        # cards kept wide while sizes were held: kept while they still are, else fitted again
+        was_held = getattr(previous, "held", frozenset()) if same_theme else frozenset()
         for nid, node in doc.nodes.items():
             key = self._content_key(node)
             self.keys[nid] = key
             old = old_cards.get(nid)
-            if same_theme and old is not None and _same_key(old_keys.get(nid), key):
+            if same_theme and old is not None and _same_key(old_keys.get(nid), key) \
+                    and (hold_sizes or nid not in was_held):
                 self.cards[nid] = old
+                if nid in was_held:
+                    self.held = self.held | {nid}
                 continue
             card = None
             if same_theme and old is not None and old_keys.get(nid, (None,))[0] == key[0]:
@@ -84,11 +90,12 @@ def _same_key(a, b):
             and all(_same_array(x, y) for x, y in zip(a[2], b[2])))
 
 
-def make_renderer(doc, result, theme, positions, previous=None):
-    """A Renderer over the controller's result, cards grown to show every port of a node."""
+def make_renderer(doc, result, theme, positions, previous=None, hold_sizes=False):
+    """A Renderer over the controller's result, cards grown to show every port of a node;
+    `hold_sizes`: a card whose new numbers need less room keeps its size (a training run)."""
     ev = getattr(result, "evaluation", None)
     if _all_drawable(doc, ev):
-        renderer = CanvasRenderer(doc, ev, result, theme, positions, previous)
+        renderer = CanvasRenderer(doc, ev, result, theme, positions, previous, hold_sizes)
     else:   # a string, complex or rank > 8 tensor: its card shows the rest without it
         renderer = CanvasRenderer(_drawable_doc(doc), _drawable_evaluation(ev), result, theme, positions)
     for nid in renderer.measured:

@@ -77,6 +77,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         self._move_start = {}
         self._space_panned = False
         self.step_overlay = None
+        self.sizes_held = False            # hold_sizes: cards keep their size (a training run)
         self.compact = False               # cards drawn compact: too far out to read numbers
         self.readable_px = legible.READABLE_PX   # ... numbers smaller than this (set_readable_px)
         self._followed_zoom = None
@@ -117,6 +118,15 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
 
     def highlight_colour(self):
         return "#f4a100" if self.theme_name == "light" else "#ffc44d"
+
+    def hold_sizes(self, held):
+        """While a training run updates the numbers many times a second, a card whose new
+        numbers need less room keeps its size, so no edge takes a new route at each update;
+        when the run ends the cards fit their numbers again."""
+        if held != self.sizes_held:
+            self.sizes_held = held
+            if not held:
+                self.sync()
 
     # -- the others' share of an edit waits for the canvas -----------------------------------
     def after_repaint(self, callback):
@@ -214,7 +224,8 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         for nid in missing:
             self.positions[nid] = (0.0, 0.0)
         previous = None if full else self.renderer
-        self.renderer = make_renderer(doc, self.controller.result, self.theme_name, self.positions, previous)
+        self.renderer = make_renderer(doc, self.controller.result, self.theme_name, self.positions,
+                                      previous, self.sizes_held)
         self.renderer.positions = self.positions
         if missing:
             self._place_missing(doc, missing)

@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QPushButton, QSpinBox, QWidget)
 
+from ...engine.errors import counted
 from ...engine.layers import glorot_limit
 from ...graph import catalog
 from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
@@ -291,7 +292,7 @@ class NodePage(Page):
             return f"{len(shape)} axes: a tensor in a document has at most {MAX_RANK}"
         size = int(np.prod(shape))
         if size > 1_000_000:
-            return f"{size} values is too many for the editor (at most 1000000)"
+            return f"{counted(size, 'value')} is too many for the editor (at most 1000000)"
         if size == old.size:
             text = (f"Reshape {self.controller.name(self.node_id)} from {shape_text(old.shape)} to {shape_text(shape)}? "
                     "The values are kept in row-major order.")
@@ -301,8 +302,9 @@ class NodePage(Page):
             kept = int(np.prod([min(a, b) for a, b in zip(old.shape, shape)])) \
                 if old.ndim == len(shape) else 0
             text = (f"Resize {self.controller.name(self.node_id)} from {shape_text(old.shape)} to {shape_text(shape)}? "
-                    f"{kept} of its {old.size} values are kept, "
-                    f"{size - kept} new entries are set to 0.")
+                    f"{kept} of its {counted(old.size, 'value')} {'is' if kept == 1 else 'are'} kept, "
+                    f"{counted(size - kept, 'new entry', 'new entries')} "
+                    f"{'is' if size - kept == 1 else 'are'} set to 0.")
         if not self.inspector.confirm(text):
             self.shape.reset(attr_text("ints", list(old.shape)))
             return None

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QComboBox, QDial
                                QHeaderView, QLabel, QMessageBox, QSizePolicy, QSpinBox,
                                QToolButton, QVBoxLayout, QWidget)
 
+from ...engine.errors import counted
 from ..theme import ERROR_STYLE, WARN_STYLE
 from .tensor_grid import TensorGrid, TensorModel
 from .tensor_text import (TensorTextError, as_grid, cast_to, cells_text, parse_number,
@@ -205,7 +206,8 @@ class TensorEditor(QWidget):
             parts.append(f"min {finite.min():.4g}, max {finite.max():.4g}, "
                          f"mean {finite.mean():.4g}")
         if finite.size < f.size:
-            parts.append(f"{f.size - finite.size} entries are nan or inf")
+            bad = f.size - finite.size
+            parts.append(f"{counted(bad, 'entry', 'entries')} {'is' if bad == 1 else 'are'} nan or inf")
         return "\n".join(parts)
 
     # -- messages ------------------------------------------------------------------------
@@ -285,8 +287,8 @@ class TensorEditor(QWidget):
             if values.size == self._array.size:
                 return values.reshape(old)
             raise TensorTextError(
-                f"the pasted values have shape {list(values.shape)} ({values.size} values), "
-                f"this tensor needs shape {list(old)} ({self._array.size} values)")
+                f"the pasted values have shape {list(values.shape)} ({counted(values.size, 'value')}), "
+                f"this tensor needs shape {list(old)} ({counted(self._array.size, 'value')})")
         if not self.confirm(
                 f"The pasted values are {shape_text(values.shape)}; this tensor is "
                 f"{shape_text(old)}. Change its shape to {shape_text(values.shape)}?\n\n"

@@ -7,6 +7,8 @@ import sys
 
 import numpy as np
 
+from ...engine.errors import counted
+
 
 class TensorTextError(ValueError):
     """Pasted text that is not a tensor; the message says where and why."""
@@ -99,7 +101,7 @@ def _regular(value, where):
         lengths = [_depth_len(v) for v in value]
         for i, n in enumerate(lengths):
             if n != lengths[0]:
-                raise TensorTextError(f"row {_where(where + (i,))} has {n[1]} values, expected "
+                raise TensorTextError(f"row {_where(where + (i,))} has {counted(n[1], 'value')}, expected "
                                       f"{lengths[0][1]}" if n[0] == lengths[0][0] else
                                       f"row {_where(where + (i,))} is nested differently")
         return [_regular(v, where + (i,)) for i, v in enumerate(value)]
@@ -141,7 +143,7 @@ def _parse_rows(text):
     values = []
     for r, cells in enumerate(rows, 1):
         if len(cells) != len(rows[0]):
-            raise TensorTextError(f"row {r} has {len(cells)} values, expected {len(rows[0])}")
+            raise TensorTextError(f"row {r} has {counted(len(cells), 'value')}, expected {len(rows[0])}")
         row = []
         for c, cell in enumerate(cells, 1):
             try:

@@ -15,6 +15,7 @@ from PySide6.QtGui import QAction, QKeySequence, QTextDocument
 from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFrame, QHBoxLayout, QLabel, QScrollArea,
                                QSizePolicy, QStyle, QToolButton, QVBoxLayout, QWidget)
 
+from ...engine.errors import counted
 from ...render.themes import LIGHT
 from ..literal import mnemonic_free
 from . import step_view
@@ -556,7 +557,7 @@ class PlayerBar(QWidget):
         if step is None:
             self.step_label.setText("Editing" if n else "No story")
             set_caption(self.caption,
-                        f"{n} steps in the story of this backward pass: press Space to play, → to "
+                        f"{counted(n, 'step')} in the story of this backward pass: press Space to play, → to "
                         f"step, or click a step above." if n else self._why_no_story())
         else:
             name = self.step_name(step)

@@ -11,6 +11,7 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTextBrowser
 
+from ...engine.errors import counted
 from .bar import caption_html
 
 BODY_PT = 11
@@ -29,8 +30,8 @@ def lesson_html(doc, step=None, n_steps=0):
         out += (f"<hr><p><b>Step {step.index + 1}/{n_steps}  {name}</b></p>"
                 f"<p>{caption_html(step.caption or '')}</p>")
     elif n_steps:
-        out += (f"<hr><p><i>{n_steps} steps in its backward pass: press → or Space on the "
-                "canvas to step through them.</i></p>")
+        out += (f"<hr><p><i>{counted(n_steps, 'step')} in its backward pass: press → or Space "
+                f"on the canvas to step through {'it' if n_steps == 1 else 'them'}.</i></p>")
     return out
 
 

@@ -4,8 +4,9 @@ Full screen, the editing chrome (menus, toolbars, docks, status bar) hidden, the
 high-contrast `contrast` theme on the canvas, and a caption band along the bottom with
 the step's title and caption in type a student in the back row can read; before the
 first step it shows the lesson and the whole graph. Type sizes grow with the screen:
-the band's, and the zoom at which each step is framed (the cards' smallest numbers at
-least `readable_px()` tall, scrolling rather than shrinking, as in the window). The
+the band's, and the zoom at which each step is framed (the cards' smallest numbers
+`readable_px()` tall; smaller, never under the window's legible size, only where the step's
+cards and its whole formula card do not fit at that size: see step_view). The
 keyboard (or a presenter's clicker, which sends PageDown / PageUp) steps through the
 story through the window's player. F5 or Esc ends it and puts every piece of the window back.
 """
@@ -368,10 +369,11 @@ class PresentationMode(QObject):
         if not self.active:
             return
         self._size_band()
+        canvas = self.window.canvas
         if self.player.step is not None:
             self.player.frame()
             return
-        canvas = self.window.canvas
+        canvas.set_readable_px(self.readable_px())   # a step framed smaller may have lowered it
         rect = self.picture_rect()
         if rect.isEmpty():
             return

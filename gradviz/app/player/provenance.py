@@ -73,11 +73,6 @@ def path_label(story, index):
     return f"{step.title}, input {k}" + (f" ({names[k]})" if k < len(names) else "")
 
 
-def plain_number(fmt, value):
-    """`fmt(value)` (preview.number_format: never -0.000), with an exact 0 printed as 0."""
-    return "0" if value == 0 else fmt(value)
-
-
 @dataclass
 class Subject:
     """What the grid shows: an array of cotangent entries and how to explain one of them."""
@@ -202,7 +197,7 @@ class TensorGrid(QTableWidget):
                 item = QTableWidgetItem()
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.setItem(r, c, item)
-            item.setText(plain_number(fmt, v))
+            item.setText(fmt(v))   # one format for the whole table: 0.000 beside 3.000
             item.setToolTip(f"{self.title}[{self._index_text(k)}] = {number(flat[k], 8)}")
         self.resizeColumnsToContents()
         self.resizeRowsToContents()

@@ -2,13 +2,17 @@
 
 The view of step k is a function of k and the viewport's size alone, never of the
 steps shown before, so stepping back shows exactly what stepping forward showed. The
-zoom never drops below the one at which the cards' smallest numbers are readable
-(`READABLE_PX`); what does not fit at that zoom is reached by scrolling, not shrinking.
+cards' smallest numbers are drawn `readable_px` tall (presentation mode asks more than the
+window's `READABLE_PX`, for the back row).
 
-The view shows the whole graph with the step's formula card when that fits at a
-readable zoom. Else, at the readable zoom, it shows in order of priority: the active card
-and its formula card (from their top-left corner if even they do not fit), the ports
-where the cotangent lands, the cards at the other end of the animated edges.
+The view shows the whole graph with the step's formula card when that fits at that zoom.
+Else it shows the step's cards (all of them, else its own) with the whole formula card,
+docked where it hides none of their names (`_docked`): a step too large for the back row's
+zoom is shown whole a little smaller, and its formula card may be drawn smaller than its
+cards, but no text goes under `READABLE_PX`. Only when even that fails does the view, at the
+readable zoom, show in order of priority: the active card and its formula card (from their
+top-left corner if even they do not fit), the ports where the cotangent lands, the cards at
+the other end of the animated edges; the rest is reached by scrolling.
 """
 import math
 
@@ -20,6 +24,7 @@ from ...render import painter as render_painter
 from ...render.cards import BADGE_H, HEADER_H, LINE_H
 from ...render.legible import READABLE_PX
 from ...render.formula import CARD_GAP
+from . import docking
 
 MAX_ZOOM = 1.25
 MARGIN = 24.0           # screen pixels kept free around what is framed
@@ -82,11 +87,7 @@ def step_rects(renderer, step):
 
 def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM):
     """(zoom, scene centre, docked formula rect or None) that frames `step` in `view`'s
-    viewport; None without a graph.
-
-    When the step's cards and its formula card do not fit at a readable zoom but its
-    cards alone do, the view frames the cards and the formula card docks beside them, else
-    in a corner of the view where it covers the least of them."""
+    viewport; None without a graph."""
     renderer.dock_formula(step, None)
     rects = step_rects(renderer, step)
     if rects is None:
@@ -99,7 +100,7 @@ def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM)
     if fit >= lowest:
         return min(fit, max(max_zoom, lowest)), whole.center(), None
     if fit_zoom(rects[3], width, height) < lowest:
-        docked = _docked(view, renderer, step, lowest, width, height)
+        docked = _docked(view, renderer, step, lowest, readable_px)
         if docked is not None:
             return docked
     return lowest, QPointF(
@@ -124,78 +125,71 @@ def involved_cards(renderer, step):
     return cards
 
 
-def _docked(view, renderer, step, lowest, width, height):
-    """Frame the step's cards with its formula card docked beside them; else its own card."""
+DOCK_MARGIN = 2.0      # screen pixels kept free around a docked formula card and its cards
+LEVEL_STEP = 0.9       # the zooms tried below the readable one, each this much smaller
+
+
+def _configs(view, readable_px):
+    """[(zoom of the cards, scale of the formula card)], best first: the smallest text on
+    screen (cards' or formula card's) as large as it can be, from `readable_px` down to the
+    legible floor (`READABLE_PX`); at each such size, the cards as large as they can be. In
+    presentation mode (readable_px above the floor) a step that does not fit at the back row's
+    zoom is shown whole a little smaller rather than cut."""
+    top, floor = readable_zoom(view, readable_px), readable_zoom(view, READABLE_PX)
+    levels = [top]
+    while levels[-1] * LEVEL_STEP > floor:
+        levels.append(levels[-1] * LEVEL_STEP)
+    if levels[-1] > floor:
+        levels.append(floor)
+    return [(zoom, level / zoom) for level in levels for zoom in levels if zoom >= level]
+
+
+def _box(rect):
+    return rect.left(), rect.top(), rect.right(), rect.bottom()
+
+
+def _with_name(rect):
+    return _box(rect), _box(name_strip(rect))
+
+
+def _docked(view, renderer, step, lowest, readable_px):
+    """(zoom, centre, docked rect) with the formula card docked where it shows whole with the
+    step's cards and hides none of their names (nor, where it can, any card's name); its
+    own card alone when all of them cannot be shown; None when nothing fits."""
     formula = render_painter.formula_rect(renderer, step)
     cards = involved_cards(renderer, step)
     if formula is None or not cards:
         return None
-    docked = _dock_beside(view, renderer, step, cards, formula, lowest, width, height) \
-        or _dock_over(view, renderer, step, cards, formula, lowest, width, height) \
-        or _dock_beside(view, renderer, step, cards[:1], formula, lowest, width, height)
-    if docked is not None:             # all the step's cards, else its own card
-        return docked
-    nodes = QRectF(cards[0])
-    for c in cards[1:]:
-        nodes = nodes.united(c)
     port = view.viewport().rect()
+    size = (max(1.0, port.width() - 2 * DOCK_MARGIN), max(1.0, port.height() - 2 * DOCK_MARGIN))
+    configs = _configs(view, readable_px)
+    involved = {getattr(step, "node", None)}
+    for edge in renderer._step_edges(step):
+        involved |= {edge.src.node, edge.dst.node}
+    others = [_with_name(_card(renderer, n)) for n in renderer.doc.nodes if n not in involved]
+    layout = renderer.formula_layout(step)
+    natural = _box(formula)
+    groups = [cards, cards[:1]] if len(cards) > 1 else [cards]
+    for group in groups:
+        shown = [_with_name(c) for c in group]
+        avoid = [_with_name(c) for c in cards[len(group):]]
+        for clear in (True, False):
+            for names_free in (True, False):
+                found = docking.search(shown, avoid, others, (layout.width, layout.height),
+                                       configs, size, docking.Rules(clear, names_free),
+                                       CARD_GAP, natural)
+                if found is not None:
+                    zoom, scale, spot, centre = found
+                    rect = QRectF(spot[0], spot[1], spot[2] - spot[0], spot[3] - spot[1])
+                    renderer.dock_formula(step, rect)
+                    return zoom, QPointF(*centre), rect
+    nodes = QRectF(cards[0])
+    for c in cards[1:]:
+        nodes = nodes.united(c)
     wider = formula.width() > port.width() / lowest or formula.height() > port.height() / lowest
-    if wider and fit_zoom(nodes, width, height) >= lowest:   # a formula card wider than
-        return lowest, nodes.center(), None                   # the view: the cards
+    if wider and fit_zoom(nodes, port.width() - 2 * MARGIN, port.height() - 2 * MARGIN) >= lowest:
+        return lowest, nodes.center(), None     # a formula card larger than the view: the cards
     return None
-
-
-def _dock_beside(view, renderer, step, cards, formula, lowest, width, height):
-    """Put the formula card next to the union of `cards` (below, above, right or left:
-    the first that fits the view at the readable zoom) and frame both."""
-    nodes = QRectF(cards[0])
-    for c in cards[1:]:
-        nodes = nodes.united(c)
-    w, h, gap = formula.width(), formula.height(), CARD_GAP
-    port = view.viewport().rect()     # the margins may hold part of them
-    seen_w, seen_h = port.width() / lowest - 2, port.height() / lowest - 2
-    x_mid = nodes.center().x() - w / 2
-    y_mid = nodes.center().y() - h / 2
-    spots = [QRectF(x_mid, nodes.bottom() + gap, w, h),
-             QRectF(x_mid, nodes.top() - gap - h, w, h),
-             QRectF(nodes.right() + gap, y_mid, w, h),
-             QRectF(nodes.left() - gap - w, y_mid, w, h)]
-    for spot in spots:
-        both = nodes.united(spot)
-        if both.width() <= seen_w and both.height() <= seen_h:
-            renderer.dock_formula(step, spot)
-            return lowest, both.center(), spot
-    return None
-
-
-
-def _dock_over(view, renderer, step, cards, formula, lowest, width, height):
-    """When the cards fit the view but nothing beside them holds the formula card too: frame
-    the cards and dock the formula card in the corner of the view that covers the least of
-    them (a fan-in at an input with several consumers at 1280x800)."""
-    nodes = QRectF(cards[0])
-    for c in cards[1:]:
-        nodes = nodes.united(c)
-    if fit_zoom(nodes, width, height) < lowest:
-        return None
-    port = view.viewport().rect()     # the margins may hold part of it
-    seen = QRectF(0, 0, port.width() / lowest - 2, port.height() / lowest - 2)
-    seen.moveCenter(nodes.center())
-    w, h = formula.width(), formula.height()
-    if w > seen.width() or h > seen.height():
-        return None
-    corners = [QRectF(x, y, w, h) for y in (seen.top(), seen.bottom() - h)
-               for x in (seen.left(), seen.right() - w)]
-
-    def covered(spot):
-        """How much of the cards `spot` hides; their names (badge, header and first line)
-        count ten times: a fan-in card over the top of its node hid whose fan-in it is."""
-        return sum(weight * max(0.0, r.width()) * max(0.0, r.height())
-                   for c in cards for part, weight in ((c, 1.0), (name_strip(c), 10.0))
-                   for r in [spot.intersected(part)])
-    spot = min(corners, key=covered)
-    renderer.dock_formula(step, spot)
-    return lowest, nodes.center(), spot
 
 
 def name_strip(card):
@@ -252,4 +246,8 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM)
     if not scene_rect.contains(seen):
         view.setSceneRect(scene_rect.united(seen.adjusted(-200, -200, 200, 200)))
     view.centerOn(centre)
+    # A step too large for presentation mode's zoom is framed smaller, down to the legible
+    # size: its cards still show their numbers there (the canvas draws compact below this).
+    shown = text_px(view, zoom)
+    view.set_readable_px(readable_px if shown >= readable_px - 1e-6 else shown * (1 - 1e-9))
     return zoom

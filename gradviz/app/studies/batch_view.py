@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QSplitter
 
+from ...engine.errors import counted
 from ...story import studies
 from ._base import (PortChooser, StudyView, banner, fmt, rich_names, set_banner, short, study_ports,
                     view_format)
@@ -115,7 +116,7 @@ class BatchJacobianView(StudyView):
         self.heatmap.set_matrix(image)
         self.heatmap.describe = lambda row, col: _patch_text(blocks, row, col, self._names)
         self.heatmap.set_labels(f"{short(t_name)} element i",
-                                f"{s_name} element j (each band: the {b} examples)")
+                                f"{s_name} element j (each band: {'the ' if b > 1 else ''}{counted(b, 'example')})")
         _band_ticks(self.heatmap, T, S, b)
         norms = np.linalg.norm(blocks, axis=(1, 3))
         self.norms.set_matrix(norms, (b,), (b,), (f"{t_name}", f"{s_name}"), nonnegative=True)

@@ -11,6 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
+from ...engine.errors import counted
 from ...story import studies
 from ._base import StudyView, _html, banner, set_banner
 from .heatmap import DIVERGING, TEXT, CountAxis, still_plot
@@ -101,8 +102,8 @@ class ChainCostView(StudyView):
                                    if name))
         self.explanation.setText(
             "The gradient is a product of Jacobians J<sub>L</sub> ⋯ J<sub>1</sub>, one per op on the path from the "
-            f"source ({sizes[0]} elements) to the target ({sizes[-1]}). Forward mode multiplies "
-            f"from the input side and carries a matrix with {sizes[0]} columns through every "
+            f"source ({counted(sizes[0], 'element')}) to the target ({sizes[-1]}). Forward mode multiplies "
+            f"from the input side and carries a matrix with {counted(sizes[0], 'column')} through every "
             "product. Reverse mode starts from the target's side and carries "
             + ("a single row, because the loss is a scalar: every product is vector × matrix. "
                "That is why backpropagation wants a scalar loss (seed 000)."

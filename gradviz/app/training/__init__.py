@@ -6,7 +6,8 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QWidget
 
-OPEN_SHARE = 0.58    # the dock opens this share of the window's height tall
+OPEN_SHARE = 0.46    # the dock opens this share of the height it shares with the canvas,
+CANVAS_KEEP = 300    # leaving the canvas at least this (a row of cards and a formula card)
 
 
 def add_train_dock(window):
@@ -22,6 +23,12 @@ def add_train_dock(window):
             session = dock.panel.session      # the player waits for the run's last values
             session.started.connect(lambda: window.player.hold_stories(True))
             session.stopped.connect(lambda *_: window.player.hold_stories(False))
+            session.started.connect(lambda: window.canvas.hold_sizes(True))
+            session.stopped.connect(lambda *_: window.canvas.hold_sizes(False))
+            session.after_paint = window.canvas.after_repaint   # the worker waits for it
+            holder = _HoldOnInput(session, dock.panel)
+            for widget in (window.canvas, window.canvas.viewport()):   # keys, the mouse
+                widget.installEventFilter(holder)
             dock.setWidget(dock.panel)
             QTimer.singleShot(0, dock, lambda: claim_room(window, dock))
     dock.visibilityChanged.connect(create)
@@ -32,6 +39,24 @@ def add_train_dock(window):
     action.setToolTip("Train the document's Variables with SGD, RMSprop, Adam or Newton")
     window.view_menu.addAction(action)
     return dock
+
+
+class _HoldOnInput(QObject):
+    """A press, drag, wheel or key on the canvas holds the run's worker until the canvas
+    has painted what it did (TrainingSession.hold_worker)."""
+
+    INPUT = {QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonRelease,
+             QEvent.Type.MouseButtonDblClick, QEvent.Type.Wheel, QEvent.Type.KeyPress}
+
+    def __init__(self, session, parent):
+        super().__init__(parent)
+        self.session = session
+
+    def eventFilter(self, obj, event):
+        kind = event.type()
+        if kind in self.INPUT or kind == QEvent.Type.MouseMove and event.buttons():
+            self.session.hold_worker()
+        return False
 
 
 class _StopOnClose(QObject):
@@ -58,7 +83,10 @@ class _StopOnClose(QObject):
 
 def claim_room(window, dock):
     """The first time the dock opens: tall enough for the controls and the curves, not the
-    sliver a bottom dock area starts with."""
-    want = int(OPEN_SHARE * window.height())
-    if not dock.isFloating() and dock.isVisible() and dock.height() < want:
+    sliver a bottom dock area starts with, nor so tall that the canvas is a strip (at
+    1280 x 800 it was 280 px high beside a dock of 58% of the window)."""
+    window.layout().activate()      # the heights as the shown dock leaves them, not before
+    room = window.canvas.height() + dock.height()
+    want = min(int(OPEN_SHARE * room), room - CANVAS_KEEP)
+    if not dock.isFloating() and dock.isVisible() and dock.height() != want:
         window.resizeDocks([dock], [want], Qt.Orientation.Vertical)

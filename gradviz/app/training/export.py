@@ -3,18 +3,20 @@ study views' exporter), and the run replayed as a GIF or an APNG through render'
 writers: each frame is the graph with that step's values beside the curves grown to
 that step (and the landscape's path, when it is drawn)."""
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from ...graph.evaluate import evaluate
 from ...graph.training import loss_of, with_values
 from ...render import Renderer, animation
-from ...render.export import render_image
 from ..export_dialog import export_widget, frame_progress
 
 MAX_FRAMES = 60
-FRAME_HEIGHT = 480
+FRAME_WIDTH, FRAME_HEIGHT = 1280, 720     # a slide's 16:9 (was a 3266 x 508 strip of 6 MB)
+HEADER = 44
+GRAPH_SHARE = 0.55                        # of the frame, beside or above the plots
+WIDE = 1.8                                # a graph wider than this by its height goes on top
 
 
 def export_plots(panel, path, scale=2.0):
@@ -31,8 +33,10 @@ def frame_steps(path_steps, count=MAX_FRAMES):
 
 
 def run_frames(panel, theme="light", progress=None):
-    """QImages of one size: the run replayed over its recorded path. `progress(i, total)`
-    returning False cancels (animation.Cancelled)."""
+    """FRAME_WIDTH x FRAME_HEIGHT QImages: the run replayed over its recorded path (which
+    ends at the run's last step), the graph with each step's values beside the loss curve
+    and the landscape's path (the gradient norms without a landscape). `progress(i,
+    total)` returning False cancels (animation.Cancelled)."""
     trainer = panel.session.trainer
     if trainer is None or not trainer.path:
         raise ValueError("there is no run to export: train first (the path of a run with "
@@ -42,7 +46,9 @@ def run_frames(panel, theme="light", progress=None):
     losses = trainer.losses
     history = list(trainer.history)
     curves, view = panel.curves, panel.landscape
-    size = None
+    lower = view.plot if view.land is not None else curves.gradient_plot
+    config = trainer.optimizer.get_config()
+    title = f"{config['name']}, η = {config['learning_rate']:g}"
     try:
         for i, k in enumerate(chosen):
             if progress is not None and progress(i, len(chosen)) is False:
@@ -50,39 +56,81 @@ def run_frames(panel, theme="light", progress=None):
             step, values = path[k]
             doc = with_values(trainer.original, values)
             ev = evaluate(doc, persistent=False)
-            graph = render_image(Renderer(doc, evaluation=ev, theme=theme), None, scale=1.0)
             curves.show_history(losses[:step + 1], history[:step])
             view.refresh_overlay(upto=step)
-            shown = view.plot if panel.tabs.currentWidget() is view else curves
-            plots = shown.grab().toImage()
-            frame = _side_by_side(graph, plots, loss_of(doc, ev.values), step)
-            size = size or frame.size()
-            yield frame if frame.size() == size else frame.scaled(size)
+            yield _frame(Renderer(doc, evaluation=ev, theme=theme), curves.loss_plot, lower,
+                         f"step {step} of {len(history)}   loss {loss_of(doc, ev.values):.6g}",
+                         title)
     finally:
         curves.show_history(losses, history)
         view.refresh_overlay()
 
 
-def _side_by_side(graph, plots, loss, step):
-    h = FRAME_HEIGHT
-    left = graph.scaledToHeight(h, Qt.TransformationMode.SmoothTransformation)
-    right = plots.scaledToHeight(h, Qt.TransformationMode.SmoothTransformation)
-    if left.width() > 2 * h:
-        left = graph.scaledToWidth(2 * h, Qt.TransformationMode.SmoothTransformation)
-    frame = QImage(left.width() + right.width(), h + 28, QImage.Format.Format_RGB32)
+def _frame(renderer, upper, lower, text, title):
+    """The graph and two plots, the step's words on top, all drawn at the frame's size (not
+    pixels scaled), so they stay crisp. A graph wider than WIDE across its top, the plots
+    side by side below; else the graph on the left, the plots stacked on the right."""
+    frame = QImage(FRAME_WIDTH, FRAME_HEIGHT, QImage.Format.Format_RGB32)
     frame.fill(QColor("white"))
+    bounds = renderer.bounds(None)
+    body = QRectF(8, HEADER, FRAME_WIDTH - 16, FRAME_HEIGHT - HEADER - 8)
+    if bounds.width() > WIDE * bounds.height():
+        graph, plots = _split(body, Qt.Orientation.Vertical, GRAPH_SHARE)
+        first, second = _split(plots, Qt.Orientation.Horizontal, 0.5)
+    else:
+        graph, plots = _split(body, Qt.Orientation.Horizontal, GRAPH_SHARE)
+        first, second = _split(plots, Qt.Orientation.Vertical, 0.5)
     painter = QPainter(frame)
     try:
-        painter.drawImage(0, 28 + (h - left.height()) // 2, left)
-        painter.drawImage(left.width(), 28, right)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        _draw_graph(painter, renderer, graph)
+        _draw_widget(painter, upper, first)
+        _draw_widget(painter, lower, second)
         painter.setPen(QColor("#202020"))
         font = painter.font()
-        font.setPointSize(12)
+        font.setPixelSize(22)
         painter.setFont(font)
-        painter.drawText(8, 20, f"step {step}   loss {loss:.6g}")
+        header = QRectF(14, 0, FRAME_WIDTH - 28, HEADER)
+        painter.drawText(header, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
+        painter.drawText(header, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, title)
     finally:
         painter.end()
     return frame
+
+
+def _split(rect, orientation, share, gap=8):
+    """`rect` cut in two across `orientation`: the first part `share` of it."""
+    if orientation == Qt.Orientation.Horizontal:
+        cut = rect.width() * share
+        return (QRectF(rect.left(), rect.top(), cut - gap / 2, rect.height()),
+                QRectF(rect.left() + cut + gap / 2, rect.top(), rect.width() - cut - gap / 2,
+                       rect.height()))
+    cut = rect.height() * share
+    return (QRectF(rect.left(), rect.top(), rect.width(), cut - gap / 2),
+            QRectF(rect.left(), rect.top() + cut + gap / 2, rect.width(),
+                   rect.height() - cut - gap / 2))
+
+
+def _draw_graph(painter, renderer, rect):
+    """The graph scaled to fit `rect`, centred (no larger than its own size twice)."""
+    bounds = renderer.bounds(None)
+    scale = min(rect.width() / max(1.0, bounds.width()), rect.height() / max(1.0, bounds.height()),
+                2.0)
+    painter.save()
+    painter.translate(rect.center().x() - bounds.width() * scale / 2,
+                      rect.center().y() - bounds.height() * scale / 2)
+    painter.scale(scale, scale)
+    painter.translate(-bounds.left(), -bounds.top())
+    renderer.paint(painter, None, background=False)
+    painter.restore()
+
+
+def _draw_widget(painter, plot, rect):
+    """A pyqtgraph plot drawn into `rect`, its aspect kept: the view paints its scene
+    through the painter, so lines and text are drawn at that scale, not stretched pixels."""
+    if plot.size().isEmpty():
+        return
+    plot.render(painter, rect, plot.viewport().rect(), Qt.AspectRatioMode.KeepAspectRatio)
 
 
 def export_run(panel, path, fps=6.0, theme="light", progress=None):

@@ -3,9 +3,9 @@ took, −∇L at the current point and the quadratic model's minimum (Newton's s
 two coordinates). The grid is computed on a worker, in chunks, and can be cancelled."""
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton,
-                               QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QProgressBar,
+                               QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
 
 from ...graph.errors import DocumentError
 from ...graph.evaluate import NEWTON_EPS
@@ -17,6 +17,7 @@ from ..worker import run_job
 
 LEVELS = 14                   # contour lines, spaced geometrically over the grid's range
 PATH_COLOUR, ARROW_COLOUR, NEWTON_COLOUR = "#D55E00", "#0072B2", "#009E73"
+SIDE_WIDTH = 330             # the column of choices and words beside the plot
 SHADE = pg.ColorMap([0.0, 1.0], [(150, 170, 205), (255, 255, 255)])   # darker is lower
 
 
@@ -64,13 +65,12 @@ class LandscapeView(QWidget):
         self.cancel_button.setEnabled(False)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
-        self.progress.setMaximumWidth(160)
         self.progress.setVisible(False)
+        choices = QFormLayout()
+        choices.addRow("x", self.x_box)
+        choices.addRow("y", self.y_box)
         row = QHBoxLayout()
-        for label, widget in (("x", self.x_box), ("y", self.y_box)):
-            row.addWidget(QLabel(label))
-            row.addWidget(widget, 1)
-        for widget in (self.size_box, self.draw_button, self.cancel_button, self.progress):
+        for widget in (self.size_box, self.draw_button, self.cancel_button):
             row.addWidget(widget)
         self.note = banner("info")
 
@@ -79,35 +79,55 @@ class LandscapeView(QWidget):
         self.plot.hideButtons()
         self.plot.setAspectLocked(True)
         style_plot(self.plot.getPlotItem())
-        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor=TEXT)
         self.image = pg.ImageItem()
         self.image.setColorMap(SHADE)
         self.plot.addItem(self.image)
         self.contours = []
         self.path_curve = self.plot.plot(pen=pg.mkPen(PATH_COLOUR, width=2), symbol="o",
                                          symbolSize=4, symbolBrush=PATH_COLOUR,
-                                         symbolPen=None, name="path of the run")
+                                         symbolPen=None)
         self.point = self.plot.plot(pen=None, symbol="o", symbolSize=11,
-                                    symbolBrush="w", symbolPen=pg.mkPen(TEXT, width=2),
-                                    name="current point")
-        self.arrow_line = self.plot.plot(pen=pg.mkPen(ARROW_COLOUR, width=3),
-                                         name="−∇L (direction; length not to scale)")
+                                    symbolBrush="w", symbolPen=pg.mkPen(TEXT, width=2))
+        self.arrow_line = self.plot.plot(pen=pg.mkPen(ARROW_COLOUR, width=3))
         self.arrow_head = pg.ArrowItem(pen=pg.mkPen(ARROW_COLOUR), brush=ARROW_COLOUR,
                                        headLen=16, tipAngle=35)
         self.arrow_head.setVisible(False)
         self.plot.addItem(self.arrow_head)
         self.newton = self.plot.plot(pen=None, symbol="star", symbolSize=16,
-                                     symbolBrush=NEWTON_COLOUR, symbolPen=pg.mkPen(TEXT),
-                                     name="quadratic model's minimum (Newton)")
+                                     symbolBrush=NEWTON_COLOUR, symbolPen=pg.mkPen(TEXT))
         self.caption = QLabel()
         self.caption.setWordWrap(True)
+        # The key beside the plot, not over it (pyqtgraph's legend sat on the path).
+        self.key = QLabel(
+            f"<span style='color:{PATH_COLOUR}'>━●━</span> path of the run<br>"
+            f"<span style='color:{TEXT}'>◯</span> current point<br>"
+            f"<span style='color:{ARROW_COLOUR}'>━━▶</span> −∇L (direction; length not to "
+            f"scale)<br><span style='color:{NEWTON_COLOUR}'>★</span> quadratic model's minimum "
+            "(Newton)")
+        self.key.setWordWrap(True)
 
-        layout = QVBoxLayout(self)
+        # The choices and the words beside the plot, not above and below it: the plot keeps
+        # its aspect, so a short dock (a 1280 x 800 window) gives it the whole height.
+        side = QVBoxLayout()
+        side.addLayout(choices)
+        side.addLayout(row)
+        side.addWidget(self.progress)
+        side.addWidget(self.note)
+        side.addWidget(self.key)
+        side.addWidget(self.caption)
+        side.addStretch(1)
+        column = QWidget()
+        column.setLayout(side)
+        scroll = QScrollArea()
+        scroll.setWidget(column)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setFixedWidth(SIDE_WIDTH)
+        layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(row)
-        layout.addWidget(self.note)
         layout.addWidget(self.plot, 1)
-        layout.addWidget(self.caption)
+        layout.addWidget(scroll)
         self.note.setVisible(False)
         self.draw_button.clicked.connect(self.draw)
         self.cancel_button.clicked.connect(self.cancel)
@@ -164,6 +184,20 @@ class LandscapeView(QWidget):
         self.cancel_button.setEnabled(True)
         self.draw_button.setEnabled(False)
         return True
+
+    def clear(self):
+        """No surface (another document): its grid, path, arrow, star and words go."""
+        self.cancel()
+        self.land = self.model = None
+        for item in self.contours:
+            self.plot.removeItem(item)
+        self.contours = []
+        self.image.clear()
+        for curve in (self.path_curve, self.point, self.arrow_line, self.newton):
+            curve.setData([], [])
+        self.arrow_head.setVisible(False)
+        self.caption.setText("")
+        set_banner(self.note, "info", "")
 
     def cancel(self):
         if self.job is not None:

@@ -33,8 +33,9 @@ class TrainPanel(QWidget):
         super().__init__(parent)
         self.controller = controller
         self.session = TrainingSession(controller, self)
-        self._optimizer = None        # made from the fields when a run starts; kept while they hold
         self._ports = []
+        self._typed = {}              # {optimizer: its fields as typed} when another is chosen
+        self._shown_name = None       # the optimizer whose fields are shown
 
         controls = QWidget()
         column = QVBoxLayout(controls)
@@ -42,7 +43,10 @@ class TrainPanel(QWidget):
         self.optimizer_box = QComboBox()
         for name, title in OPTIMIZER_TITLES.items():
             self.optimizer_box.addItem(title, name)
-        self.optimizer_box.setToolTip("The update rule; each matches tf.keras.optimizers")
+        self.optimizer_box.setToolTip(
+            "The update rule; each matches tf.keras.optimizers. Its fields start at Keras' "
+            "defaults, at the document's training preset (a lesson's) for the preset's "
+            "optimizer, and keep what you typed when you come back to it")
         column.addWidget(self.optimizer_box)
         self.form = QFormLayout()
         column.addLayout(self.form)
@@ -80,16 +84,23 @@ class TrainPanel(QWidget):
         self.export_run_button = QPushButton("Export run…")
         self.export_run_button.setToolTip("The run replayed as an animated GIF or PNG: the "
                                           "graph's values and the plots step by step")
+        # The status sits beside the run's buttons and the plot buttons beside the tabs: in
+        # a short dock (a 1280 x 800 window) the plots keep the height two rows would take.
         bar = QHBoxLayout()
         for widget in (self.step_button, self.run_button, self.steps_box, self.pause_button,
-                       self.reset_button, self.log_box):
-            bar.addWidget(widget)
-        bar.addStretch(1)
-        bar.addWidget(self.export_plots_button)
-        bar.addWidget(self.export_run_button)
+                       self.reset_button):
+            bar.addWidget(widget, 0, Qt.AlignmentFlag.AlignTop)
         self.status = banner("info")
+        bar.addWidget(self.status, 1)
+        bar.addStretch(0)             # the buttons keep their width while the status is hidden
+        corner = QWidget()
+        corner_row = QHBoxLayout(corner)
+        corner_row.setContentsMargins(0, 0, 0, 2)
+        for widget in (self.log_box, self.export_plots_button, self.export_run_button):
+            corner_row.addWidget(widget)
         self.curves = TrainingCurves()
         self.tabs = QTabWidget()
+        self.tabs.setCornerWidget(corner)
         self.tabs.addTab(self.curves, "Curves")
         self.landscape = LandscapeView(self)
         self.tabs.addTab(self.landscape, "Landscape")
@@ -105,7 +116,6 @@ class TrainPanel(QWidget):
         scroll.setFixedWidth(CONTROLS_WIDTH)
         right = QVBoxLayout()
         right.addLayout(bar)
-        right.addWidget(self.status)
         right.addWidget(self.tabs, 1)
         layout = QHBoxLayout(self)
         layout.addWidget(scroll)
@@ -128,7 +138,7 @@ class TrainPanel(QWidget):
         self._plots_timer.setInterval(PLOTS_MS)
         self._plots_timer.timeout.connect(self._follow_run)
         self.session.stepped.connect(
-            lambda: self._plots_timer.isActive() or self._plots_timer.start())
+            lambda: self._plots_timer.isActive() or self._plots_timer.start(PLOTS_MS))
         self.session.started.connect(self._update_buttons)
         self.session.stopped.connect(self._stopped)
         self.session.reset.connect(self._reset_curves)
@@ -150,47 +160,64 @@ class TrainPanel(QWidget):
         return self.optimizer_box.currentData()
 
     def _optimizer_changed(self):
+        """The chosen optimizer's fields: Keras' defaults, the document's training preset's
+        values for the preset's optimizer, and what the user typed into this optimizer's
+        fields before choosing another (kept until another preset is taken)."""
+        if self._shown_name is not None:
+            self._typed[self._shown_name] = {
+                key: field.isChecked() if isinstance(field, QCheckBox) else field.text()
+                for key, field in self.fields.items()}
+        self._shown_name = name = self.optimizer_name
+        preset = dict(self.controller.doc.training)
+        preset = preset if preset.pop("optimizer", None) == name else {}
+        typed = self._typed.get(name, {})
         while self.form.rowCount():
             self.form.removeRow(0)
         self.fields = {}
-        for key, default in hyper_parameters(self.optimizer_name).items():
+        for key, default in hyper_parameters(name).items():
+            value = typed.get(key, preset.get(key, default))
+            tip = f"Keras' default: {default:g}"
+            if key in preset:
+                tip = f"The document's training preset (a lesson's): {preset[key]:g}; {tip}"
             if isinstance(default, bool):
                 field = QCheckBox()
-                field.setChecked(default)
+                field.setChecked(bool(value))
                 field.toggled.connect(self._settings_changed)
             else:
-                field = QLineEdit(f"{default:g}")
-                field.setToolTip(f"Keras' default: {default:g}")
+                field = QLineEdit(value if isinstance(value, str) else f"{value:g}")
                 field.textChanged.connect(self._settings_changed)
+            field.setToolTip(tip)
             self.fields[key] = field
             self.form.addRow(HYPER_TITLES.get(key, key), field)
         self._settings_changed()
 
     def _document_replaced(self):
-        """Another document (File ▸ Open, New, a lesson): its Variables are chosen as it
-        marks them, and its training preset is taken."""
+        """Another document (File ▸ Open, New, a lesson): the run, its status, curves and
+        landscape were the other one's and no Undo comes back to them; its Variables are
+        chosen as it marks them, and its training preset is taken."""
         self._ports = []
         self._document_evaluated()
+        self.session.forget(park=False)
+        self._dropped = False
+        self._step_note = False
+        self._say("info", "")
+        self.landscape.clear()
         self.take_preset()
 
     def take_preset(self):
         """The document's training preset (a lesson's optimizer, hyper-parameters and
-        steps); without one the fields keep what they hold."""
+        steps), over what was typed for the document before; without one the fields keep
+        what they hold."""
         preset = dict(self.controller.doc.training)
         name = preset.pop("optimizer", None)
         if name is None:
             return
+        self._typed, self._shown_name = {}, None
         self.optimizer_box.blockSignals(True)
         self.optimizer_box.setCurrentIndex(self.optimizer_box.findData(name))
         self.optimizer_box.blockSignals(False)
-        self._optimizer_changed()          # Keras' defaults, then the preset's values
-        self.steps_box.setValue(preset.pop("steps", self.steps_box.value()))
-        for key, value in preset.items():
-            field = self.fields[key]
-            if isinstance(field, QCheckBox):
-                field.setChecked(bool(value))
-            else:
-                field.setText(f"{value:g}")
+        self._optimizer_changed()
+        self.steps_box.setValue(preset.get("steps", self.steps_box.value()))
 
     def hyper(self):
         """{hyper-parameter: value} from the fields (ValueError naming a bad one)."""
@@ -208,7 +235,6 @@ class TrainPanel(QWidget):
 
     def _settings_changed(self, *_):
         """Another optimizer or parameter set: the next run starts a new trainer."""
-        self._optimizer = None
         self.landscape.update_coordinates()
         try:
             optimizer = make_optimizer(self.optimizer_name, **self.hyper())
@@ -251,11 +277,12 @@ class TrainPanel(QWidget):
 
     # -- running ------------------------------------------------------------------------
     def run(self, steps):
-        """Start `steps` updates on the worker (refusals are said in the status line)."""
+        """Start `steps` updates on the worker (refusals are said in the status line). The
+        optimizer is made afresh from the fields: the session goes on with its trainer's own
+        (and its state) only while the fields still say the same."""
         try:
-            if self._optimizer is None:
-                self._optimizer = make_optimizer(self.optimizer_name, **self.hyper())
-            self.session.start(self._optimizer, self.chosen_parameters(), steps)
+            optimizer = make_optimizer(self.optimizer_name, **self.hyper())
+            self.session.start(optimizer, self.chosen_parameters(), steps)
         except (ValueError, DocumentError) as error:
             self._say("error", _words(error))
             return False
@@ -263,6 +290,9 @@ class TrainPanel(QWidget):
         return True
 
     def _follow_run(self):
+        if self.session.window_busy:       # the canvas paints an edit first
+            self._plots_timer.start(PLOTS_MS // 4)
+            return
         self._show_history()
         self.landscape.refresh_overlay()
         self._show_last_step()
@@ -333,10 +363,13 @@ class TrainPanel(QWidget):
         self.curves.clear(self.controller.doc, trainer.parameters)
         self._follow_run()
         steps, loss = len(trainer.history), trainer.loss
-        where = (f"step {steps} of the run (began at {trainer.losses[0]:.6g}); a run goes on "
-                 "from here") if steps else \
-            "at the Variables' values now; a run starts from them, its curves from step 0"
-        self._say("info", f"{self.controller.replaying}: loss {loss:.6g} {where}.")
+        if steps:
+            now = (f"back at step {steps}, loss {loss:.6g} (began at {trainer.losses[0]:.6g}); "
+                   "a run goes on from here")
+        else:
+            now = (f"loss {loss:.6g} at the Variables' values now; a run starts from them, its "
+                   "curves from step 0")
+        self._say("info", f"{self.controller.replaying}: {now}.")
         self._update_buttons()
 
     def _say_dropped(self, evaluation):

@@ -1,40 +1,56 @@
 """A training run in the app: the optimizer runs on a worker thread (graph/training's
 Trainer on its own copy of the document), and the window's document follows it.
 
-The worker never waits for the window: after each step it leaves the step's index and
-the Variables' arrays (which an update replaces, never writes into) where the UI thread
-can take them. PREVIEW_MS after its last preview the UI thread takes the latest and puts
-it into the document as one undoable edit that merges with the run's earlier ones, so the cards show
-the run's values and gradients and one Undo puts every Variable back as it was before
-the run. An edit by the user that the engine sees (not a move or a label) ends the run:
-the trainer's copy no longer matches the document.
+The worker never waits for a preview to be taken: after each step it leaves the step's
+index and the Variables' arrays (which an update replaces, never writes into) where the
+UI thread can take them. PREVIEW_MS after its last preview (longer when previews are
+slow) the UI thread takes the latest and puts it into the document as one undoable edit
+that merges with the run's earlier ones, so the cards show the run's values and gradients
+and one Undo puts every Variable back as it was before the run. An edit by the user that
+the engine sees (not a move or a label) ends the run: the trainer's copy no longer
+matches the document.
+
+The window goes first: the worker and the UI thread share one interpreter lock, so from
+an edit (the user's or a preview), a press or a key on the canvas until the canvas has
+painted it, the worker takes no new step (`hold_worker`), and the next preview and the
+plots wait for that paint too. Without the wait a card moved during a run repainted in a
+median 77 ms, with it 56 ms, the same move with no run 52 ms (load 9, bench/README.md).
 
 The trainer keeps a checkpoint of where each run began and ended, beside the document as
-the run left it: when an Undo or Redo (or any edit) brings the document back to one, the
-trainer is rewound to it, so undoing the second of two runs leaves the first run's curves
-and optimizer state, and Redo brings the second's back.
+the run left it: when an Undo or Redo brings the document back to one, the trainer is
+rewound to it, so undoing the second of two runs leaves the first run's curves and
+optimizer state, and Redo brings the second's back.
 """
 import itertools
 import sys
+import threading
+import time
 
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ...graph.training import Trainer, loss_name, port_value, store_values
+from ...graph.training import Trainer, loss_name, port_value, same_optimizer, store_values
 from ...story.update_step import with_update
 from ..snapshots import same_for_engine, snapshot
 from ..worker import run_job
 
 PREVIEW_MS = 100
+PREVIEW_SHARE = 3         # the next preview waits at least this many times the last one's cost
+WINDOW_WAIT_S = 0.25      # the longest the worker waits for the window between two steps
 RUN_SWITCH_S = 0.0005     # the interpreter's switch interval while a run goes on
 _runs = itertools.count(1)
 _running_sessions = set()
 _default_switch = sys.getswitchinterval()
 
 
-def _train(job, trainer, steps, heard):
-    """The worker's part: `steps` updates, stopping when the job is cancelled."""
-    return trainer.run(steps, should_stop=lambda: job.is_cancelled, on_step=heard)
+def _train(job, trainer, steps, heard, window_free):
+    """The worker's part: `steps` updates, stopping when the job is cancelled. Before each
+    step it waits while the window draws an edit (`window_free` is clear): the worker and
+    the window share one interpreter lock, and the window's edit → repaint goes first."""
+    def should_stop():
+        window_free.wait(WINDOW_WAIT_S)
+        return job.is_cancelled
+    return trainer.run(steps, should_stop=should_stop, on_step=heard)
 
 
 class TrainingSession(QObject):
@@ -57,23 +73,34 @@ class TrainingSession(QObject):
         self._failure = ""
         self._pushing = False
         self._checkpoints = []    # [(document snapshot, training.Checkpoint)] of the trainer
+        # Set while the worker may step; cleared from an edit until the canvas has painted it.
+        self.window_free = threading.Event()
+        self.window_free.set()
+        self._holding = False     # an edit waits for its paint (hold_worker)
+        # after_paint(callback): call it once the canvas has painted (the window gives the
+        # canvas' after_repaint); without one, when the event loop next turns
+        self.after_paint = lambda callback: QTimer.singleShot(0, self, callback)
         self._parked = None       # (trainer, checkpoints) dropped by an edit, for its undo
         self._timer = QTimer(self)          # started again once a preview is done, so the
         self._timer.setSingleShot(True)     # window has PREVIEW_MS for input between two
         self._timer.setInterval(PREVIEW_MS)
         self._timer.timeout.connect(self._preview)
         controller.changed.connect(self._document_changed)
+        controller.selectionChanged.connect(self.hold_worker)
 
     @property
     def running(self):
         return self.job is not None
 
     def start(self, optimizer, parameters, steps):
-        """Run `steps` updates with `optimizer` (a new one drops the trainer and its
-        curves); raises DocumentError when the document cannot be trained."""
+        """Run `steps` updates: the trainer's, when its optimizer has `optimizer`'s kind and
+        hyper-parameters and it trains `parameters`; else a new trainer with `optimizer`
+        (which has taken no step: after Reset, or an edit that dropped the trainer, a run is
+        a fresh optimizer's), and new curves. Raises DocumentError when the document cannot
+        be trained."""
         if self.running:
             return
-        if self.trainer is None or self.trainer.optimizer is not optimizer \
+        if self.trainer is None or not same_optimizer(self.trainer.optimizer, optimizer) \
                 or self.trainer.parameters != list(parameters):
             self.trainer = Trainer(snapshot(self.controller.doc), optimizer, parameters)
             self._parked = None
@@ -89,16 +116,29 @@ class TrainingSession(QObject):
 
         def heard(record):  # on the worker thread: one assignment, read by _preview
             self._latest = (record.index, tuple(v._value for v in trainer.variables))
-        self.job = run_job(_train, trainer, steps, heard)
+        self.job = run_job(_train, trainer, steps, heard, self.window_free)
         self.job.failed.connect(self._failed)
         self.job.done.connect(self._finished)
-        self._timer.start()
+        self._timer.start(PREVIEW_MS)
         _run_switching(self, True)
         self.started.emit()
 
     def pause(self):
         if self.job is not None:
             self.job.cancel()
+            self.window_free.set()
+
+    def hold_worker(self):
+        """The window is about to draw something the user waits for (an edit, a preview):
+        the worker takes no new step until the canvas has painted it."""
+        if self.running and not self._holding:
+            self._holding = True
+            self.window_free.clear()
+            self.after_paint(self._painted)
+
+    def _painted(self):
+        self._holding = False
+        self.window_free.set()
 
     def wait(self, timeout=None):
         """Block until the run's worker has ended (tests)."""
@@ -140,9 +180,19 @@ class TrainingSession(QObject):
         self._push(values, f"Step {update.index} of the run, values before the update", key=None)
 
     # -- UI thread ----------------------------------------------------------------------
+    @property
+    def window_busy(self):
+        """True from an edit until the canvas has painted it (`hold_worker`): what can wait
+        (the next preview, the plots) waits, so the edit's paint comes first."""
+        return self.running and self._holding
+
     def _preview(self):
         """The latest step into the document (at most every PREVIEW_MS while running)."""
+        if self.window_busy:
+            self._timer.start(PREVIEW_MS // 4)
+            return
         latest = self._latest
+        start = time.perf_counter()
         if self.trainer is not None and latest is not None and latest[0] != self._shown:
             index, arrays = latest
             values = {p: np.array(a) for p, a in zip(self.trainer.parameters, arrays)}
@@ -152,8 +202,9 @@ class TrainingSession(QObject):
                        key=self._run_key)
             self._shown = index
         self.stepped.emit()
-        if self.running:
-            self._timer.start()
+        if self.running:       # the worker gets most of the time, however slow the window is
+            cost_ms = (time.perf_counter() - start) * 1000
+            self._timer.start(max(PREVIEW_MS, round(PREVIEW_SHARE * cost_ms)))
 
     def _push(self, values, text, key):
         self._pushing = True
@@ -165,6 +216,7 @@ class TrainingSession(QObject):
 
     def _finished(self):
         job, self.job = self.job, None
+        self._painted()
         _run_switching(self, False)
         self._timer.stop()
         self._preview()
@@ -177,6 +229,7 @@ class TrainingSession(QObject):
         self._failure = "the run stopped: " + message.removeprefix("DocumentError: ")
 
     def _document_changed(self):
+        self.hold_worker()
         if self._pushing:
             return
         doc = self.controller.doc

@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from ... import bundled
+from ...engine.errors import counted
 from ...graph import fileformat
 from ...graph.document import Document
 from ...graph.errors import DocumentError
@@ -233,7 +234,7 @@ class WindowFiles:
         doc = imported.doc
         self.controller.set_document(doc)
         which = re.search(r"\((gradient call \d+ of \d+)\)$", doc.title)
-        self.show_message(f"Imported {name}: {len(doc.nodes)} nodes"
+        self.show_message(f"Imported {name}: {counted(len(doc.nodes), 'node')}"
                           + (f", {which[1]}" if which else ""))
         if imported.warnings:
             QMessageBox.warning(self, "Import from script", f"Imported {name}, but:\n\n"

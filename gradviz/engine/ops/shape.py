@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import kernels, tracing
 from ..axes import axis_index
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, counted
 from ..backend import _np_broadcast_to
 from ..execute import apply, tensors
 from ..registry import define_op, no_gradient
@@ -52,7 +52,7 @@ def reshape(tensor, shape, name=None):
             shape = tuple(size // known if d == -1 else d for d in shape)
     if -1 in shape or math.prod(shape) != size:
         raise ValueError(
-            f"cannot reshape a tensor of shape {tuple(x.shape)} ({x.size} elements) "
+            f"cannot reshape a tensor of shape {tuple(x.shape)} ({counted(x.size, 'element')}) "
             f"into shape {shape}")
     return apply(RESHAPE, (x,), {"shape": shape})
 
@@ -377,7 +377,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
         paddings = paddings._value.tolist()
     paddings = tuple((int(a), int(b)) for a, b in paddings)
     if len(paddings) != x.ndim:
-        raise ValueError(f"paddings has {len(paddings)} rows for a tensor of rank {x.ndim}")
+        raise ValueError(f"paddings has {counted(len(paddings), 'row')} for a tensor of rank {x.ndim}")
     if isinstance(constant_values, Tensor):
         tracing.python_value(constant_values, "pad's constant_values given as a tensor")
         constant_values = constant_values._value
@@ -456,7 +456,7 @@ def _batch_gather(params, indices, axis, b):
     p_shape, i_shape = tuple(params.shape), tuple(indices.shape)
     if axis < b or p_shape[:b] != i_shape[:b]:
         raise ValueError(f"gather with batch_dims={b} needs axis >= batch_dims and the same "
-                         f"leading {b} dimensions: params {p_shape}, indices {i_shape}")
+                         f"leading {counted(b, 'dimension')}: params {p_shape}, indices {i_shape}")
     n = p_shape[axis]
     tracing.python_value(indices, "gather's indices with batch_dims")
     idx = indices._value.astype(np.int64)

@@ -137,49 +137,6 @@ def test_the_step_name_is_readable_at_1280(window):
     assert QRectF(p.rect()).contains(QRectF(p.caption.geometry()))
 
 
-SAMPLE_FILES = sorted(SAMPLES_DIR.glob("*.json"))
-
-
-@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
-def test_every_step_of_every_sample_frames_what_it_is_about(open_window, size):
-    """The card that sends, the cards that receive and the whole formula card are in view at
-    a readable zoom (issue 20 §4); the formula card docks in a free corner when it does not
-    fit beside them. Where the step's cards alone are wider than the canvas at a readable
-    zoom (the docks leave it 648 px at 1280×800), its own card and formula card still are;
-    a formula card wider than the view at a readable zoom is reached by scrolling."""
-    w = open_window(None, size=size)
-    c, p = w.canvas, w.player
-    misses = []
-    for path in SAMPLE_FILES:
-        assert w.open_sample(path, ask=False)
-        r = c.renderer
-        for step in p.steps:
-            p.set_index(step.index)
-            p.finish_animation()
-            QCoreApplication.processEvents()
-            assert step_view.text_px(c) >= step_view.READABLE_PX - 1e-6
-            cards = step_view.involved_cards(r, step)
-            if not cards:
-                continue
-            seen = c.mapToScene(c.viewport().rect()).boundingRect()
-            formula = step_view.render_painter.formula_rect(r, step)
-            nodes = QRectF(cards[0])
-            for card in cards[1:]:
-                nodes = nodes.united(card)
-            port = c.viewport().rect()
-            fits = step_view.fit_zoom(nodes, port.width() - 2 * step_view.MARGIN,
-                                      port.height() - 2 * step_view.MARGIN) \
-                >= step_view.readable_zoom(c)
-            shown = cards if fits else cards[:1]
-            margin = 2 * step_view.MARGIN / c.transform().m11()
-            if formula is not None and formula.width() <= seen.width() - margin \
-                    and formula.height() <= seen.height() - margin:
-                shown = shown + [formula]   # (one wider than the view is reached by scrolling)
-            if not all(seen.contains(rect) for rect in shown):
-                misses.append((path.stem, step.index, step.title))
-    assert misses == [], "\n".join(map(str, misses))
-
-
 def test_a_docked_formula_card_leaves_the_names_of_its_cards_in_view(window):
     """Where the formula card must lie over the step's cards (lesson 14's steps inside its
     layer, framed for presentation mode's 14 px), it covers their bodies, not their names:

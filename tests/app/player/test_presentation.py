@@ -13,7 +13,7 @@ from gradviz.app import export_dialog
 from gradviz.app.player import presentation, step_view
 from gradviz.app.player.lessons import fill_steps_menu, lesson_actions, lesson_entries, open_lesson
 from gradviz.app.window.main_window import SAMPLES_DIR, SEED_SAMPLE
-from gradviz.render import animation, png
+from gradviz.render import animation, legible, png
 
 SEED = SAMPLES_DIR / SEED_SAMPLE
 Button = QMessageBox.StandardButton
@@ -134,15 +134,41 @@ def test_each_step_is_framed_for_the_back_row(window, qtbot):
     p.enter()
     assert w.player.framing == dict(readable_px=p.readable_px(), max_zoom=presentation.MAX_ZOOM)
     assert p.readable_px() >= presentation.MIN_READABLE_PX
-    r = w.canvas.renderer
+    r, c = w.canvas.renderer, w.canvas
+    back_row = 0
     for k in range(len(p.steps())):
         p.go(k)
         qtbot.waitUntil(lambda: not p._fit_pending)
-        assert step_view.text_px(w.canvas) >= p.readable_px() - 1e-6, k
+        px = step_view.text_px(c)
+        assert px >= legible.READABLE_PX - 1e-6, k
+        assert not c.compact, k           # the cards show their numbers at the zoom framed
         step = w.player.step
-        if step.node in r.doc.nodes:
-            seen = w.canvas.mapToScene(w.canvas.viewport().rect()).boundingRect()
-            assert seen.contains(r.rect(step.node)), k
+        if step.node not in r.doc.nodes:
+            assert px >= p.readable_px() - 1e-6, k
+            back_row += 1
+            continue
+        seen = c.mapToScene(c.viewport().rect()).boundingRect()
+        assert seen.contains(r.rect(step.node)), k
+        if px >= p.readable_px() - 1e-6:
+            back_row += 1
+            continue
+        # Smaller than the back row's size only to show the step whole: its cards and its
+        # formula card, which would not fit side by side at that size.
+        cards = step_view.involved_cards(r, step)
+        nodes = cards[0]
+        for card in cards[1:]:
+            nodes = nodes.united(card)
+        formula = step_view.render_painter.formula_rect(r, step)
+        assert all(seen.contains(card) for card in cards) and seen.contains(formula), k
+        zoom = step_view.readable_zoom(c, p.readable_px())
+        width, height = ((side - 2 * step_view.DOCK_MARGIN) / zoom   # as docking measures it
+                         for side in (c.viewport().width(), c.viewport().height()))
+        w_f, h_f = (x / r.formula_scale(step) for x in (formula.width(), formula.height()))
+        gap = step_view.CARD_GAP
+        beside = nodes.width() + gap + w_f <= width and max(nodes.height(), h_f) <= height
+        below = nodes.height() + gap + h_f <= height and max(nodes.width(), w_f) <= width
+        assert not (beside or below), k
+    assert back_row >= len(p.steps()) // 2
     p.exit()
     assert w.player.framing == {}
 

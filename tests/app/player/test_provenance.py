@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.app.player.provenance import (TensorGrid, entry_at, gradient_boxes, path_label,
-                                    plain_number, shown_array)
+                                    shown_array)
 from gradviz.graph.document import Port
 from gradviz.render import painter as render_painter
 from gradviz.render import preview
@@ -120,19 +120,27 @@ def test_fan_in_paths_are_named_by_their_input_slot(window):
     assert set(w.provenance.sources) == {"from vv, input 1", "from vv, input 2"}   # the card's names
 
 
-def test_numbers_never_show_minus_zero():
+def test_numbers_never_show_minus_zero_and_a_table_has_one_format(qtbot):
+    """Walk-through: a provenance table mixed 0 and 3.000; every cell now has the table's format."""
     fmt = preview.number_format(np.array([-1e-5, 0.5]))
     assert fmt(-1e-5) == "0.000" and fmt(-0.0) == "0.000"   # number_format itself: no -0.000
-    assert plain_number(fmt, -1e-5) == "0.000"
-    assert plain_number(fmt, 0.0) == "0" and plain_number(fmt, -0.0) == "0"
-    assert plain_number(fmt, -0.25) == "-0.250"
+    grid = TensorGrid("g")
+    qtbot.addWidget(grid)
+    grid.set_array(np.array([[0.0, 3.0], [-0.0, -0.25]], np.float32))
+    cells = [grid.item(r, c).text() for r in range(2) for c in range(2)]
+    decimals = {len(t.partition(".")[2]) for t in cells}
+    assert len(decimals) == 1 and decimals != {0}, cells
+    assert cells[0] == cells[2] == "0." + "0" * decimals.pop() and cells[1].startswith("3."), cells
+    grid.set_array(np.array([0.0, 3.0, 1.0], np.float32))    # whole numbers stay whole
+    assert [grid.item(0, c).text() for c in range(3)] == ["0", "3", "1"]
 
 
-def test_grid_prints_zeros_plainly(qtbot):
+def test_grid_prints_zeros_in_the_tables_format(qtbot):
+    """An exact 0 reads 0.000 beside 0.500, as every other cell of its table (walk-through)."""
     grid = TensorGrid("g")
     qtbot.addWidget(grid)
     grid.set_array(np.array([[-1e-5, 0.5], [0.0, -0.25]], np.float32))
-    assert [grid.text_at(i) for i in range(4)] == ["0.000", "0.500", "0", "-0.250"]
+    assert [grid.text_at(i) for i in range(4)] == ["0.000", "0.500", "0.000", "-0.250"]
 
 
 def test_a_long_vector_wraps_and_every_entry_can_be_clicked(window, qtbot):

@@ -256,7 +256,7 @@ def test_chain_view_matches_chain_cost(qtbot):
     assert f"{cost.ratio:,.1f}× cheaper" in text
     assert sum(view.forward_bars.opts["height"]) == cost.forward
     assert sum(view.reverse_bars.opts["height"]) == cost.reverse
-    assert "J1</b> layer1/MatMul" in view.ops.text()
+    assert "J1</b> layer1's matmul" in view.ops.text()
 
 
 def test_views_survive_a_broken_document(qtbot):

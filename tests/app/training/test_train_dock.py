@@ -2,8 +2,6 @@
 stops it, Reset and Undo put every Variable back, refusals are said in words."""
 import re
 import sys
-import threading
-import time
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF
@@ -13,6 +11,8 @@ from gradviz.app.player.bar import STORY_MS
 from gradviz.app.training import session
 from gradviz.graph import Port, load
 from gradviz.graph.training import Trainer, make_optimizer
+
+from gated_steps import gate_steps, steps_taken
 
 # Not marked numeric: the dock's numbers are compared with a Trainer's run in the same
 # process (equal by construction); tests/graph/test_training.py checks the numbers on other CPUs.
@@ -71,7 +71,7 @@ def test_a_run_is_the_trainers_numbers_and_one_undo_entry(qtbot, panel):
     stack.redo()                               # and come back
     np.testing.assert_array_equal(kernel(w), expected.values()[KERNEL])
     np.testing.assert_allclose(p.curves.loss_curve.getData()[1], expected.losses)
-    assert p.status.text().startswith("Redo Training run (20 Adam steps): loss ")
+    assert p.status.text().startswith("Redo Training run (20 Adam steps): back at step 20, loss ")
 
 
 def says_where_the_variables_are(p, what, loss):
@@ -109,6 +109,55 @@ def test_two_runs_are_two_entries_and_continue_the_optimizer(qtbot, panel):
         "Training run (5 SGD steps)", "Training run (7 SGD steps)"]
 
 
+STATEFUL = [("sgd", dict(learning_rate="0.1", momentum="0.9")),
+            ("sgd", dict(learning_rate="0.1", momentum="0.9", nesterov=True)),
+            ("rmsprop", dict(learning_rate="0.01")),
+            ("rmsprop", dict(learning_rate="0.01", momentum="0.5", centered=True)),
+            ("adam", dict(learning_rate="0.1")),
+            ("adam", dict(learning_rate="0.1", amsgrad=True))]
+
+
+def test_a_run_after_reset_undo_or_an_edit_starts_a_fresh_optimizer(qtbot, panel):
+    """Walk-through: Adam's step counter t (and every slot) went on across Reset, so Reset,
+    Run 100 gave other numbers than the first Run 100. Whenever the dock says 'a run starts
+    from them, its curves from step 0', a run is a fresh optimizer's from the values now:
+    after Reset, after Undo of the only run, after an edit that dropped the trainer."""
+    from gradviz.app.snapshots import snapshot
+    w, p = panel()
+    stack = w.controller.undo_stack
+
+    def run_matches_a_fresh_trainer(name, hyper):
+        expected = Trainer(snapshot(w.controller.doc), make_optimizer(name, **hyper))
+        expected.run(4)
+        assert p.run(4), p.status.text()
+        finish(qtbot, p)
+        np.testing.assert_allclose(kernel(w), expected.values()[KERNEL], rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(p.session.trainer.losses, expected.losses, rtol=1e-6)
+        assert p.session.trainer.last_update.t == 4          # the step card's t
+    for name, fields in STATEFUL:
+        hyper = {k: (v if isinstance(v, bool) else float(v)) for k, v in fields.items()}
+        choose(p, name, **{k: v for k, v in fields.items() if not isinstance(v, bool)})
+        for key, on in fields.items():
+            if isinstance(on, bool):
+                p.fields[key].setChecked(on)
+        run_matches_a_fresh_trainer(name, hyper)
+        p.reset_button.click()
+        assert "a run starts from them, its curves from step 0" in p.status.text()
+        run_matches_a_fresh_trainer(name, hyper)
+        stack.undo()                                   # the run after Reset
+        assert "a run starts from them, its curves from step 0" in p.status.text()
+        run_matches_a_fresh_trainer(name, hyper)
+        w.controller.set_value("x", kernel_input(w))   # the same numbers, a new tensor
+        assert p.session.trainer is None
+        run_matches_a_fresh_trainer(name, hyper)
+        p.reset_button.click()
+        stack.clear()
+
+
+def kernel_input(w):
+    return np.array(w.controller.doc.nodes["x"].value)
+
+
 def curves_of(p):
     """(x, y) of every curve: the loss, then the gradient and update norms."""
     return [tuple(np.asarray(a).tolist() for a in curve.getData())
@@ -129,8 +178,12 @@ def test_undo_of_the_second_run_keeps_the_first_runs_curves_and_redo_the_second(
     stack.undo()
     np.testing.assert_array_equal(kernel(w), first_kernel)
     assert curves_of(p) == after_first
-    assert p.status.text().startswith("Undo Training run (7 SGD steps): loss ")
-    assert "step 5 of the run" in p.status.text() and p.reset_button.isEnabled()
+    loss = p.session.trainer.loss      # (the window's, to a float32 ulp)
+    assert loss == pytest.approx(float(w.controller.result.evaluation.values[Port("loss")]),
+                                 rel=1e-6)
+    assert p.status.text() == (f"Undo Training run (7 SGD steps): back at step 5, loss {loss:.6g} "
+                               f"(began at {after_first[0][1][0]:.6g}); a run goes on from here.")
+    assert p.reset_button.isEnabled()
     stack.redo()
     np.testing.assert_array_equal(kernel(w), second_kernel)
     assert curves_of(p) == after_second
@@ -183,16 +236,9 @@ def dot_drawn(curve, plot):
 
 
 def test_pause_stops_a_long_run_and_undo_puts_it_back(qtbot, panel, monkeypatch):
-    """The worker takes a step only when the test lets it (a gate in Trainer.step), so what
-    the window shows is decided by the steps taken, not by how busy the machine is."""
-    gate, waiting = threading.Semaphore(0), threading.Event()
-    step = Trainer.step
-
-    def gated_step(trainer):
-        waiting.set()
-        gate.acquire()
-        return step(trainer)
-    monkeypatch.setattr(Trainer, "step", gated_step)
+    """The worker takes a step only when the test lets it (gated_steps), so what the window
+    shows is decided by the steps taken, not by how busy the machine is."""
+    gate, waiting = gate_steps(monkeypatch)
     w, p = panel()
     start = kernel(w).copy()
     choose(p, "sgd", learning_rate="0.001")
@@ -236,16 +282,6 @@ def test_pause_stops_a_long_run_and_undo_puts_it_back(qtbot, panel, monkeypatch)
     undo.trigger()
     np.testing.assert_array_equal(kernel(w), start)
     assert (redo.text().replace("&", ""), redo.statusTip()) == (f"Redo {label}",) * 2
-
-
-def steps_taken(trainer, n, timeout=20.0):
-    """Wait, without running the window's events, until the worker has taken `n` steps."""
-    end = time.monotonic() + timeout
-    while len(trainer.history) < n:
-        assert time.monotonic() < end, f"the worker took {len(trainer.history)} of {n} steps"
-        time.sleep(0.002)
-    time.sleep(0.01)
-    assert len(trainer.history) == n     # and no more: the gate holds it
 
 
 def test_reset_puts_the_variables_back_undoably(qtbot, panel):
@@ -376,6 +412,35 @@ def test_the_run_exports_as_gif_and_apng(qtbot, panel, tmp_path):
     assert len(p.landscape.path_curve.getData()[0]) == 11
     assert p.curves.loss_curve.getData()[1].size == 11
     assert frame_steps(list(range(500)), 60)[::59] == [0, 499]
+
+
+def test_the_run_export_ends_at_the_last_step_on_a_slide_sized_frame(qtbot, panel, tmp_path,
+                                                                     monkeypatch):
+    """Walk-through: a 15416-step run's GIF was read ending at step 9664 (a 3266 x 508 strip
+    of 6 MB that a reader's memory limit cut short), and a run whose last step is off the
+    thinned path's stride lost it. The frames end at the run's last step and loss, 16:9."""
+    import struct
+    from gradviz.app.training import export
+    from gradviz.graph import training
+    monkeypatch.setattr(training, "PATH_POINTS", 10)
+    w, p = panel("samples/train_1_gd_bowl.json")
+    choose(p, "sgd", learning_rate="0.1")
+    p.run(16)
+    finish(qtbot, p)
+    p.run(7)                                   # paused and resumed: 23 steps, stride 4
+    finish(qtbot, p)
+    draw(qtbot, p)
+    said = []
+    frame = export._frame
+    monkeypatch.setattr(export, "_frame", lambda *a: said.append(a[3]) or frame(*a))
+    count = export.export_run(p, tmp_path / "run.gif")
+    trainer = p.session.trainer
+    assert said[-1] == f"step 23 of 23   loss {trainer.losses[-1]:.6g}" and count == len(said)
+    assert [int(t.split()[1]) for t in said] == [s for s, _ in trainer.path]
+    data = (tmp_path / "run.gif").read_bytes()
+    assert struct.unpack("<HH", data[6:10]) == (export.FRAME_WIDTH, export.FRAME_HEIGHT)
+    assert export.FRAME_WIDTH * 9 == export.FRAME_HEIGHT * 16
+    assert len(data) < 2_000_000
 
 
 def test_a_cancelled_run_export_leaves_no_file(qtbot, panel, tmp_path):
@@ -540,3 +605,73 @@ def test_the_train_lesson_keeps_one_formula_card_when_its_story_is_replaced(qtbo
         overlay = overlays[0]
         for picture in overlay.pictures():        # what it paints, recorded
             assert overlay.boundingRect().contains(QRectF(picture.boundingRect()))
+
+
+def test_at_1280_by_800_the_dock_leaves_the_canvas_half_and_the_plots_their_height(qtbot, panel):
+    """Walk-through at 1280 x 800: the dock opened at 58% of the window, the canvas was
+    280 px high and the landscape plot 80 px under its choices and caption."""
+    w, p = panel("samples/train_2_valley.json")
+    assert (w.width(), w.height()) == (1280, 800)
+    qtbot.waitUntil(lambda: w.train_dock.height() > 200)     # the dock claims its room
+    qtbot.wait(20)
+    canvas, dock = w.canvas.height(), w.train_dock.height()
+    assert canvas >= dock and dock >= 250, (canvas, dock)
+    p.tabs.setCurrentWidget(p.landscape)
+    qtbot.wait(10)
+    page = p.landscape.height()
+    assert p.landscape.plot.height() >= page - 12 and page >= 120, (p.landscape.plot.height(), page)
+    p.tabs.setCurrentWidget(p.curves)
+    qtbot.wait(10)
+    assert all(plot.height() >= 120 for plot in p.curves.plots), [x.height() for x in p.curves.plots]
+
+
+def test_another_document_clears_the_run_its_status_curves_and_landscape(qtbot, panel):
+    """Walk-through: after a run on train_2, opening train_3 left 'step 100, loss 0.000188581
+    (began at 33). Undo puts the Variables back.' with Undo greyed."""
+    w, p = panel("samples/train_2_valley.json")
+    p.run(5)
+    finish(qtbot, p)
+    draw(qtbot, p)
+    p.run(1_000_000)                       # and a run going on when the other one opens
+    qtbot.waitUntil(lambda: len(p.session.trainer.history) >= 2, timeout=20000)
+    w.controller.open("samples/train_3_newton.json")
+    finish(qtbot, p)
+    qtbot.wait(50)
+    assert p.session.trainer is None and p.session._parked is None
+    assert not p.status.isVisibleTo(p) and p.status.text() == ""
+    assert not any(c[0] for c in curves_of(p))         # (None or [] for no points)
+    assert p.landscape.land is None and p.landscape.path_curve.getData()[0] in (None, [])
+    assert p.landscape.caption.text() == "" and "Take a step" in p.last_step.text()
+    assert not p.reset_button.isEnabled() and not p.export_run_button.isEnabled()
+    assert w.controller.undo_stack.count() == 0
+    assert p.run(1), p.status.text()       # the new document trains from step 0
+    finish(qtbot, p)
+    assert len(p.session.trainer.history) == 1 and p.status.text().startswith("step 1, loss ")
+
+
+def test_switching_optimizer_keeps_the_lessons_values_and_the_users(qtbot, panel):
+    """Walk-through: switching to another optimizer and back reset η to Keras' default
+    (Adam 0.001) while the lesson says 0.05. The preset's optimizer takes the preset's
+    values, another Keras' defaults, and each keeps what the user typed into it until
+    another document opens."""
+    w, p = panel("samples/train_4_inverse.json")
+
+    def pick(name):
+        p.optimizer_box.setCurrentIndex(p.optimizer_box.findData(name))
+    assert p.optimizer_name == "adam" and p.hyper()["learning_rate"] == 0.05
+    assert "lesson" in p.fields["learning_rate"].toolTip()
+    pick("sgd")
+    assert p.hyper() == {"learning_rate": 0.01, "momentum": 0.0, "nesterov": False}
+    p.fields["momentum"].setText("0.5")
+    pick("adam")
+    assert p.hyper()["learning_rate"] == 0.05 and p.hyper()["beta_1"] == 0.9
+    p.fields["beta_1"].setText("0.8")
+    pick("sgd")
+    assert p.hyper()["momentum"] == 0.5
+    pick("adam")
+    assert (p.hyper()["learning_rate"], p.hyper()["beta_1"]) == (0.05, 0.8)
+    assert "preset" in p.optimizer_box.toolTip() and "Keras" in p.optimizer_box.toolTip()
+    w.controller.open("samples/train_4_inverse.json")     # a document afresh: its preset
+    assert (p.hyper()["learning_rate"], p.hyper()["beta_1"]) == (0.05, 0.9)
+    pick("sgd")
+    assert p.hyper()["momentum"] == 0.0

@@ -1,0 +1,137 @@
+"""Where a story step's formula card docks when it does not fit beside the step's cards.
+
+A small search, in pure geometry on (left, top, right, bottom) tuples in scene units: for
+each (zoom, card scale) in order of preference, the spots beside the cards, then in the
+corners and edge middles of views that hold them; the first zoom with a spot that obeys the
+rules wins, and among its spots the one that hides least. `step_view` says what the rules
+are (which cards must be in view, what the card may cover) and in which order to relax them.
+"""
+from dataclasses import dataclass
+
+PAD = 6.0            # scene units kept free between a docked card and a card it must not touch
+SNAP = 16.0          # pixels: the views a corner spot is placed in are this much coarser
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What a docked formula card must obey. clear: it touches none of the cards in view
+    (else it may lie over their bodies); names_free: it hides no card's name at all (else
+    only the names of the step's cards are sacred)."""
+    clear: bool
+    names_free: bool
+
+
+def overlap(a, b):
+    """The area two rectangles share."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def union(rects):
+    return (min(r[0] for r in rects), min(r[1] for r in rects),
+            max(r[2] for r in rects), max(r[3] for r in rects))
+
+
+def _spots(nodes, own, w, h, seen_w, seen_h, snap, gap, first=None):
+    """[(spot, centre of the view, is it beside them)] for a card w x h next to `nodes` (the
+    union of the cards in view; `own` the step's own card) in a view seen_w x seen_h: beside
+    them first (below, above, right, left; aligned with their start, middle and end, and
+    with the own card's), then in the corners and edge middles of the views that hold them."""
+    out = []
+
+    def beside(spot):
+        both = union([nodes, spot])
+        if both[2] - both[0] <= seen_w and both[3] - both[1] <= seen_h:
+            out.append((spot, ((both[0] + both[2]) / 2, (both[1] + both[3]) / 2), True))
+
+    if first is not None:
+        beside(first)
+    xs = [nodes[0], (nodes[0] + nodes[2] - w) / 2, nodes[2] - w,
+          own[0], (own[0] + own[2] - w) / 2, own[2] - w]
+    ys = [nodes[1], (nodes[1] + nodes[3] - h) / 2, nodes[3] - h,
+          own[1], (own[1] + own[3] - h) / 2, own[3] - h]
+    for y in (nodes[3] + gap, nodes[1] - gap - h):
+        for x in xs:
+            beside((x, y, x + w, y + h))
+    for x in (nodes[2] + gap, nodes[0] - gap - w):
+        for y in ys:
+            beside((x, y, x + w, y + h))
+    if nodes[2] - nodes[0] > seen_w or nodes[3] - nodes[1] > seen_h:
+        return out
+    # A view a few pixels shorter (a caption a line taller) leaves a corner spot where it was
+    # (not re-recorded a hair away): the views placed are coarser, as large as they need.
+    seen_w = min(seen_w, max(snap[0], w, nodes[2] - nodes[0]))
+    seen_h = min(seen_h, max(snap[1], h, nodes[3] - nodes[1]))
+    lefts = (nodes[2] - seen_w, (nodes[0] + nodes[2] - seen_w) / 2, nodes[0])
+    tops = (nodes[3] - seen_h, (nodes[1] + nodes[3] - seen_h) / 2, nodes[1])
+    for top in tops:
+        for left in lefts:
+            right, bottom = left + seen_w, top + seen_h
+            centre = ((left + right) / 2, (top + bottom) / 2)
+            mid_x, mid_y = (left + right - w) / 2, (top + bottom - h) / 2
+            for x, y in ((left, top), (right - w, top), (left, bottom - h), (right - w, bottom - h),
+                         (mid_x, top), (mid_x, bottom - h), (left, mid_y), (right - w, mid_y)):
+                out.append(((x, y, x + w, y + h), centre, False))
+    return out
+
+
+def _cost(spot, shown, avoid, others, rules):
+    """How much `spot` hides (None: it breaks the rules). shown: (card, name strip) of the
+    cards in view; avoid: those of the step's other cards; others: the rest."""
+    padded = (spot[0] - PAD, spot[1] - PAD, spot[2] + PAD, spot[3] + PAD)
+    cost = 0.0
+    for card, name in shown:
+        if rules.clear:
+            if overlap(padded, card):
+                return None
+        elif overlap(spot, name):
+            return None
+        cost += 3 * overlap(spot, card)
+    for card, name in avoid:
+        if overlap(spot, name):
+            return None
+        cost += 3 * overlap(spot, card)
+    for card, name in others:
+        hidden = overlap(spot, name)
+        if hidden and rules.names_free:
+            return None
+        cost += 10 * hidden + overlap(spot, card)
+    return cost
+
+
+def search(shown, avoid, others, size, configs, port, rules, gap, natural=None):
+    """(zoom, scale, spot, centre) of the first configuration in `configs` ([(zoom, scale)],
+    best first) where the card (`size` at scale 1) docks in a view of `port` pixels beside
+    the cards `shown` ([(card, name strip)], the step's own first) by `rules`; over their
+    bodies (rules.clear False), the configuration where it hides least of them. None if
+    none does. natural: the card's own place (tried first at scale 1)."""
+    nodes = union([card for card, _ in shown])
+    own = shown[0][0]
+    over = None       # over the cards' bodies: the configuration that hides least of them
+    for zoom, scale in configs:
+        seen_w, seen_h = port[0] / zoom, port[1] / zoom
+        snap = (port[0] // SNAP * SNAP / zoom, port[1] // SNAP * SNAP / zoom)
+        w, h = size[0] * scale, size[1] * scale
+        if w > seen_w or h > seen_h or nodes[2] - nodes[0] > seen_w or nodes[3] - nodes[1] > seen_h:
+            continue
+        best = None
+        mid = ((nodes[0] + nodes[2]) / 2, (nodes[1] + nodes[3]) / 2)
+        for spot, centre, beside in _spots(nodes, own, w, h, seen_w, seen_h, snap, gap,
+                                           natural if scale == 1.0 else None):
+            cost = _cost(spot, shown, avoid, others, rules)
+            if cost is None:
+                continue
+            # Of the spots that hide as little, one beside the cards (it stays put when the
+            # view's size changes a little), then the nearest them (a short leader line).
+            far = abs((spot[0] + spot[2]) / 2 - mid[0]) + abs((spot[1] + spot[3]) / 2 - mid[1])
+            rank = (cost, not beside, far)
+            if best is None or rank < best[0]:
+                best = (rank, spot, centre)
+        if best is None:
+            continue
+        if rules.clear:
+            return zoom, scale, best[1], best[2]
+        if over is None or best[0][0] < over[0][0]:
+            over = (best[0], zoom, scale, best[1], best[2])
+    return None if over is None else over[1:]

@@ -1,0 +1,118 @@
+"""Every story step of every sample frames what it is about (issue 20 §4), in the window and
+in presentation mode: the card that sends, the cards that receive and the whole formula card
+in view at a legible size, the formula card hiding none of their names, nor any other card's
+name where a free spot was there."""
+import pytest
+from PySide6.QtCore import QCoreApplication, QRectF, Qt
+
+from gradviz.app.player import docking, presentation, step_view
+from gradviz.app.window.main_window import SAMPLES_DIR
+from gradviz.render.legible import READABLE_PX
+
+SAMPLE_FILES = sorted(SAMPLES_DIR.glob("*.json"))
+EPS = 1e-6
+
+
+def _box(rect):
+    return rect.left(), rect.top(), rect.right(), rect.bottom()
+
+
+def _free_spot(seen, size, cards, involved):
+    """Is there a place for a card of `size` inside `seen` that touches none of `involved`
+    and hides no card's name? (A scan on a grid, independent of how the player docks.)"""
+    w, h = size
+    names = [_box(step_view.name_strip(card)) for card in cards]
+    sacred = [_box(card.adjusted(-2, -2, 2, 2)) for card in involved]
+    step = 6.0
+    y = seen.top()
+    while y + h <= seen.bottom():
+        x = seen.left()
+        while x + w <= seen.right():
+            spot = (x, y, x + w, y + h)
+            if not any(docking.overlap(spot, r) for r in names + sacred):
+                return True
+            x += step
+        y += step
+    return False
+
+
+def _misses(w, path, presenting):
+    """What the framing of each step of the open sample gets wrong."""
+    c, p, r = w.canvas, w.player, w.canvas.renderer
+    out = []
+    for step in p.steps:
+        if presenting:
+            w.presentation.go(step.index)
+        else:
+            p.set_index(step.index)
+        p.finish_animation()
+        QCoreApplication.processEvents()
+        if presenting:          # the band's new height, the view's resize, then its fit
+            for _ in range(3):
+                QCoreApplication.processEvents()
+                while w.presentation._fit_pending:
+                    QCoreApplication.processEvents()
+        cards = step_view.involved_cards(r, step)
+        if not cards:
+            continue
+        where = (path.stem, step.index + 1, step.title)
+        if presenting and c.viewport().height() + w.presentation.band.height() > w.height():
+            out.append(where + ("the view reaches under the caption band",))
+        seen = c.mapToScene(c.viewport().rect()).boundingRect()
+        seen = seen.adjusted(-0.5, -0.5, 0.5, 0.5)     # the scroll bar's whole pixels
+        px = step_view.text_px(c)
+        if px < READABLE_PX - EPS or px < c.readable_px - EPS:   # too small, or drawn compact
+            out.append(where + ("cards not legible", round(px, 2), round(c.readable_px, 2)))
+        port = c.viewport().rect()
+        nodes = QRectF(cards[0])
+        for card in cards[1:]:
+            nodes = nodes.united(card)
+        fits = step_view.fit_zoom(nodes, port.width() - 2 * step_view.MARGIN,
+                                  port.height() - 2 * step_view.MARGIN) \
+            >= step_view.readable_zoom(c, READABLE_PX) - EPS
+        for card in cards if fits else cards[:1]:
+            if not seen.contains(card):
+                out.append(where + ("a card of the step is out of view",))
+        formula = step_view.render_painter.formula_rect(r, step)
+        if formula is None:
+            continue
+        if px * r.formula_scale(step) < READABLE_PX - EPS:
+            out.append(where + ("formula card not legible", round(px * r.formula_scale(step), 2)))
+        if not seen.contains(formula):
+            out.append(where + ("formula card not whole in view",))
+        for card in cards:
+            if formula.intersects(step_view.name_strip(card)):
+                out.append(where + ("formula card hides the name of a card of the step",))
+        involved = {step.node} | {n for e in r._step_edges(step) for n in (e.src.node, e.dst.node)}
+        others = [step_view._card(r, n) for n in r.doc.nodes if n not in involved]
+        hidden = [card for card in others if formula.intersects(step_view.name_strip(card))]
+        if hidden and _free_spot(seen, (formula.width(), formula.height()), others + cards,
+                                 [card for card in cards if seen.intersects(card)]):
+            out.append(where + ("formula card hides a name it could have left free",))
+    return out
+
+
+@pytest.mark.parametrize("presenting, size", [(False, (1280, 800)), (False, (1920, 1080)),
+                                              (True, (1280, 800)), (True, (1440, 900))])
+def test_every_step_of_every_sample_frames_what_it_is_about(open_window, monkeypatch,
+                                                            presenting, size):
+    """In the window, and in presentation mode on a screen of `size` (the caption band's
+    height taken from the view): the step's cards in view (its own card alone where all of
+    them cannot fit at the legible zoom), the whole formula card too, docked (drawn smaller
+    if it must, never under the legible size) where it hides none of their names."""
+    w = open_window(None, size=size)
+    if presenting:
+        monkeypatch.setattr(presentation.PresentationMode, "screen_height", lambda self: size[1])
+        w.presentation.enter()
+        w.setWindowState(Qt.WindowState.WindowNoState)    # the test screen is smaller
+        w.setGeometry(0, 0, *size)
+        QCoreApplication.processEvents()
+    w.setUpdatesEnabled(False)     # nothing painted: the test reads the geometry, 3x faster
+    misses = []
+    for path in SAMPLE_FILES:
+        assert w.open_sample(path, ask=False)
+        QCoreApplication.processEvents()
+        misses += _misses(w, path, presenting)
+    if presenting:
+        w.presentation.exit()
+    assert misses == [], "\n".join(map(str, misses))

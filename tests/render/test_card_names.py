@@ -1,0 +1,63 @@
+"""A card's title is the node's name, the one the story and every message use (its label,
+else its id); its corner says what it computes (the op), never an internal id. Walk-through:
+the softmax-then-log lesson titled its cards 'negative', 'multiply' while the story spoke
+of 'ce' and 'labels_log_p' (the grey corner); the node labelled out showed 'matmul_1'."""
+import re
+
+import numpy as np
+import pytest
+from samples_util import NAMES, renderer, sample
+
+from gradviz.graph.document import Document, Node
+from gradviz.render import Renderer
+
+KIND_PREFIX = re.compile(r"^(Visit |Seed |Gradient of |Fan-in at |Cut: )")
+SUFFIXES = re.compile(r" \(input \d+\)$| not recorded$| is unconnected$| is not watched$")
+
+
+def story_names(step):
+    """The node names a step's title speaks of: 'Visit ce' -> ce; 'a → b' -> a, b."""
+    title = KIND_PREFIX.sub("", step.title)
+    return [SUFFIXES.sub("", piece) for piece in re.split(r" → | ✕ ", title)]
+
+
+def _is_card_title(name, titles):
+    """`name` is a card's title, or a port or part of the node so titled ('layer.kernel',
+    'split:1', "layer6's bias add")."""
+    return any(name == t or name.startswith((t + ".", t + ":", t + "'s ")) for t in titles)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_name_the_story_uses_is_a_card_title(name):
+    doc, story = sample(name)
+    cards = renderer(name).cards
+    titles = {card.title for card in cards.values()}
+    for nid, card in cards.items():
+        node = doc.nodes[nid]
+        assert card.title == (node.label or node.id), nid
+        if node.kind in ("op", "layer") and node.op != card.title:
+            assert card.subtitle == node.op, (nid, card.subtitle)   # what it computes
+    for step in story.steps:
+        if step.node is not None:
+            assert cards[step.node].title in step.title or step.kind == "update", step.title
+        unknown = [n for n in story_names(step) if not _is_card_title(n, titles)]
+        assert not unknown, (step.index + 1, step.title)
+
+
+def test_the_corner_shows_the_op_not_an_internal_id():
+    doc = Document()
+    doc.add(Node("x", "constant", value=np.ones((2, 2), np.float32)))
+    doc.add(Node("matmul_1", "op", op="matmul", label="out"))
+    doc.add(Node("matmul_2", "op", op="matmul"))
+    doc.add(Node("layer1", "layer", op="Dense", attrs={"units": 2}))
+    for nid in ("matmul_1", "matmul_2"):
+        doc.connect("x", nid, 0, 0)
+        doc.connect("x", nid, 0, 1)
+    doc.connect("x", "layer1")
+    cards = Renderer(doc).cards
+    assert (cards["matmul_1"].title, cards["matmul_1"].subtitle) == ("out", "matmul")
+    assert (cards["matmul_2"].title, cards["matmul_2"].subtitle) == ("matmul_2", "matmul")
+    assert (cards["layer1"].title, cards["layer1"].subtitle) == ("layer1", "Dense")
+    assert "Dense" not in cards["layer1"].attrs   # said once, in the corner
+    painted = [c.title_text + " " + c.subtitle_text for c in cards.values()]
+    assert not any("matmul_1" in text for text in painted), painted
