@@ -74,6 +74,7 @@ def shoot(lesson, optimizer, fields, steps, tab, log, picture):
     w.move(0, 0)
     w.show()
     pump(0.5)
+    w.show_message(f"Lesson {lesson}: {w.controller.doc.title}")   # no machine path
     w.train_dock.show()     # (the layout saved by the previous window may show it already)
     pump(1.0)
     panel = w.train_dock.panel
