@@ -21,6 +21,7 @@ from gradviz.engine import tape as _tape_module
 from gradviz.engine.tensor import Tensor
 
 from .capture import InnerGradient, Recording, from_tape, script_names
+from ..engine.errors import counted
 from .document import TEXT_LIMITS, Document, clean_text
 from .errors import DocumentError
 
@@ -271,7 +272,7 @@ def gradient_calls():
 
 
 def _calls(n):
-    return f"{n} gradient call{'s' if n != 1 else ''}"
+    return counted(n, "gradient call")
 
 
 def _line_of(error, path):

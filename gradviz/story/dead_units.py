@@ -7,6 +7,8 @@ every input): the mark and the sentence say "off for this example" then.
 """
 import numpy as np
 
+from ..engine.errors import counted
+
 RELU_ACTIVATIONS = ("relu",)
 
 
@@ -36,7 +38,7 @@ def _batch(output):
     a = np.asarray(output)
     m = int(np.prod(a.shape[:-1]))
     word = "example" if a.ndim == 2 else "position"
-    return f"{m} {word}{'s' if m != 1 else ''}"
+    return counted(m, word)
 
 
 def _one_example(output):

@@ -7,6 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSplitter
 
+from ...engine.errors import counted
 from ...graph import catalog
 from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...story import studies
@@ -248,7 +249,7 @@ def newton_verdict(study, zero, number=fmt):
 
 
 def _eigenvalues(n):
-    return f"{n} eigenvalue{'s' if n != 1 else ''}"
+    return counted(n, "eigenvalue")
 
 
 def _idx(flat, shape):
