@@ -40,7 +40,8 @@ def apply(opdef, inputs, attrs=None):
 def tensors(*values):
     """Convert op arguments: Python scalars and lists take the dtype of a tensor among them."""
     # Fast paths for the common calls: one tensor, two tensors of one dtype, or a
-    # floating tensor and a Python float. Everything else takes the general path.
+    # floating tensor and a Python number (`y - 1`, `g / n` in the rules). Everything
+    # else takes the general path, which gives these the same result.
     n = len(values)
     if n == 1:
         if isinstance(values[0], Tensor):
@@ -51,9 +52,10 @@ def tensors(*values):
             if isinstance(b, Tensor):
                 if a._value.dtype is b._value.dtype:
                     return [a, b]
-            elif type(b) is float and a._value.dtype.kind == "f":
+            elif (type(b) is float or type(b) is int) and a._value.dtype.kind == "f":
                 return [a, Tensor._wrap(np.asarray(b, a._value.dtype))]
-        elif type(a) is float and isinstance(b, Tensor) and b._value.dtype.kind == "f":
+        elif ((type(a) is float or type(a) is int) and isinstance(b, Tensor)
+              and b._value.dtype.kind == "f"):
             return [Tensor._wrap(np.asarray(a, b._value.dtype)), b]
     dtype = None
     for v in values:

@@ -148,7 +148,8 @@ class Layer:
     non_trainable_weights = non_trainable_variables
 
     def __call__(self, inputs, *args, **kwargs):
-        inputs = convert_to_tensor(inputs)
+        if not isinstance(inputs, Tensor):
+            inputs = convert_to_tensor(inputs)
         if not self.built:
             self.build(tuple(inputs.shape))
             self.built = True
@@ -156,7 +157,8 @@ class Layer:
 
     def _expect_width(self, inputs, width):
         """Keras's input check: a built layer takes inputs whose last axis it was built for."""
-        if inputs.ndim == 0 or inputs.shape[-1] != width:
+        shape = inputs._value.shape
+        if not shape or shape[-1] != width:
             raise ValueError(f'Input 0 of layer "{self.name}" is incompatible with the layer: '
                              f"expected axis -1 of input shape to have value {width}, but "
                              f"received input with shape {tuple(inputs.shape)}")
@@ -236,8 +238,9 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs, training=None):
-        self._expect_width(inputs, self.kernel.shape[0])
-        y = linalg.matmul(inputs, self.kernel)
+        kernel = self.kernel
+        self._expect_width(inputs, kernel._value.shape[0])
+        y = linalg.matmul(inputs, kernel)
         if self.use_bias:
             y = math.add(y, self.bias)
         return self.activation(y) if self.activation is not None else y

@@ -234,3 +234,27 @@ def test_clip_gives_a_clipped_element_zero_even_for_an_infinite_cotangent():
             y = tf.sqrt(y + tf.constant([0.0, 1.0]))
             g = tape.gradient(y, x)
     np.testing.assert_array_equal(g.numpy(), [0.0, 0.0])  # ... and 4 is clipped: 0, not NaN
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_python_numbers_take_the_tensors_dtype_on_either_side_of_every_operator(dtype):
+    """`x - 1`, `2 * x`, `g / n`: a Python int or float beside a floating tensor becomes
+    that tensor's dtype (the gradient rules lean on it), valued as numpy computes it."""
+    x_np = np.array([[0.5, 1.25], [2.0, 3.5]], dtype)
+    x = tf.constant(x_np)
+    cases = [(lambda a, b: a + b, np.add), (lambda a, b: a - b, np.subtract),
+             (lambda a, b: a * b, np.multiply), (lambda a, b: a / b, np.divide),
+             (lambda a, b: a ** b, np.power)]
+    for op, ufunc in cases:
+        for number in (3, 2.5):
+            for got, want in ((op(x, number), ufunc(x_np, dtype(number))),
+                              (op(number, x), ufunc(dtype(number), x_np))):
+                assert got.dtype == tf.as_dtype(dtype)
+                np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_python_numbers_beside_an_integer_tensor_keep_their_rules():
+    n = tf.constant([4, 6])
+    assert (n - 1).dtype == tf.int32 and (n - 1).numpy().tolist() == [3, 5]
+    with pytest.raises(TypeError, match="cannot convert 0.5"):
+        n * 0.5

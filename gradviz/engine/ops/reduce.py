@@ -99,6 +99,8 @@ def _sum_rule(F, g, ins, out, at, needs):
 
 def _expand(F, g, x, out, at):
     """g (batch + out.shape) -> batch + x.shape, repeating along the reduced axes."""
+    if g.ndim == 0:  # a full reduction's scalar broadcasts as it is: no reshape first
+        return F.broadcast_to(g, tuple(x.shape))
     nb = g.ndim - out.ndim
     batch = tuple(g.shape[:nb])
     g = F.reshape(g, batch + _kept_shape(tuple(x.shape), at["axis"]))
