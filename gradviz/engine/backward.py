@@ -84,7 +84,7 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
         _contribute(pending, t._id, c)
 
     finals = {}
-    plain = observer is None and not differentiable
+    inline = observer is None  # _step's common case runs inlined in the loop below
     for op, needs in reversed(relevant):
         if stop_here is not None:
             stop_here()
@@ -99,12 +99,20 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
             if t._id in source_ids:
                 finals[t._id] = total
             opdef = op.opdef
-            if (plain and opdef.n_outputs == 1 and opdef.grad_fn is None
+            if (inline and opdef.n_outputs == 1 and opdef.grad_fn is None
                     and opdef.rule is not None and not opdef.no_gradient and True in needs):
-                # _step for a built-in rule on arrays with no observer, inlined: this is
-                # the inner loop of every numpy backward pass.
-                contributions = opdef.rule(F, total, op._in_values, op._out_values[0],
-                                           op.attrs, needs)
+                # _step for a built-in rule with no observer, inlined: this is the inner
+                # loop of every backward pass, on arrays or (under an outer tape) recorded.
+                if differentiable:
+                    if not isinstance(total, Tensor):
+                        total = _as_tensor(total)
+                    contributions = opdef.rule(F, total, _recorded_inputs(op), t, op.attrs,
+                                               needs)
+                    batch = total._value.shape[:nbatch]
+                else:
+                    contributions = opdef.rule(F, total, op._in_values, op._out_values[0],
+                                               op.attrs, needs)
+                    batch = total.shape[:nbatch]
                 n_contributions = len(contributions)
                 for i, t in enumerate(op.inputs):
                     if not needs[i] or i >= n_contributions:
@@ -112,8 +120,8 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
                     c = contributions[i]
                     if c is None:
                         continue
-                    shape = total.shape[:nbatch] + t._value.shape if nbatch else t._value.shape
-                    if c.shape != shape:
+                    shape = batch + t._value.shape if nbatch else t._value.shape
+                    if (c._value.shape if type(c) is Tensor else c.shape) != shape:
                         c = F.sum_to_shape(c, shape, nbatch)
                     prev = pending.get(t._id)
                     if prev is None:

@@ -81,6 +81,20 @@ def _keeps_rows(op, dependent, rows):
     return False
 
 
+def last_op_keeps_rows(relevant, target, rows):
+    """A quick test before `row_aligned` with one source, from `relevant` (the (op, needs)
+    pairs of backward._relevant_entries for that source): the op that made the target
+    must keep rows of the inputs that depend on the source. False settles it (the walk
+    would end in the same op); True decides nothing. A Hessian's inner gradient
+    `xᵀ @ g` fails here at once, without the walk over every op of both passes."""
+    for op, needs in reversed(relevant):
+        for o in op.outputs:
+            if o is target:
+                dependent = [t for t, need in zip(op.inputs, needs) if need]
+                return _keeps_rows(op, dependent, rows)
+    return True  # made by no op on the path (the source itself, or unconnected)
+
+
 def row_aligned(entries, target, source):
     """True if the recorded `entries` prove target[b] depends on source[b] only."""
     if not ENABLED or target._value.ndim < 1 or source._value.ndim < 1:

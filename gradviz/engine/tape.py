@@ -396,7 +396,9 @@ def _jacobian(entries, target, sources, zero):
     recording = _state.recording
     no_tape = not recording or (len(recording) == 1 and recording[0] is _trace.tracer)
     if no_tape and n > target._value.shape[0] > 1 if target._value.ndim else False:
-        if all(blocks.row_aligned(ops, target, s) for s in sources):
+        if ((len(sources) > 1 or blocks.last_op_keeps_rows(relevant, target,
+                                                           target._value.shape[0]))
+                and all(blocks.row_aligned(ops, target, s) for s in sources)):
             return blocks.block_jacobian(ops, target, sources, zero, relevant,
                                          chunk_size=_chunk_size)
     chunk = _chunk_size(ops, n)

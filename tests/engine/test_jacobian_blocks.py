@@ -9,6 +9,7 @@ import pytest
 
 import gradviz as tf
 from gradviz.engine import blocks
+from gradviz.engine.backward import _relevant_entries
 
 
 def _rng():
@@ -65,6 +66,11 @@ def test_block_path_equals_dense(monkeypatch, name):
         tape.watch(x)
         y = fn(x)
     assert blocks.row_aligned(tape._entries, y, x) is aligned
+    relevant = _relevant_entries(tape._entries, {x._id})[0]
+    quick = blocks.last_op_keeps_rows(relevant, y, x.shape[0])
+    assert quick or not aligned  # the quick test never turns an aligned target away
+    # ...and settles the cases whose last op mixes rows (transpose_rows mixes earlier)
+    assert quick is (name not in ("gram", "matmul_left", "reduce_axis0", "reshape_mixes", "xwx"))
     j = tape.jacobian(y, x)
     dense = _dense(monkeypatch, fn, x)
     assert j.shape == dense.shape == tuple(y.shape) + tuple(x.shape)
