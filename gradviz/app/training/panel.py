@@ -144,6 +144,7 @@ class TrainPanel(QWidget):
         self.session.reset.connect(self._reset_curves)
         self.session.rewound.connect(self._rewound)
         controller.evaluated.connect(self._document_evaluated)
+        controller.evaluated.connect(lambda *_: self.landscape.follow_document())
         controller.documentReplaced.connect(self._document_replaced)
         self._step_note = False      # the status says the document holds an opened step
         self._dropped = False        # the trainer went: say why once the document is evaluated
@@ -194,8 +195,9 @@ class TrainPanel(QWidget):
     def _document_replaced(self):
         """Another document (File ▸ Open, New, a lesson): the run, its status, curves and
         landscape were the other one's and no Undo comes back to them; its Variables are
-        chosen as it marks them, and its training preset is taken."""
-        self._ports = []
+        chosen as it marks them (the list is made afresh, even when neither document has a
+        Variable), and its training preset is taken."""
+        self._ports = None
         self._document_evaluated()
         self.session.forget(park=False)
         self._dropped = False
@@ -248,7 +250,7 @@ class TrainPanel(QWidget):
         self._update_buttons()
 
     def chosen_parameters(self):
-        return [port for i, port in enumerate(self._ports)
+        return [port for i, port in enumerate(self._ports or ())
                 if self.parameter_list.item(i).checkState() == Qt.CheckState.Checked]
 
     def _document_evaluated(self, *_):

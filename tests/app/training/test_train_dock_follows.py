@@ -1,0 +1,86 @@
+"""The Train dock follows the document: another document clears every plot, axis and
+choice; the landscape's point, −∇L and Newton's star follow Undo, Redo and Reset; a run
+draws its own path."""
+import numpy as np
+import pyqtgraph as pg
+import pytest
+
+from test_train_dock import choose, draw, finish, panel  # noqa: F401 (the fixture)
+
+VALLEY = "samples/train_2_valley.json"
+BOWL = "samples/train_1_gd_bowl.json"
+
+
+def contours_on_screen(view):
+    return [i for i in view.plot.scene().items() if isinstance(i, pg.IsocurveItem)]
+
+
+def point(view):
+    x, y = view.point.getData()
+    return float(x[0]), float(y[0])
+
+
+def arrow_start(view):
+    x, y = view.arrow_line.getData()
+    return float(x[0]), float(y[0])
+
+
+def test_another_document_leaves_no_contour_parameter_or_axis_of_the_last(qtbot, panel):
+    """Walk-through: after the valley's landscape, File ▸ New kept its contours and 'x, y'
+    ticked; lesson 21 then showed the valley's contours, and its run drew no path."""
+    w, p = panel(VALLEY)
+    view = draw(qtbot, p)
+    assert len(contours_on_screen(view)) > 5
+    x_range = view.plot.getPlotItem().getViewBox().viewRange()[0]
+    w.new_document()
+    assert contours_on_screen(view) == [] and view.image.image is None
+    assert p.parameter_list.count() == 0 and p._ports == []
+    assert view.x_box.count() == 0 and view.chosen() == (None, None)
+    assert view.plot.getPlotItem().getViewBox().autoRangeEnabled() == [True, True]
+    w.controller.open(BOWL)
+    assert contours_on_screen(view) == [] and p.parameter_list.count() == 2
+    assert view.plot.getPlotItem().getViewBox().viewRange()[0] != x_range
+    choose(p, "sgd", learning_rate="0.1")
+    p.run(20)
+    finish(qtbot, p)
+    xs, ys = view.path_curve.getData()           # the run's own path, without a surface
+    assert len(xs) == 21 and (xs[0], ys[0]) == (2.0, 1.0)
+    assert point(view) == pytest.approx((xs[-1], ys[-1]))
+    view = draw(qtbot, p)                         # a redraw replaces the contours
+    first = len(contours_on_screen(view))
+    draw(qtbot, p)
+    assert len(contours_on_screen(view)) == first
+
+
+def test_point_gradient_arrow_and_star_follow_undo_redo_and_reset(qtbot, panel):
+    """Walk-through: after 100 steps on the valley Undo put x, y back at (−4, 1) but the
+    −∇L arrow still started at the run's end."""
+    w, p = panel(VALLEY)                        # loss = 0.5·x² + 25·y²
+    p.run(100)
+    finish(qtbot, p)
+    view = draw(qtbot, p)
+    end = point(view)
+    assert arrow_start(view) == pytest.approx(end)
+
+    def settled_at(where):
+        qtbot.waitUntil(lambda: view.model_at == pytest.approx(where), timeout=20000)
+        assert point(view) == pytest.approx(where)
+        assert arrow_start(view) == pytest.approx(where)
+        x, y = where
+        np.testing.assert_allclose(view.model.gradient, [x, 50 * y], rtol=1e-4, atol=1e-6)
+        direction = np.subtract(*reversed([np.array(c) for c in zip(*view.arrow_line.getData())]))
+        np.testing.assert_allclose(direction / np.linalg.norm(direction),
+                                   -view.model.gradient / np.linalg.norm(view.model.gradient),
+                                   atol=1e-6)
+        star = view.newton.getData()
+        np.testing.assert_allclose([star[0][0], star[1][0]], [0, 0],
+                                   atol=1e-2 * max(abs(x), abs(y)))
+    stack = w.controller.undo_stack
+    stack.undo()
+    settled_at((-4.0, 1.0))
+    assert len(view.path_curve.getData()[0]) == 1       # the run's path went with it
+    stack.redo()
+    settled_at(end)
+    assert len(view.path_curve.getData()[0]) == 101
+    p.reset_button.click()
+    settled_at((-4.0, 1.0))
