@@ -84,3 +84,26 @@ def test_point_gradient_arrow_and_star_follow_undo_redo_and_reset(qtbot, panel):
     assert len(view.path_curve.getData()[0]) == 101
     p.reset_button.click()
     settled_at((-4.0, 1.0))
+
+
+def test_a_node_the_loss_does_not_need_does_not_stop_training(qtbot, panel):
+    """Walk-through: a lone matmul added to an MLP made Step answer "node 'matmul': input 0
+    (a) is not connected" and blanked the parameter list, while the story went on."""
+    from gradviz.graph import load
+    from gradviz.graph.training import Trainer
+    w, p = panel()                                   # samples/001_hessian_newton.json
+    listed = [p.parameter_list.item(i).text() for i in range(p.parameter_list.count())]
+    w.controller.add_node("op", "matmul")
+    assert w.controller.result.evaluation.errors     # the stray node has its problem
+    assert [p.parameter_list.item(i).text() for i in range(p.parameter_list.count())] == listed
+    choose(p, "sgd", learning_rate="0.1")
+    assert p.run(3), p.status.text()
+    finish(qtbot, p)
+    assert p.status.property("kind") != "error", p.status.text()
+    expected = Trainer(load("samples/001_hessian_newton.json"), p.session.trainer.optimizer.__class__(
+        learning_rate=0.1))
+    expected.run(3)
+    np.testing.assert_allclose(p.session.trainer.losses, expected.losses, rtol=1e-6)
+    assert [p.parameter_list.item(i).text() for i in range(p.parameter_list.count())] == listed
+    view = draw(qtbot, p)
+    assert view.land is not None and "error" != view.note.property("kind"), view.note.text()
