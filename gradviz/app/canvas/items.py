@@ -223,7 +223,7 @@ class NodeItem(QGraphicsRectItem):
         if old is not None and problems == self.problems and badges == self._shown_badges \
                 and (old is card or renderer.renumbered.get(self.nid) is old or same_frame(old, card)):
             if old is not card and not same_numbers(old, card):   # only the numbers changed
-                self.numbers.update()
+                self.repaint_numbers()
                 return NUMBERS
             return None
         self.problems = list(problems)
@@ -248,6 +248,14 @@ class NodeItem(QGraphicsRectItem):
         self.setToolTip(self._card_tip)
         self.repaint_card()
         return OUTLINE if old is None or _outline(old) != _outline(card) else CARD
+
+    def repaint_numbers(self):
+        """Repaint where the numbers are drawn: the numbers' item, or the whole card when it
+        is compact (its thumbnail, in the card's cached picture, stands for them: a training
+        run left the thumbnails blank until the next full repaint)."""
+        self.numbers.update()
+        if self.view.compact:
+            self.update()
 
     def repaint_card(self):
         """Repaint the frame and the numbers (a story step may show a gradient as pending)."""

@@ -107,3 +107,28 @@ def test_a_node_the_loss_does_not_need_does_not_stop_training(qtbot, panel):
     assert [p.parameter_list.item(i).text() for i in range(p.parameter_list.count())] == listed
     view = draw(qtbot, p)
     assert view.land is not None and "error" != view.note.property("kind"), view.note.text()
+
+
+def test_compact_cards_show_the_runs_last_values(qtbot, panel):
+    """Walk-through at 1920 x 1080: after a run on the inverse lesson the compact cards'
+    thumbnails stayed blank (x = 0, net unpainted) until F repainted them: only the numbers'
+    item was repainted, and a compact card draws its thumbnail in its own cached picture."""
+    w, p = panel("samples/train_4_inverse.json")
+    canvas = w.canvas
+    for _ in range(30):                             # compact is decided as it paints
+        if canvas.compact:
+            break
+        canvas.zoom_out()
+        qtbot.wait(20)
+    assert canvas.compact
+
+    def shown():
+        qtbot.wait(60)
+        return canvas.viewport().grab().toImage()
+    before = shown()
+    p.run(30)
+    finish(qtbot, p)
+    after_run = shown()
+    for item in canvas.node_items.values():        # what F's full repaint draws
+        item.update()
+    assert after_run != before and shown() == after_run
