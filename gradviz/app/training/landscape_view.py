@@ -4,7 +4,7 @@ two coordinates). The grid is computed on a worker, in chunks, and can be cancel
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QProgressBar,
+from PySide6.QtWidgets import (QBoxLayout, QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QProgressBar,
                                QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
 
 from ...graph.errors import DocumentError
@@ -17,7 +17,8 @@ from ..worker import run_job
 
 LEVELS = 14                   # contour lines, spaced geometrically over the grid's range
 PATH_COLOUR, ARROW_COLOUR, NEWTON_COLOUR = "#D55E00", "#0072B2", "#009E73"
-SIDE_WIDTH = 330             # the column of choices and words beside the plot
+SIDE_MIN_WIDTH = 300         # the column of choices and words beside the plot, at least
+KEY_BESIDE_WIDTH = 560       # from this width of the column the key goes beside the choices
 SHADE = pg.ColorMap([0.0, 1.0], [(150, 170, 205), (255, 255, 255)])   # darker is lower
 
 
@@ -114,12 +115,18 @@ class LandscapeView(QWidget):
 
         # The choices and the words beside the plot, not above and below it: the plot keeps
         # its aspect, so a short dock (a 1280 x 800 window) gives it the whole height.
+        # The key beside the choices where the column is wide (a short dock then shows it
+        # whole), below them where it is narrow.
+        asked = QVBoxLayout()
+        asked.addLayout(choices)
+        asked.addLayout(row)
+        asked.addWidget(self.progress)
+        self.top = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        self.top.addLayout(asked, 1)
+        self.top.addWidget(self.key, 1, Qt.AlignmentFlag.AlignTop)
         side = QVBoxLayout()
-        side.addLayout(choices)
-        side.addLayout(row)
-        side.addWidget(self.progress)
+        side.addLayout(self.top)
         side.addWidget(self.note)
-        side.addWidget(self.key)
         side.addWidget(self.caption)
         side.addStretch(1)
         column = QWidget()
@@ -129,16 +136,33 @@ class LandscapeView(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setFixedWidth(SIDE_WIDTH)
+        scroll.setMinimumWidth(SIDE_MIN_WIDTH)
+        self.holder = SquarePlot(self.plot)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.plot, 1)
-        layout.addWidget(scroll)
+        layout.addWidget(self.holder)
+        layout.addWidget(scroll, 1)
         self.note.setVisible(False)
         self.draw_button.clicked.connect(self.draw)
         for box in (self.x_box, self.y_box):      # without a surface the path follows them
             box.currentIndexChanged.connect(lambda *_: self.land is None and self.refresh_overlay())
         self.cancel_button.clicked.connect(self.cancel)
+
+    def resizeEvent(self, event):
+        """The plot as wide as its square view box needs at this height; the words take
+        the rest (a plot as wide as the tab stretched the square window's x range to
+        three times the contours' width)."""
+        margins = self.layout().contentsMargins()
+        height = self.height() - margins.top() - margins.bottom()
+        room = self.width() - margins.left() - margins.right() - SIDE_MIN_WIDTH \
+            - self.layout().spacing()
+        extra_w, extra_h = self.holder.extras()
+        plot_width = max(40, min(height - extra_h + extra_w, room))
+        self.holder.setFixedWidth(plot_width)
+        wide = self.width() - plot_width >= KEY_BESIDE_WIDTH
+        self.top.setDirection(QBoxLayout.Direction.LeftToRight if wide
+                              else QBoxLayout.Direction.TopToBottom)
+        super().resizeEvent(event)
 
     # -- choices --------------------------------------------------------------------------
     def update_coordinates(self):
@@ -356,3 +380,39 @@ class LandscapeView(QWidget):
         self.arrow_line.setData([], [])
         self.arrow_head.setVisible(False)
         self.newton.setData([], [])
+
+
+class SquarePlot(QWidget):
+    """Holds the landscape's plot so that its view box is square: the window it draws is
+    a square (graph/landscape.window), so the axes then span exactly that window, and
+    with equal scales the contours keep their shape and −∇L is perpendicular to them."""
+
+    def __init__(self, plot, parent=None):
+        super().__init__(parent)
+        self.plot = plot
+        plot.setParent(self)
+        self._placing = False
+        plot.getPlotItem().getViewBox().sigResized.connect(self._place)
+
+    def extras(self):
+        """(width, height) the plot takes beside its view box: the axes and margins."""
+        box = self.plot.getPlotItem().getViewBox().geometry()
+        if box.width() <= 0 or box.height() <= 0:
+            return 60, 40
+        return (round(self.plot.width() - box.width()), round(self.plot.height() - box.height()))
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._place()
+
+    def _place(self, *_):
+        if self._placing:
+            return
+        self._placing = True
+        try:
+            extra_w, extra_h = self.extras()
+            side = max(20, min(self.width() - extra_w, self.height() - extra_h))
+            width, height = side + extra_w, side + extra_h
+            self.plot.setGeometry(0, max(0, (self.height() - height) // 2), width, height)
+        finally:
+            self._placing = False

@@ -10,11 +10,12 @@ from ...graph.errors import DocumentError
 from ...graph.fileformat import MAX_TRAINING_STEPS
 from ...graph.training import (hyper_parameters, loss_of, loss_text, make_optimizer,
                                trainable_parameters, update_rule, variable_ports)
-from ..studies._base import banner, port_label, set_banner
+from ..studies._base import port_label
 from .curves import TrainingCurves
 from .export import export_plots_dialog, export_run_dialog
 from .landscape_view import LandscapeView
 from .session import TrainingSession
+from .status_line import StatusLine
 from .step_view import StepView
 
 OPTIMIZER_TITLES = {"sgd": "SGD (momentum, Nesterov)", "rmsprop": "RMSprop", "adam": "Adam",
@@ -90,7 +91,7 @@ class TrainPanel(QWidget):
         for widget in (self.step_button, self.run_button, self.steps_box, self.pause_button,
                        self.reset_button):
             bar.addWidget(widget, 0, Qt.AlignmentFlag.AlignTop)
-        self.status = banner("info")
+        self.status = StatusLine()
         bar.addWidget(self.status, 1)
         bar.addStretch(0)             # the buttons keep their width while the status is hidden
         corner = QWidget()
@@ -404,7 +405,7 @@ class TrainPanel(QWidget):
         self.optimizer_box.setEnabled(not running)
 
     def _say(self, kind, text):
-        set_banner(self.status, kind, text)
+        self.status.say(kind, text)
 
 
 def _words(error):
