@@ -132,3 +132,34 @@ def test_compact_cards_show_the_runs_last_values(qtbot, panel):
     for item in canvas.node_items.values():        # what F's full repaint draws
         item.update()
     assert after_run != before and shown() == after_run
+
+
+def test_the_run_export_draws_the_landscape_with_its_path_growing(qtbot, panel, monkeypatch):
+    """Walk-through: after the valley's landscape and lesson 21 opened, its run's GIF had the
+    curves and the cards but no landscape path (the view held no surface, only the last
+    document's contours)."""
+    from PySide6.QtGui import QColor
+    from gradviz.app.training import export
+    from gradviz.app.training.landscape_view import PATH_COLOUR
+    w, p = panel(VALLEY)
+    draw(qtbot, p)
+    w.controller.open(BOWL)
+    choose(p, "sgd", learning_rate="0.1")
+    p.run(20)
+    finish(qtbot, p)
+    view = draw(qtbot, p)
+    grown, frame = [], export._frame
+    monkeypatch.setattr(export, "_frame", lambda renderer, upper, lower, *a: grown.append(
+        (lower is view.plot, len(view.path_curve.getData()[0]))) or frame(renderer, upper, lower, *a))
+    frames = list(export.run_frames(p))
+    assert [shown for shown, _ in grown] == [True] * 21
+    assert [n for _, n in grown] == list(range(1, 22))
+    last = frames[-1]
+    path = QColor(PATH_COLOUR)
+    near = sum(1 for x in range(last.width() // 2, last.width(), 2) for y in range(0, last.height(), 2)
+               if _close(QColor(last.pixel(x, y)), path))
+    assert near > 30, near
+
+
+def _close(a, b, tolerance=40):
+    return abs(a.red() - b.red()) + abs(a.green() - b.green()) + abs(a.blue() - b.blue()) < tolerance
