@@ -15,6 +15,7 @@ import numpy as np
 from ..engine.errors import counted
 from .errors import DocumentError
 from .evaluate import evaluate, run_studies
+from .nan_origin import study_problems
 from .atomic import write_bytes
 from .fileformat import MAX_NODES, load, save, too_many_nodes
 from .names import port_names
@@ -111,7 +112,8 @@ def run_command(path, warn=None):
         return _error(path, e)
     except OSError as e:
         return 2, f"{path}: cannot read the file ({e.strerror or e})"
-    for p in ev.warnings:
+    warnings = ev.warnings + study_problems(doc, studies)
+    for p in warnings:
         if warn:
             warn(f"{path}: {p}")
     raw = _Raw()
@@ -122,7 +124,7 @@ def run_command(path, warn=None):
         "values": {names[p]: _plain(v, raw) for p, v in ev.values.items()},
         "gradients": {names[p]: _plain(g, raw) for p, g in ev.gradients.items()},
         "studies": {k: _plain(v, raw) for k, v in studies.items()},
-        "warnings": [str(p) for p in ev.warnings],
+        "warnings": [str(p) for p in warnings],
     }
     return 0, raw.dumps(out)
 
