@@ -29,10 +29,15 @@ def label_lines(card, node, scale=1.0):
 
 
 def label_size(card, node, dpi=96.0, scale=1.0):
-    """(width, height) in pixels of the compact card's label block."""
+    """(width, height) in pixels of the compact card's label block: its lines and, when the
+    card has numbers, a band for their thumbnails (or a scalar's number), so a card drawn
+    shorter than that still shows them on its plate (a 1×36 vector lost its picture)."""
     lines = label_lines(card, node, scale)
     width = max(text.width(font, line) for line, font, _ in lines) * dpi / 96.0 + 2 * PAD
     height = sum(text.metrics(font).height() for _, font, _ in lines) * dpi / 96.0 + 2 * PAD
+    if any(s.array is not None for s in card.sections):
+        number_h = text.metrics(text.mono(SHAPE_PT * scale, bold=True)).height() * dpi / 96.0
+        height += max(THUMB_MIN, number_h) + PAD
     return width, height
 
 
@@ -129,8 +134,9 @@ def paint(painter, renderer, nid, pending=frozenset(), scale=1.0):
         painter.setPen(QColor(getattr(t, colour)))
         painter.drawText(QRectF(plate.left(), y, plate.width(), line_h), Qt.AlignmentFlag.AlignCenter, line)
         y += line_h + PAD / 2
-    _paint_thumbnails(painter, t, card, QRectF(box.left() + PAD, y + PAD / 2, box.width() - 2 * PAD,
-                                                box.bottom() - y - PAD), pending, dpi, scale)
+    room = box.united(plate) if width > box.width() or height > box.height() else box
+    _paint_thumbnails(painter, t, card, QRectF(room.left() + PAD, y + PAD / 2, room.width() - 2 * PAD,
+                                                room.bottom() - y - PAD), pending, dpi, scale)
     painter.restore()
 
 
