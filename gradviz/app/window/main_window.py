@@ -13,7 +13,7 @@ from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QLabel, QMainWindow, QMessageBox,
                                QProgressDialog, QScrollArea, QToolBar, QWidget)
 
-from ...graph.errors import DocumentError
+from ...graph.errors import DocumentError, Problem
 from . import focus_keys
 from .. import theme as app_theme
 from ..canvas.view import CanvasView
@@ -32,11 +32,13 @@ from ..training import add_train_dock
 from ..worker import run_job
 from ...graph import batch_jacobian, hessian, higher_order, jacobian
 from ...graph.nan_origin import study_problems
+from ...graph.gradient_check import GradientCheck, gradient_check
 
 __all__ = ["MainWindow", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"]
 
 # The study docks (app/studies, in VIEWS order), named here so pyqtgraph loads only when one opens.
-STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms")
+STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms",
+                "Gradient check")
 FIRST_SIZE = QSize(1280, 800)
 FIRST_SHARE = 0.85        # a first window on a larger screen takes this share of it
 PALETTE_WIDTH, INSPECTOR_WIDTH = 230, 340
@@ -401,7 +403,9 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         lines = []
         nan = {p.where.removeprefix("studies.") for p in problems}
         for name, value in results.items():
-            if name in nan:
+            if isinstance(value, GradientCheck):
+                lines.append(value.summary())
+            elif name in nan:
                 lines.append(f"{name}: holds NaN or infinity (the ⚠ warning says where)")
             elif isinstance(value, str):
                 lines.append(f"{name}: {value}")
@@ -450,7 +454,7 @@ def _compute_studies(job, doc):
     for i, name in enumerate(names):
         job.report(i / len(names), f"{name.replace('_', ' ')} ({i + 1} of {len(names)})")
         fn = {"jacobian": jacobian, "batch_jacobian": batch_jacobian, "hessian": hessian,
-              "higher_order": higher_order}.get(name)
+              "higher_order": higher_order, "gradient_check": gradient_check}.get(name)
         if fn is None:
             continue
         try:
@@ -458,7 +462,11 @@ def _compute_studies(job, doc):
         except DocumentError as e:
             out[name] = str(e)
     job.report(1.0, "done")
-    return out, study_problems(doc, out)
+    problems = study_problems(doc, out)
+    check = out.get("gradient_check")
+    if isinstance(check, GradientCheck) and not check.passed:   # as its view says it
+        problems.append(Problem(check.summary(), where="studies.gradient_check", warning=True))
+    return out, problems
 
 
 def _scrolled(view):

@@ -277,6 +277,18 @@ def test_computed_studies_holding_nan_are_a_warning_at_once(make_window, qtbot):
     assert w.problems_label.text() == "✓ no problems"
 
 
+def test_a_failing_gradient_check_computed_by_ctrl_shift_j_is_a_warning(make_window, qtbot):
+    """Every check a study makes counts when the studies are computed, as its view counts it."""
+    w = make_window()
+    w.open_sample(SAMPLES_DIR / "nets_3_wrong_gradient.json")
+    job = w.compute_studies()
+    with qtbot.waitSignal(job.done, timeout=60000):
+        pass
+    check = w.last_studies["gradient_check"]
+    assert not check.passed
+    assert w.problems_label.text().startswith("⚠") and check.summary() in w.problems_label.toolTip()
+
+
 def test_cli_without_arguments_opens_the_app(monkeypatch):
     import gradviz.app
     from gradviz import cli
