@@ -178,6 +178,7 @@ class PlayerBar(QWidget):
         self._waiting = None         # a result whose story the player has not taken yet
         self.speed = 1.0
         self.framing = {}               # step_view.frame_step options (presentation mode)
+        self._pan = None                # (step, start, frame's centre): the view follows the cotangent
 
         self.animation = QVariantAnimation(self)
         self.animation.setStartValue(0.0)
@@ -354,11 +355,25 @@ class PlayerBar(QWidget):
         step = self.step
         if step is None:
             return None
-        zoom = step_view.frame_step(self.canvas, self.canvas.renderer, step, **self.framing)
+        framed = step_view.frame_step(self.canvas, self.canvas.renderer, step, **self.framing)
+        self._pan = None
+        if framed is not None and self.animation.state() == QVariantAnimation.State.Running:
+            start = step_view.pan_start(self.canvas, self.canvas.renderer, step, *framed)
+            if start is not None:     # the senders are out of the frame: start on them
+                self._pan = (step, start, framed[1])
+                self._follow(self.progress)
         overlay = getattr(self.canvas, "step_overlay", None)
         if overlay is not None and overlay.step is step:
             overlay.relayout()     # the formula card may have docked elsewhere
-        return zoom
+        return None if framed is None else framed[0]
+
+    def _follow(self, progress):
+        """While the cotangent travels from senders the step's frame does not show, the view
+        follows it from them to the frame."""
+        if self._pan is None or self._pan[0] is not self.step:
+            return
+        _, start, centre = self._pan
+        step_view.look_at(self.canvas, start + (centre - start) * min(1.0, max(0.0, progress)))
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
@@ -392,6 +407,7 @@ class PlayerBar(QWidget):
         if self.animation.state() == QVariantAnimation.State.Running:
             self.animation.stop()
             self.canvas.set_step(self.step, 1.0)
+            self._follow(1.0)
 
     def next(self):
         if self._index < len(self._steps) - 1:
@@ -447,6 +463,7 @@ class PlayerBar(QWidget):
         step = self.step
         if step is not None:
             self.canvas.set_step(step, float(value))
+            self._follow(float(value))
 
     def _chip_clicked(self, index):
         if index != self._index:

@@ -76,6 +76,30 @@ def test_every_step_is_framed_readable_with_its_card_in_view(window, sample, siz
             assert seen.intersected(formula).width() == pytest.approx(formula.width(), abs=1), k
 
 
+def test_a_fan_in_whose_senders_are_out_of_its_frame_starts_on_them(window):
+    """Lesson 14's fan-in at layer: its two paths come from inside t1.gradient(out, x), too far
+    to frame with layer at a legible size at 1280x800. The step starts on the sender (the
+    arrow leaving it) and the view follows the cotangent to layer and the formula card; at
+    rest the view is the step's own, as without the animation."""
+    w = window(REGULARIZATION)
+    p, c, r = w.player, w.canvas, w.canvas.renderer
+    k = next(s.index for s in p.steps if s.kind == "fan_in" and s.port.index == 0)
+    p.set_index(k)
+    rest = _view(w)
+    assert not _visible(w).contains(r.rect("g1"))        # the sender is out of the frame
+    p.set_index(k - 1)
+    p.next()
+    QCoreApplication.processEvents()
+    assert p.animation.state() == p.animation.State.Running
+    start = _visible(w)
+    assert start.contains(r.rect("g1")), (start, r.rect("g1"))
+    assert step_view.text_px(c) >= step_view.READABLE_PX - 1e-6
+    p.finish_animation()
+    zoom, centre = _view(w)
+    assert zoom == pytest.approx(rest[0], rel=1e-9) and centre == pytest.approx(rest[1], abs=1.5 / zoom)
+    assert _visible(w).contains(r.rect("layer"))
+
+
 def test_a_graph_that_fits_is_shown_whole_and_never_above_the_cap(window):
     w = window(SEED_004, (1440, 900))
     p = w.player
