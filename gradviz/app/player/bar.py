@@ -7,6 +7,7 @@ Playing advances on a QTimer; within a step a QVariantAnimation drives the overl
 progress 0 -> 1 (the cotangent travelling along its edge).
 """
 import html
+import math
 import re
 import time
 
@@ -386,15 +387,19 @@ class PlayerBar(QWidget):
         margins = self._caption_row.contentsMargins()
         width = self.width() - self.step_label.sizeHint().width() - 12 \
             - margins.left() - margins.right()
-        doc = QTextDocument()
-        doc.setDocumentMargin(0)
-        doc.setDefaultFont(self.caption.font())
-        doc.setHtml(self.caption.text())
-        doc.setTextWidth(max(width, 100))
-        line = self.caption.fontMetrics().lineSpacing()
+        def laid_out(html):
+            doc = QTextDocument()
+            doc.setDocumentMargin(0)
+            doc.setDefaultFont(self.caption.font())
+            doc.setHtml(html)
+            doc.setTextWidth(max(width, 100))
+            return doc.size().height()
+        # A line as the label lays it out (the font's line spacing is a pixel shorter): one
+        # line and two are as tall, so a caption that wraps anew never moves the canvas.
+        line = laid_out("X")
         low, high = CAPTION_LINES
-        height = min(max(doc.size().height(), low * line), high * line)
-        self.caption.setFixedHeight(int(height) + 2)
+        height = min(max(laid_out(self.caption.text()), low * line), high * line)
+        self.caption.setFixedHeight(math.ceil(height) + 2)
 
     def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Resize and obj is self.canvas.viewport() \
