@@ -80,6 +80,26 @@ def test_presentation_hides_the_chrome_and_restores_it(window, qtbot):
         all(x.isHidden() for x in _chrome(w) if x.objectName() == "presentationCaptionDock")
 
 
+@pytest.mark.parametrize("corner", [(0, 0), (60, 40)])
+def test_esc_brings_the_window_back_where_it_was(window, qtbot, corner):
+    """Leaving presentation mode restored the window with restoreGeometry, which moves a
+    window whose title bar it guesses off screen: at the screen's top (no window manager
+    under Xvfb) it came back 25 px lower (24 px of title bar, 1 of frame)."""
+    w = window
+    w.setGeometry(*corner, 1000, 700)
+    qtbot.wait(50)
+    before = w.geometry()
+    w.presentation.enter()
+    qtbot.waitUntil(lambda: w.isFullScreen())
+    qtbot.keyClick(w.canvas, Qt.Key.Key_Escape)
+    qtbot.wait(50)
+    assert not w.presentation.active
+    # Where it was; the offscreen platform gives a window back out of full screen a 2 px
+    # frame of its own, which it keeps on screen: then the frame is where the window was.
+    assert w.geometry() == before or (w.frameGeometry().topLeft() == before.topLeft()
+                                      and w.geometry().size() == before.size())
+
+
 def test_f5_toggles(window, qtbot):
     w = window
     qtbot.keyClick(w.canvas, Qt.Key.Key_F5)
