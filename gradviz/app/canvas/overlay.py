@@ -84,7 +84,7 @@ class StepOverlay(QGraphicsItem):
         for nid in changed:
             item = self.view.node_items.get(nid)
             if item is not None:
-                item.repaint_numbers()   # "pending" is drawn where the numbers are
+                item.numbers.update()   # "pending" is drawn where the numbers are
 
     def set_highlight(self, cells):
         self.highlight = {k: [int(i) for i in v] for k, v in (cells or {}).items()}
