@@ -181,33 +181,34 @@ def kernel_source(members, inputs, outputs, dtype, size):
                 args.append(arenas[arena])
             loads.append(f"        a{k} = {arenas[arena]}[{offset} + j]")
     vector = np.dtype(dtype) == np.float32
-    body, checks = [], []
+    # Each output is stored as soon as it is computed: a value kept to the end of the
+    # loop body holds a vector register throughout, and with a few of them LLVM no
+    # longer interleaves two vector iterations (a W5 kernel: 36 us instead of 23).
+    stored = {slot: f"        out[{q * size} + j] = t{slot}" for q, slot in enumerate(outputs)}
+    body, checks = [], False
     for step in members:
         _, opdef, refs, _, outs, _ = step
         operands = [names[r] for r in refs]
         if vector and opdef.type in VECTOR_FORMULAS:
             value = VECTOR_FORMULAS[opdef.type].format(*operands)
-            checks.append(f"        far |= not (abs({operands[0]}) <= {_LIMIT_NAMES[opdef.type]})")
+            if opdef.type in ("Sin", "Cos"):  # beyond the range (or NaN, inf): numpy's
+                body.append(f"        far |= not (abs({operands[0]}) <= limit)")
+                checks = True
         else:
             value = FORMULAS[opdef.type].format(*operands)
         body.append(f"        t{outs[0]} = {value}")
+        if outs[0] in stored:
+            body.append(stored[outs[0]])
         names[("s", outs[0])] = f"t{outs[0]}"
-    stores = [f"        out[{q * size} + j] = t{slot}" for q, slot in enumerate(outputs)]
     source = "import math\n\nimport numpy as np\nfrom numba import njit\n"
-    if checks:
+    if body != [line for line in body if "vm." not in line]:
         source += f"from gradviz.engine import _vector_math as vm  # {_vector_math_version()}\n"
-        head += ["    far = False", "    limit = dt(vm.SIN_COS_LIMIT)", "    inf = dt(np.inf)"]
+    if checks:
+        head += ["    far = False", "    limit = dt(vm.SIN_COS_LIMIT)"]
     source += ("\n\n@njit(cache=True, nogil=True, error_model='numpy')\n"
                f"def kernel({', '.join(args + ['out'])}):\n" + "\n".join(head)
-               + f"\n    for j in range({size}):\n" + "\n".join(loads + body + checks + stores))
+               + f"\n    for j in range({size}):\n" + "\n".join(loads + body))
     return source + ("\n    return far\n" if checks else "\n")
-
-
-# The input range each vector form is exact over, checked in the loop: beyond it (and
-# for NaN) the kernel returns True and the caller computes the group with numpy. The
-# check is also what makes LLVM interleave two vector iterations (a reduction in the
-# loop), which hides the polynomials' latency: 1.8x faster loops, measured.
-_LIMIT_NAMES = {"Sin": "limit", "Cos": "limit", "Exp": "inf", "Tanh": "inf"}
 
 
 _VECTOR_VERSION = None
