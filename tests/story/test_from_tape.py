@@ -1,4 +1,6 @@
 """The story of a tape, step by step, against the numbers of seeds 004 and 003."""
+import re
+
 import numpy as np
 import pytest
 
@@ -205,3 +207,49 @@ def test_a_source_the_tape_never_watched_is_told_as_such():
     s = story.from_tape(tape, y, [other], names={"x": x, "other": other, "y": y})
     (step,) = [st for st in s.steps if st.kind == "unconnected"]
     assert step.title == "other is unconnected"
+
+
+def _recorded_script():
+    """A script's tape: the same code gives the same story, however many ops ran before."""
+    x = tf.Variable([[1.0, 2.0]])
+    w = tf.Variable([[0.5, 1.0], [-0.3, 2.0]])
+    labels = tf.constant([[0.0, 1.0]])
+    with tf.GradientTape() as tape:
+        h = tf.matmul(x, w)
+        logits = tf.matmul(h, w) * h + tf.constant([[0.5, -0.5]])
+        loss = tf.reduce_sum(tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+    return story.from_tape(tape, loss, [x, w], names={"x": x, "w": w})
+
+
+def _texts(s):
+    return [t for st in s.steps for t in (st.title, st.caption, st.formula or "",
+                                          str(st.port), str(st.node), st.tensor_name or "")]
+
+
+def test_unnamed_tensors_are_named_as_tf_names_them_counted_per_story():
+    """Not the engine's global names (SoftmaxCrossEntropyWithLogits_1342, MatMul_5): TF's
+    Python names with a counter per story, in the order the code made them."""
+    first = _recorded_script()
+    tf.matmul(tf.ones((3, 3)), tf.ones((3, 3)))       # more ops: the engine's counter moves on
+    second = _recorded_script()
+    assert _texts(first) == _texts(second)
+    titles = [st.title for st in first.steps]
+    assert titles[:3] == ["Seed reduce_sum", "Visit reduce_sum",
+                          "reduce_sum → softmax_cross_entropy_with_logits"]
+    assert "matmul → x" in titles and "matmul_1 → w" in titles and "Visit add" in titles
+    engine_style = re.compile(r"\b[A-Z][A-Za-z0-9]*_\d+\b")   # an op type and a global count
+    assert not [t for t in _texts(first) if engine_style.search(t)]
+
+
+def _unnamed_leaves():
+    a, b = tf.Variable([1.0, 2.0]), tf.Variable([3.0, 4.0])
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(a * b)
+    return tape, y, [a, b]
+
+
+def test_unnamed_variables_get_a_name_each():
+    """Two unnamed Variables were both 'Variable' (TF's eager default): one step each now."""
+    s = story.from_tape(*_unnamed_leaves())
+    got = [st.port.node for st in s.steps if st.kind == "accumulate"]
+    assert got == ["Variable", "Variable_1"]
