@@ -38,7 +38,8 @@ class TapeNaming:
                 tensors += [*ev.op.inputs, *ev.op.outputs]
             for t in tensors:
                 owner = self._op(t) or t
-                found.setdefault(id(owner), owner)
+                if id(owner) not in self._names:
+                    found.setdefault(id(owner), owner)
         for item in sorted(found.values(), key=lambda o: o._id):   # the order the code made them
             self._name_of(item)
 
