@@ -253,3 +253,29 @@ def test_unnamed_variables_get_a_name_each():
     s = story.from_tape(*_unnamed_leaves())
     got = [st.port.node for st in s.steps if st.kind == "accumulate"]
     assert got == ["Variable", "Variable_1"]
+
+
+SCRIPT = '''
+import gradviz as tf
+x = tf.constant([[1.0, -2.0, 0.5]])
+layer = tf.keras.layers.Dense(2, activation="relu")
+labels = tf.constant([[0.0, 1.0]])
+with tf.GradientTape() as tape:
+    tape.watch(x)
+    logits = layer(x) * 2.0 + tf.sin(x[:, :2])
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+g = tape.gradient(loss, [x] + layer.trainable_variables)
+'''
+
+
+def test_a_traced_scripts_story_has_no_engine_names(tmp_path):
+    """`gradviz trace`: the script's document, explained, names every tensor as the script
+    or TF's API does (xent, mul, sin, getitem, layer's matmul), never MatMul_12."""
+    from gradviz.graph import load
+    from gradviz.graph.cli_commands import trace_command
+    script, out = tmp_path / "net.py", tmp_path / "net.json"
+    script.write_text(SCRIPT, encoding="utf-8")
+    assert trace_command(str(script), str(out))[0] == 0
+    text = explain(story.build(load(out)), studies=False)   # (the studies write J_1, J_L)
+    assert "Local rule of nn.softmax_cross_entropy_with_logits for its input logits" in text
+    assert not re.findall(r"\b[A-Z][A-Za-z0-9]*_\d+\b", text)
