@@ -5,9 +5,11 @@ out the view is; where the card on screen is narrower than its name, the name's 
 stands out of it. Fit to Window shows every node this way when they only fit far out."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QImage, QPen, QTransform
+from PySide6.QtGui import QColor, QPen, QTransform
 
 from . import preview, text
 from .cards import CORNER_R
@@ -93,18 +95,19 @@ def _thumbnail(array, theme, tiled=None):
     rgba = np.empty((rows, cols, 4), np.uint8)
     rgba[..., :3] = rgb
     rgba[..., 3] = np.where(np.isnan(grid), 0, 255) if real < grid.size else 255
-    return QImage(rgba.tobytes(), cols, rows, cols * 4, QImage.Format.Format_RGBA8888).copy()
+    return preview.rgba_image(rgba)
 
 
-def paint(painter, renderer, nid, pending=frozenset(), scale=1.0):
+def paint(painter, renderer, nid, pending=frozenset(), scale=1.0, thumbnails=True):
     """Paint card `nid` compact where `renderer` places it; `painter` is in scene
     coordinates, at any zoom. `pending`: source ports whose gradient the story has not
     reached (their thumbnail is left out, as the full card says "pending"); `scale`: as
-    label_lines takes it."""
+    label_lines takes it. `thumbnails`: False leaves them to `paint_thumbnails` (the
+    canvas keeps them in a picture of their own, drawn again when only numbers change)."""
     t, card = renderer.theme, renderer.cards[nid]
     node = renderer.doc.nodes[nid]
     box = painter.worldTransform().mapRect(renderer.rect(nid))
-    dpi = painter.device().logicalDpiY() if painter.device() is not None else 96.0
+    dpi = _dpi(painter)
     painter.save()
     painter.setWorldTransform(QTransform())   # from here on, screen pixels
     painter.setRenderHint(painter.RenderHint.Antialiasing, True)
@@ -129,9 +132,56 @@ def paint(painter, renderer, nid, pending=frozenset(), scale=1.0):
         painter.setPen(QColor(getattr(t, colour)))
         painter.drawText(QRectF(plate.left(), y, plate.width(), line_h), Qt.AlignmentFlag.AlignCenter, line)
         y += line_h + PAD / 2
-    _paint_thumbnails(painter, t, card, QRectF(box.left() + PAD, y + PAD / 2, box.width() - 2 * PAD,
-                                                box.bottom() - y - PAD), pending, dpi, scale)
+    if thumbnails:
+        _paint_thumbnails(painter, t, card, _thumbnail_area(box, box.top() + _label_block(dpi, scale)), pending,
+                          dpi, scale)
     painter.restore()
+
+
+def paint_thumbnails(painter, renderer, nid, pending=frozenset(), scale=1.0):
+    """The thumbnails `paint` draws on card `nid` (and only them), where it draws them."""
+    t, card = renderer.theme, renderer.cards[nid]
+    box = painter.worldTransform().mapRect(renderer.rect(nid))
+    dpi = _dpi(painter)
+    y = box.top() + _label_block(dpi, scale)
+    painter.save()
+    painter.setWorldTransform(QTransform())
+    painter.setRenderHint(painter.RenderHint.Antialiasing, True)
+    _paint_thumbnails(painter, t, card, _thumbnail_area(box, y), pending, dpi, scale)
+    painter.restore()
+
+
+def thumbnails_look(card, theme, pending=frozenset()):
+    """What `paint_thumbnails` draws of `card`, as a value two cards compare by: the
+    single numbers' text and each thumbnail's colours. Numbers that change without
+    changing it (a run's later steps, a value scaled) need no new picture."""
+    look = []
+    for s in card.sections:
+        if s.array is None or s.colour == "gradient" and s.port in pending:
+            look.append(None)
+            continue
+        number = getattr(s.preview, "text", None) if np.size(s.array) == 1 else None
+        image = None if number else thumbnail(s.array, theme, s.preview)
+        look.append((s.colour, number, None if image is None else (image.width(), image.height(),
+                                                                  bytes(image.constBits()))))
+    return look
+
+
+@lru_cache(maxsize=64)
+def _label_block(dpi, scale):
+    """Where `paint`'s loop over the label lines leaves y, below the card's top (pixels):
+    the lines' fonts' heights, whatever their text."""
+    return PAD / 2 + sum(text.metrics(font).height() * dpi / 96.0 + PAD / 2
+                         for font in (text.sans(NAME_PT * scale, bold=True), text.sans(SHAPE_PT * scale)))
+
+
+def _dpi(painter):
+    return painter.device().logicalDpiY() if painter.device() is not None else 96.0
+
+
+def _thumbnail_area(box, y):
+    """Where the thumbnails go (pixels): under the label block that ends at `y`."""
+    return QRectF(box.left() + PAD, y + PAD / 2, box.width() - 2 * PAD, box.bottom() - y - PAD)
 
 
 def _paint_thumbnails(painter, theme, card, area, pending, dpi=96.0, scale=1.0):

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QImage, QPen
+from PySide6.QtGui import QColor, QPen
 
 from . import legible, preview
 from . import text as _text
@@ -215,8 +215,15 @@ class Tiles:
             h, w = tile.shape
             rgba = np.empty((h, w, 4), dtype=np.uint8)
             rgba[..., :3], rgba[..., 3] = rgb, 255
-            image = self._images[key] = QImage(rgba.tobytes(), w, h, w * 4, QImage.Format.Format_RGBA8888).copy()
+            image = self._images[key] = preview.rgba_image(rgba)
         return image
+
+    def look(self, theme):
+        """What `draw` paints, as a value two pictures of one layout compare by (as
+        preview.Preview.look): the caption, each tile's colours and numbers."""
+        shown = [(r, c) for r in self.rows if r is not None for c in self.cols if c is not None]
+        return (self.caption, [bytes(self._image(r, c, theme.diverging).constBits()) for r, c in shown],
+                [self.number_texts(r, c) for r, c in shown])
 
     def draw(self, painter, x, y, colour, theme, zoom=None):
         """Paint with the top-left corner at (x, y); `zoom`: the scale the picture will be

@@ -9,6 +9,7 @@ from ..engine.errors import counted
 from ..graph.catalog import port_name
 from ..graph.errors import ENGINE_ERRORS, DocumentError
 from ..graph.evaluate import higher_order
+from ..graph.gradient_check import gradient_check
 from . import studies
 from .formatting import grid, number, wrap
 
@@ -138,6 +139,18 @@ def higher_order_lines(doc):
     return lines
 
 
+def gradient_check_lines(doc):
+    c = gradient_check(doc)
+    lines = [f"Gradient check of d {c.loss_name} / d {c.entry_name} at {c.entry_name} = "
+             f"{number(c.value)}, in {c.dtype}",
+             f"  backward pass: {c.backward:.10g}",
+             "  central differences (L(x + h) − L(x − h)) / 2h:",
+             f"    {'h':>8}  {'difference':>17}  {'|error|':>9}  {'relative':>9}"]
+    for r in c.rows:
+        lines.append(f"    {r.h:>8g}  {r.difference:>17.10g}  {r.error:>9.2g}  {r.relative:>9.2g}")
+    return lines + [wrap(c.verdict(), "  ")]
+
+
 def chain_lines(story):
     sizes = studies.chain_sizes(story)
     if len(sizes) < 3:  # one op: there is no product of Jacobians to order
@@ -152,7 +165,8 @@ def chain_lines(story):
 
 
 SECTIONS = (("jacobian", jacobian_lines), ("batch_jacobian", batch_jacobian_lines),
-            ("hessian", hessian_lines), ("higher_order", higher_order_lines))
+            ("hessian", hessian_lines), ("higher_order", higher_order_lines),
+            ("gradient_check", gradient_check_lines))
 
 
 def study_sections(story):

@@ -20,7 +20,7 @@ from ...render import preview
 from ...story import formatting
 from ...render import port_labels
 from ...render.port_labels import input_names, output_names
-from .renderer import same_frame, same_numbers
+from .renderer import numbers_look, same_frame, same_numbers
 from ..theme import ERROR_STYLE, WARN_STYLE
 
 PORT_HIT = 8.0
@@ -156,8 +156,9 @@ class PortItem(QGraphicsRectItem):
 
 
 class NumbersItem(QGraphicsRectItem):
-    """The numbers of a card (its sections' previews), cached apart from the card's frame:
-    an edit of values repaints these and leaves the frame's cached pixmap alone."""
+    """The numbers of a card (its sections' previews; drawn compact, their thumbnails),
+    cached apart from the card's frame: an edit of values repaints these and leaves the
+    frame's cached pixmap alone."""
 
     def __init__(self, node_item):
         super().__init__(node_item)
@@ -166,15 +167,26 @@ class NumbersItem(QGraphicsRectItem):
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         bounded_by_rect(self)
 
-    def set_bounds(self, bounds):
-        """`render.cards.numbers_rect` of the card: only where the numbers are drawn."""
-        self.setRect(bounds)
+    def fit(self):
+        """Bounds where the numbers are drawn: `render.cards.numbers_rect` of the card, or
+        the card's box when drawn compact (its thumbnails lie under the name)."""
+        card = self.node_item.card
+        bounds = QRectF(0, 0, card.width, card.height) if self.node_item.view.compact \
+            else render_cards.numbers_rect(card)
+        if bounds != self.rect():
+            self.setRect(bounds)
 
     def paint(self, painter, option, widget=None):
         node_item = self.node_item
-        r = node_item.view.renderer
-        if node_item.card is None or node_item.nid not in r.cards or node_item.view.compact:
-            return   # far out, the compact card's thumbnail stands for its numbers
+        view = node_item.view
+        r = view.renderer
+        if node_item.card is None or node_item.nid not in r.cards or node_item.nid not in r.doc.nodes:
+            return
+        if view.compact:
+            x, y = r.positions[node_item.nid]
+            painter.translate(-x, -y)
+            compact.paint_thumbnails(painter, r, node_item.nid, r.pending_ports(), view.compact_scale())
+            return
         r._paint_card_numbers(painter, node_item.nid, at=(0.0, 0.0))   # the item's origin is the card's
 
 
@@ -194,6 +206,7 @@ class NodeItem(QGraphicsRectItem):
         self._ports_key = None
         self._labelled_ports = False   # a side has several ports: their names are written
         self._card_tip = ""
+        self._look = None   # (card, (theme, pending ports, compact), numbers_look of it)
         bounded_by_rect(self)
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsMovable
                       | QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
@@ -212,18 +225,19 @@ class NodeItem(QGraphicsRectItem):
     def gradient(self):
         return None if self.card is None else self.card.gradient
 
-    def refresh(self, renderer, problems, roles):
+    def refresh(self, renderer, problems, roles, shown=None):
         """Take the new card and problems; repaint only when something visible changed.
-        `roles`: the document's `badge_roles`. Returns what changed: None, NUMBERS
-        (repainted alone), CARD (frame and numbers) or OUTLINE (its size or ports moved
-        too, so its edges must follow)."""
+        `roles`: the document's `badge_roles`; `shown`: the scene rect in view, when the
+        caller has it. Returns what changed: None, NUMBERS (repainted alone), CARD (frame
+        and numbers) or OUTLINE (its size or ports moved too, so its edges must follow)."""
         card, old = renderer.cards[self.nid], self.card
         badges = tuple(self.nid in nodes for nodes in roles)
         self.card = card
         if old is not None and problems == self.problems and badges == self._shown_badges \
                 and (old is card or renderer.renumbered.get(self.nid) is old or same_frame(old, card)):
-            if old is not card and not same_numbers(old, card):   # only the numbers changed
-                self.numbers.update()
+            if old is not card and not same_numbers(old, card) \
+                    and self._new_look(renderer, old, card, shown):
+                self.numbers.update()   # only the numbers changed, and how they look
                 return NUMBERS
             return None
         self.problems = list(problems)
@@ -249,9 +263,25 @@ class NodeItem(QGraphicsRectItem):
         self.repaint_card()
         return OUTLINE if old is None or _outline(old) != _outline(card) else CARD
 
+    def _new_look(self, renderer, old, card, shown=None):
+        """Do `card`'s numbers look other than `old`'s (other digits, other colours)? A
+        card out of view (`shown`: the scene rect in view) is not asked: it paints only
+        when it comes into view. The look of the card shown is kept, so each card's is
+        worked out once."""
+        shown = self.view.visible_rect() if shown is None else shown
+        if not self.isVisible() or not shown.intersects(self.sceneBoundingRect()):
+            self._look = None
+            return True
+        key = (renderer.theme, renderer.pending_ports(), self.view.compact)
+        kept = self._look
+        before = kept[2] if kept is not None and kept[0] is old and kept[1] == key else numbers_look(old, *key)
+        now = numbers_look(card, *key)
+        self._look = (card, key, now)
+        return now != before
+
     def repaint_card(self):
         """Repaint the frame and the numbers (a story step may show a gradient as pending)."""
-        self.numbers.set_bounds(render_cards.numbers_rect(self.card))
+        self.numbers.fit()
         self.update()
         self.numbers.update()
 
@@ -281,6 +311,7 @@ class NodeItem(QGraphicsRectItem):
         rect = self._compute_bounds()
         if rect != self.rect():
             self.setRect(rect)
+        self.numbers.fit()
 
     def _compute_bounds(self):
         w, h = self.card.width, self.card.height
@@ -367,8 +398,9 @@ class NodeItem(QGraphicsRectItem):
             painter.drawRoundedRect(card.adjusted(-4.5, -4.5, 4.5, 4.5), 11, 11)
 
     def _paint_compact(self, painter, r):
-        """The card as it reads from afar: name, shape and a heat thumbnail (render.compact)."""
-        compact.paint(painter, r, self.nid, r.pending_ports(), self.view.compact_scale())
+        """The card as it reads from afar: name and shape (render.compact); its heat
+        thumbnails are the numbers item's, drawn again alone when only numbers change."""
+        compact.paint(painter, r, self.nid, r.pending_ports(), self.view.compact_scale(), thumbnails=False)
 
     def hoverMoveEvent(self, event):
         """Over one entry of a value or gradient picture the tooltip names it and gives its

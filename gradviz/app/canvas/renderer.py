@@ -7,6 +7,7 @@ import numpy as np
 
 from ...graph.structure import input_slots, n_outputs
 from ...render import cards as render_cards
+from ...render import compact as render_compact
 from ...render.cards import used_ports
 from ...render.painter import Renderer
 
@@ -177,6 +178,18 @@ def same_numbers(a, b):
     """True when cards `a` and `b` show the same value and gradients."""
     return _same_array(a.value, b.value) and all(_same_array(x.array, y.array)
                                                  for x, y in zip(a.sections, b.sections))
+
+
+def numbers_look(card, theme, pending, compact):
+    """What the numbers item of `card` draws, as a value to compare: each section's
+    picture (render.preview's `look`: the digits printed, a heatmap's colours), or drawn
+    `compact`, its thumbnails' colours; a `pending` gradient is drawn as a word. A training
+    run's later steps change numbers in digits no card prints: their cards keep their
+    pictures."""
+    if compact:
+        return render_compact.thumbnails_look(card, theme, pending)
+    return [None if s.colour == "gradient" and s.port in pending else
+            (s.colour, None if s.preview is None else s.preview.look(theme)) for s in card.sections]
 
 
 # -- items --------------------------------------------------------------------------------

@@ -243,6 +243,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
             moved, repainted, grown = set(), [], []
             reshaped = full or bool(gone)
             roles = badge_roles(doc)
+            shown = self.visible_rect()
             added = False
             for nid in doc.nodes:
                 item = self.node_items.get(nid)
@@ -258,7 +259,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
                     item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges, True)
                     moved.add(nid)
                 before = item.card
-                change = item.refresh(self.renderer, problems.get(nid, []), roles)
+                change = item.refresh(self.renderer, problems.get(nid, []), roles, shown)
                 if change == OUTLINE:
                     moved.add(nid)
                     if before is not None and (item.card.width > before.width

@@ -314,8 +314,7 @@ class StudyView(QWidget):
         if matrix is not None and np.size(matrix) == 0:
             return self._show_empty(np.shape(matrix))
         self.show_result(result)
-        self._set_problem(getattr(result, "warning", "")
-                          if getattr(result, "finite", True) is False else "")
+        self._set_problem(self.problem_of(result))
 
     def _show_empty(self, shape):
         """An empty target or source (a 0 in its shape): the study is an empty array, and
@@ -358,6 +357,11 @@ class StudyView(QWidget):
 
     def clear_result(self):
         pass
+
+    def problem_of(self, result):
+        """What the status bar must say about a computed study ('' when nothing): by default
+        the warning of a result that is not finite (a Hessian holding NaN)."""
+        return getattr(result, "warning", "") if getattr(result, "finite", True) is False else ""
 
 
 def _reason(e):

@@ -31,11 +31,13 @@ from .menus import WindowMenus
 from ..training import add_train_dock
 from ..worker import run_job
 from ...graph import batch_jacobian, hessian, higher_order, jacobian
+from ...graph.gradient_check import GradientCheck, gradient_check
 
 __all__ = ["MainWindow", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"]
 
 # The study docks (app/studies, in VIEWS order), named here so pyqtgraph loads only when one opens.
-STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms")
+STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms",
+                "Gradient check")
 FIRST_SIZE = QSize(1280, 800)
 FIRST_SHARE = 0.85        # a first window on a larger screen takes this share of it
 PALETTE_WIDTH, INSPECTOR_WIDTH = 230, 340
@@ -393,6 +395,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         for name, value in results.items():
             if isinstance(value, str):
                 lines.append(f"{name}: {value}")
+            elif isinstance(value, GradientCheck):
+                lines.append(value.summary())
             elif isinstance(value, list):
                 lines.append(f"{name}: " + ", ".join(
                     "None" if v is None else f"shape {tuple(v.shape)}" for v in value))
@@ -435,7 +439,7 @@ def _compute_studies(job, doc):
     for i, name in enumerate(names):
         job.report(i / len(names), f"{name.replace('_', ' ')} ({i + 1} of {len(names)})")
         fn = {"jacobian": jacobian, "batch_jacobian": batch_jacobian, "hessian": hessian,
-              "higher_order": higher_order}.get(name)
+              "higher_order": higher_order, "gradient_check": gradient_check}.get(name)
         if fn is None:
             continue
         try:

@@ -10,7 +10,7 @@ from gradviz.graph import evaluate, fileformat
 from gradviz.graph.document import CONSTANT, Document, Node, Port
 from gradviz.render import legible
 
-from test_controller import X, clip_document, closed_form, op
+from test_controller import W, X, clip_document, closed_form, op
 
 pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
 
@@ -97,12 +97,16 @@ def test_each_edit_and_its_undo_and_redo_show_the_engine_values(window, qtbot):
 
 
 def record_card_paints(w, monkeypatch, frames=None):
-    """The node ids whose card is painted (its numbers typeset, or the card drawn compact)
-    from now on; `frames`, a list, also gets the ids whose card frame is typeset."""
+    """The node ids whose card is painted (its numbers typeset, the card drawn compact or
+    its compact thumbnails) from now on; `frames`, a list, also gets the ids whose card
+    frame is typeset."""
     painted = []
     cls = w.canvas.renderer.__class__
     numbers, frame = cls._paint_card_numbers, cls._paint_card_frame
     compact = canvas_items.NodeItem._paint_compact
+    thumbnails = canvas_items.compact.paint_thumbnails
+    monkeypatch.setattr(canvas_items.compact, "paint_thumbnails",
+                        lambda painter, r, nid, *a: (painted.append(nid), thumbnails(painter, r, nid, *a)))
     monkeypatch.setattr(cls, "_paint_card_numbers",
                         lambda r, painter, nid, *a, **k: (painted.append(nid), numbers(r, painter, nid, *a, **k)))
     monkeypatch.setattr(cls, "_paint_card_frame",
@@ -136,6 +140,53 @@ def test_only_cards_whose_content_changed_repaint(window, qtbot, monkeypatch):
     assert repainted_by(lambda: c.move_nodes({"loss": (x + 20.0, y + 10.0)})) == set() == set(frames)
     assert repainted_by(c.undo_stack.undo) == set() == set(frames)
     assert repainted_by(c.undo_stack.undo) == {"w", "m", "loss", "x"} and not frames
+
+
+def viewport_pixels(canvas):
+    image = canvas.viewport().grab().toImage()
+    bits = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine())
+    return bits[:, :image.width() * 4].copy()
+
+
+def test_a_card_draws_its_numbers_again_only_when_they_look_otherwise(window, qtbot, monkeypatch):
+    """A training run's previews change numbers many times a second, mostly in digits no
+    card prints. A card whose numbers print (or, drawn compact, colour their thumbnails)
+    as before keeps its picture; one whose numbers look otherwise draws them again, never
+    its frame. Each time the canvas is what a fresh paint of every card gives (drawn
+    compact, a value edit used to leave every card's thumbnails as they were)."""
+    w, c, canvas = window, window.controller, window.canvas
+    frames = []
+    painted = record_card_paints(w, monkeypatch, frames)
+
+    def repainted_by(value):
+        c.set_value("w", value)
+        qtbot.waitUntil(lambda: not canvas.waiting_for_paint)
+        shown = viewport_pixels(canvas)
+        drawn = set(painted)
+        assert not frames
+        for item in canvas.node_items.values():
+            item.repaint_card()
+        assert (viewport_pixels(canvas) == shown).all(), "the canvas is not what a fresh paint gives"
+        painted.clear()
+        frames.clear()
+        return drawn
+
+    viewport_pixels(canvas)
+    painted.clear()
+    frames.clear()
+    assert not canvas.compact
+    # 1.5 -> 1.500015: every number printed as before (loss 0.825 -> 0.82500825 prints 0.8250)
+    assert repainted_by(W * np.float32(1 + 1e-5)) == set()
+    assert repainted_by(-W) == {"w", "m", "loss", "x"}     # loss = Σ clip(x)·w, ∂loss/∂x = w inside
+    canvas._set_scale(legible.readable_zoom(canvas.logicalDpiY()) * 0.9)
+    viewport_pixels(canvas)
+    painted.clear()
+    frames.clear()
+    assert canvas.compact
+    # Drawn compact: w twice as large colours w, m and ∂loss/∂x as before (a thumbnail
+    # spans its own largest magnitude); the loss is written as a number, a new one.
+    assert repainted_by(-2 * W) == {"loss"}
+    assert repainted_by(W) == {"w", "m", "loss", "x"}
 
 
 def test_cards_too_small_to_read_are_drawn_compact(window, qtbot, monkeypatch):

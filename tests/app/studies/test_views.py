@@ -55,7 +55,32 @@ def number_after(text, marker):
 def test_views_registry():
     titles = [t for t, _ in views.VIEWS]
     assert titles == ["Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse",
-                      "Gradient norms"]
+                      "Gradient norms", "Gradient check"]
+
+
+@pytest.mark.parametrize("name, passes", [("nets_3_gradient_check", True),
+                                          ("nets_3_wrong_gradient", False)])
+def test_gradient_check_view_shows_the_check_of_the_lessons_entry(qtbot, name, passes):
+    from gradviz.graph.gradient_check import gradient_check
+    controller, view = opened(qtbot, views.GradientCheckView, name)
+    check = gradient_check(controller.doc)
+    assert view.entry_box.currentText() == "w[1]" and view.result.index == (1,)
+    assert view.result.passed is passes
+    assert view.verdict.property("kind") == ("ok" if passes else "warning")
+    assert view.problem == ("" if passes else check.summary())   # the status bar's warning
+    x, y = view.line.getData()
+    np.testing.assert_allclose(10 ** x, [r.h for r in check.rows])
+    np.testing.assert_allclose(10 ** y, [r.relative for r in check.rows], rtol=1e-6)
+    text = view.table.text()
+    assert f"{check.backward:.10g}" in text
+    assert ("◀ best" in text) is passes      # a failing check has no best step
+    best = check.best
+    bold = re.search(rf"<td align=right>{best.h:g}</td><td align=right><b>([^<]*)</b>", text)
+    assert bold and len(bold.group(1)) >= 10 if passes else "<b>0.</b>" not in text
+    # another entry: the study follows the chooser
+    view.entry_box.setCurrentIndex(2)
+    view.refresh()
+    assert view.result.index == (2,) and view.result.entry_name == "w[2]"
 
 
 @pytest.mark.parametrize("name", ["nets_2_sigmoid_chain", "nets_2_bad_init"])
