@@ -69,8 +69,8 @@ def rename(text, mapping):
 
 # A name that reads as one term of a formula: x, W1, tf_t, layer.kernel, γ; or a number.
 _TERM = re.compile(r"[A-Za-z_\u0391-\u03c9][A-Za-z0-9_.\u0391-\u03c9]{0,15}|\d+(\.\d+)?")
-_ACCENTED = "(?=[\u0300-\u036f])"
-_PROSE = re.compile(r"\b(of|with|the|to|at|over)\b")   # a rule told in words   # x̂: a hat on the letter would land on the name's last letter
+_ACCENTED = "(?=[\u0300-\u036f])"   # x̂: a hat on the letter would land on the name's last letter
+_PROSE = re.compile(r"\b(of|with|the|to|at|over)\b")   # a rule told in words
 
 
 def is_number(name):
@@ -81,9 +81,9 @@ def _substitutions(names, labels, tensors, formulas):
     """{rule letter: the reader's name} for the operands the rule can be written with.
 
     A letter (or a word such as 'logits' in a rule that is a formula, not prose such as
-    'correlation of input with grad') is replaced where no accent is on it, and its
-    tensor's name is one term (`_TERM`) that means
-    nothing else in the rule (not 'grad') and that no other tensor of the op shares."""
+    'correlation of input with grad') is replaced where no accent is on it, by its
+    tensor's name when that is one term (`_TERM`), means nothing else in the rule (not
+    'grad') and is no other tensor's of the op."""
     used = set().union(*(words(f.split("=", 1)[-1]) for f in formulas))
     prose = any(_PROSE.search(f.split("=", 1)[-1]) for f in formulas)
     candidates = {}
