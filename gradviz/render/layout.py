@@ -150,13 +150,15 @@ def order(doc, layer=None):
     return [[n for n in column if n in doc.nodes] for column in columns]
 
 
-def layout(doc, sizes=None, gaps=None, room=None):
+def layout(doc, sizes=None, gaps=None, room=None, shrink=False):
     """Top-left corner of every node card: {node_id: (x, y)}.
 
     `sizes` maps node ids to (width, height); missing nodes get DEFAULT_SIZE. `gaps` maps
     node ids to the room their outgoing edges need (a label wider than COLUMN_GAP): the gap
     after a node's column is at least that. `room` ((width, height), scene units): what a
     view shows at a readable zoom; a long chain that fits it only folded is folded into rows.
+    `shrink`: where no fold fits `room`, fold where that shows the graph larger further out
+    (Fit to Window, whose cards are then compact; not for slides that frame each step).
     """
     if not doc.nodes:
         return {}
@@ -218,7 +220,7 @@ def layout(doc, sizes=None, gaps=None, room=None):
              for n in doc.nodes}
     real = [[n for n in column if n in doc.nodes] for column in columns]
     if room is not None:
-        boxes = _fitted(boxes, real, room)
+        boxes = _fitted(boxes, real, room) if shrink else _folded(boxes, real, room)
     top = min(box[1] for box in boxes.values())
     return {n: (round(x, 2), round(y - top, 2)) for n, (x, y, _, _) in boxes.items()}
 

@@ -139,7 +139,8 @@ def test_a_chain_that_fits_only_further_out_folds_where_that_shows_it_larger():
     flat = layout(doc)
     width, height = _extent(flat)
     room = (width / 3, height * 1.2)
-    folded = layout(doc, room=room)
+    assert layout(doc, room=room) == flat                         # unless asked to
+    folded = layout(doc, room=room, shrink=True)
     assert folded != flat and _overlaps(doc, folded) is None
 
     def scale(pos):   # the zoom, over the readable one, at which `pos` fits the room
