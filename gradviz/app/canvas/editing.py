@@ -15,7 +15,6 @@ from PySide6.QtWidgets import QApplication
 from ...graph import fileformat
 from ...graph.document import CONSTANT, VARIABLE, Document, Port
 from ...render.cards import BADGE_H
-from ...render import legible
 from ...render.layout import layout as layout_positions
 from .palette import palette_entries
 from .quick_add import QuickAdd
@@ -258,8 +257,7 @@ class CanvasEditing:
         """The render layer's layout for this view: a long chain folds into rows where
         that lets its numbers read at the view's size."""
         sizes = {nid: (c.width, c.height) for nid, c in self.renderer.cards.items()}
-        return layout_positions(doc, sizes, self.renderer.label_room(), room=self.layout_room(),
-                                shrink=self.readable_px <= legible.READABLE_PX)   # not in slides
+        return layout_positions(doc, sizes, self.renderer.label_room(), room=self.layout_room())
 
     def relayout_unplaced(self):
         """Lay out again for the view's present size a document whose nodes the canvas

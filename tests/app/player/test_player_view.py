@@ -8,7 +8,6 @@ from PySide6.QtGui import QTextDocument
 from gradviz.app.player import step_view
 from gradviz.app.player.bar import CAPTION_LINES, set_caption
 from gradviz.app.window.main_window import SAMPLES_DIR
-from gradviz.render.layout import layout
 
 SEED_003 = SAMPLES_DIR / "003_stop_gradient_product.json"
 REGULARIZATION = SAMPLES_DIR / "001_input_gradient_regularization.json"
@@ -87,12 +86,6 @@ def test_a_fan_in_whose_senders_are_out_of_its_frame_starts_on_them(window):
     rest the view is the step's own, as without the animation."""
     w = window(REGULARIZATION)
     p, c, r = w.player, w.canvas, w.canvas.renderer
-    # in one row, as placed by hand (Fit to Window folds the canvas's own layout into rows)
-    sizes = {nid: (card.width, card.height) for nid, card in r.cards.items()}
-    w.controller.move_nodes(layout(w.controller.doc, sizes, r.label_room()), merge=False)
-    w.controller.end_move()
-    QCoreApplication.processEvents()
-    r = c.renderer
     k = next(s.index for s in p.steps if s.kind == "fan_in" and s.port.index == 0)
     p.set_index(k)
     rest = _view(w)
