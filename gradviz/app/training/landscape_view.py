@@ -329,10 +329,13 @@ class LandscapeView(QWidget):
     def follow_document(self):
         """The document's values changed (a run's preview, Undo, Redo, Reset): the point,
         path, −∇L and the star follow; the model at a new point is computed on a worker
-        (until it comes, no arrow or star is drawn at a point they are not of)."""
+        (until it comes, no arrow or star is drawn at a point they are not of). During a
+        run the plots' timer redraws the overlay, not each preview (the canvas goes first)."""
+        if self.panel.session.running:
+            return
         self.refresh_overlay()
         land = self.land
-        if land is None or self.panel.session.running:
+        if land is None:
             return
         now = self.current_point(land.x, land.y)
         if now is None or now == self.model_at:

@@ -46,7 +46,9 @@ def test_another_document_leaves_no_contour_parameter_or_axis_of_the_last(qtbot,
     xs, ys = view.path_curve.getData()           # the run's own path, without a surface
     assert len(xs) == 21 and (xs[0], ys[0]) == (2.0, 1.0)
     assert point(view) == pytest.approx((xs[-1], ys[-1]))
-    (x0, x1), (y0, y1) = view.plot.getPlotItem().getViewBox().viewRange()
+    box = view.plot.getPlotItem().getViewBox()
+    box.updateAutoRange()                         # as the view fits its items when painted
+    (x0, x1), (y0, y1) = box.viewRange()
     assert -2 < x0 <= min(xs) and max(xs) <= x1 < 5 and -2 < y0 <= min(ys) and max(ys) <= y1 < 3
     view = draw(qtbot, p)                         # a redraw replaces the contours
     first = len(contours_on_screen(view))
