@@ -89,6 +89,7 @@ class LandscapeView(QWidget):
         self.image = pg.ImageItem()
         self.image.setColorMap(SHADE)
         self.plot.addItem(self.image)
+        self.image.setVisible(False)
         self.contours = []
         self.path_curve = self.plot.plot(pen=pg.mkPen(PATH_COLOUR, width=2), symbol="o",
                                          symbolSize=4, symbolBrush=PATH_COLOUR,
@@ -224,6 +225,7 @@ class LandscapeView(QWidget):
         self.land = self.model = self.model_at = None
         self._drop_contours()
         self.image.clear()
+        self.image.setVisible(False)  # (its empty box at the old corner would be auto-ranged)
         for curve in (self.path_curve, self.point, self.arrow_line, self.newton):
             curve.setData([], [])
         self.arrow_head.setVisible(False)
@@ -280,6 +282,7 @@ class LandscapeView(QWidget):
             order = np.argsort(np.argsort(data[finite]))
             shade[finite] = order / max(1, order.size - 1)
         self.image.setImage(shade, levels=(0, 1))
+        self.image.setVisible(True)
         dx = (land.xs[-1] - land.xs[0]) / max(1, len(land.xs) - 1)
         dy = (land.ys[-1] - land.ys[0]) / max(1, len(land.ys) - 1)
         self.image.setRect(QRectF(land.xs[0] - dx / 2, land.ys[0] - dy / 2,
@@ -293,7 +296,17 @@ class LandscapeView(QWidget):
         self.refresh_overlay()
         self.plot.setXRange(land.xs[0], land.xs[-1], padding=0)
         self.plot.setYRange(land.ys[0], land.ys[-1], padding=0)
-        warning = model if isinstance(model, str) else model.note
+        self._write_caption()
+
+    def _write_caption(self):
+        """The surface's words, and the model's at the current point (none while the
+        model at a point the Variables moved to is being computed)."""
+        land, model = self.land, self.model
+        if land is None:
+            return
+        if self.model_at != self.current_point(land.x, land.y):
+            model = None
+        warning = model if isinstance(model, str) else getattr(model, "note", "")
         set_banner(self.note, "warning", warning or "")
         doc = self.panel.controller.doc
         self.caption.setText(
@@ -301,7 +314,7 @@ class LandscapeView(QWidget):
             f"and {_html(land.y.text(port_label(doc, land.y.port)))} (y), {len(land.xs)} × {len(land.ys)} "
             f"points; contours spaced geometrically above the lowest, "
             f"{np.nanmin(land.losses):.4g}; darker is lower."
-            + ("" if isinstance(model, str) else
+            + ("" if model is None or isinstance(model, str) else
                f" At the point: loss {model.loss:.6g}, ∇L = ({model.gradient[0]:.4g}, "
                f"{model.gradient[1]:.4g}); the star minimises L + gᵀδ + ½δᵀ(H + λI)δ "
                f"(λ = {model.damping:g}) over x and y."))
@@ -316,14 +329,18 @@ class LandscapeView(QWidget):
     def follow_document(self):
         """The document's values changed (a run's preview, Undo, Redo, Reset): the point,
         path, −∇L and the star follow; the model at a new point is computed on a worker
-        (until it comes, no arrow or star is drawn at a point they are not of)."""
+        (until it comes, no arrow or star is drawn at a point they are not of). During a
+        run the plots' timer redraws the overlay, not each preview (the canvas goes first)."""
+        if self.panel.session.running:
+            return
         self.refresh_overlay()
         land = self.land
-        if land is None or self.panel.session.running:
+        if land is None:
             return
         now = self.current_point(land.x, land.y)
         if now is None or now == self.model_at:
             return
+        self._write_caption()
         if self.model_job is not None:
             self.model_job.cancel()
         doc = snapshot(self.panel.controller.doc)
@@ -333,6 +350,7 @@ class LandscapeView(QWidget):
             if self.land is land and self.current_point(land.x, land.y) == now:
                 self.model, self.model_at = model, now
                 self.refresh_overlay()
+                self._write_caption()
         job.finished.connect(take)
         job.done.connect(lambda: self.model_job is job and setattr(self, "model_job", None))
 

@@ -46,6 +46,10 @@ def test_another_document_leaves_no_contour_parameter_or_axis_of_the_last(qtbot,
     xs, ys = view.path_curve.getData()           # the run's own path, without a surface
     assert len(xs) == 21 and (xs[0], ys[0]) == (2.0, 1.0)
     assert point(view) == pytest.approx((xs[-1], ys[-1]))
+    box = view.plot.getPlotItem().getViewBox()
+    box.updateAutoRange()                         # as the view fits its items when painted
+    (x0, x1), (y0, y1) = box.viewRange()
+    assert -2 < x0 <= min(xs) and max(xs) <= x1 < 5 and -2 < y0 <= min(ys) and max(ys) <= y1 < 3
     view = draw(qtbot, p)                         # a redraw replaces the contours
     first = len(contours_on_screen(view))
     draw(qtbot, p)
@@ -78,6 +82,7 @@ def test_point_gradient_arrow_and_star_follow_undo_redo_and_reset(qtbot, panel):
     stack = w.controller.undo_stack
     stack.undo()
     settled_at((-4.0, 1.0))
+    assert "At the point: loss 33," in view.caption.text()
     assert len(view.path_curve.getData()[0]) == 1       # the run's path went with it
     stack.redo()
     settled_at(end)
