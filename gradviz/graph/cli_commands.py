@@ -15,6 +15,7 @@ import numpy as np
 from ..engine.errors import counted
 from .errors import DocumentError
 from .evaluate import evaluate, run_studies
+from .nan_origin import study_problems
 from .atomic import write_bytes
 from .fileformat import MAX_NODES, load, save, too_many_nodes
 from .gradient_check import gradient_check
@@ -124,7 +125,8 @@ def run_command(path, warn=None):
         return _error(path, e)
     except OSError as e:
         return 2, f"{path}: cannot read the file ({e.strerror or e})"
-    for p in ev.warnings:
+    warnings = ev.warnings + study_problems(doc, studies)
+    for p in warnings:
         if warn:
             warn(f"{path}: {p}")
     raw = _Raw()
@@ -136,7 +138,7 @@ def run_command(path, warn=None):
         "gradients": {names[p]: _plain(g, raw) for p, g in ev.gradients.items()},
         "studies": {k: _plain(v, raw) for k, v in studies.items()}
         | ({"gradient_check": _check_json(check)} if check is not None else {}),
-        "warnings": [str(p) for p in ev.warnings],
+        "warnings": [str(p) for p in warnings],
     }
     return 0, raw.dumps(out)
 
@@ -182,11 +184,11 @@ def _same_file(script, out_path):
 
 
 def train_command(path, optimizer, steps, out_path=None, log_path=None, parameters=None,
-                  progress=None, warn=None):
+                  progress=None, warn=None, settings=""):
     """Run `optimizer` for `steps` steps on the document at `path`; write the trained
     document to `out_path` and a CSV of step and loss to `log_path` (each if given).
     `progress(done, steps, loss)` hears each step; `warn(line)` hears a loss that stops
-    being finite (said once)."""
+    being finite (said once); `settings`: the run's settings in words, for the summary."""
 
     try:
         doc = load(path)
@@ -218,6 +220,7 @@ def train_command(path, optimizer, steps, out_path=None, log_path=None, paramete
             written.append(target)
     name = optimizer.name
     text = f"{name}: loss {losses[0]:.6g} -> {losses[-1]:.6g} after {counted(len(losses) - 1, 'step')}"
+    text += f" with {settings}" if settings else ""
     return 0, text + (f"; wrote {', '.join(written)}" if written else "; the trained document "
                       "was not saved (give -o FILE)")
 

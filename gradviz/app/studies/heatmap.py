@@ -7,10 +7,12 @@ flattened indices; hovering reads out (row, col, value). A square matrix has squ
 cells. A vector, or a square matrix that is zero off its diagonal, is drawn as a line
 plot of its entries instead: a bell curve reads as a curve, not as a 1-pixel stripe.
 """
+import html
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from ...render.themes import LIGHT
@@ -100,6 +102,37 @@ def style_plot(plot, font_pt=FONT_PT):
         axis.setTextPen(pg.mkPen(TEXT))
         axis.label.setFont(font)
         axis.enableAutoSIPrefix(False)
+        _labels_never_touch(axis)
+
+
+LABEL_GAP = 4    # px between two tick labels; a label closer to the one before is left out
+
+
+def _labels_never_touch(axis):
+    """pyqtgraph writes every label of the major ticks however narrow the plot (a 110 px
+    axis read '0.20.40.60.8'): a label that would touch one already written is left out,
+    as its own rule does for the minor ticks."""
+    generate = axis.generateDrawSpecs
+
+    def thinned(painter):
+        specs = generate(painter)
+        if specs is None:
+            return specs
+        axis_spec, tick_specs, text_specs = specs
+        kept = []
+        for spec in text_specs:
+            room = spec[0].adjusted(-LABEL_GAP, -LABEL_GAP / 2, LABEL_GAP, LABEL_GAP / 2)
+            if not any(room.intersects(other[0]) for other in kept):
+                kept.append(spec)
+        return axis_spec, tick_specs, kept
+    axis.generateDrawSpecs = thinned
+
+
+def relabel(axis, text):
+    """Set an axis title and place it again: pyqtgraph centres the title only when the axis
+    is resized, so a new, longer title would start at the middle and run off the end."""
+    axis.setLabel(text, color=TEXT)
+    axis.resizeEvent()
 
 
 def still_plot(left_axis, left_label, bottom_label):
@@ -168,6 +201,7 @@ class Heatmap(QWidget):
         self.stack.addWidget(self.graphics)
         self.stack.addWidget(self.line_plot)
         self.set_colorbar_label(colorbar_label)
+        self.colorbar.axis.geometryChanged.connect(self._fit_colorbar_label)
         self.set_labels(row_label, col_label)
         self.readout = QLabel(" ")
         self.readout.setTextFormat(Qt.TextFormat.RichText)   # the views escape the names
@@ -183,13 +217,26 @@ class Heatmap(QWidget):
 
     def set_labels(self, row_label, col_label):
         self._labels = (row_label, col_label)
-        self.plot.setLabel("left", row_label, color=TEXT)
-        self.plot.setLabel("bottom", col_label, color=TEXT)
+        relabel(self.plot.getAxis("left"), row_label)
+        relabel(self.plot.getAxis("bottom"), col_label)
         self._label_line_plot()
 
-    def set_colorbar_label(self, text):
+    def set_colorbar_label(self, text, *shorter):
+        """The colour bar's title (rich text); `shorter` forms, longest first, stand in when
+        the bar is too short for `text` (a vertical title longer than its bar is cut off)."""
+        self._value_labels = (text, *shorter)
+        self._fit_colorbar_label()
+
+    def _fit_colorbar_label(self):
+        labels = self._value_labels
+        room = self.colorbar.axis.geometry().height()
+        metrics = QFontMetrics(self.colorbar.axis.label.font())
+        text = next((t for t in labels if room <= 0
+                     or metrics.horizontalAdvance(html.unescape(t)) <= room), labels[-1])
+        if text == getattr(self, "_value_label", None):
+            return
         self._value_label = text
-        self.colorbar.axis.setLabel(text, color=TEXT)
+        relabel(self.colorbar.axis, text)
         self._label_line_plot()
 
     def _label_line_plot(self):
@@ -197,8 +244,8 @@ class Heatmap(QWidget):
         row_label, col_label = getattr(self, "_labels", ("", ""))
         rows, cols = self.matrix.shape
         index = col_label if self.mode == "vector" and rows == 1 else row_label
-        self.line_plot.setLabel("bottom", index, color=TEXT)
-        self.line_plot.setLabel("left", getattr(self, "_value_label", ""), color=TEXT)
+        relabel(self.line_plot.getAxis("bottom"), index)
+        relabel(self.line_plot.getAxis("left"), getattr(self, "_value_label", ""))
 
     def clear(self):
         """Nothing shown: no picture, the labels it was made with, no ticks of a document
