@@ -180,7 +180,9 @@ def kernel_source(members, inputs, outputs, dtype, size):
                 arenas[arena] = f"b{len(arenas)}"
                 args.append(arenas[arena])
             loads.append(f"        a{k} = {arenas[arena]}[{offset} + j]")
-    vector = np.dtype(dtype) == np.float32
+    # Small arrays keep libm's calls: there numpy's per-call cost is what fusing saves,
+    # and the vector forms' compile (seconds for a long chain) would not pay back.
+    vector = np.dtype(dtype) == np.float32 and size > TRANSCENDENTAL_MAX_SIZE
     # Each output is stored as soon as it is computed: a value kept to the end of the
     # loop body holds a vector register throughout, and with a few of them LLVM no
     # longer interleaves two vector iterations (a W5 kernel: 36 us instead of 23).
