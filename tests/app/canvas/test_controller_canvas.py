@@ -142,6 +142,33 @@ def test_only_cards_whose_content_changed_repaint(window, qtbot, monkeypatch):
     assert repainted_by(c.undo_stack.undo) == {"w", "m", "loss", "x"} and not frames
 
 
+def test_a_move_keeps_every_card_and_asks_no_card_for_its_content(window, qtbot, monkeypatch):
+    """A card moved (dragged, or nudged while a run updates the numbers) changes no card:
+    the canvas keeps each one without working out its content again (1 ms of each move
+    of the 100-node grid); a new label after it is measured again, and so is the move
+    that comes after that."""
+    from gradviz.app.canvas.renderer import CanvasRenderer
+    w, c, canvas = window, window.controller, window.canvas
+    asked = []
+    content_key = CanvasRenderer._content_key
+    monkeypatch.setattr(CanvasRenderer, "_content_key", lambda r, node: asked.append(node.id) or content_key(r, node))
+    cards = dict(canvas.renderer.cards)
+    for dx in (1.0, 2.0):
+        x, y = c.doc.nodes["m"].position or canvas.positions["m"]
+        c.move_nodes({"m": (x + dx, y)}, merge=False)
+        qtbot.waitUntil(lambda: not canvas.waiting_for_paint)
+        assert asked == [] and canvas.positions["m"] == (x + dx, y)
+        assert all(canvas.renderer.cards[nid] is card for nid, card in cards.items())
+    c.set_field("m", "label", "product")
+    qtbot.waitUntil(lambda: not canvas.waiting_for_paint)
+    assert set(asked) == set(c.doc.nodes) and canvas.renderer.cards["m"].title == "product"
+    asked.clear()
+    x, y = c.doc.nodes["m"].position
+    c.move_nodes({"m": (x + 1.0, y)}, merge=False)
+    qtbot.waitUntil(lambda: not canvas.waiting_for_paint)
+    assert asked == [] and canvas.renderer.cards["m"].title == "product"
+
+
 def viewport_pixels(canvas):
     image = canvas.viewport().grab().toImage()
     bits = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine())
