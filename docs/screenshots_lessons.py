@@ -38,6 +38,8 @@ VIEWS = {
     "lesson-gradient-norms": (views.GradientNormView, "nets_2_sigmoid_chain"),
     "lesson-gradient-norms-exploding": (views.GradientNormView, "nets_2_bad_init"),
     "lesson-layernorm-batch-jacobian": (views.BatchJacobianView, "nets_7_layernorm_independent"),
+    "lesson-gradient-check-view": (views.GradientCheckView, "nets_3_gradient_check"),
+    "lesson-wrong-gradient-view": (views.GradientCheckView, "nets_3_wrong_gradient"),
 }
 
 

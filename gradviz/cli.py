@@ -72,6 +72,46 @@ class UsageError(Exception):
     """Bad input from the user: reported in one line, exit status 2."""
 
 
+# --option -> (low, high, whether low itself is refused): the one place a range is written,
+# for the checks and for --help
+RANGES = {"scale": (0, 16, True), "dpi": (10, 1200, False), "fps": (1, 100, False),
+          "motion": (0, 10, True), "hold": (0, 60, False), "steps": (1, 1_000_000, False)}
+
+
+def _range(option):
+    """'greater than 0 and at most 16', 'from 10 to 1200': the range as it is, ends
+    included or not."""
+    low, high, above = RANGES[option]
+    if above:
+        return f"greater than {_number(low)} and at most {_number(high)}"
+    return f"from {_number(low)} to {_number(high)}"
+
+
+def _within(option, value, what, unit=""):
+    """Refuse --option's `value` outside its range, saying the range. NaN lies outside."""
+    low, high, above = RANGES[option]
+    if not ((low < value if above else low <= value) and value <= high):
+        raise UsageError(f"--{option} {_number(value)}: choose {what} {_range(option)}{unit}")
+
+
+def _number(x):
+    """1000000 and 16 as written, not 1e+06 or 16.0; other numbers (nan, 0.5) as floats."""
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Writes {themes} as render.themes' names when help is printed: the list comes from
+    the themes themselves, and a command that paints nothing does not load Qt to parse."""
+
+    def _get_help_string(self, action):
+        text = super()._get_help_string(action)
+        if "{themes}" in text:
+            from .render import THEMES   # Qt loads here only to print the help
+            *first, last = THEMES
+            text = text.replace("{themes}", f"{', '.join(first)} or {last}")
+        return text
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
         raise UsageError(message)
@@ -91,7 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     export = sub.add_parser("export", help="export the graph or a story step to PNG, SVG or PDF; "
-                                           "the backward pass to an animated GIF or APNG")
+                                           "the backward pass to an animated GIF or APNG",
+                            formatter_class=_HelpFormatter)
     export.add_argument("file", metavar="FILE", help="a .gradviz.json document")
     export.add_argument("-o", "--output", required=True, metavar="OUT",
                         help="output file; the suffix picks the format: .png, .svg, .pdf (one "
@@ -99,16 +140,20 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--step", type=int, metavar="K",
                         help="draw step K of the backprop story on top; K counts from 1 as the "
                              "player's K/n does (negative counts from the end: -1 is the last)")
-    export.add_argument("--theme", default="light", help="light, dark or high-contrast (default light)")
+    export.add_argument("--theme", default="light", help="{themes} (default light)")
     export.add_argument("--scale", type=float, default=2.0,
-                        help="PNG, GIF and APNG pixels per point (default 2)")
-    export.add_argument("--dpi", type=float, help="PNG resolution; overrides --scale (96 dpi = scale 1)")
+                        help=f"PNG, GIF and APNG pixels per point, {_range('scale')} (default 2)")
+    export.add_argument("--dpi", type=float, help=f"PNG resolution, {_range('dpi')}; overrides "
+                                                  f"--scale (96 dpi = scale 1)")
     export.add_argument("--fps", type=float, metavar="N",
-                        help="animation: frames per second of the motion (default 25)")
+                        help=f"animation: frames per second of the motion, {_range('fps')} "
+                             f"(default 25)")
     export.add_argument("--motion", type=float, metavar="SECONDS",
-                        help="animation: how long a cotangent travels along its edge (default 0.8)")
+                        help=f"animation: how long a cotangent travels along its edge, "
+                             f"{_range('motion')} (default 0.8)")
     export.add_argument("--hold", type=float, metavar="SECONDS",
-                        help="animation: how long each finished step stays still (default 1.6)")
+                        help=f"animation: how long each finished step stays still, "
+                             f"{_range('hold')} (default 1.6)")
 
     explain = sub.add_parser("explain", help="print the backprop story as text")
     explain.add_argument("file", metavar="FILE")
@@ -178,8 +223,9 @@ def _add_train_parser(sub):
     train.add_argument("--optimizer", metavar="NAME",
                        help="sgd, rmsprop, adam or newton (default: the document's training "
                             "preset, else sgd)")
-    train.add_argument("--steps", type=int, help="number of updates (default: the document's "
-                                                 "training preset, else 100)")
+    train.add_argument("--steps", type=int, help=f"number of updates, {_range('steps')} "
+                                                 f"(default: the document's training preset, "
+                                                 f"else 100)")
     train.add_argument("-o", "--output", metavar="OUT", help="write the trained document here")
     train.add_argument("--log", metavar="CSV", help="write step,loss here (step 0: before training)")
     train.add_argument("--param", action="append", metavar="NAME",
@@ -216,8 +262,7 @@ def _train(args):
         if key not in accepted:
             raise UsageError(f"--{option} is not an option of {name} (it takes {', '.join(takes)})")
         hyper[key] = value
-    if not 1 <= args.steps <= 1_000_000:
-        raise UsageError(f"--steps {args.steps}: choose between 1 and 1000000 steps")
+    _within("steps", args.steps, "a number of steps")
     try:
         optimizer = make_optimizer(name, **hyper)
     except ValueError as error:
@@ -323,10 +368,9 @@ def _export(args):
         get_theme(args.theme)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    if not 0 < args.scale <= 16:  # (NaN fails every comparison)
-        raise UsageError(f"--scale {args.scale}: choose a scale between 0 and 16")
-    if args.dpi is not None and not 10 <= args.dpi <= 1200:
-        raise UsageError(f"--dpi {args.dpi}: choose a resolution between 10 and 1200")
+    _within("scale", args.scale, "a scale")
+    if args.dpi is not None:
+        _within("dpi", args.dpi, "a resolution", " dpi")
     doc = _load(args.file)
     story = _story(doc, args.file)
     if animated:
@@ -361,10 +405,9 @@ def _export_animation(args, doc, story):
     fps = animation.FPS if args.fps is None else args.fps
     motion = animation.MOTION_SECONDS if args.motion is None else args.motion
     hold = animation.HOLD_SECONDS if args.hold is None else args.hold
-    if not 1 <= fps <= 100:
-        raise UsageError(f"--fps {args.fps}: choose between 1 and 100 frames per second")
-    if not 0 < motion <= 10 or not 0 <= hold <= 60:
-        raise UsageError("--motion takes 0 to 10 seconds, --hold 0 to 60")
+    _within("fps", fps, "a rate", " frames per second")
+    _within("motion", motion, "a time", " seconds")
+    _within("hold", hold, "a time", " seconds")
     scale = args.dpi / 96 if args.dpi is not None else args.scale
     frames = animation.frames(doc, evaluation=getattr(story, "evaluation", None), story=story,
                               theme=args.theme, scale=scale, frames_per_step=max(1, animation.frames_for(motion, fps)),

@@ -276,13 +276,47 @@ def test_a_failing_trace_names_the_script_once(tmp_path):
     assert result.stderr.count(str(script)) == 1, result.stderr
 
 
-@pytest.mark.parametrize("scale", ["nan", "inf", "-1", "0"])
+@pytest.mark.parametrize("scale", ["nan", "inf", "-1", "0", "0.0"])
 def test_export_scale_must_be_a_number_in_range(seed_file, tmp_path, capsys, scale):
+    """0 is refused, so the message says 'greater than 0', not 'between 0 and 16'."""
     from gradviz.cli import main
 
     assert main(["export", str(seed_file), "-o", str(tmp_path / "x.png"), "--scale", scale]) == 2
-    assert capsys.readouterr().err == (f"gradviz: error: --scale {float(scale)}: choose a scale "
-                                       "between 0 and 16\n")
+    shown = {"0.0": "0"}.get(scale, scale)
+    assert capsys.readouterr().err == (f"gradviz: error: --scale {shown}: choose a scale "
+                                       "greater than 0 and at most 16\n")
+
+
+@pytest.mark.parametrize("option, outside, inside, words", [
+    ("scale", "0", "16", "greater than 0 and at most 16"),
+    ("dpi", "9", "10", "from 10 to 1200"),
+    ("fps", "0.5", "1", "from 1 to 100"),
+    ("motion", "0", "10", "greater than 0 and at most 10"),
+    ("hold", "60.5", "0", "from 0 to 60")])
+def test_every_range_is_said_as_it_is_in_help_and_refusal(seed_file, tmp_path, capsys, option,
+                                                          outside, inside, words):
+    """An end that is refused is never said as allowed: --help and the refusal say the same."""
+    from gradviz.cli import build_parser, main
+    subs = build_parser()._subparsers._group_actions[0].choices
+    assert words in " ".join(subs["export"].format_help().split())
+    out = str(tmp_path / "x.gif")
+    assert main(["export", str(seed_file), "-o", out, f"--{option}", outside]) == 2
+    err = capsys.readouterr().err
+    assert f"--{option} {outside}: choose" in err and words in err
+    assert f"--{option} {inside}:" not in err
+
+
+def test_the_themes_help_lists_are_the_themes(capsys):
+    """--help and the unknown-theme refusal list the same themes: render.themes' own."""
+    from gradviz.cli import build_parser
+    from gradviz.render.themes import THEMES, get_theme
+    subs = build_parser()._subparsers._group_actions[0].choices
+    help_text = " ".join(subs["export"].format_help().split())
+    *first, last = THEMES
+    assert f"--theme THEME {', '.join(first)} or {last} (default light)" in help_text
+    with pytest.raises(ValueError) as refused:
+        get_theme("sepia")
+    assert all(name in str(refused.value) for name in THEMES)
 
 
 def test_nan_is_a_warning_and_every_command_shows_the_values(tmp_path):

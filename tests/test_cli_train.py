@@ -55,7 +55,7 @@ def test_newton_with_damping_is_the_hessian_studys_step(tmp_path, capsys):
     (["--lr", "-1"], "--lr must be a number > 0"),
     (["--lr", "nan"], "--lr must be a number > 0"),
     (["--optimizer", "lbfgs"], "--optimizer lbfgs: choose sgd, rmsprop, adam or newton"),
-    (["--steps", "0"], "--steps 0: choose between 1 and 1000000 steps"),
+    (["--steps", "0"], "--steps 0: choose a number of steps from 1 to 1000000"),
     (["--steps", "many"], "invalid int value: 'many'"),
     (["--param", "x"], "'x' is not a Variable, so it cannot be trained"),
     (["--param", "layer1:7"], "'layer1:7' is not a Variable"),

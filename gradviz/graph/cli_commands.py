@@ -15,8 +15,10 @@ import numpy as np
 from ..engine.errors import counted
 from .errors import DocumentError
 from .evaluate import evaluate, run_studies
+from .nan_origin import study_problems
 from .atomic import write_bytes
 from .fileformat import MAX_NODES, load, save, too_many_nodes
+from .gradient_check import gradient_check
 from .names import port_names
 from .tracing import trace
 from .training import Trainer, named_parameters
@@ -53,6 +55,17 @@ def _plain(array, raw):
         bad = ~np.isfinite(a)
         values[bad] = [str(v) for v in a[bad].astype(np.float64)]  # "nan", "inf", "-inf"
     return {"dtype": a.dtype.name, "shape": list(a.shape), "value": raw.add(values)}
+
+
+def _check_json(check):
+    """The gradient check's table as JSON: NaN and infinity written as text."""
+    def f(x):
+        return x if np.isfinite(x) else str(x)
+    return {"source": check.entry_name, "index": list(check.index), "dtype": check.dtype,
+            "backward": f(check.backward), "passed": check.passed,
+            "steps": [r.h for r in check.rows],
+            "central_differences": [f(r.difference) for r in check.rows],
+            "relative_errors": [f(r.relative) for r in check.rows]}
 
 
 SLAB = 1_000_000
@@ -107,11 +120,13 @@ def run_command(path, warn=None):
         if ev.errors:
             raise DocumentError.from_problem(ev.errors[0])
         studies = run_studies(doc)
+        check = gradient_check(doc) if "gradient_check" in doc.studies else None
     except DocumentError as e:
         return _error(path, e)
     except OSError as e:
         return 2, f"{path}: cannot read the file ({e.strerror or e})"
-    for p in ev.warnings:
+    warnings = ev.warnings + study_problems(doc, studies)
+    for p in warnings:
         if warn:
             warn(f"{path}: {p}")
     raw = _Raw()
@@ -121,8 +136,9 @@ def run_command(path, warn=None):
         "targets": [names[p] for p in doc.targets],
         "values": {names[p]: _plain(v, raw) for p, v in ev.values.items()},
         "gradients": {names[p]: _plain(g, raw) for p, g in ev.gradients.items()},
-        "studies": {k: _plain(v, raw) for k, v in studies.items()},
-        "warnings": [str(p) for p in ev.warnings],
+        "studies": {k: _plain(v, raw) for k, v in studies.items()}
+        | ({"gradient_check": _check_json(check)} if check is not None else {}),
+        "warnings": [str(p) for p in warnings],
     }
     return 0, raw.dumps(out)
 

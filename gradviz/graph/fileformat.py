@@ -30,7 +30,9 @@ NODE_KEYS = {"id", "kind", "op", "label", "attrs", "value", "watched", "trainabl
 MAX_TRAINING_STEPS = 1_000_000   # the Train dock's Run N goes this far
 STUDIES = {"jacobian": ("target", "source"), "batch_jacobian": ("target", "source"),
            "hessian": ("target", "source", "newton_eps"),
-           "higher_order": ("target", "source", "order")}
+           "higher_order": ("target", "source", "order"),
+           "gradient_check": ("source", "index", "steps")}
+MAX_CHECK_STEPS = 20     # step sizes of a gradient check (each costs two forward passes)
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -316,8 +318,24 @@ def _studies(s):
             elif key == "newton_eps" and not (type(value) in (int, float) and value >= 0
                                               and math.isfinite(value)):
                 raise DocumentError("newton_eps must be a non-negative number", where=where)
+            elif key == "index" and not _is_index(value):
+                raise DocumentError("index must be a list of non-negative integers, one per "
+                                    "axis of the source (or one integer)", where=where)
+            elif key == "steps" and not _are_steps(value):
+                raise DocumentError(f"steps must be a list of 1 to {MAX_CHECK_STEPS} step sizes, "
+                                    f"each greater than 0 and at most 1000", where=where)
         out[name] = dict(spec)
     return out
+
+
+def _is_index(value):
+    items = value if type(value) is list else [value]
+    return len(items) <= 32 and all(type(i) is int and 0 <= i < 2 ** 31 for i in items)
+
+
+def _are_steps(value):
+    return (type(value) is list and 1 <= len(value) <= MAX_CHECK_STEPS
+            and all(type(h) in (int, float) and 0 < h <= 1000 for h in value))
 
 
 def _training(t):

@@ -1,38 +1,59 @@
-"""Where a Hessian's first NaN or infinity comes from, in a reader's words.
+"""Where a study's first NaN or infinity comes from, in a reader's words.
 
-A Hessian is the outer tape's Jacobian of the inner gradient, so a NaN can start in a
-rule applied twice: pow's rule grad · y · x^(y-1), differentiated again where x = 0,
-multiplies 0 by 0^(-1) = ∞ (faithful to TF's Pow gradient). The study then cannot give
-eigenvalues; this module names the node and the rule, as node warnings do.
+A study differentiates once (a Jacobian), twice (a Hessian: the outer tape's Jacobian
+of the inner gradient) or more (higher_order), so a NaN can start in a rule applied
+once (sqrt's rule at 0 gives ∞) or in a rule differentiated again: pow's rule
+grad · y · x^(y-1), differentiated again where x = 0, multiplies 0 by 0^(-1) = ∞
+(faithful to TF's Pow gradient). The study cannot then be used as numbers (no
+eigenvalues, no Newton step); this module names the node and the rule, as node warnings do.
 
-It runs the nested tapes once more with two observers: while the inner tape
-differentiates, one notes which forward op each new outer-tape entry serves (the ops a
-VJP records are made between the visit of that op and the next visit); then the outer
-tape differentiates one row of the Hessian that is not finite, and the other notes the
-first contribution that is not finite. Everything before it was finite: that rule made it.
+It runs the study's nested tapes once more with observers: while each inner tape
+differentiates, one notes which forward op each new entry of the outermost tape serves
+(the ops a rule records are made between the visit of that op and the next visit); then
+the outermost tape differentiates one row of the result that is not finite, and another
+observer notes the first contribution that is not finite. Everything before it was
+finite: that rule made it.
 """
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..engine.backward import Observer
+from ..engine.errors import counted
 from ..engine.tensor import Tensor
 from .build import quiet
-from .errors import ENGINE_ERRORS
-from .evaluate import _built, _check, _prepared, _tapes
+from .errors import ENGINE_ERRORS, Problem, reader_name
+from .evaluate import _built, _check, _port, _prepared, _tapes
+
+# what each study's result is called where a warning names it
+RESULT_NAMES = {"jacobian": "J", "batch_jacobian": "the batch Jacobian", "hessian": "H"}
+
+
+def result_name(kind, order=1):
+    """'H', 'J', 'the batch Jacobian', 'the 2nd derivative' (higher_order's `order`-th)."""
+    if kind == "higher_order":
+        return f"the {_ordinal(order)} derivative"
+    return RESULT_NAMES[kind]
+
+
+def _ordinal(n):
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 @dataclass
 class NanOrigin:
-    node: str          # the document node whose rule, differentiated again, made it
+    node: str          # the document node whose rule (perhaps differentiated again) made it
     op_type: str       # the engine op whose rule made it ('Pow')
     rule: str          # that rule's formula for the input it fed ('grad_x = grad · y · x^(y-1)')
     second: bool       # True: a rule of an op that a differentiation recorded
-    entry: tuple       # the first Hessian entry (row, column) that is not finite
-    count: int         # how many Hessian entries are not finite
+    entry: str         # where in the result the first non-finite number is ('row 3, column 5')
+    count: int         # how many entries of the result are not finite
+    result: str = "H"  # what the result is called ('H', 'J', 'the 2nd derivative')
     operand: str = ""  # the input node where the rule's input holds zeros
     zeros: int = 0     # how many of its entries are 0
     size: int = 0
+    forward: bool = False   # the op's own values hold NaN: the forward pass made it
 
     def text(self, label):
         """'H holds NaN …: it first appears …' with `label(node id)` the node's name."""
@@ -41,22 +62,28 @@ class NanOrigin:
                  f"({self.op_type})")
         rule = f"{self.op_type}'s rule {self.rule}" if self.rule else f"{self.op_type}'s rule"
         zero = (f" where its input {label(self.operand)} is 0 ({self.zeros} of {self.size} "
-                f"entries), as in 0 · ∞" if self.zeros else "")
-        return (f"H holds NaN or infinity in {self.count} of its entries (first at row "
-                f"{self.entry[0]}, column {self.entry[1]}). It first appears {where}: "
-                f"{rule} gives NaN or infinity from finite numbers{zero}.")
+                f"entries), as in 0 · ∞ or 1 / 0" if self.zeros else "")
+        head = (f"{self.result} holds NaN or infinity in {self.count} of its entries (first at "
+                f"{self.entry}). It first appears {where}: ")
+        if self.forward:
+            return head + (f"the values {rule} reads already hold NaN or infinity (the forward "
+                           f"pass made them: see the node's warning).")
+        return head + f"{rule} gives NaN or infinity from finite numbers{zero}."
 
 
 class _Servers(Observer):
-    """Which forward op the outer-tape entries made during the inner backward pass serve."""
+    """Which forward op the outermost tape's entries made during an inner backward pass serve."""
 
     def __init__(self, outer):
         self.outer, self.marks = outer, []   # (first entry index, forward op)
+        self.start = self.end = len(outer._entries)   # the entries this pass made
 
     def visit(self, op, upstream):
         self.marks.append((len(self.outer._entries), op))
 
     def served(self, index):
+        if not self.start <= index < self.end:
+            return None
         owner = None
         for start, op in self.marks:
             if start > index:
@@ -75,52 +102,140 @@ class _FirstNonFinite(Observer):
             self.found = (op, index)
 
 
-def hessian_nan_origin(doc, hessian, target=None, source=None):
-    """NanOrigin for a Hessian (n × n over the flattened source) that is not finite, or
-    None when it is finite or the origin cannot be traced."""
-    h = np.asarray(hessian)
-    n = int(np.sqrt(h.size))
-    bad = np.argwhere(~np.isfinite(h.reshape(n, n))) if h.size else []
-    if not len(bad):
+def _bad(array):
+    return np.argwhere(~np.isfinite(np.asarray(array)).reshape(-1)).reshape(-1)
+
+
+def _seed_and_entry(kind, result, target_shape, source_size):
+    """(seed for the last pass as a function of its target's shape, where the first bad
+    entry is in words), for a result that is not finite."""
+    flat = int(_bad(result)[0])
+    if kind == "batch_jacobian":    # (B, *t, *s): the ones-across-the-batch seed of row t
+        b, rest = divmod(flat, int(np.prod(np.shape(result)[1:], dtype=int)))
+        per = int(np.prod(target_shape[1:], dtype=int))
+        cols = int(np.size(result)) // max(1, np.shape(result)[0] * per)
+        t, col = divmod(rest, max(1, cols))
+
+        def seed(shape, dtype):
+            s = np.zeros(shape, dtype)
+            s.reshape(shape[0], -1)[:, t] = 1
+            return s
+        return seed, f"example {b}, row {t}, column {col}"
+    if kind == "higher_order":      # plain gradients: seeded with ones
+        return (lambda shape, dtype: np.ones(shape, dtype)), f"flat index {flat}"
+    row, col = divmod(flat, max(1, source_size))
+
+    def seed(shape, dtype):
+        s = np.zeros(shape, dtype)
+        s.flat[row] = 1
+        return s
+    return seed, f"row {row}, column {col}"
+
+
+def study_nan_origin(doc, kind, result, target=None, source=None):
+    """NanOrigin for the result of `kind` ('jacobian', 'batch_jacobian', 'hessian',
+    'higher_order': the list of derivatives) that is not finite, or None when it is
+    finite or the origin cannot be traced."""
+    order, array = 1, result
+    if kind == "higher_order":
+        bad = [i for i, d in enumerate(result) if d is not None and len(_bad(d))]
+        if not bad:
+            return None
+        order, array = bad[0] + 1, result[bad[0]]
+    if array is None or not len(_bad(array)):
         return None
-    row, col = (int(i) for i in bad[0])
-    tp, sp, structure = _prepared(doc, "hessian", target, source)
+    passes = {"jacobian": 1, "batch_jacobian": 1, "hessian": 2}.get(kind, order)
+    tp, sp, structure = _prepared(doc, kind, target, source)
     try:
-        with _tapes(doc, 2, persistent_outer=True) as (tapes, helper), quiet():
-            outer, inner = tapes
+        with _tapes(doc, passes, persistent_outer=True) as (tapes, helper), quiet():
             built = _built(doc, tapes, helper, structure.broken)
-            _check(doc, structure, built, [tp, sp], "hessian")
+            _check(doc, structure, built, [tp, sp], kind)
             t, s = built.tensors[tp], built.tensors[sp]
-            servers = _Servers(outer)
-            first = len(outer._entries)
-            g = inner.gradient(t, s, observer=servers)
-            if g is None:
-                return None
-            made = {id(op): i for i, op in enumerate(outer._entries) if i >= first}
-            seed = np.zeros(g._value.shape, g._value.dtype)
-            seed.flat[row] = 1
+            seed, entry = _seed_and_entry(kind, array, np.shape(t._value), int(np.size(s._value)))
+            outer, servers, first = tapes[0], [], len(tapes[0]._entries)
+            for tape in reversed(tapes[1:]):   # the inner differentiations, innermost first
+                servers.append(_Servers(outer))
+                t = tape.gradient(t, s, observer=servers[-1])
+                servers[-1].end = len(outer._entries)
+                if t is None:
+                    return None
             finder = _FirstNonFinite()
-            outer.gradient(g, s, output_gradients=Tensor._wrap(seed), observer=finder)
+            outer.gradient(t, s, output_gradients=Tensor._wrap(seed(t._value.shape, t._value.dtype)),
+                           observer=finder)
     except ENGINE_ERRORS:
         return None
     if finder.found is None:
         return None
     op, k = finder.found
-    second = id(op) in made
-    forward = servers.served(made[id(op)]) if second else op
+    forward = _served(op, outer._entries, first, servers)
+    second = any(o is op for o in outer._entries[first:])
     node = _source_node(doc, built, op) or _node_of(built, forward)
     if node is None:
         return None
-    origin = NanOrigin(node, op.type, op.opdef.formula(op.attrs, k) or "", second or
-                       doc.nodes[node].op != "gradient", (row, col),
-                       int((~np.isfinite(h)).sum()))
-    for tensor in op.inputs:   # the input whose zeros the rule divides by, say
-        value = np.asarray(tensor._value)
+    origin = NanOrigin(node, op.type, op.opdef.formula(op.attrs, k) or "",
+                       passes > 1 and (second or doc.nodes[node].op != "gradient"), entry,
+                       int(len(_bad(array))), result_name(kind, order))
+    values = [np.asarray(x._value) for x in op.inputs]
+    origin.forward = any(v.dtype.kind == "f" and not np.isfinite(v).all() for v in values)
+    for tensor, value in zip(op.inputs, values):   # the input whose zeros the rule divides by
         owner = _port_node(built, tensor)
         if owner is not None and value.dtype.kind == "f" and (value == 0).any():
             origin.operand, origin.zeros, origin.size = owner, int((value == 0).sum()), value.size
             break
     return origin
+
+
+def study_nan_warning(doc, kind, result, target=None, source=None):
+    """What a reader is told about a study's result that holds NaN or infinity ('' when it
+    is finite): where it first appears when that can be traced, else how much of it."""
+    arrays = [a for a in (result if isinstance(result, list) else [result]) if a is not None]
+    bad = [(i, len(_bad(a))) for i, a in enumerate(arrays) if len(_bad(a))]
+    if not bad:
+        return ""
+    origin = study_nan_origin(doc, kind, result, target, source) if doc is not None else None
+    if origin is not None:
+        return origin.text(lambda nid: reader_name(doc, nid) or nid)
+    index, count = bad[0]
+    what = result_name(kind, index + 1)
+    return (f"{what} holds NaN or infinity in {count} of its "
+            f"{counted(arrays[index].size, 'entry', 'entries')}: a rule meets 0 · ∞ or a "
+            f"division by 0 (or the values it differentiates hold NaN).")
+
+
+def study_problems(doc, results):
+    """A warning for each study in `results` (run_studies') that holds NaN or infinity,
+    naming the node and rule where it first appears, so no one reads "no problems" beside
+    it; and for a Newton step that is not finite although H is."""
+    problems = []
+    for kind, result in results.items():
+        if kind in RESULT_NAMES or kind == "higher_order":
+            if isinstance(result, (np.ndarray, list)):
+                text = study_nan_warning(doc, kind, result)
+                if text:
+                    problems.append(Problem(text, where=f"studies.{kind}", warning=True))
+    newton, h = results.get("newton_step"), results.get("hessian")
+    if newton is not None and len(_bad(newton)) and h is not None and not len(_bad(h)):
+        problems.append(Problem("the Newton step holds NaN or infinity: H + εI is singular "
+                                "at this ε (raise newton_eps)", where="studies.hessian",
+                                warning=True))
+    return problems
+
+
+def hessian_nan_origin(doc, hessian, target=None, source=None):
+    """NanOrigin for a Hessian (n × n over the flattened source) that is not finite."""
+    return study_nan_origin(doc, "hessian", hessian, target, source)
+
+
+def _served(op, entries, first, servers):
+    """The forward op a rule's op serves, through every differentiation that recorded it."""
+    index = {id(o): i for i, o in enumerate(entries) if i >= first}
+    while id(op) in index:
+        owner = next((o for o in (p.served(index[id(op)]) for p in servers) if o is not None),
+                     None)
+        if owner is None:
+            break
+        op = owner
+    return op
 
 
 def _node_of(built, op):

@@ -42,7 +42,7 @@ def study_problems(doc, plan):
             else:
                 problems.append(Problem(f"no {key} to study: name one here or give the "
                                         f"document {key}s", where=where))
-        if len(ports) == 2:
+        if len(ports) == 2 and study != "gradient_check":   # two forward passes a step: no budget
             message = budget.study_problem(plan, doc, study, *ports,
                                            order=spec.get("order", 2),
                                            newton="newton_eps" in spec)

@@ -132,10 +132,16 @@ def port_name(doc, port):
     return catalog.port_name(doc, port)
 
 
+# The seed's inner product ⟨v, y⟩ in brackets a reader cannot take for parentheses: at a
+# card's label size DejaVu's ⟨ ⟩ (U+27E8/9) look like ( ), and '∂⟨v, y⟩/∂x' reads as
+# '∂(v, y)/∂x'; the angle bracket ornaments ❬ ❭ keep their point.
+INNER_PRODUCT = "❬{}, {}❭"
+
+
 def objective_name(doc, values=None):
     """What every gradient on the cards is the derivative of, as tape.gradient takes it: a
     scalar target itself ('loss'), the sum of a tensor target's elements ('Σy'), the seed's
-    weighted sum ⟨v, y⟩ when output_gradients gave v, several targets added. `values`: the
+    weighted sum ❬v, y❭ when output_gradients gave v, several targets added. `values`: the
     evaluation's, to tell a scalar target from a tensor (unknown counts as a tensor)."""
     values = values or {}
     targets = [p for p in doc.targets if p.node in doc.nodes]
@@ -143,7 +149,8 @@ def objective_name(doc, values=None):
     for port in targets:
         name = port_name(doc, port)
         if port in doc.output_gradients:
-            parts.append(f"⟨v, {name}⟩" if len(targets) == 1 else f"⟨v{len(parts) + 1}, {name}⟩")
+            v = "v" if len(targets) == 1 else f"v{len(parts) + 1}"
+            parts.append(INNER_PRODUCT.format(v, name))
         elif values.get(port) is not None and np.size(values[port]) == 1:
             parts.append(name)
         else:

@@ -31,10 +31,15 @@ def label_lines(card, node, scale=1.0):
 
 
 def label_size(card, node, dpi=96.0, scale=1.0):
-    """(width, height) in pixels of the compact card's label block."""
+    """(width, height) in pixels of the compact card's label block: its lines and, when the
+    card has numbers, a band for their thumbnails (or a scalar's number), so a card drawn
+    shorter than that still shows them on its plate (a 1×36 vector lost its picture)."""
     lines = label_lines(card, node, scale)
     width = max(text.width(font, line) for line, font, _ in lines) * dpi / 96.0 + 2 * PAD
     height = sum(text.metrics(font).height() for _, font, _ in lines) * dpi / 96.0 + 2 * PAD
+    if any(s.array is not None for s in card.sections):
+        number_h = text.metrics(text.mono(SHAPE_PT * scale, bold=True)).height() * dpi / 96.0
+        height += max(THUMB_MIN, number_h) + PAD
     return width, height
 
 
@@ -115,10 +120,8 @@ def paint(painter, renderer, nid, pending=frozenset(), scale=1.0, thumbnails=Tru
     painter.setPen(QPen(QColor(t.card_border), 1.0))
     painter.setBrush(QColor(t.card))
     painter.drawRoundedRect(box, radius, radius)
-    width, height = label_size(card, node, dpi, scale)
-    plate = QRectF(box.center().x() - max(width, box.width()) / 2, box.top(), max(width, box.width()),
-                   max(height, min(box.height(), height)))
-    if width > box.width() or height > box.height():   # the name stands out of a small card
+    plate = _plate(card, node, box, dpi, scale)
+    if plate != box:   # the name (or the thumbnails' band) stands out of a small card
         painter.drawRoundedRect(plate, radius, radius)
     lines = label_lines(card, node, scale)
     name_h = text.metrics(lines[0][1]).height() * dpi / 96.0 + PAD
@@ -133,8 +136,8 @@ def paint(painter, renderer, nid, pending=frozenset(), scale=1.0, thumbnails=Tru
         painter.drawText(QRectF(plate.left(), y, plate.width(), line_h), Qt.AlignmentFlag.AlignCenter, line)
         y += line_h + PAD / 2
     if thumbnails:
-        _paint_thumbnails(painter, t, card, _thumbnail_area(box, box.top() + _label_block(dpi, scale)), pending,
-                          dpi, scale)
+        _paint_thumbnails(painter, t, card, _thumbnail_area(plate, box.top() + _label_block(dpi, scale)),
+                          pending, dpi, scale)
     painter.restore()
 
 
@@ -144,10 +147,11 @@ def paint_thumbnails(painter, renderer, nid, pending=frozenset(), scale=1.0):
     box = painter.worldTransform().mapRect(renderer.rect(nid))
     dpi = _dpi(painter)
     y = box.top() + _label_block(dpi, scale)
+    plate = _plate(card, renderer.doc.nodes[nid], box, dpi, scale)
     painter.save()
     painter.setWorldTransform(QTransform())
     painter.setRenderHint(painter.RenderHint.Antialiasing, True)
-    _paint_thumbnails(painter, t, card, _thumbnail_area(box, y), pending, dpi, scale)
+    _paint_thumbnails(painter, t, card, _thumbnail_area(plate, y), pending, dpi, scale)
     painter.restore()
 
 
@@ -177,6 +181,16 @@ def _label_block(dpi, scale):
 
 def _dpi(painter):
     return painter.device().logicalDpiY() if painter.device() is not None else 96.0
+
+
+def _plate(card, node, box, dpi, scale):
+    """What the compact card covers on screen (pixels): its box, or the plate that stands
+    out of a box too small for the name, the shape and the thumbnails' band."""
+    width, height = label_size(card, node, dpi, scale)
+    if width <= box.width() and height <= box.height():
+        return box
+    return QRectF(box.center().x() - max(width, box.width()) / 2, box.top(), max(width, box.width()),
+                  max(height, box.height()))
 
 
 def _thumbnail_area(box, y):

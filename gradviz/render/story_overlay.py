@@ -14,6 +14,7 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
 
+from ..graph.document import Edge, Port
 from . import preview, text
 from .cards import BADGE_H, PORT_R
 
@@ -107,18 +108,33 @@ class StepPainter:
 
     # -- which edges a step animates ---------------------------------------------------
     def _contribution_edges(self, step):
-        """The edges a contribution (or cut) step concerns: its input slot, from its port."""
+        """The edges a contribution (or cut) step concerns: those from its port into its node
+        (the slot tells apart two from the same port, as in x * x: an op's inputs need not be
+        in its node's order, cross-entropy's op takes the logits first). A contribution to a
+        tensor that its node uses inside (a gradient node's rule reads a layer's output) and
+        no edge brings in comes along a link drawn for the step (`_used_inside`)."""
         nid = step.node
-        edges = self.doc.inputs_of(nid)
+        edges = [e for e in self.doc.inputs_of(nid) if e.src.node in self.doc.nodes]
         slot = getattr(step, "input_index", None)
         port = getattr(step, "port", None)
-        if slot is not None:
-            edges = [e for e in edges if e.dst.index == slot]
-            if port is not None and port.node != nid:
-                edges = [e for e in edges if e.src == port]
-        elif port is not None:
-            edges = [e for e in edges if e.src == port]
-        return [e for e in edges if e.src.node in self.doc.nodes]
+        if port is None:
+            return [e for e in edges if e.dst.index == slot] if slot is not None else edges
+        if port.node == nid:          # the node's own variable (a layer's kernel): no edge
+            return []
+        edges = [e for e in edges if e.src == port]
+        if len(edges) > 1 and slot is not None:
+            edges = [e for e in edges if e.dst.index == slot] or edges
+        if not edges and getattr(step, "kind", "") == "contribution" and port.node in self.doc.nodes:
+            edges = [self._used_inside(nid, port)]
+        return edges
+
+    def _used_inside(self, nid, port):
+        """The link from `port` into node `nid` that uses it inside: into the first input that
+        depends on it (a gradient node reads its target's tape), drawn only for the step."""
+        inputs = self.doc.inputs_of(nid)
+        slot = next((e.dst.index for e in inputs if port.node in self.doc.ancestors({e.src.node})),
+                    inputs[0].dst.index if inputs else 0)
+        return Edge(port, Port(nid, slot))
 
     def _delivered(self):
         """{step index: [edges]} for every contribution step (cached per story)."""

@@ -9,8 +9,8 @@ import numpy as np
 
 import sample_doc  # noqa: F401  first: it puts the repository root on sys.path (a sibling script)
 from gradviz import story  # noqa: E402
-from gradviz.graph import (CONSTANT, LAYER, VARIABLE, Node, Port, dumps, evaluate,  # noqa: E402
-                           load, loads)
+from gradviz.graph import CONSTANT, LAYER, VARIABLE, Node, Port, evaluate, load  # noqa: E402
+from gradviz.graph.gradient_check import gradient_check  # noqa: E402
 from gradviz.graph.training import Trainer, make_optimizer  # noqa: E402
 
 import build_nets  # noqa: E402
@@ -531,12 +531,13 @@ def gradient_size_lessons():
 
 
 CHECK_W, CHECK_X = [0.5, -1.0, 2.0], [1.0, 2.0, -0.5]
-CHECK_STEPS = (0.1, 0.01, 0.001, 0.0001)
+CHECK_STUDY = {"gradient_check": {"source": "w", "index": [1]}}
 
 
 def check_document(name, title, factor=None):
     """loss = Σ tanh(w·x) in float64 (as gradient checks are run); with `factor`, a custom
-    gradient between w·x and tanh that is the identity forward and scales the cotangent."""
+    gradient between w·x and tanh that is the identity forward and scales the cotangent.
+    Its gradient check study moves w[1]."""
     d = Doc(title, "(written below)")
     d.doc.add(Node("w", VARIABLE, value=np.array(CHECK_W)))
     d.doc.add(Node("x", CONSTANT, value=np.array(CHECK_X)))
@@ -547,32 +548,17 @@ def check_document(name, title, factor=None):
         last = "my_rule"
     d.op("t", "tanh", last)
     d.op("loss", "reduce_sum", "t", axis=None, keepdims=False)
-    d.finish(name, ["loss"], ["w"])
+    d.finish(name, ["loss"], ["w"], studies=CHECK_STUDY)
     return d
-
-
-def central_difference(doc, index, h):
-    """(loss(w + h·e) − loss(w − h·e)) / 2h, each loss from evaluating the document."""
-    losses = []
-    for sign in (1, -1):
-        moved = loads(dumps(doc))        # a fresh document: evaluation caches by node
-        w = moved.nodes["w"].value.copy()
-        w[index] += sign * h
-        moved.nodes["w"].value = w
-        losses.append(float(evaluate(moved).values[Port("loss")]))
-    return (losses[0] - losses[1]) / (2 * h)
-
-
-def backward_number(doc, index):
-    return float(evaluate(doc).gradients[Port("w")][index])
 
 
 def gradient_check_lessons():
     name = "nets_3_gradient_check"
     d = check_document(name, "Checking a gradient: central differences beside the backward pass")
-    g = backward_number(d.doc, 1)
-    fd = {h: central_difference(d.doc, 1, h) for h in CHECK_STEPS}
-    err = {h: abs(fd[h] - g) for h in CHECK_STEPS}
+    check = gradient_check(d.doc)
+    g = check.backward
+    fd = {r.h: r.difference for r in check.rows}
+    err = {r.h: r.error for r in check.rows}
     t = np.tanh(CHECK_W[1] * CHECK_X[1])
     third = CHECK_X[1] ** 3 * -2 * (1 - t * t) * (1 - 3 * t * t)
     eps64, eps32 = np.finfo(np.float64).eps, np.finfo(np.float32).eps
@@ -588,27 +574,32 @@ def gradient_check_lessons():
         f''' = {third:.3g} here. Much smaller steps lose to rounding instead (an error like
         ε/h: h = 1e-8 is worse than h = 1e-6); the best h is near the cube root of the machine
         epsilon ε, {eps64 ** (1 / 3):.0e} in float64 but {eps32 ** (1 / 3):.3f} in float32, which
-        is why gradient checks run in float64. nets_3_wrong_gradient shows a check that fails.
+        is why gradient checks run in float64. View ▸ Studies ▸ Gradient check (Ctrl+Alt+6)
+        makes this check for any entry: a table of h, the central difference (the digits that
+        agree with the backward pass in bold) and the relative error, and the error against h
+        on log-log axes: a V whose left side falls with slope 2 and whose bottom, the best step,
+        lies near that cube root.
+        nets_3_wrong_gradient shows a check that fails.
         """.split())
-    d.finish(name, ["loss"], ["w"])
+    d.finish(name, ["loss"], ["w"], studies=CHECK_STUDY)
 
     name = "nets_3_wrong_gradient"
     d = check_document(name, "A wrong custom gradient fails the check", factor=2.0)
-    wrong = backward_number(d.doc, 1)
-    h = CHECK_STEPS[-1]
-    fd_wrong = central_difference(d.doc, 1, h)
-    relative = abs(wrong - fd_wrong) / max(abs(wrong), abs(fd_wrong))
+    check = gradient_check(d.doc)
+    row = next(r for r in check.rows if r.h == 1e-4)
     d.doc.lesson = " ".join(f"""
         The loss of nets_3_gradient_check with a hand-written rule between w·x and tanh: a
         custom gradient that is the identity forward but multiplies the cotangent by 2 on its
         way back, the kind of slip a rule derived by hand makes. The backward pass now says
-        d loss / d w[1] = {wrong:.8f}. Central differences (h = {h:g}) only run the forward, which
-        the rule does not change, and still say {fd_wrong:.8f}. The relative error
-        |g − fd| / max(|g|, |fd|) is {relative:.2g}, where the correct gradient's stays below
-        1e-6: the check fails, and the story shows where: the hand-written rule's step doubles the
-        cotangent. Set the rule's factor to 1 in the Inspector and the two numbers agree.
+        d loss / d w[1] = {check.backward:.8f}. Central differences (h = {row.h:g}) only run the
+        forward, which the rule does not change, and still say {row.difference:.8f}. The relative
+        error |g − fd| / max(|g|, |fd|) is {row.relative:.2g}, where the correct gradient's stays
+        below 1e-6: the check fails, and the story shows where: the hand-written rule's step
+        doubles the cotangent. The Gradient check view (Ctrl+Alt+6) draws a flat line instead of
+        a V: an error that does not fall with h is no rounding, it is a wrong rule. Set the
+        rule's factor to 1 in the Inspector and the two numbers agree.
         """.split())
-    d.finish(name, ["loss"], ["w"])
+    d.finish(name, ["loss"], ["w"], studies=CHECK_STUDY)
 
 
 def _signed(v):

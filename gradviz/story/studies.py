@@ -8,7 +8,6 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..engine.errors import counted
 from ..engine.interrupt import checkpoint
 from ..engine.tape import GradientTape
 from ..engine.tensor import Tensor, convert_to_tensor
@@ -18,7 +17,7 @@ from ..graph.evaluate import hessian as document_hessian
 from ..graph.evaluate import jacobian as document_jacobian
 from ..graph.ports import parse_port
 from .local import _defining_step
-from ..graph.nan_origin import hessian_nan_origin
+from ..graph.nan_origin import study_nan_warning
 
 
 # -- subjects: what is differentiated ---------------------------------------------------
@@ -109,6 +108,16 @@ def _study_port(doc, study, key):
     return (doc.targets if key == "target" else doc.sources)[0]
 
 
+def _nan_problem(s, kind, result):
+    """Why a study's numbers cannot be trusted as they are ('' when all are finite): the node
+    and rule where the first NaN or infinity appears, when the subject is a document."""
+    if np.isfinite(result).all():
+        return ""
+    if isinstance(s, _Document):
+        return study_nan_warning(s.doc, kind, result, s.target, s.source)
+    return study_nan_warning(None, kind, result)
+
+
 def _subject(subject, x=None, target=None, source=None, study=""):
     if callable(subject):
         if x is None:
@@ -129,6 +138,7 @@ class JacobianStudy:
     jtv: np.ndarray               # Jᵀv from the Jacobian
     vjp: np.ndarray               # tape.gradient(..., output_gradients=v)
     vjp_difference: float
+    problem: str = ""             # where its first NaN or infinity appears ('' when finite)
 
     @property
     def ok(self):
@@ -155,7 +165,8 @@ def jacobian_study(subject, x=None, *, target=None, source=None, v=None):
     jtv = np.tensordot(v, J, axes=(t_axes, t_axes)) if t_axes else v * J
     vjp = s.gradient(v)
     return JacobianStudy(J, summed, gradient, float(np.abs(summed - gradient).max(initial=0)),
-                         v, jtv, vjp, float(np.abs(jtv - vjp).max(initial=0)))
+                         v, jtv, vjp, float(np.abs(jtv - vjp).max(initial=0)),
+                         _nan_problem(s, "jacobian", J))
 
 
 # -- batch Jacobian ---------------------------------------------------------------------
@@ -173,6 +184,7 @@ class BatchJacobianStudy:
     location: tuple               # (b, c): target example b depends on source example c
     tolerance: float
     warning: str = ""
+    problem: str = ""             # where its first NaN or infinity appears ('' when finite)
 
     @property
     def independent(self):
@@ -205,7 +217,9 @@ def batch_jacobian_study(subject, x=None, *, target=None, source=None, tolerance
     loc = np.unravel_index(int(np.argmax(off)), off.shape) if nb > 1 else (0, 0)
     largest = float(off[loc]) if nb > 1 else 0.0
     bj = s.batch_jacobian()
-    error = float(np.abs(blocks - bj).max(initial=0))
+    with np.errstate(invalid="ignore"):   # ∞ - ∞ where J holds infinity: its problem says so
+        error = float(np.abs(blocks - bj).max(initial=0))
+        engine_difference = float(np.abs(bj - sums).max(initial=0))
     warning = ""
     if largest > tolerance:
         warning = (f"The examples are not independent: d target[{loc[0]}] / d source[{loc[1]}] "
@@ -214,8 +228,9 @@ def batch_jacobian_study(subject, x=None, *, target=None, source=None, tolerance
                    f"into each result (off by up to {error:.4g}). A layer that mixes the batch "
                    f"(BatchNormalization in training, through the batch mean and variance) "
                    f"couples the examples: use jacobian instead.")
-    return BatchJacobianStudy(J, blocks, bj, sums, float(np.abs(bj - sums).max(initial=0)),
-                              error, off, largest, tuple(int(i) for i in loc), tolerance, warning)
+    return BatchJacobianStudy(J, blocks, bj, sums, engine_difference, error, off, largest,
+                              tuple(int(i) for i in loc), tolerance, warning,
+                              _nan_problem(s, "batch_jacobian", bj))
 
 
 # -- Hessian ----------------------------------------------------------------------------
@@ -238,6 +253,11 @@ class HessianStudy:
     def finite(self):
         """False when H holds NaN or infinity: no eigenvalues, no Newton step."""
         return bool(np.isfinite(self.hessian).all())
+
+    @property
+    def problem(self):
+        """Where H's first NaN or infinity appears ('' when H is finite)."""
+        return "" if self.finite else self.warning
 
 
 # An eigenvalue smaller than this times the largest |eigenvalue| is rounding noise.
@@ -293,16 +313,7 @@ def hessian_study(subject, x=None, *, target=None, source=None, epsilon=None):
 def _not_finite(s, H, g, epsilon):
     """A Hessian holding NaN or infinity: no eigenvalues or Newton step, and a warning that
     names the node and rule where the first non-finite number appears."""
-    warning = ""
-    if isinstance(s, _Document):
-        origin = hessian_nan_origin(s.doc, H, s.target, s.source)
-        if origin is not None:
-            warning = origin.text(lambda nid: (s.doc.nodes[nid].label or nid)
-                                  if nid in s.doc.nodes else nid)
-    if not warning:
-        bad = int((~np.isfinite(H)).sum())
-        warning = (f"H holds NaN or infinity in {bad} of its {counted(H.size, 'entry', 'entries')}: a rule "
-                   f"differentiated twice meets 0 · ∞ or a division by 0.")
+    warning = _nan_problem(s, "hessian", H)
     empty = np.zeros(0)
     nan = np.full(s.x.shape, np.nan)
     with np.errstate(invalid="ignore"):

@@ -9,6 +9,8 @@ from ..engine.errors import counted
 from ..graph.catalog import port_name
 from ..graph.errors import ENGINE_ERRORS, DocumentError
 from ..graph.evaluate import higher_order
+from ..graph.gradient_check import gradient_check
+from ..graph.nan_origin import study_nan_warning
 from . import studies
 from .formatting import grid, number, wrap
 
@@ -53,7 +55,12 @@ def jacobian_lines(doc):
         wrap(f"{_mark(j.vjp_difference <= tol)} contracted with a vector v it is the VJP "
              f"tape.gradient({t}, {x}, output_gradients=v): max |Jᵀv − VJP| = "
              f"{_g(j.vjp_difference)} (v: {v_text})", "  "),
-    ]
+    ] + _warning_lines(j.problem)
+
+
+def _warning_lines(problem):
+    """A study's NaN or infinity, with the node and rule where it starts."""
+    return [wrap("✗ Warning: " + problem, "  ")] if problem else []
 
 
 def batch_jacobian_lines(doc):
@@ -79,7 +86,7 @@ def batch_jacobian_lines(doc):
         lines.append(wrap(f"Warning: the examples are not independent. The largest off-diagonal "
                           f"block is d {t}[{b_}] / d {x}[{c_}], with norm {_g(b.largest)}. "
                           f"{_coupling(doc)}Use jacobian, not batch_jacobian, here.", "  "))
-    return lines
+    return lines + _warning_lines(b.problem)
 
 
 def _coupling(doc):
@@ -126,7 +133,8 @@ def higher_order_lines(doc):
     target, source = _ports(doc, "higher_order")
     t, x = port_name(doc, target), port_name(doc, source)
     lines = [f"Higher order: derivatives of {t} with respect to {x}, one nested tape each"]
-    for k, d in enumerate(higher_order(doc, order), start=1):
+    derivatives = higher_order(doc, order)
+    for k, d in enumerate(derivatives, start=1):
         power = "" if k == 1 else {2: "²", 3: "³"}.get(k, f"^{k}")
         head = f"  d{power}{t}/d{x}{power} ="
         if d is None:
@@ -135,7 +143,20 @@ def higher_order_lines(doc):
             lines.append(f"{head} {number(d)}")
         else:
             lines += [head, grid(d, indent="    ")]
-    return lines
+    problem = study_nan_warning(doc, "higher_order", derivatives, target, source)
+    return lines + _warning_lines(problem)
+
+
+def gradient_check_lines(doc):
+    c = gradient_check(doc)
+    lines = [f"Gradient check of d {c.loss_name} / d {c.entry_name} at {c.entry_name} = "
+             f"{number(c.value)}, in {c.dtype}",
+             f"  backward pass: {c.backward:.10g}",
+             "  central differences (L(x + h) − L(x − h)) / 2h:",
+             f"    {'h':>8}  {'difference':>17}  {'|error|':>9}  {'relative':>9}"]
+    for r in c.rows:
+        lines.append(f"    {r.h:>8g}  {r.difference:>17.10g}  {r.error:>9.2g}  {r.relative:>9.2g}")
+    return lines + [wrap(c.verdict(), "  ")]
 
 
 def chain_lines(story):
@@ -152,7 +173,8 @@ def chain_lines(story):
 
 
 SECTIONS = (("jacobian", jacobian_lines), ("batch_jacobian", batch_jacobian_lines),
-            ("hessian", hessian_lines), ("higher_order", higher_order_lines))
+            ("hessian", hessian_lines), ("higher_order", higher_order_lines),
+            ("gradient_check", gradient_check_lines))
 
 
 def study_sections(story):

@@ -247,6 +247,8 @@ def _check_lesson(name):
                 ("h = 1e-8 is worse than h = 1e-6", [1e-8, 1e-6]),   # the test above
                 (f"{cube64:.0e} in float64 but {cube32:.3f} in float32", [cube64, 64, cube32, 32]),
                 ("gradient checks run in float64", [64]),
+                ("Gradient check (Ctrl+Alt+6)", [6]),   # tests/app/studies: the menu's key
+                ("falls with slope 2", [round(np.log10(err[0.1] / err[0.01]) / np.log10(0.1 / 0.01))]),
                 ("nets_3_wrong_gradient", [3])]
     fd = numpy_central(doc, 1, 1e-4)
     relative = float(f"{abs(g[1] - fd) / max(abs(g[1]), abs(fd)):.2g}")
@@ -254,7 +256,7 @@ def _check_lesson(name):
             ("multiplies the cotangent by 2", [doc.nodes["my_rule"].attrs["factor"]]),
             ("w[1]", None), (f"= {g[1]:.8f}", [round(g[1], 8)]), ("(h = 0.0001)", [1e-4]),
             (f"still say {fd:.8f}", [round(fd, 8)]), (f"is {relative:.2g}", [relative]),
-            ("below 1e-6", [1e-6]), ("Set the rule's factor to 1", [1])]
+            ("below 1e-6", [1e-6]), ("view (Ctrl+Alt+6)", [6]), ("Set the rule's factor to 1", [1])]
 
 
 def lesson_checks(name):

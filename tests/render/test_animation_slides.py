@@ -83,7 +83,7 @@ def test_animation_options_are_refused_in_words_where_they_do_not_apply(tmp_path
     source.write_text(json.dumps(SQUARES), encoding="utf-8")
     for args, words in ((["-o", str(tmp_path / "a.png"), "--fps", "30"], "--fps is for animations"),
                         (["-o", str(tmp_path / "a.gif"), "--step", "2"], "leave --step out"),
-                        (["-o", str(tmp_path / "a.gif"), "--fps", "0"], "between 1 and 100")):
+                        (["-o", str(tmp_path / "a.gif"), "--fps", "0"], "from 1 to 100 frames per second")):
         assert main(["export", str(source), *args]) == 2
         assert words in capsys.readouterr().err
     assert not list(tmp_path.glob("a.*"))

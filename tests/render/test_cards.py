@@ -70,7 +70,7 @@ def test_gradient_label_names_the_target_and_the_node_not_the_op():
 
 
 @pytest.mark.parametrize("name, node, label", [
-    ("002_vjp_output_gradients", "x", "gradient  ∂⟨v, y⟩/∂x"),   # output_gradients v: vᵀJ
+    ("002_vjp_output_gradients", "x", "gradient  ∂❬v, y❭/∂x"),   # output_gradients v: vᵀJ
     ("003_matmul_gradient", "a", "gradient  ∂Σc/∂a"),            # a 2-D target: its sum
     ("003_stop_gradient_product", "a", "gradient  ∂Σcc/∂a"),     # cc is 2 x 3
     ("001_stop_gradient", "x", "gradient  ∂z/∂x"),               # a scalar: itself
@@ -79,6 +79,15 @@ def test_gradient_label_says_what_tape_gradient_differentiates(name, node, label
     """A card never writes ∂y/∂x for what is ∂(Σy)/∂x or vᵀ∂y/∂x (walk-through finding)."""
     r = renderer(name)
     assert [s.label for s in r.cards[node].sections if s.colour == "gradient"] == [label]
+
+
+def test_a_seeded_gradient_label_has_no_bracket_read_as_a_parenthesis():
+    """∂⟨v, y⟩/∂input image read as ∂(v, y)/∂input image at card size (DejaVu's ⟨ is a
+    narrow, shallow glyph): the seed's inner product is written ❬v, y❭ on every card."""
+    r = renderer("nets_1_conv_transpose")
+    labels = [s.label for card in r.cards.values() for s in card.sections if s.colour == "gradient"]
+    assert labels and all(label.startswith("gradient  ∂❬v, y❭/∂") for label in labels), labels
+    assert not any(c in label for label in labels for c in "()⟨⟩")
 
 
 def test_layer_weight_gradients_are_drawn_for_weight_sources():

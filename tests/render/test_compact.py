@@ -102,3 +102,23 @@ def test_a_compact_scalar_writes_its_number_not_a_one_cell_thumbnail(qapp):
     assert float(x_value) == float(doc.nodes["x"].value) and float(x_grad) == 2 * float(x_value)
     assert all(size >= legible.READABLE_PX for _, size in texts)
     assert "<image" not in svg
+
+
+def test_a_short_compact_card_keeps_its_thumbnail_and_its_number(qapp):
+    """Far out (the tiny CNN in one row fitted at zoom 0.26) the 1×36 'flat' card was too
+    short for a thumbnail and the scalar loss showed no number: the compact plate keeps a
+    band for them below the name and shape, and Fit to Window makes room for it."""
+    from gradviz.bundled import samples_dir
+    from gradviz.graph import load
+
+    doc = load(samples_dir() / "nets_5_tiny_cnn.json")
+    renderer = Renderer(doc, evaluation=evaluate(doc))
+    zoom = 0.26
+    flat, loss = renderer.cards["flat"], renderer.cards["loss"]
+    assert np.shape(flat.value) == (1, 36)
+    _, height = compact.label_size(flat, doc.nodes["flat"])
+    assert flat.height * zoom < height                        # shorter than name, shape and band
+    assert compact.overhang(flat, doc.nodes["flat"], zoom)[1] > 0
+    assert _svg(renderer, ["flat"], zoom).count("<image") == 1
+    texts = [t for t, _ in _texts(_svg(renderer, ["loss"], zoom))]
+    assert texts == ["loss", "1", loss.sections[0].preview.text]

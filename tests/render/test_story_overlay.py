@@ -272,3 +272,37 @@ def test_every_fan_in_names_its_paths_by_the_users_nodes():
             assert all(p.startswith("from ") and "path" not in p for p in pills), (name, pills)
             fans += bool(pills)
     assert fans >= 5
+
+
+def test_every_contribution_between_two_nodes_draws_its_arrow_from_the_sender():
+    """Lesson 14's fan-in at layer drew no arrow: its contributions come from inside
+    t1.gradient(out, x), which reads layer's output without an edge from it; and the
+    cross-entropy's step to the logits drew none (its op takes the logits first, its node
+    second). Every contribution from one node to another draws an arrow from the port it
+    delivers to into the node that sends, and a fan-in draws one from every sender."""
+    implicit = 0
+    for name in NAMES:
+        r = renderer(name)
+        steps = r.story.steps
+        for step in steps:
+            sender = step.node
+            port = step.port
+            if step.kind != "contribution" or sender not in r.doc.nodes or port is None \
+                    or port.node == sender or port.node not in r.doc.nodes:
+                continue
+            edges = r._step_edges(step)
+            assert [(e.src, e.dst.node) for e in edges] == [(port, sender)], (name, step.title)
+            implicit += edges[0] not in r.doc.edges
+        for step in r.story.of_kind("fan_in"):
+            if step.port is None:       # inside a layer: no card of its own to arrive at
+                continue
+            senders = {steps[i].node for i in step._sources if steps[i].kind == "contribution"
+                       and steps[i].node in r.doc.nodes and steps[i].node != step.port.node}
+            assert {e.dst.node for e in r._step_edges(step)} == senders, (name, step.title)
+            assert all(e.src == step.port for e in r._step_edges(step)), (name, step.title)
+    assert implicit >= 4        # lesson 14's and the higher-order lesson's gradient nodes
+    r = renderer("001_input_gradient_regularization")
+    fan = next(s for s in r.story.of_kind("fan_in") if s.port == Port("layer", 0))
+    (link,) = r._step_edges(fan)
+    assert link.dst == Port("g1", 0)            # into the input that depends on layer: out
+    assert [text for text, _ in r.pill_rects(fan)] == ["from t1.gradient(out, x)"]

@@ -7,6 +7,7 @@ Playing advances on a QTimer; within a step a QVariantAnimation drives the overl
 progress 0 -> 1 (the cotangent travelling along its edge).
 """
 import html
+import math
 import re
 import time
 
@@ -179,6 +180,7 @@ class PlayerBar(QWidget):
         self._waiting = None         # a result whose story the player has not taken yet
         self.speed = 1.0
         self.framing = {}               # step_view.frame_step options (presentation mode)
+        self._pan = None                # (step, start, frame's centre): the view follows the cotangent
 
         self.animation = QVariantAnimation(self)
         self.animation.setStartValue(0.0)
@@ -355,11 +357,25 @@ class PlayerBar(QWidget):
         step = self.step
         if step is None:
             return None
-        zoom = step_view.frame_step(self.canvas, self.canvas.renderer, step, **self.framing)
+        framed = step_view.frame_step(self.canvas, self.canvas.renderer, step, **self.framing)
+        self._pan = None
+        if framed is not None and self.animation.state() == QVariantAnimation.State.Running:
+            start = step_view.pan_start(self.canvas, self.canvas.renderer, step, *framed)
+            if start is not None:     # the senders are out of the frame: start on them
+                self._pan = (step, start, framed[1])
+                self._follow(self.progress)
         overlay = getattr(self.canvas, "step_overlay", None)
         if overlay is not None and overlay.step is step:
             overlay.relayout()     # the formula card may have docked elsewhere
-        return zoom
+        return None if framed is None else framed[0]
+
+    def _follow(self, progress):
+        """While the cotangent travels from senders the step's frame does not show, the view
+        follows it from them to the frame."""
+        if self._pan is None or self._pan[0] is not self.step:
+            return
+        _, start, centre = self._pan
+        step_view.look_at(self.canvas, start + (centre - start) * min(1.0, max(0.0, progress)))
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
@@ -372,15 +388,19 @@ class PlayerBar(QWidget):
         margins = self._caption_row.contentsMargins()
         width = self.width() - self.step_label.sizeHint().width() - 12 \
             - margins.left() - margins.right()
-        doc = QTextDocument()
-        doc.setDocumentMargin(0)
-        doc.setDefaultFont(self.caption.font())
-        doc.setHtml(self.caption.text())
-        doc.setTextWidth(max(width, 100))
-        line = self.caption.fontMetrics().lineSpacing()
+        def laid_out(html):
+            doc = QTextDocument()
+            doc.setDocumentMargin(0)
+            doc.setDefaultFont(self.caption.font())
+            doc.setHtml(html)
+            doc.setTextWidth(max(width, 100))
+            return doc.size().height()
+        # A line as the label lays it out (the font's line spacing is a pixel shorter): one
+        # line and two are as tall, so a caption that wraps anew never moves the canvas.
+        line = laid_out("X")
         low, high = CAPTION_LINES
-        height = min(max(doc.size().height(), low * line), high * line)
-        self.caption.setFixedHeight(int(height) + 2)
+        height = min(max(laid_out(self.caption.text()), low * line), high * line)
+        self.caption.setFixedHeight(math.ceil(height) + 2)
 
     def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Resize and obj is self.canvas.viewport() \
@@ -393,6 +413,7 @@ class PlayerBar(QWidget):
         if self.animation.state() == QVariantAnimation.State.Running:
             self.animation.stop()
             self.canvas.set_step(self.step, 1.0)
+            self._follow(1.0)
 
     def next(self):
         if self._index < len(self._steps) - 1:
@@ -448,6 +469,7 @@ class PlayerBar(QWidget):
         step = self.step
         if step is not None:
             self.canvas.set_step(step, float(value))
+            self._follow(float(value))
 
     def _chip_clicked(self, index):
         if index != self._index:

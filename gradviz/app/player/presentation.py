@@ -205,7 +205,7 @@ class PresentationMode(QObject):
         self._saved = dict(
             state=w.saveState(),
             window_state=w.windowState(),
-            geometry=w.saveGeometry(),
+            geometry=w.normalGeometry(),
             menu=not w.menuBar().isHidden(),
             status=not w.statusBar().isHidden(),
             theme=canvas.theme_name,
@@ -280,8 +280,11 @@ class PresentationMode(QObject):
             if saved["window_state"] & Qt.WindowState.WindowMaximized:
                 w.showMaximized()
             else:
+                # The client rectangle as it was: restoreGeometry, made to bring back a window
+                # from another session, moves one whose title bar it guesses off screen (with
+                # no window manager, a window at y 0 came back 25 px lower).
                 w.showNormal()
-                w.restoreGeometry(saved["geometry"])
+                w.setGeometry(saved["geometry"])
         w.restoreState(saved["state"])
         for widget in saved["hidden"]:
             widget.show()

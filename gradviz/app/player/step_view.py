@@ -125,6 +125,39 @@ def involved_cards(renderer, step):
     return cards
 
 
+def senders(renderer, step):
+    """The cards a step's cotangent comes from (a fan-in's consumers), where the view starts
+    before it follows the arrows to the step's card; none when it starts at the step's card
+    (a contribution's arrow leaves it)."""
+    nid = getattr(step, "node", None)
+    if nid not in renderer.doc.nodes:
+        return []
+    out = []
+    for edge in renderer._step_edges(step):
+        other = edge.dst.node
+        if other != nid and other in renderer.doc.nodes and edge.src.node == nid:
+            card = _card(renderer, other)
+            if card not in out:
+                out.append(card)
+    return out
+
+
+def pan_start(view, renderer, step, zoom, centre):
+    """Where (scene centre) the view starts a step framed at (`zoom`, `centre`) whose
+    senders that frame does not show: on the senders at the same zoom, from where the camera
+    follows the cotangent to the step's card. None when the frame shows them all."""
+    port = view.viewport().rect()
+    seen = QRectF(0, 0, port.width() / zoom, port.height() / zoom)
+    seen.moveCenter(centre)
+    seen.adjust(-1, -1, 1, 1)            # the scroll bars' whole pixels
+    cards = senders(renderer, step)
+    if all(seen.contains(card) for card in cards):
+        return None
+    width, height = (max(1.0, side - 2 * MARGIN) / zoom for side in (port.width(), port.height()))
+    return QPointF(_centre([(c.left(), c.right()) for c in cards], width, port.width() / zoom),
+                   _centre([(c.top(), c.bottom()) for c in cards], height, port.height() / zoom))
+
+
 DOCK_MARGIN = 2.0      # screen pixels kept free around a docked formula card and its cards
 LEVEL_STEP = 0.9       # the zooms tried below the readable one, each this much smaller
 
@@ -233,12 +266,24 @@ def _centre(spans, seen, full=None):
 
 
 def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM):
-    """Zoom and scroll `view` to frame `step`; returns the zoom, or None (nothing done)."""
+    """Zoom and scroll `view` to frame `step`; returns (zoom, scene centre), or None
+    (nothing done)."""
     framed = step_frame(view, renderer, step, readable_px, max_zoom)
     if framed is None:
         return None
     zoom, centre, _ = framed
     view.setTransform(QTransform.fromScale(zoom, zoom))
+    look_at(view, centre)
+    # A step too large for presentation mode's zoom is framed smaller, down to the legible
+    # size: its cards still show their numbers there (the canvas draws compact below this).
+    shown = text_px(view, zoom)
+    view.set_readable_px(readable_px if shown >= readable_px - 1e-6 else shown * (1 - 1e-9))
+    return zoom, centre
+
+
+def look_at(view, centre):
+    """Scroll `view` (at its zoom) to centre on `centre`, the scene grown to allow it."""
+    zoom = view.transform().m11()
     port = view.viewport().rect()
     seen = QRectF(0, 0, port.width() / zoom, port.height() / zoom)
     seen.moveCenter(centre)
@@ -246,8 +291,3 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM)
     if not scene_rect.contains(seen):
         view.setSceneRect(scene_rect.united(seen.adjusted(-200, -200, 200, 200)))
     view.centerOn(centre)
-    # A step too large for presentation mode's zoom is framed smaller, down to the legible
-    # size: its cards still show their numbers there (the canvas draws compact below this).
-    shown = text_px(view, zoom)
-    view.set_readable_px(readable_px if shown >= readable_px - 1e-6 else shown * (1 - 1e-9))
-    return zoom

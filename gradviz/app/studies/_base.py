@@ -158,6 +158,7 @@ class StudyView(QWidget):
     # Why the study cannot be computed or used ('' when it can): the status bar shows it,
     # so a failed study never sits beside "✓ no problems".
     problemChanged = Signal(str)
+    shows_problem = False        # True: show_result shows a NaN warning itself (no banner)
 
     def __init__(self, controller, parent=None):
         super().__init__(parent)
@@ -314,8 +315,11 @@ class StudyView(QWidget):
         if matrix is not None and np.size(matrix) == 0:
             return self._show_empty(np.shape(matrix))
         self.show_result(result)
-        self._set_problem(getattr(result, "warning", "")
-                          if getattr(result, "finite", True) is False else "")
+        nan = getattr(result, "problem", "")   # where its NaN or infinity first appears
+        if nan and not self.shows_problem:
+            set_banner(self.message, "warning", f"<b>⚠ Its numbers hold NaN or infinity.</b> "
+                                                f"{_html(nan)}")
+        self._set_problem(self.problem_of(result))
 
     def _show_empty(self, shape):
         """An empty target or source (a 0 in its shape): the study is an empty array, and
@@ -358,6 +362,11 @@ class StudyView(QWidget):
 
     def clear_result(self):
         pass
+
+    def problem_of(self, result):
+        """What the status bar must say about a computed study ('' when nothing): by default
+        where its NaN or infinity first appears (a Hessian, a Jacobian holding one)."""
+        return getattr(result, "problem", "")
 
 
 def _reason(e):

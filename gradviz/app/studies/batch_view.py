@@ -61,7 +61,7 @@ class BatchJacobianView(StudyView):
         split = QSplitter(Qt.Horizontal)
         self.heatmap = Heatmap("target element i, then example b",
                                "source element j, then example c",
-                               colorbar_label="∂ y[b, i] / ∂ x[c, j]")
+                               colorbar_label="")   # named by the study shown
         self.norms = Heatmap("example b", "source example c",
                              colorbar_label="‖ block ‖", lines=False)  # the diagonal is the point
         self._marker = QGraphicsRectItem()
@@ -123,7 +123,8 @@ class BatchJacobianView(StudyView):
         self.norms.describe = lambda r, c: (f"‖∂ {t_name}[{r}] / ∂ {s_name}[{c}]‖ = "
                                             f"{fmt(norms[r, c], 6)}"
                                             f"{'' if r == c else '  (off the diagonal)'}")
-        self.heatmap.set_colorbar_label(f"∂ {t_name}[b, i] / ∂ {s_name}[c, j]")
+        self.heatmap.set_colorbar_label(f"∂ {t_name}[b, i] / ∂ {s_name}[c, j]",
+                                        f"∂ {short(t_name, 10)}[b, i] / ∂ {short(s_name, 10)}[c, j]")
         self.norms.set_colorbar_label(f"‖ ∂ {t_name}[b] / ∂ {s_name}[c] ‖")
         self._mark(study.location if study.warning else None)
         self.caption.setText(

@@ -7,10 +7,12 @@ flattened indices; hovering reads out (row, col, value). A square matrix has squ
 cells. A vector, or a square matrix that is zero off its diagonal, is drawn as a line
 plot of its entries instead: a bell curve reads as a curve, not as a 1-pixel stripe.
 """
+import html
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from ...render.themes import LIGHT
@@ -102,6 +104,13 @@ def style_plot(plot, font_pt=FONT_PT):
         axis.enableAutoSIPrefix(False)
 
 
+def relabel(axis, text):
+    """Set an axis title and place it again: pyqtgraph centres the title only when the axis
+    is resized, so a new, longer title would start at the middle and run off the end."""
+    axis.setLabel(text, color=TEXT)
+    axis.resizeEvent()
+
+
 def still_plot(left_axis, left_label, bottom_label):
     """A white plot that neither pans, zooms nor offers pyqtgraph's menu: a study's chart is
     read, not explored (a stray drag must not lose the view a teacher framed)."""
@@ -168,6 +177,7 @@ class Heatmap(QWidget):
         self.stack.addWidget(self.graphics)
         self.stack.addWidget(self.line_plot)
         self.set_colorbar_label(colorbar_label)
+        self.colorbar.axis.geometryChanged.connect(self._fit_colorbar_label)
         self.set_labels(row_label, col_label)
         self.readout = QLabel(" ")
         self.readout.setTextFormat(Qt.TextFormat.RichText)   # the views escape the names
@@ -183,13 +193,26 @@ class Heatmap(QWidget):
 
     def set_labels(self, row_label, col_label):
         self._labels = (row_label, col_label)
-        self.plot.setLabel("left", row_label, color=TEXT)
-        self.plot.setLabel("bottom", col_label, color=TEXT)
+        relabel(self.plot.getAxis("left"), row_label)
+        relabel(self.plot.getAxis("bottom"), col_label)
         self._label_line_plot()
 
-    def set_colorbar_label(self, text):
+    def set_colorbar_label(self, text, *shorter):
+        """The colour bar's title (rich text); `shorter` forms, longest first, stand in when
+        the bar is too short for `text` (a vertical title longer than its bar is cut off)."""
+        self._value_labels = (text, *shorter)
+        self._fit_colorbar_label()
+
+    def _fit_colorbar_label(self):
+        labels = self._value_labels
+        room = self.colorbar.axis.geometry().height()
+        metrics = QFontMetrics(self.colorbar.axis.label.font())
+        text = next((t for t in labels if room <= 0
+                     or metrics.horizontalAdvance(html.unescape(t)) <= room), labels[-1])
+        if text == getattr(self, "_value_label", None):
+            return
         self._value_label = text
-        self.colorbar.axis.setLabel(text, color=TEXT)
+        relabel(self.colorbar.axis, text)
         self._label_line_plot()
 
     def _label_line_plot(self):
@@ -197,8 +220,8 @@ class Heatmap(QWidget):
         row_label, col_label = getattr(self, "_labels", ("", ""))
         rows, cols = self.matrix.shape
         index = col_label if self.mode == "vector" and rows == 1 else row_label
-        self.line_plot.setLabel("bottom", index, color=TEXT)
-        self.line_plot.setLabel("left", getattr(self, "_value_label", ""), color=TEXT)
+        relabel(self.line_plot.getAxis("bottom"), index)
+        relabel(self.line_plot.getAxis("left"), getattr(self, "_value_label", ""))
 
     def clear(self):
         """Nothing shown: no picture, the labels it was made with, no ticks of a document

@@ -11,8 +11,8 @@ from ...engine.errors import counted
 from ...graph import catalog
 from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...story import studies
-from ._base import (PortChooser, StudyView, _html, banner, fmt, rich_names, set_banner, study_ports,
-                    view_format, word_column)
+from ._base import (PortChooser, StudyView, _html, banner, fmt, rich_names, set_banner, short,
+                    study_ports, view_format, word_column)
 from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, still_plot
 from .jacobian_view import _shape
 
@@ -38,6 +38,7 @@ def stored_value(doc, port):
 class HessianView(StudyView):
     title = "Hessian"
     MIN_SIZE = (820, 240)
+    shows_problem = True         # in the symmetry banner, with the heatmap of where
 
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
@@ -52,7 +53,7 @@ class HessianView(StudyView):
         self.layout_.addWidget(self.caption)
 
         split = QSplitter(Qt.Horizontal)
-        self.heatmap = Heatmap("i", "j (flat indices)", colorbar_label="∂² loss / ∂xᵢ ∂xⱼ")
+        self.heatmap = Heatmap("i", "j (flat indices)", colorbar_label="")  # named when shown
         split.addWidget(self.heatmap)
         self.eigen_plot = still_plot(CountAxis("left"), "λₖ", "k (ascending)")
         self.eigen_plot.setTitle("Eigenvalues of H", color=TEXT, size="11pt")
@@ -125,6 +126,9 @@ class HessianView(StudyView):
             f"∂²{t_name} / ∂{s_name}[{_idx(r, shape)}] ∂{s_name}[{_idx(c, shape)}] = "
             f"{fmt(H[r, c], 6)}    (row {r}, col {c})")
         self.heatmap.set_labels("i", f"j: flat index into {s_name} {_shape(shape)}")
+        self.heatmap.set_colorbar_label(f"∂²{t_name} / ∂{s_name}ᵢ ∂{s_name}ⱼ",
+                                        f"∂²{t_name} / ∂{s_name}²",
+                                        f"∂²{short(t_name, 10)} / ∂{short(s_name, 10)}²")
         self.caption.setText(
             f"H = ∂²{t_name} / ∂{s_name}² as a {n} × {n} matrix (i, j: flat indices into "
             f"{s_name} {_shape(shape)}): the outer tape's Jacobian of the inner tape's "

@@ -30,7 +30,7 @@ class JacobianView(StudyView):
         self.layout_.addWidget(self.busy)
         self.layout_.addWidget(self.message)
         self.heatmap = Heatmap("target index (flattened)", "source index (flattened)",
-                               colorbar_label="∂ target / ∂ source")
+                               colorbar_label="")   # named by the study shown
         self.sum_check, self.vjp_check = banner("info"), banner("info")
         split = QSplitter(Qt.Orientation.Horizontal)   # the checks beside the picture
         split.addWidget(self.heatmap)
@@ -78,7 +78,8 @@ class JacobianView(StudyView):
         self.heatmap.set_matrix(J.reshape(t_size, s_size), t_shape, s_shape, (t_name, s_name))
         self.heatmap.set_labels(f"{short(t_name)} index",
                                 f"{s_name} index (flat indices; shapes above)")
-        self.heatmap.set_colorbar_label(f"∂{short(t_name)} / ∂{short(s_name)}")
+        self.heatmap.set_colorbar_label(f"∂{t_name} / ∂{s_name}",
+                                        f"∂{short(t_name)} / ∂{short(s_name)}")
         self.caption.setText(
             f"J = ∂{t_name}/∂{s_name} has shape {_shape(J.shape)}; shown as a "
             f"{t_size} × {s_size} matrix, one row per element of {t_name}, one column per "

@@ -13,7 +13,7 @@ from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QLabel, QMainWindow, QMessageBox,
                                QProgressDialog, QScrollArea, QToolBar, QWidget)
 
-from ...graph.errors import DocumentError
+from ...graph.errors import DocumentError, Problem
 from . import focus_keys
 from .. import theme as app_theme
 from ..canvas.view import CanvasView
@@ -31,11 +31,14 @@ from .menus import WindowMenus
 from ..training import add_train_dock
 from ..worker import run_job
 from ...graph import batch_jacobian, hessian, higher_order, jacobian
+from ...graph.nan_origin import study_problems
+from ...graph.gradient_check import GradientCheck, gradient_check
 
 __all__ = ["MainWindow", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"]
 
 # The study docks (app/studies, in VIEWS order), named here so pyqtgraph loads only when one opens.
-STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms")
+STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms",
+                "Gradient check")
 FIRST_SIZE = QSize(1280, 800)
 FIRST_SHARE = 0.85        # a first window on a larger screen takes this share of it
 PALETTE_WIDTH, INSPECTOR_WIDTH = 230, 340
@@ -58,6 +61,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
     def __init__(self, controller, settings=None, recovery=None, parent=None):
         super().__init__(parent)
         self.controller = controller
+        self._studied = (None, [])   # (the evaluation studied, its studies' warnings)
         if controller.parent() is None:
             controller.setParent(self)  # one document per window: they go together
         self.settings = settings or QSettings()
@@ -294,6 +298,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
 
     def _evaluated(self, result):
         self._evaluation = result
+        if result.evaluation is not self._studied[0]:   # the document changed: stale findings
+            self._studied = (None, [])
         self._show_problems()
         self.time_label.setText(_time_text(result.elapsed_ms))
 
@@ -305,6 +311,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         studies = [(title, dock.view.problem) for title, dock in self.study_docks.items()
                    if getattr(dock, "view", None) is not None and dock.view.problem
                    and dock.toggleViewAction().isChecked()]
+        shown = {text for _, text in studies}
+        studies += [(p.where, p.message) for p in self._studied[1] if p.message not in shown]
         errors = sum(not p.warning for p in result.problems)
         warnings = len(result.problems) - errors + len(studies)
         if result.problems or studies:
@@ -385,13 +393,21 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         if not doc.studies:
             self.show_message("This document asks for no studies (set them in the inspector)")
             return None
-        return self.run_job("Computing studies", _compute_studies, self._studies_done,
-                            copy.deepcopy(doc))
+        evaluation = self.controller.result.evaluation
+        return self.run_job("Computing studies", _compute_studies,
+                            lambda done: self._studies_done(*done, evaluation), copy.deepcopy(doc))
 
-    def _studies_done(self, results):
+    def _studies_done(self, results, problems, evaluation=None):
+        """Say each study's shape; its NaN or infinity is a warning in the status bar at once
+        (not only once its view is opened), while the document stays as it was computed."""
         lines = []
+        nan = {p.where.removeprefix("studies.") for p in problems}
         for name, value in results.items():
-            if isinstance(value, str):
+            if isinstance(value, GradientCheck):
+                lines.append(value.summary())
+            elif name in nan:
+                lines.append(f"{name}: holds NaN or infinity (the ⚠ warning says where)")
+            elif isinstance(value, str):
                 lines.append(f"{name}: {value}")
             elif isinstance(value, list):
                 lines.append(f"{name}: " + ", ".join(
@@ -400,6 +416,9 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
                 lines.append(f"{name}: " + ("None (not connected)" if value is None
                                             else f"shape {tuple(value.shape)}"))
         self.last_studies = results
+        if evaluation is self.controller.result.evaluation:
+            self._studied = (evaluation, problems)
+            self._show_problems()
         self.show_message("Studies: " + "; ".join(lines), 15000)
 
     def showEvent(self, event):
@@ -435,7 +454,7 @@ def _compute_studies(job, doc):
     for i, name in enumerate(names):
         job.report(i / len(names), f"{name.replace('_', ' ')} ({i + 1} of {len(names)})")
         fn = {"jacobian": jacobian, "batch_jacobian": batch_jacobian, "hessian": hessian,
-              "higher_order": higher_order}.get(name)
+              "higher_order": higher_order, "gradient_check": gradient_check}.get(name)
         if fn is None:
             continue
         try:
@@ -443,7 +462,11 @@ def _compute_studies(job, doc):
         except DocumentError as e:
             out[name] = str(e)
     job.report(1.0, "done")
-    return out
+    problems = study_problems(doc, out)
+    check = out.get("gradient_check")
+    if isinstance(check, GradientCheck) and not check.passed:   # as its view says it
+        problems.append(Problem(check.summary(), where="studies.gradient_check", warning=True))
+    return out, problems
 
 
 def _scrolled(view):

@@ -1,9 +1,12 @@
 """What the player puts on screen: the canvas framing of each step (a function of the step
 index, never below a readable zoom) and the timeline of named steps."""
+import numpy as np
 import pytest
 from PySide6.QtCore import QCoreApplication, QRectF, Qt
+from PySide6.QtGui import QTextDocument
 
 from gradviz.app.player import step_view
+from gradviz.app.player.bar import CAPTION_LINES, set_caption
 from gradviz.app.window.main_window import SAMPLES_DIR
 
 SEED_003 = SAMPLES_DIR / "003_stop_gradient_product.json"
@@ -74,6 +77,62 @@ def test_every_step_is_framed_readable_with_its_card_in_view(window, sample, siz
         formula = step_view.render_painter.formula_rect(r, step)
         if formula is not None and formula.width() < seen.width():
             assert seen.intersected(formula).width() == pytest.approx(formula.width(), abs=1), k
+
+
+def test_a_fan_in_whose_senders_are_out_of_its_frame_starts_on_them(window):
+    """Lesson 14's fan-in at layer: its two paths come from inside t1.gradient(out, x), too far
+    to frame with layer at a legible size at 1280x800. The step starts on the sender (the
+    arrow leaving it) and the view follows the cotangent to layer and the formula card; at
+    rest the view is the step's own, as without the animation."""
+    w = window(REGULARIZATION)
+    p, c, r = w.player, w.canvas, w.canvas.renderer
+    k = next(s.index for s in p.steps if s.kind == "fan_in" and s.port.index == 0)
+    p.set_index(k)
+    rest = _view(w)
+    assert not _visible(w).contains(r.rect("g1"))        # the sender is out of the frame
+    p.set_index(k - 1)
+    p.next()
+    QCoreApplication.processEvents()
+    assert p.animation.state() == p.animation.State.Running
+    start = _visible(w)
+    assert start.contains(r.rect("g1")), (start, r.rect("g1"))
+    assert step_view.text_px(c) >= step_view.READABLE_PX - 1e-6
+    p.finish_animation()
+    zoom, centre = _view(w)
+    assert zoom == pytest.approx(rest[0], rel=1e-9) and centre == pytest.approx(rest[1], abs=1.5 / zoom)
+    assert _visible(w).contains(r.rect("layer"))
+
+
+def test_the_canvas_keeps_its_size_whatever_the_caption_says_and_after_an_edit(window, qtbot):
+    """The caption's least height (two lines) was measured with the font's line spacing, a
+    pixel shorter than the line the label lays out: a caption of one line left the canvas 2 px
+    taller than one of two, so an edit or a step that rewrapped it framed the step anew; and
+    a caption of four lines lost its last 2 px."""
+    w = window(SEED_004)
+    p, c = w.player, w.canvas
+    sizes = {}
+    for k in range(-1, len(p.steps)):
+        p.set_index(k)
+        QCoreApplication.processEvents()
+        sizes[k] = c.viewport().size().toTuple()
+    assert len(set(sizes.values())) == 1, sizes      # captions of one and of two lines
+    p.set_index(2)
+    qtbot.wait(50)
+    w.controller.set_value("tf_t", w.controller.doc.nodes["tf_t"].value * np.float32(-2))
+    qtbot.wait(100)                                   # the new story, the paint, the frame timer
+    assert p.index == 2 and c.viewport().size().toTuple() == sizes[2]
+    set_caption(p.caption, "a long caption " * 60)
+    p._fit_caption()
+    def laid_out(html):
+        doc = QTextDocument()
+        doc.setDocumentMargin(0)
+        doc.setDefaultFont(p.caption.font())
+        doc.setHtml(html)
+        doc.setTextWidth(p.caption.width())
+        return doc.size().height()
+    line = laid_out("X")
+    assert laid_out(p.caption.text()) > CAPTION_LINES[1] * line      # more than it shows
+    assert p.caption.height() >= CAPTION_LINES[1] * line
 
 
 def test_a_graph_that_fits_is_shown_whole_and_never_above_the_cap(window):

@@ -1,7 +1,8 @@
 """Every story step of every sample frames what it is about (issue 20 §4), in the window and
 in presentation mode: the card that sends, the cards that receive and the whole formula card
 in view at a legible size, the formula card hiding none of their names, nor any other card's
-name where a free spot was there."""
+name where a free spot was there; where the cards the cotangent comes from cannot be framed
+with the step's, the step starts on them."""
 import pytest
 from PySide6.QtCore import QCoreApplication, QRectF, Qt
 
@@ -34,6 +35,29 @@ def _free_spot(seen, size, cards, involved):
             x += step
         y += step
     return False
+
+
+def _pan_misses(c, r, step, seen, where):
+    """The cards the step's cotangent comes from that neither its frame nor the view it
+    starts from (before following the arrows to its card) shows."""
+    senders = step_view.senders(r, step)
+    if all(seen.contains(card) for card in senders):
+        return []
+    zoom, port = c.transform().m11(), c.viewport().rect()
+    start = step_view.pan_start(c, r, step, zoom, seen.center())
+    if start is None:
+        return [where + ("the senders are in neither the frame nor the start",)]
+    first = QRectF(0, 0, port.width() / zoom, port.height() / zoom)
+    first.moveCenter(start)
+    first.adjust(-0.5, -0.5, 0.5, 0.5)
+    together = senders[0]
+    for card in senders[1:]:
+        together = together.united(card)
+    if not first.contains(senders[0]) or (together.width() <= first.width() - 2 * step_view.MARGIN / zoom
+                                          and together.height() <= first.height() - 2 * step_view.MARGIN / zoom
+                                          and not first.contains(together)):
+        return [where + ("the view does not start on the senders",)]
+    return []
 
 
 def _misses(w, path, presenting):
@@ -73,6 +97,7 @@ def _misses(w, path, presenting):
         for card in cards if fits else cards[:1]:
             if not seen.contains(card):
                 out.append(where + ("a card of the step is out of view",))
+        out += _pan_misses(c, r, step, seen, where)
         formula = step_view.render_painter.formula_rect(r, step)
         if formula is None:
             continue

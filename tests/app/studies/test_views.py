@@ -1,5 +1,7 @@
 """The study docks show the numbers of story.studies and graph.evaluate, nothing else."""
+import html
 import importlib
+import json
 import re
 from pathlib import Path
 
@@ -13,6 +15,7 @@ from gradviz.app.studies.batch_view import patches
 from gradviz.app.studies.heatmap import Heatmap
 from gradviz.graph.document import Port
 from gradviz.story import studies
+from lesson_variants import pow_pitfall_doc
 
 pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
 
@@ -55,7 +58,32 @@ def number_after(text, marker):
 def test_views_registry():
     titles = [t for t, _ in views.VIEWS]
     assert titles == ["Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse",
-                      "Gradient norms"]
+                      "Gradient norms", "Gradient check"]
+
+
+@pytest.mark.parametrize("name, passes", [("nets_3_gradient_check", True),
+                                          ("nets_3_wrong_gradient", False)])
+def test_gradient_check_view_shows_the_check_of_the_lessons_entry(qtbot, name, passes):
+    from gradviz.graph.gradient_check import gradient_check
+    controller, view = opened(qtbot, views.GradientCheckView, name)
+    check = gradient_check(controller.doc)
+    assert view.entry_box.currentText() == "w[1]" and view.result.index == (1,)
+    assert view.result.passed is passes
+    assert view.verdict.property("kind") == ("ok" if passes else "warning")
+    assert view.problem == ("" if passes else check.summary())   # the status bar's warning
+    x, y = view.line.getData()
+    np.testing.assert_allclose(10 ** x, [r.h for r in check.rows])
+    np.testing.assert_allclose(10 ** y, [r.relative for r in check.rows], rtol=1e-6)
+    text = view.table.text()
+    assert f"{check.backward:.10g}" in text
+    assert ("◀ best" in text) is passes      # a failing check has no best step
+    best = check.best
+    bold = re.search(rf"<td align=right>{best.h:g}</td><td align=right><b>([^<]*)</b>", text)
+    assert bold and len(bold.group(1)) >= 10 if passes else "<b>0.</b>" not in text
+    # another entry: the study follows the chooser
+    view.entry_box.setCurrentIndex(2)
+    view.refresh()
+    assert view.result.index == (2,) and view.result.entry_name == "w[2]"
 
 
 @pytest.mark.parametrize("name", ["nets_2_sigmoid_chain", "nets_2_bad_init"])
@@ -320,18 +348,6 @@ def test_a_singular_hessian_along_the_gradient_warns():
     assert "no curvature at this point" in words
 
 
-def pow_pitfall_doc():
-    """Lesson 14 with y_sq = layer ** 2 (Pow): its Hessian is NaN where relu's output is 0."""
-    from gradviz.graph import catalog, load
-    from gradviz.graph.document import CONSTANT, OP, Node
-    doc = load(SAMPLES / "001_input_gradient_regularization.json")
-    doc.add(Node("two", CONSTANT, value=np.float32(2.0)))
-    doc.nodes["y_sq"].op = "pow"
-    doc.nodes["y_sq"].attrs = dict(catalog.OPS["pow"].attrs)
-    doc.connect("two", "y_sq", dst_index=1)
-    return doc
-
-
 def test_lesson_14_has_a_finite_hessian():
     from gradviz.graph import load
     doc = load(SAMPLES / "001_input_gradient_regularization.json")
@@ -363,6 +379,61 @@ def test_the_hessian_view_shows_a_nan_hessian_as_a_warning(qtbot):
     assert view.symmetry.property("kind") == "warning"
     assert "y_sq (Pow)" in view.symmetry.text() and "x^(y-1)" in view.symmetry.text()
     assert not view.newton_button.isEnabled() and not view.result.finite
+
+
+@pytest.mark.parametrize("cls, study", [(views.JacobianView, "jacobian"),
+                                        (views.BatchJacobianView, "batch_jacobian")])
+def test_a_jacobian_holding_infinity_is_a_warning_naming_the_rule(qtbot, cls, study):
+    """√ at 0: the view says where the ∞ starts, and the status bar hears of it."""
+    from gradviz.graph.document import OP, VARIABLE, Document, Node
+    doc = Document()
+    doc.add(Node("a", VARIABLE, value=np.array([[4.0, 0.0]], np.float32)))
+    doc.add(Node("s", OP, op="sqrt", label="root"))
+    doc.connect("a", "s")
+    doc.targets, doc.sources = [Port("s")], [Port("a")]
+    doc.studies = {study: {}}
+    controller = DocumentController()
+    view = cls(controller)
+    qtbot.addWidget(view)
+    heard = []
+    view.problemChanged.connect(heard.append)
+    controller.set_document(doc)
+    view.refresh()
+    assert view.message.property("kind") == "warning"
+    assert "in the gradient of root (Sqrt)" in view.message.text()
+    assert heard and "Sqrt's rule" in heard[-1] and view.problem == heard[-1]
+
+
+STUDY_VIEWS = {"jacobian": views.JacobianView, "batch_jacobian": views.BatchJacobianView,
+               "hessian": views.HessianView}
+
+
+def _variables(text):
+    """What follows each ∂ in `text` (its ² and spaces skipped): the names written as the
+    variables of a derivative."""
+    return [re.sub(r"^[²\s]*", "", part) for part in text.split("∂")[1:]]
+
+
+@pytest.mark.parametrize("sample, study", [
+    (path.stem, name) for path in sorted(SAMPLES.glob("*.json"))
+    for name in json.loads(path.read_text("utf-8")).get("studies", {}) if name in STUDY_VIEWS])
+def test_study_labels_name_the_target_and_source_by_their_labels(qtbot, sample, study):
+    """Every axis, colorbar and caption of a study writes ∂ before the user's target or
+    source name, never a letter (x, y, loss) that is, or could be read as, another node."""
+    controller, view = opened(qtbot, STUDY_VIEWS[study], sample)
+    t_name, s_name = (html.escape(box.currentText(), quote=False)
+                      for box in (view.target_box, view.source_box))
+    heatmaps = [view.heatmap] + ([view.norms] if hasattr(view, "norms") else [])
+    texts = [view.caption.text()] + [t for h in heatmaps for t in (*h._value_labels, *h._labels)]
+    full = view.heatmap._value_labels[0]    # shorter forms stand in on a short colour bar
+    assert t_name in full and s_name in full and view.heatmap._value_label in texts
+    for text in texts:
+        for variable in _variables(text):
+            cut = variable.split("…")[0] if "…" in variable else None   # a name cut short
+            assert variable.startswith((t_name, s_name)) or cut and len(cut) >= 4 and \
+                (t_name.startswith(cut) or s_name.startswith(cut)), (variable, text)
+    view.clear_result()   # the empty view's labels name no variable either
+    assert not [t for h in heatmaps for t in (h._value_label, *h._labels) if _variables(t)]
 
 
 def _number_forms(*texts):

@@ -260,6 +260,35 @@ def test_studies_run_off_the_ui_thread(make_window, qtbot):
     assert w.last_studies["jacobian"].shape == (7, 10, 5, 10)
 
 
+def test_computed_studies_holding_nan_are_a_warning_at_once(make_window, qtbot):
+    """Ctrl+Shift+J on lesson 14 with pow: the status bar warns of the Hessian's NaN (naming
+    pow's rule) without the Hessian view being opened; an edit drops the stale warning."""
+    from lesson_variants import pow_pitfall_doc
+    w = make_window()
+    w.controller.set_document(pow_pitfall_doc())
+    assert w.problems_label.text() == "✓ no problems"
+    job = w.compute_studies()
+    with qtbot.waitSignal(job.done, timeout=60000):
+        pass
+    assert w.problems_label.text() == "⚠ 1 warning"
+    assert "the rule of y_sq (Pow) is differentiated again" in w.problems_label.toolTip()
+    assert "hessian: holds NaN or infinity" in w.statusBar().currentMessage()
+    w.controller.set_value("two", np.float32(3.0))   # the studies are of the document before
+    assert w.problems_label.text() == "✓ no problems"
+
+
+def test_a_failing_gradient_check_computed_by_ctrl_shift_j_is_a_warning(make_window, qtbot):
+    """Every check a study makes counts when the studies are computed, as its view counts it."""
+    w = make_window()
+    w.open_sample(SAMPLES_DIR / "nets_3_wrong_gradient.json")
+    job = w.compute_studies()
+    with qtbot.waitSignal(job.done, timeout=60000):
+        pass
+    check = w.last_studies["gradient_check"]
+    assert not check.passed
+    assert w.problems_label.text().startswith("⚠") and check.summary() in w.problems_label.toolTip()
+
+
 def test_cli_without_arguments_opens_the_app(monkeypatch):
     import gradviz.app
     from gradviz import cli

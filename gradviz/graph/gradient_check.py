@@ -1,0 +1,215 @@
+"""The gradient check: the backward pass's number for one entry of a source beside the
+definition of a derivative, central differences of the forward pass at several step sizes.
+
+    fd(h) = (L(x + h·eᵢ) − L(x − h·eᵢ)) / 2h,   L = Σ seed·target (what the tape differentiates)
+
+Central differences are off by about h²/6 · L''' (truncation), so the error falls 100 times
+for each 10 times smaller h, until rounding takes over (an error like ε·|L| / h): the check
+passes when the smallest relative error is small, and a wrong rule shows as an error that
+does not fall with h at all. The forward runs in the document's dtype (a float32 document
+can never agree to better than about 1e-3; float64 is why gradient checks use float64).
+"""
+import dataclasses
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..engine.interrupt import checkpoint
+from .document import CONSTANT, Port
+from .errors import DocumentError
+from .evaluate import evaluate
+from .names import port_names
+from .ports import parse_port
+from .training import is_variable_port, loss_name, loss_of, port_value, with_values
+
+STEPS = {np.dtype(np.float64): tuple(10.0 ** -k for k in range(1, 11)),
+         np.dtype(np.float32): tuple(10.0 ** -k for k in range(1, 6))}
+# The smallest relative error a correct rule reaches at the best step (the lesson's rule of
+# thumb: float64 checks agree to about 1e-9, float32 ones to about 1e-4).
+TOLERANCE = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-2}
+EXPECTED_SLOPE = 2.0     # central differences: error ∝ h² while truncation dominates
+
+
+@dataclass
+class CheckRow:
+    h: float
+    plus: float                  # L(x + h·eᵢ)
+    minus: float                 # L(x − h·eᵢ)
+    difference: float            # (plus − minus) / 2h
+    error: float                 # |difference − backward|
+    relative: float              # error / max(|difference|, |backward|)
+
+    @property
+    def agreeing_digits(self):
+        """How many significant digits of the difference agree with the backward number."""
+        if self.relative == 0:
+            return 17
+        if not math.isfinite(self.relative):
+            return 0
+        return max(0, int(math.floor(-math.log10(self.relative))))
+
+
+@dataclass
+class GradientCheck:
+    source: Port
+    index: tuple                 # the entry of the source that moves
+    entry_name: str              # 'w[1]'
+    loss_name: str               # 'loss', 'Σ y'
+    dtype: str
+    value: float                 # x[index] where the check is made
+    backward: float              # the backward pass's d L / d x[index]
+    rows: list = field(default_factory=list)
+    tolerance: float = 1e-6
+
+    @property
+    def best(self):
+        """The row of the smallest relative error (the best step size)."""
+        finite = [r for r in self.rows if math.isfinite(r.relative)]
+        return min(finite, key=lambda r: r.relative) if finite else None
+
+    @property
+    def passed(self):
+        best = self.best
+        return best is not None and best.relative <= self.tolerance
+
+    @property
+    def slope(self):
+        """log10(error) against log10(h) over the steps from the largest to the best one
+        (at least the two largest), before rounding takes over: about 2 for a correct rule
+        (truncation ∝ h²), about 0 for a wrong one (its error stays whatever h is)."""
+        best = self.best
+        rows = [r for r in self.rows if best is not None and r.h >= best.h]
+        rows = [r for r in (rows if len(rows) >= 2 else self.rows[:2])
+                if r.error > 0 and math.isfinite(r.error)]
+        if len(rows) < 2:
+            return None
+        return float(np.polyfit(np.log10([r.h for r in rows]),
+                                np.log10([r.error for r in rows]), 1)[0])
+
+    def summary(self):
+        """A short line for the status bar."""
+        best = self.best
+        if best is None:
+            return f"gradient check of {self.entry_name}: not made (NaN or infinity)"
+        return (f"gradient check of {self.entry_name}: {'✓ passes' if self.passed else '✗ fails'} "
+                f"(relative error {best.relative:.2g} at h = {best.h:g})")
+
+    def verdict(self):
+        """One sentence: did the check pass, and why it says so."""
+        best = self.best
+        if best is None:
+            return "✗ The check could not be made: every difference is NaN or infinite."
+        where = f"at h = {best.h:g} the relative error is {best.relative:.2g}"
+        if self.passed:
+            return (f"✓ The backward pass agrees with central differences: {where} "
+                    f"(≤ {self.tolerance:g} in {self.dtype}).")
+        slope = self.slope
+        if slope is not None and slope < 1.0:
+            return (f"✗ The check fails: the relative error stays near {best.relative:.2g} "
+                    f"whatever h is (above {self.tolerance:g} in {self.dtype}). An error that "
+                    "does not fall with h is no rounding or truncation: the backward pass "
+                    "computes the derivative of another function (a wrong rule).")
+        return f"✗ The check fails: {where}, above {self.tolerance:g} in {self.dtype}."
+
+
+def check_port(doc, source=None):
+    """The source the check moves: the study's own, else the document's first source."""
+    spec = doc.studies.get("gradient_check", {})
+    if source is None and "source" in spec:
+        source = parse_port(spec["source"], "studies.gradient_check.source") \
+            if isinstance(spec["source"], str) else spec["source"]
+    if source is None:
+        if not doc.sources:
+            raise DocumentError("the gradient check needs a source: mark a Variable or a "
+                                "watched constant as a source in the inspector",
+                                where="gradient_check")
+        source = doc.sources[0]
+    return source
+
+
+def gradient_check(doc, source=None, index=None, steps=None, progress=None):
+    """Check d L / d source[index] by central differences at each step size in `steps`.
+
+    `index` defaults to the study's `index`, else the entry with the largest gradient
+    (the most telling one). `progress(fraction)` is called after each step size.
+    """
+    source = check_port(doc, source)
+    base = evaluate(doc)
+    if base.errors:
+        raise DocumentError.from_problem(base.errors[0])
+    if not doc.targets:
+        raise DocumentError("the gradient check needs a target: mark the loss as a target "
+                            "in the inspector", where="gradient_check")
+    x = _value(doc, source)
+    gradient = base.gradients.get(source)
+    if gradient is None:
+        gradient = np.zeros_like(x)
+    index = _entry(doc, x, gradient, index)
+    dtype = x.dtype if x.dtype in STEPS else np.dtype(np.float64)
+    steps = tuple(float(h) for h in (steps or doc.studies.get("gradient_check", {}).get("steps")
+                                     or STEPS[dtype]))
+    name = port_names(doc, [source])[source]
+    check = GradientCheck(source, index, name + (f"[{', '.join(map(str, index))}]" if index else ""),
+                          loss_name(doc, base.values), str(x.dtype), float(x[index]),
+                          float(np.asarray(gradient, np.float64)[index]),
+                          tolerance=TOLERANCE.get(dtype, 1e-6))
+    for k, h in enumerate(steps):
+        plus, minus = (_loss_at(doc, base, source, x, index, float(x[index]) + s * h)
+                       for s in (1, -1))
+        with np.errstate(all="ignore"):
+            difference = (plus - minus) / (2 * h)
+            error = abs(difference - check.backward)
+            scale = max(abs(difference), abs(check.backward))
+            relative = error / scale if scale else 0.0
+        check.rows.append(CheckRow(h, plus, minus, difference, error, relative))
+        if progress is not None:
+            progress((k + 1) / len(steps))
+    return check
+
+
+def _value(doc, port):
+    node = doc.nodes.get(port.node)
+    if node is None:
+        raise DocumentError(f"the gradient check's source {port.node} is not in the document",
+                            where="gradient_check")
+    if node.kind == CONSTANT and port.index == 0:
+        return np.asarray(node.value)
+    if is_variable_port(doc, port):
+        return np.asarray(port_value(doc, port))
+    raise DocumentError(f"the gradient check moves a value the document holds: "
+                        f"{port_names(doc, [port])[port]} is computed by an op (choose a "
+                        f"Variable or a constant)", where="gradient_check")
+
+
+def _entry(doc, x, gradient, index):
+    given = doc.studies.get("gradient_check", {}).get("index") if index is None else index
+    if given is None:
+        if x.size == 0:
+            raise DocumentError("the gradient check's source has no elements",
+                                where="gradient_check")
+        g = np.abs(np.nan_to_num(np.asarray(gradient, np.float64)))
+        return tuple(int(i) for i in np.unravel_index(int(np.argmax(g)), x.shape))
+    index = tuple(int(i) for i in np.atleast_1d(given)) if x.ndim else ()
+    if len(index) != x.ndim or any(not 0 <= i < n for i, n in zip(index, x.shape)):
+        raise DocumentError(f"the gradient check's index {list(index)} is not an entry of a "
+                            f"source of shape {tuple(x.shape)}", where="gradient_check")
+    return index
+
+
+def _loss_at(doc, base, source, x, index, value):
+    """L with source[index] set to `value` (stored in the source's dtype)."""
+    checkpoint()
+    moved = np.array(x, copy=True)
+    moved[index] = value
+    node = doc.nodes[source.node]
+    if node.kind == CONSTANT:
+        nodes = dict(doc.nodes)
+        nodes[source.node] = dataclasses.replace(node, value=moved)
+        work = dataclasses.replace(doc, nodes=nodes)
+    else:
+        work = with_values(doc, {source: moved})
+    ev = evaluate(work, persistent=False, same_structure_as=base)
+    if ev.errors:
+        raise DocumentError.from_problem(ev.errors[0])
+    return loss_of(work, ev.values)

@@ -1,0 +1,87 @@
+"""A study whose numbers hold NaN or infinity is a warning that names the node and rule
+where the first one appears, for every kind of study (issue 20 §1: the status bar never
+says "no problems" beside such a result)."""
+import importlib
+
+import numpy as np
+import pytest
+
+from gradviz import graph
+from gradviz.graph import CONSTANT, OP, VARIABLE, Node, Port
+from gradviz.graph.nan_origin import study_problems
+from lesson_variants import pow_pitfall_doc
+
+ev = importlib.import_module("gradviz.graph.evaluate")   # the package re-exports a function
+
+
+def _sqrt_doc(value, study):
+    doc = graph.Document()
+    doc.add(Node("a", VARIABLE, value=np.asarray(value, np.float32)))
+    doc.add(Node("s", OP, op="sqrt", label="root"))
+    doc.connect("a", "s")
+    doc.targets, doc.sources = [Port("s")], [Port("a")]
+    doc.studies = {study: {"target": "s", "source": "a"}}
+    return doc
+
+
+def _messages(doc):
+    return [str(p) for p in study_problems(doc, ev.run_studies(doc))]
+
+
+@pytest.mark.parametrize("study, value, result, words", [
+    ("jacobian", [4.0, 0.0], "J", ("row", "column")),
+    ("batch_jacobian", [[4.0, 1.0], [9.0, 0.0]], "the batch Jacobian",
+     ("example", "row", "column"))])
+def test_a_jacobian_holding_infinity_names_the_rule(study, value, result, words):
+    """√ at 0: the rule divides by 0 (J's row of that element holds ∞, the other rows 0/0)."""
+    doc = _sqrt_doc(value, study)
+    matrix = ev.run_studies(doc)[study]
+    bad = ~np.isfinite(matrix)
+    if study == "jacobian":
+        matrix, bad = matrix.reshape(2, 2), bad.reshape(2, 2)
+    first = np.argwhere(bad)[0]
+    (text,) = _messages(doc)
+    assert text.startswith(f"studies.{study}: {result} holds NaN or infinity in {int(bad.sum())} "
+                           f"of its entries")
+    assert "(first at " + ", ".join(f"{w} {i}" for w, i in zip(words, first)) + ")" in text
+    assert "in the gradient of root (Sqrt)" in text and "Sqrt's rule grad_x" in text
+    assert "from finite numbers" in text
+
+
+def test_a_finite_study_has_no_warning():
+    assert _messages(_sqrt_doc([4.0, 1.0], "jacobian")) == []
+
+
+def test_a_second_derivative_holding_infinity_names_the_rule_differentiated_again():
+    """d²/dx² x^1.5 = 0.75 / √x: infinite at 0 while the first derivative is finite."""
+    doc = graph.Document()
+    doc.add(Node("x", VARIABLE, value=np.zeros(2, np.float32)))
+    doc.add(Node("p", CONSTANT, value=np.float32(1.5)))
+    doc.add(Node("y", OP, op="pow"))
+    doc.connect("x", "y")
+    doc.connect("p", "y", dst_index=1)
+    doc.targets, doc.sources = [Port("y")], [Port("x")]
+    doc.studies = {"higher_order": {"order": 2}}
+    derivatives = ev.run_studies(doc)["higher_order"]
+    assert np.isfinite(derivatives[0]).all() and not np.isfinite(derivatives[1]).all()
+    (text,) = _messages(doc)
+    assert text.startswith("studies.higher_order: the 2nd derivative holds NaN or infinity")
+    assert "where the rule of y (Pow) is differentiated again" in text
+
+
+def test_the_hessian_of_lesson_14_with_pow_names_pow():
+    (text,) = _messages(pow_pitfall_doc())
+    assert text.startswith("studies.hessian: H holds NaN or infinity")
+    assert "the rule of y_sq (Pow) is differentiated again" in text
+
+
+def test_gradviz_run_warns_of_a_study_holding_nan(tmp_path):
+    from gradviz.graph.cli_commands import run_command
+    from gradviz.graph.fileformat import save
+    path = tmp_path / "pow.json"
+    save(pow_pitfall_doc(), path)
+    heard = []
+    code, text = run_command(path, warn=heard.append)
+    assert code == 0
+    assert any("studies.hessian: H holds NaN" in line and "y_sq (Pow)" in line for line in heard)
+    assert '"studies.hessian: H holds NaN' in text
