@@ -2,7 +2,7 @@
 values and gradients on the canvas, and only the cards whose content changed repaint."""
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QObject, QPointF
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF
 from PySide6.QtGui import QRegion
 
 from gradviz.app.canvas import items as canvas_items
@@ -214,6 +214,34 @@ def test_a_card_draws_its_numbers_again_only_when_they_look_otherwise(window, qt
     # spans its own largest magnitude); the loss is written as a number, a new one.
     assert repainted_by(-2 * W) == {"loss"}
     assert repainted_by(W) == {"w", "m", "loss", "x"}
+
+
+def test_a_short_compact_card_shows_its_thumbnail_on_the_plate_below_it(open_window, qtbot):
+    """Drawn compact, a card shorter on screen than its name, shape and thumbnail band (a
+    1x36 vector) draws them on a plate that stands out below it: the thumbnail, drawn in
+    the numbers' own picture, is drawn there too, not cut off at the card's edge."""
+    from gradviz.render import compact
+    w = open_window(size=(1440, 900))
+    doc = Document(title="flat")
+    doc.add(Node("flat", CONSTANT, value=np.linspace(-1, 1, 36, dtype=np.float32).reshape(1, 36),
+                 position=(0.0, 0.0)))
+    w.controller.set_document(doc)
+    canvas = w.canvas
+    qtbot.waitUntil(lambda: not canvas.waiting_for_paint)
+    canvas._set_scale(0.15)   # far out: the card is a few pixels tall
+    canvas.centerOn(canvas.scene_item("flat"))
+    viewport_pixels(canvas)
+    item = canvas.scene_item("flat")
+    assert canvas.compact
+    _, down = compact.overhang(item.card, doc.nodes["flat"], canvas.zoom_level(), scale=canvas.compact_scale())
+    assert down > 0   # the plate stands out below the card
+    below = canvas.mapFromScene(QRectF(0, item.card.height, item.card.width, down)).boundingRect()
+    below = below.intersected(canvas.viewport().rect())
+    shown = viewport_pixels(canvas)
+    item.numbers.setVisible(False)
+    hidden = viewport_pixels(canvas)
+    band = (slice(below.top(), below.bottom()), slice(4 * below.left(), 4 * (below.right() + 1)))
+    assert (shown[band] != hidden[band]).any(), "the thumbnail is cut off at the card's edge"
 
 
 def test_cards_too_small_to_read_are_drawn_compact(window, qtbot, monkeypatch):
