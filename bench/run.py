@@ -468,6 +468,11 @@ def main(argv=None):
     only = {s.strip().upper() for s in args.only.split(",") if s.strip()}
 
     warm_allocator()
+    # The numba kernels load on a worker thread at their first use, and calls take the
+    # numpy twins until then: loaded now, every workload is timed with them, as in a
+    # process that has run a while (before, `--only W3b` timed the twins).
+    from gradviz.engine import kernels
+    kernels.warm_up()
     import numba
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, numba {numba.__version__}, "
           f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}, "

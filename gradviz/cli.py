@@ -253,6 +253,8 @@ def _train(args):
     accepted = hyper_parameters(name)
     takes = [f"--{o}" for o, (h, _) in TRAIN_OPTIONS.items() if h in accepted]
     hyper = dict(preset) if name == preset_name else {}   # the options given override
+    origin = {key: PRESET for key in hyper}
+    origin["steps"] = GIVEN if args.steps is not None else PRESET if preset_steps else STEPS_DEFAULT
     if args.steps is None:
         args.steps = preset_steps or 100
     for option, (key, _) in TRAIN_OPTIONS.items():
@@ -261,7 +263,7 @@ def _train(args):
             continue
         if key not in accepted:
             raise UsageError(f"--{option} is not an option of {name} (it takes {', '.join(takes)})")
-        hyper[key] = value
+        hyper[key], origin[key] = value, GIVEN
     _within("steps", args.steps, "a number of steps")
     try:
         optimizer = make_optimizer(name, **hyper)
@@ -275,10 +277,32 @@ def _train(args):
 
     bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     code, text = train_command(path, optimizer, args.steps, args.output, args.log,
-                               args.param, progress=bar, warn=_warn)
+                               args.param, progress=bar, warn=_warn,
+                               settings=_settings_text(optimizer, accepted, args.steps, origin))
     if bar:
         bar.close()
     return _emit(code, text)
+
+
+GIVEN, PRESET, DEFAULT = "given", "the document's training preset", "Keras' default"
+STEPS_DEFAULT = "the command's default"
+
+
+def _settings_text(optimizer, accepted, steps, origin):
+    """Every setting the run used (`accepted`: the optimizer's hyper-parameters) as the
+    options that set it, grouped by where each came from: '--lr 0.035 (given); --momentum
+    0.9, --nesterov off, --steps 100 (the document's training preset)'. A lesson's preset
+    is never kept silently."""
+    config = optimizer.get_config()
+    groups = {GIVEN: [], PRESET: [], DEFAULT: [], STEPS_DEFAULT: []}
+    for option, (key, _) in TRAIN_OPTIONS.items():
+        if key in accepted:
+            value = config[key]
+            text = f"--{option} {'on' if value else 'off'}" if option in FLAGS \
+                else f"--{option} {value:g}"
+            groups[origin.get(key, DEFAULT)].append(text)
+    groups[origin["steps"]].append(f"--steps {steps}")
+    return "; ".join(f"{', '.join(texts)} ({where})" for where, texts in groups.items() if texts)
 
 
 def _training_preset(path):

@@ -144,3 +144,19 @@ def test_a_documents_training_preset_gives_the_defaults_options_override(tmp_pat
                                        rtol=1e-5, atol=1e-7)
     assert main(["train", "--help"]) == 0
     assert "training preset" in " ".join(capsys.readouterr().out.split())
+
+
+def test_the_summary_names_every_setting_and_where_it_came_from(capsys):
+    """Walk-through: `train train_2_valley --lr 0.035` kept the lesson's momentum 0.9 and
+    said only 'SGD: loss 33 -> 0.000599'."""
+    valley = str(ROOT / "samples" / "train_2_valley.json")
+    assert main(["train", valley, "--lr", "0.035", "--steps", "3"]) == 0
+    expected = Trainer(load(valley), make_optimizer("sgd", learning_rate=0.035, momentum=0.9))
+    expected.run(3)
+    line = capsys.readouterr().out.strip()
+    assert line.startswith(f"SGD: loss {expected.losses[0]:.6g} -> {expected.losses[-1]:.6g} "
+                           "after 3 steps with --lr 0.035, --steps 3 (given); --momentum 0.9 "
+                           "(the document's training preset); --nesterov off (Keras' default)")
+    assert main(["train", str(NEWTON), "--optimizer", "adam", "--beta1", "0.8"]) == 0
+    assert ("with --beta1 0.8 (given); --lr 0.001, --beta2 0.999, --amsgrad off, --epsilon 1e-07 "
+            "(Keras' default); --steps 100 (the command's default)") in capsys.readouterr().out

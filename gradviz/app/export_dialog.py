@@ -118,6 +118,10 @@ def _export_widget(widget, path, scale):
         device.setOutputDevice(buffer)
         device.setSize(size)
         device.setViewBox(QRect(QPoint(), size))
+        # The widget lays its text out at the screen's dpi; at the generator's default 72
+        # an 11 pt font would be written 11 px high, smaller than it was laid out, and text
+        # drawn in pieces (‖, then Δ from another font) would show gaps: ‖  Δ w‖.
+        device.setResolution(widget.logicalDpiX())
         device.setTitle(widget.windowTitle() or "gradviz view")
     else:
         device = QPdfWriter(buffer)

@@ -33,6 +33,19 @@ def relu_grad(g, y):
 
 
 @_jit
+def relu_grad_rows(rows, y):
+    """relu_grad of a cotangent whose rows (k, n) repeat over y's b rows: (k, b, n)."""
+    k_, n = rows.shape
+    out = np.empty((k_, y.shape[0], n), rows.dtype)
+    for k in range(k_):
+        for b in range(y.shape[0]):
+            for i in range(n):
+                g = rows[k, i]
+                out[k, b, i] = g if y[b, i] > 0 else g * 0  # NaN·0 is NaN, -g·0 is -0
+    return out
+
+
+@_jit
 def sigmoid_grad(y, g):
     out = np.empty_like(g)
     for i in range(g.size):
@@ -95,7 +108,8 @@ def warm_up(stop=None):
     for dtype in (np.float32, np.float64):
         v = np.linspace(-1, 1, 8).astype(dtype)
         cols = np.empty((1, 1, 1, 2, 2, 2), dtype)
-        calls = [(relu, v), (relu_grad, v, v), (sigmoid_grad, v, v), (elu_grad, v, v),
+        calls = [(relu, v), (relu_grad, v, v), (relu_grad_rows, v.reshape(2, 4), v.reshape(2, 4)),
+                 (sigmoid_grad, v, v), (elu_grad, v, v),
                  (moments_cols, v.reshape(2, 4)),
                  (scatter_add_3d, np.zeros((1, 3, 2), dtype), np.array([0, 2], np.int64),
                   v[:4].reshape(1, 2, 2)),

@@ -453,14 +453,22 @@ def _compile(steps, inputs, constants, variables, outputs, structure, name):
         return f"    {targets}{',' if len(outs) == 1 else ''} = {fn}({args})  # {opdef.type}"
 
     last_use = {}
+    arena_last_use = {}  # a fused step's arena -> the step that reads it last
     for k, step in enumerate(steps):
+        if step[0] == "fused":
+            arena_last_use[step[7]] = k
         for r in fuse.step_refs(step):
             if r is not None and r[0] == "s":
                 last_use[r[1]] = k
+            elif r is not None and r[0] == "a":
+                arena_last_use[r[1]] = k
     kept = {r[1] for r in outputs if r is not None and r[0] == "s"}
     dying = {}   # step -> the slots it uses last
     for slot, last in last_use.items():
         dying.setdefault(last, []).append(slot)
+    arenas_dying = {}
+    for arena, last in arena_last_use.items():
+        arenas_dying.setdefault(last, []).append(arena)
     for k, step in enumerate(steps):
         kind = step[0]
         if kind == "read":
@@ -468,15 +476,7 @@ def _compile(steps, inputs, constants, variables, outputs, structure, name):
         elif kind == "op":
             lines.append(op_line(step, k))
         elif kind == "fused":
-            _, kernel, refs, outs, shape, dtype, _ = step
-            namespace[f"k{k}"], namespace[f"shape{k}"] = kernel, shape
-            namespace[f"dtype{k}"] = dtype
-            size = int(np.prod(shape))
-            lines.append(f"    out{k} = E(({len(outs)}, {size}), dtype{k})")
-            for q, o in enumerate(outs):
-                lines.append(f"    s{o} = out{k}[{q}].reshape(shape{k})")
-            args = [f"{val(r)}.reshape(-1)" for r in refs] + [f"out{k}"]
-            lines.append(f"    k{k}({size}, {', '.join(args)})  # fused")
+            lines.extend(fuse.call_lines(step, k, val, namespace, set(last_use) | kept))
         elif kind == "store":
             ref = step[2]
             copy = ".copy()" if ref[0] == "c" else ""
@@ -486,9 +486,10 @@ def _compile(steps, inputs, constants, variables, outputs, structure, name):
             namespace[f"h{k}"] = fn
             call = f"h{k}({', '.join(val(r) for r in refs)})"
             lines.append(f"    s{out} = {call}" if out is not None else f"    {call}")
-        dead = sorted(s for s in dying.get(k, ()) if s not in kept)
+        dead = [f"s{s}" for s in sorted(dying.get(k, ())) if s not in kept]
+        dead += [f"arena{a}" for a in sorted(arenas_dying.get(k, ()))]
         if dead:
-            lines.append(f"    del {', '.join(f's{s}' for s in dead)}")
+            lines.append(f"    del {', '.join(dead)}")
     packed = _pack_source(structure, iter(val(r) if r is not None else None for r in outputs))
     flat = ", ".join("None" if r is None else f"W({val(r)})" for r in outputs)
     lines.append(f"    return {packed if packed is not None else '[' + flat + ']'}")

@@ -105,7 +105,7 @@ def _attrs(spec, op):
         if any(b.ndim for b in bounds):
             raise DocumentError("cannot capture clip_by_value with tensor bounds: a "
                                 "clip_by_value node holds one number for each bound",
-                                where=op.name)
+                                where=catalog.api_name(op.type))
         # float32 bounds as their shortest text (0.2, not 0.20000000298023224)
         lo, hi = (float(str(b)) if b.dtype == np.float32 else float(b) for b in bounds)
         return {"clip_value_min": lo, "clip_value_max": hi}
@@ -262,7 +262,7 @@ def _spec(op):
             raise DocumentError(f"cannot capture a gather along axis {op.attrs['axis']} with "
                                 f"indices of rank {np.ndim(op._in_values[1])}: a 'gather' node "
                                 "holds a list of indices, an embedding lookup works on axis 0",
-                                where=op.name)
+                                where=catalog.api_name(op.type))
         return catalog.OPS["nn.embedding_lookup"]
     return _BY_ENGINE.get(op.type)
 
@@ -346,7 +346,8 @@ def _fold(items, ends):
                     and fresh(i, gamma, beta)):
                 raise DocumentError("this batch normalisation cannot be saved as a "
                                     "BatchNormalization layer: its gamma and beta must be the "
-                                    "layer's own variables, not used before it", where=op.name)
+                                    "layer's own variables, not used before it",
+                                    where=catalog.api_name(op.type))
             prefix = _var_name(gamma).rsplit("/", 1)[0] if "/" in _var_name(gamma) \
                 else "batch_normalization"
             out.append(_Item("batchnorm", [op], [x], [op.outputs[0]], extra={"prefix": prefix}))
@@ -522,8 +523,8 @@ def _node(item, name, named, recording, watched):
     if spec is None:
         hint = (" (the backward op of an inner tape.gradient: `gradviz trace` turns that call "
                 "into a 'gradient' node)" if op.type.endswith("Grad") else "")
-        raise DocumentError(f"the tape recorded a {op.type} op ({op.name}); the file format has "
-                            f"no node for it{hint}", where=op.name)
+        raise DocumentError(f"the tape recorded a {op.type} op; the file format has no node "
+                            f"for it{hint}", where=catalog.api_name(op.type))
     stem = spec.name.replace("nn.", "").replace("linalg.", "").replace("reduce_", "")
     return Node(name(named(out, _STEMS.get(spec.name, stem))), OP, op=spec.name,
                 attrs=_attrs(spec, op))

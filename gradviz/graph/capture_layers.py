@@ -6,6 +6,7 @@ import numpy as np
 
 import gradviz as gv
 
+from .catalog import api_name
 from .document import LAYER, Node
 from .errors import DocumentError
 
@@ -75,7 +76,7 @@ def layernorm_folds(op, fresh):
             or np.shape(beta) != (np.shape(x)[-1],):
         raise DocumentError("this layer normalisation cannot be saved as a LayerNormalization "
                             "layer: a document's layer normalises the last axis, with gamma "
-                            "and beta of its size", where=op.name)
+                            "and beta of its size", where=api_name(op.type))
     found = []
     for t, value, name, fill in ((op.inputs[1], gamma, "gamma", 1), (op.inputs[2], beta, "beta", 0)):
         if isinstance(t, gv.Variable):
@@ -85,7 +86,7 @@ def layernorm_folds(op, fresh):
     if not all(found) or not fresh:
         raise DocumentError("this layer normalisation cannot be saved as a LayerNormalization "
                             "layer: its gamma and beta must be the layer's own variables, not "
-                            "used before it", where=op.name)
+                            "used before it", where=api_name(op.type))
     return True
 
 

@@ -184,11 +184,11 @@ def _same_file(script, out_path):
 
 
 def train_command(path, optimizer, steps, out_path=None, log_path=None, parameters=None,
-                  progress=None, warn=None):
+                  progress=None, warn=None, settings=""):
     """Run `optimizer` for `steps` steps on the document at `path`; write the trained
     document to `out_path` and a CSV of step and loss to `log_path` (each if given).
     `progress(done, steps, loss)` hears each step; `warn(line)` hears a loss that stops
-    being finite (said once)."""
+    being finite (said once); `settings`: the run's settings in words, for the summary."""
 
     try:
         doc = load(path)
@@ -220,6 +220,7 @@ def train_command(path, optimizer, steps, out_path=None, log_path=None, paramete
             written.append(target)
     name = optimizer.name
     text = f"{name}: loss {losses[0]:.6g} -> {losses[-1]:.6g} after {counted(len(losses) - 1, 'step')}"
+    text += f" with {settings}" if settings else ""
     return 0, text + (f"; wrote {', '.join(written)}" if written else "; the trained document "
                       "was not saved (give -o FILE)")
 

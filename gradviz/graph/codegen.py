@@ -367,10 +367,19 @@ class _Writer:
                       f'print("{name} of {t} w.r.t. {s}: shape", {name}.shape)']
         for name in ("hessian", "higher_order"):
             if name in doc.studies:
+                settings = ", ".join(self._setting(k, v) for k, v in doc.studies[name].items())
                 lines.append(f"# The document also studies the {name.replace('_', ' ')} "
-                             f"({', '.join(f'{k}={v}' for k, v in doc.studies[name].items())}); "
-                             "it needs nested tapes, see the app's study view.")
+                             f"({settings}); it needs nested tapes, see the app's study view.")
         return lines
+
+    def _setting(self, key, value):
+        """'target=loss': a study's setting, a port named as the code names it (not its id)."""
+        if key in ("target", "source"):
+            try:
+                value = self._study_port(value, ())
+            except ValueError:   # DocumentError too: a port that names no node
+                pass
+        return f"{key}={value}"
 
     def _study_port(self, given, default):
         if given:

@@ -21,8 +21,8 @@ from .errors import DocumentError, errors, named
 from .evaluate import evaluate
 from . import catalog
 from .ports import port_text
-from .training import (NEWTON_LIMIT, gradient_and_hessian, is_variable_port, loss_of, port_value,
-                       store_values, trainable_parameters, with_values)
+from .training import (NEWTON_LIMIT, gradient_and_hessian, is_variable_port, loss_graph, loss_of,
+                       port_value, store_values, trainable_parameters, with_values)
 
 CHUNK_POINTS = 2000      # points per forward pass (batched) or per progress report
 CHECK_RTOL = 1e-4        # batched against point by point (float32 sums in another order)
@@ -76,6 +76,8 @@ def landscape(doc, x, y, x_range, y_range, n=100, progress=None, parameters=None
             raise DocumentError(f"'{catalog.port_name(doc, c.port)}' is not a Variable", where="landscape")
     if x == y:
         raise DocumentError("choose two different coordinates", where="landscape")
+    held = _held_fixed(doc, x, y, trainable_parameters(doc) if parameters is None else parameters)
+    doc = loss_graph(doc, _ports(x, y))           # what the loss does not need is not run
     xs = np.linspace(*map(float, x_range), n)
     ys = np.linspace(*map(float, y_range), n)
     gx, gy = np.meshgrid(xs, ys)
@@ -92,7 +94,6 @@ def landscape(doc, x, y, x_range, y_range, n=100, progress=None, parameters=None
         losses[start:start + len(chunk)] = run(work, base, x, y, chunk)
         if progress is not None:
             progress((start + len(chunk)) / len(points))
-    held = _held_fixed(doc, x, y, trainable_parameters(doc) if parameters is None else parameters)
     return Landscape(x, y, xs, ys, losses.reshape(n, n), (value_of(doc, x), value_of(doc, y)),
                      held, batched, fixed_note(held))
 
@@ -187,8 +188,13 @@ class LocalModel:
     note: str = field(default="")
 
 
+def _ports(x, y):
+    return list(dict.fromkeys([x.port, y.port]))
+
+
 def local_model(doc, x, y, damping=1e-3):
-    ports = list(dict.fromkeys([x.port, y.port]))
+    ports = _ports(x, y)
+    doc = loss_graph(doc, ports)
     size = sum(int(np.size(port_value(doc, p))) for p in ports)
     if size > NEWTON_LIMIT:
         raise DocumentError(f"the Hessian over {size:,} entries is not computed for the "

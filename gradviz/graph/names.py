@@ -8,7 +8,7 @@ valid identifier: 'y_sq (before reset)' becomes y_sq_before_reset.
 import keyword
 import re
 
-from .catalog import port_name
+from .catalog import api_name, port_name
 from .document import fresh
 
 
@@ -23,6 +23,13 @@ def identifier(text):
     if name[0].isdigit():
         name = "n_" + name
     return name + "_" if keyword.iskeyword(name) else name
+
+
+def op_stem(engine_type):
+    """The name TF's Python API gives an op of this type, the public function's name
+    without its module: MatMul -> matmul, SoftmaxCrossEntropyWithLogits ->
+    softmax_cross_entropy_with_logits (a counter makes it unique: matmul_1)."""
+    return identifier(api_name(engine_type).rsplit(".", 1)[-1])
 
 
 def unique_names(doc, taken=(), make=node_name):

@@ -139,6 +139,20 @@ def port_value(doc, port):
     return node.weights.get(_weight_names(node)[port.index - 1])
 
 
+def loss_graph(doc, parameters):
+    """The part of `doc` the loss is computed from (the nodes its targets depend on, and
+    the `parameters`' nodes) with `parameters` as its sources: what training and the
+    landscape evaluate. A node the loss does not depend on (a stray matmul with no
+    inputs) neither stops them nor costs a step anything, as it does not stop the story."""
+    keep = doc.ancestors([p.node for p in doc.targets]) | {p.node for p in parameters}
+    nodes = {nid: node for nid, node in doc.nodes.items() if nid in keep}
+    edges = [e for e in doc.edges if e.src.node in nodes and e.dst.node in nodes]
+    tape = dataclasses.replace(doc.tape, stop_recording=[
+        nid for nid in doc.tape.stop_recording if nid in nodes])
+    return dataclasses.replace(doc, nodes=nodes, edges=edges, sources=list(parameters),
+                               tape=tape, studies={})
+
+
 def with_values(doc, values):
     """A copy of `doc` whose Variable ports hold `values` ({Port: ndarray}); `doc` and its
     nodes are left as they are."""
@@ -279,7 +293,7 @@ class Trainer:
                              "from another run; use fresh_optimizer")
         self.original = doc
         self.optimizer = optimizer
-        self.doc = with_values(dataclasses.replace(doc, sources=list(self.parameters)),
+        self.doc = with_values(loss_graph(doc, self.parameters),
                                {p: port_value(doc, p) for p in self.parameters})
         self.variables = [gv.Variable(np.array(port_value(doc, p)), name=port_text(p))
                           for p in self.parameters]

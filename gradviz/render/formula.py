@@ -18,6 +18,7 @@ from PySide6.QtGui import QColor, QPen
 from ..graph.structure import filter_ports
 from ..story.formatting import number
 from ..story.model import path_name
+from ..story.operands import is_number
 from ..story.rule_pictures import pictures as rule_pictures
 from . import preview, text, tiles
 from .cards import BADGE_H, LINE_H, PAD
@@ -112,7 +113,8 @@ def formula_parts(step):
             parts.append(("text", rule, "local rule"))
         if result is not None and kind != "cut":
             parts += [("op", "="), ("array", np.asarray(result), "contribution")]
-        used = [(k, v) for k, v in operands.items() if v is not None and rule and _mentions(rule, k)]
+        used = [(k, v) for k, v in operands.items()    # (a number written in the rule is its value)
+                if v is not None and rule and _mentions(rule, k) and not is_number(k)]
         if used:
             parts += [("break",), ("word", "where")]
             parts += [("array", np.asarray(v), k, "operand", nodes.get(k, "")) for k, v in used]

@@ -64,20 +64,14 @@ def _uses(steps, sources, name, naming):
     return f"{name} is used {_times(n)} ({'; '.join(parts)})"
 
 
-def substitute(formula, names, labels):
-    """The rule's right-hand side in the reader's names: 'grad · y' with y = x -> 'grad · x'."""
-    rhs = formula.split("=", 1)[-1].strip() if formula else ""
-    mapping = {n: lab for n, lab in zip(names, labels)}
-    if not mapping:
-        return rhs
-    return _word_pattern(tuple(mapping)).sub(lambda m: mapping[m.group(1)], rhs)
-
-
-def bindings(formula, names, labels, k):
-    """"y is 'x'" for each operand of the rule whose node has another name."""
+def bindings(formula, names, labels, k, said=True):
+    """"y is 'layer's matmul'" for each operand the rule mentions by a letter (input k's
+    only when the sentence has not `said` which node it is)."""
     groups = {}
     for i, (n, lab) in enumerate(zip(names, labels)):
-        if n != lab and (i == k or mentioned(formula, n)):
+        if i == k and not said and n != lab:
+            groups.setdefault(lab, []).append(n)
+        elif i != k and n != lab and n != names[k] and mentioned(formula, n):
             groups.setdefault(lab, []).append(n)
     parts = []
     for lab, ns in groups.items():
@@ -259,12 +253,12 @@ def _contribution(ev, naming, visit, where, known):
     what = (f"The custom gradient rule of {op_name} (declared in the document, not code)" if rule
             else f"Local rule of {naming.op_name(op)}")
     if formula:
-        here = bindings(formula, names, labels, k)
-        share = substitute(formula, names, labels)
-        named = "" if names[k] == "input" else f" {names[k]}"   # not "its input input"
-        text = (f"{what} for its input{named}: {formula}. "
-                + (f"Here {here}, so '{target}' receives {share}." if here else
-                   f"'{target}' receives {share}."))
+        # In the reader's names where they fit (grad_x = grad · x); else the rule's letter,
+        # said which node it is.
+        here = bindings(formula, names, labels, k, said=names[k] != "input")
+        intro = ("" if names[k] == "input" else f" {target}" if names[k] == target   # not
+                 else f" {target} ({names[k]} in the rule)")                         # "input input"
+        text = f"{what} for its input{intro}: {formula}." + (f" Here {here}." if here else "")
     else:
         text = (f"{what} for its input {k + 1}: the registered gradient function, applied to "
                 f"the upstream cotangent, gives '{target}' its share.")

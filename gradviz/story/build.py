@@ -8,8 +8,9 @@ import numpy as np
 
 from ..engine import nest
 from ..graph.catalog import api_name, part_name, port_name
-from ..graph.document import CUSTOM_GRADIENT, LAYER, OP, Port
+from ..graph.document import CUSTOM_GRADIENT, LAYER, OP, Port, fresh
 from ..graph.evaluate import evaluate
+from ..graph.names import op_stem
 from .assemble import assemble
 from .formatting import number
 from .recorder import Recorder
@@ -20,13 +21,47 @@ def _number(x):
 
 
 class TapeNaming:
-    """Names for engine objects only: ops by op.name, leaves by the names you give."""
+    """Names for engine objects only: tensors by the names you give; other ops and tensors
+    as TF's Python API names them, counted per story in the order the code made them
+    (matmul, matmul_1, softmax_cross_entropy_with_logits; const, Variable_1), never by
+    the engine's global counter (MatMul_1342)."""
 
-    def __init__(self, names=None):
+    def __init__(self, names=None, events=()):
         self._names = {id(t): n for n, t in (names or {}).items()}
+        self._taken = set(self._names.values())
+        self._counters = {}
+        self._made = {}     # id(op or unnamed leaf) -> its name
+        found = {}
+        for ev in events:
+            tensors = [ev.tensor] if ev.tensor is not None else []
+            if ev.op is not None:
+                tensors += [*ev.op.inputs, *ev.op.outputs]
+            for t in tensors:
+                owner = self._op(t) or t
+                if id(owner) not in self._names:
+                    found.setdefault(id(owner), owner)
+        for item in sorted(found.values(), key=lambda o: o._id):   # the order the code made them
+            self._name_of(item)
+
+    @staticmethod
+    def _op(tensor):
+        return tensor._op if tensor._op is not None and not hasattr(tensor, "assign") else None
+
+    def _name_of(self, item):
+        """An op's or an unnamed leaf's name, given once (the first time it is asked)."""
+        name = self._made.get(id(item))
+        if name is None:
+            if hasattr(item, "opdef"):
+                stem = op_stem(item.type)
+            else:
+                stem = item._name if hasattr(item, "assign") else "const"
+            name = fresh(stem, self._taken, self._counters)
+            self._taken.add(name)
+            self._made[id(item)] = name
+        return name
 
     def node_of(self, op):
-        return op.name
+        return self._name_of(op)
 
     def owner(self, tensor):
         port = self.port_of(tensor)
@@ -36,12 +71,12 @@ class TapeNaming:
         name = self._names.get(id(tensor))
         if name is not None:
             return Port(name, 0)
-        op = tensor._op
-        if op is not None and not hasattr(tensor, "assign"):
+        op = self._op(tensor)
+        if op is not None:
             for i, o in enumerate(op.outputs):
                 if o is tensor:
-                    return Port(op.name, i)
-        return Port(tensor.name.split(":")[0] if hasattr(tensor, "assign") else tensor.name, 0)
+                    return Port(self._name_of(op), i)
+        return Port(self._name_of(tensor), 0)
 
     def label(self, tensor):
         if id(tensor) not in self._names and tensor._op is None and not hasattr(tensor, "assign") \
@@ -51,7 +86,7 @@ class TapeNaming:
         return port.node if port.index == 0 else f"{port.node}:{port.index}"
 
     def op_label(self, op):
-        return op.name
+        return self._name_of(op)
 
     def op_name(self, op):
         """What kind of op it is, as the code that ran wrote it: its name in TF's API
@@ -80,7 +115,7 @@ def from_tape(tape, target, sources, output_gradients=None, names=None,
     recorder = Recorder()
     tape.gradient(target, sources, output_gradients=output_gradients,
                   unconnected_gradients=unconnected_gradients, observer=recorder)
-    naming = TapeNaming(names)
+    naming = TapeNaming(names, recorder.events)
     story = assemble(recorder.events, naming, title=title,
                      unconnected_zero=str(getattr(unconnected_gradients, "value",
                                                   unconnected_gradients)) == "zero")

@@ -1,10 +1,13 @@
-"""The names a local rule gives its operands on screen, chosen so that none clashes.
+"""The names a local rule gives its operands on screen: the reader's own, where they fit.
 
-An op's rule text names its inputs with letters ('grad_x = grad · y' for Mul). A reader's
-graph names its nodes with letters too: in `y = x * x` the rule's y is the node x, while
-the node y is the product. A rule letter that is also the name of another tensor on the
-canvas would give that name a value the canvas shows as something else, so such a letter
-is replaced, in every text of the step, by one that nobody else uses ('grad_a = grad · x').
+An op's rule text names its inputs with letters ('grad_x = grad · y' for Mul). Where an
+operand's tensor has a short name on the canvas (x, W1, layer.kernel, 2), the rule is
+written with it ('grad_x = grad · x' for y = x * x), so the card reads in the reader's
+names and every name in it has the value the canvas shows. A name that would not read as
+a term (a layer's inner op, a label with spaces) keeps the rule's letter, and the card
+says which node it is; a letter that is also the name of another tensor on the canvas
+would give that name a value the canvas shows as something else, so such a letter is
+replaced, in every text of the step, by one that nobody else uses ('grad_a = grad · x').
 """
 import functools
 import re
@@ -51,11 +54,53 @@ def _rename_pattern(names):
 
 def rename(text, mapping):
     """`text` with every operand word renamed by `mapping` ('grad_y = grad · x' with
-    y -> a: 'grad_a = grad · x'); x̂, the normalized x, becomes â with it."""
+    y -> a: 'grad_a = grad · x'); x̂, the normalized x, becomes â with it. A longer name
+    after a coefficient is multiplied visibly: '2x' with x -> diff is '2·diff'."""
     mapping = {old: new for old, new in mapping.items() if old != new}
     if not text or not mapping:
         return text
-    return _rename_pattern(tuple(mapping)).sub(lambda m: mapping[m.group(1)], text)
+
+    def new(m):
+        name = mapping[m.group(1)]
+        after_digit = m.start() > 0 and text[m.start() - 1] in "0123456789"
+        return f"·{name}" if after_digit and len(name) > 1 else name
+    return _rename_pattern(tuple(mapping)).sub(new, text)
+
+
+# A name that reads as one term of a formula: x, W1, tf_t, layer.kernel, γ; or a number.
+_TERM = re.compile(r"[A-Za-z_\u0391-\u03c9][A-Za-z0-9_.\u0391-\u03c9]{0,15}|\d+(\.\d+)?")
+_ACCENTED = "(?=[\u0300-\u036f])"   # x̂: a hat on the letter would land on the name's last letter
+_PROSE = re.compile(r"\b(of|with|the|to|at|over)\b")   # a rule told in words
+
+
+def is_number(name):
+    return bool(re.fullmatch(r"\d+(\.\d+)?", name or ""))
+
+
+def _substitutions(names, labels, tensors, formulas):
+    """{rule letter: the reader's name} for the operands the rule can be written with.
+
+    A letter (or a word such as 'logits' in a rule that is a formula, not prose such as
+    'correlation of input with grad') is replaced where no accent is on it, by its
+    tensor's name when that is one term (`_TERM`), means nothing else in the rule (not
+    'grad') and is no other tensor's of the op."""
+    used = set().union(*(words(f.split("=", 1)[-1]) for f in formulas))
+    prose = any(_PROSE.search(f.split("=", 1)[-1]) for f in formulas)
+    candidates = {}
+    for name, label, tensor in zip(names, labels, tensors):
+        letter = len(name) == 1 and name.isascii()     # x, a (not γ: a symbol of the rule)
+        if not (letter or (name.isascii() and name.isalpha() and not prose)) \
+                or not label or not _TERM.fullmatch(label) \
+                or not any(_word_pattern((name,)).search(f) for f in formulas) \
+                or any(re.search(rf"(?<![A-Za-z_]){re.escape(name)}{_ACCENTED}", f)
+                       for f in formulas) \
+                or any(lab == label and t is not tensor for lab, t in zip(labels, tensors)):
+            continue
+        candidates[name] = label
+    # A name that is a word the rule keeps (grad, softmax, shape) cannot go in; a letter it
+    # keeps (another operand's, Mean's n) is renamed by `unclash` when it is a name shown.
+    kept = {w for w in used if len(w) > 1 and w not in names} | {"grad"}
+    return {n: label for n, label in candidates.items() if label not in kept}
 
 
 def unclash(names, labels, taken, formulas=()):
@@ -75,21 +120,28 @@ def unclash(names, labels, taken, formulas=()):
 
 
 def rule_operands(op, naming):
-    """(names, labels, mapping): the rule's operand names as shown (clashes renamed), the
-    reader's names of the tensors they stand for, and the renaming to apply to rule texts.
+    """(names, labels, mapping): the rule's operand names as shown (the reader's names where
+    they fit, clashes renamed), the reader's names of the tensors they stand for, and the
+    renaming to apply to rule texts.
 
     The op's output joins the operands when its rule mentions it ('y' in softmax's)."""
     raw = [naming.formula(op, k) for k in range(len(op.inputs))]
+    raw = [f for f in raw if f]
     names = operand_names(op, naming.formula)
     labels = [naming.label(t) for t in op.inputs]
-    if OUTPUT not in names and any(OUTPUT in words(f.split("=", 1)[-1]) for f in raw if f) \
+    tensors = list(op.inputs)
+    if OUTPUT not in names and any(OUTPUT in words(f.split("=", 1)[-1]) for f in raw) \
             and len(op.outputs) == 1:
         names, labels = names + [OUTPUT], labels + [naming.label(op.outputs[0])]
-    taken = naming.shown_names()
-    mapping = unclash(names, labels, taken, raw)
+        tensors.append(op.outputs[0])
+    mapping = _substitutions(names, labels, tensors, raw)
+    taken = naming.shown_names() | set(mapping.values())
+    lettered = [(n, lab) for n, lab in zip(names, labels) if n not in mapping]
+    mapping.update(unclash([n for n, _ in lettered], [lab for _, lab in lettered], taken,
+                           [*raw, " ".join(mapping.values())]))
     # A letter the rule uses for no operand (Mean's count n, MatrixSolve's solution x)
     # stands for no node either: one that is a node's name is renamed the same way.
-    free = sorted({w for f in raw if f for w in words(f.split("=", 1)[-1])
+    free = sorted({w for f in raw for w in words(f.split("=", 1)[-1])
                    if len(w) == 1 and w not in names} & taken)
     mapping.update(unclash(free, [None] * len(free), taken, [*raw, " ".join(mapping.values())]))
     return [mapping.get(n, n) for n in names], labels, mapping

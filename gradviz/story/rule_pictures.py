@@ -199,7 +199,10 @@ def pictures(step):
     if op.type in ("SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits") and k == 0:
         sparse = op.type.startswith("Sparse")
         p, rows, diff = softmax_rows(ins[0], ins[1], sparse)
-        return [[("word", "p = softmax(logits) ="), _picture(p, "")],
-                [("word", ("one_hot(labels)" if sparse else "labels") + " ="), _picture(rows, "")],
-                [("word", "p − labels ="), _picture(diff, "")]]
+        # the operands as the step's rule names them (the reader's names: softmax(dense))
+        logits, labels = [*(getattr(step, "operand_nodes", None) or {}), "logits", "labels"][:2]
+        labels = f"one_hot({labels})" if sparse else labels
+        return [[("word", f"p = softmax({logits}) ="), _picture(p, "")],
+                [("word", f"{labels} ="), _picture(rows, "")],
+                [("word", f"p − {labels} ="), _picture(diff, "")]]
     return []

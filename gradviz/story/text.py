@@ -70,7 +70,8 @@ def explain(story, provenance_entries=True, studies=True):
                "target back to the sources).")
     out.append("")
     for problem in getattr(story, "problems", []):
-        where = getattr(problem, "node", None) or getattr(problem, "where", None)
+        where = (getattr(problem, "name", None) or getattr(problem, "node", None)  # its name,
+                 or getattr(problem, "where", None))                              # not its id
         out.append(f"Problem{f' at {where}' if where else ''}: {getattr(problem, 'message', problem)}")
     if getattr(story, "problems", None):
         out.append("")

@@ -62,3 +62,49 @@ def test_every_message_about_a_node_uses_its_label(qtbot):
     texts = asked + undo + tips
     assert not [t for t in texts if any(nid in t for nid in ("x1", "n2", "n3", "n4"))], texts
     QApplication.processEvents()
+
+
+def _widget_texts(window):
+    """Every text a window's (or a dock's) widgets hold: labels, fields, buttons, lists,
+    tooltips."""
+    from PySide6.QtWidgets import (QAbstractButton, QComboBox, QLabel, QLineEdit, QListWidget,
+                                   QPlainTextEdit, QTextEdit, QWidget)
+    out = []
+    for w in window.findChildren(QWidget):
+        out.append(w.toolTip())
+        if isinstance(w, QLabel):
+            out.append(w.text())
+        elif isinstance(w, QLineEdit):   # (the Label field's placeholder is the name an
+            out.append(w.text())          # unlabelled node shows: its id, as the canvas does)
+        elif isinstance(w, QAbstractButton):
+            out.append(w.text())
+        elif isinstance(w, QComboBox):
+            out += [w.itemText(i) for i in range(w.count())]
+        elif isinstance(w, QListWidget):
+            out += [w.item(i).text() for i in range(w.count())]
+        elif isinstance(w, (QPlainTextEdit, QTextEdit)):
+            out.append(w.toPlainText())
+    return out
+
+
+def test_the_window_shows_names_never_ids(open_window, tmp_path):
+    """Inspector header (was 'label (id)'), its lists, the document page, the code view,
+    the player's steps and the study docks' choosers, with every id made visible."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from hidden_ids import SAMPLES, hide_ids, leaks
+    from gradviz.graph import fileformat
+
+    for name in ("000_layer_hessian", "001_clip_gradient"):
+        path = tmp_path / f"{name}.json"
+        fileformat.save(hide_ids(fileformat.load(next(s for s in SAMPLES if s.stem == name))), path)
+        w = open_window(path, shown=False)
+        texts = [w.code_view.code()] + [w.player.step_name(s) for s in w.player.steps]
+        w.controller.set_selection([])
+        texts += _widget_texts(w)
+        for nid in w.controller.doc.nodes:
+            w.controller.set_selection([nid])
+            QApplication.processEvents()
+            texts += _widget_texts(w.inspector.page)
+        assert not [hit for t in texts for hit in leaks(t)], name

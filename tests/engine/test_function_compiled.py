@@ -334,8 +334,8 @@ def test_a_variable_made_at_every_call_falls_back_and_a_layer_built_once_compile
 
 @pytest.mark.slow  # numba compiles the fused kernels into an empty cache: seconds
 def test_a_fused_float32_chain_matches_eager(tmp_path, monkeypatch):
-    """1000 floats: the arithmetic between sin, cos, exp and tanh fuses (those stay
-    numpy's SIMD loops at this size)."""
+    """1000 floats: sin, cos, exp and tanh fuse with the arithmetic between them, in
+    their float32 vector forms (_vector_math.py), forward and backward."""
     scale = 1.0
     monkeypatch.setenv("GRADVIZ_KERNEL_CACHE", str(tmp_path))
 
@@ -354,6 +354,9 @@ def test_a_fused_float32_chain_matches_eager(tmp_path, monkeypatch):
     program = next(iter(compiled.get_concrete_function(x)._programs.values()))
     program.fuse()
     assert program.fused and "# fused" in program.source
+    assert not any(f"# {op}" in program.source for op in ("Sin", "Cos", "Exp", "Tanh"))
+    kernels = "".join(p.read_text() for p in tmp_path.glob("fused_*.py"))
+    assert all(f"vm.{f}32" in kernels for f in ("sin", "cos", "exp", "tanh"))
     for seed in range(2):
         x = tf.constant(np.random.default_rng(seed).uniform(-3, 3, 1000).astype(np.float32))
         _check_equal(compiled(x), chain(x), np.float32)

@@ -126,6 +126,24 @@ def test_relu_kernels_propagate_nan_like_numpy(monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+def test_relu_grad_of_rows_repeated_over_the_batch(monkeypatch, used, dtype):
+    """batch_jacobian's cotangent after a dense layer: (k, n) rows broadcast over the
+    batch; the rows kernel gives numpy's numbers to the bit (NaN, inf, -0 too)."""
+    y = kernels.relu(sample(dtype, 2))
+    y[1, :4] = [np.nan, 0.0, -0.0, 1.0]
+    rows = sample(dtype, 1)[:10]
+    rows[0, :4] = [np.nan, np.inf, -np.inf, -2.0]
+    g = np.broadcast_to(rows[:, None, :], (10,) + y.shape)
+    used.clear()
+    with np.errstate(invalid="ignore"):  # inf · 0
+        fast, slow = both_paths(monkeypatch, kernels.relu_grad, g, y)
+    assert used == ["relu_grad_rows"]
+    assert fast.shape == slow.shape and fast.dtype == slow.dtype
+    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(np.signbit(fast), np.signbit(slow))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
 @pytest.mark.parametrize("shape", [(ROWS, COLS), (8, 10, COLS)], ids=["2d", "3d"])
 def test_batch_moments_kernel(monkeypatch, used, shape, dtype):
     x = (5 + sample(dtype)).reshape(shape)

@@ -107,7 +107,7 @@ def test_the_cross_entropy_stories_step_by_step():
     to_log_p, to_p, to_logits = (x for x in s.steps if x.kind == "contribution"
                                  and x.node in ("labels_log_p", "log_p", "p"))
     np.testing.assert_array_equal(to_log_p.cotangent, [[-1, 0, 0]])   # −labels
-    assert to_p.formula == "grad_x = grad / x"
+    assert to_p.formula == "grad_p = grad / p"          # the rule in the lesson's names
     assert to_p.cotangent[0, 0] == -np.inf and to_p.cotangent[0, 1] == 0
     assert np.isnan(to_logits.cotangent).all()
 
@@ -196,7 +196,7 @@ def test_the_tiny_cnn_story_goes_through_every_layer():
         np.testing.assert_allclose(handed[port].cotangent, expected, rtol=1e-4, atol=1e-6,
                                    err_msg=str(port))
     assert handed[Port("relu")].formula.startswith("grad_input = grad sent to the largest input")
-    assert handed[Port("conv")].formula == "grad_x = grad where x > 0"
+    assert handed[Port("conv")].formula == "grad_conv = grad where conv > 0"
     assert handed[Port("w")].formula.startswith("grad_filters = correlation of input")
     # max_pool routes each of its 36 cotangents to one of relu's 144 outputs
     assert np.count_nonzero(handed[Port("relu")].cotangent) == 36
@@ -250,9 +250,9 @@ def test_the_attention_story_fans_in_three_paths_at_x():
                                    err_msg=node)
     np.testing.assert_array_equal(handed[Port("q")].cotangent[:-1], 0)  # only query 3 was used
     assert (np.abs(handed[Port("k")].cotangent).sum(axis=1) > 0).all()  # every key was compared
-    assert handed[Port("a")].formula == "grad_a = grad @ bᵀ"
-    assert handed[Port("scaled")].formula == "grad_x = y · (grad - Σ grad·y)"
-    assert handed[Port("k")].formula == "grad_b = gradᵀ @ a"
+    assert handed[Port("a")].formula == "grad_A = grad @ Vᵀ"      # in the lesson's names
+    assert handed[Port("scaled")].formula == "grad_S = A · (grad - Σ grad·A)"
+    assert handed[Port("k")].formula == "grad_K = gradᵀ @ Q"
     fan_in = next(x for x in s.steps if x.kind == "fan_in")
     assert fan_in.port == Port("x")
     labels = [label for label, _ in fan_in.terms]

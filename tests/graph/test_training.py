@@ -156,8 +156,8 @@ def test_a_vector_target_is_summed():
     values = trainer.evaluation.values
     assert loss_text(doc, values) == ("minimising Σ sq (Σ: the sum the tape takes of a target "
                                       "that is not a scalar)")
-    doc.targets = [Port("loss")]
-    assert loss_text(doc, values) == "minimising loss"
+    doc.targets = [Port("loss")]      # (the trainer evaluated only what sq needs)
+    assert loss_text(doc, evaluate(doc, persistent=False).values) == "minimising loss"
 
 
 def test_with_values_copies():
@@ -358,3 +358,32 @@ def test_a_trainer_starts_from_an_optimizer_that_took_no_step(name):
     assert same_optimizer(optimizer, fresh) and int(fresh.iterations._value) == 0
     assert not same_optimizer(optimizer, make_optimizer(name, learning_rate=0.2))
     assert not same_optimizer(make_optimizer("sgd"), make_optimizer("rmsprop"))
+
+
+def test_training_and_the_landscape_run_the_part_of_the_graph_the_loss_needs():
+    """Walk-through: a lone matmul added to an MLP stopped training ("node 'matmul': input
+    0 (a) is not connected") while the story went on; a node the loss needs that is not
+    connected is named by its label."""
+    from gradviz.graph.document import Document, Node
+    from gradviz.graph.landscape import coordinates, landscape, local_model
+    from gradviz.graph.errors import DocumentError
+    clean = load("samples/001_hessian_newton.json")
+    doc = load("samples/001_hessian_newton.json")
+    doc.nodes["matmul"] = Node("matmul", "op", "matmul")
+    trained, expected = (Trainer(d, make_optimizer("sgd", learning_rate=0.1)) for d in (doc, clean))
+    trained.run(3)
+    expected.run(3)
+    assert trained.losses == expected.losses and "matmul" in trained.document().nodes
+    x, y = coordinates(doc, trained.parameters)[:2]
+    np.testing.assert_array_equal(landscape(doc, x, y, (-1, 1), (-1, 1), n=4).losses,
+                                  landscape(clean, x, y, (-1, 1), (-1, 1), n=4).losses)
+    np.testing.assert_array_equal(local_model(doc, x, y).gradient, local_model(clean, x, y).gradient)
+    broken = Document()
+    broken.add(Node("W", "variable", value=np.ones((2, 2), np.float32)))
+    broken.add(Node("mm", "op", "matmul", label="hidden"))
+    broken.add(Node("s", "op", "reduce_sum"))
+    broken.connect("W", "mm", 0, 1)
+    broken.connect("mm", "s")
+    broken.targets, broken.sources = [Port("s")], [Port("W")]
+    with pytest.raises(DocumentError, match=r"'hidden': input 0 \(a\) is not connected"):
+        Trainer(broken, make_optimizer("sgd"))

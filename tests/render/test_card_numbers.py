@@ -9,7 +9,7 @@ import pytest
 from gradviz.render import preview
 from gradviz.render.formula import FormulaLayout
 
-from samples_util import NAMES, renderer
+from samples_util import NAMES, renderer, sample
 
 NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*(?:e[-+]\d+)?|nan|inf)(?![\w.])")
 MINUS_ZERO = re.compile(r"(?<![\w.])-0(?:\.0+)?(?:e[-+]0+)?(?![\d.])")
@@ -39,7 +39,10 @@ def signature(number):
 
 
 def check(previews, where):
-    numbers = [t for shown in previews for t in texts(shown)]
+    check_texts([t for shown in previews for t in texts(shown)], where)
+
+
+def check_texts(numbers, where):
     assert not [n for n in numbers if MINUS_ZERO.fullmatch(n.strip())], (where, numbers)
     kinds = {signature(n.strip()) for n in numbers} - {None}
     assert len(kinds) <= 1, (where, numbers)
@@ -77,3 +80,26 @@ def test_a_card_never_prints_a_nonzero_array_as_zeros():
     assert preview.card_spec([np.array([1.5]), np.array([2e-5, -1e-5])]) == "%.2e"
     assert preview.card_spec([np.array([1, 2]), np.array([3])]) == "%d"
     assert preview.card_spec([np.array([True]), None]) is None
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_steps_provenance_table_and_sum_have_one_format_and_no_minus_zero(name):
+    """The provenance dock's table of each step (its cotangent, upstream, operands, paths)
+    is written in one format (preview.number_format, as the dock's TensorGrid writes it),
+    and the sum of products it explains an entry with holds no negative zero."""
+    from gradviz.story.local import provenance
+    _, story = sample(name)
+    for step in story.steps:
+        arrays = [step.cotangent, step.total, *(step.contributions or [])]
+        arrays += [v for v in (step.operands or {}).values() if not isinstance(v, list)]
+        for array in arrays:
+            if array is None or np.asarray(array).dtype.kind not in "fi" or not np.size(array):
+                continue
+            a2 = preview.as_2d(np.asarray(array))
+            fmt = preview.number_format(a2)
+            numbers = [fmt(v) for v in a2.reshape(-1)[:400].tolist()]
+            check_texts(numbers, f"{name}: provenance table of step {step.index + 1} {step.title}")
+        if step.kind in ("seed", "contribution", "fan_in") and np.size(step.cotangent):
+            explained = provenance(story, step, 0)
+            for text in (explained.text(), explained.numbers()):
+                assert not MINUS_ZERO.search(text), (name, step.title, text)

@@ -1,6 +1,7 @@
 """Node cards: every text fits its card (elided with "…" only when it must), layer weights
 show their gradients, long vectors make a readable heatmap, x̂ keeps its hat on the x."""
 import copy
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -481,7 +482,8 @@ def test_a_six_unit_layer_shows_every_unit_on_its_card_and_in_its_rule():
     relu = next(s for s in r.story.steps if s.kind == "contribution" and s.formula == "grad_a = grad where a > 0")
     parts = [(part, shown) for part, shown, *_ in r.formula_layout(relu).placed if part[0] == "array"]
     assert parts and all(shown.kind == "grid" for _, shown in parts)
-    matmul = next(s for s in r.story.steps if s.kind == "contribution" and s.formula == "grad_a = grad @ bᵀ")
+    matmul = next(s for s in r.story.steps if s.kind == "contribution"      # layer{k}'s matmul →
+                  and re.fullmatch(r"grad_layer\d = grad @ layer\d\.kernelᵀ", s.formula))   # layer{k-1}
     kernel = next(shown for part, shown, *_ in r.formula_layout(matmul).placed if part[0] == "array"
                   and np.shape(part[1]) == (6, 6))
     assert kernel.kind == "grid" and all(kernel.cell_rect(0, 0, i) is not None for i in range(36))

@@ -46,12 +46,13 @@ def test_no_port_name_gives_a_node_name_another_value(path):
     assert _clashes(doc) == []
 
 
-def test_the_port_and_the_rule_card_rename_alike():
-    """multiply's port y, fed by x beside the node y, is written as the rule card writes
-    that operand: grad_a = grad · x, and the port reads a."""
+def test_the_port_and_the_rule_card_never_give_y_another_value():
+    """multiply's port y, fed by x beside the node y, reads a; the rule card writes that
+    operand as the node it is: grad_x = grad · x (issue 20: the user's names substituted)."""
     doc = _squares()
     renderer = Renderer(doc)
     assert [name for _, name, out in renderer.port_labels("y") if not out] == ["x", "a"]
     story = build(doc)
     second = next(s for s in story.steps if s.kind == "contribution" and "input 2" in s.title)
-    assert "grad_a = grad · x" in second.caption, second.caption
+    assert second.formula == "grad_x = grad · x" and second.operand_nodes == {"x": "x"}
+    assert "y" not in second.caption.split(":", 1)[1], second.caption

@@ -121,13 +121,13 @@ def test_pending_card_hides_the_numbers_and_keeps_its_size():
 def test_formula_card_shows_every_operand_the_rule_uses_scalars_too():
     r = renderer("001_stop_gradient")
     step = next(s for s in r.story.steps if s.kind == "contribution" and s.node == "x_sq")
-    # Pow's exponent is the node 'two'; the node y (= 3) keeps its name to itself.
-    assert step.formula == "grad_x = grad · a · x^(a-1)"
+    # Pow's exponent is the node 'two', written by its name; the node y (= 3) keeps its own.
+    assert step.formula == "grad_x = grad · two · x^(two-1)"
     arrays = {p[2]: p[1] for p in formula_parts(step) if p[0] == "array"}
-    assert set(arrays) == {"upstream", "x", "a", "contribution"}
-    assert float(arrays["x"]) == 2 and float(arrays["a"]) == 2 and float(arrays["contribution"]) == 4
+    assert set(arrays) == {"upstream", "x", "two", "contribution"}
+    assert float(arrays["x"]) == 2 and float(arrays["two"]) == 2 and float(arrays["contribution"]) == 4
     titles = [operand_title(p) for p in formula_parts(step) if len(p) > 3]
-    assert titles == ["x =", "a (two) ="]   # which node each operand is
+    assert titles == ["x =", "two ="]   # each operand is the node of its name
     placed = {label for label, _, _ in formula_arrays(r, step)}
     assert placed == set(arrays)
 

@@ -45,7 +45,7 @@ def test_seed004_document_story():
     np.testing.assert_array_equal(seed.cotangent, np.ones((5, 3)))
     assert visit.node == "y" and visit.op_type == "MatMul"
     assert contribution.node == "y" and contribution.port == Port("t")
-    assert contribution.formula == "grad_a = grad @ bᵀ"
+    assert contribution.formula == "grad_t = grad @ bᵀ"   # the rule in the document's names
     np.testing.assert_allclose(contribution.cotangent, [ROW] * 5, rtol=1e-6)
     assert accumulate.port == Port("t")
     p = s.provenance(Port("t"), 0)

@@ -50,14 +50,15 @@ def test_operands_are_named_by_the_document_001_stop_recording():
 def test_operands_are_named_by_the_document_002_vjp():
     _, _, text = told("002_vjp_output_gradients")
     assert "e.g. grad x[0] = 2·x[0] = 2" in text
-    # Mul's operand y is the node x; the node y is the product, so the rule calls it a.
-    assert "grad_a = grad · x. Here a is 'x', so 'x' receives grad · x." in " ".join(text.split())
+    # Mul's operand y is the node x; the node y is the product: the rule names the node x.
+    assert "for its input x: grad_x = grad · x." in " ".join(text.split())
+    assert "grad · y" not in text
 
 
 def test_the_custom_rule_is_the_declared_one_001_clip_gradient():
     _, s, text = told("001_clip_gradient")
     (custom,) = [st for st in s.of_kind("contribution") if st.op_type == "CustomGradient"]
-    assert custom.formula == "grad_y = clip_by_norm(grad, 0.5)"
+    assert custom.formula == "grad_vv = clip_by_norm(grad, 0.5)"
     assert custom.title == "clip_gradients → vv"
     assert "e.g. grad vv = clip_by_norm(1, 0.5) = 0.5" in text
     assert "grad_fn" not in text
@@ -84,8 +85,7 @@ def test_layer_internals_are_named_by_the_layer_001_batchnorm_pitfall():
     assert "layer2's elu → layer2's bias add" in titles and "bn's fused batch norm → layer1" in titles
     assert "layer2's bias add → layer2's matmul" in titles
     assert not [t for t in titles if re.search(r"AddV2|MatMul|Elu|FusedBatchNorm|/", t)], titles
-    assert "Here a is 'bn' and b is 'layer2.kernel', so 'bn' receives grad @ layer2.kernelᵀ." \
-        in " ".join(text.split())
+    assert "for its input bn: grad_bn = grad @ layer2.kernelᵀ." in " ".join(text.split())
     # The upstream of bn's row 0 is elu'(z) = 1 where z > 0 (exact) and exp(z) elsewhere;
     # exp(z)'s last float32 digits depend on the CPU, so the text is built from the value.
     to_bn = next(st for st in s.steps if st.title == "layer2's matmul → bn")

@@ -1,4 +1,6 @@
 """The story of a tape, step by step, against the numbers of seeds 004 and 003."""
+import re
+
 import numpy as np
 import pytest
 
@@ -33,7 +35,7 @@ def test_seed004_story_step_by_step(seed004):
     assert visit.op_type == "MatMul"
     np.testing.assert_array_equal(visit.cotangent, np.ones((5, 3)))
     assert contribution.port.node == "t" and contribution.input_index == 0
-    assert contribution.formula == "grad_a = grad @ bᵀ"
+    assert contribution.formula == "grad_t = grad @ bᵀ"   # the rule in the names given
     np.testing.assert_allclose(contribution.cotangent, [ROW] * 5, rtol=1e-6)
     np.testing.assert_allclose(contribution.operands["b"], B)
     assert accumulate.port.node == "t"
@@ -65,8 +67,8 @@ def test_single_element_target_gives_column_of_b():
     s = story.from_tape(tape, y00, t, names={"t": t})
     grad = s.of_kind("accumulate")[0].total
     np.testing.assert_allclose(grad[0], np.array(B)[:, 0], rtol=1e-6)
-    p = s.provenance("t", 1)  # t[0,1] gets grad[0,0]·b[1,0] only
-    assert [x.label for x in p.terms] == ["grad[0,0]·b[1,0]"]
+    p = s.provenance("t", 1)  # t[0,1] gets grad[0,0]·b[1,0] only; b, unnamed, is TF's const
+    assert [x.label for x in p.terms] == ["grad[0,0]·const[1,0]"]
 
 
 def seed003():
@@ -88,7 +90,7 @@ def test_seed003_stop_gradient_story():
     np.testing.assert_array_equal(seed.cotangent, np.ones((2, 3)))
     assert mul.op_type == "Mul"
     to_c = s.steps[2]
-    assert to_c.port.node == "c" and to_c.formula == "grad_x = grad · y"
+    assert to_c.port.node == "c" and to_c.formula == "grad_c = grad · stop_gradient"
     np.testing.assert_array_equal(to_c.cotangent, c.numpy())
     cut = s.steps[5]
     assert cut.op_type == "StopGradient" and cut.port.node == "c" and "stops" in cut.caption
@@ -118,10 +120,10 @@ def test_fan_in_sums_the_contributions_and_names_them():
     p = s.provenance("x", 1)
     assert p.kind == "fan_in" and len(p.terms) == 3
     assert p.total == pytest.approx(p.value, rel=1e-6)
-    # provenance of one contribution: x*x's input 0 at x[1] is grad[1]·y[1] = 1·2
+    # provenance of one contribution: x*x's input 0 at x[1] is grad[1]·x[1] = 1·2
     mul_to_x = [st for st in s.of_kind("contribution") if st.op_type == "Mul"][0]
     q = s.step_provenance(mul_to_x, 1)
-    assert [(t.label, t.product) for t in q.terms] == [("grad[1]·y[1]", 2.0)]
+    assert [(t.label, t.product) for t in q.terms] == [("grad[1]·x[1]", 2.0)]
     assert s.step_provenance(s.of_kind("accumulate")[0], 1).value == p.value
 
 
@@ -178,7 +180,7 @@ def test_custom_gradient_local_jacobian_follows_the_rule():
 def test_explain_prints_every_step_with_numbers(seed004):
     text = explain(seed004)
     assert "sum over the elements of y" in text
-    assert "grad_a = grad @ bᵀ" in text
+    assert "grad_t = grad @ bᵀ" in text
     value = seed004.steps[2].cotangent[0, 0]  # the contribution to t, as computed here
     np.testing.assert_array_max_ulp(value, np.float32(ROW[0]), maxulp=2)
     assert f"t[0,0] = 1·b[0,0] + 1·b[0,1] + 1·b[0,2] = {number(value, 8)}" in text
@@ -205,3 +207,75 @@ def test_a_source_the_tape_never_watched_is_told_as_such():
     s = story.from_tape(tape, y, [other], names={"x": x, "other": other, "y": y})
     (step,) = [st for st in s.steps if st.kind == "unconnected"]
     assert step.title == "other is unconnected"
+
+
+def _recorded_script():
+    """A script's tape: the same code gives the same story, however many ops ran before."""
+    x = tf.Variable([[1.0, 2.0]])
+    w = tf.Variable([[0.5, 1.0], [-0.3, 2.0]])
+    labels = tf.constant([[0.0, 1.0]])
+    with tf.GradientTape() as tape:
+        h = tf.matmul(x, w)
+        logits = tf.matmul(h, w) * h + tf.constant([[0.5, -0.5]])
+        loss = tf.reduce_sum(tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+    return story.from_tape(tape, loss, [x, w], names={"x": x, "w": w})
+
+
+def _texts(s):
+    return [t for st in s.steps for t in (st.title, st.caption, st.formula or "",
+                                          str(st.port), str(st.node), st.tensor_name or "")]
+
+
+def test_unnamed_tensors_are_named_as_tf_names_them_counted_per_story():
+    """Not the engine's global names (SoftmaxCrossEntropyWithLogits_1342, MatMul_5): TF's
+    Python names with a counter per story, in the order the code made them."""
+    first = _recorded_script()
+    tf.matmul(tf.ones((3, 3)), tf.ones((3, 3)))       # more ops: the engine's counter moves on
+    second = _recorded_script()
+    assert _texts(first) == _texts(second)
+    titles = [st.title for st in first.steps]
+    assert titles[:3] == ["Seed reduce_sum", "Visit reduce_sum",
+                          "reduce_sum → softmax_cross_entropy_with_logits"]
+    assert "matmul → x" in titles and "matmul_1 → w" in titles and "Visit add" in titles
+    engine_style = re.compile(r"\b[A-Z][A-Za-z0-9]*_\d+\b")   # an op type and a global count
+    assert not [t for t in _texts(first) if engine_style.search(t)]
+
+
+def _unnamed_leaves():
+    a, b = tf.Variable([1.0, 2.0]), tf.Variable([3.0, 4.0])
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(a * b)
+    return tape, y, [a, b]
+
+
+def test_unnamed_variables_get_a_name_each():
+    """Two unnamed Variables were both 'Variable' (TF's eager default): one step each now."""
+    s = story.from_tape(*_unnamed_leaves())
+    got = [st.port.node for st in s.steps if st.kind == "accumulate"]
+    assert got == ["Variable", "Variable_1"]
+
+
+SCRIPT = '''
+import gradviz as tf
+x = tf.constant([[1.0, -2.0, 0.5]])
+layer = tf.keras.layers.Dense(2, activation="relu")
+labels = tf.constant([[0.0, 1.0]])
+with tf.GradientTape() as tape:
+    tape.watch(x)
+    logits = layer(x) * 2.0 + tf.sin(x[:, :2])
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+g = tape.gradient(loss, [x] + layer.trainable_variables)
+'''
+
+
+def test_a_traced_scripts_story_has_no_engine_names(tmp_path):
+    """`gradviz trace`: the script's document, explained, names every tensor as the script
+    or TF's API does (xent, mul, sin, getitem, layer's matmul), never MatMul_12."""
+    from gradviz.graph import load
+    from gradviz.graph.cli_commands import trace_command
+    script, out = tmp_path / "net.py", tmp_path / "net.json"
+    script.write_text(SCRIPT, encoding="utf-8")
+    assert trace_command(str(script), str(out))[0] == 0
+    text = explain(story.build(load(out)), studies=False)   # (the studies write J_1, J_L)
+    assert "Local rule of nn.softmax_cross_entropy_with_logits for its input logits" in text
+    assert not re.findall(r"\b[A-Z][A-Za-z0-9]*_\d+\b", text)

@@ -27,7 +27,8 @@ def test_the_conv_lesson_tells_both_rules_with_the_documents_numbers():
     assert to_x.port == Port("x") and to_x.formula.startswith("grad_input = transposed convolution")
     assert to_w.port == Port("w") and to_w.formula.startswith("grad_filters = correlation of input")
     assert "Local rule of nn.conv2d for its input: grad_input" in to_x.caption   # not "input input"
-    assert "Local rule of nn.conv2d for its input filters: grad_filters" in to_w.caption
+    assert "Local rule of nn.conv2d for its input filter w (filters in the rule): grad_filters" \
+        in to_w.caption
     w = doc.nodes["w"].value[:, :, 0, 0]
     full = np.zeros((5, 5), np.float32)          # one filter copy per upstream entry
     for i, j in np.ndindex(3, 3):
@@ -76,7 +77,7 @@ def test_the_wrong_gradient_story_shows_the_rule_doubling_the_cotangent():
     into_rule, out_of_rule = s.steps[5].cotangent, s.steps[6].cotangent
     np.testing.assert_allclose(into_rule, 1 - np.tanh(w * x) ** 2, rtol=1e-14)
     np.testing.assert_array_equal(out_of_rule, 2 * into_rule)
-    assert s.steps[6].formula == "grad_y = grad · 2"
+    assert s.steps[6].formula == "grad_wx = grad · 2"   # the rule in the document's names
     np.testing.assert_allclose(s.steps[-1].cotangent, 2 * x * (1 - np.tanh(w * x) ** 2),
                                rtol=1e-14)
     right = told("nets_3_gradient_check")

@@ -35,10 +35,10 @@ def _chain(node, extra=(), first_slot=0):
 CASES = {
     "xent": (lambda: _chain(Node("loss", OP, op="nn.softmax_cross_entropy_with_logits"),
                             [(0, ("labels", Y))], first_slot=1),
-             "grad_logits = grad · (p − labels), p = softmax(logits)"),
+             "grad_x = grad · (p − labels), p = softmax(x)"),      # in the document's names
     "sparse_xent": (lambda: _chain(Node("loss", OP, op="nn.sparse_softmax_cross_entropy_with_logits"),
                                    [(0, ("classes", np.array([2, 0], np.int64)))], first_slot=1),
-                    "grad_logits = grad · (p − one_hot(labels)), p = softmax(logits)"),
+                    "grad_x = grad · (p − one_hot(classes)), p = softmax(x)"),
     "dropout": (lambda: _chain(Node("drop", OP, op="nn.dropout", attrs={"rate": 0.5, "seed": 1})),
                 "grad_x = grad · mask / (1 − rate)"),
     "layer_norm": (lambda: _chain(Node("ln", LAYER, op="LayerNormalization", weights={
@@ -62,7 +62,7 @@ def test_the_ops_rule_is_told_and_an_element_adds_up_to_its_gradient(name):
 def test_the_sparse_rule_names_the_users_labels():
     s = story.build(CASES["sparse_xent"][0]())
     (step,) = [st for st in s.steps if st.kind == "contribution" and st.node == "loss"]
-    assert "one_hot(classes)" in step.caption and step.operand_nodes.get("labels") == "classes"
+    assert "one_hot(classes)" in step.caption and step.operand_nodes.get("classes") == "classes"
 
 
 def test_an_embedding_layers_story_reaches_its_table():

@@ -114,8 +114,8 @@ def test_softmax_cross_entropy_shows_p_labels_and_their_difference_in_three_rows
     doc.output_gradients = {Port("loss"): np.array([1.0, 2.0, -0.5], np.float32)}
     step = _contributions(doc)["z"]
     rows = pictures(step)
-    assert [row[0][1] for row in rows] == ["p = softmax(logits) =",
-                                           ("one_hot(labels)" if sparse else "labels") + " =", "p − labels ="]
+    y_rows = "one_hot(y)" if sparse else "y"       # the document's names, as the rule writes them
+    assert [row[0][1] for row in rows] == ["p = softmax(z) =", f"{y_rows} =", f"p − {y_rows} ="]
     p, y, diff = (row[1][1] for row in rows)
     np.testing.assert_allclose(p.sum(axis=1), 1, rtol=1e-6)
     np.testing.assert_allclose(diff, p - y)

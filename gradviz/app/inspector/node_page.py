@@ -10,7 +10,7 @@ from ...engine.errors import counted
 from ...engine.layers import glorot_limit
 from ...graph import catalog
 from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
-from ...graph.names import port_names
+from ...graph.names import node_name, port_names
 from ...graph.tensors import DTYPES, MAX_RANK
 from ...render.port_labels import with_port_names
 from .fields import (PLACEHOLDERS, LineField, display_text, Page, attr_text, blocked, bold_label,
@@ -433,10 +433,8 @@ class NodePage(Page):
             return
         node, result = self.node, self.controller.result
         self._show_doc(node)
-        self.title.setText(html.escape(node.label or node.id, quote=False))
-        if node.label:
-            self.title.setText(f"{html.escape(node.label, quote=False)}  <span style='font-weight:"
-                               f"normal'>({html.escape(node.id, quote=False)})</span>")
+        # The node's name as the canvas writes it (its op is in the line below); ids are internal.
+        self.title.setText(html.escape(node_name(node), quote=False))
         self.label.show_text(node.label)
         self.label.edit.setPlaceholderText(node.id)
         show_problems(self.problems, result.node_problems.get(self.node_id, []))

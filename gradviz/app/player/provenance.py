@@ -62,15 +62,15 @@ def origin_step(story, step):
 
 def path_label(story, index):
     """The name of one path into a fan-in: the contribution step and which input slot of
-    its op it went through ('y → x, input 1 (y)'), so two paths through one op differ."""
+    its op it went through ('y → x, input 1'), so two paths through one op differ; a
+    title that says the slot already ('y → x (input 2)') is not told it twice."""
     step = story.steps[index]
     if step.kind == "seed":
         return "seed"
     if step.kind != "contribution" or step.input_index is None:
         return step.title
-    names = [k for k in step.operands if k != "grad"]
-    k = step.input_index
-    return f"{step.title}, input {k}" + (f" ({names[k]})" if k < len(names) else "")
+    slot = f"input {step.input_index + 1}"     # counted from 1, as the titles count
+    return step.title if step.title.endswith(f"({slot})") else f"{step.title}, {slot}"
 
 
 @dataclass

@@ -102,6 +102,30 @@ def style_plot(plot, font_pt=FONT_PT):
         axis.setTextPen(pg.mkPen(TEXT))
         axis.label.setFont(font)
         axis.enableAutoSIPrefix(False)
+        _labels_never_touch(axis)
+
+
+LABEL_GAP = 4    # px between two tick labels; a label closer to the one before is left out
+
+
+def _labels_never_touch(axis):
+    """pyqtgraph writes every label of the major ticks however narrow the plot (a 110 px
+    axis read '0.20.40.60.8'): a label that would touch one already written is left out,
+    as its own rule does for the minor ticks."""
+    generate = axis.generateDrawSpecs
+
+    def thinned(painter):
+        specs = generate(painter)
+        if specs is None:
+            return specs
+        axis_spec, tick_specs, text_specs = specs
+        kept = []
+        for spec in text_specs:
+            room = spec[0].adjusted(-LABEL_GAP, -LABEL_GAP / 2, LABEL_GAP, LABEL_GAP / 2)
+            if not any(room.intersects(other[0]) for other in kept):
+                kept.append(spec)
+        return axis_spec, tick_specs, kept
+    axis.generateDrawSpecs = thinned
 
 
 def relabel(axis, text):

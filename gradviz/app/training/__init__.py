@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QWidget
 
 OPEN_SHARE = 0.46    # the dock opens this share of the height it shares with the canvas,
 CANVAS_KEEP = 300    # leaving the canvas at least this (a row of cards and a formula card)
+MIN_SIZE = (640, 200)   # below this the controls, a plot and its ticks no longer read
 
 
 def add_train_dock(window):
@@ -29,12 +30,19 @@ def add_train_dock(window):
             holder = _HoldOnInput(session, dock.panel)
             for widget in (window.canvas, window.canvas.viewport()):   # keys, the mouse
                 widget.installEventFilter(holder)
+            dock.panel.setMinimumSize(*MIN_SIZE)
             dock.setWidget(dock.panel)
             QTimer.singleShot(0, dock, lambda: claim_room(window, dock))
     dock.visibilityChanged.connect(create)
     dock.stopper = _StopOnClose(window, dock)
+    # A tab beside the study docks, not a column that squeezes them and itself until
+    # their words are cut (Train beside the Jacobian at 1280 x 800).
+    studies = list(getattr(window, "study_docks", {}).values())
+    if studies:
+        window.tabifyDockWidget(studies[-1], dock)
     dock.hide()
     action = dock.toggleViewAction()
+    action.triggered.connect(lambda shown: shown and QTimer.singleShot(0, dock, dock.raise_))
     action.setShortcut(QKeySequence("Ctrl+Shift+T"))
     action.setToolTip("Train the document's Variables with SGD, RMSprop, Adam or Newton")
     window.view_menu.addAction(action)

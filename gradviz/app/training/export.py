@@ -2,6 +2,9 @@
 study views' exporter), and the run replayed as a GIF or an APNG through render's
 writers: each frame is the graph with that step's values beside the curves grown to
 that step (and the landscape's path, when it is drawn)."""
+import os
+from pathlib import Path
+
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
@@ -11,6 +14,7 @@ from ...graph.evaluate import evaluate
 from ...graph.training import loss_of, with_values
 from ...render import Renderer, animation
 from ..export_dialog import export_widget, frame_progress
+from ..folders import remember_folder, start_folder
 
 MAX_FRAMES = 60
 FRAME_WIDTH, FRAME_HEIGHT = 1280, 720     # a slide's 16:9 (was a 3266 x 508 strip of 6 MB)
@@ -141,10 +145,11 @@ def export_run(panel, path, fps=6.0, theme="light", progress=None):
 def export_plots_dialog(panel):
     """Ask where, then write the tab on screen; returns the path or None."""
     name = "training_landscape" if panel.tabs.currentWidget() is panel.landscape else "training_curves"
-    path, _ = QFileDialog.getSaveFileName(panel, "Export plots", name + ".png",
+    path, _ = QFileDialog.getSaveFileName(panel, "Export plots", _start(panel, name + ".png"),
                                           "PNG picture (*.png);;SVG drawing (*.svg);;PDF (*.pdf)")
     if not path:
         return None
+    remember_folder(panel.window(), "export", path)
     try:
         return export_plots(panel, path)
     except (OSError, ValueError) as e:
@@ -155,10 +160,11 @@ def export_plots_dialog(panel):
 def export_run_dialog(panel):
     """Ask where, then replay the run into a GIF or APNG behind a progress dialog with
     Cancel (a cancelled export leaves no file); returns the frames written or None."""
-    path, _ = QFileDialog.getSaveFileName(panel, "Export run", "training_run.gif",
+    path, _ = QFileDialog.getSaveFileName(panel, "Export run", _start(panel, "training_run.gif"),
                                           "Animated GIF (*.gif);;Animated PNG (*.png)")
     if not path:
         return None
+    remember_folder(panel.window(), "export", path)
     try:
         with frame_progress(panel, "Export run") as report:
             return export_run(panel, path, progress=report)
@@ -167,3 +173,11 @@ def export_run_dialog(panel):
     except (OSError, ValueError) as e:
         QMessageBox.warning(panel, "Cannot export", f"{path}\n\n{e}")
         return None
+
+
+def _start(panel, name):
+    """`name` in the folder every export dialog last used (one setting for all), else the
+    document's folder, else home."""
+    document = panel.controller.path
+    fallback = os.path.dirname(document) if document else str(Path.home())
+    return os.path.join(start_folder(panel.window(), "export", fallback), name)

@@ -4,7 +4,7 @@ two coordinates). The grid is computed on a worker, in chunks, and can be cancel
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QProgressBar,
+from PySide6.QtWidgets import (QBoxLayout, QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QProgressBar,
                                QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
 
 from ...graph.errors import DocumentError
@@ -17,17 +17,22 @@ from ..worker import run_job
 
 LEVELS = 14                   # contour lines, spaced geometrically over the grid's range
 PATH_COLOUR, ARROW_COLOUR, NEWTON_COLOUR = "#D55E00", "#0072B2", "#009E73"
-SIDE_WIDTH = 330             # the column of choices and words beside the plot
+SIDE_MIN_WIDTH = 300         # the column of choices and words beside the plot, at least
+KEY_BESIDE_WIDTH = 560       # from this width of the column the key goes beside the choices
 SHADE = pg.ColorMap([0.0, 1.0], [(150, 170, 205), (255, 255, 255)])   # darker is lower
 
 
 def _compute(job, doc, x, y, ranges, n, parameters, damping):
     land = landscape(doc, x, y, *ranges, n=n, progress=job.report, parameters=parameters)
+    return land, _model(job, doc, x, y, damping)
+
+
+def _model(job, doc, x, y, damping):
+    """The quadratic model at `doc`'s point (its words when it cannot be computed)."""
     try:
-        model = local_model(doc, x, y, damping)
+        return local_model(doc, x, y, damping)
     except DocumentError as error:
-        model = str(error)
-    return land, model
+        return str(error)
 
 
 def contour_levels(losses, count=LEVELS):
@@ -48,7 +53,9 @@ class LandscapeView(QWidget):
         self.panel = panel
         self.job = None
         self.land = None
-        self.model = None
+        self.model = None             # LocalModel at `model_at`, or words why there is none
+        self.model_at = None          # the (x, y) the model was computed at
+        self.model_job = None         # the model at the document's point, on a worker
         self._coordinates = []
         self.x_box, self.y_box = QComboBox(), QComboBox()
         for box, axis in ((self.x_box, "x"), (self.y_box, "y")):
@@ -82,6 +89,7 @@ class LandscapeView(QWidget):
         self.image = pg.ImageItem()
         self.image.setColorMap(SHADE)
         self.plot.addItem(self.image)
+        self.image.setVisible(False)
         self.contours = []
         self.path_curve = self.plot.plot(pen=pg.mkPen(PATH_COLOUR, width=2), symbol="o",
                                          symbolSize=4, symbolBrush=PATH_COLOUR,
@@ -108,12 +116,18 @@ class LandscapeView(QWidget):
 
         # The choices and the words beside the plot, not above and below it: the plot keeps
         # its aspect, so a short dock (a 1280 x 800 window) gives it the whole height.
+        # The key beside the choices where the column is wide (a short dock then shows it
+        # whole), below them where it is narrow.
+        asked = QVBoxLayout()
+        asked.addLayout(choices)
+        asked.addLayout(row)
+        asked.addWidget(self.progress)
+        self.top = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        self.top.addLayout(asked, 1)
+        self.top.addWidget(self.key, 1, Qt.AlignmentFlag.AlignTop)
         side = QVBoxLayout()
-        side.addLayout(choices)
-        side.addLayout(row)
-        side.addWidget(self.progress)
+        side.addLayout(self.top)
         side.addWidget(self.note)
-        side.addWidget(self.key)
         side.addWidget(self.caption)
         side.addStretch(1)
         column = QWidget()
@@ -123,14 +137,33 @@ class LandscapeView(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setFixedWidth(SIDE_WIDTH)
+        scroll.setMinimumWidth(SIDE_MIN_WIDTH)
+        self.holder = SquarePlot(self.plot)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.plot, 1)
-        layout.addWidget(scroll)
+        layout.addWidget(self.holder)
+        layout.addWidget(scroll, 1)
         self.note.setVisible(False)
         self.draw_button.clicked.connect(self.draw)
+        for box in (self.x_box, self.y_box):      # without a surface the path follows them
+            box.currentIndexChanged.connect(lambda *_: self.land is None and self.refresh_overlay())
         self.cancel_button.clicked.connect(self.cancel)
+
+    def resizeEvent(self, event):
+        """The plot as wide as its square view box needs at this height; the words take
+        the rest (a plot as wide as the tab stretched the square window's x range to
+        three times the contours' width)."""
+        margins = self.layout().contentsMargins()
+        height = self.height() - margins.top() - margins.bottom()
+        room = self.width() - margins.left() - margins.right() - SIDE_MIN_WIDTH \
+            - self.layout().spacing()
+        extra_w, extra_h = self.holder.extras()
+        plot_width = max(40, min(height - extra_h + extra_w, room))
+        self.holder.setFixedWidth(plot_width)
+        wide = self.width() - plot_width >= KEY_BESIDE_WIDTH
+        self.top.setDirection(QBoxLayout.Direction.LeftToRight if wide
+                              else QBoxLayout.Direction.TopToBottom)
+        super().resizeEvent(event)
 
     # -- choices --------------------------------------------------------------------------
     def update_coordinates(self):
@@ -186,22 +219,34 @@ class LandscapeView(QWidget):
         return True
 
     def clear(self):
-        """No surface (another document): its grid, path, arrow, star and words go."""
+        """No surface (another document): its grid, contours, path, arrow, star, words and
+        axes go."""
         self.cancel()
-        self.land = self.model = None
-        for item in self.contours:
-            self.plot.removeItem(item)
-        self.contours = []
+        self.land = self.model = self.model_at = None
+        self._drop_contours()
         self.image.clear()
+        self.image.setVisible(False)  # (its empty box at the old corner would be auto-ranged)
         for curve in (self.path_curve, self.point, self.arrow_line, self.newton):
             curve.setData([], [])
         self.arrow_head.setVisible(False)
         self.caption.setText("")
         set_banner(self.note, "info", "")
+        self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)   # not the last one's
+        self.plot.enableAutoRange()
+
+    def _drop_contours(self):
+        """The contour lines are the image's children, not the plot's items: removeItem
+        would leave them on screen (they stayed over the next document's plot)."""
+        for item in self.contours:
+            item.setParentItem(None)
+            if item.scene() is not None:
+                item.scene().removeItem(item)
+        self.contours = []
 
     def cancel(self):
-        if self.job is not None:
-            self.job.cancel()
+        for job in (self.job, self.model_job):
+            if job is not None:
+                job.cancel()
 
     def _done(self):
         self.job = None
@@ -228,10 +273,8 @@ class LandscapeView(QWidget):
 
     def _show(self, result):
         land, model = result
-        self.land, self.model = land, model
-        for item in self.contours:
-            self.plot.removeItem(item)
-        self.contours = []
+        self.land, self.model, self.model_at = land, model, tuple(land.center)
+        self._drop_contours()
         data = land.losses.T                  # ImageItem: axis 0 is x
         finite = np.isfinite(data)
         shade = np.full(data.shape, np.nan)
@@ -239,6 +282,7 @@ class LandscapeView(QWidget):
             order = np.argsort(np.argsort(data[finite]))
             shade[finite] = order / max(1, order.size - 1)
         self.image.setImage(shade, levels=(0, 1))
+        self.image.setVisible(True)
         dx = (land.xs[-1] - land.xs[0]) / max(1, len(land.xs) - 1)
         dy = (land.ys[-1] - land.ys[0]) / max(1, len(land.ys) - 1)
         self.image.setRect(QRectF(land.xs[0] - dx / 2, land.ys[0] - dy / 2,
@@ -252,7 +296,17 @@ class LandscapeView(QWidget):
         self.refresh_overlay()
         self.plot.setXRange(land.xs[0], land.xs[-1], padding=0)
         self.plot.setYRange(land.ys[0], land.ys[-1], padding=0)
-        warning = model if isinstance(model, str) else model.note
+        self._write_caption()
+
+    def _write_caption(self):
+        """The surface's words, and the model's at the current point (none while the
+        model at a point the Variables moved to is being computed)."""
+        land, model = self.land, self.model
+        if land is None:
+            return
+        if self.model_at != self.current_point(land.x, land.y):
+            model = None
+        warning = model if isinstance(model, str) else getattr(model, "note", "")
         set_banner(self.note, "warning", warning or "")
         doc = self.panel.controller.doc
         self.caption.setText(
@@ -260,36 +314,77 @@ class LandscapeView(QWidget):
             f"and {_html(land.y.text(port_label(doc, land.y.port)))} (y), {len(land.xs)} × {len(land.ys)} "
             f"points; contours spaced geometrically above the lowest, "
             f"{np.nanmin(land.losses):.4g}; darker is lower."
-            + ("" if isinstance(model, str) else
+            + ("" if model is None or isinstance(model, str) else
                f" At the point: loss {model.loss:.6g}, ∇L = ({model.gradient[0]:.4g}, "
                f"{model.gradient[1]:.4g}); the star minimises L + gᵀδ + ½δᵀ(H + λI)δ "
                f"(λ = {model.damping:g}) over x and y."))
 
-    def refresh_overlay(self, upto=None):
-        """The path (up to step `upto`) and the current point: cheap, redrawn as a run
-        goes on."""
+    def current_point(self, x, y):
+        """(x, y) of the document's Variables now (None when a coordinate is gone)."""
+        try:
+            return value_of(self.panel.controller.doc, x), value_of(self.panel.controller.doc, y)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+            return None
+
+    def follow_document(self):
+        """The document's values changed (a run's preview, Undo, Redo, Reset): the point,
+        path, −∇L and the star follow; the model at a new point is computed on a worker
+        (until it comes, no arrow or star is drawn at a point they are not of). During a
+        run the plots' timer redraws the overlay, not each preview (the canvas goes first)."""
+        if self.panel.session.running:
+            return
+        self.refresh_overlay()
         land = self.land
         if land is None:
             return
-        path = self.path_points(land.x, land.y, upto)
+        now = self.current_point(land.x, land.y)
+        if now is None or now == self.model_at:
+            return
+        self._write_caption()
+        if self.model_job is not None:
+            self.model_job.cancel()
+        doc = snapshot(self.panel.controller.doc)
+        job = self.model_job = run_job(_model, doc, land.x, land.y, self._damping())
+
+        def take(model):
+            if self.land is land and self.current_point(land.x, land.y) == now:
+                self.model, self.model_at = model, now
+                self.refresh_overlay()
+                self._write_caption()
+        job.finished.connect(take)
+        job.done.connect(lambda: self.model_job is job and setattr(self, "model_job", None))
+
+    def refresh_overlay(self, upto=None):
+        """The path (up to step `upto`), the current point, −∇L and the star there: cheap,
+        redrawn as a run goes on and when Undo, Redo or Reset move the Variables. Without
+        a drawn surface the run's path is drawn over the chosen coordinates alone."""
+        land = self.land
+        x, y = (land.x, land.y) if land is not None else self.chosen()
+        if x is None or x == y:
+            for curve in (self.path_curve, self.point):
+                curve.setData([], [])
+            self._no_arrow()
+            return
+        path = self.path_points(x, y, upto)
         xs, ys = (np.array(v, float) for v in zip(*path)) if path else (np.zeros(0), np.zeros(0))
         self.path_curve.setData(xs, ys)
-        model = self.model
+        now = None if upto is not None else self.current_point(x, y)
         if upto is not None:        # a replay: the point is the step's; −∇L and the star were not
             self.point.setData(xs[-1:], ys[-1:])
-            model = None
+        elif now is not None and (land is not None or path):
+            self.point.setData([now[0]], [now[1]])
         else:
-            self.point.setData([land.center[0]], [land.center[1]])
+            self.point.setData([], [])
+        model = self.model if land is not None and now is not None and now == self.model_at \
+            else None
         if model is None or isinstance(model, str) or not np.all(np.isfinite(model.gradient)) \
                 or not np.any(model.gradient):
-            self.arrow_line.setData([], [])
-            self.arrow_head.setVisible(False)
-            self.newton.setData([], [])
+            self._no_arrow()
             return
         span = land.xs[-1] - land.xs[0]
         direction = -model.gradient / np.linalg.norm(model.gradient)
-        tip = np.array(land.center) + 0.2 * span * direction
-        self.arrow_line.setData([land.center[0], tip[0]], [land.center[1], tip[1]])
+        tip = np.array(now) + 0.2 * span * direction
+        self.arrow_line.setData([now[0], tip[0]], [now[1], tip[1]])
         angle = np.degrees(np.arctan2(direction[1], direction[0]))
         self.arrow_head.setStyle(angle=180 - angle)
         self.arrow_head.setPos(*tip)
@@ -299,3 +394,43 @@ class LandscapeView(QWidget):
         else:
             self.newton.setData([], [])
 
+    def _no_arrow(self):
+        self.arrow_line.setData([], [])
+        self.arrow_head.setVisible(False)
+        self.newton.setData([], [])
+
+
+class SquarePlot(QWidget):
+    """Holds the landscape's plot so that its view box is square: the window it draws is
+    a square (graph/landscape.window), so the axes then span exactly that window, and
+    with equal scales the contours keep their shape and −∇L is perpendicular to them."""
+
+    def __init__(self, plot, parent=None):
+        super().__init__(parent)
+        self.plot = plot
+        plot.setParent(self)
+        self._placing = False
+        plot.getPlotItem().getViewBox().sigResized.connect(self._place)
+
+    def extras(self):
+        """(width, height) the plot takes beside its view box: the axes and margins."""
+        box = self.plot.getPlotItem().getViewBox().geometry()
+        if box.width() <= 0 or box.height() <= 0:
+            return 60, 40
+        return (round(self.plot.width() - box.width()), round(self.plot.height() - box.height()))
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._place()
+
+    def _place(self, *_):
+        if self._placing:
+            return
+        self._placing = True
+        try:
+            extra_w, extra_h = self.extras()
+            side = max(20, min(self.width() - extra_w, self.height() - extra_h))
+            width, height = side + extra_w, side + extra_h
+            self.plot.setGeometry(0, max(0, (self.height() - height) // 2), width, height)
+        finally:
+            self._placing = False

@@ -10,11 +10,12 @@ from ...graph.errors import DocumentError
 from ...graph.fileformat import MAX_TRAINING_STEPS
 from ...graph.training import (hyper_parameters, loss_of, loss_text, make_optimizer,
                                trainable_parameters, update_rule, variable_ports)
-from ..studies._base import banner, port_label, set_banner
+from ..studies._base import port_label
 from .curves import TrainingCurves
 from .export import export_plots_dialog, export_run_dialog
 from .landscape_view import LandscapeView
 from .session import TrainingSession
+from .status_line import StatusLine
 from .step_view import StepView
 
 OPTIMIZER_TITLES = {"sgd": "SGD (momentum, Nesterov)", "rmsprop": "RMSprop", "adam": "Adam",
@@ -90,7 +91,7 @@ class TrainPanel(QWidget):
         for widget in (self.step_button, self.run_button, self.steps_box, self.pause_button,
                        self.reset_button):
             bar.addWidget(widget, 0, Qt.AlignmentFlag.AlignTop)
-        self.status = banner("info")
+        self.status = StatusLine()
         bar.addWidget(self.status, 1)
         bar.addStretch(0)             # the buttons keep their width while the status is hidden
         corner = QWidget()
@@ -144,6 +145,7 @@ class TrainPanel(QWidget):
         self.session.reset.connect(self._reset_curves)
         self.session.rewound.connect(self._rewound)
         controller.evaluated.connect(self._document_evaluated)
+        controller.evaluated.connect(lambda *_: self.landscape.follow_document())
         controller.documentReplaced.connect(self._document_replaced)
         self._step_note = False      # the status says the document holds an opened step
         self._dropped = False        # the trainer went: say why once the document is evaluated
@@ -194,8 +196,9 @@ class TrainPanel(QWidget):
     def _document_replaced(self):
         """Another document (File ▸ Open, New, a lesson): the run, its status, curves and
         landscape were the other one's and no Undo comes back to them; its Variables are
-        chosen as it marks them, and its training preset is taken."""
-        self._ports = []
+        chosen as it marks them (the list is made afresh, even when neither document has a
+        Variable), and its training preset is taken."""
+        self._ports = None
         self._document_evaluated()
         self.session.forget(park=False)
         self._dropped = False
@@ -248,7 +251,7 @@ class TrainPanel(QWidget):
         self._update_buttons()
 
     def chosen_parameters(self):
-        return [port for i, port in enumerate(self._ports)
+        return [port for i, port in enumerate(self._ports or ())
                 if self.parameter_list.item(i).checkState() == Qt.CheckState.Checked]
 
     def _document_evaluated(self, *_):
@@ -402,7 +405,7 @@ class TrainPanel(QWidget):
         self.optimizer_box.setEnabled(not running)
 
     def _say(self, kind, text):
-        set_banner(self.status, kind, text)
+        self.status.say(kind, text)
 
 
 def _words(error):

@@ -72,14 +72,14 @@ def test_seed_004_matmul_card_and_provenance(window, qtbot):
     p = w.player
     p.set_index(2)
     step = p.step
-    assert step.kind == "contribution" and step.formula == "grad_a = grad @ bᵀ"
+    assert step.kind == "contribution" and step.formula == "grad_tf_t = grad @ tf_bᵀ"
     arrays = _overlay(w).card_arrays()
     for row in arrays["contribution"]:
         np.testing.assert_allclose(row, MATMUL_ROW, rtol=1e-6)
     np.testing.assert_array_equal(arrays["contribution"], step.cotangent)
     np.testing.assert_array_equal(arrays["upstream"], step.operands["grad"])
-    np.testing.assert_array_equal(arrays["b"], step.operands["b"])
-    assert ("text", "grad @ bᵀ", "local rule") in _overlay(w).parts()
+    np.testing.assert_array_equal(arrays["tf_b"], step.operands["tf_b"])
+    assert ("text", "grad @ tf_bᵀ", "local rule") in _overlay(w).parts()
     assert p.step_label.text() == "3/4  y_tf → tf_t"
 
     panel = w.provenance
@@ -89,16 +89,16 @@ def test_seed_004_matmul_card_and_provenance(window, qtbot):
     assert sum(t.product for t in prov.terms) == pytest.approx(-0.17307831, rel=1e-6)
     # The last digit depends on the BLAS kernel's order of adding (-0.17307831 or -0.1730783)
     np.testing.assert_array_max_ulp(np.float32(prov.value), np.float32(-0.17307831), maxulp=2)
-    b = step.operands["b"]
+    b = step.operands["tf_b"]
     assert [t.local for t in prov.terms] == pytest.approx(list(b[0]), rel=1e-6)
     assert panel.sum_label.text() == prov.text()
     assert panel.sum_label.text().startswith("grad tf_t[0,0] = ")   # the cotangent, not tf_t
     assert panel.numbers_label.text() == prov.numbers()
     assert panel.numbers_label.text().endswith(f"= {number(prov.value, 8)}")
     assert panel.sources["grad"].highlighted == [0, 1, 2]
-    assert panel.sources["b"].highlighted == [0, 1, 2]
+    assert panel.sources["tf_b"].highlighted == [0, 1, 2]
     assert panel.grid.highlighted == [0]
-    assert _overlay(w).highlight == {"contribution": [0], "upstream": [0, 1, 2], "b": [0, 1, 2]}
+    assert _overlay(w).highlight == {"contribution": [0], "upstream": [0, 1, 2], "tf_b": [0, 1, 2]}
 
     p.next()
     assert p.step.kind == "accumulate"

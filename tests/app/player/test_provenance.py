@@ -49,7 +49,7 @@ def test_clicking_an_entry_of_the_formula_card_explains_it(window, qtbot):
     prov = panel.provenance
     assert prov is not None and panel.entry == 4
     assert prov.value == pytest.approx(float(step.cotangent.flat[4]), rel=1e-6)
-    b = step.operands["b"]
+    b = step.operands["tf_b"]          # the rule in the lesson's names: grad @ tf_bᵀ
     assert [t.local for t in prov.terms] == pytest.approx(list(b[1]), rel=1e-6)  # row j = 1
     # A sum of 3 float32s whose last digit depends on the BLAS kernel's order of adding
     # (1.1900724 or 1.1900725): checked to 2 ulps, and the label shows the value computed.
@@ -57,7 +57,7 @@ def test_clicking_an_entry_of_the_formula_card_explains_it(window, qtbot):
     assert panel.numbers_label.text().endswith(f"= {number(prov.value, 8)}")
     assert panel.grid.highlighted == [4]
     assert w.canvas.step_overlay.highlight == {"contribution": [4], "upstream": [3, 4, 5],
-                                               "b": [3, 4, 5]}
+                                               "tf_b": [3, 4, 5]}
     assert p.index == 2 and not w.controller.selection   # the click selected no node
 
 
@@ -111,7 +111,7 @@ def test_fan_in_paths_are_named_by_their_input_slot(window):
     p.set_index(fan.index)
     labels = [path_label(story, i) for i in fan._sources]
     assert len(set(labels)) == len(labels) == 2
-    assert labels[0].endswith("input 0 (x)") and labels[1].endswith("input 1 (y)")
+    assert labels == ["vv → v (input 1)", "vv → v (input 2)"]   # one count, from 1 (was 'input 0')
     prov = w.provenance.select_entry(0)
     text = w.provenance.sum_label.text()
     assert text.startswith(f"grad {prov.where} = ")   # a fan-in sums cotangents

@@ -70,3 +70,32 @@ def test_a_folder_that_is_gone_falls_back(open_window, tmp_path):
     assert start_folder(w, "save", "fallback") == "fallback"     # each kind on its own
     gone.rmdir()
     assert start_folder(w, "open", "fallback") == "fallback"
+
+
+def test_every_export_dialog_shares_the_last_export_folder(open_window, monkeypatch, tmp_path, qtbot):
+    """Walk-through: after the run's GIF went to /tmp/aud, Export View offered the home
+    folder (the Train dock's dialogs neither read nor wrote the setting)."""
+    from gradviz.app.training import export as train_export
+    gifs, plots, views = (tmp_path / name for name in ("gifs", "plots", "views"))
+    for folder in (gifs, plots, views):
+        folder.mkdir()
+    answers = [str(gifs / "run.gif"), str(plots / "curves.png")]
+    asked = _chooser(monkeypatch, answers)
+    monkeypatch.setattr(train_export, "export_run", lambda panel, path, progress=None: 1)
+    monkeypatch.setattr(train_export, "export_plots", lambda panel, path: path)
+    w = open_window("samples/train_1_gd_bowl.json")
+    w.train_dock.toggleViewAction().trigger()
+    qtbot.waitUntil(lambda: w.train_dock.panel is not None)
+    panel = w.train_dock.panel
+    assert train_export.export_run_dialog(panel) == 1
+    view = export_dialog.ExportViewDialog(w, type("View", (), {"title": "Jacobian"})())
+    assert view.options()["path"].startswith(str(gifs / ""))
+    view.deleteLater()
+    assert train_export.export_plots_dialog(panel)
+    assert asked[-1][1].startswith(str(gifs / ""))            # the GIF's folder
+    assert export_dialog.ExportStepDialog(w).options()["path"].startswith(str(plots / ""))
+    assert export_dialog.export_step_dialog(w, dict(path=str(views / "step.png"), theme="light",
+                                                    scale=1.0))
+    answers.append("")
+    train_export.export_run_dialog(panel)
+    assert asked[-1][1] == str(views / "training_run.gif")

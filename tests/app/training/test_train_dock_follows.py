@@ -1,0 +1,170 @@
+"""The Train dock follows the document: another document clears every plot, axis and
+choice; the landscape's point, −∇L and Newton's star follow Undo, Redo and Reset; a run
+draws its own path."""
+import numpy as np
+import pyqtgraph as pg
+import pytest
+
+from test_train_dock import choose, draw, finish, panel  # noqa: F401 (the fixture)
+
+VALLEY = "samples/train_2_valley.json"
+BOWL = "samples/train_1_gd_bowl.json"
+
+
+def contours_on_screen(view):
+    return [i for i in view.plot.scene().items() if isinstance(i, pg.IsocurveItem)]
+
+
+def point(view):
+    x, y = view.point.getData()
+    return float(x[0]), float(y[0])
+
+
+def arrow_start(view):
+    x, y = view.arrow_line.getData()
+    return float(x[0]), float(y[0])
+
+
+def test_another_document_leaves_no_contour_parameter_or_axis_of_the_last(qtbot, panel):
+    """Walk-through: after the valley's landscape, File ▸ New kept its contours and 'x, y'
+    ticked; lesson 21 then showed the valley's contours, and its run drew no path."""
+    w, p = panel(VALLEY)
+    view = draw(qtbot, p)
+    assert len(contours_on_screen(view)) > 5
+    x_range = view.plot.getPlotItem().getViewBox().viewRange()[0]
+    w.new_document()
+    assert contours_on_screen(view) == [] and view.image.image is None
+    assert p.parameter_list.count() == 0 and p._ports == []
+    assert view.x_box.count() == 0 and view.chosen() == (None, None)
+    assert view.plot.getPlotItem().getViewBox().autoRangeEnabled() == [True, True]
+    w.controller.open(BOWL)
+    assert contours_on_screen(view) == [] and p.parameter_list.count() == 2
+    assert view.plot.getPlotItem().getViewBox().viewRange()[0] != x_range
+    choose(p, "sgd", learning_rate="0.1")
+    p.run(20)
+    finish(qtbot, p)
+    xs, ys = view.path_curve.getData()           # the run's own path, without a surface
+    assert len(xs) == 21 and (xs[0], ys[0]) == (2.0, 1.0)
+    assert point(view) == pytest.approx((xs[-1], ys[-1]))
+    box = view.plot.getPlotItem().getViewBox()
+    box.updateAutoRange()                         # as the view fits its items when painted
+    (x0, x1), (y0, y1) = box.viewRange()
+    assert -2 < x0 <= min(xs) and max(xs) <= x1 < 5 and -2 < y0 <= min(ys) and max(ys) <= y1 < 3
+    view = draw(qtbot, p)                         # a redraw replaces the contours
+    first = len(contours_on_screen(view))
+    draw(qtbot, p)
+    assert len(contours_on_screen(view)) == first
+
+
+def test_point_gradient_arrow_and_star_follow_undo_redo_and_reset(qtbot, panel):
+    """Walk-through: after 100 steps on the valley Undo put x, y back at (−4, 1) but the
+    −∇L arrow still started at the run's end."""
+    w, p = panel(VALLEY)                        # loss = 0.5·x² + 25·y²
+    p.run(100)
+    finish(qtbot, p)
+    view = draw(qtbot, p)
+    end = point(view)
+    assert arrow_start(view) == pytest.approx(end)
+
+    def settled_at(where):
+        qtbot.waitUntil(lambda: view.model_at == pytest.approx(where), timeout=20000)
+        assert point(view) == pytest.approx(where)
+        assert arrow_start(view) == pytest.approx(where)
+        x, y = where
+        np.testing.assert_allclose(view.model.gradient, [x, 50 * y], rtol=1e-4, atol=1e-6)
+        direction = np.subtract(*reversed([np.array(c) for c in zip(*view.arrow_line.getData())]))
+        np.testing.assert_allclose(direction / np.linalg.norm(direction),
+                                   -view.model.gradient / np.linalg.norm(view.model.gradient),
+                                   atol=1e-6)
+        star = view.newton.getData()
+        np.testing.assert_allclose([star[0][0], star[1][0]], [0, 0],
+                                   atol=1e-2 * max(abs(x), abs(y)))
+    stack = w.controller.undo_stack
+    stack.undo()
+    settled_at((-4.0, 1.0))
+    assert "At the point: loss 33," in view.caption.text()
+    assert len(view.path_curve.getData()[0]) == 1       # the run's path went with it
+    stack.redo()
+    settled_at(end)
+    assert len(view.path_curve.getData()[0]) == 101
+    p.reset_button.click()
+    settled_at((-4.0, 1.0))
+
+
+def test_a_node_the_loss_does_not_need_does_not_stop_training(qtbot, panel):
+    """Walk-through: a lone matmul added to an MLP made Step answer "node 'matmul': input 0
+    (a) is not connected" and blanked the parameter list, while the story went on."""
+    from gradviz.graph import load
+    from gradviz.graph.training import Trainer
+    w, p = panel()                                   # samples/001_hessian_newton.json
+    listed = [p.parameter_list.item(i).text() for i in range(p.parameter_list.count())]
+    w.controller.add_node("op", "matmul")
+    assert w.controller.result.evaluation.errors     # the stray node has its problem
+    assert [p.parameter_list.item(i).text() for i in range(p.parameter_list.count())] == listed
+    choose(p, "sgd", learning_rate="0.1")
+    assert p.run(3), p.status.text()
+    finish(qtbot, p)
+    assert p.status.property("kind") != "error", p.status.text()
+    expected = Trainer(load("samples/001_hessian_newton.json"), p.session.trainer.optimizer.__class__(
+        learning_rate=0.1))
+    expected.run(3)
+    np.testing.assert_allclose(p.session.trainer.losses, expected.losses, rtol=1e-6)
+    assert [p.parameter_list.item(i).text() for i in range(p.parameter_list.count())] == listed
+    view = draw(qtbot, p)
+    assert view.land is not None and "error" != view.note.property("kind"), view.note.text()
+
+
+def test_compact_cards_show_the_runs_last_values(qtbot, panel):
+    """Walk-through at 1920 x 1080: after a run on the inverse lesson the compact cards'
+    thumbnails stayed blank (x = 0, net unpainted) until F repainted them: only the numbers'
+    item was repainted, and a compact card draws its thumbnail in its own cached picture."""
+    w, p = panel("samples/train_4_inverse.json")
+    canvas = w.canvas
+    for _ in range(30):                             # compact is decided as it paints
+        if canvas.compact:
+            break
+        canvas.zoom_out()
+        qtbot.wait(20)
+    assert canvas.compact
+
+    def shown():
+        qtbot.wait(60)
+        return canvas.viewport().grab().toImage()
+    before = shown()
+    p.run(30)
+    finish(qtbot, p)
+    after_run = shown()
+    for item in canvas.node_items.values():        # what F's full repaint draws
+        item.update()
+    assert after_run != before and shown() == after_run
+
+
+def test_the_run_export_draws_the_landscape_with_its_path_growing(qtbot, panel, monkeypatch):
+    """Walk-through: after the valley's landscape and lesson 21 opened, its run's GIF had the
+    curves and the cards but no landscape path (the view held no surface, only the last
+    document's contours)."""
+    from PySide6.QtGui import QColor
+    from gradviz.app.training import export
+    from gradviz.app.training.landscape_view import PATH_COLOUR
+    w, p = panel(VALLEY)
+    draw(qtbot, p)
+    w.controller.open(BOWL)
+    choose(p, "sgd", learning_rate="0.1")
+    p.run(20)
+    finish(qtbot, p)
+    view = draw(qtbot, p)
+    grown, frame = [], export._frame
+    monkeypatch.setattr(export, "_frame", lambda renderer, upper, lower, *a: grown.append(
+        (lower is view.plot, len(view.path_curve.getData()[0]))) or frame(renderer, upper, lower, *a))
+    frames = list(export.run_frames(p))
+    assert [shown for shown, _ in grown] == [True] * 21
+    assert [n for _, n in grown] == list(range(1, 22))
+    last = frames[-1]
+    path = QColor(PATH_COLOUR)
+    near = sum(1 for x in range(last.width() // 2, last.width(), 2) for y in range(0, last.height(), 2)
+               if _close(QColor(last.pixel(x, y)), path))
+    assert near > 30, near
+
+
+def _close(a, b, tolerance=40):
+    return abs(a.red() - b.red()) + abs(a.green() - b.green()) + abs(a.blue() - b.blue()) < tolerance

@@ -1,0 +1,105 @@
+"""The Train dock's layout at 1280 x 800 and 1920 x 1080: a tab beside the study docks,
+never squeezed below readable; the status one line, elided, whole in its tooltip; plots
+that leave out tick labels rather than write them over each other; the landscape's axes
+span the window it computed, its key shown whole."""
+import numpy as np
+import pytest
+from PySide6.QtGui import QImage, QPainter
+
+from gradviz.app import training
+from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT
+
+from test_train_dock import draw, finish, panel  # noqa: F401 (the fixture)
+
+
+def labels_drawn(axis):
+    """The rectangles of the tick labels the axis writes, as it would paint them."""
+    image = QImage(10, 10, QImage.Format.Format_RGB32)
+    painter = QPainter(image)
+    try:
+        specs = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return [] if specs is None else [rect for rect, _, _ in specs[2]]
+
+
+def overlapping(rects):
+    return [(a, b) for i, a in enumerate(rects) for b in rects[i + 1:] if a.intersects(b)]
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_train_opened_beside_a_study_is_a_tab_never_a_squeezed_column(qtbot, panel, open_window,
+                                                                      size):
+    """Walk-through: Train opened beside the Jacobian (1280 x 800) or the Hessian (1920 x
+    1080) split the bottom between them: titles and checks cut, ticks '0.20.40.60.8', the
+    status a tall narrow column, curves 40 px high."""
+    w = open_window("samples/train_2_valley.json", size=size)
+    study = w.study_docks["Jacobian" if size[0] < 1500 else "Hessian"]
+    study.toggleViewAction().trigger()
+    qtbot.waitUntil(lambda: study.isVisible())
+    w.train_dock.toggleViewAction().trigger()
+    qtbot.waitUntil(lambda: w.train_dock.panel is not None)
+    p = w.train_dock.panel
+    qtbot.waitUntil(lambda: not study.visibleRegion().isEmpty() or w.train_dock.width() > 0.9 * w.width())
+    qtbot.wait(50)
+    assert study in w.tabifiedDockWidgets(w.train_dock)
+    assert w.train_dock.width() >= 0.9 * w.width() and study.visibleRegion().isEmpty()
+    assert p.width() >= training.MIN_SIZE[0] and p.height() >= training.MIN_SIZE[1]
+    assert (p.minimumWidth(), p.minimumHeight()) == training.MIN_SIZE
+    assert w.canvas.height() >= CANVAS_MIN_HEIGHT
+    p.run(100)
+    finish(qtbot, p)
+    p.pause_button.setEnabled(False)
+    qtbot.wait(50)
+    text = p.status.text()
+    assert text.startswith("step 100, loss ") and text.endswith("Undo puts the Variables back.")
+    one_line = p.status.fontMetrics().height()
+    assert p.status.height() < 2.2 * one_line, (p.status.height(), one_line)
+    p.status.resize(160, p.status.height())                   # a narrow dock: elided, whole in the tip
+    assert p.status.shown_text().endswith("…") and p.status.toolTip() == text
+    for plot in p.curves.plots:
+        assert plot.height() >= 120, [c.height() for c in p.curves.plots]
+        for name in ("left", "bottom"):
+            assert not overlapping(labels_drawn(plot.getPlotItem().getAxis(name)))
+
+
+def test_narrow_plots_leave_out_tick_labels_rather_than_overlap(qtbot, panel):
+    w, p = panel("samples/train_2_valley.json")
+    plot = p.curves.loss_plot
+    p.run(20)
+    finish(qtbot, p)
+    for width in (90, 140, 300):
+        plot.setFixedWidth(width)
+        plot.setFixedHeight(70)
+        qtbot.wait(30)
+        for name in ("left", "bottom"):
+            rects = labels_drawn(plot.getPlotItem().getAxis(name))
+            assert rects and not overlapping(rects), (width, name)
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_the_landscape_spans_its_window_and_shows_its_key(qtbot, panel, open_window, size):
+    """Walk-through at 1280 x 800: the valley's x axis ran from −18 to 16 while the
+    contours filled −5 to 2.5 (a square window in a wide plot), the key's last line cut."""
+    w = open_window("samples/train_2_valley.json", size=size)
+    w.train_dock.toggleViewAction().trigger()
+    qtbot.waitUntil(lambda: w.train_dock.panel is not None)
+    p = w.train_dock.panel
+    p.run(100)
+    finish(qtbot, p)
+    view = draw(qtbot, p)
+    qtbot.wait(100)
+    land = view.land
+    shown = view.plot.getPlotItem().getViewBox().viewRange()
+    for (low, high), grid in zip(shown, (land.xs, land.ys)):
+        span = grid[-1] - grid[0]
+        assert low == pytest.approx(grid[0], abs=0.02 * span) and \
+            high == pytest.approx(grid[-1], abs=0.02 * span), (shown, grid[[0, -1]])
+    box = view.plot.getPlotItem().getViewBox()
+    assert box.height() >= 140 and abs(box.width() - box.height()) <= 2
+    key = view.key
+    viewport = key.parentWidget().parentWidget()              # the scroll area's viewport
+    bottom = key.mapTo(viewport, key.rect().bottomLeft()).y()
+    assert 0 <= bottom <= viewport.height(), (bottom, viewport.height())
+    xs, ys = view.path_curve.getData()
+    assert np.all((xs >= shown[0][0]) & (xs <= shown[0][1]))
