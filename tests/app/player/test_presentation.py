@@ -147,15 +147,22 @@ def test_keys_are_left_alone_outside_presentation(window, qtbot):
 
 
 @pytest.mark.parametrize("name", ["001_batchnorm_pitfall", "nets_5_tiny_cnn", "nets_6_attention"])
-def test_each_step_is_framed_for_the_back_row(window, qtbot, name):
+def test_each_step_is_framed_for_the_back_row(window, qtbot, monkeypatch, name):
     """Every step at the back row's size, or smaller only as far as it must: its cards and
     its whole formula card in view, which one level larger (LEVEL_STEP) would fit neither
     side by side nor one above the other. (Before: smaller than the back row was allowed
-    down to the legible floor as long as half the steps kept the back row's size.)"""
+    down to the legible floor as long as half the steps kept the back row's size.)
+    On the 1280x800 projector of issue 20 (the test platform's own screen is 800x600, where
+    the tiny CNN's filter step cannot show both cards and its 780x521 formula card at 9 px
+    without hiding a name, and docking shows its own card alone)."""
     w = window
     w.open_sample(SAMPLES_DIR / f"{name}.json", ask=False)
     p = w.presentation
+    monkeypatch.setattr(presentation.PresentationMode, "screen_height", lambda self: 800)
     p.enter()
+    w.setWindowState(Qt.WindowState.WindowNoState)    # the test screen is smaller
+    w.setGeometry(0, 0, 1280, 800)
+    qtbot.waitUntil(lambda: not p._fit_pending)
     assert w.player.framing == dict(readable_px=p.readable_px(), max_zoom=presentation.MAX_ZOOM)
     assert p.readable_px() >= presentation.MIN_READABLE_PX
     r, c = w.canvas.renderer, w.canvas
