@@ -24,7 +24,7 @@ from ..graph.document import CONSTANT, LAYER, OP, VARIABLE, Port
 from ..graph.names import node_name
 from ..graph.structure import MAX_VARIADIC_INPUTS, filter_ports, input_slots, n_outputs
 from ..story import dead_units
-from . import port_labels, preview, text, tiles
+from . import legible, port_labels, preview, text, tiles
 
 HEADER_H = 28.0
 PAD = 10.0
@@ -369,7 +369,7 @@ class CardPainter:
 
     # -- painting ---------------------------------------------------------------------
     def _badge(self, painter, x, y, label, colour, align_right=False):
-        font = text.sans(8, bold=True)
+        font = badge_font()
         w = text.width(font, label) + 14
         if align_right:
             x -= w
@@ -475,7 +475,7 @@ class CardPainter:
         if any(p.node == nid for p in self.doc.targets):
             seeded = any(p.node == nid for p in self.doc.output_gradients)
             label = "target (seeded)" if seeded else "target"
-            w = text.width(text.sans(8, bold=True), label) + 14
+            w = text.width(badge_font(), label) + 14
             self._badge(painter, max(r.right() - w, bx), r.top() - BADGE_H - 4, label, t.target)
 
     def _paint_card_numbers(self, painter, nid, step=None, at=None):
@@ -562,3 +562,8 @@ def _header_path(width):
 
 def _fonts():
     return text.sans(11, bold=True), text.sans(8.5), text.sans(9), text.sans(8.5, bold=True)
+
+
+def badge_font():
+    """'source', 'target (seeded)': as legible as the cards' numbers."""
+    return text.sans(legible.NUMBER_PT, bold=True)

@@ -19,8 +19,9 @@ from ..graph.structure import filter_ports
 from ..story.formatting import number
 from ..story.model import path_name
 from ..story.operands import is_number
+from ..story.rule_pictures import aligned
 from ..story.rule_pictures import pictures as rule_pictures
-from . import preview, text, tiles
+from . import legible, preview, text, tiles
 from .cards import BADGE_H, LINE_H, PAD
 
 CARD_GAP = 18.0
@@ -32,6 +33,10 @@ OP_W = 22.0
 NAME_GAP = 7.0            # between "x =" and the operand's picture
 RESULTS = ("contribution", "sum", "gradient")
 RULE_TILE = (120.0, 108.0)   # a rule picture's tiles may be bigger than a card's: 9 x 9 cells of 12
+RULE_ROOM = (FORMULA_MAX_W - 2 * PAD, 180.0)   # one whose numbers then read at the zoom the player
+                                               # shows steps at grows its cells within this, while
+GROWN_MAX_H = 480.0                            # its card stays this short: with the step's cards
+                                               # it frames at 1280x800 (tests/app/player/test_step_framing)
 
 
 def _fonts():
@@ -148,6 +153,19 @@ class FormulaLayout:
         self._filter_port = getattr(step, "port", None) in filters
         self._kind = getattr(step, "kind", "")
         self.spec = preview.card_spec([p[1] for p in self.parts if p[0] == "array"])  # one per card
+        self._room = RULE_ROOM
+        if aligned(step) and not all(self._rule_picture(p).grown for p in self.parts
+                                     if p[0] == "picture" and tiles.layout_of(p[1], p[3])):
+            self._room = None       # all at one scale, or none larger
+        self._lay_out(step, n_steps, f)
+        if self._room and self.height > GROWN_MAX_H and any(
+                part[0] == "picture" and getattr(shown, "grown", False) for part, shown, *_ in self.placed):
+            self._room = None       # too tall to frame with the step's cards: the pictures keep their size
+            self._lay_out(step, n_steps, f)
+        self._numbers_from = sorted(shown.numbers_from for part, shown, *_ in self.placed
+                                    if part[0] in ("array", "picture") and shown.kind == "tiles")
+
+    def _lay_out(self, step, n_steps, f):
         items, row_w = self._items(f)
         title = getattr(step, "title", "") or getattr(step, "kind", "")
         index = getattr(step, "index", None)
@@ -169,14 +187,12 @@ class FormulaLayout:
         self.placed = self._flow(items, inner, PAD, y)
         bottom = max([y] + [top + h for _, _, top, _, h in self.placed])
         self.height = bottom + PAD
-        self._numbers_from = sorted(shown.numbers_from for part, shown, *_ in self.placed
-                                    if part[0] in ("array", "picture") and shown.kind == "tiles")
 
     def number_band(self, zoom):
         """How many of the card's tile pictures write their numbers at `zoom`: the card is
         drawn the same at every zoom of one band, so a picture of it recorded at one serves
         the band."""
-        return bisect.bisect_right(self._numbers_from, zoom)
+        return bisect.bisect_right(self._numbers_from, zoom * (1 + tiles.ZOOM_SLACK))
 
     def _items(self, f):
         """[(part, width, content height, has label)] and the width of the widest row."""
@@ -196,7 +212,7 @@ class FormulaLayout:
                     w = max(shown.width, text.width(f["label"], part[2]))
                     items.append((part, w, shown.height + LINE_H, shown))
             elif kind == "picture":
-                shown = tiles.picture(part[1], role=part[3], tile=RULE_TILE, spec=self.spec)
+                shown = self._rule_picture(part)
                 w = max(shown.width, text.width(f["label"], part[2]))
                 items.append((part, w, shown.height + (LINE_H if part[2] else 0), shown))
             elif kind == "text":
@@ -209,6 +225,12 @@ class FormulaLayout:
                 items.append((part, text.width(f["word"], part[1]) + 4, LINE_H, None))
             row += items[-1][1] + PART_GAP
         return items, min(max(widest, row), FORMULA_MAX_W - 2 * PAD)
+
+    def _rule_picture(self, part):
+        """A picture of the rule: its cells grow within the room when its numbers then read at
+        the zoom the player shows steps at (the card's are smaller: they are on the cards too)."""
+        return tiles.picture(part[1], role=part[3], tile=RULE_TILE, spec=self.spec, room=self._room,
+                             read_at=legible.readable_zoom(), partly=False)
 
     def _is_filter(self, part):
         """Does this array hold a convolution's filter (read as in x out tiles)? The operand

@@ -10,12 +10,12 @@ from ..engine import registry
 from ..graph import catalog
 from ..graph.document import LAYER, OP, Port
 from ..story import operands
-from . import text
+from . import legible, text
 
-LABEL_FONT = 7.5
+LABEL_FONT = legible.NUMBER_PT   # a port's name reads where the cards' numbers do
 LABEL_GAP = 7.0     # from the port's centre to its name, along the card's edge
 LABEL_RISE = 17.0   # from the port's centre up to the top of its name
-LABEL_H = 12.0
+LABEL_H = 14.0
 
 
 def input_names(node, count, doc=None):

@@ -314,7 +314,7 @@ class Preview:
             self.caption = f"±{number_format(np.array([scale]), spec=self.spec)(scale)} heatmap"
             if self.grid.shape != as_2d(self.array).shape:
                 self.caption += f", rows of {WRAP}"
-            self.caption_font = _text.sans(font_size - 1)
+            self.caption_font = _text.sans(font_size)   # as legible as the numbers (legible.NUMBER_PT)
             self.width = max(self.heat_w, CAPTION_MIN_W, _text.width(self.caption_font, self.caption) + 2)
             self.height = self.heat_h + CELL_H
         else:

@@ -37,6 +37,7 @@ PT_PX = 4 / 3                  # pixels a point takes at 96 dpi
 DIGIT_EM = 0.6                 # a monospace digit's width in em
 FILL = 0.92                    # of a cell's width the widest number may take
 PT_PER_CELL = 0.42             # a number's font (points) is at most this times its cell (pixels)
+ZOOM_SLACK = 1e-9              # zooms this close are one (computed two ways, they differ in the last bit)
 FILTER = "filter"
 
 # layout: (axes of the tile grid (row, column, tile row, tile column) in the array's axes,
@@ -61,15 +62,18 @@ def layout_of(array, role=None):
     return None
 
 
-def picture(array, font_size=8.5, compact=False, role=None, tile=(TILE_W, TILE_H), spec=None, room=None):
+def picture(array, font_size=8.5, compact=False, role=None, tile=(TILE_W, TILE_H), spec=None, room=None,
+            read_at=1.0, partly=True):
     """The picture of `array` a card or a formula card shows; `tile`: a tile's largest
     (width, height) (a rule's picture has room for bigger ones); `spec`: the card's number
     format (preview.card_spec); `room`: the (width, height) up to which tiles may grow
-    their cells so that their numbers read at 100 % (CARD_ROOM on a node's card)."""
+    their cells so that their numbers read at the zoom `read_at` (CARD_ROOM at 100 % on a
+    node's card; a rule card's pictures at the zoom the player shows a step at); `partly`:
+    when the room is too small for that, grow as far as it allows (else not at all)."""
     layout = layout_of(array, role)
     if layout is None:
         return preview.Preview(array, font_size, compact, spec=spec)
-    return Tiles(array, layout, font_size, compact, tile, spec, room)
+    return Tiles(array, layout, font_size, compact, tile, spec, room, read_at, partly)
 
 
 def fitted_pt(cell, chars):
@@ -79,10 +83,10 @@ def fitted_pt(cell, chars):
     return max(0.5, math.floor(size * 2) / 2)
 
 
-def readable_cell(chars):
+def readable_cell(chars, zoom=1.0):
     """The least cell (whole pixels) in which a number of `chars` characters is written
-    legible.READABLE_PX tall at 100 %."""
-    pt = math.ceil(legible.READABLE_PX / PT_PX * 2) / 2
+    legible.READABLE_PX tall at `zoom`."""
+    pt = math.ceil(round(legible.READABLE_PX / (PT_PX * zoom) * 2, 6)) / 2
     return math.ceil(max(pt / PT_PER_CELL, pt * DIGIT_EM * PT_PX * chars / FILL))
 
 
@@ -99,10 +103,11 @@ class Tiles:
     kind = "tiles"
 
     def __init__(self, array, layout, font_size=8.5, compact=False, tile=(TILE_W, TILE_H), spec=None,
-                 room=None):
+                 room=None, read_at=1.0, partly=True):
         self.array = np.asarray(array)
         self.layout, self.font_size, self.compact, self.tile = layout, font_size, compact, tile
-        self.spec, self.room = spec, room       # the card's number format: one per card
+        self.spec, self.room, self.read_at = spec, room, read_at   # spec: the card's number format
+        self.partly = partly
         _, self._fmt, self._chars = preview._table_format(self.array, spec)   # as the card's tables
         perm, self.row_name, self.col_name, row_noun, col_noun, self.one_tile = _LAYOUTS[layout]
         a4 = self.array.reshape(self.array.shape[0], 1, *self.array.shape[1:]) if self.array.ndim == 3 \
@@ -122,6 +127,7 @@ class Tiles:
         self.more_cols = (f"… {more_cols} more", col_noun) if None in self.cols else ()
         self.elided_w = elided_w = max([_text.width(self.label_font, t) + 6 for t in self.more_cols] + [0.0])
         self.cell = self._cell(h, w)
+        self.grown = self.cell > min(CELL_MAX, self.tile[0] / w, self.tile[1] / h)   # within `room`
         self.tile_w, self.tile_h = w * self.cell, h * self.cell
         self.number_pt = fitted_pt(self.cell, self._chars)
         self.col_x, x = {}, self.label_w
@@ -144,7 +150,8 @@ class Tiles:
 
     def _cell(self, h, w):
         """A cell's side: as large as the tile's box allows, up to CELL_MAX; within `room`,
-        as large as its numbers need to read at 100 % (readable_cell)."""
+        as large as its numbers need to read at the zoom `read_at` (readable_cell), or (partly)
+        as near to it as the room allows."""
         cell = min(CELL_MAX, self.tile[0] / w, self.tile[1] / h)
         if not self.room:
             return cell
@@ -152,7 +159,10 @@ class Tiles:
         fixed_w = self.label_w + (self.elided_w if self.more_cols else 0.0) + GAP * (len(self.cols) - 1)
         fixed_h = self.head_h + (ELIDED_H if self.more_rows else 0.0) + GAP * (len(self.rows) - 1)
         fits = min((self.room[0] - fixed_w) / (w * len(shown_cols)), (self.room[1] - fixed_h) / (h * len(shown_rows)))
-        return max(cell, min(readable_cell(self._chars), math.floor(fits)))
+        readable = readable_cell(self._chars, self.read_at)
+        if not self.partly and readable > fits:
+            return cell
+        return max(cell, min(readable, math.floor(fits)))
 
     @property
     def numbers_from(self):
@@ -162,7 +172,8 @@ class Tiles:
     def renumbered(self, array, spec=None):
         """The picture of `array`, of this one's shape: the same layout, new numbers, in the
         card's format `spec`."""
-        return Tiles(array, self.layout, self.font_size, self.compact, self.tile, spec, self.room)
+        return Tiles(array, self.layout, self.font_size, self.compact, self.tile, spec, self.room, self.read_at,
+                     self.partly)
 
     @property
     def size(self):
@@ -231,7 +242,7 @@ class Tiles:
         painter.save()
         if zoom is None:
             zoom = painter.worldTransform().m11()
-        numbers = zoom >= self.numbers_from
+        numbers = zoom >= self.numbers_from * (1 - ZOOM_SLACK)   # the player's readable zoom, to the last bit
         painter.setRenderHint(painter.RenderHint.SmoothPixmapTransform, self.cell * zoom < 1)
         painter.setFont(self.label_font)
         painter.setPen(QColor(theme.muted))

@@ -24,6 +24,8 @@ from ..engine.ops import windows as W
 from ..engine.ops.cross_entropy import one_hot_of
 
 FILTER = "filter"      # a rank-4 array read as in x out tiles (render.tiles.FILTER)
+# ops whose pictures correspond cell by cell (an upstream entry and its window): one scale for all
+ALIGNED = frozenset({"MaxPool", "AvgPool"})
 
 
 def _picture(array, label, role=None, ringed=()):
@@ -206,3 +208,9 @@ def pictures(step):
                 [("word", f"{labels} ="), _picture(rows, "")],
                 [("word", f"p − {labels} ="), _picture(diff, "")]]
     return []
+
+
+def aligned(step):
+    """Do `step`'s rule pictures correspond cell by cell (pooling), so that one drawn larger
+    than the others would hide which window an upstream entry goes to?"""
+    return getattr(getattr(step, "_op", None), "type", "") in ALIGNED

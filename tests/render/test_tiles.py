@@ -245,17 +245,17 @@ def test_a_cards_tiles_write_their_numbers_as_soon_as_they_read_at_9_px():
     assert one_map.numbers_from <= 1.0 and glyphs_in(one_map, 1.0, theme, 0) > 2
 
 
-def test_a_rule_cards_tiles_keep_their_size_and_take_the_zoom_they_are_seen_at():
-    """A formula card's tile pictures do not grow (the card is big enough), and write their
-    numbers when drawn for a zoom at which they read, even on a painter at 1:1 (the canvas
-    records the card once per zoom band: render.formula.FormulaLayout.number_band)."""
+def test_a_rule_cards_tiles_take_the_zoom_they_are_seen_at():
+    """A formula card's tile pictures that do not grow (four 6x6 maps of three decimals) write
+    their numbers when drawn for a zoom at which they read, even on a painter at 1:1 (the
+    canvas records the card once per zoom band: render.formula.FormulaLayout.number_band)."""
     from samples_util import renderer
     theme = get_theme("light")
     r = renderer("nets_5_tiny_cnn")
     rule = next(s for s in r.story.steps if s.kind == "contribution" and s.port == Port("w"))
     layout = r.formula_layout(rule)
-    shown = {part[2]: picture for part, picture, *_ in layout.placed if part[0] == "picture"}["grad filters"]
-    assert shown.cell == tiles.CELL_MAX and shown.numbers_from > 2
+    shown = {part[2]: picture for part, picture, *_ in layout.placed if part[0] == "picture"}["upstream"]
+    assert shown.cell == tiles.CELL_MAX and not shown.grown and shown.numbers_from > 2
     bands = [layout.number_band(z) for z in (1.0, shown.numbers_from * 0.99, shown.numbers_from, 8.0)]
     assert bands[0] == bands[1] < bands[2] <= bands[3]
     flat = int(np.argmax(np.abs(shown.array)))
@@ -278,3 +278,43 @@ def test_a_tiles_names_and_scale_read_wherever_the_cards_numbers_do():
         shown = tiles.picture(array, role=role)
         for font in (shown.label_font, shown.caption_font):
             assert font.pointSizeF() * 4 / 3 * zoom >= legible.READABLE_PX - 1e-9
+
+
+def test_a_rule_picture_reads_at_the_zoom_the_player_shows_steps_at_when_the_card_has_room():
+    """Issue 21 §1: a rule picture's cells were 12 px whatever its numbers, so the tiny CNN's
+    three decimals appeared from ~340 % and the conv lesson's integers from 135 %, while the
+    player shows steps at the readable zoom (the cards' numbers 9 px, 79 %). A picture whose
+    numbers then read within formula.RULE_ROOM grows its cells to that size, while its card
+    stays within formula.GROWN_MAX_H (it frames with the step's cards at 1280x800); one that
+    cannot keeps its size (its numbers on hover), and pooling's pictures, which correspond cell
+    by cell, grow all or none. Over every step with a rule picture of every sample."""
+    from samples_util import NAMES, renderer
+    from gradviz.render import formula, legible
+    zoom = legible.readable_zoom()
+    theme = get_theme("light")
+    seen = {}
+    for name in NAMES:
+        r = renderer(name)
+        for step in r.story.steps if r.story is not None else []:
+            layout = r.formula_layout(step)
+            for part, shown, *_ in layout.placed:
+                if part[0] != "picture" or shown.kind != "tiles":
+                    continue
+                fits = tiles.readable_cell(shown._chars, zoom) * max(shown.tiles.shape[2:]) <= formula.RULE_ROOM[1]
+                assert shown.width <= formula.RULE_ROOM[0]
+                if shown.grown:
+                    assert shown.numbers_from <= zoom * (1 + 1e-9) and shown.tiles_h <= formula.RULE_ROOM[1]
+                    assert glyphs_in(shown, zoom, theme, int(np.argmax(np.abs(shown.array)))) > 2
+                else:
+                    assert shown.cell <= tiles.CELL_MAX
+                seen[(name, step.index + 1, part[2])] = shown.grown
+                if not fits:
+                    assert not shown.grown
+                if shown.grown:
+                    assert layout.height <= formula.GROWN_MAX_H
+    conv = [grown for (name, _, _), grown in seen.items() if name == "nets_1_conv_transpose"]
+    assert len(conv) == 6 and all(conv)                                  # integers: every picture
+    assert not seen[("nets_5_tiny_cnn", 17, "upstream")]                  # four 6x6 maps: on hover
+    assert not seen[("nets_5_tiny_cnn", 17, "grad filters")]              # could, but 620 tall
+    pool = [grown for (name, step, _), grown in seen.items() if name == "nets_5_tiny_cnn" and step == 13]
+    assert len(pool) == 3 and not any(pool)                               # 3x3 upstream alone could

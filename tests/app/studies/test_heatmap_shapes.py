@@ -9,7 +9,7 @@ from PySide6.QtGui import QImage
 
 from gradviz.app import export_dialog
 from gradviz.app.controller import DocumentController
-from gradviz.app.studies import ChainCostView, HessianView, JacobianView
+from gradviz.app.studies import ChainCostView, GradientNormView, HessianView, JacobianView
 from gradviz.app.studies.batch_view import BatchJacobianView
 from gradviz.app.studies.heatmap import Heatmap
 
@@ -137,3 +137,36 @@ def test_export_view_leaves_its_own_button_out(qtbot, tmp_path, cls, sample):
     colours = {image.pixel(x, y) for x in range(r.left(), r.right()) for y in range(r.top(), r.bottom())}
     assert len(colours) == 1                            # the background only: no button drawn
     assert button.isVisible()                           # and it is back on screen
+
+
+@pytest.mark.parametrize("cls, sample", [(JacobianView, "001_dense_jacobian"),
+                                         (BatchJacobianView, "nets_7_layernorm_independent"),
+                                         (HessianView, "001_hessian_newton"),
+                                         (ChainCostView, "001_hessian_newton"),
+                                         (GradientNormView, "nets_2_sigmoid_chain")])
+def test_every_caption_and_axis_text_of_a_study_reads(qtbot, cls, sample):
+    """Issue 21 §2: captions, titles, axis names and tick numbers of the study views are at
+    least legible.READABLE_PX tall on screen (the views are seen at 1:1)."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QAbstractButton, QGraphicsTextItem, QGraphicsView, QLabel
+
+    from gradviz.render.legible import READABLE_PX
+
+    def px(font):
+        return font.pixelSize() if font.pixelSize() > 0 else font.pointSizeF() * view.logicalDpiY() / 72
+
+    view = opened(qtbot, cls, sample)
+    seen = []
+    for widget in view.findChildren(QLabel) + view.findChildren(QAbstractButton):
+        if widget.isVisible() and widget.text():
+            seen.append((px(widget.font()), widget.text()))
+    for graphics in view.findChildren(QGraphicsView):
+        for item in graphics.scene().items() if graphics.scene() else []:
+            if not item.isVisible():
+                continue
+            if isinstance(item, QGraphicsTextItem) and item.toPlainText().strip():
+                seen.append((px(item.font()), item.toPlainText()))
+            elif isinstance(item, pg.AxisItem):
+                seen.append((px(item.style.get("tickFont") or item.font()), f"{item.orientation} ticks"))
+    assert len(seen) > 4 and any("ticks" in t for _, t in seen)
+    assert [(round(p, 1), t) for p, t in seen if p < READABLE_PX] == []
