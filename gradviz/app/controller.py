@@ -41,6 +41,9 @@ class Result:
         self.elapsed_ms = elapsed_ms
         self._story = story
         self._tell = tell
+        # Shared by the results of documents that differ at most in where nodes stand (and
+        # the lesson): every card shows the same, so the canvas measures none of them again.
+        self.content = object()
 
     def name_nodes(self, problems, doc):
         """Keep `problems`, each naming its node as `doc` (the document now, which may have
@@ -79,6 +82,7 @@ class _Basis:
     def __init__(self, doc, result, events):
         self.doc, self.result, self.events = doc, result, events
         self.evaluated = doc
+        self.content = result.content   # the token of the latest result it stands for
 
 
 class _Snapshot(QUndoCommand):
@@ -449,7 +453,9 @@ class DocumentController(QObject):
             tell = None if story is not None or last.evaluation is None else \
                 _teller(frozen, last.evaluation, basis.events, self.story_ending)
             result = Result(last.evaluation, _retexted(last.problems, basis.evaluated, frozen), story, tell)
-            basis.doc = frozen
+            if same_names(basis.doc, frozen):   # a move: the cards are as they were
+                result.content = basis.content
+            basis.doc, basis.content = frozen, result.content
         else:
             result, events = _evaluate(frozen, _checked(basis, frozen), self.story_ending,
                                        self.replayer)

@@ -255,14 +255,16 @@ def _heat_size(shape):
 
 @lru_cache(maxsize=16)
 def _colour_stops(colours):
-    """The colours of a diverging map as float RGB arrays (parsed once, not per picture)."""
-    return tuple(np.array(QColor(c).getRgb()[:3], dtype=np.float64) for c in colours)
+    """(negative end - middle, middle, positive end - middle) of a diverging map as float
+    RGB arrays: parsed and subtracted once, not per picture."""
+    neg, mid, pos = (np.array(QColor(c).getRgb()[:3], dtype=np.float64) for c in colours)
+    return neg - mid, mid, pos - mid
 
 
 def diverging_rgb(a, colours, scale=None):
     """Zero-centred diverging colour map: -scale -> colours[0], 0 -> colours[1], +scale ->
     colours[2]; `scale` defaults to max|a| (a picture of several parts passes its own)."""
-    neg, mid, pos = _colour_stops(tuple(colours))
+    to_neg, mid, to_pos = _colour_stops(tuple(colours))
     a = np.asarray(a, dtype=np.float64)
     finite = np.isfinite(a)
     every = finite.all()   # mostly: the masks below then cost nothing
@@ -271,7 +273,7 @@ def diverging_rgb(a, colours, scale=None):
             (np.abs(a[finite]).max() if finite.any() else 0.0)
     t = np.zeros_like(a) if scale == 0 else np.clip((a if every else np.where(finite, a, 0)) / scale, -1, 1)
     t = t[..., None]
-    rgb = np.where(t < 0, mid + (neg - mid) * (-t), mid + (pos - mid) * t)
+    rgb = np.where(t < 0, mid + to_neg * (-t), mid + to_pos * t)
     return np.round(rgb).astype(np.uint8), scale
 
 

@@ -18,6 +18,9 @@ from .picture import LayerPicture
 # engine strokes lines up to one device pixel on a fast path (about 3x cheaper, measured
 # on a 142-edge canvas at 60 %), and 1.0 and 1.25 px lines look alike.
 HAIRLINE_UP_TO = 1.25
+# How far an edge's bounds reach beyond its route: its antialiased line and arrowhead.
+MARGIN = 14.0
+_MOVE, _CURVE = QPainterPath.ElementType.MoveToElement, QPainterPath.ElementType.CurveToElement
 # How far beyond a new edge the edge layer grows (scene units).
 GROW = 300.0
 # From this many edges in a repaint of most of the view, the edge layer skips the ones
@@ -63,19 +66,27 @@ class EdgeItem(QGraphicsRectItem):
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, not self.isSelected())
 
     def update_geometry(self):
+        """Take the edge's route anew. A route as it was (an edge beside a card that moved)
+        changes nothing; a new one repaints only the stretch of it that changed (a moved
+        card's edge, its first curve; the rest of a long edge stays in the layer's picture)."""
         r = self.view.renderer
         e = self.edge
         if e.src.node not in r.cards or e.dst.node not in r.cards:
             return
-        old_bounds = self.rect()
-        self._path = r.edge_path(e)
+        path = r.edge_path(e)
+        if path == self._path:
+            return
+        old_bounds, old_path = self.rect(), self._path
+        self._path = path
         stroker = QPainterPathStroker()
         stroker.setWidth(10)
         self._shape = stroker.createStroke(self._path)
-        self.setRect(self._path.boundingRect().adjusted(-14, -14, 14, 14))
+        self.setRect(self._path.boundingRect().adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN))
         self.box = self.rect().getCoords()
         self.update()
-        self.view.edge_layer.edge_changed(self, old_bounds)
+        # a cut edge's mark sits at a share of its length: a new stretch anywhere moves it
+        part = None if self._cut else changed_part(old_path, path)
+        self.view.edge_layer.edge_changed(self, old_bounds, part)
 
     def shape(self):
         return self._shape
@@ -163,14 +174,16 @@ class EdgeLayer(QGraphicsItem):
         """Nothing to hit: a click, itemAt and the rubber band find the cards and edges."""
         return QPainterPath()
 
-    def edge_changed(self, item, old_bounds=None):
-        """`item` (once within `old_bounds`) has a new route or look: paint both places."""
+    def edge_changed(self, item, old_bounds=None, part=None):
+        """`item` (once within `old_bounds`) has a new route or look: paint both places,
+        or only `part` (scene units), where the old and new routes differ."""
         if not self._bounds.contains(item.boundingRect()):
             # A new size repaints the whole layer: grow by a margin, so seldom.
             self.prepareGeometryChange()
             self._bounds = self._bounds.united(item.boundingRect().adjusted(-GROW, -GROW, GROW, GROW))
         self._rerouted.add(item)
-        changed = item.boundingRect() if old_bounds is None else item.boundingRect().united(old_bounds)
+        changed = part if part is not None else \
+            item.boundingRect() if old_bounds is None else item.boundingRect().united(old_bounds)
         self._picture.stale(changed)
         self.update(changed)
 
@@ -275,6 +288,47 @@ class EdgeLayer(QGraphicsItem):
         positions = self.view.positions
         return {nid: (*positions[nid], item.card.width, item.card.height)
                 for nid, item in self.view.node_items.items() if item.card is not None}
+
+
+def _segments(path):
+    """The drawn pieces of `path`: [(start, ..., end)] points of each line or cubic (a
+    quadratic is stored as a cubic), each with the point it starts from."""
+    points = [(e.type, e.x, e.y) for e in map(path.elementAt, range(path.elementCount()))]
+    segments, at, k = [], None, 0
+    while k < len(points):
+        kind, x, y = points[k]
+        if kind == _CURVE:
+            piece = (at, *((px, py) for _, px, py in points[k:k + 3]))
+            k += 3
+        else:
+            piece = (at, (x, y))
+            k += 1
+        if kind != _MOVE:
+            segments.append(piece)
+        at = piece[-1]
+    return segments
+
+
+def changed_part(old, new, margin=None):
+    """The scene rect where route `new` is drawn otherwise than `old`: the pieces that
+    differ (a cubic lies within its four points), with the line's antialiasing and the
+    arrowhead at its end (`margin`, the edge items' own); None when they share nothing."""
+    margin = MARGIN if margin is None else margin
+    a, b = _segments(old), _segments(new)
+    same = 0
+    while same < min(len(a), len(b)) and a[same] == b[same]:
+        same += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - same and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    if not same and not tail:
+        return None
+    points = [p for piece in a[same:len(a) - tail] + b[same:len(b) - tail] for p in piece if p is not None]
+    if not points:
+        return None
+    xs, ys = [x for x, _ in points], [y for _, y in points]
+    return QRectF(min(xs) - margin, min(ys) - margin, max(xs) - min(xs) + 2 * margin,
+                  max(ys) - min(ys) + 2 * margin)
 
 
 def _box(rect, margin=0.0):

@@ -169,10 +169,15 @@ class NumbersItem(QGraphicsRectItem):
 
     def fit(self):
         """Bounds where the numbers are drawn: `render.cards.numbers_rect` of the card, or
-        the card's box when drawn compact (its thumbnails lie under the name)."""
-        card = self.node_item.card
-        bounds = QRectF(0, 0, card.width, card.height) if self.node_item.view.compact \
-            else render_cards.numbers_rect(card)
+        drawn compact, the card's box and the plate that stands out of a small one (its
+        thumbnails lie under the name, on the plate's band)."""
+        card, view = self.node_item.card, self.node_item.view
+        if view.compact:
+            side, down = compact.overhang(card, view.controller.doc.nodes[self.node_item.nid],
+                                          view.zoom_level(), scale=view.compact_scale())
+            bounds = QRectF(-side, 0, card.width + 2 * side, card.height + down)
+        else:
+            bounds = render_cards.numbers_rect(card)
         if bounds != self.rect():
             self.setRect(bounds)
 

@@ -176,6 +176,7 @@ class PlayerBar(QWidget):
         self.canvas = canvas
         self._index = -1
         self._story_steps = []
+        self._story = None           # the story taken last
         self._waiting = None         # a result whose story the player has not taken yet
         self.speed = 1.0
         self.framing = {}               # step_view.frame_step options (presentation mode)
@@ -529,6 +530,9 @@ class PlayerBar(QWidget):
             return
         self._story_taken_at = time.monotonic()
         story = getattr(result, "story", None)
+        if story is not None and story is self._story and self._index == -1:
+            return   # a move or a new position: the editing view shows the same story
+        self._story = story
         self._story_steps = list(getattr(story, "steps", None) or [])
         self.timeline.set_steps([s.title or KIND_WORDS.get(s.kind, s.kind) for s in self._steps],
                                 [s.kind for s in self._steps])

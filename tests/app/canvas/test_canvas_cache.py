@@ -4,10 +4,11 @@ background grid (painted again only when the view moves or restyles)."""
 import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, Qt
-from PySide6.QtGui import QRegion
+from PySide6.QtGui import QPainterPath, QRegion
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView
 
 import app_ui
+from gradviz.app.canvas.edges import changed_part
 from gradviz.graph.document import Port
 
 SAMPLE = "samples/001_stop_gradient.json"   # 7 edges, one of them cut (dashed, with a cross)
@@ -76,6 +77,9 @@ def test_the_layer_paints_every_edge_and_the_items_paint_nothing(canvas):
 
 
 def test_a_dragged_card_repaints_where_its_edges_were_and_are(qtbot, canvas):
+    """Each step of a drag repaints where the card's edges were and are drawn otherwise
+    (the stretch of a route that changed, or all of it), and the screen is then what a
+    fresh picture of every edge gives."""
     controller = canvas.controller
     nid = next(e.dst.node for e in controller.doc.edges)
     own = [item for e, item in canvas.edge_items.items() if nid in (e.src.node, e.dst.node)]
@@ -85,13 +89,17 @@ def test_a_dragged_card_repaints_where_its_edges_were_and_are(qtbot, canvas):
     start = canvas.mapFromScene(item.scenePos() + QPointF(30, 8))
     qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=start)
     for k in range(1, 7):
-        before = [QRectF(i.boundingRect()) for i in own]
+        before = [(QRectF(i.boundingRect()), QPainterPath(i._path)) for i in own]
         painted.clear()
         qtbot.mouseMove(vp, start + QPoint(0, 15 * k))
         qtbot.waitUntil(lambda: not painted.region.isEmpty())
-        for old, edge in zip(before, own):
-            assert painted.covers(device_rect(canvas, old)), "the old line would stay on screen"
-            assert painted.covers(device_rect(canvas, edge.boundingRect()))
+        for (old, old_path), edge in zip(before, own):
+            assert edge._path != old_path
+            part = changed_part(old_path, edge._path) or old.united(edge.boundingRect())
+            assert painted.covers(device_rect(canvas, part)), "the old line would stay on screen"
+        shown = pixels(canvas)
+        canvas.edge_layer.refit()
+        assert (pixels(canvas) == shown).all(), "the screen is not what a fresh picture gives"
     qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=start + QPoint(0, 90))
     app_ui.settle(canvas)
     assert_layer_holds_every_edge(canvas)
@@ -443,13 +451,18 @@ def test_the_edges_picture_after_edits_moves_and_scrolls_is_a_fresh_one(monkeypa
         ("scroll up", lambda: vbar.setValue(vbar.value() - 23)),
     ]
     strokes = Strokes(monkeypatch)
+    from gradviz.app.canvas.picture import LayerPicture
+    wholes = []
+    paint_whole = LayerPicture._paint_whole
+    monkeypatch.setattr(LayerPicture, "_paint_whole", lambda *a: wholes.append(1) or paint_whole(*a))
     partial = []
     for name, step in steps:
         strokes.items.clear()
+        wholes.clear()
         step()
         app_ui.settle(canvas)
         shown = pixels(canvas)
-        partly = len(strokes.items)
+        partly, painted_whole = len(strokes.items), bool(wholes)
         canvas.edge_layer.refit()
         fresh = pixels(canvas)
         whole = len(strokes.items) - partly
@@ -461,10 +474,12 @@ def test_the_edges_picture_after_edits_moves_and_scrolls_is_a_fresh_one(monkeypa
             assert (shown == fresh).all(), name
         assert within_rounding(fresh, direct), name
         assert partly <= whole, name   # no more than a fresh picture strokes
-        if partly < whole:
+        if not painted_whole:
             partial.append(name)
     # the steps that change much (every card resized; a chain's cards losing their values)
-    # may paint the whole picture; those that change a little paint only that
+    # may paint the whole picture; those that change a little paint only that (a small
+    # part strokes the few edges that meet it, even those under cards: finding those
+    # costs more than stroking them)
     assert {"uncover a -> b", "cover it again", "move a card", "cut an edge", "scroll right",
             "scroll up"} <= set(partial), partial
     assert canvas.edge_items[next(e for e in controller.doc.edges if e.dst.node == "t5")]._cut
@@ -520,3 +535,47 @@ def test_a_value_edit_draws_no_frame_again_in_a_big_window_of_many_cards(monkeyp
         assert frames == []
     finally:
         QPixmapCache.setCacheLimit(earlier)
+
+
+def test_a_moved_card_routes_only_its_own_edges_anew(monkeypatch, open_window):
+    """A card that lies on another edge moves by a pixel at a time, as a run's user nudges
+    it. Here the edge is too short to go round anything (its input right after its output),
+    so it crosses the card whatever it does: it keeps its route and its place in the
+    layer's picture (before, it was routed and painted again at every move), the card's
+    own edge alone changes, and the screen is what a fresh picture gives."""
+    from gradviz.app.canvas.edges import EdgeLayer
+    from gradviz.graph.document import CONSTANT, OP, Document, Node
+    doc = Document(title="a card on a short edge")
+    doc.add(Node("x", CONSTANT, value=np.ones((2, 2), np.float32), position=(0.0, 0.0)))
+    doc.add(Node("t", OP, op="tanh", position=(600.0, 0.0)))
+    doc.add(Node("a", CONSTANT, value=np.ones((2, 2), np.float32), position=(0.0, 400.0)))
+    doc.add(Node("lid", OP, op="tanh", position=(300.0, 400.0)))
+    doc.connect("x", "t")
+    doc.connect("a", "lid")
+    canvas = open_window(size=(1440, 900)).canvas
+    controller = canvas.controller
+    controller.set_document(doc)
+    app_ui.settle(canvas)
+    out = canvas.renderer.output_pos("x", 0)
+    controller.move_nodes({"t": (out.x() + 10.0, 90.0)}, merge=False)   # its input just past x's output
+    app_ui.settle(canvas)
+    beside = canvas.edge_items[next(e for e in controller.doc.edges if e.src.node == "x")]
+    middle = beside._path.pointAtPercent(0.5)
+    controller.move_nodes({"lid": (middle.x() - 30.0, middle.y() - 20.0)}, merge=False)
+    app_ui.settle(canvas)
+    canvas.fit()
+    app_ui.settle(canvas)
+    assert beside.path_crosses(canvas.renderer.rect("lid"))
+    changed = []
+    edge_changed = EdgeLayer.edge_changed
+    monkeypatch.setattr(EdgeLayer, "edge_changed",
+                        lambda layer, item, *a: changed.append(item.edge.src.node) or edge_changed(layer, item, *a))
+    pixels(canvas)
+    for _ in range(3):
+        x, y = controller.doc.nodes["lid"].position
+        controller.move_nodes({"lid": (x + 1.0, y)}, merge=False)
+        app_ui.settle(canvas)
+        shown = pixels(canvas)
+        canvas.edge_layer.refit()
+        assert (pixels(canvas) == shown).all(), "the screen is not what a fresh picture gives"
+    assert changed == ["a"] * 3   # lid's own edge, a -> lid

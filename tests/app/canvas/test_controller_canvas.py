@@ -2,7 +2,7 @@
 values and gradients on the canvas, and only the cards whose content changed repaint."""
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QObject, QPointF
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF
 from PySide6.QtGui import QRegion
 
 from gradviz.app.canvas import items as canvas_items
@@ -142,6 +142,33 @@ def test_only_cards_whose_content_changed_repaint(window, qtbot, monkeypatch):
     assert repainted_by(c.undo_stack.undo) == {"w", "m", "loss", "x"} and not frames
 
 
+def test_a_move_keeps_every_card_and_asks_no_card_for_its_content(window, qtbot, monkeypatch):
+    """A card moved (dragged, or nudged while a run updates the numbers) changes no card:
+    the canvas keeps each one without working out its content again (1 ms of each move
+    of the 100-node grid); a new label after it is measured again, and so is the move
+    that comes after that."""
+    from gradviz.app.canvas.renderer import CanvasRenderer
+    w, c, canvas = window, window.controller, window.canvas
+    asked = []
+    content_key = CanvasRenderer._content_key
+    monkeypatch.setattr(CanvasRenderer, "_content_key", lambda r, node: asked.append(node.id) or content_key(r, node))
+    cards = dict(canvas.renderer.cards)
+    for dx in (1.0, 2.0):
+        x, y = c.doc.nodes["m"].position or canvas.positions["m"]
+        c.move_nodes({"m": (x + dx, y)}, merge=False)
+        qtbot.waitUntil(lambda: not canvas.waiting_for_paint)
+        assert asked == [] and canvas.positions["m"] == (x + dx, y)
+        assert all(canvas.renderer.cards[nid] is card for nid, card in cards.items())
+    c.set_field("m", "label", "product")
+    qtbot.waitUntil(lambda: not canvas.waiting_for_paint)
+    assert set(asked) == set(c.doc.nodes) and canvas.renderer.cards["m"].title == "product"
+    asked.clear()
+    x, y = c.doc.nodes["m"].position
+    c.move_nodes({"m": (x + 1.0, y)}, merge=False)
+    qtbot.waitUntil(lambda: not canvas.waiting_for_paint)
+    assert asked == [] and canvas.renderer.cards["m"].title == "product"
+
+
 def viewport_pixels(canvas):
     image = canvas.viewport().grab().toImage()
     bits = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine())
@@ -187,6 +214,34 @@ def test_a_card_draws_its_numbers_again_only_when_they_look_otherwise(window, qt
     # spans its own largest magnitude); the loss is written as a number, a new one.
     assert repainted_by(-2 * W) == {"loss"}
     assert repainted_by(W) == {"w", "m", "loss", "x"}
+
+
+def test_a_short_compact_card_shows_its_thumbnail_on_the_plate_below_it(open_window, qtbot):
+    """Drawn compact, a card shorter on screen than its name, shape and thumbnail band (a
+    1x36 vector) draws them on a plate that stands out below it: the thumbnail, drawn in
+    the numbers' own picture, is drawn there too, not cut off at the card's edge."""
+    from gradviz.render import compact
+    w = open_window(size=(1440, 900))
+    doc = Document(title="flat")
+    doc.add(Node("flat", CONSTANT, value=np.linspace(-1, 1, 36, dtype=np.float32).reshape(1, 36),
+                 position=(0.0, 0.0)))
+    w.controller.set_document(doc)
+    canvas = w.canvas
+    qtbot.waitUntil(lambda: not canvas.waiting_for_paint)
+    canvas._set_scale(0.15)   # far out: the card is a few pixels tall
+    canvas.centerOn(canvas.scene_item("flat"))
+    viewport_pixels(canvas)
+    item = canvas.scene_item("flat")
+    assert canvas.compact
+    _, down = compact.overhang(item.card, doc.nodes["flat"], canvas.zoom_level(), scale=canvas.compact_scale())
+    assert down > 0   # the plate stands out below the card
+    below = canvas.mapFromScene(QRectF(0, item.card.height, item.card.width, down)).boundingRect()
+    below = below.intersected(canvas.viewport().rect())
+    shown = viewport_pixels(canvas)
+    item.numbers.setVisible(False)
+    hidden = viewport_pixels(canvas)
+    band = (slice(below.top(), below.bottom()), slice(4 * below.left(), 4 * (below.right() + 1)))
+    assert (shown[band] != hidden[band]).any(), "the thumbnail is cut off at the card's edge"
 
 
 def test_cards_too_small_to_read_are_drawn_compact(window, qtbot, monkeypatch):
