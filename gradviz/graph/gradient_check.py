@@ -182,14 +182,22 @@ def _value(doc, port):
                         f"Variable or a constant)", where="gradient_check")
 
 
+def largest_entry(gradient, shape):
+    """The entry of the largest |gradient| (NaN counted as 0): the most telling one to check;
+    the first entry when there is no gradient."""
+    if gradient is None or np.size(gradient) == 0:
+        return (0,) * len(shape)
+    g = np.abs(np.nan_to_num(np.asarray(gradient, np.float64)))
+    return tuple(int(i) for i in np.unravel_index(int(np.argmax(g)), shape))
+
+
 def _entry(doc, x, gradient, index):
     given = doc.studies.get("gradient_check", {}).get("index") if index is None else index
     if given is None:
         if x.size == 0:
             raise DocumentError("the gradient check's source has no elements",
                                 where="gradient_check")
-        g = np.abs(np.nan_to_num(np.asarray(gradient, np.float64)))
-        return tuple(int(i) for i in np.unravel_index(int(np.argmax(g)), x.shape))
+        return largest_entry(gradient, x.shape)
     index = tuple(int(i) for i in np.atleast_1d(given)) if x.ndim else ()
     if len(index) != x.ndim or any(not 0 <= i < n for i, n in zip(index, x.shape)):
         raise DocumentError(f"the gradient check's index {list(index)} is not an entry of a "

@@ -11,7 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QSplitter
 
-from ...graph.gradient_check import gradient_check
+from ...graph.gradient_check import gradient_check, largest_entry
 from ._base import (PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports,
                     word_column)
 from .heatmap import DIVERGING, TEXT, style_plot, still_plot
@@ -100,11 +100,7 @@ class GradientCheckView(StudyView):
         if "index" in spec and study_ports(doc, "gradient_check", "sources")[:1] == [source]:
             return tuple(int(i) for i in np.atleast_1d(spec["index"])) if shape else ()
         ev = self.controller.result.evaluation
-        g = None if ev is None else ev.gradients.get(source)
-        if g is None or np.size(g) == 0:
-            return (0,) * len(shape)
-        g = np.abs(np.nan_to_num(np.asarray(g, np.float64)))
-        return tuple(int(i) for i in np.unravel_index(int(np.argmax(g)), np.shape(g)))
+        return largest_entry(None if ev is None else ev.gradients.get(source), shape)
 
     # -- the study -----------------------------------------------------------------------
     def job(self):
