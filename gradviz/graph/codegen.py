@@ -11,9 +11,10 @@ import numpy as np
 
 from . import catalog
 from .document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
-from .names import identifiers
+from .budget import make_plan
+from .names import identifiers, objective_name, objective_note
 from .ports import parse_port, port_text
-from .structure import input_slots, topological_order
+from .structure import input_slots, partial_order, topological_order
 
 _RESERVED = {"tf", "np", "print", "list", "len", "range", "sum", "min", "max", "abs", "pow",
              "input", "id", "type", "object", "grad", "grads", "name", "g"}
@@ -342,13 +343,23 @@ class _Writer:
             args.append("output_gradients=" + (seeds[0] if len(seeds) == 1
                                                else f"[{', '.join(seeds)}]"))
         call = f"{self.tape}.gradient({', '.join(args)})"
-        of = " + ".join(targets) if len(targets) > 1 else targets[0]
+        shapes = self._target_shapes()
+        of = objective_name(doc, shapes, lambda _, p: self.ref(p))
+        note = objective_note(doc, shapes, lambda _, p: self.ref(p))
+        said = [f"# {line}" for line in textwrap.wrap(note, _WIDTH - 2)] if note else []
         if len(sources) == 1:
-            return [f"grad = {call}",
-                    f'print("d({of}) / d({sources[0]}) =", grad)']
-        return [f"grads = {call}",
+            return [*said, f"grad = {call}",
+                    f'print("∂{of} / ∂{sources[0]} =", grad)']
+        return [*said, f"grads = {call}",
                 f"for name, g in zip({sources!r}, grads):",
-                f'    print(f"d({of}) / d({{name}}) =", g)']
+                f'    print(f"∂{of} / ∂{{name}} =", g)']
+
+    def _target_shapes(self):
+        """{target port: an array of its shape}: what tells a scalar target (itself) from a
+        tensor (its sum), predicted without running anything."""
+        plan = make_plan(self.doc, partial_order(self.doc)[0])
+        return {p: np.broadcast_to(np.float32(0), plan.shapes[p])
+                for p in self.doc.targets if p in plan.shapes}
 
     def study_lines(self):
         """Jacobian studies as tape calls; the nested-tape studies are named in a comment."""

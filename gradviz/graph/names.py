@@ -8,6 +8,8 @@ valid identifier: 'y_sq (before reset)' becomes y_sq_before_reset.
 import keyword
 import re
 
+import numpy as np
+
 from .catalog import api_name, port_name
 from .document import fresh
 
@@ -58,3 +60,79 @@ def port_names(doc, ports):
             name = unique[port.node] + name[len(node_name(node)):]
         out[port] = name
     return out
+
+
+# -- what tape.gradient differentiates -------------------------------------------------------
+
+# The seed's inner product ❬v, y❭, written alike on every surface (cards, captions, the
+# inspector, provenance, exports, `gradviz explain`). Not ⟨ ⟩ (U+27E8/9): at a card's label
+# size DejaVu draws those like ( ), and '∂⟨v, y⟩/∂x' reads as '∂(v, y)/∂x'; the angle
+# bracket ornaments ❬ ❭ keep their point.
+INNER_PRODUCT = "❬{}, {}❭"
+
+
+def inner_product(v, y):
+    """'❬v, y❭': Σ v·y, what tape.gradient differentiates when output_gradients gave v."""
+    return INNER_PRODUCT.format(v, y)
+
+
+def objective_terms(doc, values=None, name=port_name):
+    """[(target port, its name, how)] for each target, how tape.gradient takes it: 'given'
+    (seeded with output_gradients), 'scalar' (itself), 'sum' (a tensor: TF sums its
+    elements). `values` ({Port: array}) tell a scalar from a tensor; unknown is a tensor."""
+    values = values or {}
+    terms = []
+    for port in doc.targets:
+        if port.node not in doc.nodes:
+            continue
+        how = ("given" if port in doc.output_gradients
+               else "scalar" if values.get(port) is not None and np.size(values[port]) == 1
+               else "sum")
+        terms.append((port, name(doc, port), how))
+    return terms
+
+
+def objective_name(doc, values=None, name=port_name):
+    """What every gradient shown is the derivative of: a scalar target itself ('loss'), the
+    sum of a tensor target's elements ('Σy'), the seed's weighted sum ❬v, y❭ when
+    output_gradients gave v, several targets added ('(Σa + ❬v2, b❭)'); '' without one."""
+    return objective_sum(objective_terms(doc, values, name))
+
+
+def objective_sum(terms):
+    """[(…, name, how)] as one objective: 'loss', 'Σy', '❬v, y❭', '(Σa + ❬v2, b❭)'."""
+    parts = [objective_term(shown, how, _seed_name(len(terms), k))
+             for k, (_, shown, how) in enumerate(terms)]
+    if len(parts) <= 1:
+        return parts[0] if parts else ""
+    return f"({' + '.join(parts)})" if len(parts) <= 3 else "(Σ targets)"
+
+
+def objective_term(shown, how, v="v"):
+    """One target's term: 'loss' (how='scalar'), 'Σy' ('sum'), '❬v, y❭' ('given')."""
+    if how == "given":
+        return inner_product(v, shown)
+    return shown if how == "scalar" else f"Σ{shown}"
+
+
+def objective_note(doc, values=None, name=port_name):
+    """What the symbols of `objective_name` mean, in words ('' for one scalar target):
+    '❬v, y❭ = Σ v·y, v the output_gradients given for y', 'Σy: the sum of y's elements,
+    which tape.gradient differentiates for a target that is not a scalar'."""
+    terms = objective_terms(doc, values, name)
+    notes = []
+    for k, (_, shown, how) in enumerate(terms):
+        v = _seed_name(len(terms), k)
+        term = objective_term(shown, how, v)
+        if how == "given":
+            notes.append(f"{term} = Σ {v}·{shown}, {v} the output_gradients given for {shown}")
+        elif how == "sum":
+            notes.append(f"{term}: the sum of {shown}'s elements, which tape.gradient "
+                         f"differentiates for a target that is not a scalar")
+    if len(terms) > 3:
+        notes.append("Σ targets: the targets' terms added")
+    return "; ".join(notes)
+
+
+def _seed_name(count, k):
+    return "v" if count == 1 else f"v{k + 1}"

@@ -21,7 +21,7 @@ from PySide6.QtGui import QColor, QPainterPath, QPen
 
 from ..graph import catalog
 from ..graph.document import CONSTANT, LAYER, OP, VARIABLE, Port
-from ..graph.names import node_name
+from ..graph.names import node_name, objective_name
 from ..graph.structure import MAX_VARIADIC_INPUTS, filter_ports, input_slots, n_outputs
 from ..story import dead_units
 from . import legible, port_labels, preview, text, tiles
@@ -130,34 +130,6 @@ def _mark(node, value):
 def port_name(doc, port):
     """How a card calls one output (graph.catalog.port_name: 'layer.kernel', 'n:1')."""
     return catalog.port_name(doc, port)
-
-
-# The seed's inner product ⟨v, y⟩ in brackets a reader cannot take for parentheses: at a
-# card's label size DejaVu's ⟨ ⟩ (U+27E8/9) look like ( ), and '∂⟨v, y⟩/∂x' reads as
-# '∂(v, y)/∂x'; the angle bracket ornaments ❬ ❭ keep their point.
-INNER_PRODUCT = "❬{}, {}❭"
-
-
-def objective_name(doc, values=None):
-    """What every gradient on the cards is the derivative of, as tape.gradient takes it: a
-    scalar target itself ('loss'), the sum of a tensor target's elements ('Σy'), the seed's
-    weighted sum ❬v, y❭ when output_gradients gave v, several targets added. `values`: the
-    evaluation's, to tell a scalar target from a tensor (unknown counts as a tensor)."""
-    values = values or {}
-    targets = [p for p in doc.targets if p.node in doc.nodes]
-    parts = []
-    for port in targets:
-        name = port_name(doc, port)
-        if port in doc.output_gradients:
-            v = "v" if len(targets) == 1 else f"v{len(parts) + 1}"
-            parts.append(INNER_PRODUCT.format(v, name))
-        elif values.get(port) is not None and np.size(values[port]) == 1:
-            parts.append(name)
-        else:
-            parts.append(f"Σ{name}")
-    if len(parts) == 1:
-        return parts[0]
-    return f"({' + '.join(parts)})" if len(parts) <= 3 else "(Σ targets)"
 
 
 def _widened(shown, old):

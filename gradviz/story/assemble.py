@@ -3,6 +3,7 @@ import functools
 
 import numpy as np
 
+from ..graph.names import inner_product, objective_sum
 from . import dead_units
 from .model import Step, Story
 from .operands import _word_pattern, rename, rule_operands
@@ -116,9 +117,11 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
                           else "sum"))
             n = int(np.size(ev.cotangent))
             if ev.given:
-                caption = (f"The backward pass starts at {name} with the output_gradients you gave "
-                           f"(shape {_shape(ev.cotangent)}): every step below computes a vector-Jacobian "
-                           f"product vᵀJ with this v, not the gradient of a sum.")
+                caption = (f"The backward pass starts at {name} with the output_gradients v you "
+                           f"gave (shape {_shape(ev.cotangent)}): every step below computes a "
+                           f"vector-Jacobian product vᵀJ with this v, the gradient of "
+                           f"{inner_product('v', name)} = Σ v·{name}, not of the sum of "
+                           f"{name}'s elements.")
             elif np.ndim(ev.cotangent) == 0:
                 caption = (f"The backward pass starts at {name} with the cotangent 1 "
                            f"(∂{name}/∂{name} = 1). {name} is a scalar, so the sum over its "
@@ -220,12 +223,14 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
 
 def _objective(seeds):
     """What the backward pass differentiates, in words: 'the target loss', 'the sum of y's
-    elements', '⟨v, y⟩ (the output_gradients v times y, summed)', or the sum of several."""
+    elements', '❬v, y❭ (the output_gradients v times y, summed)', or several added
+    ('(Σa + ❬v2, b❭), the targets' terms added'), written as the cards write it."""
     if len(seeds) != 1:
-        return "the sum of the targets" if seeds else "the target"
+        return f"{objective_sum([(None, *s) for s in seeds])}, the targets' terms added" \
+            if seeds else "the target"
     name, how = seeds[0]
     if how == "given":
-        return f"⟨v, {name}⟩ (the output_gradients v times {name}, summed)"
+        return f"{inner_product('v', name)} (the output_gradients v times {name}, summed)"
     return f"the target {name}" if how == "scalar" else f"the sum of {name}'s elements"
 
 

@@ -10,6 +10,7 @@ from ..graph.catalog import port_name
 from ..graph.errors import ENGINE_ERRORS, DocumentError
 from ..graph.evaluate import higher_order
 from ..graph.gradient_check import gradient_check
+from ..graph.names import objective_term
 from ..graph.nan_origin import study_nan_warning
 from . import studies
 from .formatting import grid, number, wrap
@@ -99,8 +100,12 @@ def _coupling(doc):
 
 
 def hessian_lines(doc):
-    target, source = _ports(doc, "hessian")
-    t, x = port_name(doc, target), port_name(doc, source)
+    subject = studies._subject(doc, study="hessian")
+    target, source = subject.target, subject.source
+    # the inner tape sums a target that is not a scalar: H is of Σt
+    scalar = int(np.prod(subject.target_shape(), dtype=int)) == 1
+    t = objective_term(port_name(doc, target), "scalar" if scalar else "sum")
+    x = port_name(doc, source)
     h = studies.hessian_study(doc)
     n = h.hessian.shape[0]
     if n == 0:

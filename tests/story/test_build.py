@@ -154,12 +154,12 @@ def test_generated_100_node_document_story_matches_the_evaluation():
 
 @pytest.mark.parametrize("seed, scalar, words", [
     (None, False, "how much the sum of y's elements changes"),
-    (np.ones((5, 3), np.float32) * 2, False, "how much ⟨v, y⟩ (the output_gradients v times y, summed)"),
+    (np.ones((5, 3), np.float32) * 2, False, "how much ❬v, y❭ (the output_gradients v times y, summed)"),
     (None, True, "how much the target s changes"),
 ])
 def test_a_visit_says_what_the_cotangent_is_a_derivative_of(seed, scalar, words):
     """'How much the target changes' was false for a tensor target (its sum) and for a
-    seeded one (⟨v, y⟩): a visit's caption names what tape.gradient differentiates."""
+    seeded one (❬v, y❭): a visit's caption names what tape.gradient differentiates."""
     doc = seed004_doc()
     if scalar:
         doc.add(op("s", "reduce_sum"))

@@ -5,7 +5,7 @@ from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListWidget, QLis
                                QWidget)
 
 from ...graph.document import Port, text_problem
-from ...graph.names import port_names, unique_names
+from ...graph.names import objective_name, objective_note, port_names, unique_names
 from ...graph.ports import parse_port, port_text
 from .fields import (MUTED, LessonEdit, LineField, Page, blocked, bold_label, display_text,
                                column_group, group, muted_label, output_count, problems_label,
@@ -106,17 +106,20 @@ class DocumentPage(Page):
             self.layout_.addWidget(box)
 
         # gradients
-        self.grad_views = {}
+        self.grad_views, self.grad_headings = {}, {}
         if doc.sources:
             box, v = column_group("Gradients")
+            self.objective_note = muted_label()   # what ❬v, y❭ or Σy means (refresh)
+            self.objective_note.setWordWrap(True)
+            v.addWidget(self.objective_note)
             for port in doc.sources:
-                heading = bold_label(f"d({', '.join(shown[p] for p in doc.targets) or '?'})"
-                                   f" / d({shown[port]})")
+                heading = bold_label("")   # ∂(what the tape differentiates) / ∂source (refresh)
                 view = TensorEditor(box, read_only=True)
                 none = muted_label()
                 for w in (heading, view, none):
                     v.addWidget(w)
                 self.grad_views[port] = (view, none)
+                self.grad_headings[port] = heading
             self.layout_.addWidget(box)
 
         self.problems = problems_label()
@@ -203,6 +206,15 @@ class DocumentPage(Page):
             if given is not None:
                 editor.set_array(given)
         ev = result.evaluation
+        values = None if ev is None else ev.values
+        objective = objective_name(doc, values, self._named)
+        if self.grad_views:
+            note = objective_note(doc, values, self._named)
+            self.objective_note.setText(note)
+            self.objective_note.setVisible(bool(note))
+        for port, heading in self.grad_headings.items():
+            heading.setText(f"∂{objective} / ∂{self.shown[port]}" if doc.targets
+                            else f"Gradient of {self.shown[port]}: no target yet")
         for port, (view, none) in self.grad_views.items():
             grad = None if ev is None else ev.gradients.get(port)
             view.setVisible(grad is not None)
@@ -215,6 +227,10 @@ class DocumentPage(Page):
                 none.setText("Not computed" + (": see the problems below." if result.problems
                                                else "."))
         show_problems(self.problems, result.problems[:8], with_place=True)
+
+    def _named(self, doc, port):
+        """A port's name as this page's lists write it (unique: x, x_1)."""
+        return self.shown.get(port) or port_text(port)
 
     def _checks(self, w, checked):
         """Tick the items `checked` accepts; only the items whose tick changes are touched

@@ -10,7 +10,7 @@ from ...engine.errors import counted
 from ...engine.layers import glorot_limit
 from ...graph import catalog
 from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
-from ...graph.names import node_name, port_names
+from ...graph.names import node_name, objective_name, objective_note, port_names
 from ...graph.tensors import DTYPES, MAX_RANK
 from ...render.port_labels import with_port_names
 from .fields import (PLACEHOLDERS, LineField, display_text, Page, attr_text, blocked, bold_label,
@@ -210,13 +210,15 @@ class NodePage(Page):
         self.value_view = TensorEditor(box, read_only=True)
         self.value_none = muted_label()
         self.grad_heading = bold_label("Gradient")
+        self.grad_note = muted_label()   # what ❬v, y❭ or Σy in the heading means
+        self.grad_note.setWordWrap(True)
         self.grad_view = TensorEditor(box, read_only=True)
         self.grad_none = muted_label()
         show_value = node.kind not in (CONSTANT, VARIABLE)
         for w in (self.value_heading, self.value_view, self.value_none):
             v.addWidget(w)
             w.setVisible(show_value)
-        for w in (self.grad_heading, self.grad_view, self.grad_none):
+        for w in (self.grad_heading, self.grad_note, self.grad_view, self.grad_none):
             v.addWidget(w)
         self.layout_.addWidget(box)
         self.finish()
@@ -488,11 +490,15 @@ class NodePage(Page):
                 self.value_view.set_array(value)
             else:
                 self.value_none.setText("Not computed: the document cannot run this node yet.")
-        grad, heading, why = None, "Gradient", ""
+        grad, heading, why, note = None, "Gradient", "", ""
         shown = port_names(doc, [*doc.targets, port])   # the reader's names, not ids
-        targets = ", ".join(shown[p] for p in doc.targets) or "the target"
+        values = None if ev is None else ev.values
+        objective = objective_name(doc, values, lambda _, p: shown[p])
+        objective_words = objective_note(doc, values, lambda _, p: shown[p])
         if port in doc.sources:
-            heading = f"Gradient  d({targets}) / d({shown[port]})"
+            if doc.targets:
+                heading = f"Gradient  ∂{objective} / ∂{shown[port]}"
+                note = objective_words
             if ev is not None and port in ev.gradients:
                 grad = ev.gradients[port]
                 why = "None: this source is not connected to the target (TF returns None)."
@@ -507,7 +513,8 @@ class NodePage(Page):
             if story is not None and port in getattr(story, "_final", {}):
                 step = story.steps[story._final[port]]
             if step is not None:
-                heading = f"Cotangent  d({targets}) / d({shown[port]})"
+                heading = f"Cotangent  ∂{objective} / ∂{shown[port]}"
+                note = objective_words
                 grad = step.total if step.total is not None else step.cotangent
             elif not doc.targets:
                 why = "No target yet: tick 'Target' on the output to differentiate."
@@ -520,6 +527,8 @@ class NodePage(Page):
                        "respect to this output" + ("" if story else ", once the document runs")
                        + ".")
         self.grad_heading.setText(heading)
+        self.grad_note.setText(note)
+        self.grad_note.setVisible(bool(note))
         self.grad_view.setVisible(grad is not None)
         self.grad_none.setVisible(grad is None)
         self.grad_none.setText(why)

@@ -346,12 +346,12 @@ def test_lists_and_headers_use_the_users_names(qtbot, labelled_mlp):
     assert {"x", "W1", "W2", "reduce_sum7"} <= set(texts) and "w2" not in texts
     stops = [page.stop_list.item(i).text() for i in range(page.stop_list.count())]
     assert "W1" in stops and "w2" not in stops
-    headings = [lab.text() for lab in page.findChildren(type(page.problems)) if "d(" in lab.text()]
-    assert "d(reduce_sum7) / d(W1)" in headings and "d(reduce_sum7) / d(W2)" in headings
+    headings = [lab.text() for lab in page.findChildren(type(page.problems)) if "∂" in lab.text()]
+    assert "∂reduce_sum7 / ∂W1" in headings and "∂reduce_sum7 / ∂W2" in headings
     page.source_list.findItems("W2", Qt.MatchExactly)[0].setCheckState(Qt.Unchecked)
     assert c.doc.sources == [Port("w2")]                 # the file still keys by id
     c.set_selection(["w2"])
-    assert w.page.grad_heading.text() == "Gradient  d(reduce_sum7) / d(W1)"
+    assert w.page.grad_heading.text() == "Gradient  ∂reduce_sum7 / ∂W1"
     c.undo_stack.blockSignals(True)
 
 

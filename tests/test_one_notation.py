@@ -1,0 +1,51 @@
+"""One notation for the seed's inner product on every surface: ❬v, y❭ (graph.names), never
+⟨v, y⟩, whose brackets DejaVu draws like parentheses at a card's size (issue 20: the story's
+captions wrote ⟨v, y⟩ while the cards wrote ❬v, y❭)."""
+import numpy as np
+
+from gradviz import story as story_module
+from gradviz.graph import fileformat
+from gradviz.graph.codegen import to_python
+from gradviz.render import Renderer
+from gradviz.story.text import explain
+from hidden_ids import SAMPLES
+
+OTHER = "⟨⟩"
+
+
+def _texts(doc):
+    """Every text the story, `gradviz explain`, the code view and the cards write."""
+    story = story_module.build(doc)
+    texts = [explain(story, studies=False), to_python(doc)]
+    for s in story.steps:
+        texts += [s.title, s.caption, s.formula or ""]
+    r = Renderer(doc, evaluation=story.evaluation, story=story)
+    texts += [s.label for card in r.cards.values() for s in card.sections]
+    return texts
+
+
+def test_no_text_writes_the_inner_product_another_way(qapp):
+    found, seeded = {}, 0
+    for sample in SAMPLES:
+        doc = fileformat.load(sample)
+        if not doc.targets:
+            continue
+        if not doc.output_gradients:   # every sample seeded too: its captions name ❬v, y❭
+            docs = [doc, fileformat.load(sample)]
+            port = docs[1].targets[0]
+            value = story_module.build(docs[1]).evaluation.values.get(port)
+            if value is None or np.asarray(value).dtype.kind != "f":
+                docs.pop()
+            else:
+                docs[1].output_gradients = {port: np.ones_like(value)}
+        else:
+            docs = [doc]
+        for d in docs:
+            texts = _texts(d)
+            bad = [t for t in texts if any(c in t for c in OTHER)]
+            if bad:
+                found[sample.name] = bad[:3]
+            if d.output_gradients:
+                seeded += 1
+                assert any("❬v, " in t for t in texts), sample.name   # the seed is named
+    assert seeded > 20 and not found, found
