@@ -117,7 +117,7 @@ def objective_term(shown, how, v="v"):
 
 def objective_note(doc, values=None, name=port_name):
     """What the symbols of `objective_name` mean, in words ('' for one scalar target):
-    '❬v, y❭ = Σ v·y, v the output_gradients given for y', 'Σy: the sum of y's elements,
+    '❬v, y❭ = Σ v·y, where v is the output_gradients given for y', 'Σy: the sum of y's elements,
     which tape.gradient differentiates for a target that is not a scalar'."""
     terms = objective_terms(doc, values, name)
     notes = []
@@ -125,7 +125,8 @@ def objective_note(doc, values=None, name=port_name):
         v = _seed_name(len(terms), k)
         term = objective_term(shown, how, v)
         if how == "given":
-            notes.append(f"{term} = Σ {v}·{shown}, {v} the output_gradients given for {shown}")
+            notes.append(f"{term} = Σ {v}·{shown}, where {v} is the output_gradients given for "
+                         f"{shown}")
         elif how == "sum":
             notes.append(f"{term}: the sum of {shown}'s elements, which tape.gradient "
                          f"differentiates for a target that is not a scalar")

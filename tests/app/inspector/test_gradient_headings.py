@@ -35,7 +35,7 @@ def _two_targets():
 CASES = [
     # (document, source node, what is differentiated, words the note must say)
     (lambda: fileformat.load(SAMPLES / "nets_1_conv_transpose.json"), "x", "❬v, y❭",
-     "❬v, y❭ = Σ v·y, v the output_gradients given for y"),
+     "❬v, y❭ = Σ v·y, where v is the output_gradients given for y"),
     (_seeded_004, "tf_t", "❬v, y_tf❭", "❬v, y_tf❭ = Σ v·y_tf"),
     (lambda: fileformat.load(SAMPLES / "004_matmul_sum.json"), "tf_t", "Σy_tf",
      "Σy_tf: the sum of y_tf's elements"),
