@@ -25,7 +25,7 @@ def test_the_code_view_names_tensors_by_their_labels(labelled_mlp):
         exec(compile(code, "<generated>", "exec"), namespace)  # our own generated code
     np.testing.assert_array_equal(namespace["grads"][0].numpy(),
                                   evaluate(doc).gradients[Port("w2")])
-    assert "d(reduce_sum7) / d(W1)" in out.getvalue()
+    assert "∂reduce_sum7 / ∂W1" in out.getvalue()
 
 
 def test_gradviz_run_keys_by_labels(tmp_path, labelled_mlp):
