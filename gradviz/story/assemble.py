@@ -246,7 +246,13 @@ def _contribution(ev, naming, visit, where, known):
         grad = visit.upstream[0] if len(visit.upstream) == 1 else visit.upstream
     operands = {"grad": grad}
     operands.update({n: np.asarray(v) for n, v in zip(names, [*op._in_values, *op._out_values])})
-    formula = rename(naming.formula(op, k), renamed)
+    own = naming.formula(op, k)
+    lhs = own.split("=", 1)[0].strip()[5:] if own and own.startswith("grad_") else ""
+    if lhs and lhs not in renamed and lhs != names[k]:
+        # a rule text all inputs share (concat's 'grad_x = the matching slice of grad'):
+        # its letter is this input's
+        renamed = {**renamed, lhs: names[k]}
+    formula = rename(own, renamed)
     target = labels[k]
     op_name = naming.op_label(op)
     repeated = sum(t is tensor for t in op.inputs) > 1
@@ -261,8 +267,9 @@ def _contribution(ev, naming, visit, where, known):
         # In the reader's names where they fit (grad_x = grad · x); else the rule's letter,
         # said which node it is.
         here = bindings(formula, names, labels, k, said=names[k] != "input")
-        intro = ("" if names[k] == "input" else f" {target}" if names[k] == target   # not
-                 else f" {target} ({names[k]} in the rule)")                         # "input input"
+        intro = ("" if names[k] == "input" else f" {target}"   # not "input input"
+                 if names[k] == target or not _word_pattern((names[k],)).search(formula)
+                 else f" {target} ({names[k]} in the rule)")
         text = f"{what} for its input{intro}: {formula}." + (f" Here {here}." if here else "")
     else:
         text = (f"{what} for its input {k + 1}: the registered gradient function, applied to "

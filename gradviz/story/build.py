@@ -13,6 +13,7 @@ from ..graph.evaluate import evaluate
 from ..graph.names import op_stem
 from .assemble import assemble
 from .formatting import number
+from . import slots as slot_names
 from .recorder import Recorder
 
 
@@ -97,6 +98,10 @@ class TapeNaming:
         """The names a reader knows tensors by: a rule's operand must not take one."""
         return frozenset(self._names.values())
 
+    def slots(self, op):
+        """A bare tape has no ports: a rule keeps its own operand letters."""
+        return None
+
     def formula(self, op, k):
         return op.opdef.formula(op.attrs, k)
 
@@ -146,11 +151,13 @@ class DocumentNaming:
         self.ev = evaluation
         self._op_labels = {}
         self._op_names = {}
+        self._op_nodes = {}   # id(op) -> the op node that records only it (its ports are the op's)
         for node_id, ops in evaluation.entries.items():
             self._name_ops(node_id, ops)
             node = doc.nodes.get(node_id)
             if node is not None and node.kind == OP and len(ops) == 1:
                 self._op_names[id(ops[0])] = node.op
+                self._op_nodes[id(ops[0])] = node
 
     def _name_ops(self, node_id, ops):
         title = self.title(node_id)
@@ -218,6 +225,17 @@ class DocumentNaming:
         not the ResourceGather TF records) where the node records that one op; for an op among
         several a node records, its name in TF's API (a layer's 'matmul', 'add')."""
         return self._op_names.get(id(op)) or api_name(op.type)
+
+    def slots(self, op):
+        """(the catalog's names of the op's inputs, the names its node's ports show) when the
+        op is an op node's one op and takes an input per port; else None."""
+        node = self._op_nodes.get(id(op))
+        if node is None:
+            return None
+        count = max([e.dst.index + 1 for e in self.doc.edges if e.dst.node == node.id], default=0)
+        if count != len(op.inputs) or count < 2:
+            return None
+        return slot_names.declared_names(node, count), slot_names.input_names(node, count, self.doc)
 
     def shown_names(self):
         """Every node's name on the canvas: a rule's operand must not take one."""

@@ -25,9 +25,13 @@ def operand_names(op, formula=None):
     `formula(op, k)` gives the rule text (default: the engine's own text).
     """
     formula = formula or (lambda o, k: o.opdef.formula(o.attrs, k))
+    return rule_names([formula(op, k) for k in range(len(op.inputs))])
+
+
+def rule_names(formulas):
+    """The operand names of rule texts, one per input ('grad_b = aᵀ @ grad' names b)."""
     names = []
-    for k in range(len(op.inputs)):
-        f = formula(op, k)
+    for k, f in enumerate(formulas):
         name = f.split("=", 1)[0].strip() if f else ""
         names.append(name[5:] if name.startswith("grad_") and len(name) > 5 else f"in{k}")
     if len(set(names)) != len(names):  # variadic ops share one formula text
@@ -77,7 +81,7 @@ def is_number(name):
     return bool(re.fullmatch(r"\d+(\.\d+)?", name or ""))
 
 
-def _substitutions(names, labels, tensors, formulas):
+def substitutions(names, labels, tensors, formulas):
     """{rule letter: the reader's name} for the operands the rule can be written with.
 
     A letter (or a word such as 'logits' in a rule that is a formula, not prose such as
@@ -125,23 +129,45 @@ def rule_operands(op, naming):
     renaming to apply to rule texts.
 
     The op's output joins the operands when its rule mentions it ('y' in softmax's)."""
-    raw = [naming.formula(op, k) for k in range(len(op.inputs))]
-    raw = [f for f in raw if f]
+    own = [f for f in (naming.formula(op, k) for k in range(len(op.inputs))) if f]
     names = operand_names(op, naming.formula)
     labels = [naming.label(t) for t in op.inputs]
     tensors = list(op.inputs)
-    if OUTPUT not in names and any(OUTPUT in words(f.split("=", 1)[-1]) for f in raw) \
+    if OUTPUT not in names and any(OUTPUT in words(f.split("=", 1)[-1]) for f in own) \
             and len(op.outputs) == 1:
         names, labels = names + [OUTPUT], labels + [naming.label(op.outputs[0])]
         tensors.append(op.outputs[0])
-    mapping = _substitutions(names, labels, tensors, raw)
+    # A letter the rule uses for no operand (Mean's count n, MatrixSolve's solution x)
+    free = sorted({w for f in own for w in words(f.split("=", 1)[-1])
+                   if len(w) == 1 and w not in names})
+    placed = port_renaming(names, naming.slots(op))
+    raw = [rename(f, placed) for f in own]   # a node's op: its operands take its ports' names
+    names = [placed.get(n, n) for n in names]
+    mapping = substitutions(names, labels, tensors, raw)
     taken = naming.shown_names() | set(mapping.values())
     lettered = [(n, lab) for n, lab in zip(names, labels) if n not in mapping]
     mapping.update(unclash([n for n, _ in lettered], [lab for _, lab in lettered], taken,
                            [*raw, " ".join(mapping.values())]))
-    # A letter the rule uses for no operand (Mean's count n, MatrixSolve's solution x)
-    # stands for no node either: one that is a node's name is renamed the same way.
-    free = sorted({w for f in raw for w in words(f.split("=", 1)[-1])
-                   if len(w) == 1 and w not in names} & taken)
-    mapping.update(unclash(free, [None] * len(free), taken, [*raw, " ".join(mapping.values())]))
-    return [mapping.get(n, n) for n in names], labels, mapping
+    # ... stands for no node either: one that is a node's name is renamed the same way.
+    free = [w for w in free if w in taken]
+    mapping.update(unclash(free, [None] * len(free), taken | set(names),
+                           [*raw, " ".join(mapping.values())]))
+    shown = [mapping.get(n, n) for n in names]
+    if placed:   # one renaming from the engine's letters: x -> a (the port) -> tf_t (its node)
+        mapping = {**{old: mapping.get(new, new) for old, new in placed.items()},
+                   **{n: m for n, m in mapping.items() if n not in placed.values()}}
+    return shown, labels, mapping
+
+
+def port_renaming(names, slots):
+    """{rule name: its port's name} for `slots` (the catalog's names of the ports, the names
+    they show): by role where a port is named by its role word (conv2d's 'filters'), else by
+    place (multiply's y is its second port, b)."""
+    if slots is None:
+        return {}
+    declared, shown = slots
+    placed = {}
+    for k, name in enumerate(names[:len(shown)]):
+        port = declared.index(name) if name in declared else k
+        placed[name] = shown[port]
+    return {n: p for n, p in placed.items() if n != p}

@@ -47,11 +47,12 @@ def test_no_port_name_gives_a_node_name_another_value(path):
 
 
 def test_the_port_and_the_rule_card_never_give_y_another_value():
-    """multiply's port y, fed by x beside the node y, reads a; the rule card writes that
-    operand as the node it is: grad_x = grad · x (issue 20: the user's names substituted)."""
+    """multiply's ports read a, b in operand order (not x beside the node x and a renamed
+    y); the rule card writes both operands as the node they are: grad_x = grad · x (issue
+    20: the user's names substituted)."""
     doc = _squares()
     renderer = Renderer(doc)
-    assert [name for _, name, out in renderer.port_labels("y") if not out] == ["x", "a"]
+    assert [name for _, name, out in renderer.port_labels("y") if not out] == ["a", "b"]
     story = build(doc)
     second = next(s for s in story.steps if s.kind == "contribution" and "input 2" in s.title)
     assert second.formula == "grad_x = grad · x" and second.operand_nodes == {"x": "x"}

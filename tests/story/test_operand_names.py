@@ -10,6 +10,7 @@ from gradviz import story
 from gradviz.graph import catalog, load
 from gradviz.graph.document import CONSTANT, OP, VARIABLE, Document, Node, Port
 from gradviz.story.operands import rename, words
+from gradviz.story.slots import input_names
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
@@ -101,9 +102,11 @@ def test_a_name_that_is_no_term_keeps_the_letter_and_the_card_says_which_node():
     doc.add(Node("a", CONSTANT, value=np.float32(5.0)))     # a node called a: no rule's a
     s, _ = assert_no_clash(doc)
     first = s.of_kind("contribution")[0]
-    assert first.formula == "grad_x = grad · b", first.formula
-    assert "for its input input x (x in the rule): grad_x = grad · b. Here b is 'input x'." \
+    # the ports' letters a, b in order; a is a node's name, so both move on: b, c
+    assert first.formula == "grad_b = grad · c", first.formula
+    assert "for its input input x (b in the rule): grad_b = grad · c. Here c is 'input x'." \
         in " ".join(first.caption.split())
+    assert input_names(doc.nodes["y"], 2, doc) == ["b", "c"]
 
 
 def test_rename_reaches_the_gradient_name_and_digit_products():
