@@ -47,3 +47,27 @@ def test_no_text_of_any_sample_shows_a_node_id(tmp_path):
         if shown:
             found[sample.name] = shown
     assert not found, found
+
+
+# Words of a lesson that are a node's id but are prose, not the id: the lesson introduces
+# 'the 5x5 input image x' as its own name; 'a target' and 'a' are English.
+PROSE = {("nets_1_conv_transpose", "x"), ("train_4_inverse", "target"), ("nets_6_attention", "a")}
+
+
+def test_no_lesson_names_a_node_by_its_id():
+    """A lesson wrote 'the inner gradient g1' for the node the canvas calls
+    t1.gradient(out, x) (g1 is its id): a node named otherwise is named by its name, or by a
+    word of its name (filter w's w)."""
+    import re
+    found = []
+    for sample in SAMPLES:
+        doc = fileformat.load(sample)
+        text = f"{doc.title} {doc.lesson}"
+        for nid, node in doc.nodes.items():
+            label = node.label or nid
+            if label == nid or nid in re.findall(r"\w+", label) \
+                    or (sample.stem, nid) in PROSE or nid in {n.label for n in doc.nodes.values()}:
+                continue
+            if re.search(rf"(?<![\w.]){re.escape(nid)}(?!\w)", text):
+                found.append(f"{sample.stem}: '{nid}' for {label}")
+    assert not found, found

@@ -253,7 +253,8 @@ def _gradient_node(t, a):
 
 
 _op("gradient", "gradient", ("target", "source"), _gradient_node,
-    "d sum(target) / d source, computed inside the outer tape (higher-order derivatives)")
+    "∂Σtarget / ∂source (the sum of the target's elements), computed inside the outer tape "
+    "(higher-order derivatives)")
 
 # -- layers -------------------------------------------------------------------------------
 ACTIVATIONS = ("linear", "relu", "elu", "sigmoid", "tanh", "softmax", "softplus")

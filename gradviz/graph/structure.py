@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from . import catalog
 from .document import CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE, Port, text_problem
 from .errors import DocumentError, Problem
+from .input_names import plain_names
 from .ports import parse_port, port_text
 from .tensors import MAX_RANK
 
@@ -153,7 +154,8 @@ def analyse(doc):
         missing = [i for i in need if i not in have]
         if missing:
             s.broken.add(nid)
-            s.problems.append(Problem(f"input {missing[0]} ({_input_name(node, missing[0])}) "
+            s.problems.append(Problem(f"input {missing[0] + 1} "    # counted from 1, as steps are
+                                      f"({_input_name(node, missing[0], len(need))}) "
                                       "is not connected", node=nid))
     s.problems += _reference_problems(doc)
     _, stuck = partial_order(doc)
@@ -193,11 +195,9 @@ def _edge_problems(doc, known, s):
         slots.add(e.dst)
 
 
-def _input_name(node, i):
-    if node.kind == "op":
-        names = catalog.OPS[node.op].inputs
-        return names[min(i, len(names) - 1)].rstrip("*")
-    return "x"
+def _input_name(node, i, count):
+    """Input i's name as its port is labelled (a, b by place; conv2d's input by role)."""
+    return plain_names(node, max(count, i + 1))[i] if node.kind == OP else "x"
 
 
 def _port_problem(doc, port, where):

@@ -9,6 +9,7 @@ from PySide6.QtCore import QRectF
 
 from ..graph import catalog
 from ..graph.document import LAYER, OP, Port
+from ..graph.input_names import declared_names
 from ..story import operands, slots
 from . import legible, text
 
@@ -48,7 +49,7 @@ def with_port_names(node, doc, text):
     if spec is None or spec.variadic:
         return text
     count = len(spec.inputs)
-    return operands.rename(text, dict(zip(slots.declared_names(node, count),
+    return operands.rename(text, dict(zip(declared_names(node, count),
                                           input_names(node, count, doc))))
 
 

@@ -182,9 +182,9 @@ def seed_001():
 
     rng = np.random.default_rng(1001)
     d = Doc("Input gradient regularization", """
-        The inner gradient g1 = d out / d x is a function of the layer's weights; its norm is
-        a scalar the outer tape differentiates w.r.t. the kernel and bias (shapes [5, 10] and
-        [10]). Small input gradients make the output less sensitive to adversarial changes.
+        The inner gradient t1.gradient(out, x) = ∂out/∂x (out is a scalar) is a function of
+        the layer's weights; its norm g1_mag is a scalar the outer tape differentiates w.r.t.
+        the kernel and bias (shapes [5, 10] and [10]). Small input gradients make the output less sensitive to adversarial changes.
         y_sq is square(layer), not layer ** 2: the Hessian differentiates the squaring three
         times, and Pow's rule (TF's) then computes 0 · 0^(-1) = 0 · ∞ = NaN wherever relu's
         output is 0; square's rule 2x has finite derivatives everywhere.""")

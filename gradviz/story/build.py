@@ -10,6 +10,7 @@ from ..engine import nest
 from ..graph.catalog import api_name, part_name, port_name
 from ..graph.document import CUSTOM_GRADIENT, LAYER, OP, Port, fresh
 from ..graph.evaluate import evaluate
+from ..graph.input_names import declared_names
 from ..graph.names import op_stem
 from .assemble import assemble
 from .formatting import number
@@ -235,7 +236,7 @@ class DocumentNaming:
         count = max([e.dst.index + 1 for e in self.doc.edges if e.dst.node == node.id], default=0)
         if count != len(op.inputs) or count < 2:
             return None
-        return slot_names.declared_names(node, count), slot_names.input_names(node, count, self.doc)
+        return declared_names(node, count), slot_names.input_names(node, count, self.doc)
 
     def shown_names(self):
         """Every node's name on the canvas: a rule's operand must not take one."""

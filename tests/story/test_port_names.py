@@ -12,7 +12,8 @@ import pytest
 from gradviz.graph import catalog, fileformat
 from gradviz.graph.document import CONSTANT, OP, Document, Edge, Node, Port
 from gradviz.story.build import build
-from gradviz.story.slots import by_place, input_names, slot_letter
+from gradviz.graph.input_names import by_place, slot_letter
+from gradviz.story.slots import input_names
 
 SAMPLES = sorted((Path(__file__).resolve().parents[2] / "samples").glob("*.json"))
 
@@ -127,3 +128,15 @@ def test_ports_read_by_place_or_by_role(op, expected):
     slots = {_slot(doc, s): s._slot for s in card.steps if s.kind == "contribution"
              and s.node == "y"}
     assert slots and all(slots[k] == expected[k] for k in slots), slots
+
+
+@pytest.mark.parametrize("op, message", [("multiply", "input 2 (b) is not connected"),
+                                         ("nn.conv2d", "input 2 (filters) is not connected")])
+def test_an_unconnected_input_is_named_as_its_port_and_counted_from_1(op, message):
+    """'input 1 (y) is not connected' beside ports labelled a and b, counted from 0 where
+    the story's steps count inputs from 1."""
+    from gradviz.graph.structure import analyse
+    doc = _op_doc(op, ["p", "q"])
+    doc.edges = doc.edges[:1]
+    assert [p.message for p in analyse(doc).problems] == [message]
+    assert input_names(doc.nodes["y"], 2, doc)[1] == message.split("(")[1].split(")")[0]

@@ -93,7 +93,7 @@ class DocumentPage(Page):
         self.seed_editors = {}
         if doc.targets:
             box, v = column_group("output_gradients")
-            hint = muted_label("The seed of the backward pass per target: the v of v·J.")
+            hint = muted_label("The seed of the backward pass per target: the v of vᵀJ.")
             v.addWidget(hint)
             for port in doc.targets:
                 ones = QCheckBox(f"{mnemonic_free(shown[port])}: use ones (default)")
