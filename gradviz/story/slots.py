@@ -3,7 +3,8 @@ rule card gives those operands, one choice for both.
 
 They are graph.input_names' (a, b by place; conv2d's input, filters by role), except where
 such a name is another node's on the canvas and would give that name a second value: then
-the operand's own node's name, where the card writes it so, else letters moved on.
+letters by place move on together, keeping their order (d, e beside nodes a, b, c), and a
+role word becomes its operand's node's name where the card writes it so, else a spare letter.
 """
 from ..graph import catalog
 from ..graph.input_names import by_place, declared_names, plain_names, rule_texts, slot_letter
@@ -12,8 +13,10 @@ from . import operands
 
 def input_names(node, count, doc=None):
     """The names written for the node's `count` inputs: a, b, c by place or the role words
-    (`by_place`). With the `doc` the node is in, a name that is another node's name there,
-    not the node feeding that input, is replaced by a spare letter."""
+    (graph.input_names). With the `doc` the node is in, a name that is another node's name
+    there, not the node feeding that input, is replaced: letters by place move on together
+    (d, e beside nodes a, b, c); a role word becomes the name of the node feeding it, where
+    the card writes it so, else a spare letter."""
     names = plain_names(node, count)
     if doc is None:
         return names
@@ -24,9 +27,9 @@ def input_names(node, count, doc=None):
     taken = node_names(doc)
     if not any(n in taken and n != lab for n, lab in zip(names, labels)):
         return names
-    # A name that is another node's: the card writes that operand by its node's name where
-    # the name is one term (operands.substitutions), and so does the port; else a spare letter.
     texts = rule_texts(node, count)
+    if by_place(node, count):
+        return _moved_on(names, labels, taken | {lab for lab in labels if lab}, texts)
     placed = operands.port_renaming(operands.rule_names(texts),
                                     (declared_names(node, count), names))
     formulas = [operands.rename(f, placed) for f in texts]
@@ -34,25 +37,19 @@ def input_names(node, count, doc=None):
     mapping = {n: fitting[n] for n, lab in zip(names, labels)
                if n in taken and n != lab and n in fitting}
     rest = [(n, lab) for n, lab in zip(names, labels) if n not in mapping]
-    used = taken | set(mapping.values()) | {lab for lab in labels if lab}
-    if by_place(node, count):
-        mapping.update(_moved_on(rest, used, texts))
-    else:
-        mapping.update(operands.unclash([n for n, _ in rest], [lab for _, lab in rest],
-                                        used, [*texts, *formulas]))
+    mapping.update(operands.unclash([n for n, _ in rest], [lab for _, lab in rest],
+                                    taken | set(mapping.values()), [*texts, *formulas]))
     return [mapping.get(n, n) for n in names]
 
 
-def _moved_on(rest, used, texts):
-    """{letter: its new letter}: when a letter left is another node's name, all the letters
-    left move together to the first free run (b, c when a node is named a), so that their
-    order still reads as the operands' order."""
-    if not any(n in used and n != lab for n, lab in rest):
-        return {}
+def _moved_on(names, labels, used, texts):
+    """The letters a, b, ... moved together to the first run that is no node's name and no
+    word of the rule (d, e beside nodes a, b, c), so their order still reads as the
+    operands' order."""
     avoid = used | set().union(*(operands.words(f) for f in texts))
     start = next(i for i in range(26 * 40)
-                 if not {slot_letter(i + j) for j in range(len(rest))} & avoid)
-    return {n: slot_letter(start + j) for j, (n, _) in enumerate(rest)}
+                 if not {slot_letter(i + j) for j in range(len(names))} & avoid)
+    return [slot_letter(start + j) for j in range(len(names))]
 
 
 def node_names(doc):
