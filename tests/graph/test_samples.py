@@ -232,7 +232,8 @@ def _lesson_checks(name):
         d1 = ev.values[Port("dy_dx")]
         return [("dy/dx = 3x² = 3", [3, d1]), ("6x = 6", [6, gs[0]])]
     if name == "001_input_gradient_regularization":
-        return [("g1", None), ("shapes [5, 10] and [10]", list(gs[0].shape) + list(gs[1].shape)),
+        return [("t1.gradient(out, x)", None), ("g1_mag", None),
+                ("shapes [5, 10] and [10]", list(gs[0].shape) + list(gs[1].shape)),
                 ("layer ** 2", None), ("0 · 0^(-1) = 0 · ∞", None), ("output is 0", None),
                 ("rule 2x", None)]
     if name == "001_sigmoid_jacobian":
