@@ -49,3 +49,21 @@ def test_no_text_writes_the_inner_product_another_way(qapp):
                 seeded += 1
                 assert any("❬v, " in t for t in texts), sample.name   # the seed is named
     assert seeded > 20 and not found, found
+
+
+def test_training_names_the_loss_as_the_cards_name_what_the_tape_differentiates(qapp):
+    """The Train dock said 'minimising Σ seed·net' where the cards wrote ∂❬v, net❭/∂…, and
+    'Σ sq' where they wrote Σsq: one name for one thing (graph.names.objective_name)."""
+    from gradviz.graph.training import loss_name, loss_text
+    from gradviz.story.update_text import derivative
+    for sample, expected in (("002_black_box_gradient", "❬v, net❭"),
+                             ("004_matmul_sum", "Σy_tf"), ("001_hessian_newton", "loss")):
+        doc = fileformat.load(next(p for p in SAMPLES if p.stem == sample))
+        story = story_module.build(doc)
+        r = Renderer(doc, evaluation=story.evaluation, story=story)
+        cards = {s.label.split("∂", 2)[1].rsplit("/", 1)[0] for card in r.cards.values()
+                 for s in card.sections if s.colour == "gradient"}
+        values = story.evaluation.values
+        assert cards == {expected} and loss_name(doc, values) == expected, (sample, cards)
+        assert loss_text(doc, values).startswith(f"minimising {expected}")
+        assert derivative(loss_name(doc, values), "w") == f"∂{expected}/∂w"

@@ -55,7 +55,7 @@ class GradientCheck:
     source: Port
     index: tuple                 # the entry of the source that moves
     entry_name: str              # 'w[1]'
-    loss_name: str               # 'loss', 'Σ y'
+    loss_name: str               # 'loss', 'Σy', '❬v, y❭' (graph.names.objective_name)
     dtype: str
     value: float                 # x[index] where the check is made
     backward: float              # the backward pass's d L / d x[index]

@@ -26,7 +26,7 @@ from .compiled import LeafProgram, Replayer, Uncompilable
 from .document import LAYER, VARIABLE, Port
 from .errors import ENGINE_ERRORS, DocumentError
 from .evaluate import _built, _tapes, evaluate, seeds_of
-from .names import port_names
+from .names import objective_name, objective_note, port_names
 from .ports import parse_port, port_text
 from .structure import analyse
 
@@ -191,38 +191,22 @@ def loss_of(doc, values):
 
 
 def loss_name(doc, values=None):
-    """The loss as the user names it: 'loss' for a scalar target, 'Σ y' for one the tape
-    sums, 'Σ seed·y' with a seed, joined by ' + ' ('' without a target)."""
-    return " + ".join(_loss_parts(doc, values))
-
-
-def _loss_parts(doc, values):
-    parts = []
-    for p in doc.targets:
-        node = doc.nodes.get(p.node)
-        name = (node.label if node is not None else "") or port_text(p)
-        if p in doc.output_gradients:
-            parts.append(f"Σ seed·{name}")
-        elif values is not None and p in values and np.ndim(values[p]) == 0:
-            parts.append(name)
-        else:
-            parts.append(f"Σ {name}")
-    return parts
+    """The loss as the cards name what the tape differentiates (graph.names.objective_name):
+    'loss' for a scalar target, 'Σy' for one the tape sums, '❬v, y❭' with output_gradients
+    v, several added ('' without a target)."""
+    return objective_name(doc, values)
 
 
 def loss_text(doc, values=None):
     """What training minimises, in words with the user's names: 'minimising loss' for a
-    scalar target, 'minimising Σ y (…)' for one the tape sums, 'Σ seed·y' with a seed.
-    `values` ({Port: array}) tell a scalar target from one that is summed."""
-    parts = _loss_parts(doc, values)
-    if not parts:
+    scalar target, 'minimising Σy (Σy: the sum of y's elements, …)' for one the tape sums,
+    '❬v, y❭ (❬v, y❭ = Σ v·y, where v is the output_gradients …)' with a seed. `values`
+    ({Port: array}) tell a scalar target from one that is summed."""
+    name = objective_name(doc, values)
+    if not name:
         return "no target: mark one in the inspector"
-    notes = []
-    if any(p.startswith("Σ seed") for p in parts):
-        notes.append("seed = the output_gradients")
-    if any(p.startswith("Σ ") and not p.startswith("Σ seed") for p in parts):
-        notes.append("Σ: the sum the tape takes of a target that is not a scalar")
-    return "minimising " + " + ".join(parts) + (f" ({'; '.join(notes)})" if notes else "")
+    note = objective_note(doc, values)
+    return f"minimising {name}" + (f" ({note})" if note else "")
 
 
 # -- the run --------------------------------------------------------------------------------

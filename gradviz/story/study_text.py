@@ -85,7 +85,7 @@ def batch_jacobian_lines(doc):
         lines.append(wrap(f"✗ it is not the per-example Jacobian J[b, …, b, …]: max |difference| "
                           f"= {_g(b.block_difference)}", "  "))
         lines.append(wrap(f"Warning: the examples are not independent. The largest off-diagonal "
-                          f"block is d {t}[{b_}] / d {x}[{c_}], with norm {_g(b.largest)}. "
+                          f"block is ∂{t}[{b_}] / ∂{x}[{c_}], with norm {_g(b.largest)}. "
                           f"{_coupling(doc)}Use jacobian, not batch_jacobian, here.", "  "))
     return lines + _warning_lines(b.problem)
 
@@ -154,7 +154,7 @@ def higher_order_lines(doc):
 
 def gradient_check_lines(doc):
     c = gradient_check(doc)
-    lines = [f"Gradient check of d {c.loss_name} / d {c.entry_name} at {c.entry_name} = "
+    lines = [f"Gradient check of ∂{c.loss_name} / ∂{c.entry_name} at {c.entry_name} = "
              f"{number(c.value)}, in {c.dtype}",
              f"  backward pass: {c.backward:.10g}",
              "  central differences (L(x + h) − L(x − h)) / 2h:",

@@ -48,8 +48,10 @@ def _entry(array):
 
 
 def derivative(loss, name):
-    """'∂loss/∂w', the loss in parentheses when it is a sum: '∂(Σ y)/∂w'."""
-    return f"∂{f'({loss})' if ' ' in loss else loss}/∂{name}"
+    """'∂loss/∂w', '∂Σy/∂w', '∂❬v, y❭/∂w', '∂(Σa + Σb)/∂w': what the cards write; a name
+    with a space and no brackets of its own is put in parentheses ('∂(my loss)/∂w')."""
+    bare = " " in loss and not (loss[0] in "(❬" and loss[-1] in ")❭")
+    return f"∂{f'({loss})' if bare else loss}/∂{name}"
 
 
 def update_lines(update, optimizer, names, loss="loss"):

@@ -116,6 +116,6 @@ def test_run_and_explain_print_the_check(tmp_path):
     explain = subprocess.run([sys.executable, "-m", "gradviz", "explain", str(path)],
                              capture_output=True, text=True, timeout=120)
     assert explain.returncode == 0, explain.stderr
-    assert "Gradient check of d loss / d w[1]" in explain.stdout
+    assert "Gradient check of ∂loss / ∂w[1]" in explain.stdout
     assert f"{check.rows[0].difference:>17.10g}" in explain.stdout
     assert "a wrong rule" in explain.stdout.replace("\n  ", " ")

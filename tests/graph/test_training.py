@@ -129,11 +129,12 @@ def test_newton_over_two_parameters_solves_the_quadratic():
 
 
 def test_a_seeded_target_is_the_loss_the_tape_differentiates():
-    """Seed 002's black box: loss = Σ seed·y is linear in the weights, so one SGD step
+    """Seed 002's black box: loss = ❬v, y❭ = Σ v·y is linear in the weights, so one SGD step
     lowers it by exactly lr·Σ‖g‖²."""
     doc = load(SAMPLES / "002_black_box_gradient.json")
     assert trainable_parameters(doc) == [Port("net", 1), Port("net", 2)]
-    assert loss_text(doc) == "minimising Σ seed·net (seed = the output_gradients)"
+    assert loss_text(doc) == ("minimising ❬v, net❭ (❬v, net❭ = Σ v·net, where v is the "
+                              "output_gradients given for net)")
     lr = 0.01
     trainer = Trainer(doc, make_optimizer("sgd", learning_rate=lr))
     x = doc.nodes["x"].value.astype(np.float64)
@@ -154,8 +155,9 @@ def test_a_vector_target_is_summed():
     trainer = Trainer(doc, make_optimizer("sgd"))
     assert trainer.loss == pytest.approx(float(np.sum((W0 - C) ** 2)), rel=1e-6)
     values = trainer.evaluation.values
-    assert loss_text(doc, values) == ("minimising Σ sq (Σ: the sum the tape takes of a target "
-                                      "that is not a scalar)")
+    assert loss_text(doc, values) == ("minimising Σsq (Σsq: the sum of sq's elements, which "
+                                      "tape.gradient differentiates for a target that is not a "
+                                      "scalar)")
     doc.targets = [Port("loss")]      # (the trainer evaluated only what sq needs)
     assert loss_text(doc, evaluate(doc, persistent=False).values) == "minimising loss"
 

@@ -117,7 +117,7 @@ class GradientCheckView(StudyView):
     def show_result(self, check):
         ok = check.passed
         set_banner(self.verdict, "ok" if ok else "warning",
-                   f"<b>d {_html(check.loss_name)} / d {_html(check.entry_name)}</b>: "
+                   f"<b>∂{_html(check.loss_name)} / ∂{_html(check.entry_name)}</b>: "
                    f"backward pass {check.backward:.10g}. {_html(check.verdict())}")
         rows = [r for r in check.rows if r.relative > 0 and np.isfinite(r.relative)]
         logs_h = np.log10([r.h for r in rows]) if rows else np.zeros(0)
