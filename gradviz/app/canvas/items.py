@@ -352,10 +352,12 @@ class NodeItem(QGraphicsRectItem):
         self._labelled_ports = want_in > 1 or want_out > 1
         r = self.view.renderer
         origin = QPointF(*r.positions[self.nid])
-        for port in self.ports_in:
-            port.setPos(r.input_pos(self.nid, port.index) - origin)
-        for port in self.ports_out:
-            port.setPos(r.output_pos(self.nid, port.index) - origin)
+        for ports, at in ((self.ports_in, r.input_pos), (self.ports_out, r.output_pos)):
+            for port in ports:
+                pos = at(self.nid, port.index) - origin
+                if port.pos() != pos:
+                    port.setPos(pos)
+                    port.update()   # its cached name, drawn at the old fraction of a pixel
 
     def sync_port_names(self):
         """The ports' names again after a rename or a new edge elsewhere: a name that is

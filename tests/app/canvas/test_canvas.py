@@ -337,8 +337,9 @@ def test_a_port_with_nothing_to_paint_costs_no_paint(qtbot, editor):
 
 
 def test_a_renamed_port_shows_its_new_name(qtbot):
-    """Named ports paint from a cached picture: a new op's input names replace the old,
-    on screen as on a canvas made afresh (found in review: "a" stayed where "x" belongs)."""
+    """Named ports paint from a cached picture: a new op's input names replace the old, and a
+    port moved by a fraction of a pixel is drawn there, on screen as on a canvas made afresh
+    (found in review: "a" stayed where "x" belongs)."""
     controller = DocumentController()
     controller.open("samples/004_matmul_sum.json")
     canvas = CanvasView(controller)
@@ -354,12 +355,16 @@ def test_a_renamed_port_shows_its_new_name(qtbot):
         return canvas.viewport().grab().toImage()
     shown()
     canvas.fit()
-    for edit in (lambda: controller.set_field("y_tf", "op", "multiply"), controller.undo_stack.undo):
-        edit()
-        before = shown()
-        canvas.sync(full=True, new_document=False)      # every item made afresh, nothing cached
-        assert shown() == before
-    assert [p.name for p in canvas.scene_item("y_tf").ports_in] == ["a", "b"]
+    ops = {"multiply": ["a", "b"],    # the same names; its ports move with the card's new size
+           "nn.softmax_cross_entropy_with_logits": ["labels", "logits"]}
+    for op, names in ops.items():
+        for edit, expected in ((lambda: controller.set_field("y_tf", "op", op), names),
+                               (controller.undo_stack.undo, ["a", "b"])):
+            edit()
+            before = shown()
+            canvas.sync(full=True, new_document=False)      # every item made afresh, nothing cached
+            assert shown() == before, op
+            assert [p.name for p in canvas.scene_item("y_tf").ports_in] == expected
 
 
 def test_a_ports_bounds_follow_its_name_and_label(qtbot, editor):
