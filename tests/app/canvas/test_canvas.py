@@ -557,8 +557,9 @@ def test_dragging_a_node_is_one_undo_step(qtbot, open_window):
 
 
 def test_port_names_follow_the_names_of_the_nodes(editor):
-    """multiply's ports read x, a beside the node y that is x * x (its port y would give y a
-    second value); renaming the product frees the letter y."""
+    """multiply's ports read a, b (in operand order, as its rule card names them); naming
+    the product b moves the letters on to c, d (a port b would give the node b a second
+    value), and naming it back frees them."""
     from pathlib import Path
     controller, canvas, _, _ = editor
     controller.open(Path(__file__).resolve().parents[3] / "samples" / "002_vjp_output_gradients.json")
@@ -566,7 +567,10 @@ def test_port_names_follow_the_names_of_the_nodes(editor):
 
     def names():
         return [p.name for p in canvas.scene_item("y").ports_in]
-    assert names() == ["x", "a"]
+    assert names() == ["a", "b"]
+    controller.set_field("y", "label", "b")
+    canvas.sync()
+    assert names() == ["c", "d"]
     controller.set_field("y", "label", "product")
     canvas.sync()
-    assert names() == ["x", "y"]
+    assert names() == ["a", "b"]
