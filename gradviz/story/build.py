@@ -231,12 +231,21 @@ class DocumentNaming:
         """(the catalog's names of the op's inputs, the names its node's ports show) when the
         op is an op node's one op and takes an input per port; else None."""
         node = self._op_nodes.get(id(op))
-        if node is None:
+        if node is None or len(op.inputs) < 2:
             return None
-        count = max([e.dst.index + 1 for e in self.doc.edges if e.dst.node == node.id], default=0)
-        if count != len(op.inputs) or count < 2:
+        incoming = self._incoming().get(node.id, [])
+        count = max([e.dst.index + 1 for e in incoming], default=0)
+        if count != len(op.inputs):
             return None
-        return declared_names(node, count), slot_names.input_names(node, count, self.doc)
+        return declared_names(node, count), slot_names.input_names(node, count, self.doc,
+                                                                     incoming)
+
+    def _incoming(self):
+        """{node id: its input edges}, found once per story (not once per op)."""
+        index = self.__dict__.get("_incoming_index")
+        if index is None:
+            index = self._incoming_index = self.doc.input_index()
+        return index
 
     def shown_names(self):
         """Every node's name on the canvas: a rule's operand must not take one."""
