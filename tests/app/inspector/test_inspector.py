@@ -412,9 +412,10 @@ def test_a_new_conv2d_layer_gets_keras_weights_and_resizes_them(make, tmp_path):
 
 def test_the_op_s_signature_names_its_operands_as_its_ports(make):
     """For the node y = x * x, 'multiply(x, y): x * y' would give y, the product, a second
-    meaning: the page writes the operands as the ports read (x, a)."""
+    meaning: the page writes the operands as the ports read (a, b; c, d once the product is
+    named b)."""
     c, w = make("002_vjp_output_gradients.json")
     c.set_selection(["y"])
-    assert w.page.doc_label.text() == "multiply(x, a): x * a"
-    c.set_field("y", "label", "product")
-    assert w.page.doc_label.text() == "multiply(x, y): x * y"
+    assert w.page.doc_label.text() == "multiply(a, b): a * b"
+    c.set_field("y", "label", "b")
+    assert w.page.doc_label.text() == "multiply(c, d): c * d"
