@@ -176,7 +176,7 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
             port, internal = where(tensor)
             name = naming.op_label(op)
             s = add(Step(0, "cut", naming.node_of(op), port, f"Cut: {name} ✕ {naming.label(tensor)}",
-                         f"{_kind(name, naming.op_name(op))} stops gradients: input {k} "
+                         f"{_kind(name, naming.op_name(op))} stops gradients: input {k + 1} "
                          f"({naming.label(tensor)}) gets no contribution through this edge.",
                          input_index=k, op_type=op.type, internal=internal), tensor)
             s._op = op

@@ -140,3 +140,11 @@ def test_an_unconnected_input_is_named_as_its_port_and_counted_from_1(op, messag
     doc.edges = doc.edges[:1]
     assert [p.message for p in analyse(doc).problems] == [message]
     assert input_names(doc.nodes["y"], 2, doc)[1] == message.split("(")[1].split(")")[0]
+
+
+def test_a_cut_counts_its_input_from_1_as_titles_do():
+    """'c_stopped (stop_gradient) stops gradients: input 0 (c)' beside titles that say
+    '(input 2)' for a second input."""
+    doc = fileformat.load(SAMPLES[0].parent / "003_stop_gradient_product.json")
+    cut = next(s for s in build(doc).steps if s.kind == "cut")
+    assert "input 1 (c)" in cut.caption and "input 0" not in cut.caption, cut.caption
