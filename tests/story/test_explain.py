@@ -117,7 +117,7 @@ def test_explain_shows_the_batch_norm_pitfall_with_its_numbers():
             f"{b.block_difference:.3g}" in flat)
     assert b.location == (3, 6) and b.largest == pytest.approx(1.14, abs=0.005)
     assert ("Warning: the examples are not independent. The largest off-diagonal block is "
-            f"d layer2[3] / d x[6], with norm {b.largest:.3g}. bn (BatchNormalization in "
+            f"∂layer2[3] / ∂x[6], with norm {b.largest:.3g}. bn (BatchNormalization in "
             "training mode)" in flat)
 
 
