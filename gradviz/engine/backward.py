@@ -98,27 +98,24 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
                 total = _sum(total, observer, t)
             if t._id in source_ids:
                 finals[t._id] = total
-            opdef = op.opdef
-            if (inline and opdef.n_outputs == 1 and opdef.grad_fn is None
-                    and opdef.rule is not None and not opdef.no_gradient and True in needs):
+            rule = op.opdef.plain_rule
+            if inline and rule is not None and True in needs:
                 # _step for a built-in rule with no observer, inlined: this is the inner
                 # loop of every backward pass, on arrays or (under an outer tape) recorded.
                 if differentiable:
                     if not isinstance(total, Tensor):
                         total = _as_tensor(total)
-                    contributions = opdef.rule(F, total, _recorded_inputs(op), t, op.attrs,
-                                               needs)
-                    batch = total._value.shape[:nbatch]
+                    contributions = rule(F, total, _recorded_inputs(op), t, op.attrs, needs)
+                    if nbatch:
+                        batch = total._value.shape[:nbatch]
                 else:
-                    contributions = opdef.rule(F, total, op._in_values, op._out_values[0],
-                                               op.attrs, needs)
-                    batch = total.shape[:nbatch]
-                n_contributions = len(contributions)
-                for i, t in enumerate(op.inputs):
-                    if not needs[i] or i >= n_contributions:
-                        continue
-                    c = contributions[i]
-                    if c is None:
+                    contributions = rule(F, total, op._in_values, op._out_values[0], op.attrs,
+                                         needs)
+                    if nbatch:
+                        batch = total.shape[:nbatch]
+                # zip stops at the shorter: a rule may leave out trailing inputs
+                for t, need, c in zip(op.inputs, needs, contributions):
+                    if not need or c is None:
                         continue
                     shape = batch + t._value.shape if nbatch else t._value.shape
                     if (c._value.shape if type(c) is Tensor else c.shape) != shape:

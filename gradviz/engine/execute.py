@@ -5,6 +5,7 @@ from . import recording as _recording
 from .tensor import Tensor, _next_id, convert_to_tensor
 
 _state = _recording._state
+_record = _recording.record
 _new_tensor = object.__new__
 
 
@@ -28,12 +29,14 @@ def apply(opdef, inputs, attrs=None):
         result = _new_tensor(Tensor)  # Tensor._wrap, inlined: once per op
         result._value = out
         result._id = _next_id()
-        if _state.recording:
-            _recording.record(opdef, inputs, values, [result], (out,), attrs)
+        recording = _state.recording
+        if recording:
+            _record(recording, opdef, inputs, values, [result], (out,), attrs)
         return result
     results = [Tensor._wrap(o) for o in out]
-    if _state.recording:
-        _recording.record(opdef, inputs, values, results, tuple(out), attrs)
+    recording = _state.recording
+    if recording:
+        _record(recording, opdef, inputs, values, results, tuple(out), attrs)
     return results
 
 
