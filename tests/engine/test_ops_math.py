@@ -258,3 +258,41 @@ def test_python_numbers_beside_an_integer_tensor_keep_their_rules():
     assert (n - 1).dtype == tf.int32 and (n - 1).numpy().tolist() == [3, 5]
     with pytest.raises(TypeError, match="cannot convert 0.5"):
         n * 0.5
+
+
+def test_square_by_pow_skips_x_to_the_one_and_keeps_every_bit():
+    """x ** 2's rule uses x for x ** (2 - 1) when nothing can differentiate the exponent:
+    fewer recorded ops under an outer tape, the gradient and Hessian unchanged to the
+    bit (zeros' signs, inf, NaN) against the general rule, which a watched exponent takes."""
+    xs = np.array([0.0, -0.0, 1.5, -2.25, np.inf, -np.inf, np.nan, 1e-30], np.float32)
+
+    def nested(watch_exponent):
+        x, y = tf.constant(xs), tf.constant(np.float32(2.0))
+        with tf.GradientTape(persistent=True) as outer:
+            outer.watch(x)
+            if watch_exponent:
+                outer.watch(y)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                z = tf.reduce_sum(x ** y)
+            g = inner.gradient(z, x)
+        recorded = len(outer._entries)
+        with np.errstate(all="ignore"):
+            return g.numpy(), outer.jacobian(g, x).numpy(), recorded
+
+    g_fast, h_fast, n_fast = nested(False)
+    g_general, h_general, n_general = nested(True)
+    # x ** y, the sum, then g · y · x: one multiply recorded (g · y reads no tracked
+    # tensor); the general rule also records y - 1, x ** (y - 1) and g · y.
+    assert (n_fast, n_general) == (3, 6)
+    np.testing.assert_array_equal(g_fast.view(np.uint32), g_general.view(np.uint32))
+    np.testing.assert_array_equal(h_fast.view(np.uint32), h_general.view(np.uint32))
+    assert np.signbit(g_fast[1]) and not np.signbit(g_fast[0])
+    # the numpy path (no outer tape) takes the same shortcut, to the same bits
+    x = tf.constant(xs)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        z = tf.reduce_sum(x ** 2)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(tape.gradient(z, x).numpy().view(np.uint32),
+                                      g_general.view(np.uint32))
