@@ -79,11 +79,3 @@ def record(recording, opdef, inputs, in_values, outputs, out_values, attrs):
                         tracked.add(t._id)
 
 
-
-
-def is_tracked(tensor):
-    """Could a recording tape (or a tf.function trace, which tracks everything) take a
-    gradient through `tensor`? A Variable always could: a tape watches it when read."""
-    if type(tensor) is Variable:
-        return True
-    return any(tensor._id in tape._tracked for tape in _state.recording)

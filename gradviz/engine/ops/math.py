@@ -7,7 +7,6 @@ each input's shape in one place (backward._step).
 import numpy as np
 
 from ..backend import _np_multiply_no_nan
-from .. import recording as _recording
 from ..execute import apply, tensors
 from ..registry import define_op, no_gradient
 from ..tensor import Tensor
@@ -72,22 +71,12 @@ def _pow_rule(F, g, ins, out, at, needs):
     x, y = ins
     gx = gy = None
     if needs[0]:
-        if not needs[1] and _constant_two(y):
-            gx = g * y * x  # x ** (2 - 1) is x to the bit: two ops fewer for x ** 2
-        else:
-            gx = g * y * F.pow(x, y - 1)
+        gx = g * y * F.pow(x, y - 1)
     if needs[1]:
         positive = F.greater(x, 0)
         safe_x = F.where(positive, x, F.ones_like(x))
         gy = g * out * F.where(positive, F.log(safe_x), F.zeros_like(x))
     return gx, gy
-
-def _constant_two(y):
-    """Is the exponent y a scalar 2 that no recording tape (nor a tf.function trace)
-    can differentiate or change? Then the rule may read its value."""
-    value = y._value if isinstance(y, Tensor) else y
-    return (value.ndim == 0 and value == 2
-            and (not isinstance(y, Tensor) or not _recording.is_tracked(y)))
 
 POW, pow = _binary("Pow", _pow_forward, _pow_rule,
                    ("grad_x = grad · y · x^(y-1)", "grad_y = grad · x^y · log x"))
