@@ -222,6 +222,12 @@ def _read_on_path(entries, targets):
     return read
 
 
+# The needs of one- and two-input ops, indexed by booleans: shared tuples, not a new
+# one per op and pass.
+_NEEDS_1 = ((False,), (True,))
+_NEEDS_2 = (((False, False), (False, True)), ((True, False), (True, True)))
+
+
 def _relevant_entries(entries, source_ids):
     """(op, needs) for the entries on a path from a source: only those can carry
     gradient to a source. `needs[i]`: input i is reached and floating. An op's inputs
@@ -234,14 +240,15 @@ def _relevant_entries(entries, source_ids):
             t = inputs[0]
             if t._id not in reached:
                 continue
-            needs = (t._value.dtype.kind == "f",)
+            needs = _NEEDS_1[t._value.dtype.kind == "f"]
         elif len(inputs) == 2:
             a, b = inputs
             need_a = a._id in reached
             need_b = b._id in reached
             if not (need_a or need_b):
                 continue
-            needs = (need_a and a._value.dtype.kind == "f", need_b and b._value.dtype.kind == "f")
+            needs = _NEEDS_2[need_a and a._value.dtype.kind == "f"][
+                need_b and b._value.dtype.kind == "f"]
         else:
             for t in inputs:
                 if t._id in reached:
@@ -250,8 +257,11 @@ def _relevant_entries(entries, source_ids):
                 continue
             needs = tuple([t._id in reached and t._value.dtype.kind == "f" for t in inputs])
         relevant.append((op, needs))
-        for o in op.outputs:
-            reached.add(o._id)
+        outputs = op.outputs
+        if len(outputs) == 1:
+            reached.add(op._id)  # an op's id is its first output's
+        else:
+            reached.update([o._id for o in outputs])
     return relevant, reached
 
 

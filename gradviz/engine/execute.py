@@ -56,10 +56,16 @@ def tensors(*values):
                 if a._value.dtype is b._value.dtype:
                     return [a, b]
             elif (type(b) is float or type(b) is int) and a._value.dtype.kind == "f":
-                return [a, Tensor._wrap(np.asarray(b, a._value.dtype))]
+                c = _new_tensor(Tensor)  # Tensor._wrap, inlined
+                c._value = np.asarray(b, a._value.dtype)
+                c._id = _next_id()
+                return [a, c]
         elif ((type(a) is float or type(a) is int) and isinstance(b, Tensor)
               and b._value.dtype.kind == "f"):
-            return [Tensor._wrap(np.asarray(a, b._value.dtype)), b]
+            c = _new_tensor(Tensor)
+            c._value = np.asarray(a, b._value.dtype)
+            c._id = _next_id()
+            return [c, b]
     dtype = None
     for v in values:
         if isinstance(v, Tensor):
