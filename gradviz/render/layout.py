@@ -30,6 +30,10 @@ CHANNEL_H = 12.0       # the height a long edge's channel takes in a column it c
 CHANNEL_GAP = 20.0     # between a channel and its neighbours in the column
 FOLD_GAP = 96.0        # between two rows of a folded layout: badges, wrapping edges, their labels
 WRAP_ROOM = 40.0       # beside a folded row, for the edges that wrap (edges.BACK_REACH and a port)
+# When no fold fits at a readable zoom: the zoom-outs (over the readable zoom) at which a
+# fold is tried in turn, and how much larger than one row it must draw the graph to be used
+ZOOM_OUTS = (1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
+FOLD_GAIN = 1.3
 
 
 def _preds(doc):
@@ -146,13 +150,15 @@ def order(doc, layer=None):
     return [[n for n in column if n in doc.nodes] for column in columns]
 
 
-def layout(doc, sizes=None, gaps=None, room=None):
+def layout(doc, sizes=None, gaps=None, room=None, shrink=False):
     """Top-left corner of every node card: {node_id: (x, y)}.
 
     `sizes` maps node ids to (width, height); missing nodes get DEFAULT_SIZE. `gaps` maps
     node ids to the room their outgoing edges need (a label wider than COLUMN_GAP): the gap
     after a node's column is at least that. `room` ((width, height), scene units): what a
     view shows at a readable zoom; a long chain that fits it only folded is folded into rows.
+    `shrink`: where no fold fits `room`, fold where that shows the graph larger further out
+    (Fit to Window, whose cards are then compact; not for slides that frame each step).
     """
     if not doc.nodes:
         return {}
@@ -214,7 +220,7 @@ def layout(doc, sizes=None, gaps=None, room=None):
              for n in doc.nodes}
     real = [[n for n in column if n in doc.nodes] for column in columns]
     if room is not None:
-        boxes = _folded(boxes, real, room)
+        boxes = _fitted(boxes, real, room) if shrink else _folded(boxes, real, room)
     top = min(box[1] for box in boxes.values())
     return {n: (round(x, 2), round(y - top, 2)) for n, (x, y, _, _) in boxes.items()}
 
@@ -231,6 +237,29 @@ def _rows(count, fits, height):
                 for j in range(n)}
         best = {j: value for j, value in best.items() if value is not None}
     return best.get(n - 1, (None, None))[1]
+
+
+def _fitted(boxes, columns, room):
+    """The layout that the view shows largest: folded to fit `room` (the view at a readable
+    zoom) when that can be done; else, when even folded it fits only further out, the fold
+    that fits at the least zoom-out, if that draws it at least FOLD_GAIN times larger than
+    one long row would be (a 9-column chain in one row used a third of a 4:3 canvas)."""
+    folded = _folded(boxes, columns, room)
+    if folded is not boxes:
+        return folded
+    xs = [b[0] for b in boxes.values()] + [b[2] for b in boxes.values()]
+    ys = [b[1] for b in boxes.values()] + [b[3] for b in boxes.values()]
+    width, height = room
+    unfolded = min(width / (max(xs) - min(xs)), height / max(1.0, max(ys) - min(ys)))
+    if unfolded >= 1:
+        return boxes          # it fits as it is
+    for out in ZOOM_OUTS:
+        if 1 / out < unfolded * FOLD_GAIN:
+            return boxes      # no fold from here on would gain enough
+        folded = _folded(boxes, columns, (width * out, height * out))
+        if folded is not boxes:
+            return folded
+    return boxes
 
 
 def _folded(boxes, columns, room):
