@@ -23,6 +23,8 @@ cards there leave a gap for the edge router (edges.py) instead of standing in it
 """
 from __future__ import annotations
 
+import math
+
 DEFAULT_SIZE = (160.0, 90.0)
 COLUMN_GAP = 130.0
 ROW_GAP = 36.0
@@ -273,6 +275,15 @@ def _folded(boxes, columns, room):
     lefts = [min(boxes[m][0] for m in c) for c in columns]
     rights = [max(boxes[m][2] for m in c) for c in columns]
     width, height = room
+    if rights[-1] - lefts[0] <= width:
+        return boxes
+    # Too few rows fit the height to hold every column (a row spans at most the width, and
+    # the gap cut at its end): no fold fits; the tables below cost n² (a 1000-column chain).
+    gap = max([lefts[i + 1] - rights[i] for i in range(n - 1)] + [0.0])
+    rows = math.ceil((rights[-1] - lefts[0] + gap) / max(1.0, width - 2 * WRAP_ROOM + gap))
+    shortest = min(max(boxes[m][3] for m in c) - min(boxes[m][1] for m in c) for c in columns)
+    if rows * shortest + (rows - 1) * FOLD_GAP > height:
+        return boxes
     fits, tall = [[False] * n for _ in range(n)], [[0.0] * n for _ in range(n)]
     for i in range(n):
         top, bottom = float("inf"), float("-inf")
@@ -280,8 +291,6 @@ def _folded(boxes, columns, room):
             top = min([top] + [boxes[m][1] for m in columns[j]])
             bottom = max([bottom] + [boxes[m][3] for m in columns[j]])
             fits[i][j], tall[i][j] = rights[j] - lefts[i] + 2 * WRAP_ROOM <= width, bottom - top
-    if rights[-1] - lefts[0] <= width:
-        return boxes
     # Each row is at least as tall as its shortest column: more rows than this cannot fit.
     most = int((height + FOLD_GAP) // (FOLD_GAP + max(1.0, min(tall[i][i] for i in range(n)))))
     for count in range(2, min(n, most) + 1):
