@@ -11,7 +11,7 @@ content needs, never more than leaves the canvas its minimum; at 1280 x 800 that
 is wide and short, and a title row would take 22 of its few pixels.
 """
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget
+from PySide6.QtWidgets import QDockWidget, QTabWidget
 
 CANVAS_MIN_HEIGHT = 360
 BOTTOM_SHARE = 0.45
@@ -28,6 +28,13 @@ def title_bar_follows_area(window, dock):
     dock.dockLocationChanged.connect(place)
     dock.topLevelChanged.connect(lambda _floating: place(window.dockWidgetArea(dock)))
     place(window.dockWidgetArea(dock))
+
+
+def side_tabs(window):
+    """Tabbed docks along the bottom (the studies, Train) list their tabs at the left, not
+    in a row below them that takes 25 px of their height."""
+    for area in _ACROSS:
+        window.setTabPosition(area, QTabWidget.TabPosition.West)
 
 
 def open_bottom(window, dock, need=0):

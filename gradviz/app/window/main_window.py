@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QLabel, QMainW
 from ...graph.errors import DocumentError, Problem
 from . import focus_keys
 from .. import theme as app_theme
-from ..dock_room import CANVAS_MIN_HEIGHT, open_bottom, title_bar_follows_area
+from ..dock_room import CANVAS_MIN_HEIGHT, open_bottom, side_tabs, title_bar_follows_area
 from ..canvas.view import CanvasView
 from .codeview import CodeView
 from .recovery import Autosaver, RecentFiles, Recovery
@@ -78,6 +78,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.setObjectName("MainWindow")
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks
                             | QMainWindow.DockOption.AllowTabbedDocks)
+        side_tabs(self)
         self.canvas = CanvasView(controller, theme=self.theme_name)
         self.canvas.setToolTip("")
         self.canvas.setMinimumHeight(CANVAS_MIN_HEIGHT)
