@@ -140,7 +140,7 @@ class LandscapeView(QWidget):
         scroll.setMinimumWidth(SIDE_MIN_WIDTH)
         self.holder = SquarePlot(self.plot)
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setContentsMargins(0, 2, 4, 0)      # the plot as tall as the tab
         layout.addWidget(self.holder)
         layout.addWidget(scroll, 1)
         self.note.setVisible(False)
