@@ -182,14 +182,10 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
             dock.setWidget(_scrolled(dock.view))
 
     def _study_opened(self, dock):
-        """A study the user opens comes to the front of its tabs, as tall as it may be
-        without squeezing the canvas (its view scrolls in a smaller window)."""
+        """A study the user opens comes to the front of its tabs, at its share of the height
+        or its least height, without squeezing the canvas (it scrolls in a smaller window)."""
         dock.raise_()
-        view = dock.view
-        layout = view.layout()
-        need = max(view.minimumHeight(), layout.heightForWidth(dock.width())
-                   if layout.hasHeightForWidth() else view.sizeHint().height())
-        open_bottom(self, dock, need)
+        open_bottom(self, dock, dock.view.minimumHeight())
 
     def _player_step(self, index):
         """Entering the story brings the provenance dock forward; leaving it, the inspector."""
