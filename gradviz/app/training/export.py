@@ -7,21 +7,23 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from ...graph.evaluate import evaluate
 from ...graph.training import loss_of, with_values
-from ...render import Renderer, animation, legible
+from ...render import Renderer, animation, legible, text as render_text
 from ..export_dialog import export_widget, frame_progress
 from ..studies._base import port_label
 from ..folders import remember_folder, start_folder
 
 MAX_FRAMES = 60
 FRAME_WIDTH, FRAME_HEIGHT = 1280, 720     # a slide's 16:9 (was a 3266 x 508 strip of 6 MB)
-# Larger 16:9 frames, for a graph whose cards' digits would be drawn below the readable
-# 9 px in the first (the inverse lesson's were 7 px): the smallest where they read.
+# Larger 16:9 frames, for a graph whose cards' digits would be drawn less than
+# SLIDE_DIGIT_PX tall in the first (the inverse lesson's were 7 px): the smallest where
+# they read on a projected slide.
 FRAME_SIZES = ((FRAME_WIDTH, FRAME_HEIGHT), (1600, 900), (1920, 1080))
+SLIDE_DIGIT_PX = 9.0     # the digits' own height as drawn (a font's size counts more)
 HEADER = 44
 NAME_ROOM = 34                            # px beside the landscape for its axis names
 GRAPH_SHARE = 0.55                        # of the frame, beside or above the plots
@@ -80,7 +82,7 @@ def run_frames(panel, theme="light", progress=None):
 def frame_layout(bounds):
     """((width, height), graph rect, plots rect, orientation of the plots' split, scale of
     the graph) for a graph of `bounds`: the first of FRAME_SIZES where its cards' digits
-    are drawn at least legible.READABLE_PX tall (the largest when none does). A graph
+    are drawn SLIDE_DIGIT_PX tall (the largest when none does). A graph
     wider than WIDE across the top, the plots side by side below; else the graph on the
     left, the plots stacked on the right."""
     for width, height in FRAME_SIZES:
@@ -93,9 +95,15 @@ def frame_layout(bounds):
             across = Qt.Orientation.Vertical
         scale = min(graph.width() / max(1.0, bounds.width()),
                     graph.height() / max(1.0, bounds.height()), 2.0)
-        if legible.number_px(scale) >= legible.READABLE_PX:
+        if digit_px(scale) >= SLIDE_DIGIT_PX:
             break
     return (width, height), graph, plots, across, scale
+
+
+def digit_px(scale):
+    """How tall the cards' digits are drawn (px, their ink) in a frame, at `scale`."""
+    font = render_text.mono(legible.NUMBER_PT)
+    return QFontMetricsF(font).tightBoundingRect("0123456789").height() * scale
 
 
 def _frame(renderer, upper, lower, text, title, names=None):
