@@ -12,6 +12,7 @@ import re
 
 import numpy as np
 import pyqtgraph as pg
+import shiboken6
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QGraphicsTextItem, QLabel, QStackedWidget, QVBoxLayout, QWidget
@@ -177,6 +178,8 @@ _PROBE = None
 
 
 def _fit_title(axis):
+    if not shiboken6.isValid(axis):      # geometryChanged also comes while it is deleted
+        return
     forms = axis.title_forms
     vertical = axis.orientation in ("left", "right")
     room = (axis.size().height() if vertical else axis.size().width()) - 2 * TITLE_SLACK

@@ -4,9 +4,9 @@ on the widgets as laid out, not on the texts set."""
 import numpy as np
 import pyqtgraph as pg
 import pytest
-from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QLabel
 
+from app_ui import tick_labels
 from test_study_docks import _open, window
 
 _ = window   # the fixture, shared with test_study_docks
@@ -18,15 +18,9 @@ CASES = [("Jacobian", "001_dense_jacobian"), ("Batch Jacobian", "001_batchnorm_p
 
 
 def drawn_ticks(axis):
-    """[(value, rect)] of the tick labels the axis writes, as it would paint them."""
-    image = QImage(10, 10, QImage.Format.Format_RGB32)
-    painter = QPainter(image)
-    try:
-        specs = axis.generateDrawSpecs(painter)
-    finally:
-        painter.end()
+    """[(value, rect)] of the number labels the axis writes, as it would paint them."""
     out = []
-    for rect, _, text in [] if specs is None else specs[2]:
+    for rect, text in tick_labels(axis):
         try:
             out.append((float(text.replace(",", "").replace("−", "-")), rect))
         except ValueError:

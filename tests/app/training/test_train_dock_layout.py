@@ -4,7 +4,9 @@ that leave out tick labels rather than write them over each other; the landscape
 span the window it computed, its key shown whole."""
 import numpy as np
 import pytest
-from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtGui import QColor
+
+from app_ui import tick_labels
 
 from gradviz.app import training
 from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT
@@ -14,13 +16,7 @@ from test_train_dock import draw, finish, panel  # noqa: F401 (the fixture)
 
 def labels_drawn(axis):
     """The rectangles of the tick labels the axis writes, as it would paint them."""
-    image = QImage(10, 10, QImage.Format.Format_RGB32)
-    painter = QPainter(image)
-    try:
-        specs = axis.generateDrawSpecs(painter)
-    finally:
-        painter.end()
-    return [] if specs is None else [rect for rect, _, _ in specs[2]]
+    return [rect for rect, _ in tick_labels(axis)]
 
 
 def overlapping(rects):
