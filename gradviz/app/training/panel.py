@@ -347,11 +347,11 @@ class TrainPanel(QWidget):
         trainer = self.session.trainer
         if trainer is None:
             return
-        history = list(trainer.history)
-        losses = trainer.losses_of(history)
-        self.curves.show_history(losses, history)
-        if self.session.running and history:
-            self._say("info", f"step {history[-1].index}, loss {losses[-1]:.6g} …")
+        history = trainer.history
+        self.curves.follow(history, None if history else trainer.loss)
+        last = history[-1] if history else None
+        if self.session.running and last is not None:
+            self._say("info", f"step {last.index}, loss {last.loss_after:.6g} …")
 
     def _reset_curves(self):
         trainer = self.session.trainer
