@@ -22,7 +22,8 @@ from ..graph.document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Do
                               Node, Port, text_problem)
 from ..graph.errors import DocumentError, Problem, named
 from ..graph.evaluate import checks_hold, evaluate
-from ..graph.structure import input_slots, structure_problems, text_problems
+from ..graph.structure import input_slots, structure_problems, text_problems, unconnected
+from ..render import port_labels
 from ..story.build import tell as tell_story
 from ..story.recorder import Recorder
 from .snapshots import changed_attributes, same_for_engine, same_names, snapshot
@@ -48,7 +49,7 @@ class Result:
     def name_nodes(self, problems, doc):
         """Keep `problems`, each naming its node as `doc` (the document now, which may have
         renamed a node since the evaluation) names it: graph.errors.named."""
-        self.problems = list(problems) if doc is None else named(problems, doc)  # [graph.Problem]
+        self.problems = list(problems) if doc is None else _port_named(named(problems, doc), doc)
         self.node_problems = {}           # node id -> [graph.Problem]
         for p in self.problems:
             if p.node:
@@ -465,6 +466,22 @@ class DocumentController(QObject):
         self.result = result
         self.evaluated.emit(result)
         return result
+
+
+def _port_named(problems, doc):
+    """`problems` with each input they are about named as its port label names it (the
+    inspector's 'reduce_sum(a)' and 'input 0 (a) is not connected' beside the node x)."""
+    out = []
+    for p in problems:
+        node = doc.nodes.get(p.node) if p.port is not None else None
+        if node is not None:
+            names = port_labels.input_names(node, max(input_slots(node)[0], p.port + 1), doc)
+            message = unconnected(p.port, names[p.port])
+            if message != p.message:
+                p = copy.copy(p)
+                p.message = message
+        out.append(p)
+    return out
 
 
 def _retexted(problems, evaluated, doc):

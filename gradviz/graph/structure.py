@@ -153,8 +153,8 @@ def analyse(doc):
         missing = [i for i in need if i not in have]
         if missing:
             s.broken.add(nid)
-            s.problems.append(Problem(f"input {missing[0]} ({_input_name(node, missing[0])}) "
-                                      "is not connected", node=nid))
+            s.problems.append(Problem(unconnected(missing[0], _input_name(node, missing[0])),
+                                      node=nid, port=missing[0]))
     s.problems += _reference_problems(doc)
     _, stuck = partial_order(doc)
     if stuck:
@@ -191,6 +191,12 @@ def _edge_problems(doc, known, s):
                                       "twice", edge=where))
             s.broken.add(dst.id)
         slots.add(e.dst)
+
+
+def unconnected(index, name):
+    """The message of an input left unconnected: 'input 0 (x) is not connected', with `name`
+    the input's name as the reader sees it (the app gives its port label's)."""
+    return f"input {index} ({name}) is not connected"
 
 
 def _input_name(node, i):
