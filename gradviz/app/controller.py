@@ -143,6 +143,7 @@ class DocumentController(QObject):
         super().__init__(parent)
         self.doc = doc if doc is not None else Document()
         self.path = None
+        self.lesson = None           # the bundled lesson the document was opened from
         self.undo_stack = QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._clean_changed)
         self.selection = []
@@ -170,10 +171,13 @@ class DocumentController(QObject):
     def dirty(self):
         return not self.undo_stack.isClean()
 
-    def set_document(self, doc, path=None):
-        """Replace the document (New, Open): the undo history starts afresh."""
+    def set_document(self, doc, path=None, lesson=None):
+        """Replace the document (New, Open): the undo history starts afresh. `lesson`: the
+        bundled sample it was opened from (it has no file of the user's, yet is no unsaved
+        work while untouched)."""
         self.doc = doc
         self.path = str(path) if path else None
+        self.lesson = lesson if not path else None
         self.undo_stack.clear()
         self.undo_stack.setClean()
         self._last_edit = None
@@ -197,6 +201,7 @@ class DocumentController(QObject):
         """The document (as it was when a save began: nothing changes it meanwhile) is
         now in the file `path`."""
         self.path = path
+        self.lesson = None
         self.undo_stack.setClean()
         self.pathChanged.emit(path)
         self.message.emit(f"Saved {path}")

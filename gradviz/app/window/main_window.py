@@ -328,9 +328,18 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.problems_label.setStyleSheet(ERROR_STYLE if errors else WARN_STYLE if warnings else "")
 
     def _update_title(self, *_):
-        doc, path = self.controller.doc, self.controller.path
-        where = os.path.basename(path) if path else "unsaved"
-        self.setWindowTitle(f"{doc.title or 'Untitled'} — {where}[*]")
+        """'Title — file.gradviz.json', 'Title (lesson)' for a bundled lesson not saved to a
+        file of the user's, 'Untitled — new document'; Qt's * marks unsaved changes (the
+        close prompt asks about exactly those: controller.dirty)."""
+        c = self.controller
+        title = c.doc.title or "Untitled"
+        if c.path:
+            title += f" — {os.path.basename(c.path)}"
+        elif getattr(c, "lesson", None):
+            title += " (lesson)"
+        else:
+            title += " — new document"
+        self.setWindowTitle(title + "[*]")
         self.setWindowModified(self.controller.dirty)
         self.actions_by_name["save"].setEnabled(True)
 
