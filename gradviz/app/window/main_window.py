@@ -39,6 +39,9 @@ __all__ = ["MainWindow", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"
 # The study docks (app/studies, in VIEWS order), named here so pyqtgraph loads only when one opens.
 STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms",
                 "Gradient check")
+# The document's studies (graph.fileformat) with a dock that shows them.
+STUDY_VIEWS = {"jacobian": "Jacobian", "batch_jacobian": "Batch Jacobian", "hessian": "Hessian",
+               "gradient_check": "Gradient check"}
 FIRST_SIZE = QSize(1280, 800)
 FIRST_SHARE = 0.85        # a first window on a larger screen takes this share of it
 PALETTE_WIDTH, INSPECTOR_WIDTH = 230, 340
@@ -428,7 +431,19 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         if evaluation is self.controller.result.evaluation:
             self._studied = (evaluation, problems)
             self._show_problems()
-        self.show_message("Studies: " + "; ".join(lines), 15000)
+        shown = [STUDY_VIEWS[name] for name in results if name in STUDY_VIEWS]
+        for title in reversed(shown):       # the first study's view ends in front
+            self.show_study(title)
+        where = f" — shown in View ▸ Studies ▸ {', '.join(shown)}" if shown else ""
+        self.show_message("Studies: " + "; ".join(lines) + where, 15000)
+
+    def show_study(self, title):
+        """Open the study dock `title` and bring it to the front, as its menu entry does."""
+        dock = self.study_docks[title]
+        dock.show()
+        dock.raise_()
+        self._create_study_view(title)
+        QTimer.singleShot(0, dock, lambda: self._study_opened(dock))
 
     def showEvent(self, event):
         super().showEvent(event)
