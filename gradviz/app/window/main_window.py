@@ -128,6 +128,9 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         controller.documentReplaced.connect(self._update_title)
         # A message about the document before (its file, its studies) goes with it.
         controller.documentReplaced.connect(self.statusBar().clearMessage)
+        # A new document (a lesson, a file, New) starts on the canvas: its keys step the
+        # story at once, whatever widget of the document before had focus.
+        controller.documentReplaced.connect(lambda: self.canvas.setFocus(Qt.FocusReason.OtherFocusReason))
         controller.message.connect(self.show_message)
         controller.evaluated.connect(self._evaluated)
         controller.selectionChanged.connect(self.update_edit_actions)
@@ -383,15 +386,33 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         job = run_job(fn, *args)
         self._job = job
 
-        def progress(fraction, text):
-            dialog.setValue(int(fraction * 1000))
-            if text:
-                dialog.setLabelText(f"{title}\n{text}")
+        # A modal QProgressDialog's setValue processes events: the job's end (its result's
+        # view opening, `done`) can arrive inside it, and a dialog deleted there crashed the
+        # setValue still on the stack. It is closed once setValue has returned.
+        state = {"in_value": False, "ended": False}
 
-        def done():
+        def progress(fraction, text):
+            if state["ended"]:
+                return
+            state["in_value"] = True
+            try:
+                dialog.setValue(int(fraction * 1000))
+                if text:
+                    dialog.setLabelText(f"{title}\n{text}")
+            finally:
+                state["in_value"] = False
+            if state["ended"]:
+                close()
+
+        def close():
             dialog.close()
             dialog.deleteLater()
+
+        def done():
+            state["ended"] = True
             self._job = None
+            if not state["in_value"]:
+                close()
         job.progress.connect(progress)
         job.finished.connect(on_finished)
         job.failed.connect(lambda reason: QMessageBox.warning(self, title, reason))

@@ -47,3 +47,61 @@ def test_compute_studies_shows_the_computed_study(open_window, qtbot):
     assert dock.isVisible() and not dock.visibleRegion().isEmpty()
     message = w.statusBar().currentMessage()
     assert message.startswith("Studies: ") and f"View ▸ Studies ▸ {title}" in message, message
+
+
+def _player_keys_step(qtbot, w, where):
+    """Right, Left, End and Home pressed on the focused widget `where` step the story."""
+    from PySide6.QtCore import Qt
+    p = w.player
+    p.set_index(0)
+    qtbot.keyClick(where(), Qt.Key.Key_Right)
+    assert p.index == 1, where()
+    qtbot.keyClick(where(), Qt.Key.Key_Left)
+    assert p.index == 0, where()
+    qtbot.keyClick(where(), Qt.Key.Key_End)
+    assert p.index == len(p.steps) - 1, where()
+    qtbot.keyClick(where(), Qt.Key.Key_Home)
+    assert p.index == 0, where()
+
+
+def test_story_keys_work_after_a_lesson_opens_from_the_menu(open_window, qtbot):
+    """Issue 20 §3: the provenance table had focus from a click; a lesson opened from the
+    menu; the arrows moved the table's cell instead of stepping the story."""
+    from PySide6.QtWidgets import QApplication
+    w = open_window()
+    _lesson(w, 1)
+    w.provenance_dock.show()
+    w.provenance_dock.raise_()
+    from PySide6.QtWidgets import QAbstractItemView
+    views = [v for v in w.provenance_dock.findChildren(QAbstractItemView) if v.isVisible()]
+    assert views
+    views[0].setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is views[0])
+    _lesson(w, 5)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is w.canvas)
+    _player_keys_step(qtbot, w, QApplication.focusWidget)
+
+
+def test_view_keys_work_with_a_check_box_focused(open_window, qtbot):
+    """F fits the graph and the arrows step the story while the inspector's Source check box
+    has focus (it uses Space itself: Space toggles it)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+    w = open_window()
+    _lesson(w, 1)
+    w.inspector_dock.show()
+    w.inspector_dock.raise_()
+    w.player.set_index(-1)
+    node = next(iter(w.controller.doc.nodes))
+    w.controller.set_selection([node])
+    box = w.inspector.page.role_boxes[("sources", 0)]
+    box.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is box)
+    w.canvas.fit()
+    fitted = w.canvas.transform().m11()
+    w.canvas.zoom_in()
+    w.canvas.zoom_in()
+    assert abs(w.canvas.transform().m11() - fitted) > 1e-3
+    qtbot.keyClick(box, Qt.Key.Key_F)
+    assert abs(w.canvas.transform().m11() - fitted) < 1e-6
+    _player_keys_step(qtbot, w, lambda: box)
