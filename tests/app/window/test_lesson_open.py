@@ -77,6 +77,11 @@ def test_story_keys_work_after_a_lesson_opens_from_the_menu(open_window, qtbot):
     assert views
     views[0].setFocus()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is views[0])
+    _player_keys_step(qtbot, w, lambda: views[0])     # a read-only grid chosen by a click
+    w.lesson_panel.setFocus()                          # the lesson's text, read-only
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is w.lesson_panel)
+    _player_keys_step(qtbot, w, lambda: w.lesson_panel)
+    views[0].setFocus()
     _lesson(w, 5)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is w.canvas)
     _player_keys_step(qtbot, w, QApplication.focusWidget)
