@@ -152,7 +152,7 @@ class FormulaLayout:
         self.parts = formula_parts(step)
         self._filter_port = getattr(step, "port", None) in filters
         self._kind = getattr(step, "kind", "")
-        self.spec = preview.card_spec([p[1] for p in self.parts if p[0] == "array"])  # one per card
+        self.spec = None   # each tensor its own format (preview): a value reads as on its card
         self._room = RULE_ROOM
         if aligned(step) and not all(self._rule_picture(p).grown for p in self.parts
                                      if p[0] == "picture" and tiles.layout_of(p[1], p[3])):
