@@ -284,7 +284,7 @@ def _train(args):
     return _emit(code, text)
 
 
-GIVEN, PRESET, DEFAULT = "given", "the document's training preset", "Keras' default"
+GIVEN, PRESET = "given", "the document's training preset"
 STEPS_DEFAULT = "the command's default"
 
 
@@ -294,13 +294,15 @@ def _settings_text(optimizer, accepted, steps, origin):
     0.9, --nesterov off, --steps 100 (the document's training preset)'. A lesson's preset
     is never kept silently."""
     config = optimizer.get_config()
-    groups = {GIVEN: [], PRESET: [], DEFAULT: [], STEPS_DEFAULT: []}
+    from .graph.training import default_origin, optimizer_kind
+    default = default_origin(optimizer_kind(optimizer))
+    groups = {GIVEN: [], PRESET: [], default: [], STEPS_DEFAULT: []}
     for option, (key, _) in TRAIN_OPTIONS.items():
         if key in accepted:
             value = config[key]
             text = f"--{option} {'on' if value else 'off'}" if option in FLAGS \
                 else f"--{option} {value:g}"
-            groups[origin.get(key, DEFAULT)].append(text)
+            groups[origin.get(key, default)].append(text)
     groups[origin["steps"]].append(f"--steps {steps}")
     return "; ".join(f"{', '.join(texts)} ({where})" for where, texts in groups.items() if texts)
 

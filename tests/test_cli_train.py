@@ -160,3 +160,8 @@ def test_the_summary_names_every_setting_and_where_it_came_from(capsys):
     assert main(["train", str(NEWTON), "--optimizer", "adam", "--beta1", "0.8"]) == 0
     assert ("with --beta1 0.8 (given); --lr 0.001, --beta2 0.999, --amsgrad off, --epsilon 1e-07 "
             "(Keras' default); --steps 100 (the command's default)") in capsys.readouterr().out
+    # Keras has no Newton step (walk-through: its lr and damping were called Keras' defaults)
+    assert main(["train", str(NEWTON), "--optimizer", "newton", "--steps", "1"]) == 0
+    said = capsys.readouterr().out
+    assert "Keras' default" not in said
+    assert "--lr 1, --damping 0.001 (gradviz's Newton default, as Keras has no Newton step)" in said

@@ -63,15 +63,18 @@ class Optimizer:
         self._slots = {}   # id(variable) -> (variable, {slot name: ndarray})
 
     def slots(self, variable):
-        """{slot name: ndarray} of `variable` (Adam's m and v, the momentum's velocity)."""
+        """{slot name: ndarray} of `variable` (Adam's m and v, the momentum's velocity).
+        Before the first update they are the zeros Keras builds them with, the values the
+        first step's update card starts from."""
         entry = self._slots.get(id(variable))
-        return dict(entry[1]) if entry else {}
+        if entry is None:
+            return {k: np.zeros_like(variable._value) for k in self.slot_names}
+        return dict(entry[1])
 
     def _state(self, variable):
         entry = self._slots.get(id(variable))
         if entry is None:
-            zeros = {k: np.zeros_like(variable._value) for k in self.slot_names}
-            entry = self._slots[id(variable)] = (variable, zeros)
+            entry = self._slots[id(variable)] = (variable, self.slots(variable))
         return entry[1]
 
     def apply_gradients(self, grads_and_vars):
@@ -282,6 +285,18 @@ def hessian_matrix(blocks, var_list):
 
 
 OPTIMIZERS = {"sgd": SGD, "rmsprop": RMSprop, "adam": Adam, "newton": Newton}
+
+
+def optimizer_kind(optimizer):
+    """The name `optimizer` is made by (make_optimizer's 'sgd', 'adam', ...)."""
+    return next(k for k, kind in OPTIMIZERS.items() if type(optimizer) is kind)
+
+
+def default_origin(name):
+    """Where optimizer `name`'s default hyper-parameters come from, in words: Keras' for the
+    Keras optimizers; Keras has no Newton step, so its defaults are ours (seed 001's
+    step, lr 1 and damping 1e-3)."""
+    return "gradviz's Newton default, as Keras has no Newton step" if name == "newton" else "Keras' default"
 
 
 def hyper_parameters(name):

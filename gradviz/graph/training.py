@@ -14,9 +14,11 @@ import numpy as np
 import gradviz as gv
 
 from ..engine.interrupt import checkpoints
-# OPTIMIZERS, hyper_parameters and make_optimizer are offered here too (the CLI, the dock).
-from ..engine.optimizers import (OPTIMIZERS, SGD, Adam, Newton, RMSprop, hessian_matrix,
-                                 hyper_parameters, make_optimizer)
+# OPTIMIZERS, hyper_parameters, make_optimizer and default_origin are offered here too
+# (the CLI, the dock).
+from ..engine.optimizers import (OPTIMIZERS, SGD, Adam, Newton, RMSprop, default_origin,
+                                 hessian_matrix, hyper_parameters, make_optimizer,
+                                 optimizer_kind)
 from . import catalog
 from . import compiled
 from .build import one_line, quiet
@@ -471,7 +473,7 @@ def same_optimizer(a, b):
 
 def fresh_optimizer(optimizer):
     """An optimizer of the same kind and hyper-parameters, with no state (no steps taken)."""
-    name = next(k for k, kind in OPTIMIZERS.items() if type(optimizer) is kind)
+    name = optimizer_kind(optimizer)
     config = optimizer.get_config()
     return make_optimizer(name, **{k: config[k] for k in hyper_parameters(name)})
 

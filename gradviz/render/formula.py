@@ -19,7 +19,7 @@ from ..graph.structure import filter_ports
 from ..story.formatting import number
 from ..story.model import path_name
 from ..story.operands import is_number
-from ..story.rule_pictures import aligned
+from ..story.rule_pictures import CONTRIBUTION, UPSTREAM, aligned
 from ..story.rule_pictures import pictures as rule_pictures
 from . import legible, preview, text, tiles
 from .cards import BADGE_H, LINE_H, PAD
@@ -32,6 +32,7 @@ PART_GAP = 8.0
 OP_W = 22.0
 NAME_GAP = 7.0            # between "x =" and the operand's picture
 RESULTS = ("contribution", "sum", "gradient")
+TILE_SHRINK = (1.0, 5 / 6, 2 / 3)   # a formula card's tiles, tried in turn to keep its equation on one row
 RULE_TILE = (120.0, 108.0)   # a rule picture's tiles may be bigger than a card's: 9 x 9 cells of 12
 RULE_ROOM = (FORMULA_MAX_W - 2 * PAD, 180.0)   # one whose numbers then read at the zoom the player
                                                # shows steps at grows its cells within this, while
@@ -109,21 +110,28 @@ def formula_parts(step):
             upstream = cotangent
         if isinstance(upstream, (list, tuple)):
             upstream = None
-        if upstream is not None:
-            parts.append(("array", np.asarray(upstream), "upstream"))
         rule = _rhs(formula) if formula else ""
-        if rule:
-            if parts:
-                parts.append(("op", "⊗"))
-            parts.append(("text", rule, "local rule"))
-        if result is not None and kind != "cut":
-            parts += [("op", "="), ("array", np.asarray(result), "contribution")]
+        pictured = rule_pictures(step)      # the rule drawn with these numbers (conv, pooling, CE)
+        if pictured is not None and pictured.equation and upstream is not None and result is not None:
+            own = {UPSTREAM: ("array", np.asarray(upstream), "upstream"),
+                   CONTRIBUTION: ("array", np.asarray(result), "contribution")}
+            parts += [own[part] if any(part is m for m in own) else part for part in pictured.equation]
+        else:
+            if upstream is not None:
+                parts.append(("array", np.asarray(upstream), "upstream"))
+            if rule:
+                if parts:
+                    parts.append(("op", "⊗"))
+                parts.append(("text", rule, "local rule"))
+            if result is not None and kind != "cut":
+                parts += [("op", "="), ("array", np.asarray(result), "contribution")]
+        shown = pictured.shows if pictured is not None and pictured.equation else frozenset()
         used = [(k, v) for k, v in operands.items()    # (a number written in the rule is its value)
-                if v is not None and rule and _mentions(rule, k) and not is_number(k)]
+                if v is not None and rule and _mentions(rule, k) and not is_number(k) and k not in shown]
         if used:
             parts += [("break",), ("word", "where")]
             parts += [("array", np.asarray(v), k, "operand", nodes.get(k, "")) for k, v in used]
-        for row in rule_pictures(step):     # the rule drawn with these numbers (conv, pooling, CE)
+        for row in pictured.rows if pictured is not None else []:
             parts += [("break",), *row]
     elif kind == "update":
         if cotangent is not None:
@@ -153,11 +161,14 @@ class FormulaLayout:
         self._filter_port = getattr(step, "port", None) in filters
         self._kind = getattr(step, "kind", "")
         self.spec = None   # each tensor its own format (preview): a value reads as on its card
-        self._room = RULE_ROOM
-        if aligned(step) and not all(self._rule_picture(p).grown for p in self.parts
-                                     if p[0] == "picture" and tiles.layout_of(p[1], p[3])):
-            self._room = None       # all at one scale, or none larger
-        self._lay_out(step, n_steps, f)
+        # Pooling's pictures correspond cell by cell with the upstream and contribution beside
+        # them: all at the cards' scale. Others grow where their numbers then read.
+        self._room = None if aligned(step) else RULE_ROOM
+        for shrink in TILE_SHRINK:      # the equation on one row: its tiles smaller before it wraps
+            self._tile = (tiles.TILE_W * shrink, tiles.TILE_H * shrink)
+            self._lay_out(step, n_steps, f)
+            if self._equation_w <= FORMULA_MAX_W - 2 * PAD:
+                break
         if self._room and self.height > GROWN_MAX_H and any(
                 part[0] == "picture" and getattr(shown, "grown", False) for part, shown, *_ in self.placed):
             self._room = None       # too tall to frame with the step's cards: the pictures keep their size
@@ -197,14 +208,17 @@ class FormulaLayout:
     def _items(self, f):
         """[(part, width, content height, has label)] and the width of the widest row."""
         items, row, widest = [], 0.0, 0.0
+        self._equation_w = None
         for part in self.parts:
             kind = part[0]
             if kind == "break":
                 items.append((part, 0.0, 0.0, None))
                 widest, row = max(widest, row), 0.0
+                self._equation_w = widest if self._equation_w is None else self._equation_w
                 continue
             if kind == "array":
-                shown = tiles.picture(part[1], role=tiles.FILTER if self._is_filter(part) else None, spec=self.spec)
+                shown = tiles.picture(part[1], role=tiles.FILTER if self._is_filter(part) else None,
+                                      tile=self._tile, spec=self.spec)
                 if len(part) > 3:
                     w = text.width(f["name"], operand_title(part)) + NAME_GAP + shown.width
                     items.append((part, w, shown.height, shown))
@@ -224,12 +238,14 @@ class FormulaLayout:
             else:
                 items.append((part, text.width(f["word"], part[1]) + 4, LINE_H, None))
             row += items[-1][1] + PART_GAP
+        self._equation_w = max(widest, row) if self._equation_w is None else self._equation_w
         return items, min(max(widest, row), FORMULA_MAX_W - 2 * PAD)
 
     def _rule_picture(self, part):
         """A picture of the rule: its cells grow within the room when its numbers then read at
         the zoom the player shows steps at (the card's are smaller: they are on the cards too)."""
-        return tiles.picture(part[1], role=part[3], tile=RULE_TILE, spec=self.spec, room=self._room,
+        tile = RULE_TILE if self._room else self._tile       # pooling's: as the arrays'
+        return tiles.picture(part[1], role=part[3], tile=tile, spec=self.spec, room=self._room,
                              read_at=legible.readable_zoom(), partly=False)
 
     def _is_filter(self, part):

@@ -1,23 +1,27 @@
 """The rules of conv2d, pooling and softmax cross-entropy as pictures, with their real
-numbers: what a formula card draws under the rule's text.
+numbers: what a formula card draws in its equation "upstream ⊗ rule = contribution", in
+place of the rule's words.
 
 - conv2d, input: the upstream spread by the stride (zeros between) and padded by
   (K−1)·dilation − pad, slid over the filter flipped in both spatial axes (its in and
   out channels swapped): a transposed convolution.
 - conv2d, filter: the padded input slid over by the upstream (a correlation): tap
   (a, b) of the gradient is Σ x[n, i·s + a·d, j·s + b·d, c] · g[n, i, j, o].
-- max_pool: each upstream entry sent to its window's maximum (ringed in the input and
-  in the result; the first maximum on ties).
+- max_pool: each upstream entry sent to its window's maximum (ringed in the input; the
+  first maximum on ties).
 - avg_pool: each upstream entry divided by its window's count of real entries and
   shared over the window.
 - softmax cross-entropy, logits: p = softmax(logits), the labels, p − labels, one row
   each; the contribution is grad · (p − labels).
 
 Each picture is computed here from the op's inputs and the upstream, independently of
-the engine's rule, and tests hold it to the engine's VJP. Plain numpy, no Qt.
-`pictures(step)` -> rows of parts: ("word", text) / ("op", symbol) /
-("picture", array, label, role, ringed flat indices).
+the engine's rule, and tests hold it (and the result it gives) to the engine's VJP; the card
+shows the engine's contribution once, as the equation's right-hand side. Plain numpy, no Qt.
+`pictures(step)` -> Pictured: parts ("word", text) / ("op", symbol) / ("picture", array,
+label, role, ringed flat indices).
 """
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from ..engine.ops import windows as W
@@ -161,53 +165,71 @@ def softmax_rows(logits, labels, sparse):
     return p, rows, p - rows
 
 
+UPSTREAM, CONTRIBUTION = ("upstream",), ("contribution",)   # where the card puts its own arrays
+
+
+@dataclass(frozen=True)
+class Pictured:
+    """A rule drawn with its numbers. equation: the card's one row "upstream ⊗ rule =
+    contribution" with the rule as pictures (UPSTREAM and CONTRIBUTION mark where the card
+    puts those arrays), or None; shows: the operands the pictures show (the card writes them
+    no second time); rows: more rows under the equation."""
+    equation: list | None = None
+    shows: frozenset = frozenset()
+    rows: list = field(default_factory=list)
+
+
+def _named(step, operand):
+    """'input (relu)': the rule's operand and the node it stands for."""
+    node = (getattr(step, "operand_nodes", None) or {}).get(operand, "")
+    return f"{operand} ({node})" if node and node != operand else operand
+
+
 def pictures(step):
-    """The rows of pictures of `step`'s rule ([] for other ops and steps)."""
+    """`step`'s rule as pictures with its numbers (Pictured), or None for other ops and steps."""
     op = getattr(step, "_op", None)
     if getattr(step, "kind", "") != "contribution" or op is None:
-        return []
+        return None
     grad = (step.operands or {}).get("grad")
     if grad is None or isinstance(grad, list):
-        return []
+        return None
     g, k, at = np.asarray(grad), step.input_index, op.attrs
     ins = op._in_values
     windowed = {"Conv2D": 2, "MaxPool": 1, "AvgPool": 1}.get(op.type, 0)
     if windowed and any(np.ndim(v) != 4 for v in [g, *ins[:windowed]]):
-        return []        # batched operands (a jacobian's cotangents): the text alone
-    if op.type == "Conv2D" and k == 0:
-        spread, flipped, result = transposed_convolution(g, ins[1], ins[0].shape, at)
+        return None      # batched operands (a jacobian's cotangents): the text alone
+    if op.type == "Conv2D" and k == 0:     # the upstream, padded, correlated with the flipped filters
+        spread, flipped, _ = transposed_convolution(g, ins[1], ins[0].shape, at)
         strided = max(at["strides"]) > 1
         label = "upstream" + (", spread by the stride" if strided else "") + ", zero-padded"
         channels = " (in ↔ out)" if ins[1].shape[2] * ins[1].shape[3] > 1 else ""
-        return [[("word", "transposed convolution:"), _picture(spread, label), ("op", "⋆"),
-                 _picture(flipped, f"filters flipped ↻180°{channels}", FILTER), ("op", "="),
-                 _picture(result, "grad input")]]
-    if op.type == "Conv2D" and k == 1:
-        padded, upstream, result = filter_correlation(ins[0], g, ins[1].shape, at)
-        label = "input" + (", zero-padded" if padded.shape != ins[0].shape else "") \
+        return Pictured([_picture(spread, label), ("op", "⋆"),
+                         _picture(flipped, f"{_named(step, 'filters')} flipped ↻180°{channels}", FILTER),
+                         ("op", "="), CONTRIBUTION], frozenset({"filters"}))
+    if op.type == "Conv2D" and k == 1:     # the input, padded, correlated with the upstream
+        padded, _, _ = filter_correlation(ins[0], g, ins[1].shape, at)
+        label = _named(step, "input") + (", zero-padded" if padded.shape != ins[0].shape else "") \
             + (", read every stride" if max(at["strides"]) > 1 else "")
-        return [[("word", "correlation:"), _picture(padded, label), ("op", "⋆"), _picture(upstream, "upstream"),
-                 ("op", "="), _picture(result, "grad filters", FILTER)]]
-    if op.type == "MaxPool":
-        winners, routed = max_pool_routing(ins[0], g, at)
-        return [[("word", "routing:"), _picture(ins[0], "input: each window's max ringed", ringed=winners),
-                 ("op", "←"), _picture(g, "upstream, one entry a window"), ("op", "="),
-                 _picture(routed, "grad input: g at each max", ringed=winners)]]
-    if op.type == "AvgPool":
-        counts, shared = avg_pool_sharing(ins[0].shape, g, at)
-        return [[("word", "sharing:"), _picture(g, "upstream"), ("op", "÷"),
-                 _picture(counts, "entries in each window"), ("op", "="),
-                 _picture(shared, "grad input: each share spread over its window")]]
+        return Pictured([_picture(padded, label), ("op", "⋆"), UPSTREAM, ("op", "="), CONTRIBUTION],
+                        frozenset({"input"}))
+    if op.type == "MaxPool":               # each upstream entry sent to its window's ringed maximum
+        winners, _ = max_pool_routing(ins[0], g, at)
+        return Pictured([_picture(ins[0], f"{_named(step, 'input')}: each window's max ringed", ringed=winners),
+                         ("op", "←"), UPSTREAM, ("op", "="), CONTRIBUTION], frozenset({"input"}))
+    if op.type == "AvgPool":               # each upstream entry shared over its window
+        counts, _ = avg_pool_sharing(ins[0].shape, g, at)
+        return Pictured([UPSTREAM, ("op", "÷"), _picture(counts, "entries in each window; each share spread over it"),
+                         ("op", "="), CONTRIBUTION])
     if op.type in ("SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits") and k == 0:
         sparse = op.type.startswith("Sparse")
         p, rows, diff = softmax_rows(ins[0], ins[1], sparse)
         # the operands as the step's rule names them (the reader's names: softmax(dense))
         logits, labels = [*(getattr(step, "operand_nodes", None) or {}), "logits", "labels"][:2]
         labels = f"one_hot({labels})" if sparse else labels
-        return [[("word", f"p = softmax({logits}) ="), _picture(p, "")],
-                [("word", f"{labels} ="), _picture(rows, "")],
-                [("word", f"p − {labels} ="), _picture(diff, "")]]
-    return []
+        return Pictured(rows=[[("word", f"p = softmax({logits}) ="), _picture(p, "")],
+                              [("word", f"{labels} ="), _picture(rows, "")],
+                              [("word", f"p − {labels} ="), _picture(diff, "")]])
+    return None
 
 
 def aligned(step):

@@ -29,9 +29,13 @@ def _enough(x, result, compute):
     return text.replace("-", "−")
 
 
-def _sq(x):
-    """x² as written: a negative number squared needs its parentheses (−2² is −4)."""
-    return f"({_n(x)})²" if float(x) < 0 else f"{_n(x)}²"
+def _sq(x, result=None, compute=None):
+    """x² as written: a negative number squared needs its parentheses (−2² is −4). With
+    `result` and `compute`, x has the digits that make the line give `result` (squaring
+    doubles the relative error of a rounded operand: 0.1 × (−0.221789)² is 0.00491904,
+    the card's s is 0.00491905)."""
+    text = _enough(x, result, compute) if compute is not None else _n(x)
+    return f"({text})²" if float(x) < 0 else f"{text}²"
 
 
 def _entry(array):
@@ -90,7 +94,8 @@ def _lines(opt, t, x, before, after, W="w"):
         return lines
     if isinstance(opt, RMSprop):
         rho, eps, s0, s = c["rho"], c["epsilon"], before["velocity"], after["velocity"]
-        lines = [f"s ← ρ·s + (1 − ρ)·g² = {_n(rho)} × {_n(s0)} + {_n(1 - rho)} × {_sq(g)} = {_n(s)}"]
+        lines = [f"s ← ρ·s + (1 − ρ)·g² = {_n(rho)} × {_n(s0)} + {_n(1 - rho)} × "
+                 f"{_sq(g, s, lambda g_: rho * float(s0) + (1 - rho) * g_ * g_)} = {_n(s)}"]
         if c["centered"]:
             a0, a = before["average_gradient"], after["average_gradient"]
             lines.append(f"ḡ ← ρ·ḡ + (1 − ρ)·g = {_n(rho)} × {_n(a0)} + {_n(1 - rho)} × {_n(g)}"
@@ -114,7 +119,7 @@ def _lines(opt, t, x, before, after, W="w"):
         lines = [f"m ← β₁·m + (1 − β₁)·g = {_n(b1)} × {_n(before['m'])} + {_n(1 - b1)} × {_n(g)}"
                  f" = {_n(m)}",
                  f"v ← β₂·v + (1 − β₂)·g² = {_n(b2)} × {_n(before['v'])} + {_n(1 - b2)} × "
-                 f"{_sq(g)} = {_n(v)}"]
+                 f"{_sq(g, v, lambda g_: b2 * float(before['v']) + (1 - b2) * g_ * g_)} = {_n(v)}"]
         if c["amsgrad"]:
             lines.append(f"vmax ← max(vmax, v) = {_n(root)}")
         scale = math.sqrt(1 - b2 ** t) / (1 - b1 ** t)

@@ -181,11 +181,11 @@ def test_the_tiny_cnns_filter_gradient_is_a_3x3_tile_per_output_filter():
     rule = next(s for s in r.story.steps if s.kind == "contribution" and s.port == Port("w"))
     placed = {part[2]: (part, shown) for part, shown, *_ in r.formula_layout(rule).placed
               if part[0] in ("picture", "array")}
-    image, upstream, result = placed["input"][1], placed["upstream"][1], placed["grad filters"][1]
+    image, upstream, result = placed["input (image x)"][1], placed["upstream"][1], placed["contribution"][1]
+    assert set(placed) == {"input (image x)", "upstream", "contribution"}   # input ⋆ upstream = contribution
     assert (image.layout, image.tiles.shape) == ("nhwc", (1, 1, 8, 8))
     assert (upstream.layout, upstream.tiles.shape) == ("nhwc", (1, 4, 6, 6))   # g, one tile per filter
     is_four_3x3_tiles(result)
-    is_four_3x3_tiles(placed["contribution"][1])
     np.testing.assert_allclose(result.array, gradient, rtol=1e-5, atol=1e-6)
     total = r.story.steps[rule.index + 1]
     assert (total.kind, total.port) == ("accumulate", Port("w"))
@@ -254,8 +254,8 @@ def test_a_rule_cards_tiles_take_the_zoom_they_are_seen_at():
     r = renderer("nets_5_tiny_cnn")
     rule = next(s for s in r.story.steps if s.kind == "contribution" and s.port == Port("w"))
     layout = r.formula_layout(rule)
-    shown = {part[2]: picture for part, picture, *_ in layout.placed if part[0] == "picture"}["upstream"]
-    assert shown.cell == tiles.CELL_MAX and not shown.grown and shown.numbers_from > 2
+    shown = {part[2]: picture for part, picture, *_ in layout.placed if part[0] == "array"}["upstream"]
+    assert shown.cell <= tiles.CELL_MAX and not shown.grown and shown.numbers_from > 2
     bands = [layout.number_band(z) for z in (1.0, shown.numbers_from * 0.99, shown.numbers_from, 8.0)]
     assert bands[0] == bands[1] < bands[2] <= bands[3]
     flat = int(np.argmax(np.abs(shown.array)))
@@ -313,8 +313,7 @@ def test_a_rule_picture_reads_at_the_zoom_the_player_shows_steps_at_when_the_car
                 if shown.grown:
                     assert layout.height <= formula.GROWN_MAX_H
     conv = [grown for (name, _, _), grown in seen.items() if name == "nets_1_conv_transpose"]
-    assert len(conv) == 6 and all(conv)                                  # integers: every picture
-    assert not seen[("nets_5_tiny_cnn", 17, "upstream")]                  # four 6x6 maps: on hover
-    assert not seen[("nets_5_tiny_cnn", 17, "grad filters")]              # could, but 620 tall
+    assert len(conv) == 3 and all(conv)                                  # integers: every picture
+    assert not seen[("nets_5_tiny_cnn", 17, "input (image x)")]           # 8x8 of three decimals: on hover
     pool = [grown for (name, step, _), grown in seen.items() if name == "nets_5_tiny_cnn" and step == 13]
-    assert len(pool) == 3 and not any(pool)                               # 3x3 upstream alone could
+    assert len(pool) == 1 and not any(pool)         # the cards' scale: cell by cell with the upstream

@@ -148,3 +148,26 @@ def test_no_update_card_where_the_story_did_not_give_its_gradient():
     assert told is story
     story, told, _ = told_step("sgd", {"learning_rate": 0.1}, step=2)
     assert told.steps[-1].kind == "update"
+
+
+@pytest.mark.parametrize("name, hyper", OPTIMIZERS)
+def test_the_first_step_writes_its_card(name, hyper):
+    """The Step button's first press (walk-through: Adam's card raised KeyError 'm', and
+    momentum's and RMSProp's 'velocity'): before the first update the optimizer's slots are
+    the zeros Keras builds them with, and the card's equations hold with them."""
+    doc = load(SAMPLES / "001_hessian_newton.json")
+    trainer = Trainer(doc, make_optimizer(name, **hyper))
+    trainer.step()
+    update = trainer.last_update
+    assert update.t == 1
+    for before, after in zip(update.slots_before, update.slots_after):
+        assert set(before) == set(after)
+        assert all(not np.any(v) for v in before.values())
+    (title, lines), = update_lines(update, trainer.optimizer, ["layer1.kernel"])
+    for line in lines:
+        if not line.startswith(("t = ", "u = ", "vmax", "g = ")):
+            holds(line)
+    last = lines[-1].split(" = ")[-1].replace("−", "-")
+    g = update.gradients[0]
+    index = np.unravel_index(np.argmax(np.abs(g)), g.shape)
+    assert float(last) == pytest.approx(float(trainer.values()[KERNEL][index]), rel=1e-5)

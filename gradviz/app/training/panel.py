@@ -8,8 +8,9 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxL
 
 from ...graph.errors import DocumentError
 from ...graph.fileformat import MAX_TRAINING_STEPS
-from ...graph.training import (hyper_parameters, loss_of, loss_text, make_optimizer,
-                               trainable_parameters, update_rule, variable_ports)
+from ...graph.training import (default_origin, hyper_parameters, loss_of, loss_text,
+                               make_optimizer, trainable_parameters, update_rule,
+                               variable_ports)
 from ..studies._base import port_label
 from .curves import TrainingCurves
 from .export import export_plots_dialog, export_run_dialog
@@ -178,7 +179,7 @@ class TrainPanel(QWidget):
         self.fields = {}
         for key, default in hyper_parameters(name).items():
             value = typed.get(key, preset.get(key, default))
-            tip = f"Keras' default: {default:g}"
+            tip = f"{default_origin(name)}: {default:g}"
             if key in preset:
                 tip = f"The document's training preset (a lesson's): {preset[key]:g}; {tip}"
             if isinstance(default, bool):
@@ -326,8 +327,10 @@ class TrainPanel(QWidget):
             self._say("info", "")
 
     def _stopped(self, why):
+        """The run has ended: the buttons follow the session first, so that nothing drawn
+        after (plots, the Step tab) can leave the dock looking busy."""
+        self._update_buttons()
         self._plots_timer.stop()
-        self._follow_run()
         trainer = self.session.trainer
         if why.startswith("the run stopped"):
             self._say("error", why)
@@ -336,7 +339,7 @@ class TrainPanel(QWidget):
             self._say("info", f"{why + ': ' if why else ''}step {len(losses) - 1}, loss "
                               f"{losses[-1]:.6g} (began at {losses[0]:.6g}). Undo puts the "
                               "Variables back.")
-        self._update_buttons()
+        self._follow_run()
 
     def _show_history(self):
         trainer = self.session.trainer

@@ -142,9 +142,8 @@ def test_hovering_an_entry_of_the_formula_cards_pictures_names_it_and_its_number
         index = ",".join(str(int(i)) for i in np.unravel_index(flat, array.shape))
         seen[part[2]] = (hover(cell.center()), f"[{index}] = {number(array.flat[flat], 8)}")
     assert seen["contribution"][0] == "contribution" + seen["contribution"][1]
-    assert seen["grad filters"][0] == "grad filters" + seen["grad filters"][1]
     assert seen["upstream"][0] == "upstream" + seen["upstream"][1]
-    assert seen["input"][0] == "input" + seen["input"][1]              # "input, zero-padded" if padded
+    assert seen["input (image x)"][0] == "input (image x)" + seen["input (image x)"][1]   # ", zero-padded" if padded
     assert hover(card.topLeft() + QPointF(8, 8)) == ""                  # its title: no entry
     node = r.rect(p.step.node)
     outside = QPointF(node.center().x(), node.top() + 4)

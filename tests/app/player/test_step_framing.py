@@ -118,7 +118,7 @@ def _misses(w, path, presenting):
 
 
 @pytest.mark.parametrize("presenting, size", [(False, (1280, 800)), (False, (1920, 1080)),
-                                              (True, (1280, 800)), (True, (1440, 900))])
+                                              (True, (1280, 800)), (True, (1920, 1080))])
 def test_every_step_of_every_sample_frames_what_it_is_about(open_window, monkeypatch,
                                                             presenting, size):
     """In the window, and in presentation mode on a screen of `size` (the caption band's

@@ -675,3 +675,18 @@ def test_switching_optimizer_keeps_the_lessons_values_and_the_users(qtbot, panel
     assert (p.hyper()["learning_rate"], p.hyper()["beta_1"]) == (0.05, 0.9)
     pick("sgd")
     assert p.hyper()["momentum"] == 0.0
+
+
+@pytest.mark.parametrize("name, fields", [("sgd", {"momentum": "0.9"}), ("rmsprop", {}),
+                                          ("adam", {})])
+def test_the_first_step_of_an_optimizer_with_state_writes_its_card(qtbot, panel, name, fields):
+    """Walk-through: Step with Adam on a fresh dock raised KeyError 'm' while writing the
+    Step tab, and the dock stayed 'running 1 step' with Step, Run and Reset disabled."""
+    w, p = panel()
+    choose(p, name, **fields)
+    p.step_button.click()
+    finish(qtbot, p)
+    text = p.step_view.text.text()
+    assert "Step 1 of the run" in text and ("m ←" in text or "v ←" in text or "s ←" in text)
+    assert p.step_button.isEnabled() and p.run_button.isEnabled() and p.reset_button.isEnabled()
+    assert not p.pause_button.isEnabled()
