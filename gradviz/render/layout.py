@@ -23,6 +23,8 @@ cards there leave a gap for the edge router (edges.py) instead of standing in it
 """
 from __future__ import annotations
 
+import math
+
 DEFAULT_SIZE = (160.0, 90.0)
 COLUMN_GAP = 130.0
 ROW_GAP = 36.0
@@ -30,6 +32,10 @@ CHANNEL_H = 12.0       # the height a long edge's channel takes in a column it c
 CHANNEL_GAP = 20.0     # between a channel and its neighbours in the column
 FOLD_GAP = 96.0        # between two rows of a folded layout: badges, wrapping edges, their labels
 WRAP_ROOM = 40.0       # beside a folded row, for the edges that wrap (edges.BACK_REACH and a port)
+# When no fold fits at a readable zoom: the zoom-outs (over the readable zoom) at which a
+# fold is tried in turn, and how much larger than one row it must draw the graph to be used
+ZOOM_OUTS = (1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
+FOLD_GAIN = 1.3
 
 
 def _preds(doc):
@@ -146,13 +152,15 @@ def order(doc, layer=None):
     return [[n for n in column if n in doc.nodes] for column in columns]
 
 
-def layout(doc, sizes=None, gaps=None, room=None):
+def layout(doc, sizes=None, gaps=None, room=None, shrink=False):
     """Top-left corner of every node card: {node_id: (x, y)}.
 
     `sizes` maps node ids to (width, height); missing nodes get DEFAULT_SIZE. `gaps` maps
     node ids to the room their outgoing edges need (a label wider than COLUMN_GAP): the gap
     after a node's column is at least that. `room` ((width, height), scene units): what a
     view shows at a readable zoom; a long chain that fits it only folded is folded into rows.
+    `shrink`: where no fold fits `room`, fold where that shows the graph larger further out
+    (Fit to Window, whose cards are then compact; not for slides that frame each step).
     """
     if not doc.nodes:
         return {}
@@ -214,7 +222,7 @@ def layout(doc, sizes=None, gaps=None, room=None):
              for n in doc.nodes}
     real = [[n for n in column if n in doc.nodes] for column in columns]
     if room is not None:
-        boxes = _folded(boxes, real, room)
+        boxes = _fitted(boxes, real, room) if shrink else _folded(boxes, real, room)
     top = min(box[1] for box in boxes.values())
     return {n: (round(x, 2), round(y - top, 2)) for n, (x, y, _, _) in boxes.items()}
 
@@ -233,6 +241,29 @@ def _rows(count, fits, height):
     return best.get(n - 1, (None, None))[1]
 
 
+def _fitted(boxes, columns, room):
+    """The layout that the view shows largest: folded to fit `room` (the view at a readable
+    zoom) when that can be done; else, when even folded it fits only further out, the fold
+    that fits at the least zoom-out, if that draws it at least FOLD_GAIN times larger than
+    one long row would be (a 9-column chain in one row used a third of a 4:3 canvas)."""
+    folded = _folded(boxes, columns, room)
+    if folded is not boxes:
+        return folded
+    xs = [b[0] for b in boxes.values()] + [b[2] for b in boxes.values()]
+    ys = [b[1] for b in boxes.values()] + [b[3] for b in boxes.values()]
+    width, height = room
+    unfolded = min(width / (max(xs) - min(xs)), height / max(1.0, max(ys) - min(ys)))
+    if unfolded >= 1:
+        return boxes          # it fits as it is
+    for out in ZOOM_OUTS:
+        if 1 / out < unfolded * FOLD_GAIN:
+            return boxes      # no fold from here on would gain enough
+        folded = _folded(boxes, columns, (width * out, height * out))
+        if folded is not boxes:
+            return folded
+    return boxes
+
+
 def _folded(boxes, columns, room):
     """The layout folded into rows, read like lines of text, when it is wider than `room`
     ((width, height): what the view shows at a readable zoom) and folding lets it fit:
@@ -244,6 +275,15 @@ def _folded(boxes, columns, room):
     lefts = [min(boxes[m][0] for m in c) for c in columns]
     rights = [max(boxes[m][2] for m in c) for c in columns]
     width, height = room
+    if rights[-1] - lefts[0] <= width:
+        return boxes
+    # Too few rows fit the height to hold every column (a row spans at most the width, and
+    # the gap cut at its end): no fold fits; the tables below cost n² (a 1000-column chain).
+    gap = max([lefts[i + 1] - rights[i] for i in range(n - 1)] + [0.0])
+    rows = math.ceil((rights[-1] - lefts[0] + gap) / max(1.0, width - 2 * WRAP_ROOM + gap))
+    shortest = min(max(boxes[m][3] for m in c) - min(boxes[m][1] for m in c) for c in columns)
+    if rows * shortest + (rows - 1) * FOLD_GAP > height:
+        return boxes
     fits, tall = [[False] * n for _ in range(n)], [[0.0] * n for _ in range(n)]
     for i in range(n):
         top, bottom = float("inf"), float("-inf")
@@ -251,8 +291,6 @@ def _folded(boxes, columns, room):
             top = min([top] + [boxes[m][1] for m in columns[j]])
             bottom = max([bottom] + [boxes[m][3] for m in columns[j]])
             fits[i][j], tall[i][j] = rights[j] - lefts[i] + 2 * WRAP_ROOM <= width, bottom - top
-    if rights[-1] - lefts[0] <= width:
-        return boxes
     # Each row is at least as tall as its shortest column: more rows than this cannot fit.
     most = int((height + FOLD_GAP) // (FOLD_GAP + max(1.0, min(tall[i][i] for i in range(n)))))
     for count in range(2, min(n, most) + 1):

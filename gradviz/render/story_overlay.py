@@ -217,13 +217,13 @@ class StepPainter:
         spot along the path, moving away from it only when nearer spots are taken."""
         if getattr(step, "kind", "") == "cut":
             return []
-        key = (id(step), self._obstacles_key())
+        card = self._formula_rect(step)      # beside its node, or docked where the player put it
+        key = (id(step), self._obstacles_key(), None if card is None else card.getRect())
         cached = getattr(self, "_pill_cache", None)
         if cached is not None and cached[0] == key and cached[1] is step:
             return cached[2]
         font = pill_font()
         blocked = [self.rect(n).adjusted(-1, -BADGE_H - 4, 1, 1) for n in self.doc.nodes]
-        card = self._formula_rect(step)
         if card is not None:
             blocked.append(card.adjusted(-3, -3, 3, 3))
         placed = []

@@ -5,7 +5,7 @@ from graphs import chain, mlp, seed004
 
 from gradviz.graph.document import Node
 from gradviz.render import layout
-from gradviz.render.layout import COLUMN_GAP, DEFAULT_SIZE, layers, order
+from gradviz.render.layout import COLUMN_GAP, DEFAULT_SIZE, FOLD_GAIN, layers, order
 
 
 def _column_order(doc):
@@ -130,6 +130,24 @@ def test_a_chain_too_wide_for_the_room_folds_into_rows_that_fit_it():
         return sum(start <= folded[n][1] + DEFAULT_SIZE[1] for start in starts)
     reading = sorted(folded, key=lambda n: (row(n), folded[n][0]))
     assert reading == sorted(flat, key=lambda n: flat[n][0])      # read like text: in order
+
+
+def test_a_chain_that_fits_only_further_out_folds_where_that_shows_it_larger():
+    """No fold fits at a readable zoom, but two rows fit a 3:1 view at a zoom well above
+    one long row's (the tiny CNN filled a third of its canvas): the fold is used."""
+    doc = chain(12)
+    flat = layout(doc)
+    width, height = _extent(flat)
+    room = (width / 3, height * 1.2)
+    assert layout(doc, room=room) == flat                         # unless asked to
+    folded = layout(doc, room=room, shrink=True)
+    assert folded != flat and _overlaps(doc, folded) is None
+
+    def scale(pos):   # the zoom, over the readable one, at which `pos` fits the room
+        w, h = _extent(pos)
+        return min(room[0] / w, room[1] / h)
+    assert scale(flat) < 1 and scale(folded) < 1                 # neither reads in full
+    assert scale(folded) >= FOLD_GAIN * scale(flat)
 
 
 def test_folding_keeps_every_column_whole():

@@ -306,3 +306,17 @@ def test_every_contribution_between_two_nodes_draws_its_arrow_from_the_sender():
     (link,) = r._step_edges(fan)
     assert link.dst == Port("g1", 0)            # into the input that depends on layer: out
     assert [text for text, _ in r.pill_rects(fan)] == ["from t1.gradient(out, x)"]
+
+
+def test_a_label_moves_off_a_formula_card_docked_over_it():
+    """The player docks a step's formula card where it frames with the step's cards (the tiny
+    CNN's conv → filters w in presentation at 1280x800); the label of the cotangent's arrow
+    was placed for the card's first place and stayed under the docked card."""
+    r = renderer("nets_5_tiny_cnn")
+    step = next(s for s in r.story.steps if s.kind == "contribution" and s.port == Port("w"))
+    (_, pill), = r.pill_rects(step)
+    r.dock_formula(step, pill.adjusted(-40, -40, 300, 200))           # docked over the label
+    (_, moved), = r.pill_rects(step)
+    assert not moved.intersects(r._formula_rect(step))
+    r.dock_formula(step, None)
+    assert r.pill_rects(step)[0][1] == pill                            # back beside its node

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 from ...graph import fileformat
 from ...graph.document import CONSTANT, VARIABLE, Document, Port
 from ...render.cards import BADGE_H
+from ...render import legible
 from ...render.layout import layout as layout_positions
 from .palette import palette_entries
 from .quick_add import QuickAdd
@@ -253,21 +254,26 @@ class CanvasEditing:
         self.controller.set_selection([])
 
     # -- layout -------------------------------------------------------------------------
-    def _view_layout(self, doc):
+    def _view_layout(self, doc, readable_px=None, overview=True):
         """The render layer's layout for this view: a long chain folds into rows where
-        that lets its numbers read at the view's size."""
+        that lets its numbers read at the view's size (`readable_px`: the numbers' size, by
+        default the canvas's). `overview` (Fit to Window): where no fold reads, one that
+        shows it larger drawn compact; not for the player, whose steps show a card beside
+        the one it sends to, not at the far end of the row above."""
+        px = readable_px or self.readable_px
         sizes = {nid: (c.width, c.height) for nid, c in self.renderer.cards.items()}
-        return layout_positions(doc, sizes, self.renderer.label_room(), room=self.layout_room())
+        return layout_positions(doc, sizes, self.renderer.label_room(), room=self.layout_room(px),
+                                shrink=overview and px <= legible.READABLE_PX)   # not in slides
 
-    def relayout_unplaced(self):
-        """Lay out again for the view's present size a document whose nodes the canvas
-        placed (none is the user's: the first drag places them all), so a window that
-        opened small or was resized fits it as well as it can. Never an undo entry: the
+    def relayout_unplaced(self, readable_px=None, overview=True):
+        """Lay out again for the view's present size (`_view_layout`) a document whose nodes
+        the canvas placed (none is the user's: the first drag places them all), so a window
+        that opened small or was resized fits it as well as it can. Never an undo entry: the
         document holds no position to change."""
         doc = self.controller.doc
         if not doc.nodes or any(n.position is not None for n in doc.nodes.values()):
             return
-        positions = self._view_layout(doc)
+        positions = self._view_layout(doc, readable_px, overview)
         if all(self.positions.get(nid) == positions[nid] for nid in doc.nodes):
             return
         self.positions.update(positions)

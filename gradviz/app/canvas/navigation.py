@@ -93,11 +93,12 @@ class CanvasNavigation:
         """The part of the scene the viewport shows."""
         return self.mapToScene(self.viewport().rect()).boundingRect()
 
-    def layout_room(self):
-        """(width, height) of the scene the viewport shows at the least readable zoom, less
-        the fit's margins and the top row's badges: what a layout folds a long chain into."""
+    def layout_room(self, readable_px=None):
+        """(width, height) of the scene the viewport shows at the least readable zoom (its
+        numbers `readable_px` tall, default the canvas's), less the fit's margins and the top
+        row's badges: what a layout folds a long chain into."""
         port = self.viewport().rect()
-        zoom = legible.readable_zoom(self.logicalDpiY(), self.readable_px)
+        zoom = legible.readable_zoom(self.logicalDpiY(), readable_px or self.readable_px)
         return ((port.width() - 2 * FIT_MARGIN) / zoom,
                 (port.height() - 2 * FIT_MARGIN) / zoom - BADGE_H - 4)
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFrame, QHBoxLayout, QLa
                                QSizePolicy, QStyle, QToolButton, QVBoxLayout, QWidget)
 
 from ...engine.errors import counted
+from ...render.legible import READABLE_PX
 from ...render.themes import LIGHT
 from ..literal import mnemonic_free
 from . import step_view
@@ -357,6 +358,9 @@ class PlayerBar(QWidget):
         step = self.step
         if step is None:
             return None
+        # The canvas's own layout, as the steps are shown: unfolded where Fit to Window folded
+        # it to show it whole compact (at the framing's size: the same for every step).
+        self.canvas.relayout_unplaced(self.framing.get("readable_px", READABLE_PX), overview=False)
         framed = step_view.frame_step(self.canvas, self.canvas.renderer, step, **self.framing)
         self._pan = None
         if framed is not None and self.animation.state() == QVariantAnimation.State.Running:

@@ -193,3 +193,26 @@ def test_in_the_window_the_mlp_with_biases_reads_compact(open_window, monkeypatc
     assert all(seen.contains(r) for r in rects.values())
     ids = sorted(rects)
     assert not [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:] if rects[a].intersects(rects[b])]
+
+
+def test_fit_folds_the_tiny_cnn_to_use_the_canvas_and_every_compact_card_shows_numbers(
+        open_window, monkeypatch):
+    """The tiny CNN's 9-column chain fitted in one row across the middle third of a
+    1280x800 window's canvas (zoom 0.26, the 1×36 'flat' card without a picture): no fold
+    reads in full there, but two rows show it about twice as large, so Fit uses them."""
+    w = open_window(None, size=(1280, 800))
+    assert w.open_sample(SAMPLES_DIR / "nets_5_tiny_cnn.json", ask=False)
+    QCoreApplication.processEvents()
+    drawn = record_paints(w.canvas, monkeypatch)
+    seen = fitted(w.canvas, drawn)
+    c = w.canvas
+    assert c.compact and set(drawn["compact"]) == set(w.controller.doc.nodes)
+    rects = [app_ui.card_as_drawn(c, nid) for nid in w.controller.doc.nodes]
+    assert all(seen.contains(r) for r in rects)
+    used = max(r.bottom() for r in rects) - min(r.top() for r in rects)
+    assert used >= 0.6 * seen.height(), (used, seen.height())
+    rows = {round(c.renderer.rect(nid).top() > c.renderer.rect("pool").top() - 1)
+            for nid in ("x", "pool")}
+    assert rows == {0, 1}                              # the chain wrapped into a second row
+    assert all(n.position is None for n in w.controller.doc.nodes.values())
+    assert w.controller.undo_stack.count() == 0

@@ -8,6 +8,7 @@ from PySide6.QtGui import QTextDocument
 from gradviz.app.player import step_view
 from gradviz.app.player.bar import CAPTION_LINES, set_caption
 from gradviz.app.window.main_window import SAMPLES_DIR
+from gradviz.render.layout import layout
 
 SEED_003 = SAMPLES_DIR / "003_stop_gradient_product.json"
 REGULARIZATION = SAMPLES_DIR / "001_input_gradient_regularization.json"
@@ -63,10 +64,10 @@ def test_the_view_of_a_step_does_not_depend_on_the_way_there(window, sample):
 def test_every_step_is_framed_readable_with_its_card_in_view(window, sample, size):
     w = window(sample, size)
     p = w.player
-    r = w.canvas.renderer
     for k in range(len(p.steps)):
         p.set_index(k)
         QCoreApplication.processEvents()
+        r = w.canvas.renderer    # the player lays out anew what Fit to Window folded
         step = p.step
         assert step_view.text_px(w.canvas) >= step_view.READABLE_PX - 1e-6, k
         if step.node not in r.doc.nodes:
@@ -86,6 +87,12 @@ def test_a_fan_in_whose_senders_are_out_of_its_frame_starts_on_them(window):
     rest the view is the step's own, as without the animation."""
     w = window(REGULARIZATION)
     p, c, r = w.player, w.canvas, w.canvas.renderer
+    # in one row, as placed by hand (Fit to Window folds the canvas's own layout into rows)
+    sizes = {nid: (card.width, card.height) for nid, card in r.cards.items()}
+    w.controller.move_nodes(layout(w.controller.doc, sizes, r.label_room()), merge=False)
+    w.controller.end_move()
+    QCoreApplication.processEvents()
+    r = c.renderer
     k = next(s.index for s in p.steps if s.kind == "fan_in" and s.port.index == 0)
     p.set_index(k)
     rest = _view(w)
