@@ -293,8 +293,9 @@ def _settings_text(optimizer, accepted, steps, origin):
     options that set it, grouped by where each came from: '--lr 0.035 (given); --momentum
     0.9, --nesterov off, --steps 100 (the document's training preset)'. A lesson's preset
     is never kept silently."""
-    config = optimizer.get_config()
+    # loaded per command: `gradviz --help` stays quick
     from .graph.training import default_origin, optimizer_kind
+    config = optimizer.get_config()
     default = default_origin(optimizer_kind(optimizer))
     groups = {GIVEN: [], PRESET: [], default: [], STEPS_DEFAULT: []}
     for option, (key, _) in TRAIN_OPTIONS.items():

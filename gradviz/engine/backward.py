@@ -98,27 +98,24 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
                 total = _sum(total, observer, t)
             if t._id in source_ids:
                 finals[t._id] = total
-            opdef = op.opdef
-            if (inline and opdef.n_outputs == 1 and opdef.grad_fn is None
-                    and opdef.rule is not None and not opdef.no_gradient and True in needs):
+            rule = op.opdef.plain_rule
+            if inline and rule is not None and True in needs:
                 # _step for a built-in rule with no observer, inlined: this is the inner
                 # loop of every backward pass, on arrays or (under an outer tape) recorded.
                 if differentiable:
                     if not isinstance(total, Tensor):
                         total = _as_tensor(total)
-                    contributions = opdef.rule(F, total, _recorded_inputs(op), t, op.attrs,
-                                               needs)
-                    batch = total._value.shape[:nbatch]
+                    contributions = rule(F, total, _recorded_inputs(op), t, op.attrs, needs)
+                    if nbatch:
+                        batch = total._value.shape[:nbatch]
                 else:
-                    contributions = opdef.rule(F, total, op._in_values, op._out_values[0],
-                                               op.attrs, needs)
-                    batch = total.shape[:nbatch]
-                n_contributions = len(contributions)
-                for i, t in enumerate(op.inputs):
-                    if not needs[i] or i >= n_contributions:
-                        continue
-                    c = contributions[i]
-                    if c is None:
+                    contributions = rule(F, total, op._in_values, op._out_values[0], op.attrs,
+                                         needs)
+                    if nbatch:
+                        batch = total.shape[:nbatch]
+                # zip stops at the shorter: a rule may leave out trailing inputs
+                for t, need, c in zip(op.inputs, needs, contributions):
+                    if not need or c is None:
                         continue
                     shape = batch + t._value.shape if nbatch else t._value.shape
                     if (c._value.shape if type(c) is Tensor else c.shape) != shape:
@@ -225,6 +222,12 @@ def _read_on_path(entries, targets):
     return read
 
 
+# The needs of one- and two-input ops, indexed by booleans: shared tuples, not a new
+# one per op and pass.
+_NEEDS_1 = ((False,), (True,))
+_NEEDS_2 = (((False, False), (False, True)), ((True, False), (True, True)))
+
+
 def _relevant_entries(entries, source_ids):
     """(op, needs) for the entries on a path from a source: only those can carry
     gradient to a source. `needs[i]`: input i is reached and floating. An op's inputs
@@ -237,14 +240,15 @@ def _relevant_entries(entries, source_ids):
             t = inputs[0]
             if t._id not in reached:
                 continue
-            needs = (t._value.dtype.kind == "f",)
+            needs = _NEEDS_1[t._value.dtype.kind == "f"]
         elif len(inputs) == 2:
             a, b = inputs
             need_a = a._id in reached
             need_b = b._id in reached
             if not (need_a or need_b):
                 continue
-            needs = (need_a and a._value.dtype.kind == "f", need_b and b._value.dtype.kind == "f")
+            needs = _NEEDS_2[need_a and a._value.dtype.kind == "f"][
+                need_b and b._value.dtype.kind == "f"]
         else:
             for t in inputs:
                 if t._id in reached:
@@ -253,8 +257,11 @@ def _relevant_entries(entries, source_ids):
                 continue
             needs = tuple([t._id in reached and t._value.dtype.kind == "f" for t in inputs])
         relevant.append((op, needs))
-        for o in op.outputs:
-            reached.add(o._id)
+        outputs = op.outputs
+        if len(outputs) == 1:
+            reached.add(op._id)  # an op's id is its first output's
+        else:
+            reached.update([o._id for o in outputs])
     return relevant, reached
 
 

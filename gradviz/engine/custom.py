@@ -87,8 +87,9 @@ def _call(f, name, args, kwargs):
         opdef.n_outputs = 1 if len(outputs) == 1 else len(outputs)
         opdef.grad_fn = _make_grad_fn(grad_fn, len(inputs), variables, name)
         all_inputs = inputs + variables
-        _recording.record(opdef, all_inputs, [t._value for t in all_inputs], outputs,
-                          [t._value for t in outputs], {"function": name})
+        _recording.record(_recording._state.recording, opdef, all_inputs,
+                          [t._value for t in all_inputs], outputs, [t._value for t in outputs],
+                          {"function": name})
     return nest.pack_sequence_as(result, outputs)
 
 

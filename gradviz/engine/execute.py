@@ -5,6 +5,7 @@ from . import recording as _recording
 from .tensor import Tensor, _next_id, convert_to_tensor
 
 _state = _recording._state
+_record = _recording.record
 _new_tensor = object.__new__
 
 
@@ -28,12 +29,14 @@ def apply(opdef, inputs, attrs=None):
         result = _new_tensor(Tensor)  # Tensor._wrap, inlined: once per op
         result._value = out
         result._id = _next_id()
-        if _state.recording:
-            _recording.record(opdef, inputs, values, [result], (out,), attrs)
+        recording = _state.recording
+        if recording:
+            _record(recording, opdef, inputs, values, [result], (out,), attrs)
         return result
     results = [Tensor._wrap(o) for o in out]
-    if _state.recording:
-        _recording.record(opdef, inputs, values, results, tuple(out), attrs)
+    recording = _state.recording
+    if recording:
+        _record(recording, opdef, inputs, values, results, tuple(out), attrs)
     return results
 
 
@@ -53,10 +56,16 @@ def tensors(*values):
                 if a._value.dtype is b._value.dtype:
                     return [a, b]
             elif (type(b) is float or type(b) is int) and a._value.dtype.kind == "f":
-                return [a, Tensor._wrap(np.asarray(b, a._value.dtype))]
+                c = _new_tensor(Tensor)  # Tensor._wrap, inlined
+                c._value = np.asarray(b, a._value.dtype)
+                c._id = _next_id()
+                return [a, c]
         elif ((type(a) is float or type(a) is int) and isinstance(b, Tensor)
               and b._value.dtype.kind == "f"):
-            return [Tensor._wrap(np.asarray(a, b._value.dtype)), b]
+            c = _new_tensor(Tensor)
+            c._value = np.asarray(a, b._value.dtype)
+            c._id = _next_id()
+            return [c, b]
     dtype = None
     for v in values:
         if isinstance(v, Tensor):

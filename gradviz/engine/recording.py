@@ -48,10 +48,11 @@ class Operation:
 _new_operation = Operation.__new__
 
 
-def record(opdef, inputs, in_values, outputs, out_values, attrs):
-    """Record one op application on every recording tape that tracks one of its inputs."""
+def record(recording, opdef, inputs, in_values, outputs, out_values, attrs):
+    """Record one op application on every tape of `recording` (the thread's recording
+    tapes, which the caller has just read) that tracks one of its inputs."""
     operation = None
-    for tape in _state.recording:
+    for tape in recording:
         tracked = tape._tracked
         hit = False
         for t in inputs:  # _should_record, inlined for inputs that are not Variables

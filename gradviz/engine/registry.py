@@ -9,14 +9,20 @@ returns a TF-style function for either kind, as TensorFlow's registry does.
 """
 
 
+_RULE_FIELDS = frozenset(("rule", "grad_fn", "n_outputs", "no_gradient"))
+
+
 class OpDef:
     """What the engine knows about one op type."""
 
     # n_outputs: 1 for one tensor; anything else (-1: decided per call) means a list.
     # outputs_off_tape: a tape records the op but not its outputs, so ops that read only
     # them are not recorded (TF pauses its tapes around StopGradient for the same effect).
+    # plain_rule: `rule` when the backward pass may call it inline (one output, no
+    # TF-style gradient function, not declared without gradient), else None; kept up to
+    # date by __setattr__, so the backward pass reads one field per step instead of four.
     __slots__ = ("type", "forward", "rule", "grad_fn", "formulas", "n_outputs", "no_gradient",
-                 "outputs_off_tape")
+                 "outputs_off_tape", "plain_rule")
 
     def __init__(self, type, forward, rule=None, formulas=None, n_outputs=1):
         self.type = type
@@ -27,6 +33,14 @@ class OpDef:
         self.n_outputs = n_outputs
         self.no_gradient = False
         self.outputs_off_tape = False
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if name in _RULE_FIELDS:
+            plain = (getattr(self, "grad_fn", None) is None
+                     and not getattr(self, "no_gradient", False)
+                     and getattr(self, "n_outputs", 1) == 1)
+            object.__setattr__(self, "plain_rule", getattr(self, "rule", None) if plain else None)
 
     @property
     def has_gradient(self):

@@ -143,3 +143,14 @@ def _paint_tree(painter, item):
             painter.translate(child.pos())
             _paint_tree(painter, child)
             painter.restore()
+
+
+def tick_labels(axis):
+    """[(rect, text)] of the tick labels a pyqtgraph axis writes, as it would paint them."""
+    image = QImage(10, 10, QImage.Format.Format_RGB32)
+    painter = QPainter(image)
+    try:
+        specs = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return [] if specs is None else [(rect, text) for rect, _, text in specs[2]]

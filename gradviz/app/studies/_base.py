@@ -43,8 +43,8 @@ def banner(kind="info"):
     return label
 
 
-def set_banner(label, kind, html):
-    label.setStyleSheet(f"QLabel {{{BANNER_STYLES[kind]} padding:6px 8px; border-radius:4px;"
+def set_banner(label, kind, html, padding="6px 8px"):
+    label.setStyleSheet(f"QLabel {{{BANNER_STYLES[kind]} padding:{padding}; border-radius:4px;"
                         f" font-size:{VIEW_FONT_PT}pt;}}")
     label.setProperty("kind", kind)
     label.setText(html)

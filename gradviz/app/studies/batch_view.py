@@ -115,8 +115,10 @@ class BatchJacobianView(StudyView):
         image = _patches(blocks)
         self.heatmap.set_matrix(image)
         self.heatmap.describe = lambda row, col: _patch_text(blocks, row, col, self._names)
-        self.heatmap.set_labels(f"{short(t_name)} element i",
-                                f"{s_name} element j (each band: {'the ' if b > 1 else ''}{counted(b, 'example')})")
+        self.heatmap.set_labels((f"{short(t_name)} element i", f"{short(t_name, 8)} element i",
+                                 "element i"),
+                                (f"{s_name} element j (each band: {'the ' if b > 1 else ''}"
+                                 f"{counted(b, 'example')})", f"{short(s_name)} element j"))
         _band_ticks(self.heatmap, T, S, b)
         norms = np.linalg.norm(blocks, axis=(1, 3))
         self.norms.set_matrix(norms, (b,), (b,), (f"{t_name}", f"{s_name}"), nonnegative=True)
@@ -124,8 +126,12 @@ class BatchJacobianView(StudyView):
                                             f"{fmt(norms[r, c], 6)}"
                                             f"{'' if r == c else '  (off the diagonal)'}")
         self.heatmap.set_colorbar_label(f"∂ {t_name}[b, i] / ∂ {s_name}[c, j]",
-                                        f"∂ {short(t_name, 10)}[b, i] / ∂ {short(s_name, 10)}[c, j]")
-        self.norms.set_colorbar_label(f"‖ ∂ {t_name}[b] / ∂ {s_name}[c] ‖")
+                                        f"∂ {short(t_name, 10)}[b, i] / ∂ {short(s_name, 10)}[c, j]",
+                                        f"∂{short(t_name, 10)} / ∂{short(s_name, 10)}",
+                                        f"∂{short(t_name, 5)} / ∂{short(s_name, 5)}")
+        self.norms.set_colorbar_label(f"‖ ∂ {t_name}[b] / ∂ {s_name}[c] ‖",
+                                      f"‖∂{short(t_name, 10)}[b] / ∂{short(s_name, 10)}[c]‖",
+                                      "‖ block ‖")
         self._mark(study.location if study.warning else None)
         self.caption.setText(
             f"Left: the full Jacobian {tuple(J.shape)}, drawn as the seed's plot_as_patches: "

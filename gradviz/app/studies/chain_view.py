@@ -31,7 +31,7 @@ class ChainCostView(StudyView):
         self.layout_.addWidget(self.message)
         self.totals = banner("info")
         self.layout_.addWidget(self.totals)
-        self.plot = still_plot(CountAxis("left"), "multiply-adds",
+        self.plot = still_plot(CountAxis("left"), ("multiply-adds", "mul-adds"),
                                "product k (Jₖ, from the input side)")
         self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor=TEXT,
                                           labelTextSize="11pt")

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QSplitter
 from ...graph.gradient_check import gradient_check, largest_entry
 from ._base import (PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports,
                     word_column)
-from .heatmap import DIVERGING, TEXT, style_plot, still_plot
+from .heatmap import DIVERGING, TEXT, relabel, style_plot, still_plot
 from .norms_view import LogAxis
 
 LINE = DIVERGING[-2]          # the measured errors, in the backward pass's red
@@ -41,7 +41,7 @@ class GradientCheckView(StudyView):
                                "step size h (log scale)")
         self.plot.setAxisItems({"bottom": LogAxis("bottom")})
         style_plot(self.plot.getPlotItem())
-        self.plot.setLabel("bottom", "step size h (log scale)", color=TEXT)
+        relabel(self.plot.getAxis("bottom"), "step size h (log scale)")
         self.guide = pg.PlotDataItem([], [], pen=pg.mkPen(SLOPE, width=2, style=Qt.PenStyle.DashLine))
         self.line = pg.PlotDataItem([], [], pen=pg.mkPen(LINE, width=2), symbol="o",
                                     symbolSize=9, symbolBrush=LINE, symbolPen=pg.mkPen(TEXT))

@@ -8,12 +8,14 @@ cells. A vector, or a square matrix that is zero off its diagonal, is drawn as a
 plot of its entries instead: a bell curve reads as a curve, not as a 1-pixel stripe.
 """
 import html
+import re
 
 import numpy as np
 import pyqtgraph as pg
+import shiboken6
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsTextItem, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from ...render.themes import LIGHT
 
@@ -62,6 +64,11 @@ class IndexAxis(pg.AxisItem):
 
     count = None
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.orientation in ("top", "bottom"):   # the 0 below a narrow matrix's first cell
+            self.setStyle(hideOverlappingLabels=LABEL_OVERHANG)
+
     def tickValues(self, minVal, maxVal, size):
         levels = super().tickValues(minVal, maxVal, size)
         if self.count is None:
@@ -70,8 +77,20 @@ class IndexAxis(pg.AxisItem):
                 for spacing, values in levels]
 
     def tickSpacing(self, minVal, maxVal, size):
-        levels = [lv for lv in super().tickSpacing(minVal, maxVal, size) if lv[0] >= 1]
-        return levels or [(1.0, 0.0)]
+        """One level of whole steps (1, 2, 5, 10, 20 …) wide enough that no label touches
+        the next: the labels-never-touch rule then leaves none out ('0 10 30' was a gap)."""
+        span = maxVal - minVal
+        if span <= 0 or size <= 0:
+            return [(1.0, 0.0)]
+        metrics = QFontMetrics(self.style.get("tickFont") or QFont())
+        widest = str(int(max(abs(minVal), abs(maxVal)) + 1))
+        label = metrics.height() if self.orientation in ("left", "right") \
+            else metrics.horizontalAdvance(widest)
+        need = (label + 3 * LABEL_GAP) * span / size
+        step = 1.0
+        while step < need:
+            step *= 2.5 if str(int(step))[0] == "2" else 2.0   # 1, 2, 5, 10, 20, 50 …
+        return [(step, 0.0)]
 
     def tickStrings(self, values, scale, spacing):
         return [str(int(round(v))) for v in values]
@@ -106,6 +125,7 @@ def style_plot(plot, font_pt=FONT_PT):
 
 
 LABEL_GAP = 4    # px between two tick labels; a label closer to the one before is left out
+LABEL_OVERHANG = 10   # px an index label may reach past its axis' end
 
 
 def _labels_never_touch(axis):
@@ -128,23 +148,65 @@ def _labels_never_touch(axis):
     axis.generateDrawSpecs = thinned
 
 
-def relabel(axis, text):
-    """Set an axis title and place it again: pyqtgraph centres the title only when the axis
-    is resized, so a new, longer title would start at the middle and run off the end."""
+TITLE_SLACK = 8    # px an axis title keeps free at each end of its axis, together
+
+
+def relabel(axis, text, *shorter):
+    """Set an axis title: the first of `text` and its `shorter` forms (longest first) that
+    the axis holds whole, chosen again as the axis is resized; the full form is the axis'
+    tooltip while a shorter one stands in (a vertical title longer than its plot is cut at
+    both ends: '∂²g1_mag / ∂layer.ker' at 1280 x 800)."""
+    axis.title_forms = (text, *shorter)
+    axis.title_shown = None
+    if not getattr(axis, "_title_follows", False):
+        axis._title_follows = True
+        axis.geometryChanged.connect(lambda: _fit_title(axis))
+    _fit_title(axis)
+
+
+def title_length(axis, text):
+    """How long (px, along its axis) the title `text` is drawn."""
+    global _PROBE
+    if _PROBE is None:
+        _PROBE = QGraphicsTextItem()
+    _PROBE.setFont(axis.label.font())
+    _PROBE.setHtml(text)
+    return _PROBE.boundingRect().width() - 2 * _PROBE.document().documentMargin()
+
+
+_PROBE = None
+
+
+def _fit_title(axis):
+    if not shiboken6.isValid(axis):      # geometryChanged also comes while it is deleted
+        return
+    forms = axis.title_forms
+    vertical = axis.orientation in ("left", "right")
+    room = (axis.size().height() if vertical else axis.size().width()) - 2 * TITLE_SLACK
+    text = next((t for t in forms if room <= 0 or title_length(axis, t) <= room), forms[-1])
+    if text == axis.title_shown:
+        return
+    axis.title_shown = text
     axis.setLabel(text, color=TEXT)
-    axis.resizeEvent()
+    axis.setToolTip("" if text == forms[0] else html.unescape(re.sub("<[^>]+>", "", forms[0])))
+    axis.resizeEvent()     # pyqtgraph centres a title only when its axis is resized
+
+
+def _forms(label):
+    return (label,) if isinstance(label, str) else tuple(label)
 
 
 def still_plot(left_axis, left_label, bottom_label):
     """A white plot that neither pans, zooms nor offers pyqtgraph's menu: a study's chart is
-    read, not explored (a stray drag must not lose the view a teacher framed)."""
+    read, not explored (a stray drag must not lose the view a teacher framed). A label may
+    be a tuple: its forms, longest first (relabel)."""
     plot = pg.PlotWidget(background="w", axisItems={"left": left_axis})
     plot.setMenuEnabled(False)
     plot.hideButtons()
     plot.setMouseEnabled(False, False)
-    plot.setLabel("left", left_label, color=TEXT)
-    plot.setLabel("bottom", bottom_label, color=TEXT)
     style_plot(plot.getPlotItem())
+    for name, label in (("left", left_label), ("bottom", bottom_label)):
+        relabel(plot.getAxis(name), *_forms(label))
     return plot
 
 
@@ -180,6 +242,8 @@ class Heatmap(QWidget):
         self.plot.hideButtons()
         self.plot.showAxis("top")
         self.plot.getAxis("top").setStyle(showValues=False)
+        self.plot.getAxis("top").setHeight(1)         # a frame's edge, not a row of room
+        self.graphics.ci.setContentsMargins(2, 6, 2, 2)   # the plot, not a border, gets the room
         style_plot(self.plot)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
@@ -201,7 +265,6 @@ class Heatmap(QWidget):
         self.stack.addWidget(self.graphics)
         self.stack.addWidget(self.line_plot)
         self.set_colorbar_label(colorbar_label)
-        self.colorbar.axis.geometryChanged.connect(self._fit_colorbar_label)
         self.set_labels(row_label, col_label)
         self.readout = QLabel(" ")
         self.readout.setTextFormat(Qt.TextFormat.RichText)   # the views escape the names
@@ -216,36 +279,32 @@ class Heatmap(QWidget):
         self.line_plot.scene().sigMouseMoved.connect(self._on_line_mouse)
 
     def set_labels(self, row_label, col_label):
-        self._labels = (row_label, col_label)
-        relabel(self.plot.getAxis("left"), row_label)
-        relabel(self.plot.getAxis("bottom"), col_label)
+        """The axes' titles; each a text or a tuple of its forms, longest first (relabel)."""
+        self._label_forms = (_forms(row_label), _forms(col_label))
+        self._labels = (self._label_forms[0][0], self._label_forms[1][0])   # whole
+        relabel(self.plot.getAxis("left"), *_forms(row_label))
+        relabel(self.plot.getAxis("bottom"), *_forms(col_label))
         self._label_line_plot()
 
     def set_colorbar_label(self, text, *shorter):
         """The colour bar's title (rich text); `shorter` forms, longest first, stand in when
-        the bar is too short for `text` (a vertical title longer than its bar is cut off)."""
+        the bar is too short for `text` (relabel)."""
         self._value_labels = (text, *shorter)
-        self._fit_colorbar_label()
-
-    def _fit_colorbar_label(self):
-        labels = self._value_labels
-        room = self.colorbar.axis.geometry().height()
-        metrics = QFontMetrics(self.colorbar.axis.label.font())
-        text = next((t for t in labels if room <= 0
-                     or metrics.horizontalAdvance(html.unescape(t)) <= room), labels[-1])
-        if text == getattr(self, "_value_label", None):
-            return
-        self._value_label = text
-        relabel(self.colorbar.axis, text)
+        relabel(self.colorbar.axis, *self._value_labels)
         self._label_line_plot()
+
+    @property
+    def _value_label(self):
+        """The colour bar's title as shown."""
+        return self.colorbar.axis.title_shown
 
     def _label_line_plot(self):
         """The line plot's axes: the index along the vector (or diagonal), and the value."""
-        row_label, col_label = getattr(self, "_labels", ("", ""))
+        row_label, col_label = getattr(self, "_label_forms", (("",), ("",)))
         rows, cols = self.matrix.shape
         index = col_label if self.mode == "vector" and rows == 1 else row_label
-        relabel(self.line_plot.getAxis("bottom"), index)
-        relabel(self.line_plot.getAxis("left"), getattr(self, "_value_label", ""))
+        relabel(self.line_plot.getAxis("bottom"), *index)
+        relabel(self.line_plot.getAxis("left"), *getattr(self, "_value_labels", ("",)))
 
     def clear(self):
         """Nothing shown: no picture, the labels it was made with, no ticks of a document
@@ -301,6 +360,16 @@ class Heatmap(QWidget):
         else:
             self.plot.setLimits(xMin=-0.5, xMax=cols - 0.5, yMin=-0.5, yMax=rows - 0.5)
         self.plot.setRange(xRange=(-0.5, cols - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
+
+    def square_width(self):
+        """The width at which a square matrix's (square) cells fill the plot's height: the
+        plot box as wide as it is tall, beside it the axes and the colour bar; None when
+        the matrix is not a square heatmap."""
+        rows, cols = self.matrix.shape
+        if self.mode != "heatmap" or rows != cols or not self.matrix.size:
+            return None
+        box = self.plot.getViewBox()
+        return int(self.width() - box.width() + box.height()) + 2
 
     def colour_key(self):
         """The caption's sentence on colours: only a heatmap has them (a line plot has none)."""

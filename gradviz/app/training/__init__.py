@@ -6,8 +6,8 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QWidget
 
-OPEN_SHARE = 0.46    # the dock opens this share of the height it shares with the canvas,
-CANVAS_KEEP = 300    # leaving the canvas at least this (a row of cards and a formula card)
+from ..dock_room import open_bottom
+
 MIN_SIZE = (640, 200)   # below this the controls, a plot and its ticks no longer read
 
 
@@ -32,7 +32,7 @@ def add_train_dock(window):
                 widget.installEventFilter(holder)
             dock.panel.setMinimumSize(*MIN_SIZE)
             dock.setWidget(dock.panel)
-            QTimer.singleShot(0, dock, lambda: claim_room(window, dock))
+            QTimer.singleShot(0, dock, lambda: open_bottom(window, dock, MIN_SIZE[1]))
     dock.visibilityChanged.connect(create)
     dock.stopper = _StopOnClose(window, dock)
     # A tab beside the study docks, not a column that squeezes them and itself until
@@ -42,11 +42,17 @@ def add_train_dock(window):
         window.tabifyDockWidget(studies[-1], dock)
     dock.hide()
     action = dock.toggleViewAction()
-    action.triggered.connect(lambda shown: shown and QTimer.singleShot(0, dock, dock.raise_))
+    action.triggered.connect(lambda shown: shown and QTimer.singleShot(0, dock, lambda: opened(window, dock)))
     action.setShortcut(QKeySequence("Ctrl+Shift+T"))
     action.setToolTip("Train the document's Variables with SGD, RMSprop, Adam or Newton")
     window.view_menu.addAction(action)
     return dock
+
+
+def opened(window, dock):
+    """Opened by the user: in front of the study tabs, as tall as the canvas allows."""
+    dock.raise_()
+    open_bottom(window, dock, MIN_SIZE[1])
 
 
 class _HoldOnInput(QObject):
@@ -87,14 +93,3 @@ class _StopOnClose(QObject):
         if panel is not None:
             panel.session.pause()
             panel.landscape.cancel()
-
-
-def claim_room(window, dock):
-    """The first time the dock opens: tall enough for the controls and the curves, not the
-    sliver a bottom dock area starts with, nor so tall that the canvas is a strip (at
-    1280 x 800 it was 280 px high beside a dock of 58% of the window)."""
-    window.layout().activate()      # the heights as the shown dock leaves them, not before
-    room = window.canvas.height() + dock.height()
-    want = min(int(OPEN_SHARE * room), room - CANVAS_KEEP)
-    if not dock.isFloating() and dock.isVisible() and dock.height() != want:
-        window.resizeDocks([dock], [want], Qt.Orientation.Vertical)

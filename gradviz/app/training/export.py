@@ -7,18 +7,25 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from ...graph.evaluate import evaluate
 from ...graph.training import loss_of, with_values
-from ...render import Renderer, animation
+from ...render import Renderer, animation, legible, text as render_text
 from ..export_dialog import export_widget, frame_progress
+from ..studies._base import port_label
 from ..folders import remember_folder, start_folder
 
 MAX_FRAMES = 60
 FRAME_WIDTH, FRAME_HEIGHT = 1280, 720     # a slide's 16:9 (was a 3266 x 508 strip of 6 MB)
+# Larger 16:9 frames, for a graph whose cards' digits would be drawn less than
+# SLIDE_DIGIT_PX tall in the first (the inverse lesson's were 7 px): the smallest where
+# they read on a projected slide.
+FRAME_SIZES = ((FRAME_WIDTH, FRAME_HEIGHT), (1600, 900), (1920, 1080))
+SLIDE_DIGIT_PX = 9.0     # the digits' own height as drawn (a font's size counts more)
 HEADER = 44
+NAME_ROOM = 34                            # px beside the landscape for its axis names
 GRAPH_SHARE = 0.55                        # of the frame, beside or above the plots
 WIDE = 1.8                                # a graph wider than this by its height goes on top
 
@@ -51,6 +58,8 @@ def run_frames(panel, theme="light", progress=None):
     history = list(trainer.history)
     curves, view = panel.curves, panel.landscape
     lower = view.plot if view.land is not None else curves.gradient_plot
+    names = None if view.land is None else tuple(
+        c.text(port_label(trainer.original, c.port)) for c in (view.land.x, view.land.y))
     config = trainer.optimizer.get_config()
     title = f"{config['name']}, η = {config['learning_rate']:g}"
     try:
@@ -64,37 +73,61 @@ def run_frames(panel, theme="light", progress=None):
             view.refresh_overlay(upto=step)
             yield _frame(Renderer(doc, evaluation=ev, theme=theme), curves.loss_plot, lower,
                          f"step {step} of {len(history)}   loss {loss_of(doc, ev.values):.6g}",
-                         title)
+                         title, names)
     finally:
         curves.show_history(losses, history)
         view.refresh_overlay()
 
 
-def _frame(renderer, upper, lower, text, title):
+def frame_layout(bounds):
+    """((width, height), graph rect, plots rect, orientation of the plots' split, scale of
+    the graph) for a graph of `bounds`: the first of FRAME_SIZES where its cards' digits
+    are drawn SLIDE_DIGIT_PX tall (the largest when none does). A graph
+    wider than WIDE across the top, the plots side by side below; else the graph on the
+    left, the plots stacked on the right."""
+    for width, height in FRAME_SIZES:
+        body = QRectF(8, HEADER, width - 16, height - HEADER - 8)
+        if bounds.width() > WIDE * bounds.height():
+            graph, plots = _split(body, Qt.Orientation.Vertical, GRAPH_SHARE)
+            across = Qt.Orientation.Horizontal
+        else:
+            graph, plots = _split(body, Qt.Orientation.Horizontal, GRAPH_SHARE)
+            across = Qt.Orientation.Vertical
+        scale = min(graph.width() / max(1.0, bounds.width()),
+                    graph.height() / max(1.0, bounds.height()), 2.0)
+        if digit_px(scale) >= SLIDE_DIGIT_PX:
+            break
+    return (width, height), graph, plots, across, scale
+
+
+def digit_px(scale):
+    """How tall the cards' digits are drawn (px, their ink) in a frame, at `scale`."""
+    font = render_text.mono(legible.NUMBER_PT)
+    return QFontMetricsF(font).tightBoundingRect("0123456789").height() * scale
+
+
+def _frame(renderer, upper, lower, text, title, names=None):
     """The graph and two plots, the step's words on top, all drawn at the frame's size (not
-    pixels scaled), so they stay crisp. A graph wider than WIDE across its top, the plots
-    side by side below; else the graph on the left, the plots stacked on the right."""
-    frame = QImage(FRAME_WIDTH, FRAME_HEIGHT, QImage.Format.Format_RGB32)
+    pixels scaled), so they stay crisp (frame_layout). names: the lower plot's (x, y) axis
+    names, written beside it (the landscape's plot on screen has them in its choosers)."""
+    (width, height), graph, plots, across, scale = frame_layout(renderer.bounds(None))
+    first, second = _split(plots, across, 0.5)
+    frame = QImage(width, height, QImage.Format.Format_RGB32)
     frame.fill(QColor("white"))
-    bounds = renderer.bounds(None)
-    body = QRectF(8, HEADER, FRAME_WIDTH - 16, FRAME_HEIGHT - HEADER - 8)
-    if bounds.width() > WIDE * bounds.height():
-        graph, plots = _split(body, Qt.Orientation.Vertical, GRAPH_SHARE)
-        first, second = _split(plots, Qt.Orientation.Horizontal, 0.5)
-    else:
-        graph, plots = _split(body, Qt.Orientation.Horizontal, GRAPH_SHARE)
-        first, second = _split(plots, Qt.Orientation.Vertical, 0.5)
     painter = QPainter(frame)
     try:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        _draw_graph(painter, renderer, graph)
+        _draw_graph(painter, renderer, graph, scale)
         _draw_widget(painter, upper, first)
-        _draw_widget(painter, lower, second)
         painter.setPen(QColor("#202020"))
         font = painter.font()
         font.setPixelSize(22)
         painter.setFont(font)
-        header = QRectF(14, 0, FRAME_WIDTH - 28, HEADER)
+        if names:
+            _draw_named(painter, lower, second, names)
+        else:
+            _draw_widget(painter, lower, second)
+        header = QRectF(14, 0, width - 28, HEADER)
         painter.drawText(header, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
         painter.drawText(header, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, title)
     finally:
@@ -115,11 +148,9 @@ def _split(rect, orientation, share, gap=8):
                    rect.height() - cut - gap / 2))
 
 
-def _draw_graph(painter, renderer, rect):
-    """The graph scaled to fit `rect`, centred (no larger than its own size twice)."""
+def _draw_graph(painter, renderer, rect, scale):
+    """The graph drawn at `scale`, centred in `rect`."""
     bounds = renderer.bounds(None)
-    scale = min(rect.width() / max(1.0, bounds.width()), rect.height() / max(1.0, bounds.height()),
-                2.0)
     painter.save()
     painter.translate(rect.center().x() - bounds.width() * scale / 2,
                       rect.center().y() - bounds.height() * scale / 2)
@@ -135,6 +166,35 @@ def _draw_widget(painter, plot, rect):
     if plot.size().isEmpty():
         return
     plot.render(painter, rect, plot.viewport().rect(), Qt.AspectRatioMode.KeepAspectRatio)
+
+
+def named_rects(plot, rect):
+    """(plot, x name, y name) rectangles: the plot as large as its aspect allows in `rect`
+    less NAME_ROOM at its left and below, the x name under it, the y name left of it."""
+    inner = rect.adjusted(NAME_ROOM, 0, 0, -NAME_ROOM)
+    size = plot.viewport().size()
+    ratio = size.width() / max(1, size.height())
+    w = min(inner.width(), inner.height() * ratio)
+    h = w / ratio
+    drawn = QRectF(inner.center().x() - w / 2, inner.center().y() - h / 2, w, h)
+    return (drawn, QRectF(drawn.left(), drawn.bottom(), w, NAME_ROOM),
+            QRectF(drawn.left() - NAME_ROOM, drawn.top(), NAME_ROOM, h))
+
+
+def _draw_named(painter, plot, rect, names):
+    """`plot` with its axis names (x below it, y left of it, turned), in `rect`."""
+    if plot.size().isEmpty():
+        return
+    drawn, below, left = named_rects(plot, rect)
+    plot.render(painter, drawn, plot.viewport().rect(), Qt.AspectRatioMode.KeepAspectRatio)
+    centre = Qt.AlignmentFlag.AlignCenter
+    painter.drawText(below, centre, names[0])
+    painter.save()
+    painter.translate(left.center())
+    painter.rotate(-90)
+    painter.drawText(QRectF(-left.height() / 2, -left.width() / 2, left.height(), left.width()),
+                     centre, names[1])
+    painter.restore()
 
 
 def export_run(panel, path, fps=6.0, theme="light", progress=None):

@@ -1,6 +1,11 @@
 """The Landscape tab: contours of the loss over two coordinates, the path the optimizer
 took, −∇L at the current point and the quadratic model's minimum (Newton's step along the
-two coordinates). The grid is computed on a worker, in chunks, and can be cancelled."""
+two coordinates). The grid is computed on a worker, in chunks, and can be cancelled.
+
+A surface over two of many parameter entries is a slice with the others held where they
+are: when Undo, Redo, Reset or an edit moves any of them (or anything else the loss
+reads), the slice is another and is computed again; when only x and y move, the point,
+path and arrow follow over the same surface."""
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
@@ -10,7 +15,8 @@ from PySide6.QtWidgets import (QBoxLayout, QComboBox, QFormLayout, QFrame, QHBox
 from ...graph.errors import DocumentError
 from ...graph.evaluate import NEWTON_EPS
 from ...graph.landscape import coordinates, landscape, local_model, value_of, window
-from ..snapshots import snapshot
+from ...graph.training import port_value, variable_ports
+from ..snapshots import same_for_engine_but, snapshot
 from ..studies._base import _html, banner, port_label, set_banner
 from ..studies.heatmap import TEXT, style_plot
 from ..worker import run_job
@@ -35,6 +41,27 @@ def _model(job, doc, x, y, damping):
         return str(error)
 
 
+def same_slice(drawn, doc, x, y):
+    """True when the surface drawn at document `drawn` over coordinates x and y is `doc`'s
+    too: the two differ at most in the entries x and y, not in a held-fixed entry, another
+    value or the graph."""
+    try:
+        tensors = {c.port: (port_value(drawn, c.port), port_value(doc, c.port)) for c in (x, y)}
+    except (KeyError, IndexError, AttributeError):
+        return False
+
+    def alike(a, b):
+        for port, pair in tensors.items():
+            if a is pair[0] and b is pair[1] and a.shape == b.shape:
+                held = np.ones(a.shape, bool)
+                for c in (x, y):
+                    if c.port == port:
+                        held[c.index] = False
+                return np.array_equal(a[held], b[held], equal_nan=a.dtype.kind in "fc")
+        return False
+    return same_for_engine_but(drawn, doc, alike)
+
+
 def contour_levels(losses, count=LEVELS):
     """Levels from the lowest to the highest finite value, spaced geometrically above the
     minimum (a valley's floor and its walls both get lines)."""
@@ -52,7 +79,9 @@ class LandscapeView(QWidget):
         super().__init__(parent)
         self.panel = panel
         self.job = None
+        self.job_at = None            # (document, x, y, n) the job computes a surface of
         self.land = None
+        self.drawn_at = None          # the document `land` is the surface of
         self.model = None             # LocalModel at `model_at`, or words why there is none
         self.model_at = None          # the (x, y) the model was computed at
         self.model_job = None         # the model at the document's point, on a worker
@@ -138,9 +167,17 @@ class LandscapeView(QWidget):
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setMinimumWidth(SIDE_MIN_WIDTH)
-        self.holder = SquarePlot(self.plot)
+        # No surface and no path: words over the plot say what to choose, not 0..1 axes
+        # around nothing. (Over it, not instead of it: a hidden plot is not laid out, and
+        # its view box was no longer square when it came back.)
+        self.empty = QLabel()
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setMargin(12)
+        self.empty.setAutoFillBackground(True)
+        self.holder = SquarePlot(self.plot, self.empty)
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setContentsMargins(0, 2, 4, 0)      # the plot as tall as the tab
         layout.addWidget(self.holder)
         layout.addWidget(scroll, 1)
         self.note.setVisible(False)
@@ -171,6 +208,7 @@ class LandscapeView(QWidget):
         params = self.panel.chosen_parameters()
         found = coordinates(doc, params)
         if found == self._coordinates:
+            self._say_when_empty()
             return
         keep = (self.x_box.currentIndex(), self.y_box.currentIndex())
         self._coordinates = found
@@ -185,9 +223,7 @@ class LandscapeView(QWidget):
         self.y_box.setCurrentIndex(keep[1] if 0 <= keep[1] < n and keep[1] != keep[0]
                                    else min(1, n - 1))
         self.draw_button.setEnabled(n >= 2 and self.job is None)
-        if n < 2:
-            set_banner(self.note, "info", "Choose parameters with at least two entries in all "
-                                          "to draw the loss over two of them.")
+        self._say_when_empty()
 
     def chosen(self):
         c = self._coordinates
@@ -200,29 +236,40 @@ class LandscapeView(QWidget):
         if x is None or x == y:
             set_banner(self.note, "error", "Choose two different coordinates for x and y.")
             return False
+        self._start(x, y, self.size_box.value())
+        return True
+
+    def _start(self, x, y, n):
+        """The surface over x and y at the document's values now, on a worker (a job still
+        computing one for an older document is cancelled)."""
+        if self.job is not None:
+            self.job.cancel()
         doc = snapshot(self.panel.controller.doc)
         center = (value_of(doc, x), value_of(doc, y))
         ranges = window(center, self.path_points(x, y))
-        damping = self._damping()
-        self.job = run_job(_compute, doc, x, y, ranges, self.size_box.value(),
-                           self.panel.chosen_parameters(), damping)
-        self.job.progress.connect(lambda f, _: self.progress.setValue(int(1000 * f)))
-        self.job.finished.connect(self._show)
-        self.job.failed.connect(lambda m: set_banner(self.note, "error", m.removeprefix(
-            "DocumentError: ")))
-        self.job.cancelled.connect(lambda: set_banner(self.note, "info", "Cancelled."))
-        self.job.done.connect(self._done)
+        job = self.job = run_job(_compute, doc, x, y, ranges, n,
+                                 self.panel.chosen_parameters(), self._damping())
+        self.job_at = (doc, x, y, n)
+
+        def ours(slot):
+            """`slot`, while `job` is the view's (not a job a newer one replaced)."""
+            return lambda *args: self.job is job and slot(*args)
+        job.progress.connect(ours(lambda f, _: self.progress.setValue(int(1000 * f))))
+        job.finished.connect(ours(lambda result: self._show(result, doc)))
+        job.failed.connect(ours(lambda m: set_banner(self.note, "error", m.removeprefix(
+            "DocumentError: "))))
+        job.cancelled.connect(ours(lambda: set_banner(self.note, "info", "Cancelled.")))
+        job.done.connect(ours(self._done))
         self.progress.setValue(0)
         self.progress.setVisible(True)
         self.cancel_button.setEnabled(True)
         self.draw_button.setEnabled(False)
-        return True
 
     def clear(self):
         """No surface (another document): its grid, contours, path, arrow, star, words and
         axes go."""
         self.cancel()
-        self.land = self.model = self.model_at = None
+        self.land = self.model = self.model_at = self.drawn_at = None
         self._drop_contours()
         self.image.clear()
         self.image.setVisible(False)  # (its empty box at the old corner would be auto-ranged)
@@ -233,6 +280,7 @@ class LandscapeView(QWidget):
         set_banner(self.note, "info", "")
         self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)   # not the last one's
         self.plot.enableAutoRange()
+        self._say_when_empty()
 
     def _drop_contours(self):
         """The contour lines are the image's children, not the plot's items: removeItem
@@ -249,7 +297,7 @@ class LandscapeView(QWidget):
                 job.cancel()
 
     def _done(self):
-        self.job = None
+        self.job = self.job_at = None
         self.progress.setVisible(False)
         self.cancel_button.setEnabled(False)
         self.draw_button.setEnabled(len(self._coordinates) >= 2)
@@ -271,9 +319,10 @@ class LandscapeView(QWidget):
                 for step, v in list(trainer.path) if x.port in v and y.port in v
                 and (upto is None or step <= upto)]
 
-    def _show(self, result):
+    def _show(self, result, doc):
         land, model = result
         self.land, self.model, self.model_at = land, model, tuple(land.center)
+        self.drawn_at = doc
         self._drop_contours()
         data = land.losses.T                  # ImageItem: axis 0 is x
         finite = np.isfinite(data)
@@ -327,17 +376,25 @@ class LandscapeView(QWidget):
             return None
 
     def follow_document(self):
-        """The document's values changed (a run's preview, Undo, Redo, Reset): the point,
-        path, −∇L and the star follow; the model at a new point is computed on a worker
-        (until it comes, no arrow or star is drawn at a point they are not of). During a
-        run the plots' timer redraws the overlay, not each preview (the canvas goes first)."""
+        """The document's values changed (a run's preview, Undo, Redo, Reset, an edit):
+        when a held-fixed entry moved the surface is computed again (it was a slice at the
+        old values); else the point, path, −∇L and the star follow, the model at a new point
+        computed on a worker (until it comes, no arrow or star is drawn at a point they are
+        not of). During a run the plots' timer redraws the overlay, not each preview (the
+        canvas goes first), and the surface waits for the run's end."""
         if self.panel.session.running:
             return
         self.refresh_overlay()
         land = self.land
-        if land is None:
+        asked = self.job_at or (land and (self.drawn_at, land.x, land.y, len(land.xs)))
+        if asked is None:
             return
-        now = self.current_point(land.x, land.y)
+        doc, x, y, n = asked
+        if self.current_point(x, y) is not None \
+                and not same_slice(doc, self.panel.controller.doc, x, y):
+            self._start(x, y, n)
+            return
+        now = self.current_point(land.x, land.y) if land is not None else None
         if now is None or now == self.model_at:
             return
         self._write_caption()
@@ -358,6 +415,24 @@ class LandscapeView(QWidget):
         """The path (up to step `upto`), the current point, −∇L and the star there: cheap,
         redrawn as a run goes on and when Undo, Redo or Reset move the Variables. Without
         a drawn surface the run's path is drawn over the chosen coordinates alone."""
+        self._draw_overlay(upto)
+        self._say_when_empty()
+
+    def _say_when_empty(self):
+        point = self.point.getData()[0]
+        empty = self.land is None and (point is None or len(point) == 0)
+        if empty:
+            self.empty.setText(
+                "Choose x and y, then Draw: the loss over them around the current point."
+                if len(self._coordinates) >= 2 else
+                "A landscape draws the loss over two entries of the Variables: tick Variables "
+                "with two entries or more in all under “Parameters (Variables) to train”."
+                if variable_ports(self.panel.controller.doc) else
+                "A landscape draws the loss over two entries of the Variables, and this "
+                "document has no Variable.")
+        self.empty.setVisible(empty)
+
+    def _draw_overlay(self, upto):
         land = self.land
         x, y = (land.x, land.y) if land is not None else self.chosen()
         if x is None or x == y:
@@ -405,10 +480,13 @@ class SquarePlot(QWidget):
     a square (graph/landscape.window), so the axes then span exactly that window, and
     with equal scales the contours keep their shape and −∇L is perpendicular to them."""
 
-    def __init__(self, plot, parent=None):
+    def __init__(self, plot, instead, parent=None):
         super().__init__(parent)
         self.plot = plot
         plot.setParent(self)
+        self.instead = instead        # shown over the plot while it has nothing to draw
+        instead.setParent(self)
+        instead.raise_()
         self._placing = False
         plot.getPlotItem().getViewBox().sigResized.connect(self._place)
 
@@ -421,6 +499,7 @@ class SquarePlot(QWidget):
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
+        self.instead.setGeometry(self.rect())
         self._place()
 
     def _place(self, *_):

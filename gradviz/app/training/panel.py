@@ -86,8 +86,9 @@ class TrainPanel(QWidget):
         self.export_run_button = QPushButton("Export run…")
         self.export_run_button.setToolTip("The run replayed as an animated GIF or PNG: the "
                                           "graph's values and the plots step by step")
-        # The status sits beside the run's buttons and the plot buttons beside the tabs: in
-        # a short dock (a 1280 x 800 window) the plots keep the height two rows would take.
+        # The status sits beside the run's buttons (two lines at most: StatusLine) and the
+        # plot buttons beside the tabs: in a short dock (a 1280 x 800 window) the plots keep
+        # the height two rows would take.
         bar = QHBoxLayout()
         for widget in (self.step_button, self.run_button, self.steps_box, self.pause_button,
                        self.reset_button):
@@ -102,6 +103,7 @@ class TrainPanel(QWidget):
             corner_row.addWidget(widget)
         self.curves = TrainingCurves()
         self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)   # no frame around the plots: its pixels go to them
         self.tabs.setCornerWidget(corner)
         self.tabs.addTab(self.curves, "Curves")
         self.landscape = LandscapeView(self)
@@ -345,11 +347,11 @@ class TrainPanel(QWidget):
         trainer = self.session.trainer
         if trainer is None:
             return
-        history = list(trainer.history)
-        losses = trainer.losses_of(history)
-        self.curves.show_history(losses, history)
-        if self.session.running and history:
-            self._say("info", f"step {history[-1].index}, loss {losses[-1]:.6g} …")
+        history = trainer.history
+        self.curves.follow(history, None if history else trainer.loss)
+        last = history[-1] if history else None
+        if self.session.running and last is not None:
+            self._say("info", f"step {last.index}, loss {last.loss_after:.6g} …")
 
     def _reset_curves(self):
         trainer = self.session.trainer

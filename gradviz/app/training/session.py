@@ -15,6 +15,8 @@ an edit (the user's or a preview), a press or a key on the canvas until the canv
 painted it, the worker takes no new step (`hold_worker`), and the next preview and the
 plots wait for that paint too. Without the wait a card moved during a run repainted in a
 median 77 ms, with it 56 ms, the same move with no run 52 ms (load 9, bench/README.md).
+Between edits the worker steps only while the UI thread keeps time (pace.Heartbeat): a
+busy UI thread has the lock to itself.
 
 The trainer keeps a checkpoint of where each run began and ended, beside the document as
 the run left it: when an Undo or Redo brings the document back to one, the trainer is
@@ -27,12 +29,13 @@ import threading
 import time
 
 import numpy as np
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from ...graph.training import Trainer, loss_name, port_value, same_optimizer, store_values
 from ...story.update_step import with_update
 from ..snapshots import same_for_engine, snapshot
 from ..worker import run_job
+from .pace import BEAT_MS, Heartbeat
 
 PREVIEW_MS = 100
 PREVIEW_SHARE = 3         # the next preview waits at least this many times the last one's cost
@@ -43,12 +46,14 @@ _running_sessions = set()
 _default_switch = sys.getswitchinterval()
 
 
-def _train(job, trainer, steps, heard, window_free):
+def _train(job, trainer, steps, heard, window_free, pace):
     """The worker's part: `steps` updates, stopping when the job is cancelled. Before each
-    step it waits while the window draws an edit (`window_free` is clear): the worker and
-    the window share one interpreter lock, and the window's edit → repaint goes first."""
+    step it waits while the window draws an edit (`window_free` is clear) and while the UI
+    thread is busy (`pace`): the worker and the window share one interpreter lock, and the
+    window goes first."""
     def should_stop():
         window_free.wait(WINDOW_WAIT_S)
+        pace.wait()
         return job.is_cancelled
     return trainer.run(steps, should_stop=should_stop, on_step=heard)
 
@@ -77,6 +82,11 @@ class TrainingSession(QObject):
         self.window_free = threading.Event()
         self.window_free.set()
         self._holding = False     # an edit waits for its paint (hold_worker)
+        self.pace = Heartbeat()
+        self._beats = QTimer(self)
+        self._beats.setTimerType(Qt.TimerType.PreciseTimer)
+        self._beats.setInterval(BEAT_MS)
+        self._beats.timeout.connect(self.pace.beat)
         # after_paint(callback): call it once the canvas has painted (the window gives the
         # canvas' after_repaint); without one, when the event loop next turns
         self.after_paint = lambda callback: QTimer.singleShot(0, self, callback)
@@ -116,7 +126,9 @@ class TrainingSession(QObject):
 
         def heard(record):  # on the worker thread: one assignment, read by _preview
             self._latest = (record.index, tuple(v._value for v in trainer.variables))
-        self.job = run_job(_train, trainer, steps, heard, self.window_free)
+        self.pace.beat()
+        self._beats.start()
+        self.job = run_job(_train, trainer, steps, heard, self.window_free, self.pace)
         self.job.failed.connect(self._failed)
         self.job.done.connect(self._finished)
         self._timer.start(PREVIEW_MS)
@@ -127,6 +139,7 @@ class TrainingSession(QObject):
         if self.job is not None:
             self.job.cancel()
             self.window_free.set()
+            self.pace.beat()      # a resting worker hears it now
 
     def hold_worker(self):
         """The window is about to draw something the user waits for (an edit, a preview):
@@ -218,6 +231,7 @@ class TrainingSession(QObject):
         job, self.job = self.job, None
         self._painted()
         _run_switching(self, False)
+        self._beats.stop()
         self._timer.stop()
         self._preview()
         if self.trainer is not None:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QLabel, QMainW
 from ...graph.errors import DocumentError, Problem
 from . import focus_keys
 from .. import theme as app_theme
+from ..dock_room import CANVAS_MIN_HEIGHT, open_bottom, side_tabs, title_bar_follows_area
 from ..canvas.view import CanvasView
 from .codeview import CodeView
 from .recovery import Autosaver, RecentFiles, Recovery
@@ -34,7 +35,7 @@ from ...graph import batch_jacobian, hessian, higher_order, jacobian
 from ...graph.nan_origin import study_problems
 from ...graph.gradient_check import GradientCheck, gradient_check
 
-__all__ = ["MainWindow", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"]
+__all__ = ["CANVAS_MIN_HEIGHT", "MainWindow", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"]
 
 # The study docks (app/studies, in VIEWS order), named here so pyqtgraph loads only when one opens.
 STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms",
@@ -47,8 +48,6 @@ FIRST_SHARE = 0.85        # a first window on a larger screen takes this share o
 PALETTE_WIDTH, INSPECTOR_WIDTH = 230, 340
 WIDE_CANVAS = 1000        # below this, with a dock on each side, the docks share the right side
 INSPECTOR_SHARE = 0.5     # ... the inspector above, this share of the height; palette and lesson below
-CANVAS_MIN_HEIGHT = 300   # no dock squeezes the canvas below a row of cards and a rule card
-STUDY_SHARE = 0.5         # a study dock opens this share of the canvas's and its height
 
 
 def _time_text(ms):
@@ -82,6 +81,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.setObjectName("MainWindow")
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks
                             | QMainWindow.DockOption.AllowTabbedDocks)
+        side_tabs(self)
         self.canvas = CanvasView(controller, theme=self.theme_name)
         self.canvas.setToolTip("")
         self.canvas.setMinimumHeight(CANVAS_MIN_HEIGHT)
@@ -155,6 +155,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
                          | QDockWidget.DockWidgetFeature.DockWidgetMovable
                          | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
         self.addDockWidget(area, dock)
+        title_bar_follows_area(self, dock)
         return dock
 
     def _build_study_docks(self):
@@ -187,21 +188,10 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
             dock.setWidget(_scrolled(dock.view))
 
     def _study_opened(self, dock):
-        """A study the user opens comes to the front of its tabs, as tall as it may be
-        without squeezing the canvas (its view scrolls in a smaller window)."""
+        """A study the user opens comes to the front of its tabs, at its share of the height
+        or its least height, without squeezing the canvas (it scrolls in a smaller window)."""
         dock.raise_()
-        if dock.isFloating() or self.dockWidgetArea(dock) not in (
-                Qt.DockWidgetArea.BottomDockWidgetArea, Qt.DockWidgetArea.TopDockWidgetArea):
-            return
-        room = self.canvas.height() + dock.height()
-        chrome = dock.height() - dock.widget().height()      # its title and tab bars
-        view = dock.view
-        layout = view.layout()
-        need = max(view.minimumHeight(), layout.heightForWidth(dock.width())
-                   if layout.hasHeightForWidth() else view.sizeHint().height())
-        want = min(max(int(room * STUDY_SHARE), need + chrome), room - CANVAS_MIN_HEIGHT)
-        if dock.height() < want:
-            self.resizeDocks([dock], [want], Qt.Orientation.Vertical)
+        open_bottom(self, dock, dock.view.minimumHeight())
 
     def _player_step(self, index):
         """Entering the story brings the provenance dock forward; leaving it, the inspector."""

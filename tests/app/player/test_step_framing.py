@@ -2,7 +2,10 @@
 in presentation mode: the card that sends, the cards that receive and the whole formula card
 in view at a legible size, the formula card hiding none of their names, nor any other card's
 name where a free spot was there; where the cards the cotangent comes from cannot be framed
-with the step's, the step starts on them."""
+with the step's, the step starts on them. In presentation mode a step whose cards and formula
+card fit at the back row's size, the card simply below or beside them, is shown at that size.
+Each sample is laid out as Fit to Window lays it out in the window (folded where that shows
+it larger) before its steps, as a teacher opens a lesson and then presents it."""
 import pytest
 from PySide6.QtCore import QCoreApplication, QRectF, Qt
 
@@ -61,6 +64,19 @@ def _pan_misses(c, r, step, seen, where):
     return []
 
 
+def _fits_stacked(cards, r, step, port, c):
+    """Do the step's cards (their union `cards`) and its whole formula card at its own size
+    fit the view at the back row's size, the formula card simply below or beside them?"""
+    zoom = step_view.readable_zoom(c, c.window().presentation.readable_px())
+    layout = r.formula_layout(step)
+    width = (port.width() - 2 * step_view.MARGIN) / zoom
+    height = (port.height() - 2 * step_view.MARGIN) / zoom
+    gap = step_view.CARD_GAP
+    below = max(cards.width(), layout.width) <= width and cards.height() + gap + layout.height <= height
+    beside = cards.width() + gap + layout.width <= width and max(cards.height(), layout.height) <= height
+    return below or beside
+
+
 def _misses(w, path, presenting):
     """What the framing of each step of the open sample gets wrong."""
     c, p = w.canvas, w.player
@@ -107,6 +123,8 @@ def _misses(w, path, presenting):
         formula = step_view.render_painter.formula_rect(r, step)
         if formula is None:
             continue
+        if presenting and px < c.readable_px - EPS and _fits_stacked(nodes, r, step, port, c):
+            out.append(where + ("shown under the back row's size where it fits", round(px, 2)))
         if px * r.formula_scale(step) < READABLE_PX - EPS:
             out.append(where + ("formula card not legible", round(px * r.formula_scale(step), 2)))
         if not seen.contains(formula):

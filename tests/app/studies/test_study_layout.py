@@ -8,9 +8,10 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QDockWidget, QLabel
 
 from gradviz.app.player import lessons
+from gradviz.app.dock_room import BOTTOM_SHARE
 from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT, STUDY_TITLES
 from test_study_docks import _open, window
 
@@ -33,13 +34,32 @@ def test_opening_a_study_brings_its_tab_to_the_front(qtbot, window):
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
-def test_no_study_dock_squeezes_the_canvas(qtbot, window, size):
+def test_no_bottom_dock_squeezes_the_canvas(qtbot, window, size):
+    """Walk-through at 1280 x 800: the canvas was 300 px beside the Hessian, 340 beside
+    Train; a step's card and rule card at the readable zoom need more (dock_room). Every
+    study and Train opens at its share, the canvas keeps 360 px, the dock's title at its
+    side, and the dock's content shows at least 240 px."""
+    assert CANVAS_MIN_HEIGHT >= 360
     w = window("001_hessian_newton", size)
-    for title in STUDY_TITLES:
-        dock = _open(qtbot, w, title)
+    vertical = QDockWidget.DockWidgetFeature.DockWidgetVerticalTitleBar
+    for title in STUDY_TITLES + ("Train",):
+        if title == "Train":
+            dock = w.train_dock
+            dock.toggleViewAction().trigger()
+            qtbot.waitUntil(lambda: dock.panel is not None)
+            content = dock.panel
+        else:
+            dock = _open(qtbot, w, title)
+            content = dock.view
         qtbot.wait(50)
+        room = w.canvas.height() + dock.height()
         assert w.canvas.height() >= CANVAS_MIN_HEIGHT, (title, w.canvas.height())
-        assert dock.view.visibleRegion().boundingRect().height() >= 200, title   # and it shows
+        assert dock.height() >= min(BOTTOM_SHARE * room, room - CANVAS_MIN_HEIGHT) - 8, title
+        assert dock.features() & vertical, title
+        assert content.visibleRegion().boundingRect().height() >= 240, title   # and it shows
+    w.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    qtbot.wait(20)
+    assert not dock.features() & vertical     # at a side its title is on top again
 
 
 def test_a_remembered_layout_that_squeezes_the_canvas_is_not_restored(qtbot, window):

@@ -106,3 +106,34 @@ def test_the_worker_waits_while_the_window_draws_an_edit(qtbot, open_window, mon
     gate.release(1000)
     qtbot.waitUntil(lambda: not session.running, timeout=20000)
     np.testing.assert_array_equal(w.controller.doc.nodes["x"].value, trainer.values()[Port("x")])
+
+
+def test_the_worker_rests_while_the_ui_thread_is_busy(qtbot, open_window):
+    """The worker steps while the UI thread keeps time, and rests while it is busy (pace.py):
+    a compiled run took 600-700 steps a second beside a busy UI thread, whose 10 ms timer
+    then ticked every 29-62 ms. The steps taken while the UI thread works for 0.4 s without
+    coming back to the event loop (Python, and calls that let the lock go as a paint's
+    calls into Qt do) are counted against those of 0.4 s with the window idle."""
+    w, p = train_dock(qtbot, open_window, learning_rate="0.001")
+    session = p.session
+    p.run(1_000_000)
+    trainer = session.trainer
+    qtbot.waitUntil(lambda: len(trainer.history) > 20, timeout=20000)
+
+    def steps_in(wait):
+        before = len(trainer.history)
+        wait()
+        return len(trainer.history) - before
+
+    def busy():
+        qtbot.waitUntil(session.window_free.is_set)     # no edit holds the worker (hold_worker)
+        end = time.perf_counter() + 0.4
+        while time.perf_counter() < end:
+            sum(range(300))
+            time.sleep(0)
+    idle = [steps_in(lambda: qtbot.wait(400)) for _ in range(2)]
+    worked = [steps_in(busy) for _ in range(2)]
+    p.pause_button.click()
+    qtbot.waitUntil(lambda: not session.running, timeout=20000)
+    assert min(idle) > 20, idle
+    assert max(worked) < 0.2 * min(idle), (worked, idle)

@@ -3,9 +3,10 @@ choice; the landscape's point, −∇L and Newton's star follow Undo, Redo and R
 draws its own path."""
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 import pytest
 
-from test_train_dock import choose, draw, finish, panel  # noqa: F401 (the fixture)
+from test_train_dock import KERNEL, choose, draw, finish, panel  # noqa: F401 (the fixture)
 
 VALLEY = "samples/train_2_valley.json"
 BOWL = "samples/train_1_gd_bowl.json"
@@ -37,8 +38,15 @@ def test_another_document_leaves_no_contour_parameter_or_axis_of_the_last(qtbot,
     assert p.parameter_list.count() == 0 and p._ports == []
     assert view.x_box.count() == 0 and view.chosen() == (None, None)
     assert view.plot.getPlotItem().getViewBox().autoRangeEnabled() == [True, True]
+    # no 0..1 axes around nothing (their top label was cut): words over the plot
+    assert view.empty.isVisibleTo(view) and view.empty.geometry() == view.holder.rect()
+    assert "this document has no Variable" in view.empty.text()
     w.controller.open(BOWL)
     assert contours_on_screen(view) == [] and p.parameter_list.count() == 2
+    assert view.empty.isVisibleTo(view) and view.empty.text().startswith("Choose x and y, then Draw")
+    p.parameter_list.item(1).setCheckState(Qt.CheckState.Unchecked)       # x alone: one entry
+    assert "tick Variables with two entries or more" in view.empty.text()
+    p.parameter_list.item(1).setCheckState(Qt.CheckState.Checked)
     assert view.plot.getPlotItem().getViewBox().viewRange()[0] != x_range
     choose(p, "sgd", learning_rate="0.1")
     p.run(20)
@@ -50,6 +58,7 @@ def test_another_document_leaves_no_contour_parameter_or_axis_of_the_last(qtbot,
     box.updateAutoRange()                         # as the view fits its items when painted
     (x0, x1), (y0, y1) = box.viewRange()
     assert -2 < x0 <= min(xs) and max(xs) <= x1 < 5 and -2 < y0 <= min(ys) and max(ys) <= y1 < 3
+    assert not view.empty.isVisibleTo(view)
     view = draw(qtbot, p)                         # a redraw replaces the contours
     first = len(contours_on_screen(view))
     draw(qtbot, p)
@@ -79,9 +88,11 @@ def test_point_gradient_arrow_and_star_follow_undo_redo_and_reset(qtbot, panel):
         star = view.newton.getData()
         np.testing.assert_allclose([star[0][0], star[1][0]], [0, 0],
                                    atol=1e-2 * max(abs(x), abs(y)))
+    land = view.land
     stack = w.controller.undo_stack
     stack.undo()
     settled_at((-4.0, 1.0))
+    assert view.land is land                # x and y are all it has: the same surface
     assert "At the point: loss 33," in view.caption.text()
     assert len(view.path_curve.getData()[0]) == 1       # the run's path went with it
     stack.redo()
@@ -168,3 +179,48 @@ def test_the_run_export_draws_the_landscape_with_its_path_growing(qtbot, panel, 
 
 def _close(a, b, tolerance=40):
     return abs(a.red() - b.red()) + abs(a.green() - b.green()) + abs(a.blue() - b.blue()) < tolerance
+
+
+def test_a_slice_is_drawn_again_when_a_held_fixed_entry_moves(qtbot, panel):
+    """Walk-through: on a slice (two of the Newton lesson's kernel entries, every other
+    weight held), Undo of a run moved the held weights back and only the point followed:
+    the contours stayed those of the slice at the run's end. Now the surface is computed
+    again whenever a held entry moves (Undo, Redo, Reset, an edit, a run's end), and only
+    the overlay follows when x and y alone move."""
+    from gradviz.graph.landscape import landscape
+    w, p = panel("samples/train_3_newton.json")
+    p.landscape.size_box.setValue(12)
+    view = draw(qtbot, p)
+    land = view.land
+    assert land.held_fixed > 0 and (land.x.port, land.y.port) == (KERNEL, KERNEL)
+
+    def drawn_again():
+        nonlocal land
+        qtbot.waitUntil(lambda: view.land is not land and view.job is None, timeout=20000)
+        land = view.land
+        now = landscape(w.controller.doc, land.x, land.y, land.xs[[0, -1]], land.ys[[0, -1]],
+                        n=len(land.xs))
+        np.testing.assert_allclose(land.losses, now.losses, rtol=1e-6)
+        assert land.center == pytest.approx(view.current_point(land.x, land.y))
+
+    def kernel_with(entry, change):
+        value = w.controller.doc.nodes["layer1"].weights["kernel"].copy()
+        value[entry] += change
+        w.controller.set_value("layer1", value, weight="kernel")
+
+    kernel_with(land.x.index, 0.25)              # x alone: the same surface, the point moves
+    assert view.job is None and view.land is land
+    assert point(view) == pytest.approx(view.current_point(land.x, land.y))
+    kernel_with((1, 1), 0.5)                     # a held entry: another slice
+    drawn_again()
+    choose(p, "sgd", learning_rate="0.05")
+    p.run(3)
+    finish(qtbot, p)
+    drawn_again()
+    stack = w.controller.undo_stack
+    stack.undo()
+    drawn_again()
+    stack.redo()
+    drawn_again()
+    p.reset_button.click()
+    drawn_again()

@@ -4,7 +4,9 @@ that leave out tick labels rather than write them over each other; the landscape
 span the window it computed, its key shown whole."""
 import numpy as np
 import pytest
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtGui import QColor
+
+from app_ui import tick_labels
 
 from gradviz.app import training
 from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT
@@ -14,13 +16,7 @@ from test_train_dock import draw, finish, panel  # noqa: F401 (the fixture)
 
 def labels_drawn(axis):
     """The rectangles of the tick labels the axis writes, as it would paint them."""
-    image = QImage(10, 10, QImage.Format.Format_RGB32)
-    painter = QPainter(image)
-    try:
-        specs = axis.generateDrawSpecs(painter)
-    finally:
-        painter.end()
-    return [] if specs is None else [rect for rect, _, _ in specs[2]]
+    return [rect for rect, _ in tick_labels(axis)]
 
 
 def overlapping(rects):
@@ -53,10 +49,14 @@ def test_train_opened_beside_a_study_is_a_tab_never_a_squeezed_column(qtbot, pan
     qtbot.wait(50)
     text = p.status.text()
     assert text.startswith("step 100, loss ") and text.endswith("Undo puts the Variables back.")
-    one_line = p.status.fontMetrics().height()
-    assert p.status.height() < 2.2 * one_line, (p.status.height(), one_line)
-    p.status.resize(160, p.status.height())                   # a narrow dock: elided, whole in the tip
-    assert p.status.shown_text().endswith("…") and p.status.toolTip() == text
+    # Walk-through 42: 'Undo puts the Variables ba…' at 1280 x 800. Whole, in two lines at most.
+    assert p.status.shown_text() == text and p.status.toolTip() == ""
+    one_line = p.status.fontMetrics().lineSpacing()
+    assert p.status.lines_shown() <= 2 and p.status.height() < 3.2 * one_line, \
+        (p.status.height(), one_line)
+    p.status.resize(160, p.status.height())      # a narrow dock: two lines, '…', whole in the tip
+    assert p.status.shown_text().endswith(" …") and p.status.toolTip() == text
+    assert p.status.lines_shown() == 2
     for plot in p.curves.plots:
         assert plot.height() >= 120, [c.height() for c in p.curves.plots]
         for name in ("left", "bottom"):
@@ -96,10 +96,46 @@ def test_the_landscape_spans_its_window_and_shows_its_key(qtbot, panel, open_win
         assert low == pytest.approx(grid[0], abs=0.02 * span) and \
             high == pytest.approx(grid[-1], abs=0.02 * span), (shown, grid[[0, -1]])
     box = view.plot.getPlotItem().getViewBox()
-    assert box.height() >= 140 and abs(box.width() - box.height()) <= 2
+    assert box.height() >= (145 if size[1] < 1000 else 250) and abs(box.width() - box.height()) <= 2
+    page = p.tabs.currentWidget()
+    assert view.holder.height() >= page.height() - 4     # as tall as the tab allows
     key = view.key
     viewport = key.parentWidget().parentWidget()              # the scroll area's viewport
     bottom = key.mapTo(viewport, key.rect().bottomLeft()).y()
     assert 0 <= bottom <= viewport.height(), (bottom, viewport.height())
     xs, ys = view.path_curve.getData()
     assert np.all((xs >= shown[0][0]) & (xs <= shown[0][1]))
+
+
+def test_the_run_gif_reads_on_a_slide(qtbot, panel, monkeypatch):
+    """Walk-through (the inverse lesson, Adam): the exported run drew the cards' digits 7 px
+    tall and its landscape without the names of its axes."""
+    from gradviz.app.training import export
+    from gradviz.graph import load
+    from gradviz.render import Renderer
+    for name in ("train_1_gd_bowl", "train_2_valley", "train_3_newton", "train_4_inverse"):
+        bounds = Renderer(load(f"samples/{name}.json")).bounds(None)
+        (width, height), _, _, _, scale = export.frame_layout(bounds)
+        # 9 px tall where a 16:9 frame up to 1920 x 1080 holds the graph so (the inverse and
+        # Newton lessons); the bowl's tall graph gets 8.6 px in the largest (they were 5.5)
+        digits = export.digit_px(scale)
+        assert digits >= 9 or (width, digits >= 8.5) == (1920, True), (name, width, digits)
+        assert width * 9 == height * 16 and width <= 1920
+    w, p = panel("samples/train_4_inverse.json")
+    p.run(5)
+    finish(qtbot, p)
+    view = draw(qtbot, p)
+    said = []
+    frame = export._frame
+    monkeypatch.setattr(export, "_frame", lambda *a: said.append(a) or frame(*a))
+    last = list(export.run_frames(p))[-1]
+    names = said[-1][5]
+    assert names == (view.x_box.currentText(), view.y_box.currentText())
+    (width, height), _, plots, across, _ = export.frame_layout(said[-1][0].bounds(None))
+    assert (last.width(), last.height()) == (width, height)
+    _, inset = export._split(plots, across, 0.5)
+    for rect in export.named_rects(view.plot, inset)[1:]:    # ink where the names are written
+        region = last.copy(rect.toRect())
+        dark = sum(QColor(region.pixel(x, y)).lightness() < 100
+                   for x in range(region.width()) for y in range(region.height()))
+        assert dark >= 15, (names, rect)

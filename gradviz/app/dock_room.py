@@ -1,0 +1,51 @@
+"""How the docks along the bottom share the window's height with the canvas.
+
+The canvas keeps CANVAS_MIN_HEIGHT however the docks are dragged or a remembered layout
+asks: at the readable zoom (the cards' digits 9 px) a story step's card with its rule card
+needs 305 px of viewport for half of the 498 steps of samples/, and 57% of them fit in the
+344 px a 360 px canvas shows (its scroll bar takes 16); at 284 px (the Hessian dock at
+1280 x 800 before) only 26% did, the rest docked their rule card over other cards. A bottom
+dock opens at BOTTOM_SHARE of the height it shares with the canvas, or as tall as its
+content needs, never more than leaves the canvas its minimum; at 1280 x 800 that is about
+280 px. Its title bar stands at its left side (as napari's bottom docks do): a bottom dock
+is wide and short, and a title row would take 22 of its few pixels.
+"""
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDockWidget, QTabWidget
+
+CANVAS_MIN_HEIGHT = 360
+BOTTOM_SHARE = 0.45
+_ACROSS = (Qt.DockWidgetArea.BottomDockWidgetArea, Qt.DockWidgetArea.TopDockWidgetArea)
+
+
+def title_bar_follows_area(window, dock):
+    """A dock along the bottom or top gets its title bar at its side, elsewhere at its top."""
+    def place(area):
+        features = dock.features() & ~QDockWidget.DockWidgetFeature.DockWidgetVerticalTitleBar
+        if area in _ACROSS and not dock.isFloating():
+            features |= QDockWidget.DockWidgetFeature.DockWidgetVerticalTitleBar
+        dock.setFeatures(features)
+    dock.dockLocationChanged.connect(place)
+    dock.topLevelChanged.connect(lambda _floating: place(window.dockWidgetArea(dock)))
+    place(window.dockWidgetArea(dock))
+
+
+def side_tabs(window):
+    """Tabbed docks along the bottom (the studies, Train) list their tabs at the left, not
+    in a row below them that takes 25 px of their height."""
+    for area in _ACROSS:
+        window.setTabPosition(area, QTabWidget.TabPosition.West)
+
+
+def open_bottom(window, dock, need=0):
+    """Size `dock`, just shown along the bottom (or top), to BOTTOM_SHARE of the height it
+    shares with the canvas, taller if its content `need`s it, and never so tall that the
+    canvas is left below CANVAS_MIN_HEIGHT. A floating dock or one at a side is left alone."""
+    if dock.isFloating() or not dock.isVisible() or window.dockWidgetArea(dock) not in _ACROSS:
+        return
+    window.layout().activate()          # the heights as the shown dock leaves them
+    room = window.centralWidget().height() + dock.height()
+    chrome = dock.height() - dock.widget().height()      # a tab bar below it, if tabbed
+    want = min(max(int(room * BOTTOM_SHARE), need + chrome), room - CANVAS_MIN_HEIGHT)
+    if dock.height() < want:
+        window.resizeDocks([dock], [want], Qt.Orientation.Vertical)

@@ -1,0 +1,101 @@
+"""Every study view at 1280 x 800 in the window (issue 20 §5): no label cut by its widget,
+tick labels at a regular step, the Hessian's matrix as large as its plot allows. Measured
+on the widgets as laid out, not on the texts set."""
+import numpy as np
+import pyqtgraph as pg
+import pytest
+from PySide6.QtWidgets import QLabel
+
+from app_ui import tick_labels
+from test_study_docks import _open, window
+
+_ = window   # the fixture, shared with test_study_docks
+
+CASES = [("Jacobian", "001_dense_jacobian"), ("Batch Jacobian", "001_batchnorm_pitfall"),
+         ("Hessian", "001_input_gradient_regularization"), ("Hessian", "001_hessian_newton"),
+         ("Forward vs reverse", "001_hessian_newton"), ("Gradient norms", "nets_2_sigmoid_chain"),
+         ("Gradient check", "nets_3_gradient_check")]
+
+
+def drawn_ticks(axis):
+    """[(value, rect)] of the number labels the axis writes, as it would paint them."""
+    out = []
+    for rect, text in tick_labels(axis):
+        try:
+            out.append((float(text.replace(",", "").replace("−", "-")), rect))
+        except ValueError:
+            pass
+    return out
+
+
+def cut_labels(view):
+    """What the view writes that its widget cuts: ['where: text']."""
+    cut = []
+    for label in view.findChildren(QLabel):
+        if not label.isVisibleTo(view) or not label.text().strip() or label.width() <= 0:
+            continue
+        if label.wordWrap():
+            if label.height() < label.heightForWidth(label.width()) - 1:
+                cut.append(f"label (wrapped): {label.text()[:40]}")
+        elif label.sizeHint().width() > label.width() + 1:
+            cut.append(f"label: {label.text()[:40]}")
+    for graphics in view.findChildren(pg.GraphicsView):
+        if not graphics.isVisibleTo(view):
+            continue
+        seen = graphics.mapToScene(graphics.viewport().rect()).boundingRect().adjusted(-2, -2, 2, 2)
+        for item in graphics.scene().items():
+            if not item.isVisible():
+                continue
+            if isinstance(item, pg.AxisItem) and item.label.isVisible() and item.labelText:
+                margin = item.label.document().documentMargin()   # around the text
+                box = item.label.mapRectToScene(
+                    item.label.boundingRect().adjusted(margin, margin, -margin, -margin))
+                along = box.height() if item.orientation in ("left", "right") else box.width()
+                length = item.sceneBoundingRect().height() if item.orientation in (
+                    "left", "right") else item.sceneBoundingRect().width()
+                if not seen.contains(box) or along > length + 2:
+                    cut.append(f"axis title: {item.labelText} {along:.0f} px on {length:.0f}")
+            elif isinstance(item, pg.LabelItem) and item.text:
+                if not seen.contains(item.sceneBoundingRect()):
+                    cut.append(f"title: {item.text}")
+    return cut
+
+
+def irregular_ticks(view):
+    """Axes whose tick labels skip a step (0 10 30: one left out for want of room)."""
+    out = []
+    for graphics in view.findChildren(pg.GraphicsView):
+        if not graphics.isVisibleTo(view):
+            continue
+        for item in graphics.scene().items():
+            if isinstance(item, pg.AxisItem) and item.isVisible() and item.style["showValues"]:
+                values = sorted(v for v, _ in drawn_ticks(item))
+                if item.logMode or type(item).__name__ == "LogAxis":
+                    values = list(np.log10(np.abs(values)))
+                steps = np.diff(values)
+                if steps.size >= 2 and not np.allclose(steps, steps[0], rtol=1e-6):
+                    out.append((item.orientation, item.labelText, values))
+    return out
+
+
+@pytest.mark.parametrize("title, sample", CASES)
+def test_no_study_view_cuts_a_label_at_1280x800(qtbot, window, title, sample):
+    w = window(sample, (1280, 800))
+    view = _open(qtbot, w, title).view
+    qtbot.wait(100)
+    assert cut_labels(view) == []
+    assert irregular_ticks(view) == []
+
+
+def test_the_hessian_fills_its_plot(qtbot, window):
+    """Walk-through (lesson 14, 1280 x 800): the 50 x 50 Hessian drew 114 px wide in a
+    330 px plot, its ticks '0 10 30'. Square cells, and the plot no wider than they need."""
+    w = window("001_input_gradient_regularization", (1280, 800))
+    view = _open(qtbot, w, "Hessian").view
+    qtbot.wait(100)
+    box = view.heatmap.plot.getViewBox()
+    image = view.heatmap.image.mapRectToScene(view.heatmap.image.boundingRect())
+    assert abs(image.width() - image.height()) <= 2                       # square cells
+    assert image.height() >= box.height() - 2 and image.width() >= box.width() - 2, \
+        (image, box.size())
+    assert image.width() >= 132
