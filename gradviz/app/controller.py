@@ -22,7 +22,8 @@ from ..graph.document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Do
                               Node, Port, text_problem)
 from ..graph.errors import DocumentError, Problem, named
 from ..graph.evaluate import checks_hold, evaluate
-from ..graph.structure import input_slots, structure_problems, text_problems
+from ..graph.structure import input_slots, structure_problems, text_problems, unconnected
+from ..render import port_labels
 from ..story.build import tell as tell_story
 from ..story.recorder import Recorder
 from .snapshots import changed_attributes, same_for_engine, same_names, snapshot
@@ -48,7 +49,7 @@ class Result:
     def name_nodes(self, problems, doc):
         """Keep `problems`, each naming its node as `doc` (the document now, which may have
         renamed a node since the evaluation) names it: graph.errors.named."""
-        self.problems = list(problems) if doc is None else named(problems, doc)  # [graph.Problem]
+        self.problems = list(problems) if doc is None else _port_named(named(problems, doc), doc)
         self.node_problems = {}           # node id -> [graph.Problem]
         for p in self.problems:
             if p.node:
@@ -142,6 +143,7 @@ class DocumentController(QObject):
         super().__init__(parent)
         self.doc = doc if doc is not None else Document()
         self.path = None
+        self.lesson = None           # the bundled lesson the document was opened from
         self.undo_stack = QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._clean_changed)
         self.selection = []
@@ -169,10 +171,13 @@ class DocumentController(QObject):
     def dirty(self):
         return not self.undo_stack.isClean()
 
-    def set_document(self, doc, path=None):
-        """Replace the document (New, Open): the undo history starts afresh."""
+    def set_document(self, doc, path=None, lesson=None):
+        """Replace the document (New, Open): the undo history starts afresh. `lesson`: the
+        bundled sample it was opened from (it has no file of the user's, yet is no unsaved
+        work while untouched)."""
         self.doc = doc
         self.path = str(path) if path else None
+        self.lesson = lesson if not path else None
         self.undo_stack.clear()
         self.undo_stack.setClean()
         self._last_edit = None
@@ -196,6 +201,7 @@ class DocumentController(QObject):
         """The document (as it was when a save began: nothing changes it meanwhile) is
         now in the file `path`."""
         self.path = path
+        self.lesson = None
         self.undo_stack.setClean()
         self.pathChanged.emit(path)
         self.message.emit(f"Saved {path}")
@@ -465,6 +471,22 @@ class DocumentController(QObject):
         self.result = result
         self.evaluated.emit(result)
         return result
+
+
+def _port_named(problems, doc):
+    """`problems` with each input they are about named as its port label names it (the
+    inspector's 'reduce_sum(a)' and 'input 0 (a) is not connected' beside the node x)."""
+    out = []
+    for p in problems:
+        node = doc.nodes.get(p.node) if p.port is not None else None
+        if node is not None:
+            names = port_labels.input_names(node, max(input_slots(node)[0], p.port + 1), doc)
+            message = unconnected(p.port, names[p.port])
+            if message != p.message:
+                p = copy.copy(p)
+                p.message = message
+        out.append(p)
+    return out
 
 
 def _retexted(problems, evaluated, doc):

@@ -29,17 +29,21 @@ class Problem:
     """One finding: `message`, and where: a node id, an edge (text) or a place in the file.
 
     `name` is the node's name for the reader (its label; ids are internal), which `place`
-    says: `named` sets it from the document, where problems leave the graph layer."""
+    says: `named` sets it from the document, where problems leave the graph layer.
+    `port`: the node's input the message is about (its index), so that a view can name the
+    input as its port label does (the app: render.port_labels)."""
 
-    __slots__ = ("message", "node", "edge", "where", "warning", "name")
+    __slots__ = ("message", "node", "edge", "where", "warning", "name", "port")
 
-    def __init__(self, message, node=None, edge=None, where=None, warning=False, name=None):
+    def __init__(self, message, node=None, edge=None, where=None, warning=False, name=None,
+                 port=None):
         self.message = str(message)
         self.node = node
         self.edge = edge
         self.where = where
         self.warning = bool(warning)
         self.name = name
+        self.port = port
 
     @property
     def place(self):

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from . import catalog
 from .document import CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE, Port, text_problem
 from .errors import DocumentError, Problem
-from .input_names import plain_names
 from .ports import parse_port, port_text
 from .tensors import MAX_RANK
 
@@ -154,9 +153,8 @@ def analyse(doc):
         missing = [i for i in need if i not in have]
         if missing:
             s.broken.add(nid)
-            s.problems.append(Problem(f"input {missing[0] + 1} "    # counted from 1, as steps are
-                                      f"({_input_name(node, missing[0], len(need))}) "
-                                      "is not connected", node=nid))
+            s.problems.append(Problem(unconnected(missing[0], _input_name(node, missing[0])),
+                                      node=nid, port=missing[0]))
     s.problems += _reference_problems(doc)
     _, stuck = partial_order(doc)
     if stuck:
@@ -195,9 +193,17 @@ def _edge_problems(doc, known, s):
         slots.add(e.dst)
 
 
-def _input_name(node, i, count):
-    """Input i's name as its port is labelled (a, b by place; conv2d's input by role)."""
-    return plain_names(node, max(count, i + 1))[i] if node.kind == OP else "x"
+def unconnected(index, name):
+    """The message of an input left unconnected: 'input 0 (x) is not connected', with `name`
+    the input's name as the reader sees it (the app gives its port label's)."""
+    return f"input {index} ({name}) is not connected"
+
+
+def _input_name(node, i):
+    if node.kind == "op":
+        names = catalog.OPS[node.op].inputs
+        return names[min(i, len(names) - 1)].rstrip("*")
+    return "x"
 
 
 def _port_problem(doc, port, where):

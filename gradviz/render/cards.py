@@ -229,17 +229,16 @@ class CardPainter:
                      0.0)
         sections = []
         gradients = self.card_gradients(node.id)
-        spec = preview.card_spec([value, *(array for _, array in gradients)])  # one per card
         if value is not None:
             sections.append(("value", value, "value", Port(node.id, 0),
-                             tiles.picture(value, role=self.tensor_role(Port(node.id, 0)), spec=spec,
+                             tiles.picture(value, role=self.tensor_role(Port(node.id, 0)),
                                            room=tiles.CARD_ROOM)))
         target = objective_name(self.doc, getattr(self.evaluation, "values", None))
         for port, array in gradients:
             compact = port.index > 0
             label = f"gradient  ∂{target}/∂{port_name(self.doc, port)}"
             shown = None if array is None else tiles.picture(array, compact=compact, role=self.tensor_role(port),
-                                                             spec=spec, room=tiles.CARD_ROOM)
+                                                             room=tiles.CARD_ROOM)
             sections.append((label, array, "gradient", port, shown))
         preview_w = 0.0
         for label, array, colour, _, shown in sections:
@@ -278,7 +277,6 @@ class CardPainter:
         if len(blocks) != len(old.sections) or (mark and text.elide(
                 _fonts()[2], mark, old.width - 2 * PAD)) != old.mark:
             return None
-        spec = preview.card_spec([array for _, _, array in blocks])
         sections = []
         for (colour, port, array), section in zip(blocks, old.sections):
             if colour != section.colour or port != section.port or (array is None) != (section.array is None):
@@ -291,7 +289,7 @@ class CardPainter:
                     or getattr(array, "dtype", None) != getattr(before, "dtype", None):
                 return None
             old_shown = section.preview
-            shown = old_shown.renumbered(array, spec)
+            shown = old_shown.renumbered(array)
             if self.hold_sizes and shown.kind == old_shown.kind and shown.width < old_shown.width:
                 shown = _widened(shown, old_shown)
                 self.held = self.held | {node.id}

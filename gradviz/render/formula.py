@@ -160,7 +160,7 @@ class FormulaLayout:
         self.parts = formula_parts(step)
         self._filter_port = getattr(step, "port", None) in filters
         self._kind = getattr(step, "kind", "")
-        self.spec = preview.card_spec([p[1] for p in self.parts if p[0] == "array"])  # one per card
+        self.spec = None   # each tensor its own format (preview): a value reads as on its card
         # Pooling's pictures correspond cell by cell with the upstream and contribution beside
         # them: all at the cards' scale. Others grow where their numbers then read.
         self._room = None if aligned(step) else RULE_ROOM

@@ -186,7 +186,8 @@ def formula_arrays(renderer, step):
 
 
 def formula_spec(renderer, step):
-    """The number format of the step's formula card (one for all its arrays: card_spec)."""
+    """A number format the step's formula card imposes on its arrays (None: each its own,
+    by preview's rule)."""
     return renderer.formula_layout(step).spec if renderer._formula_rect(step) is not None else None
 
 

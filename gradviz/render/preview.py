@@ -101,10 +101,26 @@ def _magnitudes(a):
     return float(m.max()), float(positive.min()) if positive.size else 0.0, whole, nonfinite
 
 
+# How a number is written, wherever it is shown (a card, a rule card's "where" clause, a tile,
+# the provenance table, an export): by a format chosen from its tensor alone, so one value
+# reads the same everywhere in a view and at every step:
+#   integers, and a float tensor whose every entry is whole, as integers; booleans T / F;
+#   floats of an ordinary magnitude (the largest |entry| from ORDINARY[0] up to ORDINARY[1])
+#   in fixed notation with DECIMALS decimals: 1.407, -0.926, 18.600, 0.000;
+#   floats beyond it, where fixed notation would write only zeros or too many digits: on a
+#   picture, fixed notation of the tensor divided by a power of ten that the picture writes
+#   beside it ([1.550 21.900] ×10⁻⁶, so that a card never mixes notations); in plain text
+#   (number_format) e-notation, 1.55e-06.
+# A number that rounds to zero is written without its sign: never -0.000.
+ORDINARY = (1e-3, 1e4)
+DECIMALS = 3
+
+
 def number_spec(values, magnitudes=None):
-    """The printf conversion ("%.3f", "%.2e", "%d") that suits every number of `values`:
-    same decimals, so columns line up; None for booleans. `magnitudes`: `_magnitudes(values)`,
-    when the caller has them. (printf writes "nan", "inf" and "-inf" as str() does.)"""
+    """The printf conversion ("%.3f", "%.2e", "%d") of every number of `values`, by the rule
+    above (e-notation beyond the ordinary magnitudes); None for booleans. `magnitudes`:
+    `_magnitudes(values)`, when the caller has them. (printf writes "nan", "inf" and
+    "-inf" as str() does.)"""
     a = np.asarray(values)
     if a.dtype.kind == "b":
         return None
@@ -114,21 +130,44 @@ def number_spec(values, magnitudes=None):
 
 
 def _float_spec(magnitudes, size):
-    biggest, smallest, whole, _ = magnitudes
-    if biggest >= 1e5 or (0 < biggest < 1e-3):
+    if exponent(magnitudes):
         return "%.2e"
-    if biggest == 0 or whole:
-        return "%.0f"
-    decimals = 4 if biggest < 10 and smallest >= 1e-3 and size <= 4 else 3
-    decimals = max(0, min(decimals, decimals - int(math.floor(math.log10(biggest)))))
-    return f"%.{decimals}f"
+    biggest, _, whole, _ = magnitudes
+    return "%.0f" if biggest == 0 or whole else f"%.{DECIMALS}f"
+
+
+def exponent(magnitudes):
+    """The power of ten a picture divides a float tensor by (0 for an ordinary magnitude):
+    that of its largest |entry|, so the largest reads 1.000 to 9.999."""
+    biggest = magnitudes[0]
+    if biggest == 0 or ORDINARY[0] <= biggest < ORDINARY[1] or not math.isfinite(biggest):
+        return 0
+    return int(math.floor(math.log10(biggest)))
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def factor_text(power):
+    """'×10⁻⁶': what a picture of numbers divided by 10**power writes beside them."""
+    return f"×10{str(power).translate(_SUPERSCRIPT)}" if power else ""
+
+
+def scaled(array):
+    """(the float tensor `array` as a picture writes its numbers, the power of ten it is
+    divided by): itself and 0 for an ordinary magnitude or another dtype."""
+    a = np.asarray(array)
+    if a.dtype.kind != "f" or not a.size:
+        return a, 0
+    power = exponent(_magnitudes(a))
+    return (a, 0) if not power else (a.astype(np.float64) / 10.0 ** power, power)
 
 
 def card_spec(arrays):
-    """One printf conversion for every number a card shows (a node's value and gradients,
-    a rule card's upstream, operands and contribution), chosen from all of them: a card
-    never prints 0.25 beside 0.2500 or 1.2e-05 beside 0.000. None when no array is numeric
-    (booleans keep "T" / "F")."""
+    """One printf conversion for numbers written together in text (a study view's
+    summary lines), chosen from all of them: never 1.2e-05 beside 0.000. None when no
+    array is numeric (booleans keep "T" / "F"). Pictures write each tensor by its own
+    format (`scaled`) instead."""
     numeric = [a for a in (np.asarray(x) for x in arrays if x is not None)
                if a.dtype.kind in "iuf" and a.size]
     if not numeric:
@@ -178,7 +217,7 @@ def _rounds_to_zero(text):
 def _table_format(a, spec=None):
     """(printf spec, format function, column width in characters) of a table of the 2-D
     array `a`: what a Preview and its renumbered copies work out from the numbers
-    (`spec`: the card's own, `card_spec`, for a numeric array)."""
+    (`spec`: a format the caller imposes, for a numeric array)."""
     magnitudes = _magnitudes(a) if a.dtype.kind in "iuf" else None
     spec = spec if spec is not None and magnitudes is not None else number_spec(a, magnitudes)
     fmt = number_format(a, magnitudes, spec)
@@ -295,12 +334,13 @@ class Preview:
         self.kind = kind(self.array, compact)
         self._images = {}
         numeric = self.array.dtype.kind in "iuf"
-        self.spec = spec if numeric else None    # the card's format (card_spec), if given
+        self.spec = spec if numeric else None    # a format the caller imposes, if any
+        shown, self.power = scaled(self.array) if spec is None else (self.array, 0)
+        self.factor = factor_text(self.power)    # beside numbers divided by 10**power
         if self.kind in ("scalar", "empty"):
             if self.kind == "scalar":
                 self.font = _text.mono(font_size + 2, bold=True)
-                self.text = number_format(self.array, spec=self.spec)(
-                    self.array.reshape(-1)[0].item())
+                self.text = number_format(shown, spec=self.spec)(shown.reshape(-1)[0].item()) + self.factor
             else:
                 self.font = _text.sans(font_size)
                 self.text = f"empty, shape {shape_label(self.array)}"
@@ -311,14 +351,15 @@ class Preview:
             self.heat_w, self.heat_h, self.cell = _heat_size(self.grid.shape)
             finite = self.grid[np.isfinite(self.grid)]
             scale = float(np.abs(finite).max()) if finite.size else 0.0
-            self.caption = f"±{number_format(np.array([scale]), spec=self.spec)(scale)} heatmap"
+            self.caption = f"±{number_format(np.array([scale]) / 10.0 ** self.power)(scale / 10.0 ** self.power)}" \
+                f"{self.factor} heatmap"
             if self.grid.shape != as_2d(self.array).shape:
                 self.caption += f", rows of {WRAP}"
             self.caption_font = _text.sans(font_size)   # as legible as the numbers (legible.NUMBER_PT)
             self.width = max(self.heat_w, CAPTION_MIN_W, _text.width(self.caption_font, self.caption) + 2)
             self.height = self.heat_h + CELL_H
         else:
-            a = as_2d(self.array)
+            a = as_2d(shown)
             full_r, full_c = (FULL_ROWS, FULL_COLS) if self.kind == "grid" else (4, 4)
             self.rows, self.cols = _picked(a.shape[0], full_r), _picked(a.shape[1], full_c)
             self._a2 = a
@@ -334,16 +375,17 @@ class Preview:
         """The picture of `array`, of this one's shape and dtype: a table whose numbers
         need columns as wide keeps this layout (only the numbers' format is made again),
         anything else is laid out afresh. A value edit renumbers every card downstream.
-        `spec`: the card's format for the new numbers (card_spec)."""
+        `spec`: a format the caller imposes on the new numbers."""
         if self.kind not in ("grid", "ellipsis"):
             return Preview(array, self.font_size, self.compact, spec)
         array = np.asarray(array)
-        a = as_2d(array)
-        spec, fmt, chars = _table_format(a, spec)
-        if chars != self._chars:
+        shown, power = scaled(array) if spec is None else (array, 0)
+        a = as_2d(shown)
+        written, fmt, chars = _table_format(a, spec)
+        if chars != self._chars or power != self.power:
             return Preview(array, self.font_size, self.compact, spec)
         shown = object.__new__(Preview)
-        shown.__dict__.update(self.__dict__, array=array, spec=spec, _a2=a, _spec=spec, _fmt=fmt,
+        shown.__dict__.update(self.__dict__, array=array, spec=spec, _a2=a, _spec=written, _fmt=fmt,
                               _runs=None, _text=None, _images={})
         return shown
 
@@ -356,7 +398,7 @@ class Preview:
         if self.kind == "heatmap":
             image = self._image(theme)
             return self.caption, bytes(image.constBits())
-        return self._number_text() or self.table
+        return self.factor, self._number_text() or self.table
 
     @property
     def size(self):
@@ -375,6 +417,10 @@ class Preview:
             self._draw_heatmap(painter, x, y, theme)
         else:
             self._draw_table(painter, x, y, colour)
+            if self.factor:
+                painter.setFont(self.factor_font)
+                painter.drawText(QRectF(self.table_w + 2, 0, self.width - self.table_w - 2, self.height),
+                                 Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self.factor)
         painter.restore()
         return self.width, self.height
 
@@ -383,8 +429,12 @@ class Preview:
         picture's size follows the numbers' magnitude, not their values, and a card keeps
         its width while its values change (its edges need no new route)."""
         self._chars = chars
-        self.widths, self.cell_pad, self.width = _table_layout(self.font_size, chars,
-                                                               tuple(c is None for c in self.cols))
+        self.widths, self.cell_pad, self.table_w = _table_layout(self.font_size, chars,
+                                                                 tuple(c is None for c in self.cols))
+        self.width = self.table_w
+        if self.factor:    # written after the closing bracket, as legible as the numbers
+            self.factor_font = _text.sans(self.font_size)
+            self.width += _text.width(self.factor_font, self.factor) + 4
 
     @property
     def table(self):
@@ -428,7 +478,7 @@ class Preview:
         painter.translate(x, y)
         painter.setPen(_pen(colour))
         painter.setBrush(_NO_BRUSH)   # the brackets' path is two open polylines: stroked, not filled
-        painter.drawPath(_brackets(self.width, self.height))
+        painter.drawPath(_brackets(self.table_w, self.height))
         painter.setFont(self.font)
         # A run is drawn at its baseline (no layout box to align in: the cheapest drawText).
         origins = _row_origins(self.font_size, len(self.rows))

@@ -65,8 +65,8 @@ def layout_of(array, role=None):
 def picture(array, font_size=8.5, compact=False, role=None, tile=(TILE_W, TILE_H), spec=None, room=None,
             read_at=1.0, partly=True):
     """The picture of `array` a card or a formula card shows; `tile`: a tile's largest
-    (width, height) (a rule's picture has room for bigger ones); `spec`: the card's number
-    format (preview.card_spec); `room`: the (width, height) up to which tiles may grow
+    (width, height) (a rule's picture has room for bigger ones); `spec`: a number format
+    to impose (None: the array's own, by preview's rule); `room`: the (width, height) up to which tiles may grow
     their cells so that their numbers read at the zoom `read_at` (CARD_ROOM at 100 % on a
     node's card; a rule card's pictures at the zoom the player shows a step at); `partly`:
     when the room is too small for that, grow as far as it allows (else not at all)."""

@@ -108,3 +108,27 @@ def test_the_window_shows_names_never_ids(open_window, tmp_path):
             QApplication.processEvents()
             texts += _widget_texts(w.inspector.page)
         assert not [hit for t in texts for hit in leaks(t)], name
+
+
+def test_an_unconnected_input_is_named_as_its_port_label_names_it():
+    """Beside a node x, reduce_sum's input x is labelled `a` (port_labels renames it, and the
+    inspector writes reduce_sum(a)): its problem says 'input 0 (a)', not '(x)'; every op
+    with one or two inputs, none connected, and a matmul with one of two."""
+    from gradviz.graph import catalog
+    from gradviz.render.port_labels import input_names
+    doc = Document()
+    doc.add(Node("x", "constant", value=np.zeros((2, 2), np.float32)))
+    doc.add(Node("b", "constant", value=np.zeros((2, 2), np.float32)))
+    for op in ("reduce_sum", "relu", "matmul", "multiply"):
+        doc.add(Node(op, "op", op=op if op in catalog.OPS else "nn.relu"))
+    doc.add(Node("mm", "op", op="matmul"))
+    doc.connect("b", "mm", 0, 1)
+    c = DocumentController()
+    c.set_document(doc)
+    missing = [p for p in c.result.problems if "is not connected" in p.message]
+    assert {p.node for p in missing} == {"reduce_sum", "relu", "matmul", "multiply", "mm"}
+    for p in missing:
+        node = c.doc.nodes[p.node]
+        names = input_names(node, len(catalog.OPS[node.op].inputs), c.doc)
+        assert p.message == f"input 0 ({names[0]}) is not connected", (p.node, p.message, names)
+    assert next(p for p in missing if p.node == "reduce_sum").message == "input 0 (a) is not connected"

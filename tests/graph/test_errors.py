@@ -57,7 +57,7 @@ def test_missing_and_dangling_edges():
     d = base()
     d["edges"] = [e for e in d["edges"] if e["to"] != "c:1"]
     e, message = error_of(d)
-    assert e.node == "c" and "input 2 (b) is not connected" in message
+    assert e.node == "c" and "input 1 (b) is not connected" in message
     d = base()
     d["edges"].append({"from": "ghost", "to": "c:1"})
     e, message = error_of(d)

@@ -1,6 +1,9 @@
-"""Numbers on cards (issue 20 §5): one format per card, chosen from all of its values (a
-node's value and gradients, a rule card's upstream, operands and contribution), and never
-a negative zero such as "-0.000". Over every sample, every node card and every rule card."""
+"""Numbers on cards (issue 20 §5): a tensor's numbers are written by a format chosen from
+that tensor alone (render.preview's rule), so one value reads the same on its node's card,
+in a rule card's "where" clause and at every step; a card never mixes notations (a tensor
+beyond the ordinary magnitudes is written in fixed notation beside a power of ten); no
+ordinary magnitude in e-notation; never a negative zero such as "-0.000". Over every sample,
+every node card and every rule card."""
 import re
 
 import numpy as np
@@ -16,13 +19,14 @@ MINUS_ZERO = re.compile(r"(?<![\w.])-0(?:\.0+)?(?:e[-+]0+)?(?![\d.])")
 
 
 def texts(shown):
-    """The numbers' text a preview draws."""
+    """The numbers' text a preview draws (without the power of ten written beside them)."""
     if shown is None:
         return []
+    factor = getattr(shown, "factor", "")
     if shown.kind == "scalar":
-        return [shown.text]
+        return [shown.text.removesuffix(factor)]
     if shown.kind == "heatmap":
-        return [shown.caption.split()[0].lstrip("±")]
+        return [shown.caption.split()[0].lstrip("±").removesuffix(factor)]
     if shown.kind == "tiles":
         return [cell for r in shown.rows if r is not None for c in shown.cols if c is not None
                 for row in shown.number_texts(r, c) for cell in row]
@@ -30,8 +34,10 @@ def texts(shown):
 
 
 def signature(number):
-    """How a number is written: scientific or fixed, and with how many decimals."""
-    if number in ("nan", "inf", "-inf", "T", "F"):
+    """How a number is written: scientific or fixed, and with how many decimals. A tensor of
+    whole numbers is written as integers ('upstream 1', the conv lesson's pixels) beside any
+    other: None, as for T / F."""
+    if number in ("nan", "inf", "-inf", "T", "F") or number.lstrip("-").isdigit():
         return None
     mantissa, _, exponent = number.partition("e")
     decimals = len(mantissa.partition(".")[2])
@@ -73,13 +79,70 @@ def test_a_value_that_rounds_to_zero_prints_without_a_sign():
     assert preview.Preview(np.float32(-1e-9), spec="%.3f").text == "0.000"
 
 
-def test_a_card_never_prints_a_nonzero_array_as_zeros():
-    """The card's format comes from its largest number, unless that would write a whole
-    array that is not zero as 0.000: then every number of the card is in e-notation."""
-    assert preview.card_spec([np.array([12.5, 3.0]), np.array([0.25, -0.5])]) == "%.2f"
-    assert preview.card_spec([np.array([1.5]), np.array([2e-5, -1e-5])]) == "%.2e"
+def test_a_tensor_beyond_the_ordinary_magnitudes_is_written_beside_its_power_of_ten():
+    """Never e-notation for 0.3 because its card also holds 1.5e-06 (the run GIF's input x,
+    the CNN's dense 18.6 after training): the tiny tensor is written 1.550 ×10⁻⁶ and the
+    ordinary one -0.298; e-notation only in plain text, for a tensor beyond 1e-3 .. 1e4."""
+    value = preview.Preview(np.array([[-0.298, -0.481, -0.323]], np.float32))
+    gradient = preview.Preview(np.array([[-1.55e-06, -2.19e-05, -9.69e-06]], np.float32))
+    assert [c.strip() for row in value.table for c in row] == ["-0.298", "-0.481", "-0.323"]
+    assert value.factor == "" and gradient.factor == "×10⁻⁵"
+    assert [c.strip() for row in gradient.table for c in row] == ["-0.155", "-2.190", "-0.969"]
+    assert gradient.width > gradient.table_w      # the factor has its room after the bracket
+    assert preview.Preview(np.float32(2.24e-10)).text == "2.240×10⁻¹⁰"
+    assert preview.Preview(np.array([18.6, -15.7, -12.2])).table == [["18.600", "-15.700", "-12.200"]]
+    assert preview.Preview(np.array([12345.0, 1.0])).factor == "×10⁴"
+    assert preview.number_format(np.array([2e-5, -1e-5]))(2e-5) == "2.00e-05"     # plain text
+    assert preview.number_format(np.array([1.4066, 0.0777]))(1.4066) == "1.407"
+    assert preview.card_spec([np.array([1.5]), np.array([2e-5, -1e-5])]) == "%.2e"  # study text
     assert preview.card_spec([np.array([1, 2]), np.array([3])]) == "%d"
     assert preview.card_spec([np.array([True]), None]) is None
+    # a renumbered picture takes the new numbers' power of ten
+    again = gradient.renumbered(np.array([[0.5, 0.25, -0.125]], np.float32))
+    assert again.factor == "" and [c.strip() for row in again.table for c in row] == ["0.500", "0.250", "-0.125"]
+
+
+ORDINARY = re.compile(r"e[-+]\d+$")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_value_reads_the_same_on_every_card(name):
+    """A value named in a rule card's "where" clause prints as on its node's card (the
+    rule card said 'where matmul = 1.407' beside a card showing 1.4066); every array of a
+    rule card prints as it does alone (so the tiny CNN's upstream [-0.926 0.311 0.615] is
+    not [-0.9259 0.3111 0.6148] a step before); no ordinary magnitude in e-notation."""
+    from gradviz.render import tiles
+    r = renderer(name)
+    for nid, card in r.cards.items():
+        for s in card.sections:
+            if s.preview is not None and s.array is not None:
+                _ordinary_in_fixed(s.array, texts(s.preview), f"{name}: card {nid}")
+    steps = r.story.steps if r.story is not None else []
+    for step in steps:
+        layout = FormulaLayout(step, len(steps))
+        where = f"{name}: rule card of step {step.index + 1} {step.title}"
+        for part, _, _, picture in layout._items(layout.fonts)[0]:
+            if part[0] != "array":
+                continue
+            shown = texts(picture)
+            assert shown == texts(tiles.picture(part[1], role=picture.layout if picture.kind == "tiles" else None)) \
+                if picture.kind == "tiles" else shown == texts(tiles.picture(part[1])), (where, part[2])
+            _ordinary_in_fixed(part[1], shown, where)
+            if len(part) > 3 and part[4] in r.cards:       # an operand: its node's card
+                same = [s for s in r.cards[part[4]].sections if s.preview is not None
+                        and s.array is not None and np.shape(s.array) == np.shape(part[1])
+                        and np.array_equal(np.asarray(s.array), np.asarray(part[1]), equal_nan=True)]
+                for s in same:
+                    assert texts(s.preview) == shown, (where, part[2], texts(s.preview), shown)
+
+
+def _ordinary_in_fixed(array, numbers, where):
+    a = np.asarray(array)
+    if a.dtype.kind != "f" or not a.size or not np.isfinite(a).any():
+        return
+    biggest = float(np.abs(a[np.isfinite(a)]).max())
+    if biggest == 0 or 1e-3 <= biggest < 1e4:
+        assert not [n for n in numbers if ORDINARY.search(n.strip())], (where, numbers)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -40,7 +40,8 @@ def test_a_compact_card_names_the_node_and_its_exact_shape_in_legible_type(qapp)
     zoom = 0.3    # the numbers would be 3.4 px: far under legible
     assert legible.number_px(zoom) < legible.READABLE_PX
     texts = _texts(_svg(renderer, ["W1", "o", "loss"], zoom))
-    assert [t for t, _ in texts] == ["W1", "4×5", "o", "3×2", "loss", "scalar"]   # "o", not "matmul"
+    loss = renderer.cards["loss"].sections[0].preview.text     # a scalar's number, as on its card
+    assert [t for t, _ in texts] == ["W1", "4×5", "o", "3×2", "loss", "scalar", loss]   # "o", not "matmul"
     assert all(size >= legible.READABLE_PX for _, size in texts)
 
 

@@ -130,18 +130,6 @@ def test_ports_read_by_place_or_by_role(op, expected):
     assert slots and all(slots[k] == expected[k] for k in slots), slots
 
 
-@pytest.mark.parametrize("op, message", [("multiply", "input 2 (b) is not connected"),
-                                         ("nn.conv2d", "input 2 (filters) is not connected")])
-def test_an_unconnected_input_is_named_as_its_port_and_counted_from_1(op, message):
-    """'input 1 (y) is not connected' beside ports labelled a and b, counted from 0 where
-    the story's steps count inputs from 1."""
-    from gradviz.graph.structure import analyse
-    doc = _op_doc(op, ["p", "q"])
-    doc.edges = doc.edges[:1]
-    assert [p.message for p in analyse(doc).problems] == [message]
-    assert input_names(doc.nodes["y"], 2, doc)[1] == message.split("(")[1].split(")")[0]
-
-
 def test_a_cut_counts_its_input_from_1_as_titles_do():
     """'c_stopped (stop_gradient) stops gradients: input 0 (c)' beside titles that say
     '(input 2)' for a second input."""

@@ -122,6 +122,7 @@ class TensorGrid(QTableWidget):
     3 or more shows as `grid_order` lays it out."""
 
     entryClicked = Signal(int)
+    keys_for_story = True    # read-only, chosen by a click: the arrows step the story (focus_keys)
 
     def __init__(self, title="", parent=None):
         super().__init__(parent)

@@ -147,7 +147,7 @@ class WindowFiles:
         except DocumentError as e:
             self._cannot("open the sample", path, str(e))
             return False
-        self.controller.set_document(doc)
+        self.controller.set_document(doc, lesson=Path(path).name)
         self.show_message(f"Sample {Path(path).name}: {doc.title}")
         return True
 

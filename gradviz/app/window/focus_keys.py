@@ -9,6 +9,12 @@ application, accepts it for the keys such a widget uses itself, so the key press
 to the widget and no shortcut fires.
 Widgets that are not listed here (the canvas, the player bar, buttons in a toolbar)
 keep every shortcut.
+
+A widget keeps only the keys it genuinely needs, so the story keys (the arrows, Space,
+Home, End) and the view's (F) work wherever focus was left: a field being edited and a spin
+box take what they type; read-only text (the lesson, the code) scrolls with Up / Down and
+copies; a read-only grid one clicks (the provenance table: `keys_for_story` True) copies; a
+closed combo box (the player's speed) takes Up / Down; a check box or button takes Space.
 """
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractSlider,
@@ -24,6 +30,7 @@ CLIPBOARD = {Key.Key_A, Key.Key_C, Key.Key_X, Key.Key_V}
 TEXT_CHORDS = CLIPBOARD | {Key.Key_Left, Key.Key_Right, Key.Key_Home, Key.Key_End,
                            Key.Key_Backspace, Key.Key_Delete}
 TEXT_WIDGETS = (QLineEdit, QTextEdit, QPlainTextEdit, QAbstractSpinBox)
+SCROLL = {Key.Key_Up, Key.Key_Down, Key.Key_PageUp, Key.Key_PageDown, Key.Key_Tab, Key.Key_Backtab}
 
 
 def is_text_field(widget):
@@ -39,14 +46,24 @@ def owns_key(widget, key, modifiers):
     ctrl = mods == Mod.ControlModifier
     printable = plain and Key.Key_Space <= key <= Key.Key_AsciiTilde
     if is_text_field(widget):
+        if _read_only(widget):     # the lesson's text, the code: they scroll and copy
+            return (plain and key in SCROLL) or (ctrl and key in CLIPBOARD)
         return (plain and (printable or key in NAVIGATION)) or (ctrl and key in TEXT_CHORDS)
     if isinstance(widget, QAbstractItemView):  # the tensor grid, the palette, check lists
+        if getattr(widget, "keys_for_story", False):   # read-only numbers, chosen by a click
+            return ctrl and key in CLIPBOARD
         return (plain and (printable or key in NAVIGATION)) or (ctrl and key in CLIPBOARD)
-    if isinstance(widget, (QComboBox, QAbstractSlider)):
+    if isinstance(widget, QComboBox):          # closed: Up / Down choose; Space is the story's
+        return plain and key in SCROLL
+    if isinstance(widget, QAbstractSlider):
         return plain and key in NAVIGATION
     if isinstance(widget, QAbstractButton):
         return plain and key == Key.Key_Space
     return False
+
+
+def _read_only(widget):
+    return isinstance(widget, (QLineEdit, QTextEdit, QPlainTextEdit)) and widget.isReadOnly()
 
 
 class FieldKeys(QObject):

@@ -40,6 +40,9 @@ __all__ = ["CANVAS_MIN_HEIGHT", "MainWindow", "SAMPLES_DIR", "SEED_SAMPLE", "STU
 # The study docks (app/studies, in VIEWS order), named here so pyqtgraph loads only when one opens.
 STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms",
                 "Gradient check")
+# The document's studies (graph.fileformat) with a dock that shows them.
+STUDY_VIEWS = {"jacobian": "Jacobian", "batch_jacobian": "Batch Jacobian", "hessian": "Hessian",
+               "gradient_check": "Gradient check"}
 FIRST_SIZE = QSize(1280, 800)
 FIRST_SHARE = 0.85        # a first window on a larger screen takes this share of it
 PALETTE_WIDTH, INSPECTOR_WIDTH = 230, 340
@@ -125,6 +128,9 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         controller.documentReplaced.connect(self._update_title)
         # A message about the document before (its file, its studies) goes with it.
         controller.documentReplaced.connect(self.statusBar().clearMessage)
+        # A new document (a lesson, a file, New) starts on the canvas: its keys step the
+        # story at once, whatever widget of the document before had focus.
+        controller.documentReplaced.connect(lambda: self.canvas.setFocus(Qt.FocusReason.OtherFocusReason))
         controller.message.connect(self.show_message)
         controller.evaluated.connect(self._evaluated)
         controller.selectionChanged.connect(self.update_edit_actions)
@@ -318,9 +324,18 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.problems_label.setStyleSheet(ERROR_STYLE if errors else WARN_STYLE if warnings else "")
 
     def _update_title(self, *_):
-        doc, path = self.controller.doc, self.controller.path
-        where = os.path.basename(path) if path else "unsaved"
-        self.setWindowTitle(f"{doc.title or 'Untitled'} — {where}[*]")
+        """'Title — file.gradviz.json', 'Title (lesson)' for a bundled lesson not saved to a
+        file of the user's, 'Untitled — new document'; Qt's * marks unsaved changes (the
+        close prompt asks about exactly those: controller.dirty)."""
+        c = self.controller
+        title = c.doc.title or "Untitled"
+        if c.path:
+            title += f" — {os.path.basename(c.path)}"
+        elif getattr(c, "lesson", None):
+            title += " (lesson)"
+        else:
+            title += " — new document"
+        self.setWindowTitle(title + "[*]")
         self.setWindowModified(self.controller.dirty)
         self.actions_by_name["save"].setEnabled(True)
 
@@ -361,15 +376,33 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         job = run_job(fn, *args)
         self._job = job
 
-        def progress(fraction, text):
-            dialog.setValue(int(fraction * 1000))
-            if text:
-                dialog.setLabelText(f"{title}\n{text}")
+        # A modal QProgressDialog's setValue processes events: the job's end (its result's
+        # view opening, `done`) can arrive inside it, and a dialog deleted there crashed the
+        # setValue still on the stack. It is closed once setValue has returned.
+        state = {"in_value": False, "ended": False}
 
-        def done():
+        def progress(fraction, text):
+            if state["ended"]:
+                return
+            state["in_value"] = True
+            try:
+                dialog.setValue(int(fraction * 1000))
+                if text:
+                    dialog.setLabelText(f"{title}\n{text}")
+            finally:
+                state["in_value"] = False
+            if state["ended"]:
+                close()
+
+        def close():
             dialog.close()
             dialog.deleteLater()
+
+        def done():
+            state["ended"] = True
             self._job = None
+            if not state["in_value"]:
+                close()
         job.progress.connect(progress)
         job.finished.connect(on_finished)
         job.failed.connect(lambda reason: QMessageBox.warning(self, title, reason))
@@ -409,7 +442,19 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         if evaluation is self.controller.result.evaluation:
             self._studied = (evaluation, problems)
             self._show_problems()
-        self.show_message("Studies: " + "; ".join(lines), 15000)
+        shown = [STUDY_VIEWS[name] for name in results if name in STUDY_VIEWS]
+        for title in reversed(shown):       # the first study's view ends in front
+            self.show_study(title)
+        where = f" — shown in View ▸ Studies ▸ {', '.join(shown)}" if shown else ""
+        self.show_message("Studies: " + "; ".join(lines) + where, 15000)
+
+    def show_study(self, title):
+        """Open the study dock `title` and bring it to the front, as its menu entry does."""
+        dock = self.study_docks[title]
+        dock.show()
+        dock.raise_()
+        self._create_study_view(title)
+        QTimer.singleShot(0, dock, lambda: self._study_opened(dock))
 
     def showEvent(self, event):
         super().showEvent(event)

@@ -45,7 +45,7 @@ def test_default_window_opens_the_seed_sample(make_window):
     w = make_window()
     assert w.controller.doc.title == fileformat.load(str(SEED)).title
     assert w.controller.path is None  # a sample opens unsaved, so Save never overwrites it
-    assert "[*]" in w.windowTitle() and "unsaved" in w.windowTitle()
+    assert w.windowTitle() == f"{w.controller.doc.title} (lesson)[*]"  # no unsaved work
     assert w.controller.result.ok
     assert w.width() <= 1280 and w.height() <= 800
     assert "no problems" in w.problems_label.text()
