@@ -251,12 +251,17 @@ def test_export_picture(make_window, tmp_path):
         assert out.stat().st_size > 500
 
 
+def studies_computed(w, qtbot, timeout):
+    """Ctrl+Shift+J's work (Compute Studies) on its worker, waited for."""
+    job = w.compute_studies()
+    with qtbot.waitSignal(job.done, timeout=timeout):
+        pass
+
+
 def test_studies_run_off_the_ui_thread(make_window, qtbot):
     w = make_window()
     w.open_sample(SAMPLES_DIR / "001_dense_jacobian.json")
-    job = w.compute_studies()
-    with qtbot.waitSignal(job.done, timeout=20000):
-        pass
+    studies_computed(w, qtbot, timeout=20000)
     assert w.last_studies["jacobian"].shape == (7, 10, 5, 10)
 
 
@@ -267,9 +272,7 @@ def test_computed_studies_holding_nan_are_a_warning_at_once(make_window, qtbot):
     w = make_window()
     w.controller.set_document(pow_pitfall_doc())
     assert w.problems_label.text() == "✓ no problems"
-    job = w.compute_studies()
-    with qtbot.waitSignal(job.done, timeout=60000):
-        pass
+    studies_computed(w, qtbot, timeout=60000)
     assert w.problems_label.text() == "⚠ 1 warning"
     assert "the rule of y_sq (Pow) is differentiated again" in w.problems_label.toolTip()
     assert "hessian: holds NaN or infinity" in w.statusBar().currentMessage()
@@ -281,9 +284,7 @@ def test_a_failing_gradient_check_computed_by_ctrl_shift_j_is_a_warning(make_win
     """Every check a study makes counts when the studies are computed, as its view counts it."""
     w = make_window()
     w.open_sample(SAMPLES_DIR / "nets_3_wrong_gradient.json")
-    job = w.compute_studies()
-    with qtbot.waitSignal(job.done, timeout=60000):
-        pass
+    studies_computed(w, qtbot, timeout=60000)
     check = w.last_studies["gradient_check"]
     assert not check.passed
     assert w.problems_label.text().startswith("⚠") and check.summary() in w.problems_label.toolTip()
