@@ -19,6 +19,13 @@ def node_name(node):
     return node.label or node.id
 
 
+def node_kind(node):
+    """What a node's card says it is, in its header: the op it computes ('matmul',
+    'gradient', 'Dense'), else its kind ('constant', 'custom_gradient'). The story's
+    "t1.gradient(out, x) (gradient)" says the same word."""
+    return node.op if node.kind in ("op", "layer") and node.op else node.kind
+
+
 def identifier(text):
     """A valid Python identifier that reads like `text` ('W1' stays W1, 'y (old)' -> y_old)."""
     name = re.sub(r"\W+", "_", str(text), flags=re.ASCII).strip("_") or "node"

@@ -21,7 +21,7 @@ from PySide6.QtGui import QColor, QPainterPath, QPen
 
 from ..graph import catalog
 from ..graph.document import CONSTANT, LAYER, OP, VARIABLE, Port
-from ..graph.names import node_name, objective_name
+from ..graph.names import node_kind, node_name, objective_name
 from ..graph.structure import MAX_VARIADIC_INPUTS, filter_ports, input_slots, n_outputs
 from ..story import dead_units
 from . import legible, port_labels, preview, text, tiles
@@ -206,10 +206,8 @@ class CardPainter:
         value = self._value(node.id)
         has_grad, grad = self._gradient(node.id)
         title = node_name(node)   # what the story, the inspector and every message call it
-        if node.kind in (OP, LAYER):
-            subtitle = node.op if node.op and node.op != title else node.kind   # what it computes
-        elif node.kind == "custom_gradient":
-            subtitle = node.kind
+        if node.kind in (OP, LAYER, "custom_gradient"):
+            subtitle = node_kind(node) if node_kind(node) != title else node.kind   # what it computes
         else:
             subtitle = node.kind + (" · watched" if node.watched else "")
             if node.kind == VARIABLE and not node.trainable:

@@ -11,7 +11,7 @@ from ..graph.catalog import api_name, part_name, port_name
 from ..graph.document import CUSTOM_GRADIENT, LAYER, OP, Port, fresh
 from ..graph.evaluate import evaluate
 from ..graph.input_names import declared_names
-from ..graph.names import op_stem
+from ..graph.names import node_kind, op_stem
 from .assemble import assemble
 from .formatting import number
 from . import slots as slot_names
@@ -172,8 +172,10 @@ class DocumentNaming:
             counts[part] = counts.get(part, 0) + 1
         seen = {}
         for op in ops:
-            if op not in inner:
+            if op not in inner:   # the op that makes the node's output: named as its card is
                 self._op_labels[id(op)] = title
+                if node is not None:
+                    self._op_names[id(op)] = node_kind(node)
                 continue
             part = parts[id(op)]
             seen[part] = seen.get(part, 0) + 1
@@ -222,9 +224,10 @@ class DocumentNaming:
         return label if label is not None else self.title(self.node_of(op))
 
     def op_name(self, op):
-        """What kind of op it is, as the reader wrote it: the node's op ('nn.embedding_lookup',
-        not the ResourceGather TF records) where the node records that one op; for an op among
-        several a node records, its name in TF's API (a layer's 'matmul', 'add')."""
+        """What kind of op it is, as the reader wrote it: for the op that makes a node's
+        output, the word its card shows ('nn.embedding_lookup', not the ResourceGather TF
+        records; 'gradient', not the matmul that ends its inner pass); for an op inside a
+        node, its name in TF's API (a layer's 'matmul', 'add')."""
         return self._op_names.get(id(op)) or api_name(op.type)
 
     def slots(self, op):

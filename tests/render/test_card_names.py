@@ -61,3 +61,30 @@ def test_the_corner_shows_the_op_not_an_internal_id():
     assert "Dense" not in cards["layer1"].attrs   # said once, in the corner
     painted = [c.title_text + " " + c.subtitle_text for c in cards.values()]
     assert not any("matmul_1" in text for text in painted), painted
+
+
+def step_texts(step):
+    """Every text a step shows: its title, caption, rule and the labels on its fan-in terms."""
+    return [step.title, step.caption, step.formula or "", *(label for label, _ in step.terms),
+            *step.paths]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_op_word_after_a_node_name_is_the_one_its_card_shows(name):
+    """"t1.gradient(out, x) (matmul) receives..." beside a card whose corner says 'gradient'
+    (walk-through, lesson 14 step 4): a "(word)" after a node's name in any step's text is
+    the op its card shows; so is "a multiply" in "both inputs of x_sq, a multiply"."""
+    _, story = sample(name)
+    cards = renderer(name).cards
+    kinds = {card.title: card.subtitle.split(" · ")[0] for card in cards.values()}
+    checked = 0
+    for step in story.steps:
+        for text in step_texts(step):
+            for title, kind in kinds.items():
+                pattern = (rf"(?<![\w.'])(?<!'s ){re.escape(title)} \(([\w.]+)\)"
+                           rf"|of {re.escape(title)}, an? ([\w.]+)")
+                for m in re.finditer(pattern, text):
+                    checked += 1
+                    assert (m.group(1) or m.group(2)) == kind, (step.index + 1, text)
+    if name == "001_input_gradient_regularization":
+        assert checked >= 2   # g1_mag (norm), t1.gradient(out, x) (gradient)
