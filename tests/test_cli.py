@@ -239,6 +239,17 @@ BAD_DOCUMENTS = {
     "softmax_axis": (
         _with(lambda d: _append_op(d, "sm", "nn.softmax", {"axis": 77})),
         "node 'sm': axis 77 is out of range for a tensor of rank 2 (valid: -2..1)"),
+    # inputs counted from 1, as the story counts them ('y → x (input 1)'); 'y:1' in a file
+    # stays the 0-based port
+    "unconnected_input": (
+        _with(lambda d: d["edges"].pop(1)),
+        "node 'y': input 2 (b) is not connected"),
+    "input_twice": (
+        _with(lambda d: d["edges"].append({"from": "t", "to": "y:1"})),
+        "edge t -> y:1: input 2 of node 'y' is connected twice"),
+    "no_such_input": (
+        _with(lambda d: d["edges"].append({"from": "t", "to": "y:2"})),
+        "edge t -> y:2: node 'y' has 2 input(s); there is no input 3"),
     "arabic_digit_port": (
         _with(lambda d: d["edges"][1].update({"to": "y:\u0661"})),
         "edges[1]: bad output index in port 'y:\u0661' (write 'node:1' with digits 0-9)"),

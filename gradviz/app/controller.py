@@ -475,7 +475,7 @@ class DocumentController(QObject):
 
 def _port_named(problems, doc):
     """`problems` with each input they are about named as its port label names it (the
-    inspector's 'reduce_sum(a)' and 'input 0 (a) is not connected' beside the node x)."""
+    inspector's 'reduce_sum(a)' and 'input 1 (a) is not connected' beside the node x)."""
     out = []
     for p in problems:
         node = doc.nodes.get(p.node) if p.port is not None else None

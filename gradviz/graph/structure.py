@@ -184,19 +184,20 @@ def _edge_problems(doc, known, s):
             if e.dst.index >= fixed and not (variadic and e.dst.index < MAX_VARIADIC_INPUTS):
                 what = "no inputs" if fixed == 0 else f"{fixed} input(s)"
                 s.problems.append(Problem(f"node '{dst.label or dst.id}' has {what}; there is no input "
-                                          f"{e.dst.index}", edge=where))
+                                          f"{e.dst.index + 1}", edge=where))
                 s.broken.add(dst.id)
         if e.dst in slots:
-            s.problems.append(Problem(f"input {e.dst.index} of node '{dst.label or dst.id}' is connected "
+            s.problems.append(Problem(f"input {e.dst.index + 1} of node '{dst.label or dst.id}' is connected "
                                       "twice", edge=where))
             s.broken.add(dst.id)
         slots.add(e.dst)
 
 
 def unconnected(index, name):
-    """The message of an input left unconnected: 'input 0 (x) is not connected', with `name`
-    the input's name as the reader sees it (the app gives its port label's)."""
-    return f"input {index} ({name}) is not connected"
+    """The message of input `index` (0-based, as a file's port) left unconnected: 'input 1
+    (x) is not connected', counted from 1 as the story counts ('y → x (input 1)'), with
+    `name` the input's name as the reader sees it (the app gives its port label's)."""
+    return f"input {index + 1} ({name}) is not connected"
 
 
 def _input_name(node, i):

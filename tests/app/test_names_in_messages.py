@@ -112,7 +112,7 @@ def test_the_window_shows_names_never_ids(open_window, tmp_path):
 
 def test_an_unconnected_input_is_named_as_its_port_label_names_it():
     """Beside a node x, reduce_sum's input x is labelled `a` (port_labels renames it, and the
-    inspector writes reduce_sum(a)): its problem says 'input 0 (a)', not '(x)'; every op
+    inspector writes reduce_sum(a)): its problem says 'input 1 (a)', not '(x)'; every op
     with one or two inputs, none connected, and a matmul with one of two."""
     from gradviz.graph import catalog
     from gradviz.render.port_labels import input_names
@@ -130,5 +130,5 @@ def test_an_unconnected_input_is_named_as_its_port_label_names_it():
     for p in missing:
         node = c.doc.nodes[p.node]
         names = input_names(node, len(catalog.OPS[node.op].inputs), c.doc)
-        assert p.message == f"input 0 ({names[0]}) is not connected", (p.node, p.message, names)
-    assert next(p for p in missing if p.node == "reduce_sum").message == "input 0 (a) is not connected"
+        assert p.message == f"input 1 ({names[0]}) is not connected", (p.node, p.message, names)
+    assert next(p for p in missing if p.node == "reduce_sum").message == "input 1 (a) is not connected"

@@ -1,10 +1,13 @@
 """Each class of bad input is a DocumentError naming the place; nothing runs from a file."""
 import json
 
+import numpy as np
 import pytest
 
 from gradviz import graph
 from gradviz.graph import DocumentError
+from gradviz.graph.document import Port
+from gradviz.graph.structure import structure_problems
 
 from graph_samples import SAMPLES
 
@@ -57,7 +60,7 @@ def test_missing_and_dangling_edges():
     d = base()
     d["edges"] = [e for e in d["edges"] if e["to"] != "c:1"]
     e, message = error_of(d)
-    assert e.node == "c" and "input 1 (b) is not connected" in message
+    assert e.node == "c" and "input 2 (b) is not connected" in message
     d = base()
     d["edges"].append({"from": "ghost", "to": "c:1"})
     e, message = error_of(d)
@@ -68,7 +71,7 @@ def test_missing_and_dangling_edges():
     assert "has no output 3" in message and e.edge.startswith("a:3")
     d = base()
     d["edges"].append({"from": "a", "to": "c:5"})
-    assert "there is no input 5" in error_of(d)[1]
+    assert "there is no input 6" in error_of(d)[1]   # c:5 is its sixth, counted from 1
     d = base()
     d["targets"] = ["nowhere"]
     assert "missing node 'nowhere'" in error_of(d)[1]
@@ -271,3 +274,23 @@ def test_a_broken_edge_names_the_node_by_its_label():
     d["edges"][0]["from"] = "a:3"
     e, message = error_of(d)
     assert "node 'weights A' has no output 3" in message and e.edge.startswith("a:3")
+
+
+def test_problems_count_inputs_from_1_as_the_story_does():
+    """Walk-through: "input 0 (a) is not connected" in the inspector while the story says
+    "x_sq → x (input 1)". One count on screen, from 1; the file's 'node:1' stays 0-based."""
+    from gradviz.graph.document import Document, Node
+    from gradviz.story import build
+    doc = Document()
+    doc.add(Node("x", "constant", value=np.float32(3.0), watched=True))
+    doc.add(Node("x_sq", "op", op="multiply"))
+    doc.connect("x", "x_sq", 0, 0)
+    doc.connect("x", "x_sq", 0, 1)
+    doc.targets, doc.sources = [Port("x_sq")], [Port("x")]
+    titles = [s.title for s in build(doc).of_kind("contribution")]
+    assert titles == ["x_sq → x (input 1)", "x_sq → x (input 2)"]
+    for missing, said in ((0, "input 1 (x)"), (1, "input 2 (y)")):   # multiply(x, y)
+        doc.edges = [e for e in doc.edges if e.dst.index != missing]
+        messages = [p.message for p in structure_problems(doc)]
+        assert messages == [f"{said} is not connected"], messages
+        doc.connect("x", "x_sq", 0, missing)

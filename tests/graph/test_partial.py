@@ -26,7 +26,7 @@ def test_an_unconnected_node_elsewhere_does_not_hide_the_gradient():
     doc.add(Node("stray", OP, op="matmul"))
     ev = graph.evaluate(doc)
     assert [(p.node, p.message, p.warning) for p in ev.problems] == [
-        ("stray", "input 0 (a) is not connected", False)]
+        ("stray", "input 1 (a) is not connected", False)]
     np.testing.assert_allclose(grad(ev), np.tile(ROW_SUMS, (5, 1)), rtol=1e-6)
     assert Port("y_tf") in ev.values and Port("stray") not in ev.values
 
@@ -54,7 +54,7 @@ def test_a_problem_the_target_needs_stops_the_gradient_and_is_named():
     doc.edges = [e for e in doc.edges if e.dst != Port("y_tf", 1)]
     ev = graph.evaluate(doc)
     assert ev.gradients == {}
-    assert [(p.node, p.message) for p in ev.errors] == [("y_tf", "input 1 (b) is not connected")]
+    assert [(p.node, p.message) for p in ev.errors] == [("y_tf", "input 2 (b) is not connected")]
 
 
 def test_a_bomb_no_target_needs_is_refused_and_the_gradient_still_comes():
@@ -77,7 +77,7 @@ def test_studies_ignore_problems_elsewhere_but_not_their_own():
     np.testing.assert_allclose(jac.sum(axis=(0, 1)), np.tile(ROW_SUMS, (5, 1)), rtol=1e-5)
     with pytest.raises(graph.DocumentError) as info:
         graph.jacobian(doc, target="stray")
-    assert str(info.value) == "node 'stray': input 0 (a) is not connected"
+    assert str(info.value) == "node 'stray': input 1 (a) is not connected"
 
 
 def test_nan_in_a_value_is_a_warning_and_the_gradient_is_computed():

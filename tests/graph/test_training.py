@@ -387,5 +387,5 @@ def test_training_and_the_landscape_run_the_part_of_the_graph_the_loss_needs():
     broken.connect("W", "mm", 0, 1)
     broken.connect("mm", "s")
     broken.targets, broken.sources = [Port("s")], [Port("W")]
-    with pytest.raises(DocumentError, match=r"'hidden': input 0 \(a\) is not connected"):
+    with pytest.raises(DocumentError, match=r"'hidden': input 1 \(a\) is not connected"):
         Trainer(broken, make_optimizer("sgd"))

@@ -48,7 +48,7 @@ class EdgeItem(QGraphicsRectItem):
         self.setZValue(-1)   # under the layer: a selected edge's glow lies under its line
         nodes = view.renderer.doc.nodes
         src, dst = (nodes[n].label or n if n in nodes else n for n in (edge.src.node, edge.dst.node))
-        self.setToolTip(f"{src} → {dst} (input {edge.dst.index}); click and press Delete to remove")
+        self.setToolTip(f"{src} → {dst} (input {edge.dst.index + 1}); click and press Delete to remove")
         self._cut = view.renderer.is_cut(edge)
         self._refresh_contents()
         self.update_geometry()
