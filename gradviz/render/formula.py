@@ -160,7 +160,8 @@ class FormulaLayout:
         self.parts = formula_parts(step)
         self._filter_port = getattr(step, "port", None) in filters
         self._kind = getattr(step, "kind", "")
-        self.spec = None   # each tensor its own format (preview): a value reads as on its card
+        # One format for the card's tensors (0.000 beside 0.052, not 0): see preview.shared_spec
+        self.spec = preview.shared_spec(part[1] for part in self.parts if part[0] in ("array", "picture"))
         # Pooling's pictures correspond cell by cell with the upstream and contribution beside
         # them: all at the cards' scale. Others grow where their numbers then read.
         self._room = None if aligned(step) else RULE_ROOM
@@ -199,6 +200,10 @@ class FormulaLayout:
         bottom = max([y] + [top + h for _, _, top, _, h in self.placed])
         self.height = bottom + PAD
 
+    def spec_of(self, array):
+        """The number format of `array` on this card (None: its own, by preview's rule)."""
+        return preview.spec_on_card(array, self.spec)
+
     def number_band(self, zoom):
         """How many of the card's tile pictures write their numbers at `zoom`: the card is
         drawn the same at every zoom of one band, so a picture of it recorded at one serves
@@ -218,7 +223,7 @@ class FormulaLayout:
                 continue
             if kind == "array":
                 shown = tiles.picture(part[1], role=tiles.FILTER if self._is_filter(part) else None,
-                                      tile=self._tile, spec=self.spec)
+                                      tile=self._tile, spec=self.spec_of(part[1]))
                 if len(part) > 3:
                     w = text.width(f["name"], operand_title(part)) + NAME_GAP + shown.width
                     items.append((part, w, shown.height, shown))
@@ -245,7 +250,7 @@ class FormulaLayout:
         """A picture of the rule: its cells grow within the room when its numbers then read at
         the zoom the player shows steps at (the card's are smaller: they are on the cards too)."""
         tile = RULE_TILE if self._room else self._tile       # pooling's: as the arrays'
-        return tiles.picture(part[1], role=part[3], tile=tile, spec=self.spec, room=self._room,
+        return tiles.picture(part[1], role=part[3], tile=tile, spec=self.spec_of(part[1]), room=self._room,
                              read_at=legible.readable_zoom(), partly=False)
 
     def _is_filter(self, part):

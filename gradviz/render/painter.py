@@ -185,10 +185,10 @@ def formula_arrays(renderer, step):
     return [placed[:3] for placed in formula_pictures(renderer, step)]
 
 
-def formula_spec(renderer, step):
-    """A number format the step's formula card imposes on its arrays (None: each its own,
-    by preview's rule)."""
-    return renderer.formula_layout(step).spec if renderer._formula_rect(step) is not None else None
+def formula_spec(renderer, step, array):
+    """The number format the step's formula card writes `array` in (None: its own, by
+    preview's rule)."""
+    return renderer.formula_layout(step).spec_of(array) if renderer._formula_rect(step) is not None else None
 
 
 def entry_rect(array, x, y, flat_index, spec=None):

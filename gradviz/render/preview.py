@@ -186,6 +186,30 @@ def card_spec(arrays):
     return spec
 
 
+def shared_spec(arrays):
+    """The format the float tensors shown together on one card (a fan-in's terms and sum, a
+    rule's upstream, operands and contribution) share: "%.3f" when any of them is written
+    with decimals, so an all-zero term reads 0.000 beside 0.052, never 0 (one format per
+    card); None when each one's own format already agrees."""
+    decimal = False
+    for x in arrays:
+        a = np.asarray(x)
+        if a.dtype.kind == "f" and a.size:
+            shown, power = scaled(a)
+            decimal = decimal or power != 0 or number_spec(shown) != "%.0f"
+    return f"%.{DECIMALS}f" if decimal else None
+
+
+def spec_on_card(array, shared):
+    """The format `array` takes on a card whose tensors share `shared` (see shared_spec):
+    that one for a float tensor of an ordinary magnitude (a whole one gains the card's
+    decimals), else None, its own (integers, booleans, a tensor written beside ×10ⁿ)."""
+    a = np.asarray(array)
+    if shared is None or a.dtype.kind != "f" or not a.size or exponent(_magnitudes(a)):
+        return None
+    return shared
+
+
 _MINUS_ZERO = re.compile(r"(?<![\de.])-(?=0(?:\.0*)?(?:e[+-]0+)?(?![\d.]))")
 
 
@@ -351,8 +375,8 @@ class Preview:
             self.heat_w, self.heat_h, self.cell = _heat_size(self.grid.shape)
             finite = self.grid[np.isfinite(self.grid)]
             scale = float(np.abs(finite).max()) if finite.size else 0.0
-            self.caption = f"±{number_format(np.array([scale]) / 10.0 ** self.power)(scale / 10.0 ** self.power)}" \
-                f"{self.factor} heatmap"
+            scale_text = number_format(np.array([scale]) / 10.0 ** self.power, spec=self.spec)
+            self.caption = f"±{scale_text(scale / 10.0 ** self.power)}{self.factor} heatmap"
             if self.grid.shape != as_2d(self.array).shape:
                 self.caption += f", rows of {WRAP}"
             self.caption_font = _text.sans(font_size)   # as legible as the numbers (legible.NUMBER_PT)

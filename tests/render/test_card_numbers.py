@@ -64,9 +64,23 @@ def test_every_card_prints_its_numbers_in_one_format(name):
     steps = r.story.steps if r.story is not None else []
     for step in steps:
         layout = FormulaLayout(step, len(steps))
-        shown = [picture for part, _, _, picture in layout._items(layout.fonts)[0]
-                 if part[0] in ("array", "picture") and np.asarray(part[1]).dtype.kind != "b"]
-        check(shown, f"{name}: rule card of step {step.index + 1} {step.title}")
+        placed = [(part, picture) for part, _, _, picture in layout._items(layout.fonts)[0]
+                  if part[0] in ("array", "picture") and np.asarray(part[1]).dtype.kind != "b"]
+        where = f"{name}: rule card of step {step.index + 1} {step.title}"
+        check([picture for _, picture in placed], where)
+        # The card's float tensors in one format: a whole one (a fan-in's zero term) too,
+        # 0.000 beside 0.052, never 0 (walk-through: lesson 14's fan-in at layer)
+        floats = {float_signature(n.strip()) for part, picture in placed
+                  if np.asarray(part[1]).dtype.kind == "f" for n in texts(picture)} - {None}
+        assert len(floats) <= 1, (where, floats)
+
+
+def float_signature(number):
+    """signature() of a float tensor's number, where a whole one written as '0' counts as
+    fixed notation without decimals (not as an integer tensor's number)."""
+    if number in ("nan", "inf", "-inf"):
+        return None
+    return ("f", 0) if number.lstrip("-").isdigit() else signature(number)
 
 
 def test_a_value_that_rounds_to_zero_prints_without_a_sign():
@@ -110,7 +124,8 @@ def test_a_value_reads_the_same_on_every_card(name):
     """A value named in a rule card's "where" clause prints as on its node's card (the
     rule card said 'where matmul = 1.407' beside a card showing 1.4066); every array of a
     rule card prints as it does alone (so the tiny CNN's upstream [-0.926 0.311 0.615] is
-    not [-0.9259 0.3111 0.6148] a step before); no ordinary magnitude in e-notation."""
+    not [-0.9259 0.3111 0.6148] a step before), a whole one with the card's decimals where
+    its other tensors have them; no ordinary magnitude in e-notation."""
     from gradviz.render import tiles
     r = renderer(name)
     for nid, card in r.cards.items():
@@ -125,15 +140,27 @@ def test_a_value_reads_the_same_on_every_card(name):
             if part[0] != "array":
                 continue
             shown = texts(picture)
-            assert shown == texts(tiles.picture(part[1], role=picture.layout if picture.kind == "tiles" else None)) \
-                if picture.kind == "tiles" else shown == texts(tiles.picture(part[1])), (where, part[2])
+            alone = texts(tiles.picture(part[1], role=picture.layout if picture.kind == "tiles" else None)) \
+                if picture.kind == "tiles" else texts(tiles.picture(part[1]))
+            assert same_numbers(shown, alone), (where, part[2], shown, alone)
             _ordinary_in_fixed(part[1], shown, where)
             if len(part) > 3 and part[4] in r.cards:       # an operand: its node's card
                 same = [s for s in r.cards[part[4]].sections if s.preview is not None
                         and s.array is not None and np.shape(s.array) == np.shape(part[1])
                         and np.array_equal(np.asarray(s.array), np.asarray(part[1]), equal_nan=True)]
                 for s in same:
-                    assert texts(s.preview) == shown, (where, part[2], texts(s.preview), shown)
+                    assert same_numbers(shown, texts(s.preview)), (where, part[2], texts(s.preview), shown)
+
+
+def same_numbers(shown, alone):
+    """The numbers `shown` on a rule card read as `alone` (on their node's card): the same
+    text, or, for a tensor of whole numbers, the same numbers with the card's decimals
+    (0.000 among the card's other tensors where its own card writes 0)."""
+    if shown == alone:
+        return True
+    return len(shown) == len(alone) and all(
+        a == b or a.strip().lstrip("-").isdigit() and float(a) == float(b)
+        for a, b in zip(alone, shown))
 
 
 def _ordinary_in_fixed(array, numbers, where):

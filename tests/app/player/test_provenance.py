@@ -30,7 +30,7 @@ def _card_cell(w, label, flat):
     array, box = next((a, b) for lab, a, b in render_painter.formula_arrays(w.canvas.renderer, step)
                       if lab == label)
     return render_painter.entry_rect(array, box.left(), box.top(), flat,
-                                     render_painter.formula_spec(w.canvas.renderer, step))
+                                     render_painter.formula_spec(w.canvas.renderer, step, array))
 
 
 def _click_scene(qtbot, w, point):
@@ -175,7 +175,7 @@ def test_an_entry_of_a_long_vector_on_the_card_is_clickable(window):
     array, box = next((a, b) for lab, a, b in render_painter.formula_arrays(r, step)
                       if lab == "contribution")
     cell = render_painter.entry_rect(array, box.left(), box.top(), 150,
-                                     render_painter.formula_spec(r, step))
+                                     render_painter.formula_spec(r, step, array))
     assert cell.height() >= 4 and cell.width() >= 4    # big enough to see and to hit
     hit = entry_at(r, step, cell.center())
     assert hit is not None and hit[:2] == ("card", "contribution") and hit[2] == 150
