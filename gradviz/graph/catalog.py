@@ -84,6 +84,18 @@ def _key(index):
 
 
 # -- math ---------------------------------------------------------------------------------
+# What an op computes, as the inspector and the palette say it beside its call: never the
+# op's own name again ("nn.relu(x): max(x, 0)", not "nn.relu(x): nn.relu(x)").
+WHAT_IT_COMPUTES = {
+    "negative": "−x", "exp": "eˣ", "log": "ln x, the natural logarithm", "sin": "sine of x (radians)",
+    "cos": "cosine of x (radians)", "sqrt": "√x", "square": "x²", "abs": "|x|",
+    "tanh": "(eˣ − e⁻ˣ) / (eˣ + e⁻ˣ)", "reciprocal": "1 / x",
+    "reduce_sum": "Σ x", "reduce_mean": "the mean of x", "reduce_max": "the largest x",
+    "reduce_min": "the smallest x", "reduce_prod": "Π x (the product)",
+    "reduce_logsumexp": "log Σ exp(x)",
+    "nn.relu": "max(x, 0)", "nn.sigmoid": "1 / (1 + e⁻ˣ)", "nn.elu": "x where x > 0, else eˣ − 1",
+    "nn.softplus": "ln(1 + eˣ)",
+}
 for _name, _fn, _doc, _eng in [
         ("add", gv.add, "x + y", "AddV2"), ("subtract", gv.subtract, "x - y", "Sub"),
         ("multiply", gv.multiply, "x * y", "Mul"), ("divide", gv.divide, "x / y", "RealDiv"),
@@ -96,7 +108,7 @@ for _name, _fn, _eng in [
         ("sin", gv.sin, "Sin"), ("cos", gv.cos, "Cos"), ("sqrt", gv.sqrt, "Sqrt"),
         ("square", gv.square, "Square"), ("abs", gv.abs, "Abs"), ("tanh", gv.tanh, "Tanh"),
         ("reciprocal", gv.reciprocal, "Reciprocal")]:
-    _op(_name, "math", ("x",), lambda t, a, f=_fn: f(t[0]), f"{_name}(x)", engine=_eng)
+    _op(_name, "math", ("x",), lambda t, a, f=_fn: f(t[0]), WHAT_IT_COMPUTES[_name], engine=_eng)
 
 _op("add_n", "math", ("inputs*",), lambda t, a: gv.add_n(list(t)), "sum of all inputs")
 _op("clip_by_value", "math", ("x",),
@@ -124,11 +136,12 @@ for _name, _fn, _eng in [
         ("reduce_logsumexp", gv.reduce_logsumexp, "")]:
     _op(_name, "reduce", ("x",),
         lambda t, a, f=_fn: f(t[0], axis=_axis(a["axis"]), keepdims=a["keepdims"]),
-        f"{_name} over axis (all axes when not set)", {"axis": None, "keepdims": False},
-        engine=_eng)
+        f"{WHAT_IT_COMPUTES[_name]} over axis (all axes when not set)",
+        {"axis": None, "keepdims": False}, engine=_eng)
 _op("norm", "reduce", ("x",),
     lambda t, a: gv.norm(t[0], axis=_axis(a["axis"]), keepdims=a["keepdims"]),
-    "Euclidean norm", {"axis": None, "keepdims": False}, engine="EuclideanNorm")
+    "√(Σ x²) over axis (all axes when not set): the Euclidean length",
+    {"axis": None, "keepdims": False}, engine="EuclideanNorm")
 _op("clip_by_norm", "reduce", ("x",), lambda t, a: gv.clip_by_norm(t[0], a["clip_norm"]),
     "x scaled down so that its norm is at most clip_norm", {"clip_norm": 1.0})
 for _name, _fn, _eng in [("math.argmax", gv.math.argmax, "ArgMax"),
@@ -139,7 +152,7 @@ for _name, _fn, _eng in [("math.argmax", gv.math.argmax, "ArgMax"),
         {"axis": 0, "output_type": "int64"}, {"output_type": "dtype"}, engine=_eng)
 
 # -- shape --------------------------------------------------------------------------------
-_op("reshape", "shape", ("x",), lambda t, a: gv.reshape(t[0], a["shape"]), "new shape",
+_op("reshape", "shape", ("x",), lambda t, a: gv.reshape(t[0], a["shape"]), "x's entries in a new shape",
     {"shape": [-1]}, {"shape": "ints"}, engine="Reshape")
 _op("transpose", "shape", ("x",), lambda t, a: gv.transpose(t[0], a["perm"]),
     "permute axes (reversed when not set)", {"perm": None}, engine="Transpose")
@@ -148,38 +161,41 @@ _op("expand_dims", "shape", ("x",), lambda t, a: gv.expand_dims(t[0], a["axis"])
 _op("squeeze", "shape", ("x",), lambda t, a: gv.squeeze(t[0], _axis(a["axis"])),
     "drop size-1 axes", {"axis": None}, engine="Squeeze")
 _op("broadcast_to", "shape", ("x",), lambda t, a: gv.broadcast_to(t[0], a["shape"]),
-    "broadcast to a shape", {"shape": [1]}, {"shape": "ints"}, engine="BroadcastTo")
-_op("tile", "shape", ("x",), lambda t, a: gv.tile(t[0], a["multiples"]), "repeat",
+    "x repeated along its size-1 (or missing) axes to `shape`", {"shape": [1]}, {"shape": "ints"}, engine="BroadcastTo")
+_op("tile", "shape", ("x",), lambda t, a: gv.tile(t[0], a["multiples"]), "x repeated `multiples` times along each axis",
     {"multiples": [1]}, {"multiples": "ints"}, engine="Tile")
 _op("pad", "shape", ("x",),
     lambda t, a: gv.pad(t[0], a["paddings"], constant_values=a["constant_values"]),
-    "pad with a constant", {"paddings": [[0, 0]], "constant_values": 0.0},
+    "x with `paddings` entries of constant_values added before and after along each axis",
+    {"paddings": [[0, 0]], "constant_values": 0.0},
     {"paddings": "paddings"}, engine="PadV2")
 _op("concat", "shape", ("values*",), lambda t, a: gv.concat(list(t), a["axis"]),
     "join along an axis", {"axis": 0}, engine="ConcatV2")
 _op("stack", "shape", ("values*",), lambda t, a: gv.stack(list(t), a["axis"]),
-    "stack along a new axis", {"axis": 0}, engine="Pack")
+    "the inputs placed side by side along a new axis", {"axis": 0}, engine="Pack")
 _op("split", "shape", ("x",), lambda t, a: gv.split(t[0], a["num"], axis=a["axis"]),
-    "split into `num` equal parts", {"num": 2, "axis": 0}, n_outputs=None, engine="SplitV")
+    "`num` equal parts of x along an axis", {"num": 2, "axis": 0}, n_outputs=None,
+    engine="SplitV")
 _op("slice", "shape", ("x",), lambda t, a: gv.slice(t[0], a["begin"], a["size"]),
-    "tf.slice(x, begin, size)", {"begin": [0], "size": [-1]}, {"begin": "ints", "size": "ints"})
+    "the block of x that starts at `begin`, `size` entries along each axis (-1: to the end)",
+    {"begin": [0], "size": [-1]}, {"begin": "ints", "size": "ints"})
 _op("getitem", "shape", ("x",), lambda t, a: t[0][_key(a["index"])],
     "x[index]: ints, [start, stop, step] slices and '...'", {"index": [0]}, {"index": "index"},
     engine="StridedSlice")
 _op("gather", "shape", ("params",),
     lambda t, a: gv.gather(t[0], np.asarray(a["indices"], np.int64), axis=a["axis"]),
-    "take entries along an axis", {"indices": [0], "axis": 0}, {"indices": "ints"})
-_op("cast", "shape", ("x",), lambda t, a: gv.cast(t[0], a["dtype"]), "change dtype",
+    "the entries of params at `indices` along an axis", {"indices": [0], "axis": 0}, {"indices": "ints"})
+_op("cast", "shape", ("x",), lambda t, a: gv.cast(t[0], a["dtype"]), "x's values in another dtype",
     {"dtype": "float32"}, {"dtype": "dtype"})
 
 # -- nn -----------------------------------------------------------------------------------
 for _name, _fn, _eng in [("nn.relu", gv.nn.relu, "Relu"), ("nn.sigmoid", gv.nn.sigmoid, "Sigmoid"),
                          ("nn.elu", gv.nn.elu, "Elu"), ("nn.softplus", gv.nn.softplus, "Softplus")]:
-    _op(_name, "nn", ("x",), lambda t, a, f=_fn: f(t[0]), f"{_name}(x)", engine=_eng)
+    _op(_name, "nn", ("x",), lambda t, a, f=_fn: f(t[0]), WHAT_IT_COMPUTES[_name], engine=_eng)
 _op("nn.softmax", "nn", ("logits",), lambda t, a: gv.nn.softmax(t[0], axis=a["axis"]),
-    "softmax along an axis", {"axis": -1})
+    "exp(logits) / Σ exp(logits) along an axis", {"axis": -1})
 _op("nn.log_softmax", "nn", ("logits",), lambda t, a: gv.nn.log_softmax(t[0], axis=a["axis"]),
-    "log-softmax along an axis", {"axis": -1})
+    "logits − log Σ exp(logits) along an axis", {"axis": -1})
 _op("nn.softmax_cross_entropy_with_logits", "nn", ("labels", "logits"),
     lambda t, a: gv.nn.softmax_cross_entropy_with_logits(labels=t[0], logits=t[1], axis=a["axis"]),
     "−Σ labels · log softmax(logits) along an axis (each row of labels a distribution)",
@@ -243,8 +259,8 @@ _op("nn.avg_pool2d", "nn", ("input",),
 
 # -- gradient -----------------------------------------------------------------------------
 _op("stop_gradient", "gradient", ("x",), lambda t, a: gv.stop_gradient(t[0]),
-    "identity forward; no gradient flows back", engine="StopGradient")
-_op("identity", "gradient", ("x",), lambda t, a: gv.identity(t[0]), "identity",
+    "x forward; no gradient flows back", engine="StopGradient")
+_op("identity", "gradient", ("x",), lambda t, a: gv.identity(t[0]), "x, unchanged (a new tensor)",
     engine="Identity")
 
 

@@ -419,3 +419,31 @@ def test_the_op_s_signature_names_its_operands_as_its_ports(make):
     assert w.page.doc_label.text() == "multiply(a, b): a * b"
     c.set_field("y", "label", "b")
     assert w.page.doc_label.text() == "multiply(c, d): c * d"
+
+
+def test_the_op_line_says_what_the_op_computes_not_its_name_again():
+    """Walk-through: the inspector wrote "nn.relu(a): nn.relu(a)". For every catalog op the
+    line is "call: what it computes", the two sides differ and the right one does not
+    start with the op's name; the operands are named as the node's ports are."""
+    from gradviz.app.canvas.palette import palette_entries
+    from gradviz.app.inspector.node_page import _doc_of
+
+    def check(name, line):
+        call, _, said = line.partition("): ") if "): " in line else line.partition(": ")
+        short = name.rpartition(".")[2]
+        first = said.split()[0].strip("`(") if said else ""
+        assert said and said != call + ")", line
+        assert first not in (name, short, short.split("_")[0]), line
+
+    for name in catalog.OPS:
+        doc = Document()
+        check(name, _doc_of(doc.add(Node("n", OP, op=name)), doc))
+    tips = {op: tip for _, kind, op, _, tip in palette_entries() if kind == OP}
+    assert set(tips) == set(catalog.OPS)
+    for name, tip in tips.items():
+        check(name, tip)
+    doc = Document()
+    relu = doc.add(Node("relu", OP, op="nn.relu"))
+    assert _doc_of(relu, doc) == "nn.relu(x): max(x, 0)"
+    doc.add(Node("x", CONSTANT, value=np.zeros(2, np.float32)))     # a node x: the port is a
+    assert _doc_of(relu, doc) == "nn.relu(a): max(a, 0)"
