@@ -16,6 +16,7 @@ from . import catalog
 from .budget import make_plan
 from .document import CONSTANT, CUSTOM_GRADIENT, LAYER, VARIABLE, Port
 from .errors import ENGINE_ERRORS, DocumentError, Problem
+from .inner_pass import InnerPass
 from .structure import analyse, partial_order
 
 
@@ -41,6 +42,7 @@ class Built:
     def __init__(self):
         self.tensors = {}      # Port -> Tensor
         self.entries = {}      # node id -> [Operation] recorded on the first tape
+        self.inner = {}        # 'gradient' node id -> its inner pass (inner_pass.InnerPass)
         self.problems = []     # plan and engine refusals, each on its node
         self.plan = None       # budget.Plan: predicted shapes and costs
 
@@ -83,7 +85,7 @@ def build(doc, tapes=(), grad_tape=None, grad_watch=(), skip=None, plan=None, le
             before = len(main._entries) if main is not None else 0
             try:
                 with _paused(tapes if nid in stopped else ()):
-                    outs = _run(node, inputs, tapes, grad_tape, nid in grad_watch, leaves)
+                    outs = _run(node, inputs, tapes, grad_tape, nid in grad_watch, leaves, built.inner)
             except DocumentError as e:
                 built.problems.append(e.problem)
                 continue
@@ -160,7 +162,7 @@ def _new_weight(node, name):
     return gv.Variable(node.weights[name].copy(), trainable=trainable, name=f"{node.id}/{name}")
 
 
-def _run(node, inputs, tapes, grad_tape, grad_watched, leaves):
+def _run(node, inputs, tapes, grad_tape, grad_watched, leaves, inner):
     if node.kind not in (CONSTANT, VARIABLE):
         node = catalog.with_defaults(node)
     if node.kind == CONSTANT:
@@ -182,16 +184,19 @@ def _run(node, inputs, tapes, grad_tape, grad_watched, leaves):
     if node.kind == CUSTOM_GRADIENT:
         return [_custom(node, inputs[0])]
     if node.op == "gradient":
-        return [_gradient(node, inputs, grad_tape)]
+        return [_gradient(node, inputs, grad_tape, tapes, inner)]
     out = catalog.OPS[node.op].call(inputs, node.attrs)
     return list(out) if isinstance(out, (list, tuple)) else [out]
 
 
-def _gradient(node, inputs, grad_tape):
+def _gradient(node, inputs, grad_tape, tapes, inner):
     target, source = inputs
     if grad_tape is None:
         return gv.zeros_like(source)
-    g = grad_tape.gradient(target, source)
+    recording = tapes[0] if tapes and tapes[0]._is_recording else None
+    # The story names the ops the outer tape records here by what they compute (inner_pass)
+    observer = inner[node.id] = InnerPass(recording, target) if recording is not None else None
+    g = grad_tape.gradient(target, source, observer=observer)
     if g is None:
         raise DocumentError("the gradient is None: the target does not depend on the source "
                             "through recorded ops (is the source watched?)", node=node.id, where="gradient")

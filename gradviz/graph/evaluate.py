@@ -37,6 +37,7 @@ class Evaluation:
     tape: object = None
     problems: list = field(default_factory=list)
     entries: dict = field(default_factory=dict)     # node id -> [Operation]
+    inner: dict = field(default_factory=dict)       # 'gradient' node id -> its InnerPass
     structure: object = None                        # structure.Structure
     plan: object = None                             # budget.Plan
     _ports: dict = field(default_factory=dict)      # tensor id -> Port
@@ -141,7 +142,7 @@ def _evaluate(doc, observer, persistent, same_structure_as, leaves):
                        leaves)
     ev.plan = built.plan
     tape = tapes[0]
-    ev.tape, ev.tensors, ev.entries = tape, built.tensors, built.entries
+    ev.tape, ev.tensors, ev.entries, ev.inner = tape, built.tensors, built.entries, built.inner
     ev.problems += built.problems
     for p, t in built.tensors.items():
         ev.values[p] = np.asarray(t._value)

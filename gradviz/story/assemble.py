@@ -24,10 +24,16 @@ def mentioned(formula, name):
     return _word_pattern((name,)).search(rhs) is not None
 
 
+def _says_kind(name, op_name):
+    """Does `name` already say what op it is: 'matmul', "layer6's matmul", "the multiply
+    for ∂y/∂x inside t1.gradient(y, x)"?"""
+    return name == op_name or name.endswith(f"'s {op_name}") or name.startswith(f"the {op_name} ")
+
+
 def _kind(name, op_name):
     """'lookup (nn.embedding_lookup)'; a node or part named as its op is named once:
     'matmul', "layer6's matmul"."""
-    return name if name == op_name or name.endswith(f"'s {op_name}") else f"{name} ({op_name})"
+    return name if _says_kind(name, op_name) else f"{name} ({op_name})"
 
 
 def _a(word):
@@ -55,10 +61,10 @@ def _uses(steps, sources, name, naming):
             parts.append(f"by {key}")
         elif len(slots) == n_inputs:
             both = "both inputs" if n_inputs == 2 else "all inputs"
-            parts.append(f"{both} of {key}" + ("" if key == op_type else f", {_a(op_type)}"))
+            parts.append(f"{both} of {key}" + ("" if _says_kind(key, op_type) else f", {_a(op_type)}"))
         else:
             parts.append(f"inputs {', '.join(slots)} of {key}"
-                         + ("" if key == op_type else f", {_a(op_type)}"))
+                         + ("" if _says_kind(key, op_type) else f", {_a(op_type)}"))
     if seeds:
         parts.append("as a target, through its seed")
     n = len(sources)
@@ -234,6 +240,14 @@ def _objective(seeds):
     return f"the target {name}" if how == "scalar" else f"the sum of {name}'s elements"
 
 
+def _rule_of(op, naming):
+    """Whose rule a contribution applies: the op's name ('matmul'), and where the node's
+    card says another word, which op of the node it is ('matmul, the op that ends
+    t1.gradient(out, x)', not 'gradient': its rule is the matmul's)."""
+    kind, rule = naming.op_name(op), naming.rule_name(op)
+    return rule if rule == kind else f"{rule}, the op that ends {naming.op_label(op)},"
+
+
 def _contribution(ev, naming, visit, where, known):
     op, k = ev.op, ev.index
     tensor = op.inputs[k]
@@ -257,12 +271,13 @@ def _contribution(ev, naming, visit, where, known):
     op_name = naming.op_label(op)
     repeated = sum(t is tensor for t in op.inputs) > 1
     inside = op_name.split("/", 1)[0] + "/"
-    shown = target[len(inside):] if "/" in op_name and target.startswith(inside) else target
+    shown = target[len(inside):] if "/" in op_name and "∂" not in op_name and target.startswith(inside) \
+        else target
     title = f"{op_name} → {shown}" + (f" (input {k + 1})" if repeated else "")
     path = f"from {op_name}" + (f", input {k + 1}" if repeated else "")
     rule = naming.rule(op)
     what = (f"The custom gradient rule of {op_name} (declared in the document, not code)" if rule
-            else f"Local rule of {naming.op_name(op)}")
+            else f"Local rule of {_rule_of(op, naming)}")
     if formula:
         # In the reader's names where they fit (grad_x = grad · x); else the rule's letter,
         # said which node it is.

@@ -14,6 +14,7 @@ from ..graph.input_names import declared_names
 from ..graph.names import node_kind, op_stem
 from .assemble import assemble
 from .formatting import number
+from .inner_names import inner_names
 from . import slots as slot_names
 from .recorder import Recorder
 
@@ -95,6 +96,10 @@ class TapeNaming:
         ('nn.softmax_cross_entropy_with_logits', 'matmul'), not the type TF's tape records."""
         return api_name(op.type)
 
+    def rule_name(self, op):
+        """Whose local rule the op applies, in TF's API words."""
+        return api_name(op.type)
+
     def shown_names(self):
         """The names a reader knows tensors by: a rule's operand must not take one."""
         return frozenset(self._names.values())
@@ -153,12 +158,21 @@ class DocumentNaming:
         self._op_labels = {}
         self._op_names = {}
         self._op_nodes = {}   # id(op) -> the op node that records only it (its ports are the op's)
+        self._inner_tensors = {}   # id(tensor) -> name: a constant a 'gradient' node's pass made
         for node_id, ops in evaluation.entries.items():
             self._name_ops(node_id, ops)
             node = doc.nodes.get(node_id)
             if node is not None and node.kind == OP and len(ops) == 1:
                 self._op_names[id(ops[0])] = node.op
                 self._op_nodes[id(ops[0])] = node
+        for node_id, inner in getattr(evaluation, "inner", {}).items():
+            ops = evaluation.entries.get(node_id)
+            if inner is not None and ops:
+                out = evaluation.tensors.get(Port(node_id, 0))
+                output = next((op for op in ops if op.outputs[0] is out), None)
+                labels, tensors = inner_names(self, self.title(node_id), ops, inner, output)
+                self._op_labels.update(labels)
+                self._inner_tensors.update(tensors)
 
     def _name_ops(self, node_id, ops):
         title = self.title(node_id)
@@ -204,6 +218,8 @@ class DocumentNaming:
     def label(self, tensor):
         owner = self.owner(tensor)
         if owner is None:
+            if id(tensor) in self._inner_tensors:
+                return self._inner_tensors[id(tensor)]
             if hasattr(tensor, "assign"):
                 return tensor.name.split(":")[0]
             if np.ndim(tensor._value) == 0:
@@ -229,6 +245,12 @@ class DocumentNaming:
         records; 'gradient', not the matmul that ends its inner pass); for an op inside a
         node, its name in TF's API (a layer's 'matmul', 'add')."""
         return self._op_names.get(id(op)) or api_name(op.type)
+
+    def rule_name(self, op):
+        """Whose local rule the op applies: an op node's op ('nn.embedding_lookup'), else
+        the op's name in TF's API (the matmul that ends a 'gradient' node's inner pass)."""
+        node = self._op_nodes.get(id(op))
+        return node.op if node is not None else api_name(op.type)
 
     def slots(self, op):
         """(the catalog's names of the op's inputs, the names its node's ports show) when the

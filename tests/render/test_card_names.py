@@ -21,10 +21,16 @@ def story_names(step):
     return [SUFFIXES.sub("", piece) for piece in re.split(r" → | ✕ ", title)]
 
 
-def _is_card_title(name, titles):
+def _is_card_title(name, titles, parted=None):
     """`name` is a card's title, or a port or part of the node so titled ('layer.kernel',
-    'split:1', "layer6's bias add")."""
-    return any(name == t or name.startswith((t + ".", t + ":", t + "'s ")) for t in titles)
+    'split:1', "layer6's bias add": of a layer or custom-gradient node, whose card says what
+    it holds), or says in words that it is inside a node ("the multiply for ∂out/∂layer
+    inside t1.gradient(out, x)"), never "t1.gradient(out, x)'s multiply 1" (no card shows
+    that multiply: walk-through, lesson 14). `parted`: the titles whose parts may be named
+    "title's part" (default: all)."""
+    parted = titles if parted is None else parted
+    return any(name == t or name.startswith((t + ".", t + ":")) or name.endswith(f" inside {t}")
+               or t in parted and name.startswith(t + "'s ") for t in titles)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -88,3 +94,25 @@ def test_the_op_word_after_a_node_name_is_the_one_its_card_shows(name):
                     assert (m.group(1) or m.group(2)) == kind, (step.index + 1, text)
     if name == "001_input_gradient_regularization":
         assert checked >= 2   # g1_mag (norm), t1.gradient(out, x) (gradient)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_name_a_step_uses_is_on_the_canvas_or_said_to_be_inside_a_node(name):
+    """Every name a step's title, caption, rule card or fan-in terms use for a tensor or an
+    op (its tensor, its op, the operands its rule names) is a card's title or port, a part
+    of a layer (its card says units, activation), or a phrase that says which node it is
+    inside; a number (a constant written as its value) also reads."""
+    doc, story = sample(name)
+    cards = renderer(name).cards
+    titles = {card.title for card in cards.values()}
+    parted = {card.title for nid, card in cards.items()
+              if doc.nodes[nid].kind in ("layer", "custom_gradient")}
+    naming = story.naming
+    for step in story.steps:
+        names = [step.tensor_name, *step.operand_nodes.values(), *story_names(step)]
+        if step._op is not None:
+            names.append(naming.op_label(step._op))
+        names += [p.removeprefix("from ").split(", input ")[0] for p in step.paths if p != "the seed"]
+        unknown = [n for n in names if n and not _is_card_title(n, titles, parted)
+                   and not re.fullmatch(r"-?[\d.]+(e[-+]\d+)?", n)]
+        assert not unknown, (step.index + 1, step.title, unknown)

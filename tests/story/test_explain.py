@@ -65,13 +65,23 @@ def test_the_custom_rule_is_the_declared_one_001_clip_gradient():
 
 
 def test_higher_order_steps_say_which_op_inside_the_gradient_node():
+    """Each op of the inner pass is named by the cotangent it makes, inside the node: no
+    card shows "t1.gradient(y, x)'s multiply 4" (walk-through, lesson 14)."""
     doc, s, text = told("001_higher_order")
     visits = [st.title for st in s.of_kind("visit")]
     assert len(visits) == len(set(visits)) == 7
-    assert visits[0] == "Visit t1.gradient(y, x)" and "Visit t1.gradient(y, x)'s multiply 4" in visits
+    assert visits[0] == "Visit t1.gradient(y, x)"
+    assert "Visit the multiply for ∂y/∂x via xx (input 2) inside t1.gradient(y, x)" in visits
+    assert "Visit the multiply for ∂y/∂x via y inside t1.gradient(y, x)" in visits
+    assert "'s multiply" not in text
     fans = s.of_kind("fan_in")
     assert [f.node for f in fans] == ["dy_dx", "x"]
-    assert fans[0].title == "Fan-in at t1.gradient(y, x)'s multiply 1"
+    assert fans[0].title == "Fan-in at the multiply for ∂y/∂xx inside t1.gradient(y, x)"
+    # its rule is the add's that ends the node's inner pass, not a 'gradient' rule
+    first = s.of_kind("contribution")[0]
+    assert first.caption.startswith("Local rule of add, the op that ends t1.gradient(y, x), for its input")
+    # the seed of the inner pass, a constant: named as the cotangent it is
+    assert "Here a is '∂y/∂y (a constant) inside t1.gradient(y, x)'" in " ".join(text.split())
     assert fans[1].caption.startswith("x is used 5 times (")
     assert "sum of the paths of None" not in text
     np.testing.assert_array_equal(s.gradients[Port("x")], 6.0)

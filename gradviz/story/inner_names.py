@@ -1,0 +1,67 @@
+"""Names for the ops and tensors of a 'gradient' node's inner backward pass.
+
+The outer story visits the ops the inner tape.gradient made. Each is named by what it
+computes and where: "the multiply for ∂out/∂layer inside t1.gradient(out, x)" (the whole
+cotangent of layer's output), "the relu grad for ∂out/∂(layer's bias add) via layer's relu
+inside …" (one consumer's share), "the multiply in y_sq's rule inside …" (a step of a
+rule), "the add in the sum for ∂y/∂x inside …"; never "t1.gradient(out, x)'s multiply 1",
+which no card shows.
+"""
+from ..graph.catalog import api_name
+
+
+def _term(name):
+    """A name after ∂, in parentheses when it has spaces: ∂(layer's bias add)."""
+    return f"({name})" if " " in name else name
+
+
+def _rule_of(name):
+    return f"the rule of {name}" if "'s " in name else f"{name}'s rule"
+
+
+def inner_names(naming, title, ops, inner, output):
+    """({id(op): label} for the node's `ops` but its `output` op, {id(tensor): label} for
+    the cotangents the pass made without an op (a constant seed of ones)). `inner`: the
+    node's InnerPass; `title`: the node's name."""
+    target = _term(naming.label(inner.target))
+    where = f" inside {title}"
+
+    def cotangent(role):
+        kind, what, i = (*role, None)[:3]
+        if kind == "upstream":
+            return f"∂{target}/∂{_term(naming.label(what.outputs[i]))}"
+        if kind == "sum":
+            return f"∂{target}/∂{_term(naming.label(what))}"
+        repeated = sum(t is what.inputs[i] for t in what.inputs) > 1
+        return (f"∂{target}/∂{_term(naming.label(what.inputs[i]))} via {naming.op_label(what)}"
+                + (f" (input {i + 1})" if repeated else ""))
+
+    kinds, places = {}, {}
+    for position, op in enumerate(ops):
+        if op is output:
+            continue
+        role = inner.role(op.outputs[0])
+        if role is not None:
+            places[id(op)] = f"for {cotangent(role)}"
+        else:
+            made = inner.made_in(position)
+            places[id(op)] = ("in the sum for " + cotangent(made) if made and made[0] == "sum"
+                              else f"in {_rule_of(naming.op_label(made[1]))}" if made
+                              else "in its backward pass")
+        kinds[id(op)] = api_name(op.type)
+    labels = {}
+    counts = {}
+    for key, place in places.items():
+        counts[(kinds[key], place)] = counts.get((kinds[key], place), 0) + 1
+    seen = {}
+    for key, place in places.items():
+        part = kinds[key]
+        if counts[(part, place)] > 1:
+            seen[(part, place)] = seen.get((part, place), 0) + 1
+            part = f"{part} {seen[(part, place)]}"
+        labels[key] = f"the {part} {place}{where}"
+    tensors = {}
+    for tensor, role in inner.roles.values():
+        if tensor._op is None and role[0] == "upstream":
+            tensors[id(tensor)] = f"{cotangent(role)} (a constant){where}"
+    return labels, tensors
