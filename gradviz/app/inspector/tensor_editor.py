@@ -27,6 +27,7 @@ __all__ = ["TensorEditor", "TensorModel", "TensorTextError", "RandomFillDialog",
 MAX_GRID = 20
 ROW_HEIGHT = 22
 VISIBLE_ROWS = 10
+CELL_MARGIN = 14      # pixels around a cell's number (the grid's padding, a line each side)
 
 
 class RandomFillDialog(QDialog):
@@ -145,6 +146,7 @@ class TensorEditor(QWidget):
         b.setText(text)
         b.setToolTip(tip)
         b.setAutoRaise(True)
+        b.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)   # its text whole, never cut
         b.clicked.connect(slot)
         return b
 
@@ -187,13 +189,21 @@ class TensorEditor(QWidget):
         rows, cols = self.model.rowCount(), self.model.columnCount()
         self.view.verticalHeader().setVisible(self._array.ndim == 2)
         self.view.horizontalHeader().setVisible(self._array.ndim >= 1)
-        self.view.horizontalHeader().setSectionResizeMode(
-            QHeaderView.Stretch if cols <= 5 else QHeaderView.ResizeToContents)
-        header = self.view.horizontalHeader().sizeHint().height() if self._array.ndim >= 1 else 0
+        columns = self.view.horizontalHeader()
+        columns.setSectionResizeMode(QHeaderView.Stretch if cols <= 5 else QHeaderView.ResizeToContents)
+        # never narrower than its widest number: a value is never cut ("-0.1321…")
+        columns.setMinimumSectionSize(self.column_width())
+        header = columns.sizeHint().height() if self._array.ndim >= 1 else 0
         h = header + min(rows, VISIBLE_ROWS) * ROW_HEIGHT + 2 * self.view.frameWidth()
-        if cols > 5:
+        if cols > 5 or cols * columns.minimumSectionSize() > self.view.viewport().width():
             h += self.view.horizontalScrollBar().sizeHint().height()
         self.view.setFixedHeight(h)
+
+    def column_width(self):
+        """The width every column needs for the widest of the numbers it shows."""
+        metrics = self.view.fontMetrics()
+        widest = max([metrics.horizontalAdvance(t) for t in self.model.texts()] + [0])
+        return max(36, widest + CELL_MARGIN)
 
     def _summary_text(self, a):
         if a.size == 0:
@@ -246,6 +256,7 @@ class TensorEditor(QWidget):
         else:
             self._array = new
             self.model.set_cell(row, col, new)
+            self.view.horizontalHeader().setMinimumSectionSize(self.column_width())
             self._flag_nonfinite()
         self.valueEdited.emit(new.copy())
         return True

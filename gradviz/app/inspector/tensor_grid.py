@@ -13,7 +13,8 @@ from PySide6.QtGui import QBrush, QColor, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemDelegate, QAbstractItemView, QApplication,
                                QLineEdit, QStyledItemDelegate, QTableView)
 
-from .tensor_text import as_grid, cell_text, format_value
+from ...render import preview
+from .tensor_text import as_grid, cell_text
 
 WARN = QColor(255, 214, 153)
 
@@ -25,6 +26,7 @@ class TensorModel(QAbstractTableModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._array = np.zeros((0,), np.float32)
+        self._format = preview.number_format(self._array)
         self.read_only = False
         self.on_edit = None
 
@@ -34,18 +36,42 @@ class TensorModel(QAbstractTableModel):
         array = np.array(array)
         rows, cols = self.rowCount(), self.columnCount()
         if array.shape == self._array.shape and array.dtype == self._array.dtype and rows * cols:
-            self._array = array
+            self._set(array)
             self.dataChanged.emit(self.index(0, 0), self.index(rows - 1, cols - 1))
             return
         self.beginResetModel()
-        self._array = array
+        self._set(array)
         self.endResetModel()
 
+    def _set(self, array):
+        """Take `array` and the format its cells are shown in: the cards' (three decimals,
+        a tensor of whole numbers as integers), so a value reads the same in the inspector
+        and on its card; the full value is in the cell's editor and tooltip."""
+        self._array = array
+        self._spec = preview.number_spec(array) if array.dtype.kind in "iuf" else None
+        self._format = preview.number_format(array, spec=self._spec) if self._spec else str
+
     def set_cell(self, row, col, array):
-        """`array` differs from the shown one in cell (row, col) only."""
-        self._array = np.array(array)
+        """`array` differs from the shown one in cell (row, col) only; all cells are shown
+        anew when their format changes with it (0.5 typed among whole numbers)."""
+        spec = self._spec
+        self._set(np.array(array))
+        if self._spec != spec:
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
+            return
         index = self.index(row, col)
         self.dataChanged.emit(index, index)
+
+    def text(self, v):
+        """The text a cell shows for value `v`."""
+        if self._array.dtype.kind == "b":
+            return "True" if v else "False"
+        return self._format(v.item() if hasattr(v, "item") else v)
+
+    def texts(self):
+        """Every cell's shown text, row by row."""
+        grid = self._grid()
+        return [self.text(v) for v in grid.reshape(-1)] if grid is not None else []
 
     def array(self):
         return self._array
@@ -78,7 +104,7 @@ class TensorModel(QAbstractTableModel):
         v = self._grid()[index.row(), index.column()]
         dtype = self._array.dtype
         if role == Qt.DisplayRole:
-            return format_value(v, dtype)
+            return self.text(v)
         if role == Qt.EditRole:
             return cell_text(v)
         if role == Qt.ToolTipRole:

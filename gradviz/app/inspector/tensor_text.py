@@ -189,14 +189,6 @@ def cast_to(values, dtype):
     return out
 
 
-def format_value(v, dtype):
-    if dtype.kind == "b":
-        return "True" if v else "False"
-    if dtype.kind in "iu":
-        return str(int(v))
-    return f"{float(v) + 0.0:.6g}"   # + 0.0: a negative zero prints as 0, not -0
-
-
 def random_values(shape, distribution="normal", seed=0, a=0.0, b=1.0):
     """Reproducible numbers: numpy's PCG64 generator seeded with `seed`."""
     rng = np.random.default_rng(seed)

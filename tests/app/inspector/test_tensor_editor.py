@@ -225,3 +225,36 @@ def test_same_shape_updates_keep_the_cell_cursor(editor, qtbot):
     assert editor.model.data(editor.model.index(1, 1)) == "8"
     editor.set_array(np.zeros((3, 3), np.float32))              # another shape: a reset
     assert resets
+
+
+def test_the_value_grid_shows_every_number_whole_in_the_cards_format(open_window, qtbot, tmp_path):
+    """Walk-through at 1280x800: W1's 3×4 grid cut its values ("-0.1321…", "-0.6232…") and
+    wrote 6 digits beside the card's 3 decimals. The grid writes each value as the card
+    does (render.preview's format), every column holds its widest number, and the tool
+    buttons keep their text whole; the editor still holds the full value."""
+    import app_ui
+    from gradviz.graph import Document, Node, save
+    from gradviz.render import preview
+    values = np.array([[0.12573, -0.132105, 0.640423, 0.1049],
+                       [-0.535669, 0.361595, 1.304, 0.947081],
+                       [-0.703735, -1.26542, -0.623274, 0.041326]], np.float32)
+    doc = Document()
+    doc.add(Node("W1", "variable", value=values))
+    path = tmp_path / "w1.gradviz.json"
+    save(doc, path)
+    w = open_window(path)
+    app_ui.click_card(qtbot, w.canvas, "W1")
+    editor = w.inspector.page.value_editor
+    qtbot.waitUntil(lambda: editor.isVisible())
+    grid, model = editor.view, editor.model
+    fmt = preview.number_format(values)
+    metrics = grid.fontMetrics()
+    columns = grid.horizontalHeader()
+    for r in range(3):
+        for c in range(4):
+            shown = model.data(model.index(r, c), Qt.DisplayRole)
+            assert shown == fmt(values[r, c].item()), (r, c, shown)     # "-0.132", as the card
+            assert columns.sectionSize(c) >= metrics.horizontalAdvance(shown) + 8, (c, shown)
+    assert model.data(model.index(0, 1), Qt.EditRole) == str(values[0, 1])   # the full value
+    for button in (editor.random_button, editor.paste_button, editor.copy_button):
+        assert button.width() >= button.sizeHint().width(), button.text()
