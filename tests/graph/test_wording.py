@@ -16,7 +16,7 @@ FILE_NULL = "(null in a file)"
 
 def test_op_descriptions_and_attribute_messages_say_not_set_not_null():
     docs = [spec.doc for spec in catalog.OPS.values()]
-    assert "reduce_sum over axis (all axes when not set)" in docs
+    assert "Σ x over axis (all axes when not set)" in docs   # reduce_sum
     assert not [d for d in docs if re.search(r"\bnull\b", d)], docs
     node = graph.Node("r", "op", op="reduce_sum")
     message = catalog.attribute_problem(node, "axis", "rows")

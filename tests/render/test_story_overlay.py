@@ -267,7 +267,8 @@ def test_every_fan_in_names_its_paths_by_the_users_nodes():
             assert len(labels) == len(step.contributions) == len(set(labels)), (name, labels)
             for label in labels:
                 assert label == "the seed" or any(label.startswith(f"from {t}") for t in titles) \
-                    or label.startswith("from ") and label[5:].split("/")[0] in titles, (name, label)
+                    or label.startswith("from ") and label[5:].split("/")[0] in titles \
+                    or any(label.endswith(f" inside {t}") for t in titles), (name, label)   # a gradient node's op
             pills = [text for text, _ in r.pill_rects(step)]
             assert all(p.startswith("from ") and "path" not in p for p in pills), (name, pills)
             fans += bool(pills)
