@@ -227,16 +227,18 @@ class CardPainter:
                      0.0)
         sections = []
         gradients = self.card_gradients(node.id)
+        shared = _shared_spec(value, gradients)   # a value of whole numbers beside its gradient's decimals
         if value is not None:
             sections.append(("value", value, "value", Port(node.id, 0),
                              tiles.picture(value, role=self.tensor_role(Port(node.id, 0)),
-                                           room=tiles.CARD_ROOM)))
+                                           room=tiles.CARD_ROOM, spec=preview.spec_on_card(value, shared))))
         target = objective_name(self.doc, getattr(self.evaluation, "values", None))
         for port, array in gradients:
             compact = port.index > 0
             label = f"gradient  ∂{target}/∂{port_name(self.doc, port)}"
             shown = None if array is None else tiles.picture(array, compact=compact, role=self.tensor_role(port),
-                                                             room=tiles.CARD_ROOM)
+                                                             room=tiles.CARD_ROOM,
+                                                             spec=preview.spec_on_card(array, shared))
             sections.append((label, array, "gradient", port, shown))
         preview_w = 0.0
         for label, array, colour, _, shown in sections:
@@ -276,6 +278,7 @@ class CardPainter:
                 _fonts()[2], mark, old.width - 2 * PAD)) != old.mark:
             return None
         sections = []
+        shared = _shared_spec(value, [(port, array) for colour, port, array in blocks if colour == "gradient"])
         for (colour, port, array), section in zip(blocks, old.sections):
             if colour != section.colour or port != section.port or (array is None) != (section.array is None):
                 return None
@@ -287,7 +290,7 @@ class CardPainter:
                     or getattr(array, "dtype", None) != getattr(before, "dtype", None):
                 return None
             old_shown = section.preview
-            shown = old_shown.renumbered(array)
+            shown = old_shown.renumbered(array, preview.spec_on_card(array, shared))
             if self.hold_sizes and shown.kind == old_shown.kind and shown.width < old_shown.width:
                 shown = _widened(shown, old_shown)
                 self.held = self.held | {node.id}
@@ -530,6 +533,12 @@ def _header_path(width):
 
 def _fonts():
     return text.sans(11, bold=True), text.sans(8.5), text.sans(9), text.sans(8.5, bold=True)
+
+
+def _shared_spec(value, gradients):
+    """The number format a node's value and gradients share on its card (preview.shared_spec):
+    x = [1 2] beside its gradient [0.5 0.25] reads 1.000 2.000, one format per card."""
+    return preview.shared_spec([value, *(array for _, array in gradients)])
 
 
 def badge_font():

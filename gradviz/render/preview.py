@@ -193,6 +193,8 @@ def shared_spec(arrays):
     card); None when each one's own format already agrees."""
     decimal = False
     for x in arrays:
+        if x is None:
+            continue
         a = np.asarray(x)
         if a.dtype.kind == "f" and a.size:
             shown, power = scaled(a)

@@ -61,6 +61,11 @@ def test_every_card_prints_its_numbers_in_one_format(name):
         check([s.preview for s in card.sections if s.preview is not None
                and s.array is not None and np.asarray(s.array).dtype.kind != "b"],
               f"{name}: card {nid}")
+        # a value of whole numbers beside its gradient's decimals: 1.000, not 1
+        floats = {float_signature(n.strip()) for s in card.sections if s.preview is not None
+                  and s.array is not None and np.asarray(s.array).dtype.kind == "f"
+                  for n in texts(s.preview)} - {None}
+        assert len(floats) <= 1, (f"{name}: card {nid}", floats)
     steps = r.story.steps if r.story is not None else []
     for step in steps:
         layout = FormulaLayout(step, len(steps))
