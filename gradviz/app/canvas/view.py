@@ -459,7 +459,8 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
             self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
             event.accept()
             return
-        if key in STORY_KEYS and not mods & ~Qt.KeyboardModifier.KeypadModifier and self.story_keys():
+        plain = not mods & ~Qt.KeyboardModifier.KeypadModifier
+        if key in STORY_KEYS and plain and self.story_keys():
             event.accept()   # the story's key at its first or last step: it scrolls no framing away
             return
         super().keyPressEvent(event)

@@ -52,7 +52,7 @@ class InactiveKeys(QObject):
     def action_for(self, event):
         """The one enabled action of the window whose shortcut is this key, else None."""
         mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier   # → on the keypad is →
-        pressed = QKeySequence(QKeyCombination(mods, Qt.Key(event.key())))
+        pressed = QKeySequence(QKeyCombination(mods, event.keyCombination().key()))
         found = [a for a in self.window.findChildren(QAction)
                  if a.isEnabled() and a.shortcutContext() in CONTEXTS and self._shown(a)
                  and any(seq == pressed for seq in a.shortcuts())]
