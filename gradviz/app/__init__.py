@@ -85,6 +85,5 @@ def main(argv=None):
     faults.install()      # a fault in a slot becomes a dialog in words, not only stderr
     window = create_window(argv[0] if argv else None)
     window.show()
-    window.activateWindow()   # the keyboard's, at once: no window manager need give it
     collect_less()
     return app.exec()

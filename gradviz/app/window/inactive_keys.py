@@ -1,11 +1,13 @@
 """The window's shortcuts for keys that reach it while Qt counts it inactive.
 
 Qt matches a window's shortcuts (the player's → ← Space Home End, Ctrl+Alt+1 for a study)
-only in the window it counts active. The keyboard can reach the window before that: on X11
-without a window manager (or one that leaves a new window unfocused) the keys go to the
-window under the pointer and Qt hears of no focus change. Such a key went to the focus
-widget as a plain key press: → scrolled the canvas instead of stepping the story, until a
-click on the canvas made the window active.
+only in the window it counts active. The keyboard can reach the window without that: on
+X11 with no window manager, keys go to the window under the pointer once the focus has
+gone back to the root (as it does when the File ▸ Open dialog closes), and Qt hears of no
+focus change; a window manager may leave a new window unfocused too. Such a key went to
+the focus widget as a plain key press: → scrolled the canvas instead of stepping the
+story, until a click made the window active (asking for activation when the window is
+first shown, MainWindow._take_keyboard, covers only the launch).
 
 `InactiveKeys` watches the window's QWindow, which every key press to the window passes
 through, and does for such a key what Qt's shortcut map does in an active window: it asks

@@ -3,8 +3,9 @@ teacher starts from, with no click on the canvas first (issue 20 §3).
 
 Each state is tried twice: with the window active, the key sent to the focus widget as Qt
 delivers it; and with no window active, the key sent to the window as X11 sends it when
-no window manager gave the window the focus (the keys follow the pointer). The second
-is how `gradviz FILE` started under Xvfb: → scrolled the canvas, Ctrl+Alt+1 did nothing.
+the keyboard reaches a window Qt does not count active (no window manager: at launch, and
+after the File ▸ Open dialog closes). There Qt matches no shortcut: → scrolled the canvas
+and Ctrl+Alt+1 did nothing until a click.
 """
 import pytest
 from PySide6.QtCore import QVariantAnimation, Qt
