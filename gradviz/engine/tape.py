@@ -85,6 +85,10 @@ class GradientTape:
         Only what a tape watches, or what an op it recorded made, has a gradient on it:
         a constant that was never watched gets None even where a recorded op read it.
         """
+        if type(tensor) is Tensor:  # the common call, one tensor (not a Variable)
+            if tensor._value.dtype.kind == "f":  # integer tensors are not differentiable
+                self._tracked.add(tensor._id)
+            return
         for t in nest.flatten(tensor):
             if not isinstance(t, Tensor):
                 raise ValueError(
