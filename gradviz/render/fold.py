@@ -135,15 +135,16 @@ def folded(boxes, columns, room):
 
 
 def _unframed(boxes, groups, room):
-    """How many of `groups` (node ids shown together) do not fit `room` together."""
+    """(how many of `groups` (node ids shown together) do not fit `room` together, the
+    share of the room the groups take, summed: less is a story framed closer)."""
     width, height = room
-    missed = 0
+    missed, share = 0, 0.0
     for group in groups:
-        x0 = min(boxes[n][0] for n in group)
-        y0 = min(boxes[n][1] for n in group)
-        if max(boxes[n][2] for n in group) - x0 > width + 1e-6 or max(boxes[n][3] for n in group) - y0 > height + 1e-6:
-            missed += 1
-    return missed
+        need = max((max(boxes[n][2] for n in group) - min(boxes[n][0] for n in group)) / width,
+                   (max(boxes[n][3] for n in group) - min(boxes[n][1] for n in group)) / height)
+        missed += need > 1 + 1e-9
+        share += need
+    return missed, share
 
 
 def _cuts(fits, n):
@@ -168,20 +169,22 @@ def framing(boxes, columns, room, groups):
     """`boxes` folded where that lets more of a story's steps show their cards together:
     `groups` holds the node ids of each step, `room` what one view shows at the legible zoom.
     Where every step fits as it is, nothing moves; else the fold (rows that each fit the
-    width) that leaves the fewest steps unframed, then the fewest rows, then the least
-    height; unchanged when no fold frames more."""
+    width) that leaves the fewest steps unframed, then the fewest rows, then frames the
+    steps closest (attention's V right above out, not at the far end of the row above it);
+    unchanged when no fold frames more."""
     groups = [g for g in (tuple(n for n in group if n in boxes) for group in groups) if len(g) > 1]
-    best = _unframed(boxes, groups, room)
-    if not best:
+    missed, share = _unframed(boxes, groups, room)
+    if not missed:
         return boxes
     columns = [c for c in columns if c]
     n = len(columns)
     lefts, rights = _widths(boxes, columns)
     fits = [[rights[j] - lefts[i] + 2 * WRAP_ROOM <= room[0] for j in range(n)] for i in range(n)]
-    choice, key = boxes, (best, 1, 0.0)
+    choice, key = boxes, (missed, 1, share)
     for runs in _cuts(fits, n):
         out = stacked(boxes, columns, runs)
-        this = (_unframed(out, groups, room), len(runs), _extent(out)[1])
+        unframed, closeness = _unframed(out, groups, room)
+        this = (unframed, len(runs), closeness)
         if this < key:
             choice, key = out, this
         if key[0] == 0 and len(runs) > key[1]:
