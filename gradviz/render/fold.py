@@ -148,41 +148,46 @@ def _unframed(boxes, groups, room):
 
 
 def _cuts(fits, n):
-    """Every cut of columns 0..n-1 into rows that each fit the width, fewest rows first
-    (a depth-first walk per count of rows), at most CUTS_TRIED of them."""
+    """Every cut of columns 0..n-1 into rows that each fit the width, fewest rows first, at
+    most CUTS_TRIED of them (a 60-column chain has astronomically many). A row reaching as
+    far as it fits is the way to the fewest rows, so `need` (the rows that columns from i
+    on need at least) prunes every start that cannot end within the count."""
+    need = [0] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        far = max((j for j in range(i, n) if fits[i][j]), default=None)
+        need[i] = n + 1 if far is None else 1 + need[far + 1]
     found = 0
-    for count in range(2, n + 1):
+    for count in range(max(2, need[0]), n + 1):
         stack = [(0, [])]
         while stack:
             start, runs = stack.pop()
             if len(runs) == count - 1:
-                if fits[start][n - 1]:
-                    found += 1
-                    yield runs + [(start, n - 1)]
-                    if found >= CUTS_TRIED:
-                        return
+                found += 1
+                yield runs + [(start, n - 1)]
+                if found >= CUTS_TRIED:
+                    return
                 continue
-            stack += [(j + 1, runs + [(start, j)]) for j in range(n - 2, start - 1, -1) if fits[start][j]]
+            stack += [(j + 1, runs + [(start, j)]) for j in range(n - 2, start - 1, -1)
+                      if fits[start][j] and len(runs) + 1 + need[j + 1] <= count]
 
 
-def framing(boxes, columns, room, groups):
-    """`boxes` folded where that lets more of a story's steps show their cards together:
-    `groups` holds the node ids of each step, `room` what one view shows at the legible zoom.
-    Where every step fits as it is, nothing moves; else the fold (rows that each fit the
-    width) that leaves the fewest steps unframed, then the fewest rows, then frames the
-    steps closest (attention's V right above out, not at the far end of the row above it);
-    unchanged when no fold frames more."""
-    groups = [g for g in (tuple(n for n in group if n in boxes) for group in groups) if len(g) > 1]
-    missed, share = _unframed(boxes, groups, room)
+def framing(shown, flat, columns, room, groups):
+    """The layout `shown` (one row, or folded to fit the view), unless a fold of `flat` lets
+    more of a story's steps show their cards together: `groups` holds the node ids of each
+    step, `room` what one view shows at the legible zoom. Of the folds (rows that each fit
+    the width), the one that leaves the fewest steps unframed, then has the fewest rows,
+    then leaves the steps the most room (the shares of the view they take, summed)."""
+    groups = [g for g in (tuple(n for n in group if n in flat) for group in groups) if len(g) > 1]
+    missed, share = _unframed(shown, groups, room)
     if not missed:
-        return boxes
+        return shown
     columns = [c for c in columns if c]
     n = len(columns)
-    lefts, rights = _widths(boxes, columns)
+    lefts, rights = _widths(flat, columns)
     fits = [[rights[j] - lefts[i] + 2 * WRAP_ROOM <= room[0] for j in range(n)] for i in range(n)]
-    choice, key = boxes, (missed, 1, share)
+    choice, key = shown, (missed, 0, share)
     for runs in _cuts(fits, n):
-        out = stacked(boxes, columns, runs)
+        out = stacked(flat, columns, runs)
         unframed, closeness = _unframed(out, groups, room)
         this = (unframed, len(runs), closeness)
         if this < key:

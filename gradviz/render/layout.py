@@ -242,9 +242,10 @@ def layout(doc, sizes=None, gaps=None, room=None, shrink=False, steps=None):
     boxes = {n: (xs[n], centre[n] - size[n][1] / 2, xs[n] + size[n][0], centre[n] + size[n][1] / 2)
              for n in doc.nodes}
     real = [[n for n in column if n in doc.nodes] for column in columns]
+    flat = boxes
     if room is not None:
-        boxes = fold.fitted(boxes, real, room) if shrink else fold.folded(boxes, real, room)
+        boxes = fold.fitted(flat, real, room) if shrink else fold.folded(flat, real, room)
     if steps is not None and not shrink:
-        boxes = fold.framing(boxes, real, steps[1], steps[0])
+        boxes = fold.framing(boxes, flat, real, steps[1], steps[0])
     top = min(box[1] for box in boxes.values())
     return {n: (round(x, 2), round(y - top, 2)) for n, (x, y, _, _) in boxes.items()}

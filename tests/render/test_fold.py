@@ -2,7 +2,7 @@
 (issue 20 §4): attention's V sat beside x, five columns from out, its consumer; a step
 whose cards one row holds too far apart is framed by folding the rows."""
 from gradviz.graph.document import Document, Node, Port
-from gradviz.render.fold import FOLD_GAP, LANE_GAP, WRAP_ROOM, stacked
+from gradviz.render.fold import CUTS_TRIED, FOLD_GAP, LANE_GAP, WRAP_ROOM, _cuts, stacked
 from gradviz.render.layout import DEFAULT_SIZE, layers, layout
 
 W, H = DEFAULT_SIZE
@@ -83,3 +83,19 @@ def test_a_row_interlocks_with_the_one_above():
     assert out["c"][1] == 250 + H + FOLD_GAP < 360 + FOLD_GAP    # under the short one
     out = stacked(boxes(None, 20), [["a"], ["b"], ["c"]], [(0, 1), (2, 2)])
     assert out["c"][1] == 360 + LANE_GAP                       # a lane below the whole row
+
+
+def test_the_folds_compared_are_valid_fewest_rows_first_and_bounded():
+    """A 60-column chain, three columns a row: every cut tried fits the width and covers
+    every column once, the counts of rows never decrease, and at most CUTS_TRIED are made
+    (the walk prunes a start that cannot end within the count: no astronomic search)."""
+    n, most = 60, 3
+    fits = [[j - i < most for j in range(n)] for i in range(n)]
+    cuts = list(_cuts(fits, n))
+    assert 0 < len(cuts) <= CUTS_TRIED
+    assert len(cuts[0]) == n // most
+    assert [len(c) for c in cuts] == sorted(len(c) for c in cuts)
+    for runs in cuts:
+        assert runs[0][0] == 0 and runs[-1][1] == n - 1
+        assert all(b[0] == a[1] + 1 for a, b in zip(runs, runs[1:]))
+        assert all(j - i < most for i, j in runs)
