@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QLabel, QMainW
 
 from ...graph.errors import DocumentError, Problem
 from . import focus_keys
+from .inactive_keys import InactiveKeys
 from .. import theme as app_theme
 from ..dock_room import CANVAS_MIN_HEIGHT, open_bottom, side_tabs, title_bar_follows_area
 from ..canvas.view import CanvasView
@@ -77,6 +78,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self._last_focus = None
         self.other_windows = []         # windows opened from this one (recovered documents)
         focus_keys.install()
+        self.inactive_keys = InactiveKeys(self)
 
         self.setObjectName("MainWindow")
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks
@@ -102,6 +104,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.player_bar = None  # issue 5: add_player_bar()
         self.player = PlayerBar(controller, self.canvas)
         self.canvas.spaceTapped.connect(self.player.toggle_play)
+        self.canvas.story_keys = lambda: bool(self.player.shown_steps)
         self.provenance = ProvenancePanel(controller, self.player, self.canvas)
         self.provenance_dock = self._dock("Provenance", "provenanceDock", self.provenance,
                                           Qt.DockWidgetArea.RightDockWidgetArea)
@@ -458,11 +461,22 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
 
     def showEvent(self, event):
         super().showEvent(event)
+        self.inactive_keys.follow()   # the shortcuts, for keys that come before activation
         if not getattr(self, "_shown_once", False):
             self._shown_once = True
             if self._first_run:
                 self._first_dock_layout()
             QTimer.singleShot(0, self.canvas.fit)  # once the docks have their final widths
+            QTimer.singleShot(0, self, self._take_keyboard)
+
+    def _take_keyboard(self):
+        """Shown while no window of the app is active: ask to be. A window manager activates
+        a new window itself; on a display without one (Xvfb, a kiosk) the window stayed
+        inactive, so its shortcuts never fired: → scrolled the canvas, F5 did nothing, and
+        Space reached the canvas and started autoplay (three presses meant for the
+        presentation showed 2/4), until a click somewhere."""
+        if QApplication.activeWindow() is None and self.isVisible():
+            self.activateWindow()
 
     # -- closing -----------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent):
