@@ -13,6 +13,7 @@ from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QLabel, QMainWindow, QMessageBox,
                                QProgressDialog, QScrollArea, QToolBar, QWidget)
 
+from ...engine.errors import counted
 from ...graph.errors import DocumentError, Problem
 from . import focus_keys
 from .inactive_keys import InactiveKeys
@@ -311,12 +312,17 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
                    if getattr(dock, "view", None) is not None and dock.view.problem
                    and dock.toggleViewAction().isChecked()]
         shown = {text for _, text in studies}
-        studies += [(p.where, p.message) for p in self._studied[1] if p.message not in shown]
+        studies += [(_study_title(p.where), p.message) for p in self._studied[1]
+                    if p.message not in shown]
         errors = sum(not p.warning for p in result.problems)
-        warnings = len(result.problems) - errors + len(studies)
+        warnings = len(result.problems) - errors
         if result.problems or studies:
             counts = [f"{n} {word}{'s' * (n != 1)}" for n, word in
                       ((errors, "problem"), (warnings, "warning")) if n]
+            if studies:      # a study's, not a node's: no card on the canvas is amber for it
+                names = list(dict.fromkeys(title for title, _ in studies))
+                names = ", ".join(names if len(names) <= 2 else names[:2] + ["…"])
+                counts.append(f"{counted(len(studies), 'study warning')} ({names})")
             self.problems_label.setText("⚠ " + ", ".join(counts))
             self.problems_label.setToolTip("\n".join(
                 [(f"{self.controller.name(p.node)}: " if p.node else "") + p.message for p in result.problems[:12]]
@@ -324,7 +330,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         else:
             self.problems_label.setText("✓ no problems" if self.controller.doc.nodes else "")
             self.problems_label.setToolTip("The graph runs forward and backward")
-        self.problems_label.setStyleSheet(ERROR_STYLE if errors else WARN_STYLE if warnings else "")
+        self.problems_label.setStyleSheet(ERROR_STYLE if errors else
+                                          WARN_STYLE if warnings or studies else "")
 
     def _update_title(self, *_):
         """'Title — file.gradviz.json', 'Title (lesson)' for a bundled lesson not saved to a
@@ -516,6 +523,13 @@ def _compute_studies(job, doc):
     if isinstance(check, GradientCheck) and not check.passed:   # as its view says it
         problems.append(Problem(check.summary(), where="studies.gradient_check", warning=True))
     return out, problems
+
+
+def _study_title(where):
+    """'Hessian' for a problem found where 'studies.hessian' (Ctrl+Shift+J's studies)."""
+    kind = where.removeprefix("studies.")
+    return next((t for t in STUDY_TITLES if t.lower().replace(" ", "_") == kind),
+                kind.replace("_", " "))
 
 
 def _scrolled(view):
