@@ -360,8 +360,10 @@ class PlayerBar(QWidget):
         if step is None:
             return None
         # The canvas's own layout, as the steps are shown: unfolded where Fit to Window folded
-        # it to show it whole compact (at the framing's size: the same for every step).
-        self.canvas.relayout_unplaced(self.framing.get("readable_px", READABLE_PX), overview=False)
+        # it to show it whole compact (at the framing's size: the same for every step), folded
+        # where that lets a step's cards be framed together at the legible size.
+        self.canvas.relayout_unplaced(self.framing.get("readable_px", READABLE_PX), overview=False,
+                                      steps=step_view.step_groups(self.canvas.renderer, self.steps))
         framed = step_view.frame_step(self.canvas, self.canvas.renderer, step, **self.framing)
         self._pan = None
         if framed is not None and self.animation.state() == QVariantAnimation.State.Running:
