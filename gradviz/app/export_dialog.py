@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBo
 from ..engine.errors import counted
 from ..graph.atomic import write_bytes
 from ..render import Renderer, animation, export
-from .folders import remember_folder, start_folder
+from .folders import document_stem, file_stem, remember_folder, start_folder
 
 THEMES = (("contrast", "High contrast (projector and print)"), ("light", "Light"), ("dark", "Dark"))
 STEP_FORMATS = (("png", "PNG picture"), ("svg", "SVG drawing"), ("pdf", "PDF document"))
@@ -181,13 +181,8 @@ def export_animation(window, path, kind=None, fps=animation.FPS, scale=animation
     if kind == "apng":
         return animation.write_apng(source(), path, fps)
     if kind == "sequence":
-        return len(animation.write_png_sequence(source(), path, _stem(doc.title)))
+        return len(animation.write_png_sequence(source(), path, document_stem(window.controller)))
     raise ValueError(f"unknown animation kind {kind!r}")
-
-
-def _stem(title):
-    stem = "".join(ch if ch.isalnum() or ch in "-_ " else "" for ch in title or "gradviz")
-    return "_".join(stem.split())[:40].lower() or "gradviz"
 
 
 def _start_dir(window):
@@ -239,7 +234,7 @@ class ExportStepDialog(QDialog):
         step = current_step(window)
         steps = len(getattr(window.controller.result.story, "steps", None) or [])
         what = (f"Step {step + 1} of {steps}" if step is not None else "The graph (before the first step)")
-        stem = _stem(window.controller.doc.title) + (f"_step{step + 1:02d}" if step is not None else "")
+        stem = document_stem(window.controller) + (f"_step{step + 1:02d}" if step is not None else "")
         self.format = QComboBox()
         for name, label in STEP_FORMATS:
             self.format.addItem(label, name)
@@ -284,7 +279,7 @@ class ExportViewDialog(QDialog):
     def __init__(self, window, view):
         super().__init__(window)
         self.setWindowTitle("Export View")
-        stem = _stem(f"{window.controller.doc.title} {view.title}")
+        stem = f"{document_stem(window.controller)}_{file_stem(view.title)}"
         self.format = QComboBox()
         for name, label in STEP_FORMATS:
             self.format.addItem(label, name)
@@ -326,7 +321,7 @@ class ExportAnimationDialog(QDialog):
         self.kind = QComboBox()
         for name, label in ANIMATION_FORMATS:
             self.kind.addItem(label, name)
-        self.stem = _stem(window.controller.doc.title)
+        self.stem = document_stem(window.controller)
         self.path = _PathRow(os.path.join(_start_dir(window), self.stem + ".gif"), self._browse)
         self.kind.currentIndexChanged.connect(self._kind_changed)
         self.fps = QSpinBox()

@@ -102,8 +102,6 @@ def frames(doc, evaluation=None, story=None, theme="light", scale=SCALE, frames_
             continue
         image = QImage(width, height, QImage.Format.Format_RGB32)
         image.fill(background)
-        image.setDotsPerMeterX(dots_per_metre)
-        image.setDotsPerMeterY(dots_per_metre)
         painter = QPainter(image)
         shown_at = renderer.story_index
         if step is None and steps:
@@ -115,6 +113,10 @@ def frames(doc, evaluation=None, story=None, theme="light", scale=SCALE, frames_
         finally:
             painter.end()
             renderer.story_index = shown_at
+        # The resolution is recorded only after painting: set before, it would make Qt draw
+        # point-sized text `scale` times larger on top of painter.scale (render_image does the same).
+        image.setDotsPerMeterX(dots_per_metre)
+        image.setDotsPerMeterY(dots_per_metre)
         last = ((step, progress), image)
         yield image
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from test_animation import read_gif
 
-from gradviz.graph import evaluate, load
+from gradviz.graph import evaluate, load, loads
 from gradviz.render import Renderer, animation, png
 from gradviz.story import build
 
@@ -87,3 +87,22 @@ def test_animation_options_are_refused_in_words_where_they_do_not_apply(tmp_path
         assert main(["export", str(source), *args]) == 2
         assert words in capsys.readouterr().err
     assert not list(tmp_path.glob("a.*"))
+
+
+def _grey(image):
+    return png.rgb_array(image).astype(float).mean(axis=2)
+
+
+def test_a_2x_frame_is_the_1x_frame_drawn_sharper(qapp):
+    """Text keeps its size at every scale: a 2x frame shrunk back to 1x matches the 1x frame
+    (the audit's 2x GIFs drew point-sized text twice as large, spilling over the cards)."""
+    doc = loads(json.dumps(SQUARES))
+    renderer = Renderer(doc, evaluation=evaluate(doc), story=build(doc))
+    last = {}
+    for scale in (1.0, 2.0):
+        last[scale] = _grey(list(animation.frames(doc, renderer=renderer, scale=scale, frames_per_step=2,
+                                                  hold=1, intro=False))[-1])
+    one, two = last[1.0], last[2.0]
+    h, w = min(one.shape[0], two.shape[0] // 2), min(one.shape[1], two.shape[1] // 2)
+    shrunk = two[:2 * h, :2 * w].reshape(h, 2, w, 2).mean(axis=(1, 3))
+    assert np.abs(shrunk - one[:h, :w]).mean() < 2.0   # 0.5 here; 8 with text drawn twice as large

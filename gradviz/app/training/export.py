@@ -15,7 +15,7 @@ from ...graph.training import loss_of, with_values
 from ...render import Renderer, animation, legible, text as render_text
 from ..export_dialog import export_widget, frame_progress
 from ..studies._base import port_label
-from ..folders import remember_folder, start_folder
+from ..folders import document_stem, remember_folder, start_folder
 
 MAX_FRAMES = 60
 FRAME_WIDTH, FRAME_HEIGHT = 1280, 720     # a slide's 16:9 (was a 3266 x 508 strip of 6 MB)
@@ -205,7 +205,7 @@ def export_run(panel, path, fps=6.0, theme="light", progress=None):
 def export_plots_dialog(panel):
     """Ask where, then write the tab on screen; returns the path or None."""
     name = "training_landscape" if panel.tabs.currentWidget() is panel.landscape else "training_curves"
-    path, _ = QFileDialog.getSaveFileName(panel, "Export plots", _start(panel, name + ".png"),
+    path, _ = QFileDialog.getSaveFileName(panel, "Export plots", _start(panel, f"{document_stem(panel.controller)}_{name}.png"),
                                           "PNG picture (*.png);;SVG drawing (*.svg);;PDF (*.pdf)")
     if not path:
         return None
@@ -220,7 +220,7 @@ def export_plots_dialog(panel):
 def export_run_dialog(panel):
     """Ask where, then replay the run into a GIF or APNG behind a progress dialog with
     Cancel (a cancelled export leaves no file); returns the frames written or None."""
-    path, _ = QFileDialog.getSaveFileName(panel, "Export run", _start(panel, "training_run.gif"),
+    path, _ = QFileDialog.getSaveFileName(panel, "Export run", _start(panel, f"{document_stem(panel.controller)}_training_run.gif"),
                                           "Animated GIF (*.gif);;Animated PNG (*.png)")
     if not path:
         return None

@@ -21,11 +21,10 @@ from ...graph.document import Document
 from ...graph.errors import DocumentError
 from ..controller import DocumentController
 from ..export_dialog import export_step, report_export
-from ..folders import remember_folder, start_folder
+from ..folders import document_stem, remember_folder, start_folder
 from ..literal import mnemonic_free
 from ..snapshots import snapshot
 from ..worker import wait_painted
-from .recovery import file_stem
 from .script_import import run_trace
 
 SAMPLES_DIR = bundled.samples_dir()
@@ -159,7 +158,7 @@ class WindowFiles:
     def save_as(self, path=None):
         if not path:
             start = self.controller.path or os.path.join(start_folder(self, "save", self._start_dir()),
-                                                         file_stem(self.controller.doc.title) + ".gradviz.json")
+                                                         document_stem(self.controller) + ".gradviz.json")
             path, _ = QFileDialog.getSaveFileName(self, "Save document as", start, FILE_FILTER)
             if not path:
                 return False
@@ -244,7 +243,7 @@ class WindowFiles:
     def export_picture(self, path=None):
         if not path:
             start = os.path.join(start_folder(self, "export", self._start_dir()),
-                                 file_stem(self.controller.doc.title) + ".png")
+                                 document_stem(self.controller) + ".png")
             path, chosen = QFileDialog.getSaveFileName(self, "Export picture", start,
                                                        PICTURE_FILTER)
             if not path:

@@ -463,6 +463,16 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
             if self._first_run:
                 self._first_dock_layout()
             QTimer.singleShot(0, self.canvas.fit)  # once the docks have their final widths
+            QTimer.singleShot(0, self, self._take_keyboard)
+
+    def _take_keyboard(self):
+        """Shown while no window of the app is active: ask to be. A window manager activates
+        a new window itself; on a display without one (Xvfb, a kiosk) the window stayed
+        inactive, so its shortcuts never fired: → scrolled the canvas, F5 did nothing, and
+        Space reached the canvas and started autoplay (three presses meant for the
+        presentation showed 2/4), until a click somewhere."""
+        if QApplication.activeWindow() is None and self.isVisible():
+            self.activateWindow()
 
     # -- closing -----------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent):

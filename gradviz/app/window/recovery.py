@@ -29,6 +29,7 @@ from ...graph import fileformat
 from ...graph.atomic import write_bytes
 from ...graph.document import Document
 from ...graph.errors import DocumentError
+from ..folders import file_stem
 from ..snapshots import snapshot
 
 MAX_RECENT = 10
@@ -230,12 +231,6 @@ class Recovery:
         controller.edit("Restore recovered changes",
                         lambda d: d.__dict__.update(copy.deepcopy(recovered.__dict__)))
         return why
-
-
-def file_stem(title):
-    """A file name from a document's title."""
-    stem = "".join(ch if ch.isalnum() or ch in "-_ " else "" for ch in title or "untitled")
-    return "_".join(stem.split())[:60].lower() or "untitled"
 
 
 def _mtime(path):

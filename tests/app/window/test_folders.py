@@ -75,6 +75,7 @@ def test_a_folder_that_is_gone_falls_back(open_window, tmp_path):
 def test_every_export_dialog_shares_the_last_export_folder(open_window, monkeypatch, tmp_path, qtbot):
     """Walk-through: after the run's GIF went to /tmp/aud, Export View offered the home
     folder (the Train dock's dialogs neither read nor wrote the setting)."""
+    from gradviz.app.folders import document_stem
     from gradviz.app.training import export as train_export
     gifs, plots, views = (tmp_path / name for name in ("gifs", "plots", "views"))
     for folder in (gifs, plots, views):
@@ -98,4 +99,31 @@ def test_every_export_dialog_shares_the_last_export_folder(open_window, monkeypa
                                                     scale=1.0))
     answers.append("")
     train_export.export_run_dialog(panel)
-    assert asked[-1][1] == str(views / "training_run.gif")
+    assert asked[-1][1] == str(views / f"{document_stem(w.controller)}_training_run.gif")
+
+
+def test_files_made_from_a_saved_document_take_its_name(open_window, monkeypatch, tmp_path, qtbot):
+    """Walk-through: a graph built from scratch and saved as mlp.gradviz.json offered
+    untitled.gif, untitled_step03.png, ... (the names came from the title alone)."""
+    from gradviz.app.folders import document_stem
+    from gradviz.app.training import export as train_export
+    w = open_window(shown=False)
+    w.new_document()
+    assert document_stem(w.controller) == "untitled"              # unsaved: from the title
+    w = open_window("samples/train_1_gd_bowl.json")
+    assert w.save_as(str(tmp_path / "mlp.gradviz.json"))
+    assert document_stem(w.controller) == "mlp"
+    names = [export_dialog.ExportAnimationDialog(w).options()["path"],
+             export_dialog.ExportStepDialog(w).options()["path"]]
+    asked = _chooser(monkeypatch, ["", "", ""])
+    w.export_picture()
+    w.save_as()
+    w.train_dock.toggleViewAction().trigger()
+    qtbot.waitUntil(lambda: w.train_dock.panel is not None)
+    panel = w.train_dock.panel
+    train_export.export_run_dialog(panel)
+    names += [start for _, start in asked]
+    stems = [name.rsplit("/", 1)[-1] for name in names]
+    assert stems[0] == "mlp.gif" and stems[1].startswith("mlp") and stems[1].endswith(".png")
+    assert stems[2] == "mlp.png" and stems[3] == "mlp.gradviz.json"
+    assert stems[4] == "mlp_training_run.gif"

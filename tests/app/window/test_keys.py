@@ -258,3 +258,22 @@ def test_arrow_keys_step_after_a_dialog_closes(open_window, qtbot, which):
     assert QApplication.focusWidget().window() is w
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Right)
     assert w.player.index == 1
+
+
+@pytest.mark.parametrize("active", ["none", "a dialog"])
+def test_a_window_shown_while_none_is_active_asks_for_the_keys(open_window, qtbot, monkeypatch, active):
+    """Nothing activates a new window on a display without a window manager (Xvfb, a
+    kiosk): its shortcuts slept until a click, so → scrolled the canvas, F5 did nothing
+    and Space started autoplay (three presses meant for the presentation showed 2/4, issue
+    20 §3). Shown while no window of the app is active, the main window asks to be; it
+    takes nothing from a window of the app that is (a dialog)."""
+    from gradviz.app.window.main_window import MainWindow
+    other = None if active == "none" else QCheckBox()
+    monkeypatch.setattr(QApplication, "activeWindow", staticmethod(lambda: other))
+    asked = []
+    monkeypatch.setattr(MainWindow, "activateWindow", lambda self: asked.append(self))
+    w = open_window(shown=False)
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.wait(20)
+    assert asked == ([w] if other is None else [])
