@@ -3,7 +3,16 @@
 import numba
 import numpy as np
 
+from ._vector_math import cos_grad_into, sin_grad_into  # noqa: F401 (kernels.py loads them by name)
+
 _jit = numba.njit(cache=True, nogil=True, fastmath=False)
+
+
+def _typed(*dtypes):
+    """Compiled here (on the loader) for C-order 1-D arrays of these dtypes, and never at a
+    call: any other dtype or layout raises TypeError, and the caller runs numpy."""
+    return numba.njit([f"boolean({t}[::1], {t}[::1], {t}[::1])" for t in dtypes],
+                      cache=True, nogil=True, error_model="numpy")
 
 
 @_jit
@@ -51,6 +60,15 @@ def sigmoid_grad(y, g):
     for i in range(g.size):
         out[i] = g[i] * y[i] * (1 - y[i])
     return out
+
+
+@_typed("float32", "float64")
+def tanh_grad_into(y, dy, out):
+    """out = dy · (1 - y²), in the arrays' dtype as numpy computes it (the same bits)."""
+    one = y.dtype.type(1)
+    for i in range(out.size):
+        out[i] = dy[i] * (one - y[i] * y[i])
+    return True
 
 
 @_jit
@@ -109,12 +127,15 @@ def warm_up(stop=None):
         v = np.linspace(-1, 1, 8).astype(dtype)
         cols = np.empty((1, 1, 1, 2, 2, 2), dtype)
         calls = [(relu, v), (relu_grad, v, v), (relu_grad_rows, v.reshape(2, 4), v.reshape(2, 4)),
-                 (sigmoid_grad, v, v), (elu_grad, v, v),
+                 (sigmoid_grad, v, v), (elu_grad, v, v), (tanh_grad_into, v, v, np.empty_like(v)),
                  (moments_cols, v.reshape(2, 4)),
                  (scatter_add_3d, np.zeros((1, 3, 2), dtype), np.array([0, 2], np.int64),
                   v[:4].reshape(1, 2, 2)),
                  (move_windows, v.reshape(1, 2, 2, 2), cols, 1, 1, 1, 1, True),
                  (move_windows, np.zeros((1, 2, 2, 2), dtype), cols, 1, 1, 1, 1, False)]
+        if dtype is np.float32:
+            calls += [(sin_grad_into, v, v, np.empty_like(v)),
+                      (cos_grad_into, v, v, np.empty_like(v))]
         for kernel, *args in calls:
             if stop is not None and stop():
                 return False

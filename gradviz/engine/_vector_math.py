@@ -128,3 +128,32 @@ def sin32(x):
 @_inline
 def cos32(x):
     return _sin_quadrant(x, 1)
+
+
+
+# -- the eager gradients of sin and cos (kernels.py) -------------------------------------
+# Here, not in _numba_kernels.py: numba's disk cache of a kernel is invalidated when its
+# own file changes, and these inline the forms above. Each returns True when every x was
+# within SIN_COS_LIMIT (else the caller computes the gradient with numpy).
+_grad_kernel = numba.njit(["boolean(float32[::1], float32[::1], float32[::1])"], cache=True,
+                          nogil=True, error_model="numpy")
+
+
+@_grad_kernel
+def sin_grad_into(x, g, out):
+    """out = g · cos(x), Sin's gradient."""
+    far = False
+    for i in range(out.size):
+        far |= not (abs(x[i]) <= _f32(SIN_COS_LIMIT))
+        out[i] = g[i] * cos32(x[i])
+    return not far
+
+
+@_grad_kernel
+def cos_grad_into(x, g, out):
+    """out = -g · sin(x), Cos's gradient."""
+    far = False
+    for i in range(out.size):
+        far |= not (abs(x[i]) <= _f32(SIN_COS_LIMIT))
+        out[i] = -g[i] * sin32(x[i])
+    return not far

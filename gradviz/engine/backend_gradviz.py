@@ -81,6 +81,8 @@ def _gradviz_namespace():
         softmax=nn.softmax,
         log_softmax=nn.log_softmax,
         tanh_grad=math.tanh_grad,
+        sin_grad=lambda x, g: g * math.cos(x),
+        cos_grad=lambda x, g: -g * math.sin(x),
         relu_grad=nn.relu_grad,
         sigmoid_grad=nn.sigmoid_grad,
         elu_grad=nn.elu_grad,

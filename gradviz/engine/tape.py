@@ -85,6 +85,10 @@ class GradientTape:
         Only what a tape watches, or what an op it recorded made, has a gradient on it:
         a constant that was never watched gets None even where a recorded op read it.
         """
+        if type(tensor) is Tensor:  # the common call, one tensor (not a Variable)
+            if tensor._value.dtype.kind == "f":  # integer tensors are not differentiable
+                self._tracked.add(tensor._id)
+            return
         for t in nest.flatten(tensor):
             if not isinstance(t, Tensor):
                 raise ValueError(
@@ -188,12 +192,12 @@ class GradientTape:
         known = [s for s in flat_sources if s._id in self._tracked]
         for t in flat_targets:
             for s in known:
-                check_result_fits("jacobian", tuple(t.shape) + tuple(s.shape), s._value.dtype)
+                check_result_fits("jacobian", t._value.shape + s._value.shape, s._value.dtype)
         results = []
         for t in flat_targets:
             computed = iter(_jacobian(self._entries, t, known, zero) if known else ())
             flat = [next(computed) if s._id in self._tracked
-                    else _unconnected(tuple(t.shape) + tuple(s.shape), s, zero)
+                    else _unconnected(t._value.shape + s._value.shape, s, zero)
                     for s in flat_sources]
             results.append(nest.pack_sequence_as(sources, flat))
         if isinstance(target, (list, tuple, dict)):
@@ -381,14 +385,18 @@ def _chunk_size(entries, n):
 
 
 def _basis(start, stop, n, dtype):
-    """Rows start..stop-1 of the n x n identity: the basis cotangents of one chunk."""
-    return np.eye(stop - start, n, start, dtype=dtype)
+    """Rows start..stop-1 of the n x n identity: the basis cotangents of one chunk.
+    Row i's one is flat element start + i * (n + 1): one strided write (np.eye's
+    Python layer and flat iterator cost more than the rest of a small Jacobian)."""
+    rows = np.zeros((stop - start, n), dtype)
+    rows.reshape(-1)[start::n + 1] = 1
+    return rows
 
 
 def _jacobian(entries, target, sources, zero):
-    n = target.size
+    n = target._value.size
     if n == 0:
-        return [Tensor._wrap(np.zeros(tuple(target.shape) + tuple(s.shape), s._value.dtype))
+        return [Tensor._wrap(np.zeros(target._value.shape + s._value.shape, s._value.dtype))
                 for s in sources]
     # Found once for all chunks: the recorded ops on a path from a source.
     relevant = _relevant_entries(entries, {s._id for s in sources if s._value.dtype.kind == "f"})[0]
@@ -403,26 +411,33 @@ def _jacobian(entries, target, sources, zero):
                                          chunk_size=_chunk_size)
     chunk = _chunk_size(ops, n)
     dtype = target._value.dtype
+    target_shape = target._value.shape
     per_source = [[] for _ in sources]
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
         seed = _basis(start, stop, n, dtype)
-        seed = Tensor._wrap(seed.reshape((stop - start,) + tuple(target.shape)))
+        seed = Tensor._wrap(seed.reshape((stop - start,) + target_shape))
         grads = backward(entries, [target], [seed], sources, 1, None, relevant)
         for parts, g in zip(per_source, grads):
             parts.append(g)
     S = shape_ops
     out = []
     for parts, s in zip(per_source, sources):
-        if any(p is None for p in parts):
-            out.append(Tensor._wrap(np.zeros(tuple(target.shape) + tuple(s.shape), s._value.dtype))
-                       if zero else None)
+        shape = target_shape + s._value.shape
+        if _has_none(parts):
+            out.append(Tensor._wrap(np.zeros(shape, s._value.dtype)) if zero else None)
             continue
-        shape = tuple(target.shape) + tuple(s.shape)
-        if not _state.recording:  # nothing to record: plain numpy
+        if not recording:  # nothing to record: plain numpy
             j = parts[0]._value if len(parts) == 1 else np.concatenate([p._value for p in parts])
             out.append(Tensor._wrap(j.reshape(shape)))
             continue
         j = parts[0] if len(parts) == 1 else S.concat(parts, axis=0)
         out.append(S.reshape(j, shape))
     return out
+
+
+def _has_none(items):
+    for item in items:
+        if item is None:
+            return True
+    return False

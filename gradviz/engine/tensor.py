@@ -5,6 +5,7 @@ one id for its whole life while `assign` swaps the array behind it, which is how
 gradients "with respect to a variable" survive updates.
 """
 import itertools
+import threading
 import weakref
 
 import numpy as np
@@ -15,14 +16,38 @@ from .tracing import _trace
 
 _next_id = itertools.count(1).__next__
 
+class _LiveTapes:
+    """Weak references to the tapes made, pruned of dead ones whenever their count
+    doubles. Lighter than a WeakSet, whose add and per-tape removal callback are Python
+    code run for every tape (W2 makes one per step); `tensor.op`, the only reader, is rare."""
+
+    def __init__(self):
+        self._refs = []
+        self._limit = 64
+        self._lock = threading.Lock()  # tapes are made on worker threads too
+
+    def add(self, tape):
+        with self._lock:
+            refs = self._refs
+            refs.append(weakref.ref(tape))
+            if len(refs) > self._limit:
+                refs[:] = [r for r in refs if r() is not None]
+                self._limit = max(64, 2 * len(refs))
+
+    def alive(self):
+        with self._lock:
+            refs = list(self._refs)
+        return [tape for tape in (r() for r in refs) if tape is not None]
+
+
 # Every tape alive, so `tensor.op` can find the Operation that produced a tensor
 # without the tensor pointing at it (see Tensor._op).
-_live_tapes = weakref.WeakSet()
+_live_tapes = _LiveTapes()
 
 
 def producer_of(tensor):
     """The Operation that produced `tensor` on some live tape, or None."""
-    for tape in list(_live_tapes):
+    for tape in _live_tapes.alive():
         op = tape._producer(tensor._id)
         if op is not None:
             return op

@@ -269,6 +269,122 @@ def test_warm_up_compiles_every_kernel(monkeypatch):
     kernels.warm_up()
 
 
+# -- the elementwise gradients that take a kernel at any size ----------------------------
+
+def _cos_grad_reference(x, g):
+    return -g * np.sin(x)
+
+
+ELEMENTWISE = [  # (kernel, numpy's formula, its dtypes, tolerance)
+    ("tanh_grad", lambda y, dy: dy * (1 - y * y), DTYPES, {}),  # the same bits
+    ("sin_grad", lambda x, g: g * np.cos(x), [np.float32], dict(rtol=1e-6, atol=1e-30)),
+    ("cos_grad", _cos_grad_reference, [np.float32], dict(rtol=1e-6, atol=1e-30)),
+]
+
+
+@pytest.mark.parametrize("name, formula, dtypes, tolerance", ELEMENTWISE,
+                         ids=[e[0] for e in ELEMENTWISE])
+@pytest.mark.parametrize("shape", [(), (1,), (7,), (1000,), (30, 40)], ids=str)
+def test_elementwise_gradient_kernels_equal_numpy_at_any_size(monkeypatch, used, name, formula,
+                                                             dtypes, tolerance, shape):
+    """Small arrays too (W5's 1000 floats): one call replaces numpy's two or three."""
+    rng = np.random.default_rng(len(shape))
+    for dtype in DTYPES:
+        a = np.asarray(np.tanh(2 * rng.standard_normal(shape)) if name == "tanh_grad"
+                       else 4 * rng.standard_normal(shape), dtype)
+        b = np.asarray(10 * rng.standard_normal(shape), dtype)
+        used.clear()
+        fast, slow = both_paths(monkeypatch, getattr(kernels, name), a, b)
+        assert used == ([name + "_into"] if dtype in dtypes else [])
+        assert fast.dtype == slow.dtype == np.dtype(dtype) and fast.shape == slow.shape == shape
+        if tolerance and dtype in dtypes:
+            np.testing.assert_allclose(fast, slow, **tolerance)
+        else:
+            np.testing.assert_array_equal(fast, slow)
+
+
+@pytest.mark.parametrize("name, formula, dtypes, tolerance", ELEMENTWISE,
+                         ids=[e[0] for e in ELEMENTWISE])
+def test_elementwise_gradient_kernels_leave_the_rest_to_numpy(monkeypatch, used, name, formula,
+                                                             dtypes, tolerance):
+    """A batched or broadcast cotangent, a view, a read-only array, float16, and (sin,
+    cos) an x beyond _vector_math's range or not finite: numpy's result, exactly."""
+    rng = np.random.default_rng(3)
+    x = np.tanh(rng.standard_normal(64)).astype(np.float32)
+    g = rng.standard_normal(64).astype(np.float32)
+    frozen = x.copy()
+    frozen.flags.writeable = False
+    far = x.copy()
+    far[[3, 9, 20]] = [1e5, np.nan, -np.inf]
+    cases = [(x, np.stack([g, g])), (np.float32(0.5), g), (x[::2], g[::2]), (frozen, g),
+             (x.astype(np.float16), g.astype(np.float16)), (x, g.astype(np.float64))]
+    if name != "tanh_grad":
+        cases.append((far, g))
+    kernel = getattr(kernels, name)
+    with np.errstate(all="ignore"):
+        for a, b in cases:
+            fast = kernel(a, b)
+            np.testing.assert_array_equal(fast, formula(a, b))
+            assert fast.dtype == formula(a, b).dtype
+    assert used == ([name + "_into"] if name != "tanh_grad" else [])  # far: tried, declined
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gradients_through_the_elementwise_kernels(monkeypatch, used, dtype):
+    """First and second order of a sin, cos, tanh chain: the same with the kernels as
+    without (numpy's formulas), and as the closed forms."""
+    import gradviz as tf
+
+    x_np = np.linspace(-2.5, 2.5, 1000).astype(dtype)
+
+    def grads():
+        x = tf.constant(x_np)
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = tf.tanh(tf.sin(x) + tf.cos(x))
+            g = inner.gradient(y, x)
+        return g.numpy(), outer.gradient(g, x).numpy()
+
+    def first_kernels(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(tf.tanh(tf.sin(x) + tf.cos(x)))
+        return tape.gradient(y, x)
+
+    used.clear()
+    x = tf.constant(x_np)
+    fast_first = first_kernels(x).numpy()
+    assert set(used) == ({"tanh_grad_into", "sin_grad_into", "cos_grad_into"}
+                         if dtype == np.float32 else {"tanh_grad_into"})
+    (fast_g, fast_h), (slow_g, slow_h) = both_paths(monkeypatch, grads)
+    tolerance = dict(rtol=2e-6, atol=2e-6) if dtype == np.float32 else dict(rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(fast_first, fast_g, **tolerance)
+    np.testing.assert_allclose(fast_g, slow_g, **tolerance)
+    np.testing.assert_allclose(fast_h, slow_h, **tolerance)
+    x64 = x_np.astype(np.float64)
+    u = np.sin(x64) + np.cos(x64)
+    du, d2u = np.cos(x64) - np.sin(x64), -u
+    t = np.tanh(u)
+    closed_g = (1 - t * t) * du
+    closed_h = -2 * t * (1 - t * t) * du * du + (1 - t * t) * d2u
+    scale = dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(fast_g, closed_g, **scale)
+    np.testing.assert_allclose(fast_h, closed_h, **scale)
+
+
+@pytest.mark.parametrize("fn", ["sin", "cos", "tanh"])
+def test_finite_differences_with_the_elementwise_kernels(used, fn):
+    """check_grads (float64, first and second order) with the kernels loaded."""
+    import gradviz as tf
+    from gradviz.engine.check import check_grads
+
+    used.clear()
+    check_grads(getattr(tf, fn), [np.random.default_rng(0).standard_normal((3, 4))], order=2)
+    assert fn != "tanh" or "tanh_grad_into" in used
+
+
 # -- a whole gradient computation with numba on and off ---------------------------------
 
 _PROGRAM = textwrap.dedent("""

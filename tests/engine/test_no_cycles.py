@@ -50,3 +50,21 @@ def test_op_stays_available_while_its_tape_lives():
     gc.collect()
     with pytest.raises(AttributeError):
         c.op
+
+
+def test_the_live_tape_registry_forgets_dead_tapes_and_keeps_live_ones():
+    """Thousands of short-lived tapes (a training loop) leave a registry of about the
+    live ones' size, and a tape made among them still answers `tensor.op`."""
+    from gradviz.engine.tensor import _live_tapes
+    a = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as kept:
+        kept.watch(a)
+        b = a * 3.0
+    for _ in range(1000):
+        with tf.GradientTape() as t:
+            t.watch(a)
+            a * 2.0
+    del t
+    assert b.op.type == "Mul" and b.op.inputs[0] is a
+    assert len(_live_tapes._refs) <= 130
+    assert kept in _live_tapes.alive()

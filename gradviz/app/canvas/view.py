@@ -38,6 +38,7 @@ __all__ = ["CanvasView", "EdgeItem", "NodeItem", "PortItem", "StepOverlay", "PAL
 
 AFTER_PAINT_WAIT_MS = 100  # how long `after_repaint` waits for a paint that may not come
 MANY_CARDS = 8             # cards in view repainting at once: the whole viewport repaints
+STORY_KEYS = {Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Home, Qt.Key.Key_End}
 
 
 class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QGraphicsView):
@@ -101,6 +102,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
         self.setAcceptDrops(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.story_keys = lambda: False   # the window's: True while → ← Home End step a story
         self.setMouseTracking(True)
         self.scene().selectionChanged.connect(self._scene_selection_changed)
 
@@ -456,6 +458,10 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
             self._space_panned = False
             self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
             event.accept()
+            return
+        plain = not mods & ~Qt.KeyboardModifier.KeypadModifier
+        if key in STORY_KEYS and plain and self.story_keys():
+            event.accept()   # the story's key at its first or last step: it scrolls no framing away
             return
         super().keyPressEvent(event)
 

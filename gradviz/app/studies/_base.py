@@ -248,12 +248,37 @@ class StudyView(QWidget):
         self._timer.start(0)
 
     def _document_replaced(self):
-        self.cancel()       # File ▸ New or Open: the running study is of another document
+        """File ▸ New, Open or another lesson: the study shown (or running) is of a document
+        gone; nothing of it stays on screen while the new one's is computed."""
+        self.cancel()
+        self.result, self.error = None, ""
+        self.clear_result()
+        self._show_results(False)
+        set_banner(self.message, "info", "")
         self.update_choosers()
         self._stale = True
 
     def update_choosers(self):
         pass
+
+    def result_widgets(self):
+        """What shows a computed study: every widget of the view's column but the busy bar
+        and the message (the choosers are a row of their own)."""
+        items = (self.layout_.itemAt(i) for i in range(self.layout_.count()))
+        return [item.widget() for item in items
+                if item.widget() is not None and item.widget() not in (self.busy, self.message)]
+
+    def _show_results(self, shown):
+        """Hidden while there is no study to show (it cannot be computed, the document is
+        empty or was replaced): no plot, colour bar, axis title or tick of another study
+        stays beside the message that says why."""
+        for widget in self.result_widgets():
+            widget.setVisible(shown)
+        if not self._rest_added:      # below the column: the room the hidden plots leave
+            self.layout_.addStretch(0)
+            self._rest_added = True
+
+    _rest_added = False
 
     # -- lazy, debounced recomputation -------------------------------------------------
     def _invalidate(self, *_):
@@ -282,6 +307,7 @@ class StudyView(QWidget):
         if not self.controller.doc.nodes:   # File ▸ New: nothing to study, and nothing wrong
             self.result, self.error = None, ""
             self.clear_result()
+            self._show_results(False)
             set_banner(self.message, "info", "The document is empty: build a graph or open a "
                        "lesson, and its study shows here.")
             return self._set_problem("")
@@ -298,7 +324,7 @@ class StudyView(QWidget):
             try:
                 result = fn()
             except Exception as e:  # noqa: BLE001 (the refusal is shown in words)
-                return self._show_error(_reason(e))
+                return self._show_error(self._reason(e))
             return self._done(generation, result)
         self.busy.show()
         self.busy_label.setText(f"Computing the {self.title.lower()}…")
@@ -331,6 +357,7 @@ class StudyView(QWidget):
         matrix = getattr(result, "jacobian", getattr(result, "hessian", None))
         if matrix is not None and np.size(matrix) == 0:
             return self._show_empty(np.shape(matrix))
+        self._show_results(True)     # before show_result: it hides the banners it leaves empty
         self.show_result(result)
         nan = getattr(result, "problem", "")   # where its NaN or infinity first appears
         if nan and not self.shows_problem:
@@ -342,18 +369,32 @@ class StudyView(QWidget):
         """An empty target or source (a 0 in its shape): the study is an empty array, and
         there is no matrix to draw; say so instead."""
         self.clear_result()
+        self._show_results(False)
         set_banner(self.message, "info", f"The {self.title} is empty, shape "
                                          f"{tuple(shape)}: the target or the source has no "
                                          "elements, so there is nothing to show.")
         self._set_problem("")
+
+    def _reason(self, e):
+        """Why the study failed, in words: an engine's refusal as it says it; a KeyError of
+        a value the graph never computed, as the graph's own error that stopped it."""
+        if isinstance(e, DocumentError):
+            return str(e)
+        errors = [p for p in self.controller.result.problems if not p.warning]
+        if errors:
+            where = f"{self.controller.name(errors[0].node)}: " if errors[0].node else ""
+            return f"the graph does not run ({where}{errors[0].message})"
+        return f"{type(e).__name__}: {e}"
 
     def _show_error(self, text):
         self._task = None
         self.busy.hide()
         self.error = text
         self.result = None
-        set_banner(self.message, "error", f"<b>Cannot compute this study.</b> {_html(text)}")
+        set_banner(self.message, "error", f"<b>Cannot compute the {self.title} study.</b> "
+                                          f"{_html(text)}")
         self.clear_result()
+        self._show_results(False)
         self._set_problem(text)
 
     def _set_problem(self, text):
@@ -386,10 +427,6 @@ class StudyView(QWidget):
         return getattr(result, "problem", "")
 
 
-def _reason(e):
-    if isinstance(e, DocumentError):
-        return str(e)
-    return f"{type(e).__name__}: {e}"
 
 
 def _html(text):

@@ -13,8 +13,10 @@ from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QLabel, QMainWindow, QMessageBox,
                                QProgressDialog, QScrollArea, QToolBar, QWidget)
 
+from ...engine.errors import counted
 from ...graph.errors import DocumentError, Problem
 from . import focus_keys
+from .inactive_keys import InactiveKeys
 from .. import theme as app_theme
 from ..dock_room import CANVAS_MIN_HEIGHT, open_bottom, side_tabs, title_bar_follows_area
 from ..canvas.view import CanvasView
@@ -77,6 +79,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self._last_focus = None
         self.other_windows = []         # windows opened from this one (recovered documents)
         focus_keys.install()
+        self.inactive_keys = InactiveKeys(self)
 
         self.setObjectName("MainWindow")
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks
@@ -102,6 +105,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.player_bar = None  # issue 5: add_player_bar()
         self.player = PlayerBar(controller, self.canvas)
         self.canvas.spaceTapped.connect(self.player.toggle_play)
+        self.canvas.story_keys = lambda: bool(self.player.shown_steps)
         self.provenance = ProvenancePanel(controller, self.player, self.canvas)
         self.provenance_dock = self._dock("Provenance", "provenanceDock", self.provenance,
                                           Qt.DockWidgetArea.RightDockWidgetArea)
@@ -308,12 +312,17 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
                    if getattr(dock, "view", None) is not None and dock.view.problem
                    and dock.toggleViewAction().isChecked()]
         shown = {text for _, text in studies}
-        studies += [(p.where, p.message) for p in self._studied[1] if p.message not in shown]
+        studies += [(_study_title(p.where), p.message) for p in self._studied[1]
+                    if p.message not in shown]
         errors = sum(not p.warning for p in result.problems)
-        warnings = len(result.problems) - errors + len(studies)
+        warnings = len(result.problems) - errors
         if result.problems or studies:
             counts = [f"{n} {word}{'s' * (n != 1)}" for n, word in
                       ((errors, "problem"), (warnings, "warning")) if n]
+            if studies:      # a study's, not a node's: no card on the canvas is amber for it
+                names = list(dict.fromkeys(title for title, _ in studies))
+                names = ", ".join(names if len(names) <= 2 else names[:2] + ["…"])
+                counts.append(f"{counted(len(studies), 'study warning')} ({names})")
             self.problems_label.setText("⚠ " + ", ".join(counts))
             self.problems_label.setToolTip("\n".join(
                 [(f"{self.controller.name(p.node)}: " if p.node else "") + p.message for p in result.problems[:12]]
@@ -321,7 +330,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         else:
             self.problems_label.setText("✓ no problems" if self.controller.doc.nodes else "")
             self.problems_label.setToolTip("The graph runs forward and backward")
-        self.problems_label.setStyleSheet(ERROR_STYLE if errors else WARN_STYLE if warnings else "")
+        self.problems_label.setStyleSheet(ERROR_STYLE if errors else
+                                          WARN_STYLE if warnings or studies else "")
 
     def _update_title(self, *_):
         """'Title — file.gradviz.json', 'Title (lesson)' for a bundled lesson not saved to a
@@ -458,6 +468,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
 
     def showEvent(self, event):
         super().showEvent(event)
+        self.inactive_keys.follow()   # the shortcuts, for keys that come before activation
         if not getattr(self, "_shown_once", False):
             self._shown_once = True
             if self._first_run:
@@ -512,6 +523,13 @@ def _compute_studies(job, doc):
     if isinstance(check, GradientCheck) and not check.passed:   # as its view says it
         problems.append(Problem(check.summary(), where="studies.gradient_check", warning=True))
     return out, problems
+
+
+def _study_title(where):
+    """'Hessian' for a problem found where 'studies.hessian' (Ctrl+Shift+J's studies)."""
+    kind = where.removeprefix("studies.")
+    return next((t for t in STUDY_TITLES if t.lower().replace(" ", "_") == kind),
+                kind.replace("_", " "))
 
 
 def _scrolled(view):

@@ -6,6 +6,7 @@ each input's shape in one place (backward._step).
 
 import numpy as np
 
+from .. import kernels
 from ..backend import _np_multiply_no_nan
 from ..execute import apply, tensors
 from ..registry import define_op, no_gradient
@@ -119,9 +120,9 @@ EXP, exp = _unary("Exp", np.exp, lambda F, g, ins, out, at, needs: (g * out,),
                   "grad_x = grad · exp(x)")
 LOG, log = _unary("Log", np.log, lambda F, g, ins, out, at, needs: (g / ins[0],),
                   "grad_x = grad / x")
-SIN, sin = _unary("Sin", np.sin, lambda F, g, ins, out, at, needs: (g * F.cos(ins[0]),),
+SIN, sin = _unary("Sin", np.sin, lambda F, g, ins, out, at, needs: (F.sin_grad(ins[0], g),),
                   "grad_x = grad · cos(x)")
-COS, cos = _unary("Cos", np.cos, lambda F, g, ins, out, at, needs: (-g * F.sin(ins[0]),),
+COS, cos = _unary("Cos", np.cos, lambda F, g, ins, out, at, needs: (F.cos_grad(ins[0], g),),
                   "grad_x = -grad · sin(x)")
 SQRT, sqrt = _unary("Sqrt", np.sqrt, lambda F, g, ins, out, at, needs: (g * 0.5 / out,),
                     "grad_x = grad / (2·√x)")
@@ -141,7 +142,7 @@ def _tanh_grad_rule(F, g, ins, out, at, needs):
     return (g * dy * (-2 * y) if needs[0] else None,
             F.tanh_grad(y, g) if needs[1] else None)
 
-TANH_GRAD = define_op("TanhGrad", lambda y, dy: dy * (1 - y * y), _tanh_grad_rule,
+TANH_GRAD = define_op("TanhGrad", kernels.tanh_grad, _tanh_grad_rule,
                       ("grad_y = grad · dy · (-2y)", "grad_dy = grad · (1 - y²)"))
 
 def tanh_grad(y, dy):
