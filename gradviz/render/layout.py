@@ -1,10 +1,12 @@
 """Deterministic layered auto-layout of a graph document, data flowing left to right.
 
-Three stages, each a pure function of the document (no Qt, no randomness):
+Four stages, each a pure function of the document (no Qt, no randomness):
 
-1. Layering: longest path from the inputs, so every edge points to a later column;
-   a node without inputs (a constant, a variable) then moves right to the column just
-   before its first consumer, which keeps its edges short.
+1. Layering: longest path from the inputs, so every edge points to a later column; an op
+   on a short path beside a long one then moves to the column that halves its longest
+   edges (attention's V between x and out, not beside x), and a node without inputs (a
+   constant, a variable) to the column just before its first consumer, which keeps its
+   edges short.
 2. Ordering within a column: a reading order (depth-first from the targets, inputs in
    slot order) seeds every column; one barycentric sweep then sorts each column by the
    mean reading rank of the node's inputs. Ties fall back to the reading order, then to
@@ -13,9 +15,10 @@ Three stages, each a pure function of the document (no Qt, no randomness):
 3. Coordinates: columns stacked left to right; inside a column nodes are stacked in
    order, then pulled towards the mean height of their neighbours (inputs for ops,
    consumers for inputs) without ever swapping or overlapping.
-4. Folding (only when a view's room is given): a chain too wide for the view at a
-   readable zoom, but not too tall once folded, is cut into rows of whole columns read
-   like lines of text; an edge from one row's end to the next row's start wraps back.
+4. Folding (fold.py, only when a view's room is given): a chain too wide for the view at
+   a readable zoom, but not too tall once folded, is cut into rows of whole columns read
+   like lines of text; an edge from one row's end to the next row's start wraps back. For
+   a story played step by step, rows are cut where that lets each step's cards be framed.
 
 An edge spanning several columns gets a channel in each column it crosses (a thin
 placeholder ordered and placed like a node, as in Sugiyama's dummy nodes), so the
@@ -23,19 +26,13 @@ cards there leave a gap for the edge router (edges.py) instead of standing in it
 """
 from __future__ import annotations
 
-import math
+from . import fold
 
 DEFAULT_SIZE = (160.0, 90.0)
 COLUMN_GAP = 130.0
 ROW_GAP = 36.0
 CHANNEL_H = 12.0       # the height a long edge's channel takes in a column it crosses
 CHANNEL_GAP = 20.0     # between a channel and its neighbours in the column
-FOLD_GAP = 96.0        # between two rows of a folded layout: badges, wrapping edges, their labels
-WRAP_ROOM = 40.0       # beside a folded row, for the edges that wrap (edges.BACK_REACH and a port)
-# When no fold fits at a readable zoom: the zoom-outs (over the readable zoom) at which a
-# fold is tried in turn, and how much larger than one row it must draw the graph to be used
-ZOOM_OUTS = (1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
-FOLD_GAIN = 1.3
 
 
 def _preds(doc):
@@ -69,11 +66,32 @@ def layers(doc):
 
     for nid in sorted(doc.nodes):
         visit(nid)
+    _balance(layer, preds, succs)
     # Inputs move right, next to their first consumer.
     for nid in sorted(doc.nodes):
         if not preds[nid] and succs[nid]:
             layer[nid] = max(0, min(layer[s] for s in succs[nid]) - 1)
     return layer
+
+
+def _balance(layer, preds, succs):
+    """Move every op with slack (a short path beside a long one: attention's V between x
+    and out) to the column that halves its longest edges, so that neither end of a story
+    step lies columns away from the other. Each move shortens the node's longest edge and
+    keeps every edge pointing right; a few sweeps settle it."""
+    for _ in range(len(layer)):
+        moved = False
+        for nid in sorted(layer, key=lambda n: (layer[n], n)):
+            ins = [layer[p] for p in preds[nid] if p != nid]
+            outs = [layer[s] for s in succs[nid] if s != nid]
+            if not ins or not outs or max(ins) >= min(outs) - 1:
+                continue
+            best = min(max(max(ins) + 1, (min(ins) + max(outs)) // 2), min(outs) - 1)
+            if best != layer[nid] and max(best - min(ins), max(outs) - best) \
+                    < max(layer[nid] - min(ins), max(outs) - layer[nid]):
+                layer[nid], moved = best, True
+        if not moved:
+            return
 
 
 def reading_order(doc):
@@ -152,7 +170,7 @@ def order(doc, layer=None):
     return [[n for n in column if n in doc.nodes] for column in columns]
 
 
-def layout(doc, sizes=None, gaps=None, room=None, shrink=False):
+def layout(doc, sizes=None, gaps=None, room=None, shrink=False, steps=None):
     """Top-left corner of every node card: {node_id: (x, y)}.
 
     `sizes` maps node ids to (width, height); missing nodes get DEFAULT_SIZE. `gaps` maps
@@ -161,6 +179,9 @@ def layout(doc, sizes=None, gaps=None, room=None, shrink=False):
     view shows at a readable zoom; a long chain that fits it only folded is folded into rows.
     `shrink`: where no fold fits `room`, fold where that shows the graph larger further out
     (Fit to Window, whose cards are then compact; not for slides that frame each step).
+    `steps` ((groups, reach)): the node ids each story step shows together, and what one
+    view shows at the legible zoom (scene units): where a step's cards do not fit it, the
+    rows are folded where that frames more steps (not with `shrink`).
     """
     if not doc.nodes:
         return {}
@@ -221,93 +242,10 @@ def layout(doc, sizes=None, gaps=None, room=None, shrink=False):
     boxes = {n: (xs[n], centre[n] - size[n][1] / 2, xs[n] + size[n][0], centre[n] + size[n][1] / 2)
              for n in doc.nodes}
     real = [[n for n in column if n in doc.nodes] for column in columns]
+    flat = boxes
     if room is not None:
-        boxes = _fitted(boxes, real, room) if shrink else _folded(boxes, real, room)
+        boxes = fold.fitted(flat, real, room) if shrink else fold.folded(flat, real, room)
+    if steps is not None and not shrink:
+        boxes = fold.framing(boxes, flat, real, steps[1], steps[0])
     top = min(box[1] for box in boxes.values())
     return {n: (round(x, 2), round(y - top, 2)) for n, (x, y, _, _) in boxes.items()}
-
-
-def _rows(count, fits, height):
-    """Columns 0..n-1 cut into `count` runs of neighbours [(first, last)], each run `fits`
-    the room's width, their `height`s summing to the least (a small dynamic program: a
-    graph has tens of columns, not thousands); None when no such cut exists."""
-    n = len(fits)
-    best = {j: (height[0][j], [(0, j)]) for j in range(n) if fits[0][j]}
-    for _ in range(1, count):
-        best = {j: min(((best[i][0] + height[i + 1][j], best[i][1] + [(i + 1, j)])
-                        for i in range(j) if i in best and fits[i + 1][j]), default=None)
-                for j in range(n)}
-        best = {j: value for j, value in best.items() if value is not None}
-    return best.get(n - 1, (None, None))[1]
-
-
-def _fitted(boxes, columns, room):
-    """The layout that the view shows largest: folded to fit `room` (the view at a readable
-    zoom) when that can be done; else, when even folded it fits only further out, the fold
-    that fits at the least zoom-out, if that draws it at least FOLD_GAIN times larger than
-    one long row would be (a 9-column chain in one row used a third of a 4:3 canvas)."""
-    folded = _folded(boxes, columns, room)
-    if folded is not boxes:
-        return folded
-    xs = [b[0] for b in boxes.values()] + [b[2] for b in boxes.values()]
-    ys = [b[1] for b in boxes.values()] + [b[3] for b in boxes.values()]
-    width, height = room
-    unfolded = min(width / (max(xs) - min(xs)), height / max(1.0, max(ys) - min(ys)))
-    if unfolded >= 1:
-        return boxes          # it fits as it is
-    for out in ZOOM_OUTS:
-        if 1 / out < unfolded * FOLD_GAIN:
-            return boxes      # no fold from here on would gain enough
-        folded = _folded(boxes, columns, (width * out, height * out))
-        if folded is not boxes:
-            return folded
-    return boxes
-
-
-def _folded(boxes, columns, room):
-    """The layout folded into rows, read like lines of text, when it is wider than `room`
-    ((width, height): what the view shows at a readable zoom) and folding lets it fit:
-    the fewest rows that fit, each row's columns kept in order and the rows stacked with
-    FOLD_GAP between them for the edges that wrap from one row's end to the next's start.
-    Unchanged when it fits as it is, or fits no better folded (cards then go compact)."""
-    columns = [c for c in columns if c]
-    n = len(columns)
-    lefts = [min(boxes[m][0] for m in c) for c in columns]
-    rights = [max(boxes[m][2] for m in c) for c in columns]
-    width, height = room
-    if rights[-1] - lefts[0] <= width:
-        return boxes
-    # Too few rows fit the height to hold every column (a row spans at most the width, and
-    # the gap cut at its end): no fold fits; the tables below cost n² (a 1000-column chain).
-    gap = max([lefts[i + 1] - rights[i] for i in range(n - 1)] + [0.0])
-    rows = math.ceil((rights[-1] - lefts[0] + gap) / max(1.0, width - 2 * WRAP_ROOM + gap))
-    shortest = min(max(boxes[m][3] for m in c) - min(boxes[m][1] for m in c) for c in columns)
-    if rows * shortest + (rows - 1) * FOLD_GAP > height:
-        return boxes
-    fits, tall = [[False] * n for _ in range(n)], [[0.0] * n for _ in range(n)]
-    for i in range(n):
-        top, bottom = float("inf"), float("-inf")
-        for j in range(i, n):
-            top = min([top] + [boxes[m][1] for m in columns[j]])
-            bottom = max([bottom] + [boxes[m][3] for m in columns[j]])
-            fits[i][j], tall[i][j] = rights[j] - lefts[i] + 2 * WRAP_ROOM <= width, bottom - top
-    # Each row is at least as tall as its shortest column: more rows than this cannot fit.
-    most = int((height + FOLD_GAP) // (FOLD_GAP + max(1.0, min(tall[i][i] for i in range(n)))))
-    for count in range(2, min(n, most) + 1):
-        runs = _rows(count, fits, tall)
-        if runs is not None:
-            break
-    else:
-        return boxes
-    if sum(tall[i][j] for i, j in runs) + FOLD_GAP * (len(runs) - 1) > height:
-        return boxes      # folded to the room's width it is too tall for it: no better
-    out, y = {}, 0.0
-    for i, j in runs:
-        top = min(boxes[m][1] for c in columns[i:j + 1] for m in c)
-        dx, dy = WRAP_ROOM - lefts[i], y - top
-        for c in columns[i:j + 1]:
-            for m in c:
-                x0, y0, x1, y1 = boxes[m]
-                out[m] = (x0 + dx, y0 + dy, x1 + dx, y1 + dy)
-        y += tall[i][j] + FOLD_GAP
-    return out

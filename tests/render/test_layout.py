@@ -5,7 +5,8 @@ from graphs import chain, mlp, seed004
 
 from gradviz.graph.document import Node
 from gradviz.render import layout
-from gradviz.render.layout import COLUMN_GAP, DEFAULT_SIZE, FOLD_GAIN, layers, order
+from gradviz.render.fold import FOLD_GAIN
+from gradviz.render.layout import COLUMN_GAP, DEFAULT_SIZE, layers, order
 
 
 def _column_order(doc):

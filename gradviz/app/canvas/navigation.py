@@ -134,6 +134,7 @@ class CanvasNavigation:
             self.offer_layout()
         if zoom >= MIN_SCALE:
             self.centerOn(rect.center())
+            self.fitted.emit()
             return
         # Too big even at MIN_SCALE: show the inputs' end, scroll for the rest.
         view = self.visible_rect()
@@ -144,6 +145,7 @@ class CanvasNavigation:
         y = min(max(y, rect.top() + view.height() / 2), rect.bottom() - view.height() / 2) \
             if rect.height() > view.height() else rect.center().y()
         self.centerOn(x, y)
+        self.fitted.emit()
 
     def _follow_zoom(self):
         """Before each paint: once the zoom has changed, decide whether the cards are drawn

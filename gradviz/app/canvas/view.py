@@ -46,6 +46,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
 
     nodeActivated = Signal(str)        # a card was double-clicked
     spaceTapped = Signal()             # Space pressed and released without panning
+    fitted = Signal()                  # Fit to Window has zoomed and scrolled (the player docks its card)
 
     def __init__(self, controller, parent=None, theme="light"):
         super().__init__(parent)

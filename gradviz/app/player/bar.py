@@ -20,7 +20,7 @@ from ...engine.errors import counted
 from ...render.legible import READABLE_PX
 from ...render.themes import LIGHT
 from ..literal import mnemonic_free
-from . import step_view
+from . import fit_dock, step_view
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0)
 STEP_MS = 1800          # one step at 1x while playing
@@ -202,6 +202,7 @@ class PlayerBar(QWidget):
 
         self._build()
         canvas.viewport().installEventFilter(self)   # a new size frames the step anew
+        canvas.fitted.connect(self._fitted)
         controller.evaluated.connect(self._evaluated)
         controller.documentReplaced.connect(self._document_replaced)
         self._evaluated(controller.result)
@@ -359,8 +360,10 @@ class PlayerBar(QWidget):
         if step is None:
             return None
         # The canvas's own layout, as the steps are shown: unfolded where Fit to Window folded
-        # it to show it whole compact (at the framing's size: the same for every step).
-        self.canvas.relayout_unplaced(self.framing.get("readable_px", READABLE_PX), overview=False)
+        # it to show it whole compact (at the framing's size: the same for every step), folded
+        # where that lets a step's cards be framed together at the legible size.
+        self.canvas.relayout_unplaced(self.framing.get("readable_px", READABLE_PX), overview=False,
+                                      steps=step_view.step_groups(self.canvas.renderer, self.steps))
         framed = step_view.frame_step(self.canvas, self.canvas.renderer, step, **self.framing)
         self._pan = None
         if framed is not None and self.animation.state() == QVariantAnimation.State.Running:
@@ -372,6 +375,16 @@ class PlayerBar(QWidget):
         if overlay is not None and overlay.step is step:
             overlay.relayout()     # the formula card may have docked elsewhere
         return None if framed is None else framed[0]
+
+    def _fitted(self):
+        """Fit to Window during the story: every card in view, the step's formula card
+        docked in view at a readable size (`fit_dock`)."""
+        step, overlay = self.step, getattr(self.canvas, "step_overlay", None)
+        if step is None or overlay is None or overlay.step is not step:
+            return
+        self._pan = None             # the view no longer follows the cotangent
+        fit_dock.dock_after_fit(self.canvas, self.canvas.renderer, step)
+        overlay.relayout()
 
     def _follow(self, progress):
         """While the cotangent travels from senders the step's frame does not show, the view

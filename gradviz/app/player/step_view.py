@@ -111,17 +111,29 @@ def fit_zoom(rect, width, height):
     return min(width / max(rect.width(), 1.0), height / max(rect.height(), 1.0))
 
 
-def involved_cards(renderer, step):
-    """The cards a step is about: its node's and those at the other end of its edges."""
+def involved_nodes(renderer, step):
+    """The nodes a step is about: its own and those at the other end of its edges."""
     nid = getattr(step, "node", None)
     if nid not in renderer.doc.nodes:
         return []
-    cards = [_card(renderer, nid)]
+    nodes = [nid]
     for edge in renderer._step_edges(step):
         other = edge.src.node if edge.dst.node == nid else edge.dst.node
         if other in renderer.doc.nodes and other != nid:
-            cards.append(_card(renderer, other))
-    return cards
+            nodes.append(other)
+    return nodes
+
+
+def involved_cards(renderer, step):
+    """The cards a step is about: its node's and those at the other end of its edges."""
+    return [_card(renderer, nid) for nid in involved_nodes(renderer, step)]
+
+
+def step_groups(renderer, steps):
+    """The nodes of each step that shows more than one card: what a layout for the player
+    keeps near enough to frame together."""
+    groups = {tuple(sorted(set(involved_nodes(renderer, step)))) for step in steps}
+    return sorted(g for g in groups if len(g) > 1)
 
 
 def senders(renderer, step):

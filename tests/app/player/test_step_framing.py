@@ -11,7 +11,6 @@ from PySide6.QtCore import QCoreApplication, QRectF, Qt
 
 from gradviz.app.player import docking, presentation, step_view
 from gradviz.app.window.main_window import SAMPLES_DIR
-from gradviz.render.layout import layers
 from gradviz.render.legible import READABLE_PX
 
 SAMPLE_FILES = sorted(SAMPLES_DIR.glob("*.json"))
@@ -109,14 +108,13 @@ def _misses(w, path, presenting):
         nodes = QRectF(cards[0])
         for card in cards[1:]:
             nodes = nodes.united(card)
-        fits = step_view.fit_zoom(nodes, port.width() - 2 * step_view.MARGIN,
-                                  port.height() - 2 * step_view.MARGIN) \
-            >= step_view.readable_zoom(c, READABLE_PX) - EPS
-        # Cards too far apart to read in one view: only at the two ends of a long edge (the
-        # graph's columns, not the canvas's rows: two neighbours are shown side by side).
-        column = layers(r.doc)
-        far = not fits and any(abs(column[e.dst.node] - column[e.src.node]) > 1 for e in r._step_edges(step))
-        for card in cards[:1] if far else cards:
+        # The layout keeps a step's cards near enough to read in one view (attention's out
+        # and V, five columns apart in one row, were not), so every one of them is in view.
+        if step_view.fit_zoom(nodes, port.width() - 2 * step_view.MARGIN,
+                              port.height() - 2 * step_view.MARGIN) < step_view.readable_zoom(c, READABLE_PX) - EPS:
+            out.append(where + ("the cards of the step are too far apart to read in one view",
+                                round(nodes.width()), round(nodes.height())))
+        for card in cards:
             if not seen.contains(card):
                 out.append(where + ("a card of the step is out of view",))
         out += _pan_misses(c, r, step, seen, where)

@@ -1,0 +1,86 @@
+"""Where a story step's formula card goes when Fit to Window is pressed during the story.
+
+Fit to Window frames every card (drawn compact where their numbers would be too small to
+read); the formula card, in scene coordinates, would then be drawn as small as the cards,
+or left where the step's framing had docked it, out of view. So after the fit it docks
+again in the view: whole, its text at least the canvas's readable size (drawn larger than
+the compact cards around it, as a docked card may be), where it hides none of the cards
+(the view zooming out a little for that, down to `SHRINK` of the fit's zoom), else over
+the fewest cards' bodies and no card's name, else where it hides least.
+"""
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QTransform
+
+from ...render import compact as compact_card
+from ...render import painter as render_painter
+from ...render.formula import CARD_GAP
+from . import docking, step_view
+
+ZOOMS = (1.0, 0.9, 0.81, 0.73)   # of the fit's zoom: a little smaller gives the card a clear spot
+MIN_ZOOM = 0.1                   # the canvas's least zoom (navigation.MIN_SCALE)
+
+
+def _cards(view, renderer, nid, zoom):
+    """[(card, name strip)] of every card, the step's own first, as large as drawn compact
+    at `zoom` (a compact card's name stands out of a small card)."""
+    dpi, scale = view.logicalDpiY(), view.compact_scale()
+    out = []
+    for n in [nid] + [n for n in renderer.doc.nodes if n != nid]:
+        card = step_view._card(renderer, n)
+        side, down = compact_card.overhang(renderer.cards[n], renderer.doc.nodes[n], zoom, dpi, scale) \
+            if n in renderer.cards else (0.0, 0.0)
+        out.append((step_view._box(card.adjusted(-side, 0, side, down)),
+                    step_view._box(step_view.name_strip(card))))
+    return out
+
+
+def _corner(view, size, cards):
+    """(spot) in the view as it is, its text readable where the view holds it, that hides
+    least of `cards`: a graph too large for any zoom, or a card too large for the view."""
+    seen = view.visible_rect().adjusted(*(d / view.transform().m11() for d in (
+        step_view.DOCK_MARGIN, step_view.DOCK_MARGIN, -step_view.DOCK_MARGIN, -step_view.DOCK_MARGIN)))
+    shrink = min(1.0, seen.width() / size[0], seen.height() / size[1])
+    w, h = size[0] * shrink, size[1] * shrink
+    left, top, right, bottom = seen.left(), seen.top(), seen.right() - w, seen.bottom() - h
+    mid_x, mid_y = (left + right) / 2, (top + bottom) / 2
+    spots = [(x, y, x + w, y + h) for x, y in ((right, bottom), (left, bottom), (right, top), (left, top),
+                                               (mid_x, bottom), (mid_x, top), (left, mid_y), (right, mid_y))]
+    rules = docking.Rules(clear=False, names_free=False)
+    return min(spots, key=lambda spot: docking._cost(spot, [], [], cards, rules))
+
+
+def dock_after_fit(view, renderer, step):
+    """Dock `step`'s formula card in `view` just fitted (see the module's docstring); the
+    view may zoom out a little and scroll. Returns the card's rect, or None (no card)."""
+    renderer.dock_formula(step, None)
+    formula = render_painter.formula_rect(renderer, step)
+    nid = getattr(step, "node", None)
+    if formula is None or nid not in renderer.doc.nodes:
+        return None
+    fit = view.transform().m11()
+    readable = step_view.readable_zoom(view, view.readable_px)
+    if fit >= readable and view.visible_rect().contains(formula):
+        return formula              # beside its card, readable: where the story put it
+    zooms = [fit * k for k in ZOOMS if fit * k >= MIN_ZOOM]
+    layout = renderer.formula_layout(step)
+    size = (layout.width, layout.height)
+    cards = _cards(view, renderer, nid, zooms[-1])
+    port = view.viewport().rect()
+    room = (max(1.0, port.width() - 2 * step_view.DOCK_MARGIN), max(1.0, port.height() - 2 * step_view.DOCK_MARGIN))
+    configs = [(zoom, max(1.0, readable / zoom)) for zoom in zooms]
+    found = None
+    for rules in (docking.Rules(clear=True, names_free=True), docking.Rules(clear=False, names_free=True)):
+        found = docking.search(cards, [], [], size, configs, room, rules, CARD_GAP, step_view._box(formula))
+        if found is not None:
+            break
+    if found is not None:
+        zoom, _, spot, centre = found
+        if zoom != fit:
+            view.setTransform(QTransform.fromScale(zoom, zoom))
+        step_view.look_at(view, step_view.QPointF(*centre))
+    else:
+        scale = max(1.0, readable / fit)
+        spot = _corner(view, (size[0] * scale, size[1] * scale), cards)
+    rect = QRectF(spot[0], spot[1], spot[2] - spot[0], spot[3] - spot[1])
+    renderer.dock_formula(step, rect)
+    return rect

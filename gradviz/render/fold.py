@@ -1,0 +1,197 @@
+"""Folding a layered layout into rows of whole columns, read like lines of text, for a view
+too narrow to show its one long row at a readable zoom.
+
+Three uses: the fewest rows that show the whole graph at a readable zoom (`folded`); where
+none does, the fold that shows it largest further out (`fitted`, Fit to Window's compact
+overview); and, for a story played step by step, the fold in which the most steps can each
+show all their cards together at a readable zoom (`framing`: attention's out → V, whose two
+cards one row holds five columns apart). Rows interlock: each column of a row sits FOLD_GAP
+below the cards right above it, not below the whole row above, with a free lane between the
+two rows for the edges that wrap from one row's end to the next row's start.
+"""
+from __future__ import annotations
+
+import math
+
+FOLD_GAP = 96.0        # between a card and the one above it in the row above: badges, wrapping edges, their labels
+LANE_GAP = 56.0        # between two rows: a badge, the edge router's clearance and one lane of wrapping edges
+WRAP_ROOM = 40.0       # beside a folded row, for the edges that wrap (edges.BACK_REACH and a port)
+# When no fold fits at a readable zoom: the zoom-outs (over the readable zoom) at which a
+# fold is tried in turn, and how much larger than one row it must draw the graph to be used
+ZOOM_OUTS = (1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
+FOLD_GAIN = 1.3
+CUTS_TRIED = 512       # the most folds `framing` compares (a 60-column chain has astronomically many)
+
+
+def _rows(count, fits, height):
+    """Columns 0..n-1 cut into `count` runs of neighbours [(first, last)], each run `fits`
+    the room's width, their `height`s summing to the least (a small dynamic program: a
+    graph has tens of columns, not thousands); None when no such cut exists."""
+    n = len(fits)
+    best = {j: (height[0][j], [(0, j)]) for j in range(n) if fits[0][j]}
+    for _ in range(1, count):
+        best = {j: min(((best[i][0] + height[i + 1][j], best[i][1] + [(i + 1, j)])
+                        for i in range(j) if i in best and fits[i + 1][j]), default=None)
+                for j in range(n)}
+        best = {j: value for j, value in best.items() if value is not None}
+    return best.get(n - 1, (None, None))[1]
+
+
+def _extent(boxes):
+    return (max(b[2] for b in boxes.values()) - min(b[0] for b in boxes.values()),
+            max(b[3] for b in boxes.values()) - min(b[1] for b in boxes.values()))
+
+
+def stacked(boxes, columns, runs):
+    """`boxes` folded at `runs` ([(first, last)] column indices): each row starts WRAP_ROOM
+    from the left; each of its columns sits FOLD_GAP below the cards above it (any row's,
+    where their widths overlap) and LANE_GAP below the whole row above, and never higher
+    than the column before it, so that a row reads down and right like the one it wraps."""
+    out, above, floor = {}, [], None      # above: (left, right, bottom) of the columns placed
+    for i, j in runs:
+        run = columns[i:j + 1]
+        dx = WRAP_ROOM - min(boxes[m][0] for m in run[0])
+        dy = -min(boxes[m][1] for c in run for m in c) if floor is None else None
+        placed = []
+        for c in run:
+            left, right = min(boxes[m][0] for m in c) + dx, max(boxes[m][2] for m in c) + dx
+            c_top = min(boxes[m][1] for m in c)
+            if floor is not None:
+                under = [bottom + FOLD_GAP for l, r, bottom in above if l < right + WRAP_ROOM and left - WRAP_ROOM < r]
+                least = max(under + [floor + LANE_GAP]) - c_top
+                dy = least if dy is None else max(dy, least)
+            for m in c:
+                x0, y0, x1, y1 = boxes[m]
+                out[m] = (x0 + dx, y0 + dy, x1 + dx, y1 + dy)
+            placed.append((left, right, max(out[m][3] for m in c)))
+        above += placed
+        floor = max(bottom for _, _, bottom in above)
+    return out
+
+
+def _widths(boxes, columns):
+    lefts = [min(boxes[m][0] for m in c) for c in columns]
+    rights = [max(boxes[m][2] for m in c) for c in columns]
+    return lefts, rights
+
+
+def fitted(boxes, columns, room):
+    """The layout that the view shows largest: folded to fit `room` (the view at a readable
+    zoom) when that can be done; else, when even folded it fits only further out, the fold
+    that fits at the least zoom-out, if that draws it at least FOLD_GAIN times larger than
+    one long row would be (a 9-column chain in one row used a third of a 4:3 canvas)."""
+    fold = folded(boxes, columns, room)
+    if fold is not boxes:
+        return fold
+    extent_w, extent_h = _extent(boxes)
+    width, height = room
+    unfolded = min(width / extent_w, height / max(1.0, extent_h))
+    if unfolded >= 1:
+        return boxes          # it fits as it is
+    for out in ZOOM_OUTS:
+        if 1 / out < unfolded * FOLD_GAIN:
+            return boxes      # no fold from here on would gain enough
+        fold = folded(boxes, columns, (width * out, height * out))
+        if fold is not boxes:
+            return fold
+    return boxes
+
+
+def folded(boxes, columns, room):
+    """The layout folded into rows when it is wider than `room` ((width, height): what the
+    view shows at a readable zoom) and folding lets it fit: the fewest rows that fit, each
+    row's columns kept in order. Unchanged when it fits as it is, or fits no better folded
+    (cards then go compact)."""
+    columns = [c for c in columns if c]
+    n = len(columns)
+    lefts, rights = _widths(boxes, columns)
+    width, height = room
+    if rights[-1] - lefts[0] <= width:
+        return boxes
+    # Too few rows fit the height to hold every column (a row spans at most the width, and
+    # the gap cut at its end): no fold fits; the tables below cost n² (a 1000-column chain).
+    gap = max([lefts[i + 1] - rights[i] for i in range(n - 1)] + [0.0])
+    rows = math.ceil((rights[-1] - lefts[0] + gap) / max(1.0, width - 2 * WRAP_ROOM + gap))
+    shortest = min(max(boxes[m][3] for m in c) - min(boxes[m][1] for m in c) for c in columns)
+    if rows * shortest + (rows - 1) * LANE_GAP > height:
+        return boxes
+    fits, tall = [[False] * n for _ in range(n)], [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        top, bottom = float("inf"), float("-inf")
+        for j in range(i, n):
+            top = min([top] + [boxes[m][1] for m in columns[j]])
+            bottom = max([bottom] + [boxes[m][3] for m in columns[j]])
+            fits[i][j], tall[i][j] = rights[j] - lefts[i] + 2 * WRAP_ROOM <= width, bottom - top
+    # Each row is at least as tall as its shortest column: more rows than this cannot fit.
+    most = int((height + LANE_GAP) // (LANE_GAP + max(1.0, min(tall[i][i] for i in range(n)))))
+    for count in range(2, min(n, most) + 1):
+        runs = _rows(count, fits, tall)
+        if runs is None:
+            continue
+        out = stacked(boxes, columns, runs)
+        if _extent(out)[1] <= height:
+            return out
+    return boxes
+
+
+def _unframed(boxes, groups, room):
+    """(how many of `groups` (node ids shown together) do not fit `room` together, the
+    share of the room the groups take, summed: less is a story framed closer)."""
+    width, height = room
+    missed, share = 0, 0.0
+    for group in groups:
+        need = max((max(boxes[n][2] for n in group) - min(boxes[n][0] for n in group)) / width,
+                   (max(boxes[n][3] for n in group) - min(boxes[n][1] for n in group)) / height)
+        missed += need > 1 + 1e-9
+        share += need
+    return missed, share
+
+
+def _cuts(fits, n):
+    """Every cut of columns 0..n-1 into rows that each fit the width, fewest rows first, at
+    most CUTS_TRIED of them (a 60-column chain has astronomically many). A row reaching as
+    far as it fits is the way to the fewest rows, so `need` (the rows that columns from i
+    on need at least) prunes every start that cannot end within the count."""
+    need = [0] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        far = max((j for j in range(i, n) if fits[i][j]), default=None)
+        need[i] = n + 1 if far is None else 1 + need[far + 1]
+    found = 0
+    for count in range(max(2, need[0]), n + 1):
+        stack = [(0, [])]
+        while stack:
+            start, runs = stack.pop()
+            if len(runs) == count - 1:
+                found += 1
+                yield runs + [(start, n - 1)]
+                if found >= CUTS_TRIED:
+                    return
+                continue
+            stack += [(j + 1, runs + [(start, j)]) for j in range(n - 2, start - 1, -1)
+                      if fits[start][j] and len(runs) + 1 + need[j + 1] <= count]
+
+
+def framing(shown, flat, columns, room, groups):
+    """The layout `shown` (one row, or folded to fit the view), unless a fold of `flat` lets
+    more of a story's steps show their cards together: `groups` holds the node ids of each
+    step, `room` what one view shows at the legible zoom. Of the folds (rows that each fit
+    the width), the one that leaves the fewest steps unframed, then has the fewest rows,
+    then leaves the steps the most room (the shares of the view they take, summed)."""
+    groups = [g for g in (tuple(n for n in group if n in flat) for group in groups) if len(g) > 1]
+    missed, share = _unframed(shown, groups, room)
+    if not missed:
+        return shown
+    columns = [c for c in columns if c]
+    n = len(columns)
+    lefts, rights = _widths(flat, columns)
+    fits = [[rights[j] - lefts[i] + 2 * WRAP_ROOM <= room[0] for j in range(n)] for i in range(n)]
+    choice, key = shown, (missed, 0, share)
+    for runs in _cuts(fits, n):
+        out = stacked(flat, columns, runs)
+        unframed, closeness = _unframed(out, groups, room)
+        this = (unframed, len(runs), closeness)
+        if this < key:
+            choice, key = out, this
+        if key[0] == 0 and len(runs) > key[1]:
+            break                  # every step framed, and more rows cannot do better
+    return choice

@@ -1,0 +1,57 @@
+"""Fit to Window while a story step is shown (issue 20 §4): every card fits (that is what F
+means) and the step's formula card is whole in view and its text readable (at least
+legible.READABLE_PX tall), docked where it hides least, drawn larger than the compact cards
+if it must be. Every sample, its first, a middle and its last step, at 1280x800 and
+1920x1080."""
+import pytest
+from PySide6.QtCore import QCoreApplication
+
+from gradviz.app.player import step_view
+from gradviz.app.window.main_window import SAMPLES_DIR
+from gradviz.render import painter as render_painter
+from gradviz.render.legible import READABLE_PX
+
+SAMPLE_FILES = sorted(SAMPLES_DIR.glob("*.json"))
+EPS = 1e-6
+
+
+def _misses_after_fit(w, path):
+    c, p = w.canvas, w.player
+    out = []
+    steps = p.steps
+    for step in {0: steps[0], 1: steps[len(steps) // 2], 2: steps[-1]}.values() if steps else []:
+        p.set_index(step.index)
+        p.finish_animation()
+        QCoreApplication.processEvents()
+        w.actions_by_name["fit"].trigger()
+        QCoreApplication.processEvents()
+        r = c.renderer
+        where = (path.stem, step.index + 1, step.title)
+        seen = c.mapToScene(c.viewport().rect()).boundingRect().adjusted(-0.5, -0.5, 0.5, 0.5)
+        for nid in r.doc.nodes:
+            if not seen.contains(r.rect(nid)):
+                out.append(where + ("card out of view", nid))
+        formula = render_painter.formula_rect(r, step)
+        if formula is None:
+            continue
+        if not seen.contains(formula):
+            out.append(where + ("formula card not whole in view",))
+        px = step_view.text_px(c) * r.formula_scale(step)
+        if px < READABLE_PX - EPS:
+            out.append(where + ("formula card not legible", round(px, 2)))
+        if c.step_overlay is None or c.step_overlay.boundingRect().isEmpty() \
+                or not c.step_overlay.boundingRect().contains(formula):
+            out.append(where + ("the overlay does not paint the formula card where it is",))
+    return out
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_fit_to_window_during_a_story_shows_every_card_and_a_readable_step_card(open_window, size):
+    w = open_window(None, size=size)
+    w.setUpdatesEnabled(False)     # the test reads the geometry
+    misses = []
+    for path in SAMPLE_FILES:
+        assert w.open_sample(path, ask=False)
+        QCoreApplication.processEvents()
+        misses += _misses_after_fit(w, path)
+    assert misses == [], "\n".join(map(str, misses))

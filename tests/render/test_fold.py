@@ -1,0 +1,101 @@
+"""The layout keeps the cards of every story step near enough to frame at a legible zoom
+(issue 20 §4): attention's V sat beside x, five columns from out, its consumer; a step
+whose cards one row holds too far apart is framed by folding the rows."""
+from gradviz.graph.document import Document, Node, Port
+from gradviz.render.fold import CUTS_TRIED, FOLD_GAP, LANE_GAP, WRAP_ROOM, _cuts, stacked
+from gradviz.render.layout import DEFAULT_SIZE, layers, layout
+
+W, H = DEFAULT_SIZE
+
+
+def attention_like():
+    """x -> q -> s -> t -> a -> out along a long path, x -> v -> out beside it."""
+    doc = Document(title="a short path beside a long one")
+    doc.add(Node("x", "constant"))
+    for nid in ("q", "s", "t", "a", "v", "out", "last"):
+        doc.add(Node(nid, "op", op="tanh" if nid not in ("out",) else "matmul"))
+    for src, dst, slot in [("x", "q", 0), ("q", "s", 0), ("s", "t", 0), ("t", "a", 0), ("a", "out", 0),
+                           ("x", "v", 0), ("v", "out", 1), ("out", "last", 0)]:
+        doc.connect(src, dst, 0, slot)
+    doc.targets = [Port("last")]
+    return doc
+
+
+def _groups(doc):
+    """A story's steps as the player frames them: an edge's two ends, a fan-out's consumers."""
+    pairs = [(e.src.node, e.dst.node) for e in doc.edges]
+    return pairs + [("x", "q", "v")]
+
+
+def _unframed(pos, groups, room):
+    out = []
+    for g in groups:
+        width = max(pos[n][0] for n in g) + W - min(pos[n][0] for n in g)
+        height = max(pos[n][1] for n in g) + H - min(pos[n][1] for n in g)
+        if width > room[0] or height > room[1]:
+            out.append(g)
+    return out
+
+
+def _overlap(pos):
+    ids = sorted(pos)
+    return [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:]
+            if abs(pos[a][0] - pos[b][0]) < W and abs(pos[a][1] - pos[b][1]) < H]
+
+
+def test_an_op_on_a_short_path_beside_a_long_one_sits_halfway():
+    column = layers(attention_like())
+    assert column["x"] == 0 and column["out"] == 5
+    assert column["v"] == 2          # longest-path layering put it at 1, four columns from out
+    assert max(column["v"] - column["x"], column["out"] - column["v"]) == 3
+
+
+def test_a_step_whose_cards_one_row_holds_too_far_apart_is_framed_by_a_fold():
+    doc = attention_like()
+    room = (2 * (W + 130) + W + 1, 5.5 * H)      # cards two columns apart read; the whole graph does not
+    flat = layout(doc, room=room)
+    assert _unframed(flat, _groups(doc), room) == [("v", "out")]
+    framed = layout(doc, room=room, steps=(_groups(doc), room))
+    assert _unframed(framed, _groups(doc), room) == []
+    assert _overlap(framed) == []
+    for e in doc.edges:       # read like text: each edge goes right, or wraps to a later row
+        (x0, y0), (x1, y1) = framed[e.src.node], framed[e.dst.node]
+        assert x1 > x0 or y1 > y0 + H, e
+
+
+def test_where_every_step_is_framed_nothing_moves():
+    doc = attention_like()
+    room = (4000.0, 1000.0)
+    assert layout(doc, room=room, steps=(_groups(doc), room)) == layout(doc, room=room)
+
+
+def test_a_row_interlocks_with_the_one_above():
+    """A column of the next row sits FOLD_GAP below the cards right above it, not below the
+    tallest column of the row above, and a lane's height below that whole row."""
+    def boxes(tall, short):
+        return {"a": (0, 0, W, tall) if tall else (0, 250, W, 250 + short),
+                "b": (W + 130, 250, 2 * W + 130, 250 + short) if tall else (W + 130, 0, 2 * W + 130, 360),
+                "c": (2 * (W + 130), 250, 3 * W + 260, 250 + H)}
+    out = stacked(boxes(600, H), [["a"], ["b"], ["c"]], [(0, 1), (2, 2)])
+    assert out["a"][0] == out["c"][0] == WRAP_ROOM
+    assert out["c"][1] == 600 + FOLD_GAP                      # under the tall column
+    out = stacked(boxes(None, H), [["a"], ["b"], ["c"]], [(0, 1), (2, 2)])
+    assert out["c"][1] == 250 + H + FOLD_GAP < 360 + FOLD_GAP    # under the short one
+    out = stacked(boxes(None, 20), [["a"], ["b"], ["c"]], [(0, 1), (2, 2)])
+    assert out["c"][1] == 360 + LANE_GAP                       # a lane below the whole row
+
+
+def test_the_folds_compared_are_valid_fewest_rows_first_and_bounded():
+    """A 60-column chain, three columns a row: every cut tried fits the width and covers
+    every column once, the counts of rows never decrease, and at most CUTS_TRIED are made
+    (the walk prunes a start that cannot end within the count: no astronomic search)."""
+    n, most = 60, 3
+    fits = [[j - i < most for j in range(n)] for i in range(n)]
+    cuts = list(_cuts(fits, n))
+    assert 0 < len(cuts) <= CUTS_TRIED
+    assert len(cuts[0]) == n // most
+    assert [len(c) for c in cuts] == sorted(len(c) for c in cuts)
+    for runs in cuts:
+        assert runs[0][0] == 0 and runs[-1][1] == n - 1
+        assert all(b[0] == a[1] + 1 for a, b in zip(runs, runs[1:]))
+        assert all(j - i < most for i, j in runs)
