@@ -106,13 +106,27 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
                     if not isinstance(total, Tensor):
                         total = _as_tensor(total)
                     contributions = rule(F, total, _recorded_inputs(op), t, op.attrs, needs)
-                    if nbatch:
-                        batch = total._value.shape[:nbatch]
+                    batch = total._value.shape[:nbatch] if nbatch else ()
                 else:
-                    contributions = rule(F, total, op._in_values, op._out_values[0], op.attrs,
+                    in_values = op._in_values
+                    contributions = rule(F, total, in_values, op._out_values[0], op.attrs,
                                          needs)
-                    if nbatch:
-                        batch = total.shape[:nbatch]
+                    if not nbatch:
+                        # arrays, no batch axes: the shape to meet is the recorded input's
+                        for t, v, need, c in zip(op.inputs, in_values, needs, contributions):
+                            if not need or c is None:
+                                continue
+                            if c.shape != v.shape:
+                                c = F.sum_to_shape(c, v.shape, 0)
+                            prev = pending.get(t._id)
+                            if prev is None:
+                                pending[t._id] = c
+                            elif type(prev) is _FanIn:
+                                prev.append(c)
+                            else:
+                                pending[t._id] = _FanIn((prev, c))
+                        continue
+                    batch = total.shape[:nbatch]
                 # zip stops at the shorter: a rule may leave out trailing inputs
                 for t, need, c in zip(op.inputs, needs, contributions):
                     if not need or c is None:

@@ -3,7 +3,9 @@ number the rule uses.
 
 The card is laid out once per step (`FormulaLayout`): title, caption and formula
 wrapped to the card's width, then the row of parts flowing onto more rows when it is
-too wide. Painting, the card's bounds and the player's element highlights all read the
+too wide. The title and caption are written only where nothing else shows them (an
+export); the app's player bar and presentation band write them, so its canvas's
+card leaves them out (`FormulaCard.formula_heading`). Painting, the card's bounds and the player's element highlights all read the
 same layout, so they cannot disagree.
 """
 from __future__ import annotations
@@ -154,8 +156,9 @@ def formula_parts(step):
 class FormulaLayout:
     """Where everything of one step's formula card goes, relative to its top-left corner."""
 
-    def __init__(self, step, n_steps, filters=frozenset()):
+    def __init__(self, step, n_steps, filters=frozenset(), heading=True):
         f = _fonts()
+        self.heading = heading   # the step's title and caption on the card
         self.fonts = f
         self.parts = formula_parts(step)
         self._filter_port = getattr(step, "port", None) in filters
@@ -183,15 +186,16 @@ class FormulaLayout:
         index = getattr(step, "index", None)
         if index is not None and n_steps:
             title = f"{index + 1}/{n_steps}  {title}"
+        title = title if self.heading else ""
         natural = max([row_w, text.width(f["title"], title)] + [0.0])
         self.width = max(FORMULA_MIN_W, min(FORMULA_MAX_W, natural + 2 * PAD), row_w + 2 * PAD)
         inner = self.width - 2 * PAD
-        self.title = text.wrap(f["title"], title, inner, max_lines=2)
-        caption = getattr(step, "caption", "") or ""
+        self.title = text.wrap(f["title"], title, inner, max_lines=2) if title else []
+        caption = (getattr(step, "caption", "") or "") if self.heading else ""
         self.caption = text.wrap(f["caption"], caption, inner) if caption else []
         formula = getattr(step, "formula", "") or ""
         self.formula = text.wrap(f["formula"], formula, inner) if formula else []
-        y = PAD + LINE_H * len(self.title) + 4
+        y = PAD + (LINE_H * len(self.title) + 4 if self.title else 0)
         self.caption_y = y
         y += LINE_H * len(self.caption) + (4 if self.caption else 0)
         self.formula_y = y
@@ -352,6 +356,8 @@ class Scaled:
 class FormulaCard:
     """Laying out, placing and painting the formula card (a part of Renderer)."""
 
+    formula_heading = True   # the card writes the step's title and caption (an export has no player)
+
     def _formula_parts(self, step):
         return formula_parts(step)
 
@@ -361,7 +367,8 @@ class FormulaCard:
         if hit is not None and hit[0] is step:
             return hit[1]
         layout = FormulaLayout(step, len(getattr(self.story, "steps", []) or []),
-                               self.__dict__.get("_filter_ports") or filter_ports(self.doc))
+                               self.__dict__.get("_filter_ports") or filter_ports(self.doc),
+                               self.formula_heading)
         cache[id(step)] = (step, layout)
         return layout
 

@@ -28,6 +28,10 @@ def pill_font():
     return text.sans(8, bold=True)
 
 
+def seed_font():
+    return text.sans(9, bold=True)
+
+
 def cotangent_label(array):
     """A pill's text for a cotangent: its shape, never its value."""
     return "cotangent · scalar" if not np.shape(array) else f"cotangent {preview.shape_label(array)}"
@@ -38,6 +42,7 @@ def pill_room(array):
     layout's other gaps)."""
     return math.ceil(text.width(pill_font(), cotangent_label(array)) + PILL_PAD + PILL_ROOM)
 SEED_LEN = 60.0
+SEED_GAP = 5.0         # between the seed arrow's tail and its label
 _PILL_SPOTS = (0.5, 0.35, 0.65, 0.22, 0.78, 0.12, 0.88)
 
 
@@ -223,9 +228,7 @@ class StepPainter:
         if cached is not None and cached[0] == key and cached[1] is step:
             return cached[2]
         font = pill_font()
-        blocked = [self.rect(n).adjusted(-1, -BADGE_H - 4, 1, 1) for n in self.doc.nodes]
-        if card is not None:
-            blocked.append(card.adjusted(-3, -3, 3, 3))
+        blocked = self._label_obstacles(card)
         placed = []
         tracks = self.step_tracks(step)
         for i, (edge, track) in enumerate(tracks):
@@ -251,17 +254,54 @@ class StepPainter:
         self._pill_cache = (key, step, placed)
         return placed
 
+    def _label_obstacles(self, card):
+        """What an overlay's label must not cover: every card with its badge, the ports'
+        names beside them (matmul's a and b, a layer's output and kernel) and the formula card."""
+        blocked = [self.rect(n).adjusted(-1, -BADGE_H - 4, 1, 1) for n in self.doc.nodes]
+        blocked += [r.adjusted(-2, -2, 2, 2) for n in self.doc.nodes for r, _, _ in self.port_labels(n)]
+        if card is not None:
+            blocked.append(card.adjusted(-3, -3, 3, 3))
+        return blocked
+
+    def seed_marks(self, step):
+        """(tail, tip, label rect) of a seed step's arrow into the target's output port, or
+        None: the label at the tail, else above or below the shaft, wherever it covers no
+        card, no port's name, no formula card and no other label."""
+        if getattr(step, "kind", "") != "seed" or getattr(step, "node", None) not in self.doc.nodes:
+            return None
+        out = self.output_pos(step.node, getattr(getattr(step, "port", None), "index", 0) or 0)
+        w, h = text.width(seed_font(), "seed") + 6, 16.0
+        tail, tip = QPointF(out.x() + SEED_LEN, out.y()), QPointF(out.x() + PORT_R + 2, out.y())
+        middle = (tail.x() + tip.x() + ARROW_HEAD) / 2
+        spots = [QRectF(tail.x() + SEED_GAP, out.y() - h / 2, w, h),
+                 QRectF(middle - w / 2, out.y() - 6 - h, w, h),
+                 QRectF(middle - w / 2, out.y() + 6, w, h)]
+        blocked = self._label_obstacles(self._formula_rect(step))
+        blocked += [r for _, r in self.pill_rects(step)]
+        label = next((r for r in spots if not any(r.intersects(b) for b in blocked)), spots[0])
+        return tail, tip, label
+
+    def label_rects(self, step):
+        """[(text, rect)] of every label the overlay writes for `step`: the pills, the seed's."""
+        labels = list(self.pill_rects(step))
+        seed = self.seed_marks(step)
+        if seed is not None:
+            labels.append(("seed", seed[2]))
+        return labels
+
     def moving_rect(self, step):
         """Where the animation of `step` paints while its progress changes (arrows and labels)."""
         rect = QRectF()
         for e in self._step_edges(step):  # a route's bounds do not depend on its direction
             rect = rect.united(self.edge_path(e).boundingRect().adjusted(-ARROW_HEAD, -ARROW_HEAD,
                                                                           ARROW_HEAD, ARROW_HEAD))
-        for _, r in self.pill_rects(step):
+        for _, r in self.label_rects(step):
             rect = rect.united(r.adjusted(-2, -2, 2, 2))
-        if getattr(step, "kind", "") == "seed" and step.node in self.doc.nodes:
-            out = self.output_pos(step.node, getattr(getattr(step, "port", None), "index", 0) or 0)
-            rect = rect.united(QRectF(out.x(), out.y() - 26, SEED_LEN + 8, 40))
+        seed = self.seed_marks(step)
+        if seed is not None:
+            tail, tip, _ = seed
+            rect = rect.united(QRectF(tip.x() - 4, tip.y() - ARROW_HEAD, tail.x() - tip.x() + 8,
+                                      2 * ARROW_HEAD))
         return rect
 
     # -- painting -----------------------------------------------------------------------
@@ -307,16 +347,15 @@ class StepPainter:
         if progress >= 1.0:
             for label, rect in self.pill_rects(step):
                 self._pill(painter, rect, label, colour)
-        if kind == "seed" and getattr(step, "node", None) in self.doc.nodes:
-            out = self.output_pos(step.node, getattr(getattr(step, "port", None), "index", 0) or 0)
-            a = QPointF(out.x() + SEED_LEN, out.y())
-            b = QPointF(out.x() + PORT_R + 2, out.y())
+        seed = self.seed_marks(step)
+        if seed is not None:
+            tail, tip, label = seed
             painter.setPen(QPen(QColor(colour), 4.0))
-            painter.drawLine(a, QPointF(b.x() + 8, b.y()))
-            self._arrowhead(painter, b, math.pi, colour, size=ARROW_HEAD)
-            painter.setFont(text.sans(9, bold=True))
+            painter.drawLine(tail, QPointF(tip.x() + 8, tip.y()))
+            self._arrowhead(painter, tip, math.pi, colour, size=ARROW_HEAD)
+            painter.setFont(seed_font())
             painter.setPen(QColor(colour))
-            painter.drawText(QRectF(a.x() - 56, a.y() - 22, 60, 16), Qt.AlignmentFlag.AlignCenter, "seed")
+            painter.drawText(label, Qt.AlignmentFlag.AlignCenter, "seed")
 
     def _paint_step(self, painter, step, progress):
         self.paint_arrows(painter, step, progress)

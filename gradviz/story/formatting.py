@@ -4,6 +4,8 @@ import textwrap
 
 import numpy as np
 
+from .numbers import writer, written
+
 WIDTH = 92
 
 
@@ -20,44 +22,49 @@ def number(x, digits=6):
     return f"{x:.{digits}g}"
 
 
-def grid(a, digits=5, max_rows=8, max_cols=8, indent="    ", conv_filter=False):
-    """A small right-aligned grid of an array: 2-D shown as is, rank 4 as its images
-    (`image_grids`), others flattened to 2-D."""
+def grid(a, max_rows=8, max_cols=8, indent="    ", conv_filter=False, write=None):
+    """A small right-aligned grid of an array, its numbers as its card writes them (the
+    power of ten after the first row): 2-D shown as is, rank 4 as its images
+    (`image_grids`), others flattened to 2-D. `write`: (format, power of ten) of the
+    whole tensor, for a slice of it."""
     if a is None:
         return indent + "None"
     a = np.asarray(a)
     if a.ndim == 0:
-        return indent + number(a, digits)
+        return indent + writer(a)(a.item())
     if a.size == 0:
         return indent + f"(empty, shape {shape_text(a)})"
     if a.ndim == 4:
-        return image_grids(a, digits, max_rows, max_cols, indent, conv_filter)
+        return image_grids(a, max_rows, max_cols, indent, conv_filter)
+    fmt, factor = write or written(a)
     m = a.reshape(-1, a.shape[-1]) if a.ndim != 1 else a.reshape(1, -1)
     rows, cols = m.shape
     shown = m[:max_rows, :max_cols]
-    cells = [[number(v, digits) for v in row] for row in shown]
+    cells = [[fmt(v) for v in row] for row in shown.tolist()]
     width = max((len(c) for row in cells for c in row), default=1)
     lines = []
     for row in cells:
         line = "  ".join(c.rjust(width) for c in row)
         if cols > max_cols:
             line += f"  … ({cols - max_cols} more)"
-        lines.append(indent + "[ " + line + " ]")
+        lines.append(indent + "[ " + line + " ]" + (f" {factor}" if factor and not lines else ""))
     if rows > max_rows:
         lines.append(indent + f"… ({rows - max_rows} more rows)")
     return "\n".join(lines)
 
 
-def image_grids(a, digits=5, max_rows=8, max_cols=8, indent="    ", conv_filter=False, most=3):
+def image_grids(a, max_rows=8, max_cols=8, indent="    ", conv_filter=False, most=3):
     """A rank-4 tensor as its images, each headed by its index: NHWC [n,:,:,c], a conv
-    filter (HWIO) [:,:,i,o]; the first `most`, then how many more."""
+    filter (HWIO) [:,:,i,o]; the first `most`, then how many more. Every image is written
+    in the whole tensor's format."""
     if conv_filter:
         cuts = [((slice(None), slice(None), i, o), f"[:,:,{i},{o}]") for i, o in np.ndindex(*a.shape[2:])]
     else:
         cuts = [((n, slice(None), slice(None), c), f"[{n},:,:,{c}]") for n, c in np.ndindex(a.shape[0], a.shape[3])]
+    write = written(a)
     lines = []
     for index, head in cuts[:most]:
-        lines += [indent + head, grid(a[index], digits, max_rows, max_cols, indent + "  ")]
+        lines += [indent + head, grid(a[index], max_rows, max_cols, indent + "  ", write=write)]
     if len(cuts) > most:
         lines.append(indent + f"… ({len(cuts) - most} more {'in → out filters' if conv_filter else 'images'})")
     return "\n".join(lines)

@@ -7,14 +7,15 @@ by i (a row of b for a matmul). Any other op gets its column from one extra back
 pass: the VJP u ↦ Jᵀu is linear in u, so differentiating its entry i with respect
 to u gives J[:, i] (the double-backward trick), at the cost of one VJP of the op.
 """
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..engine.backward import tf_style_grad
 from ..engine.tape import GradientTape
 from ..engine.tensor import Tensor
-from .formatting import number
+from .numbers import writer
 from .operands import operand_names, rule_operands
 from .window_terms import conv2d_terms, pool_terms
 
@@ -23,6 +24,7 @@ from .window_terms import conv2d_terms, pool_terms
 ENUMERATE_LIMIT = 1_000_000
 
 _WINDOWED = ("Conv2D", "MaxPool", "AvgPool")   # closed forms in window_terms
+_ENTRY = re.compile(r"^\(?([A-Za-z_]\w*)(?:\[[\d,\s]*\])?\)?$")   # 'b[0,1]', 'y', '(x)'
 _ELEMENTWISE = {"Mul": "mul", "AddV2": "add", "Add": "add", "Sub": "sub", "RealDiv": "div",
                 "BroadcastTo": "broadcast", "Identity": "add"}
 
@@ -36,6 +38,10 @@ class Term:
     product: float
     label: str               # rule names ('grad[0,1]·b[0,1]'): keys into Step.operands
     factor: str = ""         # the local factor in the reader's names ('b[0,1]', '∂y/∂x')
+    # the numbers as the cards write them, each by its own tensor's format (story.numbers)
+    upstream_text: str = field(default="", compare=False)
+    local_text: str = field(default="", compare=False)
+    product_text: str = field(default="", compare=False)   # a fan-in's path: as its card
 
     def __iter__(self):  # (upstream, local, product, label), as the contract spells it
         return iter((self.upstream, self.local, self.product, self.label))
@@ -53,14 +59,16 @@ class Provenance:
     rest: float = 0.0        # their sum
     rule: str = ""           # kind 'rule': the rule applied, when no sum of products exists
     detail: str = ""         # kind 'rule': the numbers the rule was applied to
-    single: bool = False     # a float32 cotangent: its numbers are float32's, not float64's
+    write: object = field(default=None, compare=False, repr=False)   # the cotangent's format
 
-    def num(self, x, digits=8):
-        """`x` as text: a float32 cotangent's numbers as the shortest decimals of float32
-        (0.05, not the widened 0.050000001 that 8 digits of a float64 would show)."""
-        if self.single and x is not None and np.isfinite(x):
-            x = np.float32(x)
-        return number(x, digits)
+    def num(self, x):
+        """`x`, a number of the cotangent (its entry, a product summing to it), as the
+        cotangent's card writes it (story.numbers): -1.881×10⁻⁵ beside the card's ×10⁻⁵."""
+        return (self.write or writer(np.asarray(x)))(x)
+
+    def product(self, term):
+        """A term's product as text: a fan-in path's as its own card writes it."""
+        return term.product_text or self.num(term.product)
 
     @property
     def total(self):
@@ -72,41 +80,42 @@ class Provenance:
         value, which the canvas shows under the bare name."""
         return f"grad {self.where}"
 
-    def text(self, digits=8):
+    def text(self):
         if self.kind == "rule":
-            return f"{self.subject} = {self.rule} = {self.num(self.value, digits)}"
+            return f"{self.subject} = {self.rule} = {self.num(self.value)}"
         if not self.terms and self.kind == "contribution":
-            return (f"{self.subject} = {self.num(self.value, digits)} (every product "
+            return (f"{self.subject} = {self.num(self.value)} (every product "
                     f"upstream · local factor is 0)")
         if not self.terms:
-            return f"{self.subject} = {self.num(self.value, digits)} ({self.kind})"
+            return f"{self.subject} = {self.num(self.value)} ({self.kind})"
         parts = []
         for t in self.terms:
             if t.upstream is None:
-                parts.append(f"{self.num(t.product, digits)} [{t.label}]")
+                parts.append(f"{self.product(t)} [{t.label}]")
             else:
                 factor = t.factor or t.label.split('·', 1)[-1]
-                upstream = self.num(t.upstream, digits)
-                parts.append(f"{f'({upstream})' if t.upstream < 0 else upstream}·{factor}")
+                parts.append(f"{_signed(t.upstream_text or self.num(t.upstream))}·{factor}")
         if self.more:
-            parts.append(f"{self.more} more ({self.num(self.rest, digits)})")
-        return f"{self.subject} = " + " + ".join(parts) + f" = {self.num(self.value, digits)}"
+            parts.append(f"{self.more} more ({self.num(self.rest)})")
+        return f"{self.subject} = " + " + ".join(parts) + f" = {self.num(self.value)}"
 
-    def numbers(self, digits=8):
-        """The same sum with every factor as a number: 1·0.43842274 + 1·(-0.53439844) ..."""
+    def numbers(self):
+        """The same sum with every factor as a number: 1·0.438 + 1·(-0.534) ..."""
         if self.kind == "rule":
             return self.detail
         if not self.terms and not self.more:
             return ""           # every product is 0: no sum to write out
-
-        def n(x):
-            s = self.num(x, digits)
-            return f"({s})" if s.startswith("-") else s
-        parts = [n(t.product) if t.upstream is None else f"{n(t.upstream)}·{n(t.local)}"
+        parts = [_signed(self.product(t)) if t.upstream is None else
+                 f"{_signed(t.upstream_text or self.num(t.upstream))}·{_signed(t.local_text or self.num(t.local))}"
                  for t in self.terms]
         if self.more:
-            parts.append(n(self.rest))
-        return " + ".join(parts) + f" = {self.num(self.value, digits)}"
+            parts.append(_signed(self.num(self.rest)))
+        return " + ".join(parts) + f" = {self.num(self.value)}"
+
+
+def _signed(text):
+    """A negative number in parentheses, as a factor of a product: (-0.534)."""
+    return f"({text})" if text.startswith("-") else text
 
 
 def _idx(multi):
@@ -322,10 +331,7 @@ def _where(step, flat_index):
 
 def provenance(story, step, flat_index, max_terms=12):
     """The terms that sum to entry `flat_index` of `step`'s cotangent."""
-    explained = _provenance(story, step, flat_index, max_terms)
-    cotangent = getattr(step, "cotangent", None)
-    explained.single = cotangent is not None and np.asarray(cotangent).dtype == np.float32
-    return explained
+    return _provenance(story, step, flat_index, max_terms)
 
 
 def _provenance(story, step, flat_index, max_terms):
@@ -333,19 +339,24 @@ def _provenance(story, step, flat_index, max_terms):
         tensor = step._tensor if step.kind != "visit" else step._op.outputs[0]
         origin = _defining_step(story, tensor, step.index)
         if origin is None:
-            return Provenance(0.0, [], _where(step, flat_index), "unconnected")
+            return Provenance(0.0, [], _where(step, flat_index), "unconnected", write=writer(0.0))
         return _provenance(story, origin, flat_index, max_terms)
     value = float(np.asarray(step.cotangent).flat[flat_index])
     where = _where(step, flat_index)
+    write = writer(step.cotangent)
     if step.kind == "seed":
-        return Provenance(value, [], where, "seed")
+        return Provenance(value, [], where, "seed", write=write)
     if step.kind == "fan_in":
-        terms = [Term(None, None, float(np.asarray(a).flat[flat_index]), label)
-                 for label, a in step.terms]
-        return Provenance(value, terms, where, "fan_in")
+        terms = []
+        for label, a in step.terms:
+            product = float(np.asarray(a).flat[flat_index])
+            terms.append(Term(None, None, product, label, product_text=writer(a)(product)))
+        return Provenance(value, terms, where, "fan_in", write=write)
     if step.kind != "contribution":
         raise ValueError(f"a {step.kind} step has no cotangent entries to explain")
-    return _contribution(story, step, flat_index, value, where, max_terms)
+    explained = _contribution(story, step, flat_index, value, where, max_terms)
+    explained.write = write
+    return explained
 
 
 def _contribution(story, step, flat_index, value, where, max_terms):
@@ -367,14 +378,18 @@ def _contribution(story, step, flat_index, value, where, max_terms):
         js, local, rule_label, reader_label = col.entries(limit)
         products = u_flat[js].astype(np.float64) * local
         gname = "grad" if len(upstream) == 1 else f"grad{m}"
+        write_upstream, write_local = writer(u), {}
         for p in np.flatnonzero(products):
             if len(terms) >= max_terms:
                 more += 1
                 rest += float(products[p])
                 continue
             jm = _unravel(js[p], u.shape)
+            factor = rule_label(p)
+            write = _local_writer(step, factor, local, write_local)
             terms.append(Term(float(u_flat[js[p]]), float(local[p]), float(products[p]),
-                              f"{_at(gname, jm)}·{rule_label(p)}", reader_label(p)))
+                              f"{_at(gname, jm)}·{factor}", reader_label(p),
+                              write_upstream(float(u_flat[js[p]])), write(float(local[p]))))
         total += float(products.sum())
         if col.count > limit:  # too many to enumerate: the remainder is what is left
             more += col.count - limit
@@ -389,15 +404,28 @@ def _contribution(story, step, flat_index, value, where, max_terms):
     return Provenance(value, terms, where, "contribution", more, rest)
 
 
+def _local_writer(step, factor, local, cache):
+    """How a local factor is written: as its operand's card writes it when it is an entry of
+    an operand the rule card shows ('b[0,1]' of matmul's b), else by the column's own values
+    (a '1/y[0]', a 'J[0; 1]')."""
+    m = _ENTRY.match(factor)
+    operand = (step.operands or {}).get(m.group(1)) if m else None
+    key = m.group(1) if operand is not None and not isinstance(operand, list) else None
+    if key not in cache:
+        cache[key] = writer(local if key is None else operand)
+    return cache[key]
+
+
 def _rule_provenance(step, flat_index, value, where, rule, grad):
     """A custom rule applied to the whole upstream: 'vv = clip_by_norm(1, 0.5) = 0.5'."""
     g = None if grad is None else np.asarray(grad)
     if g is not None and g.ndim == 0:
-        return Provenance(value, [], where, "rule", rule=rule.replace("grad", number(g), 1))
+        return Provenance(value, [], where, "rule", rule=rule.replace("grad", writer(g)(g.item()), 1))
     shape = np.shape(step.cotangent)
     multi = np.unravel_index(flat_index, shape) if shape else ()
     detail = ""
     if g is not None:
-        detail = (f"grad[{_idx(multi)}] = {number(g.flat[flat_index])}, "
-                  f"‖grad‖ = {number(np.linalg.norm(g.astype(np.float64)))}")
+        norm = float(np.linalg.norm(g.astype(np.float64)))
+        detail = (f"grad[{_idx(multi)}] = {writer(g)(g.flat[flat_index].item())}, "
+                  f"‖grad‖ = {writer(norm)(norm)}")
     return Provenance(value, [], where, "rule", rule=f"({rule})[{_idx(multi)}]", detail=detail)

@@ -30,8 +30,8 @@ def _provenance_lines(story, step):
         return [wrap(f"(no entry-by-entry example here: each entry of {step.tensor_name} sums "
                      f"{n:,} products; the app computes one when you click it)", "     ")]
     p = story.step_provenance(step, _example_entry(step), max_terms=6)
-    lines = ["     e.g. " + p.text(digits=8)]
-    numbers = p.numbers(digits=8)
+    lines = ["     e.g. " + p.text()]
+    numbers = p.numbers()
     if numbers:
         lines.append(("          = " if p.terms else "          with ") + numbers)
     return lines

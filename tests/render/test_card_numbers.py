@@ -198,3 +198,88 @@ def test_every_steps_provenance_table_and_sum_have_one_format_and_no_minus_zero(
             explained = provenance(story, step, 0)
             for text in (explained.text(), explained.numbers()):
                 assert not MINUS_ZERO.search(text), (name, step.title, text)
+
+
+def card_text(array, flat):
+    """How the card of the tensor `array` writes its entry `flat` (its number and the power
+    of ten beside the picture), or None where the card does not write it (an ellipsis, a
+    heatmap)."""
+    a = np.asarray(array)
+    shown = preview.Preview(a)
+    if shown.kind == "scalar":
+        return shown.text
+    if shown.kind not in ("grid", "ellipsis"):
+        return None
+    r, c = divmod(int(flat), preview.as_2d(a).shape[1])
+    if r not in shown.rows or c not in shown.cols:
+        return None
+    return shown.table[shown.rows.index(r)][shown.cols.index(c)].strip() + shown.factor
+
+
+ENTRY = re.compile(r"^([A-Za-z_]\w*)(?:\[([\d,]*)\])?$")
+
+
+def _entry_text(array, label):
+    """The card's text of the entry `label` ('b[0,1]', 'y' for a scalar) of `array`."""
+    m = ENTRY.match(label)
+    a = np.asarray(array)
+    index = tuple(int(i) for i in m.group(2).split(",") if i) if m and m.group(2) else ()
+    if m is None or len(index) != a.ndim:
+        return None
+    return card_text(a, np.ravel_multi_index(index, a.shape) if a.ndim else 0)
+
+
+def _signed(text):
+    return f"({text})" if text.startswith("-") else text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_number_of_every_provenance_reads_as_on_its_card(name):
+    """Provenance (the dock and `gradviz explain`) wrote -1.88e-05 where the rule card and
+    the node card wrote -1.881×10⁻⁵, and -0.17307831 beside a card's -0.173. Every entry it
+    names is written as the card of its tensor writes it: the sum's value (the cotangent's
+    card), each upstream entry (the upstream's), each operand entry (the operand's), each
+    path of a fan-in (that path's)."""
+    _, story = sample(name)
+    checked = 0
+    for step in story.steps:
+        if step.kind not in ("seed", "contribution", "fan_in") or not np.size(step.cotangent):
+            continue
+        cotangent = np.asarray(step.cotangent)
+        nonzero = np.flatnonzero(cotangent)
+        for flat in sorted({0, int(nonzero[0]) if nonzero.size else 0}):
+            p = story.step_provenance(step, flat, max_terms=6)
+            where = (name, step.index + 1, step.title, flat)
+            value = card_text(cotangent, flat)
+            if value is not None:
+                assert f" = {value}" in p.text(), (where, value, p.text())
+                if p.terms:
+                    assert p.numbers().endswith(f" = {value}"), (where, value, p.numbers())
+                checked += 1
+            if step.kind == "fan_in":
+                for (_, path), term in zip(step.terms, p.terms):
+                    shown = card_text(path, flat)
+                    if shown is not None:
+                        assert f"{shown} [" in p.text(), (where, shown, p.text())
+                        checked += 1
+                continue
+            grad = (step.operands or {}).get("grad")
+            for term in p.terms:
+                if term.upstream is None:
+                    continue
+                up_label, _, local_label = term.label.partition("·")
+                up = _entry_text(grad, up_label) if grad is not None and not isinstance(grad, list) else None
+                operand = (step.operands or {}).get(ENTRY.match(local_label).group(1)) \
+                    if ENTRY.match(local_label) else None
+                local = _entry_text(operand, local_label) \
+                    if operand is not None and not isinstance(operand, list) else None
+                if up is not None:
+                    assert f"{_signed(up)}·" in p.text() and f"{_signed(up)}·" in p.numbers(), \
+                        (where, up, p.text(), p.numbers())
+                    checked += 1
+                if local is not None:
+                    assert f"·{_signed(local)}" in p.numbers(), (where, local, p.numbers())
+                    checked += 1
+                if up is not None and local is not None:
+                    assert f"{_signed(up)}·{_signed(local)}" in p.numbers(), (where, p.numbers())
+    assert checked

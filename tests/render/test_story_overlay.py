@@ -9,6 +9,7 @@ from PySide6.QtGui import QColor, QImage, QPainter
 from samples_util import NAMES, edge, renderer, sample
 
 from gradviz.graph.document import Port
+from gradviz.render.cards import BADGE_H
 from gradviz.render.formula import FORMULA_MAX_W, formula_parts, operand_title
 from gradviz.render.painter import formula_arrays, formula_entry_text, formula_pictures
 
@@ -59,18 +60,53 @@ def test_no_cut_edge_ever_carries_a_cotangent(name):
             assert not any(r.is_cut(e) for e in r._step_edges(step)), (step.index, step.title)
 
 
+def canvas_renderer(name):
+    """The canvas's Renderer of a sample: its cards grown to show every port (a layer's
+    output, kernel and bias, named beside them), laid out as the render layer does."""
+    from types import SimpleNamespace
+
+    from gradviz.app.canvas.renderer import make_renderer
+    from gradviz.render.layout import layout
+    doc, story = sample(name)
+    r = make_renderer(doc, SimpleNamespace(evaluation=story.evaluation, story=story), "light", {})
+    r.positions = layout(doc, {n: (c.width, c.height) for n, c in r.cards.items()}, r.label_room())
+    return r
+
+
+@pytest.mark.parametrize("geometry", ["export", "canvas"])
 @pytest.mark.parametrize("name", NAMES)
-def test_pills_overlap_neither_each_other_nor_cards_nor_the_formula_card(name):
-    r = renderer(name)
+def test_overlay_labels_cover_no_card_no_port_name_no_formula_card_nor_each_other(name, geometry):
+    """The seed's label and the cotangent pills, at every step of every sample, as exported
+    and on the canvas: the seed's label once covered the target's 'output' port name
+    (batchnorm lesson, step 1, on the canvas)."""
+    r = renderer(name) if geometry == "export" else canvas_renderer(name)
+    cards = [r.rect(n).adjusted(0, -BADGE_H - 4, 0, 0) for n in r.doc.nodes]
+    ports = [(rect, f"{n}'s port name {port}") for n in r.doc.nodes for rect, port, _ in r.port_labels(n)]
+    seeds = 0
     for step in r.story.steps:
-        pills = [rect for _, rect in r.pill_rects(step)]
-        blocked = [r.rect(n) for n in r.doc.nodes]
+        labels = r.label_rects(step)
+        seeds += any(text == "seed" for text, _ in labels)
+        blocked = [(c, "a card") for c in cards] + ports
         card = r._formula_rect(step)
         if card is not None:
-            blocked.append(card)
-        for i, a in enumerate(pills):
-            assert not any(a.intersects(b) for b in blocked), (step.index, step.title)
-            assert not any(a.intersects(b) for b in pills[i + 1:]), (step.index, step.title)
+            blocked.append((card, "the formula card"))
+        for i, (text, a) in enumerate(labels):
+            hit = [what for b, what in blocked if a.intersects(b)]
+            assert not hit, (step.index + 1, step.title, text, hit)
+            assert not any(a.intersects(b) for _, b in labels[i + 1:]), (step.index + 1, step.title, text)
+    assert seeds == sum(s.kind == "seed" and s.node in r.doc.nodes for s in r.story.steps)
+
+
+def test_the_seed_label_leaves_the_targets_port_names_readable():
+    """Batchnorm lesson, step 1: the target layer2 names its ports output, kernel, bias; the
+    seed's label goes where none of them is (and the moving part's bounds hold it)."""
+    r = canvas_renderer("001_batchnorm_pitfall")
+    step = r.story.steps[0]
+    assert step.kind == "seed" and [name for _, name, _ in r.port_labels(step.node)][:1] == ["output"]
+    tail, tip, label = r.seed_marks(step)
+    assert tip.x() < tail.x() and tip.y() == tail.y() == r.output_pos(step.node, 0).y()
+    assert not any(label.intersects(rect) for rect, _, _ in r.port_labels(step.node))
+    assert r.moving_rect(step).contains(label) and r.bounds(step).contains(label)
 
 
 def test_pill_labels_say_shape_not_value():
@@ -321,3 +357,20 @@ def test_a_label_moves_off_a_formula_card_docked_over_it():
     assert not moved.intersects(r._formula_rect(step))
     r.dock_formula(step, None)
     assert r.pill_rects(step)[0][1] == pill                            # back beside its node
+
+
+@pytest.mark.parametrize("name", ["004_matmul_sum", "001_batchnorm_pitfall"])
+def test_the_step_title_and_caption_are_on_an_exported_card_and_left_to_the_player_on_the_canvas(name):
+    """An export (PNG, GIF) has no player bar: its formula card writes the step's title and
+    caption. On the canvas the player bar (or presentation's band) writes them: the card
+    wrote them a second time."""
+    exported, canvas = renderer(name), canvas_renderer(name)
+    steps = exported.story.steps
+    for step in steps:
+        if step.node not in exported.doc.nodes:
+            continue
+        card, shown = exported.formula_layout(step), canvas.formula_layout(step)
+        assert card.title[0].startswith(f"{step.index + 1}/{len(steps)}  ")
+        assert " ".join(card.caption).split() == step.caption.split()
+        assert shown.title == [] and shown.caption == [], (step.index + 1, step.title)
+        assert shown.formula == card.formula and shown.height < card.height

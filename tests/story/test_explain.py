@@ -8,7 +8,6 @@ import pytest
 from gradviz import story
 from gradviz.graph import Document, Node, Port, catalog, load
 from gradviz.story import studies as story_studies
-from gradviz.story.formatting import number
 from gradviz.story.local import Provenance
 from gradviz.story.text import explain
 
@@ -104,7 +103,7 @@ def test_layer_internals_are_named_by_the_layer_001_batchnorm_pitfall():
     assert grad[0, 0] == 1 and z[0, 0] > 0 and z[0, 1] < 0
     np.testing.assert_allclose(grad[0, 1], np.exp(np.float64(z[0, 1])), rtol=1e-6)
     np.testing.assert_allclose(grad[0, 1], 0.21086502, rtol=1e-6)  # as first recorded
-    assert (f"e.g. grad bn[0,0] = 1·layer2.kernel[0,0] + {number(grad[0, 1], 8)}·layer2.kernel[0,1]"
+    assert (f"e.g. grad bn[0,0] = 1.000·layer2.kernel[0,0] + {grad[0, 1]:.3f}·layer2.kernel[0,1]"
             in text)
 
 
@@ -185,12 +184,11 @@ def test_the_explain_command_prints_the_pitfall(capsys):
 
 def test_provenance_writes_the_cotangent_not_the_value_004():
     """Lesson 1 step 3: the sum is ∂Σy/∂tf_t[0,0], the cotangent; tf_t[0,0] itself is 0.836."""
-    from gradviz.story.formatting import number
     doc, s, text = told("004_matmul_sum")
     step = s.steps[2]
     p = s.step_provenance(step, 0)
     b = doc.nodes["tf_b"].value
-    value = number(float(step.cotangent.flat[0]), 8)
+    value = f"{float(step.cotangent.flat[0]):.3f}"     # as the cards write it
     assert p.text() == (f"grad tf_t[0,0] = 1·tf_b[0,0] + 1·tf_b[0,1] + 1·tf_b[0,2] = {value}")
     assert f"e.g. {p.text()}" in text
     assert p.value == pytest.approx(float(b[0].sum()), rel=1e-6)

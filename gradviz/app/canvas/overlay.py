@@ -145,6 +145,9 @@ class StepOverlay(QGraphicsItem):
         cards = QPainterPath()
         for rect in near:
             cards.addRoundedRect(rect, 8, 8)
+        for nid in (n for n in r.doc.nodes if r.rect(n) in near):   # the ports' names read too
+            for rect, _, _ in r.port_labels(nid):
+                cards.addRect(rect)
         self._under = under.subtracted(cards)
         self._arrays = render_painter.formula_pictures(r, step)
         self._record(r, step)

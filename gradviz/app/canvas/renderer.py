@@ -33,6 +33,8 @@ def port_counts(node, doc, used=None):
 class CanvasRenderer(Renderer):
     """The render layer's Renderer, re-measuring only the cards whose content changed."""
 
+    formula_heading = False   # the player bar (or presentation's band) writes the step's title and caption
+
     def __init__(self, doc, evaluation, result, theme, positions, previous=None, hold_sizes=False):
         super().__init__(type(doc)(), theme=theme, positions={})  # every attribute, no cards
         self.hold_sizes = hold_sizes

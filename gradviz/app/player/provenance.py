@@ -20,6 +20,7 @@ from ...render import painter as render_painter
 from ...render.cards import LINE_H, PAD
 from ...render import preview, tiles
 from ...story.formatting import number
+from ...story.numbers import written
 from ...story.local import _defining_step
 from ...story.model import path_name
 
@@ -128,6 +129,7 @@ class TensorGrid(QTableWidget):
         super().__init__(parent)
         self.title = title
         self.array = None
+        self.factor = ""     # '×10⁻⁵' when the numbers are written divided by it, as on the cards
         self.highlighted = []
         self._order = np.zeros((0, 0), int)   # the flat index each cell shows (-1: none)
         self._cells = {}                        # flat index -> (row, column)
@@ -158,14 +160,14 @@ class TensorGrid(QTableWidget):
         """Show `array`; `role` tiles.FILTER lays a rank-4 array out as a conv filter."""
         self.array = None if array is None else np.asarray(array)
         if self.array is None or self.array.size == 0:
-            self.highlighted, self._layout = [], None
+            self.highlighted, self._layout, self.factor = [], None, ""
             self.clear()
             self.setRowCount(0)
             self.setColumnCount(0)
             self.setFixedHeight(0)
             return
         a2 = preview.as_2d(self.array)
-        fmt = preview.number_format(a2)
+        fmt, self.factor = written(self.array)     # as its card writes it, the power of ten apart
         flat = self.array.reshape(-1)
         self.wrapped = a2.shape[0] == 1 and a2.shape[1] > WRAP_MAX
         if self.wrapped:
@@ -490,13 +492,13 @@ class ProvenancePanel(QWidget):
     def _show_subject(self, subject):
         self.subject = subject
         self._reset()
-        self.heading.setText(subject.heading)
         self.grid.title = subject.name
         port = subject.node or getattr(subject.step, "port", None)
         renderer = getattr(self.canvas, "renderer", None)
         filters = renderer is not None and subject.card_label != "upstream" \
             and renderer.tensor_role(port) == tiles.FILTER
         self.grid.set_array(subject.array, tiles.FILTER if filters else None)
+        self.heading.setText(subject.heading + _factor_note(self.grid))
 
     def _reset(self):
         self.entry = None
@@ -517,10 +519,10 @@ class ProvenancePanel(QWidget):
             self.rings.set_rects([])
 
     def _add_source(self, name, caption, array, flats):
-        label = QLabel(caption)
-        label.setWordWrap(True)
         grid = TensorGrid(name)
         grid.set_array(array, tiles.FILTER if name == "filters" else None)
+        label = QLabel(caption + _factor_note(grid))
+        label.setWordWrap(True)
         grid.set_highlight(flats)
         self.sources_box.addWidget(label)
         self.sources_box.addWidget(grid)
@@ -609,7 +611,7 @@ class ProvenancePanel(QWidget):
                 name = labels[k] if labels else term.label
                 path = path_name(origin, k)
                 self._add_source(path, f"path {k + 1}, {_html(path)}: <b>{_html(name)}</b> = "
-                                 f"{prov.num(term.product)}", array, [flat])
+                                 f"{prov.product(term)}", array, [flat])
                 if here:
                     cells.setdefault(path, []).append(flat)
         elif prov.kind == "contribution":
@@ -669,8 +671,13 @@ def _sum_text(prov, labels=None):
     """prov.text(), with each path of a fan-in named by `labels` (its input slot)."""
     if prov.kind != "fan_in" or not labels:
         return prov.text()
-    parts = [f"{prov.num(t.product)} [{label}]" for t, label in zip(prov.terms, labels)]
+    parts = [f"{prov.product(t)} [{label}]" for t, label in zip(prov.terms, labels)]
     return f"{prov.subject} = " + " + ".join(parts) + f" = {prov.num(prov.value)}"
+
+
+def _factor_note(grid):
+    """What a grid whose numbers are written divided by a power of ten says of them."""
+    return f"<br>entries {grid.factor}, as on the cards" if grid.factor else ""
 
 
 def _reader_name(step):

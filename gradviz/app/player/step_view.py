@@ -28,7 +28,6 @@ from . import docking
 
 MAX_ZOOM = 1.25
 MARGIN = 24.0           # screen pixels kept free around what is framed
-SEED_ARROW = 90.0       # the seed's arrow comes in from the right of the target card
 LANDING_W = 140.0       # how much of the card where the cotangent lands is worth showing
 
 
@@ -64,7 +63,7 @@ def step_rects(renderer, step):
         return [whole]
     card = must = _card(renderer, nid)
     if step.kind == "seed":
-        must = must.adjusted(0, 0, SEED_ARROW, 0)
+        must = must.united(renderer.moving_rect(step))   # the seed's arrow and its label
     formula = render_painter.formula_rect(renderer, step)
     if formula is not None:
         must = must.united(formula)

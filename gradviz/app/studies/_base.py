@@ -11,7 +11,7 @@ import html
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton,
-                               QScrollArea, QVBoxLayout, QWidget)
+                               QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
 from ...graph.errors import DocumentError
 from ...graph.names import port_names
@@ -131,6 +131,23 @@ def word_column(*items):
     return area
 
 
+def beside_words(plots, words, shares):
+    """The plots side by side and, at their right, the words: one `word_column`, or
+    several (`words` a list of tuples: a tall table beside the banners), in a splitter whose
+    parts start at `shares` of its width (one a part). The plots get the dock's whole
+    height, so a view fits the low dock of a 1280x800 window, and the words are given the
+    width they need to show whole there."""
+    split = QSplitter(Qt.Orientation.Horizontal)
+    for plot in plots:
+        split.addWidget(plot)
+    for column in (words if isinstance(words, list) else [words]):
+        split.addWidget(word_column(*column))
+    for i, share in enumerate(shares):
+        split.setStretchFactor(i, share)
+    split.setSizes([100 * share for share in shares])
+    return split
+
+
 class PortChooser(QComboBox):
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -154,7 +171,7 @@ class StudyView(QWidget):
     """Base of the study docks: subclasses implement `job()` and `show_result()`."""
 
     title = "study"
-    MIN_SIZE = (560, 300)        # below this its plots (150 px) and banners would clip: it scrolls
+    MIN_SIZE = (560, 240)        # below this its plots (150 px) and banners would clip: it scrolls
     # Why the study cannot be computed or used ('' when it can): the status bar shows it,
     # so a failed study never sits beside "✓ no problems".
     problemChanged = Signal(str)

@@ -7,12 +7,12 @@ off-diagonal blocks vanish (seed 001, "Batch Jacobian"; the BatchNormalization p
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtWidgets import QGraphicsRectItem, QLabel, QSplitter
+from PySide6.QtWidgets import QGraphicsRectItem, QLabel
 
 from ...engine.errors import counted
 from ...story import studies
-from ._base import (PortChooser, StudyView, banner, fmt, rich_names, set_banner, short, study_ports,
-                    view_format)
+from ._base import (PortChooser, StudyView, banner, beside_words, fmt, rich_names, set_banner, short,
+                    study_ports, view_format)
 from .heatmap import Heatmap
 
 
@@ -43,7 +43,7 @@ def as_blocks(jacobian, t_rank):
 
 class BatchJacobianView(StudyView):
     title = "Batch Jacobian"
-    MIN_SIZE = (640, 330)
+    MIN_SIZE = (880, 240)
 
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
@@ -53,12 +53,9 @@ class BatchJacobianView(StudyView):
         self.layout_.addWidget(self.busy)
         self.layout_.addWidget(self.message)
         self.check = banner("info")
-        self.layout_.addWidget(self.check)
         self.caption = QLabel()
         self.caption.setTextFormat(Qt.TextFormat.RichText)   # the names are escaped
         self.caption.setWordWrap(True)
-        self.layout_.addWidget(self.caption)
-        split = QSplitter(Qt.Horizontal)
         self.heatmap = Heatmap("target element i, then example b",
                                "source element j, then example c",
                                colorbar_label="")   # named by the study shown
@@ -69,11 +66,8 @@ class BatchJacobianView(StudyView):
         self._marker.setZValue(10)
         self._marker.hide()
         self.norms.plot.addItem(self._marker)
-        split.addWidget(self.heatmap)
-        split.addWidget(self.norms)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        self.layout_.addWidget(split, 1)
+        self.layout_.addWidget(beside_words((self.heatmap, self.norms), (self.check, self.caption),
+                                            (3, 2, 4)), 1)
         self.update_choosers()
 
     def update_choosers(self):
@@ -134,10 +128,10 @@ class BatchJacobianView(StudyView):
                                       "‖ block ‖")
         self._mark(study.location if study.warning else None)
         self.caption.setText(
-            f"Left: the full Jacobian {tuple(J.shape)}, drawn as the seed's plot_as_patches: "
-            f"each small square is one (batch, batch) slice ∂{t_name}[b, i] / ∂{s_name}[c, j] "
-            f"for one pair (i, j), with b down and c across. Right: the size of each "
-            f"(b, c) block. Independent examples light up only the diagonal.")
+            f"Left: the full Jacobian {tuple(J.shape)} as the seed's plot_as_patches, one "
+            f"(batch, batch) square ∂{t_name}[b, i] / ∂{s_name}[c, j] per pair (i, j), b down, "
+            f"c across. Middle: the size of each (b, c) block. Independent examples light up "
+            f"only the diagonal.")
         number = view_format(study.largest, study.block_difference, study.tolerance)
         if study.warning:
             r, c = study.location

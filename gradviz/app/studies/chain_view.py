@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel
 
 from ...engine.errors import counted
 from ...story import studies
-from ._base import StudyView, _html, banner, set_banner
+from ._base import StudyView, _html, banner, beside_words, set_banner
 from .heatmap import DIVERGING, TEXT, CountAxis, still_plot
 
 FORWARD, REVERSE = DIVERGING[1], DIVERGING[-2]   # mid blue and mid red: distinct in grey too
@@ -23,14 +23,13 @@ ZERO_MARK_PX = 4          # a bar of height 0: a flat mark this thick, and "0" a
 
 class ChainCostView(StudyView):
     title = "Forward vs reverse"
-    MIN_SIZE = (520, 310)
+    MIN_SIZE = (520, 240)
 
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
         self.layout_.addLayout(self.chooser_row())
         self.layout_.addWidget(self.message)
         self.totals = banner("info")
-        self.layout_.addWidget(self.totals)
         self.plot = still_plot(CountAxis("left"), ("multiply-adds", "mul-adds"),
                                "product k (Jₖ, from the input side)")
         self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor=TEXT,
@@ -49,15 +48,14 @@ class ChainCostView(StudyView):
         self.plot.addItem(self.reverse_bars)
         self.legend.addItem(self.forward_bars, "forward: matrix · matrix")
         self.legend.addItem(self.reverse_bars, "reverse: vector · matrix")
-        self.layout_.addWidget(self.plot, 1)
         self.ops = QLabel()
         self.ops.setTextFormat(Qt.TextFormat.RichText)
         self.ops.setWordWrap(True)
-        self.layout_.addWidget(self.ops)
         self.explanation = QLabel()
         self.explanation.setTextFormat(Qt.TextFormat.RichText)
         self.explanation.setWordWrap(True)
-        self.layout_.addWidget(self.explanation)
+        self.layout_.addWidget(beside_words((self.plot,), (self.totals, self.ops, self.explanation),
+                                            (3, 2)), 1)
 
     def job(self):
         story = self.controller.result.story

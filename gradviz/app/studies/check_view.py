@@ -9,11 +9,11 @@ line: its error does not depend on h. The numbers come from graph.gradient_check
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QLabel, QSplitter
+from PySide6.QtWidgets import QComboBox, QLabel
 
 from ...graph.gradient_check import gradient_check, largest_entry
-from ._base import (PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports,
-                    word_column)
+from ._base import (PortChooser, StudyView, _html, banner, beside_words, rich_names, set_banner,
+                    study_ports)
 from .heatmap import DIVERGING, TEXT, relabel, style_plot, still_plot
 from .norms_view import LogAxis
 
@@ -24,7 +24,7 @@ ENTRY_LIMIT = 200             # entries a chooser offers (the first ones of a la
 
 class GradientCheckView(StudyView):
     title = "Gradient check"
-    MIN_SIZE = (560, 300)
+    MIN_SIZE = (560, 240)
 
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
@@ -36,7 +36,6 @@ class GradientCheckView(StudyView):
         self.layout_.addWidget(self.busy)
         self.layout_.addWidget(self.message)
         self.verdict = banner("info")
-        self.layout_.addWidget(self.verdict)
         self.plot = still_plot(LogAxis("left"), "relative error",
                                "step size h (log scale)")
         self.plot.setAxisItems({"bottom": LogAxis("bottom")})
@@ -58,12 +57,8 @@ class GradientCheckView(StudyView):
         self.explanation = QLabel()
         self.explanation.setTextFormat(Qt.TextFormat.PlainText)   # names as written
         self.explanation.setWordWrap(True)
-        split = QSplitter(Qt.Orientation.Horizontal)   # the table beside the picture
-        split.addWidget(self.plot)
-        split.addWidget(word_column(self.table, self.explanation))
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        self.layout_.addWidget(split, 1)
+        self.layout_.addWidget(beside_words((self.plot,), [(self.table,), (self.verdict, self.explanation)],
+                                            (3, 2, 2)), 1)
         self.source_box.currentIndexChanged.connect(self._source_changed)
         self.update_choosers()
 
@@ -162,9 +157,10 @@ def _table(check):
     """The rows as rich text: each central difference with the significant digits it shares
     with the backward pass's number in bold; the best step marked when the check passes."""
     backward = f"{check.backward:.10g}"
-    head = ("<tr><th align=right>h</th><th align=right>central difference</th>"
-            "<th align=right>relative error</th></tr>"
-            f"<tr><td align=right>backward</td><td align=right><b>{_html(backward)}</b></td>"
+    gap = "style='padding-left:12px'"    # between the columns: the rows stay one line apart
+    head = (f"<tr><th align=right>h</th><th align=right {gap}>central difference</th>"
+            f"<th align=right {gap}>relative error</th></tr>"
+            f"<tr><td align=right>backward</td><td align=right {gap}><b>{_html(backward)}</b></td>"
             "<td></td></tr>")
     body = []
     best = check.best if check.passed else None
@@ -173,9 +169,9 @@ def _table(check):
         same = _shared(text, backward)
         cell = f"<b>{_html(text[:same])}</b>{_html(text[same:])}"
         mark = " ◀ best" if r is best else ""
-        body.append(f"<tr><td align=right>{r.h:g}</td><td align=right>{cell}</td>"
-                    f"<td align=right>{r.relative:.2g}{mark}</td></tr>")
-    return f"<table cellspacing=0 cellpadding=3>{head}{''.join(body)}</table>"
+        body.append(f"<tr><td align=right>{r.h:g}</td><td align=right {gap}>{cell}</td>"
+                    f"<td align=right {gap}>{r.relative:.2g}{mark}</td></tr>")
+    return f"<table cellspacing=0 cellpadding=1>{head}{''.join(body)}</table>"   # whole in a low dock
 
 
 def _shared(a, b):

@@ -4,11 +4,11 @@ output_gradients asks for (seed 001, "Jacobians"; seed 002).
 """
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QSplitter
+from PySide6.QtWidgets import QLabel
 
 from ...story import studies
 from ._base import (PortChooser, StudyView, banner, preview, rich_names, set_banner, short,
-                    study_ports, view_format, word_column)
+                    beside_words, study_ports, view_format)
 from .heatmap import Heatmap
 
 CHECK_TOLERANCE = 1e-5
@@ -16,7 +16,7 @@ CHECK_TOLERANCE = 1e-5
 
 class JacobianView(StudyView):
     title = "Jacobian"
-    MIN_SIZE = (560, 310)
+    MIN_SIZE = (560, 240)
 
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
@@ -26,18 +26,13 @@ class JacobianView(StudyView):
         self.caption = QLabel()
         self.caption.setTextFormat(Qt.TextFormat.RichText)   # the names are escaped
         self.caption.setWordWrap(True)
-        self.layout_.addWidget(self.caption)
         self.layout_.addWidget(self.busy)
         self.layout_.addWidget(self.message)
         self.heatmap = Heatmap("target index (flattened)", "source index (flattened)",
                                colorbar_label="")   # named by the study shown
         self.sum_check, self.vjp_check = banner("info"), banner("info")
-        split = QSplitter(Qt.Orientation.Horizontal)   # the checks beside the picture
-        split.addWidget(self.heatmap)
-        split.addWidget(word_column(self.sum_check, self.vjp_check))
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        self.layout_.addWidget(split, 1)
+        self.layout_.addWidget(beside_words((self.heatmap,), (self.caption, self.sum_check,
+                                                              self.vjp_check), (2, 3)), 1)
         self.update_choosers()
 
     def update_choosers(self):

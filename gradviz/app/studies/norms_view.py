@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from ...story import studies
-from ._base import StudyView, _html, banner, fmt, set_banner
+from ._base import StudyView, _html, banner, beside_words, fmt, set_banner
 from .heatmap import DIVERGING, TEXT, still_plot
 
 LINE = DIVERGING[-2]          # the chain-cost view's reverse-mode red: the backward pass
@@ -27,14 +27,13 @@ class LogAxis(pg.AxisItem):
 
 class GradientNormView(StudyView):
     title = "Gradient norms"
-    MIN_SIZE = (520, 310)
+    MIN_SIZE = (520, 240)
 
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
         self.layout_.addLayout(self.chooser_row())
         self.layout_.addWidget(self.message)
         self.summary = banner("info")
-        self.layout_.addWidget(self.summary)
         self.plot = still_plot(LogAxis("left"), ("‖cotangent‖ (log scale)", "‖cotangent‖"),
                                "where the backward pass meets it, from the target back")
         self.line = pg.PlotDataItem([], [], pen=pg.mkPen(LINE, width=2), symbol="o",
@@ -43,11 +42,10 @@ class GradientNormView(StudyView):
                                           pen=pg.mkPen(TEXT))
         self.plot.addItem(self.line)
         self.plot.addItem(self.sources)
-        self.layout_.addWidget(self.plot, 1)
         self.explanation = QLabel()
         self.explanation.setTextFormat(Qt.TextFormat.PlainText)   # names as written
         self.explanation.setWordWrap(True)
-        self.layout_.addWidget(self.explanation)
+        self.layout_.addWidget(beside_words((self.plot,), (self.summary, self.explanation), (3, 2)), 1)
 
     def job(self):
         story = self.controller.result.story

@@ -149,3 +149,18 @@ def test_hovering_an_entry_of_the_formula_cards_pictures_names_it_and_its_number
     outside = QPointF(node.center().x(), node.top() + 4)
     assert overlay.boundingRect().contains(outside) and not card.contains(outside)
     assert not overlay.contains(outside) and overlay.contains(card.center())
+
+
+def test_the_active_cards_ring_leaves_its_ports_names_readable(open_window):
+    """Batchnorm lesson, step 1: the ring around the target layer2 passed over the start of
+    its ports' names (output, kernel, bias) on the canvas; it goes under them now."""
+    w = open_window(SAMPLES_DIR / "001_batchnorm_pitfall.json", shown=False)
+    w.player.set_index(0)
+    w.player.finish_animation()
+    overlay, r = w.canvas.step_overlay, w.canvas.renderer
+    overlay.pictures()
+    names = r.port_labels(w.player.step.node)
+    assert [name for _, name, _ in names] == ["output", "kernel", "bias"]
+    ring = r.rect(w.player.step.node).adjusted(-12, -12, 12, 12)
+    assert all(ring.intersects(rect) for rect, _, _ in names)      # the ring passes there
+    assert not any(overlay._under.intersects(rect.adjusted(0.5, 0.5, -0.5, -0.5)) for rect, _, _ in names)

@@ -10,7 +10,6 @@ from gradviz.app.player.provenance import (TensorGrid, entry_at, gradient_boxes,
 from gradviz.graph.document import Port
 from gradviz.render import painter as render_painter
 from gradviz.render import preview
-from gradviz.story.formatting import number
 
 pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
 
@@ -54,7 +53,7 @@ def test_clicking_an_entry_of_the_formula_card_explains_it(window, qtbot):
     # A sum of 3 float32s whose last digit depends on the BLAS kernel's order of adding
     # (1.1900724 or 1.1900725): checked to 2 ulps, and the label shows the value computed.
     np.testing.assert_array_max_ulp(np.float32(prov.value), np.float32(1.1900724), maxulp=2)
-    assert panel.numbers_label.text().endswith(f"= {number(prov.value, 8)}")
+    assert panel.numbers_label.text().endswith(f"= {prov.value:.3f}")     # as the cards write it
     assert panel.grid.highlighted == [4]
     assert w.canvas.step_overlay.highlight == {"contribution": [4], "upstream": [3, 4, 5],
                                                "tf_b": [3, 4, 5]}
@@ -197,9 +196,11 @@ def test_provenance_headers_use_the_users_names(window, tmp_path, labelled_mlp):
 
 
 @pytest.mark.parametrize("width", [300, 420, 900])
-def test_grid_numbers_in_e_notation_are_never_clipped(qtbot, width):
-    """A 1×6 row of 1e-05s in a narrow dock: every number whole in its column and its row
-    above the scroll bar (the scroll bar used to cover the only row)."""
+def test_grid_numbers_of_a_tiny_tensor_read_as_on_its_card_and_are_never_clipped(qtbot, width):
+    """A 1×6 row of 1e-05s in a narrow dock: written as the card writes it (-1.880 beside
+    ×10⁻⁵, not -1.88e-05), every number whole in its column and its row above the scroll bar
+    (the scroll bar used to cover the only row)."""
+    from gradviz.render.preview import Preview
     grid = TensorGrid("g")
     qtbot.addWidget(grid)
     grid.resize(width, 100)
@@ -210,9 +211,11 @@ def test_grid_numbers_in_e_notation_are_never_clipped(qtbot, width):
     qtbot.wait(20)
     viewport = grid.viewport().rect()
     metrics = grid.fontMetrics()
+    card = Preview(values)
+    assert grid.factor == card.factor == "×10⁻⁵"
     for c in range(grid.columnCount()):
         item = grid.item(0, c)
-        assert "e-0" in item.text()
+        assert item.text() == card.table[0][c].strip()
         assert metrics.horizontalAdvance(item.text()) <= grid.columnWidth(c), item.text()
         rect = grid.visualItemRect(item)
         assert rect.top() >= 0 and rect.bottom() <= viewport.bottom(), (c, rect, viewport)
@@ -298,3 +301,24 @@ def test_the_grid_of_an_nhwc_tensor_is_one_image_row_a_grid_row(qtbot):
                                   np.arange(120).reshape(3, 2, 4, 5)[1, :, 0, 0])
     order, _, _ = grid_order((1000, 100, 100, 3))          # only what the grid shows is laid out
     assert order.size <= 4000
+
+
+def test_the_dock_writes_each_number_as_its_card_does(window):
+    """The sigmoid chain's layer1 → x (step 39): the formula card writes the contribution
+    [-1.881 …] ×10⁻⁵ and the upstream [-5.096 …] ×10⁻⁵; the dock wrote -1.88e-05 in its grid
+    and -1.880924e-05, -5.0958577e-05 in its sum."""
+    w = window(SAMPLES_DIR / "nets_2_sigmoid_chain.json", shown=False)
+    step = next(s for s in w.player.steps if s.kind == "contribution" and s.title == "layer1's matmul → x")
+    w.player.set_index(step.index)
+    w.player.finish_animation()
+    panel = w.provenance
+    prov = panel.select_entry(0)
+    pictures = {label: shown for label, _, _, shown in render_painter.formula_pictures(w.canvas.renderer, step)}
+    card, upstream = pictures["contribution"], pictures["upstream"]
+    assert card.factor == upstream.factor == "×10⁻⁵"
+    assert panel.grid.text_at(0) == card.table[0][0].strip() and panel.grid.factor == card.factor
+    assert card.factor in panel.heading.text()
+    value, up = card.table[0][0].strip() + card.factor, upstream.table[0][0].strip() + upstream.factor
+    assert panel.sum_label.text() == prov.text() and prov.text().endswith(f" = {value}")
+    assert panel.numbers_label.text().startswith(f"({up})·") and panel.numbers_label.text().endswith(f" = {value}")
+    assert "e-0" not in panel.sum_label.text() + panel.numbers_label.text()

@@ -1,0 +1,196 @@
+"""How a number is written wherever it is shown: a node's card, a rule card, a tile, the
+provenance dock, `gradviz explain`, an export. The rule lives here, below the story and the
+render layers, so that text and pictures cannot write one value two ways; render.preview
+draws with it."""
+import math
+import re
+
+import numpy as np
+
+
+def magnitudes_of(a):
+    """(largest |value|, smallest non-zero |value|, are all whole, is any inf or nan) over
+    the finite values of a numeric array: what its format and width depend on."""
+    if a.size <= 64:   # a card's small tensor: Python's loops beat a dozen numpy calls
+        values = a.reshape(-1).tolist()
+        finite = [abs(v) for v in values if math.isfinite(v)]
+        nonfinite = len(finite) < len(values)
+        if not finite:
+            return 0.0, 0.0, True, nonfinite
+        positive = [v for v in finite if v > 0]
+        whole = a.dtype.kind != "f" or all(v == round(v) for v in finite)
+        return float(max(finite)), float(min(positive)) if positive else 0.0, whole, nonfinite
+    flat = a.reshape(-1)
+    nonfinite = False
+    if a.dtype.kind == "f":
+        finite = np.isfinite(flat)
+        if not finite.all():
+            flat, nonfinite = flat[finite], True
+    m = np.abs(flat.astype(np.float64, copy=False))
+    if not m.size:
+        return 0.0, 0.0, True, nonfinite
+    positive = m[m > 0]
+    whole = a.dtype.kind != "f" or bool((m == np.round(m)).all())
+    return float(m.max()), float(positive.min()) if positive.size else 0.0, whole, nonfinite
+
+
+# How a number is written, wherever it is shown (a card, a rule card's "where" clause, a tile,
+# the provenance table, an export): by a format chosen from its tensor alone, so one value
+# reads the same everywhere in a view and at every step:
+#   integers, and a float tensor whose every entry is whole, as integers; booleans T / F;
+#   floats of an ordinary magnitude (the largest |entry| from ORDINARY[0] up to ORDINARY[1])
+#   in fixed notation with DECIMALS decimals: 1.407, -0.926, 18.600, 0.000;
+#   floats beyond it, where fixed notation would write only zeros or too many digits: on a
+#   picture, fixed notation of the tensor divided by a power of ten that the picture writes
+#   beside it ([1.550 21.900] ×10⁻⁶, so that a card never mixes notations); in plain text
+#   (number_format) e-notation, 1.55e-06.
+# A number that rounds to zero is written without its sign: never -0.000.
+ORDINARY = (1e-3, 1e4)
+DECIMALS = 3
+
+
+def number_spec(values, magnitudes=None):
+    """The printf conversion ("%.3f", "%.2e", "%d") of every number of `values`, by the rule
+    above (e-notation beyond the ordinary magnitudes); None for booleans. `magnitudes`:
+    `magnitudes_of(values)`, when the caller has them. (printf writes "nan", "inf" and
+    "-inf" as str() does.)"""
+    a = np.asarray(values)
+    if a.dtype.kind == "b":
+        return None
+    if a.dtype.kind in "iu":
+        return "%d"
+    return _float_spec(magnitudes or magnitudes_of(a), a.size)
+
+
+def _float_spec(magnitudes, size):
+    if exponent(magnitudes):
+        return "%.2e"
+    biggest, _, whole, _ = magnitudes
+    return "%.0f" if biggest == 0 or whole else f"%.{DECIMALS}f"
+
+
+def exponent(magnitudes):
+    """The power of ten a picture divides a float tensor by (0 for an ordinary magnitude):
+    that of its largest |entry|, so the largest reads 1.000 to 9.999."""
+    biggest = magnitudes[0]
+    if biggest == 0 or ORDINARY[0] <= biggest < ORDINARY[1] or not math.isfinite(biggest):
+        return 0
+    return int(math.floor(math.log10(biggest)))
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def factor_text(power):
+    """'×10⁻⁶': what a picture of numbers divided by 10**power writes beside them."""
+    return f"×10{str(power).translate(_SUPERSCRIPT)}" if power else ""
+
+
+def scaled(array):
+    """(the float tensor `array` as a picture writes its numbers, the power of ten it is
+    divided by): itself and 0 for an ordinary magnitude or another dtype."""
+    a = np.asarray(array)
+    if a.dtype.kind != "f" or not a.size:
+        return a, 0
+    power = exponent(magnitudes_of(a))
+    return (a, 0) if not power else (a.astype(np.float64) / 10.0 ** power, power)
+
+
+def card_spec(arrays):
+    """One printf conversion for numbers written together in text (a study view's
+    summary lines), chosen from all of them: never 1.2e-05 beside 0.000. None when no
+    array is numeric (booleans keep "T" / "F"). Pictures write each tensor by its own
+    format (`scaled`) instead."""
+    numeric = [a for a in (np.asarray(x) for x in arrays if x is not None)
+               if a.dtype.kind in "iuf" and a.size]
+    if not numeric:
+        return None
+    if all(a.dtype.kind in "iu" for a in numeric):
+        return "%d"
+    parts = [magnitudes_of(a) for a in numeric]
+    positive = [p[1] for p in parts if p[1] > 0]
+    combined = (max(p[0] for p in parts), min(positive) if positive else 0.0,
+                all(p[2] for p in parts), any(p[3] for p in parts))
+    spec = _float_spec(combined, sum(a.size for a in numeric))
+    if spec.endswith("f"):   # an array that is not zero never prints as all zeros
+        smallest_shown = 0.5 * 10.0 ** -int(spec[2:-1])
+        if any(0 < p[0] < smallest_shown for p in parts):
+            return "%.2e"
+    return spec
+
+
+_MINUS_ZERO = re.compile(r"(?<![\de.])-(?=0(?:\.0*)?(?:e[+-]0+)?(?![\d.]))")
+
+
+def shared_spec(arrays):
+    """The format the float tensors shown together on one card (a fan-in's terms and sum, a
+    rule's upstream, operands and contribution) share: "%.3f" when any of them is written
+    with decimals, so an all-zero term reads 0.000 beside 0.052, never 0 (one format per
+    card); None when each one's own format already agrees."""
+    decimal = False
+    for x in arrays:
+        if x is None:
+            continue
+        a = np.asarray(x)
+        if a.dtype.kind == "f" and a.size:
+            shown, power = scaled(a)
+            decimal = decimal or power != 0 or number_spec(shown) != "%.0f"
+    return f"%.{DECIMALS}f" if decimal else None
+
+
+def spec_on_card(array, shared):
+    """The format `array` takes on a card whose tensors share `shared` (see shared_spec):
+    that one for a float tensor of an ordinary magnitude (a whole one gains the card's
+    decimals), else None, its own (integers, booleans, a tensor written beside ×10ⁿ)."""
+    a = np.asarray(array)
+    if shared is None or a.dtype.kind != "f" or not a.size or exponent(magnitudes_of(a)):
+        return None
+    return shared
+
+
+def unsigned_zero(text):
+    """`text` (numbers as printf wrote them) with every number that rounds to zero written
+    without its sign, its width kept: "-0.000" is " 0.000", never a negative zero."""
+    return _MINUS_ZERO.sub(" ", text) if "-0" in text else text
+
+
+def number_format(values, magnitudes=None, spec=None):
+    """`number_spec` as a function of one number ("T" / "F" for booleans); `spec`: the
+    number_spec, when the caller has it. A value that rounds to zero prints unsigned."""
+    spec = number_spec(values, magnitudes) if spec is None else spec
+    if spec is None:
+        return lambda v: "T" if v else "F"
+
+    def fmt(v):
+        text = spec % v
+        return text[1:] if text[0] == "-" and _rounds_to_zero(text) else text
+    return fmt
+
+
+def _rounds_to_zero(text):
+    """True for printf's "-0", "-0.000", "-0.00e+00": a value too small for the format."""
+    digits = text[1:].partition("e")[0]
+    return digits.strip("0.") == ""
+
+
+def written(values):
+    """(a function writing one number of the tensor `values` as its card's picture does,
+    divided by the tensor's power of ten; that power as the picture writes it beside the
+    numbers, '' for none). A grid of text writes the power once, as a card does."""
+    a = np.asarray(values)
+    if a.dtype.kind not in "biuf":
+        a = a.astype(np.float64)
+    shown, power = scaled(a)
+    write = number_format(shown)
+    if not power:
+        return write, ""
+    scale = 10.0 ** power
+    return (lambda v: write(v / scale)), factor_text(power)
+
+
+def writer(values):
+    """A function writing one number of the tensor `values` as its card does, the power of
+    ten after it: -1.881×10⁻⁵ for an entry of a gradient whose largest entry is 7.2e-05,
+    -0.173 for an ordinary one (the provenance's sums, where each number stands alone)."""
+    write, factor = written(values)
+    return (lambda v: write(v) + factor) if factor else write
