@@ -33,7 +33,7 @@ def union(rects):
             max(r[2] for r in rects), max(r[3] for r in rects))
 
 
-def _spots(nodes, own, w, h, seen_w, seen_h, snap, gap, first=None):
+def _spots(nodes, own, w, h, seen_w, seen_h, snap, gap, first=None, grid=0):
     """[(spot, centre of the view, is it beside them)] for a card w x h next to `nodes` (the
     union of the cards in view; `own` the step's own card) in a view seen_w x seen_h: beside
     them first (below, above, right, left; aligned with their start, middle and end, and
@@ -73,6 +73,10 @@ def _spots(nodes, own, w, h, seen_w, seen_h, snap, gap, first=None):
             for x, y in ((left, top), (right - w, top), (left, bottom - h), (right - w, bottom - h),
                          (mid_x, top), (mid_x, bottom - h), (left, mid_y), (right - w, mid_y)):
                 out.append(((x, y, x + w, y + h), centre, False))
+            for i in range(1, grid):        # the last resort: every place on a grid of the view
+                for j in range(1, grid):
+                    x, y = left + (seen_w - w) * i / grid, top + (seen_h - h) * j / grid
+                    out.append(((x, y, x + w, y + h), centre, False))
     return out
 
 
@@ -100,12 +104,13 @@ def _cost(spot, shown, avoid, others, rules):
     return cost
 
 
-def search(shown, avoid, others, size, configs, port, rules, gap, natural=None):
+def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, grid=0):
     """(zoom, scale, spot, centre) of the first configuration in `configs` ([(zoom, scale)],
     best first) where the card (`size` at scale 1) docks in a view of `port` pixels beside
     the cards `shown` ([(card, name strip)], the step's own first) by `rules`; over their
     bodies (rules.clear False), the configuration where it hides least of them. None if
-    none does. natural: the card's own place (tried first at scale 1)."""
+    none does. natural: the card's own place (tried first at scale 1). grid: also try the
+    places of a grid x grid lattice over each view (dearer: when the usual places fail)."""
     nodes = union([card for card, _ in shown])
     own = shown[0][0]
     over = None       # over the cards' bodies: the configuration that hides least of them
@@ -118,7 +123,7 @@ def search(shown, avoid, others, size, configs, port, rules, gap, natural=None):
         best = None
         mid = ((nodes[0] + nodes[2]) / 2, (nodes[1] + nodes[3]) / 2)
         for spot, centre, beside in _spots(nodes, own, w, h, seen_w, seen_h, snap, gap,
-                                           natural if scale == 1.0 else None):
+                                           natural if scale == 1.0 else None, grid):
             cost = _cost(spot, shown, avoid, others, rules)
             if cost is None:
                 continue

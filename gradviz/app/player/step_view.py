@@ -169,6 +169,7 @@ def pan_start(view, renderer, step, zoom, centre):
                    _centre([(c.top(), c.bottom()) for c in cards], height, port.height() / zoom))
 
 
+LATTICE = 12           # places per side of the view a formula card may dock at, as a last resort
 DOCK_MARGIN = 2.0      # screen pixels kept free around a docked formula card and its cards
 LEVEL_STEP = 0.9       # the zooms tried below the readable one, each this much smaller
 
@@ -217,16 +218,18 @@ def _docked(view, renderer, step, lowest, readable_px):
     for group in groups:
         shown = [_with_name(c) for c in group]
         avoid = [_with_name(c) for c in cards[len(group):]]
-        for clear in (True, False):
-            for names_free in (True, False):
-                found = docking.search(shown, avoid, others, (layout.width, layout.height),
-                                       configs, size, docking.Rules(clear, names_free),
-                                       CARD_GAP, natural)
-                if found is not None:
-                    zoom, scale, spot, centre = found
-                    rect = QRectF(spot[0], spot[1], spot[2] - spot[0], spot[3] - spot[1])
-                    renderer.dock_formula(step, rect)
-                    return zoom, QPointF(*centre), rect
+        # Clear of every card and name at the usual places, then anywhere in the view (a
+        # lattice: dearer, tried only when those fail), before hiding a name or a body.
+        for clear, names_free, grid in ((True, True, 0), (True, True, LATTICE), (True, False, 0),
+                                        (False, True, 0), (False, False, 0)):
+            found = docking.search(shown, avoid, others, (layout.width, layout.height),
+                                   configs, size, docking.Rules(clear, names_free),
+                                   CARD_GAP, natural, grid)
+            if found is not None:
+                zoom, scale, spot, centre = found
+                rect = QRectF(spot[0], spot[1], spot[2] - spot[0], spot[3] - spot[1])
+                renderer.dock_formula(step, rect)
+                return zoom, QPointF(*centre), rect
     nodes = QRectF(cards[0])
     for c in cards[1:]:
         nodes = nodes.united(c)
