@@ -181,10 +181,10 @@ def test_an_entry_of_a_long_vector_on_the_card_is_clickable(window):
 
 
 def test_provenance_headers_use_the_users_names(window, tmp_path, labelled_mlp):
-    """The dock names a tensor as its card does (W1), not by its id (w2): issue 20 §2. The
-    graph is the editor's, in memory (a saved file would carry the labels as ids)."""
-    w = window()
-    w.controller.set_document(labelled_mlp())
+    """The dock names a tensor as its card does (W1), not by its id (w2): issue 20 §2."""
+    from gradviz.graph import save
+    save(labelled_mlp(), tmp_path / "mlp.json")
+    w = window(tmp_path / "mlp.json")
     steps = w.player.steps
     k = next(s.index for s in steps if s.kind == "contribution" and s.port == Port("w2"))
     w.player.set_index(k)
