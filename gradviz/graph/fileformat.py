@@ -3,7 +3,6 @@ checked field by field, written byte-stable so save(load(save(doc))) == save(doc
 
 The format is described in docs/file-format.md.
 """
-import dataclasses
 import errno
 import json
 import math
@@ -18,7 +17,6 @@ from .atomic import write_file
 from .document import (CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE, Document, Edge,
                        Node, TapeSettings, text_problem)
 from .errors import DocumentError
-from .names import file_ids
 from .ports import ID, parse_port, port_text
 from .tensors import MAX_ELEMENTS, data_texts, tensor_from_json
 from .validate import validate
@@ -378,14 +376,9 @@ def _training(t):
 
 # -- writing ----------------------------------------------------------------------------------
 def to_json(doc):
-    ids = file_ids(doc)
-
-    def port(p):
-        return port_text(dataclasses.replace(p, node=ids.get(p.node, p.node)))
-
     nodes = []
     for node in doc.nodes.values():
-        n = {"id": ids[node.id], "kind": node.kind}
+        n = {"id": node.id, "kind": node.kind}
         if node.op:
             n["op"] = node.op
         if node.label:
@@ -407,15 +400,15 @@ def to_json(doc):
     return {
         "format": FORMAT, "version": VERSION, "title": doc.title, "lesson": doc.lesson,
         "nodes": nodes,
-        "edges": [{"from": port(e.src), "to": port(e.dst)} for e in doc.edges],
-        "targets": [port(p) for p in doc.targets],
-        "sources": [port(p) for p in doc.sources],
-        "output_gradients": {port(p): _tensor_json(v) for p, v in doc.output_gradients.items()},
+        "edges": [{"from": port_text(e.src), "to": port_text(e.dst)} for e in doc.edges],
+        "targets": [port_text(p) for p in doc.targets],
+        "sources": [port_text(p) for p in doc.sources],
+        "output_gradients": {port_text(p): _tensor_json(v)
+                             for p, v in doc.output_gradients.items()},
         "tape": {"persistent": doc.tape.persistent,
                  "watch_accessed_variables": doc.tape.watch_accessed_variables,
-                 "stop_recording": [ids.get(n, n) for n in doc.tape.stop_recording]},
-        "studies": {name: {key: port(parse_port(value, "studies")) if key in ("target", "source") else value
-                           for key, value in spec.items()} for name, spec in doc.studies.items()},
+                 "stop_recording": list(doc.tape.stop_recording)},
+        "studies": doc.studies,
     } | ({"training": doc.training} if doc.training else {})
 
 

@@ -12,7 +12,6 @@ import numpy as np
 
 from .catalog import api_name, port_name
 from .document import fresh
-from .ports import ID_LENGTH
 
 
 def node_name(node):
@@ -55,17 +54,6 @@ def unique_names(doc, taken=(), make=node_name):
 def identifiers(doc, reserved=()):
     """{node id: a unique Python identifier from its label}."""
     return unique_names(doc, reserved, lambda node: identifier(node_name(node)))
-
-
-def file_ids(doc):
-    """{node id: the id its file writes}: a label that is a name (W2, logits) is the id, made
-    unique, so a teacher reading the saved JSON finds the names the canvas shows, not the
-    editor's w_1; a node labelled with an expression (t1.gradient(y, x)) or not at all keeps
-    its id. Ids stay internal: reading the file back gives these as the ids."""
-    def wanted(node):
-        name = node.label
-        return name if name and len(name) <= ID_LENGTH and identifier(name) == name else node.id
-    return unique_names(doc, make=wanted)
 
 
 def port_names(doc, ports):

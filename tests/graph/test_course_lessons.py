@@ -232,7 +232,7 @@ def test_attention_matches_numpy_backprop_and_central_differences():
     ev = graph.evaluate(doc)
     f = attention_numpy(doc)
     b = attention_backward(f)
-    np.testing.assert_allclose(ev.values[Port("A")], f["a"], rtol=1e-5)
+    np.testing.assert_allclose(ev.values[Port("a")], f["a"], rtol=1e-5)
     np.testing.assert_allclose(ev.values[Port("out_last")], f["out"][-1], rtol=1e-5)
     g = ev.gradients[Port("x")]
     np.testing.assert_allclose(g, b["via_q"] + b["via_k"] + b["via_v"], rtol=1e-4, atol=1e-6)
@@ -245,14 +245,14 @@ def test_the_attention_story_fans_in_three_paths_at_x():
     s = story_of(doc)
     b = attention_backward(attention_numpy(doc))
     handed = {x.port: x for x in s.steps if x.kind == "contribution" and x.port != Port("x")}
-    for node, key in (("A", "a"), ("V", "v"), ("S", "s"), ("Q", "q"), ("K", "k")):   # ids as saved: the labels
+    for node, key in (("a", "a"), ("v", "v"), ("scaled", "s"), ("q", "q"), ("k", "k")):
         np.testing.assert_allclose(handed[Port(node)].cotangent, b[key], rtol=1e-4, atol=1e-6,
                                    err_msg=node)
-    np.testing.assert_array_equal(handed[Port("Q")].cotangent[:-1], 0)  # only query 3 was used
-    assert (np.abs(handed[Port("K")].cotangent).sum(axis=1) > 0).all()  # every key was compared
-    assert handed[Port("A")].formula == "grad_A = grad @ Vᵀ"      # in the lesson's names
-    assert handed[Port("S")].formula == "grad_S = A · (grad - Σ grad·A)"
-    assert handed[Port("K")].formula == "grad_K = gradᵀ @ Q"
+    np.testing.assert_array_equal(handed[Port("q")].cotangent[:-1], 0)  # only query 3 was used
+    assert (np.abs(handed[Port("k")].cotangent).sum(axis=1) > 0).all()  # every key was compared
+    assert handed[Port("a")].formula == "grad_A = grad @ Vᵀ"      # in the lesson's names
+    assert handed[Port("scaled")].formula == "grad_S = A · (grad - Σ grad·A)"
+    assert handed[Port("k")].formula == "grad_K = gradᵀ @ Q"
     fan_in = next(x for x in s.steps if x.kind == "fan_in")
     assert fan_in.port == Port("x")
     labels = [label for label, _ in fan_in.terms]

@@ -216,7 +216,7 @@ def _lesson_checks(name):
                                       ("dz/dx = 4", [gs[0]])],
                 "001_reset": [("dz/dx = 4", [gs[0]])]}[name]
     if name == "001_clip_gradient":
-        clip = doc.nodes["clip_gradients"].attrs["clip_norm"]
+        clip = doc.nodes["output"].attrs["clip_norm"]
         story_ = __import__("gradviz.story", fromlist=["build"]).build(doc)
         seed, _, to_vv = story_.steps[:3]
         v = float(doc.nodes["v"].value)
