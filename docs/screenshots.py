@@ -82,7 +82,7 @@ def main():
     array, box = next((a, b) for label, a, b in render_painter.formula_arrays(c.renderer, p.step)
                       if label == "contribution")
     cell = render_painter.entry_rect(array, box.left(), box.top(), 4,
-                                     render_painter.formula_spec(c.renderer, p.step))
+                                     render_painter.formula_spec(c.renderer, p.step, array))
     QTest.mouseClick(c.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      c.mapFromScene(cell.center()))
     wait()

@@ -204,6 +204,12 @@ class FormulaLayout:
         bottom = max([y] + [top + h for _, _, top, _, h in self.placed])
         self.height = bottom + PAD
 
+    @property
+    def empty(self):
+        """Nothing to write: a step without a formula on a card whose title and caption the
+        player shows (a cut, a seed of one number): no card is drawn, not an empty box."""
+        return not (self.title or self.caption or self.formula or self.placed)
+
     def spec_of(self, array):
         """The number format of `array` on this card (None: its own, by preview's rule)."""
         return preview.spec_on_card(array, self.spec)
@@ -386,7 +392,7 @@ class FormulaCard:
 
     def _formula_rect(self, step):
         nid = getattr(step, "node", None)
-        if nid not in self.doc.nodes:
+        if nid not in self.doc.nodes or self.formula_layout(step).empty:
             return None
         docked = self.__dict__.get("_docked")
         if docked is not None and docked[0] is step:

@@ -374,3 +374,18 @@ def test_the_step_title_and_caption_are_on_an_exported_card_and_left_to_the_play
         assert " ".join(card.caption).split() == step.caption.split()
         assert shown.title == [] and shown.caption == [], (step.index + 1, step.title)
         assert shown.formula == card.formula and shown.height < card.height
+
+
+def test_a_card_with_nothing_left_to_write_is_not_drawn():
+    """On the canvas a cut's card had only the title and caption the player shows: without
+    them it was an empty box with a leader line (presentation, docs/app-presentation.png)."""
+    empty = 0
+    for name in NAMES:
+        canvas = canvas_renderer(name)
+        for step in canvas.story.steps:
+            if canvas.formula_layout(step).empty:
+                empty += 1
+                assert canvas._formula_rect(step) is None, (name, step.index + 1, step.title)
+            elif step.node in canvas.doc.nodes:
+                assert canvas._formula_rect(step) is not None
+    assert empty   # the cuts of the stop_gradient lessons
