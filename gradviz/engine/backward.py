@@ -112,7 +112,9 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
                     contributions = rule(F, total, in_values, op._out_values[0], op.attrs,
                                          needs)
                     if not nbatch:
-                        # arrays, no batch axes: the shape to meet is the recorded input's
+                        # arrays, no batch axes: the shape to meet is the recorded input's.
+                        # The accumulation into `pending` is written out here and below, not
+                        # called: this loop runs once per contribution (the eager hot path).
                         for t, v, need, c in zip(op.inputs, in_values, needs, contributions):
                             if not need or c is None:
                                 continue
