@@ -199,7 +199,11 @@ def seed_001():
     d = Doc("Jacobian of sigmoid(x + delta) w.r.t. a scalar delta", """
         With a scalar source the Jacobian has the target's shape (201,): element i is
         sigmoid'(x_i + delta), the bell curve, 0.25 at its peak. tape.gradient would instead
-        give one number, the sum of that curve: 9.999137.""")
+        give one number, the sum of that curve: 9.999137. The Hessian tab shows H = 0, and
+        not because anything is linear: ∂²Σy/∂delta² = Σ sigmoid''(x_i + delta), sigmoid'' is
+        odd (sigmoid''(−t) = −sigmoid''(t)) and x is symmetric around 0, so at delta = 0 the
+        terms cancel in pairs. Σy curves on both sides: delta = 0 is an inflection point,
+        where the gradient, the sum of the bell curve, is largest.""")
     d.const("x", np.linspace(-10.0, 10.0, 201))
     d.var("delta", 0.0)
     d.op("x_plus_delta", "add", "x", "delta")

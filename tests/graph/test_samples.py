@@ -238,8 +238,13 @@ def _lesson_checks(name):
                 ("rule 2x", None)]
     if name == "001_sigmoid_jacobian":
         j = graph.jacobian(doc)
+        h = studies.hessian_study(doc).hessian
+        assert abs(float(h.ravel()[0])) <= 1e-6 * float(gs[0])   # zero, within float32 rounding
+        x = doc.nodes["x"].value
+        np.testing.assert_array_equal(x, -x[::-1])                # the symmetry the lesson cites
         return [("shape (201,)", j.shape), ("x_i", None), ("0.25 at its peak", [j.max()]),
-                ("that curve: 9.999137", [gs[0]])]
+                ("that curve: 9.999137", [gs[0]]), ("Hessian tab shows H = 0", [0]),
+                ("symmetric around 0", [0]), ("delta = 0", [0])]
     if name == "001_dense_jacobian":
         j = graph.jacobian(doc)
         return [("shape (7, 10)", ev.values[Port("layer")].shape),

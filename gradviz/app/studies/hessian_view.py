@@ -272,8 +272,8 @@ def newton_verdict(study, zero, number=fmt):
     n_zero = int((np.abs(eig) <= zero).sum())
     if eig.size == 0 or n_zero == eig.size:
         return "warning", (f"H is zero here: the loss has no curvature at this point in this "
-                           f"variable (it is linear around it, as a relu network is between its "
-                           f"kinks), so there is none to use. (H + εI)⁻¹ g would be g/ε, a plain gradient step "
+                           f"variable (its second derivative is 0 here, which need not hold "
+                           f"nearby), so there is none to use. (H + εI)⁻¹ g would be g/ε, a plain gradient step "
                            f"of length |g|/ε = {number(g / eps) if eps else '∞'}, not a Newton "
                            f"step."), False
     damped = eps * u / g if g > 0 else 0.0

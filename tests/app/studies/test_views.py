@@ -346,6 +346,10 @@ def test_a_singular_hessian_along_the_gradient_warns():
     kind, words, ok = hessian_view.newton_verdict(zero, 0.0)
     assert ok is False and "linear in this variable" not in words   # relu nets: piecewise
     assert "no curvature at this point" in words
+    # H = 0 at one point says nothing about the loss around it (the sigmoid lesson's sum of
+    # sigmoid'' is 0 at delta = 0 by symmetry and curves elsewhere): no claim that it is
+    # linear there, no comparison with relu nets in a banner any lesson shows
+    assert "linear around" not in words and "relu" not in words and "kink" not in words
 
 
 def test_lesson_14_has_a_finite_hessian():
