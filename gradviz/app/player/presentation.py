@@ -184,7 +184,8 @@ class PresentationMode(QObject):
         self.go(self.index - 1)
 
     def home(self):
-        self.go(-1)
+        """The seed, as Home is in the window; the lesson's text is one step back."""
+        self.go(0 if self.steps() else -1)
 
     def end(self):
         self.go(len(self.steps()) - 1)

@@ -131,11 +131,27 @@ def test_keyboard_steps_through_the_story(window, qtbot):
     assert p.band.title.text().startswith("2/4")
     qtbot.keyClick(w.canvas, Qt.Key.Key_End)
     assert w.player.index == 3
-    qtbot.keyClick(w.canvas, Qt.Key.Key_Home)
+    qtbot.keyClick(w.canvas, Qt.Key.Key_Home)           # the seed, as in the window
+    assert w.player.index == 0
+    qtbot.keyClick(w.canvas, Qt.Key.Key_Left)           # before the seed: the lesson's text
     assert w.player.index == -1
     assert p.band.title.text() == w.controller.doc.title
     qtbot.keyClick(w.canvas, Qt.Key.Key_Left)           # before the lesson: nothing
     assert w.player.index == -1
+
+
+def test_home_is_the_seed_in_the_window_and_in_presentation(window, qtbot):
+    """Issue 20 §1: Home went to the lesson's text in presentation and to the seed in the
+    window; the teacher's guide says the seed. One meaning in both modes."""
+    w = window
+    steps = w.controller.result.story.steps
+    for present in (False, True):
+        if present:
+            w.presentation.enter()
+        w.player.set_index(len(steps) - 1)
+        qtbot.keyClick(w.canvas, Qt.Key.Key_Home)
+        assert w.player.index == 0 and steps[0].kind == "seed", present
+    assert w.presentation.active
 
 
 def test_keys_are_left_alone_outside_presentation(window, qtbot):
@@ -495,7 +511,7 @@ def test_each_press_steps_while_the_last_step_still_animates(window, qtbot, key)
     (issue 20 §3: a press seemed lost at 1920x1080)."""
     w = window
     w.presentation.enter()
-    w.presentation.home()
+    w.presentation.go(-1)       # the lesson's text, before the seed
     for index in range(3):
         qtbot.keyPress(w.canvas, key)
         qtbot.keyRelease(w.canvas, key)
