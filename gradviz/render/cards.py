@@ -207,7 +207,7 @@ class CardPainter:
         has_grad, grad = self._gradient(node.id)
         title = node_name(node)   # what the story, the inspector and every message call it
         if node.kind in (OP, LAYER, "custom_gradient"):
-            subtitle = node_kind(node) if node_kind(node) != title else node.kind   # what it computes
+            subtitle = node_kind(node)   # what it computes, also where the name repeats it
         else:
             subtitle = node.kind + (" · watched" if node.watched else "")
             if node.kind == VARIABLE and not node.trainable:

@@ -69,6 +69,23 @@ def test_the_corner_shows_the_op_not_an_internal_id():
     assert not any("matmul_1" in text for text in painted), painted
 
 
+def test_the_corner_says_what_the_node_computes_under_one_rule():
+    """`matmul` and `reduce_sum` said 'op' while `matmul_1` said 'matmul' (issue 20 §1, a
+    student's graph): the corner is graph.names.node_kind for every op node of the catalog,
+    named after its op or not."""
+    from gradviz.graph import catalog
+    from gradviz.graph.names import node_kind
+    doc = Document()
+    for op in catalog.OPS:
+        doc.add(Node(op, "op", op=op))                  # named as its op
+        doc.add(Node(op + "_1", "op", op=op))           # a counter after it
+    doc.add(Node("Dense", "layer", op="Dense", attrs={"units": 2}))
+    cards = Renderer(doc).cards
+    for nid, node in doc.nodes.items():
+        assert cards[nid].subtitle == node_kind(node), (nid, cards[nid].subtitle)
+    assert cards["matmul"].subtitle == cards["matmul_1"].subtitle == "matmul"
+
+
 def step_texts(step):
     """Every text a step shows: its title, caption, rule and the labels on its fan-in terms."""
     return [step.title, step.caption, step.formula or "", *(label for label, _ in step.terms),
