@@ -16,7 +16,7 @@ from ..engine.backward import tf_style_grad
 from ..engine.tape import GradientTape
 from ..engine.tensor import Tensor
 from .numbers import writer
-from .operands import operand_names, rule_operands
+from .operands import UPSTREAM, operand_names, rename, rule_operands, upstream_word
 from .window_terms import conv2d_terms, pool_terms
 
 # Beyond this many terms a sum is not enumerated: the shown terms come from the first
@@ -365,8 +365,9 @@ def _contribution(story, step, flat_index, value, where, max_terms):
     rule = naming.rule(op) if naming is not None else ""
     grad = step.operands.get("grad")
     upstream = grad if isinstance(grad, list) else [grad]
+    word = upstream_word(naming.shown_names()) if naming is not None else UPSTREAM
     if rule:
-        return _rule_provenance(step, flat_index, value, where, rule, upstream[0])
+        return _rule_provenance(step, flat_index, value, where, rule, upstream[0], word)
     terms, rest, more, total = [], 0.0, 0, 0.0
     cols = columns(op, k, flat_index, upstream, naming)
     for m, (u, col) in enumerate(zip(upstream, cols)):
@@ -377,7 +378,7 @@ def _contribution(story, step, flat_index, value, where, max_terms):
         limit = col.count if col.count <= ENUMERATE_LIMIT else max(4 * max_terms, 1000)
         js, local, rule_label, reader_label = col.entries(limit)
         products = u_flat[js].astype(np.float64) * local
-        gname = "grad" if len(upstream) == 1 else f"grad{m}"
+        gname = word if len(upstream) == 1 else f"{word}{m}"
         write_upstream, write_local = writer(u), {}
         for p in np.flatnonzero(products):
             if len(terms) >= max_terms:
@@ -399,8 +400,8 @@ def _contribution(story, step, flat_index, value, where, max_terms):
     if abs(total - value) > 1e-4 * scale:
         # The rule is not linear in the upstream cotangent: no sum of products gives it.
         fn = op.attrs.get("function", op.type)
-        return _rule_provenance(step, flat_index, value, where, f"{fn}'s grad_fn(grad)",
-                                upstream[0])
+        return _rule_provenance(step, flat_index, value, where, f"{fn}'s grad_fn({word})",
+                                upstream[0], word)
     return Provenance(value, terms, where, "contribution", more, rest)
 
 
@@ -416,16 +417,18 @@ def _local_writer(step, factor, local, cache):
     return cache[key]
 
 
-def _rule_provenance(step, flat_index, value, where, rule, grad):
-    """A custom rule applied to the whole upstream: 'vv = clip_by_norm(1, 0.5) = 0.5'."""
+def _rule_provenance(step, flat_index, value, where, rule, grad, word=UPSTREAM):
+    """A custom rule applied to the whole upstream: 'vv = clip_by_norm(1, 0.5) = 0.5'.
+    `word`: what the cards call the upstream ('grad' unless a node is named so)."""
     g = None if grad is None else np.asarray(grad)
+    rule = rename(rule, {UPSTREAM: word})
     if g is not None and g.ndim == 0:
-        return Provenance(value, [], where, "rule", rule=rule.replace("grad", writer(g)(g.item()), 1))
+        return Provenance(value, [], where, "rule", rule=rule.replace(word, writer(g)(g.item()), 1))
     shape = np.shape(step.cotangent)
     multi = np.unravel_index(flat_index, shape) if shape else ()
     detail = ""
     if g is not None:
         norm = float(np.linalg.norm(g.astype(np.float64)))
-        detail = (f"grad[{_idx(multi)}] = {writer(g)(g.flat[flat_index].item())}, "
-                  f"‖grad‖ = {writer(norm)(norm)}")
+        detail = (f"{word}[{_idx(multi)}] = {writer(g)(g.flat[flat_index].item())}, "
+                  f"‖{word}‖ = {writer(norm)(norm)}")
     return Provenance(value, [], where, "rule", rule=f"({rule})[{_idx(multi)}]", detail=detail)

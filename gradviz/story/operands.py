@@ -17,6 +17,16 @@ _LETTER = "[A-Za-z_\u0300-\u036f]"   # '2y' and '2x' mention y and x
 SPARE = ("a", "b", "c", "d", "u", "v", "w", "p", "q", "r", "s", "m", "n", "k")
 # Operands a rule mentions that are no input: the op's output ('y' in softmax's rule).
 OUTPUT = "y"
+# The rule texts' word for the upstream cotangent, and what the cards write instead when a
+# tensor on screen has that name (a node called grad): the card's caption word first.
+UPSTREAM = "grad"
+UPSTREAM_WORDS = (UPSTREAM, "upstream", "g", "ḡ")
+# A symbol of a rule that is no operand: a letter (Mean's n, x̂, BatchNorm's σ), or one of
+# the words rules give values (dropout's mask and rate, select's condition); not a function
+# it calls (σ in 'σ(x)', 'tanh²(x)', 'log x') nor its words ('where', 'elsewhere').
+_SYMBOL = re.compile(r"(?<![A-Za-z0-9_\u0391-\u03c9])([A-Za-z_][A-Za-z0-9_]*|[\u0391-\u03c9])"
+                     r"[\u0300-\u036f]?(?![A-Za-z0-9_\u0391-\u03c9])(?![²³⁻¹ᵀ]*\()")
+RULE_WORDS = frozenset(("mask", "rate", "perm", "condition", "grads", "dy"))
 
 
 def operand_names(op, formula=None):
@@ -48,6 +58,20 @@ def _word_pattern(names):
 def words(text):
     """The identifiers a formula text uses ('grad', 'x', 'y', 'log' ...)."""
     return set(re.findall(rf"{_LETTER}+", text or ""))
+
+
+def symbols(text):
+    """The names a formula text gives values besides its operands' words: letters and the
+    words of RULE_WORDS ('σ' in 'γ/σ', not in 'σ(x)'; 'n' and 'mask', not 'exp' in 'exp(x)')."""
+    return {w for w in (m.group(1) for m in _SYMBOL.finditer(text or ""))
+            if len(w) == 1 or w in RULE_WORDS}
+
+
+def upstream_word(taken):
+    """What the cards call the upstream cotangent: 'grad', as the rule texts do, unless a
+    tensor on screen is named so; then a word no tensor has ('upstream', 'g', ...)."""
+    return next((w for w in UPSTREAM_WORDS if w not in taken),
+                next(f"upstream{i}" for i in range(1, 10_000) if f"upstream{i}" not in taken))
 
 
 @functools.lru_cache(maxsize=256)
@@ -137,26 +161,34 @@ def rule_operands(op, naming):
             and len(op.outputs) == 1:
         names, labels = names + [OUTPUT], labels + [naming.label(op.outputs[0])]
         tensors.append(op.outputs[0])
-    # A letter the rule uses for no operand (Mean's count n, MatrixSolve's solution x)
-    free = sorted({w for f in own for w in words(f.split("=", 1)[-1])
-                   if len(w) == 1 and w not in names})
+    # A symbol the rule uses for no operand (Mean's count n, MatrixSolve's solution x,
+    # BatchNorm's σ, dropout's mask); a rule told in words keeps its words
+    # ... stands for no node: one that is a node's name, or a port's (softmax's p beside a
+    # port named after the node p), takes a spare letter first, which the operands' names
+    # below then avoid.
+    shown_names = naming.shown_names()
     placed = port_renaming(names, naming.slots(op))
+    free = sorted({w for f in own for w in symbols(f.split("=", 1)[-1])
+                   if w not in names and w != UPSTREAM
+                   and (w in shown_names or w in placed.values())})
+    first = unclash(free, [None] * len(free), shown_names | set(placed.values()) | set(names)
+                    | set(labels), own)
+    own = [rename(f, first) for f in own]
     raw = [rename(f, placed) for f in own]   # a node's op: its operands take its ports' names
     names = [placed.get(n, n) for n in names]
     mapping = substitutions(names, labels, tensors, raw)
-    taken = naming.shown_names() | set(mapping.values())
+    taken = shown_names | set(mapping.values())
     lettered = [(n, lab) for n, lab in zip(names, labels) if n not in mapping]
     mapping.update(unclash([n for n, _ in lettered], [lab for _, lab in lettered], taken,
                            [*raw, " ".join(mapping.values())]))
-    # ... stands for no node either: one that is a node's name is renamed the same way.
-    free = [w for w in free if w in taken]
-    mapping.update(unclash(free, [None] * len(free), taken | set(names),
-                           [*raw, " ".join(mapping.values())]))
+    word = upstream_word(taken | set(mapping.values()))
+    if word != UPSTREAM:   # a node called grad: the rule's grad is not that node
+        mapping[UPSTREAM] = word
     shown = [mapping.get(n, n) for n in names]
     if placed:   # one renaming from the engine's letters: x -> a (the port) -> tf_t (its node)
         mapping = {**{old: mapping.get(new, new) for old, new in placed.items()},
                    **{n: m for n, m in mapping.items() if n not in placed.values()}}
-    return shown, labels, mapping
+    return shown, labels, {**first, **mapping}
 
 
 def port_renaming(names, slots):
