@@ -5,6 +5,7 @@ import numpy as np
 
 from ..graph.names import inner_product, objective_sum
 from . import dead_units
+from .derived import derived
 from .model import Step, Story
 from .operands import _word_pattern, rename, rule_operands
 
@@ -267,6 +268,12 @@ def _contribution(ev, naming, visit, where, known):
         # its letter is this input's
         renamed = {**renamed, lhs: names[k]}
     formula = rename(own, renamed)
+    described = {}     # the rule's other values (BatchNorm's σ, x̂), for the card's where line
+    for symbol, (words, value) in derived(op, grad).items():
+        shown_symbol = rename(symbol, renamed)
+        if formula and mentioned(formula, shown_symbol):
+            operands[shown_symbol] = value
+            described[shown_symbol] = rename(words, renamed)
     target = labels[k]
     op_name = naming.op_label(op)
     repeated = sum(t is tensor for t in op.inputs) > 1
@@ -294,7 +301,7 @@ def _contribution(ev, naming, visit, where, known):
     s = Step(0, "contribution", naming.node_of(op), port, title, text,
              cotangent=ev.cotangent, formula=formula, input_index=k, op_type=op.type,
              operands=operands, internal=internal,
-             operand_nodes={n: lab for n, lab in zip(names, labels)})
+             operand_nodes={**{n: lab for n, lab in zip(names, labels)}, **described})
     s._op = op
     s._slot = names[k]
     s._path = path

@@ -24,7 +24,7 @@ UPSTREAM_WORDS = (UPSTREAM, "upstream", "g", "ḡ")
 # A symbol of a rule that is no operand: a letter (Mean's n, x̂, BatchNorm's σ), or one of
 # the words rules give values (dropout's mask and rate, select's condition); not a function
 # it calls (σ in 'σ(x)', 'tanh²(x)', 'log x') nor its words ('where', 'elsewhere').
-_SYMBOL = re.compile(r"(?<![A-Za-z0-9_\u0391-\u03c9])([A-Za-z_][A-Za-z0-9_]*|[\u0391-\u03c9])"
+_SYMBOL = re.compile(r"(?<![A-Za-z0-9_'’\u0391-\u03c9])([A-Za-z_][A-Za-z0-9_]*|[\u0391-\u03c9])"
                      r"[\u0300-\u036f]?(?![A-Za-z0-9_\u0391-\u03c9])(?![²³⁻¹ᵀ]*\()")
 RULE_WORDS = frozenset(("mask", "rate", "perm", "condition", "grads", "dy"))
 

@@ -28,7 +28,7 @@ def _rule_texts():
     return texts
 
 
-TOKEN = re.compile(r"(?<![A-Za-z0-9_.\u0391-\u03c9])([A-Za-z_][A-Za-z0-9_]*|[\u0391-\u03c9])"
+TOKEN = re.compile(r"(?<![A-Za-z0-9_.'’\u0391-\u03c9])([A-Za-z_][A-Za-z0-9_]*|[\u0391-\u03c9])"
                    r"[\u0300-\u036f]?(?![A-Za-z0-9_\u0391-\u03c9])")
 CALLED = re.compile(r"[\u0300-\u036f]?[²³⁻¹ᵀ]*\(")
 # The rules' words that say something and name nothing: English, and functions written
@@ -40,7 +40,7 @@ ENGLISH = {"where", "elsewhere", "not", "None", "among", "ties", "split", "have"
            "scatter", "add", "transposed", "convolution", "correlation", "summed", "batch",
            "product", "others", "tiles", "sum", "broadcast", "axes", "padding", "without",
            "gradient", "labels", "log", "max", "min", "shape", "and", "or", "is", "grads",
-           "other", "operands", "einsum"}
+           "other", "operands", "einsum", "Σ"}
 
 
 def tokens(text):
