@@ -53,11 +53,19 @@ def _mentions(rule, name):
     return re.search(rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z0-9_])", rule) is not None
 
 
+NOTE_MAX = 18   # characters of "(which node)" beside an operand; a longer name is the caption's
+
+
 def operand_title(part):
     """'b =' for an operand that is the node b; 'b (tf_b) =' says which node b stands for;
     'labels (vertical) =' for the operand labels that is the node 'labels (vertical)': a
-    name that already says the operand's is not repeated ('labels (labels (vertical))')."""
+    name that already says the operand's is not repeated ('labels (labels (vertical))').
+    A node named at length ("the relu grad for ∂out/∂(layer's matmul) inside ...") is said
+    once, in the step's caption ("Here a is '...'"): beside the matrix it would push it off
+    the card, so the operand keeps its letter there ('a =')."""
     node = part[4] if len(part) > 4 else ""
+    if len(node) > NOTE_MAX:
+        return f"{part[2]} ="
     if not node or node == part[2] or _mentions(node, part[2]):
         return f"{node or part[2]} ="
     return f"{part[2]} ({node}) ="
