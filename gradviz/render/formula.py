@@ -103,7 +103,7 @@ def formula_parts(step):
     total = getattr(step, "total", None)
     formula = getattr(step, "formula", "") or ""
     operands = dict(getattr(step, "operands", None) or {})
-    nodes = getattr(step, "operand_nodes", None) or {}
+    nodes = {**(getattr(step, "operand_notes", None) or {}), **(getattr(step, "operand_nodes", None) or {})}
     parts = []
     if kind == "fan_in" and contributions:
         for i, c in enumerate(contributions):

@@ -301,7 +301,7 @@ def _contribution(ev, naming, visit, where, known):
     s = Step(0, "contribution", naming.node_of(op), port, title, text,
              cotangent=ev.cotangent, formula=formula, input_index=k, op_type=op.type,
              operands=operands, internal=internal,
-             operand_nodes={**{n: lab for n, lab in zip(names, labels)}, **described})
+             operand_nodes={n: lab for n, lab in zip(names, labels)}, operand_notes=described)
     s._op = op
     s._slot = names[k]
     s._path = path
