@@ -130,16 +130,7 @@ class GradientCheckView(StudyView):
             self.plot.setYRange(np.floor(low) - 0.3, np.ceil(logs_e.max()) + 0.3, padding=0)
             self.plot.setXRange(logs_h.min() - 0.3, logs_h.max() + 0.3, padding=0)
         self.table.setText(_table(check))
-        self.explanation.setText(
-            "Central differences (L(x + h) − L(x − h)) / 2h only run the forward pass, so they "
-            "check every rule the backward pass used. Their error has two parts: truncation, "
-            "about h²/6 times the third derivative, which falls 100 times for each 10 times "
-            "smaller h (the dashed line of slope 2), and rounding, about ε·|L|/h, which grows "
-            f"as h shrinks ({check.dtype}: ε = {np.finfo(check.dtype).eps:.2g}). The best h is "
-            "where they meet, the bottom of the V (ringed). A wrong rule gives an error that "
-            "does not fall with h at all: a flat line."
-            + (" In float32 no h gets the error much below 1e-4: gradient checks run in float64."
-               if check.dtype == "float32" else ""))
+        self.explanation.setText(explanation(check))
 
     def problem_of(self, check):
         """A failing check is a problem of the document: the status bar says so."""
@@ -151,6 +142,30 @@ class GradientCheckView(StudyView):
         set_banner(self.verdict, "info", "")
         self.table.setText("")
         self.explanation.setText("")
+
+
+def explanation(check):
+    """The words under the plot, saying what it draws: the best step ringed at the bottom of
+    the V, or, where its error is 0, that the log axis cannot draw it."""
+    best = check.best if check.passed else None
+    if best is None:
+        where = ("For a correct rule the best h is where they meet, the bottom of a V; here no h "
+                 f"brings the error below {check.tolerance:g}, so none is ringed.")
+    elif best.relative == 0:
+        where = (f"Here h = {best.h:g} gives error 0, which a log axis cannot draw: the "
+                 "truncation part vanishes for this loss over ±h (central differences are "
+                 "exact where it is at most quadratic, as a relu network is between its "
+                 "kinks), so only rounding is left, and there is no V.")
+    else:
+        where = "The best h is where they meet, the bottom of the V (ringed)."
+    return ("Central differences (L(x + h) − L(x − h)) / 2h only run the forward pass, so they "
+            "check every rule the backward pass used. Their error has two parts: truncation, "
+            "about h²/6 times the third derivative, which falls 100 times for each 10 times "
+            "smaller h (the dashed line of slope 2), and rounding, about ε·|L|/h, which grows "
+            f"as h shrinks ({check.dtype}: ε = {np.finfo(check.dtype).eps:.2g}). {where} A wrong "
+            "rule gives an error that does not fall with h at all: a flat line."
+            + (" In float32 no h gets the error much below 1e-4: gradient checks run in float64."
+               if check.dtype == "float32" else ""))
 
 
 def _table(check):
