@@ -433,13 +433,26 @@ class FormulaCard:
         cache[id(step)] = (step, rect)
         return QRectF(rect)
 
+    def leader_target(self, step):
+        """Where the card's leader line points: the port the step is about (a fan-in's or a
+        gradient's output port, the input a contribution arrives at), else its node's centre.
+        Aimed at the centre, the line left a layer's card beside its bias port on a fan-in at
+        its output (lesson 14, step 14)."""
+        nid, port = step.node, getattr(step, "port", None)
+        slot = getattr(step, "input_index", None)
+        if getattr(step, "kind", "") in ("contribution", "cut") and slot is not None:
+            return self.input_pos(nid, slot)
+        if port is not None and port.node == nid:
+            return self.output_pos(nid, port.index)
+        return self.rect(nid).center()
+
     def _paint_leader(self, painter, step):
-        """A dotted line from the formula card to its node, painted under the cards."""
+        """A dotted line from the formula card to the port its step is about, under the cards."""
         rect = self._formula_rect(step)
         if rect is None:
             return
         painter.setPen(QPen(QColor(self.theme.formula_border), 1.5, Qt.PenStyle.DotLine))
-        painter.drawLine(rect.center(), self.rect(step.node).center())
+        painter.drawLine(rect.center(), self.leader_target(step))
 
     def _paint_formula(self, painter, step, zoom=None):
         """Paint `step`'s formula card; `zoom`: the scale it will be seen at, when not the

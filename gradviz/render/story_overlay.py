@@ -207,8 +207,11 @@ class StepPainter:
         if getattr(step, "kind", "") == "fan_in":   # the path by where it comes from, as the card says
             node = self.doc.nodes.get(edge.dst.node)
             twice = sum(e.src == edge.src and e.dst.node == edge.dst.node for e in self.doc.edges) > 1
-            return (f"from {(node.label or node.id) if node is not None else edge.dst.node}"
-                    + (f", input {edge.dst.index + 1}" if twice else ""))
+            delivered = self._delivered()
+            paths = sum(edge in delivered.get(s, ()) for s in getattr(step, "_sources", None) or ())
+            return (f"{paths} paths " if paths > 1 else "") \
+                + (f"from {(node.label or node.id) if node is not None else edge.dst.node}"
+                   + (f", input {edge.dst.index + 1}" if twice else ""))
         array = getattr(step, "cotangent", None)
         if array is None:
             array = getattr(step, "total", None)
@@ -251,8 +254,27 @@ class StepPainter:
                 free = next((r for r in spots if not any(r.intersects(b) for b in pills)), spots[0])
             placed.append((label, free))
             blocked.append(free.adjusted(-3, -3, 3, 3))
+        for label in self._inside_paths(step):   # no arrow: said at the port, off the cards
+            w = text.width(font, label) + PILL_PAD
+            out = self.output_pos(step.port.node, step.port.index)
+            spots = [QRectF(out.x() + 8, out.y() + dy - PILL_H / 2, w, PILL_H)
+                     for dy in (0, PILL_H + 4, -PILL_H - 4, 2 * (PILL_H + 4), -2 * (PILL_H + 4))]
+            free = next((r for r in spots if not any(r.intersects(b) for b in blocked)), spots[0])
+            placed.append((label, free))
+            blocked.append(free.adjusted(-3, -3, 3, 3))
         self._pill_cache = (key, step, placed)
         return placed
+
+    def _inside_paths(self, step):
+        """A fan-in's paths that no edge brings: uses inside the node itself (a layer's own
+        matmul reading its kernel), named as the card names them."""
+        if getattr(step, "kind", "") != "fan_in" or getattr(step, "port", None) is None:
+            return []
+        delivered, steps = self._delivered(), getattr(self.story, "steps", None) or []
+        paths = getattr(step, "paths", None) or []
+        return [f"{paths[k]}, inside" for k, i in enumerate(getattr(step, "_sources", None) or ())
+                if k < len(paths) and not delivered.get(i) and i < len(steps)
+                and steps[i].kind == "contribution" and steps[i].node == step.port.node]
 
     def _label_obstacles(self, card):
         """What an overlay's label must not cover: every card with its badge, the ports'

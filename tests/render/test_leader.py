@@ -1,0 +1,46 @@
+"""A rule card's leader line points at what its step is about (issue 20 §1): lesson 14's
+fan-in at layer drew it to the layer's centre, where it met the card's edge beside the bias
+port, not at the output whose cotangent the step sums."""
+import pytest
+from samples_util import NAMES, renderer
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_leader_points_at_its_steps_port(name):
+    r = renderer(name)
+    for step in r.story.steps:
+        if step.node not in r.doc.nodes:
+            continue
+        target = r.leader_target(step)
+        if step.kind == "fan_in" and step.port is not None and step.port.node == step.node:
+            assert target == r.output_pos(step.node, step.port.index), (name, step.index + 1)
+        elif step.kind == "contribution":
+            assert target == r.input_pos(step.node, step.input_index), (name, step.index + 1)
+        else:
+            assert r.rect(step.node).adjusted(-1, -1, 1, 1).contains(target), (name, step.index + 1)
+
+
+def test_lesson_14s_fan_in_at_layer_points_at_its_output_not_the_bias():
+    r = renderer("001_input_gradient_regularization")
+    step = r.story.steps[13]
+    assert step.kind == "fan_in" and step.title == "Fan-in at layer"
+    target = r.leader_target(step)
+    assert target == r.output_pos("layer", 0)
+    assert (target - r.output_pos("layer", 2)).manhattanLength() > 20
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_fan_in_shows_each_of_its_paths(name):
+    """Lesson 14's fan-ins drew one arrow for two paths: both contributions at layer come back
+    through t1.gradient(out, x), and one at layer.kernel from the layer's own matmul, inside
+    it, with no edge. Each path is counted by a label: its arrow's ('2 paths from ...' where
+    two share one) or, for one inside the node, a label at its port."""
+    r = renderer(name)
+    for step in r.story.of_kind("fan_in"):
+        if step.node not in r.doc.nodes or step.port is None:   # inside a node's inner pass
+            continue
+        labels = [label for label, _ in r.pill_rects(step)]
+        shown = sum(int(label.split(" ", 1)[0]) if label.split(" ", 1)[0].isdigit() else 1
+                    for label in labels)
+        seeds = sum(r.story.steps[i].kind == "seed" for i in step._sources)
+        assert shown + seeds == len(step.contributions), (name, step.index + 1, labels)
