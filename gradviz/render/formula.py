@@ -138,9 +138,13 @@ def formula_parts(step):
         shown = pictured.shows if pictured is not None and pictured.equation else frozenset()
         used = [(k, v) for k, v in operands.items()    # (a number written in the rule is its value)
                 if v is not None and rule and _mentions(rule, k) and not is_number(k) and k not in shown]
-        if used:
+        notes = getattr(step, "operand_notes", None) or {}
+        told = [f"{k} = {note}" for k, note in notes.items()   # defined by a formula: 'â = (a − mean) / σ'
+                if operands.get(k) is None and rule and _mentions(rule, k)]
+        if used or told:
             parts += [("break",), ("word", "where")]
             parts += [("array", np.asarray(v), k, "operand", nodes.get(k, "")) for k, v in used]
+            parts += [("word", t) for t in told]
         for row in pictured.rows if pictured is not None else []:
             parts += [("break",), *row]
     elif kind == "update":
@@ -435,13 +439,13 @@ class FormulaCard:
 
     def leader_target(self, step):
         """Where the card's leader line points: the port the step is about (a fan-in's or a
-        gradient's output port, the input a contribution arrives at), else its node's centre.
+        gradient's output port, the input a contribution's arrow leaves by), else its node's centre.
         Aimed at the centre, the line left a layer's card beside its bias port on a fan-in at
         its output (lesson 14, step 14)."""
         nid, port = step.node, getattr(step, "port", None)
-        slot = getattr(step, "input_index", None)
-        if getattr(step, "kind", "") in ("contribution", "cut") and slot is not None:
-            return self.input_pos(nid, slot)
+        if getattr(step, "kind", "") in ("contribution", "cut"):   # the input its arrow leaves by
+            into = [e.dst for e in self._step_edges(step) if e.dst.node == nid]
+            return self.input_pos(nid, into[0].index) if into else self.rect(nid).center()
         if port is not None and port.node == nid:
             return self.output_pos(nid, port.index)
         return self.rect(nid).center()

@@ -1,29 +1,34 @@
 """The values a rule's text names besides its operands, for its card's "where" line: a card
 that writes γ/σ · (... x̂ ...) shows σ and x̂ with their numbers, as it shows γ and x.
 
-`derived(op, upstream)` gives {the rule's symbol: (what it is, in words; its value)} in the
-engine's letters; the story renames them as it renames the rule (x̂ becomes â with x)."""
+`derived(op, upstream)` gives {the rule's symbol: (what it is, in words; its value, or None
+where the words are its definition)} in the engine's letters; the story renames them as it
+renames the rule (x̂ becomes â with x)."""
 import numpy as np
 
 from ..engine.ops.embedding import keep_mask
 
 
-def _normalised(x, axes, epsilon):
+def _sigma(x, axes, epsilon):
     mean = x.mean(axis=axes, keepdims=True)
-    sigma = np.sqrt(((x - mean) ** 2).mean(axis=axes, keepdims=True) + epsilon)
-    return sigma.astype(x.dtype), ((x - mean) / sigma).astype(x.dtype)
+    return np.sqrt(((x - mean) ** 2).mean(axis=axes, keepdims=True) + epsilon).astype(x.dtype)
+
+
+# x̂ is defined by its formula, not a matrix as large as x beside it: the card stays short
+# enough to frame with its nodes
+_X_HAT = ("(x − mean) / σ", None)
 
 
 def _batch_norm(op, upstream):
     x = np.asarray(op._in_values[0])
-    sigma, x_hat = _normalised(x, tuple(range(x.ndim - 1)), op.attrs["epsilon"])
-    return {"σ": ("batch std", sigma), "x̂": ("normalised x", x_hat)}
+    return {"σ": ("batch std", _sigma(x, tuple(range(x.ndim - 1)), op.attrs["epsilon"])),
+            "x̂": _X_HAT}
 
 
 def _layer_norm(op, upstream):
     x = np.asarray(op._in_values[0])
-    sigma, x_hat = _normalised(x, tuple(op.attrs["axis"]), op.attrs["epsilon"])
-    return {"σ": ("std per example", sigma), "x̂": ("normalised x", x_hat)}
+    return {"σ": ("std per example", _sigma(x, tuple(op.attrs["axis"]), op.attrs["epsilon"])),
+            "x̂": _X_HAT}
 
 
 def _mean(op, upstream):
