@@ -254,12 +254,18 @@ class StepPainter:
                 free = next((r for r in spots if not any(r.intersects(b) for b in pills)), spots[0])
             placed.append((label, free))
             blocked.append(free.adjusted(-3, -3, 3, 3))
-        for label in self._inside_paths(step):   # no arrow: said at the port, off the cards
-            w = text.width(font, label) + PILL_PAD
+        for label in self._inside_paths(step):   # no arrow: said at the port, off the cards,
+            w = text.width(font, label) + PILL_PAD   # else on its own card, not another's
             out = self.output_pos(step.port.node, step.port.index)
-            spots = [QRectF(out.x() + 8, out.y() + dy - PILL_H / 2, w, PILL_H)
-                     for dy in (0, PILL_H + 4, -PILL_H - 4, 2 * (PILL_H + 4), -2 * (PILL_H + 4))]
-            free = next((r for r in spots if not any(r.intersects(b) for b in blocked)), spots[0])
+            rows = [k * (PILL_H + 4) for k in (0, 1, -1, 2, -2)]
+            spots = [QRectF(out.x() + 8, out.y() + dy - PILL_H / 2, w, PILL_H) for dy in rows]
+            own = self.rect(step.port.node).adjusted(-1, -BADGE_H - 4, 1, 1)
+            inside = [QRectF(out.x() - 12 - w, out.y() + dy - PILL_H / 2, w, PILL_H)
+                      for dy in (2 * rows[1], 3 * rows[1], rows[1], 0)]
+            others = [b for b in blocked if b != own]
+            free = next((r for r in spots if not any(r.intersects(b) for b in blocked)), None) \
+                or next((r for r in inside if own.contains(r)
+                         and not any(r.intersects(b) for b in others)), spots[0])
             placed.append((label, free))
             blocked.append(free.adjusted(-3, -3, 3, 3))
         self._pill_cache = (key, step, placed)
