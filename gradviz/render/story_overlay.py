@@ -209,9 +209,9 @@ class StepPainter:
             twice = sum(e.src == edge.src and e.dst.node == edge.dst.node for e in self.doc.edges) > 1
             delivered = self._delivered()
             paths = sum(edge in delivered.get(s, ()) for s in getattr(step, "_sources", None) or ())
-            return (f"{paths} paths " if paths > 1 else "") \
-                + (f"from {(node.label or node.id) if node is not None else edge.dst.node}"
-                   + (f", input {edge.dst.index + 1}" if twice else ""))
+            return (f"from {(node.label or node.id) if node is not None else edge.dst.node}"
+                    + (f", input {edge.dst.index + 1}" if twice else "")
+                    + {1: "", 2: ", twice"}.get(paths, f", {paths} times"))   # paths on one edge
         array = getattr(step, "cotangent", None)
         if array is None:
             array = getattr(step, "total", None)
@@ -254,18 +254,17 @@ class StepPainter:
                 free = next((r for r in spots if not any(r.intersects(b) for b in pills)), spots[0])
             placed.append((label, free))
             blocked.append(free.adjusted(-3, -3, 3, 3))
-        for label in self._inside_paths(step):   # no arrow: said at the port, off the cards,
-            w = text.width(font, label) + PILL_PAD   # else on its own card, not another's
+        for label in self._inside_paths(step):   # no arrow: said beside the port, else just
+            w = text.width(font, label) + PILL_PAD   # below or above the node, off every card
             out = self.output_pos(step.port.node, step.port.index)
-            rows = [k * (PILL_H + 4) for k in (0, 1, -1, 2, -2)]
-            spots = [QRectF(out.x() + 8, out.y() + dy - PILL_H / 2, w, PILL_H) for dy in rows]
-            own = self.rect(step.port.node).adjusted(-1, -BADGE_H - 4, 1, 1)
-            inside = [QRectF(out.x() - 12 - w, out.y() + dy - PILL_H / 2, w, PILL_H)
-                      for dy in (2 * rows[1], 3 * rows[1], rows[1], 0)]
-            others = [b for b in blocked if b != own]
-            free = next((r for r in spots if not any(r.intersects(b) for b in blocked)), None) \
-                or next((r for r in inside if own.contains(r)
-                         and not any(r.intersects(b) for b in others)), spots[0])
+            own = self.rect(step.port.node)
+            row = PILL_H + 4
+            spots = [QRectF(out.x() + 8, out.y() + k * row - PILL_H / 2, w, PILL_H)
+                     for k in (0, 1, -1, 2, -2, 3, -3)]
+            spots += [QRectF(own.right() - w, own.bottom() + 6 + k * row, w, PILL_H) for k in range(3)]
+            spots += [QRectF(own.right() - w, own.top() - BADGE_H - 8 - PILL_H - k * row, w, PILL_H)
+                      for k in range(3)]
+            free = next((r for r in spots if not any(r.intersects(b) for b in blocked)), spots[0])
             placed.append((label, free))
             blocked.append(free.adjusted(-3, -3, 3, 3))
         self._pill_cache = (key, step, placed)

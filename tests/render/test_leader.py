@@ -36,14 +36,14 @@ def test_lesson_14s_fan_in_at_layer_points_at_its_output_not_the_bias():
 def test_a_fan_in_shows_each_of_its_paths(name):
     """Lesson 14's fan-ins drew one arrow for two paths: both contributions at layer come back
     through t1.gradient(out, x), and one at layer.kernel from the layer's own matmul, inside
-    it, with no edge. Each path is counted by a label: its arrow's ('2 paths from ...' where
-    two share one) or, for one inside the node, a label at its port."""
+    it, with no edge. Each path is counted by a label: its arrow's ('from t1.gradient(out, x),
+    twice' where two share one) or, for one inside the node, a label at its port."""
     r = renderer(name)
     for step in r.story.of_kind("fan_in"):
         if step.node not in r.doc.nodes or step.port is None:   # inside a node's inner pass
             continue
         labels = [label for label, _ in r.pill_rects(step)]
-        shown = sum(int(label.split(" ", 1)[0]) if label.split(" ", 1)[0].isdigit() else 1
-                    for label in labels)
+        shown = sum(2 if label.endswith(", twice") else int(label.split()[-2])
+                    if label.endswith(" times") else 1 for label in labels)
         seeds = sum(r.story.steps[i].kind == "seed" for i in step._sources)
         assert shown + seeds == len(step.contributions), (name, step.index + 1, labels)

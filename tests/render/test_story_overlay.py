@@ -359,7 +359,8 @@ def test_every_contribution_between_two_nodes_draws_its_arrow_from_the_sender():
     fan = next(s for s in r.story.of_kind("fan_in") if s.port == Port("layer", 0))
     (link,) = r._step_edges(fan)
     assert link.dst == Port("g1", 0)            # into the input that depends on layer: out
-    assert [text for text, _ in r.pill_rects(fan)] == ["from t1.gradient(out, x)"]
+    # both of its paths come along that one arrow, and its label says so (issue 20 §1)
+    assert [text for text, _ in r.pill_rects(fan)] == ["from t1.gradient(out, x), twice"]
 
 
 def test_a_label_moves_off_a_formula_card_docked_over_it():
