@@ -9,11 +9,11 @@ product that costs nothing has a flat mark and a "0" where its bar would be, not
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QSplitter
 
 from ...engine.errors import counted
 from ...story import studies
-from ._base import StudyView, _html, banner, set_banner
+from ._base import StudyView, _html, banner, set_banner, word_column
 from .heatmap import DIVERGING, TEXT, CountAxis, still_plot
 
 FORWARD, REVERSE = DIVERGING[1], DIVERGING[-2]   # mid blue and mid red: distinct in grey too
@@ -23,7 +23,7 @@ ZERO_MARK_PX = 4          # a bar of height 0: a flat mark this thick, and "0" a
 
 class ChainCostView(StudyView):
     title = "Forward vs reverse"
-    MIN_SIZE = (520, 310)
+    MIN_SIZE = (520, 250)
 
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
@@ -49,15 +49,18 @@ class ChainCostView(StudyView):
         self.plot.addItem(self.reverse_bars)
         self.legend.addItem(self.forward_bars, "forward: matrix · matrix")
         self.legend.addItem(self.reverse_bars, "reverse: vector · matrix")
-        self.layout_.addWidget(self.plot, 1)
         self.ops = QLabel()
         self.ops.setTextFormat(Qt.TextFormat.RichText)
         self.ops.setWordWrap(True)
-        self.layout_.addWidget(self.ops)
         self.explanation = QLabel()
         self.explanation.setTextFormat(Qt.TextFormat.RichText)
         self.explanation.setWordWrap(True)
-        self.layout_.addWidget(self.explanation)
+        split = QSplitter(Qt.Orientation.Horizontal)   # the words beside the bars: in a low
+        split.addWidget(self.plot)                     # dock the plot keeps its height
+        split.addWidget(word_column(self.ops, self.explanation))
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        self.layout_.addWidget(split, 1)
 
     def job(self):
         story = self.controller.result.story

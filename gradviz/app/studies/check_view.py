@@ -24,7 +24,7 @@ ENTRY_LIMIT = 200             # entries a chooser offers (the first ones of a la
 
 class GradientCheckView(StudyView):
     title = "Gradient check"
-    MIN_SIZE = (560, 300)
+    MIN_SIZE = (560, 250)
 
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)

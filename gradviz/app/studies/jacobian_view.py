@@ -16,7 +16,7 @@ CHECK_TOLERANCE = 1e-5
 
 class JacobianView(StudyView):
     title = "Jacobian"
-    MIN_SIZE = (560, 310)
+    MIN_SIZE = (560, 250)
 
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
