@@ -92,6 +92,7 @@ class StepOverlay(QGraphicsItem):
 
     def relayout(self):
         """Recompute where the step paints (after a new step, renderer or node move)."""
+        self._clear_where_painted()
         self.prepareGeometryChange()
         self._sync_pending()
         r = self.view.renderer
@@ -118,6 +119,17 @@ class StepOverlay(QGraphicsItem):
         self._due = None if _same_key(self._recorded, key) else (key, near)
         self.setVisible(True)
         self.update()
+
+    def _clear_where_painted(self):
+        """Repaint where the step is now, in scene units, before its bounds change.
+        prepareGeometryChange alone leaves Qt to repaint the old place later, from where it
+        was last painted on the viewport; when the player then scrolls the view to frame the
+        new step (same event-loop turn) and the X11 backing store moves the pixels, a paint
+        before that bookkeeping runs loses the scroll, and a strip of the old card stayed on
+        screen behind the new one (lesson 14's second '1/24' card, issue 20)."""
+        scene = self.scene()
+        if scene is not None and self.isVisible() and not self._bounds.isEmpty():
+            scene.update(self._bounds)
 
     def _record_if_due(self):
         """Lay out and record what the last relayout placed, once, when it is painted or

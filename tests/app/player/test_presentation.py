@@ -488,6 +488,21 @@ def test_each_hinted_key_steps_once_on_press_and_release(window, qtbot, key, ste
         w.presentation.go(1)
 
 
+@pytest.mark.parametrize("key", [Qt.Key.Key_Space, Qt.Key.Key_Right])
+def test_each_press_steps_while_the_last_step_still_animates(window, qtbot, key):
+    """Presses in quick succession, each while the step before still animates (its
+    cotangent travelling, the camera following), step once each: no tween swallows one
+    (issue 20 §3: a press seemed lost at 1920x1080)."""
+    w = window
+    w.presentation.enter()
+    w.presentation.home()
+    for index in range(3):
+        qtbot.keyPress(w.canvas, key)
+        qtbot.keyRelease(w.canvas, key)
+        assert w.player.index == index and w.player.progress < 1.0   # still travelling
+    assert not w.player.is_playing
+
+
 def test_escape_press_and_release_leave_without_side_effects(window, qtbot):
     w = window
     w.presentation.enter()
