@@ -12,7 +12,7 @@ from ...graph import catalog
 from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...graph.names import objective_term
 from ...story import studies
-from ._base import (PortChooser, StudyView, _html, banner, fmt, rich_names, set_banner, short,
+from ._base import (PortChooser, StudyView, _html, banner, fmt, rich_names, set_banner,
                     study_ports, view_format, word_column)
 from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, still_plot
 from .jacobian_view import _shape
@@ -21,6 +21,7 @@ DEFAULT_EPS = 1e-3
 ZERO_SHARE = studies.EIGENVALUE_RTOL  # within this share of the largest |λ|: zero
 DAMPED_SHARE = 0.1     # warn when ε decides this much of the step
 HEATMAP_SHARE = 0.45   # at most this share of the width for the heatmap
+PLOT_GAP = 18          # px between the heatmap's colour bar and the eigenvalues' axis
 
 
 def stored_value(doc, port):
@@ -55,6 +56,7 @@ class HessianView(StudyView):
         self.layout_.addWidget(self.caption)
 
         self.split = split = QSplitter(Qt.Horizontal)
+        split.setHandleWidth(PLOT_GAP)      # the colour bar's title reads as the heatmap's
         self.heatmap = Heatmap("i", "j (flat indices)", colorbar_label="")  # named when shown
         split.addWidget(self.heatmap)
         self.eigen_plot = still_plot(CountAxis("left"), "λₖ", "k (ascending)")
@@ -165,8 +167,7 @@ class HessianView(StudyView):
                                       f"j: index into {s_name}", "j (flat index)", "j"))
         self.heatmap.set_colorbar_label(f"∂²{t_name} / ∂{s_name}ᵢ ∂{s_name}ⱼ",
                                         f"∂²{t_name} / ∂{s_name}²",
-                                        f"∂²{short(t_name, 10)} / ∂{short(s_name, 10)}²",
-                                        "Hᵢⱼ")      # the caption says what H is
+                                        "Hᵢⱼ")      # the caption says what H is, never cut
         self.caption.setText(
             f"H = ∂²{t_name} / ∂{s_name}² as a {n} × {n} matrix (i, j: flat indices into "
             f"{s_name} {_shape(shape)}): the outer tape's Jacobian of the inner tape's "

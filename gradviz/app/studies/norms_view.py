@@ -21,6 +21,14 @@ SOURCE = DIVERGING[1]         # a source's gradient, in the forward blue
 class LogAxis(pg.AxisItem):
     """Ticks of a log10 axis written as the numbers they stand for: 1e-04, 0.01, 1, 100."""
 
+    def tickValues(self, minVal, maxVal, size):
+        """Whole decades (0.1, 1, 10), not the half decades between them written rounded
+        (0.32, 3.2: steps that read uneven), while at least two of them fit."""
+        levels = super().tickValues(minVal, maxVal, size)
+        whole = [(step, [v for v in values if abs(v - round(v)) < 1e-9])
+                 for step, values in levels]
+        return whole if sum(len(values) for _, values in whole) >= 2 else levels
+
     def tickStrings(self, values, scale, spacing):
         return [fmt(10.0 ** v, 2) for v in values]
 
