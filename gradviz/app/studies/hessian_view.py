@@ -12,8 +12,9 @@ from ...graph import catalog
 from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...graph.names import objective_term
 from ...story import studies
-from ._base import (PortChooser, StudyView, _html, banner, fmt, rich_names, set_banner,
-                    study_ports, view_format, word_column)
+from ...story.numbers import alone, line_format
+from ._base import (PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports,
+                    word_column)
 from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, still_plot
 from .jacobian_view import _shape
 
@@ -162,7 +163,7 @@ class HessianView(StudyView):
         self.heatmap.set_matrix(H, shape, shape, (f"²{t_name}", f"{s_name}"))
         self.heatmap.describe = lambda r, c: (
             f"∂²{t_name} / ∂{s_name}[{_idx(r, shape)}] ∂{s_name}[{_idx(c, shape)}] = "
-            f"{fmt(H[r, c], 6)}    (row {r}, col {c})")
+            f"{alone(H[r, c])}    (row {r}, col {c})")
         self.heatmap.set_labels("i", (f"j: flat index into {s_name} {_shape(shape)}",
                                       f"j: index into {s_name}", "j (flat index)", "j"))
         self.heatmap.set_colorbar_label(f"∂²{t_name} / ∂{s_name}ᵢ ∂{s_name}ⱼ",
@@ -179,7 +180,7 @@ class HessianView(StudyView):
         eig = study.eigenvalues
         zero = zero_tolerance(eig)
         step, g = np.linalg.norm(study.newton_step), np.linalg.norm(study.gradient)
-        number = view_format(study.symmetry_error, eig[:1], eig[-1:], zero, step, g,
+        number = line_format(study.symmetry_error, eig[:1], eig[-1:], zero, step, g,
                              study.epsilon, g / study.epsilon if study.epsilon else None)
         set_banner(self.symmetry, "ok" if sym_ok else "warning",
                    f"<b>Symmetry</b> {'✓' if sym_ok else '✗'} max |H − Hᵀ| = "
@@ -247,7 +248,7 @@ class HessianView(StudyView):
         self.controller.set_value(node_id, new, weight)
         after = self.value_of(target)
         if before is not None and after is not None and np.size(before) == 1:
-            number = view_format(np.sum(before), np.sum(after))
+            number = line_format(np.sum(before), np.sum(after))
             self._last_step = (f"Last step: {self._names[0]} {number(np.sum(before))} → "
                                f"{number(np.sum(after))}.")
         self.refresh()
@@ -259,7 +260,7 @@ def zero_tolerance(eigenvalues):
     return ZERO_SHARE * float(np.abs(eigenvalues).max(initial=0.0))
 
 
-def newton_verdict(study, zero, number=fmt):
+def newton_verdict(study, zero, number=alone):
     """(banner kind, words, whether a Newton step makes sense) for a Hessian study.
 
     With H zero, (H + εI)⁻¹ g is g/ε: a gradient step of length |g|/ε, not a Newton step.
