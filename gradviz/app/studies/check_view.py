@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QComboBox, QLabel
 
 from ...graph.gradient_check import gradient_check, largest_entry
 from ...story.numbers import alone, exponent, factor_text, line_format, number_format, power_text
-from ._base import (PortChooser, StudyView, _html, banner, beside_words, rich_names, set_banner,
+from ._base import (COLUMN_MIN_W, PortChooser, StudyView, _html, banner, beside_words, rich_names, set_banner,
                     study_ports)
 from .heatmap import DIVERGING, TEXT, relabel, style_plot, still_plot
 from .norms_view import LogAxis
@@ -60,8 +60,10 @@ class GradientCheckView(StudyView):
         self.explanation = QLabel()
         self.explanation.setTextFormat(Qt.TextFormat.PlainText)   # names as written
         self.explanation.setWordWrap(True)
-        self.layout_.addWidget(beside_words((self.plot,), [(self.table,), (self.verdict, self.explanation)],
-                                            (3, 2, 2)), 1)
+        split = beside_words((self.plot,), [(self.table,), (self.verdict, self.explanation)],
+                             (3, 2, 2))
+        self.table_column = split.widget(1)    # as wide as the table: the rest to the words
+        self.layout_.addWidget(split, 1)
         self.source_box.currentIndexChanged.connect(self._source_changed)
         self.update_choosers()
 
@@ -134,6 +136,7 @@ class GradientCheckView(StudyView):
             self.plot.setYRange(np.floor(low) - 0.3, np.ceil(logs_e.max()) + 0.3, padding=0)
             self.plot.setXRange(logs_h.min() - 0.3, logs_h.max() + 0.3, padding=0)
         self.table.setText(_table(check))
+        self.table_column.setMaximumWidth(max(self.table.sizeHint().width() + 12, COLUMN_MIN_W))
         self.explanation.setText(
             "Central differences (L(x + h) − L(x − h)) / 2h only run the forward pass, so they "
             "check every rule the backward pass used. Their error has two parts: truncation, "

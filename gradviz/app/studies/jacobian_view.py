@@ -86,13 +86,13 @@ class JacobianView(StudyView):
                              study.vjp, study.vjp_difference)
         ok = study.max_difference <= CHECK_TOLERANCE * max(1.0, float(np.abs(J).max(initial=0)))
         set_banner(self.sum_check, "ok" if ok else "warning",
-                   f"<b>Σ over target axes = gradient</b> {'✓' if ok else '✗'}<br>"
+                   f"<b>Σ over target axes = gradient {'✓' if ok else '✗'}</b> "
                    f"Summing J over the axes of {t_name} gives {preview(study.summed, number=number)}; "
                    f"tape.gradient({t_name}, {s_name}) gives {preview(study.gradient, number=number)}."
                    f"<br>max |difference| = {number(study.max_difference)}")
         ok_v = study.vjp_difference <= CHECK_TOLERANCE * max(1.0, float(np.abs(J).max(initial=0)))
         set_banner(self.vjp_check, "ok" if ok_v else "warning",
-                   f"<b>Jᵀv = VJP</b> {'✓' if ok_v else '✗'}<br>"
+                   f"<b>Jᵀv = VJP {'✓' if ok_v else '✗'}</b> "
                    f"With v = {self._v_text}, contracting J with v gives {preview(study.jtv, number=number)}; "
                    f"tape.gradient(…, output_gradients=v) gives {preview(study.vjp, number=number)}."
                    f"<br>max |difference| = {number(study.vjp_difference)}")
