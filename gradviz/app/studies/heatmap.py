@@ -282,6 +282,8 @@ class Heatmap(QWidget):
         self.line_plot.setMenuEnabled(False)
         self.line_plot.hideButtons()
         self.line_plot.showGrid(x=False, y=True, alpha=0.25)
+        # room at the right for the last index label, which may reach past the axis' end
+        self.line_plot.getPlotItem().setContentsMargins(2, 2, LABEL_OVERHANG + 4, 2)
         style_plot(self.line_plot.getPlotItem())
         self.line_plot.addItem(pg.InfiniteLine(0, angle=0, pen=pg.mkPen("#555555", width=1,
                                                                          style=Qt.DashLine)))
