@@ -15,6 +15,7 @@ its buttons and leaves out the title ("Jacobian" on the tab and again down the s
 as two things). Along the bottom the tabs stand in a row above the docks, where six study
 titles read whole at 1280 px; down the side they were cut to "Gradi…", 44 px a tab.
 """
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QStyle, QStyleOptionDockWidget, QStylePainter, QTabWidget
 
@@ -47,7 +48,15 @@ class Dock(QDockWidget):
 
     def __init__(self, title, window):
         super().__init__(title, window)
-        self.visibilityChanged.connect(lambda _shown: _repaint_docks(window))
+        self.visibilityChanged.connect(self._group_changed)
+
+    def _group_changed(self, _shown):
+        """A dock shown or hidden makes its tab group's title bars show or leave out titles
+        (not while the window is being destroyed: its docks hide as it goes)."""
+        window = self.parentWidget()
+        if window is not None and shiboken6.isValid(window):
+            for dock in window.findChildren(Dock):
+                dock.update()
 
     def tabbed(self):
         """True while the dock sits in a tab group with another dock shown: its tab names it."""
@@ -62,12 +71,6 @@ class Dock(QDockWidget):
         self.initStyleOption(option)
         option.title = ""        # the buttons and the bar, as QDockWidget paints them
         QStylePainter(self).drawControl(QStyle.ControlElement.CE_DockWidgetTitle, option)
-
-
-def _repaint_docks(window):
-    """A dock shown or hidden makes its tab group's title bars show or leave out titles."""
-    for dock in window.findChildren(Dock):
-        dock.update()
 
 
 def open_bottom(window, dock, need=0):
