@@ -3,7 +3,7 @@ the best step had error 0, which a log axis cannot draw, yet the words spoke of 
 of the V (ringed)' beside a plot with no ring and no V."""
 import numpy as np
 
-from gradviz.app.studies.check_view import explanation
+from gradviz.app.studies.check_view import explanation, h_text
 from gradviz.graph import Port
 from gradviz.graph.gradient_check import gradient_check
 from gradviz.graph.fileformat import load
@@ -22,7 +22,7 @@ def test_a_best_step_of_error_zero_is_said_to_be_undrawn(labelled_mlp):
     assert check.passed and check.best.relative == 0
     words = explanation(check)
     assert "ringed" not in words and "bottom of the V" not in words
-    assert f"h = {check.best.h:g}" in words and "error 0" in words
+    assert f"h = {h_text(check.best.h)}" in words and "error 0" in words
 
 
 def test_a_drawn_best_step_is_the_ringed_bottom_of_the_v():
