@@ -315,4 +315,6 @@ class CanvasEditing:
                 node.position = None
         if any(n.position is not None for n in doc.nodes.values()):
             self.controller.edit("Auto Layout", unplace)
+            self.controller.message.emit("Auto Layout: laid out for this window as the canvas lays out "
+                                         "a sample; Undo restores your arrangement")
         self.fit()

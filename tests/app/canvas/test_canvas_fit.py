@@ -173,6 +173,7 @@ def test_fit_never_moves_nodes_the_user_placed_and_auto_layout_folds_with_undo(o
     assert any("Auto Layout (Ctrl+L)" in text for text in said)   # the way to read it, offered
     w.canvas.auto_layout()
     assert w.controller.undo_stack.count() == 1
+    assert "Undo restores your arrangement" in said[-1]      # not the offer of Ctrl+L again
     fitted(w.canvas, drawn)
     assert not w.canvas.compact and set(drawn["numbers"]) == set(w.controller.doc.nodes)
     assert all(n.position is None for n in w.controller.doc.nodes.values())   # the canvas's to place
