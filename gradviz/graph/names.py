@@ -74,7 +74,7 @@ def unique_names(doc, taken=(), make=node_name):
     """{node id: its name, made unique}; `taken` names are avoided. A node keeps the name
     it wants unless an earlier node wants it too; those take TF's suffix (x_1) in document
     order after every name wanted as it is, so a node labelled W_1 keeps W_1 beside two
-    labelled W (W, W_1, W_2), and names read back from a file stay as they are."""
+    labelled W (the second becomes W_2), and names read back from a file stay as they are."""
     wanted = {nid: make(node) for nid, node in doc.nodes.items()}
     used, out, counters = set(taken), {}, {}
     for nid, name in wanted.items():
