@@ -10,7 +10,8 @@ content needs, never more than leaves the canvas its minimum; at 1280 x 800 that
 280 px. Its title bar stands at its left side (as napari's bottom docks do): a bottom dock
 is wide and short, and a title row would take 22 of its few pixels.
 """
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QTabWidget
 
 CANVAS_MIN_HEIGHT = 360
@@ -49,3 +50,33 @@ def open_bottom(window, dock, need=0):
     want = min(max(int(room * BOTTOM_SHARE), need + chrome), room - CANVAS_MIN_HEIGHT)
     if dock.height() < want:
         window.resizeDocks([dock], [want], Qt.Orientation.Vertical)
+
+
+def in_front(dock):
+    """True when `dock` is shown and the visible tab of its group (or not tabbed)."""
+    return dock.isVisible() and not dock.visibleRegion().isEmpty()
+
+
+def front_action(window, dock, opened=None):
+    """A ticked-when-open entry (menu, shortcut, toolbar button) for `dock` that shows it and
+    brings it in front of its tabs; it closes the dock only when the dock is in front, where
+    the user sees what the press closes. Qt's toggleViewAction closed a dock that was open
+    behind another tab (Ctrl+Alt+1 on a Jacobian behind the Gradient check made it vanish).
+    `opened(dock)` runs once the shown dock has its place (sizing it, say)."""
+    action = QAction(dock.windowTitle(), window)
+    action.setCheckable(True)
+    toggle = dock.toggleViewAction()
+    action.setChecked(toggle.isChecked())
+    toggle.toggled.connect(action.setChecked)
+
+    def pressed(_checked):
+        if in_front(dock):
+            dock.close()
+        else:
+            dock.show()
+            dock.raise_()
+            if opened is not None:
+                QTimer.singleShot(0, dock, lambda: opened(dock))
+        action.setChecked(toggle.isChecked())
+    action.triggered.connect(pressed)
+    return action
