@@ -32,8 +32,7 @@ class ChainCostView(StudyView):
         self.totals = banner("info")
         self.plot = still_plot(CountAxis("left"), ("multiply-adds", "mul-adds"),
                                "product k (Jₖ, from the input side)")
-        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor=TEXT,
-                                          labelTextSize="11pt")
+        self.legend = legend_row(self.plot.getPlotItem())
         self.forward_bars = pg.BarGraphItem(x=[], height=[], width=BAR_W,
                                             brush=FORWARD, pen=pg.mkPen(TEXT, width=1))
         self.reverse_bars = pg.BarGraphItem(x=[], height=[], width=BAR_W,
@@ -136,6 +135,20 @@ class ChainCostView(StudyView):
         set_banner(self.totals, "info", "")
         self.ops.setText("")
         self.explanation.setText("")
+
+
+def legend_row(plot_item):
+    """A legend in a row of its own above the bars, its entries side by side: inside the
+    plot it covered the tallest bars (J5 to J7 of lesson 14 in a tabbed dock at 1280 x 800),
+    wherever it stood."""
+    legend = pg.LegendItem(colCount=2, labelTextColor=TEXT, labelTextSize="11pt",
+                           horSpacing=24)
+    layout = plot_item.layout
+    layout.removeItem(plot_item.titleLabel)      # the row of a title this plot never has
+    plot_item.titleLabel.hide()
+    layout.addItem(legend, 0, 1)
+    layout.setAlignment(legend, Qt.AlignmentFlag.AlignHCenter)
+    return legend
 
 
 def _tick(k, sizes, n):
