@@ -228,3 +228,26 @@ def _in_legend(item):
             return True
         parent = parent.parentItem()
     return False
+
+
+@pytest.mark.parametrize("width", [1100, 760])
+def test_the_chain_legend_never_widens_its_plot(qtbot, width):
+    """docs/view-chain.png (Export View at 1100 px): the legend's row, two entries side
+    by side, was wider than the plot, so the plot drew past its widget: 'reverse: vector ·'
+    and J8 cut off. A narrow plot stacks the entries; every bar, tick and entry shows."""
+    from gradviz.app.controller import DocumentController
+    from gradviz.app.studies import ChainCostView
+    controller = DocumentController()
+    view = ChainCostView(controller)
+    qtbot.addWidget(view)
+    view.resize(width, 500)
+    view.show()
+    controller.open("samples/001_hessian_newton.json")
+    view.refresh()
+    qtbot.wait(100)
+    assert outside_the_dock(view) == []
+    shown = shown_rect(view.plot)
+    box = view.legend.sceneBoundingRect()
+    seen = QRect(view.plot.mapToGlobal(view.plot.mapFromScene(box).boundingRect().topLeft()),
+                 view.plot.mapFromScene(box).boundingRect().size())
+    assert shown.contains(seen.adjusted(1, 1, -1, -1)), (shown, seen)
