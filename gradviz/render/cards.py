@@ -74,6 +74,11 @@ class Card:
         return card
 
 
+def ports_height(n_inputs, n_outputs):
+    """The least height of a card with that many ports on a side: room to tell them apart."""
+    return HEADER_H + 14 + max(n_inputs, n_outputs) * 18
+
+
 def used_ports(doc):
     """{node id: (sorted input slots fed by an edge, sorted outputs read by an edge)}, only
     the ports the node's op has: an index in the file never adds a port (an edge from
@@ -260,8 +265,7 @@ class CardPainter:
             card.sections.append(Section(label, array, colour, y, port, shown, text.elide(f_label, label, inner)))
             y += LINE_H + (shown.height if shown is not None else LINE_H) + 6
         card.width = width
-        min_h = HEADER_H + 14 + max(card.n_inputs, card.n_outputs) * 18
-        card.height = math.ceil(max(y + 2, min_h, 54.0))
+        card.height = math.ceil(max(y + 2, ports_height(card.n_inputs, card.n_outputs), 54.0))
         return card
 
     def _renumbered(self, old, node):

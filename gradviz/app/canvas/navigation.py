@@ -160,6 +160,24 @@ class CanvasNavigation:
             for item in self.node_items.values():
                 item.fit_bounds()
             self._update_scene_rect()
+        self.follow_label_scale()
+
+    def label_scale(self):
+        """The story's arrow labels' scale (render's `label_scale`) at this zoom: the size on
+        screen they have at 1:1, whatever the zoom (as large as a compact card's type is
+        over the least legible: presentation mode reads from the back row)."""
+        return self.compact_scale() / self.transform().m11()
+
+    def follow_label_scale(self):
+        """A step shown places its labels again at the size this zoom gives them (the
+        renderer reads `label_scale` whenever it places them)."""
+        scale = self.label_scale()
+        if scale == self._labels_followed:
+            return
+        self._labels_followed = scale
+        overlay = self.step_overlay
+        if overlay is not None and overlay.step is not None and not overlay.is_stale(self.renderer.story):
+            overlay.relayout()
 
     def zoom_level(self):
         return self.transform().m11()

@@ -34,6 +34,12 @@ class CanvasRenderer(Renderer):
     """The render layer's Renderer, re-measuring only the cards whose content changed."""
 
     formula_heading = False   # the player bar (or presentation's band) writes the step's title and caption
+    zoom_labels = None        # the canvas's label_scale (its zoom's): the arrow labels keep their screen size
+
+    @property
+    def label_scale(self):
+        """The story's arrow labels' scale (render.story_overlay) at the canvas's zoom now."""
+        return 1.0 if self.zoom_labels is None else self.zoom_labels()
 
     def __init__(self, doc, evaluation, result, theme, positions, previous=None, hold_sizes=False):
         super().__init__(type(doc)(), theme=theme, positions={})  # every attribute, no cards
@@ -118,7 +124,7 @@ def make_renderer(doc, result, theme, positions, previous=None, hold_sizes=False
         card = renderer.cards[nid]
         n_in, n_out = port_counts(doc.nodes[nid], doc, renderer.used)
         card.n_inputs, card.n_outputs = n_in, n_out
-        card.height = math.ceil(max(card.height, render_cards.HEADER_H + 14 + max(n_in, n_out) * 18))
+        card.height = math.ceil(max(card.height, render_cards.ports_height(n_in, n_out)))
     return renderer
 
 

@@ -83,6 +83,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         self.compact = False               # cards drawn compact: too far out to read numbers
         self.readable_px = legible.READABLE_PX   # ... numbers smaller than this (set_readable_px)
         self._followed_zoom = None
+        self._labels_followed = None       # the label scale the step shown was placed at
         self._after_paint = []             # callbacks waiting for the next paint
         self._running_after_paint = False
         self._after_paint_timer = QTimer(self)
@@ -230,6 +231,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         self.renderer = make_renderer(doc, self.controller.result, self.theme_name, self.positions,
                                       previous, self.sizes_held)
         self.renderer.positions = self.positions
+        self.renderer.zoom_labels = self.label_scale
         if missing:
             self._place_missing(doc, missing)
         problems = self.controller.result.node_problems or {}
