@@ -14,11 +14,13 @@ through, and does for such a key what Qt's shortcut map does in an active window
 the focus widget first (a field keeps its arrows, the canvas its Space), then triggers the
 one enabled action of the window with that key, and activates the window so the next keys
 take Qt's own path. In an active window it does nothing: there a key press reaches the
-window only when no shortcut wanted it.
+window only when no shortcut wanted it. A floating dock is a window of its own with the
+main window's shortcuts (Qt matches them there when the dock is active), so its QWindow is
+watched too.
 """
-from PySide6.QtCore import QEvent, QKeyCombination, QObject, Qt
+from PySide6.QtCore import QEvent, QKeyCombination, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
-from PySide6.QtWidgets import QApplication, QMenu, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QMenu, QWidget
 
 from .focus_keys import owns_key
 
@@ -26,30 +28,49 @@ CONTEXTS = (Qt.ShortcutContext.WindowShortcut, Qt.ShortcutContext.ApplicationSho
 
 
 class InactiveKeys(QObject):
-    """Installed on the main window's QWindow (`follow` keeps it on the current one)."""
+    """Installed on the QWindows of the main window and of its floating docks (`follow`
+    keeps it on the current ones)."""
 
     def __init__(self, window):
         super().__init__(window)
         self.window = window
-        self._handle = None
+        self._handles = set()
 
     def follow(self):
-        """Watch the window's QWindow (it exists once the window is shown)."""
-        handle = self.window.windowHandle()
-        if handle is not None and handle is not self._handle:
-            handle.installEventFilter(self)
-            self._handle = handle
+        """Watch the QWindow of the window and of each floating dock (each exists once its
+        widget is shown as a window), and follow docks as they float."""
+        docks = self.window.findChildren(QDockWidget)
+        for dock in docks:
+            if not dock.property("keysFollowed"):
+                dock.setProperty("keysFollowed", True)
+                dock.topLevelChanged.connect(self._dock_moved)
+        for widget in (self.window, *docks):
+            handle = widget.windowHandle() if widget.isWindow() else None
+            if handle is not None and handle not in self._handles:
+                handle.installEventFilter(self)
+                self._handles.add(handle)
+                handle.destroyed.connect(lambda _=None, h=handle: self._handles.discard(h))
+
+    def _dock_moved(self, _):
+        """A dock floated or docked: its QWindow exists once it is shown, after this turn
+        (the timer's context ends the call with the window)."""
+        QTimer.singleShot(0, self, self.follow)
 
     def eventFilter(self, obj, event):
-        if event.type() != QEvent.Type.KeyPress or QApplication.activeWindow() is self.window:
+        if event.type() != QEvent.Type.KeyPress or self._ours(QApplication.activeWindow()):
             return False
         target = obj.focusObject() or self.window
         action = self.action_for(event)
         if action is None or self._wanted_by(target, event):
             return False
-        self.window.activateWindow()
+        (target.window() if isinstance(target, QWidget) else self.window).activateWindow()
         action.trigger()
         return True
+
+    def _ours(self, active):
+        """True for the window and its floating docks: Qt's shortcut map serves them."""
+        return active is self.window or (isinstance(active, QDockWidget)
+                                         and active.parentWidget() is self.window)
 
     def action_for(self, event):
         """The one enabled action of the window whose shortcut is this key, else None."""

@@ -129,3 +129,28 @@ def test_story_keys_after_file_open_presentation_and_a_dock_took_focus(open_wind
     press(w, Key.Key_Up)
     press(w, Key.Key_Right)
     assert box.value() == value + box.singleStep() and p.index == at
+
+
+def test_story_keys_reach_the_story_from_a_floating_dock(open_window, qtbot):
+    """A floating dock is a window of its own: keys sent to it, active or not, step the story
+    as in the main window, and a field inside it keeps its own keys."""
+    w = open_window(SMALL)
+    p = w.player
+    dock = w.study_docks["Jacobian"]
+    dock.toggleViewAction().trigger()
+    qtbot.waitUntil(lambda: dock.findChild(QWidget, "studyScroll") is not None)
+    dock.setFloating(True)
+    dock.show()
+    qtbot.waitExposed(dock)
+    scroll = dock.findChild(QWidget, "studyScroll")
+    for state in ("active", "inactive"):
+        dock.activateWindow()
+        scroll.setFocus()
+        qtbot.waitUntil(lambda: QApplication.focusWidget() is scroll)
+        at = p.index
+        if state == "active":
+            QTest.keyClick(scroll, Key.Key_Right)
+        else:
+            deactivate(qtbot)
+            QTest.keyClick(dock.windowHandle(), Key.Key_Right)
+        assert p.index == at + 1, state
