@@ -128,7 +128,6 @@ class CanvasNavigation:
                 break
         self._update_scene_rect()
         self._set_scale(min(MAX_FIT_SCALE, zoom))
-        self._follow_zoom()
         if zoom < readable:
             self.offer_layout()
         if zoom >= MIN_SCALE:
@@ -202,8 +201,8 @@ class CanvasNavigation:
             return
         self._followed_zoom = zoom
         was, self.compact = self.compact, zoom < legible.readable_zoom(self.logicalDpiY(), self.readable_px)
-        if was and not self.compact:      # drawn in full again: as tall as measured, laid out so
-            self.shorten_compact(None)
+        if not self.compact and (self.shortened_at is not None or self.compact_layout):
+            self.shorten_compact(None)    # drawn in full: as tall as measured, laid out so
             if self.compact_layout:
                 self.relayout_unplaced()
         elif self.compact and self.shortened_at is None:

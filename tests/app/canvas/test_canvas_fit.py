@@ -269,6 +269,7 @@ def test_cards_laid_out_compact_are_drawn_in_full_apart_after_a_drag_and_in_an_e
     QCoreApplication.processEvents()
     c = w.canvas
     c.fit()
+    c.viewport().grab()
     nodes = list(w.controller.doc.nodes)
     assert c.compact and c.compact_layout
     assert sum(c.renderer.cards[n].height for n in nodes) < sum(c.renderer.sizes()[n][1] for n in nodes)
