@@ -9,9 +9,15 @@ dock opens at BOTTOM_SHARE of the height it shares with the canvas, or as tall a
 content needs, never more than leaves the canvas its minimum; at 1280 x 800 that is about
 280 px. Its title bar stands at its left side (as napari's bottom docks do): a bottom dock
 is wide and short, and a title row would take 22 of its few pixels.
+
+Docks tabbed together name themselves once, on their tabs: a tabbed dock's title bar keeps
+its buttons and leaves out the title ("Jacobian" on the tab and again down the side read
+as two things). Along the bottom the tabs stand in a row above the docks, where six study
+titles read whole at 1280 px; down the side they were cut to "Gradi…", 44 px a tab.
 """
+import shiboken6
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QTabWidget
+from PySide6.QtWidgets import QDockWidget, QStyle, QStyleOptionDockWidget, QStylePainter, QTabWidget
 
 CANVAS_MIN_HEIGHT = 360
 BOTTOM_SHARE = 0.45
@@ -30,11 +36,41 @@ def title_bar_follows_area(window, dock):
     place(window.dockWidgetArea(dock))
 
 
-def side_tabs(window):
-    """Tabbed docks along the bottom (the studies, Train) list their tabs at the left, not
-    in a row below them that takes 25 px of their height."""
+def tabs_above(window):
+    """Tabbed docks along the bottom (the studies, Train) list their tabs in a row above
+    them: 26 px of their height, and every title whole."""
     for area in _ACROSS:
-        window.setTabPosition(area, QTabWidget.TabPosition.West)
+        window.setTabPosition(area, QTabWidget.TabPosition.North)
+
+
+class Dock(QDockWidget):
+    """A dock whose title bar leaves out the title while a tab beside it shows it."""
+
+    def __init__(self, title, window):
+        super().__init__(title, window)
+        self.visibilityChanged.connect(self._group_changed)
+
+    def _group_changed(self, _shown):
+        """A dock shown or hidden makes its tab group's title bars show or leave out titles
+        (not while the window is being destroyed: its docks hide as it goes)."""
+        window = self.parentWidget()
+        if window is not None and shiboken6.isValid(window):
+            for dock in window.findChildren(Dock):
+                dock.update()
+
+    def tabbed(self):
+        """True while the dock sits in a tab group with another dock shown: its tab names it."""
+        window = self.parentWidget()
+        return (not self.isFloating() and not self.isHidden()
+                and any(not other.isHidden() for other in window.tabifiedDockWidgets(self)))
+
+    def paintEvent(self, event):
+        if self.titleBarWidget() is not None or not self.tabbed():
+            return super().paintEvent(event)
+        option = QStyleOptionDockWidget()
+        self.initStyleOption(option)
+        option.title = ""        # the buttons and the bar, as QDockWidget paints them
+        QStylePainter(self).drawControl(QStyle.ControlElement.CE_DockWidgetTitle, option)
 
 
 def open_bottom(window, dock, need=0):
@@ -45,7 +81,10 @@ def open_bottom(window, dock, need=0):
         return
     window.layout().activate()          # the heights as the shown dock leaves them
     room = window.centralWidget().height() + dock.height()
-    chrome = dock.height() - dock.widget().height()      # a tab bar below it, if tabbed
-    want = min(max(int(room * BOTTOM_SHARE), need + chrome), room - CANVAS_MIN_HEIGHT)
+    want = min(max(int(room * BOTTOM_SHARE), need), room - CANVAS_MIN_HEIGHT)
     if dock.height() < want:
         window.resizeDocks([dock], [want], Qt.Orientation.Vertical)
+        window.layout().activate()
+        tabs = want - dock.height()     # a tabbed dock's group holds its tab bar too
+        if tabs > 0:
+            window.resizeDocks([dock], [want + tabs], Qt.Orientation.Vertical)

@@ -109,8 +109,7 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
                     batch = total._value.shape[:nbatch] if nbatch else ()
                 else:
                     in_values = op._in_values
-                    contributions = rule(F, total, in_values, op._out_values[0], op.attrs,
-                                         needs)
+                    contributions = rule(F, total, in_values, t._value, op.attrs, needs)
                     if not nbatch:
                         # arrays, no batch axes: the shape to meet is the recorded input's.
                         # The accumulation into `pending` is written out here and below, not
@@ -317,7 +316,7 @@ def _step(op, needs, upstream, pending, nbatch, F, differentiable, observer):
                                    op.attrs, needs)
     else:
         contributions = opdef.rule(F, g, op._in_values,
-                                   op._out_values[0] if opdef.n_outputs == 1 else op._out_values,
+                                   op.outputs[0]._value if opdef.n_outputs == 1 else op._out_values,
                                    op.attrs, needs)
 
     batch_shape = _batch_shape(upstream, op, nbatch) if nbatch else ()

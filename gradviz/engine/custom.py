@@ -88,8 +88,7 @@ def _call(f, name, args, kwargs):
         opdef.grad_fn = _make_grad_fn(grad_fn, len(inputs), variables, name)
         all_inputs = inputs + variables
         _recording.record(_recording._state.recording, opdef, all_inputs,
-                          [t._value for t in all_inputs], outputs, [t._value for t in outputs],
-                          {"function": name})
+                          [t._value for t in all_inputs], outputs, {"function": name})
     return nest.pack_sequence_as(result, outputs)
 
 

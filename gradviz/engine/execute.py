@@ -31,12 +31,12 @@ def apply(opdef, inputs, attrs=None):
         result._id = _next_id()
         recording = _state.recording
         if recording:
-            _record(recording, opdef, inputs, values, [result], (out,), attrs)
+            _record(recording, opdef, inputs, values, [result], attrs)
         return result
     results = [Tensor._wrap(o) for o in out]
     recording = _state.recording
     if recording:
-        _record(recording, opdef, inputs, values, results, tuple(out), attrs)
+        _record(recording, opdef, inputs, values, results, attrs)
     return results
 
 

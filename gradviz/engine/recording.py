@@ -24,8 +24,13 @@ class Operation:
     """A recorded op: what `tensor.op` returns and what a gradient function receives.
     Only `record` makes them (its fields are set there, on the hot path)."""
 
-    __slots__ = ("opdef", "inputs", "outputs", "attrs", "_in_values", "_out_values", "_id",
-                 "__weakref__")
+    __slots__ = ("opdef", "inputs", "outputs", "attrs", "_in_values", "_id", "__weakref__")
+
+    @property
+    def _out_values(self):
+        """The output arrays. Not stored: outputs are Tensors, which never change, and
+        one tuple fewer per recorded op is one object fewer for the cyclic GC."""
+        return tuple([o._value for o in self.outputs])
 
     @property
     def type(self):
@@ -46,9 +51,11 @@ class Operation:
 
 
 _new_operation = Operation.__new__
+# The attrs of every op recorded without any (read only, as every op's attrs).
+_NO_ATTRS = {}
 
 
-def record(recording, opdef, inputs, in_values, outputs, out_values, attrs):
+def record(recording, opdef, inputs, in_values, outputs, attrs):
     """Record one op application on every tape of `recording` (the thread's recording
     tapes, which the caller has just read) that tracks one of its inputs."""
     operation = None
@@ -68,9 +75,8 @@ def record(recording, opdef, inputs, in_values, outputs, out_values, attrs):
                 operation.opdef = opdef
                 operation.inputs = inputs
                 operation.outputs = outputs
-                operation.attrs = attrs or {}
+                operation.attrs = attrs or _NO_ATTRS
                 operation._in_values = in_values
-                operation._out_values = out_values
                 operation._id = outputs[0]._id
             tape._entries.append(operation)
             if not opdef.outputs_off_tape:

@@ -379,7 +379,7 @@ JACOBIAN_CHUNK_BYTES = 16 * 2**20
 
 def _chunk_size(entries, n):
     largest = max([v.nbytes for op in entries for v in op._in_values]
-                  + [v.nbytes for op in entries for v in op._out_values] + [1])
+                  + [o._value.nbytes for op in entries for o in op.outputs] + [1])
     # A few live cotangents of the largest size per basis vector.
     return max(1, min(n, JACOBIAN_CHUNK_BYTES // (4 * largest)))
 

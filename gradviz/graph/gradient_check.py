@@ -95,22 +95,23 @@ class GradientCheck:
         return (f"gradient check of {self.entry_name}: {'✓ passes' if self.passed else '✗ fails'} "
                 f"(relative error {best.relative:.2g} at h = {best.h:g})")
 
-    def verdict(self):
-        """One sentence: did the check pass, and why it says so."""
+    def verdict(self, number=lambda x: f"{x:.2g}"):
+        """One sentence: did the check pass, and why it says so. `number` writes h, an
+        error and the tolerance (the study view writes them as its cards do)."""
         best = self.best
         if best is None:
             return "✗ The check could not be made: every difference is NaN or infinite."
-        where = f"at h = {best.h:g} the relative error is {best.relative:.2g}"
+        where = f"at h = {number(best.h)} the relative error is {number(best.relative)}"
         if self.passed:
             return (f"✓ The backward pass agrees with central differences: {where} "
-                    f"(≤ {self.tolerance:g} in {self.dtype}).")
+                    f"(≤ {number(self.tolerance)} in {self.dtype}).")
         slope = self.slope
         if slope is not None and slope < 1.0:
-            return (f"✗ The check fails: the relative error stays near {best.relative:.2g} "
-                    f"whatever h is (above {self.tolerance:g} in {self.dtype}). An error that "
+            return (f"✗ The check fails: the relative error stays near {number(best.relative)} "
+                    f"whatever h is (above {number(self.tolerance)} in {self.dtype}). An error that "
                     "does not fall with h is no rounding or truncation: the backward pass "
                     "computes the derivative of another function (a wrong rule).")
-        return f"✗ The check fails: {where}, above {self.tolerance:g} in {self.dtype}."
+        return f"✗ The check fails: {where}, above {number(self.tolerance)} in {self.dtype}."
 
 
 def check_port(doc, source=None):

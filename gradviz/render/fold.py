@@ -5,7 +5,9 @@ Three uses: the fewest rows that show the whole graph at a readable zoom (`folde
 none does, the fold that shows it largest further out (`fitted`, Fit to Window's compact
 overview); and, for a story played step by step, the fold in which the most steps can each
 show all their cards together at a readable zoom (`framing`: attention's out → V, whose two
-cards one row holds five columns apart). Rows interlock: each column of a row sits FOLD_GAP
+cards one row holds five columns apart). Each prefers the cuts where no edge crosses the
+canvas (`running_back`): an edge between rows is the wrap of neighbouring columns, or enters
+a card no further left than the one it leaves begins. Rows interlock: each column of a row sits FOLD_GAP
 below the cards right above it, not below the whole row above, with a free lane between the
 two rows for the edges that wrap from one row's end to the next row's start.
 """
@@ -75,12 +77,12 @@ def _widths(boxes, columns):
     return lefts, rights
 
 
-def fitted(boxes, columns, room):
+def fitted(boxes, columns, room, edges=()):
     """The layout that the view shows largest: folded to fit `room` (the view at a readable
     zoom) when that can be done; else, when even folded it fits only further out, the fold
     that fits at the least zoom-out, if that draws it at least FOLD_GAIN times larger than
     one long row would be (a 9-column chain in one row used a third of a 4:3 canvas)."""
-    fold = folded(boxes, columns, room)
+    fold = folded(boxes, columns, room, edges)
     if fold is not boxes:
         return fold
     extent_w, extent_h = _extent(boxes)
@@ -91,17 +93,28 @@ def fitted(boxes, columns, room):
     for out in ZOOM_OUTS:
         if 1 / out < unfolded * FOLD_GAIN:
             return boxes      # no fold from here on would gain enough
-        fold = folded(boxes, columns, (width * out, height * out))
+        fold = folded(boxes, columns, (width * out, height * out), edges)
         if fold is not boxes:
             return fold
     return boxes
 
 
-def folded(boxes, columns, room):
+def running_back(boxes, columns, edges):
+    """How many of `edges` ((source, destination) node ids) cross the canvas: they enter a
+    card that lies wholly left of the one they leave, and are not the wrap of neighbouring
+    columns from a row's end to the next row's start (attention's V → out ran from the end
+    of the first row back to out at the start of the third)."""
+    index = {m: i for i, c in enumerate(c for c in columns if c) for m in c}
+    return sum(1 for src, dst in edges if src in index and dst in index
+               and index[dst] - index[src] != 1 and boxes[dst][2] < boxes[src][0])
+
+
+def folded(boxes, columns, room, edges=()):
     """The layout folded into rows when it is wider than `room` ((width, height): what the
     view shows at a readable zoom) and folding lets it fit: the fewest rows that fit, each
-    row's columns kept in order. Unchanged when it fits as it is, or fits no better folded
-    (cards then go compact)."""
+    row's columns kept in order, unless more rows let fewer `edges` cross the canvas
+    (`running_back`). Unchanged when it fits as it is, or fits no better folded (cards then
+    go compact)."""
     columns = [c for c in columns if c]
     n = len(columns)
     lefts, rights = _widths(boxes, columns)
@@ -130,8 +143,26 @@ def folded(boxes, columns, room):
             continue
         out = stacked(boxes, columns, runs)
         if _extent(out)[1] <= height:
-            return out
+            back = running_back(out, columns, edges)
+            return out if not back else _least_running_back(out, (back, count, _extent(out)[1]),
+                                                           boxes, columns, edges, fits, room, most)
     return boxes
+
+
+def _least_running_back(choice, key, boxes, columns, edges, fits, room, most):
+    """Of the folds that fit `room` in at most `most` rows, the one whose fewest `edges`
+    cross the canvas, then with the fewest rows, then the least tall; `choice` (its `key`)
+    the fewest rows that fit, found first."""
+    for runs in _cuts(fits, len(columns)):
+        if len(runs) > most or (key[0] == 0 and len(runs) > key[1]):
+            break
+        out = stacked(boxes, columns, runs)
+        tall = _extent(out)[1]
+        if tall <= room[1]:
+            this = (running_back(out, columns, edges), len(runs), tall)
+            if this < key:
+                choice, key = out, this
+    return choice
 
 
 def _unframed(boxes, groups, room):
@@ -171,27 +202,30 @@ def _cuts(fits, n):
                       if fits[start][j] and len(runs) + 1 + need[j + 1] <= count]
 
 
-def framing(shown, flat, columns, room, groups):
+def framing(shown, flat, columns, room, groups, edges=()):
     """The layout `shown` (one row, or folded to fit the view), unless a fold of `flat` lets
-    more of a story's steps show their cards together: `groups` holds the node ids of each
-    step, `room` what one view shows at the legible zoom. Of the folds (rows that each fit
-    the width), the one that leaves the fewest steps unframed, then has the fewest rows,
-    then leaves the steps the most room (the shares of the view they take, summed)."""
+    more of a story's steps show their cards together, or fewer `edges` cross the canvas:
+    `groups` holds the node ids of each step, `room` what one view shows at the legible
+    zoom. Of the folds (rows that each fit the width), the one that leaves the fewest steps
+    unframed, then the fewest edges crossing the canvas (`running_back`), then has the
+    fewest rows, then leaves the steps the most room (the shares of the view they take,
+    summed)."""
     groups = [g for g in (tuple(n for n in group if n in flat) for group in groups) if len(g) > 1]
     missed, share = _unframed(shown, groups, room)
-    if not missed:
+    back = running_back(shown, columns, edges)
+    if not missed and not back:
         return shown
     columns = [c for c in columns if c]
     n = len(columns)
     lefts, rights = _widths(flat, columns)
     fits = [[rights[j] - lefts[i] + 2 * WRAP_ROOM <= room[0] for j in range(n)] for i in range(n)]
-    choice, key = shown, (missed, 0, share)
+    choice, key = shown, (missed, back, 0, share)
     for runs in _cuts(fits, n):
         out = stacked(flat, columns, runs)
         unframed, closeness = _unframed(out, groups, room)
-        this = (unframed, len(runs), closeness)
+        this = (unframed, running_back(out, columns, edges), len(runs), closeness)
         if this < key:
             choice, key = out, this
-        if key[0] == 0 and len(runs) > key[1]:
-            break                  # every step framed, and more rows cannot do better
+        if key[:2] == (0, 0) and len(runs) > key[2]:
+            break                  # every step framed, no edge across, and more rows cannot do better
     return choice

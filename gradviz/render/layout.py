@@ -17,8 +17,10 @@ Four stages, each a pure function of the document (no Qt, no randomness):
    consumers for inputs) without ever swapping or overlapping.
 4. Folding (fold.py, only when a view's room is given): a chain too wide for the view at
    a readable zoom, but not too tall once folded, is cut into rows of whole columns read
-   like lines of text; an edge from one row's end to the next row's start wraps back. For
-   a story played step by step, rows are cut where that lets each step's cards be framed.
+   like lines of text; an edge from one row's end to the next row's start wraps back. Rows
+   are cut where no other edge runs back across the canvas (attention's V above out, not
+   at the far end of the row above), and, for a story played step by step, where that
+   lets each step's cards be framed.
 
 An edge spanning several columns gets a channel in each column it crosses (a thin
 placeholder ordered and placed like a node, as in Sugiyama's dummy nodes), so the
@@ -243,9 +245,10 @@ def layout(doc, sizes=None, gaps=None, room=None, shrink=False, steps=None):
              for n in doc.nodes}
     real = [[n for n in column if n in doc.nodes] for column in columns]
     flat = boxes
+    edges = [(e.src.node, e.dst.node) for e in doc.edges]
     if room is not None:
-        boxes = fold.fitted(flat, real, room) if shrink else fold.folded(flat, real, room)
+        boxes = fold.fitted(flat, real, room, edges) if shrink else fold.folded(flat, real, room, edges)
     if steps is not None and not shrink:
-        boxes = fold.framing(boxes, flat, real, steps[1], steps[0])
+        boxes = fold.framing(boxes, flat, real, steps[1], steps[0], edges)
     top = min(box[1] for box in boxes.values())
     return {n: (round(x, 2), round(y - top, 2)) for n, (x, y, _, _) in boxes.items()}

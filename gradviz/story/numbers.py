@@ -83,7 +83,12 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 def factor_text(power):
     """'×10⁻⁶': what a picture of numbers divided by 10**power writes beside them."""
-    return f"×10{str(power).translate(_SUPERSCRIPT)}" if power else ""
+    return f"×{power_text(power)}" if power else ""
+
+
+def power_text(power):
+    """'10⁻⁶', '10⁰': a power of ten as a log axis writes its ticks."""
+    return f"10{str(power).translate(_SUPERSCRIPT)}"
 
 
 def scaled(array):
@@ -194,3 +199,38 @@ def writer(values):
     -0.173 for an ordinary one (the provenance's sums, where each number stands alone)."""
     write, factor = written(values)
     return (lambda v: write(v) + factor) if factor else write
+
+
+def alone(x):
+    """One number written by itself as a card writes a scalar: 0.677, 12, 5.340×10⁻⁴
+    (its power of ten after it beyond the ordinary magnitudes), never 5.34e-04."""
+    x = np.float64(x)
+    return _powered(x, lambda m: number_format(np.float64(m))(m))
+
+
+def line_format(*values):
+    """A function writing every number of one line of text (a study's banner: a norm and
+    its tolerance, a list of entries) in one format, by the cards' rule: the card_spec the
+    values share while it is fixed-point; where some value is beyond the ordinary
+    magnitudes, every number with DECIMALS decimals, each beyond them with its own power
+    of ten: 'norm 1.140 (tolerance 1.000×10⁻⁶)', never 1.14e+00 beside 1.00e-06. An exact
+    0 is written 0."""
+    spec = card_spec(values) or "%d"
+    if "e" not in spec:
+        plain = number_format(None, spec=spec)
+        return lambda x: "0" if float(x) == 0 else plain(float(x))
+    fixed = number_format(None, spec=f"%.{DECIMALS}f")
+    return lambda x: "0" if float(x) == 0 else _powered(float(x), fixed)
+
+
+def _powered(x, write):
+    """`x` written by `write` after dividing it by its power of ten (none at an ordinary
+    magnitude), that power after it: 9.9996×10⁻⁷ at 3 decimals is 1.000×10⁻⁶."""
+    power = exponent((abs(x), abs(x), False, False))
+    if not power:
+        return write(x)
+    mantissa = write(x / 10.0 ** power)
+    if mantissa.lstrip("-").startswith("10"):
+        power += 1
+        mantissa = write(x / 10.0 ** power)
+    return mantissa + factor_text(power)

@@ -17,6 +17,7 @@ from ..graph.evaluate import hessian as document_hessian
 from ..graph.evaluate import jacobian as document_jacobian
 from ..graph.ports import parse_port
 from .local import _defining_step
+from .numbers import alone, line_format
 from ..graph.nan_origin import study_nan_warning
 
 
@@ -222,10 +223,11 @@ def batch_jacobian_study(subject, x=None, *, target=None, source=None, tolerance
         engine_difference = float(np.abs(bj - sums).max(initial=0))
     warning = ""
     if largest > tolerance:
+        write = line_format(largest, tolerance, error)
         warning = (f"The examples are not independent: d target[{loc[0]}] / d source[{loc[1]}] "
-                   f"has norm {largest:.4g} (> {tolerance:g}). batch_jacobian assumes each "
-                   f"example depends only on its own row; here it sums the cross-example blocks "
-                   f"into each result (off by up to {error:.4g}). A layer that mixes the batch "
+                   f"has norm {write(largest)} (> {write(tolerance)}). batch_jacobian assumes "
+                   f"each example depends only on its own row; here it sums the cross-example "
+                   f"blocks into each result (off by up to {write(error)}). A layer that mixes the batch "
                    f"(BatchNormalization in training, through the batch mean and variance) "
                    f"couples the examples: use jacobian instead.")
     return BatchJacobianStudy(J, blocks, bj, sums, engine_difference, error, off, largest,
@@ -303,7 +305,7 @@ def hessian_study(subject, x=None, *, target=None, source=None, epsilon=None):
     words, tol = definiteness(eig)
     warning = ""
     if not words.startswith(("positive", "zero")):
-        warning = (f"H is not positive definite ({words}; smallest eigenvalue {eig[0]:.4g}): "
+        warning = (f"H is not positive definite ({words}; smallest eigenvalue {alone(eig[0])}): "
                    f"the Newton step need not point downhill.")
     return HessianStudy(H, float(np.abs(H - H.T).max(initial=0)), eig, g, epsilon,
                         step.reshape(s.x.shape), s.x - step.reshape(s.x.shape), warning,
@@ -403,7 +405,7 @@ class GradientNorms:
         return [b / a if a else None for a, b in zip(self.norms, self.norms[1:])]
 
     def text(self):
-        return "\n".join(f"  {name}: {norm:.3g}" + (" (gradient)" if kind == "gradient" else "")
+        return "\n".join(f"  {name}: {alone(norm)}" + (" (gradient)" if kind == "gradient" else "")
                          for name, norm, kind in zip(self.names, self.norms, self.kinds))
 
 

@@ -14,11 +14,19 @@ from ..graph.names import objective_term
 from ..graph.nan_origin import study_nan_warning
 from . import studies
 from .formatting import grid, number, wrap
-
+from .numbers import alone, power_text
 
 
 def _g(x):
-    return f"{float(x):.3g}"
+    """A computed number as the study views and cards write it: 1.190×10⁻⁷, not 1.19e-07."""
+    return alone(x)
+
+
+def _h(h):
+    """A step h of the gradient check (or its tolerance): 10⁻⁶ when it is a power of ten, as
+    the view's axis writes it; else as the cards write a number."""
+    power = round(np.log10(h)) if h > 0 else 0
+    return power_text(power) if h == 10.0 ** power else alone(h)
 
 
 def _mark(ok):
@@ -121,7 +129,7 @@ def hessian_lines(doc):
         f" flattened)",
         f"  {_mark(h.symmetry_error <= tol)} symmetric: max |H − Hᵀ| = {_g(h.symmetry_error)}",
         wrap(f"eigenvalues from {_g(eig[0])} to {_g(eig[-1])}: {h.definiteness} "
-             f"(|λ| ≤ {_g(h.tolerance)}, 1e-6 × the largest, counts as 0)", "  "),
+             f"(|λ| ≤ {_g(h.tolerance)}, 10⁻⁶ × the largest, counts as 0)", "  "),
         wrap(f"Newton step u = solve(H + {number(h.epsilon)}·I, g): |u| = "
              f"{_g(np.linalg.norm(h.newton_step))}, |g| = {_g(np.linalg.norm(h.gradient))}, "
              f"max |(H + εI)u − g| = {_g(h.residual)}; the update is {x} − u:", "  "),
@@ -158,10 +166,11 @@ def gradient_check_lines(doc):
              f"{number(c.value)}, in {c.dtype}",
              f"  backward pass: {c.backward:.10g}",
              "  central differences (L(x + h) − L(x − h)) / 2h:",
-             f"    {'h':>8}  {'difference':>17}  {'|error|':>9}  {'relative':>9}"]
+             f"    {'h':>8}  {'difference':>17}  {'|error|':>13}  {'relative':>13}"]
     for r in c.rows:
-        lines.append(f"    {r.h:>8g}  {r.difference:>17.10g}  {r.error:>9.2g}  {r.relative:>9.2g}")
-    return lines + [wrap(c.verdict(), "  ")]
+        lines.append(f"    {_h(r.h):>8}  {r.difference:>17.10f}  {alone(r.error):>13}  "
+                     f"{alone(r.relative):>13}")
+    return lines + [wrap(c.verdict(_h), "  ")]
 
 
 def chain_lines(story):

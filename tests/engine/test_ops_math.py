@@ -92,6 +92,32 @@ def test_pow_with_a_constant_exponent(exponent):
     check_grads(lambda x: x ** exponent, [positive((2, 3))], order=2)
 
 
+@pytest.mark.parametrize("exponent", [1.0, 2.0])
+def test_pow_rule_on_arrays_is_the_formula_bit_for_bit(exponent):
+    """The numpy rule's shortcuts for x ** 1 and x ** 2 give grad · y · x^(y-1) exactly,
+    at 0, -0, inf and NaN too (a Hessian's backward of x ** 2 meets x ** 1)."""
+    from gradviz.engine import backend
+    x = np.array([0.0, -0.0, 1.5, -2.25, np.inf, -np.inf, np.nan, 3e38], np.float32)
+    g = np.array([1.0, -3.0, 0.5, np.nan, 2.0, -0.0, 1.0, 7.0], np.float32)
+    y = np.array(exponent, np.float32)
+    with np.errstate(all="ignore"):  # inf · 0 and overflow are part of the check
+        (gx, _) = M.POW.rule(backend.numpy, g, (x, y), np.power(x, y), {}, (True, False))
+        want = g * y * np.power(x, y - 1)
+    assert gx.dtype == want.dtype and gx.shape == want.shape
+    assert gx.tobytes() == want.tobytes()
+
+
+def test_hessian_of_a_square_through_nested_tapes():
+    x = tf.Variable(np.array([[0.5, -1.0], [2.0, 0.0]], np.float32))
+    with tf.GradientTape() as outer:
+        with tf.GradientTape() as inner:
+            loss = tf.reduce_sum(x ** 2.0 * 3.0)
+        g = inner.gradient(loss, x)
+    h = outer.jacobian(g, x).numpy().reshape(4, 4)
+    np.testing.assert_array_equal(g.numpy(), 6.0 * x.numpy())
+    np.testing.assert_array_equal(h, 6.0 * np.eye(4, dtype=np.float32))
+
+
 def test_pow_of_a_negative_base_with_an_integer_exponent():
     check_grads(lambda x: tf.pow(x, 3.0), [normal((2, 3))], order=2)
 

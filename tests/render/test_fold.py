@@ -99,3 +99,23 @@ def test_the_folds_compared_are_valid_fewest_rows_first_and_bounded():
         assert runs[0][0] == 0 and runs[-1][1] == n - 1
         assert all(b[0] == a[1] + 1 for a, b in zip(runs, runs[1:]))
         assert all(j - i < most for i, j in runs)
+
+
+def test_no_fold_sends_an_edge_back_across_the_canvas():
+    """At every room that folds it, no edge of the attention-like graph enters a card lying
+    wholly left of the one it leaves, but the wrap of neighbouring columns from a row's end
+    to the next row's start: v → out ran from the first row's end back to the next row's
+    second card (rooms 3 columns by 8 cards, 5 columns by 5), and the folds that frame the
+    story's steps keep to that too."""
+    doc = attention_like()
+    column = layers(doc)
+    for across in (3, 4, 5, 6):
+        for high in (3, 4, 5, 6, 8, 10):
+            room = (across * (W + 130) - 130 + 2 * WRAP_ROOM + 1, high * H)
+            for steps in (None, (_groups(doc), room)):
+                pos = layout(doc, room=room, steps=steps)
+                back = [(e.src.node, e.dst.node) for e in doc.edges
+                        if column[e.dst.node] - column[e.src.node] != 1
+                        and pos[e.dst.node][0] + W < pos[e.src.node][0]]
+                assert back == [], (across, high, steps is not None)
+                assert _overlap(pos) == []

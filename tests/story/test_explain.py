@@ -9,6 +9,7 @@ from gradviz import story
 from gradviz.graph import Document, Node, Port, catalog, load
 from gradviz.story import studies as story_studies
 from gradviz.story.local import Provenance
+from gradviz.story.numbers import alone
 from gradviz.story.text import explain
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
@@ -117,16 +118,16 @@ def test_explain_shows_the_batch_norm_pitfall_with_its_numbers():
     assert "max |Jᵀv − VJP| =" in " ".join(studies.split())
     flat = " ".join(studies.split())
     # The engine's batch_jacobian and the summed Jacobian differ by float32 rounding only,
-    # whose digits depend on the CPU: the text shows the measured value (3 digits).
+    # whose digits depend on the CPU: the text shows the measured value as the cards do.
     assert 0 < b.engine_difference <= 1e-6 * np.abs(b.jacobian).max()
     assert ("✓ it equals the full Jacobian summed over the target's batch axis, "
-            f"Σ_b J[b, …, c, …]: max |difference| = {b.engine_difference:.3g}" in flat)
+            f"Σ_b J[b, …, c, …]: max |difference| = {alone(b.engine_difference)}" in flat)
     assert b.block_difference == pytest.approx(1.27, abs=0.005)
     assert ("✗ it is not the per-example Jacobian J[b, …, b, …]: max |difference| = "
-            f"{b.block_difference:.3g}" in flat)
+            f"{alone(b.block_difference)}" in flat)
     assert b.location == (3, 6) and b.largest == pytest.approx(1.14, abs=0.005)
     assert ("Warning: the examples are not independent. The largest off-diagonal block is "
-            f"∂layer2[3] / ∂x[6], with norm {b.largest:.3g}. bn (BatchNormalization in "
+            f"∂layer2[3] / ∂x[6], with norm {alone(b.largest)}. bn (BatchNormalization in "
             "training mode)" in flat)
 
 
@@ -214,3 +215,18 @@ def test_a_contribution_without_terms_has_no_numbers_line():
     p = Provenance(value=0.0, terms=[], where="layer[0,0]", kind="contribution")
     assert p.numbers() == ""
     assert p.text() == "grad layer[0,0] = 0 (every product upstream · local factor is 0)"
+
+
+E_NOTATION = re.compile(r"\d[eE][+-]?\d")
+
+
+@pytest.mark.parametrize("name", ["000_layer_hessian", "001_batchnorm_pitfall", "001_hessian_newton",
+                                  "nets_3_gradient_check", "nets_3_wrong_gradient",
+                                  "001_sigmoid_jacobian"])
+def test_explain_writes_the_studies_numbers_as_the_cards_do(name):
+    """The studies' numbers in `gradviz explain` follow the cards' rule (1.190×10⁻⁷, the
+    gradient check's h as 10⁻⁶), never e-notation beside a card's 0.220 (issue 20 §5)."""
+    _, _, text = told(name)
+    studies = text.split("Studies\n-------\n")[1]
+    assert not E_NOTATION.findall(studies), [line for line in studies.splitlines()
+                                             if E_NOTATION.search(line)]

@@ -291,6 +291,8 @@ class CanvasEditing:
         if not doc.nodes or any(n.position is not None for n in doc.nodes.values()):
             return
         self.compact_layout = compact
+        if self._dirty:     # an edit the scene has not caught up with (Auto Layout's, a redo)
+            self.sync()
         positions = self._view_layout(doc, readable_px, overview, steps, compact)
         if all(self.positions.get(nid) == positions[nid] for nid in doc.nodes):
             return
@@ -313,13 +315,20 @@ class CanvasEditing:
                                          "(Ctrl+L) arranges them to read at this size; Undo restores yours")
 
     def auto_layout(self):
-        """The render layer's layout for this view (folded where that reads), as one
-        undoable move."""
+        """The layout a sample gets on opening, for the user's own arrangement too: the
+        document gives its positions up (one undoable edit; Undo restores them) and the
+        canvas lays it out as it lays out every unplaced document, for the view's size and,
+        while a story plays, so that each step's cards are framed together (`_view_layout`,
+        the one layout function). Nothing moves of its own accord after a later drag."""
         doc = self.controller.doc
         if not doc.nodes:
             return
-        positions = self._view_layout(doc)
-        self.controller.move_nodes({nid: positions[nid] for nid in doc.nodes}, merge=False)
-        self.controller.end_move()
-        self.fit()
 
+        def unplace(doc):
+            for node in doc.nodes.values():
+                node.position = None
+        if any(n.position is not None for n in doc.nodes.values()):
+            self.controller.edit("Auto Layout", unplace)
+            self.controller.message.emit("Auto Layout: laid out for this window as the canvas lays out "
+                                         "a sample; Undo restores your arrangement")
+        self.fit()

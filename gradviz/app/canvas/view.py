@@ -54,6 +54,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         self.theme_name = theme
         self.grid_visible = True
         self.positions = {}                # node id -> (x, y): what the scene shows
+        self._placed = False               # did the document place a node at the last sync
         self.node_items = {}
         self.edge_items = {}
         self._synced_edges = None   # doc.edges as the last sync saw them
@@ -221,9 +222,12 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         self._dirty = False
         self._needs_full = False
         self._cancel_wire()
+        placed = any(node.position is not None for node in doc.nodes.values())
+        if new_document or (self._placed and not placed):   # new, or Auto Layout (undo, redo) gave
+            self.positions = {}                               # the placing back to the canvas
         if new_document:
-            self.positions = {}
             self.shortened_at, self._compact_kept, self.compact_layout = None, {}, False
+        self._placed = placed
         for nid, node in doc.nodes.items():
             if node.position is not None:
                 self.positions[nid] = (float(node.position[0]), float(node.position[1]))

@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QProgress
 from ...graph.errors import DocumentError
 from ...graph.names import port_names
 from ...graph.ports import parse_port
-from ...render import preview as card_numbers
 from ...render.themes import LIGHT
+from ...story.numbers import alone
 from .. import worker
 from ..export_dialog import OWN_CONTROL, export_view_dialog
 
@@ -78,34 +78,15 @@ def study_ports(doc, study, role):
     return ports
 
 
-def fmt(x, digits=4):
-    """A number for students: 0 stays 0, tiny values in scientific notation."""
-    x = float(x)
-    if x == 0:
-        return "0"
-    if abs(x) < 1e-3 or abs(x) >= 1e5:
-        return f"{x:.{digits - 1}e}"
-    return f"{x:.{digits}g}"
-
-
-def view_format(*values):
-    """One format for every number a view writes together, by the cards' rule
-    (render.preview.card_spec): never 1.863e-08 beside 0.7813, nor 0.25 beside 0.2500.
-    An exact 0 is written 0."""
-    arrays = [np.asarray(v, dtype=np.float64) for v in values if v is not None]
-    write = card_numbers.number_format(None, spec=card_numbers.card_spec(arrays) or "%d")
-    return lambda x: "0" if float(x) == 0 else write(float(x))
-
-
 def short(name, n=18):
     """A port name short enough for a vertical axis label."""
     return name if len(name) <= n else name[:n - 1] + "…"
 
 
-def preview(array, n=4, number=None):
-    """The first `n` numbers of `array`, written by `number` (a view_format)."""
+def preview(array, n=4, number=alone):
+    """The first `n` numbers of `array`, written by `number` (story.numbers' line_format
+    of the line they stand in; alone, by the cards' rule, by default)."""
     flat = np.asarray(array).ravel()
-    number = number or (lambda v: fmt(v, 3))
     items = ", ".join(number(v) for v in flat[:n])
     return f"[{items}{', …' if flat.size > n else ''}]"
 

@@ -11,8 +11,9 @@ from PySide6.QtWidgets import QGraphicsRectItem, QLabel
 
 from ...engine.errors import counted
 from ...story import studies
-from ._base import (PortChooser, StudyView, banner, beside_words, fmt, rich_names, set_banner, short,
-                    study_ports, view_format)
+from ...story.numbers import alone, line_format
+from ._base import (PortChooser, StudyView, banner, beside_words, rich_names, set_banner, short,
+                    study_ports)
 from .heatmap import Heatmap
 
 
@@ -117,7 +118,7 @@ class BatchJacobianView(StudyView):
         norms = np.linalg.norm(blocks, axis=(1, 3))
         self.norms.set_matrix(norms, (b,), (b,), (f"{t_name}", f"{s_name}"), nonnegative=True)
         self.norms.describe = lambda r, c: (f"‖∂ {t_name}[{r}] / ∂ {s_name}[{c}]‖ = "
-                                            f"{fmt(norms[r, c], 6)}"
+                                            f"{alone(norms[r, c])}"
                                             f"{'' if r == c else '  (off the diagonal)'}")
         self.heatmap.set_colorbar_label(f"∂ {t_name}[b, i] / ∂ {s_name}[c, j]",
                                         f"∂ {short(t_name, 10)}[b, i] / ∂ {short(s_name, 10)}[c, j]",
@@ -132,7 +133,7 @@ class BatchJacobianView(StudyView):
             f"(batch, batch) square ∂{t_name}[b, i] / ∂{s_name}[c, j] per pair (i, j), b down, "
             f"c across. Middle: the size of each (b, c) block. Independent examples light up "
             f"only the diagonal.")
-        number = view_format(study.largest, study.block_difference, study.tolerance)
+        number = line_format(study.largest, study.block_difference, study.tolerance)
         if study.warning:
             r, c = study.location
             set_banner(self.check, "warning",
@@ -183,5 +184,5 @@ def _patch_text(blocks, row, col, names):
     b, c = b - 1, c - 1
     if not (0 <= b < blocks.shape[0] and 0 <= c < blocks.shape[0]):
         return " "
-    return (f"∂ {names[0]}[{b}, {i}] / ∂ {names[1]}[{c}, {j}] = {fmt(blocks[b, i, c, j], 6)}"
+    return (f"∂ {names[0]}[{b}, {i}] / ∂ {names[1]}[{c}, {j}] = {alone(blocks[b, i, c, j])}"
             f"    (example {b} ← example {c}{', off the diagonal' if b != c else ''})")

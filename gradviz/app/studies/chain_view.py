@@ -8,7 +8,7 @@ product that costs nothing has a flat mark and a "0" where its bar would be, not
 """
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QLabel
 
 from ...engine.errors import counted
@@ -18,6 +18,8 @@ from .heatmap import DIVERGING, TEXT, CountAxis, still_plot
 
 FORWARD, REVERSE = DIVERGING[1], DIVERGING[-2]   # mid blue and mid red: distinct in grey too
 BAR_W = 0.38
+SWATCH_PX = 60            # a legend entry's swatch and the spacing beside it
+LEFT_AXIS_PX = 80         # the count axis at the plot's left
 ZERO_MARK_PX = 4          # a bar of height 0: a flat mark this thick, and "0" above it
 
 
@@ -32,8 +34,8 @@ class ChainCostView(StudyView):
         self.totals = banner("info")
         self.plot = still_plot(CountAxis("left"), ("multiply-adds", "mul-adds"),
                                "product k (Jₖ, from the input side)")
-        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor=TEXT,
-                                          labelTextSize="11pt")
+        self.legend = legend_row(self.plot.getPlotItem())
+        self.plot.installEventFilter(self)      # its columns follow the plot's width
         self.forward_bars = pg.BarGraphItem(x=[], height=[], width=BAR_W,
                                             brush=FORWARD, pen=pg.mkPen(TEXT, width=1))
         self.reverse_bars = pg.BarGraphItem(x=[], height=[], width=BAR_W,
@@ -56,6 +58,18 @@ class ChainCostView(StudyView):
         self.explanation.setWordWrap(True)
         self.layout_.addWidget(beside_words((self.plot,), (self.totals, self.ops, self.explanation),
                                             (3, 2)), 1)
+
+    def eventFilter(self, watched, event):
+        """Before the plot lays itself out at a new width: the legend's entries side by
+        side where they fit, else one above the other (a legend wider than the plot made
+        the plot draw past its widget, J8 and 'reverse' cut off)."""
+        if watched is self.plot and event.type() == QEvent.Type.Resize:
+            legend = self.legend
+            wide = sum(label.boundingRect().width() + SWATCH_PX for _, label in legend.items)
+            columns = 2 if event.size().width() >= wide + LEFT_AXIS_PX else 1
+            if legend.columnCount != columns:
+                legend.setColumnCount(columns)
+        return super().eventFilter(watched, event)
 
     def job(self):
         story = self.controller.result.story
@@ -136,6 +150,20 @@ class ChainCostView(StudyView):
         set_banner(self.totals, "info", "")
         self.ops.setText("")
         self.explanation.setText("")
+
+
+def legend_row(plot_item):
+    """A legend in a row of its own above the bars, its entries side by side: inside the
+    plot it covered the tallest bars (J5 to J7 of lesson 14 in a tabbed dock at 1280 x 800),
+    wherever it stood."""
+    legend = pg.LegendItem(colCount=2, labelTextColor=TEXT, labelTextSize="11pt",
+                           horSpacing=24)
+    layout = plot_item.layout
+    layout.removeItem(plot_item.titleLabel)      # the row of a title this plot never has
+    plot_item.titleLabel.hide()
+    layout.addItem(legend, 0, 1)
+    layout.setAlignment(legend, Qt.AlignmentFlag.AlignHCenter)
+    return legend
 
 
 def _tick(k, sizes, n):

@@ -6,13 +6,16 @@ A correct rule draws a V: the error falls as h² (a line of slope 2) until round
 over and it rises again; the bottom of the V is the best step. A wrong rule draws a flat
 line: its error does not depend on h. The numbers come from graph.gradient_check.
 """
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLabel
 
 from ...graph.gradient_check import gradient_check, largest_entry
-from ._base import (PortChooser, StudyView, _html, banner, beside_words, rich_names, set_banner,
+from ...story.numbers import alone, exponent, factor_text, line_format, number_format, power_text
+from ._base import (COLUMN_MIN_W, PortChooser, StudyView, _html, banner, beside_words, rich_names, set_banner,
                     study_ports)
 from .heatmap import DIVERGING, TEXT, relabel, style_plot, still_plot
 from .norms_view import LogAxis
@@ -57,8 +60,10 @@ class GradientCheckView(StudyView):
         self.explanation = QLabel()
         self.explanation.setTextFormat(Qt.TextFormat.PlainText)   # names as written
         self.explanation.setWordWrap(True)
-        self.layout_.addWidget(beside_words((self.plot,), [(self.table,), (self.verdict, self.explanation)],
-                                            (3, 2, 2)), 1)
+        split = beside_words((self.plot,), [(self.table,), (self.verdict, self.explanation)],
+                             (3, 2, 2))
+        self.table_column = split.widget(1)    # as wide as the table: the rest to the words
+        self.layout_.addWidget(split, 1)
         self.source_box.currentIndexChanged.connect(self._source_changed)
         self.update_choosers()
 
@@ -113,7 +118,8 @@ class GradientCheckView(StudyView):
         ok = check.passed
         set_banner(self.verdict, "ok" if ok else "warning",
                    f"<b>∂{_html(check.loss_name)} / ∂{_html(check.entry_name)}</b>: "
-                   f"backward pass {check.backward:.10g}. {_html(check.verdict())}")
+                   f"backward pass {long_number(check.backward)(check.backward)}. "
+                   f"{_html(check.verdict(_verdict_format(check)))}")
         rows = [r for r in check.rows if r.relative > 0 and np.isfinite(r.relative)]
         logs_h = np.log10([r.h for r in rows]) if rows else np.zeros(0)
         logs_e = np.log10([r.relative for r in rows]) if rows else np.zeros(0)
@@ -130,15 +136,17 @@ class GradientCheckView(StudyView):
             self.plot.setYRange(np.floor(low) - 0.3, np.ceil(logs_e.max()) + 0.3, padding=0)
             self.plot.setXRange(logs_h.min() - 0.3, logs_h.max() + 0.3, padding=0)
         self.table.setText(_table(check))
+        self.table_column.setMaximumWidth(max(self.table.sizeHint().width() + 12, COLUMN_MIN_W))
         self.explanation.setText(
             "Central differences (L(x + h) − L(x − h)) / 2h only run the forward pass, so they "
             "check every rule the backward pass used. Their error has two parts: truncation, "
             "about h²/6 times the third derivative, which falls 100 times for each 10 times "
             "smaller h (the dashed line of slope 2), and rounding, about ε·|L|/h, which grows "
-            f"as h shrinks ({check.dtype}: ε = {np.finfo(check.dtype).eps:.2g}). The best h is "
+            f"as h shrinks ({check.dtype}: ε = {alone(np.finfo(check.dtype).eps)}). The best h is "
             "where they meet, the bottom of the V (ringed). A wrong rule gives an error that "
             "does not fall with h at all: a flat line."
-            + (" In float32 no h gets the error much below 1e-4: gradient checks run in float64."
+            + (f" In float32 no h gets the error much below {power_text(-4)}: gradient checks run "
+               "in float64."
                if check.dtype == "float32" else ""))
 
     def problem_of(self, check):
@@ -156,7 +164,8 @@ class GradientCheckView(StudyView):
 def _table(check):
     """The rows as rich text: each central difference with the significant digits it shares
     with the backward pass's number in bold; the best step marked when the check passes."""
-    backward = f"{check.backward:.10g}"
+    write = long_number(check.backward)
+    backward = write(check.backward)
     gap = "style='padding-left:12px'"    # between the columns: the rows stay one line apart
     head = (f"<tr><th align=right>h</th><th align=right {gap}>central difference</th>"
             f"<th align=right {gap}>relative error</th></tr>"
@@ -165,13 +174,37 @@ def _table(check):
     body = []
     best = check.best if check.passed else None
     for r in check.rows:
-        text = f"{r.difference:.10g}"
+        text = write(r.difference)
         same = _shared(text, backward)
         cell = f"<b>{_html(text[:same])}</b>{_html(text[same:])}"
         mark = " ◀ best" if r is best else ""
-        body.append(f"<tr><td align=right>{r.h:g}</td><td align=right {gap}>{cell}</td>"
-                    f"<td align=right {gap}>{r.relative:.2g}{mark}</td></tr>")
+        body.append(f"<tr><td align=right>{h_text(r.h)}</td><td align=right {gap}>{cell}</td>"
+                    f"<td align=right {gap}>{alone(r.relative)}{mark}</td></tr>")
     return f"<table cellspacing=0 cellpadding=1>{head}{''.join(body)}</table>"   # whole in a low dock
+
+
+def long_number(backward, digits=10):
+    """A function writing the backward pass's number and its central differences with
+    `digits` significant digits of the backward's, in one fixed-point form for the column
+    (the agreeing digits line up), beyond the ordinary magnitudes divided by the
+    backward's power of ten, that power after each (1.413016497×10⁻⁵), never e-notation."""
+    power = exponent((abs(backward), abs(backward), False, False))
+    scaled = abs(backward) / 10.0 ** power
+    lead = math.floor(math.log10(scaled)) if scaled > 0 and math.isfinite(scaled) else 0
+    decimals = min(max(digits - 1 - lead, 0), 15)
+    fixed = number_format(None, spec=f"%.{decimals}f")
+    return lambda x: fixed(x / 10.0 ** power) + factor_text(power)
+
+
+def _verdict_format(check):
+    best = check.best
+    return line_format(*([] if best is None else [best.h, best.relative]), check.tolerance)
+
+
+def h_text(h):
+    """A step size h: its power of ten (10⁻⁶) when it is one, as the log axis writes it."""
+    power = round(math.log10(h)) if h > 0 else 0
+    return power_text(power) if h > 0 and math.isclose(h, 10.0 ** power, rel_tol=1e-9) else alone(h)
 
 
 def _shared(a, b):

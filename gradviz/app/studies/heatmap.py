@@ -8,6 +8,7 @@ cells. A vector, or a square matrix that is zero off its diagonal, is drawn as a
 plot of its entries instead: a bell curve reads as a curve, not as a 1-pixel stripe.
 """
 import html
+import math
 import re
 
 import numpy as np
@@ -18,6 +19,7 @@ from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QGraphicsTextItem, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from ...render.themes import LIGHT
+from ...story.numbers import alone, exponent, factor_text
 
 # ColorBrewer RdBu (9 classes), negative (blue) to positive (red), white in the middle.
 DIVERGING = (LIGHT.diverging[0], "#4393c3", "#92c5de", "#d1e5f0", LIGHT.diverging[1],
@@ -45,6 +47,27 @@ def symmetric_limit(matrix):
     return lim if lim > 0 else 1.0
 
 
+def tick_texts(values):
+    """A linear axis' tick labels by the cards' rule (story.numbers): fixed-point with the
+    decimals its ticks need while the ticks are of an ordinary magnitude (0, 0.25, 0.5);
+    beyond it, every tick divided by one power of ten for the axis, that power after it
+    (2×10⁻⁵, 4×10⁻⁵), never pyqtgraph's 2e-05 or 1.2e+06."""
+    values = [float(v) for v in values]
+    biggest = max((abs(v) for v in values), default=0.0)
+    power = exponent((biggest, biggest, False, False))
+    mantissas = [v / 10.0 ** power for v in values]
+    places = 0                       # the decimals that write every tick exactly: 2.5, 5.0
+    while places < 6 and any(abs(m - round(m, places)) > 1e-9 * max(1.0, abs(m))
+                             for m in mantissas):
+        places += 1
+    out = []
+    for v in mantissas:
+        text = f"{v:.{places}f}"
+        zero = text.lstrip("-").strip("0.") == ""
+        out.append("0" if zero else text + factor_text(power))
+    return out
+
+
 class CountAxis(pg.AxisItem):
     """Plain numbers with thousands separators, never a '(x1e+06)' scale in the label."""
 
@@ -55,7 +78,7 @@ class CountAxis(pg.AxisItem):
     def tickStrings(self, values, scale, spacing):
         if spacing >= 1:
             return [f"{v:,.0f}" for v in values]
-        return [f"{v:.4g}" for v in values]
+        return tick_texts(values)
 
 
 class IndexAxis(pg.AxisItem):
@@ -121,6 +144,8 @@ def style_plot(plot, font_pt=FONT_PT):
         axis.setTextPen(pg.mkPen(TEXT))
         axis.label.setFont(font)
         axis.enableAutoSIPrefix(False)
+        if type(axis).tickStrings is pg.AxisItem.tickStrings:   # no numbers of its own
+            axis.tickStrings = lambda values, scale, spacing: tick_texts(values)
         _labels_never_touch(axis)
 
 
@@ -257,6 +282,8 @@ class Heatmap(QWidget):
         self.line_plot.setMenuEnabled(False)
         self.line_plot.hideButtons()
         self.line_plot.showGrid(x=False, y=True, alpha=0.25)
+        # room at the right for the last index label, which may reach past the axis' end
+        self.line_plot.getPlotItem().setContentsMargins(2, 2, LABEL_OVERHANG + 4, 2)
         style_plot(self.line_plot.getPlotItem())
         self.line_plot.addItem(pg.InfiniteLine(0, angle=0, pen=pg.mkPen("#555555", width=1,
                                                                          style=Qt.DashLine)))
@@ -393,7 +420,7 @@ class Heatmap(QWidget):
         self._label_line_plot()
 
     def cell_text(self, row, col):
-        """'J[2, 3 | 1, 4] = 0.25  (row 23, col 14)': the readout for one cell."""
+        """'J[2, 3 | 1, 4] = 0.250  (row 23, col 14)': the readout for one cell."""
         if self.describe is not None:
             return self.describe(row, col)
         value = float(self.matrix[row, col])
@@ -402,8 +429,8 @@ class Heatmap(QWidget):
         if self.row_shape is not None and self.col_shape is not None:
             r = ", ".join(map(str, np.unravel_index(row, self.row_shape))) if self.row_shape else ""
             c = ", ".join(map(str, np.unravel_index(col, self.col_shape))) if self.col_shape else ""
-            return f"d {left}[{r}] / d {right}[{c}] = {value:.6g}    ({where})"
-        return f"{where}: {value:.6g}"
+            return f"d {left}[{r}] / d {right}[{c}] = {alone(value)}    ({where})"
+        return f"{where}: {alone(value)}"
 
     def _on_line_mouse(self, pos):
         if self.mode == "heatmap" or not self.line_plot.sceneBoundingRect().contains(pos):

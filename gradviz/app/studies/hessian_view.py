@@ -12,8 +12,9 @@ from ...graph import catalog
 from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...graph.names import objective_term
 from ...story import studies
-from ._base import (PortChooser, StudyView, _html, banner, fmt, rich_names, set_banner, short,
-                    study_ports, view_format, word_column)
+from ...story.numbers import alone, line_format
+from ._base import (PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports,
+                    word_column)
 from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, still_plot
 from .jacobian_view import _shape
 
@@ -21,6 +22,7 @@ DEFAULT_EPS = 1e-3
 ZERO_SHARE = studies.EIGENVALUE_RTOL  # within this share of the largest |λ|: zero
 DAMPED_SHARE = 0.1     # warn when ε decides this much of the step
 HEATMAP_SHARE = 0.45   # at most this share of the width for the heatmap
+PLOT_GAP = 18          # px between the heatmap's colour bar and the eigenvalues' axis
 
 
 def stored_value(doc, port):
@@ -55,6 +57,7 @@ class HessianView(StudyView):
         self.layout_.addWidget(self.caption)
 
         self.split = split = QSplitter(Qt.Horizontal)
+        split.setHandleWidth(PLOT_GAP)      # the colour bar's title reads as the heatmap's
         self.heatmap = Heatmap("i", "j (flat indices)", colorbar_label="")  # named when shown
         split.addWidget(self.heatmap)
         self.eigen_plot = still_plot(CountAxis("left"), "λₖ", "k (ascending)")
@@ -160,13 +163,12 @@ class HessianView(StudyView):
         self.heatmap.set_matrix(H, shape, shape, (f"²{t_name}", f"{s_name}"))
         self.heatmap.describe = lambda r, c: (
             f"∂²{t_name} / ∂{s_name}[{_idx(r, shape)}] ∂{s_name}[{_idx(c, shape)}] = "
-            f"{fmt(H[r, c], 6)}    (row {r}, col {c})")
+            f"{alone(H[r, c])}    (row {r}, col {c})")
         self.heatmap.set_labels("i", (f"j: flat index into {s_name} {_shape(shape)}",
                                       f"j: index into {s_name}", "j (flat index)", "j"))
         self.heatmap.set_colorbar_label(f"∂²{t_name} / ∂{s_name}ᵢ ∂{s_name}ⱼ",
                                         f"∂²{t_name} / ∂{s_name}²",
-                                        f"∂²{short(t_name, 10)} / ∂{short(s_name, 10)}²",
-                                        "Hᵢⱼ")      # the caption says what H is
+                                        "Hᵢⱼ")      # the caption says what H is, never cut
         self.caption.setText(
             f"H = ∂²{t_name} / ∂{s_name}² as a {n} × {n} matrix (i, j: flat indices into "
             f"{s_name} {_shape(shape)}): the outer tape's Jacobian of the inner tape's "
@@ -178,7 +180,7 @@ class HessianView(StudyView):
         eig = study.eigenvalues
         zero = zero_tolerance(eig)
         step, g = np.linalg.norm(study.newton_step), np.linalg.norm(study.gradient)
-        number = view_format(study.symmetry_error, eig[:1], eig[-1:], zero, step, g,
+        number = line_format(study.symmetry_error, eig[:1], eig[-1:], zero, step, g,
                              study.epsilon, g / study.epsilon if study.epsilon else None)
         set_banner(self.symmetry, "ok" if sym_ok else "warning",
                    f"<b>Symmetry</b> {'✓' if sym_ok else '✗'} max |H − Hᵀ| = "
@@ -246,7 +248,7 @@ class HessianView(StudyView):
         self.controller.set_value(node_id, new, weight)
         after = self.value_of(target)
         if before is not None and after is not None and np.size(before) == 1:
-            number = view_format(np.sum(before), np.sum(after))
+            number = line_format(np.sum(before), np.sum(after))
             self._last_step = (f"Last step: {self._names[0]} {number(np.sum(before))} → "
                                f"{number(np.sum(after))}.")
         self.refresh()
@@ -258,7 +260,7 @@ def zero_tolerance(eigenvalues):
     return ZERO_SHARE * float(np.abs(eigenvalues).max(initial=0.0))
 
 
-def newton_verdict(study, zero, number=fmt):
+def newton_verdict(study, zero, number=alone):
     """(banner kind, words, whether a Newton step makes sense) for a Hessian study.
 
     With H zero, (H + εI)⁻¹ g is g/ε: a gradient step of length |g|/ε, not a Newton step.

@@ -7,8 +7,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from ...story import studies
+from ...story.numbers import line_format
 from ._base import (PortChooser, StudyView, banner, preview, rich_names, set_banner, short,
-                    beside_words, study_ports, view_format)
+                    beside_words, study_ports)
 from .heatmap import Heatmap
 
 CHECK_TOLERANCE = 1e-5
@@ -81,17 +82,17 @@ class JacobianView(StudyView):
             f"J = ∂{t_name}/∂{s_name} has shape {_shape(J.shape)}; shown as a "
             f"{t_size} × {s_size} matrix, one row per element of {t_name}, one column per "
             f"element of {s_name}.{self.heatmap.colour_key()}")
-        number = view_format(study.summed, study.gradient, study.max_difference, study.jtv,
+        number = line_format(study.summed, study.gradient, study.max_difference, study.jtv,
                              study.vjp, study.vjp_difference)
         ok = study.max_difference <= CHECK_TOLERANCE * max(1.0, float(np.abs(J).max(initial=0)))
         set_banner(self.sum_check, "ok" if ok else "warning",
-                   f"<b>Σ over target axes = gradient</b> {'✓' if ok else '✗'}<br>"
+                   f"<b>Σ over target axes = gradient {'✓' if ok else '✗'}</b> "
                    f"Summing J over the axes of {t_name} gives {preview(study.summed, number=number)}; "
                    f"tape.gradient({t_name}, {s_name}) gives {preview(study.gradient, number=number)}."
                    f"<br>max |difference| = {number(study.max_difference)}")
         ok_v = study.vjp_difference <= CHECK_TOLERANCE * max(1.0, float(np.abs(J).max(initial=0)))
         set_banner(self.vjp_check, "ok" if ok_v else "warning",
-                   f"<b>Jᵀv = VJP</b> {'✓' if ok_v else '✗'}<br>"
+                   f"<b>Jᵀv = VJP {'✓' if ok_v else '✗'}</b> "
                    f"With v = {self._v_text}, contracting J with v gives {preview(study.jtv, number=number)}; "
                    f"tape.gradient(…, output_gradients=v) gives {preview(study.vjp, number=number)}."
                    f"<br>max |difference| = {number(study.vjp_difference)}")

@@ -5,13 +5,16 @@ A chain of layers that shrinks the cotangent by a similar factor at each layer d
 straight falling line; one that grows it, a rising one. The numbers come from
 story.studies.gradient_norms; this view only lays them out.
 """
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from ...story import studies
-from ._base import StudyView, _html, banner, beside_words, fmt, set_banner
+from ...story.numbers import ORDINARY, alone, line_format, power_text
+from ._base import StudyView, _html, banner, beside_words, set_banner
 from .heatmap import DIVERGING, TEXT, still_plot
 
 LINE = DIVERGING[-2]          # the chain-cost view's reverse-mode red: the backward pass
@@ -19,10 +22,31 @@ SOURCE = DIVERGING[1]         # a source's gradient, in the forward blue
 
 
 class LogAxis(pg.AxisItem):
-    """Ticks of a log10 axis written as the numbers they stand for: 1e-04, 0.01, 1, 100."""
+    """Ticks of a log10 axis written as the numbers they stand for: 0.01, 0.1, 1, 10 while
+    each is of an ordinary magnitude (story.numbers), else every one as its power of ten,
+    10⁻⁶, 10⁻⁴, 10⁻²: one form on an axis, never 1.0e-04 beside 0.01."""
+
+    def tickValues(self, minVal, maxVal, size):
+        """Whole decades (0.1, 1, 10), not the half decades between them written rounded
+        (0.32, 3.2: steps that read uneven), while at least two of them fit."""
+        levels = super().tickValues(minVal, maxVal, size)
+        whole = [(step, [v for v in values if abs(v - round(v)) < 1e-9])
+                 for step, values in levels]
+        return whole if sum(len(values) for _, values in whole) >= 2 else levels
 
     def tickStrings(self, values, scale, spacing):
-        return [fmt(10.0 ** v, 2) for v in values]
+        decades = [round(v) for v in values]
+        if any(abs(v - d) > 1e-9 for v, d in zip(values, decades)):
+            return [alone(10.0 ** v) for v in values]        # between decades: 3.162
+        if self.ordinary():
+            return [f"{10.0 ** d:g}" for d in decades]
+        return [power_text(d) for d in decades]
+
+    def ordinary(self):
+        """True when every decade the axis shows is of an ordinary magnitude: the form is
+        the axis' (pyqtgraph asks for its major and minor ticks apart)."""
+        low, high = (float(v) for v in self.range)
+        return ORDINARY[0] <= 10.0 ** math.ceil(low - 1e-9) and 10.0 ** math.floor(high + 1e-9) < ORDINARY[1]
 
 
 class GradientNormView(StudyView):
@@ -68,7 +92,8 @@ class GradientNormView(StudyView):
             low, high = np.nanmin(logs), np.nanmax(logs)
             self.plot.setYRange(np.floor(low) - 0.2, np.ceil(high) + 0.2, padding=0)
         self.plot.setXRange(-0.5, len(values) - 0.5, padding=0)
-        points = " → ".join(f"{_html(name)} <b>{fmt(v, 3)}</b>" for name, v in zip(norms.names, values))
+        number = line_format(*values[np.isfinite(values)])      # one format on the line
+        points = " → ".join(f"{_html(name)} <b>{number(v)}</b>" for name, v in zip(norms.names, values))
         missing = [name for name, ok in zip(norms.names, shown) if not ok]
         set_banner(self.summary, "info", f"<span style='font-size:12pt'>{points}</span>")
         self.explanation.setText(

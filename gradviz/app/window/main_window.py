@@ -18,7 +18,7 @@ from ...graph.errors import DocumentError, Problem
 from . import focus_keys
 from .inactive_keys import InactiveKeys
 from .. import theme as app_theme
-from ..dock_room import CANVAS_MIN_HEIGHT, open_bottom, side_tabs, title_bar_follows_area
+from ..dock_room import CANVAS_MIN_HEIGHT, Dock, open_bottom, tabs_above, title_bar_follows_area
 from ..canvas.view import CanvasView
 from .codeview import CodeView
 from .recovery import Autosaver, RecentFiles, Recovery
@@ -84,7 +84,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.setObjectName("MainWindow")
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks
                             | QMainWindow.DockOption.AllowTabbedDocks)
-        side_tabs(self)
+        tabs_above(self)
         self.canvas = CanvasView(controller, theme=self.theme_name)
         self.canvas.setToolTip("")
         self.canvas.setMinimumHeight(CANVAS_MIN_HEIGHT)
@@ -152,7 +152,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
 
     # -- construction ------------------------------------------------------------------
     def _dock(self, title, name, widget, area):
-        dock = QDockWidget(title, self)
+        dock = Dock(title, self)
         dock.setObjectName(name)
         dock.setWidget(widget)
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable

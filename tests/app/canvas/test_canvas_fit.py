@@ -150,9 +150,14 @@ def test_in_the_window_as_it_first_opens_the_mlp_reads_and_every_dock_is_at_hand
 
 def test_fit_never_moves_nodes_the_user_placed_and_auto_layout_folds_with_undo(open_window, monkeypatch):
     """A placed MLP (as a student builds it, card by card in a row) fits compact: Fit to
-    Window moves nothing. Auto Layout lays it out for the window, folded into rows that
-    read, as one undoable edit."""
+    Window moves nothing. Auto Layout gives the placing to the canvas, which lays it out for
+    the window, folded into rows that read, as one undoable edit: the layout it gets when
+    opened unplaced, after Undo and Redo too."""
     w = open_window(None, size=(1280, 800))
+    w.controller.set_document(mlp7())
+    app_ui.settle(w.canvas)
+    w.canvas.fit()
+    opened = dict(w.canvas.positions)
     doc = mlp7()
     for nid, (x, y) in {"x": (0, 0), "W1": (0, 160), "matmul": (364, 100), "relu": (728, 0),
                         "W2": (747, 152), "matmul_1": (1092, 200), "reduce_sum": (1377, 210)}.items():
@@ -168,13 +173,20 @@ def test_fit_never_moves_nodes_the_user_placed_and_auto_layout_folds_with_undo(o
     assert any("Auto Layout (Ctrl+L)" in text for text in said)   # the way to read it, offered
     w.canvas.auto_layout()
     assert w.controller.undo_stack.count() == 1
+    assert "Undo restores your arrangement" in said[-1]      # not the offer of Ctrl+L again
     fitted(w.canvas, drawn)
     assert not w.canvas.compact and set(drawn["numbers"]) == set(w.controller.doc.nodes)
-    rows = sorted({round(w.controller.doc.nodes[n].position[1] > 400) for n in w.controller.doc.nodes})
+    assert all(n.position is None for n in w.controller.doc.nodes.values())   # the canvas's to place
+    rows = sorted({round(w.canvas.positions[n][1] > 400) for n in w.controller.doc.nodes})
     assert rows == [0, 1]                       # two rows: the chain wrapped
+    assert w.canvas.positions == opened
     w.controller.undo_stack.undo()
     app_ui.settle(w.canvas)
     assert {n: tuple(w.controller.doc.nodes[n].position) for n in before} == before
+    assert w.canvas.positions == before
+    w.controller.undo_stack.redo()
+    app_ui.settle(w.canvas)
+    assert w.canvas.positions == opened        # laid out anew, not the arrangement undo showed
 
 
 def test_in_the_window_the_mlp_with_biases_reads_compact(open_window, monkeypatch):

@@ -31,9 +31,10 @@ def test_zoom_pan_fit_grid_and_layout(qtbot, editor):
     assert canvas.horizontalScrollBar().value() == h + 100
     canvas.set_grid_visible(False)
     assert not canvas.grid_visible
+    controller.move_nodes({nid: (0.0, 0.0) for nid in controller.doc.nodes})   # a pile of cards
     canvas.auto_layout()
-    assert all(n.position is not None for n in controller.doc.nodes.values())
-    assert controller.undo_stack.undoText() == "Move"
+    assert all(n.position is None for n in controller.doc.nodes.values())   # the canvas lays it out
+    assert controller.undo_stack.undoText() == "Auto Layout"
     first = canvas.scene_item("tf_t").sceneBoundingRect()
     second = canvas.scene_item("tf_b").sceneBoundingRect()
     assert not first.adjusted(0, 24, 0, 0).intersects(second.adjusted(0, 24, 0, 0))

@@ -164,3 +164,27 @@ def test_every_step_of_every_sample_frames_what_it_is_about(open_window, monkeyp
     if presenting:
         w.presentation.exit()
     assert misses == [], "\n".join(map(str, misses))
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_auto_layout_frames_every_step_as_the_sample_opens(open_window, size):
+    """Auto Layout (Ctrl+L) over a user's own arrangement (every card in one row, as a
+    student builds it) gives the layout a sample gets on opening: every step of every
+    sample framed as above; Undo gives the user's arrangement back."""
+    w = open_window(None, size=size)
+    w.setUpdatesEnabled(False)
+    misses = []
+    for path in SAMPLE_FILES:
+        assert w.open_sample(path, ask=False)
+        doc = w.controller.doc
+        row = {nid: (260.0 * i, 0.0) for i, nid in enumerate(doc.nodes)}
+        w.controller.move_nodes(row, merge=False)
+        w.controller.end_move()
+        QCoreApplication.processEvents()
+        w.canvas.auto_layout()
+        QCoreApplication.processEvents()
+        misses += _misses(w, path, False)
+        w.controller.undo_stack.undo()
+        QCoreApplication.processEvents()
+        assert {nid: w.canvas.positions[nid] for nid in doc.nodes} == row, path.stem
+    assert misses == [], "\n".join(map(str, misses))

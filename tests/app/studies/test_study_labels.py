@@ -1,9 +1,10 @@
-"""Every study view at 1280 x 800 in the window (issue 20 §5): no label cut by its widget,
-tick labels at a regular step, the Hessian's matrix as large as its plot allows. Measured
+"""Every study view at 1280 x 800 and 1920 x 1080 in the window (issue 20 §5): no label cut
+by its widget or by the dock's edge, tick labels at a regular step, the Hessian's matrix as large as its plot allows. Measured
 on the widgets as laid out, not on the texts set."""
 import numpy as np
 import pyqtgraph as pg
 import pytest
+from PySide6.QtCore import QPoint, QPointF, QRect, QRectF
 from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QScrollArea
 
 from app_ui import tick_labels
@@ -14,7 +15,7 @@ _ = window   # the fixture, shared with test_study_docks
 CASES = [("Jacobian", "001_dense_jacobian"), ("Batch Jacobian", "001_batchnorm_pitfall"),
          ("Hessian", "001_input_gradient_regularization"), ("Hessian", "001_hessian_newton"),
          ("Forward vs reverse", "001_hessian_newton"), ("Gradient norms", "nets_2_sigmoid_chain"),
-         ("Gradient check", "nets_3_gradient_check")]
+         ("Gradient check", "nets_3_gradient_check"), ("Jacobian", "001_sigmoid_jacobian")]
 
 
 def drawn_ticks(axis):
@@ -91,17 +92,78 @@ def scroll_bars(dock):
     return out
 
 
+def shown_rect(widget):
+    """The part of the screen where `widget` shows: its rect clipped by every scroll area
+    it lies in (the dock's, a column of banners), in global coordinates."""
+    rect = QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
+    parent = widget.parentWidget()
+    while parent is not None:
+        if isinstance(parent, QAbstractScrollArea):
+            port = parent.viewport()
+            rect = rect.intersected(QRect(port.mapToGlobal(QPoint(0, 0)), port.size()))
+        parent = parent.parentWidget()
+    return rect
+
+
+def outside_the_dock(view):
+    """What the view writes that the dock does not show whole (walk-through at 1280 x 800:
+    the Jacobian's x-axis title and the gradient norms' tick labels below the dock's edge):
+    every label, axis title, tick label and plot title must lie in the dock's visible area,
+    banners in a column of words (word_column) too."""
+    out = []
+    for label in view.findChildren(QLabel):
+        if not label.isVisibleTo(view) or not label.text().strip():
+            continue
+        whole = QRect(label.mapToGlobal(QPoint(0, 0)), label.size())
+        if not shown_rect(label).contains(whole.adjusted(1, 1, -1, -1)):
+            out.append(f"label: {label.text()[:40]}")
+    for graphics in view.findChildren(pg.GraphicsView):
+        if not graphics.isVisibleTo(view):
+            continue
+        seen = shown_rect(graphics)
+
+        def on_screen(scene_rect):
+            r = graphics.mapFromScene(scene_rect).boundingRect()
+            return QRect(graphics.mapToGlobal(r.topLeft()), r.size()).adjusted(1, 1, -1, -1)
+        for item in graphics.scene().items():
+            if not item.isVisible():
+                continue
+            if isinstance(item, pg.AxisItem):
+                if item.label.isVisible() and item.labelText:
+                    margin = item.label.document().documentMargin()
+                    box = item.label.mapRectToScene(
+                        item.label.boundingRect().adjusted(margin, margin, -margin, -margin))
+                    if not seen.contains(on_screen(box)):
+                        out.append(f"axis title: {item.labelText}")
+                for rect, text in tick_labels(item):
+                    if not seen.contains(on_screen(item.mapRectToScene(rect))):
+                        out.append(f"tick label: {text}")
+            elif isinstance(item, pg.LabelItem) and item.text:
+                if not seen.contains(on_screen(item.sceneBoundingRect())):
+                    out.append(f"title: {item.text}")
+    return out
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080), "1280 x 800, tabbed"])
 @pytest.mark.parametrize("title, sample", CASES)
-def test_no_study_view_cuts_a_label_or_scrolls_at_1280x800(qtbot, window, title, sample):
-    """Labels whole, ticks regular, and no scroll bar: the Batch Jacobian view needed 330 px
-    and scrolled in the 268 px dock, its x axis cut off."""
-    w = window(sample, (1280, 800))
+def test_no_study_view_cuts_a_label_or_scrolls(qtbot, window, title, sample, size):
+    """Labels whole and inside the dock, ticks regular, no scroll bar, no legend over the
+    data: the Batch Jacobian view needed 330 px and scrolled in the 268 px dock of a
+    1280 x 800 window, its x axis cut off; the Jacobian's x-axis title and the gradient
+    norms' tick labels fell below the dock's edge; the forward-vs-reverse legend covered
+    the J7 bar. Tabbed, a tab bar takes 26 px of the dock's height."""
+    tabbed = isinstance(size, str)
+    w = window(sample, (1280, 800) if tabbed else size)
+    if tabbed:
+        _open(qtbot, w, "Gradient check" if title == "Gradient norms" else "Gradient norms")
     dock = _open(qtbot, w, title)
     view = dock.view
     qtbot.wait(100)
     assert cut_labels(view) == []
     assert irregular_ticks(view) == []
     assert scroll_bars(dock) == []
+    assert outside_the_dock(view) == []
+    assert legend_overlaps(view) == []
 
 
 def test_the_hessian_fills_its_plot(qtbot, window):
@@ -116,3 +178,76 @@ def test_the_hessian_fills_its_plot(qtbot, window):
     assert image.height() >= box.height() - 2 and image.width() >= box.width() - 2, \
         (image, box.size())
     assert image.width() >= 132
+
+
+def legend_overlaps(view):
+    """What a plot's legend covers: a bar, a marker, a stretch of a line or a label of
+    the data (walk-through at 1280 x 800: the forward-vs-reverse legend over the J7 bar)."""
+    out = []
+    for graphics in view.findChildren(pg.GraphicsView):
+        if not graphics.isVisibleTo(view):
+            continue
+        items = [i for i in graphics.scene().items() if i.isVisible()]
+        for legend in (i for i in items if isinstance(i, pg.LegendItem)):
+            box = legend.sceneBoundingRect()
+            for item in items:
+                out += [f"{type(item).__name__} at {where}" for where in _covered(item, box)]
+    return out
+
+
+def _covered(item, box):
+    """The places of `item`'s data that lie in the scene rect `box`."""
+    vb = item.getViewBox() if hasattr(item, "getViewBox") else None
+    if vb is None or isinstance(item, (pg.LegendItem, pg.ViewBox)) or _in_legend(item):
+        return []
+    if isinstance(item, pg.BarGraphItem):
+        xs, heights, width = item.opts["x"], item.opts["height"], item.opts["width"]
+        return [f"x={x:g}" for x, h in zip(np.atleast_1d(xs), np.atleast_1d(heights))
+                if vb.mapViewToScene(QRectF(x - width / 2, 0, width, h)).boundingRect()
+                .normalized().intersects(box)]
+    if isinstance(item, pg.TextItem):
+        return [item.toPlainText()] if item.sceneBoundingRect().intersects(box) else []
+    if isinstance(item, pg.PlotCurveItem) or isinstance(item, pg.ScatterPlotItem):
+        x, y = item.getData()
+        if x is None or not len(x):
+            return []
+        if isinstance(item, pg.PlotCurveItem) and len(x) > 1:   # along the line, not only its points
+            t = np.linspace(0, 1, 12)[:, None]
+            x = (x[:-1] + t * np.diff(x)).ravel()
+            y = (y[:-1] + t * np.diff(y)).ravel()
+        points = [vb.mapViewToScene(QPointF(float(a), float(b))) for a, b in zip(x, y)
+                  if np.isfinite(a) and np.isfinite(b)]
+        return [f"({p.x():.0f}, {p.y():.0f})" for p in points if box.contains(p)][:3]
+    return []
+
+
+def _in_legend(item):
+    parent = item.parentItem()
+    while parent is not None:
+        if isinstance(parent, pg.LegendItem):
+            return True
+        parent = parent.parentItem()
+    return False
+
+
+@pytest.mark.parametrize("width", [1100, 760])
+def test_the_chain_legend_never_widens_its_plot(qtbot, width):
+    """docs/view-chain.png (Export View at 1100 px): the legend's row, two entries side
+    by side, was wider than the plot, so the plot drew past its widget: 'reverse: vector ·'
+    and J8 cut off. A narrow plot stacks the entries; every bar, tick and entry shows."""
+    from gradviz.app.controller import DocumentController
+    from gradviz.app.studies import ChainCostView
+    controller = DocumentController()
+    view = ChainCostView(controller)
+    qtbot.addWidget(view)
+    view.resize(width, 500)
+    view.show()
+    controller.open("samples/001_hessian_newton.json")
+    view.refresh()
+    qtbot.wait(100)
+    assert outside_the_dock(view) == []
+    shown = shown_rect(view.plot)
+    box = view.legend.sceneBoundingRect()
+    seen = QRect(view.plot.mapToGlobal(view.plot.mapFromScene(box).boundingRect().topLeft()),
+                 view.plot.mapFromScene(box).boundingRect().size())
+    assert shown.contains(seen.adjusted(1, 1, -1, -1)), (shown, seen)

@@ -2,13 +2,14 @@
 front, no dock squeezes the canvas (nor a remembered layout), and File ▸ New or another
 lesson leaves no stale plot, tick or label of the document before."""
 import re
+from collections import Counter
 
 import numpy as np
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QDockWidget, QLabel
+from PySide6.QtWidgets import QAbstractButton, QDockWidget, QLabel, QTabBar
 
 from gradviz.app.player import lessons
 from gradviz.app.dock_room import BOTTOM_SHARE
@@ -179,3 +180,43 @@ def test_axis_titles_and_captions_render_as_text(qtbot, window, title, sample):
         assert not MATH_UNDERSCORE.search(shown), text
         if text in plots:
             assert "_" not in shown, text
+
+
+def title_ink(dock):
+    """Pixels of the dock's title bar, its buttons left out, that differ from the bar's
+    own colour: the title's letters (0 when it writes none)."""
+    image = dock.grab().toImage()
+    inner = dock.widget().geometry()
+    bar = (QRect(0, 0, inner.left(), dock.height()) if inner.left() > 4
+           else QRect(0, 0, dock.width(), inner.top()))
+    buttons = [b.geometry() for b in dock.findChildren(QAbstractButton, options=Qt.FindDirectChildrenOnly)
+               if b.isVisible()]
+    colours = Counter(image.pixel(x, y) for x in range(bar.left() + 2, bar.right() - 1)
+                      for y in range(bar.top() + 2, bar.bottom() - 1)
+                      if not any(b.adjusted(-2, -2, 2, 2).contains(x, y) for b in buttons))
+    return sum(colours.values()) - max(colours.values(), default=0)
+
+
+def test_tabbed_docks_name_themselves_once_on_whole_tabs(qtbot, window):
+    """Walk-through at 1280 x 800: 'Jacobian' on the dock's tab and again down its side, and
+    with the six studies tabbed their tabs cut to 'Gradi…' (44 px a tab down the side). A
+    dock alone writes its title in its title bar; tabbed, on its tab only, every tab whole."""
+    w = window("nets_2_sigmoid_chain", (1280, 800))
+    alone = _open(qtbot, w, "Gradient norms")
+    assert title_ink(alone) > 30
+    for title in STUDY_TITLES:
+        if title != "Gradient norms":
+            _open(qtbot, w, title)
+    qtbot.wait(100)
+    bars = [bar for bar in w.findChildren(QTabBar) if bar.isVisible()
+            and set(STUDY_TITLES) <= {bar.tabText(i) for i in range(bar.count())}]
+    assert len(bars) == 1
+    bar = bars[0]
+    for i in range(bar.count()):
+        rect, need = bar.tabRect(i), bar.tabSizeHint(i)
+        assert bar.rect().contains(rect), bar.tabText(i)
+        assert rect.width() >= need.width() and rect.height() >= need.height(), bar.tabText(i)
+    for dock in w.findChildren(QDockWidget):
+        if dock.isVisible() and not dock.visibleRegion().isEmpty() and not dock.isFloating():
+            tabbed = any(not other.isHidden() for other in w.tabifiedDockWidgets(dock))
+            assert (title_ink(dock) == 0) == tabbed, (dock.windowTitle(), tabbed)

@@ -10,7 +10,7 @@ import pytest
 
 from gradviz.app import studies as views
 from gradviz.app.controller import DocumentController
-from gradviz.app.studies import _base, hessian_view
+from gradviz.app.studies import _base, check_view, hessian_view
 from gradviz.app.studies.batch_view import patches
 from gradviz.app.studies.heatmap import Heatmap
 from gradviz.graph.document import Port
@@ -49,10 +49,15 @@ def opened(qtbot, cls, sample):
     return controller, view
 
 
+SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+
+
 def number_after(text, marker):
-    m = re.search(re.escape(marker) + r"\s*([-+0-9.eE]+)", text)
+    """The number written after `marker`, as the cards write it: 0.250, 12, 1.000×10⁻⁶."""
+    m = re.search(re.escape(marker) + r"\s*(-?[0-9.]+)(?:×10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+))?", text)
     assert m, f"{marker!r} not in {text!r}"
-    return float(m.group(1))
+    power = int(m.group(2).translate(SUPERSCRIPT)) if m.group(2) else 0
+    return float(m.group(1)) * 10.0 ** power
 
 
 def test_views_registry():
@@ -75,10 +80,10 @@ def test_gradient_check_view_shows_the_check_of_the_lessons_entry(qtbot, name, p
     np.testing.assert_allclose(10 ** x, [r.h for r in check.rows])
     np.testing.assert_allclose(10 ** y, [r.relative for r in check.rows], rtol=1e-6)
     text = view.table.text()
-    assert f"{check.backward:.10g}" in text
+    assert check_view.long_number(check.backward)(check.backward) in text
     assert ("◀ best" in text) is passes      # a failing check has no best step
     best = check.best
-    bold = re.search(rf"<td align=right>{best.h:g}</td><td align=right[^>]*><b>([^<]*)</b>", text)
+    bold = re.search(rf"<td align=right>{check_view.h_text(best.h)}</td><td align=right[^>]*><b>([^<]*)</b>", text)
     assert bold and len(bold.group(1)) >= 10 if passes else "<b>0.</b>" not in text
     # another entry: the study follows the chooser
     view.entry_box.setCurrentIndex(2)
@@ -102,7 +107,8 @@ def test_gradient_norm_view_draws_the_cotangent_norm_at_each_layer(qtbot, name):
     assert ticks == ["loss"] + [f"layer{k}" for k in range(6, 0, -1)] + ["x"]
     falls = name == "nets_2_sigmoid_chain"
     assert all((b < a) == falls for a, b in zip(y[1:], y[2:]))
-    assert f"layer1 <b>{_base.fmt(expected[-1], 3)}</b>" in view.summary.text()
+    # the cards' rule: three decimals, beyond the ordinary magnitudes with the power of ten
+    assert number_after(view.summary.text(), "layer1 <b>") == pytest.approx(expected[-1], rel=1e-3)
 
 
 def test_heatmap_is_zero_centred(qtbot):
