@@ -2,6 +2,7 @@
 bad options exit 2 with one line, the progress bar only on a terminal."""
 import csv
 import io
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,8 @@ from gradviz.cli import _ProgressBar, main
 from gradviz.graph import Port, load
 from gradviz.graph.training import Trainer, make_optimizer
 from gradviz.story.studies import hessian_study
+
+from hidden_ids import file_with_memory_ids
 
 pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
 
@@ -101,22 +104,22 @@ def test_no_progress_bar_when_piped(tmp_path):
 def test_param_names_a_variable_by_its_label_and_by_its_id_when_unambiguous(tmp_path, capsys,
                                                                           labelled_mlp):
     """Walk-through: `--param W1` answered "'W1' is not a Variable" when W1 is the label the
-    user gave a Variable; only the internal id worked."""
-    from gradviz.graph import save
+    user gave a Variable; only the internal id worked. The file is written with ids unlike
+    its labels (by hand: gradviz writes the labels as ids)."""
     path, out = tmp_path / "mlp.json", tmp_path / "out.json"
     doc = labelled_mlp()
-    save(doc, path)
+    path.write_text(json.dumps(file_with_memory_ids(doc)), encoding="utf-8")
     for param in ("W1", "w2"):                         # the label, the id
         assert main(["train", str(path), "--param", param, "--steps", "2", "-o", str(out)]) == 0
-        trained = load(out)
-        assert not np.array_equal(trained.nodes["w2"].value, doc.nodes["w2"].value)
-        np.testing.assert_array_equal(trained.nodes["w5"].value, doc.nodes["w5"].value)
+        trained = load(out)                            # written by gradviz: W1, W2 are ids
+        assert not np.array_equal(trained.nodes["W1"].value, doc.nodes["w2"].value)
+        np.testing.assert_array_equal(trained.nodes["W2"].value, doc.nodes["w5"].value)
     capsys.readouterr()
     assert main(["train", str(path), "--param", "x"]) == 2
     assert "'x' is not a Variable, so it cannot be trained (the Variables: W1, W2)" \
         in capsys.readouterr().err
     doc.nodes["w2"].label = "w5"                       # the label of one, the id of the other
-    save(doc, path)
+    path.write_text(json.dumps(file_with_memory_ids(doc)), encoding="utf-8")
     assert main(["train", str(path), "--param", "w5"]) == 2
     err = capsys.readouterr().err
     assert "'w5' names the Variable labelled w5 (id w2) and is the id of W2" in err

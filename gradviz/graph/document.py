@@ -5,6 +5,7 @@ node outputs are targets and sources, the output_gradients seeds and the tape
 settings. `evaluate.py` runs it through a real GradientTape; `fileformat.py` reads
 and writes it; `validate.py` checks it and infers shapes.
 """
+import dataclasses
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -158,6 +159,32 @@ class Document:
         self.output_gradients = {p: v for p, v in self.output_gradients.items()
                                  if p.node != node_id}
         self.tape.stop_recording = [n for n in self.tape.stop_recording if n != node_id]
+
+    def renamed(self, ids):
+        """A copy whose node ids are `ids` ({old id: new id}, one to one; an id it lacks
+        stays), every reference following: edges, targets, sources, seeds, stop_recording,
+        the studies' ports. Nodes are copied shallowly: tensors are shared."""
+        def port(p):
+            return Port(ids.get(p.node, p.node), p.index)
+
+        def port_text(text):   # a study's 'node' or 'node:k'
+            node, colon, index = text.partition(":")
+            return ids.get(node, node) + colon + index
+
+        out = dataclasses.replace(self)
+        out.nodes = {ids.get(nid, nid): dataclasses.replace(node, id=ids.get(nid, nid))
+                     for nid, node in self.nodes.items()}
+        out.edges = [Edge(port(e.src), port(e.dst)) for e in self.edges]
+        out.targets = [port(p) for p in self.targets]
+        out.sources = [port(p) for p in self.sources]
+        out.output_gradients = {port(p): v for p, v in self.output_gradients.items()}
+        out.tape = dataclasses.replace(self.tape, stop_recording=[
+            ids.get(n, n) for n in self.tape.stop_recording])
+        out.studies = {name: {key: port_text(value) if key in ("target", "source") else value
+                              for key, value in spec.items()}
+                       for name, spec in self.studies.items()}
+        out.training = dict(self.training)
+        return out
 
     # -- reading ---------------------------------------------------------------------
     def inputs_of(self, node_id):

@@ -17,6 +17,7 @@ from .atomic import write_file
 from .document import (CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE, Document, Edge,
                        Node, TapeSettings, text_problem)
 from .errors import DocumentError
+from .names import file_ids
 from .ports import ID, parse_port, port_text
 from .tensors import MAX_ELEMENTS, data_texts, tensor_from_json
 from .validate import validate
@@ -376,6 +377,9 @@ def _training(t):
 
 # -- writing ----------------------------------------------------------------------------------
 def to_json(doc):
+    """The file's object: nodes named by the user's names (names.file_ids), not the
+    editor's ids."""
+    doc = doc.renamed(file_ids(doc))
     nodes = []
     for node in doc.nodes.values():
         n = {"id": node.id, "kind": node.kind}

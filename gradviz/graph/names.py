@@ -2,16 +2,19 @@
 and JSON key; its id is internal (what edges and files refer to).
 
 Two nodes may carry the same label, so a name that must be unique (a JSON key, a Python
-variable) takes a TF-style suffix: x, x_1, x_2. A name that code needs is also made a
-valid identifier: 'y_sq (before reset)' becomes y_sq_before_reset.
+variable, a node id in a saved file) takes a TF-style suffix: x, x_1, x_2. A name that code
+or a file needs is also made a valid ASCII identifier: 'y_sq (before reset)' becomes
+y_sq_before_reset, 'θ' becomes theta.
 """
 import keyword
 import re
+import unicodedata
 
 import numpy as np
 
 from .catalog import api_name, port_name
 from .document import fresh
+from .ports import ID_LENGTH
 
 
 def node_name(node):
@@ -27,11 +30,37 @@ def node_kind(node):
 
 
 def identifier(text):
-    """A valid Python identifier that reads like `text` ('W1' stays W1, 'y (old)' -> y_old)."""
-    name = re.sub(r"\W+", "_", str(text), flags=re.ASCII).strip("_") or "node"
+    """A valid ASCII Python identifier that reads like `text` ('W1' stays W1, 'y (old)' ->
+    y_old, 'Wᵀ' -> WT, 'θ' -> theta, 'café' -> cafe)."""
+    name = re.sub(r"\W+", "_", _spelled_in_ascii(str(text)), flags=re.ASCII).strip("_") or "node"
     if name[0].isdigit():
         name = "n_" + name
     return name + "_" if keyword.iskeyword(name) else name
+
+
+def _spelled_in_ascii(text):
+    """`text` with its letters spelled in ASCII where a reader would: accents dropped
+    (é -> e), compatibility forms unfolded (ᵀ -> T, ² -> 2), a Greek letter by its name
+    (α -> alpha, Σ -> Sigma) set apart from neighbouring letters by '_'."""
+    out = []
+    for c in unicodedata.normalize("NFKD", text):
+        if c.isascii():
+            out.append(c)
+            continue
+        if unicodedata.combining(c):
+            continue
+        name = unicodedata.name(c, "")
+        words = name.split()
+        if words[:1] == ["GREEK"] and "LETTER" in words:
+            letter = _SPELLED.get(words[-1], words[-1]).lower()
+            out.append(f" {letter.capitalize() if 'CAPITAL' in words else letter} ")
+        else:
+            out.append(_SYMBOLS.get(name, " "))
+    return re.sub(r" (?=_)|(?<=_) ", "", "".join(out))      # W_α: W_alpha, not W__alpha
+
+
+_SPELLED = {"LAMDA": "lambda"}   # Unicode spells the letter lamda
+_SYMBOLS = {"PARTIAL DIFFERENTIAL": " d", "NABLA": " nabla "}   # ∂L/∂W reads dL_dW
 
 
 def op_stem(engine_type):
@@ -42,18 +71,38 @@ def op_stem(engine_type):
 
 
 def unique_names(doc, taken=(), make=node_name):
-    """{node id: its name, made unique in document order}; `taken` names are avoided."""
+    """{node id: its name, made unique}; `taken` names are avoided. A node keeps the name
+    it wants unless an earlier node wants it too; those take TF's suffix (x_1) in document
+    order after every name wanted as it is, so a node labelled W_1 keeps W_1 beside two
+    labelled W (the second becomes W_2), and names read back from a file stay as they are."""
+    wanted = {nid: make(node) for nid, node in doc.nodes.items()}
     used, out, counters = set(taken), {}, {}
-    for nid, node in doc.nodes.items():
-        name = fresh(make(node), used, counters)
-        used.add(name)
-        out[nid] = name
-    return out
+    for nid, name in wanted.items():
+        if name not in used:
+            used.add(name)
+            out[nid] = name
+    for nid, name in wanted.items():
+        if nid not in out:
+            out[nid] = fresh(name, used, counters)
+            used.add(out[nid])
+    return {nid: out[nid] for nid in wanted}
 
 
 def identifiers(doc, reserved=()):
     """{node id: a unique Python identifier from its label}."""
     return unique_names(doc, reserved, lambda node: identifier(node_name(node)))
+
+
+def file_ids(doc):
+    """{node id: the id the saved file gives it}: the node's name as the code view writes it
+    (W1, hidden, t1_gradient_y_x; an unlabelled node keeps its TF-like id, matmul_1), made
+    unique in document order. A teacher who reads the file finds the names the canvas shows;
+    the ids in memory stay internal, so nothing the editor keys by id changes on a save.
+    Reading the file back and saving it again gives the same ids."""
+    return unique_names(doc, make=lambda node: identifier(node_name(node))[:_ID_STEM])
+
+
+_ID_STEM = ID_LENGTH - 7   # room for the suffix that makes the 10,000th alike name unique
 
 
 def port_names(doc, ports):

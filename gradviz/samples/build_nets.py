@@ -37,14 +37,16 @@ def softmax_lessons():
     d = Doc("Softmax cross-entropy: the gradient w.r.t. the logits is p − labels", "")
     d.const("labels", CE_LABELS)
     d.const("logits", CE_LOGITS, watched=True)
-    d.op("xent", "nn.softmax_cross_entropy_with_logits", "labels", "logits", label="cross-entropy")
-    d.op("probs", "nn.softmax", "logits", label="softmax(logits)")
-    d.op("probs_minus_labels", "subtract", "probs", "labels", label="softmax(logits) − labels")
-    d.finish(name, ["xent"], ["logits"])
+    d.op("cross_entropy", "nn.softmax_cross_entropy_with_logits", "labels", "logits",
+         label="cross-entropy")
+    d.op("softmax_logits", "nn.softmax", "logits", label="softmax(logits)")
+    d.op("softmax_logits_labels", "subtract", "softmax_logits", "labels",
+         label="softmax(logits) − labels")
+    d.finish(name, ["cross_entropy"], ["logits"])
     ev = evaluate(d.doc)
-    p, ce = ev.values[Port("probs")], ev.values[Port("xent")]
+    p, ce = ev.values[Port("softmax_logits")], ev.values[Port("cross_entropy")]
     g = ev.gradients[Port("logits")]
-    _lesson(d, name, ["xent"], ["logits"], f"""
+    _lesson(d, name, ["cross_entropy"], ["logits"], f"""
         One example, three classes: logits = [2, 1, 0.1] and labels = [1, 0, 0] (class 0 is
         right). softmax turns the logits into probabilities, p_k = exp(logits_k) / Σ_j
         exp(logits_j) = {_row(p)}, and the cross-entropy is −Σ_k labels_k · log p_k =
@@ -66,11 +68,11 @@ def softmax_lessons():
     d.op("labels_log_p", "multiply", "labels", "log_p")
     d.op("sum_labels_log_p", "reduce_sum", "labels_log_p", axis=None, keepdims=False)
     d.op("ce", "negative", "sum_labels_log_p")
-    d.op("fused", "nn.softmax_cross_entropy_with_logits", "labels", "logits",
+    d.op("fused_cross_entropy", "nn.softmax_cross_entropy_with_logits", "labels", "logits",
          label="fused cross-entropy")
     d.finish(name, ["ce"], ["logits"])
     ev = evaluate(d.doc)
-    p, fused = ev.values[Port("p")], float(ev.values[Port("fused")][0])
+    p, fused = ev.values[Port("p")], float(ev.values[Port("fused_cross_entropy")][0])
     tiny = np.finfo(np.float32).smallest_subnormal
     _lesson(d, name, ["ce"], ["logits"], f"""
         The same loss built from its parts, with logits = [0, 120, 119] and labels = [1, 0, 0].
@@ -103,16 +105,17 @@ def cnn_lesson():
     name = "nets_5_tiny_cnn"
     rng = np.random.default_rng(2105)
     d = Doc("A tiny CNN: the backward pass through conv2d, relu, max_pool and a dense layer", "")
-    d.const("x", cnn_image(rng), label="image x")
-    d.var("w", rng.normal(0.0, np.sqrt(2.0 / 9.0), (3, 3, 1, 4)), label="filters w")
-    d.op("conv", "nn.conv2d", "x", "w", strides=[1, 1], padding="VALID", dilations=[1, 1])
+    d.const("image_x", cnn_image(rng), label="image x")
+    d.var("filters_w", rng.normal(0.0, np.sqrt(2.0 / 9.0), (3, 3, 1, 4)), label="filters w")
+    d.op("conv", "nn.conv2d", "image_x", "filters_w", strides=[1, 1], padding="VALID",
+         dilations=[1, 1])
     d.op("relu", "nn.relu", "conv")
     d.op("pool", "nn.max_pool2d", "relu", ksize=[2, 2], strides=[2, 2], padding="VALID")
     d.op("flat", "reshape", "pool", shape=[1, 36])
     d.layer("dense", "Dense", "flat", dense(rng, 36, 3), units=3)
-    d.const("labels", [[1.0, 0.0, 0.0]], label="labels (vertical)")
-    d.op("loss", "nn.softmax_cross_entropy_with_logits", "labels", "dense", label="loss")
-    sources = ["w", "dense:1", "dense:2"]
+    d.const("labels_vertical", [[1.0, 0.0, 0.0]], label="labels (vertical)")
+    d.op("loss", "nn.softmax_cross_entropy_with_logits", "labels_vertical", "dense", label="loss")
+    sources = ["filters_w", "dense:1", "dense:2"]
     d.finish(name, ["loss"], sources)
     ev = evaluate(d.doc)
     p = _softmax(ev.values[Port("dense")])
@@ -121,10 +124,11 @@ def cnn_lesson():
     to_conv = _handed(steps, "conv")[0]
     chosen = np.count_nonzero(_handed(steps, "relu")[0])
     passed = np.count_nonzero(to_conv)
-    gw = ev.gradients[Port("w")][:, 1, 0, 2]
-    rule = 1 + next(k for k, s in enumerate(steps) if s.kind == "contribution" and s.port == Port("w"))
-    grad = 1 + next(k for k, s in enumerate(steps) if s.kind == "accumulate" and s.port == Port("w"))
-    h, w_, _, filters = ev.gradients[Port("w")].shape
+    gw = ev.gradients[Port("filters_w")][:, 1, 0, 2]
+    filters_w = Port("filters_w")
+    rule = 1 + next(k for k, s in enumerate(steps) if s.kind == "contribution" and s.port == filters_w)
+    grad = 1 + next(k for k, s in enumerate(steps) if s.kind == "accumulate" and s.port == filters_w)
+    h, w_, _, filters = ev.gradients[Port("filters_w")].shape
     g_h, g_w = to_pool.shape[1] * 2, to_pool.shape[2] * 2
     _lesson(d, name, ["loss"], sources, f"""
         An 8x8 image of a vertical stroke, label class 0 (vertical), through conv2d with four
@@ -168,32 +172,32 @@ def attention_lesson():
     name = "nets_6_attention"
     rng = np.random.default_rng(2106)
     d = Doc("Self-attention, one head: where each token's gradient comes from", "")
-    d.const("x", np.round(rng.normal(size=(TOKENS, D_MODEL)), 2), watched=True,
+    d.const("tokens_x", np.round(rng.normal(size=(TOKENS, D_MODEL)), 2), watched=True,
             label="tokens x")
     for w in ("w_q", "w_k", "w_v"):
         d.var(w, np.round(rng.normal(0.0, 1.0 / np.sqrt(D_MODEL), (D_MODEL, D_MODEL)), 2))
-    d.op("q", "matmul", "x", "w_q", label="Q")
-    d.op("k", "matmul", "x", "w_k", label="K")
-    d.op("v", "matmul", "x", "w_v", label="V")
-    d.op("scores", "matmul", "q", "k", transpose_b=True, label="QKᵀ")
-    d.const("scale", 1.0 / np.sqrt(D_MODEL), label="1/√d")
-    d.op("scaled", "multiply", "scores", "scale", label="S")
-    d.op("a", "nn.softmax", "scaled", axis=-1, label="A")
-    d.op("out", "matmul", "a", "v", label="out")
-    d.op("out_last", "getitem", "out", index=[TOKENS - 1], label="out[3]")
-    d.finish(name, ["out_last"], ["x"])
+    d.op("Q", "matmul", "tokens_x", "w_q", label="Q")
+    d.op("K", "matmul", "tokens_x", "w_k", label="K")
+    d.op("V", "matmul", "tokens_x", "w_v", label="V")
+    d.op("QKT", "matmul", "Q", "K", transpose_b=True, label="QKᵀ")
+    d.const("n_1_d", 1.0 / np.sqrt(D_MODEL), label="1/√d")
+    d.op("S", "multiply", "QKT", "n_1_d", label="S")
+    d.op("A", "nn.softmax", "S", axis=-1, label="A")
+    d.op("out", "matmul", "A", "V", label="out")
+    d.op("out_3", "getitem", "out", index=[TOKENS - 1], label="out[3]")
+    d.finish(name, ["out_3"], ["tokens_x"])
     ev = evaluate(d.doc)
-    a = ev.values[Port("a")]
+    a = ev.values[Port("A")]
     steps = story.build(d.doc).steps
-    to_s = _handed(steps, "scaled")[0][TOKENS - 1]
+    to_s = _handed(steps, "S")[0][TOKENS - 1]
     paths = attention_paths(steps)
     norms = {k: np.linalg.norm(v, axis=1) for k, v in paths.items()}
-    total = np.linalg.norm(ev.gradients[Port("x")], axis=1)
+    total = np.linalg.norm(ev.gradients[Port("tokens_x")], axis=1)
     big = int(np.argmax(total))
     per_token = "; ".join(
         f"token {t}: {norms['q'][t]:.2g}, {norms['k'][t]:.2g}, {norms['v'][t]:.2g}"
         for t in range(TOKENS))
-    _lesson(d, name, ["out_last"], ["x"], f"""
+    _lesson(d, name, ["out_3"], ["tokens_x"], f"""
         Four tokens of 4 features (the rows of x) and one attention head: Q = x @ w_q, K = x @
         w_k, V = x @ w_v, S = Q @ Kᵀ/√d with d = 4, A = softmax(S) row by row, out = A @ V.
         The target is out[3], the last token's output; tape.gradient seeds each of its 4
@@ -212,7 +216,7 @@ def attention_lesson():
 
 def attention_paths(steps):
     """The three contributions the fan-in at x sums, by the projection they came through."""
-    fan_in = next(s for s in steps if s.kind == "fan_in" and s.port == Port("x"))
+    fan_in = next(s for s in steps if s.kind == "fan_in" and s.port == Port("tokens_x"))
     return {label.split(" ")[0].lower(): np.asarray(t) for label, t in fan_in.terms}
 
 
@@ -263,14 +267,14 @@ def embedding_lesson():
     rng = np.random.default_rng(2108)
     d = Doc("An embedding lookup: gradients land only on the looked-up rows, summed on a repeat",
             "")
-    d.var("table", np.round(rng.normal(size=(6, 3)), 2), label="embedding table")
+    d.var("embedding_table", np.round(rng.normal(size=(6, 3)), 2), label="embedding table")
     d.const("ids", EMBED_IDS, dtype=np.int64)
-    d.op("lookup", "nn.embedding_lookup", "table", "ids")
+    d.op("lookup", "nn.embedding_lookup", "embedding_table", "ids")
     og = {"lookup": EMBED_UPSTREAM}
-    d.finish(name, ["lookup"], ["table"], output_gradients=og)
-    g = evaluate(d.doc).gradients[Port("table")].astype(int)
+    d.finish(name, ["lookup"], ["embedding_table"], output_gradients=og)
+    g = evaluate(d.doc).gradients[Port("embedding_table")].astype(int)
     untouched = [r for r in range(len(g)) if not g[r].any()]
-    _lesson(d, name, ["lookup"], ["table"], f"""
+    _lesson(d, name, ["lookup"], ["embedding_table"], f"""
         An embedding table of 6 rows (one per word of a 6-word vocabulary), 3 features each.
         embedding_lookup(table, ids) with ids = {EMBED_IDS} copies rows 2, 0, 2 and 5 into a
         4 x 3 output: lookup[i] = table[ids[i]]. The upstream cotangent g, given as

@@ -131,10 +131,10 @@ def seed_001():
         the ops recorded before the reset (y_sq = y * y) are shown in a stop_recording region:
         for the gradient that is the same thing, y_sq reaches z as a constant. dz/dx = 4 and
         dz/dy is None, as in the seed.""")
-    d.op("y_sq", "multiply", "y", "y", label="y_sq (before reset)")
+    d.op("y_sq_before_reset", "multiply", "y", "y", label="y_sq (before reset)")
     d.op("x_sq", "multiply", "x", "x")
-    d.op("z", "add", "x_sq", "y_sq")
-    d.finish("001_reset", ["z"], ["x", "y"], stop_recording=["y_sq"])
+    d.op("z", "add", "x_sq", "y_sq_before_reset")
+    d.finish("001_reset", ["z"], ["x", "y"], stop_recording=["y_sq_before_reset"])
 
     d = _xy("stop_gradient cuts one path precisely", """
         tf.stop_gradient needs no access to the tape: z = x**2 + stop_gradient(y**2) records
@@ -153,8 +153,8 @@ def seed_001():
         rule is declarative (a name and clip_norm), so a file never carries code.""")
     d.var("v", 2.0)
     d.op("vv", "multiply", "v", "v")
-    d.custom("output", "clip_by_norm", "vv", label="clip_gradients", clip_norm=0.5)
-    d.finish("001_clip_gradient", ["output"], ["v"])
+    d.custom("clip_gradients", "clip_by_norm", "vv", label="clip_gradients", clip_norm=0.5)
+    d.finish("001_clip_gradient", ["clip_gradients"], ["v"])
 
     d = Doc("Two tapes, each watching its own tensor", """
         In the seed, tape0 watches x0 and tape1 watches x1, and each gives the gradient of
@@ -176,8 +176,8 @@ def seed_001():
     d.var("x", 1.0)
     d.op("xx", "multiply", "x", "x")
     d.op("y", "multiply", "xx", "x")
-    d.op("dy_dx", "gradient", "y", "x", label="t1.gradient(y, x)")
-    d.finish("001_higher_order", ["dy_dx"], ["x"],
+    d.op("t1_gradient_y_x", "gradient", "y", "x", label="t1.gradient(y, x)")
+    d.finish("001_higher_order", ["t1_gradient_y_x"], ["x"],
              studies={"higher_order": {"target": "y", "source": "x", "order": 2}})
 
     rng = np.random.default_rng(1001)
@@ -192,8 +192,8 @@ def seed_001():
     d.layer("layer", "Dense", "x", dense(rng, 5, 10), units=10, activation="relu")
     d.op("y_sq", "square", "layer")
     d.op("out", "reduce_sum", "y_sq")
-    d.op("g1", "gradient", "out", "x", label="t1.gradient(out, x)")
-    d.op("g1_mag", "norm", "g1")
+    d.op("t1_gradient_out_x", "gradient", "out", "x", label="t1.gradient(out, x)")
+    d.op("g1_mag", "norm", "t1_gradient_out_x")
     d.finish("001_input_gradient_regularization", ["g1_mag"], ["layer:1", "layer:2"])
 
     d = Doc("Jacobian of sigmoid(x + delta) w.r.t. a scalar delta", """
@@ -384,18 +384,18 @@ def training_lessons():
     name = "train_4_inverse"
     rng = np.random.default_rng(22)
     d = Doc("Training the input: the inverse problem of seed 002", "(written below)")
-    d.var("x", [[0.0, 0.0, 0.0]], label="input x")
+    d.var("input_x", [[0.0, 0.0, 0.0]], label="input x")
     d.doc.add(Node("net", LAYER, op="Dense", trainable=False,
                    attrs={"units": 2, "activation": "tanh", "use_bias": True},
                    weights={"kernel": glorot(rng, 3, 2), "bias": np.zeros(2, F32)}))
-    d._connect("net", ["x"])
-    d.const("target", [[0.5, -0.3]], label="wanted output")
-    d.op("diff", "subtract", "net", "target")
+    d._connect("net", ["input_x"])
+    d.const("wanted_output", [[0.5, -0.3]], label="wanted output")
+    d.op("diff", "subtract", "net", "wanted_output")
     d.op("sq", "square", "diff")
     d.op("loss", "reduce_sum", "sq", axis=None, keepdims=False)
-    d.finish(name, ["loss"], ["x"])
+    d.finish(name, ["loss"], ["input_x"])
     adam = _trained(name, "adam", 200, learning_rate=0.05)
-    y = np.tanh(adam.document().nodes["x"].value @ d.doc.nodes["net"].weights["kernel"])
+    y = np.tanh(adam.document().nodes["input_x"].value @ d.doc.nodes["net"].weights["kernel"])
     d.doc.lesson = " ".join(f"""
         Seed 002 asks how to make a system's output hit a target when the system is fixed.
         Here a Dense layer with tanh is the fixed network (its kernel and bias are frozen
@@ -407,7 +407,7 @@ def training_lessons():
         the optimizer finds the one its path leads to.
         """.split())
     assert adam.losses[-1] < 1e-8
-    d.finish(name, ["loss"], ["x"], training=TRAINING_PRESETS[name])
+    d.finish(name, ["loss"], ["input_x"], training=TRAINING_PRESETS[name])
 
 
 # -- the networks a course teaches (issue 21) ------------------------------------------------
@@ -431,10 +431,11 @@ def conv_lessons():
         met x[i+a, j+b] in y[i, j], so its gradient is the correlation of x with g,
         Σ g[i, j]·x[i+a, j+b] = x[a, b] + 2·x[a+1, b+1] - x[a+2, b+2]: for w[0, 0] that is
         1 + 2·1 - 1 = 2, and the whole filter gradient is [[2, 8, 2], [-2, 2, 3], [8, 2, 2]].""")
-    d.const("x", np.reshape(CONV_X, (1, 5, 5, 1)), watched=True, label="input image")
-    d.var("w", np.reshape(SOBEL, (3, 3, 1, 1)), label="filter w")
-    d.op("y", "nn.conv2d", "x", "w", strides=[1, 1], padding="VALID", dilations=[1, 1])
-    d.finish("nets_1_conv_transpose", ["y"], ["x", "w"],
+    d.const("input_image", np.reshape(CONV_X, (1, 5, 5, 1)), watched=True, label="input image")
+    d.var("filter_w", np.reshape(SOBEL, (3, 3, 1, 1)), label="filter w")
+    d.op("y", "nn.conv2d", "input_image", "filter_w", strides=[1, 1], padding="VALID",
+         dilations=[1, 1])
+    d.finish("nets_1_conv_transpose", ["y"], ["input_image", "filter_w"],
              output_gradients={"y": np.reshape(CONV_UPSTREAM, (1, 3, 3, 1))})
 
 
@@ -544,8 +545,8 @@ def check_document(name, title, factor=None):
     d.op("wx", "multiply", "w", "x")
     last = "wx"
     if factor is not None:
-        d.custom("my_rule", "scale", "wx", label="hand-written rule", factor=factor)
-        last = "my_rule"
+        d.custom("hand_written_rule", "scale", "wx", label="hand-written rule", factor=factor)
+        last = "hand_written_rule"
     d.op("t", "tanh", last)
     d.op("loss", "reduce_sum", "t", axis=None, keepdims=False)
     d.finish(name, ["loss"], ["w"], studies=CHECK_STUDY)

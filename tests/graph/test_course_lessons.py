@@ -63,13 +63,13 @@ def test_the_gradient_of_cross_entropy_is_p_minus_labels():
     assert ev.problems == []
     z, y = f64(doc, "logits"), f64(doc, "labels")
     p = softmax(z)
-    np.testing.assert_allclose(ev.values[Port("probs")], p, rtol=1e-6)
-    np.testing.assert_allclose(ev.values[Port("xent")], [-np.log(p[0, 0])], rtol=1e-6)
+    np.testing.assert_allclose(ev.values[Port("softmax_logits")], p, rtol=1e-6)
+    np.testing.assert_allclose(ev.values[Port("cross_entropy")], [-np.log(p[0, 0])], rtol=1e-6)
     g = ev.gradients[Port("logits")]
     np.testing.assert_allclose(g, p - y, rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(g, central(lambda v: cross_entropy(v, y), z), atol=1e-8)
-    np.testing.assert_array_equal(ev.values[Port("probs_minus_labels")],
-                                  ev.values[Port("probs")] - y)
+    np.testing.assert_array_equal(ev.values[Port("softmax_logits_labels")],
+                                  ev.values[Port("softmax_logits")] - y)
     assert abs(float(g.sum())) < 1e-6
 
 
@@ -83,8 +83,8 @@ def test_softmax_then_log_gives_inf_and_nan_where_the_fused_op_is_right():
     assert np.isnan(ev.gradients[Port("logits")]).all()
     true_loss = cross_entropy(z, y)                                # 120 + log(1 + e^-1)
     assert true_loss == pytest.approx(120 + np.log1p(np.exp(-1.0)), rel=1e-12)
-    np.testing.assert_allclose(ev.values[Port("fused")], [true_loss], rtol=1e-6)
-    doc.targets = [Port("fused")]                                   # the fused op's gradient
+    np.testing.assert_allclose(ev.values[Port("fused_cross_entropy")], [true_loss], rtol=1e-6)
+    doc.targets = [Port("fused_cross_entropy")]                                   # the fused op's gradient
     fused = graph.evaluate(doc).gradients[Port("logits")]
     np.testing.assert_allclose(fused, softmax(z) - y, rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(fused, central(lambda v: cross_entropy(v, y), z), atol=1e-6)
@@ -94,7 +94,7 @@ def test_softmax_then_log_gives_inf_and_nan_where_the_fused_op_is_right():
 def test_the_cross_entropy_stories_step_by_step():
     s = story_of(load("nets_4_softmax_cross_entropy"))
     assert [(x.kind, x.node) for x in s.steps] == [
-        ("seed", "xent"), ("visit", "xent"), ("contribution", "xent"), ("accumulate", "logits")]
+        ("seed", "cross_entropy"), ("visit", "cross_entropy"), ("contribution", "cross_entropy"), ("accumulate", "logits")]
     z, y = f64(s.document, "logits"), f64(s.document, "labels")
     assert s.steps[2].formula == "grad_logits = grad · (p − labels), p = softmax(logits)"
     np.testing.assert_allclose(s.steps[2].cotangent, softmax(z) - y, rtol=1e-6, atol=1e-7)
@@ -134,11 +134,11 @@ def max_pool(a):
 
 
 def cnn_numpy(doc, w=None, kernel=None):
-    x = f64(doc, "x")[0, :, :, 0]
-    w = f64(doc, "w") if w is None else w
+    x = f64(doc, "image_x")[0, :, :, 0]
+    w = f64(doc, "filters_w") if w is None else w
     dense = doc.nodes["dense"].weights
     kernel = dense["kernel"].astype(np.float64) if kernel is None else kernel
-    bias, y = dense["bias"].astype(np.float64), f64(doc, "labels")
+    bias, y = dense["bias"].astype(np.float64), f64(doc, "labels_vertical")
     conv = conv_valid(x, w)
     relu = np.maximum(conv, 0)
     pool, mask = max_pool(relu)
@@ -169,10 +169,10 @@ def test_the_tiny_cnn_matches_numpy_backprop_and_central_differences():
     b = cnn_backward(f)
     np.testing.assert_allclose(ev.values[Port("conv")][0], f["conv"], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(ev.values[Port("loss")], [f["loss"]], rtol=1e-5)
-    np.testing.assert_allclose(ev.gradients[Port("w")], b["w"], rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(ev.gradients[Port("filters_w")], b["w"], rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(ev.gradients[Port("dense", 1)], b["kernel"], rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(ev.gradients[Port("dense", 2)], b["bias"], rtol=1e-5, atol=1e-7)
-    w = f64(doc, "w")
+    w = f64(doc, "filters_w")
     fd = central(lambda v: cnn_numpy(doc, w=v)["loss"], w)
     np.testing.assert_allclose(b["w"], fd, atol=1e-7)
 
@@ -186,18 +186,18 @@ def test_the_tiny_cnn_story_goes_through_every_layer():
                      ("contribution", "dense"), ("visit", "flat"), ("contribution", "flat"),
                      ("visit", "pool"), ("contribution", "pool"), ("visit", "relu"),
                      ("contribution", "relu"), ("visit", "conv"), ("contribution", "conv"),
-                     ("accumulate", "w"), ("accumulate", "dense"), ("accumulate", "dense")]
+                     ("accumulate", "filters_w"), ("accumulate", "dense"), ("accumulate", "dense")]
     b = cnn_backward(cnn_numpy(doc))
     handed = {x.port: x for x in s.steps if x.kind == "contribution" and not x.internal}
     for port, expected in ((Port("dense"), b["logits"]), (Port("flat"), b["flat"]),
                            (Port("pool"), b["pool"][None]), (Port("relu"), b["relu"][None]),
-                           (Port("conv"), b["conv"][None]), (Port("w"), b["w"]),
+                           (Port("conv"), b["conv"][None]), (Port("filters_w"), b["w"]),
                            (Port("dense", 1), b["kernel"]), (Port("dense", 2), b["bias"])):
         np.testing.assert_allclose(handed[port].cotangent, expected, rtol=1e-4, atol=1e-6,
                                    err_msg=str(port))
     assert handed[Port("relu")].formula.startswith("grad_input = grad sent to the largest input")
     assert handed[Port("conv")].formula == "grad_conv = grad where conv > 0"
-    assert handed[Port("w")].formula.startswith("grad_filters = correlation of input")
+    assert handed[Port("filters_w")].formula.startswith("grad_filters = correlation of input")
     # max_pool routes each of its 36 cotangents to one of relu's 144 outputs
     assert np.count_nonzero(handed[Port("relu")].cotangent) == 36
 
@@ -205,7 +205,7 @@ def test_the_tiny_cnn_story_goes_through_every_layer():
 # -- self-attention -------------------------------------------------------------------------------
 
 def attention_numpy(doc, x=None):
-    x = f64(doc, "x") if x is None else x
+    x = f64(doc, "tokens_x") if x is None else x
     wq, wk, wv = (f64(doc, k) for k in ("w_q", "w_k", "w_v"))
     q, k, v = x @ wq, x @ wk, x @ wv
     d = x.shape[1]
@@ -232,9 +232,9 @@ def test_attention_matches_numpy_backprop_and_central_differences():
     ev = graph.evaluate(doc)
     f = attention_numpy(doc)
     b = attention_backward(f)
-    np.testing.assert_allclose(ev.values[Port("a")], f["a"], rtol=1e-5)
-    np.testing.assert_allclose(ev.values[Port("out_last")], f["out"][-1], rtol=1e-5)
-    g = ev.gradients[Port("x")]
+    np.testing.assert_allclose(ev.values[Port("A")], f["a"], rtol=1e-5)
+    np.testing.assert_allclose(ev.values[Port("out_3")], f["out"][-1], rtol=1e-5)
+    g = ev.gradients[Port("tokens_x")]
     np.testing.assert_allclose(g, b["via_q"] + b["via_k"] + b["via_v"], rtol=1e-4, atol=1e-6)
     fd = central(lambda v: attention_numpy(doc, v)["out"][-1].sum(), f["x"])
     np.testing.assert_allclose(g, fd, rtol=1e-4, atol=1e-6)
@@ -244,17 +244,17 @@ def test_the_attention_story_fans_in_three_paths_at_x():
     doc = load("nets_6_attention")
     s = story_of(doc)
     b = attention_backward(attention_numpy(doc))
-    handed = {x.port: x for x in s.steps if x.kind == "contribution" and x.port != Port("x")}
-    for node, key in (("a", "a"), ("v", "v"), ("scaled", "s"), ("q", "q"), ("k", "k")):
+    handed = {x.port: x for x in s.steps if x.kind == "contribution" and x.port != Port("tokens_x")}
+    for node, key in (("A", "a"), ("V", "v"), ("S", "s"), ("Q", "q"), ("K", "k")):
         np.testing.assert_allclose(handed[Port(node)].cotangent, b[key], rtol=1e-4, atol=1e-6,
                                    err_msg=node)
-    np.testing.assert_array_equal(handed[Port("q")].cotangent[:-1], 0)  # only query 3 was used
-    assert (np.abs(handed[Port("k")].cotangent).sum(axis=1) > 0).all()  # every key was compared
-    assert handed[Port("a")].formula == "grad_A = grad @ Vᵀ"      # in the lesson's names
-    assert handed[Port("scaled")].formula == "grad_S = A · (grad - Σ grad·A)"
-    assert handed[Port("k")].formula == "grad_K = gradᵀ @ Q"
+    np.testing.assert_array_equal(handed[Port("Q")].cotangent[:-1], 0)  # only query 3 was used
+    assert (np.abs(handed[Port("K")].cotangent).sum(axis=1) > 0).all()  # every key was compared
+    assert handed[Port("A")].formula == "grad_A = grad @ Vᵀ"      # in the lesson's names
+    assert handed[Port("S")].formula == "grad_S = A · (grad - Σ grad·A)"
+    assert handed[Port("K")].formula == "grad_K = gradᵀ @ Q"
     fan_in = next(x for x in s.steps if x.kind == "fan_in")
-    assert fan_in.port == Port("x")
+    assert fan_in.port == Port("tokens_x")
     labels = [label for label, _ in fan_in.terms]
     assert [label.split(" ")[0] for label in labels] == ["V", "K", "Q"]
     for (_, term), key in zip(fan_in.terms, ("via_v", "via_k", "via_q")):
@@ -284,7 +284,7 @@ def _softmax_checks(name):
                                          else None]),
                 ("nets_4_softmax_then_log", [4])]
     tiny = np.finfo(np.float32).smallest_subnormal
-    fused = float(ev.values[Port("fused")][0])
+    fused = float(ev.values[Port("fused_cross_entropy")][0])
     assert np.exp(-120.0) < float(tiny) / 2                  # rounds to 0 in float32
     return [("logits = [0, 120, 119] and labels = [1, 0, 0]", [*z[0], *y[0]]),
             ("120 below the largest logit", [z.max() - z[0, 0]]),
@@ -309,8 +309,8 @@ def _cnn_checks():
     assert x[1:7, 3].min() == 1 and x[1:7, 4].max() == 0.5          # the vertical stroke
     # the steps the player counts (from 1): conv2d's filter rule, then the filters' gradient
     steps = [(s.kind, s.port) for s in story_of(doc).steps]
-    rule = steps.index(("contribution", Port("w"))) + 1
-    gradient = steps.index(("accumulate", Port("w"))) + 1
+    rule = steps.index(("contribution", Port("filters_w"))) + 1
+    gradient = steps.index(("accumulate", Port("filters_w"))) + 1
     assert gradient == rule + 1
     return [("An 8x8 image", [8, 8]), ("label class 0", [0]),
             ("four\n3x3 filters w (VALID: 6x6x4)".replace("\n", " "), [3, 3, 6, 6, 4]),
@@ -390,8 +390,8 @@ def _embedding_checks():
     doc = load("nets_8_embedding")
     ids = doc.nodes["ids"].value
     g = doc.output_gradients[Port("lookup")]
-    grad = graph.evaluate(doc).gradients[Port("table")]
-    table = doc.nodes["table"].value
+    grad = graph.evaluate(doc).gradients[Port("embedding_table")]
+    table = doc.nodes["embedding_table"].value
     untouched = [k for k in range(len(table)) if k not in ids]
     return [("An embedding table of 6 rows", [len(table)]), ("a 6-word vocabulary", [len(table)]),
             ("3 features each", [table.shape[1]]), (f"ids = {ids.tolist()}", ids),
@@ -495,22 +495,22 @@ def test_embedding_gradients_land_on_the_looked_up_rows_summed_on_a_repeat():
     ids = doc.nodes["ids"].value
     assert ids.dtype.kind == "i" and len(set(ids.tolist())) < len(ids)     # a repeat
     g = doc.output_gradients[Port("lookup")].astype(np.float64)
-    table = f64(doc, "table")
-    np.testing.assert_array_equal(ev.values[Port("lookup")], doc.nodes["table"].value[ids])
+    table = f64(doc, "embedding_table")
+    np.testing.assert_array_equal(ev.values[Port("lookup")], doc.nodes["embedding_table"].value[ids])
     expected = np.zeros_like(table)
     np.add.at(expected, ids, g)
-    np.testing.assert_array_equal(ev.gradients[Port("table")], expected)
+    np.testing.assert_array_equal(ev.gradients[Port("embedding_table")], expected)
     # central differences of <g, table[ids]>, a linear function of the table
     fd = central(lambda t: float(np.sum(g * t[ids])), table, h=1e-3)
-    np.testing.assert_allclose(ev.gradients[Port("table")], fd, atol=1e-9)
+    np.testing.assert_allclose(ev.gradients[Port("embedding_table")], fd, atol=1e-9)
     s = story_of(doc)
     assert [(x.kind, x.node) for x in s.steps] == [
         ("seed", "lookup"), ("visit", "lookup"), ("contribution", "lookup"),
-        ("accumulate", "table")]
+        ("accumulate", "embedding_table")]
     assert s.steps[0].given
     assert s.steps[2].formula == "grad_params = scatter-add of grad at the indices"
     np.testing.assert_array_equal(s.steps[2].cotangent, expected)
-    p = s.provenance(Port("table"), 2 * 3 + 2)       # table[2, 2] = g[0, 2] + g[2, 2]
+    p = s.provenance(Port("embedding_table"), 2 * 3 + 2)       # table[2, 2] = g[0, 2] + g[2, 2]
     assert float(p.value) == g[0, 2] + g[2, 2] == 5
     # the teacher's guide sends students here for the sum: both looked-up rows' terms show
     assert len(p.terms) == 2 and g[0, 2] and g[2, 2]

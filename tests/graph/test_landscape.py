@@ -114,7 +114,7 @@ SAMPLES = __import__("pathlib").Path(__file__).resolve().parents[2] / "samples"
 
 
 @pytest.mark.parametrize("sample, x, y", [
-    ("train_4_inverse", Coordinate(Port("x"), (0, 0)), Coordinate(Port("x"), (0, 2))),
+    ("train_4_inverse", Coordinate(Port("input_x"), (0, 0)), Coordinate(Port("input_x"), (0, 2))),
     ("train_3_newton", Coordinate(Port("layer1", 1), (0, 0)), Coordinate(Port("layer1", 1), (3, 5))),
     ("train_3_newton", Coordinate(Port("layer1", 1), (1, 1)), Coordinate(Port("layer1", 2), (4,))),
 ])

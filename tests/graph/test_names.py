@@ -49,6 +49,10 @@ def test_names_are_unique_valid_identifiers():
     assert identifier("W1") == "W1"
     shown = port_names(doc, [Port("a1"), Port("a2")])
     assert shown == {Port("a1"): "x", Port("a2"): "x_1"}
+    doc = Document()      # a node labelled W_1 keeps W_1: the second W counts on past it
+    for nid, label in [("a1", "W"), ("a2", "W"), ("a3", "W_1"), ("a4", "θ"), ("a5", "∂L/∂W")]:
+        doc.add(Node(nid, CONSTANT, label=label, value=np.float32(1)))
+    assert list(identifiers(doc).values()) == ["W", "W_2", "W_1", "theta", "dL_dW"]
 
 
 def test_fresh_ids_are_named_like_tensorflow():
@@ -87,9 +91,15 @@ def test_unique_names_of_many_alike_labels_probe_linearly(monkeypatch):
     _Counting.probes = 0
     got = list(names.unique_names(doc).values())
     assert _Counting.probes <= 4 * n
-    # the same names as probing from 1 each time: the smallest free suffix in document order
+    # the same names as probing from 1 each time: each name wanted as it is kept by the
+    # first node that wants it, then the smallest free suffix in document order
     used, expected = set(), []
     for node in doc.nodes.values():
-        expected.append(real(node.label, used))
-        used.add(expected[-1])
+        expected.append(node.label if node.label not in used else None)
+        used.add(node.label)
+    for k, node in enumerate(doc.nodes.values()):
+        if expected[k] is None:
+            expected[k] = real(node.label, used)
+            used.add(expected[k])
     assert got == expected and len(set(got)) == n
+    assert got[:4] == ["x_2", "x", "x_1", "x_3"]      # x_2 is n0's: it wants x_2 as it is

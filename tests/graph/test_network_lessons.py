@@ -27,11 +27,11 @@ def conv_valid(x, w):
 
 def conv_parts():
     doc, ev = evaluated("nets_1_conv_transpose")
-    x = doc.nodes["x"].value[0, :, :, 0].astype(np.float64)
-    w = doc.nodes["w"].value[:, :, 0, 0].astype(np.float64)
+    x = doc.nodes["input_image"].value[0, :, :, 0].astype(np.float64)
+    w = doc.nodes["filter_w"].value[:, :, 0, 0].astype(np.float64)
     g = doc.output_gradients[Port("y")][0, :, :, 0].astype(np.float64)
-    dx = ev.gradients[Port("x")][0, :, :, 0]
-    dw = ev.gradients[Port("w")][:, :, 0, 0]
+    dx = ev.gradients[Port("input_image")][0, :, :, 0]
+    dw = ev.gradients[Port("filter_w")][:, :, 0, 0]
     return doc, ev, x, w, g, dx, dw
 
 
@@ -219,7 +219,7 @@ def test_a_wrong_custom_gradient_fails_the_check_and_factor_1_passes():
     fd = numpy_central(doc, 1, 1e-4)
     np.testing.assert_allclose(wrong, 2 * x * (1 - np.tanh(w * x) ** 2), rtol=1e-14)
     assert abs(wrong[1] - fd) / abs(wrong[1]) == pytest.approx(0.5, abs=1e-6)
-    doc.nodes["my_rule"].attrs["factor"] = 1.0
+    doc.nodes["hand_written_rule"].attrs["factor"] = 1.0
     fixed = graph.evaluate(doc).gradients[Port("w")]
     np.testing.assert_allclose(fixed, check_numbers("nets_3_gradient_check")[1], rtol=1e-15)
     assert abs(fixed[1] - fd) / abs(fd) < 1e-6
@@ -253,7 +253,7 @@ def _check_lesson(name):
     fd = numpy_central(doc, 1, 1e-4)
     relative = float(f"{abs(g[1] - fd) / max(abs(g[1]), abs(fd)):.2g}")
     return [("nets_3_gradient_check", [3]),
-            ("multiplies the cotangent by 2", [doc.nodes["my_rule"].attrs["factor"]]),
+            ("multiplies the cotangent by 2", [doc.nodes["hand_written_rule"].attrs["factor"]]),
             ("w[1]", None), (f"= {g[1]:.8f}", [round(g[1], 8)]), ("(h = 0.0001)", [1e-4]),
             (f"still say {fd:.8f}", [round(fd, 8)]), (f"is {relative:.2g}", [relative]),
             ("below 1e-6", [1e-6]), ("view (Ctrl+Alt+6)", [6]), ("Set the rule's factor to 1", [1])]

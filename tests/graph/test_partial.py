@@ -140,6 +140,6 @@ def test_a_gradient_node_whose_target_ignores_its_source_is_a_gradient_problem_o
     loaded = graph.loads(json.dumps(doc))
     assert graph.validate(loaded) == []
     ev = graph.evaluate(loaded)
-    assert [(p.node, p.where, p.warning) for p in ev.errors] == [("g1", "gradient", False)]
+    assert [(p.node, p.where, p.warning) for p in ev.errors] == [("t1_gradient_out_x", "gradient", False)]
     assert ev.errors[0].message.startswith("the gradient is None")
     assert str(ev.errors[0]).startswith("node 't1.gradient(out, x)': ")   # its label, as the canvas writes

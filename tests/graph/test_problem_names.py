@@ -13,6 +13,8 @@ from gradviz.graph.errors import named
 from gradviz.graph.evaluate import evaluate, jacobian
 from gradviz.graph.training import Trainer, make_optimizer
 
+from hidden_ids import file_with_memory_ids
+
 IDS = ("'x'", "'w'", "'matmul_1'", "'s'", "'c'")
 
 
@@ -58,7 +60,7 @@ def test_a_renamed_node_is_named_anew():
 
 
 def test_a_bad_file_names_the_node_by_its_label():
-    obj = json.loads(graph.dumps(_doc()))
+    obj = file_with_memory_ids(_doc())   # ids unlike the labels: a file written by hand
     node = next(n for n in obj["nodes"] if n["id"] == "w")
     node["value"]["data"] = node["value"]["data"][:5]
     with pytest.raises(DocumentError) as info:

@@ -93,7 +93,7 @@ def test_seed_001_clip_two_tapes_higher_order():
     g0, g1 = grads("001_two_tapes")[2]
     assert float(g0) == 1.0 and float(g1) == 0.25
     doc, ev, (d2,) = grads("001_higher_order")
-    assert float(ev.values[Port("dy_dx")]) == 3.0 and float(d2) == 6.0
+    assert float(ev.values[Port("t1_gradient_y_x")]) == 3.0 and float(d2) == 6.0
     assert [float(v) for v in graph.higher_order(doc)] == [3.0, 6.0]
 
 
@@ -216,7 +216,7 @@ def _lesson_checks(name):
                                       ("dz/dx = 4", [gs[0]])],
                 "001_reset": [("dz/dx = 4", [gs[0]])]}[name]
     if name == "001_clip_gradient":
-        clip = doc.nodes["output"].attrs["clip_norm"]
+        clip = doc.nodes["clip_gradients"].attrs["clip_norm"]
         story_ = __import__("gradviz.story", fromlist=["build"]).build(doc)
         seed, _, to_vv = story_.steps[:3]
         v = float(doc.nodes["v"].value)
@@ -229,7 +229,7 @@ def _lesson_checks(name):
                 ("cos(0) = 1.0", [doc.nodes["x0"].value, gs[0]]),
                 ("sigmoid'(0) = 0.25", [doc.nodes["x1"].value, gs[1]])]
     if name == "001_higher_order":
-        d1 = ev.values[Port("dy_dx")]
+        d1 = ev.values[Port("t1_gradient_y_x")]
         return [("dy/dx = 3x² = 3", [3, d1]), ("6x = 6", [6, gs[0]])]
     if name == "001_input_gradient_regularization":
         return [("t1.gradient(out, x)", None), ("g1_mag", None),

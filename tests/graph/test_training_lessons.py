@@ -118,13 +118,13 @@ def lesson_checks(name):
                 ("the 40 × 40 Hessian", list(study.hessian.shape)),
                 ("a 40 × 40 linear solve", list(study.hessian.shape))]
     if name == "train_4_inverse":
-        target = doc.nodes["target"].value.ravel()
+        target = doc.nodes["wanted_output"].value.ravel()
         kernel = doc.nodes["net"].weights["kernel"].astype(np.float64)
         bias = doc.nodes["net"].weights["bias"].astype(np.float64)
         loss0 = float(np.sum((np.tanh(bias) - target) ** 2))
         trainer = Trainer(doc, make_optimizer("adam", learning_rate=0.05))
         trainer.run(STEPS_INVERSE)
-        y = np.tanh(trainer.values()[Port("x")].astype(np.float64) @ kernel + bias).ravel()
+        y = np.tanh(trainer.values()[Port("input_x")].astype(np.float64) @ kernel + bias).ravel()
         assert trainer.losses[-1] < 1e-8
         return [("Seed 002", None), ("(0.5, −0.3)", np.abs(target)),
                 ("Adam (η = 0.05) from x = 0", [0.05, 0]),
@@ -181,7 +181,7 @@ def test_newtons_first_step_is_the_hessian_studys():
 def test_the_inverse_problem_trains_only_the_input():
     doc = load("train_4_inverse")
     trainer = Trainer(doc, make_optimizer("adam", learning_rate=0.05))
-    assert trainer.parameters == [Port("x")]
+    assert trainer.parameters == [Port("input_x")]
     trainer.run(STEPS_INVERSE)
     trained = trainer.document()
     for name in ("kernel", "bias"):
@@ -225,4 +225,4 @@ def test_the_inverse_problem_opens_with_adam():
     doc = load("train_4_inverse")
     assert doc.training == {"optimizer": "adam", "learning_rate": 0.05, "steps": STEPS_INVERSE}
     trainer = preset_run(doc)
-    assert trainer.parameters == [Port("x")] and trainer.losses[-1] < 1e-8
+    assert trainer.parameters == [Port("input_x")] and trainer.losses[-1] < 1e-8

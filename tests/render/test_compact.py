@@ -69,7 +69,7 @@ def test_a_compact_feature_map_or_filter_thumbnail_is_its_tiles_side_by_side(qap
     doc = load(samples_dir() / "nets_5_tiny_cnn.json")
     renderer = Renderer(doc, evaluation=evaluate(doc))
     theme = renderer.theme
-    for nid, shape, tiles_wh in (("conv", (6, 4 * 7 - 1), (6, 6)), ("w", (3, 4 * 4 - 1), (3, 3))):
+    for nid, shape, tiles_wh in (("conv", (6, 4 * 7 - 1), (6, 6)), ("filters_w", (3, 4 * 4 - 1), (3, 3))):
         section = renderer.cards[nid].sections[0]
         assert section.preview.kind == "tiles", nid
         image = compact.thumbnail(section.array, theme, section.preview)

@@ -341,7 +341,7 @@ def test_every_contribution_between_two_nodes_draws_its_arrow_from_the_sender():
     r = renderer("001_input_gradient_regularization")
     fan = next(s for s in r.story.of_kind("fan_in") if s.port == Port("layer", 0))
     (link,) = r._step_edges(fan)
-    assert link.dst == Port("g1", 0)            # into the input that depends on layer: out
+    assert link.dst == Port("t1_gradient_out_x", 0)            # into the input that depends on layer: out
     assert [text for text, _ in r.pill_rects(fan)] == ["from t1.gradient(out, x)"]
 
 
@@ -350,7 +350,7 @@ def test_a_label_moves_off_a_formula_card_docked_over_it():
     CNN's conv → filters w in presentation at 1280x800); the label of the cotangent's arrow
     was placed for the card's first place and stayed under the docked card."""
     r = renderer("nets_5_tiny_cnn")
-    step = next(s for s in r.story.steps if s.kind == "contribution" and s.port == Port("w"))
+    step = next(s for s in r.story.steps if s.kind == "contribution" and s.port == Port("filters_w"))
     (_, pill), = r.pill_rects(step)
     r.dock_formula(step, pill.adjusted(-40, -40, 300, 200))           # docked over the label
     (_, moved), = r.pill_rects(step)

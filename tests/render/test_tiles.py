@@ -120,9 +120,9 @@ def test_a_cell_shows_its_number_only_when_zoomed_in_enough_to_read_it():
 def test_cards_of_the_conv_lesson_draw_an_image_and_a_filter_as_tiles():
     doc = graph.load(SAMPLES / "nets_1_conv_transpose.json")
     r = Renderer(doc, graph.evaluate(doc))
-    value_x, grad_x = r.cards["x"].sections
-    value_w, grad_w = r.cards["w"].sections
-    assert r.cards["x"].info == "1×5×5×1 · float32" and r.cards["w"].info == "3×3×1×1 · float32"
+    value_x, grad_x = r.cards["input_image"].sections
+    value_w, grad_w = r.cards["filter_w"].sections
+    assert r.cards["input_image"].info == "1×5×5×1 · float32" and r.cards["filter_w"].info == "3×3×1×1 · float32"
     assert (value_x.preview.layout, grad_x.preview.layout) == ("nhwc", "nhwc")
     assert (value_w.preview.layout, grad_w.preview.layout) == ("hwio", "hwio")
     assert r.cards["y"].sections[0].preview.layout == "nhwc"
@@ -130,7 +130,7 @@ def test_cards_of_the_conv_lesson_draw_an_image_and_a_filter_as_tiles():
     flat = np.ravel_multi_index((0, 2, 3, 0), (1, 5, 5, 1))
     from gradviz.render.cards import LINE_H, PAD
     cell = grad_x.preview.cell_rect(PAD, grad_x.y + LINE_H, flat)
-    section, hit = entry_under(r.cards["x"], cell.center())
+    section, hit = entry_under(r.cards["input_image"], cell.center())
     assert section is grad_x and hit == flat
     assert np.asarray(grad_x.array).flat[hit] == -4.0        # the lesson's row 2: [1, 4, -2, -4, 1]
 
@@ -161,7 +161,7 @@ def test_the_tiny_cnns_filter_gradient_is_a_3x3_tile_per_output_filter():
     from samples_util import renderer
     theme = get_theme("light")
     r = renderer("nets_5_tiny_cnn")
-    gradient = r.story.evaluation.gradients[Port("w")]
+    gradient = r.story.evaluation.gradients[Port("filters_w")]
     assert gradient.shape == (3, 3, 1, 4)
 
     def is_four_3x3_tiles(shown):
@@ -173,12 +173,12 @@ def test_the_tiny_cnns_filter_gradient_is_a_3x3_tile_per_output_filter():
             cell = shown.cell_rect(0, 0, flat)
             assert (cell.left(), cell.top()) == (shown.col_x[o] + b * shown.cell, shown.row_y[0] + a * shown.cell)
 
-    value, grad = r.cards["w"].sections
+    value, grad = r.cards["filters_w"].sections
     for section in (value, grad):
         is_four_3x3_tiles(section.preview)
     np.testing.assert_array_equal(grad.preview.array, gradient)
 
-    rule = next(s for s in r.story.steps if s.kind == "contribution" and s.port == Port("w"))
+    rule = next(s for s in r.story.steps if s.kind == "contribution" and s.port == Port("filters_w"))
     placed = {part[2]: (part, shown) for part, shown, *_ in r.formula_layout(rule).placed
               if part[0] in ("picture", "array")}
     image, upstream, result = placed["input (image x)"][1], placed["upstream"][1], placed["contribution"][1]
@@ -188,7 +188,7 @@ def test_the_tiny_cnns_filter_gradient_is_a_3x3_tile_per_output_filter():
     is_four_3x3_tiles(result)
     np.testing.assert_allclose(result.array, gradient, rtol=1e-5, atol=1e-6)
     total = r.story.steps[rule.index + 1]
-    assert (total.kind, total.port) == ("accumulate", Port("w"))
+    assert (total.kind, total.port) == ("accumulate", Port("filters_w"))
     is_four_3x3_tiles(next(shown for part, shown, *_ in r.formula_layout(total).placed if part[0] == "array"))
 
     # filter 2's middle column is red (positive), filter 1's blue (negative), as the lesson says
@@ -220,10 +220,10 @@ def test_a_cards_tiles_write_their_numbers_as_soon_as_they_read_at_9_px():
     from gradviz.render import legible, text
     theme = get_theme("light")
     r = renderer("nets_5_tiny_cnn")
-    gradient = r.cards["w"].sections[1].preview
+    gradient = r.cards["filters_w"].sections[1].preview
     assert glyphs_in(gradient, 1.25, theme, int(np.argmax(np.abs(gradient.array)))) > 2   # at 125 %
     numbers_from = {}
-    for nid in ("x", "w", "conv", "relu", "pool"):
+    for nid in ("image_x", "filters_w", "conv", "relu", "pool"):
         for section in r.cards[nid].sections:
             shown = section.preview
             assert shown.kind == "tiles" and shown.width <= tiles.CARD_ROOM[0] \
@@ -239,7 +239,7 @@ def test_a_cards_tiles_write_their_numbers_as_soon_as_they_read_at_9_px():
             assert glyphs_in(shown, zoom * 0.97, theme, flat) == 1           # not yet written
             assert glyphs_in(shown, zoom, theme, flat) > 2                   # written from there on
             numbers_from[nid] = zoom
-    assert max(numbers_from[nid] for nid in ("w", "pool", "x")) < 1.3   # 3x3 filters and maps, 8x8
+    assert max(numbers_from[nid] for nid in ("filters_w", "pool", "image_x")) < 1.3   # 3x3 filters and maps, 8x8
     assert numbers_from["conv"] < 2.8                                    # four 6x6 maps
     one_map = tiles.picture(np.linspace(-1, 1, 36).reshape(1, 6, 6, 1), spec="%.3f", room=tiles.CARD_ROOM)
     assert one_map.numbers_from <= 1.0 and glyphs_in(one_map, 1.0, theme, 0) > 2
@@ -252,7 +252,7 @@ def test_a_rule_cards_tiles_take_the_zoom_they_are_seen_at():
     from samples_util import renderer
     theme = get_theme("light")
     r = renderer("nets_5_tiny_cnn")
-    rule = next(s for s in r.story.steps if s.kind == "contribution" and s.port == Port("w"))
+    rule = next(s for s in r.story.steps if s.kind == "contribution" and s.port == Port("filters_w"))
     layout = r.formula_layout(rule)
     shown = {part[2]: picture for part, picture, *_ in layout.placed if part[0] == "array"}["upstream"]
     assert shown.cell <= tiles.CELL_MAX and not shown.grown and shown.numbers_from > 2

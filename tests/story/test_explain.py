@@ -75,7 +75,7 @@ def test_higher_order_steps_say_which_op_inside_the_gradient_node():
     assert "Visit the multiply for ∂y/∂x via y inside t1.gradient(y, x)" in visits
     assert "'s multiply" not in text
     fans = s.of_kind("fan_in")
-    assert [f.node for f in fans] == ["dy_dx", "x"]
+    assert [f.node for f in fans] == ["t1_gradient_y_x", "x"]
     assert fans[0].title == "Fan-in at the multiply for ∂y/∂xx inside t1.gradient(y, x)"
     # its rule is the add's that ends the node's inner pass, not a 'gradient' rule
     first = s.of_kind("contribution")[0]

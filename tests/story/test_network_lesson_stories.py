@@ -24,12 +24,12 @@ def test_the_conv_lesson_tells_both_rules_with_the_documents_numbers():
     assert seed.given
     np.testing.assert_array_equal(seed.cotangent, g)
     assert visit.node == "y" and visit.op_type == "Conv2D"
-    assert to_x.port == Port("x") and to_x.formula.startswith("grad_input = transposed convolution")
-    assert to_w.port == Port("w") and to_w.formula.startswith("grad_filters = correlation of input")
+    assert to_x.port == Port("input_image") and to_x.formula.startswith("grad_input = transposed convolution")
+    assert to_w.port == Port("filter_w") and to_w.formula.startswith("grad_filters = correlation of input")
     assert "Local rule of nn.conv2d for its input: grad_input" in to_x.caption   # not "input input"
     assert "Local rule of nn.conv2d for its input filter w (filters in the rule): grad_filters" \
         in to_w.caption
-    w = doc.nodes["w"].value[:, :, 0, 0]
+    w = doc.nodes["filter_w"].value[:, :, 0, 0]
     full = np.zeros((5, 5), np.float32)          # one filter copy per upstream entry
     for i, j in np.ndindex(3, 3):
         full[i:i + 3, j:j + 3] += g[0, i, j, 0] * w
@@ -38,7 +38,7 @@ def test_the_conv_lesson_tells_both_rules_with_the_documents_numbers():
     np.testing.assert_array_equal(grad_x.cotangent, to_x.cotangent)
     np.testing.assert_array_equal(grad_w.cotangent, to_w.cotangent)
     # provenance of w[0, 0]: the upstream entries times the image entries under them
-    p = s.provenance(Port("w"), 0)
+    p = s.provenance(Port("filter_w"), 0)
     assert float(p.value) == 2.0
     assert [(t.upstream, t.local) for t in p.terms] == [(1, 1), (2, 1), (-1, 1)]
     assert p.text().startswith("grad filter w[0,0,0,0] = 1·input image[0,0,0,0] + 2·input image[0,1,1,0] + "
@@ -71,7 +71,7 @@ def test_the_wrong_gradient_story_shows_the_rule_doubling_the_cotangent():
     s = told("nets_3_wrong_gradient")
     assert [(x.kind, x.node) for x in s.steps] == [
         ("seed", "loss"), ("visit", "loss"), ("contribution", "loss"), ("visit", "t"),
-        ("contribution", "t"), ("visit", "my_rule"), ("contribution", "my_rule"),
+        ("contribution", "t"), ("visit", "hand_written_rule"), ("contribution", "hand_written_rule"),
         ("visit", "wx"), ("contribution", "wx"), ("accumulate", "w")]
     w, x = s.document.nodes["w"].value, s.document.nodes["x"].value
     into_rule, out_of_rule = s.steps[5].cotangent, s.steps[6].cotangent

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from ...graph import fileformat
 from ...graph.document import CONSTANT, VARIABLE, Document, Port
+from ...graph.names import file_ids
 from ...render.cards import BADGE_H
 from ...render import legible
 from ...render.layout import layout as layout_positions
@@ -176,7 +177,11 @@ class CanvasEditing:
                 node.position = self.positions[nid]
             sub.add(node)
         sub.edges = [e for e in doc.edges if e.src.node in sub.nodes and e.dst.node in sub.nodes]
-        return fileformat.dumps(sub)
+        text = fileformat.dumps(sub)
+        # The text names the nodes as a file does (W1, not the editor's w_1): which card each
+        # came from, so that a paste of this text makes room for cards of their size.
+        self._copied = text, {written: nid for nid, written in file_ids(sub).items()}
+        return text
 
     def copy(self):
         ids = self._selected_ids()
@@ -214,9 +219,10 @@ class CanvasEditing:
         self._paste_count += 1
         centre = self.view_centre() - GRAB
         group = QRectF()
+        copied_from = self._copied[1] if self._copied[0] == text else {}
         for nid, node in sub.nodes.items():
             x, y = node.position if node.position is not None else centre.toTuple()
-            item = self.node_items.get(nid)
+            item = self.node_items.get(copied_from.get(nid))
             bounds = item.boundingRect() if item is not None and item.card else NEW_BOUNDS
             group = group.united(bounds.translated(x, y))
         wanted = group.translated(PASTE_OFFSET * self._paste_count)

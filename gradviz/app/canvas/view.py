@@ -77,6 +77,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         self._banding = False              # a rubber band is being dragged
         self._band_changed = False
         self._paste_count = 0
+        self._copied = ("", {})           # selection_text: (the text, {its node id: the card's})
         self._move_start = {}
         self._space_panned = False
         self.step_overlay = None

@@ -19,7 +19,7 @@ from gradviz.app.canvas.view import PALETTE_MIME, CanvasView, EdgeItem
 from gradviz.app.controller import DocumentController
 from gradviz.app.canvas.palette import palette_entries
 from gradviz.graph import catalog, fileformat
-from gradviz.graph.document import Port
+from gradviz.graph.document import CONSTANT, VARIABLE, Document, Node, Port
 
 T = np.array([[0.8363, 0.4719, 0.9783], [0.3379, 0.6548, 0.3835], [0.7846, 0.9173, 0.2393],
               [0.5418, 0.3875, 0.4276], [0.0948, 0.2637, 0.8039]], np.float32)
@@ -574,3 +574,26 @@ def test_port_names_follow_the_names_of_the_nodes(editor):
     controller.set_field("y", "label", "product")
     canvas.sync()
     assert names() == ["a", "b"]
+
+
+def test_pasted_copies_of_a_renamed_node_make_room_for_its_card(qtbot, editor):
+    """The copied text names a node as a file does (W1 for the editor's w labelled W1); a
+    paste makes room for the card it copied, not for the card of another node whose id is
+    W1 (a scalar's, far smaller), so no copy hides a card."""
+    controller, canvas, _, _ = editor
+    doc = Document()
+    doc.add(Node("W1", CONSTANT, value=np.float32(1), position=(0.0, 0.0)))
+    doc.add(Node("w", VARIABLE, label="W1", value=np.arange(48, dtype=np.float32).reshape(6, 8),
+                 position=(0.0, 300.0)))
+    controller.set_document(doc)
+    canvas.fit()
+    assert not _cards_overlap(canvas)
+    controller.set_selection(["w"])
+    canvas.copy()
+    assert '"id": "W1"' in QApplication.clipboard().text()
+    wanted, free_spot = [], canvas.free_spot
+    canvas.free_spot = lambda rect: (wanted.append(rect), free_spot(rect))[1]
+    pasted = [canvas.paste() for _ in range(3)]
+    assert all(len(p) == 1 for p in pasted) and not _cards_overlap(canvas)
+    card = canvas.node_items["w"].boundingRect()
+    assert [r.size() for r in wanted] == [card.size()] * 3

@@ -224,7 +224,7 @@ def test_fit_folds_the_tiny_cnn_to_use_the_canvas_and_every_compact_card_shows_n
     used = max(r.bottom() for r in rects) - min(r.top() for r in rects)
     assert used >= 0.6 * seen.height(), (used, seen.height())
     rows = {round(c.renderer.rect(nid).top() > c.renderer.rect("pool").top() - 1)
-            for nid in ("x", "pool")}
+            for nid in ("image_x", "pool")}
     assert rows == {0, 1}                              # the chain wrapped into a second row
     assert all(n.position is None for n in w.controller.doc.nodes.values())
     assert w.controller.undo_stack.count() == 0

@@ -77,7 +77,7 @@ def test_the_formula_cards_tiles_write_their_numbers_when_zoomed_in(open_window,
     from gradviz.render.painter import Renderer, formula_pictures
     w = open_window(SAMPLES_DIR / "nets_5_tiny_cnn.json", shown=False)
     p = w.player
-    p.set_index(next(s.index for s in p.steps if s.kind == "contribution" and s.port == Port("w")))
+    p.set_index(next(s.index for s in p.steps if s.kind == "contribution" and s.port == Port("filters_w")))
     p.finish_animation()
     overlay = w.canvas.step_overlay
     label, array, box, shown = next(a for a in formula_pictures(w.canvas.renderer, p.step) if a[0] == "contribution")
@@ -122,7 +122,7 @@ def test_hovering_an_entry_of_the_formula_cards_pictures_names_it_and_its_number
     from gradviz.story.formatting import number
     w = open_window(SAMPLES_DIR / "nets_5_tiny_cnn.json", shown=False)
     p = w.player
-    p.set_index(next(s.index for s in p.steps if s.kind == "contribution" and s.port == Port("w")))
+    p.set_index(next(s.index for s in p.steps if s.kind == "contribution" and s.port == Port("filters_w")))
     p.finish_animation()
     overlay, r = w.canvas.step_overlay, w.canvas.renderer
     card = r._formula_rect(p.step)

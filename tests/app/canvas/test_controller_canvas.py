@@ -8,6 +8,7 @@ from PySide6.QtGui import QRegion
 from gradviz.app.canvas import items as canvas_items
 from gradviz.graph import evaluate, fileformat
 from gradviz.graph.document import CONSTANT, Document, Node, Port
+from gradviz.graph.names import file_ids
 from gradviz.render import legible
 
 from test_controller import W, X, clip_document, closed_form, op
@@ -26,13 +27,18 @@ def window(open_window, qtbot):
 
 
 def engine_result(doc):
-    """Values and gradients of an independent copy of `doc` (through the file format).
+    """Values and gradients of an independent copy of `doc` (through the file format),
+    keyed by `doc`'s ids: the file names each node by its label (names.file_ids), so the
+    copy's ids are those names.
 
     The graph layer evaluates what can run: a stray node (the freshly added tanh before
     it is connected) stops only itself, so the target's gradients stay on the canvas."""
-    doc = fileformat.loads(fileformat.dumps(doc), strict=False)
-    ev = evaluate(doc)
-    return ev.values, ev.gradients
+    memory_id = {written: nid for nid, written in file_ids(doc).items()}
+    ev = evaluate(fileformat.loads(fileformat.dumps(doc), strict=False))
+
+    def by_memory_id(tensors):
+        return {Port(memory_id[p.node], p.index): v for p, v in tensors.items()}
+    return by_memory_id(ev.values), by_memory_id(ev.gradients)
 
 
 def assert_canvas_shows_the_engine(w):

@@ -20,7 +20,7 @@ def hover(item, point):
 def test_hovering_a_tile_cell_names_the_entry_and_its_number(open_window):
     w = open_window(SAMPLE, shown=False)
     view = w.canvas
-    item = view.node_items["x"]
+    item = view.node_items["input_image"]
     value, grad = item.card.sections
     assert grad.preview.kind == "tiles"
     flat = int(np.ravel_multi_index((0, 2, 3, 0), (1, 5, 5, 1)))
@@ -30,7 +30,7 @@ def test_hovering_a_tile_cell_names_the_entry_and_its_number(open_window):
     assert hover(item, cell.center()) == f"input image[0,2,3,0] = {value.array[0, 2, 3, 0]:g}"
     card_tip = hover(item, cell.center() + (cell.topLeft() - cell.bottomRight()) * 40)   # off the pictures
     assert card_tip.startswith("<b>input image</b>")
-    filt = view.node_items["w"]
+    filt = view.node_items["filter_w"]
     tap = filt.card.sections[1]                      # ∂y/∂w, in x out tiles of 3x3
     flat = int(np.ravel_multi_index((0, 1, 0, 0), (3, 3, 1, 1)))
     cell = tap.preview.cell_rect(PAD, tap.y + LINE_H, flat)

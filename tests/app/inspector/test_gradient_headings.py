@@ -34,7 +34,7 @@ def _two_targets():
 
 CASES = [
     # (document, source node, what is differentiated, words the note must say)
-    (lambda: fileformat.load(SAMPLES / "nets_1_conv_transpose.json"), "x", "❬v, y❭",
+    (lambda: fileformat.load(SAMPLES / "nets_1_conv_transpose.json"), "input_image", "❬v, y❭",
      "❬v, y❭ = Σ v·y, where v is the output_gradients given for y"),
     (_seeded_004, "tf_t", "❬v, y_tf❭", "❬v, y_tf❭ = Σ v·y_tf"),
     (lambda: fileformat.load(SAMPLES / "004_matmul_sum.json"), "tf_t", "Σy_tf",

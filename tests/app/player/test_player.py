@@ -154,7 +154,7 @@ def test_an_edit_with_a_conv_step_shown_records_its_formula_card_once(open_windo
     from gradviz.render.painter import Renderer
     w = open_window(SAMPLES_DIR / "nets_5_tiny_cnn.json", size=(1440, 900))   # the card below its node
     p = w.player
-    rule = next(k for k, s in enumerate(p.steps) if s.kind == "contribution" and s.port == Port("w"))
+    rule = next(k for k, s in enumerate(p.steps) if s.kind == "contribution" and s.port == Port("filters_w"))
     p.set_index(rule)
     p.finish_animation()
     qtbot.wait(50)
@@ -164,12 +164,12 @@ def test_an_edit_with_a_conv_step_shown_records_its_formula_card_once(open_windo
     paint_formula = Renderer._paint_formula
     monkeypatch.setattr(Renderer, "_paint_formula", lambda self, painter, step, zoom=None: (
         cards.append(step), paint_formula(self, painter, step, zoom)))
-    filters = w.controller.doc.nodes["w"].value * np.float32(-2)
-    w.controller.set_value("w", filters)
+    filters = w.controller.doc.nodes["filters_w"].value * np.float32(-2)
+    w.controller.set_value("filters_w", filters)
     qtbot.wait(100)                        # the paint, the frame timer
     assert p.index == rule and p.step.formula.startswith("grad_filters = correlation")
     assert recorded == [p.step] and cards == [p.step]   # the card: once, at the zoom it is seen at
-    gradient = evaluate(w.controller.doc).gradients[Port("w")]
+    gradient = evaluate(w.controller.doc).gradients[Port("filters_w")]
     np.testing.assert_allclose(_overlay(w).card_arrays()["contribution"], gradient, rtol=1e-5, atol=1e-6)
     assert recorded == [p.step]            # asking for the card's arrays records nothing more
 

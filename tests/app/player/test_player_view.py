@@ -96,13 +96,13 @@ def test_a_fan_in_whose_senders_are_out_of_its_frame_starts_on_them(window):
     k = next(s.index for s in p.steps if s.kind == "fan_in" and s.port.index == 0)
     p.set_index(k)
     rest = _view(w)
-    assert not _visible(w).contains(r.rect("g1"))        # the sender is out of the frame
+    assert not _visible(w).contains(r.rect("t1_gradient_out_x"))        # the sender is out of the frame
     p.set_index(k - 1)
     p.next()
     QCoreApplication.processEvents()
     assert p.animation.state() == p.animation.State.Running
     start = _visible(w)
-    assert start.contains(r.rect("g1")), (start, r.rect("g1"))
+    assert start.contains(r.rect("t1_gradient_out_x")), (start, r.rect("t1_gradient_out_x"))
     assert step_view.text_px(c) >= step_view.READABLE_PX - 1e-6
     p.finish_animation()
     zoom, centre = _view(w)

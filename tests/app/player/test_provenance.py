@@ -181,10 +181,10 @@ def test_an_entry_of_a_long_vector_on_the_card_is_clickable(window):
 
 
 def test_provenance_headers_use_the_users_names(window, tmp_path, labelled_mlp):
-    """The dock names a tensor as its card does (W1), not by its id (w2): issue 20 §2."""
-    from gradviz.graph import save
-    save(labelled_mlp(), tmp_path / "mlp.json")
-    w = window(tmp_path / "mlp.json")
+    """The dock names a tensor as its card does (W1), not by its id (w2): issue 20 §2. The
+    graph is the editor's, in memory (a saved file would carry the labels as ids)."""
+    w = window()
+    w.controller.set_document(labelled_mlp())
     steps = w.player.steps
     k = next(s.index for s in steps if s.kind == "contribution" and s.port == Port("w2"))
     w.player.set_index(k)
@@ -261,7 +261,7 @@ def test_a_conv_input_gradient_entry_clicked_is_upstream_window_times_filter_tap
     w = window(CONV)
     w.player.set_index(2)
     step = w.player.step
-    assert step.kind == "contribution" and step.port == Port("x")
+    assert step.kind == "contribution" and step.port == Port("input_image")
     flat = int(np.ravel_multi_index((0, 2, 3, 0), (1, 5, 5, 1)))
     _click_scene(qtbot, w, _card_cell(w, "contribution", flat).center())
     panel = w.provenance
