@@ -16,7 +16,8 @@ as two things). Along the bottom the tabs stand in a row above the docks, where 
 titles read whole at 1280 px; down the side they were cut to "Gradi…", 44 px a tab.
 """
 import shiboken6
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QStyle, QStyleOptionDockWidget, QStylePainter, QTabWidget
 
 CANVAS_MIN_HEIGHT = 360
@@ -88,3 +89,33 @@ def open_bottom(window, dock, need=0):
         tabs = want - dock.height()     # a tabbed dock's group holds its tab bar too
         if tabs > 0:
             window.resizeDocks([dock], [want + tabs], Qt.Orientation.Vertical)
+
+
+def in_front(dock):
+    """True when `dock` is shown and the visible tab of its group (or not tabbed)."""
+    return dock.isVisible() and not dock.visibleRegion().isEmpty()
+
+
+def front_action(window, dock, opened=None):
+    """A ticked-when-open entry (menu, shortcut, toolbar button) for `dock` that shows it and
+    brings it in front of its tabs; it closes the dock only when the dock is in front, where
+    the user sees what the press closes. Qt's toggleViewAction closed a dock that was open
+    behind another tab (Ctrl+Alt+1 on a Jacobian behind the Gradient check made it vanish).
+    `opened(dock)` runs once the shown dock has its place (sizing it, say)."""
+    action = QAction(dock.windowTitle(), window)
+    action.setCheckable(True)
+    toggle = dock.toggleViewAction()
+    action.setChecked(toggle.isChecked())
+    toggle.toggled.connect(action.setChecked)
+
+    def pressed(_checked):
+        if in_front(dock):
+            dock.close()
+        else:
+            dock.show()
+            dock.raise_()
+            if opened is not None:
+                QTimer.singleShot(0, dock, lambda: opened(dock))
+        action.setChecked(toggle.isChecked())
+    action.triggered.connect(pressed)
+    return action

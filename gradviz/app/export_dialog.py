@@ -33,7 +33,7 @@ ANIMATION_FORMATS = (("gif", "Animated GIF (.gif)"), ("apng", "Animated PNG (.pn
 
 def _renderer(window, theme):
     result, doc = window.controller.result, window.controller.doc
-    positions = dict(getattr(window.canvas, "positions", None) or {}) or None
+    positions = window.canvas.reading_positions() or None
     return Renderer(doc, evaluation=result.evaluation, story=result.story, theme=theme,
                     positions=positions)
 

@@ -64,6 +64,17 @@ class Card:
     subtitle_text: str = ""
     lines: list = field(default_factory=list)      # info and attribute lines as painted
     mark: str = ""            # a warning line under them: a relu's dead units
+    full = None               # drawn compact: the card as measured (this one is shorter)
+
+    def compacted(self, height):
+        """This card `height` tall (its compact form's, render.compact.needed_height): a
+        shallow copy that remembers the card in `full`."""
+        full = self.full or self
+        if height == full.height:
+            return full
+        card = object.__new__(Card)
+        card.__dict__.update(full.__dict__, height=height, full=full)
+        return card
 
     def with_numbers(self, value, gradient, has_gradient, sections):
         """This card showing other numbers: a shallow copy (copy.copy took 4 us, this 1),
@@ -72,6 +83,11 @@ class Card:
         card.__dict__.update(self.__dict__, value=value, gradient=gradient, has_gradient=has_gradient,
                              sections=sections)
         return card
+
+
+def ports_height(n_inputs, n_outputs):
+    """The least height of a card with that many ports on a side: room to tell them apart."""
+    return HEADER_H + 14 + max(n_inputs, n_outputs) * 18
 
 
 def used_ports(doc):
@@ -151,6 +167,11 @@ class CardPainter:
     # numbers need less room keeps its size (`_renumbered`), so no edge takes a new route
     hold_sizes = False
     held = frozenset()     # the node ids whose card `_renumbered` kept wider than needed
+
+    def sizes(self, compact=False):
+        """{node: (width, height)} of the cards as measured in full, what a layout to read
+        them lays out; `compact`: as drawn, a compact card shorter (`Card.compacted`)."""
+        return {nid: (c.width, c.height if compact else (c.full or c).height) for nid, c in self.cards.items()}
 
     # -- what a card shows ------------------------------------------------------------
     def _value(self, nid):
@@ -260,8 +281,7 @@ class CardPainter:
             card.sections.append(Section(label, array, colour, y, port, shown, text.elide(f_label, label, inner)))
             y += LINE_H + (shown.height if shown is not None else LINE_H) + 6
         card.width = width
-        min_h = HEADER_H + 14 + max(card.n_inputs, card.n_outputs) * 18
-        card.height = math.ceil(max(y + 2, min_h, 54.0))
+        card.height = math.ceil(max(y + 2, ports_height(card.n_inputs, card.n_outputs), 54.0))
         return card
 
     def _renumbered(self, old, node):

@@ -5,6 +5,7 @@ out the view is; where the card on screen is narrower than its name, the name's 
 stands out of it. Fit to Window shows every node this way when they only fit far out."""
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -12,7 +13,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen, QTransform
 
 from . import preview, text
-from .cards import CORNER_R
+from .cards import CORNER_R, ports_height
 
 NAME_PT = SHAPE_PT = 7.0           # 9.3 pixels at 96 dpi: at least legible.READABLE_PX
 PAD = 4.0                          # pixels around the text
@@ -51,6 +52,36 @@ def overhang(card, node, zoom, dpi=96.0, scale=1.0):
             max(0.0, height - card.height * zoom) / zoom)
 
 
+def content_px(card, node, zoom, dpi=96.0, scale=1.0, pending=frozenset()):
+    """How tall (pixels) the compact card's content is at `zoom`: its name and shape, and
+    under them its thumbnails as `paint` draws them in its width (each as tall as that width
+    makes it, a single number a line; none of a gradient `pending`), with a margin; at
+    least its plate (`label_size`)."""
+    width, least = label_size(card, node, dpi, scale)
+    arrays = [(s.array, s.preview) for s in card.sections
+              if s.array is not None and not (s.colour == "gradient" and s.port in pending)]
+    if not arrays:
+        return least
+    inner = max(width, card.width * zoom) - 2 * PAD
+    slot = (inner - PAD * (len(arrays) - 1)) / len(arrays)
+    number_h = text.metrics(text.mono(SHAPE_PT * scale, bold=True)).height() * dpi / 96.0
+    band = THUMB_MIN
+    for array, shown in arrays:
+        grid = None if np.size(array) == 1 and getattr(shown, "text", None) else _grid(array, shown)
+        band = max(band, number_h if grid is None else max(2.0, slot * grid[0].shape[0] / grid[0].shape[1]))
+    return max(least, _label_block(dpi, scale) + PAD + band)
+
+
+def needed_height(card, node, zoom, dpi=96.0, scale=1.0, pending=frozenset()):
+    """The height (scene units) of `card` drawn compact at `zoom`: what its content needs
+    (`content_px`), no empty body under it (the tiny CNN's 'filters w' kept its full
+    card's height, three quarters of it blank), never taller than the card measured in
+    full (`card.full`), never shorter than its ports need."""
+    full = card.full or card
+    need = math.ceil(content_px(full, node, zoom, dpi, scale, pending) / zoom)
+    return min(full.height, max(need, math.ceil(ports_height(full.n_inputs, full.n_outputs))))
+
+
 _THUMBNAILS = {}   # (id of the array, colour map) -> (the array, its picture): the last few
 THUMBNAILS_KEPT = 512
 
@@ -87,14 +118,24 @@ def _tile_grid(tiled):
     return block, len(rows) * len(cols) * h * w
 
 
-def _thumbnail(array, theme, tiled=None):
-    try:
-        if tiled is not None:
-            grid, real = _tile_grid(tiled)
-        else:
-            grid, real = preview.heat_grid(np.asarray(array, dtype=np.float64))
-    except (TypeError, ValueError):   # not numbers (a string tensor)
+def _grid(array, shown=None):
+    """(the grid of numbers the thumbnail of `array` pictures, its count of real cells), or
+    None when they are not numbers (a string tensor). `shown`: as `thumbnail` takes it."""
+    if array is None or np.size(array) == 0:
         return None
+    try:
+        if getattr(shown, "kind", None) == "tiles":
+            return _tile_grid(shown)
+        return preview.heat_grid(np.asarray(array, dtype=np.float64))
+    except (TypeError, ValueError):
+        return None
+
+
+def _thumbnail(array, theme, tiled=None):
+    found = _grid(array, tiled)
+    if found is None:
+        return None
+    grid, real = found
     rgb, _ = preview.diverging_rgb(grid, theme.diverging)
     rows, cols = grid.shape
     rgba = np.empty((rows, cols, 4), np.uint8)

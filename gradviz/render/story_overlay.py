@@ -43,6 +43,8 @@ def pill_room(array):
     return math.ceil(text.width(pill_font(), cotangent_label(array)) + PILL_PAD + PILL_ROOM)
 SEED_LEN = 60.0
 SEED_GAP = 5.0         # between the seed arrow's tail and its label
+SEED_H = 16.0          # the seed label's box
+PILL_LEVELS = 8        # rows of spots a pill tries on each side of its arrow, nearest first
 _PILL_SPOTS = (0.5, 0.35, 0.65, 0.22, 0.78, 0.12, 0.88)
 
 
@@ -110,6 +112,11 @@ class Track:
 
 class StepPainter:
     """The story-step overlay (a part of Renderer)."""
+
+    # Scene units per unit of the labels' own size (the pills, the seed's word): 1 in an
+    # export, where they are drawn to scale with the cards; the canvas sets it from its zoom
+    # so that they keep one size on screen (Fit far out drew them 5 px tall, issue 20)
+    label_scale = 1.0
 
     # -- which edges a step animates ---------------------------------------------------
     def _contribution_edges(self, step):
@@ -226,7 +233,8 @@ class StepPainter:
         if getattr(step, "kind", "") == "cut":
             return []
         card = self._formula_rect(step)      # beside its node, or docked where the player put it
-        key = (id(step), self._obstacles_key(), None if card is None else card.getRect())
+        k = self.label_scale
+        key = (id(step), self._obstacles_key(), None if card is None else card.getRect(), k)
         cached = getattr(self, "_pill_cache", None)
         if cached is not None and cached[0] == key and cached[1] is step:
             return cached[2]
@@ -238,35 +246,34 @@ class StepPainter:
             label = self._pill_text(step, i, edge)
             if any(label == done for done, _ in placed):   # one label says it for parallel arrows
                 continue
-            w = text.width(font, label) + PILL_PAD
+            w, h = (text.width(font, label) + PILL_PAD) * k, PILL_H * k
             others = [other for j, (_, other) in enumerate(tracks) if j != i]
             spots = []
-            for level in range(4):               # further from the path only when nearer is taken
-                shift = 5 + level * (PILL_H + 4)
+            for level in range(PILL_LEVELS):         # further from the path only when nearer is taken
+                shift = (5 + level * (PILL_H + 4)) * k
                 for at in _PILL_SPOTS:
                     c, _ = track.at(track.length * at)
-                    spots += [QRectF(c.x() - w / 2, c.y() + shift, w, PILL_H),
-                              QRectF(c.x() - w / 2, c.y() - shift - PILL_H, w, PILL_H)]
+                    spots += [QRectF(c.x() - w / 2, c.y() + shift, w, h),
+                              QRectF(c.x() - w / 2, c.y() - shift - h, w, h)]
             pills = blocked[len(blocked) - len(placed):]
             free = next((r for r in spots if not any(r.intersects(b) for b in blocked)
-                         and not any(o.crosses(r.adjusted(-2, -2, 2, 2)) for o in others)), None)
+                         and not any(o.crosses(r.adjusted(-2 * k, -2 * k, 2 * k, 2 * k)) for o in others)), None)
             if free is None:                     # no room off the cards: at least off the other labels
                 free = next((r for r in spots if not any(r.intersects(b) for b in pills)), spots[0])
             placed.append((label, free))
-            blocked.append(free.adjusted(-3, -3, 3, 3))
+            blocked.append(free.adjusted(-3 * k, -3 * k, 3 * k, 3 * k))
         for label in self._inside_paths(step):   # no arrow: said beside the port, else just
-            w = text.width(font, label) + PILL_PAD   # below or above the node, off every card
+            w, h = (text.width(font, label) + PILL_PAD) * k, PILL_H * k   # below or above the node
             out = self.output_pos(step.port.node, step.port.index)
             own = self.rect(step.port.node)
-            row = PILL_H + 4
-            spots = [QRectF(out.x() + 8, out.y() + k * row - PILL_H / 2, w, PILL_H)
-                     for k in (0, 1, -1, 2, -2, 3, -3)]
-            spots += [QRectF(own.right() - w, own.bottom() + 6 + k * row, w, PILL_H) for k in range(3)]
-            spots += [QRectF(own.right() - w, own.top() - BADGE_H - 8 - PILL_H - k * row, w, PILL_H)
-                      for k in range(3)]
+            row = h + 4 * k
+            spots = [QRectF(out.x() + 8 * k, out.y() + n * row - h / 2, w, h) for n in (0, 1, -1, 2, -2, 3, -3)]
+            spots += [QRectF(own.right() - w, own.bottom() + 6 * k + n * row, w, h) for n in range(3)]
+            spots += [QRectF(own.right() - w, own.top() - BADGE_H - 8 * k - h - n * row, w, h)
+                      for n in range(3)]
             free = next((r for r in spots if not any(r.intersects(b) for b in blocked)), spots[0])
             placed.append((label, free))
-            blocked.append(free.adjusted(-3, -3, 3, 3))
+            blocked.append(free.adjusted(-3 * k, -3 * k, 3 * k, 3 * k))
         self._pill_cache = (key, step, placed)
         return placed
 
@@ -297,10 +304,11 @@ class StepPainter:
         if getattr(step, "kind", "") != "seed" or getattr(step, "node", None) not in self.doc.nodes:
             return None
         out = self.output_pos(step.node, getattr(getattr(step, "port", None), "index", 0) or 0)
-        w, h = text.width(seed_font(), "seed") + 6, 16.0
+        k = self.label_scale
+        w, h = (text.width(seed_font(), "seed") + 6) * k, SEED_H * k
         tail, tip = QPointF(out.x() + SEED_LEN, out.y()), QPointF(out.x() + PORT_R + 2, out.y())
         middle = (tail.x() + tip.x() + ARROW_HEAD) / 2
-        spots = [QRectF(tail.x() + SEED_GAP, out.y() - h / 2, w, h),
+        spots = [QRectF(tail.x() + SEED_GAP * k, out.y() - h / 2, w, h),
                  QRectF(middle - w / 2, out.y() - 6 - h, w, h),
                  QRectF(middle - w / 2, out.y() + 6, w, h)]
         blocked = self._label_obstacles(self._formula_rect(step))
@@ -343,13 +351,24 @@ class StepPainter:
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRoundedRect(r, 11, 11)
 
+    def _in_label_units(self, painter, rect):
+        """`painter` (saved) scaled so that `rect` is drawn as (0, 0, its size in the labels'
+        own units): their text keeps the size `label_scale` gives it, fonts unchanged."""
+        k = self.label_scale
+        painter.save()
+        painter.translate(rect.topLeft())
+        painter.scale(k, k)
+        return QRectF(0, 0, rect.width() / k, rect.height() / k)
+
     def _pill(self, painter, rect, label, colour):
+        rect = self._in_label_units(painter, rect)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(colour))
         painter.drawRoundedRect(rect, rect.height() / 2, rect.height() / 2)
         painter.setPen(QColor("#ffffff"))
-        painter.setFont(text.sans(8, bold=True))
+        painter.setFont(pill_font())
         painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)
+        painter.restore()
 
     def paint_arrows(self, painter, step, progress):
         """The moving part of a step: cotangent arrows (and, once arrived, their labels)."""
@@ -380,9 +399,11 @@ class StepPainter:
             painter.setPen(QPen(QColor(colour), 4.0))
             painter.drawLine(tail, QPointF(tip.x() + 8, tip.y()))
             self._arrowhead(painter, tip, math.pi, colour, size=ARROW_HEAD)
+            label = self._in_label_units(painter, label)
             painter.setFont(seed_font())
             painter.setPen(QColor(colour))
             painter.drawText(label, Qt.AlignmentFlag.AlignCenter, "seed")
+            painter.restore()
 
     def _paint_step(self, painter, step, progress):
         self.paint_arrows(painter, step, progress)

@@ -260,32 +260,46 @@ class CanvasEditing:
         self.controller.set_selection([])
 
     # -- layout -------------------------------------------------------------------------
-    def _view_layout(self, doc, readable_px=None, overview=True, steps=None):
+    def _view_layout(self, doc, readable_px=None, overview=True, steps=None, compact=False):
         """The render layer's layout for this view: a long chain folds into rows where
         that lets its numbers read at the view's size (`readable_px`: the numbers' size, by
         default the canvas's). `overview` (Fit to Window): where no fold reads, one that
         shows it larger drawn compact; not for the player, whose steps show a card beside
         the one it sends to, not at the far end of the row above. `steps` (the player): the
         node ids each story step frames, folded into rows where that frames more of them
-        at the legible size."""
+        at the legible size. `compact`: the cards as tall as drawn compact (Fit's overview),
+        else as measured in full."""
         px = readable_px or self.readable_px
-        sizes = {nid: (c.width, c.height) for nid, c in self.renderer.cards.items()}
+        sizes = self.renderer.sizes(compact)
         framing = None if steps is None else (steps, self.layout_room(legible.READABLE_PX))
         return layout_positions(doc, sizes, self.renderer.label_room(), room=self.layout_room(px),
                                 shrink=overview and px <= legible.READABLE_PX,   # not in slides
                                 steps=framing)
 
-    def relayout_unplaced(self, readable_px=None, overview=True, steps=None):
+    def reading_positions(self):
+        """{node: (x, y)} where the cards stand drawn in full: the canvas's, or where they
+        were laid out as tall as drawn compact (Fit's overview), the layout to read them
+        (an export draws every card in full)."""
+        if self.compact_layout:
+            return self._view_layout(self.controller.doc)
+        return dict(self.positions)
+
+    def relayout_unplaced(self, readable_px=None, overview=True, steps=None, compact=False):
         """Lay out again for the view's present size (`_view_layout`) a document whose nodes
         the canvas placed (none is the user's: the first drag places them all), so a window
         that opened small or was resized fits it as well as it can. Never an undo entry: the
-        document holds no position to change."""
+        document holds no position to change. `compact`: for the cards as drawn compact
+        (Fit's overview); else the cards are drawn in full from here on (the player frames
+        its steps at a zoom that reads)."""
+        if not compact:
+            self.shorten_compact(None)
         doc = self.controller.doc
         if not doc.nodes or any(n.position is not None for n in doc.nodes.values()):
             return
+        self.compact_layout = compact
         if self._dirty:     # an edit the scene has not caught up with (Auto Layout's, a redo)
             self.sync()
-        positions = self._view_layout(doc, readable_px, overview, steps)
+        positions = self._view_layout(doc, readable_px, overview, steps, compact)
         if all(self.positions.get(nid) == positions[nid] for nid in doc.nodes):
             return
         self.positions.update(positions)

@@ -81,11 +81,25 @@ class CanvasMoving:
         if not moved:
             return
         if any(n.position is None for n in doc.nodes.values()):
-            moved = {nid: (round(x, 1), round(y, 1)) for nid, (x, y) in self.positions.items()}
+            moved = {nid: (round(x, 1), round(y, 1)) for nid, (x, y) in self._placed_for_reading().items()}
         self.controller.move_nodes(moved)
         self.controller.end_move()
         self._reroute_around(moved)
         self._update_scene_rect()   # the cards were already where the edit puts them: sync saw no move
+
+    def _placed_for_reading(self):
+        """Where the first drag places every card: where they stand, or, laid out as tall as
+        drawn compact (Fit's overview), pushed apart as far as they need to be drawn in full
+        too (else zooming in after the drag showed them overlapping)."""
+        if not self.compact_layout:
+            return dict(self.positions)
+        self.compact_layout = False
+        sizes = self.renderer.sizes()
+        boxes = {nid: (x, y - BADGE_H - 4, x + sizes[nid][0], y + sizes[nid][1])
+                 for nid, (x, y) in self.positions.items() if nid in sizes}
+        shift = make_room(boxes, sorted(boxes, key=lambda n: (boxes[n][1], boxes[n][0]))) or {}
+        return {nid: (x + shift.get(nid, (0.0, 0.0))[0], y + shift.get(nid, (0.0, 0.0))[1])
+                for nid, (x, y) in self.positions.items()}
 
     def _reroute_around(self, node_ids):
         """Edges the dropped or resized cards now sit on take a new route around them (while
@@ -116,7 +130,7 @@ class CanvasMoving:
                  for nid, (x, y) in self.positions.items() if nid in r.cards}
         shift = make_room(boxes, grown)
         if shift is None:
-            positions = layout_positions(doc, {nid: (c.width, c.height) for nid, c in r.cards.items()})
+            positions = layout_positions(doc, r.sizes())
         elif not shift:
             return
         else:

@@ -14,6 +14,8 @@ GRID = 20.0
 MIN_SCALE, MAX_SCALE = 0.1, 4.0
 MAX_FIT_SCALE = 1.25  # Fit to Window enlarges a small graph no further
 FIT_MARGIN = 24.0     # screen pixels kept free around the graph
+COMPACT_ROUNDS = 4    # Fit lays compact cards out again at most this often, each time larger ...
+COMPACT_SETTLED = 0.01   # ... until the zoom grows less than this share
 SPARE = 1500.0        # scroll room around the graph (scene units)
 CACHE_ROOM = 2.0      # Qt's pixmap cache holds this many times the pictures of the cards in view
 
@@ -106,28 +108,24 @@ class CanvasNavigation:
         """Every card in view, at most 125 %. A document the canvas laid out (no node placed
         by the user) is laid out again for this view first: a long chain folds into rows
         where that lets its numbers read. Where the fitting zoom still draws the numbers
-        smaller than legible, the cards are drawn compact (`compact`); only a graph too big
-        even at MIN_SCALE shows its inputs' end, the rest a scroll away."""
+        smaller than legible, the cards are drawn compact (`compact`), each as tall as its
+        compact form (`shorten_compact`), and laid out again at those sizes; only a
+        graph too big even at MIN_SCALE shows its inputs' end, the rest a scroll away."""
         if not self.node_items:
             self.reset_zoom()
             return
         self.relayout_unplaced()
-        r = self.renderer
-        cards = [(r.cards[nid], r.doc.nodes[nid], r.rect(nid).adjusted(0, -BADGE_H - 4, 0, 0))
-                 for nid in self.node_items]
-        edges = [item.route_rect() for item in self.edge_items.values()]
-        rect = _union([box for _, _, box in cards] + edges)
-        port = self.viewport().rect()
-        width, height = port.width() - 2 * FIT_MARGIN, port.height() - 2 * FIT_MARGIN
-        zoom = _fit_zoom(rect, width, height)
+        zoom, rect, cards = self._fitting()
         readable = legible.readable_zoom(self.logicalDpiY(), self.readable_px)
-        for _ in range(3):   # compact: a card's name may stand out of it, and needs room too
+        for _ in range(COMPACT_ROUNDS):   # compact cards are shorter: the graph fits larger
             if zoom >= readable or zoom <= MIN_SCALE:
                 break
-            rect = _union([box.adjusted(-side, 0, side, down) for card, node, box in cards
-                           for side, down in [compact_card.overhang(card, node, zoom, self.logicalDpiY(),
-                                                                     self.compact_scale())]] + edges)
-            zoom = min(zoom, _fit_zoom(rect, width, height))
+            self.shorten_compact(zoom)
+            self.relayout_unplaced(compact=True)
+            before, (zoom, rect, cards) = zoom, self._fitting()
+            zoom = min(zoom, readable * (1 - 1e-9))    # drawn compact, as measured
+            if zoom < before * (1 + COMPACT_SETTLED):
+                break
         self._update_scene_rect()
         self._set_scale(min(MAX_FIT_SCALE, zoom))
         if zoom < readable:
@@ -147,6 +145,53 @@ class CanvasNavigation:
         self.centerOn(x, y)
         self.fitted.emit()
 
+    def _fitting(self):
+        """(zoom, scene rect, [(card, node, box)]) that fits every card and edge in the
+        viewport, and the story step's arrows and their labels (the seed's ran off the
+        right edge); drawn compact, with the plates that stand out of small cards."""
+        r = self.renderer
+        cards = [(r.cards[nid], r.doc.nodes[nid], r.rect(nid).adjusted(0, -BADGE_H - 4, 0, 0))
+                 for nid in self.node_items]
+        edges = [item.route_rect() for item in self.edge_items.values()]
+        port = self.viewport().rect()
+        width, height = port.width() - 2 * FIT_MARGIN, port.height() - 2 * FIT_MARGIN
+        edges += self.step_marks(_fit_zoom(_union([box for _, _, box in cards] + edges), width, height))
+        rect = _union([box for _, _, box in cards] + edges)
+        zoom = _fit_zoom(rect, width, height)
+        readable = legible.readable_zoom(self.logicalDpiY(), self.readable_px)
+        for _ in range(3):   # compact: a card's name may stand out of it, and needs room too
+            if zoom >= readable or zoom <= MIN_SCALE:
+                break
+            rect = _union([box.adjusted(-side, 0, side, down) for card, node, box in cards
+                           for side, down in [compact_card.overhang(card, node, zoom, self.logicalDpiY(),
+                                                                     self.compact_scale())]] + edges)
+            zoom = min(zoom, _fit_zoom(rect, width, height))
+        return zoom, rect, cards
+
+    def shorten_compact(self, zoom):
+        """Draw each card as tall as its compact form at `zoom` (render.compact.needed_height,
+        at the story's step shown: a gradient still pending takes no room); None: as
+        measured. Their ports, edges and the step shown follow."""
+        key = None if zoom is None else (zoom, self.renderer.pending_ports(), self.compact_scale())
+        if key == self.shortened_at:
+            return
+        self.shortened_at, self._compact_kept = key, {}
+        self.sync(full=False, new_document=False)
+
+    def compact_height(self, card, node):
+        """How tall `card` (as measured) of `node` is drawn (make_renderer's `heights`): as
+        `shorten_compact` says, worked out again only for a card measured anew (a value
+        that grew); None while the cards are as measured."""
+        if self.shortened_at is None:
+            return None
+        kept = self._compact_kept.get(node.id)
+        if kept is not None and kept[0] is card:
+            return kept[1]
+        zoom, pending, scale = self.shortened_at
+        height = compact_card.needed_height(card, node, zoom, self.logicalDpiY(), scale, pending)
+        self._compact_kept[node.id] = (card, height)
+        return height
+
     def _follow_zoom(self):
         """Before each paint: once the zoom has changed, decide whether the cards are drawn
         compact (their numbers would be under legible.READABLE_PX) and let each card's
@@ -156,10 +201,48 @@ class CanvasNavigation:
             return
         self._followed_zoom = zoom
         was, self.compact = self.compact, zoom < legible.readable_zoom(self.logicalDpiY(), self.readable_px)
+        if not self.compact and (self.shortened_at is not None or self.compact_layout):
+            self.shorten_compact(None)    # drawn in full: as tall as measured, laid out so
+            if self.compact_layout:
+                self.relayout_unplaced()
+        elif self.compact and self.shortened_at is None:
+            self.shorten_compact(zoom)    # zoomed out: they shorten in place
         if self.compact or was:
             for item in self.node_items.values():
                 item.fit_bounds()
             self._update_scene_rect()
+        self.follow_label_scale()
+
+    def label_scale(self):
+        """The story's arrow labels' scale (render's `label_scale`) at this zoom (or at
+        `labels_at`, a zoom being weighed): the size on screen they have at 1:1, whatever
+        the zoom (as large as a compact card's type is over the least legible: presentation
+        mode reads from the back row)."""
+        return self.compact_scale() / (self.labels_at or self.transform().m11())
+
+    def step_marks(self, zoom):
+        """[scene rect] of what the story step shown draws over the graph but its formula
+        card (its arrows, the seed's, their labels), their labels sized for `zoom`."""
+        r, overlay = self.renderer, self.step_overlay
+        step = None if overlay is None or overlay.is_stale(r.story) else overlay.step
+        if step is None or getattr(step, "node", None) not in r.doc.nodes:
+            return []
+        self.labels_at = zoom
+        try:
+            return [r.moving_rect(step)] + [rect for _, rect in r.label_rects(step)]
+        finally:
+            self.labels_at = None
+
+    def follow_label_scale(self):
+        """A step shown places its labels again at the size this zoom gives them (the
+        renderer reads `label_scale` whenever it places them)."""
+        scale = self.label_scale()
+        if scale == self._labels_followed:
+            return
+        self._labels_followed = scale
+        overlay = self.step_overlay
+        if overlay is not None and overlay.step is not None and not overlay.is_stale(self.renderer.story):
+            overlay.relayout()
 
     def zoom_level(self):
         return self.transform().m11()
@@ -170,6 +253,8 @@ class CanvasNavigation:
         if px != self.readable_px:
             self.readable_px = px
             self._followed_zoom = None
+            if self.shortened_at is not None or self.compact_layout:   # for the other type's size
+                self.relayout_unplaced()
             self.viewport().update()
 
     def compact_scale(self):

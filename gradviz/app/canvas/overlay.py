@@ -34,6 +34,7 @@ class StepOverlay(QGraphicsItem):
         self.progress = 1.0
         self.highlight = {}
         self._bounds = QRectF()
+        self._still = QRectF()      # the part of the bounds the recorded pictures lie in
         self._under = QPainterPath()
         self._arrays = []
         self._ring = QPicture()     # the ring and leader line, under the arrows
@@ -105,16 +106,17 @@ class StepOverlay(QGraphicsItem):
             self.update()
             return
         node = r.rect(step.node)
-        bounds = node.adjusted(-24, -24, 24, 24)
+        still = node.adjusted(-24, -24, 24, 24)   # the ring and the leader: what is recorded
         card = render_painter.formula_rect(r, step)
         self._card = QRectF() if card is None else QRectF(card)
         if card is not None:
-            bounds = bounds.united(card.adjusted(-4, -4, 4, 4))
+            still = still.united(card.adjusted(-4, -4, 4, 4))
         moving = r.moving_rect(step)   # what changes with progress: the travelling cotangent
-        bounds = bounds.united(moving)
-        near = [r.rect(nid) for nid in r.doc.nodes if r.rect(nid).intersects(bounds)]
-        key = (step, r, _rect_key(bounds), _rect_key(card), [_rect_key(rect) for rect in near])
-        self._bounds = bounds
+        near = [r.rect(nid) for nid in r.doc.nodes if r.rect(nid).intersects(still)]
+        # (not the moving part's bounds: a zoom step moves the labels, records nothing again)
+        key = (step, r, _rect_key(still), _rect_key(card), [_rect_key(rect) for rect in near])
+        self._still = still
+        self._bounds = still.united(moving)
         self.moving = moving
         self._due = None if _same_key(self._recorded, key) else (key, near)
         self.setVisible(True)
@@ -141,7 +143,7 @@ class StepOverlay(QGraphicsItem):
         key, near = self._due
         step, r = key[0], key[1]
         under = QPainterPath()
-        under.addRect(self._bounds)
+        under.addRect(self._still)
         cards = QPainterPath()
         for rect in near:
             cards.addRoundedRect(rect, 8, 8)

@@ -34,6 +34,12 @@ class CanvasRenderer(Renderer):
     """The render layer's Renderer, re-measuring only the cards whose content changed."""
 
     formula_heading = False   # the player bar (or presentation's band) writes the step's title and caption
+    zoom_labels = None        # the canvas's label_scale (its zoom's): the arrow labels keep their screen size
+
+    @property
+    def label_scale(self):
+        """The story's arrow labels' scale (render.story_overlay) at the canvas's zoom now."""
+        return 1.0 if self.zoom_labels is None else self.zoom_labels()
 
     def __init__(self, doc, evaluation, result, theme, positions, previous=None, hold_sizes=False):
         super().__init__(type(doc)(), theme=theme, positions={})  # every attribute, no cards
@@ -55,6 +61,7 @@ class CanvasRenderer(Renderer):
             key = self._content_key(node)
             self.keys[nid] = key
             old = old_cards.get(nid)
+            old = old and (old.full or old)   # a compact card's own measure (make_renderer shortens it)
             if same_theme and old is not None and _same_key(old_keys.get(nid), key) \
                     and (hold_sizes or nid not in was_held):
                 self.cards[nid] = old
@@ -104,11 +111,13 @@ def _same_key(a, b):
             and all(_same_array(x, y) for x, y in zip(a[2], b[2])))
 
 
-def make_renderer(doc, result, theme, positions, previous=None, hold_sizes=False):
+def make_renderer(doc, result, theme, positions, previous=None, hold_sizes=False, heights=None):
     """A Renderer over the controller's result, cards grown to show every port of a node;
-    `hold_sizes`: a card whose new numbers need less room keeps its size (a training run)."""
+    `hold_sizes`: a card whose new numbers need less room keeps its size (a training run);
+    `heights` ((card, node) -> height or None): the cards drawn compact, as tall as their
+    compact form (the canvas's compact_height)."""
     if _only_moved(previous, doc, result, theme, hold_sizes):
-        return previous.moved(result)
+        return _shortened(previous.moved(result), heights, previous)
     ev = getattr(result, "evaluation", None)
     if _all_drawable(doc, ev):
         renderer = CanvasRenderer(doc, ev, result, theme, positions, previous, hold_sizes)
@@ -118,7 +127,27 @@ def make_renderer(doc, result, theme, positions, previous=None, hold_sizes=False
         card = renderer.cards[nid]
         n_in, n_out = port_counts(doc.nodes[nid], doc, renderer.used)
         card.n_inputs, card.n_outputs = n_in, n_out
-        card.height = math.ceil(max(card.height, render_cards.HEADER_H + 14 + max(n_in, n_out) * 18))
+        card.height = math.ceil(max(card.height, render_cards.ports_height(n_in, n_out)))
+    return _shortened(renderer, heights, previous)
+
+
+def _shortened(renderer, heights, previous=None):
+    """`renderer` with its cards as tall as `heights` says (as measured where it says
+    None); a card `previous` shortened alike is kept, so its item sees the same card."""
+    before = getattr(previous, "cards", {})
+    cards = {}
+    for nid, card in renderer.cards.items():
+        full = card.full or card
+        height = None if heights is None or nid not in renderer.doc.nodes else heights(full, renderer.doc.nodes[nid])
+        kept = before.get(nid)
+        if height is None or height >= full.height:
+            cards[nid] = full
+        elif kept is not None and kept.full is full and kept.height == height:
+            cards[nid] = kept
+        else:
+            cards[nid] = full.compacted(height)
+    if any(cards[nid] is not card for nid, card in renderer.cards.items()):
+        renderer.cards = cards
     return renderer
 
 

@@ -83,8 +83,13 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         self.step_overlay = None
         self.sizes_held = False            # hold_sizes: cards keep their size (a training run)
         self.compact = False               # cards drawn compact: too far out to read numbers
+        self.shortened_at = None           # (zoom, pending, type scale) the cards are as tall as compact at
+        self._compact_kept = {}            # node id -> (card, its compact height): shorten_compact's
+        self.compact_layout = False        # the canvas laid the cards out as tall as drawn compact
         self.readable_px = legible.READABLE_PX   # ... numbers smaller than this (set_readable_px)
         self._followed_zoom = None
+        self._labels_followed = None       # the label scale the step shown was placed at
+        self.labels_at = None              # a zoom the labels are sized for a moment (step_marks)
         self._after_paint = []             # callbacks waiting for the next paint
         self._running_after_paint = False
         self._after_paint_timer = QTimer(self)
@@ -221,6 +226,8 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         placed = any(node.position is not None for node in doc.nodes.values())
         if new_document or (self._placed and not placed):   # new, or Auto Layout (undo, redo) gave
             self.positions = {}                               # the placing back to the canvas
+        if new_document:
+            self.shortened_at, self._compact_kept, self.compact_layout = None, {}, False
         self._placed = placed
         for nid, node in doc.nodes.items():
             if node.position is not None:
@@ -232,8 +239,9 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
             self.positions[nid] = (0.0, 0.0)
         previous = None if full else self.renderer
         self.renderer = make_renderer(doc, self.controller.result, self.theme_name, self.positions,
-                                      previous, self.sizes_held)
+                                      previous, self.sizes_held, self.compact_height)
         self.renderer.positions = self.positions
+        self.renderer.zoom_labels = self.label_scale
         if missing:
             self._place_missing(doc, missing)
         problems = self.controller.result.node_problems or {}
@@ -269,9 +277,9 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
                 change = item.refresh(self.renderer, problems.get(nid, []), roles, shown)
                 if change == OUTLINE:
                     moved.add(nid)
-                    if before is not None and (item.card.width > before.width
-                                               or item.card.height > before.height):
-                        grown.append(nid)
+                    now, was = item.card.full or item.card, before and (before.full or before)
+                    if was is not None and (now.width > was.width or now.height > was.height):
+                        grown.append(nid)   # (not a compact card drawn in full again)
                 if change is not None:
                     repainted.append(item)
                     reshaped = reshaped or change != NUMBERS   # problem lines, a new outline

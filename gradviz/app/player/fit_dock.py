@@ -5,8 +5,9 @@ read); the formula card, in scene coordinates, would then be drawn as small as t
 or left where the step's framing had docked it, out of view. So after the fit it docks
 again in the view: whole, its text at least the canvas's readable size (drawn larger than
 the compact cards around it, as a docked card may be), where it hides none of the cards
-(the view zooming out a little for that, down to `SHRINK` of the fit's zoom), else over
-the fewest cards' bodies and no card's name, else where it hides least.
+(the view zooming out a little for that, down to `ZOOMS[-1]` of the fit's zoom), else over
+the fewest cards' bodies and no card's name, else where it hides least. The step's arrows
+and their labels (the seed's word, the cotangent pills) stay in view and uncovered too.
 """
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QTransform
@@ -64,7 +65,10 @@ def dock_after_fit(view, renderer, step):
     zooms = [fit * k for k in ZOOMS if fit * k >= MIN_ZOOM]
     layout = renderer.formula_layout(step)
     size = (layout.width, layout.height)
-    cards = _cards(view, renderer, nid, zooms[-1])
+    marks = [step_view._box(rect) for rect in view.step_marks(zooms[-1])]   # the arrows' labels read too
+    cards = _cards(view, renderer, nid, zooms[-1]) + [(mark, mark) for mark in marks[1:]]
+    if marks:
+        cards.append((marks[0], (marks[0][0], marks[0][1], marks[0][0], marks[0][1])))
     port = view.viewport().rect()
     room = (max(1.0, port.width() - 2 * step_view.DOCK_MARGIN), max(1.0, port.height() - 2 * step_view.DOCK_MARGIN))
     configs = [(zoom, max(1.0, readable / zoom)) for zoom in zooms]

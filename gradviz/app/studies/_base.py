@@ -165,6 +165,7 @@ class StudyView(QWidget):
         self.result = None           # the last study shown
         self.error = ""
         self.problem = ""
+        self.not_applicable = ""     # why the study does not apply to this document ('' when it does)
         self._stale = True
         self._task = None
         self._generation = 0
@@ -232,7 +233,7 @@ class StudyView(QWidget):
         """File ▸ New, Open or another lesson: the study shown (or running) is of a document
         gone; nothing of it stays on screen while the new one's is computed."""
         self.cancel()
-        self.result, self.error = None, ""
+        self.result, self.error, self.not_applicable = None, "", ""
         self.clear_result()
         self._show_results(False)
         set_banner(self.message, "info", "")
@@ -286,7 +287,7 @@ class StudyView(QWidget):
         self.cancel()
         self.update_choosers()
         if not self.controller.doc.nodes:   # File ▸ New: nothing to study, and nothing wrong
-            self.result, self.error = None, ""
+            self.result, self.error, self.not_applicable = None, "", ""
             self.clear_result()
             self._show_results(False)
             set_banner(self.message, "info", "The document is empty: build a graph or open a "
@@ -334,7 +335,7 @@ class StudyView(QWidget):
         self.busy.hide()
         self.error = ""
         set_banner(self.message, "error", "")
-        self.result = result
+        self.result, self.not_applicable = result, ""
         matrix = getattr(result, "jacobian", getattr(result, "hessian", None))
         if matrix is not None and np.size(matrix) == 0:
             return self._show_empty(np.shape(matrix))
@@ -367,7 +368,17 @@ class StudyView(QWidget):
             return f"the graph does not run ({where}{errors[0].message})"
         return f"{type(e).__name__}: {e}"
 
+    def _show_not_applicable(self, text):
+        """The document lacks what the study needs (a batch axis, a target): said in words,
+        no plot, and no warning in the status bar, for nothing is wrong with the document."""
+        self._show_error(text)
+        self.error, self.not_applicable = "", text
+        set_banner(self.message, "info", f"<b>The {self.title} study does not apply here:</b> "
+                                         f"{_html(text)}")
+        self._set_problem("")
+
     def _show_error(self, text):
+        self.not_applicable = ""
         self._task = None
         self.busy.hide()
         self.error = text

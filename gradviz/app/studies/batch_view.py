@@ -84,16 +84,19 @@ class BatchJacobianView(StudyView):
     def job(self):
         target, source = self.target_box.port(), self.source_box.port()
         if target is None or source is None:
-            self._show_error("choose a target and a source with a leading batch axis")
+            self._show_not_applicable("it needs a target and a source with a leading batch "
+                                      "axis (mark them in the inspector).")
             return None
         t_val, s_val = self.value_of(target), self.value_of(source)
         if t_val is not None and s_val is not None:
             t_shape, s_shape = np.shape(t_val), np.shape(s_val)
-            if not t_shape or not s_shape or t_shape[0] != s_shape[0]:
-                self._show_error(
+            if len(t_shape) < 2 or len(s_shape) < 2 or t_shape[0] != s_shape[0]:
+                t_name, s_name = self.target_box.currentText(), self.source_box.currentText()
+                self._show_not_applicable(
                     f"batch_jacobian needs a target and a source with the same leading (batch) "
-                    f"axis; here they have shapes {tuple(np.shape(t_val))} and "
-                    f"{tuple(np.shape(s_val))}.")
+                    f"axis and at least one more; {t_name} has shape {t_shape} and {s_name} "
+                    f"{s_shape}. Lessons with a batch of examples (the BatchNormalization "
+                    f"pitfall) show it.")
                 return None
         doc = self.doc_copy()
         self._names = rich_names(self.target_box, self.source_box)

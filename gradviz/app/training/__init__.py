@@ -6,7 +6,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QWidget
 
-from ..dock_room import open_bottom
+from ..dock_room import front_action, open_bottom
 
 MIN_SIZE = (640, 200)   # below this the controls, a plot and its ticks no longer read
 
@@ -41,8 +41,9 @@ def add_train_dock(window):
     if studies:
         window.tabifyDockWidget(studies[-1], dock)
     dock.hide()
-    action = dock.toggleViewAction()
-    action.triggered.connect(lambda shown: shown and QTimer.singleShot(0, dock, lambda: opened(window, dock)))
+    dock.toggleViewAction().triggered.connect(
+        lambda shown: shown and QTimer.singleShot(0, dock, lambda: opened(window, dock)))
+    action = front_action(window, dock, lambda d: opened(window, d))
     action.setShortcut(QKeySequence("Ctrl+Shift+T"))
     action.setToolTip("Train the document's Variables with SGD, RMSprop, Adam or Newton")
     window.view_menu.addAction(action)

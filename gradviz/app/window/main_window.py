@@ -18,7 +18,7 @@ from ...graph.errors import DocumentError, Problem
 from . import focus_keys
 from .inactive_keys import InactiveKeys
 from .. import theme as app_theme
-from ..dock_room import CANVAS_MIN_HEIGHT, Dock, open_bottom, tabs_above, title_bar_follows_area
+from ..dock_room import CANVAS_MIN_HEIGHT, Dock, in_front, open_bottom, tabs_above, title_bar_follows_area
 from ..canvas.view import CanvasView
 from .codeview import CodeView
 from .recovery import Autosaver, RecentFiles, Recovery
@@ -208,7 +208,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
     def _selection_changed(self, ids):
         """Selecting a node while editing brings the inspector in front of the provenance."""
         if ids and self.player.index < 0 and self.inspector_dock.toggleViewAction().isChecked() \
-                and _in_front(self.provenance_dock):
+                and in_front(self.provenance_dock):
             self.inspector_dock.raise_()
 
     def add_player_bar(self, widget):
@@ -273,7 +273,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         narrow = self.width() - palette - INSPECTOR_WIDTH < WIDE_CANVAS
         side = Qt.DockWidgetArea.RightDockWidgetArea if narrow else Qt.DockWidgetArea.LeftDockWidgetArea
         if self.dockWidgetArea(self.palette_dock) != side:
-            front = self.lesson_dock if _in_front(self.lesson_dock) else self.palette_dock
+            front = self.lesson_dock if in_front(self.lesson_dock) else self.palette_dock
             self.addDockWidget(side, self.palette_dock, Qt.Orientation.Vertical)
             self.addDockWidget(side, self.lesson_dock, Qt.Orientation.Vertical)
             self.tabifyDockWidget(self.palette_dock, self.lesson_dock)
@@ -542,7 +542,3 @@ def _scrolled(view):
     area.setWidget(view)
     return area
 
-
-def _in_front(dock):
-    """True when `dock` is the visible tab of its group (or not tabbed)."""
-    return dock.isVisible() and not dock.visibleRegion().isEmpty()

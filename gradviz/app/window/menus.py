@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QDialog
                                QTableWidgetItem, QToolBar, QVBoxLayout)
 
 from .. import theme as app_theme
+from ..dock_room import front_action
 from ..export_dialog import export_animation_dialog, export_step_dialog, export_view_dialog
 from .focus_keys import is_text_field
 from ..literal import mnemonic_free
@@ -119,7 +120,7 @@ class WindowMenus:
                                  checkable=True)
         a["grid"].setChecked(str(self.settings.value("view/grid", "true")).lower() == "true")
         a["grid"].toggled.connect(self.set_grid_visible)
-        a["code"] = self.code_dock.toggleViewAction()
+        a["code"] = front_action(self, self.code_dock)
         a["code"].setText("&Code")
         a["code"].setShortcut(QKeySequence("Ctrl+Shift+C"))
         a["code"].setStatusTip("The document as runnable Python (import gradviz as tf)")
@@ -205,10 +206,11 @@ class WindowMenus:
         view.addSeparator()
         view.addActions([a["layout"], a["grid"]])
         view.addSeparator()
-        view.addActions([a["code"], self.palette_dock.toggleViewAction(),
-                         self.inspector_dock.toggleViewAction()])
-        self.palette_dock.toggleViewAction().setShortcut(QKeySequence("Ctrl+Shift+P"))
-        self.inspector_dock.toggleViewAction().setShortcut(QKeySequence("Ctrl+Shift+I"))
+        a["palette"] = front_action(self, self.palette_dock)
+        a["palette"].setShortcut(QKeySequence("Ctrl+Shift+P"))
+        a["inspector"] = front_action(self, self.inspector_dock)
+        a["inspector"].setShortcut(QKeySequence("Ctrl+Shift+I"))
+        view.addActions([a["code"], a["palette"], a["inspector"]])
         self.view_menu = view
         view.addSeparator()
         view.addActions([a[f"theme_{n}"] for n in app_theme.THEMES])
@@ -251,11 +253,12 @@ class WindowMenus:
         menu.addActions([a["play"], a["step"], a["back"], a["first"], a["last"]])
         menu.addSeparator()
         menu.addAction(a["edit"])
-        menu.addAction(self.provenance_dock.toggleViewAction())
-        menu.addAction(self.lesson_dock.toggleViewAction())
+        menu.addAction(front_action(self, self.provenance_dock))
+        menu.addAction(front_action(self, self.lesson_dock))
         studies = self.view_menu.addMenu("&Studies")
+        self.studies_menu = studies
         for i, title in enumerate(self.study_docks, start=1):
-            action = self.study_docks[title].toggleViewAction()
+            action = front_action(self, self.study_docks[title], self._study_opened)
             action.setShortcut(QKeySequence(f"Ctrl+Alt+{i}"))
             action.setToolTip(f"Show the {title} view")
             studies.addAction(action)

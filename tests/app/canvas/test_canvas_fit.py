@@ -228,3 +228,72 @@ def test_fit_folds_the_tiny_cnn_to_use_the_canvas_and_every_compact_card_shows_n
     assert rows == {0, 1}                              # the chain wrapped into a second row
     assert all(n.position is None for n in w.controller.doc.nodes.values())
     assert w.controller.undo_stack.count() == 0
+
+
+EMPTY_PX = 4.0   # a compact card's body may end this far below its content (render.compact.PAD)
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_after_fit_a_compact_card_is_as_tall_as_its_content(open_window, size):
+    """Issue 20 §4: a compact card (name, shape, thumbnails) kept its full card's height
+    after Fit, the tiny CNN's 'filters w' and 'dense' three quarters blank, and every other
+    card drawn smaller for it. Now each is as tall as its compact content (or its ports
+    need), and the layout and the fit use those heights: every sample, both window sizes."""
+    from gradviz.render import compact
+    from gradviz.render.cards import ports_height
+    w = open_window(None, size=size)
+    c = w.canvas
+    blank, compacts = [], 0
+    for path in sorted(SAMPLES_DIR.glob("*.json")):
+        assert w.open_sample(path, ask=False)
+        QCoreApplication.processEvents()
+        c.fit()
+        c.viewport().grab()            # painted: the canvas draws them compact from here
+        if legible.number_px(c.zoom_level(), c.logicalDpiY()) >= legible.READABLE_PX:
+            continue
+        assert c.compact, path.stem
+        zoom, r = c.zoom_level(), c.renderer
+        seen = c.mapToScene(c.viewport().rect()).boundingRect().adjusted(-0.5, -0.5, 0.5, 0.5)
+        for nid, node in r.doc.nodes.items():
+            card = r.cards[nid]
+            assert seen.contains(app_ui.card_as_drawn(c, nid)), (path.stem, nid)
+            compacts += 1
+            content = compact.content_px(card, node, zoom, c.logicalDpiY(), c.compact_scale())
+            if card.height * zoom - content > EMPTY_PX and card.height > ports_height(card.n_inputs, card.n_outputs):
+                blank.append((path.stem, nid, round(card.height * zoom - content, 1)))
+    assert compacts and not blank, blank
+
+
+def test_cards_laid_out_compact_are_drawn_in_full_apart_after_a_drag_and_in_an_export(open_window):
+    """Fit lays the tiny CNN out as tall as its compact cards; drawn in full (zoomed in after
+    a first drag placed every card, or exported) no card may cover another."""
+    from PySide6.QtCore import QPointF
+    from PySide6.QtGui import QTransform
+
+    from gradviz.app import export_dialog
+
+    def overlaps(rects):
+        ids = sorted(rects)
+        return [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:] if rects[a].intersects(rects[b])]
+
+    w = open_window(None, size=(1280, 800))
+    assert w.open_sample(SAMPLES_DIR / "nets_5_tiny_cnn.json", ask=False)
+    QCoreApplication.processEvents()
+    c = w.canvas
+    c.fit()
+    c.viewport().grab()
+    nodes = list(w.controller.doc.nodes)
+    assert c.compact and c.compact_layout
+    assert sum(c.renderer.cards[n].height for n in nodes) < sum(c.renderer.sizes()[n][1] for n in nodes)
+    exported = export_dialog._renderer(w, "light")
+    assert not overlaps({n: exported.rect(n) for n in nodes})
+    c.note_drag_start()
+    item = c.node_items["flat"]
+    item.setPos(item.pos() + QPointF(6, 4))
+    c.commit_moves()
+    assert all(node.position is not None for node in w.controller.doc.nodes.values())
+    c.setTransform(QTransform.fromScale(1.0, 1.0))
+    c.viewport().grab()
+    assert not c.compact and c.shortened_at is None
+    assert not overlaps({n: c.renderer.rect(n) for n in nodes})
+    assert c.renderer.rect("flat").topLeft() == QPointF(*w.controller.doc.nodes["flat"].position)

@@ -22,6 +22,8 @@ def test_source_card_waits_for_its_accumulation_step(window):
     w = window
     source = w.controller.doc.sources[0]
     final = next(s.index for s in w.player.steps if s.kind == "accumulate" and s.port == source)
+    w.canvas.resetTransform()      # the cards drawn in full, as the player's steps draw them
+    w.canvas.viewport().grab()     # (not compact: a compact card is shorter)
     plain = _card(w, source.node)
     w.player.set_index(0)
     assert w.canvas.renderer.pending_ports() == {source}

@@ -34,7 +34,8 @@ def _open(qtbot, w, title):
     dock = w.study_docks[title]
     dock.toggleViewAction().trigger()
     qtbot.waitUntil(lambda: getattr(dock, "view", None) is not None)
-    qtbot.waitUntil(lambda: dock.view.result is not None or bool(dock.view.error), timeout=8000)
+    qtbot.waitUntil(lambda: dock.view.result is not None or bool(dock.view.error)
+                    or bool(dock.view.not_applicable), timeout=8000)
     qtbot.wait(50)
     return dock
 
