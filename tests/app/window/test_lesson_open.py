@@ -29,7 +29,8 @@ def test_an_untouched_lesson_is_no_unsaved_work(open_window, app_env):
 def test_compute_studies_shows_the_computed_study(open_window, qtbot):
     """Ctrl+Shift+J computes the document's studies and shows the first one's view in front
     of its tabs (not only a line in the status bar); the status says where it is."""
-    from gradviz.app.window.main_window import STUDY_VIEWS, _in_front
+    from gradviz.app.dock_room import in_front
+    from gradviz.app.window.main_window import STUDY_VIEWS
     w = open_window()
     number = next(i for i, a in enumerate(lesson_actions(w.lessons_menu), start=1)
                   if "Jacobian" in a.text() and "sigmoid" in a.text().lower())
@@ -40,9 +41,9 @@ def test_compute_studies_shows_the_computed_study(open_window, qtbot):
     w.study_docks["Hessian"].show()      # another study's tab in front before
     w.study_docks["Hessian"].raise_()
     dock = w.study_docks[title]
-    assert not _in_front(dock)
+    assert not in_front(dock)
     w.actions_by_name["studies"].trigger()
-    qtbot.waitUntil(lambda: w._job is None and _in_front(dock), timeout=10000)
+    qtbot.waitUntil(lambda: w._job is None and in_front(dock), timeout=10000)
     qtbot.waitUntil(lambda: dock.view is not None and dock.view.result is not None, timeout=10000)
     assert dock.isVisible() and not dock.visibleRegion().isEmpty()
     message = w.statusBar().currentMessage()
