@@ -208,6 +208,13 @@ def alone(x):
     return _powered(x, lambda m: number_format(np.float64(m))(m))
 
 
+def h_text(h):
+    """A gradient check's step size h (or its tolerance): its power of ten (10⁻⁶) when it is
+    one, as the check's log axis writes it; else as a card writes a number."""
+    power = round(math.log10(h)) if h > 0 else 0
+    return power_text(power) if h > 0 and math.isclose(h, 10.0 ** power, rel_tol=1e-9) else alone(h)
+
+
 def line_format(*values):
     """A function writing every number of one line of text (a study's banner: a norm and
     its tolerance, a list of entries) in one format, by the cards' rule: the card_spec the

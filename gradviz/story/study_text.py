@@ -14,19 +14,12 @@ from ..graph.names import objective_term
 from ..graph.nan_origin import study_nan_warning
 from . import studies
 from .formatting import grid, number, wrap
-from .numbers import alone, power_text
+from .numbers import alone, h_text
 
 
 def _g(x):
     """A computed number as the study views and cards write it: 1.190×10⁻⁷, not 1.19e-07."""
     return alone(x)
-
-
-def _h(h):
-    """A step h of the gradient check (or its tolerance): 10⁻⁶ when it is a power of ten, as
-    the view's axis writes it; else as the cards write a number."""
-    power = round(np.log10(h)) if h > 0 else 0
-    return power_text(power) if h == 10.0 ** power else alone(h)
 
 
 def _mark(ok):
@@ -168,9 +161,9 @@ def gradient_check_lines(doc):
              "  central differences (L(x + h) − L(x − h)) / 2h:",
              f"    {'h':>8}  {'difference':>17}  {'|error|':>13}  {'relative':>13}"]
     for r in c.rows:
-        lines.append(f"    {_h(r.h):>8}  {r.difference:>17.10f}  {alone(r.error):>13}  "
+        lines.append(f"    {h_text(r.h):>8}  {r.difference:>17.10f}  {alone(r.error):>13}  "
                      f"{alone(r.relative):>13}")
-    return lines + [wrap(c.verdict(_h), "  ")]
+    return lines + [wrap(c.verdict(h_text), "  ")]
 
 
 def chain_lines(story):

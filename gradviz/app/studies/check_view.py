@@ -14,7 +14,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLabel
 
 from ...graph.gradient_check import gradient_check, largest_entry
-from ...story.numbers import alone, exponent, factor_text, line_format, number_format, power_text
+from ...story.numbers import (alone, exponent, factor_text, h_text, line_format, number_format,
+                              power_text)
 from ._base import (COLUMN_MIN_W, PortChooser, StudyView, _html, banner, beside_words, rich_names, set_banner,
                     study_ports)
 from .heatmap import DIVERGING, TEXT, relabel, style_plot, still_plot
@@ -214,12 +215,6 @@ def long_number(backward, digits=10):
 def _verdict_format(check):
     best = check.best
     return line_format(*([] if best is None else [best.h, best.relative]), check.tolerance)
-
-
-def h_text(h):
-    """A step size h: its power of ten (10⁻⁶) when it is one, as the log axis writes it."""
-    power = round(math.log10(h)) if h > 0 else 0
-    return power_text(power) if h > 0 and math.isclose(h, 10.0 ** power, rel_tol=1e-9) else alone(h)
 
 
 def _shared(a, b):
