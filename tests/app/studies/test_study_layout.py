@@ -12,7 +12,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QAbstractButton, QDockWidget, QLabel, QTabBar
 
 from gradviz.app.player import lessons
-from gradviz.app.dock_room import BOTTOM_SHARE
+from gradviz.app.dock_room import BOTTOM_SHARE, in_front
 from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT, STUDY_TITLES
 from test_study_docks import _open, window
 
@@ -20,18 +20,14 @@ from test_study_docks import _open, window
 _ = window   # the fixture, shared with test_study_docks
 
 
-def _in_front(dock):
-    return dock.isVisible() and not dock.visibleRegion().isEmpty()
-
-
 def test_opening_a_study_brings_its_tab_to_the_front(qtbot, window):
     w = window("001_hessian_newton")
     jacobian = _open(qtbot, w, "Jacobian")
-    assert _in_front(jacobian)
+    assert in_front(jacobian)
     hessian = _open(qtbot, w, "Hessian")
-    assert _in_front(hessian) and not _in_front(jacobian)
+    assert in_front(hessian) and not in_front(jacobian)
     chain = _open(qtbot, w, "Forward vs reverse")
-    assert _in_front(chain) and not _in_front(hessian)
+    assert in_front(chain) and not in_front(hessian)
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
