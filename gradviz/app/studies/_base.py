@@ -20,6 +20,7 @@ from ...render.themes import LIGHT
 from ...story.numbers import alone
 from .. import worker
 from ..export_dialog import OWN_CONTROL, export_view_dialog
+from .applies import graph_error
 
 DEBOUNCE_MS = 120
 VIEW_FONT_PT = 11            # readable from the back of a lecture room
@@ -362,11 +363,7 @@ class StudyView(QWidget):
         a value the graph never computed, as the graph's own error that stopped it."""
         if isinstance(e, DocumentError):
             return str(e)
-        errors = [p for p in self.controller.result.problems if not p.warning]
-        if errors:
-            where = f"{self.controller.name(errors[0].node)}: " if errors[0].node else ""
-            return f"the graph does not run ({where}{errors[0].message})"
-        return f"{type(e).__name__}: {e}"
+        return graph_error(self.controller) or f"{type(e).__name__}: {e}"
 
     def _show_not_applicable(self, text):
         """The document lacks what the study needs (a batch axis, a target): said in words,

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QLabel
 
 from ...engine.errors import counted
 from ...story import studies
+from .applies import no_backward_pass
 from ._base import StudyView, _html, banner, beside_words, set_banner
 from .heatmap import DIVERGING, TEXT, CountAxis, still_plot
 
@@ -73,11 +74,12 @@ class ChainCostView(StudyView):
 
     def job(self):
         story = self.controller.result.story
-        if story is None:
-            self._show_error("the graph does not run yet, so it has no chain of Jacobians")
-            return None
+        sizes = [] if story is None else studies.chain_sizes(story)
+        if len(sizes) < 2:
+            error, missing = no_backward_pass(self.controller, "chain of Jacobians")
+            return self._show_error(error) if error else self._show_not_applicable(missing)
         self._ops = chain_ops(story)
-        return (lambda: studies.chain_cost(story)), 0
+        return (lambda: studies.chain_cost(sizes)), 0
 
     def show_result(self, cost):
         sizes = cost.sizes

@@ -18,6 +18,7 @@ from ...story.numbers import (alone, exponent, factor_text, h_text, line_format,
                               power_text)
 from ._base import (COLUMN_MIN_W, PortChooser, StudyView, _html, banner, beside_words, rich_names, set_banner,
                     study_ports)
+from .applies import graph_error, missing_roles
 from .heatmap import DIVERGING, TEXT, relabel, style_plot, still_plot
 from .norms_view import LogAxis
 
@@ -106,10 +107,13 @@ class GradientCheckView(StudyView):
     # -- the study -----------------------------------------------------------------------
     def job(self):
         source, index = self.source_box.port(), self.entry_box.currentData()
-        if source is None or index is None:
-            self._show_error("choose a source (mark a Variable or a watched constant as a "
-                             "source in the inspector)")
-            return None
+        missing = missing_roles(("a loss (a target)", self.controller.doc.targets),
+                                ("a source (a Variable or a watched constant)", source))
+        if missing:
+            return self._show_not_applicable(missing)
+        if index is None:     # the source has no value: the graph stops before it, or it is empty
+            return self._show_error(graph_error(self.controller) or
+                                    f"{self.source_box.currentText()} has no elements to check")
         doc = self.doc_copy()
         ev = self.controller.result.evaluation
         elements = 0 if ev is None else sum(int(np.size(v)) for v in ev.values.values())

@@ -15,6 +15,7 @@ from ...story import studies
 from ...story.numbers import alone, line_format
 from ._base import (PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports,
                     word_column)
+from .applies import missing_roles
 from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, still_plot
 from .jacobian_view import _shape
 
@@ -137,9 +138,9 @@ class HessianView(StudyView):
 
     def job(self):
         target, source = self.target_box.port(), self.source_box.port()
-        if target is None or source is None:
-            self._show_error("choose a variable (a source) and a loss (a target)")
-            return None
+        missing = missing_roles(("a loss (a target)", target), ("a variable (a source)", source))
+        if missing:
+            return self._show_not_applicable(missing)
         doc = self.doc_copy()
         eps = self.eps_box.value()
         t_name, s_name = rich_names(self.target_box, self.source_box)
