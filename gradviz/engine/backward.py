@@ -9,6 +9,7 @@ import numpy as np
 
 from . import backend, backend_gradviz, registry
 from .array import zeros_like
+from .dtypes import FLOAT32
 from .errors import counted
 from .execute import apply
 from .interrupt import current_hook
@@ -90,14 +91,14 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
             stop_here()
         outputs = op.outputs
         if len(outputs) == 1:  # the common case, without the bookkeeping below
-            t = outputs[0]
-            total = pending.pop(t._id, None)
+            total = pending.pop(op._id, None)  # an op's id is its output's
             if total is None:
                 continue
+            t = outputs[0]
             if type(total) is _FanIn:
                 total = _sum(total, observer, t)
-            if t._id in source_ids:
-                finals[t._id] = total
+            if op._id in source_ids:
+                finals[op._id] = total
             rule = op.opdef.plain_rule
             if inline and rule is not None and True in needs:
                 # _step for a built-in rule with no observer, inlined: this is the inner
@@ -240,6 +241,7 @@ def _read_on_path(entries, targets):
 # The needs of one- and two-input ops, indexed by booleans: shared tuples, not a new
 # one per op and pass.
 _NEEDS_1 = ((False,), (True,))
+
 _NEEDS_2 = (((False, False), (False, True)), ((True, False), (True, True)))
 
 
@@ -255,15 +257,21 @@ def _relevant_entries(entries, source_ids):
             t = inputs[0]
             if t._id not in reached:
                 continue
-            needs = _NEEDS_1[t._value.dtype.kind == "f"]
+            dtype = t._value.dtype
+            needs = _NEEDS_1[dtype is FLOAT32 or dtype.kind == "f"]
         elif len(inputs) == 2:
             a, b = inputs
             need_a = a._id in reached
             need_b = b._id in reached
             if not (need_a or need_b):
                 continue
-            needs = _NEEDS_2[need_a and a._value.dtype.kind == "f"][
-                need_b and b._value.dtype.kind == "f"]
+            if need_a:
+                dtype = a._value.dtype
+                need_a = dtype is FLOAT32 or dtype.kind == "f"
+            if need_b:
+                dtype = b._value.dtype
+                need_b = dtype is FLOAT32 or dtype.kind == "f"
+            needs = _NEEDS_2[need_a][need_b]
         else:
             for t in inputs:
                 if t._id in reached:

@@ -2,6 +2,7 @@
 import numpy as np
 
 from . import recording as _recording
+from .dtypes import FLOAT32
 from .tensor import Tensor, Variable, _next_id, convert_to_tensor
 
 _state = _recording._state
@@ -57,7 +58,8 @@ def apply(opdef, inputs, attrs=None):
                     operation._in_values = values
                     operation._id = result._id
                     tape._entries.append(operation)
-                    if not opdef.outputs_off_tape and out.dtype.kind == "f":
+                    dtype = out.dtype
+                    if not opdef.outputs_off_tape and (dtype is FLOAT32 or dtype.kind == "f"):
                         tracked.add(result._id)
                 return result
         _record(recording, opdef, inputs, values, [result], attrs)
