@@ -64,8 +64,10 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
     differentiable = bool(_state.recording)
     F = backend_gradviz.gradviz if differentiable else backend.numpy
 
-    source_ids = {s._id for s in sources if s._value.dtype.kind == "f"
-                  and (on_tape is None or s._id in on_tape)}
+    source_ids = set()  # a loop, not a set comprehension: no function made per pass
+    for s in sources:
+        if s._value.dtype.kind == "f" and (on_tape is None or s._id in on_tape):
+            source_ids.add(s._id)
     if relevant is None:
         relevant = _relevant_entries(entries, source_ids)[0]
 
