@@ -8,6 +8,7 @@ An optional Observer receives each step (the story is told from it).
 import numpy as np
 
 from . import backend, backend_gradviz, registry
+from .backend import ZeroCotangent
 from .array import zeros_like
 from .dtypes import FLOAT32
 from .errors import counted
@@ -99,6 +100,8 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
             t = outputs[0]
             if type(total) is _FanIn:
                 total = _sum(total, observer, t)
+            if type(total) is ZeroCotangent:
+                total = total.written()
             if op._id in source_ids:
                 finals[op._id] = total
             rule = op.opdef.plain_rule
@@ -158,6 +161,8 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
             any_cotangent = True
             if type(total) is _FanIn:
                 total = _sum(total, observer, t)
+            if type(total) is ZeroCotangent:
+                total = total.written()
             if t._id in source_ids:
                 finals[t._id] = total
             upstream.append(total)
@@ -186,6 +191,8 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
                 g = _sum(g, observer, s)
         else:
             g = None
+        if type(g) is ZeroCotangent:
+            g = g.written()
         if g is not None and not isinstance(g, Tensor):
             g = Tensor._wrap(g if type(g) is np.ndarray else np.asarray(g))
         if observer is not None:
@@ -220,6 +227,11 @@ def _contribute(pending, tensor_id, c):
 def _sum(cs, observer, tensor):
     if len(cs) == 1:
         return cs[0]
+    if observer is None:  # zeros not written out add nothing (an observer never gets any)
+        real = [c for c in cs if type(c) is not ZeroCotangent]
+        if len(real) < 2:
+            return real[0] if real else cs[0]
+        cs = real
     total = cs[0]
     for c in cs[1:]:
         total = total + c
@@ -343,6 +355,8 @@ def _step(op, needs, upstream, pending, nbatch, F, differentiable, observer):
         if (c._value.shape if isinstance(c, Tensor) else c.shape) != shape:
             c = F.sum_to_shape(c, shape, nbatch)
         if observer is not None:
+            if type(c) is ZeroCotangent:  # the story shows the zeros
+                c = c.written()
             observer.contribution(op, i, _as_tensor(c))
         prev = pending.get(t._id)  # _contribute, inlined: this is the hot loop
         if prev is None:
