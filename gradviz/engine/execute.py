@@ -38,8 +38,7 @@ def apply(opdef, inputs, attrs=None):
             return result
         if len(recording) == 1:
             # record() for one tape, written out: every recorded op passes here, and the
-            # call was a sixth of an op's recording. A Variable not yet tracked takes
-            # record(), which may watch it.
+            # call was a sixth of an op's recording.
             tape = recording[0]
             tracked = tape._tracked
             hit = False
@@ -47,21 +46,21 @@ def apply(opdef, inputs, attrs=None):
                 if t._id in tracked:
                     hit = True
                 elif type(t) is Variable:
+                    hit = tape._should_record(inputs)  # may watch an accessed variable
                     break
-            else:
-                if hit:
-                    operation = _new_operation(Operation)
-                    operation.opdef = opdef
-                    operation.inputs = inputs
-                    operation.outputs = [result]
-                    operation.attrs = attrs or _NO_ATTRS
-                    operation._in_values = values
-                    operation._id = result._id
-                    tape._entries.append(operation)
-                    dtype = out.dtype
-                    if not opdef.outputs_off_tape and (dtype is FLOAT32 or dtype.kind == "f"):
-                        tracked.add(result._id)
-                return result
+            if hit:
+                operation = _new_operation(Operation)
+                operation.opdef = opdef
+                operation.inputs = inputs
+                operation.outputs = [result]
+                operation.attrs = attrs or _NO_ATTRS
+                operation._in_values = values
+                operation._id = result._id
+                tape._entries.append(operation)
+                dtype = out.dtype
+                if not opdef.outputs_off_tape and (dtype is FLOAT32 or dtype.kind == "f"):
+                    tracked.add(result._id)
+            return result
         _record(recording, opdef, inputs, values, [result], attrs)
         return result
     results = [Tensor._wrap(o) for o in out]
