@@ -9,6 +9,7 @@ _state = _recording._state
 _record = _recording.record
 _new_operation = _recording._new_operation
 _NO_ATTRS = _recording._NO_ATTRS
+_NEEDS_1, _NEEDS_2 = _recording.NEEDS_1, _recording.NEEDS_2
 Operation = _recording.Operation
 _new_tensor = object.__new__
 
@@ -56,10 +57,20 @@ def apply(opdef, inputs, attrs=None):
                 operation.attrs = attrs or _NO_ATTRS
                 operation._in_values = values
                 operation._id = result._id
+                # Which inputs carry gradient back: those the tape tracks (all floating).
+                if n == 1:
+                    operation._needs = _NEEDS_1[1]
+                elif n == 2:
+                    operation._needs = _NEEDS_2[inputs[0]._id in tracked][inputs[1]._id in tracked]
+                else:
+                    operation._needs = tuple([t._id in tracked for t in inputs])
                 tape._entries.append(operation)
-                dtype = out.dtype
-                if not opdef.outputs_off_tape and (dtype is FLOAT32 or dtype.kind == "f"):
-                    tracked.add(result._id)
+                if opdef.outputs_off_tape:
+                    tape._needs_known = False
+                else:
+                    dtype = out.dtype
+                    if dtype is FLOAT32 or dtype.kind == "f":
+                        tracked.add(result._id)
             return result
         _record(recording, opdef, inputs, values, [result], attrs)
         return result
