@@ -2,10 +2,14 @@
 import numpy as np
 
 from . import recording as _recording
-from .tensor import Tensor, _next_id, convert_to_tensor
+from .dtypes import FLOAT32
+from .tensor import Tensor, Variable, _next_id, convert_to_tensor
 
 _state = _recording._state
 _record = _recording.record
+_new_operation = _recording._new_operation
+_NO_ATTRS = _recording._NO_ATTRS
+Operation = _recording.Operation
 _new_tensor = object.__new__
 
 
@@ -30,8 +34,35 @@ def apply(opdef, inputs, attrs=None):
         result._value = out
         result._id = _next_id()
         recording = _state.recording
-        if recording:
-            _record(recording, opdef, inputs, values, [result], attrs)
+        if not recording:
+            return result
+        if len(recording) == 1:
+            # record() for one tape, written out: every recorded op passes here, and the
+            # call was a sixth of an op's recording. A Variable not yet tracked takes
+            # record(), which may watch it.
+            tape = recording[0]
+            tracked = tape._tracked
+            hit = False
+            for t in inputs:
+                if t._id in tracked:
+                    hit = True
+                elif type(t) is Variable:
+                    break
+            else:
+                if hit:
+                    operation = _new_operation(Operation)
+                    operation.opdef = opdef
+                    operation.inputs = inputs
+                    operation.outputs = [result]
+                    operation.attrs = attrs or _NO_ATTRS
+                    operation._in_values = values
+                    operation._id = result._id
+                    tape._entries.append(operation)
+                    dtype = out.dtype
+                    if not opdef.outputs_off_tape and (dtype is FLOAT32 or dtype.kind == "f"):
+                        tracked.add(result._id)
+                return result
+        _record(recording, opdef, inputs, values, [result], attrs)
         return result
     results = [Tensor._wrap(o) for o in out]
     recording = _state.recording
