@@ -15,7 +15,7 @@ from .errors import counted
 from .execute import apply
 from .interrupt import current_hook
 from .ops import shape as shape_ops
-from .recording import _state
+from .recording import NEEDS_1, NEEDS_2, _state
 from .registry import define_op
 from .tensor import Tensor, Variable, convert_to_tensor
 
@@ -252,13 +252,6 @@ def _read_on_path(entries, targets):
     return read
 
 
-# The needs of one- and two-input ops, indexed by booleans: shared tuples, not a new
-# one per op and pass.
-_NEEDS_1 = ((False,), (True,))
-
-_NEEDS_2 = (((False, False), (False, True)), ((True, False), (True, True)))
-
-
 def _relevant_entries(entries, source_ids):
     """(op, needs) for the entries on a path from a source: only those can carry
     gradient to a source. `needs[i]`: input i is reached and floating. An op's inputs
@@ -272,7 +265,7 @@ def _relevant_entries(entries, source_ids):
             if t._id not in reached:
                 continue
             dtype = t._value.dtype
-            needs = _NEEDS_1[dtype is FLOAT32 or dtype.kind == "f"]
+            needs = NEEDS_1[dtype is FLOAT32 or dtype.kind == "f"]
         elif len(inputs) == 2:
             a, b = inputs
             need_a = a._id in reached
@@ -285,7 +278,7 @@ def _relevant_entries(entries, source_ids):
             if need_b:
                 dtype = b._value.dtype
                 need_b = dtype is FLOAT32 or dtype.kind == "f"
-            needs = _NEEDS_2[need_a][need_b]
+            needs = NEEDS_2[need_a][need_b]
         else:
             for t in inputs:
                 if t._id in reached:

@@ -9,6 +9,7 @@ _state = _recording._state
 _record = _recording.record
 _new_operation = _recording._new_operation
 _NO_ATTRS = _recording._NO_ATTRS
+_NEEDS_1, _NEEDS_2 = _recording.NEEDS_1, _recording.NEEDS_2
 Operation = _recording.Operation
 _new_tensor = object.__new__
 
@@ -38,8 +39,7 @@ def apply(opdef, inputs, attrs=None):
             return result
         if len(recording) == 1:
             # record() for one tape, written out: every recorded op passes here, and the
-            # call was a sixth of an op's recording. A Variable not yet tracked takes
-            # record(), which may watch it.
+            # call was a sixth of an op's recording.
             tape = recording[0]
             tracked = tape._tracked
             hit = False
@@ -47,21 +47,31 @@ def apply(opdef, inputs, attrs=None):
                 if t._id in tracked:
                     hit = True
                 elif type(t) is Variable:
+                    hit = tape._should_record(inputs)  # may watch an accessed variable
                     break
-            else:
-                if hit:
-                    operation = _new_operation(Operation)
-                    operation.opdef = opdef
-                    operation.inputs = inputs
-                    operation.outputs = [result]
-                    operation.attrs = attrs or _NO_ATTRS
-                    operation._in_values = values
-                    operation._id = result._id
-                    tape._entries.append(operation)
+            if hit:
+                operation = _new_operation(Operation)
+                operation.opdef = opdef
+                operation.inputs = inputs
+                operation.outputs = [result]
+                operation.attrs = attrs or _NO_ATTRS
+                operation._in_values = values
+                operation._id = result._id
+                # Which inputs carry gradient back: those the tape tracks (all floating).
+                if n == 1:
+                    operation._needs = _NEEDS_1[1]
+                elif n == 2:
+                    operation._needs = _NEEDS_2[inputs[0]._id in tracked][inputs[1]._id in tracked]
+                else:
+                    operation._needs = tuple([t._id in tracked for t in inputs])
+                tape._entries.append(operation)
+                if opdef.outputs_off_tape:
+                    tape._needs_known = False
+                else:
                     dtype = out.dtype
-                    if not opdef.outputs_off_tape and (dtype is FLOAT32 or dtype.kind == "f"):
+                    if dtype is FLOAT32 or dtype.kind == "f":
                         tracked.add(result._id)
-                return result
+            return result
         _record(recording, opdef, inputs, values, [result], attrs)
         return result
     results = [Tensor._wrap(o) for o in out]
