@@ -9,7 +9,7 @@ import copy
 import html
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton,
                                QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
@@ -197,16 +197,27 @@ class PlotsAndWords(QSplitter):
         shown = [p for p in parts if not p.isHidden()]
         words = [p for p in shown if isinstance(p, WordColumn)]
         plots = [p for p in shown if p not in words]
-        for plot in plots:      # a square heatmap's cells stay square
-            floor = self._floors.setdefault(id(plot), (plot.minimumWidth(), plot.minimumHeight()))
-            square = getattr(plot, "square_width", lambda: None)() is not None
-            least = stacked_height(plot, width) if square else PLOT_MIN_H
-            if plot.minimumHeight() != max(floor[1], least):
-                plot.setMinimumHeight(max(floor[1], least))
         room = self.height() - self.handleWidth() * max(len(shown) - 1, 0)
         need = {id(p): max(p.words_height(width), 1) for p in words}
+        for p in words:    # a table (its words do not wrap) whole: scrolled in a low slot it hid its side
+            fixed = p.widget() is not None and p.widget().heightForWidth(width) < 0
+            least = max(min(need[id(p)], WORDS_MIN_H), need[id(p)] if fixed else 0)
+            if p.minimumHeight() != least:
+                p.setMinimumHeight(least)
+        # Where the view scrolls down anyway (its words' least and the plots' exceed the room),
+        # every plot at its stacked height, as a square heatmap always is (its cells square);
+        # none taller than the dock shows below the choosers, so each can be seen whole.
+        shows = self.shown_height() or PLOT_MAX_H
+        scrolls = sum(p.minimumHeight() for p in words) + PLOT_MIN_H * len(plots) > shows
+        for plot in plots:
+            floor = self._floors.setdefault(id(plot), (plot.minimumWidth(), plot.minimumHeight()))
+            square = getattr(plot, "square_width", lambda: None)() is not None
+            least = min(stacked_height(plot, width), shows) if square or scrolls else PLOT_MIN_H
+            least = max(floor[1], least, PLOT_MIN_H)
+            if plot.minimumHeight() != least:
+                plot.setMinimumHeight(least)
         floor = sum(min(n, WORDS_MIN_H) for n in need.values())
-        ideal = {id(p): max(stacked_height(p, width), p.minimumHeight()) for p in plots}
+        ideal = {id(p): max(min(stacked_height(p, width), shows), p.minimumHeight()) for p in plots}
         want = sum(ideal.values())
         scale = min(1.0, (room - floor) / want) if want else 1.0
         heights = {id(p): max(int(ideal[id(p)] * scale), p.minimumHeight()) for p in plots}
@@ -218,6 +229,16 @@ class PlotsAndWords(QSplitter):
         total = sum(need.values()) or 1
         heights.update({id(p): left * need[id(p)] // total for p in words})
         self.setSizes([heights.get(id(p), 0) for p in parts])
+
+    def shown_height(self):
+        """How much of the splitter's height the dock's scroll area shows from its top
+        (0 outside one)."""
+        area = self.parentWidget()
+        while area is not None and not isinstance(area, QScrollArea):
+            area = area.parentWidget()
+        if area is None or area.widget() is None:
+            return 0
+        return area.viewport().height() - self.mapTo(area.widget(), QPoint(0, 0)).y() - 6
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
