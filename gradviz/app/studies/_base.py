@@ -190,8 +190,20 @@ class PlotsAndWords(QSplitter):
     def fit(self):
         """Stacked: the plots at their stacked_height, shrunk (not below PLOT_MIN_H, a square
         heatmap not at all) while the words would get less than WORDS_MIN_H; the words the
-        rest. Room left over goes half to the plots (up to PLOT_MAX_H), half to the words."""
-        if not self.stacked or not self.count():
+        rest. Room left over goes half to the plots (up to PLOT_MAX_H), half to the words.
+        Side by side, a table (words that do not wrap) as wide as it is: at its share of the
+        width the gradient check's 'relative error' column was cut."""
+        if not self.stacked:
+            for part in self.parts():
+                table = isinstance(part, WordColumn) and part.widget() is not None \
+                    and part.widget().heightForWidth(part.width()) < 0
+                if table:
+                    floor = self._floors.get(id(part), (part.minimumWidth(), 0))[0]
+                    least = max(floor, min(part.widget().sizeHint().width(), part.maximumWidth()))
+                    if part.minimumWidth() != least:
+                        part.setMinimumWidth(least)
+            return
+        if not self.count():
             return
         parts, width = self.parts(), self.width()
         shown = [p for p in parts if not p.isHidden()]
