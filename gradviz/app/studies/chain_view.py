@@ -34,7 +34,7 @@ class ChainCostView(StudyView):
         self.layout_.addWidget(self.message)
         self.totals = banner("info")
         self.plot = still_plot(CountAxis("left"), ("multiply-adds", "mul-adds"),
-                               "product k (Jₖ, from the input side)")
+                               ("product k (Jₖ, from the input side)", "product k (Jₖ)"))
         self.legend = legend_row(self.plot.getPlotItem())
         self.plot.installEventFilter(self)      # its columns follow the plot's width
         self.forward_bars = pg.BarGraphItem(x=[], height=[], width=BAR_W,
@@ -65,11 +65,7 @@ class ChainCostView(StudyView):
         side where they fit, else one above the other (a legend wider than the plot made
         the plot draw past its widget, J8 and 'reverse' cut off)."""
         if watched is self.plot and event.type() == QEvent.Type.Resize:
-            legend = self.legend
-            wide = sum(label.boundingRect().width() + SWATCH_PX for _, label in legend.items)
-            columns = 2 if event.size().width() >= wide + LEFT_AXIS_PX else 1
-            if legend.columnCount != columns:
-                legend.setColumnCount(columns)
+            fit_legend(self.legend, event.size().width())
         return super().eventFilter(watched, event)
 
     def job(self):
@@ -163,9 +159,18 @@ def legend_row(plot_item):
     layout = plot_item.layout
     layout.removeItem(plot_item.titleLabel)      # the row of a title this plot never has
     plot_item.titleLabel.hide()
-    layout.addItem(legend, 0, 1)
+    layout.addItem(legend, 0, 0, 1, 2)          # over the axis too: one entry a row in a narrow view
     layout.setAlignment(legend, Qt.AlignmentFlag.AlignHCenter)
     return legend
+
+
+def fit_legend(legend, width):
+    """A legend_row's entries side by side where a plot `width` wide holds them, else one
+    above the other."""
+    wide = sum(label.boundingRect().width() + SWATCH_PX for _, label in legend.items)
+    columns = 2 if width >= wide + LEFT_AXIS_PX else 1
+    if legend.columnCount != columns:
+        legend.setColumnCount(columns)
 
 
 def _tick(k, sizes, n):

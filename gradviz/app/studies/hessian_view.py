@@ -5,7 +5,7 @@ and the Newton step x ← x − (H + εI)⁻¹ g applied as one undoable edit (s
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSplitter
+from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton
 
 from ...engine.errors import counted
 from ...graph import catalog
@@ -13,7 +13,7 @@ from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...graph.names import objective_term
 from ...story import studies
 from ...story.numbers import alone, line_format
-from ._base import (PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports,
+from ._base import (PlotsAndWords, PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports,
                     word_column)
 from .applies import missing_roles
 from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, still_plot
@@ -57,7 +57,7 @@ class HessianView(StudyView):
         self.caption.setWordWrap(True)
         self.layout_.addWidget(self.caption)
 
-        self.split = split = QSplitter(Qt.Horizontal)
+        self.split = split = PlotsAndWords()
         split.setHandleWidth(PLOT_GAP)      # the colour bar's title reads as the heatmap's
         self.heatmap = Heatmap("i", "j (flat indices)", colorbar_label="")  # named when shown
         split.addWidget(self.heatmap)
@@ -112,6 +112,8 @@ class HessianView(StudyView):
         rest, two to three."""
         want = self.heatmap.square_width()
         sizes = self.split.sizes()
+        if self.split.stacked:       # plots over words: PlotsAndWords sizes them
+            return
         total = sum(sizes)
         if want is None or total <= 0:
             return

@@ -60,7 +60,8 @@ class GradientNormView(StudyView):
         self.layout_.addWidget(self.message)
         self.summary = banner("info")
         self.plot = still_plot(LogAxis("left"), ("‖cotangent‖ (log scale)", "‖cotangent‖"),
-                               "where the backward pass meets it, from the target back")
+                               ("where the backward pass meets it, from the target back",
+                                "from the target back"))
         self.line = pg.PlotDataItem([], [], pen=pg.mkPen(LINE, width=2), symbol="o",
                                     symbolSize=9, symbolBrush=LINE, symbolPen=pg.mkPen(TEXT))
         self.sources = pg.ScatterPlotItem([], [], size=12, symbol="s", brush=SOURCE,
