@@ -137,10 +137,7 @@ def stacked_height(plot, width):
     within PLOT_MIN_H..PLOT_MAX_H."""
     matrix = getattr(plot, "matrix", None)
     if getattr(plot, "mode", None) == "heatmap" and matrix is not None and matrix.size:
-        box = plot.plot.getViewBox()
-        rows, cols = matrix.shape
-        across = max(width - (plot.width() - box.width()), 1)
-        want = across * rows / cols + plot.height() - box.height()
+        want = plot.height_for_width(width)
     else:
         want = width * PLOT_ASPECT
     return int(min(max(want, PLOT_MIN_H), PLOT_MAX_H))
@@ -203,7 +200,7 @@ class PlotsAndWords(QSplitter):
                     least = max(floor, min(part.widget().sizeHint().width(), part.maximumWidth()))
                     if part.minimumWidth() != least:
                         part.setMinimumWidth(least)
-            return
+            return self._fit_squares()
         if not self.count():
             return
         parts, width = self.parts(), self.width()
@@ -242,6 +239,43 @@ class PlotsAndWords(QSplitter):
         total = sum(need.values()) or 1
         heights.update({id(p): left * need[id(p)] // total for p in words})
         self.setSizes([heights.get(id(p), 0) for p in parts])
+
+    def _fit_squares(self):
+        """Side by side, a square heatmap exactly as wide as its square image needs at the
+        dock's height (its box at its share was 430 px wider than a 15 x 15 Jacobian, an
+        empty band); the other parts share the rest as set_shares says, each at least its
+        least width."""
+        parts = [p for p in self.parts() if not p.isHidden()]
+        wants = {id(p): getattr(p, "square_width", lambda: None)() for p in parts}
+        if all(w is None for w in wants.values()):
+            return
+        total = self.width() - self.handleWidth() * max(len(parts) - 1, 0)
+        others = [p for p in parts if wants[id(p)] is None]
+        room = total - sum(p.minimumWidth() for p in others)
+        sizes = {}
+        for p in parts:
+            if wants[id(p)] is not None:
+                sizes[id(p)] = max(min(wants[id(p)], room), p.minimumWidth())
+                room -= sizes[id(p)]
+        rest = total - sum(sizes.values())
+        shares = dict(zip(map(id, self.parts()), self._shares or [1] * self.count()))
+        weight = sum(shares.get(id(p), 1) for p in others) or 1
+        for p in others:
+            sizes[id(p)] = max(rest * shares.get(id(p), 1) // weight, p.minimumWidth())
+        fitted = [sizes.get(id(p), 0) for p in self.parts()]
+        if fitted != self.sizes():
+            self.setSizes(fitted)
+
+    def childEvent(self, event):
+        """A heatmap added follows its own refit (its axes widen once drawn)."""
+        super().childEvent(event)
+        child = event.child()
+        if event.added() and hasattr(child, "refit") and not getattr(child, "_followed", False):
+            child._followed = True
+            child.refit.connect(self._refit_later)
+
+    def _refit_later(self):
+        QTimer.singleShot(0, self, self.fit)
 
     def shown_height(self):
         """How much of the splitter's height the dock's scroll area shows from its top

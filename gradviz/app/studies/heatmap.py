@@ -149,6 +149,7 @@ def style_plot(plot, font_pt=FONT_PT):
         _labels_never_touch(axis)
 
 
+MARGINS = (2, 6, 2, 2)     # px around the plot and its colour bar
 LABEL_GAP = 4    # px between two tick labels; a label closer to the one before is left out
 LABEL_OVERHANG = 10   # px an index label may reach past its axis' end
 
@@ -243,6 +244,7 @@ class Heatmap(QWidget):
     """
 
     hovered = Signal(int, int, float)
+    refit = Signal()       # the width the plot needs changed: its splitter sizes it again
 
     def __init__(self, row_label="row", col_label="column", parent=None, colorbar_label="value",
                  lines=True):
@@ -268,7 +270,8 @@ class Heatmap(QWidget):
         self.plot.showAxis("top")
         self.plot.getAxis("top").setStyle(showValues=False)
         self.plot.getAxis("top").setHeight(1)         # a frame's edge, not a row of room
-        self.graphics.ci.setContentsMargins(2, 6, 2, 2)   # the plot, not a border, gets the room
+        self.graphics.ci.setContentsMargins(*MARGINS)   # the plot, not a border, gets the room
+        self._slack = (0, 0)         # px beside (and below) a square image's box, not in it
         style_plot(self.plot)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
@@ -303,6 +306,7 @@ class Heatmap(QWidget):
         layout.addWidget(self.stack, 1)
         layout.addWidget(self.readout)
         self.plot.scene().sigMouseMoved.connect(self._on_mouse)
+        self.plot.getViewBox().sigResized.connect(self._fit_box)
         self.line_plot.scene().sigMouseMoved.connect(self._on_line_mouse)
 
     def set_labels(self, row_label, col_label):
@@ -387,16 +391,53 @@ class Heatmap(QWidget):
         else:
             self.plot.setLimits(xMin=-0.5, xMax=cols - 0.5, yMin=-0.5, yMax=rows - 0.5)
         self.plot.setRange(xRange=(-0.5, cols - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
+        self._fit_box()
+
+    def _square(self):
+        rows, cols = self.matrix.shape
+        return self.mode == "heatmap" and rows == cols and self.matrix.size > 0
+
+    def chrome(self):
+        """(width, height) of what is not the plot box: axes, colour bar, readout, margins;
+        the slack a square image leaves beside its box counts as box."""
+        self.graphics.resizeEvent(None)        # the scene's layout at the widget's size now
+        self.graphics.ci.layout.activate()
+        self.plot.layout.activate()
+        box = self.plot.getViewBox()
+        return (self.width() - box.width() - self._slack[0],
+                self.height() - box.height() - self._slack[1])
+
+    def _fit_box(self):
+        """The plot box as a square image's aspect, whatever room the widget has: the room
+        the image does not take goes beside the colour bar (or below the axis), not into
+        the box, where it drew an empty (or, with a patch image's grey, a grey) band."""
+        slack = (0, 0)
+        if self._square():
+            box = self.plot.getViewBox()
+            room_w, room_h = box.width() + self._slack[0], box.height() + self._slack[1]
+            side = min(room_w, room_h)
+            slack = (int(room_w - side), int(room_h - side))
+        if slack != self._slack:
+            self._slack = slack
+            left, top, right, bottom = MARGINS
+            self.graphics.ci.setContentsMargins(left, top, right + slack[0], bottom + slack[1])
+            self.refit.emit()
 
     def square_width(self):
         """The width at which a square matrix's (square) cells fill the plot's height: the
         plot box as wide as it is tall, beside it the axes and the colour bar; None when
         the matrix is not a square heatmap."""
-        rows, cols = self.matrix.shape
-        if self.mode != "heatmap" or rows != cols or not self.matrix.size:
+        if not self._square():
             return None
-        box = self.plot.getViewBox()
-        return int(self.width() - box.width() + box.height()) + 2
+        chrome_w, chrome_h = self.chrome()
+        return int(math.ceil(chrome_w + self.height() - chrome_h))
+
+    def height_for_width(self, width):
+        """The height at which the matrix's cells are square at `width` (its box as wide as
+        the width leaves, as tall as the cells need)."""
+        rows, cols = self.matrix.shape
+        chrome_w, chrome_h = self.chrome()
+        return max(width - chrome_w, 1) * rows / max(cols, 1) + chrome_h
 
     def colour_key(self):
         """The caption's sentence on colours: only a heatmap has them (a line plot has none)."""

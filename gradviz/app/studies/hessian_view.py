@@ -4,7 +4,7 @@ and the Newton step x ← x − (H + εI)⁻¹ g applied as one undoable edit (s
 """
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton
 
 from ...engine.errors import counted
@@ -22,7 +22,6 @@ from .jacobian_view import _shape
 DEFAULT_EPS = 1e-3
 ZERO_SHARE = studies.EIGENVALUE_RTOL  # within this share of the largest |λ|: zero
 DAMPED_SHARE = 0.1     # warn when ε decides this much of the step
-HEATMAP_SHARE = 0.45   # at most this share of the width for the heatmap
 PLOT_GAP = 18          # px between the heatmap's colour bar and the eigenvalues' axis
 
 
@@ -90,43 +89,11 @@ class HessianView(StudyView):
         self.step_text.setTextFormat(Qt.TextFormat.RichText)   # the names are escaped
         self.step_text.setWordWrap(True)
         split.addWidget(word_column(self.symmetry, self.definite, newton, self.step_text))
-        split.setStretchFactor(0, 2)    # square cells: the heatmap needs no more width
-        split.setStretchFactor(1, 2)
-        split.setStretchFactor(2, 3)    # the words: wide enough to read in a low dock
+        split.set_shares((2, 2, 3))   # the heatmap as wide as its square; the words, to read in a low dock
         self.layout_.addWidget(split, 1)
-        self._fit_timer = QTimer(self)       # once the plots have their new heights
-        self._fit_timer.setSingleShot(True)
-        self._fit_timer.setInterval(0)
-        self._fit_timer.timeout.connect(self._fit_heatmap)
         self._doc_for_eps = None
         self.newton_ok = False
         self.update_choosers()
-
-    def resizeEvent(self, event):
-        super().resizeEvent(event)
-        self._fit_timer.start()
-
-    def _fit_heatmap(self):
-        """The heatmap's plot as wide as its square image is tall (a 50 x 50 Hessian drew
-        114 px wide in a 330 px plot at 1280 x 800); the eigenvalues and the words get the
-        rest, two to three."""
-        want = self.heatmap.square_width()
-        sizes = self.split.sizes()
-        if self.split.stacked:       # plots over words: PlotsAndWords sizes them
-            return
-        total = sum(sizes)
-        if want is None or total <= 0:
-            return
-        heat = min(want, int(total * HEATMAP_SHARE))
-        rest = total - heat
-        fitted = [heat, rest * 2 // 5, rest - rest * 2 // 5]
-        if fitted != sizes:           # the colour bar's title may change with the width:
-            self.split.setSizes(fitted)                # once more, a few times at most
-            self._fits = getattr(self, "_fits", 0) + 1
-            if self._fits < 4:
-                self._fit_timer.start()
-        else:
-            self._fits = 0
 
     def update_choosers(self):
         doc = self.controller.doc
@@ -161,7 +128,6 @@ class HessianView(StudyView):
         t_name, s_name = self._names
         H = study.hessian
         n = H.shape[0]
-        self._fit_timer.start()
         shape = study.x_new.shape
         self.heatmap.set_matrix(H, shape, shape, (f"²{t_name}", f"{s_name}"))
         self.heatmap.describe = lambda r, c: (

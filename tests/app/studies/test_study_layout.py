@@ -236,3 +236,43 @@ def test_tabbed_docks_name_themselves_once_on_whole_tabs(qtbot, window):
             if dock.isVisible() and not dock.visibleRegion().isEmpty() and not dock.isFloating():
                 tabbed = any(not other.isHidden() for other in w.tabifiedDockWidgets(dock))
                 assert (title_ink(dock) == 0) == tabbed, (dock.windowTitle(), tabbed)
+
+
+# One sample for each square heatmap: lesson 1's 15 x 15 Jacobian and 21 x 21 patch image with
+# its 5 x 5 norms; BatchNorm's 7 x 7 norms and 35 x 35 Hessian; the sigmoid lesson's 1 x 1 Hessian.
+SQUARE_STUDIES = {"004_matmul_sum": ("Jacobian", "Batch Jacobian"),
+                  "001_batchnorm_pitfall": ("Batch Jacobian", "Hessian"),
+                  "001_sigmoid_jacobian": ("Hessian",)}
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 800)])
+def test_a_square_heatmap_fills_its_plot_box(qtbot, window, size):
+    """Walk-through: at its share of the dock the 15 x 15 Jacobian left a 430 px empty band
+    beside it in its box, the patch image a 342 px grey one, the norms 133 px; stacked the
+    Hessian a 10 px band. The image fills its box (no band on screen or in Export View),
+    side by side (1920 x 1080) and stacked beside the palette (1280 x 800)."""
+    w = None
+    for sample, titles in SQUARE_STUDIES.items():
+        if w is None:
+            w = window(sample, size)
+        else:
+            w.controller.open(f"samples/{sample}.json")
+        for title in titles:
+            dock = w.study_docks[title]
+            if not dock.isVisible():
+                dock = _open(qtbot, w, title)
+            view = dock.view
+            view.refresh()
+            qtbot.wait(60)
+            assert view.stacked() == (size == (1280, 800))
+            for heatmap in (getattr(view, "heatmap", None), getattr(view, "norms", None)):
+                if heatmap is None:
+                    continue
+                rows, cols = heatmap.matrix.shape
+                assert heatmap.mode == "heatmap", (sample, title)
+                box = heatmap.plot.getViewBox().sceneBoundingRect()
+                image = heatmap.image.sceneBoundingRect()
+                gaps = (box.width() - image.width(), box.height() - image.height())
+                assert max(gaps) <= 3, (sample, title, rows, gaps)
+                if rows == cols:                                        # square cells
+                    assert abs(image.width() - image.height()) <= 2, (sample, title, image)
