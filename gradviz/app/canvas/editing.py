@@ -266,12 +266,13 @@ class CanvasEditing:
         default the canvas's). `overview` (Fit to Window): where no fold reads, one that
         shows it larger drawn compact; not for the player, whose steps show a card beside
         the one it sends to, not at the far end of the row above. `steps` (the player): the
-        node ids each story step frames, folded into rows where that frames more of them
-        at the legible size. `compact`: the cards as tall as drawn compact (Fit's overview),
-        else as measured in full."""
+        node ids each story step frames, their rule cards' sizes and the reach of the cards'
+        port names (step_view.step_groups), folded into rows where that frames more of them,
+        with their rule cards, at the legible size. `compact`: the cards as tall as drawn
+        compact (Fit's overview), else as measured in full."""
         px = readable_px or self.readable_px
         sizes = self.renderer.sizes(compact)
-        framing = None if steps is None else (steps, self.layout_room(legible.READABLE_PX))
+        framing = None if steps is None else (steps[0], self.layout_room(legible.READABLE_PX), *steps[1:])
         return layout_positions(doc, sizes, self.renderer.label_room(), room=self.layout_room(px),
                                 shrink=overview and px <= legible.READABLE_PX,   # not in slides
                                 steps=framing)
