@@ -68,6 +68,7 @@ def _gradviz_namespace():
         ones_like=array.ones_like,
         zeros_like=array.zeros_like,
         zeros=array.zeros,
+        zero_cotangent=array.zeros,  # written out: the recorded pass keeps TF's zeros
         masked=math.masked,
         multiply_no_nan=math.multiply_no_nan,
         log=math.log,

@@ -8,12 +8,14 @@ An optional Observer receives each step (the story is told from it).
 import numpy as np
 
 from . import backend, backend_gradviz, registry
+from .backend import ZeroCotangent
 from .array import zeros_like
+from .dtypes import FLOAT32
 from .errors import counted
 from .execute import apply
 from .interrupt import current_hook
 from .ops import shape as shape_ops
-from .recording import _state
+from .recording import NEEDS_1, NEEDS_2, _state
 from .registry import define_op
 from .tensor import Tensor, Variable, convert_to_tensor
 
@@ -63,8 +65,10 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
     differentiable = bool(_state.recording)
     F = backend_gradviz.gradviz if differentiable else backend.numpy
 
-    source_ids = {s._id for s in sources if s._value.dtype.kind == "f"
-                  and (on_tape is None or s._id in on_tape)}
+    source_ids = set()  # a loop, not a set comprehension: no function made per pass
+    for s in sources:
+        if s._value.dtype.kind == "f" and (on_tape is None or s._id in on_tape):
+            source_ids.add(s._id)
     if relevant is None:
         relevant = _relevant_entries(entries, source_ids)[0]
 
@@ -90,14 +94,16 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
             stop_here()
         outputs = op.outputs
         if len(outputs) == 1:  # the common case, without the bookkeeping below
-            t = outputs[0]
-            total = pending.pop(t._id, None)
+            total = pending.pop(op._id, None)  # an op's id is its output's
             if total is None:
                 continue
+            t = outputs[0]
             if type(total) is _FanIn:
                 total = _sum(total, observer, t)
-            if t._id in source_ids:
-                finals[t._id] = total
+            if type(total) is ZeroCotangent:
+                total = total.written()
+            if op._id in source_ids:
+                finals[op._id] = total
             rule = op.opdef.plain_rule
             if inline and rule is not None and True in needs:
                 # _step for a built-in rule with no observer, inlined: this is the inner
@@ -155,6 +161,8 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
             any_cotangent = True
             if type(total) is _FanIn:
                 total = _sum(total, observer, t)
+            if type(total) is ZeroCotangent:
+                total = total.written()
             if t._id in source_ids:
                 finals[t._id] = total
             upstream.append(total)
@@ -183,6 +191,8 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
                 g = _sum(g, observer, s)
         else:
             g = None
+        if type(g) is ZeroCotangent:
+            g = g.written()
         if g is not None and not isinstance(g, Tensor):
             g = Tensor._wrap(g if type(g) is np.ndarray else np.asarray(g))
         if observer is not None:
@@ -217,6 +227,11 @@ def _contribute(pending, tensor_id, c):
 def _sum(cs, observer, tensor):
     if len(cs) == 1:
         return cs[0]
+    if observer is None:  # zeros not written out add nothing (an observer never gets any)
+        real = [c for c in cs if type(c) is not ZeroCotangent]
+        if len(real) < 2:
+            return real[0] if real else cs[0]
+        cs = real
     total = cs[0]
     for c in cs[1:]:
         total = total + c
@@ -237,12 +252,6 @@ def _read_on_path(entries, targets):
     return read
 
 
-# The needs of one- and two-input ops, indexed by booleans: shared tuples, not a new
-# one per op and pass.
-_NEEDS_1 = ((False,), (True,))
-_NEEDS_2 = (((False, False), (False, True)), ((True, False), (True, True)))
-
-
 def _relevant_entries(entries, source_ids):
     """(op, needs) for the entries on a path from a source: only those can carry
     gradient to a source. `needs[i]`: input i is reached and floating. An op's inputs
@@ -255,15 +264,21 @@ def _relevant_entries(entries, source_ids):
             t = inputs[0]
             if t._id not in reached:
                 continue
-            needs = _NEEDS_1[t._value.dtype.kind == "f"]
+            dtype = t._value.dtype
+            needs = NEEDS_1[dtype is FLOAT32 or dtype.kind == "f"]
         elif len(inputs) == 2:
             a, b = inputs
             need_a = a._id in reached
             need_b = b._id in reached
             if not (need_a or need_b):
                 continue
-            needs = _NEEDS_2[need_a and a._value.dtype.kind == "f"][
-                need_b and b._value.dtype.kind == "f"]
+            if need_a:
+                dtype = a._value.dtype
+                need_a = dtype is FLOAT32 or dtype.kind == "f"
+            if need_b:
+                dtype = b._value.dtype
+                need_b = dtype is FLOAT32 or dtype.kind == "f"
+            needs = NEEDS_2[need_a][need_b]
         else:
             for t in inputs:
                 if t._id in reached:
@@ -333,6 +348,8 @@ def _step(op, needs, upstream, pending, nbatch, F, differentiable, observer):
         if (c._value.shape if isinstance(c, Tensor) else c.shape) != shape:
             c = F.sum_to_shape(c, shape, nbatch)
         if observer is not None:
+            if type(c) is ZeroCotangent:  # the story shows the zeros
+                c = c.written()
             observer.contribution(op, i, _as_tensor(c))
         prev = pending.get(t._id)  # _contribute, inlined: this is the hot loop
         if prev is None:

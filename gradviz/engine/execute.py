@@ -2,10 +2,15 @@
 import numpy as np
 
 from . import recording as _recording
-from .tensor import Tensor, _next_id, convert_to_tensor
+from .dtypes import FLOAT32
+from .tensor import Tensor, Variable, _next_id, convert_to_tensor
 
 _state = _recording._state
 _record = _recording.record
+_new_operation = _recording._new_operation
+_NO_ATTRS = _recording._NO_ATTRS
+_NEEDS_1, _NEEDS_2 = _recording.NEEDS_1, _recording.NEEDS_2
+Operation = _recording.Operation
 _new_tensor = object.__new__
 
 
@@ -30,8 +35,44 @@ def apply(opdef, inputs, attrs=None):
         result._value = out
         result._id = _next_id()
         recording = _state.recording
-        if recording:
-            _record(recording, opdef, inputs, values, [result], attrs)
+        if not recording:
+            return result
+        if len(recording) == 1:
+            # record() for one tape, written out: every recorded op passes here, and the
+            # call was a sixth of an op's recording.
+            tape = recording[0]
+            tracked = tape._tracked
+            hit = False
+            for t in inputs:
+                if t._id in tracked:
+                    hit = True
+                elif type(t) is Variable:
+                    hit = tape._should_record(inputs)  # may watch an accessed variable
+                    break
+            if hit:
+                operation = _new_operation(Operation)
+                operation.opdef = opdef
+                operation.inputs = inputs
+                operation.outputs = [result]
+                operation.attrs = attrs or _NO_ATTRS
+                operation._in_values = values
+                operation._id = result._id
+                # Which inputs carry gradient back: those the tape tracks (all floating).
+                if n == 1:
+                    operation._needs = _NEEDS_1[1]
+                elif n == 2:
+                    operation._needs = _NEEDS_2[inputs[0]._id in tracked][inputs[1]._id in tracked]
+                else:
+                    operation._needs = tuple([t._id in tracked for t in inputs])
+                tape._entries.append(operation)
+                if opdef.outputs_off_tape:
+                    tape._needs_known = False
+                else:
+                    dtype = out.dtype
+                    if dtype is FLOAT32 or dtype.kind == "f":
+                        tracked.add(result._id)
+            return result
+        _record(recording, opdef, inputs, values, [result], attrs)
         return result
     results = [Tensor._wrap(o) for o in out]
     recording = _state.recording

@@ -24,7 +24,10 @@ class Operation:
     """A recorded op: what `tensor.op` returns and what a gradient function receives.
     Only `record` makes them (its fields are set there, on the hot path)."""
 
-    __slots__ = ("opdef", "inputs", "outputs", "attrs", "_in_values", "_id", "__weakref__")
+    # _needs: which inputs the tape that recorded it tracked then (apply's one-tape
+    # recording sets it; see GradientTape._relevant).
+    __slots__ = ("opdef", "inputs", "outputs", "attrs", "_in_values", "_id", "_needs",
+                 "__weakref__")
 
     @property
     def _out_values(self):
@@ -51,6 +54,10 @@ class Operation:
 
 
 _new_operation = Operation.__new__
+# The needs of one- and two-input ops, indexed by booleans: shared tuples, not a new
+# one per op and pass.
+NEEDS_1 = ((False,), (True,))
+NEEDS_2 = (((False, False), (False, True)), ((True, False), (True, True)))
 # The attrs of every op recorded without any (read only, as every op's attrs).
 _NO_ATTRS = {}
 
@@ -69,6 +76,7 @@ def record(recording, opdef, inputs, in_values, outputs, attrs):
                 hit = tape._should_record(inputs)  # may watch an accessed variable
                 break
         if hit:
+            tape._needs_known = False  # the op may be on several tapes: no one _needs
             if operation is None:
                 # No __init__ call: this runs once per recorded op.
                 operation = _new_operation(Operation)

@@ -33,6 +33,8 @@ class GradientTape:
         self._entries = []
         self._tracked = set()
         self._watched_variables = []
+        self._roots = []  # ids of the tensors watched (explicitly or as accessed variables)
+        self._needs_known = True  # see _relevant
         self._entered = False
         self._used = False
         self._producers = (None, 0, {})  # (entries list, its length, output id -> op)
@@ -56,8 +58,9 @@ class GradientTape:
         return self
 
     def __exit__(self, *exc):
-        if self in _state.recording:
-            _state.recording.remove(self)
+        recording = _state.recording  # a thread-local read costs as much as the rest
+        if self in recording:
+            recording.remove(self)
         self._entered = False
         return False
 
@@ -76,6 +79,8 @@ class GradientTape:
         self._entries = []
         self._tracked = set()
         self._watched_variables = []
+        self._roots = []
+        self._needs_known = True
         self._used = False
 
     # -- watching -------------------------------------------------------
@@ -85,9 +90,12 @@ class GradientTape:
         Only what a tape watches, or what an op it recorded made, has a gradient on it:
         a constant that was never watched gets None even where a recorded op read it.
         """
+        if self._entries:
+            self._needs_known = False  # ops recorded before may read it: see _relevant
         if type(tensor) is Tensor:  # the common call, one tensor (not a Variable)
             if tensor._value.dtype.kind == "f":  # integer tensors are not differentiable
                 self._tracked.add(tensor._id)
+                self._roots.append(tensor._id)
             return
         for t in nest.flatten(tensor):
             if not isinstance(t, Tensor):
@@ -101,6 +109,7 @@ class GradientTape:
                 if not any(v is t for v in self._watched_variables):
                     self._watched_variables.append(t)
             self._tracked.add(t._id)
+            self._roots.append(t._id)
 
     def watched_variables(self):
         """The variables this tape watches, in order of construction (as TF documents)."""
@@ -116,8 +125,28 @@ class GradientTape:
                   and t._value.dtype.kind == "f"):
                 self._watched_variables.append(t)
                 tracked.add(t._id)
+                self._roots.append(t._id)
                 hit = True
         return hit
+
+    def _relevant(self, sources):
+        """(op, needs) for each recorded op, from the inputs the tape tracked when it
+        recorded the op (apply notes them), or None when _relevant_entries must find them
+        by a scan over the entries. They agree when every watched tensor is a source: a
+        tensor is tracked exactly when it is watched or made by a recorded op, so from a
+        source. The scan is needed when a tensor was watched after ops that may read it
+        were recorded, an op was recorded on several tapes (no single _needs) or keeps
+        its outputs off the tape, or a watched tensor is not a source (ops from it need
+        not run). The scan cost ~3k instructions per op and pass."""
+        if not self._needs_known:
+            return None
+        ids = set()
+        for s in sources:
+            ids.add(s._id)
+        for root in self._roots:
+            if root not in ids:
+                return None
+        return [(op, op._needs) for op in self._entries]
 
     # -- differentiation ------------------------------------------------
     def _begin_use(self, what):
@@ -141,8 +170,8 @@ class GradientTape:
             if isinstance(sources, Tensor):
                 self._begin_use("gradient")
                 (g,) = backward(self._entries, [target], [None], [sources], 0, observer,
-                                on_tape=self._tracked)
-                return _fill_unconnected([g], [sources], zero, ())[0]
+                                self._relevant((sources,)), on_tape=self._tracked)
+                return _fill_unconnected([g], [sources], zero, ())[0] if zero else g
             kind = type(sources)
             if kind is list or kind is tuple:
                 for s in sources:
@@ -151,8 +180,9 @@ class GradientTape:
                 else:
                     self._begin_use("gradient")
                     grads = backward(self._entries, [target], [None], sources, 0, observer,
-                                     on_tape=self._tracked)
-                    grads = _fill_unconnected(grads, sources, zero, ())
+                                     self._relevant(sources), on_tape=self._tracked)
+                    if zero:
+                        grads = _fill_unconnected(grads, sources, zero, ())
                     return grads if kind is list else tuple(grads)
         flat_targets = [_as_target(t) for t in nest.flatten(target)]
         flat_sources = _as_sources(sources)
@@ -167,7 +197,7 @@ class GradientTape:
             seeds = [_check_seed(g, t) for g, t in zip(flat_out, flat_targets)]
         self._begin_use("gradient")
         grads = backward(self._entries, flat_targets, seeds, flat_sources, 0, observer,
-                         on_tape=self._tracked)
+                         self._relevant(flat_sources), on_tape=self._tracked)
         grads = _fill_unconnected(grads, flat_sources, zero, ())
         return nest.pack_sequence_as(sources, grads)
 
@@ -306,9 +336,16 @@ class _StopRecording:
         return False
 
 
+# The members, read once: an Enum member lookup runs Python code (~0.25 us here), and
+# every gradient and Jacobian call asks.
+_NONE, _ZERO = UnconnectedGradients.NONE, UnconnectedGradients.ZERO
+
+
 def _unconnected_zero(value):
-    if isinstance(value, UnconnectedGradients):
-        return value is UnconnectedGradients.ZERO
+    if value is _NONE:
+        return False
+    if value is _ZERO:
+        return True
     if value in ("none", "zero"):
         return value == "zero"
     raise ValueError(f"Unknown value for unconnected_gradients: {value!r} (use 'none' or "

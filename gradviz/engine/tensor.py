@@ -19,24 +19,33 @@ _next_id = itertools.count(1).__next__
 class _LiveTapes:
     """Weak references to the tapes made, pruned of dead ones whenever their count
     doubles. Lighter than a WeakSet, whose add and per-tape removal callback are Python
-    code run for every tape (W2 makes one per step); `tensor.op`, the only reader, is rare."""
+    code run for every tape (W2 makes one per step); `tensor.op`, the only reader, is rare.
+
+    Tapes are made on worker threads too. `add` takes no lock (list.append is atomic):
+    only pruning does, and it deletes dead entries in place from the end, so an append
+    on another thread meanwhile is never lost."""
 
     def __init__(self):
         self._refs = []
         self._limit = 64
-        self._lock = threading.Lock()  # tapes are made on worker threads too
+        self._lock = threading.Lock()
 
     def add(self, tape):
+        refs = self._refs
+        refs.append(weakref.ref(tape))
+        if len(refs) > self._limit:
+            self._prune()
+
+    def _prune(self):
         with self._lock:
             refs = self._refs
-            refs.append(weakref.ref(tape))
-            if len(refs) > self._limit:
-                refs[:] = [r for r in refs if r() is not None]
-                self._limit = max(64, 2 * len(refs))
+            for i in range(len(refs) - 1, -1, -1):
+                if refs[i]() is None:
+                    del refs[i]
+            self._limit = max(64, 2 * len(refs))
 
     def alive(self):
-        with self._lock:
-            refs = list(self._refs)
+        refs = list(self._refs)
         return [tape for tape in (r() for r in refs) if tape is not None]
 
 

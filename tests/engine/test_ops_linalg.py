@@ -47,6 +47,25 @@ def test_matmul_of_a_matrix_with_itself():
     check_grads(lambda a: tf.matmul(a, a, transpose_b=True), [normal((2, 3))], order=2)
 
 
+# A stack of matrices times one matrix is one product of all their rows (backend.py):
+# empty stacks and empty rows, a shared inner size of 0, integers, and a strided stack.
+STACKED = [((4, 7, 8), (8, 6)), ((2, 3, 5, 4), (4, 2)), ((0, 3, 4), (4, 2)),
+           ((3, 0, 4), (4, 2)), ((3, 2, 0), (0, 5)), ((3, 2, 4), (4, 0))]
+
+
+@pytest.mark.parametrize("a_shape, b_shape", STACKED)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_stacked_times_matrix_equals_numpys_stacked_loop(a_shape, b_shape, dtype):
+    from gradviz.engine.backend import matmul_arrays
+    a = (normal(a_shape, 1) * 4).astype(dtype)
+    b = (normal(b_shape, 2) * 4).astype(dtype)
+    want = np.matmul(a, b)
+    for operand in (a, np.swapaxes(np.swapaxes(a, -1, -2).copy(), -1, -2)):
+        got = matmul_arrays(operand, b)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
 EINSUMS = [
     ("ij,jk->ik", [(2, 3), (3, 4)]),
     ("bij,bjk->bik", [(2, 2, 3), (2, 3, 2)]),

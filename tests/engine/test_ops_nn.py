@@ -58,6 +58,53 @@ def test_relu_grad(g_shape, y_shape):
     check_grads(lambda g, y: nn.relu_grad(g * g, y), [normal(g_shape), y], order=2)
 
 
+def _hessians(loss_of, x):
+    """d/dx of t1.gradient(loss, x): by gradient (of its sum), by gradient with a backward
+    Observer, and by jacobian; and what that Observer received for ReluGrad's y input."""
+    from gradviz.engine.backward import Observer
+
+    class Seen(Observer):
+        def __init__(self):
+            self.y_contributions = []
+
+        def contribution(self, op, index, cotangent):
+            if op.type == "ReluGrad" and index == 1:
+                self.y_contributions.append(cotangent.numpy())
+
+    seen = Seen()
+    found = []
+    for ask in ("gradient", "observed", "jacobian"):
+        with tf.GradientTape() as t2:
+            t2.watch(x)
+            with tf.GradientTape() as t1:
+                t1.watch(x)
+                loss = loss_of(x)
+            g = t1.gradient(loss, x)
+        found.append(t2.jacobian(g, x) if ask == "jacobian" else
+                     t2.gradient(g, x, observer=seen if ask == "observed" else None))
+    return found, seen.y_contributions
+
+
+def test_relu_grad_y_cotangent_is_zeros_alone_or_at_a_fan_in():
+    """ReluGrad's y only selects: TF's _ReluGradGrad gives it zeros. Alone (y reaches x
+    through nothing else) they make the Hessian zeros, not None; where they meet the
+    cotangent of another path (relu(x)²) they add nothing. An observer sees the zeros."""
+    x = tf.constant(away_from_zero((3, 4), 5).astype(np.float32))
+    n = x.shape.num_elements()
+    (grad, observed, jac), seen = _hessians(lambda x: tf.reduce_sum(tf.nn.relu(x)), x)
+    for g in (grad, observed):
+        np.testing.assert_array_equal(g.numpy(), np.zeros((3, 4), np.float32))
+    np.testing.assert_array_equal(jac.numpy(), np.zeros((3, 4, 3, 4), np.float32))
+    assert len(seen) == 1 and seen[0].shape == (3, 4) and not seen[0].any()
+
+    (grad, observed, jac), seen = _hessians(lambda x: tf.reduce_sum(tf.nn.relu(x) ** 2), x)
+    positive = (x.numpy() > 0).astype(np.float32)
+    for g in (grad, observed):
+        np.testing.assert_allclose(g.numpy(), 2 * positive)
+    np.testing.assert_allclose(jac.numpy().reshape(n, n), np.diag(2 * positive.reshape(-1)))
+    assert len(seen) == 1 and not seen[0].any()
+
+
 @pytest.mark.parametrize("y_shape, dy_shape", [((2, 3), (2, 3)), ((2, 3), (4, 2, 3))],
                          ids=["same", "batched"])
 def test_sigmoid_grad(y_shape, dy_shape):

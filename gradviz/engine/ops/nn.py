@@ -32,7 +32,7 @@ def _relu_grad_rule(F, g, ins, out, at, needs):
     _, y = ins
     gy = None
     if needs[1]:
-        gy = F.zeros(tuple(g.shape[:g.ndim - out.ndim]) + tuple(y.shape), y.dtype)
+        gy = F.zero_cotangent(tuple(g.shape[:g.ndim - out.ndim]) + tuple(y.shape), y.dtype)
     return (F.relu_grad(g, y) if needs[0] else None), gy
 
 

@@ -18,7 +18,7 @@ def _geometry(at):
 
 def _zeros_for(F, x, g, out):
     """A zero cotangent for an input that only chooses (TF gives zeros, not None)."""
-    return F.zeros(tuple(g.shape[:g.ndim - out.ndim]) + tuple(x.shape), x.dtype)
+    return F.zero_cotangent(tuple(g.shape[:g.ndim - out.ndim]) + tuple(x.shape), x.dtype)
 
 
 def _max_pool_rule(F, g, ins, out, at, needs):
