@@ -10,6 +10,8 @@ def free_places(near, size, room, obstacles, pad):
     view's), so none is missed, however tight: a lattice stepped past the one gap right
     of BatchNorm's card that holds its step's rule card."""
     w, h = size
+    if near[2] - near[0] > room[0] or near[3] - near[1] > room[1]:
+        return []                           # `near` alone fills more than one view
     lo_x, hi_x = near[2] - room[0], near[0] + room[0] - w
     lo_y, hi_y = near[3] - room[1], near[1] + room[1] - h
     if lo_x > hi_x or lo_y > hi_y:

@@ -37,16 +37,16 @@ def union(rects):
             max(r[2] for r in rects), max(r[3] for r in rects))
 
 
-def _spots(nodes, own, w, h, seen_w, seen_h, snap, gap, first=None, grid=0, cards=()):
+def _spots(nodes, own, w, h, seen_w, seen_h, snap, gap, first=None, grid=0, free=()):
     """[(spot, centre of the view, is it beside them)] for a card w x h next to `nodes` (the
     union of the cards in view; `own` the step's own card) in a view seen_w x seen_h: beside
     them first (below, above, right, left; aligned with their start, middle and end, and
     with the own card's), then in the corners and edge middles of the views that hold them.
-    grid: also the places of a grid x grid lattice over each view, and every place free of
-    `cards` (spots.free_places)."""
+    grid: also the places of a grid x grid lattice over each view. free (cards): also every
+    place that touches none of them (spots.free_places)."""
     out = []
-    if grid:
-        for x, y in spots.free_places(nodes, (w, h), (seen_w, seen_h), cards, PAD):
+    if free:
+        for x, y in spots.free_places(nodes, (w, h), (seen_w, seen_h), free, PAD):
             both = union([nodes, (x, y, x + w, y + h)])
             out.append(((x, y, x + w, y + h), ((both[0] + both[2]) / 2, (both[1] + both[3]) / 2), False))
 
@@ -116,16 +116,18 @@ def _cost(spot, shown, avoid, others, rules):
     return cost
 
 
-def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, grid=0):
+def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, grid=0, free=False):
     """(zoom, scale, spot, centre) of the first configuration in `configs` ([(zoom, scale)],
     best first) where the card (`size` at scale 1) docks in a view of `port` pixels beside
     the cards `shown` ([(card, name strip)], the step's own first) by `rules`; over their
     bodies (rules.clear False), the configuration where it hides least of them. None if
     none does. natural: the card's own place (tried first at scale 1). grid: also try the
-    places of a grid x grid lattice over each view (dearer: when the usual places fail)."""
+    places of a grid x grid lattice over each view (dearer: when the usual places fail).
+    free: also every place that touches no card (the step shown larger with its card
+    anywhere free in view, rather than smaller with it beside its cards)."""
     nodes = union([card for card, _ in shown])
     own = shown[0][0]
-    cards = [card for card, _ in shown + avoid + others]
+    cards = [card for card, _ in shown + avoid + others] if free else ()
     over = None       # over the cards' bodies: the configuration that hides least of them
     for zoom, scale in configs:
         seen_w, seen_h = port[0] / zoom, port[1] / zoom

@@ -234,17 +234,17 @@ def _docked(view, renderer, step, lowest, readable_px):
     for group in groups:
         shown = [_with_name(renderer, n) for n in group]
         avoid = [_with_name(renderer, n) for n in nids[len(group):]]
-        # Clear of every card at the usual places, then anywhere in the view (a lattice:
-        # dearer, tried only when those fail), the view zooming out down to the legible size
-        # for it; only then over other cards' values, and last over a name or the step's cards
-        # (BatchNorm's step 9 docked its card over the target's value at the readable zoom).
+        # Clear of every card, beside the step's cards or anywhere free in the view, at the
+        # largest zoom that has such a place (down to the legible size); only then over other
+        # cards' values (anywhere in the view: a lattice, dearer, when the usual places fail),
+        # and last over a name or the step's cards (BatchNorm's step 9 docked its card over
+        # the target's value at the readable zoom).
         for clear, names_free, bodies_free, grid in (
-                (True, True, True, 0), (True, True, True, LATTICE), (True, True, False, 0),
-                (True, True, False, LATTICE), (True, False, False, 0), (False, True, False, 0),
-                (False, False, False, 0)):
+                (True, True, True, 0), (True, True, False, 0), (True, True, False, LATTICE),
+                (True, False, False, 0), (False, True, False, 0), (False, False, False, 0)):
             found = docking.search(shown, avoid, others, (layout.width, layout.height),
                                    configs, size, docking.Rules(clear, names_free, bodies_free),
-                                   CARD_GAP, natural, grid)
+                                   CARD_GAP, natural, grid, free=bodies_free)
             if found is not None:
                 zoom, scale, spot, centre = found
                 rect = QRectF(spot[0], spot[1], spot[2] - spot[0], spot[3] - spot[1])
