@@ -105,6 +105,8 @@ class StepStrip(QScrollArea):
             return
         for chip in self.chips:
             self.group.removeButton(chip)
+            self._row.removeWidget(chip)    # out of the row now, not when deleted later
+            chip.hide()
             chip.deleteLater()
         self.chips = []
         for i, (name, kind) in enumerate(zip(names, kinds)):
@@ -127,7 +129,9 @@ class StepStrip(QScrollArea):
             return
         self._current = index
         for i, chip in enumerate(self.chips):
-            chip.setStyleSheet(_chip_style(chip.property("kind"), i, index))
+            style = _chip_style(chip.property("kind"), i, index)
+            if chip.styleSheet() != style:      # a new style relays the whole row out
+                chip.setStyleSheet(style)
         if 0 <= index < len(self.chips):
             self.chips[index].setChecked(True)
             QTimer.singleShot(0, self, lambda: self._reveal(index))

@@ -6,7 +6,7 @@ from PySide6.QtCore import QCoreApplication, QRectF, Qt
 from PySide6.QtGui import QTextDocument
 
 from gradviz.app.player import step_view
-from gradviz.app.player.bar import CAPTION_LINES, set_caption
+from gradviz.app.player.bar import CAPTION_LINES, StepStrip, set_caption
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render.layout import layout
 
@@ -219,3 +219,30 @@ def test_a_docked_formula_card_leaves_the_names_of_its_cards_in_view(window):
         for card in step_view.involved_cards(r, step):
             assert not frame[2].intersects(step_view.name_strip(card)), step.title
     assert docked, "no step docked its formula card"
+
+
+def test_a_step_restyles_only_the_chips_it_changes_and_a_new_story_replaces_the_row(qtbot):
+    """The timeline restyles the chip left and the chip reached, not all of them: a new style
+    relays the whole row out, so restyling every chip made each step cost the square of a
+    40-step story's length. A new story's chips replace the old ones in the row at once, not
+    when Qt gets round to deleting them."""
+    strip = StepStrip()
+    qtbot.addWidget(strip)
+    strip.set_steps([f"step {i}" for i in range(40)], ["vjp"] * 40)
+    restyled = []
+    for chip in strip.chips:
+        chip.setStyleSheet = lambda style, chip=chip, set_style=chip.setStyleSheet: (
+            restyled.append(strip.chips.index(chip)), set_style(style))
+    for index in range(40):
+        restyled.clear()
+        strip.set_current(index)
+        assert sorted(restyled) == ([index - 1] if index else []) + [index]
+        assert strip.chips[index].isChecked()
+    restyled.clear()
+    strip.set_current(-1)
+    assert sorted(restyled) == list(range(40))
+    old = strip.chips
+    strip.set_steps(["seed", "sum"], ["seed", "sum"])
+    in_row = [strip._row.itemAt(i).widget() for i in range(strip._row.count())]
+    assert [chip for chip in in_row if chip is not None] == strip.chips
+    assert not any(chip.isVisibleTo(strip) for chip in old)
