@@ -252,7 +252,7 @@ def test_a_study_open_leaves_every_step_framed(open_window, qtbot):
         assert w.open_sample(path, ask=False)
         QCoreApplication.processEvents()
         w.canvas.relayout_unplaced(READABLE_PX)
-        misses += _misses(w, path, False)
+        misses += _misses(w, path, False, (1280, 800))
     assert dock.isVisible() and w.canvas.viewport().size() == port
     big = open_window(None, size=(1920, 1080))
     dock = _open_study(big, qtbot)
@@ -262,6 +262,6 @@ def test_a_study_open_leaves_every_step_framed(open_window, qtbot):
         assert big.open_sample(path, ask=False)
         QCoreApplication.processEvents()
         big.canvas.relayout_unplaced(READABLE_PX)
-        misses += _misses(big, path, False)
+        misses += _misses(big, path, False, (1920, 1080))
     assert dock.isVisible()
     assert misses == [], "\n".join(map(str, misses))
