@@ -56,8 +56,9 @@ class Dock(QDockWidget):
         (not while the window is being destroyed: its docks hide as it goes)."""
         window = self.parentWidget()
         if window is not None and shiboken6.isValid(window):
-            for dock in window.findChildren(Dock):
-                dock.update()
+            for dock in window.children():      # a dock's parent is the window: no search below
+                if isinstance(dock, Dock):
+                    dock.update()
 
     def tabbed(self):
         """True while the dock sits in a tab group with another dock shown: its tab names it."""
