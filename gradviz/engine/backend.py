@@ -47,16 +47,24 @@ def _np_matmul(a, b, transpose_a=False, transpose_b=False):
     return matmul_arrays(a, b)
 
 
+# A stack of matrices times one matrix is one product of all their rows up to this many
+# multiply-adds (see matmul_arrays).
+_FOLD_LIMIT = 1 << 19
+
+
 def matmul_arrays(a, b):
-    """np.matmul, with a stack of matrices times one matrix done as one product of
+    """np.matmul, with a small stack of matrices times one matrix done as one product of
     all their rows: numpy's stacked loop calls BLAS once per matrix, and the batched
     cotangents of jacobian meet `g @ wᵀ` in every dense layer (40 calls of a 7x8 @ 8x6
-    in a 5x8 Hessian's pass, 1.6x slower than one 280x8 @ 8x6). Otherwise a small
-    transposed 2-D operand of a stacked product is made contiguous first: numpy's
-    stacked loop is up to 3x slower on a strided one."""
+    in a 5x8 Hessian's pass, 1.3x slower than one 280x8 @ 8x6). Only while the whole
+    product stays small: OpenBLAS packs a large one first, and a (600, 16, 30) @ (30, 10)
+    stack ran 1.3x slower as one (9600, 30) @ (30, 10) than as 600 small products
+    (measured here, alternating, one thread; the same from about 1M multiply-adds up).
+    Otherwise a small transposed 2-D operand of a stacked product is made contiguous
+    first: numpy's stacked loop is up to 3x slower on a strided one."""
     if a.ndim > 2:
         if b.ndim == 2:
-            if a.flags.c_contiguous:
+            if a.flags.c_contiguous and a.size * b.shape[1] <= _FOLD_LIMIT:
                 rows = a.shape[:-1]
                 flat = np.matmul(a.reshape(math.prod(rows), a.shape[-1]), b)
                 return flat.reshape(rows + (b.shape[1],))

@@ -86,27 +86,28 @@ def tensors(*values):
     # Fast paths for the common calls: one tensor, two tensors of one dtype, or a
     # floating tensor and a Python number (`y - 1`, `g / n` in the rules). Everything
     # else takes the general path, which gives these the same result.
+    # Tuples: one allocation (a list is two), and a recorded op keeps them as its inputs.
     n = len(values)
     if n == 1:
         if isinstance(values[0], Tensor):
-            return [values[0]]
+            return values
     elif n == 2:
         a, b = values
         if isinstance(a, Tensor):
             if isinstance(b, Tensor):
                 if a._value.dtype is b._value.dtype:
-                    return [a, b]
+                    return values
             elif (type(b) is float or type(b) is int) and a._value.dtype.kind == "f":
                 c = _new_tensor(Tensor)  # Tensor._wrap, inlined
                 c._value = np.asarray(b, a._value.dtype)
                 c._id = _next_id()
-                return [a, c]
+                return (a, c)
         elif ((type(a) is float or type(a) is int) and isinstance(b, Tensor)
               and b._value.dtype.kind == "f"):
             c = _new_tensor(Tensor)
             c._value = np.asarray(a, b._value.dtype)
             c._id = _next_id()
-            return [c, b]
+            return (c, b)
     dtype = None
     for v in values:
         if isinstance(v, Tensor):

@@ -47,10 +47,12 @@ def test_matmul_of_a_matrix_with_itself():
     check_grads(lambda a: tf.matmul(a, a, transpose_b=True), [normal((2, 3))], order=2)
 
 
-# A stack of matrices times one matrix is one product of all their rows (backend.py):
-# empty stacks and empty rows, a shared inner size of 0, integers, and a strided stack.
+# A small stack of matrices times one matrix is one product of all their rows
+# (backend.py), a large one numpy's loop: empty stacks and empty rows, a shared inner size
+# of 0, integers, a strided stack, and a stack too large to fold.
 STACKED = [((4, 7, 8), (8, 6)), ((2, 3, 5, 4), (4, 2)), ((0, 3, 4), (4, 2)),
-           ((3, 0, 4), (4, 2)), ((3, 2, 0), (0, 5)), ((3, 2, 4), (4, 0))]
+           ((3, 0, 4), (4, 2)), ((3, 2, 0), (0, 5)), ((3, 2, 4), (4, 0)),
+           ((64, 64, 10), (10, 128))]
 
 
 @pytest.mark.parametrize("a_shape, b_shape", STACKED)
