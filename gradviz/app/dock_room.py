@@ -10,6 +10,10 @@ content needs, never more than leaves the canvas its minimum; at 1280 x 800 that
 280 px. Its title bar stands at its left side (as napari's bottom docks do): a bottom dock
 is wide and short, and a title row would take 22 of its few pixels.
 
+A study dock goes along the bottom only where it leaves the canvas STORY_HEIGHT; elsewhere
+the studies are tabs beside the palette, and the canvas keeps the size the story is framed in
+(below).
+
 Docks tabbed together name themselves once, on their tabs: a tabbed dock's title bar keeps
 its buttons and leaves out the title ("Jacobian" on the tab and again down the side read
 as two things). Along the bottom the tabs stand in a row above the docks, where six study
@@ -18,10 +22,19 @@ titles read whole at 1280 px; down the side they were cut to "Gradi…", 44 px a
 import shiboken6
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDockWidget, QStyle, QStyleOptionDockWidget, QStylePainter, QTabWidget
+from PySide6.QtWidgets import QDockWidget, QStyle, QStyleOptionDockWidget, QStylePainter, QTabBar, QTabWidget
 
 CANVAS_MIN_HEIGHT = 360
 BOTTOM_SHARE = 0.45
+# The canvas height every step of every sample is framed in with a study along the bottom
+# (measured over samples/ with the Jacobian open, test_step_framing's checks): at 1280 x 800
+# the bottom dock left 376 px and 21 steps of 5 samples unframed (attention's fan-in showed
+# none of V, K, Q); at 1920 x 1080, 500 px and 3 steps of attention, and still at 608 px;
+# 618 px framed them all, so 630 leaves a margin. At 1920 x 1080 that is a 280 px study
+# dock; at 1280 x 800 (634 px in all) there is no such room, and the studies go beside
+# the palette, where the canvas keeps its size.
+STORY_HEIGHT = 630
+STUDY_LEAST_HEIGHT = 266     # a study view's least height (240) and its row of tabs
 _ACROSS = (Qt.DockWidgetArea.BottomDockWidgetArea, Qt.DockWidgetArea.TopDockWidgetArea)
 
 
@@ -53,12 +66,17 @@ class Dock(QDockWidget):
 
     def _group_changed(self, _shown):
         """A dock shown or hidden makes its tab group's title bars show or leave out titles
-        (not while the window is being destroyed: its docks hide as it goes)."""
+        (not while the window is being destroyed: its docks hide as it goes). Every tab
+        names its dock whole: where a column has no room for all, its row scrolls (eight
+        tabs beside the palette at 1280 x 800 were cut to 'Ja…', 'B…')."""
         window = self.parentWidget()
         if window is not None and shiboken6.isValid(window):
             for dock in window.children():      # a dock's parent is the window: no search below
                 if isinstance(dock, Dock):
                     dock.update()
+            for bar in window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+                bar.setElideMode(Qt.TextElideMode.ElideNone)
+                bar.setUsesScrollButtons(True)
 
     def tabbed(self):
         """True while the dock sits in a tab group with another dock shown: its tab names it."""
@@ -75,16 +93,35 @@ class Dock(QDockWidget):
         QStylePainter(self).drawControl(QStyle.ControlElement.CE_DockWidgetTitle, option)
 
 
-def open_bottom(window, dock, need=0):
+def studies_fit_below(room):
+    """Can a study dock share `room` px of height with the canvas, the canvas keeping the
+    height the story is framed in?"""
+    return room - STUDY_LEAST_HEIGHT >= STORY_HEIGHT
+
+
+def tab_beside(window, docks, anchor):
+    """`docks` as tabs in `anchor`'s group, in their order (those hidden stay hidden)."""
+    area = window.dockWidgetArea(anchor)
+    for dock in docks:
+        hidden = dock.isHidden()
+        window.addDockWidget(area, dock)
+        window.tabifyDockWidget(anchor, dock)
+        dock.setHidden(hidden)
+        anchor = dock
+
+
+def open_bottom(window, dock, need=0, canvas_least=CANVAS_MIN_HEIGHT):
     """Size `dock`, just shown along the bottom (or top), to BOTTOM_SHARE of the height it
     shares with the canvas, taller if its content `need`s it, and never so tall that the
-    canvas is left below CANVAS_MIN_HEIGHT. A floating dock or one at a side is left alone."""
+    canvas is left below `canvas_least` (nor CANVAS_MIN_HEIGHT). A floating dock or one at
+    a side is left alone."""
     if dock.isFloating() or not dock.isVisible() or window.dockWidgetArea(dock) not in _ACROSS:
         return
     window.layout().activate()          # the heights as the shown dock leaves them
     room = window.centralWidget().height() + dock.height()
-    want = min(max(int(room * BOTTOM_SHARE), need), room - CANVAS_MIN_HEIGHT)
-    if dock.height() < want:
+    least = max(canvas_least, CANVAS_MIN_HEIGHT)
+    want = min(max(int(room * BOTTOM_SHARE), need), room - least)
+    if dock.height() < want or window.centralWidget().height() < least:
         window.resizeDocks([dock], [want], Qt.Orientation.Vertical)
         window.layout().activate()
         tabs = want - dock.height()     # a tabbed dock's group holds its tab bar too

@@ -421,13 +421,13 @@ class FormulaCard:
             return QRectF(hit[1])
         layout = self.formula_layout(step)
         w, h = layout.width, layout.height
-        node = self.rect(nid)
-        others = [self.rect(n).adjusted(0, -BADGE_H - 4, 0, 0) for n in self.doc.nodes if n != nid]
+        node, foot = self.rect(nid), self.footprint(nid)     # beside its ports' names too
+        others = [self.footprint(n) for n in self.doc.nodes if n != nid]
         candidates = [
             QRectF(node.left(), node.bottom() + CARD_GAP, w, h),
             QRectF(node.left(), node.top() - BADGE_H - CARD_GAP - h, w, h),
-            QRectF(node.right() + CARD_GAP + 20, node.top(), w, h),
-            QRectF(node.left() - CARD_GAP - 20 - w, node.top(), w, h),
+            QRectF(max(node.right() + 20, foot.right()) + CARD_GAP, node.top(), w, h),
+            QRectF(min(node.left() - 20, foot.left()) - CARD_GAP - w, node.top(), w, h),
         ]
         rect = next((c for c in candidates
                      if not any(c.adjusted(-8, -8, 8, 8).intersects(o) for o in others)), None)

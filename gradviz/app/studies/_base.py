@@ -9,7 +9,7 @@ import copy
 import html
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton,
                                QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
@@ -20,10 +20,16 @@ from ...render.themes import LIGHT
 from ...story.numbers import alone
 from .. import worker
 from ..export_dialog import OWN_CONTROL, export_view_dialog
+from .applies import graph_error
 
 DEBOUNCE_MS = 120
 VIEW_FONT_PT = 11            # readable from the back of a lecture room
 COLUMN_MIN_W = 320          # a column of banners beside a plot: ~30 characters a line
+NARROW_MIN_W = 220          # the least width a view reads at, its plots stacked over its words
+PLOT_MIN_H = 150            # a plot's least height, stacked: its ticks and a few cells still read
+PLOT_MAX_H = 420            # ... and most: a taller plot only adds white around a square heatmap
+PLOT_ASPECT = 0.75          # a stacked chart's height for its width
+WORDS_MIN_H = 90            # the words below stacked plots: three lines, the rest scrolls
 WORKER_ELEMENTS = 200_000    # studies with more matrix entries than this go to the worker
 
 BANNER_STYLES = {
@@ -91,9 +97,22 @@ def preview(array, n=4, number=alone):
     return f"[{items}{', …' if flat.size > n else ''}]"
 
 
+class WordColumn(QScrollArea):
+    """Banners and controls in a frameless scroll area that never scrolls sideways: in a
+    low dock the words scroll and the plots stay whole."""
+
+    def words_height(self, width):
+        """The height the words take whole at `width`."""
+        words = self.widget()
+        if words is None:
+            return 0
+        height = words.heightForWidth(width)     # -1: nothing wraps (a table)
+        return height if height >= 0 else words.sizeHint().height()
+
+
 def word_column(*items):
-    """Banners and controls stacked beside a plot, in a frameless scroll area: in a low
-    dock the words scroll and the plots stay whole. `items`: widgets and layouts."""
+    """Banners and controls stacked beside a plot (`items`: widgets and layouts), in a
+    WordColumn."""
     column = QWidget()
     layout = QVBoxLayout(column)
     layout.setContentsMargins(0, 0, 0, 0)
@@ -103,7 +122,7 @@ def word_column(*items):
         else:
             layout.addLayout(item)
     layout.addStretch(1)
-    area = QScrollArea()
+    area = WordColumn()
     area.setFrameShape(QFrame.Shape.NoFrame)
     area.setWidgetResizable(True)
     area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -112,21 +131,194 @@ def word_column(*items):
     return area
 
 
+def stacked_height(plot, width):
+    """The height a plot takes at `width`, stacked over words: a heatmap as tall as makes
+    its cells square (beside it its axes and colour bar), a chart PLOT_ASPECT of its width;
+    within PLOT_MIN_H..PLOT_MAX_H."""
+    matrix = getattr(plot, "matrix", None)
+    if getattr(plot, "mode", None) == "heatmap" and matrix is not None and matrix.size:
+        box = plot.plot.getViewBox()
+        rows, cols = matrix.shape
+        across = max(width - (plot.width() - box.width()), 1)
+        want = across * rows / cols + plot.height() - box.height()
+    else:
+        want = width * PLOT_ASPECT
+    return int(min(max(want, PLOT_MIN_H), PLOT_MAX_H))
+
+
+class PlotsAndWords(QSplitter):
+    """A view's plots and its words (WordColumns): side by side, the words at the right, in
+    a dock wide enough (along the bottom); in a narrow one (a side column) stacked, the
+    plots above the words, nothing scrolling sideways (issue 20 §5). Stacked, each plot
+    gets its stacked_height while the words below keep WORDS_MIN_H (they scroll); a square
+    heatmap never less, so its cells stay square (the view scrolls down to the rest)."""
+
+    def __init__(self):
+        super().__init__(Qt.Orientation.Horizontal)
+        self.setChildrenCollapsible(False)     # a part keeps its least size
+        self.stacked = False
+        self._floors = {}       # a part's own least size, kept across the arrangements
+
+    def parts(self):
+        return [self.widget(i) for i in range(self.count())]
+
+    def stack(self, stacked):
+        """Plots over words (`stacked`) or side by side."""
+        if stacked == self.stacked:
+            return
+        self.stacked = stacked
+        for part in self.parts():
+            floor = self._floors.setdefault(id(part), (part.minimumWidth(), part.minimumHeight()))
+            if stacked:
+                least = WORDS_MIN_H if isinstance(part, WordColumn) else PLOT_MIN_H
+                part.setMinimumSize(min(floor[0], NARROW_MIN_W), max(floor[1], least))
+            else:
+                part.setMinimumSize(*floor)
+        self.setOrientation(Qt.Orientation.Vertical if stacked else Qt.Orientation.Horizontal)
+        if not stacked and self._shares:
+            self.setSizes([100 * share for share in self._shares])
+        self.fit()
+
+    _shares = ()
+
+    def set_shares(self, shares):
+        """Side by side, the parts start at `shares` of the width (one a part)."""
+        self._shares = tuple(shares)
+        for i, share in enumerate(shares):
+            self.setStretchFactor(i, share)
+        self.setSizes([100 * share for share in shares])
+
+    def fit(self):
+        """Stacked: the plots at their stacked_height, shrunk (not below PLOT_MIN_H, a square
+        heatmap not at all) while the words would get less than WORDS_MIN_H; the words the
+        rest. Room left over goes half to the plots (up to PLOT_MAX_H), half to the words.
+        Side by side, a table (words that do not wrap) as wide as it is: at its share of the
+        width the gradient check's 'relative error' column was cut."""
+        if not self.stacked:
+            for part in self.parts():
+                table = isinstance(part, WordColumn) and part.widget() is not None \
+                    and part.widget().heightForWidth(part.width()) < 0
+                if table:
+                    floor = self._floors.get(id(part), (part.minimumWidth(), 0))[0]
+                    least = max(floor, min(part.widget().sizeHint().width(), part.maximumWidth()))
+                    if part.minimumWidth() != least:
+                        part.setMinimumWidth(least)
+            return
+        if not self.count():
+            return
+        parts, width = self.parts(), self.width()
+        shown = [p for p in parts if not p.isHidden()]
+        words = [p for p in shown if isinstance(p, WordColumn)]
+        plots = [p for p in shown if p not in words]
+        room = self.height() - self.handleWidth() * max(len(shown) - 1, 0)
+        need = {id(p): max(p.words_height(width), 1) for p in words}
+        for p in words:    # a table (its words do not wrap) whole: scrolled in a low slot it hid its side
+            fixed = p.widget() is not None and p.widget().heightForWidth(width) < 0
+            least = max(min(need[id(p)], WORDS_MIN_H), need[id(p)] if fixed else 0)
+            if p.minimumHeight() != least:
+                p.setMinimumHeight(least)
+        # Where the view scrolls down anyway (its words' least and the plots' exceed the room),
+        # every plot at its stacked height, as a square heatmap always is (its cells square);
+        # none taller than the dock shows below the choosers, so each can be seen whole.
+        shows = self.shown_height() or PLOT_MAX_H
+        scrolls = sum(p.minimumHeight() for p in words) + PLOT_MIN_H * len(plots) > shows
+        for plot in plots:
+            floor = self._floors.setdefault(id(plot), (plot.minimumWidth(), plot.minimumHeight()))
+            square = getattr(plot, "square_width", lambda: None)() is not None
+            least = min(stacked_height(plot, width), shows) if square or scrolls else PLOT_MIN_H
+            least = max(floor[1], least, PLOT_MIN_H)
+            if plot.minimumHeight() != least:
+                plot.setMinimumHeight(least)
+        floor = sum(min(n, WORDS_MIN_H) for n in need.values())
+        ideal = {id(p): max(min(stacked_height(p, width), shows), p.minimumHeight()) for p in plots}
+        want = sum(ideal.values())
+        scale = min(1.0, (room - floor) / want) if want else 1.0
+        heights = {id(p): max(int(ideal[id(p)] * scale), p.minimumHeight()) for p in plots}
+        spare = room - sum(heights.values()) - sum(need.values())
+        if spare > 0 and plots:
+            for p in plots:
+                heights[id(p)] = max(heights[id(p)], min(ideal[id(p)] + spare // 2 // len(plots), PLOT_MAX_H))
+        left = max(room - sum(heights.values()), 0)
+        total = sum(need.values()) or 1
+        heights.update({id(p): left * need[id(p)] // total for p in words})
+        self.setSizes([heights.get(id(p), 0) for p in parts])
+
+    def shown_height(self):
+        """How much of the splitter's height the dock's scroll area shows from its top
+        (0 outside one)."""
+        area = self.parentWidget()
+        while area is not None and not isinstance(area, QScrollArea):
+            area = area.parentWidget()
+        if area is None or area.widget() is None:
+            return 0
+        return area.viewport().height() - self.mapTo(area.widget(), QPoint(0, 0)).y() - 6
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self.fit()
+
+
 def beside_words(plots, words, shares):
     """The plots side by side and, at their right, the words: one `word_column`, or
-    several (`words` a list of tuples: a tall table beside the banners), in a splitter whose
-    parts start at `shares` of its width (one a part). The plots get the dock's whole
-    height, so a view fits the low dock of a 1280x800 window, and the words are given the
-    width they need to show whole there."""
-    split = QSplitter(Qt.Orientation.Horizontal)
+    several (`words` a list of tuples: a tall table beside the banners), in PlotsAndWords
+    whose parts start at `shares` of its width (one a part). Side by side the plots get the
+    dock's whole height, so a view fits the low dock of a 1280x800 window, and the words
+    are given the width they need to show whole there."""
+    split = PlotsAndWords()
     for plot in plots:
         split.addWidget(plot)
     for column in (words if isinstance(words, list) else [words]):
         split.addWidget(word_column(*column))
-    for i, share in enumerate(shares):
-        split.setStretchFactor(i, share)
-    split.setSizes([100 * share for share in shares])
+    split.set_shares(shares)
     return split
+
+
+class ChooserRow(QVBoxLayout):
+    """A view's choosers and its Export View… button: one row where they fit the width,
+    else as many rows as they need (greedy, in order): in a narrow column no chooser is
+    cut or pushes the view wider."""
+
+    def __init__(self, groups):
+        super().__init__()
+        self.setSpacing(4)
+        self.groups = groups    # lists of widgets that stay together (a label and its box)
+        self._rows = None
+        self.wrap(10 ** 6)
+
+    @staticmethod
+    def _width(group, spacing):
+        return sum(w.sizeHint().width() for w in group) + spacing * (len(group) - 1)
+
+    def wrap(self, width):
+        """Lay the groups out in rows no wider than `width`; the button closes the last row."""
+        spacing, rows, used = 6, [[]], 0
+        for group in self.groups:
+            need = self._width(group, spacing)
+            if rows[-1] and used + spacing + need > width:
+                rows.append([])
+                used = 0
+            rows[-1].append(group)
+            used += need + (spacing if used else 0)
+        shape = [len(row) for row in rows]
+        if shape == self._rows:
+            return
+        self._rows = shape
+        while self.count():
+            row = self.takeAt(0).layout()
+            while row.count():
+                row.takeAt(0)
+            row.deleteLater()
+        for groups in rows:
+            row = QHBoxLayout()
+            row.setSpacing(spacing)
+            for group in groups:
+                if group is self.groups[-1]:
+                    row.addStretch(1)      # the button at the right
+                for widget in group:
+                    row.addWidget(widget)
+            if groups[-1] is not self.groups[-1]:
+                row.addStretch(1)
+            self.addLayout(row)
 
 
 class PortChooser(QComboBox):
@@ -152,7 +344,9 @@ class StudyView(QWidget):
     """Base of the study docks: subclasses implement `job()` and `show_result()`."""
 
     title = "study"
-    MIN_SIZE = (560, 240)        # below this its plots (150 px) and banners would clip: it scrolls
+    # The width its plots and words need side by side (narrower, they stack: PlotsAndWords)
+    # and the least height (below it the view scrolls, vertically).
+    MIN_SIZE = (560, 240)
     # Why the study cannot be computed or used ('' when it can): the status bar shows it,
     # so a failed study never sits beside "✓ no problems".
     problemChanged = Signal(str)
@@ -161,7 +355,7 @@ class StudyView(QWidget):
     def __init__(self, controller, parent=None):
         super().__init__(parent)
         self.controller = controller
-        self.setMinimumSize(*self.MIN_SIZE)
+        self.setMinimumSize(NARROW_MIN_W, self.MIN_SIZE[1])
         self.result = None           # the last study shown
         self.error = ""
         self.problem = ""
@@ -205,22 +399,43 @@ class StudyView(QWidget):
 
     # -- choosers ------------------------------------------------------------------------
     def chooser_row(self, *pairs):
-        """The top row: the choosers, then Export View… at the right."""
-        row = QHBoxLayout()
-        row.setSpacing(6)
+        """The top row: the choosers, then Export View… at the right (in rows where narrow)."""
+        groups = []
         for text, widget in pairs:
-            label = QLabel(text)
-            row.addWidget(label)
-            row.addWidget(widget)
+            groups.append([QLabel(text), widget])
             if isinstance(widget, QComboBox):
                 widget.currentIndexChanged.connect(self._choice_changed)
-        row.addStretch(1)
         self.export_button = QPushButton("Export View…")
         self.export_button.setObjectName(OWN_CONTROL)   # not in the exported picture
         self.export_button.setToolTip(f"Save this {self.title} view as a PNG, SVG or PDF picture")
         self.export_button.clicked.connect(self.export_view)
-        row.addWidget(self.export_button)
-        return row
+        groups.append([self.export_button])
+        self.choosers = ChooserRow(groups)
+        return self.choosers
+
+    # -- arrangement -------------------------------------------------------------------
+    def stacked(self):
+        """True where the view is narrower than its plots and words need side by side."""
+        return self.width() < self.MIN_SIZE[0]
+
+    def arrange(self):
+        """Plots beside or over the words, and the choosers in as many rows as the width
+        needs, for the view's width now."""
+        stacked = self.stacked()
+        for split in self.findChildren(PlotsAndWords):
+            split.stack(stacked)
+            split.fit()
+        # Stacked, the view is as tall as its parts' least heights say (its dock scrolls down
+        # to them); side by side its least height keeps the plots readable.
+        self.setMinimumHeight(0 if stacked else self.MIN_SIZE[1])
+        choosers = getattr(self, "choosers", None)
+        if choosers is not None:
+            margins = self.layout_.contentsMargins()
+            choosers.wrap(self.width() - margins.left() - margins.right())
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self.arrange()
 
     def export_view(self):
         return export_view_dialog(self.window(), self)
@@ -259,6 +474,7 @@ class StudyView(QWidget):
         if not self._rest_added:      # below the column: the room the hidden plots leave
             self.layout_.addStretch(0)
             self._rest_added = True
+        self.arrange()
 
     _rest_added = False
 
@@ -341,6 +557,7 @@ class StudyView(QWidget):
             return self._show_empty(np.shape(matrix))
         self._show_results(True)     # before show_result: it hides the banners it leaves empty
         self.show_result(result)
+        self.arrange()               # its words' new lengths, the choosers' new names
         nan = getattr(result, "problem", "")   # where its NaN or infinity first appears
         if nan and not self.shows_problem:
             set_banner(self.message, "warning", f"<b>⚠ Its numbers hold NaN or infinity.</b> "
@@ -362,11 +579,7 @@ class StudyView(QWidget):
         a value the graph never computed, as the graph's own error that stopped it."""
         if isinstance(e, DocumentError):
             return str(e)
-        errors = [p for p in self.controller.result.problems if not p.warning]
-        if errors:
-            where = f"{self.controller.name(errors[0].node)}: " if errors[0].node else ""
-            return f"the graph does not run ({where}{errors[0].message})"
-        return f"{type(e).__name__}: {e}"
+        return graph_error(self.controller) or f"{type(e).__name__}: {e}"
 
     def _show_not_applicable(self, text):
         """The document lacks what the study needs (a batch axis, a target): said in words,

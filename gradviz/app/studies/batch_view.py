@@ -14,6 +14,7 @@ from ...story import studies
 from ...story.numbers import alone, line_format
 from ._base import (PortChooser, StudyView, banner, beside_words, rich_names, set_banner, short,
                     study_ports)
+from .applies import missing_roles
 from .heatmap import Heatmap
 
 
@@ -83,10 +84,10 @@ class BatchJacobianView(StudyView):
 
     def job(self):
         target, source = self.target_box.port(), self.source_box.port()
-        if target is None or source is None:
-            self._show_not_applicable("it needs a target and a source with a leading batch "
-                                      "axis (mark them in the inspector).")
-            return None
+        missing = missing_roles(("a target", target), ("a source", source))
+        if missing:
+            return self._show_not_applicable(f"{missing.removesuffix('.')}, both with a leading "
+                                             "batch axis.")
         t_val, s_val = self.value_of(target), self.value_of(source)
         if t_val is not None and s_val is not None:
             t_shape, s_shape = np.shape(t_val), np.shape(s_val)

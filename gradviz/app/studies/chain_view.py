@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QLabel
 
 from ...engine.errors import counted
 from ...story import studies
+from .applies import no_backward_pass
 from ._base import StudyView, _html, banner, beside_words, set_banner
 from .heatmap import DIVERGING, TEXT, CountAxis, still_plot
 
@@ -33,7 +34,7 @@ class ChainCostView(StudyView):
         self.layout_.addWidget(self.message)
         self.totals = banner("info")
         self.plot = still_plot(CountAxis("left"), ("multiply-adds", "mul-adds"),
-                               "product k (Jₖ, from the input side)")
+                               ("product k (Jₖ, from the input side)", "product k (Jₖ)"))
         self.legend = legend_row(self.plot.getPlotItem())
         self.plot.installEventFilter(self)      # its columns follow the plot's width
         self.forward_bars = pg.BarGraphItem(x=[], height=[], width=BAR_W,
@@ -64,20 +65,17 @@ class ChainCostView(StudyView):
         side where they fit, else one above the other (a legend wider than the plot made
         the plot draw past its widget, J8 and 'reverse' cut off)."""
         if watched is self.plot and event.type() == QEvent.Type.Resize:
-            legend = self.legend
-            wide = sum(label.boundingRect().width() + SWATCH_PX for _, label in legend.items)
-            columns = 2 if event.size().width() >= wide + LEFT_AXIS_PX else 1
-            if legend.columnCount != columns:
-                legend.setColumnCount(columns)
+            fit_legend(self.legend, event.size().width())
         return super().eventFilter(watched, event)
 
     def job(self):
         story = self.controller.result.story
-        if story is None:
-            self._show_error("the graph does not run yet, so it has no chain of Jacobians")
-            return None
+        sizes = [] if story is None else studies.chain_sizes(story)
+        if len(sizes) < 2:
+            error, missing = no_backward_pass(self.controller, "chain of Jacobians")
+            return self._show_error(error) if error else self._show_not_applicable(missing)
         self._ops = chain_ops(story)
-        return (lambda: studies.chain_cost(story)), 0
+        return (lambda: studies.chain_cost(sizes)), 0
 
     def show_result(self, cost):
         sizes = cost.sizes
@@ -161,9 +159,18 @@ def legend_row(plot_item):
     layout = plot_item.layout
     layout.removeItem(plot_item.titleLabel)      # the row of a title this plot never has
     plot_item.titleLabel.hide()
-    layout.addItem(legend, 0, 1)
+    layout.addItem(legend, 0, 0, 1, 2)          # over the axis too: one entry a row in a narrow view
     layout.setAlignment(legend, Qt.AlignmentFlag.AlignHCenter)
     return legend
+
+
+def fit_legend(legend, width):
+    """A legend_row's entries side by side where a plot `width` wide holds them, else one
+    above the other."""
+    wide = sum(label.boundingRect().width() + SWATCH_PX for _, label in legend.items)
+    columns = 2 if width >= wide + LEFT_AXIS_PX else 1
+    if legend.columnCount != columns:
+        legend.setColumnCount(columns)
 
 
 def _tick(k, sizes, n):

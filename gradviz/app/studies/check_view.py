@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QComboBox, QLabel
 
 from ...graph.gradient_check import gradient_check, largest_entry
@@ -18,7 +18,9 @@ from ...story.numbers import (alone, exponent, factor_text, h_text, line_format,
                               power_text)
 from ._base import (COLUMN_MIN_W, PortChooser, StudyView, _html, banner, beside_words, rich_names, set_banner,
                     study_ports)
+from .applies import graph_error, missing_roles
 from .heatmap import DIVERGING, TEXT, relabel, style_plot, still_plot
+from .chain_view import fit_legend, legend_row
 from .norms_view import LogAxis
 
 LINE = DIVERGING[-2]          # the measured errors, in the backward pass's red
@@ -52,9 +54,11 @@ class GradientCheckView(StudyView):
                                        pen=pg.mkPen(TEXT, width=2))
         for item in (self.guide, self.line, self.best):
             self.plot.addItem(item)
-        legend = self.plot.addLegend(offset=(10, 10), labelTextColor=TEXT, labelTextSize="10pt")
+        # Above the plot, never over its points (inside, it covered them in a narrow column).
+        self.legend = legend = legend_row(self.plot.getPlotItem())
         legend.addItem(self.line, "central difference's error")
         legend.addItem(self.guide, "∝ h² (truncation alone)")
+        self.plot.installEventFilter(self)      # its columns follow the plot's width
         self.table = QLabel()
         self.table.setTextFormat(Qt.TextFormat.RichText)
         self.table.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -67,6 +71,11 @@ class GradientCheckView(StudyView):
         self.layout_.addWidget(split, 1)
         self.source_box.currentIndexChanged.connect(self._source_changed)
         self.update_choosers()
+
+    def eventFilter(self, watched, event):
+        if watched is self.plot and event.type() == QEvent.Type.Resize:
+            fit_legend(self.legend, event.size().width())
+        return super().eventFilter(watched, event)
 
     # -- choosers ------------------------------------------------------------------------
     def update_choosers(self):
@@ -106,10 +115,13 @@ class GradientCheckView(StudyView):
     # -- the study -----------------------------------------------------------------------
     def job(self):
         source, index = self.source_box.port(), self.entry_box.currentData()
-        if source is None or index is None:
-            self._show_error("choose a source (mark a Variable or a watched constant as a "
-                             "source in the inspector)")
-            return None
+        missing = missing_roles(("a loss (a target)", self.controller.doc.targets),
+                                ("a source (a Variable or a watched constant)", source))
+        if missing:
+            return self._show_not_applicable(missing)
+        if index is None:     # the source has no value: the graph stops before it, or it is empty
+            return self._show_error(graph_error(self.controller) or
+                                    f"{self.source_box.currentText()} has no elements to check")
         doc = self.doc_copy()
         ev = self.controller.result.evaluation
         elements = 0 if ev is None else sum(int(np.size(v)) for v in ev.values.values())
@@ -182,7 +194,7 @@ def _table(check):
     with the backward pass's number in bold; the best step marked when the check passes."""
     write = long_number(check.backward)
     backward = write(check.backward)
-    gap = "style='padding-left:12px'"    # between the columns: the rows stay one line apart
+    gap = "style='padding-left:5px'"     # between the columns (narrow: whole in a 340 px column)
     head = (f"<tr><th align=right>h</th><th align=right {gap}>central difference</th>"
             f"<th align=right {gap}>relative error</th></tr>"
             f"<tr><td align=right>backward</td><td align=right {gap}><b>{_html(backward)}</b></td>"

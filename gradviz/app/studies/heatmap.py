@@ -412,12 +412,35 @@ class Heatmap(QWidget):
                            symbol="o" if n <= 40 else None, symbolSize=6,
                            symbolBrush=LINE, symbolPen=None)
         rows, cols = self.matrix.shape
-        self.line_plot.setTitle(
-            f"the diagonal of this {rows} × {cols} matrix (every other entry is 0)"
-            if kind == "diagonal" else f"all {n} entries of this {rows} × {cols} matrix",
-            color=TEXT, size=f"{FONT_PT}pt")
+        self._line_titles = ((f"the diagonal of this {rows} × {cols} matrix (every other entry is 0)",
+                              f"the diagonal of this {rows} × {cols} matrix", f"diagonal of {rows} × {cols}")
+                             if kind == "diagonal" else
+                             (f"all {n} entries of this {rows} × {cols} matrix", f"all {n} entries ({rows} × {cols})",
+                              f"{rows} × {cols}"))
+        self._line_title_shown = None
+        self._fit_line_title()
         self.line_plot.setXRange(-0.5, n - 0.5, padding=0.02)
         self._label_line_plot()
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._fit_line_title()
+
+    def _fit_line_title(self):
+        """The line plot's title: the longest of its forms that its width holds (a view
+        stacked in a narrow column has a plot 300 px wide)."""
+        forms = getattr(self, "_line_titles", ())
+        if not forms:
+            return
+        font = QFont(self.font())
+        font.setPointSizeF(FONT_PT)
+        metrics = QFontMetrics(font)
+        item = self.line_plot.getPlotItem()     # the title stands over the plot's box: its
+        room = self.width() - (item.width() - item.getViewBox().width()) - 8   # width, not the item's
+        text = next((t for t in forms if room <= 0 or metrics.horizontalAdvance(t) <= room), forms[-1])
+        if text != self._line_title_shown:
+            self._line_title_shown = text
+            self.line_plot.setTitle(text, color=TEXT, size=f"{FONT_PT}pt")
 
     def cell_text(self, row, col):
         """'J[2, 3 | 1, 4] = 0.250  (row 23, col 14)': the readout for one cell."""

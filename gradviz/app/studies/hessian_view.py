@@ -5,7 +5,7 @@ and the Newton step x ← x − (H + εI)⁻¹ g applied as one undoable edit (s
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSplitter
+from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton
 
 from ...engine.errors import counted
 from ...graph import catalog
@@ -13,8 +13,9 @@ from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...graph.names import objective_term
 from ...story import studies
 from ...story.numbers import alone, line_format
-from ._base import (PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports,
+from ._base import (PlotsAndWords, PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports,
                     word_column)
+from .applies import missing_roles
 from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, still_plot
 from .jacobian_view import _shape
 
@@ -56,7 +57,7 @@ class HessianView(StudyView):
         self.caption.setWordWrap(True)
         self.layout_.addWidget(self.caption)
 
-        self.split = split = QSplitter(Qt.Horizontal)
+        self.split = split = PlotsAndWords()
         split.setHandleWidth(PLOT_GAP)      # the colour bar's title reads as the heatmap's
         self.heatmap = Heatmap("i", "j (flat indices)", colorbar_label="")  # named when shown
         split.addWidget(self.heatmap)
@@ -111,6 +112,8 @@ class HessianView(StudyView):
         rest, two to three."""
         want = self.heatmap.square_width()
         sizes = self.split.sizes()
+        if self.split.stacked:       # plots over words: PlotsAndWords sizes them
+            return
         total = sum(sizes)
         if want is None or total <= 0:
             return
@@ -137,9 +140,9 @@ class HessianView(StudyView):
 
     def job(self):
         target, source = self.target_box.port(), self.source_box.port()
-        if target is None or source is None:
-            self._show_error("choose a variable (a source) and a loss (a target)")
-            return None
+        missing = missing_roles(("a loss (a target)", target), ("a variable (a source)", source))
+        if missing:
+            return self._show_not_applicable(missing)
         doc = self.doc_copy()
         eps = self.eps_box.value()
         t_name, s_name = rich_names(self.target_box, self.source_box)

@@ -10,6 +10,7 @@ from ...story import studies
 from ...story.numbers import line_format
 from ._base import (PortChooser, StudyView, banner, preview, rich_names, set_banner, short,
                     beside_words, study_ports)
+from .applies import missing_roles
 from .heatmap import Heatmap
 
 CHECK_TOLERANCE = 1e-5
@@ -53,10 +54,9 @@ class JacobianView(StudyView):
 
     def job(self):
         target, source = self.target_box.port(), self.source_box.port()
-        if target is None or source is None:
-            self._show_error("choose a target and a source (mark ports as target / source "
-                             "in the inspector)")
-            return None
+        missing = missing_roles(("a target", target), ("a source", source))
+        if missing:
+            return self._show_not_applicable(missing)
         doc = self.doc_copy()
         v, self._v_text = self.cotangent(target)
         t_val, s_val = self.value_of(target), self.value_of(source)

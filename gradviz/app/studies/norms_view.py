@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QLabel
 
 from ...story import studies
 from ...story.numbers import ORDINARY, alone, line_format, power_text
+from .applies import no_backward_pass
 from ._base import StudyView, _html, banner, beside_words, set_banner
 from .heatmap import DIVERGING, TEXT, still_plot
 
@@ -59,7 +60,8 @@ class GradientNormView(StudyView):
         self.layout_.addWidget(self.message)
         self.summary = banner("info")
         self.plot = still_plot(LogAxis("left"), ("‖cotangent‖ (log scale)", "‖cotangent‖"),
-                               "where the backward pass meets it, from the target back")
+                               ("where the backward pass meets it, from the target back",
+                                "from the target back"))
         self.line = pg.PlotDataItem([], [], pen=pg.mkPen(LINE, width=2), symbol="o",
                                     symbolSize=9, symbolBrush=LINE, symbolPen=pg.mkPen(TEXT))
         self.sources = pg.ScatterPlotItem([], [], size=12, symbol="s", brush=SOURCE,
@@ -75,8 +77,8 @@ class GradientNormView(StudyView):
         story = self.controller.result.story
         norms = None if story is None else studies.gradient_norms(story)
         if norms is None or not norms.norms:
-            self._show_error("the graph does not run yet, so it has no backward pass")
-            return None
+            error, missing = no_backward_pass(self.controller, "cotangent to measure")
+            return self._show_error(error) if error else self._show_not_applicable(missing)
         return (lambda: norms), 0
 
     def show_result(self, norms):

@@ -18,7 +18,8 @@ from ...graph.errors import DocumentError, Problem
 from . import focus_keys
 from .inactive_keys import InactiveKeys
 from .. import theme as app_theme
-from ..dock_room import CANVAS_MIN_HEIGHT, Dock, in_front, open_bottom, tabs_above, title_bar_follows_area
+from ..dock_room import (CANVAS_MIN_HEIGHT, STORY_HEIGHT, Dock, in_front, open_bottom, studies_fit_below, tab_beside,
+                         tabs_above, title_bar_follows_area)
 from ..canvas.view import CanvasView
 from .codeview import CodeView
 from .recovery import Autosaver, RecentFiles, Recovery
@@ -50,6 +51,7 @@ FIRST_SHARE = 0.85        # a first window on a larger screen takes this share o
 PALETTE_WIDTH, INSPECTOR_WIDTH = 230, 340
 WIDE_CANVAS = 1000        # below this, with a dock on each side, the docks share the right side
 INSPECTOR_SHARE = 0.5     # ... the inspector above, this share of the height; palette and lesson below
+STUDY_SHARE = 0.7         # ... and a study there, this share
 
 
 def _time_text(ms):
@@ -192,10 +194,60 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
             dock.setWidget(_scrolled(dock.view))
 
     def _study_opened(self, dock):
-        """A study the user opens comes to the front of its tabs, at its share of the height
-        or its least height, without squeezing the canvas (it scrolls in a smaller window)."""
+        """A study the user opens comes to the front of its tabs: along the bottom at its share
+        of the height, never leaving the canvas less than the story is framed in; where the
+        window has no such room (1280 x 800, 1920 x 1080), as a tab beside the palette, the
+        canvas keeping its size (dock_room.STORY_HEIGHT)."""
+        self._place_studies(dock)
         dock.raise_()
-        open_bottom(self, dock, dock.view.minimumHeight())
+        open_bottom(self, dock, dock.view.minimumHeight(), STORY_HEIGHT)
+
+    def _place_studies(self, dock):
+        """The first study opened puts the study tabs where the window has room for them:
+        along the bottom, or beside the palette. While another is open they join it where it
+        is (the user may have moved it); a floating one is left alone."""
+        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+        if dock.isFloating() or any(not d.isHidden() for d in self.study_docks.values() if d is not dock):
+            return
+        at_bottom = self.dockWidgetArea(dock) == bottom
+        below = studies_fit_below(self._bottom_room())
+        if below == at_bottom:
+            return
+        docks = list(self.study_docks.values())
+        if below:      # beside Train where it is along the bottom, as they were built
+            train = getattr(self, "train_dock", None)
+            if train is None or train.isFloating() or self.dockWidgetArea(train) != bottom:
+                self.addDockWidget(bottom, docks[0])
+                train, docks = docks[0], docks[1:]
+            tab_beside(self, docks, train)
+        else:
+            anchor = next((d for d in (self.palette_dock, self.inspector_dock) if not d.isFloating()), None)
+            if anchor is None:
+                self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, docks[0])
+                anchor, docks = docks[0], docks[1:]
+            tab_beside(self, docks, anchor)
+            dock.show()
+            self._share_column(dock)
+        dock.show()
+
+    def _bottom_room(self):
+        """The height the canvas shares with the docks along the bottom: from the canvas'
+        top to the player bar (or the status bar), whatever those docks show now."""
+        self.layout().activate()
+        ends = [bar.geometry().top() for bar in self.findChildren(QToolBar) if bar.isVisible()
+                and self.toolBarArea(bar) == Qt.ToolBarArea.BottomToolBarArea]
+        ends.append(self.statusBar().geometry().top() if self.statusBar().isVisible() else self.height())
+        return min(ends) - self.centralWidget().geometry().top()
+
+    def _share_column(self, dock):
+        """A study beside the palette below the inspector (a 1280 x 800 window) takes
+        STUDY_SHARE of that column's height: its plot over its words need more than half."""
+        area = self.dockWidgetArea(dock)
+        if self.inspector_dock.isFloating() or self.dockWidgetArea(self.inspector_dock) != area:
+            return
+        room = self.centralWidget().height()      # the column's height, as tall as the canvas
+        self.resizeDocks([self.inspector_dock, dock], [room - int(room * STUDY_SHARE), int(room * STUDY_SHARE)],
+                         Qt.Orientation.Vertical)
 
     def _player_step(self, index):
         """Entering the story brings the provenance dock forward; leaving it, the inspector."""

@@ -8,6 +8,7 @@ from PySide6.QtCore import QPoint, QPointF, QRect, QRectF
 from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QScrollArea
 
 from app_ui import tick_labels
+from gradviz.app.studies._base import PlotsAndWords
 from test_study_docks import _open, window
 
 _ = window   # the fixture, shared with test_study_docks
@@ -92,35 +93,44 @@ def scroll_bars(dock):
     return out
 
 
-def shown_rect(widget):
+def shown_rect(widget, across=False):
     """The part of the screen where `widget` shows: its rect clipped by every scroll area
-    it lies in (the dock's, a column of banners), in global coordinates."""
+    it lies in (the dock's, a column of banners), in global coordinates; `across`: by
+    their sides only."""
+    clip = _across if across else (lambda rect: rect)
     rect = QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
     parent = widget.parentWidget()
     while parent is not None:
         if isinstance(parent, QAbstractScrollArea):
             port = parent.viewport()
-            rect = rect.intersected(QRect(port.mapToGlobal(QPoint(0, 0)), port.size()))
+            rect = rect.intersected(clip(QRect(port.mapToGlobal(QPoint(0, 0)), port.size())))
         parent = parent.parentWidget()
     return rect
 
 
-def outside_the_dock(view):
+def _across(rect):
+    """`rect` as tall as anything: compared across only (a column scrolls down, never sideways)."""
+    return QRect(rect.left(), -10 ** 6, rect.width(), 2 * 10 ** 6) if rect.width() > 0 else rect
+
+
+def outside_the_dock(view, across=False):
     """What the view writes that the dock does not show whole (walk-through at 1280 x 800:
     the Jacobian's x-axis title and the gradient norms' tick labels below the dock's edge):
     every label, axis title, tick label and plot title must lie in the dock's visible area,
-    banners in a column of words (word_column) too."""
+    banners in a column of words (word_column) too. `across`: a view stacked in a narrow
+    column scrolls down to its words and its next plots; nothing may lie past its sides."""
+    clip = _across if across else (lambda rect: rect)
     out = []
     for label in view.findChildren(QLabel):
         if not label.isVisibleTo(view) or not label.text().strip():
             continue
         whole = QRect(label.mapToGlobal(QPoint(0, 0)), label.size())
-        if not shown_rect(label).contains(whole.adjusted(1, 1, -1, -1)):
+        if not clip(shown_rect(label, across)).contains(whole.adjusted(1, 1, -1, -1)):
             out.append(f"label: {label.text()[:40]}")
     for graphics in view.findChildren(pg.GraphicsView):
         if not graphics.isVisibleTo(view):
             continue
-        seen = shown_rect(graphics)
+        seen = clip(shown_rect(graphics, across))
 
         def on_screen(scene_rect):
             r = graphics.mapFromScene(scene_rect).boundingRect()
@@ -151,7 +161,11 @@ def test_no_study_view_cuts_a_label_or_scrolls(qtbot, window, title, sample, siz
     data: the Batch Jacobian view needed 330 px and scrolled in the 268 px dock of a
     1280 x 800 window, its x axis cut off; the Jacobian's x-axis title and the gradient
     norms' tick labels fell below the dock's edge; the forward-vs-reverse legend covered
-    the J7 bar. Tabbed, a tab bar takes 26 px of the dock's height."""
+    the J7 bar. Tabbed, a tab bar takes 26 px of the dock's height.
+    At 1280 x 800 a study is now a tab beside the palette (a bottom dock left the story
+    too little height, dock_room.STORY_HEIGHT), 340 px wide, its plots stacked over its
+    words: there the view and its words may scroll down, never sideways, and its first
+    plot shows whole."""
     tabbed = isinstance(size, str)
     w = window(sample, (1280, 800) if tabbed else size)
     if tabbed:
@@ -159,25 +173,38 @@ def test_no_study_view_cuts_a_label_or_scrolls(qtbot, window, title, sample, siz
     dock = _open(qtbot, w, title)
     view = dock.view
     qtbot.wait(100)
+    assert view.stacked() == (size != (1920, 1080))
     assert cut_labels(view) == []
     assert irregular_ticks(view) == []
-    assert scroll_bars(dock) == []
-    assert outside_the_dock(view) == []
+    bars = scroll_bars(dock)
+    if view.stacked():
+        assert [bar for bar in bars if bar.endswith("horizontal")] == []
+        assert view.width() <= dock.widget().viewport().width()
+        first = view.findChildren(PlotsAndWords)[0].widget(0)
+        assert shown_rect(first) == QRect(first.mapToGlobal(QPoint(0, 0)), first.size())
+    else:
+        assert bars == []
+    assert outside_the_dock(view, across=view.stacked()) == []
     assert legend_overlaps(view) == []
 
 
 def test_the_hessian_fills_its_plot(qtbot, window):
     """Walk-through (lesson 14, 1280 x 800): the 50 x 50 Hessian drew 114 px wide in a
-    330 px plot, its ticks '0 10 30'. Square cells, and the plot no wider than they need."""
-    w = window("001_input_gradient_regularization", (1280, 800))
-    view = _open(qtbot, w, "Hessian").view
-    qtbot.wait(100)
-    box = view.heatmap.plot.getViewBox()
-    image = view.heatmap.image.mapRectToScene(view.heatmap.image.boundingRect())
-    assert abs(image.width() - image.height()) <= 2                       # square cells
-    assert image.height() >= box.height() - 2 and image.width() >= box.width() - 2, \
-        (image, box.size())
-    assert image.width() >= 132
+    330 px plot, its ticks '0 10 30'. Square cells, and the plot no wider than they need:
+    along the bottom (1920 x 1080). At 1280 x 800 the study is now stacked in a 340 px
+    column beside the palette (dock_room.STORY_HEIGHT), where the plot is the column's
+    width: there the matrix fills its plot's height or its width, whichever bounds it."""
+    for size in ((1920, 1080), (1280, 800)):
+        w = window("001_input_gradient_regularization", size)
+        view = _open(qtbot, w, "Hessian").view
+        qtbot.wait(100)
+        box = view.heatmap.plot.getViewBox()
+        image = view.heatmap.image.mapRectToScene(view.heatmap.image.boundingRect())
+        assert abs(image.width() - image.height()) <= 2                       # square cells
+        tall, wide = image.height() >= box.height() - 2, image.width() >= box.width() - 2
+        assert (tall or wide) if view.stacked() else (tall and wide), (size, image, box.size())
+        assert view.stacked() == (size == (1280, 800))
+        assert image.width() >= 132
 
 
 def legend_overlaps(view):

@@ -12,7 +12,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QAbstractButton, QDockWidget, QLabel, QTabBar
 
 from gradviz.app.player import lessons
-from gradviz.app.dock_room import BOTTOM_SHARE, in_front
+from gradviz.app.dock_room import BOTTOM_SHARE, STORY_HEIGHT, in_front, studies_fit_below
 from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT, STUDY_TITLES
 from test_study_docks import _open, window
 
@@ -35,9 +35,16 @@ def test_no_bottom_dock_squeezes_the_canvas(qtbot, window, size):
     """Walk-through at 1280 x 800: the canvas was 300 px beside the Hessian, 340 beside
     Train; a step's card and rule card at the readable zoom need more (dock_room). Every
     study and Train opens at its share, the canvas keeps 360 px, the dock's title at its
-    side, and the dock's content shows at least 240 px."""
+    side, and the dock's content shows at least 240 px.
+    Changed with the studies' placement: a study along the bottom left the story steps of
+    5 samples unframed at 1280 x 800 (test_step_framing), so a study goes there only where
+    the canvas keeps STORY_HEIGHT (1920 x 1080, the study at most the rest); at 1280 x 800
+    it is a tab beside the palette and the canvas keeps its whole height. Train as before."""
     assert CANVAS_MIN_HEIGHT >= 360
     w = window("001_hessian_newton", size)
+    whole = w.canvas.height()
+    below = studies_fit_below(whole)
+    assert below == (size[1] > 1000)
     vertical = QDockWidget.DockWidgetFeature.DockWidgetVerticalTitleBar
     for title in STUDY_TITLES + ("Train",):
         if title == "Train":
@@ -49,11 +56,16 @@ def test_no_bottom_dock_squeezes_the_canvas(qtbot, window, size):
             dock = _open(qtbot, w, title)
             content = dock.view
         qtbot.wait(50)
-        room = w.canvas.height() + dock.height()
-        assert w.canvas.height() >= CANVAS_MIN_HEIGHT, (title, w.canvas.height())
-        assert dock.height() >= min(BOTTOM_SHARE * room, room - CANVAS_MIN_HEIGHT) - 8, title
-        assert dock.features() & vertical, title
         assert content.visibleRegion().boundingRect().height() >= 240, title   # and it shows
+        if title != "Train" and not below:
+            assert w.dockWidgetArea(dock) == w.dockWidgetArea(w.palette_dock), title
+            assert in_front(dock) and w.canvas.height() == whole, title
+            continue
+        room = w.canvas.height() + dock.height()
+        least = CANVAS_MIN_HEIGHT if title == "Train" else STORY_HEIGHT
+        assert w.canvas.height() >= least, (title, w.canvas.height())
+        assert dock.height() >= min(BOTTOM_SHARE * room, room - least) - 8, title
+        assert dock.features() & vertical, title
     w.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
     qtbot.wait(20)
     assert not dock.features() & vertical     # at a side its title is on top again
@@ -64,7 +76,8 @@ def test_a_remembered_layout_that_squeezes_the_canvas_is_not_restored(qtbot, win
     # the inspector, and that column's least height already keeps the canvas above 200.
     w = window("001_hessian_newton", (1700, 1000))
     dock = _open(qtbot, w, "Hessian")
-    w.canvas.setMinimumHeight(0)            # a layout saved by a version without the rule
+    w.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)   # dragged there (1700 x 1000
+    w.canvas.setMinimumHeight(0)            # opens it beside the palette); saved by a version without the rule
     w.resizeDocks([dock], [900], Qt.Orientation.Vertical)
     qtbot.wait(50)
     assert w.canvas.height() < 200
@@ -196,23 +209,30 @@ def title_ink(dock):
 def test_tabbed_docks_name_themselves_once_on_whole_tabs(qtbot, window):
     """Walk-through at 1280 x 800: 'Jacobian' on the dock's tab and again down its side, and
     with the six studies tabbed their tabs cut to 'Gradi…' (44 px a tab down the side). A
-    dock alone writes its title in its title bar; tabbed, on its tab only, every tab whole."""
-    w = window("nets_2_sigmoid_chain", (1280, 800))
-    alone = _open(qtbot, w, "Gradient norms")
-    assert title_ink(alone) > 30
-    for title in STUDY_TITLES:
-        if title != "Gradient norms":
-            _open(qtbot, w, title)
-    qtbot.wait(100)
-    bars = [bar for bar in w.findChildren(QTabBar) if bar.isVisible()
-            and set(STUDY_TITLES) <= {bar.tabText(i) for i in range(bar.count())}]
-    assert len(bars) == 1
-    bar = bars[0]
-    for i in range(bar.count()):
-        rect, need = bar.tabRect(i), bar.tabSizeHint(i)
-        assert bar.rect().contains(rect), bar.tabText(i)
-        assert rect.width() >= need.width() and rect.height() >= need.height(), bar.tabText(i)
-    for dock in w.findChildren(QDockWidget):
-        if dock.isVisible() and not dock.visibleRegion().isEmpty() and not dock.isFloating():
-            tabbed = any(not other.isHidden() for other in w.tabifiedDockWidgets(dock))
-            assert (title_ink(dock) == 0) == tabbed, (dock.windowTitle(), tabbed)
+    dock alone writes its title in its title bar; tabbed, on its tab only, every tab whole.
+    Along the bottom (1920 x 1080: at 1280 x 800 the studies are now tabs beside the palette,
+    dock_room.STORY_HEIGHT) the six tabs stand whole in one row; beside the palette, with
+    the palette's and the lesson's, each tab whole and the row scrolls to it."""
+    for size in ((1920, 1080), (1280, 800)):
+        w = window("nets_2_sigmoid_chain", size)
+        alone = _open(qtbot, w, "Gradient norms")
+        assert title_ink(alone) > 30 if size[1] > 1000 else title_ink(alone) == 0   # tabbed there
+        for title in STUDY_TITLES:
+            if title != "Gradient norms":
+                _open(qtbot, w, title)
+        qtbot.wait(100)
+        bars = [bar for bar in w.findChildren(QTabBar) if bar.isVisible()
+                and set(STUDY_TITLES) <= {bar.tabText(i) for i in range(bar.count())}]
+        assert len(bars) == 1
+        bar = bars[0]
+        for i in range(bar.count()):
+            if size[1] < 1000:
+                bar.setCurrentIndex(i)
+                qtbot.wait(20)
+            rect, need = bar.tabRect(i), bar.tabSizeHint(i)
+            assert bar.rect().contains(rect), (size, bar.tabText(i))
+            assert rect.width() >= need.width() and rect.height() >= need.height(), bar.tabText(i)
+        for dock in w.findChildren(QDockWidget):
+            if dock.isVisible() and not dock.visibleRegion().isEmpty() and not dock.isFloating():
+                tabbed = any(not other.isHidden() for other in w.tabifiedDockWidgets(dock))
+                assert (title_ink(dock) == 0) == tabbed, (dock.windowTitle(), tabbed)
