@@ -71,8 +71,9 @@ class Dock(QDockWidget):
         tabs beside the palette at 1280 x 800 were cut to 'Ja…', 'B…')."""
         window = self.parentWidget()
         if window is not None and shiboken6.isValid(window):
-            for dock in window.findChildren(Dock):
-                dock.update()
+            for dock in window.children():      # a dock's parent is the window: no search below
+                if isinstance(dock, Dock):
+                    dock.update()
             for bar in window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
                 bar.setElideMode(Qt.TextElideMode.ElideNone)
                 bar.setUsesScrollButtons(True)

@@ -65,13 +65,18 @@ def palette(name):
 
 
 def apply(name, app=None):
-    """Apply theme `name` to the application; returns the name actually applied."""
+    """Apply theme `name` to the application; returns the name actually applied. The theme
+    already applied is left as it is: each new window applies it, and applying restyles
+    every widget of the application (0.1 s and more)."""
     name = name if name in THEMES else "light"
     app = app or QApplication.instance()
+    sheet = _STYLE.format(check=CHECK.as_posix(), **_CHROME[name])
+    if app.property("gradviz_theme") == name and app.styleSheet() == sheet:
+        return name
     if "Fusion" in QStyleFactory.keys() and app.style().name().lower() != "fusion":
         app.setStyle("Fusion")
     app.setPalette(palette(name))
-    app.setStyleSheet(_STYLE.format(check=CHECK.as_posix(), **_CHROME[name]))
+    app.setStyleSheet(sheet)
     app.setProperty("gradviz_theme", name)
     return name
 

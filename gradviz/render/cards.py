@@ -390,6 +390,14 @@ class CardPainter:
         self._paint_card_numbers(painter, nid, step)
         self._paint_port_labels(painter, nid)
 
+    def footprint(self, nid):
+        """The card with its badge line above and the names written beside its ports: what
+        a rule card beside it may not cover (it hid a layer's "kernel" and "bias")."""
+        rect = self.rect(nid).adjusted(0, -BADGE_H - 4, 0, 0)
+        for label, _, _ in self.port_labels(nid):
+            rect = rect.united(label)
+        return rect
+
     def port_labels(self, nid):
         """[(rect, name, is_output)]: the names written beside the ports of each side that
         has several (matmul's a and b), in document coordinates."""

@@ -23,6 +23,7 @@ CUT_AT = 0.6             # where the ✕ of a cut edge sits, as a fraction of it
 BACK_REACH = 24.0        # how far an edge to an input behind its output goes out before it turns
 CORNER = 12.0            # the radius of its turns
 LANE_STEP = 8.0          # between the lanes of edges into one card's inputs
+LABEL_CLEAR = 4.0        # past the end of a port's name before an edge turns
 
 
 def _merge(intervals):
@@ -122,16 +123,28 @@ _ROUTES = {}        # (ends, the obstacles in the way) -> path, across renderers
 _ROUTES_MAX = 4096
 
 
-def route(a, b, obstacles, slot=0, back=False):
+def route(a, b, obstacles, slot=0, back=False, lead_out=0.0, lead_in=0.0):
     """A path from output port `a` to input point `b` (input `slot` of its card) that crosses
     none of `obstacles` ((left, top, right, bottom) boxes, already grown by the clearance)
     lying between them; a plain curve if none does. `back`: the input lies behind the
     output (a folded layout's next row): the path wraps round the cards along a free lane
     between the two, or is a plain curve where the cards leave none (crowded by hand).
-    (Plain tuples: a hundred QRectF calls cost more than the route.)
+    lead_out, lead_in: how far the path runs straight out of `a` and into `b` before it
+    turns, past the names written beside the ports of that side of the card (BatchNorm's
+    output edge curved down through "gamma"). (Plain tuples: a hundred QRectF calls cost
+    more than the route.)
 
     Remembered by its ends and the obstacles in its span: after an edit re-measures cards,
     an edge whose own stretch of the canvas did not change is not routed again."""
+    if lead_out > 0 or lead_in > 0:
+        a2, b2 = QPointF(a.x() + lead_out, a.y()), QPointF(b.x() - lead_in, b.y())
+        if back or b2.x() - a2.x() >= 2 * CLEARANCE:
+            inner = route(a2, b2, obstacles, slot, back)
+            path = QPainterPath(a)
+            path.lineTo(a2)
+            path.connectPath(inner)
+            path.lineTo(b)
+            return path
     ax, bx = a.x(), b.x()
     if back:
         span = tuple(box for box in obstacles if box[2] > bx - 2 * BACK_REACH and box[0] < ax + 2 * BACK_REACH)
@@ -250,8 +263,9 @@ class EdgePainter:
         return tuple(self.positions.items()), tuple(map(id, self.cards.values()))
 
     def _obstacles(self):
-        """Every card grown by the clearance (and its badge line) as a (left, top, right,
-        bottom) box, cached per card geometry."""
+        """Every card grown by the clearance (and its badge line, and the names beside its
+        ports: a wrapping edge ran down over a layer's "output", "kernel" and "bias") as a
+        (left, top, right, bottom) box, cached per card geometry."""
         key = self._obstacles_key()
         cached = getattr(self, "_obstacle_cache", None)
         if cached is not None and cached[0] == key:
@@ -260,8 +274,11 @@ class EdgePainter:
         for nid, card in self.cards.items():
             if nid in self.positions:
                 x, y = self.positions[nid]
-                grown[nid] = (x - CLEARANCE, y - BADGE_H - 4 - CLEARANCE / 2,
-                              x + card.width + CLEARANCE, y + card.height + CLEARANCE)
+                left, right = x, x + card.width     # with the names written beside its ports
+                for label, _, _ in self.port_labels(nid):
+                    left, right = min(left, label.left()), max(right, label.right())
+                grown[nid] = (left - CLEARANCE, y - BADGE_H - 4 - CLEARANCE / 2,
+                              right + CLEARANCE, y + card.height + CLEARANCE)
         self._obstacle_cache = (key, grown)
         self._route_cache = {}
         return grown
@@ -290,9 +307,23 @@ class EdgePainter:
 
     def _route(self, edge, obstacles):
         a, b = self.edge_ends(edge)
-        back = b.x() < a.x() - BACK_REACH   # an input behind its output: the edge wraps round,
+        lead_out, lead_in = self._label_leads(edge, a, b)
+        # An input behind its output, or too near in front for the ports' names between them
+        # (lesson 14's x just left of t1.gradient's "target" and "source"): the edge wraps round,
+        back = b.x() < a.x() - BACK_REACH or \
+            (lead_out + lead_in > 0 and b.x() - lead_in - a.x() - lead_out < 2 * CLEARANCE)
         return route(a, b, [r for nid, r in obstacles.items()   # its lane clear of its own cards too
-                            if back or nid not in (edge.src.node, edge.dst.node)], edge.dst.index, back)
+                            if back or nid not in (edge.src.node, edge.dst.node)], edge.dst.index, back,
+                     lead_out, lead_in)
+
+    def _label_leads(self, edge, a, b):
+        """(lead_out, lead_in): how far past port `a` and before point `b` the names written
+        beside the ports of those sides of the two cards reach, and a little more."""
+        out = max([label.right() - a.x() for label, _, is_output in self.port_labels(edge.src.node)
+                   if is_output] + [-LABEL_CLEAR])
+        into = max([b.x() - label.left() for label, _, is_output in self.port_labels(edge.dst.node)
+                    if not is_output] + [-LABEL_CLEAR])
+        return out + LABEL_CLEAR, into + LABEL_CLEAR
 
     def cut_point(self, edge):
         path = self.edge_path(edge)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 
+from . import spots
+
 FOLD_GAP = 96.0        # between a card and the one above it in the row above: badges, wrapping edges, their labels
 LANE_GAP = 56.0        # between two rows: a badge, the edge router's clearance and one lane of wrapping edges
 WRAP_ROOM = 40.0       # beside a folded row, for the edges that wrap (edges.BACK_REACH and a port)
@@ -22,6 +24,8 @@ WRAP_ROOM = 40.0       # beside a folded row, for the edges that wrap (edges.BAC
 # fold is tried in turn, and how much larger than one row it must draw the graph to be used
 ZOOM_OUTS = (1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
 FOLD_GAIN = 1.3
+CARD_TOP = 22.0        # above a card: its badge (cards.BADGE_H and its gap)
+CARD_PAD = 6.0         # kept free between a rule card and any card (the player's docking.PAD)
 CUTS_TRIED = 512       # the most folds `framing` compares (a 60-column chain has astronomically many)
 
 
@@ -178,6 +182,27 @@ def _unframed(boxes, groups, room):
     return missed, share
 
 
+def _crowded(boxes, groups, room, cards, reach=None):
+    """How many of `groups` that fit `room` leave their rule card (`cards`: group -> its
+    size) no place in one view with them but over a card or its ports' names (`reach`:
+    node -> how far they stand out left and right of it). BatchNorm's step 9 covered the
+    target's value: its rule card found no free place beside bn and layer1."""
+    reach = reach or {}
+    obstacles = [(b[0] - reach.get(n, (0.0, 0.0))[0], b[1] - CARD_TOP, b[2] + reach.get(n, (0.0, 0.0))[1], b[3])
+                 for n, b in boxes.items()]
+    count = 0
+    for group in groups:
+        size = cards.get(group)
+        if size is None:
+            continue
+        near = (min(boxes[n][0] for n in group), min(boxes[n][1] for n in group) - CARD_TOP,
+                max(boxes[n][2] for n in group), max(boxes[n][3] for n in group))
+        if near[2] - near[0] > room[0] or near[3] - near[1] > room[1]:
+            continue                       # unframed: counted as such
+        count += not spots.free_places(near, size, room, obstacles, CARD_PAD)
+    return count
+
+
 def _cuts(fits, n):
     """Every cut of columns 0..n-1 into rows that each fit the width, fewest rows first, at
     most CUTS_TRIED of them (a 60-column chain has astronomically many). A row reaching as
@@ -202,30 +227,36 @@ def _cuts(fits, n):
                       if fits[start][j] and len(runs) + 1 + need[j + 1] <= count]
 
 
-def framing(shown, flat, columns, room, groups, edges=()):
+def framing(shown, flat, columns, room, groups, edges=(), cards=None, reach=None):
     """The layout `shown` (one row, or folded to fit the view), unless a fold of `flat` lets
     more of a story's steps show their cards together, or fewer `edges` cross the canvas:
     `groups` holds the node ids of each step, `room` what one view shows at the legible
-    zoom. Of the folds (rows that each fit the width), the one that leaves the fewest steps
-    unframed, then the fewest edges crossing the canvas (`running_back`), then has the
-    fewest rows, then leaves the steps the most room (the shares of the view they take,
-    summed)."""
+    zoom, `cards` the size of a group's rule card. Of the folds (rows that each fit the
+    width), the one that leaves the fewest steps unframed, then the fewest edges crossing
+    the canvas (`running_back`), then the fewest steps whose rule card has no place in
+    view but over a card or its ports' names (`_crowded`, `reach`), then has the fewest rows, then leaves the steps the
+    most room (the shares of the view they take, summed)."""
+    cards = {tuple(n for n in group if n in flat): size for group, size in (cards or {}).items()}
     groups = [g for g in (tuple(n for n in group if n in flat) for group in groups) if len(g) > 1]
     missed, share = _unframed(shown, groups, room)
     back = running_back(shown, columns, edges)
-    if not missed and not back:
+    crowded = _crowded(shown, groups, room, cards, reach)
+    if not missed and not back and not crowded:
         return shown
     columns = [c for c in columns if c]
     n = len(columns)
     lefts, rights = _widths(flat, columns)
     fits = [[rights[j] - lefts[i] + 2 * WRAP_ROOM <= room[0] for j in range(n)] for i in range(n)]
-    choice, key = shown, (missed, back, 0, share)
+    choice, key = shown, (missed, back, crowded, 0, share)
     for runs in _cuts(fits, n):
         out = stacked(flat, columns, runs)
         unframed, closeness = _unframed(out, groups, room)
-        this = (unframed, running_back(out, columns, edges), len(runs), closeness)
+        this = (unframed, running_back(out, columns, edges))
+        if this > key[:2]:
+            continue               # worse already: no need to look for its cards' places
+        this += (_crowded(out, groups, room, cards, reach), len(runs), closeness)
         if this < key:
             choice, key = out, this
-        if key[:2] == (0, 0) and len(runs) > key[2]:
-            break                  # every step framed, no edge across, and more rows cannot do better
+        if key[:3] == (0, 0, 0) and len(runs) > key[3]:
+            break                  # every step framed with its card, no edge across: more rows cannot do better
     return choice

@@ -11,6 +11,7 @@ same layout, so they cannot disagree.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 
 import numpy as np
@@ -20,7 +21,7 @@ from PySide6.QtGui import QColor, QPen
 from ..graph.structure import filter_ports
 from ..story.formatting import number
 from ..story.model import path_name
-from ..story.operands import is_number
+from ..story.operands import caption, is_number
 from ..story.rule_pictures import CONTRIBUTION, UPSTREAM, aligned
 from ..story.rule_pictures import pictures as rule_pictures
 from . import legible, preview, text, tiles
@@ -93,10 +94,18 @@ def _arrays(contributions):
     return out
 
 
+def shown_caption(step, label):
+    """The caption written under a part labelled `label` ('upstream'): the label names what
+    the part is (the player's clicks and colours read it), the caption says it in words that
+    are no name on the canvas ('incoming cotangent' beside a node called upstream)."""
+    return caption(label, getattr(step, "shown_names", None) or frozenset())
+
+
 def formula_parts(step):
     """The card's row: ("array", a, label) / ("array", a, name, "operand", node) / ("text", rule,
     "local rule") / ("op", symbol) / ("word", text) / ("break",) for a new row / ("picture", a,
-    label, role, ringed entries) for a picture of the rule (story.rule_pictures)."""
+    label, role, ringed entries) for a picture of the rule (story.rule_pictures). A label is
+    written as `shown_caption` says."""
     kind = getattr(step, "kind", "")
     cotangent = getattr(step, "cotangent", None)
     contributions = _arrays(getattr(step, "contributions", None))
@@ -157,7 +166,7 @@ def formula_parts(step):
         if result is not None:
             parts.append(("array", np.asarray(result), "gradient"))
     elif kind == "unconnected" and cotangent is None and total is None:
-        parts.append(("word", "gradient = None"))
+        parts.append(("word", f"{shown_caption(step, 'gradient')} = None"))
     elif cotangent is not None:
         parts.append(("array", np.asarray(cotangent), "seed" if kind == "seed" else "upstream"))
     elif total is not None:
@@ -173,6 +182,7 @@ class FormulaLayout:
         self.heading = heading   # the step's title and caption on the card
         self.fonts = f
         self.parts = formula_parts(step)
+        self.caption_of = functools.partial(shown_caption, step)   # the words under a part
         self._filter_port = getattr(step, "port", None) in filters
         self._kind = getattr(step, "kind", "")
         # One format for the card's tensors (0.000 beside 0.052, not 0): see preview.shared_spec
@@ -250,7 +260,7 @@ class FormulaLayout:
                     w = text.width(f["name"], operand_title(part)) + NAME_GAP + shown.width
                     items.append((part, w, shown.height, shown))
                 else:
-                    w = max(shown.width, text.width(f["label"], part[2]))
+                    w = max(shown.width, text.width(f["label"], self.caption_of(part[2])))
                     items.append((part, w, shown.height + LINE_H, shown))
             elif kind == "picture":
                 shown = self._rule_picture(part)
@@ -259,7 +269,8 @@ class FormulaLayout:
             elif kind == "text":
                 lines = text.wrap(f["rule"], part[1], RULE_W)
                 w = max(text.width(f["rule"], line) for line in lines) + 8
-                items.append((part, max(w, text.width(f["label"], part[2])), LINE_H * (len(lines) + 1), lines))
+                items.append((part, max(w, text.width(f["label"], self.caption_of(part[2]))), LINE_H * (len(lines) + 1),
+                              lines))
             elif kind == "op":
                 items.append((part, OP_W, LINE_H, None))
             else:
@@ -342,6 +353,8 @@ class FormulaLayout:
             if part[0] not in ("array", "picture"):
                 continue
             name = re.split("[:,]", part[2])[0].strip() or word.removesuffix("=").strip()
+            if part[0] == "array" and len(part) <= 3:
+                name = self.caption_of(name)           # hovering the upstream of a node called upstream
             if part[0] == "array" and len(part) > 3:
                 x += text.width(self.fonts["name"], operand_title(part)) + NAME_GAP
             array = np.asarray(part[1])
@@ -421,13 +434,13 @@ class FormulaCard:
             return QRectF(hit[1])
         layout = self.formula_layout(step)
         w, h = layout.width, layout.height
-        node = self.rect(nid)
-        others = [self.rect(n).adjusted(0, -BADGE_H - 4, 0, 0) for n in self.doc.nodes if n != nid]
+        node, foot = self.rect(nid), self.footprint(nid)     # beside its ports' names too
+        others = [self.footprint(n) for n in self.doc.nodes if n != nid]
         candidates = [
             QRectF(node.left(), node.bottom() + CARD_GAP, w, h),
             QRectF(node.left(), node.top() - BADGE_H - CARD_GAP - h, w, h),
-            QRectF(node.right() + CARD_GAP + 20, node.top(), w, h),
-            QRectF(node.left() - CARD_GAP - 20 - w, node.top(), w, h),
+            QRectF(max(node.right() + 20, foot.right()) + CARD_GAP, node.top(), w, h),
+            QRectF(min(node.left() - 20, foot.left()) - CARD_GAP - w, node.top(), w, h),
         ]
         rect = next((c for c in candidates
                      if not any(c.adjusted(-8, -8, 8, 8).intersects(o) for o in others)), None)
@@ -503,7 +516,7 @@ class FormulaCard:
                     shown.draw(painter, x + w + NAME_GAP, y, colour, t, zoom)
                     continue
                 shown.draw(painter, x, y, colour, t, zoom)
-                self._part_label(painter, x, y + shown.height + 1, part[2])
+                self._part_label(painter, x, y + shown.height + 1, layout.caption_of(part[2]))
             elif kind == "picture":
                 extra.draw(painter, x, y, t.gradient if part[2].startswith("grad") else t.value, t, zoom)
                 self._ring_cells(painter, extra, x, y, part[4])
@@ -514,7 +527,7 @@ class FormulaCard:
                 painter.setPen(QColor(t.text))
                 for i, line in enumerate(extra):
                     painter.drawText(QRectF(x + 4, y + i * LINE_H, RULE_W + 8, LINE_H), align, line)
-                self._part_label(painter, x, y + len(extra) * LINE_H + 1, part[2])
+                self._part_label(painter, x, y + len(extra) * LINE_H + 1, layout.caption_of(part[2]))
             elif kind == "op":
                 painter.setFont(f["op"])
                 painter.setPen(QColor(t.text))

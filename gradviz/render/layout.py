@@ -181,8 +181,10 @@ def layout(doc, sizes=None, gaps=None, room=None, shrink=False, steps=None):
     view shows at a readable zoom; a long chain that fits it only folded is folded into rows.
     `shrink`: where no fold fits `room`, fold where that shows the graph larger further out
     (Fit to Window, whose cards are then compact; not for slides that frame each step).
-    `steps` ((groups, reach)): the node ids each story step shows together, and what one
-    view shows at the legible zoom (scene units): where a step's cards do not fit it, the
+    `steps` ((groups, room[, cards, reach])): the node ids each story step shows together,
+    what one view shows at the legible zoom (scene units), the size of each group's rule
+    card and how far each card's port names stand out of it (left, right): where a step's
+    cards do not fit the view, or leave their rule card no place but over another card, the
     rows are folded where that frames more steps (not with `shrink`).
     """
     if not doc.nodes:
@@ -249,6 +251,6 @@ def layout(doc, sizes=None, gaps=None, room=None, shrink=False, steps=None):
     if room is not None:
         boxes = fold.fitted(flat, real, room, edges) if shrink else fold.folded(flat, real, room, edges)
     if steps is not None and not shrink:
-        boxes = fold.framing(boxes, flat, real, steps[1], steps[0], edges)
+        boxes = fold.framing(boxes, flat, real, steps[1], steps[0], edges, *steps[2:])
     top = min(box[1] for box in boxes.values())
     return {n: (round(x, 2), round(y - top, 2)) for n, (x, y, _, _) in boxes.items()}

@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor, QPainter
 
 from ..engine.errors import counted
 from ..graph.document import OP
-from . import tiles
+from . import port_labels, tiles
 from .cards import BADGE_H, HEADER_H, CardPainter
 from .edges import EdgePainter
 from .formula import FormulaCard
@@ -22,6 +22,7 @@ from .story_overlay import StepPainter, pill_room
 from .themes import get_theme
 
 MARGIN = 28.0
+TURN_ROOM = 90.0     # beside the names of a card's output ports: room for an edge to turn
 CUT_OPS = {"stop_gradient"}
 
 
@@ -50,11 +51,18 @@ class Renderer(CardPainter, EdgePainter, StepPainter, FormulaCard):
         self.positions = positions
 
     def label_room(self):
-        """{node: the column gap its outgoing edges' cotangent labels need}: a label wider
-        than the gap (a rank-4 shape) would find no free spot between the two cards."""
+        """{node: the column gap its outgoing edges need}: for their cotangent labels (a
+        label wider than the gap, a rank-4 shape, would find no free spot between the two
+        cards), and past the names of its output ports, where an edge may turn (BatchNorm's
+        moving_variance left its edge to layer2 a sharp bend)."""
         room = {}
         for port, value in (getattr(self.evaluation, "values", None) or {}).items():
             room[port.node] = max(room.get(port.node, 0.0), pill_room(value))
+        for nid, card in self.cards.items():
+            if card.n_outputs > 1:
+                names = port_labels.output_names(self.doc.nodes[nid], card.n_outputs, self.doc)
+                reach = max(port_labels.label_rect(name, True).right() for name in names)
+                room[nid] = max(room.get(nid, 0.0), reach + TURN_ROOM)
         return room
 
     # -- geometry ----------------------------------------------------------------------

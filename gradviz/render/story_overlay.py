@@ -44,6 +44,8 @@ def pill_room(array):
 SEED_LEN = 60.0
 SEED_GAP = 5.0         # between the seed arrow's tail and its label
 SEED_H = 16.0          # the seed label's box
+FAN_SPREAD = 10.0       # between the arrows of a fan-in's paths that come along one edge
+FAN_TAPER = 40.0        # how far from either end those arrows part and meet again
 PILL_LEVELS = 8        # rows of spots a pill tries on each side of its arrow, nearest first
 _PILL_SPOTS = (0.5, 0.35, 0.65, 0.22, 0.78, 0.12, 0.88)
 
@@ -72,13 +74,29 @@ class Track:
     travelling cotangent only slices it (QPainterPath.pointAtPercent costs a length
     computation per call)."""
 
-    def __init__(self, path):
-        polygons = path.toSubpathPolygons()
-        points = [(p.x(), p.y()) for poly in polygons[:1] for p in poly] or [(0.0, 0.0)]
-        self.xy = np.array(points, dtype=np.float64)
+    def __init__(self, path=None, xy=None):
+        if xy is None:
+            polygons = path.toSubpathPolygons()
+            points = [(p.x(), p.y()) for poly in polygons[:1] for p in poly] or [(0.0, 0.0)]
+            xy = np.array(points, dtype=np.float64)
+        self.xy = xy
         steps = np.hypot(*np.diff(self.xy, axis=0).T) if len(self.xy) > 1 else np.zeros(0)
         self.running = np.concatenate([[0.0], np.cumsum(steps)])
         self.length = float(self.running[-1])
+
+    def beside(self, offset, taper=FAN_TAPER):
+        """The track moved `offset` to its side (left of its direction when positive) along
+        the way, coming back to it within `taper` of either end: one of several paths along
+        one edge, leaving the same port and meeting at the same sum."""
+        if len(self.xy) < 2 or not offset:
+            return self
+        step = np.diff(self.xy, axis=0)
+        step /= np.maximum(np.hypot(*step.T), 1e-9)[:, None]
+        normal = np.stack([step[:, 1], -step[:, 0]], axis=1)
+        at = np.concatenate([normal[:1], normal[:-1] + normal[1:], normal[-1:]])
+        at /= np.maximum(np.hypot(*at.T), 1e-9)[:, None]
+        share = np.clip(np.minimum(self.running, self.length - self.running) / taper, 0.0, 1.0)
+        return Track(xy=self.xy + at * (offset * share)[:, None])
 
     def at(self, distance):
         """(point, direction in radians) at `distance` along the track."""
@@ -200,25 +218,50 @@ class StepPainter:
         return [(e, self.edge_path(e).toReversed()) for e in self._step_edges(step)]
 
     def step_tracks(self, step):
-        """[(edge, Track)] of `step_paths`, flattened once per step and route."""
+        """[(edge, Track)] of `step_paths`, flattened once per step and route; a fan-in's
+        paths that come along one edge (two uses inside t1.gradient(out, x)) each get their
+        own arrow beside the others, meeting at the port where they are summed."""
         paths = [(e, self.edge_path(e)) for e in self._step_edges(step)]
         key = (id(step), tuple(id(p) for _, p in paths))
         cached = getattr(self, "_track_cache", None)
         if cached is not None and cached[0] == key and cached[1] is step:
             return cached[2]
-        tracks = [(e, Track(p.toReversed())) for e, p in paths]
+        tracks = []
+        for e, p in paths:
+            track, n = Track(p.toReversed()), len(self._fan_paths(step, e))
+            tracks += [(e, track.beside((j - (n - 1) / 2) * FAN_SPREAD)) for j in range(n)] if n > 1 \
+                else [(e, track)]
         self._track_cache = (key, step, tracks)
         return tracks
 
-    def _pill_text(self, step, i, edge):
+    def _fan_paths(self, step, edge):
+        """The names of a fan-in step's paths whose contribution comes along `edge` (as its
+        card writes them under their numbers); [] for another kind of step."""
+        if getattr(step, "kind", "") != "fan_in":
+            return []
+        delivered, names = self._delivered(), getattr(step, "paths", None) or []
+        return [names[k] if k < len(names) else "" for k, s in enumerate(getattr(step, "_sources", None) or ())
+                if edge in delivered.get(s, ())]
+
+    def _pill_texts(self, step):
+        """A label per track of `step_tracks`: a fan-in's path by where it comes from, as
+        the card says; a cotangent's shape."""
+        texts, seen = [], {}
+        for edge, _ in self.step_tracks(step):
+            if getattr(step, "kind", "") != "fan_in":
+                texts.append(self._pill_text(step, edge))
+                continue
+            names = self._fan_paths(step, edge)
+            k = seen[edge] = seen.get(edge, -1) + 1
+            texts.append(names[k] if len(names) > 1 and names[k] else self._pill_text(step, edge))
+        return texts
+
+    def _pill_text(self, step, edge):
         if getattr(step, "kind", "") == "fan_in":   # the path by where it comes from, as the card says
             node = self.doc.nodes.get(edge.dst.node)
             twice = sum(e.src == edge.src and e.dst.node == edge.dst.node for e in self.doc.edges) > 1
-            delivered = self._delivered()
-            paths = sum(edge in delivered.get(s, ()) for s in getattr(step, "_sources", None) or ())
             return (f"from {(node.label or node.id) if node is not None else edge.dst.node}"
-                    + (f", input {edge.dst.index + 1}" if twice else "")
-                    + {1: "", 2: ", twice"}.get(paths, f", {paths} times"))   # paths on one edge
+                    + (f", input {edge.dst.index + 1}" if twice else ""))
         array = getattr(step, "cotangent", None)
         if array is None:
             array = getattr(step, "total", None)
@@ -242,8 +285,7 @@ class StepPainter:
         blocked = self._label_obstacles(card)
         placed = []
         tracks = self.step_tracks(step)
-        for i, (edge, track) in enumerate(tracks):
-            label = self._pill_text(step, i, edge)
+        for i, ((edge, track), label) in enumerate(zip(tracks, self._pill_texts(step))):
             if any(label == done for done, _ in placed):   # one label says it for parallel arrows
                 continue
             w, h = (text.width(font, label) + PILL_PAD) * k, PILL_H * k

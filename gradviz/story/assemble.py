@@ -100,9 +100,12 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
     known = {}       # op id -> (rule operand names, reader's names of its inputs)
     off_tape = set()  # ids of sources the tape never watched nor made
 
+    shown = naming.shown_names()   # every step's card writes its captions around these
+
     def add(step, tensor=None):
         step.index = len(steps)
         step._tensor = tensor
+        step.shown_names = shown
         if tensor is not None and not step.tensor_name:
             step.tensor_name = naming.label(tensor)
         steps.append(step)

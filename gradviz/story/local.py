@@ -16,7 +16,7 @@ from ..engine.backward import tf_style_grad
 from ..engine.tape import GradientTape
 from ..engine.tensor import Tensor
 from .numbers import writer
-from .operands import UPSTREAM, operand_names, rename, rule_operands, upstream_word
+from .operands import UPSTREAM, caption, operand_names, rename, rule_operands, upstream_word
 from .window_terms import conv2d_terms, pool_terms
 
 # Beyond this many terms a sum is not enumerated: the shown terms come from the first
@@ -60,6 +60,7 @@ class Provenance:
     rule: str = ""           # kind 'rule': the rule applied, when no sum of products exists
     detail: str = ""         # kind 'rule': the numbers the rule was applied to
     write: object = field(default=None, compare=False, repr=False)   # the cotangent's format
+    upstream: str = "upstream"   # its word for the upstream: no name on the canvas (operands.caption)
 
     def num(self, x):
         """`x`, a number of the cotangent (its entry, a product summing to it), as the
@@ -85,7 +86,7 @@ class Provenance:
             return f"{self.subject} = {self.rule} = {self.num(self.value)}"
         if not self.terms and self.kind == "contribution":
             return (f"{self.subject} = {self.num(self.value)} (every product "
-                    f"upstream · local factor is 0)")
+                    f"{self.upstream} · local factor is 0)")
         if not self.terms:
             return f"{self.subject} = {self.num(self.value)} ({self.kind})"
         parts = []
@@ -402,7 +403,8 @@ def _contribution(story, step, flat_index, value, where, max_terms):
         fn = op.attrs.get("function", op.type)
         return _rule_provenance(step, flat_index, value, where, f"{fn}'s grad_fn({word})",
                                 upstream[0], word)
-    return Provenance(value, terms, where, "contribution", more, rest)
+    return Provenance(value, terms, where, "contribution", more, rest,
+                      upstream=caption("upstream", step.shown_names))
 
 
 def _local_writer(step, factor, local, cache):

@@ -46,6 +46,8 @@ class Step:
     _sources: list = field(default_factory=list, repr=False, compare=False)  # fan_in: steps
     _slot: str = field(default="", repr=False, compare=False)  # contribution: rule operand
     _path: str = field(default="", repr=False, compare=False)  # contribution: as a fan-in's path
+    shown_names: frozenset = field(default=frozenset(), repr=False, compare=False)  # on the canvas:
+                                                  # no caption of the card may be one (operands.caption)
 
 
 def path_name(step, i):

@@ -74,6 +74,24 @@ def upstream_word(taken):
                 next(f"upstream{i}" for i in range(1, 10_000) if f"upstream{i}" not in taken))
 
 
+# The words a card writes under its arrays and rule, and the cotangent's heading in
+# `gradviz explain`, each with what it says instead when a node on the canvas has that
+# name (a node called upstream beside the card's upstream showing other numbers).
+CAPTIONS = {"upstream": "incoming cotangent", "contribution": "outgoing cotangent",
+            "seed": "seed cotangent", "sum": "sum of the paths", "gradient": "final gradient",
+            "total": "summed total", "local rule": "the op's rule", "before": "value before",
+            "after": "value after", "cotangent": "its cotangent"}
+
+
+def caption(word, taken):
+    """`word` as a card's caption, unless it is a name in `taken` (the names the canvas
+    shows): then its longer form, which says the same and names nothing there."""
+    if word not in taken:
+        return word
+    longer = CAPTIONS.get(word, word)
+    return next(c for c in (longer, *(f"{longer} ({i})" for i in range(2, 10_000))) if c not in taken)
+
+
 @functools.lru_cache(maxsize=256)
 def _rename_pattern(names):
     alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))

@@ -9,6 +9,7 @@ import numpy as np
 from ..graph.structure import filter_ports
 from .formatting import grid, shape_text, wrap
 from .local import cost
+from .operands import caption
 from .study_text import study_sections
 
 # Explain shows one entry's sum of products only when it touches at most this many
@@ -47,10 +48,10 @@ def _step_text(story, step, provenance_entries, filters=frozenset()):
         for label, a in step.terms:
             lines.append(f"     + from {label}:")
             lines.append(grid(a, indent="       ", conv_filter=conv_filter))
-        lines.append("     = sum:")
+        lines.append(f"     = {caption('sum', step.shown_names)}:")
         lines.append(grid(step.total, indent="       ", conv_filter=conv_filter))
     elif step.cotangent is not None:
-        lines.append(f"     cotangent ({shape_text(step.cotangent)}):")
+        lines.append(f"     {caption('cotangent', step.shown_names)} ({shape_text(step.cotangent)}):")
         lines.append(grid(step.cotangent, indent="       ", conv_filter=conv_filter))
     if step.kind == "contribution" and provenance_entries and step.cotangent is not None \
             and step._op is not None:

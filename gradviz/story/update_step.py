@@ -39,7 +39,7 @@ def with_update(story, update, optimizer, parameters, names, loss):
             formula="\n".join(text),
             cotangent=None if g is None else np.asarray(g),
             operands={"before": np.asarray(update.before[k]), "after": np.asarray(update.after[k])},
-            tensor_name=name))
+            tensor_name=name, shown_names=story.steps[0].shown_names))
     if len(steps) == len(story.steps):
         return story
     told = copy.copy(story)      # (keeps what build() set beside the fields: evaluation)

@@ -4,6 +4,8 @@ port, not at the output whose cotangent the step sums."""
 import pytest
 from samples_util import NAMES, renderer
 
+from gradviz.render.story_overlay import FAN_SPREAD
+
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_leader_points_at_its_steps_port(name):
@@ -35,15 +37,27 @@ def test_lesson_14s_fan_in_at_layer_points_at_its_output_not_the_bias():
 @pytest.mark.parametrize("name", NAMES)
 def test_a_fan_in_shows_each_of_its_paths(name):
     """Lesson 14's fan-ins drew one arrow for two paths: both contributions at layer come back
-    through t1.gradient(out, x), and one at layer.kernel from the layer's own matmul, inside
-    it, with no edge. Each path is counted by a label: its arrow's ('from t1.gradient(out, x),
-    twice' where two share one) or, for one inside the node, a label at its port."""
+    through t1.gradient(out, x) ('from t1.gradient(out, x), twice'), and one at layer.kernel
+    from the layer's own matmul, inside it, with no edge. Each path has its own arrow, apart
+    from the others along the way and meeting them at the port where they are summed, with
+    its own label (the path as the card names it), or for one inside the node, a label at
+    its port."""
     r = renderer(name)
     for step in r.story.of_kind("fan_in"):
         if step.node not in r.doc.nodes or step.port is None:   # inside a node's inner pass
             continue
+        tracks = r.step_tracks(step)
         labels = [label for label, _ in r.pill_rects(step)]
-        shown = sum(2 if label.endswith(", twice") else int(label.split()[-2])
-                    if label.endswith(" times") else 1 for label in labels)
+        where = (name, step.index + 1, labels)
         seeds = sum(r.story.steps[i].kind == "seed" for i in step._sources)
-        assert shown + seeds == len(step.contributions), (name, step.index + 1, labels)
+        assert len(tracks) + len(r._inside_paths(step)) + seeds == len(step.contributions), where
+        assert len(labels) == len(set(labels)) == len(tracks) + len(r._inside_paths(step)), where
+        assert not any(label.endswith((", twice", " times")) for label in labels), where
+        for i, (edge, track) in enumerate(tracks):
+            for other_edge, other in tracks[i + 1:]:
+                if other_edge != edge:
+                    continue
+                start, end = track.at(0)[0], track.at(track.length)[0]
+                assert (start, end) == (other.at(0)[0], other.at(other.length)[0]), where
+                a, b = track.at(track.length / 2)[0], other.at(other.length / 2)[0]
+                assert (a - b).manhattanLength() >= 0.9 * FAN_SPREAD, where

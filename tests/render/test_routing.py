@@ -27,6 +27,41 @@ def test_sample_edges_pass_no_card(name):
     assert _crossings(renderer(name)) == []
 
 
+ROOMS = (None, (1700.0, 1000.0), (1100.0, 700.0), (800.0, 480.0))   # one row; the window's and
+# presentation mode's folds at 1920x1080 and 1280x800
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sample_edges_pass_no_port_name(name):
+    """No edge runs over a name written beside a port (BatchNorm's output edge crossed
+    "gamma" in presentation mode), in the one-row layout, folded as the window and
+    presentation mode fold it, and with the cards' tops in one line (as a student places
+    them); nor over the names of its own card's ports."""
+    from gradviz.render.layout import COLUMN_GAP, layout
+    r = renderer(name)
+    x, row = 0.0, {}
+    for nid, (w, _) in r.sizes().items():
+        row[nid], x = (x, 0.0), x + w + COLUMN_GAP
+    seen = set()
+    bad = []
+    for room in ROOMS + ("row",):
+        positions = row if room == "row" else layout(r.doc, r.sizes(), r.label_room(), room=room)
+        if tuple(sorted(positions.items())) in seen:
+            continue
+        seen.add(tuple(sorted(positions.items())))
+        r.positions = positions
+        for e in r._drawn_edges():
+            path = r.edge_path(e)
+            ends = r.edge_ends(e)
+            assert (path.pointAtPercent(0), path.currentPosition()) == ends, (room, e)   # port to port
+            track = Track(path)
+            for nid in r.doc.nodes:
+                for label, port, _ in r.port_labels(nid):
+                    if track.crosses(label.adjusted(1, 1, -1, -1)):
+                        bad.append((room, f"{e.src.node}->{e.dst.node}:{e.dst.index}", nid, port))
+    assert bad == []
+
+
 def test_generated_documents_edges_pass_no_card():
     from graphs import numpy_values
     from types import SimpleNamespace

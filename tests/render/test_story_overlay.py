@@ -359,8 +359,12 @@ def test_every_contribution_between_two_nodes_draws_its_arrow_from_the_sender():
     fan = next(s for s in r.story.of_kind("fan_in") if s.port == Port("layer", 0))
     (link,) = r._step_edges(fan)
     assert link.dst == Port("t1_gradient_out_x", 0)            # into the input that depends on layer: out
-    # both of its paths come along that one arrow, and its label says so (issue 20 §1)
-    assert [text for text, _ in r.pill_rects(fan)] == ["from t1.gradient(out, x), twice"]
+    # both of its paths come along that one edge, each on its own arrow with its own label
+    # (issue 20 §1; one arrow said "from t1.gradient(out, x), twice")
+    assert len(r.step_tracks(fan)) == 2
+    assert [text for text, _ in r.pill_rects(fan)] == fan.paths == [
+        "from the relu grad for ∂out/∂(layer's matmul) inside t1.gradient(out, x)",
+        "from the multiply in y_sq's rule inside t1.gradient(out, x)"]
 
 
 def test_a_label_moves_off_a_formula_card_docked_over_it():

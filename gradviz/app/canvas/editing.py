@@ -28,6 +28,7 @@ GRAB = QPointF(60.0, 20.0)          # where a new card is held: a little into it
 NEW_BOUNDS = QRectF(-8.0, -26.0, 282.0, 165.0)
 PASTE_OFFSET = QPointF(40.0, 40.0)
 SPACING, STEP, SEARCH_RINGS = 24.0, 40.0, 40
+SHOW_MARGIN = 24        # pixels kept between a card just added and the view's edge
 RINGS_AT_ONCE = 8
 _on_clipboard = []                  # the QMimeData this process last put on the clipboard
 
@@ -76,7 +77,9 @@ class CanvasEditing:
         pos = self.view_centre() if scene_pos is None else QPointF(scene_pos)
         c = self.controller
         variant = op if kind in (CONSTANT, VARIABLE) else ""
-        corner = self.free_spot(NEW_BOUNDS.translated(pos - GRAB)) - NEW_BOUNDS.topLeft()
+        zoom = self.transform().m11() or 1.0      # in view with show_nodes' margin: no scroll
+        room = self.visible_rect().adjusted(*(d / zoom for d in (SHOW_MARGIN, SHOW_MARGIN, -SHOW_MARGIN, -SHOW_MARGIN)))
+        corner = self.free_spot(NEW_BOUNDS.translated(pos - GRAB), within=room) - NEW_BOUNDS.topLeft()
         node = c.make_node(kind, "" if variant else op, (round(corner.x()), round(corner.y())))
         if variant == "watched":
             node.watched = True
@@ -95,30 +98,53 @@ class CanvasEditing:
                 rect = rect.united(item.sceneBoundingRect())
         if not rect.isEmpty():
             self._update_scene_rect()
-            self.ensureVisible(rect, 24, 24)
+            self.ensureVisible(rect, SHOW_MARGIN, SHOW_MARGIN)
 
     def _occupied(self):
         return [item.sceneBoundingRect() for item in self.node_items.values() if item.card is not None]
 
-    def free_spot(self, rect, occupied=None):
+    def free_spot(self, rect, occupied=None, within=None):
         """The top-left corner nearest `rect`'s where `rect` (scene bounds of a card or a group
         of cards) covers no other card: rings of candidate places around it, nearest first;
-        below everything if none is free. The candidates of several rings are tested against
-        every card at once (a crowded 100-card canvas: about a thousand candidates)."""
+        below everything if none is free. `within` (scene): the nearest free place inside it
+        first (the view: a card added with Tab lands where the canvas shows it, and the
+        canvas scrolls only when no place there is free). The candidates of several rings
+        are tested against every card at once (a crowded 100-card canvas: about a thousand
+        candidates)."""
         occupied = self._occupied() if occupied is None else occupied
         left, top, right, bottom = rect.getCoords()
+        width, height = right - left, bottom - top
+        if within is not None and width <= within.width() and height <= within.height():
+            # the place wanted, moved into `within`: the rings start from there
+            found = self._free_place(min(max(left, within.left()), within.right() - width),
+                                     min(max(top, within.top()), within.bottom() - height),
+                                     width, height, occupied, within)
+            if found is not None:
+                return found
+        found = self._free_place(left, top, width, height, occupied)
+        if found is not None:
+            return found
+        below = max((o.bottom() for o in occupied), default=top)
+        return QPointF(left, below + SPACING)
+
+    @staticmethod
+    def _free_place(left, top, width, height, occupied, within=None):
+        """The nearest free top-left corner on the rings around (left, top), inside `within`
+        when given; None if there is none."""
         margin = -SPACING / 2
         cards = np.array([o.getCoords() for o in occupied], dtype=float).reshape(-1, 1, 4)
         for offsets in _candidate_offsets():
             x, y = left + offsets[:, 0], top + offsets[:, 1]
-            covered = ((x + margin < cards[..., 2]) & (cards[..., 0] < x + (right - left) - margin)
-                       & (y + margin < cards[..., 3]) & (cards[..., 1] < y + (bottom - top) - margin))
+            covered = ((x + margin < cards[..., 2]) & (cards[..., 0] < x + width - margin)
+                       & (y + margin < cards[..., 3]) & (cards[..., 1] < y + height - margin))
             free = ~covered.any(axis=0)
+            if within is not None:
+                free &= ((x >= within.left()) & (x + width <= within.right())
+                         & (y >= within.top()) & (y + height <= within.bottom()))
             if free.any():
                 first = int(np.argmax(free))
                 return QPointF(float(x[first]), float(y[first]))
-        below = max((o.bottom() for o in occupied), default=top)
-        return QPointF(left, below + SPACING)
+        return None
 
     def apply_role(self, role):
         c = self.controller
@@ -266,12 +292,13 @@ class CanvasEditing:
         default the canvas's). `overview` (Fit to Window): where no fold reads, one that
         shows it larger drawn compact; not for the player, whose steps show a card beside
         the one it sends to, not at the far end of the row above. `steps` (the player): the
-        node ids each story step frames, folded into rows where that frames more of them
-        at the legible size. `compact`: the cards as tall as drawn compact (Fit's overview),
-        else as measured in full."""
+        node ids each story step frames, their rule cards' sizes and the reach of the cards'
+        port names (step_view.step_groups), folded into rows where that frames more of them,
+        with their rule cards, at the legible size. `compact`: the cards as tall as drawn
+        compact (Fit's overview), else as measured in full."""
         px = readable_px or self.readable_px
         sizes = self.renderer.sizes(compact)
-        framing = None if steps is None else (steps, self.layout_room(legible.READABLE_PX))
+        framing = None if steps is None else (steps[0], self.layout_room(legible.READABLE_PX), *steps[1:])
         return layout_positions(doc, sizes, self.renderer.label_room(), room=self.layout_room(px),
                                 shrink=overview and px <= legible.READABLE_PX,   # not in slides
                                 steps=framing)

@@ -8,6 +8,8 @@ are (which cards must be in view, what the card may cover) and in which order to
 """
 from dataclasses import dataclass
 
+from ...render import spots
+
 PAD = 6.0            # scene units kept free between a docked card and a card it must not touch
 SNAP = 16.0          # pixels: the views a corner spot is placed in are this much coarser
 
@@ -16,9 +18,11 @@ SNAP = 16.0          # pixels: the views a corner spot is placed in are this muc
 class Rules:
     """What a docked formula card must obey. clear: it touches none of the cards in view
     (else it may lie over their bodies); names_free: it hides no card's name at all (else
-    only the names of the step's cards are sacred)."""
+    only the names of the step's cards are sacred); bodies_free: it touches no other card
+    either (else it may lie over their values, their names kept free)."""
     clear: bool
     names_free: bool
+    bodies_free: bool = False
 
 
 def overlap(a, b):
@@ -33,12 +37,18 @@ def union(rects):
             max(r[2] for r in rects), max(r[3] for r in rects))
 
 
-def _spots(nodes, own, w, h, seen_w, seen_h, snap, gap, first=None, grid=0):
+def _spots(nodes, own, w, h, seen_w, seen_h, snap, gap, first=None, grid=0, free=()):
     """[(spot, centre of the view, is it beside them)] for a card w x h next to `nodes` (the
     union of the cards in view; `own` the step's own card) in a view seen_w x seen_h: beside
     them first (below, above, right, left; aligned with their start, middle and end, and
-    with the own card's), then in the corners and edge middles of the views that hold them."""
+    with the own card's), then in the corners and edge middles of the views that hold them.
+    grid: also the places of a grid x grid lattice over each view. free (cards): also every
+    place that touches none of them (spots.free_places)."""
     out = []
+    if free:
+        for x, y in spots.free_places(nodes, (w, h), (seen_w, seen_h), free, PAD):
+            both = union([nodes, (x, y, x + w, y + h)])
+            out.append(((x, y, x + w, y + h), ((both[0] + both[2]) / 2, (both[1] + both[3]) / 2), False))
 
     def beside(spot):
         both = union([nodes, spot])
@@ -97,6 +107,8 @@ def _cost(spot, shown, avoid, others, rules):
             return None
         cost += 3 * overlap(spot, card)
     for card, name in others:
+        if rules.bodies_free and overlap(padded, card):
+            return None
         hidden = overlap(spot, name)
         if hidden and rules.names_free:
             return None
@@ -104,15 +116,18 @@ def _cost(spot, shown, avoid, others, rules):
     return cost
 
 
-def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, grid=0):
+def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, grid=0, free=False):
     """(zoom, scale, spot, centre) of the first configuration in `configs` ([(zoom, scale)],
     best first) where the card (`size` at scale 1) docks in a view of `port` pixels beside
     the cards `shown` ([(card, name strip)], the step's own first) by `rules`; over their
     bodies (rules.clear False), the configuration where it hides least of them. None if
     none does. natural: the card's own place (tried first at scale 1). grid: also try the
-    places of a grid x grid lattice over each view (dearer: when the usual places fail)."""
+    places of a grid x grid lattice over each view (dearer: when the usual places fail).
+    free: also every place that touches no card (the step shown larger with its card
+    anywhere free in view, rather than smaller with it beside its cards)."""
     nodes = union([card for card, _ in shown])
     own = shown[0][0]
+    cards = [card for card, _ in shown + avoid + others] if free else ()
     over = None       # over the cards' bodies: the configuration that hides least of them
     for zoom, scale in configs:
         seen_w, seen_h = port[0] / zoom, port[1] / zoom
@@ -123,7 +138,7 @@ def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, 
         best = None
         mid = ((nodes[0] + nodes[2]) / 2, (nodes[1] + nodes[3]) / 2)
         for spot, centre, beside in _spots(nodes, own, w, h, seen_w, seen_h, snap, gap,
-                                           natural if scale == 1.0 else None, grid):
+                                           natural if scale == 1.0 else None, grid, cards):
             cost = _cost(spot, shown, avoid, others, rules)
             if cost is None:
                 continue

@@ -130,10 +130,24 @@ def involved_cards(renderer, step):
 
 
 def step_groups(renderer, steps):
-    """The nodes of each step that shows more than one card: what a layout for the player
-    keeps near enough to frame together."""
-    groups = {tuple(sorted(set(involved_nodes(renderer, step)))) for step in steps}
-    return sorted(g for g in groups if len(g) > 1)
+    """([nodes], {nodes: (w, h)}, {node: (left, right)}): the nodes of each step that shows
+    more than one card, what a layout for the player keeps near enough to frame together;
+    the room their rule card takes beside them (the largest of their steps'); how far each
+    card's port names stand out of it."""
+    cards = {}
+    for step in steps:
+        group = tuple(sorted(set(involved_nodes(renderer, step))))
+        if len(group) < 2:
+            continue
+        layout = renderer.formula_layout(step)
+        w, h = cards.get(group, (0.0, 0.0))
+        cards[group] = (w, h) if layout.empty else (max(w, layout.width), max(h, layout.height))
+    reach = {}
+    for nid in renderer.doc.nodes:
+        if nid in renderer.positions:
+            card, whole = renderer.rect(nid), renderer.footprint(nid)
+            reach[nid] = (card.left() - whole.left(), whole.right() - card.right())
+    return sorted(cards), {group: size for group, size in cards.items() if size != (0.0, 0.0)}, reach
 
 
 def senders(renderer, step):
@@ -193,8 +207,9 @@ def _box(rect):
     return rect.left(), rect.top(), rect.right(), rect.bottom()
 
 
-def _with_name(rect):
-    return _box(rect), _box(name_strip(rect))
+def _with_name(renderer, nid):
+    """(the card with its port names, its name strip) as docking takes them."""
+    return _box(renderer.footprint(nid)), _box(name_strip(_card(renderer, nid)))
 
 
 def _docked(view, renderer, step, lowest, readable_px):
@@ -202,7 +217,8 @@ def _docked(view, renderer, step, lowest, readable_px):
     step's cards and hides none of their names (nor, where it can, any card's name); its
     own card alone when all of them cannot be shown; None when nothing fits."""
     formula = render_painter.formula_rect(renderer, step)
-    cards = involved_cards(renderer, step)
+    nids = involved_nodes(renderer, step)
+    cards = [_card(renderer, n) for n in nids]
     if formula is None or not cards:
         return None
     port = view.viewport().rect()
@@ -211,20 +227,24 @@ def _docked(view, renderer, step, lowest, readable_px):
     involved = {getattr(step, "node", None)}
     for edge in renderer._step_edges(step):
         involved |= {edge.src.node, edge.dst.node}
-    others = [_with_name(_card(renderer, n)) for n in renderer.doc.nodes if n not in involved]
+    others = [_with_name(renderer, n) for n in renderer.doc.nodes if n not in involved]
     layout = renderer.formula_layout(step)
     natural = _box(formula)
-    groups = [cards, cards[:1]] if len(cards) > 1 else [cards]
+    groups = [nids, nids[:1]] if len(nids) > 1 else [nids]
     for group in groups:
-        shown = [_with_name(c) for c in group]
-        avoid = [_with_name(c) for c in cards[len(group):]]
-        # Clear of every card and name at the usual places, then anywhere in the view (a
-        # lattice: dearer, tried only when those fail), before hiding a name or a body.
-        for clear, names_free, grid in ((True, True, 0), (True, True, LATTICE), (True, False, 0),
-                                        (False, True, 0), (False, False, 0)):
+        shown = [_with_name(renderer, n) for n in group]
+        avoid = [_with_name(renderer, n) for n in nids[len(group):]]
+        # Clear of every card, beside the step's cards or anywhere free in the view, at the
+        # largest zoom that has such a place (down to the legible size); only then over other
+        # cards' values (anywhere in the view: a lattice, dearer, when the usual places fail),
+        # and last over a name or the step's cards (BatchNorm's step 9 docked its card over
+        # the target's value at the readable zoom).
+        for clear, names_free, bodies_free, grid in (
+                (True, True, True, 0), (True, True, False, 0), (True, True, False, LATTICE),
+                (True, False, False, 0), (False, True, False, 0), (False, False, False, 0)):
             found = docking.search(shown, avoid, others, (layout.width, layout.height),
-                                   configs, size, docking.Rules(clear, names_free),
-                                   CARD_GAP, natural, grid)
+                                   configs, size, docking.Rules(clear, names_free, bodies_free),
+                                   CARD_GAP, natural, grid, free=bodies_free)
             if found is not None:
                 zoom, scale, spot, centre = found
                 rect = QRectF(spot[0], spot[1], spot[2] - spot[0], spot[3] - spot[1])

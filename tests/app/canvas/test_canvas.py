@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QDropEvent, QImage, QPainter
+from PySide6.QtGui import QColor, QCursor, QDropEvent, QImage, QPainter
 from PySide6.QtWidgets import QApplication
 
 import app_ui
@@ -199,6 +199,26 @@ def test_quick_add_with_tab(qtbot, editor):
     qtbot.keyClicks(canvas._quick.edit, "Dense")
     qtbot.keyClick(canvas._quick.edit, Qt.Key.Key_Return)
     assert [n.op for n in controller.doc.nodes.values()] == ["reduce_sum", "Dense"]
+
+
+def test_a_node_added_with_tab_lands_in_view_without_scrolling(qtbot, editor):
+    """Tab with the pointer near the view's edges (the real key path: the popup reads the
+    pointer): the card is added where the canvas shows it whole, and the canvas does not
+    scroll while the view has room; every add scrolled it (170 px at the right edge)."""
+    controller, canvas, _, _ = editor
+    canvas.setFocus()
+    port = canvas.viewport().rect()
+    for fx, fy in ((0.97, 0.5), (0.03, 0.03), (0.97, 0.97), (0.5, 0.97), (0.03, 0.6)):
+        QCursor.setPos(canvas.viewport().mapToGlobal(QPoint(int(port.width() * fx), int(port.height() * fy))))
+        scroll = (canvas.horizontalScrollBar().value(), canvas.verticalScrollBar().value())
+        qtbot.keyClick(canvas, Qt.Key.Key_Tab)
+        assert canvas._quick.isVisible()
+        qtbot.keyClicks(canvas._quick.edit, "relu")
+        qtbot.keyClick(canvas._quick.edit, Qt.Key.Key_Return)
+        nid = list(controller.doc.nodes)[-1]
+        assert (canvas.horizontalScrollBar().value(), canvas.verticalScrollBar().value()) == scroll, (fx, fy)
+        assert canvas.visible_rect().contains(canvas.node_items[nid].sceneBoundingRect()), (fx, fy)
+    assert len(controller.doc.nodes) == 5
 
 
 def test_undo_redo_copy_paste_duplicate_delete(qtbot, editor):

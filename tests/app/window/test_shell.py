@@ -212,6 +212,40 @@ def test_theme_switch_persists(make_window):
     assert QSettings().value("view/theme") == "light"
 
 
+def test_a_theme_applied_again_restyles_no_widget(qtbot):
+    """Each new window applies the saved theme: the theme already applied changes nothing
+    (restyling every widget of the application cost each new window 0.1 s); another does."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QLabel
+
+    from gradviz.app import theme
+    app, before = QApplication.instance(), theme.current()
+    changes = []
+
+    class Spy(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() in (QEvent.Type.StyleChange, QEvent.Type.PaletteChange):
+                changes.append(event.type())
+            return False
+    try:
+        theme.apply("dark")
+        label = QLabel("x")
+        qtbot.addWidget(label)
+        label.show()
+        spy = Spy()
+        label.installEventFilter(spy)
+        style = app.style()
+        theme.apply("dark")
+        QApplication.processEvents()
+        assert changes == [] and app.style() is style
+        theme.apply("light")
+        QApplication.processEvents()
+        assert changes and theme.current() == "light"
+        assert app.palette().color(QPalette.ColorRole.Window) == theme.palette("light").color(QPalette.ColorRole.Window)
+    finally:
+        theme.apply(before)
+
+
 def test_menus_show_shortcuts_and_undo_names_the_edit(make_window):
     w = make_window()
     rows = {(menu, cmd): keys for menu, cmd, keys in w.shortcut_rows()}

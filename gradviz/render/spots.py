@@ -1,0 +1,23 @@
+"""Free places for a card beside others: where a step's rule card can lie in one view with
+the step's cards, touching no card. Pure geometry on (left, top, right, bottom) tuples,
+shared by the layout (is there such a place?) and the player (where is it?)."""
+
+
+def free_places(near, size, room, obstacles, pad):
+    """[(left, top)] of a card of `size` that lies, with the box `near`, in one view of
+    `room` ((width, height)) and keeps `pad` away from every box of `obstacles`. Every free
+    place slides left, then up, to one of these (it stops at an obstacle's edge or at the
+    view's), so none is missed, however tight: a lattice stepped past the one gap right
+    of BatchNorm's card that holds its step's rule card."""
+    w, h = size
+    if near[2] - near[0] > room[0] or near[3] - near[1] > room[1]:
+        return []                           # `near` alone fills more than one view
+    lo_x, hi_x = near[2] - room[0], near[0] + room[0] - w
+    lo_y, hi_y = near[3] - room[1], near[1] + room[1] - h
+    if lo_x > hi_x or lo_y > hi_y:
+        return []
+    xs = sorted({lo_x} | {o[2] + pad for o in obstacles if lo_x < o[2] + pad <= hi_x})
+    ys = sorted({lo_y} | {o[3] + pad for o in obstacles if lo_y < o[3] + pad <= hi_y})
+    padded = [(o[0] - pad, o[1] - pad, o[2] + pad, o[3] + pad) for o in obstacles]
+    return [(x, y) for y in ys for x in xs
+            if not any(x < o[2] and o[0] < x + w and y < o[3] and o[1] < y + h for o in padded)]
