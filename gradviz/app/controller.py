@@ -49,7 +49,7 @@ class Result:
     def name_nodes(self, problems, doc):
         """Keep `problems`, each naming its node as `doc` (the document now, which may have
         renamed a node since the evaluation) names it: graph.errors.named."""
-        self.problems = list(problems) if doc is None else _port_named(named(problems, doc), doc)
+        self.problems = list(problems) if doc is None else port_named(named(problems, doc), doc)
         self.node_problems = {}           # node id -> [graph.Problem]
         for p in self.problems:
             if p.node:
@@ -473,7 +473,7 @@ class DocumentController(QObject):
         return result
 
 
-def _port_named(problems, doc):
+def port_named(problems, doc):
     """`problems` with each input they are about named as its port label names it (the
     inspector's 'reduce_sum(a)' and 'input 1 (a) is not connected' beside the node x)."""
     out = []

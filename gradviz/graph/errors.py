@@ -112,8 +112,8 @@ def warnings(problems):
 class DocumentError(ValueError):
     """A document that cannot be loaded or run; `str()` is one line naming the place."""
 
-    def __init__(self, message, node=None, edge=None, where=None, name=None):
-        self.problem = Problem(message, node=node, edge=edge, where=where, name=name)
+    def __init__(self, message, node=None, edge=None, where=None, name=None, port=None):
+        self.problem = Problem(message, node=node, edge=edge, where=where, name=name, port=port)
         super().__init__(str(self.problem).replace("\n", " "))
 
     @property
@@ -135,4 +135,4 @@ class DocumentError(ValueError):
     @classmethod
     def from_problem(cls, problem):
         return cls(problem.message, node=problem.node, edge=problem.edge, where=problem.where,
-                   name=problem.name)
+                   name=problem.name, port=problem.port)

@@ -21,7 +21,8 @@ from .errors import DocumentError
 from .evaluate import evaluate
 from .names import port_names
 from .ports import parse_port
-from .training import is_variable_port, loss_name, loss_of, port_value, with_values
+from .training import (is_variable_port, loss_graph, loss_name, loss_of, port_value,
+                       with_values)
 
 STEPS = {np.dtype(np.float64): tuple(10.0 ** -k for k in range(1, 11)),
          np.dtype(np.float32): tuple(10.0 ** -k for k in range(1, 6))}
@@ -136,13 +137,14 @@ def gradient_check(doc, source=None, index=None, steps=None, progress=None):
     (the most telling one). `progress(fraction)` is called after each step size.
     """
     source = check_port(doc, source)
-    base = evaluate(doc)
+    x = _value(doc, source)
+    work = loss_graph(doc, [source])    # a stray node the loss does not need stops no check
+    base = evaluate(work)
     if base.errors:
         raise DocumentError.from_problem(base.errors[0])
     if not doc.targets:
         raise DocumentError("the gradient check needs a target: mark the loss as a target "
                             "in the inspector", where="gradient_check")
-    x = _value(doc, source)
     gradient = base.gradients.get(source)
     if gradient is None:
         gradient = np.zeros_like(x)
@@ -156,7 +158,7 @@ def gradient_check(doc, source=None, index=None, steps=None, progress=None):
                           float(np.asarray(gradient, np.float64)[index]),
                           tolerance=TOLERANCE.get(dtype, 1e-6))
     for k, h in enumerate(steps):
-        plus, minus = (_loss_at(doc, base, source, x, index, float(x[index]) + s * h)
+        plus, minus = (_loss_at(work, base, source, x, index, float(x[index]) + s * h)
                        for s in (1, -1))
         with np.errstate(all="ignore"):
             difference = (plus - minus) / (2 * h)

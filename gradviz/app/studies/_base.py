@@ -13,12 +13,13 @@ from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton,
                                QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
-from ...graph.errors import DocumentError
+from ...graph.errors import DocumentError, named
 from ...graph.names import port_names
 from ...graph.ports import parse_port
 from ...render.themes import LIGHT
 from ...story.numbers import alone
 from .. import worker
+from ..controller import port_named
 from ..export_dialog import OWN_CONTROL, export_view_dialog
 from .applies import graph_error
 
@@ -611,8 +612,9 @@ class StudyView(QWidget):
     def _reason(self, e):
         """Why the study failed, in words: an engine's refusal as it says it; a KeyError of
         a value the graph never computed, as the graph's own error that stopped it."""
-        if isinstance(e, DocumentError):
-            return str(e)
+        if isinstance(e, DocumentError):   # its node and input named as the canvas names them
+            doc = self.controller.doc
+            return str(port_named(named([e.problem], doc), doc)[0]).replace("\n", " ")
         return graph_error(self.controller) or f"{type(e).__name__}: {e}"
 
     def _show_not_applicable(self, text):
