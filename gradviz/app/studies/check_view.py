@@ -25,6 +25,7 @@ from .norms_view import LogAxis
 
 LINE = DIVERGING[-2]          # the measured errors, in the backward pass's red
 SLOPE = DIVERGING[1]          # the h² guide, in blue
+GUIDE_LABEL = "∝ h² (truncation alone)"
 ENTRY_LIMIT = 200             # entries a chooser offers (the first ones of a large source)
 
 
@@ -57,7 +58,7 @@ class GradientCheckView(StudyView):
         # Above the plot, never over its points (inside, it covered them in a narrow column).
         self.legend = legend = legend_row(self.plot.getPlotItem())
         legend.addItem(self.line, "central difference's error")
-        legend.addItem(self.guide, "∝ h² (truncation alone)")
+        legend.addItem(self.guide, GUIDE_LABEL)
         self.plot.installEventFilter(self)      # its columns follow the plot's width
         self.table = QLabel()
         self.table.setTextFormat(Qt.TextFormat.RichText)
@@ -142,15 +143,31 @@ class GradientCheckView(StudyView):
             self.best.setData([np.log10(best.h)], [np.log10(best.relative)])
         else:
             self.best.setData([], [])
-        if rows:   # the h² guide through the largest step: where truncation alone would go
-            first = rows[0]
-            self.guide.setData(logs_h, np.log10(first.relative) + 2.0 * (logs_h - np.log10(first.h)))
+        guide = bool(rows) and not (ok and shape(check) == "rounding")
+        self._show_guide(guide)
+        if rows:
+            if guide:   # the h² guide through the largest step: where truncation alone would go
+                first = rows[0]
+                self.guide.setData(logs_h, np.log10(first.relative) + 2.0 * (logs_h - np.log10(first.h)))
             low = max(min(logs_e.min(), logs_e.max() - 1), -17)
             self.plot.setYRange(np.floor(low) - 0.3, np.ceil(logs_e.max()) + 0.3, padding=0)
             self.plot.setXRange(logs_h.min() - 0.3, logs_h.max() + 0.3, padding=0)
         self.table.setText(_table(check))
         self.table_column.setMaximumWidth(max(self.table.sizeHint().width() + 12, COLUMN_MIN_W))
         self.explanation.setText(explanation(check))
+
+    def _show_guide(self, shown):
+        """The h² guide and its legend entry, only where truncation shows: where the error
+        only grows as h shrinks (a loss with no third derivative along the entry), a line
+        falling as h² through the largest step would say what the points contradict."""
+        listed = any(sample.item is self.guide for sample, _ in self.legend.items)
+        if not shown:
+            self.guide.setData([], [])
+            if listed:
+                self.legend.removeItem(self.guide)
+        elif not listed:
+            self.legend.addItem(self.guide, GUIDE_LABEL)
+        fit_legend(self.legend, self.plot.width())
 
     def problem_of(self, check):
         """A failing check is a problem of the document: the status bar says so."""
@@ -164,10 +181,25 @@ class GradientCheckView(StudyView):
         self.explanation.setText("")
 
 
+def shape(check):
+    """Where the best step lies among the steps (largest h first): 'v' inside them (truncation
+    above it, rounding below), 'rounding' at the largest h (no smaller h does better),
+    'truncation' at the smallest (it still falls); None without a best step."""
+    best = check.best
+    rows = [r for r in check.rows if math.isfinite(r.relative)]
+    if best is None or len(rows) < 2:
+        return None
+    if best is rows[0]:
+        return "rounding"
+    return "truncation" if best is rows[-1] else "v"
+
+
 def explanation(check):
-    """The words under the plot, saying what it draws: the best step ringed at the bottom of
-    the V, or, where its error is 0, that the log axis cannot draw it."""
+    """The words under the plot, saying what it draws, as the numbers show it: the best step
+    ringed at the bottom of the V, or at an end of the steps where there is no V, or, where
+    its error is 0, that the log axis cannot draw it."""
     best = check.best if check.passed else None
+    where_v = shape(check) if best is not None else None
     if best is None:
         where = ("For a correct rule the best h is where they meet, the bottom of a V; here no h "
                  f"brings the error below {alone(check.tolerance)}, so none is ringed.")
@@ -176,16 +208,28 @@ def explanation(check):
                  "truncation part vanishes for this loss over ±h (central differences are "
                  "exact where it is at most quadratic, as a relu network is between its "
                  "kinks), so only rounding is left, and there is no V.")
+    elif where_v == "rounding":
+        second = check.rows[1].h
+        where = (f"Here no smaller h does better than the largest, h = {h_text(best.h)}: by "
+                 f"h = {h_text(second)} the error is already at least 100 times its truncation "
+                 "part, so it is rounding, and the best h is the largest step tried (ringed); "
+                 "no V and no h² line show (a loss with little third derivative along this "
+                 "entry, or none, as a matmul summed, has little truncation to show).")
+    elif where_v == "truncation":
+        where = (f"Here the error still falls at the smallest h = {h_text(best.h)}: rounding has "
+                 "not caught up with truncation yet, so the best h is the smallest (ringed) and "
+                 "the V's rising arm lies beyond the steps tried.")
     else:
         where = "The best h is where they meet, the bottom of the V (ringed)."
+    guide = "" if best is not None and where_v == "rounding" else " (the dashed line of slope 2)"
     return ("Central differences (L(x + h) − L(x − h)) / 2h only run the forward pass, so they "
             "check every rule the backward pass used. Their error has two parts: truncation, "
             "about h²/6 times the third derivative, which falls 100 times for each 10 times "
-            "smaller h (the dashed line of slope 2), and rounding, about ε·|L|/h, which grows "
+            f"smaller h{guide}, and rounding, about ε·|L|/h, which grows "
             f"as h shrinks ({check.dtype}: ε = {alone(np.finfo(check.dtype).eps)}). {where} A wrong "
             "rule gives an error that does not fall with h at all: a flat line."
-            + (f" In float32 no h gets the error much below {power_text(-4)}: gradient checks run "
-               "in float64."
+            + (" In float32 rounding takes over at far larger h than in float64 (ε = "
+               f"{alone(np.finfo(np.float64).eps)}): gradient checks are usually run in float64."
                if check.dtype == "float32" else ""))
 
 
