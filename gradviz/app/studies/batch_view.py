@@ -127,13 +127,14 @@ class BatchJacobianView(StudyView):
         self.heatmap.set_colorbar_label(f"∂ {t_name}[b, i] / ∂ {s_name}[c, j]",
                                         f"∂ {short(t_name, 10)}[b, i] / ∂ {short(s_name, 10)}[c, j]",
                                         f"∂{short(t_name, 10)} / ∂{short(s_name, 10)}",
-                                        f"∂{short(t_name, 5)} / ∂{short(s_name, 5)}")
+                                        f"∂{short(t_name, 5)} / ∂{short(s_name, 5)}",
+                                        "J")      # the caption says what J is, never cut
         self.norms.set_colorbar_label(f"‖ ∂ {t_name}[b] / ∂ {s_name}[c] ‖",
                                       f"‖∂{short(t_name, 10)}[b] / ∂{short(s_name, 10)}[c]‖",
                                       "‖ block ‖")
         self._mark(study.location if study.warning else None)
         self.caption.setText(
-            f"Left: the full Jacobian {tuple(J.shape)} as the seed's plot_as_patches, one "
+            f"Left: the full Jacobian J {tuple(J.shape)} as the seed's plot_as_patches, one "
             f"(batch, batch) square ∂{t_name}[b, i] / ∂{s_name}[c, j] per pair (i, j), b down, "
             f"c across. Middle: the size of each (b, c) block. Independent examples light up "
             f"only the diagonal.")

@@ -267,6 +267,9 @@ class Heatmap(QWidget):
         self.plot.setAspectLocked(False)
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
+        # Read, not explored (as still_plot): the wheel zoomed a 7 x 7 grid to a dot that no
+        # button or menu could bring back.
+        self.plot.setMouseEnabled(False, False)
         self.plot.showAxis("top")
         self.plot.getAxis("top").setStyle(showValues=False)
         self.plot.getAxis("top").setHeight(1)         # a frame's edge, not a row of room
@@ -284,6 +287,7 @@ class Heatmap(QWidget):
         self.line_plot = pg.PlotWidget(background="w", axisItems={"bottom": IndexAxis("bottom")})
         self.line_plot.setMenuEnabled(False)
         self.line_plot.hideButtons()
+        self.line_plot.setMouseEnabled(False, False)
         self.line_plot.showGrid(x=False, y=True, alpha=0.25)
         # room at the right for the last index label, which may reach past the axis' end
         self.line_plot.getPlotItem().setContentsMargins(2, 2, LABEL_OVERHANG + 4, 2)

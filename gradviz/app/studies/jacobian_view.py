@@ -77,7 +77,8 @@ class JacobianView(StudyView):
                                  f"{short(s_name)} index", "index"))
         self.heatmap.set_colorbar_label(f"∂{t_name} / ∂{s_name}",
                                         f"∂{short(t_name)} / ∂{short(s_name)}",
-                                        f"∂{short(t_name, 6)} / ∂{short(s_name, 6)}")
+                                        f"∂{short(t_name, 6)} / ∂{short(s_name, 6)}",
+                                        "Jᵢⱼ")      # the caption says what J is, never cut
         self.caption.setText(
             f"J = ∂{t_name}/∂{s_name} has shape {_shape(J.shape)}; shown as a "
             f"{t_size} × {s_size} matrix, one row per element of {t_name}, one column per "

@@ -170,3 +170,39 @@ def test_every_caption_and_axis_text_of_a_study_reads(qtbot, cls, sample):
                 seen.append((px(item.style.get("tickFont") or item.font()), f"{item.orientation} ticks"))
     assert len(seen) > 4 and any("ticks" in t for _, t in seen)
     assert [(round(p, 1), t) for p, t in seen if p < READABLE_PX] == []
+
+
+@pytest.mark.parametrize("diagonal", [False, True])
+def test_the_wheel_and_a_drag_leave_a_heatmap_as_drawn(qtbot, diagonal):
+    """Walk-through: the wheel over BatchNorm's 7 x 7 block-norm grid zoomed it to a dot, and
+    no button or menu brought it back. A study's heatmap (or its line plot) is read, not
+    explored: the wheel and a drag change nothing."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    def wheel(viewport, pos, dy):
+        QApplication.sendEvent(viewport, QWheelEvent(QPointF(pos), QPointF(viewport.mapToGlobal(pos)),
+                                                     QPoint(0, 0), QPoint(0, dy), Qt.MouseButton.NoButton,
+                                                     Qt.KeyboardModifier.NoModifier,
+                                                     Qt.ScrollPhase.NoScrollPhase, False))
+
+    heatmap = shown(qtbot, Heatmap())
+    matrix = np.diag(np.arange(1, 8, dtype=np.float32)) if diagonal else \
+        np.arange(49, dtype=np.float32).reshape(7, 7) - 20
+    heatmap.set_matrix(matrix)
+    qtbot.wait(30)
+    graphics = heatmap.line_plot if diagonal else heatmap.graphics
+    assert (heatmap.mode == "heatmap") != diagonal
+    box = graphics.getViewBox() if diagonal else heatmap.plot.getViewBox()
+    before = box.viewRange()
+    centre = graphics.mapFromScene(box.mapRectToScene(box.boundingRect()).center())
+    for _ in range(5):
+        wheel(graphics.viewport(), centre, -120)
+    QTest.mouseMove(graphics.viewport(), centre)
+    QTest.mousePress(graphics.viewport(), Qt.MouseButton.LeftButton, pos=centre)
+    QTest.mouseMove(graphics.viewport(), centre + QPoint(60, 40))
+    QTest.mouseRelease(graphics.viewport(), Qt.MouseButton.LeftButton, pos=centre + QPoint(60, 40))
+    qtbot.wait(30)
+    assert np.allclose(box.viewRange(), before)

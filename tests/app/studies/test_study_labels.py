@@ -16,7 +16,8 @@ _ = window   # the fixture, shared with test_study_docks
 CASES = [("Jacobian", "001_dense_jacobian"), ("Batch Jacobian", "001_batchnorm_pitfall"),
          ("Hessian", "001_input_gradient_regularization"), ("Hessian", "001_hessian_newton"),
          ("Forward vs reverse", "001_hessian_newton"), ("Gradient norms", "nets_2_sigmoid_chain"),
-         ("Gradient check", "nets_3_gradient_check"), ("Jacobian", "001_sigmoid_jacobian")]
+         ("Gradient check", "nets_3_gradient_check"), ("Jacobian", "001_sigmoid_jacobian"),
+         ("Jacobian", "nets_6_attention")]
 
 
 def drawn_ticks(axis):
