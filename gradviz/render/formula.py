@@ -21,7 +21,7 @@ from PySide6.QtGui import QColor, QPen
 from ..graph.structure import filter_ports
 from ..story.formatting import number
 from ..story.model import path_name
-from ..story.operands import caption, is_number
+from ..story.operands import caption, is_number, mentions, operand_heading
 from ..story.rule_pictures import CONTRIBUTION, UPSTREAM, aligned
 from ..story.rule_pictures import pictures as rule_pictures
 from . import legible, preview, text, tiles
@@ -49,27 +49,9 @@ def _fonts():
                 word=text.sans(9, bold=True), name=text.mono(9.5, bold=True))
 
 
-def _mentions(rule, name):
-    """'2x' and 'bᵀ' mention x and b; 'grad' does not mention 'a'."""
-    return re.search(rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z0-9_])", rule) is not None
-
-
-NOTE_MAX = 18   # characters of "(which node)" beside an operand; a longer name is the caption's
-
-
 def operand_title(part):
-    """'b =' for an operand that is the node b; 'b (tf_b) =' says which node b stands for;
-    'labels (vertical) =' for the operand labels that is the node 'labels (vertical)': a
-    name that already says the operand's is not repeated ('labels (labels (vertical))').
-    A node named at length ("the relu grad for ∂out/∂(layer's matmul) inside ...") is said
-    once, in the step's caption ("Here a is '...'"): beside the matrix it would push it off
-    the card, so the operand keeps its letter there ('a =')."""
-    node = part[4] if len(part) > 4 else ""
-    if len(node) > NOTE_MAX:
-        return f"{part[2]} ="
-    if not node or node == part[2] or _mentions(node, part[2]):
-        return f"{node or part[2]} ="
-    return f"{part[2]} ({node}) ="
+    """The card's title of an operand part: 'b =', 'b (tf_b) =' (story.operands.operand_heading)."""
+    return f"{operand_heading(part[2], part[4] if len(part) > 4 else '')} ="
 
 
 def _rhs(formula):
@@ -146,10 +128,10 @@ def formula_parts(step):
                 parts += [("op", "="), ("array", np.asarray(result), "contribution")]
         shown = pictured.shows if pictured is not None and pictured.equation else frozenset()
         used = [(k, v) for k, v in operands.items()    # (a number written in the rule is its value)
-                if v is not None and rule and _mentions(rule, k) and not is_number(k) and k not in shown]
+                if v is not None and rule and mentions(rule, k) and not is_number(k) and k not in shown]
         notes = getattr(step, "operand_notes", None) or {}
         told = [f"{k} = {note}" for k, note in notes.items()   # defined by a formula: 'â = (a − mean) / σ'
-                if operands.get(k) is None and rule and _mentions(rule, k)]
+                if operands.get(k) is None and rule and mentions(rule, k)]
         if used or told:
             parts += [("break",), ("word", "where")]
             parts += [("array", np.asarray(v), k, "operand", nodes.get(k, "")) for k, v in used]

@@ -16,7 +16,7 @@ from ..engine.backward import tf_style_grad
 from ..engine.tape import GradientTape
 from ..engine.tensor import Tensor
 from .numbers import writer
-from .operands import UPSTREAM, caption, operand_names, rename, rule_operands, upstream_word
+from .operands import UPSTREAM, caption, operand_names, rename, rule_operands
 from .window_terms import conv2d_terms, pool_terms
 
 # Beyond this many terms a sum is not enumerated: the shown terms come from the first
@@ -61,6 +61,7 @@ class Provenance:
     detail: str = ""         # kind 'rule': the numbers the rule was applied to
     write: object = field(default=None, compare=False, repr=False)   # the cotangent's format
     upstream: str = "upstream"   # its word for the upstream: no name on the canvas (operands.caption)
+    grad_word: str = UPSTREAM    # the rule card's symbol for the upstream ('g' beside a node grad)
 
     def num(self, x):
         """`x`, a number of the cotangent (its entry, a product summing to it), as the
@@ -128,10 +129,6 @@ def _at(name, multi):
     return f"{name}[{_idx(multi)}]" if len(multi) else name
 
 
-def _paren(name):
-    return f"({name})" if any(c in name for c in " +-/") and not name.startswith("(") else name
-
-
 def _matmul_shapes_ok(op):
     a, b = op._in_values
     return a.ndim >= 2 and a.ndim == b.ndim and a.shape[:-2] == b.shape[:-2]
@@ -158,6 +155,9 @@ def cost(op, k):
 
 
 # -- columns: (flat output indices j, local factors J[j, i], rule labels, reader labels) ----
+# An operand's entry is labelled as the rule card writes it, for the rule and the reader
+# alike ('b[0,1]' where the card says 'where b (grad) ='): the node's name beside the
+# card's letter would give one thing two names, and 'grad[0,1]' read as the upstream.
 
 class _Column:
     """The nonzero-candidate entries of column i of J for one output: lazily enumerable."""
@@ -167,7 +167,7 @@ class _Column:
         self.entries = entries      # entries(limit) -> (js, local, rule_fn, reader_fn)
 
 
-def _matmul_column(op, k, i, names, labels):
+def _matmul_column(op, k, i, names):
     a, b = op._in_values
     ta, tb = op.attrs.get("transpose_a"), op.attrs.get("transpose_b")
     batch = tuple(i[:-2])
@@ -178,7 +178,7 @@ def _matmul_column(op, k, i, names, labels):
         cols = np.arange(n)
         local = b[batch + ((cols, inner) if tb else (inner, cols))]
         js = np.ravel_multi_index(tuple(np.full(n, x) for x in batch + (row,)) + (cols,), out_shape)
-        rname, name = names[1], labels[1]
+        name = names[1]
 
         def index(c):
             return batch + ((c, inner) if tb else (inner, c))
@@ -189,15 +189,17 @@ def _matmul_column(op, k, i, names, labels):
         local = a[batch + ((inner, rows) if ta else (rows, inner))]
         js = np.ravel_multi_index(tuple(np.full(n, x) for x in batch) + (rows, np.full(n, col)),
                                   out_shape)
-        rname, name = names[0], labels[0]
+        name = names[0]
 
         def index(r):
             return batch + ((inner, r) if ta else (r, inner))
 
+    def label(p):      # as the card's rule writes the operand: b[0,1]
+        return _at(name, index(p))
+
     def entries(limit):
         pick = slice(0, min(n, limit))
-        return (js[pick], np.asarray(local[pick], np.float64),
-                lambda p: _at(rname, index(p)), lambda p: _at(name, index(p)))
+        return js[pick], np.asarray(local[pick], np.float64), label, label
     return _Column(n, entries)
 
 
@@ -211,7 +213,7 @@ def _slab(out_shape, in_shape, i):
     return fixed
 
 
-def _elementwise_column(op, k, i, names, labels):
+def _elementwise_column(op, k, i, names):
     kind = _ELEMENTWISE[op.type]
     out_shape = op._out_values[0].shape
     in_shape = op._in_values[k].shape
@@ -244,11 +246,11 @@ def _elementwise_column(op, k, i, names, labels):
             return js, np.full(n, sign), lambda p: text, lambda p: text
         idx = [other_index(m) for m in multis]
         values = np.array([float(ov[m]) for m in idx])
-        if kind == "mul":
-            return (js, values, lambda p: _at(names[other], idx[p]),
-                    lambda p: _at(_paren(labels[other]), idx[p]))
-        return (js, 1.0 / values, lambda p: "1/" + _at(names[other], idx[p]),   # x / y, input x
-                lambda p: "1/" + _at(_paren(labels[other]), idx[p]))
+        over = "" if kind == "mul" else "1/"     # x / y, input x: 1/y[0]
+
+        def label(p):   # as the card's rule writes the operand
+            return over + _at(names[other], idx[p])
+        return js, (values if kind == "mul" else 1.0 / values), label, label
     return _Column(count, entries)
 
 
@@ -277,9 +279,13 @@ def _unravel(flat, shape):
     return tuple(int(x) for x in np.unravel_index(int(flat), shape)) if shape else ()
 
 
-def columns(op, k, flat_i, upstream, naming=None):
-    """[_Column per output m] of d output_m / d input_k[flat_i]; None where not float."""
-    if naming is not None:
+def columns(op, k, flat_i, upstream, naming=None, operands=None):
+    """[_Column per output m] of d output_m / d input_k[flat_i]; None where not float.
+    `operands`: (names, labels) of the op's inputs, the card's and the reader's, as
+    `rule_operands` gives them (default: computed from `naming`)."""
+    if operands is not None:
+        names, labels = operands
+    elif naming is not None:
         names, labels, _ = rule_operands(op, naming)
     else:
         names = operand_names(op)
@@ -287,16 +293,16 @@ def columns(op, k, flat_i, upstream, naming=None):
     in_shape = op._in_values[k].shape
     i = _unravel(flat_i, in_shape)
     if op.type == "MatMul" and _matmul_shapes_ok(op):
-        return [_matmul_column(op, k, i, names, labels)]
+        return [_matmul_column(op, k, i, names)]
     if op.type in _ELEMENTWISE and len(op._out_values) == 1 and not (op.type == "RealDiv" and k):
-        return [_elementwise_column(op, k, i, names, labels)]
+        return [_elementwise_column(op, k, i, names)]
     out_names = [naming.label(o) if naming is not None else f"out{m}"
                  for m, o in enumerate(op.outputs)]
     window = None
     if op.type == "Conv2D":
-        window = conv2d_terms(op, k, i, names, labels)
+        window = conv2d_terms(op, k, i, names)
     elif op.type in ("MaxPool", "AvgPool"):
-        window = pool_terms(op, k, i, names, labels, out_names[0])
+        window = pool_terms(op, k, i, out_names[0])
     if window is not None:
         return [_Column(*window)]
     result = []
@@ -366,11 +372,15 @@ def _contribution(story, step, flat_index, value, where, max_terms):
     rule = naming.rule(op) if naming is not None else ""
     grad = step.operands.get("grad")
     upstream = grad if isinstance(grad, list) else [grad]
-    word = upstream_word(naming.shown_names()) if naming is not None else UPSTREAM
+    names = labels = None
+    word = UPSTREAM
+    if naming is not None:   # the card's names, and its word for the upstream (g beside a node grad)
+        names, labels, mapping = rule_operands(op, naming)
+        word = mapping.get(UPSTREAM, UPSTREAM)
     if rule:
         return _rule_provenance(step, flat_index, value, where, rule, upstream[0], word)
     terms, rest, more, total = [], 0.0, 0, 0.0
-    cols = columns(op, k, flat_index, upstream, naming)
+    cols = columns(op, k, flat_index, upstream, naming, None if names is None else (names, labels))
     for m, (u, col) in enumerate(zip(upstream, cols)):
         if u is None or col is None:
             continue
@@ -404,7 +414,7 @@ def _contribution(story, step, flat_index, value, where, max_terms):
         return _rule_provenance(step, flat_index, value, where, f"{fn}'s grad_fn({word})",
                                 upstream[0], word)
     return Provenance(value, terms, where, "contribution", more, rest,
-                      upstream=caption("upstream", step.shown_names))
+                      upstream=caption("upstream", step.shown_names), grad_word=word)
 
 
 def _local_writer(step, factor, local, cache):
@@ -425,7 +435,8 @@ def _rule_provenance(step, flat_index, value, where, rule, grad, word=UPSTREAM):
     g = None if grad is None else np.asarray(grad)
     rule = rename(rule, {UPSTREAM: word})
     if g is not None and g.ndim == 0:
-        return Provenance(value, [], where, "rule", rule=rule.replace(word, writer(g)(g.item()), 1))
+        return Provenance(value, [], where, "rule", rule=rule.replace(word, writer(g)(g.item()), 1),
+                          grad_word=word)
     shape = np.shape(step.cotangent)
     multi = np.unravel_index(flat_index, shape) if shape else ()
     detail = ""
@@ -433,4 +444,5 @@ def _rule_provenance(step, flat_index, value, where, rule, grad, word=UPSTREAM):
         norm = float(np.linalg.norm(g.astype(np.float64)))
         detail = (f"{word}[{_idx(multi)}] = {writer(g)(g.flat[flat_index].item())}, "
                   f"‖{word}‖ = {writer(norm)(norm)}")
-    return Provenance(value, [], where, "rule", rule=f"({rule})[{_idx(multi)}]", detail=detail)
+    return Provenance(value, [], where, "rule", rule=f"({rule})[{_idx(multi)}]", detail=detail,
+                      grad_word=word)

@@ -271,8 +271,9 @@ def test_a_conv_input_gradient_entry_clicked_is_upstream_window_times_filter_tap
     # g is 1, 2, -1 at y[0,0], y[1,1], y[2,2]: the windows at (1,1) and (2,2) covered x[2,3],
     # with taps w[1,2] = -2 and w[0,1] = 0 over it (a zero product is not listed)
     assert [t.label for t in prov.terms] == ["grad[0,1,1,0]·filters[1,2,0,0]"]
-    assert [t.factor for t in prov.terms] == ["filter w[1,2,0,0]"]
-    assert panel.sum_label.text() == "grad input image[0,2,3,0] = 2·filter w[1,2,0,0] = -4"
+    # the tap as the card writes it: filters, which its where-line says is the node filter w
+    assert [t.factor for t in prov.terms] == ["filters[1,2,0,0]"]
+    assert panel.sum_label.text() == "grad input image[0,2,3,0] = 2·filters[1,2,0,0] = -4"
     assert w.canvas.step_overlay.highlight == {"contribution": [flat], "upstream": [4], "filters": [5]}
     # the dock's grid lays the image out as an image: row [0,2,:,0], column 3
     grid = panel.grid
@@ -322,3 +323,40 @@ def test_the_dock_writes_each_number_as_its_card_does(window):
     assert panel.sum_label.text() == prov.text() and prov.text().endswith(f" = {value}")
     assert panel.numbers_label.text().startswith(f"({up})·") and panel.numbers_label.text().endswith(f" = {value}")
     assert "e-0" not in panel.sum_label.text() + panel.numbers_label.text()
+
+
+def _sibling_doc():
+    """y = upstream * grad: two sources named after the rule cards' own words."""
+    from gradviz.graph import catalog
+    from gradviz.graph.document import CONSTANT, OP, Document, Node
+    doc = Document(title="y = upstream * grad")
+    doc.add(Node("n0", CONSTANT, value=np.array([[2, 1], [1, 3]], np.float32), watched=True,
+                 label="upstream"))
+    doc.add(Node("n1", CONSTANT, value=np.array([[1, 2], [0.5, 1]], np.float32), watched=True,
+                 label="grad"))
+    doc.add(Node("out", OP, op="multiply", attrs=dict(catalog.OPS["multiply"].attrs), label="y"))
+    doc.connect("n0", "out", 0, 0)
+    doc.connect("n1", "out", 0, 1)
+    doc.targets, doc.sources = [Port("out")], [Port("n0"), Port("n1")]
+    return doc
+
+
+def test_the_dock_names_the_operands_as_the_card_does(window):
+    """Issue 20 §1: the card reads 'grad_upstream = g · b' with 'where b (grad) ='; the dock
+    wrote 'grad upstream[0,0] = 1·grad[0,0]' (grad, the node, beside the sum's own 'grad' of
+    the gradient), headed its grid 'operand b' and left out the upstream g."""
+    w = window(shown=False)
+    w.controller.set_document(_sibling_doc())
+    step = next(s for s in w.player.steps if s.kind == "contribution" and s.port == Port("n0"))
+    assert step.formula == "grad_upstream = g · b" and step.operand_nodes["b"] == "grad"
+    w.player.set_index(step.index)
+    panel = w.provenance
+    panel.select_entry(0)
+    assert panel.sum_label.text() == "grad upstream[0,0] = 1·b[0,0] = 1.000"
+    headings = [panel.sources_box.itemAt(i).widget().text()
+                for i in range(0, panel.sources_box.count(), 2)]
+    assert headings == ["upstream cotangent <b>g</b> 2×2 · float32: the entries this sum uses",
+                        "operand <b>b (grad)</b> 2×2 · float32: the entries this sum uses"]
+    np.testing.assert_array_equal(panel.sources["b"].array, [[1, 2], [0.5, 1]])
+    np.testing.assert_array_equal(panel.sources["g"].array, np.ones((2, 2)))
+    assert w.canvas.step_overlay.highlight == {"contribution": [0], "upstream": [0], "b": [0]}
