@@ -10,6 +10,7 @@ from gradviz.app.player.provenance import (TensorGrid, entry_at, gradient_boxes,
 from gradviz.graph.document import Port
 from gradviz.render import painter as render_painter
 from gradviz.render import preview
+from lesson_variants import sibling_doc
 
 pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
 
@@ -325,28 +326,12 @@ def test_the_dock_writes_each_number_as_its_card_does(window):
     assert "e-0" not in panel.sum_label.text() + panel.numbers_label.text()
 
 
-def _sibling_doc():
-    """y = upstream * grad: two sources named after the rule cards' own words."""
-    from gradviz.graph import catalog
-    from gradviz.graph.document import CONSTANT, OP, Document, Node
-    doc = Document(title="y = upstream * grad")
-    doc.add(Node("n0", CONSTANT, value=np.array([[2, 1], [1, 3]], np.float32), watched=True,
-                 label="upstream"))
-    doc.add(Node("n1", CONSTANT, value=np.array([[1, 2], [0.5, 1]], np.float32), watched=True,
-                 label="grad"))
-    doc.add(Node("out", OP, op="multiply", attrs=dict(catalog.OPS["multiply"].attrs), label="y"))
-    doc.connect("n0", "out", 0, 0)
-    doc.connect("n1", "out", 0, 1)
-    doc.targets, doc.sources = [Port("out")], [Port("n0"), Port("n1")]
-    return doc
-
-
 def test_the_dock_names_the_operands_as_the_card_does(window):
     """Issue 20 §1: the card reads 'grad_upstream = g · b' with 'where b (grad) ='; the dock
     wrote 'grad upstream[0,0] = 1·grad[0,0]' (grad, the node, beside the sum's own 'grad' of
     the gradient), headed its grid 'operand b' and left out the upstream g."""
     w = window(shown=False)
-    w.controller.set_document(_sibling_doc())
+    w.controller.set_document(sibling_doc())
     step = next(s for s in w.player.steps if s.kind == "contribution" and s.port == Port("n0"))
     assert step.formula == "grad_upstream = g · b" and step.operand_nodes["b"] == "grad"
     w.player.set_index(step.index)
