@@ -8,6 +8,7 @@ import pytest
 
 from gradviz.app import studies as views
 from gradviz.app.controller import DocumentController
+from gradviz.app.studies import _base
 from gradviz.graph.document import OP
 
 SAMPLES = Path(__file__).resolve().parents[3] / "samples"
@@ -62,3 +63,42 @@ def test_a_broken_input_is_named_as_the_canvas_labels_it(qtbot, controller):
     view.refresh()
     assert "input 2 (b) is not connected" in view.error, view.error
     assert "(y)" not in view.error
+
+
+@pytest.mark.parametrize("title, cls", [v for v in views.VIEWS if v[0] in ("Jacobian", "Hessian", "Gradient check")])
+def test_a_study_on_the_worker_names_the_input_as_the_canvas_does(qtbot, controller, monkeypatch,
+                                                                   title, cls):
+    """Issue 20 §2: a study of more than WORKER_ELEMENTS entries runs on the worker, which
+    showed the engine's raw words ('DocumentError: node multiply: input 2 (y) is not
+    connected', the catalog's port name) where the in-process path names the input b, as the
+    canvas labels it. Here every study goes to the worker."""
+    monkeypatch.setattr(_base, "WORKER_ELEMENTS", -1)
+    controller.open(SAMPLES / "nets_6_attention.json")
+    doc = controller.doc
+    target = doc.targets[0]
+    stray = controller.add_node(OP, "multiply")
+    edge = next(e for e in controller.doc.edges if e.dst.node == target.node)
+    upstream = edge.src
+
+    def rewire(d):
+        d.connect(upstream.node, stray, upstream.index, 0)
+        d.connect(stray, edge.dst.node, 0, edge.dst.index)
+    controller.edit("Rewire", rewire)
+    view = cls(controller)
+    qtbot.addWidget(view)
+    view.refresh()
+    qtbot.waitUntil(lambda: bool(view.error), timeout=20_000)
+    assert "input 2 (b) is not connected" in view.error, view.error
+    assert "(y)" not in view.error and "Error:" not in view.error, view.error
+
+
+def test_work_off_the_ui_thread_is_worded_as_in_process(controller):
+    """The wording the studies, the Train dock's run and its loss landscape share for an
+    error their worker raised (controller.worded): the input as the canvas labels it."""
+    from gradviz.app.controller import worded
+    from gradviz.graph.errors import DocumentError
+    controller.open(SAMPLES / "nets_6_attention.json")
+    stray = controller.add_node(OP, "multiply")
+    e = DocumentError("input 2 (y) is not connected", node=stray, port=1)
+    assert worded(e, controller.doc) == "node 'multiply': input 2 (b) is not connected"
+    assert worded(ValueError("a\n  b"), controller.doc) == "ValueError: a b"
