@@ -615,7 +615,14 @@ class StudyView(QWidget):
         a value the graph never computed, as the graph's own error that stopped it."""
         if isinstance(e, DocumentError):   # its node and input named as the canvas names them
             return worded(e, self.controller.doc)
-        return graph_error(self.controller) or worded(e, self.controller.doc)
+        return graph_error(self.controller, self.chosen_ports()) or worded(e, self.controller.doc)
+
+    def chosen_ports(self):
+        """The ports the view's choosers pick (its target and source): what the study is
+        computed from; the document's targets and sources for a view without choosers."""
+        chosen = [box.port() for box in self.findChildren(PortChooser) if box.port() is not None]
+        doc = self.controller.doc
+        return chosen or [*doc.targets, *doc.sources]
 
     def _show_not_applicable(self, text):
         """The document lacks what the study needs (a batch axis, a target): said in words,
