@@ -20,7 +20,7 @@ from PySide6.QtGui import QColor, QPen
 
 from ..graph.structure import filter_ports
 from ..story.formatting import number
-from ..story.model import path_name
+from ..story.model import number_spec, path_name
 from ..story.operands import caption, is_number, mentions, operand_heading
 from ..story.rule_pictures import CONTRIBUTION, UPSTREAM, aligned
 from ..story.rule_pictures import pictures as rule_pictures
@@ -159,7 +159,7 @@ def formula_parts(step):
 class FormulaLayout:
     """Where everything of one step's formula card goes, relative to its top-left corner."""
 
-    def __init__(self, step, n_steps, filters=frozenset(), heading=True):
+    def __init__(self, step, n_steps, filters=frozenset(), heading=True, shared=None):
         f = _fonts()
         self.heading = heading   # the step's title and caption on the card
         self.fonts = f
@@ -167,8 +167,10 @@ class FormulaLayout:
         self.caption_of = functools.partial(shown_caption, step)   # the words under a part
         self._filter_port = getattr(step, "port", None) in filters
         self._kind = getattr(step, "kind", "")
-        # One format for the card's tensors (0.000 beside 0.052, not 0): see preview.shared_spec
-        self.spec = preview.shared_spec(part[1] for part in self.parts if part[0] in ("array", "picture"))
+        # One format for the card's tensors (0.000 beside 0.052, not 0): see preview.shared_spec;
+        # `shared`, its story's (Story.number_spec): a tensor reads one way at every step
+        self.spec = shared if shared is not None else \
+            preview.shared_spec(part[1] for part in self.parts if part[0] in ("array", "picture"))
         # Pooling's pictures correspond cell by cell with the upstream and contribution beside
         # them: all at the cards' scale. Others grow where their numbers then read.
         self._room = None if aligned(step) else RULE_ROOM
@@ -381,7 +383,7 @@ class FormulaCard:
             return hit[1]
         layout = FormulaLayout(step, len(getattr(self.story, "steps", []) or []),
                                self.__dict__.get("_filter_ports") or filter_ports(self.doc),
-                               self.formula_heading)
+                               self.formula_heading, number_spec(self.story))
         cache[id(step)] = (step, layout)
         return layout
 

@@ -341,23 +341,30 @@ def provenance(story, step, flat_index, max_terms=12):
     return _provenance(story, step, flat_index, max_terms)
 
 
+def _shared(story):
+    """The format the story's tensors share (Story.number_spec), as its cards write them."""
+    spec = getattr(story, "number_spec", None)
+    return spec() if callable(spec) else None
+
+
 def _provenance(story, step, flat_index, max_terms):
+    shared = _shared(story)
     if step.kind in ("accumulate", "unconnected", "visit"):
         tensor = step._tensor if step.kind != "visit" else step._op.outputs[0]
         origin = _defining_step(story, tensor, step.index)
         if origin is None:
-            return Provenance(0.0, [], _where(step, flat_index), "unconnected", write=writer(0.0))
+            return Provenance(0.0, [], _where(step, flat_index), "unconnected", write=writer(0.0, shared))
         return _provenance(story, origin, flat_index, max_terms)
     value = float(np.asarray(step.cotangent).flat[flat_index])
     where = _where(step, flat_index)
-    write = writer(step.cotangent)
+    write = writer(step.cotangent, shared)
     if step.kind == "seed":
         return Provenance(value, [], where, "seed", write=write)
     if step.kind == "fan_in":
         terms = []
         for label, a in step.terms:
             product = float(np.asarray(a).flat[flat_index])
-            terms.append(Term(None, None, product, label, product_text=writer(a)(product)))
+            terms.append(Term(None, None, product, label, product_text=writer(a, shared)(product)))
         return Provenance(value, terms, where, "fan_in", write=write)
     if step.kind != "contribution":
         raise ValueError(f"a {step.kind} step has no cotangent entries to explain")
@@ -369,6 +376,7 @@ def _provenance(story, step, flat_index, max_terms):
 def _contribution(story, step, flat_index, value, where, max_terms):
     op, k = step._op, step.input_index
     naming = story.naming
+    shared = _shared(story)
     rule = naming.rule(op) if naming is not None else ""
     grad = step.operands.get("grad")
     upstream = grad if isinstance(grad, list) else [grad]
@@ -378,7 +386,7 @@ def _contribution(story, step, flat_index, value, where, max_terms):
         names, labels, mapping = rule_operands(op, naming)
         word = mapping.get(UPSTREAM, UPSTREAM)
     if rule:
-        return _rule_provenance(step, flat_index, value, where, rule, upstream[0], word)
+        return _rule_provenance(step, flat_index, value, where, rule, upstream[0], word, shared)
     terms, rest, more, total = [], 0.0, 0, 0.0
     cols = columns(op, k, flat_index, upstream, naming, None if names is None else (names, labels))
     for m, (u, col) in enumerate(zip(upstream, cols)):
@@ -390,7 +398,7 @@ def _contribution(story, step, flat_index, value, where, max_terms):
         js, local, rule_label, reader_label = col.entries(limit)
         products = u_flat[js].astype(np.float64) * local
         gname = word if len(upstream) == 1 else f"{word}{m}"
-        write_upstream, write_local = writer(u), {}
+        write_upstream, write_local = writer(u, shared), {}
         for p in np.flatnonzero(products):
             if len(terms) >= max_terms:
                 more += 1
@@ -398,7 +406,7 @@ def _contribution(story, step, flat_index, value, where, max_terms):
                 continue
             jm = _unravel(js[p], u.shape)
             factor = rule_label(p)
-            write = _local_writer(step, factor, local, write_local)
+            write = _local_writer(step, factor, local, write_local, shared)
             terms.append(Term(float(u_flat[js[p]]), float(local[p]), float(products[p]),
                               f"{_at(gname, jm)}·{factor}", reader_label(p),
                               write_upstream(float(u_flat[js[p]])), write(float(local[p]))))
@@ -412,12 +420,12 @@ def _contribution(story, step, flat_index, value, where, max_terms):
         # The rule is not linear in the upstream cotangent: no sum of products gives it.
         fn = op.attrs.get("function", op.type)
         return _rule_provenance(step, flat_index, value, where, f"{fn}'s grad_fn({word})",
-                                upstream[0], word)
+                                upstream[0], word, shared)
     return Provenance(value, terms, where, "contribution", more, rest,
                       upstream=caption("upstream", step.shown_names), grad_word=word)
 
 
-def _local_writer(step, factor, local, cache):
+def _local_writer(step, factor, local, cache, shared=None):
     """How a local factor is written: as its operand's card writes it when it is an entry of
     an operand the rule card shows ('b[0,1]' of matmul's b), else by the column's own values
     (a '1/y[0]', a 'J[0; 1]')."""
@@ -425,24 +433,27 @@ def _local_writer(step, factor, local, cache):
     operand = (step.operands or {}).get(m.group(1)) if m else None
     key = m.group(1) if operand is not None and not isinstance(operand, list) else None
     if key not in cache:
-        cache[key] = writer(local if key is None else operand)
+        # an operand's entry as its card writes it in the story; a derivative no card shows
+        # (a '1/y[0]', a 'J[0; 1]') by the column's own values
+        cache[key] = writer(local, None) if key is None else writer(operand, shared)
     return cache[key]
 
 
-def _rule_provenance(step, flat_index, value, where, rule, grad, word=UPSTREAM):
+def _rule_provenance(step, flat_index, value, where, rule, grad, word=UPSTREAM, shared=None):
     """A custom rule applied to the whole upstream: 'vv = clip_by_norm(1, 0.5) = 0.5'.
-    `word`: what the cards call the upstream ('grad' unless a node is named so)."""
+    `word`: what the cards call the upstream ('grad' unless a node is named so); `shared`:
+    the story's number format (Story.number_spec)."""
     g = None if grad is None else np.asarray(grad)
     rule = rename(rule, {UPSTREAM: word})
     if g is not None and g.ndim == 0:
-        return Provenance(value, [], where, "rule", rule=rule.replace(word, writer(g)(g.item()), 1),
+        return Provenance(value, [], where, "rule", rule=rule.replace(word, writer(g, shared)(g.item()), 1),
                           grad_word=word)
     shape = np.shape(step.cotangent)
     multi = np.unravel_index(flat_index, shape) if shape else ()
     detail = ""
     if g is not None:
         norm = float(np.linalg.norm(g.astype(np.float64)))
-        detail = (f"{word}[{_idx(multi)}] = {writer(g)(g.flat[flat_index].item())}, "
-                  f"‖{word}‖ = {writer(norm)(norm)}")
+        detail = (f"{word}[{_idx(multi)}] = {writer(g, shared)(g.flat[flat_index].item())}, "
+                  f"‖{word}‖ = {writer(norm, shared)(norm)}")
     return Provenance(value, [], where, "rule", rule=f"({rule})[{_idx(multi)}]", detail=detail,
                       grad_word=word)

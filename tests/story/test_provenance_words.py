@@ -82,6 +82,6 @@ def test_a_node_called_grad_is_written_as_the_card_writes_it():
     first = s.of_kind("contribution")[0]
     assert first.formula == "grad_upstream = g · b" and first.operand_nodes["b"] == "grad"
     prov = s.step_provenance(first, 0)
-    assert prov.text() == "grad upstream[0,0] = 1·b[0,0] = 1.000"
+    assert prov.text() == "grad upstream[0,0] = 1.000·b[0,0] = 1.000"
     assert [t.label for t in prov.terms] == ["g[0,0]·b[0,0]"] and prov.grad_word == "g"
-    assert "e.g. grad upstream[0,0] = 1·b[0,0] = 1.000" in explain(s, studies=False)
+    assert "e.g. grad upstream[0,0] = 1.000·b[0,0] = 1.000" in explain(s, studies=False)

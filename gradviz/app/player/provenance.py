@@ -22,7 +22,7 @@ from ...render import preview, tiles
 from ...story.formatting import number
 from ...story.numbers import written
 from ...story.local import _defining_step
-from ...story.model import path_name
+from ...story.model import number_spec, path_name
 from ...story.operands import operand_heading
 
 MAX_CELLS = 4000                     # entries a grid shows (it scrolls)
@@ -157,8 +157,9 @@ class TensorGrid(QTableWidget):
         room = max(self.width(), self.parentWidget().width() if self.parentWidget() else 0, 240)
         return max(WRAP_MIN, min(WRAP_MAX, (room - 48) // max(cell, 1)))
 
-    def set_array(self, array, role=None):
-        """Show `array`; `role` tiles.FILTER lays a rank-4 array out as a conv filter."""
+    def set_array(self, array, role=None, shared=None):
+        """Show `array`; `role` tiles.FILTER lays a rank-4 array out as a conv filter;
+        `shared`, the format its story's tensors share (Story.number_spec)."""
         self.array = None if array is None else np.asarray(array)
         if self.array is None or self.array.size == 0:
             self.highlighted, self._layout, self.factor = [], None, ""
@@ -168,7 +169,7 @@ class TensorGrid(QTableWidget):
             self.setFixedHeight(0)
             return
         a2 = preview.as_2d(self.array)
-        fmt, self.factor = written(self.array)     # as its card writes it, the power of ten apart
+        fmt, self.factor = written(self.array, shared)   # as its card writes it, the power of ten apart
         flat = self.array.reshape(-1)
         self.wrapped = a2.shape[0] == 1 and a2.shape[1] > WRAP_MAX
         if self.wrapped:
@@ -498,7 +499,7 @@ class ProvenancePanel(QWidget):
         renderer = getattr(self.canvas, "renderer", None)
         filters = renderer is not None and subject.card_label != "upstream" \
             and renderer.tensor_role(port) == tiles.FILTER
-        self.grid.set_array(subject.array, tiles.FILTER if filters else None)
+        self.grid.set_array(subject.array, tiles.FILTER if filters else None, number_spec(self.story))
         self.heading.setText(subject.heading + _factor_note(self.grid))
 
     def _reset(self):
@@ -521,7 +522,7 @@ class ProvenancePanel(QWidget):
 
     def _add_source(self, name, caption, array, flats):
         grid = TensorGrid(name)
-        grid.set_array(array, tiles.FILTER if name == "filters" else None)
+        grid.set_array(array, tiles.FILTER if name == "filters" else None, number_spec(self.story))
         label = QLabel(caption + _factor_note(grid))
         label.setWordWrap(True)
         grid.set_highlight(flats)

@@ -337,11 +337,14 @@ def test_the_dock_names_the_operands_as_the_card_does(window):
     w.player.set_index(step.index)
     panel = w.provenance
     panel.select_entry(0)
-    assert panel.sum_label.text() == "grad upstream[0,0] = 1·b[0,0] = 1.000"
+    assert panel.sum_label.text() == "grad upstream[0,0] = 1.000·b[0,0] = 1.000"
     headings = [panel.sources_box.itemAt(i).widget().text()
                 for i in range(0, panel.sources_box.count(), 2)]
     assert headings == ["upstream cotangent <b>g</b> 2×2 · float32: the entries this sum uses",
                         "operand <b>b (grad)</b> 2×2 · float32: the entries this sum uses"]
     np.testing.assert_array_equal(panel.sources["b"].array, [[1, 2], [0.5, 1]])
     np.testing.assert_array_equal(panel.sources["g"].array, np.ones((2, 2)))
+    # the upstream's ones as the card writes them in this story of decimals (not 1 here)
+    card = {label: shown for label, _, _, shown in render_painter.formula_pictures(w.canvas.renderer, step)}
+    assert card["upstream"].table[0][0].strip() == panel.sources["g"].text_at(0) == "1.000"
     assert w.canvas.step_overlay.highlight == {"contribution": [0], "upstream": [0], "b": [0]}
