@@ -98,17 +98,8 @@ def test_a_broken_input_is_named_as_the_canvas_labels_it(qtbot, controller):
     """A multiply the target depends on, its second input unconnected: the study cannot be
     made, and says so naming the input 'b' (its port label), as the node's problem does."""
     controller.open(SAMPLES / "nets_6_attention.json")
-    doc = controller.doc
-    target = doc.targets[0]
-    stray = controller.add_node(OP, "multiply")
     # the target's node now reads the multiply's output in place of its first input
-    edge = next(e for e in controller.doc.edges if e.dst.node == target.node)
-    upstream = edge.src
-
-    def rewire(d):
-        d.connect(upstream.node, stray, upstream.index, 0)
-        d.connect(stray, edge.dst.node, 0, edge.dst.index)
-    controller.edit("Rewire", rewire)
+    stray = _break_the_path(controller)
     own = [p.message for p in controller.result.problems if p.node == stray]
     assert own == ["input 2 (b) is not connected"], own
     view = views.GradientCheckView(controller)
@@ -127,16 +118,7 @@ def test_a_study_on_the_worker_names_the_input_as_the_canvas_does(qtbot, control
     canvas labels it. Here every study goes to the worker."""
     monkeypatch.setattr(_base, "WORKER_ELEMENTS", -1)
     controller.open(SAMPLES / "nets_6_attention.json")
-    doc = controller.doc
-    target = doc.targets[0]
-    stray = controller.add_node(OP, "multiply")
-    edge = next(e for e in controller.doc.edges if e.dst.node == target.node)
-    upstream = edge.src
-
-    def rewire(d):
-        d.connect(upstream.node, stray, upstream.index, 0)
-        d.connect(stray, edge.dst.node, 0, edge.dst.index)
-    controller.edit("Rewire", rewire)
+    _break_the_path(controller)
     view = cls(controller)
     qtbot.addWidget(view)
     view.refresh()
