@@ -87,11 +87,12 @@ class Story:
         return [s for s in self.steps if s.kind == kind]
 
     def number_spec(self):
-        """The format the story's float tensors share wherever it shows them (its cards at
-        every step, the nodes' cards, the provenance, `gradviz explain`): '%.3f' when any
+        """The format the story's float tensors share where it shows them (its rule cards at
+        every step, the provenance's sums and grids, `gradviz explain`): '%.3f' when any
         tensor of its steps or of its document's evaluation is written with decimals, else
         None (numbers.shared_spec). So a tensor reads one way at every step: the seed's ones
-        read 1.000 on its own card as beside a rule's decimals, not 1 there and 1.000 here."""
+        read 1.000 on its own card as beside a rule's decimals, not 1 there and 1.000 here.
+        (A node's card keeps the format its value and gradients share.)"""
         key = (id(self.steps), len(self.steps))
         cached = self.__dict__.get("_number_spec")
         if cached is None or cached[0] != key:
