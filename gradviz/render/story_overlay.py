@@ -161,9 +161,10 @@ def _best_spot(spots, reach, bounds, blocked, pills, grey, clear):
     than its own arrow (else none within BESIDE of it, where it would read as that edge's);
     then the same spots moved into `bounds`; then off the other labels (`pills`)."""
     if bounds is not None:
-        spots = spots + [r.translated(min(max(r.left(), bounds.left()), bounds.right() - r.width()) - r.left(),
-                                      min(max(r.top(), bounds.top()), bounds.bottom() - r.height()) - r.top())
-                         for r in spots if not bounds.contains(r)]
+        spots = spots + [
+            r.translated(min(max(r.left(), bounds.left()), bounds.right() - r.width()) - r.left(),
+                         min(max(r.top(), bounds.top()), bounds.bottom() - r.height()) - r.top())
+            for r in spots if not bounds.contains(r)]
     seen = bounds.contains if bounds is not None else (lambda r: True)
     boxes = [(t, t.xy.min(axis=0), t.xy.max(axis=0)) for t in grey if len(t.xy)]
     near = BESIDE * spots[0].height() / PILL_H
@@ -336,11 +337,11 @@ class StepPainter:
     def placed_pills(self, step):
         """[(text, QRectF, anchor)] of `pill_rects`, each with what it labels: the Track of
         its arrow, or the card (QRectF) a path with no arrow is inside (a layer's own matmul
-        reading its kernel). A label goes, best first: inside `label_bounds` (the view the player framed),
-        off the cards, names, formula card and other labels, clear of the step's other arrows,
-        and with no other edge nearer it than its own arrow (BatchNorm's step 9 put
-        "cotangent (7, 8)" above the view, and others sat on a grey edge far from their own);
-        each rule is given up only where no spot keeps it."""
+        reading its kernel). A label goes, best first: inside `label_bounds` (the view the
+        player framed), off the cards, names, formula card and other labels, clear of the
+        step's other arrows, and with no other edge nearer it than its own arrow (BatchNorm's
+        step 9 put "cotangent (7, 8)" above the view, and others sat on a grey edge far from
+        their own); each rule is given up only where no spot keeps it."""
         if getattr(step, "kind", "") == "cut":
             return []
         card = self._formula_rect(step)      # beside its node, or docked where the player put it
@@ -370,8 +371,10 @@ class StepPainter:
                     spots += [QRectF(c.x() - w / 2, c.y() + shift, w, h),
                               QRectF(c.x() - w / 2, c.y() - shift - h, w, h)]
                 for c in points:                     # ... ending or starting there; beside it
-                    spots += [QRectF(x, y, w, h) for x in (c.x() - w, c.x()) for y in (c.y() + shift, c.y() - shift - h)]
-                    spots += [QRectF(c.x() + shift, c.y() - h / 2, w, h), QRectF(c.x() - shift - w, c.y() - h / 2, w, h)]
+                    spots += [QRectF(x, y, w, h) for x in (c.x() - w, c.x())
+                              for y in (c.y() + shift, c.y() - shift - h)]
+                    spots += [QRectF(c.x() + shift, c.y() - h / 2, w, h),
+                              QRectF(c.x() - shift - w, c.y() - h / 2, w, h)]
             pills = blocked[len(blocked) - len(placed):]
             clear = lambda r: not any(o.crosses(r.adjusted(-2 * k, -2 * k, 2 * k, 2 * k)) for o in others)
             free = _best_spot(spots, track.distance, bounds, blocked, pills, grey, clear)
@@ -398,7 +401,8 @@ class StepPainter:
         key = self._obstacles_key()
         cached = getattr(self, "_edge_track_cache", None)
         if cached is None or cached[0] != key:
-            cached = self._edge_track_cache = (key, {e: Track(self.edge_path(e)) for e in self._drawn_edges()})
+            tracks = {e: Track(self.edge_path(e)) for e in self._drawn_edges()}
+            cached = self._edge_track_cache = (key, tracks)
         return cached[1]
 
     def _inside_paths(self, step):
@@ -411,7 +415,8 @@ class StepPainter:
         paths = getattr(step, "paths", None) or []
         node = self.doc.nodes.get(step.port.node)
         owner = (node.label or node.id) if node is not None else step.port.node
-        return [f"{paths[k]}, inside {owner} (no edge)" for k, i in enumerate(getattr(step, "_sources", None) or ())
+        return [f"{paths[k]}, inside {owner} (no edge)"
+                for k, i in enumerate(getattr(step, "_sources", None) or ())
                 if k < len(paths) and not delivered.get(i) and i < len(steps)
                 and steps[i].kind == "contribution" and steps[i].node == step.port.node]
 

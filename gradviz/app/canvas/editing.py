@@ -81,7 +81,8 @@ class CanvasEditing:
         zoom = self.transform().m11() or 1.0      # in view with show_nodes' margin: no scroll
         room = self.visible_rect().adjusted(*(d / zoom for d in (SHOW_MARGIN, SHOW_MARGIN, -SHOW_MARGIN, -SHOW_MARGIN)))
         occupied = self._occupied() + self._story_marks()
-        corner = self.free_spot(NEW_BOUNDS.translated(pos - GRAB), occupied, within=room) - NEW_BOUNDS.topLeft()
+        corner = self.free_spot(NEW_BOUNDS.translated(pos - GRAB), occupied, within=room)
+        corner -= NEW_BOUNDS.topLeft()
         node = c.make_node(kind, "" if variant else op, (round(corner.x()), round(corner.y())))
         if variant == "watched":
             node.watched = True

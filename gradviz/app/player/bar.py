@@ -584,7 +584,8 @@ class PlayerBar(QWidget):
         self._index = -2  # force the redraw with the new story's step
         self.animation.stop()
         i = min(old, len(self._steps) - 1)
-        if shown is not None and placed is not None and placed[0] is shown and self._keep_view(shown, placed, i):
+        if shown is not None and placed is not None and placed[0] is shown \
+                and self._keep_view(shown, placed, i):
             return
         self.set_index(i)  # emits stepChanged: a new Step
 
