@@ -99,6 +99,15 @@ def studies_fit_below(room):
     return room - STUDY_LEAST_HEIGHT >= STORY_HEIGHT
 
 
+def squeezing_studies(window, docks):
+    """The docks of `docks` shown along the bottom (or top) while the canvas is lower than
+    STORY_HEIGHT: where a study opened here would not have gone (a layout remembered from
+    a larger window, or dragged there)."""
+    if window.centralWidget().height() >= STORY_HEIGHT:
+        return []
+    return [d for d in docks if d.isVisible() and not d.isFloating() and window.dockWidgetArea(d) in _ACROSS]
+
+
 def tab_beside(window, docks, anchor):
     """`docks` as tabs in `anchor`'s group, in their order (those hidden stay hidden)."""
     area = window.dockWidgetArea(anchor)

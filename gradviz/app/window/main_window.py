@@ -18,8 +18,8 @@ from ...graph.errors import DocumentError, Problem
 from . import focus_keys
 from .inactive_keys import InactiveKeys
 from .. import theme as app_theme
-from ..dock_room import (CANVAS_MIN_HEIGHT, STORY_HEIGHT, Dock, in_front, open_bottom, studies_fit_below, tab_beside,
-                         tabs_above, title_bar_follows_area)
+from ..dock_room import (CANVAS_MIN_HEIGHT, STORY_HEIGHT, Dock, in_front, open_bottom, squeezing_studies,
+                         studies_fit_below, tab_beside, tabs_above, title_bar_follows_area)
 from ..canvas.view import CanvasView
 from .codeview import CodeView
 from .recovery import Autosaver, RecentFiles, Recovery
@@ -308,6 +308,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
                 self.move(area.center() - self.rect().center())
         self._first_run = not (isinstance(state, QByteArray) and not state.isEmpty())
         if not self._first_run:
+            self._built_state = self.saveState()     # the layout of a first run, to fall back on
             self.restoreState(state)
         else:
             self._first_dock_layout()
@@ -339,6 +340,32 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         else:
             self.resizeDocks([self.palette_dock, self.inspector_dock], [palette, INSPECTOR_WIDTH],
                              Qt.Orientation.Horizontal)
+
+    def _hold_restored_layout(self):
+        """A remembered layout that puts a study along the bottom with the canvas lower than
+        the story is framed in (STORY_HEIGHT, the rule a study opened here follows) is not
+        restored: a Hessian dragged to the bottom of a 1920 x 1080 window came back there at
+        1280 x 800 with the canvas 300 px tall. The window takes the layout of a first run
+        for its size, the studies that were open open again where they fit, and the status
+        bar says why (a user who arranged the docks sees they were not forgotten)."""
+        self.layout().activate()
+        squeezed = squeezing_studies(self, self.study_docks.values())
+        if not squeezed:
+            return
+        canvas = self.centralWidget().height()
+        front = [d for d in self.study_docks.values() if in_front(d)]
+        shown = [title for title, d in self.study_docks.items()
+                 if not d.isHidden() and d not in front] + [d.windowTitle() for d in front]
+        self.restoreState(self._built_state)
+        self._first_dock_layout()
+        self.inspector_dock.raise_()
+        self.palette_dock.raise_()
+        for title in shown:               # the one in front last, so it ends in front
+            self.show_study(title)
+        names = ", ".join(d.windowTitle() for d in squeezed)
+        self.show_message(f"The saved window layout was not restored: it put the {names} along the "
+                          f"bottom, leaving the canvas {canvas} px tall where a story step needs "
+                          f"{STORY_HEIGHT} px; the studies are where they fit in this window.", 20000)
 
     def _save_layout(self):
         self.settings.setValue("window/geometry", self.saveGeometry())
@@ -525,6 +552,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
             self._shown_once = True
             if self._first_run:
                 self._first_dock_layout()
+            else:                         # the docks' restored sizes are known once shown
+                QTimer.singleShot(0, self, self._hold_restored_layout)
             QTimer.singleShot(0, self.canvas.fit)  # once the docks have their final widths
             QTimer.singleShot(0, self, self._take_keyboard)
 

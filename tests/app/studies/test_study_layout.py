@@ -72,6 +72,11 @@ def test_no_bottom_dock_squeezes_the_canvas(qtbot, window, size):
 
 
 def test_a_remembered_layout_that_squeezes_the_canvas_is_not_restored(qtbot, window):
+    """A layout saved with a study along the bottom is not restored where it leaves the
+    canvas less than STORY_HEIGHT, the height a study opened there keeps it (walk-through:
+    only the 360 px minimum held, so a Hessian dragged to the bottom came back there at
+    1280 x 800, the canvas 274 px). The window opens as a first run would, the Hessian open
+    again where it fits (beside the palette), and the status bar says why."""
     # Wide enough for a dock on each side: in a narrower window the palette stacks under
     # the inspector, and that column's least height already keeps the canvas above 200.
     w = window("001_hessian_newton", (1700, 1000))
@@ -84,9 +89,33 @@ def test_a_remembered_layout_that_squeezes_the_canvas_is_not_restored(qtbot, win
     w.controller.undo_stack.setClean()
     w.close()
     again = window("001_hessian_newton", (1280, 800))
+    hessian = again.study_docks["Hessian"]
+    qtbot.waitUntil(lambda: again.dockWidgetArea(hessian) == again.dockWidgetArea(again.palette_dock))
     qtbot.wait(100)
-    assert again.study_docks["Hessian"].isVisible()      # the rest of the layout is kept
-    assert again.canvas.height() >= CANVAS_MIN_HEIGHT
+    assert hessian.isVisible() and in_front(hessian)     # the study the user had open
+    assert again.canvas.height() >= STORY_HEIGHT, again.canvas.height()
+    said = again.statusBar().currentMessage()
+    assert "not restored" in said and "Hessian" in said and str(STORY_HEIGHT) in said, said
+
+
+def test_a_remembered_layout_that_leaves_the_story_its_height_is_restored(qtbot, window):
+    """At 1920 x 1080 a study along the bottom leaves the canvas STORY_HEIGHT: that layout,
+    and the inspector made wider, come back as they were, and nothing is said."""
+    w = window("001_hessian_newton", (1920, 1080))
+    dock = _open(qtbot, w, "Hessian")
+    assert w.dockWidgetArea(dock) == Qt.DockWidgetArea.BottomDockWidgetArea
+    w.resizeDocks([w.inspector_dock], [480], Qt.Orientation.Horizontal)
+    qtbot.wait(50)
+    wide, canvas = w.inspector_dock.width(), w.canvas.height()
+    assert canvas >= STORY_HEIGHT
+    w.controller.undo_stack.setClean()
+    w.close()
+    again = window("001_hessian_newton", (1920, 1080))
+    qtbot.wait(150)
+    hessian = again.study_docks["Hessian"]
+    assert again.dockWidgetArea(hessian) == Qt.DockWidgetArea.BottomDockWidgetArea and hessian.isVisible()
+    assert abs(again.inspector_dock.width() - wide) <= 2 and abs(again.canvas.height() - canvas) <= 2
+    assert "not restored" not in again.statusBar().currentMessage()
 
 
 def view_texts(view, labels=True):
