@@ -9,7 +9,8 @@ import copy
 import html
 
 import numpy as np
-from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton,
                                QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
@@ -20,7 +21,7 @@ from ...render.themes import LIGHT
 from ...story.numbers import alone
 from .. import worker
 from ..controller import port_named
-from ..export_dialog import OWN_CONTROL, export_view_dialog
+from ..export_dialog import Slide, export_view_dialog
 from .applies import graph_error
 
 DEBOUNCE_MS = 120
@@ -109,6 +110,19 @@ class WordColumn(QScrollArea):
             return 0
         height = words.heightForWidth(width)     # -1: nothing wraps (a table)
         return height if height >= 0 else words.sizeHint().height()
+
+    def slide_pieces(self, at):
+        """(pieces, height): the column's labels that have words, whole, from `at` down
+        (its rows of controls left out)."""
+        words = self.widget()
+        layout = words.layout() if words is not None else None
+        pieces, y = [], 0
+        for item in (layout.itemAt(i) for i in range(layout.count() if layout else 0)):
+            label = item.widget()
+            if isinstance(label, QLabel) and not label.isHidden() and label.text():
+                pieces.append((label, QPoint(at.x() + label.x(), at.y() + y)))
+                y += label.height() + layout.spacing()
+        return pieces, max(y - layout.spacing(), 0) if pieces else 0
 
 
 def word_column(*items):
@@ -288,6 +302,26 @@ class PlotsAndWords(QSplitter):
             return 0
         return area.viewport().height() - self.mapTo(area.widget(), QPoint(0, 0)).y() - 6
 
+    def slide_pieces(self, at):
+        """(pieces, height) of the parts shown, for StudyView.slide from `at`: each plot as
+        it is, each word column's labels whole, one below the other (a row of controls in
+        a column, the Hessian's ε and Newton step, is left out)."""
+        pieces, end = [], 0
+        along = 0
+        for part in (p for p in self.parts() if not p.isHidden()):
+            if self.stacked:
+                corner = QPoint(at.x() + part.x(), at.y() + along)
+            else:
+                corner = QPoint(at.x() + part.x(), at.y())
+            if isinstance(part, WordColumn):
+                placed, height = part.slide_pieces(corner)
+            else:
+                placed, height = [(part, corner)], part.height()
+            pieces += placed
+            along += height + self.handleWidth()
+            end = max(end, corner.y() - at.y() + height)
+        return pieces, end
+
     def resizeEvent(self, event):
         super().resizeEvent(event)
         self.fit()
@@ -441,7 +475,6 @@ class StudyView(QWidget):
             if isinstance(widget, QComboBox):
                 widget.currentIndexChanged.connect(self._choice_changed)
         self.export_button = QPushButton("Export View…")
-        self.export_button.setObjectName(OWN_CONTROL)   # not in the exported picture
         self.export_button.setToolTip(f"Save this {self.title} view as a PNG, SVG or PDF picture")
         self.export_button.clicked.connect(self.export_view)
         groups.append([self.export_button])
@@ -474,6 +507,31 @@ class StudyView(QWidget):
 
     def export_view(self):
         return export_view_dialog(self.window(), self)
+
+    def slide(self):
+        """The view as Export View writes it, like a slide: its message and captions, its
+        plots as they are on screen and the whole of its words below or beside them (not
+        the part a low dock scrolls to), without its choosers, buttons, spin boxes or scroll
+        bars. At 1280 x 800 the stacked Jacobian's picture held its choosers, a scroll bar
+        and its words cut after four lines."""
+        margins = self.layout_.contentsMargins()
+        spacing = self.layout_.spacing()
+        pieces, y = [], margins.top()
+        for item in (self.layout_.itemAt(i) for i in range(self.layout_.count())):
+            widget = item.widget()
+            if widget is None or widget.isHidden():
+                continue                # the choosers' rows, the room below
+            if isinstance(widget, PlotsAndWords):
+                placed, height = widget.slide_pieces(QPoint(widget.x(), y))
+            elif isinstance(widget, QLabel) and widget.text():
+                placed, height = [(widget, QPoint(widget.x(), y))], widget.height()
+            else:
+                continue                # the busy bar: a control
+            pieces += placed
+            y += height + spacing
+        height = y - spacing + margins.bottom() if pieces else self.height()
+        return Slide(QSize(self.width(), height), pieces, self.palette().color(QPalette.ColorRole.Window),
+                     self.logicalDpiX(), f"{self.title} — gradviz")
 
     def _choice_changed(self):
         self._stale = True
