@@ -10,7 +10,7 @@ import html
 
 import numpy as np
 from PySide6.QtCore import QPoint, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QFontMetrics, QPalette
 from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton,
                                QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
@@ -31,7 +31,8 @@ NARROW_MIN_W = 220          # the least width a view reads at, its plots stacked
 PLOT_MIN_H = 150            # a plot's least height, stacked: its ticks and a few cells still read
 PLOT_MAX_H = 420            # ... and most: a taller plot only adds white around a square heatmap
 PLOT_ASPECT = 0.75          # a stacked chart's height for its width
-WORDS_MIN_H = 90            # the words below stacked plots: three lines, the rest scrolls
+WORD_LINES = 8              # the words below stacked plots show at least this many lines (or all)
+BANNER_PAD = 16             # ... and a banner's padding and border, above and below
 WORKER_ELEMENTS = 200_000    # studies with more matrix entries than this go to the worker
 
 BANNER_STYLES = {
@@ -162,7 +163,7 @@ class PlotsAndWords(QSplitter):
     """A view's plots and its words (WordColumns): side by side, the words at the right, in
     a dock wide enough (along the bottom); in a narrow one (a side column) stacked, the
     plots above the words, nothing scrolling sideways (issue 20 §5). Stacked, each plot
-    gets its stacked_height while the words below keep WORDS_MIN_H (they scroll); a square
+    gets its stacked_height while the words below keep words_least (they scroll); a square
     heatmap never less, so its cells stay square (the view scrolls down to the rest)."""
 
     def __init__(self):
@@ -174,6 +175,14 @@ class PlotsAndWords(QSplitter):
     def parts(self):
         return [self.widget(i) for i in range(self.count())]
 
+    def words_least(self):
+        """The least height of stacked words: WORD_LINES lines of the view's font in a banner.
+        At 1280 x 800 beside the palette they had 90 px: the Jacobian's caption and two
+        lines of its first check; 160 px show five lines of it."""
+        font = self.font()
+        font.setPointSizeF(VIEW_FONT_PT)        # the banners' (their style sheet sets it)
+        return WORD_LINES * QFontMetrics(font).lineSpacing() + BANNER_PAD
+
     def stack(self, stacked):
         """Plots over words (`stacked`) or side by side."""
         if stacked == self.stacked:
@@ -182,7 +191,7 @@ class PlotsAndWords(QSplitter):
         for part in self.parts():
             floor = self._floors.setdefault(id(part), (part.minimumWidth(), part.minimumHeight()))
             if stacked:
-                least = WORDS_MIN_H if isinstance(part, WordColumn) else PLOT_MIN_H
+                least = self.words_least() if isinstance(part, WordColumn) else PLOT_MIN_H
                 part.setMinimumSize(min(floor[0], NARROW_MIN_W), max(floor[1], least))
             else:
                 part.setMinimumSize(*floor)
@@ -202,7 +211,7 @@ class PlotsAndWords(QSplitter):
 
     def fit(self):
         """Stacked: the plots at their stacked_height, shrunk (not below PLOT_MIN_H, a square
-        heatmap not at all) while the words would get less than WORDS_MIN_H; the words the
+        heatmap not at all) while the words would get less than words_least; the words the
         rest. Room left over goes half to the plots (up to PLOT_MAX_H), half to the words.
         Side by side, a table (words that do not wrap) as wide as it is: at its share of the
         width the gradient check's 'relative error' column was cut."""
@@ -226,7 +235,7 @@ class PlotsAndWords(QSplitter):
         need = {id(p): max(p.words_height(width), 1) for p in words}
         for p in words:    # a table (its words do not wrap) whole: scrolled in a low slot it hid its side
             fixed = p.widget() is not None and p.widget().heightForWidth(width) < 0
-            least = max(min(need[id(p)], WORDS_MIN_H), need[id(p)] if fixed else 0)
+            least = max(min(need[id(p)], self.words_least()), need[id(p)] if fixed else 0)
             if p.minimumHeight() != least:
                 p.setMinimumHeight(least)
         # Where the view scrolls down anyway (its words' least and the plots' exceed the room),
@@ -241,7 +250,7 @@ class PlotsAndWords(QSplitter):
             least = max(floor[1], least, PLOT_MIN_H)
             if plot.minimumHeight() != least:
                 plot.setMinimumHeight(least)
-        floor = sum(min(n, WORDS_MIN_H) for n in need.values())
+        floor = sum(min(n, self.words_least()) for n in need.values())
         ideal = {id(p): max(min(stacked_height(p, width), shows), p.minimumHeight()) for p in plots}
         want = sum(ideal.values())
         scale = min(1.0, (room - floor) / want) if want else 1.0

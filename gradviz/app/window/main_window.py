@@ -241,20 +241,38 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
 
     def _share_column(self, dock):
         """A study beside the palette below the inspector (a 1280 x 800 window) takes
-        STUDY_SHARE of that column's height: its plot over its words need more than half."""
+        STUDY_SHARE of that column's height: its plot over its words need more than half.
+        While the story is played with the provenance in front above it, the provenance
+        keeps the height that shows its step whole (ProvenancePanel.least_height) and the
+        study the rest, its words scrolling: the provenance had 140 px there, four rows of a
+        5 x 3 cotangent and no room for an entry's sum."""
         area = self.dockWidgetArea(dock)
         if self.inspector_dock.isFloating() or self.dockWidgetArea(self.inspector_dock) != area:
             return
-        room = self.centralWidget().height()      # the column's height, as tall as the canvas
-        self.resizeDocks([self.inspector_dock, dock], [room - int(room * STUDY_SHARE), int(room * STUDY_SHARE)],
-                         Qt.Orientation.Vertical)
+        self.layout().activate()
+        above = next((d for d in (self.inspector_dock, self.provenance_dock, self.code_dock) if in_front(d)),
+                     self.inspector_dock)
+        room = above.height() + dock.height()       # the two docks' (their tab rows aside)
+        top = room - int(room * STUDY_SHARE)
+        if self.player.index >= 0 and above is self.provenance_dock:
+            bar = above.height() - above.widget().height()
+            top = max(top, min(self.provenance.least_height() + bar, int(room * STUDY_SHARE)))
+        self.resizeDocks([above, dock], [top, room - top], Qt.Orientation.Vertical)
+        self.layout().activate()
+        if above.height() != top:         # Qt shares what it was asked by the docks' least sizes
+            short = top - above.height()
+            self.resizeDocks([above, dock], [top + short, room - top - short], Qt.Orientation.Vertical)
 
     def _player_step(self, index):
-        """Entering the story brings the provenance dock forward; leaving it, the inspector."""
+        """Entering the story brings the provenance dock forward; leaving it, the inspector;
+        a study below them in the column shares the height anew (_share_column)."""
         if (index >= 0) != (self._player_was >= 0):
             dock = self.provenance_dock if index >= 0 else self.inspector_dock
             if dock.toggleViewAction().isChecked():
                 dock.raise_()
+            study = next((d for d in self.study_docks.values() if in_front(d) and not d.isFloating()), None)
+            if study is not None:
+                self._share_column(study)
         self._player_was = index
 
     def _selection_changed(self, ids):

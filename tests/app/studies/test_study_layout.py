@@ -8,12 +8,13 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtGui import QTextDocument
+from PySide6.QtGui import QFontMetrics, QTextDocument
 from PySide6.QtWidgets import QAbstractButton, QDockWidget, QLabel, QTabBar
 
 from gradviz.app.player import lessons
 from gradviz.app.dock_room import BOTTOM_SHARE, STORY_HEIGHT, in_front, studies_fit_below
-from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT, STUDY_TITLES
+from gradviz.app.studies._base import VIEW_FONT_PT, WORD_LINES, WordColumn
+from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT, STUDY_SHARE, STUDY_TITLES
 from test_study_docks import _open, window
 
 
@@ -274,6 +275,21 @@ SQUARE_STUDIES = {"004_matmul_sum": ("Jacobian", "Batch Jacobian"),
                   "001_sigmoid_jacobian": ("Hessian",)}
 
 
+def _settled(qtbot, heatmap):
+    """(box, image, gaps) of `heatmap` once its refit has run: it is queued after each layout
+    pass, and a view that scrolls (its words' least height, WORD_LINES) takes a pass more
+    than the 60 ms this test once waited (the norms' gaps were 20 px then, 1 px after)."""
+    def measure():
+        box = heatmap.plot.getViewBox().sceneBoundingRect()
+        image = heatmap.image.sceneBoundingRect()
+        return box, image, (box.width() - image.width(), box.height() - image.height())
+    try:
+        qtbot.waitUntil(lambda: max(measure()[2]) <= 3, timeout=3000)
+    except qtbot.TimeoutError:
+        pass
+    return measure()
+
+
 @pytest.mark.parametrize("size", [(1920, 1080), (1280, 800)])
 def test_a_square_heatmap_fills_its_plot_box(qtbot, window, size):
     """Walk-through: at its share of the dock the 15 x 15 Jacobian left a 430 px empty band
@@ -299,9 +315,45 @@ def test_a_square_heatmap_fills_its_plot_box(qtbot, window, size):
                     continue
                 rows, cols = heatmap.matrix.shape
                 assert heatmap.mode == "heatmap", (sample, title)
-                box = heatmap.plot.getViewBox().sceneBoundingRect()
-                image = heatmap.image.sceneBoundingRect()
-                gaps = (box.width() - image.width(), box.height() - image.height())
+                box, image, gaps = _settled(qtbot, heatmap)
                 assert max(gaps) <= 3, (sample, title, rows, gaps)
                 if rows == cols:                                        # square cells
                     assert abs(image.width() - image.height()) <= 2, (sample, title, image)
+
+
+def test_beside_the_palette_a_study_and_the_provenance_each_read(qtbot, window):
+    """Walk-through at 1280 x 800 (a study stacked beside the palette, below the inspector):
+    a study's words had 90 px (the Jacobian's caption and two lines of its first check),
+    and the provenance dock above it 140 px of content, four rows of a 5 x 3
+    cotangent and no room for an entry's sum. The words below a study's plot show at
+    least WORD_LINES lines (or all of them) without scrolling; while the story is played
+    the provenance shows its step's heading, its whole grid and three lines of a sum
+    (ProvenancePanel.least_height), the study the rest; leaving the story gives the study
+    its share back. The canvas keeps its size throughout."""
+    w = window("001_hessian_newton")
+    port = w.canvas.viewport().size()
+    for title in ("Jacobian", "Forward vs reverse", "Gradient norms"):     # one plot over words
+        view = _open(qtbot, w, title).view
+        assert view.stacked()
+        for column in view.findChildren(WordColumn):
+            shown = column.visibleRegion().boundingRect().height()
+            whole = column.words_height(column.viewport().width())
+            font = column.font()
+            font.setPointSizeF(VIEW_FONT_PT)       # the banners'
+            lines = WORD_LINES * QFontMetrics(font).lineSpacing()
+            assert shown >= min(lines, whole) - 1, (title, shown, lines, whole)
+    assert w.canvas.viewport().size() == port
+    w.player.set_index(2)
+    qtbot.wait(100)
+    panel = w.provenance
+    assert in_front(w.provenance_dock) and panel.grid.height() > 0
+    assert panel.isVisible() and panel.height() >= panel.least_height() - 1, (panel.height(), panel.least_height())
+    body = panel.grid.parentWidget()
+    assert panel.grid.geometry().bottom() < body.visibleRegion().boundingRect().bottom()   # the whole grid in view
+    assert w.canvas.viewport().size() == port
+    w.player.set_index(-1)
+    qtbot.wait(100)
+    study = w.study_docks["Gradient norms"]
+    assert in_front(study) and in_front(w.inspector_dock)
+    assert study.height() >= STUDY_SHARE * (study.height() + w.inspector_dock.height()) - 2
+    assert w.canvas.viewport().size() == port
