@@ -43,6 +43,10 @@ __all__ = ["CANVAS_MIN_HEIGHT", "MainWindow", "SAMPLES_DIR", "SEED_SAMPLE", "STU
 # The study docks (app/studies, in VIEWS order), named here so pyqtgraph loads only when one opens.
 STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms",
                 "Gradient check")
+# Their tabs' short titles, where a row has no room for the titles (dock_room.fit_tab_titles):
+# the signs their views write (J, Jᵢⱼ of example b, H, ‖g‖ the gradient's norm; ⇄ the two
+# modes compared, ≈ central differences beside the backward pass).
+STUDY_TABS = dict(zip(STUDY_TITLES, ("J", "J[b]", "H", "⇄", "‖g‖", "≈")))
 # The document's studies (graph.fileformat) with a dock that shows them.
 STUDY_VIEWS = {"jacobian": "Jacobian", "batch_jacobian": "Batch Jacobian", "hessian": "Hessian",
                "gradient_check": "Gradient check"}
@@ -153,8 +157,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.canvas.setFocus()
 
     # -- construction ------------------------------------------------------------------
-    def _dock(self, title, name, widget, area):
-        dock = Dock(title, self)
+    def _dock(self, title, name, widget, area, short_title=None):
+        dock = Dock(title, self, short_title)
         dock.setObjectName(name)
         dock.setWidget(widget)
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
@@ -173,7 +177,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         previous = None
         for title in STUDY_TITLES:
             dock = self._dock(title, f"study{title.title().replace(' ', '')}Dock",
-                              QWidget(), Qt.DockWidgetArea.BottomDockWidgetArea)
+                              QWidget(), Qt.DockWidgetArea.BottomDockWidgetArea, STUDY_TABS[title])
             dock.visibilityChanged.connect(
                 lambda visible, t=title: visible and self._create_study_view(t))
             dock.visibilityChanged.connect(self._show_problems)
@@ -372,15 +376,15 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
             return
         canvas = self.centralWidget().height()
         front = [d for d in self.study_docks.values() if in_front(d)]
-        shown = [title for title, d in self.study_docks.items()
-                 if not d.isHidden() and d not in front] + [d.windowTitle() for d in front]
+        shown = [d.title for d in self.study_docks.values() if not d.isHidden() and d not in front] \
+            + [d.title for d in front]
         self.restoreState(self._built_state)
         self._first_dock_layout()
         self.inspector_dock.raise_()
         self.palette_dock.raise_()
         for title in shown:               # the one in front last, so it ends in front
             self.show_study(title)
-        names = ", ".join(d.windowTitle() for d in squeezed)
+        names = ", ".join(d.title for d in squeezed)
         self.show_message(f"The saved window layout was not restored: it put the {names} along the "
                           f"bottom, leaving the canvas {canvas} px tall where a story step needs "
                           f"{STORY_HEIGHT} px; the studies are where they fit in this window.", 20000)

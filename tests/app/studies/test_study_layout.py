@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QAbstractButton, QDockWidget, QLabel, QTabBar
 from gradviz.app.player import lessons
 from gradviz.app.dock_room import BOTTOM_SHARE, STORY_HEIGHT, in_front, studies_fit_below
 from gradviz.app.studies._base import VIEW_FONT_PT, WORD_LINES, WordColumn
-from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT, STUDY_SHARE, STUDY_TITLES
+from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT, STUDY_SHARE, STUDY_TABS, STUDY_TITLES
 from test_study_docks import _open, window
 
 
@@ -240,9 +240,12 @@ def test_tabbed_docks_name_themselves_once_on_whole_tabs(qtbot, window):
     """Walk-through at 1280 x 800: 'Jacobian' on the dock's tab and again down its side, and
     with the six studies tabbed their tabs cut to 'Gradi…' (44 px a tab down the side). A
     dock alone writes its title in its title bar; tabbed, on its tab only, every tab whole.
-    Along the bottom (1920 x 1080: at 1280 x 800 the studies are now tabs beside the palette,
-    dock_room.STORY_HEIGHT) the six tabs stand whole in one row; beside the palette, with
-    the palette's and the lesson's, each tab whole and the row scrolls to it."""
+    Along the bottom (1920 x 1080) the six tabs stand whole in one row with their titles.
+    Changed (issue 20 §5, walk-through): beside the palette (1280 x 800) the eight tabs'
+    titles need 765 px of a 340 px row, which scrolled and hid Palette and Lesson until
+    scrolled back; there every tab is now in view at once, without scrolling, a study's
+    tab with its short title (STUDY_TABS), its tooltip the title, and the study in front
+    named whole in its title bar."""
     for size in ((1920, 1080), (1280, 800)):
         w = window("nets_2_sigmoid_chain", size)
         alone = _open(qtbot, w, "Gradient norms")
@@ -252,20 +255,26 @@ def test_tabbed_docks_name_themselves_once_on_whole_tabs(qtbot, window):
                 _open(qtbot, w, title)
         qtbot.wait(100)
         bars = [bar for bar in w.findChildren(QTabBar) if bar.isVisible()
-                and set(STUDY_TITLES) <= {bar.tabText(i) for i in range(bar.count())}]
+                and set(STUDY_TITLES) <= {bar.tabToolTip(i) for i in range(bar.count())}]
         assert len(bars) == 1
         bar = bars[0]
-        for i in range(bar.count()):
-            if size[1] < 1000:
-                bar.setCurrentIndex(i)
-                qtbot.wait(20)
+        short = size[1] < 1000
+        for i in range(bar.count()):      # as the row is now: nothing scrolled into view
             rect, need = bar.tabRect(i), bar.tabSizeHint(i)
-            assert bar.rect().contains(rect), (size, bar.tabText(i))
+            assert bar.rect().contains(rect), (size, bar.tabText(i), rect, bar.rect())
             assert rect.width() >= need.width() and rect.height() >= need.height(), bar.tabText(i)
+            title = bar.tabToolTip(i)
+            expected = STUDY_TABS[title] if short and title in STUDY_TABS else title
+            assert bar.tabText(i) == expected, (size, bar.tabText(i), title)
+        if short:
+            assert {"Palette", "Lesson"} <= {bar.tabText(i) for i in range(bar.count())}
+        front = w.study_docks[STUDY_TITLES[-1]]
+        assert in_front(front)
         for dock in w.findChildren(QDockWidget):
             if dock.isVisible() and not dock.visibleRegion().isEmpty() and not dock.isFloating():
                 tabbed = any(not other.isHidden() for other in w.tabifiedDockWidgets(dock))
-                assert (title_ink(dock) == 0) == tabbed, (dock.windowTitle(), tabbed)
+                named = tabbed and short and dock.windowTitle() != getattr(dock, "title", "")
+                assert (title_ink(dock) == 0) == (tabbed and not named), (dock.windowTitle(), tabbed)
 
 
 # One sample for each square heatmap: lesson 1's 15 x 15 Jacobian and 21 x 21 patch image with
