@@ -385,9 +385,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         for title in shown:               # the one in front last, so it ends in front
             self.show_study(title)
         names = ", ".join(d.title for d in squeezed)
-        self.show_message(f"The saved window layout was not restored: it put the {names} along the "
-                          f"bottom, leaving the canvas {canvas} px tall where a story step needs "
-                          f"{STORY_HEIGHT} px; the studies are where they fit in this window.", 20000)
+        self.show_message(f"The saved layout was not restored: its {names} along the bottom left the "
+                          f"canvas {canvas} px tall; a story step needs {STORY_HEIGHT} px.", 20000)
 
     def _save_layout(self):
         self.settings.setValue("window/geometry", self.saveGeometry())
