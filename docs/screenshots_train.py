@@ -24,6 +24,8 @@ QCoreApplication.setApplicationName("gradviz-docs-train")
 QSettings.setDefaultFormat(QSettings.Format.IniFormat)
 QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tempfile.mkdtemp())
 app = QApplication.instance() or QApplication(sys.argv[:1])
+from gradviz.app.collector import collect_on_gui_thread  # noqa: E402
+collect_on_gui_thread(app)   # as the app: no worker finalizes a window (a crash)
 
 from gradviz.app import create_window  # noqa: E402
 from gradviz.render import legible  # noqa: E402

@@ -112,6 +112,8 @@ class TapeDocument:
         app = _running_app()
         if app is not None:
             from .app import create_window   # the app and its widgets: only for a window
+            from .app.collector import collect_on_gui_thread
+            collect_on_gui_thread(app)         # its workers must not finalize the window
             window = create_window(str(path), offer_recovery=False)
             window.show()
             window.raise_()

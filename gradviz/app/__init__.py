@@ -40,17 +40,20 @@ def create_window(path=None, offer_recovery=True, settings=None):
     return window
 
 
-def collect_less():
+def collect_less(app):
     """Tune the garbage collector for an interactive app, once the window is built.
 
     What start-up made (modules, Qt wrappers, compiled kernels) lives as long as the app,
     so it is frozen out of every collection; and a collection waits for 10,000 new objects
     rather than 700, so the many short-lived ones an edit makes mostly die before one runs.
     A value edit of bench_editor's 100-node grid then spends 0.4-0.5 ms in collections
-    instead of 3.4-4.2 (mean over 20 edits, two runs each).
+    instead of 3.4-4.2 (mean over 20 edits, two runs each). Every collection runs on the
+    GUI thread (collector.py): on a worker it finalized Qt objects and crashed.
     """
+    from .collector import collect_on_gui_thread   # QtCore: loaded with the window
     gc.freeze()
     gc.set_threshold(10_000, 20, 20)
+    collect_on_gui_thread(app)
 
 
 def _no_display():
@@ -85,5 +88,5 @@ def main(argv=None):
     faults.install()      # a fault in a slot becomes a dialog in words, not only stderr
     window = create_window(argv[0] if argv else None)
     window.show()
-    collect_less()
+    collect_less(app)
     return app.exec()

@@ -267,25 +267,39 @@ class PlotsAndWords(QSplitter):
     def _fit_squares(self):
         """Side by side, a square heatmap exactly as wide as its square image needs at the
         dock's height (its box at its share was 430 px wider than a 15 x 15 Jacobian, an
-        empty band); the other parts share the rest as set_shares says, each at least its
-        least width."""
+        empty band), but never at the cost of another heatmap's floor: the width that makes
+        its cells square, or its share of the width when that is less (BatchNorm's square
+        norms took all but 28 px from the patch image beside them). The other parts share
+        the rest as set_shares says, each at least its floor."""
         parts = [p for p in self.parts() if not p.isHidden()]
         wants = {id(p): getattr(p, "square_width", lambda: None)() for p in parts}
         if all(w is None for w in wants.values()):
             return
         total = self.width() - self.handleWidth() * max(len(parts) - 1, 0)
+        shares = dict(zip(map(id, self.parts()), self._shares or [1] * self.count()))
+        weight = sum(shares.get(id(p), 1) for p in parts) or 1
         others = [p for p in parts if wants[id(p)] is None]
-        room = total - sum(p.minimumWidth() for p in others)
+        floors = {}
+        for p in others:
+            natural = getattr(p, "natural_width", lambda: None)()
+            own = 0 if natural is None else min(natural, total * shares.get(id(p), 1) // weight)
+            floors[id(p)] = max(p.minimumWidth(), own)
+        room = total - sum(floors.values())
         sizes = {}
         for p in parts:
             if wants[id(p)] is not None:
                 sizes[id(p)] = max(min(wants[id(p)], room), p.minimumWidth())
                 room -= sizes[id(p)]
-        rest = total - sum(sizes.values())
-        shares = dict(zip(map(id, self.parts()), self._shares or [1] * self.count()))
-        weight = sum(shares.get(id(p), 1) for p in others) or 1
-        for p in others:
-            sizes[id(p)] = max(rest * shares.get(id(p), 1) // weight, p.minimumWidth())
+        rest, pending = total - sum(sizes.values()), list(others)
+        while pending:      # shares of the rest; a part its share would put below its floor gets the floor
+            weight = sum(shares.get(id(p), 1) for p in pending) or 1
+            short = [p for p in pending if rest * shares.get(id(p), 1) // weight < floors[id(p)]]
+            for p in short or pending:
+                sizes[id(p)] = floors[id(p)] if short else rest * shares.get(id(p), 1) // weight
+            if not short:
+                break
+            rest -= sum(floors[id(p)] for p in short)
+            pending = [p for p in pending if p not in short]
         fitted = [sizes.get(id(p), 0) for p in self.parts()]
         if fitted != self.sizes():
             self.setSizes(fitted)

@@ -427,14 +427,20 @@ class Heatmap(QWidget):
             self.graphics.ci.setContentsMargins(left, top, right + slack[0], bottom + slack[1])
             self.refit.emit()
 
-    def square_width(self):
-        """The width at which a square matrix's (square) cells fill the plot's height: the
-        plot box as wide as it is tall, beside it the axes and the colour bar; None when
-        the matrix is not a square heatmap."""
-        if not self._square():
+    def natural_width(self):
+        """The width at which the cells are square at the widget's height: the plot box as
+        wide as the cells need, beside it the axes and the colour bar; None for a line plot
+        or no matrix."""
+        if self.mode != "heatmap" or not self.matrix.size:
             return None
+        rows, cols = self.matrix.shape
         chrome_w, chrome_h = self.chrome()
-        return int(math.ceil(chrome_w + self.height() - chrome_h))
+        return int(math.ceil(chrome_w + max(self.height() - chrome_h, 1) * cols / rows))
+
+    def square_width(self):
+        """natural_width for a square matrix, whose box keeps a square's aspect; None when
+        the matrix is not a square heatmap."""
+        return self.natural_width() if self._square() else None
 
     def height_for_width(self, width):
         """The height at which the matrix's cells are square at `width` (its box as wide as

@@ -226,3 +226,24 @@ def test_the_wheel_and_a_drag_leave_a_heatmap_as_drawn(qtbot, diagonal):
     for (lo, hi), (lo0, hi0) in zip(box.viewRange(), before):
         assert hi - lo == pytest.approx(hi0 - lo0, rel=0.05)
         assert (lo + hi) / 2 == pytest.approx((lo0 + hi0) / 2, abs=0.05 * (hi0 - lo0))
+
+
+@pytest.mark.parametrize("size", [(1100, 760), (1100, 560), (1900, 278)])
+def test_beside_a_square_heatmap_another_keeps_its_width(qtbot, size):
+    """docs/screenshots.py on 7d18e4c: Export View of BatchNorm's Batch Jacobian at 1100 x
+    760 drew the 54 x 45 patch image in a 28 px box and cut its colour bar's ticks ('-0.'):
+    the square 7 x 7 norms took every pixel the words did not need. Each heatmap keeps at
+    least the width that makes its cells square (or its share of the width, when that is
+    less), and nothing of a heatmap's colour bar lies outside the heatmap."""
+    view = opened(qtbot, BatchJacobianView, "001_batchnorm_pitfall", size)
+    patches, norms = view.heatmap, view.norms
+    assert patches.matrix.shape == (54, 45) and norms.matrix.shape == (7, 7)
+    qtbot.wait(60)
+    natural = patches.natural_width()
+    split = patches.parentWidget()
+    share = (split.width() - 2 * split.handleWidth()) * 3 / 9   # beside_words(..., (3, 2, 4))
+    assert patches.width() >= min(natural, share) - 2, (patches.width(), natural, share)
+    for heatmap in (patches, norms):
+        bar = heatmap.colorbar.sceneBoundingRect()
+        assert bar.right() <= heatmap.graphics.width(), (heatmap.matrix.shape, bar.right(), heatmap.graphics.width())
+        assert heatmap.plot.getViewBox().width() >= 100, heatmap.matrix.shape

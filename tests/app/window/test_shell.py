@@ -487,13 +487,15 @@ from PySide6.QtWidgets import QApplication
 import gradviz.app
 app = QApplication([sys.argv[0]])
 before = gc.get_threshold()[0], gc.get_freeze_count()
-QTimer.singleShot(0, lambda: (print(*before, gc.get_threshold()[0], gc.get_freeze_count()), app.quit()))
+QTimer.singleShot(0, lambda: (print(*before, gc.get_threshold()[0], gc.get_freeze_count(), int(gc.isenabled())),
+                               app.quit()))
 sys.exit(gradviz.app.main([]))
 """
 
 
 def test_the_app_freezes_startup_objects_out_of_garbage_collection(tmp_path):
-    """`gradviz` tunes the collector once its window is up (gradviz.app.collect_less)."""
+    """`gradviz` tunes the collector once its window is up (gradviz.app.collect_less), and
+    collects on the GUI thread only (automatic collection off: app/collector.py)."""
     import subprocess
     import sys
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", GRADVIZ_RECOVERY_DIR=str(tmp_path),
@@ -501,9 +503,9 @@ def test_the_app_freezes_startup_objects_out_of_garbage_collection(tmp_path):
     done = subprocess.run([sys.executable, "-c", OPEN_AND_REPORT_GC], env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    threshold_before, frozen_before, threshold, frozen = map(int, done.stdout.split()[-4:])
+    threshold_before, frozen_before, threshold, frozen, automatic = map(int, done.stdout.split()[-5:])
     assert (threshold_before, frozen_before) == (700, 0)
-    assert threshold == 10_000 and frozen > 20_000
+    assert threshold == 10_000 and frozen > 20_000 and automatic == 0
 
 
 def test_a_new_recompute_time_leaves_the_status_bar_s_layout_alone(make_window):
