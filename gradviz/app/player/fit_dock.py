@@ -54,13 +54,16 @@ def dock_after_fit(view, renderer, step):
     """Dock `step`'s formula card in `view` just fitted (see the module's docstring); the
     view may zoom out a little and scroll. Returns the card's rect, or None (no card)."""
     renderer.dock_formula(step, None)
+    view.label_bounds = None
     formula = render_painter.formula_rect(renderer, step)
     nid = getattr(step, "node", None)
     if formula is None or nid not in renderer.doc.nodes:
+        step_view.keep_labels_in_view(view)
         return None
     fit = view.transform().m11()
     readable = step_view.readable_zoom(view, view.readable_px)
     if fit >= readable and view.visible_rect().contains(formula):
+        step_view.keep_labels_in_view(view)
         return formula              # beside its card, readable: where the story put it
     zooms = [fit * k for k in ZOOMS if fit * k >= MIN_ZOOM]
     layout = renderer.formula_layout(step)
@@ -69,6 +72,10 @@ def dock_after_fit(view, renderer, step):
     cards = _cards(view, renderer, nid, zooms[-1]) + [(mark, mark) for mark in marks[1:]]
     if marks:
         cards.append((marks[0], (marks[0][0], marks[0][1], marks[0][0], marks[0][1])))
+    lines = [item.route_rect() for item in view.edge_items.values()]
+    if lines:   # the edges' lines in view too (BatchNorm's wrapping edge ran off the left at
+        box = docking.union([step_view._box(line) for line in lines])   # 1280 x 800): the
+        cards += [((x, y, x, y), (x, y, x, y)) for x, y in (box[:2], box[2:])]   # corners, points
     port = view.viewport().rect()
     room = (max(1.0, port.width() - 2 * step_view.DOCK_MARGIN), max(1.0, port.height() - 2 * step_view.DOCK_MARGIN))
     configs = [(zoom, max(1.0, readable / zoom)) for zoom in zooms]
@@ -81,10 +88,14 @@ def dock_after_fit(view, renderer, step):
         zoom, _, spot, centre = found
         if zoom != fit:
             view.setTransform(QTransform.fromScale(zoom, zoom))
+            if zoom < readable or view.shortened_at is not None:   # drawn compact: as tall
+                view.shorten_compact(zoom)      # as at this zoom (shorter: the spot stays clear)
+                renderer = view.renderer
         step_view.look_at(view, step_view.QPointF(*centre))
     else:
         scale = max(1.0, readable / fit)
         spot = _corner(view, (size[0] * scale, size[1] * scale), cards)
     rect = QRectF(spot[0], spot[1], spot[2] - spot[0], spot[3] - spot[1])
     renderer.dock_formula(step, rect)
+    step_view.keep_labels_in_view(view)
     return rect
