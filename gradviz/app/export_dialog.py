@@ -71,6 +71,7 @@ class Slide:
     background: QColor = field(default_factory=lambda: QColor("white"))
     dpi: int = 96
     title: str = "gradviz view"
+    owner: object = None      # a widget made only to be drawn (deleted once it is)
 
 
 def whole(widget):
@@ -83,7 +84,11 @@ def export_widget(widget, path, scale=2.0):
     """Write `widget` to `path` (.png at `scale` × its size, .svg, .pdf): its slide() where
     it has one (a study view), else the widget as it is on screen."""
     slide = widget.slide() if callable(getattr(widget, "slide", None)) else whole(widget)
-    return export_slide(slide, path, scale)
+    try:
+        return export_slide(slide, path, scale)
+    finally:
+        if slide.owner is not None:
+            slide.owner.deleteLater()
 
 
 def _draw(slide, painter):

@@ -11,8 +11,9 @@ import html
 import numpy as np
 from PySide6.QtCore import QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetrics, QPalette
-from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton,
-                               QScrollArea, QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QFrame, QHBoxLayout,
+                               QLabel, QProgressBar, QPushButton, QScrollArea, QSplitter,
+                               QVBoxLayout, QWidget)
 
 from ...graph.errors import DocumentError
 from ...graph.names import port_names
@@ -432,6 +433,10 @@ class PortChooser(QComboBox):
         return self.currentData() if self.count() else None
 
 
+SLIDE_SIZE = (1280, 720)     # Export View's slide of a view whose dock is a strip
+SLIDE_MAX_ASPECT = 2.2       # wider than this times its height, a view is a strip
+
+
 class StudyView(QWidget):
     """Base of the study docks: subclasses implement `job()` and `show_result()`."""
 
@@ -536,7 +541,41 @@ class StudyView(QWidget):
         plots as they are on screen and the whole of its words below or beside them (not
         the part a low dock scrolls to), without its choosers, buttons, spin boxes or scroll
         bars. At 1280 x 800 the stacked Jacobian's picture held its choosers, a scroll bar
-        and its words cut after four lines."""
+        and its words cut after four lines. A view in a dock far wider than tall (along the
+        bottom at 1920 x 1080: a 3796 x 448 strip, its heatmaps squashed) is drawn by a
+        twin laid out at SLIDE_SIZE instead."""
+        if self.result is not None and self.width() > SLIDE_MAX_ASPECT * self.height():
+            twin = self._twin(QSize(*SLIDE_SIZE))
+            slide = twin._slide_here()
+            slide.owner = twin        # alive while the slide is drawn; deleted after
+            return slide
+        return self._slide_here()
+
+    def _twin(self, size):
+        """A view like this one, the same choices and result, laid out at `size` off
+        screen (Export View's slide of a view whose dock is a strip)."""
+        twin = type(self)(self.controller)
+        twin.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+        for kind in (QComboBox, QAbstractSpinBox):
+            for mine, theirs in zip(self.findChildren(kind), twin.findChildren(kind)):
+                theirs.blockSignals(True)
+                if isinstance(mine, QComboBox):
+                    theirs.setCurrentIndex(mine.currentIndex())
+                else:
+                    theirs.setValue(mine.value())
+                theirs.blockSignals(False)
+        twin._stale = False
+        twin.resize(size)
+        twin.show()
+        twin.job()                # what a view keeps of its choices (names, shapes), not run
+        twin._generation += 1
+        twin._done(twin._generation, self.result)
+        for _ in range(3):        # its layout, then the heatmaps' queued refits
+            QApplication.sendPostedEvents()
+            QApplication.processEvents()
+        return twin
+
+    def _slide_here(self):
         margins = self.layout_.contentsMargins()
         spacing = self.layout_.spacing()
         pieces, y = [], margins.top()

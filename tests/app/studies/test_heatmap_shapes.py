@@ -277,3 +277,26 @@ def test_the_readout_leaves_with_the_pointer(qtbot):
     assert heatmap.readout.text().strip()
     QApplication.sendEvent(heatmap, QEvent(QEvent.Type.Leave))
     assert not heatmap.readout.text().strip()
+
+
+@pytest.mark.parametrize("cls, sample", [(BatchJacobianView, "001_batchnorm_pitfall"),
+                                         (JacobianView, "001_batchnorm_pitfall"),
+                                         (HessianView, "001_hessian_newton")])
+def test_export_view_of_a_strip_is_a_slide(qtbot, tmp_path, cls, sample):
+    """Walk-through at 1920 x 1080: Export View of a study along the bottom wrote a 3796 x 448
+    strip, the Jacobian's cells squashed 5.5:1 and the batch patches flat bands. A view far
+    wider than tall is drawn by a twin laid out at a slide's size, its plots as tall as a
+    slide lets them be; the twin is gone once written."""
+    from PySide6.QtCore import Qt
+    view = opened(qtbot, cls, sample, (1898, 224))
+    slide = view.slide()
+    assert slide.size.width() <= 2.2 * slide.size.height(), slide.size
+    plots = [w for w, _ in slide.pieces if isinstance(w, Heatmap)]
+    assert plots and min(w.height() for w in plots) >= 400, [w.height() for w in plots]
+    twin = slide.owner
+    assert twin is not None and twin is not view and twin.testAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+    export_dialog.export_slide(slide, tmp_path / "v.png", scale=1.0)
+    image = QImage(str(tmp_path / "v.png"))
+    assert (image.width(), image.height()) == (slide.size.width(), slide.size.height())
+    path = export_dialog.export_widget(view, tmp_path / "w.png", scale=1.0)
+    assert QImage(str(path)).width() <= 2.2 * QImage(str(path)).height()
