@@ -10,10 +10,12 @@ collection is off and a timer on the GUI thread collects as the thresholds say
 (pyqtgraph's GarbageCollector does the same).
 """
 import gc
+import time
 
 from PySide6.QtCore import QObject, QTimer
 
 INTERVAL_MS = 250     # how often the GUI thread looks at the collector's counts
+FULL_SPACING = 50     # a full collection waits 50 times its last duration: at most 2 % of the time
 
 
 class GuiThreadCollector(QObject):
@@ -23,6 +25,7 @@ class GuiThreadCollector(QObject):
     def __init__(self, parent=None, interval_ms=INTERVAL_MS):
         super().__init__(parent)
         self._was_enabled = gc.isenabled()
+        self._next_full = 0.0
         gc.disable()
         self._timer = QTimer(self)
         self._timer.timeout.connect(self.check)
@@ -30,9 +33,17 @@ class GuiThreadCollector(QObject):
 
     def check(self):
         """Collect the oldest generation whose count passed its threshold, as the
-        automatic collector would have."""
+        automatic collector would have; a full collection no sooner than FULL_SPACING times
+        its own last duration after it (the automatic collector too spaces them by the
+        heap's growth: run whenever the count said, they took the GUI thread for seconds in
+        a long session)."""
         counts, thresholds = gc.get_count(), gc.get_threshold()
-        for generation in (2, 1, 0):
+        if thresholds[2] and counts[2] > thresholds[2] and time.monotonic() >= self._next_full:
+            start = time.monotonic()
+            gc.collect(2)
+            self._next_full = time.monotonic() + FULL_SPACING * (time.monotonic() - start)
+            return
+        for generation in (1, 0):
             if thresholds[generation] and counts[generation] > thresholds[generation]:
                 gc.collect(generation)
                 return

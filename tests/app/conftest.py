@@ -4,6 +4,18 @@ from PySide6.QtCore import QCoreApplication, QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from gradviz.app import create_window
+from gradviz.app.collector import GuiThreadCollector
+
+
+@pytest.fixture(autouse=True)
+def collect_on_the_gui_thread(qapp):
+    """As in the app (app/collector.py): garbage is collected on this thread only, never on
+    a worker a test starts (a study's job, the recovery writer, the numba loader), where
+    finalizing a closed window crashed the suite (a segfault in tests/app/training) and
+    docs/screenshots.py."""
+    collector = GuiThreadCollector()
+    yield
+    collector.stop()
 
 
 @pytest.fixture
