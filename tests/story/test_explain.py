@@ -155,8 +155,8 @@ def test_explain_higher_order_and_chain_cost():
     _, _, text = told("000_layer_hessian")
     flat = " ".join(text.split())
     assert "Chain of 4 Jacobians, sizes 6 → 12 → 12 → 12 → 1" in flat
-    assert "forward (J_k · (… J_1), matrix-matrix): 1,800 multiply-adds" in flat
-    assert "reverse (vᵀ J_L · … · J_1, vector-matrix): 360 multiply-adds" in flat
+    assert "forward (J_k · (… J_1), each J_k · 6 columns): 1,800 multiply-adds" in flat
+    assert "reverse (vᵀ J_L · … · J_1, each vector · J_k): 360 multiply-adds" in flat
     assert "reverse is 5.0× cheaper" in flat
 
 

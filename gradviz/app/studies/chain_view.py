@@ -49,8 +49,8 @@ class ChainCostView(StudyView):
         self.zero_labels = []
         self.plot.addItem(self.forward_bars)
         self.plot.addItem(self.reverse_bars)
-        self.legend.addItem(self.forward_bars, "forward: matrix · matrix")
-        self.legend.addItem(self.reverse_bars, "reverse: vector · matrix")
+        self.legend.addItem(self.forward_bars, "forward")   # what each product is: show_result
+        self.legend.addItem(self.reverse_bars, "reverse")
         self.ops = QLabel()
         self.ops.setTextFormat(Qt.TextFormat.RichText)
         self.ops.setWordWrap(True)
@@ -87,6 +87,9 @@ class ChainCostView(StudyView):
         rev = np.zeros(n)
         fwd[1:] = cost.forward_terms
         rev[:n - 1] = cost.reverse_terms
+        self.legend.getLabel(self.forward_bars).setText(f"forward: Jₖ · {cost.forward_carries}")
+        self.legend.getLabel(self.reverse_bars).setText(f"reverse: {cost.reverse_carries} · Jₖ")
+        fit_legend(self.legend, self.plot.width())
         self.forward_bars.setOpts(x=ks - 0.2, height=fwd)
         self.reverse_bars.setOpts(x=ks + 0.2, height=rev)
         self._mark_zeros([(ks - 0.2, fwd, FORWARD), (ks + 0.2, rev, REVERSE)])
