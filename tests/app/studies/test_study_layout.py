@@ -276,3 +276,22 @@ def test_a_square_heatmap_fills_its_plot_box(qtbot, window, size):
                 assert max(gaps) <= 3, (sample, title, rows, gaps)
                 if rows == cols:                                        # square cells
                     assert abs(image.width() - image.height()) <= 2, (sample, title, image)
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_every_gradient_norm_dot_is_labelled(qtbot, window, size):
+    """Lesson 14 at 1280 x 800: the axis wrote 1 of its 5 names (the others touched and were
+    left out). Every dot has a label: its name where the names fit, else its number, the
+    words then saying which number is which node."""
+    from app_ui import tick_labels
+
+    w = window("001_input_gradient_regularization", size)
+    view = _open(qtbot, w, "Gradient norms").view
+    qtbot.wait(100)
+    names = view.result.names
+    shown = sorted(tick_labels(view.plot.getAxis("bottom")), key=lambda spec: spec[0].left())
+    texts = [text for _, text in shown]
+    assert texts in (names, [str(k + 1) for k in range(len(names))]), texts
+    if texts != names:
+        key = ", ".join(f"{k + 1} {name}" for k, name in enumerate(names))
+        assert key in view.explanation.text()
