@@ -44,7 +44,7 @@ class GradientCheckView(StudyView):
         self.layout_.addWidget(self.busy)
         self.layout_.addWidget(self.message)
         self.verdict = banner("info")
-        self.plot = still_plot(LogAxis("left"), "relative error",
+        self.plot = still_plot(LogAxis("left"), ("relative error", "rel. error", "error"),
                                "step size h (log scale)")
         self.plot.setAxisItems({"bottom": LogAxis("bottom")})
         style_plot(self.plot.getPlotItem())
@@ -61,7 +61,7 @@ class GradientCheckView(StudyView):
         for item in (self.guide, self.line, self.exact, self.best):
             self.plot.addItem(item)
         # Above the plot, never over its points (inside, it covered them in a narrow column).
-        self.legend = legend = legend_row(self.plot.getPlotItem())
+        self.legend = legend = legend_row(self.plot)
         legend.addItem(self.line, "central difference's error")
         legend.addItem(self.guide, GUIDE_LABEL)
         self.plot.installEventFilter(self)      # its columns follow the plot's width

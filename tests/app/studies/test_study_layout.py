@@ -385,3 +385,50 @@ def test_every_gradient_norm_dot_is_labelled(qtbot, window, size):
     if texts != names:
         key = ", ".join(f"{k + 1} {name}" for k, name in enumerate(names))
         assert key in view.explanation.text()
+
+
+def _axis_title_faults(view):
+    """[(axis, what is wrong)] of every shown axis title of the view's plots: longer than its
+    axis (cut at both ends, or reaching into what lies beyond) or over a tick label."""
+    from app_ui import tick_labels
+
+    faults = []
+    for plot in view.findChildren(pg.PlotWidget) + view.findChildren(pg.GraphicsLayoutWidget):
+        if not plot.isVisible():
+            continue
+        for item in plot.scene().items():
+            if not isinstance(item, pg.AxisItem) or not item.isVisible() or not item.label.isVisible():
+                continue
+            title = item.label.toPlainText().strip()
+            if not title:
+                continue
+            vertical = item.orientation in ("left", "right")
+            rect = item.label.mapRectToParent(item.label.boundingRect())
+            margin = item.label.document().documentMargin()
+            length = (rect.height() if vertical else rect.width()) - 2 * margin
+            along = item.size().height() if vertical else item.size().width()
+            if length > along + 1:
+                faults.append((title, f"{length:.0f} px on an axis of {along:.0f}"))
+            inner = rect.adjusted(margin, margin, -margin, -margin)
+            for tick, text in tick_labels(item):
+                if inner.intersects(tick):
+                    faults.append((title, f"over the tick label {text!r}"))
+    return faults
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1440, 900), (1920, 1080)])
+@pytest.mark.parametrize("sample", ["001_batchnorm_pitfall", "001_input_gradient_regularization"])
+def test_every_study_axis_title_fits(qtbot, window, size, sample):
+    """Walk-through: the y titles of the Batch Jacobian and Forward vs reverse were cut at
+    1280 x 800, and the Gradient check's overlapped its tick labels at 1440 x 900. Every
+    study's axis titles are whole along their axes and clear of the tick labels."""
+    w = window(sample, size)
+    faults = {}
+    for title in STUDY_TITLES:
+        view = _open(qtbot, w, title).view
+        qtbot.wait(100)
+        if view.result is None:
+            continue
+        if found := _axis_title_faults(view):
+            faults[title] = found
+    assert not faults, faults
