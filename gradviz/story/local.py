@@ -123,7 +123,7 @@ class Provenance:
         digits it needs (story.numbers.at_resolution). The rounding the sum may carry: the
         result's last digit, or 1 % of it when coarser, shared by the roles not written
         exactly."""
-        budget = max(resolution(self.num(self.value)), 0.01 * abs(self.value))
+        budget = max(resolution(self.num(self.value)), 0.01 * abs(self.value))   # inf: any
         paths = [t for t in self.terms if t.upstream is None]
         products = [t for t in self.terms if t.upstream is not None]
         roles = [([self.product(t) for t in paths], [t.product for t in paths], [1.0] * len(paths)),
@@ -137,7 +137,7 @@ class Provenance:
         def fit(texts, xs, weights):
             # half a unit of the last digit, times what it multiplies, summed over the role
             step = 2 * budget / (max(rounded, 1) * sum(weights)) if sum(weights) else math.inf
-            if all(resolution(t) <= step for t in texts):
+            if math.isnan(step) or all(resolution(t) <= step for t in texts):   # nan: inf·0
                 return texts
             return [at_resolution(x, step) for x in xs]
 
