@@ -18,6 +18,11 @@ Docks tabbed together name themselves once, on their tabs: a tabbed dock's title
 its buttons and leaves out the title ("Jacobian" on the tab and again down the side read
 as two things). Along the bottom the tabs stand in a row above the docks, where six study
 titles read whole at 1280 px; down the side they were cut to "Gradi…", 44 px a tab.
+
+Where a row of tabs has no room for every title whole (the six studies beside the palette
+and the lesson, a 340 px column at 1280 x 800: 765 px of tabs), a study's tab takes its
+short title, the sign its view writes (J, H, ‖g‖ …), and its title bar names it whole; every
+tab is in view at once, none behind the row's scroll arrows (Palette and Lesson were).
 """
 import shiboken6
 from PySide6.QtCore import Qt, QTimer
@@ -25,6 +30,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QStyle, QStyleOptionDockWidget, QStylePainter, QTabBar, QTabWidget
 
 CANVAS_MIN_HEIGHT = 360
+SHORT_TAB_PADDING = "QTabBar::tab { padding: 6px 9px; }"   # a row of short titles: 6 px a tab less
 BOTTOM_SHARE = 0.45
 # The canvas height every step of every sample is framed in with a study along the bottom
 # (measured over samples/ with the Jacobian open, test_step_framing's checks): at 1280 x 800
@@ -58,25 +64,30 @@ def tabs_above(window):
 
 
 class Dock(QDockWidget):
-    """A dock whose title bar leaves out the title while a tab beside it shows it."""
+    """A dock whose title bar leaves out the title while a tab beside it shows it whole."""
 
-    def __init__(self, title, window):
+    def __init__(self, title, window, short_title=None):
         super().__init__(title, window)
+        self.title = title                  # its name, whatever its tab shows
+        self.short_title = short_title      # its tab's where the row has no room for the title
         self.visibilityChanged.connect(self._group_changed)
 
     def _group_changed(self, _shown):
         """A dock shown or hidden makes its tab group's title bars show or leave out titles
-        (not while the window is being destroyed: its docks hide as it goes). Every tab
-        names its dock whole: where a column has no room for all, its row scrolls (eight
-        tabs beside the palette at 1280 x 800 were cut to 'Ja…', 'B…')."""
+        (not while the window is being destroyed: its docks hide as it goes), and its row's
+        tabs take the titles that fit (fit_tab_titles, once the docks have their places)."""
         window = self.parentWidget()
         if window is not None and shiboken6.isValid(window):
             for dock in window.children():      # a dock's parent is the window: no search below
                 if isinstance(dock, Dock):
                     dock.update()
-            for bar in window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
-                bar.setElideMode(Qt.TextElideMode.ElideNone)
-                bar.setUsesScrollButtons(True)
+            QTimer.singleShot(0, window, lambda: fit_tab_titles(window))
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():     # its row of tabs as wide
+            window = self.parentWidget()
+            QTimer.singleShot(0, window, lambda: fit_tab_titles(window))
 
     def tabbed(self):
         """True while the dock sits in a tab group with another dock shown: its tab names it."""
@@ -89,14 +100,61 @@ class Dock(QDockWidget):
             return super().paintEvent(event)
         option = QStyleOptionDockWidget()
         self.initStyleOption(option)
-        option.title = ""        # the buttons and the bar, as QDockWidget paints them
+        # the buttons and the bar, as QDockWidget paints them; the title where the tab is short
+        option.title = self.title if self.windowTitle() != self.title else ""
         QStylePainter(self).drawControl(QStyle.ControlElement.CE_DockWidgetTitle, option)
+
+
+def fit_tab_titles(window):
+    """Each row of dock tabs shows its docks' titles where they fit whole in the row's width,
+    else their short titles (a dock without one keeps its title), with tighter padding and
+    each short tab's tooltip its title. No title is ever elided."""
+    if not shiboken6.isValid(window):
+        return
+    docks = [d for d in window.children() if isinstance(d, Dock)]
+    for bar in window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+        bar.setElideMode(Qt.TextElideMode.ElideNone)
+        bar.setUsesScrollButtons(True)       # only should short titles not fit either
+        if not bar.isVisible() or not bar.count():
+            continue
+        texts = [bar.tabText(i) for i in range(bar.count())]
+        row = [next((d for d in docks if text in (d.title, d.short_title) and not d.isHidden()), None)
+               for text in texts]
+        if None in row or not any(d.short_title for d in row):
+            continue
+        metrics = bar.fontMetrics()
+        whole = sum(_tab_overhead(bar) + metrics.horizontalAdvance(d.title) for d in row)
+        short = whole > min(d.width() for d in row)
+        bar.setStyleSheet(SHORT_TAB_PADDING if short else "")
+        for dock in row:
+            wanted = dock.short_title if short and dock.short_title else dock.title
+            if dock.windowTitle() != wanted:
+                dock.setWindowTitle(wanted)
+        for i, dock in enumerate(row):
+            bar.setTabToolTip(i, dock.title)
+
+
+def _tab_overhead(bar):
+    """A tab's width beyond its title's, in the rows' own style (no style sheet of theirs)."""
+    probe = QTabBar()
+    probe.setFont(bar.font())
+    probe.addTab("x")
+    return probe.tabSizeHint(0).width() - probe.fontMetrics().horizontalAdvance("x")
 
 
 def studies_fit_below(room):
     """Can a study dock share `room` px of height with the canvas, the canvas keeping the
     height the story is framed in?"""
     return room - STUDY_LEAST_HEIGHT >= STORY_HEIGHT
+
+
+def squeezing_studies(window, docks):
+    """The docks of `docks` shown along the bottom (or top) while the canvas is lower than
+    STORY_HEIGHT: where a study opened here would not have gone (a layout remembered from
+    a larger window, or dragged there)."""
+    if window.centralWidget().height() >= STORY_HEIGHT:
+        return []
+    return [d for d in docks if d.isVisible() and not d.isFloating() and window.dockWidgetArea(d) in _ACROSS]
 
 
 def tab_beside(window, docks, anchor):
@@ -140,7 +198,7 @@ def front_action(window, dock, opened=None):
     the user sees what the press closes. Qt's toggleViewAction closed a dock that was open
     behind another tab (Ctrl+Alt+1 on a Jacobian behind the Gradient check made it vanish).
     `opened(dock)` runs once the shown dock has its place (sizing it, say)."""
-    action = QAction(dock.windowTitle(), window)
+    action = QAction(getattr(dock, "title", dock.windowTitle()), window)
     action.setCheckable(True)
     toggle = dock.toggleViewAction()
     action.setChecked(toggle.isChecked())

@@ -10,10 +10,11 @@ file behind).
 """
 import contextlib
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QPoint, QRect, QSizeF, Qt
-from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
+from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QPoint, QRect, QSize, QSizeF, Qt
+from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPalette, QPdfWriter, QRegion
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
                                QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox,
@@ -26,7 +27,6 @@ from .folders import document_stem, file_stem, remember_folder, start_folder
 
 THEMES = (("contrast", "High contrast (projector and print)"), ("light", "Light"), ("dark", "Dark"))
 STEP_FORMATS = (("png", "PNG picture"), ("svg", "SVG drawing"), ("pdf", "PDF document"))
-OWN_CONTROL = "exportViewButton"   # a widget's own Export button: left out of its picture
 ANIMATION_FORMATS = (("gif", "Animated GIF (.gif)"), ("apng", "Animated PNG (.png)"),
                      ("sequence", "Numbered PNG pictures (folder)"))
 
@@ -62,48 +62,56 @@ def report_export(window, path, notes):
         QMessageBox.information(window, "Exported", "\n\n".join(notes))
 
 
-class _OwnControlsHidden:
-    """While a view is drawn for export, its own Export View… button is not: the picture
-    is the view, not the button that made it (the button keeps its room, so nothing moves)."""
+@dataclass
+class Slide:
+    """A picture made of widgets, each drawn as it is on screen at its place on the slide
+    (a view's plots and words without its controls: StudyView.slide)."""
+    size: QSize
+    pieces: list = field(default_factory=list)     # (widget, QPoint where it goes)
+    background: QColor = field(default_factory=lambda: QColor("white"))
+    dpi: int = 96
+    title: str = "gradviz view"
 
-    def __init__(self, widget):
-        self.hidden = [b for b in widget.findChildren(QWidget, OWN_CONTROL) if b.isVisible()]
 
-    def __enter__(self):
-        for button in self.hidden:
-            policy = button.sizePolicy()
-            policy.setRetainSizeWhenHidden(True)
-            button.setSizePolicy(policy)
-            button.hide()
-
-    def __exit__(self, *exc):
-        for button in self.hidden:
-            button.show()
+def whole(widget):
+    """`widget` as it is on screen, all of it."""
+    return Slide(widget.size(), [(widget, QPoint())], widget.palette().color(QPalette.ColorRole.Window),
+                 widget.logicalDpiX(), widget.windowTitle() or "gradviz view")
 
 
 def export_widget(widget, path, scale=2.0):
-    """Write `widget` as it is on screen to `path` (.png at `scale` × its size, .svg, .pdf),
-    without its own Export View… button."""
-    with _OwnControlsHidden(widget):
-        return _export_widget(widget, path, scale)
+    """Write `widget` to `path` (.png at `scale` × its size, .svg, .pdf): its slide() where
+    it has one (a study view), else the widget as it is on screen."""
+    slide = widget.slide() if callable(getattr(widget, "slide", None)) else whole(widget)
+    return export_slide(slide, path, scale)
 
 
-def _export_widget(widget, path, scale):
+def _draw(slide, painter):
+    painter.fillRect(QRect(QPoint(), slide.size), slide.background)
+    flags = QWidget.RenderFlag.DrawWindowBackground | QWidget.RenderFlag.DrawChildren
+    for widget, at in slide.pieces:
+        painter.save()
+        painter.translate(at)
+        # QWidget's render: a plot's QGraphicsView.render would draw its scene, not the widget
+        QWidget.render(widget, painter, QPoint(), QRegion(QRect(QPoint(), widget.size())), flags)
+        painter.restore()
+
+
+def export_slide(slide, path, scale=2.0):
     path = str(path)
     kind = Path(path).suffix.lower().lstrip(".")
     if kind not in ("png", "svg", "pdf"):
         raise ValueError(f"{Path(path).name}: export a view as .png, .svg or .pdf")
-    size = widget.size()
+    size = slide.size
     if size.isEmpty():
         raise ValueError("the view has no size yet: show it first")
-    flags = QWidget.RenderFlag.DrawWindowBackground | QWidget.RenderFlag.DrawChildren
     if kind == "png":
         image = QImage(int(size.width() * scale), int(size.height() * scale),
                        QImage.Format.Format_ARGB32_Premultiplied)
         image.setDevicePixelRatio(scale)
         image.fill(QColor("white"))
         painter = QPainter(image)
-        widget.render(painter, QPoint(), QRect(QPoint(), size), flags)
+        _draw(slide, painter)
         painter.end()
         buffer = QBuffer()
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)
@@ -121,8 +129,8 @@ def _export_widget(widget, path, scale):
         # The widget lays its text out at the screen's dpi; at the generator's default 72
         # an 11 pt font would be written 11 px high, smaller than it was laid out, and text
         # drawn in pieces (‖, then Δ from another font) would show gaps: ‖  Δ w‖.
-        device.setResolution(widget.logicalDpiX())
-        device.setTitle(widget.windowTitle() or "gradviz view")
+        device.setResolution(slide.dpi)
+        device.setTitle(slide.title)
     else:
         device = QPdfWriter(buffer)
         device.setResolution(96)
@@ -132,7 +140,7 @@ def _export_widget(widget, path, scale):
     painter = QPainter(device)
     if not painter.isActive():
         raise OSError(f"cannot draw {path}")
-    widget.render(painter, QPoint(), QRect(QPoint(), size), flags)
+    _draw(slide, painter)
     painter.end()
     del device   # a PDF is complete once its writer is gone
     write_bytes(path, bytes(buffer.data()))
@@ -292,7 +300,7 @@ class ExportViewDialog(QDialog):
         self.scale.setSuffix(" ×")
         self.scale.setToolTip("PNG pixels per screen pixel: 2 is sharp on a slide")
         form = QFormLayout()
-        form.addRow("Shows:", QLabel(f"The {view.title} view as on screen"))
+        form.addRow("Shows:", QLabel(f"The {view.title} view: its plots and all its words"))
         form.addRow("Format:", self.format)
         form.addRow("File:", self.path)
         form.addRow("PNG scale:", self.scale)

@@ -46,6 +46,7 @@ SEED_GAP = 5.0         # between the seed arrow's tail and its label
 SEED_H = 16.0          # the seed label's box
 FAN_SPREAD = 10.0       # between the arrows of a fan-in's paths that come along one edge
 FAN_TAPER = 40.0        # how far from either end those arrows part and meet again
+BESIDE = PILL_H + 4 + 5  # a label this near a line (in its own units) reads as that line's
 PILL_LEVELS = 8        # rows of spots a pill tries on each side of its arrow, nearest first
 _PILL_SPOTS = (0.5, 0.35, 0.65, 0.22, 0.78, 0.12, 0.88)
 
@@ -119,6 +120,25 @@ class Track:
         near = np.flatnonzero((hi[:, 0] >= x0) & (lo[:, 0] <= x1) & (hi[:, 1] >= y0) & (lo[:, 1] <= y1))
         return any(segment_meets_rect(*a[i], *b[i], x0, y0, x1, y1) for i in near.tolist())
 
+    def distance(self, rect):
+        """How far the polyline passes from `rect` (0 where it crosses it)."""
+        if len(self.xy) < 2:
+            return _apart(rect, QRectF(*self.xy[0], 0.0, 0.0))
+        if self.crosses(rect):
+            return 0.0
+        x0, y0, x1, y1 = rect.left(), rect.top(), rect.right(), rect.bottom()
+        a, b = self.xy[:-1], self.xy[1:]
+        ends = self.xy
+        dx = np.maximum(np.maximum(x0 - ends[:, 0], ends[:, 0] - x1), 0.0)
+        dy = np.maximum(np.maximum(y0 - ends[:, 1], ends[:, 1] - y1), 0.0)
+        best = float(np.min(np.hypot(dx, dy)))
+        d = b - a
+        length2 = np.maximum((d * d).sum(axis=1), 1e-12)
+        for cx, cy in ((x0, y0), (x1, y0), (x0, y1), (x1, y1)):   # a corner nearest a segment's middle
+            t = np.clip(((cx - a[:, 0]) * d[:, 0] + (cy - a[:, 1]) * d[:, 1]) / length2, 0.0, 1.0)
+            best = min(best, float(np.min(np.hypot(a[:, 0] + t * d[:, 0] - cx, a[:, 1] + t * d[:, 1] - cy))))
+        return best
+
     def head(self, distance):
         """The polyline from the start up to `distance`."""
         d = min(max(distance, 0.0), self.length)
@@ -128,6 +148,42 @@ class Track:
         return QPolygonF(points)
 
 
+def _apart(a, b):
+    """How far apart two rectangles are (0 where they meet)."""
+    return math.hypot(max(a.left() - b.right(), b.left() - a.right(), 0.0),
+                      max(a.top() - b.bottom(), b.top() - a.bottom(), 0.0))
+
+
+def _best_spot(spots, reach, bounds, blocked, pills, grey, clear):
+    """The first of `spots` (nearest their arrow first; `reach`: how far a spot is from
+    it) by the rules in order of what gives way last: in `bounds` (None: anywhere), off
+    `blocked`, `clear` of the step's other arrows, no `grey` Track (another edge) nearer
+    than its own arrow (else none within BESIDE of it, where it would read as that edge's);
+    then the same spots moved into `bounds`; then off the other labels (`pills`)."""
+    if bounds is not None:
+        spots = spots + [
+            r.translated(min(max(r.left(), bounds.left()), bounds.right() - r.width()) - r.left(),
+                         min(max(r.top(), bounds.top()), bounds.bottom() - r.height()) - r.top())
+            for r in spots if not bounds.contains(r)]
+    seen = bounds.contains if bounds is not None else (lambda r: True)
+    boxes = [(t, t.xy.min(axis=0), t.xy.max(axis=0)) for t in grey if len(t.xy)]
+    near = BESIDE * spots[0].height() / PILL_H
+
+    def alone(r, limit=math.inf):
+        """No other edge nearer `r` than its own arrow (within `limit`)."""
+        d = min(reach(r), limit)
+        return not any(lo[0] <= r.right() + d and hi[0] >= r.left() - d and lo[1] <= r.bottom() + d
+                       and hi[1] >= r.top() - d and t.distance(r) < d for t, lo, hi in boxes)
+    off = [r for r in spots if not any(r.intersects(b) for b in blocked) and clear(r)]
+    for rule in (lambda r: seen(r) and alone(r), lambda r: seen(r) and alone(r, near), seen,
+                 lambda r: alone(r, near), lambda r: True):
+        found = next((r for r in off if rule(r)), None)
+        if found is not None:
+            return found
+    return next((r for r in spots if seen(r) and not any(r.intersects(b) for b in pills)),
+                next((r for r in spots if not any(r.intersects(b) for b in pills)), spots[0]))
+
+
 class StepPainter:
     """The story-step overlay (a part of Renderer)."""
 
@@ -135,6 +191,9 @@ class StepPainter:
     # export, where they are drawn to scale with the cards; the canvas sets it from its zoom
     # so that they keep one size on screen (Fit far out drew them 5 px tall, issue 20)
     label_scale = 1.0
+    # The scene rect the labels stay in where they can (the view the player framed the step
+    # in); None (an export): anywhere
+    label_bounds = None
 
     # -- which edges a step animates ---------------------------------------------------
     def _contribution_edges(self, step):
@@ -273,11 +332,23 @@ class StepPainter:
         """[(text, QRectF)]: a label per animated path (one for paths saying the same), placed
         off every card, the formula card, the other arrows and each other: the first free
         spot along the path, moving away from it only when nearer spots are taken."""
+        return [(label, rect) for label, rect, _ in self.placed_pills(step)]
+
+    def placed_pills(self, step):
+        """[(text, QRectF, anchor)] of `pill_rects`, each with what it labels: the Track of
+        its arrow, or the card (QRectF) a path with no arrow is inside (a layer's own matmul
+        reading its kernel). A label goes, best first: inside `label_bounds` (the view the
+        player framed), off the cards, names, formula card and other labels, clear of the
+        step's other arrows, and with no other edge nearer it than its own arrow (BatchNorm's
+        step 9 put "cotangent (7, 8)" above the view, and others sat on a grey edge far from
+        their own); each rule is given up only where no spot keeps it."""
         if getattr(step, "kind", "") == "cut":
             return []
         card = self._formula_rect(step)      # beside its node, or docked where the player put it
         k = self.label_scale
-        key = (id(step), self._obstacles_key(), None if card is None else card.getRect(), k)
+        bounds = self.label_bounds
+        key = (id(step), self._obstacles_key(), None if card is None else card.getRect(), k,
+               None if bounds is None else bounds.getRect())
         cached = getattr(self, "_pill_cache", None)
         if cached is not None and cached[0] == key and cached[1] is step:
             return cached[2]
@@ -285,24 +356,29 @@ class StepPainter:
         blocked = self._label_obstacles(card)
         placed = []
         tracks = self.step_tracks(step)
+        own_edges = set(self._step_edges(step))
+        grey = [t for e, t in self._edge_tracks().items() if e not in own_edges]
         for i, ((edge, track), label) in enumerate(zip(tracks, self._pill_texts(step))):
-            if any(label == done for done, _ in placed):   # one label says it for parallel arrows
+            if any(label == done for done, _, _ in placed):   # one label says it for parallel arrows
                 continue
             w, h = (text.width(font, label) + PILL_PAD) * k, PILL_H * k
             others = [other for j, (_, other) in enumerate(tracks) if j != i]
             spots = []
             for level in range(PILL_LEVELS):         # further from the path only when nearer is taken
                 shift = (5 + level * (PILL_H + 4)) * k
-                for at in _PILL_SPOTS:
-                    c, _ = track.at(track.length * at)
+                points = [track.at(track.length * at)[0] for at in _PILL_SPOTS]
+                for c in points:                     # below or above the path, centred on it
                     spots += [QRectF(c.x() - w / 2, c.y() + shift, w, h),
                               QRectF(c.x() - w / 2, c.y() - shift - h, w, h)]
+                for c in points:                     # ... ending or starting there; beside it
+                    spots += [QRectF(x, y, w, h) for x in (c.x() - w, c.x())
+                              for y in (c.y() + shift, c.y() - shift - h)]
+                    spots += [QRectF(c.x() + shift, c.y() - h / 2, w, h),
+                              QRectF(c.x() - shift - w, c.y() - h / 2, w, h)]
             pills = blocked[len(blocked) - len(placed):]
-            free = next((r for r in spots if not any(r.intersects(b) for b in blocked)
-                         and not any(o.crosses(r.adjusted(-2 * k, -2 * k, 2 * k, 2 * k)) for o in others)), None)
-            if free is None:                     # no room off the cards: at least off the other labels
-                free = next((r for r in spots if not any(r.intersects(b) for b in pills)), spots[0])
-            placed.append((label, free))
+            clear = lambda r: not any(o.crosses(r.adjusted(-2 * k, -2 * k, 2 * k, 2 * k)) for o in others)
+            free = _best_spot(spots, track.distance, bounds, blocked, pills, grey, clear)
+            placed.append((label, free, track))
             blocked.append(free.adjusted(-3 * k, -3 * k, 3 * k, 3 * k))
         for label in self._inside_paths(step):   # no arrow: said beside the port, else just
             w, h = (text.width(font, label) + PILL_PAD) * k, PILL_H * k   # below or above the node
@@ -313,31 +389,51 @@ class StepPainter:
             spots += [QRectF(own.right() - w, own.bottom() + 6 * k + n * row, w, h) for n in range(3)]
             spots += [QRectF(own.right() - w, own.top() - BADGE_H - 8 * k - h - n * row, w, h)
                       for n in range(3)]
-            free = next((r for r in spots if not any(r.intersects(b) for b in blocked)), spots[0])
-            placed.append((label, free))
+            free = _best_spot(spots, lambda r, own=own: _apart(r, own), bounds, blocked,
+                              blocked[len(blocked) - len(placed):], grey, lambda r: True)
+            placed.append((label, free, own))
             blocked.append(free.adjusted(-3 * k, -3 * k, 3 * k, 3 * k))
         self._pill_cache = (key, step, placed)
         return placed
 
+    def _edge_tracks(self):
+        """{edge: Track} of every edge drawn, flattened once per card geometry."""
+        key = self._obstacles_key()
+        cached = getattr(self, "_edge_track_cache", None)
+        if cached is None or cached[0] != key:
+            tracks = {e: Track(self.edge_path(e)) for e in self._drawn_edges()}
+            cached = self._edge_track_cache = (key, tracks)
+        return cached[1]
+
     def _inside_paths(self, step):
         """A fan-in's paths that no edge brings: uses inside the node itself (a layer's own
-        matmul reading its kernel), named as the card names them."""
+        matmul reading its kernel), named as the card names them, and said to be inside
+        the node, with no edge (so no arrow)."""
         if getattr(step, "kind", "") != "fan_in" or getattr(step, "port", None) is None:
             return []
         delivered, steps = self._delivered(), getattr(self.story, "steps", None) or []
         paths = getattr(step, "paths", None) or []
-        return [f"{paths[k]}, inside" for k, i in enumerate(getattr(step, "_sources", None) or ())
+        node = self.doc.nodes.get(step.port.node)
+        owner = (node.label or node.id) if node is not None else step.port.node
+        return [f"{paths[k]}, inside {owner} (no edge)"
+                for k, i in enumerate(getattr(step, "_sources", None) or ())
                 if k < len(paths) and not delivered.get(i) and i < len(steps)
                 and steps[i].kind == "contribution" and steps[i].node == step.port.node]
 
     def _label_obstacles(self, card):
-        """What an overlay's label must not cover: every card with its badge, the ports'
+        """What an overlay's label must not cover: every card with its badges, the ports'
         names beside them (matmul's a and b, a layer's output and kernel) and the formula card."""
-        blocked = [self.rect(n).adjusted(-1, -BADGE_H - 4, 1, 1) for n in self.doc.nodes]
+        blocked = [self.rect(n).adjusted(-1, -BADGE_H - 4 if self._has_badge(n) else -4, 1, 1)
+                   for n in self.doc.nodes]
         blocked += [r.adjusted(-2, -2, 2, 2) for n in self.doc.nodes for r, _, _ in self.port_labels(n)]
         if card is not None:
             blocked.append(card.adjusted(-3, -3, 3, 3))
         return blocked
+
+    def _has_badge(self, nid):
+        """Does the card write a badge above it (source, target, not recorded)?"""
+        return bool(self.source_badge(nid)) or nid in self.doc.tape.stop_recording \
+            or any(p.node == nid for p in self.doc.targets)
 
     def seed_marks(self, step):
         """(tail, tip, label rect) of a seed step's arrow into the target's output port, or

@@ -61,3 +61,16 @@ def test_a_fan_in_shows_each_of_its_paths(name):
                 assert (start, end) == (other.at(0)[0], other.at(other.length)[0]), where
                 a, b = track.at(track.length / 2)[0], other.at(other.length / 2)[0]
                 assert (a - b).manhattanLength() >= 0.9 * FAN_SPREAD, where
+
+
+def test_a_path_inside_its_node_says_where_it_is_and_why_it_has_no_arrow():
+    """Lesson 14's fan-in at layer.kernel: the path from the layer's own matmul has no edge,
+    so no arrow; its label read "from layer's matmul, inside" (inside what, and where is its
+    arrow?). It names the node the use is inside and says that no edge brings it, beside
+    that node's card."""
+    r = renderer("001_input_gradient_regularization")
+    step = next(s for s in r.story.of_kind("fan_in") if s.title == "Fan-in at layer.kernel")
+    assert r._inside_paths(step) == ["from layer's matmul, inside layer (no edge)"]
+    (label, rect, card), = [p for p in r.placed_pills(step) if p[0] == r._inside_paths(step)[0]]
+    assert card == r.rect("layer")
+    assert rect.adjusted(-30, -30, 30, 30).intersects(card)

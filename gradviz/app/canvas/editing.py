@@ -17,6 +17,7 @@ from ...graph.document import CONSTANT, VARIABLE, Document, Port
 from ...graph.names import file_ids
 from ...render.cards import BADGE_H
 from ...render import legible
+from ...render import painter as render_painter
 from ...render.layout import layout as layout_positions
 from .palette import palette_entries
 from .quick_add import QuickAdd
@@ -79,7 +80,9 @@ class CanvasEditing:
         variant = op if kind in (CONSTANT, VARIABLE) else ""
         zoom = self.transform().m11() or 1.0      # in view with show_nodes' margin: no scroll
         room = self.visible_rect().adjusted(*(d / zoom for d in (SHOW_MARGIN, SHOW_MARGIN, -SHOW_MARGIN, -SHOW_MARGIN)))
-        corner = self.free_spot(NEW_BOUNDS.translated(pos - GRAB), within=room) - NEW_BOUNDS.topLeft()
+        occupied = self._occupied() + self._story_marks()
+        corner = self.free_spot(NEW_BOUNDS.translated(pos - GRAB), occupied, within=room)
+        corner -= NEW_BOUNDS.topLeft()
         node = c.make_node(kind, "" if variant else op, (round(corner.x()), round(corner.y())))
         if variant == "watched":
             node.watched = True
@@ -102,6 +105,16 @@ class CanvasEditing:
 
     def _occupied(self):
         return [item.sceneBoundingRect() for item in self.node_items.values() if item.card is not None]
+
+    def _story_marks(self):
+        """What the story step shown writes over the graph (its formula card, its arrows'
+        labels): a card added during a step lands off them, as off the cards."""
+        overlay = self.step_overlay
+        if overlay is None or overlay.step is None or overlay.is_stale(self.renderer.story):
+            return []
+        formula = render_painter.formula_rect(self.renderer, overlay.step)
+        marks = self.step_marks(self.transform().m11())
+        return marks[1:] + ([] if formula is None else [formula])
 
     def free_spot(self, rect, occupied=None, within=None):
         """The top-left corner nearest `rect`'s where `rect` (scene bounds of a card or a group

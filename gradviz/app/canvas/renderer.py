@@ -21,6 +21,13 @@ class CanvasRenderer(Renderer):
         """The story's arrow labels' scale (render.story_overlay) at the canvas's zoom now."""
         return 1.0 if self.zoom_labels is None else self.zoom_labels()
 
+    view_bounds = None        # the canvas's label_bounds: the view its player framed the step in
+
+    @property
+    def label_bounds(self):
+        """Where the story's arrow labels stay (render.story_overlay): the framed view."""
+        return None if self.view_bounds is None else self.view_bounds()
+
     def __init__(self, doc, evaluation, result, theme, positions, previous=None, hold_sizes=False):
         super().__init__(type(doc)(), theme=theme, positions={})  # every attribute, no cards
         self.hold_sizes = hold_sizes

@@ -90,6 +90,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         self._followed_zoom = None
         self._labels_followed = None       # the label scale the step shown was placed at
         self.labels_at = None              # a zoom the labels are sized for a moment (step_marks)
+        self.label_bounds = None           # the view the player framed the step in (scene): its labels stay in it
         self._after_paint = []             # callbacks waiting for the next paint
         self._running_after_paint = False
         self._after_paint_timer = QTimer(self)
@@ -242,6 +243,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
                                       previous, self.sizes_held, self.compact_height)
         self.renderer.positions = self.positions
         self.renderer.zoom_labels = self.label_scale
+        self.renderer.view_bounds = lambda: self.label_bounds
         if missing:
             self._place_missing(doc, missing)
         problems = self.controller.result.node_problems or {}

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFrame, QHBoxLayout, QLa
                                QSizePolicy, QStyle, QToolButton, QVBoxLayout, QWidget)
 
 from ...engine.errors import counted
+from ...render import painter as render_painter
 from ...render.legible import READABLE_PX
 from ...render.themes import LIGHT
 from ..literal import mnemonic_free
@@ -169,6 +170,13 @@ def _chip_style(kind, i, current):
     return base + "QToolButton { background: palette(base); }"
 
 
+def _same_step(a, b):
+    """Do two stories' steps show the same thing at the same place (the story assembled
+    again after an edit that did not touch it)?"""
+    return (a.index, a.kind, a.node, a.port, a.input_index, a.title) == \
+        (b.index, b.kind, b.node, b.port, b.input_index, b.title)
+
+
 class PlayerBar(QWidget):
     """First / back / play-pause / step / last, speed, the timeline of named steps, the caption."""
 
@@ -186,6 +194,7 @@ class PlayerBar(QWidget):
         self.speed = 1.0
         self.framing = {}               # step_view.frame_step options (presentation mode)
         self._pan = None                # (step, start, frame's centre): the view follows the cotangent
+        self._formula_at = None         # (step, its formula card's rect, its size) as last placed
 
         self.animation = QVariantAnimation(self)
         self.animation.setStartValue(0.0)
@@ -378,7 +387,19 @@ class PlayerBar(QWidget):
         overlay = getattr(self.canvas, "step_overlay", None)
         if overlay is not None and overlay.step is step:
             overlay.relayout()     # the formula card may have docked elsewhere
+        self._note_formula()
         return None if framed is None else framed[0]
+
+    def _note_formula(self):
+        """Remember where the step's formula card is (the canvas's renderer, and where it
+        docked the card, is replaced on every edit: `_keep_view` puts it back)."""
+        step, r = self.step, self.canvas.renderer
+        if step is None:
+            self._formula_at = None
+            return
+        layout = r.formula_layout(step)
+        self._formula_at = (step, render_painter.formula_rect(r, step),
+                            None if layout.empty else (layout.width, layout.height))
 
     def _fitted(self):
         """Fit to Window during the story: every card in view, the step's formula card
@@ -389,6 +410,7 @@ class PlayerBar(QWidget):
         self._pan = None             # the view no longer follows the cotangent
         fit_dock.dock_after_fit(self.canvas, self.canvas.renderer, step)
         overlay.relayout()
+        self._note_formula()
 
     def _follow(self, progress):
         """While the cotangent travels from senders the step's frame does not show, the view
@@ -553,6 +575,7 @@ class PlayerBar(QWidget):
         story = getattr(result, "story", None)
         if story is not None and story is self._story and self._index == -1:
             return   # a move or a new position: the editing view shows the same story
+        shown, placed = self.step, self._formula_at
         self._story = story
         self._story_steps = list(getattr(story, "steps", None) or [])
         self.timeline.set_steps([s.title or KIND_WORDS.get(s.kind, s.kind) for s in self._steps],
@@ -560,7 +583,37 @@ class PlayerBar(QWidget):
         old = self._index
         self._index = -2  # force the redraw with the new story's step
         self.animation.stop()
-        self.set_index(min(old, len(self._steps) - 1))  # emits stepChanged: a new Step
+        i = min(old, len(self._steps) - 1)
+        if shown is not None and placed is not None and placed[0] is shown \
+                and self._keep_view(shown, placed, i):
+            return
+        self.set_index(i)  # emits stepChanged: a new Step
+
+    def _keep_view(self, shown, placed, i):
+        """An edit while step `i` is shown (a card added with Tab, a value typed) that leaves
+        the step as it was: the new story's step is shown where the view is, its formula
+        card where it was (`placed`: the step, the card's rect, its layout's size), so the
+        teacher's view does not jump (the step framed anew moved it ~270 px, and the card
+        just added out of it). False when the step or its card's size changed."""
+        step = self._steps[i] if i >= 0 else None
+        r = self.canvas.renderer
+        if step is None or not _same_step(shown, step):
+            return False
+        _, rect, size = placed
+        layout = r.formula_layout(step)
+        if size != (None if layout.empty else (layout.width, layout.height)):
+            return False
+        self._index = i
+        self.canvas.set_step(step, 1.0)
+        if rect is not None:
+            r.dock_formula(step, rect)
+        self._note_formula()
+        if self.canvas.step_overlay is not None:
+            self.canvas.step_overlay.relayout()
+        self._pan = None
+        self._show()
+        self.stepChanged.emit(i)
+        return True
 
     def _document_replaced(self):
         if self.controller.undo_stack.count() == 0:  # a new file: back to editing

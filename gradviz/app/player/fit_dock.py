@@ -54,13 +54,16 @@ def dock_after_fit(view, renderer, step):
     """Dock `step`'s formula card in `view` just fitted (see the module's docstring); the
     view may zoom out a little and scroll. Returns the card's rect, or None (no card)."""
     renderer.dock_formula(step, None)
+    view.label_bounds = None
     formula = render_painter.formula_rect(renderer, step)
     nid = getattr(step, "node", None)
     if formula is None or nid not in renderer.doc.nodes:
+        step_view.keep_labels_in_view(view)
         return None
     fit = view.transform().m11()
     readable = step_view.readable_zoom(view, view.readable_px)
     if fit >= readable and view.visible_rect().contains(formula):
+        step_view.keep_labels_in_view(view)
         return formula              # beside its card, readable: where the story put it
     zooms = [fit * k for k in ZOOMS if fit * k >= MIN_ZOOM]
     layout = renderer.formula_layout(step)
@@ -87,4 +90,5 @@ def dock_after_fit(view, renderer, step):
         spot = _corner(view, (size[0] * scale, size[1] * scale), cards)
     rect = QRectF(spot[0], spot[1], spot[2] - spot[0], spot[3] - spot[1])
     renderer.dock_formula(step, rect)
+    step_view.keep_labels_in_view(view)
     return rect

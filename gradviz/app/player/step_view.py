@@ -29,6 +29,7 @@ from . import docking
 MAX_ZOOM = 1.25
 MARGIN = 24.0           # screen pixels kept free around what is framed
 LANDING_W = 140.0       # how much of the card where the cotangent lands is worth showing
+LABEL_MARGIN = 2.0      # screen pixels between the view's edge and an arrow's label
 
 
 def text_px(view, zoom=None):
@@ -302,17 +303,26 @@ def _centre(spans, seen, full=None):
 def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM):
     """Zoom and scroll `view` to frame `step`; returns (zoom, scene centre), or None
     (nothing done)."""
+    view.label_bounds = None            # the labels as they would lie anywhere, while weighed
     framed = step_frame(view, renderer, step, readable_px, max_zoom)
     if framed is None:
         return None
     zoom, centre, _ = framed
     view.setTransform(QTransform.fromScale(zoom, zoom))
     look_at(view, centre)
+    keep_labels_in_view(view)
     # A step too large for presentation mode's zoom is framed smaller, down to the legible
     # size: its cards still show their numbers there (the canvas draws compact below this).
     shown = text_px(view, zoom)
     view.set_readable_px(readable_px if shown >= readable_px - 1e-6 else shown * (1 - 1e-9))
     return zoom, centre
+
+
+def keep_labels_in_view(view):
+    """The step's arrow labels stay in the view as it is now (its scene rect, LABEL_MARGIN
+    pixels in), where they can."""
+    inset = LABEL_MARGIN / view.transform().m11()
+    view.label_bounds = view.visible_rect().adjusted(inset, inset, -inset, -inset)
 
 
 def look_at(view, centre):

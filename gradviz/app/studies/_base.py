@@ -9,7 +9,8 @@ import copy
 import html
 
 import numpy as np
-from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QFontMetrics, QPalette
 from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton,
                                QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
@@ -20,7 +21,7 @@ from ...render.themes import LIGHT
 from ...story.numbers import alone
 from .. import worker
 from ..controller import port_named
-from ..export_dialog import OWN_CONTROL, export_view_dialog
+from ..export_dialog import Slide, export_view_dialog
 from .applies import graph_error
 
 DEBOUNCE_MS = 120
@@ -30,7 +31,8 @@ NARROW_MIN_W = 220          # the least width a view reads at, its plots stacked
 PLOT_MIN_H = 150            # a plot's least height, stacked: its ticks and a few cells still read
 PLOT_MAX_H = 420            # ... and most: a taller plot only adds white around a square heatmap
 PLOT_ASPECT = 0.75          # a stacked chart's height for its width
-WORDS_MIN_H = 90            # the words below stacked plots: three lines, the rest scrolls
+WORD_LINES = 8              # the words below stacked plots show at least this many lines (or all)
+BANNER_PAD = 16             # ... and a banner's padding and border, above and below
 WORKER_ELEMENTS = 200_000    # studies with more matrix entries than this go to the worker
 
 BANNER_STYLES = {
@@ -110,6 +112,19 @@ class WordColumn(QScrollArea):
         height = words.heightForWidth(width)     # -1: nothing wraps (a table)
         return height if height >= 0 else words.sizeHint().height()
 
+    def slide_pieces(self, at):
+        """(pieces, height): the column's labels that have words, whole, from `at` down
+        (its rows of controls left out)."""
+        words = self.widget()
+        layout = words.layout() if words is not None else None
+        pieces, y = [], 0
+        for item in (layout.itemAt(i) for i in range(layout.count() if layout else 0)):
+            label = item.widget()
+            if isinstance(label, QLabel) and not label.isHidden() and label.text():
+                pieces.append((label, QPoint(at.x() + label.x(), at.y() + y)))
+                y += label.height() + layout.spacing()
+        return pieces, max(y - layout.spacing(), 0) if pieces else 0
+
 
 def word_column(*items):
     """Banners and controls stacked beside a plot (`items`: widgets and layouts), in a
@@ -148,7 +163,7 @@ class PlotsAndWords(QSplitter):
     """A view's plots and its words (WordColumns): side by side, the words at the right, in
     a dock wide enough (along the bottom); in a narrow one (a side column) stacked, the
     plots above the words, nothing scrolling sideways (issue 20 §5). Stacked, each plot
-    gets its stacked_height while the words below keep WORDS_MIN_H (they scroll); a square
+    gets its stacked_height while the words below keep words_least (they scroll); a square
     heatmap never less, so its cells stay square (the view scrolls down to the rest)."""
 
     def __init__(self):
@@ -160,6 +175,14 @@ class PlotsAndWords(QSplitter):
     def parts(self):
         return [self.widget(i) for i in range(self.count())]
 
+    def words_least(self):
+        """The least height of stacked words: WORD_LINES lines of the view's font in a banner.
+        At 1280 x 800 beside the palette they had 90 px: the Jacobian's caption and two
+        lines of its first check; 160 px show five lines of it."""
+        font = self.font()
+        font.setPointSizeF(VIEW_FONT_PT)        # the banners' (their style sheet sets it)
+        return WORD_LINES * QFontMetrics(font).lineSpacing() + BANNER_PAD
+
     def stack(self, stacked):
         """Plots over words (`stacked`) or side by side."""
         if stacked == self.stacked:
@@ -168,7 +191,7 @@ class PlotsAndWords(QSplitter):
         for part in self.parts():
             floor = self._floors.setdefault(id(part), (part.minimumWidth(), part.minimumHeight()))
             if stacked:
-                least = WORDS_MIN_H if isinstance(part, WordColumn) else PLOT_MIN_H
+                least = self.words_least() if isinstance(part, WordColumn) else PLOT_MIN_H
                 part.setMinimumSize(min(floor[0], NARROW_MIN_W), max(floor[1], least))
             else:
                 part.setMinimumSize(*floor)
@@ -188,7 +211,7 @@ class PlotsAndWords(QSplitter):
 
     def fit(self):
         """Stacked: the plots at their stacked_height, shrunk (not below PLOT_MIN_H, a square
-        heatmap not at all) while the words would get less than WORDS_MIN_H; the words the
+        heatmap not at all) while the words would get less than words_least; the words the
         rest. Room left over goes half to the plots (up to PLOT_MAX_H), half to the words.
         Side by side, a table (words that do not wrap) as wide as it is: at its share of the
         width the gradient check's 'relative error' column was cut."""
@@ -212,7 +235,7 @@ class PlotsAndWords(QSplitter):
         need = {id(p): max(p.words_height(width), 1) for p in words}
         for p in words:    # a table (its words do not wrap) whole: scrolled in a low slot it hid its side
             fixed = p.widget() is not None and p.widget().heightForWidth(width) < 0
-            least = max(min(need[id(p)], WORDS_MIN_H), need[id(p)] if fixed else 0)
+            least = max(min(need[id(p)], self.words_least()), need[id(p)] if fixed else 0)
             if p.minimumHeight() != least:
                 p.setMinimumHeight(least)
         # Where the view scrolls down anyway (its words' least and the plots' exceed the room),
@@ -227,7 +250,7 @@ class PlotsAndWords(QSplitter):
             least = max(floor[1], least, PLOT_MIN_H)
             if plot.minimumHeight() != least:
                 plot.setMinimumHeight(least)
-        floor = sum(min(n, WORDS_MIN_H) for n in need.values())
+        floor = sum(min(n, self.words_least()) for n in need.values())
         ideal = {id(p): max(min(stacked_height(p, width), shows), p.minimumHeight()) for p in plots}
         want = sum(ideal.values())
         scale = min(1.0, (room - floor) / want) if want else 1.0
@@ -301,6 +324,26 @@ class PlotsAndWords(QSplitter):
         if area is None or area.widget() is None:
             return 0
         return area.viewport().height() - self.mapTo(area.widget(), QPoint(0, 0)).y() - 6
+
+    def slide_pieces(self, at):
+        """(pieces, height) of the parts shown, for StudyView.slide from `at`: each plot as
+        it is, each word column's labels whole, one below the other (a row of controls in
+        a column, the Hessian's ε and Newton step, is left out)."""
+        pieces, end = [], 0
+        along = 0
+        for part in (p for p in self.parts() if not p.isHidden()):
+            if self.stacked:
+                corner = QPoint(at.x() + part.x(), at.y() + along)
+            else:
+                corner = QPoint(at.x() + part.x(), at.y())
+            if isinstance(part, WordColumn):
+                placed, height = part.slide_pieces(corner)
+            else:
+                placed, height = [(part, corner)], part.height()
+            pieces += placed
+            along += height + self.handleWidth()
+            end = max(end, corner.y() - at.y() + height)
+        return pieces, end
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
@@ -455,7 +498,6 @@ class StudyView(QWidget):
             if isinstance(widget, QComboBox):
                 widget.currentIndexChanged.connect(self._choice_changed)
         self.export_button = QPushButton("Export View…")
-        self.export_button.setObjectName(OWN_CONTROL)   # not in the exported picture
         self.export_button.setToolTip(f"Save this {self.title} view as a PNG, SVG or PDF picture")
         self.export_button.clicked.connect(self.export_view)
         groups.append([self.export_button])
@@ -488,6 +530,31 @@ class StudyView(QWidget):
 
     def export_view(self):
         return export_view_dialog(self.window(), self)
+
+    def slide(self):
+        """The view as Export View writes it, like a slide: its message and captions, its
+        plots as they are on screen and the whole of its words below or beside them (not
+        the part a low dock scrolls to), without its choosers, buttons, spin boxes or scroll
+        bars. At 1280 x 800 the stacked Jacobian's picture held its choosers, a scroll bar
+        and its words cut after four lines."""
+        margins = self.layout_.contentsMargins()
+        spacing = self.layout_.spacing()
+        pieces, y = [], margins.top()
+        for item in (self.layout_.itemAt(i) for i in range(self.layout_.count())):
+            widget = item.widget()
+            if widget is None or widget.isHidden():
+                continue                # the choosers' rows, the room below
+            if isinstance(widget, PlotsAndWords):
+                placed, height = widget.slide_pieces(QPoint(widget.x(), y))
+            elif isinstance(widget, QLabel) and widget.text():
+                placed, height = [(widget, QPoint(widget.x(), y))], widget.height()
+            else:
+                continue                # the busy bar: a control
+            pieces += placed
+            y += height + spacing
+        height = y - spacing + margins.bottom() if pieces else self.height()
+        return Slide(QSize(self.width(), height), pieces, self.palette().color(QPalette.ColorRole.Window),
+                     self.logicalDpiX(), f"{self.title} — gradviz")
 
     def _choice_changed(self):
         self._stale = True

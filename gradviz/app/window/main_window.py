@@ -18,8 +18,8 @@ from ...graph.errors import DocumentError, Problem
 from . import focus_keys
 from .inactive_keys import InactiveKeys
 from .. import theme as app_theme
-from ..dock_room import (CANVAS_MIN_HEIGHT, STORY_HEIGHT, Dock, in_front, open_bottom, studies_fit_below, tab_beside,
-                         tabs_above, title_bar_follows_area)
+from ..dock_room import (CANVAS_MIN_HEIGHT, STORY_HEIGHT, Dock, in_front, open_bottom, squeezing_studies,
+                         studies_fit_below, tab_beside, tabs_above, title_bar_follows_area)
 from ..canvas.view import CanvasView
 from .codeview import CodeView
 from .recovery import Autosaver, RecentFiles, Recovery
@@ -43,6 +43,10 @@ __all__ = ["CANVAS_MIN_HEIGHT", "MainWindow", "SAMPLES_DIR", "SEED_SAMPLE", "STU
 # The study docks (app/studies, in VIEWS order), named here so pyqtgraph loads only when one opens.
 STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms",
                 "Gradient check")
+# Their tabs' short titles, where a row has no room for the titles (dock_room.fit_tab_titles):
+# the signs their views write (J, Jᵢⱼ of example b, H, ‖g‖ the gradient's norm; ⇄ the two
+# modes compared, ≈ central differences beside the backward pass).
+STUDY_TABS = dict(zip(STUDY_TITLES, ("J", "J[b]", "H", "⇄", "‖g‖", "≈")))
 # The document's studies (graph.fileformat) with a dock that shows them.
 STUDY_VIEWS = {"jacobian": "Jacobian", "batch_jacobian": "Batch Jacobian", "hessian": "Hessian",
                "gradient_check": "Gradient check"}
@@ -153,8 +157,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.canvas.setFocus()
 
     # -- construction ------------------------------------------------------------------
-    def _dock(self, title, name, widget, area):
-        dock = Dock(title, self)
+    def _dock(self, title, name, widget, area, short_title=None):
+        dock = Dock(title, self, short_title)
         dock.setObjectName(name)
         dock.setWidget(widget)
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
@@ -173,7 +177,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         previous = None
         for title in STUDY_TITLES:
             dock = self._dock(title, f"study{title.title().replace(' ', '')}Dock",
-                              QWidget(), Qt.DockWidgetArea.BottomDockWidgetArea)
+                              QWidget(), Qt.DockWidgetArea.BottomDockWidgetArea, STUDY_TABS[title])
             dock.visibilityChanged.connect(
                 lambda visible, t=title: visible and self._create_study_view(t))
             dock.visibilityChanged.connect(self._show_problems)
@@ -241,20 +245,38 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
 
     def _share_column(self, dock):
         """A study beside the palette below the inspector (a 1280 x 800 window) takes
-        STUDY_SHARE of that column's height: its plot over its words need more than half."""
+        STUDY_SHARE of that column's height: its plot over its words need more than half.
+        While the story is played with the provenance in front above it, the provenance
+        keeps the height that shows its step whole (ProvenancePanel.least_height) and the
+        study the rest, its words scrolling: the provenance had 140 px there, four rows of a
+        5 x 3 cotangent and no room for an entry's sum."""
         area = self.dockWidgetArea(dock)
         if self.inspector_dock.isFloating() or self.dockWidgetArea(self.inspector_dock) != area:
             return
-        room = self.centralWidget().height()      # the column's height, as tall as the canvas
-        self.resizeDocks([self.inspector_dock, dock], [room - int(room * STUDY_SHARE), int(room * STUDY_SHARE)],
-                         Qt.Orientation.Vertical)
+        self.layout().activate()
+        above = next((d for d in (self.inspector_dock, self.provenance_dock, self.code_dock) if in_front(d)),
+                     self.inspector_dock)
+        room = above.height() + dock.height()       # the two docks' (their tab rows aside)
+        top = room - int(room * STUDY_SHARE)
+        if self.player.index >= 0 and above is self.provenance_dock:
+            bar = above.height() - above.widget().height()
+            top = max(top, min(self.provenance.least_height() + bar, int(room * STUDY_SHARE)))
+        self.resizeDocks([above, dock], [top, room - top], Qt.Orientation.Vertical)
+        self.layout().activate()
+        if above.height() != top:         # Qt shares what it was asked by the docks' least sizes
+            short = top - above.height()
+            self.resizeDocks([above, dock], [top + short, room - top - short], Qt.Orientation.Vertical)
 
     def _player_step(self, index):
-        """Entering the story brings the provenance dock forward; leaving it, the inspector."""
+        """Entering the story brings the provenance dock forward; leaving it, the inspector;
+        a study below them in the column shares the height anew (_share_column)."""
         if (index >= 0) != (self._player_was >= 0):
             dock = self.provenance_dock if index >= 0 else self.inspector_dock
             if dock.toggleViewAction().isChecked():
                 dock.raise_()
+            study = next((d for d in self.study_docks.values() if in_front(d) and not d.isFloating()), None)
+            if study is not None:
+                self._share_column(study)
         self._player_was = index
 
     def _selection_changed(self, ids):
@@ -308,6 +330,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
                 self.move(area.center() - self.rect().center())
         self._first_run = not (isinstance(state, QByteArray) and not state.isEmpty())
         if not self._first_run:
+            self._built_state = self.saveState()     # the layout of a first run, to fall back on
             self.restoreState(state)
         else:
             self._first_dock_layout()
@@ -339,6 +362,31 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         else:
             self.resizeDocks([self.palette_dock, self.inspector_dock], [palette, INSPECTOR_WIDTH],
                              Qt.Orientation.Horizontal)
+
+    def _hold_restored_layout(self):
+        """A remembered layout that puts a study along the bottom with the canvas lower than
+        the story is framed in (STORY_HEIGHT, the rule a study opened here follows) is not
+        restored: a Hessian dragged to the bottom of a 1920 x 1080 window came back there at
+        1280 x 800 with the canvas 300 px tall. The window takes the layout of a first run
+        for its size, the studies that were open open again where they fit, and the status
+        bar says why (a user who arranged the docks sees they were not forgotten)."""
+        self.layout().activate()
+        squeezed = squeezing_studies(self, self.study_docks.values())
+        if not squeezed:
+            return
+        canvas = self.centralWidget().height()
+        front = [d for d in self.study_docks.values() if in_front(d)]
+        shown = [d.title for d in self.study_docks.values() if not d.isHidden() and d not in front] \
+            + [d.title for d in front]
+        self.restoreState(self._built_state)
+        self._first_dock_layout()
+        self.inspector_dock.raise_()
+        self.palette_dock.raise_()
+        for title in shown:               # the one in front last, so it ends in front
+            self.show_study(title)
+        names = ", ".join(d.title for d in squeezed)
+        self.show_message(f"The saved layout was not restored: its {names} along the bottom left the "
+                          f"canvas {canvas} px tall; a story step needs {STORY_HEIGHT} px.", 20000)
 
     def _save_layout(self):
         self.settings.setValue("window/geometry", self.saveGeometry())
@@ -525,6 +573,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
             self._shown_once = True
             if self._first_run:
                 self._first_dock_layout()
+            else:                         # the docks' restored sizes are known once shown
+                QTimer.singleShot(0, self, self._hold_restored_layout)
             QTimer.singleShot(0, self.canvas.fit)  # once the docks have their final widths
             QTimer.singleShot(0, self, self._take_keyboard)
 

@@ -84,9 +84,11 @@ def _blank_bodies(c, r):
 
 
 def _label_overlaps(r, step):
-    """[(label, what it covers)]: the placement rules of render.story_overlay (no card, no
-    port's name, not the formula card, no other label) kept at the labels' size on screen."""
-    blocked = [(r.rect(n).adjusted(0, -BADGE_H - 4, 0, 0), f"card {n}") for n in r.doc.nodes]
+    """[(label, what it covers)]: the placement rules of render.story_overlay (no card with
+    the badges it writes, no port's name, not the formula card, no other label) kept at the
+    labels' size on screen."""
+    blocked = [(r.rect(n).adjusted(0, -BADGE_H - 4 if r._has_badge(n) else 0, 0, 0), f"card {n}")
+               for n in r.doc.nodes]
     blocked += [(rect, f"port name {n}.{name}") for n in r.doc.nodes for rect, name, _ in r.port_labels(n)]
     formula = render_painter.formula_rect(r, step)
     if formula is not None:

@@ -6,13 +6,16 @@ with the step's, the step starts on them. In presentation mode a step whose card
 card fit at the back row's size, the card simply below or beside them, is shown at that size.
 Each sample is laid out as Fit to Window lays it out in the window (folded where that shows
 it larger) before its steps, as a teacher opens a lesson and then presents it."""
+import math
+
+import numpy as np
 import pytest
 from PySide6.QtCore import QCoreApplication, QRectF, Qt
 
 from gradviz.app.player import docking, presentation, step_view
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render.legible import READABLE_PX
-from gradviz.render.story_overlay import Track
+from gradviz.render.story_overlay import BESIDE, Track
 
 SAMPLE_FILES = sorted(SAMPLES_DIR.glob("*.json"))
 EPS = 1e-6
@@ -94,6 +97,40 @@ def _edges_over_names(r, stem):
     return out
 
 
+def _distance(rect, points):
+    """The least distance from `rect` to any of `points` ((n, 2) array)."""
+    dx = np.maximum(np.maximum(rect.left() - points[:, 0], points[:, 0] - rect.right()), 0.0)
+    dy = np.maximum(np.maximum(rect.top() - points[:, 1], points[:, 1] - rect.bottom()), 0.0)
+    return float(np.min(np.hypot(dx, dy))) if len(points) else math.inf
+
+
+def _along(track, every=1.0):
+    """Points every `every` scene units along `track`."""
+    return np.array([[p.x(), p.y()] for p in (track.at(d)[0] for d in
+                     np.linspace(0.0, track.length, max(2, int(track.length / every) + 1)))])
+
+
+def _label_misses(r, step, seen, where):
+    """Every label the step writes on its arrows (a fan-in's label per path, a cotangent's
+    shape, the seed's word) lies whole in view (BatchNorm's step 9 in presentation at 1280 x
+    800 cut "cotangent (7, 8)" at the top of the view, lesson 14's per-path labels ran out of
+    it), and beside its own arrow: no line drawn for another edge runs beside it (within a
+    label's row) nearer than its own arrow."""
+    out = [where + (f"label {label!r} out of view",) for label, rect in r.label_rects(step)
+           if not seen.contains(rect)]
+    own_edges = set(r._step_edges(step))
+    others = [_along(Track(r.edge_path(e))) for e in r._drawn_edges() if e not in own_edges]
+    for label, rect, anchor in r.placed_pills(step):    # an arrow, or the card a path is inside
+        own = _distance(rect, _along(anchor)) if isinstance(anchor, Track) else math.hypot(
+            max(rect.left() - anchor.right(), anchor.left() - rect.right(), 0.0),
+            max(rect.top() - anchor.bottom(), anchor.top() - rect.bottom(), 0.0))
+        near = min([_distance(rect, points) for points in others] + [math.inf])
+        if near < min(own - 1.0, BESIDE * r.label_scale):   # (the points lie 1 unit apart)
+            out.append(where + (f"label {label!r} beside another edge, not its own arrow",
+                                round(own / r.label_scale, 1), round(near / r.label_scale, 1)))
+    return out
+
+
 def _misses(w, path, presenting, size):
     """What the framing of each step of the open sample gets wrong."""
     c, p = w.canvas, w.player
@@ -141,6 +178,7 @@ def _misses(w, path, presenting, size):
         if seed is not None and not seen.contains(QRectF(seed[1], seed[0]).adjusted(0, -1, 0, 1).united(seed[2])):
             out.append(where + ("the seed's arrow or word is out of view",))
         out += _pan_misses(c, r, step, seen, where)
+        out += _label_misses(r, step, seen, where)
         formula = step_view.render_painter.formula_rect(r, step)
         if formula is None:
             continue

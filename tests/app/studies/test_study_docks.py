@@ -3,14 +3,18 @@ usable height, and exported as pictures (File ▸ Export View…)."""
 import sys
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QPoint, QRect, QSettings
 from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QLabel
 from PySide6.QtSvg import QSvgRenderer
 
 from gradviz.app import export_dialog
 from gradviz.app.dock_room import BOTTOM_SHARE
 from gradviz.app.window import main_window
 from gradviz.app.studies import VIEWS
+from gradviz.app.studies._base import PlotsAndWords, WordColumn
+from gradviz.app.window.main_window import STUDY_TITLES
+from test_heatmap_shapes import CONTROLS, drawn_widgets
 
 
 @pytest.fixture
@@ -83,8 +87,9 @@ def test_export_view_writes_png_svg_and_pdf(qtbot, window, tmp_path):
     assert export_dialog.study_view_on_screen(w) is view
     png = export_dialog.export_view_dialog(w, options=dict(path=str(tmp_path / "h.png"),
                                                            scale=2.0))
-    image = QImage(png)
-    assert image.width() == 2 * view.width() and image.height() == 2 * view.height()
+    image = QImage(png)     # the view's slide (no longer the view as on screen: test below)
+    slide = view.slide()
+    assert image.width() == 2 * slide.size.width() and image.height() == 2 * slide.size.height()
     colours = {image.pixel(x, y) for x in range(0, image.width(), 7)
                for y in range(0, image.height(), 7)}
     assert len(colours) > 20                       # the heatmap and the banners, not a blank
@@ -97,6 +102,41 @@ def test_export_view_writes_png_svg_and_pdf(qtbot, window, tmp_path):
     with pytest.raises(ValueError):
         export_dialog.export_widget(view, tmp_path / "h.bmp")
     assert "Export &View…" in [a.text() for a in w.menuBar().actions()[0].menu().actions()]
+
+
+@pytest.mark.parametrize("sample, titles", [("001_hessian_newton", STUDY_TITLES[:1] + STUDY_TITLES[2:]),
+                                            ("001_batchnorm_pitfall", STUDY_TITLES[1:2])])
+def test_export_view_of_a_stacked_study_is_a_slide(qtbot, window, tmp_path, sample, titles):
+    """Walk-through at 1280 x 800: Export View of a study stacked beside the palette wrote
+    the view as its dock showed it, its choosers, a scroll bar and its words cut after four
+    lines. It writes a slide: every plot and every word whole (the picture at least as tall
+    as they are together), and no chooser, button, spin box or scroll bar."""
+    w = window(sample)
+    for title in titles:
+        view = _open(qtbot, w, title).view
+        assert view.stacked(), title
+        path = export_dialog.export_view_dialog(w, options=dict(path=str(tmp_path / "v.png"), scale=1.0))
+        image = QImage(path)
+        words = [label for label in view.findChildren(QLabel)
+                 if label.isVisibleTo(view) and label.wordWrap() and label.text()]
+        plots = [part for split in view.findChildren(PlotsAndWords) for part in split.parts()
+                 if part.isVisibleTo(view) and not isinstance(part, WordColumn)]
+        assert words and (plots or title == "Batch Jacobian" and view.not_applicable), title
+        content = sum(label.heightForWidth(label.width()) for label in words) \
+            + sum(plot.height() for plot in plots)
+        assert image.height() >= content, (title, image.height(), content)
+        if title == "Jacobian":          # its words are more than its dock shows
+            assert image.height() > view.parentWidget().height(), image.height()
+        slide = view.slide()
+        assert image.width() == slide.size.width() and image.height() == slide.size.height()
+        drawn = drawn_widgets(slide)
+        assert not [d for d in drawn if isinstance(d, CONTROLS)], (title, [type(d).__name__ for d in drawn])
+        placed = [QRect(at, piece.size()) for piece, at in slide.pieces]
+        assert all(QRect(QPoint(), slide.size).contains(r) for r in placed), title
+        assert not any(a.intersects(b) for i, a in enumerate(placed) for b in placed[i + 1:]), title
+        for label in words:              # each drawn, whole
+            assert label in drawn, (title, label.text()[:40])
+            assert label.height() >= label.heightForWidth(label.width()) - 1, (title, label.text()[:40])
 
 
 def test_export_view_without_a_study_on_screen_says_so(qtbot, window, monkeypatch):
