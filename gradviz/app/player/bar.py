@@ -195,6 +195,7 @@ class PlayerBar(QWidget):
         self.framing = {}               # step_view.frame_step options (presentation mode)
         self._pan = None                # (step, start, frame's centre): the view follows the cotangent
         self._formula_at = None         # (step, its formula card's rect, its size) as last placed
+        self._whole = False             # a document just opened: shown whole (show_opened)
 
         self.animation = QVariantAnimation(self)
         self.animation.setStartValue(0.0)
@@ -350,6 +351,7 @@ class PlayerBar(QWidget):
         i = max(-1, min(int(i), n - 1))
         changed = i != self._index
         self._index = i
+        self._whole = False
         self.animation.stop()
         step = self.step
         if step is not None and animate:
@@ -367,11 +369,27 @@ class PlayerBar(QWidget):
         if changed:
             self.stepChanged.emit(i)
 
+    def show_opened(self):
+        """A document just opened in the window shows step 1 (or the editing view) as Fit
+        to Window shows it: every card and edge in view, drawn compact where the fitting zoom
+        would draw their numbers under the legible size, the step's rule card docked in view
+        (`_fitted`). Framed for itself, the seed's step showed one corner of the graph: lesson
+        14 at 1280 x 800 cut x at the top, at 1440 x 900 the edge into out ran off the left.
+        The next step is framed for itself; in presentation mode step 1 is too."""
+        self.set_index(0 if self._steps else -1)
+        if self.step is not None and not self.framing:
+            self._whole = True
+            self._frame_timer.start()       # after the canvas's own fit, and after a resize
+
     def frame(self):
-        """Zoom and scroll the canvas to the current step (a function of the index only)."""
+        """Zoom and scroll the canvas to the current step (a function of the index only;
+        a document just opened: Fit to Window's view, `show_opened`)."""
         step = self.step
         if step is None:
             return None
+        if self._whole and not self.framing:
+            self.canvas.fit()
+            return self.canvas.transform().m11()
         # The canvas's own layout, as the steps are shown: unfolded where Fit to Window folded
         # it to show it whole compact (at the framing's size: the same for every step), folded
         # where that lets a step's cards be framed together at the legible size.

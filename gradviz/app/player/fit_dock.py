@@ -72,6 +72,10 @@ def dock_after_fit(view, renderer, step):
     cards = _cards(view, renderer, nid, zooms[-1]) + [(mark, mark) for mark in marks[1:]]
     if marks:
         cards.append((marks[0], (marks[0][0], marks[0][1], marks[0][0], marks[0][1])))
+    lines = [item.route_rect() for item in view.edge_items.values()]
+    if lines:   # the edges' lines in view too (BatchNorm's wrapping edge ran off the left at
+        box = docking.union([step_view._box(line) for line in lines])   # 1280 x 800): the
+        cards += [((x, y, x, y), (x, y, x, y)) for x, y in (box[:2], box[2:])]   # corners, points
     port = view.viewport().rect()
     room = (max(1.0, port.width() - 2 * step_view.DOCK_MARGIN), max(1.0, port.height() - 2 * step_view.DOCK_MARGIN))
     configs = [(zoom, max(1.0, readable / zoom)) for zoom in zooms]
@@ -84,6 +88,9 @@ def dock_after_fit(view, renderer, step):
         zoom, _, spot, centre = found
         if zoom != fit:
             view.setTransform(QTransform.fromScale(zoom, zoom))
+            if zoom < readable or view.shortened_at is not None:   # drawn compact: as tall
+                view.shorten_compact(zoom)      # as at this zoom (shorter: the spot stays clear)
+                renderer = view.renderer
         step_view.look_at(view, step_view.QPointF(*centre))
     else:
         scale = max(1.0, readable / fit)

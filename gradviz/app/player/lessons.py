@@ -59,9 +59,9 @@ def open_lesson(window, lesson, ask=True):
     if not window.open_sample(lesson.path, ask=ask):
         return False
     player = getattr(window, "player", None)
-    if player is not None:
-        player.set_index(0 if player.steps else -1)
     presentation = getattr(window, "presentation", None)
+    if player is not None:
+        player.show_opened()
     if presentation is not None and presentation.active:
         presentation.refresh()
         presentation.schedule_fit()
