@@ -20,3 +20,20 @@ def pow_pitfall_doc():
     doc.connect("two", "y_sq", dst_index=1)
     doc.studies = {"hessian": {"newton_eps": 0.001, "source": "layer:1", "target": "g1_mag"}}
     return doc
+
+
+def sibling_doc():
+    """y = upstream * grad: two sources, both inputs of one op, named after the words the
+    rule cards and captions use themselves (issue 20 §1)."""
+    from gradviz.graph import catalog
+    from gradviz.graph.document import CONSTANT, OP, Document, Node, Port
+    doc = Document(title="y = upstream * grad")
+    doc.add(Node("n0", CONSTANT, value=np.array([[2, 1], [1, 3]], np.float32), watched=True,
+                 label="upstream"))
+    doc.add(Node("n1", CONSTANT, value=np.array([[1, 2], [0.5, 1]], np.float32), watched=True,
+                 label="grad"))
+    doc.add(Node("out", OP, op="multiply", attrs=dict(catalog.OPS["multiply"].attrs), label="y"))
+    doc.connect("n0", "out", 0, 0)
+    doc.connect("n1", "out", 0, 1)
+    doc.targets, doc.sources = [Port("out")], [Port("n0"), Port("n1")]
+    return doc

@@ -1,4 +1,5 @@
 import html
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -399,4 +400,4 @@ def test_a_nan_seed_is_a_warning_on_the_seed_and_explain_prints_it(tmp_path, cap
     captured = capsys.readouterr()
     assert captured.err == (f"gradviz: warning: {path}: output_gradients 'y': the seed holds NaN "
                             "or infinity\n")
-    assert "[ nan" in captured.out
+    assert re.search(r"\[ +nan ", captured.out)     # right-aligned in the story's format

@@ -489,6 +489,15 @@ def port_named(problems, doc):
     return out
 
 
+def worded(e, doc):
+    """Why work failed, in the app's words, on the UI thread or off it alike: a
+    DocumentError naming its node and input as the canvas names them ('input 2 (b) is not
+    connected', not the catalog's 'y'); any other error as its type and message, one line."""
+    if isinstance(e, DocumentError):
+        return str(port_named(named([e.problem], doc), doc)[0]).replace("\n", " ")
+    return " ".join(f"{type(e).__name__}: {e}".split())
+
+
 def _retexted(problems, evaluated, doc):
     """`problems` found in document `evaluated`, for `doc`, which the engine sees the same:
     only the checks of the title, lesson and labels can differ."""

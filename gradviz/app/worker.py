@@ -38,6 +38,7 @@ class Job(QObject):
         self._finished = threading.Event()
         self.result = None
         self.error = None
+        self.exception = None          # what `failed` reports, for a caller that words it itself
 
     # -- control (UI thread) -----------------------------------------------------------
     def cancel(self):
@@ -81,6 +82,7 @@ class Job(QObject):
                 self.cancelled.emit()
                 return
             self.error = traceback.format_exc()
+            self.exception = e
             self.failed.emit(" ".join(f"{type(e).__name__}: {e}".split())[:300])
         else:
             self.finished.emit(self.result)

@@ -16,8 +16,11 @@ from .names import identifiers, objective_name, objective_note
 from .ports import parse_port, port_text
 from .structure import input_slots, partial_order, topological_order
 
-_RESERVED = {"tf", "np", "print", "list", "len", "range", "sum", "min", "max", "abs", "pow",
-             "input", "id", "type", "object", "grad", "grads", "name", "g"}
+# The names the script itself calls: no node may take one. The script's own variables
+# (tape, grad, grads, jacobian, a layer object ...) take names no node has, so that a node
+# keeps its name in the code as everywhere else (a node called grad was grad_1 here while
+# `gradviz run` and the canvas called it grad).
+_RESERVED = {"tf", "print", "zip"}
 _OPERATORS = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/"}
 _WIDTH = 96
 
@@ -34,7 +37,10 @@ class _Writer:
         used = set(_RESERVED) | set(self.names.values())
         self.tape = _fresh("tape", used)
         self.inner = _fresh("inner_tape", used) if self._gradient_nodes() else None
+        self.grad, self.grads, self.each, self.g = (_fresh(stem, used) for stem in ("grad", "grads", "name", "g"))
+        self.study_vars = {name: _fresh(name, used) for name in ("jacobian", "batch_jacobian")}
         self.used = used
+        self.layer_names = {}    # layer node id -> its layer object's name
         self.skipped = set()     # nodes that cannot be written yet (missing inputs)
         self.custom_names = {}   # custom-gradient node id -> its function's name
 
@@ -44,8 +50,11 @@ class _Writer:
 
     def layer_name(self, nid):
         """The layer object's name; its output tensor takes the node's own name."""
-        name = self.names[nid]
-        return name + "_" if name.endswith("layer") else name + "_layer"
+        if nid not in self.layer_names:
+            name = self.names[nid]
+            self.layer_names[nid] = _fresh(name + "_" if name.endswith("layer") else name + "_layer",
+                                           self.used)
+        return self.layer_names[nid]
 
     def ref(self, port):
         """The Python expression for a node output."""
@@ -348,11 +357,11 @@ class _Writer:
         note = objective_note(doc, shapes, lambda _, p: self.ref(p))
         said = [f"# {line}" for line in textwrap.wrap(note, _WIDTH - 2)] if note else []
         if len(sources) == 1:
-            return [*said, f"grad = {call}",
-                    f'print("∂{of} / ∂{sources[0]} =", grad)']
-        return [*said, f"grads = {call}",
-                f"for name, g in zip({sources!r}, grads):",
-                f'    print(f"∂{of} / ∂{{name}} =", g)']
+            return [*said, f"{self.grad} = {call}",
+                    f'print("∂{of} / ∂{sources[0]} =", {self.grad})']
+        return [*said, f"{self.grads} = {call}",
+                f"for {self.each}, {self.g} in zip({sources!r}, {self.grads}):",
+                f'    print(f"∂{of} / ∂{{{self.each}}} =", {self.g})']
 
     def _target_shapes(self):
         """{target port: an array of its shape}: what tells a scalar target (itself) from a
@@ -374,8 +383,9 @@ class _Writer:
                 s = self._study_port(study.get("source"), doc.sources)
             except ValueError:
                 continue
-            lines += [f"{name} = {self.tape}.{name}({t}, {s})",
-                      f'print("{name} of {t} w.r.t. {s}: shape", {name}.shape)']
+            var = self.study_vars[name]
+            lines += [f"{var} = {self.tape}.{name}({t}, {s})",
+                      f'print("{name} of {t} w.r.t. {s}: shape", {var}.shape)']
         for name in ("hessian", "higher_order"):
             if name in doc.studies:
                 settings = ", ".join(self._setting(k, v) for k, v in doc.studies[name].items())

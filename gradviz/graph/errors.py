@@ -105,6 +105,14 @@ def errors(problems):
     return [p for p in problems if not p.warning]
 
 
+def stopping(problems, doc, ports):
+    """The errors among `problems` that stop what `ports` are computed from: a node's own
+    when the ports' nodes depend on it (a stray node, which nothing they need reads, stops
+    nothing of theirs), and every error that names no node (the file, an edge)."""
+    needed = doc.ancestors([p.node for p in ports])
+    return [p for p in errors(problems) if p.node is None or p.node in needed]
+
+
 def warnings(problems):
     return [p for p in problems if p.warning]
 

@@ -20,8 +20,8 @@ from PySide6.QtGui import QColor, QPen
 
 from ..graph.structure import filter_ports
 from ..story.formatting import number
-from ..story.model import path_name
-from ..story.operands import caption, is_number
+from ..story.model import number_spec, path_name
+from ..story.operands import caption, is_number, mentions, operand_heading
 from ..story.rule_pictures import CONTRIBUTION, UPSTREAM, aligned
 from ..story.rule_pictures import pictures as rule_pictures
 from . import legible, preview, text, tiles
@@ -49,27 +49,9 @@ def _fonts():
                 word=text.sans(9, bold=True), name=text.mono(9.5, bold=True))
 
 
-def _mentions(rule, name):
-    """'2x' and 'bᵀ' mention x and b; 'grad' does not mention 'a'."""
-    return re.search(rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z0-9_])", rule) is not None
-
-
-NOTE_MAX = 18   # characters of "(which node)" beside an operand; a longer name is the caption's
-
-
 def operand_title(part):
-    """'b =' for an operand that is the node b; 'b (tf_b) =' says which node b stands for;
-    'labels (vertical) =' for the operand labels that is the node 'labels (vertical)': a
-    name that already says the operand's is not repeated ('labels (labels (vertical))').
-    A node named at length ("the relu grad for ∂out/∂(layer's matmul) inside ...") is said
-    once, in the step's caption ("Here a is '...'"): beside the matrix it would push it off
-    the card, so the operand keeps its letter there ('a =')."""
-    node = part[4] if len(part) > 4 else ""
-    if len(node) > NOTE_MAX:
-        return f"{part[2]} ="
-    if not node or node == part[2] or _mentions(node, part[2]):
-        return f"{node or part[2]} ="
-    return f"{part[2]} ({node}) ="
+    """The card's title of an operand part: 'b =', 'b (tf_b) =' (story.operands.operand_heading)."""
+    return f"{operand_heading(part[2], part[4] if len(part) > 4 else '')} ="
 
 
 def _rhs(formula):
@@ -146,10 +128,10 @@ def formula_parts(step):
                 parts += [("op", "="), ("array", np.asarray(result), "contribution")]
         shown = pictured.shows if pictured is not None and pictured.equation else frozenset()
         used = [(k, v) for k, v in operands.items()    # (a number written in the rule is its value)
-                if v is not None and rule and _mentions(rule, k) and not is_number(k) and k not in shown]
+                if v is not None and rule and mentions(rule, k) and not is_number(k) and k not in shown]
         notes = getattr(step, "operand_notes", None) or {}
         told = [f"{k} = {note}" for k, note in notes.items()   # defined by a formula: 'â = (a − mean) / σ'
-                if operands.get(k) is None and rule and _mentions(rule, k)]
+                if operands.get(k) is None and rule and mentions(rule, k)]
         if used or told:
             parts += [("break",), ("word", "where")]
             parts += [("array", np.asarray(v), k, "operand", nodes.get(k, "")) for k, v in used]
@@ -177,7 +159,7 @@ def formula_parts(step):
 class FormulaLayout:
     """Where everything of one step's formula card goes, relative to its top-left corner."""
 
-    def __init__(self, step, n_steps, filters=frozenset(), heading=True):
+    def __init__(self, step, n_steps, filters=frozenset(), heading=True, shared=None):
         f = _fonts()
         self.heading = heading   # the step's title and caption on the card
         self.fonts = f
@@ -185,8 +167,10 @@ class FormulaLayout:
         self.caption_of = functools.partial(shown_caption, step)   # the words under a part
         self._filter_port = getattr(step, "port", None) in filters
         self._kind = getattr(step, "kind", "")
-        # One format for the card's tensors (0.000 beside 0.052, not 0): see preview.shared_spec
-        self.spec = preview.shared_spec(part[1] for part in self.parts if part[0] in ("array", "picture"))
+        # One format for the card's tensors (0.000 beside 0.052, not 0): see preview.shared_spec;
+        # `shared`, its story's (Story.number_spec): a tensor reads one way at every step
+        self.spec = shared if shared is not None else \
+            preview.shared_spec(part[1] for part in self.parts if part[0] in ("array", "picture"))
         # Pooling's pictures correspond cell by cell with the upstream and contribution beside
         # them: all at the cards' scale. Others grow where their numbers then read.
         self._room = None if aligned(step) else RULE_ROOM
@@ -399,7 +383,7 @@ class FormulaCard:
             return hit[1]
         layout = FormulaLayout(step, len(getattr(self.story, "steps", []) or []),
                                self.__dict__.get("_filter_ports") or filter_ports(self.doc),
-                               self.formula_heading)
+                               self.formula_heading, number_spec(self.story))
         cache[id(step)] = (step, layout)
         return layout
 

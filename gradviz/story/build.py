@@ -9,6 +9,7 @@ import numpy as np
 from ..engine import nest
 from ..graph.catalog import api_name, part_name, port_name
 from ..graph.document import CUSTOM_GRADIENT, LAYER, OP, Port, fresh
+from ..graph.errors import reader_name, stopping
 from ..graph.evaluate import evaluate
 from ..graph.input_names import declared_names
 from ..graph.names import node_kind, op_stem
@@ -345,3 +346,43 @@ def tell(doc, evaluation, events, unconnected_gradients="none"):
     story.evaluation = evaluation
     story.document = doc
     return story
+
+
+# -- why there is none -----------------------------------------------------------------------
+
+def missing_roles(*roles):
+    """'it needs a target and a source: …' for the (words, chosen) pairs not chosen, where
+    `words` names the role ('a target', 'a loss (a target)') and `chosen` is the port or
+    the ports chosen for it; '' when every role is chosen."""
+    missing = [words for words, chosen in roles if chosen is None or chosen == []]
+    if not missing:
+        return ""
+    menu = " / ".join(f"Mark as {role}" for role in ("target", "source")
+                      if any(role in words for words in missing))
+    return (f"it needs {' and '.join(missing)}: mark {'them' if len(missing) > 1 else 'one'} "
+            f"(right-click a node ▸ {menu}, or Inspector ▸ tape.gradient).")
+
+
+def graph_error(doc, problems, ports):
+    """The graph's first error that stops what `ports` are computed from, in words ('' when
+    none does): a stray node's error is not why a study of the target fails."""
+    errors = stopping(problems, doc, ports)
+    if not errors:
+        return ""
+    where = f"{reader_name(doc, errors[0].node)}: " if errors[0].node in doc.nodes else ""
+    return f"the graph does not run ({where}{errors[0].message})"
+
+
+def no_backward_pass(doc, problems):
+    """Why `doc` has no backward pass: (kind, words) with kind 'missing' (no target or no
+    source marked: a choice not made), 'error' (the graph stops before the target or a
+    source: graph_error; words without a full stop, a caller goes on) or 'unconnected' (the
+    target depends on no source). The player's caption and the study views say it alike."""
+    missing = missing_roles(("a target", doc.targets), ("a source", doc.sources))
+    if missing:
+        return "missing", missing
+    error = graph_error(doc, problems, [*doc.targets, *doc.sources])
+    if error:
+        return "error", error
+    return "unconnected", ("the target does not depend on any source (no path leads back from "
+                           "it to a source).")

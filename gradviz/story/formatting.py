@@ -22,21 +22,22 @@ def number(x, digits=6):
     return f"{x:.{digits}g}"
 
 
-def grid(a, max_rows=8, max_cols=8, indent="    ", conv_filter=False, write=None):
+def grid(a, max_rows=8, max_cols=8, indent="    ", conv_filter=False, write=None, shared=None):
     """A small right-aligned grid of an array, its numbers as its card writes them (the
     power of ten after the first row): 2-D shown as is, rank 4 as its images
     (`image_grids`), others flattened to 2-D. `write`: (format, power of ten) of the
-    whole tensor, for a slice of it."""
+    whole tensor, for a slice of it; `shared`: the format of the story it is shown in
+    (Story.number_spec)."""
     if a is None:
         return indent + "None"
     a = np.asarray(a)
     if a.ndim == 0:
-        return indent + writer(a)(a.item())
+        return indent + writer(a, shared)(a.item())
     if a.size == 0:
         return indent + f"(empty, shape {shape_text(a)})"
     if a.ndim == 4:
-        return image_grids(a, max_rows, max_cols, indent, conv_filter)
-    fmt, factor = write or written(a)
+        return image_grids(a, max_rows, max_cols, indent, conv_filter, shared=shared)
+    fmt, factor = write or written(a, shared)
     m = a.reshape(-1, a.shape[-1]) if a.ndim != 1 else a.reshape(1, -1)
     rows, cols = m.shape
     shown = m[:max_rows, :max_cols]
@@ -53,7 +54,7 @@ def grid(a, max_rows=8, max_cols=8, indent="    ", conv_filter=False, write=None
     return "\n".join(lines)
 
 
-def image_grids(a, max_rows=8, max_cols=8, indent="    ", conv_filter=False, most=3):
+def image_grids(a, max_rows=8, max_cols=8, indent="    ", conv_filter=False, most=3, shared=None):
     """A rank-4 tensor as its images, each headed by its index: NHWC [n,:,:,c], a conv
     filter (HWIO) [:,:,i,o]; the first `most`, then how many more. Every image is written
     in the whole tensor's format."""
@@ -61,7 +62,7 @@ def image_grids(a, max_rows=8, max_cols=8, indent="    ", conv_filter=False, mos
         cuts = [((slice(None), slice(None), i, o), f"[:,:,{i},{o}]") for i, o in np.ndindex(*a.shape[2:])]
     else:
         cuts = [((n, slice(None), slice(None), c), f"[{n},:,:,{c}]") for n, c in np.ndindex(a.shape[0], a.shape[3])]
-    write = written(a)
+    write = written(a, shared)
     lines = []
     for index, head in cuts[:most]:
         lines += [indent + head, grid(a[index], max_rows, max_cols, indent + "  ", write=write)]

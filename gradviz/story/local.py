@@ -17,7 +17,7 @@ from ..engine.backward import tf_style_grad
 from ..engine.tape import GradientTape
 from ..engine.tensor import Tensor
 from .numbers import at_resolution, resolution, writer
-from .operands import UPSTREAM, caption, operand_names, rename, rule_operands, upstream_word
+from .operands import UPSTREAM, caption, operand_names, rename, rule_operands
 from .window_terms import conv2d_terms, pool_terms
 
 # Beyond this many terms a sum is not enumerated: the shown terms come from the first
@@ -62,6 +62,7 @@ class Provenance:
     detail: str = ""         # kind 'rule': the numbers the rule was applied to
     write: object = field(default=None, compare=False, repr=False)   # the cotangent's format
     upstream: str = "upstream"   # its word for the upstream: no name on the canvas (operands.caption)
+    grad_word: str = UPSTREAM    # the rule card's symbol for the upstream ('g' beside a node grad)
 
     def num(self, x):
         """`x`, a number of the cotangent (its entry, a product summing to it), as the
@@ -161,10 +162,6 @@ def _at(name, multi):
     return f"{name}[{_idx(multi)}]" if len(multi) else name
 
 
-def _paren(name):
-    return f"({name})" if any(c in name for c in " +-/") and not name.startswith("(") else name
-
-
 def _matmul_shapes_ok(op):
     a, b = op._in_values
     return a.ndim >= 2 and a.ndim == b.ndim and a.shape[:-2] == b.shape[:-2]
@@ -191,6 +188,9 @@ def cost(op, k):
 
 
 # -- columns: (flat output indices j, local factors J[j, i], rule labels, reader labels) ----
+# An operand's entry is labelled as the rule card writes it, for the rule and the reader
+# alike ('b[0,1]' where the card says 'where b (grad) ='): the node's name beside the
+# card's letter would give one thing two names, and 'grad[0,1]' read as the upstream.
 
 class _Column:
     """The nonzero-candidate entries of column i of J for one output: lazily enumerable."""
@@ -200,7 +200,7 @@ class _Column:
         self.entries = entries      # entries(limit) -> (js, local, rule_fn, reader_fn)
 
 
-def _matmul_column(op, k, i, names, labels):
+def _matmul_column(op, k, i, names):
     a, b = op._in_values
     ta, tb = op.attrs.get("transpose_a"), op.attrs.get("transpose_b")
     batch = tuple(i[:-2])
@@ -211,7 +211,7 @@ def _matmul_column(op, k, i, names, labels):
         cols = np.arange(n)
         local = b[batch + ((cols, inner) if tb else (inner, cols))]
         js = np.ravel_multi_index(tuple(np.full(n, x) for x in batch + (row,)) + (cols,), out_shape)
-        rname, name = names[1], labels[1]
+        name = names[1]
 
         def index(c):
             return batch + ((c, inner) if tb else (inner, c))
@@ -222,15 +222,17 @@ def _matmul_column(op, k, i, names, labels):
         local = a[batch + ((inner, rows) if ta else (rows, inner))]
         js = np.ravel_multi_index(tuple(np.full(n, x) for x in batch) + (rows, np.full(n, col)),
                                   out_shape)
-        rname, name = names[0], labels[0]
+        name = names[0]
 
         def index(r):
             return batch + ((inner, r) if ta else (r, inner))
 
+    def label(p):      # as the card's rule writes the operand: b[0,1]
+        return _at(name, index(p))
+
     def entries(limit):
         pick = slice(0, min(n, limit))
-        return (js[pick], np.asarray(local[pick], np.float64),
-                lambda p: _at(rname, index(p)), lambda p: _at(name, index(p)))
+        return js[pick], np.asarray(local[pick], np.float64), label, label
     return _Column(n, entries)
 
 
@@ -244,7 +246,7 @@ def _slab(out_shape, in_shape, i):
     return fixed
 
 
-def _elementwise_column(op, k, i, names, labels):
+def _elementwise_column(op, k, i, names):
     kind = _ELEMENTWISE[op.type]
     out_shape = op._out_values[0].shape
     in_shape = op._in_values[k].shape
@@ -277,11 +279,11 @@ def _elementwise_column(op, k, i, names, labels):
             return js, np.full(n, sign), lambda p: text, lambda p: text
         idx = [other_index(m) for m in multis]
         values = np.array([float(ov[m]) for m in idx])
-        if kind == "mul":
-            return (js, values, lambda p: _at(names[other], idx[p]),
-                    lambda p: _at(_paren(labels[other]), idx[p]))
-        return (js, 1.0 / values, lambda p: "1/" + _at(names[other], idx[p]),   # x / y, input x
-                lambda p: "1/" + _at(_paren(labels[other]), idx[p]))
+        over = "" if kind == "mul" else "1/"     # x / y, input x: 1/y[0]
+
+        def label(p):   # as the card's rule writes the operand
+            return over + _at(names[other], idx[p])
+        return js, (values if kind == "mul" else 1.0 / values), label, label
     return _Column(count, entries)
 
 
@@ -310,9 +312,13 @@ def _unravel(flat, shape):
     return tuple(int(x) for x in np.unravel_index(int(flat), shape)) if shape else ()
 
 
-def columns(op, k, flat_i, upstream, naming=None):
-    """[_Column per output m] of d output_m / d input_k[flat_i]; None where not float."""
-    if naming is not None:
+def columns(op, k, flat_i, upstream, naming=None, operands=None):
+    """[_Column per output m] of d output_m / d input_k[flat_i]; None where not float.
+    `operands`: (names, labels) of the op's inputs, the card's and the reader's, as
+    `rule_operands` gives them (default: computed from `naming`)."""
+    if operands is not None:
+        names, labels = operands
+    elif naming is not None:
         names, labels, _ = rule_operands(op, naming)
     else:
         names = operand_names(op)
@@ -320,16 +326,16 @@ def columns(op, k, flat_i, upstream, naming=None):
     in_shape = op._in_values[k].shape
     i = _unravel(flat_i, in_shape)
     if op.type == "MatMul" and _matmul_shapes_ok(op):
-        return [_matmul_column(op, k, i, names, labels)]
+        return [_matmul_column(op, k, i, names)]
     if op.type in _ELEMENTWISE and len(op._out_values) == 1 and not (op.type == "RealDiv" and k):
-        return [_elementwise_column(op, k, i, names, labels)]
+        return [_elementwise_column(op, k, i, names)]
     out_names = [naming.label(o) if naming is not None else f"out{m}"
                  for m, o in enumerate(op.outputs)]
     window = None
     if op.type == "Conv2D":
-        window = conv2d_terms(op, k, i, names, labels)
+        window = conv2d_terms(op, k, i, names)
     elif op.type in ("MaxPool", "AvgPool"):
-        window = pool_terms(op, k, i, names, labels, out_names[0])
+        window = pool_terms(op, k, i, out_names[0])
     if window is not None:
         return [_Column(*window)]
     result = []
@@ -368,23 +374,30 @@ def provenance(story, step, flat_index, max_terms=12):
     return _provenance(story, step, flat_index, max_terms)
 
 
+def _shared(story):
+    """The format the story's tensors share (Story.number_spec), as its cards write them."""
+    spec = getattr(story, "number_spec", None)
+    return spec() if callable(spec) else None
+
+
 def _provenance(story, step, flat_index, max_terms):
+    shared = _shared(story)
     if step.kind in ("accumulate", "unconnected", "visit"):
         tensor = step._tensor if step.kind != "visit" else step._op.outputs[0]
         origin = _defining_step(story, tensor, step.index)
         if origin is None:
-            return Provenance(0.0, [], _where(step, flat_index), "unconnected", write=writer(0.0))
+            return Provenance(0.0, [], _where(step, flat_index), "unconnected", write=writer(0.0, shared))
         return _provenance(story, origin, flat_index, max_terms)
     value = float(np.asarray(step.cotangent).flat[flat_index])
     where = _where(step, flat_index)
-    write = writer(step.cotangent)
+    write = writer(step.cotangent, shared)
     if step.kind == "seed":
         return Provenance(value, [], where, "seed", write=write)
     if step.kind == "fan_in":
         terms = []
         for label, a in step.terms:
             product = float(np.asarray(a).flat[flat_index])
-            terms.append(Term(None, None, product, label, product_text=writer(a)(product)))
+            terms.append(Term(None, None, product, label, product_text=writer(a, shared)(product)))
         return Provenance(value, terms, where, "fan_in", write=write)
     if step.kind != "contribution":
         raise ValueError(f"a {step.kind} step has no cotangent entries to explain")
@@ -396,14 +409,19 @@ def _provenance(story, step, flat_index, max_terms):
 def _contribution(story, step, flat_index, value, where, max_terms):
     op, k = step._op, step.input_index
     naming = story.naming
+    shared = _shared(story)
     rule = naming.rule(op) if naming is not None else ""
     grad = step.operands.get("grad")
     upstream = grad if isinstance(grad, list) else [grad]
-    word = upstream_word(naming.shown_names()) if naming is not None else UPSTREAM
+    names = labels = None
+    word = UPSTREAM
+    if naming is not None:   # the card's names, and its word for the upstream (g beside a node grad)
+        names, labels, mapping = rule_operands(op, naming)
+        word = mapping.get(UPSTREAM, UPSTREAM)
     if rule:
-        return _rule_provenance(step, flat_index, value, where, rule, upstream[0], word)
+        return _rule_provenance(step, flat_index, value, where, rule, upstream[0], word, shared)
     terms, rest, more, total = [], 0.0, 0, 0.0
-    cols = columns(op, k, flat_index, upstream, naming)
+    cols = columns(op, k, flat_index, upstream, naming, None if names is None else (names, labels))
     for m, (u, col) in enumerate(zip(upstream, cols)):
         if u is None or col is None:
             continue
@@ -413,7 +431,7 @@ def _contribution(story, step, flat_index, value, where, max_terms):
         js, local, rule_label, reader_label = col.entries(limit)
         products = u_flat[js].astype(np.float64) * local
         gname = word if len(upstream) == 1 else f"{word}{m}"
-        write_upstream, write_local = writer(u), {}
+        write_upstream, write_local = writer(u, shared), {}
         for p in np.flatnonzero(products):
             if len(terms) >= max_terms:
                 more += 1
@@ -421,7 +439,7 @@ def _contribution(story, step, flat_index, value, where, max_terms):
                 continue
             jm = _unravel(js[p], u.shape)
             factor = rule_label(p)
-            write = _local_writer(step, factor, local, write_local)
+            write = _local_writer(step, factor, local, write_local, shared)
             terms.append(Term(float(u_flat[js[p]]), float(local[p]), float(products[p]),
                               f"{_at(gname, jm)}·{factor}", reader_label(p),
                               write_upstream(float(u_flat[js[p]])), write(float(local[p]))))
@@ -435,12 +453,12 @@ def _contribution(story, step, flat_index, value, where, max_terms):
         # The rule is not linear in the upstream cotangent: no sum of products gives it.
         fn = op.attrs.get("function", op.type)
         return _rule_provenance(step, flat_index, value, where, f"{fn}'s grad_fn({word})",
-                                upstream[0], word)
+                                upstream[0], word, shared)
     return Provenance(value, terms, where, "contribution", more, rest,
-                      upstream=caption("upstream", step.shown_names))
+                      upstream=caption("upstream", step.shown_names), grad_word=word)
 
 
-def _local_writer(step, factor, local, cache):
+def _local_writer(step, factor, local, cache, shared=None):
     """How a local factor is written: as its operand's card writes it when it is an entry of
     an operand the rule card shows ('b[0,1]' of matmul's b), else by the column's own values
     (a '1/y[0]', a 'J[0; 1]')."""
@@ -448,22 +466,27 @@ def _local_writer(step, factor, local, cache):
     operand = (step.operands or {}).get(m.group(1)) if m else None
     key = m.group(1) if operand is not None and not isinstance(operand, list) else None
     if key not in cache:
-        cache[key] = writer(local if key is None else operand)
+        # an operand's entry as its card writes it in the story; a derivative no card shows
+        # (a '1/y[0]', a 'J[0; 1]') by the column's own values
+        cache[key] = writer(local, None) if key is None else writer(operand, shared)
     return cache[key]
 
 
-def _rule_provenance(step, flat_index, value, where, rule, grad, word=UPSTREAM):
+def _rule_provenance(step, flat_index, value, where, rule, grad, word=UPSTREAM, shared=None):
     """A custom rule applied to the whole upstream: 'vv = clip_by_norm(1, 0.5) = 0.5'.
-    `word`: what the cards call the upstream ('grad' unless a node is named so)."""
+    `word`: what the cards call the upstream ('grad' unless a node is named so); `shared`:
+    the story's number format (Story.number_spec)."""
     g = None if grad is None else np.asarray(grad)
     rule = rename(rule, {UPSTREAM: word})
     if g is not None and g.ndim == 0:
-        return Provenance(value, [], where, "rule", rule=rule.replace(word, writer(g)(g.item()), 1))
+        return Provenance(value, [], where, "rule", rule=rule.replace(word, writer(g, shared)(g.item()), 1),
+                          grad_word=word)
     shape = np.shape(step.cotangent)
     multi = np.unravel_index(flat_index, shape) if shape else ()
     detail = ""
     if g is not None:
         norm = float(np.linalg.norm(g.astype(np.float64)))
-        detail = (f"{word}[{_idx(multi)}] = {writer(g)(g.flat[flat_index].item())}, "
-                  f"‖{word}‖ = {writer(norm)(norm)}")
-    return Provenance(value, [], where, "rule", rule=f"({rule})[{_idx(multi)}]", detail=detail)
+        detail = (f"{word}[{_idx(multi)}] = {writer(g, shared)(g.flat[flat_index].item())}, "
+                  f"‖{word}‖ = {writer(norm, shared)(norm)}")
+    return Provenance(value, [], where, "rule", rule=f"({rule})[{_idx(multi)}]", detail=detail,
+                      grad_word=word)

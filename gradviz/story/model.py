@@ -6,6 +6,7 @@ import numpy as np
 
 from ..engine.errors import counted
 from .local import provenance
+from .numbers import shared_spec
 
 KINDS = ("seed", "visit", "contribution", "fan_in", "accumulate", "cut", "unconnected")
 
@@ -85,6 +86,20 @@ class Story:
     def of_kind(self, kind):
         return [s for s in self.steps if s.kind == kind]
 
+    def number_spec(self):
+        """The format the story's float tensors share where it shows them (its rule cards at
+        every step, the provenance's sums and grids, `gradviz explain`): '%.3f' when any
+        tensor of its steps or of its document's evaluation is written with decimals, else
+        None (numbers.shared_spec). So a tensor reads one way at every step: the seed's ones
+        read 1.000 on its own card as beside a rule's decimals, not 1 there and 1.000 here.
+        (A node's card keeps the format its value and gradients share.)"""
+        key = (id(self.steps), len(self.steps))
+        cached = self.__dict__.get("_number_spec")
+        if cached is None or cached[0] != key:
+            cached = (key, shared_spec(_shown_arrays(self)))
+            self.__dict__["_number_spec"] = cached
+        return cached[1]
+
     def provenance(self, port, flat_index, max_terms=12):
         """The terms that sum to entry `flat_index` of the cotangent at `port`."""
         key = port if port in self._final else _by_name(self._final, port)
@@ -93,6 +108,27 @@ class Story:
     def step_provenance(self, step, flat_index, max_terms=12):
         """Terms of one entry of a step's cotangent (a seed, contribution or fan-in)."""
         return provenance(self, step, flat_index, max_terms)
+
+
+def number_spec(story):
+    """`story.number_spec()`, None without a story (a picture of the graph alone)."""
+    return story.number_spec() if isinstance(story, Story) else None
+
+
+def _shown_arrays(story):
+    """Every array the story's cards and its document's cards show."""
+    def flat(x):
+        if isinstance(x, (list, tuple)):
+            for item in x:
+                yield from flat(item)
+        elif x is not None:
+            yield x
+    for step in story.steps:
+        yield from flat([step.cotangent, step.total, step.contributions, step.upstream,
+                         [a for _, a in step.terms], list(step.operands.values())])
+    evaluation = getattr(story, "evaluation", None)
+    if evaluation is not None:
+        yield from flat([list(evaluation.values.values()), list(evaluation.gradients.values())])
 
 
 def _by_name(final, name):

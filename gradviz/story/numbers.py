@@ -131,16 +131,17 @@ def shared_spec(arrays):
     """The format the float tensors shown together on one card (a fan-in's terms and sum, a
     rule's upstream, operands and contribution) share: "%.3f" when any of them is written
     with decimals, so an all-zero term reads 0.000 beside 0.052, never 0 (one format per
-    card); None when each one's own format already agrees."""
-    decimal = False
+    card); None when each one's own format already agrees. A story's tensors share one
+    (model.Story.number_spec), so that a tensor reads one way at every step."""
     for x in arrays:
         if x is None:
             continue
         a = np.asarray(x)
         if a.dtype.kind == "f" and a.size:
             shown, power = scaled(a)
-            decimal = decimal or power != 0 or number_spec(shown) != "%.0f"
-    return f"%.{DECIMALS}f" if decimal else None
+            if power != 0 or number_spec(shown) != "%.0f":
+                return f"%.{DECIMALS}f"
+    return None
 
 
 def spec_on_card(array, shared):
@@ -178,26 +179,28 @@ def _rounds_to_zero(text):
     return digits.strip("0.") == ""
 
 
-def written(values):
+def written(values, shared=None):
     """(a function writing one number of the tensor `values` as its card's picture does,
     divided by the tensor's power of ten; that power as the picture writes it beside the
-    numbers, '' for none). A grid of text writes the power once, as a card does."""
+    numbers, '' for none). A grid of text writes the power once, as a card does. `shared`:
+    the format the tensors shown with it share (shared_spec; a story's number_spec)."""
     a = np.asarray(values)
     if a.dtype.kind not in "biuf":
         a = a.astype(np.float64)
     shown, power = scaled(a)
-    write = number_format(shown)
+    write = number_format(shown, spec=spec_on_card(a, shared))
     if not power:
         return write, ""
     scale = 10.0 ** power
     return (lambda v: write(v / scale)), factor_text(power)
 
 
-def writer(values):
+def writer(values, shared=None):
     """A function writing one number of the tensor `values` as its card does, the power of
     ten after it: -1.881×10⁻⁵ for an entry of a gradient whose largest entry is 7.2e-05,
-    -0.173 for an ordinary one (the provenance's sums, where each number stands alone)."""
-    write, factor = written(values)
+    -0.173 for an ordinary one (the provenance's sums, where each number stands alone).
+    `shared`: as `written`'s."""
+    write, factor = written(values, shared)
     return (lambda v: write(v) + factor) if factor else write
 
 

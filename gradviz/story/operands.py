@@ -113,6 +113,29 @@ def rename(text, mapping):
     return _rename_pattern(tuple(mapping)).sub(new, text)
 
 
+NOTE_MAX = 18   # characters of "(which node)" beside an operand; a longer name is the caption's
+
+
+def mentions(text, name):
+    """'2x' and 'bᵀ' mention x and b; 'grad' does not mention 'a'."""
+    return re.search(rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z0-9_])", text) is not None
+
+
+def operand_heading(name, node):
+    """An operand as the rule card heads it, and the Provenance dock with it: 'b' for an
+    operand that is the node b; 'b (tf_b)' says which node b stands for; 'labels (vertical)'
+    for the operand labels that is the node 'labels (vertical)': a name that already says
+    the operand's is not repeated ('labels (labels (vertical))'). A node named at length
+    ("the relu grad for ∂out/∂(layer's matmul) inside ...") is said once, in the step's
+    caption ("Here a is '...'"): beside the matrix it would push it off the card, so the
+    operand keeps its letter there ('a')."""
+    if len(node or "") > NOTE_MAX:
+        return name
+    if not node or node == name or mentions(node, name):
+        return node or name
+    return f"{name} ({node})"
+
+
 # A name that reads as one term of a formula: x, W1, tf_t, layer.kernel, γ; or a number.
 _TERM = re.compile(r"[A-Za-z_\u0391-\u03c9][A-Za-z0-9_.\u0391-\u03c9]{0,15}|\d+(\.\d+)?")
 _ACCENTED = "(?=[\u0300-\u036f])"   # x̂: a hat on the letter would land on the name's last letter

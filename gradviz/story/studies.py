@@ -411,15 +411,46 @@ def chain_sizes(story):
 class GradientNorms:
     """‖cotangent‖ where the backward pass meets each node (its output's upstream), in the
     story's order from the target back, then each source's gradient: the chart of the
-    vanishing- and exploding-gradient lessons."""
+    vanishing- and exploding-gradient lessons. `edges` say which point the pass goes to
+    from which: two inputs of one op are siblings, not a chain."""
     names: list                   # the reader's names: 'loss', 'layer6', …, 'x'
     norms: list                   # Euclidean norms (floats; NaN or inf where the cotangent is)
     steps: list                   # the story step each norm is read from (its index)
     kinds: list                   # 'visit' (a node's upstream) or 'gradient' (a source's)
+    edges: list = field(default_factory=list)   # (k, j): the pass goes from point k to point j
 
     def factors(self):
         """norms[k+1] / norms[k]: how much each step back multiplies the size (None at 0)."""
         return [b / a if a else None for a, b in zip(self.norms, self.norms[1:])]
+
+    def paths(self):
+        """The backward pass as runs of points, each edge in exactly one: the first from a
+        target to where it ends, each next from a point already written to where it leaves
+        the runs before it ([[y, upstream], [y, grad]] for y = upstream * grad)."""
+        children = {k: [] for k in range(len(self.names))}
+        entered = set()
+        for k, j in self.edges:
+            children[k].append(j)
+            entered.add(j)
+        runs, written = [], set()
+        for root in (k for k in range(len(self.names)) if k not in entered):
+            written.add(root)
+            if not children[root]:
+                runs.append([root])
+        while True:
+            start = next((k for k in sorted(written) if children[k]), None)
+            if start is None:
+                break
+            run, k = [start], start
+            while children[k]:
+                j = children[k].pop(0)
+                run.append(j)
+                if j in written:
+                    break
+                written.add(j)
+                k = j
+            runs.append(run)
+        return runs
 
     def text(self):
         return "\n".join(f"  {name}: {alone(norm)}" + (" (gradient)" if kind == "gradient" else "")
@@ -428,15 +459,19 @@ class GradientNorms:
 
 def gradient_norms(story):
     """The norm of the cotangent each node's output receives (the story's outer visit steps,
-    not those inside a layer node) and of each source's final gradient."""
+    not those inside a layer node) and of each source's final gradient, with the edges the
+    backward pass takes between them (through the ops inside a layer node)."""
     out = GradientNorms([], [], [], [])
+    point_of_op, point_of_tensor = {}, {}
     for step in story.steps:
         if step.internal or step.cotangent is None:
             continue
         if step.kind == "visit":
             kind = "visit"
+            point_of_op[id(step._op)] = len(out.names)
         elif step.kind == "accumulate":
             kind = "gradient"
+            point_of_tensor[id(step._tensor)] = len(out.names)
         else:
             continue
         with np.errstate(over="ignore", invalid="ignore"):
@@ -445,4 +480,32 @@ def gradient_norms(story):
         out.norms.append(norm)
         out.steps.append(step.index)
         out.kinds.append(kind)
+    producer = {id(o): s._op for s in story.steps if s.kind == "visit" for o in s._op.outputs}
+    sent = {}      # op -> the tensors its contributions went to, in the story's order
+    for step in story.steps:
+        if step.kind == "contribution" and step._op is not None and step._tensor is not None:
+            sent.setdefault(id(step._op), []).append(step._tensor)
+
+    def reached(tensor, seen):
+        """The points a cotangent sent to `tensor` arrives at: its gradient, its producer's
+        visit, or through an op inside a layer node, the points beyond it."""
+        points = [point_of_tensor[id(tensor)]] if id(tensor) in point_of_tensor else []
+        op = producer.get(id(tensor))
+        if op is not None and id(op) not in seen:
+            seen.add(id(op))
+            if id(op) in point_of_op:
+                points.append(point_of_op[id(op)])
+            else:
+                for t in sent.get(id(op), []):
+                    points += reached(t, seen)
+        return points
+
+    for step in story.steps:
+        k = point_of_op.get(id(step._op)) if step.kind == "visit" else None
+        if k is None:
+            continue
+        ends = []
+        for tensor in sent.get(id(step._op), []):
+            ends += [j for j in reached(tensor, set()) if j not in ends and j != k]
+        out.edges += [(k, j) for j in ends]
     return out

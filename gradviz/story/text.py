@@ -9,6 +9,7 @@ import numpy as np
 from ..graph.structure import filter_ports
 from .formatting import grid, shape_text, wrap
 from .local import cost
+from .model import number_spec
 from .operands import caption
 from .study_text import study_sections
 
@@ -41,18 +42,19 @@ def _provenance_lines(story, step):
 def _step_text(story, step, provenance_entries, filters=frozenset()):
     head = f"{step.index + 1:>3}. [{step.kind}] {step.title}"
     conv_filter = step.port in filters
+    shared = number_spec(story)   # the story's tensors as its cards write them
     lines = [head, wrap(step.caption, "     ")]
     if step.formula:
         lines.append(f"     rule: {step.formula}")
     if step.kind == "fan_in":
         for label, a in step.terms:
             lines.append(f"     + from {label}:")
-            lines.append(grid(a, indent="       ", conv_filter=conv_filter))
+            lines.append(grid(a, indent="       ", conv_filter=conv_filter, shared=shared))
         lines.append(f"     = {caption('sum', step.shown_names)}:")
-        lines.append(grid(step.total, indent="       ", conv_filter=conv_filter))
+        lines.append(grid(step.total, indent="       ", conv_filter=conv_filter, shared=shared))
     elif step.cotangent is not None:
         lines.append(f"     {caption('cotangent', step.shown_names)} ({shape_text(step.cotangent)}):")
-        lines.append(grid(step.cotangent, indent="       ", conv_filter=conv_filter))
+        lines.append(grid(step.cotangent, indent="       ", conv_filter=conv_filter, shared=shared))
     if step.kind == "contribution" and provenance_entries and step.cotangent is not None \
             and step._op is not None:
         lines += _provenance_lines(story, step)

@@ -46,7 +46,7 @@ def _conv_geometry(op):
     return (out_h, out_w), (pads[0][0], pads[1][0]), at["strides"][1:3], at["dilations"][1:3]
 
 
-def conv2d_terms(op, k, i, names, labels):
+def conv2d_terms(op, k, i, names):
     x, w = op._in_values
     if x.ndim != 4 or w.ndim != 4:
         return None
@@ -57,7 +57,7 @@ def conv2d_terms(op, k, i, names, labels):
         kh, kw, _, n_out = w.shape
         rows, cols = _hits(p, top, sh, dh, out_h, kh), _hits(q, left, sw, dw, out_w, kw)
         hits = [((n, oi, oj, o), (a, b, c, o)) for a, oi in rows for b, oj in cols for o in range(n_out)]
-        other, rname, name = w, names[1], labels[1]
+        other, name = w, names[1]
     else:
         a, b, c, o = i
         n_in, h, wd, _ = x.shape
@@ -71,9 +71,10 @@ def conv2d_terms(op, k, i, names, labels):
                     q = oj * sw - left + b * dw
                     if 0 <= q < wd:
                         hits.append(((n, oi, oj, o), (n, p, q, c)))
-        other, rname, name = x, names[0], labels[0]
-    return _listed(hits, out_shape, lambda index: float(other[index]),
-                   lambda index: _at(rname, index), lambda index: _at(name, index))
+        other, name = x, names[0]
+    def label(index):      # as the card writes the operand: filters[1,2,0,0]
+        return _at(name, index)
+    return _listed(hits, out_shape, lambda index: float(other[index]), label, label)
 
 
 def _pool_geometry(op):
@@ -85,7 +86,7 @@ def _pool_geometry(op):
     return (out_h, out_w), (pads[0][0], pads[1][0]), strides[1:3], ksize[1:3]
 
 
-def pool_terms(op, k, i, names, labels, out_name):
+def pool_terms(op, k, i, out_name):
     """MaxPool: 1 for the windows whose maximum entry i is; AvgPool: 1/(real entries) for
     every window that holds entry i."""
     x = op._in_values[0]

@@ -1,16 +1,20 @@
 """The code view's script: running it gives exactly the gradients graph.evaluate gives."""
 import contextlib
 import io
+import json
+import keyword
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from gradviz.graph import evaluate, load
+from gradviz.graph import evaluate, load, save
 from gradviz.graph.catalog import full_attrs
+from gradviz.graph.cli_commands import run_command
 from gradviz.graph.codegen import _RESERVED, to_python
 from gradviz.graph.document import Port
-from gradviz.graph.names import identifiers
+from gradviz.graph.names import identifier, identifiers, port_names
 
 SAMPLES = sorted((Path(__file__).parents[2] / "samples").glob("*.json"))
 
@@ -37,6 +41,58 @@ def test_script_reproduces_the_gradients(path):
         else:
             np.testing.assert_array_equal(np.asarray(g.numpy()), e)
     assert printed.startswith("∂") and "d(" not in printed   # ∂Σy / ∂x, as the cards write it
+
+
+def _names_agree(doc, tmp_path):
+    """The code view's name for each source is the key `gradviz run` gives its gradient (a
+    valid identifier made of it where the key is none: 'tokens x' -> tokens_x), and it holds
+    the value `gradviz run` gives under that key."""
+    path = tmp_path / "doc.gradviz.json"
+    save(doc, path)
+    doc = load(str(path))
+    status, text = run_command(path)
+    assert status == 0, text
+    out = json.loads(text)
+    namespace, printed = run(to_python(doc))
+    refs = re.findall(r"^∂.*? / ∂(.*?) =", printed, re.M)
+    keys = port_names(doc, doc.sources)
+    assert len(refs) == len(doc.sources) and set(keys.values()) == set(out["gradients"])
+    for port, ref in zip(doc.sources, refs):
+        key = keys[port]
+        if "." not in key and ":" not in key:       # a node's own output, not a layer's kernel
+            assert ref == (key if key.isidentifier() and not keyword.iskeyword(key) else identifier(key))
+        value = eval(ref, namespace)                 # our own generated expression
+        np.testing.assert_allclose(np.asarray(value.numpy(), float), np.asarray(out["values"][key]["value"], float).reshape(out["values"][key]["shape"]),
+                                   rtol=1e-6)
+    return namespace, refs
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
+def test_the_code_names_each_source_as_gradviz_run_keys_it(path, tmp_path):
+    _names_agree(load(str(path)), tmp_path)
+
+
+# The script's own variables, a builtin it never calls, and the layer object of the
+# sample's Dense node 'layer1': names a node keeps in the code as everywhere else
+SCRIPT_WORDS = ["grad", "grads", "name", "g", "tape", "jacobian", "batch_jacobian", "sum",
+                "input", "layer1_layer"]
+
+
+@pytest.mark.parametrize("sample", ["002_gradient_by_parts", "001_batch_jacobian", "001_clip_gradient"])
+@pytest.mark.parametrize("word", SCRIPT_WORDS)
+def test_a_node_named_like_the_scripts_own_variables_keeps_its_name(sample, word, tmp_path):
+    """Issue 20 §2: a source labelled grad was grad_1 in the code view (the script kept the
+    name for its gradient) and grad in `gradviz run`; one named layer1_layer was overwritten
+    by the Dense node's layer object."""
+    doc = load(str(SAMPLES[0].parent / f"{sample}.json"))
+    expected = [evaluate(doc).gradients[p] for p in doc.sources]
+    doc.nodes[doc.sources[0].node].label = word
+    namespace, refs = _names_agree(doc, tmp_path)
+    assert refs[0] == word
+    got = re.findall(r"^(\w+) = tape\w*\.gradient\(", to_python(doc), re.M)[-1]
+    grads = namespace[got] if len(doc.sources) > 1 else [namespace[got]]
+    for g, e in zip(grads, expected):
+        np.testing.assert_array_equal(np.asarray(g.numpy()), e)
 
 
 def test_script_for_the_seed_reads_like_tensorflow():

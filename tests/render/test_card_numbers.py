@@ -81,6 +81,31 @@ def test_every_card_prints_its_numbers_in_one_format(name):
         assert len(floats) <= 1, (where, floats)
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_a_tensor_reads_one_way_at_every_step(name):
+    """Issue 20 §5, one format per card, had made a tensor's format its card's: the seed's
+    ones read 1 on the seed's and the visit's cards and 1.000 beside a rule's decimals
+    (lesson 1, steps 1 and 3). A tensor shown on several steps' rule cards is written one
+    way on all of them (the story's tensors share their format: Story.number_spec)."""
+    r = renderer(name)
+    seen = {}    # a tensor (its numbers) -> {its numbers' formats: the steps that wrote them}
+    for step in r.story.steps if r.story is not None else []:
+        layout = r.formula_layout(step)          # as the renderer lays it out, with its story
+        for part, _, _, picture in layout._items(layout.fonts)[0]:
+            if part[0] not in ("array", "picture") or picture is None:
+                continue
+            a = np.asarray(part[1])
+            if a.dtype.kind != "f" or not a.size:
+                continue
+            formats = frozenset({float_signature(n.strip()) for n in texts(picture)} - {None})
+            formats |= {getattr(picture, "factor", "")}
+            seen.setdefault((a.shape, a.tobytes()), {}).setdefault(formats, []).append(step.index + 1)
+    several = {key: ways for key, ways in seen.items() if sum(map(len, ways.values())) > 1}
+    assert several, name        # the seed, at least, shows on its step and the visit's
+    for (shape, _), ways in several.items():
+        assert len(ways) == 1, (name, shape, ways)
+
+
 def float_signature(number):
     """signature() of a float tensor's number, where a whole one written as '0' counts as
     fixed notation without decimals (not as an integer tensor's number)."""
@@ -201,12 +226,12 @@ def test_every_steps_provenance_table_and_sum_have_one_format_and_no_minus_zero(
                 assert not MINUS_ZERO.search(text), (name, step.title, text)
 
 
-def card_text(array, flat):
+def card_text(array, flat, shared=None):
     """How the card of the tensor `array` writes its entry `flat` (its number and the power
     of ten beside the picture), or None where the card does not write it (an ellipsis, a
-    heatmap)."""
+    heatmap). `shared`: the format of the story it is shown in (Story.number_spec)."""
     a = np.asarray(array)
-    shown = preview.Preview(a)
+    shown = preview.Preview(a, spec=preview.spec_on_card(a, shared))
     if shown.kind == "scalar":
         return shown.text
     if shown.kind not in ("grid", "ellipsis"):
@@ -220,14 +245,14 @@ def card_text(array, flat):
 ENTRY = re.compile(r"^([A-Za-z_]\w*)(?:\[([\d,]*)\])?$")
 
 
-def _entry_text(array, label):
+def _entry_text(array, label, shared=None):
     """The card's text of the entry `label` ('b[0,1]', 'y' for a scalar) of `array`."""
     m = ENTRY.match(label)
     a = np.asarray(array)
     index = tuple(int(i) for i in m.group(2).split(",") if i) if m and m.group(2) else ()
     if m is None or len(index) != a.ndim:
         return None
-    return card_text(a, np.ravel_multi_index(index, a.shape) if a.ndim else 0)
+    return card_text(a, np.ravel_multi_index(index, a.shape) if a.ndim else 0, shared)
 
 
 def _signed(text):
@@ -259,9 +284,12 @@ def test_every_number_of_every_provenance_reads_as_on_its_card(name):
     the node card wrote -1.881×10⁻⁵, and -0.17307831 beside a card's -0.173. Every entry it
     names is written as the card of its tensor writes it: the sum's value (the cotangent's
     card), each upstream entry (the upstream's), each operand entry (the operand's), each
-    path of a fan-in (that path's). Changed with test_printed_equations: a factor whose
-    card's digits are too few for the printed sum has more, which the card's rounds."""
+    path of a fan-in (that path's), in the format the story's tensors share (a tensor reads
+    one way at every step: the seed's ones 1.000 in a story of decimals, as its cards write
+    them). Changed with test_printed_equations: a factor whose card's digits are too few
+    for the printed sum has more, which the card's rounds."""
     _, story = sample(name)
+    shared = story.number_spec()
     checked = 0
     for step in story.steps:
         if step.kind not in ("seed", "contribution", "fan_in") or not np.size(step.cotangent):
@@ -271,7 +299,7 @@ def test_every_number_of_every_provenance_reads_as_on_its_card(name):
         for flat in sorted({0, int(nonzero[0]) if nonzero.size else 0}):
             p = story.step_provenance(step, flat, max_terms=6)
             where = (name, step.index + 1, step.title, flat)
-            value = card_text(cotangent, flat)
+            value = card_text(cotangent, flat, shared)
             if value is not None:
                 assert f" = {value}" in p.text(), (where, value, p.text())
                 if p.terms:
@@ -279,7 +307,7 @@ def test_every_number_of_every_provenance_reads_as_on_its_card(name):
                 checked += 1
             if step.kind == "fan_in":
                 for (_, path), term in zip(step.terms, p.terms):
-                    shown = card_text(path, flat)
+                    shown = card_text(path, flat, shared)
                     if shown is not None:
                         assert f"{shown} [" in p.text(), (where, shown, p.text())
                         checked += 1
@@ -291,10 +319,10 @@ def test_every_number_of_every_provenance_reads_as_on_its_card(name):
                     continue
                 up_text, _, local_text = part.partition("·")
                 up_label, _, local_label = term.label.partition("·")
-                up = _entry_text(grad, up_label) if grad is not None and not isinstance(grad, list) else None
+                up = _entry_text(grad, up_label, shared) if grad is not None and not isinstance(grad, list) else None
                 operand = (step.operands or {}).get(ENTRY.match(local_label).group(1)) \
                     if ENTRY.match(local_label) else None
-                local = _entry_text(operand, local_label) \
+                local = _entry_text(operand, local_label, shared) \
                     if operand is not None and not isinstance(operand, list) else None
                 if up is not None:
                     assert _reads_as(up_text, up) and f"{up_text}·" in p.text(), \

@@ -10,8 +10,9 @@ from samples_util import NAMES, edge, renderer, sample
 
 from gradviz.graph.document import Port
 from gradviz.render.cards import BADGE_H
-from gradviz.render.formula import FORMULA_MAX_W, NOTE_MAX, formula_parts, operand_title
+from gradviz.render.formula import FORMULA_MAX_W, formula_parts, operand_title
 from gradviz.render.painter import formula_arrays, formula_entry_text, formula_pictures
+from gradviz.story.operands import NOTE_MAX
 
 
 def _step(story, kind, node):

@@ -52,7 +52,8 @@ def test_seed004_document_story():
     # (-0.17307831 or -0.1730783), so the value is checked to 2 ulps; the text writes it
     # as the cards do, to three decimals.
     np.testing.assert_array_max_ulp(np.float32(p.value), np.float32(ROW[0]), maxulp=2)
-    assert p.text() == f"grad t[0,0] = 1·b[0,0] + 1·b[0,1] + 1·b[0,2] = {p.value:.3f}"
+    # the seed's ones in the story's format (Story.number_spec), as its cards write them
+    assert p.text() == f"grad t[0,0] = 1.000·b[0,0] + 1.000·b[0,1] + 1.000·b[0,2] = {p.value:.3f}"
     assert "sum over the elements of y" in explain(s)
 
 

@@ -60,7 +60,8 @@ def test_the_custom_rule_is_the_declared_one_001_clip_gradient():
     (custom,) = [st for st in s.of_kind("contribution") if st.op_type == "CustomGradient"]
     assert custom.formula == "grad_vv = clip_by_norm(grad, 0.5)"
     assert custom.title == "clip_gradients → vv"
-    assert "e.g. grad vv = clip_by_norm(1, 0.5) = 0.5" in text
+    # the upstream 1 as the story's cards write it (Story.number_spec: one format per tensor)
+    assert "e.g. grad vv = clip_by_norm(1.000, 0.5) = 0.500" in text
     assert "grad_fn" not in text
 
 
@@ -181,9 +182,10 @@ def test_explain_of_a_big_matmul_is_fast_and_a_huge_broadcast_shows_no_example()
     doc.connect("c", "d")
     doc.targets, doc.sources = [Port("d")], [Port("a")]
     text = explain(story.build(doc))
-    assert "e.g. grad a[0,0] = 600·b[0,0] + 600·b[0,1]" in text
+    # the upstream 600 in the story's format (Story.number_spec), as its cards write it
+    assert "e.g. grad a[0,0] = 600.000·b[0,0] + 600.000·b[0,1]" in text
     assert "(no entry-by-entry example here: each entry of c sums 600 products" not in text
-    assert "e.g. grad c[0,0] = 1·1 + 1·1" in text  # 600 terms: enumerated, capped in the text
+    assert "e.g. grad c[0,0] = 1.000·1 + 1.000·1" in text  # 600 terms: enumerated, capped in the text
 
 
 def test_the_explain_command_prints_the_pitfall(capsys):
@@ -201,7 +203,8 @@ def test_provenance_writes_the_cotangent_not_the_value_004():
     p = s.step_provenance(step, 0)
     b = doc.nodes["tf_b"].value
     value = f"{float(step.cotangent.flat[0]):.3f}"     # as the cards write it
-    assert p.text() == (f"grad tf_t[0,0] = 1·tf_b[0,0] + 1·tf_b[0,1] + 1·tf_b[0,2] = {value}")
+    # the seed's ones as every card of the story writes them (Story.number_spec)
+    assert p.text() == (f"grad tf_t[0,0] = 1.000·tf_b[0,0] + 1.000·tf_b[0,1] + 1.000·tf_b[0,2] = {value}")
     assert f"e.g. {p.text()}" in text
     assert p.value == pytest.approx(float(b[0].sum()), rel=1e-6)
 

@@ -53,7 +53,8 @@ def test_seed004_provenance_of_dy_dx_00(seed004):
     # as the cards do, to three decimals.
     np.testing.assert_array_max_ulp(np.float32(p.value), np.float32(ROW[0]), maxulp=2)
     assert p.total == pytest.approx(p.value, abs=1e-6)
-    assert p.text() == f"grad t[0,0] = 1·b[0,0] + 1·b[0,1] + 1·b[0,2] = {p.value:.3f}"
+    # the seed's ones in the story's format (Story.number_spec), as its cards write them
+    assert p.text() == f"grad t[0,0] = 1.000·b[0,0] + 1.000·b[0,1] + 1.000·b[0,2] = {p.value:.3f}"
     upstream, local, product, label = p.terms[1]
     assert (upstream, label) == (1.0, "grad[0,1]·b[0,1]")
 
@@ -183,7 +184,7 @@ def test_explain_prints_every_step_with_numbers(seed004):
     assert "grad_t = grad @ bᵀ" in text
     value = seed004.steps[2].cotangent[0, 0]  # the contribution to t, as computed here
     np.testing.assert_array_max_ulp(value, np.float32(ROW[0]), maxulp=2)
-    assert f"t[0,0] = 1·b[0,0] + 1·b[0,1] + 1·b[0,2] = {value:.3f}" in text
+    assert f"t[0,0] = 1.000·b[0,0] + 1.000·b[0,1] + 1.000·b[0,2] = {value:.3f}" in text
     assert "[ -0.173   1.190   2.245 ]" in text and text.count("[seed]") == 1   # as the cards write t
 
 

@@ -110,4 +110,5 @@ def test_a_nonlinear_custom_rule_is_shown_as_the_rule_not_as_products():
     p = s.step_provenance(step, 1)
     assert p.kind == "rule" and p.value == pytest.approx(0.4)
     assert p.text().endswith("[1] = (clip's grad_fn(grad))[1] = 0.400")   # as the cards write it
-    assert p.numbers() == "grad[1] = 4, ‖grad‖ = 5"
+    # in the story's format (Story.number_spec): its cards write the upstream [3.000 4.000]
+    assert p.numbers() == "grad[1] = 4.000, ‖grad‖ = 5.000"

@@ -37,12 +37,15 @@ def test_the_conv_lesson_tells_both_rules_with_the_documents_numbers():
     np.testing.assert_array_equal(to_w.cotangent[:, :, 0, 0], [[2, 8, 2], [-2, 2, 3], [8, 2, 2]])
     np.testing.assert_array_equal(grad_x.cotangent, to_x.cotangent)
     np.testing.assert_array_equal(grad_w.cotangent, to_w.cotangent)
-    # provenance of w[0, 0]: the upstream entries times the image entries under them
+    # provenance of w[0, 0]: the upstream entries times the image entries under them, the
+    # image written as the card's rule and picture write it: input, the node input image
+    # (issue 20 §1: one name for one thing on the card and in the sum)
     p = s.provenance(Port("filter_w"), 0)
     assert float(p.value) == 2.0
     assert [(t.upstream, t.local) for t in p.terms] == [(1, 1), (2, 1), (-1, 1)]
-    assert p.text().startswith("grad filter w[0,0,0,0] = 1·input image[0,0,0,0] + 2·input image[0,1,1,0] + "
-                               "(-1)·input image[0,2,2,0] = 2")
+    assert to_w.operand_nodes["input"] == "input image"
+    assert p.text().startswith("grad filter w[0,0,0,0] = 1·input[0,0,0,0] + 2·input[0,1,1,0] + "
+                               "(-1)·input[0,2,2,0] = 2")
 
 
 @pytest.mark.parametrize("name", ["nets_2_sigmoid_chain", "nets_2_relu_chain", "nets_2_bad_init"])

@@ -123,3 +123,25 @@ def test_document_studies_use_the_ports_the_study_names():
     j = studies.jacobian_study(doc)  # studies.jacobian: target out, source x (not loss)
     assert j.jacobian.shape == (1, 5, 1, 10) and j.ok
     assert doc.targets == [Port("loss")]
+
+
+def test_gradient_norms_follow_the_edges_of_the_backward_pass():
+    """Issue 20 §1: the Gradient norms caption chained 'y → upstream → grad' where upstream
+    and grad are both inputs of y (siblings). The points' edges say where the pass goes."""
+    from pathlib import Path
+
+    from op_cases import op_doc
+
+    from gradviz.graph import load
+    norms = studies.gradient_norms(story.build(op_doc("multiply", ["upstream", "grad"], "y")))
+    assert norms.names == ["y", "upstream", "grad"]
+    assert norms.edges == [(0, 1), (0, 2)] and norms.paths() == [[0, 1], [0, 2]]
+    samples = Path(__file__).resolve().parents[2] / "samples"
+    chain = studies.gradient_norms(story.build(load(samples / "nets_2_sigmoid_chain.json")))
+    assert chain.paths() == [list(range(len(chain.names)))]     # a chain is one run
+    # attention: out = A @ V, A = softmax(S), S = QKᵀ / √d; Q, K, V all from the tokens
+    att = studies.gradient_norms(story.build(load(samples / "nets_6_attention.json")))
+    runs = [[att.names[k] for k in run] for run in att.paths()]
+    assert runs == [["out[3]", "out", "A", "S", "QKᵀ", "Q", "tokens x"], ["out", "V", "tokens x"],
+                    ["QKᵀ", "K", "tokens x"]]
+    assert sorted(e for run in att.paths() for e in zip(run, run[1:])) == sorted(att.edges)

@@ -124,7 +124,9 @@ def test_a_conv_input_entry_is_upstream_window_times_filter_taps_in_nhwc_names()
                 for a in range(3) for b in range(3) for o in range(2) if 2 - a <= 2 and 3 - b <= 2}
     assert {t.label: t.product for t in p.terms if t.product} == pytest.approx(
         {k: v for k, v in expected.items() if v})
-    assert all(t.factor.startswith("filter w[") for t in p.terms)
+    # a tap is written as the card writes the operand, filters (which the card says is the
+    # node filter w), not by the node's name (issue 20 §1)
+    assert all(t.factor.startswith("filters[") for t in p.terms)
 
 
 def test_a_max_pool_entry_names_the_window_it_won():
@@ -153,7 +155,8 @@ def test_explain_prints_a_conv_entry_as_upstream_times_filter_taps(capsys):
     from gradviz.story.text import explain
     text = explain(story.build(_conv_doc((1, 4, 4, 1), (2, 2, 1, 1), 1, "VALID", 1)))
     line = next(l for l in text.splitlines() if "e.g. grad x[" in l)
-    assert "·filter w[" in line and "J[" not in line and "∂" not in line
+    # the taps as the step's rule writes them (its caption says filters is the node filter w)
+    assert "·filters[" in line and "J[" not in line and "∂" not in line
 
 
 

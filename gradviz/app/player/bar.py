@@ -20,6 +20,7 @@ from ...engine.errors import counted
 from ...render import painter as render_painter
 from ...render.legible import READABLE_PX
 from ...render.themes import LIGHT
+from ...story.build import no_backward_pass
 from ..literal import mnemonic_free
 from . import fit_dock, step_view
 
@@ -644,17 +645,10 @@ class PlayerBar(QWidget):
         return f"{step.index + 1}/{len(self._steps)}  {title}"
 
     def _why_no_story(self):
-        """Why there is no backward pass, in words: what is missing, or the first error."""
-        doc = self.controller.doc
-        if not doc.targets or not doc.sources:
-            missing = " and ".join(w for w, ports in (("a target", doc.targets),
-                                                       ("a source", doc.sources)) if not ports)
-            return f"No backward pass to show: mark {missing} (Inspector ▸ tape.gradient)."
-        result = self.controller.result
-        errors = [p for p in getattr(result, "problems", ()) if not getattr(p, "warning", False)]
-        if errors:
-            return f"No backward pass to show: {errors[0]}."
-        return "No backward pass to show: the target does not depend on the sources."
+        """Why there is no backward pass, in the study views' words (story.build.no_backward_pass):
+        what is missing, the error that stops the target or a source (not a stray node's)."""
+        kind, words = no_backward_pass(self.controller.doc, getattr(self.controller.result, "problems", ()))
+        return f"No backward pass to show: {words}" + ("." if kind == "error" else "")
 
     def _show(self):
         n = len(self._steps)

@@ -22,7 +22,8 @@ from ...render import preview, tiles
 from ...story.formatting import number
 from ...story.numbers import written
 from ...story.local import _defining_step
-from ...story.model import path_name
+from ...story.model import number_spec, path_name
+from ...story.operands import operand_heading
 
 MAX_CELLS = 4000                     # entries a grid shows (it scrolls)
 WRAP_MIN, WRAP_MAX = 4, 10           # a long vector wraps into rows this wide
@@ -157,8 +158,9 @@ class TensorGrid(QTableWidget):
         room = max(self.width(), self.parentWidget().width() if self.parentWidget() else 0, 240)
         return max(WRAP_MIN, min(WRAP_MAX, (room - 48) // max(cell, 1)))
 
-    def set_array(self, array, role=None):
-        """Show `array`; `role` tiles.FILTER lays a rank-4 array out as a conv filter."""
+    def set_array(self, array, role=None, shared=None):
+        """Show `array`; `role` tiles.FILTER lays a rank-4 array out as a conv filter;
+        `shared`, the format its story's tensors share (Story.number_spec)."""
         self.array = None if array is None else np.asarray(array)
         if self.array is None or self.array.size == 0:
             self.highlighted, self._layout, self.factor = [], None, ""
@@ -168,7 +170,7 @@ class TensorGrid(QTableWidget):
             self.setFixedHeight(0)
             return
         a2 = preview.as_2d(self.array)
-        fmt, self.factor = written(self.array)     # as its card writes it, the power of ten apart
+        fmt, self.factor = written(self.array, shared)   # as its card writes it, the power of ten apart
         flat = self.array.reshape(-1)
         self.wrapped = a2.shape[0] == 1 and a2.shape[1] > WRAP_MAX
         if self.wrapped:
@@ -509,7 +511,7 @@ class ProvenancePanel(QWidget):
         renderer = getattr(self.canvas, "renderer", None)
         filters = renderer is not None and subject.card_label != "upstream" \
             and renderer.tensor_role(port) == tiles.FILTER
-        self.grid.set_array(subject.array, tiles.FILTER if filters else None)
+        self.grid.set_array(subject.array, tiles.FILTER if filters else None, number_spec(self.story))
         self.heading.setText(subject.heading + _factor_note(self.grid))
 
     def _reset(self):
@@ -532,7 +534,7 @@ class ProvenancePanel(QWidget):
 
     def _add_source(self, name, caption, array, flats):
         grid = TensorGrid(name)
-        grid.set_array(array, tiles.FILTER if name == "filters" else None)
+        grid.set_array(array, tiles.FILTER if name == "filters" else None, number_spec(self.story))
         label = QLabel(caption + _factor_note(grid))
         label.setWordWrap(True)
         grid.set_highlight(flats)
@@ -634,6 +636,9 @@ class ProvenancePanel(QWidget):
         return prov
 
     def _contribution_sources(self, prov, origin, cells):
+        """The tensors whose entries the sum uses, headed as the rule card heads them: the
+        upstream by the card's word for it (g beside a node called grad), an operand as
+        'b (grad)'."""
         wanted = {}
         for term in prov.terms:
             for piece in term.label.split("·"):
@@ -641,17 +646,21 @@ class ProvenancePanel(QWidget):
                 if parsed is not None:
                     wanted.setdefault(parsed[0], []).append(parsed[1])
         for name, indices in wanted.items():
-            array = self._operand(origin, name)
+            upstream = _upstream_index(name, prov.grad_word)
+            array = self._operand(origin, name, upstream)
             if array is None:
                 continue
             flats = [int(np.ravel_multi_index(i, array.shape)) if array.ndim else 0
                      for i in indices if len(i) == array.ndim]
-            role = "upstream cotangent" if name.startswith("grad") else "operand"
-            self._add_source(name, f"{role} <b>{_html(name)}</b> {preview.shape_text(array)}: "
+            if upstream is not None:
+                heading = f"upstream cotangent <b>{_html(name)}</b>"
+            else:
+                node = (origin.operand_nodes or {}).get(name, "")
+                heading = f"operand <b>{_html(operand_heading(name, node))}</b>"
+            self._add_source(name, f"{heading} {preview.shape_text(array)}: "
                                    "the entries this sum uses", array, flats)
             if cells is not None:
-                key = "upstream" if name.startswith("grad") else name
-                cells.setdefault(key, []).extend(flats)
+                cells.setdefault("upstream" if upstream is not None else name, []).extend(flats)
 
     def _ring_node(self, subject, flat):
         if subject.node is None:
@@ -667,16 +676,26 @@ class ProvenancePanel(QWidget):
         self.rings.set_rects([rect])
 
     @staticmethod
-    def _operand(step, name):
+    def _operand(step, name, upstream=None):
+        """The array of `name` in a contribution's sum: an operand of the rule, or (upstream,
+        its output's index) the upstream cotangent, which the step keeps under 'grad'."""
         ops = step.operands or {}
-        if name in ops:
+        if upstream is not None:
+            value = ops.get("grad")
+            if isinstance(value, list):
+                value = value[upstream] if upstream < len(value) else None
+        elif name in ops and name != "grad":
             value = ops[name]
-        elif name.startswith("grad") and isinstance(ops.get("grad"), list):
-            k = int(name[4:] or 0)
-            value = ops["grad"][k] if k < len(ops["grad"]) else None
         else:
             return None
         return None if value is None or isinstance(value, list) else np.asarray(value)
+
+
+def _upstream_index(name, word):
+    """Which output's upstream `name` is in a sum whose rule calls the upstream `word`
+    ('grad', or 'grad1' of an op's second output), or None for an operand."""
+    m = re.fullmatch(rf"{re.escape(word)}(\d*)", name)
+    return int(m.group(1) or 0) if m else None
 
 
 def _sum_text(prov, labels=None):

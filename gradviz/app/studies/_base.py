@@ -14,13 +14,13 @@ from PySide6.QtGui import QFontMetrics, QPalette
 from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton,
                                QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
-from ...graph.errors import DocumentError, named
+from ...graph.errors import DocumentError
 from ...graph.names import port_names
 from ...graph.ports import parse_port
 from ...render.themes import LIGHT
 from ...story.numbers import alone
 from .. import worker
-from ..controller import port_named
+from ..controller import worded
 from ..export_dialog import Slide, export_view_dialog
 from .applies import graph_error
 
@@ -649,8 +649,9 @@ class StudyView(QWidget):
         task = worker.run_job(work)
         task.progress.connect(lambda f, text: self.progress.setValue(int(100 * f)))
         task.finished.connect(lambda r: self._done(generation, r))
+        # worded as in process: the input as the canvas labels it, not the engine's raw text
         task.failed.connect(lambda reason: generation == self._generation
-                            and self._show_error(reason))
+                            and self._show_error(self._reason(task.exception)))
         self._task = task
 
     def cancel(self):
@@ -694,9 +695,15 @@ class StudyView(QWidget):
         """Why the study failed, in words: an engine's refusal as it says it; a KeyError of
         a value the graph never computed, as the graph's own error that stopped it."""
         if isinstance(e, DocumentError):   # its node and input named as the canvas names them
-            doc = self.controller.doc
-            return str(port_named(named([e.problem], doc), doc)[0]).replace("\n", " ")
-        return graph_error(self.controller) or f"{type(e).__name__}: {e}"
+            return worded(e, self.controller.doc)
+        return graph_error(self.controller, self.chosen_ports()) or worded(e, self.controller.doc)
+
+    def chosen_ports(self):
+        """The ports the view's choosers pick (its target and source): what the study is
+        computed from; the document's targets and sources for a view without choosers."""
+        chosen = [box.port() for box in self.findChildren(PortChooser) if box.port() is not None]
+        doc = self.controller.doc
+        return chosen or [*doc.targets, *doc.sources]
 
     def _show_not_applicable(self, text):
         """The document lacks what the study needs (a batch axis, a target): said in words,

@@ -118,6 +118,10 @@ class GradientCheckView(StudyView):
         ev = self.controller.result.evaluation
         return largest_entry(None if ev is None else ev.gradients.get(source), shape)
 
+    def chosen_ports(self):
+        """The loss (the document's targets: no chooser picks it) and the chosen source."""
+        return [*self.controller.doc.targets, *super().chosen_ports()]
+
     # -- the study -----------------------------------------------------------------------
     def job(self):
         source, index = self.source_box.port(), self.entry_box.currentData()
@@ -126,7 +130,7 @@ class GradientCheckView(StudyView):
         if missing:
             return self._show_not_applicable(missing)
         if index is None:     # the source has no value: the graph stops before it, or it is empty
-            return self._show_error(graph_error(self.controller) or
+            return self._show_error(graph_error(self.controller, self.chosen_ports()) or
                                     f"{self.source_box.currentText()} has no elements to check")
         doc = self.doc_copy()
         ev = self.controller.result.evaluation

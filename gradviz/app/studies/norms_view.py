@@ -67,6 +67,8 @@ class GradientNormView(StudyView):
                                     symbolSize=9, symbolBrush=LINE, symbolPen=pg.mkPen(TEXT))
         self.sources = pg.ScatterPlotItem([], [], size=12, symbol="s", brush=SOURCE,
                                           pen=pg.mkPen(TEXT))
+        self.branches = pg.PlotDataItem([], [], pen=pg.mkPen(LINE, width=2), connect="pairs")
+        self.plot.addItem(self.branches)    # the pass's edges between visits not side by side
         self.plot.addItem(self.line)
         self.plot.addItem(self.sources)
         self.names = []
@@ -91,7 +93,16 @@ class GradientNormView(StudyView):
         ks = np.arange(len(values), dtype=float)
         logs = np.where(shown, np.log10(np.where(shown, values, 1.0)), np.nan)
         visits = np.array([k == "visit" for k in norms.kinds], bool)
-        self.line.setData(ks[visits & shown], logs[visits & shown])
+        drawn = visits & shown
+        # the line joins two dots side by side only where the backward pass goes from one to
+        # the other (two inputs of one op are siblings); its other edges are drawn apart
+        order = np.flatnonzero(drawn)
+        edges = {(k, j) for k, j in norms.edges if drawn[k] and drawn[j]}
+        joined = {(int(a), int(b)) for a, b in zip(order, order[1:]) if (a, b) in edges}
+        connect = [(int(a), int(b)) in joined for a, b in zip(order, order[1:])] + [False]
+        self.line.setData(ks[drawn], logs[drawn], connect=np.array(connect, bool) if order.size else "all")
+        rest = [(k, j) for k, j in sorted(edges) if (k, j) not in joined]
+        self.branches.setData(ks[[p for e in rest for p in e]], logs[[p for e in rest for p in e]])
         self.sources.setData(ks[~visits & shown], logs[~visits & shown])
         self.names = list(norms.names)
         if shown.any():
@@ -99,7 +110,9 @@ class GradientNormView(StudyView):
             self.plot.setYRange(np.floor(low) - 0.2, np.ceil(high) + 0.2, padding=0)
         self.plot.setXRange(-0.5, len(values) - 0.5, padding=0)
         number = line_format(*values[np.isfinite(values)])      # one format on the line
-        points = " → ".join(f"{_html(name)} <b>{number(v)}</b>" for name, v in zip(norms.names, values))
+        # each run of the pass on its line: y → upstream, then y → grad (siblings, not a chain)
+        points = "<br>".join(" → ".join(f"{_html(norms.names[k])} <b>{number(values[k])}</b>" for k in run)
+                             for run in norms.paths())
         missing = [name for name, ok in zip(norms.names, shown) if not ok]
         set_banner(self.summary, "info", f"<span style='font-size:12pt'>{points}</span>")
         self._words = (
@@ -135,6 +148,7 @@ class GradientNormView(StudyView):
 
     def clear_result(self):
         self.line.setData([], [])
+        self.branches.setData([], [])
         self.sources.setData([], [])
         self.names, self.numbered = [], False
         self.plot.getAxis("bottom").setTicks(None)   # no node names of a document gone

@@ -16,6 +16,7 @@ from ...graph.errors import DocumentError
 from ...graph.evaluate import NEWTON_EPS
 from ...graph.landscape import coordinates, landscape, local_model, value_of, window
 from ...graph.training import port_value, variable_ports
+from ..controller import worded
 from ..snapshots import same_for_engine_but, snapshot
 from ..studies._base import _html, banner, port_label, set_banner
 from ..studies.heatmap import TEXT, style_plot
@@ -256,8 +257,8 @@ class LandscapeView(QWidget):
             return lambda *args: self.job is job and slot(*args)
         job.progress.connect(ours(lambda f, _: self.progress.setValue(int(1000 * f))))
         job.finished.connect(ours(lambda result: self._show(result, doc)))
-        job.failed.connect(ours(lambda m: set_banner(self.note, "error", m.removeprefix(
-            "DocumentError: "))))
+        job.failed.connect(ours(lambda _: set_banner(self.note, "error",
+                                                     _html(worded(job.exception, self.panel.controller.doc)))))
         job.cancelled.connect(ours(lambda: set_banner(self.note, "info", "Cancelled.")))
         job.done.connect(ours(self._done))
         self.progress.setValue(0)

@@ -33,6 +33,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from ...graph.training import Trainer, loss_name, port_value, same_optimizer, store_values
 from ...story.update_step import with_update
+from ..controller import worded
 from ..snapshots import same_for_engine, snapshot
 from ..worker import run_job
 from .pace import BEAT_MS, Heartbeat
@@ -129,7 +130,7 @@ class TrainingSession(QObject):
         self.pace.beat()
         self._beats.start()
         self.job = run_job(_train, trainer, steps, heard, self.window_free, self.pace)
-        self.job.failed.connect(self._failed)
+        self.job.failed.connect(lambda _, job=self.job: self._failed(job))
         self.job.done.connect(self._finished)
         self._timer.start(PREVIEW_MS)
         _run_switching(self, True)
@@ -239,8 +240,8 @@ class TrainingSession(QObject):
         self.controller.end_move()  # the next run is its own undo entry
         self.stopped.emit(self._failure or ("paused" if job.is_cancelled else ""))
 
-    def _failed(self, message):
-        self._failure = "the run stopped: " + message.removeprefix("DocumentError: ")
+    def _failed(self, job):
+        self._failure = "the run stopped: " + worded(job.exception, self.controller.doc)
 
     def _document_changed(self):
         self.hold_worker()

@@ -10,6 +10,7 @@ from gradviz.app.player.provenance import (TensorGrid, entry_at, gradient_boxes,
 from gradviz.graph.document import Port
 from gradviz.render import painter as render_painter
 from gradviz.render import preview
+from lesson_variants import sibling_doc
 
 pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
 
@@ -271,8 +272,9 @@ def test_a_conv_input_gradient_entry_clicked_is_upstream_window_times_filter_tap
     # g is 1, 2, -1 at y[0,0], y[1,1], y[2,2]: the windows at (1,1) and (2,2) covered x[2,3],
     # with taps w[1,2] = -2 and w[0,1] = 0 over it (a zero product is not listed)
     assert [t.label for t in prov.terms] == ["grad[0,1,1,0]·filters[1,2,0,0]"]
-    assert [t.factor for t in prov.terms] == ["filter w[1,2,0,0]"]
-    assert panel.sum_label.text() == "grad input image[0,2,3,0] = 2·filter w[1,2,0,0] = -4"
+    # the tap as the card writes it: filters, which its where-line says is the node filter w
+    assert [t.factor for t in prov.terms] == ["filters[1,2,0,0]"]
+    assert panel.sum_label.text() == "grad input image[0,2,3,0] = 2·filters[1,2,0,0] = -4"
     assert w.canvas.step_overlay.highlight == {"contribution": [flat], "upstream": [4], "filters": [5]}
     # the dock's grid lays the image out as an image: row [0,2,:,0], column 3
     grid = panel.grid
@@ -322,3 +324,27 @@ def test_the_dock_writes_each_number_as_its_card_does(window):
     assert panel.sum_label.text() == prov.text() and prov.text().endswith(f" = {value}")
     assert panel.numbers_label.text().startswith(f"({up})·") and panel.numbers_label.text().endswith(f" = {value}")
     assert "e-0" not in panel.sum_label.text() + panel.numbers_label.text()
+
+
+def test_the_dock_names_the_operands_as_the_card_does(window):
+    """Issue 20 §1: the card reads 'grad_upstream = g · b' with 'where b (grad) ='; the dock
+    wrote 'grad upstream[0,0] = 1·grad[0,0]' (grad, the node, beside the sum's own 'grad' of
+    the gradient), headed its grid 'operand b' and left out the upstream g."""
+    w = window(shown=False)
+    w.controller.set_document(sibling_doc())
+    step = next(s for s in w.player.steps if s.kind == "contribution" and s.port == Port("n0"))
+    assert step.formula == "grad_upstream = g · b" and step.operand_nodes["b"] == "grad"
+    w.player.set_index(step.index)
+    panel = w.provenance
+    panel.select_entry(0)
+    assert panel.sum_label.text() == "grad upstream[0,0] = 1.000·b[0,0] = 1.000"
+    headings = [panel.sources_box.itemAt(i).widget().text()
+                for i in range(0, panel.sources_box.count(), 2)]
+    assert headings == ["upstream cotangent <b>g</b> 2×2 · float32: the entries this sum uses",
+                        "operand <b>b (grad)</b> 2×2 · float32: the entries this sum uses"]
+    np.testing.assert_array_equal(panel.sources["b"].array, [[1, 2], [0.5, 1]])
+    np.testing.assert_array_equal(panel.sources["g"].array, np.ones((2, 2)))
+    # the upstream's ones as the card writes them in this story of decimals (not 1 here)
+    card = {label: shown for label, _, _, shown in render_painter.formula_pictures(w.canvas.renderer, step)}
+    assert card["upstream"].table[0][0].strip() == panel.sources["g"].text_at(0) == "1.000"
+    assert w.canvas.step_overlay.highlight == {"contribution": [0], "upstream": [0], "b": [0]}

@@ -15,7 +15,7 @@ from gradviz.app.studies.batch_view import patches
 from gradviz.app.studies.heatmap import Heatmap
 from gradviz.graph.document import Port
 from gradviz.story import studies
-from lesson_variants import pow_pitfall_doc
+from lesson_variants import pow_pitfall_doc, sibling_doc
 
 pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
 
@@ -195,6 +195,33 @@ def test_heavy_study_runs_in_the_worker_and_can_be_cancelled(qtbot, monkeypatch)
     view.cancel()
     qtbot.wait(300)
     assert view.result is None and view.busy.isHidden()
+
+
+def test_the_gradient_norms_caption_follows_the_backward_pass_not_the_list(qtbot):
+    """Issue 20 §1: y = upstream * grad read 'y → upstream → grad' (two inputs of y written as
+    a chain); each run of the pass is its own line. The attention lesson's visits of A and V
+    are siblings too: the line joins no dots the pass does not go between."""
+    controller = DocumentController()
+    view = views.GradientNormView(controller)
+    qtbot.addWidget(view)
+    controller.set_document(sibling_doc())
+    view.refresh()
+    runs = [re.sub(r"<[^>]+>", "", line) for line in
+            re.sub(r"^<span[^>]*>|</span>$", "", view.summary.text()).split("<br>")]
+    y, up, grad = studies.gradient_norms(controller.result.story).norms
+    assert [[part.rsplit(" ", 1)[0] for part in run.split(" → ")] for run in runs] == \
+        [["y", "upstream"], ["y", "grad"]]
+    assert [float(part.rsplit(" ", 1)[1]) for run in runs for part in run.split(" → ")] == \
+        pytest.approx([y, up, y, grad], rel=1e-3)
+    controller, view = opened(qtbot, views.GradientNormView, "nets_6_attention")
+    norms = studies.gradient_norms(controller.result.story)
+    visits = [k for k, kind in enumerate(norms.kinds) if kind == "visit"]
+    joined = [(a, b) for (a, b), c in zip(zip(visits, visits[1:]), view.line.opts["connect"]) if c]
+    assert joined and set(joined) <= set(norms.edges)
+    assert (norms.names.index("QKᵀ"), norms.names.index("V")) not in joined
+    xs, _ = view.branches.getData()
+    drawn = {(int(a), int(b)) for a, b in zip(xs[::2], xs[1::2])}
+    assert drawn | set(joined) == {(k, j) for k, j in norms.edges if k in visits and j in visits}
 
 
 def test_batch_view_warns_for_batchnorm(qtbot):
