@@ -72,6 +72,25 @@ class BatchJacobianView(StudyView):
                                             (3, 2, 4)), 1)
         self.update_choosers()
 
+    _caption_of = None      # (J's shape, target name, source name) of the study shown
+
+    def _write_caption(self):
+        """The caption names the plots by where they are: side by side (left, middle) or
+        stacked (top, below it); stacked at 1280 x 800 it said 'Left' of the upper plot."""
+        if self._caption_of is None:
+            return
+        shape, t_name, s_name = self._caption_of
+        first, second = ("Top", "Below it") if self.stacked() else ("Left", "Middle")
+        self.caption.setText(
+            f"{first}: the full Jacobian J {shape} as the seed's plot_as_patches, one "
+            f"(batch, batch) square ∂{t_name}[b, i] / ∂{s_name}[c, j] per pair (i, j), b down, "
+            f"c across. {second}: the size of each (b, c) block. Independent examples light up "
+            f"only the diagonal.")
+
+    def arrange(self):
+        super().arrange()
+        self._write_caption()
+
     def update_choosers(self):
         doc = self.controller.doc
         self.target_box.set_ports(doc, study_ports(doc, "batch_jacobian", "targets"))
@@ -133,11 +152,8 @@ class BatchJacobianView(StudyView):
                                       f"‖∂{short(t_name, 10)}[b] / ∂{short(s_name, 10)}[c]‖",
                                       "‖ block ‖")
         self._mark(study.location if study.warning else None)
-        self.caption.setText(
-            f"Left: the full Jacobian J {tuple(J.shape)} as the seed's plot_as_patches, one "
-            f"(batch, batch) square ∂{t_name}[b, i] / ∂{s_name}[c, j] per pair (i, j), b down, "
-            f"c across. Middle: the size of each (b, c) block. Independent examples light up "
-            f"only the diagonal.")
+        self._caption_of = (tuple(J.shape), t_name, s_name)
+        self._write_caption()
         number = line_format(study.largest, study.block_difference, study.tolerance)
         if study.warning:
             r, c = study.location
@@ -170,6 +186,7 @@ class BatchJacobianView(StudyView):
         self.heatmap.clear()
         self.norms.clear()
         set_banner(self.check, "info", "")
+        self._caption_of = None
         self.caption.setText("")
 
 

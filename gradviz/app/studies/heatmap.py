@@ -477,6 +477,13 @@ class Heatmap(QWidget):
         super().resizeEvent(event)
         self._fit_line_title()
 
+    def leaveEvent(self, event):
+        """The readout names the cell under the pointer, so none once the pointer leaves:
+        it stood on screen, and in Export View's picture, after the pointer had gone to
+        the button."""
+        super().leaveEvent(event)
+        self.readout.setText(" ")
+
     def _fit_line_title(self):
         """The line plot's title: the longest of its forms that its width holds (a view
         stacked in a narrow column has a plot 300 px wide)."""

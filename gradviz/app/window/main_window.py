@@ -559,8 +559,13 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.show_message("Studies: " + "; ".join(lines) + where, 15000)
 
     def show_study(self, title):
-        """Open the study dock `title` and bring it to the front, as its menu entry does."""
+        """Open the study dock `title` and bring it to the front, as its menu entry does.
+        Placed before it shows: callers open several in a row (a layout not restored, the
+        studies a document computes), and a study joins the others where they are once one
+        is open, so placing them later left every one where the first run's layout keeps
+        the tabs, along the bottom (six tabs 68 px tall over a 508 px canvas at 1280 x 800)."""
         dock = self.study_docks[title]
+        self._place_studies(dock)
         dock.show()
         dock.raise_()
         self._create_study_view(title)

@@ -247,3 +247,33 @@ def test_beside_a_square_heatmap_another_keeps_its_width(qtbot, size):
         bar = heatmap.colorbar.sceneBoundingRect()
         assert bar.right() <= heatmap.graphics.width(), (heatmap.matrix.shape, bar.right(), heatmap.graphics.width())
         assert heatmap.plot.getViewBox().width() >= 100, heatmap.matrix.shape
+
+
+@pytest.mark.parametrize("size", [(1100, 560), (400, 900)])
+def test_the_batch_caption_names_the_plots_where_they_are(qtbot, size):
+    """Walk-through at 1280 x 800: stacked, the Batch Jacobian's caption still said 'Left: the
+    full Jacobian … Middle: the size of each block' of plots one above the other."""
+    view = opened(qtbot, BatchJacobianView, "001_batchnorm_pitfall", size)
+    text = view.caption.text()
+    patches = view.heatmap.mapTo(view, view.heatmap.rect().topLeft())
+    norms = view.norms.mapTo(view, view.norms.rect().topLeft())
+    if size[0] < 500:
+        assert view.stacked() and patches.y() < norms.y()
+        assert text.startswith("Top: the full Jacobian") and "Below it: the size" in text
+    else:
+        assert not view.stacked() and patches.x() < norms.x()
+        assert text.startswith("Left: the full Jacobian") and "Middle: the size" in text
+
+
+def test_the_readout_leaves_with_the_pointer(qtbot):
+    """Walk-through: Export View's picture at 1280 x 800 held 'd layer2[4, 2] / d x[3, 4] =
+    -0.036 (row 26, col 19)', the readout of the cell the pointer had crossed on its way
+    to the button."""
+    from PySide6.QtCore import QEvent, QPointF
+    from PySide6.QtWidgets import QApplication
+    view = opened(qtbot, BatchJacobianView, "001_batchnorm_pitfall")
+    heatmap = view.heatmap
+    heatmap._on_mouse(heatmap.plot.getViewBox().mapViewToScene(QPointF(3, 3)))
+    assert heatmap.readout.text().strip()
+    QApplication.sendEvent(heatmap, QEvent(QEvent.Type.Leave))
+    assert not heatmap.readout.text().strip()
