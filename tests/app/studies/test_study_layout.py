@@ -133,6 +133,28 @@ def test_studies_open_in_a_layout_not_restored_go_where_the_rule_puts_them(qtbot
     assert not warned, warned
 
 
+def test_a_window_that_filled_the_screen_comes_back_as_large(qtbot, tmp_path):
+    """Walk-through at 1280 x 800 without a window manager: the first run's window fills the
+    screen, and restoreGeometry brought it back 1278 x 774 at (1, 25) (Qt keeps a restored
+    window off the screen's edges and a title bar lower). It comes back as it was."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtGui import QGuiApplication
+    from gradviz.app import create_window
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    area = QGuiApplication.primaryScreen().availableGeometry()
+    first = create_window("samples/001_hessian_newton.json", offer_recovery=False, settings=settings)
+    qtbot.addWidget(first)
+    first.show()
+    qtbot.waitExposed(first)
+    first.setGeometry(area)
+    qtbot.waitUntil(lambda: first.geometry() == area)
+    first.controller.undo_stack.setClean()
+    first.close()
+    again = create_window("samples/001_hessian_newton.json", offer_recovery=False, settings=settings)
+    qtbot.addWidget(again)
+    assert again.geometry() == area, (again.geometry(), area)
+
+
 def test_studies_a_document_computes_open_where_the_rule_puts_them(qtbot, window, qtlog):
     """Tools ▸ Compute Studies opens each study the document asks for, one after another,
     as the fallback above did: at 1280 x 800 the batch-Jacobian sample's two came up along
