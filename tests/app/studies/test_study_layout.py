@@ -99,6 +99,84 @@ def test_a_remembered_layout_that_squeezes_the_canvas_is_not_restored(qtbot, win
     assert "not restored" in said and "Hessian" in said and str(STORY_HEIGHT) in said, said
 
 
+def test_studies_open_in_a_layout_not_restored_go_where_the_rule_puts_them(qtbot, window, qtlog):
+    """Walk-through at 1280 x 800 (the real app, a fresh HOME): the Hessian dragged to the
+    bottom, the other five studies opened after it (they open beside the palette, where
+    their tabs were), quit, restart. The status bar said the layout was not restored, yet
+    all six came back as tabs along the bottom, 68 px tall, the canvas 508 px, and Qt
+    warned 'resizeDocks: all sizes need to be larger than 0'. The fallback reopened them
+    one after another before any was placed, and a study joins the others where they are
+    (_place_studies), here the bottom of the first run's layout. The test above opened one
+    study only, which was placed. Every study that was open opens again beside the
+    palette, none other, the canvas keeps a first run's height, and Qt warns of nothing."""
+    first = window("001_hessian_newton", (1280, 800))
+    whole = first.canvas.height()
+    hessian = _open(qtbot, first, "Hessian")
+    first.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, hessian)     # dragged there
+    for title in STUDY_TITLES:
+        if title != "Hessian":
+            _open(qtbot, first, title)
+    qtbot.wait(50)
+    assert first.dockWidgetArea(hessian) == Qt.DockWidgetArea.BottomDockWidgetArea
+    assert first.canvas.height() < STORY_HEIGHT
+    first.controller.undo_stack.setClean()
+    first.close()
+    again = window("001_hessian_newton", (1280, 800))
+    side = again.dockWidgetArea(again.palette_dock)
+    qtbot.waitUntil(lambda: "not restored" in again.statusBar().currentMessage())
+    qtbot.wait(200)
+    for title, dock in again.study_docks.items():
+        assert again.dockWidgetArea(dock) == side and dock.isVisible() and not dock.isFloating(), title
+    assert sum(in_front(d) for d in again.study_docks.values()) == 1
+    assert again.canvas.height() == whole, (again.canvas.height(), whole)
+    warned = [r.message for r in qtlog.records if "resizeDocks" in r.message]
+    assert not warned, warned
+
+
+def test_a_window_that_filled_the_screen_comes_back_as_large(qtbot, tmp_path):
+    """Walk-through at 1280 x 800 without a window manager: the first run's window fills the
+    screen, and restoreGeometry brought it back 1278 x 774 at (1, 25) (Qt keeps a restored
+    window off the screen's edges and a title bar lower). It comes back as it was."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtGui import QGuiApplication
+    from gradviz.app import create_window
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    area = QGuiApplication.primaryScreen().availableGeometry()
+    first = create_window("samples/001_hessian_newton.json", offer_recovery=False, settings=settings)
+    qtbot.addWidget(first)
+    first.show()
+    qtbot.waitExposed(first)
+    first.setGeometry(area)
+    qtbot.waitUntil(lambda: first.geometry() == area)
+    first.controller.undo_stack.setClean()
+    first.close()
+    again = create_window("samples/001_hessian_newton.json", offer_recovery=False, settings=settings)
+    qtbot.addWidget(again)
+    assert again.geometry() == area, (again.geometry(), area)
+
+
+def test_studies_a_document_computes_open_where_the_rule_puts_them(qtbot, window, qtlog):
+    """Tools ▸ Compute Studies opens each study the document asks for, one after another,
+    as the fallback above did: at 1280 x 800 the batch-Jacobian sample's two came up along
+    the bottom (where the first run's layout keeps the study tabs) with the canvas squeezed,
+    because neither was placed before the other was open."""
+    w = window("001_batch_jacobian", (1280, 800))
+    whole = w.canvas.height()
+    side = w.dockWidgetArea(w.palette_dock)
+    job = w.compute_studies()
+    qtbot.waitUntil(lambda: "Studies:" in w.statusBar().currentMessage(), timeout=20000)
+    qtbot.wait(200)
+    assert job is not None
+    shown = [title for title, dock in w.study_docks.items() if dock.isVisible()]
+    assert sorted(shown) == ["Batch Jacobian", "Jacobian"], shown
+    for title in shown:
+        assert w.dockWidgetArea(w.study_docks[title]) == side, title
+    assert in_front(w.study_docks["Batch Jacobian"])      # the document's first study
+    assert w.canvas.height() == whole, (w.canvas.height(), whole)
+    warned = [r.message for r in qtlog.records if "resizeDocks" in r.message]
+    assert not warned, warned
+
+
 def test_a_remembered_layout_that_leaves_the_story_its_height_is_restored(qtbot, window):
     """At 1920 x 1080 a study along the bottom leaves the canvas STORY_HEIGHT: that layout,
     and the inspector made wider, come back as they were, and nothing is said."""
