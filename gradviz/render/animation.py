@@ -19,7 +19,7 @@ from ..engine import kernels
 from ..graph import evaluate
 from ..graph.atomic import write_bytes, write_file
 from ..story import build
-from . import png
+from . import legible, png
 from .export import CSS_DPI, ensure_app
 from .painter import Renderer
 from .themes import get_theme
@@ -71,16 +71,79 @@ def frame_count(story, frames_per_step=FRAMES_PER_STEP, hold=HOLD, intro=True):
 
 
 def canvas_rect(renderer):
-    """The union of the picture's bounds over every step: one canvas size for all frames."""
+    """The union of the picture's bounds over every step: all that any frame may show."""
     rect = QRectF(renderer.bounds(None))
     for i in range(len(getattr(renderer.story, "steps", []) or [])):
         rect = rect.united(renderer.bounds(i))
     return rect
 
 
+# A slide: 16:9, 960 x 540 CSS pixels at the cards' own size (1920 x 1080 at the default
+# scale 2). Each step is framed on it as the player frames it: its cards, its arrows and
+# their labels, its rule card; larger than the slide, drawn smaller, never below the
+# zoom at which the cards' numbers read (legible.READABLE_PX); before the story, the graph.
+SLIDE = (960.0, 540.0)
+SLIDE_MARGIN = 24.0
+
+
+def _step_focus(renderer, step):
+    """[what `step` is about, the least of it] (scene rectangles): its card with the cards
+    at the other end of its arrows, the arrows, their labels and its rule card; else its
+    card, its rule card and its labels. A step without a card of its own: the graph."""
+    nid = getattr(step, "node", None)
+    if nid not in renderer.doc.nodes:
+        return [renderer.bounds(None)]
+    least = renderer.footprint(nid)
+    formula = renderer._formula_rect(step)
+    if formula is not None:
+        least = least.united(formula)
+    for _, rect in renderer.label_rects(step):
+        least = least.united(rect)
+    seed = renderer.seed_marks(step)
+    if seed is not None:
+        least = least.united(QRectF(seed[1], seed[0]).normalized())
+    full = least.united(renderer.moving_rect(step))
+    for edge in renderer._step_edges(step):
+        for other in (edge.src.node, edge.dst.node):
+            if other in renderer.doc.nodes:
+                full = full.united(renderer.footprint(other))
+    return [full, least]
+
+
+def camera(renderer, step, slide=SLIDE, scale=SCALE, content=None):
+    """The scene rectangle a frame of `step` (an index, a Step or None: the graph before
+    the story) shows on a `slide` drawn at `scale`: the slide's aspect, at least its size
+    (no zoom above the cards' own), its focus (`_step_focus`) whole when its numbers still
+    read at that zoom, else the least of it; kept inside `content` (what the pictures hold,
+    `canvas_rect`) where that is larger, so that no empty band shows."""
+    step = renderer.step_at(step)
+    content = canvas_rect(renderer) if content is None else content
+    width, height = slide
+    widest = width * scale / legible.readable_zoom()     # the least zoom at which numbers read
+    focus = [content] if step is None else _step_focus(renderer, step)
+    for rect in focus:
+        rect = rect.adjusted(-SLIDE_MARGIN, -SLIDE_MARGIN, SLIDE_MARGIN, SLIDE_MARGIN)
+        w = max(width, rect.width(), rect.height() * width / height)
+        if w <= widest:
+            break
+    h = w * height / width
+    return QRectF(_placed(rect.center().x(), w, content.left(), content.right()),
+                  _placed(rect.center().y(), h, content.top(), content.bottom()), w, h)
+
+
+def _placed(centre, size, low, high):
+    """Where a span of `size` centred at `centre` starts, moved inside [low, high] when it
+    fits there, else centred on it."""
+    if size >= high - low:
+        return (low + high - size) / 2
+    return min(max(centre - size / 2, low), high - size)
+
+
 def frames(doc, evaluation=None, story=None, theme="light", scale=SCALE, frames_per_step=FRAMES_PER_STEP,
-           hold=HOLD, intro=True, positions=None, renderer=None):
-    """Every story step at several progress values, as QImages of one size (RGB32).
+           hold=HOLD, intro=True, positions=None, renderer=None, slide=SLIDE):
+    """Every story step at several progress values, as QImages of one size (RGB32): the
+    `slide` (CSS pixels) at `scale` pixels each, each step framed on it (`camera`); with
+    `slide` None, the whole picture (`canvas_rect`) on every frame, as a poster shows it.
 
     Without `evaluation`/`story` the document is evaluated and its story built here.
     """
@@ -90,16 +153,22 @@ def frames(doc, evaluation=None, story=None, theme="light", scale=SCALE, frames_
             evaluation = evaluation if evaluation is not None else evaluate(doc)
             story = story if story is not None else build(doc)
         renderer = Renderer(doc, evaluation=evaluation, story=story, theme=theme, positions=positions)
-    rect = canvas_rect(renderer)
-    width, height = max(1, round(rect.width() * scale)), max(1, round(rect.height() * scale))
+    content = canvas_rect(renderer)
+    size = (content.width(), content.height()) if slide is None else slide
+    width, height = max(1, round(size[0] * scale)), max(1, round(size[1] * scale))
     dots_per_metre = round(CSS_DPI * scale / 0.0254)
     background = QColor(renderer.theme.background)
     steps = renderer.story.steps if renderer.story is not None else []
+    cameras = {}
     last = None
     for step, progress in frame_plan(len(steps), frames_per_step, hold, intro):
         if last is not None and last[0] == (step, progress):
             yield last[1]
             continue
+        rect = content if slide is None else cameras.get(step)
+        if rect is None:
+            rect = cameras[step] = camera(renderer, step, slide, scale, content)
+        zoom = width / rect.width()
         image = QImage(width, height, QImage.Format.Format_RGB32)
         image.fill(background)
         painter = QPainter(image)
@@ -107,9 +176,9 @@ def frames(doc, evaluation=None, story=None, theme="light", scale=SCALE, frames_
         if step is None and steps:
             renderer.story_index = -1        # the intro comes before the story: no answer yet
         try:
-            painter.scale(scale, scale)
+            painter.scale(zoom, zoom)
             painter.translate(-rect.left(), -rect.top())
-            renderer.paint(painter, step, progress, background=False)
+            renderer.paint(painter, step, progress, background=False, region=rect)
         finally:
             painter.end()
             renderer.story_index = shown_at

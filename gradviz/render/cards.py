@@ -112,14 +112,21 @@ def _existing(node, ins, outs):
     return tuple(sorted(ins)), tuple(sorted(i for i in outs if i < n_out))
 
 
-def _node_inputs(node, used_inputs):
-    count = 0
-    if node.kind == OP:
-        spec = catalog.OPS.get(node.op)
-        if spec is not None and spec.inputs and not any(str(n).startswith("*") for n in spec.inputs):
-            count = len(spec.inputs)
-    used = [i + 1 for i in used_inputs]
-    return max([count, *used]) if (count or used) else (0 if node.kind in (CONSTANT, VARIABLE) else 1)
+def port_counts(node, used):
+    """(inputs, outputs) a node's card shows, in the window and in every export alike: its
+    catalog slots (a layer's output and each weight, even one no edge reads: the story's
+    arrows end there), one free slot when variadic, and any slot an edge uses (`used`: its
+    entry of `used_ports`)."""
+    try:
+        fixed, variadic = input_slots(node)
+        outs = n_outputs(node)
+    except Exception:  # an op the catalog does not know (a file loaded leniently)
+        fixed, variadic, outs = 1, False, 1
+    used_in = [i + 1 for i in used[0]]
+    n_in = max([fixed, *used_in])
+    if variadic:
+        n_in = max(n_in, (max(used_in) + 1) if used_in else 1)
+    return max(0, n_in), max([1, outs, *(i + 1 for i in used[1])])
 
 
 def _shown_attrs(node):
@@ -237,9 +244,8 @@ class CardPainter:
         attrs = ", ".join(f"{k}={v}" for k, v in _shown_attrs(node).items())
         if node.kind == "custom_gradient" and node.op and node.op != title:   # its rule
             attrs = node.op + (f" ({attrs})" if attrs else "")
-        used_in, used_out = self.ports_used().get(node.id, ((), ()))
-        card = Card(node.id, title, subtitle, info, value, grad, has_grad,
-                    n_inputs=_node_inputs(node, used_in), n_outputs=max([1, *(i + 1 for i in used_out)]),
+        n_in, n_out = port_counts(node, self.ports_used().get(node.id, ((), ())))
+        card = Card(node.id, title, subtitle, info, value, grad, has_grad, n_inputs=n_in, n_outputs=n_out,
                     attrs=attrs)
         f_title, f_sub, f_body, f_label = _fonts()
         head_w = text.width(f_title, title) + text.width(f_sub, subtitle) + 3 * PAD

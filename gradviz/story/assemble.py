@@ -49,7 +49,7 @@ def _uses(steps, sources, name, naming):
         if s.kind == "seed":
             seeds += 1
             continue
-        key = s.title.split(" → ")[0]
+        key = naming.op_label(s._op) if s._op is not None else s.title.split(" → ")[0]   # whole, not the title's short name
         if key not in by_op:
             order.append(key)
             by_op[key] = (naming.op_name(s._op) if s._op is not None else s.op_type, [],
@@ -149,7 +149,7 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
             op = ev.op
             port, internal = where(op.outputs[0])
             name = naming.op_label(op)
-            s = add(Step(0, "visit", naming.node_of(op), port, f"Visit {name}",
+            s = add(Step(0, "visit", naming.node_of(op), port, naming.step_title(f"Visit {name}", name),
                          f"{_kind(name, naming.op_name(op))} receives the upstream cotangent of its output: "
                          f"how much {_objective(seeds)} changes per unit change of each output "
                          f"element.",
@@ -171,7 +171,8 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
             labels += ["?"] * (len(ev.contributions) - len(labels))
             paths = [steps[i]._path if steps[i].kind != "seed" else "the seed" for i in sources]
             paths += [f"path {k + 1}" for k in range(len(paths), len(ev.contributions))]
-            s = add(Step(0, "fan_in", naming.owner(ev.tensor), port, f"Fan-in at {name}",
+            s = add(Step(0, "fan_in", naming.owner(ev.tensor), port,
+                         naming.step_title(f"Fan-in at {name}", name),
                          f"{_uses(steps, sources, name, naming)}: its cotangent is the sum of the "
                          f"{len(ev.contributions)} contributions.",
                          cotangent=ev.cotangent, terms=list(zip(labels, ev.contributions)),
@@ -283,7 +284,8 @@ def _contribution(ev, naming, visit, where, known):
     inside = op_name.split("/", 1)[0] + "/"
     shown = target[len(inside):] if "/" in op_name and "∂" not in op_name and target.startswith(inside) \
         else target
-    title = f"{op_name} → {shown}" + (f" (input {k + 1})" if repeated else "")
+    title = naming.step_title(f"{op_name} → {shown}" + (f" (input {k + 1})" if repeated else ""),
+                              op_name, shown)
     path = f"from {op_name}" + (f", input {k + 1}" if repeated else "")
     rule = naming.rule(op)
     what = (f"The custom gradient rule of {op_name} (declared in the document, not code)" if rule

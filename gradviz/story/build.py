@@ -92,6 +92,11 @@ class TapeNaming:
     def op_label(self, op):
         return self._name_of(op)
 
+    @staticmethod
+    def step_title(text, *names):
+        """A step's title as it is: a tape's ops have short names already."""
+        return text
+
     def op_name(self, op):
         """What kind of op it is, as the code that ran wrote it: its name in TF's API
         ('nn.softmax_cross_entropy_with_logits', 'matmul'), not the type TF's tape records."""
@@ -160,6 +165,7 @@ class DocumentNaming:
         self._op_names = {}
         self._op_nodes = {}   # id(op) -> the op node that records only it (its ports are the op's)
         self._inner_tensors = {}   # id(tensor) -> name: a constant a 'gradient' node's pass made
+        self._short = {}           # an inner op's name -> (its short form, the node it is inside)
         for node_id, ops in evaluation.entries.items():
             self._name_ops(node_id, ops)
             node = doc.nodes.get(node_id)
@@ -171,9 +177,11 @@ class DocumentNaming:
             if inner is not None and ops:
                 out = evaluation.tensors.get(Port(node_id, 0))
                 output = next((op for op in ops if op.outputs[0] is out), None)
-                labels, tensors = inner_names(self, self.title(node_id), ops, inner, output)
+                labels, tensors, shorts = inner_names(self, self.title(node_id), ops, inner, output)
                 self._op_labels.update(labels)
                 self._inner_tensors.update(tensors)
+                self._short.update({label: (short, self.title(node_id))
+                                    for label, short in shorts.items()})
 
     def _name_ops(self, node_id, ops):
         title = self.title(node_id)
@@ -199,6 +207,21 @@ class DocumentNaming:
 
     def node_of(self, op):
         return self.ev.node_of_op(op)
+
+    def step_title(self, text, *names):
+        """`text` (a step's title with `names` in it, each once) with every name of an op
+        or tensor inside a 'gradient' node in its short form and the node said once at the
+        end: "the relu grad → the multiply 2, inside t1.gradient(out, x)". The whole names
+        ran to four lines of the presentation's title; the captions say them (a visit's its
+        op's, a contribution's its input's)."""
+        places = []
+        for name in names:
+            short = self._short.get(name)
+            if short is not None:
+                text = text.replace(name, short[0], 1)
+                places.append(short[1])
+        return text + (f", inside {places[0]}" if places and len(set(places)) == 1 else
+                       "".join(f", inside {p}" for p in dict.fromkeys(places)))
 
     def owner(self, tensor):
         """The document node a tensor belongs to (also for tensors inside a node)."""

@@ -21,8 +21,11 @@ def _rule_of(name):
 
 def inner_names(naming, title, ops, inner, output):
     """({id(op): label} for the node's `ops` but its `output` op, {id(tensor): label} for
-    the cotangents the pass made without an op (a constant seed of ones)). `inner`: the
-    node's InnerPass; `title`: the node's name."""
+    the cotangents the pass made without an op (a constant seed of ones), {label: short}:
+    each label's short form for a step's title, the op's kind numbered where the node has
+    several ('the multiply 2'; the title says once that they are inside the node, the
+    caption gives the whole label: DocumentNaming.step_title)). `inner`: the node's InnerPass; `title`: the node's
+    name."""
     target = _term(naming.label(inner.target))
     where = f" inside {title}"
 
@@ -49,19 +52,23 @@ def inner_names(naming, title, ops, inner, output):
                               else f"in {_rule_of(naming.op_label(made[1]))}" if made
                               else "in its backward pass")
         kinds[id(op)] = api_name(op.type)
-    labels = {}
-    counts = {}
+    labels, shorts = {}, {}
+    counts, kind_counts = {}, {}
     for key, place in places.items():
         counts[(kinds[key], place)] = counts.get((kinds[key], place), 0) + 1
-    seen = {}
+        kind_counts[kinds[key]] = kind_counts.get(kinds[key], 0) + 1
+    seen, kind_seen = {}, {}
     for key, place in places.items():
-        part = kinds[key]
+        part = kind = kinds[key]
         if counts[(part, place)] > 1:
             seen[(part, place)] = seen.get((part, place), 0) + 1
             part = f"{part} {seen[(part, place)]}"
         labels[key] = f"the {part} {place}{where}"
+        kind_seen[kind] = kind_seen.get(kind, 0) + 1
+        shorts[labels[key]] = f"the {kind}" + (f" {kind_seen[kind]}" if kind_counts[kind] > 1 else "")
     tensors = {}
     for tensor, role in inner.roles.values():
         if tensor._op is None and role[0] == "upstream":
             tensors[id(tensor)] = f"{cotangent(role)} (a constant){where}"
-    return labels, tensors
+            shorts[tensors[id(tensor)]] = f"{cotangent(role)} (a constant)"
+    return labels, tensors, shorts

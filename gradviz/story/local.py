@@ -7,6 +7,7 @@ by i (a row of b for a matmul). Any other op gets its column from one extra back
 pass: the VJP u ↦ Jᵀu is linear in u, so differentiating its entry i with respect
 to u gives J[:, i] (the double-backward trick), at the cost of one VJP of the op.
 """
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -15,7 +16,7 @@ import numpy as np
 from ..engine.backward import tf_style_grad
 from ..engine.tape import GradientTape
 from ..engine.tensor import Tensor
-from .numbers import writer
+from .numbers import at_resolution, resolution, writer
 from .operands import UPSTREAM, caption, operand_names, rename, rule_operands
 from .window_terms import conv2d_terms, pool_terms
 
@@ -91,14 +92,15 @@ class Provenance:
         if not self.terms:
             return f"{self.subject} = {self.num(self.value)} ({self.kind})"
         parts = []
-        for t in self.terms:
+        printed, rest = self._printed()
+        for t, (upstream, _) in zip(self.terms, printed):
             if t.upstream is None:
-                parts.append(f"{self.product(t)} [{t.label}]")
+                parts.append(f"{upstream} [{t.label}]")
             else:
                 factor = t.factor or t.label.split('·', 1)[-1]
-                parts.append(f"{_signed(t.upstream_text or self.num(t.upstream))}·{factor}")
+                parts.append(f"{_signed(upstream)}·{factor}")
         if self.more:
-            parts.append(f"{self.more} more ({self.num(self.rest)})")
+            parts.append(f"{self.more} more ({rest})")
         return f"{self.subject} = " + " + ".join(parts) + f" = {self.num(self.value)}"
 
     def numbers(self):
@@ -107,12 +109,43 @@ class Provenance:
             return self.detail
         if not self.terms and not self.more:
             return ""           # every product is 0: no sum to write out
-        parts = [_signed(self.product(t)) if t.upstream is None else
-                 f"{_signed(t.upstream_text or self.num(t.upstream))}·{_signed(t.local_text or self.num(t.local))}"
-                 for t in self.terms]
+        printed, rest = self._printed()
+        parts = [_signed(first) if local is None else f"{_signed(first)}·{_signed(local)}"
+                 for first, local in printed]
         if self.more:
-            parts.append(_signed(self.num(self.rest)))
+            parts.append(_signed(rest))
         return " + ".join(parts) + f" = {self.num(self.value)}"
+
+    def _printed(self):
+        """([(upstream or a path's product, local factor or None) as text per term], the
+        rest as text): each number as its card writes it, unless its card's digits are too
+        few for the sum, whose printed operands must give its printed result: then a role's
+        numbers (the upstream entries, the local factors, the paths' products) all with the
+        digits it needs (story.numbers.at_resolution). The rounding the sum may carry: the
+        result's last digit, or 1 % of it when coarser, shared by the roles not written
+        exactly."""
+        budget = max(resolution(self.num(self.value)), 0.01 * abs(self.value))   # inf: any
+        paths = [t for t in self.terms if t.upstream is None]
+        products = [t for t in self.terms if t.upstream is not None]
+        roles = [([self.product(t) for t in paths], [t.product for t in paths], [1.0] * len(paths)),
+                 ([t.upstream_text or self.num(t.upstream) for t in products],
+                  [t.upstream for t in products], [abs(t.local) for t in products]),
+                 ([t.local_text or self.num(t.local) for t in products],
+                  [t.local for t in products], [abs(t.upstream) for t in products]),
+                 ([self.num(self.rest)] if self.more else [], [self.rest], [1.0])]
+        rounded = sum(1 for texts, _, _ in roles if any(resolution(t) for t in texts))
+
+        def fit(texts, xs, weights):
+            # half a unit of the last digit, times what it multiplies, summed over the role
+            step = 2 * budget / (max(rounded, 1) * sum(weights)) if sum(weights) else math.inf
+            if math.isnan(step) or all(resolution(t) <= step for t in texts):   # nan: inf·0
+                return texts
+            return [at_resolution(x, step) for x in xs]
+
+        written = [iter(fit(*role)) for role in roles]
+        printed = [(next(written[0]), None) if t.upstream is None else
+                   (next(written[1]), next(written[2])) for t in self.terms]
+        return printed, next(written[3], "")
 
 
 def _signed(text):

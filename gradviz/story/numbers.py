@@ -244,3 +244,42 @@ def _powered(x, write):
         power += 1
         mantissa = write(x / 10.0 ** power)
     return mantissa + factor_text(power)
+
+
+_PRINTED = re.compile(r"^\(?-?\d+(?:\.(\d+))?(?:×10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+))?\)?$")
+_FROM_SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+SIGNIFICANT_MOST = 7   # a float32 carries about seven
+
+
+def resolution(text):
+    """The step between neighbouring numbers written like `text` (its last digit's unit):
+    1e-7 for '-2.060×10⁻⁴', 0.001 for '0.248'; 0 for a number written without decimals
+    (a whole number, exact) or any text that is not one number."""
+    m = _PRINTED.match(text.strip())
+    if not m or m.group(1) is None:
+        return 0.0
+    power = int(m.group(2).translate(_FROM_SUPERSCRIPT)) if m.group(2) else 0
+    return 10.0 ** (power - len(m.group(1)))
+
+
+def at_resolution(x, step):
+    """`x` written with its last digit's unit at most `step` (the digits a sum of printed
+    products needs so that its operands give its printed result): fixed notation from 0.1
+    up to the ordinary magnitudes' top, else a mantissa and its power of ten, as the cards
+    write numbers: 0.24873, -8.252×10⁻⁴; at least DECIMALS decimals, at most
+    SIGNIFICANT_MOST significant digits. An exact 0 is written 0."""
+    x = float(x)
+    if x == 0 or not math.isfinite(x):
+        return "0" if x == 0 else str(x)
+    top = int(math.floor(math.log10(abs(x))))
+    need = math.ceil(-math.log10(step)) if step > 0 else SIGNIFICANT_MOST - top
+    if 0.01 <= abs(x) < ORDINARY[1]:
+        decimals = min(max(DECIMALS, need), SIGNIFICANT_MOST - 1 - top)
+        return number_format(None, spec=f"%.{max(decimals, 0)}f")(x)
+    decimals = min(max(DECIMALS, need + top), SIGNIFICANT_MOST - 1)
+    write = number_format(None, spec=f"%.{decimals}f")
+    mantissa = write(x / 10.0 ** top)
+    if mantissa.lstrip("-").startswith("10"):   # 9.9996 at 3 decimals is 1.000×10 more
+        top += 1
+        mantissa = write(x / 10.0 ** top)
+    return mantissa + factor_text(top)

@@ -329,8 +329,8 @@ def _not_finite(s, H, g, epsilon):
 @dataclass
 class ChainCost:
     sizes: list                   # element counts: input, each intermediate, output
-    forward: int                  # multiply-adds, matrix-matrix from the input side
-    reverse: int                  # multiply-adds, vector-matrix from the output side
+    forward: int                  # multiply-adds from the input side
+    reverse: int                  # multiply-adds from the output side
     forward_terms: list = field(default_factory=list)
     reverse_terms: list = field(default_factory=list)
 
@@ -338,10 +338,27 @@ class ChainCost:
     def ratio(self):
         return self.forward / self.reverse if self.reverse else float("inf")
 
+    @property
+    def forward_carries(self):
+        """What forward mode carries into each product J_k · (…): one column per source
+        element, a vector for a scalar source."""
+        n0 = self.sizes[0]
+        return "vector" if n0 == 1 else f"{n0:,} columns"
+
+    @property
+    def reverse_carries(self):
+        """What reverse mode carries into each product (…) · J_k: one row per target
+        element, a vector only for a scalar target."""
+        nl = self.sizes[-1]
+        return "vector" if nl == 1 else f"{nl:,} rows"
+
     def text(self):
+        row = "vᵀ" if self.sizes[-1] == 1 else "V"
         lines = [f"Chain of {len(self.sizes) - 1} Jacobians, sizes {' → '.join(map(str, self.sizes))}",
-                 f"  forward (J_k · (… J_1), matrix-matrix): {self.forward:,} multiply-adds",
-                 f"  reverse (vᵀ J_L · … · J_1, vector-matrix): {self.reverse:,} multiply-adds",
+                 f"  forward (J_k · (… J_1), each J_k · {self.forward_carries}): "
+                 f"{self.forward:,} multiply-adds",
+                 f"  reverse ({row} J_L · … · J_1, each {self.reverse_carries} · J_k): "
+                 f"{self.reverse:,} multiply-adds",
                  "  both cost the same" if self.forward == self.reverse else
                  f"  reverse is {self.ratio:,.1f}× cheaper" if self.ratio > 1 else
                  f"  forward is {1 / self.ratio:,.1f}× cheaper"]

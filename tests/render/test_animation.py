@@ -24,7 +24,8 @@ def sample():
     doc = fileformat.load(str(SAMPLE), strict=False)
     ev, story = evaluate(doc), build(doc)
     renderer = Renderer(doc, evaluation=ev, story=story, theme="light")
-    images = list(animation.frames(doc, renderer=renderer, scale=0.5, frames_per_step=FPS_STEP, hold=HOLD))
+    images = list(animation.frames(doc, renderer=renderer, scale=0.5, frames_per_step=FPS_STEP, hold=HOLD,
+                                   slide=None))   # the whole picture on every frame (slides: test_animation_slides)
     return doc, story, renderer, images
 
 

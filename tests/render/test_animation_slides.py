@@ -1,6 +1,7 @@
-"""Animations for slides, read back from the files `gradviz export` writes: as sharp as
-a PNG export (2x), motion at 20+ frames a second, each finished step held long enough
-to read; the app's Export Animation dialog starts from the same defaults."""
+"""Animations for slides, read back from the files `gradviz export` writes: a 16:9 slide
+as sharp as a PNG export (2x), each step framed on it as the player frames it, motion at
+20+ frames a second, each finished step held long enough to read; the app's Export
+Animation dialog starts from the same defaults."""
 import json
 import struct
 
@@ -57,8 +58,7 @@ def test_gradviz_export_writes_an_animation_for_slides(tmp_path, suffix, capsys,
     assert f"({len(delays)} frames)" in capsys.readouterr().out
     doc = load(str(source))
     story = build(doc)
-    rect = animation.canvas_rect(Renderer(doc, evaluation=evaluate(doc), story=story))
-    assert (width, height) == (round(rect.width() * 2), round(rect.height() * 2))
+    assert (width, height) == (1920, 1080)              # a 16:9 slide at 2x (issue 20 §6)
     frame_ms = 1000 / animation.FPS
     assert min(delays) == pytest.approx(frame_ms)                       # 25 frames a second
     assert sum(d == pytest.approx(frame_ms) for d in delays) >= animation.FRAMES_PER_STEP // 2
@@ -72,7 +72,7 @@ def test_gradviz_export_writes_an_animation_for_slides(tmp_path, suffix, capsys,
     assert main(["export", str(source), "-o", str(slow), "--fps", "10", "--hold", "1", "--motion", "0.5",
                  "--scale", "1"]) == 0
     width, height, delays = _delays_ms(slow)
-    assert (width, height) == (round(rect.width()), round(rect.height()))
+    assert (width, height) == (960, 540)
     assert min(delays) == pytest.approx(100)
     assert sorted(delays)[-1 - len(story.steps)] >= 1100        # each step: its last motion frame + 1 s
 
@@ -106,3 +106,52 @@ def test_a_2x_frame_is_the_1x_frame_drawn_sharper(qapp):
     h, w = min(one.shape[0], two.shape[0] // 2), min(one.shape[1], two.shape[1] // 2)
     shrunk = two[:2 * h, :2 * w].reshape(h, 2, w, 2).mean(axis=(1, 3))
     assert np.abs(shrunk - one[:h, :w]).mean() < 2.0   # 0.5 here; 8 with text drawn twice as large
+
+
+def _outside(camera, content):
+    """(top, bottom, left, right): the share of the frame at each edge that lies outside
+    the picture's bounds (nothing can be drawn there: an empty band)."""
+    return (max(0.0, content.top() - camera.top()) / camera.height(),
+            max(0.0, camera.bottom() - content.bottom()) / camera.height(),
+            max(0.0, content.left() - camera.left()) / camera.width(),
+            max(0.0, camera.right() - content.right()) / camera.width())
+
+
+@pytest.mark.parametrize("name", ["001_input_gradient_regularization", "nets_6_attention", "nets_5_tiny_cnn"])
+def test_each_step_is_framed_on_a_16_9_slide_readable_without_blank_bands(name, qapp):
+    """Lesson 14's GIF came out 2488 x 2628, portrait, a quarter of it blank at the top,
+    the whole graph on every frame and its digits tiny on a slide (issue 20 §6). Now:
+    1920 x 1080; every step's frame holds its card, its rule card and its arrows' labels,
+    with the numbers at least READABLE_PX tall; a frame leaves blank only what the graph
+    cannot fill (a graph shorter than the slide: the same band above and below)."""
+    from pathlib import Path
+
+    from gradviz.render import legible
+    doc = load(str(Path(__file__).resolve().parents[2] / "samples" / f"{name}.json"))
+    story = build(doc)
+    renderer = Renderer(doc, evaluation=story.evaluation, story=story)
+    content = animation.canvas_rect(renderer)
+    plan = animation.frame_plan(len(story.steps), 1, 0, intro=False)
+    images = list(animation.frames(doc, renderer=renderer, frames_per_step=1, hold=0, intro=False))
+    assert len(images) == len(story.steps)
+    for (index, _), image in zip(plan, images):
+        step = story.steps[index]
+        assert (image.width(), image.height()) == (1920, 1080)
+        camera = animation.camera(renderer, index, content=content)
+        assert camera.width() / camera.height() == pytest.approx(16 / 9)
+        zoom = image.width() / camera.width()
+        assert legible.number_px(zoom) >= legible.READABLE_PX - 1e-9, (index + 1, step.title)
+        if step.node in doc.nodes:
+            assert camera.contains(renderer.rect(step.node)), (index + 1, step.title)
+            formula = renderer._formula_rect(step)
+            assert formula is None or camera.contains(formula), (index + 1, step.title)
+            for text, rect in renderer.label_rects(step):
+                assert camera.contains(rect), (index + 1, step.title, text)
+        top, bottom, left, right = _outside(camera, content)
+        # outside the picture only where the graph is smaller than the frame, and then evenly
+        spare_y = max(0.0, 1 - content.height() / camera.height()) + 0.04
+        spare_x = max(0.0, 1 - content.width() / camera.width()) + 0.04
+        assert top + bottom <= spare_y and abs(top - bottom) <= 0.04 + 1e-9 or top + bottom <= 0.04, \
+            (index + 1, top, bottom)
+        assert left + right <= spare_x and abs(left - right) <= 0.04 + 1e-9 or left + right <= 0.04, \
+            (index + 1, left, right)

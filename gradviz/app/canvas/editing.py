@@ -299,7 +299,7 @@ class CanvasEditing:
         self.controller.set_selection([])
 
     # -- layout -------------------------------------------------------------------------
-    def _view_layout(self, doc, readable_px=None, overview=True, steps=None, compact=False):
+    def _view_layout(self, doc, readable_px=None, overview=True, steps=None, compact=False, narrower=1.0):
         """The render layer's layout for this view: a long chain folds into rows where
         that lets its numbers read at the view's size (`readable_px`: the numbers' size, by
         default the canvas's). `overview` (Fit to Window): where no fold reads, one that
@@ -308,11 +308,13 @@ class CanvasEditing:
         node ids each story step frames, their rule cards' sizes and the reach of the cards'
         port names (step_view.step_groups), folded into rows where that frames more of them,
         with their rule cards, at the legible size. `compact`: the cards as tall as drawn
-        compact (Fit's overview), else as measured in full."""
+        compact (Fit's overview), else as measured in full. `narrower`: the room that
+        share of the view's (Fit leaves room for what stands out of the cards)."""
         px = readable_px or self.readable_px
         sizes = self.renderer.sizes(compact)
         framing = None if steps is None else (steps[0], self.layout_room(legible.READABLE_PX), *steps[1:])
-        return layout_positions(doc, sizes, self.renderer.label_room(), room=self.layout_room(px),
+        room = tuple(side * narrower for side in self.layout_room(px))
+        return layout_positions(doc, sizes, self.renderer.label_room(), room=room,
                                 shrink=overview and px <= legible.READABLE_PX,   # not in slides
                                 steps=framing)
 
@@ -324,13 +326,13 @@ class CanvasEditing:
             return self._view_layout(self.controller.doc)
         return dict(self.positions)
 
-    def relayout_unplaced(self, readable_px=None, overview=True, steps=None, compact=False):
+    def relayout_unplaced(self, readable_px=None, overview=True, steps=None, compact=False, narrower=1.0):
         """Lay out again for the view's present size (`_view_layout`) a document whose nodes
         the canvas placed (none is the user's: the first drag places them all), so a window
         that opened small or was resized fits it as well as it can. Never an undo entry: the
         document holds no position to change. `compact`: for the cards as drawn compact
         (Fit's overview); else the cards are drawn in full from here on (the player frames
-        its steps at a zoom that reads)."""
+        its steps at a zoom that reads). `narrower`: laid out for that share of the room."""
         if not compact:
             self.shorten_compact(None)
         doc = self.controller.doc
@@ -339,7 +341,7 @@ class CanvasEditing:
         self.compact_layout = compact
         if self._dirty:     # an edit the scene has not caught up with (Auto Layout's, a redo)
             self.sync()
-        positions = self._view_layout(doc, readable_px, overview, steps, compact)
+        positions = self._view_layout(doc, readable_px, overview, steps, compact, narrower)
         if all(self.positions.get(nid) == positions[nid] for nid in doc.nodes):
             return
         self.positions.update(positions)

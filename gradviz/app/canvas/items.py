@@ -28,6 +28,9 @@ ERROR_LINES = 3
 _NO_PEN = QPen(Qt.PenStyle.NoPen)
 # What NodeItem.refresh found changed on its card.
 NUMBERS, CARD, OUTLINE = "numbers", "card", "outline"
+ERROR_W = 240.0     # a problem's lines under a card: at least this wide,
+ERROR_TOP = 5.0     # this far below the card,
+ERROR_ROW = 15.0    # a line this tall
 
 
 def zoom_of(painter):
@@ -294,7 +297,7 @@ class NodeItem(QGraphicsRectItem):
         if not self.problems:
             return []
         fm = QFontMetricsF(preview.sans_font(8.5))
-        width = max(self.card.width, 240.0)
+        width = max(self.card.width, ERROR_W)
         lines = []
         for problem in self.problems:
             words, line = ("⚠ " + problem.message).split(), ""
@@ -311,6 +314,18 @@ class NodeItem(QGraphicsRectItem):
             lines[-1] = fm.elidedText(lines[-1] + " …", Qt.TextElideMode.ElideRight, width)
         return lines
 
+    def footprint(self, at=None, full=False):
+        """(left, top, right, bottom) in the scene, with the card at `at` (x, y) (where it
+        stands when None): the card, its badges' row above and its problems' lines under it,
+        what no other card may cover. `full`: as large as the card drawn in full (a card
+        drawn compact has not shrunk)."""
+        x, y = (self.pos().x(), self.pos().y()) if at is None else at
+        card = (self.card.full or self.card) if full else self.card
+        w, h = card.width, card.height
+        if self._error_lines:
+            w, h = max(w, ERROR_W), h + ERROR_TOP + ERROR_ROW * len(self._error_lines)
+        return x, y - render_cards.BADGE_H - 4, x + w, y + h
+
     def fit_bounds(self):
         """Bounds for the view's zoom: a compact card's name may stand out of a small card."""
         rect = self._compute_bounds()
@@ -326,8 +341,8 @@ class NodeItem(QGraphicsRectItem):
                                           self.view.zoom_level(), scale=self.view.compact_scale())
             r = r.united(QRectF(-side - 2, -2, w + 2 * side + 4, h + down + 4))
         if self._error_lines:
-            err_w = max(w, 240.0) + 8
-            r = r.united(QRectF(-4, h, err_w, 8 + 15 * len(self._error_lines)))
+            err_w = max(w, ERROR_W) + 8
+            r = r.united(QRectF(-4, h, err_w, 8 + ERROR_ROW * len(self._error_lines)))
         badge_w = 200.0  # source / target badges may be wider than a narrow card
         return r.united(QRectF(-4, -render_cards.BADGE_H - 8, badge_w, 4))
 
@@ -397,7 +412,8 @@ class NodeItem(QGraphicsRectItem):
             painter.setFont(preview.sans_font(8.5))
             painter.setPen(colour)
             for i, line in enumerate(self._error_lines):
-                painter.drawText(QRectF(0, card.bottom() + 5 + 15 * i, max(card.width(), 240.0), 15),
+                painter.drawText(QRectF(0, card.bottom() + ERROR_TOP + ERROR_ROW * i,
+                                        max(card.width(), ERROR_W), ERROR_ROW),
                                  Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
         if self.isSelected():
             pen = QPen(QColor(self.view.highlight_colour()), 2.2)

@@ -1,6 +1,7 @@
 """Moving cards: a drag becomes one undoable edit, edges a moved card now covers take a
-new route around it, and cards that grew (a gradient appeared, a value got larger) push
-the cards they would cover out of the way, within the edit that made them grow."""
+new route around it, and cards that grew (a gradient appeared, a value got larger, a
+problem's lines appeared under it) or were added push the cards they would cover (with
+their own problems' lines) out of the way, within the edit that made them grow."""
 from PySide6.QtCore import QTimer
 
 from ...render.cards import BADGE_H
@@ -125,9 +126,10 @@ class CanvasMoving:
         layout is made afresh. Nothing moves after an undo or a redo: they restore the
         positions as they were."""
         r, doc = self.renderer, self.controller.doc
-        grown = [nid for nid in grown if nid in r.cards and nid in self.positions]
-        boxes = {nid: (x, y - BADGE_H - 4, x + r.cards[nid].width, y + r.cards[nid].height)
-                 for nid, (x, y) in self.positions.items() if nid in r.cards}
+        items = {nid: item for nid, item in self.node_items.items()
+                 if nid in r.cards and nid in self.positions and item.card is not None}
+        grown = [nid for nid in grown if nid in items]
+        boxes = {nid: item.footprint(self.positions[nid]) for nid, item in items.items()}
         shift = make_room(boxes, grown)
         if shift is None:
             positions = layout_positions(doc, r.sizes())

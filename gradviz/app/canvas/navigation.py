@@ -16,6 +16,7 @@ MAX_FIT_SCALE = 1.25  # Fit to Window enlarges a small graph no further
 FIT_MARGIN = 24.0     # screen pixels kept free around the graph
 COMPACT_ROUNDS = 4    # Fit lays compact cards out again at most this often, each time larger ...
 COMPACT_SETTLED = 0.01   # ... until the zoom grows less than this share
+NARROWER_ROUNDS = 3   # Fit lays the cards out for a narrower room at most this often before going compact
 SPARE = 1500.0        # scroll room around the graph (scene units)
 CACHE_ROOM = 2.0      # Qt's pixmap cache holds this many times the pictures of the cards in view
 
@@ -114,9 +115,8 @@ class CanvasNavigation:
         if not self.node_items:
             self.reset_zoom()
             return
-        self.relayout_unplaced()
-        zoom, rect, cards = self._fitting()
         readable = legible.readable_zoom(self.logicalDpiY(), self.readable_px)
+        zoom, rect, cards = self._fold_to_read(readable)
         for _ in range(COMPACT_ROUNDS):   # compact cards are shorter: the graph fits larger
             if zoom >= readable or zoom <= MIN_SCALE:
                 break
@@ -144,6 +144,28 @@ class CanvasNavigation:
             if rect.height() > view.height() else rect.center().y()
         self.centerOn(x, y)
         self.fitted.emit()
+
+    def _fold_to_read(self, readable):
+        """`_fitting` of the layout for this view (`relayout_unplaced`) drawn in full at the
+        `readable` zoom where one fits. The layout folds for the room the cards take; what
+        stands out of them (the story's arrow labels, an edge that wraps, the badges) can
+        leave the fit just under the readable zoom: BatchNorm's one row fitted 1920 x 1080
+        at 0.754 (legible from 0.794) and went compact, thumbnails in one row, where 1280 x
+        800 folded it into rows that read. So it is laid out again for a room narrower by
+        what stood out, a few times; none that reads: the layout for the view's room."""
+        self.relayout_unplaced()
+        fitting = self._fitting()
+        narrower = 1.0
+        for _ in range(NARROWER_ROUNDS):
+            if fitting[0] >= readable or fitting[0] <= MIN_SCALE:
+                break
+            narrower *= fitting[0] / readable
+            self.relayout_unplaced(narrower=narrower)
+            fitting = self._fitting()
+        if narrower != 1.0 and fitting[0] < readable:
+            self.relayout_unplaced()
+            fitting = self._fitting()
+        return fitting
 
     def _fitting(self):
         """(zoom, scene rect, [(card, node, box)]) that fits every card and edge in the

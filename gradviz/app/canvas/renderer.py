@@ -1,33 +1,13 @@
-"""The canvas' Renderer: cards measured once and re-measured only when their content changed,
-grown to show every port a node has (catalog slots, a free variadic slot, used outputs)."""
+"""The canvas' Renderer: cards measured once and re-measured only when their content changed."""
 import copy
-import math
 
 import numpy as np
 
-from ...graph.structure import input_slots, n_outputs
 from ...render import cards as render_cards
 from ...render import compact as render_compact
 from ...render.cards import used_ports
 from ...render.painter import Renderer
 from ...render.themes import get_theme
-
-
-def port_counts(node, doc, used=None):
-    """(inputs, outputs) a node shows: its catalog slots, one free slot when variadic.
-    `used`: the document's `used_ports`, when the caller has them."""
-    try:
-        fixed, variadic = input_slots(node)
-        outs = n_outputs(node)
-    except Exception:  # an op the catalog does not know (a file loaded leniently)
-        fixed, variadic, outs = 1, False, 1
-    ins_used, outs_used = (used or used_ports(doc)).get(node.id, ((), ()))
-    used_in = [i + 1 for i in ins_used]
-    used_out = [i + 1 for i in outs_used]
-    n_in = max([fixed, *used_in])
-    if variadic:
-        n_in = max(n_in, (max(used_in) + 1) if used_in else 1)
-    return max(0, n_in), max([1, outs, *used_out])
 
 
 class CanvasRenderer(Renderer):
@@ -119,7 +99,8 @@ def _same_key(a, b):
 
 
 def make_renderer(doc, result, theme, positions, previous=None, hold_sizes=False, heights=None):
-    """A Renderer over the controller's result, cards grown to show every port of a node;
+    """A Renderer over the controller's result (its cards show every port of a node, as
+    every export's do: render.cards.port_counts);
     `hold_sizes`: a card whose new numbers need less room keeps its size (a training run);
     `heights` ((card, node) -> height or None): the cards drawn compact, as tall as their
     compact form (the canvas's compact_height)."""
@@ -130,11 +111,6 @@ def make_renderer(doc, result, theme, positions, previous=None, hold_sizes=False
         renderer = CanvasRenderer(doc, ev, result, theme, positions, previous, hold_sizes)
     else:   # a string, complex or rank > 8 tensor: its card shows the rest without it
         renderer = CanvasRenderer(_drawable_doc(doc), _drawable_evaluation(ev), result, theme, positions)
-    for nid in renderer.measured:
-        card = renderer.cards[nid]
-        n_in, n_out = port_counts(doc.nodes[nid], doc, renderer.used)
-        card.n_inputs, card.n_outputs = n_in, n_out
-        card.height = math.ceil(max(card.height, render_cards.ports_height(n_in, n_out)))
     return _shortened(renderer, heights, previous)
 
 

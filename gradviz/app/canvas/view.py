@@ -25,7 +25,7 @@ from ...render.layout import layout as layout_positions
 from ...render.painter import Renderer
 from .edges import EdgeItem, EdgeLayer
 from .editing import NODES_MIME, CanvasEditing
-from .items import NUMBERS, OUTLINE, NodeItem, PortItem, badge_roles
+from .items import CARD, NUMBERS, OUTLINE, NodeItem, PortItem, badge_roles
 from .moving import CanvasMoving
 from .navigation import CanvasNavigation
 from .overlay import StepOverlay
@@ -275,14 +275,14 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
                     item.setPos(pos)
                     item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges, True)
                     moved.add(nid)
-                before = item.card
+                was = None if item.card is None else item.footprint(full=True)
                 change = item.refresh(self.renderer, problems.get(nid, []), roles, shown)
                 if change == OUTLINE:
                     moved.add(nid)
-                    now, was = item.card.full or item.card, before and (before.full or before)
-                    if was is not None and (now.width > was.width or now.height > was.height):
-                        grown.append(nid)   # (not a compact card drawn in full again)
-                if change is not None:
+                if change in (OUTLINE, CARD) and (was is None and not full or was is not None and _larger(
+                        item.footprint(full=True), was)):
+                    grown.append(nid)   # new, larger, or a problem's lines under it (not a
+                if change is not None:  # compact card drawn in full again)
                     repainted.append(item)
                     reshaped = reshaped or change != NUMBERS   # problem lines, a new outline
                 item.setSelected(nid in self.controller.selection)
@@ -596,3 +596,8 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
             grid.toggled.connect(self.set_grid_visible)
             menu.addAction(grid)
         menu.exec(event.globalPos())
+
+
+def _larger(box, was):
+    """Does footprint `box` reach further right or down than `was` (the same card before)?"""
+    return box[2] - box[0] > was[2] - was[0] or box[3] - box[1] > was[3] - was[1]

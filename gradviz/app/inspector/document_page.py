@@ -1,7 +1,7 @@
 """The inspector page of the document: title, lesson, tape, targets, sources, seeds, gradients."""
 import numpy as np
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QVBoxLayout,
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QStyle, QVBoxLayout,
                                QWidget)
 
 from ...graph.document import Port, text_problem
@@ -12,6 +12,15 @@ from .fields import (MUTED, LessonEdit, LineField, Page, blocked, bold_label, di
                                show_problems)
 from .tensor_editor import TensorEditor
 from ..literal import mnemonic_free
+
+
+def check_row_height(widget):
+    """A row of a list of ticks, tall enough for its box and a line of its font with room
+    for descenders (rows of the style's 14 px overlapped their boxes and cut 'tf_t'
+    to 'tf t')."""
+    style = widget.style()
+    box = style.pixelMetric(QStyle.PixelMetric.PM_IndicatorHeight, None, widget)
+    return max(box, widget.fontMetrics().height()) + 6
 
 
 class DocumentPage(Page):
@@ -130,14 +139,16 @@ class DocumentPage(Page):
         """A list of (name shown, key) items to tick: the reader's names, the file's keys."""
         w = QListWidget()
         w.setToolTip(tip)
+        row = check_row_height(w)
         for name, key in names:
             item = QListWidgetItem(name)
             item.setData(Qt.UserRole, key)
             item.setFlags(Qt.ItemIsEnabled | Qt.ItemIsUserCheckable)
             item.setCheckState(Qt.Unchecked)
+            item.setSizeHint(QSize(w.fontMetrics().horizontalAdvance(name) + 2 * row, row))
             w.addItem(item)
         rows = max(1, min(len(names), 6))
-        w.setFixedHeight(rows * 20 + 6)
+        w.setFixedHeight(rows * row + 2 * w.frameWidth())
         return w
 
     def _set_title(self, text):

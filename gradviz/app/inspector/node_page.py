@@ -116,7 +116,7 @@ class NodePage(Page):
 
         # properties
         box, form = group("Properties")
-        self.label = LineField(display_text("label"), self._set_label, node.op or node.id)
+        self.label = LineField(display_text("label"), self._set_label)
         form.addRow("Label", self.label)
         self.watched = self.trainable = None
         if node.kind in (CONSTANT, VARIABLE, LAYER):
@@ -269,8 +269,13 @@ class NodePage(Page):
         self.controller.set_attr(self.node_id, name, value)
 
     def _set_label(self, text):
-        if text != self.node.label:
-            self.controller.set_field(self.node_id, "label", text)
+        """A label typed. The name shown left as it is, or emptied where the node has no
+        label (it is named by its id), sets nothing and shows the name again."""
+        node = self.node
+        if text in (node_name(node), node.label):
+            self.label.reset(node_name(node))
+            return
+        self.controller.set_field(self.node_id, "label", text)
 
     def _set_rule(self, rule):
         if rule == self.node.op:
@@ -437,8 +442,7 @@ class NodePage(Page):
         self._show_doc(node)
         # The node's name as the canvas writes it (its op is in the line below); ids are internal.
         self.title.setText(html.escape(node_name(node), quote=False))
-        self.label.show_text(node.label)
-        self.label.edit.setPlaceholderText(node.id)
+        self.label.show_text(node_name(node))   # the name the canvas writes, as text (not a grey hint)
         show_problems(self.problems, result.node_problems.get(self.node_id, []))
         if self.watched is not None:
             blocked(self.watched, self.watched.setChecked, node.watched)

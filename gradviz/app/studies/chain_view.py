@@ -14,13 +14,14 @@ from PySide6.QtWidgets import QLabel
 from ...engine.errors import counted
 from ...story import studies
 from .applies import no_backward_pass
-from ._base import StudyView, _html, banner, beside_words, set_banner
+from ._base import PLOT_MIN_H, StudyView, _html, banner, beside_words, set_banner
 from .heatmap import DIVERGING, TEXT, CountAxis, still_plot
 
 FORWARD, REVERSE = DIVERGING[1], DIVERGING[-2]   # mid blue and mid red: distinct in grey too
 BAR_W = 0.38
 SWATCH_PX = 60            # a legend entry's swatch and the spacing beside it
 LEFT_AXIS_PX = 80         # the count axis at the plot's left
+LEGEND_ROWS_H = 48        # a legend_row's two rows (one entry a row in a narrow view)
 ZERO_MARK_PX = 4          # a bar of height 0: a flat mark this thick, and "0" above it
 
 
@@ -35,7 +36,7 @@ class ChainCostView(StudyView):
         self.totals = banner("info")
         self.plot = still_plot(CountAxis("left"), ("multiply-adds", "mul-adds"),
                                ("product k (Jₖ, from the input side)", "product k (Jₖ)"))
-        self.legend = legend_row(self.plot.getPlotItem())
+        self.legend = legend_row(self.plot)
         self.plot.installEventFilter(self)      # its columns follow the plot's width
         self.forward_bars = pg.BarGraphItem(x=[], height=[], width=BAR_W,
                                             brush=FORWARD, pen=pg.mkPen(TEXT, width=1))
@@ -49,8 +50,8 @@ class ChainCostView(StudyView):
         self.zero_labels = []
         self.plot.addItem(self.forward_bars)
         self.plot.addItem(self.reverse_bars)
-        self.legend.addItem(self.forward_bars, "forward: matrix · matrix")
-        self.legend.addItem(self.reverse_bars, "reverse: vector · matrix")
+        self.legend.addItem(self.forward_bars, "forward")   # what each product is: show_result
+        self.legend.addItem(self.reverse_bars, "reverse")
         self.ops = QLabel()
         self.ops.setTextFormat(Qt.TextFormat.RichText)
         self.ops.setWordWrap(True)
@@ -87,6 +88,9 @@ class ChainCostView(StudyView):
         rev = np.zeros(n)
         fwd[1:] = cost.forward_terms
         rev[:n - 1] = cost.reverse_terms
+        self.legend.getLabel(self.forward_bars).setText(f"forward: Jₖ · {cost.forward_carries}")
+        self.legend.getLabel(self.reverse_bars).setText(f"reverse: {cost.reverse_carries} · Jₖ")
+        fit_legend(self.legend, self.plot.width())
         self.forward_bars.setOpts(x=ks - 0.2, height=fwd)
         self.reverse_bars.setOpts(x=ks + 0.2, height=rev)
         self._mark_zeros([(ks - 0.2, fwd, FORWARD), (ks + 0.2, rev, REVERSE)])
@@ -150,12 +154,16 @@ class ChainCostView(StudyView):
         self.explanation.setText("")
 
 
-def legend_row(plot_item):
-    """A legend in a row of its own above the bars, its entries side by side: inside the
-    plot it covered the tallest bars (J5 to J7 of lesson 14 in a tabbed dock at 1280 x 800),
-    wherever it stood."""
+def legend_row(plot):
+    """A legend in a row of its own above the bars of the PlotWidget `plot`, its entries side
+    by side: inside the plot it covered the tallest bars (J5 to J7 of lesson 14 in a tabbed
+    dock at 1280 x 800), wherever it stood. The plot's least height grows by the legend's
+    two rows (one entry a row when narrow), so that its axes keep PLOT_MIN_H: a stacked
+    view at 1280 x 800 left the y axis 63 px, too short for its title."""
     legend = pg.LegendItem(colCount=2, labelTextColor=TEXT, labelTextSize="11pt",
                            horSpacing=24)
+    plot.setMinimumHeight(max(plot.minimumHeight(), PLOT_MIN_H + LEGEND_ROWS_H))
+    plot_item = plot.getPlotItem()
     layout = plot_item.layout
     layout.removeItem(plot_item.titleLabel)      # the row of a title this plot never has
     plot_item.titleLabel.hide()

@@ -26,6 +26,7 @@ from .norms_view import LogAxis
 LINE = DIVERGING[-2]          # the measured errors, in the backward pass's red
 SLOPE = DIVERGING[1]          # the h² guide, in blue
 GUIDE_LABEL = "∝ h² (truncation alone)"
+EXACT_LABEL = "0 (exact)"     # beside a step whose error is 0, drawn on the plot's floor
 ENTRY_LIMIT = 200             # entries a chooser offers (the first ones of a large source)
 
 
@@ -43,7 +44,7 @@ class GradientCheckView(StudyView):
         self.layout_.addWidget(self.busy)
         self.layout_.addWidget(self.message)
         self.verdict = banner("info")
-        self.plot = still_plot(LogAxis("left"), "relative error",
+        self.plot = still_plot(LogAxis("left"), ("relative error", "rel. error", "error"),
                                "step size h (log scale)")
         self.plot.setAxisItems({"bottom": LogAxis("bottom")})
         style_plot(self.plot.getPlotItem())
@@ -53,10 +54,14 @@ class GradientCheckView(StudyView):
                                     symbolSize=9, symbolBrush=LINE, symbolPen=pg.mkPen(TEXT))
         self.best = pg.ScatterPlotItem([], [], size=18, symbol="o", brush=None,
                                        pen=pg.mkPen(TEXT, width=2))
-        for item in (self.guide, self.line, self.best):
+        # A step whose error is exactly 0 (a log axis has no place for it): a triangle on the
+        # plot's floor, pointing down past it, and the words "0 (exact)" above it.
+        self.exact = pg.ScatterPlotItem([], [], size=12, symbol="t", brush=LINE, pen=pg.mkPen(TEXT))
+        self.exact_labels = []
+        for item in (self.guide, self.line, self.exact, self.best):
             self.plot.addItem(item)
         # Above the plot, never over its points (inside, it covered them in a narrow column).
-        self.legend = legend = legend_row(self.plot.getPlotItem())
+        self.legend = legend = legend_row(self.plot)
         legend.addItem(self.line, "central difference's error")
         legend.addItem(self.guide, GUIDE_LABEL)
         self.plot.installEventFilter(self)      # its columns follow the plot's width
@@ -139,26 +144,58 @@ class GradientCheckView(StudyView):
                    f"backward pass {long_number(check.backward)(check.backward)}. "
                    f"{_html(check.verdict(_verdict_format(check)))}")
         rows = [r for r in check.rows if r.relative > 0 and np.isfinite(r.relative)]
+        exact = [r for r in check.rows if r.relative == 0]
         logs_h = np.log10([r.h for r in rows]) if rows else np.zeros(0)
         logs_e = np.log10([r.relative for r in rows]) if rows else np.zeros(0)
         self.line.setData(logs_h, logs_e)
-        best = check.best if check.passed else None   # a failing check has no best step
-        if best is not None and best.relative > 0:
-            self.best.setData([np.log10(best.h)], [np.log10(best.relative)])
-        else:
-            self.best.setData([], [])
         guide = bool(rows) and not (ok and shape(check) == "rounding")
         self._show_guide(guide)
-        if rows:
-            if guide:   # the h² guide through the largest step: where truncation alone would go
-                first = rows[0]
-                self.guide.setData(logs_h, np.log10(first.relative) + 2.0 * (logs_h - np.log10(first.h)))
-            low = max(min(logs_e.min(), logs_e.max() - 1), -17)
-            self.plot.setYRange(np.floor(low) - 0.3, np.ceil(logs_e.max()) + 0.3, padding=0)
-            self.plot.setXRange(logs_h.min() - 0.3, logs_h.max() + 0.3, padding=0)
+        if guide:   # the h² guide through the largest step: where truncation alone would go
+            first = rows[0]
+            self.guide.setData(logs_h, np.log10(first.relative) + 2.0 * (logs_h - np.log10(first.h)))
+        floor = self._set_ranges(logs_h, logs_e, exact)
+        self._show_exact(exact, floor)
+        best = check.best if check.passed else None   # a failing check has no best step
+        if best is not None and (best.relative > 0 or best in exact):
+            self.best.setData([np.log10(best.h)], [np.log10(best.relative) if best.relative else floor])
+        else:
+            self.best.setData([], [])
         self.table.setText(_table(check))
         self.table_column.setMaximumWidth(max(self.table.sizeHint().width() + 12, COLUMN_MIN_W))
         self.explanation.setText(explanation(check))
+
+    def _set_ranges(self, logs_h, logs_e, exact):
+        """The axes' ranges over the drawn errors and the steps of error 0; the log10 of the
+        floor where those are drawn (a decade below the smallest drawn error)."""
+        xs = np.concatenate([logs_h, np.log10([r.h for r in exact])])
+        if not xs.size:
+            return 0.0
+        if logs_e.size:
+            low = max(min(logs_e.min(), logs_e.max() - 1), -17)
+            bottom, top = np.floor(low) - 0.3, np.ceil(logs_e.max()) + 0.3
+            bottom -= 0.5 if exact else 0.0     # room for the triangles and their words
+        else:                                   # every error is 0: the floor alone
+            bottom, top = -17.3, -15.7
+        self.plot.setYRange(bottom, top, padding=0)
+        floor = bottom + 0.25
+        self.plot.setXRange(xs.min() - 0.3, xs.max() + 0.3, padding=0)
+        return floor
+
+    def _show_exact(self, exact, floor):
+        """Each step of error 0 as a triangle on the plot's floor, with "0 (exact)" above."""
+        for label in self.exact_labels:
+            self.plot.removeItem(label)
+        self.exact_labels = []
+        xs = [math.log10(r.h) for r in exact]
+        self.exact.setData(xs, [floor] * len(xs))
+        left, right = self.plot.getViewBox().viewRange()[0]
+        for x in xs:
+            # over the triangle, kept inside the plot at either end of the steps
+            across = 1.0 if right - x < 0.5 else 0.0 if x - left < 0.5 else 0.5
+            label = pg.TextItem(EXACT_LABEL, color=TEXT, anchor=(across, 1.2))
+            label.setPos(x, floor)
+            self.plot.addItem(label)
+            self.exact_labels.append(label)
 
     def _show_guide(self, shown):
         """The h² guide and its legend entry, only where truncation shows: where the error
@@ -180,6 +217,7 @@ class GradientCheckView(StudyView):
     def clear_result(self):
         for item in (self.guide, self.line, self.best):
             item.setData([], [])
+        self._show_exact([], 0.0)
         set_banner(self.verdict, "info", "")
         self.table.setText("")
         self.explanation.setText("")
@@ -208,7 +246,9 @@ def explanation(check):
         where = ("For a correct rule the best h is where they meet, the bottom of a V; here no h "
                  f"brings the error below {alone(check.tolerance)}, so none is ringed.")
     elif best.relative == 0:
-        where = (f"Here h = {h_text(best.h)} gives error 0, which a log axis cannot draw: the "
+        where = (f"Here h = {h_text(best.h)} gives error 0, which a log axis has no place for: "
+                 f"it is drawn as the triangle on the plot's floor, marked “{EXACT_LABEL}” and "
+                 "ringed. The "
                  "truncation part vanishes for this loss over ±h (central differences are "
                  "exact where it is at most quadratic, as a relu network is between its "
                  "kinks), so only rounding is left, and there is no V.")

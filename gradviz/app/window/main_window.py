@@ -8,7 +8,7 @@ import, export, recovery) in window_files.
 import copy
 import os
 
-from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QRect, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QLabel, QMainWindow, QMessageBox,
                                QProgressDialog, QScrollArea, QToolBar, QWidget)
@@ -320,6 +320,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         state = self.settings.value("window/state")
         if isinstance(geometry, QByteArray) and not geometry.isEmpty():
             self.restoreGeometry(geometry)
+            self._restore_whole_screen()
         else:
             self.resize(FIRST_SIZE)
             screen = QGuiApplication.primaryScreen()
@@ -337,6 +338,17 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
             self.inspector_dock.raise_()  # tabbed with the provenance: the inspector first
             self.palette_dock.raise_()    # tabbed with the lesson: the palette first
         self.canvas.set_grid_visible(self.actions_by_name["grid"].isChecked())
+
+    def _restore_whole_screen(self):
+        """The window as large as it was where that fits a screen's free area: restoreGeometry
+        keeps a window 2 px narrower and a title bar lower than the screen it would fill
+        (a 1280 x 800 window on a 1280 x 800 display without a window manager came back
+        1278 x 774 at (1, 25), the canvas 26 px lower)."""
+        rect = self.settings.value("window/rect")
+        if not isinstance(rect, QRect) or not rect.isValid() or self.isMaximized() or self.isFullScreen():
+            return
+        if any(screen.availableGeometry().contains(rect) for screen in QGuiApplication.screens()):
+            self.setGeometry(rect)
 
     def _first_dock_layout(self):
         """The palette as wide as its longest entry, the inspector wide enough for a 3-column
@@ -390,6 +402,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
 
     def _save_layout(self):
         self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/rect", self.normalGeometry())
         self.settings.setValue("window/state", self.saveState())
 
     # -- status ------------------------------------------------------------------------
@@ -559,8 +572,13 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.show_message("Studies: " + "; ".join(lines) + where, 15000)
 
     def show_study(self, title):
-        """Open the study dock `title` and bring it to the front, as its menu entry does."""
+        """Open the study dock `title` and bring it to the front, as its menu entry does.
+        Placed before it shows: callers open several in a row (a layout not restored, the
+        studies a document computes), and a study joins the others where they are once one
+        is open, so placing them later left every one where the first run's layout keeps
+        the tabs, along the bottom (six tabs 68 px tall over a 508 px canvas at 1280 x 800)."""
         dock = self.study_docks[title]
+        self._place_studies(dock)
         dock.show()
         dock.raise_()
         self._create_study_view(title)

@@ -5,8 +5,10 @@ import numpy as np
 import pytest
 
 import app_ui
+from gradviz.app.canvas.cover import boxes_meet
 from gradviz.app.canvas.moving import ROOM, make_room
 from gradviz.graph.document import Document, Node, Port
+from gradviz.render.cards import BADGE_H
 
 
 def overlaps(canvas):
@@ -80,3 +82,80 @@ def test_make_room_moves_the_shorter_way_and_pushes_in_turn():
                 la, ta, ra, ba = moved[a]
                 lb, tb, rb, bb = moved[b]
                 assert not (la < rb and lb < ra and ta < bb and tb < ba), (a, b)
+
+
+def footprints(canvas):
+    """Each card's scene box as drawn: the card, its badges' row and its problems' lines
+    (5 px under it, 15 px a line, at least 240 px wide, as NodeItem.paint writes them)."""
+    boxes = {}
+    for nid, item in canvas.node_items.items():
+        x, y, card, lines = item.pos().x(), item.pos().y(), item.card, len(item._error_lines)
+        w, h = (max(card.width, 240.0), card.height + 5 + 15 * lines) if lines else (card.width, card.height)
+        boxes[nid] = (x, y - BADGE_H - 4, x + w, y + h)
+    return boxes
+
+
+def covered(canvas):
+    boxes = footprints(canvas)
+    return [(a, b) for a in boxes for b in boxes if a < b and boxes_meet(boxes[a], boxes[b])]
+
+
+def chain():
+    """x (4x4), an exp that no input feeds yet (a small card), and right under it, close,
+    relu: exp's card, once x is connected, shows a 4x4 value and would cover relu."""
+    doc = Document(title="chain")
+    doc.add(Node("x", "constant", value=np.arange(16, dtype=np.float32).reshape(4, 4) / 7, position=(0.0, 0.0)))
+    doc.add(Node("e", "op", op="exp", label="exp", position=(300.0, 0.0)))
+    doc.add(Node("r", "op", op="nn.relu", label="relu", position=(300.0, 110.0)))
+    doc.add(Node("s", "op", op="reduce_sum", position=(600.0, 110.0)))
+    doc.add(Node("k", "constant", label="k", value=np.float32(2), position=(600.0, 500.0)))
+    doc.connect("r", "s")
+    doc.targets = [Port("s")]
+    return doc
+
+
+def _settled(qtbot, canvas, controller):
+    """Once the edit and the moves it made are done (make_room runs after the edit's sync)."""
+    qtbot.wait(50)
+    app_ui.settle(canvas)
+
+
+@pytest.mark.parametrize("how", ["connect", "drag", "add", "problem"])
+def test_no_card_covers_another_after_it_grows_is_added_or_shows_a_problem(qtbot, editor, how):
+    """A student connected x into exp: exp grew over relu and nothing moved (the next drag
+    at relu's port grabbed exp); a new card larger than the place found for it, and a
+    problem's lines under a card, covered a neighbour's card and hid its own error text
+    (issue 20 §4). Every case moves the neighbours within the edit, one undo back."""
+    controller, canvas, _, _ = editor
+    controller.set_document(chain())
+    _settled(qtbot, canvas, controller)
+    assert not covered(canvas)
+    before = {nid: n.position for nid, n in controller.doc.nodes.items()}
+    if how == "connect":
+        assert controller.connect(Port("x"), Port("e")) is None
+    elif how == "drag":                               # as the student did: port to port
+        app_ui.drag_port(qtbot, canvas, canvas.node_items["x"].ports_out[0], canvas.node_items["e"].ports_in[0])
+        assert [(e.src.node, e.dst.node) for e in controller.doc.edges] == [("r", "s"), ("x", "e")]
+    elif how == "add":
+        # a scalar's card fits the place free_spot finds; a 6x6 variable's does not
+        ids = controller.add_nodes([Node("big", "variable", label="W",
+                                         value=np.ones((6, 6), np.float32) / 3, position=(560.0, -40.0))],
+                                   text="Add W")
+        assert ids == ["big"]
+    else:
+        controller.connect(Port("x"), Port("r"))      # s sums relu's 4x4 value
+        _settled(qtbot, canvas, controller)
+        s = canvas.renderer.rect("s")                 # k beside s's card, low, clear of it
+        controller.move_nodes({"k": (s.right() + 16, s.bottom() - 10)})
+        controller.end_move()
+        _settled(qtbot, canvas, controller)
+        assert not covered(canvas)
+        before = {nid: n.position for nid, n in controller.doc.nodes.items()}
+        assert controller.set_attr("s", "axis", 5) is None   # a 4x4 has no axis 5: s says so
+        qtbot.waitUntil(lambda: bool(canvas.node_items["s"].problems))
+    _settled(qtbot, canvas, controller)
+    assert not covered(canvas), covered(canvas)
+    assert controller.undo_stack.undoText() != ""
+    controller.undo_stack.undo()
+    _settled(qtbot, canvas, controller)
+    assert {nid: n.position for nid, n in controller.doc.nodes.items() if nid in before} == before

@@ -447,3 +447,45 @@ def test_the_op_line_says_what_the_op_computes_not_its_name_again():
     assert _doc_of(relu, doc) == "nn.relu(x): max(x, 0)"
     doc.add(Node("x", CONSTANT, value=np.zeros(2, np.float32)))     # a node x: the port is a
     assert _doc_of(relu, doc) == "nn.relu(a): max(a, 0)"
+
+
+def test_a_nodes_label_field_shows_its_name_as_text(make):
+    """The student's x (named by its id, no label) showed as a grey placeholder beside W1
+    and W2 written as text (issue 20 §4). The field holds the name the canvas writes;
+    leaving it, or emptying it, changes nothing; typing renames."""
+    c, w = make("004_matmul_sum.json")
+    assert c.doc.nodes["tf_t"].label == ""
+    c.set_selection(["tf_t"])
+    page = w.page
+    assert page.label.edit.text() == "tf_t" and page.label.edit.placeholderText() == ""
+    count = c.undo_stack.count()
+    page.label.edit.setText("tf_t")
+    page.label.edit.setModified(True)
+    page.label.commit()
+    page.label.edit.setText("")
+    page.label.edit.setModified(True)
+    page.label.commit()
+    assert c.undo_stack.count() == count and c.doc.nodes["tf_t"].label == ""
+    assert page.label.edit.text() == "tf_t"
+    page.label.edit.setText("t")
+    page.label.edit.setModified(True)
+    page.label.commit()
+    assert c.doc.nodes["tf_t"].label == "t" and w.page.label.edit.text() == "t"
+
+
+def test_lists_of_ticks_give_each_row_its_height(make):
+    """stop_recording's rows were 14 px, less than their tick boxes: each row's box covered
+    the row above, and 'tf_t' read 'tf t' (issue 20 §4). Each row is as tall as its box and
+    its font's line, and the list shows its rows (up to 6) whole."""
+    from PySide6.QtWidgets import QStyle
+    c, w = make("004_matmul_sum.json")
+    page = w.page
+    for lst in (page.stop_list, page.target_list, page.source_list):
+        box = lst.style().pixelMetric(QStyle.PixelMetric.PM_IndicatorHeight, None, lst)
+        rects = [lst.visualItemRect(lst.item(i)) for i in range(lst.count())]
+        assert len(rects) == 3
+        for a, b in zip(rects, rects[1:]):
+            assert a.bottom() < b.top()
+        for r in rects:
+            assert r.height() >= max(box, lst.fontMetrics().height()) + 2
+            assert lst.viewport().rect().contains(r)

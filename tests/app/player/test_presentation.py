@@ -609,3 +609,28 @@ def test_export_animation_on_the_ui_thread_never_waits_for_numba(window, tmp_pat
     assert slow.wait() is not None
     frames = animation.frame_count(window.controller.result.story, 2, 1)
     assert n <= frames and (tmp_path / "a.gif").read_bytes()[:6] == b"GIF89a"
+
+
+def test_every_step_title_is_short_in_presentation_at_1280(qapp):
+    """Lesson 14 at 1280 x 800 in presentation: the titles of steps 5, 8 and 11 wrapped to 3
+    and 4 lines of 30 pt ('the relu grad for ∂out/∂(layer's matmul) inside t1.gradient(out,
+    x) → the multiply for …'), eating the canvas. A step's title takes at most two lines of
+    the band at 1280 px (most take one); the whole names are in its caption."""
+    from PySide6.QtGui import QFontMetrics
+
+    from gradviz import story as story_pkg
+    from gradviz.graph import load
+
+    band = presentation.CaptionBand(scale=1.0)
+    line = QFontMetrics(band.title.font()).lineSpacing()
+    long = []
+    for path in sorted(SAMPLES_DIR.glob("*.json")):
+        steps = story_pkg.build(load(path)).steps
+        for step in steps:
+            title = f"{step.index + 1}/{len(steps)}   {step.title}"
+            band.show_text(title, step.caption)
+            band.height_for(1280)
+            lines = round(band.title.minimumHeight() / line)
+            if lines > 2:
+                long.append((path.stem, title, lines))
+    assert not long, long[:6]

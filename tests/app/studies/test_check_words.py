@@ -3,26 +3,54 @@ the best step had error 0, which a log axis cannot draw, yet the words spoke of 
 of the V (ringed)' beside a plot with no ring and no V."""
 import numpy as np
 
-from gradviz.app.studies.check_view import explanation, h_text
+from gradviz.app.studies.check_view import EXACT_LABEL, explanation, h_text
 from gradviz.graph import Port
 from gradviz.graph.gradient_check import gradient_check
 from gradviz.graph.fileformat import load
 from gradviz.app.window.main_window import SAMPLES_DIR
 
 
-def test_a_best_step_of_error_zero_is_said_to_be_undrawn(labelled_mlp):
-    """W1[2, 1] of x @ W1 -> relu -> @ W2 -> sum with the student's numbers: the loss is
-    linear in that entry over ±0.1 (no relu flips), so h = 0.1 is exact."""
+def _exact_check(labelled_mlp):
     doc = labelled_mlp()
     doc.nodes["x1"].value = np.array([[1, 2, -3], [0.5, -1, 2]], np.float32)
     doc.nodes["w2"].value = np.array([[0.5, -1, 0.2, 1], [1, 0.3, -0.5, 2], [-0.4, 0.6, 1, -1]],
                                      np.float32)
     doc.nodes["w5"].value = np.array([[1, -1], [0.5, 2], [-1, 0.3], [0.2, 1]], np.float32)
-    check = gradient_check(doc, Port("w2"), (2, 1))
+    return gradient_check(doc, Port("w2"), (2, 1))
+
+
+def test_a_best_step_of_error_zero_is_said_and_drawn_on_the_floor(labelled_mlp):
+    """W1[2, 1] of x @ W1 -> relu -> @ W2 -> sum with the student's numbers: the loss is
+    linear in that entry over ±0.1 (no relu flips), so h = 0.1 is exact.
+    Changed with the drawing of error 0 (the auditor found the best step neither drawn nor
+    said to be missing): it is now a triangle on the plot's floor marked '0 (exact)' and
+    ringed, and the words say so (they said 'ringed' nowhere while nothing was drawn)."""
+    check = _exact_check(labelled_mlp)
     assert check.passed and check.best.relative == 0
     words = explanation(check)
-    assert "ringed" not in words and "bottom of the V" not in words
+    assert "bottom of the V" not in words
     assert f"h = {h_text(check.best.h)}" in words and "error 0" in words
+    assert EXACT_LABEL in words and "floor" in words
+
+
+def test_the_plot_draws_each_step_of_error_zero_at_its_floor(qtbot, labelled_mlp):
+    from gradviz.app.controller import DocumentController
+    from gradviz.app.studies.check_view import GradientCheckView
+
+    check = _exact_check(labelled_mlp)
+    view = GradientCheckView(DocumentController())
+    qtbot.addWidget(view)
+    view.show_result(check)
+    exact = [r for r in check.rows if r.relative == 0]
+    xs, ys = view.exact.getData()
+    np.testing.assert_allclose(sorted(xs), sorted(np.log10([r.h for r in exact])))
+    bottom, top = view.plot.getViewBox().viewRange()[1]
+    assert all(bottom < y < bottom + 0.1 * (top - bottom) for y in ys)   # on the floor, inside
+    assert [label.textItem.toPlainText() for label in view.exact_labels] == [EXACT_LABEL] * len(exact)
+    (bx,), (by,) = view.best.getData()
+    assert bx == np.log10(check.best.h) and by == ys[0]                  # the best is ringed
+    drawn = view.line.getData()[0]
+    assert len(drawn) + len(xs) == len(check.rows)                      # every step is drawn
 
 
 def test_a_drawn_best_step_is_the_ringed_bottom_of_the_v():

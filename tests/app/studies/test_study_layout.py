@@ -99,6 +99,84 @@ def test_a_remembered_layout_that_squeezes_the_canvas_is_not_restored(qtbot, win
     assert "not restored" in said and "Hessian" in said and str(STORY_HEIGHT) in said, said
 
 
+def test_studies_open_in_a_layout_not_restored_go_where_the_rule_puts_them(qtbot, window, qtlog):
+    """Walk-through at 1280 x 800 (the real app, a fresh HOME): the Hessian dragged to the
+    bottom, the other five studies opened after it (they open beside the palette, where
+    their tabs were), quit, restart. The status bar said the layout was not restored, yet
+    all six came back as tabs along the bottom, 68 px tall, the canvas 508 px, and Qt
+    warned 'resizeDocks: all sizes need to be larger than 0'. The fallback reopened them
+    one after another before any was placed, and a study joins the others where they are
+    (_place_studies), here the bottom of the first run's layout. The test above opened one
+    study only, which was placed. Every study that was open opens again beside the
+    palette, none other, the canvas keeps a first run's height, and Qt warns of nothing."""
+    first = window("001_hessian_newton", (1280, 800))
+    whole = first.canvas.height()
+    hessian = _open(qtbot, first, "Hessian")
+    first.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, hessian)     # dragged there
+    for title in STUDY_TITLES:
+        if title != "Hessian":
+            _open(qtbot, first, title)
+    qtbot.wait(50)
+    assert first.dockWidgetArea(hessian) == Qt.DockWidgetArea.BottomDockWidgetArea
+    assert first.canvas.height() < STORY_HEIGHT
+    first.controller.undo_stack.setClean()
+    first.close()
+    again = window("001_hessian_newton", (1280, 800))
+    side = again.dockWidgetArea(again.palette_dock)
+    qtbot.waitUntil(lambda: "not restored" in again.statusBar().currentMessage())
+    qtbot.wait(200)
+    for title, dock in again.study_docks.items():
+        assert again.dockWidgetArea(dock) == side and dock.isVisible() and not dock.isFloating(), title
+    assert sum(in_front(d) for d in again.study_docks.values()) == 1
+    assert again.canvas.height() == whole, (again.canvas.height(), whole)
+    warned = [r.message for r in qtlog.records if "resizeDocks" in r.message]
+    assert not warned, warned
+
+
+def test_a_window_that_filled_the_screen_comes_back_as_large(qtbot, tmp_path):
+    """Walk-through at 1280 x 800 without a window manager: the first run's window fills the
+    screen, and restoreGeometry brought it back 1278 x 774 at (1, 25) (Qt keeps a restored
+    window off the screen's edges and a title bar lower). It comes back as it was."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtGui import QGuiApplication
+    from gradviz.app import create_window
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    area = QGuiApplication.primaryScreen().availableGeometry()
+    first = create_window("samples/001_hessian_newton.json", offer_recovery=False, settings=settings)
+    qtbot.addWidget(first)
+    first.show()
+    qtbot.waitExposed(first)
+    first.setGeometry(area)
+    qtbot.waitUntil(lambda: first.geometry() == area)
+    first.controller.undo_stack.setClean()
+    first.close()
+    again = create_window("samples/001_hessian_newton.json", offer_recovery=False, settings=settings)
+    qtbot.addWidget(again)
+    assert again.geometry() == area, (again.geometry(), area)
+
+
+def test_studies_a_document_computes_open_where_the_rule_puts_them(qtbot, window, qtlog):
+    """Tools ▸ Compute Studies opens each study the document asks for, one after another,
+    as the fallback above did: at 1280 x 800 the batch-Jacobian sample's two came up along
+    the bottom (where the first run's layout keeps the study tabs) with the canvas squeezed,
+    because neither was placed before the other was open."""
+    w = window("001_batch_jacobian", (1280, 800))
+    whole = w.canvas.height()
+    side = w.dockWidgetArea(w.palette_dock)
+    job = w.compute_studies()
+    qtbot.waitUntil(lambda: "Studies:" in w.statusBar().currentMessage(), timeout=20000)
+    qtbot.wait(200)
+    assert job is not None
+    shown = [title for title, dock in w.study_docks.items() if dock.isVisible()]
+    assert sorted(shown) == ["Batch Jacobian", "Jacobian"], shown
+    for title in shown:
+        assert w.dockWidgetArea(w.study_docks[title]) == side, title
+    assert in_front(w.study_docks["Batch Jacobian"])      # the document's first study
+    assert w.canvas.height() == whole, (w.canvas.height(), whole)
+    warned = [r.message for r in qtlog.records if "resizeDocks" in r.message]
+    assert not warned, warned
+
+
 def test_a_remembered_layout_that_leaves_the_story_its_height_is_restored(qtbot, window):
     """At 1920 x 1080 a study along the bottom leaves the canvas STORY_HEIGHT: that layout,
     and the inspector made wider, come back as they were, and nothing is said."""
@@ -366,3 +444,69 @@ def test_beside_the_palette_a_study_and_the_provenance_each_read(qtbot, window):
     assert in_front(study) and in_front(w.inspector_dock)
     assert study.height() >= STUDY_SHARE * (study.height() + w.inspector_dock.height()) - 2
     assert w.canvas.viewport().size() == port
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_every_gradient_norm_dot_is_labelled(qtbot, window, size):
+    """Lesson 14 at 1280 x 800: the axis wrote 1 of its 5 names (the others touched and were
+    left out). Every dot has a label: its name where the names fit, else its number, the
+    words then saying which number is which node."""
+    from app_ui import tick_labels
+
+    w = window("001_input_gradient_regularization", size)
+    view = _open(qtbot, w, "Gradient norms").view
+    qtbot.wait(100)
+    names = view.result.names
+    shown = sorted(tick_labels(view.plot.getAxis("bottom")), key=lambda spec: spec[0].left())
+    texts = [text for _, text in shown]
+    assert texts in (names, [str(k + 1) for k in range(len(names))]), texts
+    if texts != names:
+        key = ", ".join(f"{k + 1} {name}" for k, name in enumerate(names))
+        assert key in view.explanation.text()
+
+
+def _axis_title_faults(view):
+    """[(axis, what is wrong)] of every shown axis title of the view's plots: longer than its
+    axis (cut at both ends, or reaching into what lies beyond) or over a tick label."""
+    from app_ui import tick_labels
+
+    faults = []
+    for plot in view.findChildren(pg.PlotWidget) + view.findChildren(pg.GraphicsLayoutWidget):
+        if not plot.isVisible():
+            continue
+        for item in plot.scene().items():
+            if not isinstance(item, pg.AxisItem) or not item.isVisible() or not item.label.isVisible():
+                continue
+            title = item.label.toPlainText().strip()
+            if not title:
+                continue
+            vertical = item.orientation in ("left", "right")
+            rect = item.label.mapRectToParent(item.label.boundingRect())
+            margin = item.label.document().documentMargin()
+            length = (rect.height() if vertical else rect.width()) - 2 * margin
+            along = item.size().height() if vertical else item.size().width()
+            if length > along + 1:
+                faults.append((title, f"{length:.0f} px on an axis of {along:.0f}"))
+            inner = rect.adjusted(margin, margin, -margin, -margin)
+            for tick, text in tick_labels(item):
+                if inner.intersects(tick):
+                    faults.append((title, f"over the tick label {text!r}"))
+    return faults
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1440, 900), (1920, 1080)])
+@pytest.mark.parametrize("sample", ["001_batchnorm_pitfall", "001_input_gradient_regularization"])
+def test_every_study_axis_title_fits(qtbot, window, size, sample):
+    """Walk-through: the y titles of the Batch Jacobian and Forward vs reverse were cut at
+    1280 x 800, and the Gradient check's overlapped its tick labels at 1440 x 900. Every
+    study's axis titles are whole along their axes and clear of the tick labels."""
+    w = window(sample, size)
+    faults = {}
+    for title in STUDY_TITLES:
+        view = _open(qtbot, w, title).view
+        qtbot.wait(100)
+        if view.result is None:
+            continue
+        if found := _axis_title_faults(view):
+            faults[title] = found
+    assert not faults, faults

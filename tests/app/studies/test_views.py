@@ -320,6 +320,22 @@ def test_chain_view_matches_chain_cost(qtbot):
     assert "J1</b> layer1's matmul" in view.ops.text()
 
 
+@pytest.mark.parametrize("sample", ["001_batchnorm_pitfall", "001_hessian_newton"])
+def test_chain_view_legend_says_what_each_product_is(qtbot, sample):
+    """The BatchNorm lesson's target has 42 elements: reverse mode carries 42 rows, so its
+    650,328 multiply-adds are matrix · matrix products (the legend said 'vector · matrix'
+    for any target); only a scalar target makes them vector · matrix."""
+    controller, view = opened(qtbot, views.ChainCostView, sample)
+    cost = view.result
+    n0, nl = cost.sizes[0], cost.sizes[-1]
+    labels = [label.text for _, label in view.legend.items]
+    assert labels[0] == "forward: Jₖ · " + ("vector" if n0 == 1 else f"{n0:,} columns")
+    assert labels[1] == "reverse: " + ("vector" if nl == 1 else f"{nl:,} rows") + " · Jₖ"
+    assert cost.reverse == sum(nl * a * b for a, b in zip(cost.sizes[1:-1], cost.sizes[:-2]))
+    if sample == "001_batchnorm_pitfall":
+        assert nl == 42 and labels[1] == "reverse: 42 rows · Jₖ"
+
+
 def test_views_survive_a_broken_document(qtbot):
     controller = DocumentController()
     shown = [cls(controller) for _, cls in views.VIEWS]

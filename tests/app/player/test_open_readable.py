@@ -1,0 +1,56 @@
+"""A bigger window never makes a lesson less readable (issue 20 §4): a lesson that opens,
+and fits, with its cards drawn in full at 1280 x 800 does so at 1920 x 1080 too."""
+from PySide6.QtCore import QCoreApplication
+
+from gradviz.app.player import lessons
+from gradviz.render import legible
+
+
+def _settled(w):
+    """The events a lesson just opened queues (the canvas's fit, the player's frame, the
+    lesson panel's resize of the canvas) all handled."""
+    for _ in range(4):
+        QCoreApplication.processEvents()
+
+
+def _drawn_compact(c):
+    """Does the canvas `c` draw its cards compact at its zoom (as its `_follow_zoom` decides
+    before it paints)?"""
+    return c.transform().m11() < legible.readable_zoom(c.logicalDpiY(), c.readable_px)
+
+
+def _compact(open_window, size, opened_at=None):
+    """{lesson: (drawn compact just opened, drawn compact after Fit to Window)} at `size`;
+    `opened_at`: opened in a window of that size, then resized to `size`."""
+    w = open_window(None, size=opened_at or size)
+    w.setUpdatesEnabled(False)
+    out = {}
+    for lesson in lessons.lesson_entries():
+        if opened_at:
+            w.resize(*opened_at)
+            _settled(w)
+        assert lessons.open_lesson(w, lesson, ask=False)
+        _settled(w)
+        if opened_at:
+            w.resize(*size)
+            _settled(w)
+        opened = _drawn_compact(w.canvas)
+        w.canvas.fit()
+        _settled(w)
+        out[lesson.path.stem] = (opened, _drawn_compact(w.canvas))
+    return out
+
+
+def test_a_bigger_window_never_draws_a_lesson_compact_that_a_smaller_draws_in_full(open_window):
+    """Fit lays a document out for the room the view shows at the readable zoom; the story's
+    arrow labels and the edges stand out of the cards. On 52c385c BatchNorm's one row took
+    1526 of 1559 scene units at 1920 x 1080, with the seed's label 1641: it fitted at 0.754
+    (legible from 0.794) and went compact, thumbnails in one row, while 1280 x 800 folded it
+    into rows whose numbers read (0.88). The same on resizing a window from 1632 x 918."""
+    small = _compact(open_window, (1280, 800))
+    worse = []
+    for how, big in (("opened at 1920 x 1080", _compact(open_window, (1920, 1080))),
+                     ("resized from 1632 x 918", _compact(open_window, (1920, 1080), (1632, 918)))):
+        worse += [(stem, how, when) for stem in small for i, when in enumerate(("shown", "fitted"))
+                  if not small[stem][i] and big[stem][i]]
+    assert worse == [], "\n".join(map(str, worse))
