@@ -112,7 +112,7 @@ def main():
 
     # The whole backward pass of seed 004 as an animated GIF.
     doc = fileformat.load(SAMPLES / "004_matmul_sum.json")
-    write_animation(list(frames(doc, scale=0.75)), str(DOCS / "animation-004.gif"), fps=4.0)
+    write_animation(list(frames(doc, scale=1.0)), str(DOCS / "animation-004.gif"), fps=4.0)
     print("wrote", ", ".join(sorted(p.name for p in DOCS.glob("*.png")) + ["animation-004.gif"]))
 
 
