@@ -133,8 +133,9 @@ class HessianView(StudyView):
         self.heatmap.describe = lambda r, c: (
             f"∂²{t_name} / ∂{s_name}[{_idx(r, shape)}] ∂{s_name}[{_idx(c, shape)}] = "
             f"{alone(H[r, c])}    (row {r}, col {c})")
-        self.heatmap.set_labels("i", (f"j: flat index into {s_name} {_shape(shape)}",
-                                      f"j: index into {s_name}", "j (flat index)", "j"))
+        # both axes titled alike: a lone 'i', rotated, read as a dash beside 'j: index into x'
+        self.heatmap.set_labels(*((f"{k}: flat index into {s_name} {_shape(shape)}",
+                                   f"{k}: index into {s_name}", f"{k} (flat index)", k) for k in "ij"))
         self.heatmap.set_colorbar_label(f"∂²{t_name} / ∂{s_name}ᵢ ∂{s_name}ⱼ",
                                         f"∂²{t_name} / ∂{s_name}²",
                                         "Hᵢⱼ")      # the caption says what H is, never cut

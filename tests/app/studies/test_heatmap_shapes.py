@@ -300,3 +300,14 @@ def test_export_view_of_a_strip_is_a_slide(qtbot, tmp_path, cls, sample):
     assert (image.width(), image.height()) == (slide.size.width(), slide.size.height())
     path = export_dialog.export_widget(view, tmp_path / "w.png", scale=1.0)
     assert QImage(str(path)).width() <= 2.2 * QImage(str(path)).height()
+
+
+def test_the_hessian_titles_both_axes_alike(qtbot):
+    """Walk-through: the Hessian's row axis was titled 'i' alone, rotated it read as a dash,
+    beside the columns' 'j: flat index into x (7, 5)'."""
+    view = opened(qtbot, HessianView, "001_hessian_newton")
+    left = view.heatmap.plot.getAxis("left").title_shown
+    bottom = view.heatmap.plot.getAxis("bottom").title_shown
+    assert left.startswith("i") and bottom.startswith("j")
+    assert left[1:] == bottom[1:], (left, bottom)
+    assert len(left) > 1
