@@ -31,6 +31,7 @@ NEVER_ONE = {
     "app/inspector/node_page.py": "axes: a tensor in a document has at most",
     "app/studies/chain_view.py": "rows, because the target is not a scalar",
     "app/studies/heatmap.py": "entries of this",
+    "story/studies.py": '"vector" if n',      # the count where it is not 1 (1 is a vector)
     "samples/": "",
 }
 
