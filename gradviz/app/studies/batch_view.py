@@ -12,10 +12,10 @@ from PySide6.QtWidgets import QGraphicsRectItem, QLabel
 from ...engine.errors import counted
 from ...story import studies
 from ...story.numbers import alone, line_format
-from ._base import (PortChooser, StudyView, banner, beside_words, rich_names, set_banner, short,
-                    study_ports)
+from ._base import PortChooser, StudyView, banner, rich_names, set_banner, short, study_ports
 from .applies import missing_roles
 from .heatmap import Heatmap
+from .plots_and_words import beside_words
 
 
 def patches(jacobian, t_rank):

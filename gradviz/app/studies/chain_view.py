@@ -14,8 +14,9 @@ from PySide6.QtWidgets import QLabel
 from ...engine.errors import counted
 from ...story import studies
 from .applies import no_backward_pass
-from ._base import PLOT_MIN_H, StudyView, _html, banner, beside_words, set_banner
+from ._base import StudyView, _html, banner, set_banner
 from .heatmap import DIVERGING, TEXT, CountAxis, still_plot
+from .plots_and_words import PLOT_MIN_H, beside_words
 
 FORWARD, REVERSE = DIVERGING[1], DIVERGING[-2]   # mid blue and mid red: distinct in grey too
 BAR_W = 0.38

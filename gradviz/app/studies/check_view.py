@@ -16,12 +16,12 @@ from PySide6.QtWidgets import QComboBox, QLabel
 from ...graph.gradient_check import gradient_check, largest_entry
 from ...story.numbers import (alone, exponent, factor_text, h_text, line_format, number_format,
                               power_text)
-from ._base import (COLUMN_MIN_W, PortChooser, StudyView, _html, banner, beside_words, rich_names, set_banner,
-                    study_ports)
+from ._base import PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports
 from .applies import graph_error, missing_roles
 from .heatmap import DIVERGING, TEXT, relabel, style_plot, still_plot
 from .chain_view import fit_legend, legend_row
 from .norms_view import LogAxis
+from .plots_and_words import COLUMN_MIN_W, beside_words
 
 LINE = DIVERGING[-2]          # the measured errors, in the backward pass's red
 SLOPE = DIVERGING[1]          # the h² guide, in blue

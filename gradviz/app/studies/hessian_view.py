@@ -13,11 +13,11 @@ from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...graph.names import objective_term
 from ...story import studies
 from ...story.numbers import alone, line_format
-from ._base import (PlotsAndWords, PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports,
-                    word_column)
+from ._base import PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports
 from .applies import missing_roles
 from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, still_plot
 from .jacobian_view import _shape
+from .plots_and_words import PlotsAndWords, word_column
 
 DEFAULT_EPS = 1e-3
 ZERO_SHARE = studies.EIGENVALUE_RTOL  # within this share of the largest |λ|: zero

@@ -8,10 +8,10 @@ from PySide6.QtWidgets import QLabel
 
 from ...story import studies
 from ...story.numbers import line_format
-from ._base import (PortChooser, StudyView, banner, preview, rich_names, set_banner, short,
-                    beside_words, study_ports)
+from ._base import PortChooser, StudyView, banner, preview, rich_names, set_banner, short, study_ports
 from .applies import missing_roles
 from .heatmap import Heatmap
+from .plots_and_words import beside_words
 
 CHECK_TOLERANCE = 1e-5
 

@@ -16,8 +16,9 @@ from PySide6.QtWidgets import QLabel
 from ...story import studies
 from ...story.numbers import ORDINARY, alone, line_format, power_text
 from .applies import no_backward_pass
-from ._base import StudyView, _html, banner, beside_words, set_banner
+from ._base import StudyView, _html, banner, set_banner
 from .heatmap import DIVERGING, LABEL_GAP, TEXT, still_plot
+from .plots_and_words import beside_words
 
 LINE = DIVERGING[-2]          # the chain-cost view's reverse-mode red: the backward pass
 SOURCE = DIVERGING[1]         # a source's gradient, in the forward blue

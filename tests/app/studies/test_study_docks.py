@@ -12,7 +12,7 @@ from gradviz.app import export_dialog
 from gradviz.app.dock_room import BOTTOM_SHARE
 from gradviz.app.window import main_window
 from gradviz.app.studies import VIEWS
-from gradviz.app.studies._base import PlotsAndWords, WordColumn
+from gradviz.app.studies.plots_and_words import PlotsAndWords, WordColumn
 from gradviz.app.window.main_window import STUDY_TITLES
 from test_heatmap_shapes import CONTROLS, drawn_widgets
 

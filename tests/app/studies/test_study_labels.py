@@ -8,7 +8,7 @@ from PySide6.QtCore import QPoint, QPointF, QRect, QRectF
 from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QScrollArea
 
 from app_ui import tick_labels
-from gradviz.app.studies._base import PlotsAndWords
+from gradviz.app.studies.plots_and_words import PlotsAndWords
 from test_study_docks import _open, window
 
 _ = window   # the fixture, shared with test_study_docks

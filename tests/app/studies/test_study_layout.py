@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QAbstractButton, QDockWidget, QLabel, QTabBar
 
 from gradviz.app.player import lessons
 from gradviz.app.dock_room import BOTTOM_SHARE, STORY_HEIGHT, in_front, studies_fit_below
-from gradviz.app.studies._base import VIEW_FONT_PT, WORD_LINES, WordColumn
+from gradviz.app.studies.plots_and_words import VIEW_FONT_PT, WORD_LINES, WordColumn
 from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT, STUDY_SHARE, STUDY_TABS, STUDY_TITLES
 from test_study_docks import _open, window
 
