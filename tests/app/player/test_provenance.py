@@ -5,8 +5,9 @@ import pytest
 from PySide6.QtCore import Qt
 
 from gradviz.app.window.main_window import SAMPLES_DIR
-from gradviz.app.player.provenance import (TensorGrid, entry_at, gradient_boxes, path_label,
-                                    shown_array)
+from gradviz.app.player.canvas_entries import entry_at, gradient_boxes
+from gradviz.app.player.provenance import path_label, shown_array
+from gradviz.app.player.tensor_grid import TensorGrid
 from gradviz.graph.document import Port
 from gradviz.render import painter as render_painter
 from gradviz.render import preview
@@ -289,7 +290,7 @@ def test_a_conv_input_gradient_entry_clicked_is_upstream_window_times_filter_tap
 
 
 def test_the_grid_of_an_nhwc_tensor_is_one_image_row_a_grid_row(qtbot):
-    from gradviz.app.player.provenance import grid_order
+    from gradviz.app.player.tensor_grid import grid_order
     order, rows, cols = grid_order((2, 3, 4, 2))
     assert order.shape == (2 * 2 * 3, 4) and cols == ["0", "1", "2", "3"]
     assert rows[:4] == ["[0,0,:,0]", "[0,1,:,0]", "[0,2,:,0]", "[0,0,:,1]"]
