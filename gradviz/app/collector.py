@@ -34,9 +34,9 @@ class GuiThreadCollector(QObject):
     def check(self):
         """Collect the oldest generation whose count passed its threshold, as the
         automatic collector would have; a full collection no sooner than FULL_SPACING times
-        its own last duration after it (the automatic collector too spaces them by the
-        heap's growth: run whenever the count said, they took the GUI thread for seconds in
-        a long session)."""
+        its own last duration after it (the automatic collector too spaces them, by the
+        heap's growth; run whenever the count said, they held the GUI thread long enough in
+        the test process's large heap that a training test timed out)."""
         counts, thresholds = gc.get_count(), gc.get_threshold()
         if thresholds[2] and counts[2] > thresholds[2] and time.monotonic() >= self._next_full:
             start = time.monotonic()
