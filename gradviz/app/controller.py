@@ -3,7 +3,9 @@
 Every edit goes through `edit()`, which keeps structural snapshots of the document
 before and after in a QUndoCommand (app/snapshots: containers copied, tensors shared
 and read-only), so undo restores the exact document (saving after undoing everything
-writes the original bytes) without copying a single tensor. After each edit the
+writes the original bytes) without copying a single tensor; with it, what the rooms
+showed on either side (`keep_view`: the cards the canvas placed, the zoom and the scroll,
+the story step), so undo and redo lay nothing out afresh. After each edit the
 document is validated and run through the engine, unless the edit changed nothing the
 engine reads (a move, a label); `evaluated` carries the result to the widgets. The
 backprop story is assembled from the recorded backward pass only when first asked for.
@@ -87,17 +89,20 @@ class _Basis:
 
 
 class _Snapshot(QUndoCommand):
-    """One edit: the document before and after. Consecutive moves of the same nodes merge."""
+    """One edit: the document before and after, and what the rooms showed on either side as
+    the user last saw it (`keep_view`). Consecutive moves of the same nodes merge."""
 
     MOVE_ID = 1
 
-    def __init__(self, controller, text, before, after, merge_key=None):
+    def __init__(self, controller, text, before, after, merge_key=None, views=None):
         super().__init__(text)
         self._controller = controller
         self._before = before
         self._after = after
         self._merge_key = merge_key
         self._first = True
+        self._views_before = views      # taken as the edit began; again as each redo begins
+        self._views_after = None        # taken as each undo begins
 
     def id(self):
         return self.MOVE_ID if self._merge_key is not None else -1
@@ -113,10 +118,12 @@ class _Snapshot(QUndoCommand):
         if self._first:  # the edit was already applied by the controller
             self._first = False
             return
-        self._controller._restore(self._after, f"Redo {self.text()}")
+        self._views_before = self._controller.views()
+        self._controller._restore(self._after, f"Redo {self.text()}", self._views_after)
 
     def undo(self):
-        self._controller._restore(self._before, f"Undo {self.text()}")
+        self._views_after = self._controller.views()
+        self._controller._restore(self._before, f"Undo {self.text()}", self._views_before)
 
 
 def _refuse_text(what, text):
@@ -162,6 +169,7 @@ class DocumentController(QObject):
         # (a training step's update, app/training); it returns the story as it is where it
         # does not hold.
         self.story_ending = None
+        self._view_keepers = []  # the rooms whose view undo and redo put back: keep_view
 
     def _clean_changed(self, clean):
         self.dirtyChanged.emit(not clean)
@@ -209,6 +217,20 @@ class DocumentController(QObject):
     def text(self):
         return fileformat.dumps(self.doc)
 
+    # -- what the rooms show on either side of an edit -------------------------------------
+    def keep_view(self, keeper):
+        """Undo and redo put back what room `keeper` showed on the side they return to, as the
+        user last saw it there, and the room lays nothing out afresh: `keeper.view()` is what
+        it shows now (taken as each edit, undo or redo begins); `keeper.restore_view(view)` is
+        called before the restored document is announced (a canvas keeps the places of the
+        cards that the document leaves for it to place), `keeper.view_restored(view)` once
+        every widget has followed it (the zoom and the scroll)."""
+        self._view_keepers.append(keeper)
+
+    def views(self):
+        """What every room that keeps its view shows now (`keep_view`)."""
+        return [keeper.view() for keeper in self._view_keepers]
+
     # -- editing -----------------------------------------------------------------------
     def edit(self, text, change, merge_key=None, select=None):
         """Apply `change(doc)` as one undoable edit named `text`; returns change's result.
@@ -217,10 +239,10 @@ class DocumentController(QObject):
         than write into it (the snapshots share tensors, read-only). `select(result)`:
         the node ids to select, selected before the widgets hear of the new result, so
         that they update once (an inspector builds the new node's page, not two pages)."""
-        before = snapshot(self.doc)
+        before, views = snapshot(self.doc), self.views()
         result = change(self.doc)
         after = snapshot(self.doc)
-        self.undo_stack.push(_Snapshot(self, text, before, after, merge_key))
+        self.undo_stack.push(_Snapshot(self, text, before, after, merge_key, views))
         self._last_edit = self.undo_stack.command(self.undo_stack.index() - 1)
         old_selection = self.selection
         if select is not None:
@@ -235,20 +257,27 @@ class DocumentController(QObject):
                 self.selecting_new = False
         return result
 
-    def _restore(self, state, replaying):
-        """Undo / redo: the document object stays, its content becomes `state`'s."""
+    def _restore(self, state, replaying, views=None):
+        """Undo / redo: the document object stays, its content becomes `state`'s; the rooms
+        show what `views` says they showed with it (`keep_view`; None: an edit made before
+        they kept their views)."""
         self.doc.__dict__.update(snapshot(state).__dict__)
         self._last_edit = None
         old_selection = self.selection
         self.selection = [n for n in self.selection if n in self.doc.nodes]
+        kept = list(zip(self._view_keepers, views or ()))
         self.replaying = replaying
         try:
+            for keeper, view in kept:
+                keeper.restore_view(view)
             self.changed.emit()
             self.recompute(state)
         finally:
             self.replaying = ""
         if self.selection != old_selection:  # after the result, as in `edit`
             self.selectionChanged.emit(list(self.selection))
+        for keeper, view in kept:
+            keeper.view_restored(view)
 
     def make_node(self, kind, op="", position=None):
         """A new node with sensible defaults (a 2x2 float32 zero tensor for inputs)."""

@@ -81,9 +81,16 @@ class CanvasMoving:
                 moved[nid] = p
         if not moved:
             return
-        if any(n.position is None for n in doc.nodes.values()):
+        placing = any(n.position is None for n in doc.nodes.values())
+        if placing:
             moved = {nid: (round(x, 1), round(y, 1)) for nid, (x, y) in self._placed_for_reading().items()}
-        self.controller.move_nodes(moved)
+        self.moved_from = start     # the places an undo puts back (`view`), not the drag's end
+        try:
+            self.controller.move_nodes(moved)
+        finally:
+            self.moved_from = None
+        if placing:
+            self.compact_layout = False   # the document places them all now
         self.controller.end_move()
         self._reroute_around(moved)
         self._update_scene_rect()   # the cards were already where the edit puts them: sync saw no move
@@ -94,7 +101,6 @@ class CanvasMoving:
         too (else zooming in after the drag showed them overlapping)."""
         if not self.compact_layout:
             return dict(self.positions)
-        self.compact_layout = False
         sizes = self.renderer.sizes()
         boxes = {nid: (x, y - BADGE_H - 4, x + sizes[nid][0], y + sizes[nid][1])
                  for nid, (x, y) in self.positions.items() if nid in sizes}

@@ -1,5 +1,6 @@
-"""Moving around the canvas: zoom, fit, the background grid."""
+"""Moving around the canvas: zoom, fit, the background grid, and what an undo puts back."""
 import math
+from dataclasses import dataclass
 
 from PySide6.QtCore import QLineF, QRectF
 from PySide6.QtGui import QColor, QPainter, QPen, QPixmapCache
@@ -32,8 +33,58 @@ def _fit_zoom(rect, width, height):
     return min(width / max(rect.width(), 1.0), height / max(rect.height(), 1.0))
 
 
+@dataclass(frozen=True)
+class CanvasShown:
+    """What the canvas shows, for undo and redo to put back (DocumentController.keep_view):
+    where every card stands (the document places none of a sample's: the canvas laid them
+    out, for this window and the story's steps), how they are drawn and laid out (compact,
+    as tall as compact at a zoom), the zoom and the scroll."""
+    positions: dict
+    compact_layout: bool
+    shortened_at: tuple
+    followed: tuple          # (the zoom `_follow_zoom` last followed, compact at it)
+    label_bounds: QRectF
+    transform: object
+    scene_rect: QRectF
+    scroll: tuple
+
+
 class CanvasNavigation:
     """CanvasView's zoom, fit and grid (a mixin: `self` is the QGraphicsView)."""
+
+    # -- what undo and redo put back (DocumentController.keep_view) --------------------------
+    def view(self):
+        """Where the cards stand (before a drag, where it started) and the view."""
+        positions = dict(self.positions)
+        positions.update(self.moved_from or {})
+        label_bounds = self.label_bounds
+        return CanvasShown(positions, self.compact_layout, self.shortened_at,
+                           (self._followed_zoom, self.compact),
+                           None if label_bounds is None else QRectF(label_bounds), self.transform(),
+                           QRectF(self.scene().sceneRect()),
+                           (self.horizontalScrollBar().value(), self.verticalScrollBar().value()))
+
+    def restore_view(self, shown):
+        """Before the restored document is synced: its cards go where they stood with it,
+        drawn as they were; none is laid out afresh."""
+        self._cancel_wire()
+        self.positions = dict(shown.positions)
+        self._placed = False      # (sync: the document gave no placing back to lay out anew)
+        self.compact_layout = shown.compact_layout
+        self.shortened_at, self._compact_kept = shown.shortened_at, {}
+        self._followed_zoom, self.compact = shown.followed
+        self.label_bounds = shown.label_bounds
+
+    def view_restored(self, shown):
+        """Once the restored document is synced and shown: the zoom and the scroll (in the
+        scroll room they had)."""
+        for item in self.node_items.values():
+            item.fit_bounds()         # (a compact card's name plate, at that zoom)
+        self.scene().setSceneRect(shown.scene_rect)
+        self.setTransform(shown.transform)
+        self.horizontalScrollBar().setValue(shown.scroll[0])
+        self.verticalScrollBar().setValue(shown.scroll[1])
+        self._cache_view = None
 
     def _update_scene_rect(self):
         """Room to scroll: the view, every card and every edge, and SPARE units around them.

@@ -72,6 +72,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         self._pan = None
         self._space = False
         self._drag_start = None   # card positions at a press on a card (note_drag_start)
+        self.moved_from = None    # ... while the drag that moved them becomes an edit
         self._note = None
         self._quick = None                 # the Tab popup, made the first time it opens
         self._banding = False              # a rubber band is being dragged
@@ -120,6 +121,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         controller.evaluated.connect(self._evaluated)
         controller.selectionChanged.connect(self._controller_selection)
         self.sync(full=True)
+        controller.keep_view(self)   # undo and redo put back the cards' places and the view
 
     # -- theme --------------------------------------------------------------------------
     def set_theme(self, name):
@@ -322,7 +324,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
             self._update_scene_rect()
         if new_document:
             QTimer.singleShot(0, self, self.fit)
-        elif grown:
+        elif grown and not self.controller.replaying:   # undo, redo: the cards stand as they stood
             self.make_room_soon(grown)
 
     def _sync_edges(self, doc):

@@ -197,6 +197,7 @@ class PlayerBar(QWidget):
         self._pan = None                # (step, start, frame's centre): the view follows the cotangent
         self._formula_at = None         # (step, its formula card's rect, its size) as last placed
         self._whole = False             # a document just opened: shown whole (show_opened)
+        self._restoring = None          # (step index, formula card) an undo or redo puts back
 
         self.animation = QVariantAnimation(self)
         self.animation.setStartValue(0.0)
@@ -220,6 +221,7 @@ class PlayerBar(QWidget):
         canvas.fitted.connect(self._fitted)
         controller.evaluated.connect(self._evaluated)
         controller.documentReplaced.connect(self._document_replaced)
+        controller.keep_view(self)      # undo and redo put back the step shown
         self._evaluated(controller.result)
 
     # -- widgets ------------------------------------------------------------------------
@@ -553,7 +555,8 @@ class PlayerBar(QWidget):
         on screen, and at most every STORY_MS (a burst of edits, such as a training run's
         previews, costs one story, not one per edit); a shown step follows now."""
         self._waiting = result
-        if self._index < 0 and not self.is_playing and not getattr(result, "story_ready", True):
+        if self._index < 0 and not self.is_playing and not getattr(result, "story_ready", True) \
+                and self._restoring is None:
             self._take_later()
         else:
             self._take_story()
@@ -592,7 +595,8 @@ class PlayerBar(QWidget):
             return
         self._story_taken_at = time.monotonic()
         story = getattr(result, "story", None)
-        if story is not None and story is self._story and self._index == -1:
+        restoring = self._restoring
+        if story is not None and story is self._story and self._index == -1 and restoring is None:
             return   # a move or a new position: the editing view shows the same story
         shown, placed = self.step, self._formula_at
         self._story = story
@@ -602,6 +606,13 @@ class PlayerBar(QWidget):
         old = self._index
         self._index = -2  # force the redraw with the new story's step
         self.animation.stop()
+        if restoring is not None:
+            i, placed = min(restoring[0], len(self._steps) - 1), restoring[1]
+            if i >= 0:
+                self._show_where_it_was(i, self._steps[i], None if placed is None else placed[1])
+            else:
+                self.set_index(-1)
+            return
         i = min(old, len(self._steps) - 1)
         if shown is not None and placed is not None and placed[0] is shown \
                 and self._keep_view(shown, placed, i):
@@ -622,17 +633,35 @@ class PlayerBar(QWidget):
         layout = r.formula_layout(step)
         if size != (None if layout.empty else (layout.width, layout.height)):
             return False
+        self._show_where_it_was(i, step, rect)
+        return True
+
+    def _show_where_it_was(self, i, step, rect):
+        """Show step `i` (`step`) where the view is, its formula card at `rect` (scene; None:
+        where the renderer places it): not framed anew."""
         self._index = i
         self.canvas.set_step(step, 1.0)
         if rect is not None:
-            r.dock_formula(step, rect)
+            self.canvas.renderer.dock_formula(step, rect)
         self._note_formula()
         if self.canvas.step_overlay is not None:
             self.canvas.step_overlay.relayout()
         self._pan = None
         self._show()
         self.stepChanged.emit(i)
-        return True
+
+    # -- what undo and redo put back (DocumentController.keep_view) ---------------------------
+    def view(self):
+        """The step shown (-1: the editing view) and where its formula card stands."""
+        return self._index, self._formula_at
+
+    def restore_view(self, shown):
+        """The restored document's story shows that step again, its card where it stood, and
+        the canvas's view is not framed anew (`_take_story`)."""
+        self._restoring = shown
+
+    def view_restored(self, shown):
+        self._restoring = None
 
     def _document_replaced(self):
         if self.controller.undo_stack.count() == 0:  # a new file: back to editing
