@@ -18,7 +18,10 @@ from gradviz.render import painter as render_painter
 from app_ui import add_by_palette, click_card, settle
 
 CTRL = Qt.KeyboardModifier.ControlModifier
-EDITS = ["tab", "palette", "connect", "delete", "value", "move"]
+# "fitted move": a drag after Fit to Window, which may have laid the cards out as tall as
+# drawn compact: the drag places every card and pushes apart those that would overlap drawn
+# in full (lesson 14 at step 14).
+EDITS = ["tab", "palette", "connect", "delete", "value", "move", "fitted move"]
 STEPS = [("001_batchnorm_pitfall", 9), ("001_input_gradient_regularization", 14), ("004_matmul_sum", 3)]
 
 
@@ -92,7 +95,7 @@ def _edit(kind, qtbot, w):
     elif kind == "value":   # larger numbers: the card grows and pushes its neighbours
         nid = next(n for n, node in controller.doc.nodes.items() if node.kind in (CONSTANT, VARIABLE))
         controller.set_value(nid, np.asarray(controller.doc.nodes[nid].value) * 1000 - 12345.5)
-    elif kind == "move":
+    elif kind in ("move", "fitted move"):
         item = c.node_items[w.player.step.node if w.player.step is not None
                             and w.player.step.node in c.node_items else next(iter(c.node_items))]
         a = c.mapFromScene(item.scenePos() + QPointF(20, 8))
@@ -134,6 +137,9 @@ def test_undo_and_redo_of_an_edit_during_a_step_put_back_what_was_seen(open_wind
     w = _open(open_window, qtbot, stem)
     w.player.set_index(step - 1)
     _settle(qtbot, w)
+    if kind == "fitted move":
+        w.canvas.fit()
+        _settle(qtbot, w)
     w.canvas.setFocus()
     before = _seen(w)
     count = w.controller.undo_stack.count()
@@ -154,6 +160,9 @@ def test_undo_and_redo_of_an_edit_in_the_editing_view_put_back_what_was_seen(ope
     w = _open(open_window, qtbot, "001_batchnorm_pitfall")
     w.player.set_index(-1)
     _settle(qtbot, w)
+    if kind == "fitted move":
+        w.canvas.fit()
+        _settle(qtbot, w)
     w.canvas.setFocus()
     before = _seen(w)
     _edit(kind, qtbot, w)
