@@ -123,10 +123,18 @@ def _undo_redo(qtbot, w, layouts, before, after, where):
     assert not layouts, where
 
 
-def _open(open_window, qtbot, stem):
+def _open_at(open_window, qtbot, stem, step, kind):
+    """The lesson `stem` at 1280x800 at `step` (0: the editing view), fitted to the window for
+    a fitted move; the canvas has the keyboard."""
     w = open_window(None, size=(1280, 800))
     assert open_lesson(w, next(entry for entry in lesson_entries() if entry.path.stem == stem), ask=False)
     _settle(qtbot, w)
+    w.player.set_index(step - 1)
+    _settle(qtbot, w)
+    if kind == "fitted move":
+        w.canvas.fit()
+        _settle(qtbot, w)
+    w.canvas.setFocus()
     return w
 
 
@@ -134,13 +142,7 @@ def _open(open_window, qtbot, stem):
 @pytest.mark.parametrize("stem, step", STEPS)
 def test_undo_and_redo_of_an_edit_during_a_step_put_back_what_was_seen(open_window, qtbot, layouts,
                                                                           stem, step, kind):
-    w = _open(open_window, qtbot, stem)
-    w.player.set_index(step - 1)
-    _settle(qtbot, w)
-    if kind == "fitted move":
-        w.canvas.fit()
-        _settle(qtbot, w)
-    w.canvas.setFocus()
+    w = _open_at(open_window, qtbot, stem, step, kind)
     before = _seen(w)
     count = w.controller.undo_stack.count()
     _edit(kind, qtbot, w)
@@ -157,13 +159,7 @@ def test_undo_and_redo_of_an_edit_in_the_editing_view_put_back_what_was_seen(ope
                                                                                kind):
     """No step shown: undo and redo leave the player in the editing view and put the cards
     and the view back as well."""
-    w = _open(open_window, qtbot, "001_batchnorm_pitfall")
-    w.player.set_index(-1)
-    _settle(qtbot, w)
-    if kind == "fitted move":
-        w.canvas.fit()
-        _settle(qtbot, w)
-    w.canvas.setFocus()
+    w = _open_at(open_window, qtbot, "001_batchnorm_pitfall", 0, kind)
     before = _seen(w)
     _edit(kind, qtbot, w)
     _settle(qtbot, w)
