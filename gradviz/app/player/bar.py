@@ -555,8 +555,9 @@ class PlayerBar(QWidget):
         on screen, and at most every STORY_MS (a burst of edits, such as a training run's
         previews, costs one story, not one per edit); a shown step follows now."""
         self._waiting = result
+        back_to_step = self._restoring is not None and self._restoring[0] >= 0   # an undo, a redo
         if self._index < 0 and not self.is_playing and not getattr(result, "story_ready", True) \
-                and self._restoring is None:
+                and not back_to_step:
             self._take_later()
         else:
             self._take_story()
