@@ -324,7 +324,7 @@ class CanvasEditing:
         shows it larger drawn compact; not for the player, whose steps show a card beside
         the one it sends to, not at the far end of the row above. `steps` (the player): the
         node ids each story step frames, their rule cards' sizes and the reach of the cards'
-        port names (step_view.step_groups), folded into rows where that frames more of them,
+        port names (render.involved.step_groups), folded into rows where that frames more of them,
         with their rule cards, at the legible size. `compact`: the cards as tall as drawn
         compact (Fit's overview), else as measured in full. `narrower`: the room that
         share of the view's (Fit leaves room for what stands out of the cards)."""
