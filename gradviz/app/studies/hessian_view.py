@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton
 from ...engine.errors import counted
 from ...graph import catalog
 from ...graph.document import CONSTANT, LAYER, VARIABLE
-from ...graph.names import objective_term
+from ...graph.names import objective_term, taken
 from ...story import studies
 from ...story.numbers import alone, line_format
 from ._base import PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports
@@ -115,10 +115,7 @@ class HessianView(StudyView):
         eps = self.eps_box.value()
         t_name, s_name = rich_names(self.target_box, self.source_box)
         # the inner tape sums a target that is not a scalar: H is of Σt (graph.names)
-        t_val = self.value_of(target)
-        self._names = (objective_term(t_name, "scalar" if t_val is not None and np.size(t_val) == 1
-                                      else "sum"),
-                       s_name)
+        self._names = (objective_term(t_name, taken(self.value_of(target))), s_name)
         self._ports = (target, source)
         s_val = self.value_of(source)
         size = np.size(s_val) ** 2 if s_val is not None else 0
