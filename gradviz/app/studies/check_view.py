@@ -314,7 +314,8 @@ def long_number(backward, digits=10):
 
 def _verdict_format(check):
     best = check.best
-    return line_format(*([] if best is None else [best.h, best.relative]), check.tolerance)
+    return line_format(*([] if best is None else [best.h, best.relative, check.typical_relative]),
+                       check.tolerance)
 
 
 def _shared(a, b):
