@@ -198,3 +198,26 @@ def test_no_step_title_names_an_op_by_a_counter():
                     named += 1
                     assert f"{name.strip()} inside {where}" in captions, (path.stem, step.title)
     assert named >= 10
+
+
+def test_a_one_element_target_is_seeded_with_1_in_words_a_person_says():
+    """The tiny CNN's loss (shape (1,)) read 'starts at loss with ones over its 1 element
+    (1)'. Over every sample, a target of one element is 'seeded with 1'; only a target of
+    several elements gets 'ones over its n elements'."""
+    from pathlib import Path
+
+    from gradviz.graph import load
+    from gradviz.story.build import build as build_story
+
+    ones = []
+    for path in sorted((Path(__file__).resolve().parents[2] / "samples").glob("*.json")):
+        story = build_story(load(path))
+        for step in story.of_kind("seed"):
+            n = int(np.size(step.cotangent))
+            assert "over its 1 element" not in step.caption, (path.stem, step.caption)
+            if n == 1 and np.ndim(step.cotangent) > 0:
+                ones.append(path.stem)
+                assert ", seeded with 1: " in step.caption and "holds one element" in step.caption
+            elif n > 1 and not step.given:
+                assert f"with ones over its {n} elements (" in step.caption
+    assert "nets_5_tiny_cnn" in ones, ones
