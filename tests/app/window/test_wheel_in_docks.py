@@ -3,24 +3,17 @@
 An auditor scrolling the Hessian's dock over its ε spin box, never clicked, moved ε from
 0.001 to 0 with one notch (and the Newton step from |step| 1.873 to 2.026)."""
 import pytest
-from PySide6.QtCore import QPoint, QPointF, QSettings, Qt
+from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication, QComboBox, QDockWidget
 
 from gradviz.app.wheel_guard import turns_with_the_wheel
-from gradviz.app.window.main_window import STUDY_TITLES
+from gradviz.app.window.main_window import SAMPLES_DIR, STUDY_TITLES
 
 
 @pytest.fixture
-def window(qtbot, tmp_path):
-    from gradviz.app import create_window
-    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
-    w = create_window("samples/001_hessian_newton.json", offer_recovery=False, settings=settings)
-    qtbot.addWidget(w)
-    w.resize(1440, 900)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+def window(open_window):
+    return open_window(SAMPLES_DIR / "001_hessian_newton.json", size=(1440, 900))
 
 
 def _notch(widget):
@@ -79,7 +72,6 @@ def test_a_focused_spin_box_still_turns_with_the_wheel(qtbot, window):
     w = window
     _dock_widgets(qtbot, w)
     box = w.study_docks["Hessian"].view.eps_box
-    w.activateWindow()
     box.setFocus()
     qtbot.waitUntil(box.hasFocus)
     _notch(box)
