@@ -27,7 +27,8 @@ tab is in view at once, none behind the row's scroll arrows (Palette and Lesson 
 import shiboken6
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDockWidget, QStyle, QStyleOptionDockWidget, QStylePainter, QTabBar, QTabWidget
+from PySide6.QtWidgets import (QDockWidget, QStyle, QStyleOptionDockWidget, QStylePainter, QTabBar,
+                               QTabWidget, QToolBar)
 
 CANVAS_MIN_HEIGHT = 360
 SHORT_TAB_PADDING = "QTabBar::tab { padding: 6px 9px; }"   # a row of short titles: 6 px a tab less
@@ -41,6 +42,7 @@ BOTTOM_SHARE = 0.45
 # the palette, where the canvas keeps its size.
 STORY_HEIGHT = 630
 STUDY_LEAST_HEIGHT = 266     # a study view's least height (240) and its row of tabs
+STUDY_SHARE = 0.7            # a study below the inspector takes this share of their column
 _ACROSS = (Qt.DockWidgetArea.BottomDockWidgetArea, Qt.DockWidgetArea.TopDockWidgetArea)
 
 
@@ -215,3 +217,130 @@ def front_action(window, dock, opened=None):
         action.setChecked(toggle.isChecked())
     action.triggered.connect(pressed)
     return action
+
+
+def not_restored_text(titles, canvas):
+    """The status line that says why a remembered layout was not restored, in one line at
+    1280 x 800: `titles` the studies along the bottom, `canvas` the height they leave it."""
+    what = f"its {titles[0]}" if len(titles) == 1 else f"its {len(titles)} studies"
+    return (f"Saved layout not restored: in this window {what} along the bottom would leave the "
+            f"graph {canvas} px tall, and a story step needs {STORY_HEIGHT} px.")
+
+
+class StudyPlacement:
+    """Where the main window puts its study docks (mixed into it): a study placed before it
+    shows, along the bottom where the canvas keeps STORY_HEIGHT, else beside the palette
+    sharing the inspector's column; a remembered layout that would squeeze the canvas is
+    refused, and the studies it held open again where they fit. The window holds the docks
+    (study_docks, palette_dock, inspector_dock, provenance_dock, code_dock, train_dock), the
+    player and the provenance panel, and makes a study's view (_create_study_view)."""
+
+    def show_study(self, title):
+        """Open the study dock `title` and bring it to the front, as its menu entry does.
+        Placed before it shows: callers open several in a row (a layout not restored, the
+        studies a document computes), and a study joins the others where they are once one
+        is open, so placing them later left every one where the first run's layout keeps
+        the tabs, along the bottom (six tabs 68 px tall over a 508 px canvas at 1280 x 800)."""
+        dock = self.study_docks[title]
+        self._place_studies(dock)
+        dock.show()
+        dock.raise_()
+        self._create_study_view(title)
+        QTimer.singleShot(0, dock, lambda: self._study_opened(dock))
+
+    def _study_opened(self, dock):
+        """A study the user opens comes to the front of its tabs: along the bottom at its share
+        of the height, never leaving the canvas less than the story is framed in; where the
+        window has no such room (1280 x 800, 1920 x 1080), as a tab beside the palette, the
+        canvas keeping its size (dock_room.STORY_HEIGHT)."""
+        self._place_studies(dock)
+        dock.raise_()
+        open_bottom(self, dock, dock.view.minimumHeight(), STORY_HEIGHT)
+
+    def _place_studies(self, dock):
+        """The first study opened puts the study tabs where the window has room for them:
+        along the bottom, or beside the palette. While another is open they join it where it
+        is (the user may have moved it); a floating one is left alone."""
+        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+        if dock.isFloating() or any(not d.isHidden() for d in self.study_docks.values() if d is not dock):
+            return
+        at_bottom = self.dockWidgetArea(dock) == bottom
+        below = studies_fit_below(self._bottom_room())
+        if below == at_bottom:
+            return
+        docks = list(self.study_docks.values())
+        if below:      # beside Train where it is along the bottom, as they were built
+            train = getattr(self, "train_dock", None)
+            if train is None or train.isFloating() or self.dockWidgetArea(train) != bottom:
+                self.addDockWidget(bottom, docks[0])
+                train, docks = docks[0], docks[1:]
+            tab_beside(self, docks, train)
+        else:
+            anchor = next((d for d in (self.palette_dock, self.inspector_dock) if not d.isFloating()), None)
+            if anchor is None:
+                self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, docks[0])
+                anchor, docks = docks[0], docks[1:]
+            tab_beside(self, docks, anchor)
+            dock.show()
+            self._share_column(dock)
+        dock.show()
+
+    def _bottom_room(self):
+        """The height the canvas shares with the docks along the bottom: from the canvas'
+        top to the player bar (or the status bar), whatever those docks show now."""
+        self.layout().activate()
+        ends = [bar.geometry().top() for bar in self.findChildren(QToolBar) if bar.isVisible()
+                and self.toolBarArea(bar) == Qt.ToolBarArea.BottomToolBarArea]
+        ends.append(self.statusBar().geometry().top() if self.statusBar().isVisible() else self.height())
+        return min(ends) - self.centralWidget().geometry().top()
+
+    def _share_column(self, dock):
+        """A study beside the palette below the inspector (a 1280 x 800 window) takes
+        STUDY_SHARE of that column's height: its plot over its words need more than half.
+        While the story is played with the provenance in front above it, the provenance
+        keeps the height that shows its step whole (ProvenancePanel.least_height) and the
+        study the rest, its words scrolling: the provenance had 140 px there, four rows of a
+        5 x 3 cotangent and no room for an entry's sum."""
+        area = self.dockWidgetArea(dock)
+        if self.inspector_dock.isFloating() or self.dockWidgetArea(self.inspector_dock) != area:
+            return
+        self.layout().activate()
+        above = next((d for d in (self.inspector_dock, self.provenance_dock, self.code_dock) if in_front(d)),
+                     self.inspector_dock)
+        room = above.height() + dock.height()       # the two docks' (their tab rows aside)
+        top = room - int(room * STUDY_SHARE)
+        if self.player.index >= 0 and above is self.provenance_dock:
+            bar = above.height() - above.widget().height()
+            top = max(top, min(self.provenance.least_height() + bar, int(room * STUDY_SHARE)))
+        self.resizeDocks([above, dock], [top, room - top], Qt.Orientation.Vertical)
+        self.layout().activate()
+        if above.height() != top:         # Qt shares what it was asked by the docks' least sizes
+            short = top - above.height()
+            self.resizeDocks([above, dock], [top + short, room - top - short], Qt.Orientation.Vertical)
+
+    def _hold_restored_layout(self):
+        """A remembered layout that puts a study along the bottom with the canvas lower than
+        the story is framed in (STORY_HEIGHT, the rule a study opened here follows) is not
+        restored: a Hessian dragged to the bottom of a 1920 x 1080 window came back there at
+        1280 x 800 with the canvas 300 px tall. The window takes the layout of a first run
+        for its size, the studies that were open open again where they fit, and the status
+        bar says why (a user who arranged the docks sees they were not forgotten).
+        The layout is measured as it comes back at the window's restored size: restored
+        while the window was still coming back, a Hessian saved 268 px tall over a 360 px
+        canvas at 1280 x 800 got 236 px, and the message said 392."""
+        self.restoreState(self._saved_state)      # at the window's size now
+        self.layout().activate()
+        squeezed = squeezing_studies(self, self.study_docks.values())
+        if not squeezed:
+            return
+        canvas = self.centralWidget().height()
+        front = [d for d in self.study_docks.values() if in_front(d)]
+        shown = [d.title for d in self.study_docks.values() if not d.isHidden() and d not in front] \
+            + [d.title for d in front]
+        self.restoreState(self._built_state)
+        self._first_dock_layout()
+        self.inspector_dock.raise_()
+        self.palette_dock.raise_()
+        for title in shown:               # the one in front last, so it ends in front
+            self.show_study(title)
+        self.show_message(not_restored_text([d.title for d in squeezed], canvas), 20000)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFrame, QHBoxLayout, QLa
 
 from ...engine.errors import counted
 from ...render import painter as render_painter
+from ...render.involved import step_groups
 from ...render.legible import READABLE_PX
 from ...render.themes import LIGHT
 from ...story.build import no_backward_pass
@@ -395,7 +396,7 @@ class PlayerBar(QWidget):
         # it to show it whole compact (at the framing's size: the same for every step), folded
         # where that lets a step's cards be framed together at the legible size.
         self.canvas.relayout_unplaced(self.framing.get("readable_px", READABLE_PX), overview=False,
-                                      steps=step_view.step_groups(self.canvas.renderer, self.steps))
+                                      steps=step_groups(self.canvas.renderer, self.steps))
         framed = step_view.frame_step(self.canvas, self.canvas.renderer, step, **self.framing)
         self._pan = None
         if framed is not None and self.animation.state() == QVariantAnimation.State.Running:

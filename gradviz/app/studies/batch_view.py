@@ -61,7 +61,7 @@ class BatchJacobianView(StudyView):
         self.heatmap = Heatmap("target element i, then example b",
                                "source element j, then example c",
                                colorbar_label="")   # named by the study shown
-        self.norms = Heatmap("example b", "source example c",
+        self.norms = Heatmap(("example b", "b"), ("source example c", "example c", "c"),
                              colorbar_label="‖ block ‖", lines=False)  # the diagonal is the point
         self._marker = QGraphicsRectItem()
         self._marker.setPen(pg.mkPen("#000000", width=3))

@@ -1,8 +1,12 @@
 """How a study view lays out its plots and its words: side by side in a dock wide enough,
 stacked (plots over words) in a narrow one, a square heatmap at the width or height its
 square cells need, and the pieces Export View draws as a slide."""
-from PySide6.QtCore import QPoint, Qt, QTimer
-from PySide6.QtGui import QFontMetrics
+import math
+import re
+
+from PySide6 import QtGui
+from PySide6.QtCore import QEvent, QPoint, Qt, QTimer
+from PySide6.QtGui import QFontMetrics, QTextDocument
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 VIEW_FONT_PT = 11            # readable from the back of a lecture room
@@ -13,11 +17,66 @@ PLOT_MAX_H = 420            # ... and most: a taller plot only adds white around
 PLOT_ASPECT = 0.75          # a stacked chart's height for its width
 WORD_LINES = 8              # the words below stacked plots show at least this many lines (or all)
 BANNER_PAD = 16             # ... and a banner's padding and border, above and below
+SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[\u2028\u2029]")   # a full stop, or a line break
+
+
+def first_sentence_bottom(label, width):
+    """How far down `label` (px from its top), laid out `width` px wide, its first sentence
+    ends: the bottom of the line that holds its first full stop or line break (the chain's
+    'Chain of 8 Jacobians, sizes 40 → … → 1' ends at its break); its height without either."""
+    whole = label.heightForWidth(width)
+    doc = QTextDocument()
+    doc.setDocumentMargin(0)                 # as a QLabel lays out its text
+    doc.setDefaultFont(label.font())
+    text = label.text()
+    rich = label.textFormat() == Qt.TextFormat.RichText or (
+        label.textFormat() == Qt.TextFormat.AutoText and QtGui.Qt.mightBeRichText(text))
+    if rich:
+        doc.setHtml(text)
+    else:
+        doc.setPlainText(text)
+    inside = label.contentsRect()
+    doc.setTextWidth(max(width - (label.width() - inside.width()), 1))
+    found = SENTENCE_END.search(doc.toPlainText())
+    if found is None:
+        return whole if whole >= 0 else label.sizeHint().height()
+    block = doc.findBlock(found.start())
+    top = doc.documentLayout().blockBoundingRect(block).top()    # lays the text out
+    line = block.layout().lineForTextPosition(found.start() - block.position())
+    if not line.isValid():
+        return whole if whole >= 0 else label.sizeHint().height()
+    return inside.top() + math.ceil(top + line.y() + line.height())
 
 
 class WordColumn(QScrollArea):
     """Banners and controls in a frameless scroll area that never scrolls sideways: in a
     low dock the words scroll and the plots stay whole."""
+
+    def lead(self):
+        """(label, px above it): the column's first label with words, shown, and the height of
+        what stands above it (None, 0 in a column of none)."""
+        words = self.widget()
+        layout = words.layout() if words is not None else None
+        above = 0
+        for item in (layout.itemAt(i) for i in range(layout.count() if layout else 0)):
+            widget = item.widget()
+            if widget is not None and widget.isHidden():
+                continue
+            if isinstance(widget, QLabel) and widget.text():
+                return widget, above
+            if widget is not None or item.layout() is not None:
+                above += item.sizeHint().height() + layout.spacing()
+        return None, 0
+
+    def first_sentence(self, width):
+        """The height that shows the column's first sentence whole at `width` (its scroll
+        bar beside the words, as when they do not show whole); 0 for a table (its words do
+        not wrap) or a column of none."""
+        label, above = self.lead()
+        if label is None or not label.wordWrap():
+            return 0
+        bar = self.verticalScrollBar().sizeHint().width()
+        return above + first_sentence_bottom(label, width - bar)
 
     def words_height(self, width):
         """The height the words take whole at `width`."""
@@ -76,24 +135,28 @@ def stacked_height(plot, width):
 
 class PlotsAndWords(QSplitter):
     """A view's plots and its words (WordColumns): side by side, the words at the right, in
-    a dock wide enough (along the bottom); in a narrow one (a side column) stacked, the
-    plots above the words, nothing scrolling sideways (issue 20 §5). Stacked, each plot
-    gets its stacked_height while the words below keep words_least (they scroll); a square
-    heatmap never less, so its cells stay square (the view scrolls down to the rest)."""
+    a dock wide enough (along the bottom); in a narrow one (a side column) stacked, nothing
+    scrolling sideways (issue 20 §5). Stacked, the words' first sentence is in view without
+    scrolling: the plots stand above the words and give up height for it (a square heatmap
+    too, its cells square in a smaller square), down to PLOT_MIN_H; where the dock cannot
+    show the plots at that height and the sentence below them (two plots while the story
+    plays at 1280 x 800), the words stand above the plots. A table of words (the gradient
+    check's) comes after the words that wrap."""
 
     def __init__(self):
         super().__init__(Qt.Orientation.Horizontal)
         self.setChildrenCollapsible(False)     # a part keeps its least size
         self.stacked = False
         self._floors = {}       # a part's own least size, kept across the arrangements
+        self._order = None      # the parts side by side, as they were added
 
     def parts(self):
         return [self.widget(i) for i in range(self.count())]
 
     def words_least(self):
-        """The least height of stacked words: WORD_LINES lines of the view's font in a banner.
-        At 1280 x 800 beside the palette they had 90 px: the Jacobian's caption and two
-        lines of its first check; 160 px show five lines of it."""
+        """The least height of stacked words where the dock has room: WORD_LINES lines of the
+        view's font in a banner. At 1280 x 800 beside the palette they had 90 px: the
+        Jacobian's caption and two lines of its first check; 160 px show five lines of it."""
         font = self.font()
         font.setPointSizeF(VIEW_FONT_PT)        # the banners' (their style sheet sets it)
         return WORD_LINES * QFontMetrics(font).lineSpacing() + BANNER_PAD
@@ -103,6 +166,8 @@ class PlotsAndWords(QSplitter):
         if stacked == self.stacked:
             return
         self.stacked = stacked
+        if self._order is None:
+            self._order = self.parts()
         for part in self.parts():
             floor = self._floors.setdefault(id(part), (part.minimumWidth(), part.minimumHeight()))
             if stacked:
@@ -111,9 +176,16 @@ class PlotsAndWords(QSplitter):
             else:
                 part.setMinimumSize(*floor)
         self.setOrientation(Qt.Orientation.Vertical if stacked else Qt.Orientation.Horizontal)
-        if not stacked and self._shares:
-            self.setSizes([100 * share for share in self._shares])
+        if not stacked:
+            self._put_in_order(self._order)
+            if self._shares:
+                self.setSizes([100 * share for share in self._shares])
         self.fit()
+
+    def _put_in_order(self, order):
+        for i, part in enumerate(order):
+            if self.widget(i) is not part:
+                self.insertWidget(i, part)
 
     _shares = ()
 
@@ -125,11 +197,9 @@ class PlotsAndWords(QSplitter):
         self.setSizes([100 * share for share in shares])
 
     def fit(self):
-        """Stacked: the plots at their stacked_height, shrunk (not below PLOT_MIN_H, a square
-        heatmap not at all) while the words would get less than words_least; the words the
-        rest. Room left over goes half to the plots (up to PLOT_MAX_H), half to the words.
-        Side by side, a table (words that do not wrap) as wide as it is: at its share of the
-        width the gradient check's 'relative error' column was cut."""
+        """Side by side, a table (words that do not wrap) as wide as it is: at its share of
+        the width the gradient check's 'relative error' column was cut; a square heatmap as
+        wide as its square (_fit_squares). Stacked, see _fit_stacked."""
         if not self.stacked:
             for part in self.parts():
                 table = isinstance(part, WordColumn) and part.widget() is not None \
@@ -140,43 +210,69 @@ class PlotsAndWords(QSplitter):
                     if part.minimumWidth() != least:
                         part.setMinimumWidth(least)
             return self._fit_squares()
-        if not self.count():
-            return
+        if self.count():
+            self._fit_stacked()
+
+    def _fit_stacked(self):
+        """Within the height the dock shows (`shows`), the plots at their stacked_height,
+        shrunk while the words below would get less than words_least, and below that while
+        they would not show their first sentence (the lead column's), not below PLOT_MIN_H;
+        the words the rest. Where the plots at PLOT_MIN_H leave no room for the sentence, the
+        words go first, at the sentence's height, and the plots below at their stacked
+        height (the view scrolls down to them). At 1280 x 800 with six studies open and the
+        story playing, a square Jacobian kept its square's height and its words lay below
+        the dock's fold, the Batch Jacobian's under two plots. Room left over goes half to
+        the plots (up to PLOT_MAX_H), half to the words."""
         parts, width = self.parts(), self.width()
         shown = [p for p in parts if not p.isHidden()]
         words = [p for p in shown if isinstance(p, WordColumn)]
         plots = [p for p in shown if p not in words]
-        room = self.height() - self.handleWidth() * max(len(shown) - 1, 0)
+        handle = self.handleWidth()
+        room = self.height() - handle * max(len(shown) - 1, 0)
+        shows = min(self.shown_height() or PLOT_MAX_H, self.height())
         need = {id(p): max(p.words_height(width), 1) for p in words}
+        tables = [p for p in words if p.widget() is not None and p.widget().heightForWidth(width) < 0]
+        lead = next((p for p in words if p not in tables and p.first_sentence(width)), None)
+        sentence = lead.first_sentence(width) if lead is not None else 0
+        least = {id(p): max(self._floors.setdefault(id(p), (p.minimumWidth(), p.minimumHeight()))[1],
+                            PLOT_MIN_H) for p in plots}
+        plots_least = sum(least.values()) + handle * len(plots)
+        below = plots_least + sentence <= shows
+        if lead is not None:
+            rest = [p for p in words if p is not lead]
+            order = plots + [lead] + rest if below else [lead] + plots + rest
+            self._put_in_order(order + [p for p in parts if p.isHidden()])
+            parts = self.parts()
         for p in words:    # a table (its words do not wrap) whole: scrolled in a low slot it hid its side
-            fixed = p.widget() is not None and p.widget().heightForWidth(width) < 0
-            least = max(min(need[id(p)], self.words_least()), need[id(p)] if fixed else 0)
-            if p.minimumHeight() != least:
-                p.setMinimumHeight(least)
-        # Where the view scrolls down anyway (its words' least and the plots' exceed the room),
-        # every plot at its stacked height, as a square heatmap always is (its cells square);
-        # none taller than the dock shows below the choosers, so each can be seen whole.
-        shows = self.shown_height() or PLOT_MAX_H
-        scrolls = sum(p.minimumHeight() for p in words) + PLOT_MIN_H * len(plots) > shows
+            if p in tables:
+                floor = need[id(p)]
+            elif p is lead:
+                floor = max(sentence, min(need[id(p)], self.words_least(), shows - plots_least)) \
+                    if below else sentence
+            else:
+                floor = min(need[id(p)], self.words_least())
+            if p.minimumHeight() != floor:
+                p.setMinimumHeight(floor)
+        # Words first, the view scrolls down to the plots: each as tall as the dock shows
+        area = self._area()
+        whole = area.viewport().height() - 12 if area is not None and not below else shows
         for plot in plots:
-            floor = self._floors.setdefault(id(plot), (plot.minimumWidth(), plot.minimumHeight()))
-            square = getattr(plot, "square_width", lambda: None)() is not None
-            least = min(stacked_height(plot, width), shows) if square or scrolls else PLOT_MIN_H
-            least = max(floor[1], least, PLOT_MIN_H)
-            if plot.minimumHeight() != least:
-                plot.setMinimumHeight(least)
-        floor = sum(min(n, self.words_least()) for n in need.values())
-        ideal = {id(p): max(min(stacked_height(p, width), shows), p.minimumHeight()) for p in plots}
+            floor = least[id(plot)] if below else max(least[id(plot)], min(stacked_height(plot, width), whole))
+            if plot.minimumHeight() != floor:
+                plot.setMinimumHeight(floor)
+        ideal = {id(p): max(min(stacked_height(p, width), whole), p.minimumHeight()) for p in plots}
         want = sum(ideal.values())
-        scale = min(1.0, (room - floor) / want) if want else 1.0
+        above = shows - handle * len(plots) - (lead.minimumHeight() if lead is not None else 0)
+        cap = above if below else want      # the plots' height that leaves the sentence in view
+        scale = min(1.0, cap / want) if want else 1.0
         heights = {id(p): max(int(ideal[id(p)] * scale), p.minimumHeight()) for p in plots}
-        spare = room - sum(heights.values()) - sum(need.values())
+        spare = min(room - sum(heights.values()) - sum(need.values()), 2 * (cap - sum(heights.values())))
         if spare > 0 and plots:
             for p in plots:
                 heights[id(p)] = max(heights[id(p)], min(ideal[id(p)] + spare // 2 // len(plots), PLOT_MAX_H))
         left = max(room - sum(heights.values()), 0)
         total = sum(need.values()) or 1
-        heights.update({id(p): left * need[id(p)] // total for p in words})
+        heights.update({id(p): max(left * need[id(p)] // total, p.minimumHeight()) for p in words})
         self.setSizes([heights.get(id(p), 0) for p in parts])
 
     def _fit_squares(self):
@@ -230,15 +326,34 @@ class PlotsAndWords(QSplitter):
     def _refit_later(self):
         QTimer.singleShot(0, self, self.fit)
 
-    def shown_height(self):
-        """How much of the splitter's height the dock's scroll area shows from its top
-        (0 outside one)."""
+    def _area(self):
+        """The dock's scroll area around the view (None outside one)."""
         area = self.parentWidget()
         while area is not None and not isinstance(area, QScrollArea):
             area = area.parentWidget()
-        if area is None or area.widget() is None:
+        return area if area is not None and area.widget() is not None else None
+
+    def shown_height(self):
+        """How much of the splitter's height the dock's scroll area shows from its top
+        (0 outside one)."""
+        area = self._area()
+        if area is None:
             return 0
         return area.viewport().height() - self.mapTo(area.widget(), QPoint(0, 0)).y() - 6
+
+    def showEvent(self, event):
+        """Stacked, the parts follow the height the dock shows, which changes without the
+        view being resized where it scrolls (the story's provenance taking its height)."""
+        super().showEvent(event)
+        area = self._area()
+        if area is not None and not area.viewport().property("refits"):
+            area.viewport().setProperty("refits", True)
+            area.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched, event):
+        if event.type() == QEvent.Type.Resize and self.stacked:
+            self._refit_later()
+        return False
 
     def slide_pieces(self, at):
         """(pieces, height) of the parts shown, for StudyView.slide from `at`: each plot as

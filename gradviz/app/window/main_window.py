@@ -18,8 +18,8 @@ from ...graph.errors import DocumentError, Problem
 from . import focus_keys
 from .inactive_keys import InactiveKeys
 from .. import theme as app_theme
-from ..dock_room import (CANVAS_MIN_HEIGHT, STORY_HEIGHT, Dock, in_front, open_bottom, squeezing_studies,
-                         studies_fit_below, tab_beside, tabs_above, title_bar_follows_area)
+from ..dock_room import (CANVAS_MIN_HEIGHT, STUDY_SHARE, Dock, StudyPlacement, in_front, tabs_above,
+                         title_bar_follows_area)
 from ..canvas.view import CanvasView
 from .codeview import CodeView
 from .recovery import Autosaver, RecentFiles, Recovery
@@ -38,7 +38,7 @@ from ...graph import batch_jacobian, hessian, higher_order, jacobian
 from ...graph.nan_origin import study_problems
 from ...graph.gradient_check import GradientCheck, gradient_check
 
-__all__ = ["CANVAS_MIN_HEIGHT", "MainWindow", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"]
+__all__ = ["CANVAS_MIN_HEIGHT", "MainWindow", "STUDY_SHARE", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"]
 
 # The study docks (app/studies, in VIEWS order), named here so pyqtgraph loads only when one opens.
 STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms",
@@ -55,7 +55,6 @@ FIRST_SHARE = 0.85        # a first window on a larger screen takes this share o
 PALETTE_WIDTH, INSPECTOR_WIDTH = 230, 340
 WIDE_CANVAS = 1000        # below this, with a dock on each side, the docks share the right side
 INSPECTOR_SHARE = 0.5     # ... the inspector above, this share of the height; palette and lesson below
-STUDY_SHARE = 0.7         # ... and a study there, this share
 
 
 def _time_text(ms):
@@ -63,7 +62,7 @@ def _time_text(ms):
     return f"recomputed in {ms:.1f} ms"
 
 
-class MainWindow(WindowFiles, WindowMenus, QMainWindow):
+class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
     """One document per window."""
 
     themeChanged = Signal(str)
@@ -197,76 +196,6 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
             dock.view.problemChanged.connect(self._show_problems)
             dock.setWidget(_scrolled(dock.view))
 
-    def _study_opened(self, dock):
-        """A study the user opens comes to the front of its tabs: along the bottom at its share
-        of the height, never leaving the canvas less than the story is framed in; where the
-        window has no such room (1280 x 800, 1920 x 1080), as a tab beside the palette, the
-        canvas keeping its size (dock_room.STORY_HEIGHT)."""
-        self._place_studies(dock)
-        dock.raise_()
-        open_bottom(self, dock, dock.view.minimumHeight(), STORY_HEIGHT)
-
-    def _place_studies(self, dock):
-        """The first study opened puts the study tabs where the window has room for them:
-        along the bottom, or beside the palette. While another is open they join it where it
-        is (the user may have moved it); a floating one is left alone."""
-        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
-        if dock.isFloating() or any(not d.isHidden() for d in self.study_docks.values() if d is not dock):
-            return
-        at_bottom = self.dockWidgetArea(dock) == bottom
-        below = studies_fit_below(self._bottom_room())
-        if below == at_bottom:
-            return
-        docks = list(self.study_docks.values())
-        if below:      # beside Train where it is along the bottom, as they were built
-            train = getattr(self, "train_dock", None)
-            if train is None or train.isFloating() or self.dockWidgetArea(train) != bottom:
-                self.addDockWidget(bottom, docks[0])
-                train, docks = docks[0], docks[1:]
-            tab_beside(self, docks, train)
-        else:
-            anchor = next((d for d in (self.palette_dock, self.inspector_dock) if not d.isFloating()), None)
-            if anchor is None:
-                self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, docks[0])
-                anchor, docks = docks[0], docks[1:]
-            tab_beside(self, docks, anchor)
-            dock.show()
-            self._share_column(dock)
-        dock.show()
-
-    def _bottom_room(self):
-        """The height the canvas shares with the docks along the bottom: from the canvas'
-        top to the player bar (or the status bar), whatever those docks show now."""
-        self.layout().activate()
-        ends = [bar.geometry().top() for bar in self.findChildren(QToolBar) if bar.isVisible()
-                and self.toolBarArea(bar) == Qt.ToolBarArea.BottomToolBarArea]
-        ends.append(self.statusBar().geometry().top() if self.statusBar().isVisible() else self.height())
-        return min(ends) - self.centralWidget().geometry().top()
-
-    def _share_column(self, dock):
-        """A study beside the palette below the inspector (a 1280 x 800 window) takes
-        STUDY_SHARE of that column's height: its plot over its words need more than half.
-        While the story is played with the provenance in front above it, the provenance
-        keeps the height that shows its step whole (ProvenancePanel.least_height) and the
-        study the rest, its words scrolling: the provenance had 140 px there, four rows of a
-        5 x 3 cotangent and no room for an entry's sum."""
-        area = self.dockWidgetArea(dock)
-        if self.inspector_dock.isFloating() or self.dockWidgetArea(self.inspector_dock) != area:
-            return
-        self.layout().activate()
-        above = next((d for d in (self.inspector_dock, self.provenance_dock, self.code_dock) if in_front(d)),
-                     self.inspector_dock)
-        room = above.height() + dock.height()       # the two docks' (their tab rows aside)
-        top = room - int(room * STUDY_SHARE)
-        if self.player.index >= 0 and above is self.provenance_dock:
-            bar = above.height() - above.widget().height()
-            top = max(top, min(self.provenance.least_height() + bar, int(room * STUDY_SHARE)))
-        self.resizeDocks([above, dock], [top, room - top], Qt.Orientation.Vertical)
-        self.layout().activate()
-        if above.height() != top:         # Qt shares what it was asked by the docks' least sizes
-            short = top - above.height()
-            self.resizeDocks([above, dock], [top + short, room - top - short], Qt.Orientation.Vertical)
-
     def _player_step(self, index):
         """Entering the story brings the provenance dock forward; leaving it, the inspector;
         a study below them in the column shares the height anew (_share_column)."""
@@ -332,6 +261,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self._first_run = not (isinstance(state, QByteArray) and not state.isEmpty())
         if not self._first_run:
             self._built_state = self.saveState()     # the layout of a first run, to fall back on
+            self._saved_state = state
             self.restoreState(state)
         else:
             self._first_dock_layout()
@@ -374,31 +304,6 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         else:
             self.resizeDocks([self.palette_dock, self.inspector_dock], [palette, INSPECTOR_WIDTH],
                              Qt.Orientation.Horizontal)
-
-    def _hold_restored_layout(self):
-        """A remembered layout that puts a study along the bottom with the canvas lower than
-        the story is framed in (STORY_HEIGHT, the rule a study opened here follows) is not
-        restored: a Hessian dragged to the bottom of a 1920 x 1080 window came back there at
-        1280 x 800 with the canvas 300 px tall. The window takes the layout of a first run
-        for its size, the studies that were open open again where they fit, and the status
-        bar says why (a user who arranged the docks sees they were not forgotten)."""
-        self.layout().activate()
-        squeezed = squeezing_studies(self, self.study_docks.values())
-        if not squeezed:
-            return
-        canvas = self.centralWidget().height()
-        front = [d for d in self.study_docks.values() if in_front(d)]
-        shown = [d.title for d in self.study_docks.values() if not d.isHidden() and d not in front] \
-            + [d.title for d in front]
-        self.restoreState(self._built_state)
-        self._first_dock_layout()
-        self.inspector_dock.raise_()
-        self.palette_dock.raise_()
-        for title in shown:               # the one in front last, so it ends in front
-            self.show_study(title)
-        names = ", ".join(d.title for d in squeezed)
-        self.show_message(f"The saved layout was not restored: its {names} along the bottom left the "
-                          f"canvas {canvas} px tall; a story step needs {STORY_HEIGHT} px.", 20000)
 
     def _save_layout(self):
         self.settings.setValue("window/geometry", self.saveGeometry())
@@ -570,19 +475,6 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
             self.show_study(title)
         where = f" — shown in View ▸ Studies ▸ {', '.join(shown)}" if shown else ""
         self.show_message("Studies: " + "; ".join(lines) + where, 15000)
-
-    def show_study(self, title):
-        """Open the study dock `title` and bring it to the front, as its menu entry does.
-        Placed before it shows: callers open several in a row (a layout not restored, the
-        studies a document computes), and a study joins the others where they are once one
-        is open, so placing them later left every one where the first run's layout keeps
-        the tabs, along the bottom (six tabs 68 px tall over a 508 px canvas at 1280 x 800)."""
-        dock = self.study_docks[title]
-        self._place_studies(dock)
-        dock.show()
-        dock.raise_()
-        self._create_study_view(title)
-        QTimer.singleShot(0, dock, lambda: self._study_opened(dock))
 
     def showEvent(self, event):
         super().showEvent(event)

@@ -1,0 +1,101 @@
+"""A stacked study's words read at a glance (issue 20 §5): at 1280 x 800 and 1440 x 900, one
+study open or all six with the story playing, the first sentence of the words that say what
+the plot is lies in the dock's view without scrolling, and a square matrix keeps square cells.
+
+Walk-through at 1280 x 800: a square heatmap kept its square's height, so the words went
+below the dock's fold; with six studies open and the story playing a study's words had
+three lines in their own scroll box, or none in view."""
+import pytest
+from PySide6.QtCore import QRect
+from PySide6.QtGui import QRegion
+from PySide6.QtWidgets import QLabel
+
+from gradviz.app.studies.plots_and_words import first_sentence_bottom
+from gradviz.app.window.main_window import STUDY_TITLES
+from test_study_docks import _open, window
+from test_study_layout import _settled
+
+_ = window   # the fixture, shared with test_study_docks
+
+# Each study as a lesson that asks for it opens it (the chain and the norms: any lesson; the
+# square Jacobian of 004's matmul), and its labels whose first sentence says what it shows.
+OPENED_FROM = (("Jacobian", "001_dense_jacobian"), ("Jacobian", "004_matmul_sum"),
+               ("Batch Jacobian", "001_batchnorm_pitfall"), ("Hessian", "001_hessian_newton"),
+               ("Hessian", "000_layer_hessian"), ("Forward vs reverse", "001_hessian_newton"),
+               ("Gradient norms", "nets_2_sigmoid_chain"), ("Gradient check", "nets_3_gradient_check"))
+WORDS = {"Jacobian": ("caption",), "Batch Jacobian": ("check",), "Hessian": ("caption", "symmetry"),
+         "Forward vs reverse": ("totals",), "Gradient norms": ("summary",), "Gradient check": ("verdict",)}
+
+
+def test_first_sentence_bottom_is_where_the_first_sentence_ends(qtbot):
+    """The measure the test below relies on: a label of two sentences ends its first where a
+    label of that sentence alone ends, wrapped at the same width."""
+    both, alone = QLabel(), QLabel()
+    for label, text in ((both, "The gradient is a product of Jacobians, one per op on the path. "
+                                "Forward mode multiplies from the input side."),
+                        (alone, "The gradient is a product of Jacobians, one per op on the path.")):
+        qtbot.addWidget(label)
+        label.setWordWrap(True)
+        label.setStyleSheet("QLabel { padding: 6px 8px; border: 1px solid gray; }")
+        label.setText(text)
+        label.resize(180, label.heightForWidth(180))
+        label.show()
+    assert first_sentence_bottom(both, 180) == pytest.approx(alone.heightForWidth(180) - 7, abs=1)
+    assert first_sentence_bottom(both, 180) < both.heightForWidth(180) - 20
+
+
+def _faults(qtbot, w, title):
+    """What keeps the study `title` from reading at a glance: a label whose first sentence is
+    not whole in view (or the dock or its words scrolled), a square matrix's cells not square."""
+    dock = w.study_docks[title]
+    dock.raise_()
+    view = dock.view
+    qtbot.waitUntil(lambda: view.result is not None or bool(view.error or view.not_applicable), timeout=8000)
+    qtbot.wait(150)
+    faults = []
+    assert view.result is not None, (title, view.error or view.not_applicable)
+    if dock.widget().verticalScrollBar().value():
+        faults.append("the dock is scrolled")
+    for name in WORDS[title]:
+        label = getattr(view, name)
+        bottom = first_sentence_bottom(label, label.width())
+        sentence = QRegion(QRect(0, 0, label.width(), bottom))
+        shown = label.visibleRegion()
+        if not label.isVisible() or shown.intersected(sentence) != sentence:
+            faults.append(f"{name}: {bottom} px of its first sentence, "
+                          f"{shown.boundingRect().height()} px in view")
+    for heatmap in (getattr(view, "heatmap", None), getattr(view, "norms", None)):
+        if heatmap is not None and heatmap.mode == "heatmap" and len(set(heatmap.matrix.shape)) == 1:
+            _box, image, _gaps = _settled(qtbot, heatmap)
+            if abs(image.width() - image.height()) > 2:
+                faults.append(f"cells not square: {image.width():.0f} x {image.height():.0f}")
+    return faults
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1440, 900)])
+def test_a_studys_first_sentence_is_in_view_with_one_open(qtbot, window, size):
+    w = None
+    found = {}
+    for title, sample in OPENED_FROM:
+        if w is None:
+            w = window(sample, size)
+        else:
+            for dock in w.study_docks.values():
+                dock.close()
+            w.controller.open(f"samples/{sample}.json")
+        _open(qtbot, w, title)
+        found[title, sample] = _faults(qtbot, w, title)
+    assert not any(found.values()), found
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1440, 900)])
+def test_a_studys_first_sentence_is_in_view_with_six_open_and_the_story_playing(qtbot, window, size):
+    w = window("001_hessian_newton", size)
+    for title in STUDY_TITLES:
+        _open(qtbot, w, title)
+    found = {}
+    for title, sample in OPENED_FROM:
+        w.controller.open(f"samples/{sample}.json")
+        w.player.set_index(2)
+        found[title, sample] = _faults(qtbot, w, title)
+    assert not any(found.values()), found
