@@ -118,68 +118,6 @@ def test_hessian_of_a_square_through_nested_tapes():
     np.testing.assert_array_equal(h, 6.0 * np.eye(4, dtype=np.float32))
 
 
-def _recorded_gradient_of_pow(x, y):
-    """The ops an outer tape records for x ** y's gradient w.r.t. x, and that gradient."""
-    with tf.GradientTape() as outer:
-        outer.watch(x)
-        with tf.GradientTape() as inner:
-            inner.watch(x)
-            out = x ** y
-        g = inner.gradient(out, x, output_gradients=tf.constant(
-            np.array([1.0, -3.0, 0.5, np.nan, 2.0, -0.0, 1.0, 7.0], np.float32)))
-    return [op.type for op in outer._entries][1:], g
-
-
-def test_the_recorded_gradient_of_a_square_is_one_mul_with_the_formulas_numbers():
-    """x ** 2 under an outer tape records grad · 2 · x as one Mul (x ** (2 - 1) is x
-    exactly), not TF's Sub, Pow and Mul: the same numbers, at 0, inf and NaN too."""
-    x = tf.constant(np.array([0.0, -0.0, 1.5, -2.25, np.inf, -np.inf, np.nan, 3e38], np.float32))
-    with np.errstate(all="ignore"):
-        ops, g = _recorded_gradient_of_pow(x, tf.constant(np.float32(2.0)))
-        g3 = np.array([1.0, -3.0, 0.5, np.nan, 2.0, -0.0, 1.0, 7.0], np.float32)
-        want = g3 * np.float32(2.0) * np.power(x.numpy(), np.float32(1.0))
-        assert ops == ["Mul"]
-        assert g.numpy().tobytes() == want.tobytes()
-        # Any other exponent keeps TF's x ** (y - 1).
-        ops3, _ = _recorded_gradient_of_pow(x, tf.constant(np.float32(3.0)))
-    assert ops3 == ["Pow", "Mul"]
-
-
-def test_a_watched_exponent_of_two_keeps_its_derivatives():
-    """An exponent a tape follows is not a constant: d/dy of grad · y · x^(y-1) needs the
-    Pow, and the mixed second derivatives of x ** y at y = 2 are the differences'."""
-    check_grads(lambda x, y: x ** y, [positive((2, 3)), np.array(2.0)], order=2)
-    y = tf.Variable(np.float32(2.0))  # read under the outer tape: watched by it
-    x = tf.constant(np.array([0.5, 1.5], np.float32))
-    with tf.GradientTape() as outer:
-        with tf.GradientTape() as inner:
-            inner.watch(x)
-            out = tf.reduce_sum(x ** y)
-        g = inner.gradient(out, x)
-    # d/dy (y x^(y-1)) = x^(y-1) + y x^(y-1) log x
-    want = x.numpy() + 2.0 * x.numpy() * np.log(x.numpy())
-    np.testing.assert_allclose(outer.gradient(g, y).numpy(), want.sum(), rtol=1e-6)
-
-
-def test_a_traced_exponent_is_not_taken_for_its_first_value():
-    """Under tf.function the exponent is an argument: its value at the trace (2) must not
-    decide the recorded gradient of the calls with another value."""
-    @tf.function
-    def second_derivative(x, p):
-        with tf.GradientTape() as outer:
-            outer.watch(x)
-            with tf.GradientTape() as inner:
-                inner.watch(x)
-                out = tf.reduce_sum(x ** p)
-            g = inner.gradient(out, x)
-        return outer.gradient(g, x)
-
-    x = tf.constant(np.array([0.5, 1.5, 2.0], np.float64))
-    for p in (2.0, 3.0, 2.0):
-        got = second_derivative(x, tf.constant(p, tf.float64)).numpy()
-        np.testing.assert_allclose(got, p * (p - 1) * x.numpy() ** (p - 2), rtol=1e-12)
-
-
 def test_pow_of_a_negative_base_with_an_integer_exponent():
     check_grads(lambda x: tf.pow(x, 3.0), [normal((2, 3))], order=2)
 

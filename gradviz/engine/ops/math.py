@@ -9,7 +9,6 @@ import numpy as np
 from .. import kernels
 from ..backend import _np_multiply_no_nan
 from ..execute import apply, tensors
-from ..recording import _state
 from ..registry import define_op, no_gradient
 from ..tensor import Tensor
 from .shape import _where_indices
@@ -78,11 +77,6 @@ def _pow_rule(F, g, ins, out, at, needs):
             # is x for every x (0, inf and NaN too). A Hessian's backward of x ** 2 meets
             # x ** (2 - 1) with an exponent of 1.
             gx = g if y == 1 else g * y * x
-        elif _constant_two(y):
-            # Recorded: x ** (2 - 1) is x exactly, so the gradient is one recorded Mul,
-            # not TF's Sub, Pow and Mul; the same numbers, and the same derivatives of
-            # them (the exponent is a constant no tape follows).
-            gx = g * y * x
         else:
             gx = g * y * F.pow(x, y - 1)
     if needs[1]:
@@ -90,19 +84,6 @@ def _pow_rule(F, g, ins, out, at, needs):
         safe_x = F.where(positive, x, F.ones_like(x))
         gy = g * out * F.where(positive, F.log(safe_x), F.zeros_like(x))
     return gx, gy
-
-def _constant_two(y):
-    """y is a tensor holding the scalar 2 that no recording tape follows (a tf.function
-    tracer follows every tensor: a traced argument's value is only its first call's)."""
-    if type(y) is not Tensor:
-        return False
-    v = y._value
-    if v.ndim or v != 2:
-        return False
-    for tape in _state.recording:
-        if y._id in tape._tracked:
-            return False
-    return True
 
 POW, pow = _binary("Pow", _pow_forward, _pow_rule,
                    ("grad_x = grad · y · x^(y-1)", "grad_y = grad · x^y · log x"))
