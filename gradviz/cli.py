@@ -438,7 +438,7 @@ def _export_animation(args, doc, story):
     scale = args.dpi / 96 if args.dpi is not None else args.scale
     frames = animation.frames(doc, evaluation=getattr(story, "evaluation", None), story=story,
                               theme=args.theme, scale=scale, frames_per_step=max(1, animation.frames_for(motion, fps)),
-                              hold=animation.frames_for(hold, fps))
+                              hold=animation.frames_for(hold, fps), glide=animation.frames_for(animation.GLIDE_SECONDS, fps))
     try:
         count = animation.write_animation(frames, args.output, fps, theme=args.theme)
     except OSError as error:

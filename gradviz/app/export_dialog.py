@@ -169,20 +169,24 @@ def export_animation(window, path, kind=None, fps=animation.FPS, scale=animation
                      frames_per_step=animation.FRAMES_PER_STEP, hold=animation.HOLD, theme="contrast",
                      progress=None):
     """Write the backward pass as 'gif', 'apng' or a PNG 'sequence' (path is a folder).
-    `frames_per_step`: frames of the cotangent's (eased) motion; `hold`: still frames after it.
+    `frames_per_step`: frames of the cotangent's (eased) motion; `hold`: still frames after it;
+    before each step the camera glides to it for animation.GLIDE_SECONDS at `fps`. A graph
+    the canvas laid out (no card placed by the user) is laid out for the slide
+    (`animation.slide_renderer`).
 
     `progress(i, total)` is called before each frame; returning False cancels
     (raises animation.Cancelled, nothing is left behind). Returns the frames written.
     """
     path = Path(path)
     kind = kind or {".gif": "gif", ".png": "apng", ".apng": "apng"}.get(path.suffix.lower(), "sequence")
-    renderer = _renderer(window, theme)
+    renderer = animation.slide_renderer(_renderer(window, theme), scale=scale)
     doc = window.controller.doc
-    total = animation.frame_count(renderer.story, frames_per_step, hold)
+    glide = animation.frames_for(animation.GLIDE_SECONDS, fps)
+    total = animation.frame_count(renderer.story, frames_per_step, hold, glide=glide)
 
     def source():
         for i, image in enumerate(animation.frames(doc, renderer=renderer, scale=scale,
-                                                   frames_per_step=frames_per_step, hold=hold)):
+                                                   frames_per_step=frames_per_step, hold=hold, glide=glide)):
             if progress is not None and progress(i, total) is False:
                 raise animation.Cancelled()
             yield image
@@ -377,7 +381,8 @@ class ExportAnimationDialog(QDialog):
                 animation.frames_for(self.hold.value(), fps))
 
     def _update_estimate(self):
-        n = animation.frame_count(self.story, *self._frames())
+        n = animation.frame_count(self.story, *self._frames(),
+                                  glide=animation.frames_for(animation.GLIDE_SECONDS, self.fps.value()))
         steps = len(getattr(self.story, "steps", None) or [])
         self.estimate.setText(f"{counted(steps, 'step')}, {counted(n, 'frame')}, "
                               f"{n / self.fps.value():.1f} s")

@@ -4,12 +4,16 @@ QtGui and numpy only. The PNG frames come from render.png; the APNG container
 (acTL/fcTL/fdAT) and the GIF89a encoder (palette, LZW) are written here, so no imaging library is
 needed. Both animated formats store only the rectangle that changed since the previous
 frame, and merge identical consecutive frames into one longer frame: a story step
-that holds still costs one frame, not many.
+that holds still costs one frame, not many. The camera's glides between steps redraw whole
+frames: they are what a file's size grows with, so the camera moves only when a step needs
+it, and a short way takes fewer frames.
 """
 from __future__ import annotations
 
+import math
 import struct
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from PySide6.QtCore import QRectF
@@ -20,7 +24,10 @@ from ..graph import evaluate
 from ..graph.atomic import write_bytes, write_file
 from ..story import build
 from . import legible, png
+from .cards import BADGE_H
 from .export import CSS_DPI, ensure_app
+from .involved import involved_nodes, step_groups
+from .layout import layout
 from .painter import Renderer
 from .themes import get_theme
 
@@ -30,11 +37,14 @@ class Cancelled(Exception):
 
 # -- frames -----------------------------------------------------------------------------
 # Defaults for slides: as sharp as an exported PNG, motion smooth at 25 frames a second
-# (a GIF counts time in hundredths: 4 each), each finished step held long enough to read.
+# (a GIF counts time in hundredths: 4 each), each finished step held long enough to read,
+# the camera gliding from one step's framing to the next's instead of cutting.
 SCALE = 2.0
 FPS = 25.0
 MOTION_SECONDS = 0.8   # the cotangent travelling along its edge
 HOLD_SECONDS = 1.6     # the finished step, still
+GLIDE_SECONDS = 0.4    # the camera, from the last framing to the next step's (the longest glide)
+GLIDE_FAR = 0.4        # a glide this far (a share of the view's width) or further takes GLIDE_SECONDS
 
 
 def frames_for(seconds, fps=FPS):
@@ -44,6 +54,7 @@ def frames_for(seconds, fps=FPS):
 
 FRAMES_PER_STEP = frames_for(MOTION_SECONDS)
 HOLD = frames_for(HOLD_SECONDS)
+GLIDE = frames_for(GLIDE_SECONDS)
 
 
 def eased(t):
@@ -51,23 +62,40 @@ def eased(t):
     return t * t * (3.0 - 2.0 * t)
 
 
-def frame_plan(n_steps, frames_per_step=FRAMES_PER_STEP, hold=HOLD, intro=True):
-    """[(step index or None, progress)] for every frame, in order.
+class Frame(NamedTuple):
+    """One frame of an animation: `step` (its index; None: the graph before the story) drawn
+    with its cotangent `progress` of the way (eased), seen by the camera `shot`: (origin,
+    target, k, n), the k-th of n frames in which the camera may glide from the framing of
+    step `origin` to that of `target` (a still camera: (step, step, 0, 0); see `shots`)."""
+    step: int | None
+    progress: float
+    shot: tuple
 
-    Each step's cotangent travels in `frames_per_step` frames (eased), then the finished
-    picture is held for `hold` more (identical frames, merged by the GIF/APNG writers).
-    `intro` starts with the plain graph, before the backward pass.
+
+def frame_plan(n_steps, frames_per_step=FRAMES_PER_STEP, hold=HOLD, intro=True, glide=GLIDE):
+    """[Frame] for every frame, in order.
+
+    `intro` starts with the plain graph, before the backward pass. Before each step the
+    camera has `glide` frames to glide from the picture shown last to the step's framing,
+    that picture still (`shots`: a short way takes fewer, then waits there); then the
+    step's cotangent travels in `frames_per_step` frames (eased) and the finished picture
+    is held for `hold` more (identical frames, merged by the GIF/APNG writers).
     """
     frames_per_step = max(1, int(frames_per_step))
-    plan = [(None, 1.0)] * ((1 + hold) if intro else 0)
+    plan = [Frame(None, 1.0, (None, None, 0, 0))] * ((1 + hold) if intro else 0)
+    shown = plan[-1] if plan else None
     for i in range(n_steps):
-        plan += [(i, eased((k + 1) / frames_per_step)) for k in range(frames_per_step)]
-        plan += [(i, 1.0)] * hold
+        if shown is not None:
+            glide = max(0, int(glide))
+            plan += [Frame(shown.step, shown.progress, (shown.step, i, k + 1, glide)) for k in range(glide)]
+        plan += [Frame(i, eased((k + 1) / frames_per_step), (i, i, 0, 0)) for k in range(frames_per_step)]
+        plan += [Frame(i, 1.0, (i, i, 0, 0))] * hold
+        shown = plan[-1]
     return plan
 
 
-def frame_count(story, frames_per_step=FRAMES_PER_STEP, hold=HOLD, intro=True):
-    return len(frame_plan(len(getattr(story, "steps", []) or []), frames_per_step, hold, intro))
+def frame_count(story, frames_per_step=FRAMES_PER_STEP, hold=HOLD, intro=True, glide=GLIDE):
+    return len(frame_plan(len(getattr(story, "steps", []) or []), frames_per_step, hold, intro, glide))
 
 
 def canvas_rect(renderer):
@@ -84,6 +112,33 @@ def canvas_rect(renderer):
 # zoom at which the cards' numbers read (legible.READABLE_PX); before the story, the graph.
 SLIDE = (960.0, 540.0)
 SLIDE_MARGIN = 24.0
+WHOLE_ZOOM = 1.25       # the graph before the story: drawn up to this much larger, as Fit to Window draws it
+
+
+def slide_room(slide=SLIDE, scale=SCALE):
+    """(width, height), scene units: what a `slide` drawn at `scale` shows at the least zoom
+    at which the cards' numbers read, inside its margins and above the top row's badges
+    (the room a layout folds a long chain into, as the canvas's `layout_room`)."""
+    zoom = legible.readable_zoom() / scale
+    return (slide[0] / zoom - 2 * SLIDE_MARGIN, slide[1] / zoom - 2 * SLIDE_MARGIN - BADGE_H - 4)
+
+
+def slide_renderer(renderer, slide=SLIDE, scale=SCALE):
+    """`renderer` again, its graph laid out for the slide as the player lays it out for its
+    view (`layout.layout` with the steps' groups, `involved.step_groups`): a chain too long
+    for the slide at a readable zoom folds into rows, where that frames more steps too. A
+    document whose cards the user placed keeps its own layout."""
+    doc = renderer.doc
+    if not doc.nodes or all(node.position is not None for node in doc.nodes.values()):
+        return renderer
+    room = slide_room(slide, scale)
+    groups, cards, reach = step_groups(renderer, getattr(renderer.story, "steps", None) or [])
+    positions = layout(doc, {nid: (c.width, c.height) for nid, c in renderer.cards.items()},
+                       renderer.label_room(), room=room, steps=(groups, room, cards, reach))
+    if positions == renderer.positions:
+        return renderer
+    return Renderer(doc, evaluation=renderer.evaluation, story=renderer.story, theme=renderer.theme,
+                    positions=positions)
 
 
 def _step_focus(renderer, step):
@@ -103,32 +158,44 @@ def _step_focus(renderer, step):
     if seed is not None:
         least = least.united(QRectF(seed[1], seed[0]).normalized())
     full = least.united(renderer.moving_rect(step))
-    for edge in renderer._step_edges(step):
-        for other in (edge.src.node, edge.dst.node):
-            if other in renderer.doc.nodes:
-                full = full.united(renderer.footprint(other))
+    for other in involved_nodes(renderer, step)[1:]:
+        full = full.united(renderer.footprint(other))
     return [full, least]
 
 
-def camera(renderer, step, slide=SLIDE, scale=SCALE, content=None):
+def camera(renderer, step, slide=SLIDE, scale=SCALE, content=None, last=None):
     """The scene rectangle a frame of `step` (an index, a Step or None: the graph before
     the story) shows on a `slide` drawn at `scale`: the slide's aspect, at least its size
-    (no zoom above the cards' own), its focus (`_step_focus`) whole when its numbers still
-    read at that zoom, else the least of it; kept inside `content` (what the pictures hold,
-    `canvas_rect`) where that is larger, so that no empty band shows."""
+    (no zoom above the cards' own; the whole graph before the story up to WHOLE_ZOOM), its
+    focus (`_step_focus`; before the story the graph alone, without any step's rule card,
+    as tight as it fits) whole when its numbers still read at that zoom, else the least of
+    it; kept inside `content` (what the pictures hold, `canvas_rect`) where that is larger,
+    so that no empty band shows. `last` (the framing of the step before) is kept where it
+    holds that much whole and draws it at least 2/3 as large: the camera moves only when
+    the step needs it (Newton's lesson: 8 moves in 18 steps)."""
     step = renderer.step_at(step)
     content = canvas_rect(renderer) if content is None else content
     width, height = slide
     widest = width * scale / legible.readable_zoom()     # the least zoom at which numbers read
-    focus = [content] if step is None else _step_focus(renderer, step)
+    focus = [renderer.bounds(None)] if step is None else _step_focus(renderer, step)
+    least = width / WHOLE_ZOOM if step is None else width
     for rect in focus:
         rect = rect.adjusted(-SLIDE_MARGIN, -SLIDE_MARGIN, SLIDE_MARGIN, SLIDE_MARGIN)
-        w = max(width, rect.width(), rect.height() * width / height)
+        w = max(least, rect.width(), rect.height() * width / height)
         if w <= widest:
             break
+    if last is not None and step is not None and last.contains(rect) and last.width() <= 1.5 * w:
+        return QRectF(last)
     h = w * height / width
     return QRectF(_placed(rect.center().x(), w, content.left(), content.right()),
                   _placed(rect.center().y(), h, content.top(), content.bottom()), w, h)
+
+
+def between(a, b, t):
+    """The rectangle `t` of the way from `a` to `b`: each edge moves straight and evenly
+    with t, so a camera gliding between two framings pans and zooms at once, never back."""
+    return QRectF(a.left() + (b.left() - a.left()) * t, a.top() + (b.top() - a.top()) * t,
+                  a.width() + (b.width() - a.width()) * t, a.height() + (b.height() - a.height()) * t)
 
 
 def _placed(centre, size, low, high):
@@ -139,13 +206,49 @@ def _placed(centre, size, low, high):
     return min(max(centre - size / 2, low), high - size)
 
 
-def frames(doc, evaluation=None, story=None, theme="light", scale=SCALE, frames_per_step=FRAMES_PER_STEP,
-           hold=HOLD, intro=True, positions=None, renderer=None, slide=SLIDE):
-    """Every story step at several progress values, as QImages of one size (RGB32): the
-    `slide` (CSS pixels) at `scale` pixels each, each step framed on it (`camera`); with
-    `slide` None, the whole picture (`canvas_rect`) on every frame, as a poster shows it.
+def glide_frames(a, b, frames):
+    """Of `frames` that a glide from view `a` to view `b` may take, how many it takes: all
+    for GLIDE_FAR of the view's width or more, fewer for less (a step's frame nudged a
+    little does not crawl for GLIDE_SECONDS, nor cost ten whole frames in the file)."""
+    far = max(abs(a.left() - b.left()), abs(a.top() - b.top()), abs(a.right() - b.right()),
+              abs(a.bottom() - b.bottom())) / max(1e-9, min(a.width(), b.width()))
+    return 0 if far == 0 else min(frames, math.ceil(frames * far / GLIDE_FAR))
 
-    Without `evaluation`/`story` the document is evaluated and its story built here.
+
+def shots(renderer, plan, slide=SLIDE, scale=SCALE, content=None):
+    """The scene rectangle each Frame of `plan` shows: the framing of its step (`camera`,
+    the last one kept where it serves); while the camera glides, `between` the two, eased,
+    over the frames the way needs (`glide_frames`), then still. With `slide` None,
+    `content` on every frame."""
+    content = canvas_rect(renderer) if content is None else content
+    cameras = {}
+
+    def framed(step):
+        if step not in cameras:
+            last = cameras.get(step - 1) if isinstance(step, int) else None
+            cameras[step] = content if slide is None else camera(renderer, step, slide, scale, content, last)
+        return cameras[step]
+
+    for frame in plan:
+        origin, target, k, n = frame.shot
+        if origin == target:
+            yield framed(target)
+            continue
+        a, b = framed(origin), framed(target)
+        used = glide_frames(a, b, n)
+        yield b if k > used else between(a, b, eased(k / (used + 1)))
+
+
+def frames(doc, evaluation=None, story=None, theme="light", scale=SCALE, frames_per_step=FRAMES_PER_STEP,
+           hold=HOLD, intro=True, positions=None, renderer=None, slide=SLIDE, glide=GLIDE):
+    """Every frame of `frame_plan` as a QImage, all of one size (RGB32): the `slide` (CSS
+    pixels) at `scale` pixels each, each step framed on it (`camera`), the camera gliding
+    between steps; with `slide` None, the whole picture (`canvas_rect`) on every frame, as
+    a poster shows it.
+
+    Without `renderer` one is made here (the document evaluated and its story built unless
+    `evaluation`/`story` are given), laid out for the slide (`slide_renderer`) unless
+    `positions` are given.
     """
     ensure_app()
     if renderer is None:
@@ -153,21 +256,22 @@ def frames(doc, evaluation=None, story=None, theme="light", scale=SCALE, frames_
             evaluation = evaluation if evaluation is not None else evaluate(doc)
             story = story if story is not None else build(doc)
         renderer = Renderer(doc, evaluation=evaluation, story=story, theme=theme, positions=positions)
+        if positions is None and slide is not None:
+            renderer = slide_renderer(renderer, slide, scale)
     content = canvas_rect(renderer)
     size = (content.width(), content.height()) if slide is None else slide
     width, height = max(1, round(size[0] * scale)), max(1, round(size[1] * scale))
     dots_per_metre = round(CSS_DPI * scale / 0.0254)
     background = QColor(renderer.theme.background)
     steps = renderer.story.steps if renderer.story is not None else []
-    cameras = {}
+    plan = frame_plan(len(steps), frames_per_step, hold, intro, glide)
     last = None
-    for step, progress in frame_plan(len(steps), frames_per_step, hold, intro):
-        if last is not None and last[0] == (step, progress):
+    for frame, rect in zip(plan, shots(renderer, plan, slide, scale, content)):
+        key = (frame.step, frame.progress, rect.getRect())
+        if last is not None and last[0] == key:
             yield last[1]
             continue
-        rect = content if slide is None else cameras.get(step)
-        if rect is None:
-            rect = cameras[step] = camera(renderer, step, slide, scale, content)
+        step = frame.step
         zoom = width / rect.width()
         image = QImage(width, height, QImage.Format.Format_RGB32)
         image.fill(background)
@@ -178,7 +282,7 @@ def frames(doc, evaluation=None, story=None, theme="light", scale=SCALE, frames_
         try:
             painter.scale(zoom, zoom)
             painter.translate(-rect.left(), -rect.top())
-            renderer.paint(painter, step, progress, background=False, region=rect)
+            renderer.paint(painter, step, frame.progress, background=False, region=rect)
         finally:
             painter.end()
             renderer.story_index = shown_at
@@ -186,7 +290,7 @@ def frames(doc, evaluation=None, story=None, theme="light", scale=SCALE, frames_
         # point-sized text `scale` times larger on top of painter.scale (render_image does the same).
         image.setDotsPerMeterX(dots_per_metre)
         image.setDotsPerMeterY(dots_per_metre)
-        last = ((step, progress), image)
+        last = (key, image)
         yield image
 
 
@@ -251,6 +355,10 @@ def write_png_sequence(frames, directory, stem="frame"):
 
 
 # -- APNG --------------------------------------------------------------------------------
+# A gliding camera redraws whole frames: deflate level 6 stores them a quarter smaller than
+# the PNG export's quick level 2 (Newton's lesson, one 1920 x 1080 frame: 74 kB for 100 kB).
+APNG_LEVEL = 6
+
 def write_apng(frames, path, fps=FPS, loop=0):
     """An animated PNG: frame 0 is the full picture, later frames the changed rectangle.
 
@@ -278,7 +386,7 @@ def write_apng(frames, path, fps=FPS, loop=0):
             f.write(png.chunk(b"fcTL", struct.pack(">IIIIIHHBB", seq, w, h, x, y, min(delay, 65535),
                                                    1000, 0, 0)))
             seq += 1
-            data = png.image_data(array[y:y + h, x:x + w])
+            data = png.image_data(array[y:y + h, x:x + w], level=APNG_LEVEL)
             if index == 0:
                 f.write(png.chunk(b"IDAT", data))
             else:

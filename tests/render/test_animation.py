@@ -39,7 +39,7 @@ def test_frames_cover_every_step_at_one_size(sample):
     doc, story, renderer, images = sample
     n = len(story.steps)
     assert n == 4
-    assert len(images) == (1 + HOLD) + n * (FPS_STEP + HOLD)
+    assert len(images) == (1 + HOLD) + n * (animation.GLIDE + FPS_STEP + HOLD)
     assert len(images) == animation.frame_count(story, FPS_STEP, HOLD)
     sizes = {(im.width(), im.height()) for im in images}
     assert len(sizes) == 1
@@ -53,7 +53,7 @@ def test_the_cotangent_moves_within_a_step(sample):
     _, story, _, images = sample
     plan = animation.frame_plan(len(story.steps), FPS_STEP, HOLD)
     contribution = next(s.index for s in story.steps if s.kind == "contribution")
-    idx = [i for i, (step, _) in enumerate(plan) if step == contribution]
+    idx = [i for i, frame in enumerate(plan) if frame.shot == (contribution, contribution, 0, 0)]
     first, last = animation._rgb(images[idx[0]]), animation._rgb(images[idx[FPS_STEP - 1]])
     assert not np.array_equal(first, last)
     # The held frames repeat the finished picture.
@@ -347,8 +347,8 @@ def test_the_answer_appears_only_at_its_accumulation_step(sample):
 
     plan = animation.frame_plan(len(story.steps), FPS_STEP, HOLD)
     final = next(s.index for s in story.steps if s.kind == "accumulate")
-    pending = [crop(im) for im, (step, _) in zip(images, plan) if step is None or step < final]
-    shown = [crop(im) for im, (step, _) in zip(images, plan) if step is not None and step >= final]
+    pending = [crop(im) for im, frame in zip(images, plan) if frame.step is None or frame.step < final]
+    shown = [crop(im) for im, frame in zip(images, plan) if frame.step is not None and frame.step >= final]
     assert pending and shown
     assert all(np.array_equal(p, pending[0]) for p in pending)
     assert all(np.array_equal(s, shown[0]) for s in shown)

@@ -15,10 +15,12 @@ from PySide6.QtWidgets import QApplication
 from ...graph import fileformat
 from ...graph.document import CONSTANT, VARIABLE, Document, Port
 from ...graph.names import file_ids
+from ...graph.validate import validate
 from ...render.cards import BADGE_H
 from ...render import legible
 from ...render import painter as render_painter
 from ...render.layout import layout as layout_positions
+from .items import card_bounds, problem_lines
 from .palette import palette_entries
 from .quick_add import QuickAdd
 
@@ -32,6 +34,18 @@ SPACING, STEP, SEARCH_RINGS = 24.0, 40.0, 40
 SHOW_MARGIN = 24        # pixels kept between a card just added and the view's edge
 RINGS_AT_ONCE = 8
 _on_clipboard = []                  # the QMimeData this process last put on the clipboard
+
+
+def new_card_bounds(node):
+    """The bounds (about its top-left) of the card a fresh `node` gets, as its NodeItem
+    bounds it: measured alone, with the problems it shows before it is connected (an op's
+    unconnected input). A Tab-added exp is 200 x 112 px with its problem line, not the
+    282 x 165 of the widest fresh card, so it fits the free space at the pointer."""
+    doc = Document()
+    doc.add(copy.deepcopy(node))
+    card = render_painter.Renderer(doc).cards[node.id]
+    problems = [p.message for p in validate(doc) if p.node == node.id]
+    return card_bounds(card.width, card.height, len(problem_lines(problems, card.width)))
 
 
 def _put_on_clipboard(data):
@@ -76,18 +90,22 @@ class CanvasEditing:
         if kind == "role":
             return self.apply_role(op)
         pos = self.view_centre() if scene_pos is None else QPointF(scene_pos)
+        pos = QPointF(round(pos.x()), round(pos.y()))   # the corner is stored whole: found whole
         c = self.controller
         variant = op if kind in (CONSTANT, VARIABLE) else ""
         zoom = self.transform().m11() or 1.0      # in view with show_nodes' margin: no scroll
-        room = self.visible_rect().adjusted(*(d / zoom for d in (SHOW_MARGIN, SHOW_MARGIN, -SHOW_MARGIN, -SHOW_MARGIN)))
+        inset = SHOW_MARGIN + 1                   # (ensureVisible scrolls a card that ends on the margin)
+        room = self.visible_rect().adjusted(*(d / zoom for d in (inset, inset, -inset, -inset)))
         occupied = self._occupied() + self._story_marks()
-        corner = self.free_spot(NEW_BOUNDS.translated(pos - GRAB), occupied, within=room)
-        corner -= NEW_BOUNDS.topLeft()
-        node = c.make_node(kind, "" if variant else op, (round(corner.x()), round(corner.y())))
+        node = c.make_node(kind, "" if variant else op)
         if variant == "watched":
             node.watched = True
         elif variant == "frozen":
             node.trainable = False
+        bounds = new_card_bounds(node)
+        corner = self.free_spot(bounds.translated(pos - GRAB), occupied, within=room)
+        corner -= bounds.topLeft()
+        node.position = (round(corner.x()), round(corner.y()))
         ids = c.add_nodes([node], (), text=f"Add {node.title}")
         self.show_nodes(ids)
         return ids[0] if ids else None
@@ -306,7 +324,7 @@ class CanvasEditing:
         shows it larger drawn compact; not for the player, whose steps show a card beside
         the one it sends to, not at the far end of the row above. `steps` (the player): the
         node ids each story step frames, their rule cards' sizes and the reach of the cards'
-        port names (step_view.step_groups), folded into rows where that frames more of them,
+        port names (render.involved.step_groups), folded into rows where that frames more of them,
         with their rule cards, at the legible size. `compact`: the cards as tall as drawn
         compact (Fit's overview), else as measured in full. `narrower`: the room that
         share of the view's (Fit leaves room for what stands out of the cards)."""

@@ -294,25 +294,7 @@ class NodeItem(QGraphicsRectItem):
         self.numbers.update()
 
     def _wrap_problems(self):
-        if not self.problems:
-            return []
-        fm = QFontMetricsF(preview.sans_font(8.5))
-        width = max(self.card.width, ERROR_W)
-        lines = []
-        for problem in self.problems:
-            words, line = ("⚠ " + problem.message).split(), ""
-            for w in words:
-                trial = f"{line} {w}".strip()
-                if fm.horizontalAdvance(trial) > width and line:
-                    lines.append(line)
-                    line = w
-                else:
-                    line = trial
-            lines.append(line)
-        if len(lines) > ERROR_LINES:
-            lines = lines[:ERROR_LINES]
-            lines[-1] = fm.elidedText(lines[-1] + " …", Qt.TextElideMode.ElideRight, width)
-        return lines
+        return problem_lines([p.message for p in self.problems], self.card.width)
 
     def footprint(self, at=None, full=False):
         """(left, top, right, bottom) in the scene, with the card at `at` (x, y) (where it
@@ -335,16 +317,12 @@ class NodeItem(QGraphicsRectItem):
 
     def _compute_bounds(self):
         w, h = self.card.width, self.card.height
-        r = QRectF(-8, -render_cards.BADGE_H - 8, w + 16, h + render_cards.BADGE_H + 16)
+        r = card_bounds(w, h, len(self._error_lines))
         if self.view.compact:
             side, down = compact.overhang(self.card, self.view.controller.doc.nodes[self.nid],
                                           self.view.zoom_level(), scale=self.view.compact_scale())
             r = r.united(QRectF(-side - 2, -2, w + 2 * side + 4, h + down + 4))
-        if self._error_lines:
-            err_w = max(w, ERROR_W) + 8
-            r = r.united(QRectF(-4, h, err_w, 8 + ERROR_ROW * len(self._error_lines)))
-        badge_w = 200.0  # source / target badges may be wider than a narrow card
-        return r.united(QRectF(-4, -render_cards.BADGE_H - 8, badge_w, 4))
+        return r
 
     def _sync_ports(self):
         node = self.view.controller.doc.nodes[self.nid]
@@ -460,6 +438,41 @@ class NodeItem(QGraphicsRectItem):
     def mouseDoubleClickEvent(self, event):
         self.view.nodeActivated(self.nid)
         super().mouseDoubleClickEvent(event)
+
+
+def problem_lines(messages, card_width):
+    """The lines a card's problems (`messages`) take under a card `card_width` wide: words
+    wrapped, at most ERROR_LINES lines (the last elided)."""
+    if not messages:
+        return []
+    fm = QFontMetricsF(preview.sans_font(8.5))
+    width = max(card_width, ERROR_W)
+    lines = []
+    for message in messages:
+        words, line = ("⚠ " + message).split(), ""
+        for w in words:
+            trial = f"{line} {w}".strip()
+            if fm.horizontalAdvance(trial) > width and line:
+                lines.append(line)
+                line = w
+            else:
+                line = trial
+        lines.append(line)
+    if len(lines) > ERROR_LINES:
+        lines = lines[:ERROR_LINES]
+        lines[-1] = fm.elidedText(lines[-1] + " …", Qt.TextElideMode.ElideRight, width)
+    return lines
+
+
+def card_bounds(w, h, n_error_lines=0):
+    """A NodeItem's bounds about the card's top-left, for a card w x h drawn in full with
+    `n_error_lines` problem lines under it: its badges' row above (a source / target badge
+    may be wider than a narrow card) and its problems below."""
+    r = QRectF(-8, -render_cards.BADGE_H - 8, w + 16, h + render_cards.BADGE_H + 16)
+    if n_error_lines:
+        r = r.united(QRectF(-4, h, max(w, ERROR_W) + 8, 8 + ERROR_ROW * n_error_lines))
+    badge_w = 200.0
+    return r.united(QRectF(-4, -render_cards.BADGE_H - 8, badge_w, 4))
 
 
 def bounded_by_rect(item):

@@ -4,12 +4,27 @@ One popup holding a search line and the list of matches (no second popup for the
 so it opens, closes and gives the keyboard back cleanly: type to filter, Up / Down to
 choose, Enter (or a click) adds, Esc cancels.
 """
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QLineEdit, QListWidget, QVBoxLayout
 
 from ...graph.document import OP
 
 VISIBLE_ROWS = 12
+
+
+def placed(size, at, room):
+    """The top-left corner of a popup `size` opened at `at` (global) so that it lies inside
+    `room` (the window, global): below and right of `at`, flipped above / left of it where
+    it would pass the window's bottom / right edge, and moved in where even that does not
+    fit. At the bottom of a 1280 x 800 window the popup ran 110 px past the window."""
+    x, y = at.x(), at.y()
+    if x + size.width() > room.right() + 1:
+        x -= size.width()
+    if y + size.height() > room.bottom() + 1:
+        y -= size.height()
+    x = max(room.left(), min(x, room.right() + 1 - size.width()))
+    y = max(room.top(), min(y, room.bottom() + 1 - size.height()))
+    return QPoint(x, y)
 
 
 class QuickAdd(QFrame):
@@ -52,11 +67,13 @@ class QuickAdd(QFrame):
         self.view.setFocus(Qt.FocusReason.PopupFocusReason)
 
     def open_at(self, scene_pos, global_pos):
-        """Show an empty search at `global_pos`; the entry will go to `scene_pos`."""
+        """Show an empty search at `global_pos`, inside the window; the entry will go to
+        `scene_pos`."""
         self.scene_pos = scene_pos
         self.edit.clear()
         self._filter("")
-        self.move(global_pos)
+        self.adjustSize()
+        self.move(placed(self.size(), global_pos, self.view.window().frameGeometry()))
         self.show()
         self.edit.setFocus()
 

@@ -26,6 +26,7 @@ from .plots_and_words import COLUMN_MIN_W, beside_words
 LINE = DIVERGING[-2]          # the measured errors, in the backward pass's red
 SLOPE = DIVERGING[1]          # the h² guide, in blue
 GUIDE_LABEL = "∝ h² (truncation alone)"
+GUIDE_SLOPE = 2.0             # its slope on log-log axes: the error falls 100 times per 10 times smaller h
 EXACT_LABEL = "0 (exact)"     # beside a step whose error is 0, drawn on the plot's floor
 ENTRY_LIMIT = 200             # entries a chooser offers (the first ones of a large source)
 
@@ -58,7 +59,7 @@ class GradientCheckView(StudyView):
         # plot's floor, pointing down past it, and the words "0 (exact)" above it.
         self.exact = pg.ScatterPlotItem([], [], size=12, symbol="t", brush=LINE, pen=pg.mkPen(TEXT))
         self.exact_labels = []
-        for item in (self.guide, self.line, self.exact, self.best):
+        for item in (self.line, self.exact, self.best, self.guide):   # the dashed guide over the errors' line
             self.plot.addItem(item)
         # Above the plot, never over its points (inside, it covered them in a narrow column).
         self.legend = legend = legend_row(self.plot)
@@ -148,12 +149,11 @@ class GradientCheckView(StudyView):
         logs_h = np.log10([r.h for r in rows]) if rows else np.zeros(0)
         logs_e = np.log10([r.relative for r in rows]) if rows else np.zeros(0)
         self.line.setData(logs_h, logs_e)
-        guide = bool(rows) and not (ok and shape(check) == "rounding")
+        guide = guide_drawn(check)
         self._show_guide(guide)
-        if guide:   # the h² guide through the largest step: where truncation alone would go
-            first = rows[0]
-            self.guide.setData(logs_h, np.log10(first.relative) + 2.0 * (logs_h - np.log10(first.h)))
         floor = self._set_ranges(logs_h, logs_e, exact)
+        if guide:
+            self._draw_guide(rows[0])
         self._show_exact(exact, floor)
         best = check.best if check.passed else None   # a failing check has no best step
         if best is not None and (best.relative > 0 or best in exact):
@@ -180,6 +180,19 @@ class GradientCheckView(StudyView):
         floor = bottom + 0.25
         self.plot.setXRange(xs.min() - 0.3, xs.max() + 0.3, padding=0)
         return floor
+
+    def _draw_guide(self, first):
+        """The h² guide through the largest step (`first`), where truncation alone would go,
+        across the whole h range the plot shows, cut where it leaves the plot's error range.
+        Drawn only over the steps, it hid under the errors' line where they fall as h² and
+        showed as a stub where they part, or ran off the bottom; it is drawn over that line."""
+        (left, right), (bottom, top) = self.plot.getViewBox().viewRange()
+        through = math.log10(first.relative) - GUIDE_SLOPE * math.log10(first.h)   # log e = through + 2 log h
+        low, high = max(left, (bottom - through) / GUIDE_SLOPE), min(right, (top - through) / GUIDE_SLOPE)
+        if low < high:
+            self.guide.setData([low, high], [through + GUIDE_SLOPE * low, through + GUIDE_SLOPE * high])
+        else:
+            self.guide.setData([], [])
 
     def _show_exact(self, exact, floor):
         """Each step of error 0 as a triangle on the plot's floor, with "0 (exact)" above."""
@@ -221,6 +234,14 @@ class GradientCheckView(StudyView):
         set_banner(self.verdict, "info", "")
         self.table.setText("")
         self.explanation.setText("")
+
+
+def guide_drawn(check):
+    """Whether the plot draws the h² guide (and the words speak of it): through the largest
+    step with an error the log axis can draw, unless the check passes with rounding from
+    the largest step on, where truncation does not show."""
+    drawable = any(r.relative > 0 and np.isfinite(r.relative) for r in check.rows)
+    return drawable and not (check.passed and shape(check) == "rounding")
 
 
 def shape(check):
@@ -265,7 +286,7 @@ def explanation(check):
                  "the V's rising arm lies beyond the steps tried.")
     else:
         where = "The best h is where they meet, the bottom of the V (ringed)."
-    guide = "" if best is not None and where_v == "rounding" else " (the dashed line of slope 2)"
+    guide = " (the dashed line of slope 2)" if guide_drawn(check) else ""
     return ("Central differences (L(x + h) − L(x − h)) / 2h only run the forward pass, so they "
             "check every rule the backward pass used. Their error has two parts: truncation, "
             "about h²/6 times the third derivative, which falls 100 times for each 10 times "
@@ -314,7 +335,8 @@ def long_number(backward, digits=10):
 
 def _verdict_format(check):
     best = check.best
-    return line_format(*([] if best is None else [best.h, best.relative]), check.tolerance)
+    return line_format(*([] if best is None else [best.h, best.relative, check.typical_relative]),
+                       check.tolerance)
 
 
 def _shared(a, b):

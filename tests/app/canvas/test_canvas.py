@@ -617,3 +617,51 @@ def test_pasted_copies_of_a_renamed_node_make_room_for_its_card(qtbot, editor):
     assert all(len(p) == 1 for p in pasted) and not _cards_overlap(canvas)
     card = canvas.node_items["w"].boundingRect()
     assert [r.size() for r in wanted] == [card.size()] * 3
+
+
+def test_tab_popup_stays_in_the_window_and_the_node_lands_at_the_pointer(qtbot, editor):
+    """Tab near every edge of the canvas, empty and with a lesson's cards (004): the popup
+    lies inside the window (it opened at the pointer and ran 110 px past the bottom of a
+    1280 x 800 window); the new card covers no other card and lands at the pointer where
+    there is room for it: at each edge of an empty canvas, and in the gap under y_tf
+    where the auditor pressed Tab (an exp landed 330 px above it: the free space sought
+    was the widest fresh card's, 282 x 165, not the exp's)."""
+    controller, canvas, _, _ = editor
+    window = canvas.window()
+    window.resize(1280, 800)
+    qtbot.wait(50)
+    port = canvas.viewport().rect()
+    edges = ((0.5, 0.97), (0.97, 0.97), (0.97, 0.5), (0.97, 0.03), (0.03, 0.03), (0.03, 0.97))
+
+    def tab_at(at, free):
+        canvas.setFocus()
+        QCursor.setPos(canvas.viewport().mapToGlobal(at))
+        qtbot.keyClick(canvas, Qt.Key.Key_Tab)
+        popup = canvas._quick
+        assert popup.isVisible()
+        assert window.frameGeometry().contains(popup.frameGeometry()), (at, popup.frameGeometry())
+        qtbot.keyClicks(popup.edit, "exp")
+        qtbot.keyClick(popup.edit, Qt.Key.Key_Return)
+        nid = list(controller.doc.nodes)[-1]
+        item = canvas.node_items[nid]
+        left, top, right, bottom = item.footprint()      # the card, its problem's line under it
+        pointer = canvas.mapToScene(at)
+        away = max(left - pointer.x(), pointer.x() - right, top - pointer.y(), pointer.y() - bottom, 0)
+        if free:
+            assert away <= 40, (at, away)
+        bounds = item.sceneBoundingRect()
+        assert canvas.visible_rect().contains(bounds), at
+        for other, other_item in canvas.node_items.items():
+            if other != nid:
+                assert not bounds.intersects(other_item.sceneBoundingRect()), (at, other)
+        controller.undo_stack.undo()
+
+    for fx, fy in edges:
+        tab_at(QPoint(int(port.width() * fx), int(port.height() * fy)), free=True)
+    controller.open("samples/004_matmul_sum.json")
+    qtbot.wait(50)
+    for fx, fy in edges:
+        tab_at(QPoint(int(port.width() * fx), int(port.height() * fy)), free=False)
+    y_tf = canvas.node_items["y_tf"].sceneBoundingRect()
+    gap = QPointF(y_tf.center().x(), min(y_tf.bottom() + 150, canvas.visible_rect().bottom() - 12))
+    tab_at(canvas.mapFromScene(gap), free=True)

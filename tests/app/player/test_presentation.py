@@ -431,7 +431,9 @@ def test_export_step_writes_the_current_step(window, tmp_path):
 def test_export_animation_kinds(window, tmp_path):
     w = window
     opts = dict(fps=4, scale=0.5, frames_per_step=3, hold=2, theme="contrast")
-    expected = animation.frame_count(w.controller.result.story, 3, 2)
+    # every frame of the plan at 4 frames a second: the camera's glides before each step too
+    expected = animation.frame_count(w.controller.result.story, 3, 2,
+                                     glide=animation.frames_for(animation.GLIDE_SECONDS, 4))
     n = export_dialog.export_animation_dialog(w, dict(path=str(tmp_path / "a.gif"), kind="gif", **opts))
     assert 1 < n < expected
     assert (tmp_path / "a.gif").read_bytes()[:6] == b"GIF89a"

@@ -135,3 +135,62 @@ def test_lesson_1s_check_draws_no_h2_line_where_no_truncation_shows(qtbot, tmp_p
     assert 0 < view.result.rows.index(view.result.best) < len(view.result.rows) - 1
     assert guide_shown()
     assert "bottom of the V (ringed)" in view.explanation.text()
+
+
+def test_the_h2_guide_crosses_the_whole_plot_where_it_stays_inside(qtbot):
+    """nets_3_gradient_check: the dashed 'h² (truncation alone)' line was drawn over the
+    steps only, under the errors' line where they fall as h² (hidden there), so it showed as
+    a stub where they part near the V's bottom, and ran on below the plot's floor (issue 20
+    §5). Now it is one straight line through the largest step across the whole h range the
+    plot shows, cut only where it reaches the plot's edges, drawn over the errors' line."""
+    from gradviz.app.controller import DocumentController
+    from gradviz.app.studies.check_view import GradientCheckView
+
+    check = gradient_check(load(SAMPLES_DIR / "nets_3_gradient_check.json"))
+    view = GradientCheckView(DocumentController())
+    qtbot.addWidget(view)
+    view.show_result(check)
+    xs, ys = (np.asarray(a, float) for a in view.guide.getData())
+    (left, right), (bottom, top) = view.plot.getViewBox().viewRange()
+    first = check.rows[0]
+    np.testing.assert_allclose(ys, np.log10(first.relative) + 2 * (xs - np.log10(first.h)))
+    assert np.all((left - 1e-9 <= xs) & (xs <= right + 1e-9) & (bottom - 1e-9 <= ys) & (ys <= top + 1e-9))
+    # Its ends lie on the plot's edges: nothing of it inside the plot is left out.
+    ends = sorted(zip(xs, ys))
+    for x, y in (ends[0], ends[-1]):
+        assert min(abs(x - left), abs(x - right), abs(y - bottom), abs(y - top)) < 1e-6, (x, y)
+    assert xs.max() - xs.min() >= 0.4 * (right - left)          # here from the floor at h ≈ 10⁻⁶ to the right edge
+    items = view.plot.getPlotItem().items
+    assert items.index(view.guide) > items.index(view.line)     # over the errors' line, not hidden under it
+
+
+def test_the_words_speak_of_the_dashed_line_only_where_the_plot_draws_it(qtbot):
+    """The export's words said '(the dashed line of slope 2)' wherever the check had no
+    best step in rounding, also where every error is 0 or not finite and the plot draws no
+    guide. Over every sample's check, and checks whose every error is 0 or NaN, the words
+    name the line exactly when the view draws it, with slope 2."""
+    import dataclasses
+
+    from gradviz.app.controller import DocumentController
+    from gradviz.app.studies.check_view import GUIDE_SLOPE, GradientCheckView
+
+    view = GradientCheckView(DocumentController())
+    qtbot.addWidget(view)
+    checks = []
+    for path in sorted(SAMPLES_DIR.glob("*.json")):
+        doc = load(path)
+        if "gradient_check" in doc.studies:
+            checks.append(gradient_check(doc))
+    first = checks[0]
+    for error in (0.0, np.nan):    # every error 0 (exact), every difference NaN
+        checks.append(dataclasses.replace(
+            first, rows=[dataclasses.replace(r, relative=error, error=error) for r in first.rows]))
+    assert len(checks) >= 3
+    for check in checks:
+        view.show_result(check)
+        xs, ys = view.guide.getData()
+        drawn = xs is not None and len(xs) > 0
+        said = "(the dashed line of slope 2)" in explanation(check)
+        assert drawn == said, (check.entry_name, drawn, said)
+        if drawn:
+            assert GUIDE_SLOPE == 2 and np.isclose((ys[-1] - ys[0]) / (xs[-1] - xs[0]), 2)
