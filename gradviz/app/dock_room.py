@@ -43,6 +43,7 @@ BOTTOM_SHARE = 0.45
 STORY_HEIGHT = 630
 STUDY_LEAST_HEIGHT = 266     # a study view's least height (240) and its row of tabs
 STUDY_SHARE = 0.7            # a study below the inspector takes this share of their column
+INSPECTOR_SHARE = 0.5        # the inspector's share of that column when no study is in front
 _ACROSS = (Qt.DockWidgetArea.BottomDockWidgetArea, Qt.DockWidgetArea.TopDockWidgetArea)
 
 
@@ -294,9 +295,20 @@ class StudyPlacement:
         ends.append(self.statusBar().geometry().top() if self.statusBar().isVisible() else self.height())
         return min(ends) - self.centralWidget().geometry().top()
 
-    def _share_column(self, dock):
+    def _tab_in_front(self, dock):
+        """A tab brought to the front below the inspector shares the column by what it is: a
+        study takes STUDY_SHARE, the palette or the lesson gives the share back (the inspector
+        kept 174 px of a 576 px column at 1280 x 800 once a study had been opened there).
+        Shared once the tabs have changed: laid out while they change, a study opened beside
+        another kept a stale height and scrolled its words."""
+        if dock in self.study_docks.values():
+            QTimer.singleShot(0, dock, lambda: self._share_column(dock))
+        elif dock in (self.palette_dock, self.lesson_dock):
+            QTimer.singleShot(0, dock, lambda: self._share_column(dock, 1 - INSPECTOR_SHARE))
+
+    def _share_column(self, dock, share=STUDY_SHARE):
         """A study beside the palette below the inspector (a 1280 x 800 window) takes
-        STUDY_SHARE of that column's height: its plot over its words need more than half.
+        STUDY_SHARE (`share`) of that column's height: its plot over its words need more than half.
         While the story is played with the provenance in front above it, the provenance
         keeps the height that shows its step whole (ProvenancePanel.least_height) and the
         study the rest, its words scrolling: the provenance had 140 px there, four rows of a
@@ -308,14 +320,16 @@ class StudyPlacement:
         above = next((d for d in (self.inspector_dock, self.provenance_dock, self.code_dock) if in_front(d)),
                      self.inspector_dock)
         room = above.height() + dock.height()       # the two docks' (their tab rows aside)
-        top = room - int(room * STUDY_SHARE)
+        top = room - int(room * share)
         if self.player.index >= 0 and above is self.provenance_dock:
             bar = above.height() - above.widget().height()
-            top = max(top, min(self.provenance.least_height() + bar, int(room * STUDY_SHARE)))
+            top = max(top, min(self.provenance.least_height() + bar, int(room * share)))
+        if abs(above.height() - top) <= 1 or min(top, room - top) <= 0:   # shared so, or not laid out
+            return
         self.resizeDocks([above, dock], [top, room - top], Qt.Orientation.Vertical)
         self.layout().activate()
-        if above.height() != top:         # Qt shares what it was asked by the docks' least sizes
-            short = top - above.height()
+        short = top - above.height()      # Qt shares what it was asked by the docks' least sizes
+        if short and min(top + short, room - top - short) > 0:
             self.resizeDocks([above, dock], [top + short, room - top - short], Qt.Orientation.Vertical)
 
     def _hold_restored_layout(self):
@@ -334,6 +348,14 @@ class StudyPlacement:
         if not squeezed:
             return
         canvas = self.centralWidget().height()
+        self.reset_dock_layout()
+        self.show_message(not_restored_text([d.title for d in squeezed], canvas), 20000)
+
+    def reset_dock_layout(self):
+        """View ▸ Reset Window Layout, and a remembered layout refused: the docks as a first
+        run places them for this window's size (a layout saved in a 1280 px window kept the
+        palette under the inspector at 1920); the studies that were open open again where
+        they fit, the one in front last so that it ends in front."""
         front = [d for d in self.study_docks.values() if in_front(d)]
         shown = [d.title for d in self.study_docks.values() if not d.isHidden() and d not in front] \
             + [d.title for d in front]
@@ -341,6 +363,5 @@ class StudyPlacement:
         self._first_dock_layout()
         self.inspector_dock.raise_()
         self.palette_dock.raise_()
-        for title in shown:               # the one in front last, so it ends in front
+        for title in shown:
             self.show_study(title)
-        self.show_message(not_restored_text([d.title for d in squeezed], canvas), 20000)

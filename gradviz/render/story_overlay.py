@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
 
 from ..graph.document import Edge, Port
@@ -46,6 +46,7 @@ SEED_GAP = 5.0         # between the seed arrow's tail and its label
 SEED_H = 16.0          # the seed label's box
 FAN_SPREAD = 10.0       # between the arrows of a fan-in's paths that come along one edge
 FAN_TAPER = 40.0        # how far from either end those arrows part and meet again
+LEADER_FROM = PILL_H    # a label further than this from what it names gets a leader line to it
 BESIDE = PILL_H + 4 + 5  # a label this near a line (in its own units) reads as that line's
 PILL_LEVELS = 8        # rows of spots a pill tries on each side of its arrow, nearest first
 _PILL_SPOTS = (0.5, 0.35, 0.65, 0.22, 0.78, 0.12, 0.88)
@@ -138,6 +139,36 @@ class Track:
             t = np.clip(((cx - a[:, 0]) * d[:, 0] + (cy - a[:, 1]) * d[:, 1]) / length2, 0.0, 1.0)
             best = min(best, float(np.min(np.hypot(a[:, 0] + t * d[:, 0] - cx, a[:, 1] + t * d[:, 1] - cy))))
         return best
+
+    def within(self, rect, every=2.0):
+        """The longest run of the track that lies in `rect` (sampled every `every` units),
+        the whole track when `rect` is None or holds it, None when no part of it is in it:
+        the part of an arrow a view shows, which its label goes beside."""
+        if rect is None or len(self.xy) < 2 or self.length <= 0:
+            return self
+        x0, y0, x1, y1 = rect.left(), rect.top(), rect.right(), rect.bottom()
+        if (self.xy[:, 0].min() >= x0 and self.xy[:, 0].max() <= x1
+                and self.xy[:, 1].min() >= y0 and self.xy[:, 1].max() <= y1):
+            return self
+        at = np.linspace(0.0, self.length, max(2, int(self.length / every) + 1))
+        xy = np.stack([np.interp(at, self.running, self.xy[:, 0]), np.interp(at, self.running, self.xy[:, 1])], axis=1)
+        inside = (xy[:, 0] >= x0) & (xy[:, 0] <= x1) & (xy[:, 1] >= y0) & (xy[:, 1] <= y1)
+        if not inside.any():
+            return None
+        edges = np.diff(np.concatenate([[0], inside.astype(np.int8), [0]]))
+        starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+        longest = int(np.argmax(ends - starts))
+        return Track(xy=xy[starts[longest]:ends[longest]]) if ends[longest] - starts[longest] > 1 else None
+
+    def nearest(self, rect):
+        """(point on the track, point of `rect`) nearest each other: where a leader line
+        from a label at `rect` meets its arrow, and where it leaves the label."""
+        at = np.linspace(0.0, self.length, max(2, int(self.length) + 1))
+        xy = np.stack([np.interp(at, self.running, self.xy[:, 0]), np.interp(at, self.running, self.xy[:, 1])], axis=1)
+        inner = np.stack([np.clip(xy[:, 0], rect.left(), rect.right()),
+                          np.clip(xy[:, 1], rect.top(), rect.bottom())], axis=1)
+        i = int(np.argmin(np.hypot(*(xy - inner).T)))
+        return QPointF(*xy[i]), QPointF(*inner[i])
 
     def head(self, distance):
         """The polyline from the start up to `distance`."""
@@ -361,6 +392,7 @@ class StepPainter:
         for i, ((edge, track), label) in enumerate(zip(tracks, self._pill_texts(step))):
             if any(label == done for done, _, _ in placed):   # one label says it for parallel arrows
                 continue
+            track = track.within(bounds) or track      # the part of the arrow in view
             w, h = (text.width(font, label) + PILL_PAD) * k, PILL_H * k
             others = [other for j, (_, other) in enumerate(tracks) if j != i]
             spots = []
@@ -395,6 +427,23 @@ class StepPainter:
             blocked.append(free.adjusted(-3 * k, -3 * k, 3 * k, 3 * k))
         self._pill_cache = (key, step, placed)
         return placed
+
+    def pill_leaders(self, step):
+        """[(text, QLineF)]: a leader line from each label that could not lie within
+        LEADER_FROM of what it names (the part of its arrow in view, or its card) to the
+        nearest point of it, so that which arrow a label names reads at a glance (the
+        nearer spots taken by cards, port names and other edges: a relu chain's
+        "cotangent (1, 6)" lay under layer6's card, ~50 px from its arrow)."""
+        out = []
+        for label, rect, anchor in self.placed_pills(step):
+            if not isinstance(anchor, Track):
+                anchor = Track(xy=np.array([[anchor.left(), anchor.top()], [anchor.right(), anchor.top()],
+                                            [anchor.right(), anchor.bottom()], [anchor.left(), anchor.bottom()],
+                                            [anchor.left(), anchor.top()]]))
+            if anchor.distance(rect) > LEADER_FROM * self.label_scale:
+                tip, start = anchor.nearest(rect)
+                out.append((label, QLineF(start, tip)))
+        return out
 
     def _edge_tracks(self):
         """{edge: Track} of every edge drawn, flattened once per card geometry."""
@@ -470,6 +519,9 @@ class StepPainter:
                                                                           ARROW_HEAD, ARROW_HEAD))
         for _, r in self.label_rects(step):
             rect = rect.united(r.adjusted(-2, -2, 2, 2))
+        reach = 4 * self.label_scale
+        for _, line in self.pill_leaders(step):
+            rect = rect.united(QRectF(line.p1(), line.p2()).normalized().adjusted(-reach, -reach, reach, reach))
         seed = self.seed_marks(step)
         if seed is not None:
             tail, tip, _ = seed
@@ -508,6 +560,18 @@ class StepPainter:
         painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)
         painter.restore()
 
+    def _leader(self, painter, line, colour):
+        """A thin dotted line from a label to the arrow it names, a dot where it meets it."""
+        k = self.label_scale
+        pen = QPen(QColor(colour), 1.5 * k)
+        pen.setStyle(Qt.PenStyle.DotLine)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawLine(line)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(colour))
+        painter.drawEllipse(line.p2(), 3.0 * k, 3.0 * k)
+
     def paint_arrows(self, painter, step, progress):
         """The moving part of a step: cotangent arrows (and, once arrived, their labels)."""
         t = self.theme
@@ -529,6 +593,8 @@ class StepPainter:
             if kind == "cut":
                 self._cut_mark(painter, self.cut_point(edge))
         if progress >= 1.0:
+            for _, line in self.pill_leaders(step):
+                self._leader(painter, line, colour)
             for label, rect in self.pill_rects(step):
                 self._pill(painter, rect, label, colour)
         seed = self.seed_marks(step)

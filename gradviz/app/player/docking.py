@@ -116,7 +116,8 @@ def _cost(spot, shown, avoid, others, rules):
     return cost
 
 
-def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, grid=0, free=False):
+def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, grid=0, free=False,
+           extent=()):
     """(zoom, scale, spot, centre) of the first configuration in `configs` ([(zoom, scale)],
     best first) where the card (`size` at scale 1) docks in a view of `port` pixels beside
     the cards `shown` ([(card, name strip)], the step's own first) by `rules`; over their
@@ -124,8 +125,9 @@ def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, 
     none does. natural: the card's own place (tried first at scale 1). grid: also try the
     places of a grid x grid lattice over each view (dearer: when the usual places fail).
     free: also every place that touches no card (the step shown larger with its card
-    anywhere free in view, rather than smaller with it beside its cards)."""
-    nodes = union([card for card, _ in shown])
+    anywhere free in view, rather than smaller with it beside its cards). extent: boxes
+    that the view holds too (the step's arrows), which the card may lie over."""
+    nodes = union([card for card, _ in shown] + list(extent))
     own = shown[0][0]
     cards = [card for card, _ in shown + avoid + others] if free else ()
     over = None       # over the cards' bodies: the configuration that hides least of them

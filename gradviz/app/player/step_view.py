@@ -12,7 +12,9 @@ zoom is shown whole a little smaller, and its formula card may be drawn smaller 
 cards, but no text goes under `READABLE_PX`. Only when even that fails does the view, at the
 readable zoom, show in order of priority: the active card and its formula card (from their
 top-left corner if even they do not fit), the ports where the cotangent lands, the cards at
-the other end of the animated edges; the rest is reached by scrolling.
+the other end of the animated edges; the rest is reached by scrolling. The view then pans
+as little as it takes (`settle`) to show the step's arrows whole and to cut no other card in
+half where a slightly different pan shows it whole or not at all.
 """
 import math
 
@@ -31,6 +33,8 @@ MAX_ZOOM = 1.25
 MARGIN = 24.0           # screen pixels kept free around what is framed
 LANDING_W = 140.0       # how much of the card where the cotangent lands is worth showing
 LABEL_MARGIN = 2.0      # screen pixels between the view's edge and an arrow's label
+ARROW_PAD = 8.0         # scene units kept in view around a step's arrows (their heads)
+CUT = 2.0               # scene units a card may pass the view's edge by without being cut
 
 
 def text_px(view, zoom=None):
@@ -80,10 +84,18 @@ def step_rects(renderer, step):
         if other in renderer.doc.nodes:
             near = near.united(landing)
             want = want.united(_card(renderer, other))
+    for arrow in arrow_rects(renderer, step):    # the arrows whole, where they bulge out
+        want = want.united(arrow)
     whole = QRectF(want)
     for n in renderer.doc.nodes:
         whole = whole.united(_card(renderer, n))
     return [card, must, near, want, whole]
+
+
+def arrow_rects(renderer, step):
+    """The bounds of the routes of `step`'s arrows, with room for their heads."""
+    return [renderer.edge_path(e).boundingRect().adjusted(-ARROW_PAD, -ARROW_PAD, ARROW_PAD, ARROW_PAD)
+            for e in renderer._step_edges(step)]
 
 
 def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM):
@@ -201,6 +213,7 @@ def _docked(view, renderer, step, lowest, readable_px):
     groups = [nids, nids[:1]] if len(nids) > 1 else [nids]
     for group in groups:
         shown = [_with_name(renderer, n) for n in group]
+        arrows = [_box(rect) for rect in arrow_rects(renderer, step)] if group is nids else []
         avoid = [_with_name(renderer, n) for n in nids[len(group):]]
         # Clear of every card, beside the step's cards or anywhere free in the view, at the
         # largest zoom that has such a place (down to the legible size); only then over other
@@ -212,7 +225,7 @@ def _docked(view, renderer, step, lowest, readable_px):
                 (True, False, False, 0), (False, True, False, 0), (False, False, False, 0)):
             found = docking.search(shown, avoid, others, (layout.width, layout.height),
                                    configs, size, docking.Rules(clear, names_free, bodies_free),
-                                   CARD_GAP, natural, grid, free=bodies_free)
+                                   CARD_GAP, natural, grid, free=bodies_free, extent=arrows)
             if found is not None:
                 zoom, scale, spot, centre = found
                 rect = QRectF(spot[0], spot[1], spot[2] - spot[0], spot[3] - spot[1])
@@ -275,6 +288,7 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM)
     if framed is None:
         return None
     zoom, centre, _ = framed
+    centre = settle(view, renderer, step, zoom, centre)
     view.setTransform(QTransform.fromScale(zoom, zoom))
     look_at(view, centre)
     keep_labels_in_view(view)
@@ -283,6 +297,82 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM)
     shown = text_px(view, zoom)
     view.set_readable_px(readable_px if shown >= readable_px - 1e-6 else shown * (1 - 1e-9))
     return zoom, centre
+
+
+def _span_shifts(inner, outer):
+    """(lo, hi) of the shifts s along one axis that keep the span `inner` inside the window
+    `outer` moved by s; lo > hi when it is longer than the window."""
+    return inner[1] - outer[1], inner[0] - outer[0]
+
+
+def settle(view, renderer, step, zoom, centre):
+    """`centre` moved, at `zoom`, as little as it takes and keeping in view all it shows of
+    the step (its cards, formula card, seed), so that the step's arrows lie whole in view
+    where they can (lesson 14's fan-in at layer: both paths left the view at the right),
+    then so that no other card is cut by the view's edge where a slightly different pan
+    shows it whole or not at all (the tiny CNN's loss card at 1280 x 800)."""
+    port = view.viewport().rect()
+    seen = QRectF(0, 0, port.width() / zoom, port.height() / zoom)
+    seen.moveCenter(centre)
+    nodes = set(involved_nodes(renderer, step))
+    keep = [_card(renderer, n) for n in nodes]
+    formula = render_painter.formula_rect(renderer, step)
+    if formula is not None:
+        keep.append(formula)
+    if getattr(step, "kind", "") == "seed":
+        keep.append(renderer.moving_rect(step))
+    keep = [rect for rect in keep if seen.contains(rect)]
+    axes = ((lambda r: (r.left(), r.right())), (lambda r: (r.top(), r.bottom())))
+    bounds = []
+    for axis in axes:
+        lo, hi = -math.inf, math.inf
+        for rect in keep:
+            a, b = _span_shifts(axis(rect), axis(seen))
+            lo, hi = max(lo, a), min(hi, b)
+        bounds.append((min(lo, 0.0), max(hi, 0.0)))
+
+    routes = arrow_rects(renderer, step)
+    shift = [0.0, 0.0]
+    if routes:
+        arrows = routes[0]
+        for rect in routes[1:]:
+            arrows = arrows.united(rect)
+        for i, axis in enumerate(axes):
+            a, b = _span_shifts(axis(arrows), axis(seen))
+            want = min(max(0.0, a), b) if a <= b else (a + b) / 2
+            shift[i] = min(max(want, bounds[i][0]), bounds[i][1])
+            if a <= shift[i] <= b:      # the arrows now in view stay there
+                bounds[i] = (max(bounds[i][0], a), min(bounds[i][1], b))
+
+    cards = [whole_card(renderer, n) for n in renderer.doc.nodes if n not in nodes]
+
+    def cut(sx, sy):
+        return len(cut_cards(seen.translated(sx, sy), cards))
+
+    choices = []
+    for i, axis in enumerate(axes):
+        options = {shift[i]}
+        a, b = axis(seen)
+        for card in cards:
+            start, end = axis(card)
+            options |= {start - a, end - b, end - a, start - b}   # whole in view, or out of it
+        choices.append(sorted(o for o in options if bounds[i][0] <= o <= bounds[i][1]) or [shift[i]])
+    best = min(((sx, sy) for sx in choices[0] for sy in choices[1]),
+               key=lambda s: (cut(*s), abs(s[0] - shift[0]) + abs(s[1] - shift[1])))
+    if cut(*best) == cut(*shift):
+        best = shift
+    return QPointF(centre.x() + best[0], centre.y() + best[1])
+
+
+def whole_card(renderer, nid):
+    """A card as a view shows it whole: with its port names, and its badge if it has one."""
+    return renderer.footprint(nid).adjusted(0, -BADGE_H - 4 if renderer._has_badge(nid) else 0, 0, 0)
+
+
+def cut_cards(seen, cards, by=CUT):
+    """The cards (scene rects) that the edge of the view `seen` cuts by more than `by`."""
+    inner, outer = seen.adjusted(by, by, -by, -by), seen.adjusted(-by, -by, by, by)
+    return [card for card in cards if inner.intersects(card) and not outer.contains(card)]
 
 
 def keep_labels_in_view(view):

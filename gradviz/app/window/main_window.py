@@ -18,8 +18,8 @@ from ...graph.errors import Problem
 from . import focus_keys
 from .inactive_keys import InactiveKeys
 from .. import theme as app_theme
-from ..dock_room import (CANVAS_MIN_HEIGHT, STUDY_SHARE, Dock, StudyPlacement, in_front, tabs_above,
-                         title_bar_follows_area)
+from ..dock_room import (CANVAS_MIN_HEIGHT, INSPECTOR_SHARE, STUDY_SHARE, Dock, StudyPlacement, in_front,
+                         tabs_above, title_bar_follows_area)
 from ..canvas.view import CanvasView
 from .codeview import CodeView
 from .recovery import Autosaver, RecentFiles, Recovery
@@ -55,7 +55,6 @@ FIRST_SIZE = QSize(1280, 800)
 FIRST_SHARE = 0.85        # a first window on a larger screen takes this share of it
 PALETTE_WIDTH, INSPECTOR_WIDTH = 230, 340
 WIDE_CANVAS = 1000        # below this, with a dock on each side, the docks share the right side
-INSPECTOR_SHARE = 0.5     # ... the inspector above, this share of the height; palette and lesson below
 
 
 def _time_text(ms):
@@ -122,6 +121,7 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         self.tabifyDockWidget(self.palette_dock, self.lesson_dock)  # raised when a lesson opens
 
         self._build_study_docks()
+        self.tabifiedDockWidgetActivated.connect(self._tab_in_front)
 
         self.presentation = PresentationMode(self)
 
@@ -260,8 +260,8 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
                             min(max(FIRST_SIZE.height(), int(area.height() * FIRST_SHARE)), area.height()))
                 self.move(area.center() - self.rect().center())
         self._first_run = not (isinstance(state, QByteArray) and not state.isEmpty())
+        self._built_state = self.saveState()     # the docks as built, a first run's start
         if not self._first_run:
-            self._built_state = self.saveState()     # the layout of a first run, to fall back on
             self._saved_state = state
             self.restoreState(state)
         else:

@@ -211,6 +211,9 @@ class WindowMenus:
         a["inspector"] = front_action(self, self.inspector_dock)
         a["inspector"].setShortcut(QKeySequence("Ctrl+Shift+I"))
         view.addActions([a["code"], a["palette"], a["inspector"]])
+        a["reset_layout"] = self._action("&Reset Window Layout", self.reset_dock_layout,
+                                         tip="Put the docks where a first run puts them for this window's size")
+        view.addAction(a["reset_layout"])
         self.view_menu = view
         view.addSeparator()
         view.addActions([a[f"theme_{n}"] for n in app_theme.THEMES])

@@ -2,8 +2,11 @@
 in presentation mode: the card that sends, the cards that receive and the whole formula card
 in view at a legible size, the formula card hiding none of their names, nor any other card's
 name where a free spot was there; where the cards the cotangent comes from cannot be framed
-with the step's, the step starts on them. In presentation mode a step whose cards and formula
-card fit at the back row's size, the card simply below or beside them, is shown at that size.
+with the step's, the step starts on them. The step's arrows lie whole in view, each label
+within a label's height of its arrow or joined to it by a leader line, and no other card is
+cut by the view's edge where a slightly different pan shows it whole or not at all. In
+presentation mode a step whose cards and formula card fit at the back row's size, the card
+simply below or beside them, is shown at that size.
 Each sample is laid out as Fit to Window lays it out in the window (folded where that shows
 it larger) before its steps, as a teacher opens a lesson and then presents it."""
 import math
@@ -15,10 +18,11 @@ from PySide6.QtCore import QCoreApplication, QRectF, Qt
 from gradviz.app.player import docking, lessons, presentation, step_view
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render.legible import READABLE_PX
-from gradviz.render.story_overlay import BESIDE, Track
+from gradviz.render.story_overlay import BESIDE, PILL_H, Track
 
 SAMPLE_FILES = sorted(SAMPLES_DIR.glob("*.json"))
 EPS = 1e-6
+NEAR_ROWS = 2      # how many label heights of each arrow of a step at least show in view
 # The one step whose rule card lies over cards not in the step: attention's S → QKᵀ in the
 # window's 918x618 canvas at 1280x800, where no fold of its 13 cards leaves its card a free
 # place in one view with S and QKᵀ at the legible zoom; the card hides no name there (w_v's
@@ -128,6 +132,89 @@ def _label_misses(r, step, seen, where):
         if near < min(own - 1.0, BESIDE * r.label_scale):   # (the points lie 1 unit apart)
             out.append(where + (f"label {label!r} beside another edge, not its own arrow",
                                 round(own / r.label_scale, 1), round(near / r.label_scale, 1)))
+    out += _far_labels(r, step, seen, where)
+    return out
+
+
+def _visible(points, seen):
+    """The points of `points` ((n, 2) array) that lie in `seen`."""
+    return points[(points[:, 0] >= seen.left()) & (points[:, 0] <= seen.right())
+                  & (points[:, 1] >= seen.top()) & (points[:, 1] <= seen.bottom())]
+
+
+def _far_labels(r, step, seen, where):
+    """Every arrow of the step shows in view (at least NEAR_ROWS label heights of it), and
+    every label names its arrow at a glance: it lies within one label height of the part of
+    its arrow in view (of its card, for a path inside a node), or a leader line runs from it
+    to that part. BatchNorm's step 9 in presentation at 1280 x 800 put its label ~95 px
+    above its arrow; lesson 14's step 14 in the window at 1280 x 800 a label ~45 px above
+    any arrow in view, both of its paths leaving the view."""
+    out = []
+    for edge, track in r.step_tracks(step):
+        points = _along(track)
+        if len(_visible(points, seen)) < len(points):
+            out.append(where + ("an arrow of the step leaves the view", r.doc.nodes[edge.src.node].label or edge.src.node,
+                                r.doc.nodes[edge.dst.node].label or edge.dst.node))
+    k = r.label_scale
+    limit = PILL_H * k + 1.0            # (the points lie 1 unit apart)
+    leaders = {label: line for label, line in r.pill_leaders(step)}
+    for label, rect, anchor in r.placed_pills(step):
+        if isinstance(anchor, Track):
+            shown = _visible(_along(anchor), seen)
+            if len(shown) < NEAR_ROWS * PILL_H * k:
+                out.append(where + (f"the arrow of label {label!r} is hardly in view", len(shown)))
+                continue
+            gap = _distance(rect, shown)
+        else:
+            shown = _along(Track(xy=np.array([[anchor.left(), anchor.top()], [anchor.right(), anchor.top()],
+                                              [anchor.right(), anchor.bottom()], [anchor.left(), anchor.bottom()],
+                                              [anchor.left(), anchor.top()]])))
+            gap = _distance(rect, _visible(shown, seen))
+        if gap <= limit:
+            continue
+        line = leaders.get(label)
+        if line is None:
+            out.append(where + (f"label {label!r} far from its arrow, no leader",
+                                round(gap / (PILL_H * k), 1)))
+            continue
+        start, end = np.array([[line.p1().x(), line.p1().y()]]), np.array([[line.p2().x(), line.p2().y()]])
+        if _distance(rect.adjusted(-1, -1, 1, 1), start) > 0 or _distance(QRectF(line.p2(), line.p2()), shown) > 1.0 \
+                or not seen.contains(line.p2()):
+            out.append(where + (f"the leader of label {label!r} does not join it to its arrow",))
+    return out
+
+
+def _needless_cuts(r, step, seen, cards, where):
+    """The cards the view's edge cuts where a pan of at most a quarter of the view, keeping
+    in view all it shows of the step (its cards, its formula card, its arrows), shows them
+    whole or not at all and cuts no other card (the tiny CNN's loss card, cut at the right in
+    steps 5-8 at 1280 x 800, looked broken)."""
+    kept = [card for card in cards if seen.contains(card)]
+    formula = step_view.render_painter.formula_rect(r, step)
+    pad = step_view.ARROW_PAD
+    kept += [rect for rect in [formula] + [r.edge_path(e).boundingRect().adjusted(-pad, -pad, pad, pad)
+                                           for e in r._step_edges(step)]
+             if rect is not None and seen.contains(rect)]
+    others = [step_view.whole_card(r, n) for n in r.doc.nodes if n not in step_view.involved_nodes(r, step)]
+
+    def cut(view):
+        return step_view.cut_cards(view, others)
+
+    out, before = [], cut(seen)
+    for card in step_view.cut_cards(seen, others, by=2 * step_view.CUT):   # (the view scrolls by whole pixels)
+        moves = [(card.left() - seen.left(), 0), (card.right() - seen.right(), 0),
+                 (card.right() - seen.left(), 0), (card.left() - seen.right(), 0),
+                 (0, card.top() - seen.top()), (0, card.bottom() - seen.bottom()),
+                 (0, card.bottom() - seen.top()), (0, card.top() - seen.bottom())]
+        for dx, dy in moves:
+            view = seen.translated(dx, dy)
+            strict = view.adjusted(0.5, 0.5, -0.5, -0.5)     # the view itself, not `seen`'s slack
+            if (abs(dx) <= seen.width() / 4 and abs(dy) <= seen.height() / 4
+                    and all(strict.contains(rect) for rect in kept) and len(cut(view)) < len(before)):
+                name = next(r.doc.nodes[n].label or n for n in r.doc.nodes if step_view.whole_card(r, n) == card)
+                out.append(where + ("a card cut by the view's edge where a pan shows it whole or not at all",
+                                    name, round(dx), round(dy)))
+                break
     return out
 
 
@@ -178,6 +265,7 @@ def _misses(w, path, presenting, size):
         if seed is not None and not seen.contains(QRectF(seed[1], seed[0]).adjusted(0, -1, 0, 1).united(seed[2])):
             out.append(where + ("the seed's arrow or word is out of view",))
         out += _pan_misses(c, r, step, seen, where)
+        out += _needless_cuts(r, step, seen, cards, where)
         out += _label_misses(r, step, seen, where)
         formula = step_view.render_painter.formula_rect(r, step)
         if formula is None:

@@ -546,3 +546,56 @@ def test_every_study_axis_title_fits(qtbot, window, size, sample):
         if found := _axis_title_faults(view):
             faults[title] = found
     assert not faults, faults
+
+
+def _click_tab(qtbot, w, title):
+    """Select the tab `title` as a click on it does (the tab bar's current index)."""
+    for bar in w.findChildren(QTabBar):
+        for i in range(bar.count()):
+            if bar.isVisible() and (bar.tabText(i) == title or bar.tabToolTip(i) == title):
+                bar.setCurrentIndex(i)
+                qtbot.wait(50)
+                return
+    raise AssertionError(f"no tab {title}")
+
+
+def test_the_inspector_gets_its_share_back_when_a_study_goes_behind(qtbot, window):
+    """Walk-through at 1280 x 800: after a study had been opened beside the palette, the
+    inspector kept 180 px of its 590 px column while the Lesson or Palette tab was in front
+    below it (the study's STUDY_SHARE stayed), so a student editing a tensor saw two rows
+    of it. The column is shared by what is in front: a study takes STUDY_SHARE, the
+    palette or the lesson gives the inspector its first-run share back."""
+    w = window("004_matmul_sum")
+    dock = _open(qtbot, w, "Jacobian")
+    inspector = w.inspector_dock
+    assert w.dockWidgetArea(dock) == w.dockWidgetArea(inspector)       # beside the palette
+    column = inspector.height() + dock.height()
+    assert dock.height() >= 0.6 * column
+    for title in ("Palette", "Lesson"):
+        _click_tab(qtbot, w, title)
+        assert inspector.height() >= 0.45 * column, (title, inspector.height(), column)
+    _click_tab(qtbot, w, "Jacobian")
+    assert in_front(dock) and dock.height() >= 0.6 * column, (dock.height(), column)
+
+
+def test_reset_window_layout_lays_the_docks_out_for_the_window_as_it_is(qtbot, window):
+    """Walk-through: a layout remembered from a 1280 px window (palette and lesson under the
+    inspector, so the canvas keeps its width) came back in a 1920 px window with the
+    palette still on the right, and nothing put it back. View ▸ Reset Window Layout lays
+    the docks out as a first run does for the window's size; an open study stays open and
+    in front."""
+    first = window("004_matmul_sum", (1280, 800))
+    right, left = Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.LeftDockWidgetArea
+    assert first.dockWidgetArea(first.palette_dock) == right
+    first.close()
+    again = window("004_matmul_sum", (1280, 800))
+    again.resize(1920, 1080)
+    qtbot.wait(100)
+    jacobian = _open(qtbot, again, "Jacobian")
+    assert again.dockWidgetArea(again.palette_dock) == right        # remembered as it was
+    again.actions_by_name["reset_layout"].trigger()
+    qtbot.wait(100)
+    assert again.dockWidgetArea(again.palette_dock) == left
+    assert again.dockWidgetArea(again.inspector_dock) == right
+    assert jacobian.isVisible() and in_front(jacobian)
+    assert again.canvas.width() >= 1000
