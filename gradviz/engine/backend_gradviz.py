@@ -13,7 +13,7 @@ def _gradviz_namespace():
     # argument checks (which cost more than the op itself on small tensors).
     def matmul(a, b, transpose_a=False, transpose_b=False):
         return apply(linalg.MATMUL, tensors(a, b),
-                     {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)})
+                     linalg.MATMUL_ATTRS[bool(transpose_a), bool(transpose_b)])
 
     def reshape(x, new_shape):
         new_shape = tuple(map(int, new_shape))

@@ -130,6 +130,10 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
                                 pending[t._id] = c
                             elif type(prev) is _FanIn:
                                 prev.append(c)
+                            elif type(c) is ZeroCotangent:
+                                pass  # zeros add nothing (as below)
+                            elif type(prev) is ZeroCotangent:
+                                pending[t._id] = c
                             else:
                                 pending[t._id] = _FanIn((prev, c))
                         continue
@@ -146,6 +150,13 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
                         pending[t._id] = c
                     elif type(prev) is _FanIn:
                         prev.append(c)
+                    elif type(c) is ZeroCotangent:
+                        # Unwritten zeros add nothing where another contribution meets
+                        # them, as _sum drops them: neither a _FanIn nor a sum (a relu
+                        # layer's ReluGrad gives one per Hessian pass).
+                        pass
+                    elif type(prev) is ZeroCotangent:
+                        pending[t._id] = c
                     else:
                         pending[t._id] = _FanIn((prev, c))
                 continue

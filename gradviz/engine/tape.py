@@ -212,6 +212,16 @@ class GradientTape:
         (a loop needs a persistent tape, see _check_parallel_iterations).
         """
         zero = _unconnected_zero(unconnected_gradients)
+        if (isinstance(target, Tensor) and isinstance(sources, Tensor)
+                and parallel_iterations is None and experimental_use_pfor):
+            # tape.jacobian(y, x), the common call (a Hessian's outer pass), without the
+            # nest bookkeeping below; the same checks and the same result.
+            self._begin_use("jacobian")
+            shape = target._value.shape + sources._value.shape
+            if sources._id not in self._tracked:
+                return _unconnected(shape, sources, zero)
+            check_result_fits("jacobian", shape, sources._value.dtype)
+            return _jacobian(self._entries, target, [sources], zero)[0]
         flat_targets = [_as_target(t) for t in nest.flatten(target)]
         flat_sources = _as_sources(sources)
         self._check_loop_allowed(experimental_use_pfor, "jacobian")
@@ -415,8 +425,14 @@ JACOBIAN_CHUNK_BYTES = 16 * 2**20
 
 
 def _chunk_size(entries, n):
-    largest = max([v.nbytes for op in entries for v in op._in_values]
-                  + [o._value.nbytes for op in entries for o in op.outputs] + [1])
+    largest = 1
+    for op in entries:  # loops, not two lists and their max: this runs on every Jacobian
+        for v in op._in_values:
+            if v.nbytes > largest:
+                largest = v.nbytes
+        for o in op.outputs:
+            if o._value.nbytes > largest:
+                largest = o._value.nbytes
     # A few live cotangents of the largest size per basis vector.
     return max(1, min(n, JACOBIAN_CHUNK_BYTES // (4 * largest)))
 

@@ -60,7 +60,7 @@ def make_plan(doc, order, skip=(), path=()):
         inputs = [plan.shapes.get(e.src) for e in incoming[nid]]
         if any(s is None for s in inputs):
             continue
-        problem = _add(plan, doc, node, inputs, nid in path)
+        problem = _add(plan, doc, node, inputs, nid in path, incoming[nid])
         if problem:
             plan.problems.append(problem)
             plan.over_limit = plan.over_limit or not isinstance(problem, _ShapeProblem)
@@ -75,12 +75,13 @@ class _ShapeProblem(Problem):
     __slots__ = ()
 
 
-def _add(plan, doc, node, inputs, on_path):
+def _add(plan, doc, node, inputs, on_path, edges):
     view = catalog.with_defaults(node)
     try:
         shapes, multiply_adds = infer(view, inputs)
-    except ShapeError as e:
-        return _ShapeProblem(str(e), node=node.id)
+    except ShapeError as e:       # each input named by the node that feeds it, as the canvas
+        return _ShapeProblem(e.worded([catalog.port_name(doc, edge.src) for edge in edges]),
+                             node=node.id)
     if node.kind == OP and node.op == "gradient":
         multiply_adds = 2 * _backward_cost(plan, doc, node)
     for shape in shapes:

@@ -134,18 +134,25 @@ def inner_product(v, y):
 
 def objective_terms(doc, values=None, name=port_name):
     """[(target port, its name, how)] for each target, how tape.gradient takes it: 'given'
-    (seeded with output_gradients), 'scalar' (itself), 'sum' (a tensor: TF sums its
-    elements). `values` ({Port: array}) tell a scalar from a tensor; unknown is a tensor."""
+    (seeded with output_gradients), else `taken(values.get(port))`. `values` ({Port:
+    array}) tell a scalar from a tensor."""
     values = values or {}
     terms = []
     for port in doc.targets:
         if port.node not in doc.nodes:
             continue
-        how = ("given" if port in doc.output_gradients
-               else "scalar" if values.get(port) is not None and np.size(values[port]) == 1
-               else "sum")
+        how = "given" if port in doc.output_gradients else taken(values.get(port))
         terms.append((port, name(doc, port), how))
     return terms
+
+
+def taken(value):
+    """How tape.gradient takes a target of this value: 'scalar' (itself), 'sum' (a tensor:
+    TF sums its elements), 'unknown' (no value: the graph does not run up to it, and a
+    name must not claim either)."""
+    if value is None:
+        return "unknown"
+    return "scalar" if np.size(value) == 1 else "sum"
 
 
 def objective_name(doc, values=None, name=port_name):
@@ -165,16 +172,18 @@ def objective_sum(terms):
 
 
 def objective_term(shown, how, v="v"):
-    """One target's term: 'loss' (how='scalar'), 'Σy' ('sum'), '❬v, y❭' ('given')."""
+    """One target's term: 'loss' (how='scalar', or 'unknown': its name alone, no claim),
+    'Σy' ('sum'), '❬v, y❭' ('given')."""
     if how == "given":
         return inner_product(v, shown)
-    return shown if how == "scalar" else f"Σ{shown}"
+    return f"Σ{shown}" if how == "sum" else shown
 
 
 def objective_note(doc, values=None, name=port_name):
     """What the symbols of `objective_name` mean, in words ('' for one scalar target):
     '❬v, y❭ = Σ v·y, where v is the output_gradients given for y', 'Σy: the sum of y's elements,
-    which tape.gradient differentiates for a target that is not a scalar'."""
+    which tape.gradient differentiates for a target that is not a scalar'; nothing for a
+    target whose value is unknown (a shape error before it): no claim that it is a tensor."""
     terms = objective_terms(doc, values, name)
     notes = []
     for k, (_, shown, how) in enumerate(terms):

@@ -8,6 +8,7 @@ authority on everything that depends on values (a singular matrix, a dtype clash
 tests check that the shapes predicted here are the shapes the engine produces.
 """
 import math
+import re
 import string
 
 import numpy as np
@@ -18,7 +19,8 @@ from gradviz.engine.ops import windows as _windows
 from gradviz.engine.ops.shape import check_indices
 
 from . import catalog
-from .document import CONSTANT, CUSTOM_GRADIENT, LAYER, VARIABLE
+from .document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE
+from .input_names import by_place, declared_names, slot_letter
 from ..engine.ops.linalg import _explicit_equation
 
 UNARY = {"negative", "exp", "log", "sin", "cos", "sqrt", "square", "abs", "tanh", "reciprocal",
@@ -30,13 +32,58 @@ REDUCE = {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod"
 
 
 class ShapeError(ValueError):
-    """What is wrong with a node's input shapes or attributes, in words."""
+    """What is wrong with a node's input shapes or attributes, in words. A message names an
+    input by `_in(k)`; `worded` names it by the node that feeds it, where the caller knows
+    the user's names ('hidden (operand a) has shape (2, 4)'); str() by its slot alone ('a',
+    'filters'), as TF's words do."""
+
+    slots = ()           # the inputs' names by place (a, b) or role (filters), set by infer
+    placed = False       # by place: the node's name leads ('hidden (operand a)')
+
+    def __str__(self):
+        return self.worded()
+
+    def worded(self, feeds=None):
+        """The message with input k named `feeds[k]` (the user's name of the port that
+        feeds it) beside its slot; by its slot alone without `feeds`."""
+        def name(match):
+            k = int(match.group(1))
+            slot = self.slots[k] if k < len(self.slots) else slot_letter(k)
+            if not feeds or k >= len(feeds) or feeds[k] == slot:
+                return slot
+            return f"{feeds[k]} (operand {slot})" if self.placed else f"{slot} ({feeds[k]})"
+        return _INPUT.sub(name, str(self.args[0]) if self.args else "")
+
+
+_INPUT = re.compile("\x00(\\d+)\x00")
+
+
+def _in(k):
+    """Input k as a message names it (ShapeError.worded writes the name)."""
+    return f"\x00{k}\x00"
+
+
+def _slots(node, count):
+    """(the inputs' names, whether by place) as the node's ports and rule card name them."""
+    if node.kind == OP and by_place(node, count):
+        return [slot_letter(k) for k in range(count)], True
+    if node.kind == OP:
+        return declared_names(node, count), False
+    return ["input", "kernel"], False      # a layer: its input, then its first weight
 
 
 def infer(node, shapes, weights=None):
     """([output shape], multiply-adds) of `node` (attributes with their defaults) for input
     `shapes`. Multiply-adds count the matrix products, einsums, solves and inverses; the
     other ops cost about one operation per value and are counted by their outputs."""
+    try:
+        return _infer(node, shapes, weights)
+    except ShapeError as e:
+        e.slots, e.placed = _slots(node, len(shapes))
+        raise
+
+
+def _infer(node, shapes, weights=None):
     if node.kind in (CONSTANT, VARIABLE):
         return [tuple(node.value.shape)], 0
     if node.kind == CUSTOM_GRADIENT:
@@ -47,7 +94,7 @@ def infer(node, shapes, weights=None):
     if op in UNARY:
         return [shapes[0]], 0
     if op in BINARY or op == "add_n":
-        return [_broadcast(shapes)], 0
+        return [_broadcast(shapes, named=True)], 0
     if op in REDUCE:
         return [_reduce(shapes[0], a["axis"], a["keepdims"])], 0
     if op in ("nn.softmax", "nn.log_softmax"):
@@ -75,12 +122,22 @@ def _axis(axis, rank, what="axis", new=False):
         raise ShapeError(str(e)) from None
 
 
-def _broadcast(shapes):
+def _broadcast(shapes, named=False):
+    """The shape `shapes` broadcast to; `named`: they are the node's inputs, in order (not
+    their batch axes), and the message names them."""
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
+        if named:
+            raise ShapeError("the input shapes do not broadcast together: " + _shapes_of(shapes)) \
+                from None
         raise ShapeError("the input shapes " + ", ".join(map(_text, shapes))
                          + " do not broadcast together") from None
+
+
+def _shapes_of(shapes):
+    """'a has shape (2, 4), b has shape (5, 2)', each input named by _in."""
+    return ", ".join(f"{_in(k)} has shape {_text(s)}" for k, s in enumerate(shapes))
 
 
 def _reduce(shape, axis, keepdims):
@@ -129,13 +186,12 @@ def _layer(node, x):
 def _matmul(shapes, a):
     x, y = shapes
     if len(x) < 2 or len(y) < 2:
-        raise ShapeError(f"matmul needs tensors of rank 2 or more, got shapes {_text(x)} and "
-                         f"{_text(y)}")
+        raise ShapeError(f"matmul needs tensors of rank 2 or more: {_shapes_of((x, y))}")
     m, k = (x[-1], x[-2]) if a["transpose_a"] else (x[-2], x[-1])
     k2, n = (y[-1], y[-2]) if a["transpose_b"] else (y[-2], y[-1])
     if k != k2:
-        raise ShapeError(f"matmul shapes do not match: a has shape {_text(x)}"
-                         f"{' (transposed)' if a['transpose_a'] else ''}, b has shape "
+        raise ShapeError(f"matmul shapes do not match: {_in(0)} has shape {_text(x)}"
+                         f"{' (transposed)' if a['transpose_a'] else ''}, {_in(1)} has shape "
                          f"{_text(y)}{' (transposed)' if a['transpose_b'] else ''}; inner "
                          f"dimensions {k} and {k2} differ")
     batch = _broadcast([x[:-2], y[:-2]])
@@ -144,7 +200,7 @@ def _matmul(shapes, a):
 
 def _square(shape, op):
     if len(shape) < 2 or shape[-1] != shape[-2]:
-        raise ShapeError(f"{op} needs square matrices, got shape {_text(shape)}")
+        raise ShapeError(f"{op} needs square matrices: {_in(0)} has shape {_text(shape)}")
     return shape[-1]
 
 
@@ -152,8 +208,8 @@ def _solve(shapes, a):
     matrix, rhs = shapes
     n = _square(matrix, "linalg.solve")
     if len(rhs) < 2 or rhs[-2] != n:
-        raise ShapeError(f"linalg.solve needs a right-hand side of shape [..., {n}, K], got "
-                         f"{_text(rhs)}")
+        raise ShapeError(f"linalg.solve needs a right-hand side of shape [..., {n}, K]: "
+                         f"{_in(1)} has shape {_text(rhs)}")
     batch = _broadcast([matrix[:-2], rhs[:-2]])
     return [batch + tuple(rhs[-2:])], math.prod(batch) * (n ** 3 + n * n * rhs[-1])
 
@@ -283,13 +339,12 @@ def _pad(shapes, a):
 def _concat(shapes, a):
     first = shapes[0]
     if any(len(s) != len(first) for s in shapes):
-        raise ShapeError("concat needs tensors of one rank, got shapes "
-                         + ", ".join(map(_text, shapes)))
+        raise ShapeError("concat needs tensors of one rank: " + _shapes_of(shapes))
     axis = _axis(a["axis"], len(first))
     for s in shapes:
         if any(d != e for i, (d, e) in enumerate(zip(s, first)) if i != axis):
-            raise ShapeError(f"concat along axis {axis} needs the other axes to match, got "
-                             "shapes " + ", ".join(map(_text, shapes)))
+            raise ShapeError(f"concat along axis {axis} needs the other axes to match: "
+                             + _shapes_of(shapes))
     out = list(first)
     out[axis] = sum(s[axis] for s in shapes)
     return [tuple(out)], 0
@@ -297,7 +352,7 @@ def _concat(shapes, a):
 
 def _stack(shapes, a):
     if len(set(shapes)) != 1:
-        raise ShapeError("stack needs tensors of one shape, got " + ", ".join(map(_text, shapes)))
+        raise ShapeError("stack needs tensors of one shape: " + _shapes_of(shapes))
     out = list(shapes[0])
     out.insert(_axis(a["axis"], len(out) + 1, new=True), len(shapes))
     return [tuple(out)], 0
@@ -381,8 +436,8 @@ def _sparse_xent(shapes, a):
         raise ShapeError("logits cannot be scalars: sparse_softmax_cross_entropy_with_logits "
                          "needs a class axis")
     if tuple(labels) != tuple(logits[:-1]):
-        raise ShapeError(f"the shape of labels {_text(labels)} should equal the shape of logits "
-                         f"{_text(logits)} without its last (class) axis")
+        raise ShapeError(f"{_shapes_of((labels, logits))}: the shape of labels should equal "
+                         f"the shape of logits without its last (class) axis")
     return [tuple(labels)], 0
 
 
@@ -425,13 +480,13 @@ def _loss(shapes, a, op):
         labels = tuple(y_true[:-1]) if len(y_true) == len(y_pred) and y_true[-1:] == (1,) \
             else tuple(y_true)
         if labels != tuple(y_pred[:-1]):
-            raise ShapeError(f"the shape of y_true {_text(y_true)} should equal the shape of "
-                             f"y_pred {_text(y_pred)} without its last (class) axis")
+            raise ShapeError(f"{_shapes_of((y_true, y_pred))}: the shape of y_true should "
+                             f"equal the shape of y_pred without its last (class) axis")
         per_example = labels
     elif op == "losses.CategoricalCrossentropy":
         if tuple(y_true) != tuple(y_pred):
-            raise ShapeError(f"y_true and y_pred must have the same shape, got {_text(y_true)} "
-                             f"and {_text(y_pred)}")
+            raise ShapeError(f"{_in(0)} and {_in(1)} must have the same shape, got "
+                             f"{_text(y_true)} and {_text(y_pred)}")
         per_example = tuple(y_pred[:-1])
     if a["reduction"] == "none" or per_example in ((), (0,)):
         return [per_example], 0
@@ -442,8 +497,8 @@ def _loss(shapes, a, op):
 def _window_geometry(x, k_hw, a, dilations=(1, 1)):
     """(out_h, out_w) of a window sweep over NHWC `x`, in the engine's words on failure."""
     if len(x) != 4:
-        raise ShapeError(f"input must be of rank 4 [batch, height, width, channels], got shape "
-                         f"{_text(x)}")
+        raise ShapeError(f"{_in(0)} must be of rank 4 [batch, height, width, channels], got "
+                         f"shape {_text(x)}")
     padding = a["padding"]
     explicit = _flat(a["explicit_paddings"]) if padding == "EXPLICIT" else ()
     try:
@@ -462,11 +517,11 @@ def _flat(rows):
 def _conv2d(shapes, a):
     x, w = shapes
     if len(w) != 4:
-        raise ShapeError(f"filters must be of rank 4 [height, width, in_channels, out_channels], "
-                         f"got shape {_text(w)}")
+        raise ShapeError(f"{_in(1)} must be of rank 4 [height, width, in_channels, "
+                         f"out_channels], got shape {_text(w)}")
     if len(x) == 4 and x[3] != w[2]:
-        raise ShapeError(f"input depth must equal filter depth: {x[3]} vs {w[2]} (the filter's "
-                         "third dimension is the input's channels)")
+        raise ShapeError(f"input depth must equal filter depth: {x[3]} vs {w[2]} (the third "
+                         f"dimension of {_in(1)} is the channels of {_in(0)})")
     out_h, out_w = _window_geometry(x, w[:2], a, a["dilations"])
     return [(x[0], out_h, out_w, w[3])], x[0] * out_h * out_w * w[0] * w[1] * w[2] * w[3]
 
@@ -475,8 +530,7 @@ def _conv1d(shapes, a):
     x, w = shapes
     if len(x) != 3 or len(w) != 3:
         raise ShapeError(f"conv1d needs an input of rank 3 [batch, width, channels] and filters "
-                         f"of rank 3 [width, in_channels, out_channels], got shapes {_text(x)} "
-                         f"and {_text(w)}")
+                         f"of rank 3 [width, in_channels, out_channels]: {_shapes_of((x, w))}")
     attrs = {"strides": [1, a["stride"]], "padding": a["padding"], "dilations": [1, a["dilations"]],
              "explicit_paddings": ()}
     (y,), work = _conv2d([(x[0], 1) + tuple(x[1:]), (1,) + tuple(w)], attrs)

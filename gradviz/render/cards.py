@@ -31,7 +31,8 @@ HEADER_H = 28.0
 PAD = 10.0
 LINE_H = 17.0
 MIN_W = 132.0
-MAX_TEXT_W = 300.0      # text never widens a card beyond this; longer text is elided
+MAX_TEXT_W = 300.0      # text never widens a card beyond this; longer text wraps (a name is elided)
+TITLE_KEPT = 200.0      # a title this wide stands whole beside its op's name (the header may pass the cap)
 PORT_R = 5.0
 CORNER_R = 8.0          # a card's rounded corners
 BADGE_H = 18.0
@@ -262,7 +263,11 @@ class CardPainter:
         card = Card(node.id, title, subtitle, info, value, grad, has_grad, n_inputs=n_in, n_outputs=n_out,
                     attrs=attrs)
         f_title, f_sub, f_body, f_label = _fonts()
-        head_w = text.width(f_title, title) + text.width(f_sub, subtitle) + 3 * PAD
+        title_w, sub_w = text.width(f_title, title), text.width(f_sub, subtitle)
+        head_w = title_w + sub_w + 3 * PAD
+        # The op's name (the catalog's: never long without end) whole beside a title of up to
+        # TITLE_KEPT, past the cap if need be: 'nn.softmax_cross_entropy_with_logits' was cut
+        whole_head = sub_w + min(title_w, TITLE_KEPT) + 3 * PAD
         mark = _mark(node, value)
         text_w = max(head_w, *(text.width(f_body, t) + 2 * PAD for t in (info, attrs, mark) if t),
                      0.0)
@@ -290,10 +295,12 @@ class CardPainter:
                 text_w = max(text_w, text.width(preview.mono_font(9), NONE_TEXT) + 2 * PAD)
             if shown is not None:
                 preview_w = max(preview_w, shown.width + 2 * PAD + 6)
-        width = math.ceil(max(MIN_W, min(MAX_TEXT_W, text_w), preview_w))
+        width = math.ceil(max(MIN_W, min(MAX_TEXT_W, text_w), min(head_w, whole_head), preview_w))
         inner = width - 2 * PAD
         self._fit_header(card, width, f_title, f_sub)
-        card.lines = [text.elide(f_body, t, inner) for t in (info, attrs) if t]
+        # The shape and the attributes whole: wrapped on as many lines as they need (a
+        # BatchNormalization's 'training=…' was cut at the card's 300 px cap)
+        card.lines = [line for t in (info, attrs) if t for line in text.wrap(f_body, t, inner, whole=True)]
         card.mark = text.elide(f_body, mark, inner) if mark else ""
         y = HEADER_H + 6 + LINE_H * (len(card.lines) + bool(card.mark))
         for label, array, colour, port, shown in sections:
@@ -342,11 +349,12 @@ class CardPainter:
 
     @staticmethod
     def _fit_header(card, width, f_title, f_sub):
-        """Title left, subtitle right; when both do not fit, the subtitle gives way first."""
+        """Title left, subtitle right; when both do not fit, the title keeps up to TITLE_KEPT
+        and the subtitle gives way first."""
         avail = width - 3 * PAD
         title_w, sub_w = text.width(f_title, card.title), text.width(f_sub, card.subtitle)
         if title_w + sub_w > avail:
-            sub_w = min(sub_w, max(avail * 0.35, avail - title_w))
+            sub_w = min(sub_w, max(avail * 0.35, avail - min(title_w, TITLE_KEPT)))
             title_w = avail - sub_w
         card.title_text = text.elide(f_title, card.title, title_w)
         card.subtitle_text = text.elide(f_sub, card.subtitle, sub_w)

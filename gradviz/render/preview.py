@@ -223,8 +223,8 @@ class Preview:
             scale = float(np.abs(finite).max()) if finite.size else 0.0
             scale_text = number_format(np.array([scale]) / 10.0 ** self.power, spec=own)
             self.caption = f"±{scale_text(scale / 10.0 ** self.power)}{self.factor} heatmap"
-            if self.grid.shape != as_2d(self.array).shape:
-                self.caption += f", rows of {WRAP}"
+            if self.grid.shape != as_2d(self.array).shape:   # a vector wrapped: say so
+                self.caption += f", {self.real} values, {WRAP} per row"
             self.caption_font = _text.sans(font_size)   # as legible as the numbers (legible.NUMBER_PT)
             self.width = max(self.heat_w, CAPTION_MIN_W, _text.width(self.caption_font, self.caption) + 2)
             self.height = self.heat_h + CELL_H

@@ -136,9 +136,14 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
                 caption = (f"The backward pass starts at {name} with the cotangent 1 "
                            f"(∂{name}/∂{name} = 1). {name} is a scalar, so the sum over its "
                            f"elements that tape.gradient differentiates is {name} itself.")
+            elif n == 1:
+                caption = (f"The backward pass starts at {name}, seeded with 1: {name} holds one "
+                           f"element (shape {_shape(ev.cotangent)}), and the sum of the target's "
+                           f"elements that tape.gradient differentiates is that element, so "
+                           f"∂(Σ {name})/∂{name}[0] = 1.")
             else:
-                caption = (f"The backward pass starts at {name} with ones over its {n} element"
-                           f"{'s' if n != 1 else ''} ({_shape(ev.cotangent)}). tape.gradient "
+                caption = (f"The backward pass starts at {name} with ones over its {n} elements "
+                           f"({_shape(ev.cotangent)}). tape.gradient "
                            f"differentiates the sum of the target's elements: ∂(Σ {name})/∂{name}[i] = 1 "
                            f"for every i. This is where the sum over the elements of {name} happens.")
             s = add(Step(0, "seed", naming.owner(ev.tensor), port, f"Seed {name}", caption,

@@ -141,6 +141,13 @@ def from_tape(tape, target, sources, output_gradients=None, names=None,
     return story
 
 
+# The most characters of a step title that names ops inside a node and says where they are,
+# for the presentation's two lines at 1280 px: "the multiply for ∂y/∂x via xx (input 2) → x,
+# inside t1.gradient(y, x)" (69) takes two; "the add → the multiply for ∂y/∂x via xx (input
+# 1), inside t1.gradient(y, x)" (74) took three. Measured over samples/ (test_presentation).
+TITLE_CHARS = 72
+
+
 CUSTOM_RULE_TEXT = {
     "clip_by_norm": lambda a: f"clip_by_norm(grad, {_number(a.get('clip_norm', 1.0))})",
     "scale": lambda a: f"grad · {_number(a.get('factor', 1.0))}",
@@ -210,18 +217,27 @@ class DocumentNaming:
 
     def step_title(self, text, *names):
         """`text` (a step's title with `names` in it, each once) with every name of an op
-        or tensor inside a 'gradient' node in its short form and the node said once at the
-        end: "the relu grad → the multiply 2, inside t1.gradient(out, x)". The whole names
-        ran to four lines of the presentation's title; the captions say them (a visit's its
-        op's, a contribution's its input's)."""
-        places = []
-        for name in names:
-            short = self._short.get(name)
-            if short is not None:
-                text = text.replace(name, short[0], 1)
-                places.append(short[1])
-        return text + (f", inside {places[0]}" if places and len(set(places)) == 1 else
-                       "".join(f", inside {p}" for p in dict.fromkeys(places)))
+        or tensor inside a 'gradient' node in a short form and the node said once at the
+        end: "the multiply for ∂out/∂layer → the multiply in y_sq's rule, inside t1.gradient(out,
+        x)" shortened to "the multiply → the multiply in y_sq's rule, inside …" where it
+        would take more than TITLE_CHARS. The whole names ran to four lines of the
+        presentation's title; the captions say them (a visit's its op's, a contribution's
+        its input's)."""
+        inner = [name for name in names if name in self._short]
+        inside = "".join(f", inside {p}" for p in dict.fromkeys(self._short[n][1] for n in inner))
+        picked = {name: 0 for name in inner}
+
+        def written():
+            out = text
+            for name in inner:
+                out = out.replace(name, self._short[name][0][picked[name]], 1)
+            return out + inside
+        # within the presentation's two lines: the first name (a contribution's sender, named
+        # whole in the step before) gives up its detail first
+        for name in inner:
+            while len(written()) > TITLE_CHARS and picked[name] + 1 < len(self._short[name][0]):
+                picked[name] += 1
+        return written()
 
     def owner(self, tensor):
         """The document node a tensor belongs to (also for tensors inside a node)."""

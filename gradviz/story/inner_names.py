@@ -21,11 +21,15 @@ def _rule_of(name):
 
 def inner_names(naming, title, ops, inner, output):
     """({id(op): label} for the node's `ops` but its `output` op, {id(tensor): label} for
-    the cotangents the pass made without an op (a constant seed of ones), {label: short}:
-    each label's short form for a step's title, the op's kind numbered where the node has
-    several ('the multiply 2'; the title says once that they are inside the node, the
-    caption gives the whole label: DocumentNaming.step_title)). `inner`: the node's InnerPass; `title`: the node's
-    name."""
+    the cotangents the pass made without an op (a constant seed of ones), {label: [short
+    forms]}: each label's forms for a step's title, longest first: the label without
+    'inside …' (the title says once that they are inside the node:
+    DocumentNaming.step_title) and without 'via …' where the rest tells it apart, so a
+    title names an op as its caption does, by what it computes or the rule it is in ('the
+    multiply in y_sq's rule'); then its kind alone ('the multiply'), for a title that has no
+    room for more. Never a counter over the node's ops ('the multiply 2', which no caption
+    says).
+    `inner`: the node's InnerPass; `title`: the node's name."""
     target = _term(naming.label(inner.target))
     where = f" inside {title}"
 
@@ -57,18 +61,24 @@ def inner_names(naming, title, ops, inner, output):
     for key, place in places.items():
         counts[(kinds[key], place)] = counts.get((kinds[key], place), 0) + 1
         kind_counts[kinds[key]] = kind_counts.get(kinds[key], 0) + 1
-    seen, kind_seen = {}, {}
+    seen = {}
     for key, place in places.items():
-        part = kind = kinds[key]
+        part = kinds[key]
         if counts[(part, place)] > 1:
             seen[(part, place)] = seen.get((part, place), 0) + 1
             part = f"{part} {seen[(part, place)]}"
         labels[key] = f"the {part} {place}{where}"
-        kind_seen[kind] = kind_seen.get(kind, 0) + 1
-        shorts[labels[key]] = f"the {kind}" + (f" {kind_seen[kind]}" if kind_counts[kind] > 1 else "")
+        # the only op of its kind: its kind names it; else where it is, as the caption says
+        # (without 'via …' where that leaves it apart from the others)
+        brief = place.split(" via ")[0]
+        alike = sum(kinds[k] == kinds[key] and p.split(" via ")[0] == brief
+                    for k, p in places.items())
+        shorts[labels[key]] = ([f"the {part}"] if kind_counts[kinds[key]] == 1
+                               else [f"the {part} {brief if alike == 1 else place}",
+                                     f"the {kinds[key]}"])
     tensors = {}
     for tensor, role in inner.roles.values():
         if tensor._op is None and role[0] == "upstream":
             tensors[id(tensor)] = f"{cotangent(role)} (a constant){where}"
-            shorts[tensors[id(tensor)]] = f"{cotangent(role)} (a constant)"
+            shorts[tensors[id(tensor)]] = [f"{cotangent(role)} (a constant)"]
     return labels, tensors, shorts

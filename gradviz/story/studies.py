@@ -244,12 +244,23 @@ class HessianStudy:
     eigenvalues: np.ndarray       # of (H + Hᵀ)/2, ascending
     gradient: np.ndarray          # flattened
     epsilon: float
-    newton_step: np.ndarray       # solve(H + εI, g), shaped like the source
+    newton_step: np.ndarray       # (H + εI)⁻¹ g, shaped like the source; where H + εI is 0
+                                  # within rounding (ε = 0, H singular), inverted only along
+                                  # the directions where it is not (a pseudo-inverse)
     x_new: np.ndarray             # x - newton_step
     warning: str = ""
     definiteness: str = ""        # 'positive definite', '... semi-definite within rounding', ...
     tolerance: float = 0.0        # |eigenvalue| below this counts as zero (rounding)
     residual: float = 0.0         # max |(H + εI)·step - g|: how well the solve worked
+    left_out: int = 0             # directions where H + εI is 0 within rounding: no step there
+    flat_gradient: float = None   # |g| along the directions where H is 0 within rounding
+    flat_step: float = None       # |step| along them
+
+    def __post_init__(self):
+        if self.flat_gradient is None:
+            self.flat_gradient, self.flat_step = flat_parts(
+                self.hessian, self.gradient, self.newton_step,
+                self.tolerance or EIGENVALUE_RTOL * float(np.abs(self.eigenvalues).max(initial=0)))
 
     @property
     def finite(self):
@@ -299,17 +310,35 @@ def hessian_study(subject, x=None, *, target=None, source=None, epsilon=None):
         return _not_finite(s, H, g, epsilon)
     checkpoint()   # the eigenvalues and the solve are O(n³) calls that cannot stop midway
     sym = 0.5 * (H + H.T)
-    eig = np.linalg.eigvalsh(sym)
-    shifted = H + epsilon * np.eye(n)
-    step = np.linalg.solve(shifted, g)
+    eig, basis = np.linalg.eigh(sym)
     words, tol = definiteness(eig)
+    shifted = H + epsilon * np.eye(n)
+    kept = np.abs(eig + epsilon) > tol
+    if kept.all():
+        step = np.linalg.solve(shifted, g)
+    else:   # H + εI is singular: solve() would return round-off blown up (|step| 53 for 2.03)
+        step = basis[:, kept] @ ((basis[:, kept].T @ g) / (eig[kept] + epsilon))
     warning = ""
     if not words.startswith(("positive", "zero")):
         warning = (f"H is not positive definite ({words}; smallest eigenvalue {alone(eig[0])}): "
                    f"the Newton step need not point downhill.")
     return HessianStudy(H, float(np.abs(H - H.T).max(initial=0)), eig, g, epsilon,
                         step.reshape(s.x.shape), s.x - step.reshape(s.x.shape), warning,
-                        words, tol, float(np.abs(shifted @ step - g).max(initial=0)))
+                        words, tol, float(np.abs(shifted @ step - g).max(initial=0)),
+                        int((~kept).sum()), *flat_parts(H, g, step, tol, (eig, basis)))
+
+
+def flat_parts(hessian, gradient, step, tol, eigh=None):
+    """(|gradient|, |step|) along the eigenvectors of H whose |λ| ≤ tol: where H is flat,
+    the Newton step (H + εI)⁻¹ g is g/ε, which ε alone sets. (nan, nan) when H is not
+    finite. `eigh`: (eigenvalues, eigenvectors) of (H + Hᵀ)/2, when the caller has them."""
+    H = np.asarray(hessian, np.float64)
+    if H.size == 0 or not np.isfinite(H).all():
+        return (float("nan"),) * 2 if H.size else (0.0, 0.0)
+    eig, basis = eigh if eigh is not None else np.linalg.eigh(0.5 * (H + H.T))
+    flat = basis[:, np.abs(eig) <= tol]
+    along = [float(np.linalg.norm(flat.T @ np.reshape(v, -1))) for v in (gradient, step)]
+    return tuple(along)
 
 
 def _not_finite(s, H, g, epsilon):

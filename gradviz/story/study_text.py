@@ -123,7 +123,7 @@ def hessian_lines(doc):
         f"  {_mark(h.symmetry_error <= tol)} symmetric: max |H − Hᵀ| = {_g(h.symmetry_error)}",
         wrap(f"eigenvalues from {_g(eig[0])} to {_g(eig[-1])}: {h.definiteness} "
              f"(|λ| ≤ {_g(h.tolerance)}, 10⁻⁶ × the largest, counts as 0)", "  "),
-        wrap(f"Newton step u = solve(H + {number(h.epsilon)}·I, g): |u| = "
+        wrap(f"Newton step u = {_newton_formula(h)}: |u| = "
              f"{_g(np.linalg.norm(h.newton_step))}, |g| = {_g(np.linalg.norm(h.gradient))}, "
              f"max |(H + εI)u − g| = {_g(h.residual)}; the update is {x} − u:", "  "),
         grid(h.x_new, indent="    "),
@@ -131,6 +131,16 @@ def hessian_lines(doc):
     if h.warning:
         lines.append(wrap("Warning: " + h.warning, "  "))
     return lines
+
+
+def _newton_formula(h):
+    """How the study solved for u: solve(H + εI, g), or where H + εI is 0 within rounding
+    (ε = 0 on a singular H) its pseudo-inverse over the directions where it is not."""
+    shifted = f"H + {number(h.epsilon)}·I"
+    if not h.left_out:
+        return f"solve({shifted}, g)"
+    return (f"({shifted})⁺ g, a pseudo-inverse: {h.left_out} of the {h.hessian.shape[0]} "
+            f"directions have |λ + ε| ≤ {_g(h.tolerance)} and get no step")
 
 
 def higher_order_lines(doc):

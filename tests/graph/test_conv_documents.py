@@ -115,7 +115,7 @@ def test_a_file_with_bad_attributes_is_refused_in_words(op, key, value, words):
     (lambda d: d.nodes["x"].__setattr__("value", normal((2, 2, 5, 2))),
      "larger than the padded input (2) along the height"),
     (lambda d: d.nodes["x"].__setattr__("value", normal((6, 5, 2))),
-     "input must be of rank 4 [batch, height, width, channels]"),
+     "input (x) must be of rank 4 [batch, height, width, channels]"),   # x: the node feeding it
     (lambda d: d.nodes["pool"].attrs.update(padding="EXPLICIT",
                                             explicit_paddings=[[0, 0], [2, 0], [0, 0], [0, 0]]),
      "must be smaller than the window (2)"),

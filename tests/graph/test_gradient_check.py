@@ -119,3 +119,16 @@ def test_run_and_explain_print_the_check(tmp_path):
     assert "Gradient check of ∂loss / ∂w[1]" in explain.stdout
     assert f"{check.rows[0].difference:>17.10g}" in explain.stdout
     assert "a wrong rule" in explain.stdout.replace("\n  ", " ")
+
+
+def test_a_wrong_rule_quotes_the_error_the_table_shows_for_most_h():
+    """Lesson 30 said the error 'stays near 0.488 whatever h is' (the least, at h = 0.1)
+    while the table showed 0.500 for the nine other step sizes: it quotes the median."""
+    from collections import Counter
+    from gradviz.story.numbers import alone
+    check = gradient_check(sample("nets_3_wrong_gradient"))
+    table = Counter(alone(r.relative) for r in check.rows)
+    most, count = table.most_common(1)[0]
+    assert count > len(check.rows) / 2
+    assert f"stays near {most} whatever h is" in check.verdict(alone)
+    assert check.typical_relative == pytest.approx(np.median([r.relative for r in check.rows]))

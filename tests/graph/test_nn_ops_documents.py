@@ -371,7 +371,8 @@ def _problems(doc):
     (lambda: xent_doc(labels=LABELS[:, :3].copy()), "xent",
      "logits and labels must be broadcastable: logits_size=[3, 4] labels_size=[3, 3]"),
     (lambda: sparse_doc(labels=np.array([0, 1], np.int64)), "sparse_xent",
-     "the shape of labels (2,) should equal the shape of logits (3, 4)"),
+     "labels (y) has shape (2,), logits (x) has shape (3, 4): the shape of labels should "
+     "equal the shape of logits"),
     (lambda: sparse_doc(labels=np.array([0, 4, 1], np.int64)), "sparse_xent",
      "Received a label value of 4 which is outside the valid range of [0, 4)"),
     (lambda: sparse_doc(labels=np.array([0.0, 1.0, 1.0], np.float32)), "sparse_xent",

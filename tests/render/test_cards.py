@@ -30,21 +30,23 @@ def _card_texts(card):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_every_card_text_fits_and_nothing_that_fits_is_elided(name):
+def test_every_card_text_fits_and_nothing_is_elided(name):
+    """Every text of every sample's cards fits its card and is shown whole: the shape and
+    the attributes wrap onto more lines (this test allowed "…" at the 300 px cap, and the
+    BatchNormalization lesson's bn card showed 'training=…'; issue 20 §3 asks for the
+    attributes whole)."""
     r = renderer(name)
     for nid, card in r.cards.items():
         head = text.width(text.sans(11, True), card.title_text) + text.width(text.sans(8.5), card.subtitle_text)
         assert head + 3 * PAD <= card.width + 0.5, nid
         for font, shown, room in _card_texts(card):
             assert text.width(font, shown) <= room + 0.5, (nid, shown)
-        full = [card.title, card.subtitle, card.info, card.attrs] + [s.label for s in card.sections]
-        painted = [card.title_text, card.subtitle_text] + card.lines + [s.text for s in card.sections]
-        for shown in painted:
-            if shown.endswith("…"):
-                assert card.width >= MAX_TEXT_W - 1, (nid, shown)   # elided only at the cap
-                assert shown[:-1] and any(f.startswith(shown[:-1]) for f in full), (nid, shown)
-        if text.width(text.sans(9), card.attrs) + 2 * PAD <= card.width:
-            assert not card.attrs or card.attrs in card.lines, (nid, card.lines)
+        assert (card.title_text, card.subtitle_text) == (card.title, card.subtitle), nid
+        assert [s.text for s in card.sections] == [s.label for s in card.sections], nid
+        assert not card.mark.endswith("…"), (nid, card.mark)
+        shown = " ".join(card.lines)
+        for whole in (card.info, card.attrs):
+            assert whole.replace(" ", "") in shown.replace(" ", ""), (nid, whole, card.lines)
         for s in card.sections:
             if s.preview is not None:
                 assert s.preview.width + 2 * PAD <= card.width + 0.5, nid
@@ -116,7 +118,7 @@ def test_long_vector_heatmap_wraps_into_rows():
     shown = preview.Preview(np.linspace(-1, 1, 201))
     assert shown.kind == "heatmap" and shown.grid.shape == (11, 20)
     assert shown.cell >= 6 and shown.heat_h >= 60
-    assert "rows of 20" in shown.caption
+    assert "201 values, 20 per row" in shown.caption
     cell = shown.cell_rect(0, 0, 25)
     assert (cell.x(), cell.y()) == pytest.approx((5 * shown.cell, 1 * shown.cell))
     column = preview.Preview(np.ones((300, 1)))
@@ -494,3 +496,22 @@ def test_a_six_unit_layer_shows_every_unit_on_its_card_and_in_its_rule():
                   and np.shape(part[1]) == (6, 6))
     assert kernel.kind == "grid" and all(kernel.cell_rect(0, 0, i) is not None for i in range(36))
     assert preview.kind(np.zeros((1, 7))) == "ellipsis" and preview.kind(np.zeros((7, 6))) == "ellipsis"
+
+
+def test_a_wrapped_heatmap_says_how_many_values_it_lays_out_in_rows():
+    """The tiny CNN's flat card (1 x 36) read '±2.030 heatmap, rows of 20': rows of 20 of a
+    36-vector. Over every sample, every card and every story step, a vector drawn wrapped
+    says what the picture is: its values' count and how many a row."""
+    seen = []
+    for name in NAMES:
+        for card in renderer(name).cards.values():
+            for section in card.sections:
+                shown = section.preview
+                if shown is None or shown.kind != "heatmap":
+                    continue
+                assert "rows of" not in shown.caption, (name, shown.caption)
+                if shown.grid.shape != preview.as_2d(shown.array).shape:
+                    seen.append(shown.caption)
+                    assert shown.caption.endswith(
+                        f", {shown.array.size} values, {preview.WRAP} per row"), shown.caption
+    assert any(c.endswith(", 36 values, 20 per row") for c in seen), seen

@@ -170,3 +170,54 @@ def test_a_visit_says_what_the_cotangent_is_a_derivative_of(seed, scalar, words)
         doc.output_gradients = {Port("y"): seed}
     visit = next(x for x in story.build(doc).steps if x.kind == "visit")
     assert words in visit.caption
+
+
+def test_no_step_title_names_an_op_by_a_counter():
+    """Lesson 14 step 11's title said 'the multiply 2 → the multiply 1, inside
+    t1.gradient(out, x)' while its caption called the op 'the multiply in y_sq's rule': a
+    counter no caption says. Over every sample, a title names an op inside a node as the
+    captions name it (whole, or its kind alone where the title has no room) and never as
+    'the <kind> <number>'; every inner op a title names whole is a caption's name."""
+    import re
+    from pathlib import Path
+
+    from gradviz.graph import load
+    from gradviz.story.build import build as build_story
+
+    counter = re.compile(r"\bthe [a-z_.]+(?: grad)? \d+\b")
+    whole = re.compile(r"the [a-z_. ]+? (?:for|in) [^→,]+")
+    named = 0
+    for path in sorted((Path(__file__).resolve().parents[2] / "samples").glob("*.json")):
+        story = build_story(load(path))
+        captions = " ".join(s.caption for s in story.steps)
+        for step in story.steps:
+            assert not counter.search(step.title), (path.stem, step.index + 1, step.title)
+            if ", inside " in step.title:
+                where = step.title.rsplit(", inside ", 1)[1]
+                for name in whole.findall(step.title.rsplit(", inside ", 1)[0]):
+                    named += 1
+                    assert f"{name.strip()} inside {where}" in captions, (path.stem, step.title)
+    assert named >= 10
+
+
+def test_a_one_element_target_is_seeded_with_1_in_words_a_person_says():
+    """The tiny CNN's loss (shape (1,)) read 'starts at loss with ones over its 1 element
+    (1)'. Over every sample, a target of one element is 'seeded with 1'; only a target of
+    several elements gets 'ones over its n elements'."""
+    from pathlib import Path
+
+    from gradviz.graph import load
+    from gradviz.story.build import build as build_story
+
+    ones = []
+    for path in sorted((Path(__file__).resolve().parents[2] / "samples").glob("*.json")):
+        story = build_story(load(path))
+        for step in story.of_kind("seed"):
+            n = int(np.size(step.cotangent))
+            assert "over its 1 element" not in step.caption, (path.stem, step.caption)
+            if n == 1 and np.ndim(step.cotangent) > 0:
+                ones.append(path.stem)
+                assert ", seeded with 1: " in step.caption and "holds one element" in step.caption
+            elif n > 1 and not step.given:
+                assert f"with ones over its {n} elements (" in step.caption
+    assert "nets_5_tiny_cnn" in ones, ones

@@ -68,9 +68,9 @@ def test_the_custom_rule_is_the_declared_one_001_clip_gradient():
 def test_higher_order_steps_say_which_op_inside_the_gradient_node():
     """Each op of the inner pass is named by the cotangent it makes, inside the node: no
     card shows "t1.gradient(y, x)'s multiply 4" (walk-through, lesson 14).
-    Changed with the short step titles (test_step_titles): a title names an inner op by its
-    kind, numbered ('the multiply 4'), and says once that it is inside the node; the
-    caption names it whole."""
+    A title names an inner op as its caption does, without 'inside …', which it says once
+    at its end. (The short titles named it by a counter, 'the multiply 4', which no caption
+    says; issue 20 §1: test_no_step_title_names_an_op_by_a_counter.)"""
     doc, s, text = told("001_higher_order")
     visits = s.of_kind("visit")
     titles = [st.title for st in visits]
@@ -80,11 +80,11 @@ def test_higher_order_steps_say_which_op_inside_the_gradient_node():
     for whole in ("the multiply for ∂y/∂x via xx (input 2) inside t1.gradient(y, x)",
                   "the multiply for ∂y/∂x via y inside t1.gradient(y, x)"):
         k = next(k for k, c in enumerate(captions) if c.startswith(whole + " receives"))
-        assert re.fullmatch(r"Visit the multiply \d, inside t1\.gradient\(y, x\)", titles[k])
+        assert titles[k] == f"Visit {whole.replace(' inside ', ', inside ')}"
     assert "'s multiply" not in text
     fans = s.of_kind("fan_in")
     assert [f.node for f in fans] == ["t1_gradient_y_x", "x"]
-    assert re.fullmatch(r"Fan-in at the multiply \d, inside t1\.gradient\(y, x\)", fans[0].title)
+    assert fans[0].title == "Fan-in at the multiply for ∂y/∂xx, inside t1.gradient(y, x)"
     assert fans[0].caption.startswith("the multiply for ∂y/∂xx inside t1.gradient(y, x) is used twice")
     # its rule is the add's that ends the node's inner pass, not a 'gradient' rule
     first = s.of_kind("contribution")[0]

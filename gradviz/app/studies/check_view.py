@@ -149,7 +149,7 @@ class GradientCheckView(StudyView):
         logs_h = np.log10([r.h for r in rows]) if rows else np.zeros(0)
         logs_e = np.log10([r.relative for r in rows]) if rows else np.zeros(0)
         self.line.setData(logs_h, logs_e)
-        guide = bool(rows) and not (ok and shape(check) == "rounding")
+        guide = guide_drawn(check)
         self._show_guide(guide)
         floor = self._set_ranges(logs_h, logs_e, exact)
         if guide:
@@ -236,6 +236,14 @@ class GradientCheckView(StudyView):
         self.explanation.setText("")
 
 
+def guide_drawn(check):
+    """Whether the plot draws the h² guide (and the words speak of it): through the largest
+    step with an error the log axis can draw, unless the check passes with rounding from
+    the largest step on, where truncation does not show."""
+    drawable = any(r.relative > 0 and np.isfinite(r.relative) for r in check.rows)
+    return drawable and not (check.passed and shape(check) == "rounding")
+
+
 def shape(check):
     """Where the best step lies among the steps (largest h first): 'v' inside them (truncation
     above it, rounding below), 'rounding' at the largest h (no smaller h does better),
@@ -278,7 +286,7 @@ def explanation(check):
                  "the V's rising arm lies beyond the steps tried.")
     else:
         where = "The best h is where they meet, the bottom of the V (ringed)."
-    guide = "" if best is not None and where_v == "rounding" else " (the dashed line of slope 2)"
+    guide = " (the dashed line of slope 2)" if guide_drawn(check) else ""
     return ("Central differences (L(x + h) − L(x − h)) / 2h only run the forward pass, so they "
             "check every rule the backward pass used. Their error has two parts: truncation, "
             "about h²/6 times the third derivative, which falls 100 times for each 10 times "
@@ -327,7 +335,8 @@ def long_number(backward, digits=10):
 
 def _verdict_format(check):
     best = check.best
-    return line_format(*([] if best is None else [best.h, best.relative]), check.tolerance)
+    return line_format(*([] if best is None else [best.h, best.relative, check.typical_relative]),
+                       check.tolerance)
 
 
 def _shared(a, b):

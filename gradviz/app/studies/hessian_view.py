@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton
 from ...engine.errors import counted
 from ...graph import catalog
 from ...graph.document import CONSTANT, LAYER, VARIABLE
-from ...graph.names import objective_term
+from ...graph.names import objective_term, taken
 from ...story import studies
 from ...story.numbers import alone, line_format
 from ._base import PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports
@@ -78,7 +78,8 @@ class HessianView(StudyView):
         self.eps_box.setRange(0.0, 1e6)
         self.eps_box.setSingleStep(1e-3)
         self.eps_box.setValue(DEFAULT_EPS)
-        self.eps_box.setToolTip("Damping: the step solves (H + εI) u = g")
+        self.eps_box.setToolTip("Damping: the step solves (H + εI) u = g; where H + εI is 0 "
+                                "(ε = 0 on a singular H), only along the directions where it is not")
         self.eps_box.valueChanged.connect(self._choice_changed)
         newton.addWidget(self.eps_box)
         self.newton_button = QPushButton("Newton step")
@@ -114,10 +115,7 @@ class HessianView(StudyView):
         eps = self.eps_box.value()
         t_name, s_name = rich_names(self.target_box, self.source_box)
         # the inner tape sums a target that is not a scalar: H is of Σt (graph.names)
-        t_val = self.value_of(target)
-        self._names = (objective_term(t_name, "scalar" if t_val is not None and np.size(t_val) == 1
-                                      else "sum"),
-                       s_name)
+        self._names = (objective_term(t_name, taken(self.value_of(target))), s_name)
         self._ports = (target, source)
         s_val = self.value_of(source)
         size = np.size(s_val) ** 2 if s_val is not None else 0
@@ -167,14 +165,18 @@ class HessianView(StudyView):
                    f"<br><b>{verdict}</b>")
         target = stored_value(self.controller.doc, self._ports[1])
         self.newton_button.setEnabled(target is not None and self.newton_ok)
+        inverse = "(H + εI)⁺ g" if study.left_out else "(H + εI)⁻¹ g"
         self.newton_button.setToolTip(
             f"{s_name} is computed by an op: there is no stored value to update"
             if target is None else
             "H is zero: there is no Newton step to take" if not self.newton_ok else
-            "x ← x − (H + εI)⁻¹ g, one undoable edit")
+            f"x ← x − {inverse}, one undoable edit")
+        formula = (f"(H + {number(study.epsilon)}·I)⁺ g (⁺: inverted where |λ + ε| > "
+                   f"{number(zero)})" if study.left_out else
+                   f"(H + {number(study.epsilon)}·I)⁻¹ g")
         self.step_text.setText(
-            f"Step (H + {number(study.epsilon)}·I)⁻¹ g: |step| = {number(step)}, "
-            f"|g| = {number(g)}. {self._last_step or ''}")
+            f"Step {formula}: |step| = {number(step)}, |g| = {number(g)}. "
+            f"{self._last_step or ''}")
 
     _last_step = ""
 
@@ -234,8 +236,10 @@ def newton_verdict(study, zero, number=alone):
     """(banner kind, words, whether a Newton step makes sense) for a Hessian study.
 
     With H zero, (H + εI)⁻¹ g is g/ε: a gradient step of length |g|/ε, not a Newton step.
-    With H singular the same happens along the directions where H is zero, as far as the
-    gradient points along them: `damped` is the share of the step that ε decides."""
+    With H singular the same happens along the directions where H is zero: there the step
+    is g/ε, as long as the gradient points along them (`study.flat_step`, the part of the
+    step ε alone sets). Where H + εI itself is zero within rounding (ε = 0), the study
+    inverts it only where it is not (a pseudo-inverse) and the words say so."""
     eig = study.eigenvalues
     g = float(np.linalg.norm(study.gradient))
     u = float(np.linalg.norm(study.newton_step))
@@ -243,23 +247,48 @@ def newton_verdict(study, zero, number=alone):
     n_neg = int((eig < -zero).sum())
     n_zero = int((np.abs(eig) <= zero).sum())
     if eig.size == 0 or n_zero == eig.size:
+        step = (f"(H + εI)⁻¹ g would be g/ε, a plain gradient step of length |g|/ε = "
+                f"{number(g / eps)}, not a Newton step." if eps else
+                "With ε = 0, H + εI is zero too: there is no step to take.")
         return "warning", (f"H is zero here: the loss has no curvature at this point in this "
                            f"variable (its second derivative is 0 here, which need not hold "
-                           f"nearby), so there is none to use. (H + εI)⁻¹ g would be g/ε, a plain gradient step "
-                           f"of length |g|/ε = {number(g / eps) if eps else '∞'}, not a Newton "
-                           f"step."), False
-    damped = eps * u / g if g > 0 else 0.0
+                           f"nearby), so there is none to use. {step}"), False
+    if study.left_out:
+        curved = eig.size - study.left_out
+        return ("warning" if n_neg else "info"), (
+            f"H is singular ({_eigenvalues(n_zero)} ≈ 0) and ε = {number(eps)} leaves H + εI "
+            f"without an inverse: the step inverts it only along the {_directions(curved)} "
+            f"where |λ + ε| > {number(zero)} (a pseudo-inverse) and does not move along the "
+            f"{study.left_out} flat ones, where the gradient's part, "
+            f"{_share(study.flat_gradient, g)} of |g|, is left out"
+            + ("; with negative eigenvalues it need not point downhill" if n_neg else "")), True
     if n_neg:
         return "warning", (f"not positive definite ({n_neg} negative): the Newton step need "
                            f"not point downhill"), True
     if n_zero == 0:
         return "ok", "positive definite: the Newton step points downhill", True
-    if damped > DAMPED_SHARE:
+    flat = study.flat_step / u if u > 0 else 0.0
+    if flat > DAMPED_SHARE:
         return "warning", (f"H is singular ({_eigenvalues(n_zero)} ≈ 0) and the gradient points "
                            f"partly along them: there the step is g/ε, which ε alone sets "
-                           f"({damped:.0%} of |g|). Raise ε, or take a gradient step."), True
-    return "info", (f"positive semi-definite: {_eigenvalues(n_zero)} ≈ 0, but the gradient has "
-                    f"no part along them, so the step is a Newton step where H curves"), True
+                           f"({_share(study.flat_step, u)} of |step|). Raise ε, or take a "
+                           f"gradient step."), True
+    return "info", (f"positive semi-definite: {_eigenvalues(n_zero)} ≈ 0; the gradient's part "
+                    f"along them is {_share(study.flat_gradient, g)} of |g|, and the step there "
+                    f"(g/ε) {_share(study.flat_step, u)} of |step|: the rest is a Newton step "
+                    f"where H curves"), True
+
+
+def _share(part, whole):
+    """part / whole as a percentage a reader can trust: 'under 1%' rather than '0%'."""
+    share = part / whole if whole > 0 else 0.0
+    if share == 0:
+        return "0%"
+    return "under 1%" if share < 0.01 else f"{share:.0%}"
+
+
+def _directions(n):
+    return counted(n, "direction")
 
 
 def _eigenvalues(n):

@@ -18,6 +18,7 @@ from ...graph.errors import Problem
 from . import focus_keys
 from .inactive_keys import InactiveKeys
 from .. import theme as app_theme
+from .. import wheel_guard
 from ..dock_room import (CANVAS_MIN_HEIGHT, INSPECTOR_SHARE, STUDY_SHARE, Dock, StudyPlacement, in_front,
                          tabs_above, title_bar_follows_area)
 from ..canvas.view import CanvasView
@@ -166,6 +167,7 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
                          | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
         self.addDockWidget(area, dock)
         title_bar_follows_area(self, dock)
+        wheel_guard.guard(dock)       # the wheel scrolls a dock; a value turns once clicked
         return dock
 
     def _build_study_docks(self):

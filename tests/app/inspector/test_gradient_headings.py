@@ -96,3 +96,25 @@ def test_every_gradient_heading_says_what_was_differentiated(inspector, make_doc
     if "," not in objective and "+" not in objective:   # the code names tensors as identifiers
         assert f'∂{objective} / ∂' in to_python(doc).rsplit("print(", 1)[1]
     assert "d(" not in page.grad_headings[Port(source)].text()
+
+
+def test_a_target_whose_value_is_unknown_is_not_called_a_tensor(inspector, labelled_mlp):
+    """x @ W1 -> relu -> @ W2 -> reduce_sum with W2 5 x 2: the graph stops at the second
+    matmul, so reduce_sum has no value. W2's Result read '∂Σreduce_sum/∂W2 … Σreduce_sum:
+    the sum of reduce_sum's elements, which tape.gradient differentiates for a target that
+    is not a scalar', and reduce_sum is a scalar. A target of unknown value is named alone,
+    with no claim either way; its shape error names the nodes that feed the matmul."""
+    doc = labelled_mlp()
+    doc.nodes["relu4"].label, doc.nodes["reduce_sum7"].label = "hidden", "reduce_sum"
+    doc.nodes["w5"].value = np.ones((5, 2), np.float32)
+    c, w = inspector(doc)
+    c.set_selection(["w5"])
+    w.page._refresh_result(story_now=True)
+    assert w.page.grad_heading.text() == "Gradient  ∂reduce_sum / ∂W2"
+    for text in (w.page.grad_note.text(), w.page.grad_heading.text()):
+        assert "not a scalar" not in text and "Σreduce_sum" not in text, text
+    (problem,) = c.result.problems
+    assert problem.node == "matmul6"
+    assert ("hidden (operand a) has shape (2, 4), W2 (operand b) has shape (5, 2); inner "
+            "dimensions 4 and 5 differ") in problem.message
+    assert "Σreduce_sum" not in to_python(doc)

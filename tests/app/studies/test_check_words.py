@@ -162,3 +162,35 @@ def test_the_h2_guide_crosses_the_whole_plot_where_it_stays_inside(qtbot):
     assert xs.max() - xs.min() >= 0.4 * (right - left)          # here from the floor at h ≈ 10⁻⁶ to the right edge
     items = view.plot.getPlotItem().items
     assert items.index(view.guide) > items.index(view.line)     # over the errors' line, not hidden under it
+
+
+def test_the_words_speak_of_the_dashed_line_only_where_the_plot_draws_it(qtbot):
+    """The export's words said '(the dashed line of slope 2)' wherever the check had no
+    best step in rounding, also where every error is 0 or not finite and the plot draws no
+    guide. Over every sample's check, and checks whose every error is 0 or NaN, the words
+    name the line exactly when the view draws it, with slope 2."""
+    import dataclasses
+
+    from gradviz.app.controller import DocumentController
+    from gradviz.app.studies.check_view import GUIDE_SLOPE, GradientCheckView
+
+    view = GradientCheckView(DocumentController())
+    qtbot.addWidget(view)
+    checks = []
+    for path in sorted(SAMPLES_DIR.glob("*.json")):
+        doc = load(path)
+        if "gradient_check" in doc.studies:
+            checks.append(gradient_check(doc))
+    first = checks[0]
+    for error in (0.0, np.nan):    # every error 0 (exact), every difference NaN
+        checks.append(dataclasses.replace(
+            first, rows=[dataclasses.replace(r, relative=error, error=error) for r in first.rows]))
+    assert len(checks) >= 3
+    for check in checks:
+        view.show_result(check)
+        xs, ys = view.guide.getData()
+        drawn = xs is not None and len(xs) > 0
+        said = "(the dashed line of slope 2)" in explanation(check)
+        assert drawn == said, (check.entry_name, drawn, said)
+        if drawn:
+            assert GUIDE_SLOPE == 2 and np.isclose((ys[-1] - ys[0]) / (xs[-1] - xs[0]), 2)

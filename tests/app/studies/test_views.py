@@ -505,3 +505,37 @@ def test_a_view_writes_its_numbers_in_one_format(qtbot, cls, sample, labels):
     texts = [getattr(view, name).text() for name in labels]
     forms = _number_forms(*texts)
     assert len(forms) == 1, (forms, texts)
+
+
+@pytest.mark.parametrize("eps", [0.0, 1e-9, 1e-6, 1e-3, 0.1])
+def test_the_newton_words_are_true_for_every_eps(qtbot, eps):
+    """At ε = 0 the view printed |step| = 53.481 (solve() on a singular H: round-off blown
+    up; the step along the directions where H curves is 2.026) beside 'the gradient has no
+    part along them, so the step is a Newton step where H curves'. Where H + εI is 0 within
+    rounding the study inverts it only where it is not, and the words say so; for every ε
+    the |step| printed is numpy's and the share of it ε alone sets is the one printed."""
+    controller, view = opened(qtbot, views.HessianView, "001_hessian_newton")
+    view.eps_box.setValue(eps)
+    view.refresh()
+    H = ev.hessian(controller.doc, Port("layer1", 1), Port("loss", 0)).reshape(40, 40)
+    H = H.astype(np.float64)
+    g = controller.result.evaluation.gradients[Port("layer1", 1)].reshape(40).astype(np.float64)
+    w, V = np.linalg.eigh(0.5 * (H + H.T))
+    tol = 1e-6 * np.abs(w).max()
+    kept = np.abs(w + eps) > tol
+    expected = V[:, kept] @ ((V[:, kept].T @ g) / (w[kept] + eps))
+    step_text, words = view.step_text.text(), view.definite.text()
+    printed = number_after(step_text, "|step| =")
+    assert printed == pytest.approx(np.linalg.norm(expected), rel=2e-3, abs=2e-3)
+    flat = np.abs(w) <= tol
+    assert flat.sum() == 17
+    if not kept.all():          # ε = 0 and 1e-9: within rounding of H's flat eigenvalues
+        assert printed == pytest.approx(2.026, abs=2e-3)
+        assert "⁺" in step_text and "pseudo-inverse" in words and "17 flat ones" in words
+        assert f"along the {kept.sum()} directions" in words
+    else:
+        assert "⁺" not in step_text and "pseudo-inverse" not in words
+        share = np.linalg.norm(V[:, flat].T @ expected) / np.linalg.norm(expected)
+        written = "under 1%" if share < 0.01 else f"{share:.0%}"
+        assert f"{written} of |step|" in words, (share, words)
+    assert "has no part along them" not in words
