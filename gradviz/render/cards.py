@@ -24,13 +24,15 @@ from ..graph.document import CONSTANT, LAYER, OP, VARIABLE, Port
 from ..graph.names import node_kind, node_name, objective_name
 from ..graph.structure import MAX_VARIADIC_INPUTS, filter_ports, input_slots, n_outputs
 from ..story import dead_units
+from ..story.model import evaluation_spec, number_spec
 from . import legible, port_labels, preview, text, tiles
 
 HEADER_H = 28.0
 PAD = 10.0
 LINE_H = 17.0
 MIN_W = 132.0
-MAX_TEXT_W = 300.0      # text never widens a card beyond this; longer text is elided
+MAX_TEXT_W = 300.0      # text never widens a card beyond this; longer text wraps (a name is elided)
+TITLE_KEPT = 200.0      # a title this wide stands whole beside its op's name (the header may pass the cap)
 PORT_R = 5.0
 CORNER_R = 8.0          # a card's rounded corners
 BADGE_H = 18.0
@@ -215,6 +217,19 @@ class CardPainter:
             cached = self._gradients_by_node = (grads, by_node)
         return list(cached[1].get(nid, ()))
 
+    def numbers_spec(self):
+        """The format the float tensors of the cards share: their story's (Story.number_spec),
+        so that a tensor reads on its node's card as on every rule card (the seed's ones
+        1.000 there and here, not 1 on the card); without a story, its evaluation's."""
+        story = getattr(self, "story", None)
+        return number_spec(story) if story is not None else evaluation_spec(self.evaluation)
+
+    def _card_spec(self, value, gradients):
+        """The format of a node card's float tensors: the one they share with the others
+        (numbers_spec), else the one its value and gradients share (a constant's value is
+        no evaluation's: x = [1 2] beside its gradient [0.5 0.25] reads 1.000 2.000)."""
+        return self.numbers_spec() or _shared_spec(value, gradients)
+
     def ports_used(self):
         """`used_ports` of the document, found once per renderer (every card asks)."""
         used = self.__dict__.get("used")
@@ -248,13 +263,17 @@ class CardPainter:
         card = Card(node.id, title, subtitle, info, value, grad, has_grad, n_inputs=n_in, n_outputs=n_out,
                     attrs=attrs)
         f_title, f_sub, f_body, f_label = _fonts()
-        head_w = text.width(f_title, title) + text.width(f_sub, subtitle) + 3 * PAD
+        title_w, sub_w = text.width(f_title, title), text.width(f_sub, subtitle)
+        head_w = title_w + sub_w + 3 * PAD
+        # The op's name (the catalog's: never long without end) whole beside a title of up to
+        # TITLE_KEPT, past the cap if need be: 'nn.softmax_cross_entropy_with_logits' was cut
+        whole_head = sub_w + min(title_w, TITLE_KEPT) + 3 * PAD
         mark = _mark(node, value)
         text_w = max(head_w, *(text.width(f_body, t) + 2 * PAD for t in (info, attrs, mark) if t),
                      0.0)
         sections = []
         gradients = self.card_gradients(node.id)
-        shared = _shared_spec(value, gradients)   # a value of whole numbers beside its gradient's decimals
+        shared = self._card_spec(value, gradients)
         if value is not None:
             sections.append(("value", value, "value", Port(node.id, 0),
                              tiles.picture(value, role=self.tensor_role(Port(node.id, 0)),
@@ -276,10 +295,12 @@ class CardPainter:
                 text_w = max(text_w, text.width(preview.mono_font(9), NONE_TEXT) + 2 * PAD)
             if shown is not None:
                 preview_w = max(preview_w, shown.width + 2 * PAD + 6)
-        width = math.ceil(max(MIN_W, min(MAX_TEXT_W, text_w), preview_w))
+        width = math.ceil(max(MIN_W, min(MAX_TEXT_W, text_w), min(head_w, whole_head), preview_w))
         inner = width - 2 * PAD
         self._fit_header(card, width, f_title, f_sub)
-        card.lines = [text.elide(f_body, t, inner) for t in (info, attrs) if t]
+        # The shape and the attributes whole: wrapped on as many lines as they need (a
+        # BatchNormalization's 'training=…' was cut at the card's 300 px cap)
+        card.lines = [line for t in (info, attrs) if t for line in text.wrap(f_body, t, inner, whole=True)]
         card.mark = text.elide(f_body, mark, inner) if mark else ""
         y = HEADER_H + 6 + LINE_H * (len(card.lines) + bool(card.mark))
         for label, array, colour, port, shown in sections:
@@ -304,7 +325,7 @@ class CardPainter:
                 _fonts()[2], mark, old.width - 2 * PAD)) != old.mark:
             return None
         sections = []
-        shared = _shared_spec(value, [(port, array) for colour, port, array in blocks if colour == "gradient"])
+        shared = self._card_spec(value, [(port, array) for colour, port, array in blocks if colour == "gradient"])
         for (colour, port, array), section in zip(blocks, old.sections):
             if colour != section.colour or port != section.port or (array is None) != (section.array is None):
                 return None
@@ -328,11 +349,12 @@ class CardPainter:
 
     @staticmethod
     def _fit_header(card, width, f_title, f_sub):
-        """Title left, subtitle right; when both do not fit, the subtitle gives way first."""
+        """Title left, subtitle right; when both do not fit, the title keeps up to TITLE_KEPT
+        and the subtitle gives way first."""
         avail = width - 3 * PAD
         title_w, sub_w = text.width(f_title, card.title), text.width(f_sub, card.subtitle)
         if title_w + sub_w > avail:
-            sub_w = min(sub_w, max(avail * 0.35, avail - title_w))
+            sub_w = min(sub_w, max(avail * 0.35, avail - min(title_w, TITLE_KEPT)))
             title_w = avail - sub_w
         card.title_text = text.elide(f_title, card.title, title_w)
         card.subtitle_text = text.elide(f_sub, card.subtitle, sub_w)

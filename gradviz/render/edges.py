@@ -152,6 +152,14 @@ def route(a, b, obstacles, slot=0, back=False, lead_out=0.0, lead_in=0.0):
         span = tuple(box for box in obstacles if box[2] > ax and box[0] < bx)
         if bx - ax < 2 * CLEARANCE or not span:
             return plain_path(a, b)
+        low, high = sorted((a.y(), b.y()))
+        if not any(box[1] < high and box[3] > low for box in span):
+            # Every card in its stretch above or below both ends: one S between the ports.
+            # (Routed round them, a card's column that begins at the output left the turn no
+            # room: W2's edge to matmul_1 rose along W2's border, behind the card.)
+            path = QPainterPath(a)
+            _s_curve(path, ax, a.y(), bx, b.y())
+            return path
     key = (ax, a.y(), bx, b.y(), span, slot if back else 0)
     path = _ROUTES.get(key)
     if path is None:
@@ -183,13 +191,17 @@ def _lane(obstacles, x0, x1, y0, y1, slot):
 def _route_back(a, b, obstacles, slot):
     """A path to an input behind the output, as a folded layout's rows wrap: out to the
     right, down (or up) to a free lane between the cards, back along it, and in from the
-    left (a later input `slot` further out), with rounded corners."""
+    left (a later input `slot` further out), with rounded corners. Where a card stands
+    between the way down (up) and the port it leads to, the way runs in the gap between
+    that card and the port's own (a student's W2 left of matmul_1: the edge from relu ran
+    behind W2's card into matmul_1's input)."""
     out_x, in_x = a.x() + BACK_REACH, b.x() - BACK_REACH - LANE_STEP * slot
     y = _lane(obstacles, in_x, out_x, a.y(), b.y(), slot)
     if y is None:       # cards crowded with no gap between the two rows: no lane to take
         return plain_path(a, b)
     # A wider card under the output's (or over the input's) pushes the way down (up) aside.
     out_x, in_x = _clear(out_x, a.y(), y, obstacles, 1), _clear(in_x, y, b.y(), obstacles, -1)
+    out_x, in_x = _between(a, out_x, y, obstacles, 1), _between(b, in_x, y, obstacles, -1)
     y = _lane(obstacles, in_x, out_x, a.y(), b.y(), slot)
     if y is None:
         return plain_path(a, b)
@@ -205,15 +217,34 @@ def _route_back(a, b, obstacles, slot):
     return path
 
 
-def _clear(x, y0, y1, obstacles, side):
+def _between(port, x, y, obstacles, side):
+    """`x`, where the way between the lane at `y` and `port` turns, moved next to the port
+    (`side` 1: right of an output; -1: left of an input) when a card stands between x and
+    the port on the port's level: just past that card, then past any card in the way down
+    (up) there, the port's own card aside. `x` as it was if no place there is free."""
+    px, py = port.x(), port.y()
+    own = [box for box in obstacles if box[0] <= px <= box[2] and box[1] <= py <= box[3]]
+    others = [box for box in obstacles if box not in own]
+    lo, hi = min(x, px), max(x, px)
+    hit = [box for box in others if box[0] < hi and box[2] > lo and box[1] < py < box[3]]
+    if not hit:
+        return x
+    near = max(box[2] for box in hit) if side < 0 else min(box[0] for box in hit)
+    moved = _clear(near, y, py, others, -side, margin=0.0)   # (the boxes hold the clearance)
+    if (moved - px) * side <= 0:
+        return x
+    return moved
+
+
+def _clear(x, y0, y1, obstacles, side, margin=CLEARANCE):
     """`x` moved right (`side` 1) or left (-1) past every box that a vertical line there
-    from y0 to y1 would cross."""
+    from y0 to y1 would cross, `margin` beyond it."""
     lo, hi = min(y0, y1), max(y0, y1)
     for _ in range(len(obstacles)):
         hit = [box for box in obstacles if box[0] < x < box[2] and box[1] < hi and box[3] > lo]
         if not hit:
             break
-        x = max(box[2] for box in hit) + CLEARANCE if side > 0 else min(box[0] for box in hit) - CLEARANCE
+        x = max(box[2] for box in hit) + margin if side > 0 else min(box[0] for box in hit) - margin
     return x
 
 
@@ -308,10 +339,11 @@ class EdgePainter:
     def _route(self, edge, obstacles):
         a, b = self.edge_ends(edge)
         lead_out, lead_in = self._label_leads(edge, a, b)
-        # An input behind its output, or too near in front for the ports' names between them
-        # (lesson 14's x just left of t1.gradient's "target" and "source"): the edge wraps round,
-        back = b.x() < a.x() - BACK_REACH or \
-            (lead_out + lead_in > 0 and b.x() - lead_in - a.x() - lead_out < 2 * CLEARANCE)
+        # An input behind its output, or too near in front for a turn (and the ports' names)
+        # between them (lesson 14's x just left of t1.gradient's "target" and "source"; a
+        # student's relu placed above matmul, its input 15 px left of matmul's output, had a
+        # loop over matmul's corner): the edge wraps round,
+        back = b.x() - lead_in - a.x() - lead_out < 2 * CLEARANCE
         return route(a, b, [r for nid, r in obstacles.items()   # its lane clear of its own cards too
                             if back or nid not in (edge.src.node, edge.dst.node)], edge.dst.index, back,
                      lead_out, lead_in)

@@ -74,13 +74,29 @@ def elide(font, text, max_width):
     return metrics(font).elidedText(text, Qt.TextElideMode.ElideRight, max(0.0, max_width))
 
 
-def wrap(font, text, max_width, max_lines=None):
+def _pieces(font, word, max_width):
+    """`word` cut into pieces that each fit `max_width` (itself when it fits)."""
+    pieces = []
+    while width(font, word) > max_width and len(word) > 1:
+        n = len(word) - 1
+        while n > 1 and width(font, word[:n]) > max_width:
+            n -= 1
+        pieces.append(word[:n])
+        word = word[n:]
+    return pieces + [word]
+
+
+def wrap(font, text, max_width, max_lines=None, whole=False):
     """Lines of `text` that each fit `max_width`, broken at spaces (a word too long for a
-    line is elided); with `max_lines`, the last line kept ends in "…" if text was left out."""
+    line is elided, or with `whole` broken where it reaches the edge, so every character
+    is shown); with `max_lines`, the last line kept ends in "…" if text was left out."""
     lines = []
     for paragraph in text.split("\n"):
         line = ""
-        for word in paragraph.split(" "):
+        words = paragraph.split(" ")
+        if whole:
+            words = [piece for word in words for piece in _pieces(font, word, max_width)]
+        for word in words:
             trial = f"{line} {word}" if line else word
             if line and width(font, trial) > max_width:
                 lines.append(line)

@@ -30,21 +30,23 @@ def _card_texts(card):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_every_card_text_fits_and_nothing_that_fits_is_elided(name):
+def test_every_card_text_fits_and_nothing_is_elided(name):
+    """Every text of every sample's cards fits its card and is shown whole: the shape and
+    the attributes wrap onto more lines (this test allowed "…" at the 300 px cap, and the
+    BatchNormalization lesson's bn card showed 'training=…'; issue 20 §3 asks for the
+    attributes whole)."""
     r = renderer(name)
     for nid, card in r.cards.items():
         head = text.width(text.sans(11, True), card.title_text) + text.width(text.sans(8.5), card.subtitle_text)
         assert head + 3 * PAD <= card.width + 0.5, nid
         for font, shown, room in _card_texts(card):
             assert text.width(font, shown) <= room + 0.5, (nid, shown)
-        full = [card.title, card.subtitle, card.info, card.attrs] + [s.label for s in card.sections]
-        painted = [card.title_text, card.subtitle_text] + card.lines + [s.text for s in card.sections]
-        for shown in painted:
-            if shown.endswith("…"):
-                assert card.width >= MAX_TEXT_W - 1, (nid, shown)   # elided only at the cap
-                assert shown[:-1] and any(f.startswith(shown[:-1]) for f in full), (nid, shown)
-        if text.width(text.sans(9), card.attrs) + 2 * PAD <= card.width:
-            assert not card.attrs or card.attrs in card.lines, (nid, card.lines)
+        assert (card.title_text, card.subtitle_text) == (card.title, card.subtitle), nid
+        assert [s.text for s in card.sections] == [s.label for s in card.sections], nid
+        assert not card.mark.endswith("…"), (nid, card.mark)
+        shown = " ".join(card.lines)
+        for whole in (card.info, card.attrs):
+            assert whole.replace(" ", "") in shown.replace(" ", ""), (nid, whole, card.lines)
         for s in card.sections:
             if s.preview is not None:
                 assert s.preview.width + 2 * PAD <= card.width + 0.5, nid

@@ -124,3 +124,45 @@ def test_a_wrapping_edge_steps_round_a_wider_card_under_its_output():
     assert not any(track.crosses(QRectF(QPointF(l + 1, t + 1), QPointF(r - 1, bt - 1)))
                    for l, t, r, bt in boxes[1:])
     assert path.boundingRect().right() > 600.0
+
+
+def _hidden_by_own_card(r):
+    """[(edge, card)] for every edge that runs inside or along the border of one of its own
+    two cards away from its ports (drawn under the card, its port looks unconnected)."""
+    bad = []
+    for e in r._drawn_edges():
+        path = r.edge_path(e)
+        ends = (path.pointAtPercent(0.0), path.pointAtPercent(1.0))
+        n = max(20, int(path.length() / 2))
+        points = [path.pointAtPercent(path.percentAtLength(path.length() * i / n)) for i in range(n + 1)]
+        for nid in {e.src.node, e.dst.node}:
+            rect = r.rect(nid).adjusted(-1, -1, 1, 1)
+            inside = [p for p in points if rect.contains(p)
+                      and min(abs(p.x() - q.x()) + abs(p.y() - q.y()) for q in ends) > 12]
+            if inside:
+                bad.append((f"{e.src.node}->{e.dst.node}:{e.dst.index}", nid))
+    return bad
+
+
+def _students_mlp():
+    from pathlib import Path
+
+    from gradviz.graph import load
+    from gradviz.story import build
+    doc = load(Path(__file__).parent / "data" / "student_mlp.gradviz.json")
+    story = build(doc)
+    return Renderer(doc, evaluation=story.evaluation, story=story)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sample_edges_leave_their_own_cards_at_their_ports(name):
+    assert _hidden_by_own_card(renderer(name)) == []
+
+
+def test_a_students_mlp_edges_pass_under_no_card():
+    """x @ W1 -> relu -> @ W2 -> reduce_sum as a student placed it (W2 left of and below
+    matmul_1, relu above): relu's edge to matmul_1 wrapped round behind W2's card, and W2's
+    edge to matmul_1 rose along W2's border, so W2's output port looked unconnected."""
+    r = _students_mlp()
+    assert _crossings(r) == []
+    assert _hidden_by_own_card(r) == []

@@ -37,13 +37,14 @@ def union(rects):
             max(r[2] for r in rects), max(r[3] for r in rects))
 
 
-def _spots(nodes, own, w, h, seen_w, seen_h, snap, gap, first=None, grid=0, free=()):
+def _spots(nodes, own, w, h, seen_w, seen_h, snap, gap, first=None, grid=0, free=(), around=False):
     """[(spot, centre of the view, is it beside them)] for a card w x h next to `nodes` (the
     union of the cards in view; `own` the step's own card) in a view seen_w x seen_h: beside
     them first (below, above, right, left; aligned with their start, middle and end, and
     with the own card's), then in the corners and edge middles of the views that hold them.
     grid: also the places of a grid x grid lattice over each view. free (cards): also every
-    place that touches none of them (spots.free_places)."""
+    place that touches none of them (spots.free_places). around: also beside the own card
+    alone (below, above, right, left of it)."""
     out = []
     if free:
         for x, y in spots.free_places(nodes, (w, h), (seen_w, seen_h), free, PAD):
@@ -57,6 +58,13 @@ def _spots(nodes, own, w, h, seen_w, seen_h, snap, gap, first=None, grid=0, free
 
     if first is not None:
         beside(first)
+    if around:
+        for y in (own[3] + gap, own[1] - gap - h):
+            for x in (own[0], (own[0] + own[2] - w) / 2, own[2] - w):
+                beside((x, y, x + w, y + h))
+        for x in (own[2] + gap, own[0] - gap - w):
+            for y in (own[1], (own[1] + own[3] - h) / 2, own[3] - h):
+                beside((x, y, x + w, y + h))
     xs = [nodes[0], (nodes[0] + nodes[2] - w) / 2, nodes[2] - w,
           own[0], (own[0] + own[2] - w) / 2, own[2] - w]
     ys = [nodes[1], (nodes[1] + nodes[3] - h) / 2, nodes[3] - h,
@@ -116,8 +124,14 @@ def _cost(spot, shown, avoid, others, rules):
     return cost
 
 
+def _apart(a, b):
+    """How far apart two rectangles are (0 when they touch or overlap): the longer of the
+    gaps across and down."""
+    return max(a[0] - b[2], b[0] - a[2], a[1] - b[3], b[1] - a[3], 0.0)
+
+
 def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, grid=0, free=False,
-           extent=()):
+           extent=(), near_own=False):
     """(zoom, scale, spot, centre) of the first configuration in `configs` ([(zoom, scale)],
     best first) where the card (`size` at scale 1) docks in a view of `port` pixels beside
     the cards `shown` ([(card, name strip)], the step's own first) by `rules`; over their
@@ -126,7 +140,10 @@ def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, 
     places of a grid x grid lattice over each view (dearer: when the usual places fail).
     free: also every place that touches no card (the step shown larger with its card
     anywhere free in view, rather than smaller with it beside its cards). extent: boxes
-    that the view holds too (the step's arrows), which the card may lie over."""
+    that the view holds too (the step's arrows), which the card may lie over. near_own: of
+    the spots that hide as little, the nearest the own card (beside it if it can be), not
+    the nearest the middle of them all (the whole graph fitted: the seed's card docked at
+    the graph's top, its leader across the graph to the target at the bottom)."""
     nodes = union([card for card, _ in shown] + list(extent))
     own = shown[0][0]
     cards = [card for card, _ in shown + avoid + others] if free else ()
@@ -140,14 +157,14 @@ def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, 
         best = None
         mid = ((nodes[0] + nodes[2]) / 2, (nodes[1] + nodes[3]) / 2)
         for spot, centre, beside in _spots(nodes, own, w, h, seen_w, seen_h, snap, gap,
-                                           natural if scale == 1.0 else None, grid, cards):
+                                           natural if scale == 1.0 else None, grid, cards, near_own):
             cost = _cost(spot, shown, avoid, others, rules)
             if cost is None:
                 continue
             # Of the spots that hide as little, one beside the cards (it stays put when the
             # view's size changes a little), then the nearest them (a short leader line).
             far = abs((spot[0] + spot[2]) / 2 - mid[0]) + abs((spot[1] + spot[3]) / 2 - mid[1])
-            rank = (cost, not beside, far)
+            rank = (cost, not beside, far) if not near_own else (cost, _apart(spot, own))
             if best is None or rank < best[0]:
                 best = (rank, spot, centre)
         if best is None:

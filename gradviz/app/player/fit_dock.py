@@ -4,7 +4,9 @@ Fit to Window frames every card (drawn compact where their numbers would be too 
 read); the formula card, in scene coordinates, would then be drawn as small as the cards,
 or left where the step's framing had docked it, out of view. So after the fit it docks
 again in the view: whole, its text at least the canvas's readable size (drawn larger than
-the compact cards around it, as a docked card may be), where it hides none of the cards
+the compact cards around it, as a docked card may be), next to the step's own card (the
+nearest free place: a lesson opened showed the seed's card at the top of the graph, its
+leader across the graph to the target at the bottom), where it hides none of the cards
 (the view zooming out a little for that, down to `ZOOMS[-1]` of the fit's zoom), else over
 the fewest cards' bodies and no card's name, else where it hides least. The step's arrows
 and their labels (the seed's word, the cotangent pills) stay in view and uncovered too.
@@ -81,7 +83,8 @@ def dock_after_fit(view, renderer, step):
     configs = [(zoom, max(1.0, readable / zoom)) for zoom in zooms]
     found = None
     for rules in (docking.Rules(clear=True, names_free=True), docking.Rules(clear=False, names_free=True)):
-        found = docking.search(cards, [], [], size, configs, room, rules, CARD_GAP, step_view._box(formula))
+        found = docking.search(cards, [], [], size, configs, room, rules, CARD_GAP, step_view._box(formula),
+                               free=True, near_own=True)
         if found is not None:
             break
     if found is not None:

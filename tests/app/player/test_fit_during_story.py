@@ -108,3 +108,33 @@ def test_fit_to_window_during_a_story_shows_every_card_and_a_readable_step_card(
         QCoreApplication.processEvents()
         misses += _misses_after_fit(w, path)
     assert misses == [], "\n".join(map(str, misses))
+
+
+NEXT_TO_PX = 60.0   # on screen, between the seed's card and its target's card
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_a_lesson_opens_with_its_seed_card_next_to_its_target(open_window, qtbot, size):
+    """Opened (shown whole, as Fit to Window shows it), a lesson's step 1 docks the seed's
+    card next to the target's card, not wherever is nearest the middle of the whole graph:
+    the vanishing-gradient, attention, LayerNorm, BatchNorm and CNN lessons docked it far
+    off, a dashed leader across the whole graph."""
+    from gradviz.app.player import lessons
+    w = open_window(None, size=size)
+    far = []
+    for lesson in lessons.lesson_entries():
+        assert lessons.open_lesson(w, lesson, ask=False)
+        qtbot.wait(300)            # the player's framing after the canvas's fit
+        QCoreApplication.processEvents()
+        c, step = w.canvas, w.player.step
+        if step is None:
+            continue
+        r = c.renderer
+        formula, target = render_painter.formula_rect(r, step), r.rect(step.node)
+        if formula is None:
+            continue
+        gap = max(formula.left() - target.right(), target.left() - formula.right(),
+                  formula.top() - target.bottom(), target.top() - formula.bottom(), 0.0)
+        if gap * c.transform().m11() > NEXT_TO_PX:
+            far.append((lesson.path.stem, round(gap * c.transform().m11())))
+    assert far == []

@@ -54,3 +54,34 @@ def test_a_bigger_window_never_draws_a_lesson_compact_that_a_smaller_draws_in_fu
         worse += [(stem, how, when) for stem in small for i, when in enumerate(("shown", "fitted"))
                   if not small[stem][i] and big[stem][i]]
     assert worse == [], "\n".join(map(str, worse))
+
+
+def _in_view(c):
+    """The nodes whose card the canvas `c` shows whole."""
+    view = c.visible_rect()
+    return {nid for nid in c.node_items if view.contains(c.renderer.rect(nid))}
+
+
+def test_home_shows_the_lesson_as_it_stands(open_window, qtbot):
+    """Home (step 1, the seed) fits the graph as it is laid out, never lays it out again: on
+    lesson 14 just opened at 1280 x 800 it laid the graph out again for the steps and framed
+    the seed, x above the view. Just opened, and after a step (laid out for the steps)."""
+    w = open_window(None, size=(1280, 800))
+    for lesson in lessons.lesson_entries():
+        assert lessons.open_lesson(w, lesson, ask=False)
+        qtbot.wait(300)            # the player's framing timer too
+        _settled(w)
+        for steps in (0, 1):
+            for _ in range(steps):
+                w.player.next()
+                w.player.finish_animation()
+                qtbot.wait(300)
+                _settled(w)
+            before = dict(w.canvas.positions)
+            w.player.actions_by_name["first"].trigger()
+            w.player.finish_animation()
+            qtbot.wait(300)
+            _settled(w)
+            assert w.player.index == 0
+            assert w.canvas.positions == before, (lesson.path.stem, steps)
+            assert _in_view(w.canvas) == set(w.canvas.node_items), (lesson.path.stem, steps)
