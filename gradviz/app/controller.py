@@ -11,6 +11,7 @@ engine reads (a move, a label); `evaluated` carries the result to the widgets. T
 backprop story is assembled from the recorded backward pass only when first asked for.
 """
 import copy
+import re
 import time
 
 import numpy as np
@@ -23,10 +24,12 @@ from ..graph.compiled import Replayer
 from ..graph.document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document, Edge,
                               Node, Port, text_problem)
 from ..graph.errors import DocumentError, Problem, named
+from ..graph.names import node_name
 from ..graph.evaluate import checks_hold, evaluate
 from ..graph.structure import input_slots, structure_problems, text_problems, unconnected
 from ..render import port_labels
 from ..story.build import tell as tell_story
+from ..story.model import events_spec
 from ..story.recorder import Recorder
 from .snapshots import changed_attributes, same_for_engine, same_names, snapshot
 
@@ -57,6 +60,11 @@ class Result:
             if p.node:
                 self.node_problems.setdefault(p.node, []).append(p)
 
+    # The format the story will write its tensors in (Story.number_spec), known before it
+    # is told: from the evaluation and the backward pass's events (story.model.events_spec);
+    # None where they are not at hand (a replayed evaluation: its values' own, then).
+    numbers_spec = None
+
     @property
     def story(self):
         if self._tell is not None:
@@ -64,8 +72,8 @@ class Result:
             try:
                 self._story = tell()
             except Exception as e:  # a story that cannot be told must not stop the editor
-                self.problems.append(Problem(f"the story could not be told: {type(e).__name__}: "
-                                             f"{e}", where="story"))
+                self.problems.append(Problem(f"the story could not be told: {worded(e, None)}",
+                                             where="story"))
         return self._story
 
     @property
@@ -488,6 +496,7 @@ class DocumentController(QObject):
             tell = None if story is not None or last.evaluation is None else \
                 _teller(frozen, last.evaluation, basis.events, self.story_ending)
             result = Result(last.evaluation, _retexted(last.problems, basis.evaluated, frozen), story, tell)
+            result.numbers_spec = last.numbers_spec
             if same_names(basis.doc, frozen):   # a move: the cards are as they were
                 result.content = basis.content
             basis.doc, basis.content = frozen, result.content
@@ -521,10 +530,42 @@ def port_named(problems, doc):
 def worded(e, doc):
     """Why work failed, in the app's words, on the UI thread or off it alike: a
     DocumentError naming its node and input as the canvas names them ('input 2 (b) is not
-    connected', not the catalog's 'y'); any other error as its type and message, one line."""
+    connected', not the catalog's 'y'); any other error said in words (what kind of failure,
+    then its message), never as a class name such as LinAlgError, with every node the
+    message names called by its name on the canvas, not its internal id. One line."""
     if isinstance(e, DocumentError):
         return str(port_named(named([e.problem], doc), doc)[0]).replace("\n", " ")
-    return " ".join(f"{type(e).__name__}: {e}".split())
+    message = _by_name(" ".join(str(e).split()), doc)
+    if len(message) > 300:
+        message = message[:297] + "..."
+    for kinds, words in _FAILURES:
+        if isinstance(e, kinds):
+            return words(message)
+    return message or "it stopped without saying why"
+
+
+# What each kind of failure is, in words, before the message that says it in its own
+_FAILURES = (
+    (MemoryError, lambda m: "there is not enough memory for it" + (f" ({m})" if m else "")),
+    (np.linalg.LinAlgError, lambda m: f"a matrix computation failed ({m or 'no reason given'}): "
+                                      "its numbers may hold NaN or infinity, or the matrix is singular"),
+    (ZeroDivisionError, lambda m: "a division by zero" + (f" ({m})" if m else "")),
+    ((OverflowError, FloatingPointError), lambda m: "a number grew beyond what a float can hold"
+                                                    + (f" ({m})" if m else "")),
+    (RecursionError, lambda m: "the graph nests too deeply to compute"),
+    (KeyError, lambda m: f"{m or 'a value'} was never computed (the graph stops before it)"),
+)
+
+
+def _by_name(text, doc):
+    """`text` with each node id it quotes ('w2') written as the node's name (its label)."""
+    nodes = getattr(doc, "nodes", None) or {}
+    renames = {nid: node_name(node) for nid, node in nodes.items() if node_name(node) != nid}
+    if not renames or not text:
+        return text
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, sorted(renames, key=len, reverse=True)))
+                         + r")(?![\w])")
+    return pattern.sub(lambda m: renames[m.group(1)], text)
 
 
 def _retexted(problems, evaluated, doc):
@@ -561,10 +602,11 @@ def _evaluate(doc, same_structure_as=None, ending=None, replayer=None):
         evaluation = evaluate(doc, observer=recorder, same_structure_as=same_structure_as)
     except Exception as e:  # the engine refused: keep editing, show the reason
         problem = e.problem if isinstance(e, DocumentError) else \
-            Problem(f"{type(e).__name__}: {e}", where="evaluation")
+            Problem(worded(e, doc), where="evaluation")
         return Result(None, [problem]), None
-    return Result(evaluation, evaluation.problems,
-                  tell=_teller(doc, evaluation, recorder.events, ending)), recorder.events
+    result = Result(evaluation, evaluation.problems, tell=_teller(doc, evaluation, recorder.events, ending))
+    result.numbers_spec = events_spec(evaluation, recorder.events)
+    return result, recorder.events
 
 
 def _teller(doc, evaluation, events, ending=None):

@@ -24,6 +24,7 @@ from ..graph.document import CONSTANT, LAYER, OP, VARIABLE, Port
 from ..graph.names import node_kind, node_name, objective_name
 from ..graph.structure import MAX_VARIADIC_INPUTS, filter_ports, input_slots, n_outputs
 from ..story import dead_units
+from ..story.model import evaluation_spec, number_spec
 from . import legible, port_labels, preview, text, tiles
 
 HEADER_H = 28.0
@@ -216,6 +217,19 @@ class CardPainter:
             cached = self._gradients_by_node = (grads, by_node)
         return list(cached[1].get(nid, ()))
 
+    def numbers_spec(self):
+        """The format the float tensors of the cards share: their story's (Story.number_spec),
+        so that a tensor reads on its node's card as on every rule card (the seed's ones
+        1.000 there and here, not 1 on the card); without a story, its evaluation's."""
+        story = getattr(self, "story", None)
+        return number_spec(story) if story is not None else evaluation_spec(self.evaluation)
+
+    def _card_spec(self, value, gradients):
+        """The format of a node card's float tensors: the one they share with the others
+        (numbers_spec), else the one its value and gradients share (a constant's value is
+        no evaluation's: x = [1 2] beside its gradient [0.5 0.25] reads 1.000 2.000)."""
+        return self.numbers_spec() or _shared_spec(value, gradients)
+
     def ports_used(self):
         """`used_ports` of the document, found once per renderer (every card asks)."""
         used = self.__dict__.get("used")
@@ -259,7 +273,7 @@ class CardPainter:
                      0.0)
         sections = []
         gradients = self.card_gradients(node.id)
-        shared = _shared_spec(value, gradients)   # a value of whole numbers beside its gradient's decimals
+        shared = self._card_spec(value, gradients)
         if value is not None:
             sections.append(("value", value, "value", Port(node.id, 0),
                              tiles.picture(value, role=self.tensor_role(Port(node.id, 0)),
@@ -311,7 +325,7 @@ class CardPainter:
                 _fonts()[2], mark, old.width - 2 * PAD)) != old.mark:
             return None
         sections = []
-        shared = _shared_spec(value, [(port, array) for colour, port, array in blocks if colour == "gradient"])
+        shared = self._card_spec(value, [(port, array) for colour, port, array in blocks if colour == "gradient"])
         for (colour, port, array), section in zip(blocks, old.sections):
             if colour != section.colour or port != section.port or (array is None) != (section.array is None):
                 return None

@@ -18,10 +18,10 @@ from PySide6.QtGui import QBrush, QColor, QGlyphRun, QImage, QPaintEngine, QPain
 
 # the rule for writing numbers, which text (provenance, explain) follows too; its names stay
 # reachable here, where the pictures use them
-from ..story.numbers import (card_spec, factor_text, number_format, number_spec, scaled,  # noqa: F401
-                             shared_spec, spec_on_card)
+from ..story.numbers import (card_spec, factor_text, mantissa_spec, number_format, number_spec,  # noqa: F401
+                             scaled, shared_spec, spec_on_card)
 from ..story.numbers import magnitudes_of as _magnitudes
-from ..story.numbers import unsigned_zero
+from ..story.numbers import loses_entries, unsigned_zero
 from . import text as _text
 
 FULL_ROWS, FULL_COLS = 6, 6       # shown completely up to this size
@@ -83,11 +83,14 @@ def heat_grid(array):
 def _table_format(a, spec=None):
     """(printf spec, format function, column width in characters) of a table of the 2-D
     array `a`: what a Preview and its renumbered copies work out from the numbers
-    (`spec`: a format the caller imposes, for a numeric array)."""
+    (`spec`: a format the caller imposes, for a numeric array). The spec is None where one
+    printf of the table would not write what the function does: booleans, and an entry
+    written NEAR_ZERO (story.numbers.loses_entries)."""
     magnitudes = _magnitudes(a) if a.dtype.kind in "iuf" else None
     spec = spec if spec is not None and magnitudes is not None else number_spec(a, magnitudes)
     fmt = number_format(a, magnitudes, spec)
-    return spec, fmt, _widest(a, fmt, magnitudes)
+    printf = None if magnitudes is None or loses_entries(magnitudes, spec) else spec
+    return printf, fmt, _widest(a, fmt, magnitudes)
 
 
 def _widest(a, fmt, magnitudes):
@@ -203,10 +206,11 @@ class Preview:
         self.spec = spec if numeric else None    # a format the caller imposes, if any
         shown, self.power = scaled(self.array) if spec is None else (self.array, 0)
         self.factor = factor_text(self.power)    # beside numbers divided by 10**power
+        own = mantissa_spec(self.power, self.spec)
         if self.kind in ("scalar", "empty"):
             if self.kind == "scalar":
                 self.font = _text.mono(font_size + 2, bold=True)
-                self.text = number_format(shown, spec=self.spec)(shown.reshape(-1)[0].item()) + self.factor
+                self.text = number_format(shown, spec=own)(shown.reshape(-1)[0].item()) + self.factor
             else:
                 self.font = _text.sans(font_size)
                 self.text = f"empty, shape {shape_label(self.array)}"
@@ -217,7 +221,7 @@ class Preview:
             self.heat_w, self.heat_h, self.cell = _heat_size(self.grid.shape)
             finite = self.grid[np.isfinite(self.grid)]
             scale = float(np.abs(finite).max()) if finite.size else 0.0
-            scale_text = number_format(np.array([scale]) / 10.0 ** self.power, spec=self.spec)
+            scale_text = number_format(np.array([scale]) / 10.0 ** self.power, spec=own)
             self.caption = f"±{scale_text(scale / 10.0 ** self.power)}{self.factor} heatmap"
             if self.grid.shape != as_2d(self.array).shape:   # a vector wrapped: say so
                 self.caption += f", {self.real} values, {WRAP} per row"
@@ -229,10 +233,9 @@ class Preview:
             full_r, full_c = (FULL_ROWS, FULL_COLS) if self.kind == "grid" else (4, 4)
             self.rows, self.cols = _picked(a.shape[0], full_r), _picked(a.shape[1], full_c)
             self._a2 = a
-            self._spec, self._fmt, chars = _table_format(a, self.spec)
+            self._spec, self._fmt, chars = _table_format(a, own)
             self._runs = self._text = None
-            self._plain = self._spec is not None and bool(self.cols) and None not in self.rows \
-                and None not in self.cols   # numbers only: no ellipsis, no booleans
+            self._plain = self._printf_table(self._spec)
             self.font = _text.mono(font_size)
             self._lay_out_table(chars)
             self.height = len(self.rows) * CELL_H + 4
@@ -247,13 +250,18 @@ class Preview:
         array = np.asarray(array)
         shown, power = scaled(array) if spec is None else (array, 0)
         a = as_2d(shown)
-        written, fmt, chars = _table_format(a, spec)
+        written, fmt, chars = _table_format(a, mantissa_spec(power, spec))
         if chars != self._chars or power != self.power:
             return Preview(array, self.font_size, self.compact, spec)
         shown = object.__new__(Preview)
         shown.__dict__.update(self.__dict__, array=array, spec=spec, _a2=a, _spec=written, _fmt=fmt,
-                              _runs=None, _text=None, _images={})
+                              _runs=None, _text=None, _images={}, _plain=self._printf_table(written))
         return shown
+
+    def _printf_table(self, printf):
+        """Is the table one printf of every value (`_number_text`): numbers only, no
+        ellipsis, no boolean, no entry written NEAR_ZERO (`printf`: _table_format's spec)?"""
+        return printf is not None and bool(self.cols) and None not in self.rows and None not in self.cols
 
     def look(self, theme):
         """What `draw` paints, as a value two pictures of one layout compare by: the text

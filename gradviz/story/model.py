@@ -91,8 +91,8 @@ class Story:
         every step, the provenance's sums and grids, `gradviz explain`): '%.3f' when any
         tensor of its steps or of its document's evaluation is written with decimals, else
         None (numbers.shared_spec). So a tensor reads one way at every step: the seed's ones
-        read 1.000 on its own card as beside a rule's decimals, not 1 there and 1.000 here.
-        (A node's card keeps the format its value and gradients share.)"""
+        read 1.000 on its own card as beside a rule's decimals, not 1 there and 1.000 here,
+        and on its node's card (render.cards) too."""
         key = (id(self.steps), len(self.steps))
         cached = self.__dict__.get("_number_spec")
         if cached is None or cached[0] != key:
@@ -113,6 +113,27 @@ class Story:
 def number_spec(story):
     """`story.number_spec()`, None without a story (a picture of the graph alone)."""
     return story.number_spec() if isinstance(story, Story) else None
+
+
+def evaluation_spec(evaluation):
+    """The format an evaluation's float tensors (its values and gradients) share
+    (numbers.shared_spec): what a story of it shares (Story.number_spec) unless its steps
+    show a tensor with decimals where no value or gradient has any; the node cards' format
+    before a story is told (the app tells it only when asked)."""
+    if evaluation is None:
+        return None
+    return shared_spec([*evaluation.values.values(), *evaluation.gradients.values()])
+
+
+def events_spec(evaluation, events):
+    """evaluation_spec, with the arrays of the backward pass's recorded `events`
+    (story.recorder) that the story's steps show: what Story.number_spec will be, known
+    before the story is told (lesson 001_clip_gradient: its values and gradients are whole,
+    the clip rule's contributions are not)."""
+    arrays = [] if evaluation is None else [*evaluation.values.values(), *evaluation.gradients.values()]
+    for e in events or ():
+        arrays += [e.cotangent, *(e.upstream or []), *(e.contributions or [])]
+    return shared_spec(a for a in arrays if a is not None)
 
 
 def _shown_arrays(story):

@@ -40,12 +40,18 @@ def magnitudes_of(a):
 #   integers, and a float tensor whose every entry is whole, as integers; booleans T / F;
 #   floats of an ordinary magnitude (the largest |entry| from ORDINARY[0] up to ORDINARY[1])
 #   in fixed notation with DECIMALS decimals: 1.407, -0.926, 18.600, 0.000;
-#   floats beyond it, where fixed notation would write only zeros or too many digits: on a
-#   picture, fixed notation of the tensor divided by a power of ten that the picture writes
-#   beside it ([1.550 21.900] ×10⁻⁶, so that a card never mixes notations); in plain text
-#   (number_format) e-notation, 1.55e-06.
-# A number that rounds to zero is written without its sign: never -0.000.
-ORDINARY = (1e-3, 1e4)
+#   floats beyond it, where fixed notation would write the largest entry with fewer than
+#   three significant digits (0.002 for 0.0022, -0.001 for -8.297e-4) or too many digits:
+#   on a picture, fixed notation of the tensor divided by a power of ten that the picture
+#   writes beside it ([-0.830 2.200] ×10⁻³, so that a card never mixes notations); in plain
+#   text (number_format) e-notation, 1.55e-06.
+# So the largest entry of a tensor always reads with three significant digits or more.
+# A number that rounds to zero is written without its sign: never -0.000; an entry that is
+# not zero but too small for its tensor's digits is written NEAR_ZERO, never 0.000, which
+# is kept for a zero (a number written alone, as provenance writes one entry, keeps its
+# own digits instead: `writer`).
+ORDINARY = (0.1, 1e4)
+NEAR_ZERO = "≈0"
 DECIMALS = 3
 
 
@@ -99,6 +105,14 @@ def scaled(array):
         return a, 0
     power = exponent(magnitudes_of(a))
     return (a, 0) if not power else (a.astype(np.float64) / 10.0 ** power, power)
+
+
+def mantissa_spec(power, spec=None):
+    """The format of a tensor's numbers divided by its power of ten `power` (scaled): `spec`,
+    one the caller imposes; else DECIMALS decimals beside a power of ten, since a mantissa
+    that is whole is no whole value (0.05 reads 5.000×10⁻², as float32's 0.0500000007
+    does, not 5×10⁻²); else None, the numbers' own (number_spec)."""
+    return spec if spec is not None else (f"%.{DECIMALS}f" if power else None)
 
 
 def card_spec(arrays):
@@ -169,14 +183,26 @@ def number_format(values, magnitudes=None, spec=None):
 
     def fmt(v):
         text = spec % v
-        return text[1:] if text[0] == "-" and _rounds_to_zero(text) else text
+        if text[0] in "-0" and _rounds_to_zero(text):
+            return NEAR_ZERO if v else text.lstrip("-")
+        return text
     return fmt
 
 
 def _rounds_to_zero(text):
-    """True for printf's "-0", "-0.000", "-0.00e+00": a value too small for the format."""
-    digits = text[1:].partition("e")[0]
+    """True for printf's "0.000", "-0", "-0.000", "-0.00e+00": a value too small for the
+    format."""
+    digits = text.lstrip("-").partition("e")[0]
     return digits.strip("0.") == ""
+
+
+def loses_entries(magnitudes, spec):
+    """Would `spec` write a nonzero entry of a tensor of `magnitudes` (magnitudes_of) as a
+    zero: its smallest nonzero |entry| below half its last decimal's unit? (number_format
+    writes such an entry NEAR_ZERO; a printf of the whole table would write 0.000.)"""
+    if not spec or not spec.endswith("f") or not magnitudes[1]:
+        return False
+    return magnitudes[1] < 0.5001 * 10.0 ** -int(spec[2:-1] or 0)
 
 
 def written(values, shared=None):
@@ -188,7 +214,7 @@ def written(values, shared=None):
     if a.dtype.kind not in "biuf":
         a = a.astype(np.float64)
     shown, power = scaled(a)
-    write = number_format(shown, spec=spec_on_card(a, shared))
+    write = number_format(shown, spec=mantissa_spec(power, spec_on_card(a, shared)))
     if not power:
         return write, ""
     scale = 10.0 ** power
@@ -198,10 +224,16 @@ def written(values, shared=None):
 def writer(values, shared=None):
     """A function writing one number of the tensor `values` as its card does, the power of
     ten after it: -1.881×10⁻⁵ for an entry of a gradient whose largest entry is 7.2e-05,
-    -0.173 for an ordinary one (the provenance's sums, where each number stands alone).
+    -0.173 for an ordinary one (the provenance's sums, where each number stands alone). An
+    entry that its card writes NEAR_ZERO is written alone, with its own power of ten:
+    1.536×10⁻⁴ where the card of a tensor reaching 3.214 writes ≈0.
     `shared`: as `written`'s."""
     write, factor = written(values, shared)
-    return (lambda v: write(v) + factor) if factor else write
+
+    def one(v):
+        text = write(v)
+        return alone(v) if text == NEAR_ZERO else text + factor
+    return one
 
 
 def alone(x):
@@ -273,7 +305,7 @@ def at_resolution(x, step):
         return "0" if x == 0 else str(x)
     top = int(math.floor(math.log10(abs(x))))
     need = math.ceil(-math.log10(step)) if step > 0 else SIGNIFICANT_MOST - top
-    if 0.01 <= abs(x) < ORDINARY[1]:
+    if ORDINARY[0] <= abs(x) < ORDINARY[1]:
         decimals = min(max(DECIMALS, need), SIGNIFICANT_MOST - 1 - top)
         return number_format(None, spec=f"%.{max(decimals, 0)}f")(x)
     decimals = min(max(DECIMALS, need + top), SIGNIFICANT_MOST - 1)

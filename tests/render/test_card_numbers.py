@@ -11,7 +11,7 @@ import pytest
 
 from gradviz.render import preview
 from gradviz.render.formula import FormulaLayout
-from gradviz.story.numbers import resolution
+from gradviz.story.numbers import NEAR_ZERO, alone, resolution
 
 from samples_util import NAMES, renderer, sample
 
@@ -38,7 +38,7 @@ def signature(number):
     """How a number is written: scientific or fixed, and with how many decimals. A tensor of
     whole numbers is written as integers ('upstream 1', the conv lesson's pixels) beside any
     other: None, as for T / F."""
-    if number in ("nan", "inf", "-inf", "T", "F") or number.lstrip("-").isdigit():
+    if number in ("nan", "inf", "-inf", "T", "F", NEAR_ZERO) or number.lstrip("-").isdigit():
         return None
     mantissa, _, exponent = number.partition("e")
     decimals = len(mantissa.partition(".")[2])
@@ -109,19 +109,30 @@ def test_a_tensor_reads_one_way_at_every_step(name):
 def float_signature(number):
     """signature() of a float tensor's number, where a whole one written as '0' counts as
     fixed notation without decimals (not as an integer tensor's number)."""
-    if number in ("nan", "inf", "-inf"):
+    if number in ("nan", "inf", "-inf", NEAR_ZERO):
         return None
     return ("f", 0) if number.lstrip("-").isdigit() else signature(number)
 
 
 def test_a_value_that_rounds_to_zero_prints_without_a_sign():
+    """A zero is 0.000, never -0.000. Changed with issue 20 (nothing on screen may be
+    false): a nonzero entry too small for its tensor's digits (-1e-6 beside 0.5) was
+    written 0.000 as a zero is; it is written ≈0 (story.numbers.NEAR_ZERO), so that 0.000
+    means zero. The table keeps its width either way."""
     fmt = preview.number_format(np.array([0.5, -1e-6]))
-    assert fmt(-1e-6) == "0.000" and fmt(-0.0) == "0.000" and fmt(-0.25) == "-0.250"
+    assert fmt(-1e-6) == NEAR_ZERO and fmt(-0.0) == "0.000" and fmt(0.0) == "0.000"
+    assert fmt(-0.25) == "-0.250"
     shown = preview.Preview(np.array([[0.5, -1e-6], [-0.0, -0.4]], np.float32))
-    assert [c.strip() for row in shown.table for c in row] == ["0.500", "0.000", "0.000", "-0.400"]
-    text = shown._number_text()
-    assert "-0.000" not in text and len(text) == 4 * (shown._chars + 1)   # widths kept
-    assert preview.Preview(np.float32(-1e-9), spec="%.3f").text == "0.000"
+    assert [c.strip() for row in shown.table for c in row] == ["0.500", NEAR_ZERO, "0.000", "-0.400"]
+    assert [[run.strip() for _, _, run, _ in row] for row in shown.runs] == [["0.500     ≈0"], ["0.000 -0.400"]]
+    zeros = preview.Preview(np.array([[0.5, 0.0], [-0.0, -0.4]], np.float32))
+    text = zeros._number_text()        # one printf of the whole table where nothing is lost
+    assert "-0.000" not in text and len(text) == 4 * (zeros._chars + 1)   # widths kept
+    assert preview.Preview(np.float32(-1e-9), spec="%.3f").text == NEAR_ZERO
+    # a renumbered table that now holds such an entry is not one printf of its numbers
+    again = zeros.renumbered(np.array([[0.5, 2e-5], [0.0, -0.4]], np.float32))
+    assert [c.strip() for row in again.table for c in row] == ["0.500", NEAR_ZERO, "0.000", "-0.400"]
+    assert again._number_text() is None and "≈0" in "".join(r for row in again.runs for _, _, r, _ in row)
 
 
 def test_a_tensor_beyond_the_ordinary_magnitudes_is_written_beside_its_power_of_ten():
@@ -165,7 +176,7 @@ def test_a_value_reads_the_same_on_every_card(name):
                 _ordinary_in_fixed(s.array, texts(s.preview), f"{name}: card {nid}")
     steps = r.story.steps if r.story is not None else []
     for step in steps:
-        layout = FormulaLayout(step, len(steps))
+        layout = FormulaLayout(step, len(steps), shared=r.story.number_spec())   # the story's format, as drawn
         where = f"{name}: rule card of step {step.index + 1} {step.title}"
         for part, _, _, picture in layout._items(layout.fonts)[0]:
             if part[0] != "array":
@@ -229,7 +240,9 @@ def test_every_steps_provenance_table_and_sum_have_one_format_and_no_minus_zero(
 def card_text(array, flat, shared=None):
     """How the card of the tensor `array` writes its entry `flat` (its number and the power
     of ten beside the picture), or None where the card does not write it (an ellipsis, a
-    heatmap). `shared`: the format of the story it is shown in (Story.number_spec)."""
+    heatmap). `shared`: the format of the story it is shown in (Story.number_spec). An entry
+    the card writes ≈0 (too small for its tensor's digits, not zero) is written alone, with
+    its own power of ten, where provenance names it: the number, not ≈0."""
     a = np.asarray(array)
     shown = preview.Preview(a, spec=preview.spec_on_card(a, shared))
     if shown.kind == "scalar":
@@ -239,7 +252,10 @@ def card_text(array, flat, shared=None):
     r, c = divmod(int(flat), preview.as_2d(a).shape[1])
     if r not in shown.rows or c not in shown.cols:
         return None
-    return shown.table[shown.rows.index(r)][shown.cols.index(c)].strip() + shown.factor
+    cell = shown.table[shown.rows.index(r)][shown.cols.index(c)].strip()
+    if cell == NEAR_ZERO:     # a number standing alone keeps its own digits (numbers.writer)
+        return alone(a.reshape(-1)[int(flat)])
+    return cell + shown.factor
 
 
 ENTRY = re.compile(r"^([A-Za-z_]\w*)(?:\[([\d,]*)\])?$")

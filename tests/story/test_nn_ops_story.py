@@ -85,7 +85,9 @@ def test_an_embedding_layers_story_reaches_its_table():
 def test_a_float32_provenance_writes_the_cards_decimals_not_a_float64_widening():
     """0.05 in float32 is 0.0500000007 as a float64: eight digits of that printed
     '0.050000001' in the provenance dock. The sum is written as the cards write it, the
-    same for a float32 and a float64 cotangent."""
+    same for a float32 and a float64 cotangent. (Issue 20: a tensor whose largest entry is
+    0.05 is written beside its power of ten, 5.000×10⁻², so that it keeps three significant
+    digits, no longer 0.050.)"""
     def doc_of(dtype):
         doc = Document(title="t")
         doc.add(Node("x", CONSTANT, value=np.array([0.05, 0.03], dtype), watched=True))
@@ -96,6 +98,6 @@ def test_a_float32_provenance_writes_the_cards_decimals_not_a_float64_widening()
         doc.targets, doc.sources = [Port("y")], [Port("w")]
         return doc
     single = story.build(doc_of(np.float32)).provenance(Port("w"), 0)
-    assert single.text().endswith("= 0.050"), single.text()
+    assert single.text().endswith("= 5.000×10⁻²"), single.text()
     double = story.build(doc_of(np.float64)).provenance(Port("w"), 0)
     assert double.text() == single.text() and double.numbers() == single.numbers()

@@ -8,6 +8,7 @@ from ...render import compact as render_compact
 from ...render.cards import used_ports
 from ...render.painter import Renderer
 from ...render.themes import get_theme
+from ...story.model import evaluation_spec, number_spec
 
 
 class CanvasRenderer(Renderer):
@@ -22,6 +23,7 @@ class CanvasRenderer(Renderer):
         return 1.0 if self.zoom_labels is None else self.zoom_labels()
 
     view_bounds = None        # the canvas's label_bounds: the view its player framed the step in
+    stale_format = False      # its cards' number format is not the story's (CanvasView.story_told)
 
     @property
     def label_bounds(self):
@@ -84,12 +86,27 @@ class CanvasRenderer(Renderer):
     def story(self, story):
         self._story = story
 
+    def numbers_spec(self):
+        """The format the cards' float tensors share, fixed when this renderer was made: the
+        story's when it was told, else the one the result foretells from its backward pass
+        (Result.numbers_spec), else the evaluation's (story.model.evaluation_spec), since
+        asking the story would tell it on every edit. The player tells it when it can and
+        the canvas then measures again the cards a story writes otherwise (CanvasView.story_told)."""
+        spec = self.__dict__.get("_cards_spec", self)
+        if spec is self:
+            told = self._story if self._story is not None else \
+                (self._result.story if getattr(self._result, "story_ready", False) else None)
+            foretold = getattr(self._result, "numbers_spec", None)
+            spec = self._cards_spec = number_spec(told) if told is not None else \
+                foretold or evaluation_spec(self.evaluation)
+        return spec
+
     def _content_key(self, node):
         """Everything a card shows: if it is unchanged the old measurement still holds."""
         grads = self.card_gradients(node.id)   # the node's own and its layer weights'
         return ((node.kind, node.op, node.label, repr(sorted(node.attrs.items())), node.watched,
                  node.trainable, self.used[node.id], tuple(p.index for p, _ in grads),
-                 tuple(self.doc.targets), self._target_name),
+                 tuple(self.doc.targets), self._target_name, self.numbers_spec()),
                 self._value(node.id), tuple(g for _, g in grads))
 
 
@@ -142,7 +159,7 @@ def _only_moved(previous, doc, result, theme, hold_sizes):
     content = getattr(result, "content", None)
     return isinstance(previous, CanvasRenderer) and previous.doc is doc and content is not None \
         and getattr(last, "content", None) is content and previous.hold_sizes == hold_sizes \
-        and previous.theme == get_theme(theme)
+        and previous.theme == get_theme(theme) and not previous.stale_format
 
 
 def _drawable(array):

@@ -23,6 +23,7 @@ from ...graph.document import Document
 from ...render import legible
 from ...render.layout import layout as layout_positions
 from ...render.painter import Renderer
+from ...story.model import number_spec
 from .edges import EdgeItem, EdgeLayer
 from .editing import NODES_MIME, CanvasEditing
 from .items import CARD, NUMBERS, OUTLINE, NodeItem, PortItem, badge_roles
@@ -204,6 +205,15 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
 
     def _evaluated(self, result):
         self.sync()
+
+    def story_told(self, story):
+        """The player has told the result's story: where it writes the tensors in another
+        format than the cards took from the evaluation (a rule card's 0.500 among whole
+        values, lesson 001_clip_gradient), the cards are measured again in the story's,
+        so a tensor reads the same on its node's card and its rule cards."""
+        if story is not None and number_spec(story) != self.renderer.numbers_spec():
+            self.renderer.stale_format = True
+            self.sync(full=False, new_document=False)
 
     def _place_missing(self, doc, missing):
         """Positions for nodes the document does not place: the render layout for a whole

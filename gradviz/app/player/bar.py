@@ -607,6 +607,7 @@ class PlayerBar(QWidget):
             return   # a move or a new position: the editing view shows the same story
         shown, placed = self.step, self._formula_at
         self._story = story
+        self.canvas.story_told(story)   # its cards in the story's number format
         self._story_steps = list(getattr(story, "steps", None) or [])
         self.timeline.set_steps([s.title or KIND_WORDS.get(s.kind, s.kind) for s in self._steps],
                                 [s.kind for s in self._steps])

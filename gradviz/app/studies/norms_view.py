@@ -24,6 +24,9 @@ LINE = DIVERGING[-2]          # the chain-cost view's reverse-mode red: the back
 SOURCE = DIVERGING[1]         # a source's gradient, in the forward blue
 
 
+PLAIN_DECADES = 1e-3     # the smallest decade a log axis writes plain (0.001)
+
+
 class LogAxis(pg.AxisItem):
     """Ticks of a log10 axis written as the numbers they stand for: 0.01, 0.1, 1, 10 while
     each is of an ordinary magnitude (story.numbers), else every one as its power of ten,
@@ -46,10 +49,11 @@ class LogAxis(pg.AxisItem):
         return [power_text(d) for d in decades]
 
     def ordinary(self):
-        """True when every decade the axis shows is of an ordinary magnitude: the form is
-        the axis' (pyqtgraph asks for its major and minor ticks apart)."""
+        """True when every decade the axis shows is written plain (0.001 up to the ordinary
+        magnitudes' top: a decade is exact, so 0.01 loses no digit as a measured 0.012
+        would): the form is the axis' (pyqtgraph asks for its major and minor ticks apart)."""
         low, high = (float(v) for v in self.range)
-        return ORDINARY[0] <= 10.0 ** math.ceil(low - 1e-9) and 10.0 ** math.floor(high + 1e-9) < ORDINARY[1]
+        return PLAIN_DECADES <= 10.0 ** math.ceil(low - 1e-9) and 10.0 ** math.floor(high + 1e-9) < ORDINARY[1]
 
 
 class GradientNormView(StudyView):

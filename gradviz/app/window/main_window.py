@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QLabel, QMainW
                                QProgressDialog, QScrollArea, QToolBar, QWidget)
 
 from ...engine.errors import counted
-from ...graph.errors import DocumentError, Problem
+from ...graph.errors import Problem
 from . import focus_keys
 from .inactive_keys import InactiveKeys
 from .. import theme as app_theme
@@ -34,7 +34,8 @@ from ..theme import ERROR_STYLE, WARN_STYLE
 from .files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles, samples
 from .menus import WindowMenus
 from ..training import add_train_dock
-from ..worker import run_job
+from ..controller import worded
+from ..worker import Cancelled, run_job
 from ...graph import batch_jacobian, hessian, higher_order, jacobian
 from ...graph.nan_origin import study_problems
 from ...graph.gradient_check import GradientCheck, gradient_check
@@ -435,11 +436,19 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
                 close()
         job.progress.connect(progress)
         job.finished.connect(on_finished)
-        job.failed.connect(lambda reason: QMessageBox.warning(self, title, reason))
+        job.failed.connect(lambda _: QMessageBox.warning(self, title, self.failure_words(title, job)))
         job.cancelled.connect(lambda: self.show_message(f"{title}: cancelled"))
         job.done.connect(done)
         dialog.canceled.connect(job.cancel)
         return job
+
+    def failure_words(self, title, job):
+        """Why the job `title` failed, in words and the user's names (controller.worded), not
+        the worker's class name and raw text; and that the document is kept: the job
+        worked on a copy of it."""
+        why = worded(job.exception, self.controller.doc).rstrip(".")
+        return (f"{title} stopped: {why}.\n\nYour document is kept as it was; "
+                "nothing in it was changed.")
 
     def compute_studies(self):
         doc = self.controller.doc
@@ -460,8 +469,8 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
                 lines.append(value.summary())
             elif name in nan:
                 lines.append(f"{name}: holds NaN or infinity (the ⚠ warning says where)")
-            elif isinstance(value, str):
-                lines.append(f"{name}: {value}")
+            elif isinstance(value, str):     # its failure, worded by _compute_studies
+                lines.append(f"{_study_title(name)} could not be computed: {value}")
             elif isinstance(value, list):
                 lines.append(f"{name}: " + ", ".join(
                     "None" if v is None else f"shape {tuple(v.shape)}" for v in value))
@@ -518,7 +527,9 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
 
 
 def _compute_studies(job, doc):
-    """Each study of `doc` in turn (off the UI thread); a refusal becomes its message."""
+    """Each study of `doc` in turn (off the UI thread); a study that fails becomes its reason
+    in words (controller.worded: the user's node names, no class name), and the others are
+    still computed."""
     names = list(doc.studies)
     out = {}
     for i, name in enumerate(names):
@@ -529,8 +540,10 @@ def _compute_studies(job, doc):
             continue
         try:
             out[name] = fn(doc)
-        except DocumentError as e:
-            out[name] = str(e)
+        except Cancelled:
+            raise
+        except Exception as e:  # noqa: BLE001 (said in words; the other studies go on)
+            out[name] = worded(e, doc)
     job.report(1.0, "done")
     problems = study_problems(doc, out)
     check = out.get("gradient_check")

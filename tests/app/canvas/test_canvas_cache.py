@@ -215,6 +215,10 @@ def crowded_chain(n=24, per_row=6, step=(150.0, 110.0)):
         previous = f"t{i}"
     for i, node in enumerate(doc.nodes.values()):
         node.position = (step[0] * (i % per_row), step[1] * (i // per_row))
+    # x's ones read 1.000 among the chain's decimals (issue 20 §5: one format per tensor),
+    # a card 229 px wide, not 132: it stands 100 px further left, so that it leaves its
+    # edge to t0 in view as before (over it, a fresh picture strokes one edge fewer)
+    doc.nodes["x"].position = (-100.0, 0.0)
     return doc
 
 

@@ -122,9 +122,11 @@ def test_fan_in_paths_are_named_by_their_input_slot(window):
 
 
 def test_numbers_never_show_minus_zero_and_a_table_has_one_format(qtbot):
-    """Walk-through: a provenance table mixed 0 and 3.000; every cell now has the table's format."""
+    """Walk-through: a provenance table mixed 0 and 3.000; every cell now has the table's format.
+    (Issue 20: a nonzero entry too small for the table's digits reads ≈0, not 0.000, which
+    is kept for a zero.)"""
     fmt = preview.number_format(np.array([-1e-5, 0.5]))
-    assert fmt(-1e-5) == "0.000" and fmt(-0.0) == "0.000"   # number_format itself: no -0.000
+    assert fmt(-1e-5) == "≈0" and fmt(-0.0) == "0.000"   # number_format itself: no -0.000
     grid = TensorGrid("g")
     qtbot.addWidget(grid)
     grid.set_array(np.array([[0.0, 3.0], [-0.0, -0.25]], np.float32))
@@ -137,11 +139,12 @@ def test_numbers_never_show_minus_zero_and_a_table_has_one_format(qtbot):
 
 
 def test_grid_prints_zeros_in_the_tables_format(qtbot):
-    """An exact 0 reads 0.000 beside 0.500, as every other cell of its table (walk-through)."""
+    """An exact 0 reads 0.000 beside 0.500, as every other cell of its table (walk-through);
+    -1e-5 is no zero: ≈0 (issue 20), as the cards write it."""
     grid = TensorGrid("g")
     qtbot.addWidget(grid)
     grid.set_array(np.array([[-1e-5, 0.5], [0.0, -0.25]], np.float32))
-    assert [grid.text_at(i) for i in range(4)] == ["0.000", "0.500", "0.000", "-0.250"]
+    assert [grid.text_at(i) for i in range(4)] == ["≈0", "0.500", "0.000", "-0.250"]
 
 
 def test_a_long_vector_wraps_and_every_entry_can_be_clicked(window, qtbot):

@@ -129,11 +129,12 @@ def test_a_study_on_the_worker_names_the_input_as_the_canvas_does(qtbot, control
 
 def test_work_off_the_ui_thread_is_worded_as_in_process(controller):
     """The wording the studies, the Train dock's run and its loss landscape share for an
-    error their worker raised (controller.worded): the input as the canvas labels it."""
+    error their worker raised (controller.worded): the input as the canvas labels it. (Issue
+    20: another error is said by its message in words, without its class name.)"""
     from gradviz.app.controller import worded
     from gradviz.graph.errors import DocumentError
     controller.open(SAMPLES / "nets_6_attention.json")
     stray = controller.add_node(OP, "multiply")
     e = DocumentError("input 2 (y) is not connected", node=stray, port=1)
     assert worded(e, controller.doc) == "node 'multiply': input 2 (b) is not connected"
-    assert worded(ValueError("a\n  b"), controller.doc) == "ValueError: a b"
+    assert worded(ValueError("a\n  b"), controller.doc) == "a b"

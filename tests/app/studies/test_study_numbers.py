@@ -80,3 +80,40 @@ def test_a_log_axis_writes_one_form(qapp):
     axis.setRange(-4.2, 1.2)
     assert axis.tickStrings([-4, -2, 0], 1, 2) == ["10⁻⁴", "10⁻²", "10⁰"]
     assert axis.tickStrings([-3, -1, 1], 1, 1) == ["10⁻³", "10⁻¹", "10¹"]
+
+
+@pytest.mark.parametrize("sample", ["nets_2_sigmoid_chain", "nets_2_relu_chain"])
+def test_the_gradient_norms_read_with_three_significant_digits_in_one_form(qtbot, sample):
+    """The sigmoid chain's norms read 'layer2 0.002' (0.00239, one significant digit) beside
+    'layer1 5.339×10⁻⁴'. Every norm the summary writes has three significant digits or more
+    and reads back within its last digit; a norm below 0.1 is never written in fixed
+    notation while another is written with its power of ten."""
+    from gradviz.app.controller import DocumentController
+    from gradviz.app.studies import GradientNormView
+    from gradviz.app.window.main_window import SAMPLES_DIR
+    from gradviz.story.numbers import resolution
+
+    controller = DocumentController()
+    view = GradientNormView(controller)
+    qtbot.addWidget(view)
+    controller.open(SAMPLES_DIR / f"{sample}.json")
+    view.refresh()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=8000)
+    norms = view.result
+    text = re.sub(r"<[^>]+>", " ", view.summary.text())
+    written = {}
+    for name, number in re.findall(r"(\S+)\s+(-?[0-9.]+(?:×10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?)", text):
+        written[name] = number
+    values = dict(zip(norms.names, np.asarray(norms.norms, np.float64)))
+    assert len(written) >= 5, text
+    powered = any("×10" in w for w in written.values())
+    for name, number in written.items():
+        value = values[name]
+        mantissa = number.split("×")[0].lstrip("-").replace(".", "").lstrip("0")
+        assert len(mantissa) >= 3, (name, number, value)
+        power = int(number.split("×10")[1].translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))) \
+            if "×10" in number else 0
+        assert float(number.split("×")[0]) * 10.0 ** power == pytest.approx(
+            value, abs=resolution(number) / 2 * 1.001), (name, number)
+        if powered and abs(value) < 0.1:
+            assert "×10" in number, (name, number, text)
