@@ -667,7 +667,7 @@ def _shape_problem(doc, node_id, evaluation=None):
     if values is not None:
         if any(e.src not in values for e in edges):
             return None  # an input does not compute yet: that is its own problem
-        doc = _one_node_document(node, edges, values)
+        doc = _one_node_document(node, edges, values, doc)
     try:
         built = build(doc)
     except Exception as e:  # noqa: BLE001 (any refusal becomes a message)
@@ -678,11 +678,13 @@ def _shape_problem(doc, node_id, evaluation=None):
     return None
 
 
-def _one_node_document(node, edges, values):
-    """`node` fed by constants that hold its inputs' values."""
+def _one_node_document(node, edges, values, whole):
+    """`node` fed by constants that hold its inputs' values, named as their nodes in the
+    `whole` document (a refusal names them: 'x (operand a) has shape (2, 3)')."""
     doc = Document()
     for k, e in enumerate(edges):
-        source = doc.add(Node(id=f"{node.id}__input{k}", kind=CONSTANT, value=values[e.src]))
+        source = doc.add(Node(id=f"{node.id}__input{k}", kind=CONSTANT, value=values[e.src],
+                              label=catalog.port_name(whole, e.src)))
         doc.edges.append(Edge(Port(source.id), e.dst))
     doc.add(node)
     return doc
