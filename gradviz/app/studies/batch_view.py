@@ -72,20 +72,23 @@ class BatchJacobianView(StudyView):
                                             (3, 2, 4)), 1)
         self.update_choosers()
 
-    _caption_of = None      # (J's shape, target name, source name) of the study shown
+    _caption_of = None      # (J's shape, target name, source name, marked block words or '')
 
     def _write_caption(self):
         """The caption names the plots by where they are: side by side (left, middle) or
-        stacked (top, below it); stacked at 1280 x 800 it said 'Left' of the upper plot."""
+        stacked (top, below it); stacked at 1280 x 800 it said 'Left' of the upper plot.
+        It says what the black box on the block sizes marks, in the check's words."""
         if self._caption_of is None:
             return
-        shape, t_name, s_name = self._caption_of
+        shape, t_name, s_name, marked = self._caption_of
         first, second = ("Top", "Below it") if self.stacked() else ("Left", "Middle")
+        box = (f" The black box marks the largest block off the diagonal, {marked}: the one "
+               f"the check names." if marked else "")
         self.caption.setText(
             f"{first}: the full Jacobian J {shape} as the seed's plot_as_patches, one "
             f"(batch, batch) square ∂{t_name}[b, i] / ∂{s_name}[c, j] per pair (i, j), b down, "
-            f"c across. {second}: the size of each (b, c) block. Independent examples light up "
-            f"only the diagonal.")
+            f"c across. {second}: the size ‖∂{t_name}[b] / ∂{s_name}[c]‖ of each (b, c) block."
+            f"{box} Independent examples light up only the diagonal.")
 
     def arrange(self):
         super().arrange()
@@ -140,9 +143,18 @@ class BatchJacobianView(StudyView):
         _band_ticks(self.heatmap, T, S, b)
         norms = np.linalg.norm(blocks, axis=(1, 3))
         self.norms.set_matrix(norms, (b,), (b,), (f"{t_name}", f"{s_name}"), nonnegative=True)
-        self.norms.describe = lambda r, c: (f"‖∂ {t_name}[{r}] / ∂ {s_name}[{c}]‖ = "
-                                            f"{alone(norms[r, c])}"
-                                            f"{'' if r == c else '  (off the diagonal)'}")
+        # one format for the check, the caption and the hover: the boxed block reads alike
+        number = line_format(norms, study.largest, study.block_difference, study.tolerance)
+        marked = study.location if study.warning else None
+
+        def block(r, c):
+            return f"‖∂{t_name}[{r}] / ∂{s_name}[{c}]‖ = {number(norms[r, c])}"
+
+        def hovered(r, c):
+            where = ("" if r == c else "  (off the diagonal, the black box: the largest there)"
+                     if (r, c) == marked else "  (off the diagonal)")
+            return block(r, c) + where
+        self.norms.describe = hovered
         self.heatmap.set_colorbar_label(f"∂ {t_name}[b, i] / ∂ {s_name}[c, j]",
                                         f"∂ {short(t_name, 10)}[b, i] / ∂ {short(s_name, 10)}[c, j]",
                                         f"∂{short(t_name, 10)} / ∂{short(s_name, 10)}",
@@ -151,16 +163,16 @@ class BatchJacobianView(StudyView):
         self.norms.set_colorbar_label(f"‖ ∂ {t_name}[b] / ∂ {s_name}[c] ‖",
                                       f"‖∂{short(t_name, 10)}[b] / ∂{short(s_name, 10)}[c]‖",
                                       "‖ block ‖")
-        self._mark(study.location if study.warning else None)
-        self._caption_of = (tuple(J.shape), t_name, s_name)
+        self._mark(marked)
+        self._caption_of = (tuple(J.shape), t_name, s_name, marked and block(*marked))
         self._write_caption()
-        number = line_format(study.largest, study.block_difference, study.tolerance)
         if study.warning:
             r, c = study.location
             set_banner(self.check, "warning",
                        f"<b>⚠ The examples are not independent.</b> The largest off-diagonal "
-                       f"block is ∂{t_name}[{r}] / ∂{s_name}[{c}], norm {number(study.largest)} "
-                       f"(tolerance {number(study.tolerance)}). batch_jacobian still returns shape "
+                       f"block (the black box), example {r} of {t_name} on example {c} of "
+                       f"{s_name}, is {block(r, c)} (tolerance {number(study.tolerance)}). "
+                       f"batch_jacobian still returns shape "
                        f"{tuple(study.batch_jacobian.shape)}, but it is off by up to "
                        f"{number(study.block_difference)} from the true per-example Jacobians: "
                        f"a layer mixes the batch (BatchNormalization in training does, through "

@@ -233,10 +233,34 @@ def test_batch_view_warns_for_batchnorm(qtbot):
     r, c = study.location
     assert f"∂layer2[{r}] / ∂x[{c}]" in view.warning
     # the banner's one format (here 1.14e+00, three digits, as the cards write): half a unit
-    assert number_after(view.warning, "norm") == pytest.approx(study.largest, rel=5e-3)
+    assert number_after(view.warning, f"∂x[{c}]‖ =") == pytest.approx(study.largest, rel=5e-3)
     assert view.check.isVisibleTo(view)
     np.testing.assert_allclose(view.heatmap.matrix, patches(study.jacobian, 2), equal_nan=True)
     assert not view._marker.isVisible() or view._marker.rect().center().x() == c
+
+
+def test_the_words_name_the_block_the_black_box_marks(qtbot):
+    """The black box on the block sizes is explained: the caption and the check name the
+    block it outlines (its indices and norm, as the check writes them), and hovering it
+    reads the same words (the auditor saw an unexplained box beside another block's hover)."""
+    controller, view = opened(qtbot, views.BatchJacobianView, "001_batchnorm_pitfall")
+    study = view.result
+    box = view._marker
+    assert box.isVisible()
+    drawn = box.rect().center()
+    r, c = int(round(drawn.y())), int(round(drawn.x()))   # row b down, column c across
+    assert (r, c) == study.location and r != c
+    caption = html.unescape(view.caption.text())
+    m = re.search(r"black box marks the largest block off the diagonal, "
+                  r"‖∂layer2\[(\d+)\] / ∂x\[(\d+)\]‖ = ([^:]+):", caption)
+    assert m, caption
+    assert (int(m.group(1)), int(m.group(2))) == (r, c)
+    named = f"‖∂layer2[{r}] / ∂x[{c}]‖ = {m.group(3)}"
+    assert number_after(named, "‖ =") == pytest.approx(study.off_diagonal[r, c], rel=5e-3)
+    assert named in html.unescape(view.warning) and "black box" in view.warning
+    assert view.norms.describe(r, c).startswith(named) and "black box" in view.norms.describe(r, c)
+    other = next((b, a) for b in range(3) for a in range(3) if b != a and (b, a) != (r, c))
+    assert "black box" not in view.norms.describe(*other)
 
 
 def test_batch_view_ok_for_independent_examples(qtbot):
