@@ -5,7 +5,8 @@ before and after in a QUndoCommand (app/snapshots: containers copied, tensors sh
 and read-only), so undo restores the exact document (saving after undoing everything
 writes the original bytes) without copying a single tensor; with it, what the rooms
 showed on either side (`keep_view`: the cards the canvas placed, the zoom and the scroll,
-the story step), so undo and redo lay nothing out afresh. After each edit the
+the story step) and the selection, so undo and redo lay nothing out afresh and select what
+was selected there. After each edit the
 document is validated and run through the engine, unless the edit changed nothing the
 engine reads (a move, a label); `evaluated` carries the result to the widgets. The
 backprop story is assembled from the recorded backward pass only when first asked for.
@@ -97,20 +98,21 @@ class _Basis:
 
 
 class _Snapshot(QUndoCommand):
-    """One edit: the document before and after, and what the rooms showed on either side as
-    the user last saw it (`keep_view`). Consecutive moves of the same nodes merge."""
+    """One edit: the document before and after, and what the user saw on either side as they
+    last saw it (`seen`: the selection, and what the rooms showed, `keep_view`). Consecutive
+    moves of the same nodes merge."""
 
     MOVE_ID = 1
 
-    def __init__(self, controller, text, before, after, merge_key=None, views=None):
+    def __init__(self, controller, text, before, after, merge_key=None, seen=None):
         super().__init__(text)
         self._controller = controller
         self._before = before
         self._after = after
         self._merge_key = merge_key
         self._first = True
-        self._views_before = views      # taken as the edit began; again as each redo begins
-        self._views_after = None        # taken as each undo begins
+        self._seen_before = seen       # taken as the edit began; again as each redo begins
+        self._seen_after = None        # taken as each undo begins
 
     def id(self):
         return self.MOVE_ID if self._merge_key is not None else -1
@@ -126,12 +128,12 @@ class _Snapshot(QUndoCommand):
         if self._first:  # the edit was already applied by the controller
             self._first = False
             return
-        self._views_before = self._controller.views()
-        self._controller._restore(self._after, f"Redo {self.text()}", self._views_after)
+        self._seen_before = self._controller.seen()
+        self._controller._restore(self._after, f"Redo {self.text()}", self._seen_after)
 
     def undo(self):
-        self._views_after = self._controller.views()
-        self._controller._restore(self._before, f"Undo {self.text()}", self._views_before)
+        self._seen_after = self._controller.seen()
+        self._controller._restore(self._before, f"Undo {self.text()}", self._seen_before)
 
 
 def _refuse_text(what, text):
@@ -235,9 +237,10 @@ class DocumentController(QObject):
         every widget has followed it (the zoom and the scroll)."""
         self._view_keepers.append(keeper)
 
-    def views(self):
-        """What every room that keeps its view shows now (`keep_view`)."""
-        return [keeper.view() for keeper in self._view_keepers]
+    def seen(self):
+        """What undo and redo put back of what the user sees now: the selection, and what
+        every room that keeps its view shows (`keep_view`)."""
+        return list(self.selection), [keeper.view() for keeper in self._view_keepers]
 
     # -- editing -----------------------------------------------------------------------
     def edit(self, text, change, merge_key=None, select=None):
@@ -247,10 +250,10 @@ class DocumentController(QObject):
         than write into it (the snapshots share tensors, read-only). `select(result)`:
         the node ids to select, selected before the widgets hear of the new result, so
         that they update once (an inspector builds the new node's page, not two pages)."""
-        before, views = snapshot(self.doc), self.views()
+        before, seen = snapshot(self.doc), self.seen()
         result = change(self.doc)
         after = snapshot(self.doc)
-        self.undo_stack.push(_Snapshot(self, text, before, after, merge_key, views))
+        self.undo_stack.push(_Snapshot(self, text, before, after, merge_key, seen))
         self._last_edit = self.undo_stack.command(self.undo_stack.index() - 1)
         old_selection = self.selection
         if select is not None:
@@ -265,15 +268,16 @@ class DocumentController(QObject):
                 self.selecting_new = False
         return result
 
-    def _restore(self, state, replaying, views=None):
-        """Undo / redo: the document object stays, its content becomes `state`'s; the rooms
-        show what `views` says they showed with it (`keep_view`; None: an edit made before
-        they kept their views)."""
+    def _restore(self, state, replaying, seen=None):
+        """Undo / redo: the document object stays, its content becomes `state`'s; the
+        selection and the rooms are what `seen` says the user saw with it (`seen`; None:
+        nothing seen, the selection keeps the nodes that remain)."""
         self.doc.__dict__.update(snapshot(state).__dict__)
         self._last_edit = None
         old_selection = self.selection
-        self.selection = [n for n in self.selection if n in self.doc.nodes]
-        kept = list(zip(self._view_keepers, views or ()))
+        selection, views = seen if seen is not None else (self.selection, ())
+        self.selection = [n for n in selection if n in self.doc.nodes]
+        kept = list(zip(self._view_keepers, views))
         self.replaying = replaying
         try:
             for keeper, view in kept:

@@ -166,3 +166,38 @@ def test_undo_and_redo_of_an_edit_in_the_editing_view_put_back_what_was_seen(ope
     after = _seen(w)
     assert after["step"] == -1, kind
     _undo_redo(qtbot, w, layouts, before, after, kind)
+
+
+def _selected(w):
+    """The nodes selected, in the controller and as the canvas draws them."""
+    c = w.canvas
+    return (sorted(w.controller.selection),
+            sorted(nid for nid, item in c.node_items.items() if item.isSelected()))
+
+
+@pytest.mark.parametrize("kind", EDITS)
+def test_undo_and_redo_select_what_was_selected_before_and_after_the_edit(open_window, qtbot, kind):
+    """Undo selects what was selected as the edit began, Redo what the edit had selected (a
+    card added with Tab, then Ctrl+Z and Ctrl+Shift+Z, was no longer selected: the redo kept
+    the undo's empty selection)."""
+    w = _open_at(open_window, qtbot, "001_batchnorm_pitfall", 0, kind)
+    c = w.canvas
+    # something selected before the edit (what a delete deletes, as _edit clicks it)
+    first = w.controller.doc.targets[0].node if kind == "delete" else next(iter(c.node_items))
+    click_card(qtbot, c, first)
+    _settle(qtbot, w)
+    before = _selected(w)
+    assert before[0] == [first], kind
+    nodes = set(w.controller.doc.nodes)
+    _edit(kind, qtbot, w)
+    _settle(qtbot, w)
+    after = _selected(w)
+    if kind in ("tab", "palette"):      # the edit selects the node it adds
+        assert after[0] == sorted(set(w.controller.doc.nodes) - nodes), kind
+    c.setFocus()
+    qtbot.keyClick(c, Qt.Key.Key_Z, CTRL)
+    _settle(qtbot, w)
+    assert _selected(w) == (before[0], before[0]), kind
+    qtbot.keyClick(c, Qt.Key.Key_Z, CTRL | Qt.KeyboardModifier.ShiftModifier)
+    _settle(qtbot, w)
+    assert _selected(w) == (after[0], after[0]), kind
