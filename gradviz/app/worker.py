@@ -2,6 +2,9 @@
 
     job = run_job(fn, *args)            # fn(progress, *args) runs on a thread of its own
     job.progress.connect(...); job.finished.connect(...); job.failed.connect(...)
+
+`failed` carries the exception itself: the caller words it (controller.worded, with the
+user's names), so no class name or engine text reaches the screen from here.
     job.cancel()
 
 `fn` calls `progress(fraction, text)` now and then; once the job is cancelled that
@@ -12,7 +15,6 @@ Signals arrive on the UI thread (queued), so slots may touch widgets. The engine
 tape stack is per thread, so a job's tapes and the UI's never mix.
 """
 import threading
-import traceback
 
 from PySide6.QtCore import QEventLoop, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QProgressDialog
@@ -27,7 +29,7 @@ class Cancelled(Exception):
 class Job(QObject):
     progress = Signal(float, str)      # fraction in [0, 1], what is being done
     finished = Signal(object)          # the function's result
-    failed = Signal(str)               # a one-line reason
+    failed = Signal(object)            # the exception that ended the job (words: controller.worded)
     cancelled = Signal()
     done = Signal()                    # after any of finished, failed, cancelled
 
@@ -37,8 +39,6 @@ class Job(QObject):
         self._cancel = threading.Event()
         self._finished = threading.Event()
         self.result = None
-        self.error = None
-        self.exception = None          # what `failed` reports, for a caller that words it itself
 
     # -- control (UI thread) -----------------------------------------------------------
     def cancel(self):
@@ -81,9 +81,7 @@ class Job(QObject):
             if self._cancel.is_set():   # stopped at a checkpoint some code wrapped in words
                 self.cancelled.emit()
                 return
-            self.error = traceback.format_exc()
-            self.exception = e
-            self.failed.emit(" ".join(f"{type(e).__name__}: {e}".split())[:300])
+            self.failed.emit(e)
         else:
             self.finished.emit(self.result)
         finally:

@@ -416,8 +416,8 @@ class StudyView(QWidget):
         task.progress.connect(lambda f, text: self.progress.setValue(int(100 * f)))
         task.finished.connect(lambda r: self._done(generation, r))
         # worded as in process: the input as the canvas labels it, not the engine's raw text
-        task.failed.connect(lambda reason: generation == self._generation
-                            and self._show_error(self._reason(task.exception)))
+        task.failed.connect(lambda e: generation == self._generation
+                            and self._show_error(self._reason(e)))
         self._task = task
 
     def cancel(self):

@@ -257,8 +257,8 @@ class LandscapeView(QWidget):
             return lambda *args: self.job is job and slot(*args)
         job.progress.connect(ours(lambda f, _: self.progress.setValue(int(1000 * f))))
         job.finished.connect(ours(lambda result: self._show(result, doc)))
-        job.failed.connect(ours(lambda _: set_banner(self.note, "error",
-                                                     _html(worded(job.exception, self.panel.controller.doc)))))
+        job.failed.connect(ours(lambda e: set_banner(self.note, "error",
+                                                     _html(worded(e, self.panel.controller.doc)))))
         job.cancelled.connect(ours(lambda: set_banner(self.note, "info", "Cancelled.")))
         job.done.connect(ours(self._done))
         self.progress.setValue(0)

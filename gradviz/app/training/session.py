@@ -130,7 +130,7 @@ class TrainingSession(QObject):
         self.pace.beat()
         self._beats.start()
         self.job = run_job(_train, trainer, steps, heard, self.window_free, self.pace)
-        self.job.failed.connect(lambda _, job=self.job: self._failed(job))
+        self.job.failed.connect(self._failed)
         self.job.done.connect(self._finished)
         self._timer.start(PREVIEW_MS)
         _run_switching(self, True)
@@ -240,8 +240,8 @@ class TrainingSession(QObject):
         self.controller.end_move()  # the next run is its own undo entry
         self.stopped.emit(self._failure or ("paused" if job.is_cancelled else ""))
 
-    def _failed(self, job):
-        self._failure = "the run stopped: " + worded(job.exception, self.controller.doc)
+    def _failed(self, e):
+        self._failure = "the run stopped: " + worded(e, self.controller.doc)
 
     def _document_changed(self):
         self.hold_worker()

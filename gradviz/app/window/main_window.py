@@ -436,17 +436,17 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
                 close()
         job.progress.connect(progress)
         job.finished.connect(on_finished)
-        job.failed.connect(lambda _: QMessageBox.warning(self, title, self.failure_words(title, job)))
+        job.failed.connect(lambda e: QMessageBox.warning(self, title, self.failure_words(title, e)))
         job.cancelled.connect(lambda: self.show_message(f"{title}: cancelled"))
         job.done.connect(done)
         dialog.canceled.connect(job.cancel)
         return job
 
-    def failure_words(self, title, job):
+    def failure_words(self, title, e):
         """Why the job `title` failed, in words and the user's names (controller.worded), not
         the worker's class name and raw text; and that the document is kept: the job
         worked on a copy of it."""
-        why = worded(job.exception, self.controller.doc).rstrip(".")
+        why = worded(e, self.controller.doc).rstrip(".")
         return (f"{title} stopped: {why}.\n\nYour document is kept as it was; "
                 "nothing in it was changed.")
 
