@@ -17,6 +17,7 @@ from .budget import make_plan
 from .document import CONSTANT, CUSTOM_GRADIENT, LAYER, VARIABLE, Port
 from .errors import ENGINE_ERRORS, DocumentError, Problem
 from .inner_pass import InnerPass
+from .shapes import inputs_named
 from .structure import analyse, partial_order
 
 
@@ -90,7 +91,7 @@ def build(doc, tapes=(), grad_tape=None, grad_watch=(), skip=None, plan=None, le
                 built.problems.append(e.problem)
                 continue
             except ENGINE_ERRORS as e:
-                built.problems.append(Problem(one_line(e), node=nid))
+                built.problems.append(Problem(refused(e, doc, node, incoming[nid], inputs), node=nid))
                 continue
             if main is not None:
                 built.entries[nid] = main._entries[before:]
@@ -110,6 +111,21 @@ def quiet():
 def one_line(e):
     """An engine refusal as one line of words."""
     return " ".join(str(e).split())[:300] or type(e).__name__
+
+
+def refused(e, doc, node, edges, inputs):
+    """The engine's refusal to run `node`, after its inputs named by the nodes that feed
+    them (the user's names, as a shape error names them) with their dtypes and shapes:
+    'x (operand a) is float32 (2, 3), w (operand b) is float64 (2, 3): inputs must have the
+    same dtype: got float32 and float64 ...'. The engine knows the inputs only as 'x' or 'a'
+    or by their dtypes, and the reader must know which node is which to cast or reshape it;
+    the names lead, as a card's problem line shows its first lines only."""
+    if not edges:
+        return one_line(e)
+    names = inputs_named(catalog.with_defaults(node),
+                         [catalog.port_name(doc, edge.src) for edge in edges])
+    seen = ", ".join(f"{name} is {t.dtype.name} {tuple(t.shape)}" for name, t in zip(names, inputs))
+    return f"{seen}: {one_line(e)}"
 
 
 @contextlib.contextmanager

@@ -49,10 +49,23 @@ class ShapeError(ValueError):
         def name(match):
             k = int(match.group(1))
             slot = self.slots[k] if k < len(self.slots) else slot_letter(k)
-            if not feeds or k >= len(feeds) or feeds[k] == slot:
-                return slot
-            return f"{feeds[k]} (operand {slot})" if self.placed else f"{slot} ({feeds[k]})"
+            return _fed(slot, feeds[k] if feeds and k < len(feeds) else None, self.placed)
         return _INPUT.sub(name, str(self.args[0]) if self.args else "")
+
+
+def _fed(slot, feed, placed):
+    """An input named by the node that feeds it beside its slot: 'hidden (operand a)' where
+    inputs go by place, 'labels (y)' by role; the slot alone where no name is known."""
+    if feed is None or feed == slot:
+        return slot
+    return f"{feed} (operand {slot})" if placed else f"{slot} ({feed})"
+
+
+def inputs_named(node, feeds):
+    """Each input of `node` named as a shape error names it (`ShapeError.worded`), for
+    `feeds`, the user's names of the ports that feed it in order."""
+    slots, placed = _slots(node, len(feeds))
+    return [_fed(slot, feed, placed) for slot, feed in zip(slots, feeds)]
 
 
 _INPUT = re.compile("\x00(\\d+)\x00")

@@ -62,3 +62,35 @@ def test_without_the_feeding_names_an_input_is_named_by_its_slot():
         infer(node, [(2, 4), (5, 2)])
     assert str(info.value).startswith("matmul shapes do not match: a has shape (2, 4), b has "
                                       "shape (5, 2)")
+
+
+def _typed_doc(op, values, names):
+    doc = Document(title="dtypes")
+    for name, value in zip(names, values):
+        doc.add(Node(name, CONSTANT, label=name, value=value))
+    doc.add(Node("out", OP, op=op, label="product", attrs=dict(catalog.OPS[op].attrs)))
+    for k, name in enumerate(names):
+        doc.connect(name, "out", dst_index=k)
+    return doc
+
+
+@pytest.mark.parametrize("op, values, names, words", [
+    ("multiply", [np.ones((2, 3), np.float32), np.ones((2, 3), np.float64)], ["x", "w"],
+     "x (operand a) is float32 (2, 3), w (operand b) is float64 (2, 3): inputs must have"),
+    ("matmul", [np.ones((2, 2), np.int32), np.ones((2, 2), np.float32)], ["counts", "W"],
+     "counts (operand a) is int32 (2, 2), W (operand b) is float32 (2, 2): "),
+    ("nn.dropout", [np.ones((2, 2), np.int32)], ["counts"],
+     "x (counts) is int32 (2, 2): "),
+    ("nn.softmax_cross_entropy_with_logits", [np.ones((2, 3), np.float32), np.ones((2, 3), np.int32)],
+     ["onehot", "scores"], "labels (onehot) is float32 (2, 3), logits (scores) is int32 (2, 3): "),
+])
+def test_an_engine_refusal_names_the_nodes_that_feed_the_op(op, values, names, words):
+    """The shapes agree, so the graph layer's checks pass, and the engine refuses the node
+    for its dtypes in its own words, which know the inputs only as 'x' or by their dtypes
+    ('got float32 and float64'): the card's problem line then names each input by the node
+    that feeds it, as a shape error does, with its dtype and shape, first (a card shows the
+    first lines of its problem)."""
+    (problem,) = [p for p in graph.evaluate(_typed_doc(op, values, names)).problems
+                  if not p.warning]
+    assert problem.node == "out"
+    assert problem.message.startswith(words), problem.message
