@@ -365,8 +365,14 @@ def settle(view, renderer, step, zoom, centre):
 
 
 def whole_card(renderer, nid):
-    """A card as a view shows it whole: with its port names, and its badge if it has one."""
-    return renderer.footprint(nid).adjusted(0, -BADGE_H - 4 if renderer._has_badge(nid) else 0, 0, 0)
+    """A card as a view shows it whole: with its port names, and its badge if it has one
+    (the footprint's badge line counted once: counted twice, lesson 3's a seemed cut at the
+    top of the whole graph framed at 1920 x 1080, and its step 2 was panned to show c alone
+    at the left of an empty screen, a and b cut by its left edge)."""
+    rect = renderer.rect(nid).adjusted(0, -BADGE_H - 4 if renderer._has_badge(nid) else 0, 0, 0)
+    for label, _, _ in renderer.port_labels(nid):
+        rect = rect.united(label)
+    return rect
 
 
 def cut_cards(seen, cards, by=CUT):
