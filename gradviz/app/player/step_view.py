@@ -5,9 +5,12 @@ steps shown before, so stepping back shows exactly what stepping forward showed.
 cards' smallest numbers are drawn `readable_px` tall (presentation mode asks more than the
 window's `READABLE_PX`, for the back row).
 
-The view shows the whole graph with the step's formula card when that fits at that zoom.
+The view shows the whole graph with the step's formula card when that fits at that zoom,
+the card docked right, left or below the graph where that shows the step larger than the
+card's own place beside its node (`_beside_graph`), and as large as `max_zoom` allows.
 Else it shows the step's cards (all of them, else its own) with the whole formula card,
-docked where it hides none of their names (`_docked`): a step too large for the back row's
+docked where it hides none of their names (`_docked`), and every other card too where
+the view holds them all with the card docked there: a step too large for the back row's
 zoom is shown whole a little smaller, and its formula card may be drawn smaller than its
 cards, but no text goes under `READABLE_PX`. Only when even that fails does the view, at the
 readable zoom, show in order of priority: the active card and its formula card (from their
@@ -109,16 +112,74 @@ def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM)
     port = view.viewport().rect()
     width, height = max(1.0, port.width() - 2 * MARGIN), max(1.0, port.height() - 2 * MARGIN)
     lowest = readable_zoom(view, readable_px)
-    fit = min(width / max(whole.width(), 1.0), height / max(whole.height(), 1.0))
+    fit, framed, docked = _beside_graph(renderer, step, whole, width, height, max(max_zoom, lowest))
     if fit >= lowest:
-        return min(fit, max(max_zoom, lowest)), whole.center(), None
+        if docked is not None:
+            renderer.dock_formula(step, docked)
+        return fit, framed.center(), docked
     if fit_zoom(rects[3], width, height) < lowest:
         docked = _docked(view, renderer, step, lowest, readable_px)
         if docked is not None:
+            picture = _graph(renderer, step).united(docked[2]) if docked[2] is not None else None
+            room = (port.width() - 2 * DOCK_MARGIN, port.height() - 2 * DOCK_MARGIN)   # as docked
+            if picture is not None and fit_zoom(picture, *room) >= docked[0]:
+                return docked[0], picture.center(), docked[2]   # the whole graph with it
+                # (lesson 15's step 3 docked its card above y and showed neither x nor delta)
             return docked
     return lowest, QPointF(
         _centre([(r.left(), r.right()) for r in rects], width / lowest, port.width() / lowest),
         _centre([(r.top(), r.bottom()) for r in rects], height / lowest, port.height() / lowest)), None
+
+
+SIDE_GAIN = 1.05        # how much larger a step must show for its formula card to dock off its node
+
+
+def _beside_graph(renderer, step, whole, width, height, cap):
+    """(zoom, framed rect, formula rect to dock or None) for a step shown with the whole graph
+    (`whole`, the formula card in its own place) in `width` x `height` pixels: the formula
+    card docked right of the graph, left of it (a source's card at its left) or below it
+    where that shows the step at least SIDE_GAIN larger (up to `cap`) than the card in its
+    own place (lesson 1 at 1920 x 1080: the seed's card under y_tf made the graph's column of
+    two cards one card taller, and the step was framed for that height). The docked card
+    touches no card, and no other card lies between it and its own card, which its leader
+    line joins."""
+    best = (min(cap, fit_zoom(whole, width, height)), whole, None)
+    formula = render_painter.formula_rect(renderer, step)
+    nid = getattr(step, "node", None)
+    if formula is None or nid not in renderer.doc.nodes:
+        return best
+    graph = _graph(renderer, step)
+    own = _card(renderer, nid)
+    w, h = formula.width(), formula.height()
+    top = max(graph.top(), min(own.top(), graph.bottom() - h))     # level with its card
+    right = QRectF(graph.right() + CARD_GAP, top, w, h)
+    if step.kind == "seed":     # below the seed's arrow, which its leader would run along
+        right.moveTop(max(top, renderer.moving_rect(step).bottom() + CARD_GAP))
+    left = QRectF(graph.left() - CARD_GAP - w, top, w, h)
+    below = QRectF(max(graph.left(), min(own.left(), graph.right() - w)), graph.bottom() + CARD_GAP, w, h)
+    others = [renderer.footprint(n) for n in renderer.doc.nodes if n != nid]
+    for spot in (right, left, below):
+        between = own.united(spot)
+        if any(between.intersects(card) for card in others):
+            continue
+        framed = graph.united(spot)
+        zoom = min(cap, fit_zoom(framed, width, height))
+        if zoom > best[0] * SIDE_GAIN:
+            best = (zoom, framed, spot)
+    return best
+
+
+def _graph(renderer, step):
+    """Every card (with its badge and its ports' names) and `step`'s arrows (the seed's
+    with its word): the picture a small graph's step shows, its formula card aside."""
+    graph = QRectF()
+    for n in renderer.doc.nodes:
+        graph = graph.united(renderer.footprint(n)).united(_card(renderer, n))
+    for arrow in arrow_rects(renderer, step):
+        graph = graph.united(arrow)
+    if step.kind == "seed":
+        graph = graph.united(renderer.moving_rect(step))
+    return graph
 
 
 def fit_zoom(rect, width, height):
