@@ -32,6 +32,9 @@ NEVER_ONE = {
     "app/studies/chain_view.py": "rows, because the target is not a scalar",
     "app/studies/heatmap.py": "entries of this",
     "story/studies.py": '"vector" if n',      # the count where it is not 1 (1 is a vector)
+    "app/studies/hessian_view.py": "leaves H + εI",     # the verb 'leaves', not a count
+    "render/preview.py": "values, {WRAP} per row",      # a vector wrapped: more than WRAP values
+    "story/assemble.py": "with ones over its {n} elements",     # n == 1 is worded above it
     "samples/": "",
 }
 
