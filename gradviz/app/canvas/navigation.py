@@ -156,27 +156,23 @@ class CanvasNavigation:
         return ((port.width() - 2 * FIT_MARGIN) / zoom,
                 (port.height() - 2 * FIT_MARGIN) / zoom - BADGE_H - 4)
 
-    def fit(self, relayout=True):
+    def fit(self):
         """Every card in view, at most 125 %. A document the canvas laid out (no node placed
         by the user) is laid out again for this view first: a long chain folds into rows
         where that lets its numbers read. Where the fitting zoom still draws the numbers
         smaller than legible, the cards are drawn compact (`compact`), each as tall as its
         compact form (`shorten_compact`), and laid out again at those sizes; only a
-        graph too big even at MIN_SCALE shows its inputs' end, the rest a scroll away.
-        `relayout` False: the cards where they stand (the player's Home)."""
+        graph too big even at MIN_SCALE shows its inputs' end, the rest a scroll away."""
         if not self.node_items:
             self.reset_zoom()
             return
         readable = legible.readable_zoom(self.logicalDpiY(), self.readable_px)
-        zoom, rect, cards = self._fold_to_read(readable) if relayout else self._fitting()
-        if not relayout and self.compact_layout:   # laid out as drawn compact: drawn so still
-            zoom = min(zoom, readable * (1 - 1e-9))   # (in full, `_follow_zoom` lays it out again)
+        zoom, rect, cards = self._fold_to_read(readable)
         for _ in range(COMPACT_ROUNDS):   # compact cards are shorter: the graph fits larger
             if zoom >= readable or zoom <= MIN_SCALE:
                 break
             self.shorten_compact(zoom)
-            if relayout:
-                self.relayout_unplaced(compact=True)
+            self.relayout_unplaced(compact=True)
             before, (zoom, rect, cards) = zoom, self._fitting()
             zoom = min(zoom, readable * (1 - 1e-9))    # drawn compact, as measured
             if zoom < before * (1 + COMPACT_SETTLED):

@@ -31,7 +31,6 @@ TRAVEL_MS = 900         # the cotangent's travel at 1x
 CAPTION_LINES = (2, 4)  # the caption is this many lines tall, at least and at most
 CHIP_CHARS = 26         # a timeline chip shows this much of its step's name
 STEP_LABEL_W = 380      # the current step's name is elided beyond this width (pixels)
-AS_IS = "as is"         # `_whole` for Home: the graph fitted as it stands, not laid out again
 STORY_MS = 500          # edits in a burst (a training run's previews): the story at most this often
 
 KIND_WORDS = {"seed": "seed", "visit": "visit", "contribution": "local rule", "fan_in": "fan-in sum",
@@ -350,14 +349,13 @@ class PlayerBar(QWidget):
             return float(self.animation.currentValue())
         return 1.0
 
-    def set_index(self, i, animate=False, as_is=False):
-        """Show step `i` (clamped; -1 = the editing view). Only the index decides the picture;
-        `as_is`: the whole graph fitted as it is laid out (Home), not the step framed."""
+    def set_index(self, i, animate=False):
+        """Show step `i` (clamped; -1 = the editing view). Only the index decides the picture."""
         n = len(self._steps)
         i = max(-1, min(int(i), n - 1))
         changed = i != self._index
         self._index = i
-        self._whole = AS_IS if as_is and not self.framing else False
+        self._whole = False
         self.animation.stop()
         step = self.step
         if step is not None and animate:
@@ -394,7 +392,7 @@ class PlayerBar(QWidget):
         if step is None:
             return None
         if self._whole and not self.framing:
-            self.canvas.fit(relayout=self._whole is not AS_IS)
+            self.canvas.fit()
             return self.canvas.transform().m11()
         # The canvas's own layout, as the steps are shown: unfolded where Fit to Window folded
         # it to show it whole compact (at the framing's size: the same for every step), folded
@@ -495,10 +493,14 @@ class PlayerBar(QWidget):
         return False
 
     def first(self):
-        """Home: step 1 with the graph as it stands, every card in view (Fit to Window
-        without laying it out again): framed for itself, the seed's step laid lesson 14 out
-        again, for the steps, and cut x off at the top."""
-        self.set_index(0 if self._steps else -1, animate=True, as_is=True)
+        """Home: step 1 shown as the lesson opened (`show_opened`: every card in view, laid
+        out as Fit to Window lays it out). Framed for itself, the seed's step cut lesson 14's
+        x off at the top; fitted as the steps had laid it out, at 1280 x 800 after its
+        fan-in steps, every card turned to a compact thumbnail under the class's eyes."""
+        self.set_index(0 if self._steps else -1, animate=True)
+        if self.step is not None and not self.framing:
+            self._whole = True
+            self._frame_timer.start()
 
     def last(self):
         self.set_index(len(self._steps) - 1)

@@ -62,26 +62,30 @@ def _in_view(c):
     return {nid for nid in c.node_items if view.contains(c.renderer.rect(nid))}
 
 
-def test_home_shows_the_lesson_as_it_stands(open_window, qtbot):
-    """Home (step 1, the seed) fits the graph as it is laid out, never lays it out again: on
-    lesson 14 just opened at 1280 x 800 it laid the graph out again for the steps and framed
-    the seed, x above the view. Just opened, and after a step (laid out for the steps)."""
+def test_home_shows_the_lesson_as_it_opened(open_window, qtbot):
+    """Home (step 1, the seed) shows the lesson as it opened: every card in view, where the
+    lesson showed it, drawn compact only if it opened so. Framed for itself, the seed's
+    step cut lesson 14's x off at the top at 1280 x 800 (auditor H36w); fitted as the steps
+    had laid the graph out, after lesson 14's fan-in steps every card turned to a compact
+    thumbnail (auditor H36x: 'the layout changes under the students'). Just opened, after
+    one step, and after the steps up to the fan-in."""
     w = open_window(None, size=(1280, 800))
     for lesson in lessons.lesson_entries():
         assert lessons.open_lesson(w, lesson, ask=False)
         qtbot.wait(300)            # the player's framing timer too
         _settled(w)
-        for steps in (0, 1):
-            for _ in range(steps):
+        opened, compact = dict(w.canvas.positions), w.canvas.compact
+        for steps in (0, 1, 13):
+            for _ in range(min(steps, len(w.player.steps) - 1)):
                 w.player.next()
                 w.player.finish_animation()
-                qtbot.wait(300)
-                _settled(w)
-            before = dict(w.canvas.positions)
+            qtbot.wait(300)
+            _settled(w)
             w.player.actions_by_name["first"].trigger()
             w.player.finish_animation()
             qtbot.wait(300)
             _settled(w)
             assert w.player.index == 0
-            assert w.canvas.positions == before, (lesson.path.stem, steps)
+            assert w.canvas.positions == opened, (lesson.path.stem, steps)
+            assert w.canvas.compact == compact, (lesson.path.stem, steps)
             assert _in_view(w.canvas) == set(w.canvas.node_items), (lesson.path.stem, steps)
