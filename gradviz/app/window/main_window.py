@@ -453,7 +453,8 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
     def compute_studies(self):
         doc = self.controller.doc
         if not doc.studies:
-            self.show_message("This document asks for no studies (set them in the inspector)")
+            self.show_message("This document lists no studies to compute (a lesson's file lists "
+                              "them); each view in View ▸ Studies computes what it shows itself")
             return None
         evaluation = self.controller.result.evaluation
         return self.run_job("Computing studies", _compute_studies,

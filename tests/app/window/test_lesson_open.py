@@ -111,3 +111,18 @@ def test_view_keys_work_with_a_check_box_focused(open_window, qtbot):
     qtbot.keyClick(box, Qt.Key.Key_F)
     assert abs(w.canvas.transform().m11() - fitted) < 1e-6
     _player_keys_step(qtbot, w, lambda: box)
+
+
+def test_compute_studies_on_a_document_without_studies_says_where_they_are(open_window):
+    """Ctrl+Shift+J on a document that lists no studies said '(set them in the inspector)',
+    where nothing sets them (walk-through H36x), while the status bar counted the warnings of
+    the study views the user had opened. It says what is true: the document lists none,
+    a lesson's file lists them, and each view of View ▸ Studies computes its own."""
+    w = open_window()
+    assert not w.controller.doc.studies
+    w.actions_by_name["studies"].trigger()
+    said = w.statusBar().currentMessage()
+    assert "inspector" not in said.lower(), said
+    assert "View ▸ Studies" in said, said
+    view = next(a.menu() for a in w.menuBar().actions() if a.text() == "&View")
+    assert any(a.text() == "&Studies" for a in view.actions() if a.menu())
