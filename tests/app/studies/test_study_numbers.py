@@ -49,12 +49,13 @@ def test_no_study_view_writes_e_notation(qtbot, window, title, sample):
 
 
 def test_the_batch_jacobian_banner_writes_norm_and_tolerance_as_cards_do(qtbot, window):
-    """The walk-through's line: 'norm 1.14e+00 (tolerance 1.00e-06)'."""
+    """The walk-through's line: 'norm 1.14e+00 (tolerance 1.00e-06)'. Since the check names
+    the black box's block (H36k), the norm is written '‖∂layer2[3] / ∂x[6]‖ = 1.142'."""
     view = _open(qtbot, window("001_batchnorm_pitfall"), "Batch Jacobian").view
     study = view.result
     number = line_format(study.largest, study.block_difference, study.tolerance)
     assert number(study.tolerance) == "1.000×10⁻⁶"
-    assert f"norm {number(study.largest)} (tolerance 1.000×10⁻⁶)" in view.check.text()
+    assert f"‖ = {number(study.largest)} (tolerance 1.000×10⁻⁶)" in view.check.text()
     assert re.fullmatch(r"\d+\.\d{3}", number(study.largest))     # 1.14 → 1.140: one format
 
 
