@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTextBrowser
 
 from ...engine.errors import counted
-from .bar import caption_html
+from .timeline import caption_html
 
 BODY_PT = 11
 

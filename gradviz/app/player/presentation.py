@@ -15,7 +15,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, QLabel, QScrollArea,
                                QSizePolicy, QToolBar, QVBoxLayout, QWidget)
 
-from .bar import set_caption
+from .timeline import set_caption
 
 THEME = "contrast"
 MAX_ZOOM = 3.0

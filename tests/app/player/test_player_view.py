@@ -6,7 +6,8 @@ from PySide6.QtCore import QCoreApplication, QRectF, Qt
 from PySide6.QtGui import QTextDocument
 
 from gradviz.app.player import step_view
-from gradviz.app.player.bar import CAPTION_LINES, StepStrip, set_caption
+from gradviz.app.player.bar import CAPTION_LINES
+from gradviz.app.player.timeline import StepStrip, set_caption
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render.layout import layout
 

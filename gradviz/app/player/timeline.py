@@ -1,0 +1,152 @@
+"""The player's timeline and its words: one chip per step (StepStrip), coloured by the
+step's kind, and a step's caption as rich text (caption_html, set_caption), which the
+presentation and the lesson panel write the same way."""
+import html
+import re
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (QButtonGroup, QFrame, QHBoxLayout, QScrollArea, QSizePolicy, QToolButton,
+                               QWidget)
+
+from ...render.themes import LIGHT
+from ..literal import mnemonic_free
+
+CHIP_CHARS = 26         # a timeline chip shows this much of its step's name
+
+KIND_WORDS = {"seed": "seed", "visit": "visit", "contribution": "local rule", "fan_in": "fan-in sum",
+              "accumulate": "gradient", "cut": "cut", "unconnected": "unconnected",
+              "update": "optimizer update"}
+KIND_COLOURS = {"seed": LIGHT.target, "visit": LIGHT.value, "contribution": LIGHT.cotangent,
+                "fan_in": LIGHT.cotangent, "accumulate": LIGHT.source, "cut": LIGHT.cut,
+                "unconnected": LIGHT.cut, "update": LIGHT.value}
+
+# A letter with combining marks (x̂): DejaVu Sans misplaces the mark, DejaVu Sans Mono does not.
+_MARKED = re.compile(r"\w[\u0300-\u036f]+")
+_MARK_FONT = "<span style=\"font-family:'DejaVu Sans Mono'\">{}</span>"
+
+
+def caption_html(text):
+    """`text` as rich text for a QLabel, with every x̂ (a letter and a combining mark) drawn
+    in a font that puts the mark over its letter."""
+    out, last = [], 0
+    for m in _MARKED.finditer(text or ""):
+        out.append(html.escape(text[last:m.start()], quote=False))
+        out.append(_MARK_FONT.format(m.group()))
+        last = m.end()
+    out.append(html.escape((text or "")[last:], quote=False))
+    return "".join(out).replace("\n", "<br>")
+
+
+def set_caption(label, text):
+    """Show plain `text` in `label` (rich text, so x̂ reads right); `label.plain` keeps it."""
+    label.plain = text or ""
+    label.setText(caption_html(text))
+
+
+def _elided(text, n=CHIP_CHARS):
+    return text if len(text) <= n else text[:n - 1].rstrip() + "…"
+
+
+class StepStrip(QScrollArea):
+    """The timeline: one chip per step with its number and name; click one to go there.
+
+    Chips before the current step are tinted (done), the current one is filled; the
+    strip scrolls (wheel or scroll bar) and keeps the current chip in view."""
+
+    stepClicked = Signal(int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("playerTimeline")
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # arrows belong to the player
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.chips = []
+        self.group = QButtonGroup(self)
+        self.group.setExclusive(True)
+        self.group.idClicked.connect(self.stepClicked.emit)
+        self._current = -1
+        self._body = QWidget()
+        self._row = QHBoxLayout(self._body)
+        self._row.setContentsMargins(0, 1, 0, 1)
+        self._row.setSpacing(3)
+        self._row.addStretch(1)
+        self.setWidget(self._body)
+        self._fit_height()
+
+    def _fit_height(self):
+        chip = self.fontMetrics().height() + 10
+        bar = self.horizontalScrollBar().sizeHint().height()
+        self.setFixedHeight(chip + bar + 4)
+
+    def set_steps(self, names, kinds):
+        """Rebuild the chips (a new story); keeps them when the names are unchanged."""
+        if [c.property("name") for c in self.chips] == list(names):
+            return
+        for chip in self.chips:
+            self.group.removeButton(chip)
+            self._row.removeWidget(chip)    # out of the row now, not when deleted later
+            chip.hide()
+            chip.deleteLater()
+        self.chips = []
+        for i, (name, kind) in enumerate(zip(names, kinds)):
+            chip = QToolButton(self._body)
+            chip.setObjectName("stepChip")
+            chip.setCheckable(True)
+            chip.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            chip.setText(f"{i + 1}  {mnemonic_free(_elided(name))}")
+            chip.setToolTip(f"Step {i + 1} of {len(names)} ({KIND_WORDS.get(kind, kind)}): {name}")
+            chip.setProperty("name", name)
+            chip.setProperty("kind", kind)
+            self.group.addButton(chip, i)
+            self._row.insertWidget(i, chip)
+            self.chips.append(chip)
+        self._current = -2
+        self.set_current(-1)
+
+    def set_current(self, index):
+        if index == self._current:
+            return
+        self._current = index
+        for i, chip in enumerate(self.chips):
+            style = _chip_style(chip.property("kind"), i, index)
+            if chip.styleSheet() != style:      # a new style relays the whole row out
+                chip.setStyleSheet(style)
+        if 0 <= index < len(self.chips):
+            self.chips[index].setChecked(True)
+            QTimer.singleShot(0, self, lambda: self._reveal(index))
+        else:
+            checked = self.group.checkedButton()
+            if checked is not None:
+                self.group.setExclusive(False)
+                checked.setChecked(False)
+                self.group.setExclusive(True)
+            self.horizontalScrollBar().setValue(0)
+
+    def _reveal(self, index):
+        if index == self._current and 0 <= index < len(self.chips):
+            self.ensureWidgetVisible(self.chips[index], 80, 0)
+
+    def text_of(self, index):
+        return self.chips[index].text()
+
+    def wheelEvent(self, event):
+        delta = event.angleDelta().y() or event.angleDelta().x()
+        bar = self.horizontalScrollBar()
+        bar.setValue(bar.value() - delta)
+        event.accept()
+
+
+def _chip_style(kind, i, current):
+    colour = KIND_COLOURS.get(kind, LIGHT.edge)
+    base = (f"QToolButton {{ border: 1px solid palette(mid); border-left: 4px solid {colour};"
+            f" border-radius: 3px; padding: 1px 6px; }}")
+    if i == current:
+        return base + (f"QToolButton {{ background: {colour}; color: white; font-weight: bold;"
+                       f" border-color: {colour}; }}")
+    if i < current:
+        return base + "QToolButton { background: palette(midlight); }"
+    return base + "QToolButton { background: palette(base); }"
