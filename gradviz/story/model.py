@@ -122,7 +122,7 @@ def evaluation_spec(evaluation):
     before a story is told (the app tells it only when asked)."""
     if evaluation is None:
         return None
-    return shared_spec([*evaluation.values.values(), *evaluation.gradients.values()])
+    return shared_spec(_evaluation_arrays(evaluation))
 
 
 def events_spec(evaluation, events):
@@ -130,10 +130,15 @@ def events_spec(evaluation, events):
     (story.recorder) that the story's steps show: what Story.number_spec will be, known
     before the story is told (lesson 001_clip_gradient: its values and gradients are whole,
     the clip rule's contributions are not)."""
-    arrays = [] if evaluation is None else [*evaluation.values.values(), *evaluation.gradients.values()]
+    arrays = _evaluation_arrays(evaluation)
     for e in events or ():
         arrays += [e.cotangent, *(e.upstream or []), *(e.contributions or [])]
     return shared_spec(a for a in arrays if a is not None)
+
+
+def _evaluation_arrays(evaluation):
+    """An evaluation's values and gradients ([] for none)."""
+    return [] if evaluation is None else [*evaluation.values.values(), *evaluation.gradients.values()]
 
 
 def _shown_arrays(story):
@@ -147,9 +152,7 @@ def _shown_arrays(story):
     for step in story.steps:
         yield from flat([step.cotangent, step.total, step.contributions, step.upstream,
                          [a for _, a in step.terms], list(step.operands.values())])
-    evaluation = getattr(story, "evaluation", None)
-    if evaluation is not None:
-        yield from flat([list(evaluation.values.values()), list(evaluation.gradients.values())])
+    yield from flat(_evaluation_arrays(getattr(story, "evaluation", None)))
 
 
 def _by_name(final, name):
