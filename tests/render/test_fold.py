@@ -187,3 +187,23 @@ def test_a_lane_opens_under_the_row_above_for_a_rule_card_that_had_no_place(qapp
     assert [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:]
             if framed[a][0] < framed[b][2] and framed[b][0] < framed[a][2]
             and framed[a][1] < framed[b][3] and framed[b][1] < framed[a][3]] == []
+
+
+def test_a_layout_shown_is_kept_where_it_serves_the_story_as_well():
+    """The player keeps the cards where the lesson opened them (render.layout.frames_as_well)
+    when that layout frames every step as well as its own (the same cards, wherever on
+    the canvas); not one where a step's cards lie too far apart to frame
+    together, nor one whose cards overlap (a card that grew)."""
+    from gradviz.render.layout import frames_as_well
+    doc = attention_like()
+    room = (2 * (W + 130) + W + 1, 5.5 * H)
+    steps = (_groups(doc), room)
+    laid = layout(doc, room=room, steps=steps)
+    assert frames_as_well(doc, {}, laid, laid, steps)
+    moved = {n: (x + 500.0, y + 80.0) for n, (x, y) in laid.items()}       # anywhere on the canvas
+    assert frames_as_well(doc, {}, moved, laid, steps)
+    flat = layout(doc, room=None)
+    assert _unframed(flat, _groups(doc), room) == [("v", "out")]
+    assert not frames_as_well(doc, {}, flat, laid, steps)
+    grown = dict(laid, q=laid["s"])
+    assert not frames_as_well(doc, {}, grown, laid, steps)
