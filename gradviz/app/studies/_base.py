@@ -222,13 +222,16 @@ class StudyView(QWidget):
         return -1
 
     # -- choosers ------------------------------------------------------------------------
-    def chooser_row(self, *pairs):
-        """The top row: the choosers, then Export View… at the right (in rows where narrow)."""
+    def chooser_row(self, *pairs, controls=()):
+        """The top row: the choosers, the view's `controls` (groups of widgets that stay
+        together: the Hessian's ε, its Newton step), then Export View… at the right (in
+        rows where narrow), all in view where the dock shows the view's top."""
         groups = []
         for text, widget in pairs:
             groups.append([QLabel(text), widget])
             if isinstance(widget, QComboBox):
                 widget.currentIndexChanged.connect(self._choice_changed)
+        groups += [list(group) for group in controls]
         self.export_button = QPushButton("Export View…")
         self.export_button.setToolTip(f"Save this {self.title} view as a PNG, SVG or PDF picture")
         self.export_button.clicked.connect(self.export_view)
