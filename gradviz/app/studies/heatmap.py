@@ -285,6 +285,7 @@ class Heatmap(QWidget):
         self.marks.setZValue(1)
         self.plot.addItem(self.marks)
         self.not_finite = np.zeros((0, 0), bool)
+        self.entries = 0             # the matrix's entries (a patch image's gutters are none)
         self.colorbar = pg.ColorBarItem(values=self.levels, colorMap=diverging_colormap(),
                                         interactive=False, width=18)
         self.colorbar.setImageItem(self.image, insert_in=self.plot)
@@ -374,6 +375,8 @@ class Heatmap(QWidget):
         self.matrix = m
         gaps = np.zeros(m.shape, bool) if gaps is None else np.asarray(gaps, bool).reshape(m.shape)
         self.not_finite = ~np.isfinite(m) & ~gaps
+        self.entries = int(m.size - gaps.sum())
+        self.setHidden(bool(self.entries) and int(self.not_finite.sum()) == self.entries)  # nothing to draw
         self.row_shape, self.col_shape, self._names = row_shape, col_shape, names
         lim = symmetric_limit(m) if limit is None else float(limit)
         self.levels = (0.0, lim) if nonnegative else (-lim, lim)
@@ -469,23 +472,35 @@ class Heatmap(QWidget):
         return max(width - chrome_w, 1) * rows / max(cols, 1) + chrome_h
 
     def colour_key(self):
-        """The caption's sentence on colours: only a heatmap has them (a line plot has none)."""
-        if self.mode != "heatmap":
-            return ""
+        """The caption's sentence on colours (only a heatmap has them, a line plot none) and
+        on the entries that are NaN or infinity (not_finite_key)."""
+        black = self.not_finite_key()
+        if self.mode != "heatmap" or self.isHidden():
+            return f" {black[0].upper()}{black[1:]}." if black else ""
         key = (" White is zero, red positive" if self._nonnegative
                else " Blue is negative, white zero, red positive")
-        black = self.not_finite_key()
         return key + (f"; {black}." if black else ".")
 
     def not_finite_key(self):
-        """'black is NaN or infinity (3 of 16 entries)', or '' when every entry is a number."""
+        """What is shown of the entries that are NaN or infinity: 'black is NaN or infinity
+        (3 of 16 entries)'; on a line plot, which leaves them out, '3 of 16 entries are NaN
+        or infinity, not drawn'; with no entry a number, that nothing is drawn (the heatmap
+        hides); '' when every entry is a number."""
         n = int(self.not_finite.sum())
-        return f"black is NaN or infinity ({n:,} of {self.matrix.size:,} entries)" if n else ""
+        if not n:
+            return ""
+        if n == self.entries:
+            return "every entry is NaN or infinity: there is nothing to draw"
+        if self.mode != "heatmap":
+            return f"{n:,} of {self.entries:,} entries are NaN or infinity, not drawn"
+        return f"black is NaN or infinity ({n:,} of {self.entries:,} entries)"
 
     def _show_line(self, kind, values):
         n = values.size
         self.line_data = values
-        self.curve.setData(np.arange(n), values.astype(np.float64),
+        kept = np.flatnonzero(np.isfinite(values))   # NaN and ±∞ left out, the line broken there
+        self.curve.setData(kept, values[kept].astype(np.float64),
+                           connect=np.append(np.diff(kept) == 1, False),
                            symbol="o" if n <= 40 else None, symbolSize=6,
                            symbolBrush=LINE, symbolPen=None)
         rows, cols = self.matrix.shape

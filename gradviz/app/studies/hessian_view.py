@@ -140,10 +140,7 @@ class HessianView(StudyView):
         what = (f"H = ∂²{t_name} / ∂{s_name}² as a {n} × {n} matrix (i, j: flat indices into "
                 f"{s_name} {_shape(shape)}): the outer tape's Jacobian of the inner tape's "
                 f"gradient.")
-        drawn = bool(np.isfinite(H).any())
-        self.heatmap.setVisible(drawn)
-        self.caption.setText(what + (self.heatmap.colour_key() if drawn else
-                                     " Every entry is NaN or infinity: there is nothing to draw."))
+        self.caption.setText(what + self.heatmap.colour_key())
         self.eigen_plot.setVisible(study.finite)
         self.definite.setVisible(study.finite)
         self.symmetry.setVisible(True)
@@ -189,8 +186,8 @@ class HessianView(StudyView):
     def _show_not_finite(self, study):
         """H holds NaN: the message above the plots says which node and rule made it (whole
         in view: at 1280 x 800 it had one line of a banner that scrolled); the heatmap
-        shows the finite entries and marks the rest black, or is left out when none is
-        finite; symmetry is checked where H and Hᵀ are both finite; no eigenvalues and no
+        shows the finite entries and marks the rest black, or hides when none is finite;
+        symmetry is checked where H and Hᵀ are both finite; no eigenvalues and no
         Newton step exist to show."""
         set_banner(self.message, "warning",
                    f"<b>⚠ No eigenvalues, no Newton step.</b> {_html(study.warning)}")

@@ -88,6 +88,19 @@ def test_an_entry_that_is_nan_or_infinite_is_black_and_named(qtbot):
                                     "or infinity (3 of 9 entries).")
 
 
+def test_a_vector_leaves_out_its_nan_and_says_so_and_none_finite_hides(qtbot):
+    heatmap = shown(qtbot, Heatmap("i", "j"))
+    heatmap.set_matrix(np.array([[1, 2, np.nan, 4, 5, np.inf, 3]], np.float32))
+    x, y = heatmap.curve.getData()
+    assert heatmap.mode == "vector" and list(x) == [0, 1, 3, 4, 6] and list(y) == [1, 2, 4, 5, 3]
+    assert heatmap.colour_key() == " 2 of 7 entries are NaN or infinity, not drawn."
+    heatmap.set_matrix(np.full((3, 3), np.nan, np.float32))
+    assert heatmap.isHidden()
+    assert heatmap.colour_key() == " Every entry is NaN or infinity: there is nothing to draw."
+    heatmap.set_matrix(np.eye(3, dtype=np.float32) - 0.5)
+    assert not heatmap.isHidden() and heatmap.colour_key() == " Blue is negative, white zero, red positive."
+
+
 def test_a_patch_images_gutters_stay_grey_and_unnamed(qtbot):
     m = np.full((4, 4), np.nan, np.float32)
     m[1:3, 1:3] = [[1, -1], [0.5, 0]]

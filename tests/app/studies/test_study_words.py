@@ -6,6 +6,7 @@ Walk-through at 1280 x 800: a square heatmap kept its square's height, so the wo
 below the dock's fold; with six studies open and the story playing a study's words had
 three lines in their own scroll box, or none in view; the Hessian's ε lay below its
 banners, reached by scrolling (auditor, issue 20 §5)."""
+import numpy as np
 import pytest
 from PySide6.QtCore import QRect
 from PySide6.QtGui import QRegion
@@ -136,3 +137,16 @@ def test_a_hessian_holding_nan_says_where_whole_in_view(qtbot, window, size, sta
     assert view.caption.visibleRegion().intersected(QRect(0, 0, view.caption.width(), bottom)) \
         == QRegion(QRect(0, 0, view.caption.width(), bottom))
     assert not view.heatmap.isVisible() and not view.eigen_plot.isVisible()
+
+
+def test_a_jacobian_holding_nan_says_where_whole_in_view(qtbot, window):
+    """nets_4 (softmax, then log): J of ce w.r.t. logits is NaN in each entry; its warning
+    was squeezed below its words' height (its last line cut) and an empty line plot stood
+    for J."""
+    w = window("nets_4_softmax_then_log", (1280, 800))
+    view = _open(qtbot, w, "Jacobian").view
+    assert view.result is not None and not np.isfinite(view.result.jacobian).any()
+    assert "in the gradient of log_p (log)" in view.message.text()
+    assert _whole_in_view(view.message), view.message.visibleRegion().boundingRect()
+    assert not view.heatmap.isVisible()
+    assert "Every entry is NaN or infinity: there is nothing to draw." in view.caption.text()
