@@ -2,14 +2,12 @@
 by the type TF's tape records (Pow, EuclideanNorm, Mul, Log) (issue 20 §1): at 1280 x 800 the
 Jacobian's NaN warning said 'EuclideanNorm' beside the node's name, and lesson nets_4's
 Hessian of ce w.r.t. logits said 'the rule of p (Mul)' of a node the canvas calls softmax."""
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from gradviz import graph, story
-from gradviz.engine.registry import op_types
 from gradviz.graph import OP, VARIABLE, Node, Port
 from gradviz.graph.errors import ENGINE_ERRORS, DocumentError
 from gradviz.graph.evaluate import higher_order
@@ -17,13 +15,11 @@ from gradviz.graph.nan_origin import study_nan_warning
 from gradviz.story import studies
 from gradviz.story.study_text import study_sections
 from lesson_variants import pow_pitfall_doc
+from op_types import op_type_names
 
 pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
-# an engine op type as a word of its own: 'EuclideanNorm', '(Pow)', "Mul's rule"
-OP_TYPE = re.compile(r"(?<![A-Za-z0-9_.])(" + "|".join(sorted(op_types(), key=len, reverse=True))
-                     + r")(?![A-Za-z0-9_])")
 
 
 def norm_at_zero_doc():
@@ -73,5 +69,5 @@ def test_the_documents_meet_nan_where_the_words_matter():
 
 @pytest.mark.parametrize("name, doc", list(_documents()), ids=lambda x: x if isinstance(x, str) else "")
 def test_no_study_text_names_an_op_type(name, doc):
-    found = {m.group(1): t for t in study_texts(doc) for m in OP_TYPE.finditer(t)}
+    found = op_type_names(*study_texts(doc))
     assert not found, found

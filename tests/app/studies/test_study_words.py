@@ -113,6 +113,13 @@ def _whole_in_view(widget):
     return widget.isVisible() and widget.visibleRegion() == QRegion(widget.rect())
 
 
+def _op_types_shown(w, view):
+    """The op types (Pow, EuclideanNorm) a study view or the status bar's warning writes."""
+    from op_types import op_type_names
+    texts = [label.text() for label in view.findChildren(QLabel) if label.isVisibleTo(view)]
+    return op_type_names(*texts, w.problems_label.toolTip(), w.statusBar().currentMessage())
+
+
 @pytest.mark.parametrize("size, stacked", [((1280, 800), False), ((1280, 800), True), ((1440, 900), False)])
 def test_a_hessian_holding_nan_says_where_whole_in_view(qtbot, window, size, stacked):
     """Lesson 14 with pow, every entry of H NaN: the warning that names the node and rule is
@@ -137,6 +144,7 @@ def test_a_hessian_holding_nan_says_where_whole_in_view(qtbot, window, size, sta
     assert view.caption.visibleRegion().intersected(QRect(0, 0, view.caption.width(), bottom)) \
         == QRegion(QRect(0, 0, view.caption.width(), bottom))
     assert not view.heatmap.isVisible() and not view.eigen_plot.isVisible()
+    assert not _op_types_shown(w, view)
 
 
 def test_a_jacobian_holding_nan_says_where_whole_in_view(qtbot, window):
@@ -150,3 +158,4 @@ def test_a_jacobian_holding_nan_says_where_whole_in_view(qtbot, window):
     assert _whole_in_view(view.message), view.message.visibleRegion().boundingRect()
     assert not view.heatmap.isVisible()
     assert "Every entry is NaN or infinity: there is nothing to draw." in view.caption.text()
+    assert not _op_types_shown(w, view)
