@@ -11,6 +11,7 @@ it, and a short way takes fewer frames.
 from __future__ import annotations
 
 import struct
+from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -22,7 +23,7 @@ from ..engine import kernels
 from ..graph import evaluate
 from ..graph.atomic import write_bytes, write_file
 from ..story import build
-from . import legible, png
+from . import legible, png, text
 from .cards import BADGE_H
 from .export import CSS_DPI, ensure_app
 from .involved import involved_nodes, step_groups
@@ -251,11 +252,32 @@ def shots(renderer, plan, slide=SLIDE, scale=SCALE, content=None):
         yield b if k > used else between(a, b, eased(k / (used + 1)))
 
 
+@lru_cache(maxsize=1)
+def digit_height():
+    """How tall (scene units) the cards' digits are: their glyphs, not their font's size
+    (legible.number_px), which counts the room above and below them too."""
+    return text.metrics(text.mono(legible.NUMBER_PT)).tightBoundingRect("0123456789").height()
+
+
+def overview_compact(step, zoom, scale=SCALE):
+    """The type scale of compact cards (render.compact) for a frame of `step` drawn at
+    `zoom` (the frame's pixels a scene unit) on a picture at `scale`, or None: the cards in
+    full. The graph before the story draws its cards compact, as Fit to Window does, where
+    their digits would be less than legible.READABLE_PX tall in the frame (Newton's lesson
+    at 1920 x 1080 wrote them 8.5 px tall, lesson 14 7.4 px); their names then at the
+    picture's scale. A step's frame keeps its numbers: they are what it shows (and a
+    poster, `frames` without a slide, draws every frame at one zoom, all in full)."""
+    if step is not None or digit_height() * zoom >= legible.READABLE_PX:
+        return None
+    return scale
+
+
 def frames(doc, evaluation=None, story=None, theme="light", scale=SCALE, frames_per_step=FRAMES_PER_STEP,
            hold=HOLD, intro=True, positions=None, renderer=None, slide=SLIDE, glide=GLIDE):
     """Every frame of `frame_plan` as a QImage, all of one size (RGB32): the `slide` (CSS
     pixels) at `scale` pixels each, each step framed on it (`camera`), the camera gliding
-    between steps; with `slide` None, the whole picture (`canvas_rect`) on every frame, as
+    between steps, the graph before the story compact where its digits would not read
+    (`overview_compact`); with `slide` None, the whole picture (`canvas_rect`) on every frame, as
     a poster shows it.
 
     Without `renderer` one is made here (the document evaluated and its story built unless
@@ -294,7 +316,8 @@ def frames(doc, evaluation=None, story=None, theme="light", scale=SCALE, frames_
         try:
             painter.scale(zoom, zoom)
             painter.translate(-rect.left(), -rect.top())
-            renderer.paint(painter, step, frame.progress, background=False, region=rect)
+            renderer.paint(painter, step, frame.progress, background=False, region=rect,
+                           compact=None if slide is None else overview_compact(step, zoom, scale))
         finally:
             painter.end()
             renderer.story_index = shown_at

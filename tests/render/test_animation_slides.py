@@ -285,9 +285,36 @@ def test_the_whole_graph_frame_uses_the_slide(name, qapp):
     into rows) and framed alone, as tight as it fits, up to Fit to Window's 125 %. Bound:
     what is drawn spans at least a fifth of the slide (WHOLE_COVER) for every sample; the
     least, 002_vjp_output_gradients, two small cards in a row, is held by the zoom limit,
-    and a row of cards as wide as the slide is about that share of a 16:9 frame."""
+    and a row of cards as wide as the slide is about that share of a 16:9 frame.
+    And it reads: Newton's overview wrote the cards' digits 8.5 px tall at 1920 x 1080
+    (the auditor could not read them). Where the digits would be less than 9 px tall
+    in the frame, every card is drawn compact (name, shape, heat thumbnail), as Fit to
+    Window draws them, its type at the picture's scale (2x); else none is."""
+    from PySide6.QtGui import QFontMetricsF
+
+    from gradviz.render import compact, legible, text
     doc, story = sample(name)
-    frame = next(animation.frames(doc, evaluation=story.evaluation, story=story, hold=0))
+    drawn = []
+    paint = compact.paint
+
+    def spy(painter, renderer, nid, pending=frozenset(), scale=1.0, thumbnails=True):
+        drawn.append((nid, scale))
+        paint(painter, renderer, nid, pending, scale, thumbnails)
+
+    compact.paint = spy
+    try:
+        frame = next(animation.frames(doc, evaluation=story.evaluation, story=story, hold=0))
+    finally:
+        compact.paint = paint
     assert (frame.width(), frame.height()) == (1920, 1080)
     background = [int(get_theme("light").background[i:i + 2], 16) for i in (1, 3, 5)]
     assert _cover(frame, background) >= WHOLE_COVER
+    renderer = animation.slide_renderer(Renderer(doc, evaluation=story.evaluation, story=story))
+    zoom = 1920 / animation.camera(renderer, None).width()
+    digits = QFontMetricsF(text.mono(legible.NUMBER_PT)).tightBoundingRect("0123456789").height() * zoom
+    if digits < 9:
+        assert sorted(drawn) == sorted((nid, 2.0) for nid in doc.nodes)
+    else:
+        assert drawn == []
+    if name == "001_hessian_newton":
+        assert drawn
