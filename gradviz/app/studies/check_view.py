@@ -28,6 +28,7 @@ SLOPE = DIVERGING[1]          # the h² guide, in blue
 GUIDE_LABEL = "∝ h² (truncation alone)"
 GUIDE_SLOPE = 2.0             # its slope on log-log axes: the error falls 100 times per 10 times smaller h
 EXACT_LABEL = "0 (exact)"     # beside a step whose error is 0, drawn on the plot's floor
+EXACT_GAP = 6                 # px between two of those labels
 ENTRY_LIMIT = 200             # entries a chooser offers (the first ones of a large source)
 
 
@@ -66,6 +67,7 @@ class GradientCheckView(StudyView):
         legend.addItem(self.line, "central difference's error")
         legend.addItem(self.guide, GUIDE_LABEL)
         self.plot.installEventFilter(self)      # its columns follow the plot's width
+        self.plot.getViewBox().sigResized.connect(self._label_exact)   # the runs its width joins
         self.table = QLabel()
         self.table.setTextFormat(Qt.TextFormat.RichText)
         self.table.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -196,16 +198,27 @@ class GradientCheckView(StudyView):
 
     def _show_exact(self, exact, floor):
         """Each step of error 0 as a triangle on the plot's floor, with "0 (exact)" above."""
+        self._exact_at = ([math.log10(r.h) for r in exact], floor)
+        self.exact.setData(self._exact_at[0], [floor] * len(exact))
+        self._label_exact()
+
+    def _label_exact(self):
+        """The words "0 (exact)" over the triangles: one label over each run of triangles
+        whose labels would touch at the plot's width now (label_runs), so no two overlap. On
+        a graph of gradient zero the five labels stood on one another in the docked column."""
         for label in self.exact_labels:
             self.plot.removeItem(label)
         self.exact_labels = []
-        xs = [math.log10(r.h) for r in exact]
-        self.exact.setData(xs, [floor] * len(xs))
-        left, right = self.plot.getViewBox().viewRange()[0]
-        for x in xs:
-            # over the triangle, kept inside the plot at either end of the steps
-            across = 1.0 if right - x < 0.5 else 0.0 if x - left < 0.5 else 0.5
-            label = pg.TextItem(EXACT_LABEL, color=TEXT, anchor=(across, 1.2))
+        xs, floor = getattr(self, "_exact_at", ([], 0.0))
+        if not xs:
+            return
+        box = self.plot.getViewBox()
+        (left, right), _ = box.viewRange()
+        per_unit = box.width() / (right - left) if right > left else 0.0
+        probe = pg.TextItem(EXACT_LABEL)
+        wide = probe.boundingRect().width() / per_unit if per_unit > 0 else right - left
+        for x in label_runs(sorted(xs), wide, EXACT_GAP / max(per_unit, 1e-9), (left, right)):
+            label = pg.TextItem(EXACT_LABEL, color=TEXT, anchor=(0.5, 1.2))
             label.setPos(x, floor)
             self.plot.addItem(label)
             self.exact_labels.append(label)
@@ -234,6 +247,25 @@ class GradientCheckView(StudyView):
         set_banner(self.verdict, "info", "")
         self.table.setText("")
         self.explanation.setText("")
+
+
+def label_runs(xs, wide, gap, span):
+    """The centres of labels `wide` across, one over each run of the sorted `xs`, kept inside
+    `span` (left, right): neighbours whose labels would come closer than `gap` share one
+    label, over the middle of their run, until no two labels overlap."""
+    left, right = span
+    runs = [[x] for x in xs]
+
+    def centre(run):
+        return min(max((run[0] + run[-1]) / 2, left + wide / 2), right - wide / 2)
+    i = 0
+    while i < len(runs) - 1:
+        if centre(runs[i + 1]) - centre(runs[i]) < wide + gap:
+            runs[i:i + 2] = [runs[i] + runs[i + 1]]
+            i = max(i - 1, 0)       # the joined run's label may now touch the one before
+        else:
+            i += 1
+    return [centre(run) for run in runs]
 
 
 def guide_drawn(check):
