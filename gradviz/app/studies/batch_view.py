@@ -58,9 +58,11 @@ class BatchJacobianView(StudyView):
         self.caption = QLabel()
         self.caption.setTextFormat(Qt.TextFormat.RichText)   # the names are escaped
         self.caption.setWordWrap(True)
+        # each patch a (batch, batch) square, as the caption says; the colour bar is named
+        # by the study shown
         self.heatmap = Heatmap("target element i, then example b",
                                "source element j, then example c",
-                               colorbar_label="")   # named by the study shown
+                               colorbar_label="", square_cells=True)
         self.norms = Heatmap(("example b", "b"), ("source example c", "example c", "c"),
                              colorbar_label="‖ block ‖", lines=False)  # the diagonal is the point
         self._marker = QGraphicsRectItem()

@@ -599,3 +599,26 @@ def test_reset_window_layout_lays_the_docks_out_for_the_window_as_it_is(qtbot, w
     assert again.dockWidgetArea(again.inspector_dock) == right
     assert jacobian.isVisible() and in_front(jacobian)
     assert again.canvas.width() >= 1000
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_the_patch_image_draws_square_patches(qtbot, window, size):
+    """Walk-through (82_l19_bjac_float.png): the caption says each patch is a '(batch, batch)
+    square', but BatchNorm's 54 x 45 patch image filled its box and drew each 7 x 7 patch a
+    tall rectangle. Its cells are square whatever its shape, and it fills its box along one
+    side (no band inside the box), docked and floated 900 px wide."""
+    w = window("001_batchnorm_pitfall", size)
+    dock = _open(qtbot, w, "Batch Jacobian")
+    heatmap = dock.view.heatmap
+    rows, cols = heatmap.matrix.shape
+    assert rows != cols
+    for floating in (False, True):
+        if floating:
+            dock.setFloating(True)
+            dock.resize(900, 620)
+            qtbot.wait(100)
+        box, image, gaps = _settled(qtbot, heatmap)
+        cell_w, cell_h = image.width() / cols, image.height() / rows
+        assert abs(cell_w - cell_h) <= 0.02 * cell_h, (floating, cell_w, cell_h)
+        assert min(gaps) <= 3 and max(gaps) <= 3, (floating, gaps)
+        assert "square" in dock.view.caption.text()
