@@ -139,9 +139,10 @@ class BatchJacobianView(StudyView):
         self.heatmap.set_matrix(image)
         self.heatmap.describe = lambda row, col: _patch_text(blocks, row, col, self._names)
         self.heatmap.set_labels((f"{short(t_name)} element i", f"{short(t_name, 8)} element i",
-                                 "element i"),
+                                 "element i", "i"),
                                 (f"{s_name} element j (each band: {'the ' if b > 1 else ''}"
-                                 f"{counted(b, 'example')})", f"{short(s_name)} element j"))
+                                 f"{counted(b, 'example')})", f"{short(s_name)} element j",
+                                 "element j", "j"))
         _band_ticks(self.heatmap, T, S, b)
         norms = np.linalg.norm(blocks, axis=(1, 3))
         self.norms.set_matrix(norms, (b,), (b,), (f"{t_name}", f"{s_name}"), nonnegative=True)
