@@ -45,10 +45,11 @@ __all__ = ["CANVAS_MIN_HEIGHT", "MainWindow", "STUDY_SHARE", "SAMPLES_DIR", "SEE
 # The study docks (app/studies, in VIEWS order), named here so pyqtgraph loads only when one opens.
 STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms",
                 "Gradient check")
-# Their tabs' short titles, where a row has no room for the titles (dock_room.fit_tab_titles):
-# the signs their views write (J, Jᵢⱼ of example b, H, ‖g‖ the gradient's norm; ⇄ the two
-# modes compared, ≈ central differences beside the backward pass).
-STUDY_TABS = dict(zip(STUDY_TITLES, ("J", "J[b]", "H", "⇄", "‖g‖", "≈")))
+# Their tabs' shorter titles, where a row has no room for the titles (dock_room.fit_tab_titles):
+# a word, then the sign their views write (J, Jᵢⱼ of example b, H, ‖g‖ the gradient's norm;
+# ⇄ the two modes compared, ≈ central differences beside the backward pass).
+STUDY_TABS = dict(zip(STUDY_TITLES, (("Jacobian", "J"), ("Batch", "J[b]"), ("Hessian", "H"),
+                                     ("Fwd/rev", "⇄"), ("Norms", "‖g‖"), ("Check", "≈"))))
 # The document's studies (graph.fileformat) with a dock that shows them.
 STUDY_VIEWS = {"jacobian": "Jacobian", "batch_jacobian": "Batch Jacobian", "hessian": "Hessian",
                "gradient_check": "Gradient check"}
@@ -158,8 +159,8 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         self.canvas.setFocus()
 
     # -- construction ------------------------------------------------------------------
-    def _dock(self, title, name, widget, area, short_title=None):
-        dock = Dock(title, self, short_title)
+    def _dock(self, title, name, widget, area, shorter=()):
+        dock = Dock(title, self, *shorter)
         dock.setObjectName(name)
         dock.setWidget(widget)
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable

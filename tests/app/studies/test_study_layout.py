@@ -347,7 +347,11 @@ def test_tabbed_docks_name_themselves_once_on_whole_tabs(qtbot, window):
     titles need 765 px of a 340 px row, which scrolled and hid Palette and Lesson until
     scrolled back; there every tab is now in view at once, without scrolling, a study's
     tab with its short title (STUDY_TABS), its tooltip the title, and the study in front
-    named whole in its title bar."""
+    named whole in its title bar.
+    Changed (walk-through, 84_l19_gcheck.png): the short titles were signs for every tab
+    ('J', 'H', '≈'); a tab now takes the longest of its title, its word and its sign that
+    the row holds, the tab in front first: with six studies beside the palette the one in
+    front reads as a word at least (test_study_tabs_read_as_words)."""
     for size in ((1920, 1080), (1280, 800)):
         w = window("nets_2_sigmoid_chain", size)
         alone = _open(qtbot, w, "Gradient norms")
@@ -366,12 +370,13 @@ def test_tabbed_docks_name_themselves_once_on_whole_tabs(qtbot, window):
             assert bar.rect().contains(rect), (size, bar.tabText(i), rect, bar.rect())
             assert rect.width() >= need.width() and rect.height() >= need.height(), bar.tabText(i)
             title = bar.tabToolTip(i)
-            expected = STUDY_TABS[title] if short and title in STUDY_TABS else title
-            assert bar.tabText(i) == expected, (size, bar.tabText(i), title)
+            forms = (title, *STUDY_TABS[title]) if short and title in STUDY_TABS else (title,)
+            assert bar.tabText(i) in forms, (size, bar.tabText(i), title)
         if short:
             assert {"Palette", "Lesson"} <= {bar.tabText(i) for i in range(bar.count())}
         front = w.study_docks[STUDY_TITLES[-1]]
         assert in_front(front)
+        assert bar.tabText(bar.currentIndex()) in (front.title, STUDY_TABS[front.title][0])
         for dock in w.findChildren(QDockWidget):
             if dock.isVisible() and not dock.visibleRegion().isEmpty() and not dock.isFloating():
                 tabbed = any(not other.isHidden() for other in w.tabifiedDockWidgets(dock))
@@ -622,3 +627,29 @@ def test_the_patch_image_draws_square_patches(qtbot, window, size):
         assert abs(cell_w - cell_h) <= 0.02 * cell_h, (floating, cell_w, cell_h)
         assert min(gaps) <= 3 and max(gaps) <= 3, (floating, gaps)
         assert "square" in dock.view.caption.text()
+
+
+def test_study_tabs_read_as_words(qtbot, window):
+    """Walk-through at 1280 x 800 (84_l19_gcheck.png): the BatchNorm lesson with four studies
+    open beside the palette showed tabs 'J', 'H', '≈', and the Gradient check split below
+    the others had '≈' for its title bar. With four studies every tab reads as a word (its
+    title or STUDY_TABS' word), its tooltip the title, every tab whole in view; a study
+    alone in its place (not tabbed) names itself whole in its title bar."""
+    w = window("001_batchnorm_pitfall")
+    titles = ("Jacobian", "Batch Jacobian", "Hessian", "Gradient check")
+    for title in titles:
+        _open(qtbot, w, title)
+    qtbot.wait(100)
+    bar = next(bar for bar in w.findChildren(QTabBar) if bar.isVisible()
+               and set(titles) <= {bar.tabToolTip(i) for i in range(bar.count())})
+    for i in range(bar.count()):
+        title = bar.tabToolTip(i)
+        assert bar.rect().contains(bar.tabRect(i)), (title, bar.tabRect(i), bar.rect())
+        assert bar.tabRect(i).width() >= bar.tabSizeHint(i).width(), title
+        assert bar.tabText(i) in (title, STUDY_TABS.get(title, (title,))[0]), (bar.tabText(i), title)
+    check = w.study_docks["Gradient check"]
+    w.addDockWidget(w.dockWidgetArea(check), check, Qt.Orientation.Vertical)   # out of the row
+    qtbot.wait(100)
+    assert not check.tabbed()
+    qtbot.waitUntil(lambda: check.windowTitle() == "Gradient check")
+    assert title_ink(check) > 30
