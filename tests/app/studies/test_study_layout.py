@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QAbstractButton, QDockWidget, QLabel, QTabBar
 
 from gradviz.app.player import lessons
 from gradviz.app.dock_room import BOTTOM_SHARE, STORY_HEIGHT, in_front, studies_fit_below
-from gradviz.app.studies.plots_and_words import VIEW_FONT_PT, WORD_LINES, WordColumn
+from gradviz.app.studies.plots_and_words import VIEW_FONT_PT, WORD_LINES, WordColumn, stacked_height
 from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT, STUDY_SHARE, STUDY_TABS, STUDY_TITLES
 from test_study_docks import _open, window
 
@@ -451,7 +451,12 @@ def test_beside_the_palette_a_study_and_the_provenance_each_read(qtbot, window):
     138 px of the dock, not WORD_LINES' 144; they had them only in a view 22 px taller than
     the dock, scrolled, their last lines below the fold. Where the words show fewer lines,
     they take all the dock leaves below the plots at their least heights, and it does not
-    scroll."""
+    scroll.
+    Changed (walk-through, 80_l19_jac.png): the words' WORD_LINES left BatchNorm's 42 x 35
+    Jacobian a 75 px box, its cells 5.7 x 1.8 px. A plot now keeps the height its cells need
+    (stacked_height) before the words get WORD_LINES; the words keep their first sentence
+    in view (test_study_words) and the rest scrolls in their column. So where the words
+    show fewer lines, the plots above them are no taller than their stacked height."""
     w = window("001_hessian_newton")
     port = w.canvas.viewport().size()
     for title in ("Jacobian", "Forward vs reverse", "Gradient norms"):     # one plot over words
@@ -468,7 +473,8 @@ def test_beside_the_palette_a_study_and_the_provenance_each_read(qtbot, window):
             if shown < min(lines, whole) - 1:
                 split = column.parentWidget()
                 plots = [p for p in split.parts() if p is not column]
-                assert all(p.height() <= p.minimumHeight() for p in plots), (title, shown, lines)
+                assert all(p.height() <= max(p.minimumHeight(), stacked_height(p, p.width()) + 1)
+                           for p in plots), (title, shown, lines)
                 assert column.geometry().bottom() >= split.height() - 1, (title, shown, lines)
     assert w.canvas.viewport().size() == port
     w.player.set_index(2)
@@ -653,3 +659,46 @@ def test_study_tabs_read_as_words(qtbot, window):
     assert not check.tabbed()
     qtbot.waitUntil(lambda: check.windowTitle() == "Gradient check")
     assert title_ink(check) > 30
+
+
+def _title_rect(axis):
+    """The colour bar's (or an axis') title as drawn, in its plot widget's coordinates."""
+    view = axis.scene().views()[0]
+    margin = int(axis.label.document().documentMargin())       # no ink in the text's margin
+    drawn = view.mapFromScene(axis.label.sceneBoundingRect()).boundingRect()
+    return drawn.adjusted(margin, margin, -margin, -margin), view.rect()
+
+
+def test_docked_studies_read_at_1280(qtbot, window):
+    """Walk-through at 1280 x 800 (80_l19_jac.png, 81_l19_bjac.png): the BatchNorm lesson with
+    the Jacobian, Batch Jacobian, Hessian and Gradient check open beside the palette. The
+    Jacobian's 42 x 35 heatmap was drawn in a 200 x 75 px box (cells 5.7 x 1.8 px) above
+    eight lines of words, its colour bar titled 'Jᵢⱼ'; the Batch Jacobian's warning stood in a
+    two-line box of its own with a scroll bar. Docked, a study's heatmap takes the dock's
+    height but its words' first sentence (its cells within 1.5 : 1, as tall as the view
+    leaves it), its colour bar's title lies whole in its plot, and a banner that leads the
+    words is whole, never cut in a box of its own that scrolls."""
+    w = window("001_batchnorm_pitfall")
+    titles = ("Jacobian", "Batch Jacobian", "Hessian", "Gradient check")
+    for title in titles:
+        _open(qtbot, w, title)
+    for title in ("Jacobian", "Batch Jacobian"):
+        dock = w.study_docks[title]
+        _click_tab(qtbot, w, title)
+        view = dock.view
+        qtbot.wait(200)
+        heatmap = view.heatmap
+        box, image, _gaps = _settled(qtbot, heatmap)
+        rows, cols = heatmap.matrix.shape
+        cell_w, cell_h = image.width() / cols, image.height() / rows
+        assert max(cell_w, cell_h) <= 1.5 * min(cell_w, cell_h), (title, cell_w, cell_h)
+        shown = dock.widget().viewport().height()
+        assert image.height() >= 0.4 * shown, (title, image.height(), shown)
+        rect, inside = _title_rect(heatmap.colorbar.axis)
+        assert inside.contains(rect), (title, rect, inside)
+        assert heatmap.colorbar.axis.title_shown != heatmap.colorbar.axis.title_forms[-1], title
+        for column in view.findChildren(WordColumn):
+            label, _above = column.lead()
+            if label is not None and label.property("kind") in ("warning", "ok"):    # a banner leads
+                assert label.geometry().bottom() <= column.viewport().height(), (title, label.text()[:40])
+                assert label.visibleRegion().boundingRect().height() >= label.height() - 1, title
