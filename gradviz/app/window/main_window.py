@@ -213,10 +213,32 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         self._player_was = index
 
     def _selection_changed(self, ids):
-        """Selecting a node while editing brings the inspector in front of the provenance."""
-        if ids and self.player.index < 0 and self.inspector_dock.toggleViewAction().isChecked() \
-                and in_front(self.provenance_dock):
+        """Selecting a node while editing brings the inspector in front of the provenance, and
+        beside a study below it (1280 x 800) its first-run share of the column, where its
+        grid and 'Random…' are in view (it had 150 px, reached with the wheel); clearing the
+        selection gives the study the height it lent (_share_column); a column the user
+        dragged taller for the inspector is left alone."""
+        if self.player.index >= 0 or not self.inspector_dock.toggleViewAction().isChecked():
+            return
+        if ids and in_front(self.provenance_dock):
             self.inspector_dock.raise_()
+        study = next((d for d in self.study_docks.values() if in_front(d) and not d.isFloating()), None)
+        if study is None:
+            self._lent_to_inspector = False
+            return
+        column = self.inspector_dock.height() + study.height()
+        if ids and self.inspector_dock.height() < INSPECTOR_SHARE * column - 1:
+            self._lent_to_inspector = True
+            QTimer.singleShot(0, study, lambda: self._lend_to_inspector(study))
+        elif not ids and self._lent_to_inspector:
+            self._lent_to_inspector = False
+            QTimer.singleShot(0, study, lambda: self._share_column(study))
+
+    _lent_to_inspector = False     # a study's height given to the inspector for a selected node
+
+    def _lend_to_inspector(self, study):
+        self._share_column(study, 1 - INSPECTOR_SHARE)
+        QTimer.singleShot(0, self.inspector, self.inspector.show_values)   # once laid out anew
 
     def add_player_bar(self, widget):
         """Issue 5: the story player goes in a toolbar along the bottom edge."""

@@ -702,3 +702,47 @@ def test_docked_studies_read_at_1280(qtbot, window):
             if label is not None and label.property("kind") in ("warning", "ok"):    # a banner leads
                 assert label.geometry().bottom() <= column.viewport().height(), (title, label.text()[:40])
                 assert label.visibleRegion().boundingRect().height() >= label.height() - 1, title
+
+
+def test_the_inspector_reaches_a_usable_height_beside_a_study(qtbot, window):
+    """Walk-through at 1280 x 800 (102_insp.png): with a study in front below it the inspector
+    had about 150 px, its tensor grid and 'Random…' reached only with the wheel. The docks'
+    splitter drags (a mouse drag on the window's separator between them, as in the real
+    window); selecting a node gives the inspector its first-run share back, where its grid
+    and 'Random…' are in view; clearing the selection gives the study its share again."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtTest import QTest
+
+    w = window("001_batchnorm_pitfall")
+    dock = _open(qtbot, w, "Jacobian")
+    inspector = w.inspector_dock
+    qtbot.wait(100)
+    column = inspector.height() + dock.height()
+    assert dock.height() >= 0.6 * column
+    x = inspector.geometry().center().x()
+    gap = range(inspector.geometry().bottom() + 1, dock.geometry().top())
+    y = next(y for y in gap if w.childAt(QPoint(x, y)) is None)           # the separator
+    before = inspector.height()
+    QTest.mousePress(w, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(x, y))
+    for step in range(1, 9):
+        QTest.mouseMove(w, QPoint(x, y + 15 * step))
+        qtbot.wait(20)
+    QTest.mouseRelease(w, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(x, y + 120))
+    qtbot.wait(100)
+    assert inspector.height() >= before + 100, (before, inspector.height())
+    w.resizeDocks([inspector, dock], [before, column - before], Qt.Orientation.Vertical)   # as it was
+    qtbot.wait(100)
+    w.controller.set_selection(["x"])
+    qtbot.waitUntil(lambda: inspector.height() >= 0.45 * column, timeout=3000)
+    editor = w.inspector.page.value_editor
+    qtbot.waitUntil(lambda: editor.isVisible())
+
+    def in_view(part):
+        return part.visibleRegion().boundingRect().height() >= min(part.height(), 60)
+    try:
+        qtbot.waitUntil(lambda: in_view(editor.view) and in_view(editor.random_button), timeout=3000)
+    except qtbot.TimeoutError:
+        raise AssertionError([(type(p).__name__, p.visibleRegion().boundingRect(), p.height())
+                              for p in (editor.view, editor.random_button)]) from None
+    w.controller.set_selection([])
+    qtbot.waitUntil(lambda: dock.height() >= 0.6 * column, timeout=3000)
