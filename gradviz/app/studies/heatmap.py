@@ -4,8 +4,9 @@ The colour map is ColorBrewer's RdBu, which stays readable in greyscale print (t
 ends are dark, zero is white) and for red-green colour blindness. Rows run top to
 bottom and columns left to right, as a printed matrix, with integer ticks on the
 flattened indices; hovering reads out (row, col, value). A square matrix has square
-cells (any matrix where asked: the batch Jacobian's patch image). A vector, or a square matrix that is zero off its diagonal, is drawn as a line
-plot of its entries instead: a bell curve reads as a curve, not as a 1-pixel stripe.
+cells (any matrix where asked: the batch Jacobian's patch image). A vector, or a square
+matrix that is zero off its diagonal, is drawn as a line plot of its entries instead: a
+bell curve reads as a curve, not as a 1-pixel stripe.
 An entry that is NaN or infinite is black, a colour no number has, and the caption's
 colour key says so; the gutters a patch image leaves between its patches are grey.
 """
