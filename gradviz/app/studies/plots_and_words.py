@@ -293,7 +293,8 @@ class PlotsAndWords(QSplitter):
         dock's height (its box at its share was 430 px wider than a 15 x 15 Jacobian, an
         empty band), but never at the cost of another heatmap's floor: the width that makes
         its cells square, or its share of the width when that is less (BatchNorm's square
-        norms took all but 28 px from the patch image beside them). The other parts share
+        norms took all but 28 px from the patch image beside them; with the patch image's
+        cells square too, it took all but 20 px from the norms). The other parts share
         the rest as set_shares says, each at least its floor."""
         parts = [p for p in self.parts() if not p.isHidden()]
         wants = {id(p): getattr(p, "square_width", lambda: None)() for p in parts}
@@ -310,10 +311,17 @@ class PlotsAndWords(QSplitter):
             floors[id(p)] = max(p.minimumWidth(), own)
         room = total - sum(floors.values())
         sizes = {}
-        for p in parts:
-            if wants[id(p)] is not None:
-                sizes[id(p)] = max(min(wants[id(p)], room), p.minimumWidth())
-                room -= sizes[id(p)]
+        squares = [p for p in parts if wants[id(p)] is not None]
+        while squares:      # each its width, or its share of the room where they want more
+            weight = sum(shares.get(id(p), 1) for p in squares) or 1
+            fair = {id(p): room * shares.get(id(p), 1) // weight for p in squares}
+            content = [p for p in squares if wants[id(p)] <= fair[id(p)]]
+            for p in content or squares:
+                sizes[id(p)] = max(wants[id(p)] if content else fair[id(p)], p.minimumWidth())
+            if not content:
+                break
+            room -= sum(sizes[id(p)] for p in content)
+            squares = [p for p in squares if p not in content]
         rest, pending = total - sum(sizes.values()), list(others)
         while pending:      # shares of the rest; a part its share would put below its floor gets the floor
             weight = sum(shares.get(id(p), 1) for p in pending) or 1

@@ -633,6 +633,8 @@ def test_the_patch_image_draws_square_patches(qtbot, window, size):
         assert abs(cell_w - cell_h) <= 0.02 * cell_h, (floating, cell_w, cell_h)
         assert min(gaps) <= 3 and max(gaps) <= 3, (floating, gaps)
         assert "square" in dock.view.caption.text()
+        _box, norms, _gaps = _settled(qtbot, dock.view.norms)     # not squeezed out beside it
+        assert norms.width() >= 0.3 * image.width(), (floating, norms, image)
 
 
 def test_study_tabs_read_as_words(qtbot, window):
