@@ -279,8 +279,12 @@ class StudyView(QWidget):
             split.stack(stacked)
             split.fit()
         # Stacked, the view is as tall as its parts' least heights say (its dock scrolls down
-        # to them); side by side its least height keeps the plots readable.
-        self.setMinimumHeight(0 if stacked else self.MIN_SIZE[1])
+        # to them); side by side its least height keeps the plots readable, below the message
+        # (at 1920 x 1080 a NaN warning of two lines left the Hessian's plot 70 px).
+        margins = self.layout_.contentsMargins()
+        message = (self.message.heightForWidth(self.width() - margins.left() - margins.right())
+                   + self.layout_.spacing() if self.message.isVisibleTo(self) else 0)
+        self.setMinimumHeight(0 if stacked else self.MIN_SIZE[1] + message)
         choosers = getattr(self, "choosers", None)
         if choosers is not None:
             margins = self.layout_.contentsMargins()
@@ -470,11 +474,11 @@ class StudyView(QWidget):
             return self._show_empty(np.shape(matrix))
         self._show_results(True)     # before show_result: it hides the banners it leaves empty
         self.show_result(result)
-        self.arrange()               # its words' new lengths, the choosers' new names
         nan = getattr(result, "problem", "")   # where its NaN or infinity first appears
         if nan and not self.shows_problem:
             set_banner(self.message, "warning", f"<b>⚠ Its numbers hold NaN or infinity.</b> "
                                                 f"{_html(nan)}")
+        self.arrange()               # its words' new lengths, the choosers' new names, the message
         self._set_problem(self.problem_of(result))
 
     def _show_empty(self, shape):

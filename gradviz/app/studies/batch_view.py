@@ -83,7 +83,9 @@ class BatchJacobianView(StudyView):
             return
         shape, t_name, s_name, marked = self._caption_of
         first, second = ("Top", "Below it") if self.stacked() else ("Left", "Middle")
-        black = self.heatmap.not_finite_key()
+        black = "; ".join(f"in {where}, {key}" for where, key in
+                          (("J", self.heatmap.not_finite_key()), ("the block sizes", self.norms.not_finite_key()))
+                          if key)
         box = (f" The black box marks the largest block off the diagonal, {marked}: the one "
                f"the check names." if marked else "")
         self.caption.setText(
@@ -91,7 +93,7 @@ class BatchJacobianView(StudyView):
             f"(batch, batch) square ∂{t_name}[b, i] / ∂{s_name}[c, j] per pair (i, j), b down, "
             f"c across. {second}: the size ‖∂{t_name}[b] / ∂{s_name}[c]‖ of each (b, c) block."
             f"{box} Independent examples light up only the diagonal."
-            + (f" In J, {black}." if black else ""))
+            + (f" {black[0].upper()}{black[1:]}." if black else ""))
 
     def arrange(self):
         super().arrange()
@@ -184,8 +186,8 @@ class BatchJacobianView(StudyView):
             set_banner(self.check, "ok",
                        f"<b>✓ The examples are independent:</b> every off-diagonal block is zero "
                        f"(largest norm {number(study.largest)}), so batch_jacobian's "
-                       f"{tuple(study.batch_jacobian.shape)} equals the diagonal blocks (max "
-                       f"|difference| {number(study.block_difference)}).")
+                       f"{tuple(study.batch_jacobian.shape)} equals the diagonal blocks "
+                       f"{_difference(study, number)}.")
 
     def _mark(self, location):
         """Outline the largest off-diagonal block in the norm matrix."""
@@ -203,6 +205,21 @@ class BatchJacobianView(StudyView):
         set_banner(self.check, "info", "")
         self._caption_of = None
         self.caption.setText("")
+
+
+def _difference(study, number):
+    """'(max |difference| 0)' between batch_jacobian's result and the diagonal blocks; where
+    they hold NaN or infinity, over the entries where both are numbers, and whether the
+    others are the same entries ('max |difference| nan' claimed them equal)."""
+    if np.isfinite(study.block_difference):
+        return f"(max |difference| {number(study.block_difference)})"
+    a, b = np.asarray(study.blocks), np.asarray(study.batch_jacobian)
+    both = np.isfinite(a) & np.isfinite(b)
+    gap = float(np.abs(a[both] - b[both]).max(initial=0))
+    same = np.array_equal(np.isfinite(a), np.isfinite(b))
+    return (f"(max |difference| {number(gap)} over the {counted(int(both.sum()), 'entry', 'entries')} "
+            f"where both are numbers; {'the same' if same else 'different'} entries of each hold "
+            f"NaN or infinity)")
 
 
 def _band_ticks(heatmap, T, S, b):
