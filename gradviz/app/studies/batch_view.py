@@ -23,8 +23,9 @@ def patches(jacobian, t_rank):
     transpose [1, 0, 3, 2], pad each (B, B) slice by one cell on every side, reshape to
     (T·(B+2), S·(B+2)).
 
-    The padding is NaN (drawn as the grey background) rather than the seed's -lim, so
-    the gutters cannot be mistaken for large negative entries.
+    The padding is NaN (drawn as the grey background: Heatmap's `gaps`, where an entry of
+    J that is NaN is black) rather than the seed's -lim, so the gutters cannot be mistaken
+    for large negative entries.
     """
     return _patches(as_blocks(jacobian, t_rank))
 
@@ -82,13 +83,15 @@ class BatchJacobianView(StudyView):
             return
         shape, t_name, s_name, marked = self._caption_of
         first, second = ("Top", "Below it") if self.stacked() else ("Left", "Middle")
+        black = self.heatmap.not_finite_key()
         box = (f" The black box marks the largest block off the diagonal, {marked}: the one "
                f"the check names." if marked else "")
         self.caption.setText(
             f"{first}: the full Jacobian J {shape} as the seed's plot_as_patches, one "
             f"(batch, batch) square ∂{t_name}[b, i] / ∂{s_name}[c, j] per pair (i, j), b down, "
             f"c across. {second}: the size ‖∂{t_name}[b] / ∂{s_name}[c]‖ of each (b, c) block."
-            f"{box} Independent examples light up only the diagonal.")
+            f"{box} Independent examples light up only the diagonal."
+            + (f" In J, {black}." if black else ""))
 
     def arrange(self):
         super().arrange()
@@ -134,7 +137,7 @@ class BatchJacobianView(StudyView):
         blocks = as_blocks(J, self._t_rank)
         T, S = blocks.shape[1], blocks.shape[3]
         image = _patches(blocks)
-        self.heatmap.set_matrix(image)
+        self.heatmap.set_matrix(image, gaps=np.isnan(_patches(np.zeros_like(blocks))))
         self.heatmap.describe = lambda row, col: _patch_text(blocks, row, col, self._names)
         self.heatmap.set_labels((f"{short(t_name)} element i", f"{short(t_name, 8)} element i",
                                  "element i"),
