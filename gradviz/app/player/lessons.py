@@ -7,46 +7,8 @@ step 0, so the player (or the presentation band) shows the first caption at once
 Steps submenu lists every step of the story on screen; its status tip and tooltip are
 the step's caption, and choosing one shows that step.
 """
-import json
-import re
-from dataclasses import dataclass
-from pathlib import Path
-
-from ... import bundled
+from ...bundled import Lesson, lesson_entries  # noqa: F401  (the course, named here for the menu's users)
 from ..literal import mnemonic_free
-
-SAMPLES_DIR = bundled.samples_dir()
-_ROW = re.compile(r"^\|\s*`([^`]+\.json)`\s*\|")
-
-
-@dataclass(frozen=True)
-class Lesson:
-    number: int
-    title: str
-    path: Path
-    lesson: str           # the document's lesson paragraph
-
-
-def lesson_entries(directory=SAMPLES_DIR):
-    """[Lesson] in the order of the README's table; samples it does not list come last."""
-    directory = Path(directory)
-    order = []
-    readme = directory / "README.md"
-    if readme.exists():
-        for line in readme.read_text(encoding="utf-8").splitlines():
-            m = _ROW.match(line.strip())
-            if m and (directory / m.group(1)).exists() and m.group(1) not in order:
-                order.append(m.group(1))
-    order += sorted(p.name for p in directory.glob("*.json") if p.name not in order)
-    out = []
-    for name in order:
-        path = directory / name
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        out.append(Lesson(len(out) + 1, data.get("title") or path.stem, path, data.get("lesson") or ""))
-    return out
 
 
 def _summary(text, limit=160):
