@@ -82,3 +82,9 @@ def lesson_entries(directory=None):
             continue
         out.append(Lesson(len(out) + 1, data.get("title") or path.stem, path, data.get("lesson") or ""))
     return out
+
+
+def lesson_at(path):
+    """The Lesson whose document is `path`, or None: not a bundled sample."""
+    path = Path(path).resolve()
+    return next((e for e in lesson_entries() if e.path.resolve() == path), None)

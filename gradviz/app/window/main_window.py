@@ -31,7 +31,7 @@ from ..player.lesson_panel import LessonPanel
 from ..player.presentation import PresentationMode
 from ..player.provenance import ProvenancePanel
 from ..theme import ERROR_STYLE, WARN_STYLE
-from .files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles, samples
+from .files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles
 from .menus import WindowMenus
 from ..training import add_train_dock
 from ..controller import worded
@@ -40,7 +40,7 @@ from ...graph import batch_jacobian, hessian, higher_order, jacobian
 from ...graph.nan_origin import study_problems
 from ...graph.gradient_check import GradientCheck, gradient_check
 
-__all__ = ["CANVAS_MIN_HEIGHT", "MainWindow", "STUDY_SHARE", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"]
+__all__ = ["CANVAS_MIN_HEIGHT", "MainWindow", "STUDY_SHARE", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES"]
 
 # The study docks (app/studies, in VIEWS order), named here so pyqtgraph loads only when one opens.
 STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms",
