@@ -20,6 +20,7 @@ TIP_WIDTH = 56          # characters a line of a lesson's tip holds
 TIP_LINES = 2
 # A sentence ends at '.', '?' or '!' and a space, not inside an abbreviation ('w.r.t. its').
 _SENTENCE_END = re.compile(r"(?<=[.?!])(?<!\.\w\.)\s+")
+_REFERENCE_TITLE = re.compile(r"(\b[Ll]esson \d+), “[^”]+”")    # 'lesson 26, “Vanishing …”'
 
 
 def _summary(text, limit=160):
@@ -44,8 +45,9 @@ def _outside_brackets(text):
 def lesson_tip(lesson):
     """What the lesson teaches, from its own text, in at most two short lines: its first
     sentence, or its start up to the last clause (else word) that fits, outside brackets and
-    quotes, with '…' where it goes on. The tip never names the lesson's file."""
-    text = " ".join(lesson.lesson.split())
+    quotes, with '…' where it goes on; another lesson by its number alone (the menu beside
+    shows its title). The tip never names the lesson's file."""
+    text = _REFERENCE_TITLE.sub(r"\1", " ".join(lesson.lesson.split()))
     first = _SENTENCE_END.split(text, 1)[0] if text else lesson.title
 
     def fits(t):
@@ -56,7 +58,7 @@ def lesson_tip(lesson):
         words = [i for i, _ in spaces] or [i for i, ch in enumerate(first) if ch == " "]
         for cuts in (clauses, words):
             short = [first[:i] + " …" for i in reversed(cuts) if fits(first[:i] + " …")]
-            if short and (cuts is words or len(short[0]) > TIP_WIDTH):
+            if short and (cuts is words or len(short[0]) > TIP_WIDTH * TIP_LINES * 2 // 3):
                 first = short[0]
                 break
     return "\n".join(textwrap.wrap(first, TIP_WIDTH))
