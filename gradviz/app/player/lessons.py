@@ -18,6 +18,7 @@ from ..literal import mnemonic_free
 
 TIP_WIDTH = 56          # characters a line of a lesson's tip holds
 TIP_LINES = 2
+CAPTION_WIDTH = 72      # characters a line of a step's caption holds in the Steps menu's tip
 # A sentence ends at '.', '?' or '!' and a space, not inside an abbreviation ('w.r.t. its').
 _SENTENCE_END = re.compile(r"(?<=[.?!])(?<!\.\w\.)\s+")
 _REFERENCE_TITLE = re.compile(r"(\b[Ll]esson \d+), “[^”]+”")    # 'lesson 26, “Vanishing …”'
@@ -145,7 +146,7 @@ def fill_steps_menu(window, menu):
         action.setCheckable(True)
         action.setChecked(step.index == player.index)
         action.setStatusTip(_summary(step.caption, 300))
-        action.setToolTip(step.caption)
+        action.setToolTip("\n".join(textwrap.wrap(step.caption, CAPTION_WIDTH)))
         action.triggered.connect(lambda *_, i=step.index: player.set_index(i))
         actions.append(action)
     return actions
@@ -177,7 +178,7 @@ def build_lessons_menu(window, menu):
     menu.lesson_actions = actions
     menu.addSeparator()
     steps = menu.addMenu("S&teps of This Document")
-    steps.setToolTipsVisible(True)
+    show_tips_beside(steps)     # a step's caption beside the menu, over no other step
     steps.aboutToShow.connect(lambda: fill_steps_menu(window, steps))
     menu.steps_menu = steps
     return actions
