@@ -182,7 +182,7 @@ def chain_lines(story):
     if len(sizes) < 3:  # one op: there is no product of Jacobians to order
         return []
     c = studies.chain_cost(sizes)
-    return ["Forward vs reverse mode along one path, source to target (seed 000)",
+    return ["Forward vs reverse mode along one path, source to target",
             wrap("The gradient is a product of the ops' Jacobians. Forward mode multiplies "
                  "them from the source side, carrying a matrix with one column per source "
                  "element; reverse mode starts from the target's row and, with a scalar "

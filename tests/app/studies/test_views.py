@@ -563,3 +563,20 @@ def test_the_newton_words_are_true_for_every_eps(qtbot, eps):
         written = "under 1%" if share < 0.01 else f"{share:.0%}"
         assert f"{written} of |step|" in words, (share, words)
     assert "has no part along them" not in words
+
+
+@pytest.mark.parametrize("sample", ["000_layer_hessian", "001_dense_jacobian"])
+def test_forward_vs_reverse_names_no_seed_number(qtbot, sample):
+    """'That is why backpropagation wants a scalar loss (seed 000).': a student knows the
+    lessons by their titles, not the seeds' numbers (issue 20 §2). Neither the view's words
+    (a scalar loss, and a target the tape sums) nor `gradviz explain` name a seed."""
+    import re
+    from gradviz import story
+    from gradviz.story.study_text import chain_lines
+    controller, view = opened(qtbot, views.ChainCostView, sample)
+    words = view.explanation.text()
+    assert "backpropagation" in words or "seeding ones" in words
+    lines = "\n".join(chain_lines(story.build(controller.doc)))
+    assert "Forward vs reverse" in lines
+    for text in (words, lines):
+        assert not re.search(r"\bseed \d{3}", text), text
