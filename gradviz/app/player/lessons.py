@@ -65,6 +65,11 @@ def lesson_tip(lesson):
     return "\n".join(textwrap.wrap(first, TIP_WIDTH))
 
 
+def _plain(text):
+    """A menu entry's text as Qt makes its tooltip when none is set: no mnemonic, no '…'."""
+    return re.sub(r"&(.)", r"\1", text.replace("...", "").replace("…", "")).strip()
+
+
 class BesideTips(QObject):
     """Shows a menu entry's tooltip beside the menu, level with the entry, where it covers
     none of the menu's entries (Qt puts it under the cursor, over the entries below)."""
@@ -74,7 +79,7 @@ class BesideTips(QObject):
             return False
         action = menu.actionAt(event.pos())
         tip = "" if action is None else action.toolTip()
-        if not tip or tip == action.text():
+        if not tip or tip == _plain(action.text()):     # no tip of its own: Qt shows none
             return False
         rect = menu.actionGeometry(action)
         QToolTip.showText(menu.mapToGlobal(rect.topRight()), tip, menu, rect)

@@ -93,3 +93,24 @@ def test_beside_goes_right_then_left_then_below_the_menu_it_opened_from():
     assert beside(sub, 880, size, screen).y() == 900 - 46 - 1                          # on screen
     narrow = QRect(0, 0, 800, 800)
     assert beside(QRect(202, 71, 598, 264), 120, size, narrow) == QPoint(202, 71 + 264 + 1)  # under
+
+
+def test_an_entry_without_a_tip_of_its_own_gets_none_beside(qtbot):
+    """Qt shows no tip for an entry whose tooltip is only its text ('No backward pass to
+    show' in an empty Steps menu); beside the menu there is none either."""
+    from PySide6.QtWidgets import QMenu
+    from gradviz.app.player.lessons import show_tips_beside
+    menu = QMenu()
+    qtbot.addWidget(menu)
+    show_tips_beside(menu)
+    plain, own = menu.addAction("&Networks: CNN, …  (25–36)"), menu.addAction("&1  Seed")
+    own.setToolTip("its own tip")
+    menu.popup(QPoint(0, 0))
+    qtbot.waitUntil(menu.isVisible)
+    shown = {}
+    for action in (plain, own):
+        centre = menu.actionGeometry(action).center()
+        event = QHelpEvent(QEvent.Type.ToolTip, centre, menu.mapToGlobal(centre))
+        shown[action.text()] = menu.beside_tips.eventFilter(menu, event)
+    menu.hide()
+    assert shown == {plain.text(): False, own.text(): True}
