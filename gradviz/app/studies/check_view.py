@@ -310,8 +310,8 @@ def _table(check):
     write = long_number(check.backward)
     backward = write(check.backward)
     gap = "style='padding-left:5px'"     # between the columns (narrow: whole in a 340 px column)
-    head = (f"<tr><th align=right>h</th><th align=right {gap}>central difference c</th>"
-            f"<th align=right {gap}>relative error</th></tr>"
+    head = (f"<tr><th align=right>h</th><th align=right {gap}>central<br>difference c</th>"
+            f"<th align=right {gap}>relative<br>error</th></tr>"
             f"<tr><td align=right>backward b</td><td align=right {gap}><b>{_html(backward)}</b></td>"
             "<td></td></tr>")
     body = []

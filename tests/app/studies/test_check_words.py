@@ -202,7 +202,7 @@ def _cells(html):
     import html as markup
     import re
     rows = re.findall(r"<tr>(.*?)</tr>", html)
-    return [[markup.unescape(re.sub(r"<[^>]+>", "", c)).replace(" ◀ best", "")
+    return [[markup.unescape(re.sub(r"<[^>]+>", "", c.replace("<br>", " "))).replace(" ◀ best", "")
              for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row)] for row in rows]
 
 

@@ -314,7 +314,7 @@ def test_computed_studies_holding_nan_are_a_warning_at_once(make_window, qtbot):
     studies_computed(w, qtbot, timeout=60000)
     assert w.problems_label.text() == "⚠ 1 study warning (Hessian)"   # no card is amber
     assert "the rule of y_sq (Pow) is differentiated again" in w.problems_label.toolTip()
-    assert "hessian: holds NaN or infinity" in w.statusBar().currentMessage()
+    assert "Hessian: holds NaN or infinity" in w.statusBar().currentMessage()
     w.controller.set_value("two", np.float32(3.0))   # the studies are of the document before
     assert w.problems_label.text() == "✓ no problems"
 
