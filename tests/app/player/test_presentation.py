@@ -179,7 +179,7 @@ def test_each_step_is_framed_for_the_back_row(window, qtbot, monkeypatch, name):
     w.setWindowState(Qt.WindowState.WindowNoState)    # the test screen is smaller
     w.setGeometry(0, 0, 1280, 800)
     qtbot.waitUntil(lambda: not p._fit_pending)
-    assert w.player.framing == dict(readable_px=p.readable_px(), max_zoom=presentation.MAX_ZOOM)
+    assert w.player.framing == dict(readable_px=p.readable_px(), max_zoom=p.max_zoom(), fill=presentation.FILL)
     assert p.readable_px() >= presentation.MIN_READABLE_PX
     c = w.canvas
     for k in range(len(p.steps())):
