@@ -7,7 +7,6 @@ from .tensor import Tensor, Variable, _next_id, convert_to_tensor
 
 _state = _recording._state
 _record = _recording.record
-_new_operation = _recording._new_operation
 _NO_ATTRS = _recording._NO_ATTRS
 _NEEDS_1, _NEEDS_2 = _recording.NEEDS_1, _recording.NEEDS_2
 Operation = _recording.Operation
@@ -50,7 +49,7 @@ def apply(opdef, inputs, attrs=None):
                     hit = tape._should_record(inputs)  # may watch an accessed variable
                     break
             if hit:
-                operation = _new_operation(Operation)
+                operation = Operation()  # no __init__: see recording.record
                 operation.opdef = opdef
                 operation.inputs = inputs
                 operation.outputs = [result]
