@@ -10,7 +10,6 @@ _record = _recording.record
 _NO_ATTRS = _recording._NO_ATTRS
 _NEEDS_1, _NEEDS_2 = _recording.NEEDS_1, _recording.NEEDS_2
 Operation = _recording.Operation
-_new_tensor = object.__new__
 
 
 def apply(opdef, inputs, attrs=None):
@@ -30,7 +29,7 @@ def apply(opdef, inputs, attrs=None):
         shapes = ", ".join(str(tuple(v.shape)) for v in values)
         raise type(e)(f"{opdef.type} cannot run on inputs of shapes {shapes}: {e}") from None
     if opdef.n_outputs == 1:
-        result = _new_tensor(Tensor)  # Tensor._wrap, inlined: once per op
+        result = Tensor()  # Tensor._wrap, inlined: once per op
         result._value = out
         result._id = _next_id()
         recording = _state.recording
@@ -97,13 +96,13 @@ def tensors(*values):
                 if a._value.dtype is b._value.dtype:
                     return values
             elif (type(b) is float or type(b) is int) and a._value.dtype.kind == "f":
-                c = _new_tensor(Tensor)  # Tensor._wrap, inlined
+                c = Tensor()  # Tensor._wrap, inlined
                 c._value = np.asarray(b, a._value.dtype)
                 c._id = _next_id()
                 return (a, c)
         elif ((type(a) is float or type(a) is int) and isinstance(b, Tensor)
               and b._value.dtype.kind == "f"):
-            c = _new_tensor(Tensor)
+            c = Tensor()
             c._value = np.asarray(a, b._value.dtype)
             c._id = _next_id()
             return (c, b)
