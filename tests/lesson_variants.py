@@ -37,3 +37,21 @@ def sibling_doc():
     doc.connect("n1", "out", 0, 1)
     doc.targets, doc.sources = [Port("out")], [Port("n0"), Port("n1")]
     return doc
+
+
+def partly_nan_hessian_doc():
+    """loss = Σ x^1.5 with x holding zeros: H = diag(0.75 / √x) is ∞ where x is 0 and NaN
+    beside it (0 · ∞): 6 of its 36 entries are not numbers, the other 30 are."""
+    from gradviz.graph import catalog
+    from gradviz.graph.document import CONSTANT, OP, VARIABLE, Document, Node, Port
+    doc = Document(title="x to the 1.5 at zero")
+    doc.add(Node("x", VARIABLE, value=np.array([[1.0, 0.0, 4.0], [0.25, 9.0, 0.0]], np.float32)))
+    doc.add(Node("p", CONSTANT, value=np.float32(1.5), label="power"))
+    doc.add(Node("y", OP, op="pow", attrs=dict(catalog.OPS["pow"].attrs)))
+    doc.add(Node("loss", OP, op="reduce_sum", attrs=dict(catalog.OPS["reduce_sum"].attrs)))
+    doc.connect("x", "y")
+    doc.connect("p", "y", dst_index=1)
+    doc.connect("y", "loss")
+    doc.targets, doc.sources = [Port("loss")], [Port("x")]
+    doc.studies = {"hessian": {"target": "loss", "source": "x"}}
+    return doc

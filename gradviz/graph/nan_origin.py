@@ -22,8 +22,10 @@ from ..engine.backward import Observer
 from ..engine.errors import counted
 from ..engine.tensor import Tensor
 from .build import quiet
+from .catalog import OPS, part_name
 from .errors import ENGINE_ERRORS, Problem, reader_name
 from .evaluate import _built, _check, _port, _prepared, _tapes
+from .names import node_kind
 
 # what each study's result is called where a warning names it
 RESULT_NAMES = {"jacobian": "J", "batch_jacobian": "the batch Jacobian", "hessian": "H"}
@@ -36,6 +38,11 @@ def result_name(kind, order=1):
     return RESULT_NAMES[kind]
 
 
+def _sentence(words):
+    """`words` opening a sentence: 'The batch Jacobian', 'H'."""
+    return words[:1].upper() + words[1:]
+
+
 def _ordinal(n):
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
@@ -44,7 +51,7 @@ def _ordinal(n):
 @dataclass
 class NanOrigin:
     node: str          # the document node whose rule (perhaps differentiated again) made it
-    op_type: str       # the engine op whose rule made it ('Pow')
+    op: str            # the op whose rule made it, in the reader's words ('pow', 'multiply')
     rule: str          # that rule's formula for the input it fed ('grad_x = grad · y · x^(y-1)')
     second: bool       # True: a rule of an op that a differentiation recorded
     entry: str         # where in the result the first non-finite number is ('row 3, column 5')
@@ -54,17 +61,20 @@ class NanOrigin:
     zeros: int = 0     # how many of its entries are 0
     size: int = 0
     forward: bool = False   # the op's own values hold NaN: the forward pass made it
+    kind: str = ""     # what the node's card says it is ('pow', 'softmax', 'Dense')
 
     def text(self, label):
-        """'H holds NaN …: it first appears …' with `label(node id)` the node's name."""
-        where = (f"where the rule of {label(self.node)} ({self.op_type}) is differentiated "
-                 f"again" if self.second else f"in the gradient of {label(self.node)} "
-                 f"({self.op_type})")
-        rule = f"{self.op_type}'s rule {self.rule}" if self.rule else f"{self.op_type}'s rule"
+        """'H holds NaN …: it first appears …' with `label(node id)` the node's name; ops
+        in the words the cards use (pow, norm), never the type TF's tape records (Pow,
+        EuclideanNorm)."""
+        kind = f" ({self.kind or self.op})"
+        where = (f"where the rule of {label(self.node)}{kind} is differentiated again"
+                 if self.second else f"in the gradient of {label(self.node)}{kind}")
+        rule = f"{self.op}'s rule {self.rule}" if self.rule else f"{self.op}'s rule"
         zero = (f" where its input {label(self.operand)} is 0 ({self.zeros} of {self.size} "
                 f"entries), as in 0 · ∞ or 1 / 0" if self.zeros else "")
-        head = (f"{self.result} holds NaN or infinity in {self.count} of its entries (first at "
-                f"{self.entry}). It first appears {where}: ")
+        head = (f"{_sentence(self.result)} holds NaN or infinity in {self.count} of its entries "
+                f"(first at {self.entry}). It first appears {where}: ")
         if self.forward:
             return head + (f"the values {rule} reads already hold NaN or infinity (the forward "
                            f"pass made them: see the node's warning).")
@@ -172,9 +182,10 @@ def study_nan_origin(doc, kind, result, target=None, source=None):
     node = _source_node(doc, built, op) or _node_of(built, forward)
     if node is None:
         return None
-    origin = NanOrigin(node, op.type, op.opdef.formula(op.attrs, k) or "",
+    origin = NanOrigin(node, _op_words(doc.nodes[node], op.type), op.opdef.formula(op.attrs, k) or "",
                        passes > 1 and (second or doc.nodes[node].op != "gradient"), entry,
-                       int(len(_bad(array))), result_name(kind, order))
+                       int(len(_bad(array))), result_name(kind, order),
+                       kind=node_kind(doc.nodes[node]))
     values = [np.asarray(x._value) for x in op.inputs]
     origin.forward = any(v.dtype.kind == "f" and not np.isfinite(v).all() for v in values)
     for tensor, value in zip(op.inputs, values):   # the input whose zeros the rule divides by
@@ -197,7 +208,7 @@ def study_nan_warning(doc, kind, result, target=None, source=None):
         return origin.text(lambda nid: reader_name(doc, nid) or nid)
     index, count = bad[0]
     what = result_name(kind, index + 1)
-    return (f"{what} holds NaN or infinity in {count} of its "
+    return (f"{_sentence(what)} holds NaN or infinity in {count} of its "
             f"{counted(arrays[index].size, 'entry', 'entries')}: a rule meets 0 · ∞ or a "
             f"division by 0 (or the values it differentiates hold NaN).")
 
@@ -221,9 +232,14 @@ def study_problems(doc, results):
     return problems
 
 
-def hessian_nan_origin(doc, hessian, target=None, source=None):
-    """NanOrigin for a Hessian (n × n over the flattened source) that is not finite."""
-    return study_nan_origin(doc, "hessian", hessian, target, source)
+def _op_words(node, engine_type):
+    """An op of `node` as the reader knows it: the node's own op as its card says it
+    ('norm', not EuclideanNorm), an op inside it or recorded by its rule by its name in
+    TF's API (a layer's 'matmul', softmax's rule's 'multiply')."""
+    spec = OPS.get(node.op) if node.kind == "op" else None
+    if spec is not None and spec.engine == engine_type:
+        return node_kind(node)
+    return part_name(node, engine_type)
 
 
 def _served(op, entries, first, servers):

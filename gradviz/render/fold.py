@@ -9,7 +9,9 @@ cards one row holds five columns apart). Each prefers the cuts where no edge cro
 canvas (`running_back`): an edge between rows is the wrap of neighbouring columns, or enters
 a card no further left than the one it leaves begins. Rows interlock: each column of a row sits FOLD_GAP
 below the cards right above it, not below the whole row above, with a free lane between the
-two rows for the edges that wrap from one row's end to the next row's start.
+two rows for the edges that wrap from one row's end to the next row's start, and, where no
+fold leaves a step's rule card a free place in one view with its cards, a lane for the card
+(the rest of a row lowered by its height).
 """
 from __future__ import annotations
 
@@ -48,23 +50,25 @@ def _extent(boxes):
             max(b[3] for b in boxes.values()) - min(b[1] for b in boxes.values()))
 
 
-def stacked(boxes, columns, runs):
+def stacked(boxes, columns, runs, drops=None):
     """`boxes` folded at `runs` ([(first, last)] column indices): each row starts WRAP_ROOM
     from the left; each of its columns sits FOLD_GAP below the cards above it (any row's,
     where their widths overlap) and LANE_GAP below the whole row above, and never higher
-    than the column before it, so that a row reads down and right like the one it wraps."""
+    than the column before it, so that a row reads down and right like the one it wraps.
+    `drops` ({column index: scene units}): a column of a row after the first (and so the
+    rest of its row) that much lower, the room a rule card takes under the row above."""
     out, above, floor = {}, [], None      # above: (left, right, bottom) of the columns placed
     for i, j in runs:
         run = columns[i:j + 1]
         dx = WRAP_ROOM - min(boxes[m][0] for m in run[0])
         dy = -min(boxes[m][1] for c in run for m in c) if floor is None else None
         placed = []
-        for c in run:
+        for k, c in enumerate(run, start=i):
             left, right = min(boxes[m][0] for m in c) + dx, max(boxes[m][2] for m in c) + dx
             c_top = min(boxes[m][1] for m in c)
             if floor is not None:
                 under = [bottom + FOLD_GAP for l, r, bottom in above if l < right + WRAP_ROOM and left - WRAP_ROOM < r]
-                least = max(under + [floor + LANE_GAP]) - c_top
+                least = max(under + [floor + LANE_GAP]) - c_top + (drops or {}).get(k, 0.0)
                 dy = least if dy is None else max(dy, least)
             for m in c:
                 x0, y0, x1, y1 = boxes[m]
@@ -183,24 +187,54 @@ def _unframed(boxes, groups, room):
 
 
 def _crowded(boxes, groups, room, cards, reach=None):
-    """How many of `groups` that fit `room` leave their rule card (`cards`: group -> its
-    size) no place in one view with them but over a card or its ports' names (`reach`:
-    node -> how far they stand out left and right of it). BatchNorm's step 9 covered the
-    target's value: its rule card found no free place beside bn and layer1."""
+    """The groups of `groups` that fit `room` (as `_unframed` counts them) but leave their
+    rule card (`cards`: group -> its size) no place in one view with them but over a card
+    or its ports' names (`reach`: node -> how far they stand out left and right of it).
+    BatchNorm's step 9 covered the target's value: its rule card found no free place beside
+    bn and layer1. `room` is the view less the top row's badges, which `near` counts."""
     reach = reach or {}
     obstacles = [(b[0] - reach.get(n, (0.0, 0.0))[0], b[1] - CARD_TOP, b[2] + reach.get(n, (0.0, 0.0))[1], b[3])
                  for n, b in boxes.items()]
-    count = 0
+    out = []
     for group in groups:
         size = cards.get(group)
         if size is None:
             continue
         near = (min(boxes[n][0] for n in group), min(boxes[n][1] for n in group) - CARD_TOP,
                 max(boxes[n][2] for n in group), max(boxes[n][3] for n in group))
-        if near[2] - near[0] > room[0] or near[3] - near[1] > room[1]:
+        if near[2] - near[0] > room[0] or near[3] - near[1] - CARD_TOP > room[1]:
             continue                       # unframed: counted as such
-        count += not spots.free_places(near, size, room, obstacles, CARD_PAD)
-    return count
+        if not spots.free_places(near, size, (room[0], room[1] + CARD_TOP), obstacles, CARD_PAD):
+            out.append(group)
+    return out
+
+
+def _opened(out, flat, columns, runs, room, groups, edges, cards, reach, key):
+    """(layout, key) of `out` (`flat` folded at `runs`, its `key` as `framing` ranks it) with
+    a lane opened under the row above where a step's rule card has no free place in view
+    (attention's S → QKᵀ at 1280 x 800: S began the second row under x, QKᵀ ended the first,
+    and w_v's and V's cards filled the view between them): a column of a later row, and
+    the rest of that row, lowered by the card's height, wherever that leaves fewer such
+    steps and frames as many; lanes added one at a time while they help."""
+    drops = {}
+    later = [k for i, j in runs[1:] for k in range(i, j + 1)]
+    while key[2]:
+        heights = sorted({cards[g][1] + 2 * CARD_PAD for g in _crowded(out, groups, room, cards, reach)})
+        best = None
+        for k in later:
+            for drop in heights:
+                tried = dict(drops)
+                tried[k] = tried.get(k, 0.0) + drop
+                layout = stacked(flat, columns, runs, tried)
+                unframed, closeness = _unframed(layout, groups, room)
+                this = (unframed, running_back(layout, columns, edges),
+                        len(_crowded(layout, groups, room, cards, reach)), len(runs), closeness)
+                if this[:2] <= key[:2] and this[2] < key[2] and (best is None or this < best[0]):
+                    best = (this, layout, tried)
+        if best is None:
+            break
+        key, out, drops = best
+    return out, key
 
 
 def _cuts(fits, n):
@@ -235,28 +269,31 @@ def framing(shown, flat, columns, room, groups, edges=(), cards=None, reach=None
     width), the one that leaves the fewest steps unframed, then the fewest edges crossing
     the canvas (`running_back`), then the fewest steps whose rule card has no place in
     view but over a card or its ports' names (`_crowded`, `reach`), then has the fewest rows, then leaves the steps the
-    most room (the shares of the view they take, summed)."""
+    most room (the shares of the view they take, summed). Where that fold still leaves a
+    step's rule card no free place, a lane opens for it under the row above (`_opened`)."""
     cards = {tuple(n for n in group if n in flat): size for group, size in (cards or {}).items()}
     groups = [g for g in (tuple(n for n in group if n in flat) for group in groups) if len(g) > 1]
     missed, share = _unframed(shown, groups, room)
     back = running_back(shown, columns, edges)
-    crowded = _crowded(shown, groups, room, cards, reach)
+    crowded = len(_crowded(shown, groups, room, cards, reach))
     if not missed and not back and not crowded:
         return shown
     columns = [c for c in columns if c]
     n = len(columns)
     lefts, rights = _widths(flat, columns)
     fits = [[rights[j] - lefts[i] + 2 * WRAP_ROOM <= room[0] for j in range(n)] for i in range(n)]
-    choice, key = shown, (missed, back, crowded, 0, share)
+    choice, key, cut = shown, (missed, back, crowded, 0, share), None
     for runs in _cuts(fits, n):
         out = stacked(flat, columns, runs)
         unframed, closeness = _unframed(out, groups, room)
         this = (unframed, running_back(out, columns, edges))
         if this > key[:2]:
             continue               # worse already: no need to look for its cards' places
-        this += (_crowded(out, groups, room, cards, reach), len(runs), closeness)
-        if this < key:
-            choice, key = out, this
+        this += (len(_crowded(out, groups, room, cards, reach)), len(runs), closeness)
+        if this < key or (cut is None and out == choice):     # (`shown` is often one of the folds)
+            choice, key, cut = out, min(this, key), runs
         if key[:3] == (0, 0, 0) and len(runs) > key[3]:
             break                  # every step framed with its card, no edge across: more rows cannot do better
+    if key[2] and cut is not None:
+        choice, key = _opened(choice, flat, columns, cut, room, groups, edges, cards, reach, key)
     return choice

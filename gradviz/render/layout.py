@@ -20,7 +20,8 @@ Four stages, each a pure function of the document (no Qt, no randomness):
    like lines of text; an edge from one row's end to the next row's start wraps back. Rows
    are cut where no other edge runs back across the canvas (attention's V above out, not
    at the far end of the row above), and, for a story played step by step, where that
-   lets each step's cards be framed.
+   lets each step's cards be framed, with a lane under a row where a step's rule card has
+   no other free place in view.
 
 An edge spanning several columns gets a channel in each column it crosses (a thin
 placeholder ordered and placed like a node, as in Sugiyama's dummy nodes), so the

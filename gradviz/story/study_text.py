@@ -113,7 +113,8 @@ def hessian_lines(doc):
         return [f"Hessian of {t} with respect to {x}: 0 × 0, empty: the source "
                 f"{_shape(h.newton_step.shape)} has no elements"]
     if not h.finite:
-        return [f"Hessian of {t} with respect to {x}: {n} × {n}, not computable",
+        return [f"Hessian of {t} with respect to {x}: {n} × {n}, holding NaN or infinity: "
+                f"no eigenvalues, no Newton step",
                 wrap("✗ Warning: " + h.warning, "  ")]
     eig = h.eigenvalues
     tol = _tolerance(h.hessian)

@@ -187,8 +187,9 @@ def lzw_decode(data, min_code_size):
         prev = entry
 
 
-def read_gif(data):
-    """(width, height, palette, [(x, y, w, h, delay, indices)], loop) of a GIF89a."""
+def read_gif(data, decode=True):
+    """(width, height, palette, [(x, y, w, h, delay, indices)], loop) of a GIF89a
+    (`decode` False: indices None, for the frames' places and times alone)."""
     assert data[:6] == b"GIF89a"
     width, height, packed, _, _ = struct.unpack("<HHBBB", data[6:13])
     assert packed & 0x80
@@ -224,6 +225,9 @@ def read_gif(data):
             stream += data[pos + 1:pos + 1 + data[pos]]
             pos += 1 + data[pos]
         pos += 1
+        if not decode:
+            frames.append((x, y, w, h, delay, None))
+            continue
         indices = np.array(lzw_decode(bytes(stream), min_code), np.uint8)
         assert indices.size == w * h
         frames.append((x, y, w, h, delay, indices.reshape(h, w)))
@@ -271,6 +275,34 @@ def test_gif_decodes_to_the_quantized_frames(sample, tmp_path):
         error = np.abs(palette[canvas].astype(int) - rgb.astype(int)).max(axis=2)
         assert np.mean(error == 0) > 0.93
         assert np.percentile(error, 99.9) < 48
+
+
+def test_frames_the_camera_passes_through_use_the_palettes_first_colours(tmp_path, monkeypatch):
+    """A glide's frames redraw the whole picture and are on screen for one frame: each
+    stored with the palette's first PASSING_COLOURS (the theme's flat colours, then the
+    most used) costs a fifth less (Newton's lesson: 70 kB a frame). Every frame that stays
+    and the one after the glide are exact to the whole palette: after decoding, each
+    picture is its frame quantized to the palette it was meant for."""
+    monkeypatch.setattr(animation, "_rgb", lambda array: array)   # frames given as arrays
+    h, w = 24, 80
+    ramp = np.stack(np.meshgrid(np.arange(w), np.arange(h)), axis=2)
+    shot = lambda k: np.dstack([(ramp[..., 0] * 3 + 7 * k) % 256, ramp[..., 1] * 10,   # noqa: E731
+                                (ramp[..., 0] * 5 + 11 * k) % 256]).astype(np.uint8)
+    pictures = [shot(k) for k in range(5)]
+    frames = [pictures[0]] * 3 + pictures[1:4] + [pictures[4]] * 5   # held, three passing, held
+    palette = animation.adaptive_palette(pictures)
+    assert len(palette) == 256
+    path = tmp_path / "glide.gif"
+    assert animation.write_gif(iter(frames), path, fps=25, palette=palette) == 5
+    _, _, table, stored, _ = read_gif(path.read_bytes())
+    assert [f[4] for f in stored] == [12, 4, 4, 4, 20]
+    canvas = np.zeros((h, w), np.uint8)
+    for k, ((x, y, fw, fh, _, indices), rgb) in enumerate(zip(stored, pictures)):
+        canvas[y:y + fh, x:x + fw] = indices
+        passing = k in (1, 2, 3)
+        colours = palette[:animation.PASSING_COLOURS] if passing else palette
+        assert np.array_equal(canvas, animation.quantize(rgb, colours)), k
+        assert (canvas.max() < animation.PASSING_COLOURS) == passing
 
 
 def test_gif_palette_keeps_the_theme_colours(sample):

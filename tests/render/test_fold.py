@@ -2,7 +2,7 @@
 (issue 20 §4): attention's V sat beside x, five columns from out, its consumer; a step
 whose cards one row holds too far apart is framed by folding the rows."""
 from gradviz.graph.document import Document, Node, Port
-from gradviz.render.fold import CUTS_TRIED, FOLD_GAP, LANE_GAP, WRAP_ROOM, _cuts, stacked
+from gradviz.render.fold import CARD_PAD, CARD_TOP, CUTS_TRIED, FOLD_GAP, LANE_GAP, WRAP_ROOM, _cuts, stacked
 from gradviz.render.layout import DEFAULT_SIZE, layers, layout
 
 W, H = DEFAULT_SIZE
@@ -119,3 +119,71 @@ def test_no_fold_sends_an_edge_back_across_the_canvas():
                         and pos[e.dst.node][0] + W < pos[e.src.node][0]]
                 assert back == [], (across, high, steps is not None)
                 assert _overlap(pos) == []
+
+
+def _free_place(boxes, group, size, room, pad=CARD_PAD):
+    """Is there a place, on a grid of 2 units, for a card of `size` in one view of `room`
+    (less the badges of its top row) with `group`'s cards, clear by `pad` of every card and
+    its badge? (A scan independent of fold.py's own search.)"""
+    cards = [(b[0] - pad, b[1] - CARD_TOP - pad, b[2] + pad, b[3] + pad) for b in boxes.values()]
+    near = (min(boxes[n][0] for n in group), min(boxes[n][1] for n in group) - CARD_TOP,
+            max(boxes[n][2] for n in group), max(boxes[n][3] for n in group))
+    w, h = size
+    width, height = room[0], room[1] + CARD_TOP
+    for y in range(int(near[3] - height), int(near[1] + height - h) + 1, 2):
+        for x in range(int(near[2] - width), int(near[0] + width - w) + 1, 2):
+            spot = (x, y, x + w, y + h)
+            if max(spot[2], near[2]) - min(spot[0], near[0]) > width or \
+                    max(spot[3], near[3]) - min(spot[1], near[1]) > height:
+                continue
+            if not any(x < c[2] and c[0] < x + w and y < c[3] and c[1] < y + h for c in cards):
+                return True
+    return False
+
+
+# Attention's story as the window at 1280 x 800 frames it: its rule cards' sizes at the
+# legible zoom (render.involved.step_groups there), and what its 918 x 618 canvas shows at
+# that zoom less the fit's margins and the badges (Canvas.layout_room).
+ATTENTION_CARDS = {("out", "out_3"): (712.05, 126.0), ("A", "out"): (587.05, 200.0), ("V", "out"): (587.05, 200.0),
+                   ("A", "S"): (680.8, 200.0), ("QKT", "S"): (579.23, 150.28), ("Q", "QKT"): (579.23, 200.0),
+                   ("K", "QKT"): (587.05, 200.0), ("V", "tokens_x"): (602.67, 200.0),
+                   ("K", "tokens_x"): (602.67, 200.0), ("Q", "tokens_x"): (602.67, 200.0),
+                   ("K", "Q", "V", "tokens_x"): (780.0, 196.0)}
+ATTENTION_ROOM = (1095.56, 695.78)
+
+
+def test_a_lane_opens_under_the_row_above_for_a_rule_card_that_had_no_place(qapp, monkeypatch):
+    """Attention in the window at 1280 x 800: S begins the second row under x, QKᵀ ends the
+    first, and w_v's and V's cards filled the view between them, so the rule card of S → QKᵀ
+    had no place in view but over them (the player docked it over their values). The layout
+    lowers the rest of S's row by the card's height: the card has a place beside S; every
+    step's cards still fit one view; nothing else moves; no card overlaps another."""
+    from samples_util import renderer, sample
+
+    from gradviz.render import fold
+    from gradviz.render.involved import step_groups
+    r = renderer("nets_6_attention")
+    doc, story = sample("nets_6_attention")
+    groups, _, reach = step_groups(r, story.steps)
+    sizes, gaps, room = r.sizes(), r.label_room(), ATTENTION_ROOM
+    pos = layout(doc, sizes, gaps, room=room, steps=(groups, room, ATTENTION_CARDS, reach))
+    monkeypatch.setattr(fold, "_opened", lambda out, *args: (out, args[-1]), raising=False)   # no lane
+    closed = layout(doc, sizes, gaps, room=room, steps=(groups, room, ATTENTION_CARDS, reach))
+
+    def boxes(at):
+        return {n: (x, y, x + sizes[n][0], y + sizes[n][1]) for n, (x, y) in at.items()}
+    group = ("QKT", "S")
+    assert not _free_place(boxes(closed), group, ATTENTION_CARDS[group], room)
+    framed = boxes(pos)
+    assert _free_place(framed, group, ATTENTION_CARDS[group], room)
+    for g in groups:
+        assert max(framed[n][2] for n in g) - min(framed[n][0] for n in g) <= room[0], g
+        assert max(framed[n][3] for n in g) - min(framed[n][1] for n in g) <= room[1], g
+    moved = {n for n in pos if pos[n] != closed[n]}
+    assert moved == {"A", "out", "out_3"}            # the rest of S's row, and the row below
+    lowered = [pos[n][1] - closed[n][1] for n in moved]    # the card's height and its pads
+    assert max(lowered) - min(lowered) < 0.02 and abs(lowered[0] - (150.28 + 2 * CARD_PAD)) < 0.02
+    ids = sorted(framed)
+    assert [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:]
+            if framed[a][0] < framed[b][2] and framed[b][0] < framed[a][2]
+            and framed[a][1] < framed[b][3] and framed[b][1] < framed[a][3]] == []

@@ -9,7 +9,7 @@ import copy
 import html
 
 import numpy as np
-from PySide6.QtCore import QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QFrame, QHBoxLayout,
                                QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget)
@@ -36,8 +36,35 @@ BANNER_STYLES = {
 }
 
 
-def banner(kind="info"):
-    label = QLabel()
+class WholeLabel(QLabel):
+    """A label of words that wrap, never squeezed below the height they need at its width:
+    a view's message (the node and rule where a NaN starts) stays whole and the dock
+    scrolls to the plots below it (at 1280 x 800 the Jacobian's NaN warning lost its last
+    line to the plots)."""
+
+    def setText(self, text):
+        super().setText(text)
+        self._hold()
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._hold()
+
+    def changeEvent(self, event):
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
+            self._hold()
+
+    def _hold(self):
+        need = self.heightForWidth(self.width()) if self.text() else 0
+        if need != self.minimumHeight():
+            self.setMinimumHeight(max(need, 0))
+
+
+def banner(kind="info", whole=False):
+    """A coloured box of rich text (`kind`: info, ok, warning, error); `whole`: never
+    squeezed below its words' height (WholeLabel)."""
+    label = WholeLabel() if whole else QLabel()
     label.setWordWrap(True)
     label.setTextFormat(Qt.RichText)
     label.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -213,7 +240,7 @@ class StudyView(QWidget):
         busy.addWidget(self.progress, 1)
         busy.addWidget(self.cancel_button)
         self.busy.hide()
-        self.message = banner("error")
+        self.message = banner("error", whole=True)
 
     def heightForWidth(self, width):
         """None: in its dock's scroll area a view fills the height it is given and scrolls
@@ -222,13 +249,16 @@ class StudyView(QWidget):
         return -1
 
     # -- choosers ------------------------------------------------------------------------
-    def chooser_row(self, *pairs):
-        """The top row: the choosers, then Export View… at the right (in rows where narrow)."""
+    def chooser_row(self, *pairs, controls=()):
+        """The top row: the choosers, the view's `controls` (groups of widgets that stay
+        together: the Hessian's ε, its Newton step), then Export View… at the right (in
+        rows where narrow), all in view where the dock shows the view's top."""
         groups = []
         for text, widget in pairs:
             groups.append([QLabel(text), widget])
             if isinstance(widget, QComboBox):
                 widget.currentIndexChanged.connect(self._choice_changed)
+        groups += [list(group) for group in controls]
         self.export_button = QPushButton("Export View…")
         self.export_button.setToolTip(f"Save this {self.title} view as a PNG, SVG or PDF picture")
         self.export_button.clicked.connect(self.export_view)
@@ -249,8 +279,12 @@ class StudyView(QWidget):
             split.stack(stacked)
             split.fit()
         # Stacked, the view is as tall as its parts' least heights say (its dock scrolls down
-        # to them); side by side its least height keeps the plots readable.
-        self.setMinimumHeight(0 if stacked else self.MIN_SIZE[1])
+        # to them); side by side its least height keeps the plots readable, below the message
+        # (at 1920 x 1080 a NaN warning of two lines left the Hessian's plot 70 px).
+        margins = self.layout_.contentsMargins()
+        message = (self.message.heightForWidth(self.width() - margins.left() - margins.right())
+                   + self.layout_.spacing() if self.message.isVisibleTo(self) else 0)
+        self.setMinimumHeight(0 if stacked else self.MIN_SIZE[1] + message)
         choosers = getattr(self, "choosers", None)
         if choosers is not None:
             margins = self.layout_.contentsMargins()
@@ -440,11 +474,11 @@ class StudyView(QWidget):
             return self._show_empty(np.shape(matrix))
         self._show_results(True)     # before show_result: it hides the banners it leaves empty
         self.show_result(result)
-        self.arrange()               # its words' new lengths, the choosers' new names
         nan = getattr(result, "problem", "")   # where its NaN or infinity first appears
         if nan and not self.shows_problem:
             set_banner(self.message, "warning", f"<b>⚠ Its numbers hold NaN or infinity.</b> "
                                                 f"{_html(nan)}")
+        self.arrange()               # its words' new lengths, the choosers' new names, the message
         self._set_problem(self.problem_of(result))
 
     def _show_empty(self, shape):

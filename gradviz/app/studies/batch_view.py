@@ -23,8 +23,9 @@ def patches(jacobian, t_rank):
     transpose [1, 0, 3, 2], pad each (B, B) slice by one cell on every side, reshape to
     (T·(B+2), S·(B+2)).
 
-    The padding is NaN (drawn as the grey background) rather than the seed's -lim, so
-    the gutters cannot be mistaken for large negative entries.
+    The padding is NaN (drawn as the grey background: Heatmap's `gaps`, where an entry of
+    J that is NaN is black) rather than the seed's -lim, so the gutters cannot be mistaken
+    for large negative entries.
     """
     return _patches(as_blocks(jacobian, t_rank))
 
@@ -82,13 +83,17 @@ class BatchJacobianView(StudyView):
             return
         shape, t_name, s_name, marked = self._caption_of
         first, second = ("Top", "Below it") if self.stacked() else ("Left", "Middle")
+        black = "; ".join(f"in {where}, {key}" for where, key in
+                          (("J", self.heatmap.not_finite_key()), ("the block sizes", self.norms.not_finite_key()))
+                          if key)
         box = (f" The black box marks the largest block off the diagonal, {marked}: the one "
                f"the check names." if marked else "")
         self.caption.setText(
             f"{first}: the full Jacobian J {shape} as the seed's plot_as_patches, one "
             f"(batch, batch) square ∂{t_name}[b, i] / ∂{s_name}[c, j] per pair (i, j), b down, "
             f"c across. {second}: the size ‖∂{t_name}[b] / ∂{s_name}[c]‖ of each (b, c) block."
-            f"{box} Independent examples light up only the diagonal.")
+            f"{box} Independent examples light up only the diagonal."
+            + (f" {black[0].upper()}{black[1:]}." if black else ""))
 
     def arrange(self):
         super().arrange()
@@ -134,7 +139,7 @@ class BatchJacobianView(StudyView):
         blocks = as_blocks(J, self._t_rank)
         T, S = blocks.shape[1], blocks.shape[3]
         image = _patches(blocks)
-        self.heatmap.set_matrix(image)
+        self.heatmap.set_matrix(image, gaps=np.isnan(_patches(np.zeros_like(blocks))))
         self.heatmap.describe = lambda row, col: _patch_text(blocks, row, col, self._names)
         self.heatmap.set_labels((f"{short(t_name)} element i", f"{short(t_name, 8)} element i",
                                  "element i"),
@@ -181,8 +186,8 @@ class BatchJacobianView(StudyView):
             set_banner(self.check, "ok",
                        f"<b>✓ The examples are independent:</b> every off-diagonal block is zero "
                        f"(largest norm {number(study.largest)}), so batch_jacobian's "
-                       f"{tuple(study.batch_jacobian.shape)} equals the diagonal blocks (max "
-                       f"|difference| {number(study.block_difference)}).")
+                       f"{tuple(study.batch_jacobian.shape)} equals the diagonal blocks "
+                       f"{_difference(study, number)}.")
 
     def _mark(self, location):
         """Outline the largest off-diagonal block in the norm matrix."""
@@ -200,6 +205,21 @@ class BatchJacobianView(StudyView):
         set_banner(self.check, "info", "")
         self._caption_of = None
         self.caption.setText("")
+
+
+def _difference(study, number):
+    """'(max |difference| 0)' between batch_jacobian's result and the diagonal blocks; where
+    they hold NaN or infinity, over the entries where both are numbers, and whether the
+    others are the same entries ('max |difference| nan' claimed them equal)."""
+    if np.isfinite(study.block_difference):
+        return f"(max |difference| {number(study.block_difference)})"
+    a, b = np.asarray(study.blocks), np.asarray(study.batch_jacobian)
+    both = np.isfinite(a) & np.isfinite(b)
+    gap = float(np.abs(a[both] - b[both]).max(initial=0))
+    same = np.array_equal(np.isfinite(a), np.isfinite(b))
+    return (f"(max |difference| {number(gap)} over the {counted(int(both.sum()), 'entry', 'entries')} "
+            f"where both are numbers; {'the same' if same else 'different'} entries of each hold "
+            f"NaN or infinity)")
 
 
 def _band_ticks(heatmap, T, S, b):

@@ -6,6 +6,8 @@ bottom and columns left to right, as a printed matrix, with integer ticks on the
 flattened indices; hovering reads out (row, col, value). A square matrix has square
 cells. A vector, or a square matrix that is zero off its diagonal, is drawn as a line
 plot of its entries instead: a bell curve reads as a curve, not as a 1-pixel stripe.
+An entry that is NaN or infinite is black, a colour no number has, and the caption's
+colour key says so; the gutters a patch image leaves between its patches are grey.
 """
 import html
 import math
@@ -25,6 +27,7 @@ from ...story.numbers import alone, exponent, factor_text
 DIVERGING = (LIGHT.diverging[0], "#4393c3", "#92c5de", "#d1e5f0", LIGHT.diverging[1],
              "#fddbc7", "#f4a582", "#d6604d", LIGHT.diverging[2])
 PATCH_GAP = "#b4b4b4"      # the gutter between patches (NaN pixels show the background)
+NOT_FINITE = (0, 0, 0, 255)   # an entry that is NaN or infinite: black, a colour no number has
 TEXT = LIGHT.text
 FONT_PT = 11
 LINE = DIVERGING[-2]       # the line plot of a vector or a diagonal
@@ -278,6 +281,11 @@ class Heatmap(QWidget):
         style_plot(self.plot)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
+        self.marks = pg.ImageItem(axisOrder="row-major")   # the entries NaN or infinite, black
+        self.marks.setZValue(1)
+        self.plot.addItem(self.marks)
+        self.not_finite = np.zeros((0, 0), bool)
+        self.entries = 0             # the matrix's entries (a patch image's gutters are none)
         self.colorbar = pg.ColorBarItem(values=self.levels, colorMap=diverging_colormap(),
                                         interactive=False, width=18)
         self.colorbar.setImageItem(self.image, insert_in=self.plot)
@@ -354,16 +362,21 @@ class Heatmap(QWidget):
         self.readout.setText(" ")
 
     def set_matrix(self, matrix, row_shape=None, col_shape=None, names=("", ""), limit=None,
-                   nonnegative=False):
+                   nonnegative=False, gaps=None):
         """Show `matrix` (2-D); row/col shapes let the readout unflatten indices.
 
         Colours run over (-lim, lim) centred on zero, or (0, lim) white to red when
-        `nonnegative` (norms, sizes)."""
+        `nonnegative` (norms, sizes); an entry NaN or infinite is black. `gaps`: the cells
+        (True) that are no entry but the room between patches, NaN drawn grey."""
         m = np.asarray(matrix)
         if m.ndim != 2:
             m = m.reshape(m.shape[0] if m.ndim else 1, -1)
         m = m.astype(np.float32, copy=False)
         self.matrix = m
+        gaps = np.zeros(m.shape, bool) if gaps is None else np.asarray(gaps, bool).reshape(m.shape)
+        self.not_finite = ~np.isfinite(m) & ~gaps
+        self.entries = int(m.size - gaps.sum())
+        self.setHidden(bool(self.entries) and int(self.not_finite.sum()) == self.entries)  # nothing to draw
         self.row_shape, self.col_shape, self._names = row_shape, col_shape, names
         lim = symmetric_limit(m) if limit is None else float(limit)
         self.levels = (0.0, lim) if nonnegative else (-lim, lim)
@@ -378,13 +391,22 @@ class Heatmap(QWidget):
         if line:
             return self._show_line(*line)
         self.curve.setData([], [])
-        nan = bool(np.isnan(m).any())   # NaN cells (a patch image's gutters) show the background
-        self.plot.getViewBox().setBackgroundColor(PATCH_GAP if nan else "w")
+        self.plot.getViewBox().setBackgroundColor(PATCH_GAP if gaps.any() else "w")
         if not m.size:
             self.image.clear()
+            self.marks.clear()
             return
-        self.image.setImage(m, autoLevels=False, levels=self.levels)
+        # NaN shows what lies below (the gutters' grey); ±∞ would take an end's colour
+        self.image.setImage(np.where(np.isfinite(m), m, np.nan), autoLevels=False, levels=self.levels)
         self.image.setRect(QRectF(-0.5, -0.5, cols, rows))
+        if self.not_finite.any():
+            marks = np.zeros((rows, cols, 4), np.uint8)
+            marks[self.not_finite] = NOT_FINITE
+            self.marks.setImage(marks, autoLevels=False, levels=(0, 255))
+            self.marks.setRect(QRectF(-0.5, -0.5, cols, rows))
+            self.marks.show()
+        else:
+            self.marks.hide()
         self.colorbar.setLevels(self.levels)
         square = rows == cols
         self.plot.setAspectLocked(square)      # a square matrix has square cells
@@ -417,15 +439,24 @@ class Heatmap(QWidget):
         the box, where it drew an empty (or, with a patch image's grey, a grey) band."""
         slack = (0, 0)
         if self._square():
-            box = self.plot.getViewBox()
-            room_w, room_h = box.width() + self._slack[0], box.height() + self._slack[1]
+            # the room: the widget less what stands beside the box (axes, colour bar,
+            # margins); box + slack said it until the widget shrank below its slack, where
+            # the layout overflowed and a box of 129 px in 250 beside 532 of slack stayed so
+            box = self.plot.getViewBox().sceneBoundingRect()
+            plot = self.plot.sceneBoundingRect()
+            view = self.graphics.viewport()
+            room_w = view.width() - box.left() - (plot.right() - box.right()) - MARGINS[2]
+            room_h = view.height() - box.top() - (plot.bottom() - box.bottom()) - MARGINS[3]
             side = min(room_w, room_h)
             slack = (int(room_w - side), int(room_h - side))
         if slack != self._slack:
-            self._slack = slack
-            left, top, right, bottom = MARGINS
-            self.graphics.ci.setContentsMargins(left, top, right + slack[0], bottom + slack[1])
+            self._set_slack(slack)
             self.refit.emit()
+
+    def _set_slack(self, slack):
+        self._slack = slack
+        left, top, right, bottom = MARGINS
+        self.graphics.ci.setContentsMargins(left, top, right + slack[0], bottom + slack[1])
 
     def natural_width(self):
         """The width at which the cells are square at the widget's height: the plot box as
@@ -450,16 +481,35 @@ class Heatmap(QWidget):
         return max(width - chrome_w, 1) * rows / max(cols, 1) + chrome_h
 
     def colour_key(self):
-        """The caption's sentence on colours: only a heatmap has them (a line plot has none)."""
-        if self.mode != "heatmap":
+        """The caption's sentence on colours (only a heatmap has them, a line plot none) and
+        on the entries that are NaN or infinity (not_finite_key)."""
+        black = self.not_finite_key()
+        if self.mode != "heatmap" or self.isHidden():
+            return f" {black[0].upper()}{black[1:]}." if black else ""
+        key = (" White is zero, red positive" if self._nonnegative
+               else " Blue is negative, white zero, red positive")
+        return key + (f"; {black}." if black else ".")
+
+    def not_finite_key(self):
+        """What is shown of the entries that are NaN or infinity: 'black is NaN or infinity
+        (3 of 16 entries)'; on a line plot, which leaves them out, '3 of 16 entries are NaN
+        or infinity, not drawn'; with no entry a number, that nothing is drawn (the heatmap
+        hides); '' when every entry is a number."""
+        n = int(self.not_finite.sum())
+        if not n:
             return ""
-        return (" White is zero, red positive." if self._nonnegative
-                else " Blue is negative, white zero, red positive.")
+        if n == self.entries:
+            return "every entry is NaN or infinity: there is nothing to draw"
+        if self.mode != "heatmap":
+            return f"{n:,} of {self.entries:,} entries are NaN or infinity, not drawn"
+        return f"black is NaN or infinity ({n:,} of {self.entries:,} entries)"
 
     def _show_line(self, kind, values):
         n = values.size
         self.line_data = values
-        self.curve.setData(np.arange(n), values.astype(np.float64),
+        kept = np.flatnonzero(np.isfinite(values))   # NaN and ±∞ left out, the line broken there
+        self.curve.setData(kept, values[kept].astype(np.float64),
+                           connect=np.append(np.diff(kept) == 1, False),
                            symbol="o" if n <= 40 else None, symbolSize=6,
                            symbolBrush=LINE, symbolPen=None)
         rows, cols = self.matrix.shape
@@ -530,7 +580,8 @@ class Heatmap(QWidget):
         p = self.plot.getViewBox().mapSceneToView(pos)
         row, col = int(round(p.y())), int(round(p.x()))
         rows, cols = self.matrix.shape
-        if 0 <= row < rows and 0 <= col < cols and np.isfinite(self.matrix[row, col]):
+        if 0 <= row < rows and 0 <= col < cols and (np.isfinite(self.matrix[row, col])
+                                                     or self.not_finite[row, col]):
             self.readout.setText(self.cell_text(row, col))
             self.hovered.emit(row, col, float(self.matrix[row, col]))
         else:

@@ -5,7 +5,7 @@ and the Newton step x ← x − (H + εI)⁻¹ g applied as one undoable edit (s
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton
+from PySide6.QtWidgets import QDoubleSpinBox, QLabel, QPushButton
 
 from ...engine.errors import counted
 from ...graph import catalog
@@ -47,8 +47,23 @@ class HessianView(StudyView):
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
         self.source_box, self.target_box = PortChooser(), PortChooser()
+        self.eps_box = QDoubleSpinBox()
+        self.eps_box.setDecimals(6)
+        self.eps_box.setRange(0.0, 1e6)
+        self.eps_box.setSingleStep(1e-3)
+        self.eps_box.setValue(DEFAULT_EPS)
+        self.eps_box.setToolTip("Damping: the step solves (H + εI) u = g; where H + εI is 0 "
+                                "(ε = 0 on a singular H), only along the directions where it is not")
+        self.eps_box.valueChanged.connect(self._choice_changed)
+        self.newton_button = QPushButton("Newton step")
+        self.newton_button.setToolTip("x ← x − (H + εI)⁻¹ g, one undoable edit")
+        self.newton_button.clicked.connect(self.apply_newton_step)
+        # ε and the step with the choosers: in view at the dock's top (below the banners a
+        # 1280 x 800 window had to scroll to them)
         self.layout_.addLayout(self.chooser_row(("Variable", self.source_box),
-                                                ("loss", self.target_box)))
+                                                ("loss", self.target_box),
+                                                controls=((QLabel("ε"), self.eps_box),
+                                                          (self.newton_button,))))
         self.layout_.addWidget(self.busy)
         self.layout_.addWidget(self.message)
         self.caption = QLabel()
@@ -71,25 +86,10 @@ class HessianView(StudyView):
         split.addWidget(self.eigen_plot)
         self.symmetry = banner("info")
         self.definite = banner("info")
-        newton = QHBoxLayout()
-        newton.addWidget(QLabel("ε"))
-        self.eps_box = QDoubleSpinBox()
-        self.eps_box.setDecimals(6)
-        self.eps_box.setRange(0.0, 1e6)
-        self.eps_box.setSingleStep(1e-3)
-        self.eps_box.setValue(DEFAULT_EPS)
-        self.eps_box.setToolTip("Damping: the step solves (H + εI) u = g; where H + εI is 0 "
-                                "(ε = 0 on a singular H), only along the directions where it is not")
-        self.eps_box.valueChanged.connect(self._choice_changed)
-        newton.addWidget(self.eps_box)
-        self.newton_button = QPushButton("Newton step")
-        self.newton_button.setToolTip("x ← x − (H + εI)⁻¹ g, one undoable edit")
-        self.newton_button.clicked.connect(self.apply_newton_step)
-        newton.addWidget(self.newton_button, 1)
         self.step_text = QLabel()
         self.step_text.setTextFormat(Qt.TextFormat.RichText)   # the names are escaped
         self.step_text.setWordWrap(True)
-        split.addWidget(word_column(self.symmetry, self.definite, newton, self.step_text))
+        split.addWidget(word_column(self.symmetry, self.definite, self.step_text))
         split.set_shares((2, 2, 3))   # the heatmap as wide as its square; the words, to read in a low dock
         self.layout_.addWidget(split, 1)
         self._doc_for_eps = None
@@ -137,10 +137,13 @@ class HessianView(StudyView):
         self.heatmap.set_colorbar_label(f"∂²{t_name} / ∂{s_name}ᵢ ∂{s_name}ⱼ",
                                         f"∂²{t_name} / ∂{s_name}²",
                                         "Hᵢⱼ")      # the caption says what H is, never cut
-        self.caption.setText(
-            f"H = ∂²{t_name} / ∂{s_name}² as a {n} × {n} matrix (i, j: flat indices into "
-            f"{s_name} {_shape(shape)}): the outer tape's Jacobian of the inner tape's "
-            f"gradient.{self.heatmap.colour_key()}")
+        what = (f"H = ∂²{t_name} / ∂{s_name}² as a {n} × {n} matrix (i, j: flat indices into "
+                f"{s_name} {_shape(shape)}): the outer tape's Jacobian of the inner tape's "
+                f"gradient.")
+        self.caption.setText(what + self.heatmap.colour_key())
+        self.eigen_plot.setVisible(study.finite)
+        self.definite.setVisible(study.finite)
+        self.symmetry.setVisible(True)
         if not study.finite:
             return self._show_not_finite(study)
         scale = max(1.0, float(np.abs(H).max(initial=0)))
@@ -181,14 +184,30 @@ class HessianView(StudyView):
     _last_step = ""
 
     def _show_not_finite(self, study):
-        """H holds NaN: the heatmap shows where, the banner says which node and rule made
-        it; no eigenvalues and no Newton step exist to show."""
-        set_banner(self.symmetry, "warning", f"<b>⚠ H cannot be used.</b> {_html(study.warning)}")
+        """H holds NaN: the message above the plots says which node and rule made it (whole
+        in view: at 1280 x 800 it had one line of a banner that scrolled); the heatmap
+        shows the finite entries and marks the rest black, or hides when none is finite;
+        symmetry is checked where H and Hᵀ are both finite; no eigenvalues and no
+        Newton step exist to show."""
+        set_banner(self.message, "warning",
+                   f"<b>⚠ No eigenvalues, no Newton step.</b> {_html(study.warning)}")
+        H = study.hessian
+        pairs = np.isfinite(H) & np.isfinite(H.T)
+        if pairs.any():
+            gap = float(np.abs(H[pairs] - H.T[pairs]).max())
+            scale = max(1.0, float(np.abs(H[pairs]).max()))
+            sym_ok = gap <= 1e-5 * scale
+            set_banner(self.symmetry, "ok" if sym_ok else "warning",
+                       f"<b>Symmetry</b> {'✓' if sym_ok else '✗'} max |H − Hᵀ| = {alone(gap)}, "
+                       f"over the {counted(int(pairs.sum()), 'entry', 'entries')} where H and "
+                       f"Hᵀ are both numbers")
+        else:
+            self.symmetry.setVisible(False)
         self.eigen_curve.setData([], [])
-        set_banner(self.definite, "warning", "<b>No eigenvalues</b>: H holds NaN or infinity.")
         self.newton_ok = False
         self.newton_button.setEnabled(False)
-        self.newton_button.setToolTip("H holds NaN or infinity: there is no Newton step")
+        self.newton_button.setToolTip("H holds NaN or infinity: it has no eigenvalues and gives "
+                                      "no Newton step")
         self.step_text.setText("")
 
     def clear_result(self):

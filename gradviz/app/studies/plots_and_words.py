@@ -358,7 +358,7 @@ class PlotsAndWords(QSplitter):
     def slide_pieces(self, at):
         """(pieces, height) of the parts shown, for StudyView.slide from `at`: each plot as
         it is, each word column's labels whole, one below the other (a row of controls in
-        a column, the Hessian's ε and Newton step, is left out)."""
+        a column is left out)."""
         pieces, end = [], 0
         along = 0
         for part in (p for p in self.parts() if not p.isHidden()):

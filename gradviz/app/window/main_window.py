@@ -14,7 +14,9 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QLabel, QMainW
                                QProgressDialog, QScrollArea, QToolBar, QWidget)
 
 from ...engine.errors import counted
+from ...graph.document import Port
 from ...graph.errors import Problem
+from ...story import dead_units
 from . import focus_keys
 from .inactive_keys import InactiveKeys
 from .. import theme as app_theme
@@ -336,8 +338,9 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         studies += [(_study_title(p.where), p.message) for p in self._studied[1]
                     if p.message not in shown]
         errors = sum(not p.warning for p in result.problems)
-        warnings = len(result.problems) - errors
-        if result.problems or studies:
+        dead = self._dead_relus(result)
+        warnings = len(result.problems) - errors + len(dead)
+        if result.problems or studies or dead:
             counts = [f"{n} {word}{'s' * (n != 1)}" for n, word in
                       ((errors, "problem"), (warnings, "warning")) if n]
             if studies:      # a study's, not a node's: no card on the canvas is amber for it
@@ -347,12 +350,22 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
             self.problems_label.setText("⚠ " + ", ".join(counts))
             self.problems_label.setToolTip("\n".join(
                 [(f"{self.controller.name(p.node)}: " if p.node else "") + p.message for p in result.problems[:12]]
-                + [f"{title}: {text}" for title, text in studies]))
+                + dead + [f"{title}: {text}" for title, text in studies]))
         else:
             self.problems_label.setText("✓ no problems" if self.controller.doc.nodes else "")
             self.problems_label.setToolTip("The graph runs forward and backward")
         self.problems_label.setStyleSheet(ERROR_STYLE if errors else
                                           WARN_STYLE if warnings or studies else "")
+
+    def _dead_relus(self, result):
+        """'relu: dead relu: units 0, 1 (of 3; 5 examples)' for each relu card that marks
+        units dead for its whole batch (story.dead_units.warning): a warning on the card, so
+        one in the status bar too."""
+        values = result.evaluation.values if result.evaluation is not None else {}
+        doc = self.controller.doc
+        marks = ((nid, dead_units.warning(values[Port(nid)])) for nid, node in doc.nodes.items()
+                 if dead_units.is_relu_node(node) and Port(nid) in values)
+        return [f"{self.controller.name(nid)}: {mark}" for nid, mark in marks if mark]
 
     def _update_title(self, *_):
         """'Title — file.gradviz.json', 'Title (lesson)' for a bundled lesson not saved to a

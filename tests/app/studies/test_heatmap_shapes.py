@@ -1,10 +1,12 @@
 """Study pictures that read at a glance (issue 20 §5): square cells for a square matrix, a
-vector or a diagonal as a line, bars of 0 that still show, exports without their controls."""
+vector or a diagonal as a line, bars of 0 that still show, exports without their controls,
+an entry that is NaN or infinite black and named in the colour key."""
 import dataclasses
 from pathlib import Path
 
 import numpy as np
 import pytest
+from PySide6.QtCore import QPointF
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QComboBox, QScrollBar, QWidget
 
@@ -12,7 +14,7 @@ from gradviz.app import export_dialog
 from gradviz.app.controller import DocumentController
 from gradviz.app.studies import ChainCostView, GradientNormView, HessianView, JacobianView
 from gradviz.app.studies.batch_view import BatchJacobianView
-from gradviz.app.studies.heatmap import Heatmap
+from gradviz.app.studies.heatmap import PATCH_GAP, Heatmap
 
 SAMPLES = Path(__file__).resolve().parents[3] / "samples"
 
@@ -61,6 +63,52 @@ def test_a_square_matrix_has_square_cells(qtbot, n):
     w, h = cell_pixels(heatmap)
     assert heatmap.mode == "heatmap"
     assert w == pytest.approx(h, rel=0.02)
+
+
+def _pixel(heatmap, row, col):
+    """The colour drawn at the centre of the cell (row, col)."""
+    scene = heatmap.plot.getViewBox().mapViewToScene(QPointF(col, row))
+    at = heatmap.graphics.mapTo(heatmap, heatmap.graphics.mapFromScene(scene))
+    return heatmap.grab().toImage().pixelColor(at)
+
+
+def test_an_entry_that_is_nan_or_infinite_is_black_and_named(qtbot):
+    """A Hessian holding NaN was an all-grey square, the grey of a patch image's gutters,
+    its finite entries uncoloured and nothing saying what grey meant (issue 20 §1)."""
+    m = np.array([[1, np.nan, 0], [np.inf, -1, 0.5], [0, 0, -np.inf]], np.float32)
+    heatmap = shown(qtbot, Heatmap(), (420, 420))
+    heatmap.set_matrix(m)
+    qtbot.wait(30)
+    for cell in ((0, 1), (1, 0), (2, 2)):
+        assert _pixel(heatmap, *cell).name() == "#000000", cell
+    red, blue = _pixel(heatmap, 0, 0), _pixel(heatmap, 1, 1)
+    assert red.red() > 150 > red.blue() and blue.blue() > 150 > blue.red()   # ±1: the bar's ends
+    assert heatmap.levels == (-1.0, 1.0)
+    assert heatmap.colour_key() == (" Blue is negative, white zero, red positive; black is NaN "
+                                    "or infinity (3 of 9 entries).")
+
+
+def test_a_vector_leaves_out_its_nan_and_says_so_and_none_finite_hides(qtbot):
+    heatmap = shown(qtbot, Heatmap("i", "j"))
+    heatmap.set_matrix(np.array([[1, 2, np.nan, 4, 5, np.inf, 3]], np.float32))
+    x, y = heatmap.curve.getData()
+    assert heatmap.mode == "vector" and list(x) == [0, 1, 3, 4, 6] and list(y) == [1, 2, 4, 5, 3]
+    assert heatmap.colour_key() == " 2 of 7 entries are NaN or infinity, not drawn."
+    heatmap.set_matrix(np.full((3, 3), np.nan, np.float32))
+    assert heatmap.isHidden()
+    assert heatmap.colour_key() == " Every entry is NaN or infinity: there is nothing to draw."
+    heatmap.set_matrix(np.eye(3, dtype=np.float32) - 0.5)
+    assert not heatmap.isHidden() and heatmap.colour_key() == " Blue is negative, white zero, red positive."
+
+
+def test_a_patch_images_gutters_stay_grey_and_unnamed(qtbot):
+    m = np.full((4, 4), np.nan, np.float32)
+    m[1:3, 1:3] = [[1, -1], [0.5, 0]]
+    heatmap = shown(qtbot, Heatmap(), (420, 420))
+    heatmap.set_matrix(m, gaps=np.isnan(m))
+    qtbot.wait(30)
+    assert _pixel(heatmap, 0, 0).name() == PATCH_GAP
+    assert not heatmap.not_finite.any() and "black" not in heatmap.colour_key()
 
 
 def test_a_wide_matrix_fills_the_plot(qtbot):

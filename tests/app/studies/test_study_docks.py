@@ -160,6 +160,6 @@ def test_a_study_that_cannot_be_computed_is_a_warning_in_the_status_bar(qtbot, w
     qtbot.waitUntil(lambda: dock.view.problem != "", timeout=10000)
     assert w.problems_label.text() == "⚠ 1 study warning (Hessian)"   # the study's, not a node's
     assert "Hessian: H holds NaN" in w.problems_label.toolTip()
-    assert "y_sq (Pow)" in w.problems_label.toolTip()
+    assert "y_sq (pow)" in w.problems_label.toolTip()
     dock.toggleViewAction().trigger()               # closed: its study is not shown
     qtbot.waitUntil(lambda: w.problems_label.text() == "✓ no problems")

@@ -441,21 +441,57 @@ def test_a_nan_hessian_names_the_node_and_rule_where_it_starts():
     study = studies.hessian_study(doc, target=Port("g1_mag"), source=Port("layer", 2))
     assert not study.finite and study.eigenvalues.size == 0
     assert f"{int((~np.isfinite(study.hessian)).sum())} of its entries" in study.warning
-    assert "the rule of y_sq (Pow) is differentiated again" in study.warning
-    assert "Pow's rule grad_x = grad · y · x^(y-1)" in study.warning
+    assert "the rule of y_sq (pow) is differentiated again" in study.warning
+    assert "pow's rule grad_x = grad · y · x^(y-1)" in study.warning
     assert f"its input layer is 0 ({zeros} of {layer.size} entries)" in study.warning
 
 
 def test_the_hessian_view_shows_a_nan_hessian_as_a_warning(qtbot):
+    """The warning stands above the plots, the view's message (it was the symmetry banner's,
+    in a column that scrolled); no entry is finite, so no heatmap and no eigenvalue plot."""
     controller = DocumentController()
     view = views.HessianView(controller)
     qtbot.addWidget(view)
+    view.show()
     controller.set_document(pow_pitfall_doc())
     view.refresh()
     assert not view.error, view.error                 # no "LinAlgError: … did not converge"
-    assert view.symmetry.property("kind") == "warning"
-    assert "y_sq (Pow)" in view.symmetry.text() and "x^(y-1)" in view.symmetry.text()
+    assert view.message.property("kind") == "warning"
+    assert "y_sq (pow)" in view.message.text() and "x^(y-1)" in view.message.text()
+    assert view.message.text().startswith("<b>⚠ No eigenvalues, no Newton step.</b> H holds NaN")
     assert not view.newton_button.isEnabled() and not view.result.finite
+    assert not view.heatmap.isVisible() and not view.eigen_plot.isVisible()
+    assert not view.symmetry.isVisible() and not view.definite.isVisible()   # no pair of numbers
+    assert view.caption.text().endswith("Every entry is NaN or infinity: there is nothing to draw.")
+
+
+def test_a_hessian_partly_nan_draws_its_numbers_and_marks_the_rest(qtbot):
+    """x^1.5 at zeros: 30 of H's 36 entries are numbers, coloured as any H; the 6 others are
+    black and the caption says so; symmetry is checked where H and Hᵀ are both numbers."""
+    from lesson_variants import partly_nan_hessian_doc
+    controller = DocumentController()
+    view = views.HessianView(controller)
+    qtbot.addWidget(view)
+    view.resize(1100, 560)
+    view.show()
+    controller.set_document(partly_nan_hessian_doc())
+    view.refresh()
+    H = view.result.hessian
+    bad = ~np.isfinite(H)
+    pairs = ~bad & ~bad.T
+    assert view.heatmap.isVisible() and view.heatmap.mode == "heatmap"
+    assert (view.heatmap.not_finite == bad).all() and view.heatmap.levels == (-1.5, 1.5)
+    assert view.caption.text().endswith(f"black is NaN or infinity ({int(bad.sum())} of 36 entries).")
+    assert view.message.property("kind") == "warning" and "the rule of y (pow)" in view.message.text()
+    assert view.symmetry.isVisible() and view.symmetry.property("kind") == "ok"
+    assert f"over the {int(pairs.sum())} entries where H and Hᵀ are both numbers" in view.symmetry.text()
+    assert not view.eigen_plot.isVisible() and not view.definite.isVisible()
+    assert not view.newton_button.isEnabled()
+    controller.open(SAMPLES / "001_hessian_newton.json")   # a finite H: every part back
+    view.refresh()
+    assert view.result.finite and view.message.text() == ""
+    assert view.eigen_plot.isVisible() and view.definite.isVisible() and view.newton_button.isEnabled()
+    assert "black" not in view.caption.text()
 
 
 @pytest.mark.parametrize("cls, study", [(views.JacobianView, "jacobian"),
@@ -477,8 +513,8 @@ def test_a_jacobian_holding_infinity_is_a_warning_naming_the_rule(qtbot, cls, st
     controller.set_document(doc)
     view.refresh()
     assert view.message.property("kind") == "warning"
-    assert "in the gradient of root (Sqrt)" in view.message.text()
-    assert heard and "Sqrt's rule" in heard[-1] and view.problem == heard[-1]
+    assert "in the gradient of root (sqrt)" in view.message.text()
+    assert heard and "sqrt's rule" in heard[-1] and view.problem == heard[-1]
 
 
 STUDY_VIEWS = {"jacobian": views.JacobianView, "batch_jacobian": views.BatchJacobianView,
@@ -563,3 +599,35 @@ def test_the_newton_words_are_true_for_every_eps(qtbot, eps):
         written = "under 1%" if share < 0.01 else f"{share:.0%}"
         assert f"{written} of |step|" in words, (share, words)
     assert "has no part along them" not in words
+
+
+def test_a_batch_jacobian_holding_infinity_marks_it_and_compares_only_numbers(qtbot):
+    """√ at x[1, 1] = 0: J's entry is ∞ (drawn black, as the block size it makes), the patch
+    image's gutters stay grey, and the check that batch_jacobian equals the diagonal blocks
+    compares their numbers (it said 'max |difference| nan' beside ✓)."""
+    from gradviz.graph.document import OP, VARIABLE, Document, Node
+    doc = Document()
+    doc.add(Node("a", VARIABLE, value=np.array([[4, 1, 2], [9, 0, 1], [1, 1, 1]], np.float32),
+                 label="x"))
+    doc.add(Node("s", OP, op="sqrt", label="root"))
+    doc.connect("a", "s")
+    doc.targets, doc.sources = [Port("s")], [Port("a")]
+    doc.studies = {"batch_jacobian": {"target": "s", "source": "a"}}
+    controller = DocumentController()
+    view = views.BatchJacobianView(controller)
+    qtbot.addWidget(view)
+    view.resize(1100, 600)
+    view.show()
+    controller.set_document(doc)
+    view.refresh()
+    J = view.result.jacobian
+    bad = int((~np.isfinite(J)).sum())
+    assert view.heatmap.not_finite.sum() == bad and view.heatmap.entries == J.size
+    assert view.norms.not_finite.sum() == 1                      # the block of example 1
+    assert view.caption.text().endswith(
+        f"In J, black is NaN or infinity ({bad} of {J.size} entries); in the block sizes, black "
+        f"is NaN or infinity (1 of 9 entries).")
+    assert view.message.text().startswith("<b>⚠ Its numbers hold NaN or infinity.</b> The batch Jacobian holds")
+    assert "nan" not in view.check.text()
+    assert ("max |difference| 0 over the 24 entries where both are numbers; the same entries of "
+            "each hold NaN or infinity") in view.check.text()
