@@ -143,11 +143,8 @@ def _pass_on_arrays(relevant, pending, source_ids, finals, nbatch, stop_here):
         total = pending.pop(op._id, None)  # an op's id is its (one) output's
         if total is None:
             continue
-        if type(total) is not ndarray:
-            if type(total) is _FanIn:
-                total = _sum(total, None, None)
-            if type(total) is ZeroCotangent:
-                total = total.written()
+        if type(total) is not ndarray:  # several to sum, unwritten zeros (or a scalar)
+            total = _written(total, None, None)
         if op._id in source_ids:
             finals[op._id] = total
         if True not in needs:
@@ -167,7 +164,7 @@ def _pass_on_arrays(relevant, pending, source_ids, finals, nbatch, stop_here):
                 shape = batch + v.shape
                 if c.shape != shape:
                     c = F.sum_to_shape(c, shape, nbatch)
-            prev = pending.get(t._id)  # _contribute, with zeros dropped (as below)
+            prev = pending.get(t._id)  # _contribute, written out: once per contribution
             if prev is None:
                 pending[t._id] = c
             elif type(prev) is _FanIn:
@@ -192,17 +189,9 @@ def _pass_recorded(relevant, pending, source_ids, finals, nbatch, stop_here, F,
         if not inline or rule is None:
             _visit(op, needs, pending, source_ids, finals, nbatch, F, differentiable, observer)
             continue
-        total = pending.pop(op._id, None)  # an op's id is its (one) output's
-        if total is None:
-            continue
         t = op.outputs[0]
-        if type(total) is _FanIn:
-            total = _sum(total, None, t)
-        if type(total) is ZeroCotangent:
-            total = total.written()
-        if op._id in source_ids:
-            finals[op._id] = total
-        if True not in needs:
+        total = _total(pending, t, source_ids, finals, None)
+        if total is None or True not in needs:
             continue
         # _step for a built-in rule with no observer, written out: the inner loop of
         # every backward pass that an outer tape records (a Hessian's inner gradient).
@@ -217,41 +206,37 @@ def _pass_recorded(relevant, pending, source_ids, finals, nbatch, stop_here, F,
             shape = batch + t._value.shape if nbatch else t._value.shape
             if (c._value.shape if type(c) is Tensor else c.shape) != shape:
                 c = F.sum_to_shape(c, shape, nbatch)
-            prev = pending.get(t._id)
-            if prev is None:
-                pending[t._id] = c
-            elif type(prev) is _FanIn:
-                prev.append(c)
-            elif type(c) is ZeroCotangent:
-                # Unwritten zeros add nothing where another contribution meets
-                # them, as _sum drops them: neither a _FanIn nor a sum (a relu
-                # layer's ReluGrad gives one per Hessian pass).
-                pass
-            elif type(prev) is ZeroCotangent:
-                pending[t._id] = c
-            else:
-                pending[t._id] = _FanIn((prev, c))
+            _contribute(pending, t._id, c)
 
 
 def _visit(op, needs, pending, source_ids, finals, nbatch, F, differentiable, observer):
     """One op of the backward pass, any kind: its outputs' cotangents summed, then _step."""
-    upstream = []
-    any_cotangent = False
-    for t in op.outputs:
-        total = pending.pop(t._id, None)
-        if total is None:
-            upstream.append(None)
-            continue
-        any_cotangent = True
-        if type(total) is _FanIn:
-            total = _sum(total, observer, t)
-        if type(total) is ZeroCotangent:
-            total = total.written()
-        if t._id in source_ids:
-            finals[t._id] = total
-        upstream.append(total)
-    if any_cotangent:
-        _step(op, needs, upstream, pending, nbatch, F, differentiable, observer)
+    upstream = [_total(pending, t, source_ids, finals, observer) for t in op.outputs]
+    for total in upstream:
+        if total is not None:
+            _step(op, needs, upstream, pending, nbatch, F, differentiable, observer)
+            return
+
+
+def _total(pending, t, source_ids, finals, observer):
+    """Tensor t's cotangent, its contributions summed and zeros written out (None: it has
+    none); a source's is kept in `finals` too."""
+    total = pending.pop(t._id, None)
+    if total is None:
+        return None
+    total = _written(total, observer, t)
+    if t._id in source_ids:
+        finals[t._id] = total
+    return total
+
+
+def _written(c, observer, t):
+    """A pending cotangent as one value: a _FanIn summed, unwritten zeros written out."""
+    if type(c) is _FanIn:
+        c = _sum(c, observer, t)
+    if type(c) is ZeroCotangent:
+        c = c.written()
+    return c
 
 
 def _as_tensor(c):
@@ -265,12 +250,19 @@ class _FanIn(list):
 
 
 def _contribute(pending, tensor_id, c):
-    """Add contribution `c` to a tensor's pending cotangent (one, or a _FanIn of several)."""
+    """Add contribution `c` to a tensor's pending cotangent (one, or a _FanIn of several).
+    Unwritten zeros add nothing where another contribution meets them, as _sum drops
+    them: neither a _FanIn nor a sum (a relu layer's ReluGrad gives one per Hessian
+    pass)."""
     prev = pending.get(tensor_id)
     if prev is None:
         pending[tensor_id] = c
     elif type(prev) is _FanIn:
         prev.append(c)
+    elif type(c) is ZeroCotangent:
+        pass
+    elif type(prev) is ZeroCotangent:
+        pending[tensor_id] = c
     else:
         pending[tensor_id] = _FanIn((prev, c))
 
