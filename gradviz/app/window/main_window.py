@@ -33,7 +33,7 @@ from ..player.lesson_panel import LessonPanel
 from ..player.presentation import PresentationMode
 from ..player.provenance import ProvenancePanel
 from ..theme import ERROR_STYLE, WARN_STYLE
-from .files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles, samples
+from .files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles
 from .menus import WindowMenus
 from ..training import add_train_dock
 from ..controller import worded
@@ -42,7 +42,7 @@ from ...graph import batch_jacobian, hessian, higher_order, jacobian
 from ...graph.nan_origin import study_problems
 from ...graph.gradient_check import GradientCheck, gradient_check
 
-__all__ = ["CANVAS_MIN_HEIGHT", "MainWindow", "STUDY_SHARE", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"]
+__all__ = ["CANVAS_MIN_HEIGHT", "MainWindow", "STUDY_SHARE", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES"]
 
 # The study docks (app/studies, in VIEWS order), named here so pyqtgraph loads only when one opens.
 STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms",
@@ -482,14 +482,14 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
             if isinstance(value, GradientCheck):
                 lines.append(value.summary())
             elif name in nan:
-                lines.append(f"{name}: holds NaN or infinity (the ⚠ warning says where)")
+                lines.append(f"{_study_title(name)}: holds NaN or infinity (the ⚠ warning says where)")
             elif isinstance(value, str):     # its failure, worded by _compute_studies
                 lines.append(f"{_study_title(name)} could not be computed: {value}")
             elif isinstance(value, list):
-                lines.append(f"{name}: " + ", ".join(
+                lines.append(f"{_study_title(name)}: " + ", ".join(
                     "None" if v is None else f"shape {tuple(v.shape)}" for v in value))
             else:
-                lines.append(f"{name}: " + ("None (not connected)" if value is None
+                lines.append(f"{_study_title(name)}: " + ("None (not connected)" if value is None
                                             else f"shape {tuple(value.shape)}"))
         self.last_studies = results
         if evaluation is self.controller.result.evaluation:
@@ -567,10 +567,11 @@ def _compute_studies(job, doc):
 
 
 def _study_title(where):
-    """'Hessian' for a problem found where 'studies.hessian' (Ctrl+Shift+J's studies)."""
+    """'Hessian' for a problem found where 'studies.hessian' (Ctrl+Shift+J's studies), the
+    view's title; 'Higher order' for a study no view shows (never the file's key)."""
     kind = where.removeprefix("studies.")
     return next((t for t in STUDY_TITLES if t.lower().replace(" ", "_") == kind),
-                kind.replace("_", " "))
+                kind.replace("_", " ").capitalize())
 
 
 def _scrolled(view):

@@ -179,7 +179,7 @@ def test_each_step_is_framed_for_the_back_row(window, qtbot, monkeypatch, name):
     w.setWindowState(Qt.WindowState.WindowNoState)    # the test screen is smaller
     w.setGeometry(0, 0, 1280, 800)
     qtbot.waitUntil(lambda: not p._fit_pending)
-    assert w.player.framing == dict(readable_px=p.readable_px(), max_zoom=presentation.MAX_ZOOM)
+    assert w.player.framing == dict(readable_px=p.readable_px(), max_zoom=p.max_zoom(), fill=presentation.FILL)
     assert p.readable_px() >= presentation.MIN_READABLE_PX
     c = w.canvas
     for k in range(len(p.steps())):
@@ -357,10 +357,14 @@ def test_the_lessons_menu_fits_a_1280x800_screen_in_parts_of_the_course(window):
 
 
 def test_the_lessons_menu_lists_the_steps_with_their_captions(window):
+    """Each step's tip is its caption, in lines of at most CAPTION_WIDTH characters (a
+    caption of 353 characters was one line wider than the screen)."""
+    from gradviz.app.player.lessons import CAPTION_WIDTH
     w = window
     steps = w.controller.result.story.steps
     actions = fill_steps_menu(w, w.lessons_menu.steps_menu)
-    assert [a.toolTip() for a in actions] == [s.caption for s in steps]
+    assert [" ".join(a.toolTip().split("\n")) for a in actions] == [s.caption for s in steps]
+    assert all(len(line) <= CAPTION_WIDTH for a in actions for line in a.toolTip().split("\n"))
     assert [a.text() for a in actions] == [w.player.step_name(s) for s in steps]
     actions[2].trigger()
     assert w.player.index == 2
