@@ -38,6 +38,11 @@ def result_name(kind, order=1):
     return RESULT_NAMES[kind]
 
 
+def _sentence(words):
+    """`words` opening a sentence: 'The batch Jacobian', 'H'."""
+    return words[:1].upper() + words[1:]
+
+
 def _ordinal(n):
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
@@ -68,8 +73,8 @@ class NanOrigin:
         rule = f"{self.op}'s rule {self.rule}" if self.rule else f"{self.op}'s rule"
         zero = (f" where its input {label(self.operand)} is 0 ({self.zeros} of {self.size} "
                 f"entries), as in 0 · ∞ or 1 / 0" if self.zeros else "")
-        head = (f"{self.result} holds NaN or infinity in {self.count} of its entries (first at "
-                f"{self.entry}). It first appears {where}: ")
+        head = (f"{_sentence(self.result)} holds NaN or infinity in {self.count} of its entries "
+                f"(first at {self.entry}). It first appears {where}: ")
         if self.forward:
             return head + (f"the values {rule} reads already hold NaN or infinity (the forward "
                            f"pass made them: see the node's warning).")
@@ -203,7 +208,7 @@ def study_nan_warning(doc, kind, result, target=None, source=None):
         return origin.text(lambda nid: reader_name(doc, nid) or nid)
     index, count = bad[0]
     what = result_name(kind, index + 1)
-    return (f"{what} holds NaN or infinity in {count} of its "
+    return (f"{_sentence(what)} holds NaN or infinity in {count} of its "
             f"{counted(arrays[index].size, 'entry', 'entries')}: a rule meets 0 · ∞ or a "
             f"division by 0 (or the values it differentiates hold NaN).")
 

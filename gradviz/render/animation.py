@@ -10,8 +10,10 @@ it, and a short way takes fewer frames.
 """
 from __future__ import annotations
 
-import math
 import struct
+import tempfile
+import zlib
+from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -23,7 +25,7 @@ from ..engine import kernels
 from ..graph import evaluate
 from ..graph.atomic import write_bytes, write_file
 from ..story import build
-from . import legible, png
+from . import legible, png, text
 from .cards import BADGE_H
 from .export import CSS_DPI, ensure_app
 from .involved import involved_nodes, step_groups
@@ -38,13 +40,15 @@ class Cancelled(Exception):
 # -- frames -----------------------------------------------------------------------------
 # Defaults for slides: as sharp as an exported PNG, motion smooth at 25 frames a second
 # (a GIF counts time in hundredths: 4 each), each finished step held long enough to read,
-# the camera gliding from one step's framing to the next's instead of cutting.
+# the camera gliding from one step's framing to the next's instead of cutting, never more
+# than GLIDE_STEP of the view in a frame, in as few frames as that allows: each glide frame
+# redraws the whole picture, 50-75 kB of a 1920 x 1080 GIF.
 SCALE = 2.0
 FPS = 25.0
 MOTION_SECONDS = 0.8   # the cotangent travelling along its edge
 HOLD_SECONDS = 1.6     # the finished step, still
 GLIDE_SECONDS = 0.4    # the camera, from the last framing to the next step's (the longest glide)
-GLIDE_FAR = 0.4        # a glide this far (a share of the view's width) or further takes GLIDE_SECONDS
+GLIDE_STEP = 0.15      # the most an edge of the view moves in a glide's frame (a share of the view)
 
 
 def frames_for(seconds, fps=FPS):
@@ -163,32 +167,76 @@ def _step_focus(renderer, step):
     return [full, least]
 
 
-def camera(renderer, step, slide=SLIDE, scale=SCALE, content=None, last=None):
+CENTRED = 0.08   # how far off centre (a share of the view) a held frame may show its picture
+
+
+def off_centre(view, drawn):
+    """How far from centred `drawn` (what a frame draws, its picture's bounds) sits in
+    `view`, the larger of the two directions, a share of the view; where `drawn` is larger
+    than the view in a direction: 0 when it fills the view that way, else 1."""
+    def along(v0, v1, d0, d1):
+        if d1 - d0 >= v1 - v0:
+            return 0.0 if d0 <= v0 + 1e-6 and d1 >= v1 - 1e-6 else 1.0
+        return abs((d0 - v0) - (v1 - d1)) / (v1 - v0)
+    return max(along(view.left(), view.right(), drawn.left(), drawn.right()),
+               along(view.top(), view.bottom(), drawn.top(), drawn.bottom()))
+
+
+def _cards(renderer, step):
+    """The rectangles a frame of `step` (a Step or None) shows whole or not at all: every
+    card with its badge line and its ports' names (`footprint`), and the step's rule card."""
+    rects = [renderer.footprint(nid) for nid in renderer.doc.nodes]
+    formula = None if step is None else renderer._formula_rect(step)
+    return rects if formula is None else rects + [formula]
+
+
+def camera(renderer, step, slide=SLIDE, scale=SCALE, last=None):
     """The scene rectangle a frame of `step` (an index, a Step or None: the graph before
     the story) shows on a `slide` drawn at `scale`: the slide's aspect, at least its size
     (no zoom above the cards' own; the whole graph before the story up to WHOLE_ZOOM), its
     focus (`_step_focus`; before the story the graph alone, without any step's rule card,
     as tight as it fits) whole when its numbers still read at that zoom, else the least of
-    it; kept inside `content` (what the pictures hold, `canvas_rect`) where that is larger,
-    so that no empty band shows. `last` (the framing of the step before) is kept where it
-    holds that much whole and draws it at least 2/3 as large: the camera moves only when
-    the step needs it (Newton's lesson: 8 moves in 18 steps)."""
+    it; grown to hold whole every card that its edge would cut (`_cards`), while the
+    numbers still read. It is placed on what this frame draws (`renderer.bounds(step)`):
+    centred on it where that is smaller than the view, else inside it, so that no empty
+    band shows. (Kept inside the union of every step's picture, lesson 1's first step
+    left the slide's right third blank, where only a later step's rule card goes, and
+    Newton's opening frame sat in the top third.) `last` (the framing of the step before)
+    is kept where it holds that much whole, cuts no card, shows this frame's picture
+    centred (`off_centre`, within CENTRED) and draws it at least 2/3 as large: the camera
+    moves only when the step needs it (Newton's lesson: 6 moves in 18 steps)."""
     step = renderer.step_at(step)
-    content = canvas_rect(renderer) if content is None else content
     width, height = slide
     widest = width * scale / legible.readable_zoom()     # the least zoom at which numbers read
     focus = [renderer.bounds(None)] if step is None else _step_focus(renderer, step)
     least = width / WHOLE_ZOOM if step is None else width
+    cards = _cards(renderer, step)
+    drawn = renderer.bounds(step)
+
+    def size(rect):
+        return max(least, rect.width(), rect.height() * width / height)
+
+    def cut(view):
+        return [card for card in cards if card.intersects(view) and not view.contains(card)]
+
     for rect in focus:
         rect = rect.adjusted(-SLIDE_MARGIN, -SLIDE_MARGIN, SLIDE_MARGIN, SLIDE_MARGIN)
-        w = max(least, rect.width(), rect.height() * width / height)
+        w = size(rect)
         if w <= widest:
             break
-    if last is not None and step is not None and last.contains(rect) and last.width() <= 1.5 * w:
+    if last is not None and step is not None and last.contains(rect) and last.width() <= 1.5 * w \
+            and not cut(last) and off_centre(last, drawn) <= CENTRED:
         return QRectF(last)
-    h = w * height / width
-    return QRectF(_placed(rect.center().x(), w, content.left(), content.right()),
-                  _placed(rect.center().y(), h, content.top(), content.bottom()), w, h)
+    while True:
+        h = w * height / width
+        view = QRectF(_placed(rect.center().x(), w, drawn.left(), drawn.right()),
+                      _placed(rect.center().y(), h, drawn.top(), drawn.bottom()), w, h)
+        grown = rect
+        for card in cut(view):
+            grown = grown.united(card.adjusted(-SLIDE_MARGIN, -SLIDE_MARGIN, SLIDE_MARGIN, SLIDE_MARGIN))
+        if grown == rect or size(grown) > widest:
+            return view
+        rect, w = grown, size(grown)
 
 
 def between(a, b, t):
@@ -206,13 +254,24 @@ def _placed(centre, size, low, high):
     return min(max(centre - size / 2, low), high - size)
 
 
+def _glide_step(a, b, frames):
+    """The largest share of the view by which an edge of it moves in one frame when the
+    camera glides from `a` to `b` in `frames` frames (eased, as `shots` moves it)."""
+    views = [a] + [between(a, b, eased(k / (frames + 1))) for k in range(1, frames + 1)] + [b]
+    return max(max(abs(u.left() - v.left()), abs(u.top() - v.top()), abs(u.right() - v.right()),
+                   abs(u.bottom() - v.bottom())) / min(u.width(), v.width())
+               for u, v in zip(views, views[1:]))
+
+
 def glide_frames(a, b, frames):
-    """Of `frames` that a glide from view `a` to view `b` may take, how many it takes: all
-    for GLIDE_FAR of the view's width or more, fewer for less (a step's frame nudged a
-    little does not crawl for GLIDE_SECONDS, nor cost ten whole frames in the file)."""
-    far = max(abs(a.left() - b.left()), abs(a.top() - b.top()), abs(a.right() - b.right()),
-              abs(a.bottom() - b.bottom())) / max(1e-9, min(a.width(), b.width()))
-    return 0 if far == 0 else min(frames, math.ceil(frames * far / GLIDE_FAR))
+    """Of `frames` that a glide from view `a` to view `b` may take, how many it takes: the
+    fewest in which no edge of the view moves more than GLIDE_STEP of it in a frame (all of
+    them for a way too far for that). Each glide frame redraws the whole picture (50-75 kB
+    of a 1920 x 1080 GIF): a short way in a few frames, not ten (Newton's lesson: 55 glide
+    frames, 3.7 of its 4.7 MB; now 30)."""
+    if a == b:
+        return 0
+    return next((n for n in range(1, frames) if _glide_step(a, b, n) <= GLIDE_STEP), frames)
 
 
 def shots(renderer, plan, slide=SLIDE, scale=SCALE, content=None):
@@ -226,7 +285,7 @@ def shots(renderer, plan, slide=SLIDE, scale=SCALE, content=None):
     def framed(step):
         if step not in cameras:
             last = cameras.get(step - 1) if isinstance(step, int) else None
-            cameras[step] = content if slide is None else camera(renderer, step, slide, scale, content, last)
+            cameras[step] = content if slide is None else camera(renderer, step, slide, scale, last)
         return cameras[step]
 
     for frame in plan:
@@ -239,11 +298,32 @@ def shots(renderer, plan, slide=SLIDE, scale=SCALE, content=None):
         yield b if k > used else between(a, b, eased(k / (used + 1)))
 
 
+@lru_cache(maxsize=1)
+def digit_height():
+    """How tall (scene units) the cards' digits are: their glyphs, not their font's size
+    (legible.number_px), which counts the room above and below them too."""
+    return text.metrics(text.mono(legible.NUMBER_PT)).tightBoundingRect("0123456789").height()
+
+
+def overview_compact(step, zoom, scale=SCALE):
+    """The type scale of compact cards (render.compact) for a frame of `step` drawn at
+    `zoom` (the frame's pixels a scene unit) on a picture at `scale`, or None: the cards in
+    full. The graph before the story draws its cards compact, as Fit to Window does, where
+    their digits would be less than legible.READABLE_PX tall in the frame (Newton's lesson
+    at 1920 x 1080 wrote them 8.5 px tall, lesson 14 7.4 px); their names then at the
+    picture's scale. A step's frame keeps its numbers: they are what it shows (and a
+    poster, `frames` without a slide, draws every frame at one zoom, all in full)."""
+    if step is not None or digit_height() * zoom >= legible.READABLE_PX:
+        return None
+    return scale
+
+
 def frames(doc, evaluation=None, story=None, theme="light", scale=SCALE, frames_per_step=FRAMES_PER_STEP,
            hold=HOLD, intro=True, positions=None, renderer=None, slide=SLIDE, glide=GLIDE):
     """Every frame of `frame_plan` as a QImage, all of one size (RGB32): the `slide` (CSS
     pixels) at `scale` pixels each, each step framed on it (`camera`), the camera gliding
-    between steps; with `slide` None, the whole picture (`canvas_rect`) on every frame, as
+    between steps, the graph before the story compact where its digits would not read
+    (`overview_compact`); with `slide` None, the whole picture (`canvas_rect`) on every frame, as
     a poster shows it.
 
     Without `renderer` one is made here (the document evaluated and its story built unless
@@ -282,7 +362,8 @@ def frames(doc, evaluation=None, story=None, theme="light", scale=SCALE, frames_
         try:
             painter.scale(zoom, zoom)
             painter.translate(-rect.left(), -rect.top())
-            renderer.paint(painter, step, frame.progress, background=False, region=rect)
+            renderer.paint(painter, step, frame.progress, background=False, region=rect,
+                           compact=None if slide is None else overview_compact(step, zoom, scale))
         finally:
             painter.end()
             renderer.story_index = shown_at
@@ -312,22 +393,106 @@ def _changed_box(a, b):
     return int(cols[0]), top, int(cols[-1] - cols[0] + 1), bottom - top + 1
 
 
-def _distinct(frames, convert):
-    """[(array, repeat count)]: consecutive identical frames merged (a held frame, the same
-    image again from `frames`, is not even converted)."""
-    out = []
-    last = None
-    for image in frames:
-        if out and image is last:
-            out[-1][1] += 1
-            continue
-        last = image
-        array = convert(image)
-        if out and out[-1][0].shape == array.shape and np.array_equal(out[-1][0], array):
-            out[-1][1] += 1
-        else:
-            out.append([array, 1])
-    return out
+class Spool:
+    """The distinct frames of an animation, drawn once and kept as what each changes: an
+    animated file's palette and its frame count go before its frames, and whether a frame
+    is one the camera passes through depends on the next one, so a writer reads its frames
+    twice. Kept whole they took 6.2 MB each at 1920 x 1080 (Newton's lesson: 1.3 GB,
+    lesson 14: 2 GB, an out-of-memory kill on a laptop); here each frame's changed
+    rectangle (`_changed_box`) is deflated into an unnamed temporary file (gone with the
+    process, whatever ends it), and `arrays()` rebuilds the frames one at a time.
+
+    `repeats[k]`: how many consecutive frames of the source frame k stands for (identical
+    ones merged; a held frame, the same image again, is not even converted); `boxes[k]`:
+    the rectangle frame k changes (the first: all of it); `passing`: `passing_frames`."""
+
+    def __init__(self, frames, convert):
+        self.repeats, self.boxes, self._spans = [], [], []
+        self._file = tempfile.TemporaryFile()
+        try:
+            self._read(frames, convert)
+        except BaseException:
+            self._file.close()
+            raise
+        self.passing = passing_frames(self.shape, self.repeats, self.boxes) if self.repeats else []
+
+    def _read(self, frames, convert):
+        last = previous = None
+        for image in frames:
+            if self.repeats and image is last:
+                self.repeats[-1] += 1
+                continue
+            last = image
+            array = convert(image)
+            if previous is None:
+                self.shape = array.shape
+                if array.ndim != 3 or array.shape[2] != 3:
+                    raise ValueError("every frame must have the size of the first")
+                box = (0, 0, array.shape[1], array.shape[0])
+            elif array.shape != self.shape:
+                raise ValueError("every frame must have the size of the first")
+            else:
+                box = _changed_box(previous, array)
+                if box is None:
+                    self.repeats[-1] += 1
+                    continue
+            x, y, w, h = box
+            data = zlib.compress(np.ascontiguousarray(array[y:y + h, x:x + w]).tobytes(), 1)
+            self._spans.append(len(data))
+            self._file.write(data)
+            self.repeats.append(1)
+            self.boxes.append(box)
+            previous = array
+
+    def __len__(self):
+        return len(self.repeats)
+
+    def arrays(self):
+        """Each distinct frame, (height, width, 3) uint8, in order: a new array each (the
+        writer compares a frame with the one before)."""
+        self._file.seek(0)
+        array = np.zeros(self.shape, np.uint8)
+        for (x, y, w, h), span in zip(self.boxes, self._spans):
+            array = array.copy()
+            array[y:y + h, x:x + w] = np.frombuffer(zlib.decompress(self._file.read(span)),
+                                                    np.uint8).reshape(h, w, 3)
+            yield array
+
+    def sampled(self):
+        """Every eighth or so of the frames: what a palette is made from."""
+        every = max(1, len(self) // 8)
+        return (a for k, a in enumerate(self.arrays()) if k % every == 0)
+
+    def close(self):
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+# A frame the camera passes through is on screen for one frame (1/25 s) and redraws the
+# whole picture: drawn with PASSING_COLOURS colours (the theme's flat colours, then the
+# most used) it looks the same in passing and costs a fifth less in a GIF (Newton's
+# glides: 70 kB a frame), half in an APNG. Every frame that stays, and every frame of the
+# cotangent's motion, keeps all its colours.
+PASSING_COLOURS = 32
+PASSING_SHARE = 0.5    # a frame changes the whole picture when its change covers this much of it
+
+
+def passing_frames(shape, repeats, boxes):
+    """[bool] for each distinct frame of `shape` (shown `repeats[k]` times; `boxes[k]`: the
+    change into frame k, None for none): the frames the camera passes through: shown once,
+    between two changes that each cover at least PASSING_SHARE of the picture."""
+    height, width = shape[:2]
+
+    def whole(box):
+        return box is not None and box[2] * box[3] >= PASSING_SHARE * width * height
+
+    return [0 < k < len(repeats) - 1 and repeat == 1 and whole(boxes[k]) and whole(boxes[k + 1])
+            for k, repeat in enumerate(repeats)]
 
 
 # -- PNG sequence ----------------------------------------------------------------------
@@ -359,44 +524,49 @@ def write_png_sequence(frames, directory, stem="frame"):
 # the PNG export's quick level 2 (Newton's lesson, one 1920 x 1080 frame: 74 kB for 100 kB).
 APNG_LEVEL = 6
 
-def write_apng(frames, path, fps=FPS, loop=0):
+def write_apng(frames, path, fps=FPS, loop=0, keep=()):
     """An animated PNG: frame 0 is the full picture, later frames the changed rectangle.
+    A frame the camera passes through (`passing_frames`) is drawn with PASSING_COLOURS
+    colours (`adaptive_palette`, `keep`: hex colours it holds exactly); the others exact.
 
     Returns the number of frames written (identical consecutive frames are merged).
     """
-    distinct = _distinct(frames, _rgb)
-    if not distinct:
-        raise ValueError("no frames to write")
+    with Spool(frames, _rgb) as spool:
+        if not len(spool):
+            raise ValueError("no frames to write")
+        return write_file(path, lambda f: _write_apng(f, spool, fps, loop, keep))
+
+
+def _write_apng(f, spool, fps, loop, keep):
     frame_ms = 1000.0 / max(0.1, float(fps))
-    height, width, _ = distinct[0][0].shape
-
-    def write(f):
-        seq = 0
-        previous = None
-        for index, (array, repeat) in enumerate(distinct):
-            if array.shape != (height, width, 3):
-                raise ValueError("every frame must have the size of the first")
-            box = (0, 0, width, height) if previous is None else _changed_box(previous, array)
-            x, y, w, h = box
-            if index == 0:
-                f.write(png.SIGNATURE)
-                f.write(png.chunk(b"IHDR", png.header(width, height)))
-                f.write(png.chunk(b"acTL", struct.pack(">II", len(distinct), loop)))
-            delay = max(1, round(frame_ms * repeat))
-            f.write(png.chunk(b"fcTL", struct.pack(">IIIIIHHBB", seq, w, h, x, y, min(delay, 65535),
-                                                   1000, 0, 0)))
+    height, width, _ = spool.shape
+    if any(spool.passing):
+        colours = adaptive_palette(spool.sampled(), size=PASSING_COLOURS, keep=keep)
+        coarse = Quantizer(colours)
+    seq = 0
+    previous = None
+    for index, (array, repeat) in enumerate(zip(spool.arrays(), spool.repeats)):
+        if spool.passing[index]:
+            array = colours[coarse(array)]
+        box = (0, 0, width, height) if previous is None else _changed_box(previous, array) or (0, 0, 1, 1)
+        x, y, w, h = box
+        if index == 0:
+            f.write(png.SIGNATURE)
+            f.write(png.chunk(b"IHDR", png.header(width, height)))
+            f.write(png.chunk(b"acTL", struct.pack(">II", len(spool), loop)))
+        delay = max(1, round(frame_ms * repeat))
+        f.write(png.chunk(b"fcTL", struct.pack(">IIIIIHHBB", seq, w, h, x, y, min(delay, 65535),
+                                               1000, 0, 0)))
+        seq += 1
+        data = png.image_data(array[y:y + h, x:x + w], level=APNG_LEVEL)
+        if index == 0:
+            f.write(png.chunk(b"IDAT", data))
+        else:
+            f.write(png.chunk(b"fdAT", struct.pack(">I", seq) + data))
             seq += 1
-            data = png.image_data(array[y:y + h, x:x + w], level=APNG_LEVEL)
-            if index == 0:
-                f.write(png.chunk(b"IDAT", data))
-            else:
-                f.write(png.chunk(b"fdAT", struct.pack(">I", seq) + data))
-                seq += 1
-            previous = array
-        f.write(png.chunk(b"IEND", b""))
-        return len(distinct)
-
-    return write_file(path, write)
+        previous = array
+    f.write(png.chunk(b"IEND", b""))
+    return len(spool)
 
 
 # -- GIF ---------------------------------------------------------------------------------
@@ -446,6 +616,11 @@ def adaptive_palette(samples, size=256, min_distance=10.0, keep=()):
 def quantize(rgb, palette):
     """Palette indices (uint8, (h, w)) of the nearest palette colour of every pixel."""
     values, inverse = np.unique(_pack(rgb).ravel(), return_inverse=True)
+    return _nearest(values, palette)[inverse.reshape(-1)].reshape(rgb.shape[:2])
+
+
+def _nearest(values, palette):
+    """The index of the nearest `palette` colour of each packed colour in `values`."""
     colours = np.stack([(values >> 16) & 255, (values >> 8) & 255, values & 255], axis=1).astype(np.int32)
     pal = palette.astype(np.int32)
     nearest = np.empty(len(values), np.uint8)
@@ -453,7 +628,29 @@ def quantize(rgb, palette):
         block = colours[start:start + 4096]
         d = ((block[:, None, :] - pal[None, :, :]) ** 2).sum(axis=2)
         nearest[start:start + 4096] = d.argmin(axis=1)
-    return nearest[inverse.reshape(-1)].reshape(rgb.shape[:2])
+    return nearest
+
+
+class Quantizer:
+    """`quantize` for the frames of one GIF: each colour's nearest palette entry is looked
+    up once and kept in a table of every 24-bit colour (32 MB), so that a frame costs a
+    lookup per pixel instead of sorting its colours again (np.unique): Newton's 193 frames
+    at 1920 x 1080 were written in 47 s, now in 12 s."""
+    UNKNOWN = 0xFFFF
+
+    def __init__(self, palette):
+        self.palette = palette
+        self.table = np.full(1 << 24, self.UNKNOWN, np.uint16)
+
+    def __call__(self, rgb):
+        packed = _pack(rgb)
+        found = self.table[packed]
+        missing = found == self.UNKNOWN
+        if missing.any():
+            values = np.unique(packed[missing])
+            self.table[values] = _nearest(values, self.palette)
+            found = self.table[packed]
+        return found.astype(np.uint8)
 
 
 def _lzw_python(indices, min_code_size=8):
@@ -613,52 +810,52 @@ def write_gif(frames, path, fps=FPS, loop=0, palette=None, keep=()):
     """An animated GIF89a (one global palette, NETSCAPE2.0 looping, changed rectangles only).
 
     The palette is adaptive (see `adaptive_palette`); `keep` lists hex colours it must
-    hold exactly, e.g. `theme_colours(theme)`.
+    hold exactly, e.g. `theme_colours(theme)`. A frame the camera passes through
+    (`passing_frames`) uses only its first PASSING_COLOURS.
 
     Returns the number of frames written (identical consecutive frames are merged).
     """
-    distinct = _distinct(frames, _rgb)
-    if not distinct:
-        raise ValueError("no frames to write")
-    height, width, _ = distinct[0][0].shape
-    if width > 65535 or height > 65535:
-        raise ValueError("a GIF is at most 65535 pixels wide and high")
-    if palette is None:
-        step = max(1, len(distinct) // 8)
-        palette = adaptive_palette([a for a, _ in distinct[::step]], keep=keep)
+    with Spool(frames, _rgb) as spool:
+        if not len(spool):
+            raise ValueError("no frames to write")
+        height, width, _ = spool.shape
+        if width > 65535 or height > 65535:
+            raise ValueError("a GIF is at most 65535 pixels wide and high")
+        if palette is None:
+            palette = adaptive_palette(spool.sampled(), keep=keep)
+        return write_file(path, lambda f: _write_gif(f, spool, fps, loop, palette))
+
+
+def _write_gif(f, spool, fps, loop, palette):
+    height, width, _ = spool.shape
+    boxes, passing = spool.boxes, spool.passing
     table = np.zeros((256, 3), np.uint8)
     table[:len(palette)] = palette
     centis = 100.0 / max(0.1, float(fps))
-
-    def write(f):
-        f.write(b"GIF89a")
-        f.write(struct.pack("<HHBBB", width, height, 0xF7, 0, 0))
-        f.write(table.tobytes())
-        f.write(b"\x21\xff\x0bNETSCAPE2.0\x03\x01" + struct.pack("<H", loop) + b"\x00")
-        previous = previous_rgb = None
-        for array, repeat in distinct:
-            if array.shape != (height, width, 3):
-                raise ValueError("every frame must have the size of the first")
-            if previous is None:
-                indices, box = quantize(array, palette), (0, 0, width, height)
-            else:   # only the rectangle that changed is quantized again (the moving arrow)
-                x, y, w, h = _changed_box(previous_rgb, array)
-                indices = previous.copy()
-                indices[y:y + h, x:x + w] = quantize(array[y:y + h, x:x + w], palette)
-                box = _changed_box(previous, indices)
-            if box is None:                  # differs only below the palette's resolution
-                box = (0, 0, 1, 1)
-            x, y, w, h = box
-            delay = min(65535, max(2, round(centis * repeat)))
-            f.write(b"\x21\xf9\x04" + struct.pack("<BHB", 0x04, delay, 0) + b"\x00")
-            f.write(b"\x2c" + struct.pack("<HHHHB", x, y, w, h, 0))
-            f.write(b"\x08")
-            f.write(_sub_blocks(lzw_encode(indices[y:y + h, x:x + w], 8)))
-            previous, previous_rgb = indices, array
-        f.write(b"\x3b")
-        return len(distinct)
-
-    return write_file(path, write)
+    nearest, coarse = Quantizer(palette), Quantizer(palette[:PASSING_COLOURS])
+    f.write(b"GIF89a")
+    f.write(struct.pack("<HHBBB", width, height, 0xF7, 0, 0))
+    f.write(table.tobytes())
+    f.write(b"\x21\xff\x0bNETSCAPE2.0\x03\x01" + struct.pack("<H", loop) + b"\x00")
+    previous = None
+    for k, (array, repeat) in enumerate(zip(spool.arrays(), spool.repeats)):
+        # only the rectangle that changed is quantized again (the moving arrow); all of
+        # the frame after one drawn coarse
+        x, y, w, h = boxes[0] if k == 0 or passing[k - 1] else boxes[k] or (0, 0, 0, 0)
+        indices = np.empty((height, width), np.uint8) if previous is None else previous.copy()
+        indices[y:y + h, x:x + w] = (coarse if passing[k] else nearest)(array[y:y + h, x:x + w])
+        box = boxes[0] if previous is None else _changed_box(previous, indices)
+        if box is None:                  # differs only below the palette's resolution
+            box = (0, 0, 1, 1)
+        x, y, w, h = box
+        delay = min(65535, max(2, round(centis * repeat)))
+        f.write(b"\x21\xf9\x04" + struct.pack("<BHB", 0x04, delay, 0) + b"\x00")
+        f.write(b"\x2c" + struct.pack("<HHHHB", x, y, w, h, 0))
+        f.write(b"\x08")
+        f.write(_sub_blocks(lzw_encode(indices[y:y + h, x:x + w], 8)))
+        previous = indices
+    f.write(b"\x3b")
+    return len(spool)
 
 
 def write_animation(frames, path, fps=FPS, theme=None):
@@ -667,5 +864,5 @@ def write_animation(frames, path, fps=FPS, theme=None):
     if suffix == ".gif":
         return write_gif(frames, path, fps, keep=theme_colours(theme) if theme is not None else ())
     if suffix in (".png", ".apng"):
-        return write_apng(frames, path, fps)
+        return write_apng(frames, path, fps, keep=theme_colours(theme) if theme is not None else ())
     raise ValueError(f"cannot write an animation to '{Path(path).name}': use .gif or .png (APNG)")

@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor, QPainter
 
 from ..engine.errors import counted
 from ..graph.document import OP
+from . import compact as compact_card
 from . import port_labels, tiles
 from .cards import BADGE_H, HEADER_H, CardPainter
 from .edges import EdgePainter
@@ -131,10 +132,12 @@ class Renderer(CardPainter, EdgePainter, StepPainter, FormulaCard):
         return [e for e in self.doc.edges if e.src.node in self.doc.nodes and e.dst.node in self.doc.nodes]
 
     # -- painting ----------------------------------------------------------------------
-    def paint(self, painter, step=None, progress=1.0, background=True, region=None):
+    def paint(self, painter, step=None, progress=1.0, background=True, region=None, compact=None):
         """Paint the graph (and the story `step`, an index or a Step) in document coordinates.
 
-        `region` (document coordinates) skips whatever lies wholly outside it.
+        `region` (document coordinates) skips whatever lies wholly outside it. `compact`:
+        the cards drawn compact (render.compact, as the canvas draws them where their
+        numbers would be too small to read), their type this many times the least legible.
         """
         step = self.step_at(step)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
@@ -154,8 +157,13 @@ class Renderer(CardPainter, EdgePainter, StepPainter, FormulaCard):
         if active in self.doc.nodes:
             self._paint_highlight(painter, active)
             self._paint_leader(painter, step)
+        pending = self.pending_ports(step) if compact else None
         for nid in self.doc.nodes:
-            if visible(self.rect(nid).adjusted(-8, -BADGE_H - 8, 8, 8)):
+            if not visible(self.rect(nid).adjusted(-8, -BADGE_H - 8, 8, 8)):
+                continue
+            if compact:
+                compact_card.paint(painter, self, nid, pending, compact)
+            else:
                 self._paint_card(painter, nid, step)
         if step is not None:
             self._paint_step(painter, step, progress)

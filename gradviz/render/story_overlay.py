@@ -256,6 +256,16 @@ class StepPainter:
                     inputs[0].dst.index if inputs else 0)
         return Edge(port, Port(nid, slot))
 
+    def _through(self, edge):
+        """', through out's tape (no edge)' for a link drawn only for a step (`_used_inside`:
+        t1.gradient(out, x) reads layer.kernel on out's tape, not by an input of its own),
+        '' for an edge of the graph."""
+        if edge in self.doc.edges:
+            return ""
+        into = next((e.src.node for e in self.doc.inputs_of(edge.dst.node) if e.dst.index == edge.dst.index), None)
+        node = self.doc.nodes.get(into)
+        return f", through {node.label or node.id}'s tape (no edge)" if node is not None else " (no edge)"
+
     def _delivered(self):
         """{step index: [edges]} for every contribution step (cached per story)."""
         cached = getattr(self, "_delivered_cache", None)
@@ -351,7 +361,7 @@ class StepPainter:
             node = self.doc.nodes.get(edge.dst.node)
             twice = sum(e.src == edge.src and e.dst.node == edge.dst.node for e in self.doc.edges) > 1
             return (f"from {(node.label or node.id) if node is not None else edge.dst.node}"
-                    + (f", input {edge.dst.index + 1}" if twice else ""))
+                    + (f", input {edge.dst.index + 1}" if twice else "") + self._through(edge))
         array = getattr(step, "cotangent", None)
         if array is None:
             array = getattr(step, "total", None)
@@ -572,6 +582,18 @@ class StepPainter:
         painter.setBrush(QColor(colour))
         painter.drawEllipse(line.p2(), 3.0 * k, 3.0 * k)
 
+    def _arrow_pen(self, step, edge):
+        """A cotangent's arrow: solid along an edge, dashed where the gradient is cut, dotted
+        along a link drawn only for the step (`_through`: no wire in the graph)."""
+        kind = getattr(step, "kind", "")
+        pen = QPen(QColor(self.theme.cut if kind == "cut" else self.theme.cotangent), 4.0)
+        pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+        if kind == "cut":
+            pen.setStyle(Qt.PenStyle.DashLine)
+        elif edge not in self.doc.edges:
+            pen.setStyle(Qt.PenStyle.DotLine)
+        return pen
+
     def paint_arrows(self, painter, step, progress):
         """The moving part of a step: cotangent arrows (and, once arrived, their labels)."""
         t = self.theme
@@ -581,11 +603,7 @@ class StepPainter:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         for edge, track in self.step_tracks(step):
             travelled = max(0.0, track.length - PORT_R - 3) * progress   # stops at the port's rim
-            pen = QPen(QColor(colour), 4.0)
-            pen.setCapStyle(Qt.PenCapStyle.FlatCap)
-            if kind == "cut":
-                pen.setStyle(Qt.PenStyle.DashLine)
-            painter.setPen(pen)
+            painter.setPen(self._arrow_pen(step, edge))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawPolyline(track.head(max(0.0, travelled - ARROW_HEAD + 2)))
             tip, angle = track.at(travelled)

@@ -65,6 +65,13 @@ def card_mark(output):
     return f"dead relu: {which} (of {n}; {_batch(output)})"
 
 
+def warning(output):
+    """The card's mark where it is a warning, else '': units dead for the whole batch get no
+    gradient again (the status bar counts it beside the card's mark); one example's off
+    units are relu at work."""
+    return "" if _one_example(output) else card_mark(output)
+
+
 def story_sentence(output):
     """Why a dead unit's cotangent is 0, for the caption of relu's step (or '')."""
     units = dead_units(output)

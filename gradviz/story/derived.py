@@ -21,13 +21,13 @@ _X_HAT = ("(x − mean) / σ", None)
 
 def _batch_norm(op, upstream):
     x = np.asarray(op._in_values[0])
-    return {"σ": ("batch std", _sigma(x, tuple(range(x.ndim - 1)), op.attrs["epsilon"])),
+    return {"σ": ("√(batch var + ε)", _sigma(x, tuple(range(x.ndim - 1)), op.attrs["epsilon"])),
             "x̂": _X_HAT}
 
 
 def _layer_norm(op, upstream):
     x = np.asarray(op._in_values[0])
-    return {"σ": ("std per example", _sigma(x, tuple(op.attrs["axis"]), op.attrs["epsilon"])),
+    return {"σ": ("√(example var + ε)", _sigma(x, tuple(op.attrs["axis"]), op.attrs["epsilon"])),
             "x̂": _X_HAT}
 
 

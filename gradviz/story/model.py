@@ -41,7 +41,7 @@ class Step:
     internal: bool = False                             # inside a layer node
     tensor_name: str = ""        # the reader's name of the tensor whose cotangent this is
     operand_nodes: dict = field(default_factory=dict)  # rule operand -> reader's name
-    operand_notes: dict = field(default_factory=dict)  # a rule's other value -> what it is ('σ': 'batch std')
+    operand_notes: dict = field(default_factory=dict)  # a rule's other value -> what it is ('σ': '√(batch var + ε)')
     _op: object = field(default=None, repr=False, compare=False)
     _tensor: object = field(default=None, repr=False, compare=False)
     _sources: list = field(default_factory=list, repr=False, compare=False)  # fan_in: steps

@@ -350,7 +350,7 @@ def _not_finite(s, H, g, epsilon):
     with np.errstate(invalid="ignore"):
         symmetry = float(np.nanmax(np.abs(H - H.T), initial=0))
     return HessianStudy(H, symmetry, empty, g, epsilon, nan, s.x.copy(), warning,
-                        "not computable (H holds NaN or infinity)", 0.0, float("nan"))
+                        "none: H holds NaN or infinity, so it has no eigenvalues", 0.0, float("nan"))
 
 
 # -- chain cost -------------------------------------------------------------------------

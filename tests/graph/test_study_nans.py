@@ -2,7 +2,8 @@
 where the first one appears, for every kind of study (issue 20 §1: the status bar never
 says "no problems" beside such a result). The op is named as its card names it (sqrt, pow),
 not by the type TF's tape records (Sqrt, Pow), which these tests read until issue 20's
-sweep of op types (tests/story/test_study_op_words.py)."""
+sweep of op types (tests/story/test_study_op_words.py); the warning is a sentence, so it
+opens with a capital ('The batch Jacobian holds …', where the view wrote '… infinity. the batch')."""
 import importlib
 
 import numpy as np
@@ -32,7 +33,7 @@ def _messages(doc):
 
 @pytest.mark.parametrize("study, value, result, words", [
     ("jacobian", [4.0, 0.0], "J", ("row", "column")),
-    ("batch_jacobian", [[4.0, 1.0], [9.0, 0.0]], "the batch Jacobian",
+    ("batch_jacobian", [[4.0, 1.0], [9.0, 0.0]], "The batch Jacobian",
      ("example", "row", "column"))])
 def test_a_jacobian_holding_infinity_names_the_rule(study, value, result, words):
     """√ at 0: the rule divides by 0 (J's row of that element holds ∞, the other rows 0/0)."""
@@ -67,7 +68,7 @@ def test_a_second_derivative_holding_infinity_names_the_rule_differentiated_agai
     derivatives = ev.run_studies(doc)["higher_order"]
     assert np.isfinite(derivatives[0]).all() and not np.isfinite(derivatives[1]).all()
     (text,) = _messages(doc)
-    assert text.startswith("studies.higher_order: the 2nd derivative holds NaN or infinity")
+    assert text.startswith("studies.higher_order: The 2nd derivative holds NaN or infinity")
     assert "where the rule of y (pow) is differentiated again" in text
 
 

@@ -370,6 +370,29 @@ def test_every_contribution_between_two_nodes_draws_its_arrow_from_the_sender():
         "from the multiply in y_sq's rule inside t1.gradient(out, x)"]
 
 
+def test_a_link_drawn_for_a_step_reads_as_no_edge():
+    """Lesson 14's fan-in at layer.kernel drew t1.gradient(out, x)'s contribution as a solid
+    arrow from its target port, like a wire from the kernel into 'target' (auditor H37w): the
+    inner gradient reads the kernel on out's tape, with no edge. The link is dotted and its
+    label says so; an edge of the graph keeps its solid arrow."""
+    from PySide6.QtCore import Qt
+    r = renderer("001_input_gradient_regularization")
+    fan = next(s for s in r.story.of_kind("fan_in") if s.port == Port("layer", 1))
+    tracks = r.step_tracks(fan)
+    texts = r._pill_texts(fan)
+    links = [(e, text) for (e, _), text in zip(tracks, texts) if e not in r.doc.edges]
+    assert len(links) == 1
+    (link, text), = links
+    assert text == "from t1.gradient(out, x), through out's tape (no edge)"
+    assert r._arrow_pen(fan, link).style() == Qt.PenStyle.DotLine
+    contribution = next(s for s in r.story.steps if s.kind == "contribution" and s.port == Port("layer", 1)
+                        and s.node == link.dst.node)
+    assert [r._arrow_pen(contribution, e).style() for e, _ in r.step_tracks(contribution)] == [Qt.PenStyle.DotLine]
+    wired = next(s for s in r.story.steps if s.kind == "contribution" and r._step_edges(s)
+                 and all(e in r.doc.edges for e in r._step_edges(s)))
+    assert {r._arrow_pen(wired, e).style() for e, _ in r.step_tracks(wired)} == {Qt.PenStyle.SolidLine}
+
+
 def test_a_label_moves_off_a_formula_card_docked_over_it():
     """The player docks a step's formula card where it frames with the step's cards (the tiny
     CNN's conv → filters w in presentation at 1280x800); the label of the cotangent's arrow

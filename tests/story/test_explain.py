@@ -244,3 +244,14 @@ def test_explain_writes_the_studies_numbers_as_the_cards_do(name):
     studies = text.split("Studies\n-------\n")[1]
     assert not E_NOTATION.findall(studies), [line for line in studies.splitlines()
                                              if E_NOTATION.search(line)]
+
+
+def test_a_hessian_holding_nan_is_computed_and_has_no_eigenvalues():
+    """explain said 'not computable' of lesson 14's Hessian with pow, a 50 × 50 H it had
+    computed: it holds NaN, so it is the eigenvalues and the Newton step that do not exist."""
+    from gradviz.story.study_text import hessian_lines
+    from lesson_variants import pow_pitfall_doc
+    first, warning = hessian_lines(pow_pitfall_doc())
+    assert first == ("Hessian of g1_mag with respect to layer.kernel: 50 × 50, holding NaN or "
+                     "infinity: no eigenvalues, no Newton step")
+    assert warning.startswith("  ✗ Warning: H holds NaN or infinity in 2500 of its entries")

@@ -5,6 +5,7 @@ upstream (the array labelled so), defined in the rule itself (', p = softmax(u)'
 function or word of the rule."""
 import re
 
+import numpy as np
 import pytest
 from op_cases import KINDS, NO_RULE, inputs, op_doc
 from test_reserved_names import ENGLISH, tokens
@@ -63,5 +64,12 @@ def test_batch_norm_card_shows_sigma_and_x_hat():
     titles = [operand_title(p) for p in formula_parts(step) if p[0] == "array" and len(p) > 3]
     # x keeps its letter (a hat on 'a' would do, but on a longer name it would not) and
     # says which node it is; x̂ is defined by its formula
-    assert titles == ["x (a) =", "γ (out.gamma) =", "σ (batch std) ="], titles
+    # σ is √(var + ε), not the batch's standard deviation (an auditor checked the printed
+    # numbers against numpy's std: they differ in the third digit with ε = 0.001)
+    assert titles == ["x (a) =", "γ (out.gamma) =", "σ (√(batch var + ε)) ="], titles
+    sigma = next(p for p in formula_parts(step) if p[0] == "array" and len(p) > 3
+                 and operand_title(p).startswith("σ"))
+    x = np.asarray(step._op._in_values[0])
+    eps = step._op.attrs["epsilon"]
+    np.testing.assert_allclose(np.ravel(sigma[1]), np.ravel(np.sqrt(x.var(axis=0) + eps)), rtol=1e-5)
     assert ("word", "x̂ = (x − mean) / σ") in formula_parts(step)

@@ -14,6 +14,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QFrame, QHBoxLayout,
                                QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
+from ...engine.errors import counted
 from ...graph.errors import DocumentError
 from ...graph.names import port_names
 from ...graph.ports import parse_port
@@ -78,6 +79,32 @@ def set_banner(label, kind, html, padding="6px 8px"):
     label.setProperty("kind", kind)
     label.setText(html)
     label.setVisible(bool(html))
+
+
+def compared(a, b, tolerance, number):
+    """(agrees, words) for a check that two arrays are equal, as a banner ends it: 'max
+    |difference| = 0'; where they hold NaN or infinity, over the entries where both are
+    numbers and whether the others are the same entries ('max |difference| = nan' beside ✗
+    said nothing of either). They agree when their numbers do and their NaN stand alike;
+    `agrees` is None when no entry of both is a number (nothing was checked)."""
+    a, b = np.asarray(a), np.asarray(b)
+    both = np.isfinite(a) & np.isfinite(b)
+    gap = float(np.abs(a[both] - b[both]).max(initial=0))
+    if both.all():
+        return gap <= tolerance, f"max |difference| = {number(gap)}"
+    same = bool(np.array_equal(np.isfinite(a), np.isfinite(b)))
+    stand = f"{'the same' if same else 'different'} entries of each hold NaN or infinity"
+    if not both.any():
+        return None, ("Nothing to compare: every entry of both is NaN or infinity" if same else
+                      "Nothing to compare: no entry is a number in both")
+    return gap <= tolerance and same, (f"max |difference| = {number(gap)} over the "
+                                       f"{counted(int(both.sum()), 'entry', 'entries')} where "
+                                       f"both are numbers; {stand}")
+
+
+def check_mark(agrees):
+    """✓, ✗, or – for a check with nothing to compare (compared)."""
+    return "–" if agrees is None else "✓" if agrees else "✗"
 
 
 def rich_names(*choosers):
@@ -279,8 +306,12 @@ class StudyView(QWidget):
             split.stack(stacked)
             split.fit()
         # Stacked, the view is as tall as its parts' least heights say (its dock scrolls down
-        # to them); side by side its least height keeps the plots readable.
-        self.setMinimumHeight(0 if stacked else self.MIN_SIZE[1])
+        # to them); side by side its least height keeps the plots readable, below the message
+        # (at 1920 x 1080 a NaN warning of two lines left the Hessian's plot 70 px).
+        margins = self.layout_.contentsMargins()
+        message = (self.message.heightForWidth(self.width() - margins.left() - margins.right())
+                   + self.layout_.spacing() if self.message.isVisibleTo(self) else 0)
+        self.setMinimumHeight(0 if stacked else self.MIN_SIZE[1] + message)
         choosers = getattr(self, "choosers", None)
         if choosers is not None:
             margins = self.layout_.contentsMargins()
@@ -470,11 +501,11 @@ class StudyView(QWidget):
             return self._show_empty(np.shape(matrix))
         self._show_results(True)     # before show_result: it hides the banners it leaves empty
         self.show_result(result)
-        self.arrange()               # its words' new lengths, the choosers' new names
         nan = getattr(result, "problem", "")   # where its NaN or infinity first appears
         if nan and not self.shows_problem:
             set_banner(self.message, "warning", f"<b>⚠ Its numbers hold NaN or infinity.</b> "
                                                 f"{_html(nan)}")
+        self.arrange()               # its words' new lengths, the choosers' new names, the message
         self._set_problem(self.problem_of(result))
 
     def _show_empty(self, shape):

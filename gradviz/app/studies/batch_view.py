@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QGraphicsRectItem, QLabel
 from ...engine.errors import counted
 from ...story import studies
 from ...story.numbers import alone, line_format
-from ._base import PortChooser, StudyView, banner, rich_names, set_banner, short, study_ports
+from ._base import (PortChooser, StudyView, banner, compared, rich_names, set_banner, short,
+                    study_ports)
 from .applies import missing_roles
 from .heatmap import Heatmap
 from .plots_and_words import beside_words
@@ -85,7 +86,9 @@ class BatchJacobianView(StudyView):
             return
         shape, t_name, s_name, marked = self._caption_of
         first, second = ("Top", "Below it") if self.stacked() else ("Left", "Middle")
-        black = self.heatmap.not_finite_key()
+        black = "; ".join(f"in {where}, {key}" for where, key in
+                          (("J", self.heatmap.not_finite_key()), ("the block sizes", self.norms.not_finite_key()))
+                          if key)
         box = (f" The black box marks the largest block off the diagonal, {marked}: the one "
                f"the check names." if marked else "")
         self.caption.setText(
@@ -93,7 +96,7 @@ class BatchJacobianView(StudyView):
             f"(batch, batch) square ∂{t_name}[b, i] / ∂{s_name}[c, j] per pair (i, j), b down, "
             f"c across. {second}: the size ‖∂{t_name}[b] / ∂{s_name}[c]‖ of each (b, c) block."
             f"{box} Independent examples light up only the diagonal."
-            + (f" In J, {black}." if black else ""))
+            + (f" {black[0].upper()}{black[1:]}." if black else ""))
 
     def arrange(self):
         super().arrange()
@@ -187,8 +190,8 @@ class BatchJacobianView(StudyView):
             set_banner(self.check, "ok",
                        f"<b>✓ The examples are independent:</b> every off-diagonal block is zero "
                        f"(largest norm {number(study.largest)}), so batch_jacobian's "
-                       f"{tuple(study.batch_jacobian.shape)} equals the diagonal blocks (max "
-                       f"|difference| {number(study.block_difference)}).")
+                       f"{tuple(study.batch_jacobian.shape)} equals the diagonal blocks "
+                       f"({compared(study.blocks, study.batch_jacobian, np.inf, number)[1]}).")
 
     def _mark(self, location):
         """Outline the largest off-diagonal block in the norm matrix."""

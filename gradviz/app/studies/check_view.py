@@ -13,7 +13,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QComboBox, QLabel
 
-from ...graph.gradient_check import gradient_check, largest_entry
+from ...graph.gradient_check import (RELATIVE_ERROR, difference_text, gradient_check,
+                                     largest_entry, loss_symbol)
 from ...story.numbers import (alone, exponent, factor_text, h_text, line_format, number_format,
                               power_text)
 from ._base import PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports
@@ -64,7 +65,7 @@ class GradientCheckView(StudyView):
             self.plot.addItem(item)
         # Above the plot, never over its points (inside, it covered them in a narrow column).
         self.legend = legend = legend_row(self.plot)
-        legend.addItem(self.line, "central difference's error")
+        legend.addItem(self.line, "relative error of c")
         legend.addItem(self.guide, GUIDE_LABEL)
         self.plot.installEventFilter(self)      # its columns follow the plot's width
         self.plot.getViewBox().sigResized.connect(self._label_exact)   # the runs its width joins
@@ -306,7 +307,8 @@ def shape(check):
 
 
 def explanation(check):
-    """The words under the plot, saying what it draws, as the numbers show it: the best step
+    """The words under the plot, saying what it draws: the relative error's formula with the
+    user's names for the loss and the entry, and, as the numbers show it, the best step
     ringed at the bottom of the V, or at an end of the steps where there is no V, or, where
     its error is 0, that the log axis cannot draw it."""
     best = check.best if check.passed else None
@@ -335,10 +337,14 @@ def explanation(check):
     else:
         where = "The best h is where they meet, the bottom of the V (ringed)."
     guide = " (the dashed line of slope 2)" if guide_drawn(check) else ""
-    return ("Central differences (L(x + h) − L(x − h)) / 2h only run the forward pass, so they "
-            "check every rule the backward pass used. Their error has two parts: truncation, "
-            "about h²/6 times the third derivative, which falls 100 times for each 10 times "
-            f"smaller h{guide}, and rounding, about ε·|L|/h, which grows "
+    backward = long_number(check.backward)(check.backward)
+    return (f"The plot and the table's last column are the relative error {RELATIVE_ERROR} "
+            f"(0 where both are 0), where b = {backward} is the backward pass's "
+            f"∂{check.loss_name} / ∂{check.entry_name} and c is the central difference "
+            f"{difference_text(check)} at each step h. Central differences only run the forward "
+            "pass, so they check every rule the backward pass used. Their error has two parts: "
+            "truncation, about h²/6 times the third derivative, which falls 100 times for each "
+            f"10 times smaller h{guide}, and rounding, about ε·|{loss_symbol(check)}|/h, which grows "
             f"as h shrinks ({check.dtype}: ε = {alone(np.finfo(check.dtype).eps)}). {where} A wrong "
             "rule gives an error that does not fall with h at all: a flat line."
             + (" In float32 rounding takes over at far larger h than in float64 (ε = "
@@ -352,9 +358,9 @@ def _table(check):
     write = long_number(check.backward)
     backward = write(check.backward)
     gap = "style='padding-left:5px'"     # between the columns (narrow: whole in a 340 px column)
-    head = (f"<tr><th align=right>h</th><th align=right {gap}>central difference</th>"
-            f"<th align=right {gap}>relative error</th></tr>"
-            f"<tr><td align=right>backward</td><td align=right {gap}><b>{_html(backward)}</b></td>"
+    head = (f"<tr><th align=right>h</th><th align=right {gap}>central<br>difference c</th>"
+            f"<th align=right {gap}>relative<br>error</th></tr>"
+            f"<tr><td align=right>backward b</td><td align=right {gap}><b>{_html(backward)}</b></td>"
             "<td></td></tr>")
     body = []
     best = check.best if check.passed else None

@@ -442,16 +442,25 @@ class Heatmap(QWidget):
         not into the box, where it drew an empty (or, with a patch image's grey, a grey) band."""
         slack = (0, 0)
         if self._square():
+            # the room: the widget less what stands beside the box (axes, colour bar,
+            # margins); box + slack said it until the widget shrank below its slack, where
+            # the layout overflowed and a box of 129 px in 250 beside 532 of slack stayed so
             rows, cols = self.matrix.shape
-            box = self.plot.getViewBox()
-            room_w, room_h = box.width() + self._slack[0], box.height() + self._slack[1]
+            box = self.plot.getViewBox().sceneBoundingRect()
+            plot = self.plot.sceneBoundingRect()
+            view = self.graphics.viewport()
+            room_w = view.width() - box.left() - (plot.right() - box.right()) - MARGINS[2]
+            room_h = view.height() - box.top() - (plot.bottom() - box.bottom()) - MARGINS[3]
             cell = min(room_w / cols, room_h / rows)
             slack = (int(room_w - cell * cols), int(room_h - cell * rows))
         if slack != self._slack:
-            self._slack = slack
-            left, top, right, bottom = MARGINS
-            self.graphics.ci.setContentsMargins(left, top, right + slack[0], bottom + slack[1])
+            self._set_slack(slack)
             self.refit.emit()
+
+    def _set_slack(self, slack):
+        self._slack = slack
+        left, top, right, bottom = MARGINS
+        self.graphics.ci.setContentsMargins(left, top, right + slack[0], bottom + slack[1])
 
     def natural_width(self):
         """The width at which the cells are square at the widget's height: the plot box as

@@ -14,7 +14,9 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QLabel, QMainW
                                QProgressDialog, QScrollArea, QToolBar, QWidget)
 
 from ...engine.errors import counted
+from ...graph.document import Port
 from ...graph.errors import Problem
+from ...story import dead_units
 from . import focus_keys
 from .inactive_keys import InactiveKeys
 from .. import theme as app_theme
@@ -31,7 +33,7 @@ from ..player.lesson_panel import LessonPanel
 from ..player.presentation import PresentationMode
 from ..player.provenance import ProvenancePanel
 from ..theme import ERROR_STYLE, WARN_STYLE
-from .files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles, samples
+from .files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles
 from .menus import WindowMenus
 from ..training import add_train_dock
 from ..controller import worded
@@ -40,7 +42,7 @@ from ...graph import batch_jacobian, hessian, higher_order, jacobian
 from ...graph.nan_origin import study_problems
 from ...graph.gradient_check import GradientCheck, gradient_check
 
-__all__ = ["CANVAS_MIN_HEIGHT", "MainWindow", "STUDY_SHARE", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"]
+__all__ = ["CANVAS_MIN_HEIGHT", "MainWindow", "STUDY_SHARE", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES"]
 
 # The study docks (app/studies, in VIEWS order), named here so pyqtgraph loads only when one opens.
 STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms",
@@ -359,8 +361,9 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         studies += [(_study_title(p.where), p.message) for p in self._studied[1]
                     if p.message not in shown]
         errors = sum(not p.warning for p in result.problems)
-        warnings = len(result.problems) - errors
-        if result.problems or studies:
+        dead = self._dead_relus(result)
+        warnings = len(result.problems) - errors + len(dead)
+        if result.problems or studies or dead:
             counts = [f"{n} {word}{'s' * (n != 1)}" for n, word in
                       ((errors, "problem"), (warnings, "warning")) if n]
             if studies:      # a study's, not a node's: no card on the canvas is amber for it
@@ -370,12 +373,22 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
             self.problems_label.setText("⚠ " + ", ".join(counts))
             self.problems_label.setToolTip("\n".join(
                 [(f"{self.controller.name(p.node)}: " if p.node else "") + p.message for p in result.problems[:12]]
-                + [f"{title}: {text}" for title, text in studies]))
+                + dead + [f"{title}: {text}" for title, text in studies]))
         else:
             self.problems_label.setText("✓ no problems" if self.controller.doc.nodes else "")
             self.problems_label.setToolTip("The graph runs forward and backward")
         self.problems_label.setStyleSheet(ERROR_STYLE if errors else
                                           WARN_STYLE if warnings or studies else "")
+
+    def _dead_relus(self, result):
+        """'relu: dead relu: units 0, 1 (of 3; 5 examples)' for each relu card that marks
+        units dead for its whole batch (story.dead_units.warning): a warning on the card, so
+        one in the status bar too."""
+        values = result.evaluation.values if result.evaluation is not None else {}
+        doc = self.controller.doc
+        marks = ((nid, dead_units.warning(values[Port(nid)])) for nid, node in doc.nodes.items()
+                 if dead_units.is_relu_node(node) and Port(nid) in values)
+        return [f"{self.controller.name(nid)}: {mark}" for nid, mark in marks if mark]
 
     def _update_title(self, *_):
         """'Title — file.gradviz.json', 'Title (lesson)' for a bundled lesson not saved to a
@@ -492,14 +505,14 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
             if isinstance(value, GradientCheck):
                 lines.append(value.summary())
             elif name in nan:
-                lines.append(f"{name}: holds NaN or infinity (the ⚠ warning says where)")
+                lines.append(f"{_study_title(name)}: holds NaN or infinity (the ⚠ warning says where)")
             elif isinstance(value, str):     # its failure, worded by _compute_studies
                 lines.append(f"{_study_title(name)} could not be computed: {value}")
             elif isinstance(value, list):
-                lines.append(f"{name}: " + ", ".join(
+                lines.append(f"{_study_title(name)}: " + ", ".join(
                     "None" if v is None else f"shape {tuple(v.shape)}" for v in value))
             else:
-                lines.append(f"{name}: " + ("None (not connected)" if value is None
+                lines.append(f"{_study_title(name)}: " + ("None (not connected)" if value is None
                                             else f"shape {tuple(value.shape)}"))
         self.last_studies = results
         if evaluation is self.controller.result.evaluation:
@@ -577,10 +590,11 @@ def _compute_studies(job, doc):
 
 
 def _study_title(where):
-    """'Hessian' for a problem found where 'studies.hessian' (Ctrl+Shift+J's studies)."""
+    """'Hessian' for a problem found where 'studies.hessian' (Ctrl+Shift+J's studies), the
+    view's title; 'Higher order' for a study no view shows (never the file's key)."""
     kind = where.removeprefix("studies.")
     return next((t for t in STUDY_TITLES if t.lower().replace(" ", "_") == kind),
-                kind.replace("_", " "))
+                kind.replace("_", " ").capitalize())
 
 
 def _scrolled(view):

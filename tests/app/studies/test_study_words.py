@@ -159,3 +159,26 @@ def test_a_jacobian_holding_nan_says_where_whole_in_view(qtbot, window):
     assert not view.heatmap.isVisible()
     assert "Every entry is NaN or infinity: there is nothing to draw." in view.caption.text()
     assert not _op_types_shown(w, view)
+
+
+def test_a_square_heatmap_narrowed_below_its_slack_measures_its_room_again(qtbot, tmp_path):
+    """At 1920 x 1080 (the dock along the bottom, side by side) a square heatmap puts the
+    room its image does not take beside the colour bar (its slack). With H partly NaN the
+    eigenvalue plot is hidden: the heatmap was first given 2/5 of the width, then narrowed
+    to its square's width, below its slack; the layout overflowed, its width for square
+    cells came out -226 and the splitter drew it 68 px wide."""
+    from PySide6.QtCore import QSettings
+    from gradviz.app import create_window
+    from lesson_variants import partly_nan_hessian_doc
+    w = create_window(None, offer_recovery=False,
+                      settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    w.resize(1920, 1080)
+    w.show()
+    qtbot.wait(500)
+    w.controller.set_document(partly_nan_hessian_doc())
+    view = _open(qtbot, w, "Hessian").view
+    assert not view.stacked() and not view.eigen_plot.isVisible() and view.heatmap.isVisible()
+    box = view.heatmap.plot.getViewBox()
+    qtbot.waitUntil(lambda: abs(box.width() - box.height()) <= 2, timeout=3000)
+    assert box.height() > 100 and view.heatmap.width() >= view.heatmap.square_width() > 150
