@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QGraphicsRectItem, QLabel
 from ...engine.errors import counted
 from ...story import studies
 from ...story.numbers import alone, line_format
-from ._base import PortChooser, StudyView, banner, rich_names, set_banner, short, study_ports
+from ._base import (PortChooser, StudyView, banner, compared, rich_names, set_banner, short,
+                    study_ports)
 from .applies import missing_roles
 from .heatmap import Heatmap
 from .plots_and_words import beside_words
@@ -59,9 +60,11 @@ class BatchJacobianView(StudyView):
         self.caption = QLabel()
         self.caption.setTextFormat(Qt.TextFormat.RichText)   # the names are escaped
         self.caption.setWordWrap(True)
+        # each patch a (batch, batch) square, as the caption says; the colour bar is named
+        # by the study shown
         self.heatmap = Heatmap("target element i, then example b",
                                "source element j, then example c",
-                               colorbar_label="")   # named by the study shown
+                               colorbar_label="", square_cells=True)
         self.norms = Heatmap(("example b", "b"), ("source example c", "example c", "c"),
                              colorbar_label="‖ block ‖", lines=False)  # the diagonal is the point
         self._marker = QGraphicsRectItem()
@@ -142,9 +145,10 @@ class BatchJacobianView(StudyView):
         self.heatmap.set_matrix(image, gaps=np.isnan(_patches(np.zeros_like(blocks))))
         self.heatmap.describe = lambda row, col: _patch_text(blocks, row, col, self._names)
         self.heatmap.set_labels((f"{short(t_name)} element i", f"{short(t_name, 8)} element i",
-                                 "element i"),
+                                 "element i", "i"),
                                 (f"{s_name} element j (each band: {'the ' if b > 1 else ''}"
-                                 f"{counted(b, 'example')})", f"{short(s_name)} element j"))
+                                 f"{counted(b, 'example')})", f"{short(s_name)} element j",
+                                 "element j", "j"))
         _band_ticks(self.heatmap, T, S, b)
         norms = np.linalg.norm(blocks, axis=(1, 3))
         self.norms.set_matrix(norms, (b,), (b,), (f"{t_name}", f"{s_name}"), nonnegative=True)
@@ -187,7 +191,7 @@ class BatchJacobianView(StudyView):
                        f"<b>✓ The examples are independent:</b> every off-diagonal block is zero "
                        f"(largest norm {number(study.largest)}), so batch_jacobian's "
                        f"{tuple(study.batch_jacobian.shape)} equals the diagonal blocks "
-                       f"{_difference(study, number)}.")
+                       f"({compared(study.blocks, study.batch_jacobian, np.inf, number)[1]}).")
 
     def _mark(self, location):
         """Outline the largest off-diagonal block in the norm matrix."""
@@ -205,21 +209,6 @@ class BatchJacobianView(StudyView):
         set_banner(self.check, "info", "")
         self._caption_of = None
         self.caption.setText("")
-
-
-def _difference(study, number):
-    """'(max |difference| 0)' between batch_jacobian's result and the diagonal blocks; where
-    they hold NaN or infinity, over the entries where both are numbers, and whether the
-    others are the same entries ('max |difference| nan' claimed them equal)."""
-    if np.isfinite(study.block_difference):
-        return f"(max |difference| {number(study.block_difference)})"
-    a, b = np.asarray(study.blocks), np.asarray(study.batch_jacobian)
-    both = np.isfinite(a) & np.isfinite(b)
-    gap = float(np.abs(a[both] - b[both]).max(initial=0))
-    same = np.array_equal(np.isfinite(a), np.isfinite(b))
-    return (f"(max |difference| {number(gap)} over the {counted(int(both.sum()), 'entry', 'entries')} "
-            f"where both are numbers; {'the same' if same else 'different'} entries of each hold "
-            f"NaN or infinity)")
 
 
 def _band_ticks(heatmap, T, S, b):

@@ -601,6 +601,23 @@ def test_the_newton_words_are_true_for_every_eps(qtbot, eps):
     assert "has no part along them" not in words
 
 
+@pytest.mark.parametrize("sample", ["000_layer_hessian", "001_dense_jacobian"])
+def test_forward_vs_reverse_names_no_seed_number(qtbot, sample):
+    """'That is why backpropagation wants a scalar loss (seed 000).': a student knows the
+    lessons by their titles, not the seeds' numbers (issue 20 §2). Neither the view's words
+    (a scalar loss, and a target the tape sums) nor `gradviz explain` name a seed."""
+    import re
+    from gradviz import story
+    from gradviz.story.study_text import chain_lines
+    controller, view = opened(qtbot, views.ChainCostView, sample)
+    words = view.explanation.text()
+    assert "backpropagation" in words or "seeding ones" in words
+    lines = "\n".join(chain_lines(story.build(controller.doc)))
+    assert "Forward vs reverse" in lines
+    for text in (words, lines):
+        assert not re.search(r"\bseed \d{3}", text), text
+
+
 def test_a_batch_jacobian_holding_infinity_marks_it_and_compares_only_numbers(qtbot):
     """√ at x[1, 1] = 0: J's entry is ∞ (drawn black, as the block size it makes), the patch
     image's gutters stay grey, and the check that batch_jacobian equals the diagonal blocks
@@ -629,5 +646,15 @@ def test_a_batch_jacobian_holding_infinity_marks_it_and_compares_only_numbers(qt
         f"is NaN or infinity (1 of 9 entries).")
     assert view.message.text().startswith("<b>⚠ Its numbers hold NaN or infinity.</b> The batch Jacobian holds")
     assert "nan" not in view.check.text()
-    assert ("max |difference| 0 over the 24 entries where both are numbers; the same entries of "
-            "each hold NaN or infinity") in view.check.text()
+    assert ("(max |difference| = 0 over the 24 entries where both are numbers; the same entries "
+            "of each hold NaN or infinity)") in view.check.text()
+
+
+def test_a_jacobian_check_with_nothing_to_compare_says_so(qtbot):
+    """nets_4 (softmax, then log): J, Σ over its target axes and the gradient are NaN in every
+    entry; the checks said '✗ … max |difference| = nan', a failure of nothing checked."""
+    controller, view = opened(qtbot, views.JacobianView, "nets_4_softmax_then_log")
+    for label in (view.sum_check, view.vjp_check):
+        assert "– </b>" in label.text() or "–</b>" in label.text()
+        assert label.text().endswith("<br>Nothing to compare: every entry of both is NaN or infinity")
+        assert "nan</" not in label.text() and "= nan" not in label.text()
