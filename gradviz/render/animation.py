@@ -167,32 +167,76 @@ def _step_focus(renderer, step):
     return [full, least]
 
 
-def camera(renderer, step, slide=SLIDE, scale=SCALE, content=None, last=None):
+CENTRED = 0.08   # how far off centre (a share of the view) a held frame may show its picture
+
+
+def off_centre(view, drawn):
+    """How far from centred `drawn` (what a frame draws, its picture's bounds) sits in
+    `view`, the larger of the two directions, a share of the view; where `drawn` is larger
+    than the view in a direction: 0 when it fills the view that way, else 1."""
+    def along(v0, v1, d0, d1):
+        if d1 - d0 >= v1 - v0:
+            return 0.0 if d0 <= v0 + 1e-6 and d1 >= v1 - 1e-6 else 1.0
+        return abs((d0 - v0) - (v1 - d1)) / (v1 - v0)
+    return max(along(view.left(), view.right(), drawn.left(), drawn.right()),
+               along(view.top(), view.bottom(), drawn.top(), drawn.bottom()))
+
+
+def _cards(renderer, step):
+    """The rectangles a frame of `step` (a Step or None) shows whole or not at all: every
+    card with its badge line and its ports' names (`footprint`), and the step's rule card."""
+    rects = [renderer.footprint(nid) for nid in renderer.doc.nodes]
+    formula = None if step is None else renderer._formula_rect(step)
+    return rects if formula is None else rects + [formula]
+
+
+def camera(renderer, step, slide=SLIDE, scale=SCALE, last=None):
     """The scene rectangle a frame of `step` (an index, a Step or None: the graph before
     the story) shows on a `slide` drawn at `scale`: the slide's aspect, at least its size
     (no zoom above the cards' own; the whole graph before the story up to WHOLE_ZOOM), its
     focus (`_step_focus`; before the story the graph alone, without any step's rule card,
     as tight as it fits) whole when its numbers still read at that zoom, else the least of
-    it; kept inside `content` (what the pictures hold, `canvas_rect`) where that is larger,
-    so that no empty band shows. `last` (the framing of the step before) is kept where it
-    holds that much whole and draws it at least 2/3 as large: the camera moves only when
-    the step needs it (Newton's lesson: 8 moves in 18 steps)."""
+    it; grown to hold whole every card that its edge would cut (`_cards`), while the
+    numbers still read. It is placed on what this frame draws (`renderer.bounds(step)`):
+    centred on it where that is smaller than the view, else inside it, so that no empty
+    band shows. (Kept inside the union of every step's picture, lesson 1's first step
+    left the slide's right third blank, where only a later step's rule card goes, and
+    Newton's opening frame sat in the top third.) `last` (the framing of the step before)
+    is kept where it holds that much whole, cuts no card, shows this frame's picture
+    centred (`off_centre`, within CENTRED) and draws it at least 2/3 as large: the camera
+    moves only when the step needs it (Newton's lesson: 6 moves in 18 steps)."""
     step = renderer.step_at(step)
-    content = canvas_rect(renderer) if content is None else content
     width, height = slide
     widest = width * scale / legible.readable_zoom()     # the least zoom at which numbers read
     focus = [renderer.bounds(None)] if step is None else _step_focus(renderer, step)
     least = width / WHOLE_ZOOM if step is None else width
+    cards = _cards(renderer, step)
+    drawn = renderer.bounds(step)
+
+    def size(rect):
+        return max(least, rect.width(), rect.height() * width / height)
+
+    def cut(view):
+        return [card for card in cards if card.intersects(view) and not view.contains(card)]
+
     for rect in focus:
         rect = rect.adjusted(-SLIDE_MARGIN, -SLIDE_MARGIN, SLIDE_MARGIN, SLIDE_MARGIN)
-        w = max(least, rect.width(), rect.height() * width / height)
+        w = size(rect)
         if w <= widest:
             break
-    if last is not None and step is not None and last.contains(rect) and last.width() <= 1.5 * w:
+    if last is not None and step is not None and last.contains(rect) and last.width() <= 1.5 * w \
+            and not cut(last) and off_centre(last, drawn) <= CENTRED:
         return QRectF(last)
-    h = w * height / width
-    return QRectF(_placed(rect.center().x(), w, content.left(), content.right()),
-                  _placed(rect.center().y(), h, content.top(), content.bottom()), w, h)
+    while True:
+        h = w * height / width
+        view = QRectF(_placed(rect.center().x(), w, drawn.left(), drawn.right()),
+                      _placed(rect.center().y(), h, drawn.top(), drawn.bottom()), w, h)
+        grown = rect
+        for card in cut(view):
+            grown = grown.united(card.adjusted(-SLIDE_MARGIN, -SLIDE_MARGIN, SLIDE_MARGIN, SLIDE_MARGIN))
+        if grown == rect or size(grown) > widest:
+            return view
+        rect, w = grown, size(grown)
 
 
 def between(a, b, t):
@@ -241,7 +285,7 @@ def shots(renderer, plan, slide=SLIDE, scale=SCALE, content=None):
     def framed(step):
         if step not in cameras:
             last = cameras.get(step - 1) if isinstance(step, int) else None
-            cameras[step] = content if slide is None else camera(renderer, step, slide, scale, content, last)
+            cameras[step] = content if slide is None else camera(renderer, step, slide, scale, last)
         return cameras[step]
 
     for frame in plan:

@@ -29,6 +29,7 @@ SLOPE = DIVERGING[1]          # the h² guide, in blue
 GUIDE_LABEL = "∝ h² (truncation alone)"
 GUIDE_SLOPE = 2.0             # its slope on log-log axes: the error falls 100 times per 10 times smaller h
 EXACT_LABEL = "0 (exact)"     # beside a step whose error is 0, drawn on the plot's floor
+EXACT_GAP = 6                 # px between two of those labels
 ENTRY_LIMIT = 200             # entries a chooser offers (the first ones of a large source)
 
 
@@ -67,6 +68,7 @@ class GradientCheckView(StudyView):
         legend.addItem(self.line, "relative error of c")
         legend.addItem(self.guide, GUIDE_LABEL)
         self.plot.installEventFilter(self)      # its columns follow the plot's width
+        self.plot.getViewBox().sigResized.connect(self._label_exact)   # the runs its width joins
         self.table = QLabel()
         self.table.setTextFormat(Qt.TextFormat.RichText)
         self.table.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -155,7 +157,7 @@ class GradientCheckView(StudyView):
         floor = self._set_ranges(logs_h, logs_e, exact)
         if guide:
             self._draw_guide(rows[0])
-        self._show_exact(exact, floor)
+        self._show_exact(exact, floor, exact_runs(check.rows))
         best = check.best if check.passed else None   # a failing check has no best step
         if best is not None and (best.relative > 0 or best in exact):
             self.best.setData([np.log10(best.h)], [np.log10(best.relative) if best.relative else floor])
@@ -195,18 +197,31 @@ class GradientCheckView(StudyView):
         else:
             self.guide.setData([], [])
 
-    def _show_exact(self, exact, floor):
-        """Each step of error 0 as a triangle on the plot's floor, with "0 (exact)" above."""
+    def _show_exact(self, exact, floor, runs=()):
+        """Each step of error 0 as a triangle on the plot's floor, with "0 (exact)" above each
+        run of neighbouring such steps (`runs`, their log10 h)."""
+        self._exact_at = (list(runs), floor)
+        self.exact.setData([math.log10(r.h) for r in exact], [floor] * len(exact))
+        self._label_exact()
+
+    def _label_exact(self):
+        """The words "0 (exact)" over the triangles: one label over each run of neighbouring
+        steps of error 0, and over runs whose labels would touch at the plot's width now
+        (label_runs), so no two overlap. On a graph of gradient zero the five labels stood
+        on one another in the docked column."""
         for label in self.exact_labels:
             self.plot.removeItem(label)
         self.exact_labels = []
-        xs = [math.log10(r.h) for r in exact]
-        self.exact.setData(xs, [floor] * len(xs))
-        left, right = self.plot.getViewBox().viewRange()[0]
-        for x in xs:
-            # over the triangle, kept inside the plot at either end of the steps
-            across = 1.0 if right - x < 0.5 else 0.0 if x - left < 0.5 else 0.5
-            label = pg.TextItem(EXACT_LABEL, color=TEXT, anchor=(across, 1.2))
+        runs, floor = getattr(self, "_exact_at", ([], 0.0))
+        if not runs:
+            return
+        box = self.plot.getViewBox()
+        (left, right), _ = box.viewRange()
+        per_unit = box.width() / (right - left) if right > left else 0.0
+        probe = pg.TextItem(EXACT_LABEL)
+        wide = probe.boundingRect().width() / per_unit if per_unit > 0 else right - left
+        for x in label_runs(runs, wide, EXACT_GAP / max(per_unit, 1e-9), (left, right)):
+            label = pg.TextItem(EXACT_LABEL, color=TEXT, anchor=(0.5, 1.2))
             label.setPos(x, floor)
             self.plot.addItem(label)
             self.exact_labels.append(label)
@@ -235,6 +250,39 @@ class GradientCheckView(StudyView):
         set_banner(self.verdict, "info", "")
         self.table.setText("")
         self.explanation.setText("")
+
+
+def exact_runs(rows):
+    """The log10 h of the steps of error 0, in runs of neighbouring steps (sorted by h)."""
+    runs, previous = [], False
+    for row in sorted(rows, key=lambda r: r.h):
+        exact = row.relative == 0
+        if exact:
+            if previous:
+                runs[-1].append(math.log10(row.h))
+            else:
+                runs.append([math.log10(row.h)])
+        previous = exact
+    return runs
+
+
+def label_runs(runs, wide, gap, span):
+    """The centres of labels `wide` across, one over each of `runs` (lists of sorted x, in
+    order), kept inside `span` (left, right): runs whose labels would come closer than
+    `gap` share one label, over the middle of them, until no two labels overlap."""
+    left, right = span
+    runs = [list(run) for run in runs]
+
+    def centre(run):
+        return min(max((run[0] + run[-1]) / 2, left + wide / 2), right - wide / 2)
+    i = 0
+    while i < len(runs) - 1:
+        if centre(runs[i + 1]) - centre(runs[i]) < wide + gap:
+            runs[i:i + 2] = [runs[i] + runs[i + 1]]
+            i = max(i - 1, 0)       # the joined run's label may now touch the one before
+        else:
+            i += 1
+    return [centre(run) for run in runs]
 
 
 def guide_drawn(check):

@@ -4,7 +4,7 @@ import struct
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QImage, QImageReader
 from PySide6.QtWidgets import QDockWidget, QMessageBox, QToolBar, QWidget
 
 from app_ui import shown_text
@@ -486,6 +486,37 @@ def test_export_dialogs_build(window, qtbot):
     a.kind.setCurrentIndex(a.kind.findData("sequence"))
     assert not a.options()["path"].endswith(".png")
     assert set(a.options()) == {"path", "kind", "fps", "scale", "frames_per_step", "hold", "theme"}
+
+
+def test_the_animation_dialog_says_what_the_file_will_hold(window, qtbot, tmp_path):
+    """The dialog said '4 steps, 321 frames, 12.8 s' for a GIF of 61 frames: a GIF or
+    APNG stores a held stretch once with its delay. It names the steps and how long the
+    file plays (the sum of the GIF's delays) and no frame count; a PNG sequence, where
+    every frame is a picture, counts the pictures."""
+    a = export_dialog.ExportAnimationDialog(window)
+    qtbot.addWidget(a)
+    a.fps.setValue(10)
+    a.motion.setValue(0.3)
+    a.hold.setValue(0.5)
+    options = a.options()
+    count = animation.frame_count(window.controller.result.story, options["frames_per_step"],
+                                  options["hold"], glide=animation.frames_for(animation.GLIDE_SECONDS, 10))
+    written = export_dialog.export_animation(window, tmp_path / "a.gif", "gif", fps=10, scale=0.25,
+                                             frames_per_step=options["frames_per_step"], hold=options["hold"])
+    assert written < count
+    reader = QImageReader(str(tmp_path / "a.gif"))
+    delays = []
+    while reader.canRead() and len(delays) < written:
+        reader.read()
+        delays.append(reader.nextImageDelay())
+    assert len(delays) == written
+    seconds = sum(delays) / 1000
+    assert seconds == pytest.approx(count / 10)
+    assert a.estimate.text() == f"4 steps, plays {seconds:.1f} s"
+    a.kind.setCurrentIndex(a.kind.findData("apng"))
+    assert a.estimate.text() == f"4 steps, plays {seconds:.1f} s"
+    a.kind.setCurrentIndex(a.kind.findData("sequence"))
+    assert a.estimate.text() == f"4 steps, {count} pictures, plays {seconds:.1f} s"
 
 
 def test_file_menu_has_the_export_actions(window):

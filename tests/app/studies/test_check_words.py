@@ -197,6 +197,40 @@ def test_the_words_speak_of_the_dashed_line_only_where_the_plot_draws_it(qtbot):
             assert GUIDE_SLOPE == 2 and np.isclose((ys[-1] - ys[0]) / (xs[-1] - xs[0]), 2)
 
 
+def test_the_words_over_steps_of_error_zero_never_overlap(qtbot, labelled_mlp):
+    """Walk-through at 1280 x 800: on a graph whose gradient is zero (x all zeros) every
+    step's error is 0, and the five '0 (exact)' labels stood on top of each other over the
+    triangles, unreadable. A run of neighbouring steps of error 0 carries one label, and no
+    two labels overlap, in a view as narrow as the docked column."""
+    from PySide6.QtWidgets import QApplication
+
+    from gradviz.app.controller import DocumentController
+    from gradviz.app.studies.check_view import GradientCheckView
+
+    doc = labelled_mlp()
+    doc.nodes["x1"].value = np.zeros((2, 3), np.float32)
+    check = gradient_check(doc, Port("w2"), (0, 0))
+    exact = [r for r in check.rows if r.relative == 0]
+    assert len(exact) == len(check.rows) > 2
+    for width in (320, 900):
+        view = GradientCheckView(DocumentController())
+        qtbot.addWidget(view)
+        view.resize(width, 500)
+        view.show()
+        qtbot.waitExposed(view)
+        qtbot.waitUntil(lambda: not view._timer.isActive())    # its refresh of no document
+        view._generation += 1
+        view._done(view._generation, check)          # as a computed check is shown
+        for _ in range(3):
+            QApplication.processEvents()
+        rects = [label.sceneBoundingRect() for label in view.exact_labels]
+        assert len(rects) == 1, width             # one run of neighbouring steps: one label
+        assert all(label.textItem.toPlainText() == EXACT_LABEL for label in view.exact_labels)
+        for i, a in enumerate(rects):
+            for b in rects[i + 1:]:
+                assert not a.intersects(b), (width, a, b)
+
+
 def _cells(html):
     """The table's rows as lists of plain-text cells."""
     import html as markup
