@@ -196,7 +196,7 @@ def export_animation(window, path, kind=None, fps=animation.FPS, scale=animation
     if kind == "gif":
         return animation.write_gif(source(), path, fps, keep=animation.theme_colours(theme))
     if kind == "apng":
-        return animation.write_apng(source(), path, fps)
+        return animation.write_apng(source(), path, fps, keep=animation.theme_colours(theme))
     if kind == "sequence":
         return len(animation.write_png_sequence(source(), path, document_stem(window.controller)))
     raise ValueError(f"unknown animation kind {kind!r}")

@@ -365,6 +365,45 @@ def _distinct(frames, convert):
     return out
 
 
+# A frame the camera passes through is on screen for one frame (1/25 s) and redraws the
+# whole picture: drawn with PASSING_COLOURS colours (the theme's flat colours, then the
+# most used) it looks the same in passing and costs a fifth less in a GIF (Newton's
+# glides: 70 kB a frame), half in an APNG. Every frame that stays, and every frame of the
+# cotangent's motion, keeps all its colours.
+PASSING_COLOURS = 32
+PASSING_SHARE = 0.5    # a frame changes the whole picture when its change covers this much of it
+
+
+def passing_frames(distinct, boxes):
+    """[bool] for each of `distinct` ([(array, repeat)]): the frames the camera passes
+    through: shown once, between two changes that each cover at least PASSING_SHARE of the
+    picture (`boxes[k]`: the change into frame k, None for none)."""
+    height, width = distinct[0][0].shape[:2]
+
+    def whole(box):
+        return box is not None and box[2] * box[3] >= PASSING_SHARE * width * height
+
+    return [0 < k < len(distinct) - 1 and repeat == 1 and whole(boxes[k]) and whole(boxes[k + 1])
+            for k, (_, repeat) in enumerate(distinct)]
+
+
+def _changes(distinct):
+    """(boxes, passing) of `distinct` ([(array, repeat)], all of the first one's size):
+    the rectangle each frame changes (the first: all of it; `_changed_box`), and the
+    frames the camera passes through (`passing_frames`)."""
+    height, width, _ = distinct[0][0].shape
+    for array, _ in distinct:
+        if array.shape != (height, width, 3):
+            raise ValueError("every frame must have the size of the first")
+    boxes = [(0, 0, width, height)] + [_changed_box(a, b) for (a, _), (b, _) in zip(distinct, distinct[1:])]
+    return boxes, passing_frames(distinct, boxes)
+
+
+def _sampled(distinct):
+    """Every eighth or so of the frames: what a palette is made from."""
+    return [a for a, _ in distinct[::max(1, len(distinct) // 8)]]
+
+
 # -- PNG sequence ----------------------------------------------------------------------
 def write_png_sequence(frames, directory, stem="frame"):
     """stem_0001.png, stem_0002.png ... in `directory` (made if missing); returns the paths.
@@ -394,8 +433,10 @@ def write_png_sequence(frames, directory, stem="frame"):
 # the PNG export's quick level 2 (Newton's lesson, one 1920 x 1080 frame: 74 kB for 100 kB).
 APNG_LEVEL = 6
 
-def write_apng(frames, path, fps=FPS, loop=0):
+def write_apng(frames, path, fps=FPS, loop=0, keep=()):
     """An animated PNG: frame 0 is the full picture, later frames the changed rectangle.
+    A frame the camera passes through (`passing_frames`) is drawn with PASSING_COLOURS
+    colours (`adaptive_palette`, `keep`: hex colours it holds exactly); the others exact.
 
     Returns the number of frames written (identical consecutive frames are merged).
     """
@@ -404,14 +445,18 @@ def write_apng(frames, path, fps=FPS, loop=0):
         raise ValueError("no frames to write")
     frame_ms = 1000.0 / max(0.1, float(fps))
     height, width, _ = distinct[0][0].shape
+    boxes, passing = _changes(distinct)
+    if any(passing):
+        colours = adaptive_palette(_sampled(distinct), size=PASSING_COLOURS, keep=keep)
+        coarse = Quantizer(colours)
 
     def write(f):
         seq = 0
         previous = None
         for index, (array, repeat) in enumerate(distinct):
-            if array.shape != (height, width, 3):
-                raise ValueError("every frame must have the size of the first")
-            box = (0, 0, width, height) if previous is None else _changed_box(previous, array)
+            if passing[index]:
+                array = colours[coarse(array)]
+            box = (0, 0, width, height) if previous is None else _changed_box(previous, array) or (0, 0, 1, 1)
             x, y, w, h = box
             if index == 0:
                 f.write(png.SIGNATURE)
@@ -671,27 +716,6 @@ def _sub_blocks(data):
     return bytes(out)
 
 
-# A frame the camera passes through is on screen for one frame (1/20 s) and redraws the
-# whole picture: drawn with the palette's first colours (the theme's flat colours, then the
-# most used), it costs a fifth less (Newton's glides: 70 kB a frame) and looks the same in
-# passing. Every frame that stays, and every frame of the cotangent's motion, has all 256.
-PASSING_COLOURS = 32
-PASSING_SHARE = 0.5    # a frame changes the whole picture when its change covers this much of it
-
-
-def passing_frames(distinct, boxes):
-    """[bool] for each of `distinct` ([(array, repeat)]): the frames the camera passes
-    through: shown once, between two changes that each cover at least PASSING_SHARE of the
-    picture (`boxes[k]`: the change into frame k, None for none)."""
-    height, width = distinct[0][0].shape[:2]
-
-    def whole(box):
-        return box is not None and box[2] * box[3] >= PASSING_SHARE * width * height
-
-    return [0 < k < len(distinct) - 1 and repeat == 1 and whole(boxes[k]) and whole(boxes[k + 1])
-            for k, (_, repeat) in enumerate(distinct)]
-
-
 def write_gif(frames, path, fps=FPS, loop=0, palette=None, keep=()):
     """An animated GIF89a (one global palette, NETSCAPE2.0 looping, changed rectangles only).
 
@@ -707,17 +731,12 @@ def write_gif(frames, path, fps=FPS, loop=0, palette=None, keep=()):
     height, width, _ = distinct[0][0].shape
     if width > 65535 or height > 65535:
         raise ValueError("a GIF is at most 65535 pixels wide and high")
-    for array, _ in distinct:
-        if array.shape != (height, width, 3):
-            raise ValueError("every frame must have the size of the first")
+    boxes, passing = _changes(distinct)
     if palette is None:
-        step = max(1, len(distinct) // 8)
-        palette = adaptive_palette([a for a, _ in distinct[::step]], keep=keep)
+        palette = adaptive_palette(_sampled(distinct), keep=keep)
     table = np.zeros((256, 3), np.uint8)
     table[:len(palette)] = palette
     centis = 100.0 / max(0.1, float(fps))
-    boxes = [(0, 0, width, height)] + [_changed_box(a, b) for (a, _), (b, _) in zip(distinct, distinct[1:])]
-    passing = passing_frames(distinct, boxes)
     nearest, coarse = Quantizer(palette), Quantizer(palette[:PASSING_COLOURS])
 
     def write(f):
@@ -754,5 +773,5 @@ def write_animation(frames, path, fps=FPS, theme=None):
     if suffix == ".gif":
         return write_gif(frames, path, fps, keep=theme_colours(theme) if theme is not None else ())
     if suffix in (".png", ".apng"):
-        return write_apng(frames, path, fps)
+        return write_apng(frames, path, fps, keep=theme_colours(theme) if theme is not None else ())
     raise ValueError(f"cannot write an animation to '{Path(path).name}': use .gif or .png (APNG)")

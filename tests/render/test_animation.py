@@ -100,11 +100,8 @@ def test_apng_structure(sample, tmp_path):
     assert np.array_equal(animation._rgb(first), animation._rgb(images[0]))
 
 
-def test_apng_frames_rebuild_every_picture(sample, tmp_path):
-    """Compose the fdAT rectangles as a viewer does and compare every frame."""
-    *_, images = sample
-    path = tmp_path / "anim.png"
-    animation.write_apng(images, path, fps=4)
+def apng_pictures(path):
+    """Every picture of an APNG, its fdAT rectangles composed as a viewer does."""
     chunks = png.chunks(path.read_bytes())
     ihdr = chunks[0][1]
     canvas = None
@@ -135,6 +132,15 @@ def test_apng_frames_rebuild_every_picture(sample, tmp_path):
         elif kind == b"fdAT":
             pending[1].append(payload[4:])
     flush()
+    return pictures
+
+
+def test_apng_frames_rebuild_every_picture(sample, tmp_path):
+    """Compose the fdAT rectangles as a viewer does and compare every frame."""
+    *_, images = sample
+    path = tmp_path / "anim.png"
+    animation.write_apng(images, path, fps=4)
+    pictures = apng_pictures(path)
     expected = [animation._rgb(images[0])]
     for im in images[1:]:
         a = animation._rgb(im)
@@ -277,32 +283,49 @@ def test_gif_decodes_to_the_quantized_frames(sample, tmp_path):
         assert np.percentile(error, 99.9) < 48
 
 
-def test_frames_the_camera_passes_through_use_the_palettes_first_colours(tmp_path, monkeypatch):
-    """A glide's frames redraw the whole picture and are on screen for one frame: each
-    stored with the palette's first PASSING_COLOURS (the theme's flat colours, then the
-    most used) costs a fifth less (Newton's lesson: 70 kB a frame). Every frame that stays
-    and the one after the glide are exact to the whole palette: after decoding, each
-    picture is its frame quantized to the palette it was meant for."""
-    monkeypatch.setattr(animation, "_rgb", lambda array: array)   # frames given as arrays
+def _glide_pictures():
+    """[(rgb, image)]: a picture held, three the camera passes through (each shifted, the
+    whole picture changed), one held: 80 x 24 ramps of 200+ colours."""
     h, w = 24, 80
     ramp = np.stack(np.meshgrid(np.arange(w), np.arange(h)), axis=2)
-    shot = lambda k: np.dstack([(ramp[..., 0] * 3 + 7 * k) % 256, ramp[..., 1] * 10,   # noqa: E731
-                                (ramp[..., 0] * 5 + 11 * k) % 256]).astype(np.uint8)
-    pictures = [shot(k) for k in range(5)]
-    frames = [pictures[0]] * 3 + pictures[1:4] + [pictures[4]] * 5   # held, three passing, held
-    palette = animation.adaptive_palette(pictures)
+    out = []
+    for k in range(5):
+        rgb = np.ascontiguousarray(np.dstack([(ramp[..., 0] * 3 + 7 * k) % 256, ramp[..., 1] * 10,
+                                              (ramp[..., 0] * 5 + 11 * k) % 256]).astype(np.uint8))
+        image = QImage(rgb.tobytes(), w, h, 3 * w, QImage.Format.Format_RGB888).convertToFormat(
+            QImage.Format.Format_RGB32)
+        out.append((rgb, image))
+    return out
+
+
+def test_frames_the_camera_passes_through_have_fewer_colours(tmp_path):
+    """A glide's frames redraw the whole picture and are on screen for one frame: each
+    stored with PASSING_COLOURS colours (the theme's flat colours, then the most used)
+    costs a fifth less in a GIF (Newton's lesson: 70 kB a frame), half in an APNG. Every
+    frame that stays and the one after the glide keep every colour: after decoding, each
+    picture is its frame quantized to the colours it was meant for (the APNG: exact)."""
+    pictures = _glide_pictures()
+    frames = [pictures[0][1]] * 3 + [p[1] for p in pictures[1:4]] + [pictures[4][1]] * 5
+    palette = animation.adaptive_palette([p[0] for p in pictures])
     assert len(palette) == 256
     path = tmp_path / "glide.gif"
     assert animation.write_gif(iter(frames), path, fps=25, palette=palette) == 5
-    _, _, table, stored, _ = read_gif(path.read_bytes())
+    _, _, _, stored, _ = read_gif(path.read_bytes())
     assert [f[4] for f in stored] == [12, 4, 4, 4, 20]
-    canvas = np.zeros((h, w), np.uint8)
-    for k, ((x, y, fw, fh, _, indices), rgb) in enumerate(zip(stored, pictures)):
+    canvas = np.zeros((24, 80), np.uint8)
+    for k, ((x, y, fw, fh, _, indices), (rgb, _)) in enumerate(zip(stored, pictures)):
         canvas[y:y + fh, x:x + fw] = indices
         passing = k in (1, 2, 3)
         colours = palette[:animation.PASSING_COLOURS] if passing else palette
         assert np.array_equal(canvas, animation.quantize(rgb, colours)), k
         assert (canvas.max() < animation.PASSING_COLOURS) == passing
+    path = tmp_path / "glide.png"
+    assert animation.write_apng(iter(frames), path, fps=25) == 5
+    colours = animation.adaptive_palette([p[0] for p in pictures], size=animation.PASSING_COLOURS)
+    for k, (got, (rgb, _)) in enumerate(zip(apng_pictures(path), pictures)):
+        want = colours[animation.quantize(rgb, colours)] if k in (1, 2, 3) else rgb
+        assert np.array_equal(got, want), k
+        assert (len(np.unique(animation._pack(got))) <= animation.PASSING_COLOURS) == (k in (1, 2, 3))
 
 
 def test_gif_palette_keeps_the_theme_colours(sample):

@@ -14,6 +14,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QFrame, QHBoxLayout,
                                QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
+from ...engine.errors import counted
 from ...graph.errors import DocumentError
 from ...graph.names import port_names
 from ...graph.ports import parse_port
@@ -78,6 +79,32 @@ def set_banner(label, kind, html, padding="6px 8px"):
     label.setProperty("kind", kind)
     label.setText(html)
     label.setVisible(bool(html))
+
+
+def compared(a, b, tolerance, number):
+    """(agrees, words) for a check that two arrays are equal, as a banner ends it: 'max
+    |difference| = 0'; where they hold NaN or infinity, over the entries where both are
+    numbers and whether the others are the same entries ('max |difference| = nan' beside ✗
+    said nothing of either). They agree when their numbers do and their NaN stand alike;
+    `agrees` is None when no entry of both is a number (nothing was checked)."""
+    a, b = np.asarray(a), np.asarray(b)
+    both = np.isfinite(a) & np.isfinite(b)
+    gap = float(np.abs(a[both] - b[both]).max(initial=0))
+    if both.all():
+        return gap <= tolerance, f"max |difference| = {number(gap)}"
+    same = bool(np.array_equal(np.isfinite(a), np.isfinite(b)))
+    stand = f"{'the same' if same else 'different'} entries of each hold NaN or infinity"
+    if not both.any():
+        return None, ("Nothing to compare: every entry of both is NaN or infinity" if same else
+                      "Nothing to compare: no entry is a number in both")
+    return gap <= tolerance and same, (f"max |difference| = {number(gap)} over the "
+                                       f"{counted(int(both.sum()), 'entry', 'entries')} where "
+                                       f"both are numbers; {stand}")
+
+
+def check_mark(agrees):
+    """✓, ✗, or – for a check with nothing to compare (compared)."""
+    return "–" if agrees is None else "✓" if agrees else "✗"
 
 
 def rich_names(*choosers):

@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QGraphicsRectItem, QLabel
 from ...engine.errors import counted
 from ...story import studies
 from ...story.numbers import alone, line_format
-from ._base import PortChooser, StudyView, banner, rich_names, set_banner, short, study_ports
+from ._base import (PortChooser, StudyView, banner, compared, rich_names, set_banner, short,
+                    study_ports)
 from .applies import missing_roles
 from .heatmap import Heatmap
 from .plots_and_words import beside_words
@@ -187,7 +188,7 @@ class BatchJacobianView(StudyView):
                        f"<b>✓ The examples are independent:</b> every off-diagonal block is zero "
                        f"(largest norm {number(study.largest)}), so batch_jacobian's "
                        f"{tuple(study.batch_jacobian.shape)} equals the diagonal blocks "
-                       f"{_difference(study, number)}.")
+                       f"({compared(study.blocks, study.batch_jacobian, np.inf, number)[1]}).")
 
     def _mark(self, location):
         """Outline the largest off-diagonal block in the norm matrix."""
@@ -205,21 +206,6 @@ class BatchJacobianView(StudyView):
         set_banner(self.check, "info", "")
         self._caption_of = None
         self.caption.setText("")
-
-
-def _difference(study, number):
-    """'(max |difference| 0)' between batch_jacobian's result and the diagonal blocks; where
-    they hold NaN or infinity, over the entries where both are numbers, and whether the
-    others are the same entries ('max |difference| nan' claimed them equal)."""
-    if np.isfinite(study.block_difference):
-        return f"(max |difference| {number(study.block_difference)})"
-    a, b = np.asarray(study.blocks), np.asarray(study.batch_jacobian)
-    both = np.isfinite(a) & np.isfinite(b)
-    gap = float(np.abs(a[both] - b[both]).max(initial=0))
-    same = np.array_equal(np.isfinite(a), np.isfinite(b))
-    return (f"(max |difference| {number(gap)} over the {counted(int(both.sum()), 'entry', 'entries')} "
-            f"where both are numbers; {'the same' if same else 'different'} entries of each hold "
-            f"NaN or infinity)")
 
 
 def _band_ticks(heatmap, T, S, b):

@@ -8,7 +8,8 @@ from PySide6.QtWidgets import QLabel
 
 from ...story import studies
 from ...story.numbers import line_format
-from ._base import PortChooser, StudyView, banner, preview, rich_names, set_banner, short, study_ports
+from ._base import (PortChooser, StudyView, banner, check_mark, compared, preview, rich_names,
+                    set_banner, short, study_ports)
 from .applies import missing_roles
 from .heatmap import Heatmap
 from .plots_and_words import beside_words
@@ -85,18 +86,19 @@ class JacobianView(StudyView):
             f"element of {s_name}.{self.heatmap.colour_key()}")
         number = line_format(study.summed, study.gradient, study.max_difference, study.jtv,
                              study.vjp, study.vjp_difference)
-        ok = study.max_difference <= CHECK_TOLERANCE * max(1.0, float(np.abs(J).max(initial=0)))
+        tolerance = CHECK_TOLERANCE * max(1.0, float(np.abs(J[np.isfinite(J)]).max(initial=0)))
+        ok, difference = compared(study.summed, study.gradient, tolerance, number)
         set_banner(self.sum_check, "ok" if ok else "warning",
-                   f"<b>Σ over target axes = gradient {'✓' if ok else '✗'}</b> "
+                   f"<b>Σ over target axes = gradient {check_mark(ok)}</b> "
                    f"Summing J over the axes of {t_name} gives {preview(study.summed, number=number)}; "
                    f"tape.gradient({t_name}, {s_name}) gives {preview(study.gradient, number=number)}."
-                   f"<br>max |difference| = {number(study.max_difference)}")
-        ok_v = study.vjp_difference <= CHECK_TOLERANCE * max(1.0, float(np.abs(J).max(initial=0)))
+                   f"<br>{difference}")
+        ok_v, difference = compared(study.jtv, study.vjp, tolerance, number)
         set_banner(self.vjp_check, "ok" if ok_v else "warning",
-                   f"<b>Jᵀv = VJP {'✓' if ok_v else '✗'}</b> "
+                   f"<b>Jᵀv = VJP {check_mark(ok_v)}</b> "
                    f"With v = {self._v_text}, contracting J with v gives {preview(study.jtv, number=number)}; "
                    f"tape.gradient(…, output_gradients=v) gives {preview(study.vjp, number=number)}."
-                   f"<br>max |difference| = {number(study.vjp_difference)}")
+                   f"<br>{difference}")
 
     def clear_result(self):
         self.heatmap.clear()

@@ -629,5 +629,15 @@ def test_a_batch_jacobian_holding_infinity_marks_it_and_compares_only_numbers(qt
         f"is NaN or infinity (1 of 9 entries).")
     assert view.message.text().startswith("<b>⚠ Its numbers hold NaN or infinity.</b> The batch Jacobian holds")
     assert "nan" not in view.check.text()
-    assert ("max |difference| 0 over the 24 entries where both are numbers; the same entries of "
-            "each hold NaN or infinity") in view.check.text()
+    assert ("(max |difference| = 0 over the 24 entries where both are numbers; the same entries "
+            "of each hold NaN or infinity)") in view.check.text()
+
+
+def test_a_jacobian_check_with_nothing_to_compare_says_so(qtbot):
+    """nets_4 (softmax, then log): J, Σ over its target axes and the gradient are NaN in every
+    entry; the checks said '✗ … max |difference| = nan', a failure of nothing checked."""
+    controller, view = opened(qtbot, views.JacobianView, "nets_4_softmax_then_log")
+    for label in (view.sum_check, view.vjp_check):
+        assert "– </b>" in label.text() or "–</b>" in label.text()
+        assert label.text().endswith("<br>Nothing to compare: every entry of both is NaN or infinity")
+        assert "nan</" not in label.text() and "= nan" not in label.text()
