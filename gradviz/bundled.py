@@ -5,10 +5,14 @@ and resources/ are links to them) and are found through importlib.resources, so 
 `pip install .` or an editable checkout all read the same files. gradviz is installed as
 files, never zipped: documents and icons are opened by path.
 """
+import json
+import re
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 SAMPLE_SUFFIX = ".json"
+_ROW = re.compile(r"^\|\s*`([^`]+\.json)`\s*\|")     # a row of the samples' README table
 
 
 def _folder(name):
@@ -47,3 +51,40 @@ def sample(name):
         stem = stem[:-len(SAMPLE_SUFFIX)]
     path = samples_dir() / (stem + SAMPLE_SUFFIX)
     return path if stem and path.is_file() else None
+
+
+@dataclass(frozen=True)
+class Lesson:
+    number: int           # its place in the course, as the Lessons menu numbers it
+    title: str
+    path: Path
+    lesson: str           # the document's lesson paragraph
+
+
+def lesson_entries(directory=None):
+    """[Lesson] in the order of the samples' README table (the course); samples it does not
+    list come last."""
+    directory = Path(directory or samples_dir())
+    order = []
+    readme = directory / "README.md"
+    if readme.exists():
+        for line in readme.read_text(encoding="utf-8").splitlines():
+            m = _ROW.match(line.strip())
+            if m and (directory / m.group(1)).exists() and m.group(1) not in order:
+                order.append(m.group(1))
+    order += sorted(p.name for p in directory.glob("*" + SAMPLE_SUFFIX) if p.name not in order)
+    out = []
+    for name in order:
+        path = directory / name
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        out.append(Lesson(len(out) + 1, data.get("title") or path.stem, path, data.get("lesson") or ""))
+    return out
+
+
+def lesson_at(path):
+    """The Lesson whose document is `path`, or None: not a bundled sample."""
+    path = Path(path).resolve()
+    return next((e for e in lesson_entries() if e.path.resolve() == path), None)

@@ -20,9 +20,11 @@ as two things). Along the bottom the tabs stand in a row above the docks, where 
 titles read whole at 1280 px; down the side they were cut to "Gradi…", 44 px a tab.
 
 Where a row of tabs has no room for every title whole (the six studies beside the palette
-and the lesson, a 340 px column at 1280 x 800: 765 px of tabs), a study's tab takes its
-short title, the sign its view writes (J, H, ‖g‖ …), and its title bar names it whole; every
-tab is in view at once, none behind the row's scroll arrows (Palette and Lesson were).
+and the lesson, a 340 px column at 1280 x 800: 765 px of tabs), a study's tab takes a
+shorter title, a word (Check) where the row holds it, else the sign its view writes (J, H,
+‖g‖ …), the tab in front first, and its title bar names it whole; every tab is in view at
+once, none behind the row's scroll arrows (Palette and Lesson were). With the signs alone,
+four studies beside the palette read 'J', 'J[b]', 'H', '≈'; as words they fit that row.
 """
 import shiboken6
 from PySide6.QtCore import Qt, QTimer
@@ -31,7 +33,7 @@ from PySide6.QtWidgets import (QDockWidget, QStyle, QStyleOptionDockWidget, QSty
                                QTabWidget, QToolBar)
 
 CANVAS_MIN_HEIGHT = 360
-SHORT_TAB_PADDING = "QTabBar::tab { padding: 6px 9px; }"   # a row of short titles: 6 px a tab less
+SHORT_TAB_PADDING = "QTabBar::tab { padding: 6px 6px; }"   # a row of short titles: 12 px a tab less
 BOTTOM_SHARE = 0.45
 # The canvas height every step of every sample is framed in with a study along the bottom
 # (measured over samples/ with the Jacobian open, test_step_framing's checks): at 1280 x 800
@@ -69,11 +71,12 @@ def tabs_above(window):
 class Dock(QDockWidget):
     """A dock whose title bar leaves out the title while a tab beside it shows it whole."""
 
-    def __init__(self, title, window, short_title=None):
+    def __init__(self, title, window, *shorter):
         super().__init__(title, window)
         self.title = title                  # its name, whatever its tab shows
-        self.short_title = short_title      # its tab's where the row has no room for the title
+        self.forms = (title, *shorter)      # its tab's, longest first, as the row has room
         self.visibilityChanged.connect(self._group_changed)
+        self.topLevelChanged.connect(lambda _floating: self._group_changed(True))
 
     def _group_changed(self, _shown):
         """A dock shown or hidden makes its tab group's title bars show or leave out titles
@@ -99,49 +102,77 @@ class Dock(QDockWidget):
                 and any(not other.isHidden() for other in window.tabifiedDockWidgets(self)))
 
     def paintEvent(self, event):
-        if self.titleBarWidget() is not None or not self.tabbed():
+        if self.titleBarWidget() is not None or self.isFloating():
             return super().paintEvent(event)
         option = QStyleOptionDockWidget()
         self.initStyleOption(option)
-        # the buttons and the bar, as QDockWidget paints them; the title where the tab is short
-        option.title = self.title if self.windowTitle() != self.title else ""
+        # the buttons and the bar, as QDockWidget paints them; the title whole unless its tab
+        # shows it whole (a dock split out of a row of short tabs kept '≈' for its title)
+        option.title = "" if self.tabbed() and self.windowTitle() == self.title else self.title
         QStylePainter(self).drawControl(QStyle.ControlElement.CE_DockWidgetTitle, option)
 
 
 def fit_tab_titles(window):
-    """Each row of dock tabs shows its docks' titles where they fit whole in the row's width,
-    else their short titles (a dock without one keeps its title), with tighter padding and
-    each short tab's tooltip its title. No title is ever elided."""
+    """Each row of dock tabs shows its docks' titles where they fit whole in the row's width;
+    else, with tighter padding, each tab the longest of its forms (title, word, sign) that
+    the row holds: every tab's word where they fit, the tab in front first, then the title
+    of the tab in front and of the others in turn. A dock not in a row has its title, and
+    each short tab's tooltip is its title. No title is ever elided."""
     if not shiboken6.isValid(window):
         return
     docks = [d for d in window.children() if isinstance(d, Dock)]
+    for dock in docks:
+        if not dock.tabbed() and dock.windowTitle() != dock.title:
+            dock.setWindowTitle(dock.title)     # floated or split out of its row
     for bar in window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
         bar.setElideMode(Qt.TextElideMode.ElideNone)
-        bar.setUsesScrollButtons(True)       # only should short titles not fit either
+        bar.setUsesScrollButtons(True)       # only should the signs not fit either
         if not bar.isVisible() or not bar.count():
             continue
         texts = [bar.tabText(i) for i in range(bar.count())]
-        row = [next((d for d in docks if text in (d.title, d.short_title) and not d.isHidden()), None)
-               for text in texts]
-        if None in row or not any(d.short_title for d in row):
+        row = [next((d for d in docks if text in d.forms and not d.isHidden()), None) for text in texts]
+        if None in row or not any(len(d.forms) > 1 for d in row):
             continue
+        room = min(d.width() for d in row)
         metrics = bar.fontMetrics()
-        whole = sum(_tab_overhead(bar) + metrics.horizontalAdvance(d.title) for d in row)
-        short = whole > min(d.width() for d in row)
+        whole = sum(_tab_overhead(bar, "") + metrics.horizontalAdvance(d.title) for d in row)
+        short = whole > room
         bar.setStyleSheet(SHORT_TAB_PADDING if short else "")
-        for dock in row:
-            wanted = dock.short_title if short and dock.short_title else dock.title
+        chosen = [0] * len(row) if not short else _shortest_fitting(
+            [d.forms for d in row], bar.currentIndex(), room, metrics, _tab_overhead(bar, SHORT_TAB_PADDING))
+        for dock, form in zip(row, chosen):
+            wanted = dock.forms[form]
             if dock.windowTitle() != wanted:
                 dock.setWindowTitle(wanted)
         for i, dock in enumerate(row):
             bar.setTabToolTip(i, dock.title)
 
 
-def _tab_overhead(bar):
-    """A tab's width beyond its title's, in the rows' own style (no style sheet of theirs)."""
+def _shortest_fitting(forms, front, room, metrics, overhead):
+    """Which form of each tab (an index into its `forms`, longest first) a row `room` px wide
+    shows: each at its last form, then each in turn (`front` first) at its word, then at
+    its title, where the row still holds it."""
+    chosen = [len(f) - 1 for f in forms]
+    order = ([front] if 0 <= front < len(forms) else []) + [i for i in range(len(forms)) if i != front]
+
+    def width():
+        return sum(overhead + metrics.horizontalAdvance(f[k]) for f, k in zip(forms, chosen))
+    for goal in (1, 0):
+        for i in order:
+            if chosen[i] > goal:
+                before, chosen[i] = chosen[i], goal
+                if width() > room:
+                    chosen[i] = before
+    return chosen
+
+
+def _tab_overhead(bar, sheet):
+    """A tab's width beyond its title's in the rows' own style with the style sheet `sheet`."""
     probe = QTabBar()
     probe.setFont(bar.font())
+    probe.setStyleSheet(sheet)
     probe.addTab("x")
+    probe.ensurePolished()          # the style sheet's padding in its size hint
     return probe.tabSizeHint(0).width() - probe.fontMetrics().horizontalAdvance("x")
 
 

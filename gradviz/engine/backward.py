@@ -88,98 +88,11 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
         _contribute(pending, t._id, c)
 
     finals = {}
-    inline = observer is None  # _step's common case runs inlined in the loop below
-    for op, needs in reversed(relevant):
-        if stop_here is not None:
-            stop_here()
-        outputs = op.outputs
-        if len(outputs) == 1:  # the common case, without the bookkeeping below
-            total = pending.pop(op._id, None)  # an op's id is its output's
-            if total is None:
-                continue
-            t = outputs[0]
-            if type(total) is _FanIn:
-                total = _sum(total, observer, t)
-            if type(total) is ZeroCotangent:
-                total = total.written()
-            if op._id in source_ids:
-                finals[op._id] = total
-            rule = op.opdef.plain_rule
-            if inline and rule is not None and True in needs:
-                # _step for a built-in rule with no observer, inlined: this is the inner
-                # loop of every backward pass, on arrays or (under an outer tape) recorded.
-                if differentiable:
-                    if not isinstance(total, Tensor):
-                        total = _as_tensor(total)
-                    contributions = rule(F, total, _recorded_inputs(op), t, op.attrs, needs)
-                    batch = total._value.shape[:nbatch] if nbatch else ()
-                else:
-                    in_values = op._in_values
-                    contributions = rule(F, total, in_values, t._value, op.attrs, needs)
-                    if not nbatch:
-                        # arrays, no batch axes: the shape to meet is the recorded input's.
-                        # The accumulation into `pending` is written out here and below, not
-                        # called: this loop runs once per contribution (the eager hot path).
-                        for t, v, need, c in zip(op.inputs, in_values, needs, contributions):
-                            if not need or c is None:
-                                continue
-                            if c.shape != v.shape:
-                                c = F.sum_to_shape(c, v.shape, 0)
-                            prev = pending.get(t._id)
-                            if prev is None:
-                                pending[t._id] = c
-                            elif type(prev) is _FanIn:
-                                prev.append(c)
-                            elif type(c) is ZeroCotangent:
-                                pass  # zeros add nothing (as below)
-                            elif type(prev) is ZeroCotangent:
-                                pending[t._id] = c
-                            else:
-                                pending[t._id] = _FanIn((prev, c))
-                        continue
-                    batch = total.shape[:nbatch]
-                # zip stops at the shorter: a rule may leave out trailing inputs
-                for t, need, c in zip(op.inputs, needs, contributions):
-                    if not need or c is None:
-                        continue
-                    shape = batch + t._value.shape if nbatch else t._value.shape
-                    if (c._value.shape if type(c) is Tensor else c.shape) != shape:
-                        c = F.sum_to_shape(c, shape, nbatch)
-                    prev = pending.get(t._id)
-                    if prev is None:
-                        pending[t._id] = c
-                    elif type(prev) is _FanIn:
-                        prev.append(c)
-                    elif type(c) is ZeroCotangent:
-                        # Unwritten zeros add nothing where another contribution meets
-                        # them, as _sum drops them: neither a _FanIn nor a sum (a relu
-                        # layer's ReluGrad gives one per Hessian pass).
-                        pass
-                    elif type(prev) is ZeroCotangent:
-                        pending[t._id] = c
-                    else:
-                        pending[t._id] = _FanIn((prev, c))
-                continue
-            _step(op, needs, [total], pending, nbatch, F, differentiable, observer)
-            continue
-        upstream = []
-        any_cotangent = False
-        for t in outputs:
-            total = pending.pop(t._id, None)
-            if total is None:
-                upstream.append(None)
-                continue
-            any_cotangent = True
-            if type(total) is _FanIn:
-                total = _sum(total, observer, t)
-            if type(total) is ZeroCotangent:
-                total = total.written()
-            if t._id in source_ids:
-                finals[t._id] = total
-            upstream.append(total)
-        if not any_cotangent:
-            continue
-        _step(op, needs, upstream, pending, nbatch, F, differentiable, observer)
+    if not differentiable and observer is None:
+        _pass_on_arrays(relevant, pending, source_ids, finals, nbatch, stop_here)
+    else:
+        _pass_recorded(relevant, pending, source_ids, finals, nbatch, stop_here, F,
+                       differentiable, observer)
 
     results = []
     consumed = None
@@ -214,6 +127,118 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
     return results
 
 
+def _pass_on_arrays(relevant, pending, source_ids, finals, nbatch, stop_here):
+    """The backward loop when nothing records it and no observer listens: rules on
+    numpy arrays. The common step (one output, a built-in rule) is written out here,
+    accumulation included: this loop runs once per op of every eager gradient."""
+    F = backend.numpy
+    ndarray = np.ndarray
+    for op, needs in reversed(relevant):
+        if stop_here is not None:
+            stop_here()
+        rule = op.opdef.plain_rule
+        if rule is None:  # several outputs, a TF-style gradient function, or none
+            _visit(op, needs, pending, source_ids, finals, nbatch, F, False, None)
+            continue
+        total = pending.pop(op._id, None)  # an op's id is its (one) output's
+        if total is None:
+            continue
+        if type(total) is not ndarray:  # several to sum, unwritten zeros (or a scalar)
+            total = _written(total, None, None)
+        if op._id in source_ids:
+            finals[op._id] = total
+        if True not in needs:
+            continue
+        in_values = op._in_values
+        contributions = rule(F, total, in_values, op.outputs[0]._value, op.attrs, needs)
+        batch = total.shape[:nbatch] if nbatch else None
+        # zip stops at the shorter: a rule may leave out trailing inputs
+        for t, v, need, c in zip(op.inputs, in_values, needs, contributions):
+            if not need or c is None:
+                continue
+            # the shape to meet is the recorded input's (behind the batch axes)
+            if batch is None:
+                if c.shape != v.shape:
+                    c = F.sum_to_shape(c, v.shape, 0)
+            else:
+                shape = batch + v.shape
+                if c.shape != shape:
+                    c = F.sum_to_shape(c, shape, nbatch)
+            prev = pending.get(t._id)  # _contribute, written out: once per contribution
+            if prev is None:
+                pending[t._id] = c
+            elif type(prev) is _FanIn:
+                prev.append(c)
+            elif type(c) is ZeroCotangent:
+                pass
+            elif type(prev) is ZeroCotangent:
+                pending[t._id] = c
+            else:
+                pending[t._id] = _FanIn((prev, c))
+
+
+def _pass_recorded(relevant, pending, source_ids, finals, nbatch, stop_here, F,
+                   differentiable, observer):
+    """The backward loop when an outer tape records it (rules as gradviz ops) or an
+    observer listens (every step through _step)."""
+    inline = observer is None  # _step's common case runs inlined in the loop below
+    for op, needs in reversed(relevant):
+        if stop_here is not None:
+            stop_here()
+        rule = op.opdef.plain_rule
+        if not inline or rule is None:
+            _visit(op, needs, pending, source_ids, finals, nbatch, F, differentiable, observer)
+            continue
+        t = op.outputs[0]
+        total = _total(pending, t, source_ids, finals, None)
+        if total is None or True not in needs:
+            continue
+        # _step for a built-in rule with no observer, written out: the inner loop of
+        # every backward pass that an outer tape records (a Hessian's inner gradient).
+        if not isinstance(total, Tensor):
+            total = _as_tensor(total)
+        contributions = rule(F, total, _recorded_inputs(op), t, op.attrs, needs)
+        batch = total._value.shape[:nbatch] if nbatch else ()
+        # zip stops at the shorter: a rule may leave out trailing inputs
+        for t, need, c in zip(op.inputs, needs, contributions):
+            if not need or c is None:
+                continue
+            shape = batch + t._value.shape if nbatch else t._value.shape
+            if (c._value.shape if type(c) is Tensor else c.shape) != shape:
+                c = F.sum_to_shape(c, shape, nbatch)
+            _contribute(pending, t._id, c)
+
+
+def _visit(op, needs, pending, source_ids, finals, nbatch, F, differentiable, observer):
+    """One op of the backward pass, any kind: its outputs' cotangents summed, then _step."""
+    upstream = [_total(pending, t, source_ids, finals, observer) for t in op.outputs]
+    for total in upstream:
+        if total is not None:
+            _step(op, needs, upstream, pending, nbatch, F, differentiable, observer)
+            return
+
+
+def _total(pending, t, source_ids, finals, observer):
+    """Tensor t's cotangent, its contributions summed and zeros written out (None: it has
+    none); a source's is kept in `finals` too."""
+    total = pending.pop(t._id, None)
+    if total is None:
+        return None
+    total = _written(total, observer, t)
+    if t._id in source_ids:
+        finals[t._id] = total
+    return total
+
+
+def _written(c, observer, t):
+    """A pending cotangent as one value: a _FanIn summed, unwritten zeros written out."""
+    if type(c) is _FanIn:
+        c = _sum(c, observer, t)
+    if type(c) is ZeroCotangent:
+        c = c.written()
+    return c
+
+
 def _as_tensor(c):
     return c if isinstance(c, Tensor) else Tensor._wrap(np.asarray(c))
 
@@ -225,12 +250,19 @@ class _FanIn(list):
 
 
 def _contribute(pending, tensor_id, c):
-    """Add contribution `c` to a tensor's pending cotangent (one, or a _FanIn of several)."""
+    """Add contribution `c` to a tensor's pending cotangent (one, or a _FanIn of several).
+    Unwritten zeros add nothing where another contribution meets them, as _sum drops
+    them: neither a _FanIn nor a sum (a relu layer's ReluGrad gives one per Hessian
+    pass)."""
     prev = pending.get(tensor_id)
     if prev is None:
         pending[tensor_id] = c
     elif type(prev) is _FanIn:
         prev.append(c)
+    elif type(c) is ZeroCotangent:
+        pass
+    elif type(prev) is ZeroCotangent:
+        pending[tensor_id] = c
     else:
         pending[tensor_id] = _FanIn((prev, c))
 

@@ -7,11 +7,9 @@ from .tensor import Tensor, Variable, _next_id, convert_to_tensor
 
 _state = _recording._state
 _record = _recording.record
-_new_operation = _recording._new_operation
 _NO_ATTRS = _recording._NO_ATTRS
 _NEEDS_1, _NEEDS_2 = _recording.NEEDS_1, _recording.NEEDS_2
 Operation = _recording.Operation
-_new_tensor = object.__new__
 
 
 def apply(opdef, inputs, attrs=None):
@@ -31,7 +29,7 @@ def apply(opdef, inputs, attrs=None):
         shapes = ", ".join(str(tuple(v.shape)) for v in values)
         raise type(e)(f"{opdef.type} cannot run on inputs of shapes {shapes}: {e}") from None
     if opdef.n_outputs == 1:
-        result = _new_tensor(Tensor)  # Tensor._wrap, inlined: once per op
+        result = Tensor()  # Tensor._wrap, inlined: once per op
         result._value = out
         result._id = _next_id()
         recording = _state.recording
@@ -50,7 +48,7 @@ def apply(opdef, inputs, attrs=None):
                     hit = tape._should_record(inputs)  # may watch an accessed variable
                     break
             if hit:
-                operation = _new_operation(Operation)
+                operation = Operation()  # no __init__: see recording.record
                 operation.opdef = opdef
                 operation.inputs = inputs
                 operation.outputs = [result]
@@ -98,13 +96,13 @@ def tensors(*values):
                 if a._value.dtype is b._value.dtype:
                     return values
             elif (type(b) is float or type(b) is int) and a._value.dtype.kind == "f":
-                c = _new_tensor(Tensor)  # Tensor._wrap, inlined
+                c = Tensor()  # Tensor._wrap, inlined
                 c._value = np.asarray(b, a._value.dtype)
                 c._id = _next_id()
                 return (a, c)
         elif ((type(a) is float or type(a) is int) and isinstance(b, Tensor)
               and b._value.dtype.kind == "f"):
-            c = _new_tensor(Tensor)
+            c = Tensor()
             c._value = np.asarray(a, b._value.dtype)
             c._id = _next_id()
             return (c, b)

@@ -7,7 +7,7 @@ from . import tracing
 from .dtypes import as_dtype
 from .ops import cross_entropy, math, reduce
 from .ops.shape import expand_dims, squeeze
-from .tensor import Tensor, convert_to_tensor
+from .tensor import Tensor, convert_to_tensor, tensor_of
 
 REDUCTIONS = ("sum", "sum_over_batch_size", "mean", "mean_with_sample_weight", "none", None)
 EPSILON = 1e-7  # Keras's backend.epsilon(): probabilities are clipped to [ε, 1 − ε]
@@ -76,9 +76,9 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
         if not np.array_equal(values, np.round(values)):
             raise ValueError("sparse labels must be whole numbers (class indices), got "
                              f"{values.reshape(-1)[:5].tolist()}")
-        labels = Tensor(values.astype(np.int64))
+        labels = tensor_of(values.astype(np.int64))
     if labels.ndim == y_pred.ndim and labels.shape[-1] == 1:
-        labels = Tensor(np.asarray(labels._value).reshape(tuple(labels.shape[:-1])))
+        labels = tensor_of(np.asarray(labels._value).reshape(tuple(labels.shape[:-1])))
     logits = y_pred if from_logits else math.log(_clipped_probabilities(y_pred, -1))
     return cross_entropy.sparse_softmax_cross_entropy_with_logits(labels, logits)
 

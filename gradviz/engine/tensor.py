@@ -115,14 +115,15 @@ class Tensor:
     __slots__ = ("_value", "_id", "__weakref__")
     __array_priority__ = 100
 
-    def __init__(self, value, dtype=None):
-        self._value = _to_array(value, dtype)
-        self._id = _next_id()
+    # No __init__: `Tensor()` is then object's own allocation, cheaper than
+    # object.__new__(Tensor) through its wrapper, and every op makes one. Tensors of a
+    # value are made by `tensor_of` (tf.constant, convert_to_tensor), as in TF, where
+    # tf.Tensor is not called with a value either.
 
     @classmethod
     def _wrap(cls, array):
         """Wrap an ndarray the engine just computed (no copy, no checks)."""
-        t = object.__new__(cls)
+        t = cls() if cls is Tensor else object.__new__(cls)
         t._value = array
         t._id = _next_id()
         return t
@@ -245,7 +246,8 @@ class Variable(Tensor):
     def __init__(self, initial_value, trainable=True, name=None, dtype=None):
         if callable(initial_value):
             initial_value = initial_value()
-        super().__init__(initial_value, dtype)
+        self._value = _to_array(initial_value, dtype)
+        self._id = _next_id()
         if _trace.tracer is not None:
             _trace.tracer.variables_created = True
         self.trainable = bool(trainable)
@@ -389,7 +391,15 @@ def convert_to_tensor(value, dtype=None, name=None):
         raise ValueError(
             f"tensor conversion requested dtype {dtypes.as_dtype(dtype).name} "
             f"for a tensor of dtype {value.dtype.name}")
-    return Tensor(value, dtype)
+    return tensor_of(value, dtype)
+
+
+def tensor_of(value, dtype=None):
+    """A new Tensor holding `value` converted by TF's rules (see _to_array)."""
+    t = Tensor()
+    t._value = _to_array(value, dtype)
+    t._id = _next_id()
+    return t
 
 
 def constant(value, dtype=None, shape=None, name=None):

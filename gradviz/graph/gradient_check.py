@@ -30,6 +30,9 @@ STEPS = {np.dtype(np.float64): tuple(10.0 ** -k for k in range(1, 11)),
 # thumb: float64 checks agree to about 1e-9, float32 ones to about 1e-4).
 TOLERANCE = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-2}
 EXPECTED_SLOPE = 2.0     # central differences: error ∝ h² while truncation dominates
+# The relative error of a row as the words write it (c: the central difference, b: the
+# backward pass's number); CheckRow.relative computes exactly this, 0 where both are 0.
+RELATIVE_ERROR = "|c − b| / max(|c|, |b|)"
 
 
 @dataclass
@@ -39,7 +42,7 @@ class CheckRow:
     minus: float                 # L(x − h·eᵢ)
     difference: float            # (plus − minus) / 2h
     error: float                 # |difference − backward|
-    relative: float              # error / max(|difference|, |backward|)
+    relative: float              # RELATIVE_ERROR: error / max(|difference|, |backward|), 0 / 0 = 0
 
     @property
     def agreeing_digits(self):
@@ -122,6 +125,21 @@ class GradientCheck:
                     "does not fall with h is no rounding or truncation: the backward pass "
                     "computes the derivative of another function (a wrong rule).")
         return f"✗ The check fails: {where}, above {number(self.tolerance)} in {self.dtype}."
+
+
+def loss_symbol(check):
+    """The loss as a function is written: its name ('loss'), or L for a loss named by a
+    formula ('Σy', '❬v, y❭'), where 'Σy(w + h)' would not read as a function."""
+    loss = check.loss_name     # 'Σy' is a Python identifier too: Σ is a letter
+    return loss if loss.isidentifier() and not loss.startswith("Σ") else "L"
+
+
+def difference_text(check):
+    """The central difference in the user's names: '(loss(w[1] + h) − loss(w[1] − h)) / 2h',
+    or '(L(w + h) − L(w − h)) / 2h, L = Σy' for a loss named by a formula."""
+    f, x = loss_symbol(check), check.entry_name
+    said = f", L = {check.loss_name}" if f != check.loss_name and check.loss_name else ""
+    return f"({f}({x} + h) − {f}({x} − h)) / 2h{said}"
 
 
 def check_port(doc, source=None):

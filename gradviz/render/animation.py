@@ -11,6 +11,8 @@ it, and a short way takes fewer frames.
 from __future__ import annotations
 
 import struct
+import tempfile
+import zlib
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
@@ -165,32 +167,76 @@ def _step_focus(renderer, step):
     return [full, least]
 
 
-def camera(renderer, step, slide=SLIDE, scale=SCALE, content=None, last=None):
+CENTRED = 0.08   # how far off centre (a share of the view) a held frame may show its picture
+
+
+def off_centre(view, drawn):
+    """How far from centred `drawn` (what a frame draws, its picture's bounds) sits in
+    `view`, the larger of the two directions, a share of the view; where `drawn` is larger
+    than the view in a direction: 0 when it fills the view that way, else 1."""
+    def along(v0, v1, d0, d1):
+        if d1 - d0 >= v1 - v0:
+            return 0.0 if d0 <= v0 + 1e-6 and d1 >= v1 - 1e-6 else 1.0
+        return abs((d0 - v0) - (v1 - d1)) / (v1 - v0)
+    return max(along(view.left(), view.right(), drawn.left(), drawn.right()),
+               along(view.top(), view.bottom(), drawn.top(), drawn.bottom()))
+
+
+def _cards(renderer, step):
+    """The rectangles a frame of `step` (a Step or None) shows whole or not at all: every
+    card with its badge line and its ports' names (`footprint`), and the step's rule card."""
+    rects = [renderer.footprint(nid) for nid in renderer.doc.nodes]
+    formula = None if step is None else renderer._formula_rect(step)
+    return rects if formula is None else rects + [formula]
+
+
+def camera(renderer, step, slide=SLIDE, scale=SCALE, last=None):
     """The scene rectangle a frame of `step` (an index, a Step or None: the graph before
     the story) shows on a `slide` drawn at `scale`: the slide's aspect, at least its size
     (no zoom above the cards' own; the whole graph before the story up to WHOLE_ZOOM), its
     focus (`_step_focus`; before the story the graph alone, without any step's rule card,
     as tight as it fits) whole when its numbers still read at that zoom, else the least of
-    it; kept inside `content` (what the pictures hold, `canvas_rect`) where that is larger,
-    so that no empty band shows. `last` (the framing of the step before) is kept where it
-    holds that much whole and draws it at least 2/3 as large: the camera moves only when
-    the step needs it (Newton's lesson: 8 moves in 18 steps)."""
+    it; grown to hold whole every card that its edge would cut (`_cards`), while the
+    numbers still read. It is placed on what this frame draws (`renderer.bounds(step)`):
+    centred on it where that is smaller than the view, else inside it, so that no empty
+    band shows. (Kept inside the union of every step's picture, lesson 1's first step
+    left the slide's right third blank, where only a later step's rule card goes, and
+    Newton's opening frame sat in the top third.) `last` (the framing of the step before)
+    is kept where it holds that much whole, cuts no card, shows this frame's picture
+    centred (`off_centre`, within CENTRED) and draws it at least 2/3 as large: the camera
+    moves only when the step needs it (Newton's lesson: 6 moves in 18 steps)."""
     step = renderer.step_at(step)
-    content = canvas_rect(renderer) if content is None else content
     width, height = slide
     widest = width * scale / legible.readable_zoom()     # the least zoom at which numbers read
     focus = [renderer.bounds(None)] if step is None else _step_focus(renderer, step)
     least = width / WHOLE_ZOOM if step is None else width
+    cards = _cards(renderer, step)
+    drawn = renderer.bounds(step)
+
+    def size(rect):
+        return max(least, rect.width(), rect.height() * width / height)
+
+    def cut(view):
+        return [card for card in cards if card.intersects(view) and not view.contains(card)]
+
     for rect in focus:
         rect = rect.adjusted(-SLIDE_MARGIN, -SLIDE_MARGIN, SLIDE_MARGIN, SLIDE_MARGIN)
-        w = max(least, rect.width(), rect.height() * width / height)
+        w = size(rect)
         if w <= widest:
             break
-    if last is not None and step is not None and last.contains(rect) and last.width() <= 1.5 * w:
+    if last is not None and step is not None and last.contains(rect) and last.width() <= 1.5 * w \
+            and not cut(last) and off_centre(last, drawn) <= CENTRED:
         return QRectF(last)
-    h = w * height / width
-    return QRectF(_placed(rect.center().x(), w, content.left(), content.right()),
-                  _placed(rect.center().y(), h, content.top(), content.bottom()), w, h)
+    while True:
+        h = w * height / width
+        view = QRectF(_placed(rect.center().x(), w, drawn.left(), drawn.right()),
+                      _placed(rect.center().y(), h, drawn.top(), drawn.bottom()), w, h)
+        grown = rect
+        for card in cut(view):
+            grown = grown.united(card.adjusted(-SLIDE_MARGIN, -SLIDE_MARGIN, SLIDE_MARGIN, SLIDE_MARGIN))
+        if grown == rect or size(grown) > widest:
+            return view
+        rect, w = grown, size(grown)
 
 
 def between(a, b, t):
@@ -239,7 +285,7 @@ def shots(renderer, plan, slide=SLIDE, scale=SCALE, content=None):
     def framed(step):
         if step not in cameras:
             last = cameras.get(step - 1) if isinstance(step, int) else None
-            cameras[step] = content if slide is None else camera(renderer, step, slide, scale, content, last)
+            cameras[step] = content if slide is None else camera(renderer, step, slide, scale, last)
         return cameras[step]
 
     for frame in plan:
@@ -347,22 +393,84 @@ def _changed_box(a, b):
     return int(cols[0]), top, int(cols[-1] - cols[0] + 1), bottom - top + 1
 
 
-def _distinct(frames, convert):
-    """[(array, repeat count)]: consecutive identical frames merged (a held frame, the same
-    image again from `frames`, is not even converted)."""
-    out = []
-    last = None
-    for image in frames:
-        if out and image is last:
-            out[-1][1] += 1
-            continue
-        last = image
-        array = convert(image)
-        if out and out[-1][0].shape == array.shape and np.array_equal(out[-1][0], array):
-            out[-1][1] += 1
-        else:
-            out.append([array, 1])
-    return out
+class Spool:
+    """The distinct frames of an animation, drawn once and kept as what each changes: an
+    animated file's palette and its frame count go before its frames, and whether a frame
+    is one the camera passes through depends on the next one, so a writer reads its frames
+    twice. Kept whole they took 6.2 MB each at 1920 x 1080 (Newton's lesson: 1.3 GB,
+    lesson 14: 2 GB, an out-of-memory kill on a laptop); here each frame's changed
+    rectangle (`_changed_box`) is deflated into an unnamed temporary file (gone with the
+    process, whatever ends it), and `arrays()` rebuilds the frames one at a time.
+
+    `repeats[k]`: how many consecutive frames of the source frame k stands for (identical
+    ones merged; a held frame, the same image again, is not even converted); `boxes[k]`:
+    the rectangle frame k changes (the first: all of it); `passing`: `passing_frames`."""
+
+    def __init__(self, frames, convert):
+        self.repeats, self.boxes, self._spans = [], [], []
+        self._file = tempfile.TemporaryFile()
+        try:
+            self._read(frames, convert)
+        except BaseException:
+            self._file.close()
+            raise
+        self.passing = passing_frames(self.shape, self.repeats, self.boxes) if self.repeats else []
+
+    def _read(self, frames, convert):
+        last = previous = None
+        for image in frames:
+            if self.repeats and image is last:
+                self.repeats[-1] += 1
+                continue
+            last = image
+            array = convert(image)
+            if previous is None:
+                self.shape = array.shape
+                if array.ndim != 3 or array.shape[2] != 3:
+                    raise ValueError("every frame must have the size of the first")
+                box = (0, 0, array.shape[1], array.shape[0])
+            elif array.shape != self.shape:
+                raise ValueError("every frame must have the size of the first")
+            else:
+                box = _changed_box(previous, array)
+                if box is None:
+                    self.repeats[-1] += 1
+                    continue
+            x, y, w, h = box
+            data = zlib.compress(np.ascontiguousarray(array[y:y + h, x:x + w]).tobytes(), 1)
+            self._spans.append(len(data))
+            self._file.write(data)
+            self.repeats.append(1)
+            self.boxes.append(box)
+            previous = array
+
+    def __len__(self):
+        return len(self.repeats)
+
+    def arrays(self):
+        """Each distinct frame, (height, width, 3) uint8, in order: a new array each (the
+        writer compares a frame with the one before)."""
+        self._file.seek(0)
+        array = np.zeros(self.shape, np.uint8)
+        for (x, y, w, h), span in zip(self.boxes, self._spans):
+            array = array.copy()
+            array[y:y + h, x:x + w] = np.frombuffer(zlib.decompress(self._file.read(span)),
+                                                    np.uint8).reshape(h, w, 3)
+            yield array
+
+    def sampled(self):
+        """Every eighth or so of the frames: what a palette is made from."""
+        every = max(1, len(self) // 8)
+        return (a for k, a in enumerate(self.arrays()) if k % every == 0)
+
+    def close(self):
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 # A frame the camera passes through is on screen for one frame (1/25 s) and redraws the
@@ -374,34 +482,17 @@ PASSING_COLOURS = 32
 PASSING_SHARE = 0.5    # a frame changes the whole picture when its change covers this much of it
 
 
-def passing_frames(distinct, boxes):
-    """[bool] for each of `distinct` ([(array, repeat)]): the frames the camera passes
-    through: shown once, between two changes that each cover at least PASSING_SHARE of the
-    picture (`boxes[k]`: the change into frame k, None for none)."""
-    height, width = distinct[0][0].shape[:2]
+def passing_frames(shape, repeats, boxes):
+    """[bool] for each distinct frame of `shape` (shown `repeats[k]` times; `boxes[k]`: the
+    change into frame k, None for none): the frames the camera passes through: shown once,
+    between two changes that each cover at least PASSING_SHARE of the picture."""
+    height, width = shape[:2]
 
     def whole(box):
         return box is not None and box[2] * box[3] >= PASSING_SHARE * width * height
 
-    return [0 < k < len(distinct) - 1 and repeat == 1 and whole(boxes[k]) and whole(boxes[k + 1])
-            for k, (_, repeat) in enumerate(distinct)]
-
-
-def _changes(distinct):
-    """(boxes, passing) of `distinct` ([(array, repeat)], all of the first one's size):
-    the rectangle each frame changes (the first: all of it; `_changed_box`), and the
-    frames the camera passes through (`passing_frames`)."""
-    height, width, _ = distinct[0][0].shape
-    for array, _ in distinct:
-        if array.shape != (height, width, 3):
-            raise ValueError("every frame must have the size of the first")
-    boxes = [(0, 0, width, height)] + [_changed_box(a, b) for (a, _), (b, _) in zip(distinct, distinct[1:])]
-    return boxes, passing_frames(distinct, boxes)
-
-
-def _sampled(distinct):
-    """Every eighth or so of the frames: what a palette is made from."""
-    return [a for a, _ in distinct[::max(1, len(distinct) // 8)]]
+    return [0 < k < len(repeats) - 1 and repeat == 1 and whole(boxes[k]) and whole(boxes[k + 1])
+            for k, repeat in enumerate(repeats)]
 
 
 # -- PNG sequence ----------------------------------------------------------------------
@@ -440,43 +531,42 @@ def write_apng(frames, path, fps=FPS, loop=0, keep=()):
 
     Returns the number of frames written (identical consecutive frames are merged).
     """
-    distinct = _distinct(frames, _rgb)
-    if not distinct:
-        raise ValueError("no frames to write")
+    with Spool(frames, _rgb) as spool:
+        if not len(spool):
+            raise ValueError("no frames to write")
+        return write_file(path, lambda f: _write_apng(f, spool, fps, loop, keep))
+
+
+def _write_apng(f, spool, fps, loop, keep):
     frame_ms = 1000.0 / max(0.1, float(fps))
-    height, width, _ = distinct[0][0].shape
-    boxes, passing = _changes(distinct)
-    if any(passing):
-        colours = adaptive_palette(_sampled(distinct), size=PASSING_COLOURS, keep=keep)
+    height, width, _ = spool.shape
+    if any(spool.passing):
+        colours = adaptive_palette(spool.sampled(), size=PASSING_COLOURS, keep=keep)
         coarse = Quantizer(colours)
-
-    def write(f):
-        seq = 0
-        previous = None
-        for index, (array, repeat) in enumerate(distinct):
-            if passing[index]:
-                array = colours[coarse(array)]
-            box = (0, 0, width, height) if previous is None else _changed_box(previous, array) or (0, 0, 1, 1)
-            x, y, w, h = box
-            if index == 0:
-                f.write(png.SIGNATURE)
-                f.write(png.chunk(b"IHDR", png.header(width, height)))
-                f.write(png.chunk(b"acTL", struct.pack(">II", len(distinct), loop)))
-            delay = max(1, round(frame_ms * repeat))
-            f.write(png.chunk(b"fcTL", struct.pack(">IIIIIHHBB", seq, w, h, x, y, min(delay, 65535),
-                                                   1000, 0, 0)))
+    seq = 0
+    previous = None
+    for index, (array, repeat) in enumerate(zip(spool.arrays(), spool.repeats)):
+        if spool.passing[index]:
+            array = colours[coarse(array)]
+        box = (0, 0, width, height) if previous is None else _changed_box(previous, array) or (0, 0, 1, 1)
+        x, y, w, h = box
+        if index == 0:
+            f.write(png.SIGNATURE)
+            f.write(png.chunk(b"IHDR", png.header(width, height)))
+            f.write(png.chunk(b"acTL", struct.pack(">II", len(spool), loop)))
+        delay = max(1, round(frame_ms * repeat))
+        f.write(png.chunk(b"fcTL", struct.pack(">IIIIIHHBB", seq, w, h, x, y, min(delay, 65535),
+                                               1000, 0, 0)))
+        seq += 1
+        data = png.image_data(array[y:y + h, x:x + w], level=APNG_LEVEL)
+        if index == 0:
+            f.write(png.chunk(b"IDAT", data))
+        else:
+            f.write(png.chunk(b"fdAT", struct.pack(">I", seq) + data))
             seq += 1
-            data = png.image_data(array[y:y + h, x:x + w], level=APNG_LEVEL)
-            if index == 0:
-                f.write(png.chunk(b"IDAT", data))
-            else:
-                f.write(png.chunk(b"fdAT", struct.pack(">I", seq) + data))
-                seq += 1
-            previous = array
-        f.write(png.chunk(b"IEND", b""))
-        return len(distinct)
-
-    return write_file(path, write)
+        previous = array
+    f.write(png.chunk(b"IEND", b""))
+    return len(spool)
 
 
 # -- GIF ---------------------------------------------------------------------------------
@@ -725,46 +815,47 @@ def write_gif(frames, path, fps=FPS, loop=0, palette=None, keep=()):
 
     Returns the number of frames written (identical consecutive frames are merged).
     """
-    distinct = _distinct(frames, _rgb)
-    if not distinct:
-        raise ValueError("no frames to write")
-    height, width, _ = distinct[0][0].shape
-    if width > 65535 or height > 65535:
-        raise ValueError("a GIF is at most 65535 pixels wide and high")
-    boxes, passing = _changes(distinct)
-    if palette is None:
-        palette = adaptive_palette(_sampled(distinct), keep=keep)
+    with Spool(frames, _rgb) as spool:
+        if not len(spool):
+            raise ValueError("no frames to write")
+        height, width, _ = spool.shape
+        if width > 65535 or height > 65535:
+            raise ValueError("a GIF is at most 65535 pixels wide and high")
+        if palette is None:
+            palette = adaptive_palette(spool.sampled(), keep=keep)
+        return write_file(path, lambda f: _write_gif(f, spool, fps, loop, palette))
+
+
+def _write_gif(f, spool, fps, loop, palette):
+    height, width, _ = spool.shape
+    boxes, passing = spool.boxes, spool.passing
     table = np.zeros((256, 3), np.uint8)
     table[:len(palette)] = palette
     centis = 100.0 / max(0.1, float(fps))
     nearest, coarse = Quantizer(palette), Quantizer(palette[:PASSING_COLOURS])
-
-    def write(f):
-        f.write(b"GIF89a")
-        f.write(struct.pack("<HHBBB", width, height, 0xF7, 0, 0))
-        f.write(table.tobytes())
-        f.write(b"\x21\xff\x0bNETSCAPE2.0\x03\x01" + struct.pack("<H", loop) + b"\x00")
-        previous = None
-        for k, (array, repeat) in enumerate(distinct):
-            # only the rectangle that changed is quantized again (the moving arrow); all of
-            # the frame after one drawn coarse
-            x, y, w, h = boxes[0] if k == 0 or passing[k - 1] else boxes[k] or (0, 0, 0, 0)
-            indices = np.empty((height, width), np.uint8) if previous is None else previous.copy()
-            indices[y:y + h, x:x + w] = (coarse if passing[k] else nearest)(array[y:y + h, x:x + w])
-            box = boxes[0] if previous is None else _changed_box(previous, indices)
-            if box is None:                  # differs only below the palette's resolution
-                box = (0, 0, 1, 1)
-            x, y, w, h = box
-            delay = min(65535, max(2, round(centis * repeat)))
-            f.write(b"\x21\xf9\x04" + struct.pack("<BHB", 0x04, delay, 0) + b"\x00")
-            f.write(b"\x2c" + struct.pack("<HHHHB", x, y, w, h, 0))
-            f.write(b"\x08")
-            f.write(_sub_blocks(lzw_encode(indices[y:y + h, x:x + w], 8)))
-            previous = indices
-        f.write(b"\x3b")
-        return len(distinct)
-
-    return write_file(path, write)
+    f.write(b"GIF89a")
+    f.write(struct.pack("<HHBBB", width, height, 0xF7, 0, 0))
+    f.write(table.tobytes())
+    f.write(b"\x21\xff\x0bNETSCAPE2.0\x03\x01" + struct.pack("<H", loop) + b"\x00")
+    previous = None
+    for k, (array, repeat) in enumerate(zip(spool.arrays(), spool.repeats)):
+        # only the rectangle that changed is quantized again (the moving arrow); all of
+        # the frame after one drawn coarse
+        x, y, w, h = boxes[0] if k == 0 or passing[k - 1] else boxes[k] or (0, 0, 0, 0)
+        indices = np.empty((height, width), np.uint8) if previous is None else previous.copy()
+        indices[y:y + h, x:x + w] = (coarse if passing[k] else nearest)(array[y:y + h, x:x + w])
+        box = boxes[0] if previous is None else _changed_box(previous, indices)
+        if box is None:                  # differs only below the palette's resolution
+            box = (0, 0, 1, 1)
+        x, y, w, h = box
+        delay = min(65535, max(2, round(centis * repeat)))
+        f.write(b"\x21\xf9\x04" + struct.pack("<BHB", 0x04, delay, 0) + b"\x00")
+        f.write(b"\x2c" + struct.pack("<HHHHB", x, y, w, h, 0))
+        f.write(b"\x08")
+        f.write(_sub_blocks(lzw_encode(indices[y:y + h, x:x + w], 8)))
+        previous = indices
+    f.write(b"\x3b")
+    return len(spool)
 
 
 def write_animation(frames, path, fps=FPS, theme=None):

@@ -10,7 +10,7 @@ from gradviz import story
 from gradviz.graph import Port, evaluate, load
 from gradviz.story import studies
 
-from sample_doc import HERE, Doc, dense, glorot
+from sample_doc import HERE, Doc, dense, glorot, lesson
 
 
 def _load(name):
@@ -57,7 +57,8 @@ def softmax_lessons():
         raises the right class's logit by η·(1 − p_0) and lowers each wrong one by η·p_k. The
         cards softmax(logits) and softmax(logits) − labels show p and p − labels beside the
         loss; step 3 of the story gets the same rows from the fused op's rule grad · (p −
-        labels). nets_4_softmax_then_log shows why the fused op exists.""")
+        labels). {lesson("nets_4_softmax_then_log", start=True)}, shows why the fused op
+        exists.""")
 
     name = "nets_4_softmax_then_log"
     d = Doc("softmax, then log: an underflow the fused cross-entropy avoids", "")
@@ -136,7 +137,7 @@ def cnn_lesson():
         Dense layer to 3 logits and softmax cross-entropy. The untrained network gives p =
         {_row(p, 3)} and loss = {float(ev.values[Port("loss")][0]):.4g}. Backward, layer by
         layer: the loss sends p − labels = {_row(p - CE_LABELS, 3)} to the logits
-        (nets_4_softmax_cross_entropy); the Dense layer sends (p − labels) @ kernelᵀ to its 36
+        ({lesson("nets_4_softmax_cross_entropy")}); the Dense layer sends (p − labels) @ kernelᵀ to its 36
         inputs and flatᵀ @ (p − labels) to its kernel; reshape puts the 36 numbers back as
         3x3x4. max_pool sends each one to the largest input of its 2x2 window: {chosen} of
         relu's {to_pool.size * 4} outputs receive a cotangent, the other
@@ -240,7 +241,8 @@ def layer_norm_lesson():
     bn = studies.batch_jacobian_study(_load("001_batchnorm_pitfall"))
     b, c = bn.location
     _lesson(d, name, ["layer2"], ["x"], f"""
-        001_batchnorm_pitfall with LayerNormalization where BatchNormalization was: the same x
+        This is {lesson("001_batchnorm_pitfall")}, with LayerNormalization where
+        BatchNormalization was: the same x
         (7 examples of 5 features), the same Dense layers, the same studies. LayerNorm
         normalises each example over its own 8 features: with z = layer1's output, ln[b] = γ ·
         ẑ[b] + β, ẑ[b] = (z[b] − mean(z[b])) / σ[b], σ[b] = √(var(z[b]) + ε), so output row b
@@ -251,7 +253,7 @@ def layer_norm_lesson():
         equals the per-example blocks J[b, :, b, :] (they differ by {ln.block_difference:.1g}).
         BatchNorm in training mode normalises each feature over the batch, mean and variance
         of all 7 examples, so every output row depends on every input row: in
-        001_batchnorm_pitfall the block d layer2[{b}] / d x[{c}] has norm {bn.largest:.3g},
+        {lesson("001_batchnorm_pitfall")}, the block d layer2[{b}] / d x[{c}] has norm {bn.largest:.3g},
         and batch_jacobian is off by {bn.block_difference:.3g}. Open the two lessons side by
         side: the same picture, one block-diagonal, one not.""", **kw)
 

@@ -14,7 +14,7 @@ from gradviz.graph.gradient_check import gradient_check  # noqa: E402
 from gradviz.graph.training import Trainer, make_optimizer  # noqa: E402
 
 import build_nets  # noqa: E402
-from sample_doc import F32, HERE, Doc, dense, glorot  # noqa: E402
+from sample_doc import F32, HERE, Doc, dense, glorot, lesson  # noqa: E402
 
 
 MAT = [[0.8363, 0.4719, 0.9783], [0.3379, 0.6548, 0.3835], [0.7846, 0.9173, 0.2393],
@@ -130,7 +130,7 @@ def seed_001():
         tape.reset() throws away everything recorded before it. A document has one tape, so
         the ops recorded before the reset (y_sq = y * y) are shown in a stop_recording region:
         for the gradient that is the same thing, y_sq reaches z as a constant. dz/dx = 4 and
-        dz/dy is None, as in the seed.""")
+        dz/dy is None, as with tape.reset().""")
     d.op("y_sq_before_reset", "multiply", "y", "y", label="y_sq (before reset)")
     d.op("x_sq", "multiply", "x", "x")
     d.op("z", "add", "x_sq", "y_sq_before_reset")
@@ -157,7 +157,7 @@ def seed_001():
     d.finish("001_clip_gradient", ["clip_gradients"], ["v"])
 
     d = Doc("Two tapes, each watching its own tensor", """
-        In the seed, tape0 watches x0 and tape1 watches x1, and each gives the gradient of
+        With two tapes, tape0 watches x0 and tape1 watches x1, and each gives the gradient of
         ys w.r.t. its own tensor: cos(0) = 1.0 and sigmoid'(0) = 0.25. Tapes are independent,
         so one tape watching both, with both as sources, gives the same two numbers; the
         document shows that single tape.""")
@@ -361,10 +361,10 @@ def training_lessons():
     d.finish(name, ["loss"], ["x", "y"], training=TRAINING_PRESETS[name])
 
     name = "train_3_newton"
-    d = Doc("Newton's step against gradient steps (seed 001's Hessian)", "(written below)")
+    d = Doc("Newton's step against gradient steps", "(written below)")
     source = os.path.join(HERE, "001_hessian_newton.json")
     d.doc = load(source)
-    d.doc.title = "Newton's step against gradient steps (seed 001's Hessian)"
+    d.doc.title = "Newton's step against gradient steps"
     d.finish(name, ["loss"], ["layer1:1"], studies=d.doc.studies)
     newton = _trained(name, "newton", 1, damping=0.001)
     sgd = _trained(name, "sgd", 1, learning_rate=0.1)
@@ -372,8 +372,8 @@ def training_lessons():
     many = _trained(name, "sgd", 2000, learning_rate=0.1)
     reach = next((k for k, loss in enumerate(many.losses) if loss <= target), None)
     d.doc.lesson = " ".join(f"""
-        Seed 001's Hessian example: the loss of two relu Dense layers as a function of the
-        first kernel (40 numbers). Its Newton update solves (H + 0.001·I)·u = g and takes
+        The loss of {lesson("001_hessian_newton")}: two relu Dense layers, as a function of
+        the first kernel (40 numbers). Its Newton update solves (H + 0.001·I)·u = g and takes
         w ← w − u: the gradient and the curvature together. One Newton step (Train dock,
         Newton, λ = 0.001) takes the loss from {newton.losses[0]:.4g} to {target:.3g}; one
         gradient step (SGD, η = 0.1) only to {sgd.losses[-1]:.4g}, and SGD needs
@@ -387,7 +387,7 @@ def training_lessons():
 
     name = "train_4_inverse"
     rng = np.random.default_rng(22)
-    d = Doc("Training the input: the inverse problem of seed 002", "(written below)")
+    d = Doc("Training the input: the inverse problem", "(written below)")
     d.var("input_x", [[0.0, 0.0, 0.0]], label="input x")
     d.doc.add(Node("net", LAYER, op="Dense", trainable=False,
                    attrs={"units": 2, "activation": "tanh", "use_bias": True},
@@ -401,7 +401,7 @@ def training_lessons():
     adam = _trained(name, "adam", 200, learning_rate=0.05)
     y = np.tanh(adam.document().nodes["input_x"].value @ d.doc.nodes["net"].weights["kernel"])
     d.doc.lesson = " ".join(f"""
-        Seed 002 asks how to make a system's output hit a target when the system is fixed.
+        How can a system's output be made to hit a target when the system is fixed?
         Here a Dense layer with tanh is the fixed network (its kernel and bias are frozen
         Variables, trainable=False) and the input x is the Variable to train: loss =
         Σ (net(x) − (0.5, −0.3))². The tape's gradient flows back through the network to x
@@ -499,15 +499,15 @@ def gradient_size_lessons():
         the sum), {_listed(n)}, and {n[-1]:.3g} at x. Each layer divides it by about
         {1 / _factor(n):.1f}: the first layers receive almost no gradient and barely learn.
         That is the vanishing gradient. View ▸ Studies ▸ Gradient norms (Ctrl+Alt+5) draws
-        these norms on a log scale: a falling line. nets_2_relu_chain is the same chain with
-        relu.
+        these norms on a log scale: a falling line. {lesson("nets_2_relu_chain", start=True)},
+        is the same chain with relu.
         """.split())
     d.finish(name, ["loss"], ["x"])
 
     name = "nets_2_relu_chain"
     d, n = _chain(name, "Gradients that keep their size: a deep chain of relu layers")
     d.doc.lesson = " ".join(f"""
-        The same six layers and the same random draws as nets_2_sigmoid_chain, with relu and
+        The same six layers and the same random draws as {lesson("nets_2_sigmoid_chain")}, with relu and
         He's standard deviation {CHAINS[name][1]:.3f} (the square root of 2 over 6 inputs).
         relu'(z) is 1 where the unit is on and 0 where it is off, and He's scale makes up for
         the half that are off, so the cotangent's norm at each layer's output keeps its size:
@@ -584,7 +584,7 @@ def gradient_check_lessons():
         agree with the backward pass in bold) and the relative error, and the error against h
         on log-log axes: a V whose left side falls with slope 2 and whose bottom, the best step,
         lies near that cube root.
-        nets_3_wrong_gradient shows a check that fails.
+        {lesson("nets_3_wrong_gradient", start=True)}, shows a check that fails.
         """.split())
     d.finish(name, ["loss"], ["w"], studies=CHECK_STUDY)
 
@@ -593,7 +593,7 @@ def gradient_check_lessons():
     check = gradient_check(d.doc)
     row = next(r for r in check.rows if r.h == 1e-4)
     d.doc.lesson = " ".join(f"""
-        The loss of nets_3_gradient_check with a hand-written rule between w·x and tanh: a
+        The loss of {lesson("nets_3_gradient_check")}, with a hand-written rule between w·x and tanh: a
         custom gradient that is the identity forward but multiplies the cotangent by 2 on its
         way back, the kind of slip a rule derived by hand makes. The backward pass now says
         d loss / d w[1] = {check.backward:.8f}. Central differences (h = {row.h:g}) only run the

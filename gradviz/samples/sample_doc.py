@@ -11,6 +11,7 @@ import numpy as np
 # The repository root (this file is gradviz/samples/sample_doc.py; samples/ links here).
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
 
+from gradviz.bundled import lesson_entries  # noqa: E402
 from gradviz.graph import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document,  # noqa: E402
                            Node, save)
 from gradviz.graph.fileformat import parse_port  # noqa: E402
@@ -63,6 +64,14 @@ class Doc:
         d.training = training or {}
         save(d, os.path.join(HERE, name + ".json"))
         return name
+
+
+def lesson(name, start=False):
+    """Another lesson as a student finds it in the Lessons menu, by its number and title:
+    'lesson 26, “Vanishing gradients: a deep chain of sigmoid layers”', never its file name;
+    'Lesson 26, …' to `start` a sentence."""
+    entry = next(e for e in lesson_entries(HERE) if e.path.stem == name)
+    return f"{'Lesson' if start else 'lesson'} {entry.number}, “{entry.title}”"
 
 
 def glorot(rng, n_in, n_out):

@@ -9,7 +9,7 @@ from ..engine.errors import counted
 from ..graph.catalog import port_name
 from ..graph.errors import ENGINE_ERRORS, DocumentError
 from ..graph.evaluate import higher_order
-from ..graph.gradient_check import gradient_check
+from ..graph.gradient_check import RELATIVE_ERROR, difference_text, gradient_check
 from ..graph.names import objective_term
 from ..graph.nan_origin import study_nan_warning
 from . import studies
@@ -168,9 +168,10 @@ def gradient_check_lines(doc):
     c = gradient_check(doc)
     lines = [f"Gradient check of ∂{c.loss_name} / ∂{c.entry_name} at {c.entry_name} = "
              f"{number(c.value)}, in {c.dtype}",
-             f"  backward pass: {c.backward:.10g}",
-             "  central differences (L(x + h) − L(x − h)) / 2h:",
-             f"    {'h':>8}  {'difference':>17}  {'|error|':>13}  {'relative':>13}"]
+             f"  backward pass: b = {c.backward:.10g}",
+             f"  central differences: c = {difference_text(c)}",
+             f"  relative error = {RELATIVE_ERROR} (0 where both are 0)",
+             f"    {'h':>8}  {'c':>17}  {'|c − b|':>13}  {'relative':>13}"]
     for r in c.rows:
         lines.append(f"    {h_text(r.h):>8}  {r.difference:>17.10f}  {alone(r.error):>13}  "
                      f"{alone(r.relative):>13}")
@@ -182,7 +183,7 @@ def chain_lines(story):
     if len(sizes) < 3:  # one op: there is no product of Jacobians to order
         return []
     c = studies.chain_cost(sizes)
-    return ["Forward vs reverse mode along one path, source to target (seed 000)",
+    return ["Forward vs reverse mode along one path, source to target",
             wrap("The gradient is a product of the ops' Jacobians. Forward mode multiplies "
                  "them from the source side, carrying a matrix with one column per source "
                  "element; reverse mode starts from the target's row and, with a scalar "

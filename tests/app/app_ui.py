@@ -164,3 +164,20 @@ def tick_labels(axis):
     finally:
         painter.end()
     return [] if specs is None else [(rect, text) for rect, _, text in specs[2]]
+
+
+def cut_columns(grid):
+    """The columns a table's viewport shows in part with some of their numbers' ink (their
+    numbers are right-aligned: a sliver of a column's blank left margin is no cut); a
+    number cut there reads as another."""
+    width, model = grid.viewport().width(), grid.model()
+    metrics = grid.fontMetrics()
+    cut = []
+    for c in range(grid.horizontalHeader().count()):
+        left = grid.columnViewportPosition(c)
+        right = left + grid.columnWidth(c)
+        texts = [str(model.data(model.index(r, c)) or "") for r in range(model.rowCount())]
+        ink = right - max(metrics.horizontalAdvance(t) for t in texts) - 3   # its widest number's left
+        if (left < 0 < right) or (ink < width < right):
+            cut.append((c, left, right, width))
+    return cut

@@ -281,8 +281,7 @@ def _softmax_checks(name):
                 (f"p − labels = {row(g)}", r(g, 4)),
                 ("it sums to 0", [0]), ("η·(1 − p_0)", [1, 0]),
                 ("step 3 of the story", [3 if story_of(doc).steps[2].kind == "contribution"
-                                         else None]),
-                ("nets_4_softmax_then_log", [4])]
+                                         else None])]
     tiny = np.finfo(np.float32).smallest_subnormal
     fused = float(ev.values[Port("fused_cross_entropy")][0])
     assert np.exp(-120.0) < float(tiny) / 2                  # rounds to 0 in float32
@@ -334,8 +333,7 @@ def _cnn_checks():
             (f"column, {row(b['w'][:, 1, 0, 2], 3)}", r(b["w"][:, 1, 0, 2], 3)),
             ("pooled outputs of filter 2", [2]),
             (f"cotangents ({row(b['pool'][:, 1, 2], 3)}", r(b["pool"][:, 1, 2], 3)),
-            ("makes filter 2", [2]), ("conv2d", [2]), ("puts the 36 numbers", [36]),
-            ("nets_4_softmax_cross_entropy", [4])]
+            ("makes filter 2", [2]), ("conv2d", [2]), ("puts the 36 numbers", [36])]
 
 
 def _attention_checks():
@@ -372,7 +370,7 @@ def _layer_norm_checks():
     ln = studies.batch_jacobian_study(load("nets_7_layernorm_independent"))
     bn = studies.batch_jacobian_study(load("001_batchnorm_pitfall"))
     b, c = bn.location
-    return [("001_batchnorm_pitfall", [1]), ("(7 examples of 5 features)", [7, 5]),
+    return [("(7 examples of 5 features)", [7, 5]),
             ("its own 8 features", [8]), ("layer1's output", [1]), ("11ᵀ/8", [11, 8]),
             ("ẑ[b]ẑ[b]ᵀ/8", [8]), ("is\n0".replace("\n", " "), [0]),
             ("(7, 6, 7, 5) Jacobian", ln.jacobian.shape),

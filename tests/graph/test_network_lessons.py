@@ -248,12 +248,10 @@ def _check_lesson(name):
                 (f"{cube64:.0e} in float64 but {cube32:.3f} in float32", [cube64, 64, cube32, 32]),
                 ("gradient checks run in float64", [64]),
                 ("Gradient check (Ctrl+Alt+6)", [6]),   # tests/app/studies: the menu's key
-                ("falls with slope 2", [round(np.log10(err[0.1] / err[0.01]) / np.log10(0.1 / 0.01))]),
-                ("nets_3_wrong_gradient", [3])]
+                ("falls with slope 2", [round(np.log10(err[0.1] / err[0.01]) / np.log10(0.1 / 0.01))])]
     fd = numpy_central(doc, 1, 1e-4)
     relative = float(f"{abs(g[1] - fd) / max(abs(g[1]), abs(fd)):.2g}")
-    return [("nets_3_gradient_check", [3]),
-            ("multiplies the cotangent by 2", [doc.nodes["hand_written_rule"].attrs["factor"]]),
+    return [("multiplies the cotangent by 2", [doc.nodes["hand_written_rule"].attrs["factor"]]),
             ("w[1]", None), (f"= {g[1]:.8f}", [round(g[1], 8)]), ("(h = 0.0001)", [1e-4]),
             (f"still say {fd:.8f}", [round(fd, 8)]), (f"is {relative:.2g}", [relative]),
             ("below 1e-6", [1e-6]), ("view (Ctrl+Alt+6)", [6]), ("Set the rule's factor to 1", [1])]
@@ -292,10 +290,9 @@ def lesson_checks(name):
                              [round(np.sqrt(2 / (2 * width)), 3)]),
                             ("sigmoid'(z), at most 0.25", [0.25]),
                             (f"divides it by about {1 / factor:.1f}", [round(1 / factor, 1)]),
-                            ("(Ctrl+Alt+5)", [5]), ("nets_2_relu_chain", [2])]
+                            ("(Ctrl+Alt+5)", [5])]
         if name == "nets_2_relu_chain":
-            return norms + [("nets_2_sigmoid_chain", [2]),
-                            ("deviation 0.577 (the square root of 2 over 6 inputs)",
+            return norms + [("deviation 0.577 (the square root of 2 over 6 inputs)",
                              [round(he, 3), 2, width]),
                             ("relu'(z) is 1 where the unit is on and 0 where it is off", [1, 0]),
                             (f"about {factor:.2f} times per layer", [round(factor, 2)]),

@@ -281,6 +281,36 @@ def _lesson_checks(name):
     raise AssertionError(f"no lesson checks for {name}")
 
 
+# Another lesson named as the Lessons menu shows it: 'lesson 26, “Vanishing gradients: …”'.
+REFERENCE = re.compile(r"[Ll]esson (\d+), “([^”]+)”")
+
+
+def test_a_lesson_names_other_lessons_by_number_and_title_never_by_file():
+    """A student finds lessons by their titles in the Lessons menu: the texts said
+    'nets_2_relu_chain is the same chain with relu', '001_batchnorm_pitfall with
+    LayerNormalization …' and 'seed 001's Hessian' (auditor, issue 20 §2). No title or lesson
+    names a sample file (with or without .json) or a seed's number; every 'lesson N, “T”' is
+    the lesson the menu numbers N, titled T."""
+    from gradviz.bundled import lesson_entries
+    entries = lesson_entries(SAMPLES)
+    assert len(entries) == len(SAMPLE_FILES)
+    stems = sorted((p.stem for p in SAMPLE_FILES), key=len, reverse=True)
+    named = 0
+    for entry in entries:
+        for field, text in (("title", entry.title), ("lesson", entry.lesson)):
+            assert ".json" not in text, (entry.path.stem, field)
+            assert not [s for s in stems if s in text], (entry.path.stem, field, text)
+            assert not re.search(r"\bseed \d{3}", text, re.I), (entry.path.stem, field, text)
+        for m in re.finditer(r"\b[Ll]essons? \d+", entry.lesson):
+            ref = REFERENCE.match(entry.lesson, m.start())
+            assert ref, (entry.path.stem, entry.lesson[m.start():m.start() + 80])
+            number, title = int(ref.group(1)), ref.group(2)
+            assert 1 <= number <= len(entries) and entries[number - 1].title == title, ref.group()
+            assert number != entry.number
+            named += 1
+    assert named >= 9        # the nine places that wrote a file name or a seed
+
+
 def story_of(doc):
     from gradviz import story
     return story.build(doc)
@@ -291,6 +321,8 @@ def test_every_number_in_the_lesson_is_what_the_document_computes(path):
     doc = load(path.stem)
     lesson = doc.lesson
     covered = np.zeros(len(lesson), bool)
+    for m in REFERENCE.finditer(lesson):   # another lesson's number: checked above
+        covered[m.start():m.end()] = True
     for snippet, values in _lesson_checks(path.stem):
         assert snippet in lesson, snippet
         for m in re.finditer(re.escape(snippet), lesson):

@@ -110,7 +110,7 @@ def lesson_checks(name):
         study, newton, losses = newton_and_sgd(doc)
         reach = len(losses) - 1
         assert abs(reach - 129) <= 1      # a crossing may move a step with the BLAS kernel
-        return [("Seed 001's", None), ("(40 numbers)", [study.x_new.size]),
+        return [("(40 numbers)", [study.x_new.size]),
                 ("(H + 0.001·I)", [study.epsilon]), ("λ = 0.001", [study.epsilon]),
                 ("from 0.1914 to 0.0238", [round(losses[0], 4), sig3(newton)]),
                 ("(SGD, η = 0.1) only to 0.1752", [0.1, round(losses[1], 4)]),
@@ -126,7 +126,7 @@ def lesson_checks(name):
         trainer.run(STEPS_INVERSE)
         y = np.tanh(trainer.values()[Port("input_x")].astype(np.float64) @ kernel + bias).ravel()
         assert trainer.losses[-1] < 1e-8
-        return [("Seed 002", None), ("(0.5, −0.3)", np.abs(target)),
+        return [("(0.5, −0.3)", np.abs(target)),
                 ("Adam (η = 0.05) from x = 0", [0.05, 0]),
                 ("from 0.34 to below 1e-8 in 200 steps", [round(loss0, 4), 1e-8, STEPS_INVERSE]),
                 ("then (0.5000, −0.3000)", np.abs(np.round(y, 4)))]

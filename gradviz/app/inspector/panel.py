@@ -7,7 +7,7 @@ alone a field the user is still typing in.
 
 The pages are in inspector_node and inspector_document, their fields in inspector_fields.
 """
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtWidgets import QFrame, QMessageBox, QScrollArea, QVBoxLayout, QWidget
 
 from .document_page import DocumentPage
@@ -102,4 +102,17 @@ class InspectorWidget(QWidget):
         page.show()  # now, not from the layout's queued show: focus may move into it at once
         page.refresh()
         self.scroll.verticalScrollBar().setValue(0)  # a new page starts at its title
+
+    def show_values(self):
+        """Scroll the node's page so its value (the tools row and the grid) is in view, as
+        little as that takes, its top first where the dock is lower than the value's box
+        (beside a study at 1280 x 800 the grid and 'Random…' lay below the fold)."""
+        editor = getattr(self.page, "value_editor", None)
+        if editor is None or not editor.isVisible():
+            return
+        box = editor.parentWidget()
+        top = box.mapTo(self.scroll.widget(), QPoint(0, 0)).y()
+        bar, shown = self.scroll.verticalScrollBar(), self.scroll.viewport().height()
+        if top + box.height() > bar.value() + shown:
+            bar.setValue(top if box.height() > shown else top + box.height() - shown)
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QComboBox, QDial
 
 from ...engine.errors import counted
 from ..theme import ERROR_STYLE, WARN_STYLE
+from ..whole_columns import whole_columns
 from .tensor_grid import TensorGrid, TensorModel
 from .tensor_text import (TensorTextError, as_grid, cast_to, cells_text, parse_number,
                           parse_tensor_text, random_values, shape_text, tensor_text)
@@ -190,14 +191,23 @@ class TensorEditor(QWidget):
         self.view.verticalHeader().setVisible(self._array.ndim == 2)
         self.view.horizontalHeader().setVisible(self._array.ndim >= 1)
         columns = self.view.horizontalHeader()
-        columns.setSectionResizeMode(QHeaderView.Stretch if cols <= 5 else QHeaderView.ResizeToContents)
+        columns.setSectionResizeMode(QHeaderView.Stretch if cols <= 5 else QHeaderView.Fixed)
         # never narrower than its widest number: a value is never cut ("-0.1321…")
         columns.setMinimumSectionSize(self.column_width())
+        self.fit_columns()
         header = columns.sizeHint().height() if self._array.ndim >= 1 else 0
         h = header + min(rows, VISIBLE_ROWS) * ROW_HEIGHT + 2 * self.view.frameWidth()
         if cols > 5 or cols * columns.minimumSectionSize() > self.view.viewport().width():
             h += self.view.horizontalScrollBar().sizeHint().height()
         self.view.setFixedHeight(h)
+
+    def fit_columns(self):
+        """More than five columns: each as wide as the widest number, and where they are wider
+        than the grid, whole columns only (whole_columns): at 1280 x 800 a 7 x 8 value showed
+        its column 5 in part, a number cut to another."""
+        cols = self.model.columnCount()
+        if cols > 5:
+            whole_columns(self.view, [self.column_width()] * cols)
 
     def column_width(self):
         """The width every column needs for the widest of the numbers it shows."""
@@ -257,6 +267,7 @@ class TensorEditor(QWidget):
             self._array = new
             self.model.set_cell(row, col, new)
             self.view.horizontalHeader().setMinimumSectionSize(self.column_width())
+            self.fit_columns()
             self._flag_nonfinite()
         self.valueEdited.emit(new.copy())
         return True

@@ -152,6 +152,10 @@ class TensorGrid(QTableView):
         self.setTabKeyNavigation(True)
         self._tab_start = None   # the column a run of Tab-typed cells started in
 
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self.editor.fit_columns()      # whole columns at its new width
+
     def block(self):
         """(row0, col0, row1, col1), end exclusive: the selected cells, else the current one."""
         cells = [(i.row(), i.column()) for i in self.selectedIndexes()]

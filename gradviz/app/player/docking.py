@@ -131,7 +131,7 @@ def _apart(a, b):
 
 
 def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, grid=0, free=False,
-           extent=(), near_own=False):
+           extent=(), near_own=False, near_px=None):
     """(zoom, scale, spot, centre) of the first configuration in `configs` ([(zoom, scale)],
     best first) where the card (`size` at scale 1) docks in a view of `port` pixels beside
     the cards `shown` ([(card, name strip)], the step's own first) by `rules`; over their
@@ -143,7 +143,9 @@ def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, 
     that the view holds too (the step's arrows), which the card may lie over. near_own: of
     the spots that hide as little, the nearest the own card (beside it if it can be), not
     the nearest the middle of them all (the whole graph fitted: the seed's card docked at
-    the graph's top, its leader across the graph to the target at the bottom)."""
+    the graph's top, its leader across the graph to the target at the bottom). near_px: only
+    the spots at most this many pixels (on screen, at the configuration's zoom) from the own
+    card count."""
     nodes = union([card for card, _ in shown] + list(extent))
     own = shown[0][0]
     cards = [card for card, _ in shown + avoid + others] if free else ()
@@ -158,6 +160,8 @@ def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, 
         mid = ((nodes[0] + nodes[2]) / 2, (nodes[1] + nodes[3]) / 2)
         for spot, centre, beside in _spots(nodes, own, w, h, seen_w, seen_h, snap, gap,
                                            natural if scale == 1.0 else None, grid, cards, near_own):
+            if near_px is not None and _apart(spot, own) * zoom > near_px:
+                continue
             cost = _cost(spot, shown, avoid, others, rules)
             if cost is None:
                 continue

@@ -21,6 +21,7 @@ from . import docking, step_view
 
 ZOOMS = (1.0, 0.9, 0.81, 0.73)   # of the fit's zoom: a little smaller gives the card a clear spot
 MIN_ZOOM = 0.1                   # the canvas's least zoom (navigation.MIN_SCALE)
+NEXT_TO_PX = 40.0                # on screen: a card this near its own card is next to it
 
 
 def _cards(view, renderer, nid, zoom):
@@ -81,10 +82,14 @@ def dock_after_fit(view, renderer, step):
     port = view.viewport().rect()
     room = (max(1.0, port.width() - 2 * step_view.DOCK_MARGIN), max(1.0, port.height() - 2 * step_view.DOCK_MARGIN))
     configs = [(zoom, max(1.0, readable / zoom)) for zoom in zooms]
+    # Next to its card at the fit's zoom or a little smaller (drawn in full if the fit was),
+    # else anywhere clear at the largest zoom, else over the fewest cards' bodies.
+    near = [(zoom, scale) for zoom, scale in configs if zoom >= readable or fit < readable]
+    clear, over = docking.Rules(clear=True, names_free=True), docking.Rules(clear=False, names_free=True)
     found = None
-    for rules in (docking.Rules(clear=True, names_free=True), docking.Rules(clear=False, names_free=True)):
-        found = docking.search(cards, [], [], size, configs, room, rules, CARD_GAP, step_view._box(formula),
-                               free=True, near_own=True)
+    for rules, tried, near_px in ((clear, near, NEXT_TO_PX), (clear, configs, None), (over, configs, None)):
+        found = docking.search(cards, [], [], size, tried, room, rules, CARD_GAP, step_view._box(formula),
+                               free=True, near_own=True, near_px=near_px)
         if found is not None:
             break
     if found is not None:

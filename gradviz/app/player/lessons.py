@@ -7,51 +7,117 @@ step 0, so the player (or the presentation band) shows the first caption at once
 Steps submenu lists every step of the story on screen; its status tip and tooltip are
 the step's caption, and choosing one shows that step.
 """
-import json
 import re
-from dataclasses import dataclass
-from pathlib import Path
+import textwrap
 
-from ... import bundled
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect
+from PySide6.QtWidgets import QApplication, QMenu, QToolTip
+
+from ...bundled import Lesson, lesson_entries  # noqa: F401  (the course, named here for the menu's users)
 from ..literal import mnemonic_free
 
-SAMPLES_DIR = bundled.samples_dir()
-_ROW = re.compile(r"^\|\s*`([^`]+\.json)`\s*\|")
-
-
-@dataclass(frozen=True)
-class Lesson:
-    number: int
-    title: str
-    path: Path
-    lesson: str           # the document's lesson paragraph
-
-
-def lesson_entries(directory=SAMPLES_DIR):
-    """[Lesson] in the order of the README's table; samples it does not list come last."""
-    directory = Path(directory)
-    order = []
-    readme = directory / "README.md"
-    if readme.exists():
-        for line in readme.read_text(encoding="utf-8").splitlines():
-            m = _ROW.match(line.strip())
-            if m and (directory / m.group(1)).exists() and m.group(1) not in order:
-                order.append(m.group(1))
-    order += sorted(p.name for p in directory.glob("*.json") if p.name not in order)
-    out = []
-    for name in order:
-        path = directory / name
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        out.append(Lesson(len(out) + 1, data.get("title") or path.stem, path, data.get("lesson") or ""))
-    return out
+TIP_WIDTH = 56          # characters a line of a lesson's tip holds
+TIP_LINES = 2
+CAPTION_WIDTH = 72      # characters a line of a step's caption holds in the Steps menu's tip
+# A sentence ends at '.', '?' or '!' and a space, not inside an abbreviation ('w.r.t. its').
+_SENTENCE_END = re.compile(r"(?<=[.?!])(?<!\.\w\.)\s+")
+_REFERENCE_TITLE = re.compile(r"(\b[Ll]esson \d+), “[^”]+”")    # 'lesson 26, “Vanishing …”'
 
 
 def _summary(text, limit=160):
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _outside_brackets(text):
+    """The indices of `text`'s spaces that lie outside (), [], {} and “”, with the character
+    before each: where a cut leaves no bracket or quote open."""
+    depth, out = 0, []
+    for i, ch in enumerate(text):
+        if ch in "([{“":
+            depth += 1
+        elif ch in ")]}”":
+            depth = max(depth - 1, 0)
+        elif ch == " " and depth == 0:
+            out.append((i, text[i - 1]))
+    return out
+
+
+def lesson_tip(lesson):
+    """What the lesson teaches, from its own text, in at most two short lines: its first
+    sentence, or its start up to the last clause (else word) that fits, outside brackets and
+    quotes, with '…' where it goes on; another lesson by its number alone (the menu beside
+    shows its title). The tip never names the lesson's file."""
+    text = _REFERENCE_TITLE.sub(r"\1", " ".join(lesson.lesson.split()))
+    first = _SENTENCE_END.split(text, 1)[0] if text else lesson.title
+
+    def fits(t):
+        return len(textwrap.wrap(t, TIP_WIDTH)) <= TIP_LINES
+    if not fits(first):
+        spaces = _outside_brackets(first)
+        clauses = [i - 1 for i, before in spaces if before in ",:;"]
+        words = [i for i, _ in spaces] or [i for i, ch in enumerate(first) if ch == " "]
+        for cuts in (clauses, words):
+            short = [first[:i] + " …" for i in reversed(cuts) if fits(first[:i] + " …")]
+            if short and (cuts is words or len(short[0]) > TIP_WIDTH * TIP_LINES * 2 // 3):
+                first = short[0]
+                break
+    return "\n".join(textwrap.wrap(first, TIP_WIDTH))
+
+
+def _plain(text):
+    """A menu entry's text as Qt makes its tooltip when none is set: no mnemonic, no '…'."""
+    return re.sub(r"&(.)", r"\1", text.replace("...", "").replace("…", "")).strip()
+
+
+class BesideTips(QObject):
+    """Shows a menu entry's tooltip beside the menu, level with the entry, where it covers
+    none of the menu's entries (Qt puts it under the cursor, over the entries below)."""
+
+    def eventFilter(self, menu, event):
+        if event.type() != QEvent.Type.ToolTip:
+            return False
+        action = menu.actionAt(event.pos())
+        tip = "" if action is None else action.toolTip()
+        if not tip or tip == _plain(action.text()):     # no tip of its own: Qt shows none
+            return False
+        rect = menu.actionGeometry(action)
+        QToolTip.showText(menu.mapToGlobal(rect.topRight()), tip, menu, rect)
+        label = next((w for w in QApplication.topLevelWidgets()
+                      if w.metaObject().className() == "QTipLabel" and w.isVisible()), None)
+        if label is not None:
+            others = [w.geometry() for w in QApplication.topLevelWidgets()
+                      if isinstance(w, QMenu) and w.isVisible() and w is not menu]
+            label.move(beside(menu.geometry(), menu.mapToGlobal(rect.topLeft()).y(),
+                              label.frameGeometry().size(), menu.screen().availableGeometry(), others))
+        return True
+
+
+def beside(menu, top, size, screen, others=()):
+    """Where a tip of `size` goes beside the `menu` (a global rectangle), its top at `top`:
+    right of the menu, else left of it, else (a screen too narrow) under the menu, or over
+    it; below any of the `others` (the menus it opened from) it would cover; on the `screen`."""
+    if menu.right() + 2 + size.width() <= screen.right():
+        x = menu.right() + 2
+    elif menu.left() - size.width() - 2 >= screen.left():
+        x = menu.left() - size.width() - 2
+    else:
+        x = max(screen.left(), min(menu.left(), screen.right() - size.width()))
+        under = menu.bottom() + 2
+        top = under if under + size.height() <= screen.bottom() else menu.top() - size.height() - 2
+    y = top
+    for other in sorted(others, key=lambda r: r.top()):
+        if QRect(QPoint(x, y), size).intersects(other):
+            y = other.bottom() + 2
+    y = max(screen.top(), min(y, screen.bottom() - size.height()))
+    return QPoint(x, y)
+
+
+def show_tips_beside(menu):
+    """`menu` shows its entries' tooltips beside it (BesideTips)."""
+    menu.setToolTipsVisible(True)
+    menu.beside_tips = BesideTips(menu)
+    menu.installEventFilter(menu.beside_tips)
 
 
 def open_lesson(window, lesson, ask=True):
@@ -68,7 +134,6 @@ def open_lesson(window, lesson, ask=True):
     elif getattr(window, "lesson_dock", None) is not None:
         window.lesson_dock.show()
         window.lesson_dock.raise_()   # the lesson's text, in front of the palette
-    window.show_message(f"Lesson {lesson.number}: {lesson.title}")
     return True
 
 
@@ -86,7 +151,7 @@ def fill_steps_menu(window, menu):
         action.setCheckable(True)
         action.setChecked(step.index == player.index)
         action.setStatusTip(_summary(step.caption, 300))
-        action.setToolTip(step.caption)
+        action.setToolTip("\n".join(textwrap.wrap(step.caption, CAPTION_WIDTH)))
         action.triggered.connect(lambda *_, i=step.index: player.set_index(i))
         actions.append(action)
     return actions
@@ -113,12 +178,12 @@ def build_lessons_menu(window, menu):
         part = [e for e in entries if holds(e.path.name)]
         if part:
             sub = menu.addMenu(f"{title}  ({part[0].number}–{part[-1].number})")
-            sub.setToolTipsVisible(True)
+            show_tips_beside(sub)
             actions += [_lesson_action(window, sub, lesson) for lesson in part]
     menu.lesson_actions = actions
     menu.addSeparator()
     steps = menu.addMenu("S&teps of This Document")
-    steps.setToolTipsVisible(True)
+    show_tips_beside(steps)     # a step's caption beside the menu, over no other step
     steps.aboutToShow.connect(lambda: fill_steps_menu(window, steps))
     menu.steps_menu = steps
     return actions
@@ -129,8 +194,9 @@ def _lesson_action(window, menu, lesson):
     title = mnemonic_free(lesson.title)
     action = menu.addAction(f"&{lesson.number}  {title}" if lesson.number < 10
                             else f"{lesson.number}  {title}")
-    action.setStatusTip(_summary(lesson.lesson) or lesson.path.name)
-    action.setToolTip(f"{lesson.path.name}: {_summary(lesson.lesson, 300)}")
+    tip = lesson_tip(lesson)
+    action.setStatusTip(" ".join(tip.split()))
+    action.setToolTip(tip)
     action.setData(str(lesson.path))
     action.triggered.connect(lambda *_, entry=lesson: open_lesson(window, entry))
     return action

@@ -15,16 +15,18 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, QLabel, QScrollArea,
                                QSizePolicy, QToolBar, QVBoxLayout, QWidget)
 
+from ...render import legible
 from .timeline import set_caption
 
 THEME = "contrast"
-MAX_ZOOM = 3.0
 TITLE_PT, CAPTION_PT, HINT_PT = 30, 21, 12     # on a screen 900 pixels tall, larger above
 BASE_HEIGHT = 900
 CAPTION_FIT = (1.0, 0.9, 0.8, 0.7)   # a long caption's type, tried in turn before it scrolls
 BAND_SHARE = 0.45          # of the screen's height, at most, for a step's caption
 LESSON_BAND_SHARE = 0.6    # before step 1: the lesson's paragraph above an overview of the graph
 READABLE_SHARE = 1 / 60      # the cards' smallest numbers: this share of the screen's height
+LARGEST_SHARE = 1 / 24       # ... and at most this share, as a slide's body text is
+FILL = 0.65                  # of the view's width or height, a step's cards span (step_view._close_up)
 MIN_READABLE_PX = 14.0
 
 NEXT_KEYS = {Qt.Key.Key_Space, Qt.Key.Key_Right, Qt.Key.Key_PageDown, Qt.Key.Key_Down,
@@ -241,7 +243,7 @@ class PresentationMode(QObject):
         self.player.stepChanged.connect(self._step_changed)
         w.controller.evaluated.connect(self._evaluated)
         self._saved["framing"] = self.player.framing
-        self.player.framing = dict(readable_px=self.readable_px(), max_zoom=MAX_ZOOM)
+        self.player.framing = dict(readable_px=self.readable_px(), max_zoom=self.max_zoom(), fill=FILL)
         self._saved["readable_px"] = canvas.readable_px
         canvas.set_readable_px(self.readable_px())   # a compact card reads from the back row too
         action = getattr(w, "actions_by_name", {}).get("present")
@@ -359,6 +361,14 @@ class PresentationMode(QObject):
         """How tall the cards' smallest numbers must be for the back row, in pixels."""
         return max(MIN_READABLE_PX, self.screen_height() * READABLE_SHARE)
 
+    def max_zoom(self):
+        """The largest zoom a step (or the lesson's picture) is shown at: the cards' numbers
+        LARGEST_SHARE of the screen's height, as tall as a slide's body text (24 pt on a
+        7.5 in slide is 1/22.5 of it), 45 px on a 1080-pixel screen (zoom 3.97 at 96 dpi),
+        their names 59 px. A fixed 3.0 drew them 34 px, the size of the caption's text,
+        and a graph of two cards used half of a 1920 x 1080 screen."""
+        return legible.readable_zoom(self.window.canvas.logicalDpiY(), self.screen_height() * LARGEST_SHARE)
+
     def picture_rect(self):
         """The scene rectangle of the graph (before the first step: the lesson's picture)."""
         r = self.window.canvas.renderer
@@ -383,7 +393,7 @@ class PresentationMode(QObject):
             return
         canvas.resetTransform()
         view = canvas.viewport().rect()
-        zoom = min(view.width() / rect.width(), view.height() / rect.height(), MAX_ZOOM)
+        zoom = min(view.width() / rect.width(), view.height() / rect.height(), self.max_zoom())
         canvas.scale(zoom, zoom)
         canvas.centerOn(rect.center())
 

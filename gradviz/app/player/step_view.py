@@ -8,7 +8,9 @@ window's `READABLE_PX`, for the back row).
 The view shows the whole graph with the step's formula card when that fits at that zoom,
 the card docked right, left or below the graph where that shows the step larger than the
 card's own place beside its node (`_beside_graph`), and as large as `max_zoom` allows.
-Else it shows the step's cards (all of them, else its own) with the whole formula card,
+In presentation mode (`fill`), a graph that shown so covers little of the view (a chain as
+wide as the screen and one card tall) is shown closer, the step's items spanning `fill` of
+the view (`_close_up`). Else it shows the step's cards (all of them, else its own) with the whole formula card,
 docked where it hides none of their names (`_docked`), and every other card too where
 the view holds them all with the card docked there: a step too large for the back row's
 zoom is shown whole a little smaller, and its formula card may be drawn smaller than its
@@ -26,7 +28,7 @@ from PySide6.QtGui import QTransform
 
 from ...render import legible
 from ...render import painter as render_painter
-from ...render.cards import BADGE_H, HEADER_H, LINE_H
+from ...render.cards import BADGE_H, HEADER_H, LINE_H, PORT_R
 from ...render.legible import READABLE_PX
 from ...render.formula import CARD_GAP
 from ...render.involved import involved_nodes
@@ -38,6 +40,7 @@ LANDING_W = 140.0       # how much of the card where the cotangent lands is wort
 LABEL_MARGIN = 2.0      # screen pixels between the view's edge and an arrow's label
 ARROW_PAD = 8.0         # scene units kept in view around a step's arrows (their heads)
 CUT = 2.0               # scene units a card may pass the view's edge by without being cut
+SCROLL_SLACK = 1.5      # pixels kept between the view's edge and a card panned out of it
 
 
 def text_px(view, zoom=None):
@@ -101,9 +104,10 @@ def arrow_rects(renderer, step):
             for e in renderer._step_edges(step)]
 
 
-def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM):
+def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM, fill=None):
     """(zoom, scene centre, docked formula rect or None) that frames `step` in `view`'s
-    viewport; None without a graph."""
+    viewport; None without a graph. fill (presentation mode): a graph that, shown whole,
+    leaves most of the view empty is shown closer (`_close_up`)."""
     renderer.dock_formula(step, None)
     rects = step_rects(renderer, step)
     if rects is None:
@@ -114,6 +118,9 @@ def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM)
     lowest = readable_zoom(view, readable_px)
     fit, framed, docked = _beside_graph(renderer, step, whole, width, height, max(max_zoom, lowest))
     if fit >= lowest:
+        close = None if fill is None else _close_up(view, renderer, step, rects, framed, fit, max_zoom, fill)
+        if close is not None:
+            return close
         if docked is not None:
             renderer.dock_formula(step, docked)
         return fit, framed.center(), docked
@@ -126,12 +133,40 @@ def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM)
                 return docked[0], picture.center(), docked[2]   # the whole graph with it
                 # (lesson 15's step 3 docked its card above y and showed neither x nor delta)
             return docked
+    close = None if fill is None else _close_up(view, renderer, step, rects, whole, lowest, max_zoom, fill)
+    if close is not None:
+        return close
     return lowest, QPointF(
         _centre([(r.left(), r.right()) for r in rects], width / lowest, port.width() / lowest),
         _centre([(r.top(), r.bottom()) for r in rects], height / lowest, port.height() / lowest)), None
 
 
 SIDE_GAIN = 1.05        # how much larger a step must show for its formula card to dock off its node
+CLOSE_AREA = 0.6        # a graph shown whole over less of the view's area than this ...
+CLOSE_GAIN = 1.1        # ... is shown closer where its step's cards show this much larger
+
+
+def _close_up(view, renderer, step, rects, framed, zoom, cap, fill):
+    """(zoom, centre, None) for a step whose graph (`framed`, shown at `zoom`) covers less
+    than CLOSE_AREA of the view (a chain as wide as the screen and one card tall, lesson 13
+    in presentation: 40-47 % at 1920 x 1080): the zoom at which the step's items (its
+    cards, arrows and formula card) span `fill` of the view's width or height, up to `cap`;
+    the view covers the rest of `rects` as far as it can (and the frame's pan cuts no other
+    card where it can help it). None where that is not CLOSE_GAIN larger."""
+    port = view.viewport().rect()
+    width, height = max(1.0, port.width() - 2 * MARGIN), max(1.0, port.height() - 2 * MARGIN)
+    shown = min(framed.width() * zoom, port.width()) * min(framed.height() * zoom, port.height())
+    if shown >= CLOSE_AREA * port.width() * port.height():
+        return None
+    items = QRectF()
+    for rect in step_items(renderer, step):
+        items = items.united(rect)
+    close = min(cap, fill * fit_zoom(items, port.width(), port.height()))
+    if close < zoom * CLOSE_GAIN:
+        return None
+    return close, QPointF(
+        _centre([(r.left(), r.right()) for r in rects], width / close, port.width() / close),
+        _centre([(r.top(), r.bottom()) for r in rects], height / close, port.height() / close)), None
 
 
 def _beside_graph(renderer, step, whole, width, height, cap):
@@ -189,6 +224,18 @@ def fit_zoom(rect, width, height):
 def involved_cards(renderer, step):
     """The cards a step is about: its node's and those at the other end of its edges."""
     return [_card(renderer, nid) for nid in involved_nodes(renderer, step)]
+
+
+def step_items(renderer, step):
+    """What a step is about, as scene rects: its cards (`involved_cards`), its arrows, its
+    formula card, and the seed's arrow with its word."""
+    items = involved_cards(renderer, step) + arrow_rects(renderer, step)
+    formula = render_painter.formula_rect(renderer, step)
+    if formula is not None:
+        items.append(formula)
+    if getattr(step, "kind", "") == "seed":
+        items.append(renderer.moving_rect(step))
+    return items
 
 
 def senders(renderer, step):
@@ -341,11 +388,11 @@ def _centre(spans, seen, full=None):
     return min(max(wish, lo), hi)
 
 
-def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM):
+def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM, fill=None):
     """Zoom and scroll `view` to frame `step`; returns (zoom, scene centre), or None
     (nothing done)."""
     view.label_bounds = None            # the labels as they would lie anywhere, while weighed
-    framed = step_frame(view, renderer, step, readable_px, max_zoom)
+    framed = step_frame(view, renderer, step, readable_px, max_zoom, fill)
     if framed is None:
         return None
     zoom, centre, _ = framed
@@ -408,15 +455,21 @@ def settle(view, renderer, step, zoom, centre):
     cards = [whole_card(renderer, n) for n in renderer.doc.nodes if n not in nodes]
 
     def cut(sx, sy):
-        return len(cut_cards(seen.translated(sx, sy), cards))
+        """How many cards the view cuts, then how many it cuts by a pixel or more (a port's
+        circle cut by CUT, a sliver of it in view, looks cut: lesson 33's relu at 1280 x 800)."""
+        view = seen.translated(sx, sy)
+        return len(cut_cards(view, cards)), len(cut_cards(view, cards, by=1.0 / zoom))
 
     choices = []
-    for i, axis in enumerate(axes):
+    # Out of view across, a pixel more (the view scrolls by whole pixels): a view panned to
+    # leave xx out ended at its edge and showed its border and half its output port (lesson
+    # 13 in presentation).
+    for i, (axis, out) in enumerate(zip(axes, (SCROLL_SLACK / zoom, 0.0))):
         options = {shift[i]}
         a, b = axis(seen)
         for card in cards:
             start, end = axis(card)
-            options |= {start - a, end - b, end - a, start - b}   # whole in view, or out of it
+            options |= {start - a, end - b, end - a + out, start - b - out}   # whole in view, or out of it
         choices.append(sorted(o for o in options if bounds[i][0] <= o <= bounds[i][1]) or [shift[i]])
     best = min(((sx, sy) for sx in choices[0] for sy in choices[1]),
                key=lambda s: (cut(*s), abs(s[0] - shift[0]) + abs(s[1] - shift[1])))
@@ -426,11 +479,16 @@ def settle(view, renderer, step, zoom, centre):
 
 
 def whole_card(renderer, nid):
-    """A card as a view shows it whole: with its port names, and its badge if it has one
-    (the footprint's badge line counted once: counted twice, lesson 3's a seemed cut at the
-    top of the whole graph framed at 1920 x 1080, and its step 2 was panned to show c alone
-    at the left of an empty screen, a and b cut by its left edge)."""
-    rect = renderer.rect(nid).adjusted(0, -BADGE_H - 4 if renderer._has_badge(nid) else 0, 0, 0)
+    """A card as a view shows it whole: with its ports' circles (PORT_R out of its sides:
+    without them the tiny CNN's loss card was 'whole' at the right edge of its last step in
+    presentation at 1920 x 1080, its output port cut in half), its port names, and its badge
+    if it has one (the footprint's badge line counted once: counted twice, lesson 3's a
+    seemed cut at the top of the whole graph framed at 1920 x 1080, and its step 2 was
+    panned to show c alone at the left of an empty screen, a and b cut by its left edge)."""
+    card = renderer.cards[nid]
+    rect = renderer.rect(nid).adjusted(-PORT_R if card.n_inputs else 0,
+                                       -BADGE_H - 4 if renderer._has_badge(nid) else 0,
+                                       PORT_R if card.n_outputs else 0, 0)
     for label, _, _ in renderer.port_labels(nid):
         rect = rect.united(label)
     return rect

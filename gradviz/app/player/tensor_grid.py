@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QSizePolicy, QTab
 from ...render import preview, tiles
 from ...story.formatting import number
 from ...story.numbers import written
+from ..whole_columns import whole_columns
 
 MAX_CELLS = 4000                     # entries a grid shows (it scrolls)
 WRAP_MIN, WRAP_MAX = 4, 10           # a long vector wraps into rows this wide
@@ -135,8 +136,20 @@ class TensorGrid(QTableWidget):
             item.setText(fmt(v))   # one format for the whole table: 0.000 beside 3.000
             item.setToolTip(f"{self.title}[{self._index_text(k)}] = {number(flat[k], 8)}")
         self.resizeColumnsToContents()
+        self._natural = [self.columnWidth(c) for c in range(cols)]
         self.resizeRowsToContents()
         self._fit_height()
+        self._fit_columns()
+
+    _natural = ()       # each column's width for its numbers
+
+    def _fit_columns(self):
+        """Columns as wide as their numbers where they fit the viewport; else whole columns
+        only, scrolled a column at a time (whole_columns): at 1280 x 800 the dock showed a
+        7 x 8 grid's column 5 cut after '0.36', a number that read as another."""
+        if len(self._natural) != self.columnCount() or not self._natural:
+            return
+        whole_columns(self, self._natural)
 
     def _fit_height(self):
         """Tall enough for up to 8 rows and, when the columns are wider than the dock, the
@@ -155,6 +168,7 @@ class TensorGrid(QTableWidget):
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
+        self._fit_columns()
         self._fit_height()
 
     def _index_text(self, flat):

@@ -60,9 +60,11 @@ class BatchJacobianView(StudyView):
         self.caption = QLabel()
         self.caption.setTextFormat(Qt.TextFormat.RichText)   # the names are escaped
         self.caption.setWordWrap(True)
+        # each patch a (batch, batch) square, as the caption says; the colour bar is named
+        # by the study shown
         self.heatmap = Heatmap("target element i, then example b",
                                "source element j, then example c",
-                               colorbar_label="")   # named by the study shown
+                               colorbar_label="", square_cells=True)
         self.norms = Heatmap(("example b", "b"), ("source example c", "example c", "c"),
                              colorbar_label="‖ block ‖", lines=False)  # the diagonal is the point
         self._marker = QGraphicsRectItem()
@@ -143,9 +145,10 @@ class BatchJacobianView(StudyView):
         self.heatmap.set_matrix(image, gaps=np.isnan(_patches(np.zeros_like(blocks))))
         self.heatmap.describe = lambda row, col: _patch_text(blocks, row, col, self._names)
         self.heatmap.set_labels((f"{short(t_name)} element i", f"{short(t_name, 8)} element i",
-                                 "element i"),
+                                 "element i", "i"),
                                 (f"{s_name} element j (each band: {'the ' if b > 1 else ''}"
-                                 f"{counted(b, 'example')})", f"{short(s_name)} element j"))
+                                 f"{counted(b, 'example')})", f"{short(s_name)} element j",
+                                 "element j", "j"))
         _band_ticks(self.heatmap, T, S, b)
         norms = np.linalg.norm(blocks, axis=(1, 3))
         self.norms.set_matrix(norms, (b,), (b,), (f"{t_name}", f"{s_name}"), nonnegative=True)

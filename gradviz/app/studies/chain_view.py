@@ -121,10 +121,10 @@ class ChainCostView(StudyView):
             f"from the input side and carries a matrix with {counted(sizes[0], 'column')} through every "
             "product. Reverse mode starts from the target's side and carries "
             + ("a single row, because the loss is a scalar: every product is vector × matrix. "
-               "That is why backpropagation wants a scalar loss (seed 000)."
+               "That is why backpropagation wants a scalar loss."
                if scalar else
                f"{sizes[-1]} rows, because the target is not a scalar; tape.gradient avoids "
-               "this by seeding ones, i.e. differentiating the sum of the target (seed 000).")
+               "this by seeding ones, i.e. differentiating the sum of the target.")
             + " (Forward starts from J1 itself and reverse from the target's rows of the last "
               "Jacobian, so those two cost nothing.)")
 

@@ -13,7 +13,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QComboBox, QLabel
 
-from ...graph.gradient_check import gradient_check, largest_entry
+from ...graph.gradient_check import (RELATIVE_ERROR, difference_text, gradient_check,
+                                     largest_entry, loss_symbol)
 from ...story.numbers import (alone, exponent, factor_text, h_text, line_format, number_format,
                               power_text)
 from ._base import PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports
@@ -28,6 +29,7 @@ SLOPE = DIVERGING[1]          # the h² guide, in blue
 GUIDE_LABEL = "∝ h² (truncation alone)"
 GUIDE_SLOPE = 2.0             # its slope on log-log axes: the error falls 100 times per 10 times smaller h
 EXACT_LABEL = "0 (exact)"     # beside a step whose error is 0, drawn on the plot's floor
+EXACT_GAP = 6                 # px between two of those labels
 ENTRY_LIMIT = 200             # entries a chooser offers (the first ones of a large source)
 
 
@@ -63,9 +65,10 @@ class GradientCheckView(StudyView):
             self.plot.addItem(item)
         # Above the plot, never over its points (inside, it covered them in a narrow column).
         self.legend = legend = legend_row(self.plot)
-        legend.addItem(self.line, "central difference's error")
+        legend.addItem(self.line, "relative error of c")
         legend.addItem(self.guide, GUIDE_LABEL)
         self.plot.installEventFilter(self)      # its columns follow the plot's width
+        self.plot.getViewBox().sigResized.connect(self._label_exact)   # the runs its width joins
         self.table = QLabel()
         self.table.setTextFormat(Qt.TextFormat.RichText)
         self.table.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -154,7 +157,7 @@ class GradientCheckView(StudyView):
         floor = self._set_ranges(logs_h, logs_e, exact)
         if guide:
             self._draw_guide(rows[0])
-        self._show_exact(exact, floor)
+        self._show_exact(exact, floor, exact_runs(check.rows))
         best = check.best if check.passed else None   # a failing check has no best step
         if best is not None and (best.relative > 0 or best in exact):
             self.best.setData([np.log10(best.h)], [np.log10(best.relative) if best.relative else floor])
@@ -194,18 +197,31 @@ class GradientCheckView(StudyView):
         else:
             self.guide.setData([], [])
 
-    def _show_exact(self, exact, floor):
-        """Each step of error 0 as a triangle on the plot's floor, with "0 (exact)" above."""
+    def _show_exact(self, exact, floor, runs=()):
+        """Each step of error 0 as a triangle on the plot's floor, with "0 (exact)" above each
+        run of neighbouring such steps (`runs`, their log10 h)."""
+        self._exact_at = (list(runs), floor)
+        self.exact.setData([math.log10(r.h) for r in exact], [floor] * len(exact))
+        self._label_exact()
+
+    def _label_exact(self):
+        """The words "0 (exact)" over the triangles: one label over each run of neighbouring
+        steps of error 0, and over runs whose labels would touch at the plot's width now
+        (label_runs), so no two overlap. On a graph of gradient zero the five labels stood
+        on one another in the docked column."""
         for label in self.exact_labels:
             self.plot.removeItem(label)
         self.exact_labels = []
-        xs = [math.log10(r.h) for r in exact]
-        self.exact.setData(xs, [floor] * len(xs))
-        left, right = self.plot.getViewBox().viewRange()[0]
-        for x in xs:
-            # over the triangle, kept inside the plot at either end of the steps
-            across = 1.0 if right - x < 0.5 else 0.0 if x - left < 0.5 else 0.5
-            label = pg.TextItem(EXACT_LABEL, color=TEXT, anchor=(across, 1.2))
+        runs, floor = getattr(self, "_exact_at", ([], 0.0))
+        if not runs:
+            return
+        box = self.plot.getViewBox()
+        (left, right), _ = box.viewRange()
+        per_unit = box.width() / (right - left) if right > left else 0.0
+        probe = pg.TextItem(EXACT_LABEL)
+        wide = probe.boundingRect().width() / per_unit if per_unit > 0 else right - left
+        for x in label_runs(runs, wide, EXACT_GAP / max(per_unit, 1e-9), (left, right)):
+            label = pg.TextItem(EXACT_LABEL, color=TEXT, anchor=(0.5, 1.2))
             label.setPos(x, floor)
             self.plot.addItem(label)
             self.exact_labels.append(label)
@@ -236,6 +252,39 @@ class GradientCheckView(StudyView):
         self.explanation.setText("")
 
 
+def exact_runs(rows):
+    """The log10 h of the steps of error 0, in runs of neighbouring steps (sorted by h)."""
+    runs, previous = [], False
+    for row in sorted(rows, key=lambda r: r.h):
+        exact = row.relative == 0
+        if exact:
+            if previous:
+                runs[-1].append(math.log10(row.h))
+            else:
+                runs.append([math.log10(row.h)])
+        previous = exact
+    return runs
+
+
+def label_runs(runs, wide, gap, span):
+    """The centres of labels `wide` across, one over each of `runs` (lists of sorted x, in
+    order), kept inside `span` (left, right): runs whose labels would come closer than
+    `gap` share one label, over the middle of them, until no two labels overlap."""
+    left, right = span
+    runs = [list(run) for run in runs]
+
+    def centre(run):
+        return min(max((run[0] + run[-1]) / 2, left + wide / 2), right - wide / 2)
+    i = 0
+    while i < len(runs) - 1:
+        if centre(runs[i + 1]) - centre(runs[i]) < wide + gap:
+            runs[i:i + 2] = [runs[i] + runs[i + 1]]
+            i = max(i - 1, 0)       # the joined run's label may now touch the one before
+        else:
+            i += 1
+    return [centre(run) for run in runs]
+
+
 def guide_drawn(check):
     """Whether the plot draws the h² guide (and the words speak of it): through the largest
     step with an error the log axis can draw, unless the check passes with rounding from
@@ -258,7 +307,8 @@ def shape(check):
 
 
 def explanation(check):
-    """The words under the plot, saying what it draws, as the numbers show it: the best step
+    """The words under the plot, saying what it draws: the relative error's formula with the
+    user's names for the loss and the entry, and, as the numbers show it, the best step
     ringed at the bottom of the V, or at an end of the steps where there is no V, or, where
     its error is 0, that the log axis cannot draw it."""
     best = check.best if check.passed else None
@@ -287,10 +337,14 @@ def explanation(check):
     else:
         where = "The best h is where they meet, the bottom of the V (ringed)."
     guide = " (the dashed line of slope 2)" if guide_drawn(check) else ""
-    return ("Central differences (L(x + h) − L(x − h)) / 2h only run the forward pass, so they "
-            "check every rule the backward pass used. Their error has two parts: truncation, "
-            "about h²/6 times the third derivative, which falls 100 times for each 10 times "
-            f"smaller h{guide}, and rounding, about ε·|L|/h, which grows "
+    backward = long_number(check.backward)(check.backward)
+    return (f"The plot and the table's last column are the relative error {RELATIVE_ERROR} "
+            f"(0 where both are 0), where b = {backward} is the backward pass's "
+            f"∂{check.loss_name} / ∂{check.entry_name} and c is the central difference "
+            f"{difference_text(check)} at each step h. Central differences only run the forward "
+            "pass, so they check every rule the backward pass used. Their error has two parts: "
+            "truncation, about h²/6 times the third derivative, which falls 100 times for each "
+            f"10 times smaller h{guide}, and rounding, about ε·|{loss_symbol(check)}|/h, which grows "
             f"as h shrinks ({check.dtype}: ε = {alone(np.finfo(check.dtype).eps)}). {where} A wrong "
             "rule gives an error that does not fall with h at all: a flat line."
             + (" In float32 rounding takes over at far larger h than in float64 (ε = "
@@ -304,9 +358,9 @@ def _table(check):
     write = long_number(check.backward)
     backward = write(check.backward)
     gap = "style='padding-left:5px'"     # between the columns (narrow: whole in a 340 px column)
-    head = (f"<tr><th align=right>h</th><th align=right {gap}>central difference</th>"
-            f"<th align=right {gap}>relative error</th></tr>"
-            f"<tr><td align=right>backward</td><td align=right {gap}><b>{_html(backward)}</b></td>"
+    head = (f"<tr><th align=right>h</th><th align=right {gap}>central<br>difference c</th>"
+            f"<th align=right {gap}>relative<br>error</th></tr>"
+            f"<tr><td align=right>backward b</td><td align=right {gap}><b>{_html(backward)}</b></td>"
             "<td></td></tr>")
     body = []
     best = check.best if check.passed else None

@@ -4,8 +4,9 @@ The colour map is ColorBrewer's RdBu, which stays readable in greyscale print (t
 ends are dark, zero is white) and for red-green colour blindness. Rows run top to
 bottom and columns left to right, as a printed matrix, with integer ticks on the
 flattened indices; hovering reads out (row, col, value). A square matrix has square
-cells. A vector, or a square matrix that is zero off its diagonal, is drawn as a line
-plot of its entries instead: a bell curve reads as a curve, not as a 1-pixel stripe.
+cells (any matrix where asked: the batch Jacobian's patch image). A vector, or a square
+matrix that is zero off its diagonal, is drawn as a line plot of its entries instead: a
+bell curve reads as a curve, not as a 1-pixel stripe.
 An entry that is NaN or infinite is black, a colour no number has, and the caption's
 colour key says so; the gutters a patch image leaves between its patches are grey.
 """
@@ -250,9 +251,10 @@ class Heatmap(QWidget):
     refit = Signal()       # the width the plot needs changed: its splitter sizes it again
 
     def __init__(self, row_label="row", col_label="column", parent=None, colorbar_label="value",
-                 lines=True):
+                 lines=True, square_cells=False):
         super().__init__(parent)
         self.lines = lines           # False: always a heatmap (the pattern is the point)
+        self.square_cells = square_cells   # True: square cells whatever the matrix's shape
         self.mode = "heatmap"        # or "vector" / "diagonal": the line plot is shown
         self._defaults = (row_label, col_label, colorbar_label)
         self.matrix = np.zeros((0, 0))
@@ -277,7 +279,7 @@ class Heatmap(QWidget):
         self.plot.getAxis("top").setStyle(showValues=False)
         self.plot.getAxis("top").setHeight(1)         # a frame's edge, not a row of room
         self.graphics.ci.setContentsMargins(*MARGINS)   # the plot, not a border, gets the room
-        self._slack = (0, 0)         # px beside (and below) a square image's box, not in it
+        self._slack = (0, 0)         # px beside (and below) a square-celled image's box, not in it
         style_plot(self.plot)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
@@ -408,7 +410,7 @@ class Heatmap(QWidget):
         else:
             self.marks.hide()
         self.colorbar.setLevels(self.levels)
-        square = rows == cols
+        square = self._square()
         self.plot.setAspectLocked(square)      # a square matrix has square cells
         for name, count in (("left", rows), ("top", cols), ("bottom", cols)):
             self.plot.getAxis(name).count = count
@@ -420,8 +422,9 @@ class Heatmap(QWidget):
         self._fit_box()
 
     def _square(self):
+        """Are the cells drawn square: a square matrix's, or any matrix's with square_cells."""
         rows, cols = self.matrix.shape
-        return self.mode == "heatmap" and rows == cols and self.matrix.size > 0
+        return self.mode == "heatmap" and (rows == cols or self.square_cells) and self.matrix.size > 0
 
     def chrome(self):
         """(width, height) of what is not the plot box: axes, colour bar, readout, margins;
@@ -434,21 +437,22 @@ class Heatmap(QWidget):
                 self.height() - box.height() - self._slack[1])
 
     def _fit_box(self):
-        """The plot box as a square image's aspect, whatever room the widget has: the room
-        the image does not take goes beside the colour bar (or below the axis), not into
-        the box, where it drew an empty (or, with a patch image's grey, a grey) band."""
+        """The plot box as the aspect of an image of square cells, whatever room the widget
+        has: the room the image does not take goes beside the colour bar (or below the axis),
+        not into the box, where it drew an empty (or, with a patch image's grey, a grey) band."""
         slack = (0, 0)
         if self._square():
             # the room: the widget less what stands beside the box (axes, colour bar,
             # margins); box + slack said it until the widget shrank below its slack, where
             # the layout overflowed and a box of 129 px in 250 beside 532 of slack stayed so
+            rows, cols = self.matrix.shape
             box = self.plot.getViewBox().sceneBoundingRect()
             plot = self.plot.sceneBoundingRect()
             view = self.graphics.viewport()
             room_w = view.width() - box.left() - (plot.right() - box.right()) - MARGINS[2]
             room_h = view.height() - box.top() - (plot.bottom() - box.bottom()) - MARGINS[3]
-            side = min(room_w, room_h)
-            slack = (int(room_w - side), int(room_h - side))
+            cell = min(room_w / cols, room_h / rows)
+            slack = (int(room_w - cell * cols), int(room_h - cell * rows))
         if slack != self._slack:
             self._set_slack(slack)
             self.refit.emit()
@@ -469,8 +473,8 @@ class Heatmap(QWidget):
         return int(math.ceil(chrome_w + max(self.height() - chrome_h, 1) * cols / rows))
 
     def square_width(self):
-        """natural_width for a square matrix, whose box keeps a square's aspect; None when
-        the matrix is not a square heatmap."""
+        """natural_width for an image of square cells, whose box keeps its aspect; None when
+        the heatmap's cells may stretch."""
         return self.natural_width() if self._square() else None
 
     def height_for_width(self, width):

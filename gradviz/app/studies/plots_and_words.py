@@ -78,6 +78,15 @@ class WordColumn(QScrollArea):
         bar = self.verticalScrollBar().sizeHint().width()
         return above + first_sentence_bottom(label, width - bar)
 
+    def first_label(self, width):
+        """The height that shows the column's first label with words whole at `width` (a
+        banner wrapped, never in a box of its own that scrolls); 0 in a column of none."""
+        label, above = self.lead()
+        if label is None or not label.wordWrap():
+            return 0
+        bar = self.verticalScrollBar().sizeHint().width()
+        return above + label.heightForWidth(width - bar)
+
     def words_height(self, width):
         """The height the words take whole at `width`."""
         words = self.widget()
@@ -215,14 +224,15 @@ class PlotsAndWords(QSplitter):
 
     def _fit_stacked(self):
         """Within the height the dock shows (`shows`), the plots at their stacked_height,
-        shrunk while the words below would get less than words_least, and below that while
-        they would not show their first sentence (the lead column's), not below PLOT_MIN_H;
-        the words the rest. Where the plots at PLOT_MIN_H leave no room for the sentence, the
-        words go first, at the sentence's height, and the plots below at their stacked
-        height (the view scrolls down to them). At 1280 x 800 with six studies open and the
-        story playing, a square Jacobian kept its square's height and its words lay below
-        the dock's fold, the Batch Jacobian's under two plots. Room left over goes half to
-        the plots (up to PLOT_MAX_H), half to the words."""
+        shrunk only while the words below would not show their first sentence (the lead
+        column's), not below PLOT_MIN_H; the words the rest, WORD_LINES where the plots leave
+        them (they left BatchNorm's 42 x 35 Jacobian a 75 px box at 1280 x 800). Where the
+        plots at PLOT_MIN_H leave no room for the sentence, the words go first, their first
+        label whole (a banner, never cut in a box of its own that scrolls), and the plots
+        below at their stacked height (the view scrolls down to them). At 1280 x 800 with
+        six studies open and the story playing, a square Jacobian kept its square's height
+        and its words lay below the dock's fold, the Batch Jacobian's under two plots. Room
+        left over goes half to the plots (up to PLOT_MAX_H), half to the words."""
         parts, width = self.parts(), self.width()
         shown = [p for p in parts if not p.isHidden()]
         words = [p for p in shown if isinstance(p, WordColumn)]
@@ -243,12 +253,15 @@ class PlotsAndWords(QSplitter):
             order = plots + [lead] + rest if below else [lead] + plots + rest
             self._put_in_order(order + [p for p in parts if p.isHidden()])
             parts = self.parts()
+        # Plots over words: the plots as tall as they would be (their cells square where that
+        # fits), the words WORD_LINES where the plots leave them, at least their first sentence
+        plots_want = sum(min(stacked_height(p, width), shows - sentence) for p in plots) + handle * len(plots)
         for p in words:    # a table (its words do not wrap) whole: scrolled in a low slot it hid its side
             if p in tables:
                 floor = need[id(p)]
             elif p is lead:
-                floor = max(sentence, min(need[id(p)], self.words_least(), shows - plots_least)) \
-                    if below else sentence
+                floor = max(sentence, min(need[id(p)], self.words_least(), shows - plots_want)) \
+                    if below else min(max(sentence, lead.first_label(width)), need[id(p)])
             else:
                 floor = min(need[id(p)], self.words_least())
             if p.minimumHeight() != floor:
@@ -280,7 +293,8 @@ class PlotsAndWords(QSplitter):
         dock's height (its box at its share was 430 px wider than a 15 x 15 Jacobian, an
         empty band), but never at the cost of another heatmap's floor: the width that makes
         its cells square, or its share of the width when that is less (BatchNorm's square
-        norms took all but 28 px from the patch image beside them). The other parts share
+        norms took all but 28 px from the patch image beside them; with the patch image's
+        cells square too, it took all but 20 px from the norms). The other parts share
         the rest as set_shares says, each at least its floor."""
         parts = [p for p in self.parts() if not p.isHidden()]
         wants = {id(p): getattr(p, "square_width", lambda: None)() for p in parts}
@@ -297,10 +311,17 @@ class PlotsAndWords(QSplitter):
             floors[id(p)] = max(p.minimumWidth(), own)
         room = total - sum(floors.values())
         sizes = {}
-        for p in parts:
-            if wants[id(p)] is not None:
-                sizes[id(p)] = max(min(wants[id(p)], room), p.minimumWidth())
-                room -= sizes[id(p)]
+        squares = [p for p in parts if wants[id(p)] is not None]
+        while squares:      # each its width, or its share of the room where they want more
+            weight = sum(shares.get(id(p), 1) for p in squares) or 1
+            fair = {id(p): room * shares.get(id(p), 1) // weight for p in squares}
+            content = [p for p in squares if wants[id(p)] <= fair[id(p)]]
+            for p in content or squares:
+                sizes[id(p)] = max(wants[id(p)] if content else fair[id(p)], p.minimumWidth())
+            if not content:
+                break
+            room -= sum(sizes[id(p)] for p in content)
+            squares = [p for p in squares if p not in content]
         rest, pending = total - sum(sizes.values()), list(others)
         while pending:      # shares of the rest; a part its share would put below its floor gets the floor
             weight = sum(shares.get(id(p), 1) for p in pending) or 1

@@ -6,7 +6,6 @@ in words, naming the file. Import from script runs in a child
 process (script_import.py).
 """
 import errno
-import json
 import os
 import re
 from pathlib import Path
@@ -31,18 +30,6 @@ SAMPLES_DIR = bundled.samples_dir()
 SEED_SAMPLE = "004_matmul_sum.json"
 FILE_FILTER = "gradviz documents (*.gradviz.json *.json);;All files (*)"
 PICTURE_FILTER = "PNG picture (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"
-
-
-def samples():
-    """[(title, path)] of the bundled sample documents, in file-name order."""
-    out = []
-    for path in bundled.sample_paths():
-        try:
-            title = json.loads(path.read_text(encoding="utf-8")).get("title") or path.stem
-        except (OSError, ValueError):
-            continue
-        out.append((title, path))
-    return out
 
 
 def os_error_words(error, reading=True):
@@ -147,7 +134,8 @@ class WindowFiles:
             self._cannot("open the sample", path, str(e))
             return False
         self.controller.set_document(doc, lesson=Path(path).name)
-        self.show_message(f"Sample {Path(path).name}: {doc.title}")
+        lesson = bundled.lesson_at(path)    # the course's number, as the Lessons menu shows it
+        self.show_message(f"Lesson {lesson.number}: {doc.title}" if lesson else doc.title)
         return True
 
     def save(self):

@@ -33,7 +33,7 @@ from ..player.lesson_panel import LessonPanel
 from ..player.presentation import PresentationMode
 from ..player.provenance import ProvenancePanel
 from ..theme import ERROR_STYLE, WARN_STYLE
-from .files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles, samples
+from .files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles
 from .menus import WindowMenus
 from ..training import add_train_dock
 from ..controller import worded
@@ -42,15 +42,16 @@ from ...graph import batch_jacobian, hessian, higher_order, jacobian
 from ...graph.nan_origin import study_problems
 from ...graph.gradient_check import GradientCheck, gradient_check
 
-__all__ = ["CANVAS_MIN_HEIGHT", "MainWindow", "STUDY_SHARE", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES", "samples"]
+__all__ = ["CANVAS_MIN_HEIGHT", "MainWindow", "STUDY_SHARE", "SAMPLES_DIR", "SEED_SAMPLE", "STUDY_TITLES"]
 
 # The study docks (app/studies, in VIEWS order), named here so pyqtgraph loads only when one opens.
 STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms",
                 "Gradient check")
-# Their tabs' short titles, where a row has no room for the titles (dock_room.fit_tab_titles):
-# the signs their views write (J, Jᵢⱼ of example b, H, ‖g‖ the gradient's norm; ⇄ the two
-# modes compared, ≈ central differences beside the backward pass).
-STUDY_TABS = dict(zip(STUDY_TITLES, ("J", "J[b]", "H", "⇄", "‖g‖", "≈")))
+# Their tabs' shorter titles, where a row has no room for the titles (dock_room.fit_tab_titles):
+# a word, then the sign their views write (J, Jᵢⱼ of example b, H, ‖g‖ the gradient's norm;
+# ⇄ the two modes compared, ≈ central differences beside the backward pass).
+STUDY_TABS = dict(zip(STUDY_TITLES, (("Jacobian", "J"), ("Batch", "J[b]"), ("Hessian", "H"),
+                                     ("Fwd/rev", "⇄"), ("Norms", "‖g‖"), ("Check", "≈"))))
 # The document's studies (graph.fileformat) with a dock that shows them.
 STUDY_VIEWS = {"jacobian": "Jacobian", "batch_jacobian": "Batch Jacobian", "hessian": "Hessian",
                "gradient_check": "Gradient check"}
@@ -160,8 +161,8 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         self.canvas.setFocus()
 
     # -- construction ------------------------------------------------------------------
-    def _dock(self, title, name, widget, area, short_title=None):
-        dock = Dock(title, self, short_title)
+    def _dock(self, title, name, widget, area, shorter=()):
+        dock = Dock(title, self, *shorter)
         dock.setObjectName(name)
         dock.setWidget(widget)
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
@@ -214,10 +215,32 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         self._player_was = index
 
     def _selection_changed(self, ids):
-        """Selecting a node while editing brings the inspector in front of the provenance."""
-        if ids and self.player.index < 0 and self.inspector_dock.toggleViewAction().isChecked() \
-                and in_front(self.provenance_dock):
+        """Selecting a node while editing brings the inspector in front of the provenance, and
+        beside a study below it (1280 x 800) its first-run share of the column, where its
+        grid and 'Random…' are in view (it had 150 px, reached with the wheel); clearing the
+        selection gives the study the height it lent (_share_column); a column the user
+        dragged taller for the inspector is left alone."""
+        if self.player.index >= 0 or not self.inspector_dock.toggleViewAction().isChecked():
+            return
+        if ids and in_front(self.provenance_dock):
             self.inspector_dock.raise_()
+        study = next((d for d in self.study_docks.values() if in_front(d) and not d.isFloating()), None)
+        if study is None:
+            self._lent_to_inspector = False
+            return
+        column = self.inspector_dock.height() + study.height()
+        if ids and self.inspector_dock.height() < INSPECTOR_SHARE * column - 1:
+            self._lent_to_inspector = True
+            QTimer.singleShot(0, study, lambda: self._lend_to_inspector(study))
+        elif not ids and self._lent_to_inspector:
+            self._lent_to_inspector = False
+            QTimer.singleShot(0, study, lambda: self._share_column(study))
+
+    _lent_to_inspector = False     # a study's height given to the inspector for a selected node
+
+    def _lend_to_inspector(self, study):
+        self._share_column(study, 1 - INSPECTOR_SHARE)
+        QTimer.singleShot(0, self.inspector, self.inspector.show_values)   # once laid out anew
 
     def add_player_bar(self, widget):
         """Issue 5: the story player goes in a toolbar along the bottom edge."""
@@ -482,14 +505,14 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
             if isinstance(value, GradientCheck):
                 lines.append(value.summary())
             elif name in nan:
-                lines.append(f"{name}: holds NaN or infinity (the ⚠ warning says where)")
+                lines.append(f"{_study_title(name)}: holds NaN or infinity (the ⚠ warning says where)")
             elif isinstance(value, str):     # its failure, worded by _compute_studies
                 lines.append(f"{_study_title(name)} could not be computed: {value}")
             elif isinstance(value, list):
-                lines.append(f"{name}: " + ", ".join(
+                lines.append(f"{_study_title(name)}: " + ", ".join(
                     "None" if v is None else f"shape {tuple(v.shape)}" for v in value))
             else:
-                lines.append(f"{name}: " + ("None (not connected)" if value is None
+                lines.append(f"{_study_title(name)}: " + ("None (not connected)" if value is None
                                             else f"shape {tuple(value.shape)}"))
         self.last_studies = results
         if evaluation is self.controller.result.evaluation:
@@ -567,10 +590,11 @@ def _compute_studies(job, doc):
 
 
 def _study_title(where):
-    """'Hessian' for a problem found where 'studies.hessian' (Ctrl+Shift+J's studies)."""
+    """'Hessian' for a problem found where 'studies.hessian' (Ctrl+Shift+J's studies), the
+    view's title; 'Higher order' for a study no view shows (never the file's key)."""
     kind = where.removeprefix("studies.")
     return next((t for t in STUDY_TITLES if t.lower().replace(" ", "_") == kind),
-                kind.replace("_", " "))
+                kind.replace("_", " ").capitalize())
 
 
 def _scrolled(view):

@@ -17,9 +17,8 @@ from ..dock_room import front_action
 from ..export_dialog import export_animation_dialog, export_step_dialog, export_view_dialog
 from .focus_keys import is_text_field
 from ..literal import mnemonic_free
-from ..player.lessons import build_lessons_menu
+from ..player.lessons import build_lessons_menu, lesson_entries, lesson_tip, show_tips_beside
 from ..inspector.tensor_grid import TensorGrid
-from .files import samples
 
 # The key each field command sends to a focused text field or tensor grid.
 FIELD_KEYS = {"cut": QKeySequence.StandardKey.Cut, "copy": QKeySequence.StandardKey.Copy,
@@ -178,12 +177,13 @@ class WindowMenus:
         file_menu = bar.addMenu("&File")
         file_menu.addActions([a["new"], a["open"]])
         self.sample_menu = file_menu.addMenu("Open &Sample")
-        self.sample_menu.setToolTipsVisible(True)
-        for title, path in samples():
-            act = self.sample_menu.addAction(f"{path.stem[:3]}  {mnemonic_free(title)}")
-            act.setStatusTip(f"Open the sample {path.name} as a new, unsaved document")
-            act.setToolTip(path.name)
-            act.triggered.connect(lambda *_, p=path: self.open_sample(p))
+        show_tips_beside(self.sample_menu)
+        for lesson in lesson_entries():     # by number and title, as the Lessons menu lists them
+            act = self.sample_menu.addAction(f"{lesson.number}  {mnemonic_free(lesson.title)}")
+            act.setStatusTip(f"Open lesson {lesson.number}, “{lesson.title}”, as a new, unsaved "
+                             "document")
+            act.setToolTip(lesson_tip(lesson))
+            act.triggered.connect(lambda *_, p=lesson.path: self.open_sample(p))
         self.recent_menu = file_menu.addMenu("Open &Recent")
         file_menu.addSeparator()
         file_menu.addActions([a["save"], a["save_as"]])

@@ -12,7 +12,7 @@ from ..axes import axis_index
 from .. import kernels
 from ..execute import apply, tensors
 from ..registry import define_op
-from ..tensor import Tensor, convert_to_tensor
+from ..tensor import Tensor, convert_to_tensor, tensor_of
 from .math import cast
 from .shape import reshape, transpose
 
@@ -127,7 +127,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     """−log softmax(logits)[label] over the last axis, for integer class labels."""
     logits = convert_to_tensor(logits)
     _float_logits(logits, "sparse_softmax_cross_entropy_with_logits")
-    labels = labels if isinstance(labels, Tensor) else Tensor(np.asarray(labels))
+    labels = labels if isinstance(labels, Tensor) else tensor_of(np.asarray(labels))
     if labels._value.dtype.kind not in "iu":
         raise TypeError(f"sparse_softmax_cross_entropy_with_logits needs integer labels "
                         f"(int32 or int64), got {labels.dtype.name}")

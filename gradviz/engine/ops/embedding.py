@@ -5,13 +5,13 @@ from .. import tracing
 from ..array import random
 from ..execute import apply, tensors
 from ..registry import define_op
-from ..tensor import Tensor, Variable, convert_to_tensor
+from ..tensor import Tensor, Variable, convert_to_tensor, tensor_of
 from .reduce import clip_by_norm
 from .shape import GATHER, RESOURCE_GATHER, concat
 
 
 def _ids(ids):
-    ids = ids if isinstance(ids, Tensor) else Tensor(np.asarray(ids))
+    ids = ids if isinstance(ids, Tensor) else tensor_of(np.asarray(ids))
     if ids._value.dtype.kind not in "iu":
         raise TypeError(f"embedding_lookup needs integer ids (int32 or int64), got "
                         f"{ids.dtype.name}")

@@ -14,7 +14,7 @@ from ..errors import InvalidArgumentError, counted
 from ..backend import _np_broadcast_to
 from ..execute import apply, tensors
 from ..registry import define_op, no_gradient
-from ..tensor import Tensor
+from ..tensor import Tensor, tensor_of
 
 
 builtin_slice = builtins.slice  # this module defines tf.slice
@@ -439,7 +439,7 @@ RESOURCE_GATHER = define_op("ResourceGather", _gather_forward, _gather_rule,
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     (params,) = tensors(params)
-    indices = indices if isinstance(indices, Tensor) else Tensor(np.asarray(indices))
+    indices = indices if isinstance(indices, Tensor) else tensor_of(np.asarray(indices))
     if indices._value.dtype.kind not in "iu":
         raise TypeError(f"gather indices must be integers, got {indices.dtype.name}")
     b = axis_index(batch_dims, indices.ndim + 1, "batch_dims")
@@ -468,7 +468,7 @@ def _batch_gather(params, indices, axis, b):
     perm = tuple(range(b)) + (axis,) + tuple(range(b, axis)) + tuple(range(axis + 1, params.ndim))
     folded = reshape(transpose(params, perm), (count * n,) + middle + rest)
     offsets = (np.arange(count) * n).reshape((count,) + (1,) * (idx.ndim - b))
-    flat = Tensor((idx.reshape((count,) + i_shape[b:]) + offsets))
+    flat = tensor_of(idx.reshape((count,) + i_shape[b:]) + offsets)
     out = reshape(apply(GATHER, (folded, flat), {"axis": 0}),
                   batch + i_shape[b:] + middle + rest)
     # (batch, indices, middle, rest) -> (batch, middle, indices, rest), TF's order.
@@ -494,7 +494,7 @@ GATHER_GRAD = define_op("GatherGrad", _gather_grad_forward, _gather_grad_rule,
 def gather_grad(g, indices, axis, shape):
     (g,) = tensors(g)
     if not isinstance(indices, Tensor):
-        indices = Tensor(np.asarray(indices))
+        indices = tensor_of(np.asarray(indices))
     return apply(GATHER_GRAD, (g, indices), {"axis": int(axis), "shape": tuple(shape)})
 
 

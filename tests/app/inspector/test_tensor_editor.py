@@ -3,6 +3,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 
+from app_ui import cut_columns
 from gradviz.app.inspector.tensor_editor import (TensorEditor, TensorTextError, parse_tensor_text,
                                        tensor_text)
 
@@ -258,3 +259,32 @@ def test_the_value_grid_shows_every_number_whole_in_the_cards_format(open_window
     assert model.data(model.index(0, 1), Qt.EditRole) == str(values[0, 1])   # the full value
     for button in (editor.random_button, editor.paste_button, editor.copy_button):
         assert button.width() >= button.sizeHint().width(), button.text()
+
+
+@pytest.mark.parametrize("width", [320, 420])
+def test_a_grid_wider_than_the_inspector_shows_whole_columns(qtbot, width):
+    """As the provenance dock's (test_provenance): a 7 x 8 value in the inspector at 1280 x
+    800 showed its last column in part, a number cut to another. A grid wider than the dock
+    shows whole columns wherever it is scrolled, each number whole, after an edit too."""
+    w = TensorEditor()
+    qtbot.addWidget(w)
+    w.resize(width, 400)
+    w.show()
+    qtbot.waitExposed(w)
+    w.set_array(np.linspace(-0.905, 0.822, 56, dtype=np.float32).reshape(7, 8))
+    qtbot.wait(20)
+    grid = w.view
+    bar = grid.horizontalScrollBar()
+    assert bar.maximum() > 0
+    for edit in (False, True):
+        if edit:
+            assert w.model.setData(w.model.index(0, 0), "-1234.5678")
+            qtbot.wait(20)
+        for value in range(bar.minimum(), bar.maximum() + 1):
+            bar.setValue(value)
+            qtbot.wait(5)
+            assert not cut_columns(grid), (edit, value, cut_columns(grid))
+        metrics = grid.fontMetrics()
+        for c in range(w.model.columnCount()):
+            widest = max(metrics.horizontalAdvance(w.model.data(w.model.index(r, c))) for r in range(7))
+            assert widest <= grid.columnWidth(c), (edit, c)

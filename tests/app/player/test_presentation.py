@@ -4,7 +4,7 @@ import struct
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QImage, QImageReader
 from PySide6.QtWidgets import QDockWidget, QMessageBox, QToolBar, QWidget
 
 from app_ui import shown_text
@@ -179,7 +179,7 @@ def test_each_step_is_framed_for_the_back_row(window, qtbot, monkeypatch, name):
     w.setWindowState(Qt.WindowState.WindowNoState)    # the test screen is smaller
     w.setGeometry(0, 0, 1280, 800)
     qtbot.waitUntil(lambda: not p._fit_pending)
-    assert w.player.framing == dict(readable_px=p.readable_px(), max_zoom=presentation.MAX_ZOOM)
+    assert w.player.framing == dict(readable_px=p.readable_px(), max_zoom=p.max_zoom(), fill=presentation.FILL)
     assert p.readable_px() >= presentation.MIN_READABLE_PX
     c = w.canvas
     for k in range(len(p.steps())):
@@ -357,10 +357,14 @@ def test_the_lessons_menu_fits_a_1280x800_screen_in_parts_of_the_course(window):
 
 
 def test_the_lessons_menu_lists_the_steps_with_their_captions(window):
+    """Each step's tip is its caption, in lines of at most CAPTION_WIDTH characters (a
+    caption of 353 characters was one line wider than the screen)."""
+    from gradviz.app.player.lessons import CAPTION_WIDTH
     w = window
     steps = w.controller.result.story.steps
     actions = fill_steps_menu(w, w.lessons_menu.steps_menu)
-    assert [a.toolTip() for a in actions] == [s.caption for s in steps]
+    assert [" ".join(a.toolTip().split("\n")) for a in actions] == [s.caption for s in steps]
+    assert all(len(line) <= CAPTION_WIDTH for a in actions for line in a.toolTip().split("\n"))
     assert [a.text() for a in actions] == [w.player.step_name(s) for s in steps]
     actions[2].trigger()
     assert w.player.index == 2
@@ -482,6 +486,37 @@ def test_export_dialogs_build(window, qtbot):
     a.kind.setCurrentIndex(a.kind.findData("sequence"))
     assert not a.options()["path"].endswith(".png")
     assert set(a.options()) == {"path", "kind", "fps", "scale", "frames_per_step", "hold", "theme"}
+
+
+def test_the_animation_dialog_says_what_the_file_will_hold(window, qtbot, tmp_path):
+    """The dialog said '4 steps, 321 frames, 12.8 s' for a GIF of 61 frames: a GIF or
+    APNG stores a held stretch once with its delay. It names the steps and how long the
+    file plays (the sum of the GIF's delays) and no frame count; a PNG sequence, where
+    every frame is a picture, counts the pictures."""
+    a = export_dialog.ExportAnimationDialog(window)
+    qtbot.addWidget(a)
+    a.fps.setValue(10)
+    a.motion.setValue(0.3)
+    a.hold.setValue(0.5)
+    options = a.options()
+    count = animation.frame_count(window.controller.result.story, options["frames_per_step"],
+                                  options["hold"], glide=animation.frames_for(animation.GLIDE_SECONDS, 10))
+    written = export_dialog.export_animation(window, tmp_path / "a.gif", "gif", fps=10, scale=0.25,
+                                             frames_per_step=options["frames_per_step"], hold=options["hold"])
+    assert written < count
+    reader = QImageReader(str(tmp_path / "a.gif"))
+    delays = []
+    while reader.canRead() and len(delays) < written:
+        reader.read()
+        delays.append(reader.nextImageDelay())
+    assert len(delays) == written
+    seconds = sum(delays) / 1000
+    assert seconds == pytest.approx(count / 10)
+    assert a.estimate.text() == f"4 steps, plays {seconds:.1f} s"
+    a.kind.setCurrentIndex(a.kind.findData("apng"))
+    assert a.estimate.text() == f"4 steps, plays {seconds:.1f} s"
+    a.kind.setCurrentIndex(a.kind.findData("sequence"))
+    assert a.estimate.text() == f"4 steps, {count} pictures, plays {seconds:.1f} s"
 
 
 def test_file_menu_has_the_export_actions(window):

@@ -11,6 +11,7 @@ from gradviz.app.player.tensor_grid import TensorGrid
 from gradviz.graph.document import Port
 from gradviz.render import painter as render_painter
 from gradviz.render import preview
+from app_ui import cut_columns
 from lesson_variants import sibling_doc
 
 pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
@@ -352,3 +353,29 @@ def test_the_dock_names_the_operands_as_the_card_does(window):
     card = {label: shown for label, _, _, shown in render_painter.formula_pictures(w.canvas.renderer, step)}
     assert card["upstream"].table[0][0].strip() == panel.sources["g"].text_at(0) == "1.000"
     assert w.canvas.step_overlay.highlight == {"contribution": [0], "upstream": [0], "b": [0]}
+
+
+@pytest.mark.parametrize("width", [300, 340, 420])
+def test_a_grid_wider_than_its_dock_shows_whole_columns(qtbot, width):
+    """Walk-through at 1280 x 800 (20_l19_s9.png): the provenance dock showed BatchNorm's
+    7 x 8 contribution with its column 5 cut after '0.36' (it is 0.362), a number that reads
+    as another. A grid wider than its dock shows whole columns, scrolled a column at a time,
+    wherever it is scrolled; every number is whole in its column."""
+    grid = TensorGrid("contribution")
+    qtbot.addWidget(grid)
+    grid.resize(width, 300)
+    grid.show()
+    qtbot.waitExposed(grid)
+    values = np.linspace(-0.905, 0.822, 56, dtype=np.float32).reshape(7, 8)
+    grid.set_array(values)
+    qtbot.wait(20)
+    bar = grid.horizontalScrollBar()
+    assert bar.maximum() > 0                            # wider than the dock: it scrolls
+    metrics = grid.fontMetrics()
+    for value in range(bar.minimum(), bar.maximum() + 1):
+        bar.setValue(value)
+        qtbot.wait(5)
+        assert not cut_columns(grid), (value, cut_columns(grid))
+    for c in range(grid.columnCount()):
+        widest = max(metrics.horizontalAdvance(grid.item(r, c).text()) for r in range(grid.rowCount()))
+        assert widest <= grid.columnWidth(c)

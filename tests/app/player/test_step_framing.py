@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QCoreApplication, QRectF, Qt
 
-from gradviz.app.player import docking, lessons, presentation, step_view
+from gradviz.app.player import docking, lessons, step_view
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render.legible import READABLE_PX
 from gradviz.render.story_overlay import BESIDE, PILL_H, Track
@@ -298,19 +298,14 @@ def _misses(w, path, presenting, size):
 
 @pytest.mark.parametrize("presenting, size", [(False, (1280, 800)), (False, (1920, 1080)),
                                               (True, (1280, 800)), (True, (1920, 1080))])
-def test_every_step_of_every_sample_frames_what_it_is_about(open_window, monkeypatch,
-                                                            presenting, size):
+def test_every_step_of_every_sample_frames_what_it_is_about(open_window, present, presenting, size):
     """In the window, and in presentation mode on a screen of `size` (the caption band's
     height taken from the view): the step's cards in view (its own card alone where all of
     them cannot fit at the legible zoom), the whole formula card too, docked (drawn smaller
     if it must, never under the legible size) where it hides none of their names."""
     w = open_window(None, size=size)
     if presenting:
-        monkeypatch.setattr(presentation.PresentationMode, "screen_height", lambda self: size[1])
-        w.presentation.enter()
-        w.setWindowState(Qt.WindowState.WindowNoState)    # the test screen is smaller
-        w.setGeometry(0, 0, *size)
-        QCoreApplication.processEvents()
+        present(w, size)       # (the platform's full-screen state shrank it to 961 x 832)
     w.setUpdatesEnabled(False)     # nothing painted: the test reads the geometry, 3x faster
     misses = []
     for path in SAMPLE_FILES:

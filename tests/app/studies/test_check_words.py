@@ -2,6 +2,7 @@
 the best step had error 0, which a log axis cannot draw, yet the words spoke of 'the bottom
 of the V (ringed)' beside a plot with no ring and no V."""
 import numpy as np
+import pytest
 
 from gradviz.app.studies.check_view import EXACT_LABEL, explanation, h_text
 from gradviz.graph import Port
@@ -194,3 +195,95 @@ def test_the_words_speak_of_the_dashed_line_only_where_the_plot_draws_it(qtbot):
         assert drawn == said, (check.entry_name, drawn, said)
         if drawn:
             assert GUIDE_SLOPE == 2 and np.isclose((ys[-1] - ys[0]) / (xs[-1] - xs[0]), 2)
+
+
+def test_the_words_over_steps_of_error_zero_never_overlap(qtbot, labelled_mlp):
+    """Walk-through at 1280 x 800: on a graph whose gradient is zero (x all zeros) every
+    step's error is 0, and the five '0 (exact)' labels stood on top of each other over the
+    triangles, unreadable. A run of neighbouring steps of error 0 carries one label, and no
+    two labels overlap, in a view as narrow as the docked column."""
+    from PySide6.QtWidgets import QApplication
+
+    from gradviz.app.controller import DocumentController
+    from gradviz.app.studies.check_view import GradientCheckView
+
+    doc = labelled_mlp()
+    doc.nodes["x1"].value = np.zeros((2, 3), np.float32)
+    check = gradient_check(doc, Port("w2"), (0, 0))
+    exact = [r for r in check.rows if r.relative == 0]
+    assert len(exact) == len(check.rows) > 2
+    for width in (320, 900):
+        view = GradientCheckView(DocumentController())
+        qtbot.addWidget(view)
+        view.resize(width, 500)
+        view.show()
+        qtbot.waitExposed(view)
+        qtbot.waitUntil(lambda: not view._timer.isActive())    # its refresh of no document
+        view._generation += 1
+        view._done(view._generation, check)          # as a computed check is shown
+        for _ in range(3):
+            QApplication.processEvents()
+        rects = [label.sceneBoundingRect() for label in view.exact_labels]
+        assert len(rects) == 1, width             # one run of neighbouring steps: one label
+        assert all(label.textItem.toPlainText() == EXACT_LABEL for label in view.exact_labels)
+        for i, a in enumerate(rects):
+            for b in rects[i + 1:]:
+                assert not a.intersects(b), (width, a, b)
+
+
+def _cells(html):
+    """The table's rows as lists of plain-text cells."""
+    import html as markup
+    import re
+    rows = re.findall(r"<tr>(.*?)</tr>", html)
+    return [[markup.unescape(re.sub(r"<[^>]+>", "", c.replace("<br>", " "))).replace(" ◀ best", "")
+             for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row)] for row in rows]
+
+
+def _formula(words):
+    """The relative error's formula as the words write it, as a function of c and b: each
+    |…| is abs(…), − is minus (the auditor found the view plotting 'relative error' without
+    saying relative to what)."""
+    import re
+    m = re.search(r"relative error (\S.*?) \(0 where both are 0\), where b = ", words)
+    assert m, words
+    text = m.group(1)
+    python = re.sub(r"\|([^|]+)\|", r"abs(\1)", text).replace("−", "-")
+    assert set(re.findall(r"[a-z]+", python)) <= {"abs", "max", "c", "b"}, text
+    return lambda c, b: eval(python, {"abs": abs, "max": max}, {"c": c, "b": b})
+
+
+@pytest.mark.parametrize("name, loss_said", [("nets_3_gradient_check", "(loss(w[1] + h) − loss(w[1] − h)) / 2h"),
+                                             ("nets_3_wrong_gradient", "(loss(w[1] + h) − loss(w[1] − h)) / 2h"),
+                                             ("004_matmul_sum", "L = Σy_tf")])
+def test_the_words_state_the_relative_error_the_plot_and_table_show(qtbot, name, loss_said):
+    """The words say which relative error is plotted, in the user's names: b is the backward
+    pass's number (as the table prints it), c the central difference of the lesson's loss
+    moving the checked entry, and the formula they write recomputes every row's error from
+    the check's c and b, and the table's printed error from its printed c and b."""
+    from gradviz.app.controller import DocumentController
+    from gradviz.app.studies.check_view import GradientCheckView, long_number
+    from test_views import number_after
+
+    check = gradient_check(load(SAMPLES_DIR / f"{name}.json"))
+    view = GradientCheckView(DocumentController())
+    qtbot.addWidget(view)
+    view.show_result(check)
+    words = view.explanation.text()
+    formula = _formula(words)
+    backward = long_number(check.backward)(check.backward)
+    assert f"where b = {backward} is the backward pass's ∂{check.loss_name} / ∂{check.entry_name}" in words
+    assert loss_said in words and f"({check.entry_name} + h)" in words
+    for r in check.rows:                                       # the formula is the computation
+        assert formula(r.difference, check.backward) == pytest.approx(r.relative, rel=1e-12, abs=0)
+    head, backward_row, *rows = _cells(view.table.text())
+    assert head == ["h", "central difference c", "relative error"]
+    assert backward_row[:2] == ["backward b", backward]
+    b = number_after(backward_row[1], "")
+    recomputed = 0
+    for (h, c, error), r in zip(rows, check.rows):
+        if r.relative < 1e-5:      # the printed c's ten digits no longer carry the error
+            continue
+        assert formula(number_after(c, ""), b) == pytest.approx(number_after(error, ""), rel=2e-3)
+        recomputed += 1
+    assert recomputed >= 2

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QAbstractButton, QDockWidget, QLabel, QTabBar
 
 from gradviz.app.player import lessons
 from gradviz.app.dock_room import BOTTOM_SHARE, STORY_HEIGHT, in_front, studies_fit_below
-from gradviz.app.studies.plots_and_words import VIEW_FONT_PT, WORD_LINES, WordColumn
+from gradviz.app.studies.plots_and_words import VIEW_FONT_PT, WORD_LINES, WordColumn, stacked_height
 from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT, STUDY_SHARE, STUDY_TABS, STUDY_TITLES
 from test_study_docks import _open, window
 
@@ -347,7 +347,11 @@ def test_tabbed_docks_name_themselves_once_on_whole_tabs(qtbot, window):
     titles need 765 px of a 340 px row, which scrolled and hid Palette and Lesson until
     scrolled back; there every tab is now in view at once, without scrolling, a study's
     tab with its short title (STUDY_TABS), its tooltip the title, and the study in front
-    named whole in its title bar."""
+    named whole in its title bar.
+    Changed (walk-through, 84_l19_gcheck.png): the short titles were signs for every tab
+    ('J', 'H', '≈'); a tab now takes the longest of its title, its word and its sign that
+    the row holds, the tab in front first: with six studies beside the palette the one in
+    front reads as a word at least (test_study_tabs_read_as_words)."""
     for size in ((1920, 1080), (1280, 800)):
         w = window("nets_2_sigmoid_chain", size)
         alone = _open(qtbot, w, "Gradient norms")
@@ -366,12 +370,13 @@ def test_tabbed_docks_name_themselves_once_on_whole_tabs(qtbot, window):
             assert bar.rect().contains(rect), (size, bar.tabText(i), rect, bar.rect())
             assert rect.width() >= need.width() and rect.height() >= need.height(), bar.tabText(i)
             title = bar.tabToolTip(i)
-            expected = STUDY_TABS[title] if short and title in STUDY_TABS else title
-            assert bar.tabText(i) == expected, (size, bar.tabText(i), title)
+            forms = (title, *STUDY_TABS[title]) if short and title in STUDY_TABS else (title,)
+            assert bar.tabText(i) in forms, (size, bar.tabText(i), title)
         if short:
             assert {"Palette", "Lesson"} <= {bar.tabText(i) for i in range(bar.count())}
         front = w.study_docks[STUDY_TITLES[-1]]
         assert in_front(front)
+        assert bar.tabText(bar.currentIndex()) in (front.title, STUDY_TABS[front.title][0])
         for dock in w.findChildren(QDockWidget):
             if dock.isVisible() and not dock.visibleRegion().isEmpty() and not dock.isFloating():
                 tabbed = any(not other.isHidden() for other in w.tabifiedDockWidgets(dock))
@@ -446,7 +451,12 @@ def test_beside_the_palette_a_study_and_the_provenance_each_read(qtbot, window):
     138 px of the dock, not WORD_LINES' 144; they had them only in a view 22 px taller than
     the dock, scrolled, their last lines below the fold. Where the words show fewer lines,
     they take all the dock leaves below the plots at their least heights, and it does not
-    scroll."""
+    scroll.
+    Changed (walk-through, 80_l19_jac.png): the words' WORD_LINES left BatchNorm's 42 x 35
+    Jacobian a 75 px box, its cells 5.7 x 1.8 px. A plot now keeps the height its cells need
+    (stacked_height) before the words get WORD_LINES; the words keep their first sentence
+    in view (test_study_words) and the rest scrolls in their column. So where the words
+    show fewer lines, the plots above them are no taller than their stacked height."""
     w = window("001_hessian_newton")
     port = w.canvas.viewport().size()
     for title in ("Jacobian", "Forward vs reverse", "Gradient norms"):     # one plot over words
@@ -463,7 +473,8 @@ def test_beside_the_palette_a_study_and_the_provenance_each_read(qtbot, window):
             if shown < min(lines, whole) - 1:
                 split = column.parentWidget()
                 plots = [p for p in split.parts() if p is not column]
-                assert all(p.height() <= p.minimumHeight() for p in plots), (title, shown, lines)
+                assert all(p.height() <= max(p.minimumHeight(), stacked_height(p, p.width()) + 1)
+                           for p in plots), (title, shown, lines)
                 assert column.geometry().bottom() >= split.height() - 1, (title, shown, lines)
     assert w.canvas.viewport().size() == port
     w.player.set_index(2)
@@ -599,3 +610,141 @@ def test_reset_window_layout_lays_the_docks_out_for_the_window_as_it_is(qtbot, w
     assert again.dockWidgetArea(again.inspector_dock) == right
     assert jacobian.isVisible() and in_front(jacobian)
     assert again.canvas.width() >= 1000
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_the_patch_image_draws_square_patches(qtbot, window, size):
+    """Walk-through (82_l19_bjac_float.png): the caption says each patch is a '(batch, batch)
+    square', but BatchNorm's 54 x 45 patch image filled its box and drew each 7 x 7 patch a
+    tall rectangle. Its cells are square whatever its shape, and it fills its box along one
+    side (no band inside the box), docked and floated 900 px wide."""
+    w = window("001_batchnorm_pitfall", size)
+    dock = _open(qtbot, w, "Batch Jacobian")
+    heatmap = dock.view.heatmap
+    rows, cols = heatmap.matrix.shape
+    assert rows != cols
+    for floating in (False, True):
+        if floating:
+            dock.setFloating(True)
+            dock.resize(900, 620)
+            qtbot.wait(100)
+        box, image, gaps = _settled(qtbot, heatmap)
+        cell_w, cell_h = image.width() / cols, image.height() / rows
+        assert abs(cell_w - cell_h) <= 0.02 * cell_h, (floating, cell_w, cell_h)
+        assert min(gaps) <= 3 and max(gaps) <= 3, (floating, gaps)
+        assert "square" in dock.view.caption.text()
+        _box, norms, _gaps = _settled(qtbot, dock.view.norms)     # not squeezed out beside it
+        assert norms.width() >= 0.3 * image.width(), (floating, norms, image)
+
+
+def test_study_tabs_read_as_words(qtbot, window):
+    """Walk-through at 1280 x 800 (84_l19_gcheck.png): the BatchNorm lesson with four studies
+    open beside the palette showed tabs 'J', 'H', '≈', and the Gradient check split below
+    the others had '≈' for its title bar. With four studies every tab reads as a word (its
+    title or STUDY_TABS' word), its tooltip the title, every tab whole in view; a study
+    alone in its place (not tabbed) names itself whole in its title bar."""
+    w = window("001_batchnorm_pitfall")
+    titles = ("Jacobian", "Batch Jacobian", "Hessian", "Gradient check")
+    for title in titles:
+        _open(qtbot, w, title)
+    qtbot.wait(100)
+    bar = next(bar for bar in w.findChildren(QTabBar) if bar.isVisible()
+               and set(titles) <= {bar.tabToolTip(i) for i in range(bar.count())})
+    for i in range(bar.count()):
+        title = bar.tabToolTip(i)
+        assert bar.rect().contains(bar.tabRect(i)), (title, bar.tabRect(i), bar.rect())
+        assert bar.tabRect(i).width() >= bar.tabSizeHint(i).width(), title
+        assert bar.tabText(i) in (title, STUDY_TABS.get(title, (title,))[0]), (bar.tabText(i), title)
+    check = w.study_docks["Gradient check"]
+    w.addDockWidget(w.dockWidgetArea(check), check, Qt.Orientation.Vertical)   # out of the row
+    qtbot.wait(100)
+    assert not check.tabbed()
+    qtbot.waitUntil(lambda: check.windowTitle() == "Gradient check")
+    assert title_ink(check) > 30
+
+
+def _title_rect(axis):
+    """The colour bar's (or an axis') title as drawn, in its plot widget's coordinates."""
+    view = axis.scene().views()[0]
+    margin = int(axis.label.document().documentMargin())       # no ink in the text's margin
+    drawn = view.mapFromScene(axis.label.sceneBoundingRect()).boundingRect()
+    return drawn.adjusted(margin, margin, -margin, -margin), view.rect()
+
+
+def test_docked_studies_read_at_1280(qtbot, window):
+    """Walk-through at 1280 x 800 (80_l19_jac.png, 81_l19_bjac.png): the BatchNorm lesson with
+    the Jacobian, Batch Jacobian, Hessian and Gradient check open beside the palette. The
+    Jacobian's 42 x 35 heatmap was drawn in a 200 x 75 px box (cells 5.7 x 1.8 px) above
+    eight lines of words, its colour bar titled 'Jᵢⱼ'; the Batch Jacobian's warning stood in a
+    two-line box of its own with a scroll bar. Docked, a study's heatmap takes the dock's
+    height but its words' first sentence (its cells within 1.5 : 1, as tall as the view
+    leaves it), its colour bar's title lies whole in its plot, and a banner that leads the
+    words is whole, never cut in a box of its own that scrolls."""
+    w = window("001_batchnorm_pitfall")
+    titles = ("Jacobian", "Batch Jacobian", "Hessian", "Gradient check")
+    for title in titles:
+        _open(qtbot, w, title)
+    for title in ("Jacobian", "Batch Jacobian"):
+        dock = w.study_docks[title]
+        _click_tab(qtbot, w, title)
+        view = dock.view
+        qtbot.wait(200)
+        heatmap = view.heatmap
+        box, image, _gaps = _settled(qtbot, heatmap)
+        rows, cols = heatmap.matrix.shape
+        cell_w, cell_h = image.width() / cols, image.height() / rows
+        assert max(cell_w, cell_h) <= 1.5 * min(cell_w, cell_h), (title, cell_w, cell_h)
+        shown = dock.widget().viewport().height()
+        assert image.height() >= 0.4 * shown, (title, image.height(), shown)
+        rect, inside = _title_rect(heatmap.colorbar.axis)
+        assert inside.contains(rect), (title, rect, inside)
+        assert heatmap.colorbar.axis.title_shown != heatmap.colorbar.axis.title_forms[-1], title
+        for column in view.findChildren(WordColumn):
+            label, _above = column.lead()
+            if label is not None and label.property("kind") in ("warning", "ok"):    # a banner leads
+                assert label.geometry().bottom() <= column.viewport().height(), (title, label.text()[:40])
+                assert label.visibleRegion().boundingRect().height() >= label.height() - 1, title
+
+
+def test_the_inspector_reaches_a_usable_height_beside_a_study(qtbot, window):
+    """Walk-through at 1280 x 800 (102_insp.png): with a study in front below it the inspector
+    had about 150 px, its tensor grid and 'Random…' reached only with the wheel. The docks'
+    splitter drags (a mouse drag on the window's separator between them, as in the real
+    window); selecting a node gives the inspector its first-run share back, where its grid
+    and 'Random…' are in view; clearing the selection gives the study its share again."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtTest import QTest
+
+    w = window("001_batchnorm_pitfall")
+    dock = _open(qtbot, w, "Jacobian")
+    inspector = w.inspector_dock
+    qtbot.wait(100)
+    column = inspector.height() + dock.height()
+    assert dock.height() >= 0.6 * column
+    x = inspector.geometry().center().x()
+    gap = range(inspector.geometry().bottom() + 1, dock.geometry().top())
+    y = next(y for y in gap if w.childAt(QPoint(x, y)) is None)           # the separator
+    before = inspector.height()
+    QTest.mousePress(w, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(x, y))
+    for step in range(1, 9):
+        QTest.mouseMove(w, QPoint(x, y + 15 * step))
+        qtbot.wait(20)
+    QTest.mouseRelease(w, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(x, y + 120))
+    qtbot.wait(100)
+    assert inspector.height() >= before + 100, (before, inspector.height())
+    w.resizeDocks([inspector, dock], [before, column - before], Qt.Orientation.Vertical)   # as it was
+    qtbot.wait(100)
+    w.controller.set_selection(["x"])
+    qtbot.waitUntil(lambda: inspector.height() >= 0.45 * column, timeout=3000)
+    editor = w.inspector.page.value_editor
+    qtbot.waitUntil(lambda: editor.isVisible())
+
+    def in_view(part):
+        return part.visibleRegion().boundingRect().height() >= min(part.height(), 60)
+    try:
+        qtbot.waitUntil(lambda: in_view(editor.view) and in_view(editor.random_button), timeout=3000)
+    except qtbot.TimeoutError:
+        raise AssertionError([(type(p).__name__, p.visibleRegion().boundingRect(), p.height())
+                              for p in (editor.view, editor.random_button)]) from None
+    w.controller.set_selection([])
+    qtbot.waitUntil(lambda: dock.height() >= 0.6 * column, timeout=3000)

@@ -601,6 +601,23 @@ def test_the_newton_words_are_true_for_every_eps(qtbot, eps):
     assert "has no part along them" not in words
 
 
+@pytest.mark.parametrize("sample", ["000_layer_hessian", "001_dense_jacobian"])
+def test_forward_vs_reverse_names_no_seed_number(qtbot, sample):
+    """'That is why backpropagation wants a scalar loss (seed 000).': a student knows the
+    lessons by their titles, not the seeds' numbers (issue 20 §2). Neither the view's words
+    (a scalar loss, and a target the tape sums) nor `gradviz explain` name a seed."""
+    import re
+    from gradviz import story
+    from gradviz.story.study_text import chain_lines
+    controller, view = opened(qtbot, views.ChainCostView, sample)
+    words = view.explanation.text()
+    assert "backpropagation" in words or "seeding ones" in words
+    lines = "\n".join(chain_lines(story.build(controller.doc)))
+    assert "Forward vs reverse" in lines
+    for text in (words, lines):
+        assert not re.search(r"\bseed \d{3}", text), text
+
+
 def test_a_batch_jacobian_holding_infinity_marks_it_and_compares_only_numbers(qtbot):
     """√ at x[1, 1] = 0: J's entry is ∞ (drawn black, as the block size it makes), the patch
     image's gutters stay grey, and the check that batch_jacobian equals the diagonal blocks

@@ -126,3 +126,25 @@ def test_compute_studies_on_a_document_without_studies_says_where_they_are(open_
     assert "View ▸ Studies" in said, said
     view = next(a.menu() for a in w.menuBar().actions() if a.text() == "&View")
     assert any(a.text() == "&Studies" for a in view.actions() if a.menu())
+
+
+def test_compute_studies_names_each_study_by_its_title(open_window, qtbot):
+    """The status bar said 'Studies: batch_jacobian: shape (7, 6, 5); jacobian: …' and
+    'higher_order: shape ()', the file's keys: it names each study as View ▸ Studies does
+    (issue 20 §2), a study no view shows in words."""
+    from gradviz.bundled import lesson_entries
+    w = open_window()
+    said = {}
+    for stem in ("001_batchnorm_pitfall", "001_higher_order"):
+        number = next(e.number for e in lesson_entries() if e.path.stem == stem)
+        _lesson(w, number)
+        w.actions_by_name["studies"].trigger()
+        qtbot.waitUntil(lambda: w._job is None and w.statusBar().currentMessage().startswith("Studies"),
+                        timeout=10000)
+        said[stem] = w.statusBar().currentMessage()
+        w.controller.undo_stack.setClean()
+    assert said["001_batchnorm_pitfall"].startswith(
+        "Studies: Batch Jacobian: shape (7, 6, 5); Jacobian: shape (7, 6, 7, 5)")
+    assert said["001_higher_order"].startswith("Studies: Higher order: shape ()")
+    assert not [key for key in ("batch_jacobian", "jacobian:", "higher_order")
+                if any(key in text for text in said.values())]

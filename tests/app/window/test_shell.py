@@ -10,7 +10,8 @@ from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QMessageBox, QTableWidget
 
 from gradviz.app.window.recovery import RecentFiles
-from gradviz.app.window.main_window import SAMPLES_DIR, SEED_SAMPLE, samples
+from gradviz.app.window.main_window import SAMPLES_DIR, SEED_SAMPLE
+from gradviz.bundled import lesson_entries
 from gradviz.graph import Port, fileformat
 from gradviz.graph.document import OP
 
@@ -153,14 +154,18 @@ def test_recent_files_are_remembered(make_window, seed_copy, tmp_path):
 
 
 def test_open_sample_menu_lists_every_sample(make_window):
+    """By number and title, as the Lessons menu; the status bar says which lesson opened
+    (it said 'Sample 001_higher_order.json: …', a file name where the title is)."""
     w = make_window()
     titles = [a.text() for a in w.sample_menu.actions()]
-    assert len(titles) == len(list(SAMPLES_DIR.glob("*.json"))) == len(samples())
+    assert len(titles) == len(list(SAMPLES_DIR.glob("*.json"))) == len(lesson_entries())
     assert any("Higher order" in t for t in titles)
     higher = next(a for a in w.sample_menu.actions() if "Higher order" in a.text())
     higher.trigger()
     assert w.controller.doc.title.startswith("Higher order")
     assert w.controller.result.ok
+    number = next(e.number for e in lesson_entries() if e.title == w.controller.doc.title)
+    assert w.statusBar().currentMessage() == f"Lesson {number}: {w.controller.doc.title}"
 
 
 def test_import_from_script_asks_first(make_window, monkeypatch, tmp_path):
@@ -309,7 +314,7 @@ def test_computed_studies_holding_nan_are_a_warning_at_once(make_window, qtbot):
     studies_computed(w, qtbot, timeout=60000)
     assert w.problems_label.text() == "⚠ 1 study warning (Hessian)"   # no card is amber
     assert "the rule of y_sq (pow) is differentiated again" in w.problems_label.toolTip()
-    assert "hessian: holds NaN or infinity" in w.statusBar().currentMessage()
+    assert "Hessian: holds NaN or infinity" in w.statusBar().currentMessage()
     w.controller.set_value("two", np.float32(3.0))   # the studies are of the document before
     assert w.problems_label.text() == "✓ no problems"
 
@@ -550,10 +555,11 @@ def test_nothing_about_the_document_before_outlives_it(make_window):
     w = make_window()
     w.show()
     assert w.open_sample(SAMPLES_DIR / "003_stop_gradient_product.json", ask=False)
-    assert "003_stop_gradient_product" in w.statusBar().currentMessage()
+    said = f"Lesson 4: {w.controller.doc.title}"      # as the Lessons menu numbers it
+    assert w.statusBar().currentMessage() == said
     w.controller.undo_stack.setClean()
     w.controller.set_document(Document())             # not through the File menu
-    assert "003" not in w.statusBar().currentMessage()
+    assert "Lesson 4" not in w.statusBar().currentMessage()
     assert w.windowTitle().startswith("Untitled")
     assert "stop_gradient" not in w.lesson_panel.toPlainText()
     assert w.open_sample(SAMPLES_DIR / "003_stop_gradient_product.json", ask=False)
