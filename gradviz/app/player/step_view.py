@@ -455,13 +455,16 @@ def settle(view, renderer, step, zoom, centre):
     cards = [whole_card(renderer, n) for n in renderer.doc.nodes if n not in nodes]
 
     def cut(sx, sy):
-        return len(cut_cards(seen.translated(sx, sy), cards))
+        """How many cards the view cuts, then how many it cuts by a pixel or more (a port's
+        circle cut by CUT, a sliver of it in view, looks cut: lesson 33's relu at 1280 x 800)."""
+        view = seen.translated(sx, sy)
+        return len(cut_cards(view, cards)), len(cut_cards(view, cards, by=1.0 / zoom))
 
     choices = []
-    # Out of view across, a card's ports (PORT_R out of its sides) and a pixel more (the view
-    # scrolls by whole pixels) too: a view panned to leave xx out ended at its edge and
-    # showed its border and half its output port (lesson 13 in presentation).
-    for i, (axis, out) in enumerate(zip(axes, (PORT_R + SCROLL_SLACK / zoom, 0.0))):
+    # Out of view across, a pixel more (the view scrolls by whole pixels): a view panned to
+    # leave xx out ended at its edge and showed its border and half its output port (lesson
+    # 13 in presentation).
+    for i, (axis, out) in enumerate(zip(axes, (SCROLL_SLACK / zoom, 0.0))):
         options = {shift[i]}
         a, b = axis(seen)
         for card in cards:
@@ -476,11 +479,16 @@ def settle(view, renderer, step, zoom, centre):
 
 
 def whole_card(renderer, nid):
-    """A card as a view shows it whole: with its port names, and its badge if it has one
-    (the footprint's badge line counted once: counted twice, lesson 3's a seemed cut at the
-    top of the whole graph framed at 1920 x 1080, and its step 2 was panned to show c alone
-    at the left of an empty screen, a and b cut by its left edge)."""
-    rect = renderer.rect(nid).adjusted(0, -BADGE_H - 4 if renderer._has_badge(nid) else 0, 0, 0)
+    """A card as a view shows it whole: with its ports' circles (PORT_R out of its sides:
+    without them the tiny CNN's loss card was 'whole' at the right edge of its last step in
+    presentation at 1920 x 1080, its output port cut in half), its port names, and its badge
+    if it has one (the footprint's badge line counted once: counted twice, lesson 3's a
+    seemed cut at the top of the whole graph framed at 1920 x 1080, and its step 2 was
+    panned to show c alone at the left of an empty screen, a and b cut by its left edge)."""
+    card = renderer.cards[nid]
+    rect = renderer.rect(nid).adjusted(-PORT_R if card.n_inputs else 0,
+                                       -BADGE_H - 4 if renderer._has_badge(nid) else 0,
+                                       PORT_R if card.n_outputs else 0, 0)
     for label, _, _ in renderer.port_labels(nid):
         rect = rect.united(label)
     return rect
