@@ -466,8 +466,9 @@ def test_the_hessian_view_shows_a_nan_hessian_as_a_warning(qtbot):
 
 
 def test_a_hessian_partly_nan_draws_its_numbers_and_marks_the_rest(qtbot):
-    """x^1.5 at zeros: 30 of H's 36 entries are numbers, coloured as any H; the 6 others are
-    black and the caption says so; symmetry is checked where H and Hᵀ are both numbers."""
+    """x^1.5 at zeros: 24 of H's 36 entries are numbers, coloured as any H; the 12 others
+    (∞ on the diagonal at the zeros, NaN in their columns) are black and the caption says
+    so; symmetry is checked where H and Hᵀ are both numbers."""
     from lesson_variants import partly_nan_hessian_doc
     controller = DocumentController()
     view = views.HessianView(controller)
