@@ -136,42 +136,42 @@ def block_jacobian(entries, target, sources, zero, relevant=None, *, chunk_size)
     seeded with a one-hot cotangent) carries a zero cotangent through the rows the
     one-hot misses, and a rule's zero times ∞ there is NaN (Pow at 0: 0 · 0^-0.5). By
     row alignment, source row b' of such a pass depends on target row b' alone, so it
-    is the same for every seed outside row b': one more pass seeded with zeros gives
-    it (all zeros, unless a rule meets ∞ or NaN). No tape records this; under
-    tf.function's tracer the passes and the placing are ops, so the trace has them.
+    is the same for every seed outside row b': one more seed of zeros, after the last
+    one-hot, gives it (all zeros, unless a rule meets ∞ or NaN). No tape records this;
+    under tf.function's tracer the passes and the placing are ops, so the trace has them.
     `chunk_size(entries, n)`: how many seeds one pass carries (the tape's memory budget)."""
     rows = target._value.shape[0]
     per_row = target._value.size // rows
     dtype = target._value.dtype
-    chunk = chunk_size(entries, per_row)
+    seeds = per_row + 1  # the last is the zero seed
+    chunk = chunk_size(entries, seeds)
     parts = [[] for _ in sources]
-    zero_seed = Tensor._wrap(np.zeros((1,) + target._value.shape, dtype))
-    off = backward(entries, [target], [zero_seed], sources, 1, None, relevant)
-    for start in range(0, per_row, chunk):
-        stop = min(per_row, start + chunk)
+    for start in range(0, seeds, chunk):
+        stop = min(seeds, start + chunk)
         seed = np.zeros((stop - start, rows, per_row), dtype)
-        seed[np.arange(stop - start), :, np.arange(start, stop)] = 1
+        ones = min(stop, per_row)
+        seed[np.arange(ones - start), :, np.arange(start, ones)] = 1
         seed = Tensor._wrap(seed.reshape((stop - start,) + target._value.shape))
         for lst, g in zip(parts, backward(entries, [target], [seed], sources, 1, None, relevant)):
             lst.append(g)
     out = []
-    for lst, s, fill in zip(parts, sources, off):
+    for lst, s in zip(parts, sources):
         shape = target._value.shape + s._value.shape
         if any(g is None for g in lst):
             out.append(Tensor._wrap(np.zeros(shape, s._value.dtype)) if zero else None)
             continue
         rest = s._value.size // rows
         if _trace.tracer is not None:
-            out.append(_diagonal_blocks_op(lst, fill, rows, per_row, rest, shape))
+            out.append(_diagonal_blocks_op(lst, rows, per_row, rest, shape))
             continue
         g = lst[0]._value if len(lst) == 1 else np.concatenate([g._value for g in lst])
         j = np.zeros((rows, per_row, rows, rest), g.dtype)
-        fill = fill._value.reshape(rows, rest)
+        fill = g[per_row].reshape(rows, rest)
         if fill.any():  # a NaN or ∞ met a zero cotangent somewhere (NaN counts as nonzero)
             j[...] = fill
         r = np.arange(rows)
         # g[k, b] is row b's block column k: d target[b, k] / d source[b, :].
-        j[r, :, r, :] = g.reshape(per_row, rows, rest).transpose(1, 0, 2)
+        j[r, :, r, :] = g[:per_row].reshape(per_row, rows, rest).transpose(1, 0, 2)
         out.append(Tensor._wrap(j.reshape(shape)))
     return out
 
@@ -200,9 +200,11 @@ DIAGONAL_BLOCKS = define_op("DiagonalBlocks", _diagonal_blocks_forward, _diagona
                              "grad_fill = grad off the diagonal blocks, summed over target rows"))
 
 
-def _diagonal_blocks_op(parts, fill, rows, per_row, rest, shape):
-    """block_jacobian's placing of the blocks, as ops (traced by tf.function)."""
+def _diagonal_blocks_op(parts, rows, per_row, rest, shape):
+    """block_jacobian's placing of the blocks and the zero seed's fill, as ops (traced by
+    tf.function)."""
     S = shape_ops
     g = parts[0] if len(parts) == 1 else S.concat(parts, axis=0)
-    g = S.transpose(S.reshape(g, (per_row, rows, rest)), (1, 0, 2))
-    return S.reshape(apply(DIAGONAL_BLOCKS, (g, S.reshape(fill, (rows, rest)))), shape)
+    g, fill = S.split(S.reshape(g, (per_row + 1, rows, rest)), [per_row, 1], axis=0)
+    blocks = S.transpose(g, (1, 0, 2))
+    return S.reshape(apply(DIAGONAL_BLOCKS, (blocks, S.reshape(fill, (rows, rest)))), shape)

@@ -69,9 +69,14 @@ def test_first_order_jacobian_is_the_per_row_loop(name):
     _assert_same(tape.jacobian(y, x, experimental_use_pfor=False), expected)
 
 
+@pytest.mark.parametrize("chunk_bytes", [None, 1])
 @pytest.mark.parametrize("name", OPS)
-def test_hessian_is_the_per_row_loop(name):
-    """Nested tapes, H = t2.jacobian(t1.gradient(Σ f(x), x), x), as the auditor ran it."""
+def test_hessian_is_the_per_row_loop(name, chunk_bytes, monkeypatch):
+    """Nested tapes, H = t2.jacobian(t1.gradient(Σ f(x), x), x), as the auditor ran it;
+    also one seed per backward pass (a memory budget of 1 byte)."""
+    if chunk_bytes is not None:
+        from gradviz.engine import tape as tape_module
+        monkeypatch.setattr(tape_module, "JACOBIAN_CHUNK_BYTES", chunk_bytes)
     x = tf.Variable(X)
     with tf.GradientTape(persistent=True) as t2:
         with tf.GradientTape() as t1:
