@@ -16,7 +16,7 @@ from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
 
 from ..graph.document import Edge, Port
 from . import preview, text
-from .cards import BADGE_H, PORT_R
+from .cards import BADGE_H, PORT_R, port_name
 
 ARROW_HEAD = 14.0
 PILL_H = BADGE_H - 2
@@ -257,14 +257,12 @@ class StepPainter:
         return Edge(port, Port(nid, slot))
 
     def _through(self, edge):
-        """', through out's tape (no edge)' for a link drawn only for a step (`_used_inside`:
-        t1.gradient(out, x) reads layer.kernel on out's tape, not by an input of its own),
-        '' for an edge of the graph."""
+        """', which reads layer.kernel (no edge)' for a link drawn only for a step
+        (`_used_inside`: t1.gradient(out, x) reads layer.kernel inside, not by an input of
+        its own), '' for an edge of the graph."""
         if edge in self.doc.edges:
             return ""
-        into = next((e.src.node for e in self.doc.inputs_of(edge.dst.node) if e.dst.index == edge.dst.index), None)
-        node = self.doc.nodes.get(into)
-        return f", through {node.label or node.id}'s tape (no edge)" if node is not None else " (no edge)"
+        return f", which reads {port_name(self.doc, edge.src)} (no edge)"
 
     def _delivered(self):
         """{step index: [edges]} for every contribution step (cached per story)."""
@@ -365,9 +363,8 @@ class StepPainter:
         array = getattr(step, "cotangent", None)
         if array is None:
             array = getattr(step, "total", None)
-        if array is None:
-            return "cotangent"
-        return cotangent_label(array)
+        label = "cotangent" if array is None else cotangent_label(array)
+        return label if edge in self.doc.edges else f"{label} (no edge)"
 
     def pill_rects(self, step):
         """[(text, QRectF)]: a label per animated path (one for paths saying the same), placed

@@ -31,6 +31,14 @@ def _says_kind(name, op_name):
     return name == op_name or name.endswith(f"'s {op_name}") or name.startswith(f"the {op_name} ")
 
 
+def _sentence(caption):
+    """A caption that opens with a described tensor ('the relu grad for ∂out/∂… receives …')
+    starts with a capital, as a sentence; one that opens with the user's name keeps its case."""
+    if caption and caption.startswith(("the ", "a ", "an ")):
+        return caption[0].upper() + caption[1:]
+    return caption
+
+
 def _kind(name, op_name):
     """'lookup (nn.embedding_lookup)'; a node or part named as its op is named once:
     'matmul', "layer6's matmul"."""
@@ -103,6 +111,7 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
     shown = naming.shown_names()   # every step's card writes its captions around these
 
     def add(step, tensor=None):
+        step.caption = _sentence(step.caption)
         step.index = len(steps)
         step._tensor = tensor
         step.shown_names = shown

@@ -84,4 +84,5 @@ def story_sentence(output):
             f"relu's output is 0 all along "
             f"{'their columns' if many else 'its column'} because its input is ≤ 0 there, so "
             f"the rule keeps none of the cotangent in {'them' if many else 'it'}: it is 0, and "
-            f"no gradient reaches the weights that feed {'them' if many else 'it'}.")
+            f"no gradient passes back through {'them' if many else 'it'} to what feeds "
+            f"{'them' if many else 'it'}.")

@@ -59,6 +59,16 @@ def settle(canvas, seconds=5):
         QApplication.processEvents()
 
 
+def wait_idle(qtbot, window, timeout=10000):
+    """Until `window`'s player has taken its story and framed its step and its canvas has
+    painted (the player's story and frame timers, the canvas's wait for a paint): what a
+    fixed qtbot.wait of a few hundred ms waited for, no longer than that takes."""
+    player, canvas = window.player, window.canvas
+    qtbot.waitUntil(lambda: player._waiting is None and not player._story_timer.isActive()
+                    and not player._frame_timer.isActive() and not canvas.waiting_for_paint,
+                    timeout=timeout)
+
+
 def drag_port(qtbot, canvas, src_port_item, dst_port_item):
     """Press on one port, move across the canvas, release on the other."""
     vp = canvas.viewport()

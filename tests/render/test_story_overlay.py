@@ -383,11 +383,12 @@ def test_a_link_drawn_for_a_step_reads_as_no_edge():
     links = [(e, text) for (e, _), text in zip(tracks, texts) if e not in r.doc.edges]
     assert len(links) == 1
     (link, text), = links
-    assert text == "from t1.gradient(out, x), through out's tape (no edge)"
+    assert text == "from t1.gradient(out, x), which reads layer.kernel (no edge)"
     assert r._arrow_pen(fan, link).style() == Qt.PenStyle.DotLine
     contribution = next(s for s in r.story.steps if s.kind == "contribution" and s.port == Port("layer", 1)
                         and s.node == link.dst.node)
     assert [r._arrow_pen(contribution, e).style() for e, _ in r.step_tracks(contribution)] == [Qt.PenStyle.DotLine]
+    assert all(t.endswith(" (no edge)") for t in r._pill_texts(contribution))   # each step says so
     wired = next(s for s in r.story.steps if s.kind == "contribution" and r._step_edges(s)
                  and all(e in r.doc.edges for e in r._step_edges(s)))
     assert {r._arrow_pen(wired, e).style() for e, _ in r.step_tracks(wired)} == {Qt.PenStyle.SolidLine}

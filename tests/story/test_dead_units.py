@@ -55,7 +55,9 @@ def test_relus_step_says_which_units_are_dead_and_their_cotangent_is_zero(name):
         units = ", ".join(map(str, dead))
         assert f"Unit{'s' if len(dead) > 1 else ''} {units} " in step.caption
         assert "off for this example" in step.caption and "dead" not in step.caption
-        assert "no gradient reaches the weights" in step.caption
+        # said of what feeds the unit, weights or not (a relu fed by a constant has none: an
+        # auditor read 'the weights that feed it' on a student's graph without weights)
+        assert "no gradient passes back through" in step.caption and "weights" not in step.caption
         np.testing.assert_array_equal(step.cotangent[:, dead], 0)
         kernel_grad = kernels[Port(step.node, 1)]
         assert not kernel_grad[:, dead].any() and kernel_grad.any()

@@ -79,13 +79,14 @@ def test_higher_order_steps_say_which_op_inside_the_gradient_node():
     captions = [st.caption for st in visits]
     for whole in ("the multiply for ∂y/∂x via xx (input 2) inside t1.gradient(y, x)",
                   "the multiply for ∂y/∂x via y inside t1.gradient(y, x)"):
-        k = next(k for k, c in enumerate(captions) if c.startswith(whole + " receives"))
+        # a caption opening with a described tensor starts with a capital (test_caption_sentences)
+        k = next(k for k, c in enumerate(captions) if c.startswith(whole[0].upper() + whole[1:] + " receives"))
         assert titles[k] == f"Visit {whole.replace(' inside ', ', inside ')}"
     assert "'s multiply" not in text
     fans = s.of_kind("fan_in")
     assert [f.node for f in fans] == ["t1_gradient_y_x", "x"]
     assert fans[0].title == "Fan-in at the multiply for ∂y/∂xx, inside t1.gradient(y, x)"
-    assert fans[0].caption.startswith("the multiply for ∂y/∂xx inside t1.gradient(y, x) is used twice")
+    assert fans[0].caption.startswith("The multiply for ∂y/∂xx inside t1.gradient(y, x) is used twice")
     # its rule is the add's that ends the node's inner pass, not a 'gradient' rule
     first = s.of_kind("contribution")[0]
     assert "Local rule of add, the op that ends t1.gradient(y, x), for its input" in first.caption

@@ -8,6 +8,8 @@ step, at 1280x800 and 1920x1080."""
 import pytest
 from PySide6.QtCore import QCoreApplication
 
+from app_ui import wait_idle
+
 from gradviz.app.player import step_view
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render import painter as render_painter
@@ -128,7 +130,7 @@ def test_a_lesson_opens_with_its_seed_card_next_to_its_target(open_window, qtbot
     far = []
     for lesson in lessons.lesson_entries():
         assert lessons.open_lesson(w, lesson, ask=False)
-        qtbot.wait(300)            # the player's framing after the canvas's fit
+        wait_idle(qtbot, w)        # the player's framing after the canvas's fit
         QCoreApplication.processEvents()
         c, step = w.canvas, w.player.step
         if step is None:

@@ -2,6 +2,8 @@
 and fits, with its cards drawn in full at 1280 x 800 does so at 1920 x 1080 too."""
 from PySide6.QtCore import QCoreApplication
 
+from app_ui import wait_idle
+
 from gradviz.app.player import lessons
 from gradviz.render import legible
 
@@ -72,18 +74,18 @@ def test_home_shows_the_lesson_as_it_opened(open_window, qtbot):
     w = open_window(None, size=(1280, 800))
     for lesson in lessons.lesson_entries():
         assert lessons.open_lesson(w, lesson, ask=False)
-        qtbot.wait(300)            # the player's framing timer too
+        wait_idle(qtbot, w)        # the player's framing timer too
         _settled(w)
         opened, compact = dict(w.canvas.positions), w.canvas.compact
         for steps in (0, 1, 13):
             for _ in range(min(steps, len(w.player.steps) - 1)):
                 w.player.next()
                 w.player.finish_animation()
-            qtbot.wait(300)
+            wait_idle(qtbot, w)
             _settled(w)
             w.player.actions_by_name["first"].trigger()
             w.player.finish_animation()
-            qtbot.wait(300)
+            wait_idle(qtbot, w)
             _settled(w)
             assert w.player.index == 0
             assert w.canvas.positions == opened, (lesson.path.stem, steps)
