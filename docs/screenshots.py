@@ -28,6 +28,7 @@ from gradviz.app import studies as views  # noqa: E402
 from gradviz.app.controller import DocumentController  # noqa: E402
 from gradviz.render import painter as render_painter  # noqa: E402
 from gradviz.render.animation import frames, write_animation  # noqa: E402
+from gradviz import bundled  # noqa: E402
 from gradviz.graph import fileformat  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,7 +46,8 @@ def window(sample, size):
     w.resize(*size)
     w.show()
     wait(500)
-    w.show_message(f"Sample {sample}: {w.controller.doc.title}")   # no machine path
+    lesson = bundled.lesson_at(SAMPLES / sample)   # as the app says it when a lesson opens
+    w.show_message(f"Lesson {lesson.number}: {w.controller.doc.title}" if lesson else w.controller.doc.title)
     return w
 
 
