@@ -40,8 +40,9 @@ def sibling_doc():
 
 
 def partly_nan_hessian_doc():
-    """loss = Σ x^1.5 with x holding zeros: H = diag(0.75 / √x) is ∞ where x is 0 and NaN
-    beside it (0 · ∞): 6 of its 36 entries are not numbers, the other 30 are."""
+    """loss = Σ x^1.5 with x holding zeros: H = diag(0.75 / √x) is ∞ where x is 0, and NaN
+    (0 · ∞) in those two columns in every other row, as TF's per-row jacobian gives: 12 of
+    its 36 entries are not numbers, the other 24 are."""
     from gradviz.graph import catalog
     from gradviz.graph.document import CONSTANT, OP, VARIABLE, Document, Node, Port
     doc = Document(title="x to the 1.5 at zero")

@@ -132,18 +132,25 @@ def row_aligned(entries, target, source):
 def block_jacobian(entries, target, sources, zero, relevant=None, *, chunk_size):
     """`jacobian` for a target row-aligned with every source (see `row_aligned`):
     per_row backward passes' worth of seeds instead of target.size, then the blocks
-    are placed on the diagonal of a zero Jacobian. No tape records this; under
-    tf.function's tracer the passes and the placing are ops, so the trace has them.
+    are placed on the diagonal. Off the diagonal, TF's row of the Jacobian (one pass
+    seeded with a one-hot cotangent) carries a zero cotangent through the rows the
+    one-hot misses, and a rule's zero times ∞ there is NaN (Pow at 0: 0 · 0^-0.5). By
+    row alignment, source row b' of such a pass depends on target row b' alone, so it
+    is the same for every seed outside row b': one more seed of zeros, after the last
+    one-hot, gives it (all zeros, unless a rule meets ∞ or NaN). No tape records this;
+    under tf.function's tracer the passes and the placing are ops, so the trace has them.
     `chunk_size(entries, n)`: how many seeds one pass carries (the tape's memory budget)."""
     rows = target._value.shape[0]
     per_row = target._value.size // rows
     dtype = target._value.dtype
-    chunk = chunk_size(entries, per_row)
+    seeds = per_row + 1  # the last is the zero seed
+    chunk = chunk_size(entries, seeds)
     parts = [[] for _ in sources]
-    for start in range(0, per_row, chunk):
-        stop = min(per_row, start + chunk)
+    for start in range(0, seeds, chunk):
+        stop = min(seeds, start + chunk)
         seed = np.zeros((stop - start, rows, per_row), dtype)
-        seed[np.arange(stop - start), :, np.arange(start, stop)] = 1
+        ones = min(stop, per_row)
+        seed[np.arange(ones - start), :, np.arange(start, ones)] = 1
         seed = Tensor._wrap(seed.reshape((stop - start,) + target._value.shape))
         for lst, g in zip(parts, backward(entries, [target], [seed], sources, 1, None, relevant)):
             lst.append(g)
@@ -159,16 +166,20 @@ def block_jacobian(entries, target, sources, zero, relevant=None, *, chunk_size)
             continue
         g = lst[0]._value if len(lst) == 1 else np.concatenate([g._value for g in lst])
         j = np.zeros((rows, per_row, rows, rest), g.dtype)
+        fill = g[per_row].reshape(rows, rest)
+        if fill.any():  # a NaN or ∞ met a zero cotangent somewhere (NaN counts as nonzero)
+            j[...] = fill
         r = np.arange(rows)
         # g[k, b] is row b's block column k: d target[b, k] / d source[b, :].
-        j[r, :, r, :] = g.reshape(per_row, rows, rest).transpose(1, 0, 2)
+        j[r, :, r, :] = g[:per_row].reshape(per_row, rows, rest).transpose(1, 0, 2)
         out.append(Tensor._wrap(j.reshape(shape)))
     return out
 
 
-def _diagonal_blocks_forward(blocks):
+def _diagonal_blocks_forward(blocks, fill):
     rows, per_row, rest = blocks.shape
-    j = np.zeros((rows, per_row, rows, rest), blocks.dtype)
+    j = np.empty((rows, per_row, rows, rest), blocks.dtype)
+    j[...] = fill.reshape(1, 1, rows, rest)
     r = np.arange(rows)
     j[r, :, r, :] = blocks
     return j
@@ -177,18 +188,23 @@ def _diagonal_blocks_forward(blocks):
 def _diagonal_blocks_rule(F, g, ins, out, at, needs):
     rows = out.shape[0]
     mask = np.eye(rows, dtype=bool).reshape(rows, 1, rows, 1)
-    return (F.reduce_sum(F.masked(g, mask), axis=-2),)
+    return (F.reduce_sum(F.masked(g, mask), axis=-2),
+            F.reduce_sum(F.masked(g, ~mask), axis=(-4, -3)))
 
 
-# blocks (rows, per_row, rest) -> j (rows, per_row, rows, rest), zero off the diagonal
-# j[b, :, b, :] = blocks[b]: block_jacobian's placing, as an op for tf.function's trace.
+# blocks (rows, per_row, rest), fill (rows, rest) -> j (rows, per_row, rows, rest):
+# j[b, :, b, :] = blocks[b] and j[b, :, b', :] = fill[b'] for b' != b, block_jacobian's
+# placing as an op for tf.function's trace.
 DIAGONAL_BLOCKS = define_op("DiagonalBlocks", _diagonal_blocks_forward, _diagonal_blocks_rule,
-                            ("grad_blocks = the diagonal blocks of grad",))
+                            ("grad_blocks = the diagonal blocks of grad",
+                             "grad_fill = grad off the diagonal blocks, summed over target rows"))
 
 
 def _diagonal_blocks_op(parts, rows, per_row, rest, shape):
-    """block_jacobian's placing of the blocks, as ops (traced by tf.function)."""
+    """block_jacobian's placing of the blocks and the zero seed's fill, as ops (traced by
+    tf.function)."""
     S = shape_ops
     g = parts[0] if len(parts) == 1 else S.concat(parts, axis=0)
-    g = S.transpose(S.reshape(g, (per_row, rows, rest)), (1, 0, 2))
-    return S.reshape(apply(DIAGONAL_BLOCKS, (g,)), shape)
+    g, fill = S.split(S.reshape(g, (per_row + 1, rows, rest)), [per_row, 1], axis=0)
+    blocks = S.transpose(g, (1, 0, 2))
+    return S.reshape(apply(DIAGONAL_BLOCKS, (blocks, S.reshape(fill, (rows, rest)))), shape)

@@ -317,6 +317,22 @@ def _cuts(fit, n):
                       if fit(start, j) and len(runs) + 1 + need[j + 1] <= count]
 
 
+def _story(boxes, groups, cards):
+    """([group], {group: rule card size}) of the steps' groups, each kept to the nodes of
+    `boxes`, those of one node left out."""
+    cards = {tuple(n for n in group if n in boxes): size for group, size in (cards or {}).items()}
+    return [g for g in (tuple(n for n in group if n in boxes) for group in groups) if len(g) > 1], cards
+
+
+def misses(boxes, columns, room, groups, edges=(), cards=None, reach=None):
+    """(steps unframed, edges crossing the canvas, steps whose rule card has no free place)
+    of the layout `boxes`, as `framing` ranks its folds: what a layout shown already must
+    not do worse than the one `framing` would lay out, to be kept while a story plays."""
+    groups, cards = _story(boxes, groups, cards)
+    return (_unframed(boxes, groups, room)[0], running_back(boxes, [c for c in columns if c], edges),
+            len(_crowded(boxes, groups, room, cards, reach)))
+
+
 def framing(shown, flat, columns, room, groups, edges=(), cards=None, reach=None):
     """The layout `shown` (one row, or folded to fit the view), unless a fold of `flat` lets
     more of a story's steps show their cards together, or fewer `edges` cross the canvas:
@@ -327,8 +343,7 @@ def framing(shown, flat, columns, room, groups, edges=(), cards=None, reach=None
     view but over a card or its ports' names (`_crowded`, `reach`), then has the fewest rows, then leaves the steps the
     most room (the shares of the view they take, summed). Where that fold still leaves a
     step's rule card no free place, a lane opens for it under the row above (`_opened`)."""
-    cards = {tuple(n for n in group if n in flat): size for group, size in (cards or {}).items()}
-    groups = [g for g in (tuple(n for n in group if n in flat) for group in groups) if len(g) > 1]
+    groups, cards = _story(flat, groups, cards)
     missed, share = _unframed(shown, groups, room)
     back = running_back(shown, columns, edges)
     crowded = len(_crowded(shown, groups, room, cards, reach))

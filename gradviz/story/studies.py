@@ -181,7 +181,7 @@ class BatchJacobianStudy:
     engine_difference: float      # |batch_jacobian - column_sums| (should be ~0)
     block_difference: float       # |batch_jacobian - blocks|: its error when examples mix
     off_diagonal: np.ndarray      # (B, B) norms of J[b, ..., c, ...]; diagonal zero
-    largest: float
+    largest: float                # the largest norm of an off-diagonal block's numbers
     location: tuple               # (b, c): target example b depends on source example c
     tolerance: float
     warning: str = ""
@@ -215,8 +215,12 @@ def batch_jacobian_study(subject, x=None, *, target=None, source=None, tolerance
     sums = m.sum(axis=0).transpose(1, 0, 2).reshape((nb,) + per)
     off = norms.copy()
     np.fill_diagonal(off, 0.0)
-    loc = np.unravel_index(int(np.argmax(off)), off.shape) if nb > 1 else (0, 0)
-    largest = float(off[loc]) if nb > 1 else 0.0
+    # Dependence is judged on the numbers: a block that is NaN where a zero cotangent met
+    # a rule's ∞ (√ at 0), as TF's jacobian gives it, is no sign that examples mix.
+    numbers = np.linalg.norm(np.where(np.isfinite(m), m, 0), axis=(1, 3))
+    np.fill_diagonal(numbers, 0.0)
+    loc = np.unravel_index(int(np.argmax(numbers)), numbers.shape) if nb > 1 else (0, 0)
+    largest = float(numbers[loc]) if nb > 1 else 0.0
     bj = s.batch_jacobian()
     with np.errstate(invalid="ignore"):   # ∞ - ∞ where J holds infinity: its problem says so
         error = float(np.abs(blocks - bj).max(initial=0))

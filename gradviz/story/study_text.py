@@ -78,8 +78,9 @@ def batch_jacobian_lines(doc):
              f"{_g(b.engine_difference)}", "  "),
     ]
     if b.independent:
+        where = "" if np.isfinite(b.off_diagonal).all() else " where it is a number"
         lines.append(wrap(f"✓ the examples are independent (every off-diagonal block "
-                          f"J[b, …, c, …], b ≠ c, is 0), so it is also the per-example Jacobian "
+                          f"J[b, …, c, …], b ≠ c, is 0{where}), so it is also the per-example Jacobian "
                           f"J[b, …, b, …]: max |difference| = {_g(b.block_difference)}", "  "))
     else:
         b_, c_ = b.location

@@ -259,8 +259,9 @@ def test_a_block_diagonal_jacobian_compiles_to_its_blocks():
         np.testing.assert_allclose(compiled(x).numpy(), f(x).numpy(), rtol=1e-12, atol=1e-12)
     source = compiled.get_concrete_function(x).program_source[0]
     assert "# DiagonalBlocks" in source and "# ConcatV2" not in source  # one pass of 4 seeds
-    check_grads(lambda b: tf.sin(apply(DIAGONAL_BLOCKS, (b,))),
-                [np.random.default_rng(1).normal(size=(3, 2, 4))], order=2)
+    rng = np.random.default_rng(1)
+    check_grads(lambda b, fill: tf.sin(apply(DIAGONAL_BLOCKS, (b, fill))),
+                [rng.normal(size=(3, 2, 4)), rng.normal(size=(3, 4))], order=2)
 
 
 @pytest.mark.slow  # numba compiles the fused kernels into an empty cache: seconds

@@ -315,3 +315,23 @@ def test_folding_a_1000_op_chain_costs_work_linear_in_its_columns():
         doc.connect(f"x{i - 1}", f"x{i}", 0, 0)
     budget = 8000 * n
     assert _fold_lines(lambda: layout(doc, room=(1280, 800), shrink=True), budget) <= budget
+
+
+def test_a_layout_shown_is_kept_where_it_serves_the_story_as_well():
+    """The player keeps the cards where the lesson opened them (render.layout.frames_as_well)
+    when that layout frames every step as well as its own (the same cards, wherever on
+    the canvas); not one where a step's cards lie too far apart to frame
+    together, nor one whose cards overlap (a card that grew)."""
+    from gradviz.render.layout import frames_as_well
+    doc = attention_like()
+    room = (2 * (W + 130) + W + 1, 5.5 * H)
+    steps = (_groups(doc), room)
+    laid = layout(doc, room=room, steps=steps)
+    assert frames_as_well(doc, {}, laid, laid, steps)
+    moved = {n: (x + 500.0, y + 80.0) for n, (x, y) in laid.items()}       # anywhere on the canvas
+    assert frames_as_well(doc, {}, moved, laid, steps)
+    flat = layout(doc, room=None)
+    assert _unframed(flat, _groups(doc), room) == [("v", "out")]
+    assert not frames_as_well(doc, {}, flat, laid, steps)
+    grown = dict(laid, q=laid["s"])
+    assert not frames_as_well(doc, {}, grown, laid, steps)

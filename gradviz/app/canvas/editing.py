@@ -19,7 +19,7 @@ from ...graph.validate import validate
 from ...render.cards import BADGE_H
 from ...render import legible
 from ...render import painter as render_painter
-from ...render.layout import layout as layout_positions
+from ...render.layout import frames_as_well, layout as layout_positions
 from .items import card_bounds, problem_lines
 from .palette import palette_entries
 from .quick_add import QuickAdd
@@ -350,17 +350,26 @@ class CanvasEditing:
         that opened small or was resized fits it as well as it can. Never an undo entry: the
         document holds no position to change. `compact`: for the cards as drawn compact
         (Fit's overview); else the cards are drawn in full from here on (the player frames
-        its steps at a zoom that reads). `narrower`: laid out for that share of the room."""
+        its steps at a zoom that reads). `narrower`: laid out for that share of the room.
+        `steps` (the player, `_view_layout`): in the window, cards shown in full stay where
+        they are while they serve the story as well (render.layout.frames_as_well), so that
+        they do not rearrange between step 1, shown as opened, and step 2."""
         if not compact:
             self.shorten_compact(None)
         doc = self.controller.doc
         if not doc.nodes or any(n.position is not None for n in doc.nodes.values()):
             return
-        self.compact_layout = compact
+        was_compact, self.compact_layout = self.compact_layout, compact
         if self._dirty:     # an edit the scene has not caught up with (Auto Layout's, a redo)
             self.sync()
         positions = self._view_layout(doc, readable_px, overview, steps, compact, narrower)
         if all(self.positions.get(nid) == positions[nid] for nid in doc.nodes):
+            return
+        # A story in the window (not for presentation mode's larger type, whose layout is for
+        # the back row): the cards shown in full stay where they are if they serve it as well.
+        if steps is not None and not was_compact and (readable_px or self.readable_px) <= legible.READABLE_PX \
+                and frames_as_well(doc, self.renderer.sizes(), self.positions, positions,
+                                   (steps[0], self.layout_room(legible.READABLE_PX), *steps[1:])):
             return
         self.positions.update(positions)
         self.sync(full=False, new_document=False)

@@ -93,7 +93,7 @@ def compared(a, b, tolerance, number):
     if both.all():
         return gap <= tolerance, f"max |difference| = {number(gap)}"
     same = bool(np.array_equal(np.isfinite(a), np.isfinite(b)))
-    stand = f"{'the same' if same else 'different'} entries of each hold NaN or infinity"
+    stand = ("the same" if same else "different") + " entries of each hold NaN or infinity"
     if not both.any():
         return None, ("Nothing to compare: every entry of both is NaN or infinity" if same else
                       "Nothing to compare: no entry is a number in both")

@@ -187,9 +187,13 @@ class BatchJacobianView(StudyView):
                        f"a layer mixes the batch (BatchNormalization in training does, through "
                        f"the batch mean and variance). Use jacobian instead.")
         else:
+            not_numbers = int((~np.isfinite(study.off_diagonal)).sum())
+            where, held = ((" where it is a number",
+                            f"; {counted(not_numbers, 'block holds', 'blocks hold')} NaN or "
+                            f"infinity, where a zero cotangent met ∞") if not_numbers else ("", ""))
             set_banner(self.check, "ok",
-                       f"<b>✓ The examples are independent:</b> every off-diagonal block is zero "
-                       f"(largest norm {number(study.largest)}), so batch_jacobian's "
+                       f"<b>✓ The examples are independent:</b> every off-diagonal block is zero"
+                       f"{where} (largest norm {number(study.largest)}{held}), so batch_jacobian's "
                        f"{tuple(study.batch_jacobian.shape)} equals the diagonal blocks "
                        f"({compared(study.blocks, study.batch_jacobian, np.inf, number)[1]}).")
 

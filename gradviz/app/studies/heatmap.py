@@ -21,6 +21,7 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QGraphicsTextItem, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
+from ...engine.errors import counted
 from ...render.themes import LIGHT
 from ...story.numbers import alone, exponent, factor_text
 
@@ -504,9 +505,10 @@ class Heatmap(QWidget):
             return ""
         if n == self.entries:
             return "every entry is NaN or infinity: there is nothing to draw"
+        total = counted(self.entries, "entry", "entries")
         if self.mode != "heatmap":
-            return f"{n:,} of {self.entries:,} entries are NaN or infinity, not drawn"
-        return f"black is NaN or infinity ({n:,} of {self.entries:,} entries)"
+            return f"{n} of {total} {'is' if n == 1 else 'are'} NaN or infinity, not drawn"
+        return f"black is NaN or infinity ({n} of {total})"
 
     def _show_line(self, kind, values):
         n = values.size

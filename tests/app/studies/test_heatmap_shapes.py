@@ -94,6 +94,8 @@ def test_a_vector_leaves_out_its_nan_and_says_so_and_none_finite_hides(qtbot):
     x, y = heatmap.curve.getData()
     assert heatmap.mode == "vector" and list(x) == [0, 1, 3, 4, 6] and list(y) == [1, 2, 4, 5, 3]
     assert heatmap.colour_key() == " 2 of 7 entries are NaN or infinity, not drawn."
+    heatmap.set_matrix(np.array([[1, 2, np.nan, 4, 5, 6, 3]], np.float32))
+    assert heatmap.colour_key() == " 1 of 7 entries is NaN or infinity, not drawn."
     heatmap.set_matrix(np.full((3, 3), np.nan, np.float32))
     assert heatmap.isHidden()
     assert heatmap.colour_key() == " Every entry is NaN or infinity: there is nothing to draw."

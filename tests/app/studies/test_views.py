@@ -466,8 +466,9 @@ def test_the_hessian_view_shows_a_nan_hessian_as_a_warning(qtbot):
 
 
 def test_a_hessian_partly_nan_draws_its_numbers_and_marks_the_rest(qtbot):
-    """x^1.5 at zeros: 30 of H's 36 entries are numbers, coloured as any H; the 6 others are
-    black and the caption says so; symmetry is checked where H and Hᵀ are both numbers."""
+    """x^1.5 at zeros: 24 of H's 36 entries are numbers, coloured as any H; the 12 others
+    (∞ on the diagonal at the zeros, NaN in their columns) are black and the caption says
+    so; symmetry is checked where H and Hᵀ are both numbers."""
     from lesson_variants import partly_nan_hessian_doc
     controller = DocumentController()
     view = views.HessianView(controller)
@@ -621,7 +622,10 @@ def test_forward_vs_reverse_names_no_seed_number(qtbot, sample):
 def test_a_batch_jacobian_holding_infinity_marks_it_and_compares_only_numbers(qtbot):
     """√ at x[1, 1] = 0: J's entry is ∞ (drawn black, as the block size it makes), the patch
     image's gutters stay grey, and the check that batch_jacobian equals the diagonal blocks
-    compares their numbers (it said 'max |difference| nan' beside ✓)."""
+    compares their numbers (it said 'max |difference| nan' beside ✓). Off the diagonal, as
+    TF's jacobian (one gradient per one-hot row), the zero cotangent meets 1/(2√0) = ∞ in
+    x[1, 1]'s column: NaN, so the blocks (0, 1) and (2, 1) are black too (they were zeros
+    before the engine matched TF there)."""
     from gradviz.graph.document import OP, VARIABLE, Document, Node
     doc = Document()
     doc.add(Node("a", VARIABLE, value=np.array([[4, 1, 2], [9, 0, 1], [1, 1, 1]], np.float32),
@@ -640,12 +644,16 @@ def test_a_batch_jacobian_holding_infinity_marks_it_and_compares_only_numbers(qt
     J = view.result.jacobian
     bad = int((~np.isfinite(J)).sum())
     assert view.heatmap.not_finite.sum() == bad and view.heatmap.entries == J.size
-    assert view.norms.not_finite.sum() == 1                      # the block of example 1
+    column_1 = np.zeros((3, 3), bool)
+    column_1[:, 1] = True                                        # every block into example 1
+    np.testing.assert_array_equal(view.norms.not_finite, column_1)
     assert view.caption.text().endswith(
         f"In J, black is NaN or infinity ({bad} of {J.size} entries); in the block sizes, black "
-        f"is NaN or infinity (1 of 9 entries).")
+        f"is NaN or infinity (3 of 9 entries).")
     assert view.message.text().startswith("<b>⚠ Its numbers hold NaN or infinity.</b> The batch Jacobian holds")
     assert "nan" not in view.check.text()
+    assert ("every off-diagonal block is zero where it is a number (largest norm 0; 2 blocks "
+            "hold NaN or infinity, where a zero cotangent met ∞)") in view.check.text()
     assert ("(max |difference| = 0 over the 24 entries where both are numbers; the same entries "
             "of each hold NaN or infinity)") in view.check.text()
 
