@@ -181,3 +181,12 @@ def cut_columns(grid):
         if (left < 0 < right) or (ink < width < right):
             cut.append((c, left, right, width))
     return cut
+
+
+def settle_presentation(w):
+    """Run the event loop until the presentation has done its queued refits (three rounds:
+    a refit can queue another)."""
+    for _ in range(3):
+        QApplication.processEvents()
+        while w.presentation._fit_pending:
+            QApplication.processEvents()

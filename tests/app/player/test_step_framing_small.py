@@ -24,7 +24,9 @@ import json
 import pytest
 from PySide6.QtCore import QCoreApplication, QRectF
 
-from gradviz.app.player import lessons, presentation, step_view
+from app_ui import settle_presentation
+
+from gradviz.app.player import lessons, step_view
 from gradviz.render.legible import READABLE_PX, number_px
 
 SIZE = (1920, 1080)
@@ -45,20 +47,13 @@ def _small_samples():
     return out
 
 
-def _settle(w):
-    for _ in range(3):
-        QCoreApplication.processEvents()
-        while w.presentation._fit_pending:
-            QCoreApplication.processEvents()
-
-
 def _misses(w, path):
     c, p = w.canvas, w.player
     out = []
     for step in p.steps:
         w.presentation.go(step.index)
         p.finish_animation()
-        _settle(w)
+        settle_presentation(w)
         r = c.renderer
         where = (path.stem, step.index + 1, step.title)
         port = c.viewport().rect()
@@ -104,7 +99,7 @@ def test_a_small_graph_fills_the_screen_in_presentation(open_window, present, pa
     QCoreApplication.processEvents()
     w.canvas.relayout_unplaced(READABLE_PX)   # as Fit to Window lays it out in the window
     present(w, SIZE)
-    _settle(w)
+    settle_presentation(w)
     misses = _misses(w, path)
     w.presentation.exit()
     assert misses == [], "\n".join(map(str, misses))

@@ -3,19 +3,14 @@
 view has its ports' circles (PORT_R out of its sides) in view too. The framing counted a card
 whole without them: at the last step the loss card ended 0.07 scene units inside the right
 edge of the view, its output port cut in half, the card looking clipped."""
-from PySide6.QtCore import QCoreApplication, QRectF
+from PySide6.QtCore import QRectF
+
+from app_ui import settle_presentation
 
 from gradviz.app.player import lessons
 from gradviz.render.cards import PORT_R
 
 SIZE = (1920, 1080)
-
-
-def _settle(w):
-    for _ in range(3):
-        QCoreApplication.processEvents()
-        while w.presentation._fit_pending:
-            QCoreApplication.processEvents()
 
 
 def _ports(r, nid):
@@ -28,13 +23,13 @@ def test_a_card_in_view_shows_its_ports(open_window, present):
     w = open_window(None, size=SIZE)
     lesson = next(e for e in lessons.lesson_entries() if e.path.stem == "nets_5_tiny_cnn")
     assert lessons.open_lesson(w, lesson, ask=False)
-    _settle(w)
+    settle_presentation(w)
     present(w, SIZE)
     misses = []
     for step in w.player.steps:
         w.presentation.go(step.index)
         w.player.finish_animation()
-        _settle(w)
+        settle_presentation(w)
         c, r = w.canvas, w.canvas.renderer
         seen = c.visible_rect().adjusted(-0.5, -0.5, 0.5, 0.5)     # the view's whole pixels
         for nid in r.doc.nodes:
