@@ -27,7 +27,8 @@ from gradviz.app import create_window, export_dialog  # noqa: E402
 from gradviz.app import studies as views  # noqa: E402
 from gradviz.app.controller import DocumentController  # noqa: E402
 from gradviz.render import painter as render_painter  # noqa: E402
-from gradviz.render.animation import frames, write_animation  # noqa: E402
+from gradviz.render.animation import frames  # noqa: E402
+from gradviz.render.animation_files import write_animation  # noqa: E402
 from gradviz import bundled  # noqa: E402
 from gradviz.graph import fileformat  # noqa: E402
 

@@ -427,7 +427,7 @@ def _export_animation(args, doc, story):
     if not getattr(story, "steps", None):
         raise UsageError(f"{args.file} has no backward pass to animate: it needs a target and a source")
     # Qt loads only for the commands that paint
-    from .render import animation
+    from .render import animation, animation_files
 
     fps = animation.FPS if args.fps is None else args.fps
     motion = animation.MOTION_SECONDS if args.motion is None else args.motion
@@ -440,7 +440,7 @@ def _export_animation(args, doc, story):
                               theme=args.theme, scale=scale, frames_per_step=max(1, animation.frames_for(motion, fps)),
                               hold=animation.frames_for(hold, fps), glide=animation.frames_for(animation.GLIDE_SECONDS, fps))
     try:
-        count = animation.write_animation(frames, args.output, fps, theme=args.theme)
+        count = animation_files.write_animation(frames, args.output, fps, theme=args.theme)
     except OSError as error:
         raise UsageError(f"{args.output}: cannot write ({error.strerror or error})") from None
     print(f"wrote {args.output} ({counted(count, 'frame')})")

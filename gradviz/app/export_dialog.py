@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBo
 
 from ..engine.errors import counted
 from ..graph.atomic import write_bytes
-from ..render import Renderer, animation, export
+from ..render import Renderer, animation, animation_files, export
 from .folders import document_stem, file_stem, remember_folder, start_folder
 
 THEMES = (("contrast", "High contrast (projector and print)"), ("light", "Light"), ("dark", "Dark"))
@@ -194,11 +194,11 @@ def export_animation(window, path, kind=None, fps=animation.FPS, scale=animation
             progress(total, total)
 
     if kind == "gif":
-        return animation.write_gif(source(), path, fps, keep=animation.theme_colours(theme))
+        return animation_files.write_gif(source(), path, fps, keep=animation_files.theme_colours(theme))
     if kind == "apng":
-        return animation.write_apng(source(), path, fps, keep=animation.theme_colours(theme))
+        return animation_files.write_apng(source(), path, fps, keep=animation_files.theme_colours(theme))
     if kind == "sequence":
-        return len(animation.write_png_sequence(source(), path, document_stem(window.controller)))
+        return len(animation_files.write_png_sequence(source(), path, document_stem(window.controller)))
     raise ValueError(f"unknown animation kind {kind!r}")
 
 

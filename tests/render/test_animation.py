@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtGui import QImage, QImageReader
 
 from gradviz.graph import evaluate, fileformat
-from gradviz.render import Renderer, animation, png
+from gradviz.render import Renderer, animation, animation_files, png
 from gradviz.story import build
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "004_matmul_sum.json"
@@ -31,7 +31,7 @@ def sample():
 
 
 def _distinct_count(images):
-    arrays = [animation._rgb(im) for im in images]
+    arrays = [animation_files._rgb(im) for im in images]
     return 1 + sum(not np.array_equal(a, b) for a, b in zip(arrays, arrays[1:]))
 
 
@@ -55,28 +55,28 @@ def test_the_cotangent_moves_within_a_step(sample):
     plan = animation.frame_plan(len(story.steps), FPS_STEP, HOLD)
     contribution = next(s.index for s in story.steps if s.kind == "contribution")
     idx = [i for i, frame in enumerate(plan) if frame.shot == (contribution, contribution, 0, 0)]
-    first, last = animation._rgb(images[idx[0]]), animation._rgb(images[idx[FPS_STEP - 1]])
+    first, last = animation_files._rgb(images[idx[0]]), animation_files._rgb(images[idx[FPS_STEP - 1]])
     assert not np.array_equal(first, last)
     # The held frames repeat the finished picture.
-    assert np.array_equal(last, animation._rgb(images[idx[-1]]))
+    assert np.array_equal(last, animation_files._rgb(images[idx[-1]]))
 
 
 # -- PNG sequence ---------------------------------------------------------------------------
 def test_png_sequence(sample, tmp_path):
     *_, images = sample
-    paths = animation.write_png_sequence(images, tmp_path / "seq", "matmul")
+    paths = animation_files.write_png_sequence(images, tmp_path / "seq", "matmul")
     assert [p.name for p in paths[:2]] == ["matmul_0001.png", "matmul_0002.png"]
     assert len(paths) == len(images) == len(list((tmp_path / "seq").glob("*.png")))
     back = QImage(str(paths[7]))
     assert back.size() == images[7].size()
-    assert np.array_equal(animation._rgb(back), animation._rgb(images[7]))
+    assert np.array_equal(animation_files._rgb(back), animation_files._rgb(images[7]))
 
 
 # -- APNG -----------------------------------------------------------------------------------
 def test_apng_structure(sample, tmp_path):
     *_, images = sample
     path = tmp_path / "anim.png"
-    written = animation.write_apng(images, path, fps=4)
+    written = animation_files.write_apng(images, path, fps=4)
     data = path.read_bytes()
     chunks = png.chunks(data)  # raises on a bad CRC
     kinds = [k for k, _ in chunks]
@@ -98,7 +98,7 @@ def test_apng_structure(sample, tmp_path):
     assert sum(f[5] for f in fctl) == pytest.approx(len(images) * 250, abs=len(fctl))
     # The default image (frame 0) decodes with plain QImage and equals the first frame.
     first = QImage.fromData(data, "PNG")
-    assert np.array_equal(animation._rgb(first), animation._rgb(images[0]))
+    assert np.array_equal(animation_files._rgb(first), animation_files._rgb(images[0]))
 
 
 def apng_pictures(path):
@@ -116,7 +116,7 @@ def apng_pictures(path):
         (w, h, x, y), datas = pending
         data = png.SIGNATURE + png.chunk(b"IHDR", struct.pack(">II", w, h) + ihdr[8:])
         data += b"".join(png.chunk(b"IDAT", d) for d in datas) + png.chunk(b"IEND", b"")
-        part = animation._rgb(QImage.fromData(data, "PNG"))
+        part = animation_files._rgb(QImage.fromData(data, "PNG"))
         if canvas is None:
             canvas = part.copy()
         else:
@@ -140,11 +140,11 @@ def test_apng_frames_rebuild_every_picture(sample, tmp_path):
     """Compose the fdAT rectangles as a viewer does and compare every frame."""
     *_, images = sample
     path = tmp_path / "anim.png"
-    animation.write_apng(images, path, fps=4)
+    animation_files.write_apng(images, path, fps=4)
     pictures = apng_pictures(path)
-    expected = [animation._rgb(images[0])]
+    expected = [animation_files._rgb(images[0])]
     for im in images[1:]:
-        a = animation._rgb(im)
+        a = animation_files._rgb(im)
         if not np.array_equal(a, expected[-1]):
             expected.append(a)
     assert len(pictures) == len(expected)
@@ -244,27 +244,27 @@ def read_gif(data, decode=True):
 def test_lzw_round_trip(numba, monkeypatch):
     rng = np.random.default_rng(4)
     if not numba:
-        monkeypatch.setattr(animation, "_lzw_kernel", lambda: None)
-    elif animation._LZW.wait() is None:
+        monkeypatch.setattr(animation_files, "_lzw_kernel", lambda: None)
+    elif animation_files._LZW.wait() is None:
         pytest.skip("numba is not installed")
     for data in (np.zeros(70000, np.uint8),                      # long runs: table fills and clears
                  rng.integers(0, 256, 60000).astype(np.uint8),   # noise: 12-bit codes, many clears
                  np.repeat(rng.integers(0, 5, 9000), 7).astype(np.uint8),
                  np.array([7], np.uint8), np.arange(256, dtype=np.uint8)):
-        assert lzw_decode(animation.lzw_encode(data), 8) == data.tolist()
+        assert lzw_decode(animation_files.lzw_encode(data), 8) == data.tolist()
 
 
 def test_lzw_numba_and_python_agree():
     data = np.repeat(np.random.default_rng(1).integers(0, 40, 30000), 3).astype(np.uint8)
-    if animation._LZW.wait() is None:
+    if animation_files._LZW.wait() is None:
         pytest.skip("numba is not installed")
-    assert animation.lzw_encode(data) == animation._lzw_python(data)
+    assert animation_files.lzw_encode(data) == animation_files._lzw_python(data)
 
 
 def test_gif_decodes_to_the_quantized_frames(sample, tmp_path):
     *_, images = sample
     path = tmp_path / "anim.gif"
-    written = animation.write_gif(images, path, fps=5)
+    written = animation_files.write_gif(images, path, fps=5)
     width, height, palette, frames, loop = read_gif(path.read_bytes())
     assert (width, height) == (images[0].width(), images[0].height())
     assert loop == 0
@@ -272,12 +272,12 @@ def test_gif_decodes_to_the_quantized_frames(sample, tmp_path):
     assert frames[0][:4] == (0, 0, width, height)
     assert sum(f[4] for f in frames) == pytest.approx(len(images) * 20, abs=len(frames))
     # Compose and compare with the input quantized to the same palette.
-    arrays = [animation._rgb(im) for im in images]
+    arrays = [animation_files._rgb(im) for im in images]
     distinct = [arrays[0]] + [b for a, b in zip(arrays, arrays[1:]) if not np.array_equal(a, b)]
     canvas = np.zeros((height, width), np.uint8)
     for (x, y, w, h, _, indices), rgb in zip(frames, distinct):
         canvas[y:y + h, x:x + w] = indices
-        assert np.array_equal(canvas, animation.quantize(rgb, palette[:len(palette)]))
+        assert np.array_equal(canvas, animation_files.quantize(rgb, palette[:len(palette)]))
         # Flat colours survive exactly; anti-aliased pixels stay close.
         error = np.abs(palette[canvas].astype(int) - rgb.astype(int)).max(axis=2)
         assert np.mean(error == 0) > 0.93
@@ -307,38 +307,38 @@ def test_frames_the_camera_passes_through_have_fewer_colours(tmp_path):
     picture is its frame quantized to the colours it was meant for (the APNG: exact)."""
     pictures = _glide_pictures()
     frames = [pictures[0][1]] * 3 + [p[1] for p in pictures[1:4]] + [pictures[4][1]] * 5
-    palette = animation.adaptive_palette([p[0] for p in pictures])
+    palette = animation_files.adaptive_palette([p[0] for p in pictures])
     assert len(palette) == 256
     path = tmp_path / "glide.gif"
-    assert animation.write_gif(iter(frames), path, fps=25, palette=palette) == 5
+    assert animation_files.write_gif(iter(frames), path, fps=25, palette=palette) == 5
     _, _, _, stored, _ = read_gif(path.read_bytes())
     assert [f[4] for f in stored] == [12, 4, 4, 4, 20]
     canvas = np.zeros((24, 80), np.uint8)
     for k, ((x, y, fw, fh, _, indices), (rgb, _)) in enumerate(zip(stored, pictures)):
         canvas[y:y + fh, x:x + fw] = indices
         passing = k in (1, 2, 3)
-        colours = palette[:animation.PASSING_COLOURS] if passing else palette
-        assert np.array_equal(canvas, animation.quantize(rgb, colours)), k
-        assert (canvas.max() < animation.PASSING_COLOURS) == passing
+        colours = palette[:animation_files.PASSING_COLOURS] if passing else palette
+        assert np.array_equal(canvas, animation_files.quantize(rgb, colours)), k
+        assert (canvas.max() < animation_files.PASSING_COLOURS) == passing
     path = tmp_path / "glide.png"
-    assert animation.write_apng(iter(frames), path, fps=25) == 5
-    colours = animation.adaptive_palette([p[0] for p in pictures], size=animation.PASSING_COLOURS)
+    assert animation_files.write_apng(iter(frames), path, fps=25) == 5
+    colours = animation_files.adaptive_palette([p[0] for p in pictures], size=animation_files.PASSING_COLOURS)
     for k, (got, (rgb, _)) in enumerate(zip(apng_pictures(path), pictures)):
-        want = colours[animation.quantize(rgb, colours)] if k in (1, 2, 3) else rgb
+        want = colours[animation_files.quantize(rgb, colours)] if k in (1, 2, 3) else rgb
         assert np.array_equal(got, want), k
-        assert (len(np.unique(animation._pack(got))) <= animation.PASSING_COLOURS) == (k in (1, 2, 3))
+        assert (len(np.unique(animation_files._pack(got))) <= animation_files.PASSING_COLOURS) == (k in (1, 2, 3))
 
 
 def test_gif_palette_keeps_the_theme_colours(sample):
     *_, images = sample
     rgb = lambda h: tuple(int(h[i:i + 2], 16) for i in (1, 3, 5))  # noqa: E731
-    palette = animation.adaptive_palette([animation._rgb(images[-1])])
+    palette = animation_files.adaptive_palette([animation_files._rgb(images[-1])])
     colours = {tuple(c) for c in palette.tolist()}
     for flat in ("#ffffff", "#1565c0", "#2e7d32", "#fff1e6", "#eef3fa"):   # backgrounds, headers
         assert rgb(flat) in colours, flat
-    keep = animation.theme_colours("light")
+    keep = animation_files.theme_colours("light")
     assert "#b34700" in keep and "#1d4f91" in keep
-    palette = animation.adaptive_palette([animation._rgb(images[-1])], keep=keep)
+    palette = animation_files.adaptive_palette([animation_files._rgb(images[-1])], keep=keep)
     assert len(palette) <= 256
     colours = {tuple(c) for c in palette.tolist()}
     for hex_colour in keep:                                                # text colours too
@@ -350,7 +350,7 @@ def test_qt_reads_the_gif(sample, tmp_path):
         pytest.skip("this Qt has no GIF reader")
     *_, images = sample
     path = tmp_path / "anim.gif"
-    written = animation.write_gif(images, path, fps=5)
+    written = animation_files.write_gif(images, path, fps=5)
     reader = QImageReader(str(path))
     assert reader.supportsAnimation()
     count = 0
@@ -363,7 +363,7 @@ def test_qt_reads_the_gif(sample, tmp_path):
         count += 1
     assert count == written
     assert (last.width(), last.height()) == (images[-1].width(), images[-1].height())
-    error = np.abs(animation._rgb(last).astype(int) - animation._rgb(images[-1]).astype(int)).max(axis=2)
+    error = np.abs(animation_files._rgb(last).astype(int) - animation_files._rgb(images[-1]).astype(int)).max(axis=2)
     assert np.mean(error == 0) > 0.93
 
 
@@ -375,7 +375,7 @@ def test_writers_leave_no_partial_file(sample, tmp_path):
         yield images[5]
         raise animation.Cancelled()
 
-    for name, write in (("a.gif", animation.write_gif), ("a.png", animation.write_apng)):
+    for name, write in (("a.gif", animation_files.write_gif), ("a.png", animation_files.write_apng)):
         with pytest.raises(animation.Cancelled):
             write(cancelled(), tmp_path / name, fps=4)
     assert list(tmp_path.iterdir()) == []
@@ -383,10 +383,10 @@ def test_writers_leave_no_partial_file(sample, tmp_path):
 
 def test_write_animation_by_suffix(sample, tmp_path):
     *_, images = sample
-    assert animation.write_animation(images[:4], tmp_path / "a.gif") >= 1
-    assert animation.write_animation(images[:4], tmp_path / "a.apng") >= 1
+    assert animation_files.write_animation(images[:4], tmp_path / "a.gif") >= 1
+    assert animation_files.write_animation(images[:4], tmp_path / "a.apng") >= 1
     with pytest.raises(ValueError):
-        animation.write_animation(images[:4], tmp_path / "a.mp4")
+        animation_files.write_animation(images[:4], tmp_path / "a.mp4")
 
 
 def test_the_answer_appears_only_at_its_accumulation_step(sample):
@@ -399,7 +399,7 @@ def test_the_answer_appears_only_at_its_accumulation_step(sample):
     box = [round(v * 0.5) for v in (card.left(), card.top(), card.width(), card.height())]
 
     def crop(image):
-        return animation._rgb(image)[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
+        return animation_files._rgb(image)[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
 
     plan = animation.frame_plan(len(story.steps), FPS_STEP, HOLD)
     final = next(s.index for s in story.steps if s.kind == "accumulate")
@@ -422,7 +422,7 @@ def test_animation_to_a_full_disk_keeps_the_old_file(full_disk, fill_disk):
         image = QImage(200, 200, QImage.Format.Format_RGB32)
         image.fill(QColor(shade, 255 - shade, (shade * 7) % 255))
         frames.append(image)
-    for write in (animation.write_gif, animation.write_apng):
+    for write in (animation_files.write_gif, animation_files.write_apng):
         with pytest.raises(OSError):
             write(frames, out)
         assert out.read_bytes() == b"the old animation"
@@ -439,7 +439,7 @@ def test_a_writer_holds_a_few_frames_at_once_not_all(tmp_path, monkeypatch, name
     alive, most = set(), [0]
 
     def rgb(image):
-        array = animation.png.rgb_array(image)
+        array = png.rgb_array(image)
         key = id(array)
         alive.add(key)
         weakref.finalize(array, alive.discard, key)
@@ -453,8 +453,8 @@ def test_a_writer_holds_a_few_frames_at_once_not_all(tmp_path, monkeypatch, name
         rgb_k[4:20, 2 * k:2 * k + 6] = (20, 90, 200)     # a block moving right
         pictures.append(rgb_k)
     images = (QImage(p.tobytes(), 80, 24, 240, QImage.Format.Format_RGB888).copy() for p in pictures)
-    monkeypatch.setattr(animation, "_rgb", rgb)
-    write = animation.write_gif if name.endswith(".gif") else animation.write_apng
+    monkeypatch.setattr(animation_files, "_rgb", rgb)
+    write = animation_files.write_gif if name.endswith(".gif") else animation_files.write_apng
     assert write(images, tmp_path / name, fps=25) == 40
     assert 1 <= most[0] <= 3
     if name.endswith(".png"):

@@ -18,20 +18,20 @@ _RENDER_KERNELS = SPY + textwrap.dedent("""
     import time
     import numpy as np
     from gradviz.engine import kernels
-    from gradviz.render import animation, png_fast
+    from gradviz.render import animation_files, png_fast
 
     kernels.never_wait_here()   # as the app's UI thread
     frame = np.repeat(np.random.default_rng(1).integers(0, 40, 30000), 3).astype(np.uint8)
     start = time.perf_counter()
-    first = animation.lzw_encode(frame)       # numba starts loading; Python codes this one
+    first = animation_files.lzw_encode(frame)       # numba starts loading; Python codes this one
     assert png_fast.kernel() is None          # not loaded yet either: BandWriter takes zlib
     took = time.perf_counter() - start
-    assert first == animation._lzw_python(frame)
+    assert first == animation_files._lzw_python(frame)
     assert importers != ["MainThread"], importers
-    assert animation._LZW.wait() is not None and png_fast.KERNEL.wait() is not None
+    assert animation_files._LZW.wait() is not None and png_fast.KERNEL.wait() is not None
     assert importers and importers[0].startswith("numba "), importers
-    assert animation._lzw_kernel() is animation._LZW.wait()   # loaded: the UI thread uses it
-    assert animation.lzw_encode(frame) == first
+    assert animation_files._lzw_kernel() is animation_files._LZW.wait()   # loaded: the UI thread uses it
+    assert animation_files.lzw_encode(frame) == first
     print(took)
 """)
 

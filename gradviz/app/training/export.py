@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from ...graph.evaluate import evaluate
 from ...graph.training import loss_of, with_values
-from ...render import Renderer, animation, legible, text as render_text
+from ...render import Renderer, animation, animation_files, legible, text as render_text
 from ..export_dialog import export_widget, frame_progress
 from ..studies._base import port_label
 from ..folders import document_stem, remember_folder, start_folder
@@ -199,7 +199,7 @@ def _draw_named(painter, plot, rect, names):
 
 def export_run(panel, path, fps=6.0, theme="light", progress=None):
     """The run as .gif or .png (APNG); returns the frames written."""
-    return animation.write_animation(run_frames(panel, theme, progress), path, fps)
+    return animation_files.write_animation(run_frames(panel, theme, progress), path, fps)
 
 
 def export_plots_dialog(panel):

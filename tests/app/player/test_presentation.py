@@ -13,7 +13,7 @@ from gradviz.app import export_dialog
 from gradviz.app.player import docking, presentation, step_view
 from gradviz.app.player.lessons import fill_steps_menu, lesson_actions, lesson_entries, open_lesson
 from gradviz.app.window.main_window import SAMPLES_DIR, SEED_SAMPLE
-from gradviz.render import animation, legible, png, spots
+from gradviz.render import animation, animation_files, legible, png, spots
 
 SEED = SAMPLES_DIR / SEED_SAMPLE
 Button = QMessageBox.StandardButton
@@ -428,7 +428,7 @@ def test_export_step_writes_the_current_step(window, tmp_path):
                  positions=dict(w.canvas.positions))
     want = render_image(r, 2, scale=1.0)
     assert image.size() == want.size()
-    assert np.array_equal(animation._rgb(image), animation._rgb(want))
+    assert np.array_equal(animation_files._rgb(image), animation_files._rgb(want))
     assert "3/4" in (tmp_path / "step.svg").read_text(encoding="utf-8")
 
 
@@ -631,12 +631,12 @@ def test_export_animation_on_the_ui_thread_never_waits_for_numba(window, tmp_pat
 
     from gradviz.engine import kernels
 
-    if kernels.compiled(animation._lzw_arrays) is None:
+    if kernels.compiled(animation_files._lzw_arrays) is None:
         pytest.skip("numba is not installed")
     release = Event()
-    slow = kernels.BackgroundKernel(animation._lzw_arrays,
+    slow = kernels.BackgroundKernel(animation_files._lzw_arrays,
                                     lambda: [] if release.wait(60) else [])
-    monkeypatch.setattr(animation, "_LZW", slow)
+    monkeypatch.setattr(animation_files, "_LZW", slow)
     try:
         n = export_dialog.export_animation(window, tmp_path / "a.gif", "gif", scale=0.5,
                                            frames_per_step=2, hold=1)
