@@ -15,7 +15,7 @@ from gradviz.app.studies.norms_view import LogAxis
 from gradviz.story.numbers import alone, line_format
 from test_study_docks import _open, window
 from test_study_labels import CASES
-from test_study_layout import view_texts
+from test_study_plots import view_texts
 
 _ = window   # the fixture, shared with test_study_docks
 

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QLabel
 from gradviz.app.studies.plots_and_words import first_sentence_bottom
 from gradviz.app.window.main_window import STUDY_TITLES
 from test_study_docks import _open, window
-from test_study_layout import _settled
+from test_study_plots import _settled
 
 _ = window   # the fixture, shared with test_study_docks
 
