@@ -56,6 +56,8 @@ def _gradviz_namespace():
         reduce_sum=reduce.reduce_sum,
         reduce_mean=reduce.reduce_mean,
         reduce_prod=reduce.reduce_prod,
+        cumsum=reduce.cumsum,
+        cumprod=reduce.cumprod,
         cast=math.cast,
         equal=math.equal,
         greater=math.greater,

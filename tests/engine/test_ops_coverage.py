@@ -15,6 +15,7 @@ CHECKED = {
     "Cast": "test_ops_math", "Masked": "test_ops_math", "MulNoNan": "test_ops_math",
     "Sum": "test_ops_reduce", "Mean": "test_ops_reduce", "Max": "test_ops_reduce",
     "Min": "test_ops_reduce", "Prod": "test_ops_reduce", "EuclideanNorm": "test_ops_reduce",
+    "Cumsum": "test_ops_reduce", "Cumprod": "test_ops_reduce",
     "MatMul": "test_ops_linalg", "Einsum": "test_ops_linalg", "MatrixSolve": "test_ops_linalg",
     "MatrixInverse": "test_ops_linalg",
     "Reshape": "test_ops_shape", "ExpandDims": "test_ops_shape", "Squeeze": "test_ops_shape",
