@@ -155,12 +155,8 @@ def _sqrt_grad_rule(F, g, ins, out, at, needs):
     return (-ga * out if needs[0] else None, 0.5 * ga if needs[1] else None)
 
 
-SQRT_GRAD = define_op("SqrtGrad", kernels.sqrt_grad, _sqrt_grad_rule,
-                      ("grad_y = -grad · out / y", "grad_dy = grad / (2y)"))
-
-
-def sqrt_grad(y, dy):
-    return apply(SQRT_GRAD, tensors(y, dy))
+SQRT_GRAD, sqrt_grad = _binary("SqrtGrad", kernels.sqrt_grad, _sqrt_grad_rule,
+                               ("grad_y = -grad · out / y", "grad_dy = grad / (2y)"))
 
 
 def _reciprocal_grad_rule(F, g, ins, out, at, needs):
@@ -170,12 +166,9 @@ def _reciprocal_grad_rule(F, g, ins, out, at, needs):
             F.reciprocal_grad(y, g) if needs[1] else None)
 
 
-RECIPROCAL_GRAD = define_op("ReciprocalGrad", kernels.reciprocal_grad, _reciprocal_grad_rule,
-                            ("grad_y = -2 · grad · dy · y", "grad_dy = -grad · y²"))
-
-
-def reciprocal_grad(y, dy):
-    return apply(RECIPROCAL_GRAD, tensors(y, dy))
+RECIPROCAL_GRAD, reciprocal_grad = _binary(
+    "ReciprocalGrad", kernels.reciprocal_grad, _reciprocal_grad_rule,
+    ("grad_y = -2 · grad · dy · y", "grad_dy = -grad · y²"))
 
 def _tanh_grad_rule(F, g, ins, out, at, needs):
     y, dy = ins
