@@ -117,8 +117,10 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
             g = None
         if type(g) is ZeroCotangent:
             g = g.written()
-        if g is not None and not isinstance(g, Tensor):
-            g = Tensor._wrap(g if type(g) is np.ndarray else np.asarray(g))
+        if type(g) is np.ndarray:
+            g = Tensor._wrap(g)
+        elif g is not None and not isinstance(g, Tensor):
+            g = Tensor._wrap(np.asarray(g))
         if observer is not None:
             if on_tape is not None and s._id not in on_tape:
                 observer.off_tape(s)

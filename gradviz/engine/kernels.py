@@ -343,6 +343,21 @@ def tanh_grad(y, dy):
     return dy * (1 - y * y) if out is None else out
 
 
+def sqrt_grad(y, dy):
+    """TF's SqrtGrad: (0.5 · dy) / y, and 0 where dy is 0 (so sqrt(0) passes no NaN back
+    when nothing flows into it: a Jacobian's other rows, an untaken where branch)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = (0.5 * dy) / y
+    return np.where(dy == 0, np.zeros((), out.dtype), out)
+
+
+def reciprocal_grad(y, dy):
+    """TF's ReciprocalGrad: -y · y · dy, and 0 where dy is 0 (as SqrtGrad)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = -y * y * dy
+    return np.where(dy == 0, np.zeros((), out.dtype), out)
+
+
 def sin_grad(x, g):
     """g · cos(x), Sin's gradient; in float32 one loop with _vector_math's cos (within
     2.5 ulp, as numpy's), numpy's two calls otherwise."""

@@ -167,15 +167,15 @@ class GradientTape:
         if output_gradients is None and isinstance(target, Tensor):
             # tape.gradient(y, x) and tape.gradient(y, [w, b, ...]), the common calls,
             # without the nest bookkeeping
-            if isinstance(sources, Tensor):
+            kind = type(sources)
+            if kind is Tensor or kind is Variable:  # isinstance of a list costs more
                 self._begin_use("gradient")
                 (g,) = backward(self._entries, [target], [None], [sources], 0, observer,
                                 self._relevant((sources,)), on_tape=self._tracked)
                 return _fill_unconnected([g], [sources], zero, ())[0] if zero else g
-            kind = type(sources)
             if kind is list or kind is tuple:
                 for s in sources:
-                    if not isinstance(s, Tensor):
+                    if type(s) is not Variable and not isinstance(s, Tensor):
                         break
                 else:
                     self._begin_use("gradient")
@@ -212,7 +212,8 @@ class GradientTape:
         (a loop needs a persistent tape, see _check_parallel_iterations).
         """
         zero = _unconnected_zero(unconnected_gradients)
-        if (isinstance(target, Tensor) and isinstance(sources, Tensor)
+        if (isinstance(target, Tensor)
+                and (type(sources) is Variable or isinstance(sources, Tensor))
                 and parallel_iterations is None and experimental_use_pfor):
             # tape.jacobian(y, x), the common call (a Hessian's outer pass), without the
             # nest bookkeeping below; the same checks and the same result.
