@@ -16,6 +16,8 @@ from ..graph.names import node_kind, op_stem
 from .assemble import assemble
 from .formatting import number
 from .inner_names import inner_names
+from .numbers import alone
+from .studies import gradient_norms
 from . import slots as slot_names
 from .recorder import Recorder
 
@@ -361,7 +363,41 @@ def tell(doc, evaluation, events, unconnected_gradients="none"):
     story.problems = list(evaluation.problems)
     story.evaluation = evaluation
     story.document = doc
+    _state_layer_norms(story, doc)
     return story
+
+
+def _state_layer_norms(story, doc):
+    """A layer's step says the norm of the cotangent its output receives, and the source
+    after a layer says its gradient's, each with how many times the norm it came from
+    (the vanishing-gradient lessons tell the student to watch it while stepping): 'Its norm
+    ‖grad layer4‖ = 5.863×10⁻² is ‖grad layer5‖ divided by 11.5.' Read from the Gradient norms
+    study's points, so the story and View ▸ Studies ▸ Gradient norms give one number."""
+    norms = gradient_norms(story)
+    size = [np.size(story.steps[i].cotangent) for i in norms.steps]
+    layer = [getattr(doc.nodes.get(story.steps[i].node), "kind", None) == LAYER for i in norms.steps]
+    came_from = {}
+    for k, j in norms.edges:
+        came_from.setdefault(j, []).append(k)
+    for j, index in enumerate(norms.steps):
+        before = came_from.get(j, [])
+        if size[j] < 2 or not np.isfinite(norms.norms[j]) \
+                or not (layer[j] or any(layer[k] for k in before)):
+            continue
+        name = norms.names[j]
+        said = f"Its norm ‖grad {name}‖ = {alone(norms.norms[j])}"
+        if len(before) == 1 and size[before[0]] > 1 and np.isfinite(norms.norms[before[0]]) \
+                and norms.norms[before[0]] > 0:
+            ratio, earlier = norms.norms[j] / norms.norms[before[0]], norms.names[before[0]]
+            said += (f" is {_times(ratio)} times ‖grad {earlier}‖" if ratio >= 1 else
+                     f" is ‖grad {earlier}‖ divided by {_times(1 / ratio)}")
+        step = story.steps[index]
+        step.caption = f"{step.caption} {said}."
+
+
+def _times(factor):
+    """How many times, in three digits as the lessons say it (5.4, 11.5, 289), never 1.16e+03."""
+    return f"{factor:.3g}" if factor < 1000 else alone(factor)
 
 
 # -- why there is none -----------------------------------------------------------------------
