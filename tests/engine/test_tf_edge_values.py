@@ -147,3 +147,32 @@ def test_max_pool_sends_an_infinite_cotangent_to_the_maximum_only():
     read = windows.max_pool_grad_grad(x.numpy(), y.numpy(), u, (1, 2, 2, 1), (1, 2, 2, 1),
                                       "VALID", ())
     np.testing.assert_array_equal(read.ravel(), [7.0])
+
+
+def test_dropout_gives_a_dropped_element_plus_zero():
+    """TF's dropout is where(keep, x · scale, 0) (nn_ops._dropout), so its gradient is
+    _SelectGradV2's where(keep, grad, 0) times scale: +0 at a dropped element for any
+    grad, where grad · mask gave -0 for a negative grad and NaN for an infinite one."""
+    x = tf.constant(np.ones(64, np.float32))
+    upstream = np.where(np.arange(64) % 2, -1.0, np.inf).astype(np.float32)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.nn.dropout(x, 0.5, seed=3)
+    g = tape.gradient(y, x, output_gradients=tf.constant(upstream)).numpy()
+    dropped = y.numpy() == 0
+    assert dropped.any() and (~dropped).any()
+    np.testing.assert_array_equal(g[dropped], 0.0)
+    assert not np.signbit(g[dropped]).any()
+    np.testing.assert_array_equal(g[~dropped], upstream[~dropped] * np.float32(2.0))
+
+
+def test_inverse_gradient_groups_its_products_as_tf():
+    """TF's _MatrixInverseGrad is -matmul(A⁻¹, matmul(grad, A⁻¹, transpose_b=True),
+    transpose_a=True): A⁻ᵀ @ (grad @ A⁻ᵀ). The same numbers as that grouping computed
+    with numpy here (the other grouping, (A⁻ᵀ @ grad) @ A⁻ᵀ, rounds differently)."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((5, 5)).astype(np.float32) + 3 * np.eye(5, dtype=np.float32)
+    upstream = rng.standard_normal((5, 5)).astype(np.float32)
+    inv = np.linalg.inv(a)
+    g = grad(tf.linalg.inv, a, upstream)
+    np.testing.assert_array_equal(g, -np.matmul(inv.T, np.matmul(upstream, inv.T)))
