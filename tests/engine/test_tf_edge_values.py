@@ -86,3 +86,64 @@ def test_norm_of_a_zero_vector_in_a_jacobian():
     x = np.float32([3.0, 4.0])
     np.testing.assert_array_equal(j, [[[np.nan, np.nan], [0.0, 0.0]],
                                       [[0.0, 0.0], s * x + x * s]])
+
+
+def test_elu_at_nan_and_just_below_zero():
+    """TF's Elu kernel (relu_op_functor.h) is exp(x) - 1 where x < 0, so in float32
+    elu(-1e-8) = 1 - 1 = 0 (expm1 gave -1e-8); its EluGrad selects (y + 1) · grad where
+    y < 0 and grad elsewhere, so at x = NaN (y = NaN) the gradient is grad, not NaN."""
+    np.testing.assert_array_equal(tf.nn.elu(tf.constant([-1e-8, -1.0, 2.0])).numpy(),
+                                  np.float32([0.0, np.exp(np.float32(-1.0)) - 1, 2.0]))
+    y = np.exp(np.float32(-1.0)) - np.float32(1.0)
+    np.testing.assert_array_equal(grad(tf.nn.elu, [np.nan, 0.0, -1.0]), [1.0, 1.0, y + 1])
+
+
+def test_second_derivatives_of_sigmoid_and_tanh_in_tfs_order():
+    """TF's _SigmoidGradGrad gives y the gradient gb - 2 · gb · y (gb = grad · dy): at
+    y = 0, gb = inf that is inf - NaN = NaN (gb · (1 - 2y) was inf). TF's _TanhGradGrad
+    multiplies grad · -2 first: grad = 2e38 overflows there to -inf in float32, where
+    grad · dy · (-2y) was -8e36."""
+    from gradviz.engine.ops import math as M, nn
+
+    def grad_of_y(op, y, dy, upstream):
+        y, dy = tf.constant(np.float32(y)), tf.constant(np.float32(dy))
+        with tf.GradientTape() as tape:
+            tape.watch(y)
+            out = op(y, dy)
+        return tape.gradient(out, y, output_gradients=tf.constant(np.float32(upstream))).numpy()
+
+    assert np.isnan(grad_of_y(nn.sigmoid_grad, 0.0, np.inf, 1.0))
+    assert grad_of_y(M.tanh_grad, 0.1, 0.2, 2e38) == -np.inf
+
+
+def test_clip_by_value_is_tfs_minimum_then_maximum():
+    """TF's clip_by_value is maximum(minimum(x, hi), lo) (clip_ops.py), so the gradients
+    are _MaximumGrad's then _MinimumGrad's: at x = NaN, minimum(NaN, hi) ≥ lo is False
+    and lo takes the gradient; with lo = 2 > hi = 1 the value is lo and lo alone takes
+    the gradient (x and hi get 0, where both bounds took it before)."""
+    x, lo, hi = tf.constant([np.nan, 1.5]), tf.constant(2.0), tf.constant(1.0)
+    with tf.GradientTape() as tape:
+        tape.watch([x, lo, hi])
+        y = tf.clip_by_value(x, lo, hi)
+    gx, glo, ghi = tape.gradient(y, [x, lo, hi])
+    np.testing.assert_array_equal(y.numpy(), [np.nan, 2.0])
+    np.testing.assert_array_equal(gx.numpy(), [0.0, 0.0])
+    assert glo.numpy() == 2.0 and ghi.numpy() == 0.0
+
+
+def test_max_pool_sends_an_infinite_cotangent_to_the_maximum_only():
+    """TF's MaxPoolGrad kernel adds each window's cotangent at its argmax; the window's
+    other inputs stay 0 (a 0/1 mask times inf gave NaN there). MaxPoolGradGrad reads the
+    argmax's entry alone, so an inf elsewhere in the window does not reach it."""
+    x = tf.constant(np.float32([1.0, 5.0, 3.0, 2.0]).reshape(1, 2, 2, 1))
+    inf = tf.constant(np.full((1, 1, 1, 1), np.inf, np.float32))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.nn.max_pool2d(x, 2, 2, "VALID")
+    np.testing.assert_array_equal(tape.gradient(y, x, output_gradients=inf).numpy().ravel(),
+                                  [0.0, np.inf, 0.0, 0.0])
+    from gradviz.engine.ops import windows
+    u = np.float32([np.inf, 7.0, np.nan, 1.0]).reshape(1, 2, 2, 1)
+    read = windows.max_pool_grad_grad(x.numpy(), y.numpy(), u, (1, 2, 2, 1), (1, 2, 2, 1),
+                                      "VALID", ())
+    np.testing.assert_array_equal(read.ravel(), [7.0])
