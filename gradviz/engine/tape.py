@@ -14,6 +14,7 @@ from . import blocks, nest
 from .errors import check_result_fits, counted
 from .backward import _relevant_entries, backward
 from .ops import shape as shape_ops
+from . import recording as _recording
 from .recording import _state
 from .tensor import Tensor, Variable, _live_tapes, _short, convert_to_tensor
 from .tracing import _trace
@@ -116,6 +117,7 @@ class GradientTape:
         return tuple(sorted(self._watched_variables, key=lambda v: v._id))
 
     def _should_record(self, inputs):
+        # recording.record and execute.apply inline this for a GradientTape: keep them alike
         tracked = self._tracked
         hit = False
         for t in inputs:
@@ -326,6 +328,9 @@ class GradientTape:
             raise RuntimeError(
                 f"GradientTape must be created with persistent=True to compute the {what} "
                 "with eager execution enabled and with experimental_use_pfor set to False.")
+
+
+_recording.PLAIN_TAPE = GradientTape
 
 
 class _StopRecording:
