@@ -201,8 +201,9 @@ def _best_spot(spots, reach, bounds, blocked, pills, grey, clear):
     near = BESIDE * spots[0].height() / PILL_H
 
     def alone(r, limit=math.inf):
-        """No other edge nearer `r` than its own arrow (within `limit`)."""
-        d = min(reach(r), limit)
+        """No other edge nearer `r` than its own arrow (within `limit`); on its own arrow,
+        none through it (a pill over its arrow lay over the other edge into matmul's b too)."""
+        d = max(min(reach(r), limit), 1e-9)
         return not any(lo[0] <= r.right() + d and hi[0] >= r.left() - d and lo[1] <= r.bottom() + d
                        and hi[1] >= r.top() - d and t.distance(r) < d for t, lo, hi in boxes)
     off = [r for r in spots if not any(r.intersects(b) for b in blocked) and clear(r)]

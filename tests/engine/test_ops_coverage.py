@@ -11,6 +11,7 @@ CHECKED = {
     "Log": "test_ops_math", "Sin": "test_ops_math", "Cos": "test_ops_math",
     "Sqrt": "test_ops_math", "Square": "test_ops_math", "Abs": "test_ops_math",
     "Tanh": "test_ops_math", "Reciprocal": "test_ops_math", "TanhGrad": "test_ops_math",
+    "SqrtGrad": "test_ops_math", "ReciprocalGrad": "test_ops_math",
     "Sign": "test_ops_math", "SelectV2": "test_ops_math", "ClipByValue": "test_ops_math",
     "Cast": "test_ops_math", "Masked": "test_ops_math", "MulNoNan": "test_ops_math",
     "Sum": "test_ops_reduce", "Mean": "test_ops_reduce", "Max": "test_ops_reduce",

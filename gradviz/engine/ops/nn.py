@@ -51,13 +51,18 @@ sigmoid = _unary(SIGMOID)
 
 
 def _sigmoid_grad_rule(F, g, ins, out, at, needs):
+    """TF's _SigmoidGradGrad: gb - 2 · gb · y with gb = grad · dy (not gb · (1 - 2y):
+    at y = 0 and gb = inf that is inf - NaN = NaN in TF)."""
     y, dy = ins
-    return (g * dy * (1 - 2 * y) if needs[0] else None,
-            F.sigmoid_grad(y, g) if needs[1] else None)
+    gy = None
+    if needs[0]:
+        gb = g * dy
+        gy = gb - 2.0 * gb * y
+    return gy, (F.sigmoid_grad(y, g) if needs[1] else None)
 
 
 SIGMOID_GRAD = define_op("SigmoidGrad", kernels.sigmoid_grad, _sigmoid_grad_rule,
-                         ("grad_y = grad · dy · (1 - 2y)", "grad_dy = grad · y · (1 - y)"))
+                         ("grad_y = grad · dy - 2 · grad · dy · y", "grad_dy = grad · y · (1 - y)"))
 
 
 def sigmoid_grad(y, dy):
