@@ -147,3 +147,54 @@ def test_max_pool_sends_an_infinite_cotangent_to_the_maximum_only():
     read = windows.max_pool_grad_grad(x.numpy(), y.numpy(), u, (1, 2, 2, 1), (1, 2, 2, 1),
                                       "VALID", ())
     np.testing.assert_array_equal(read.ravel(), [7.0])
+
+
+def test_dropout_gives_a_dropped_element_plus_zero():
+    """TF's dropout is where(keep, x · scale, 0) (nn_ops._dropout), so its gradient is
+    _SelectGradV2's where(keep, grad, 0) times scale: +0 at a dropped element for any
+    grad, where grad · mask gave -0 for a negative grad and NaN for an infinite one."""
+    x = tf.constant(np.ones(64, np.float32))
+    upstream = np.where(np.arange(64) % 2, -1.0, np.inf).astype(np.float32)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.nn.dropout(x, 0.5, seed=3)
+    g = tape.gradient(y, x, output_gradients=tf.constant(upstream)).numpy()
+    dropped = y.numpy() == 0
+    assert dropped.any() and (~dropped).any()
+    np.testing.assert_array_equal(g[dropped], 0.0)
+    assert not np.signbit(g[dropped]).any()
+    np.testing.assert_array_equal(g[~dropped], upstream[~dropped] * np.float32(2.0))
+
+
+def test_inverse_gradient_groups_its_products_as_tf():
+    """TF's _MatrixInverseGrad is -matmul(A⁻¹, matmul(grad, A⁻¹, transpose_b=True),
+    transpose_a=True): A⁻ᵀ @ (grad @ A⁻ᵀ). The same numbers as that grouping computed
+    with numpy here (the other grouping, (A⁻ᵀ @ grad) @ A⁻ᵀ, rounds differently)."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((5, 5)).astype(np.float32) + 3 * np.eye(5, dtype=np.float32)
+    upstream = rng.standard_normal((5, 5)).astype(np.float32)
+    inv = np.linalg.inv(a)
+    g = grad(tf.linalg.inv, a, upstream)
+    np.testing.assert_array_equal(g, -np.matmul(inv.T, np.matmul(upstream, inv.T)))
+
+
+def test_softplus_of_a_large_input_is_the_input():
+    """TF's Softplus kernel (softplus_op.h) returns x above -t, exp(x) below t and
+    log1p(exp(x)) between, t = log(ε) + 2 (-13.94 in float32): softplus(14) = 14 and
+    softplus(-20) = exp(-20) exactly; the gradient is _SoftplusGrad's grad · sigmoid(x)."""
+    x = np.float32([14.0, -20.0, 1.0])
+    y = tf.nn.softplus(tf.constant(x)).numpy()
+    np.testing.assert_array_equal(y[:2], [14.0, np.exp(np.float32(-20.0))])
+    np.testing.assert_array_equal(y[2], np.log1p(np.exp(np.float32(1.0))))
+    np.testing.assert_array_equal(grad(tf.nn.softplus, x), tf.sigmoid(tf.constant(x)).numpy())
+
+
+def test_moments_of_float16_are_computed_in_float32():
+    """TF's tf.nn.moments casts float16 to float32, reduces, and casts back: for one 1000
+    among nineteen zeros the variance is 47500 (float16 47488), though the square of the
+    deviation 950 alone, 902500, is beyond float16's 65504 (inf when squared in float16)."""
+    x = np.zeros(20, np.float16)
+    x[0] = 1000
+    mean, var = tf.nn.moments(tf.constant(x), axes=[0])
+    assert mean.dtype == tf.float16 and var.dtype == tf.float16
+    assert mean.numpy() == np.float16(50.0) and var.numpy() == np.float16(47500.0)
