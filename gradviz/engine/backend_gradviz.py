@@ -67,6 +67,7 @@ def _gradviz_namespace():
         logical_not=math.logical_not,
         logical_and=math.logical_and,
         where=math.where,
+        minimum=math.minimum,
         ones_like=array.ones_like,
         zeros_like=array.zeros_like,
         zeros=array.zeros,

@@ -45,8 +45,16 @@ def apply(opdef, inputs, attrs=None):
                 if t._id in tracked:
                     hit = True
                 elif type(t) is Variable:
-                    hit = tape._should_record(inputs)  # may watch an accessed variable
-                    break
+                    if type(tape) is not _recording.PLAIN_TAPE:
+                        hit = tape._should_record(inputs)  # may watch an accessed variable
+                        break
+                    # GradientTape._should_record for this input, inlined
+                    if (tape._watch_accessed_variables and t.trainable
+                            and t._value.dtype.kind == "f"):
+                        tape._watched_variables.append(t)
+                        tracked.add(t._id)
+                        tape._roots.append(t._id)
+                        hit = True
             if hit:
                 operation = Operation()  # no __init__: see recording.record
                 operation.opdef = opdef

@@ -171,12 +171,14 @@ RECIPROCAL_GRAD, reciprocal_grad = _binary(
     ("grad_y = -2 · grad · dy · y", "grad_dy = -grad · y²"))
 
 def _tanh_grad_rule(F, g, ins, out, at, needs):
+    """TF's _TanhGradGrad: grad · -2 · dy · y, multiplied in that order (grad · -2 can
+    overflow where grad · dy · -2y does not)."""
     y, dy = ins
-    return (g * dy * (-2 * y) if needs[0] else None,
+    return (g * -2.0 * dy * y if needs[0] else None,
             F.tanh_grad(y, g) if needs[1] else None)
 
 TANH_GRAD = define_op("TanhGrad", kernels.tanh_grad, _tanh_grad_rule,
-                      ("grad_y = grad · dy · (-2y)", "grad_dy = grad · (1 - y²)"))
+                      ("grad_y = grad · -2 · dy · y", "grad_dy = grad · (1 - y²)"))
 
 def tanh_grad(y, dy):
     return apply(TANH_GRAD, tensors(y, dy))
@@ -241,13 +243,18 @@ def add_n(inputs, name=None):
     return total
 
 def _clip_rule(F, g, ins, out, at, needs):
+    """TF's tf.clip_by_value is maximum(minimum(x, hi), lo), so its gradient is Maximum's
+    then Minimum's (_MaximumMinimumGrad): the same as the texts say for lo ≤ hi, and TF's
+    where x is NaN (lo takes the gradient) or lo > hi (lo takes it, x and hi get 0)."""
     x, lo, hi = ins
-    inside = F.logical_and(F.greater_equal(x, lo), F.less_equal(x, hi))
-    return (F.masked(g, inside) if needs[0] else None,
-            F.masked(g, F.less(x, lo)) if needs[1] else None,
-            F.masked(g, F.greater(x, hi)) if needs[2] else None)
+    through_max = F.greater_equal(F.minimum(x, hi), lo)
+    below_hi = F.less_equal(x, hi)
+    to_min = F.masked(g, through_max)
+    return (F.masked(to_min, below_hi) if needs[0] else None,
+            F.masked(g, F.logical_not(through_max)) if needs[1] else None,
+            F.masked(to_min, F.logical_not(below_hi)) if needs[2] else None)
 
-CLIP = define_op("ClipByValue", lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi), _clip_rule,
+CLIP = define_op("ClipByValue", lambda x, lo, hi: np.maximum(np.minimum(x, hi), lo), _clip_rule,
                  ("grad_x = grad where lo ≤ x ≤ hi", "grad_lo = grad where x < lo",
                   "grad_hi = grad where x > hi"))
 
