@@ -115,7 +115,11 @@ def test_each_layer_step_states_the_norm_the_lesson_tells_to_watch(name):
         assert all(1 / ratio > 3 for ratio in np.divide(norms[1:], norms[:-1]))   # each falls
 
 
-def test_a_graph_without_layers_states_no_norm():
-    """The norm is said where a layer's cotangent is, not beside every matrix."""
-    assert not [x for x in told("nets_1_conv_transpose").steps if "‖grad" in x.caption]
-    assert not [x for x in told("nets_6_attention").steps if "‖grad" in x.caption]
+def test_only_a_deep_chain_of_layers_states_norms():
+    """The norm is said along a chain of DEEP layers or more, not beside every matrix (conv,
+    attention) nor in a two-layer loss (lesson 17, Newton's step), where it would only
+    lengthen the cards; batch norm's lesson chains three (layer2, bn, layer1)."""
+    for name in ("nets_1_conv_transpose", "nets_6_attention", "001_hessian_newton"):
+        assert not [x for x in told(name).steps if "‖grad" in x.caption], name
+    said = [x.tensor_name for x in told("001_batchnorm_pitfall").steps if "‖grad" in x.caption]
+    assert said == ["layer2", "bn", "layer1", "x"]
