@@ -170,10 +170,14 @@ def seed_001():
     d.finish("001_two_tapes", ["ys"], ["x0", "x1"])
 
     d = Doc("Higher order: the gradient of a gradient", """
-        The inner gradient dy/dx = 3x² = 3 is computed while the outer tape records, and its
-        backward ops are themselves recorded; differentiating it again gives 6x = 6. The
-        'gradient' node is the inner tape.gradient(y, x).""")
-    d.var("x", 1.0)
+        y = x·x·x with x = 1.5: xx = x·x = 2.25 and y = xx·x = 3.375. The inner gradient
+        dy/dx = 3x² = 6.75 is computed while the outer tape records: it adds three paths, one
+        through y's second factor, ∂y/∂y·xx = 2.25, and one through each factor of xx,
+        ∂y/∂xx·x = 1.5·1.5 = 2.25 (∂y/∂xx = ∂y/∂y·x = 1.5, which equals x because y = xx·x).
+        Those backward ops are themselves recorded, and the story steps through them inside
+        the 'gradient' node, the inner tape.gradient(y, x): differentiating dy/dx again gives
+        d²y/dx² = 6x = 9, at x the sum of five paths, 1.5 four times and 3 once.""")
+    d.var("x", 1.5)
     d.op("xx", "multiply", "x", "x")
     d.op("y", "multiply", "xx", "x")
     d.op("t1_gradient_y_x", "gradient", "y", "x", label="t1.gradient(y, x)")

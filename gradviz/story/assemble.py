@@ -262,9 +262,18 @@ def _objective(seeds):
 def _rule_of(op, naming):
     """Whose rule a contribution applies: the op's name ('matmul'), and where the node's
     card says another word, which op of the node it is ('matmul, the op that ends
-    t1.gradient(out, x)', not 'gradient': its rule is the matmul's)."""
+    t1.gradient(out, x)', not 'gradient': its rule is the matmul's); inside a 'gradient'
+    node, which product it is ('multiply, here the multiply for ∂y/∂x via xx (input 2) =
+    ∂y/∂xx · x,'), since the canvas shows none of them."""
     kind, rule = naming.op_name(op), naming.rule_name(op)
-    return rule if rule == kind else f"{rule}, the op that ends {naming.op_label(op)},"
+    if rule != kind:
+        return f"{rule}, the op that ends {naming.op_label(op)},"
+    # an op inside a 'gradient' node: which of its products, in the names of its factors
+    product = getattr(naming, "product", lambda op: "")(op)
+    if product:
+        here = naming.op_label(op).rsplit(" inside ", 1)[0]
+        return f"{rule}, here {here} = {product},"
+    return rule
 
 
 def _contribution(ev, naming, visit, where, known):

@@ -150,6 +150,8 @@ def from_tape(tape, target, sources, output_gradients=None, names=None,
 TITLE_CHARS = 72
 
 
+_SYMBOLS = {"Mul": "·", "AddV2": "+", "Add": "+", "Sub": "−", "RealDiv": "/"}
+
 CUSTOM_RULE_TEXT = {
     "clip_by_norm": lambda a: f"clip_by_norm(grad, {_number(a.get('clip_norm', 1.0))})",
     "scale": lambda a: f"grad · {_number(a.get('factor', 1.0))}",
@@ -240,6 +242,22 @@ class DocumentNaming:
             while len(written()) > TITLE_CHARS and picked[name] + 1 < len(self._short[name][0]):
                 picked[name] += 1
         return written()
+
+    def product(self, op):
+        """What an op inside a 'gradient' node computes, from its inputs' shortest names:
+        '∂y/∂xx · x' for the multiply for ∂y/∂x via xx (input 2) ('' for any other op, and
+        for an op that is no product, sum or difference of two)."""
+        symbol = _SYMBOLS.get(op.type)
+        if symbol is None or len(op.inputs) != 2 or self._op_labels.get(id(op)) not in self._short:
+            return ""
+        return f" {symbol} ".join(self.brief(t) for t in op.inputs)
+
+    def brief(self, tensor):
+        """A tensor's shortest name that is still its own: an op's inside a 'gradient' node
+        by the cotangent it makes ('∂y/∂xx'), any other by its label."""
+        label = self.label(tensor)
+        forms = self._short.get(label)
+        return forms[0][-1] if forms else label
 
     def owner(self, tensor):
         """The document node a tensor belongs to (also for tensors inside a node)."""

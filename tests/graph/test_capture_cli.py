@@ -69,7 +69,7 @@ def test_run_command_prints_values_and_gradients(tmp_path):
     assert result["gradients"]["a"]["value"] == [[573.0, 816.0], [1295.0, 1844.0]]
     assert result["values"]["c"]["value"] == [[24.0, 27.0, 30.0], [54.0, 61.0, 68.0]]
     code, out = run_command(str(SAMPLES / "001_higher_order.json"))
-    assert json.loads(out)["studies"]["higher_order"][1]["value"] == 6.0
+    assert json.loads(out)["studies"]["higher_order"][1]["value"] == 9.0   # 6x at x = 1.5
 
 
 def test_run_command_bad_input_is_status_2_and_one_line(tmp_path):

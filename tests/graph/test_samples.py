@@ -93,8 +93,9 @@ def test_seed_001_clip_two_tapes_higher_order():
     g0, g1 = grads("001_two_tapes")[2]
     assert float(g0) == 1.0 and float(g1) == 0.25
     doc, ev, (d2,) = grads("001_higher_order")
-    assert float(ev.values[Port("t1_gradient_y_x")]) == 3.0 and float(d2) == 6.0
-    assert [float(v) for v in graph.higher_order(doc)] == [3.0, 6.0]
+    # x = 1.5 (it was 1, where every number of the story was 1): 3x² and 6x
+    assert float(ev.values[Port("t1_gradient_y_x")]) == 6.75 and float(d2) == 9.0
+    assert [float(v) for v in graph.higher_order(doc)] == [6.75, 9.0]
 
 
 def test_seed_001_input_gradient_regularization_matches_the_seed_code():
@@ -229,8 +230,19 @@ def _lesson_checks(name):
                 ("cos(0) = 1.0", [doc.nodes["x0"].value, gs[0]]),
                 ("sigmoid'(0) = 0.25", [doc.nodes["x1"].value, gs[1]])]
     if name == "001_higher_order":
+        # x = 1.5, not 1: at 1 every factor, product and path of the story was 1 (auditor)
         d1 = ev.values[Port("t1_gradient_y_x")]
-        return [("dy/dx = 3x² = 3", [3, d1]), ("6x = 6", [6, gs[0]])]
+        x, xx, y = (float(ev.values[Port(n)]) for n in ("x", "xx", "y"))
+        (at_x,) = [s for s in story_of(doc).of_kind("fan_in") if s.node == "x"]
+        paths = sorted(float(a) for _, a in at_x.terms)     # the outer paths that meet at x
+        return [("x = 1.5", [x]), ("xx = x·x = 2.25", [xx]), ("y = xx·x = 3.375", [y]),
+                ("dy/dx = 3x² = 6.75", [3, d1]), ("three paths", None),
+                ("∂y/∂y·xx = 2.25", [1.0 * xx]),
+                ("∂y/∂xx·x = 1.5·1.5 = 2.25", [1.0 * x, x, 1.0 * x * x]),
+                ("∂y/∂xx = ∂y/∂y·x = 1.5", [1.0 * x]),
+                ("d²y/dx² = 6x = 9", [6, gs[0]]),
+                ("1.5 four times and 3 once", [paths[0], paths[-1]])] \
+            if paths == [x] * 4 + [2 * x] and d1 == 3 * x * x else [("?", None)]
     if name == "001_input_gradient_regularization":
         return [("t1.gradient(out, x)", None), ("g1_mag", None),
                 ("shapes [5, 10] and [10]", list(gs[0].shape) + list(gs[1].shape)),

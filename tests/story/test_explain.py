@@ -94,7 +94,7 @@ def test_higher_order_steps_say_which_op_inside_the_gradient_node():
     assert "Here a is '∂y/∂y (a constant) inside t1.gradient(y, x)'" in " ".join(text.split())
     assert fans[1].caption.startswith("x is used 5 times (")
     assert "sum of the paths of None" not in text
-    np.testing.assert_array_equal(s.gradients[Port("x")], 6.0)
+    np.testing.assert_array_equal(s.gradients[Port("x")], 9.0)   # 6x at x = 1.5
 
 
 def test_layer_internals_are_named_by_the_layer_001_batchnorm_pitfall():
@@ -161,7 +161,7 @@ def test_explain_hessian_symmetry_definiteness_and_newton_step():
 
 def test_explain_higher_order_and_chain_cost():
     _, _, text = told("001_higher_order")
-    assert "  dy/dx = 3\n  d²y/dx² = 6\n" in text
+    assert "  dy/dx = 6.75\n  d²y/dx² = 9\n" in text    # 3x² and 6x at x = 1.5
     _, _, text = told("000_layer_hessian")
     flat = " ".join(text.split())
     assert "Chain of 4 Jacobians, sizes 6 → 12 → 12 → 12 → 1" in flat
@@ -303,3 +303,45 @@ def test_a_sum_whose_factors_are_all_numbers_is_written_once():
 @pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.stem)
 def test_no_sample_writes_a_sum_twice(path):
     assert not _repeated_lines(explain(story.build(load(path)), studies=False))
+
+
+def _same_step(a, b):
+    return (a.kind, a.node, a.port, getattr(a, "_op", None), a.input_index) == \
+        (b.kind, b.node, b.port, getattr(b, "_op", None), b.input_index)
+
+
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.stem)
+def test_no_two_steps_read_the_same_and_no_fan_in_lists_a_path_twice(path):
+    """Lesson 13 (higher order) titled steps 9 and 12 both 'the multiply → the multiply for
+    ∂y/∂xx, inside t1.gradient(y, x)', and its fan-in (step 16, `explain`) listed its two
+    contributions under that one label: a title's short names for the ops inside a
+    'gradient' node dropped what told them apart ('the multiply' for four multiplies)."""
+    s = story.build(load(path))
+    seen = {}
+    for step in s.steps:
+        other = seen.setdefault(step.title, step)
+        assert other is step or _same_step(other, step), \
+            f"steps {other.index + 1} and {step.index + 1} are both titled {step.title!r}"
+    for fan in s.of_kind("fan_in"):
+        labels = [label for label, _ in fan.terms]
+        assert len(labels) == len(set(labels)), (fan.index + 1, labels)
+
+
+def test_higher_order_titles_and_captions_say_which_product_is_which():
+    """The steps inside t1.gradient(y, x) (1 to 18) change nothing on the canvas but the highlight:
+    each title names its ops apart, by the cotangent each makes, and each contribution's
+    caption says which product the op is in the user's names (x, xx, ∂y/∂xx)."""
+    _, s, text = told("001_higher_order")
+    by_index = {st.index + 1: st for st in s.steps}
+    assert by_index[9].title == "∂y/∂x via xx (input 2) → ∂y/∂xx, inside t1.gradient(y, x)"
+    assert by_index[12].title == "∂y/∂x via xx (input 1) → ∂y/∂xx, inside t1.gradient(y, x)"
+    assert by_index[9].caption.startswith(
+        "Local rule of multiply, here the multiply for ∂y/∂x via xx (input 2) = ∂y/∂xx · x, "
+        "for its input the multiply for ∂y/∂xx inside t1.gradient(y, x) (a in the rule)")
+    assert "here the multiply for ∂y/∂x via y = ∂y/∂y (a constant) · xx," in by_index[15].caption
+    flat = " ".join(text.split())
+    assert ("+ from ∂y/∂x via xx (input 2) → ∂y/∂xx, inside t1.gradient(y, x): 1.500 "
+            "+ from ∂y/∂x via xx (input 1) → ∂y/∂xx, inside t1.gradient(y, x): 1.500 = sum: 3.000") in flat
+    inside = [st for st in s.steps if st.node == "t1_gradient_y_x"]
+    assert [st.index + 1 for st in inside] == list(range(1, 19))
+    assert all(len(st.title) <= 72 for st in inside)   # TITLE_CHARS: two lines of a slide
