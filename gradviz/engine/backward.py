@@ -17,7 +17,7 @@ from .interrupt import current_hook
 from .ops import shape as shape_ops
 from .recording import NEEDS_1, NEEDS_2, _state
 from .registry import define_op
-from .tensor import Tensor, Variable, convert_to_tensor
+from .tensor import Tensor, Variable, _next_id, convert_to_tensor, new_tensor
 
 
 class Observer:
@@ -97,28 +97,32 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
     results = []
     consumed = None
     for s in sources:
-        if s._id in finals:
-            g = finals[s._id]
-        elif (s._id in pending and s._value.dtype.kind == "f" and on_tape is not None
-              and s._id not in on_tape):
-            # A source the tape does not know that is also a target keeps its own seed,
-            # unless an op on the targets' path read it: TF then drops it with the
-            # gradient its consumers gave (the tensor is on no tape).
-            if consumed is None:
-                consumed = _read_on_path(entries, targets)
-            g = None if s._id in consumed else pending[s._id]
-            if type(g) is _FanIn:
-                g = _sum(g, observer, s)
-        elif s._id in pending and s._value.dtype.kind == "f":
-            g = pending[s._id]
-            if type(g) is _FanIn:
-                g = _sum(g, observer, s)
-        else:
-            g = None
+        sid = s._id
+        g = finals.get(sid)  # never None when there
+        if g is None:
+            g = pending.get(sid)
+            if g is not None:
+                if s._value.dtype.kind != "f":
+                    g = None
+                else:
+                    if on_tape is not None and sid not in on_tape:
+                        # A source the tape does not know that is also a target keeps
+                        # its own seed, unless an op on the targets' path read it: TF
+                        # then drops it with the gradient its consumers gave (the
+                        # tensor is on no tape).
+                        if consumed is None:
+                            consumed = _read_on_path(entries, targets)
+                        if sid in consumed:
+                            g = None
+                    if type(g) is _FanIn:
+                        g = _sum(g, observer, s)
         if type(g) is ZeroCotangent:
             g = g.written()
         if type(g) is np.ndarray:
-            g = Tensor._wrap(g)
+            t = new_tensor()  # Tensor._wrap, inlined
+            t._value = g
+            t._id = _next_id()
+            g = t
         elif g is not None and not isinstance(g, Tensor):
             g = Tensor._wrap(np.asarray(g))
         if observer is not None:
@@ -305,13 +309,8 @@ def _relevant_entries(entries, source_ids):
     relevant = []
     for op in entries:
         inputs = op.inputs
-        if len(inputs) == 1:
-            t = inputs[0]
-            if t._id not in reached:
-                continue
-            dtype = t._value.dtype
-            needs = NEEDS_1[dtype is FLOAT32 or dtype.kind == "f"]
-        elif len(inputs) == 2:
+        n = len(inputs)
+        if n == 2:  # the most common arity first: this loop runs on most passes
             a, b = inputs
             need_a = a._id in reached
             need_b = b._id in reached
@@ -324,6 +323,12 @@ def _relevant_entries(entries, source_ids):
                 dtype = b._value.dtype
                 need_b = dtype is FLOAT32 or dtype.kind == "f"
             needs = NEEDS_2[need_a][need_b]
+        elif n == 1:
+            t = inputs[0]
+            if t._id not in reached:
+                continue
+            dtype = t._value.dtype
+            needs = NEEDS_1[dtype is FLOAT32 or dtype.kind == "f"]
         else:
             for t in inputs:
                 if t._id in reached:
@@ -332,11 +337,10 @@ def _relevant_entries(entries, source_ids):
                 continue
             needs = tuple([t._id in reached and t._value.dtype.kind == "f" for t in inputs])
         relevant.append((op, needs))
-        outputs = op.outputs
-        if len(outputs) == 1:
+        if len(op.outputs) == 1:
             reached.add(op._id)  # an op's id is its first output's
         else:
-            reached.update([o._id for o in outputs])
+            reached.update([o._id for o in op.outputs])
     return relevant, reached
 
 

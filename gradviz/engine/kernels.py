@@ -409,7 +409,14 @@ def elu_grad(g, y):
 
 
 def softplus(x):
-    return (np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).astype(x.dtype, copy=False)
+    """TF's Softplus kernel (softplus_op.h): x itself above -t, exp(x) below t, log1p(exp(x))
+    between, t = log(ε) + 2 in x's dtype (-13.94 in float32): softplus(14) is 14 exactly,
+    as in TF (max(x, 0) + log1p(exp(-|x|)) rounded it up to 14.000001)."""
+    dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
+    t = np.log(np.finfo(dtype).eps).astype(dtype) + dtype.type(2)
+    with np.errstate(over="ignore"):
+        e = np.exp(np.minimum(x, -t))
+        return np.where(x > -t, x, np.where(x < t, e, np.log1p(e))).astype(x.dtype, copy=False)
 
 
 def softmax(x):

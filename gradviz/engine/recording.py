@@ -53,12 +53,30 @@ class Operation:
         return f"<Operation {self.name}>"
 
 
+# GradientTape (tape.py sets it, being above this module): `record` and `apply` watch an
+# accessed Variable for it inline, as its _should_record does; any other tape (the
+# tf.function tracer, the graph tracer's spy, custom_gradient's watcher) is asked
+# through its own _should_record.
+PLAIN_TAPE = None
+
 # The needs of one- and two-input ops, indexed by booleans: shared tuples, not a new
 # one per op and pass.
 NEEDS_1 = ((False,), (True,))
 NEEDS_2 = (((False, False), (False, True)), ((True, False), (True, True)))
 # The attrs of every op recorded without any (read only, as every op's attrs).
 _NO_ATTRS = {}
+
+
+def watch_accessed(tape, variable):
+    """Whether GradientTape `tape` tracks `variable`, read by an op and not tracked yet:
+    GradientTape._should_record's lines for that input (an accessed trainable floating
+    Variable is watched if the tape watches accessed variables)."""
+    if tape._watch_accessed_variables and variable.trainable and variable._value.dtype.kind == "f":
+        tape._watched_variables.append(variable)
+        tape._tracked.add(variable._id)
+        tape._roots.append(variable._id)
+        return True
+    return False
 
 
 def record(recording, opdef, inputs, in_values, outputs, attrs):
@@ -68,12 +86,14 @@ def record(recording, opdef, inputs, in_values, outputs, attrs):
     for tape in recording:
         tracked = tape._tracked
         hit = False
-        for t in inputs:  # _should_record, inlined for inputs that are not Variables
+        for t in inputs:  # _should_record, inlined
             if t._id in tracked:
                 hit = True
             elif type(t) is Variable:
-                hit = tape._should_record(inputs)  # may watch an accessed variable
-                break
+                if type(tape) is not PLAIN_TAPE:
+                    hit = tape._should_record(inputs)  # may watch an accessed variable
+                    break
+                hit = watch_accessed(tape, t) or hit
         if hit:
             tape._needs_known = False  # the op may be on several tapes: no one _needs
             if operation is None:

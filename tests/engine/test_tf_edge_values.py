@@ -176,3 +176,25 @@ def test_inverse_gradient_groups_its_products_as_tf():
     inv = np.linalg.inv(a)
     g = grad(tf.linalg.inv, a, upstream)
     np.testing.assert_array_equal(g, -np.matmul(inv.T, np.matmul(upstream, inv.T)))
+
+
+def test_softplus_of_a_large_input_is_the_input():
+    """TF's Softplus kernel (softplus_op.h) returns x above -t, exp(x) below t and
+    log1p(exp(x)) between, t = log(ε) + 2 (-13.94 in float32): softplus(14) = 14 and
+    softplus(-20) = exp(-20) exactly; the gradient is _SoftplusGrad's grad · sigmoid(x)."""
+    x = np.float32([14.0, -20.0, 1.0])
+    y = tf.nn.softplus(tf.constant(x)).numpy()
+    np.testing.assert_array_equal(y[:2], [14.0, np.exp(np.float32(-20.0))])
+    np.testing.assert_array_equal(y[2], np.log1p(np.exp(np.float32(1.0))))
+    np.testing.assert_array_equal(grad(tf.nn.softplus, x), tf.sigmoid(tf.constant(x)).numpy())
+
+
+def test_moments_of_float16_are_computed_in_float32():
+    """TF's tf.nn.moments casts float16 to float32, reduces, and casts back: for one 1000
+    among nineteen zeros the variance is 47500 (float16 47488), though the square of the
+    deviation 950 alone, 902500, is beyond float16's 65504 (inf when squared in float16)."""
+    x = np.zeros(20, np.float16)
+    x[0] = 1000
+    mean, var = tf.nn.moments(tf.constant(x), axes=[0])
+    assert mean.dtype == tf.float16 and var.dtype == tf.float16
+    assert mean.numpy() == np.float16(50.0) and var.numpy() == np.float16(47500.0)

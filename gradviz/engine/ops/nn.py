@@ -7,7 +7,7 @@ from ..execute import apply, tensors
 from ..registry import define_op
 from ..tensor import Tensor
 from .math import tanh  # noqa: F401  (tf.nn.tanh is tf.math.tanh)
-from .shape import transpose
+from .shape import squeeze, stop_gradient, transpose
 from . import math as M
 from .reduce import normalize_axes, reduce_mean
 
@@ -191,8 +191,9 @@ def _layer_norm_forward(x, gamma, beta, axis, epsilon):
 def _layer_norm_rule(F, g, ins, out, at, needs):
     """dx = (1/σ) · (ĝ − mean(ĝ) − x̂ · mean(ĝ · x̂)) with ĝ = grad · γ, means over the
     normalised axes. Written with recorded ops, the mean's own dependence on x included,
-    so second derivatives are exact (TF's moments stop the gradient through the mean in
-    the variance, which leaves the first derivative right and the second wrong)."""
+    so second derivatives are exact. TF's layers take their variance from tf.nn.moments
+    (moments below), whose stop_gradient on the mean makes TF's second derivative differ
+    from this one; the first derivatives agree."""
     x, gamma, _ = ins
     axes = at["axis"]
     mean = F.reduce_mean(x, axes, True)
@@ -222,10 +223,19 @@ def layer_normalization(x, gamma, beta, axis, epsilon):
 
 
 def moments(x, axes, keepdims=False, name=None):
-    """Mean and variance over `axes`. The variance's gradient flows through the mean too
-    (TF's moments stops it there: right to first order, wrong to second)."""
-    mean = reduce_mean(x, axes, keepdims=True)
-    variance = reduce_mean(M.square(M.subtract(x, mean)), axes, keepdims=keepdims)
+    """Mean and variance over `axes`, built as TF's tf.nn.moments builds them: the variance
+    is the mean of (x − mean)² with the mean behind a stop_gradient, so its gradient is
+    2(x − mean)/n with no term through the mean (exact to first order; the second
+    derivative is TF's 2/n·I, not the true 2/n·(I − 11ᵀ/n)); float16 is computed in
+    float32 and cast back."""
+    (x,) = tensors(x)
+    half = x._value.dtype == np.float16
+    y = M.cast(x, np.float32) if half else x
+    mean = reduce_mean(y, axes, keepdims=True)
+    variance = reduce_mean(M.square(M.subtract(y, stop_gradient(mean))), axes, keepdims=True)
     if not keepdims:
-        mean = reduce_mean(x, axes, keepdims=False)
+        axes = normalize_axes(axes, y.ndim)
+        mean, variance = squeeze(mean, axes), squeeze(variance, axes)
+    if half:
+        mean, variance = M.cast(mean, np.float16), M.cast(variance, np.float16)
     return mean, variance
