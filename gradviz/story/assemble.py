@@ -259,6 +259,12 @@ def _objective(seeds):
     return f"the target {name}" if how == "scalar" else f"the sum of {name}'s elements"
 
 
+# The most characters of a product a contribution's caption writes out ('∂y/∂xx · x'): lesson
+# 14's '∂out/∂y_sq (a constant) · the multiply in y_sq's rule' (52) made its step 11's caption
+# 283 characters, more than the player's two lines hold at 1280 px (test_player_view).
+PRODUCT_CHARS = 40
+
+
 def _rule_of(op, naming):
     """Whose rule a contribution applies: the op's name ('matmul'), and where the node's
     card says another word, which op of the node it is ('matmul, the op that ends
@@ -270,7 +276,7 @@ def _rule_of(op, naming):
         return f"{rule}, the op that ends {naming.op_label(op)},"
     # an op inside a 'gradient' node: which of its products, in the names of its factors
     product = getattr(naming, "product", lambda op: "")(op)
-    if product:
+    if product and len(product) <= PRODUCT_CHARS:
         here = naming.op_label(op).rsplit(" inside ", 1)[0]
         return f"{rule}, here {here} = {product},"
     return rule

@@ -26,10 +26,11 @@ def inner_names(naming, title, ops, inner, output):
     'inside …' (the title says once that they are inside the node:
     DocumentNaming.step_title), then without 'via …', so a title names an op as its caption
     does, by what it computes or the rule it is in ('the multiply in y_sq's rule'); then
-    the cotangent it makes alone ('∂y/∂x via xx (input 2)'); then its kind alone ('the
-    multiply'), for a title that has no room for more. Every short form is one name's
-    alone: two steps never read the same. Never a counter over the node's ops ('the
-    multiply 2', which no caption says).
+    the cotangent it makes alone ('∂y/∂x via xx (input 2)'), for a title that has no room
+    for more. The only op of its kind is named by its kind alone ('the relu grad'). Every
+    short form is one name's alone: two steps never read the same ('the multiply' for four
+    multiplies made two). Never a counter over the node's ops ('the multiply 2', which no
+    caption says).
     `inner`: the node's InnerPass; `title`: the node's name."""
     target = _term(naming.label(inner.target))
     where = f" inside {title}"
@@ -58,22 +59,24 @@ def inner_names(naming, title, ops, inner, output):
                               else "in its backward pass")
         kinds[id(op)] = api_name(op.type)
     labels, shorts = {}, {}
-    counts = {}
+    counts, kind_counts = {}, {}
     for key, place in places.items():
         counts[(kinds[key], place)] = counts.get((kinds[key], place), 0) + 1
-    seen, forms = {}, {}
+        kind_counts[kinds[key]] = kind_counts.get(kinds[key], 0) + 1
+    seen, forms, alone = {}, {}, {}
     for key, place in places.items():
         part = kinds[key]
         if counts[(part, place)] > 1:
             seen[(part, place)] = seen.get((part, place), 0) + 1
             part = f"{part} {seen[(part, place)]}"
         labels[key] = f"the {part} {place}{where}"
-        # where it is, as the caption says; without 'via …'; the cotangent it makes alone
-        # ('∂y/∂x via xx (input 2)'); its kind alone ('the multiply')
+        if kind_counts[kinds[key]] == 1:      # the only op of its kind: its kind names it
+            alone[labels[key]] = f"the {part}"
+        # else where it is, as the caption says; without 'via …'; the cotangent it makes
+        # alone ('∂y/∂x via xx (input 2)')
         forms[labels[key]] = list(dict.fromkeys(
             [f"the {part} {place}", f"the {part} {place.split(' via ')[0]}"]
-            + ([place[len("for "):]] if place.startswith("for ") and part == kinds[key] else [])
-            + [f"the {kinds[key]}"]))
+            + ([place[len("for "):]] if place.startswith("for ") and part == kinds[key] else [])))
     # a title may write any name in any of its forms: a form two names share would make two
     # steps read the same ('the multiply → the multiply for ∂y/∂xx' for input 1 and for
     # input 2 of xx's rule), so only the forms that one name alone has are kept
@@ -81,7 +84,7 @@ def inner_names(naming, title, ops, inner, output):
     for form in (f for fs in forms.values() for f in fs):
         taken[form] = taken.get(form, 0) + 1
     for label, fs in forms.items():
-        shorts[label] = [fs[0]] + [f for f in fs[1:] if taken[f] == 1]
+        shorts[label] = [alone[label]] if label in alone else [fs[0]] + [f for f in fs[1:] if taken[f] == 1]
     tensors = {}
     for tensor, role in inner.roles.values():
         if tensor._op is None and role[0] == "upstream":

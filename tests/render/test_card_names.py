@@ -18,12 +18,13 @@ SUFFIXES = re.compile(r" \(input \d+\)$| not recorded$| is unconnected$| is not 
 def story_names(step):
     """The node names a step's title speaks of: 'Visit ce' -> ce; 'a → b' -> a, b. A title
     that ends ', inside t1.gradient(out, x)' names its ops inside that node by their short
-    names ('the relu grad → the multiply 2, inside …': DocumentNaming.step_title): each is
+    names ('the relu grad → the multiply 2, inside …': DocumentNaming.step_title), or by
+    the cotangent an op makes ('∂y/∂x via xx (input 2) → ∂y/∂xx, inside …'): each is
     taken as 'the relu grad inside t1.gradient(out, x)'."""
     title = KIND_PREFIX.sub("", step.title)
     title, _, node = title.partition(", inside ")
     pieces = [SUFFIXES.sub("", piece) for piece in re.split(r" → | ✕ ", title)]
-    return [f"{piece} inside {node}" if node and piece.startswith("the ") else piece
+    return [f"{piece} inside {node}" if node and piece.startswith(("the ", "∂")) else piece
             for piece in pieces]
 
 
