@@ -620,17 +620,18 @@ def test_forward_vs_reverse_names_no_seed_number(qtbot, sample):
 
 
 def test_a_batch_jacobian_holding_infinity_marks_it_and_compares_only_numbers(qtbot):
-    """√ at x[1, 1] = 0: J's entry is ∞ (drawn black, as the block size it makes), the patch
-    image's gutters stay grey, and the check that batch_jacobian equals the diagonal blocks
-    compares their numbers (it said 'max |difference| nan' beside ✓). Off the diagonal, as
-    TF's jacobian (one gradient per one-hot row), the zero cotangent meets 1/(2√0) = ∞ in
-    x[1, 1]'s column: NaN, so the blocks (0, 1) and (2, 1) are black too (they were zeros
-    before the engine matched TF there)."""
+    """log at x[1, 1] = 0: J's entry is 1/0 = ∞ (drawn black, as the block size it makes), the
+    patch image's gutters stay grey, and the check that batch_jacobian equals the diagonal
+    blocks compares their numbers (it said 'max |difference| nan' beside ✓). Off the
+    diagonal, as TF's jacobian (one gradient per one-hot row), the zero cotangent meets
+    reciprocal(0) = ∞ in x[1, 1]'s column (TF's _LogGrad): NaN, so the blocks (0, 1) and
+    (2, 1) are black too (they were zeros before the engine matched TF there). This was √,
+    until Sqrt's gradient became TF's SqrtGrad, which is 0 where the cotangent is 0."""
     from gradviz.graph.document import OP, VARIABLE, Document, Node
     doc = Document()
     doc.add(Node("a", VARIABLE, value=np.array([[4, 1, 2], [9, 0, 1], [1, 1, 1]], np.float32),
                  label="x"))
-    doc.add(Node("s", OP, op="sqrt", label="root"))
+    doc.add(Node("s", OP, op="log", label="log_x"))
     doc.connect("a", "s")
     doc.targets, doc.sources = [Port("s")], [Port("a")]
     doc.studies = {"batch_jacobian": {"target": "s", "source": "a"}}
