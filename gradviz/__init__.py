@@ -29,8 +29,8 @@ from .engine.ops.math import (abs, add, add_n, cast, clip_by_value, cos, divide,
 from .engine.ops.cross_entropy import (softmax_cross_entropy_with_logits as _softmax_xent,
                                        sparse_softmax_cross_entropy_with_logits as _sparse_xent)
 from .engine.ops.embedding import dropout as _dropout, embedding_lookup as _embedding_lookup
-from .engine.ops.reduce import (argmax, argmin, clip_by_norm, norm, reduce_all, reduce_any,  # noqa: F401
-                                reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
+from .engine.ops.reduce import (argmax, argmin, clip_by_norm, cumsum, norm, reduce_all,  # noqa: F401
+                                reduce_any, reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
                                 reduce_prod, reduce_sum)
 from .engine.ops.shape import (broadcast_to, concat, expand_dims, gather, identity, pad,  # noqa: F401
                                rank, reshape, shape, size, slice, split, squeeze, stack,
@@ -47,7 +47,8 @@ __version__ = "0.1.0"
 dtypes = _dtypes
 
 math = _types.SimpleNamespace(
-    abs=abs, add=add, add_n=add_n, argmax=argmax, argmin=argmin, cos=cos, divide=divide, equal=equal, exp=exp,
+    abs=abs, add=add, add_n=add_n, argmax=argmax, argmin=argmin, cos=cos,
+    cumprod=_reduce.cumprod, cumsum=cumsum, divide=divide, equal=equal, exp=exp,
     greater=greater, greater_equal=greater_equal, less=less, less_equal=less_equal, log=log,
     logical_and=logical_and, logical_not=logical_not, logical_or=logical_or, maximum=maximum,
     minimum=minimum, multiply=multiply, negative=negative, not_equal=not_equal, pow=pow,

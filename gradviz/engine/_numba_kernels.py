@@ -57,8 +57,9 @@ def relu_grad_rows(rows, y):
 @_jit
 def sigmoid_grad(y, g):
     out = np.empty_like(g)
+    one = y.dtype.type(1)  # 1 - y in y's dtype, as numpy and TF subtract (not in float64)
     for i in range(g.size):
-        out[i] = g[i] * y[i] * (1 - y[i])
+        out[i] = g[i] * y[i] * (one - y[i])
     return out
 
 
@@ -74,8 +75,9 @@ def tanh_grad_into(y, dy, out):
 @_jit
 def elu_grad(g, y):
     out = np.empty_like(g)
+    one = y.dtype.type(1)  # y + 1 in y's dtype, as numpy and TF add (not in float64)
     for i in range(g.size):
-        out[i] = g[i] if y[i] > 0 else g[i] * (y[i] + 1)
+        out[i] = (y[i] + one) * g[i] if y[i] < 0 else g[i]  # TF's EluGrad
     return out
 
 

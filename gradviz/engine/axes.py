@@ -33,10 +33,10 @@ def axis_index(axis, rank, what="axis", new=False):
     return axis % rank
 
 
-def axes_from_end(axis, rank, what="axis"):
-    """A reduction's axis argument (None: all; an integer; a list) as a sorted tuple of
-    negative axes (counted from the end, so a rule still holds when a cotangent carries
-    leading batch axes). An axis named twice is refused, as TF does."""
+def axes_from_end(axis, rank, what="axis", ordered=False):
+    """A reduction's axis argument (None: all; an integer; a list) as a tuple of negative
+    axes (counted from the end, so a rule still holds when a cotangent carries leading
+    batch axes), sorted unless `ordered`. An axis named twice is refused, as TF does."""
     if axis is None:
         return tuple(range(-rank, 0))
     axis = getattr(axis, "_value", axis)
@@ -46,4 +46,5 @@ def axes_from_end(axis, rank, what="axis"):
     indices = [axis_index(a, rank, what) for a in listed]
     if len(set(indices)) != len(indices):
         raise InvalidArgumentError(f"{what} {list(listed)} names an axis twice")
-    return tuple(sorted(i - rank for i in indices))
+    axes = [i - rank for i in indices]
+    return tuple(axes if ordered else sorted(axes))

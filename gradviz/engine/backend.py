@@ -126,6 +126,20 @@ def _np_multiply_no_nan(x, y):
     return np.multiply(x, y, out=out, where=y != 0)
 
 
+def _np_cumulative(ufunc, identity):
+    """numpy's accumulate as TF's Cumsum / Cumprod: `exclusive` starts from the
+    identity (cumprod([a, b, c]) -> [1, a, a·b]), `reverse` runs from the end."""
+    def forward(x, axis, exclusive=False, reverse=False):
+        if reverse:
+            x = np.flip(x, axis)
+        if exclusive and x.shape[axis]:
+            head = np.full_like(np.take(x, [0], axis), identity)
+            x = np.concatenate([head, np.delete(x, -1, axis)], axis)
+        out = ufunc.accumulate(x, axis=axis, dtype=x.dtype)
+        return np.ascontiguousarray(np.flip(out, axis) if reverse else out)
+    return forward
+
+
 def _np_reduce(fn):
     def reduce(x, axis=None, keepdims=False):
         return np.asarray(fn(x, axis=axis, keepdims=keepdims), dtype=x.dtype)
@@ -140,6 +154,8 @@ numpy = types.SimpleNamespace(
     reduce_sum=_np_reduce(np.sum),
     reduce_mean=_np_reduce(kernels.mean),
     reduce_prod=_np_reduce(np.prod),
+    cumsum=_np_cumulative(np.add, 0),
+    cumprod=_np_cumulative(np.multiply, 1),
     cast=lambda x, dtype: np.asarray(x).astype(as_dtype(dtype)._np),
     equal=np.equal,
     greater=np.greater,
@@ -149,6 +165,7 @@ numpy = types.SimpleNamespace(
     logical_not=np.logical_not,
     logical_and=np.logical_and,
     where=np.where,
+    minimum=np.minimum,
     ones_like=np.ones_like,
     zeros_like=np.zeros_like,
     zeros=lambda shape, dtype: np.zeros(shape, as_dtype(dtype)._np),
@@ -166,6 +183,9 @@ numpy = types.SimpleNamespace(
     softmax=kernels.softmax,
     log_softmax=kernels.log_softmax,
     tanh_grad=kernels.tanh_grad,
+    sqrt_grad=kernels.sqrt_grad,
+    reciprocal_grad=kernels.reciprocal_grad,
+    reciprocal=np.reciprocal,
     sin_grad=kernels.sin_grad,
     cos_grad=kernels.cos_grad,
     relu_grad=kernels.relu_grad,

@@ -17,7 +17,7 @@ from .interrupt import current_hook
 from .ops import shape as shape_ops
 from .recording import NEEDS_1, NEEDS_2, _state
 from .registry import define_op
-from .tensor import Tensor, Variable, convert_to_tensor
+from .tensor import Tensor, Variable, _next_id, convert_to_tensor, new_tensor
 
 
 class Observer:
@@ -97,28 +97,34 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
     results = []
     consumed = None
     for s in sources:
-        if s._id in finals:
-            g = finals[s._id]
-        elif (s._id in pending and s._value.dtype.kind == "f" and on_tape is not None
-              and s._id not in on_tape):
-            # A source the tape does not know that is also a target keeps its own seed,
-            # unless an op on the targets' path read it: TF then drops it with the
-            # gradient its consumers gave (the tensor is on no tape).
-            if consumed is None:
-                consumed = _read_on_path(entries, targets)
-            g = None if s._id in consumed else pending[s._id]
-            if type(g) is _FanIn:
-                g = _sum(g, observer, s)
-        elif s._id in pending and s._value.dtype.kind == "f":
-            g = pending[s._id]
-            if type(g) is _FanIn:
-                g = _sum(g, observer, s)
-        else:
-            g = None
+        sid = s._id
+        g = finals.get(sid)  # never None when there
+        if g is None:
+            g = pending.get(sid)
+            if g is not None:
+                if s._value.dtype.kind != "f":
+                    g = None
+                else:
+                    if on_tape is not None and sid not in on_tape:
+                        # A source the tape does not know that is also a target keeps
+                        # its own seed, unless an op on the targets' path read it: TF
+                        # then drops it with the gradient its consumers gave (the
+                        # tensor is on no tape).
+                        if consumed is None:
+                            consumed = _read_on_path(entries, targets)
+                        if sid in consumed:
+                            g = None
+                    if type(g) is _FanIn:
+                        g = _sum(g, observer, s)
         if type(g) is ZeroCotangent:
             g = g.written()
-        if g is not None and not isinstance(g, Tensor):
-            g = Tensor._wrap(g if type(g) is np.ndarray else np.asarray(g))
+        if type(g) is np.ndarray:
+            t = new_tensor()  # Tensor._wrap, inlined
+            t._value = g
+            t._id = _next_id()
+            g = t
+        elif g is not None and not isinstance(g, Tensor):
+            g = Tensor._wrap(np.asarray(g))
         if observer is not None:
             if on_tape is not None and s._id not in on_tape:
                 observer.off_tape(s)

@@ -32,7 +32,7 @@ _ELEMENTWISE = frozenset((
     "Sign", "Relu", "Sigmoid", "Elu", "Softplus", "Identity", "Cast",
     # n-ary with numpy broadcasting
     "AddV2", "Sub", "Mul", "RealDiv", "Pow", "Maximum", "Minimum", "Masked", "SelectV2",
-    "ClipByValue", "TanhGrad", "ReluGrad", "SigmoidGrad", "EluGrad",
+    "ClipByValue", "TanhGrad", "ReluGrad", "SigmoidGrad", "EluGrad", "SqrtGrad", "ReciprocalGrad",
 ))
 _REDUCTIONS = frozenset(("Sum", "Mean", "Max", "Min", "Prod", "EuclideanNorm"))
 _LAST_AXIS = frozenset(("Softmax", "LogSoftmax"))

@@ -3,7 +3,7 @@ import numpy as np
 
 from . import recording as _recording
 from .dtypes import FLOAT32
-from .tensor import Tensor, Variable, _next_id, convert_to_tensor
+from .tensor import Tensor, Variable, _next_id, convert_to_tensor, new_tensor
 
 _state = _recording._state
 _record = _recording.record
@@ -29,7 +29,7 @@ def apply(opdef, inputs, attrs=None):
         shapes = ", ".join(str(tuple(v.shape)) for v in values)
         raise type(e)(f"{opdef.type} cannot run on inputs of shapes {shapes}: {e}") from None
     if opdef.n_outputs == 1:
-        result = Tensor()  # Tensor._wrap, inlined: once per op
+        result = new_tensor()  # Tensor._wrap, inlined: once per op
         result._value = out
         result._id = _next_id()
         recording = _state.recording
@@ -45,8 +45,16 @@ def apply(opdef, inputs, attrs=None):
                 if t._id in tracked:
                     hit = True
                 elif type(t) is Variable:
-                    hit = tape._should_record(inputs)  # may watch an accessed variable
-                    break
+                    if type(tape) is not _recording.PLAIN_TAPE:
+                        hit = tape._should_record(inputs)  # may watch an accessed variable
+                        break
+                    # GradientTape._should_record for this input, inlined
+                    if (tape._watch_accessed_variables and t.trainable
+                            and t._value.dtype.kind == "f"):
+                        tape._watched_variables.append(t)
+                        tracked.add(t._id)
+                        tape._roots.append(t._id)
+                        hit = True
             if hit:
                 operation = Operation()  # no __init__: see recording.record
                 operation.opdef = opdef
@@ -85,24 +93,29 @@ def tensors(*values):
     # floating tensor and a Python number (`y - 1`, `g / n` in the rules). Everything
     # else takes the general path, which gives these the same result.
     # Tuples: one allocation (a list is two), and a recorded op keeps them as its inputs.
+    # Exact types, not isinstance: Tensor's metaclass makes isinstance of anything else
+    # (a Variable, a number) a method call; other Tensor subclasses take the general path.
     n = len(values)
     if n == 1:
-        if isinstance(values[0], Tensor):
+        kind = type(values[0])
+        if kind is Tensor or kind is Variable:
             return values
     elif n == 2:
         a, b = values
-        if isinstance(a, Tensor):
-            if isinstance(b, Tensor):
+        kind_a = type(a)
+        kind_b = type(b)
+        if kind_a is Tensor or kind_a is Variable:
+            if kind_b is Tensor or kind_b is Variable:
                 if a._value.dtype is b._value.dtype:
                     return values
-            elif (type(b) is float or type(b) is int) and a._value.dtype.kind == "f":
-                c = Tensor()  # Tensor._wrap, inlined
+            elif (kind_b is float or kind_b is int) and a._value.dtype.kind == "f":
+                c = new_tensor()  # Tensor._wrap, inlined
                 c._value = np.asarray(b, a._value.dtype)
                 c._id = _next_id()
                 return (a, c)
-        elif ((type(a) is float or type(a) is int) and isinstance(b, Tensor)
+        elif ((kind_a is float or kind_a is int) and (kind_b is Tensor or kind_b is Variable)
               and b._value.dtype.kind == "f"):
-            c = Tensor()
+            c = new_tensor()
             c._value = np.asarray(a, b._value.dtype)
             c._id = _next_id()
             return (c, b)

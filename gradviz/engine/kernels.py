@@ -343,6 +343,21 @@ def tanh_grad(y, dy):
     return dy * (1 - y * y) if out is None else out
 
 
+def sqrt_grad(y, dy):
+    """TF's SqrtGrad: (0.5 · dy) / y, and 0 where dy is 0 (so sqrt(0) passes no NaN back
+    when nothing flows into it: a Jacobian's other rows, an untaken where branch)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = (0.5 * dy) / y
+    return np.where(dy == 0, np.zeros((), out.dtype), out)
+
+
+def reciprocal_grad(y, dy):
+    """TF's ReciprocalGrad: -y · y · dy, and 0 where dy is 0 (as SqrtGrad)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = -y * y * dy
+    return np.where(dy == 0, np.zeros((), out.dtype), out)
+
+
 def sin_grad(x, g):
     """g · cos(x), Sin's gradient; in float32 one loop with _vector_math's cos (within
     2.5 ulp, as numpy's), numpy's two calls otherwise."""
@@ -380,17 +395,28 @@ def _elementwise(name, a, b, dtypes):
 
 
 def elu(x):
-    return np.where(x > 0, x, np.expm1(np.minimum(x, 0))).astype(x.dtype, copy=False)
+    """TF's Elu kernel: exp(x) - 1 where x < 0 (not expm1: in float32 elu(-1e-8) is 0 in
+    TF), x elsewhere (NaN included)."""
+    return np.where(x < 0, np.exp(np.minimum(x, 0)) - 1, x).astype(x.dtype, copy=False)
 
 
 def elu_grad(g, y):
+    """TF's EluGrad: (y + 1) · g where y < 0, g itself elsewhere (selected: at y = NaN
+    the cotangent passes unchanged, as in TF)."""
     if use_numba(g, y):
         return _kernel("elu_grad")(g.reshape(-1), y.reshape(-1)).reshape(g.shape)
-    return g * np.where(y > 0, 1, y + 1).astype(g.dtype, copy=False)
+    return np.where(y < 0, (y + 1) * g, g).astype(g.dtype, copy=False)
 
 
 def softplus(x):
-    return (np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).astype(x.dtype, copy=False)
+    """TF's Softplus kernel (softplus_op.h): x itself above -t, exp(x) below t, log1p(exp(x))
+    between, t = log(ε) + 2 in x's dtype (-13.94 in float32): softplus(14) is 14 exactly,
+    as in TF (max(x, 0) + log1p(exp(-|x|)) rounded it up to 14.000001)."""
+    dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
+    t = np.log(np.finfo(dtype).eps).astype(dtype) + dtype.type(2)
+    with np.errstate(over="ignore"):
+        e = np.exp(np.minimum(x, -t))
+        return np.where(x > -t, x, np.where(x < t, e, np.log1p(e))).astype(x.dtype, copy=False)
 
 
 def softmax(x):

@@ -53,6 +53,12 @@ class Operation:
         return f"<Operation {self.name}>"
 
 
+# GradientTape (tape.py sets it, being above this module): `record` and `apply` watch an
+# accessed Variable for it inline, as its _should_record does; any other tape (the
+# tf.function tracer, the graph tracer's spy, custom_gradient's watcher) is asked
+# through its own _should_record.
+PLAIN_TAPE = None
+
 # The needs of one- and two-input ops, indexed by booleans: shared tuples, not a new
 # one per op and pass.
 NEEDS_1 = ((False,), (True,))
@@ -68,12 +74,18 @@ def record(recording, opdef, inputs, in_values, outputs, attrs):
     for tape in recording:
         tracked = tape._tracked
         hit = False
-        for t in inputs:  # _should_record, inlined for inputs that are not Variables
+        for t in inputs:  # _should_record, inlined
             if t._id in tracked:
                 hit = True
             elif type(t) is Variable:
-                hit = tape._should_record(inputs)  # may watch an accessed variable
-                break
+                if type(tape) is not PLAIN_TAPE:
+                    hit = tape._should_record(inputs)  # may watch an accessed variable
+                    break
+                if tape._watch_accessed_variables and t.trainable and t._value.dtype.kind == "f":
+                    tape._watched_variables.append(t)
+                    tracked.add(t._id)
+                    tape._roots.append(t._id)
+                    hit = True
         if hit:
             tape._needs_known = False  # the op may be on several tapes: no one _needs
             if operation is None:

@@ -14,6 +14,7 @@ from . import blocks, nest
 from .errors import check_result_fits, counted
 from .backward import _relevant_entries, backward
 from .ops import shape as shape_ops
+from . import recording as _recording
 from .recording import _state
 from .tensor import Tensor, Variable, _live_tapes, _short, convert_to_tensor
 from .tracing import _trace
@@ -116,6 +117,7 @@ class GradientTape:
         return tuple(sorted(self._watched_variables, key=lambda v: v._id))
 
     def _should_record(self, inputs):
+        # recording.record and execute.apply inline this for a GradientTape: keep them alike
         tracked = self._tracked
         hit = False
         for t in inputs:
@@ -167,15 +169,15 @@ class GradientTape:
         if output_gradients is None and isinstance(target, Tensor):
             # tape.gradient(y, x) and tape.gradient(y, [w, b, ...]), the common calls,
             # without the nest bookkeeping
-            if isinstance(sources, Tensor):
+            kind = type(sources)
+            if kind is Tensor or kind is Variable:  # isinstance of a list costs more
                 self._begin_use("gradient")
                 (g,) = backward(self._entries, [target], [None], [sources], 0, observer,
                                 self._relevant((sources,)), on_tape=self._tracked)
                 return _fill_unconnected([g], [sources], zero, ())[0] if zero else g
-            kind = type(sources)
             if kind is list or kind is tuple:
                 for s in sources:
-                    if not isinstance(s, Tensor):
+                    if type(s) is not Variable and not isinstance(s, Tensor):
                         break
                 else:
                     self._begin_use("gradient")
@@ -212,7 +214,8 @@ class GradientTape:
         (a loop needs a persistent tape, see _check_parallel_iterations).
         """
         zero = _unconnected_zero(unconnected_gradients)
-        if (isinstance(target, Tensor) and isinstance(sources, Tensor)
+        if (isinstance(target, Tensor)
+                and (type(sources) is Variable or isinstance(sources, Tensor))
                 and parallel_iterations is None and experimental_use_pfor):
             # tape.jacobian(y, x), the common call (a Hessian's outer pass), without the
             # nest bookkeeping below; the same checks and the same result.
@@ -276,7 +279,7 @@ class GradientTape:
         if not known or batch == 0 or per_row == 0:
             return Tensor._wrap(np.zeros(shape, target._value.dtype))
         relevant = _relevant_entries(self._entries, {source._id})[0]
-        chunk = _chunk_size([op for op, _ in relevant], per_row)
+        chunk = _chunk_size(relevant, per_row, (source,))
         dtype = target._value.dtype
         parts = []
         for start in range(0, per_row, chunk):
@@ -325,6 +328,9 @@ class GradientTape:
             raise RuntimeError(
                 f"GradientTape must be created with persistent=True to compute the {what} "
                 "with eager execution enabled and with experimental_use_pfor set to False.")
+
+
+_recording.PLAIN_TAPE = GradientTape
 
 
 class _StopRecording:
@@ -424,16 +430,20 @@ def _pack_outer(structure, leaves):
 JACOBIAN_CHUNK_BYTES = 16 * 2**20
 
 
-def _chunk_size(entries, n):
+def _chunk_size(relevant, n, sources):
+    """Basis vectors per pass, from the (op, needs) pairs of the pass: a few live
+    cotangents of the largest size per basis vector. Cotangents have the shapes of the
+    tensors on a path from a source, which are the sources and the outputs of the
+    relevant ops (an input that needs a gradient is one of them); inputs that need none
+    are not read (a third of the loop, which runs on every Jacobian)."""
     largest = 1
-    for op in entries:  # loops, not two lists and their max: this runs on every Jacobian
-        for v in op._in_values:
-            if v.nbytes > largest:
-                largest = v.nbytes
+    for s in sources:
+        if s._value.nbytes > largest:
+            largest = s._value.nbytes
+    for op, _ in relevant:  # loops, not lists and their max
         for o in op.outputs:
             if o._value.nbytes > largest:
                 largest = o._value.nbytes
-    # A few live cotangents of the largest size per basis vector.
     return max(1, min(n, JACOBIAN_CHUNK_BYTES // (4 * largest)))
 
 
@@ -453,16 +463,17 @@ def _jacobian(entries, target, sources, zero):
                 for s in sources]
     # Found once for all chunks: the recorded ops on a path from a source.
     relevant = _relevant_entries(entries, {s._id for s in sources if s._value.dtype.kind == "f"})[0]
-    ops = [op for op, _ in relevant]
     recording = _state.recording
     no_tape = not recording or (len(recording) == 1 and recording[0] is _trace.tracer)
     if no_tape and n > target._value.shape[0] > 1 if target._value.ndim else False:
-        if ((len(sources) > 1 or blocks.last_op_keeps_rows(relevant, target,
-                                                           target._value.shape[0]))
-                and all(blocks.row_aligned(ops, target, s) for s in sources)):
-            return blocks.block_jacobian(ops, target, sources, zero, relevant,
-                                         chunk_size=_chunk_size)
-    chunk = _chunk_size(ops, n)
+        if len(sources) > 1 or blocks.last_op_keeps_rows(relevant, target,
+                                                         target._value.shape[0]):
+            ops = [op for op, _ in relevant]
+            if all(blocks.row_aligned(ops, target, s) for s in sources):
+                return blocks.block_jacobian(
+                    ops, target, sources, zero, relevant,
+                    chunk_size=lambda _ops, seeds: _chunk_size(relevant, seeds, sources))
+    chunk = _chunk_size(relevant, n, sources)
     dtype = target._value.dtype
     target_shape = target._value.shape
     per_source = [[] for _ in sources]

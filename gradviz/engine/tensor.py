@@ -109,13 +109,27 @@ class TensorShape(tuple):
         return tuple.__repr__(self)
 
 
-class Tensor:
+class _TensorType(type):
+    """Tensor's metaclass: calling `Tensor(...)` raises, as calling tf.Tensor does (a
+    tensor is made by tf.constant or convert_to_tensor). The engine allocates tensors
+    with `new_tensor`, type's own call bound to Tensor: as fast as a class call
+    without __init__, and it never runs this one. Subclasses (Variable) construct as usual."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls is Tensor:
+            raise TypeError(
+                "tf.Tensor cannot be constructed directly: make a tensor with "
+                "gradviz.constant(value) or gradviz.convert_to_tensor(value)")
+        return super().__call__(*args, **kwargs)
+
+
+class Tensor(metaclass=_TensorType):
     """An immutable value; `op` is the recorded operation that produced it, if any."""
 
     __slots__ = ("_value", "_id", "__weakref__")
     __array_priority__ = 100
 
-    # No __init__: `Tensor()` is then object's own allocation, cheaper than
+    # No __init__: `new_tensor()` (below) is then object's own allocation, cheaper than
     # object.__new__(Tensor) through its wrapper, and every op makes one. Tensors of a
     # value are made by `tensor_of` (tf.constant, convert_to_tensor), as in TF, where
     # tf.Tensor is not called with a value either.
@@ -123,7 +137,7 @@ class Tensor:
     @classmethod
     def _wrap(cls, array):
         """Wrap an ndarray the engine just computed (no copy, no checks)."""
-        t = cls() if cls is Tensor else object.__new__(cls)
+        t = new_tensor() if cls is Tensor else object.__new__(cls)
         t._value = array
         t._id = _next_id()
         return t
@@ -236,6 +250,11 @@ class Tensor:
 
     # Hashable by identity (TF would need .ref()): tapes and documents key on tensors.
     __hash__ = __hash__
+
+
+# An empty Tensor (its _value and _id set by the caller): the engine's allocation, which
+# skips _TensorType.__call__ (see there).
+new_tensor = type.__call__.__get__(Tensor)
 
 
 class Variable(Tensor):
@@ -396,7 +415,7 @@ def convert_to_tensor(value, dtype=None, name=None):
 
 def tensor_of(value, dtype=None):
     """A new Tensor holding `value` converted by TF's rules (see _to_array)."""
-    t = Tensor()
+    t = new_tensor()
     t._value = _to_array(value, dtype)
     t._id = _next_id()
     return t

@@ -185,7 +185,8 @@ def camera(renderer, step, slide=SLIDE, scale=SCALE, last=None):
     focus (`_step_focus`; before the story the graph alone, without any step's rule card,
     as tight as it fits) whole when its numbers still read at that zoom, else the least of
     it; grown to hold whole every card that its edge would cut (`_cards`), while the
-    numbers still read. It is placed on what this frame draws (`renderer.bounds(step)`):
+    numbers still read (`_grown_view`; where the whole focus cannot be framed so, the
+    least of it, if that can). It is placed on what this frame draws (`renderer.bounds(step)`):
     centred on it where that is smaller than the view, else inside it, so that no empty
     band shows. (Kept inside the union of every step's picture, lesson 1's first step
     left the slide's right third blank, where only a later step's rule card goes, and
@@ -205,26 +206,52 @@ def camera(renderer, step, slide=SLIDE, scale=SCALE, last=None):
         return max(least, rect.width(), rect.height() * width / height)
 
     def cut(view):
-        return [card for card in cards if card.intersects(view) and not view.contains(card)]
+        inner = view.adjusted(-1e-6, -1e-6, 1e-6, 1e-6)    # a card on the view's edge is whole
+        return [card for card in cards if card.intersects(view) and not inner.contains(card)]
 
-    for rect in focus:
-        rect = rect.adjusted(-SLIDE_MARGIN, -SLIDE_MARGIN, SLIDE_MARGIN, SLIDE_MARGIN)
-        w = size(rect)
-        if w <= widest:
-            break
-    if last is not None and step is not None and last.contains(rect) and last.width() <= 1.5 * w \
+    candidates = [rect.adjusted(-SLIDE_MARGIN, -SLIDE_MARGIN, SLIDE_MARGIN, SLIDE_MARGIN) for rect in focus]
+    readable = [rect for rect in candidates if size(rect) <= widest] or candidates[-1:]
+    rect = readable[0]
+    if last is not None and step is not None and last.contains(rect) and last.width() <= 1.5 * size(rect) \
             and not cut(last) and off_centre(last, drawn) <= CENTRED:
         return QRectF(last)
+    views = (_grown_view(rect, cut, size, widest, drawn, height / width, singly)
+             for rect in readable for singly in (False, True))
+    first = next(views)
+    return first if not cut(first) else next((view for view in views if not cut(view)), first)
+
+
+def _grown_view(rect, cut, size, widest, drawn, aspect, singly=False):
+    """The view that holds `rect`, placed on what its frame draws (`drawn`: centred on
+    `rect` and moved inside it), grown to hold whole the cards that its edge cuts (`cut`)
+    and placed again, until it cuts none; `singly`: one card at a time, the one that grows
+    it least first (a card cut at one edge is often left whole outside the other once the
+    view moves: tiny CNN's step 18, taking in at once its image x above and relu and pool
+    below, grew so wide that it cut the loss). A card is taken in with SLIDE_MARGIN around
+    it, or as much of that margin as keeps the view at most `widest` (step 15 cut its
+    image x 22 units short of holding it with the whole margin); where none is, the view
+    as it is (it cuts it)."""
+    w = size(rect)
     while True:
-        h = w * height / width
+        h = w * aspect
         view = QRectF(_placed(rect.center().x(), w, drawn.left(), drawn.right()),
                       _placed(rect.center().y(), h, drawn.top(), drawn.bottom()), w, h)
-        grown = rect
-        for card in cut(view):
-            grown = grown.united(card.adjusted(-SLIDE_MARGIN, -SLIDE_MARGIN, SLIDE_MARGIN, SLIDE_MARGIN))
-        if grown == rect or size(grown) > widest:
+        cards = cut(view)
+        options = [[card] for card in cards] if singly else [cards] if cards else []
+        grown = []
+        for taken in options:
+            for m in (SLIDE_MARGIN, SLIDE_MARGIN / 2, 0.0):
+                g = rect
+                for card in taken:
+                    g = g.united(card.adjusted(-m, -m, m, m))
+                if size(g) <= widest:
+                    if g != rect:
+                        grown.append(g)
+                    break
+        if not grown:
             return view
-        rect, w = grown, size(grown)
+        rect = min(grown, key=size)
+        w = size(rect)
 
 
 def between(a, b, t):

@@ -146,10 +146,24 @@ def _same(a, b):
         return False
 
 
+WARN_SIGN, CUT_SIGN = "⚠ ", "✕ "
+
+
 def _mark(node, value):
-    """A relu node's dead units, in the warning colour under the card's text lines ('' if none)."""
-    mark = dead_units.card_mark(value) if value is not None and dead_units.is_relu_node(node) else ""
-    return "✕ " + mark if mark else ""
+    """A relu node's dead units under the card's text lines ('' if none): '⚠ dead relu …' for
+    units off over the whole batch, a warning as the status bar counts it; '✕ relu off for
+    this example …' for one example's off units, relu at work cutting their cotangent."""
+    if value is None or not dead_units.is_relu_node(node):
+        return ""
+    mark = dead_units.card_mark(value)
+    if not mark:
+        return ""
+    return (WARN_SIGN if dead_units.warning(value) else CUT_SIGN) + mark
+
+
+def mark_color(theme, mark):
+    """The warning colour for a warning, the cut colour for units relu cuts."""
+    return theme.warning if mark.startswith(WARN_SIGN) else theme.cut
 
 
 def port_name(doc, port):
@@ -482,7 +496,7 @@ class CardPainter:
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
             y += LINE_H
         if card.mark:
-            painter.setPen(QColor(t.cut))
+            painter.setPen(QColor(mark_color(t, card.mark)))
             painter.drawText(QRectF(r.left() + PAD, y, r.width() - 2 * PAD, LINE_H),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, card.mark)
         for section in card.sections:

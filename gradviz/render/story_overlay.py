@@ -50,6 +50,7 @@ LEADER_FROM = PILL_H    # a label further than this from what it names gets a le
 BESIDE = PILL_H + 4 + 5  # a label this near a line (in its own units) reads as that line's
 PILL_LEVELS = 8        # rows of spots a pill tries on each side of its arrow, nearest first
 _PILL_SPOTS = (0.5, 0.35, 0.65, 0.22, 0.78, 0.12, 0.88)
+RING, GLOW = 6.0, 4.0  # the active card's ring lies this far out of it, its glow this much further
 
 
 def segment_meets_rect(ax, ay, bx, by, x0, y0, x1, y1):
@@ -201,8 +202,9 @@ def _best_spot(spots, reach, bounds, blocked, pills, grey, clear):
     near = BESIDE * spots[0].height() / PILL_H
 
     def alone(r, limit=math.inf):
-        """No other edge nearer `r` than its own arrow (within `limit`)."""
-        d = min(reach(r), limit)
+        """No other edge nearer `r` than its own arrow (within `limit`); on its own arrow,
+        none through it (a pill over its arrow lay over the other edge into matmul's b too)."""
+        d = max(min(reach(r), limit), 1e-9)
         return not any(lo[0] <= r.right() + d and hi[0] >= r.left() - d and lo[1] <= r.bottom() + d
                        and hi[1] >= r.top() - d and t.distance(r) < d for t, lo, hi in boxes)
     off = [r for r in spots if not any(r.intersects(b) for b in blocked) and clear(r)]
@@ -391,7 +393,7 @@ class StepPainter:
         if cached is not None and cached[0] == key and cached[1] is step:
             return cached[2]
         font = pill_font()
-        blocked = self._label_obstacles(card)
+        blocked = self._label_obstacles(card, step.node)
         placed = []
         tracks = self.step_tracks(step)
         own_edges = set(self._step_edges(step))
@@ -425,7 +427,8 @@ class StepPainter:
             own = self.rect(step.port.node)
             row = h + 4 * k
             spots = [QRectF(out.x() + 8 * k, out.y() + n * row - h / 2, w, h) for n in (0, 1, -1, 2, -2, 3, -3)]
-            spots += [QRectF(own.right() - w, own.bottom() + 6 * k + n * row, w, h) for n in range(3)]
+            spots += [QRectF(own.right() - w, own.bottom() + RING + GLOW + 3 * k + n * row, w, h)
+                      for n in range(3)]   # below, clear of the ring round its card
             spots += [QRectF(own.right() - w, own.top() - BADGE_H - 8 * k - h - n * row, w, h)
                       for n in range(3)]
             free = _best_spot(spots, lambda r, own=own: _apart(r, own), bounds, blocked,
@@ -476,11 +479,15 @@ class StepPainter:
                 if k < len(paths) and not delivered.get(i) and i < len(steps)
                 and steps[i].kind == "contribution" and steps[i].node == step.port.node]
 
-    def _label_obstacles(self, card):
-        """What an overlay's label must not cover: every card with its badges, the ports'
-        names beside them (matmul's a and b, a layer's output and kernel) and the formula card."""
+    def _label_obstacles(self, card, active=None):
+        """What an overlay's label must not cover: every card with its badges, the ring and
+        glow round the `active` card (lesson 14's "from layer's matmul, inside layer (no edge)"
+        lay on layer's ring), the ports' names beside the cards (matmul's a and b, a layer's
+        output and kernel) and the formula card."""
         blocked = [self.rect(n).adjusted(-1, -BADGE_H - 4 if self._has_badge(n) else -4, 1, 1)
                    for n in self.doc.nodes]
+        if active in self.doc.nodes:
+            blocked.append(self.rect(active).adjusted(*(d * (RING + GLOW) for d in (-1, -1, 1, 1))))
         blocked += [r.adjusted(-2, -2, 2, 2) for n in self.doc.nodes for r, _, _ in self.port_labels(n)]
         if card is not None:
             blocked.append(card.adjusted(-3, -3, 3, 3))
@@ -505,7 +512,7 @@ class StepPainter:
         spots = [QRectF(tail.x() + SEED_GAP * k, out.y() - h / 2, w, h),
                  QRectF(middle - w / 2, out.y() - 6 - h, w, h),
                  QRectF(middle - w / 2, out.y() + 6, w, h)]
-        blocked = self._label_obstacles(self._formula_rect(step))
+        blocked = self._label_obstacles(self._formula_rect(step), step.node)
         blocked += [r for _, r in self.pill_rects(step)]
         label = next((r for r in spots if not any(r.intersects(b) for b in blocked)), spots[0])
         return tail, tip, label
@@ -538,12 +545,12 @@ class StepPainter:
 
     # -- painting -----------------------------------------------------------------------
     def _paint_highlight(self, painter, nid):
-        r = self.rect(nid).adjusted(-6, -6, 6, 6)
+        r = self.rect(nid).adjusted(-RING, -RING, RING, RING)
         glow = QColor(self.theme.active)
         glow.setAlpha(70)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(glow)
-        painter.drawRoundedRect(r.adjusted(-4, -4, 4, 4), 14, 14)
+        painter.drawRoundedRect(r.adjusted(-GLOW, -GLOW, GLOW, GLOW), 14, 14)
         painter.setPen(QPen(QColor(self.theme.active), 3.0))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRoundedRect(r, 11, 11)

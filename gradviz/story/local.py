@@ -25,6 +25,7 @@ from .window_terms import conv2d_terms, pool_terms
 ENUMERATE_LIMIT = 1_000_000
 
 _WINDOWED = ("Conv2D", "MaxPool", "AvgPool")   # closed forms in window_terms
+_NUMBER = re.compile(r"^\(?-?[\d.]+\)?$")   # '1', '(-1)', '0.5': a constant factor
 _ENTRY = re.compile(r"^\(?([A-Za-z_]\w*)(?:\[[\d,\s]*\])?\)?$")   # 'b[0,1]', 'y', '(x)'
 _ELEMENTWISE = {"Mul": "mul", "AddV2": "add", "Add": "add", "Sub": "sub", "RealDiv": "div",
                 "BroadcastTo": "broadcast", "Identity": "add"}
@@ -93,12 +94,13 @@ class Provenance:
             return f"{self.subject} = {self.num(self.value)} ({self.kind})"
         parts = []
         printed, rest = self._printed()
-        for t, (upstream, _) in zip(self.terms, printed):
+        for t, (upstream, local) in zip(self.terms, printed):
             if t.upstream is None:
                 parts.append(f"{upstream} [{t.label}]")
             else:
                 factor = t.factor or t.label.split('·', 1)[-1]
-                parts.append(f"{_signed(upstream)}·{factor}")
+                # a factor no tensor names (a constant 1, -1) is written as numbers() writes it
+                parts.append(f"{_signed(upstream)}·{_signed(local) if _numeral(factor) else factor}")
         if self.more:
             parts.append(f"{self.more} more ({rest})")
         return f"{self.subject} = " + " + ".join(parts) + f" = {self.num(self.value)}"
@@ -115,6 +117,13 @@ class Provenance:
         if self.more:
             parts.append(_signed(rest))
         return " + ".join(parts) + f" = {self.num(self.value)}"
+
+    def says_more(self):
+        """Whether numbers() tells what text() does not: not when every factor text() writes
+        is already a number ('grad xx = 1·1 = 1' then '= 1·1 = 1' repeated it), nor for a
+        sum with no products."""
+        numbers = self.numbers()
+        return bool(numbers) and not self.text().endswith(f" = {numbers}")
 
     def _printed(self):
         """([(upstream or a path's product, local factor or None) as text per term], the
@@ -151,6 +160,11 @@ class Provenance:
 def _signed(text):
     """A negative number in parentheses, as a factor of a product: (-0.534)."""
     return f"({text})" if text.startswith("-") else text
+
+
+def _numeral(text):
+    """Whether `text`, a factor as the rule names it, is a number rather than a tensor's entry."""
+    return _NUMBER.match(text) is not None
 
 
 def _idx(multi):

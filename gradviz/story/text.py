@@ -33,9 +33,8 @@ def _provenance_lines(story, step):
                      f"{n:,} products; the app computes one when you click it)", "     ")]
     p = story.step_provenance(step, _example_entry(step), max_terms=6)
     lines = ["     e.g. " + p.text()]
-    numbers = p.numbers()
-    if numbers:
-        lines.append(("          = " if p.terms else "          with ") + numbers)
+    if p.says_more():
+        lines.append(("          = " if p.terms else "          with ") + p.numbers())
     return lines
 
 

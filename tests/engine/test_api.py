@@ -87,6 +87,21 @@ def test_constant_conversion_rules():
         tf.constant(object())
 
 
+def test_tensor_is_not_constructed_directly():
+    """As TF's tf.Tensor(), calling the class raises (with or without a value) and names
+    the constructors to use; Variables, a subclass, still construct, and copies work."""
+    import copy
+
+    for args in ((), ([1.0, 2.0],)):
+        with pytest.raises(TypeError, match=r"tf\.Tensor cannot be constructed directly: "
+                                            r"make a tensor with gradviz\.constant"):
+            tf.Tensor(*args)
+    v = tf.Variable([1.0, 2.0])
+    assert isinstance(v, tf.Tensor) and v.numpy().tolist() == [1.0, 2.0]
+    t = copy.deepcopy(tf.constant([3.0]))
+    assert type(t) is tf.Tensor and t.numpy().tolist() == [3.0]
+
+
 def test_convert_to_tensor_checks_dtype():
     t = tf.constant([1.0])
     assert tf.convert_to_tensor(t) is t

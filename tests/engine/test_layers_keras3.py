@@ -202,9 +202,12 @@ def test_layer_norm_hessian_in_x_is_the_finite_difference_one():
     np.testing.assert_allclose(h, h.T, atol=1e-12)
 
 
-def test_moments_variance_hessian_keeps_the_mean():
-    """Hessian of var(x) over n elements is 2/n (I − 11ᵀ/n); with TF's stop_gradient on the
-    mean it would be 2/n I."""
+def test_moments_variance_hessian_is_tfs():
+    """tf.nn.moments as TF builds it (nn_impl.moments): the variance is the mean of
+    squared_difference(x, stop_gradient(mean)), so TF's Hessian of var(x) over n elements
+    is 2/n · I, not the true 2/n (I − 11ᵀ/n) (LayerNormalization above keeps the mean's
+    dependence, as Keras 3's layer does). This test asserted the true Hessian until
+    tf.nn.moments was made TF's."""
     x = tf.constant(normal((5,)))
     with tf.GradientTape() as outer:
         outer.watch(x)
@@ -212,8 +215,8 @@ def test_moments_variance_hessian_keeps_the_mean():
             inner.watch(x)
             _, var = tf.nn.moments(x, axes=[0])
         g = inner.gradient(var, x)
-    np.testing.assert_allclose(outer.jacobian(g, x).numpy(),
-                               2 / 5 * (np.eye(5) - np.ones((5, 5)) / 5), atol=1e-14)
+    np.testing.assert_allclose(g.numpy(), 2 / 5 * (x.numpy() - x.numpy().mean()), rtol=1e-12)
+    np.testing.assert_allclose(outer.jacobian(g, x).numpy(), 2 / 5 * np.eye(5), atol=1e-14)
 
 
 def test_layer_norm_layer_weight_gradients_by_finite_differences():

@@ -117,13 +117,6 @@ def test_inverse_and_solve_agree():
                                    tape.gradient(x_inv, source).numpy(), rtol=1e-12)
 
 
-def test_prod_gradient_and_hessian_with_a_zero():
-    x = np.array([2.0, 0.0, 3.0])
-    g, h = grad_and_hessian(tf.reduce_prod, x)
-    np.testing.assert_array_equal(g, [0.0, 6.0, 0.0])
-    np.testing.assert_array_equal(h, [[0, 3, 0], [3, 0, 2], [0, 2, 0]])
-
-
 # -- the checker must be able to fail ----------------------------------------------------
 
 def _square(x):

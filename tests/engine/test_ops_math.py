@@ -208,6 +208,13 @@ def test_tanh_grad(y_shape, dy_shape):
     check_grads(M.tanh_grad, [np.tanh(normal(y_shape, 1)), normal(dy_shape, 2)], order=2)
 
 
+@pytest.mark.parametrize("y_shape, dy_shape", [((2, 3), (2, 3)), ((3,), (2, 3)), ((2, 3), (4, 2, 3))],
+                         ids=["same", "batched-dy", "batched-dy-3d"])
+@pytest.mark.parametrize("op", [M.sqrt_grad, M.reciprocal_grad], ids=["sqrt", "reciprocal"])
+def test_sqrt_and_reciprocal_grad(op, y_shape, dy_shape):
+    check_grads(op, [positive(y_shape, 1), normal(dy_shape, 2)], order=2)
+
+
 def test_sign_inside_a_smooth_function():
     check_grads(lambda x: tf.sign(x) * x * x, [away_from_zero((2, 3))], order=2)
 

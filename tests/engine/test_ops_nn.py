@@ -157,5 +157,8 @@ def test_batch_normalization_without_offset_and_scale():
 
 
 def test_moments():
+    """First order only: TF's tf.nn.moments holds the mean constant in the variance, so
+    its second derivative is not the finite-difference one (test_layers_keras3's
+    test_moments_variance_hessian_is_tfs states TF's)."""
     check_grads(lambda x: tf.concat(list(tf.nn.moments(x, axes=[0])), axis=0), [normal((4, 3))],
-                order=2)
+                order=1)

@@ -38,17 +38,12 @@ def test_reduce_inside_a_smooth_function(name):
                          ids=["one-zero", "zeros-in-two-rows", "two-zeros-in-one-row"])
 @pytest.mark.parametrize("axis", [None, 1, 0], ids=["all", "rows", "columns"])
 def test_prod_with_zero_entries(zeros, axis):
+    """First order only: TF's second derivative at a zero is NaN (see
+    test_prod_hessian_at_a_zero_is_tfs), and finite differences cannot check that."""
     x = sample((2, 3))
     for i in zeros:
         x[i] = 0.0
-    check_grads(lambda x: tf.reduce_prod(x, axis=axis), [x], order=2)
-
-
-def test_prod_with_zero_entries_third_order():
-    # Probes at x[1] = ±eps divide by eps; a wider step keeps the rounding error small.
-    x = sample((4,))
-    x[1] = 0.0
-    check_grads(lambda x: tf.reduce_prod(x), [x], order=3, eps=1e-3, rtol=1e-4, atol=1e-6)
+    check_grads(lambda x: tf.reduce_prod(x, axis=axis), [x], order=1)
 
 
 def test_prod_gradient_with_one_zero_is_the_product_of_the_others():
@@ -57,6 +52,104 @@ def test_prod_gradient_with_one_zero_is_the_product_of_the_others():
         tape.watch(x)
         y = tf.reduce_prod(x)
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [0.0, 30.0, 0.0, 0.0])
+
+
+def _prod_grad(x, axis=None):
+    x = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_prod(x, axis=axis)
+    return tape.gradient(y, x).numpy()
+
+
+def test_prod_gradient_with_an_infinity_is_tfs():
+    """TF's _ProdGrad (math_grad.py) multiplies the exclusive cumulative products from
+    the left and from the right, [1, inf] · [2, 1] = [2, inf]; dividing the product by
+    each entry gave inf / inf = NaN for the infinity."""
+    np.testing.assert_array_equal(_prod_grad([np.inf, 2.0]), [2.0, np.inf])
+    np.testing.assert_array_equal(_prod_grad([0.0, np.inf, 3.0]), [np.inf, 0.0, np.nan])
+
+
+def test_prod_gradient_flattens_the_axes_in_the_order_named():
+    """TF's _ProdGrad moves the reduced axes to the front in the order the call names
+    them (perm = concat([reduced, other])) and multiplies along that flat order, so
+    axis=[1, 0] and axis=[0, 1] can differ where a partial product overflows: for x[1, 1]
+    the order x00, x01, x10 passes 1e300 · 1e300 = inf, the order x00, x10, x01 does not."""
+    x = np.array([[1e300, 1e300], [1e-300, 2.0]])
+    for axis, order in (([0, 1], [0, 1, 2, 3]), ([1, 0], [0, 2, 1, 3])):
+        flat = x.reshape(-1)[order]
+        left = np.concatenate([[1.0], np.cumprod(flat[:-1])])
+        right = np.concatenate([np.cumprod(flat[::-1][:-1])[::-1], [1.0]])
+        expected = np.empty(4)
+        expected[order] = left * right
+        np.testing.assert_array_equal(_prod_grad(x, axis), expected.reshape(2, 2))
+    assert _prod_grad(x, [0, 1])[1, 1] == np.inf and _prod_grad(x, [1, 0])[1, 1] < np.inf
+
+
+def test_prod_gradient_keeps_the_dtype():
+    for dtype in (np.float16, np.float32, np.float64):
+        g = _prod_grad(np.array([[1.5, -2.0], [0.0, 4.0]], dtype), axis=1)
+        assert g.dtype == dtype
+        np.testing.assert_array_equal(g, np.array([[-2.0, 1.5], [4.0, 0.0]], dtype))
+
+
+def test_prod_gradient_over_no_axis_and_an_empty_axis():
+    np.testing.assert_array_equal(_prod_grad([[2.0, 3.0]], axis=[]), [[1.0, 1.0]])
+    assert _prod_grad(np.zeros((0, 2)), axis=0).shape == (0, 2)
+
+
+def test_prod_hessian_at_a_zero_is_tfs():
+    """TF's _ProdGrad builds the gradient from two Cumprod ops, so the second derivative
+    runs through _CumprodGrad, which divides by x (its TODO: "This fails when x contains
+    0"). For x = [2, 0, 3] and a cotangent e_i, the two Cumprods give 0 / 0 = NaN in
+    column 1 and 3 = 6 / 2, 2 = 6 / 3 in row 1: TF's Hessian, not the true [[0, 3, 0],
+    [3, 0, 2], [0, 2, 0]]."""
+    x = tf.constant([2.0, 0.0, 3.0], dtype=tf.float64)
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = tf.reduce_prod(x)
+        g = inner.gradient(y, x)
+    np.testing.assert_array_equal(g.numpy(), [0.0, 6.0, 0.0])
+    np.testing.assert_array_equal(outer.jacobian(g, x).numpy(),
+                                  [[0, np.nan, 0], [3, np.nan, 2], [0, np.nan, 0]])
+
+
+CUMULATIVE = {"cumsum": (tf.math.cumsum, np.cumsum), "cumprod": (tf.math.cumprod, np.cumprod)}
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
+@pytest.mark.parametrize("exclusive", [False, True], ids=["inclusive", "exclusive"])
+@pytest.mark.parametrize("axis", [0, 1, -1], ids=["0", "1", "-1"])
+@pytest.mark.parametrize("name", list(CUMULATIVE))
+def test_cumulative(name, axis, exclusive, reverse):
+    fn, _ = CUMULATIVE[name]
+    check_grads(lambda x: fn(x, axis=axis, exclusive=exclusive, reverse=reverse),
+                [sample((3, 4))], order=2)
+
+
+@pytest.mark.parametrize("name", list(CUMULATIVE))
+def test_cumulative_values(name):
+    fn, np_fn = CUMULATIVE[name]
+    x = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    one = 1.0 if name == "cumprod" else 0.0
+    np.testing.assert_array_equal(fn(x, axis=1).numpy(), np_fn(x, axis=1))
+    np.testing.assert_array_equal(fn(x, axis=1, exclusive=True).numpy(),
+                                  np.c_[[one, one], np_fn(x[:, :-1], axis=1)])
+    np.testing.assert_array_equal(fn(x, axis=1, reverse=True).numpy(),
+                                  np_fn(x[:, ::-1], axis=1)[:, ::-1])
+    assert fn(tf.constant([1, 2, 3], dtype=tf.int32)).dtype == tf.int32
+
+
+def test_cumprod_gradient_at_a_zero_is_tfs():
+    """TF's _CumprodGrad divides cumsum(cumprod(x) · grad, reverse) by x, so a zero
+    gives 0 / 0 = NaN where the true derivative of [a, a·b, a·b·c] at a = 0 is b + b·c."""
+    x = tf.constant([0.0, 2.0, 3.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.math.cumprod(x))
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [np.nan, 0.0, 0.0])
 
 
 def test_max_splits_the_gradient_among_ties():

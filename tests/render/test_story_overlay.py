@@ -100,6 +100,24 @@ def test_overlay_labels_cover_no_card_no_port_name_no_formula_card_nor_each_othe
     assert seeds == sum(s.kind == "seed" and s.node in r.doc.nodes for s in r.story.steps)
 
 
+@pytest.mark.parametrize("geometry", ["export", "canvas"])
+@pytest.mark.parametrize("name", NAMES)
+def test_a_pill_on_its_own_arrow_lies_on_no_other_edge(name, geometry):
+    """A pill lying over its own arrow counted as 'no edge nearer than its own' even where
+    another edge ran through it too: lesson 5's step 3 put "cotangent (2,)" over the edge
+    into y's b as well as the arrow into a (the spot above the arrow was free), and 30 more
+    steps (attention, softmax cross-entropy, higher order, ...) did the same."""
+    r = renderer(name) if geometry == "export" else canvas_renderer(name)
+    for step in r.story.steps:
+        own = set(r._step_edges(step))
+        others = [(e, t) for e, t in r._edge_tracks().items() if e not in own]
+        for label, rect, anchor in r.placed_pills(step):
+            if not (hasattr(anchor, "crosses") and anchor.crosses(rect)):
+                continue
+            hit = [f"{e.src.node} -> {e.dst.node}" for e, t in others if t.crosses(rect)]
+            assert not hit, (step.index + 1, step.title, label, hit)
+
+
 def test_the_seed_label_leaves_the_targets_port_names_readable():
     """Batchnorm lesson, step 1: the target layer2 names its ports output, kernel, bias; the
     seed's label goes where none of them is (and the moving part's bounds hold it)."""

@@ -256,3 +256,50 @@ def test_a_hessian_holding_nan_is_computed_and_has_no_eigenvalues():
     assert first == ("Hessian of g1_mag with respect to layer.kernel: 50 × 50, holding NaN or "
                      "infinity: no eigenvalues, no Newton step")
     assert warning.startswith("  ✗ Warning: H holds NaN or infinity in 2500 of its entries")
+
+
+def _x_times_x_minus_x():
+    """y = x·x − x, built as a student builds it (the auditor's file)."""
+    doc = Document(title="y = x·x − x")
+    doc.add(Node("x", "variable", value=np.float32(1.0)))
+    doc.add(Node("xx", "op", op="multiply", attrs=dict(catalog.OPS["multiply"].attrs)))
+    doc.add(Node("y", "op", op="subtract", attrs=dict(catalog.OPS["subtract"].attrs)))
+    doc.connect("x", "xx")
+    doc.connect("x", "xx", dst_index=1)
+    doc.connect("xx", "y")
+    doc.connect("x", "y", dst_index=1)
+    doc.targets, doc.sources = [Port("y")], [Port("x")]
+    return doc
+
+
+def _repeated_lines(text):
+    """Each 'e.g.' line whose '= …' line under it writes the same sum again."""
+    lines = text.splitlines()
+    return [(said, again) for said, again in zip(lines, lines[1:])
+            if said.startswith("     e.g. ") and again.startswith("          = ")
+            and said.endswith(" = " + again.removeprefix("          = "))]
+
+
+def test_a_sum_whose_factors_are_all_numbers_is_written_once():
+    """y = x·x − x printed 'e.g. grad xx = 1·1 = 1' and then '= 1·1 = 1': subtract's local
+    factors 1 and -1 name no tensor, so the sum with names already is the sum of numbers.
+    A factor that is a number is written as its number, and the numbers line comes only
+    when it says more (x's entry under the name x, in xx's rule)."""
+    doc = _x_times_x_minus_x()
+    s = story.build(doc)
+    text = explain(s)
+    assert not _repeated_lines(text)
+    flat = " ".join(text.split())
+    assert "e.g. grad xx = 1·1 = 1 4." in flat            # once, and the next step follows
+    assert "e.g. grad x = 1·(-1) = -1 5." in flat
+    assert "e.g. grad x = 1·x = 1 = 1·1 = 1" in flat       # x's value said under its name
+    by_title = {st.title: st for st in s.steps}
+    for title, more in (("y → xx", False), ("y → x", False), ("xx → x (input 1)", True)):
+        p = s.step_provenance(by_title[title], 0)
+        assert p.says_more() is more, title
+        assert p.numbers()                                 # the sum itself is still there
+
+
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.stem)
+def test_no_sample_writes_a_sum_twice(path):
+    assert not _repeated_lines(explain(story.build(load(path)), studies=False))

@@ -288,10 +288,12 @@ class CanvasNavigation:
 
     def label_scale(self):
         """The story's arrow labels' scale (render's `label_scale`) at this zoom (or at
-        `labels_at`, a zoom being weighed): the size on screen they have at 1:1, whatever
-        the zoom (as large as a compact card's type is over the least legible: presentation
-        mode reads from the back row)."""
-        return self.compact_scale() / (self.labels_at or self.transform().m11())
+        `labels_at`, a zoom being weighed): to scale with the cards, as an export draws
+        them, and never smaller on screen than at 1:1 times a compact card's type over the
+        least legible (Fit far out drew them 5 px tall; presentation mode reads from the
+        back row). Held at that screen size as the zoom grew, they were a third of the
+        size of the cards beside them in presentation mode."""
+        return max(1.0, self.compact_scale() / (self.labels_at or self.transform().m11()))
 
     def step_marks(self, zoom):
         """[scene rect] of what the story step shown draws over the graph but its formula

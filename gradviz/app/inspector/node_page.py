@@ -79,6 +79,16 @@ def _resized(array, shape, fill=0.0):
     return out
 
 
+
+def _no_gradient_why(node, name, ran):
+    """Why a tensor that is neither target nor source shows no gradient, in the user's name:
+    a constant reaches the tape only when watched (TF returns None for an unwatched one)."""
+    if node.kind == CONSTANT and not node.watched:
+        ask = f"tick 'Watched' and 'Source' to ask the tape for the gradient with respect to {name}"
+    else:
+        ask = f"tick 'Source' to ask the tape for the gradient with respect to {name}"
+    return f"No gradient: {ask}" + ("" if ran else ", once the document runs") + "."
+
 class NodePage(Page):
     """The selected node: header, label, attributes, value/weights, roles, results."""
 
@@ -188,7 +198,7 @@ class NodePage(Page):
             for role, text, tip in (
                     ("targets", "Target", "tape.gradient(target, …): differentiate this output"),
                     ("sources", "Source", "tape.gradient(…, source): the gradient with respect "
-                                          "to this output")):
+                                          "to this tensor")):
                 cb = QCheckBox(text)
                 cb.setToolTip(tip)
                 cb.toggled.connect(lambda _, r=role, p=port: c.toggle_port(r, p))
@@ -527,9 +537,7 @@ class NodePage(Page):
             elif story is None and result.evaluation is not None and not result.story_ready:
                 why = "…"    # the cotangent follows in a moment
             else:
-                why = ("No gradient: tick 'Source' to ask the tape for the gradient with "
-                       "respect to this output" + ("" if story else ", once the document runs")
-                       + ".")
+                why = _no_gradient_why(node, shown[port], ran=story is not None)
         self.grad_heading.setText(heading)
         self.grad_note.setText(note)
         self.grad_note.setVisible(bool(note))

@@ -43,25 +43,42 @@ def _outside_brackets(text):
     return out
 
 
-def lesson_tip(lesson):
-    """What the lesson teaches, from its own text, in at most two short lines: its first
-    sentence, or its start up to the last clause (else word) that fits, outside brackets and
-    quotes, with '…' where it goes on; another lesson by its number alone (the menu beside
-    shows its title). The tip never names the lesson's file."""
-    text = _REFERENCE_TITLE.sub(r"\1", " ".join(lesson.lesson.split()))
-    first = _SENTENCE_END.split(text, 1)[0] if text else lesson.title
+def lesson_lead(text, fits, whole_sentences=False):
+    """The start of a lesson's `text` that `fits` (a predicate on a candidate): its first
+    sentence (with `whole_sentences`, as many of its opening sentences as fit together), or
+    the first sentence up to its last clause (else word) that fits, outside brackets and
+    quotes, with ' …' where it goes on. Another lesson is named by its number alone ('lesson
+    26', the menu or the course shows its title)."""
+    text = _REFERENCE_TITLE.sub(r"\1", " ".join(text.split()))
+    if not text:
+        return ""
+    sentences = _SENTENCE_END.split(text)
+    first = sentences[0]
+    if fits(first):
+        for more in sentences[1:] if whole_sentences else ():
+            if not fits(first + " " + more):
+                break
+            first += " " + more
+        return first
+    spaces = _outside_brackets(first)
+    clauses = [i - 1 for i, before in spaces if before in ",:;"]
+    words = [i for i, _ in spaces] or [i for i, ch in enumerate(first) if ch == " "]
 
+    def longest(cuts):
+        return next((first[:i] + " …" for i in reversed(cuts) if fits(first[:i] + " …")), None)
+    by_word, by_clause = longest(words), longest(clauses)
+    # a clause is the better cut unless it leaves much of the room empty
+    if by_clause and (by_word is None or len(by_clause) > len(by_word) * 2 // 3):
+        return by_clause
+    return by_word or first
+
+
+def lesson_tip(lesson):
+    """What the lesson teaches, from its own text, in at most two short lines: its lead
+    (`lesson_lead`) wrapped to TIP_WIDTH. The tip never names the lesson's file."""
     def fits(t):
         return len(textwrap.wrap(t, TIP_WIDTH)) <= TIP_LINES
-    if not fits(first):
-        spaces = _outside_brackets(first)
-        clauses = [i - 1 for i, before in spaces if before in ",:;"]
-        words = [i for i, _ in spaces] or [i for i, ch in enumerate(first) if ch == " "]
-        for cuts in (clauses, words):
-            short = [first[:i] + " …" for i in reversed(cuts) if fits(first[:i] + " …")]
-            if short and (cuts is words or len(short[0]) > TIP_WIDTH * TIP_LINES * 2 // 3):
-                first = short[0]
-                break
+    first = lesson_lead(lesson.lesson, fits) or lesson.title
     return "\n".join(textwrap.wrap(first, TIP_WIDTH))
 
 

@@ -3,7 +3,9 @@
 Full screen, the editing chrome (menus, toolbars, docks, status bar) hidden, the
 high-contrast `contrast` theme on the canvas, and a caption band along the bottom with
 the step's title and caption in type a student in the back row can read; before the
-first step it shows the lesson and the whole graph. Type sizes grow with the screen:
+first step (the title slide) the lesson's title, its lead (the opening sentences that fit in
+LEAD_LINES lines at the caption's full size: the whole lesson is the Lesson panel's) and the
+whole graph. Type sizes grow with the screen:
 the band's, and the zoom at which each step is framed (the cards' smallest numbers
 `readable_px()` tall; smaller, never under the window's legible size, only where the step's
 cards and its whole formula card do not fit at that size: see step_view). The
@@ -11,16 +13,18 @@ keyboard (or a presenter's clicker, which sends PageDown / PageUp) steps through
 story through the window's player. F5 or Esc ends it and puts every piece of the window back.
 """
 from PySide6.QtCore import QEvent, QObject, QRectF, Qt, QTimer
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, QLabel, QScrollArea,
                                QSizePolicy, QToolBar, QVBoxLayout, QWidget)
 
 from ...render import legible
+from .lessons import lesson_lead
 from .timeline import set_caption
 
 THEME = "contrast"
 TITLE_PT, CAPTION_PT, HINT_PT = 30, 21, 12     # on a screen 900 pixels tall, larger above
 BASE_HEIGHT = 900
+LEAD_LINES = 3             # the title slide's lead, in lines of the caption's full-size type
 CAPTION_FIT = (1.0, 0.9, 0.8, 0.7)   # a long caption's type, tried in turn before it scrolls
 BAND_SHARE = 0.45          # of the screen's height, at most, for a step's caption
 LESSON_BAND_SHARE = 0.6    # before step 1: the lesson's paragraph above an overview of the graph
@@ -88,10 +92,30 @@ class CaptionBand(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
 
     def show_text(self, title, caption):
+        """Show `title` and `caption`; a new caption starts at its top (the same one keeps
+        where it was scrolled to)."""
         self.title.setText(title)
-        set_caption(self.caption, caption)
+        if caption != getattr(self.caption, "plain", None):
+            set_caption(self.caption, caption)
+            self.scroll.verticalScrollBar().setValue(0)
         self.scroll.setVisible(bool(caption))
-        self.scroll.verticalScrollBar().setValue(0)
+
+    def lead(self, text, width):
+        """The title slide's text: the lesson's lead (`lesson_lead`, its opening sentences)
+        in at most LEAD_LINES lines of the caption's full-size type at the band's `width`, a
+        few lines read from the back of the room rather than the whole lesson in small type."""
+        probe = QLabel()
+        probe.setFont(_font(self.caption_pt))
+        probe.setWordWrap(True)
+        probe.setTextFormat(Qt.TextFormat.RichText)
+        m = self.layout().contentsMargins()
+        inner = width - m.left() - m.right() - self.scroll.verticalScrollBar().sizeHint().width()
+        room = QFontMetricsF(probe.font()).lineSpacing() * (LEAD_LINES + 0.5)
+
+        def fits(candidate):
+            set_caption(probe, candidate)
+            return probe.heightForWidth(max(1, inner)) <= room
+        return lesson_lead(text, fits, whole_sentences=True)
 
     def height_for(self, width):
         """The height the band needs to show all its text at `width` (no scrolling)."""
@@ -305,7 +329,7 @@ class PresentationMode(QObject):
 
     # -- showing ---------------------------------------------------------------------------
     def caption_text(self):
-        """(title, text) of the band: the step's, or the document's lesson before step 0."""
+        """(title, text) of the band: the step's, or the document's lesson's lead before step 0."""
         doc = self.window.controller.doc
         steps = self.steps()
         i = self.index
@@ -314,6 +338,8 @@ class PresentationMode(QObject):
             title = step.title or step.kind.replace("_", " ")
             return f"{i + 1}/{len(steps)}   {title}", step.caption or ""
         lesson = getattr(doc, "lesson", "") or ""
+        if self.band is not None:
+            lesson = self.band.lead(lesson, self._band_width())
         if not steps:
             lesson = (lesson + "\n\n" if lesson else "") + "(This document has no backward pass to show yet.)"
         return doc.title or "Untitled", lesson
@@ -326,7 +352,7 @@ class PresentationMode(QObject):
     def _size_band(self):
         """Dock areas ignore height-for-width: give the band the height its wrapped text needs."""
         band = self.band
-        width = max(band.width(), self.window.width(), 400)
+        width = self._band_width()
         share = BAND_SHARE if self.player.step is not None else LESSON_BAND_SHARE
         limit = int(self.window.height() * share) if self.window.height() > 200 else 10 ** 6
         height = band.fit_caption(width, limit)   # above the limit the caption scrolls
@@ -334,6 +360,9 @@ class PresentationMode(QObject):
         if band.height() != height or band.minimumHeight() != height:
             band.setFixedHeight(height)
             self.schedule_fit()
+
+    def _band_width(self):
+        return max(self.band.width(), self.window.width(), 400)
 
     def _step_changed(self, _index):
         self.refresh()
@@ -382,7 +411,7 @@ class PresentationMode(QObject):
         self._fit_pending = False
         if not self.active:
             return
-        self._size_band()
+        self.refresh()        # the title slide's lead is measured at the band's width
         canvas = self.window.canvas
         if self.player.step is not None:
             self.player.frame()

@@ -304,7 +304,7 @@ class ProvenancePanel(QWidget):
         labels = [path_label(story, i) for i in origin._sources] \
             if prov.kind == "fan_in" and len(origin._sources) == len(prov.terms) else None
         self.sum_label.setText(_sum_text(prov, labels))
-        self.numbers_label.setText(prov.numbers() if prov.terms else "")
+        self.numbers_label.setText(prov.numbers() if prov.says_more() else "")
         cells = {subject.card_label: [flat]} if subject.card_label else {}
         here = origin is self.step and subject.card_label == CARD_LABEL.get(self.step.kind)
         if prov.kind == "fan_in":

@@ -57,9 +57,12 @@ def _dropout_forward(x, rate, seed, noise_shape):
 
 
 def _dropout_rule(F, g, ins, out, at, needs):
+    """TF's gradient of where(keep, x · scale, 0): SelectV2's where(keep, grad, 0), then
+    Mul's · scale, so a dropped element gets +0 whatever grad is (not -0, not inf · 0)."""
     x = ins[0]
     dtype = np.dtype(x.dtype.name if isinstance(x, Tensor) else x.dtype)
-    return (g * keep_mask(at["noise_shape"], at["rate"], at["seed"], dtype),)
+    mask = keep_mask(at["noise_shape"], at["rate"], at["seed"], dtype)
+    return (F.masked(g, mask != 0) * np.asarray(1.0 / (1.0 - at["rate"]), dtype),)
 
 
 DROPOUT = define_op("Dropout", _dropout_forward, _dropout_rule,

@@ -215,7 +215,9 @@ def solve(matrix, rhs, adjoint=False, name=None):
 
 
 def _inv_rule(F, g, ins, out, at, needs):
-    return (-F.matmul(F.matmul(out, g, transpose_a=True), out, transpose_b=True),)
+    """TF's _MatrixInverseGrad: -A⁻ᵀ @ (grad @ A⁻ᵀ), grouped as TF groups it (the other
+    grouping rounds differently)."""
+    return (-F.matmul(out, F.matmul(g, out, transpose_b=True), transpose_a=True),)
 
 
 INV = define_op("MatrixInverse", lambda a: np.linalg.inv(a), _inv_rule,

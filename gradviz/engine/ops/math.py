@@ -58,9 +58,11 @@ MUL_NO_NAN, multiply_no_nan = _binary(
     ("grad_x = grad · y, 0 where y = 0", "grad_y = grad · x, 0 where grad = 0"))
 
 def _div_rule(F, g, ins, out, at, needs):
+    """TF's _RealDivGrad: grad / y and grad · ((-x / y) / y), not -grad · out / y: the
+    same in exact arithmetic, not where (-x / y) / y overflows and the other does not."""
     x, y = ins
     return (g / y if needs[0] else None,
-            -g * out / y if needs[1] else None)
+            g * ((-x / y) / y) if needs[1] else None)
 
 DIV, divide = _binary("RealDiv", np.true_divide, _div_rule,
                       ("grad_x = grad / y", "grad_y = -grad · x / y²"))
@@ -124,14 +126,16 @@ NEG, negative = _unary("Neg", np.negative, lambda F, g, ins, out, at, needs: (-g
                        "grad_x = -grad")
 EXP, exp = _unary("Exp", np.exp, lambda F, g, ins, out, at, needs: (g * out,),
                   "grad_x = grad · exp(x)")
-LOG, log = _unary("Log", np.log, lambda F, g, ins, out, at, needs: (g / ins[0],),
-                  "grad_x = grad / x")
+LOG, log = _unary("Log", np.log,
+                  lambda F, g, ins, out, at, needs: (g * F.reciprocal(ins[0]),),
+                  "grad_x = grad / x")  # TF's _LogGrad: grad · reciprocal(x)
 SIN, sin = _unary("Sin", np.sin, lambda F, g, ins, out, at, needs: (F.sin_grad(ins[0], g),),
                   "grad_x = grad · cos(x)")
 COS, cos = _unary("Cos", np.cos, lambda F, g, ins, out, at, needs: (F.cos_grad(ins[0], g),),
                   "grad_x = -grad · sin(x)")
-SQRT, sqrt = _unary("Sqrt", np.sqrt, lambda F, g, ins, out, at, needs: (g * 0.5 / out,),
-                    "grad_x = grad / (2·√x)")
+SQRT, sqrt = _unary("Sqrt", np.sqrt,
+                    lambda F, g, ins, out, at, needs: (F.sqrt_grad(out, g),),
+                    "grad_x = grad / (2·√x), 0 where grad = 0")
 SQUARE, square = _unary("Square", np.square,
                         lambda F, g, ins, out, at, needs: (g * (2 * ins[0]),),
                         "grad_x = grad · 2x")
@@ -141,15 +145,40 @@ TANH, tanh = _unary("Tanh", np.tanh, lambda F, g, ins, out, at, needs: (F.tanh_g
                     "grad_x = grad · (1 - tanh²(x))")
 RECIPROCAL, reciprocal = _unary(
     "Reciprocal", np.reciprocal,
-    lambda F, g, ins, out, at, needs: (-g * out * out,), "grad_x = -grad / x²")
+    lambda F, g, ins, out, at, needs: (F.reciprocal_grad(out, g),),
+    "grad_x = -grad / x², 0 where grad = 0")
+
+
+def _sqrt_grad_rule(F, g, ins, out, at, needs):
+    """TF's _SqrtGradGrad: with ga = grad / y, -ga · out for y and 0.5 · ga for dy."""
+    ga = g / ins[0]
+    return (-ga * out if needs[0] else None, 0.5 * ga if needs[1] else None)
+
+
+SQRT_GRAD, sqrt_grad = _binary("SqrtGrad", kernels.sqrt_grad, _sqrt_grad_rule,
+                               ("grad_y = -grad · out / y", "grad_dy = grad / (2y)"))
+
+
+def _reciprocal_grad_rule(F, g, ins, out, at, needs):
+    """TF's _ReciprocalGradGrad: grad · -2 · dy · y for y, reciprocal_grad(y, grad) for dy."""
+    y, dy = ins
+    return (g * -2.0 * dy * y if needs[0] else None,
+            F.reciprocal_grad(y, g) if needs[1] else None)
+
+
+RECIPROCAL_GRAD, reciprocal_grad = _binary(
+    "ReciprocalGrad", kernels.reciprocal_grad, _reciprocal_grad_rule,
+    ("grad_y = -2 · grad · dy · y", "grad_dy = -grad · y²"))
 
 def _tanh_grad_rule(F, g, ins, out, at, needs):
+    """TF's _TanhGradGrad: grad · -2 · dy · y, multiplied in that order (grad · -2 can
+    overflow where grad · dy · -2y does not)."""
     y, dy = ins
-    return (g * dy * (-2 * y) if needs[0] else None,
+    return (g * -2.0 * dy * y if needs[0] else None,
             F.tanh_grad(y, g) if needs[1] else None)
 
 TANH_GRAD = define_op("TanhGrad", kernels.tanh_grad, _tanh_grad_rule,
-                      ("grad_y = grad · dy · (-2y)", "grad_dy = grad · (1 - y²)"))
+                      ("grad_y = grad · -2 · dy · y", "grad_dy = grad · (1 - y²)"))
 
 def tanh_grad(y, dy):
     return apply(TANH_GRAD, tensors(y, dy))
@@ -214,13 +243,18 @@ def add_n(inputs, name=None):
     return total
 
 def _clip_rule(F, g, ins, out, at, needs):
+    """TF's tf.clip_by_value is maximum(minimum(x, hi), lo), so its gradient is Maximum's
+    then Minimum's (_MaximumMinimumGrad): the same as the texts say for lo ≤ hi, and TF's
+    where x is NaN (lo takes the gradient) or lo > hi (lo takes it, x and hi get 0)."""
     x, lo, hi = ins
-    inside = F.logical_and(F.greater_equal(x, lo), F.less_equal(x, hi))
-    return (F.masked(g, inside) if needs[0] else None,
-            F.masked(g, F.less(x, lo)) if needs[1] else None,
-            F.masked(g, F.greater(x, hi)) if needs[2] else None)
+    through_max = F.greater_equal(F.minimum(x, hi), lo)
+    below_hi = F.less_equal(x, hi)
+    to_min = F.masked(g, through_max)
+    return (F.masked(to_min, below_hi) if needs[0] else None,
+            F.masked(g, F.logical_not(through_max)) if needs[1] else None,
+            F.masked(to_min, F.logical_not(below_hi)) if needs[2] else None)
 
-CLIP = define_op("ClipByValue", lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi), _clip_rule,
+CLIP = define_op("ClipByValue", lambda x, lo, hi: np.maximum(np.minimum(x, hi), lo), _clip_rule,
                  ("grad_x = grad where lo ≤ x ≤ hi", "grad_lo = grad where x < lo",
                   "grad_hi = grad where x > hi"))
 

@@ -1,8 +1,10 @@
-"""Reductions: sum, mean, max, min, prod, and the Euclidean norm.
+"""Reductions: sum, mean, max, min, prod, the Euclidean norm; cumulative sums and products.
 
 Axes are stored negative (counted from the end) so the rules work unchanged when a
 cotangent carries leading batch axes.
 """
+import math
+
 import numpy as np
 
 from .. import backend, kernels, tracing
@@ -17,11 +19,12 @@ from ..tensor import Tensor
 from .shape import reshape
 
 
-def normalize_axes(axis, ndim):
-    """Axis argument -> sorted tuple of negative axes (None means all); see axes.py."""
+def normalize_axes(axis, ndim, ordered=False):
+    """Axis argument -> tuple of negative axes, sorted unless `ordered` (None means all);
+    see axes.py."""
     if isinstance(axis, Tensor):
         tracing.python_value(axis, "an axis given as a tensor")
-    return axes_from_end(axis, ndim)
+    return axes_from_end(axis, ndim, ordered=ordered)
 
 
 def _kept_shape(in_shape, axes):
@@ -30,12 +33,14 @@ def _kept_shape(in_shape, axes):
     return tuple(1 if i in reduced else d for i, d in enumerate(in_shape))
 
 
-def _reducer(type, forward, rule, formula):
+def _reducer(type, forward, rule, formula, ordered=False):
+    """`ordered`: the axes keep the order the call names them in (Prod's gradient
+    flattens them in that order, as TF's does)."""
     op = define_op(type, forward, rule, (formula,))
 
     def fn(input_tensor, axis=None, keepdims=False, name=None):
         (x,) = tensors(input_tensor)
-        axes = normalize_axes(axis, x.ndim)
+        axes = normalize_axes(axis, x.ndim, ordered)
         return apply(op, (x,), {"axis": axes, "keepdims": bool(keepdims)})
     return op, fn
 
@@ -122,47 +127,27 @@ def _extreme_rule(F, g, ins, out, at, needs):
 
 def _prod_rule(F, g, ins, out, at, needs):
     x = ins[0]
-    return (_expand(F, g, x, out, at) * _product_of_others(F, x, out, at),)
+    return (_expand(F, g, x, out, at) * _product_of_others(F, x, at["axis"]),)
 
 
-def _product_of_others(F, x, out, at):
-    """For each element, the product of the others in its reduction.
-
-    Without zeros that is out / x, smooth around this point, so its own derivatives
-    are right too. With zeros, the numpy path masks (exact, first order only), and the
-    recorded path multiplies the others out explicitly so that higher orders are right.
-    """
-    axes = at["axis"]
-    kept = _kept_shape(tuple(x.shape), axes)
-    if isinstance(x, Tensor):
-        tracing.python_value(x, "reduce_prod's gradient (it looks for zeros)")
-    if not np.any(getattr(x, "_value", x) == 0):
-        return F.reshape(out, kept) / x
-    if F is backend.numpy:
-        return _masked_product_of_others(F, x, axes)
-    return _explicit_product_of_others(F, x, axes)
-
-
-def _masked_product_of_others(F, x, axes):
-    is_zero = F.equal(x, 0)
-    zeros = F.reduce_sum(F.cast(is_zero, x.dtype), axes, True)
-    safe_x = F.where(is_zero, F.ones_like(x), x)
-    others = F.reduce_prod(safe_x, axes, True)  # product with zeros replaced by ones
-    return F.where(is_zero, F.masked(others, F.equal(zeros, 1)) * F.ones_like(x),
-                   F.masked(others, F.equal(zeros, 0)) / safe_x)
-
-
-def _explicit_product_of_others(F, x, axes):
-    """Row i of an n x n matrix holds the reduced elements with element i set to 1."""
+def _product_of_others(F, x, axes):
+    """For each element, the product of the others in its reduction, built as TF's
+    _ProdGrad (math_grad.py) builds it: the reduced axes (in the order the call named
+    them) moved to the front and flattened into one, then the exclusive cumulative
+    product from the left times the one from the right. No division, so zeros and
+    infinities give TF's numbers ([inf, 2] -> [2, inf], not inf / inf = NaN), and the
+    second derivative runs through Cumprod's own gradient, as TF's does."""
     ndim = x.ndim
+    shape = tuple(x.shape)
     reduced = [ndim + a for a in axes]
-    perm = [i for i in range(ndim) if i not in reduced] + reduced
-    xt = F.transpose(x, tuple(perm))
-    lead = tuple(xt.shape[:ndim - len(reduced)])
-    n = _count(x, axes)
-    rows = F.broadcast_to(F.reshape(xt, lead + (1, n)), lead + (n, n))
-    others = F.reduce_prod(F.where(np.eye(n, dtype=bool), F.ones_like(rows), rows), (-1,), False)
-    others = F.reshape(others, tuple(xt.shape))
+    other = [i for i in range(ndim) if i not in reduced]
+    perm = tuple(reduced + other)
+    permuted = F.transpose(x, perm)
+    flat = F.reshape(permuted, (math.prod(shape[i] for i in reduced),
+                                math.prod(shape[i] for i in other)))
+    left = F.cumprod(flat, 0, exclusive=True)
+    right = F.cumprod(flat, 0, exclusive=True, reverse=True)
+    others = F.reshape(left * right, tuple(shape[i] for i in perm))
     return F.transpose(others, tuple(np.argsort(perm)))
 
 
@@ -173,7 +158,44 @@ MAX, reduce_max = _reducer("Max", _np_max, _extreme_rule,
 MIN, reduce_min = _reducer("Min", _np_min, _extreme_rule,
                            "grad_x = broadcast(grad) where x = min (split among ties)")
 PROD, reduce_prod = _reducer("Prod", _np_prod, _prod_rule,
-                             "grad_x = broadcast(grad) · (product of the others)")
+                             "grad_x = broadcast(grad) · (product of the others)", ordered=True)
+
+
+def _cumsum_rule(F, g, ins, out, at, needs):
+    """TF's _CumsumGrad: the cumulative sum of grad the other way round."""
+    return (F.cumsum(g, at["axis"], at["exclusive"], not at["reverse"]),)
+
+
+def _cumprod_rule(F, g, ins, out, at, needs):
+    """TF's _CumprodGrad, division included: cumsum(cumprod(x) · grad) the other way
+    round, over x (TF's note: this fails where x holds a zero; TF gives inf or NaN there,
+    and so does this)."""
+    x = ins[0]
+    axis, exclusive, reverse = at["axis"], at["exclusive"], at["reverse"]
+    prod = F.cumprod(x, axis, exclusive, reverse)
+    return (F.cumsum(prod * g, axis, exclusive, not reverse) / x,)
+
+
+CUMSUM = define_op("Cumsum", backend.numpy.cumsum, _cumsum_rule,
+                   ("grad_x = cumsum(grad) the other way round",))
+CUMPROD = define_op("Cumprod", backend.numpy.cumprod, _cumprod_rule,
+                    ("grad_x = cumsum(cumprod(x) · grad) the other way round / x",))
+
+
+def _cumulative(op):
+    def fn(x, axis=0, exclusive=False, reverse=False, name=None):
+        (x,) = tensors(x)
+        if isinstance(axis, Tensor):
+            tracing.python_value(axis, "an axis given as a tensor")
+        axis = axis_index(axis, x.ndim) - x.ndim  # from the end: see the module's note
+        return apply(op, (x,), {"axis": axis, "exclusive": bool(exclusive),
+                                "reverse": bool(reverse)})
+    fn.__name__ = op.type.lower()
+    return fn
+
+
+cumsum = _cumulative(CUMSUM)
+cumprod = _cumulative(CUMPROD)
 
 
 def _boolean_reducer(type, forward):
@@ -202,12 +224,18 @@ def _np_norm(x, axis, keepdims):
 
 
 def _norm_rule(F, g, ins, out, at, needs):
+    """The gradient TF's tf.norm gets: it is sqrt(reduce_sum(x · x)) there, so SqrtGrad
+    (0 where grad is 0, which keeps a zero vector's NaN out of a Jacobian's other rows)
+    broadcast over x, times x from each side of the product."""
     x = ins[0]
     kept = _kept_shape(tuple(x.shape), at["axis"])
-    return (_expand(F, g, x, out, at) * (x / F.reshape(out, kept)),)
+    batch = tuple(g.shape[:g.ndim - out.ndim])
+    s = F.sqrt_grad(F.reshape(out, kept), F.reshape(g, batch + kept))
+    return (s * x + x * s,)
 
 
-NORM = define_op("EuclideanNorm", _np_norm, _norm_rule, ("grad_x = grad · x / ‖x‖",))
+NORM = define_op("EuclideanNorm", _np_norm, _norm_rule,
+                 ("grad_x = grad · x / ‖x‖, 0 where grad = 0",))
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):

@@ -233,29 +233,32 @@ def max_pool(x, ksize, strides, padding, explicit_paddings, data_format="NHWC"):
 
 
 def _is_argmax(x, ksize, strides, padding, explicit_paddings):
-    """(..., N, Ho, Wo, KH·KW, C) of 0/1: where each window's maximum is (the first one,
+    """(..., N, Ho, Wo, KH·KW, C) booleans: where each window's maximum is (the first one,
     in row-major order, where several are equal, as TF's CPU kernel routes ties)."""
     view, pads = _pool_view(x, ksize, strides, padding, explicit_paddings, _lowest(x.dtype))
     kk = ksize[1] * ksize[2]
     flat = view.reshape(view.shape[:-3] + (kk, view.shape[-1]))
     first = flat.argmax(axis=-2)[..., None, :]
-    return (first == np.arange(kk)[:, None]).astype(x.dtype), pads
+    return first == np.arange(kk)[:, None], pads
 
 
 def max_pool_grad(x, y, g, ksize, strides, padding, explicit_paddings, data_format="NHWC"):
-    """Each output position's cotangent, sent to the input its window took the maximum of."""
+    """Each output position's cotangent, sent to the input its window took the maximum of.
+    Selected, not multiplied by a 0/1 mask: TF's kernel adds each cotangent at its window's
+    argmax only, so an inf or NaN cotangent leaves the window's other inputs 0 (not 0 · inf)."""
     mask, pads = _is_argmax(x, ksize, strides, padding, explicit_paddings)
-    cols = mask * g[..., None, :]
+    cols = np.where(mask, g[..., None, :], np.zeros((), g.dtype))
     cols = cols.reshape(cols.shape[:-2] + (ksize[1], ksize[2], cols.shape[-1]))
     return add_windows(cols, x.shape[-3:-1], pads, strides, _ONE)
 
 
 def max_pool_grad_grad(x, y, u, ksize, strides, padding, explicit_paddings, data_format="NHWC"):
-    """The transpose of max_pool_grad: `u` (input-shaped) read at each window's maximum."""
+    """The transpose of max_pool_grad: `u` (input-shaped) read at each window's maximum
+    (selected, as max_pool_grad: an inf or NaN elsewhere in the window stays out)."""
     mask, _ = _is_argmax(x, ksize, strides, padding, explicit_paddings)
     view, _ = _pool_view(u, ksize, strides, padding, explicit_paddings, 0)
     flat = view.reshape(view.shape[:-3] + (ksize[1] * ksize[2], view.shape[-1]))
-    return (mask * flat).sum(axis=-2)
+    return np.where(mask, flat, np.zeros((), flat.dtype)).sum(axis=-2)
 
 
 def _window_counts(in_hw, ksize, strides, padding, explicit_paddings):

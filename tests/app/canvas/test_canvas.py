@@ -301,36 +301,44 @@ def test_new_pasted_and_duplicated_nodes_land_in_free_space(qtbot, editor):
     assert (new[0] - old[0], new[1] - old[1]) == pytest.approx((new_b[0] - old_b[0], new_b[1] - old_b[1]))
 
 
-def _free_spot_one_by_one(rect, occupied):
-    """free_spot as specified: each place of each ring in turn, nearest first."""
-    from gradviz.app.canvas.editing import SEARCH_RINGS, SPACING, STEP
-    margin = -SPACING / 2
-    for ring in range(SEARCH_RINGS):
-        spots = sorted(((dx, dy) for dx in range(-ring, ring + 1) for dy in range(-ring, ring + 1)
-                        if max(abs(dx), abs(dy)) == ring), key=lambda d: (d[0] ** 2 + d[1] ** 2, -d[0], -d[1]))
-        for dx, dy in spots:
-            r = rect.translated(dx * STEP, dy * STEP)
-            if not any(r.adjusted(margin, margin, -margin, -margin).intersects(o) for o in occupied):
-                return r.topLeft()
-    return QPointF(rect.left(), max(o.bottom() for o in occupied) + SPACING)
+def _nearest_free_by_lattice(rect, occupied, step=2.0):
+    """free_spot checked by brute force: every corner on a `step` lattice around `rect`'s,
+    as far as the farthest card reaches; the least shift of those that keep SPACING / 2
+    from every card (beyond the cards every place is free)."""
+    from gradviz.app.canvas.editing import SPACING
+    gap, (w, h) = SPACING / 2, (rect.width(), rect.height())
+    reach = max(max(abs(o.left() - rect.left()), abs(o.right() - rect.left()),
+                    abs(o.top() - rect.top()), abs(o.bottom() - rect.top())) for o in occupied) + w + h
+    span = np.arange(-reach, reach + step, step)
+    x, y = (g.ravel() + c for g, c in zip(np.meshgrid(span, span), (rect.left(), rect.top())))
+    free = np.ones(x.shape, bool)
+    for o in occupied:
+        free &= ~((x - gap < o.right()) & (o.left() < x + w + gap)
+                  & (y - gap < o.bottom()) & (o.top() < y + h + gap))
+    return np.hypot(x[free] - rect.left(), y[free] - rect.top()).min()
 
 
-def test_free_spot_finds_the_nearest_free_place_ring_by_ring(editor):
-    """The canvas tests many candidate places at once; the answer is the one trying them
-    one by one gives: near and far ones, and below everything when no ring is free."""
-    from gradviz.app.canvas.editing import STEP
+def test_free_spot_finds_the_nearest_free_place(editor):
+    """The canvas computes the nearest free place from the cards' sides, not by sampling:
+    it keeps SPACING / 2 from every card and no place on a 2-unit lattice is nearer (the
+    rings of 40-unit steps it searched before missed the gaps between them), near and far,
+    and past a card that covers everything."""
+    from gradviz.app.canvas.editing import SPACING
     canvas = editor[1]
     rng = np.random.default_rng(5)
-    rings = set()
-    for n in [1, 5, 20, 60, 120, 200, 300] * 4:
+    shifts = []
+    for n in [1, 5, 20, 60, 120] * 2:
         occupied = [QRectF(*rng.integers(-900, 900, 2), *rng.integers(60, 300, 2)) for _ in range(n)]
         rect = QRectF(*rng.integers(-300, 300, 2), 282.0, 165.0)
-        want, got = _free_spot_one_by_one(rect, occupied), canvas.free_spot(rect, occupied)
-        assert (got.x(), got.y()) == (want.x(), want.y()), n
-        rings.add(max(abs(want.x() - rect.left()), abs(want.y() - rect.top())) // STEP)
-    assert {0, 1} <= rings and max(rings) >= 8   # the first batch of rings and a later one
+        got = canvas.free_spot(rect, occupied)
+        placed = QRectF(got, rect.size()).adjusted(*(d * SPACING / 2 for d in (-1, -1, 1, 1)))
+        assert not any(placed.intersects(o) for o in occupied), n   # touching is free
+        shift = np.hypot(got.x() - rect.left(), got.y() - rect.top())
+        assert shift <= _nearest_free_by_lattice(rect, occupied) + 1e-6, n
+        shifts.append(shift)
+    assert min(shifts) == 0 and max(shifts) >= 300   # free where it stands, and far from it
     everything = [QRectF(-5000, -5000, 10000, 10000)]
-    assert canvas.free_spot(QRectF(0, 0, 282, 165), everything) == QPointF(0, 5000 + 24)
+    assert canvas.free_spot(QRectF(0, 0, 282, 165), everything) in (QPointF(0, 5012), QPointF(5012, 0))
 
 
 def test_a_port_with_nothing_to_paint_costs_no_paint(qtbot, editor):

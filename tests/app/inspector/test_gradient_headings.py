@@ -118,3 +118,21 @@ def test_a_target_whose_value_is_unknown_is_not_called_a_tensor(inspector, label
     assert ("hidden (operand a) has shape (2, 4), W2 (operand b) has shape (5, 2); inner "
             "dimensions 4 and 5 differ") in problem.message
     assert "Σreduce_sum" not in to_python(doc)
+
+
+def test_a_tensor_without_a_gradient_says_how_to_ask_for_one_in_its_name(inspector, labelled_mlp):
+    """x, W1 and W2 showed 'No gradient: tick 'Source' to ask the tape for the gradient with
+    respect to this output': a Variable or a constant is no output (auditor H38w). The words
+    name the tensor; an unwatched constant also needs 'Watched', since the tape returns None
+    for a constant it does not watch."""
+    doc = labelled_mlp()
+    doc.sources = []
+    c, w = inspector(doc)
+    for node, asked in (("x1", "tick 'Watched' and 'Source' to ask the tape for the gradient "
+                                "with respect to x."),
+                        ("w2", "tick 'Source' to ask the tape for the gradient with respect to W1."),
+                        ("w5", "tick 'Source' to ask the tape for the gradient with respect to W2.")):
+        c.set_selection([node])
+        w.page._refresh_result(story_now=True)
+        assert w.page.grad_none.text() == "No gradient: " + asked
+        assert "output" not in w.page.role_boxes[("sources", 0)].toolTip()

@@ -1,10 +1,11 @@
 """Classroom: presentation mode, the Lessons menu, and Export Step / Export Animation."""
+import re
 import struct
 
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QImage, QImageReader
+from PySide6.QtGui import QFontMetricsF, QImage, QImageReader
 from PySide6.QtWidgets import QDockWidget, QMessageBox, QToolBar, QWidget
 
 from app_ui import shown_text
@@ -224,11 +225,13 @@ def test_each_step_is_framed_for_the_back_row(window, qtbot, monkeypatch, name):
     assert w.player.framing == {}
 
 
-def test_every_lesson_reads_whole_on_its_title_slide_at_1280x800(qapp):
+def test_a_long_text_reads_whole_in_the_band_at_1280x800(qapp):
     """The tiny CNN's paragraph ran behind a scroll bar on a 1280x800 projector (walk-through):
-    before step 1 the band may take 60 % of the screen and the title's and caption's type
-    shrink, to 70 % at most, until the lesson fits; a short caption keeps the full size.
-    Measured one after another: the title's row kept the height of the previous title."""
+    the band may take 60 % of the screen and the title's and caption's type shrink, to 70 %
+    at most, until its text fits; a short caption keeps the full size. Measured one after
+    another: the title's row kept the height of the previous title. (The title slide now
+    shows a lesson's lead, not its whole paragraph, see the next test; the paragraphs stay
+    here as texts as long as the longest step captions.)"""
     band = presentation.CaptionBand()
     band.resize(1280, 480)
     band.show()
@@ -248,6 +251,36 @@ def test_every_lesson_reads_whole_on_its_title_slide_at_1280x800(qapp):
     band.show_text("1/20   Seed loss", "The backward pass starts at loss.")
     assert band.fit_caption(1280, limit) <= limit
     assert band.caption.font().pointSizeF() == presentation.CAPTION_PT       # and back again
+    band.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_every_title_slide_is_its_title_and_a_lead_the_back_row_reads(qapp, size):
+    """The attention lesson's title slide was a wall of text (auditor): its 1244 characters
+    in 16.8 pt over half of a 1280x800 screen. A title slide shows the lesson's title and a
+    lead, its opening sentences (or the first one cut at a clause, with '…') in at most
+    LEAD_LINES lines of the caption's full-size type; the whole lesson is the Lesson panel's.
+    Every lesson, on both screens: the type is not shrunk, nothing scrolls, the band leaves
+    the graph 60 % of the screen, and the lead is the lesson's own opening words."""
+    width, height = size
+    band = presentation.CaptionBand(scale=max(1.0, height / presentation.BASE_HEIGHT))
+    band.resize(width, 300)
+    band.show()
+    for entry in lesson_entries():
+        lead = band.lead(entry.lesson, width)
+        band.show_text(entry.title, lead)
+        shown = band.fit_caption(width, int(height * presentation.LESSON_BAND_SHARE))
+        band.resize(width, shown)
+        band.layout().activate()
+        key = (entry.number, size)
+        assert band.title.font().pointSizeF() == band.title_pt, key
+        assert band.caption.font().pointSizeF() == band.caption_pt, key
+        lines = band.caption.heightForWidth(band.caption.width()) / QFontMetricsF(band.caption.font()).lineSpacing()
+        assert 1 <= round(lines) <= presentation.LEAD_LINES, (key, lines)
+        assert band.scroll.verticalScrollBar().maximum() == 0, key
+        assert shown <= 0.4 * height, (key, shown)
+        own = re.sub(r"(esson \d+), “[^”]+”", r"\1", " ".join(entry.lesson.split()))
+        assert own.startswith(lead.removesuffix(" …")) and len(lead) >= 40, (key, lead)
     band.close()
 
 

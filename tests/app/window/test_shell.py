@@ -569,11 +569,13 @@ def test_nothing_about_the_document_before_outlives_it(make_window):
 
 
 def test_a_dead_relu_is_a_warning_in_the_status_bar_as_on_its_card(make_window):
-    """A relu whose units are 0 for every example is marked on its card ('✕ dead relu: …',
+    """A relu whose units are 0 for every example is marked on its card ('⚠ dead relu: …',
     in the warning colour); the status bar said '✓ no problems' beside it (auditor H37w, a
-    student's graph of zeros). It counts as a warning there, named in the tooltip."""
+    student's graph of zeros). It counts as a warning there, named in the tooltip. The card
+    drew it red with '✕', the look of a cut, beside the status bar's '⚠' (auditor H38w)."""
     from gradviz.app.theme import WARN_STYLE
-    from gradviz.render.cards import _mark
+    from gradviz.render.cards import _mark, mark_color
+    from gradviz.render.themes import THEMES
     w = make_window(str(SEED), offer_recovery=False)
     c = w.controller
     relu = c.add_node(OP, "nn.relu", (600, 100))
@@ -586,7 +588,9 @@ def test_a_dead_relu_is_a_warning_in_the_status_bar_as_on_its_card(make_window):
     value = c.result.evaluation.values[Port(relu)]
     assert value.shape[0] > 1 and not value.any()
     mark = _mark(c.doc.nodes[relu], value)
-    assert mark.startswith("✕ dead relu: units 0, 1")
+    assert mark.startswith("⚠ dead relu: units 0, 1")
+    for theme in THEMES.values():
+        assert mark_color(theme, mark) == theme.warning != theme.cut
     assert w.problems_label.text() == "⚠ 1 warning"
     assert w.problems_label.styleSheet() == WARN_STYLE
     assert f"{c.name(relu)}: {mark[2:]}" in w.problems_label.toolTip()
