@@ -3,6 +3,8 @@ ops themselves, so the gradient is differentiable in turn (backend.py holds the 
 namespace of the fast path). Above the ops, which it is made of."""
 import types
 
+import numpy as np
+
 from . import array
 from .execute import apply, tensors
 from .ops import conv, linalg, math, nn, pool, reduce, shape
@@ -23,6 +25,12 @@ def _gradviz_namespace():
 
     def broadcast_to(x, new_shape):
         return apply(shape.BROADCAST_TO, tensors(x), {"shape": tuple(map(int, new_shape))})
+
+    def zero_gradient(x):
+        """x's value with a gradient of zeros (connected, unlike stop_gradient's None):
+        what TF's rules give an input that a stored op output only seemed to read."""
+        none = np.zeros(tuple(x.shape), bool)
+        return math.add(shape.stop_gradient(x), math.masked(x, none))
 
     def conv2d(x, w, **geometry):
         return apply(conv.CONV2D, tensors(x, w), geometry)
@@ -67,6 +75,7 @@ def _gradviz_namespace():
         logical_not=math.logical_not,
         logical_and=math.logical_and,
         where=math.where,
+        zero_gradient=zero_gradient,
         minimum=math.minimum,
         ones_like=array.ones_like,
         zeros_like=array.zeros_like,

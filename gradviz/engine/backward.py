@@ -309,13 +309,8 @@ def _relevant_entries(entries, source_ids):
     relevant = []
     for op in entries:
         inputs = op.inputs
-        if len(inputs) == 1:
-            t = inputs[0]
-            if t._id not in reached:
-                continue
-            dtype = t._value.dtype
-            needs = NEEDS_1[dtype is FLOAT32 or dtype.kind == "f"]
-        elif len(inputs) == 2:
+        n = len(inputs)
+        if n == 2:  # the most common arity first: this loop runs on most passes
             a, b = inputs
             need_a = a._id in reached
             need_b = b._id in reached
@@ -328,6 +323,12 @@ def _relevant_entries(entries, source_ids):
                 dtype = b._value.dtype
                 need_b = dtype is FLOAT32 or dtype.kind == "f"
             needs = NEEDS_2[need_a][need_b]
+        elif n == 1:
+            t = inputs[0]
+            if t._id not in reached:
+                continue
+            dtype = t._value.dtype
+            needs = NEEDS_1[dtype is FLOAT32 or dtype.kind == "f"]
         else:
             for t in inputs:
                 if t._id in reached:
@@ -336,11 +337,10 @@ def _relevant_entries(entries, source_ids):
                 continue
             needs = tuple([t._id in reached and t._value.dtype.kind == "f" for t in inputs])
         relevant.append((op, needs))
-        outputs = op.outputs
-        if len(outputs) == 1:
+        if len(op.outputs) == 1:
             reached.add(op._id)  # an op's id is its first output's
         else:
-            reached.update([o._id for o in outputs])
+            reached.update([o._id for o in op.outputs])
     return relevant, reached
 
 

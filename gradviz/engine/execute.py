@@ -9,6 +9,7 @@ _state = _recording._state
 _record = _recording.record
 _NO_ATTRS = _recording._NO_ATTRS
 _NEEDS_1, _NEEDS_2 = _recording.NEEDS_1, _recording.NEEDS_2
+_watch_accessed = _recording.watch_accessed
 Operation = _recording.Operation
 
 
@@ -40,21 +41,29 @@ def apply(opdef, inputs, attrs=None):
             # call was a sixth of an op's recording.
             tape = recording[0]
             tracked = tape._tracked
-            hit = False
-            for t in inputs:
-                if t._id in tracked:
-                    hit = True
-                elif type(t) is Variable:
-                    if type(tape) is not _recording.PLAIN_TAPE:
-                        hit = tape._should_record(inputs)  # may watch an accessed variable
-                        break
-                    # GradientTape._should_record for this input, inlined
-                    if (tape._watch_accessed_variables and t.trainable
-                            and t._value.dtype.kind == "f"):
-                        tape._watched_variables.append(t)
-                        tracked.add(t._id)
-                        tape._roots.append(t._id)
+            plain = type(tape) is _recording.PLAIN_TAPE
+            if n == 2 and plain:
+                # Which inputs the tape tracks is also which carry gradient back (the
+                # op's _needs, below): found once. An untracked Variable is watched
+                # first if the tape watches accessed variables.
+                a, b = inputs
+                need_a = a._id in tracked
+                if not need_a and type(a) is Variable:
+                    need_a = _watch_accessed(tape, a)
+                need_b = b._id in tracked
+                if not need_b and type(b) is Variable:
+                    need_b = _watch_accessed(tape, b)
+                hit = need_a or need_b
+            else:
+                hit = False
+                for t in inputs:
+                    if t._id in tracked:
                         hit = True
+                    elif type(t) is Variable:
+                        if not plain:
+                            hit = tape._should_record(inputs)  # may watch an accessed variable
+                            break
+                        hit = _watch_accessed(tape, t) or hit
             if hit:
                 operation = Operation()  # no __init__: see recording.record
                 operation.opdef = opdef
@@ -64,10 +73,11 @@ def apply(opdef, inputs, attrs=None):
                 operation._in_values = values
                 operation._id = result._id
                 # Which inputs carry gradient back: those the tape tracks (all floating).
-                if n == 1:
+                if n == 2:
+                    operation._needs = (_NEEDS_2[need_a][need_b] if plain else
+                                        _NEEDS_2[inputs[0]._id in tracked][inputs[1]._id in tracked])
+                elif n == 1:
                     operation._needs = _NEEDS_1[1]
-                elif n == 2:
-                    operation._needs = _NEEDS_2[inputs[0]._id in tracked][inputs[1]._id in tracked]
                 else:
                     operation._needs = tuple([t._id in tracked for t in inputs])
                 tape._entries.append(operation)

@@ -67,6 +67,18 @@ NEEDS_2 = (((False, False), (False, True)), ((True, False), (True, True)))
 _NO_ATTRS = {}
 
 
+def watch_accessed(tape, variable):
+    """Whether GradientTape `tape` tracks `variable`, read by an op and not tracked yet:
+    GradientTape._should_record's lines for that input (an accessed trainable floating
+    Variable is watched if the tape watches accessed variables)."""
+    if tape._watch_accessed_variables and variable.trainable and variable._value.dtype.kind == "f":
+        tape._watched_variables.append(variable)
+        tape._tracked.add(variable._id)
+        tape._roots.append(variable._id)
+        return True
+    return False
+
+
 def record(recording, opdef, inputs, in_values, outputs, attrs):
     """Record one op application on every tape of `recording` (the thread's recording
     tapes, which the caller has just read) that tracks one of its inputs."""
@@ -81,11 +93,7 @@ def record(recording, opdef, inputs, in_values, outputs, attrs):
                 if type(tape) is not PLAIN_TAPE:
                     hit = tape._should_record(inputs)  # may watch an accessed variable
                     break
-                if tape._watch_accessed_variables and t.trainable and t._value.dtype.kind == "f":
-                    tape._watched_variables.append(t)
-                    tracked.add(t._id)
-                    tape._roots.append(t._id)
-                    hit = True
+                hit = watch_accessed(tape, t) or hit
         if hit:
             tape._needs_known = False  # the op may be on several tapes: no one _needs
             if operation is None:

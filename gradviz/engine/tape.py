@@ -117,17 +117,15 @@ class GradientTape:
         return tuple(sorted(self._watched_variables, key=lambda v: v._id))
 
     def _should_record(self, inputs):
-        # recording.record and execute.apply inline this for a GradientTape: keep them alike
+        """Whether this tape records an op of `inputs` (TF's rule), watching an accessed
+        Variable among them. recording.record and execute.apply ask it of other tapes
+        only: for a GradientTape they run these lines inline."""
         tracked = self._tracked
         hit = False
         for t in inputs:
             if t._id in tracked:
                 hit = True
-            elif (type(t) is Variable and self._watch_accessed_variables and t.trainable
-                  and t._value.dtype.kind == "f"):
-                self._watched_variables.append(t)
-                tracked.add(t._id)
-                self._roots.append(t._id)
+            elif type(t) is Variable and _recording.watch_accessed(self, t):
                 hit = True
         return hit
 

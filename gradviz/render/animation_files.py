@@ -3,8 +3,9 @@
 QtGui and numpy only. The PNG frames come from render.png; the APNG container
 (acTL/fcTL/fdAT) and the GIF89a encoder (palette, LZW) are written here, so no imaging library is
 needed. Both animated formats store only the rectangle that changed since the previous
-frame, and merge identical consecutive frames into one longer frame: a story step
-that holds still costs one frame, not many. The frames come from render.animation.frames
+frame (a GIF with the pixels in it that stayed transparent, where that codes smaller), and
+merge identical consecutive frames into one longer frame: a story step that holds still
+costs one frame, not many. The frames come from render.animation.frames
 (or any iterable of QImages), streamed through a Spool: never all of them in memory.
 """
 from __future__ import annotations
@@ -454,8 +455,18 @@ def _sub_blocks(data):
     return bytes(out)
 
 
+def _encoded(indices, transparent=None):
+    """(LZW code size, LZW data, `transparent`) of a frame's palette `indices`: the code
+    size as small as its largest index allows (a glide's frame, in PASSING_COLOURS colours,
+    starts at 6-bit codes, not 9: 3 % smaller)."""
+    code_size = max(2, int(indices.max()).bit_length()) if indices.size else 2
+    return code_size, lzw_encode(indices, code_size), transparent
+
+
 def write_gif(frames, path, fps=FPS, loop=0, palette=None, keep=()):
-    """An animated GIF89a (one global palette, NETSCAPE2.0 looping, changed rectangles only).
+    """An animated GIF89a (one global palette, NETSCAPE2.0 looping, changed rectangles only,
+in them the pixels that stay as they were transparent where that codes smaller: a moving
+arrow's rectangle is mostly what it was).
 
     The palette is adaptive (see `adaptive_palette`); `keep` lists hex colours it must
     hold exactly, e.g. `theme_colours(theme)`. A frame the camera passes through
@@ -496,11 +507,21 @@ def _write_gif(f, spool, fps, loop, palette):
         if box is None:                  # differs only below the palette's resolution
             box = (0, 0, 1, 1)
         x, y, w, h = box
+        sub = indices[y:y + h, x:x + w]
+        code_size, data, transparent = _encoded(sub)
+        if previous is not None and not passing[k]:     # a glide's frame: hardly a pixel stays
+            unused = np.flatnonzero(np.bincount(sub.ravel(), minlength=256) == 0)
+            if unused.size:
+                kept = np.where(sub == previous[y:y + h, x:x + w], np.uint8(unused[0]), sub)
+                with_holes = _encoded(kept, int(unused[0]))
+                if len(with_holes[1]) < len(data):
+                    code_size, data, transparent = with_holes
         delay = min(65535, max(2, round(centis * repeat)))
-        f.write(b"\x21\xf9\x04" + struct.pack("<BHB", 0x04, delay, 0) + b"\x00")
+        flags = 0x04 | (transparent is not None)       # each frame stays under the next (disposal 1)
+        f.write(b"\x21\xf9\x04" + struct.pack("<BHB", flags, delay, transparent or 0) + b"\x00")
         f.write(b"\x2c" + struct.pack("<HHHHB", x, y, w, h, 0))
-        f.write(b"\x08")
-        f.write(_sub_blocks(lzw_encode(indices[y:y + h, x:x + w], 8)))
+        f.write(bytes([code_size]))
+        f.write(_sub_blocks(data))
         previous = indices
     f.write(b"\x3b")
     return len(spool)

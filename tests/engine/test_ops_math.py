@@ -92,14 +92,16 @@ def test_pow_with_a_constant_exponent(exponent):
     check_grads(lambda x: x ** exponent, [positive((2, 3))], order=2)
 
 
+@pytest.mark.parametrize("scalar", [False, True])
 @pytest.mark.parametrize("exponent", [1.0, 2.0])
-def test_pow_rule_on_arrays_is_the_formula_bit_for_bit(exponent):
+def test_pow_rule_on_arrays_is_the_formula_bit_for_bit(exponent, scalar):
     """The numpy rule's shortcuts for x ** 1 and x ** 2 give grad · y · x^(y-1) exactly,
-    at 0, -0, inf and NaN too (a Hessian's backward of x ** 2 meets x ** 1)."""
+    at 0, -0, inf and NaN too (a Hessian's backward of x ** 2 meets x ** 1), with the
+    exponent a 0-d array or a numpy scalar (what numpy's 2 - 1 gives in that pass)."""
     from gradviz.engine import backend
     x = np.array([0.0, -0.0, 1.5, -2.25, np.inf, -np.inf, np.nan, 3e38], np.float32)
     g = np.array([1.0, -3.0, 0.5, np.nan, 2.0, -0.0, 1.0, 7.0], np.float32)
-    y = np.array(exponent, np.float32)
+    y = np.float32(exponent) if scalar else np.array(exponent, np.float32)
     with np.errstate(all="ignore"):  # inf · 0 and overflow are part of the check
         (gx, _) = M.POW.rule(backend.numpy, g, (x, y), np.power(x, y), {}, (True, False))
         want = g * y * np.power(x, y - 1)

@@ -194,16 +194,25 @@ def lzw_decode(data, min_code_size):
         prev = entry
 
 
+def paste(canvas, frame):
+    """`canvas` (palette indices) with a frame of `read_gif` drawn over it: its transparent
+    pixels (-1) leave what lies under them (each frame stays under the next: disposal 1)."""
+    x, y, w, h, _, indices = frame
+    canvas[y:y + h, x:x + w] = np.where(indices >= 0, indices, canvas[y:y + h, x:x + w])
+    return canvas
+
+
 def read_gif(data, decode=True):
     """(width, height, palette, [(x, y, w, h, delay, indices)], loop) of a GIF89a
-    (`decode` False: indices None, for the frames' places and times alone)."""
+    (`decode` False: indices None, for the frames' places and times alone; a transparent
+    pixel's index is -1)."""
     assert data[:6] == b"GIF89a"
     width, height, packed, _, _ = struct.unpack("<HHBBB", data[6:13])
     assert packed & 0x80
     n = 2 << (packed & 7)
     palette = np.frombuffer(data[13:13 + 3 * n], np.uint8).reshape(n, 3)
     pos = 13 + 3 * n
-    frames, delay, loop = [], None, None
+    frames, delay, loop, transparent = [], None, None, None
     while True:
         kind = data[pos]
         if kind == 0x3B:
@@ -217,7 +226,9 @@ def read_gif(data, decode=True):
                 pos += 1 + data[pos]
             pos += 1
             if label == 0xF9:
-                delay = struct.unpack("<H", blocks[0][1:3])[0]
+                flags, delay, index = struct.unpack("<BHB", blocks[0][:4])
+                assert flags >> 2 & 7 == 1          # the frame stays under the next
+                transparent = index if flags & 1 else None
             elif label == 0xFF and blocks[0] == b"NETSCAPE2.0":
                 loop = struct.unpack("<H", blocks[1][1:3])[0]
             continue
@@ -235,8 +246,10 @@ def read_gif(data, decode=True):
         if not decode:
             frames.append((x, y, w, h, delay, None))
             continue
-        indices = np.array(lzw_decode(bytes(stream), min_code), np.uint8)
-        assert indices.size == w * h
+        indices = np.array(lzw_decode(bytes(stream), min_code), np.int16)
+        assert indices.size == w * h and 2 <= min_code <= 8 and indices.max() < 1 << min_code
+        if transparent is not None:
+            indices[indices == transparent] = -1
         frames.append((x, y, w, h, delay, indices.reshape(h, w)))
 
 
@@ -275,13 +288,41 @@ def test_gif_decodes_to_the_quantized_frames(sample, tmp_path):
     arrays = [animation_files._rgb(im) for im in images]
     distinct = [arrays[0]] + [b for a, b in zip(arrays, arrays[1:]) if not np.array_equal(a, b)]
     canvas = np.zeros((height, width), np.uint8)
-    for (x, y, w, h, _, indices), rgb in zip(frames, distinct):
-        canvas[y:y + h, x:x + w] = indices
+    for frame, rgb in zip(frames, distinct):
+        paste(canvas, frame)
         assert np.array_equal(canvas, animation_files.quantize(rgb, palette[:len(palette)]))
         # Flat colours survive exactly; anti-aliased pixels stay close.
         error = np.abs(palette[canvas].astype(int) - rgb.astype(int)).max(axis=2)
         assert np.mean(error == 0) > 0.93
         assert np.percentile(error, 99.9) < 48
+
+
+def test_a_gifs_moving_part_stores_only_the_pixels_that_changed(sample, tmp_path, monkeypatch):
+    """Lesson 14's GIF was 5.1 MB: the rectangle a moving cotangent changes was stored
+    whole, though most of its pixels (the cards and edges it passes over) stay as they
+    were. Those are now transparent where that codes smaller (the frame before shows
+    through: disposal 1), and a frame's LZW codes start as small as its colours allow.
+    The cotangent's frames here store transparent pixels, the file is smaller than with
+    none, and Qt's own GIF reader shows every frame as composing ours gives it."""
+    *_, images = sample
+    path, whole = tmp_path / "holes.gif", tmp_path / "whole.gif"
+    assert animation_files.write_gif(images, path, fps=5) == _distinct_count(images)
+    width, height, palette, frames, _ = read_gif(path.read_bytes())
+    holed = [k for k, f in enumerate(frames) if (f[5] < 0).any()]
+    assert len(holed) >= len(frames) // 2
+    encoded = animation_files._encoded
+    monkeypatch.setattr(animation_files, "_encoded",
+                        lambda indices, transparent=None: encoded(indices) if transparent is None
+                        else (8, b"x" * indices.size, transparent))   # never smaller: no holes
+    animation_files.write_gif(images, whole, fps=5)
+    assert not any((f[5] < 0).any() for f in read_gif(whole.read_bytes())[3])
+    assert path.stat().st_size < 0.9 * whole.stat().st_size
+    reader = QImageReader(str(path))
+    canvas = np.zeros((height, width), np.int16)
+    for k, frame in enumerate(frames):
+        shown = reader.read().convertToFormat(QImage.Format.Format_RGB32)
+        assert not shown.isNull(), k
+        assert np.array_equal(animation_files._rgb(shown), palette[paste(canvas, frame)]), k
 
 
 def _glide_pictures():
@@ -314,8 +355,8 @@ def test_frames_the_camera_passes_through_have_fewer_colours(tmp_path):
     _, _, _, stored, _ = read_gif(path.read_bytes())
     assert [f[4] for f in stored] == [12, 4, 4, 4, 20]
     canvas = np.zeros((24, 80), np.uint8)
-    for k, ((x, y, fw, fh, _, indices), (rgb, _)) in enumerate(zip(stored, pictures)):
-        canvas[y:y + fh, x:x + fw] = indices
+    for k, (frame, (rgb, _)) in enumerate(zip(stored, pictures)):
+        paste(canvas, frame)
         passing = k in (1, 2, 3)
         colours = palette[:animation_files.PASSING_COLOURS] if passing else palette
         assert np.array_equal(canvas, animation_files.quantize(rgb, colours)), k
@@ -462,9 +503,8 @@ def test_a_writer_holds_a_few_frames_at_once_not_all(tmp_path, monkeypatch, name
     else:
         _, _, palette, stored, _ = read_gif((tmp_path / name).read_bytes())
         canvas, back = np.zeros((24, 80), np.uint8), []
-        for x, y, w, h, _, indices in stored:
-            canvas[y:y + h, x:x + w] = indices
-            back.append(palette[canvas])
+        for frame in stored:
+            back.append(palette[paste(canvas, frame)])
     assert len(back) == 40
     for k, (got, want) in enumerate(zip(back, pictures)):
         assert np.array_equal(got, want), k

@@ -1,10 +1,12 @@
 """Softmax cross-entropy from logits, dense and sparse labels (TF's fused ops).
 
-Both rules are written with recorded ops (softmax, subtract, multiply), so their own
-derivatives are exact. TF's SoftmaxCrossEntropyWithLogits gradient multiplies the
-upstream by the op's stored `backprop` output (p − labels), whose derivative with
-respect to `labels` TF drops: its mixed second derivative ∂²loss/∂logits∂labels is
-zero where it is −grad. Here it is −grad, as finite differences say.
+Both rules are written with recorded ops (softmax, subtract, multiply), so they are
+differentiable in turn, as TF's are. TF's SoftmaxCrossEntropyWithLogits gradient
+multiplies the upstream by the op's stored `backprop` output (p − labels), whose own
+gradient reaches the logits only (_SoftmaxCrossEntropyWithLogitsGrad's grad_grad term):
+the derivative of grad_logits with respect to labels is 0 in TF, not the true −grad.
+The labels enter the rule through F.zero_gradient for the same 0 (still connected, so a
+Jacobian in the labels is zeros, as TF's, not None).
 """
 import numpy as np
 
@@ -32,7 +34,7 @@ def _xent_forward(logits, labels):
 def _xent_rule(F, g, ins, out, at, needs):
     logits, labels = ins
     ge = _expand_last(F, g)
-    g_logits = ge * (F.softmax(logits) - labels) if needs[0] else None
+    g_logits = ge * (F.softmax(logits) - F.zero_gradient(labels)) if needs[0] else None
     g_labels = -ge * F.log_softmax(logits) if needs[1] else None
     return g_logits, g_labels
 

@@ -74,11 +74,19 @@ def _pow_rule(F, g, ins, out, at, needs):
     x, y = ins
     gx = gy = None
     if needs[0]:
-        if type(y) is np.ndarray and y.ndim == 0 and (y == 1 or y == 2):
-            # On arrays, the line below without its exact no-ops: x ** 0 is 1 and x ** 1
-            # is x for every x (0, inf and NaN too). A Hessian's backward of x ** 2 meets
-            # x ** (2 - 1) with an exponent of 1.
-            gx = g if y == 1 else g * y * x
+        # On arrays, the last line without its exact no-ops: x ** 0 is 1 and x ** 1 is x
+        # for every x (0, inf and NaN too). A Hessian's backward of x ** 2 meets
+        # x ** (2 - 1) with an exponent of 1, a numpy scalar there (numpy's 2 - 1 on
+        # 0-d arrays). The exponent is compared as a Python number (item()): a
+        # comparison of numpy scalars costs 4x more.
+        if type(y) is np.ndarray:
+            e = y.item() if y.ndim == 0 else None
+        else:
+            e = y.item() if isinstance(y, np.generic) else None
+        if e == 1:
+            gx = g
+        elif e == 2:
+            gx = g * y * x
         else:
             gx = g * y * F.pow(x, y - 1)
     if needs[1]:

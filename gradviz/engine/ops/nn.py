@@ -191,8 +191,9 @@ def _layer_norm_forward(x, gamma, beta, axis, epsilon):
 def _layer_norm_rule(F, g, ins, out, at, needs):
     """dx = (1/σ) · (ĝ − mean(ĝ) − x̂ · mean(ĝ · x̂)) with ĝ = grad · γ, means over the
     normalised axes. Written with recorded ops, the mean's own dependence on x included,
-    so second derivatives are exact (Keras 3's layer; TF's tf.nn.moments, which moments
-    below follows, stops the gradient through the mean in the variance)."""
+    so second derivatives are exact. TF's layers take their variance from tf.nn.moments
+    (moments below), whose stop_gradient on the mean makes TF's second derivative differ
+    from this one; the first derivatives agree."""
     x, gamma, _ = ins
     axes = at["axis"]
     mean = F.reduce_mean(x, axes, True)
