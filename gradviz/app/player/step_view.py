@@ -423,9 +423,12 @@ def _seen(view, zoom, centre):
 
 def shown_whole(view, renderer, step, zoom, centre):
     """(the union (scene) of what a view at (`zoom`, `centre`) shows whole: the step's items
-    (`step_items`) and every card (`whole_card`), or None; are all the step's items in it?)"""
+    (`step_items`), its arrows' labels where they lie free of the view's edges (the tiny
+    conv_transpose's cotangent label below y at 1280 x 800: a slide zoomed without its room
+    put it on another arrow), and every card (`whole_card`), or None; are all of the step's
+    items and labels in it?)"""
     seen = _seen(view, zoom, centre).adjusted(-0.5 / zoom, -0.5 / zoom, 0.5 / zoom, 0.5 / zoom)
-    items = step_items(renderer, step)
+    items = step_items(renderer, step) + [rect for _, rect in renderer.label_rects(step)]
     picture, every = None, True
     for k, rect in enumerate(items + [whole_card(renderer, n) for n in renderer.doc.nodes]):
         if seen.contains(rect):

@@ -225,8 +225,8 @@ OFF_CENTRE = 0.1   # ... and one whose picture lies this far (share of the view)
 
 
 def _room_left(c, r, step, seen, where):
-    """Presentation mode frames what a slide shows whole (the step's items in view and every
-    card whole in view) as large as its view allows (up to its zoom cap), the view's margins
+    """Presentation mode frames what a slide shows whole (the step's items and its arrows'
+    labels in view, and every card whole in view) as large as its view allows (up to its zoom cap), the view's margins
     kept, and centred in the view where it shows all the step's items, unless the centred
     view cuts more cards. The seed slides of lesson 26 and attention at 1920 x 1080 left a
     third of the screen empty: the close-up's zoom was chosen before the pan that dropped a
@@ -234,7 +234,8 @@ def _room_left(c, r, step, seen, where):
     frame was centred on the whole graph's height (its top 36 % empty, its bottom 3 %)."""
     items = step_view.step_items(r, step)
     cards = [step_view.whole_card(r, n) for n in r.doc.nodes]
-    shown = [rect for rect in items + cards if seen.contains(rect)]
+    labels = [rect for _, rect in r.label_rects(step)]      # the arrows' labels as placed
+    shown = [rect for rect in items + labels + cards if seen.contains(rect)]
     if not shown:
         return []
     picture = shown[0]
