@@ -266,7 +266,7 @@ def test_the_words_name_the_block_the_black_box_marks(qtbot):
 def test_batch_view_ok_for_independent_examples(qtbot):
     controller, view = opened(qtbot, views.BatchJacobianView, "001_batch_jacobian")
     assert view.warning == ""
-    assert "independent" in view.check.text() and view.check.property("kind") == "ok"
+    assert "independent" in view.check.whole_text() and view.check.property("kind") == "ok"
     J = ev.jacobian(controller.doc, Port("layer2", 0), Port("x", 0))
     np.testing.assert_allclose(view.result.jacobian, J, rtol=1e-6)
     image = view.heatmap.matrix
@@ -563,7 +563,8 @@ def _number_forms(*texts):
 def test_a_view_writes_its_numbers_in_one_format(qtbot, cls, sample, labels):
     """One format per view, the cards' rule: never 1.863e-08 beside 0.7813."""
     controller, view = opened(qtbot, cls, sample)
-    texts = [getattr(view, name).text() for name in labels]
+    texts = [getattr(getattr(view, name), "whole_text", getattr(view, name).text)()   # a banner's detail too
+             for name in labels]
     forms = _number_forms(*texts)
     assert len(forms) == 1, (forms, texts)
 
@@ -651,11 +652,11 @@ def test_a_batch_jacobian_holding_infinity_marks_it_and_compares_only_numbers(qt
         f"In J, black is NaN or infinity ({bad} of {J.size} entries); in the block sizes, black "
         f"is NaN or infinity (3 of 9 entries).")
     assert view.message.text().startswith("<b>⚠ Its numbers hold NaN or infinity.</b> The batch Jacobian holds")
-    assert "nan" not in view.check.text()
+    assert "nan" not in view.check.whole_text()
     assert ("every off-diagonal block is zero where it is a number (largest norm 0; 2 blocks "
-            "hold NaN or infinity, where a zero cotangent met ∞)") in view.check.text()
+            "hold NaN or infinity, where a zero cotangent met ∞)") in view.check.whole_text()
     assert ("(max |difference| = 0 over the 24 entries where both are numbers; the same entries "
-            "of each hold NaN or infinity)") in view.check.text()
+            "of each hold NaN or infinity)") in view.check.whole_text()
 
 
 def test_a_jacobian_check_with_nothing_to_compare_says_so(qtbot):
