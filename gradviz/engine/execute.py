@@ -41,8 +41,7 @@ def apply(opdef, inputs, attrs=None):
             # call was a sixth of an op's recording.
             tape = recording[0]
             tracked = tape._tracked
-            plain = type(tape) is _recording.PLAIN_TAPE
-            if n == 2 and plain:
+            if n == 2 and type(tape) is _recording.PLAIN_TAPE:
                 # Which inputs the tape tracks is also which carry gradient back (the
                 # op's _needs, below): found once. An untracked Variable is watched
                 # first if the tape watches accessed variables.
@@ -54,13 +53,15 @@ def apply(opdef, inputs, attrs=None):
                 if not need_b and type(b) is Variable:
                     need_b = _watch_accessed(tape, b)
                 hit = need_a or need_b
+                needs = _NEEDS_2[need_a][need_b]
             else:
+                needs = None
                 hit = False
                 for t in inputs:
                     if t._id in tracked:
                         hit = True
                     elif type(t) is Variable:
-                        if not plain:
+                        if type(tape) is not _recording.PLAIN_TAPE:
                             hit = tape._should_record(inputs)  # may watch an accessed variable
                             break
                         hit = _watch_accessed(tape, t) or hit
@@ -73,11 +74,12 @@ def apply(opdef, inputs, attrs=None):
                 operation._in_values = values
                 operation._id = result._id
                 # Which inputs carry gradient back: those the tape tracks (all floating).
-                if n == 2:
-                    operation._needs = (_NEEDS_2[need_a][need_b] if plain else
-                                        _NEEDS_2[inputs[0]._id in tracked][inputs[1]._id in tracked])
+                if needs is not None:
+                    operation._needs = needs
                 elif n == 1:
                     operation._needs = _NEEDS_1[1]
+                elif n == 2:
+                    operation._needs = _NEEDS_2[inputs[0]._id in tracked][inputs[1]._id in tracked]
                 else:
                     operation._needs = tuple([t._id in tracked for t in inputs])
                 tape._entries.append(operation)

@@ -28,6 +28,7 @@ FULL_ROWS, FULL_COLS = 6, 6       # shown completely up to this size
 ELLIPSIS_MAX = 10                 # up to this many rows/cols: first 3, an ellipsis, the last
 HEAT_W, HEAT_H = 132.0, 84.0      # heatmap thumbnail box
 HEAT_MAX_CELL = 12.0
+HEAT_MIN_W = HEAT_H / 2           # a tall matrix's heatmap is at least this wide (wider cells)
 WRAP = 20                         # a long vector's heatmap: rows of this many cells
 CELL_H = 16.0
 ELLIPSES = ("⋮", "⋯", "⋱")
@@ -156,9 +157,14 @@ def _picked(n, full):
 
 
 def _heat_size(shape):
+    """(width, height, cell width, cell height) of a heatmap of `shape`: square cells as large
+    as the box allows, except that a matrix so tall that its picture would be narrower than
+    HEAT_MIN_W draws its cells wider, that wide (the tiny CNN's 36 x 3 dense.kernel gradient
+    was a 7-unit sliver, ~10 px in presentation mode)."""
     rows, cols = shape
     cell = min(HEAT_W / cols, HEAT_H / rows, HEAT_MAX_CELL)
-    return cols * cell, rows * cell, cell
+    cell_w = max(cell, HEAT_MIN_W / cols) if rows * cell >= HEAT_H - 1e-9 else cell
+    return cols * cell_w, rows * cell, cell_w, cell
 
 
 @lru_cache(maxsize=16)
@@ -218,7 +224,7 @@ class Preview:
             self.height = _text.metrics(self.font).height() + 2
         elif self.kind == "heatmap":
             self.grid, self.real = heat_grid(self.array)
-            self.heat_w, self.heat_h, self.cell = _heat_size(self.grid.shape)
+            self.heat_w, self.heat_h, self.cell_w, self.cell = _heat_size(self.grid.shape)
             finite = self.grid[np.isfinite(self.grid)]
             scale = float(np.abs(finite).max()) if finite.size else 0.0
             scale_text = number_format(np.array([scale]) / 10.0 ** self.power, spec=own)
@@ -400,7 +406,7 @@ class Preview:
             return None
         if self.kind == "heatmap":
             r, c = divmod(int(flat_index), self.grid.shape[1])
-            return QRectF(x + c * self.cell, y + r * self.cell, self.cell, self.cell)
+            return QRectF(x + c * self.cell_w, y + r * self.cell, self.cell_w, self.cell)
         r, c = divmod(int(flat_index), as_2d(self.array).shape[1])
         if r not in self.rows or c not in self.cols:
             return None
@@ -414,7 +420,7 @@ class Preview:
         the inverse of `cell_rect`."""
         if self.kind == "heatmap":
             r = math.floor((point.y() - y) / self.cell)
-            c = math.floor((point.x() - x) / self.cell)
+            c = math.floor((point.x() - x) / self.cell_w)
             rows, cols = self.grid.shape
             flat = r * cols + c
             return flat if 0 <= r < rows and 0 <= c < cols and flat < self.real else None

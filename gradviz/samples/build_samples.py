@@ -494,9 +494,10 @@ def gradient_size_lessons():
         Six Dense layers of 6 units with sigmoid, weights drawn with Glorot's standard
         deviation {CHAINS[name][1]:.3f}, loss = the sum of the last layer's outputs. Going
         back through a layer multiplies the cotangent by sigmoid'(z), at most 0.25, and then
-        by the kernel's transpose. Step through the story and watch the cotangent's norm at
-        each layer's output, from the last layer to the first: {n[0]:.3g} (all ones, from
-        the sum), {_listed(n)}, and {n[-1]:.3g} at x. Each layer divides it by about
+        by the kernel's transpose. Step through the story: each layer's Visit step states the
+        norm of the cotangent its output receives and how much smaller it is
+        than the layer's above, from the last layer to the first: {n[0]:.3g} (all ones, from
+        the sum), {_listed(n)}, and {n[-1]:.3g} at x (its Gradient step). Each layer divides it by about
         {1 / _factor(n):.1f}: the first layers receive almost no gradient and barely learn.
         That is the vanishing gradient. View ▸ Studies ▸ Gradient norms (Ctrl+Alt+5) draws
         these norms on a log scale: a falling line. {lesson("nets_2_relu_chain", start=True)},

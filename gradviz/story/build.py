@@ -16,6 +16,8 @@ from ..graph.names import node_kind, op_stem
 from .assemble import assemble
 from .formatting import number
 from .inner_names import inner_names
+from .numbers import alone
+from .studies import gradient_norms
 from . import slots as slot_names
 from .recorder import Recorder
 
@@ -361,7 +363,58 @@ def tell(doc, evaluation, events, unconnected_gradients="none"):
     story.problems = list(evaluation.problems)
     story.evaluation = evaluation
     story.document = doc
+    _state_layer_norms(story, doc)
     return story
+
+
+# Layers in a row from which on the cotangent's size is worth watching step by step: the
+# chain lessons have 6; a two-layer loss (lesson 17) is no deep chain.
+DEEP = 3
+
+
+def _state_layer_norms(story, doc):
+    """In a deep chain of layers (DEEP or more, each handing its cotangent to the next), each
+    layer's step says the norm of the cotangent its output receives, and the step after the
+    chain (the source's gradient) its own, each with how it changed from the one before (the
+    vanishing-gradient lessons tell the student to watch it while stepping): 'Its norm
+    ‖grad layer4‖ = 5.863×10⁻² is ‖grad layer5‖ divided by 11.5.' Read from the Gradient
+    norms study's points, so the story and View ▸ Studies ▸ Gradient norms give one number."""
+    norms = gradient_norms(story)
+    size = [np.size(story.steps[i].cotangent) for i in norms.steps]
+    layer = [kind == "visit" and getattr(doc.nodes.get(story.steps[i].node), "kind", None) == LAYER
+             for i, kind in zip(norms.steps, norms.kinds)]   # a layer's output, not its kernel
+    came_from, goes_to = {}, {}
+    for k, j in norms.edges:
+        came_from.setdefault(j, []).append(k)
+        goes_to.setdefault(k, []).append(j)
+
+    def run(j, links):
+        """How many layers follow j along `links`, one link at a time, each the only one."""
+        count = 0
+        while len(links.get(j, [])) == 1 and layer[links[j][0]]:
+            j, count = links[j][0], count + 1
+        return count
+    chained = [layer[j] and run(j, came_from) + 1 + run(j, goes_to) >= DEEP
+               for j in range(len(norms.steps))]
+    for j, index in enumerate(norms.steps):
+        before = came_from.get(j, [])
+        if size[j] < 2 or not np.isfinite(norms.norms[j]) \
+                or not (chained[j] or (len(before) == 1 and chained[before[0]])):
+            continue
+        name = norms.names[j]
+        said = f"Its norm ‖grad {name}‖ = {alone(norms.norms[j])}"
+        if len(before) == 1 and size[before[0]] > 1 and np.isfinite(norms.norms[before[0]]) \
+                and norms.norms[before[0]] > 0:
+            ratio, earlier = norms.norms[j] / norms.norms[before[0]], norms.names[before[0]]
+            said += (f" is {_times(ratio)} times ‖grad {earlier}‖" if ratio >= 1 else
+                     f" is ‖grad {earlier}‖ divided by {_times(1 / ratio)}")
+        step = story.steps[index]
+        step.caption = f"{step.caption} {said}."
+
+
+def _times(factor):
+    """How many times, in three digits as the lessons say it (5.4, 11.5, 289), never 1.16e+03."""
+    return f"{factor:.3g}" if factor < 1000 else alone(factor)
 
 
 # -- why there is none -----------------------------------------------------------------------

@@ -86,3 +86,40 @@ def test_the_wrong_gradient_story_shows_the_rule_doubling_the_cotangent():
     right = told("nets_3_gradient_check")
     assert [x.node for x in right.steps if x.kind == "visit"] == ["loss", "t", "wx"]
     np.testing.assert_allclose(right.steps[-1].cotangent, s.steps[-1].cotangent / 2, rtol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["nets_2_sigmoid_chain", "nets_2_relu_chain", "nets_2_bad_init"])
+def test_each_layer_step_states_the_norm_the_lesson_tells_to_watch(name):
+    """Lesson 26 says 'step through the story and watch the cotangent's norm at each layer's
+    output', but no step showed a norm (only View ▸ Studies ▸ Gradient norms did). Each
+    layer's visit and x's gradient step now state it, with how much it changed from the
+    layer above; the numbers here are numpy's norms of the cotangents the steps carry."""
+    from gradviz.story.numbers import alone
+    s = told(name)
+    points = [x for x in s.steps if x.kind == "visit" and not x.internal
+              and x.node.startswith("layer")] + [s.steps[-1]]
+    names = [f"layer{k}" for k in range(6, 0, -1)] + ["x"]
+    assert [x.tensor_name for x in points] == names
+    norms = [float(np.linalg.norm(np.asarray(x.cotangent, np.float64))) for x in points]
+    for k, (step, norm) in enumerate(zip(points, norms)):
+        said = f"Its norm ‖grad {names[k]}‖ = {alone(norm)}"
+        if k:
+            ratio = norm / norms[k - 1]
+            said += (f" is {ratio:.3g} times ‖grad {names[k - 1]}‖" if ratio >= 1
+                     else f" is ‖grad {names[k - 1]}‖ divided by {1 / ratio:.3g}")
+        assert step.caption.endswith(f" {said}."), (step.title, step.caption)
+    if name == "nets_2_sigmoid_chain":
+        lesson = " ".join(s.document.lesson.split())
+        assert "each layer's Visit step states the norm of the cotangent its output receives" in lesson
+        assert all(f"{n:.3g}" in lesson for n in norms)   # the lesson's numbers are the steps'
+        assert all(1 / ratio > 3 for ratio in np.divide(norms[1:], norms[:-1]))   # each falls
+
+
+def test_only_a_deep_chain_of_layers_states_norms():
+    """The norm is said along a chain of DEEP layers or more, not beside every matrix (conv,
+    attention) nor in a two-layer loss (lesson 17, Newton's step), where it would only
+    lengthen the cards; batch norm's lesson chains three (layer2, bn, layer1)."""
+    for name in ("nets_1_conv_transpose", "nets_6_attention", "001_hessian_newton"):
+        assert not [x for x in told(name).steps if "‖grad" in x.caption], name
+    said = [x.tensor_name for x in told("001_batchnorm_pitfall").steps if "‖grad" in x.caption]
+    assert said == ["layer2", "bn", "layer1", "x"]

@@ -342,7 +342,8 @@ class CanvasEditing:
             return self._view_layout(self.controller.doc)
         return dict(self.positions)
 
-    def relayout_unplaced(self, readable_px=None, overview=True, steps=None, compact=False, narrower=1.0):
+    def relayout_unplaced(self, readable_px=None, overview=True, steps=None, compact=False, narrower=1.0,
+                          keep=True):
         """Lay out again for the view's present size (`_view_layout`) a document whose nodes
         the canvas placed (none is the user's: the first drag places them all), so a window
         that opened small or was resized fits it as well as it can. Never an undo entry: the
@@ -351,7 +352,8 @@ class CanvasEditing:
         its steps at a zoom that reads). `narrower`: laid out for that share of the room.
         `steps` (the player, `_view_layout`): in the window, cards shown in full stay where
         they are while they serve the story as well (render.layout.frames_as_well), so that
-        they do not rearrange between step 1, shown as opened, and step 2."""
+        they do not rearrange between step 1, shown as opened, and step 2; not with `keep`
+        False (Fit weighing the player's layout against its own)."""
         if not compact:
             self.shorten_compact(None)
         doc = self.controller.doc
@@ -365,7 +367,7 @@ class CanvasEditing:
             return
         # A story in the window (not for presentation mode's larger type, whose layout is for
         # the back row): the cards shown in full stay where they are if they serve it as well.
-        if steps is not None and not was_compact and (readable_px or self.readable_px) <= legible.READABLE_PX \
+        if keep and steps is not None and not was_compact and (readable_px or self.readable_px) <= legible.READABLE_PX \
                 and frames_as_well(doc, self.renderer.sizes(), self.positions, positions,
                                    (steps[0], self.layout_room(legible.READABLE_PX), *steps[1:])):
             return

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QGraphicsView
 from ...render import compact as compact_card
 from ...render import legible
 from ...render.cards import BADGE_H
+from ...render.involved import step_groups
 from .cover import boxes_meet
 
 GRID = 20.0
@@ -161,22 +162,29 @@ class CanvasNavigation:
         by the user) is laid out again for this view first: a long chain folds into rows
         where that lets its numbers read. Where the fitting zoom still draws the numbers
         smaller than legible, the cards are drawn compact (`compact`), each as tall as its
-        compact form (`shorten_compact`), and laid out again at those sizes; only a
-        graph too big even at MIN_SCALE shows its inputs' end, the rest a scroll away."""
+        compact form (`shorten_compact`), and laid out again at those sizes, unless the
+        player's layout for the story told, drawn compact where it stands, shows the graph
+        as large (then the cards stay where the player frames its steps: three lessons at
+        1280 x 800 rearranged at step 2, fitted no smaller so); only a graph too big even
+        at MIN_SCALE shows its inputs' end, the rest a scroll away."""
         if not self.node_items:
             self.reset_zoom()
             return
         readable = legible.readable_zoom(self.logicalDpiY(), self.readable_px)
         zoom, rect, cards = self._fold_to_read(readable)
-        for _ in range(COMPACT_ROUNDS):   # compact cards are shorter: the graph fits larger
-            if zoom >= readable or zoom <= MIN_SCALE:
-                break
-            self.shorten_compact(zoom)
-            self.relayout_unplaced(compact=True)
-            before, (zoom, rect, cards) = zoom, self._fitting()
-            zoom = min(zoom, readable * (1 - 1e-9))    # drawn compact, as measured
-            if zoom < before * (1 + COMPACT_SETTLED):
-                break
+        if MIN_SCALE < zoom < readable:
+            folded = zoom
+            zoom, rect, cards = self._compact_overview(zoom, readable)
+            steps = self._story_groups()
+            if steps is not None:
+                self.relayout_unplaced(overview=False, steps=steps, keep=False)
+                self.shorten_compact(min(self._fitting()[0], readable * (1 - 1e-9)))
+                player = self._fitting()
+                if player[0] >= zoom * (1 - 1e-9):
+                    zoom, rect, cards = min(player[0], readable * (1 - 1e-9)), player[1], player[2]
+                else:
+                    self.relayout_unplaced()
+                    zoom, rect, cards = self._compact_overview(folded, readable)
         self._update_scene_rect()
         self._set_scale(min(MAX_FIT_SCALE, zoom))
         if zoom < readable:
@@ -196,6 +204,19 @@ class CanvasNavigation:
         self.centerOn(x, y)
         self.fitted.emit()
 
+    def _compact_overview(self, zoom, readable):
+        """`_fitting` of Fit's layout drawn compact: the cards as tall as their compact form
+        at the zoom that fits them, laid out again at those sizes, a few rounds."""
+        rect = cards = None
+        for _ in range(COMPACT_ROUNDS):   # compact cards are shorter: the graph fits larger
+            self.shorten_compact(zoom)
+            self.relayout_unplaced(compact=True)
+            before, (zoom, rect, cards) = zoom, self._fitting()
+            zoom = min(zoom, readable * (1 - 1e-9))    # drawn compact, as measured
+            if zoom >= readable or zoom <= MIN_SCALE or zoom < before * (1 + COMPACT_SETTLED):
+                break
+        return zoom, rect, cards
+
     def _fold_to_read(self, readable):
         """`_fitting` of the layout for this view (`relayout_unplaced`) drawn in full at the
         `readable` zoom where one fits. The layout folds for the room the cards take; what
@@ -203,7 +224,10 @@ class CanvasNavigation:
         leave the fit just under the readable zoom: BatchNorm's one row fitted 1920 x 1080
         at 0.754 (legible from 0.794) and went compact, thumbnails in one row, where 1280 x
         800 folded it into rows that read. So it is laid out again for a room narrower by
-        what stood out, a few times; none that reads: the layout for the view's room."""
+        what stood out, a few times; none that reads: the layout for the view's room.
+        A story told (a lesson opened in the window): the player's layout for its steps
+        where it reads whole and Fit's serves the story worse or does not read
+        (`relayout_unplaced` with the steps keeps Fit's where it serves as well)."""
         self.relayout_unplaced()
         fitting = self._fitting()
         narrower = 1.0
@@ -213,10 +237,29 @@ class CanvasNavigation:
             narrower *= fitting[0] / readable
             self.relayout_unplaced(narrower=narrower)
             fitting = self._fitting()
-        if narrower != 1.0 and fitting[0] < readable:
+        steps = self._story_groups()
+        if steps is not None:
+            self.relayout_unplaced(overview=False, steps=steps, keep=fitting[0] >= readable)
+            player = self._fitting()
+            if player[0] >= readable:
+                return player
+        if fitting[0] < readable:
             self.relayout_unplaced()
             fitting = self._fitting()
+        elif steps is not None:             # Fit's, which reads
+            self.relayout_unplaced(narrower=narrower)
+            fitting = self._fitting()
         return fitting
+
+    def _story_groups(self):
+        """render.involved.step_groups of the story told, as the player lays the cards out
+        for it in the window (not for presentation mode's larger type); None without one."""
+        story = self.renderer.told_story()
+        steps = getattr(story, "steps", None)
+        if not steps or self.readable_px > legible.READABLE_PX \
+                or any(getattr(s, "node", None) not in self.renderer.doc.nodes for s in steps if getattr(s, "node", None)):
+            return None
+        return step_groups(self.renderer, steps)
 
     def _fitting(self):
         """(zoom, scene rect, [(card, node, box)]) that fits every card and edge in the

@@ -86,6 +86,13 @@ class CanvasRenderer(Renderer):
     def story(self, story):
         self._story = story
 
+    def told_story(self):
+        """The story if it is assembled already (set, or the result's told), else None:
+        asking `story` would assemble it on every edit."""
+        if self._story is not None:
+            return self._story
+        return self._result.story if getattr(self._result, "story_ready", False) else None
+
     def numbers_spec(self):
         """The format the cards' float tensors share, fixed when this renderer was made: the
         story's when it was told, else the one the result foretells from its backward pass
@@ -94,8 +101,7 @@ class CanvasRenderer(Renderer):
         the canvas then measures again the cards a story writes otherwise (CanvasView.story_told)."""
         spec = self.__dict__.get("_cards_spec", self)
         if spec is self:
-            told = self._story if self._story is not None else \
-                (self._result.story if getattr(self._result, "story_ready", False) else None)
+            told = self.told_story()
             foretold = getattr(self._result, "numbers_spec", None)
             spec = self._cards_spec = number_spec(told) if told is not None else \
                 foretold or evaluation_spec(self.evaluation)

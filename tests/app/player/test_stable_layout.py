@@ -3,13 +3,33 @@ what the step is about; the cards stay where the teacher saw them). Measured on 
 1280 x 800: 18 of the 36 lessons rearranged their cards between step 1, shown as the lesson
 opened (Fit to Window's layout), and step 2 (the player's layout for the story), no card
 having grown (003_stop_gradient_product's two rows became one); no lesson moved a card
-between any later steps."""
+between any later steps. Then 12, the opened layout kept where it served the story as
+well; now 9, a lesson opening in the player's layout where Fit shows it as large."""
 from PySide6.QtCore import QCoreApplication
 
 from gradviz.app.player import lessons
 from gradviz.render.involved import step_groups
 from gradviz.render.layout import frames_as_well
 from gradviz.render.legible import READABLE_PX
+
+
+# The lessons whose cards still rearrange at step 2 at 1280 x 800, and why: opening in the
+# player's layout would show the whole graph smaller than Fit's layout does.
+STILL_REARRANGED = {
+    # Fit's layout reads whole (zoom 0.80-0.96) but leaves one step's rule card no free place
+    # beside its cards; the player's opens a lane for it and is taller than a view at the
+    # legible size (829-988 scene units for 696): whole, its cards would be compact (0.56-0.67).
+    "001_hessian_newton", "train_3_newton", "001_batchnorm_pitfall", "nets_7_layernorm_independent",
+    # The player lays the chain in one row, 3300-3600 units wide (folded, the edge from a row's
+    # end to the next row's start crosses the canvas), whole at zoom 0.23-0.25 only; Fit folds
+    # it into rows drawn compact at 0.66-0.79.
+    "nets_2_sigmoid_chain", "nets_2_relu_chain", "nets_2_bad_init",
+    # The player's layout is whole at zoom 0.24 (one row, 3410 units) where Fit's compact
+    # rows are at 0.47.
+    "nets_5_tiny_cnn",
+    # Drawn compact either way: the player's layout (957 x 1369 units) whole at 0.41, Fit's at 0.54.
+    "nets_6_attention",
+}
 
 
 def _full_sizes(renderer):
@@ -22,11 +42,14 @@ def test_the_cards_stay_where_they_are_from_step_to_step(open_window):
     (measured in full), or the layout shown as the lesson opened was drawn compact (its
     cards as tall as their compact form), or it serves the story worse than the player's
     layout for it (a step's cards too far apart to frame together, an edge across the
-    canvas, a rule card with no free place: render.layout.frames_as_well)."""
+    canvas, a rule card with no free place: render.layout.frames_as_well). The lessons that
+    rearrange at step 2 are those of STILL_REARRANGED: 002_gradient_by_parts,
+    train_1_gd_bowl and train_2_valley opened drawn compact in Fit's layout and rearranged,
+    where the player's layout, drawn compact where it stands, fits the view as large."""
     w = open_window(None, size=(1280, 800))
     w.setUpdatesEnabled(False)
     c, p = w.canvas, w.player
-    moves, kept = [], 0
+    moves, kept, rearranged = [], 0, set()
     for lesson in lessons.lesson_entries():
         assert lessons.open_lesson(w, lesson, ask=False)
         for _ in range(4):
@@ -50,6 +73,9 @@ def test_the_cards_stay_where_they_are_from_step_to_step(open_window):
             if now != before and grown == sizes and not (first and not serves):
                 moves.append((lesson.path.stem, step.index + 1, step.title))
             kept += first and now == before
+            if first and now != before:
+                rearranged.add(lesson.path.stem)
             before, sizes = now, grown
     assert moves == [], "\n".join(map(str, moves))
-    assert kept >= 24       # (on c41acfa, 18 of 36: the opened layout served 6 more as well)
+    assert rearranged <= STILL_REARRANGED, sorted(rearranged - STILL_REARRANGED)
+    assert kept >= 27       # (on c41acfa, 18 of 36; 24 where the opened layout served as well)
