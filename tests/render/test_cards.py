@@ -125,6 +125,26 @@ def test_long_vector_heatmap_wraps_into_rows():
     assert column.grid.shape == (15, 20)
 
 
+def test_a_tall_matrix_heatmap_is_no_sliver():
+    """The tiny CNN's dense.kernel gradient (36 x 3) was drawn 7 scene units wide, a ~10 px
+    sliver at slide 19 in presentation mode: the picture is at least HEAT_H / 2 wide and
+    every entry's cell is where a click finds it; a square or wide one keeps square cells.
+    (This test first asked for wider cells, 14 x 2.33: still 2.33 px tall, unreadable. A tall
+    matrix is now cut into blocks of rows side by side, cells square and MIN_CELL or more:
+    test_every_heat_picture_has_visible_cells_and_fills_its_box.)"""
+    tall = preview.Preview(np.linspace(-1, 1, 108).reshape(36, 3))
+    assert tall.kind == "heatmap" and tall.heat.blocks
+    assert tall.heat_w >= preview.HEAT_H / 2 and tall.heat_h <= preview.HEAT_H
+    for flat in (0, 5, 107):
+        cell = tall.cell_rect(0, 0, flat)
+        assert tall.entry_at(0, 0, cell.center()) == flat
+        assert cell.width() == pytest.approx(cell.height()) and cell.height() >= preview.MIN_CELL
+    for shape in ((30, 30), (10, 40)):
+        shown = preview.Preview(np.linspace(-1, 1, shape[0] * shape[1]).reshape(shape))
+        cell = shown.cell_rect(0, 0, 0)
+        assert shown.kind == "heatmap" and cell.width() == pytest.approx(cell.height())
+
+
 def test_combining_hat_stays_on_its_line():
     """DejaVu Sans, shaped, floats the hat of x̂ far above the line (seen in the audit)."""
     for font in (text.sans(9), text.sans(10, True), text.mono(9.5), text.mono(9.5, True)):
