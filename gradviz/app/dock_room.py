@@ -25,12 +25,18 @@ shorter title, a word (Check) where the row holds it, else the sign its view wri
 ‖g‖ …), the tab in front first, and its title bar names it whole; every tab is in view at
 once, none behind the row's scroll arrows (Palette and Lesson were). With the signs alone,
 four studies beside the palette read 'J', 'J[b]', 'H', '≈'; as words they fit that row.
+
+A study in front beside the palette takes its column's height while the graph is edited: the
+inspector, provenance and code above it fold to their title bar (which says how they open)
+and tabs, and open where the user returns to them: their tab, their title bar, their
+separator dragged, a selected node, the story played. At 70% of the column a study showed
+380 px at 1280 x 800 and scrolled its plot or its table below the fold.
 """
 import shiboken6
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import (QDockWidget, QStyle, QStyleOptionDockWidget, QStylePainter, QTabBar,
-                               QTabWidget, QToolBar)
+from PySide6.QtWidgets import (QApplication, QDockWidget, QSizePolicy, QStyle, QStyleOptionDockWidget,
+                               QStylePainter, QTabBar, QTabWidget, QToolBar)
 
 CANVAS_MIN_HEIGHT = 360
 SHORT_TAB_PADDING = "QTabBar::tab { padding: 6px 6px; }"   # a row of short titles: 12 px a tab less
@@ -45,6 +51,7 @@ BOTTOM_SHARE = 0.45
 STORY_HEIGHT = 630
 STUDY_LEAST_HEIGHT = 266     # a study view's least height (240) and its row of tabs
 STUDY_SHARE = 0.7            # a study below the inspector takes this share of their column
+FOLD_DRAG = 24               # a folded dock's separator dragged this far down opens it
 INSPECTOR_SHARE = 0.5        # the inspector's share of that column when no study is in front
 _ACROSS = (Qt.DockWidgetArea.BottomDockWidgetArea, Qt.DockWidgetArea.TopDockWidgetArea)
 
@@ -71,12 +78,48 @@ def tabs_above(window):
 class Dock(QDockWidget):
     """A dock whose title bar leaves out the title while a tab beside it shows it whole."""
 
+    folded = False          # its content put away for a study below it (fold)
+    unfolded = None         # called when the user opens it folded (a click, a drag)
+
     def __init__(self, title, window, *shorter):
         super().__init__(title, window)
         self.title = title                  # its name, whatever its tab shows
         self.forms = (title, *shorter)      # its tab's, longest first, as the row has room
+        self._pressed = None
         self.visibilityChanged.connect(self._group_changed)
         self.topLevelChanged.connect(lambda _floating: self._group_changed(True))
+
+    def fold(self, folded):
+        """Put the dock's content away (`folded`), leaving its title bar, which says how it
+        opens, and its tab; or bring it back. Its least height is then its title bar's, so
+        a study below it in a short column takes the column's height (StudyPlacement)."""
+        if folded == self.folded or self.widget() is None:
+            return
+        self.folded = folded
+        content = self.widget()
+        if folded:          # its least height none, its width kept (the column's), its separator free
+            self._policy = content.sizePolicy()
+            content.setSizePolicy(self._policy.horizontalPolicy(), QSizePolicy.Policy.Ignored)
+        else:
+            content.setSizePolicy(self._policy)
+        self.update()
+
+    def folded_title(self):
+        return f"▸ Click to open the {self.title}"
+
+    def event(self, event):
+        """A click on a folded dock's title bar (not a drag) opens it."""
+        kind = event.type()
+        if kind == QEvent.Type.MouseButtonPress and self.folded:
+            self._pressed = event.position().toPoint()
+        elif kind == QEvent.Type.MouseButtonRelease and self.folded and self._pressed is not None:
+            moved = (event.position().toPoint() - self._pressed).manhattanLength()
+            self._pressed = None
+            handled = super().event(event)
+            if moved < QApplication.startDragDistance() and not self.isFloating() and self.unfolded:
+                QTimer.singleShot(0, self, lambda: self.unfolded(self))
+            return handled
+        return super().event(event)
 
     def _group_changed(self, _shown):
         """A dock shown or hidden makes its tab group's title bars show or leave out titles
@@ -91,6 +134,10 @@ class Dock(QDockWidget):
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
+        grown = event.size().height() - event.oldSize().height()
+        if (self.folded and event.oldSize().height() > 0 and grown >= FOLD_DRAG and self.unfolded
+                and QApplication.mouseButtons() & Qt.MouseButton.LeftButton):
+            self.unfolded(self, dragged=True)        # its separator dragged down: open, as tall
         if event.oldSize().width() != event.size().width():     # its row of tabs as wide
             window = self.parentWidget()
             QTimer.singleShot(0, window, lambda: fit_tab_titles(window))
@@ -109,6 +156,8 @@ class Dock(QDockWidget):
         # the buttons and the bar, as QDockWidget paints them; the title whole unless its tab
         # shows it whole (a dock split out of a row of short tabs kept '≈' for its title)
         option.title = "" if self.tabbed() and self.windowTitle() == self.title else self.title
+        if self.folded:
+            option.title = self.folded_title()
         QStylePainter(self).drawControl(QStyle.ControlElement.CE_DockWidgetTitle, option)
 
 
@@ -221,6 +270,32 @@ def open_bottom(window, dock, need=0, canvas_least=CANVAS_MIN_HEIGHT):
             window.resizeDocks([dock], [want + tabs], Qt.Orientation.Vertical)
 
 
+class TabClicks(QObject):
+    """A click on the tab in front of its row, which Qt reports nowhere (tabifiedDockWidget-
+    Activated says only a change of tab), yet is where the user returns to a folded dock, or
+    to a study whose column the inspector was given: `clicked(dock)` hears of it."""
+
+    def __init__(self, window, clicked):
+        super().__init__(window)
+        self.window, self.clicked = window, clicked
+
+    def watch(self):
+        for bar in self.window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            if not bar.property("clicksWatched"):
+                bar.setProperty("clicksWatched", True)
+                bar.installEventFilter(self)
+
+    def eventFilter(self, bar, event):
+        if event.type() == QEvent.Type.MouseButtonRelease and event.button() == Qt.MouseButton.LeftButton:
+            index = bar.tabAt(event.position().toPoint())
+            text = bar.tabText(index) if index >= 0 and index == bar.currentIndex() else None
+            dock = next((d for d in self.window.children() if isinstance(d, Dock) and in_front(d)
+                         and text in d.forms), None)
+            if dock is not None:
+                QTimer.singleShot(0, dock, lambda: self.clicked(dock))
+        return False
+
+
 def in_front(dock):
     """True when `dock` is shown and the visible tab of its group (or not tabbed)."""
     return dock.isVisible() and not dock.visibleRegion().isEmpty()
@@ -328,30 +403,71 @@ class StudyPlacement:
 
     def _tab_in_front(self, dock):
         """A tab brought to the front below the inspector shares the column by what it is: a
-        study takes STUDY_SHARE, the palette or the lesson gives the share back (the inspector
-        kept 174 px of a 576 px column at 1280 x 800 once a study had been opened there).
-        Shared once the tabs have changed: laid out while they change, a study opened beside
-        another kept a stale height and scrolled its words."""
+        study takes the column, the docks above it folded (_share_column), the palette or the
+        lesson gives the inspector its share back (it kept 174 px of a 576 px column at
+        1280 x 800 once a study had been opened there); a folded dock above brought to the
+        front opens (_open_folded). Shared once the tabs have changed: laid out while they
+        change, a study opened beside another kept a stale height and scrolled its words."""
         if dock in self.study_docks.values():
             QTimer.singleShot(0, dock, lambda: self._share_column(dock))
         elif dock in (self.palette_dock, self.lesson_dock):
             QTimer.singleShot(0, dock, lambda: self._share_column(dock, 1 - INSPECTOR_SHARE))
+        elif getattr(dock, "folded", False):
+            QTimer.singleShot(0, dock, lambda: self._open_folded(dock))
+
+    def _column_above(self):
+        """The docks tabbed above a study in its column (inspector, provenance, code)."""
+        return (self.inspector_dock, self.provenance_dock, self.code_dock)
+
+    def _study_in_column(self):
+        """The study in front below the inspector, in its column (None where there is none)."""
+        area = self.dockWidgetArea(self.inspector_dock)
+        if self.inspector_dock.isFloating():
+            return None
+        return next((d for d in self.study_docks.values() if in_front(d) and not d.isFloating()
+                     and self.dockWidgetArea(d) == area), None)
+
+    def _study_went_behind(self, visible):
+        """A study closed or behind another tab leaves nothing for the docks above to fold
+        for: they open, once the tabs have changed, unless another study is in front."""
+        if not visible and any(d.folded for d in self._column_above()):
+            QTimer.singleShot(0, self, lambda: self._study_in_column() is None and self._open_folded(
+                self.inspector_dock))
+
+    def _open_folded(self, dock, dragged=False):
+        """The user returns to a dock folded above a study (its tab, its title bar, its
+        separator dragged down): it opens at its share of the column (the provenance at the
+        height that shows its step while the story plays), or as tall as it was dragged."""
+        study = self._study_in_column()
+        if dragged or study is None:
+            for above in self._column_above():
+                above.fold(False)
+            return
+        self._share_column(study, STUDY_SHARE if self.player.index >= 0 else 1 - INSPECTOR_SHARE)
 
     def _share_column(self, dock, share=STUDY_SHARE):
-        """A study beside the palette below the inspector (a 1280 x 800 window) takes
-        STUDY_SHARE (`share`) of that column's height: its plot over its words need more than half.
+        """A study beside the palette below the inspector (a 1280 x 800 or 1440 x 900 window)
+        takes the column's height while the graph is edited: the inspector, provenance and
+        code above it fold to their title bar and tabs (Dock.fold), opened again by a click
+        on either, a selected node, or the story. At STUDY_SHARE of the column (272 px of
+        content at 1280 x 800) a study scrolled its plot or its verdict below the fold: the
+        gradient check showed its first sentence and not its plot with four studies open.
+        Other docks in front below (`share` < STUDY_SHARE) give the inspector its share.
         While the story is played with the provenance in front above it, the provenance
         keeps the height that shows its step whole (ProvenancePanel.least_height) and the
-        study the rest, its words scrolling: the provenance had 140 px there, four rows of a
-        5 x 3 cotangent and no room for an entry's sum."""
+        study the rest: the provenance had 140 px there, four rows of a 5 x 3 cotangent and
+        no room for an entry's sum."""
         area = self.dockWidgetArea(dock)
         if self.inspector_dock.isFloating() or self.dockWidgetArea(self.inspector_dock) != area:
             return
+        fold = dock in self.study_docks.values() and share >= STUDY_SHARE and self.player.index < 0
+        for above in self._column_above():
+            above.fold(fold)
+        self._tab_clicks.watch()
         self.layout().activate()
-        above = next((d for d in (self.inspector_dock, self.provenance_dock, self.code_dock) if in_front(d)),
-                     self.inspector_dock)
+        above = next((d for d in self._column_above() if in_front(d)), self.inspector_dock)
         room = above.height() + dock.height()       # the two docks' (their tab rows aside)
-        top = room - int(room * share)
+        top = 1 if fold else room - int(room * share)
         if self.player.index >= 0 and above is self.provenance_dock:
             bar = above.height() - above.widget().height()
             top = max(top, min(self.provenance.least_height() + bar, int(room * share)))
@@ -359,9 +475,25 @@ class StudyPlacement:
             return
         self.resizeDocks([above, dock], [top, room - top], Qt.Orientation.Vertical)
         self.layout().activate()
-        short = top - above.height()      # Qt shares what it was asked by the docks' least sizes
+        short = 0 if fold else top - above.height()   # Qt shares what it was asked by the docks' least sizes
         if short and min(top + short, room - top - short) > 0:
             self.resizeDocks([above, dock], [top + short, room - top - short], Qt.Orientation.Vertical)
+
+    @property
+    def _tab_clicks(self):
+        watcher = getattr(self, "_tab_clicks_", None)
+        if watcher is None:
+            watcher = self._tab_clicks_ = TabClicks(self, self._tab_clicked)
+            for above in self._column_above():
+                above.unfolded = self._open_folded
+        return watcher
+
+    def _tab_clicked(self, dock):
+        """The tab in front clicked: a folded dock opens; a study takes its column again."""
+        if dock.folded:
+            self._open_folded(dock)
+        elif dock in self.study_docks.values():
+            self._share_column(dock)
 
     def _hold_restored_layout(self):
         """A remembered layout that puts a study along the bottom with the canvas lower than
@@ -377,6 +509,9 @@ class StudyPlacement:
         self.layout().activate()
         squeezed = squeezing_studies(self, self.study_docks.values())
         if not squeezed:
+            study = self._study_in_column()
+            if study is not None:           # it takes the column again, the docks above folded
+                self._share_column(study)
             return
         canvas = self.centralWidget().height()
         self.reset_dock_layout()

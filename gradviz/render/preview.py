@@ -5,7 +5,10 @@
 Arrays of rank > 2 are folded to 2-D (leading axes into rows) for the picture; the
 card's shape line still gives the true shape. (Cards and formula cards draw rank-3 and
 rank-4 tensors as tiles instead: render.tiles.) A long vector's heatmap is wrapped into
-rows of `WRAP` cells, so 201 values make an 11 x 20 block instead of a sub-pixel strip.
+rows of `WRAP` cells, so 201 values make an 11 x 20 block instead of a sub-pixel strip; a
+block still too tall or too wide for cells of MIN_CELL (the tiny CNN's 36 x 3 kernel drew
+2.3 px cells in a 7 px strip) is cut into blocks of rows side by side, or of columns one
+under another, and the caption says so (`HeatLayout`): nothing is transposed.
 """
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ FULL_ROWS, FULL_COLS = 6, 6       # shown completely up to this size
 ELLIPSIS_MAX = 10                 # up to this many rows/cols: first 3, an ellipsis, the last
 HEAT_W, HEAT_H = 132.0, 84.0      # heatmap thumbnail box
 HEAT_MAX_CELL = 12.0
+MIN_CELL = 5.0                    # a heat cell's least side at zoom 1 (px): smaller ones do not read
 WRAP = 20                         # a long vector's heatmap: rows of this many cells
 CELL_H = 16.0
 ELLIPSES = ("⋮", "⋯", "⋱")
@@ -68,16 +72,98 @@ def as_2d(array):
     return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])  # -1 cannot stand for 0 rows
 
 
+class HeatLayout:
+    """Where a heatmap draws each entry of an array: `grid` (the picture's cells, NaN where
+    no entry is: a wrapped vector's padding, the gaps between blocks), `index` (the flat
+    index drawn in each cell, -1 for none), `real` (how many entries), and the layout in
+    words: `wrapped` (a vector laid out WRAP a row) and `blocks` ("36 rows as 4 blocks of 9,
+    left to right", or "")."""
+
+    def __init__(self, array):
+        a2 = as_2d(array).astype(np.float64)
+        n = a2.size
+        self.real, self.wrapped = n, min(a2.shape) == 1 and n > WRAP
+        index = np.arange(n, dtype=np.int64)
+        if self.wrapped:
+            rows = math.ceil(n / WRAP)
+            index = np.concatenate([index, np.full(rows * WRAP - n, -1, np.int64)]).reshape(rows, WRAP)
+        else:
+            index = index.reshape(a2.shape)
+        self.base = index.shape                  # the wrapped (or the array's own) rows x columns
+        self.split, self.count, self.per = _blocks(*self.base)
+        self.index = _arranged(index, self.split, self.count, self.per)
+        flat = a2.reshape(-1)
+        self.grid = np.where(self.index >= 0, flat[np.maximum(self.index, 0)] if n else np.nan, np.nan)
+        rows, cols = self.base
+        every = "" if (rows if self.split == "rows" else cols) % self.per == 0 else "up to "
+        self.blocks = "" if self.count == 1 else (
+            f"{rows} rows as {self.count} blocks of {every}{self.per}, left to right" if self.split == "rows" else
+            f"{cols} columns as {self.count} blocks of {every}{self.per}, top to bottom")
+
+    def position(self, flat_index):
+        """(row, column) of the cell that draws entry `flat_index`."""
+        cols = self.base[1]
+        r, c = divmod(int(flat_index), cols)
+        if self.count == 1:
+            return r, c
+        if self.split == "rows":
+            block, r = divmod(r, self.per)
+            return r, block * (cols + 1) + c
+        block, c = divmod(c, self.per)
+        return block * (self.base[0] + 1) + r, c
+
+
+def _fit_cell(rows, cols):
+    return min(HEAT_W / cols, HEAT_H / rows, HEAT_MAX_CELL)
+
+
+def _blocks(rows, cols):
+    """("rows" or "columns", how many blocks, how many rows or columns a block) that lay a
+    `rows` x `cols` picture out with the largest cells in the HEAT_W x HEAT_H box: one block
+    when its cells are MIN_CELL or more already; else a tall block cut into blocks of rows
+    placed side by side, a wide one into blocks of columns placed one under another (a
+    cell's gap between blocks)."""
+    if _fit_cell(rows, cols) >= MIN_CELL:
+        return "rows", 1, rows
+    split, length, other = ("rows", rows, cols) if rows >= cols else ("columns", cols, rows)
+    best = (_fit_cell(rows, cols), 1, length)
+    for count in range(2, length + 1):
+        per = math.ceil(length / count)
+        if math.ceil(length / per) != count:     # that many blocks would leave one empty
+            continue
+        across, along = count * other + count - 1, per
+        cell = _fit_cell(along, across) if split == "rows" else _fit_cell(across, along)
+        if cell > best[0]:
+            best = (cell, count, per)
+        if across * MIN_CELL > 4 * max(HEAT_W, HEAT_H):   # more blocks only shrink the cells
+            break
+    return split, best[1], best[2]
+
+
+def _arranged(index, split, count, per):
+    """`index` (rows x columns) cut into `count` blocks of `per` rows side by side ("rows")
+    or of `per` columns one under another ("columns"), -1 in the gaps."""
+    if count == 1:
+        return index
+    rows, cols = index.shape
+    if split == "rows":
+        out = np.full((per, count * (cols + 1) - 1), -1, np.int64)
+        for b in range(count):
+            part = index[b * per:(b + 1) * per]
+            out[:len(part), b * (cols + 1):b * (cols + 1) + cols] = part
+    else:
+        out = np.full((count * (rows + 1) - 1, per), -1, np.int64)
+        for b in range(count):
+            part = index[:, b * per:(b + 1) * per]
+            out[b * (rows + 1):b * (rows + 1) + rows, :part.shape[1]] = part
+    return out
+
+
 def heat_grid(array):
-    """The 2-D block a heatmap shows and how many cells are real (the rest is padding)."""
-    a2 = as_2d(array).astype(np.float64)
-    n = a2.size
-    if min(a2.shape) == 1 and n > WRAP:
-        rows = math.ceil(n / WRAP)
-        block = np.full(rows * WRAP, np.nan)
-        block[:n] = a2.reshape(-1)
-        return block.reshape(rows, WRAP), n
-    return a2, n
+    """The 2-D block a heatmap shows (NaN where no entry is drawn) and how many cells are
+    real: `HeatLayout`'s grid."""
+    layout = HeatLayout(array)
+    return layout.grid, layout.real
 
 
 def _table_format(a, spec=None):
@@ -156,8 +242,11 @@ def _picked(n, full):
 
 
 def _heat_size(shape):
+    """(width, height, cell) of a heat picture of `shape` cells: as large as the HEAT_W x
+    HEAT_H box allows up to HEAT_MAX_CELL, never below MIN_CELL (a picture too large for
+    the box at MIN_CELL grows beyond it rather than shrink its cells out of sight)."""
     rows, cols = shape
-    cell = min(HEAT_W / cols, HEAT_H / rows, HEAT_MAX_CELL)
+    cell = max(_fit_cell(rows, cols), MIN_CELL)
     return cols * cell, rows * cell, cell
 
 
@@ -217,17 +306,20 @@ class Preview:
             self.width = _text.width(self.font, self.text) + 4
             self.height = _text.metrics(self.font).height() + 2
         elif self.kind == "heatmap":
-            self.grid, self.real = heat_grid(self.array)
+            self.heat = HeatLayout(self.array)
+            self.grid, self.real = self.heat.grid, self.heat.real
             self.heat_w, self.heat_h, self.cell = _heat_size(self.grid.shape)
             finite = self.grid[np.isfinite(self.grid)]
             scale = float(np.abs(finite).max()) if finite.size else 0.0
             scale_text = number_format(np.array([scale]) / 10.0 ** self.power, spec=own)
             self.caption = f"±{scale_text(scale / 10.0 ** self.power)}{self.factor} heatmap"
-            if self.grid.shape != as_2d(self.array).shape:   # a vector wrapped: say so
+            if self.heat.wrapped:   # a vector wrapped: say so
                 self.caption += f", {self.real} values, {WRAP} per row"
+            self.caption_lines = (self.caption, self.heat.blocks) if self.heat.blocks else (self.caption,)
             self.caption_font = _text.sans(font_size)   # as legible as the numbers (legible.NUMBER_PT)
-            self.width = max(self.heat_w, CAPTION_MIN_W, _text.width(self.caption_font, self.caption) + 2)
-            self.height = self.heat_h + CELL_H
+            self.width = max(self.heat_w, CAPTION_MIN_W,
+                             *(_text.width(self.caption_font, line) + 2 for line in self.caption_lines))
+            self.height = self.heat_h + CELL_H * len(self.caption_lines)
         else:
             a = as_2d(shown)
             full_r, full_c = (FULL_ROWS, FULL_COLS) if self.kind == "grid" else (4, 4)
@@ -271,7 +363,7 @@ class Preview:
             return self.text
         if self.kind == "heatmap":
             image = self._image(theme)
-            return self.caption, bytes(image.constBits())
+            return self.caption_lines, bytes(image.constBits())
         return self.factor, self._number_text() or self.table
 
     @property
@@ -375,7 +467,7 @@ class Preview:
             rows, cols = self.grid.shape
             rgba = np.empty((rows, cols, 4), dtype=np.uint8)
             rgba[..., :3] = rgb
-            rgba[..., 3] = np.where(np.isnan(self.grid), 0, 255) if self.real < self.grid.size else 255
+            rgba[..., 3] = np.where(self.heat.index < 0, 0, 255) if self.real < self.grid.size else 255
             image = rgba_image(rgba)
             self._images[theme.diverging] = image
         return image
@@ -389,8 +481,9 @@ class Preview:
         painter.drawRect(QRectF(x, y, w, h))
         painter.setFont(self.caption_font)
         painter.setPen(QColor(theme.muted))
-        painter.drawText(QRectF(x, y + h, self.width, CELL_H),
-                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self.caption)
+        for i, line in enumerate(self.caption_lines):
+            painter.drawText(QRectF(x, y + h + i * CELL_H, self.width, CELL_H),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
 
     def cell_rect(self, x, y, flat_index):
         """The cell of entry `flat_index` when drawn at (x, y); None if an ellipsis hides it."""
@@ -399,7 +492,7 @@ class Preview:
         if self.kind == "empty":
             return None
         if self.kind == "heatmap":
-            r, c = divmod(int(flat_index), self.grid.shape[1])
+            r, c = self.heat.position(flat_index)
             return QRectF(x + c * self.cell, y + r * self.cell, self.cell, self.cell)
         r, c = divmod(int(flat_index), as_2d(self.array).shape[1])
         if r not in self.rows or c not in self.cols:
@@ -416,8 +509,8 @@ class Preview:
             r = math.floor((point.y() - y) / self.cell)
             c = math.floor((point.x() - x) / self.cell)
             rows, cols = self.grid.shape
-            flat = r * cols + c
-            return flat if 0 <= r < rows and 0 <= c < cols and flat < self.real else None
+            flat = int(self.heat.index[r, c]) if 0 <= r < rows and 0 <= c < cols else -1
+            return flat if flat >= 0 else None
         if self.kind == "empty":
             return None
         candidates = [0] if self.kind == "scalar" else (

@@ -397,6 +397,8 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM,
         return None
     zoom, centre, _ = framed
     centre = settle(view, renderer, step, zoom, centre)
+    if fill is not None:
+        zoom, centre = _refit(view, renderer, step, zoom, centre, max(zoom, max_zoom))
     view.setTransform(QTransform.fromScale(zoom, zoom))
     look_at(view, centre)
     keep_labels_in_view(view)
@@ -404,6 +406,67 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM,
     # size: its cards still show their numbers there (the canvas draws compact below this).
     shown = text_px(view, zoom)
     view.set_readable_px(readable_px if shown >= readable_px - 1e-6 else shown * (1 - 1e-9))
+    return zoom, centre
+
+
+REFIT_GAIN = 1.1       # a slide's picture this much larger in its view is shown that large
+OFF_CENTRE = 0.05      # ... and centred where its margins differ by more than this of the view
+REFITS = 4             # ... zoomed and panned again at most this many times
+
+
+def _seen(view, zoom, centre):
+    port = view.viewport().rect()
+    seen = QRectF(0, 0, port.width() / zoom, port.height() / zoom)
+    seen.moveCenter(centre)
+    return seen
+
+
+def shown_whole(view, renderer, step, zoom, centre):
+    """(the union (scene) of what a view at (`zoom`, `centre`) shows whole: the step's items
+    (`step_items`), its arrows' labels where they lie free of the view's edges (the tiny
+    conv_transpose's cotangent label below y at 1280 x 800: a slide zoomed without its room
+    put it on another arrow), and every card (`whole_card`), or None; are all of the step's
+    items and labels in it?)"""
+    seen = _seen(view, zoom, centre).adjusted(-0.5 / zoom, -0.5 / zoom, 0.5 / zoom, 0.5 / zoom)
+    items = step_items(renderer, step) + [rect for _, rect in renderer.label_rects(step)]
+    picture, every = None, True
+    for k, rect in enumerate(items + [whole_card(renderer, n) for n in renderer.doc.nodes]):
+        if seen.contains(rect):
+            picture = QRectF(rect) if picture is None else picture.united(rect)
+        elif k < len(items):
+            every = False
+    return picture, every
+
+
+def off_centre(picture, seen):
+    """How far (share of the view, the larger of across and down) `picture`'s centre lies
+    from the centre of the view `seen`."""
+    return max(abs(picture.center().x() - seen.center().x()) / seen.width(),
+               abs(picture.center().y() - seen.center().y()) / seen.height())
+
+
+def _refit(view, renderer, step, zoom, centre, cap):
+    """(zoom, centre) of a presentation slide framed at (`zoom`, `centre`) and settled: what it
+    shows whole, shown as large as the view allows (up to `cap`), and centred where it shows
+    all the step's items, then settled again, until that is stable. The frame's zoom and
+    centre were chosen for more than the settle's pan kept in view: the seed slide of lesson
+    26 at 1920 x 1080 left room for a neighbour that the pan then dropped, attention's was
+    centred on the whole graph's height, and each left a third of the screen empty."""
+    port = view.viewport().rect()
+    width, height = max(1.0, port.width() - 2 * MARGIN), max(1.0, port.height() - 2 * MARGIN)
+    for _ in range(REFITS):
+        picture, every = shown_whole(view, renderer, step, zoom, centre)
+        if picture is None:
+            break
+        larger = min(cap, fit_zoom(picture, width, height))
+        if larger > zoom * REFIT_GAIN:
+            zoom = larger
+        elif not every or off_centre(picture, _seen(view, zoom, centre)) <= OFF_CENTRE:
+            break
+        moved = settle(view, renderer, step, zoom, picture.center())
+        if moved == centre:
+            break
+        centre = moved
     return zoom, centre
 
 

@@ -62,22 +62,108 @@ class WholeLabel(QLabel):
             self.setMinimumHeight(max(need, 0))
 
 
+FOLD_LINES = 4      # a banner with a detail longer than this at its width shows its headline first
+
+
+class Banner(WholeLabel):
+    """A banner that can read as its headline, its detail a click away: where the words
+    with their detail would take more than FOLD_LINES lines at the banner's width, it shows
+    the headline and 'Details ▸', and the whole text (with 'Less ◂') once clicked; the
+    choice holds for the texts after it. In a 340 px column at 1280 x 800 the Batch
+    Jacobian's warning took nine lines and pushed both its plots below the dock's fold.
+    `whole`: never squeezed below its words' height (WholeLabel)."""
+
+    def __init__(self, whole=False):
+        super().__init__()
+        self.whole = whole
+        self.head, self.detail = "", ""
+        self.opened = False
+        self.for_slide = False      # drawn for Export View: whole, without a link
+        self._width = -1
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
+                                     | Qt.TextInteractionFlag.LinksAccessibleByMouse
+                                     | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
+        self.linkActivated.connect(self._toggle)
+
+    def setText(self, text):
+        self.set_parts(text)
+
+    def set_parts(self, head, detail=""):
+        self.head, self.detail = head, detail
+        self._width = -1
+        self._show()
+
+    def whole_text(self):
+        """The headline and its detail, whatever the banner shows now."""
+        return f"{self.head} {self.detail}" if self.detail else self.head
+
+    def folded(self):
+        """True while the banner shows its headline alone."""
+        return bool(self.detail) and not self.opened and not self.for_slide and self._long()
+
+    def _long(self):
+        probe = QLabel()
+        probe.setWordWrap(True)
+        probe.setTextFormat(Qt.TextFormat.RichText)
+        probe.setStyleSheet(self.styleSheet())
+        probe.setFont(self.font())
+        probe.setText(self.whole_text())
+        probe.ensurePolished()
+        lines = probe.heightForWidth(max(self.width(), 1)) / max(self.fontMetrics().lineSpacing(), 1)
+        return lines > FOLD_LINES + 1     # the padding and border take about a line
+
+    def _show(self):
+        if not self.detail or self.for_slide:
+            text = self.whole_text()
+        elif self.folded():
+            text = f"{self.head} <a href='open'>Details ▸</a>"
+        else:
+            text = f"{self.whole_text()} <a href='close'>Less ◂</a>" if self._long() else self.whole_text()
+        if text != self.text():
+            QLabel.setText(self, text)
+            self._hold()
+            refit = self.parentWidget()
+            while refit is not None and not isinstance(refit, PlotsAndWords):
+                refit = refit.parentWidget()
+            if refit is not None:
+                QTimer.singleShot(0, refit, refit.fit)     # the words' height has changed
+
+    def _toggle(self, link):
+        self.opened = link == "open"
+        self._show()
+
+    def resizeEvent(self, event):
+        QLabel.resizeEvent(self, event)
+        if self.detail and event.size().width() != self._width:
+            self._width = event.size().width()
+            self._show()
+        self._hold()
+
+    def _hold(self):
+        if self.whole:
+            super()._hold()
+
+
 def banner(kind="info", whole=False):
-    """A coloured box of rich text (`kind`: info, ok, warning, error); `whole`: never
-    squeezed below its words' height (WholeLabel)."""
-    label = WholeLabel() if whole else QLabel()
+    """A coloured box of rich text (`kind`: info, ok, warning, error; a Banner); `whole`:
+    never squeezed below its words' height (WholeLabel)."""
+    label = Banner(whole)
     label.setWordWrap(True)
     label.setTextFormat(Qt.RichText)
-    label.setTextInteractionFlags(Qt.TextSelectableByMouse)
     set_banner(label, kind, "")
     return label
 
 
-def set_banner(label, kind, html, padding="6px 8px"):
+def set_banner(label, kind, html, padding="6px 8px", detail=""):
+    """`label` as a banner of `kind` saying `html`, then `detail` (shown on a click where the
+    two are long: Banner)."""
     label.setStyleSheet(f"QLabel {{{BANNER_STYLES[kind]} padding:{padding}; border-radius:4px;"
                         f" font-size:{VIEW_FONT_PT}pt;}}")
     label.setProperty("kind", kind)
-    label.setText(html)
+    if isinstance(label, Banner):
+        label.set_parts(html, detail)
+    else:
+        label.setText(f"{html} {detail}" if detail else html)
     label.setVisible(bool(html))
 
 
@@ -331,9 +417,12 @@ class StudyView(QWidget):
         bars. At 1280 x 800 the stacked Jacobian's picture held its choosers, a scroll bar
         and its words cut after four lines. A view in a dock far wider than tall (along the
         bottom at 1920 x 1080: a 3796 x 448 strip, its heatmaps squashed) is drawn by a
-        twin laid out at SLIDE_SIZE instead."""
-        if self.result is not None and self.width() > SLIDE_MAX_ASPECT * self.height():
-            twin = self._twin(QSize(*SLIDE_SIZE))
+        twin laid out at SLIDE_SIZE instead; a view with a banner folded to its headline, by
+        a twin of its size whose banners say their detail too (Banner.for_slide)."""
+        folded = any(b.folded() for b in self.findChildren(Banner) if b.isVisibleTo(self))
+        strip = self.width() > SLIDE_MAX_ASPECT * self.height()
+        if self.result is not None and (folded or strip):
+            twin = self._twin(QSize(*SLIDE_SIZE) if strip else self.size())
             slide = twin._slide_here()
             slide.owner = twin        # alive while the slide is drawn; deleted after
             return slide
@@ -344,6 +433,8 @@ class StudyView(QWidget):
         screen (Export View's slide of a view whose dock is a strip)."""
         twin = type(self)(self.controller)
         twin.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+        for shown in twin.findChildren(Banner):
+            shown.for_slide = True
         for kind in (QComboBox, QAbstractSpinBox):
             for mine, theirs in zip(self.findChildren(kind), twin.findChildren(kind)):
                 theirs.blockSignals(True)

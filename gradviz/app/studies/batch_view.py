@@ -109,8 +109,8 @@ class BatchJacobianView(StudyView):
 
     @property
     def warning(self):
-        """The warning shown, '' when the examples are independent."""
-        return self.check.text() if self.check.property("kind") == "warning" else ""
+        """The warning, headline and detail, '' when the examples are independent."""
+        return self.check.whole_text() if self.check.property("kind") == "warning" else ""
 
     def job(self):
         target, source = self.target_box.port(), self.source_box.port()
@@ -178,10 +178,10 @@ class BatchJacobianView(StudyView):
         if study.warning:
             r, c = study.location
             set_banner(self.check, "warning",
-                       f"<b>⚠ The examples are not independent.</b> The largest off-diagonal "
-                       f"block (the black box), example {r} of {t_name} on example {c} of "
-                       f"{s_name}, is {block(r, c)} (tolerance {number(study.tolerance)}). "
-                       f"batch_jacobian still returns shape "
+                       f"<b>⚠ The examples are not independent:</b> example {r} of {t_name} "
+                       f"depends on example {c} of {s_name} (the black box).",
+                       detail=f"The largest off-diagonal block is {block(r, c)} (tolerance "
+                       f"{number(study.tolerance)}). batch_jacobian still returns shape "
                        f"{tuple(study.batch_jacobian.shape)}, but it is off by up to "
                        f"{number(study.block_difference)} from the true per-example Jacobians: "
                        f"a layer mixes the batch (BatchNormalization in training does, through "
@@ -193,7 +193,8 @@ class BatchJacobianView(StudyView):
                             f"infinity, where a zero cotangent met ∞") if not_numbers else ("", ""))
             set_banner(self.check, "ok",
                        f"<b>✓ The examples are independent:</b> every off-diagonal block is zero"
-                       f"{where} (largest norm {number(study.largest)}{held}), so batch_jacobian's "
+                       f"{where}",
+                       detail=f"(largest norm {number(study.largest)}{held}), so batch_jacobian's "
                        f"{tuple(study.batch_jacobian.shape)} equals the diagonal blocks "
                        f"({compared(study.blocks, study.batch_jacobian, np.inf, number)[1]}).")
 

@@ -70,12 +70,14 @@ class WordColumn(QScrollArea):
 
     def first_sentence(self, width):
         """The height that shows the column's first sentence whole at `width` (its scroll
-        bar beside the words, as when they do not show whole); 0 for a table (its words do
-        not wrap) or a column of none."""
+        bar beside the words, as when they do not show whole), or a folded banner's headline
+        and the link that opens it; 0 for a table (its words do not wrap) or a column of none."""
         label, above = self.lead()
         if label is None or not label.wordWrap():
             return 0
         bar = self.verticalScrollBar().sizeHint().width()
+        if getattr(label, "folded", lambda: False)():     # a headline and its 'Details ▸': whole
+            return above + label.heightForWidth(width - bar)
         return above + first_sentence_bottom(label, width - bar)
 
     def first_label(self, width):
@@ -256,11 +258,12 @@ class PlotsAndWords(QSplitter):
         # Plots over words: the plots as tall as they would be (their cells square where that
         # fits), the words WORD_LINES where the plots leave them, at least their first sentence
         plots_want = sum(min(stacked_height(p, width), shows - sentence) for p in plots) + handle * len(plots)
+        tables_need = sum(need[id(p)] + handle for p in tables)
         for p in words:    # a table (its words do not wrap) whole: scrolled in a low slot it hid its side
             if p in tables:
                 floor = need[id(p)]
-            elif p is lead:
-                floor = max(sentence, min(need[id(p)], self.words_least(), shows - plots_want)) \
+            elif p is lead:     # WORD_LINES where the plots and a table leave them (the table was cut)
+                floor = max(sentence, min(need[id(p)], self.words_least(), shows - plots_want - tables_need)) \
                     if below else min(max(sentence, lead.first_label(width)), need[id(p)])
             else:
                 floor = min(need[id(p)], self.words_least())

@@ -186,6 +186,7 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
             dock.visibilityChanged.connect(
                 lambda visible, t=title: visible and self._create_study_view(t))
             dock.visibilityChanged.connect(self._show_problems)
+            dock.visibilityChanged.connect(self._study_went_behind)
             dock.toggleViewAction().triggered.connect(
                 lambda shown, d=dock: shown and QTimer.singleShot(0, d, lambda: self._study_opened(d)))
             if previous is not None:

@@ -220,6 +220,45 @@ def _needless_cuts(r, step, seen, cards, where):
     return out
 
 
+ROOM_GAIN = 1.1    # a slide whose picture would show this much larger in its view is framed too small
+OFF_CENTRE = 0.1   # ... and one whose picture lies this far (share of the view) off its centre
+
+
+def _room_left(c, r, step, seen, where):
+    """Presentation mode frames what a slide shows whole (the step's items and its arrows'
+    labels in view, and every card whole in view) as large as its view allows (up to its zoom cap), the view's margins
+    kept, and centred in the view where it shows all the step's items, unless the centred
+    view cuts more cards. The seed slides of lesson 26 and attention at 1920 x 1080 left a
+    third of the screen empty: the close-up's zoom was chosen before the pan that dropped a
+    neighbour from the frame (what stayed could show 1.32 times larger), and attention's
+    frame was centred on the whole graph's height (its top 36 % empty, its bottom 3 %)."""
+    items = step_view.step_items(r, step)
+    cards = [step_view.whole_card(r, n) for n in r.doc.nodes]
+    labels = [rect for _, rect in r.label_rects(step)]      # the arrows' labels as placed
+    shown = [rect for rect in items + labels + cards if seen.contains(rect)]
+    if not shown:
+        return []
+    picture = shown[0]
+    for rect in shown[1:]:
+        picture = picture.united(rect)
+    port, zoom = c.viewport().rect(), c.transform().m11()
+    cap = c.window().player.framing["max_zoom"]
+    larger = min(cap, step_view.fit_zoom(picture, port.width() - 2 * step_view.MARGIN,
+                                         port.height() - 2 * step_view.MARGIN))
+    if larger > zoom * ROOM_GAIN + EPS:
+        return [where + ("the slide's picture would show larger in its view", round(zoom, 2), round(larger, 2))]
+    if not all(seen.contains(rect) for rect in items):
+        return []
+    dx, dy = picture.center().x() - seen.center().x(), picture.center().y() - seen.center().y()
+    out = []
+    for move, side in (((dx, 0), seen.width()), ((0, dy), seen.height())):
+        if abs(sum(move)) > OFF_CENTRE * side:
+            centred = seen.translated(*move)
+            if len(step_view.cut_cards(centred, cards)) <= len(step_view.cut_cards(seen, cards)):
+                out.append(where + ("the slide's picture lies off the view's centre", round(sum(move) / side, 2)))
+    return out
+
+
 def _misses(w, path, presenting, size):
     """What the framing of each step of the open sample gets wrong."""
     c, p = w.canvas, w.player
@@ -267,6 +306,8 @@ def _misses(w, path, presenting, size):
         if seed is not None and not seen.contains(QRectF(seed[1], seed[0]).adjusted(0, -1, 0, 1).united(seed[2])):
             out.append(where + ("the seed's arrow or word is out of view",))
         out += _pan_misses(c, r, step, seen, where)
+        if presenting:
+            out += _room_left(c, r, step, seen, where)
         out += _needless_cuts(r, step, seen, cards, where)
         out += _label_misses(r, step, seen, where)
         formula = step_view.render_painter.formula_rect(r, step)

@@ -55,7 +55,7 @@ def test_the_batch_jacobian_banner_writes_norm_and_tolerance_as_cards_do(qtbot, 
     study = view.result
     number = line_format(study.largest, study.block_difference, study.tolerance)
     assert number(study.tolerance) == "1.000×10⁻⁶"
-    assert f"‖ = {number(study.largest)} (tolerance 1.000×10⁻⁶)" in view.check.text()
+    assert f"‖ = {number(study.largest)} (tolerance 1.000×10⁻⁶)" in view.check.whole_text()
     assert re.fullmatch(r"\d+\.\d{3}", number(study.largest))     # 1.14 → 1.140: one format
 
 

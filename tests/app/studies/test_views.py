@@ -266,7 +266,7 @@ def test_the_words_name_the_block_the_black_box_marks(qtbot):
 def test_batch_view_ok_for_independent_examples(qtbot):
     controller, view = opened(qtbot, views.BatchJacobianView, "001_batch_jacobian")
     assert view.warning == ""
-    assert "independent" in view.check.text() and view.check.property("kind") == "ok"
+    assert "independent" in view.check.whole_text() and view.check.property("kind") == "ok"
     J = ev.jacobian(controller.doc, Port("layer2", 0), Port("x", 0))
     np.testing.assert_allclose(view.result.jacobian, J, rtol=1e-6)
     image = view.heatmap.matrix
@@ -563,7 +563,8 @@ def _number_forms(*texts):
 def test_a_view_writes_its_numbers_in_one_format(qtbot, cls, sample, labels):
     """One format per view, the cards' rule: never 1.863e-08 beside 0.7813."""
     controller, view = opened(qtbot, cls, sample)
-    texts = [getattr(view, name).text() for name in labels]
+    texts = [getattr(getattr(view, name), "whole_text", getattr(view, name).text)()   # a banner's detail too
+             for name in labels]
     forms = _number_forms(*texts)
     assert len(forms) == 1, (forms, texts)
 
@@ -623,9 +624,10 @@ def test_a_batch_jacobian_holding_infinity_marks_it_and_compares_only_numbers(qt
     """√ at x[1, 1] = 0: J's entry is ∞ (drawn black, as the block size it makes), the patch
     image's gutters stay grey, and the check that batch_jacobian equals the diagonal blocks
     compares their numbers (it said 'max |difference| nan' beside ✓). Off the diagonal, as
-    TF's jacobian (one gradient per one-hot row), the zero cotangent meets 1/(2√0) = ∞ in
-    x[1, 1]'s column: NaN, so the blocks (0, 1) and (2, 1) are black too (they were zeros
-    before the engine matched TF there)."""
+    TF's jacobian (one gradient per one-hot row), a zero cotangent reaches x[1, 1]; TF's
+    SqrtGrad gives 0 where the cotangent is 0 (cwise_ops_gradients.h), so only the diagonal
+    block (1, 1) is black. (Before the engine took TF's SqrtGrad it multiplied 0 · ∞ = NaN
+    there and this test expected the blocks (0, 1) and (2, 1) black too.)"""
     from gradviz.graph.document import OP, VARIABLE, Document, Node
     doc = Document()
     doc.add(Node("a", VARIABLE, value=np.array([[4, 1, 2], [9, 0, 1], [1, 1, 1]], np.float32),
@@ -644,18 +646,18 @@ def test_a_batch_jacobian_holding_infinity_marks_it_and_compares_only_numbers(qt
     J = view.result.jacobian
     bad = int((~np.isfinite(J)).sum())
     assert view.heatmap.not_finite.sum() == bad and view.heatmap.entries == J.size
-    column_1 = np.zeros((3, 3), bool)
-    column_1[:, 1] = True                                        # every block into example 1
-    np.testing.assert_array_equal(view.norms.not_finite, column_1)
+    assert bad == 1 and np.isinf(J[1, 1, 1, 1])
+    block_11 = np.zeros((3, 3), bool)
+    block_11[1, 1] = True                                        # example 1 into example 1
+    np.testing.assert_array_equal(view.norms.not_finite, block_11)
     assert view.caption.text().endswith(
         f"In J, black is NaN or infinity ({bad} of {J.size} entries); in the block sizes, black "
-        f"is NaN or infinity (3 of 9 entries).")
+        f"is NaN or infinity (1 of 9 entries).")
     assert view.message.text().startswith("<b>⚠ Its numbers hold NaN or infinity.</b> The batch Jacobian holds")
-    assert "nan" not in view.check.text()
-    assert ("every off-diagonal block is zero where it is a number (largest norm 0; 2 blocks "
-            "hold NaN or infinity, where a zero cotangent met ∞)") in view.check.text()
-    assert ("(max |difference| = 0 over the 24 entries where both are numbers; the same entries "
-            "of each hold NaN or infinity)") in view.check.text()
+    assert "nan" not in view.check.whole_text()
+    assert "every off-diagonal block is zero (largest norm 0)" in view.check.whole_text()
+    assert ("(max |difference| = 0 over the 26 entries where both are numbers; the same entries "
+            "of each hold NaN or infinity)") in view.check.whole_text()
 
 
 def test_a_jacobian_check_with_nothing_to_compare_says_so(qtbot):
