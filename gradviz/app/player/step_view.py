@@ -23,6 +23,7 @@ half where a slightly different pan shows it whole or not at all.
 """
 import math
 
+import numpy as np
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QTransform
 
@@ -217,6 +218,23 @@ def _graph(renderer, step):
     return graph
 
 
+TRACE_STEP = 12.0      # scene units between the points of an arrow a docked card keeps clear of
+TRACE_R = 2.0          # ... each point a box this far out to each side
+
+
+def arrow_trace(renderer, step):
+    """Boxes (left, top, right, bottom) along `step`'s arrows as drawn (a fan-in's paths
+    beside each other: `step_tracks`), TRACE_STEP apart: what of them a docked formula card
+    must not cover."""
+    out = []
+    for _, track in renderer.step_tracks(step):
+        n = max(2, int(track.length / TRACE_STEP) + 1)
+        xs = np.interp(np.linspace(0.0, track.length, n), track.running, track.xy[:, 0])
+        ys = np.interp(np.linspace(0.0, track.length, n), track.running, track.xy[:, 1])
+        out += [(x - TRACE_R, y - TRACE_R, x + TRACE_R, y + TRACE_R) for x, y in zip(xs.tolist(), ys.tolist())]
+    return out
+
+
 def fit_zoom(rect, width, height):
     return min(width / max(rect.width(), 1.0), height / max(rect.height(), 1.0))
 
@@ -319,8 +337,12 @@ def _docked(view, renderer, step, lowest, readable_px):
     layout = renderer.formula_layout(step)
     natural = _box(formula)
     groups = [nids, nids[:1]] if len(nids) > 1 else [nids]
-    for group in groups:
-        shown = [_with_name(renderer, n) for n in group]
+    trace = arrow_trace(renderer, step)
+    # The step's arrows kept uncovered where they can be (the tiny CNN's conv → filters w
+    # docked its card over 46 % of the arrow from conv's port to filters w).
+    for group, guard in [(group, points) for group in groups
+                         for points in ((trace, ()) if trace and group is nids else ((),))]:
+        shown = [_with_name(renderer, n) for n in group] + [(point, point) for point in guard]
         arrows = [_box(rect) for rect in arrow_rects(renderer, step)] if group is nids else []
         avoid = [_with_name(renderer, n) for n in nids[len(group):]]
         # Clear of every card, beside the step's cards or anywhere free in the view, at the

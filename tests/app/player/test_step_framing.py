@@ -259,6 +259,26 @@ def _room_left(c, r, step, seen, where):
     return out
 
 
+def _covered_arrows(r, step, formula, where):
+    """The step's arrows that the formula card, docked by the player off its own place, lies
+    over (the tiny CNN's conv → filters w in presentation at 1920 x 1080 docked its card
+    over 46 % of the arrow into filters w)."""
+    docked = r.__dict__.get("_docked")
+    if docked is None or docked[0] is not step:
+        return []
+    out = []
+    inside = formula.adjusted(1, 1, -1, -1)
+    for edge, track in r.step_tracks(step):
+        points = _along(track)
+        under = (points[:, 0] > inside.left()) & (points[:, 0] < inside.right()) & \
+            (points[:, 1] > inside.top()) & (points[:, 1] < inside.bottom())
+        if under.any():
+            out.append(where + ("the docked formula card covers the step's arrow",
+                                r.doc.nodes[edge.src.node].label or edge.src.node,
+                                r.doc.nodes[edge.dst.node].label or edge.dst.node, round(float(under.mean()), 2)))
+    return out
+
+
 def _misses(w, path, presenting, size):
     """What the framing of each step of the open sample gets wrong."""
     c, p = w.canvas, w.player
@@ -319,6 +339,8 @@ def _misses(w, path, presenting, size):
             out.append(where + ("formula card not legible", round(px * r.formula_scale(step), 2)))
         if not seen.contains(formula):
             out.append(where + ("formula card not whole in view",))
+        if presenting:
+            out += _covered_arrows(r, step, formula, where)
         for card in cards:
             if formula.intersects(step_view.name_strip(card)):
                 out.append(where + ("formula card hides the name of a card of the step",))
