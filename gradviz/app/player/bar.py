@@ -243,6 +243,11 @@ class PlayerBar(QWidget):
             self._whole = True
             self._frame_timer.start()       # after the canvas's own fit, and after a resize
 
+    @property
+    def just_opened(self):
+        """Step 1 shown as the document opened (or as Home shows it), no step taken since."""
+        return self._whole and self._index == 0
+
     def frame(self):
         """Zoom and scroll the canvas to the current step (a function of the index only;
         a document just opened: Fit to Window's view, `show_opened`)."""

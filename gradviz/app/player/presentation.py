@@ -244,6 +244,10 @@ class PresentationMode(QObject):
                     and x.parent() is w and not x.isHidden()],
         )
         self.active = True
+        if self.player.just_opened:
+            # a lesson opened from the menu shows step 1; F5 then starts at its title slide,
+            # as it does for a lesson opened from the command line (auditor H38x)
+            self.player.set_index(-1)
         for widget in self._saved["hidden"]:
             widget.hide()
         w.menuBar().hide()

@@ -704,3 +704,24 @@ def test_every_step_title_is_short_in_presentation_at_1280(qapp):
             if lines > 2:
                 long.append((path.stem, title, lines))
     assert not long, long[:6]
+
+
+def test_f5_on_a_lesson_just_opened_starts_at_its_title_slide(window, qtbot):
+    """A lesson opened from the Lessons menu shows step 1; F5 then started at 1/N and the
+    title slide was reached only with ← (auditor H38x), while a lesson opened from the
+    command line started at it. Untouched since it opened, a lesson's slide show starts at
+    its title slide; a step the teacher chose is kept."""
+    w = window
+    entry = next(e for e in lesson_entries() if e.path.name == "003_matmul_gradient.json")
+    assert open_lesson(w, entry, ask=False)
+    assert w.player.index == 0
+    qtbot.keyClick(w.canvas, Qt.Key.Key_F5)
+    assert w.presentation.active and w.player.index == -1
+    assert w.presentation.band.title.text() == entry.title
+    qtbot.keyClick(w.canvas, Qt.Key.Key_Space)
+    assert w.player.index == 0
+    qtbot.keyClick(w.canvas, Qt.Key.Key_Right)
+    qtbot.keyClick(w.canvas, Qt.Key.Key_F5)
+    assert not w.presentation.active and w.player.index == 1
+    qtbot.keyClick(w.canvas, Qt.Key.Key_F5)
+    assert w.presentation.active and w.player.index == 1    # the chosen step stays
