@@ -69,21 +69,9 @@ class WindowFiles:
         if not self.maybe_save():
             return False
         self.controller.set_document(Document())
-        self._make_room_for_building()
         self.show_message("New document: drag ops from the palette, or press Tab on the canvas "
                           "to add one")
         return True
-
-    def _make_room_for_building(self):
-        """A new document has nothing to study and no lesson: its study docks close and the
-        palette comes in front of the lesson, so the inspector and the palette have the
-        column (a study saying 'does not apply here' kept half of it at 1280 x 800, and the
-        inspector's value grid was cut after its header row)."""
-        for dock in getattr(self, "study_docks", {}).values():
-            if dock.isVisible():
-                dock.close()
-        if self.palette_dock.toggleViewAction().isChecked():
-            self.palette_dock.raise_()
 
     def _start_dir(self):
         path = self.controller.path or (self.recent.paths() or [None])[0]

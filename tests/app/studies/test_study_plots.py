@@ -259,28 +259,3 @@ def test_the_patch_image_draws_square_patches(qtbot, window, size):
         assert "square" in dock.view.caption.text()
         _box, norms, _gaps = _settled(qtbot, dock.view.norms)     # not squeezed out beside it
         assert norms.width() >= 0.3 * image.width(), (floating, norms, image)
-
-
-def test_file_new_gives_the_column_to_building(qtbot, window):
-    """After File ▸ New at 1280 x 800 the studies stayed docked saying 'does not apply here'
-    in half the column, and the lesson dock (no lesson text) was in front of the palette:
-    a new constant's value grid was cut after its header row (auditors H38w, H38x). A new
-    document has nothing to study: its study docks close, the palette comes in front, and
-    the inspector gets the column the study had."""
-    from gradviz.app.dock_room import in_front
-    from gradviz.graph.document import CONSTANT
-    w = window("001_batchnorm_pitfall")
-    for title in ("Hessian", "Gradient check"):
-        _open(qtbot, w, title)
-    assert any(d.isVisible() for d in w.study_docks.values())
-    w.lesson_dock.raise_()
-    w.controller.undo_stack.setClean()
-    assert w.new_document()
-    qtbot.waitUntil(lambda: not any(d.isVisible() for d in w.study_docks.values()), timeout=3000)
-    qtbot.waitUntil(lambda: in_front(w.palette_dock), timeout=3000)
-    node = w.controller.add_node(CONSTANT, None, (100, 100))
-    w.controller.set_selection([node])
-    qtbot.wait(100)
-    column = w.inspector_dock.height() + w.palette_dock.height()
-    w.controller.undo_stack.setClean()    # closing the window asks nothing
-    assert w.inspector_dock.height() >= 0.45 * column
