@@ -25,6 +25,7 @@ from ..story.numbers import (card_spec, factor_text, mantissa_spec, number_forma
                              scaled, shared_spec, spec_on_card)
 from ..story.numbers import magnitudes_of as _magnitudes
 from ..story.numbers import loses_entries, unsigned_zero
+from ..engine.errors import counted
 from . import text as _text
 
 FULL_ROWS, FULL_COLS = 6, 6       # shown completely up to this size
@@ -97,8 +98,9 @@ class HeatLayout:
         rows, cols = self.base
         every = "" if (rows if self.split == "rows" else cols) % self.per == 0 else "up to "
         self.blocks = "" if self.count == 1 else (
-            f"{rows} rows as {self.count} blocks of {every}{self.per}, left to right" if self.split == "rows" else
-            f"{cols} columns as {self.count} blocks of {every}{self.per}, top to bottom")
+            f"{counted(rows, 'row')} as {counted(self.count, 'block')} of {every}{self.per}, left to right"
+            if self.split == "rows" else
+            f"{counted(cols, 'column')} as {counted(self.count, 'block')} of {every}{self.per}, top to bottom")
 
     def position(self, flat_index):
         """(row, column) of the cell that draws entry `flat_index`."""
