@@ -373,8 +373,10 @@ def _state_layer_norms(story, doc):
     layer's step says the norm of the cotangent its output receives, and the step after the
     chain (the source's gradient) its own, each with how it changed from the one before (the
     vanishing-gradient lessons tell the student to watch it while stepping): 'Its norm
-    ‖grad layer4‖ = 5.863×10⁻² is ‖grad layer5‖ divided by 11.5.' Read from the Gradient
-    norms study's points, so the story and View ▸ Studies ▸ Gradient norms give one number."""
+    ‖grad layer4‖ = 5.863×10⁻² is ‖grad layer5‖ divided by 11.546.', the norm and its
+    factor written alike (numbers.alone, as a card writes a scalar), never '1.870 is 1.83
+    times'. Read from the Gradient norms study's points, so the story and View ▸ Studies ▸
+    Gradient norms give one number."""
     norms = gradient_norms(story)
     size = [np.size(story.steps[i].cotangent) for i in norms.steps]
     layer = [kind == "visit" and getattr(doc.nodes.get(story.steps[i].node), "kind", None) == LAYER
@@ -402,15 +404,10 @@ def _state_layer_norms(story, doc):
         if len(before) == 1 and size[before[0]] > 1 and np.isfinite(norms.norms[before[0]]) \
                 and norms.norms[before[0]] > 0:
             ratio, earlier = norms.norms[j] / norms.norms[before[0]], norms.names[before[0]]
-            said += (f" is {_times(ratio)} times ‖grad {earlier}‖" if ratio >= 1 else
-                     f" is ‖grad {earlier}‖ divided by {_times(1 / ratio)}")
+            said += (f" is {alone(ratio)} times ‖grad {earlier}‖" if ratio >= 1 else
+                     f" is ‖grad {earlier}‖ divided by {alone(1 / ratio)}")
         step = story.steps[index]
         step.caption = f"{step.caption} {said}."
-
-
-def _times(factor):
-    """How many times, in three digits as the lessons say it (5.4, 11.5, 289), never 1.16e+03."""
-    return f"{factor:.3g}" if factor < 1000 else alone(factor)
 
 
 # -- why there is none -----------------------------------------------------------------------
