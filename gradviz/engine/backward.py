@@ -196,12 +196,20 @@ def _pass_recorded(relevant, pending, source_ids, finals, nbatch, stop_here, F,
             _visit(op, needs, pending, source_ids, finals, nbatch, F, differentiable, observer)
             continue
         t = op.outputs[0]
-        total = _total(pending, t, source_ids, finals, None)
-        if total is None or True not in needs:
+        total = pending.pop(op._id, None)  # _total, written out (an op's id is its output's)
+        if total is None:
+            continue
+        kind = type(total)
+        if kind is _FanIn or kind is ZeroCotangent:
+            total = _written(total, None, t)
+            kind = type(total)
+        if op._id in source_ids:
+            finals[op._id] = total
+        if True not in needs:
             continue
         # _step for a built-in rule with no observer, written out: the inner loop of
         # every backward pass that an outer tape records (a Hessian's inner gradient).
-        if not isinstance(total, Tensor):
+        if kind is not Tensor and not isinstance(total, Tensor):
             total = _as_tensor(total)
         contributions = rule(F, total, _recorded_inputs(op), t, op.attrs, needs)
         batch = total._value.shape[:nbatch] if nbatch else ()
@@ -426,6 +434,11 @@ def _recorded_inputs(op):
     ReadVariableOp per read for the same reason.
     """
     inputs = op.inputs
+    for t in inputs:  # most ops read no Variable: one type test per input
+        if type(t) is Variable:
+            break
+    else:
+        return inputs
     values = op._in_values
     for t, v in zip(inputs, values):
         if type(t) is Variable and t._value is not v:

@@ -303,15 +303,35 @@ def _batch_rows(g, y):
 
 
 
+_ZEROS = {}
+
+
+def zero_of(dtype):
+    """0 as a 0-d array of `dtype` (shared: never written). numpy compares with it, or
+    takes its maximum, ~1 us faster than with the Python 0, whose NEP 50 promotion runs
+    on every call (y > 0 on a 7x8 float32 array: 2.7 us, y > zero_of(y.dtype): 1.4 us);
+    the values are the same, the Python 0 being cast to `dtype` there too. Other kinds
+    (bool) keep the Python 0, whose promotion decides their result's dtype."""
+    zero = _ZEROS.get(dtype)
+    if zero is None:
+        if dtype.kind in "fiu":
+            zero = np.zeros((), dtype)
+            zero.flags.writeable = False
+        else:
+            zero = 0
+        _ZEROS[dtype] = zero
+    return zero
+
+
 def relu(x):
     if use_numba(x):
         return _kernel("relu")(x.reshape(-1)).reshape(x.shape)
-    return np.maximum(x, 0)
+    return np.maximum(x, zero_of(x.dtype))
 
 
 def relu_grad(g, y):
     if g.size < MIN_SIZE:  # use_numba and _batch_rows say no: a Hessian's small layers
-        return g * (y > 0).astype(g.dtype)
+        return g * (y > zero_of(y.dtype)).astype(g.dtype)
     if use_numba(g, y):
         return _kernel("relu_grad")(g.reshape(-1), y.reshape(-1)).reshape(g.shape)
     rows = _batch_rows(g, y)
@@ -319,7 +339,7 @@ def relu_grad(g, y):
         return _kernel("relu_grad_rows")(rows, y)
     # A float mask, not a bool one: numpy's float x float loop is ~30% faster than its
     # mixed float x bool loop on the batched cotangents of a Jacobian.
-    return g * (y > 0).astype(g.dtype)
+    return g * (y > zero_of(y.dtype)).astype(g.dtype)
 
 
 def sigmoid(x):
