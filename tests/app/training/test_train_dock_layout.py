@@ -11,6 +11,8 @@ from app_ui import tick_labels
 from gradviz.app import training
 from gradviz.app.dock_room import in_front
 from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT
+from gradviz.graph import load
+from gradviz.graph.fileformat import save
 
 from test_train_dock import draw, finish, panel  # noqa: F401 (the fixture)
 
@@ -144,3 +146,42 @@ def test_the_run_gif_reads_on_a_slide(qtbot, panel, monkeypatch):
         dark = sum(QColor(region.pixel(x, y)).lightness() < 100
                    for x in range(region.width()) for y in range(region.height()))
         assert dark >= 15, (names, rect)
+
+
+def test_a_lesson_not_about_training_opens_without_the_train_dock(qtbot, open_window, app_env):
+    """Issue 20 §5 (auditor, 1280 x 800): Train opened and run on lesson 22 stayed open over
+    lesson 29, the gradient check, and kept the canvas at its least height (360 px): the
+    lesson's vectors w, x, wx, t were drawn compact, colour strips with no numbers, in a
+    lesson about checking a number. A lesson opens in its own layout: Train stays open only
+    for a lesson with a training preset (lessons 21 to 24), the canvas gets back the
+    height Train took, and the cards read. A file of the user's, opened, keeps the docks as
+    the user left them; File ▸ New, nothing to train, closes Train as a lesson does."""
+    w = open_window("samples/train_2_valley.json")
+    w.train_dock.toggleViewAction().trigger()
+    qtbot.waitUntil(lambda: w.train_dock.panel is not None)
+    p = w.train_dock.panel
+    qtbot.waitUntil(lambda: w.canvas.height() <= CANVAS_MIN_HEIGHT + 2)   # Train took the rest
+    squeezed = w.canvas.height()
+    p.run(5)
+    finish(qtbot, p)
+    w.open_sample("samples/train_1_gd_bowl.json")         # about training: Train stays
+    qtbot.wait(50)
+    assert w.train_dock.isVisible() and in_front(w.train_dock)
+    w.open_sample("samples/nets_3_gradient_check.json")   # lesson 29
+    qtbot.waitUntil(lambda: w.train_dock.isHidden())
+    qtbot.waitUntil(lambda: w.canvas.height() >= squeezed + training.MIN_SIZE[1])
+    qtbot.waitUntil(lambda: not w.canvas.compact)        # once laid out and fitted
+    w.canvas.fit()
+    assert not w.canvas.compact
+    w.train_dock.toggleViewAction().trigger()            # the user opens it again: it opens
+    qtbot.waitUntil(lambda: w.train_dock.isVisible())
+    w.open_sample("samples/train_4_inverse.json")         # lesson 24 has a training preset
+    qtbot.wait(50)
+    assert w.train_dock.isVisible()
+    mine = app_env.tmp / "mine.gradviz.json"              # the user's own file, no preset
+    save(load("samples/nets_3_gradient_check.json"), str(mine))
+    assert w.open_file(str(mine))
+    qtbot.wait(50)
+    assert w.train_dock.isVisible()
+    w.new_document()
+    qtbot.waitUntil(lambda: w.train_dock.isHidden())
