@@ -10,6 +10,7 @@ from app_ui import tick_labels
 
 from gradviz.app import training
 from gradviz.app.dock_room import in_front
+from gradviz.app.training.landscape_view import MAX_ASPECT
 from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT
 from gradviz.graph import load
 from gradviz.graph.fileformat import save
@@ -87,7 +88,12 @@ def test_narrow_plots_leave_out_tick_labels_rather_than_overlap(qtbot, panel):
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
 def test_the_landscape_spans_its_window_and_shows_its_key(qtbot, panel, open_window, size):
     """Walk-through at 1280 x 800: the valley's x axis ran from −18 to 16 while the
-    contours filled −5 to 2.5 (a square window in a wide plot), the key's last line cut."""
+    contours filled −5 to 2.5 (a square window in a wide plot), the key's last line cut.
+    Issue 20 §5 (auditor): the plot was a 170 x 170 px square beside a 700 px column of
+    words, and its caption read 'Loss over x (x) and y (y)'. The window drawn now has the
+    shape of the room beside the words (twice as wide as tall in a short dock), the view
+    box that shape (it was square, as the window was), and the caption names the two
+    coordinates once."""
     w = open_window("samples/train_2_valley.json", size=size)
     w.train_dock.toggleViewAction().trigger()
     qtbot.waitUntil(lambda: w.train_dock.panel is not None)
@@ -103,7 +109,13 @@ def test_the_landscape_spans_its_window_and_shows_its_key(qtbot, panel, open_win
         assert low == pytest.approx(grid[0], abs=0.02 * span) and \
             high == pytest.approx(grid[-1], abs=0.02 * span), (shown, grid[[0, -1]])
     box = view.plot.getPlotItem().getViewBox()
-    assert box.height() >= (145 if size[1] < 1000 else 250) and abs(box.width() - box.height()) <= 2
+    aspect = (land.xs[-1] - land.xs[0]) / (land.ys[-1] - land.ys[0])
+    assert box.height() >= (145 if size[1] < 1000 else 250)
+    assert abs(box.width() - aspect * box.height()) <= 2 and 1 <= aspect <= MAX_ASPECT
+    if size[1] < 1000:                                     # the short dock: a wide plot
+        assert aspect == pytest.approx(MAX_ASPECT) and box.width() >= 290, (box.width(), aspect)
+    assert "Loss over x and y, 100 × 100 points" in view.caption.text()
+    assert "(x)" not in view.caption.text() and "over x and y." in view.caption.text()
     page = p.tabs.currentWidget()
     assert view.holder.height() >= page.height() - 4     # as tall as the tab allows
     key = view.key
