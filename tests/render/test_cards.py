@@ -573,27 +573,42 @@ def test_every_heat_picture_has_visible_cells_and_fills_its_box():
         assert (len(shown.caption_lines) == 2) == (shown.heat.count > 1), shown.caption_lines
 
 
-@pytest.mark.parametrize("shape, blocks", [
-    ((36, 3), "36 rows as 4 blocks of 9, left to right"),
-    ((3, 36), "36 columns as 3 blocks of 12, top to bottom"),
-    ((37, 3), "37 rows as 4 blocks of up to 10, left to right"),
-    ((784, 10), "784 rows as 10 blocks of up to 79, left to right"),
-    ((1, 36), ""), ((36, 1), ""), ((7, 7), ""), ((100, 100), ""),
+@pytest.mark.parametrize("shape, blocks, thinned", [
+    ((36, 3), "36 rows as 4 blocks of 9, left to right", ""),
+    ((3, 36), "36 columns as 3 blocks of 12, top to bottom", ""),
+    ((37, 3), "37 rows as 4 blocks of up to 10, left to right", ""),
+    ((1, 36), "", ""), ((36, 1), "", ""), ((7, 7), "", ""), ((48, 80), "", ""),
+    # too large for preview.CARD_PICTURE at MIN_CELL: every k-th row (of a thin matrix) or
+    # row and column, said in words (issue 20: a 100 x 100 matrix drew a 500 px picture)
+    ((784, 10), "262 rows as 6 blocks of up to 44, left to right", "every 3rd row: 262 of 784"),
+    ((100, 100), "", "every 3rd row and column: 34 × 34 of 100 × 100"),
+    ((3, 5000), "834 columns as 12 blocks of up to 70, top to bottom", "every 6th column: 834 of 5000"),
 ])
-def test_a_thin_matrix_is_laid_out_in_blocks_that_keep_each_entry_where_it_says(shape, blocks):
+def test_a_thin_matrix_is_laid_out_in_blocks_that_keep_each_entry_where_it_says(shape, blocks, thinned):
     """A tall or wide matrix is cut into blocks of whole rows (or columns), never
     transposed: each cell draws the entry the layout in words puts there, a hover over it
-    names that entry, and the cells are MIN_CELL or more (a 100 x 100 picture grows past the
-    thumbnail box instead)."""
+    names that entry, and the cells are MIN_CELL or more. (A 100 x 100 picture grew past the
+    thumbnail box to 500 px: a picture that would outgrow preview.CARD_PICTURE shows every
+    k-th row, or row and column, and its caption says which; the entries it leaves out
+    have no cell.)"""
     a = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) - 7.5
     shown = preview.Preview(a, compact=True)
-    assert shown.kind == "heatmap" and shown.heat.blocks == blocks
+    assert shown.kind == "heatmap" and shown.heat.blocks == blocks and shown.heat.thinned == thinned
+    assert shown.caption_lines == tuple(line for line in (shown.caption, thinned, blocks) if line)
     assert shown.cell >= preview.MIN_CELL
+    assert shown.heat_w <= preview.CARD_PICTURE[0] and shown.heat_h <= preview.CARD_PICTURE[1]
+    kr, kc = shown.heat.step
+    drawn = 0
     for i in range(a.size):
+        r, c = divmod(i, shape[1])
+        if r % kr or c % kc:
+            assert shown.cell_rect(0, 0, i) is None
+            continue
+        drawn += 1
         r, c = shown.heat.position(i)
         assert shown.grid[r, c] == a.reshape(-1)[i] and shown.heat.index[r, c] == i
         assert shown.entry_at(0, 0, shown.cell_rect(0, 0, i).center()) == i
-    if blocks and shape[0] > shape[1]:   # block b holds rows b*per.. of every column, left to right
+    if blocks and shape[0] > shape[1] and kr == 1:   # block b holds rows b*per.. of every column, left to right
         per = shown.heat.per
         assert shown.grid[0, shape[1] + 1] == a[per, 0] and np.isnan(shown.grid[0, shape[1]])
-    assert (shown.heat.index >= 0).sum() == a.size
+    assert (shown.heat.index >= 0).sum() == drawn == -(-shape[0] // kr) * -(-shape[1] // kc)
