@@ -612,3 +612,41 @@ def test_a_thin_matrix_is_laid_out_in_blocks_that_keep_each_entry_where_it_says(
         per = shown.heat.per
         assert shown.grid[0, shape[1] + 1] == a[per, 0] and np.isnan(shown.grid[0, shape[1]])
     assert (shown.heat.index >= 0).sum() == drawn == -(-shape[0] // kr) * -(-shape[1] // kc)
+
+
+@pytest.mark.parametrize("name, nid", [("nets_1_conv_transpose", "input_image"),
+                                       ("001_batchnorm_pitfall", "x"),
+                                       ("nets_8_embedding", "embedding_table")])
+def test_a_pending_gradient_reads_as_a_placeholder(name, nid):
+    """Issue 20 §5 (auditor): a source's gradient not yet accumulated kept the box of the
+    whole gradient (the card does not jump when it arrives: test_stable_layout) filled with
+    the gradient's tint, 'pending: not yet accumulated' at its top-left: a large pink block
+    that read as an error (lesson 25's input image, 19's x, 36's table). The box keeps its
+    size and reads as a placeholder: the card's own light colour, its words centred."""
+    from gradviz.render.cards import LINE_H, PENDING_TEXT
+    r = renderer(name)
+    pending = r.pending_ports(0)
+    assert any(p.node == nid for p in pending)
+    card = r.cards[nid]
+    section = next(s for s in card.sections if s.colour == "gradient" and s.port in pending)
+    body = section.preview.height
+    assert body >= 3 * LINE_H, (nid, body)            # the case: a box for a whole gradient
+    x, y = r.positions[nid]
+    image = QImage(int(card.width), int(card.height), QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(QColor(r.theme.background))
+    painter = QPainter(image)
+    painter.translate(-x, -y)
+    r._paint_card(painter, nid, 0)
+    painter.end()
+    pixels = _pixels(image)[..., :3][..., ::-1].astype(int)      # BGRA -> RGB
+    top, left = int(section.y + LINE_H), int(PAD)
+    box = pixels[top + 2:top + int(body) - 2, left + 2:int(card.width) - left - 2]
+    light, tint = (np.array(QColor(c).getRgb()[:3]) for c in (r.theme.card, r.theme.gradient_fill))
+    is_light = (np.abs(box - light).sum(axis=2) <= 6)
+    is_tint = (np.abs(box - tint).sum(axis=2) <= 6)
+    assert is_light.mean() > 0.8 and is_tint.mean() < 0.05, (nid, is_light.mean(), is_tint.mean())
+    ink = np.argwhere(np.abs(box - light).sum(axis=2) > 150)     # the words' glyphs
+    centre = ink.mean(axis=0)
+    assert abs(centre[0] - box.shape[0] / 2) <= 4 and abs(centre[1] - box.shape[1] / 2) <= 6, \
+        (nid, centre, box.shape)
+    assert text.width(text.sans(8.5), PENDING_TEXT) < card.width
