@@ -7,7 +7,7 @@ An optional Observer receives each step (the story is told from it).
 """
 import numpy as np
 
-from . import backend, backend_gradviz, registry
+from . import backend, backend_gradviz, kernels, registry
 from .backend import ZeroCotangent
 from .array import zeros_like
 from .dtypes import FLOAT32
@@ -83,8 +83,13 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
             continue
         given = seed is not None
         if seed is None:
-            value = np.empty(t._value.shape, t._value.dtype)
-            value.fill(1)  # np.ones without its Python wrapper: this runs on every gradient
+            # np.ones without its Python wrapper: this runs on every gradient. A scalar
+            # target's is a copy of a shared 0-d one (0.36 us, against fill's 0.59).
+            if t._value.ndim:
+                value = np.empty(t._value.shape, t._value.dtype)
+                value.fill(1)
+            else:
+                value = kernels.constant_of(1, t._value.dtype).copy()
         else:
             value = seed._value
         c = seed if (given and differentiable) else (Tensor._wrap(value) if differentiable else value)
