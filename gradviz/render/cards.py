@@ -563,9 +563,9 @@ class CardPainter:
         if pending:     # the gradient's box kept (no jump when it comes), read as a placeholder
             box = QRectF(x, y + 1, width, _body_height(section) - 2)
             if box.height() > 2 * LINE_H:  # (round one line of words, a box touched them)
-                edge = QColor(t.gradient)
-                edge.setAlpha(110)
-                painter.setPen(QPen(edge, 1, Qt.PenStyle.DashLine))
+                edge = QColor(t.gradient)     # (solid: a dashed line's dashes fell apart
+                edge.setAlpha(90)             # between an export and its picture replayed)
+                painter.setPen(QPen(edge, 1))
                 painter.setBrush(QColor(t.card))
                 painter.drawRoundedRect(box, 4, 4)
             painter.setFont(text.sans(8.5))
