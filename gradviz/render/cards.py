@@ -553,10 +553,8 @@ class CardPainter:
             box = QRectF(x, y + 1, width, _body_height(section) - 2)
             flags = Qt.AlignmentFlag.AlignCenter
             if box.height() > 2 * LINE_H:  # (round one line of words, a box touched them)
-                # A solid line: Qt restarts a dash pattern where a PNG export's band clips it,
-                # so a dashed box came out unlike the same picture painted whole.
-                edge = QColor(t.gradient)
-                edge.setAlpha(110)
+                edge = QColor(t.gradient)     # (solid: a dashed line's dashes fell apart
+                edge.setAlpha(90)             # between an export and its picture replayed)
                 painter.setPen(QPen(edge, 1))
                 painter.setBrush(QColor(t.card))
                 painter.drawRoundedRect(box, 4, 4)
