@@ -78,9 +78,11 @@ def _ancestors(doc, targets, incoming):
     return above
 
 
-def joined(doc, source):
-    """Some edge path on the canvas leads from `source` to a target."""
-    return source.node in _ancestors(doc, doc.targets, doc.input_index())
+def joined(doc, source, targets=None):
+    """Some edge path on the canvas leads from `source` to a target (of `targets`, default
+    the document's)."""
+    targets = doc.targets if targets is None else targets
+    return source.node in _ancestors(doc, targets, doc.input_index())
 
 
 def cuts(doc, values, source, targets=None):
