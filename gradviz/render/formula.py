@@ -394,6 +394,10 @@ class FormulaCard:
         draws it smaller, in proportion (`formula_scale`). None: beside its node."""
         self.__dict__["_docked"] = None if rect is None else (step, QRectF(rect))
 
+    def docked_formula(self):
+        """(step, rect) where `dock_formula` put a step's card, or None."""
+        return self.__dict__.get("_docked")
+
     def formula_scale(self, step):
         """How much smaller than its layout the step's formula card is drawn (1: not)."""
         rect = self._formula_rect(step)
