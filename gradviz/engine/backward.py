@@ -38,6 +38,11 @@ class Observer:
     def contribution(self, op, index, cotangent):
         """The op's local VJP gave `cotangent` for input `index` (None: no gradient)."""
 
+    def summed(self, op, index, shape):
+        """The rule gave input `index` a contribution of `shape` (the op's broadcast output
+        shape), summed over the broadcast axes to the input's shape: called just before
+        that input's contribution (TF's BroadcastGradientArgs and reduce_sum)."""
+
     def cut(self, op, index):
         """Input `index` of op gets nothing because the op stops gradients."""
 
@@ -407,7 +412,10 @@ def _step(op, needs, upstream, pending, nbatch, F, differentiable, observer):
                 observer.cut(op, i)
             continue
         shape = batch_shape + t._value.shape if nbatch else t._value.shape
-        if (c._value.shape if isinstance(c, Tensor) else c.shape) != shape:
+        given = c._value.shape if isinstance(c, Tensor) else c.shape
+        if given != shape:
+            if observer is not None:
+                observer.summed(op, i, tuple(given[nbatch:]))
             c = F.sum_to_shape(c, shape, nbatch)
         if observer is not None:
             if type(c) is ZeroCotangent:  # the story shows the zeros

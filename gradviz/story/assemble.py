@@ -8,6 +8,7 @@ from . import dead_units
 from .derived import derived
 from .model import Step, Story
 from .operands import _word_pattern, rename, rule_operands
+from .rule_sums import broadcast_sum, per_row
 
 
 def _shape(a):
@@ -307,7 +308,10 @@ def _contribution(ev, naming, visit, where, known):
         # a rule text all inputs share (concat's 'grad_x = the matching slice of grad'):
         # its letter is this input's
         renamed = {**renamed, lhs: names[k]}
-    formula = rename(own, renamed)
+    out_shape = np.shape(op._out_values[0]) if op._out_values else ()
+    # the sums the rule's text leaves unsaid at these shapes: a broadcast input's, softmax's per row
+    formula = broadcast_sum(rename(per_row(own, op.type, out_shape), renamed), out_shape,
+                            np.shape(op._in_values[k]), ev.summed_from)
     described = {}     # the rule's other values (BatchNorm's σ, x̂), for the card's where line
     for symbol, (words, value) in derived(op, grad).items():
         shown_symbol = rename(symbol, renamed)
