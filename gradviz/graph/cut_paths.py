@@ -57,7 +57,7 @@ def node_cut(doc, values, nid, incoming):
     out = values.get(_port(nid))
     ins = [values.get(e.src) for e in incoming.get(nid, [])]
     if out is not None and not _floating(out) and any(_floating(v) for v in ins):
-        return (f"which returns {_dtype(out)} values from floating ones, and TF does not "
+        return (f"which turns floating values into {_dtype(out)} ones, and TF does not "
                 f"differentiate through integer or boolean tensors")
     return ""
 

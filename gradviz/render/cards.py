@@ -562,15 +562,18 @@ class CardPainter:
         colour = getattr(t, section.colour)
         if pending:     # the gradient's box kept (no jump when it comes), read as a placeholder
             box = QRectF(x, y + 1, width, _body_height(section) - 2)
+            flags = Qt.AlignmentFlag.AlignCenter
             if box.height() > 2 * LINE_H:  # (round one line of words, a box touched them)
                 edge = QColor(t.gradient)     # (solid: a dashed line's dashes fell apart
                 edge.setAlpha(90)             # between an export and its picture replayed)
                 painter.setPen(QPen(edge, 1))
                 painter.setBrush(QColor(t.card))
                 painter.drawRoundedRect(box, 4, 4)
+                box = box.adjusted(6, 0, -6, 0)     # the words keep clear of the outline
+                flags |= Qt.TextFlag.TextWordWrap
             painter.setFont(text.sans(8.5))
             painter.setPen(QColor(t.muted))
-            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, PENDING_TEXT)
+            painter.drawText(box, flags, PENDING_TEXT)
         elif section.preview is None:
             painter.setFont(preview.mono_font(9))
             painter.setPen(QColor(colour))

@@ -54,7 +54,7 @@ def test_a_cast_to_int_cuts_with_its_dtype():
     doc = argmax_cut_doc("cast", {"dtype": "int32"})
     values = evaluate(doc).values
     assert cut_reason(doc, values, Port("W")) == (
-        "every path from reduce_sum to W passes cast, which returns int32 values from floating "
+        "every path from reduce_sum to W passes cast, which turns floating values into int32 "
         "ones, and TF does not differentiate through integer or boolean tensors")
     assert none_words(doc, values, Port("W")) == "None (cut at cast)"
 
