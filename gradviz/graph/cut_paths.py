@@ -180,11 +180,11 @@ def none_words(doc, values, source):
 
 def none_why(doc, values, source):
     """The inspector's sentence for source `source`'s None gradient: 'None: every path from
-    reduce_sum to W passes argmax, which … (TF returns None).', or 'None: no path of edges
+    reduce_sum to W passes argmax, which …; TF returns None.', or 'None: no path of edges
     joins this source to the target (TF returns None).'"""
     why = cut_reason(doc, values, source)
     if why:
-        return f"None: {why} (TF returns None)."
+        return f"None: {why}; TF returns None."
     if joined(doc, source):   # an unwatched source: the tape recorded nothing from it
         return "None: the tape recorded no path from the target to this source (TF returns None)."
     return "None: no path of edges joins this source to the target (TF returns None)."

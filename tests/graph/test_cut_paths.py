@@ -39,7 +39,7 @@ def test_the_card_and_the_inspector_say_where_the_path_is_cut():
     doc = argmax_cut_doc()
     values = evaluate(doc).values
     assert none_words(doc, values, Port("W")) == "None (cut at argmax)"
-    assert none_why(doc, values, Port("W")) == f"None: {ARGMAX} (TF returns None)."
+    assert none_why(doc, values, Port("W")) == f"None: {ARGMAX}; TF returns None."
 
 
 def test_an_integer_target_and_a_cut_source_are_warnings():
