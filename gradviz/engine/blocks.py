@@ -90,6 +90,8 @@ def last_op_keeps_rows(relevant, target, rows):
     for op, needs in reversed(relevant):
         for o in op.outputs:
             if o is target:
+                if op.opdef.type == "MatMul" and needs[1] and op.inputs[1]._value.ndim == 2:
+                    return False  # a dependent 2-D right operand mixes rows (_keeps_rows)
                 dependent = [t for t, need in zip(op.inputs, needs) if need]
                 return _keeps_rows(op, dependent, rows)
     return True  # made by no op on the path (the source itself, or unconnected)

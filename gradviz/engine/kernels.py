@@ -303,15 +303,50 @@ def _batch_rows(g, y):
 
 
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_FLOAT32_CONSTANTS = {}
+_FLOAT64_CONSTANTS = {}
+_CONSTANTS = {}  # other dtypes: dtype -> {value: constant}
+
+
+def constant_of(value, dtype):
+    """The Python number `value` as a 0-d array of `dtype`, shared (read only). numpy
+    takes it next to an array 0.6-1.6 us faster than the Python number itself, whose
+    NEP 50 promotion runs on every call (y > 0 on a 7x8 float32 array 2.7 us, against
+    1.4; dy * (1 - y * y) on 1000 float32 4.6 us, against 2.9; a 0-d float32 cotangent
+    / 640 1.5 us, against 0.7: ~3k instructions a call); the values are the same, the
+    Python number being cast to `dtype` there too. Only for floats (and integer values
+    with integer dtypes): other kinds (bool) keep the Python number, whose promotion
+    decides their result's dtype. float32 and float64 find their table by identity:
+    hashing a dtype costs ~1k instructions, as much as a third of the saving."""
+    if dtype is _F32:
+        table = _FLOAT32_CONSTANTS
+    elif dtype is _F64:
+        table = _FLOAT64_CONSTANTS
+    else:
+        table = _CONSTANTS.get(dtype)
+        if table is None:
+            table = _CONSTANTS[dtype] = {}
+    constant = table.get(value)
+    if constant is None:
+        if dtype.kind == "f" or (dtype.kind in "iu" and type(value) is int):
+            constant = np.array(value, dtype)
+            constant.flags.writeable = False
+        else:
+            constant = value
+        table[value] = constant
+    return constant
+
+
 def relu(x):
     if use_numba(x):
         return _kernel("relu")(x.reshape(-1)).reshape(x.shape)
-    return np.maximum(x, 0)
+    return np.maximum(x, constant_of(0, x.dtype))
 
 
 def relu_grad(g, y):
     if g.size < MIN_SIZE:  # use_numba and _batch_rows say no: a Hessian's small layers
-        return g * (y > 0).astype(g.dtype)
+        return g * (y > constant_of(0, y.dtype)).astype(g.dtype)
     if use_numba(g, y):
         return _kernel("relu_grad")(g.reshape(-1), y.reshape(-1)).reshape(g.shape)
     rows = _batch_rows(g, y)
@@ -319,7 +354,7 @@ def relu_grad(g, y):
         return _kernel("relu_grad_rows")(rows, y)
     # A float mask, not a bool one: numpy's float x float loop is ~30% faster than its
     # mixed float x bool loop on the batched cotangents of a Jacobian.
-    return g * (y > 0).astype(g.dtype)
+    return g * (y > constant_of(0, y.dtype)).astype(g.dtype)
 
 
 def sigmoid(x):
@@ -334,28 +369,28 @@ def sigmoid(x):
 def sigmoid_grad(y, g):
     if use_numba(g, y):
         return _kernel("sigmoid_grad")(y.reshape(-1), g.reshape(-1)).reshape(g.shape)
-    return g * y * (1 - y)
+    return g * y * (constant_of(1, y.dtype) - y)
 
 
 def tanh_grad(y, dy):
     """dy · (1 - y²): numpy's three calls, or one loop that gives the same bits."""
     out = _elementwise("tanh_grad_into", y, dy, _FLOATS)
-    return dy * (1 - y * y) if out is None else out
+    return dy * (constant_of(1, y.dtype) - y * y) if out is None else out
 
 
 def sqrt_grad(y, dy):
     """TF's SqrtGrad: (0.5 · dy) / y, and 0 where dy is 0 (so sqrt(0) passes no NaN back
     when nothing flows into it: a Jacobian's other rows, an untaken where branch)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = (0.5 * dy) / y
-    return np.where(dy == 0, np.zeros((), out.dtype), out)
+        out = (constant_of(0.5, dy.dtype) * dy) / y
+    return np.where(dy == constant_of(0, dy.dtype), constant_of(0, out.dtype), out)
 
 
 def reciprocal_grad(y, dy):
     """TF's ReciprocalGrad: -y · y · dy, and 0 where dy is 0 (as SqrtGrad)."""
     with np.errstate(invalid="ignore", over="ignore"):
         out = -y * y * dy
-    return np.where(dy == 0, np.zeros((), out.dtype), out)
+    return np.where(dy == constant_of(0, dy.dtype), constant_of(0, out.dtype), out)
 
 
 def sin_grad(x, g):

@@ -24,6 +24,17 @@ KINDS = (CONSTANT, VARIABLE, OP, LAYER, CUSTOM_GRADIENT)
 TEXT_LIMITS = {"label": 80, "title": 200, "lesson": 5000}
 
 
+def json_kind(value):
+    """What a value read from a file is, in JSON's words: text, a number, true or false,
+    null, a list, an object (a message says what a field holds, never a Python type)."""
+    if isinstance(value, bool):
+        return "true or false"
+    if value is None:
+        return "null"
+    return ("text" if isinstance(value, str) else "a list" if isinstance(value, (list, tuple))
+            else "an object" if isinstance(value, dict) else "a number")
+
+
 def text_problem(what, text):
     """What is wrong with display text `what` ('label', 'title', 'lesson'), or None.
 
@@ -31,7 +42,7 @@ def text_problem(what, text):
     So no lone surrogates (from a "\\ud800" escape) and no control characters (only the
     lesson may hold line breaks and tabs)."""
     if not isinstance(text, str):
-        return f"the {what} must be text, got {type(text).__name__}"
+        return f"the {what} must be text, not {json_kind(text)}"
     limit = TEXT_LIMITS[what]
     if len(text) > limit:
         return f"the {what} has {len(text)} characters; at most {limit} are allowed"

@@ -7,6 +7,7 @@ import errno
 import json
 import math
 import os
+import re
 import stat
 
 import numpy as np
@@ -15,7 +16,7 @@ from ..engine.optimizers import OPTIMIZERS, hyper_parameters, make_optimizer
 from . import catalog
 from .atomic import write_file
 from .document import (CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE, Document, Edge,
-                       Node, TapeSettings, text_problem)
+                       Node, TapeSettings, json_kind, text_problem)
 from .errors import DocumentError
 from .names import file_ids
 from .ports import ID, parse_port, port_text
@@ -33,6 +34,7 @@ STUDIES = {"jacobian": ("target", "source"), "batch_jacobian": ("target", "sourc
            "hessian": ("target", "source", "newton_eps"),
            "higher_order": ("target", "source", "order"),
            "gradient_check": ("source", "index", "steps")}
+PORTS = "a list of ports such as 'node' or 'node:1'"
 MAX_CHECK_STEPS = 20     # step sizes of a gradient check (each costs two forward passes)
 
 
@@ -57,19 +59,45 @@ def loads(text, strict=True):
     return doc
 
 
+# Python's json messages in words, by how they begin (several end in 'at', their position
+# cut off: 'Unterminated string starting at.'); the place is said as line and column.
+JSON_SLIPS = (
+    ("Expecting value", "a value is expected there (a number, text in double quotes, true, "
+                        "false, null, a list or an object)"),
+    ("Expecting property name", "a key in double quotes is expected there (JSON allows no "
+                                "comma before a closing brace, and no single quotes)"),
+    ("Expecting ':'", "a ':' is expected there, between a key and its value"),
+    ("Expecting ','", "a ',' is expected there, between two items"),
+    ("Invalid control character", "a text in double quotes holds a tab or a line break there: "
+                                  "write it as \\t or \\n"),
+    ("Invalid \\uXXXX", "a \\u there is not followed by four hexadecimal digits"),
+    ("Invalid \\escape", "a backslash there starts no escape JSON knows (write \\\\ for a "
+                         "backslash)"),
+    ("Extra data", "the document ends before the file does: more follows it there"),
+    ("Illegal trailing comma", "a comma there is followed by a closing bracket: JSON allows no "
+                               "trailing comma"),
+)
+
+
 def _not_json(text, e):
     """Where the JSON breaks, in words: a file that ends before its JSON does was cut short
     (a copy or a save interrupted), anything else has a slip at that place."""
     if not text.strip():
         return "the file is empty: a document is a JSON object (open a .gradviz.json file)"
     where = f"line {e.lineno}, column {e.colno}"
+    if e.msg.startswith("Unterminated string"):     # no closing quote before the file's end
+        return (f"the file seems cut short: it ends inside a text in double quotes that starts "
+                f"at {where}")
+    words = next((w for start, w in JSON_SLIPS if e.msg.startswith(start)),
+                 re.sub(r"\s+at$", "", e.msg))
     if not text[e.pos:].strip():
-        return f"the file seems cut short: it is not valid JSON at {where} (its end): {e.msg}"
-    return f"the file is not valid JSON at {where}: {e.msg}"
+        return f"the file seems cut short: it is not valid JSON at {where} (its end): {words}"
+    return f"the file is not valid JSON at {where}: {words}"
 
 
 def _no_constant(name):
-    raise ValueError(f"{name} is not JSON; write non-finite values as \"nan\", \"inf\", \"-inf\"")
+    raise _BadNumber(f"{name} is not JSON; write non-finite values as \"nan\", \"inf\", \"-inf\"",
+                     name)
 
 
 class _BadNumber(ValueError):
@@ -96,9 +124,12 @@ def _float(literal):
 
 
 def _position(text, literal):
-    at = text.find(literal)
+    """'line 3, column 14': where `literal` first stands in `text` as a value, not inside a
+    text in quotes (a lesson that mentions NaN) nor as part of a longer number."""
+    token = re.compile(r'"(?:[^"\\]|\\.)*"|(?<![\w.+-])(' + re.escape(literal) + r")(?![\w.])")
+    at = next((m.start(1) for m in token.finditer(text) if m.group(1)), max(0, text.find(literal)))
     line = text.count("\n", 0, at) + 1
-    return f"line {line} column {at - (text.rfind(chr(10), 0, at) + 1) + 1}"
+    return f"line {line}, column {at - (text.rfind(chr(10), 0, at) + 1) + 1}"
 
 
 def load(path, strict=True):
@@ -145,9 +176,15 @@ def _too_large(size):
             f"{MAX_FILE_BYTES // 2**20} MiB")
 
 
-def _expect(obj, types, where, what, node=None):
-    if not isinstance(obj, types):
-        raise DocumentError(f"{what} has the wrong type ({type(obj).__name__})",
+KIND_WORDS = {dict: "an object", list: "a list", str: "text", bool: "true or false"}
+
+
+def _expect(obj, types, where, what, node=None, expected=None):
+    """`obj`, if it is of `types`; else an error that says what `what` must be (`expected`,
+    or the kind of `types` in JSON's words) and what the file holds: 'nodes must be a list
+    of nodes, not text' (it said 'nodes has the wrong type (str)')."""
+    if not isinstance(obj, types) or (types is not bool and isinstance(obj, bool)):
+        raise DocumentError(f"{what} must be {expected or KIND_WORDS[types]}, not {json_kind(obj)}",
                             where=None if node else where, node=node)
     return obj
 
@@ -160,7 +197,7 @@ def _text(value, what, node=None):
 
 
 def from_json(obj):
-    _expect(obj, dict, "file", "the document")
+    _expect(obj, dict, "file", "the document", expected="a JSON object ({ … })")
     if obj.get("format") != FORMAT:
         raise DocumentError(f"not a gradviz document (format is {obj.get('format')!r})"[:200],
                             where="format")
@@ -174,7 +211,7 @@ def from_json(obj):
     doc = Document(title=_text(obj.get("title", "Untitled"), "title"),
                    lesson=_text(obj.get("lesson", ""), "lesson"))
     budget = [MAX_ELEMENTS]
-    nodes = _expect(obj.get("nodes", []), list, "nodes", "nodes")
+    nodes = _expect(obj.get("nodes", []), list, "nodes", "nodes", expected="a list of nodes")
     if len(nodes) > MAX_NODES:
         raise DocumentError(too_many_nodes(len(nodes)), where="nodes")
     for i, n in enumerate(nodes):
@@ -183,17 +220,20 @@ def from_json(obj):
             raise DocumentError(f"two nodes have the id '{node.id}'", node=node.id,
                                 name=node.label or None)
         doc.nodes[node.id] = node
-    for i, e in enumerate(_expect(obj.get("edges", []), list, "edges", "edges")):
+    for i, e in enumerate(_expect(obj.get("edges", []), list, "edges", "edges",
+                                         expected="a list of edges")):
         where = f"edges[{i}]"
         if not isinstance(e, dict) or set(e) != {"from", "to"}:
-            raise DocumentError("an edge must be an object with exactly 'from' and 'to'",
+            holds = "" if isinstance(e, dict) else f", not {json_kind(e)}"
+            raise DocumentError(f"an edge must be an object with exactly 'from' and 'to'{holds}",
                                 where=where)
         doc.edges.append(Edge(parse_port(e["from"], where), parse_port(e["to"], where)))
     doc.targets = [parse_port(p, "targets") for p in _expect(obj.get("targets", []), list,
-                                                             "targets", "targets")]
+                                                             "targets", "targets", expected=PORTS)]
     doc.sources = [parse_port(p, "sources") for p in _expect(obj.get("sources", []), list,
-                                                             "sources", "sources")]
-    og = _expect(obj.get("output_gradients", {}), dict, "output_gradients", "output_gradients")
+                                                             "sources", "sources", expected=PORTS)]
+    og = _expect(obj.get("output_gradients", {}), dict, "output_gradients", "output_gradients",
+                 expected="an object from ports to tensors")
     for key, value in og.items():
         where = f"output_gradients[{key!r}]"
         doc.output_gradients[parse_port(key, where)] = _tensor(value, where, budget)
@@ -213,7 +253,7 @@ def _tensor(value, where, budget):
 
 
 def _node(n, where, budget):
-    _expect(n, dict, where, "a node")
+    _expect(n, dict, where, "a node", expected="an object with an id and a kind")
     nid = n.get("id")
     if not isinstance(nid, str) or not ID.fullmatch(nid):
         raise DocumentError(f"node id {nid!r} must be a name (letters, digits, _ . -)"[:200],
@@ -248,8 +288,10 @@ def _node_fields(n, nid, name, budget):
     specs = {OP: catalog.OPS, LAYER: catalog.LAYERS, CUSTOM_GRADIENT: catalog.CUSTOM_RULES}
     if kind in specs and node.op not in specs[kind]:
         raise DocumentError(f"unknown {kind} {node.op!r}"[:200], node=nid)
-    node.attrs = _attrs(node, _expect(n.get("attrs", {}), dict, None, "attrs", nid))
-    weights = _expect(n.get("weights", {}), dict, None, "weights", nid)
+    node.attrs = _attrs(node, _expect(n.get("attrs", {}), dict, None, "attrs", nid,
+                                              expected="an object of attribute names and values"))
+    weights = _expect(n.get("weights", {}), dict, None, "weights", nid,
+                      expected="an object of weight names and tensors")
     if weights and kind != LAYER:
         raise DocumentError("only a layer has weights", node=nid)
     if kind == LAYER:
@@ -285,11 +327,12 @@ def _attrs(node, given):
 
 
 def _tape(t):
-    _expect(t, dict, "tape", "tape")
+    _expect(t, dict, "tape", "tape", expected="an object of tape settings")
     unknown = sorted(set(t) - {"persistent", "watch_accessed_variables", "stop_recording"})
     if unknown:
         raise DocumentError(f"unknown key {unknown[0]!r}"[:200], where="tape")
-    stop = _expect(t.get("stop_recording", []), list, "tape.stop_recording", "stop_recording")
+    stop = _expect(t.get("stop_recording", []), list, "tape.stop_recording", "stop_recording",
+                   expected="a list of node ids")
     if not all(isinstance(s, str) for s in stop):
         raise DocumentError("stop_recording must list node ids", where="tape.stop_recording")
     return TapeSettings(
@@ -301,14 +344,14 @@ def _tape(t):
 
 
 def _studies(s):
-    _expect(s, dict, "studies", "studies")
+    _expect(s, dict, "studies", "studies", expected="an object of studies by name")
     out = {}
     for name, spec in s.items():
         where = f"studies.{name}"[:80]
         if name not in STUDIES:
             raise DocumentError(f"unknown study {name!r}; use one of {', '.join(STUDIES)}"[:200],
                                 where="studies")
-        _expect(spec, dict, where, "a study")
+        _expect(spec, dict, where, "a study", expected="an object of its settings")
         for key, value in spec.items():
             if key not in STUDIES[name]:
                 raise DocumentError(f"unknown key {key!r}"[:200], where=where)
@@ -342,7 +385,8 @@ def _are_steps(value):
 def _training(t):
     """The Train dock's preset: {"optimizer": name, "steps": n, hyper-parameter: value, …},
     each value checked as the optimizer itself checks it."""
-    _expect(t, dict, "training", "the training preset (an object)")
+    _expect(t, dict, "training", "the training preset",
+            expected="an object with an optimizer, its hyper-parameters and steps")
     if not t:
         return {}
     name = t.get("optimizer")

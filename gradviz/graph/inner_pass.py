@@ -1,8 +1,8 @@
 """What each op of a 'gradient' node's inner backward pass computes, for the reader.
 
 The ops an inner tape.gradient makes are recorded by the outer tape, and the outer story
-visits them. A student cannot find "multiply 1" on the canvas; told "the multiply for
-∂out/∂layer inside t1.gradient(out, x)", they can: each op is named by the cotangent of
+visits them. A student cannot find "multiply 1" on the canvas; told "∂out/∂layer inside
+t1.gradient(out, x)" (the multiply that makes that cotangent), they can: each op is named by the cotangent of
 the inner pass it makes, or by the forward op whose rule it is part of. The observer
 notes, while the inner pass runs, which cotangent every tensor is and where in the outer
 tape's record each step of the pass begins.

@@ -225,17 +225,18 @@ def local_model(doc, x, y, damping=1e-3):
     return LocalModel(loss_of(doc, values), g, h, damping, minimum, note)
 
 
-def window(center, path=(), margin=0.25):
-    """((x_lo, x_hi), (y_lo, y_hi)): a square around `center` (x, y) that holds every
-    point of `path`, with a margin. Square, so that drawn with equal axes the contours
-    keep their true shape and −∇L is perpendicular to them."""
+def window(center, path=(), margin=0.25, aspect=1.0):
+    """((x_lo, x_hi), (y_lo, y_hi)): a rectangle `aspect` times as wide as tall around
+    `center` (x, y) that holds every point of `path`, with a margin. Drawn with equal scales
+    on both axes in a plot of that shape (a short, wide dock gives it aspect 2), the
+    contours keep their true shape and −∇L is perpendicular to them."""
     points = np.asarray(list(path) + [center], np.float64).reshape(-1, 2)
     points = points[np.isfinite(points).all(axis=1)]
     lo, hi = points.min(axis=0), points.max(axis=0)
-    extent = float((hi - lo).max())
-    if extent == 0:
-        extent = max(1.0, float(np.abs(center).max()))
+    across, up = (float(e) for e in hi - lo)
+    if max(across, up) == 0:
+        across = up = max(1.0, float(np.abs(center).max()))
+    half_up = max(across / aspect, up) * (0.5 + margin)
     mid = (lo + hi) / 2
-    half = extent * (0.5 + margin)
-    return tuple((float(m - half), float(m + half)) for m in mid)
+    return tuple((float(m - half), float(m + half)) for m, half in zip(mid, (aspect * half_up, half_up)))
 

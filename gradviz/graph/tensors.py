@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ..engine.errors import counted
+from .document import json_kind
 from .errors import DocumentError, shown
 
 MAX_ELEMENTS = 50_000_000  # per tensor and per file; checked before anything is allocated
@@ -35,7 +36,8 @@ def data_texts(flat):
 def tensor_from_json(obj, where):
     """A tensor from its JSON form, checked before any allocation."""
     if not isinstance(obj, dict) or set(obj) != {"dtype", "shape", "data"}:
-        raise DocumentError("a tensor must be an object with exactly dtype, shape and data",
+        holds = "" if isinstance(obj, dict) else f", not {json_kind(obj)}"
+        raise DocumentError(f"a tensor must be an object with exactly dtype, shape and data{holds}",
                             where=where)
     dtype, shape, data = obj["dtype"], obj["shape"], obj["data"]
     if dtype not in DTYPES:
@@ -43,7 +45,7 @@ def tensor_from_json(obj, where):
                             where=where)
     count = check_shape(shape, where)
     if not isinstance(data, list):
-        raise DocumentError("data must be a flat list of numbers", where=where)
+        raise DocumentError(f"data must be a flat list of numbers, not {json_kind(data)}", where=where)
     if len(data) != count:
         raise DocumentError(f"data has {counted(len(data), 'value')} but shape {shape} needs {count}",
                             where=where)

@@ -123,10 +123,10 @@ class Spool:
 
 
 # A frame the camera passes through is on screen for one frame (1/25 s) and redraws the
-# whole picture: drawn with PASSING_COLOURS colours (the theme's flat colours, then the
-# most used) it looks the same in passing and costs a fifth less in a GIF (Newton's
-# glides: 70 kB a frame), half in an APNG. Every frame that stays, and every frame of the
-# cotangent's motion, keeps all its colours.
+# whole picture: an APNG draws it with PASSING_COLOURS colours of the story's palette
+# (`StoryPalette`: each pixel on its own ramp), half the bytes of its exact colours. Every
+# frame that stays, and every frame of the cotangent's motion, keeps all its colours. (A
+# GIF draws every frame in one palette: see `write_gif`.)
 PASSING_COLOURS = 32
 PASSING_SHARE = 0.5    # a frame changes the whole picture when its change covers this much of it
 
@@ -176,7 +176,7 @@ APNG_LEVEL = 6
 def write_apng(frames, path, fps=FPS, loop=0, keep=()):
     """An animated PNG: frame 0 is the full picture, later frames the changed rectangle.
     A frame the camera passes through (`passing_frames`) is drawn with PASSING_COLOURS
-    colours (`adaptive_palette`, `keep`: hex colours it holds exactly); the others exact.
+    colours (a `StoryPalette`, `keep`: the theme's hex colours); the others exact.
 
     Returns the number of frames written (identical consecutive frames are merged).
     """
@@ -190,13 +190,12 @@ def _write_apng(f, spool, fps, loop, keep):
     frame_ms = 1000.0 / max(0.1, float(fps))
     height, width, _ = spool.shape
     if any(spool.passing):
-        colours = adaptive_palette(spool.sampled(), size=PASSING_COLOURS, keep=keep)
-        coarse = Quantizer(colours)
+        coarse = StoryPalette(spool.sampled(), keep=keep).first(PASSING_COLOURS)
     seq = 0
     previous = None
     for index, (array, repeat) in enumerate(zip(spool.arrays(), spool.repeats)):
         if spool.passing[index]:
-            array = colours[coarse(array)]
+            array = coarse.colours[coarse(array)]
         box = (0, 0, width, height) if previous is None else _changed_box(previous, array) or (0, 0, 1, 1)
         x, y, w, h = box
         if index == 0:
@@ -233,73 +232,187 @@ def theme_colours(theme):
     return list(dict.fromkeys(out))
 
 
-def adaptive_palette(samples, size=256, min_distance=10.0, keep=()):
-    """Up to `size` colours: `keep` (hex colours) first, then the most frequent, skipping
-    near-duplicates.
+# The palette of an animation: the story's own colours and the ramps between them. Its
+# pictures are flat colours (cards, fills, text, edges, heatmap cells) and anti-aliased
+# edges whose pixels mix two of them. Drawn in the palette's nearest colour such a pixel
+# could take another hue: grey text in a glide's frames (32 colours: the theme's, then the
+# most used) had pink and blue fringes. Here a pixel on a ramp takes a colour of that ramp
+# (its ends, an in-between colour, a flat colour on it such as a heatmap's cell), lighter
+# or darker but of its own hue; a pixel on no ramp, the nearest colour. One in-between
+# colour a ramp reads as smooth at 2x as the 256 most used colours did, and an edge drawn
+# in fewer colours codes smaller: lesson 14's GIF took 4.43 MB, now 3.8 (bench/README.md).
+FLAT_BLOCK = 3         # a flat colour fills blocks of this many pixels square
+FLAT_PIXELS = 16       # ... at least this many of the sampled frames' pixels
+RAMP_ENDS = 40         # ramps run between the theme's colours and the flat ones that cover
+END_SHARE = 0.001      # ... this share of the sampled pixels (a card, a header; not a heatmap's cell)
+LINE_SHARE = END_SHARE / 4   # ... and the colours on no ramp that cover this share (see the class)
+OFF_RAMP_SHARE = 0.0001      # a colour on no ramp covering this share of the samples: in the palette
+RAMP_LEVELS = 2        # the in-between colours of a ramp: l / RAMP_LEVELS of the way
+RAMP_TOLERANCE = 12.0  # a pixel this close to a ramp lies on it (rounding, a third colour under it)
+RAMP_SLACK = 4.0       # ... and no farther than this beyond the nearest ramp (a grey pixel 3.7 from
+                       # blue to peach, 6.3 from grey text's ramp, may be either)
+HUE_WEIGHT = 32.0      # an error in hue (off the grey axis) costs this much more than one in lightness
+MEMBER_TOLERANCE = 3.0  # a palette colour this close to a ramp is one of its colours (rounding):
+                        # near white, cream (#fffdf5) and peach (#fff1e6) lie 12 apart
 
-    The diagrams are flat colours plus anti-aliased edges, so the flat colours are
-    exact and the edges fall on the nearest of a spread of in-between colours.
-    """
-    counts = {}
+
+def _unpack(values):
+    values = np.asarray(values, np.int64)
+    return np.stack([(values >> 16) & 255, (values >> 8) & 255, values & 255], axis=1).astype(np.float64)
+
+
+def _colour_counts(samples):
+    """({packed colour: pixels}, {packed colour: pixels at the corner of a FLAT_BLOCK
+    square of it}) over the `samples` (rgb arrays)."""
+    counts, flat = {}, {}
     for rgb in samples:
-        values, n = np.unique(_pack(rgb).ravel(), return_counts=True)
-        for v, c in zip(values.tolist(), n.tolist()):
-            counts[v] = counts.get(v, 0) + c
-    kept = [int(h[1:], 16) for h in keep][:size]
-    ordered = np.array(kept + sorted(set(counts) - set(kept), key=counts.get, reverse=True), np.uint32)
-    colours = np.stack([(ordered >> 16) & 255, (ordered >> 8) & 255, ordered & 255], axis=1).astype(np.float64)
-    if len(colours) <= size:
-        return colours.astype(np.uint8)
-    chosen = [c for c in colours[:len(kept)]]
-    for threshold in (min_distance, min_distance / 2, 0.0):
-        for c in colours:
-            if len(chosen) >= size:
-                break
-            if not chosen or np.min(np.sum((np.array(chosen) - c) ** 2, axis=1)) > threshold ** 2:
-                chosen.append(c)
-        if len(chosen) >= size:
-            break
-    return np.array(chosen[:size], np.uint8)
+        packed = _pack(rgb)
+        for into, values in ((counts, packed), (flat, _inside_blocks(packed, FLAT_BLOCK))):
+            found, n = np.unique(values, return_counts=True)
+            for v, c in zip(found.tolist(), n.tolist()):
+                into[v] = into.get(v, 0) + c
+    return counts, flat
 
 
-def quantize(rgb, palette):
-    """Palette indices (uint8, (h, w)) of the nearest palette colour of every pixel."""
-    values, inverse = np.unique(_pack(rgb).ravel(), return_inverse=True)
-    return _nearest(values, palette)[inverse.reshape(-1)].reshape(rgb.shape[:2])
+def _inside_blocks(packed, m):
+    """The colours of the pixels whose m x m block (the pixel at its top left) is one colour."""
+    h, w = packed.shape
+    if h < m or w < m:
+        return packed[:0, :0]
+    corner = packed[:h - m + 1, :w - m + 1]
+    same = np.ones(corner.shape, bool)
+    for dy in range(m):
+        for dx in range(m):
+            if dy or dx:
+                same &= packed[dy:dy + h - m + 1, dx:dx + w - m + 1] == corner
+    return corner[same]
 
 
-def _nearest(values, palette):
-    """The index of the nearest `palette` colour of each packed colour in `values`."""
-    colours = np.stack([(values >> 16) & 255, (values >> 8) & 255, values & 255], axis=1).astype(np.int32)
-    pal = palette.astype(np.int32)
-    nearest = np.empty(len(values), np.uint8)
-    for start in range(0, len(values), 4096):
-        block = colours[start:start + 4096]
-        d = ((block[:, None, :] - pal[None, :, :]) ** 2).sum(axis=2)
-        nearest[start:start + 4096] = d.argmin(axis=1)
-    return nearest
+def _ramps(colours, ends):
+    """For each of `colours` ((n, 3) float): the ramp between two of `ends` ((k, 3) float)
+    it lies nearest to: (its ends' indices i < j, how far along from ends[i] to ends[j],
+    distance)."""
+    n = len(colours)
+    if len(ends) < 2:
+        return np.zeros(n, int), np.zeros(n, int), np.zeros(n), np.full(n, np.inf)
+    misses = _misses(colours, ends)
+    best = misses.argmin(axis=1)
+    first, second = (index[best] for index in np.triu_indices(len(ends), 1))
+    d = ends[second] - ends[first]
+    along = ((colours - ends[first]) * d).sum(axis=1) / np.maximum((d * d).sum(axis=1), 1e-9)
+    along = np.clip(along, 0.0, 1.0)
+    return first, second, along, misses[np.arange(n), best]
 
 
-class Quantizer:
-    """`quantize` for the frames of one GIF: each colour's nearest palette entry is looked
-    up once and kept in a table of every 24-bit colour (32 MB), so that a frame costs a
-    lookup per pixel instead of sorting its colours again (np.unique): Newton's 193 frames
-    at 1920 x 1080 were written in 47 s, now in 12 s."""
+class StoryPalette:
+    """The colours of an animation's frames and how each pixel maps onto them.
+
+    `colours` ((n, 3) uint8, n <= `size`): the ramps' ends first (the theme's colours
+    `keep` that the frames use, the flat colours covering END_SHARE of them, then the
+    colours on no ramp that cover LINE_SHARE: a highlight's ring, too thin for a flat
+    block; up to RAMP_ENDS), then by the pixels each stands for: the other flat colours (a
+    heatmap's cells), the colours on no ramp covering OFF_RAMP_SHARE, and the ramps'
+    in-between colours (RAMP_LEVELS) where anti-aliased pixels lie.
+    Calling it on an rgb array gives palette indices (uint8): each pixel's nearest colour
+    among those of the ramps it lies on (any colour where it lies on none), an error in
+    hue counted HUE_WEIGHT times one in lightness (a grey pixel may lie on a grey ramp and
+    on blue to peach). Each colour is mapped once and kept in a table of every 24-bit
+    colour (32 MB): a frame costs a lookup per pixel.
+    `first(n)`: the same mapping onto the first n colours (a glide's frames)."""
     UNKNOWN = 0xFFFF
 
-    def __init__(self, palette):
-        self.palette = palette
-        self.table = np.full(1 << 24, self.UNKNOWN, np.uint16)
+    def __init__(self, samples, keep=(), size=256):
+        counts, flat = _colour_counts(samples)
+        if not counts:
+            raise ValueError("no pixels to make a palette of")
+        total = sum(counts.values())
+        present = [v for v in (int(h[1:], 16) for h in keep) if v in counts]
+        large = sorted((v for v, n in flat.items() if n >= END_SHARE * total), key=flat.get, reverse=True)
+        ends = list(dict.fromkeys(present + large))[:min(RAMP_ENDS, size)] or [max(counts, key=counts.get)]
+        values = np.array(sorted(counts, key=counts.get, reverse=True), np.int64)
+        weights = np.array([counts[v] for v in values.tolist()], np.float64)
+        # a line's colour (a highlight's ring, thinner than a flat block) on no ramp yet: an end too
+        _, _, _, distance = _ramps(_unpack(values), _unpack(ends))
+        lines = values[(distance > RAMP_TOLERANCE) & (weights >= LINE_SHARE * total)]
+        ends = list(dict.fromkeys(ends + lines.tolist()))[:min(RAMP_ENDS, size)]
+        end_colours = _unpack(ends)
+        first, second, along, distance = _ramps(_unpack(values), end_colours)
+        wanted = {}   # a colour the palette may hold -> the pixels it stands for
+        for v, n, miss in zip(values.tolist(), weights.tolist(), distance.tolist()):
+            if flat.get(v, 0) >= FLAT_PIXELS or (miss > RAMP_TOLERANCE and n >= OFF_RAMP_SHARE * total):
+                wanted[v] = n           # a flat colour (a heatmap's cell), a frequent one on no ramp
+        level = np.round(along * RAMP_LEVELS)
+        on_ramp = (distance <= RAMP_TOLERANCE) & (level > 0) & (level < RAMP_LEVELS)
+        if on_ramp.any():
+            a, b = end_colours[first[on_ramp]], end_colours[second[on_ramp]]
+            points = np.round(a + (level[on_ramp] / RAMP_LEVELS)[:, None] * (b - a)).astype(np.int64)
+            for v, n in zip(((points[:, 0] << 16) | (points[:, 1] << 8) | points[:, 2]).tolist(),
+                            weights[on_ramp].tolist()):
+                wanted[v] = wanted.get(v, 0) + n
+        for v in ends:
+            wanted.pop(v, None)
+        chosen = ends + sorted(wanted, key=wanted.get, reverse=True)[:size - len(ends)]
+        self._setup(_unpack(chosen).astype(np.uint8), end_colours)
+
+    def _setup(self, colours, ends):
+        self.colours = colours
+        self._ends = ends[:len(colours)]
+        self._members = None
+        self._table = np.full(1 << 24, self.UNKNOWN, np.uint16)
+
+    def first(self, n):
+        """This palette's mapping onto its first `n` colours."""
+        other = object.__new__(StoryPalette)
+        other._setup(self.colours[:n], self._ends)
+        return other
+
+    def __len__(self):
+        return len(self.colours)
 
     def __call__(self, rgb):
         packed = _pack(rgb)
-        found = self.table[packed]
+        found = self._table[packed]
         missing = found == self.UNKNOWN
         if missing.any():
             values = np.unique(packed[missing])
-            self.table[values] = _nearest(values, self.palette)
-            found = self.table[packed]
+            self._table[values] = self._nearest(values)
+            found = self._table[packed]
         return found.astype(np.uint8)
+
+    def _nearest(self, values):
+        """The index of each packed colour's palette colour (see the class)."""
+        colours = _unpack(values)
+        palette = self.colours.astype(np.float64)
+        if self._members is None:      # [ramp, colour]: the palette's colours on each ramp
+            self._members = (_misses(palette, self._ends) <= MEMBER_TOLERANCE).T.astype(np.float32)
+        out = np.empty(len(values), np.uint16)
+        for s in range(0, len(values), 1024):
+            block = colours[s:s + 1024]
+            error = palette[None, :, :] - block[:, None, :]
+            lightness = error.sum(axis=2) ** 2 / 3.0
+            error = lightness + HUE_WEIGHT * ((error * error).sum(axis=2) - lightness)
+            misses = _misses(block, self._ends)
+            best = misses.min(axis=1, initial=np.inf)[:, None]
+            near = ((misses <= RAMP_TOLERANCE) & (misses <= best + RAMP_SLACK)).astype(np.float32)
+            allowed = (near @ self._members) > 0          # the colours of the ramps it lies on
+            allowed[~near.any(axis=1)] = True             # on no ramp: any colour
+            error[~allowed] = np.inf
+            out[s:s + 1024] = error.argmin(axis=1)
+        return out
+
+
+def _misses(colours, ends):
+    """[colour, ramp]: how far each of `colours` lies from each ramp between two `ends`
+    (the pairs of np.triu_indices)."""
+    first, second = np.triu_indices(len(ends), 1)
+    p, d = ends[first], ends[second] - ends[first]
+    length = np.maximum((d * d).sum(axis=1), 1e-9)
+    out = np.empty((len(colours), len(first)))
+    for s in range(0, len(colours), 256):
+        c = colours[s:s + 256, None, :]
+        t = np.clip(((c - p) * d).sum(axis=2) / length, 0.0, 1.0)
+        out[s:s + 256] = np.sqrt((((p + t[..., None] * d) - c) ** 2).sum(axis=2))
+    return out
 
 
 def _lzw_python(indices, min_code_size=8):
@@ -457,20 +570,20 @@ def _sub_blocks(data):
 
 def _encoded(indices, transparent=None):
     """(LZW code size, LZW data, `transparent`) of a frame's palette `indices`: the code
-    size as small as its largest index allows (a glide's frame, in PASSING_COLOURS colours,
-    starts at 6-bit codes, not 9: 3 % smaller)."""
+    size as small as its largest index allows (a palette of 64 colours starts at 7-bit
+    codes, not 9)."""
     code_size = max(2, int(indices.max()).bit_length()) if indices.size else 2
     return code_size, lzw_encode(indices, code_size), transparent
 
 
-def write_gif(frames, path, fps=FPS, loop=0, palette=None, keep=()):
+def write_gif(frames, path, fps=FPS, loop=0, keep=()):
     """An animated GIF89a (one global palette, NETSCAPE2.0 looping, changed rectangles only,
-in them the pixels that stay as they were transparent where that codes smaller: a moving
-arrow's rectangle is mostly what it was).
+    in them the pixels that stay as they were transparent where that codes smaller: a moving
+    arrow's rectangle is mostly what it was).
 
-    The palette is adaptive (see `adaptive_palette`); `keep` lists hex colours it must
-    hold exactly, e.g. `theme_colours(theme)`. A frame the camera passes through
-    (`passing_frames`) uses only its first PASSING_COLOURS.
+    The palette is a `StoryPalette` of the frames (`keep`: the theme's hex colours, e.g.
+    `theme_colours(theme)`); a frame the camera passes through (`passing_frames`) uses
+    only its first PASSING_COLOURS (`StoryPalette.first`), each pixel on its own ramp.
 
     Returns the number of frames written (identical consecutive frames are merged).
     """
@@ -480,30 +593,28 @@ arrow's rectangle is mostly what it was).
         height, width, _ = spool.shape
         if width > 65535 or height > 65535:
             raise ValueError("a GIF is at most 65535 pixels wide and high")
-        if palette is None:
-            palette = adaptive_palette(spool.sampled(), keep=keep)
+        palette = StoryPalette(spool.sampled(), keep=keep)
         return write_file(path, lambda f: _write_gif(f, spool, fps, loop, palette))
 
 
 def _write_gif(f, spool, fps, loop, palette):
     height, width, _ = spool.shape
-    boxes, passing = spool.boxes, spool.passing
     table = np.zeros((256, 3), np.uint8)
-    table[:len(palette)] = palette
+    table[:len(palette)] = palette.colours
     centis = 100.0 / max(0.1, float(fps))
-    nearest, coarse = Quantizer(palette), Quantizer(palette[:PASSING_COLOURS])
     f.write(b"GIF89a")
     f.write(struct.pack("<HHBBB", width, height, 0xF7, 0, 0))
     f.write(table.tobytes())
     f.write(b"\x21\xff\x0bNETSCAPE2.0\x03\x01" + struct.pack("<H", loop) + b"\x00")
     previous = None
+    coarse, passing = palette.first(PASSING_COLOURS), spool.passing
     for k, (array, repeat) in enumerate(zip(spool.arrays(), spool.repeats)):
         # only the rectangle that changed is quantized again (the moving arrow); all of
         # the frame after one drawn coarse
-        x, y, w, h = boxes[0] if k == 0 or passing[k - 1] else boxes[k] or (0, 0, 0, 0)
+        x, y, w, h = spool.boxes[0] if k == 0 or passing[k - 1] else spool.boxes[k] or (0, 0, 0, 0)
         indices = np.empty((height, width), np.uint8) if previous is None else previous.copy()
-        indices[y:y + h, x:x + w] = (coarse if passing[k] else nearest)(array[y:y + h, x:x + w])
-        box = boxes[0] if previous is None else _changed_box(previous, indices)
+        indices[y:y + h, x:x + w] = (coarse if passing[k] else palette)(array[y:y + h, x:x + w])
+        box = spool.boxes[0] if previous is None else _changed_box(previous, indices)
         if box is None:                  # differs only below the palette's resolution
             box = (0, 0, 1, 1)
         x, y, w, h = box

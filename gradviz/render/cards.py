@@ -549,11 +549,17 @@ class CardPainter:
         arithmetic)."""
         t = self.theme
         colour = getattr(t, section.colour)
-        if pending:
+        if pending:     # the gradient's box kept (no jump when it comes), read as a placeholder
+            box = QRectF(x, y + 1, width, _body_height(section) - 2)
+            if box.height() > 2 * LINE_H:  # (round one line of words, a box touched them)
+                edge = QColor(t.gradient)
+                edge.setAlpha(110)
+                painter.setPen(QPen(edge, 1, Qt.PenStyle.DashLine))
+                painter.setBrush(QColor(t.card))
+                painter.drawRoundedRect(box, 4, 4)
             painter.setFont(text.sans(8.5))
             painter.setPen(QColor(t.muted))
-            painter.drawText(QRectF(x, y, width, LINE_H), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                             PENDING_TEXT)
+            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, PENDING_TEXT)
         elif section.preview is None:
             painter.setFont(preview.mono_font(9))
             painter.setPen(QColor(colour))

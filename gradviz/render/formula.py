@@ -24,6 +24,7 @@ from ..story.model import number_spec, path_name
 from ..story.operands import caption, is_number, mentions, operand_heading
 from ..story.rule_pictures import CONTRIBUTION, UPSTREAM, aligned
 from ..story.rule_pictures import pictures as rule_pictures
+from ..story.rule_sums import terms
 from . import legible, preview, text, tiles
 from .cards import BADGE_H, LINE_H, PAD
 
@@ -123,15 +124,20 @@ def formula_parts(step):
             if rule:
                 if parts:
                     parts.append(("op", "⊗"))
-                parts.append(("text", rule, "local rule"))
+                # its terms: the words of a Σ's axes are on the card's rule line above
+                parts.append(("text", terms(rule), "local rule"))
             if result is not None and kind != "cut":
                 parts += [("op", "="), ("array", np.asarray(result), "contribution")]
-        shown = pictured.shows if pictured is not None and pictured.equation else frozenset()
+        # what the pictures show, the where line leaves out: the rows' always, the equation's
+        # where it is drawn
+        drawn = pictured is not None and (not pictured.equation or (upstream is not None and result is not None))
+        shown = pictured.shows if drawn else frozenset()
+        used_in = terms(rule)      # not the words that say over what a Σ runs
         used = [(k, v) for k, v in operands.items()    # (a number written in the rule is its value)
-                if v is not None and rule and mentions(rule, k) and not is_number(k) and k not in shown]
+                if v is not None and used_in and mentions(used_in, k) and not is_number(k) and k not in shown]
         notes = getattr(step, "operand_notes", None) or {}
         told = [f"{k} = {note}" for k, note in notes.items()   # defined by a formula: 'â = (a − mean) / σ'
-                if operands.get(k) is None and rule and mentions(rule, k)]
+                if operands.get(k) is None and used_in and mentions(used_in, k)]
         if used or told:
             parts += [("break",), ("word", "where")]
             parts += [("array", np.asarray(v), k, "operand", nodes.get(k, "")) for k, v in used]
@@ -156,6 +162,11 @@ def formula_parts(step):
     return parts
 
 
+def _reads(shown, zoom):
+    """Does a tile picture write its numbers at `zoom` (as Tiles paints them)?"""
+    return shown.kind == "tiles" and zoom >= shown.numbers_from * (1 - tiles.ZOOM_SLACK)
+
+
 class FormulaLayout:
     """Where everything of one step's formula card goes, relative to its top-left corner."""
 
@@ -174,6 +185,10 @@ class FormulaLayout:
         # Pooling's pictures correspond cell by cell with the upstream and contribution beside
         # them: all at the cards' scale. Others grow where their numbers then read.
         self._room = None if aligned(step) else RULE_ROOM
+        # the rule drawn with numbers that read (conv's): the equation's arrays take that form
+        self._numbered = self._room is not None and any(
+            part[0] == "picture" and _reads(self._rule_picture(part[1], part[3]), legible.readable_zoom())
+            for part in self.parts)
         for shrink in TILE_SHRINK:      # the equation on one row: its tiles smaller before it wraps
             self._tile = (tiles.TILE_W * shrink, tiles.TILE_H * shrink)
             self._lay_out(step, n_steps, f)
@@ -238,8 +253,13 @@ class FormulaLayout:
                 self._equation_w = widest if self._equation_w is None else self._equation_w
                 continue
             if kind == "array":
-                shown = tiles.picture(part[1], role=tiles.FILTER if self._is_filter(part) else None,
-                                      tile=self._tile, spec=self.spec_of(part[1]))
+                role = tiles.FILTER if self._is_filter(part) else None
+                if len(part) <= 3 and self._numbered:
+                    # beside the rule's pictures, the equation's upstream and contribution take
+                    # their form: numbers where they read as the pictures' do
+                    shown = self._rule_picture(part[1], role)
+                else:
+                    shown = tiles.picture(part[1], role=role, tile=self._tile, spec=self.spec_of(part[1]))
                 if len(part) > 3:
                     w = text.width(f["name"], operand_title(part)) + NAME_GAP + shown.width
                     items.append((part, w, shown.height, shown))
@@ -247,7 +267,7 @@ class FormulaLayout:
                     w = max(shown.width, text.width(f["label"], self.caption_of(part[2])))
                     items.append((part, w, shown.height + LINE_H, shown))
             elif kind == "picture":
-                shown = self._rule_picture(part)
+                shown = self._rule_picture(part[1], part[3])
                 w = max(shown.width, text.width(f["label"], part[2]))
                 items.append((part, w, shown.height + (LINE_H if part[2] else 0), shown))
             elif kind == "text":
@@ -263,11 +283,11 @@ class FormulaLayout:
         self._equation_w = max(widest, row) if self._equation_w is None else self._equation_w
         return items, min(max(widest, row), FORMULA_MAX_W - 2 * PAD)
 
-    def _rule_picture(self, part):
+    def _rule_picture(self, array, role):
         """A picture of the rule: its cells grow within the room when its numbers then read at
         the zoom the player shows steps at (the card's are smaller: they are on the cards too)."""
         tile = RULE_TILE if self._room else self._tile       # pooling's: as the arrays'
-        return tiles.picture(part[1], role=part[3], tile=tile, spec=self.spec_of(part[1]), room=self._room,
+        return tiles.picture(array, role=role, tile=tile, spec=self.spec_of(array), room=self._room,
                              read_at=legible.readable_zoom(), partly=False)
 
     def _is_filter(self, part):
@@ -393,6 +413,10 @@ class FormulaCard:
         beside them do not fit the view at a readable zoom. A `rect` smaller than the card
         draws it smaller, in proportion (`formula_scale`). None: beside its node."""
         self.__dict__["_docked"] = None if rect is None else (step, QRectF(rect))
+
+    def docked_formula(self):
+        """(step, rect) where `dock_formula` put a step's card, or None."""
+        return self.__dict__.get("_docked")
 
     def formula_scale(self, step):
         """How much smaller than its layout the step's formula card is drawn (1: not)."""

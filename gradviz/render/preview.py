@@ -8,7 +8,10 @@ rank-4 tensors as tiles instead: render.tiles.) A long vector's heatmap is wrapp
 rows of `WRAP` cells, so 201 values make an 11 x 20 block instead of a sub-pixel strip; a
 block still too tall or too wide for cells of MIN_CELL (the tiny CNN's 36 x 3 kernel drew
 2.3 px cells in a 7 px strip) is cut into blocks of rows side by side, or of columns one
-under another, and the caption says so (`HeatLayout`): nothing is transposed.
+under another, and the caption says so (`HeatLayout`): nothing is transposed. A matrix
+whose picture at MIN_CELL would outgrow CARD_PICTURE (a 100 x 100 one drew 500 px) shows
+every k-th row (and column), said in its caption; tiles (render.tiles) take their cells by
+the same rule (square_cell, thinned).
 """
 from __future__ import annotations
 
@@ -33,7 +36,12 @@ ELLIPSIS_MAX = 10                 # up to this many rows/cols: first 3, an ellip
 HEAT_W, HEAT_H = 132.0, 84.0      # heatmap thumbnail box
 HEAT_MAX_CELL = 12.0
 MIN_CELL = 5.0                    # a heat cell's least side at zoom 1 (px): smaller ones do not read
+CARD_PICTURE = (400.0, 240.0)     # the most a picture of cells (a heatmap, tiles) grows to at MIN_CELL
+                                  # (w, h): two such cards side by side fit a 1440x900 window at
+                                  # the readable zoom; a larger tensor shows every k-th row and column
 WRAP = 20                         # a long vector's heatmap: rows of this many cells
+THIN = 4                          # a matrix this many times as long as wide is thin: laid out in
+                                  # blocks, and, too large, shown by every k-th row along its length
 CELL_H = 16.0
 ELLIPSES = ("⋮", "⋯", "⋱")
 BRACKET = 5.0
@@ -76,23 +84,36 @@ def as_2d(array):
 class HeatLayout:
     """Where a heatmap draws each entry of an array: `grid` (the picture's cells, NaN where
     no entry is: a wrapped vector's padding, the gaps between blocks), `index` (the flat
-    index drawn in each cell, -1 for none), `real` (how many entries), and the layout in
-    words: `wrapped` (a vector laid out WRAP a row) and `blocks` ("36 rows as 4 blocks of 9,
-    left to right", or "")."""
+    index drawn in each cell, -1 for none), `real` (how many entries it draws), and the
+    layout in words: `wrapped` (a vector laid out WRAP a row), `blocks` ("36 rows as 4
+    blocks of 9, left to right", or "") and `thinned` ("every 3rd row and column: 34 × 34 of
+    100 × 100", or ""): an array whose cells at MIN_CELL would make a picture larger than
+    CARD_PICTURE shows every k-th row (`step`: (k, 1)) along a thin matrix's length, else
+    every k-th row and column ((k, k)), every k-th value of a wrapped vector."""
 
     def __init__(self, array):
         a2 = as_2d(array).astype(np.float64)
         n = a2.size
-        self.real, self.wrapped = n, min(a2.shape) == 1 and n > WRAP
-        index = np.arange(n, dtype=np.int64)
+        self.shape, self.wrapped = a2.shape, min(a2.shape) == 1 and n > WRAP
+        # at MIN_CELL, the picture's area bounds the step from below
+        least = n * MIN_CELL ** 2 / (CARD_PICTURE[0] * CARD_PICTURE[1])
+        # a thin matrix (THIN times as long as wide) loses rows (or columns) along its length
+        # only, where its few columns fit, not a column; any other keeps its cells' aspect
+        rows, cols = a2.shape
         if self.wrapped:
-            rows = math.ceil(n / WRAP)
-            index = np.concatenate([index, np.full(rows * WRAP - n, -1, np.int64)]).reshape(rows, WRAP)
+            ways, start = (lambda k: [(k, k)]), int(least)
+        elif rows >= THIN * cols and cols * MIN_CELL <= CARD_PICTURE[0]:
+            ways, start = (lambda k: [(k, 1)]), int(least)
+        elif cols >= THIN * rows and rows * MIN_CELL <= CARD_PICTURE[1]:
+            ways, start = (lambda k: [(1, k)]), int(least)
         else:
-            index = index.reshape(a2.shape)
+            ways, start = (lambda k: [(k, k)]), int(math.sqrt(least))
+        self.step = thinned(lambda s: _fits_card(*_arranged_shape(self._base_shape(s))), ways, start)
+        index = self._base(self.step)
         self.base = index.shape                  # the wrapped (or the array's own) rows x columns
         self.split, self.count, self.per = _blocks(*self.base)
         self.index = _arranged(index, self.split, self.count, self.per)
+        self.real = int((index >= 0).sum())
         flat = a2.reshape(-1)
         self.grid = np.where(self.index >= 0, flat[np.maximum(self.index, 0)] if n else np.nan, np.nan)
         rows, cols = self.base
@@ -101,22 +122,106 @@ class HeatLayout:
             f"{counted(rows, 'row')} as {counted(self.count, 'block')} of {every}{self.per}, left to right"
             if self.split == "rows" else
             f"{counted(cols, 'column')} as {counted(self.count, 'block')} of {every}{self.per}, top to bottom")
+        self.thinned = "" if self.wrapped else _thinned_words(self.step, self.shape, index.shape)
+
+    def _base(self, step):
+        """The flat indices of every `step`-th entry ((rows, columns): every k-th row and
+        every l-th column of a matrix, every k-th value of a vector, wrapped WRAP a row, -1
+        past its end)."""
+        rows, cols = self.shape
+        if self.wrapped:
+            index = np.arange(0, rows * cols, step[0], dtype=np.int64)
+            rows = math.ceil(len(index) / WRAP)
+            return np.concatenate([index, np.full(rows * WRAP - len(index), -1, np.int64)]).reshape(rows, WRAP)
+        return (np.arange(0, rows, step[0], dtype=np.int64)[:, None] * cols
+                + np.arange(0, cols, step[1], dtype=np.int64)[None, :])
+
+    def _base_shape(self, step):
+        """The shape of `_base(step)`, computed without it."""
+        rows, cols = self.shape
+        if self.wrapped:
+            return math.ceil(math.ceil(rows * cols / step[0]) / WRAP), WRAP
+        return math.ceil(rows / step[0]), math.ceil(cols / step[1])
 
     def position(self, flat_index):
-        """(row, column) of the cell that draws entry `flat_index`."""
-        cols = self.base[1]
-        r, c = divmod(int(flat_index), cols)
+        """(row, column) of the cell that draws entry `flat_index`, or None where the picture
+        shows every k-th row or column (`step`) and this is not in one."""
+        flat, (kr, kc) = int(flat_index), self.step
+        if self.wrapped:
+            if flat % kr:
+                return None
+            r, c = divmod(flat // kr, WRAP)
+        else:
+            r, c = divmod(flat, self.shape[1])
+            if r % kr or c % kc:
+                return None
+            r, c = r // kr, c // kc
         if self.count == 1:
             return r, c
         if self.split == "rows":
             block, r = divmod(r, self.per)
-            return r, block * (cols + 1) + c
+            return r, block * (self.base[1] + 1) + c
         block, c = divmod(c, self.per)
         return block * (self.base[0] + 1) + r, c
 
 
-def _fit_cell(rows, cols):
-    return min(HEAT_W / cols, HEAT_H / rows, HEAT_MAX_CELL)
+def ordinal(k):
+    """'2nd', '3rd', '11th', '21st'."""
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
+
+
+def _fit_cell(rows, cols, box=(HEAT_W, HEAT_H), most=HEAT_MAX_CELL):
+    return min(box[0] / cols, box[1] / rows, most)
+
+
+def square_cell(rows, cols, box=(HEAT_W, HEAT_H), most=HEAT_MAX_CELL):
+    """The side of the square cells of a `rows` x `cols` picture (a heatmap, a tile): as large
+    as its `box` (w, h) allows up to `most`, never below MIN_CELL (a picture too large for the
+    box at MIN_CELL grows beyond it rather than shrink its cells out of sight)."""
+    return max(_fit_cell(rows, cols, box, most), MIN_CELL)
+
+
+def _fits_card(rows, cols, box=(HEAT_W, HEAT_H), most=HEAT_MAX_CELL):
+    cell = square_cell(rows, cols, box, most)
+    return cols * cell <= CARD_PICTURE[0] + 1e-9 and rows * cell <= CARD_PICTURE[1] + 1e-9
+
+
+def thinned(fits, ways, start=1):
+    """The first of `ways(k)` (steps (row step, column step) showing every k-th row and, or,
+    column of a heatmap or a tile) that `fits`, for the least k from `start` (1 at least):
+    a picture at MIN_CELL within CARD_PICTURE."""
+    k = max(1, start)
+    while True:
+        for step in ways(k):
+            if fits(step):
+                return step
+        k += 1
+
+
+def _thinned_words(step, shape, shown):
+    """'every 3rd row: 262 of 784', 'every 3rd row and column: 34 × 34 of 100 × 100', or ''
+    for a picture of every entry; `shown`: the rows x columns drawn of `shape`."""
+    kr, kc = step
+    if kr == kc == 1:
+        return ""
+    if kc == 1:
+        return f"every {ordinal(kr)} row: {shown[0]} of {shape[0]}"
+    if kr == 1:
+        return f"every {ordinal(kc)} column: {shown[1]} of {shape[1]}"
+    if kr == kc:
+        return f"every {ordinal(kr)} row and column: {shown[0]} × {shown[1]} of {shape[0]} × {shape[1]}"
+    return (f"every {ordinal(kr)} row and {ordinal(kc)} column: {shown[0]} × {shown[1]} of "
+            f"{shape[0]} × {shape[1]}")
+
+
+def _arranged_shape(base):
+    """The rows x columns of a heatmap of `base` cells laid out in blocks (_blocks)."""
+    rows, cols = base
+    split, count, per = _blocks(rows, cols)
+    if count == 1:
+        return rows, cols
+    return (per, count * (cols + 1) - 1) if split == "rows" else (count * (rows + 1) - 1, per)
 
 
 def _blocks(rows, cols):
@@ -244,11 +349,9 @@ def _picked(n, full):
 
 
 def _heat_size(shape):
-    """(width, height, cell) of a heat picture of `shape` cells: as large as the HEAT_W x
-    HEAT_H box allows up to HEAT_MAX_CELL, never below MIN_CELL (a picture too large for
-    the box at MIN_CELL grows beyond it rather than shrink its cells out of sight)."""
+    """(width, height, cell) of a heat picture of `shape` cells (square_cell)."""
     rows, cols = shape
-    cell = max(_fit_cell(rows, cols), MIN_CELL)
+    cell = square_cell(rows, cols)
     return cols * cell, rows * cell, cell
 
 
@@ -315,9 +418,11 @@ class Preview:
             scale = float(np.abs(finite).max()) if finite.size else 0.0
             scale_text = number_format(np.array([scale]) / 10.0 ** self.power, spec=own)
             self.caption = f"±{scale_text(scale / 10.0 ** self.power)}{self.factor} heatmap"
-            if self.heat.wrapped:   # a vector wrapped: say so
-                self.caption += f", {self.real} values, {WRAP} per row"
-            self.caption_lines = (self.caption, self.heat.blocks) if self.heat.blocks else (self.caption,)
+            if self.heat.wrapped:   # a vector wrapped: say so (and which of its values, if not all)
+                every = f"every {ordinal(self.heat.step[0])} of " if self.heat.step[0] > 1 else ""
+                self.caption += f", {every}{self.array.size} values, {WRAP} per row"
+            self.caption_lines = tuple(line for line in (self.caption, self.heat.thinned, self.heat.blocks)
+                                       if line)
             self.caption_font = _text.sans(font_size)   # as legible as the numbers (legible.NUMBER_PT)
             self.width = max(self.heat_w, CAPTION_MIN_W,
                              *(_text.width(self.caption_font, line) + 2 for line in self.caption_lines))
@@ -488,13 +593,17 @@ class Preview:
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
 
     def cell_rect(self, x, y, flat_index):
-        """The cell of entry `flat_index` when drawn at (x, y); None if an ellipsis hides it."""
+        """The cell of entry `flat_index` when drawn at (x, y); None if an ellipsis hides it
+        (or a heatmap of every k-th row and column leaves it out)."""
         if self.kind == "scalar":
             return QRectF(x, y, self.width, self.height)
         if self.kind == "empty":
             return None
         if self.kind == "heatmap":
-            r, c = self.heat.position(flat_index)
+            at = self.heat.position(flat_index)
+            if at is None:          # between the rows and columns a large matrix shows
+                return None
+            r, c = at
             return QRectF(x + c * self.cell, y + r * self.cell, self.cell, self.cell)
         r, c = divmod(int(flat_index), as_2d(self.array).shape[1])
         if r not in self.rows or c not in self.cols:

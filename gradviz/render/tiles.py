@@ -7,7 +7,9 @@ a convolution filter (HWIO) as a grid of in x out tiles of its H x W taps; a seq
 cell's number once the zoom makes it legible (legible.READABLE_PX tall, in the card's one
 number format), and answers which entry lies under a
 point (the canvas's tooltip, provenance clicks). Large tensors are summarised, never
-cut silently: the first examples or channels, an explicit "… 12 more channels", the last.
+cut silently: the first examples or channels, an explicit "… 12 more channels", the last;
+a tile's cells are preview.MIN_CELL or more, as a heatmap's, and a tile too large for
+preview.CARD_PICTURE at that size shows every k-th row and column, said in its caption.
 
 `picture(array, role=...)` picks this or `preview.Preview`; both have the same face
 (width, height, kind, draw, cell_rect, entry_at, renumbered).
@@ -113,8 +115,8 @@ class Tiles:
         a4 = self.array.reshape(self.array.shape[0], 1, *self.array.shape[1:]) if self.array.ndim == 3 \
             else self.array
         self._shape4, self._perm = a4.shape, perm
-        self.tiles = a4.transpose(perm)            # (rows, cols, h, w): a view, nothing copied
-        n_rows, n_cols, h, w = self.tiles.shape
+        whole = a4.transpose(perm)                 # (rows, cols, h, w): a view, nothing copied
+        n_rows, n_cols, self.full_h, self.full_w = whole.shape
         self.rows, self.cols = _picked(n_rows, MAX_ROWS), _picked(n_cols, MAX_COLS)
         self.label_font = _text.sans(legible.NUMBER_PT)   # names and scale as legible as the numbers
         # names only where they tell tiles apart: one example of one channel needs none
@@ -126,8 +128,13 @@ class Tiles:
         more_cols = n_cols - len(self.cols) + 1
         self.more_cols = (f"… {more_cols} more", col_noun) if None in self.cols else ()
         self.elided_w = elided_w = max([_text.width(self.label_font, t) + 6 for t in self.more_cols] + [0.0])
+        # cells of MIN_CELL or more (as a heatmap's: preview.square_cell); a tile too large for
+        # CARD_PICTURE at MIN_CELL shows every k-th row and column of its cells
+        self.step = preview.thinned(self._fits_card, lambda k: [(k, k)])[0]
+        self.tiles = whole[:, :, ::self.step, ::self.step]
+        h, w = self.tiles.shape[2:]
         self.cell = self._cell(h, w)
-        self.grown = self.cell > min(CELL_MAX, self.tile[0] / w, self.tile[1] / h)   # within `room`
+        self.grown = self.cell > preview.square_cell(h, w, self.tile, CELL_MAX)   # within `room`
         self.tile_w, self.tile_h = w * self.cell, h * self.cell
         self.number_pt = fitted_pt(self.cell, self._chars)
         self.col_x, x = {}, self.label_w
@@ -141,23 +148,43 @@ class Tiles:
         self.tiles_w, self.tiles_h = x - GAP, y - GAP
         finite = self.array[np.isfinite(self.array)] if self.array.dtype.kind == "f" else self.array
         self.scale = float(np.abs(finite.astype(np.float64)).max()) if finite.size else 0.0
-        self.caption = f"±{self.scale:.3g} · {self.one_tile}"
+        # the scale in the format of the cells' numbers (one format per card)
+        self.caption = f"±{self._fmt(self.scale)} · {self.one_tile}"
+        self.caption_lines = (self.caption,) + ((
+            f"every {preview.ordinal(self.step)} row and column of a tile: {h} × {w} of "
+            f"{self.full_h} × {self.full_w}",) if self.step > 1 else ())
         self.caption_font = _text.sans(legible.NUMBER_PT)
         self.width = max(self.tiles_w, preview.CAPTION_MIN_W,
-                         _text.width(self.caption_font, self.caption) + 2)
-        self.height = self.tiles_h + preview.CELL_H
+                         *(_text.width(self.caption_font, line) + 2 for line in self.caption_lines))
+        self.height = self.tiles_h + preview.CELL_H * len(self.caption_lines)
         self._images = {}
 
+    def _fixed(self):
+        """(width, height) the picture takes besides its tiles: row names, elisions, gaps."""
+        fixed_w = self.label_w + (self.elided_w if self.more_cols else 0.0) + GAP * (len(self.cols) - 1)
+        fixed_h = self.head_h + (ELIDED_H if self.more_rows else 0.0) + GAP * (len(self.rows) - 1)
+        return fixed_w, fixed_h
+
+    def _fits_card(self, step):
+        """Do the tiles, showing every step-th row and column of their cells, fit
+        preview.CARD_PICTURE at their cell size (never below preview.MIN_CELL)?"""
+        h, w = math.ceil(self.full_h / step[0]), math.ceil(self.full_w / step[1])
+        cell = preview.square_cell(h, w, self.tile, CELL_MAX)
+        (fixed_w, fixed_h), most_w, most_h = self._fixed(), *preview.CARD_PICTURE
+        shown_cols = sum(c is not None for c in self.cols)
+        shown_rows = sum(r is not None for r in self.rows)
+        return fixed_w + shown_cols * w * cell <= most_w + 1e-9 and fixed_h + shown_rows * h * cell <= most_h + 1e-9
+
     def _cell(self, h, w):
-        """A cell's side: as large as the tile's box allows, up to CELL_MAX; within `room`,
-        as large as its numbers need to read at the zoom `read_at` (readable_cell), or (partly)
-        as near to it as the room allows."""
-        cell = min(CELL_MAX, self.tile[0] / w, self.tile[1] / h)
+        """A cell's side: as large as the tile's box allows, up to CELL_MAX, never below
+        preview.MIN_CELL (preview.square_cell, as a heatmap's); within `room`, as large as its
+        numbers need to read at the zoom `read_at` (readable_cell), or (partly) as near to it
+        as the room allows."""
+        cell = preview.square_cell(h, w, self.tile, CELL_MAX)
         if not self.room:
             return cell
         shown_cols, shown_rows = [c for c in self.cols if c is not None], [r for r in self.rows if r is not None]
-        fixed_w = self.label_w + (self.elided_w if self.more_cols else 0.0) + GAP * (len(self.cols) - 1)
-        fixed_h = self.head_h + (ELIDED_H if self.more_rows else 0.0) + GAP * (len(self.rows) - 1)
+        fixed_w, fixed_h = self._fixed()
         fits = min((self.room[0] - fixed_w) / (w * len(shown_cols)), (self.room[1] - fixed_h) / (h * len(shown_rows)))
         readable = readable_cell(self._chars, self.read_at)
         if not self.partly and readable > fits:
@@ -194,8 +221,9 @@ class Tiles:
     def cell_rect(self, x, y, flat_index):
         """The cell of entry `flat_index` when drawn at (x, y); None if left out."""
         r, c, i, j = self._tile_index(flat_index)
-        if r not in self.row_y or c not in self.col_x:
+        if r not in self.row_y or c not in self.col_x or i % self.step or j % self.step:
             return None
+        i, j = i // self.step, j // self.step
         return QRectF(x + self.col_x[c] + j * self.cell, y + self.row_y[r] + i * self.cell, self.cell, self.cell)
 
     def entry_at(self, x, y, point):
@@ -208,7 +236,7 @@ class Tiles:
                 if c is not None and left <= px < left + self.tile_w:
                     i, j = math.floor((py - top) / self.cell), math.floor((px - left) / self.cell)
                     h, w = self.tiles.shape[2:]
-                    return self._flat(r, c, min(i, h - 1), min(j, w - 1))
+                    return self._flat(r, c, min(i, h - 1) * self.step, min(j, w - 1) * self.step)
         return None
 
     def index_text(self, flat, name=""):
@@ -233,7 +261,7 @@ class Tiles:
         """What `draw` paints, as a value two pictures of one layout compare by (as
         preview.Preview.look): the caption, each tile's colours and numbers."""
         shown = [(r, c) for r in self.rows if r is not None for c in self.cols if c is not None]
-        return (self.caption, [bytes(self._image(r, c, theme.diverging).constBits()) for r, c in shown],
+        return (self.caption_lines, [bytes(self._image(r, c, theme.diverging).constBits()) for r, c in shown],
                 [self.number_texts(r, c) for r, c in shown])
 
     def draw(self, painter, x, y, colour, theme, zoom=None):
@@ -278,7 +306,9 @@ class Tiles:
                              "\n".join(self.more_cols))
         painter.setFont(self.caption_font)
         painter.setPen(QColor(theme.muted))
-        painter.drawText(QRectF(x, y + self.tiles_h, self.width, preview.CELL_H), left, self.caption)
+        for k, line in enumerate(self.caption_lines):
+            painter.drawText(QRectF(x, y + self.tiles_h + k * preview.CELL_H, self.width, preview.CELL_H),
+                             left, line)
         painter.restore()
         return self.width, self.height
 

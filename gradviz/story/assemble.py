@@ -8,6 +8,7 @@ from . import dead_units
 from .derived import derived
 from .model import Step, Story
 from .operands import _word_pattern, rename, rule_operands
+from .rule_sums import broadcast_sum, per_row
 
 
 def _shape(a):
@@ -32,7 +33,7 @@ def _says_kind(name, op_name):
 
 
 def _sentence(caption):
-    """A caption that opens with a described tensor ('the relu grad for ∂out/∂… receives …')
+    """A caption that opens with a described tensor ('the relu grad inside … receives …')
     starts with a capital, as a sentence; one that opens with the user's name keeps its case."""
     if caption and caption.startswith(("the ", "a ", "an ")):
         return caption[0].upper() + caption[1:]
@@ -41,8 +42,15 @@ def _sentence(caption):
 
 def _kind(name, op_name):
     """'lookup (nn.embedding_lookup)'; a node or part named as its op is named once:
-    'matmul', "layer6's matmul"."""
-    return name if _says_kind(name, op_name) else f"{name} ({op_name})"
+    'matmul', "layer6's matmul"; an op inside a node says its kind before the node's name,
+    not after it, where it would read as that node's: '∂y/∂x via xx (input 2), a multiply
+    inside t1.gradient(y, x),'."""
+    if _says_kind(name, op_name):
+        return name
+    if " inside " in name:
+        own, where = name.split(" inside ", 1)
+        return f"{own}, {_a(op_name)} inside {where},"
+    return f"{name} ({op_name})"
 
 
 def _a(word):
@@ -269,8 +277,8 @@ def _rule_of(op, naming):
     """Whose rule a contribution applies: the op's name ('matmul'), and where the node's
     card says another word, which op of the node it is ('matmul, the op that ends
     t1.gradient(out, x)', not 'gradient': its rule is the matmul's); inside a 'gradient'
-    node, which product it is ('multiply, here the multiply for ∂y/∂x via xx (input 2) =
-    ∂y/∂xx · x,'), since the canvas shows none of them."""
+    node, which product it is ('multiply, here ∂y/∂x via xx (input 2) = ∂y/∂xx
+    · x,'), since the canvas shows none of them."""
     kind, rule = naming.op_name(op), naming.rule_name(op)
     if rule != kind:
         return f"{rule}, the op that ends {naming.op_label(op)},"
@@ -300,7 +308,10 @@ def _contribution(ev, naming, visit, where, known):
         # a rule text all inputs share (concat's 'grad_x = the matching slice of grad'):
         # its letter is this input's
         renamed = {**renamed, lhs: names[k]}
-    formula = rename(own, renamed)
+    out_shape = np.shape(op._out_values[0]) if op._out_values else ()
+    # the sums the rule's text leaves unsaid at these shapes: a broadcast input's, softmax's per row
+    formula = broadcast_sum(rename(per_row(own, op.type, out_shape), renamed), out_shape,
+                            np.shape(op._in_values[k]), ev.summed_from)
     described = {}     # the rule's other values (BatchNorm's σ, x̂), for the card's where line
     for symbol, (words, value) in derived(op, grad).items():
         shown_symbol = rename(symbol, renamed)

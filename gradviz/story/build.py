@@ -143,13 +143,6 @@ def from_tape(tape, target, sources, output_gradients=None, names=None,
     return story
 
 
-# The most characters of a step title that names ops inside a node and says where they are,
-# for the presentation's two lines at 1280 px: "the multiply for ∂y/∂x via xx (input 2) → x,
-# inside t1.gradient(y, x)" (69) takes two; "the add → the multiply for ∂y/∂x via xx (input
-# 1), inside t1.gradient(y, x)" (74) took three. Measured over samples/ (test_presentation).
-TITLE_CHARS = 72
-
-
 _SYMBOLS = {"Mul": "·", "AddV2": "+", "Add": "+", "Sub": "−", "RealDiv": "/"}
 
 CUSTOM_RULE_TEXT = {
@@ -176,7 +169,7 @@ class DocumentNaming:
         self._op_names = {}
         self._op_nodes = {}   # id(op) -> the op node that records only it (its ports are the op's)
         self._inner_tensors = {}   # id(tensor) -> name: a constant a 'gradient' node's pass made
-        self._short = {}           # an inner op's name -> (its short form, the node it is inside)
+        self._short = {}           # an inner op's label -> (its name without 'inside …', the node it is inside)
         for node_id, ops in evaluation.entries.items():
             self._name_ops(node_id, ops)
             node = doc.nodes.get(node_id)
@@ -221,31 +214,17 @@ class DocumentNaming:
 
     def step_title(self, text, *names):
         """`text` (a step's title with `names` in it, each once) with every name of an op
-        or tensor inside a 'gradient' node in a short form and the node said once at the
-        end: "the multiply for ∂out/∂layer → the multiply in y_sq's rule, inside t1.gradient(out,
-        x)" shortened to "the multiply → the multiply in y_sq's rule, inside …" where it
-        would take more than TITLE_CHARS. The whole names ran to four lines of the
-        presentation's title; the captions say them (a visit's its op's, a contribution's
-        its input's)."""
+        or tensor inside a 'gradient' node written without 'inside …', which the title says
+        once at its end: "∂y/∂x via xx (input 2) → ∂y/∂xx, inside t1.gradient(y, x)"."""
         inner = [name for name in names if name in self._short]
-        inside = "".join(f", inside {p}" for p in dict.fromkeys(self._short[n][1] for n in inner))
-        picked = {name: 0 for name in inner}
-
-        def written():
-            out = text
-            for name in inner:
-                out = out.replace(name, self._short[name][0][picked[name]], 1)
-            return out + inside
-        # within the presentation's two lines: the first name (a contribution's sender, named
-        # whole in the step before) gives up its detail first
+        out = text
         for name in inner:
-            while len(written()) > TITLE_CHARS and picked[name] + 1 < len(self._short[name][0]):
-                picked[name] += 1
-        return written()
+            out = out.replace(name, self._short[name][0], 1)
+        return out + "".join(f", inside {p}" for p in dict.fromkeys(self._short[n][1] for n in inner))
 
     def product(self, op):
-        """What an op inside a 'gradient' node computes, from its inputs' shortest names:
-        '∂y/∂xx · x' for the multiply for ∂y/∂x via xx (input 2) ('' for any other op, and
+        """What an op inside a 'gradient' node computes, from its inputs' names:
+        '∂y/∂xx · x' for ∂y/∂x via xx (input 2) ('' for any other op, and
         for an op that is no product, sum or difference of two)."""
         symbol = _SYMBOLS.get(op.type)
         if symbol is None or len(op.inputs) != 2 or self._op_labels.get(id(op)) not in self._short:
@@ -253,11 +232,10 @@ class DocumentNaming:
         return f" {symbol} ".join(self.brief(t) for t in op.inputs)
 
     def brief(self, tensor):
-        """A tensor's shortest name that is still its own: an op's inside a 'gradient' node
-        by the cotangent it makes ('∂y/∂xx'), any other by its label."""
+        """A tensor's label, without 'inside …' for one inside a 'gradient' node ('∂y/∂xx')."""
         label = self.label(tensor)
-        forms = self._short.get(label)
-        return forms[0][-1] if forms else label
+        short = self._short.get(label)
+        return short[0] if short else label
 
     def owner(self, tensor):
         """The document node a tensor belongs to (also for tensors inside a node)."""
@@ -395,8 +373,10 @@ def _state_layer_norms(story, doc):
     layer's step says the norm of the cotangent its output receives, and the step after the
     chain (the source's gradient) its own, each with how it changed from the one before (the
     vanishing-gradient lessons tell the student to watch it while stepping): 'Its norm
-    ‖grad layer4‖ = 5.863×10⁻² is ‖grad layer5‖ divided by 11.5.' Read from the Gradient
-    norms study's points, so the story and View ▸ Studies ▸ Gradient norms give one number."""
+    ‖grad layer4‖ = 5.863×10⁻² is ‖grad layer5‖ divided by 11.546.', the norm and its
+    factor written alike (numbers.alone, as a card writes a scalar), never '1.870 is 1.83
+    times'. Read from the Gradient norms study's points, so the story and View ▸ Studies ▸
+    Gradient norms give one number."""
     norms = gradient_norms(story)
     size = [np.size(story.steps[i].cotangent) for i in norms.steps]
     layer = [kind == "visit" and getattr(doc.nodes.get(story.steps[i].node), "kind", None) == LAYER
@@ -424,15 +404,10 @@ def _state_layer_norms(story, doc):
         if len(before) == 1 and size[before[0]] > 1 and np.isfinite(norms.norms[before[0]]) \
                 and norms.norms[before[0]] > 0:
             ratio, earlier = norms.norms[j] / norms.norms[before[0]], norms.names[before[0]]
-            said += (f" is {_times(ratio)} times ‖grad {earlier}‖" if ratio >= 1 else
-                     f" is ‖grad {earlier}‖ divided by {_times(1 / ratio)}")
+            said += (f" is {alone(ratio)} times ‖grad {earlier}‖" if ratio >= 1 else
+                     f" is ‖grad {earlier}‖ divided by {alone(1 / ratio)}")
         step = story.steps[index]
         step.caption = f"{step.caption} {said}."
-
-
-def _times(factor):
-    """How many times, in three digits as the lessons say it (5.4, 11.5, 289), never 1.16e+03."""
-    return f"{factor:.3g}" if factor < 1000 else alone(factor)
 
 
 # -- why there is none -----------------------------------------------------------------------

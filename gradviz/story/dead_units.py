@@ -86,3 +86,28 @@ def story_sentence(output):
             f"the rule keeps none of the cotangent in {'them' if many else 'it'}: it is 0, and "
             f"no gradient passes back through {'them' if many else 'it'} to what feeds "
             f"{'them' if many else 'it'}.")
+
+
+def in_words(name, output):
+    """What the card's mark says, as a sentence that names the node (its label) for the
+    inspector, or '': 'layer1: 2 of its 6 relu units are dead for this batch (7 examples),
+    units 0 and 1: their output is 0 for every example, so relu passes no gradient back
+    through them to what feeds them.' With one example, the units are off for that input."""
+    units = dead_units(output)
+    if not units:
+        return ""
+    a = np.asarray(output)
+    n, k = a.shape[-1], len(units)
+    many = k > 1
+    which = (f"units {', '.join(map(str, units[:-1]))} and {units[-1]}" if many
+             else f"unit {units[0]}")
+    if _one_example(output):
+        state = "off for this example"
+        where = f" at all {int(np.prod(a.shape[1:-1]))} positions" if a.ndim > 2 else ""
+    else:
+        state = f"dead for this batch ({_batch(output)})"
+        where = " for every example" if a.ndim == 2 else " at every position of every example"
+    them = "them" if many else "it"
+    return (f"{name}: {k} of its {counted(n, 'relu unit')} {'are' if many else 'is'} {state}, "
+            f"{which}: {'their' if many else 'its'} output is 0{where}, so relu passes no "
+            f"gradient back through {them} to what feeds {them}.")

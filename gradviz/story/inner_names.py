@@ -1,11 +1,11 @@
 """Names for the ops and tensors of a 'gradient' node's inner backward pass.
 
 The outer story visits the ops the inner tape.gradient made. Each is named by what it
-computes and where: "the multiply for ∂out/∂layer inside t1.gradient(out, x)" (the whole
-cotangent of layer's output), "the relu grad for ∂out/∂(layer's bias add) via layer's relu
-inside …" (one consumer's share), "the multiply in y_sq's rule inside …" (a step of a
-rule), "the add in the sum for ∂y/∂x inside …"; never "t1.gradient(out, x)'s multiply 1",
-which no card shows.
+computes and where: "∂out/∂layer inside t1.gradient(out, x)" (the whole cotangent of
+layer's output), "∂y/∂x via xx (input 2) inside …" (one consumer's share), "the multiply in
+y_sq's rule inside …" (a step of a rule), "the add in the sum for ∂y/∂x inside …", "the relu
+grad inside …" (the only op of its kind); never "t1.gradient(out, x)'s multiply 1", which
+no card shows.
 """
 from ..graph.catalog import api_name
 
@@ -21,16 +21,17 @@ def _rule_of(name):
 
 def inner_names(naming, title, ops, inner, output):
     """({id(op): label} for the node's `ops` but its `output` op, {id(tensor): label} for
-    the cotangents the pass made without an op (a constant seed of ones), {label: [short
-    forms]}: each label's forms for a step's title, longest first: the label without
-    'inside …' (the title says once that they are inside the node:
-    DocumentNaming.step_title), then without 'via …', so a title names an op as its caption
-    does, by what it computes or the rule it is in ('the multiply in y_sq's rule'); then
-    the cotangent it makes alone ('∂y/∂x via xx (input 2)'), for a title that has no room
-    for more. The only op of its kind is named by its kind alone ('the relu grad'). Every
-    short form is one name's alone: two steps never read the same ('the multiply' for four
-    multiplies made two). Never a counter over the node's ops ('the multiply 2', which no
-    caption says).
+    the cotangents the pass made without an op (a constant seed of ones), {label: name}: what
+    a step's title writes, the label without 'inside …' (the title says once where the ops
+    are: DocumentNaming.step_title).
+    An op's label is its shortest own name, said the same way by every title, caption, rule
+    card and fan-in of the story (issue 20: lesson 13's step 9 titled an op '∂y/∂x via xx
+    (input 2)' and called it 'the multiply for ∂y/∂x via xx (input 2)' in its caption): the
+    only op of its kind by its kind ('the relu grad'); else the cotangent it makes where that
+    is its own ('∂y/∂x via xx (input 2)'); else by where it is ('the multiply in y_sq's
+    rule', 'the add in the sum for ∂y/∂x'), without 'via …' where that stays its own. Never a
+    counter over the node's ops ('the multiply 2', which tells nothing), never "t1.gradient(out,
+    x)'s multiply 1", which no card shows.
     `inner`: the node's InnerPass; `title`: the node's name."""
     target = _term(naming.label(inner.target))
     where = f" inside {title}"
@@ -58,36 +59,36 @@ def inner_names(naming, title, ops, inner, output):
                               else f"in {_rule_of(naming.op_label(made[1]))}" if made
                               else "in its backward pass")
         kinds[id(op)] = api_name(op.type)
-    labels, shorts = {}, {}
     counts, kind_counts = {}, {}
     for key, place in places.items():
         counts[(kinds[key], place)] = counts.get((kinds[key], place), 0) + 1
         kind_counts[kinds[key]] = kind_counts.get(kinds[key], 0) + 1
-    seen, forms, alone = {}, {}, {}
+    seen, forms = {}, {}
     for key, place in places.items():
         part = kinds[key]
+        if kind_counts[part] == 1:      # the only op of its kind: its kind names it
+            forms[key] = [f"the {part}"]
+            continue
         if counts[(part, place)] > 1:
             seen[(part, place)] = seen.get((part, place), 0) + 1
             part = f"{part} {seen[(part, place)]}"
-        labels[key] = f"the {part} {place}{where}"
-        if kind_counts[kinds[key]] == 1:      # the only op of its kind: its kind names it
-            alone[labels[key]] = f"the {part}"
-        # else where it is, as the caption says; without 'via …'; the cotangent it makes
-        # alone ('∂y/∂x via xx (input 2)')
-        forms[labels[key]] = list(dict.fromkeys(
+        # where it is; without 'via …'; the cotangent it makes alone
+        forms[key] = list(dict.fromkeys(
             [f"the {part} {place}", f"the {part} {place.split(' via ')[0]}"]
             + ([place[len("for "):]] if place.startswith("for ") and part == kinds[key] else [])))
-    # a title may write any name in any of its forms: a form two names share would make two
-    # steps read the same ('the multiply → the multiply for ∂y/∂xx' for input 1 and for
-    # input 2 of xx's rule), so only the forms that one name alone has are kept
+    # the shortest form that one op alone has: a form two ops share would name two ops alike
+    # ('the multiply for ∂y/∂xx' for input 1 and for input 2 of xx's rule)
     taken = {}
     for form in (f for fs in forms.values() for f in fs):
         taken[form] = taken.get(form, 0) + 1
-    for label, fs in forms.items():
-        shorts[label] = [alone[label]] if label in alone else [fs[0]] + [f for f in fs[1:] if taken[f] == 1]
+    labels, shorts = {}, {}
+    for key, fs in forms.items():
+        name = [fs[0]] + [f for f in fs[1:] if taken[f] == 1]
+        labels[key] = name[-1] + where
+        shorts[labels[key]] = name[-1]
     tensors = {}
     for tensor, role in inner.roles.values():
         if tensor._op is None and role[0] == "upstream":
             tensors[id(tensor)] = f"{cotangent(role)} (a constant){where}"
-            shorts[tensors[id(tensor)]] = [f"{cotangent(role)} (a constant)"]
+            shorts[tensors[id(tensor)]] = f"{cotangent(role)} (a constant)"
     return labels, tensors, shorts

@@ -126,7 +126,7 @@ def operand_heading(name, node):
     operand that is the node b; 'b (tf_b)' says which node b stands for; 'labels (vertical)'
     for the operand labels that is the node 'labels (vertical)': a name that already says
     the operand's is not repeated ('labels (labels (vertical))'). A node named at length
-    ("the relu grad for ∂out/∂(layer's matmul) inside ...") is said once, in the step's
+    ("the multiply in y_sq's rule inside t1.gradient(out, x)") is said once, in the step's
     caption ("Here a is '...'"): beside the matrix it would push it off the card, so the
     operand keeps its letter there ('a')."""
     if len(node or "") > NOTE_MAX:

@@ -26,6 +26,7 @@ class Event:
     upstream: list = field(default_factory=list)       # visit: one array (or None) per output
     contributions: list = field(default_factory=list)  # fan_in: the summed arrays, in order
     given: bool = False            # seed: from output_gradients
+    summed_from: tuple | None = None   # contribution: the rule's (broadcast) shape, summed to the input's
 
 
 class Recorder(Observer):
@@ -33,6 +34,10 @@ class Recorder(Observer):
 
     def __init__(self):
         self.events = []
+        self._summed = None    # (op, index, shape) of the contribution about to come
+
+    def summed(self, op, index, shape):
+        self._summed = (op, index, shape)
 
     def seed(self, target, cotangent, given):
         self.events.append(Event("seed", tensor=target, cotangent=_array(cotangent), given=given))
@@ -42,7 +47,10 @@ class Recorder(Observer):
                                  cotangent=_array(upstream[0]) if upstream else None))
 
     def contribution(self, op, index, cotangent):
-        self.events.append(Event("contribution", op=op, index=index, cotangent=_array(cotangent)))
+        summed, self._summed = self._summed, None
+        self.events.append(Event("contribution", op=op, index=index, cotangent=_array(cotangent),
+                                 summed_from=summed[2] if summed and summed[0] is op
+                                 and summed[1] == index else None))
 
     def fan_in(self, tensor, contributions, total):
         self.events.append(Event("fan_in", tensor=tensor, cotangent=_array(total),

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..engine.ops import windows as W
 from ..engine.ops.cross_entropy import one_hot_of
+from .operands import operand_heading
 
 FILTER = "filter"      # a rank-4 array read as in x out tiles (render.tiles.FILTER)
 # ops whose pictures correspond cell by cell (an upstream entry and its window): one scale for all
@@ -172,8 +173,8 @@ UPSTREAM, CONTRIBUTION = ("upstream",), ("contribution",)   # where the card put
 class Pictured:
     """A rule drawn with its numbers. equation: the card's one row "upstream ⊗ rule =
     contribution" with the rule as pictures (UPSTREAM and CONTRIBUTION mark where the card
-    puts those arrays), or None; shows: the operands the pictures show (the card writes them
-    no second time); rows: more rows under the equation."""
+    puts those arrays), or None; shows: the operands the pictures show, in the equation or
+    the rows (the card writes them no second time); rows: more rows under the equation."""
     equation: list | None = None
     shows: frozenset = frozenset()
     rows: list = field(default_factory=list)
@@ -224,11 +225,16 @@ def pictures(step):
         sparse = op.type.startswith("Sparse")
         p, rows, diff = softmax_rows(ins[0], ins[1], sparse)
         # the operands as the step's rule names them (the reader's names: softmax(dense))
-        logits, labels = [*(getattr(step, "operand_nodes", None) or {}), "logits", "labels"][:2]
-        labels = f"one_hot({labels})" if sparse else labels
+        nodes = getattr(step, "operand_nodes", None) or {}
+        logits, labels = [*nodes, "logits", "labels"][:2]
+        shown = f"one_hot({labels})" if sparse else labels
+        # the dense labels are the operand itself: headed as the where line would ('labels
+        # (vertical)'), which then leaves them out
         return Pictured(rows=[[("word", f"p = softmax({logits}) ="), _picture(p, "")],
-                              [("word", f"{labels} ="), _picture(rows, "")],
-                              [("word", f"p − {labels} ="), _picture(diff, "")]])
+                              [("word", f"{shown if sparse else operand_heading(labels, nodes.get(labels, ''))} ="),
+                               _picture(rows, "")],
+                              [("word", f"p − {shown} ="), _picture(diff, "")]],
+                        shows=frozenset() if sparse else frozenset({labels}))
     return None
 
 

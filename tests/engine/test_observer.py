@@ -2,6 +2,7 @@
 import numpy as np
 
 import gradviz as tf
+from broadcast_script import scaled_plus_bias
 
 MAT = [[0.8363, 0.4719, 0.9783],
        [0.3379, 0.6548, 0.3835],
@@ -33,6 +34,9 @@ class Log(tf.Observer):
 
     def cut(self, op, index):
         self.calls.append(("cut", op, index))
+
+    def summed(self, op, index, shape):
+        self.calls.append(("summed", op, index, shape))
 
     def accumulate(self, source, total):
         self.calls.append(("accumulate", source, None if total is None else total.numpy()))
@@ -179,3 +183,18 @@ def test_observer_sees_the_same_values_when_an_outer_tape_records():
         others = [v for v in b[2:] if isinstance(v, np.ndarray)]
         for u, v in zip(arrays, others):
             np.testing.assert_allclose(u, v, rtol=1e-6)
+
+
+def test_a_broadcast_input_s_sum_is_reported_before_its_contribution():
+    """x (2x3) * w (a scalar) + b (2x1): the rule gives w and b contributions of the output's
+    shape, which the engine sums to theirs (the story writes that Σ on the rule card); x's
+    has its shape already and is not reported."""
+    tape, _, y, z, w, b = scaled_plus_bias()
+    log = Log()
+    tape.gradient(z, [w, b], observer=log)
+    calls = [c[:3] + c[3:4] if c[0] == "summed" else c[:3] for c in log.calls
+             if c[0] in ("summed", "contribution")]
+    add, mul = z.op.inputs[0].op, y.op
+    assert calls == [("contribution", z.op, 0), ("contribution", add, 0),
+                     ("summed", add, 1, (2, 3)), ("contribution", add, 1),
+                     ("summed", mul, 1, (2, 3)), ("contribution", mul, 1)]

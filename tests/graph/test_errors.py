@@ -193,7 +193,7 @@ def test_numbers_no_field_can_hold_are_refused_in_words():
                               "number, got an integer of 401 digits")
     text = json.dumps(base()).replace('"version": 1', '"version": 1' + "0" * 4400)
     assert error_of(text)[1].endswith("an integer of 4401 digits is too long (at most 4300)")
-    assert error_of(text)[1].startswith("line 1 column ")
+    assert error_of(text)[1].startswith("line 1, column ")
     text = json.dumps(base()).replace('"data": [1.0', '"data": [1e999', 1)
     assert error_of(text)[1].endswith('the number 1e999 is too large for a float (in tensor '
                                       'data, write "inf" for infinity)')

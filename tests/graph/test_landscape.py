@@ -230,3 +230,13 @@ def test_window_is_a_square_that_holds_the_path():
     assert x_lo < -1.0 and x_hi > 3.0 and x_hi - x_lo == pytest.approx(4.0 * 1.5)
     assert y_hi - y_lo == pytest.approx(x_hi - x_lo) and (y_lo + y_hi) / 2 == pytest.approx(0.25)
     assert window((2.0, 0.0)) == ((2.0 - 1.5, 2.0 + 1.5), (-1.5, 1.5))
+
+
+def test_a_wide_window_holds_the_path_at_its_aspect():
+    """A short, wide dock draws the surface over a window twice as wide as tall (issue 20
+    §5: a square one gave a 170 x 170 px plot); the path is held whichever way it runs."""
+    (x_lo, x_hi), (y_lo, y_hi) = window((0.0, 0.0), [(4.0, 1.0)], aspect=2.0)
+    assert (x_lo, x_hi, y_lo, y_hi) == pytest.approx((-1.0, 5.0, -1.0, 2.0))
+    (x_lo, x_hi), (y_lo, y_hi) = window((0.0, 0.0), [(1.0, 4.0)], aspect=2.0)
+    assert x_hi - x_lo == pytest.approx(2 * (y_hi - y_lo)) and y_hi - y_lo == pytest.approx(6.0)
+    assert x_lo < 0 < 1 < x_hi and y_lo < 0 < 4 < y_hi

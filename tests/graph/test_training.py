@@ -217,7 +217,8 @@ def test_a_training_preset_round_trips_and_old_files_have_none():
 
 
 @pytest.mark.parametrize("training, message", [
-    ([], "the training preset (an object) has the wrong type (list)"),
+    ([], "the training preset must be an object with an optimizer, its hyper-parameters and "
+         "steps, not a list"),
     ({"learning_rate": 0.1}, "'optimizer' must be one of sgd, rmsprop, adam, newton"),
     ({"optimizer": "lbfgs"}, "'optimizer' must be one of"),
     ({"optimizer": "sgd", "beta_1": 0.9}, "sgd has no hyper-parameter 'beta_1' (it has "

@@ -40,7 +40,7 @@ def test_a_file_cut_short_is_said_to_be_cut_short_with_where_it_ends():
     message = _load_error(cut)
     assert message.startswith(f"the file seems cut short: it is not valid JSON at line {line}, "
                               f"column {column} (its end): "), message
-    assert message.endswith("Expecting ':' delimiter")
+    assert message.endswith("a ':' is expected there, between a key and its value")
     broken = text.replace('"edges": [', '"edges": [,', 1)   # a slip near the top
     at = broken.index("[,") + 1
     message = _load_error(broken)

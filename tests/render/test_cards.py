@@ -573,27 +573,80 @@ def test_every_heat_picture_has_visible_cells_and_fills_its_box():
         assert (len(shown.caption_lines) == 2) == (shown.heat.count > 1), shown.caption_lines
 
 
-@pytest.mark.parametrize("shape, blocks", [
-    ((36, 3), "36 rows as 4 blocks of 9, left to right"),
-    ((3, 36), "36 columns as 3 blocks of 12, top to bottom"),
-    ((37, 3), "37 rows as 4 blocks of up to 10, left to right"),
-    ((784, 10), "784 rows as 10 blocks of up to 79, left to right"),
-    ((1, 36), ""), ((36, 1), ""), ((7, 7), ""), ((100, 100), ""),
+@pytest.mark.parametrize("shape, blocks, thinned", [
+    ((36, 3), "36 rows as 4 blocks of 9, left to right", ""),
+    ((3, 36), "36 columns as 3 blocks of 12, top to bottom", ""),
+    ((37, 3), "37 rows as 4 blocks of up to 10, left to right", ""),
+    ((1, 36), "", ""), ((36, 1), "", ""), ((7, 7), "", ""), ((48, 80), "", ""),
+    # too large for preview.CARD_PICTURE at MIN_CELL: every k-th row (of a thin matrix) or
+    # row and column, said in words (issue 20: a 100 x 100 matrix drew a 500 px picture)
+    ((784, 10), "262 rows as 6 blocks of up to 44, left to right", "every 3rd row: 262 of 784"),
+    ((100, 100), "", "every 3rd row and column: 34 × 34 of 100 × 100"),
+    ((3, 5000), "834 columns as 12 blocks of up to 70, top to bottom", "every 6th column: 834 of 5000"),
 ])
-def test_a_thin_matrix_is_laid_out_in_blocks_that_keep_each_entry_where_it_says(shape, blocks):
+def test_a_thin_matrix_is_laid_out_in_blocks_that_keep_each_entry_where_it_says(shape, blocks, thinned):
     """A tall or wide matrix is cut into blocks of whole rows (or columns), never
     transposed: each cell draws the entry the layout in words puts there, a hover over it
-    names that entry, and the cells are MIN_CELL or more (a 100 x 100 picture grows past the
-    thumbnail box instead)."""
+    names that entry, and the cells are MIN_CELL or more. (A 100 x 100 picture grew past the
+    thumbnail box to 500 px: a picture that would outgrow preview.CARD_PICTURE shows every
+    k-th row, or row and column, and its caption says which; the entries it leaves out
+    have no cell.)"""
     a = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) - 7.5
     shown = preview.Preview(a, compact=True)
-    assert shown.kind == "heatmap" and shown.heat.blocks == blocks
+    assert shown.kind == "heatmap" and shown.heat.blocks == blocks and shown.heat.thinned == thinned
+    assert shown.caption_lines == tuple(line for line in (shown.caption, thinned, blocks) if line)
     assert shown.cell >= preview.MIN_CELL
+    assert shown.heat_w <= preview.CARD_PICTURE[0] and shown.heat_h <= preview.CARD_PICTURE[1]
+    kr, kc = shown.heat.step
+    drawn = 0
     for i in range(a.size):
+        r, c = divmod(i, shape[1])
+        if r % kr or c % kc:
+            assert shown.cell_rect(0, 0, i) is None
+            continue
+        drawn += 1
         r, c = shown.heat.position(i)
         assert shown.grid[r, c] == a.reshape(-1)[i] and shown.heat.index[r, c] == i
         assert shown.entry_at(0, 0, shown.cell_rect(0, 0, i).center()) == i
-    if blocks and shape[0] > shape[1]:   # block b holds rows b*per.. of every column, left to right
+    if blocks and shape[0] > shape[1] and kr == 1:   # block b holds rows b*per.. of every column, left to right
         per = shown.heat.per
         assert shown.grid[0, shape[1] + 1] == a[per, 0] and np.isnan(shown.grid[0, shape[1]])
-    assert (shown.heat.index >= 0).sum() == a.size
+    assert (shown.heat.index >= 0).sum() == drawn == -(-shape[0] // kr) * -(-shape[1] // kc)
+
+
+@pytest.mark.parametrize("name, nid", [("nets_1_conv_transpose", "input_image"),
+                                       ("001_batchnorm_pitfall", "x"),
+                                       ("nets_8_embedding", "embedding_table")])
+def test_a_pending_gradient_reads_as_a_placeholder(name, nid):
+    """Issue 20 §5 (auditor): a source's gradient not yet accumulated kept the box of the
+    whole gradient (the card does not jump when it arrives: test_stable_layout) filled with
+    the gradient's tint, 'pending: not yet accumulated' at its top-left: a large pink block
+    that read as an error (lesson 25's input image, 19's x, 36's table). The box keeps its
+    size and reads as a placeholder: the card's own light colour, its words centred."""
+    from gradviz.render.cards import LINE_H, PENDING_TEXT
+    r = renderer(name)
+    pending = r.pending_ports(0)
+    assert any(p.node == nid for p in pending)
+    card = r.cards[nid]
+    section = next(s for s in card.sections if s.colour == "gradient" and s.port in pending)
+    body = section.preview.height
+    assert body >= 3 * LINE_H, (nid, body)            # the case: a box for a whole gradient
+    x, y = r.positions[nid]
+    image = QImage(int(card.width), int(card.height), QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(QColor(r.theme.background))
+    painter = QPainter(image)
+    painter.translate(-x, -y)
+    r._paint_card(painter, nid, 0)
+    painter.end()
+    pixels = _pixels(image)[..., :3][..., ::-1].astype(int)      # BGRA -> RGB
+    top, left = int(section.y + LINE_H), int(PAD)
+    box = pixels[top + 2:top + int(body) - 2, left + 2:int(card.width) - left - 2]
+    light, tint = (np.array(QColor(c).getRgb()[:3]) for c in (r.theme.card, r.theme.gradient_fill))
+    is_light = (np.abs(box - light).sum(axis=2) <= 6)
+    is_tint = (np.abs(box - tint).sum(axis=2) <= 6)
+    assert is_light.mean() > 0.8 and is_tint.mean() < 0.05, (nid, is_light.mean(), is_tint.mean())
+    ink = np.argwhere(np.abs(box - light).sum(axis=2) > 150)     # the words' glyphs
+    centre = ink.mean(axis=0)
+    assert abs(centre[0] - box.shape[0] / 2) <= 4 and abs(centre[1] - box.shape[1] / 2) <= 6, \
+        (nid, centre, box.shape)
+    assert text.width(text.sans(8.5), PENDING_TEXT) < card.width

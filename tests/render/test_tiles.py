@@ -319,3 +319,68 @@ def test_a_rule_picture_reads_at_the_zoom_the_player_shows_steps_at_when_the_car
     assert not seen[("nets_5_tiny_cnn", 17, "input (image x)")]           # 8x8 of three decimals: on hover
     pool = [grown for (name, step, _), grown in seen.items() if name == "nets_5_tiny_cnn" and step == 13]
     assert len(pool) == 1 and not any(pool)         # the cards' scale: cell by cell with the upstream
+
+
+@pytest.mark.parametrize("shape, layout, step", [
+    ((1, 28, 28, 1), "nhwc", 1),        # a 28 x 28 image: 2.3 px cells in a 72 x 64 tile box
+    ((2, 28, 28, 3), "nhwc", 2),        # three of them side by side: 420 px wide at MIN_CELL
+    ((1, 64, 64, 1), "nhwc", 2),        # one 64 x 64 image: 320 px tall at MIN_CELL
+    ((1, 224, 224, 3), "nhwc", 10),
+    ((5, 5, 3, 4), "hwio", 1),
+    ((2, 40, 30), "ntf", 2),
+])
+def test_tile_cells_are_as_large_as_a_heatmaps_and_a_large_tile_says_what_it_shows(shape, layout, step):
+    """A heatmap's cells are preview.MIN_CELL or more (last session); a tile's had no least
+    size: a 28 x 28 image drew 2.3 px cells. Tiles take their cells from the same rule
+    (preview.square_cell), and a picture that would outgrow preview.CARD_PICTURE at MIN_CELL
+    shows every k-th row and column of each tile, said in its caption; every entry it draws
+    still round-trips between its cell and a hover."""
+    from gradviz.render import preview
+    a = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    shown = tiles.picture(a, role=tiles.FILTER if layout == "hwio" else None)
+    assert shown.layout == layout and shown.cell >= preview.MIN_CELL
+    assert shown.tiles_w <= preview.CARD_PICTURE[0] and shown.tiles_h <= preview.CARD_PICTURE[1]
+    assert shown.step == step
+    if step > 1:      # the least step that fits
+        assert not shown._fits_card((step - 1, step - 1))
+    h, w = (shape[1:3] if layout == "nhwc" else shape[:2] if layout == "hwio" else shape[1:])
+    if step > 1:
+        shown_h, shown_w = -(-h // step), -(-w // step)
+        assert shown.caption_lines[1] == (f"every {preview.ordinal(step)} row and column of a tile: "
+                                          f"{shown_h} × {shown_w} of {h} × {w}")
+    else:
+        assert len(shown.caption_lines) == 1
+    drawn = every_shown_entry_round_trips(shown)
+    n_rows, n_cols = shown.tiles.shape[:2]
+    tiles_shown = sum(r is not None for r in shown.rows) * sum(c is not None for c in shown.cols)
+    assert drawn == tiles_shown * shown.tiles.shape[2] * shown.tiles.shape[3]
+    assert shown.height == shown.tiles_h + preview.CELL_H * len(shown.caption_lines)
+
+
+def test_every_tile_and_heat_picture_of_every_sample_keeps_its_cells_and_its_size():
+    """Over every sample, card and story step: each heat or tile picture's cells are
+    preview.MIN_CELL or more, and at MIN_CELL the picture stays within preview.CARD_PICTURE
+    (a picture larger than that only where its cells grew for its numbers to read); its
+    caption says when it shows every k-th row."""
+    from samples_util import NAMES, renderer
+
+    from gradviz.render import preview
+    seen = 0
+    for name in NAMES:
+        r = renderer(name)
+        pictures = [s.preview for card in r.cards.values() for s in card.sections if s.preview is not None]
+        for step in (r.story.steps if r.story is not None else ()):
+            layout = r.formula_layout(step)
+            pictures += [shown for _, shown, *_ in (layout.placed if layout is not None else ())]
+        for shown in pictures:
+            kind = getattr(shown, "kind", None)
+            if kind not in ("heatmap", "tiles"):
+                continue
+            seen += 1
+            assert shown.cell >= preview.MIN_CELL, (name, kind, shown.array.shape)
+            if shown.cell == preview.MIN_CELL:
+                w, h = (shown.heat_w, shown.heat_h) if kind == "heatmap" else (shown.tiles_w, shown.tiles_h)
+                assert w <= preview.CARD_PICTURE[0] and h <= preview.CARD_PICTURE[1], (name, shown.array.shape)
+            step = shown.heat.step if kind == "heatmap" else (shown.step, shown.step)
+            assert (step != (1, 1)) == any("every " in line for line in shown.caption_lines)
+    assert seen > 50

@@ -70,23 +70,24 @@ def test_higher_order_steps_say_which_op_inside_the_gradient_node():
     card shows "t1.gradient(y, x)'s multiply 4" (walk-through, lesson 14).
     A title names an inner op as its caption does, without 'inside …', which it says once
     at its end. (The short titles named it by a counter, 'the multiply 4', which no caption
-    says; issue 20 §1: test_no_step_title_names_an_op_by_a_counter.)"""
+    says; issue 20 §1: test_no_step_title_names_an_op_by_a_counter.) Its one name is the
+    cotangent alone, where the captions said 'the multiply for …' and the titles did not
+    (issue 20: one name per node, test_one_name_per_node); the visit says its kind."""
     doc, s, text = told("001_higher_order")
     visits = s.of_kind("visit")
     titles = [st.title for st in visits]
     assert len(titles) == len(set(titles)) == 7
     assert titles[0] == "Visit t1.gradient(y, x)"
     captions = [st.caption for st in visits]
-    for whole in ("the multiply for ∂y/∂x via xx (input 2) inside t1.gradient(y, x)",
-                  "the multiply for ∂y/∂x via y inside t1.gradient(y, x)"):
-        # a caption opening with a described tensor starts with a capital (test_caption_sentences)
-        k = next(k for k, c in enumerate(captions) if c.startswith(whole[0].upper() + whole[1:] + " receives"))
-        assert titles[k] == f"Visit {whole.replace(' inside ', ', inside ')}"
+    for name in ("∂y/∂x via xx (input 2)", "∂y/∂x via y"):
+        k = next(k for k, c in enumerate(captions)
+                 if c.startswith(f"{name}, a multiply inside t1.gradient(y, x), receives"))
+        assert titles[k] == f"Visit {name}, inside t1.gradient(y, x)"
     assert "'s multiply" not in text
     fans = s.of_kind("fan_in")
     assert [f.node for f in fans] == ["t1_gradient_y_x", "x"]
-    assert fans[0].title == "Fan-in at the multiply for ∂y/∂xx, inside t1.gradient(y, x)"
-    assert fans[0].caption.startswith("The multiply for ∂y/∂xx inside t1.gradient(y, x) is used twice")
+    assert fans[0].title == "Fan-in at ∂y/∂xx, inside t1.gradient(y, x)"
+    assert fans[0].caption.startswith("∂y/∂xx inside t1.gradient(y, x) is used twice")
     # its rule is the add's that ends the node's inner pass, not a 'gradient' rule
     first = s.of_kind("contribution")[0]
     assert "Local rule of add, the op that ends t1.gradient(y, x), for its input" in first.caption
@@ -336,12 +337,12 @@ def test_higher_order_titles_and_captions_say_which_product_is_which():
     assert by_index[9].title == "∂y/∂x via xx (input 2) → ∂y/∂xx, inside t1.gradient(y, x)"
     assert by_index[12].title == "∂y/∂x via xx (input 1) → ∂y/∂xx, inside t1.gradient(y, x)"
     assert by_index[9].caption.startswith(
-        "Local rule of multiply, here the multiply for ∂y/∂x via xx (input 2) = ∂y/∂xx · x, "
-        "for its input the multiply for ∂y/∂xx inside t1.gradient(y, x) (a in the rule)")
-    assert "here the multiply for ∂y/∂x via y = ∂y/∂y (a constant) · xx," in by_index[15].caption
+        "Local rule of multiply, here ∂y/∂x via xx (input 2) = ∂y/∂xx · x, "
+        "for its input ∂y/∂xx inside t1.gradient(y, x) (a in the rule)")
+    assert "here ∂y/∂x via y = ∂y/∂y (a constant) · xx," in by_index[15].caption
     flat = " ".join(text.split())
     assert ("+ from ∂y/∂x via xx (input 2) → ∂y/∂xx, inside t1.gradient(y, x): 1.500 "
             "+ from ∂y/∂x via xx (input 1) → ∂y/∂xx, inside t1.gradient(y, x): 1.500 = sum: 3.000") in flat
     inside = [st for st in s.steps if st.node == "t1_gradient_y_x"]
     assert [st.index + 1 for st in inside] == list(range(1, 19))
-    assert all(len(st.title) <= 72 for st in inside)   # TITLE_CHARS: two lines of a slide
+    assert all(len(st.title) <= 72 for st in inside)   # two lines of a slide at 1280 px

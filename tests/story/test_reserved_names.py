@@ -53,9 +53,15 @@ RESERVED = sorted({w for t in _rule_texts() for w in tokens(t.split("=", 1)[-1])
                   | set(UPSTREAM_WORDS) | set("abcdxy"))
 
 
+# What story.rule_sums appends to a rule, in words: over what a broadcast input's Σ runs
+# ('summed over the 3 rows q was broadcast along'), that softmax's Σ is per row. Prose, as
+# ENGLISH is, where a node may be called 'rows' (the input it names is the rule's own lhs).
+SUMS_SAID = re.compile(r", (summed over|per row|the Σ along) .*$")
+
+
 def shown_symbols(formula):
     """The words of a card's rule a reader could take for a node's name."""
-    lhs, _, rhs = formula.partition("=")
+    lhs, _, rhs = SUMS_SAID.sub("", formula).partition("=")
     lhs = lhs.strip()
     found = {w for w in tokens(rhs) if w not in ENGLISH or w in ("labels", "input", "grads")}
     return found | ({lhs[5:]} if lhs.startswith("grad_") else set())

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 from op_cases import KINDS, NO_RULE, inputs, op_doc
-from test_reserved_names import ENGLISH, tokens
+from test_reserved_names import ENGLISH, SUMS_SAID, tokens
 
 from gradviz import story
 from gradviz.render.formula import formula_parts
@@ -28,12 +28,14 @@ def undefined(step):
     words = " ".join(p[1] for p in parts if p[0] == "word")
     upstream = any(p[0] == "array" and p[2] == "upstream" for p in parts) \
         or "upstream" in " ".join(str(p[2]) for p in parts if p[0] == "picture")
-    rhs = step.formula.split("=", 1)[1]
+    rhs = SUMS_SAID.sub("", step.formula.split("=", 1)[1])     # the words of a sum's axes
+    # indices a sum binds ('Σ_j grad[i,j]') or the rule's words ('per row i') define
+    bound = set(re.findall(r"Σ_(\w)", step.formula)) | set(re.findall(r"per row (\w)", step.formula))
     missing = set()
     for m in re.finditer(r"(?<![A-Za-z0-9_.'’\u0391-\u03c9])([A-Za-z_][A-Za-z0-9_]*|[\u0391-\u03c9])"
                          r"([\u0300-\u036f]?)", rhs):
         name, accent = m.group(1), m.group(2)
-        if name not in tokens(rhs) or name in ENGLISH - {"grads"}:
+        if name not in tokens(rhs) or name in ENGLISH - {"grads"} or name in bound:
             continue
         symbol = name + accent
         if symbol in where or name in where and not accent or symbol in defined_inline(step.formula) \

@@ -13,10 +13,11 @@ from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Po
 from ...graph.names import node_name, objective_name, objective_note, port_names
 from ...graph.tensors import DTYPES, MAX_RANK
 from ...render.port_labels import with_port_names
-from .fields import (PLACEHOLDERS, LineField, display_text, Page, attr_text, blocked, bold_label,
-                               column_group, group, int_list, muted_label, output_count, parse_attr,
-                               problems_label, show_problems)
-from ..theme import ERROR_STYLE
+from ...story import dead_units
+from .fields import (MUTED, PLACEHOLDERS, LineField, display_text, Page, attr_text, blocked,
+                               bold_label, column_group, group, int_list, muted_label, output_count,
+                               parse_attr, problems_label, show_problems)
+from ..theme import ERROR_STYLE, WARN_STYLE
 from .tensor_editor import TensorEditor, shape_text
 
 
@@ -121,7 +122,11 @@ class NodePage(Page):
         self.doc_label = muted_label()
         self._show_doc(node)
         self.problems = problems_label()
-        for w in (self.title, self.subtitle, self.doc_label, self.problems):
+        self.relu_units = muted_label()    # a relu's dead (or, one example's, off) units
+        self.relu_units.setWordWrap(True)
+        self.relu_units.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.relu_units.hide()
+        for w in (self.title, self.subtitle, self.doc_label, self.problems, self.relu_units):
             self.layout_.addWidget(w)
 
         # properties
@@ -486,6 +491,16 @@ class NodePage(Page):
             blocked(cb, cb.setChecked, Port(self.node_id, i) in getattr(self.controller.doc, role))
         self._refresh_result()
 
+    def _show_relu_units(self, node, value):
+        """What the card's '⚠ dead relu …' (or '✕ relu off for this example …') says, in words
+        that name the node: amber where it is a warning (dead for the whole batch)."""
+        text = dead_units.in_words(node_name(node), value) \
+            if value is not None and dead_units.is_relu_node(node) else ""
+        warning = bool(text) and bool(dead_units.warning(value))
+        self.relu_units.setText(("⚠ " if warning else "") + text)
+        self.relu_units.setStyleSheet(WARN_STYLE if warning else MUTED)
+        self.relu_units.setVisible(bool(text))
+
     def _refresh_later(self):
         if self.inspector.page is self:
             self._refresh_result(story_now=True)
@@ -504,6 +519,7 @@ class NodePage(Page):
                 self.value_view.set_array(value)
             else:
                 self.value_none.setText("Not computed: the document cannot run this node yet.")
+        self._show_relu_units(node, None if ev is None else ev.values.get(Port(self.node_id, 0)))
         grad, heading, why, note = None, "Gradient", "", ""
         shown = port_names(doc, [*doc.targets, port])   # the reader's names, not ids
         values = None if ev is None else ev.values

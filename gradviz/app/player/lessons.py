@@ -7,6 +7,7 @@ step 0, so the player (or the presentation band) shows the first caption at once
 Steps submenu lists every step of the story on screen; its status tip and tooltip are
 the step's caption, and choosing one shows that step.
 """
+import functools
 import re
 import textwrap
 
@@ -73,9 +74,12 @@ def lesson_lead(text, fits, whole_sentences=False):
     return by_word or first
 
 
+@functools.lru_cache(maxsize=None)
 def lesson_tip(lesson):
     """What the lesson teaches, from its own text, in at most two short lines: its lead
-    (`lesson_lead`) wrapped to TIP_WIDTH. The tip never names the lesson's file."""
+    (`lesson_lead`) wrapped to TIP_WIDTH. The tip never names the lesson's file. Kept per
+    Lesson (a frozen value: its text is the key): every window's File and Lessons menus tip
+    each lesson, and wrapping every cut of every lead took a third of opening a window."""
     def fits(t):
         return len(textwrap.wrap(t, TIP_WIDTH)) <= TIP_LINES
     first = lesson_lead(lesson.lesson, fits) or lesson.title

@@ -77,6 +77,12 @@ class ChainCostView(StudyView):
             error, missing = no_backward_pass(self.controller, "chain of Jacobians")
             return self._show_error(error) if error else self._show_not_applicable(missing)
         self._ops = chain_ops(story)
+        if len(sizes) == 2:    # one Jacobian: 'forward 0, reverse 0, the same' over empty bars
+            op = f", {self._ops[0]}" if len(self._ops) == 1 else ""
+            return self._show_not_applicable(
+                f"the backward pass goes through one op{op}: one Jacobian, {sizes[0]} → "
+                f"{sizes[1]}, and no product of Jacobians whose order could change the cost. "
+                "Forward and reverse mode differ once the path has two ops or more.")
         return (lambda: studies.chain_cost(sizes)), 0
 
     def show_result(self, cost):

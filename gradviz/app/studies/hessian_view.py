@@ -127,21 +127,18 @@ class HessianView(StudyView):
         H = study.hessian
         n = H.shape[0]
         shape = study.x_new.shape
-        self.heatmap.set_matrix(H, shape, shape, (f"²{t_name}", f"{s_name}"))
-        self.heatmap.describe = lambda r, c: (
-            f"∂²{t_name} / ∂{s_name}[{_idx(r, shape)}] ∂{s_name}[{_idx(c, shape)}] = "
-            f"{alone(H[r, c])}    (row {r}, col {c})")
-        # both axes titled alike: a lone 'i', rotated, read as a dash beside 'j: index into x'
-        self.heatmap.set_labels(*((f"{k}: flat index into {s_name} {_shape(shape)}",
-                                   f"{k}: index into {s_name}", f"{k} (flat index)", k) for k in "ij"))
-        self.heatmap.set_colorbar_label(f"∂²{t_name} / ∂{s_name}ᵢ ∂{s_name}ⱼ",
-                                        f"∂²{t_name} / ∂{s_name}²",
-                                        "Hᵢⱼ")      # the caption says what H is, never cut
-        what = (f"H = ∂²{t_name} / ∂{s_name}² as a {n} × {n} matrix (i, j: flat indices into "
-                f"{s_name} {_shape(shape)}): the outer tape's Jacobian of the inner tape's "
-                f"gradient.")
-        self.caption.setText(what + self.heatmap.colour_key())
-        self.eigen_plot.setVisible(study.finite)
+        if shape:
+            self._show_matrix(H, shape, t_name, s_name)
+        else:       # a scalar: H is one number, said as one ('flat index into delta ()' was not)
+            self.heatmap.clear()
+            self.heatmap.setHidden(True)       # (set_matrix shows it again for entries)
+            self.heatmap.describe = lambda r, c: f"∂²{t_name}/∂{s_name}² = {alone(H[r, c])}"
+            self.caption.setText(
+                f"H = ∂²{t_name}/∂{s_name}² = {alone(H[0, 0]) if study.finite else 'NaN or infinity'}: "
+                f"{s_name} is a scalar, so H is one number, the outer tape's derivative of the "
+                f"inner tape's gradient, and its one eigenvalue.")
+        # one eigenvalue is said as a value (the definite banner), not plotted on a 0-wide axis
+        self.eigen_plot.setVisible(study.finite and n > 1)
         self.definite.setVisible(study.finite)
         self.symmetry.setVisible(True)
         if not study.finite:
@@ -155,16 +152,17 @@ class HessianView(StudyView):
                              study.epsilon, g / study.epsilon if study.epsilon else None)
         set_banner(self.symmetry, "ok" if sym_ok else "warning",
                    f"<b>Symmetry</b> {'✓' if sym_ok else '✗'} max |H − Hᵀ| = "
-                   f"{number(study.symmetry_error)}")
+                   f"{number(study.symmetry_error)}" if n > 1 else "")   # one number: none to check
+        self.symmetry.setVisible(n > 1)
         sign = np.where(eig < -zero, 0, np.where(eig > zero, 2, 1))
         brushes = [self._brushes[k] for k in sign.tolist()]   # 3 brushes: 3 symbols to draw
         self.eigen_curve.setData(x=np.arange(len(eig)), y=eig, brush=brushes)
         self.eigen_plot.setXRange(-0.5, max(len(eig) - 0.5, 0.5), padding=0.02)
         kind, verdict, self.newton_ok = newton_verdict(study, zero, number)
+        span = (f"one eigenvalue, H itself: λ = {number(eig[0])}" if eig.size == 1 else
+                f"min {number(eig[0]) if eig.size else '–'}, max {number(eig[-1]) if eig.size else '–'}")
         set_banner(self.definite, kind,
-                   f"min {number(eig[0]) if eig.size else '–'}, max "
-                   f"{number(eig[-1]) if eig.size else '–'}"
-                   f"{f' (|λ| ≤ {number(zero)} counts as 0)' if zero > 0 else ''}"
+                   f"{span}{f' (|λ| ≤ {number(zero)} counts as 0)' if zero > 0 else ''}"
                    f"<br><b>{verdict}</b>")
         target = stored_value(self.controller.doc, self._ports[1])
         self.newton_button.setEnabled(target is not None and self.newton_ok)
@@ -182,6 +180,24 @@ class HessianView(StudyView):
             f"{self._last_step or ''}")
 
     _last_step = ""
+
+    def _show_matrix(self, H, shape, t_name, s_name):
+        """H of a source with entries: a heatmap over flat indices, its words."""
+        n = H.shape[0]
+        self.heatmap.set_matrix(H, shape, shape, (f"²{t_name}", f"{s_name}"))
+        self.heatmap.describe = lambda r, c: (
+            f"∂²{t_name} / ∂{s_name}[{_idx(r, shape)}] ∂{s_name}[{_idx(c, shape)}] = "
+            f"{alone(H[r, c])}    (row {r}, col {c})")
+        # both axes titled alike: a lone 'i', rotated, read as a dash beside 'j: index into x'
+        self.heatmap.set_labels(*((f"{k}: flat index into {s_name} {_shape(shape)}",
+                                   f"{k}: index into {s_name}", f"{k} (flat index)", k) for k in "ij"))
+        self.heatmap.set_colorbar_label(f"∂²{t_name} / ∂{s_name}ᵢ ∂{s_name}ⱼ",
+                                        f"∂²{t_name} / ∂{s_name}²",
+                                        "Hᵢⱼ")      # the caption says what H is, never cut
+        what = (f"H = ∂²{t_name} / ∂{s_name}² as a {n} × {n} matrix (i, j: flat indices into "
+                f"{s_name} {_shape(shape)}): the outer tape's Jacobian of the inner tape's "
+                f"gradient.")
+        self.caption.setText(what + self.heatmap.colour_key())
 
     def _show_not_finite(self, study):
         """H holds NaN: the message above the plots says which node and rule made it (whole

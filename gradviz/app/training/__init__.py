@@ -34,6 +34,7 @@ def add_train_dock(window):
             dock.setWidget(dock.panel)
             QTimer.singleShot(0, dock, lambda: open_bottom(window, dock, MIN_SIZE[1]))
     dock.visibilityChanged.connect(create)
+    window.controller.documentReplaced.connect(lambda: _lesson_layout(window, dock))
     dock.stopper = _StopOnClose(window, dock)
     # A tab beside the study docks, not a column that squeezes them and itself until
     # their words are cut (Train beside the Jacobian at 1280 x 800).
@@ -54,6 +55,21 @@ def opened(window, dock):
     """Opened by the user: in front of the study tabs, as tall as the canvas allows."""
     dock.raise_()
     open_bottom(window, dock, MIN_SIZE[1])
+
+
+def _lesson_layout(window, dock):
+    """A lesson (or File ▸ New) opens in its own layout: Train, docked along the bottom where
+    it takes the canvas all but its least height (CANVAS_MIN_HEIGHT, 360 px at 1280 x 800),
+    stays open only for a document with a training preset (lessons 21 to 24). Left
+    open over the gradient check (lesson 29) it drew that lesson's vectors compact, colour
+    strips without a number. A file of the user's keeps the docks as the user left them,
+    as does Train floating (it takes no height from the canvas). The canvas has its new
+    height before the new document is laid out and fitted."""
+    controller = window.controller
+    if dock.isHidden() or dock.isFloating() or controller.path or controller.doc.training:
+        return
+    dock.close()
+    window.layout().activate()
 
 
 class _HoldOnInput(QObject):

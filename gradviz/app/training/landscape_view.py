@@ -9,6 +9,7 @@ path and arrow follow over the same surface."""
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (QBoxLayout, QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QProgressBar,
                                QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
 
@@ -26,6 +27,11 @@ LEVELS = 14                   # contour lines, spaced geometrically over the gri
 PATH_COLOUR, ARROW_COLOUR, NEWTON_COLOUR = "#D55E00", "#0072B2", "#009E73"
 SIDE_MIN_WIDTH = 300         # the column of choices and words beside the plot, at least
 KEY_BESIDE_WIDTH = 560       # from this width of the column the key goes beside the choices
+# The widest window a surface is drawn over, as wide to tall: in a short dock (1280 x 800,
+# 150 px of plot height) a square plot was 170 x 170 px beside a 700 px column of words; at
+# 2 it is twice as wide and the words keep a column of 500 px. Equal scales on both axes
+# either way: the contours keep their shape.
+MAX_ASPECT = 2.0
 SHADE = pg.ColorMap([0.0, 1.0], [(150, 170, 205), (255, 255, 255)])   # darker is lower
 
 
@@ -176,7 +182,7 @@ class LandscapeView(QWidget):
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setMargin(12)
         self.empty.setAutoFillBackground(True)
-        self.holder = SquarePlot(self.plot, self.empty)
+        self.holder = ShapedPlot(self.plot, self.empty)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 2, 4, 0)      # the plot as tall as the tab
         layout.addWidget(self.holder)
@@ -188,20 +194,46 @@ class LandscapeView(QWidget):
         self.cancel_button.clicked.connect(self.cancel)
 
     def resizeEvent(self, event):
-        """The plot as wide as its square view box needs at this height; the words take
-        the rest (a plot as wide as the tab stretched the square window's x range to
-        three times the contours' width)."""
+        """The plot as wide as its view box needs at this height for the window drawn (or to
+        be drawn: aspect()); the words take the rest (a plot as wide as the tab stretched a
+        square window's x range to three times the contours' width)."""
         margins = self.layout().contentsMargins()
         height = self.height() - margins.top() - margins.bottom()
-        room = self.width() - margins.left() - margins.right() - SIDE_MIN_WIDTH \
-            - self.layout().spacing()
         extra_w, extra_h = self.holder.extras()
-        plot_width = max(40, min(height - extra_h + extra_w, room))
+        self.holder.aspect = self.aspect()
+        plot_width = max(40, min(round((height - extra_h) * self.holder.aspect) + extra_w, self._room()))
         self.holder.setFixedWidth(plot_width)
         wide = self.width() - plot_width >= KEY_BESIDE_WIDTH
         self.top.setDirection(QBoxLayout.Direction.LeftToRight if wide
                               else QBoxLayout.Direction.TopToBottom)
         super().resizeEvent(event)
+
+    def _reshape(self):
+        """The plot takes the shape of the window drawn (or to be drawn) now."""
+        if self.width() > 0 and self.height() > 0:
+            self.resizeEvent(QResizeEvent(self.size(), self.size()))
+            self.holder.place()
+
+    def _room(self):
+        """The width the plot may take: the tab's, less the column of words."""
+        margins = self.layout().contentsMargins()
+        return self.width() - margins.left() - margins.right() - SIDE_MIN_WIDTH - self.layout().spacing()
+
+    def aspect(self):
+        """Width over height of the plot's view box: the drawn surface's window's, else the
+        next one's (room_aspect)."""
+        if self.land is None:
+            return self.room_aspect()
+        xs, ys = self.land.xs, self.land.ys
+        return float((xs[-1] - xs[0]) / (ys[-1] - ys[0]))
+
+    def room_aspect(self):
+        """The shape of window a surface drawn now gets: as wide as the room beside the
+        words allows at the tab's height, from square to MAX_ASPECT."""
+        margins = self.layout().contentsMargins()
+        extra_w, extra_h = self.holder.extras()
+        height = self.height() - margins.top() - margins.bottom() - extra_h
+        return min(MAX_ASPECT, max(1.0, (self._room() - extra_w) / max(1, height)))
 
     # -- choices --------------------------------------------------------------------------
     def update_coordinates(self):
@@ -247,7 +279,7 @@ class LandscapeView(QWidget):
             self.job.cancel()
         doc = snapshot(self.panel.controller.doc)
         center = (value_of(doc, x), value_of(doc, y))
-        ranges = window(center, self.path_points(x, y))
+        ranges = window(center, self.path_points(x, y), aspect=self.room_aspect())
         job = self.job = run_job(_compute, doc, x, y, ranges, n,
                                  self.panel.chosen_parameters(), self._damping())
         self.job_at = (doc, x, y, n)
@@ -281,6 +313,7 @@ class LandscapeView(QWidget):
         set_banner(self.note, "info", "")
         self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)   # not the last one's
         self.plot.enableAutoRange()
+        self._reshape()
         self._say_when_empty()
 
     def _drop_contours(self):
@@ -344,6 +377,7 @@ class LandscapeView(QWidget):
             curve.setParentItem(self.image)
             self.contours.append(curve)
         self.refresh_overlay()
+        self._reshape()
         self.plot.setXRange(land.xs[0], land.xs[-1], padding=0)
         self.plot.setYRange(land.ys[0], land.ys[-1], padding=0)
         self._write_caption()
@@ -359,15 +393,15 @@ class LandscapeView(QWidget):
         warning = model if isinstance(model, str) else getattr(model, "note", "")
         set_banner(self.note, "warning", warning or "")
         doc = self.panel.controller.doc
+        across, up = (_html(c.text(port_label(doc, c.port))) for c in (land.x, land.y))
         self.caption.setText(
-            f"<b>{land.note}</b> Loss over {_html(land.x.text(port_label(doc, land.x.port)))} (x) "
-            f"and {_html(land.y.text(port_label(doc, land.y.port)))} (y), {len(land.xs)} × {len(land.ys)} "
+            f"<b>{land.note}</b> Loss over {across} and {up}, {len(land.xs)} × {len(land.ys)} "
             f"points; contours spaced geometrically above the lowest, "
             f"{np.nanmin(land.losses):.4g}; darker is lower."
             + ("" if model is None or isinstance(model, str) else
                f" At the point: loss {model.loss:.6g}, ∇L = ({model.gradient[0]:.4g}, "
                f"{model.gradient[1]:.4g}); the star minimises L + gᵀδ + ½δᵀ(H + λI)δ "
-               f"(λ = {model.damping:g}) over x and y."))
+               f"(λ = {model.damping:g}) over {across} and {up}."))
 
     def current_point(self, x, y):
         """(x, y) of the document's Variables now (None when a coordinate is gone)."""
@@ -476,20 +510,21 @@ class LandscapeView(QWidget):
         self.newton.setData([], [])
 
 
-class SquarePlot(QWidget):
-    """Holds the landscape's plot so that its view box is square: the window it draws is
-    a square (graph/landscape.window), so the axes then span exactly that window, and
-    with equal scales the contours keep their shape and −∇L is perpendicular to them."""
+class ShapedPlot(QWidget):
+    """Holds the landscape's plot so that its view box has the window's shape (`aspect`,
+    width over height; graph/landscape.window): the axes then span exactly that window,
+    and with equal scales the contours keep their shape and −∇L is perpendicular to them."""
 
     def __init__(self, plot, instead, parent=None):
         super().__init__(parent)
         self.plot = plot
+        self.aspect = 1.0
         plot.setParent(self)
         self.instead = instead        # shown over the plot while it has nothing to draw
         instead.setParent(self)
         instead.raise_()
         self._placing = False
-        plot.getPlotItem().getViewBox().sigResized.connect(self._place)
+        plot.getPlotItem().getViewBox().sigResized.connect(self.place)
 
     def extras(self):
         """(width, height) the plot takes beside its view box: the axes and margins."""
@@ -500,17 +535,19 @@ class SquarePlot(QWidget):
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
-        self.instead.setGeometry(self.rect())
-        self._place()
+        self.place()
 
-    def _place(self, *_):
+    def place(self, *_):
+        """The plot at its shape, the words instead of it over the whole holder (also while
+        hidden: the holder's resize event waits for it to show)."""
         if self._placing:
             return
         self._placing = True
         try:
+            self.instead.setGeometry(self.rect())
             extra_w, extra_h = self.extras()
-            side = max(20, min(self.width() - extra_w, self.height() - extra_h))
-            width, height = side + extra_w, side + extra_h
+            tall = max(20, min(self.height() - extra_h, (self.width() - extra_w) / self.aspect))
+            width, height = round(tall * self.aspect) + extra_w, round(tall) + extra_h
             self.plot.setGeometry(0, max(0, (self.height() - height) // 2), width, height)
         finally:
             self._placing = False

@@ -144,9 +144,13 @@ COS, cos = _unary("Cos", np.cos, lambda F, g, ins, out, at, needs: (F.cos_grad(i
 SQRT, sqrt = _unary("Sqrt", np.sqrt,
                     lambda F, g, ins, out, at, needs: (F.sqrt_grad(out, g),),
                     "grad_x = grad / (2·√x), 0 where grad = 0")
-SQUARE, square = _unary("Square", np.square,
-                        lambda F, g, ins, out, at, needs: (g * (2 * ins[0]),),
-                        "grad_x = grad · 2x")
+def _square_rule(F, g, ins, out, at, needs):
+    x = ins[0]
+    two = kernels.constant_of(2, x.dtype) if type(x) is np.ndarray else 2
+    return (g * (two * x),)
+
+
+SQUARE, square = _unary("Square", np.square, _square_rule, "grad_x = grad · 2x")
 ABS, abs = _unary("Abs", np.abs, lambda F, g, ins, out, at, needs: (g * F.sign(ins[0]),),
                   "grad_x = grad · sign(x)")
 TANH, tanh = _unary("Tanh", np.tanh, lambda F, g, ins, out, at, needs: (F.tanh_grad(out, g),),

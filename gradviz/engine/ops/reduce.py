@@ -59,7 +59,10 @@ def _np_mean(x, axis, keepdims):
     if x.dtype.kind == "f" and x.dtype.itemsize >= 4 and n:
         # np.mean's own arithmetic (a float32/64 sum, then one division), without its
         # ~4 us of Python; float16 and integers keep np.mean's wider accumulator.
-        return np.asarray(np.add.reduce(x, axis=axis, keepdims=keepdims) / n)
+        total = np.add.reduce(x, axis=axis, keepdims=keepdims)
+        if type(total) is np.ndarray:  # not a numpy scalar, which takes the int faster
+            n = kernels.constant_of(n, total.dtype)
+        return np.asarray(total / n)
     return np.asarray(kernels.mean(x, axis=axis, keepdims=keepdims), dtype=x.dtype)
 
 
@@ -114,7 +117,10 @@ def _expand(F, g, x, out, at):
 
 def _mean_rule(F, g, ins, out, at, needs):
     # Divide before expanding: one division per output element, not per input element.
-    return (_expand(F, g / _count(ins[0], at["axis"]), ins[0], out, at),)
+    n = _count(ins[0], at["axis"])
+    if type(g) is np.ndarray:  # the count as a 0-d array (kernels.constant_of)
+        n = kernels.constant_of(n, g.dtype)
+    return (_expand(F, g / n, ins[0], out, at),)
 
 
 def _extreme_rule(F, g, ins, out, at, needs):

@@ -301,21 +301,25 @@ def test_new_pasted_and_duplicated_nodes_land_in_free_space(qtbot, editor):
     assert (new[0] - old[0], new[1] - old[1]) == pytest.approx((new_b[0] - old_b[0], new_b[1] - old_b[1]))
 
 
-def _nearest_free_by_lattice(rect, occupied, step=2.0):
+def _nearest_free_by_lattice(rect, occupied, within, step=2.0):
     """free_spot checked by brute force: every corner on a `step` lattice around `rect`'s,
     as far as the farthest card reaches; the least shift of those that keep SPACING / 2
-    from every card (beyond the cards every place is free)."""
+    from every card (beyond the cards every place is free). Only the corners of the square
+    of half side `within` are tested (a lattice corner outside it is farther than `within`,
+    so it cannot be nearer than the shift checked): inf when none of those is free. The
+    whole lattice, 2.25 million corners tested against 120 cards, took 11 s of the suite."""
     from gradviz.app.canvas.editing import SPACING
     gap, (w, h) = SPACING / 2, (rect.width(), rect.height())
     reach = max(max(abs(o.left() - rect.left()), abs(o.right() - rect.left()),
                     abs(o.top() - rect.top()), abs(o.bottom() - rect.top())) for o in occupied) + w + h
     span = np.arange(-reach, reach + step, step)
+    span = span[np.abs(span) <= within]
     x, y = (g.ravel() + c for g, c in zip(np.meshgrid(span, span), (rect.left(), rect.top())))
     free = np.ones(x.shape, bool)
     for o in occupied:
         free &= ~((x - gap < o.right()) & (o.left() < x + w + gap)
                   & (y - gap < o.bottom()) & (o.top() < y + h + gap))
-    return np.hypot(x[free] - rect.left(), y[free] - rect.top()).min()
+    return np.hypot(x[free] - rect.left(), y[free] - rect.top()).min(initial=np.inf)
 
 
 def test_free_spot_finds_the_nearest_free_place(editor):
@@ -334,7 +338,7 @@ def test_free_spot_finds_the_nearest_free_place(editor):
         placed = QRectF(got, rect.size()).adjusted(*(d * SPACING / 2 for d in (-1, -1, 1, 1)))
         assert not any(placed.intersects(o) for o in occupied), n   # touching is free
         shift = np.hypot(got.x() - rect.left(), got.y() - rect.top())
-        assert shift <= _nearest_free_by_lattice(rect, occupied) + 1e-6, n
+        assert shift <= _nearest_free_by_lattice(rect, occupied, within=shift) + 1e-6, n
         shifts.append(shift)
     assert min(shifts) == 0 and max(shifts) >= 300   # free where it stands, and far from it
     everything = [QRectF(-5000, -5000, 10000, 10000)]

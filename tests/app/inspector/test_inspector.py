@@ -489,3 +489,61 @@ def test_lists_of_ticks_give_each_row_its_height(make):
         for r in rects:
             assert r.height() >= max(box, lst.fontMetrics().height()) + 2
             assert lst.viewport().rect().contains(r)
+
+
+# -- a relu's dead units ----------------------------------------------------------------------
+
+def _relu_document(path):
+    """x (3 examples, 4 units) -> nn.relu labelled 'hidden' -> reduce_sum; units 0 and 2 of
+    hidden are 0 for every example (x's columns 0 and 2 are negative)."""
+    doc = Document(title="dead units")
+    doc.add(Node("x", CONSTANT, value=np.array([[-1, 2, -3, 4], [-2, 1, -1, .5], [-5, 3, -2, 1]],
+                                                 np.float32), watched=True))
+    doc.add(Node("relu", OP, op="nn.relu", label="hidden"))
+    doc.add(Node("loss", OP, op="reduce_sum"))
+    doc.connect("x", "relu")
+    doc.connect("relu", "loss")
+    doc.targets, doc.sources = [Port("loss")], [Port("x")]
+    save(doc, path)
+    return str(path)
+
+
+def test_the_inspector_says_which_relu_units_are_dead(make, tmp_path):
+    """The card of a relu whose units are dead over the batch says '⚠ dead relu: units 0, 2
+    (of 4; 3 examples)'; the inspector on that node said nothing of it (issue 20 walk-through).
+    It says it in words, naming the node by its label: how many, which, and why no gradient
+    passes. The units are read from the computed value, as the card reads them."""
+    from gradviz.render import Renderer
+    from gradviz.story.dead_units import dead_units
+    c, w = make(_relu_document(tmp_path / "dead.json"))
+    c.set_selection(["hidden"])      # (the file format names a node by its label)
+    value = c.result.evaluation.values[Port("hidden")]
+    dead = dead_units(value)
+    assert dead == [int(u) for u in np.flatnonzero((c.doc.nodes["x"].value <= 0).all(axis=0))]
+    note = w.page.relu_units
+    assert note.isVisibleTo(w.page)
+    text = note.text()
+    units = " and ".join([", ".join(map(str, dead[:-1])), str(dead[-1])])
+    assert text.startswith(f"⚠ hidden: {len(dead)} of its {value.shape[-1]} relu units are dead "
+                           f"for this batch ({value.shape[0]} examples), units {units}: ")
+    assert "relu" not in w.page.title.text() and "hidden" in w.page.title.text()
+    card = Renderer(c.doc, evaluation=c.result.evaluation).cards["hidden"]
+    assert card.mark.startswith(f"⚠ dead relu: units {', '.join(map(str, dead))} ")   # as the card says
+    c.set_selection(["loss"])
+    assert not w.page.relu_units.isVisibleTo(w.page)
+
+
+def test_the_inspector_says_which_units_are_off_for_the_one_example(make):
+    """The relu chain (one example): layer5's card says '✕ relu off for this example: units
+    3, 4, 5 (of 6)'; its inspector says so, as relu at work, not as a warning."""
+    from gradviz.story.dead_units import dead_units
+    c, w = make("nets_2_relu_chain.json")
+    for nid, node in c.doc.nodes.items():
+        if node.kind != "layer":
+            continue
+        c.set_selection([nid])
+        off = dead_units(c.result.evaluation.values[Port(nid)])
+        text = w.page.relu_units.text()
+        assert text.startswith(f"{node.label or nid}: {len(off)} of its 6 relu units ")
+        assert "off for this example" in text and not text.startswith("⚠")
+        assert f"units {', '.join(map(str, off[:-1]))} and {off[-1]}:" in text

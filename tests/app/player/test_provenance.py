@@ -28,11 +28,12 @@ def window(open_window):
 
 
 def _card_cell(w, label, flat):
+    """The cell of entry `flat` of the card's `label` array, in the picture the card draws (a
+    conv card's contribution has grown cells that write its numbers)."""
     step = w.player.step
-    array, box = next((a, b) for lab, a, b in render_painter.formula_arrays(w.canvas.renderer, step)
+    box, shown = next((b, p) for lab, _, b, p in render_painter.formula_pictures(w.canvas.renderer, step)
                       if lab == label)
-    return render_painter.entry_rect(array, box.left(), box.top(), flat,
-                                     render_painter.formula_spec(w.canvas.renderer, step, array))
+    return shown.cell_rect(box.left(), box.top(), flat)
 
 
 def _click_scene(qtbot, w, point):

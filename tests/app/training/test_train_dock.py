@@ -691,3 +691,33 @@ def test_the_first_step_of_an_optimizer_with_state_writes_its_card(qtbot, panel,
     assert "Step 1 of the run" in text and ("m ←" in text or "v ←" in text or "s ←" in text)
     assert p.step_button.isEnabled() and p.run_button.isEnabled() and p.reset_button.isEnabled()
     assert not p.pause_button.isEnabled()
+
+
+def test_a_run_leaves_the_steps_formula_card_where_the_player_docked_it(qtbot, panel):
+    """Issue 20 §5 (auditor, lesson 23 at 1280 x 800): at the story's first step after Fit to
+    Window, the seed card was docked at a readable size (1.5 times its layout) beside the
+    compact cards; one Train ▸ Run step later it was drawn at its layout's size, 1.000 in
+    7 px digits. The canvas' new renderer (the run's end measures the cards again) forgot
+    where the player had docked the card of the step it still shows. It keeps it, as an
+    edit's story does (PlayerBar._keep_view)."""
+    from gradviz.render import painter as render_painter
+    w, p = panel("samples/train_3_newton.json")
+    w.player.set_index(0)
+    qtbot.wait(100)
+    w.actions_by_name["fit"].trigger()
+    qtbot.wait(200)
+    step = w.player.step
+
+    def card():
+        return render_painter.formula_rect(w.canvas.renderer, w.player.step)
+    docked = card()
+    layout = w.canvas.renderer.formula_layout(step)
+    assert w.canvas.compact and docked.width() > 1.2 * layout.width    # the case: drawn larger
+    p.steps_box.setValue(1)
+    assert p.run(1)
+    finish(qtbot, p)
+    qtbot.wait(STORY_MS + 300)                   # the story taken again, the cards measured
+    assert w.player.index == 0 and w.canvas.renderer.told_story() is not None
+    assert card().size() == docked.size(), (card(), docked)
+    overlay = w.canvas.step_overlay
+    assert overlay.boundingRect().contains(card())

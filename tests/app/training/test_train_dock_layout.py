@@ -10,7 +10,10 @@ from app_ui import tick_labels
 
 from gradviz.app import training
 from gradviz.app.dock_room import in_front
+from gradviz.app.training.landscape_view import MAX_ASPECT
 from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT
+from gradviz.graph import load
+from gradviz.graph.fileformat import save
 
 from test_train_dock import draw, finish, panel  # noqa: F401 (the fixture)
 
@@ -85,7 +88,12 @@ def test_narrow_plots_leave_out_tick_labels_rather_than_overlap(qtbot, panel):
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
 def test_the_landscape_spans_its_window_and_shows_its_key(qtbot, panel, open_window, size):
     """Walk-through at 1280 x 800: the valley's x axis ran from −18 to 16 while the
-    contours filled −5 to 2.5 (a square window in a wide plot), the key's last line cut."""
+    contours filled −5 to 2.5 (a square window in a wide plot), the key's last line cut.
+    Issue 20 §5 (auditor): the plot was a 170 x 170 px square beside a 700 px column of
+    words, and its caption read 'Loss over x (x) and y (y)'. The window drawn now has the
+    shape of the room beside the words (twice as wide as tall in a short dock), the view
+    box that shape (it was square, as the window was), and the caption names the two
+    coordinates once."""
     w = open_window("samples/train_2_valley.json", size=size)
     w.train_dock.toggleViewAction().trigger()
     qtbot.waitUntil(lambda: w.train_dock.panel is not None)
@@ -101,7 +109,13 @@ def test_the_landscape_spans_its_window_and_shows_its_key(qtbot, panel, open_win
         assert low == pytest.approx(grid[0], abs=0.02 * span) and \
             high == pytest.approx(grid[-1], abs=0.02 * span), (shown, grid[[0, -1]])
     box = view.plot.getPlotItem().getViewBox()
-    assert box.height() >= (145 if size[1] < 1000 else 250) and abs(box.width() - box.height()) <= 2
+    aspect = (land.xs[-1] - land.xs[0]) / (land.ys[-1] - land.ys[0])
+    assert box.height() >= (145 if size[1] < 1000 else 250)
+    assert abs(box.width() - aspect * box.height()) <= 2 and 1 <= aspect <= MAX_ASPECT
+    if size[1] < 1000:                                     # the short dock: a wide plot
+        assert aspect == pytest.approx(MAX_ASPECT) and box.width() >= 290, (box.width(), aspect)
+    assert "Loss over x and y, 100 × 100 points" in view.caption.text()
+    assert "(x)" not in view.caption.text() and "over x and y." in view.caption.text()
     page = p.tabs.currentWidget()
     assert view.holder.height() >= page.height() - 4     # as tall as the tab allows
     key = view.key
@@ -144,3 +158,42 @@ def test_the_run_gif_reads_on_a_slide(qtbot, panel, monkeypatch):
         dark = sum(QColor(region.pixel(x, y)).lightness() < 100
                    for x in range(region.width()) for y in range(region.height()))
         assert dark >= 15, (names, rect)
+
+
+def test_a_lesson_not_about_training_opens_without_the_train_dock(qtbot, open_window, app_env):
+    """Issue 20 §5 (auditor, 1280 x 800): Train opened and run on lesson 22 stayed open over
+    lesson 29, the gradient check, and kept the canvas at its least height (360 px): the
+    lesson's vectors w, x, wx, t were drawn compact, colour strips with no numbers, in a
+    lesson about checking a number. A lesson opens in its own layout: Train stays open only
+    for a lesson with a training preset (lessons 21 to 24), the canvas gets back the
+    height Train took, and the cards read. A file of the user's, opened, keeps the docks as
+    the user left them; File ▸ New, nothing to train, closes Train as a lesson does."""
+    w = open_window("samples/train_2_valley.json")
+    w.train_dock.toggleViewAction().trigger()
+    qtbot.waitUntil(lambda: w.train_dock.panel is not None)
+    p = w.train_dock.panel
+    qtbot.waitUntil(lambda: w.canvas.height() <= CANVAS_MIN_HEIGHT + 2)   # Train took the rest
+    squeezed = w.canvas.height()
+    p.run(5)
+    finish(qtbot, p)
+    w.open_sample("samples/train_1_gd_bowl.json")         # about training: Train stays
+    qtbot.wait(50)
+    assert w.train_dock.isVisible() and in_front(w.train_dock)
+    w.open_sample("samples/nets_3_gradient_check.json")   # lesson 29
+    qtbot.waitUntil(lambda: w.train_dock.isHidden())
+    qtbot.waitUntil(lambda: w.canvas.height() >= squeezed + training.MIN_SIZE[1])
+    qtbot.waitUntil(lambda: not w.canvas.compact)        # once laid out and fitted
+    w.canvas.fit()
+    assert not w.canvas.compact
+    w.train_dock.toggleViewAction().trigger()            # the user opens it again: it opens
+    qtbot.waitUntil(lambda: w.train_dock.isVisible())
+    w.open_sample("samples/train_4_inverse.json")         # lesson 24 has a training preset
+    qtbot.wait(50)
+    assert w.train_dock.isVisible()
+    mine = app_env.tmp / "mine.gradviz.json"              # the user's own file, no preset
+    save(load("samples/nets_3_gradient_check.json"), str(mine))
+    assert w.open_file(str(mine))
+    qtbot.wait(50)
+    assert w.train_dock.isVisible()
+    w.new_document()
+    qtbot.waitUntil(lambda: w.train_dock.isHidden())

@@ -1,0 +1,99 @@
+"""The sums a rule text leaves unsaid, said with the shapes of the step it is applied at.
+
+An op's rule text is written for equal shapes: Add's 'grad_y = grad'. Where y was
+broadcast (a scalar added to a 201-vector), the engine sums the rule's output over the
+broadcast axes (TF's BroadcastGradientArgs and reduce_sum), so the rule as written would be
+false: its right side is 201 numbers, the contribution one. `broadcast_sum` writes that sum
+and the axes it runs over; `per_row` says that softmax's Σ is taken in each row.
+"""
+import re
+
+import numpy as np
+
+# What this module appends to a rule: words, whose names are no terms of the rule ('delta'
+# in 'summed over the 201 entries delta was broadcast to' multiplies nothing).
+_SAID = re.compile(r", (summed over|per row|the Σ along) .*$")
+
+
+def broadcast_axes(out_shape, in_shape):
+    """The axes of `out_shape` (longer than 1) along which an input of `in_shape` was
+    broadcast, by numpy's rules: the leading axes it lacks and the axes where it has 1."""
+    lead = len(out_shape) - len(in_shape)
+    return [d for d, n in enumerate(out_shape)
+            if n != 1 and (d < lead or in_shape[d - lead] == 1)]
+
+
+def _over(out_shape, axes, name):
+    """'the 201 entries delta was broadcast to', 'the 3 columns b was broadcast along'."""
+    count = int(np.prod([out_shape[d] for d in axes]))
+    if len(axes) == sum(n != 1 for n in out_shape):
+        return f"the {count} entries {name} was broadcast to"
+    if len(out_shape) == 2:
+        return f"the {count} {'rows' if axes == [0] else 'columns'} {name} was broadcast along"
+    if len(axes) == 1:
+        return f"axis {axes[0]} ({count} long), which {name} was broadcast along"
+    listed = ", ".join(str(d) for d in axes[:-1]) + f" and {axes[-1]}"
+    sizes = "×".join(str(out_shape[d]) for d in axes)
+    return f"axes {listed} ({sizes}), which {name} was broadcast along"
+
+
+def _summed(rhs):
+    """'Σ grad', 'Σ grad · x', 'Σ (grad where x ≥ y)', 'Σ (-grad)'."""
+    plain = not (rhs.startswith(("-", "−")) or "," in rhs or " where " in rhs
+                 or " + " in rhs or " - " in rhs or " − " in rhs)
+    return f"Σ {rhs}" if plain else f"Σ ({rhs})"
+
+
+# A rule that says its sum without the axes, which the shapes tell: broadcast_to's
+# 'grad_x = sum of grad over the broadcast axes' is written 'Σ grad, summed over axis 0 (…)'.
+_VAGUE = ("sum of ", " over the broadcast axes")
+
+
+def broadcast_sum(formula, out_shape, in_shape, summed_from=None):
+    """`formula` ('grad_delta = grad') with the sum over the broadcast axes that makes it
+    true for an input of `in_shape` read into an output of `out_shape`: 'grad_delta = Σ grad,
+    summed over the 201 entries delta was broadcast to'. `summed_from`: the shape the
+    engine summed the rule's output from (the broadcast output's), None when it summed
+    nothing; a rule that sums by itself ('grad_γ = Σ grad · x̂') is told its axes too.
+    Unchanged where nothing was summed (equal shapes, or only axes of length 1)."""
+    if not formula or "=" not in formula:
+        return formula
+    lhs, rhs = (part.strip() for part in formula.split("=", 1))
+    if rhs.startswith(_VAGUE[0]) and rhs.endswith(_VAGUE[1]):    # broadcast_to's: which axes, here
+        rhs = rhs[len(_VAGUE[0]):-len(_VAGUE[1])]
+    own_sum = rhs.startswith("Σ ") and tuple(in_shape) != tuple(out_shape)
+    if summed_from is None and not own_sum:
+        return formula
+    shape = tuple(summed_from) if summed_from is not None else tuple(out_shape)
+    axes = broadcast_axes(shape, tuple(in_shape))
+    if not axes:
+        return formula
+    name = lhs[5:] if lhs.startswith("grad_") else lhs
+    return f"{lhs} = {rhs if own_sum else _summed(rhs)}, summed over {_over(shape, axes, name)}"
+
+
+_PER_ROW = {   # the Σ of a last-axis op's rule, per row
+    "Softmax": ("Σ grad·y", "Σ_j grad[i,j]·y[i,j]"),
+    "LogSoftmax": ("Σ grad", "Σ_j grad[i,j]"),
+}
+
+
+def per_row(formula, op_type, shape):
+    """Softmax's rule with its Σ taken in each row, as the op takes it along the last axis:
+    'grad_x = y · (grad - Σ_j grad[i,j]·y[i,j]), per row i' for a matrix; the rule as
+    written for a vector (its Σ is over all of it); 'Σ along the last axis' beyond."""
+    if op_type not in _PER_ROW or not formula or len(shape) < 2:
+        return formula
+    plain, indexed = _PER_ROW[op_type]
+    if plain not in formula:
+        return formula
+    if len(shape) == 2:
+        return formula.replace(plain, indexed) + ", per row i"
+    return formula + (f", the Σ along the last axis ({shape[-1]} long), separately at each "
+                      f"index of the others ({'×'.join(str(n) for n in shape[:-1])})")
+
+
+def terms(rule):
+    """A rule's right-hand side without the words this module added: the part whose names
+    are values the rule uses (the card's where line lists those)."""
+    return _SAID.sub("", rule or "")
