@@ -56,3 +56,27 @@ def partly_nan_hessian_doc():
     doc.targets, doc.sources = [Port("loss")], [Port("x")]
     doc.studies = {"hessian": {"target": "loss", "source": "x"}}
     return doc
+
+
+def argmax_cut_doc(cut="math.argmax", attrs=None):
+    """Issue 20 §1 (auditor H39x): x (constant 2x3) @ W (Variable 3x2) → relu → argmax →
+    reduce_sum, target reduce_sum, source W: the path W → … → reduce_sum is on the canvas,
+    but argmax returns integer indices and has no gradient, so TF's gradient for W is None.
+    `cut`/`attrs`: another node in argmax's place (a cast to int32, tf.stop_gradient)."""
+    from gradviz.graph import Port, catalog
+    from gradviz.graph.document import CONSTANT, OP, VARIABLE, Document, Node
+    doc = Document(title="argmax on the path")
+    doc.add(Node("x", CONSTANT, value=np.array([[1, -2, 3], [.5, 4, -1]], np.float32)))
+    doc.add(Node("W", VARIABLE, value=np.array([[.5, -1], [2, .25], [-.5, 1]], np.float32)))
+    doc.add(Node("matmul", OP, op="matmul", attrs=dict(catalog.OPS["matmul"].attrs)))
+    doc.add(Node("relu", OP, op="nn.relu"))
+    doc.add(Node("cut", OP, op=cut, label=cut.rpartition(".")[2],
+                 attrs={**catalog.OPS[cut].attrs, **(attrs or {})}))
+    doc.add(Node("reduce_sum", OP, op="reduce_sum", attrs=dict(catalog.OPS["reduce_sum"].attrs)))
+    doc.connect("x", "matmul")
+    doc.connect("W", "matmul", dst_index=1)
+    doc.connect("matmul", "relu")
+    doc.connect("relu", "cut")
+    doc.connect("cut", "reduce_sum")
+    doc.targets, doc.sources = [Port("reduce_sum")], [Port("W")]
+    return doc

@@ -21,7 +21,7 @@ from gradviz.engine.tensor import Tensor
 
 from . import catalog
 from .document import (CONSTANT, CUSTOM_GRADIENT, OP, VARIABLE, Document, Edge, Node,
-                       Port, TapeSettings, clean_text)
+                       Port, TapeSettings, clean_text, fresh)
 from .capture_layers import (_ACTIVATIONS, batchnorm_node, dense_node, embedding_node,
                              layernorm_folds, layernorm_node)
 from .capture_custom import declarative_rule
@@ -142,8 +142,8 @@ def _window_attrs(spec, attrs):
 
 
 class _Namer:
-    """Unique node ids from the script's names: mul, mul2, mul3 … in linear time (each stem
-    remembers where its count stopped). A name the id format cannot hold (longer than an
+    """Unique node ids from the script's names as TF makes op names unique: mul, mul_1,
+    mul_2 … (document.fresh), in linear time (each stem remembers where its count stopped). A name the id format cannot hold (longer than an
     id, or not ASCII) is shortened or spelled in ASCII; `full` keeps it for the label."""
 
     def __init__(self):
@@ -157,23 +157,14 @@ class _Namer:
         if not stem[0].isalpha() and stem[0] != "_":
             stem = "n_" + stem
         stem = stem[:ID_LENGTH]
-        joint = "_" if stem[-1].isdigit() else ""  # const_3, const_3_2 (not const_32)
-        name, i = stem, self.next.get(stem, 1)
-        if i > 1:
-            name = self._suffixed(stem, joint, i)
-        while name in self.used:
-            i += 1
-            name = self._suffixed(stem, joint, i)
-        self.next[stem] = i + 1
+        name = fresh(stem, self.used, self.next, count_on=False)
+        while len(name) > ID_LENGTH:       # a long name's suffix: shorten the name to hold it
+            stem = stem[:ID_LENGTH - (len(name) - len(stem))]
+            name = fresh(stem, self.used, self.next, count_on=False)
         self.used.add(name)
         if name != given and ID.fullmatch(given) is None:
             self.full[name] = given
         return name
-
-    @staticmethod
-    def _suffixed(stem, joint, i):
-        suffix = f"{joint}{i}"
-        return stem[:ID_LENGTH - len(suffix)] + suffix
 
     def label(self, node_id):
         """The label of a node whose id had to shorten or respell its name ('' otherwise)."""

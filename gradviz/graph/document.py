@@ -69,14 +69,15 @@ def clean_text(what, text):
     return text[:TEXT_LIMITS[what]]
 
 
-def fresh(stem, taken, counters=None):
-    """`stem` if free, else TF's next name: matmul, matmul_1, matmul_2 (a stem that ends
-    in _N counts on from its base). `counters` (base -> the next N to try), kept by a
-    caller naming many nodes while `taken` only grows, makes that linear: each N of a
+def fresh(stem, taken, counters=None, count_on=True):
+    """`stem` if free, else TF's next name: matmul, matmul_1, matmul_2 (with `count_on`, a
+    stem that ends in _N counts on from its base: a copy of matmul_1 is matmul_2; without,
+    as TF's own rule, const_3 then const_3_1). `counters` (base -> the next N to try), kept
+    by a caller naming many nodes while `taken` only grows, makes that linear: each N of a
     base is probed once, not once per node."""
     if stem not in taken:
         return stem
-    base = re.sub(r"_\d+$", "", stem) or stem
+    base = (re.sub(r"_\d+$", "", stem) or stem) if count_on else stem
     i = counters.get(base, 1) if counters is not None else 1
     while f"{base}_{i}" in taken:
         i += 1

@@ -22,6 +22,7 @@ import gradviz as gv
 from . import budget
 from .build import build, one_line, quiet, seed_key
 from .catalog import port_name
+from .cut_paths import cut_warnings
 from .document import Port
 from .errors import ENGINE_ERRORS, DocumentError, Problem, errors, named, warnings
 from .ports import parse_port
@@ -204,6 +205,13 @@ def nan_warnings(doc, values):
 
 
 def gradient_warnings(doc, ev):
+    """Where a non-finite gradient starts (nonfinite_gradient), and why a source joined to
+    the target on the canvas gets None (cut_paths.cut_warnings: an integer target, an op
+    without a gradient on every path)."""
+    return nonfinite_gradient(doc, ev) + cut_warnings(doc, ev.values, ev.gradients)
+
+
+def nonfinite_gradient(doc, ev):
     """Where a non-finite gradient starts when the forward values are all finite: a seed
     (output_gradients) holding NaN, else the source (say the gradient of sqrt at 0)."""
     if ev.warnings:

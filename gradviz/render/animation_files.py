@@ -386,11 +386,12 @@ class StoryPalette:
         if self._members is None:      # [ramp, colour]: the palette's colours on each ramp
             self._members = (_misses(palette, self._ends) <= MEMBER_TOLERANCE).T.astype(np.float32)
         out = np.empty(len(values), np.uint16)
+        squares, sums = (palette * palette).sum(axis=1), palette.sum(axis=1)
         for s in range(0, len(values), 1024):
             block = colours[s:s + 1024]
-            error = palette[None, :, :] - block[:, None, :]
-            lightness = error.sum(axis=2) ** 2 / 3.0
-            error = lightness + HUE_WEIGHT * ((error * error).sum(axis=2) - lightness)
+            whole = squares[None, :] - 2.0 * block @ palette.T + (block * block).sum(axis=1)[:, None]
+            lightness = (sums[None, :] - block.sum(axis=1)[:, None]) ** 2 / 3.0
+            error = lightness + HUE_WEIGHT * (whole - lightness)
             misses = _misses(block, self._ends)
             best = misses.min(axis=1, initial=np.inf)[:, None]
             near = ((misses <= RAMP_TOLERANCE) & (misses <= best + RAMP_SLACK)).astype(np.float32)
@@ -405,11 +406,11 @@ def _misses(colours, ends):
     """[colour, ramp]: how far each of `colours` lies from each ramp between two `ends`
     (the pairs of np.triu_indices)."""
     first, second = np.triu_indices(len(ends), 1)
-    p, d = ends[first], ends[second] - ends[first]
+    p, d = ends[first].astype(np.float32), (ends[second] - ends[first]).astype(np.float32)
     length = np.maximum((d * d).sum(axis=1), 1e-9)
-    out = np.empty((len(colours), len(first)))
+    out = np.empty((len(colours), len(first)), np.float32)
     for s in range(0, len(colours), 256):
-        c = colours[s:s + 256, None, :]
+        c = colours[s:s + 256, None, :].astype(np.float32)
         t = np.clip(((c - p) * d).sum(axis=2) / length, 0.0, 1.0)
         out[s:s + 256] = np.sqrt((((p + t[..., None] * d) - c) ** 2).sum(axis=2))
     return out

@@ -20,6 +20,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
 
 from ..graph import catalog
+from ..graph.cut_paths import none_words
 from ..graph.document import CONSTANT, LAYER, OP, VARIABLE, Port
 from ..graph.names import node_kind, node_name, objective_name
 from ..graph.structure import MAX_VARIADIC_INPUTS, filter_ports, input_slots, n_outputs
@@ -37,7 +38,6 @@ PORT_R = 5.0
 CORNER_R = 8.0          # a card's rounded corners
 BADGE_H = 18.0
 NUMBERS_MARGIN = 2.0    # around the section bodies (numbers_rect)
-NONE_TEXT = "None (no path from the target)"
 PENDING_TEXT = "pending: not yet accumulated"
 
 Section = namedtuple("Section", "label array colour y port preview text")
@@ -231,6 +231,17 @@ class CardPainter:
             cached = self._gradients_by_node = (grads, by_node)
         return list(cached[1].get(nid, ()))
 
+    def none_text(self, port):
+        """A None gradient's words on the card (cut_paths.none_words: 'None (cut at argmax)'
+        where the canvas joins the source to the target), found once per evaluation."""
+        evaluation, known = getattr(self, "_none_texts", (None, {}))
+        if evaluation is not self.evaluation:
+            known = {}
+            self._none_texts = (self.evaluation, known)
+        if port not in known:
+            known[port] = none_words(self.doc, getattr(self.evaluation, "values", None) or {}, port)
+        return known[port]
+
     def numbers_spec(self):
         """The format the float tensors of the cards share: their story's (Story.number_spec),
         so that a tensor reads on its node's card as on every rule card (the seed's ones
@@ -301,12 +312,12 @@ class CardPainter:
                                                              spec=preview.spec_on_card(array, shared))
             sections.append((label, array, "gradient", port, shown))
         preview_w = 0.0
-        for label, array, colour, _, shown in sections:
+        for label, array, colour, port, shown in sections:
             text_w = max(text_w, text.width(f_label, label) + 2 * PAD)
             if colour == "gradient":
                 text_w = max(text_w, text.width(text.sans(8.5), PENDING_TEXT) + 2 * PAD)
             if shown is None:
-                text_w = max(text_w, text.width(preview.mono_font(9), NONE_TEXT) + 2 * PAD)
+                text_w = max(text_w, text.width(preview.mono_font(9), self.none_text(port)) + 2 * PAD)
             if shown is not None:
                 preview_w = max(preview_w, shown.width + 2 * PAD + 6)
         width = math.ceil(max(MIN_W, min(MAX_TEXT_W, text_w), min(head_w, whole_head), preview_w))
@@ -551,20 +562,23 @@ class CardPainter:
         colour = getattr(t, section.colour)
         if pending:     # the gradient's box kept (no jump when it comes), read as a placeholder
             box = QRectF(x, y + 1, width, _body_height(section) - 2)
+            flags = Qt.AlignmentFlag.AlignCenter
             if box.height() > 2 * LINE_H:  # (round one line of words, a box touched them)
-                edge = QColor(t.gradient)
-                edge.setAlpha(110)
-                painter.setPen(QPen(edge, 1, Qt.PenStyle.DashLine))
+                edge = QColor(t.gradient)     # (solid: a dashed line's dashes fell apart
+                edge.setAlpha(90)             # between an export and its picture replayed)
+                painter.setPen(QPen(edge, 1))
                 painter.setBrush(QColor(t.card))
                 painter.drawRoundedRect(box, 4, 4)
+                box = box.adjusted(6, 0, -6, 0)     # the words keep clear of the outline
+                flags |= Qt.TextFlag.TextWordWrap
             painter.setFont(text.sans(8.5))
             painter.setPen(QColor(t.muted))
-            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, PENDING_TEXT)
+            painter.drawText(box, flags, PENDING_TEXT)
         elif section.preview is None:
             painter.setFont(preview.mono_font(9))
             painter.setPen(QColor(colour))
             painter.drawText(QRectF(x, y, width, LINE_H), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                             NONE_TEXT)
+                             self.none_text(section.port))
         else:
             section.preview.draw(painter, x, y, colour, t)
 

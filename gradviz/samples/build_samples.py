@@ -100,10 +100,11 @@ def seed_002():
 
     rng = np.random.default_rng(2002)
     d = Doc("A black-box F with an externally supplied gradient", """
-        The network's output y feeds a function F the tape cannot see (hardware, another
-        program). If dL/dy is measured or approximated outside, pass it as output_gradients
-        for y: tape.gradient(y, weights, output_gradients=approx) is then exactly dL/dweights
-        by the chain rule, here xᵀ @ approx for the kernel of a linear Dense layer.""")
+        The network's output net feeds a function F the tape cannot see (hardware, another
+        program): L = F(net). If dL/dnet is measured or approximated outside, pass it as
+        output_gradients for net: tape.gradient(net, [net.kernel, net.bias],
+        output_gradients=approx) is then exactly dL/dnet.kernel and dL/dnet.bias by the chain
+        rule, here xᵀ @ approx for the kernel of the linear Dense layer net.""")
     d.const("x", rng.normal(size=(4, 3)))
     d.layer("net", "Dense", "x", dense(rng, 3, 2), units=2)
     d.finish("002_black_box_gradient", ["net"], ["net:1", "net:2"],
@@ -217,9 +218,10 @@ def seed_001():
 
     rng = np.random.default_rng(1002)
     d = Doc("The Jacobian of a Dense layer w.r.t. its kernel", """
-        y has shape (7, 10) and the kernel (5, 10), so the Jacobian has shape (7, 10, 5, 10).
-        Summing it over the target's axes gives back tape.gradient(y, kernel): the gradient is
-        the Jacobian contracted with a vector of ones.""")
+        The output of layer has shape (7, 10) and its kernel layer.kernel (5, 10), so the
+        Jacobian has shape (7, 10, 5, 10). Summing it over the target's axes gives back
+        tape.gradient(layer, layer.kernel): the gradient is the Jacobian contracted with a
+        vector of ones.""")
     d.const("x", rng.normal(size=(7, 5)))
     d.layer("layer", "Dense", "x", dense(rng, 5, 10), units=10, activation="relu")
     d.finish("001_dense_jacobian", ["layer"], ["layer:1"], persistent=True,

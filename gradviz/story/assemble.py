@@ -227,7 +227,13 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
             if ev.cotangent is None:
                 zeros = np.zeros(ev.tensor._value.shape, ev.tensor._value.dtype)
                 what = "zeros" if unconnected_zero else "None"
-                if ev.tensor._id in off_tape:
+                cut = naming.why_none(ev.tensor)
+                if cut and ev.tensor._id in off_tape:   # unwatched because of the cut
+                    heading, why = (f"{name}'s paths are cut",
+                                    f"{cut[0].upper()}{cut[1:]}, and so the tape never watched "
+                                    f"{name} either (a Variable is watched when a recorded op "
+                                    f"reads it): its gradient is {what}")
+                elif ev.tensor._id in off_tape:
                     heading, why = (f"{name} is not watched",
                                   f"{name} is on no tape: the tape never watched it (tape.watch, "
                                   f"or a trainable Variable read while the tape records, unless "
@@ -235,6 +241,9 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
                                   f"it (a stop_gradient output never counts), so the tape keeps "
                                   f"no gradient for it, even where a recorded op read it: its "
                                   f"gradient is {what}")
+                elif cut:   # joined on the canvas, cut on every path
+                    heading, why = (f"{name}'s paths are cut",
+                                    f"{cut[0].upper()}{cut[1:]}: its gradient is {what}")
                 else:
                     heading, why = (f"{name} is unconnected",
                                   f"No path of recorded ops leads from the target to {name}: "

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..engine import nest
 from ..graph.catalog import api_name, part_name, port_name
+from ..graph.cut_paths import cut_reason
 from ..graph.document import CUSTOM_GRADIENT, LAYER, OP, Port, fresh
 from ..graph.errors import reader_name, stopping
 from ..graph.evaluate import evaluate
@@ -121,6 +122,10 @@ class TapeNaming:
 
     def rule(self, op):
         """The declarative rule of a custom-gradient op ('' when it is a black box)."""
+        return ""
+
+    def why_none(self, tensor):
+        """A bare tape draws no canvas: no path to show, none to explain."""
         return ""
 
 
@@ -329,6 +334,13 @@ class DocumentNaming:
             return ""
         return CUSTOM_RULE_TEXT[node.op](node.attrs)
 
+    def why_none(self, tensor):
+        """Why source `tensor` gets None though the canvas joins it to the target
+        (cut_paths.cut_reason: the node that cuts every path, and why); '' when no edge
+        path joins them."""
+        port = self.ev.port_of(tensor)
+        return "" if port is None else cut_reason(self.doc, self.ev.values, port)
+
     def formula(self, op, k):
         rule = self.rule(op)
         return f"grad_y = {rule}" if rule else op.opdef.formula(op.attrs, k)
@@ -349,8 +361,10 @@ def tell(doc, evaluation, events, unconnected_gradients="none"):
     """
     naming = DocumentNaming(doc, evaluation)
     cuts = [(node_id, None,
-             f"{naming.title(node_id)} runs inside tape.stop_recording(): the tape never "
-             f"saw it, so no gradient flows back through its inputs.")
+             f"{naming.title(node_id)} is in the tape's stop_recording region: the tape "
+             f"holds no record of it (code runs it inside tape.stop_recording(), or before a "
+             f"tape.reset() that dropped its record), so no gradient flows back through its "
+             f"inputs.")
             for node_id in doc.tape.stop_recording if node_id in doc.nodes]
     story = assemble(events, naming, title=doc.title, extra_cuts=cuts,
                      unconnected_zero=unconnected_gradients == "zero")

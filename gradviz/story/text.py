@@ -38,8 +38,13 @@ def _provenance_lines(story, step):
     return lines
 
 
+# A step's tag in the printed story: a source's None is not always 'unconnected' (an argmax
+# on every path cuts it); the title says which.
+TAGS = {"unconnected": "None"}
+
+
 def _step_text(story, step, provenance_entries, filters=frozenset()):
-    head = f"{step.index + 1:>3}. [{step.kind}] {step.title}"
+    head = f"{step.index + 1:>3}. [{TAGS.get(step.kind, step.kind)}] {step.title}"
     conv_filter = step.port in filters
     shared = number_spec(story)   # the story's tensors as its cards write them
     lines = [head, wrap(step.caption, "     ")]

@@ -283,7 +283,7 @@ def test_nodes_are_named_by_variable_names_script_names_and_ops(tmp_path):
           loss = (w * 3.0 + b) * (w * 3.0)
         t.gradient(loss, [w, b])
     """)
-    assert set(doc.nodes) == {"weight", "const_3", "const_3_2", "mul", "mul2", "b", "add",
+    assert set(doc.nodes) == {"weight", "const_3", "const_3_1", "mul", "mul_1", "b", "add",
                               "loss"}
     assert doc.sources == [graph.Port("weight"), graph.Port("b")]
 

@@ -27,14 +27,18 @@ def test_naming_n_nodes_of_one_stem_probes_linearly(monkeypatch):
     name.used = _CountingSet()
     n = 3000
     got = [name("mul") for _ in range(n)]
-    assert len(set(got)) == n and got[:3] == ["mul", "mul2", "mul3"] and got[-1] == f"mul{n}"
+    # TF's unique names (issue 20 §2: 'sum2' was not TF's 'sum_1'), as a fresh canvas node's
+    assert len(set(got)) == n and got[:3] == ["mul", "mul_1", "mul_2"] and got[-1] == f"mul_{n - 1}"
     assert _CountingSet.probes <= 3 * n   # probing from 1 each time made n²/2 = 4.5 million
 
 
 def test_naming_skips_names_taken_by_another_stem():
+    """TF's rule (tf.Graph.unique_name): sum, sum_1, sum_2; a name ending in _N takes its own
+    suffix (const_3 is the constant 3: its second is const_3_1, never const_1)."""
     name = capture._Namer()
-    assert [name("x"), name("x2"), name("x"), name("x")] == ["x", "x2", "x3", "x4"]
-    assert [name("c_3"), name("c_3")] == ["c_3", "c_3_2"]
+    assert [name("x"), name("x_1"), name("x"), name("x")] == ["x", "x_1", "x_2", "x_3"]
+    assert [name("c_3"), name("c_3")] == ["c_3", "c_3_1"]
+    assert [name("sum"), name("sum"), name("sum")] == ["sum", "sum_1", "sum_2"]
 
 
 def _script(tmp_path, text, name="script.py"):

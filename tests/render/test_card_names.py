@@ -12,7 +12,7 @@ from gradviz.graph.document import Document, Node
 from gradviz.render import Renderer
 
 KIND_PREFIX = re.compile(r"^(Visit |Seed |Gradient of |Fan-in at |Cut: )")
-SUFFIXES = re.compile(r" \(input \d+\)$| not recorded$| is unconnected$| is not watched$")
+SUFFIXES = re.compile(r" \(input \d+\)$| not recorded$| is unconnected$| is not watched$|'s paths are cut$")
 
 
 def story_names(step):

@@ -110,8 +110,9 @@ def test_unconnected_source_says_none_within_its_card():
     card = r.cards["y"]
     section = next(s for s in card.sections if s.colour == "gradient")
     assert section.array is None and section.preview is None
-    from gradviz.render.cards import NONE_TEXT
-    assert text.width(preview.mono_font(9), NONE_TEXT) + 2 * PAD <= card.width
+    words = r.none_text(section.port)   # y's path passes stop_gradient: cut, not 'no path'
+    assert words.startswith("None (cut at ") and "no path" not in words
+    assert text.width(preview.mono_font(9), words) + 2 * PAD <= card.width
 
 
 def test_long_vector_heatmap_wraps_into_rows():

@@ -4,6 +4,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QStyle, QVBoxLayout,
                                QWidget)
 
+from ...graph.cut_paths import none_why
 from ...graph.document import Port, text_problem
 from ...graph.names import objective_name, objective_note, port_names, unique_names
 from ...graph.ports import parse_port, port_text
@@ -233,7 +234,7 @@ class DocumentPage(Page):
             if grad is not None:
                 view.set_array(grad)
             elif ev is not None and port in ev.gradients:
-                none.setText("None: not connected to the target (TF returns None).")
+                none.setText(none_why(doc, ev.values, port))
             else:
                 none.setText("Not computed" + (": see the problems below." if result.problems
                                                else "."))

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHB
 from ...engine.errors import counted
 from ...engine.layers import glorot_limit
 from ...graph import catalog
+from ...graph.cut_paths import none_why
 from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
 from ...graph.names import node_name, objective_name, objective_note, port_names
 from ...graph.tensors import DTYPES, MAX_RANK
@@ -531,7 +532,7 @@ class NodePage(Page):
                 note = objective_words
             if ev is not None and port in ev.gradients:
                 grad = ev.gradients[port]
-                why = "None: this source is not connected to the target (TF returns None)."
+                why = none_why(doc, ev.values, port)
             else:
                 why = "Not computed: see the problems above." if result.problems else \
                     "Not computed yet."

@@ -10,7 +10,7 @@ import html
 import math
 import time
 
-from PySide6.QtCore import QEasingCurve, QEvent, QSize, Qt, QTimer, QVariantAnimation, Signal
+from PySide6.QtCore import QEasingCurve, QEvent, QRect, QSize, Qt, QTimer, QVariantAnimation, Signal
 from PySide6.QtGui import QAction, QKeySequence, QTextDocument
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStyle, QToolButton, QVBoxLayout,
                                QWidget)
@@ -27,7 +27,7 @@ SPEEDS = (0.5, 1.0, 2.0, 4.0)
 STEP_MS = 1800          # one step at 1x while playing
 TRAVEL_MS = 900         # the cotangent's travel at 1x
 CAPTION_LINES = (2, 4)  # the caption is this many lines tall, at least and at most
-STEP_LABEL_W = 380      # the current step's name is elided beyond this width (pixels)
+STEP_LABEL_W = 380      # the current step's name wraps beyond this width (pixels), never cut
 STORY_MS = 500          # edits in a burst (a training run's previews): the story at most this often
 
 def _same_step(a, b):
@@ -35,6 +35,13 @@ def _same_step(a, b):
     again after an edit that did not touch it)?"""
     return (a.index, a.kind, a.node, a.port, a.input_index, a.title) == \
         (b.index, b.kind, b.node, b.port, b.input_index, b.title)
+
+
+def wrapped_height(label):
+    """How tall (pixels) `label`'s text is wrapped at its width (QLabel.heightForWidth
+    answers with a fixed height once one is set)."""
+    return label.fontMetrics().boundingRect(QRect(0, 0, label.width(), 100000),
+                                            Qt.TextFlag.TextWordWrap, label.text()).height()
 
 
 class PlayerBar(QWidget):
@@ -152,7 +159,8 @@ class PlayerBar(QWidget):
         font.setPointSizeF(font.pointSizeF() + 1.5)
         font.setBold(True)
         self.step_label.setFont(font)
-        self.step_label.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
+        self.step_label.setWordWrap(True)
+        self.step_label.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         self.step_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.caption = QLabel(self)
         self.caption.setObjectName("playerCaption")
@@ -310,12 +318,16 @@ class PlayerBar(QWidget):
         self._fit_caption()
 
     def _fit_caption(self):
-        """Give the caption the height its wrapped text needs at the bar's width, from two
-        to four lines: set here, not by the toolbar's layout, which does not ask a label for
-        its height at a width and can leave the bar many lines tall."""
+        """Give the step's name the width it needs, at most STEP_LABEL_W (a longer one wraps
+        onto more lines: lesson 14's '… → layer, inside t1.gradient(out, x)' was cut at
+        'insid…' at 1280), and the caption the height its wrapped text needs at the width
+        left, from two to four lines (the name's lines too): set here, not by the toolbar's
+        layout, which does not ask a label for its height at a width and can leave the bar
+        many lines tall."""
+        label = self.step_label
+        label.setFixedWidth(min(STEP_LABEL_W, label.fontMetrics().horizontalAdvance(label.text()) + 2))
         margins = self._caption_row.contentsMargins()
-        width = self.width() - self.step_label.sizeHint().width() - 12 \
-            - margins.left() - margins.right()
+        width = self.width() - label.width() - 12 - margins.left() - margins.right()
         def laid_out(html):
             doc = QTextDocument()
             doc.setDocumentMargin(0)
@@ -324,11 +336,14 @@ class PlayerBar(QWidget):
             doc.setTextWidth(max(width, 100))
             return doc.size().height()
         # A line as the label lays it out (the font's line spacing is a pixel shorter): one
-        # line and two are as tall, so a caption that wraps anew never moves the canvas.
+        # line and two are as tall, and so are a name on one line and on two, so a caption or
+        # a name that wraps anew never moves the canvas.
         line = laid_out("X")
         low, high = CAPTION_LINES
-        height = min(max(laid_out(self.caption.text()), low * line), high * line)
+        name = max(wrapped_height(label), low * label.fontMetrics().lineSpacing())
+        height = min(max(laid_out(self.caption.text()), low * line, name), high * line)
         self.caption.setFixedHeight(math.ceil(height) + 2)
+        label.setFixedHeight(math.ceil(height) + 2)
 
     def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Resize and obj is self.canvas.viewport() \
@@ -575,8 +590,7 @@ class PlayerBar(QWidget):
                         f"step, or click a step above." if n else self._why_no_story())
         else:
             name = self.step_name(step)
-            self.step_label.setText(self.step_label.fontMetrics().elidedText(
-                name, Qt.TextElideMode.ElideRight, STEP_LABEL_W))
+            self.step_label.setText(name)
             self.step_label.setToolTip(name)
             set_caption(self.caption, step.caption)
         self._fit_caption()

@@ -12,12 +12,16 @@ cards and its whole formula card do not fit at that size: see step_view). The
 keyboard (or a presenter's clicker, which sends PageDown / PageUp) steps through the
 story through the window's player. F5 or Esc ends it and puts every piece of the window back.
 """
-from PySide6.QtCore import QEvent, QObject, QRectF, Qt, QTimer
-from PySide6.QtGui import QFont, QFontMetricsF
+import math
+
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QTimer
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, QLabel, QScrollArea,
                                QSizePolicy, QToolBar, QVBoxLayout, QWidget)
 
 from ...render import legible
+from ...render import painter as render_painter
+from . import step_view
 from .lessons import lesson_lead
 from .timeline import set_caption
 
@@ -32,6 +36,7 @@ READABLE_SHARE = 1 / 60      # the cards' smallest numbers: this share of the sc
 LARGEST_SHARE = 1 / 24       # ... and at most this share, as a slide's body text is
 FILL = 0.65                  # of the view's width or height, a step's cards span (step_view._close_up)
 MIN_READABLE_PX = 14.0
+SLIDE_FLOOR_PX = 11.0        # the least they are drawn to show every card a slide names (step_view)
 
 NEXT_KEYS = {Qt.Key.Key_Space, Qt.Key.Key_Right, Qt.Key.Key_PageDown, Qt.Key.Key_Down,
              Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_N}
@@ -165,6 +170,73 @@ class CaptionBand(QWidget):
         super().resizeEvent(event)
 
 
+ARROWS = "→↘↓↙←↖↑↗"         # toward a card, by the eighth of the circle it lies in (y down)
+MARKER_PT = 14               # a marker's type on a screen 900 pixels tall, larger above
+MARKER_PAD = 12.0            # pixels between a marker and the view's edge
+
+
+class EdgeMarkers(QWidget):
+    """Over the canvas's view: at its edge, a small label for each card the slide's caption or
+    rule card names that the view could not show with the step's cards ('← x'), an arrow
+    toward it (step_view.edge_markers). Never a card cut in half instead."""
+
+    def __init__(self, canvas, scale=1.0):
+        super().__init__(canvas)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
+        self.setAttribute(Qt.WidgetAttribute.WA_NoSystemBackground, True)
+        self.font_ = _font(MARKER_PT * scale, bold=True)
+        self.markers = []
+        self.cards = []
+
+    def show_markers(self, markers, geometry, cards=()):
+        """Show `markers` ([(name, (dx, dy))]) over the view at `geometry` (the viewport's),
+        clear of `cards` (QRectF, the widget's pixels) where the edge leaves room."""
+        self.setGeometry(geometry)
+        self.markers = list(markers)
+        self.cards = list(cards)
+        self.setVisible(bool(self.markers))
+        self.raise_()
+        self.update()
+
+    def rects(self):
+        """[(text, QRectF)] of the markers, in the widget's pixels: each on the view's edge
+        where the way toward its card leaves the view, kept apart from the ones before."""
+        metrics = QFontMetricsF(self.font_)
+        out = []
+        w, h = self.width(), self.height()
+        for name, (dx, dy) in self.markers:
+            angle = math.atan2(dy, dx)
+            arrow = ARROWS[int(round(angle / (math.pi / 4))) % 8]
+            text = f"{arrow} {name}" if dx < 0 or (dx == 0 and dy < 0) else f"{name} {arrow}"
+            size = (metrics.horizontalAdvance(text) + 20, metrics.height() + 10)
+            reach = min((w / 2 - MARKER_PAD - size[0] / 2) / abs(dx) if dx else math.inf,
+                        (h / 2 - MARKER_PAD - size[1] / 2) / abs(dy) if dy else math.inf)
+            centre = QPointF(w / 2 + dx * reach, h / 2 + dy * reach)
+            rect = QRectF(0, 0, *size)
+            rect.moveCenter(centre)
+            # along its edge, nearest first, to a place that hides no card nor another marker
+            across = abs(centre.x() - w / 2) >= w / 2 - MARKER_PAD - size[0] / 2 - 1
+            step = (0.0, size[1] / 2) if across else (size[0] / 2, 0.0)
+            tries = [rect.translated(step[0] * k * sign, step[1] * k * sign)
+                     for k in range(int(max(w, h) / max(min(size), 1.0)) + 1) for sign in (1, -1)]
+            inside = QRectF(0, 0, w, h).adjusted(MARKER_PAD / 2, MARKER_PAD / 2, -MARKER_PAD / 2, -MARKER_PAD / 2)
+            free = [r for r in tries if inside.contains(r)
+                    and not any(r.intersects(other) for other in self.cards + [o for _, o in out])]
+            out.append((text, free[0] if free else rect))
+        return out
+
+    def paintEvent(self, event):
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setFont(self.font_)
+        for text, rect in self.rects():
+            painter.setPen(QPen(QColor("#000000"), 2.0))
+            painter.setBrush(QColor("#ffffff"))
+            painter.drawRoundedRect(rect, rect.height() / 2, rect.height() / 2)
+            painter.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), text)
+        painter.end()
+
+
 def _font(points, bold=False):
     font = QFont("DejaVu Sans")
     font.setStyleHint(QFont.StyleHint.SansSerif)
@@ -183,6 +255,7 @@ class PresentationMode(QObject):
         self.band = None
         self._saved = None
         self._fit_pending = False
+        self.markers = None
 
     # -- the story -------------------------------------------------------------------------
     @property
@@ -261,6 +334,7 @@ class PresentationMode(QObject):
         w.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
         dock.show()
         self._dock = dock
+        self.markers = EdgeMarkers(canvas, self.type_scale())
         canvas.set_grid_visible(False)
         canvas.set_theme(THEME)
         canvas.setFrameShape(QFrame.Shape.NoFrame)
@@ -271,7 +345,8 @@ class PresentationMode(QObject):
         self.player.stepChanged.connect(self._step_changed)
         w.controller.evaluated.connect(self._evaluated)
         self._saved["framing"] = self.player.framing
-        self.player.framing = dict(readable_px=self.readable_px(), max_zoom=self.max_zoom(), fill=FILL)
+        self.player.framing = dict(readable_px=self.readable_px(), max_zoom=self.max_zoom(), fill=FILL,
+                                   floor_px=SLIDE_FLOOR_PX)
         self._saved["readable_px"] = canvas.readable_px
         canvas.set_readable_px(self.readable_px())   # a compact card reads from the back row too
         action = getattr(w, "actions_by_name", {}).get("present")
@@ -301,6 +376,8 @@ class PresentationMode(QObject):
         w.removeDockWidget(self._dock)
         self._dock.deleteLater()
         self._dock = self.band = None
+        self.markers.deleteLater()
+        self.markers = None
         canvas.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         canvas.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         canvas.set_theme(saved["theme"])
@@ -419,7 +496,10 @@ class PresentationMode(QObject):
         canvas = self.window.canvas
         if self.player.step is not None:
             self.player.frame()
+            self.markers.show_markers(getattr(canvas, "edge_markers", []), canvas.viewport().geometry(),
+                                      self._cards_in_view())
             return
+        self.markers.show_markers([], canvas.viewport().geometry())
         canvas.set_readable_px(self.readable_px())   # a step framed smaller may have lowered it
         rect = self.picture_rect()
         if rect.isEmpty():
@@ -429,6 +509,17 @@ class PresentationMode(QObject):
         zoom = min(view.width() / rect.width(), view.height() / rect.height(), self.max_zoom())
         canvas.scale(zoom, zoom)
         canvas.centerOn(rect.center())
+
+    def _cards_in_view(self):
+        """The cards and the rule card the view shows (its pixels): what a marker must not hide."""
+        canvas = self.window.canvas
+        r = canvas.renderer
+        rects = [step_view.shown_card(r, n) for n in r.doc.nodes if n in r.positions]
+        step = self.player.step
+        formula = None if step is None else render_painter.formula_rect(r, step)
+        if formula is not None:
+            rects.append(formula)
+        return [canvas.mapFromScene(rect).boundingRect().toRectF() for rect in rects]
 
     # -- keys ------------------------------------------------------------------------------
     def eventFilter(self, obj, event):

@@ -173,9 +173,8 @@ class ProvenancePanel(QWidget):
         array = shown_array(step)
         if array is None:
             text = {"cut": "No cotangent flows through a cut edge.",
-                    "unconnected": "The source is not connected to the target: its gradient "
-                                   "is None (or zeros, per the tape setting)."}.get(
-                step.kind, "This step has no numbers.")
+                    # the step's own words: why (no edge path, a cut on every path, unwatched)
+                    "unconnected": step.caption}.get(step.kind, "This step has no numbers.")
             self.heading.setText(f"<b>{_html(step.title)}</b><br>{text}")
             self.grid.set_array(None)
             return

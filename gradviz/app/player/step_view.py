@@ -20,8 +20,14 @@ top-left corner if even they do not fit), the ports where the cotangent lands, t
 the other end of the animated edges; the rest is reached by scrolling. The view then pans
 as little as it takes (`settle`) to show the step's arrows whole and to cut no other card in
 half where a slightly different pan shows it whole or not at all.
+In presentation mode a slide also shows whole every card its caption or rule card names
+(`named_nodes`), its cards' text down to the presentation's floor (11 px) for that; a named
+card that even then does not fit is named at the view's edge with an arrow toward it
+(`edge_markers`), never cut. A seed slide shows the cards that feed its target too
+(`seed_context`) where they fit at the back row's size.
 """
 import math
+import re
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF
@@ -31,8 +37,9 @@ from ...render import legible
 from ...render import painter as render_painter
 from ...render.cards import BADGE_H, HEADER_H, LINE_H, PORT_R
 from ...render.legible import READABLE_PX
-from ...render.formula import CARD_GAP
+from ...render.formula import CARD_GAP, operand_title
 from ...render.involved import involved_nodes
+from ...render.story_overlay import GLOW, RING
 from . import docking
 
 MAX_ZOOM = 1.25
@@ -57,14 +64,73 @@ def _card(renderer, nid):
     return renderer.rect(nid).adjusted(0, -render_painter.BADGE_H - 4, 0, 0)
 
 
-def step_rects(renderer, step):
+def shown_card(renderer, nid):
+    """A card with its badge, its ports' circles and their names (`whole_card`): what a view
+    must hold for the card not to look cut."""
+    return _card(renderer, nid).united(whole_card(renderer, nid))
+
+
+def _card_as(renderer, nid, full, own=False):
+    """A card as framing takes it: `_card`, or (`full`: presentation's slides) `shown_card`,
+    with its ring (`ringed_card`) for the step's `own` card."""
+    if not full:
+        return _card(renderer, nid)
+    return ringed_card(renderer, nid) if own else shown_card(renderer, nid)
+
+
+def ringed_card(renderer, nid):
+    """The step's own card with the ring and glow round it (RING + GLOW out of the card):
+    framed without them, attention's V and K in presentation at 1920 x 1080 (steps 15, 17)
+    ended at the view's bottom edge, their ring under the caption band."""
+    out = RING + GLOW
+    return shown_card(renderer, nid).united(renderer.rect(nid).adjusted(-out, -out, out, out))
+
+
+def card_texts(renderer, step):
+    """What the step's rule card writes (its formula, rule, operands' names, words and the
+    captions under its pictures): the words a reader looks for on the canvas."""
+    layout = renderer.formula_layout(step)
+    if layout.empty:
+        return []
+    out = [getattr(step, "formula", "") or ""]
+    for part in layout.parts:
+        if part[0] in ("text", "word"):
+            out.append(part[1])
+        elif part[0] == "array":
+            out.append(operand_title(part) if len(part) > 3 else layout.caption_of(part[2]))
+        elif part[0] == "picture" and part[2]:
+            out.append(part[2])
+    return out
+
+
+def named_nodes(renderer, step):
+    """The nodes whose names the step's title, caption (the presentation's caption band) or
+    rule card writes, in the document's order: a reader who reads 'Here input is 'image x''
+    or '∂y/∂x' looks for those cards. A name inside a longer one ('x' in 't1.gradient(y, x)',
+    'out' in 'out[3]') is that one's, not its own."""
+    nodes = renderer.doc.nodes
+    names = {n: nodes[n].label or n for n in nodes}
+    texts = [getattr(step, "title", "") or "", getattr(step, "caption", "") or ""] + card_texts(renderer, step)
+    found = set()
+    for text in texts:
+        for n in sorted(names, key=lambda n: -len(names[n])):
+            pattern = rf"(?<![A-Za-z_]){re.escape(names[n])}(?![A-Za-z0-9_])"
+            if re.search(pattern, text):
+                found.add(n)
+                text = re.sub(pattern, lambda m: "\0" * len(m.group()), text)
+    return [n for n in nodes if n in found]
+
+
+def step_rects(renderer, step, extra=(), full=False):
     """[card, must, near, want, whole] (scene rectangles, in order of priority) for `step`.
 
     card: the active card alone (whole whenever it fits, even when its formula card
     does not fit beside it); must: with its formula card; near: with the ports at the other end
     of the animated edges, where the cotangent lands; want: with the whole cards there;
     whole: every card and the formula card. A step inside a layer (no card of its own)
-    gets [whole]; None when there is no graph to show."""
+    gets [whole]; None when there is no graph to show. extra: nodes whose whole cards
+    `want` holds too (the cards a slide's caption names, `named_nodes`). full: the cards with
+    their ports and the own card's ring (`_card_as`)."""
     nodes = renderer.doc.nodes
     if not nodes or any(n not in renderer.positions for n in nodes):
         return None
@@ -74,7 +140,7 @@ def step_rects(renderer, step):
         for n in nodes:
             whole = whole.united(_card(renderer, n))
         return [whole]
-    card = must = _card(renderer, nid)
+    card = must = _card_as(renderer, nid, full, own=True)
     if step.kind == "seed":
         must = must.united(renderer.moving_rect(step))   # the seed's arrow and its label
     formula = render_painter.formula_rect(renderer, step)
@@ -90,12 +156,14 @@ def step_rects(renderer, step):
             landing = QRectF(port.x() - 20, port.y() - 40, LANDING_W + 20, 80)
         if other in renderer.doc.nodes:
             near = near.united(landing)
-            want = want.united(_card(renderer, other))
+            want = want.united(_card_as(renderer, other, full))
     for arrow in arrow_rects(renderer, step):    # the arrows whole, where they bulge out
         want = want.united(arrow)
+    for n in extra:
+        want = want.united(whole_card(renderer, n))
     whole = QRectF(want)
     for n in renderer.doc.nodes:
-        whole = whole.united(_card(renderer, n))
+        whole = whole.united(_card_as(renderer, n, full))
     return [card, must, near, want, whole]
 
 
@@ -105,36 +173,39 @@ def arrow_rects(renderer, step):
             for e in renderer._step_edges(step)]
 
 
-def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM, fill=None):
+def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM, fill=None,
+               floor_px=READABLE_PX, extra=(), full=False):
     """(zoom, scene centre, docked formula rect or None) that frames `step` in `view`'s
     viewport; None without a graph. fill (presentation mode): a graph that, shown whole,
-    leaves most of the view empty is shown closer (`_close_up`)."""
+    leaves most of the view empty is shown closer (`_close_up`). floor_px: the least size
+    of the cards' text a step too large is shown at. extra: nodes framed with the step's.
+    full: the cards with their ports and the own card's ring (`_card_as`)."""
     renderer.dock_formula(step, None)
-    rects = step_rects(renderer, step)
+    rects = step_rects(renderer, step, extra, full)
     if rects is None:
         return None
     whole = rects[-1]
     port = view.viewport().rect()
     width, height = max(1.0, port.width() - 2 * MARGIN), max(1.0, port.height() - 2 * MARGIN)
     lowest = readable_zoom(view, readable_px)
-    fit, framed, docked = _beside_graph(renderer, step, whole, width, height, max(max_zoom, lowest))
+    fit, framed, docked = _beside_graph(renderer, step, whole, width, height, max(max_zoom, lowest), full)
     if fit >= lowest:
-        close = None if fill is None else _close_up(view, renderer, step, rects, framed, fit, max_zoom, fill)
+        close = None if fill is None else _close_up(view, renderer, step, rects, framed, fit, max_zoom, fill, extra)
         if close is not None:
             return close
         if docked is not None:
             renderer.dock_formula(step, docked)
         return fit, framed.center(), docked
     if fit_zoom(rects[3], width, height) < lowest:
-        docked = _docked(view, renderer, step, lowest, readable_px)
+        docked = _docked(view, renderer, step, lowest, readable_px, floor_px, extra, full)
         if docked is not None:
-            picture = _graph(renderer, step).united(docked[2]) if docked[2] is not None else None
+            picture = _graph(renderer, step, full).united(docked[2]) if docked[2] is not None else None
             room = (port.width() - 2 * DOCK_MARGIN, port.height() - 2 * DOCK_MARGIN)   # as docked
             if picture is not None and fit_zoom(picture, *room) >= docked[0]:
                 return docked[0], picture.center(), docked[2]   # the whole graph with it
                 # (lesson 15's step 3 docked its card above y and showed neither x nor delta)
             return docked
-    close = None if fill is None else _close_up(view, renderer, step, rects, whole, lowest, max_zoom, fill)
+    close = None if fill is None else _close_up(view, renderer, step, rects, whole, lowest, max_zoom, fill, extra)
     if close is not None:
         return close
     return lowest, QPointF(
@@ -147,7 +218,7 @@ CLOSE_AREA = 0.6        # a graph shown whole over less of the view's area than 
 CLOSE_GAIN = 1.1        # ... is shown closer where its step's cards show this much larger
 
 
-def _close_up(view, renderer, step, rects, framed, zoom, cap, fill):
+def _close_up(view, renderer, step, rects, framed, zoom, cap, fill, extra=()):
     """(zoom, centre, None) for a step whose graph (`framed`, shown at `zoom`) covers less
     than CLOSE_AREA of the view (a chain as wide as the screen and one card tall, lesson 13
     in presentation: 40-47 % at 1920 x 1080): the zoom at which the step's items (its
@@ -160,7 +231,7 @@ def _close_up(view, renderer, step, rects, framed, zoom, cap, fill):
     if shown >= CLOSE_AREA * port.width() * port.height():
         return None
     items = QRectF()
-    for rect in step_items(renderer, step):
+    for rect in step_items(renderer, step, extra, full=True):
         items = items.united(rect)
     close = min(cap, fill * fit_zoom(items, port.width(), port.height()))
     if close < zoom * CLOSE_GAIN:
@@ -170,7 +241,7 @@ def _close_up(view, renderer, step, rects, framed, zoom, cap, fill):
         _centre([(r.top(), r.bottom()) for r in rects], height / close, port.height() / close)), None
 
 
-def _beside_graph(renderer, step, whole, width, height, cap):
+def _beside_graph(renderer, step, whole, width, height, cap, full=False):
     """(zoom, framed rect, formula rect to dock or None) for a step shown with the whole graph
     (`whole`, the formula card in its own place) in `width` x `height` pixels: the formula
     card docked right of the graph, left of it (a source's card at its left) or below it
@@ -184,7 +255,7 @@ def _beside_graph(renderer, step, whole, width, height, cap):
     nid = getattr(step, "node", None)
     if formula is None or nid not in renderer.doc.nodes:
         return best
-    graph = _graph(renderer, step)
+    graph = _graph(renderer, step, full)
     own = _card(renderer, nid)
     w, h = formula.width(), formula.height()
     top = max(graph.top(), min(own.top(), graph.bottom() - h))     # level with its card
@@ -205,16 +276,18 @@ def _beside_graph(renderer, step, whole, width, height, cap):
     return best
 
 
-def _graph(renderer, step):
+def _graph(renderer, step, full=False):
     """Every card (with its badge and its ports' names) and `step`'s arrows (the seed's
     with its word): the picture a small graph's step shows, its formula card aside."""
     graph = QRectF()
     for n in renderer.doc.nodes:
-        graph = graph.united(renderer.footprint(n)).united(_card(renderer, n))
+        graph = graph.united(renderer.footprint(n)).united(_card_as(renderer, n, full))
     for arrow in arrow_rects(renderer, step):
         graph = graph.united(arrow)
     if step.kind == "seed":
         graph = graph.united(renderer.moving_rect(step))
+    if full and getattr(step, "node", None) in renderer.doc.nodes:
+        graph = graph.united(ringed_card(renderer, step.node))
     return graph
 
 
@@ -239,15 +312,18 @@ def fit_zoom(rect, width, height):
     return min(width / max(rect.width(), 1.0), height / max(rect.height(), 1.0))
 
 
-def involved_cards(renderer, step):
-    """The cards a step is about: its node's and those at the other end of its edges."""
-    return [_card(renderer, nid) for nid in involved_nodes(renderer, step)]
+def involved_cards(renderer, step, extra=(), full=False):
+    """The cards a step is about: its node's and those at the other end of its edges (`full`:
+    with their ports, its own with its ring: `_card_as`); and the whole cards of `extra`."""
+    nodes = involved_nodes(renderer, step)
+    return [_card_as(renderer, nid, full, own=k == 0) for k, nid in enumerate(nodes)] + \
+        [whole_card(renderer, n) for n in extra if n not in nodes]
 
 
-def step_items(renderer, step):
-    """What a step is about, as scene rects: its cards (`involved_cards`), its arrows, its
-    formula card, and the seed's arrow with its word."""
-    items = involved_cards(renderer, step) + arrow_rects(renderer, step)
+def step_items(renderer, step, extra=(), full=False):
+    """What a step is about, as scene rects: its cards (`involved_cards`, with `extra`), its
+    arrows, its formula card, and the seed's arrow with its word."""
+    items = involved_cards(renderer, step, extra, full) + arrow_rects(renderer, step)
     formula = render_painter.formula_rect(renderer, step)
     if formula is not None:
         items.append(formula)
@@ -294,13 +370,13 @@ DOCK_MARGIN = 2.0      # screen pixels kept free around a docked formula card an
 LEVEL_STEP = 0.9       # the zooms tried below the readable one, each this much smaller
 
 
-def _configs(view, readable_px):
+def _configs(view, readable_px, floor_px=READABLE_PX):
     """[(zoom of the cards, scale of the formula card)], best first: the smallest text on
     screen (cards' or formula card's) as large as it can be, from `readable_px` down to the
-    legible floor (`READABLE_PX`); at each such size, the cards as large as they can be. In
+    legible floor (`floor_px`, never under READABLE_PX); at each such size, the cards as large as they can be. In
     presentation mode (readable_px above the floor) a step that does not fit at the back row's
     zoom is shown whole a little smaller rather than cut."""
-    top, floor = readable_zoom(view, readable_px), readable_zoom(view, READABLE_PX)
+    top, floor = readable_zoom(view, readable_px), readable_zoom(view, max(READABLE_PX, floor_px))
     levels = [top]
     while levels[-1] * LEVEL_STEP > floor:
         levels.append(levels[-1] * LEVEL_STEP)
@@ -313,38 +389,44 @@ def _box(rect):
     return rect.left(), rect.top(), rect.right(), rect.bottom()
 
 
-def _with_name(renderer, nid):
-    """(the card with its port names, its name strip) as docking takes them."""
-    return _box(renderer.footprint(nid)), _box(name_strip(_card(renderer, nid)))
+def _with_name(renderer, nid, full=False, own=False):
+    """(the card with its port names, its name strip) as docking takes them; `full`: with
+    its ports' circles, and the step's `own` card with its ring (`_card_as`)."""
+    card = renderer.footprint(nid)
+    if full:
+        card = card.united(ringed_card(renderer, nid) if own else whole_card(renderer, nid))
+    return _box(card), _box(name_strip(_card(renderer, nid)))
 
 
-def _docked(view, renderer, step, lowest, readable_px):
+def _docked(view, renderer, step, lowest, readable_px, floor_px=READABLE_PX, extra=(), full=False):
     """(zoom, centre, docked rect) with the formula card docked where it shows whole with the
     step's cards and hides none of their names (nor, where it can, any card's name); its
-    own card alone when all of them cannot be shown; None when nothing fits."""
+    own card alone when all of them cannot be shown (with `extra`, the nodes a slide names:
+    all or nothing); None when nothing fits."""
     formula = render_painter.formula_rect(renderer, step)
     nids = involved_nodes(renderer, step)
+    nids += [n for n in extra if n not in nids]
     cards = [_card(renderer, n) for n in nids]
     if formula is None or not cards:
         return None
     port = view.viewport().rect()
     size = (max(1.0, port.width() - 2 * DOCK_MARGIN), max(1.0, port.height() - 2 * DOCK_MARGIN))
-    configs = _configs(view, readable_px)
-    involved = {getattr(step, "node", None)}
+    configs = _configs(view, readable_px, floor_px)
+    involved = {getattr(step, "node", None)} | set(extra)
     for edge in renderer._step_edges(step):
         involved |= {edge.src.node, edge.dst.node}
-    others = [_with_name(renderer, n) for n in renderer.doc.nodes if n not in involved]
+    others = [_with_name(renderer, n, full) for n in renderer.doc.nodes if n not in involved]
     layout = renderer.formula_layout(step)
     natural = _box(formula)
-    groups = [nids, nids[:1]] if len(nids) > 1 else [nids]
+    groups = [nids, nids[:1]] if len(nids) > 1 and not extra else [nids]
     trace = arrow_trace(renderer, step)
     # The step's arrows kept uncovered where they can be (the tiny CNN's conv → filters w
     # docked its card over 46 % of the arrow from conv's port to filters w).
     for group, guard in [(group, points) for group in groups
                          for points in ((trace, ()) if trace and group is nids else ((),))]:
-        shown = [_with_name(renderer, n) for n in group] + [(point, point) for point in guard]
+        shown = [_with_name(renderer, n, full, k == 0) for k, n in enumerate(group)] + [(point, point) for point in guard]
         arrows = [_box(rect) for rect in arrow_rects(renderer, step)] if group is nids else []
-        avoid = [_with_name(renderer, n) for n in nids[len(group):]]
+        avoid = [_with_name(renderer, n, full) for n in nids[len(group):]]
         # Clear of every card, beside the step's cards or anywhere free in the view, at the
         # largest zoom that has such a place (down to the legible size); only then over other
         # cards' values (anywhere in the view: a lattice, dearer, when the usual places fail),
@@ -365,7 +447,7 @@ def _docked(view, renderer, step, lowest, readable_px):
     for c in cards[1:]:
         nodes = nodes.united(c)
     wider = formula.width() > port.width() / lowest or formula.height() > port.height() / lowest
-    if wider and fit_zoom(nodes, port.width() - 2 * MARGIN, port.height() - 2 * MARGIN) >= lowest:
+    if wider and not extra and fit_zoom(nodes, port.width() - 2 * MARGIN, port.height() - 2 * MARGIN) >= lowest:
         return lowest, nodes.center(), None     # a formula card larger than the view: the cards
     return None
 
@@ -410,17 +492,36 @@ def _centre(spans, seen, full=None):
     return min(max(wish, lo), hi)
 
 
-def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM, fill=None):
+def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM, fill=None,
+               floor_px=READABLE_PX):
     """Zoom and scroll `view` to frame `step`; returns (zoom, scene centre), or None
-    (nothing done)."""
+    (nothing done). In presentation mode (`fill`) a slide shows whole every card its caption
+    or rule card names (`named_nodes`) where they fit with the step's, the cards' text down to
+    `floor_px` (the back row's size gives way to them: the tiny CNN's step 17 named 'image x'
+    and cut it at the top); those that do not are named at the view's edge
+    (`view.edge_markers`), the slide framed for the step's own cards.""" 
     view.label_bounds = None            # the labels as they would lie anywhere, while weighed
-    framed = step_frame(view, renderer, step, readable_px, max_zoom, fill)
+    named = named_nodes(renderer, step) if fill is not None else []
+    involved = involved_nodes(renderer, step)
+    extra = [n for n in named if n not in involved]
+    tries = [(extra, floor_px)] if extra else []
+    context = [n for n in seed_context(renderer, step) if n not in involved + extra] if fill is not None else []
+    if context:
+        tries.insert(0, (extra + context, readable_px))
+    framed = None
+    for nodes, least in tries:
+        framed = _framed(view, renderer, step, readable_px, max_zoom, fill, least, nodes)
+        if framed is not None and all(_seen(view, *framed).adjusted(-0.5, -0.5, 0.5, 0.5).contains(rect)
+                                      for rect in step_items(renderer, step, nodes, full=True)):
+            break
+        framed = None
+    if framed is None:      # the step's own cards, down to the legible size where they must
+        framed = _framed(view, renderer, step, readable_px, max_zoom, fill, READABLE_PX)
     if framed is None:
+        view.edge_markers = []
         return None
-    zoom, centre, _ = framed
-    centre = settle(view, renderer, step, zoom, centre)
-    if fill is not None:
-        zoom, centre = _refit(view, renderer, step, zoom, centre, max(zoom, max_zoom))
+    zoom, centre = framed
+    view.edge_markers = edge_markers(renderer, named, _seen(view, zoom, centre))
     view.setTransform(QTransform.fromScale(zoom, zoom))
     look_at(view, centre)
     keep_labels_in_view(view)
@@ -429,6 +530,44 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM,
     shown = text_px(view, zoom)
     view.set_readable_px(readable_px if shown >= readable_px - 1e-6 else shown * (1 - 1e-9))
     return zoom, centre
+
+
+def seed_context(renderer, step):
+    """The nodes that feed a seed's target: a seed slide shows where the target sits in the
+    graph, and the next slides go there (lesson 26's seed slide showed loss alone at the zoom
+    cap, its cotangent arrow from nowhere, a third of the screen empty); none for other steps."""
+    if getattr(step, "kind", "") != "seed":
+        return []
+    nid = getattr(step, "node", None)
+    return list(dict.fromkeys(e.src.node for e in renderer._drawn_edges() if e.dst.node == nid and e.src.node != nid))
+
+
+def _framed(view, renderer, step, readable_px, max_zoom, fill, floor_px, extra=()):
+    """(zoom, centre) of `step` framed (with the nodes `extra`), settled and, in presentation
+    mode, refitted; None without a graph."""
+    full = fill is not None
+    framed = step_frame(view, renderer, step, readable_px, max_zoom, fill, floor_px, extra, full)
+    if framed is None:
+        return None
+    zoom, centre, _ = framed
+    centre = settle(view, renderer, step, zoom, centre, extra, full)
+    if fill is not None:
+        zoom, centre = _refit(view, renderer, step, zoom, centre, max(zoom, max_zoom), extra)
+    return zoom, centre
+
+
+def edge_markers(renderer, nids, seen):
+    """[(name, (dx, dy))] of the cards of `nids` not whole in the view `seen` (scene): each
+    card's name and the way toward it from the view's centre, for a marker at the view's
+    edge (a slide that cannot show every card its caption names)."""
+    out = []
+    for n in nids:
+        card = whole_card(renderer, n)
+        if seen.adjusted(-0.5, -0.5, 0.5, 0.5).contains(card):
+            continue
+        d = card.center() - seen.center()
+        out.append((renderer.doc.nodes[n].label or n, (d.x(), d.y())))
+    return out
 
 
 REFIT_GAIN = 1.1       # a slide's picture this much larger in its view is shown that large
@@ -443,14 +582,14 @@ def _seen(view, zoom, centre):
     return seen
 
 
-def shown_whole(view, renderer, step, zoom, centre):
+def shown_whole(view, renderer, step, zoom, centre, extra=()):
     """(the union (scene) of what a view at (`zoom`, `centre`) shows whole: the step's items
     (`step_items`), its arrows' labels where they lie free of the view's edges (the tiny
     conv_transpose's cotangent label below y at 1280 x 800: a slide zoomed without its room
     put it on another arrow), and every card (`whole_card`), or None; are all of the step's
     items and labels in it?)"""
     seen = _seen(view, zoom, centre).adjusted(-0.5 / zoom, -0.5 / zoom, 0.5 / zoom, 0.5 / zoom)
-    items = step_items(renderer, step) + [rect for _, rect in renderer.label_rects(step)]
+    items = step_items(renderer, step, extra, full=True) + [rect for _, rect in renderer.label_rects(step)]
     picture, every = None, True
     for k, rect in enumerate(items + [whole_card(renderer, n) for n in renderer.doc.nodes]):
         if seen.contains(rect):
@@ -467,7 +606,7 @@ def off_centre(picture, seen):
                abs(picture.center().y() - seen.center().y()) / seen.height())
 
 
-def _refit(view, renderer, step, zoom, centre, cap):
+def _refit(view, renderer, step, zoom, centre, cap, extra=()):
     """(zoom, centre) of a presentation slide framed at (`zoom`, `centre`) and settled: what it
     shows whole, shown as large as the view allows (up to `cap`), and centred where it shows
     all the step's items, then settled again, until that is stable. The frame's zoom and
@@ -477,7 +616,7 @@ def _refit(view, renderer, step, zoom, centre, cap):
     port = view.viewport().rect()
     width, height = max(1.0, port.width() - 2 * MARGIN), max(1.0, port.height() - 2 * MARGIN)
     for _ in range(REFITS):
-        picture, every = shown_whole(view, renderer, step, zoom, centre)
+        picture, every = shown_whole(view, renderer, step, zoom, centre, extra)
         if picture is None:
             break
         larger = min(cap, fit_zoom(picture, width, height))
@@ -485,7 +624,7 @@ def _refit(view, renderer, step, zoom, centre, cap):
             zoom = larger
         elif not every or off_centre(picture, _seen(view, zoom, centre)) <= OFF_CENTRE:
             break
-        moved = settle(view, renderer, step, zoom, picture.center())
+        moved = settle(view, renderer, step, zoom, picture.center(), extra, full=True)
         if moved == centre:
             break
         centre = moved
@@ -498,7 +637,7 @@ def _span_shifts(inner, outer):
     return inner[1] - outer[1], inner[0] - outer[0]
 
 
-def settle(view, renderer, step, zoom, centre):
+def settle(view, renderer, step, zoom, centre, extra=(), full=False):
     """`centre` moved, at `zoom`, as little as it takes and keeping in view all it shows of
     the step (its cards, formula card, seed), so that the step's arrows lie whole in view
     where they can (lesson 14's fan-in at layer: both paths left the view at the right),
@@ -507,8 +646,8 @@ def settle(view, renderer, step, zoom, centre):
     port = view.viewport().rect()
     seen = QRectF(0, 0, port.width() / zoom, port.height() / zoom)
     seen.moveCenter(centre)
-    nodes = set(involved_nodes(renderer, step))
-    keep = [_card(renderer, n) for n in nodes]
+    nodes = set(involved_nodes(renderer, step)) | set(extra)
+    keep = involved_cards(renderer, step, extra, full)
     formula = render_painter.formula_rect(renderer, step)
     if formula is not None:
         keep.append(formula)

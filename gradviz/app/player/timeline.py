@@ -14,7 +14,7 @@ from ..literal import mnemonic_free
 CHIP_CHARS = 26         # a timeline chip shows this much of its step's name
 
 KIND_WORDS = {"seed": "seed", "visit": "visit", "contribution": "local rule", "fan_in": "fan-in sum",
-              "accumulate": "gradient", "cut": "cut", "unconnected": "unconnected",
+              "accumulate": "gradient", "cut": "cut", "unconnected": "None gradient",
               "update": "optimizer update"}
 KIND_COLOURS = {"seed": LIGHT.target, "visit": LIGHT.value, "contribution": LIGHT.cotangent,
                 "fan_in": LIGHT.cotangent, "accumulate": LIGHT.source, "cut": LIGHT.cut,

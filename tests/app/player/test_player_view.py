@@ -204,6 +204,35 @@ def test_the_step_name_is_readable_at_1280(window):
     assert QRectF(p.rect()).contains(QRectF(p.caption.geometry()))
 
 
+def test_every_step_name_of_every_sample_shows_whole_at_1280(open_window):
+    """The step bar's name of the step is never cut: at 1280 x 800 lesson 13's and 14's long
+    names ('t1.gradient(out, x) → layer, inside t1.gradient(out, x)') were elided at 380
+    px ('… → layer, insid…'); they wrap onto a second line, the name's row as tall
+    (a name that wraps anew never moves the canvas) as the caption beside it."""
+    from gradviz.app.player import lessons
+    from gradviz.app.player.bar import STEP_LABEL_W, wrapped_height
+    w = open_window(None, size=(1280, 800))
+    w.setUpdatesEnabled(False)
+    p = w.player
+    cut, wrapped, heights = [], 0, set()
+    for lesson in lessons.lesson_entries():
+        assert lessons.open_lesson(w, lesson, ask=False)
+        for i in range(len(p.steps)):
+            p.set_index(i)
+            QCoreApplication.processEvents()      # the window lays the bar out again
+            label, name = p.step_label, p.step_name(p.step)
+            wrapped += wrapped_height(label) > 1.5 * label.fontMetrics().lineSpacing()
+            heights.add(label.height() == p.caption.height())
+            if label.text() != name or wrapped_height(label) > label.height() \
+                    or label.width() > STEP_LABEL_W \
+                    or not QRectF(p.rect()).contains(QRectF(label.geometry())):
+                cut.append((lesson.path.stem, i + 1, name))
+        p.set_index(-1)
+    assert cut == [], "\n".join(map(str, cut))
+    assert wrapped > 0                 # lessons 13 and 14 have names that need two lines
+    assert heights == {True}           # the name no taller than the caption beside it
+
+
 def test_a_docked_formula_card_leaves_the_names_of_its_cards_in_view(window):
     """Where the formula card must lie over the step's cards (lesson 14's steps inside its
     layer, framed for presentation mode's 14 px), it covers their bodies, not their names:

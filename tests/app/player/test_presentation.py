@@ -169,7 +169,9 @@ def test_each_step_is_framed_for_the_back_row(window, qtbot, monkeypatch, name):
     down to the legible floor as long as half the steps kept the back row's size.)
     On the 1280x800 projector of issue 20 (the test platform's own screen is 800x600, where
     the tiny CNN's filter step cannot show both cards and its 780x521 formula card at 9 px
-    without hiding a name, and docking shows its own card alone)."""
+    without hiding a name, and docking shows its own card alone). The step's cards include
+    those its caption or rule card names (step_view.named_nodes), which a slide is drawn
+    smaller to show (down to 11 px: tests/app/player/test_step_framing)."""
     w = window
     w.open_sample(SAMPLES_DIR / f"{name}.json", ask=False)
     p = w.presentation
@@ -178,7 +180,8 @@ def test_each_step_is_framed_for_the_back_row(window, qtbot, monkeypatch, name):
     w.setWindowState(Qt.WindowState.WindowNoState)    # the test screen is smaller
     w.setGeometry(0, 0, 1280, 800)
     qtbot.waitUntil(lambda: not p._fit_pending)
-    assert w.player.framing == dict(readable_px=p.readable_px(), max_zoom=p.max_zoom(), fill=presentation.FILL)
+    assert w.player.framing == dict(readable_px=p.readable_px(), max_zoom=p.max_zoom(), fill=presentation.FILL,
+                                    floor_px=presentation.SLIDE_FLOOR_PX)
     assert p.readable_px() >= presentation.MIN_READABLE_PX
     c = w.canvas
     for k in range(len(p.steps())):
@@ -197,7 +200,9 @@ def test_each_step_is_framed_for_the_back_row(window, qtbot, monkeypatch, name):
         assert seen.contains(r.rect(step.node)), k
         if px >= p.readable_px() - 1e-6:
             continue
-        cards = step_view.involved_cards(r, step)
+        named = [n for n in step_view.named_nodes(r, step) if n not in step_view.involved_nodes(r, step)
+                 and seen.contains(step_view.whole_card(r, n))]   # (the others are marked at the edge)
+        cards = step_view.involved_cards(r, step, named)     # with the cards its caption names
         nodes = cards[0]
         for card in cards[1:]:
             nodes = nodes.united(card)
@@ -214,7 +219,7 @@ def test_each_step_is_framed_for_the_back_row(window, qtbot, monkeypatch, name):
         # ... in a place where it covers no card (the tiny CNN's relu → conv: beside its cards
         # at 14 px it would lie over the filters' card; it is shown at 12.6 px, clear of all)
         shown = r.footprint(step.node)      # the cards with their ports' names, as docked
-        for n in step_view.involved_nodes(r, step):
+        for n in step_view.involved_nodes(r, step) + named:
             shown = shown.united(r.footprint(n))
         free = spots.free_places(step_view._box(shown), (w_f, h_f), (width, height),
                                  [step_view._box(r.footprint(n)) for n in r.doc.nodes], docking.PAD)

@@ -1,5 +1,7 @@
 """The labels along a step's arrows (the seed's word, the cotangent pills) in presentation
-mode: as large as the cards beside them draw them, never smaller than the back row reads.
+mode: as large as the cards beside them draw them, never smaller than the slide's least type
+(the back row's size; on a slide drawn smaller to show every card its caption names, that
+slide's size, at least 11 px: tests/app/player/test_step_framing).
 
 Held at one size on screen (a compact card's type), they were a third of the size of the
 cards beside them once presentation mode zoomed a small graph in: lesson 5's
@@ -30,12 +32,13 @@ def test_step_labels_scale_with_the_cards_and_stay_legible(window, present, size
         assert w.open_sample(SAMPLES_DIR / f"{name}.json", ask=False)
         p = present(w, size)
         dpi_px = c.logicalDpiY() / 72
-        least = READABLE_PX * c.compact_scale()      # the back row's least type (px)
         for step in w.player.steps:
             p.go(step.index)
             w.player.finish_animation()
             QCoreApplication.processEvents()
             zoom, r = c.transform().m11(), c.renderer
+            least = READABLE_PX * c.compact_scale()  # the slide's least type (px): the back row's,
+            # or less (down to 11 px) on a slide that shows a card its caption names (step_view)
             zoomed_in += zoom > c.compact_scale()
             for label, rect in r.label_rects(step):
                 font, box_h = (seed_font(), SEED_H) if label == "seed" else (pill_font(), PILL_H)

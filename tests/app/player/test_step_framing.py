@@ -6,7 +6,9 @@ with the step's, the step starts on them. The step's arrows lie whole in view, e
 within a label's height of its arrow or joined to it by a leader line, and no other card is
 cut by the view's edge where a slightly different pan shows it whole or not at all. In
 presentation mode a step whose cards and formula card fit at the back row's size, the card
-simply below or beside them, is shown at that size.
+simply below or beside them, is shown at that size. A slide shows whole every card its
+caption or rule card names (drawn smaller for that, never under 11 px), or names those that
+cannot fit at the view's edge; nothing of the view lies under the caption band.
 Each sample is laid out as Fit to Window lays it out in the window (folded where that shows
 it larger) before its steps, as a teacher opens a lesson and then presents it."""
 import math
@@ -23,6 +25,7 @@ from gradviz.render.story_overlay import BESIDE, PILL_H, Track
 SAMPLE_FILES = sorted(SAMPLES_DIR.glob("*.json"))
 EPS = 1e-6
 NEAR_ROWS = 2      # how many label heights of each arrow of a step at least show in view
+SLIDE_PX = 11.0    # a slide's cards' text at least this tall (pixels), to show what it names
 
 
 def _box(rect):
@@ -232,7 +235,7 @@ def _room_left(c, r, step, seen, where):
     third of the screen empty: the close-up's zoom was chosen before the pan that dropped a
     neighbour from the frame (what stayed could show 1.32 times larger), and attention's
     frame was centred on the whole graph's height (its top 36 % empty, its bottom 3 %)."""
-    items = step_view.step_items(r, step)
+    items = step_view.step_items(r, step, full=True)     # the step's own card with its ring
     cards = [step_view.whole_card(r, n) for n in r.doc.nodes]
     labels = [rect for _, rect in r.label_rects(step)]      # the arrows' labels as placed
     shown = [rect for rect in items + labels + cards if seen.contains(rect)]
@@ -279,6 +282,53 @@ def _covered_arrows(r, step, formula, where):
     return out
 
 
+def _fits(c, rects, px):
+    """Do `rects` fit the view (its margins kept) with the cards' text `px` tall?"""
+    picture = QRectF(rects[0])
+    for rect in rects[1:]:
+        picture = picture.united(rect)
+    port = c.viewport().rect()
+    room = (port.width() - 2 * step_view.MARGIN, port.height() - 2 * step_view.MARGIN)
+    return step_view.fit_zoom(picture, *room) >= step_view.readable_zoom(c, px) - EPS
+
+
+def _named_misses(w, r, step, where):
+    """In presentation mode every card the step's caption band or its rule card names
+    (step_view.named_nodes: 'Here input is 'image x'', '∂y/∂x') lies whole in the view, the
+    step's own card with its ring, and the view nowhere under the caption band: lesson 13's
+    steps 3-9 at x = 1.5 named x and xx beside a view of y and t1.gradient(y, x) alone, the tiny
+    CNN's step 17 cut 'image x' at the top, attention's steps 15 and 17 at 1920 x 1080 ran V's
+    and K's ring into the band. Where they cannot all be shown with the step's cards and its
+    rule card at SLIDE_PX, the view shows those (the checks above) and names each card left
+    out at the view's edge, an arrow toward it (step_view.edge_markers)."""
+    c = w.canvas
+    out = []
+    band = w.presentation.band
+    port = c.viewport()
+    shown = port.rect().translated(port.mapTo(w, port.rect().topLeft()))
+    if shown.intersects(band.rect().translated(band.mapTo(w, band.rect().topLeft()))):
+        out.append(where + ("the view lies under the caption band",))
+    seen = c.mapToScene(port.rect()).boundingRect().adjusted(-0.5, -0.5, 0.5, 0.5)
+    named = step_view.named_nodes(r, step)
+    cards = {n: step_view.whole_card(r, n) for n in named}
+    if step.node in cards:
+        cards[step.node] = cards[step.node].united(step_view.ringed_card(r, step.node))
+    left_out = [n for n in named if not seen.contains(cards[n])]
+    if not left_out:
+        return out
+    labels = [r.doc.nodes[n].label or n for n in left_out]
+    if _fits(c, list(cards.values()) + step_view.step_items(r, step), SLIDE_PX):
+        out.append(where + ("a card the step names is not whole in view where all fit", *labels))
+        return out
+    markers = w.presentation.markers
+    marked = {text for text, rect in markers.rects() if markers.isVisible()
+              and markers.rect().contains(rect.toAlignedRect())}
+    out += [where + ("a card the step names is out of view, no marker names it", label)
+            for label in labels if not any(text.endswith(f" {label}") or text.startswith(f"{label} ")
+                                           for text in marked)]
+    return out
+
+
 def _misses(w, path, presenting, size):
     """What the framing of each step of the open sample gets wrong."""
     c, p = w.canvas, w.player
@@ -309,6 +359,10 @@ def _misses(w, path, presenting, size):
         px = step_view.text_px(c)
         if px < READABLE_PX - EPS or px < c.readable_px - EPS:   # too small, or drawn compact
             out.append(where + ("cards not legible", round(px, 2), round(c.readable_px, 2)))
+        if presenting and px < SLIDE_PX - EPS and _fits(c, step_view.step_items(r, step), SLIDE_PX):
+            out.append(where + ("a slide's cards under the slide's least size", round(px, 2)))
+        if presenting:
+            out += _named_misses(w, r, step, where)
         port = c.viewport().rect()
         nodes = QRectF(cards[0])
         for card in cards[1:]:
@@ -319,7 +373,10 @@ def _misses(w, path, presenting, size):
                               port.height() - 2 * step_view.MARGIN) < step_view.readable_zoom(c, READABLE_PX) - EPS:
             out.append(where + ("the cards of the step are too far apart to read in one view",
                                 round(nodes.width()), round(nodes.height())))
-        for card in cards:
+        # A slide shows its cards with their ports, its own card with its ring (attention's V
+        # ran its ring under the caption band at 1920 x 1080).
+        drawn = step_view.involved_cards(r, step, full=True) if presenting else cards
+        for card in drawn:
             if not seen.contains(card):
                 out.append(where + ("a card of the step is out of view",))
         seed = r.seed_marks(step)      # the seed's arrow and its word, right of the target's card
@@ -328,7 +385,7 @@ def _misses(w, path, presenting, size):
         out += _pan_misses(c, r, step, seen, where)
         if presenting:
             out += _room_left(c, r, step, seen, where)
-        out += _needless_cuts(r, step, seen, cards, where)
+        out += _needless_cuts(r, step, seen, drawn, where)
         out += _label_misses(r, step, seen, where)
         formula = step_view.render_painter.formula_rect(r, step)
         if formula is None:

@@ -18,7 +18,10 @@ cards' numbers SLIDE_TEXT of the screen's height, as tall as a slide's body text
 1080). A fixed cap of 3.0 drew lesson 5's numbers 34 px (the caption's size) and its fan-in
 step's picture over 70 % of the view's width and 78 % of its height.
 The window is set to 1920 x 1080 until it holds (`present`): before, the test platform's
-full-screen state shrank it to 961 x 832 and the steps were framed in a 961 x 360 view."""
+full-screen state shrank it to 961 x 832 and the steps were framed in a 961 x 360 view.
+The step's items include the cards its caption or rule card names (step_view.named_nodes:
+lesson 13's '∂y/∂x' names x and y, so its slides show the chain x, xx, y, t1.gradient(y, x),
+as wide as the screen)."""
 import json
 
 import pytest
@@ -58,7 +61,8 @@ def _misses(w, path):
         where = (path.stem, step.index + 1, step.title)
         port = c.viewport().rect()
         seen = c.visible_rect().adjusted(-0.5, -0.5, 0.5, 0.5)     # the scroll bars' whole pixels
-        items = step_view.involved_cards(r, step) + step_view.arrow_rects(r, step)
+        named = [n for n in step_view.named_nodes(r, step) if n not in step_view.involved_nodes(r, step)]
+        items = step_view.involved_cards(r, step, named) + step_view.arrow_rects(r, step)
         formula = step_view.render_painter.formula_rect(r, step)
         if formula is not None:
             items.append(formula)
