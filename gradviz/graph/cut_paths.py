@@ -78,9 +78,11 @@ def _ancestors(doc, targets, incoming):
     return above
 
 
-def joined(doc, source):
-    """Some edge path on the canvas leads from `source` to a target."""
-    return source.node in _ancestors(doc, doc.targets, doc.input_index())
+def joined(doc, source, targets=None):
+    """Some edge path on the canvas leads from `source` to a target (of `targets`, default
+    the document's)."""
+    targets = doc.targets if targets is None else targets
+    return source.node in _ancestors(doc, targets, doc.input_index())
 
 
 def cuts(doc, values, source, targets=None):
@@ -178,11 +180,11 @@ def none_words(doc, values, source):
 
 def none_why(doc, values, source):
     """The inspector's sentence for source `source`'s None gradient: 'None: every path from
-    reduce_sum to W passes argmax, which … (TF returns None).', or 'None: no path of edges
+    reduce_sum to W passes argmax, which …; TF returns None.', or 'None: no path of edges
     joins this source to the target (TF returns None).'"""
     why = cut_reason(doc, values, source)
     if why:
-        return f"None: {why} (TF returns None)."
+        return f"None: {why}; TF returns None."
     if joined(doc, source):   # an unwatched source: the tape recorded nothing from it
         return "None: the tape recorded no path from the target to this source (TF returns None)."
     return "None: no path of edges joins this source to the target (TF returns None)."

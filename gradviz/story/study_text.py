@@ -7,8 +7,9 @@ import numpy as np
 
 from ..engine.errors import counted
 from ..graph.catalog import port_name
+from ..graph.cut_paths import cut_reason, joined
 from ..graph.errors import ENGINE_ERRORS, DocumentError
-from ..graph.evaluate import higher_order
+from ..graph.evaluate import evaluate, higher_order
 from ..graph.gradient_check import RELATIVE_ERROR, difference_text, gradient_check
 from ..graph.names import objective_term
 from ..graph.nan_origin import study_nan_warning
@@ -145,6 +146,18 @@ def _newton_formula(h):
             f"directions have |λ + ε| ≤ {_g(h.tolerance)} and get no step")
 
 
+def _why_none(doc, target, source, k, t, x):
+    """Why the k-th derivative of `t` w.r.t. `x` is None, in a few words: the first is cut on
+    every path (cut_paths: 'every path from y to x passes argmax, which …') or joined by no
+    path; a later one is None where the derivative before it does not depend on x."""
+    if k > 1:
+        return f"the derivative of order {k - 1} does not depend on {x} on the tape"
+    values = evaluate(doc).values
+    return cut_reason(doc, values, source, [target]) or (
+        f"the tape recorded no path from {t} to {x}" if joined(doc, source, [target]) else
+        f"no path of edges leads from {x} to {t}")
+
+
 def higher_order_lines(doc):
     spec = doc.studies.get("higher_order", {})
     order = spec.get("order", 2)
@@ -156,7 +169,7 @@ def higher_order_lines(doc):
         power = "" if k == 1 else {2: "²", 3: "³"}.get(k, f"^{k}")
         head = f"  d{power}{t}/d{x}{power} ="
         if d is None:
-            lines.append(f"{head} None (unconnected)")
+            lines.append(f"{head} None ({_why_none(doc, target, source, k, t, x)})")
         elif np.ndim(d) == 0:
             lines.append(f"{head} {number(d)}")
         else:

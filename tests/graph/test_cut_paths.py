@@ -39,7 +39,7 @@ def test_the_card_and_the_inspector_say_where_the_path_is_cut():
     doc = argmax_cut_doc()
     values = evaluate(doc).values
     assert none_words(doc, values, Port("W")) == "None (cut at argmax)"
-    assert none_why(doc, values, Port("W")) == f"None: {ARGMAX} (TF returns None)."
+    assert none_why(doc, values, Port("W")) == f"None: {ARGMAX}; TF returns None."
 
 
 def test_an_integer_target_and_a_cut_source_are_warnings():
@@ -108,3 +108,14 @@ def test_explain_on_a_saved_file_names_the_cut(tmp_path, capsys):
     assert ARGMAX[0].upper() + ARGMAX[1:] in text
     assert "No path" not in text and "unconnected" not in text.replace("unconnected_gradients", "")
     assert f"W's gradient is None: {ARGMAX}" in out.err
+
+
+def test_the_higher_order_study_text_names_the_cut():
+    """`gradviz explain`'s higher-order lines said 'None (unconnected)' beside the drawn path."""
+    from gradviz.story.study_text import higher_order_lines
+    doc = argmax_cut_doc()
+    doc.studies = {"higher_order": {"target": "reduce_sum", "source": "W", "order": 2}}
+    lines = higher_order_lines(doc)
+    assert lines[1] == f"  dreduce_sum/dW = None ({ARGMAX})"
+    assert lines[2] == ("  d²reduce_sum/dW² = None (the derivative of order 1 does not depend on W "
+                        "on the tape)")
