@@ -10,6 +10,8 @@ import re
 
 import numpy as np
 
+from ..engine.errors import counted
+
 # What this module appends to a rule: words, whose names are no terms of the rule ('delta'
 # in 'summed over the 201 entries delta was broadcast to' multiplies nothing).
 _SAID = re.compile(r", (summed over|per row|the Σ along) .*$")
@@ -27,9 +29,9 @@ def _over(out_shape, axes, name):
     """'the 201 entries delta was broadcast to', 'the 3 columns b was broadcast along'."""
     count = int(np.prod([out_shape[d] for d in axes]))
     if len(axes) == sum(n != 1 for n in out_shape):
-        return f"the {count} entries {name} was broadcast to"
+        return f"the {counted(count, 'entry', 'entries')} {name} was broadcast to"
     if len(out_shape) == 2:
-        return f"the {count} {'rows' if axes == [0] else 'columns'} {name} was broadcast along"
+        return f"the {counted(count, 'row' if axes == [0] else 'column')} {name} was broadcast along"
     if len(axes) == 1:
         return f"axis {axes[0]} ({count} long), which {name} was broadcast along"
     listed = ", ".join(str(d) for d in axes[:-1]) + f" and {axes[-1]}"
