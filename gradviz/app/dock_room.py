@@ -33,10 +33,11 @@ separator dragged, a selected node, the story played. At 70% of the column a stu
 380 px at 1280 x 800 and scrolled its plot or its table below the fold.
 """
 import shiboken6
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import (QApplication, QDockWidget, QSizePolicy, QStyle, QStyleOptionDockWidget,
-                               QStylePainter, QTabBar, QTabWidget, QToolBar)
+from PySide6.QtWidgets import (QApplication, QDockWidget, QHBoxLayout, QLabel, QSizePolicy, QStyle,
+                               QStyleOptionDockWidget, QStylePainter, QTabBar, QTabWidget, QToolBar,
+                               QToolButton, QWidget)
 
 CANVAS_MIN_HEIGHT = 360
 SHORT_TAB_PADDING = "QTabBar::tab { padding: 6px 6px; }"   # a row of short titles: 12 px a tab less
@@ -80,6 +81,7 @@ class Dock(QDockWidget):
 
     folded = False          # its content put away for a study below it (fold)
     unfolded = None         # called when the user opens it folded (a click, a drag)
+    fold_words = ""         # what its folded title bar says, where not how it opens (a study's why)
 
     def __init__(self, title, window, *shorter):
         super().__init__(title, window)
@@ -96,15 +98,49 @@ class Dock(QDockWidget):
         if folded == self.folded or self.widget() is None:
             return
         self.folded = folded
-        content = self.widget()
-        if folded:          # its least height none, its width kept (the column's), its separator free
-            self._policy = content.sizePolicy()
-            content.setSizePolicy(self._policy.horizontalPolicy(), QSizePolicy.Policy.Ignored)
-        else:
-            content.setSizePolicy(self._policy)
+        self.lend_height(folded)
+        self._title_words()
         self.update()
 
+    _lent = None        # (content, its size policy) while its least height is lent
+
+    def lend_height(self, lent):
+        """Its content's least height none (`lent`), its width kept (the column's), its
+        separator free: a folded dock's, and the tabs' beside a folded one (their group is as
+        tall as the tallest least height of its docks); or its own again."""
+        content = self.widget()
+        if content is None or lent == (self._lent is not None):
+            return
+        if lent:
+            self._lent = (content, content.sizePolicy())
+            content.setSizePolicy(self._lent[1].horizontalPolicy(), QSizePolicy.Policy.Ignored)
+        else:
+            before, policy = self._lent
+            self._lent = None
+            if before is content:       # (a study's view replaces the dock's first, empty content)
+                content.setSizePolicy(policy)
+
+    def say_folded(self, words):
+        """What the title bar says while folded: `words` (a study's why) and how it opens; ''
+        for the title alone."""
+        self.fold_words = words
+        self._title_words()
+
+    def _title_words(self):
+        """A folded title bar that says more than a line holds wraps (FoldedTitle)."""
+        wrapped = self.folded and bool(self.fold_words)
+        bar = self.titleBarWidget()
+        if wrapped and not isinstance(bar, FoldedTitle):
+            self.setTitleBarWidget(FoldedTitle(self))
+        elif not wrapped and isinstance(bar, FoldedTitle):
+            self.setTitleBarWidget(None)
+            bar.deleteLater()
+        elif wrapped:
+            bar.say(self.folded_title())
+
     def folded_title(self):
+        if self.fold_words:
+            return f"▸ {self.fold_words} Click to open it."
         return f"▸ Click to open the {self.title}"
 
     def event(self, event):
@@ -159,6 +195,49 @@ class Dock(QDockWidget):
         if self.folded:
             option.title = self.folded_title()
         QStylePainter(self).drawControl(QStyle.ControlElement.CE_DockWidgetTitle, option)
+
+
+class FoldedTitle(QWidget):
+    """A folded dock's title bar of words that wrap (a study that does not apply says why, in
+    a 340 px column two or three lines), its close button at the right; a click on it (not a
+    drag) reaches the dock, which opens (Dock.event)."""
+
+    def __init__(self, dock):
+        super().__init__(dock)
+        self.dock = dock
+        row = QHBoxLayout(self)
+        row.setContentsMargins(6, 3, 3, 3)
+        self.words = QLabel()
+        self.words.setWordWrap(True)
+        self.words.setTextFormat(Qt.TextFormat.PlainText)
+        self.words.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        row.addWidget(self.words, 1, Qt.AlignmentFlag.AlignTop)
+        close = QToolButton()
+        close.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_TitleBarCloseButton))
+        close.setAutoRaise(True)
+        close.setToolTip(f"Close the {dock.title}")
+        close.clicked.connect(dock.close)
+        row.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+        self.say(dock.folded_title())
+
+    def say(self, words):
+        if words != self.words.text():
+            self.words.setText(words)
+            self.words.setToolTip(words)
+            self.updateGeometry()
+
+    def sizeHint(self):
+        """As tall as its words wrapped at the dock's width (a dock asks its title bar's
+        height of its size hint alone)."""
+        return QSize(self.dock.width(), self.heightForWidth(max(self.dock.width(), 1)))
+
+    def minimumSizeHint(self):
+        return self.sizeHint()
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self.updateGeometry()       # its height for its new width
 
 
 def fit_tab_titles(window):
@@ -460,14 +539,18 @@ class StudyPlacement:
         area = self.dockWidgetArea(dock)
         if self.inspector_dock.isFloating() or self.dockWidgetArea(self.inspector_dock) != area:
             return
-        fold = dock in self.study_docks.values() and share >= STUDY_SHARE and self.player.index < 0
+        idle = dock.folded      # a study with nothing to show: the column goes above, but its title bar
+        for tab in self.tabifiedDockWidgets(dock):
+            if isinstance(tab, Dock) and not tab.folded:
+                tab.lend_height(idle)
+        fold = dock in self.study_docks.values() and share >= STUDY_SHARE and self.player.index < 0 and not idle
         for above in self._column_above():
             above.fold(fold)
         self._tab_clicks.watch()
         self.layout().activate()
         above = next((d for d in self._column_above() if in_front(d)), self.inspector_dock)
         room = above.height() + dock.height()       # the two docks' (their tab rows aside)
-        top = 1 if fold else room - int(room * share)
+        top = 1 if fold else room - 1 if idle else room - int(room * share)
         if self.player.index >= 0 and above is self.provenance_dock:
             bar = above.height() - above.widget().height()
             top = max(top, min(self.provenance.least_height() + bar, int(room * share)))
@@ -475,9 +558,39 @@ class StudyPlacement:
             return
         self.resizeDocks([above, dock], [top, room - top], Qt.Orientation.Vertical)
         self.layout().activate()
-        short = 0 if fold else top - above.height()   # Qt shares what it was asked by the docks' least sizes
+        short = 0 if fold or idle else top - above.height()   # Qt shares what it was asked by the docks' least sizes
         if short and min(top + short, room - top - short) > 0:
             self.resizeDocks([above, dock], [top + short, room - top - short], Qt.Orientation.Vertical)
+
+    def _study_settled(self, dock):
+        """A study in the column that shows nothing though nothing is wrong (it does not apply
+        here, the document is empty) folds to its title bar, which says why, and the docks
+        above take the column: after File ▸ New at 1280 x 800 'does not apply here' kept half
+        of it and a new constant's value grid showed its header row. A click on its title bar
+        opens it (for the same reason it stays open); once it shows a study it opens and
+        takes the column again. Along the bottom, or floating, it stays as it is."""
+        words = dock.view.idle_words()
+        dock.say_folded(words)
+        if not words:
+            dock.kept_open = ""
+            if dock.folded:
+                dock.fold(False)
+                if self._study_in_column() is dock:
+                    self._share_column(dock)
+            return
+        if dock.folded or getattr(dock, "kept_open", "") == words or self._study_in_column() is not dock:
+            return
+        dock.unfolded = self._open_idle_study
+        dock.fold(True)
+        self._share_column(dock)
+
+    def _open_idle_study(self, dock, dragged=False):
+        """The user opens a study folded for showing nothing: it says why in full, and its
+        choosers; it takes the column unless its separator was dragged."""
+        dock.kept_open = dock.view.idle_words()
+        dock.fold(False)
+        if not dragged:
+            self._share_column(dock)
 
     @property
     def _tab_clicks(self):
@@ -491,7 +604,7 @@ class StudyPlacement:
     def _tab_clicked(self, dock):
         """The tab in front clicked: a folded dock opens; a study takes its column again."""
         if dock.folded:
-            self._open_folded(dock)
+            (dock.unfolded or self._open_folded)(dock)
         elif dock in self.study_docks.values():
             self._share_column(dock)
 

@@ -156,7 +156,7 @@ class PlayerBar(QWidget):
         self.step_label = QLabel(self)
         self.step_label.setObjectName("playerStepName")
         font = self.step_label.font()
-        font.setPointSizeF(font.pointSizeF() + 1.5)
+        font.setPointSizeF(font.pointSizeF() + 1.0)   # the caption's: two lines of it as tall as two of that
         font.setBold(True)
         self.step_label.setFont(font)
         self.step_label.setWordWrap(True)

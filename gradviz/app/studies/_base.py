@@ -7,6 +7,7 @@ costs one study, not one per edit. `refresh()` computes now (tests call it).
 """
 import copy
 import html
+import re
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer, Signal
@@ -314,6 +315,9 @@ class StudyView(QWidget):
     # Why the study cannot be computed or used ('' when it can): the status bar shows it,
     # so a failed study never sits beside "✓ no problems".
     problemChanged = Signal(str)
+    # The view has settled on what it shows: a study, or why it has none (idle_words); once
+    # per burst of changes (a study that does not apply is first an error, then not).
+    settled = Signal()
     shows_problem = False        # True: show_result shows a NaN warning itself (no banner)
 
     def __init__(self, controller, parent=None):
@@ -331,6 +335,10 @@ class StudyView(QWidget):
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
         self._timer.timeout.connect(self.refresh)
+        self._settling = QTimer(self)
+        self._settling.setSingleShot(True)
+        self._settling.setInterval(0)
+        self._settling.timeout.connect(self.settled)
         controller.evaluated.connect(self._invalidate)
         controller.documentReplaced.connect(self._document_replaced)
 
@@ -648,6 +656,18 @@ class StudyView(QWidget):
         if text != self.problem:
             self.problem = text
             self.problemChanged.emit(text)
+        self._settling.start()
+
+    def idle_words(self):
+        """Why the view shows no study though nothing is wrong, in a sentence for its folded
+        dock's title ('' while it shows one, or an error): the study does not apply here (its
+        first clause: what it needs), or the document is empty."""
+        if self.not_applicable:
+            why = re.split(r"[:;]|[.](?=\s|$)", self.not_applicable, maxsplit=1)[0]
+            return f"The {self.title} study does not apply here: {why}."
+        if self.result is None and not self.error and not self.controller.doc.nodes and not self._stale:
+            return f"{self.title}: the document is empty."
+        return ""
 
     def doc_copy(self):
         """A private copy of the document: the study may run while the user keeps editing."""

@@ -171,7 +171,8 @@ class BatchJacobianView(StudyView):
                                         "J")      # the caption says what J is, never cut
         self.norms.set_colorbar_label(f"‖ ∂ {t_name}[b] / ∂ {s_name}[c] ‖",
                                       f"‖∂{short(t_name, 10)}[b] / ∂{short(s_name, 10)}[c]‖",
-                                      "‖ block ‖")
+                                      "‖ block ‖",
+                                      "norm")   # 120 px below the main plot: turned, '‖J‖' read as '≡'
         self._mark(marked)
         self._caption_of = (tuple(J.shape), t_name, s_name, marked and block(*marked))
         self._write_caption()

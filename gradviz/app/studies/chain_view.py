@@ -16,7 +16,7 @@ from ...story import studies
 from .applies import no_backward_pass
 from ._base import StudyView, _html, banner, set_banner
 from .heatmap import DIVERGING, TEXT, CountAxis, still_plot
-from .plots_and_words import PLOT_MIN_H, beside_words
+from .plots_and_words import PLOT_USABLE_H, beside_words
 
 FORWARD, REVERSE = DIVERGING[1], DIVERGING[-2]   # mid blue and mid red: distinct in grey too
 BAR_W = 0.38
@@ -164,12 +164,14 @@ class ChainCostView(StudyView):
 def legend_row(plot):
     """A legend in a row of its own above the bars of the PlotWidget `plot`, its entries side
     by side: inside the plot it covered the tallest bars (J5 to J7 of lesson 14 in a tabbed
-    dock at 1280 x 800), wherever it stood. The plot's least height grows by the legend's
-    two rows (one entry a row when narrow), so that its axes keep PLOT_MIN_H: a stacked
-    view at 1280 x 800 left the y axis 63 px, too short for its title."""
+    dock at 1280 x 800), wherever it stood. The plot's least heights grow by the legend's
+    two rows (one entry a row when narrow), `headroom`, so that its axes keep PLOT_MIN_H
+    (PLOT_USABLE_H in a low dock, PlotsAndWords): a stacked view at 1280 x 800 left the y
+    axis 63 px, too short for its title."""
     legend = pg.LegendItem(colCount=2, labelTextColor=TEXT, labelTextSize="11pt",
                            horSpacing=24)
-    plot.setMinimumHeight(max(plot.minimumHeight(), PLOT_MIN_H + LEGEND_ROWS_H))
+    plot.headroom = LEGEND_ROWS_H
+    plot.setMinimumHeight(max(plot.minimumHeight(), PLOT_USABLE_H + LEGEND_ROWS_H))
     plot_item = plot.getPlotItem()
     layout = plot_item.layout
     layout.removeItem(plot_item.titleLabel)      # the row of a title this plot never has

@@ -73,12 +73,35 @@ def tick_texts(values):
     return out
 
 
+UPRIGHT_CHARS = 2      # a vertical axis' title this short stands upright
+
+
+def stand_short_title(axis):
+    """A vertical axis' title of a letter or two (i, λₖ) upright, centred beside the axis:
+    turned as a long title is, a lone 'i' read as a dash (the Hessian's heatmap stacked at
+    1280 x 800). Called after pyqtgraph places the title (AxisItem.resizeEvent)."""
+    label = getattr(axis, "label", None)
+    if label is None or axis.orientation not in ("left", "right"):
+        return
+    shown = html.unescape(re.sub("<[^>]+>", "", getattr(axis, "title_shown", None) or ""))
+    upright = 0 < len(shown.strip()) <= UPRIGHT_CHARS
+    label.setRotation(0 if upright else -90)
+    if upright:
+        box = label.boundingRect()
+        x = -5 if axis.orientation == "left" else axis.size().width() - box.width() + 5
+        label.setPos(x, int(axis.size().height() / 2 - box.height() / 2))
+
+
 class CountAxis(pg.AxisItem):
     """Plain numbers with thousands separators, never a '(x1e+06)' scale in the label."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.enableAutoSIPrefix(False)
+
+    def resizeEvent(self, event=None):
+        super().resizeEvent(event)
+        stand_short_title(self)
 
     def tickStrings(self, values, scale, spacing):
         if spacing >= 1:
@@ -96,6 +119,10 @@ class IndexAxis(pg.AxisItem):
         super().__init__(*args, **kwargs)
         if self.orientation in ("top", "bottom"):   # the 0 below a narrow matrix's first cell
             self.setStyle(hideOverlappingLabels=LABEL_OVERHANG)
+
+    def resizeEvent(self, event=None):
+        super().resizeEvent(event)
+        stand_short_title(self)
 
     def tickValues(self, minVal, maxVal, size):
         levels = super().tickValues(minVal, maxVal, size)

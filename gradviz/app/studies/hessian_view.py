@@ -17,7 +17,7 @@ from ._base import PortChooser, StudyView, _html, banner, rich_names, set_banner
 from .applies import missing_roles
 from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, still_plot
 from .jacobian_view import _shape
-from .plots_and_words import PlotsAndWords, word_column
+from .plots_and_words import PLOT_USABLE_H, PlotsAndWords, word_column
 
 DEFAULT_EPS = 1e-3
 ZERO_SHARE = studies.EIGENVALUE_RTOL  # within this share of the largest |λ|: zero
@@ -82,7 +82,7 @@ class HessianView(StudyView):
         self.eigen_curve = pg.ScatterPlotItem(size=7, pen=pg.mkPen(TEXT, width=0.8))
         self._brushes = [pg.mkBrush(c) for c in (DIVERGING[0], "#ffffff", DIVERGING[-1])]
         self.eigen_plot.addItem(self.eigen_curve)
-        self.eigen_plot.setMinimumSize(220, 150)
+        self.eigen_plot.setMinimumSize(220, PLOT_USABLE_H)
         split.addWidget(self.eigen_plot)
         self.symmetry = banner("info")
         self.definite = banner("info")

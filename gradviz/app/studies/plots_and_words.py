@@ -13,18 +13,21 @@ VIEW_FONT_PT = 11            # readable from the back of a lecture room
 COLUMN_MIN_W = 320          # a column of banners beside a plot: ~30 characters a line
 NARROW_MIN_W = 220          # the least width a view reads at, its plots stacked over its words
 PLOT_MIN_H = 150            # a plot's least height, stacked: its ticks and a few cells still read
+# ... and where the dock is too low for that and the words' first paragraph below: its title
+# (20 px), its x axis' ticks and title (40 px) and 60 px of data between them. At 1280 x 800
+# the Hessian's eigenvalues kept 60 px in view, their title and two dots (test_study_column).
+PLOT_USABLE_H = 120
 PLOT_MAX_H = 420            # ... and most: a taller plot only adds white around a square heatmap
 PLOT_ASPECT = 0.75          # a stacked chart's height for its width
 WORD_LINES = 8              # the words below stacked plots show at least this many lines (or all)
+STACKED_GAP = 6             # px between stacked parts (the Hessian's 18 side by side took 36 px of plot)
 BANNER_PAD = 16             # ... and a banner's padding and border, above and below
 SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[\u2028\u2029]")   # a full stop, or a line break
 
 
-def first_sentence_bottom(label, width):
-    """How far down `label` (px from its top), laid out `width` px wide, its first sentence
-    ends: the bottom of the line that holds its first full stop or line break (the chain's
-    'Chain of 8 Jacobians, sizes 40 → … → 1' ends at its break); its height without either."""
-    whole = label.heightForWidth(width)
+def _laid_out(label, width, wrap=True):
+    """(document, contents rect): `label`'s text laid out as the label lays it out `width`
+    px wide (`wrap` False: as wide as its lines, where the label does not wrap)."""
     doc = QTextDocument()
     doc.setDocumentMargin(0)                 # as a QLabel lays out its text
     doc.setDefaultFont(label.font())
@@ -36,21 +39,103 @@ def first_sentence_bottom(label, width):
     else:
         doc.setPlainText(text)
     inside = label.contentsRect()
-    doc.setTextWidth(max(width - (label.width() - inside.width()), 1))
+    if wrap:
+        doc.setTextWidth(max(width - (label.width() - inside.width()), 1))
+    doc.documentLayout().documentSize()      # lays the text out
+    return doc, inside
+
+
+def first_sentence_bottom(label, width):
+    """How far down `label` (px from its top), laid out `width` px wide, its first sentence
+    ends: the bottom of the line that holds its first full stop or line break (the chain's
+    'Chain of 8 Jacobians, sizes 40 → … → 1' ends at its break); its height without either."""
+    whole = label.heightForWidth(width)
+    doc, inside = _laid_out(label, width)
     found = SENTENCE_END.search(doc.toPlainText())
     if found is None:
         return whole if whole >= 0 else label.sizeHint().height()
     block = doc.findBlock(found.start())
-    top = doc.documentLayout().blockBoundingRect(block).top()    # lays the text out
+    top = doc.documentLayout().blockBoundingRect(block).top()
     line = block.layout().lineForTextPosition(found.start() - block.position())
     if not line.isValid():
         return whole if whole >= 0 else label.sizeHint().height()
     return inside.top() + math.ceil(top + line.y() + line.height())
 
 
+def line_spans(label):
+    """(top, bottom) of each line of `label`'s text as drawn, px from the label's top
+    (a table's rows too, each cell's lines): where a box that shows part of the label may
+    end without cutting a line through."""
+    doc, inside = _laid_out(label, label.width(), label.wordWrap())
+    layout = doc.documentLayout()
+    spare = inside.height() - math.ceil(layout.documentSize().height())
+    align = label.alignment()
+    offset = inside.top() + (spare // 2 if align & Qt.AlignmentFlag.AlignVCenter and spare > 0
+                             else spare if align & Qt.AlignmentFlag.AlignBottom and spare > 0 else 0)
+    spans = []
+    block = doc.begin()
+    while block.isValid():
+        top = layout.blockBoundingRect(block).top()
+        lines = block.layout()
+        for i in range(lines.lineCount()):
+            line = lines.lineAt(i)
+            spans.append((offset + math.floor(top + line.y()), offset + math.ceil(top + line.y() + line.height())))
+        block = block.next()
+    return spans
+
+
 class WordColumn(QScrollArea):
     """Banners and controls in a frameless scroll area that never scrolls sideways: in a
-    low dock the words scroll and the plots stay whole."""
+    low dock the words scroll and the plots stay whole. Where the words are taller than the
+    column, its box ends between two lines (or above a control), never through one: the
+    gradient check's 'The plot and the table's last column are … (0 where both' showed the
+    top half of its next line at 1280 x 800. The strip below is left blank (less than a
+    line, or a control's height)."""
+
+    def __init__(self):
+        super().__init__()
+        self._edge = 0          # the blank strip below the box, px
+        self._watched = None
+
+    def setWidget(self, widget):
+        super().setWidget(widget)
+        widget.installEventFilter(self)      # its words rewrap, or change, as it resizes
+        self._watched = widget
+
+    def eventFilter(self, watched, event):
+        if watched is self._watched and event.type() in (QEvent.Type.Resize, QEvent.Type.LayoutRequest):
+            QTimer.singleShot(0, self, self.end_between_lines)
+        return False
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self.end_between_lines()
+
+    def end_between_lines(self):
+        """Move the box's lower edge up to the top of the line (or the control) it would
+        cut through at the scroll position 0: its viewport ends at a line's boundary."""
+        words = self.widget()
+        if words is None:
+            return
+        full = self.height() - 2 * self.frameWidth()
+        cut = full
+        if words.height() > full:
+            layout = words.layout()
+            for item in (layout.itemAt(i) for i in range(layout.count())):
+                widget, box = item.widget(), item.geometry()
+                if item.spacerItem() is not None or (widget is not None and widget.isHidden()):
+                    continue
+                if isinstance(widget, QLabel) and widget.text():
+                    spans = [(box.top() + a, box.top() + b) for a, b in line_spans(widget)]
+                else:       # a control, or a row of them
+                    spans = [(box.top(), box.bottom() + 1)]
+                for a, b in spans:
+                    if a < cut < b:
+                        cut = a
+        edge = max(full - cut, 0)
+        if edge != self._edge:
+            self._edge = edge
+            self.setViewportMargins(0, 0, 0, edge)
 
     def lead(self):
         """(label, px above it): the column's first label with words, shown, and the height of
@@ -160,6 +245,7 @@ class PlotsAndWords(QSplitter):
         self.stacked = False
         self._floors = {}       # a part's own least size, kept across the arrangements
         self._order = None      # the parts side by side, as they were added
+        self._gap = self.handleWidth()      # between the parts side by side
 
     def parts(self):
         return [self.widget(i) for i in range(self.count())]
@@ -182,10 +268,14 @@ class PlotsAndWords(QSplitter):
         for part in self.parts():
             floor = self._floors.setdefault(id(part), (part.minimumWidth(), part.minimumHeight()))
             if stacked:
-                least = self.words_least() if isinstance(part, WordColumn) else PLOT_MIN_H
+                least = self.words_least() if isinstance(part, WordColumn) else \
+                    PLOT_USABLE_H + getattr(part, "headroom", 0)
                 part.setMinimumSize(min(floor[0], NARROW_MIN_W), max(floor[1], least))
             else:
                 part.setMinimumSize(*floor)
+        if stacked:         # a gap side by side keeps a colour bar's title off the next plot's axis
+            self._gap = self.handleWidth()
+        self.setHandleWidth(min(self._gap, STACKED_GAP) if stacked else self._gap)
         self.setOrientation(Qt.Orientation.Vertical if stacked else Qt.Orientation.Horizontal)
         if not stacked:
             self._put_in_order(self._order)
@@ -234,7 +324,12 @@ class PlotsAndWords(QSplitter):
         below at their stacked height (the view scrolls down to them). At 1280 x 800 with
         six studies open and the story playing, a square Jacobian kept its square's height
         and its words lay below the dock's fold, the Batch Jacobian's under two plots. Room
-        left over goes half to the plots (up to PLOT_MAX_H), half to the words."""
+        left over goes half to the plots (up to PLOT_MAX_H), half to the words.
+        The first plot is the study's main one: it keeps PLOT_MIN_H, the others PLOT_USABLE_H,
+        and they give up height before it; where the dock cannot hold that and the lead's
+        first paragraph, every plot goes down to PLOT_USABLE_H (the Hessian's eigenvalues
+        showed 73 of 235 px at 1280 x 800, its words first). The lead's first paragraph
+        comes before a table being whole (the table is then cut between its rows)."""
         parts, width = self.parts(), self.width()
         shown = [p for p in parts if not p.isHidden()]
         words = [p for p in shown if isinstance(p, WordColumn)]
@@ -246,9 +341,15 @@ class PlotsAndWords(QSplitter):
         tables = [p for p in words if p.widget() is not None and p.widget().heightForWidth(width) < 0]
         lead = next((p for p in words if p not in tables and p.first_sentence(width)), None)
         sentence = lead.first_sentence(width) if lead is not None else 0
-        least = {id(p): max(self._floors.setdefault(id(p), (p.minimumWidth(), p.minimumHeight()))[1],
-                            PLOT_MIN_H) for p in plots}
+        paragraph = lead.first_label(width) if lead is not None else 0
+        tables_need = sum(need[id(p)] + handle for p in tables)
+        own = {id(p): self._floors.setdefault(id(p), (p.minimumWidth(), p.minimumHeight()))[1] for p in plots}
+        least = {id(p): max(own[id(p)], (PLOT_MIN_H if p is plots[0] else PLOT_USABLE_H)   # the main plot's
+                            + getattr(p, "headroom", 0)) for p in plots}
         plots_least = sum(least.values()) + handle * len(plots)
+        if plots_least + max(sentence, paragraph) + tables_need > shows:   # short: plots at their usable height
+            least = {id(p): max(own[id(p)], PLOT_USABLE_H + getattr(p, "headroom", 0)) for p in plots}
+            plots_least = sum(least.values()) + handle * len(plots)
         below = plots_least + sentence <= shows
         if lead is not None:
             rest = [p for p in words if p is not lead]
@@ -258,12 +359,17 @@ class PlotsAndWords(QSplitter):
         # Plots over words: the plots as tall as they would be (their cells square where that
         # fits), the words WORD_LINES where the plots leave them, at least their first sentence
         plots_want = sum(min(stacked_height(p, width), shows - sentence) for p in plots) + handle * len(plots)
-        tables_need = sum(need[id(p)] + handle for p in tables)
+        # The lead's first paragraph before a table: a ten-step gradient check's table (206 px),
+        # its plot and its verdict (122 px) are 16 px more than the 492 px it has at 1280 x 800
+        words_room = shows - plots_least - handle * len(tables)
+        first = min(paragraph, words_room) if lead is not None and below else 0
         for p in words:    # a table (its words do not wrap) whole: scrolled in a low slot it hid its side
-            if p in tables:
-                floor = need[id(p)]
+            if p in tables:     # ... where the first paragraph leaves room; else cut between its rows
+                floor = need[id(p)] if need[id(p)] <= words_room - first or not below \
+                    else max(words_room - first, 0)
             elif p is lead:     # WORD_LINES where the plots and a table leave them (the table was cut)
-                floor = max(sentence, min(need[id(p)], self.words_least(), shows - plots_want - tables_need)) \
+                floor = max(sentence, first,
+                            min(need[id(p)], self.words_least(), shows - plots_want - tables_need)) \
                     if below else min(max(sentence, lead.first_label(width)), need[id(p)])
             else:
                 floor = min(need[id(p)], self.words_least())
@@ -280,8 +386,12 @@ class PlotsAndWords(QSplitter):
         want = sum(ideal.values())
         above = shows - handle * len(plots) - (lead.minimumHeight() if lead is not None else 0)
         cap = above if below else want      # the plots' height that leaves the sentence in view
-        scale = min(1.0, cap / want) if want else 1.0
-        heights = {id(p): max(int(ideal[id(p)] * scale), p.minimumHeight()) for p in plots}
+        heights = {id(p): ideal[id(p)] for p in plots}
+        over = want - cap       # taken from the plots after the first (the study's main plot) first:
+        for p in plots[1:][::-1] + plots[:1]:     # shared alike, the Hessian's 40 x 40 H drew 93 px
+            cut = max(min(over, heights[id(p)] - p.minimumHeight()), 0)
+            heights[id(p)] -= cut
+            over -= cut
         spare = min(room - sum(heights.values()) - sum(need.values()), 2 * (cap - sum(heights.values())))
         if spare > 0 and plots:
             for p in plots:

@@ -201,6 +201,7 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
             from ..studies import VIEWS  # pyqtgraph: loaded when a study dock first opens
             dock.view = dict(VIEWS)[title](self.controller)
             dock.view.problemChanged.connect(self._show_problems)
+            dock.view.settled.connect(lambda d=dock: self._study_settled(d))
             dock.setWidget(_scrolled(dock.view))
 
     def _player_step(self, index):
