@@ -107,8 +107,11 @@ def named_nodes(renderer, step):
     """The nodes whose names the step's title, caption (the presentation's caption band) or
     rule card writes, in the document's order: a reader who reads 'Here input is 'image x''
     or '∂y/∂x' looks for those cards. A name inside a longer one ('x' in 't1.gradient(y, x)',
-    'out' in 'out[3]') is that one's, not its own."""
+    'out' in 'out[3]') is that one's, not its own. A target is not: every caption names it as
+    what is differentiated ('how much the sum of loss's elements changes', '∂Σloss/∂x'), which
+    needs no look at its card; a step about the target itself holds its card anyway."""
     nodes = renderer.doc.nodes
+    targets = {p.node for p in renderer.doc.targets}
     names = {n: nodes[n].label or n for n in nodes}
     texts = [getattr(step, "title", "") or "", getattr(step, "caption", "") or ""] + card_texts(renderer, step)
     found = set()
@@ -118,7 +121,7 @@ def named_nodes(renderer, step):
             if re.search(pattern, text):
                 found.add(n)
                 text = re.sub(pattern, lambda m: "\0" * len(m.group()), text)
-    return [n for n in nodes if n in found]
+    return [n for n in nodes if n in found and n not in targets]
 
 
 def step_rects(renderer, step, extra=(), full=False):
