@@ -33,6 +33,9 @@ from . import fold
 
 DEFAULT_SIZE = (160.0, 90.0)
 COLUMN_GAP = 130.0
+TIGHT_GAP = 80.0       # the least gap between columns where a view's room is tight (`layout`'s `tight`) ...
+TIGHT_GIVE = 14.0      # ... and what a gap kept for a label gives up of its spare (story_overlay.PILL_ROOM,
+                       # 24, less the active card's ring and glow, 10)
 ROW_GAP = 36.0
 CHANNEL_H = 12.0       # the height a long edge's channel takes in a column it crosses
 CHANNEL_GAP = 20.0     # between a channel and its neighbours in the column
@@ -173,7 +176,7 @@ def order(doc, layer=None):
     return [[n for n in column if n in doc.nodes] for column in columns]
 
 
-def layout(doc, sizes=None, gaps=None, room=None, shrink=False, steps=None):
+def layout(doc, sizes=None, gaps=None, room=None, shrink=False, steps=None, tight=False):
     """Top-left corner of every node card: {node_id: (x, y)}.
 
     `sizes` maps node ids to (width, height); missing nodes get DEFAULT_SIZE. `gaps` maps
@@ -186,7 +189,10 @@ def layout(doc, sizes=None, gaps=None, room=None, shrink=False, steps=None):
     what one view shows at the legible zoom (scene units), the size of each group's rule
     card and how far each card's port names stand out of it (left, right): where a step's
     cards do not fit the view, or leave their rule card no place but over another card, the
-    rows are folded where that frames more steps (not with `shrink`).
+    rows are folded where that frames more steps (not with `shrink`). `tight` (with `room`):
+    columns wider than the room together come closer, down to TIGHT_GAP apart (a gap kept
+    for a label by TIGHT_GIVE at most), before any fold (Fit to Window: lesson 22's four columns of scalars and the seed's label beside
+    them needed 1132 units where 1096 read at 1280 x 800, and were drawn compact).
     """
     if not doc.nodes:
         return {}
@@ -197,13 +203,22 @@ def layout(doc, sizes=None, gaps=None, room=None, shrink=False, steps=None):
         for n in column:
             size.setdefault(n, (0.0, CHANNEL_H))
 
+    widths = [max(size[n][0] for n in column) for column in columns]
+    needs = [max([0.0] + [(gaps or {}).get(n, 0.0) for n in column]) for column in columns[:-1]]
+    gap, give = COLUMN_GAP, 0.0
+
+    def across(gap, give):
+        return sum(widths) + sum(max(gap, need - give) for need in needs)
+    if tight and room is not None:
+        while gap > TIGHT_GAP and across(gap, give) > room[0]:
+            gap = max(TIGHT_GAP, gap - 2.0)
+            give = min(TIGHT_GIVE, COLUMN_GAP - gap)
     xs = {}
     x = 0.0
-    for column in columns:
-        width = max(size[n][0] for n in column)
+    for column, width, need in zip(columns, widths, needs + [0.0]):
         for n in column:
             xs[n] = x + (width - size[n][0]) / 2
-        x += width + max([COLUMN_GAP] + [(gaps or {}).get(n, 0.0) for n in column])
+        x += width + max(gap, need - give)
 
     # Initial stacking, then alternate: ops follow their inputs, inputs follow consumers.
     centre = {}

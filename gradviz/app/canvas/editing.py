@@ -325,14 +325,15 @@ class CanvasEditing:
         port names (render.involved.step_groups), folded into rows where that frames more of them,
         with their rule cards, at the legible size. `compact`: the cards as tall as drawn
         compact (Fit's overview), else as measured in full. `narrower`: the room that
-        share of the view's (Fit leaves room for what stands out of the cards)."""
+        share of the view's (Fit leaves room for what stands out of the cards), its columns
+        closer where they are too wide for it (render.layout's `tight`)."""
         px = readable_px or self.readable_px
         sizes = self.renderer.sizes(compact)
         framing = None if steps is None else (steps[0], self.layout_room(legible.READABLE_PX), *steps[1:])
         room = tuple(side * narrower for side in self.layout_room(px))
         return layout_positions(doc, sizes, self.renderer.label_room(), room=room,
                                 shrink=overview and px <= legible.READABLE_PX,   # not in slides
-                                steps=framing)
+                                steps=framing, tight=narrower < 1.0)
 
     def reading_positions(self):
         """{node: (x, y)} where the cards stand drawn in full: the canvas's, or where they

@@ -234,7 +234,7 @@ class CanvasNavigation:
         for _ in range(NARROWER_ROUNDS):
             if fitting[0] >= readable or fitting[0] <= MIN_SCALE:
                 break
-            narrower *= fitting[0] / readable
+            narrower = min(narrower * fitting[0] / readable, self._narrower_to_read(fitting, readable))
             self.relayout_unplaced(narrower=narrower)
             fitting = self._fitting()
         steps = self._story_groups()
@@ -250,6 +250,18 @@ class CanvasNavigation:
             self.relayout_unplaced(narrower=narrower)
             fitting = self._fitting()
         return fitting
+
+    def _narrower_to_read(self, fitting, readable):
+        """The share of the layout room (`layout_room`) the cards of `fitting` (`_fitting`)
+        must take across so that they and what stands out of them beside (the seed's label)
+        fit the view's width at the `readable` zoom; 1 where the width is not what is short."""
+        _, rect, cards = fitting
+        port = self.viewport().rect()
+        excess = rect.width() - (port.width() - 2 * FIT_MARGIN) / readable
+        if excess <= 0:
+            return 1.0
+        across = _union([box for _, _, box in cards]).width()
+        return max(0.0, across - excess) / self.layout_room()[0]
 
     def _story_groups(self):
         """render.involved.step_groups of the story told, as the player lays the cards out
