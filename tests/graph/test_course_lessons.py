@@ -251,7 +251,8 @@ def test_the_attention_story_fans_in_three_paths_at_x():
     np.testing.assert_array_equal(handed[Port("Q")].cotangent[:-1], 0)  # only query 3 was used
     assert (np.abs(handed[Port("K")].cotangent).sum(axis=1) > 0).all()  # every key was compared
     assert handed[Port("A")].formula == "grad_A = grad @ Vᵀ"      # in the lesson's names
-    assert handed[Port("S")].formula == "grad_S = A · (grad - Σ grad·A)"
+    # the softmax's Σ is per row (78e6d39: 'Σ grad·A' read as one sum over the whole matrix)
+    assert handed[Port("S")].formula == "grad_S = A · (grad - Σ_j grad[i,j]·A[i,j]), per row i"
     assert handed[Port("K")].formula == "grad_K = gradᵀ @ Q"
     fan_in = next(x for x in s.steps if x.kind == "fan_in")
     assert fan_in.port == Port("tokens_x")
