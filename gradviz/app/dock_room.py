@@ -33,7 +33,7 @@ separator dragged, a selected node, the story played. At 70% of the column a stu
 380 px at 1280 x 800 and scrolled its plot or its table below the fold.
 """
 import shiboken6
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (QApplication, QDockWidget, QHBoxLayout, QLabel, QSizePolicy, QStyle,
                                QStyleOptionDockWidget, QStylePainter, QTabBar, QTabWidget, QToolBar,
@@ -375,6 +375,25 @@ class TabClicks(QObject):
         return False
 
 
+def drop_retired_tab_bars(window):
+    """Delete now the tab bars of `window` that Qt has let go of (restoreState, tabify, a dock
+    moved; call it where they were let go of, outside an event handler or in the same one):
+    Qt deletes them later (deleteLater), and until then they stay shown where they were last
+    laid out. Those let go of while the window was built wait for an event loop to start:
+    a script that shows the window and processes its events, never running the loop, painted
+    them over the docks ('Palette | Lesson' twice over the lesson's text, 'Train' at (0, 0)).
+    A bar still in use has no deletion pending and stays."""
+    for bar in window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+        QCoreApplication.sendPostedEvents(bar, QEvent.Type.DeferredDelete)
+
+
+def restore_docks(window, state):
+    """`window.restoreState(state)`, without the tab bars it lets go of (drop_retired_tab_bars)."""
+    restored = window.restoreState(state)
+    drop_retired_tab_bars(window)
+    return restored
+
+
 def in_front(dock):
     """True when `dock` is shown and the visible tab of its group (or not tabbed)."""
     return dock.isVisible() and not dock.visibleRegion().isEmpty()
@@ -618,7 +637,7 @@ class StudyPlacement:
         The layout is measured as it comes back at the window's restored size: restored
         while the window was still coming back, a Hessian saved 268 px tall over a 360 px
         canvas at 1280 x 800 got 236 px, and the message said 392."""
-        self.restoreState(self._saved_state)      # at the window's size now
+        restore_docks(self, self._saved_state)      # at the window's size now
         self.layout().activate()
         squeezed = squeezing_studies(self, self.study_docks.values())
         if not squeezed:
@@ -638,7 +657,7 @@ class StudyPlacement:
         front = [d for d in self.study_docks.values() if in_front(d)]
         shown = [d.title for d in self.study_docks.values() if not d.isHidden() and d not in front] \
             + [d.title for d in front]
-        self.restoreState(self._built_state)
+        restore_docks(self, self._built_state)
         self._first_dock_layout()
         self.inspector_dock.raise_()
         self.palette_dock.raise_()

@@ -21,8 +21,8 @@ from . import focus_keys
 from .inactive_keys import InactiveKeys
 from .. import theme as app_theme
 from .. import wheel_guard
-from ..dock_room import (CANVAS_MIN_HEIGHT, INSPECTOR_SHARE, STUDY_SHARE, Dock, StudyPlacement, in_front,
-                         tabs_above, title_bar_follows_area)
+from ..dock_room import (CANVAS_MIN_HEIGHT, INSPECTOR_SHARE, STUDY_SHARE, Dock, StudyPlacement,
+                         drop_retired_tab_bars, in_front, restore_docks, tabs_above, title_bar_follows_area)
 from ..canvas.view import CanvasView
 from .codeview import CodeView
 from .recovery import Autosaver, RecentFiles, Recovery
@@ -159,6 +159,8 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         self.update_edit_actions()
         self._evaluated(controller.result)
         self.canvas.setFocus()
+        self.layout().activate()        # the tab bars the docks' moves left let go of,
+        drop_retired_tab_bars(self)     # and dropped
 
     # -- construction ------------------------------------------------------------------
     def _dock(self, title, name, widget, area, shorter=()):
@@ -292,7 +294,7 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         self._built_state = self.saveState()     # the docks as built, a first run's start
         if not self._first_run:
             self._saved_state = state
-            self.restoreState(state)
+            restore_docks(self, state)
         else:
             self._first_dock_layout()
             self.inspector_dock.raise_()  # tabbed with the provenance: the inspector first
