@@ -504,14 +504,17 @@ class StudyPlacement:
         study takes the column, the docks above it folded (_share_column), the palette or the
         lesson gives the inspector its share back (it kept 174 px of a 576 px column at
         1280 x 800 once a study had been opened there); a folded dock above brought to the
-        front opens (_open_folded). Shared once the tabs have changed: laid out while they
-        change, a study opened beside another kept a stale height and scrolled its words."""
+        front by the user opens (_open_folded), not one the story brings there. Shared once
+        the tabs have changed: laid out while they change, a study opened beside another kept
+        a stale height and scrolled its words."""
         if dock in self.study_docks.values():
             QTimer.singleShot(0, dock, lambda: self._share_column(dock))
         elif dock in (self.palette_dock, self.lesson_dock):
             QTimer.singleShot(0, dock, lambda: self._share_column(dock, 1 - INSPECTOR_SHARE))
-        elif getattr(dock, "folded", False):
+        elif getattr(dock, "folded", False) and not self._raised_for_story:
             QTimer.singleShot(0, dock, lambda: self._open_folded(dock))
+
+    _raised_for_story = False   # the provenance (inspector) brought in front as the story starts (ends)
 
     def _column_above(self):
         """The docks tabbed above a study in its column (inspector, provenance, code)."""
@@ -541,9 +544,10 @@ class StudyPlacement:
             for above in self._column_above():
                 above.fold(False)
             return
-        self._share_column(study, STUDY_SHARE if self.player.index >= 0 else 1 - INSPECTOR_SHARE)
+        self._share_column(study, STUDY_SHARE if self.player.index >= 0 else 1 - INSPECTOR_SHARE,
+                           study_first=False)
 
-    def _share_column(self, dock, share=STUDY_SHARE):
+    def _share_column(self, dock, share=STUDY_SHARE, study_first=True):
         """A study beside the palette below the inspector (a 1280 x 800 or 1440 x 900 window)
         takes the column's height while the graph is edited: the inspector, provenance and
         code above it fold to their title bar and tabs (Dock.fold), opened again by a click
@@ -554,7 +558,11 @@ class StudyPlacement:
         While the story is played with the provenance in front above it, the provenance
         keeps the height that shows its step whole (ProvenancePanel.least_height) and the
         study the rest: the provenance had 140 px there, four rows of a 5 x 3 cotangent and
-        no room for an entry's sum."""
+        no room for an entry's sum. Where the study would then scroll (its readable_height), the
+        provenance stays folded, its title bar saying how it opens, and the study keeps its
+        column, unless the user opened the provenance (`study_first` False): stepping the story
+        at 1280 x 800 gave the provenance 295 px and left the Batch Jacobian its warning and the
+        top 90 px of its plot, the rest scrolled."""
         area = self.dockWidgetArea(dock)
         if self.inspector_dock.isFloating() or self.dockWidgetArea(self.inspector_dock) != area:
             return
@@ -562,17 +570,26 @@ class StudyPlacement:
         for tab in self.tabifiedDockWidgets(dock):
             if isinstance(tab, Dock) and not tab.folded:
                 tab.lend_height(idle)
-        fold = dock in self.study_docks.values() and share >= STUDY_SHARE and self.player.index < 0 and not idle
-        for above in self._column_above():
-            above.fold(fold)
-        self._tab_clicks.watch()
         self.layout().activate()
         above = next((d for d in self._column_above() if in_front(d)), self.inspector_dock)
         room = above.height() + dock.height()       # the two docks' (their tab rows aside)
+        story = self.player.index >= 0 and above is self.provenance_dock
+        bar = above.height() if above.folded else above.height() - above.widget().height()   # its title bar
+        view = getattr(dock, "view", None) if study_first and not idle else None
+        if view is not None:        # the study's readable height, its title bar, and a pixel (a share
+            keep = view.readable_height() + dock.height() - dock.widget().viewport().height() + 1
+        crowded = story and view is not None and room - keep < self.provenance.least_height() + bar
+        fold = dock in self.study_docks.values() and not idle and (
+            share >= STUDY_SHARE and self.player.index < 0 or crowded)
+        for each in self._column_above():
+            each.fold(fold)
+        self._tab_clicks.watch()
+        self.layout().activate()
         top = 1 if fold else room - 1 if idle else room - int(room * share)
-        if self.player.index >= 0 and above is self.provenance_dock:
-            bar = above.height() - above.widget().height()
+        if story and not fold:
             top = max(top, min(self.provenance.least_height() + bar, int(room * share)))
+            if view is not None:        # within one of it is left as it is, below)
+                top = min(top, room - keep)
         if abs(above.height() - top) <= 1 or min(top, room - top) <= 0:   # shared so, or not laid out
             return
         self.resizeDocks([above, dock], [top, room - top], Qt.Orientation.Vertical)

@@ -212,7 +212,9 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         if (index >= 0) != (self._player_was >= 0):
             dock = self.provenance_dock if index >= 0 else self.inspector_dock
             if dock.toggleViewAction().isChecked():
+                self._raised_for_story = True       # folded above a study, it stays so (_share_column)
                 dock.raise_()
+                self._raised_for_story = False
             study = next((d for d in self.study_docks.values() if in_front(d) and not d.isFloating()), None)
             if study is not None:
                 self._share_column(study)
