@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..engine.errors import counted
+from ..engine.errors import counted, ordinal
 
 HEAT_W, HEAT_H = 132.0, 84.0      # heatmap thumbnail box
 HEAT_MAX_CELL = 12.0
@@ -113,12 +113,6 @@ class HeatLayout:
             return r, block * (self.base[1] + 1) + c
         block, c = divmod(c, self.per)
         return block * (self.base[0] + 1) + r, c
-
-
-def ordinal(k):
-    """'2nd', '3rd', '11th', '21st'."""
-    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
-    return f"{k}{suffix}"
 
 
 def _fit_cell(rows, cols, box=(HEAT_W, HEAT_H), most=HEAT_MAX_CELL):
