@@ -6,7 +6,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 import pytest
 
-from test_train_dock import KERNEL, choose, draw, finish, panel  # noqa: F401 (the fixture)
+from test_train_dock import KERNEL, choose, finish, panel  # noqa: F401 (the fixture)
+from test_train_dock_plots import draw
 
 VALLEY = "samples/train_2_valley.json"
 BOWL = "samples/train_1_gd_bowl.json"
