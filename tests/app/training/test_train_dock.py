@@ -13,36 +13,12 @@ from gradviz.graph import Port, load
 from gradviz.graph.training import Trainer, make_optimizer
 
 from gated_steps import gate_steps, steps_taken
+from train_dock_util import KERNEL, SAMPLE, choose, draw, finish, kernel, panel
+
+_ = panel   # the fixture
 
 # Not marked numeric: the dock's numbers are compared with a Trainer's run in the same
 # process (equal by construction); tests/graph/test_training.py checks the numbers on other CPUs.
-
-SAMPLE = "samples/001_hessian_newton.json"
-KERNEL = Port("layer1", 1)
-
-
-def kernel(w):
-    return w.controller.doc.nodes["layer1"].weights["kernel"]
-
-
-@pytest.fixture
-def panel(qtbot, open_window):
-    def make(path=SAMPLE):
-        w = open_window(path)
-        w.train_dock.toggleViewAction().trigger()
-        qtbot.waitUntil(lambda: w.train_dock.panel is not None)
-        return w, w.train_dock.panel
-    return make
-
-
-def choose(panel, name, **fields):
-    panel.optimizer_box.setCurrentIndex(panel.optimizer_box.findData(name))
-    for key, text in fields.items():
-        panel.fields[key].setText(text)
-
-
-def finish(qtbot, panel, timeout=30000):
-    qtbot.waitUntil(lambda: not panel.session.running, timeout=timeout)
 
 
 def test_a_run_is_the_trainers_numbers_and_one_undo_entry(qtbot, panel):

@@ -1,22 +1,15 @@
 """The Train dock's landscape and exports: the loss surface with the run, the gradient and
 Newton's minimum, Cancel on a slow one; the run as GIF/APNG, its plots as pictures, a step
-written out with its numbers (split from test_train_dock.py, whose panel fixture these share)."""
+written out with its numbers (split from test_train_dock.py; the panel fixture is in train_dock_util)."""
 import numpy as np
 import pytest
 
-from test_train_dock import choose, finish, panel
+from train_dock_util import choose, draw, finish, panel
 
 _ = panel   # the fixture, shared with test_train_dock
 
 
 # -- the landscape ----------------------------------------------------------------------------
-
-def draw(qtbot, p):
-    p.tabs.setCurrentWidget(p.landscape)
-    assert p.landscape.draw()
-    qtbot.waitUntil(lambda: p.landscape.job is None, timeout=60000)
-    return p.landscape
-
 
 def test_the_landscape_shows_the_run_the_gradient_and_newtons_minimum(qtbot, panel):
     w, p = panel("samples/train_1_gd_bowl.json")
