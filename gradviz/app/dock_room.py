@@ -29,8 +29,9 @@ four studies beside the palette read 'J', 'J[b]', 'H', '≈'; as words they fit 
 A study in front beside the palette takes its column's height while the graph is edited: the
 inspector, provenance and code above it fold to their title bar (which says how they open)
 and tabs, and open where the user returns to them: their tab, their title bar, their
-separator dragged, a selected node, the story played. At 70% of the column a study showed
-380 px at 1280 x 800 and scrolled its plot or its table below the fold.
+separator dragged, a selected node, the story played (the provenance, where the study keeps
+the height it reads at). At 70% of the column a study showed 380 px at 1280 x 800 and
+scrolled its plot or its table below the fold.
 """
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSize, Qt, QTimer

@@ -285,13 +285,7 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
             self.restoreGeometry(geometry)
             self._restore_whole_screen()
         else:
-            self.resize(FIRST_SIZE)
-            screen = QGuiApplication.primaryScreen()
-            if screen is not None:
-                area = screen.availableGeometry()
-                self.resize(min(max(FIRST_SIZE.width(), int(area.width() * FIRST_SHARE)), area.width()),
-                            min(max(FIRST_SIZE.height(), int(area.height() * FIRST_SHARE)), area.height()))
-                self.move(area.center() - self.rect().center())
+            self._first_size()
         self._first_run = not (isinstance(state, QByteArray) and not state.isEmpty())
         self._built_state = self.saveState()     # the docks as built, a first run's start
         if not self._first_run:
@@ -307,12 +301,28 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         """The window as large as it was where that fits a screen's free area: restoreGeometry
         keeps a window 2 px narrower and a title bar lower than the screen it would fill
         (a 1280 x 800 window on a 1280 x 800 display without a window manager came back
-        1278 x 774 at (1, 25), the canvas 26 px lower)."""
+        1278 x 774 at (1, 25), the canvas 26 px lower); where it fits no screen, as a first
+        run sizes it (_first_size)."""
         rect = self.settings.value("window/rect")
         if not isinstance(rect, QRect) or not rect.isValid() or self.isMaximized() or self.isFullScreen():
             return
-        if any(screen.availableGeometry().contains(rect) for screen in QGuiApplication.screens()):
+        areas = [screen.availableGeometry() for screen in QGuiApplication.screens()]
+        if any(area.contains(rect) for area in areas):
             self.setGeometry(rect)
+        elif areas and all(rect.width() > a.width() or rect.height() > a.height() for a in areas):
+            self._first_size()
+
+    def _first_size(self):
+        """A first run's window: FIRST_SIZE, or FIRST_SHARE of a larger screen, centred. Also a
+        window remembered larger than every screen (saved on a larger display): restoreGeometry
+        gave it two thirds of the screen, a 1920 x 1080 window 960 x 600 on a 1440 x 900 one."""
+        self.resize(FIRST_SIZE)
+        screen = QGuiApplication.primaryScreen()
+        if screen is not None:
+            area = screen.availableGeometry()
+            self.resize(min(max(FIRST_SIZE.width(), int(area.width() * FIRST_SHARE)), area.width()),
+                        min(max(FIRST_SIZE.height(), int(area.height() * FIRST_SHARE)), area.height()))
+            self.move(area.center() - self.rect().center())
 
     def _first_dock_layout(self):
         """The palette as wide as its longest entry, the inspector wide enough for a 3-column

@@ -147,3 +147,20 @@ def test_the_next_launch_restores_the_docks_without_stray_tab_bars(make_window, 
     rect, tabs = bars[0]
     assert tabs == ["Inspector", "Provenance"]
     assert rect.left() >= again.canvas.geometry().right()
+
+
+def test_a_window_saved_larger_than_the_screen_comes_back_as_a_first_run_sizes_it(make_window, qtbot):
+    """A layout saved on a larger display (1920 x 1080) opened on a smaller one: restoreGeometry
+    gave the window two thirds of the screen (960 x 600 on a 1440 x 900 display under Xvfb;
+    798 x 774 of the offscreen platform's 800 x 800), smaller than a first run's window. It
+    comes back as a first run sizes it for the screen."""
+    first = make_window(offer_recovery=False)
+    first_size = first.size()
+    first.show()
+    qtbot.waitExposed(first)
+    screen = first.screen().availableGeometry()
+    first.setGeometry(0, 0, screen.width() + 640, screen.height() + 280)
+    qtbot.wait(50)
+    _closed(first)
+    again = make_window(offer_recovery=False)
+    assert again.size() == first_size, (again.size(), first_size, screen)
