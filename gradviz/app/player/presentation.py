@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, Q
 from ...render import legible
 from ...render import painter as render_painter
 from . import step_view
+from .card_rects import whole_card
 from .lessons import lesson_lead
 from .timeline import set_caption
 
@@ -532,7 +533,7 @@ class PresentationMode(QObject):
         """The cards and the rule card the view shows (its pixels): what a marker must not hide."""
         canvas = self.window.canvas
         r = canvas.renderer
-        rects = [step_view.shown_card(r, n) for n in r.doc.nodes if n in r.positions]
+        rects = [whole_card(r, n, badge_line=True) for n in r.doc.nodes if n in r.positions]
         step = self.player.step
         formula = None if step is None else render_painter.formula_rect(r, step)
         if formula is not None:

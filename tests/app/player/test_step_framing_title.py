@@ -15,7 +15,7 @@ from PySide6.QtCore import QCoreApplication
 
 from app_ui import settle_presentation
 
-from gradviz.app.player import lessons, step_view
+from gradviz.app.player import card_rects, lessons, step_view
 from gradviz.render.legible import READABLE_PX
 
 EPS = 1e-6
@@ -40,7 +40,7 @@ def _misses(w, path, size):
     def drawn(n):
         """The card as drawn: in full, with its badge, ports and their names; compact, its
         box and the name plate that stands out of a small one (no ports drawn)."""
-        return c.node_items[n].sceneBoundingRect() if c.compact else step_view.shown_card(r, n)
+        return c.node_items[n].sceneBoundingRect() if c.compact else card_rects.whole_card(r, n, badge_line=True)
     out += [where + ("a card is not whole above the caption band", r.doc.nodes[n].label or n)
             for n in r.doc.nodes if not seen.contains(drawn(n))]
     zoom, picture = c.transform().m11(), p.picture_rect()
