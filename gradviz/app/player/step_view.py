@@ -86,12 +86,18 @@ def named_nodes(renderer, step):
     names = {n: nodes[n].label or n for n in nodes}
     texts = [getattr(step, "title", "") or "", getattr(step, "caption", "") or ""] + card_texts(renderer, step)
     found = set()
+    longest_first = sorted(names, key=lambda n: -len(names[n]))
+    patterns = {}       # compiled once per step, for the names that occur in some text
     for text in texts:
-        for n in sorted(names, key=lambda n: -len(names[n])):
-            pattern = rf"(?<![A-Za-z_]){re.escape(names[n])}(?![A-Za-z0-9_])"
-            if re.search(pattern, text):
+        for n in longest_first:
+            if names[n] not in text:    # (no match without the name itself: most names, most texts)
+                continue
+            pattern = patterns.get(n)
+            if pattern is None:
+                pattern = patterns[n] = re.compile(rf"(?<![A-Za-z_]){re.escape(names[n])}(?![A-Za-z0-9_])")
+            text, count = pattern.subn(lambda m: "\0" * len(m.group()), text)   # not a shorter one's
+            if count:
                 found.add(n)
-                text = re.sub(pattern, lambda m: "\0" * len(m.group()), text)
     return [n for n in nodes if n in found and n not in targets]
 
 
