@@ -81,6 +81,26 @@ def test_a_broadcast_input_s_rule_says_its_sum(name):
             assert "summed over" not in (step.formula or ""), (step.index + 1, step.formula)
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_a_card_s_local_rule_is_the_equation_and_its_rule_line_all(name):
+    """The words that say over what a Σ runs are the rule's own part (its scope), written on
+    the card's rule line after the equation; the card's middle part, upstream ⊗ local rule,
+    is the equation's right side alone: no words are appended to the rule and then cut off."""
+    r = renderer(name)
+    scoped = 0
+    for step in r.story.steps:
+        if step.kind != "contribution" or not step.formula:
+            continue
+        where = (name, step.index + 1, step.formula)
+        assert step.formula == step.equation or step.formula.startswith(f"{step.equation}, "), where
+        scoped += step.formula != step.equation
+        rules = [p[1] for p in formula_parts(step) if p[0] == "text" and p[2] == "local rule"]
+        assert rules in ([], [step.equation.split("=", 1)[1].strip()]), (where, rules)
+        assert " ".join(r.formula_layout(step).formula).replace("  ", " ") == step.formula, where
+    if name in ("001_sigmoid_jacobian", "nets_6_attention"):
+        assert scoped, name
+
+
 def test_the_samples_broadcast_somewhere():
     """The test above has cases to check: the sigmoid lesson's scalar delta at least."""
     found = {name: [s.formula for s, _ in broadcast_steps(sample(name)[1])] for name in NAMES}
