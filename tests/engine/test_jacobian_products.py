@@ -20,6 +20,7 @@ def picks(monkeypatch):
     """How many products the pass answered by picking (not None from the pick)."""
     taken = []
     pick = backend._one_hot_matmul
+    monkeypatch.setattr(backend, "ONE_HOT_MIN", 1)  # the small products here pick too
 
     def counted(*args):
         out = pick(*args)
@@ -59,12 +60,14 @@ def test_jacobian_of_a_product_is_the_per_row_loop(transpose_a, transpose_b, sou
     assert len(picks) == (1 if other == "finite" else 0)
 
 
-def test_hessian_of_a_relu_network_picks_in_its_first_outer_step(picks):
-    """W4's form (bench/run.py): the outer Jacobian of `xᵀ @ g` picks x's columns, and the
-    Hessian is the per-row loop's."""
+@pytest.mark.parametrize("kernel", [(5, 8), (8, 8)], ids=["40-product", "64-pick"])
+def test_hessian_of_a_relu_network_is_the_per_row_loop(kernel, picks, monkeypatch):
+    """W4's form (bench/run.py): the outer Jacobian of `xᵀ @ g` picks x's columns from 64
+    basis matrices up (backend.ONE_HOT_MIN), and the Hessian is the per-row loop's."""
+    monkeypatch.setattr(backend, "ONE_HOT_MIN", 64)
     rng = np.random.default_rng(4)
-    x = tf.constant(rng.standard_normal((7, 5)))
-    k1 = tf.Variable(rng.standard_normal((5, 8)) * 0.5)
+    x = tf.constant(rng.standard_normal((7, kernel[0])))
+    k1 = tf.Variable(rng.standard_normal(kernel) * 0.5)
     k2 = tf.Variable(rng.standard_normal((8, 6)) * 0.5)
     with tf.GradientTape(persistent=True) as outer:
         with tf.GradientTape() as inner:
@@ -73,4 +76,4 @@ def test_hessian_of_a_relu_network_picks_in_its_first_outer_step(picks):
     expected = _per_row(outer, g, k1)
     h = outer.jacobian(g, k1).numpy()
     np.testing.assert_allclose(h, expected, rtol=1e-12, atol=1e-12)
-    assert picks == [(40, 7, 8)]
+    assert picks == ([] if kernel == (5, 8) else [(64, 7, 8)])
