@@ -64,6 +64,7 @@ class PlayerBar(QWidget):
         self._formula_at = None         # (step, its formula card's rect, its size) as last placed
         self._whole = False             # a document just opened: shown whole (show_opened)
         self._restoring = None          # (step index, formula card) an undo or redo puts back
+        self._computing = False         # a document just opened: its story not taken yet
 
         self.animation = QVariantAnimation(self)
         self.animation.setStartValue(0.0)
@@ -484,6 +485,7 @@ class PlayerBar(QWidget):
         result, self._waiting = self._waiting, None
         if result is None:
             return
+        self._computing = False
         self._story_taken_at = time.monotonic()
         story = getattr(result, "story", None)
         restoring = self._restoring
@@ -556,9 +558,15 @@ class PlayerBar(QWidget):
         self._restoring = None
 
     def _document_replaced(self):
-        if self.controller.undo_stack.count() == 0:  # a new file: back to editing
+        """A new file: back to editing, and the previous document's steps gone at once. Its
+        story is assembled after the canvas shows it (seconds for a long chain): until then
+        the bar says so, not the old document's '1 Seed y … 14 steps'."""
+        if self.controller.undo_stack.count() == 0:
             self.pause()
             self._index = -1
+            self._story, self._story_steps, self._computing = None, [], True
+            self.timeline.set_steps([], [])
+            self._show()
 
     # -- showing ------------------------------------------------------------------------
     def step_name(self, step):
@@ -587,7 +595,10 @@ class PlayerBar(QWidget):
         playing = self.is_playing
         a["play"].setIcon(self.style().standardIcon(sp.SP_MediaPause if playing else sp.SP_MediaPlay))
         a["play"].setText("&Pause" if playing else "&Play")
-        if step is None:
+        if step is None and self._computing:
+            self.step_label.setText("Computing")
+            set_caption(self.caption, "Computing the story of this document's backward pass…")
+        elif step is None:
             self.step_label.setText("Editing" if n else "No story")
             set_caption(self.caption,
                         f"{counted(n, 'step')} in the story of this backward pass: press Space to play, → to "
