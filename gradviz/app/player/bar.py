@@ -585,11 +585,12 @@ class PlayerBar(QWidget):
         self.timeline.setEnabled(n > 0)
         step = self.step
         a = self.actions_by_name
-        a["first"].setEnabled(n > 0)
+        coming = self._computing   # a key takes the new story at once (`_steps`)
+        a["first"].setEnabled(n > 0 or coming)
         a["back"].setEnabled(self._index > 0)
-        a["step"].setEnabled(self._index < n - 1)
-        a["last"].setEnabled(n > 0 and self._index != n - 1)
-        a["play"].setEnabled(n > 0)
+        a["step"].setEnabled(self._index < n - 1 or coming)
+        a["last"].setEnabled(n > 0 and self._index != n - 1 or coming)
+        a["play"].setEnabled(n > 0 or coming)
         a["edit"].setEnabled(self._index >= 0)
         sp = QStyle.StandardPixmap
         playing = self.is_playing

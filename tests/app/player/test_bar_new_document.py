@@ -42,3 +42,15 @@ def test_a_document_opened_never_shows_the_previous_documents_steps(open_window,
     assert bar.step_label.text() == "Editing"
     assert bar.caption.text().startswith(f"{len(new)} steps in the story")
     assert isinstance(bar, PlayerBar)
+
+
+def test_a_key_pressed_while_the_story_is_computed_takes_it_at_once(open_window):
+    """→ right after opening steps into the new story (the key takes it now), though the
+    bar shows no steps yet."""
+    w = open_window(SEED_004)
+    w.controller.open(str(HESSIAN))
+    bar = w.player
+    assert bar.step_label.text() == "Computing" and not bar.timeline.chips
+    assert bar.actions_by_name["step"].isEnabled()
+    bar.actions_by_name["step"].trigger()
+    assert bar.index == 0 and bar.steps == w.controller.result.story.steps
