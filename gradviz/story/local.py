@@ -93,7 +93,7 @@ class Provenance:
         if not self.terms:
             return f"{self.subject} = {self.num(self.value)} ({self.kind})"
         parts = []
-        printed, rest = self._printed()
+        printed, rest, equal = self._printed()
         for t, (upstream, local) in zip(self.terms, printed):
             if t.upstream is None:
                 parts.append(f"{upstream} [{t.label}]")
@@ -103,7 +103,7 @@ class Provenance:
                 parts.append(f"{_signed(upstream)}·{_signed(local) if _numeral(factor) else factor}")
         if self.more:
             parts.append(f"{self.more} more ({rest})")
-        return f"{self.subject} = " + " + ".join(parts) + f" = {self.num(self.value)}"
+        return f"{self.subject} = " + " + ".join(parts) + f" {equal} {self.num(self.value)}"
 
     def numbers(self):
         """The same sum with every factor as a number: 1·0.438 + 1·(-0.534) ..."""
@@ -111,12 +111,12 @@ class Provenance:
             return self.detail
         if not self.terms and not self.more:
             return ""           # every product is 0: no sum to write out
-        printed, rest = self._printed()
+        printed, rest, equal = self._printed()
         parts = [_signed(first) if local is None else f"{_signed(first)}·{_signed(local)}"
                  for first, local in printed]
         if self.more:
             parts.append(_signed(rest))
-        return " + ".join(parts) + f" = {self.num(self.value)}"
+        return " + ".join(parts) + f" {equal} {self.num(self.value)}"
 
     def says_more(self):
         """Whether numbers() tells what text() does not: not when every factor text() writes
@@ -127,20 +127,22 @@ class Provenance:
 
     def _printed(self):
         """([(upstream or a path's product, local factor or None) as text per term], the
-        rest as text): each number as its card writes it, unless its card's digits are too
+        rest as text, '=' or '≈'): each number as its card writes it, unless its card's digits are too
         few for the sum, whose printed operands must give its printed result: then a role's
         numbers (the upstream entries, the local factors, the paths' products) all with the
         digits it needs (story.numbers.at_resolution). The printed operands, multiplied and
         added exactly, round to the printed result: '(-0.334)·1.000 + (-0.334)·3.000 =
-        -1.335' gave -1.336 (the upstream is -0.33375); each try that does not check out
-        gives the roles a tenth of the rounding the one before allowed."""
+        -1.335' gave -1.336 (the upstream is -0.3337); each try that does not check out
+        gives the roles a tenth of the rounding the one before allowed. '≈' where even a
+        float32's every digit does not (the engine adds rounded float32 products: 100.869
+        where the exact sum of its factors is 100.868)."""
         budget = max(resolution(self.num(self.value)), 0.01 * abs(self.value))   # inf: any
         for _ in range(SIGNIFICANT_MOST):
             printed, rest = self._printed_within(budget)
             if self._checks_out(printed, rest):
-                break
+                return printed, rest, "="
             budget /= 10
-        return printed, rest
+        return printed, rest, "≈"
 
     def _printed_within(self, budget):
         """_printed with `budget`, the rounding the sum may carry, shared by the roles not
