@@ -92,18 +92,21 @@ class Provenance:
                     f"{self.upstream} · local factor is 0)")
         if not self.terms:
             return f"{self.subject} = {self.num(self.value)} ({self.kind})"
-        parts = []
+        parts, named = [], False
         printed, rest, equal = self._printed()
         for t, (upstream, local) in zip(self.terms, printed):
             if t.upstream is None:
                 parts.append(f"{upstream} [{t.label}]")
+                named = True
             else:
                 factor = t.factor or t.label.split('·', 1)[-1]
                 # a factor no tensor names (a constant 1, -1) is written as numbers() writes it
                 parts.append(f"{_signed(upstream)}·{_signed(local) if _numeral(factor) else factor}")
+                named = named or not _numeral(factor)
         if self.more:
             parts.append(f"{self.more} more ({rest})")
-        return f"{self.subject} = " + " + ".join(parts) + f" {equal} {self.num(self.value)}"
+        # a factor named, not printed, is exact: '≈' is for printed factors alone
+        return f"{self.subject} = " + " + ".join(parts) + f" {'=' if named else equal} {self.num(self.value)}"
 
     def numbers(self):
         """The same sum with every factor as a number: 1·0.438 + 1·(-0.534) ..."""
