@@ -39,9 +39,10 @@ class Observer:
         """The op's local VJP gave `cotangent` for input `index` (None: no gradient)."""
 
     def summed(self, op, index, shape):
-        """The rule gave input `index` a contribution of `shape` (the op's broadcast output
-        shape), summed over the broadcast axes to the input's shape: called just before
-        that input's contribution (TF's BroadcastGradientArgs and reduce_sum)."""
+        """The rule gave input `index` of `op` a contribution of `shape` (the op's broadcast
+        output shape), summed over the broadcast axes to the input's shape (TF's
+        BroadcastGradientArgs and reduce_sum). Called before that input's `contribution`; it
+        belongs to the contribution of the same (op, index), not to whichever call comes next."""
 
     def cut(self, op, index):
         """Input `index` of op gets nothing because the op stops gradients."""

@@ -35,6 +35,12 @@ def counted(n, noun, plural=None):
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
+def ordinal(n):
+    """'2nd', '3rd', '11th', '21st': an ordinal number in a text a reader sees."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def byte_text(n):
     """A byte count for a message: '40 GB', '512 MB', '3 kB'."""
     for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):

@@ -90,13 +90,55 @@ def apply(opdef, inputs, attrs=None):
                     if dtype is FLOAT32 or dtype.kind == "f":
                         tracked.add(result._id)
             return result
-        _record(recording, opdef, inputs, values, [result], attrs)
+        if len(recording) == 2:
+            _record_on_two(recording, opdef, inputs, values, result, attrs)
+        else:
+            _record(recording, opdef, inputs, values, [result], attrs)
         return result
     results = [Tensor._wrap(o) for o in out]
     recording = _state.recording
     if recording:
         _record(recording, opdef, inputs, values, results, attrs)
     return results
+
+
+def _record_on_two(recording, opdef, inputs, values, result, attrs):
+    """recording.record for two tapes and one output, written out: both tapes of a
+    Hessian's forward (nested tapes) pass here for every op, and the general loop over
+    tapes, inputs and outputs cost ~0.7 us an op more."""
+    first, second = recording
+    plain = _recording.PLAIN_TAPE
+    if type(first) is not plain or type(second) is not plain:
+        _record(recording, opdef, inputs, values, [result], attrs)
+        return
+    tracked_1 = first._tracked
+    tracked_2 = second._tracked
+    hit_1 = hit_2 = False
+    for t in inputs:  # _should_record of each tape, inlined (watching accessed Variables)
+        i = t._id
+        if i in tracked_1:
+            hit_1 = True
+        elif type(t) is Variable:
+            hit_1 = _watch_accessed(first, t) or hit_1
+        if i in tracked_2:
+            hit_2 = True
+        elif type(t) is Variable:
+            hit_2 = _watch_accessed(second, t) or hit_2
+    if not (hit_1 or hit_2):
+        return
+    operation = _recording.new_operation(opdef, inputs, values, [result], attrs)
+    # An op on both tapes has no one _needs (see GradientTape._relevant): the tapes scan.
+    floating = not opdef.outputs_off_tape and result._value.dtype.kind == "f"
+    if hit_1:
+        first._needs_known = False
+        first._entries.append(operation)
+        if floating:
+            tracked_1.add(result._id)
+    if hit_2:
+        second._needs_known = False
+        second._entries.append(operation)
+        if floating:
+            tracked_2.add(result._id)
 
 
 def tensors(*values):

@@ -79,6 +79,20 @@ def watch_accessed(tape, variable):
     return False
 
 
+def new_operation(opdef, inputs, in_values, outputs, attrs):
+    """The Operation of one op application, for the tapes that record it."""
+    # Operation has no __init__: the call is object's own, cheaper than
+    # object.__new__(Operation) (~400 instructions less per recorded op).
+    operation = Operation()
+    operation.opdef = opdef
+    operation.inputs = inputs
+    operation.outputs = outputs
+    operation.attrs = attrs or _NO_ATTRS
+    operation._in_values = in_values
+    operation._id = outputs[0]._id
+    return operation
+
+
 def record(recording, opdef, inputs, in_values, outputs, attrs):
     """Record one op application on every tape of `recording` (the thread's recording
     tapes, which the caller has just read) that tracks one of its inputs."""
@@ -97,15 +111,7 @@ def record(recording, opdef, inputs, in_values, outputs, attrs):
         if hit:
             tape._needs_known = False  # the op may be on several tapes: no one _needs
             if operation is None:
-                # Operation has no __init__: the call is object's own, cheaper than
-                # object.__new__(Operation) (~400 instructions less per recorded op).
-                operation = Operation()
-                operation.opdef = opdef
-                operation.inputs = inputs
-                operation.outputs = outputs
-                operation.attrs = attrs or _NO_ATTRS
-                operation._in_values = in_values
-                operation._id = outputs[0]._id
+                operation = new_operation(opdef, inputs, in_values, outputs, attrs)
             tape._entries.append(operation)
             if not opdef.outputs_off_tape:
                 for t in outputs:

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import blocks, nest
 from .errors import check_result_fits, counted
+from .backend import ONE_HOT_STACKS
 from .backward import _relevant_entries, backward
 from .ops import shape as shape_ops
 from . import recording as _recording
@@ -475,11 +476,17 @@ def _jacobian(entries, target, sources, zero):
     dtype = target._value.dtype
     target_shape = target._value.shape
     per_source = [[] for _ in sources]
+    one_hot = ONE_HOT_STACKS
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
-        seed = _basis(start, stop, n, dtype)
-        seed = Tensor._wrap(seed.reshape((stop - start,) + target_shape))
-        grads = backward(entries, [target], [seed], sources, 1, None, relevant)
+        seed = _basis(start, stop, n, dtype).reshape((stop - start,) + target_shape)
+        if chunk == n and len(target_shape) == 2:  # products with it pick rows (backend)
+            one_hot[id(seed)] = seed
+        try:
+            grads = backward(entries, [target], [Tensor._wrap(seed)], sources, 1, None,
+                             relevant)
+        finally:
+            one_hot.pop(id(seed), None)
         for parts, g in zip(per_source, grads):
             parts.append(g)
     S = shape_ops

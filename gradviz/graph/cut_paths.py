@@ -66,23 +66,16 @@ def _port(nid):
     return Port(nid, 0)
 
 
-def _ancestors(doc, targets, incoming):
+def _above(doc, targets):
     """The nodes some edge path leads from to a target, the targets included."""
-    above = set()
-    stack = [p.node for p in targets if p.node in doc.nodes]
-    while stack:
-        nid = stack.pop()
-        if nid not in above:
-            above.add(nid)
-            stack += [e.src.node for e in incoming.get(nid, [])]
-    return above
+    return doc.ancestors([p.node for p in targets if p.node in doc.nodes])
 
 
 def joined(doc, source, targets=None):
     """Some edge path on the canvas leads from `source` to a target (of `targets`, default
     the document's)."""
     targets = doc.targets if targets is None else targets
-    return source.node in _ancestors(doc, targets, doc.input_index())
+    return source.node in _above(doc, targets)
 
 
 def cuts(doc, values, source, targets=None):
@@ -94,9 +87,10 @@ def cuts(doc, values, source, targets=None):
     outgoing = {}
     for e in doc.edges:
         outgoing.setdefault(e.src.node, []).append(e.dst.node)
-    above = _ancestors(doc, targets, incoming)
+    above = _above(doc, targets)
     if source.node not in above or source.node not in doc.nodes:
         return []
+    ends = {p.node for p in targets}
     found, seen, open_path = {}, set(), False
     stack = [source.node]
     while stack:       # walk from the source, stopping at each cut
@@ -108,7 +102,7 @@ def cuts(doc, values, source, targets=None):
             why = node_cut(doc, values, nxt, incoming)
             if why:
                 found[nxt] = why
-            elif nxt in {p.node for p in targets}:
+            elif nxt in ends:
                 open_path = True
             else:
                 stack.append(nxt)
@@ -117,17 +111,18 @@ def cuts(doc, values, source, targets=None):
     return [(nid, found[nid]) for nid in doc.nodes if nid in found]
 
 
-def cut_reason(doc, values, source, targets=None):
+def cut_reason(doc, values, source, targets=None, found=None):
     """'every path from reduce_sum to W passes argmax, which returns integer indices and has
     no gradient (TF: not differentiable)', or '' when the canvas has no such cut (no path
-    at all, or an open one). An integer source says that it is integer."""
+    at all, or an open one). An integer source says that it is integer. `found`: cuts()
+    already worked out for the same source and targets."""
     targets = list(doc.targets if targets is None else targets)
     name = port_name(doc, source)
     value = values.get(source)
     if value is not None and not _floating(value):
         return (f"{name} is {_dtype(value)}, and TF differentiates only with respect to "
                 f"floating tensors")
-    found = cuts(doc, values, source, targets)
+    found = cuts(doc, values, source, targets) if found is None else found
     if not found:
         return ""
     what = (port_name(doc, targets[0]) if len(targets) == 1
@@ -160,7 +155,7 @@ def cut_warnings(doc, values, gradients):
         found = cuts(doc, values, p)
         if any(not _chosen(doc, nid) for nid, _ in found):
             problems.append(Problem(f"{port_name(doc, p)}'s gradient is None: "
-                                    f"{cut_reason(doc, values, p)}",
+                                    f"{cut_reason(doc, values, p, found=found)}",
                                     where="gradient", warning=True))
     return problems
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine.backward import Observer
-from ..engine.errors import counted
+from ..engine.errors import counted, ordinal
 from ..engine.tensor import Tensor
 from .build import quiet
 from .catalog import OPS, part_name
@@ -34,18 +34,13 @@ RESULT_NAMES = {"jacobian": "J", "batch_jacobian": "the batch Jacobian", "hessia
 def result_name(kind, order=1):
     """'H', 'J', 'the batch Jacobian', 'the 2nd derivative' (higher_order's `order`-th)."""
     if kind == "higher_order":
-        return f"the {_ordinal(order)} derivative"
+        return f"the {ordinal(order)} derivative"
     return RESULT_NAMES[kind]
 
 
 def _sentence(words):
     """`words` opening a sentence: 'The batch Jacobian', 'H'."""
     return words[:1].upper() + words[1:]
-
-
-def _ordinal(n):
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 @dataclass

@@ -288,14 +288,13 @@ def _inside_blocks(packed, m):
     return corner[same]
 
 
-def _ramps(colours, ends):
+def _ramps(colours, ends, misses):
     """For each of `colours` ((n, 3) float): the ramp between two of `ends` ((k, 3) float)
     it lies nearest to: (its ends' indices i < j, how far along from ends[i] to ends[j],
-    distance)."""
+    distance); `misses`: `_misses(colours, ends)`."""
     n = len(colours)
     if len(ends) < 2:
         return np.zeros(n, int), np.zeros(n, int), np.zeros(n), np.full(n, np.inf)
-    misses = _misses(colours, ends)
     best = misses.argmin(axis=1)
     first, second = (index[best] for index in np.triu_indices(len(ends), 1))
     d = ends[second] - ends[first]
@@ -317,7 +316,8 @@ class StoryPalette:
     among those of the ramps it lies on (any colour where it lies on none), an error in
     hue counted HUE_WEIGHT times one in lightness (a grey pixel may lie on a grey ramp and
     on blue to peach). Each colour is mapped once and kept in a table of every 24-bit
-    colour (32 MB): a frame costs a lookup per pixel.
+    colour (32 MB, made on the first call: an APNG maps only with `first`): a frame costs
+    a lookup per pixel.
     `first(n)`: the same mapping onto the first n colours (a glide's frames)."""
     UNKNOWN = 0xFFFF
 
@@ -332,11 +332,16 @@ class StoryPalette:
         values = np.array(sorted(counts, key=counts.get, reverse=True), np.int64)
         weights = np.array([counts[v] for v in values.tolist()], np.float64)
         # a line's colour (a highlight's ring, thinner than a flat block) on no ramp yet: an end too
-        _, _, _, distance = _ramps(_unpack(values), _unpack(ends))
+        colours = _unpack(values)
+        misses = _misses(colours, _unpack(ends))
+        distance = misses.min(axis=1, initial=np.inf)
         lines = values[(distance > RAMP_TOLERANCE) & (weights >= LINE_SHARE * total)]
-        ends = list(dict.fromkeys(ends + lines.tolist()))[:min(RAMP_ENDS, size)]
-        end_colours = _unpack(ends)
-        first, second, along, distance = _ramps(_unpack(values), end_colours)
+        grown = list(dict.fromkeys(ends + lines.tolist()))[:min(RAMP_ENDS, size)]
+        end_colours = _unpack(grown)
+        if len(grown) > len(ends):     # only the ramps to a line's colour are new
+            misses = _misses(colours, end_colours, since=len(ends), known=misses)
+        ends = grown
+        first, second, along, distance = _ramps(colours, end_colours, misses)
         wanted = {}   # a colour the palette may hold -> the pixels it stands for
         for v, n, miss in zip(values.tolist(), weights.tolist(), distance.tolist()):
             if flat.get(v, 0) >= FLAT_PIXELS or (miss > RAMP_TOLERANCE and n >= OFF_RAMP_SHARE * total):
@@ -358,7 +363,7 @@ class StoryPalette:
         self.colours = colours
         self._ends = ends[:len(colours)]
         self._members = None
-        self._table = np.full(1 << 24, self.UNKNOWN, np.uint16)
+        self._table = None       # made on the first call: an APNG maps only its glides' frames
 
     def first(self, n):
         """This palette's mapping onto its first `n` colours."""
@@ -371,6 +376,8 @@ class StoryPalette:
 
     def __call__(self, rgb):
         packed = _pack(rgb)
+        if self._table is None:
+            self._table = np.full(1 << 24, self.UNKNOWN, np.uint16)
         found = self._table[packed]
         missing = found == self.UNKNOWN
         if missing.any():
@@ -402,17 +409,22 @@ class StoryPalette:
         return out
 
 
-def _misses(colours, ends):
+def _misses(colours, ends, since=None, known=None):
     """[colour, ramp]: how far each of `colours` lies from each ramp between two `ends`
-    (the pairs of np.triu_indices)."""
+    (the pairs of np.triu_indices). `known`: this for the first `since` of the ends (the
+    ramps between those, in the same order), worked out only for the ramps to the others."""
     first, second = np.triu_indices(len(ends), 1)
+    out = np.empty((len(colours), len(first)), np.float32)
+    new = slice(None) if known is None else second >= since
+    if known is not None:
+        out[:, ~new] = known
+    first, second = first[new], second[new]
     p, d = ends[first].astype(np.float32), (ends[second] - ends[first]).astype(np.float32)
     length = np.maximum((d * d).sum(axis=1), 1e-9)
-    out = np.empty((len(colours), len(first)), np.float32)
     for s in range(0, len(colours), 256):
         c = colours[s:s + 256, None, :].astype(np.float32)
         t = np.clip(((c - p) * d).sum(axis=2) / length, 0.0, 1.0)
-        out[s:s + 256] = np.sqrt((((p + t[..., None] * d) - c) ** 2).sum(axis=2))
+        out[s:s + 256, new] = np.sqrt((((p + t[..., None] * d) - c) ** 2).sum(axis=2))
     return out
 
 

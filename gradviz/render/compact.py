@@ -12,7 +12,7 @@ import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen, QTransform
 
-from . import preview, text
+from . import heat_layout, preview, text
 from .cards import CORNER_R, ports_height
 
 NAME_PT = SHAPE_PT = 7.0           # 9.3 pixels at 96 dpi: at least legible.READABLE_PX
@@ -126,7 +126,7 @@ def _grid(array, shown=None):
     try:
         if getattr(shown, "kind", None) == "tiles":
             return _tile_grid(shown)
-        return preview.heat_grid(np.asarray(array, dtype=np.float64))
+        return heat_layout.heat_grid(np.asarray(array, dtype=np.float64))
     except (TypeError, ValueError):
         return None
 

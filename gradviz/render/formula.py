@@ -24,7 +24,6 @@ from ..story.model import number_spec, path_name
 from ..story.operands import caption, is_number, mentions, operand_heading
 from ..story.rule_pictures import CONTRIBUTION, UPSTREAM, aligned
 from ..story.rule_pictures import pictures as rule_pictures
-from ..story.rule_sums import terms
 from . import legible, preview, text, tiles
 from .cards import BADGE_H, LINE_H, PAD
 
@@ -93,7 +92,8 @@ def formula_parts(step):
     cotangent = getattr(step, "cotangent", None)
     contributions = _arrays(getattr(step, "contributions", None))
     total = getattr(step, "total", None)
-    formula = getattr(step, "formula", "") or ""
+    # the rule's equation: the words after it, over what its Σ runs, are on the rule line above
+    equation = getattr(step, "equation", None) or getattr(step, "formula", "") or ""
     operands = dict(getattr(step, "operands", None) or {})
     nodes = {**(getattr(step, "operand_notes", None) or {}), **(getattr(step, "operand_nodes", None) or {})}
     parts = []
@@ -112,7 +112,7 @@ def formula_parts(step):
             upstream = cotangent
         if isinstance(upstream, (list, tuple)):
             upstream = None
-        rule = _rhs(formula) if formula else ""
+        rule = _rhs(equation) if equation else ""
         pictured = rule_pictures(step)      # the rule drawn with these numbers (conv, pooling, CE)
         if pictured is not None and pictured.equation and upstream is not None and result is not None:
             own = {UPSTREAM: ("array", np.asarray(upstream), "upstream"),
@@ -124,20 +124,18 @@ def formula_parts(step):
             if rule:
                 if parts:
                     parts.append(("op", "⊗"))
-                # its terms: the words of a Σ's axes are on the card's rule line above
-                parts.append(("text", terms(rule), "local rule"))
+                parts.append(("text", rule, "local rule"))
             if result is not None and kind != "cut":
                 parts += [("op", "="), ("array", np.asarray(result), "contribution")]
         # what the pictures show, the where line leaves out: the rows' always, the equation's
         # where it is drawn
         drawn = pictured is not None and (not pictured.equation or (upstream is not None and result is not None))
         shown = pictured.shows if drawn else frozenset()
-        used_in = terms(rule)      # not the words that say over what a Σ runs
         used = [(k, v) for k, v in operands.items()    # (a number written in the rule is its value)
-                if v is not None and used_in and mentions(used_in, k) and not is_number(k) and k not in shown]
+                if v is not None and rule and mentions(rule, k) and not is_number(k) and k not in shown]
         notes = getattr(step, "operand_notes", None) or {}
         told = [f"{k} = {note}" for k, note in notes.items()   # defined by a formula: 'â = (a − mean) / σ'
-                if operands.get(k) is None and used_in and mentions(used_in, k)]
+                if operands.get(k) is None and rule and mentions(rule, k)]
         if used or told:
             parts += [("break",), ("word", "where")]
             parts += [("array", np.asarray(v), k, "operand", nodes.get(k, "")) for k, v in used]

@@ -8,8 +8,8 @@ cell's number once the zoom makes it legible (legible.READABLE_PX tall, in the c
 number format), and answers which entry lies under a
 point (the canvas's tooltip, provenance clicks). Large tensors are summarised, never
 cut silently: the first examples or channels, an explicit "… 12 more channels", the last;
-a tile's cells are preview.MIN_CELL or more, as a heatmap's, and a tile too large for
-preview.CARD_PICTURE at that size shows every k-th row and column, said in its caption.
+a tile's cells are heat_layout.MIN_CELL or more, as a heatmap's, and a tile too large for
+heat_layout.CARD_PICTURE at that size shows every k-th row and column, said in its caption.
 
 `picture(array, role=...)` picks this or `preview.Preview`; both have the same face
 (width, height, kind, draw, cell_rect, entry_at, renumbered).
@@ -22,7 +22,7 @@ import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 
-from . import legible, preview
+from . import heat_layout, legible, preview
 from . import text as _text
 
 TILE_W, TILE_H = 72.0, 64.0    # a tile's largest size
@@ -128,13 +128,13 @@ class Tiles:
         more_cols = n_cols - len(self.cols) + 1
         self.more_cols = (f"… {more_cols} more", col_noun) if None in self.cols else ()
         self.elided_w = elided_w = max([_text.width(self.label_font, t) + 6 for t in self.more_cols] + [0.0])
-        # cells of MIN_CELL or more (as a heatmap's: preview.square_cell); a tile too large for
+        # cells of MIN_CELL or more (as a heatmap's: heat_layout.square_cell); a tile too large for
         # CARD_PICTURE at MIN_CELL shows every k-th row and column of its cells
-        self.step = preview.thinned(self._fits_card, lambda k: [(k, k)])[0]
+        self.step = heat_layout.thinned(self._fits_card, lambda k: [(k, k)])[0]
         self.tiles = whole[:, :, ::self.step, ::self.step]
         h, w = self.tiles.shape[2:]
         self.cell = self._cell(h, w)
-        self.grown = self.cell > preview.square_cell(h, w, self.tile, CELL_MAX)   # within `room`
+        self.grown = self.cell > heat_layout.square_cell(h, w, self.tile, CELL_MAX)   # within `room`
         self.tile_w, self.tile_h = w * self.cell, h * self.cell
         self.number_pt = fitted_pt(self.cell, self._chars)
         self.col_x, x = {}, self.label_w
@@ -151,7 +151,7 @@ class Tiles:
         # the scale in the format of the cells' numbers (one format per card)
         self.caption = f"±{self._fmt(self.scale)} · {self.one_tile}"
         self.caption_lines = (self.caption,) + ((
-            f"every {preview.ordinal(self.step)} row and column of a tile: {h} × {w} of "
+            f"every {heat_layout.ordinal(self.step)} row and column of a tile: {h} × {w} of "
             f"{self.full_h} × {self.full_w}",) if self.step > 1 else ())
         self.caption_font = _text.sans(legible.NUMBER_PT)
         self.width = max(self.tiles_w, preview.CAPTION_MIN_W,
@@ -167,20 +167,20 @@ class Tiles:
 
     def _fits_card(self, step):
         """Do the tiles, showing every step-th row and column of their cells, fit
-        preview.CARD_PICTURE at their cell size (never below preview.MIN_CELL)?"""
+        heat_layout.CARD_PICTURE at their cell size (never below heat_layout.MIN_CELL)?"""
         h, w = math.ceil(self.full_h / step[0]), math.ceil(self.full_w / step[1])
-        cell = preview.square_cell(h, w, self.tile, CELL_MAX)
-        (fixed_w, fixed_h), most_w, most_h = self._fixed(), *preview.CARD_PICTURE
+        cell = heat_layout.square_cell(h, w, self.tile, CELL_MAX)
+        (fixed_w, fixed_h), most_w, most_h = self._fixed(), *heat_layout.CARD_PICTURE
         shown_cols = sum(c is not None for c in self.cols)
         shown_rows = sum(r is not None for r in self.rows)
         return fixed_w + shown_cols * w * cell <= most_w + 1e-9 and fixed_h + shown_rows * h * cell <= most_h + 1e-9
 
     def _cell(self, h, w):
         """A cell's side: as large as the tile's box allows, up to CELL_MAX, never below
-        preview.MIN_CELL (preview.square_cell, as a heatmap's); within `room`, as large as its
+        heat_layout.MIN_CELL (heat_layout.square_cell, as a heatmap's); within `room`, as large as its
         numbers need to read at the zoom `read_at` (readable_cell), or (partly) as near to it
         as the room allows."""
-        cell = preview.square_cell(h, w, self.tile, CELL_MAX)
+        cell = heat_layout.square_cell(h, w, self.tile, CELL_MAX)
         if not self.room:
             return cell
         shown_cols, shown_rows = [c for c in self.cols if c is not None], [r for r in self.rows if r is not None]

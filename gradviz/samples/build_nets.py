@@ -74,6 +74,7 @@ def softmax_lessons():
     d.finish(name, ["ce"], ["logits"])
     ev = evaluate(d.doc)
     p, fused = ev.values[Port("p")], float(ev.values[Port("fused_cross_entropy")][0])
+    rule = _rule(story.build(d.doc).steps, "logits")
     tiny = np.finfo(np.float32).smallest_subnormal
     _lesson(d, name, ["ce"], ["logits"], f"""
         The same loss built from its parts, with logits = [0, 120, 119] and labels = [1, 0, 0].
@@ -82,8 +83,8 @@ def softmax_lessons():
         0, p = {_row(p)}. log(0) = −inf (the card log_p is marked as the first NaN or
         infinity), so ce = {float(ev.values[Port("ce")])} where the true loss is
         {fused:.4g}. The backward pass is worse: log's rule grad / p divides by 0 and gives
-        −inf, and softmax's rule y · (grad − Σ grad·y) multiplies that −inf by p_0 = 0 inside
-        the sum, 0 · (−inf) = NaN, so the gradient w.r.t. the logits is
+        −inf, and softmax's rule {rule}, multiplies that −inf by p_0 = 0 inside the sum,
+        0 · (−inf) = NaN, so the gradient w.r.t. the logits is
         {_row(ev.gradients[Port("logits")])}. The fused op (the card fused cross-entropy) never
         forms p: it computes log p = logits − max − log Σ exp(logits − max), finite for any
         gap, so its value is {fused:.4g} and its gradient is p − labels = {_row(p - CE_LABELS)}
@@ -164,6 +165,13 @@ def _handed(steps, node):
     return [s.cotangent for s in steps if s.kind == "contribution" and s.port == Port(node)]
 
 
+def _rule(steps, node):
+    """The rule of the one contribution the story hands to `node`, as its card writes it
+    (the right side: 'A · (grad - Σ_j grad[i,j]·A[i,j]), per row i'), for a lesson to quote."""
+    rule, = {s.formula for s in steps if s.kind == "contribution" and s.port == Port(node)}
+    return rule.split("=", 1)[1].strip()
+
+
 # -- 4. self-attention, one head ------------------------------------------------------------
 
 TOKENS, D_MODEL = 4, 4
@@ -205,7 +213,7 @@ def attention_lesson():
         entries with 1. Row 3 of A, {_row(a[TOKENS - 1], 3)}, is how much token 3 attends to tokens
         0 to 3. Backward: out = A @ V sends grad @ Vᵀ to A, nonzero in row 3 only, and Aᵀ @
         grad to V: row j of V's cotangent is A[3, j] in every entry, each token's value is
-        blamed in proportion to its attention. softmax's rule A · (grad − Σ grad·A) turns row 3
+        blamed in proportion to its attention. softmax's rule {_rule(steps, "S")}, turns row 3
         into the cotangent of S, {_row(to_s, 3)}, which sums to 0; the 1/√d multiply halves it.
         Q @ Kᵀ sends grad @ K to Q, row 3 only (only token 3's query was used), and gradᵀ @ Q
         to K, every row (every key was compared with query 3). The three paths meet at x in the

@@ -37,7 +37,7 @@ def seed_004():
 
     d = Doc("One element: the gradient of y[0, 0]", """
         Differentiating the single element y_tf[0, 0] sends a cotangent that is 1 at [0, 0] and
-        0 elsewhere back through the slice; MatMul's rule grad @ bᵀ turns it into the first
+        0 elsewhere back through the slice; MatMul's rule grad @ tf_bᵀ turns it into the first
         column of tf_b placed in row 0: [0.43842274, 1.5658046, 1.4204658], zeros below.""")
     d.var("tf_t", MAT, watched=True)
     d.var("tf_b", ANOTHER)

@@ -319,8 +319,9 @@ def _contribution(ev, naming, visit, where, known):
         renamed = {**renamed, lhs: names[k]}
     out_shape = np.shape(op._out_values[0]) if op._out_values else ()
     # the sums the rule's text leaves unsaid at these shapes: a broadcast input's, softmax's per row
-    formula = broadcast_sum(rename(per_row(own, op.type, out_shape), renamed), out_shape,
-                            np.shape(op._in_values[k]), ev.summed_from)
+    said = broadcast_sum(per_row(own, op.type, out_shape).renamed(renamed), out_shape,
+                         np.shape(op._in_values[k]), ev.summed_from)
+    formula = said.text
     described = {}     # the rule's other values (BatchNorm's σ, x̂), for the card's where line
     for symbol, (words, value) in derived(op, grad).items():
         shown_symbol = rename(symbol, renamed)
@@ -353,7 +354,7 @@ def _contribution(ev, naming, visit, where, known):
     if op.type == "Relu":
         text += dead_units.story_sentence(op._out_values[0])
     s = Step(0, "contribution", naming.node_of(op), port, title, text,
-             cotangent=ev.cotangent, formula=formula, input_index=k, op_type=op.type,
+             cotangent=ev.cotangent, formula=formula, equation=said.equation, input_index=k, op_type=op.type,
              operands=operands, internal=internal,
              operand_nodes={n: lab for n, lab in zip(names, labels)}, operand_notes=described)
     s._op = op

@@ -29,6 +29,8 @@ class Step:
     caption: str = ""
     cotangent: np.ndarray | None = None
     formula: str | None = None
+    equation: str | None = None    # contribution: the formula's equation alone, its every name a
+                                   # term; after it the formula says over what its Σ runs (rule_sums)
     terms: list = field(default_factory=list)          # fan_in: [(label, array)]
     contributions: list = field(default_factory=list)  # fan_in: the summed arrays
     paths: list = field(default_factory=list)          # fan_in: where each comes from ('from x_sq')

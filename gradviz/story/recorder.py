@@ -34,10 +34,10 @@ class Recorder(Observer):
 
     def __init__(self):
         self.events = []
-        self._summed = None    # (op, index, shape) of the contribution about to come
+        self._summed = {}    # (id(op), input index) -> the shape its contribution was summed from
 
     def summed(self, op, index, shape):
-        self._summed = (op, index, shape)
+        self._summed[id(op), index] = shape
 
     def seed(self, target, cotangent, given):
         self.events.append(Event("seed", tensor=target, cotangent=_array(cotangent), given=given))
@@ -47,10 +47,8 @@ class Recorder(Observer):
                                  cotangent=_array(upstream[0]) if upstream else None))
 
     def contribution(self, op, index, cotangent):
-        summed, self._summed = self._summed, None
         self.events.append(Event("contribution", op=op, index=index, cotangent=_array(cotangent),
-                                 summed_from=summed[2] if summed and summed[0] is op
-                                 and summed[1] == index else None))
+                                 summed_from=self._summed.pop((id(op), index), None)))
 
     def fan_in(self, tensor, contributions, total):
         self.events.append(Event("fan_in", tensor=tensor, cotangent=_array(total),

@@ -4,17 +4,38 @@ An op's rule text is written for equal shapes: Add's 'grad_y = grad'. Where y wa
 broadcast (a scalar added to a 201-vector), the engine sums the rule's output over the
 broadcast axes (TF's BroadcastGradientArgs and reduce_sum), so the rule as written would be
 false: its right side is 201 numbers, the contribution one. `broadcast_sum` writes that sum
-and the axes it runs over; `per_row` says that softmax's Σ is taken in each row.
+and the axes it runs over; `per_row` says that softmax's Σ is taken in each row. Both give a
+`Rule`: its equation and, apart, the words that say over what its Σ runs.
 """
-import re
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..engine.errors import counted
+from .operands import rename
 
-# What this module appends to a rule: words, whose names are no terms of the rule ('delta'
-# in 'summed over the 201 entries delta was broadcast to' multiplies nothing).
-_SAID = re.compile(r", (summed over|per row|the Σ along) .*$")
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule as a card writes it: its `equation` ('grad_delta = Σ grad'), whose names are
+    values the rule uses (the card's where line lists those), and its `scope`, the words
+    that say over what its Σ runs ('summed over the 201 entries delta was broadcast to',
+    'per row i'), whose names are no terms ('delta' there multiplies nothing); '' where the
+    equation says all."""
+
+    equation: str
+    scope: str = ""
+
+    @property
+    def text(self):
+        """The rule in one line: 'grad_delta = Σ grad, summed over the 201 entries delta
+        was broadcast to'."""
+        return f"{self.equation}, {self.scope}" if self.scope else self.equation
+
+    def renamed(self, mapping):
+        """The rule with its equation's letters renamed (operands.rename): its scope's words
+        name none."""
+        return Rule(rename(self.equation, mapping), self.scope)
 
 
 def broadcast_axes(out_shape, in_shape):
@@ -51,27 +72,29 @@ def _summed(rhs):
 _VAGUE = ("sum of ", " over the broadcast axes")
 
 
-def broadcast_sum(formula, out_shape, in_shape, summed_from=None):
-    """`formula` ('grad_delta = grad') with the sum over the broadcast axes that makes it
-    true for an input of `in_shape` read into an output of `out_shape`: 'grad_delta = Σ grad,
-    summed over the 201 entries delta was broadcast to'. `summed_from`: the shape the
+def broadcast_sum(rule, out_shape, in_shape, summed_from=None):
+    """`rule` (a Rule: 'grad_delta = grad') with the sum over the broadcast axes that makes
+    it true for an input of `in_shape` read into an output of `out_shape`: 'grad_delta = Σ
+    grad' summed over 'the 201 entries delta was broadcast to'. `summed_from`: the shape the
     engine summed the rule's output from (the broadcast output's), None when it summed
     nothing; a rule that sums by itself ('grad_γ = Σ grad · x̂') is told its axes too.
-    Unchanged where nothing was summed (equal shapes, or only axes of length 1)."""
-    if not formula or "=" not in formula:
-        return formula
+    Unchanged where nothing was summed (equal shapes, or only axes of length 1), and where
+    the rule says its scope already (softmax's per row: its one input is never broadcast)."""
+    formula = rule.equation
+    if not formula or "=" not in formula or rule.scope:
+        return rule
     lhs, rhs = (part.strip() for part in formula.split("=", 1))
     if rhs.startswith(_VAGUE[0]) and rhs.endswith(_VAGUE[1]):    # broadcast_to's: which axes, here
         rhs = rhs[len(_VAGUE[0]):-len(_VAGUE[1])]
     own_sum = rhs.startswith("Σ ") and tuple(in_shape) != tuple(out_shape)
     if summed_from is None and not own_sum:
-        return formula
+        return rule
     shape = tuple(summed_from) if summed_from is not None else tuple(out_shape)
     axes = broadcast_axes(shape, tuple(in_shape))
     if not axes:
-        return formula
+        return rule
     name = lhs[5:] if lhs.startswith("grad_") else lhs
-    return f"{lhs} = {rhs if own_sum else _summed(rhs)}, summed over {_over(shape, axes, name)}"
+    return Rule(f"{lhs} = {rhs if own_sum else _summed(rhs)}", f"summed over {_over(shape, axes, name)}")
 
 
 _PER_ROW = {   # the Σ of a last-axis op's rule, per row
@@ -81,21 +104,17 @@ _PER_ROW = {   # the Σ of a last-axis op's rule, per row
 
 
 def per_row(formula, op_type, shape):
-    """Softmax's rule with its Σ taken in each row, as the op takes it along the last axis:
-    'grad_x = y · (grad - Σ_j grad[i,j]·y[i,j]), per row i' for a matrix; the rule as
-    written for a vector (its Σ is over all of it); 'Σ along the last axis' beyond."""
+    """The Rule of `formula` (an op's rule text, in its registry's letters) with softmax's Σ
+    taken in each row, as the op takes it along the last axis: 'grad_x = y · (grad - Σ_j
+    grad[i,j]·y[i,j])' 'per row i' for a matrix; the rule as written for a vector (its Σ
+    is over all of it); 'the Σ along the last axis' beyond."""
+    rule = Rule(formula)
     if op_type not in _PER_ROW or not formula or len(shape) < 2:
-        return formula
+        return rule
     plain, indexed = _PER_ROW[op_type]
     if plain not in formula:
-        return formula
+        return rule
     if len(shape) == 2:
-        return formula.replace(plain, indexed) + ", per row i"
-    return formula + (f", the Σ along the last axis ({shape[-1]} long), separately at each "
-                      f"index of the others ({'×'.join(str(n) for n in shape[:-1])})")
-
-
-def terms(rule):
-    """A rule's right-hand side without the words this module added: the part whose names
-    are values the rule uses (the card's where line lists those)."""
-    return _SAID.sub("", rule or "")
+        return Rule(formula.replace(plain, indexed), "per row i")
+    return Rule(formula, f"the Σ along the last axis ({shape[-1]} long), separately at each "
+                         f"index of the others ({'×'.join(str(n) for n in shape[:-1])})")

@@ -380,6 +380,37 @@ def test_frames_the_camera_passes_through_have_fewer_colours(tmp_path):
         assert (len(np.unique(animation_files._pack(got))) <= animation_files.PASSING_COLOURS) == (k in (1, 2, 3))
 
 
+def test_an_apng_keeps_one_colour_table_not_two(tmp_path):
+    """An APNG draws only its glides' frames in colours of the story's palette, all in its
+    first PASSING_COLOURS: it made the whole palette's table of every 24-bit colour too
+    (32 MB) and never read it. The most memory its writer holds at once is now one such
+    table (and the frames' few kB), not two; and the pictures are those of
+    test_frames_the_camera_passes_through_have_fewer_colours."""
+    import tracemalloc
+    pictures = _glide_pictures()
+    frames = [pictures[0][1]] * 3 + [p[1] for p in pictures[1:4]] + [pictures[4][1]] * 5
+    table = (1 << 24) * np.dtype(np.uint16).itemsize
+    tracemalloc.start()
+    try:
+        assert animation_files.write_apng(iter(frames), tmp_path / "glide.png", fps=25) == 5
+        most = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert table <= most < 1.5 * table
+
+
+def test_a_palettes_ramps_to_its_line_colours_are_added_not_worked_out_again():
+    """StoryPalette measured every colour's distance to every ramp twice: before and after
+    its line colours (a highlight's ring) became ramps' ends too. The second time now
+    works out only the ramps to those new ends: the same distances as all worked out again."""
+    rng = np.random.default_rng(7)
+    colours = rng.integers(0, 256, (600, 3)).astype(np.float64)
+    ends = rng.integers(0, 256, (9, 3)).astype(np.float64)
+    known = animation_files._misses(colours, ends[:6])
+    assert np.array_equal(animation_files._misses(colours, ends, since=6, known=known),
+                          animation_files._misses(colours, ends))
+
+
 def test_gif_palette_keeps_the_theme_colours(sample):
     """The story's palette holds its flat colours exactly (backgrounds, headers) and, given
     the theme's colours, those the frames use (text colours too), first: the ends of its

@@ -4,6 +4,7 @@ as sharp as a PNG export (2x), each step framed on it as the player frames it, m
 Animation dialog starts from the same defaults."""
 import json
 import struct
+import zlib
 
 import numpy as np
 import pytest
@@ -272,6 +273,66 @@ def test_a_lessons_gif_stays_small_and_still_glides_and_holds_each_step(tmp_path
     held = [f[4] for f in stored if f[4] >= 150]
     assert len(held) == 1 + len(story.steps)                                # the graph, then each step
     assert f"({len(stored)} frames)" in capsys.readouterr().out
+
+
+def test_a_lessons_gif_decodes_to_its_frames_drawn_in_the_palette(tmp_path, qapp):
+    """What makes a lesson's GIF small must not change a pixel of what it shows (issue 20
+    §6): each stored frame is only the rectangle that changed, its unchanged pixels
+    transparent where that codes smaller, identical frames one frame held longer, the
+    camera's passing frames in the palette's first PASSING_COLOURS. Lesson 1 at the
+    defaults but for its scale (1x: 960 x 540, four times fewer pixels to check), written
+    as `gradviz export` writes it (its frames drawn once, kept here as they go to the
+    writer), decoded by Qt's GIF reader (each frame composed over the ones before, as a
+    slide shows it): every distinct frame drawn is, pixel for pixel, that frame in the
+    story's palette (a passing frame: in its first colours), for as long as the plan
+    shows it."""
+    from pathlib import Path
+
+    from PySide6.QtGui import QImage, QImageReader
+
+    from gradviz.render import animation_files
+    doc = load(str(Path(__file__).resolve().parents[2] / "samples" / "004_matmul_sum.json"))
+    story = build(doc)
+    distinct, repeats, boxes = [], [], []     # each distinct frame drawn, deflated
+    last = shown = None
+
+    def kept(frames):
+        nonlocal last, shown
+        for image in frames:
+            yield image
+            rgb = last if image is shown else png.rgb_array(image)
+            if last is not None and np.array_equal(rgb, last):
+                repeats[-1] += 1
+                continue
+            boxes.append(None if last is None else animation_files._changed_box(last, rgb))
+            distinct.append(zlib.compress(rgb.tobytes(), 1))
+            repeats.append(1)
+            shown, last = image, rgb
+
+    out = tmp_path / "lesson1.gif"
+    frames = animation.frames(doc, evaluation=story.evaluation, story=story, scale=1.0)
+    written = animation_files.write_animation(kept(frames), out, animation.FPS, theme="light")
+    assert written == len(distinct) and sum(repeats) == animation.frame_count(story)
+
+    def picture(k):
+        return np.frombuffer(zlib.decompress(distinct[k]), np.uint8).reshape(last.shape)
+
+    passing = animation_files.passing_frames(last.shape, repeats, boxes)
+    assert sum(passing) >= 1                                  # the camera glides from the graph to step 1
+    palette = animation_files.StoryPalette([picture(k) for k in range(0, len(distinct), max(1, len(distinct) // 8))],
+                                           keep=animation_files.theme_colours("light"))
+    coarse = palette.first(animation_files.PASSING_COLOURS)
+    _, _, _, stored, _ = read_gif(out.read_bytes(), decode=False)
+    frame_cs = round(100 / animation.FPS)
+    assert [f[4] for f in stored] == [r * frame_cs for r in repeats]
+    assert sum(w * h for _, _, w, h, _, _ in stored[1:]) < 0.5 * len(stored[1:]) * last.shape[0] * last.shape[1]
+    reader = QImageReader(str(out))
+    assert reader.imageCount() == len(distinct)
+    for k in range(len(distinct)):
+        decoded = png.rgb_array(reader.read().convertToFormat(QImage.Format.Format_RGB32))
+        colours = coarse if passing[k] else palette
+        wrong = np.any(decoded != colours.colours[colours(picture(k))], axis=2)
+        assert not wrong.any(), (k, int(wrong.sum()))          # the frame, how many pixels differ
 
 
 def _cover(image, background):

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from gradviz.render import preview
+from gradviz.render import heat_layout, preview
 from gradviz.render.formula import FormulaLayout
 from gradviz.story.numbers import NEAR_ZERO, alone, resolution
 
@@ -227,7 +227,7 @@ def test_every_steps_provenance_table_and_sum_have_one_format_and_no_minus_zero(
         for array in arrays:
             if array is None or np.asarray(array).dtype.kind not in "fi" or not np.size(array):
                 continue
-            a2 = preview.as_2d(np.asarray(array))
+            a2 = heat_layout.as_2d(np.asarray(array))
             fmt = preview.number_format(a2)
             numbers = [fmt(v) for v in a2.reshape(-1)[:400].tolist()]
             check_texts(numbers, f"{name}: provenance table of step {step.index + 1} {step.title}")
@@ -249,7 +249,7 @@ def card_text(array, flat, shared=None):
         return shown.text
     if shown.kind not in ("grid", "ellipsis"):
         return None
-    r, c = divmod(int(flat), preview.as_2d(a).shape[1])
+    r, c = divmod(int(flat), heat_layout.as_2d(a).shape[1])
     if r not in shown.rows or c not in shown.cols:
         return None
     cell = shown.table[shown.rows.index(r)][shown.cols.index(c)].strip()

@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor, QImage, QPainter
 from samples_util import NAMES, renderer
 
 from gradviz.graph.document import Document, Node, Port
-from gradviz.render import Renderer, preview, text
+from gradviz.render import Renderer, heat_layout, preview, text
 from gradviz.render.cards import MAX_TEXT_W, PAD
 
 
@@ -135,11 +135,11 @@ def test_a_tall_matrix_heatmap_is_no_sliver():
     test_every_heat_picture_has_visible_cells_and_fills_its_box.)"""
     tall = preview.Preview(np.linspace(-1, 1, 108).reshape(36, 3))
     assert tall.kind == "heatmap" and tall.heat.blocks
-    assert tall.heat_w >= preview.HEAT_H / 2 and tall.heat_h <= preview.HEAT_H
+    assert tall.heat_w >= heat_layout.HEAT_H / 2 and tall.heat_h <= heat_layout.HEAT_H
     for flat in (0, 5, 107):
         cell = tall.cell_rect(0, 0, flat)
         assert tall.entry_at(0, 0, cell.center()) == flat
-        assert cell.width() == pytest.approx(cell.height()) and cell.height() >= preview.MIN_CELL
+        assert cell.width() == pytest.approx(cell.height()) and cell.height() >= heat_layout.MIN_CELL
     for shape in ((30, 30), (10, 40)):
         shown = preview.Preview(np.linspace(-1, 1, shape[0] * shape[1]).reshape(shape))
         cell = shown.cell_rect(0, 0, 0)
@@ -536,7 +536,7 @@ def test_a_wrapped_heatmap_says_how_many_values_it_lays_out_in_rows():
                 if shown.heat.wrapped:
                     seen.append(shown.caption)
                     assert shown.caption.endswith(
-                        f", {shown.array.size} values, {preview.WRAP} per row"), shown.caption
+                        f", {shown.array.size} values, {heat_layout.WRAP} per row"), shown.caption
     assert any(c.endswith(", 36 values, 20 per row") for c in seen), seen
 
 
@@ -566,9 +566,9 @@ def test_every_heat_picture_has_visible_cells_and_fills_its_box():
     assert any(shown.array.shape == (36, 3) for _, _, shown, _ in pictures)
     for name, where, shown, room in pictures:
         rows, cols = shown.grid.shape
-        assert shown.cell >= preview.MIN_CELL, (name, where, shown.array.shape, shown.cell)
+        assert shown.cell >= heat_layout.MIN_CELL, (name, where, shown.array.shape, shown.cell)
         assert (shown.heat_w, shown.heat_h) == (cols * shown.cell, rows * shown.cell)
-        assert shown.heat_w >= room / 2 or shown.cell == preview.HEAT_MAX_CELL, (name, where, shown.heat_w, room)
+        assert shown.heat_w >= room / 2 or shown.cell == heat_layout.HEAT_MAX_CELL, (name, where, shown.heat_w, room)
     for name, where, shown, room in pictures:
         assert shown.height == shown.heat_h + preview.CELL_H * len(shown.caption_lines)
         assert (len(shown.caption_lines) == 2) == (shown.heat.count > 1), shown.caption_lines
@@ -579,7 +579,7 @@ def test_every_heat_picture_has_visible_cells_and_fills_its_box():
     ((3, 36), "36 columns as 3 blocks of 12, top to bottom", ""),
     ((37, 3), "37 rows as 4 blocks of up to 10, left to right", ""),
     ((1, 36), "", ""), ((36, 1), "", ""), ((7, 7), "", ""), ((48, 80), "", ""),
-    # too large for preview.CARD_PICTURE at MIN_CELL: every k-th row (of a thin matrix) or
+    # too large for heat_layout.CARD_PICTURE at MIN_CELL: every k-th row (of a thin matrix) or
     # row and column, said in words (issue 20: a 100 x 100 matrix drew a 500 px picture)
     ((784, 10), "262 rows as 6 blocks of up to 44, left to right", "every 3rd row: 262 of 784"),
     ((100, 100), "", "every 3rd row and column: 34 × 34 of 100 × 100"),
@@ -589,15 +589,15 @@ def test_a_thin_matrix_is_laid_out_in_blocks_that_keep_each_entry_where_it_says(
     """A tall or wide matrix is cut into blocks of whole rows (or columns), never
     transposed: each cell draws the entry the layout in words puts there, a hover over it
     names that entry, and the cells are MIN_CELL or more. (A 100 x 100 picture grew past the
-    thumbnail box to 500 px: a picture that would outgrow preview.CARD_PICTURE shows every
+    thumbnail box to 500 px: a picture that would outgrow heat_layout.CARD_PICTURE shows every
     k-th row, or row and column, and its caption says which; the entries it leaves out
     have no cell.)"""
     a = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) - 7.5
     shown = preview.Preview(a, compact=True)
     assert shown.kind == "heatmap" and shown.heat.blocks == blocks and shown.heat.thinned == thinned
     assert shown.caption_lines == tuple(line for line in (shown.caption, thinned, blocks) if line)
-    assert shown.cell >= preview.MIN_CELL
-    assert shown.heat_w <= preview.CARD_PICTURE[0] and shown.heat_h <= preview.CARD_PICTURE[1]
+    assert shown.cell >= heat_layout.MIN_CELL
+    assert shown.heat_w <= heat_layout.CARD_PICTURE[0] and shown.heat_h <= heat_layout.CARD_PICTURE[1]
     kr, kc = shown.heat.step
     drawn = 0
     for i in range(a.size):

@@ -17,7 +17,7 @@ import re
 import numpy as np
 import pytest
 
-from gradviz.render import preview
+from gradviz.render import heat_layout, preview
 from gradviz.story.model import _shown_arrays
 from gradviz.story.numbers import DECIMALS, NEAR_ZERO, written
 
@@ -62,7 +62,7 @@ def cells(picture):
     if picture.kind == "scalar":
         return {0: picture.text.removesuffix(picture.factor)}, picture.power
     if picture.kind in ("grid", "ellipsis"):
-        cols = preview.as_2d(a).shape[1]
+        cols = heat_layout.as_2d(a).shape[1]
         return {r * cols + c: text.strip() for r, row in zip(picture.rows, picture.table)
                 for c, text in zip(picture.cols, row) if r is not None and c is not None}, picture.power
     if picture.kind == "tiles":

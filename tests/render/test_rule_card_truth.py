@@ -9,6 +9,8 @@
   where line and in the rule's own rows.
 - conv2d's card drew the padded upstream and the flipped filter with numbers and the
   contribution, the answer, as a 5x5 colour thumbnail (lesson 25, step 3): one card, one form.
+- A lesson quoted softmax's rule as 'A · (grad − Σ grad·A)' beside the card's per-row rule
+  (lesson 34): a rule a lesson quotes is its card's.
 """
 import re
 
@@ -79,6 +81,26 @@ def test_a_broadcast_input_s_rule_says_its_sum(name):
         if step.kind == "contribution" and step._op is not None and step._op.type in BROADCASTING \
                 and np.shape(step.cotangent) == np.shape(step._op._out_values[0]):
             assert "summed over" not in (step.formula or ""), (step.index + 1, step.formula)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_card_s_local_rule_is_the_equation_and_its_rule_line_all(name):
+    """The words that say over what a Σ runs are the rule's own part (its scope), written on
+    the card's rule line after the equation; the card's middle part, upstream ⊗ local rule,
+    is the equation's right side alone: no words are appended to the rule and then cut off."""
+    r = renderer(name)
+    scoped = 0
+    for step in r.story.steps:
+        if step.kind != "contribution" or not step.formula:
+            continue
+        where = (name, step.index + 1, step.formula)
+        assert step.formula == step.equation or step.formula.startswith(f"{step.equation}, "), where
+        scoped += step.formula != step.equation
+        rules = [p[1] for p in formula_parts(step) if p[0] == "text" and p[2] == "local rule"]
+        assert rules in ([], [step.equation.split("=", 1)[1].strip()]), (where, rules)
+        assert " ".join(r.formula_layout(step).formula).replace("  ", " ") == step.formula, where
+    if name in ("001_sigmoid_jacobian", "nets_6_attention"):
+        assert scoped, name
 
 
 def test_the_samples_broadcast_somewhere():
@@ -187,3 +209,46 @@ def test_a_batched_matmul_s_broadcast_operand_says_its_sum():
     story = build(tf.capture(tape, z, [b]).document)
     rules = [s.formula for s in story.steps if s.kind == "contribution" and s.op_type == "MatMul"]
     assert rules == ["grad_b = Σ aᵀ @ grad, summed over axis 0 (3 long), which b was broadcast along"]
+
+
+def _lesson_rule_quotes(doc, story):
+    """(op word, the lesson's text after "<op>'s rule ", the rules its cards write) of every
+    rule a lesson quotes by its op's name ("MatMul's rule grad @ tf_bᵀ turns ...") where the
+    story has cards of that op ('the fused op's rule' and square's in a story with no square
+    card quote none)."""
+    text = " ".join((doc.lesson or "").split())
+    for m in re.finditer(r"(\w+)'s rule ", text):
+        rules = {s.formula for s in story.steps if s.kind == "contribution" and s.formula
+                 and s.op_type.lower() == m.group(1).lower()}
+        if rules:
+            yield m.group(1), text[m.end():], rules
+
+
+def test_a_lesson_quotes_a_rule_as_its_card_writes_it():
+    """Lesson 34 wrote softmax's rule 'A · (grad − Σ grad·A)' beside cards that say
+    'grad_S = A · (grad - Σ_j grad[i,j]·A[i,j]), per row i'; lesson 32 wrote 'y · (grad −
+    Σ grad·y)' beside a card that says p, lesson 2 'grad @ bᵀ' beside 'grad_tf_t = grad @
+    tf_bᵀ'. A rule a lesson quotes by its op's name is its card's, as the card writes it
+    (the right side, or the whole rule), with the Σ's scope."""
+    quoted = []
+    for name in NAMES:
+        doc, story = sample(name)
+        for word, after, rules in _lesson_rule_quotes(doc, story):
+            sides = {r.split("=", 1)[1].strip() for r in rules} | rules
+            assert any(after.startswith(side) for side in sides), (name, word, after[:80], rules)
+            quoted.append((name, word))
+    assert {("nets_6_attention", "softmax"), ("nets_4_softmax_then_log", "softmax"),
+            ("nets_4_softmax_then_log", "log"), ("004_single_element", "MatMul")} <= set(quoted)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_lesson_writes_a_sum_per_row_without_its_index(name):
+    """Where a card indexes softmax's Σ per row ('Σ_j grad[i,j]·A[i,j]'), the lesson's text
+    never writes the old un-indexed form ('Σ grad·A'), quoted or not."""
+    doc, story = sample(name)
+    text = " ".join((doc.lesson or "").split()).replace("−", "-")
+    for step in story.steps:
+        indexed = re.search(r"Σ_\w+ (\S+?\[[^\]]*\](?:·\S+?\[[^\]]*\])?)", step.equation or "")
+        if step.kind == "contribution" and indexed:
+            plain = "Σ " + re.sub(r"\[[^\]]*\]", "", indexed.group(1))
+            assert plain not in text, (name, plain, step.formula)

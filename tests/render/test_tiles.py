@@ -330,23 +330,23 @@ def test_a_rule_picture_reads_at_the_zoom_the_player_shows_steps_at_when_the_car
     ((2, 40, 30), "ntf", 2),
 ])
 def test_tile_cells_are_as_large_as_a_heatmaps_and_a_large_tile_says_what_it_shows(shape, layout, step):
-    """A heatmap's cells are preview.MIN_CELL or more (last session); a tile's had no least
+    """A heatmap's cells are heat_layout.MIN_CELL or more (last session); a tile's had no least
     size: a 28 x 28 image drew 2.3 px cells. Tiles take their cells from the same rule
-    (preview.square_cell), and a picture that would outgrow preview.CARD_PICTURE at MIN_CELL
+    (heat_layout.square_cell), and a picture that would outgrow heat_layout.CARD_PICTURE at MIN_CELL
     shows every k-th row and column of each tile, said in its caption; every entry it draws
     still round-trips between its cell and a hover."""
-    from gradviz.render import preview
+    from gradviz.render import heat_layout, preview
     a = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     shown = tiles.picture(a, role=tiles.FILTER if layout == "hwio" else None)
-    assert shown.layout == layout and shown.cell >= preview.MIN_CELL
-    assert shown.tiles_w <= preview.CARD_PICTURE[0] and shown.tiles_h <= preview.CARD_PICTURE[1]
+    assert shown.layout == layout and shown.cell >= heat_layout.MIN_CELL
+    assert shown.tiles_w <= heat_layout.CARD_PICTURE[0] and shown.tiles_h <= heat_layout.CARD_PICTURE[1]
     assert shown.step == step
     if step > 1:      # the least step that fits
         assert not shown._fits_card((step - 1, step - 1))
     h, w = (shape[1:3] if layout == "nhwc" else shape[:2] if layout == "hwio" else shape[1:])
     if step > 1:
         shown_h, shown_w = -(-h // step), -(-w // step)
-        assert shown.caption_lines[1] == (f"every {preview.ordinal(step)} row and column of a tile: "
+        assert shown.caption_lines[1] == (f"every {heat_layout.ordinal(step)} row and column of a tile: "
                                           f"{shown_h} × {shown_w} of {h} × {w}")
     else:
         assert len(shown.caption_lines) == 1
@@ -359,12 +359,12 @@ def test_tile_cells_are_as_large_as_a_heatmaps_and_a_large_tile_says_what_it_sho
 
 def test_every_tile_and_heat_picture_of_every_sample_keeps_its_cells_and_its_size():
     """Over every sample, card and story step: each heat or tile picture's cells are
-    preview.MIN_CELL or more, and at MIN_CELL the picture stays within preview.CARD_PICTURE
+    heat_layout.MIN_CELL or more, and at MIN_CELL the picture stays within heat_layout.CARD_PICTURE
     (a picture larger than that only where its cells grew for its numbers to read); its
     caption says when it shows every k-th row."""
     from samples_util import NAMES, renderer
 
-    from gradviz.render import preview
+    from gradviz.render import heat_layout
     seen = 0
     for name in NAMES:
         r = renderer(name)
@@ -377,10 +377,10 @@ def test_every_tile_and_heat_picture_of_every_sample_keeps_its_cells_and_its_siz
             if kind not in ("heatmap", "tiles"):
                 continue
             seen += 1
-            assert shown.cell >= preview.MIN_CELL, (name, kind, shown.array.shape)
-            if shown.cell == preview.MIN_CELL:
+            assert shown.cell >= heat_layout.MIN_CELL, (name, kind, shown.array.shape)
+            if shown.cell == heat_layout.MIN_CELL:
                 w, h = (shown.heat_w, shown.heat_h) if kind == "heatmap" else (shown.tiles_w, shown.tiles_h)
-                assert w <= preview.CARD_PICTURE[0] and h <= preview.CARD_PICTURE[1], (name, shown.array.shape)
+                assert w <= heat_layout.CARD_PICTURE[0] and h <= heat_layout.CARD_PICTURE[1], (name, shown.array.shape)
             step = shown.heat.step if kind == "heatmap" else (shown.step, shown.step)
             assert (step != (1, 1)) == any("every " in line for line in shown.caption_lines)
     assert seen > 50

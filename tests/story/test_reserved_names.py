@@ -53,15 +53,11 @@ RESERVED = sorted({w for t in _rule_texts() for w in tokens(t.split("=", 1)[-1])
                   | set(UPSTREAM_WORDS) | set("abcdxy"))
 
 
-# What story.rule_sums appends to a rule, in words: over what a broadcast input's Σ runs
-# ('summed over the 3 rows q was broadcast along'), that softmax's Σ is per row. Prose, as
-# ENGLISH is, where a node may be called 'rows' (the input it names is the rule's own lhs).
-SUMS_SAID = re.compile(r", (summed over|per row|the Σ along) .*$")
-
-
-def shown_symbols(formula):
-    """The words of a card's rule a reader could take for a node's name."""
-    lhs, _, rhs = SUMS_SAID.sub("", formula).partition("=")
+def shown_symbols(equation):
+    """The words of a card's rule a reader could take for a node's name: its equation's (the
+    words after it, over what a Σ runs, 'summed over the 3 rows q was broadcast along', are
+    prose, as ENGLISH is, where a node may be called 'rows')."""
+    lhs, _, rhs = equation.partition("=")
     lhs = lhs.strip()
     found = {w for w in tokens(rhs) if w not in ENGLISH or w in ("labels", "input", "grads")}
     return found | ({lhs[5:]} if lhs.startswith("grad_") else set())
@@ -84,7 +80,7 @@ def test_no_card_gives_a_node_name_another_value(kind):
         for step in s.of_kind("contribution"):
             if not step.formula:
                 continue
-            for word in shown_symbols(step.formula):
+            for word in shown_symbols(step.equation):
                 if word not in titles:
                     continue
                 where = (kind, names, step.title, step.formula, word)

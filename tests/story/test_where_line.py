@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 from op_cases import KINDS, NO_RULE, inputs, op_doc
-from test_reserved_names import ENGLISH, SUMS_SAID, tokens
+from test_reserved_names import ENGLISH, tokens
 
 from gradviz import story
 from gradviz.render.formula import formula_parts
@@ -28,7 +28,7 @@ def undefined(step):
     words = " ".join(p[1] for p in parts if p[0] == "word")
     upstream = any(p[0] == "array" and p[2] == "upstream" for p in parts) \
         or "upstream" in " ".join(str(p[2]) for p in parts if p[0] == "picture")
-    rhs = SUMS_SAID.sub("", step.formula.split("=", 1)[1])     # the words of a sum's axes
+    rhs = step.equation.split("=", 1)[1]     # (not the words of a sum's axes after it)
     # indices a sum binds ('Σ_j grad[i,j]') or the rule's words ('per row i') define
     bound = set(re.findall(r"Σ_(\w)", step.formula)) | set(re.findall(r"per row (\w)", step.formula))
     missing = set()

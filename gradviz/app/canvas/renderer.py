@@ -126,7 +126,8 @@ def make_renderer(doc, result, theme, positions, previous=None, hold_sizes=False
     every export's do: render.cards.port_counts);
     `hold_sizes`: a card whose new numbers need less room keeps its size (a training run);
     `heights` ((card, node) -> height or None): the cards drawn compact, as tall as their
-    compact form (the canvas's compact_height)."""
+    compact form (the canvas's compact_height). From `previous` it keeps the cards whose
+    content is unchanged and where the player docked the step's formula card."""
     if _only_moved(previous, doc, result, theme, hold_sizes):
         return _shortened(previous.moved(result), heights, previous)
     ev = getattr(result, "evaluation", None)
@@ -134,6 +135,12 @@ def make_renderer(doc, result, theme, positions, previous=None, hold_sizes=False
         renderer = CanvasRenderer(doc, ev, result, theme, positions, previous, hold_sizes)
     else:   # a string, complex or rank > 8 tensor: its card shows the rest without it
         renderer = CanvasRenderer(_drawable_doc(doc), _drawable_evaluation(ev), result, theme, positions)
+    docked = previous.docked_formula() if previous is not None else None
+    if docked is not None:
+        # The step on screen keeps its card where the player docked it: a renderer made with
+        # no new story (a run's end measuring the cards again, a theme) drew the seed card of
+        # lesson 23 at its layout's size, 7 px digits beside compact cards.
+        renderer.dock_formula(*docked)
     return _shortened(renderer, heights, previous)
 
 

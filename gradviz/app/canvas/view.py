@@ -250,15 +250,11 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         missing = [nid for nid in doc.nodes if nid not in self.positions]
         for nid in missing:
             self.positions[nid] = (0.0, 0.0)
-        previous = None if full else self.renderer
-        docked = self.renderer.docked_formula()
+        # a new theme hands over the renderer before it too (whose cards, in the old colours,
+        # it measures again) for what carries over: where the player docked the step's card
+        previous = None if new_document else self.renderer
         self.renderer = make_renderer(doc, self.controller.result, self.theme_name, self.positions,
                                       previous, self.sizes_held, self.compact_height)
-        if docked is not None and self.renderer.docked_formula() is None:
-            # The step on screen keeps its card where the player docked it: a renderer made
-            # with no new story (a run's end measuring the cards again, a theme) drew the seed
-            # card of lesson 23 at its layout's size, 7 px digits beside compact cards.
-            self.renderer.dock_formula(*docked)
         self.renderer.positions = self.positions
         self.renderer.zoom_labels = self.label_scale
         self.renderer.view_bounds = lambda: self.label_bounds

@@ -9,7 +9,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QSizePolicy, QTableWidget,
                                QTableWidgetItem)
 
-from ...render import preview, tiles
+from ...render import heat_layout, tiles
 from ...story.formatting import number
 from ...story.numbers import written
 from ..whole_columns import whole_columns
@@ -26,7 +26,7 @@ def grid_order(shape, role=None, max_cells=MAX_CELLS):
     last axis across, [i,j,:]."""
     shape = tuple(int(d) for d in shape)
     if len(shape) <= 2:
-        rows, cols = preview.as_2d(np.empty(shape, np.int8)).shape
+        rows, cols = heat_layout.as_2d(np.empty(shape, np.int8)).shape
         rows = min(rows, max(1, max_cells // cols))
         return np.arange(rows * cols).reshape(rows, cols), [str(r) for r in range(rows)], \
             [str(c) for c in range(cols)]
@@ -99,7 +99,7 @@ class TensorGrid(QTableWidget):
             self.setColumnCount(0)
             self.setFixedHeight(0)
             return
-        a2 = preview.as_2d(self.array)
+        a2 = heat_layout.as_2d(self.array)
         fmt, self.factor = written(self.array, shared)   # as its card writes it, the power of ten apart
         flat = self.array.reshape(-1)
         self.wrapped = a2.shape[0] == 1 and a2.shape[1] > WRAP_MAX

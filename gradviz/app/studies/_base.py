@@ -10,7 +10,7 @@ import html
 import re
 
 import numpy as np
-from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QFrame, QHBoxLayout,
                                QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget)
@@ -19,154 +19,16 @@ from ...engine.errors import counted
 from ...graph.errors import DocumentError
 from ...graph.names import port_names
 from ...graph.ports import parse_port
-from ...render.themes import LIGHT
 from ...story.numbers import alone
 from .. import worker
 from ..controller import worded
 from ..export_dialog import Slide, export_view_dialog
 from .applies import graph_error
+from .banners import Banner, banner, set_banner
 from .plots_and_words import NARROW_MIN_W, VIEW_FONT_PT, PlotsAndWords
 
 DEBOUNCE_MS = 120
 WORKER_ELEMENTS = 200_000    # studies with more matrix entries than this go to the worker
-
-BANNER_STYLES = {
-    "warning": "background:#fff4e5; color:#5f2b00; border:2px solid #e65100;",
-    "ok": "background:#edf7ed; color:#1e4620; border:1px solid #2e7d32;",
-    "error": "background:#fdecea; color:#611a15; border:1px solid #c62828;",
-    "info": f"background:#f4f6f8; color:{LIGHT.text}; border:1px solid #c5ccd3;",
-}
-
-
-class WholeLabel(QLabel):
-    """A label of words that wrap, never squeezed below the height they need at its width:
-    a view's message (the node and rule where a NaN starts) stays whole and the dock
-    scrolls to the plots below it (at 1280 x 800 the Jacobian's NaN warning lost its last
-    line to the plots)."""
-
-    def setText(self, text):
-        super().setText(text)
-        self._hold()
-
-    def resizeEvent(self, event):
-        super().resizeEvent(event)
-        self._hold()
-
-    def changeEvent(self, event):
-        super().changeEvent(event)
-        if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
-            self._hold()
-
-    def _hold(self):
-        need = self.heightForWidth(self.width()) if self.text() else 0
-        if need != self.minimumHeight():
-            self.setMinimumHeight(max(need, 0))
-
-
-FOLD_LINES = 4      # a banner with a detail longer than this at its width shows its headline first
-
-
-class Banner(WholeLabel):
-    """A banner that can read as its headline, its detail a click away: where the words
-    with their detail would take more than FOLD_LINES lines at the banner's width, it shows
-    the headline and 'Details ▸', and the whole text (with 'Less ◂') once clicked; the
-    choice holds for the texts after it. In a 340 px column at 1280 x 800 the Batch
-    Jacobian's warning took nine lines and pushed both its plots below the dock's fold.
-    `whole`: never squeezed below its words' height (WholeLabel)."""
-
-    def __init__(self, whole=False):
-        super().__init__()
-        self.whole = whole
-        self.head, self.detail = "", ""
-        self.opened = False
-        self.for_slide = False      # drawn for Export View: whole, without a link
-        self._width = -1
-        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
-                                     | Qt.TextInteractionFlag.LinksAccessibleByMouse
-                                     | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
-        self.linkActivated.connect(self._toggle)
-
-    def setText(self, text):
-        self.set_parts(text)
-
-    def set_parts(self, head, detail=""):
-        self.head, self.detail = head, detail
-        self._width = -1
-        self._show()
-
-    def whole_text(self):
-        """The headline and its detail, whatever the banner shows now."""
-        return f"{self.head} {self.detail}" if self.detail else self.head
-
-    def folded(self):
-        """True while the banner shows its headline alone."""
-        return bool(self.detail) and not self.opened and not self.for_slide and self._long()
-
-    def _long(self):
-        probe = QLabel()
-        probe.setWordWrap(True)
-        probe.setTextFormat(Qt.TextFormat.RichText)
-        probe.setStyleSheet(self.styleSheet())
-        probe.setFont(self.font())
-        probe.setText(self.whole_text())
-        probe.ensurePolished()
-        lines = probe.heightForWidth(max(self.width(), 1)) / max(self.fontMetrics().lineSpacing(), 1)
-        return lines > FOLD_LINES + 1     # the padding and border take about a line
-
-    def _show(self):
-        if not self.detail or self.for_slide:
-            text = self.whole_text()
-        elif self.folded():
-            text = f"{self.head} <a href='open'>Details ▸</a>"
-        else:
-            text = f"{self.whole_text()} <a href='close'>Less ◂</a>" if self._long() else self.whole_text()
-        if text != self.text():
-            QLabel.setText(self, text)
-            self._hold()
-            refit = self.parentWidget()
-            while refit is not None and not isinstance(refit, PlotsAndWords):
-                refit = refit.parentWidget()
-            if refit is not None:
-                QTimer.singleShot(0, refit, refit.fit)     # the words' height has changed
-
-    def _toggle(self, link):
-        self.opened = link == "open"
-        self._show()
-
-    def resizeEvent(self, event):
-        QLabel.resizeEvent(self, event)
-        if self.detail and event.size().width() != self._width:
-            self._width = event.size().width()
-            self._show()
-        self._hold()
-
-    def _hold(self):
-        if self.whole:
-            super()._hold()
-
-
-def banner(kind="info", whole=False):
-    """A coloured box of rich text (`kind`: info, ok, warning, error; a Banner); `whole`:
-    never squeezed below its words' height (WholeLabel)."""
-    label = Banner(whole)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.RichText)
-    set_banner(label, kind, "")
-    return label
-
-
-def set_banner(label, kind, html, padding="6px 8px", detail=""):
-    """`label` as a banner of `kind` saying `html`, then `detail` (shown on a click where the
-    two are long: Banner)."""
-    label.setStyleSheet(f"QLabel {{{BANNER_STYLES[kind]} padding:{padding}; border-radius:4px;"
-                        f" font-size:{VIEW_FONT_PT}pt;}}")
-    label.setProperty("kind", kind)
-    if isinstance(label, Banner):
-        label.set_parts(html, detail)
-    else:
-        label.setText(f"{html} {detail}" if detail else html)
-    label.setVisible(bool(html))
-
 
 def compared(a, b, tolerance, number):
     """(agrees, words) for a check that two arrays are equal, as a banner ends it: 'max

@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QGraphicsRectItem, QLabel
 from ...engine.errors import counted
 from ...story import studies
 from ...story.numbers import alone, line_format
-from ._base import (PortChooser, StudyView, banner, compared, rich_names, set_banner, short,
-                    study_ports)
+from ._base import PortChooser, StudyView, compared, rich_names, short, study_ports
 from .applies import missing_roles
+from .banners import banner, set_banner
 from .heatmap import Heatmap
 from .plots_and_words import beside_words
 

@@ -14,7 +14,8 @@ from PySide6.QtWidgets import QLabel
 from ...engine.errors import counted
 from ...story import studies
 from .applies import no_backward_pass
-from ._base import StudyView, _html, banner, set_banner
+from .banners import banner, set_banner
+from ._base import StudyView, _html
 from .heatmap import DIVERGING, TEXT, CountAxis, still_plot
 from .plots_and_words import PLOT_USABLE_H, beside_words
 

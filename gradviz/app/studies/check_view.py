@@ -17,8 +17,9 @@ from ...graph.gradient_check import (RELATIVE_ERROR, difference_text, gradient_c
                                      largest_entry, loss_symbol)
 from ...story.numbers import (alone, exponent, factor_text, h_text, line_format, number_format,
                               power_text)
-from ._base import PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports
+from ._base import PortChooser, StudyView, _html, rich_names, study_ports
 from .applies import graph_error, missing_roles
+from .banners import banner, set_banner
 from .heatmap import DIVERGING, TEXT, relabel, style_plot, still_plot
 from .chain_view import fit_legend, legend_row
 from .norms_view import LogAxis

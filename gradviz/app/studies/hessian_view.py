@@ -13,8 +13,9 @@ from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...graph.names import objective_term, taken
 from ...story import studies
 from ...story.numbers import alone, line_format
-from ._base import PortChooser, StudyView, _html, banner, rich_names, set_banner, study_ports
+from ._base import PortChooser, StudyView, _html, rich_names, study_ports
 from .applies import missing_roles
+from .banners import banner, set_banner
 from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, still_plot
 from .jacobian_view import _shape
 from .plots_and_words import PLOT_USABLE_H, PlotsAndWords, word_column

@@ -8,9 +8,9 @@ from PySide6.QtWidgets import QLabel
 
 from ...story import studies
 from ...story.numbers import line_format
-from ._base import (PortChooser, StudyView, banner, check_mark, compared, preview, rich_names,
-                    set_banner, short, study_ports)
+from ._base import PortChooser, StudyView, check_mark, compared, preview, rich_names, short, study_ports
 from .applies import missing_roles
+from .banners import banner, set_banner
 from .heatmap import Heatmap
 from .plots_and_words import beside_words
 

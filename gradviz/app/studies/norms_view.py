@@ -16,7 +16,8 @@ from PySide6.QtWidgets import QLabel
 from ...story import studies
 from ...story.numbers import ORDINARY, alone, line_format, power_text
 from .applies import no_backward_pass
-from ._base import StudyView, _html, banner, set_banner
+from .banners import banner, set_banner
+from ._base import StudyView, _html
 from .heatmap import DIVERGING, LABEL_GAP, TEXT, still_plot
 from .plots_and_words import beside_words
 

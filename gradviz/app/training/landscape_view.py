@@ -19,7 +19,8 @@ from ...graph.landscape import coordinates, landscape, local_model, value_of, wi
 from ...graph.training import port_value, variable_ports
 from ..controller import worded
 from ..snapshots import same_for_engine_but, snapshot
-from ..studies._base import _html, banner, port_label, set_banner
+from ..studies._base import _html, port_label
+from ..studies.banners import banner, set_banner
 from ..studies.heatmap import TEXT, style_plot
 from ..worker import run_job
 

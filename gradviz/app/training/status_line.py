@@ -5,7 +5,7 @@ wrap grew into a tall column that squeezed the plots."""
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
-from ..studies._base import set_banner
+from ..studies.banners import set_banner
 
 MIN_WIDTH = 120
 LINES = 2
