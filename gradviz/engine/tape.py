@@ -10,9 +10,8 @@ import enum
 
 import numpy as np
 
-from . import blocks, nest
+from . import backend, blocks, nest
 from .errors import check_result_fits, counted
-from .backend import ONE_HOT_STACKS
 from .backward import _relevant_entries, backward
 from .ops import shape as shape_ops
 from . import recording as _recording
@@ -476,12 +475,12 @@ def _jacobian(entries, target, sources, zero):
     dtype = target._value.dtype
     target_shape = target._value.shape
     per_source = [[] for _ in sources]
-    one_hot = ONE_HOT_STACKS
+    one_hot = backend.ONE_HOT_STACKS
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
         seed = _basis(start, stop, n, dtype).reshape((stop - start,) + target_shape)
-        if chunk == n and len(target_shape) == 2:  # products with it pick rows (backend)
-            one_hot[id(seed)] = seed
+        if chunk == n >= backend.ONE_HOT_MIN and len(target_shape) == 2:
+            one_hot[id(seed)] = seed  # products with it pick rows (backend)
         try:
             grads = backward(entries, [target], [Tensor._wrap(seed)], sources, 1, None,
                              relevant)

@@ -262,7 +262,7 @@ class FormulaLayout:
                     w = text.width(f["name"], operand_title(part)) + NAME_GAP + shown.width
                     items.append((part, w, shown.height, shown))
                 else:
-                    w = max(shown.width, text.width(f["label"], self.caption_of(part[2])))
+                    w = max(shown.width, text.width(f["label"], self.part_label(part, shown)))
                     items.append((part, w, shown.height + LINE_H, shown))
             elif kind == "picture":
                 shown = self._rule_picture(part[1], part[3])
@@ -280,6 +280,17 @@ class FormulaLayout:
             row += items[-1][1] + PART_GAP
         self._equation_w = max(widest, row) if self._equation_w is None else self._equation_w
         return items, min(max(widest, row), FORMULA_MAX_W - 2 * PAD)
+
+    def part_label(self, part, shown):
+        """The words under the upstream or the contribution drawn as `shown`: what it is,
+        and, a picture of cells whose numbers it does not write at the zoom the player shows
+        steps at (a heatmap, small tiles), its shape as the cards write it ('contribution ·
+        1×36'); its scale is in the picture's own caption. (The rule's pictures are of the
+        operands, whose cards say their shapes.)"""
+        words = self.caption_of(part[2])
+        if shown.kind in ("heatmap", "tiles") and not _reads(shown, legible.readable_zoom()):
+            return f"{words} · {preview.dims(np.shape(part[1]))}"
+        return words
 
     def _rule_picture(self, array, role):
         """A picture of the rule: its cells grow within the room when its numbers then read at
@@ -522,7 +533,7 @@ class FormulaCard:
                     shown.draw(painter, x + w + NAME_GAP, y, colour, t, zoom)
                     continue
                 shown.draw(painter, x, y, colour, t, zoom)
-                self._part_label(painter, x, y + shown.height + 1, layout.caption_of(part[2]))
+                self._part_label(painter, x, y + shown.height + 1, layout.part_label(part, shown))
             elif kind == "picture":
                 extra.draw(painter, x, y, t.gradient if part[2].startswith("grad") else t.value, t, zoom)
                 self._ring_cells(painter, extra, x, y, part[4])

@@ -46,10 +46,14 @@ def shape_text(array):
     return _shape_text(np.shape(array), getattr(array, "dtype", None))
 
 
+def dims(shape):
+    """A shape as the cards write it: '3×3×1×4', or 'scalar'."""
+    return "×".join(str(d) for d in shape) if shape else "scalar"
+
+
 @lru_cache(maxsize=1024)
 def _shape_text(shape, dtype):
-    dims = "×".join(str(d) for d in shape) if shape else "scalar"
-    return f"{dims} · {dtype}" if dtype is not None else dims
+    return f"{dims(shape)} · {dtype}" if dtype is not None else dims(shape)
 
 
 def shape_label(array):

@@ -298,15 +298,19 @@ class NodeItem(QGraphicsRectItem):
 
     def footprint(self, at=None, full=False):
         """(left, top, right, bottom) in the scene, with the card at `at` (x, y) (where it
-        stands when None): the card, its badges' row above and its problems' lines under it,
-        what no other card may cover. `full`: as large as the card drawn in full (a card
-        drawn compact has not shrunk)."""
+        stands when None): the card, its badges' row above, its problems' lines under it and
+        the reach of its ports on its sides (a port a neighbour's port or card comes within
+        PORT_HIT of cannot be told apart from it when a wire is dragged), what no other card
+        may cover. `full`: as large as the card drawn in full (a card drawn compact has not
+        shrunk)."""
         x, y = (self.pos().x(), self.pos().y()) if at is None else at
         card = (self.card.full or self.card) if full else self.card
         w, h = card.width, card.height
         if self._error_lines:
             w, h = max(w, ERROR_W), h + ERROR_TOP + ERROR_ROW * len(self._error_lines)
-        return x, y - render_cards.BADGE_H - 4, x + w, y + h
+        left = x - PORT_HIT if card.n_inputs else x
+        right = max(x + w, x + card.width + PORT_HIT if card.n_outputs else x)
+        return left, y - render_cards.BADGE_H - 4, right, y + h
 
     def fit_bounds(self):
         """Bounds for the view's zoom: a compact card's name may stand out of a small card."""

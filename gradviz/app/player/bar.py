@@ -265,11 +265,7 @@ class PlayerBar(QWidget):
         if self._whole and not self.framing:
             self.canvas.fit()
             return self.canvas.transform().m11()
-        # The canvas's own layout, as the steps are shown: unfolded where Fit to Window folded
-        # it to show it whole compact (at the framing's size: the same for every step), folded
-        # where that lets a step's cards be framed together at the legible size.
-        self.canvas.relayout_unplaced(self.framing.get("readable_px", READABLE_PX), overview=False,
-                                      steps=step_groups(self.canvas.renderer, self.steps))
+        self.lay_out()
         framed = step_view.frame_step(self.canvas, self.canvas.renderer, step, **self.framing)
         self._pan = None
         if framed is not None and self.animation.state() == QVariantAnimation.State.Running:
@@ -282,6 +278,14 @@ class PlayerBar(QWidget):
             overlay.relayout()     # the formula card may have docked elsewhere
         self._note_formula()
         return None if framed is None else framed[0]
+
+    def lay_out(self):
+        """The canvas's own layout, as the steps are shown: unfolded where Fit to Window folded
+        it to show it whole compact (at the framing's size: the same for every step), folded
+        where that lets a step's cards be framed together at the legible size; the cards drawn
+        in full."""
+        self.canvas.relayout_unplaced(self.framing.get("readable_px", READABLE_PX), overview=False,
+                                      steps=step_groups(self.canvas.renderer, self.steps))
 
     def _note_formula(self):
         """Remember where the step's formula card is (the canvas's renderer, and where it

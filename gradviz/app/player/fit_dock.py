@@ -18,6 +18,7 @@ from ...render import compact as compact_card
 from ...render import painter as render_painter
 from ...render.formula import CARD_GAP
 from . import docking, step_view
+from .card_rects import card_rect, name_strip
 
 ZOOMS = (1.0, 0.9, 0.81, 0.73)   # of the fit's zoom: a little smaller gives the card a clear spot
 MIN_ZOOM = 0.1                   # the canvas's least zoom (navigation.MIN_SCALE)
@@ -30,11 +31,11 @@ def _cards(view, renderer, nid, zoom):
     dpi, scale = view.logicalDpiY(), view.compact_scale()
     out = []
     for n in [nid] + [n for n in renderer.doc.nodes if n != nid]:
-        card = step_view._card(renderer, n)
+        card = card_rect(renderer, n)
         side, down = compact_card.overhang(renderer.cards[n], renderer.doc.nodes[n], zoom, dpi, scale) \
             if n in renderer.cards else (0.0, 0.0)
         out.append((step_view._box(card.adjusted(-side, 0, side, down)),
-                    step_view._box(step_view.name_strip(card))))
+                    step_view._box(name_strip(card))))
     return out
 
 

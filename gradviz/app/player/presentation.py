@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, Q
 from ...render import legible
 from ...render import painter as render_painter
 from . import step_view
+from .card_rects import whole_card
 from .lessons import lesson_lead
 from .timeline import set_caption
 
@@ -500,21 +501,39 @@ class PresentationMode(QObject):
                                       self._cards_in_view())
             return
         self.markers.show_markers([], canvas.viewport().geometry())
-        canvas.set_readable_px(self.readable_px())   # a step framed smaller may have lowered it
-        rect = self.picture_rect()
-        if rect.isEmpty():
+        self._fit_title()
+
+    def _fit_title(self):
+        """The title slide: the whole graph as large as the view allows (up to `max_zoom`), its
+        cards drawn in full where they fit at the legible size (READABLE_PX, under the back
+        row's: as a step too large is framed), laid out as the steps are (no card moves at step
+        1), else as Fit to Window lays it out to read; else drawn compact, as Fit shows it.
+        Measured with the cards in full: measured as short as the window had drawn them
+        compact, lessons 7, 8 and 10 at 1920 x 1080 ran a card's foot under the caption band."""
+        canvas = self.window.canvas
+        if not canvas.renderer.doc.nodes:
             return
-        canvas.resetTransform()
-        view = canvas.viewport().rect()
-        zoom = min(view.width() / rect.width(), view.height() / rect.height(), self.max_zoom())
-        canvas.scale(zoom, zoom)
-        canvas.centerOn(rect.center())
+        legible_zoom = step_view.readable_zoom(canvas, legible.READABLE_PX)
+        for lay_out in (self.player.lay_out, lambda: canvas.relayout_unplaced(legible.READABLE_PX)):
+            lay_out()                       # (the cards in full: as tall as they are drawn)
+            rect = self.picture_rect()
+            view = canvas.viewport().rect()
+            zoom = min(view.width() / rect.width(), view.height() / rect.height(), self.max_zoom())
+            if zoom >= legible_zoom:
+                shown = step_view.text_px(canvas, zoom)
+                canvas.set_readable_px(min(self.readable_px(), shown * (1 - 1e-9)))   # in full
+                canvas.resetTransform()
+                canvas.scale(zoom, zoom)
+                canvas.centerOn(rect.center())
+                return
+        canvas.set_readable_px(self.readable_px())   # compact cards read from the back row
+        canvas.fit()
 
     def _cards_in_view(self):
         """The cards and the rule card the view shows (its pixels): what a marker must not hide."""
         canvas = self.window.canvas
         r = canvas.renderer
-        rects = [step_view.shown_card(r, n) for n in r.doc.nodes if n in r.positions]
+        rects = [whole_card(r, n, badge_line=True) for n in r.doc.nodes if n in r.positions]
         step = self.player.step
         formula = None if step is None else render_painter.formula_rect(r, step)
         if formula is not None:

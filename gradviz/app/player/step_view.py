@@ -35,20 +35,17 @@ from PySide6.QtGui import QTransform
 
 from ...render import legible
 from ...render import painter as render_painter
-from ...render.cards import BADGE_H, HEADER_H, LINE_H, PORT_R
 from ...render.legible import READABLE_PX
 from ...render.formula import CARD_GAP, operand_title
 from ...render.involved import involved_nodes
-from ...render.story_overlay import GLOW, RING
 from . import docking
+from .card_rects import arrow_rects, card_as, card_rect, name_strip, ringed_card, step_items, whole_card
+from .settle import off_centre, seen_rect, settle, shown_whole
 
 MAX_ZOOM = 1.25
 MARGIN = 24.0           # screen pixels kept free around what is framed
 LANDING_W = 140.0       # how much of the card where the cotangent lands is worth showing
 LABEL_MARGIN = 2.0      # screen pixels between the view's edge and an arrow's label
-ARROW_PAD = 8.0         # scene units kept in view around a step's arrows (their heads)
-CUT = 2.0               # scene units a card may pass the view's edge by without being cut
-SCROLL_SLACK = 1.5      # pixels kept between the view's edge and a card panned out of it
 
 
 def text_px(view, zoom=None):
@@ -58,32 +55,6 @@ def text_px(view, zoom=None):
 
 def readable_zoom(view, readable_px=READABLE_PX):
     return readable_px / text_px(view, 1.0)
-
-
-def _card(renderer, nid):
-    return renderer.rect(nid).adjusted(0, -render_painter.BADGE_H - 4, 0, 0)
-
-
-def shown_card(renderer, nid):
-    """A card with its badge, its ports' circles and their names (`whole_card`): what a view
-    must hold for the card not to look cut."""
-    return _card(renderer, nid).united(whole_card(renderer, nid))
-
-
-def _card_as(renderer, nid, full, own=False):
-    """A card as framing takes it: `_card`, or (`full`: presentation's slides) `shown_card`,
-    with its ring (`ringed_card`) for the step's `own` card."""
-    if not full:
-        return _card(renderer, nid)
-    return ringed_card(renderer, nid) if own else shown_card(renderer, nid)
-
-
-def ringed_card(renderer, nid):
-    """The step's own card with the ring and glow round it (RING + GLOW out of the card):
-    framed without them, attention's V and K in presentation at 1920 x 1080 (steps 15, 17)
-    ended at the view's bottom edge, their ring under the caption band."""
-    out = RING + GLOW
-    return shown_card(renderer, nid).united(renderer.rect(nid).adjusted(-out, -out, out, out))
 
 
 def card_texts(renderer, step):
@@ -115,12 +86,18 @@ def named_nodes(renderer, step):
     names = {n: nodes[n].label or n for n in nodes}
     texts = [getattr(step, "title", "") or "", getattr(step, "caption", "") or ""] + card_texts(renderer, step)
     found = set()
+    longest_first = sorted(names, key=lambda n: -len(names[n]))
+    patterns = {}       # compiled once per step, for the names that occur in some text
     for text in texts:
-        for n in sorted(names, key=lambda n: -len(names[n])):
-            pattern = rf"(?<![A-Za-z_]){re.escape(names[n])}(?![A-Za-z0-9_])"
-            if re.search(pattern, text):
+        for n in longest_first:
+            if names[n] not in text:    # (no match without the name itself: most names, most texts)
+                continue
+            pattern = patterns.get(n)
+            if pattern is None:
+                pattern = patterns[n] = re.compile(rf"(?<![A-Za-z_]){re.escape(names[n])}(?![A-Za-z0-9_])")
+            text, count = pattern.subn(lambda m: "\0" * len(m.group()), text)   # not a shorter one's
+            if count:
                 found.add(n)
-                text = re.sub(pattern, lambda m: "\0" * len(m.group()), text)
     return [n for n in nodes if n in found and n not in targets]
 
 
@@ -133,7 +110,7 @@ def step_rects(renderer, step, extra=(), full=False):
     whole: every card and the formula card. A step inside a layer (no card of its own)
     gets [whole]; None when there is no graph to show. extra: nodes whose whole cards
     `want` holds too (the cards a slide's caption names, `named_nodes`). full: the cards with
-    their ports and the own card's ring (`_card_as`)."""
+    their ports and the own card's ring (`card_as`)."""
     nodes = renderer.doc.nodes
     if not nodes or any(n not in renderer.positions for n in nodes):
         return None
@@ -141,9 +118,9 @@ def step_rects(renderer, step, extra=(), full=False):
     if nid not in nodes:
         whole = QRectF()
         for n in nodes:
-            whole = whole.united(_card(renderer, n))
+            whole = whole.united(card_rect(renderer, n))
         return [whole]
-    card = must = _card_as(renderer, nid, full, own=True)
+    card = must = card_as(renderer, nid, full, own=True)
     if step.kind == "seed":
         must = must.united(renderer.moving_rect(step))   # the seed's arrow and its label
     formula = render_painter.formula_rect(renderer, step)
@@ -159,21 +136,15 @@ def step_rects(renderer, step, extra=(), full=False):
             landing = QRectF(port.x() - 20, port.y() - 40, LANDING_W + 20, 80)
         if other in renderer.doc.nodes:
             near = near.united(landing)
-            want = want.united(_card_as(renderer, other, full))
+            want = want.united(card_as(renderer, other, full))
     for arrow in arrow_rects(renderer, step):    # the arrows whole, where they bulge out
         want = want.united(arrow)
     for n in extra:
         want = want.united(whole_card(renderer, n))
     whole = QRectF(want)
     for n in renderer.doc.nodes:
-        whole = whole.united(_card_as(renderer, n, full))
+        whole = whole.united(card_as(renderer, n, full))
     return [card, must, near, want, whole]
-
-
-def arrow_rects(renderer, step):
-    """The bounds of the routes of `step`'s arrows, with room for their heads."""
-    return [renderer.edge_path(e).boundingRect().adjusted(-ARROW_PAD, -ARROW_PAD, ARROW_PAD, ARROW_PAD)
-            for e in renderer._step_edges(step)]
 
 
 def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM, fill=None,
@@ -182,7 +153,7 @@ def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM,
     viewport; None without a graph. fill (presentation mode): a graph that, shown whole,
     leaves most of the view empty is shown closer (`_close_up`). floor_px: the least size
     of the cards' text a step too large is shown at. extra: nodes framed with the step's.
-    full: the cards with their ports and the own card's ring (`_card_as`)."""
+    full: the cards with their ports and the own card's ring (`card_as`)."""
     renderer.dock_formula(step, None)
     rects = step_rects(renderer, step, extra, full)
     if rects is None:
@@ -259,7 +230,7 @@ def _beside_graph(renderer, step, whole, width, height, cap, full=False):
     if formula is None or nid not in renderer.doc.nodes:
         return best
     graph = _graph(renderer, step, full)
-    own = _card(renderer, nid)
+    own = card_rect(renderer, nid)
     w, h = formula.width(), formula.height()
     top = max(graph.top(), min(own.top(), graph.bottom() - h))     # level with its card
     right = QRectF(graph.right() + CARD_GAP, top, w, h)
@@ -284,7 +255,7 @@ def _graph(renderer, step, full=False):
     with its word): the picture a small graph's step shows, its formula card aside."""
     graph = QRectF()
     for n in renderer.doc.nodes:
-        graph = graph.united(renderer.footprint(n)).united(_card_as(renderer, n, full))
+        graph = graph.united(renderer.footprint(n)).united(card_as(renderer, n, full))
     for arrow in arrow_rects(renderer, step):
         graph = graph.united(arrow)
     if step.kind == "seed":
@@ -315,26 +286,6 @@ def fit_zoom(rect, width, height):
     return min(width / max(rect.width(), 1.0), height / max(rect.height(), 1.0))
 
 
-def involved_cards(renderer, step, extra=(), full=False):
-    """The cards a step is about: its node's and those at the other end of its edges (`full`:
-    with their ports, its own with its ring: `_card_as`); and the whole cards of `extra`."""
-    nodes = involved_nodes(renderer, step)
-    return [_card_as(renderer, nid, full, own=k == 0) for k, nid in enumerate(nodes)] + \
-        [whole_card(renderer, n) for n in extra if n not in nodes]
-
-
-def step_items(renderer, step, extra=(), full=False):
-    """What a step is about, as scene rects: its cards (`involved_cards`, with `extra`), its
-    arrows, its formula card, and the seed's arrow with its word."""
-    items = involved_cards(renderer, step, extra, full) + arrow_rects(renderer, step)
-    formula = render_painter.formula_rect(renderer, step)
-    if formula is not None:
-        items.append(formula)
-    if getattr(step, "kind", "") == "seed":
-        items.append(renderer.moving_rect(step))
-    return items
-
-
 def senders(renderer, step):
     """The cards a step's cotangent comes from (a fan-in's consumers), where the view starts
     before it follows the arrows to the step's card; none when it starts at the step's card
@@ -346,7 +297,7 @@ def senders(renderer, step):
     for edge in renderer._step_edges(step):
         other = edge.dst.node
         if other != nid and other in renderer.doc.nodes and edge.src.node == nid:
-            card = _card(renderer, other)
+            card = card_rect(renderer, other)
             if card not in out:
                 out.append(card)
     return out
@@ -394,11 +345,11 @@ def _box(rect):
 
 def _with_name(renderer, nid, full=False, own=False):
     """(the card with its port names, its name strip) as docking takes them; `full`: with
-    its ports' circles, and the step's `own` card with its ring (`_card_as`)."""
+    its ports' circles, and the step's `own` card with its ring (`card_as`)."""
     card = renderer.footprint(nid)
     if full:
         card = card.united(ringed_card(renderer, nid) if own else whole_card(renderer, nid))
-    return _box(card), _box(name_strip(_card(renderer, nid)))
+    return _box(card), _box(name_strip(card_rect(renderer, nid)))
 
 
 def _docked(view, renderer, step, lowest, readable_px, floor_px=READABLE_PX, extra=(), full=False):
@@ -409,7 +360,7 @@ def _docked(view, renderer, step, lowest, readable_px, floor_px=READABLE_PX, ext
     formula = render_painter.formula_rect(renderer, step)
     nids = involved_nodes(renderer, step)
     nids += [n for n in extra if n not in nids]
-    cards = [_card(renderer, n) for n in nids]
+    cards = [card_rect(renderer, n) for n in nids]
     if formula is None or not cards:
         return None
     port = view.viewport().rect()
@@ -453,11 +404,6 @@ def _docked(view, renderer, step, lowest, readable_px, floor_px=READABLE_PX, ext
     if wider and not extra and fit_zoom(nodes, port.width() - 2 * MARGIN, port.height() - 2 * MARGIN) >= lowest:
         return lowest, nodes.center(), None     # a formula card larger than the view: the cards
     return None
-
-
-def name_strip(card):
-    """The top of a card as involved_cards gives it: its badge, header and first line."""
-    return QRectF(card.left(), card.top(), card.width(), BADGE_H + 4 + HEADER_H + LINE_H)
 
 
 def _centre(spans, seen, full=None):
@@ -514,7 +460,7 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM,
     framed = None
     for nodes, least in tries:
         framed = _framed(view, renderer, step, readable_px, max_zoom, fill, least, nodes)
-        if framed is not None and all(_seen(view, *framed).adjusted(-0.5, -0.5, 0.5, 0.5).contains(rect)
+        if framed is not None and all(seen_rect(view, *framed).adjusted(-0.5, -0.5, 0.5, 0.5).contains(rect)
                                       for rect in step_items(renderer, step, nodes, full=True)):
             break
         framed = None
@@ -524,7 +470,7 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM,
         view.edge_markers = []
         return None
     zoom, centre = framed
-    view.edge_markers = edge_markers(renderer, named, _seen(view, zoom, centre))
+    view.edge_markers = edge_markers(renderer, named, seen_rect(view, zoom, centre))
     view.setTransform(QTransform.fromScale(zoom, zoom))
     look_at(view, centre)
     keep_labels_in_view(view)
@@ -578,37 +524,6 @@ OFF_CENTRE = 0.05      # ... and centred where its margins differ by more than t
 REFITS = 4             # ... zoomed and panned again at most this many times
 
 
-def _seen(view, zoom, centre):
-    port = view.viewport().rect()
-    seen = QRectF(0, 0, port.width() / zoom, port.height() / zoom)
-    seen.moveCenter(centre)
-    return seen
-
-
-def shown_whole(view, renderer, step, zoom, centre, extra=()):
-    """(the union (scene) of what a view at (`zoom`, `centre`) shows whole: the step's items
-    (`step_items`), its arrows' labels where they lie free of the view's edges (the tiny
-    conv_transpose's cotangent label below y at 1280 x 800: a slide zoomed without its room
-    put it on another arrow), and every card (`whole_card`), or None; are all of the step's
-    items and labels in it?)"""
-    seen = _seen(view, zoom, centre).adjusted(-0.5 / zoom, -0.5 / zoom, 0.5 / zoom, 0.5 / zoom)
-    items = step_items(renderer, step, extra, full=True) + [rect for _, rect in renderer.label_rects(step)]
-    picture, every = None, True
-    for k, rect in enumerate(items + [whole_card(renderer, n) for n in renderer.doc.nodes]):
-        if seen.contains(rect):
-            picture = QRectF(rect) if picture is None else picture.united(rect)
-        elif k < len(items):
-            every = False
-    return picture, every
-
-
-def off_centre(picture, seen):
-    """How far (share of the view, the larger of across and down) `picture`'s centre lies
-    from the centre of the view `seen`."""
-    return max(abs(picture.center().x() - seen.center().x()) / seen.width(),
-               abs(picture.center().y() - seen.center().y()) / seen.height())
-
-
 def _refit(view, renderer, step, zoom, centre, cap, extra=()):
     """(zoom, centre) of a presentation slide framed at (`zoom`, `centre`) and settled: what it
     shows whole, shown as large as the view allows (up to `cap`), and centred where it shows
@@ -625,106 +540,13 @@ def _refit(view, renderer, step, zoom, centre, cap, extra=()):
         larger = min(cap, fit_zoom(picture, width, height))
         if larger > zoom * REFIT_GAIN:
             zoom = larger
-        elif not every or off_centre(picture, _seen(view, zoom, centre)) <= OFF_CENTRE:
+        elif not every or off_centre(picture, seen_rect(view, zoom, centre)) <= OFF_CENTRE:
             break
         moved = settle(view, renderer, step, zoom, picture.center(), extra, full=True)
         if moved == centre:
             break
         centre = moved
     return zoom, centre
-
-
-def _span_shifts(inner, outer):
-    """(lo, hi) of the shifts s along one axis that keep the span `inner` inside the window
-    `outer` moved by s; lo > hi when it is longer than the window."""
-    return inner[1] - outer[1], inner[0] - outer[0]
-
-
-def settle(view, renderer, step, zoom, centre, extra=(), full=False):
-    """`centre` moved, at `zoom`, as little as it takes and keeping in view all it shows of
-    the step (its cards, formula card, seed), so that the step's arrows lie whole in view
-    where they can (lesson 14's fan-in at layer: both paths left the view at the right),
-    then so that no other card is cut by the view's edge where a slightly different pan
-    shows it whole or not at all (the tiny CNN's loss card at 1280 x 800)."""
-    port = view.viewport().rect()
-    seen = QRectF(0, 0, port.width() / zoom, port.height() / zoom)
-    seen.moveCenter(centre)
-    nodes = set(involved_nodes(renderer, step)) | set(extra)
-    keep = involved_cards(renderer, step, extra, full)
-    formula = render_painter.formula_rect(renderer, step)
-    if formula is not None:
-        keep.append(formula)
-    if getattr(step, "kind", "") == "seed":
-        keep.append(renderer.moving_rect(step))
-    keep = [rect for rect in keep if seen.contains(rect)]
-    axes = ((lambda r: (r.left(), r.right())), (lambda r: (r.top(), r.bottom())))
-    bounds = []
-    for axis in axes:
-        lo, hi = -math.inf, math.inf
-        for rect in keep:
-            a, b = _span_shifts(axis(rect), axis(seen))
-            lo, hi = max(lo, a), min(hi, b)
-        bounds.append((min(lo, 0.0), max(hi, 0.0)))
-
-    routes = arrow_rects(renderer, step)
-    shift = [0.0, 0.0]
-    if routes:
-        arrows = routes[0]
-        for rect in routes[1:]:
-            arrows = arrows.united(rect)
-        for i, axis in enumerate(axes):
-            a, b = _span_shifts(axis(arrows), axis(seen))
-            want = min(max(0.0, a), b) if a <= b else (a + b) / 2
-            shift[i] = min(max(want, bounds[i][0]), bounds[i][1])
-            if a <= shift[i] <= b:      # the arrows now in view stay there
-                bounds[i] = (max(bounds[i][0], a), min(bounds[i][1], b))
-
-    cards = [whole_card(renderer, n) for n in renderer.doc.nodes if n not in nodes]
-
-    def cut(sx, sy):
-        """How many cards the view cuts, then how many it cuts by a pixel or more (a port's
-        circle cut by CUT, a sliver of it in view, looks cut: lesson 33's relu at 1280 x 800)."""
-        view = seen.translated(sx, sy)
-        return len(cut_cards(view, cards)), len(cut_cards(view, cards, by=1.0 / zoom))
-
-    choices = []
-    # Out of view across, a pixel more (the view scrolls by whole pixels): a view panned to
-    # leave xx out ended at its edge and showed its border and half its output port (lesson
-    # 13 in presentation).
-    for i, (axis, out) in enumerate(zip(axes, (SCROLL_SLACK / zoom, 0.0))):
-        options = {shift[i]}
-        a, b = axis(seen)
-        for card in cards:
-            start, end = axis(card)
-            options |= {start - a, end - b, end - a + out, start - b - out}   # whole in view, or out of it
-        choices.append(sorted(o for o in options if bounds[i][0] <= o <= bounds[i][1]) or [shift[i]])
-    best = min(((sx, sy) for sx in choices[0] for sy in choices[1]),
-               key=lambda s: (cut(*s), abs(s[0] - shift[0]) + abs(s[1] - shift[1])))
-    if cut(*best) == cut(*shift):
-        best = shift
-    return QPointF(centre.x() + best[0], centre.y() + best[1])
-
-
-def whole_card(renderer, nid):
-    """A card as a view shows it whole: with its ports' circles (PORT_R out of its sides:
-    without them the tiny CNN's loss card was 'whole' at the right edge of its last step in
-    presentation at 1920 x 1080, its output port cut in half), its port names, and its badge
-    if it has one (the footprint's badge line counted once: counted twice, lesson 3's a
-    seemed cut at the top of the whole graph framed at 1920 x 1080, and its step 2 was
-    panned to show c alone at the left of an empty screen, a and b cut by its left edge)."""
-    card = renderer.cards[nid]
-    rect = renderer.rect(nid).adjusted(-PORT_R if card.n_inputs else 0,
-                                       -BADGE_H - 4 if renderer._has_badge(nid) else 0,
-                                       PORT_R if card.n_outputs else 0, 0)
-    for label, _, _ in renderer.port_labels(nid):
-        rect = rect.united(label)
-    return rect
-
-
-def cut_cards(seen, cards, by=CUT):
-    """The cards (scene rects) that the edge of the view `seen` cuts by more than `by`."""
-    inner, outer = seen.adjusted(by, by, -by, -by), seen.adjusted(-by, -by, by, by)
-    return [card for card in cards if inner.intersects(card) and not outer.contains(card)]
 
 
 def keep_labels_in_view(view):

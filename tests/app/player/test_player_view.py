@@ -5,7 +5,7 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QRectF, Qt
 from PySide6.QtGui import QTextDocument
 
-from gradviz.app.player import step_view
+from gradviz.app.player import card_rects, step_view
 from gradviz.app.player.bar import CAPTION_LINES
 from gradviz.app.player.timeline import StepStrip, set_caption
 from gradviz.app.window.main_window import SAMPLES_DIR
@@ -246,8 +246,8 @@ def test_a_docked_formula_card_leaves_the_names_of_its_cards_in_view(window):
         if frame is None or frame[2] is None:
             continue
         docked.append(step.title)
-        for card in step_view.involved_cards(r, step):
-            assert not frame[2].intersects(step_view.name_strip(card)), step.title
+        for card in card_rects.involved_cards(r, step):
+            assert not frame[2].intersects(card_rects.name_strip(card)), step.title
     assert docked, "no step docked its formula card"
 
 

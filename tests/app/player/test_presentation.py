@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QDockWidget, QMessageBox, QToolBar, QWidget
 
 from app_ui import shown_text
 from gradviz.app import create_window
-from gradviz.app.player import docking, presentation, step_view
+from gradviz.app.player import card_rects, docking, presentation, step_view
 from gradviz.app.player.lessons import fill_steps_menu, lesson_actions, lesson_entries, open_lesson
 from gradviz.app.window.main_window import SAMPLES_DIR, SEED_SAMPLE
 from gradviz.render import legible, spots
@@ -201,8 +201,8 @@ def test_each_step_is_framed_for_the_back_row(window, qtbot, monkeypatch, name):
         if px >= p.readable_px() - 1e-6:
             continue
         named = [n for n in step_view.named_nodes(r, step) if n not in step_view.involved_nodes(r, step)
-                 and seen.contains(step_view.whole_card(r, n))]   # (the others are marked at the edge)
-        cards = step_view.involved_cards(r, step, named)     # with the cards its caption names
+                 and seen.contains(card_rects.whole_card(r, n))]   # (the others are marked at the edge)
+        cards = card_rects.involved_cards(r, step, named)     # with the cards its caption names
         nodes = cards[0]
         for card in cards[1:]:
             nodes = nodes.united(card)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QCoreApplication, QRectF, Qt
 
-from gradviz.app.player import docking, lessons, step_view
+from gradviz.app.player import card_rects, docking, lessons, settle, step_view
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render.legible import READABLE_PX
 from gradviz.render.story_overlay import BESIDE, PILL_H, Track
@@ -36,7 +36,7 @@ def _free_spot(seen, size, cards, involved):
     """Is there a place for a card of `size` inside `seen` that touches none of `involved`
     and hides no card's name? (A scan on a grid, independent of how the player docks.)"""
     w, h = size
-    names = [_box(step_view.name_strip(card)) for card in cards]
+    names = [_box(card_rects.name_strip(card)) for card in cards]
     sacred = [_box(card.adjusted(-2, -2, 2, 2)) for card in involved]
     step = 6.0
     y = seen.top()
@@ -196,17 +196,17 @@ def _needless_cuts(r, step, seen, cards, where):
     steps 5-8 at 1280 x 800, looked broken)."""
     kept = [card for card in cards if seen.contains(card)]
     formula = step_view.render_painter.formula_rect(r, step)
-    pad = step_view.ARROW_PAD
+    pad = card_rects.ARROW_PAD
     kept += [rect for rect in [formula] + [r.edge_path(e).boundingRect().adjusted(-pad, -pad, pad, pad)
                                            for e in r._step_edges(step)]
              if rect is not None and seen.contains(rect)]
-    others = [step_view.whole_card(r, n) for n in r.doc.nodes if n not in step_view.involved_nodes(r, step)]
+    others = [card_rects.whole_card(r, n) for n in r.doc.nodes if n not in step_view.involved_nodes(r, step)]
 
     def cut(view):
-        return step_view.cut_cards(view, others)
+        return settle.cut_cards(view, others)
 
     out, before = [], cut(seen)
-    for card in step_view.cut_cards(seen, others, by=2 * step_view.CUT):   # (the view scrolls by whole pixels)
+    for card in settle.cut_cards(seen, others, by=2 * settle.CUT):   # (the view scrolls by whole pixels)
         moves = [(card.left() - seen.left(), 0), (card.right() - seen.right(), 0),
                  (card.right() - seen.left(), 0), (card.left() - seen.right(), 0),
                  (0, card.top() - seen.top()), (0, card.bottom() - seen.bottom()),
@@ -216,7 +216,7 @@ def _needless_cuts(r, step, seen, cards, where):
             strict = view.adjusted(0.5, 0.5, -0.5, -0.5)     # the view itself, not `seen`'s slack
             if (abs(dx) <= seen.width() / 4 and abs(dy) <= seen.height() / 4
                     and all(strict.contains(rect) for rect in kept) and len(cut(view)) < len(before)):
-                name = next(r.doc.nodes[n].label or n for n in r.doc.nodes if step_view.whole_card(r, n) == card)
+                name = next(r.doc.nodes[n].label or n for n in r.doc.nodes if card_rects.whole_card(r, n) == card)
                 out.append(where + ("a card cut by the view's edge where a pan shows it whole or not at all",
                                     name, round(dx), round(dy)))
                 break
@@ -235,8 +235,8 @@ def _room_left(c, r, step, seen, where):
     third of the screen empty: the close-up's zoom was chosen before the pan that dropped a
     neighbour from the frame (what stayed could show 1.32 times larger), and attention's
     frame was centred on the whole graph's height (its top 36 % empty, its bottom 3 %)."""
-    items = step_view.step_items(r, step, full=True)     # the step's own card with its ring
-    cards = [step_view.whole_card(r, n) for n in r.doc.nodes]
+    items = card_rects.step_items(r, step, full=True)     # the step's own card with its ring
+    cards = [card_rects.whole_card(r, n) for n in r.doc.nodes]
     labels = [rect for _, rect in r.label_rects(step)]      # the arrows' labels as placed
     shown = [rect for rect in items + labels + cards if seen.contains(rect)]
     if not shown:
@@ -257,7 +257,7 @@ def _room_left(c, r, step, seen, where):
     for move, side in (((dx, 0), seen.width()), ((0, dy), seen.height())):
         if abs(sum(move)) > OFF_CENTRE * side:
             centred = seen.translated(*move)
-            if len(step_view.cut_cards(centred, cards)) <= len(step_view.cut_cards(seen, cards)):
+            if len(settle.cut_cards(centred, cards)) <= len(settle.cut_cards(seen, cards)):
                 out.append(where + ("the slide's picture lies off the view's centre", round(sum(move) / side, 2)))
     return out
 
@@ -310,14 +310,14 @@ def _named_misses(w, r, step, where):
         out.append(where + ("the view lies under the caption band",))
     seen = c.mapToScene(port.rect()).boundingRect().adjusted(-0.5, -0.5, 0.5, 0.5)
     named = step_view.named_nodes(r, step)
-    cards = {n: step_view.whole_card(r, n) for n in named}
+    cards = {n: card_rects.whole_card(r, n) for n in named}
     if step.node in cards:
-        cards[step.node] = cards[step.node].united(step_view.ringed_card(r, step.node))
+        cards[step.node] = cards[step.node].united(card_rects.ringed_card(r, step.node))
     left_out = [n for n in named if not seen.contains(cards[n])]
     if not left_out:
         return out
     labels = [r.doc.nodes[n].label or n for n in left_out]
-    if _fits(c, list(cards.values()) + step_view.step_items(r, step), SLIDE_PX):
+    if _fits(c, list(cards.values()) + card_rects.step_items(r, step), SLIDE_PX):
         out.append(where + ("a card the step names is not whole in view where all fit", *labels))
         return out
     markers = w.presentation.markers
@@ -348,7 +348,7 @@ def _misses(w, path, presenting, size):
         r = c.renderer          # the player lays out anew what Fit to Window folded
         if k == 0:
             out += _edges_over_names(r, path.stem)
-        cards = step_view.involved_cards(r, step)
+        cards = card_rects.involved_cards(r, step)
         if not cards:
             continue
         where = (path.stem, step.index + 1, step.title)
@@ -359,7 +359,7 @@ def _misses(w, path, presenting, size):
         px = step_view.text_px(c)
         if px < READABLE_PX - EPS or px < c.readable_px - EPS:   # too small, or drawn compact
             out.append(where + ("cards not legible", round(px, 2), round(c.readable_px, 2)))
-        if presenting and px < SLIDE_PX - EPS and _fits(c, step_view.step_items(r, step), SLIDE_PX):
+        if presenting and px < SLIDE_PX - EPS and _fits(c, card_rects.step_items(r, step), SLIDE_PX):
             out.append(where + ("a slide's cards under the slide's least size", round(px, 2)))
         if presenting:
             out += _named_misses(w, r, step, where)
@@ -375,7 +375,7 @@ def _misses(w, path, presenting, size):
                                 round(nodes.width()), round(nodes.height())))
         # A slide shows its cards with their ports, its own card with its ring (attention's V
         # ran its ring under the caption band at 1920 x 1080).
-        drawn = step_view.involved_cards(r, step, full=True) if presenting else cards
+        drawn = card_rects.involved_cards(r, step, full=True) if presenting else cards
         for card in drawn:
             if not seen.contains(card):
                 out.append(where + ("a card of the step is out of view",))
@@ -399,7 +399,7 @@ def _misses(w, path, presenting, size):
         if presenting:
             out += _covered_arrows(r, step, formula, where)
         for card in cards:
-            if formula.intersects(step_view.name_strip(card)):
+            if formula.intersects(card_rects.name_strip(card)):
                 out.append(where + ("formula card hides the name of a card of the step",))
         # No step's formula card lies over a card, nor its ports' names (attention's S → QKᵀ
         # in the window at 1280 x 800 lay over w_v's and V's values until the layout opened a
@@ -408,8 +408,8 @@ def _misses(w, path, presenting, size):
         if covered:
             out.append(where + ("formula card covers a card", *covered))
         involved = {step.node} | {n for e in r._step_edges(step) for n in (e.src.node, e.dst.node)}
-        others = [step_view._card(r, n) for n in r.doc.nodes if n not in involved]
-        hidden = [card for card in others if formula.intersects(step_view.name_strip(card))]
+        others = [card_rects.card_rect(r, n) for n in r.doc.nodes if n not in involved]
+        hidden = [card for card in others if formula.intersects(card_rects.name_strip(card))]
         if hidden and _free_spot(seen, (formula.width(), formula.height()), others + cards,
                                  [card for card in cards if seen.intersects(card)]):
             out.append(where + ("formula card hides a name it could have left free",))

@@ -29,7 +29,7 @@ from PySide6.QtCore import QCoreApplication, QRectF
 
 from app_ui import settle_presentation
 
-from gradviz.app.player import lessons, step_view
+from gradviz.app.player import card_rects, lessons, step_view
 from gradviz.render.legible import READABLE_PX, number_px
 
 SIZE = (1920, 1080)
@@ -62,7 +62,7 @@ def _misses(w, path):
         port = c.viewport().rect()
         seen = c.visible_rect().adjusted(-0.5, -0.5, 0.5, 0.5)     # the scroll bars' whole pixels
         named = [n for n in step_view.named_nodes(r, step) if n not in step_view.involved_nodes(r, step)]
-        items = step_view.involved_cards(r, step, named) + step_view.arrow_rects(r, step)
+        items = card_rects.involved_cards(r, step, named) + card_rects.arrow_rects(r, step)
         formula = step_view.render_painter.formula_rect(r, step)
         if formula is not None:
             items.append(formula)

@@ -13,9 +13,8 @@ from gradviz.graph import Port, load
 from gradviz.graph.training import Trainer, make_optimizer
 
 from gated_steps import gate_steps, steps_taken
-from train_dock_util import KERNEL, SAMPLE, choose, draw, finish, kernel, panel
+from train_dock_util import KERNEL, SAMPLE, choose, draw, finish, kernel
 
-_ = panel   # the fixture
 
 # Not marked numeric: the dock's numbers are compared with a Trainer's run in the same
 # process (equal by construction); tests/graph/test_training.py checks the numbers on other CPUs.

@@ -15,7 +15,7 @@ from gradviz.app.window.main_window import CANVAS_MIN_HEIGHT
 from gradviz.graph import load
 from gradviz.graph.fileformat import save
 
-from train_dock_util import draw, finish, panel  # noqa: F401 (the fixture)
+from train_dock_util import draw, finish
 
 
 def labels_drawn(axis):

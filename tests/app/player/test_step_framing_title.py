@@ -1,0 +1,84 @@
+"""The title slide frames the whole graph (issue 20 §4): a lesson opened in the window, then
+F5, shows its title, its lead and every card whole in the view above the caption band, drawn
+in full where the cards, as the slides lay them out, fit the view at the legible size, and as
+large as the view allows up to presentation's zoom cap.
+
+Measured on main at c85b8a2 (every lesson opened from the Lessons menu, then F5): 7 title
+slides ran a card's foot under the caption band (lesson 7's net and lessons 6, 26-28's loss
+at 1280 x 800, lessons 24 and 30's loss at 1920 x 1080; on the Xvfb screen lessons 7, 8 and
+10 at 1920 x 1080): the picture was measured with the cards as short as the window had drawn
+them compact, then drawn in full, taller. 30 drew the cards compact (at zooms where
+their numbers were 9.2-17.4 px) where they fit whole in full at the legible size (lessons 1, 6
+and 10 among them)."""
+import pytest
+from PySide6.QtCore import QCoreApplication
+
+from app_ui import settle_presentation
+
+from gradviz.app.player import card_rects, lessons, step_view
+from gradviz.render.legible import READABLE_PX
+
+EPS = 1e-6
+LARGER = 1.05      # a title slide's picture that would fit this much larger is shown too small
+
+
+def _misses(w, path, size):
+    c, r, p = w.canvas, w.canvas.renderer, w.presentation
+    where = (path.stem, size)
+    out = []
+    if p.index != -1:
+        return [where + ("F5 did not start at the title slide", p.index)]
+    port = c.viewport()
+    view = port.rect().translated(port.mapTo(w, port.rect().topLeft()))
+    band = p.band.rect().translated(p.band.mapTo(w, p.band.rect().topLeft()))
+    if view.intersects(band):
+        out.append(where + ("the view lies under the caption band",))
+    c._follow_zoom()          # as before a paint: compact or not at this zoom, the cards that tall
+    seen = c.visible_rect().adjusted(-0.5, -0.5, 0.5, 0.5)     # the view's whole pixels
+    r = c.renderer
+
+    def drawn(n):
+        """The card as drawn: in full, with its badge, ports and their names; compact, its
+        box and the name plate that stands out of a small one (no ports drawn)."""
+        return c.node_items[n].sceneBoundingRect() if c.compact else card_rects.whole_card(r, n, badge_line=True)
+    out += [where + ("a card is not whole above the caption band", r.doc.nodes[n].label or n)
+            for n in r.doc.nodes if not seen.contains(drawn(n))]
+    zoom, picture = c.transform().m11(), p.picture_rect()
+    px = step_view.text_px(c)
+    if c.compact:
+        # Drawn compact: the cards in full, as the slides lay them out, must not fit.
+        if w.player.steps:
+            p.go(0)
+            w.player.finish_animation()
+            settle_presentation(w)
+        else:
+            c.relayout_unplaced(p.readable_px(), overview=False)
+        full = c.renderer.bounds(None)
+        fits = step_view.fit_zoom(full, port.width(), port.height())
+        if fits >= step_view.readable_zoom(c, READABLE_PX) - EPS:
+            out.append(where + ("compact cards where the cards fit in full at the legible size",
+                                round(px, 1), round(fits, 3)))
+        return out
+    if px < READABLE_PX - EPS:
+        out.append(where + ("cards drawn in full under the legible size", round(px, 2)))
+    cap = p.max_zoom()
+    if zoom < cap - EPS and picture.width() * zoom * LARGER <= port.width() \
+            and picture.height() * zoom * LARGER <= port.height():
+        out.append(where + ("the picture would fit 5 % larger", round(zoom, 3)))
+    return out
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_the_title_slide_shows_every_card_whole_and_in_full_where_it_fits(open_window, present, size):
+    w = open_window(None, size=size)
+    # (painted: a paint decides how tall the cards are drawn, compact or in full)
+    misses = []
+    for lesson in lessons.lesson_entries():
+        assert lessons.open_lesson(w, lesson, ask=False)
+        for _ in range(4):        # the canvas's fit, the lesson panel's resize of the canvas
+            QCoreApplication.processEvents()
+        present(w, size)
+        settle_presentation(w)
+        misses += _misses(w, lesson.path, size)
+        w.presentation.exit()
+    assert misses == [], "\n".join(map(str, misses))
