@@ -20,6 +20,7 @@ from ...render import preview
 from ...story import formatting
 from ...render import port_labels
 from ...render.port_labels import input_names, output_names
+from ...story import slots
 from .renderer import numbers_look, same_frame, same_numbers
 from ..theme import ERROR_STYLE, WARN_STYLE
 
@@ -129,9 +130,19 @@ class PortItem(QGraphicsRectItem):
         painter.drawEllipse(QPointF(0, 0), PORT_HIT - 1, PORT_HIT - 1)
 
     def tip(self):
-        """'input 'a' of layer 1: drag …', with the node's name as the canvas writes it now."""
-        node = self.node_item.view.controller.name(self.node_item.nid)
-        return (f"{'output' if self.is_output else 'input'} '{self._name}' of {node}: "
+        """'input 'a' of layer 1: drag …', with the node's name as the canvas writes it now;
+        an input whose catalog name had to change says which node's name it would repeat."""
+        controller = self.node_item.view.controller
+        node = controller.name(self.node_item.nid)
+        why = ""
+        if not self.is_output:
+            doc_node = controller.doc.nodes.get(self.node_item.nid)
+            count = len(self.node_item.ports_in)
+            plain, nodes = (slots.renamed(doc_node, count, controller.doc).get(self.index)
+                            if doc_node is not None else None) or (None, None)
+            if plain is not None:
+                why = f" (the catalog's '{plain}', renamed: {nodes})"
+        return (f"{'output' if self.is_output else 'input'} '{self._name}' of {node}{why}: "
                 "drag to another port to connect")
 
     def hoverEnterEvent(self, event):
