@@ -247,10 +247,11 @@ BAD_DOCUMENTS = {
         "node 'y': input 2 (b) is not connected"),
     "input_twice": (
         _with(lambda d: d["edges"].append({"from": "t", "to": "y:1"})),
-        "edge t -> y:1: input 2 of node 'y' is connected twice"),
+        "edge t -> y:1: input 2 (port y:1) of node 'y' is connected twice"),
     "no_such_input": (
         _with(lambda d: d["edges"].append({"from": "t", "to": "y:2"})),
-        "edge t -> y:2: node 'y' has 2 input(s); there is no input 3"),
+        "edge t -> y:2: node 'y' has 2 inputs, ports y:0 and y:1 (a file counts them from 0); "
+        "there is no port y:2"),
     "arabic_digit_port": (
         _with(lambda d: d["edges"][1].update({"to": "y:\u0661"})),
         "edges[1]: bad output index in port 'y:\u0661' (write 'node:1' with digits 0-9)"),

@@ -29,11 +29,12 @@ four studies beside the palette read 'J', 'J[b]', 'H', '≈'; as words they fit 
 A study in front beside the palette takes its column's height while the graph is edited: the
 inspector, provenance and code above it fold to their title bar (which says how they open)
 and tabs, and open where the user returns to them: their tab, their title bar, their
-separator dragged, a selected node, the story played. At 70% of the column a study showed
-380 px at 1280 x 800 and scrolled its plot or its table below the fold.
+separator dragged, a selected node, the story played (the provenance, where the study keeps
+the height it reads at). At 70% of the column a study showed 380 px at 1280 x 800 and
+scrolled its plot or its table below the fold.
 """
 import shiboken6
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (QApplication, QDockWidget, QHBoxLayout, QLabel, QSizePolicy, QStyle,
                                QStyleOptionDockWidget, QStylePainter, QTabBar, QTabWidget, QToolBar,
@@ -375,6 +376,25 @@ class TabClicks(QObject):
         return False
 
 
+def drop_retired_tab_bars(window):
+    """Delete now the tab bars of `window` that Qt has let go of (restoreState, tabify, a dock
+    moved; call it where they were let go of, outside an event handler or in the same one):
+    Qt deletes them later (deleteLater), and until then they stay shown where they were last
+    laid out. Those let go of while the window was built wait for an event loop to start:
+    a script that shows the window and processes its events, never running the loop, painted
+    them over the docks ('Palette | Lesson' twice over the lesson's text, 'Train' at (0, 0)).
+    A bar still in use has no deletion pending and stays."""
+    for bar in window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+        QCoreApplication.sendPostedEvents(bar, QEvent.Type.DeferredDelete)
+
+
+def restore_docks(window, state):
+    """`window.restoreState(state)`, without the tab bars it lets go of (drop_retired_tab_bars)."""
+    restored = window.restoreState(state)
+    drop_retired_tab_bars(window)
+    return restored
+
+
 def in_front(dock):
     """True when `dock` is shown and the visible tab of its group (or not tabbed)."""
     return dock.isVisible() and not dock.visibleRegion().isEmpty()
@@ -485,14 +505,17 @@ class StudyPlacement:
         study takes the column, the docks above it folded (_share_column), the palette or the
         lesson gives the inspector its share back (it kept 174 px of a 576 px column at
         1280 x 800 once a study had been opened there); a folded dock above brought to the
-        front opens (_open_folded). Shared once the tabs have changed: laid out while they
-        change, a study opened beside another kept a stale height and scrolled its words."""
+        front by the user opens (_open_folded), not one the story brings there. Shared once
+        the tabs have changed: laid out while they change, a study opened beside another kept
+        a stale height and scrolled its words."""
         if dock in self.study_docks.values():
             QTimer.singleShot(0, dock, lambda: self._share_column(dock))
         elif dock in (self.palette_dock, self.lesson_dock):
             QTimer.singleShot(0, dock, lambda: self._share_column(dock, 1 - INSPECTOR_SHARE))
-        elif getattr(dock, "folded", False):
+        elif getattr(dock, "folded", False) and not self._raised_for_story:
             QTimer.singleShot(0, dock, lambda: self._open_folded(dock))
+
+    _raised_for_story = False   # the provenance (inspector) brought in front as the story starts (ends)
 
     def _column_above(self):
         """The docks tabbed above a study in its column (inspector, provenance, code)."""
@@ -522,9 +545,10 @@ class StudyPlacement:
             for above in self._column_above():
                 above.fold(False)
             return
-        self._share_column(study, STUDY_SHARE if self.player.index >= 0 else 1 - INSPECTOR_SHARE)
+        self._share_column(study, STUDY_SHARE if self.player.index >= 0 else 1 - INSPECTOR_SHARE,
+                           study_first=False)
 
-    def _share_column(self, dock, share=STUDY_SHARE):
+    def _share_column(self, dock, share=STUDY_SHARE, study_first=True):
         """A study beside the palette below the inspector (a 1280 x 800 or 1440 x 900 window)
         takes the column's height while the graph is edited: the inspector, provenance and
         code above it fold to their title bar and tabs (Dock.fold), opened again by a click
@@ -535,7 +559,11 @@ class StudyPlacement:
         While the story is played with the provenance in front above it, the provenance
         keeps the height that shows its step whole (ProvenancePanel.least_height) and the
         study the rest: the provenance had 140 px there, four rows of a 5 x 3 cotangent and
-        no room for an entry's sum."""
+        no room for an entry's sum. Where the study would then scroll (its readable_height), the
+        provenance stays folded, its title bar saying how it opens, and the study keeps its
+        column, unless the user opened the provenance (`study_first` False): stepping the story
+        at 1280 x 800 gave the provenance 295 px and left the Batch Jacobian its warning and the
+        top 90 px of its plot, the rest scrolled."""
         area = self.dockWidgetArea(dock)
         if self.inspector_dock.isFloating() or self.dockWidgetArea(self.inspector_dock) != area:
             return
@@ -543,17 +571,26 @@ class StudyPlacement:
         for tab in self.tabifiedDockWidgets(dock):
             if isinstance(tab, Dock) and not tab.folded:
                 tab.lend_height(idle)
-        fold = dock in self.study_docks.values() and share >= STUDY_SHARE and self.player.index < 0 and not idle
-        for above in self._column_above():
-            above.fold(fold)
-        self._tab_clicks.watch()
         self.layout().activate()
         above = next((d for d in self._column_above() if in_front(d)), self.inspector_dock)
         room = above.height() + dock.height()       # the two docks' (their tab rows aside)
+        story = self.player.index >= 0 and above is self.provenance_dock
+        bar = above.height() if above.folded else above.height() - above.widget().height()   # its title bar
+        view = getattr(dock, "view", None) if study_first and not idle else None
+        if view is not None:        # the study's readable height, its title bar, and a pixel (a share
+            keep = view.readable_height() + dock.height() - dock.widget().viewport().height() + 1
+        crowded = story and view is not None and room - keep < self.provenance.least_height() + bar
+        fold = dock in self.study_docks.values() and not idle and (
+            share >= STUDY_SHARE and self.player.index < 0 or crowded)
+        for each in self._column_above():
+            each.fold(fold)
+        self._tab_clicks.watch()
+        self.layout().activate()
         top = 1 if fold else room - 1 if idle else room - int(room * share)
-        if self.player.index >= 0 and above is self.provenance_dock:
-            bar = above.height() - above.widget().height()
+        if story and not fold:
             top = max(top, min(self.provenance.least_height() + bar, int(room * share)))
+            if view is not None:        # within one of it is left as it is, below)
+                top = min(top, room - keep)
         if abs(above.height() - top) <= 1 or min(top, room - top) <= 0:   # shared so, or not laid out
             return
         self.resizeDocks([above, dock], [top, room - top], Qt.Orientation.Vertical)
@@ -618,7 +655,7 @@ class StudyPlacement:
         The layout is measured as it comes back at the window's restored size: restored
         while the window was still coming back, a Hessian saved 268 px tall over a 360 px
         canvas at 1280 x 800 got 236 px, and the message said 392."""
-        self.restoreState(self._saved_state)      # at the window's size now
+        restore_docks(self, self._saved_state)      # at the window's size now
         self.layout().activate()
         squeezed = squeezing_studies(self, self.study_docks.values())
         if not squeezed:
@@ -638,7 +675,7 @@ class StudyPlacement:
         front = [d for d in self.study_docks.values() if in_front(d)]
         shown = [d.title for d in self.study_docks.values() if not d.isHidden() and d not in front] \
             + [d.title for d in front]
-        self.restoreState(self._built_state)
+        restore_docks(self, self._built_state)
         self._first_dock_layout()
         self.inspector_dock.raise_()
         self.palette_dock.raise_()

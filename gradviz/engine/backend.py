@@ -88,6 +88,9 @@ def _one_hot_matmul(a, b, transpose_a, transpose_b):
         return None  # numpy's product raises its error
     if not math.isfinite(other.sum()):
         return None
+    # The product's entry is 1 · v plus zeros 0 · w, summed from +0.0: where v is -0.0 it
+    # is +0.0, and so is v + 0.0 (every other value as it was).
+    other = other + 0.0
     k = other.shape[1 if left else 0]
     dtype = stack.dtype
     if left:  # out (m, n, p, k): out[i, j, p, :] = other[q, :]

@@ -66,7 +66,7 @@ def apply(opdef, inputs, attrs=None):
                             break
                         hit = _watch_accessed(tape, t) or hit
             if hit:
-                operation = Operation()  # no __init__: see recording.record
+                operation = Operation()  # no __init__: see recording.new_operation
                 operation.opdef = opdef
                 operation.inputs = inputs
                 operation.outputs = [result]

@@ -17,11 +17,24 @@ goes through `write_file`:
 
 On failure the temporary file is removed and the error (an OSError, errno kept) is
 raised; the old file is unchanged.
+
+A writer killed outright (SIGKILL, power loss) cannot remove its temporary file: it stays
+as `.<name>-<random>.part` beside the file. The writer holds an exclusive lock (flock)
+on its temporary file while it writes; the system drops that lock when the process ends,
+however it ends. `remove_stale_parts` (called before every write and when a document is
+opened) removes the temporary files of a path that no process holds locked any more, so
+another process's save in progress is never touched.
 """
 import errno
 import os
 import stat
 import tempfile
+import time
+
+try:
+    import fcntl
+except ImportError:   # no flock: stale temporary files are left alone
+    fcntl = None
 
 CHUNK = 1 << 20
 
@@ -53,8 +66,8 @@ def write_file(path, write):
     if old is not None and not stat.S_ISREG(old.st_mode):
         raise IsADirectoryError(21 if stat.S_ISDIR(old.st_mode) else 22,
                                 "not a regular file", str(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(target)[:40] + "-",
-                               suffix=".part")
+    remove_stale_parts(target)
+    fd, tmp = _locked_temporary(directory, _part_prefix(target))
     try:
         with os.fdopen(fd, "w+b") as f:
             result = write(f)
@@ -76,6 +89,62 @@ def write_file(path, write):
             pass
         raise
     return result
+
+
+def _part_prefix(target):
+    return "." + os.path.basename(target)[:40] + "-"
+
+
+def _locked_temporary(directory, prefix):
+    """A new temporary file, locked by this process. Between its creation and the lock
+    another process's `remove_stale_parts` may see it unlocked and remove it: then the
+    name no longer leads to the locked file and a new one is made."""
+    while True:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=".part")
+        if fcntl is None:
+            return fd, tmp
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            if os.stat(tmp).st_ino == os.fstat(fd).st_ino:
+                return fd, tmp
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+
+
+def remove_stale_parts(path):
+    """Remove the temporary files that writers of `path` left when they were killed: those
+    no live process holds locked and that were last written before this call. Returns the
+    names removed. Errors (a read-only folder, a file removed meanwhile) are ignored."""
+    if fcntl is None:
+        return []
+    started = time.time()
+    target = os.path.realpath(path)
+    directory, prefix = os.path.dirname(target), _part_prefix(target)
+    try:
+        names = [n for n in os.listdir(directory) if n.startswith(prefix) and n.endswith(".part")]
+    except OSError:
+        return []
+    removed = []
+    for name in names:
+        part = os.path.join(directory, name)
+        try:
+            fd = os.open(part, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            continue
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_mtime >= started:
+                continue
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)   # fails while its writer lives
+            if os.stat(part).st_ino == info.st_ino:
+                os.unlink(part)
+                removed.append(name)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return removed
 
 
 def write_bytes(path, data):

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..engine.optimizers import OPTIMIZERS, hyper_parameters, make_optimizer
 from . import catalog
-from .atomic import write_file
+from .atomic import remove_stale_parts, write_file
 from .document import (CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE, Document, Edge,
                        Node, TapeSettings, json_kind, text_problem)
 from .errors import DocumentError
@@ -133,7 +133,11 @@ def _position(text, literal):
 
 
 def load(path, strict=True):
-    return loads(read_text(path), strict=strict)
+    """The document at `path`; the temporary files that killed saves of it left are removed
+    (see atomic.remove_stale_parts)."""
+    doc = loads(read_text(path), strict=strict)
+    remove_stale_parts(path)
+    return doc
 
 
 MAX_FILE_BYTES = 1 << 30

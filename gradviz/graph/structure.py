@@ -182,15 +182,26 @@ def _edge_problems(doc, known, s):
         if e.dst.node in known:
             fixed, variadic = input_slots(dst)
             if e.dst.index >= fixed and not (variadic and e.dst.index < MAX_VARIADIC_INPUTS):
-                what = "no inputs" if fixed == 0 else f"{fixed} input(s)"
-                s.problems.append(Problem(f"node '{dst.label or dst.id}' has {what}; there is no input "
-                                          f"{e.dst.index + 1}", edge=where))
+                s.problems.append(Problem(f"node '{dst.label or dst.id}' has "
+                                          f"{_inputs_in_file(dst.id, fixed)}; there is no port "
+                                          f"{e.dst.node}:{e.dst.index}", edge=where))
                 s.broken.add(dst.id)
         if e.dst in slots:
-            s.problems.append(Problem(f"input {e.dst.index + 1} of node '{dst.label or dst.id}' is connected "
-                                      "twice", edge=where))
+            s.problems.append(Problem(f"input {e.dst.index + 1} (port {e.dst.node}:{e.dst.index}) of node "
+                                      f"'{dst.label or dst.id}' is connected twice", edge=where))
             s.broken.add(dst.id)
         slots.add(e.dst)
+
+
+def _inputs_in_file(nid, count):
+    """'2 inputs, ports m:0 and m:1 (a file counts them from 0)': how many inputs a node has,
+    as a file's edges write them, for an edge whose port is none of them (the words count
+    inputs from 1, a file's ports from 0: 'matmul:9' is no 'input 10' to the reader)."""
+    if count == 0:
+        return "no inputs"
+    ports = (f"port {nid}:0" if count == 1 else f"ports {nid}:0 and {nid}:1" if count == 2
+             else f"ports {nid}:0 to {nid}:{count - 1}")
+    return f"{count} input{'s' if count > 1 else ''}, {ports} (a file counts them from 0)"
 
 
 def unconnected(index, name):

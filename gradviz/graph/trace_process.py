@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from .atomic import remove_stale_parts
+
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]   # the folder that holds `gradviz`
 _PR_SET_PDEATHSIG = 1
 
@@ -39,7 +41,6 @@ def supervise(script, out_path, call=-1, timeout=None, max_memory=None, warn=Non
                                         if p)
     command = [sys.executable, "-m", "gradviz.graph.trace_process", status_path, str(call),
                str(max_memory or 0), os.fspath(script), os.fspath(out_path)]
-    started = time.time()
     child = subprocess.Popen(command, env=env, start_new_session=True,
                              preexec_fn=lambda: _child_limits(max_memory))
     timed_out = False
@@ -72,7 +73,7 @@ def supervise(script, out_path, call=-1, timeout=None, max_memory=None, warn=Non
                           f"document; it was stopped at the time limit (--timeout {timeout:g})")
         return status["code"], status["text"]
     if status.get("phase") == "writing":
-        _remove_partial(out_path, started)
+        remove_stale_parts(out_path)   # its writer was stopped: no lock holds it
     return 2, f"{script}: {_what_happened(status, returncode, timed_out, timeout, max_memory)}"
 
 
@@ -170,24 +171,6 @@ def _remove(path):
         os.unlink(path)
     except OSError:
         pass
-
-
-def _remove_partial(out_path, since):
-    """The temporary file of a document whose writing was stopped (atomic.py's name)."""
-    target = os.path.realpath(out_path)
-    folder, prefix = os.path.dirname(target), "." + os.path.basename(target)[:40] + "-"
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
-    for name in names:
-        path = os.path.join(folder, name)
-        try:
-            if name.startswith(prefix) and name.endswith(".part") and \
-                    os.stat(path).st_mtime >= since - 1:
-                os.unlink(path)
-        except OSError:
-            pass
 
 
 # -- the child -----------------------------------------------------------------------------

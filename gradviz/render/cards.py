@@ -3,8 +3,8 @@ out), then painted from that measurement without measuring again.
 
 A card shows the op (or the tensor's name), its shape, the attributes that differ from
 the catalog's defaults, a value preview and the gradient of every source port of the
-node: a tensor's own gradient, or each layer weight's (kernel, bias ...) as a compact
-preview. While a story step is drawn, a source's gradient waits, "pending", until its
+node: a tensor's own gradient, or each layer weight's (kernel, bias ...), in the format of
+the card's value (numbers beside numbers, a heatmap beside a heatmap). While a story step is drawn, a source's gradient waits, "pending", until its
 accumulation step: the answer is not shown before the story reaches it.
 """
 from __future__ import annotations
@@ -40,6 +40,7 @@ BADGE_H = 18.0
 NUMBERS_MARGIN = 2.0    # around the section bodies (numbers_rect)
 PENDING_TEXT = "pending: not yet accumulated"
 
+_IN_NUMBERS = ("scalar", "grid", "ellipsis")   # preview kinds that write a tensor's numbers
 Section = namedtuple("Section", "label array colour y port preview text")
 Section.__doc__ = """One value or gradient block of a card: `text` is the elided label as painted,
 `y` its top relative to the card, `preview` the laid-out picture (None for a None gradient)."""
@@ -304,8 +305,13 @@ class CardPainter:
                              tiles.picture(value, role=self.tensor_role(Port(node.id, 0)),
                                            room=tiles.CARD_ROOM, spec=preview.spec_on_card(value, shared))))
         target = objective_name(self.doc, getattr(self.evaluation, "values", None))
+        # one format per card: a layer weight's gradient (port index > 0) is written in
+        # numbers, corners and ellipses where it is large, when the card writes its value so
+        # (lesson 14's kernel gradient was a heatmap under a value written in numbers); a
+        # heatmap when the value is one
+        pictured = not sections or sections[0][4].kind not in _IN_NUMBERS
         for port, array in gradients:
-            compact = port.index > 0
+            compact = port.index > 0 and pictured
             label = f"gradient  ∂{target}/∂{port_name(self.doc, port)}"
             shown = None if array is None else tiles.picture(array, compact=compact, role=self.tensor_role(port),
                                                              room=tiles.CARD_ROOM,

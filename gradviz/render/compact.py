@@ -1,5 +1,6 @@
 """A card drawn compact: its name, its exact shape and a heat thumbnail of its value (and
-of its gradient), for a zoom at which its numbers would be too small to read (below
+of its gradient), each under a caption that says which it is ('value', 'grad'), a single
+number or a tensor of one number repeated written out ('2', 'all 1'), for a zoom at which its numbers would be too small to read (below
 legible.READABLE_PX). The text is set in screen pixels, so it stays legible however far
 out the view is; where the card on screen is narrower than its name, the name's plate
 stands out of it. Fit to Window shows every node this way when they only fit far out."""
@@ -12,6 +13,7 @@ import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen, QTransform
 
+from ..story.numbers import number_format
 from . import heat_layout, preview, text
 from .cards import CORNER_R, ports_height
 
@@ -40,7 +42,7 @@ def label_size(card, node, dpi=96.0, scale=1.0):
     height = sum(text.metrics(font).height() for _, font, _ in lines) * dpi / 96.0 + 2 * PAD
     if any(s.array is not None for s in card.sections):
         number_h = text.metrics(text.mono(SHAPE_PT * scale, bold=True)).height() * dpi / 96.0
-        height += max(THUMB_MIN, number_h) + PAD
+        height += _caption_h(dpi, scale) + max(THUMB_MIN, number_h) + PAD
     return width, height
 
 
@@ -67,9 +69,9 @@ def content_px(card, node, zoom, dpi=96.0, scale=1.0, pending=frozenset()):
     number_h = text.metrics(text.mono(SHAPE_PT * scale, bold=True)).height() * dpi / 96.0
     band = THUMB_MIN
     for array, shown in arrays:
-        grid = None if np.size(array) == 1 and getattr(shown, "text", None) else _grid(array, shown)
+        grid = None if said(array, shown) else _grid(array, shown)
         band = max(band, number_h if grid is None else max(2.0, slot * grid[0].shape[0] / grid[0].shape[1]))
-    return max(least, _label_block(dpi, scale) + PAD + band)
+    return max(least, _label_block(dpi, scale) + PAD + _caption_h(dpi, scale) + band)
 
 
 def needed_height(card, node, zoom, dpi=96.0, scale=1.0, pending=frozenset()):
@@ -205,7 +207,7 @@ def thumbnails_look(card, theme, pending=frozenset()):
         if s.array is None or s.colour == "gradient" and s.port in pending:
             look.append(None)
             continue
-        number = getattr(s.preview, "text", None) if np.size(s.array) == 1 else None
+        number = said(s.array, s.preview)
         image = None if number else thumbnail(s.array, theme, s.preview)
         look.append((s.colour, number, None if image is None else (image.width(), image.height(),
                                                                   bytes(image.constBits()))))
@@ -218,6 +220,44 @@ def _label_block(dpi, scale):
     the lines' fonts' heights, whatever their text."""
     return PAD / 2 + sum(text.metrics(font).height() * dpi / 96.0 + PAD / 2
                          for font in (text.sans(NAME_PT * scale, bold=True), text.sans(SHAPE_PT * scale)))
+
+
+def said(array, shown=None):
+    """The text a compact card writes for `array` instead of a heat picture, or None: a
+    single number as its card writes it (`shown`, its picture there), a tensor of one
+    number repeated as 'all 3' (its thumbnail was a flat block of one colour, or an
+    empty box for zeros: it said nothing of the number)."""
+    if np.size(array) == 1:
+        return getattr(shown, "text", None)
+    a = np.asarray(array)
+    if a.size == 0 or a.dtype.kind not in "iufb":
+        return None
+    first = a.reshape(-1)[0]
+    if not np.isfinite(first) or not np.all(a == first):
+        return None
+    return f"all {number_format(a.reshape(-1)[:1])(first.item())}"
+
+
+def captions(card, pending=frozenset()):
+    """What each thumbnail or number of the compact card is, in the order drawn: 'value',
+    'grad' (with the output's name where the card has several gradients)."""
+    shown = [s for s in card.sections
+             if s.array is not None and not (s.colour == "gradient" and s.port in pending)]
+    several = sum(s.colour == "gradient" for s in card.sections) > 1
+    return [("value" if s.colour == "value" else
+             f"grad {_own_name(s.label.rpartition('/∂')[2], card.title)}" if several else "grad")
+            for s in shown]
+
+
+def _own_name(port, title):
+    """A port's name on its own card: 'kernel' for layer.kernel on the card of layer."""
+    return port[len(title) + 1:] if port.startswith(title + ".") else port
+
+
+@lru_cache(maxsize=64)
+def _caption_h(dpi, scale):
+    """The height (pixels) of the captions' row above the thumbnails."""
+    return text.metrics(text.sans(SHAPE_PT * scale)).height() * dpi / 96.0
 
 
 def _dpi(painter):
@@ -246,14 +286,22 @@ def _paint_thumbnails(painter, theme, card, area, pending, dpi=96.0, scale=1.0):
     (a scalar was a solid red square)."""
     shown = [(s.array, s.colour, s.preview) for s in card.sections
              if s.array is not None and not (s.colour == "gradient" and s.port in pending)]
-    if not shown or area.height() < THUMB_MIN or area.width() < THUMB_MIN * len(shown):
+    caption_h = _caption_h(dpi, scale)
+    if not shown or area.height() < caption_h + THUMB_MIN or area.width() < THUMB_MIN * len(shown):
         return
     slot = (area.width() - PAD * (len(shown) - 1)) / len(shown)
+    caption_font = text.sans(SHAPE_PT * scale)
+    for k, (caption, (_, colour, _)) in enumerate(zip(captions(card, pending), shown)):
+        painter.setFont(caption_font)
+        painter.setPen(QColor(getattr(theme, colour)))
+        painter.drawText(QRectF(area.left() + k * (slot + PAD), area.top(), slot, caption_h),
+                         Qt.AlignmentFlag.AlignCenter, text.elide(caption_font, caption, slot * 96.0 / dpi))
+    area = area.adjusted(0, caption_h, 0, 0)
     painter.setRenderHint(painter.RenderHint.SmoothPixmapTransform, False)
     number_font = text.mono(SHAPE_PT * scale, bold=True)
     line_h = text.metrics(number_font).height() * dpi / 96.0
     for k, (array, colour, picture) in enumerate(shown):
-        number = getattr(picture, "text", None) if np.size(array) == 1 else None
+        number = said(array, picture)
         if number and line_h <= area.height() and text.width(number_font, number) * dpi / 96.0 <= slot:
             painter.setFont(number_font)
             painter.setPen(QColor(getattr(theme, colour)))

@@ -123,7 +123,7 @@ _ROUTES = {}        # (ends, the obstacles in the way) -> path, across renderers
 _ROUTES_MAX = 4096
 
 
-def route(a, b, obstacles, slot=0, back=False, lead_out=0.0, lead_in=0.0):
+def route(a, b, obstacles, slot=0, back=False, lead_out=0.0, lead_in=0.0, ports=()):
     """A path from output port `a` to input point `b` (input `slot` of its card) that crosses
     none of `obstacles` ((left, top, right, bottom) boxes, already grown by the clearance)
     lying between them; a plain curve if none does. `back`: the input lies behind the
@@ -133,13 +133,15 @@ def route(a, b, obstacles, slot=0, back=False, lead_out=0.0, lead_in=0.0):
     turns, past the names written beside the ports of that side of the card (BatchNorm's
     output edge curved down through "gamma"). (Plain tuples: a hundred QRectF calls cost
     more than the route.)
+    ports: the (x, y) of other cards' ports; a wrapping path keeps clear of them (an edge
+    that ran down past b's output and turned there read as b's edge).
 
     Remembered by its ends and the obstacles in its span: after an edit re-measures cards,
     an edge whose own stretch of the canvas did not change is not routed again."""
     if lead_out > 0 or lead_in > 0:
         a2, b2 = QPointF(a.x() + lead_out, a.y()), QPointF(b.x() - lead_in, b.y())
         if back or b2.x() - a2.x() >= 2 * CLEARANCE:
-            inner = route(a2, b2, obstacles, slot, back)
+            inner = route(a2, b2, obstacles, slot, back, ports=ports)
             path = QPainterPath(a)
             path.lineTo(a2)
             path.connectPath(inner)
@@ -160,12 +162,13 @@ def route(a, b, obstacles, slot=0, back=False, lead_out=0.0, lead_in=0.0):
             path = QPainterPath(a)
             _s_curve(path, ax, a.y(), bx, b.y())
             return path
-    key = (ax, a.y(), bx, b.y(), span, slot if back else 0)
+    near = tuple(ports) if back else ()
+    key = (ax, a.y(), bx, b.y(), span, slot if back else 0, near)
     path = _ROUTES.get(key)
     if path is None:
         if len(_ROUTES) >= _ROUTES_MAX:
             _ROUTES.clear()
-        path = _ROUTES[key] = _route_back(a, b, span, slot) if back else _route_around(a, b, span)
+        path = _ROUTES[key] = _route_back(a, b, span, slot, near) if back else _route_around(a, b, span)
     return QPainterPath(path)  # a copy: the caller may change its own
 
 
@@ -188,24 +191,23 @@ def _lane(obstacles, x0, x1, y0, y1, slot):
     return best[1] if best is not None else None
 
 
-def _route_back(a, b, obstacles, slot):
+def _route_back(a, b, obstacles, slot, ports=()):
     """A path to an input behind the output, as a folded layout's rows wrap: out to the
     right, down (or up) to a free lane between the cards, back along it, and in from the
     left (a later input `slot` further out), with rounded corners. Where a card stands
     between the way down (up) and the port it leads to, the way runs in the gap between
     that card and the port's own (a student's W2 left of matmul_1: the edge from relu ran
-    behind W2's card into matmul_1's input)."""
-    out_x, in_x = a.x() + BACK_REACH, b.x() - BACK_REACH - LANE_STEP * slot
-    y = _lane(obstacles, in_x, out_x, a.y(), b.y(), slot)
-    if y is None:       # cards crowded with no gap between the two rows: no lane to take
+    behind W2's card into matmul_1's input). Where that way passes another card's port
+    (`ports`), the lane beyond the input's height is taken if it passes none: a student's
+    y under add, b left of both: sigmoid's edge to y came down between b and add and
+    turned into y at the height of b's output, reading as b's edge."""
+    corners = _back_corners(a, b, obstacles, slot, _lane)
+    if corners is None:     # cards crowded with no gap between the two rows: no lane to take
         return plain_path(a, b)
-    # A wider card under the output's (or over the input's) pushes the way down (up) aside.
-    out_x, in_x = _clear(out_x, a.y(), y, obstacles, 1), _clear(in_x, y, b.y(), obstacles, -1)
-    out_x, in_x = _between(a, out_x, y, obstacles, 1), _between(b, in_x, y, obstacles, -1)
-    y = _lane(obstacles, in_x, out_x, a.y(), b.y(), slot)
-    if y is None:
-        return plain_path(a, b)
-    corners = [a, QPointF(out_x, a.y()), QPointF(out_x, y), QPointF(in_x, y), QPointF(in_x, b.y()), b]
+    if _passes(corners, ports):
+        beyond = _back_corners(a, b, obstacles, slot, _lane_beyond)
+        if beyond is not None and not _passes(beyond, ports):
+            corners = beyond
     path = QPainterPath(a)
     for before, at, after in zip(corners, corners[1:], corners[2:]):
         r = min(CORNER, abs(at.x() - before.x()) / 2 + abs(at.y() - before.y()) / 2,
@@ -215,6 +217,53 @@ def _route_back(a, b, obstacles, slot):
         path.quadTo(at, _toward(at, after, r))
     path.lineTo(b)
     return path
+
+
+def _back_corners(a, b, obstacles, slot, lane):
+    """The corners of a wrapping path whose lane `lane` finds, or None if it finds none."""
+    out_x, in_x = a.x() + BACK_REACH, b.x() - BACK_REACH - LANE_STEP * slot
+    y = lane(obstacles, in_x, out_x, a.y(), b.y(), slot)
+    if y is None:
+        return None
+    # A wider card under the output's (or over the input's) pushes the way down (up) aside.
+    out_x, in_x = _clear(out_x, a.y(), y, obstacles, 1), _clear(in_x, y, b.y(), obstacles, -1)
+    out_x, in_x = _between(a, out_x, y, obstacles, 1), _between(b, in_x, y, obstacles, -1)
+    y = lane(obstacles, in_x, out_x, a.y(), b.y(), slot)
+    if y is None:
+        return None
+    return [a, QPointF(out_x, a.y()), QPointF(out_x, y), QPointF(in_x, y), QPointF(in_x, b.y()), b]
+
+
+def _lane_beyond(obstacles, x0, x1, y0, y1, slot):
+    """The free horizontal lane from x0 to x1 nearest past the input's height y1, on the far
+    side from the output's y0 (the path comes back to the input from there)."""
+    blocked = _merge([(top, bottom) for left, top, right, bottom in obstacles if right > x0 and left < x1])
+    down = y1 >= y0
+    best = None
+    for lo, hi in _free(blocked):
+        if down and lo >= y1 and math.isfinite(lo):
+            y = lo + BACK_REACH / 2 + LANE_STEP * slot
+            if y < hi and (best is None or y < best):
+                best = y
+        elif not down and hi <= y1 and math.isfinite(hi):
+            y = hi - BACK_REACH / 2 - LANE_STEP * slot
+            if y > lo and (best is None or y > best):
+                best = y
+    return best
+
+
+def _passes(corners, ports, reach=PORT_R + CLEARANCE):
+    """Whether the straight runs between `corners` (the ends' own ports aside) pass within
+    `reach` of any of `ports`."""
+    for p0, p1 in zip(corners, corners[1:]):
+        x0, x1 = sorted((p0.x(), p1.x()))
+        y0, y1 = sorted((p0.y(), p1.y()))
+        for px, py in ports:
+            dx = max(x0 - px, 0.0, px - x1)
+            dy = max(y0 - py, 0.0, py - y1)
+            if math.hypot(dx, dy) < reach:
+                return True
+    return False
 
 
 def _between(port, x, y, obstacles, side):
@@ -346,7 +395,19 @@ class EdgePainter:
         back = b.x() - lead_in - a.x() - lead_out < 2 * CLEARANCE
         return route(a, b, [r for nid, r in obstacles.items()   # its lane clear of its own cards too
                             if back or nid not in (edge.src.node, edge.dst.node)], edge.dst.index, back,
-                     lead_out, lead_in)
+                     lead_out, lead_in, self._other_ports(edge) if back else ())
+
+    def _other_ports(self, edge):
+        """(x, y) of every port but the two `edge` joins."""
+        ports = []
+        for nid, card in self.cards.items():
+            if nid not in self.positions:
+                continue
+            ports += [(p.x(), p.y()) for k in range(card.n_outputs)
+                      if (nid, k) != (edge.src.node, edge.src.index) for p in (self.output_pos(nid, k),)]
+            ports += [(p.x(), p.y()) for k in range(card.n_inputs)
+                      if (nid, k) != (edge.dst.node, edge.dst.index) for p in (self.input_pos(nid, k),)]
+        return tuple(ports)
 
     def _label_leads(self, edge, a, b):
         """(lead_out, lead_in): how far past port `a` and before point `b` the names written

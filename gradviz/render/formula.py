@@ -21,7 +21,7 @@ from PySide6.QtGui import QColor, QPen
 from ..graph.structure import filter_ports
 from ..story.formatting import number
 from ..story.model import number_spec, path_name
-from ..story.operands import caption, is_number, mentions, operand_heading
+from ..story.operands import caption, is_number, mentions, operand_heading, said_by_heading, untold
 from ..story.rule_pictures import CONTRIBUTION, UPSTREAM, aligned
 from ..story.rule_pictures import pictures as rule_pictures
 from . import legible, preview, text, tiles
@@ -140,6 +140,10 @@ def formula_parts(step):
             parts += [("break",), ("word", "where")]
             parts += [("array", np.asarray(v), k, "operand", nodes.get(k, "")) for k, v in used]
             parts += [("word", t) for t in told]
+        # which node a letter is, where no heading above says it ('a is tokens x')
+        headed = {k for k, _ in used if said_by_heading(k, nodes.get(k, ""))} | set(shown)
+        for letter, node in untold(equation, getattr(step, "operand_nodes", None) or {}, headed):
+            parts += [("break",), ("word", f"{letter} is {node}")]
         for row in pictured.rows if pictured is not None else []:
             parts += [("break",), *row]
     elif kind == "update":
@@ -262,7 +266,7 @@ class FormulaLayout:
                     w = text.width(f["name"], operand_title(part)) + NAME_GAP + shown.width
                     items.append((part, w, shown.height, shown))
                 else:
-                    w = max(shown.width, text.width(f["label"], self.caption_of(part[2])))
+                    w = max(shown.width, text.width(f["label"], self.part_label(part, shown)))
                     items.append((part, w, shown.height + LINE_H, shown))
             elif kind == "picture":
                 shown = self._rule_picture(part[1], part[3])
@@ -280,6 +284,17 @@ class FormulaLayout:
             row += items[-1][1] + PART_GAP
         self._equation_w = max(widest, row) if self._equation_w is None else self._equation_w
         return items, min(max(widest, row), FORMULA_MAX_W - 2 * PAD)
+
+    def part_label(self, part, shown):
+        """The words under the upstream or the contribution drawn as `shown`: what it is,
+        and, a picture of cells whose numbers it does not write at the zoom the player shows
+        steps at (a heatmap, small tiles), its shape as the cards write it ('contribution ·
+        1×36'); its scale is in the picture's own caption. (The rule's pictures are of the
+        operands, whose cards say their shapes.)"""
+        words = self.caption_of(part[2])
+        if shown.kind in ("heatmap", "tiles") and not _reads(shown, legible.readable_zoom()):
+            return f"{words} · {preview.dims(np.shape(part[1]))}"
+        return words
 
     def _rule_picture(self, array, role):
         """A picture of the rule: its cells grow within the room when its numbers then read at
@@ -522,7 +537,7 @@ class FormulaCard:
                     shown.draw(painter, x + w + NAME_GAP, y, colour, t, zoom)
                     continue
                 shown.draw(painter, x, y, colour, t, zoom)
-                self._part_label(painter, x, y + shown.height + 1, layout.caption_of(part[2]))
+                self._part_label(painter, x, y + shown.height + 1, layout.part_label(part, shown))
             elif kind == "picture":
                 extra.draw(painter, x, y, t.gradient if part[2].startswith("grad") else t.value, t, zoom)
                 self._ring_cells(painter, extra, x, y, part[4])

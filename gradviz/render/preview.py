@@ -22,9 +22,9 @@ from ..story.numbers import (card_spec, factor_text, mantissa_spec, number_forma
                              scaled, shared_spec, spec_on_card)
 from ..story.numbers import magnitudes_of as _magnitudes
 from ..story.numbers import loses_entries, unsigned_zero
-from ..engine.errors import counted
+from ..engine.errors import ordinal
 from . import text as _text
-from .heat_layout import WRAP, HeatLayout, as_2d, ordinal, square_cell
+from .heat_layout import WRAP, HeatLayout, as_2d, square_cell
 
 FULL_ROWS, FULL_COLS = 6, 6       # shown completely up to this size
 ELLIPSIS_MAX = 10                 # up to this many rows/cols: first 3, an ellipsis, the last
@@ -46,10 +46,14 @@ def shape_text(array):
     return _shape_text(np.shape(array), getattr(array, "dtype", None))
 
 
+def dims(shape):
+    """A shape as the cards write it: '3×3×1×4', or 'scalar'."""
+    return "×".join(str(d) for d in shape) if shape else "scalar"
+
+
 @lru_cache(maxsize=1024)
 def _shape_text(shape, dtype):
-    dims = "×".join(str(d) for d in shape) if shape else "scalar"
-    return f"{dims} · {dtype}" if dtype is not None else dims
+    return f"{dims(shape)} · {dtype}" if dtype is not None else dims(shape)
 
 
 def shape_label(array):

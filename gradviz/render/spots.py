@@ -1,6 +1,7 @@
 """Free places for a card beside others: where a step's rule card can lie in one view with
 the step's cards, touching no card. Pure geometry on (left, top, right, bottom) tuples,
 shared by the layout (is there such a place?) and the player (where is it?)."""
+import numpy as np
 
 
 def free_places(near, size, room, obstacles, pad):
@@ -18,6 +19,14 @@ def free_places(near, size, room, obstacles, pad):
         return []
     xs = sorted({lo_x} | {o[2] + pad for o in obstacles if lo_x < o[2] + pad <= hi_x})
     ys = sorted({lo_y} | {o[3] + pad for o in obstacles if lo_y < o[3] + pad <= hi_y})
-    padded = [(o[0] - pad, o[1] - pad, o[2] + pad, o[3] + pad) for o in obstacles]
-    return [(x, y) for y in ys for x in xs
-            if not any(x < o[2] and o[0] < x + w and y < o[3] and o[1] < y + h for o in padded)]
+    if not obstacles:
+        return [(x, y) for y in ys for x in xs]
+    # Every (x, y) against every padded obstacle at once: rows y, columns x, in that order.
+    o = np.asarray(obstacles, dtype=float).reshape(-1, 4)
+    left, top, right, bottom = o[:, 0] - pad, o[:, 1] - pad, o[:, 2] + pad, o[:, 3] + pad
+    x, y = np.asarray(xs), np.asarray(ys)
+    across = (x[:, None] < right) & (left < x[:, None] + w)          # (x, obstacle)
+    down = (y[:, None] < bottom) & (top < y[:, None] + h)            # (y, obstacle)
+    hit = (down[:, None, :] & across[None, :, :]).any(axis=2)        # (y, x)
+    rows, cols = np.nonzero(~hit)
+    return [(xs[c], ys[r]) for r, c in zip(rows.tolist(), cols.tolist())]

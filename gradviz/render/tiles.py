@@ -22,6 +22,7 @@ import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 
+from ..engine.errors import ordinal
 from . import heat_layout, legible, preview
 from . import text as _text
 
@@ -151,7 +152,7 @@ class Tiles:
         # the scale in the format of the cells' numbers (one format per card)
         self.caption = f"±{self._fmt(self.scale)} · {self.one_tile}"
         self.caption_lines = (self.caption,) + ((
-            f"every {heat_layout.ordinal(self.step)} row and column of a tile: {h} × {w} of "
+            f"every {ordinal(self.step)} row and column of a tile: {h} × {w} of "
             f"{self.full_h} × {self.full_w}",) if self.step > 1 else ())
         self.caption_font = _text.sans(legible.NUMBER_PT)
         self.width = max(self.tiles_w, preview.CAPTION_MIN_W,

@@ -208,7 +208,7 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
             tensor = op.inputs[k]
             port, internal = where(tensor)
             name = naming.op_label(op)
-            s = add(Step(0, "cut", naming.node_of(op), port, f"Cut: {name} ✕ {naming.label(tensor)}",
+            s = add(Step(0, "cut", naming.node_of(op), port, f"Cut: {name} passes no gradient to {naming.label(tensor)}",
                          f"{_kind(name, naming.op_name(op))} stops gradients: input {k + 1} "
                          f"({naming.label(tensor)}) gets no contribution through this edge.",
                          input_index=k, op_type=op.type, internal=internal), tensor)

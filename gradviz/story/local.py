@@ -16,7 +16,7 @@ import numpy as np
 from ..engine.backward import tf_style_grad
 from ..engine.tape import GradientTape
 from ..engine.tensor import Tensor
-from .numbers import at_resolution, resolution, writer
+from .numbers import SIGNIFICANT_MOST, at_resolution, printed_value, resolution, writer
 from .operands import UPSTREAM, caption, operand_names, rename, rule_operands
 from .window_terms import conv2d_terms, pool_terms
 
@@ -92,18 +92,21 @@ class Provenance:
                     f"{self.upstream} · local factor is 0)")
         if not self.terms:
             return f"{self.subject} = {self.num(self.value)} ({self.kind})"
-        parts = []
-        printed, rest = self._printed()
+        parts, named = [], False
+        printed, rest, equal = self._printed()
         for t, (upstream, local) in zip(self.terms, printed):
             if t.upstream is None:
                 parts.append(f"{upstream} [{t.label}]")
+                named = True
             else:
                 factor = t.factor or t.label.split('·', 1)[-1]
                 # a factor no tensor names (a constant 1, -1) is written as numbers() writes it
                 parts.append(f"{_signed(upstream)}·{_signed(local) if _numeral(factor) else factor}")
+                named = named or not _numeral(factor)
         if self.more:
             parts.append(f"{self.more} more ({rest})")
-        return f"{self.subject} = " + " + ".join(parts) + f" = {self.num(self.value)}"
+        # a factor named, not printed, is exact: '≈' is for printed factors alone
+        return f"{self.subject} = " + " + ".join(parts) + f" {'=' if named else equal} {self.num(self.value)}"
 
     def numbers(self):
         """The same sum with every factor as a number: 1·0.438 + 1·(-0.534) ..."""
@@ -111,12 +114,12 @@ class Provenance:
             return self.detail
         if not self.terms and not self.more:
             return ""           # every product is 0: no sum to write out
-        printed, rest = self._printed()
+        printed, rest, equal = self._printed()
         parts = [_signed(first) if local is None else f"{_signed(first)}·{_signed(local)}"
                  for first, local in printed]
         if self.more:
             parts.append(_signed(rest))
-        return " + ".join(parts) + f" = {self.num(self.value)}"
+        return " + ".join(parts) + f" {equal} {self.num(self.value)}"
 
     def says_more(self):
         """Whether numbers() tells what text() does not: not when every factor text() writes
@@ -127,13 +130,26 @@ class Provenance:
 
     def _printed(self):
         """([(upstream or a path's product, local factor or None) as text per term], the
-        rest as text): each number as its card writes it, unless its card's digits are too
+        rest as text, '=' or '≈'): each number as its card writes it, unless its card's digits are too
         few for the sum, whose printed operands must give its printed result: then a role's
         numbers (the upstream entries, the local factors, the paths' products) all with the
-        digits it needs (story.numbers.at_resolution). The rounding the sum may carry: the
-        result's last digit, or 1 % of it when coarser, shared by the roles not written
-        exactly."""
+        digits it needs (story.numbers.at_resolution). The printed operands, multiplied and
+        added exactly, round to the printed result: '(-0.334)·1.000 + (-0.334)·3.000 =
+        -1.335' gave -1.336 (the upstream is -0.3337); each try that does not check out
+        gives the roles a tenth of the rounding the one before allowed. '≈' where even a
+        float32's every digit does not (the engine adds rounded float32 products: 100.869
+        where the exact sum of its factors is 100.868)."""
         budget = max(resolution(self.num(self.value)), 0.01 * abs(self.value))   # inf: any
+        for _ in range(SIGNIFICANT_MOST):
+            printed, rest = self._printed_within(budget)
+            if self._checks_out(printed, rest):
+                return printed, rest, "="
+            budget /= 10
+        return printed, rest, "≈"
+
+    def _printed_within(self, budget):
+        """_printed with `budget`, the rounding the sum may carry, shared by the roles not
+        written exactly."""
         paths = [t for t in self.terms if t.upstream is None]
         products = [t for t in self.terms if t.upstream is not None]
         roles = [([self.product(t) for t in paths], [t.product for t in paths], [1.0] * len(paths)),
@@ -155,6 +171,19 @@ class Provenance:
         printed = [(next(written[0]), None) if t.upstream is None else
                    (next(written[1]), next(written[2])) for t in self.terms]
         return printed, next(written[3], "")
+
+    def _checks_out(self, printed, rest):
+        """Whether the printed operands, multiplied and added, round to the printed result
+        (a sum with an infinity, a NaN or a number not written as one checks nothing)."""
+        result = self.num(self.value)
+        values = [printed_value(t) for pair in printed for t in pair if t is not None]
+        values += [printed_value(rest)] if rest else []
+        r = printed_value(result)
+        if r is None or None in values or not all(map(math.isfinite, values + [r])):
+            return True
+        total = sum(float(printed_value(first)) * (1.0 if local is None else printed_value(local))
+                    for first, local in printed) + (printed_value(rest) if rest else 0.0)
+        return abs(total - r) <= resolution(result) / 2 + 1e-9 * max(1.0, abs(r))
 
 
 def _signed(text):

@@ -278,7 +278,7 @@ def _powered(x, write):
     return mantissa + factor_text(power)
 
 
-_PRINTED = re.compile(r"^\(?-?\d+(?:\.(\d+))?(?:×10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+))?\)?$")
+_PRINTED = re.compile(r"^\(?(-?\d+(?:\.(\d+))?)(?:×10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+))?\)?$")
 _FROM_SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 SIGNIFICANT_MOST = 7   # a float32 carries about seven
 
@@ -288,10 +288,20 @@ def resolution(text):
     1e-7 for '-2.060×10⁻⁴', 0.001 for '0.248'; 0 for a number written without decimals
     (a whole number, exact) or any text that is not one number."""
     m = _PRINTED.match(text.strip())
-    if not m or m.group(1) is None:
+    if not m or m.group(2) is None:
         return 0.0
-    power = int(m.group(2).translate(_FROM_SUPERSCRIPT)) if m.group(2) else 0
-    return 10.0 ** (power - len(m.group(1)))
+    power = int(m.group(3).translate(_FROM_SUPERSCRIPT)) if m.group(3) else 0
+    return 10.0 ** (power - len(m.group(2)))
+
+
+def printed_value(text):
+    """The number `text` writes ('(-2.060×10⁻⁴)' -> -2.06e-4), or None for a text that is
+    not one number."""
+    m = _PRINTED.match(text.strip())
+    if not m:
+        return None
+    power = int(m.group(3).translate(_FROM_SUPERSCRIPT)) if m.group(3) else 0
+    return float(m.group(1)) * 10.0 ** power
 
 
 def at_resolution(x, step):

@@ -34,10 +34,12 @@ class Recorder(Observer):
 
     def __init__(self):
         self.events = []
-        self._summed = {}    # (id(op), input index) -> the shape its contribution was summed from
+        # (op, input index) -> the shape its contribution was summed from. The op itself,
+        # not id(op): Operations hash by identity, and an id can be reused once its op is gone.
+        self._summed = {}
 
     def summed(self, op, index, shape):
-        self._summed[id(op), index] = shape
+        self._summed[op, index] = shape
 
     def seed(self, target, cotangent, given):
         self.events.append(Event("seed", tensor=target, cotangent=_array(cotangent), given=given))
@@ -48,7 +50,7 @@ class Recorder(Observer):
 
     def contribution(self, op, index, cotangent):
         self.events.append(Event("contribution", op=op, index=index, cotangent=_array(cotangent),
-                                 summed_from=self._summed.pop((id(op), index), None)))
+                                 summed_from=self._summed.pop((op, index), None)))
 
     def fan_in(self, tensor, contributions, total):
         self.events.append(Event("fan_in", tensor=tensor, cotangent=_array(total),

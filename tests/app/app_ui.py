@@ -2,7 +2,7 @@
 import time
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
-from PySide6.QtWidgets import QApplication, QGraphicsItem
+from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QGraphicsItem, QLabel, QWidget
 from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QTextDocument
 
 Key, Mod = Qt.Key, Qt.KeyboardModifier
@@ -57,6 +57,35 @@ def settle(canvas, seconds=5):
     while canvas.waiting_for_paint:
         assert time.monotonic() < end, "the canvas never painted"
         QApplication.processEvents()
+
+
+def _layout(widget):
+    """What the event loop may still change of `widget` and what it holds: each widget's
+    geometry and visibility, each label's text, each scroll area's scroll."""
+    state = []
+    for w in [widget] + widget.findChildren(QWidget):
+        state.append((w.isVisible(), w.geometry().getRect()))
+        if isinstance(w, QLabel):
+            state.append(w.text())
+        elif isinstance(w, QAbstractScrollArea):
+            state.append((w.horizontalScrollBar().value(), w.verticalScrollBar().value()))
+    return state
+
+
+def laid_out(qtbot, widget, rounds=3, timeout=5000):
+    """Run the event loop until `widget` (a window) has laid itself out: its widgets'
+    geometry, visibility, text and scroll the same over `rounds` turns of the loop, where
+    what a layout, a paint or a resize queues (their zero-delay timers: a study's parts and
+    word columns refit, the dock room shares the column) has run. What a fixed
+    qtbot.wait(150) waited for, no longer than that takes."""
+    end = time.monotonic() + timeout / 1000
+    state, same = _layout(widget), 0
+    while same < rounds:
+        assert time.monotonic() < end, "the window never stopped laying itself out"
+        qtbot.wait(1)
+        now = _layout(widget)
+        same = same + 1 if now == state else 0
+        state = now
 
 
 def wait_idle(qtbot, window, timeout=10000):

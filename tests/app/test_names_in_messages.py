@@ -111,9 +111,12 @@ def test_the_window_shows_names_never_ids(open_window, tmp_path):
 
 
 def test_an_unconnected_input_is_named_as_its_port_label_names_it():
-    """Beside a node x, reduce_sum's input x is labelled `a` (port_labels renames it, and the
-    inspector writes reduce_sum(a)): its problem says 'input 1 (a)', not '(x)'; every op
-    with one or two inputs, none connected, and a matmul with one of two."""
+    """An unconnected input's problem names it as its port label does, for every op with one
+    or two inputs, none connected, and a matmul with one of two. An unconnected port keeps
+    the catalog's name even beside a node of that name (it holds no value, so nothing reads
+    as node x having two values; a fresh matmul's ports read a, b, not c, d that turned into
+    a, b once wired): reduce_sum's unconnected input x beside the node x says 'input 1 (x)'.
+    (This test said '(a)' while unconnected ports were renamed away from node names.)"""
     from gradviz.graph import catalog
     from gradviz.render.port_labels import input_names
     doc = Document()
@@ -131,4 +134,4 @@ def test_an_unconnected_input_is_named_as_its_port_label_names_it():
         node = c.doc.nodes[p.node]
         names = input_names(node, len(catalog.OPS[node.op].inputs), c.doc)
         assert p.message == f"input 1 ({names[0]}) is not connected", (p.node, p.message, names)
-    assert next(p for p in missing if p.node == "reduce_sum").message == "input 1 (a) is not connected"
+    assert next(p for p in missing if p.node == "reduce_sum").message == "input 1 (x) is not connected"

@@ -14,20 +14,9 @@ import numpy as np
 import pytest
 
 import gradviz as tf
+from jacobian_util import per_row
 
 X = np.array([[1.0, 0.0, 4.0], [0.25, 9.0, 0.0]], np.float32)
-
-
-def _per_row(tape, y, x):
-    """TF's definition of jacobian: one gradient per one-hot output cotangent."""
-    n = int(np.prod(y.shape))
-    rows = []
-    for i in range(n):
-        e = np.zeros(n, y.numpy().dtype)
-        e[i] = 1
-        g = tape.gradient(y, x, output_gradients=tf.constant(e.reshape(y.shape)))
-        rows.append(g.numpy().reshape(-1))
-    return np.array(rows).reshape(tuple(y.shape) + tuple(x.shape))
 
 
 def _assert_same(j, expected):
@@ -64,7 +53,7 @@ def test_first_order_jacobian_is_the_per_row_loop(name):
     x = tf.Variable(X)
     with tf.GradientTape(persistent=True) as tape:
         y = OPS[name](x)
-    expected = _per_row(tape, y, x)
+    expected = per_row(tape, y, x)
     assert np.isfinite(expected).all() == (name == "pow_1.5")  # 1.5 x^0.5 is finite at 0
     _assert_same(tape.jacobian(y, x), expected)
     _assert_same(tape.jacobian(y, x, experimental_use_pfor=False), expected)
@@ -83,7 +72,7 @@ def test_hessian_is_the_per_row_loop(name, chunk_bytes, monkeypatch):
         with tf.GradientTape() as t1:
             loss = tf.reduce_sum(OPS[name](x))
         g = t1.gradient(loss, x)
-    expected = _per_row(t2, g, x)
+    expected = per_row(t2, g, x)
     assert not np.isfinite(expected).all()
     _assert_same(t2.jacobian(g, x), expected)
     _assert_same(t2.jacobian(g, x, experimental_use_pfor=False), expected)
@@ -122,7 +111,7 @@ def test_a_compiled_jacobian_keeps_the_nan_off_its_blocks():
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = tf.sqrt(x) * 2.0
-    expected = _per_row(tape, y, x)
+    expected = per_row(tape, y, x)
     _assert_same(tf.function(f)(x), expected)
     other = tf.constant(X + 1.0)  # the same trace, no zeros: every entry finite
     j = tf.function(f)(other).numpy()

@@ -10,6 +10,7 @@ import pytest
 
 import gradviz as tf
 from gradviz.engine import tape as tape_module
+from jacobian_util import per_row
 
 TOLERANCE = {np.float32: 1e-5, np.float64: 1e-12}
 
@@ -55,20 +56,6 @@ def _random_body(seed, fallback):
     return body
 
 
-def _per_row(tape, y, x):
-    """TF's definition: one gradient per one-hot cotangent of y."""
-    n = int(np.prod(y.shape))
-    dtype = y.numpy().dtype
-    rows = []
-    for i in range(n):
-        e = np.zeros(n, dtype)
-        e[i] = 1
-        g = tape.gradient(y, x, output_gradients=tf.constant(e.reshape(tuple(y.shape))),
-                          unconnected_gradients="zero")
-        rows.append(g.numpy().reshape(-1))
-    return np.array(rows).reshape(tuple(y.shape) + tuple(x.shape))
-
-
 def _close(got, expected, dtype):
     got = got.numpy()
     assert got.dtype == dtype and got.shape == expected.shape
@@ -94,9 +81,9 @@ def test_jacobians_and_hessians_are_the_per_row_loop(seed, dtype, fallback, chun
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = body(x, w)
-    _close(tape.jacobian(y, x, unconnected_gradients="zero"), _per_row(tape, y, x), dtype)
-    _close(tape.jacobian(y, w, unconnected_gradients="zero"), _per_row(tape, y, w), dtype)
-    rows = _per_row(tape, y, x)  # (3, 4, 3, 4): the batch Jacobian is its diagonal blocks
+    _close(tape.jacobian(y, x, unconnected_gradients="zero"), per_row(tape, y, x), dtype)
+    _close(tape.jacobian(y, w, unconnected_gradients="zero"), per_row(tape, y, w), dtype)
+    rows = per_row(tape, y, x)  # (3, 4, 3, 4): the batch Jacobian is its diagonal blocks
     _close(tape.batch_jacobian(y, x), np.stack([rows[b, :, b] for b in range(3)]), dtype)
 
     with tf.GradientTape(persistent=True) as outer:
@@ -106,8 +93,8 @@ def test_jacobians_and_hessians_are_the_per_row_loop(seed, dtype, fallback, chun
             loss = tf.reduce_sum(body(x, w) ** 2)
         g = inner.gradient(loss, w, unconnected_gradients="zero")
     hessian = outer.jacobian(g, w, unconnected_gradients="zero")
-    _close(hessian, _per_row(outer, g, w), dtype)
-    _close(outer.jacobian(g, x, unconnected_gradients="zero"), _per_row(outer, g, x), dtype)
+    _close(hessian, per_row(outer, g, w), dtype)
+    _close(outer.jacobian(g, x, unconnected_gradients="zero"), per_row(outer, g, x), dtype)
 
 
 def test_the_fallback_runs_the_gradient_function_once_per_row():

@@ -198,3 +198,38 @@ def test_moments_of_float16_are_computed_in_float32():
     mean, var = tf.nn.moments(tf.constant(x), axes=[0])
     assert mean.dtype == tf.float16 and var.dtype == tf.float16
     assert mean.numpy() == np.float16(50.0) and var.numpy() == np.float16(47500.0)
+
+
+GUARDED = [   # (op type, f, the point where the rule's formula is 0/0 or ∞·0, what the text says)
+    ("EuclideanNorm", tf.norm, [0.0, 0.0], "0 where grad = 0 even at ‖x‖ = 0"),
+    ("Sqrt", tf.sqrt, [0.0], "0 where grad = 0 even at x = 0"),
+    ("Reciprocal", tf.math.reciprocal, [0.0], "0 where grad = 0 even at x = 0"),
+]
+
+
+@pytest.mark.parametrize("op_type,f,x,guard", GUARDED, ids=[g[0] for g in GUARDED])
+def test_a_rule_says_where_its_zero_guard_matters(op_type, f, x, guard):
+    """Lesson 14's norm card read 'grad_x = grad · x / ‖x‖, 0 where grad = 0' (issue 20 §1):
+    where grad = 0 the formula is 0 anyway, unless ‖x‖ = 0, where it is 0·0/0. The text
+    names that point, and there the rule gives 0 for grad = 0 and no number for grad ≠ 0."""
+    from gradviz.engine.registry import get_op
+    assert get_op(op_type).formula({}, 0).endswith(guard)
+    upstream = np.zeros(np.shape(f(tf.constant(np.asarray(x, np.float32))).numpy()))
+    np.testing.assert_array_equal(grad(f, x, upstream), np.zeros(len(x)))
+    assert not np.isfinite(grad(f, x, upstream + 1)).all()
+
+
+def test_mul_no_nan_says_what_its_guard_keeps_out():
+    """multiply_no_nan's zero is one the plain product would not give: grad · y at y = 0
+    is NaN when grad is ∞ (TF's MulNoNanGrad)."""
+    from gradviz.engine.registry import get_op
+    rule = get_op("MulNoNan")
+    assert rule.formula({}, 0).endswith("0 where y = 0 even if grad is ±∞ or NaN")
+    assert rule.formula({}, 1).endswith("0 where grad = 0 even if x is ±∞ or NaN")
+    x, y = tf.constant([np.inf, 2.0]), tf.constant([0.0, 3.0])
+    with tf.GradientTape() as tape:
+        tape.watch([x, y])
+        out = tf.math.multiply_no_nan(x, y)
+    gx, gy = tape.gradient(out, [x, y], output_gradients=tf.constant([np.inf, 0.0]))
+    np.testing.assert_array_equal(gx.numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(gy.numpy(), [np.inf, 0.0])

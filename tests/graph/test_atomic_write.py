@@ -197,3 +197,78 @@ def test_a_document_over_the_node_limit_is_refused_saying_the_limit():
         fileformat.loads(text, strict=False)
     fileformat.loads(json.dumps({"format": "gradviz", "version": 1, "nodes": nodes[:-1]}),
                      strict=False)
+
+
+WRITER = """
+import sys
+from gradviz.graph.atomic import write_file
+path, mode = sys.argv[1], sys.argv[2]
+def write(f):
+    for _ in range(200):
+        f.write(b" " * (1 << 20))
+        if mode == "wait":
+            print("writing", flush=True)
+            sys.stdin.readline()   # a save in progress, held open until the test says
+            return
+write_file(path, write)
+while mode == "loop":   # save after save of a 200 MB document, until killed
+    write_file(path, write)
+"""
+
+
+def _writer(path, mode):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [
+        str(ROOT), os.environ.get("PYTHONPATH")]))}
+    return subprocess.Popen([sys.executable, "-c", WRITER, str(path), mode], env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def _kill_mid_save(path):
+    """A process saving `path` again and again, killed with SIGKILL while a save is half
+    written: its temporary file stays (nothing in the process can remove it)."""
+    writer = _writer(path, "loop")
+    try:
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            parts = [p for p in path.parent.iterdir() if p.name.endswith(".part")]
+            if parts and parts[0].stat().st_size > (4 << 20):
+                break
+            time.sleep(0.01)
+        else:
+            raise AssertionError("the writer never got far into a save")
+    finally:
+        writer.kill()
+        writer.wait(30)
+    return _leftovers(path.parent)
+
+
+@pytest.mark.parametrize("then", ["save", "open"])
+def test_a_save_killed_with_sigkill_leaves_parts_the_next_save_or_open_removes(tmp_path, then):
+    """kill -9 during a save left `.<name>-*.part` beside the document for ever (the
+    auditor found one of 1.35 MB and three empty ones after restarts). The next save or
+    open of that document removes them; another process's save in progress is kept."""
+    path = tmp_path / "big.gradviz.json"
+    fileformat.save(fileformat.load(str(SEED)), str(path))
+    stale = _kill_mid_save(path) + _kill_mid_save(path)
+    assert len(stale) == 2
+    other = tmp_path / "other.gradviz.json"
+    (tmp_path / ".other.gradviz.json-abc.part").write_bytes(b"another document's")
+    live = _writer(path, "wait")   # a live save of the same document, half written
+    try:
+        assert live.stdout.readline() == "writing\n"
+        [held] = [n for n in _leftovers(tmp_path) if n not in stale and "other" not in n]
+        if then == "save":
+            fileformat.save(fileformat.load(str(SEED)), str(path))
+        else:
+            fileformat.load(str(path))
+        assert sorted(_leftovers(tmp_path)) == sorted([held, ".other.gradviz.json-abc.part"])
+        live.stdin.write("\n")
+        live.stdin.flush()
+        assert live.wait(60) == 0
+    finally:
+        if live.poll() is None:
+            live.kill()
+            live.wait(30)
+    assert _leftovers(tmp_path) == [".other.gradviz.json-abc.part"]
+    assert not other.exists()
+    assert path.stat().st_size == 1 << 20   # the live save completed

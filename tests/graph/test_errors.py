@@ -71,7 +71,9 @@ def test_missing_and_dangling_edges():
     assert "has no output 3" in message and e.edge.startswith("a:3")
     d = base()
     d["edges"].append({"from": "a", "to": "c:5"})
-    assert "there is no input 6" in error_of(d)[1]   # c:5 is its sixth, counted from 1
+    # the file's c:5 is named as the file writes it: 'no input 6' read as an off-by-one
+    assert "has 2 inputs, ports c:0 and c:1 (a file counts them from 0); there is no port c:5" \
+        in error_of(d)[1]
     d = base()
     d["targets"] = ["nowhere"]
     assert "missing node 'nowhere'" in error_of(d)[1]

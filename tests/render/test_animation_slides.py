@@ -290,7 +290,7 @@ def test_a_lessons_gif_decodes_to_its_frames_drawn_in_the_palette(tmp_path, qapp
 
     from PySide6.QtGui import QImage, QImageReader
 
-    from gradviz.render import animation_files
+    from gradviz.render import animation_files, gif_palette
     doc = load(str(Path(__file__).resolve().parents[2] / "samples" / "004_matmul_sum.json"))
     story = build(doc)
     distinct, repeats, boxes = [], [], []     # each distinct frame drawn, deflated
@@ -319,8 +319,8 @@ def test_a_lessons_gif_decodes_to_its_frames_drawn_in_the_palette(tmp_path, qapp
 
     passing = animation_files.passing_frames(last.shape, repeats, boxes)
     assert sum(passing) >= 1                                  # the camera glides from the graph to step 1
-    palette = animation_files.StoryPalette([picture(k) for k in range(0, len(distinct), max(1, len(distinct) // 8))],
-                                           keep=animation_files.theme_colours("light"))
+    palette = gif_palette.StoryPalette([picture(k) for k in range(0, len(distinct), max(1, len(distinct) // 8))],
+                                       keep=animation_files.theme_colours("light"))
     coarse = palette.first(animation_files.PASSING_COLOURS)
     _, _, _, stored, _ = read_gif(out.read_bytes(), decode=False)
     frame_cs = round(100 / animation.FPS)

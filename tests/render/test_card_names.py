@@ -23,7 +23,7 @@ def story_names(step):
     taken as 'the relu grad inside t1.gradient(out, x)'."""
     title = KIND_PREFIX.sub("", step.title)
     title, _, node = title.partition(", inside ")
-    pieces = [SUFFIXES.sub("", piece) for piece in re.split(r" → | ✕ ", title)]
+    pieces = [SUFFIXES.sub("", piece) for piece in re.split(r" → | passes no gradient to ", title)]
     return [f"{piece} inside {node}" if node and piece.startswith(("the ", "∂")) else piece
             for piece in pieces]
 

@@ -101,7 +101,9 @@ def test_layer_weight_gradients_are_drawn_for_weight_sources():
     assert [s.label for s in grads] == ["gradient  ∂g1_mag/∂layer.kernel", "gradient  ∂g1_mag/∂layer.bias"]
     kernel = r.story.evaluation.gradients[Port("layer", 1)]
     np.testing.assert_array_equal(grads[0].array, kernel)
-    assert grads[0].preview.kind == "heatmap"               # compact: 5 x 10 is no full grid
+    # in the format of the card's value (its 7 x 10 output in corners and ellipses): 5 x 10
+    # is no full grid, so corners and ellipses too, not the heatmap it was beside numbers
+    assert card.sections[0].preview.kind == grads[0].preview.kind == "ellipsis"
     assert r.source_badge("layer") == "sources: kernel, bias"
 
 
@@ -651,3 +653,34 @@ def test_a_pending_gradient_reads_as_a_placeholder(name, nid):
     assert abs(centre[0] - box.shape[0] / 2) <= 4 and abs(centre[1] - box.shape[1] / 2) <= 6, \
         (nid, centre, box.shape)
     assert text.width(text.sans(8.5), PENDING_TEXT) < card.width
+
+
+def test_every_sample_s_card_writes_its_value_and_gradients_in_one_format():
+    """Lesson 14's layer card wrote its 7×10 value in numbers and drew its kernel's 5×10
+    gradient as a heatmap beside it (a layer weight's gradient had no corners-and-ellipses
+    form; issue 20 §5): over every sample, a card that writes its value in numbers writes
+    its gradients in numbers, unless one is too large for any (then a heatmap is the only
+    form), and a card that draws its value as a heatmap draws no gradient in corners and
+    ellipses."""
+    from gradviz.bundled import samples_dir
+    from gradviz.graph import evaluate, load
+    from gradviz.render import Renderer, preview
+
+    numbers = ("scalar", "grid", "ellipsis")
+    checked = 0
+    for path in sorted(samples_dir().glob("*.json")):
+        doc = load(path)
+        renderer = Renderer(doc, evaluation=evaluate(doc))
+        for nid, card in renderer.cards.items():
+            shown = [s for s in card.sections if s.preview is not None]
+            if not shown or shown[0].colour != "value" or shown[0].preview.kind == "tiles":
+                continue
+            value = shown[0].preview.kind
+            for s in shown[1:]:
+                where = (path.name, nid, s.label, value, s.preview.kind)
+                if value in numbers:
+                    assert s.preview.kind in numbers or preview.kind(s.array) == "heatmap", where
+                    checked += 1
+                elif value == "heatmap":
+                    assert s.preview.kind != "ellipsis", where
+    assert checked > 20

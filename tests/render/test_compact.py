@@ -1,8 +1,10 @@
 """A compact card tells the truth in legible type: the node's own name, the exact shape
-of its value, and heat thumbnails of its value and gradient (not of a pending one)."""
+of its value, and heat thumbnails of its value and gradient (not of a pending one), each
+under a caption that says which it is; a single number, or one number repeated, written."""
 import re
 
 import numpy as np
+import pytest
 
 from graphs import mlp
 from PySide6.QtCore import QBuffer, QIODevice, QRect, QSize
@@ -10,7 +12,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 
 from gradviz.graph import evaluate
-from gradviz.render import Renderer, compact, legible
+from gradviz.render import Renderer, compact, legible, text
 
 
 def _svg(renderer, nids, zoom, pending=frozenset()):
@@ -41,7 +43,9 @@ def test_a_compact_card_names_the_node_and_its_exact_shape_in_legible_type(qapp)
     assert legible.number_px(zoom) < legible.READABLE_PX
     texts = _texts(_svg(renderer, ["W1", "o", "loss"], zoom))
     loss = renderer.cards["loss"].sections[0].preview.text     # a scalar's number, as on its card
-    assert [t for t, _ in texts] == ["W1", "4×5", "o", "3×2", "loss", "scalar", loss]   # "o", not "matmul"
+    # "o", not "matmul"; each picture or number under a caption that says what it is
+    assert [t for t, _ in texts] == ["W1", "4×5", "value", "grad", "o", "3×2", "value",
+                                     "loss", "scalar", "value", loss]
     assert all(size >= legible.READABLE_PX for _, size in texts)
 
 
@@ -99,7 +103,7 @@ def test_a_compact_scalar_writes_its_number_not_a_one_cell_thumbnail(qapp):
     x_value = renderer.cards["x"].sections[0].preview.text
     x_grad = renderer.cards["x"].sections[1].preview.text
     loss = renderer.cards["loss"].sections[0].preview.text
-    assert [t for t, _ in texts] == ["x", "scalar", x_value, x_grad, "loss", "scalar", loss]
+    assert [t for t, _ in texts] == ["x", "scalar", "value", "grad", x_value, x_grad, "loss", "scalar", "value", loss]
     assert float(x_value) == float(doc.nodes["x"].value) and float(x_grad) == 2 * float(x_value)
     assert all(size >= legible.READABLE_PX for _, size in texts)
     assert "<image" not in svg
@@ -122,4 +126,48 @@ def test_a_short_compact_card_keeps_its_thumbnail_and_its_number(qapp):
     assert compact.overhang(flat, doc.nodes["flat"], zoom)[1] > 0
     assert _svg(renderer, ["flat"], zoom).count("<image") == 1
     texts = [t for t, _ in _texts(_svg(renderer, ["loss"], zoom))]
-    assert texts == ["loss", "1", loss.sections[0].preview.text]
+    assert texts == ["loss", "1", "value", loss.sections[0].preview.text]
+
+
+def test_every_sample_s_compact_cards_say_what_their_numbers_are(qapp):
+    """Lesson 10's x read '2   4' at 1280 (F5's title slide): its value and its gradient
+    side by side, nothing saying which; lesson 6's x (ten ones) was a flat orange block and
+    out_target (five zeros) an empty box (issue 20 §5). Over every sample, each compact
+    card's value and gradient stand under a caption ('value', 'grad'), and a tensor of one
+    number repeated is written as that number ('all 1'), not drawn as a heat block."""
+    from gradviz.bundled import samples_dir
+    from gradviz.graph import load
+
+    uniform = 0
+    for path in sorted(samples_dir().glob("*.json")):
+        doc = load(path)
+        renderer = Renderer(doc, evaluation=evaluate(doc))
+        for nid, node in doc.nodes.items():
+            card = renderer.cards[nid]
+            shown = [s for s in card.sections if s.array is not None]
+            if not shown:
+                continue
+            names = compact.captions(card)      # at a zoom where each fits its slot whole
+            widths = [text.width(text.sans(compact.SHAPE_PT), n) for n in names] + [
+                text.width(text.mono(compact.SHAPE_PT, bold=True), compact.said(s.array, s.preview) or "")
+                for s in shown]                 # and each number too
+            room = len(names) * (max(widths) + 2 * compact.PAD) + 2 * compact.PAD
+            zoom = max(0.4, room / card.width)
+            svg = _svg(renderer, [nid], zoom)
+            texts = [t for t, _ in _texts(svg)]
+            assert names == [("value" if s.colour == "value" else "grad") if
+                             sum(g.colour == "gradient" for g in card.sections) < 2 else names[k]
+                             for k, s in enumerate(shown)], (path.name, nid)
+            at = 2                                   # after the name and the shape
+            assert texts[at:at + len(names)] == names, (path.name, nid, texts)
+            for s in shown:
+                a = np.asarray(s.array)
+                if a.size > 1 and a.dtype.kind in "iuf" and np.all(a == a.reshape(-1)[0]):
+                    uniform += 1
+                    written = compact.said(a, s.preview)
+                    assert written == f"all {s.preview.text if a.size == 1 else written[4:]}"
+                    assert float(written[4:]) == pytest.approx(float(a.reshape(-1)[0]), rel=1e-3, abs=1e-3)
+                    assert written in texts, (path.name, nid, texts)
+            pictures = sum(compact.said(s.array, s.preview) is None for s in shown)
+            assert svg.count("<image") == pictures, (path.name, nid)
+    assert uniform >= 5    # lesson 6's x, w, out_target, ... are among them

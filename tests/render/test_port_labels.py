@@ -26,13 +26,15 @@ def _squares():
 
 def _clashes(doc):
     """[(node, port name, what the port holds)] where a written port name is the name of
-    a node other than the one it stands for."""
+    a node other than the one that feeds it. An unconnected port holds nothing, so its
+    catalog letter repeats no node's value: it keeps it (a fresh add beside nodes a, b
+    reads add(a, b), not add(c, d) that turned into add(a, b) once wired)."""
     names, found = {n.label or n.id for n in doc.nodes.values()}, []
     feeds = {(e.dst.node, e.dst.index): port_name(doc, e.src) for e in doc.edges}
     for nid, node in doc.nodes.items():
         n_in = max([e.dst.index + 1 for e in doc.edges if e.dst.node == nid], default=0)
         for i, name in enumerate(input_names(node, n_in, doc) if n_in > 1 else []):
-            if name in names and feeds.get((nid, i)) != name:
+            if name in names and (nid, i) in feeds and feeds[(nid, i)] != name:
                 found.append((nid, name, feeds.get((nid, i))))
         for i, name in enumerate(output_names(node, 4, doc)):
             if name in names - {node.label or node.id}:

@@ -17,7 +17,7 @@ import re
 import numpy as np
 import pytest
 
-from gradviz.render import heat_layout, preview
+from gradviz.render import heat_layout
 from gradviz.story.model import _shown_arrays
 from gradviz.story.numbers import DECIMALS, NEAR_ZERO, written
 

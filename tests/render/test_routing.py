@@ -1,4 +1,6 @@
 """Edges are routed around the cards: no edge passes behind a card it does not connect."""
+import math
+
 import pytest
 from graphs import chain, mlp
 from samples_util import NAMES, edge, renderer
@@ -164,5 +166,47 @@ def test_a_students_mlp_edges_pass_under_no_card():
     matmul_1, relu above): relu's edge to matmul_1 wrapped round behind W2's card, and W2's
     edge to matmul_1 rose along W2's border, so W2's output port looked unconnected."""
     r = _students_mlp()
+    assert _crossings(r) == []
+    assert _hidden_by_own_card(r) == []
+
+
+def _near_other_ports(r, reach=10.0):
+    """[(edge, node, port)] for every edge that passes within `reach` of a port that is not
+    one of its two ends (an edge running past b's output and turning there reads as b's)."""
+    bad = []
+    for e in r._drawn_edges():
+        path = r.edge_path(e)
+        n = max(40, int(path.length() / 2))
+        points = [path.pointAtPercent(path.percentAtLength(path.length() * i / n)) for i in range(n + 1)]
+        for nid, card in r.cards.items():
+            ports = [("output", k, r.output_pos(nid, k)) for k in range(card.n_outputs)
+                     if (nid, k) != (e.src.node, e.src.index)]
+            ports += [("input", k, r.input_pos(nid, k)) for k in range(card.n_inputs)
+                      if (nid, k) != (e.dst.node, e.dst.index)]
+            for kind, k, q in ports:
+                if min(math.hypot(p.x() - q.x(), p.y() - q.y()) for p in points) < reach:
+                    bad.append((f"{e.src.node}->{e.dst.node}:{e.dst.index}", nid, f"{kind} {k}"))
+    return bad
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sample_edges_pass_no_other_port(name):
+    assert _near_other_ports(renderer(name)) == []
+
+
+def test_a_wrapping_edge_does_not_turn_at_another_cards_output():
+    """A student's x @ W + b -> sigmoid -> reduce_sum y, placed by hand: sigmoid above add,
+    y under add, b left of both. sigmoid's edge to y wrapped down the 8 px channel between b
+    and add's port names and turned into y at the height of b's output port: it read as b
+    feeding y (an auditor, in the window, the PNG and the SVG). It now comes back to y from
+    the lane under the cards."""
+    from pathlib import Path
+
+    from gradviz.graph import load
+    from gradviz.story import build
+    doc = load(Path(__file__).parent / "data" / "student_sigmoid_layer.gradviz.json")
+    story = build(doc)
+    r = Renderer(doc, evaluation=story.evaluation, story=story)
+    assert _near_other_ports(r) == []
     assert _crossings(r) == []
     assert _hidden_by_own_card(r) == []

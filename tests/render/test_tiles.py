@@ -5,10 +5,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QImage, QPainter
 
 from gradviz import graph
+from gradviz.engine.errors import ordinal
 from gradviz.graph import Port
 from gradviz.render import tiles
 from gradviz.render import ensure_app, export
@@ -346,7 +346,7 @@ def test_tile_cells_are_as_large_as_a_heatmaps_and_a_large_tile_says_what_it_sho
     h, w = (shape[1:3] if layout == "nhwc" else shape[:2] if layout == "hwio" else shape[1:])
     if step > 1:
         shown_h, shown_w = -(-h // step), -(-w // step)
-        assert shown.caption_lines[1] == (f"every {heat_layout.ordinal(step)} row and column of a tile: "
+        assert shown.caption_lines[1] == (f"every {ordinal(step)} row and column of a tile: "
                                           f"{shown_h} × {shown_w} of {h} × {w}")
     else:
         assert len(shown.caption_lines) == 1

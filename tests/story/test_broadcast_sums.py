@@ -14,8 +14,11 @@ from gradviz.story.rule_sums import Rule, broadcast_sum, per_row
 
 
 def test_each_contribution_takes_the_sum_reported_for_its_own_input():
-    """Two inputs of one op summed, both reported before either contribution, and another
-    op's sum in between: each contribution takes its own shape, the unsummed one none."""
+    """Guards the contract, not a failure seen from the engine: backward reports each sum
+    just before that input's contribution, and a contribution takes only the sum reported
+    for its own (op, input). Reported out of that order here (both inputs of one op before
+    either contribution, another op's sum in between), each still takes its own shape and
+    the op met again none."""
     x, w = tf.constant([[1.0, 2.0, 3.0]]), tf.constant([[1.0], [2.0]])
     with tf.GradientTape() as tape:
         tape.watch(x)

@@ -13,7 +13,9 @@ from gradviz.graph import catalog, fileformat
 from gradviz.graph.document import CONSTANT, OP, Document, Edge, Node, Port
 from gradviz.story.build import build
 from gradviz.graph.input_names import by_place, slot_letter
-from gradviz.story.slots import input_names
+from gradviz.graph.structure import unconnected
+from gradviz.render.port_labels import with_port_names
+from gradviz.story.slots import input_names, renamed
 
 SAMPLES = sorted((Path(__file__).resolve().parents[2] / "samples").glob("*.json"))
 
@@ -136,3 +138,48 @@ def test_a_cut_counts_its_input_from_1_as_titles_do():
     doc = fileformat.load(SAMPLES[0].parent / "003_stop_gradient_product.json")
     cut = next(s for s in build(doc).steps if s.kind == "cut")
     assert "input 1 (c)" in cut.caption and "input 0" not in cut.caption, cut.caption
+
+
+def _beside_a_and_b(op, wired=()):
+    """Nodes a and b, and a fresh `op` (as from the palette) with the edges `wired`:
+    [(node, input index)]."""
+    doc = Document(title=op)
+    for name in ("a", "b", "x"):
+        doc.nodes[name] = Node(name, CONSTANT, value=M, watched=True)
+    doc.nodes["m"] = Node("m", OP, op=op, attrs=dict(catalog.OPS[op].attrs))
+    doc.edges = [Edge(Port(src), Port("m", i)) for src, i in wired]
+    return doc, doc.nodes["m"]
+
+
+@pytest.mark.parametrize("op, text", [("add", "add(a, b): a + b"),
+                                      ("matmul", "matmul(a, b): a @ b")])
+def test_a_fresh_ops_ports_keep_the_catalogs_letters_beside_nodes_a_and_b(op, text):
+    """A fresh add beside nodes a and b read 'add(c, d): c + d' with ports c, d, and 'add(a,
+    b)' once wired from a and b: an unconnected port holds no value, so its letter gives no
+    node's name a second value. The letters stay as the catalog says through the wiring."""
+    for wired in ((), [("a", 0)], [("a", 0), ("b", 1)]):
+        doc, node = _beside_a_and_b(op, wired)
+        assert input_names(node, 2, doc) == ["a", "b"], wired
+        assert with_port_names(node, doc, catalog_text(node)) == text
+        assert renamed(node, 2, doc) == {}
+    doc, node = _beside_a_and_b(op)
+    assert unconnected(0, input_names(node, 2, doc)[0]) == "input 1 (a) is not connected"
+
+
+def test_a_real_clash_moves_the_letters_and_says_which_node():
+    """x feeding matmul's first input would read 'a' beside the node a: that is a real clash,
+    the letters move on together, and the port says which node's name it would repeat."""
+    doc, node = _beside_a_and_b("matmul", [("x", 0), ("a", 1)])
+    shown = input_names(node, 2, doc)
+    assert shown[0] not in {"a", "b", "x"} and shown[1] == slot_letter(
+        "abcdefghijklmnopqrstuvwxyz".index(shown[0]) + 1)
+    assert renamed(node, 2, doc) == {
+        0: ("a", "'a' is the name of another node, not the one wired in; "
+                 "'b' is the name of another node, not the one wired in"),
+        1: ("b", "'a' is the name of another node, not the one wired in; "
+                 "'b' is the name of another node, not the one wired in")}
+
+
+def catalog_text(node):
+    spec = catalog.OPS[node.op]
+    return f"{node.op}({', '.join(spec.inputs)}): {spec.doc}"

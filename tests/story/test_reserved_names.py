@@ -40,7 +40,8 @@ ENGLISH = {"where", "elsewhere", "not", "None", "among", "ties", "split", "have"
            "scatter", "add", "transposed", "convolution", "correlation", "summed", "batch",
            "product", "others", "tiles", "sum", "broadcast", "axes", "padding", "without",
            "gradient", "labels", "log", "max", "min", "shape", "and", "or", "is", "grads",
-           "other", "operands", "einsum", "Σ"}
+           "other", "operands", "einsum", "Σ",
+           "even", "if", "NaN"}   # a zero guard's words: 0 where grad = 0 even if x is ±∞ or NaN
 
 
 def tokens(text):

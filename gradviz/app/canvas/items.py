@@ -20,6 +20,7 @@ from ...render import preview
 from ...story import formatting
 from ...render import port_labels
 from ...render.port_labels import input_names, output_names
+from ...story import slots
 from .renderer import numbers_look, same_frame, same_numbers
 from ..theme import ERROR_STYLE, WARN_STYLE
 
@@ -129,9 +130,19 @@ class PortItem(QGraphicsRectItem):
         painter.drawEllipse(QPointF(0, 0), PORT_HIT - 1, PORT_HIT - 1)
 
     def tip(self):
-        """'input 'a' of layer 1: drag …', with the node's name as the canvas writes it now."""
-        node = self.node_item.view.controller.name(self.node_item.nid)
-        return (f"{'output' if self.is_output else 'input'} '{self._name}' of {node}: "
+        """'input 'a' of layer 1: drag …', with the node's name as the canvas writes it now;
+        an input whose catalog name had to change says which node's name it would repeat."""
+        controller = self.node_item.view.controller
+        node = controller.name(self.node_item.nid)
+        why = ""
+        if not self.is_output:
+            doc_node = controller.doc.nodes.get(self.node_item.nid)
+            count = len(self.node_item.ports_in)
+            plain, nodes = (slots.renamed(doc_node, count, controller.doc).get(self.index)
+                            if doc_node is not None else None) or (None, None)
+            if plain is not None:
+                why = f" (the catalog's '{plain}', renamed: {nodes})"
+        return (f"{'output' if self.is_output else 'input'} '{self._name}' of {node}{why}: "
                 "drag to another port to connect")
 
     def hoverEnterEvent(self, event):
@@ -298,15 +309,19 @@ class NodeItem(QGraphicsRectItem):
 
     def footprint(self, at=None, full=False):
         """(left, top, right, bottom) in the scene, with the card at `at` (x, y) (where it
-        stands when None): the card, its badges' row above and its problems' lines under it,
-        what no other card may cover. `full`: as large as the card drawn in full (a card
-        drawn compact has not shrunk)."""
+        stands when None): the card, its badges' row above, its problems' lines under it and
+        the reach of its ports on its sides (a port a neighbour's port or card comes within
+        PORT_HIT of cannot be told apart from it when a wire is dragged), what no other card
+        may cover. `full`: as large as the card drawn in full (a card drawn compact has not
+        shrunk)."""
         x, y = (self.pos().x(), self.pos().y()) if at is None else at
         card = (self.card.full or self.card) if full else self.card
         w, h = card.width, card.height
         if self._error_lines:
             w, h = max(w, ERROR_W), h + ERROR_TOP + ERROR_ROW * len(self._error_lines)
-        return x, y - render_cards.BADGE_H - 4, x + w, y + h
+        left = x - PORT_HIT if card.n_inputs else x
+        right = max(x + w, x + card.width + PORT_HIT if card.n_outputs else x)
+        return left, y - render_cards.BADGE_H - 4, right, y + h
 
     def fit_bounds(self):
         """Bounds for the view's zoom: a compact card's name may stand out of a small card."""

@@ -11,6 +11,11 @@ from ...render.story_overlay import GLOW, RING
 ARROW_PAD = 8.0         # scene units kept in view around a step's arrows (their heads)
 
 
+def box(rect):
+    """A QRectF as the (left, top, right, bottom) box that docking and spots take."""
+    return rect.left(), rect.top(), rect.right(), rect.bottom()
+
+
 def card_rect(renderer, nid):
     """A card with the line above it that holds its badge (whether it has one or not)."""
     return renderer.rect(nid).adjusted(0, -render_painter.BADGE_H - 4, 0, 0)

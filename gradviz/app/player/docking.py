@@ -8,6 +8,8 @@ are (which cards must be in view, what the card may cover) and in which order to
 """
 from dataclasses import dataclass
 
+import numpy as np
+
 from ...render import spots
 
 PAD = 6.0            # scene units kept free between a docked card and a card it must not touch
@@ -98,36 +100,69 @@ def _spots(nodes, own, w, h, seen_w, seen_h, snap, gap, first=None, grid=0, free
     return out
 
 
-def _cost(spot, shown, avoid, others, rules):
-    """How much `spot` hides (None: it breaks the rules). shown: (card, name strip) of the
-    cards in view; avoid: those of the step's other cards; others: the rest."""
-    padded = (spot[0] - PAD, spot[1] - PAD, spot[2] + PAD, spot[3] + PAD)
-    cost = 0.0
-    for card, name in shown:
+def _overlaps(spots_, rects):
+    """overlap() of each spot (rows of an (n, 4) array) with each rectangle: (n, len(rects))."""
+    r = np.asarray(rects, dtype=float).reshape(-1, 4)
+    w = np.minimum(spots_[:, 2:3], r[:, 2]) - np.maximum(spots_[:, 0:1], r[:, 0])
+    h = np.minimum(spots_[:, 3:4], r[:, 3]) - np.maximum(spots_[:, 1:2], r[:, 1])
+    return np.where((w > 0) & (h > 0), w * h, 0.0)
+
+
+def _costs(spots_, shown, avoid, others, rules):
+    """How much each spot (rows of an (n, 4) array) hides, and whether it obeys the rules.
+    shown: (card, name strip) of the cards in view; avoid: those of the step's other cards;
+    others: the rest. Each spot's cost is summed card by card in that order."""
+    n = len(spots_)
+    padded = spots_ + np.array([-PAD, -PAD, PAD, PAD])
+    ok = np.ones(n, dtype=bool)
+    terms = [np.zeros((n, 1))]
+
+    def of(pairs):
+        return [card for card, _ in pairs], [name for _, name in pairs]
+    if shown:
+        cards, names = of(shown)
         if rules.clear:
-            if overlap(padded, card):
-                return None
-        elif overlap(spot, name):
-            return None
-        cost += 3 * overlap(spot, card)
-    for card, name in avoid:
-        if overlap(spot, name):
-            return None
-        cost += 3 * overlap(spot, card)
-    for card, name in others:
-        if rules.bodies_free and overlap(padded, card):
-            return None
-        hidden = overlap(spot, name)
-        if hidden and rules.names_free:
-            return None
-        cost += 10 * hidden + overlap(spot, card)
-    return cost
+            ok &= ~(_overlaps(padded, cards) != 0).any(axis=1)
+        else:
+            ok &= ~(_overlaps(spots_, names) != 0).any(axis=1)
+        terms.append(3 * _overlaps(spots_, cards))
+    if avoid:
+        cards, names = of(avoid)
+        ok &= ~(_overlaps(spots_, names) != 0).any(axis=1)
+        terms.append(3 * _overlaps(spots_, cards))
+    if others:
+        cards, names = of(others)
+        if rules.bodies_free:
+            ok &= ~(_overlaps(padded, cards) != 0).any(axis=1)
+        hidden = _overlaps(spots_, names)
+        if rules.names_free:
+            ok &= ~(hidden != 0).any(axis=1)
+        terms.append(10 * hidden + _overlaps(spots_, cards))
+    # one card after another, as a running sum: the same float sums whatever the count
+    return np.add.accumulate(np.hstack(terms), axis=1)[:, -1], ok
+
+
+def _cost(spot, shown, avoid, others, rules):
+    """How much `spot` hides (None: it breaks the rules); `_costs` of one spot."""
+    cost, ok = _costs(np.array([spot], dtype=float), shown, avoid, others, rules)
+    return float(cost[0]) if ok[0] else None
 
 
 def _apart(a, b):
     """How far apart two rectangles are (0 when they touch or overlap): the longer of the
     gaps across and down."""
     return max(a[0] - b[2], b[0] - a[2], a[1] - b[3], b[1] - a[3], 0.0)
+
+
+def _first_least(ok, keys):
+    """The index of the first of the allowed (`ok`) entries whose keys, compared in
+    order, are least (None if none is allowed)."""
+    pick = ok.copy()
+    for key in keys:
+        if not pick.any():
+            return None
+        pick &= key == key[pick].min()
+    return int(np.flatnonzero(pick)[0]) if pick.any() else None
 
 
 def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, grid=0, free=False,
@@ -156,21 +191,28 @@ def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, 
         w, h = size[0] * scale, size[1] * scale
         if w > seen_w or h > seen_h or nodes[2] - nodes[0] > seen_w or nodes[3] - nodes[1] > seen_h:
             continue
-        best = None
-        mid = ((nodes[0] + nodes[2]) / 2, (nodes[1] + nodes[3]) / 2)
-        for spot, centre, beside in _spots(nodes, own, w, h, seen_w, seen_h, snap, gap,
-                                           natural if scale == 1.0 else None, grid, cards, near_own):
-            if near_px is not None and _apart(spot, own) * zoom > near_px:
-                continue
-            cost = _cost(spot, shown, avoid, others, rules)
-            if cost is None:
-                continue
-            # Of the spots that hide as little, one beside the cards (it stays put when the
-            # view's size changes a little), then the nearest them (a short leader line).
-            far = abs((spot[0] + spot[2]) / 2 - mid[0]) + abs((spot[1] + spot[3]) / 2 - mid[1])
-            rank = (cost, not beside, far) if not near_own else (cost, _apart(spot, own))
-            if best is None or rank < best[0]:
-                best = (rank, spot, centre)
+        found = _spots(nodes, own, w, h, seen_w, seen_h, snap, gap,
+                       natural if scale == 1.0 else None, grid, cards, near_own)
+        if not found:
+            continue
+        at = np.array([spot for spot, _, _ in found], dtype=float)
+        cost, ok = _costs(at, shown, avoid, others, rules)
+        apart = np.maximum.reduce([at[:, 0] - own[2], own[0] - at[:, 2], at[:, 1] - own[3],
+                                   own[1] - at[:, 3], np.zeros(len(at))])
+        if near_px is not None:
+            ok &= ~(apart * zoom > near_px)
+        # Of the spots that hide as little, one beside the cards (it stays put when the
+        # view's size changes a little), then the nearest them (a short leader line).
+        if near_own:
+            keys = [cost, apart]
+        else:
+            mid = ((nodes[0] + nodes[2]) / 2, (nodes[1] + nodes[3]) / 2)
+            far = np.abs((at[:, 0] + at[:, 2]) / 2 - mid[0]) + np.abs((at[:, 1] + at[:, 3]) / 2 - mid[1])
+            keys = [cost, np.array([not beside for _, _, beside in found]), far]
+        best = _first_least(ok, keys)
+        if best is not None:
+            rank = tuple(key[best].item() for key in keys)
+            best = (rank, found[best][0], found[best][1])
         if best is None:
             continue
         if rules.clear:

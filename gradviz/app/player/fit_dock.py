@@ -18,7 +18,7 @@ from ...render import compact as compact_card
 from ...render import painter as render_painter
 from ...render.formula import CARD_GAP
 from . import docking, step_view
-from .card_rects import card_rect, name_strip
+from .card_rects import box, card_rect, name_strip
 
 ZOOMS = (1.0, 0.9, 0.81, 0.73)   # of the fit's zoom: a little smaller gives the card a clear spot
 MIN_ZOOM = 0.1                   # the canvas's least zoom (navigation.MIN_SCALE)
@@ -34,8 +34,8 @@ def _cards(view, renderer, nid, zoom):
         card = card_rect(renderer, n)
         side, down = compact_card.overhang(renderer.cards[n], renderer.doc.nodes[n], zoom, dpi, scale) \
             if n in renderer.cards else (0.0, 0.0)
-        out.append((step_view._box(card.adjusted(-side, 0, side, down)),
-                    step_view._box(name_strip(card))))
+        out.append((box(card.adjusted(-side, 0, side, down)),
+                    box(name_strip(card))))
     return out
 
 
@@ -72,14 +72,14 @@ def dock_after_fit(view, renderer, step):
     zooms = [fit * k for k in ZOOMS if fit * k >= MIN_ZOOM]
     layout = renderer.formula_layout(step)
     size = (layout.width, layout.height)
-    marks = [step_view._box(rect) for rect in view.step_marks(zooms[-1])]   # the arrows' labels read too
+    marks = [box(rect) for rect in view.step_marks(zooms[-1])]   # the arrows' labels read too
     cards = _cards(view, renderer, nid, zooms[-1]) + [(mark, mark) for mark in marks[1:]]
     if marks:
         cards.append((marks[0], (marks[0][0], marks[0][1], marks[0][0], marks[0][1])))
     lines = [item.route_rect() for item in view.edge_items.values()]
     if lines:   # the edges' lines in view too (BatchNorm's wrapping edge ran off the left at
-        box = docking.union([step_view._box(line) for line in lines])   # 1280 x 800): the
-        cards += [((x, y, x, y), (x, y, x, y)) for x, y in (box[:2], box[2:])]   # corners, points
+        reach = docking.union([box(line) for line in lines])   # 1280 x 800): the
+        cards += [((x, y, x, y), (x, y, x, y)) for x, y in (reach[:2], reach[2:])]   # corners, points
     port = view.viewport().rect()
     room = (max(1.0, port.width() - 2 * step_view.DOCK_MARGIN), max(1.0, port.height() - 2 * step_view.DOCK_MARGIN))
     configs = [(zoom, max(1.0, readable / zoom)) for zoom in zooms]
@@ -89,7 +89,7 @@ def dock_after_fit(view, renderer, step):
     clear, over = docking.Rules(clear=True, names_free=True), docking.Rules(clear=False, names_free=True)
     found = None
     for rules, tried, near_px in ((clear, near, NEXT_TO_PX), (clear, configs, None), (over, configs, None)):
-        found = docking.search(cards, [], [], size, tried, room, rules, CARD_GAP, step_view._box(formula),
+        found = docking.search(cards, [], [], size, tried, room, rules, CARD_GAP, box(formula),
                                free=True, near_own=True, near_px=near_px)
         if found is not None:
             break

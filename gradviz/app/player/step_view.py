@@ -39,7 +39,7 @@ from ...render.legible import READABLE_PX
 from ...render.formula import CARD_GAP, operand_title
 from ...render.involved import involved_nodes
 from . import docking
-from .card_rects import arrow_rects, card_as, card_rect, name_strip, ringed_card, step_items, whole_card
+from .card_rects import arrow_rects, box, card_as, card_rect, name_strip, ringed_card, step_items, whole_card
 from .settle import off_centre, seen_rect, settle, shown_whole
 
 MAX_ZOOM = 1.25
@@ -346,17 +346,13 @@ def _configs(view, readable_px, floor_px=READABLE_PX, rule_px=READABLE_PX):
         [(zoom, least / zoom) for zoom in levels if zoom < least]
 
 
-def _box(rect):
-    return rect.left(), rect.top(), rect.right(), rect.bottom()
-
-
 def _with_name(renderer, nid, full=False, own=False):
     """(the card with its port names, its name strip) as docking takes them; `full`: with
     its ports' circles, and the step's `own` card with its ring (`card_as`)."""
     card = renderer.footprint(nid)
     if full:
         card = card.united(ringed_card(renderer, nid) if own else whole_card(renderer, nid))
-    return _box(card), _box(name_strip(card_rect(renderer, nid)))
+    return box(card), box(name_strip(card_rect(renderer, nid)))
 
 
 def _docked(view, renderer, step, lowest, readable_px, floor_px=READABLE_PX, extra=(), full=False,
@@ -380,7 +376,7 @@ def _docked(view, renderer, step, lowest, readable_px, floor_px=READABLE_PX, ext
         involved |= {edge.src.node, edge.dst.node}
     others = [_with_name(renderer, n, full) for n in renderer.doc.nodes if n not in involved]
     layout = renderer.formula_layout(step)
-    natural = _box(formula)
+    natural = box(formula)
     groups = [nids, nids[:1]] if len(nids) > 1 and not extra else [nids]
     trace = arrow_trace(renderer, step)
     # The step's arrows kept uncovered where they can be (the tiny CNN's conv → filters w
@@ -388,7 +384,7 @@ def _docked(view, renderer, step, lowest, readable_px, floor_px=READABLE_PX, ext
     for group, guard in [(group, points) for group in groups
                          for points in ((trace, ()) if trace and group is nids else ((),))]:
         shown = [_with_name(renderer, n, full, k == 0) for k, n in enumerate(group)] + [(point, point) for point in guard]
-        arrows = [_box(rect) for rect in arrow_rects(renderer, step)] if group is nids else []
+        arrows = [box(rect) for rect in arrow_rects(renderer, step)] if group is nids else []
         avoid = [_with_name(renderer, n, full) for n in nids[len(group):]]
         # Clear of every card, beside the step's cards or anywhere free in the view, at the
         # largest zoom that has such a place (down to the legible size); only then over other

@@ -20,13 +20,18 @@ WRAP_MIN, WRAP_MAX = 4, 10           # a long vector wraps into rows this wide
 
 def grid_order(shape, role=None, max_cells=MAX_CELLS):
     """(flat index of each cell, row headers, column headers) of a tensor's grid, at most
-    `max_cells` entries (whole rows): a matrix as it is; an NHWC tensor one image row a
+    `max_cells` entries (whole rows): a scalar one cell with no index, a vector one row of
+    its entries headed [0], [1], … (no row: a header '0' read as an index it has not); a
+    matrix as it is; an NHWC tensor one image row a
     grid row, [n,h,:,c], so an image reads as an image; a conv filter (`role`
     tiles.FILTER) one row of taps a grid row, [h,:,i,o]; another of rank 3 or more its
     last axis across, [i,j,:]."""
     shape = tuple(int(d) for d in shape)
-    if len(shape) <= 2:
-        rows, cols = heat_layout.as_2d(np.empty(shape, np.int8)).shape
+    if len(shape) < 2:     # a scalar has no index; a vector's one row holds its entries [0], [1], …
+        cols = int(np.prod(shape))
+        return np.arange(cols).reshape(1, cols), [""], [f"[{c}]" for c in range(cols)] if shape else [""]
+    if len(shape) == 2:
+        rows, cols = shape
         rows = min(rows, max(1, max_cells // cols))
         return np.arange(rows * cols).reshape(rows, cols), [str(r) for r in range(rows)], \
             [str(c) for c in range(cols)]
@@ -124,6 +129,8 @@ class TensorGrid(QTableWidget):
             self.setColumnCount(cols)
             self.setVerticalHeaderLabels(row_labels[:rows])
             self.setHorizontalHeaderLabels(col_labels)
+            self.verticalHeader().setVisible(any(row_labels[:rows]))     # a vector's one row: none
+            self.horizontalHeader().setVisible(any(col_labels))          # a scalar: no index at all
         for (r, c), k in np.ndenumerate(order):
             if k < 0:
                 continue
@@ -134,7 +141,8 @@ class TensorGrid(QTableWidget):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.setItem(r, c, item)
             item.setText(fmt(v))   # one format for the whole table: 0.000 beside 3.000
-            item.setToolTip(f"{self.title}[{self._index_text(k)}] = {number(flat[k], 8)}")
+            index = f"[{self._index_text(k)}]" if self.array.ndim else ""
+            item.setToolTip(f"{self.title}{index} = {number(flat[k], 8)}")
         self.resizeColumnsToContents()
         self._natural = [self.columnWidth(c) for c in range(cols)]
         self.resizeRowsToContents()
@@ -158,8 +166,10 @@ class TensorGrid(QTableWidget):
         if self.array is None or not self.rowCount():
             return
         shown = min(self.rowCount(), 8)
-        height = self.horizontalHeader().height() + sum(self.rowHeight(r) for r in range(shown))
-        wide = self.verticalHeader().width() + self.horizontalHeader().length() \
+        head = 0 if self.horizontalHeader().isHidden() else self.horizontalHeader().height()
+        side = 0 if self.verticalHeader().isHidden() else self.verticalHeader().width()
+        height = head + sum(self.rowHeight(r) for r in range(shown))
+        wide = side + self.horizontalHeader().length() \
             + 2 * self.frameWidth() > self.width()
         scroll = self.horizontalScrollBar().sizeHint().height() if wide else 0
         height = int(height + 2 * self.frameWidth() + scroll)

@@ -277,6 +277,17 @@ class StudyView(QWidget):
         super().resizeEvent(event)
         self.arrange()
 
+    def readable_height(self):
+        """The least height that shows what stands above the plots (the choosers, a message),
+        the words' first sentence and every plot at PLOT_USABLE_H without scrolling, at the
+        view's width: what a study in front keeps of its column while the story plays
+        (dock_room.StudyPlacement._share_column)."""
+        split = self.findChild(PlotsAndWords)
+        if split is None or split.isHidden():
+            return self.minimumSizeHint().height()
+        below = self.layout_.contentsMargins().bottom()
+        return split.mapTo(self, QPoint(0, 0)).y() + split.readable_height(split.width()) + below
+
     def export_view(self):
         return export_view_dialog(self.window(), self)
 

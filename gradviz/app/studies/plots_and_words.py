@@ -314,6 +314,24 @@ class PlotsAndWords(QSplitter):
         if self.count():
             self._fit_stacked()
 
+    def readable_height(self, width):
+        """The least height, `width` px wide, that shows every plot at PLOT_USABLE_H (its own
+        least height where more), the lead words' first paragraph and the other words' least
+        height, stacked as _fit_stacked puts them, nothing scrolled: what a study keeps while
+        the story's provenance opens above it (StudyView.readable_height)."""
+        shown = [p for p in self.parts() if not p.isHidden()]
+        words = [p for p in shown if isinstance(p, WordColumn)]
+        plots = [max(self._floors.get(id(p), (0, p.minimumHeight()))[1], PLOT_USABLE_H + getattr(p, "headroom", 0))
+                 for p in shown if p not in words]
+        lead = next((p for p in words if p.first_sentence(width)), None)
+        said = [max(lead.first_sentence(width), lead.first_label(width))] if lead is not None else []
+        said += [min(p.words_height(width), self.words_least()) for p in words
+                 if p is not lead and p.widget() is not None and p.widget().heightForWidth(width) >= 0]
+        if not self.stacked:            # side by side: the tallest of them
+            return max(plots + said)
+        parts = plots + said
+        return sum(parts) + self.handleWidth() * max(len(parts) - 1, 0)
+
     def _fit_stacked(self):
         """Within the height the dock shows (`shows`), the plots at their stacked_height,
         shrunk only while the words below would not show their first sentence (the lead

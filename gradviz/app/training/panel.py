@@ -86,9 +86,9 @@ class TrainPanel(QWidget):
         self.export_run_button = QPushButton("Export run…")
         self.export_run_button.setToolTip("The run replayed as an animated GIF or PNG: the "
                                           "graph's values and the plots step by step")
-        # The status sits beside the run's buttons (two lines at most: StatusLine) and the
-        # plot buttons beside the tabs: in a short dock (a 1280 x 800 window) the plots keep
-        # the height two rows would take.
+        # The status sits beside the run's buttons (whole, wrapped: StatusLine) and the plot
+        # buttons beside the tabs: in a short dock (a 1280 x 800 window) the plots keep the
+        # height two rows would take.
         bar = QHBoxLayout()
         for widget in (self.step_button, self.run_button, self.steps_box, self.pause_button,
                        self.reset_button):

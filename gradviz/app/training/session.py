@@ -160,17 +160,19 @@ class TrainingSession(QObject):
 
     def restore(self):
         """Put the Variables back to where this trainer began (one undoable edit), forget
-        the optimizer's state and the curves."""
+        the optimizer's state and the curves. The trainer is parked: Undo of Reset brings
+        back the run where it ended, its curves and optimizer state (only the first two
+        came back before: the Variables and one loss point at step 0)."""
         self.pause()
         trainer = self.trainer
-        self.forget(park=False)   # first: the dock hears of the reset, then of the values
+        self.forget()   # first: the dock hears of the reset, then of the values
         if trainer is not None and not self.running:
             start = {p: port_value(trainer.original, p) for p in trainer.parameters}
             self._push(start, "Reset training", key=None)
 
     def forget(self, park=True):
         """Drop the trainer; `park`: keep it for an Undo that brings the document back to one
-        of its checkpoints (not after Reset, which forgets the run on purpose)."""
+        of its checkpoints (an edit's, Reset's; not another document's)."""
         if self.running:
             self.pause()
         if self.trainer is not None:

@@ -21,8 +21,8 @@ from . import focus_keys
 from .inactive_keys import InactiveKeys
 from .. import theme as app_theme
 from .. import wheel_guard
-from ..dock_room import (CANVAS_MIN_HEIGHT, INSPECTOR_SHARE, STUDY_SHARE, Dock, StudyPlacement, in_front,
-                         tabs_above, title_bar_follows_area)
+from ..dock_room import (CANVAS_MIN_HEIGHT, INSPECTOR_SHARE, STUDY_SHARE, Dock, StudyPlacement,
+                         drop_retired_tab_bars, in_front, restore_docks, tabs_above, title_bar_follows_area)
 from ..canvas.view import CanvasView
 from .codeview import CodeView
 from .recovery import Autosaver, RecentFiles, Recovery
@@ -159,6 +159,8 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         self.update_edit_actions()
         self._evaluated(controller.result)
         self.canvas.setFocus()
+        self.layout().activate()        # the tab bars the docks' moves left let go of,
+        drop_retired_tab_bars(self)     # and dropped
 
     # -- construction ------------------------------------------------------------------
     def _dock(self, title, name, widget, area, shorter=()):
@@ -210,7 +212,9 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         if (index >= 0) != (self._player_was >= 0):
             dock = self.provenance_dock if index >= 0 else self.inspector_dock
             if dock.toggleViewAction().isChecked():
+                self._raised_for_story = True       # folded above a study, it stays so (_share_column)
                 dock.raise_()
+                self._raised_for_story = False
             study = next((d for d in self.study_docks.values() if in_front(d) and not d.isFloating()), None)
             if study is not None:
                 self._share_column(study)
@@ -281,18 +285,12 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
             self.restoreGeometry(geometry)
             self._restore_whole_screen()
         else:
-            self.resize(FIRST_SIZE)
-            screen = QGuiApplication.primaryScreen()
-            if screen is not None:
-                area = screen.availableGeometry()
-                self.resize(min(max(FIRST_SIZE.width(), int(area.width() * FIRST_SHARE)), area.width()),
-                            min(max(FIRST_SIZE.height(), int(area.height() * FIRST_SHARE)), area.height()))
-                self.move(area.center() - self.rect().center())
+            self._first_size()
         self._first_run = not (isinstance(state, QByteArray) and not state.isEmpty())
         self._built_state = self.saveState()     # the docks as built, a first run's start
         if not self._first_run:
             self._saved_state = state
-            self.restoreState(state)
+            restore_docks(self, state)
         else:
             self._first_dock_layout()
             self.inspector_dock.raise_()  # tabbed with the provenance: the inspector first
@@ -303,12 +301,28 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         """The window as large as it was where that fits a screen's free area: restoreGeometry
         keeps a window 2 px narrower and a title bar lower than the screen it would fill
         (a 1280 x 800 window on a 1280 x 800 display without a window manager came back
-        1278 x 774 at (1, 25), the canvas 26 px lower)."""
+        1278 x 774 at (1, 25), the canvas 26 px lower); where it fits no screen, as a first
+        run sizes it (_first_size)."""
         rect = self.settings.value("window/rect")
         if not isinstance(rect, QRect) or not rect.isValid() or self.isMaximized() or self.isFullScreen():
             return
-        if any(screen.availableGeometry().contains(rect) for screen in QGuiApplication.screens()):
+        areas = [screen.availableGeometry() for screen in QGuiApplication.screens()]
+        if any(area.contains(rect) for area in areas):
             self.setGeometry(rect)
+        elif areas and all(rect.width() > a.width() or rect.height() > a.height() for a in areas):
+            self._first_size()
+
+    def _first_size(self):
+        """A first run's window: FIRST_SIZE, or FIRST_SHARE of a larger screen, centred. Also a
+        window remembered larger than every screen (saved on a larger display): restoreGeometry
+        gave it two thirds of the screen, a 1920 x 1080 window 960 x 600 on a 1440 x 900 one."""
+        self.resize(FIRST_SIZE)
+        screen = QGuiApplication.primaryScreen()
+        if screen is not None:
+            area = screen.availableGeometry()
+            self.resize(min(max(FIRST_SIZE.width(), int(area.width() * FIRST_SHARE)), area.width()),
+                        min(max(FIRST_SIZE.height(), int(area.height() * FIRST_SHARE)), area.height()))
+            self.move(area.center() - self.rect().center())
 
     def _first_dock_layout(self):
         """The palette as wide as its longest entry, the inspector wide enough for a 3-column

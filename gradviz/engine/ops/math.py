@@ -55,7 +55,8 @@ def _mul_no_nan_rule(F, g, ins, out, at, needs):
 
 MUL_NO_NAN, multiply_no_nan = _binary(
     "MulNoNan", _np_multiply_no_nan, _mul_no_nan_rule,
-    ("grad_x = grad · y, 0 where y = 0", "grad_y = grad · x, 0 where grad = 0"))
+    ("grad_x = grad · y, 0 where y = 0 even if grad is ±∞ or NaN",
+     "grad_y = grad · x, 0 where grad = 0 even if x is ±∞ or NaN"))
 
 def _div_rule(F, g, ins, out, at, needs):
     """TF's _RealDivGrad: grad / y and grad · ((-x / y) / y), not -grad · out / y: the
@@ -143,7 +144,7 @@ COS, cos = _unary("Cos", np.cos, lambda F, g, ins, out, at, needs: (F.cos_grad(i
                   "grad_x = -grad · sin(x)")
 SQRT, sqrt = _unary("Sqrt", np.sqrt,
                     lambda F, g, ins, out, at, needs: (F.sqrt_grad(out, g),),
-                    "grad_x = grad / (2·√x), 0 where grad = 0")
+                    "grad_x = grad / (2·√x), 0 where grad = 0 even at x = 0")
 def _square_rule(F, g, ins, out, at, needs):
     x = ins[0]
     two = kernels.constant_of(2, x.dtype) if type(x) is np.ndarray else 2
@@ -158,7 +159,7 @@ TANH, tanh = _unary("Tanh", np.tanh, lambda F, g, ins, out, at, needs: (F.tanh_g
 RECIPROCAL, reciprocal = _unary(
     "Reciprocal", np.reciprocal,
     lambda F, g, ins, out, at, needs: (F.reciprocal_grad(out, g),),
-    "grad_x = -grad / x², 0 where grad = 0")
+    "grad_x = -grad / x², 0 where grad = 0 even at x = 0")
 
 
 def _sqrt_grad_rule(F, g, ins, out, at, needs):

@@ -231,8 +231,8 @@ def _np_norm(x, axis, keepdims):
 
 def _norm_rule(F, g, ins, out, at, needs):
     """The gradient TF's tf.norm gets: it is sqrt(reduce_sum(x · x)) there, so SqrtGrad
-    (0 where grad is 0, which keeps a zero vector's NaN out of a Jacobian's other rows)
-    broadcast over x, times x from each side of the product."""
+    (0 where grad is 0 even at ‖x‖ = 0, which keeps a zero vector's NaN out of a
+    Jacobian's other rows) broadcast over x, times x from each side of the product."""
     x = ins[0]
     kept = _kept_shape(tuple(x.shape), at["axis"])
     batch = tuple(g.shape[:g.ndim - out.ndim])
@@ -241,7 +241,7 @@ def _norm_rule(F, g, ins, out, at, needs):
 
 
 NORM = define_op("EuclideanNorm", _np_norm, _norm_rule,
-                 ("grad_x = grad · x / ‖x‖, 0 where grad = 0",))
+                 ("grad_x = grad · x / ‖x‖, 0 where grad = 0 even at ‖x‖ = 0",))
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):

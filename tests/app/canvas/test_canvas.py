@@ -487,18 +487,19 @@ def test_a_card_dropped_on_an_edge_sends_the_edge_around_it(qtbot, editor):
 
 def test_a_card_that_grows_onto_an_edge_sends_the_edge_around_it(qtbot, editor):
     """An edit that makes a card taller (a value of more rows) re-routes the other edges
-    it now covers, not only its own."""
+    it now covers, not only its own. (Its numbers differ: a compact card writes a tensor of
+    one number repeated as 'all 1', a line however many rows it has.)"""
     controller, canvas, palette, _ = editor
     edge, middle = _long_edge(controller, canvas)
     nid = controller.add_node("constant")              # a card of its own, on no edge
-    controller.set_value(nid, np.ones((2, 3), np.float32))
+    controller.set_value(nid, np.arange(6, dtype=np.float32).reshape(2, 3))
     qtbot.wait(5)
     card = canvas.node_items[nid]
     rect = card.sceneBoundingRect()
     card.setPos(card.pos() + QPointF(middle.x() - rect.center().x(), middle.y() - 12 - rect.bottom()))
     canvas.commit_moves()                              # just above the edge
     assert not canvas.edge_items[edge].path_crosses(canvas.renderer.rect(nid))
-    controller.set_value(nid, np.ones((12, 3), np.float32))
+    controller.set_value(nid, np.arange(36, dtype=np.float32).reshape(12, 3))
     qtbot.wait(5)
     grown = canvas.renderer.rect(nid)
     assert grown.bottom() > middle.y() + 5             # the card now reaches over the old route

@@ -263,7 +263,8 @@ def lid_document(controller, canvas):
     doc = crowded_chain()
     doc.add(Node("a", CONSTANT, value=np.ones((2, 2), np.float32)))
     doc.add(Node("b", OP, op="tanh"))
-    doc.add(Node("lid", CONSTANT, value=np.ones((6, 5), np.float32)))   # 180 tall
+    doc.add(Node("lid", CONSTANT, value=np.arange(30, dtype=np.float32).reshape(6, 5) / 7))   # 180 tall
+    # (numbers that differ: drawn compact, ones are written 'all 1', a card too short to cover)
     doc.connect("a", "b")
     controller.set_document(doc)
     app_ui.settle(canvas)
@@ -444,7 +445,10 @@ def test_the_edges_picture_after_edits_moves_and_scrolls_is_a_fresh_one(monkeypa
         ("cover it again", lambda: controller.move_nodes({"lid": lid})),
         ("move a card", lambda: controller.move_nodes({"t8": (canvas.positions["t8"][0] + 40,
                                                               canvas.positions["t8"][1] + 25)})),
-        ("resize every card", lambda: controller.set_value("x", np.ones((2, 6), np.float32))),
+        # numbers that differ, so every card keeps a heat thumbnail (ones: 'all 1' and 'all
+        # 0.762' written, each card a line shorter, and after the cut its mark's circle two
+        # levels off in a few pixels, as a scroll's is)
+        ("resize every card", lambda: controller.set_value("x", np.linspace(0.5, 1, 12, dtype=np.float32).reshape(2, 6))),
         ("remove an edge", lambda: controller.disconnect(chain)),
         ("add an edge", lambda: controller.connect(Port("t3"), Port("b", 0))),
         ("cut an edge", lambda: controller.set_tape(stop_recording=["t5"])),

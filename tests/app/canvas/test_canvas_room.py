@@ -4,10 +4,13 @@ one undo restores every position (issue 20 §4)."""
 import numpy as np
 import pytest
 
+from PySide6.QtCore import QPointF
+
 import app_ui
 from gradviz.app.canvas.cover import boxes_meet
 from gradviz.app.canvas.moving import ROOM, make_room
 from gradviz.graph.document import Document, Node, Port
+from gradviz.app.canvas.items import PORT_HIT
 from gradviz.render.cards import BADGE_H
 
 
@@ -161,3 +164,128 @@ def test_no_card_covers_another_after_it_grows_is_added_or_shows_a_problem(qtbot
     controller.undo_stack.undo()
     _settled(qtbot, canvas, controller)
     assert {nid: n.position for nid, n in controller.doc.nodes.items() if nid in before} == before
+
+
+def reach(canvas, nid):
+    """Card `nid`'s scene box with what a wire drag grabs beside it: its ports' hit circles
+    (PORT_HIT around a point on its left edge for inputs, on its right edge for outputs)."""
+    rect, card = canvas.renderer.rect(nid), canvas.renderer.cards[nid]
+    return (rect.left() - (PORT_HIT if card.n_inputs else 0), rect.top(),
+            rect.right() + (PORT_HIT if card.n_outputs else 0), rect.bottom())
+
+
+def crowded(canvas):
+    """Pairs of cards that cover each other or come so close that a port of one is within
+    a wire drag's grab of the other."""
+    boxes = {nid: reach(canvas, nid) for nid in canvas.controller.doc.nodes}
+    return [(a, b) for a in boxes for b in boxes if a < b and boxes_meet(boxes[a], boxes[b])]
+
+
+def test_a_card_that_grows_to_within_a_port_of_its_neighbour_pushes_it(qtbot, editor):
+    """Building x @ W1 -> relu with the palette, the student put relu just right of matmul;
+    W1 connected, matmul's value appeared and its card grew a little wider: relu's input
+    port came onto matmul's output port (no card covered another, so nothing moved) and
+    the drag from matmul's output grabbed relu's port (issue 20 §4, b-6.png). A card that
+    grows to within a port's grab of another pushes it too, in the same undo step."""
+    controller, canvas, _, _ = editor
+    doc = Document(title="grow")
+    doc.add(Node("x", "constant", value=np.array([[1250.5, -3.25], [7.5, 1000.0]], np.float32),
+                 position=(0.0, 0.0)))
+    doc.add(Node("w", "variable", label="W1", value=np.eye(2, dtype=np.float32) * 3, position=(0.0, 200.0)))
+    doc.add(Node("m", "op", op="matmul", label="matmul", position=(250.0, 40.0)))
+    doc.add(Node("r", "op", op="nn.relu", label="relu", position=(900.0, 40.0)))
+    doc.connect("x", "m", 0, 0)
+    controller.set_document(doc)
+    _settled(qtbot, canvas, controller)
+    small = canvas.renderer.rect("m")
+    assert controller.connect(Port("w"), Port("m", 1)) is None   # how much matmul grows
+    qtbot.waitUntil(lambda: canvas.renderer.cards["m"].value is not None)
+    _settled(qtbot, canvas, controller)
+    grown = canvas.renderer.rect("m").width() - small.width()
+    assert grown >= 2 * PORT_HIT   # else relu placed before it grows would already be too close
+    controller.undo_stack.undo()
+    _settled(qtbot, canvas, controller)
+    controller.move_nodes({"r": (small.right() + grown + 6, small.top())})   # 6 px once matmul grows
+    controller.end_move()
+    _settled(qtbot, canvas, controller)
+    assert not crowded(canvas)
+    before = {nid: n.position for nid, n in controller.doc.nodes.items()}
+    assert controller.connect(Port("w"), Port("m", 1)) is None
+    qtbot.waitUntil(lambda: canvas.renderer.cards["m"].value is not None)
+    qtbot.waitUntil(lambda: not crowded(canvas), timeout=5000)
+    m, r = canvas.renderer.rect("m"), canvas.renderer.rect("r")
+    assert r.left() >= m.right() + 2 * PORT_HIT + ROOM - 1e-6
+    controller.undo_stack.undo()                          # one undo: the edge and the move
+    _settled(qtbot, canvas, controller)
+    assert {nid: n.position for nid, n in controller.doc.nodes.items()} == before
+
+
+def _build_as_the_palette_does(qtbot, canvas, controller, edits):
+    """x @ W1 -> relu -> @ W2 -> reduce_sum, each node added where the palette adds it,
+    then connected; `edits` runs after each edit and checks the canvas."""
+    added = {}
+    for name, kind, op, at in (("x", "constant", "", (0, 0)), ("W1", "variable", "", (0, 300)),
+                               ("matmul", "op", "matmul", (300, 100)), ("relu", "op", "nn.relu", (520, 100)),
+                               ("W2", "variable", "", (300, 400)), ("matmul_2", "op", "matmul", (720, 200)),
+                               ("loss", "op", "reduce_sum", (940, 200))):
+        added[name] = canvas.add_node_at(kind, op, QPointF(*at))
+        edits(f"add {name}")
+    for src, dst, i in (("x", "matmul", 0), ("matmul", "relu", 0), ("relu", "matmul_2", 0),
+                        ("W2", "matmul_2", 1), ("matmul_2", "loss", 0), ("W1", "matmul", 1)):
+        assert controller.connect(Port(added[src]), Port(added[dst], i)) is None
+        edits(f"connect {src} -> {dst}")
+    controller.set_ports("targets", [Port(added["loss"])])
+    edits("target")
+    controller.set_ports("sources", [Port(added["W1"]), Port(added["W2"])])
+    edits("sources")
+    return added
+
+
+def _check(qtbot, canvas, controller):
+    def edits(what):
+        _settled(qtbot, canvas, controller)
+        try:
+            qtbot.waitUntil(lambda: not crowded(canvas), timeout=3000)
+        except AssertionError:
+            raise AssertionError(f"after {what}: {crowded(canvas)}") from None
+    return edits
+
+
+def test_building_a_two_layer_net_never_leaves_cards_crowded(qtbot, editor):
+    """After every edit of the build (values and gradients appearing as it grows), no two
+    cards cover each other or each other's ports."""
+    controller, canvas, _, _ = editor
+    controller.set_document(Document(title="build"))
+    _settled(qtbot, canvas, controller)
+    added = _build_as_the_palette_does(qtbot, canvas, controller, _check(qtbot, canvas, controller))
+    assert canvas.renderer.cards[added["W1"]].gradient is not None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_edits_never_leave_cards_crowded(qtbot, editor, seed):
+    """Values made larger and smaller, shapes changed, names made longer, attributes set,
+    gradients asked for and dropped, in a random order: after each edit no two cards
+    cover each other or each other's ports."""
+    controller, canvas, _, _ = editor
+    controller.set_document(Document(title="random"))
+    _settled(qtbot, canvas, controller)
+    edits = _check(qtbot, canvas, controller)
+    added = _build_as_the_palette_does(qtbot, canvas, controller, edits)
+    rng = np.random.default_rng(seed)
+    tensors = [added[n] for n in ("x", "W1", "W2")]
+    for step in range(14):
+        what = rng.choice(["value", "label", "axis", "sources"])
+        if what == "value":            # the same inner size, so the net still computes
+            rows, inner = int(rng.integers(1, 6)), 2
+            nid = tensors[int(rng.integers(3))]
+            shape = {added["x"]: (rows, inner), added["W1"]: (inner, inner), added["W2"]: (inner, inner)}[nid]
+            controller.set_value(nid, (rng.normal(size=shape) * 10 ** rng.integers(0, 4)).astype(np.float32))
+        elif what == "label":
+            nid = list(added.values())[int(rng.integers(len(added)))]
+            controller.set_field(nid, "label", str(rng.choice(["h", "hidden_layer_activations", "W_out"])))
+        elif what == "axis":
+            controller.set_attr(added["loss"], "axis", [None, 0, 1][int(rng.integers(3))])
+        else:
+            chosen = [Port(n) for n in tensors if rng.random() < 0.6]
+            controller.set_ports("sources", chosen)
+        edits(f"step {step}: {what}")

@@ -142,3 +142,31 @@ def test_cards_are_compact_only_where_full_ones_would_not_read_and_every_digit_i
                 wrong.append((size, lesson.path.stem, "compact where full cards read", round(compact_at, 3)))
         w.close()
     assert wrong == [], "\n".join(map(str, wrong))
+
+
+def test_lesson_25_s_tiles_write_their_numbers_where_the_teacher_s_guide_says(qtbot, open_window):
+    """The guide said lesson 25's tiles write their integers from 100 %; at 1280 x 800 the
+    lesson opens at 94 % and showed none (issue 20 §5, l25-s1.png). The guide now gives the
+    zoom they read from, the zooms it opens at, and that one zoom step shows them at 1280."""
+    import re
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[3] / "docs" / "teachers-guide.md").read_text(encoding="utf-8")
+    said = re.search(r"lesson 25's integers\s+from (\d+) %.*?opens at (\d+) % in a\s+(\d+) × (\d+) "
+                     r"window, with its numbers, but at (\d+) % in a (\d+) × (\d+) one", guide, re.S)
+    assert said, "the guide says where lesson 25's numbers read"
+    reads, big_zoom, bw, bh, small_zoom, sw, sh = (int(g) for g in said.groups())
+    entry = lessons.lesson_entries()[24]
+    for size, opens in (((bw, bh), big_zoom), ((sw, sh), small_zoom)):
+        w = open_window(None, size=size)
+        assert lessons.open_lesson(w, entry, ask=False)
+        wait_idle(qtbot, w)
+        c = w.canvas
+        zoom = c.zoom_level()
+        tiles = [s.preview for item in c.node_items.values() for s in item.card.sections
+                 if getattr(s.preview, "kind", None) == "tiles"]
+        least = max(t.numbers_from for t in tiles)
+        assert round(100 * least) == reads and round(100 * zoom) == opens, (size, least, zoom)
+        if zoom < least:                                 # at 1280 x 800: one zoom step shows them
+            assert zoom * 1.25 >= least
+        w.close()

@@ -221,8 +221,8 @@ def test_each_step_is_framed_for_the_back_row(window, qtbot, monkeypatch, name):
         shown = r.footprint(step.node)      # the cards with their ports' names, as docked
         for n in step_view.involved_nodes(r, step) + named:
             shown = shown.united(r.footprint(n))
-        free = spots.free_places(step_view._box(shown), (w_f, h_f), (width, height),
-                                 [step_view._box(r.footprint(n)) for n in r.doc.nodes], docking.PAD)
+        free = spots.free_places(card_rects.box(shown), (w_f, h_f), (width, height),
+                                 [card_rects.box(r.footprint(n)) for n in r.doc.nodes], docking.PAD)
         assert not ((beside or below) and free), (k, round(px, 2), step.title)
     p.exit()
     assert w.player.framing == {}

@@ -380,3 +380,27 @@ def test_a_grid_wider_than_its_dock_shows_whole_columns(qtbot, width):
     for c in range(grid.columnCount()):
         widest = max(metrics.horizontalAdvance(grid.item(r, c).text()) for r in range(grid.rowCount()))
         assert widest <= grid.columnWidth(c)
+
+
+def _headers(grid):
+    rows = [grid.verticalHeaderItem(r).text() for r in range(grid.rowCount())] \
+        if not grid.verticalHeader().isHidden() else None
+    cols = [grid.horizontalHeaderItem(c).text() for c in range(grid.columnCount())] \
+        if not grid.horizontalHeader().isHidden() else None
+    return rows, cols
+
+
+def test_a_table_heads_only_the_indices_its_tensor_has(qtbot):
+    """Lesson 5's seed (a vector) and lesson 13's scalars showed a row headed '0' (issue 20
+    §1): a scalar has no index, a vector's entries are [0], [1], … along its one row; a
+    matrix keeps its row and column indices."""
+    grid = TensorGrid("g")
+    qtbot.addWidget(grid)
+    grid.set_array(np.float32(1.5))
+    assert _headers(grid) == (None, None) and grid.text_at(0) == "1.500"
+    assert grid.item(0, 0).toolTip() == "g = 1.5"
+    grid.set_array(np.array([2.0, 3.0], np.float32))
+    assert _headers(grid) == (None, ["[0]", "[1]"])
+    assert grid.item(0, 1).toolTip() == "g[1] = 3"
+    grid.set_array(np.array([[2.0, 3.0]], np.float32))
+    assert _headers(grid) == (["0"], ["0", "1"])

@@ -28,16 +28,12 @@ NEAR_ROWS = 2      # how many label heights of each arrow of a step at least sho
 SLIDE_PX = 11.0    # a slide's cards' text at least this tall (pixels), to show what it names
 
 
-def _box(rect):
-    return rect.left(), rect.top(), rect.right(), rect.bottom()
-
-
 def _free_spot(seen, size, cards, involved):
     """Is there a place for a card of `size` inside `seen` that touches none of `involved`
     and hides no card's name? (A scan on a grid, independent of how the player docks.)"""
     w, h = size
-    names = [_box(card_rects.name_strip(card)) for card in cards]
-    sacred = [_box(card.adjusted(-2, -2, 2, 2)) for card in involved]
+    names = [card_rects.box(card_rects.name_strip(card)) for card in cards]
+    sacred = [card_rects.box(card.adjusted(-2, -2, 2, 2)) for card in involved]
     step = 6.0
     y = seen.top()
     while y + h <= seen.bottom():

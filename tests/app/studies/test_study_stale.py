@@ -7,7 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QMessageBox
 
-from app_ui import tick_labels
+from app_ui import laid_out, tick_labels
 from gradviz.app.player import lessons
 from gradviz.app.window.main_window import SAMPLES_DIR, STUDY_TITLES
 from test_study_docks import _open, window
@@ -39,7 +39,7 @@ def plot_ink(view):
 def _settled(qtbot, view):
     qtbot.waitUntil(lambda: not view._stale and not view._timer.isActive()
                     and view._task is None, timeout=8000)
-    qtbot.wait(50)
+    laid_out(qtbot, view.window())
 
 
 def test_no_study_view_keeps_a_plot_it_cannot_show(qtbot, window, monkeypatch):

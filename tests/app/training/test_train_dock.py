@@ -13,9 +13,8 @@ from gradviz.graph import Port, load
 from gradviz.graph.training import Trainer, make_optimizer
 
 from gated_steps import gate_steps, steps_taken
-from train_dock_util import KERNEL, SAMPLE, choose, draw, finish, kernel, panel
+from train_dock_util import KERNEL, SAMPLE, choose, draw, finish, kernel
 
-_ = panel   # the fixture
 
 # Not marked numeric: the dock's numbers are compared with a Trainer's run in the same
 # process (equal by construction); tests/graph/test_training.py checks the numbers on other CPUs.
@@ -275,6 +274,38 @@ def test_reset_puts_the_variables_back_undoably(qtbot, panel):
     says_where_the_variables_are(p, "Reset training", loss)
     w.controller.undo_stack.undo()
     np.testing.assert_array_equal(kernel(w), trained)
+
+
+def test_undo_of_reset_brings_back_the_run_its_curves_and_export(qtbot, panel):
+    """Walk-through: Reset after 50 steps, then Ctrl+Z: the Variables came back but the loss
+    plot showed one point at step 0 and 'Export run…' stayed disabled (Reset had dropped
+    the trainer for good). Undo of Reset brings back the run as it was before Reset: its
+    curves, Reset and Export run, and a run goes on from its step 50; Redo clears them."""
+    w, p = panel()
+    stack = w.controller.undo_stack
+    start = kernel(w).copy()
+    assert p.run(50), p.status.text()
+    finish(qtbot, p)
+    trained, before = kernel(w).copy(), curves_of(p)
+    assert len(before[0][0]) == 51 and p.export_run_button.isEnabled()
+    p.reset_button.click()
+    np.testing.assert_array_equal(kernel(w), start)
+    assert not p.export_run_button.isEnabled() and len(curves_of(p)[0][0]) == 1
+    for _ in range(2):
+        stack.undo()                                           # Ctrl+Z
+        np.testing.assert_array_equal(kernel(w), trained)
+        assert curves_of(p) == before
+        assert p.export_run_button.isEnabled() and p.reset_button.isEnabled()
+        assert p.status.text().startswith("Undo Reset training: back at step 50, loss ")
+        stack.redo()
+        np.testing.assert_array_equal(kernel(w), start)
+        loss = float(w.controller.result.evaluation.values[Port("loss")])
+        says_where_the_variables_are(p, "Redo Reset training", loss)
+        assert not p.export_run_button.isEnabled() and not p.reset_button.isEnabled()
+    stack.undo()
+    assert p.run(5), p.status.text()                           # it goes on from step 50
+    finish(qtbot, p)
+    assert len(p.session.trainer.history) == 55 and curves_of(p)[0][1][:51] == before[0][1]
 
 
 def test_an_edit_the_engine_sees_drops_the_trainer(qtbot, panel):

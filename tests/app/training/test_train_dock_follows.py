@@ -6,7 +6,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 import pytest
 
-from train_dock_util import KERNEL, choose, draw, finish, panel  # noqa: F401 (the fixture)
+from train_dock_util import KERNEL, choose, draw, finish
 
 VALLEY = "samples/train_2_valley.json"
 BOWL = "samples/train_1_gd_bowl.json"

@@ -1,12 +1,10 @@
 """The Train dock's landscape and exports: the loss surface with the run, the gradient and
 Newton's minimum, Cancel on a slow one; the run as GIF/APNG, its plots as pictures, a step
-written out with its numbers (split from test_train_dock.py; the panel fixture is in train_dock_util)."""
+written out with its numbers (split from test_train_dock.py; the panel fixture is in conftest.py)."""
 import numpy as np
 import pytest
 
-from train_dock_util import choose, draw, finish, panel
-
-_ = panel   # the fixture, shared with test_train_dock
+from train_dock_util import choose, draw, finish
 
 
 # -- the landscape ----------------------------------------------------------------------------

@@ -1,7 +1,6 @@
-"""What the Train dock's test files share: the sample and its kernel, the panel fixture,
-choosing an optimizer, waiting for a run and drawing the landscape."""
-import pytest
-
+"""What the Train dock's test files share: the sample and its kernel, choosing an
+optimizer, waiting for a run and drawing the landscape (the panel fixture is in
+conftest.py)."""
 from gradviz.graph import Port
 
 SAMPLE = "samples/001_hessian_newton.json"
@@ -10,16 +9,6 @@ KERNEL = Port("layer1", 1)
 
 def kernel(w):
     return w.controller.doc.nodes["layer1"].weights["kernel"]
-
-
-@pytest.fixture
-def panel(qtbot, open_window):
-    def make(path=SAMPLE):
-        w = open_window(path)
-        w.train_dock.toggleViewAction().trigger()
-        qtbot.waitUntil(lambda: w.train_dock.panel is not None)
-        return w, w.train_dock.panel
-    return make
 
 
 def choose(panel, name, **fields):
