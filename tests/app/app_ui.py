@@ -5,6 +5,8 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QGraphicsItem, QLabel, QWidget
 from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QTextDocument
 
+from gradviz.app.literal import WORD_JOINER
+
 Key, Mod = Qt.Key, Qt.KeyboardModifier
 
 
@@ -155,10 +157,11 @@ def type_field(qtbot, line_edit, text):
 
 
 def shown_text(label):
-    """The plain text a rich-text label shows."""
+    """The plain text a rich-text label shows (a quotient's invisible word joiner, which
+    keeps dz/dx on one line, is no character it shows: literal.kept_whole)."""
     doc = QTextDocument()
     doc.setHtml(label.text())
-    return doc.toPlainText()
+    return doc.toPlainText().replace(WORD_JOINER, "")
 
 
 def item_image(item):

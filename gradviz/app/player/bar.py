@@ -20,6 +20,7 @@ from ...render import painter as render_painter
 from ...render.involved import step_groups
 from ...render.legible import READABLE_PX
 from ...story.build import no_backward_pass
+from ..literal import kept_whole
 from . import fit_dock, step_view
 from .timeline import KIND_WORDS, StepStrip, set_caption
 
@@ -594,7 +595,7 @@ class PlayerBar(QWidget):
                         f"step, or click a step above." if n else self._why_no_story())
         else:
             name = self.step_name(step)
-            self.step_label.setText(name)
+            self.step_label.setText(kept_whole(name))   # wrapped at spaces, never inside ∂y/∂x
             self.step_label.setToolTip(name)
             set_caption(self.caption, step.caption)
         self._fit_caption()

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, Q
 
 from ...render import legible
 from ...render import painter as render_painter
+from ..literal import kept_whole
 from . import step_view
 from .card_rects import whole_card
 from .lessons import lesson_lead
@@ -100,7 +101,7 @@ class CaptionBand(QWidget):
     def show_text(self, title, caption):
         """Show `title` and `caption`; a new caption starts at its top (the same one keeps
         where it was scrolled to)."""
-        self.title.setText(title)
+        self.title.setText(kept_whole(title))   # wrapped at spaces, never inside dout/dx
         if caption != getattr(self.caption, "plain", None):
             set_caption(self.caption, caption)
             self.scroll.verticalScrollBar().setValue(0)

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import (QButtonGroup, QFrame, QHBoxLayout, QScrollArea, Q
                                QWidget)
 
 from ...render.themes import LIGHT
-from ..literal import mnemonic_free
+from ..literal import kept_whole, mnemonic_free
 
 CHIP_CHARS = 26         # a timeline chip shows this much of its step's name
 
@@ -27,13 +27,14 @@ _MARK_FONT = "<span style=\"font-family:'DejaVu Sans Mono'\">{}</span>"
 
 def caption_html(text):
     """`text` as rich text for a QLabel, with every x̂ (a letter and a combining mark) drawn
-    in a font that puts the mark over its letter."""
+    in a font that puts the mark over its letter, and no line broken inside a quotient
+    (literal.kept_whole: Qt's rich text keeps no inline span whole, nowrap nor <nobr>)."""
     out, last = [], 0
     for m in _MARKED.finditer(text or ""):
-        out.append(html.escape(text[last:m.start()], quote=False))
+        out.append(html.escape(kept_whole(text[last:m.start()]), quote=False))
         out.append(_MARK_FONT.format(m.group()))
         last = m.end()
-    out.append(html.escape((text or "")[last:], quote=False))
+    out.append(html.escape(kept_whole((text or "")[last:]), quote=False))
     return "".join(out).replace("\n", "<br>")
 
 

@@ -259,6 +259,9 @@ class StudyView(QWidget):
         needs, for the view's width now."""
         stacked = self.stacked()
         for split in self.findChildren(PlotsAndWords):
+            if not getattr(split, "_followed_by_view", False):
+                split._followed_by_view = True
+                split.grew.connect(self._hold_parts)
             split.stack(stacked)
             split.fit()
         # Stacked, the view is as tall as its parts' least heights say (its dock scrolls down
@@ -267,11 +270,35 @@ class StudyView(QWidget):
         margins = self.layout_.contentsMargins()
         message = (self.message.heightForWidth(self.width() - margins.left() - margins.right())
                    + self.layout_.spacing() if self.message.isVisibleTo(self) else 0)
-        self.setMinimumHeight(0 if stacked else self.MIN_SIZE[1] + message)
+        self.setMinimumHeight(self.stacked_least() if stacked else self.MIN_SIZE[1] + message)
         choosers = getattr(self, "choosers", None)
         if choosers is not None:
             margins = self.layout_.contentsMargins()
             choosers.wrap(self.width() - margins.left() - margins.right())
+
+    def stacked_least(self):
+        """Stacked, the view's least height at its width: each part of its layout at its least
+        height, wrapped words at the height their lines take. The layout's own least height
+        counts a wrapped caption as one line, so the view was given 42 px less than its plots'
+        least heights and the splitter laid them over each other (the Hessian at 1280 x 800,
+        the provenance open: its eigenvalues' title over the heatmap's readout)."""
+        layout, width = self.layout_, self.width()
+        margins = layout.contentsMargins()
+        inner = width - margins.left() - margins.right()
+        heights = []
+        for i in range(layout.count()):
+            item = layout.itemAt(i)
+            if item.isEmpty():
+                continue
+            least = item.minimumSize().height()
+            if item.hasHeightForWidth():
+                least = max(least, item.heightForWidth(inner))
+            heights.append(least)
+        return sum(heights) + layout.spacing() * max(len(heights) - 1, 0) + margins.top() + margins.bottom()
+
+    def _hold_parts(self):
+        if self.stacked() and self.minimumHeight() < self.stacked_least():
+            self.setMinimumHeight(self.stacked_least())
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

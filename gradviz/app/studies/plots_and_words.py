@@ -5,7 +5,7 @@ import math
 import re
 
 from PySide6 import QtGui
-from PySide6.QtCore import QEvent, QPoint, Qt, QTimer
+from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetrics, QTextDocument
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
@@ -239,6 +239,11 @@ class PlotsAndWords(QSplitter):
     plays at 1280 x 800), the words stand above the plots. A table of words (the gradient
     check's) comes after the words that wrap."""
 
+    # Stacked, the parts' least heights grew past the splitter's height: its view makes room
+    # (QSplitter laid the parts over each other: at 1280 x 800 with the provenance open, the
+    # Hessian's eigenvalues' title over its heatmap's readout and axis title)
+    grew = Signal()
+
     def __init__(self):
         super().__init__(Qt.Orientation.Horizontal)
         self.setChildrenCollapsible(False)     # a part keeps its least size
@@ -418,6 +423,8 @@ class PlotsAndWords(QSplitter):
         total = sum(need.values()) or 1
         heights.update({id(p): max(left * need[id(p)] // total, p.minimumHeight()) for p in words})
         self.setSizes([heights.get(id(p), 0) for p in parts])
+        if self.minimumSizeHint().height() > self.height():
+            self.grew.emit()
 
     def _fit_squares(self):
         """Side by side, a square heatmap exactly as wide as its square image needs at the
