@@ -348,7 +348,7 @@ class PresentationMode(QObject):
         w.controller.evaluated.connect(self._evaluated)
         self._saved["framing"] = self.player.framing
         self.player.framing = dict(readable_px=self.readable_px(), max_zoom=self.max_zoom(), fill=FILL,
-                                   floor_px=SLIDE_FLOOR_PX)
+                                   floor_px=SLIDE_FLOOR_PX, rule_px=self.rule_px())
         self._saved["readable_px"] = canvas.readable_px
         canvas.set_readable_px(self.readable_px())   # a compact card reads from the back row too
         action = getattr(w, "actions_by_name", {}).get("present")
@@ -472,6 +472,13 @@ class PresentationMode(QObject):
     def readable_px(self):
         """How tall the cards' smallest numbers must be for the back row, in pixels."""
         return max(MIN_READABLE_PX, self.screen_height() * READABLE_SHARE)
+
+    def rule_px(self):
+        """The least size of a rule card's text: one step (step_view.LEVEL_STEP) under the
+        back row's, whatever the cards' (a step too large is framed smaller, its rule card
+        drawn larger than its cards): its digits (~0.73 of that) 9.2 px tall at 1280 x 800,
+        11.8 px at 1920 x 1080. With the cards, an auditor measured ~7 px on lesson 14."""
+        return self.readable_px() * step_view.LEVEL_STEP
 
     def max_zoom(self):
         """The largest zoom a step (or the lesson's picture) is shown at: the cards' numbers

@@ -148,12 +148,13 @@ def step_rects(renderer, step, extra=(), full=False):
 
 
 def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM, fill=None,
-               floor_px=READABLE_PX, extra=(), full=False):
+               floor_px=READABLE_PX, extra=(), full=False, rule_px=READABLE_PX):
     """(zoom, scene centre, docked formula rect or None) that frames `step` in `view`'s
     viewport; None without a graph. fill (presentation mode): a graph that, shown whole,
     leaves most of the view empty is shown closer (`_close_up`). floor_px: the least size
     of the cards' text a step too large is shown at. extra: nodes framed with the step's.
-    full: the cards with their ports and the own card's ring (`card_as`)."""
+    full: the cards with their ports and the own card's ring (`card_as`). rule_px: the least
+    size of the formula card's text (`_configs`)."""
     renderer.dock_formula(step, None)
     rects = step_rects(renderer, step, extra, full)
     if rects is None:
@@ -171,7 +172,7 @@ def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM,
             renderer.dock_formula(step, docked)
         return fit, framed.center(), docked
     if fit_zoom(rects[3], width, height) < lowest:
-        docked = _docked(view, renderer, step, lowest, readable_px, floor_px, extra, full)
+        docked = _docked(view, renderer, step, lowest, readable_px, floor_px, extra, full, rule_px)
         if docked is not None:
             picture = _graph(renderer, step, full).united(docked[2]) if docked[2] is not None else None
             room = (port.width() - 2 * DOCK_MARGIN, port.height() - 2 * DOCK_MARGIN)   # as docked
@@ -324,19 +325,25 @@ DOCK_MARGIN = 2.0      # screen pixels kept free around a docked formula card an
 LEVEL_STEP = 0.9       # the zooms tried below the readable one, each this much smaller
 
 
-def _configs(view, readable_px, floor_px=READABLE_PX):
+def _configs(view, readable_px, floor_px=READABLE_PX, rule_px=READABLE_PX):
     """[(zoom of the cards, scale of the formula card)], best first: the smallest text on
     screen (cards' or formula card's) as large as it can be, from `readable_px` down to the
     legible floor (`floor_px`, never under READABLE_PX); at each such size, the cards as large as they can be. In
     presentation mode (readable_px above the floor) a step that does not fit at the back row's
-    zoom is shown whole a little smaller rather than cut."""
+    zoom is shown whole a little smaller rather than cut. The formula card's text is never
+    under `rule_px` (the first size of those at or above it): with cards smaller than that, it
+    is drawn larger than they (presentation mode: lesson 14's rule cards at 1280 x 800, drawn
+    with their cards at 10.7 px, had digits 7.8 px tall, too small for the back row)."""
     top, floor = readable_zoom(view, readable_px), readable_zoom(view, max(READABLE_PX, floor_px))
     levels = [top]
     while levels[-1] * LEVEL_STEP > floor:
         levels.append(levels[-1] * LEVEL_STEP)
     if levels[-1] > floor:
         levels.append(floor)
-    return [(zoom, level / zoom) for level in levels for zoom in levels if zoom >= level]
+    rule = readable_zoom(view, rule_px) * (1 - 1e-9)
+    least = min([level for level in levels if level >= rule] or [top])
+    return [(zoom, level / zoom) for level in levels for zoom in levels if zoom >= level >= least] + \
+        [(zoom, least / zoom) for zoom in levels if zoom < least]
 
 
 def _with_name(renderer, nid, full=False, own=False):
@@ -348,7 +355,8 @@ def _with_name(renderer, nid, full=False, own=False):
     return box(card), box(name_strip(card_rect(renderer, nid)))
 
 
-def _docked(view, renderer, step, lowest, readable_px, floor_px=READABLE_PX, extra=(), full=False):
+def _docked(view, renderer, step, lowest, readable_px, floor_px=READABLE_PX, extra=(), full=False,
+            rule_px=READABLE_PX):
     """(zoom, centre, docked rect) with the formula card docked where it shows whole with the
     step's cards and hides none of their names (nor, where it can, any card's name); its
     own card alone when all of them cannot be shown (with `extra`, the nodes a slide names:
@@ -361,7 +369,8 @@ def _docked(view, renderer, step, lowest, readable_px, floor_px=READABLE_PX, ext
         return None
     port = view.viewport().rect()
     size = (max(1.0, port.width() - 2 * DOCK_MARGIN), max(1.0, port.height() - 2 * DOCK_MARGIN))
-    configs = _configs(view, readable_px, floor_px)
+    configs = _configs(view, readable_px, floor_px, rule_px)
+    smaller = [c for c in _configs(view, readable_px, floor_px) if c not in configs]   # (presentation)
     involved = {getattr(step, "node", None)} | set(extra)
     for edge in renderer._step_edges(step):
         involved |= {edge.src.node, edge.dst.node}
@@ -382,11 +391,18 @@ def _docked(view, renderer, step, lowest, readable_px, floor_px=READABLE_PX, ext
         # cards' values (anywhere in the view: a lattice, dearer, when the usual places fail),
         # and last over a name or the step's cards (BatchNorm's step 9 docked its card over
         # the target's value at the readable zoom).
-        for clear, names_free, bodies_free, grid in (
-                (True, True, True, 0), (True, True, False, 0), (True, True, False, LATTICE),
-                (True, False, False, 0), (False, True, False, 0), (False, False, False, 0)):
+        # A rule card drawn larger than the cards (`rule_px`) clear of every card, on the
+        # lattice too, before one drawn as small as they are (attention's step 20 at 1280 x
+        # 800 found a place only over w_k's and w_v's values).
+        for clear, names_free, bodies_free, grid, tried in (
+                (True, True, True, 0, configs), (True, True, True, LATTICE, configs),
+                (True, True, True, 0, smaller), (True, True, False, 0, configs),
+                (True, True, False, LATTICE, configs), (True, False, False, 0, configs),
+                (False, True, False, 0, configs), (False, False, False, 0, configs)):
+            if not tried:
+                continue
             found = docking.search(shown, avoid, others, (layout.width, layout.height),
-                                   configs, size, docking.Rules(clear, names_free, bodies_free),
+                                   tried, size, docking.Rules(clear, names_free, bodies_free),
                                    CARD_GAP, natural, grid, free=bodies_free, extent=arrows)
             if found is not None:
                 zoom, scale, spot, centre = found
@@ -438,13 +454,14 @@ def _centre(spans, seen, full=None):
 
 
 def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM, fill=None,
-               floor_px=READABLE_PX):
+               floor_px=READABLE_PX, rule_px=READABLE_PX):
     """Zoom and scroll `view` to frame `step`; returns (zoom, scene centre), or None
     (nothing done). In presentation mode (`fill`) a slide shows whole every card its caption
     or rule card names (`named_nodes`) where they fit with the step's, the cards' text down to
     `floor_px` (the back row's size gives way to them: the tiny CNN's step 17 named 'image x'
     and cut it at the top); those that do not are named at the view's edge
-    (`view.edge_markers`), the slide framed for the step's own cards.""" 
+    (`view.edge_markers`), the slide framed for the step's own cards. rule_px: the least size
+    of the formula card's text (presentation mode: larger than the cards' floor)."""
     view.label_bounds = None            # the labels as they would lie anywhere, while weighed
     named = named_nodes(renderer, step) if fill is not None else []
     involved = involved_nodes(renderer, step)
@@ -455,13 +472,13 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM,
         tries.insert(0, (extra + context, readable_px))
     framed = None
     for nodes, least in tries:
-        framed = _framed(view, renderer, step, readable_px, max_zoom, fill, least, nodes)
+        framed = _framed(view, renderer, step, readable_px, max_zoom, fill, least, nodes, rule_px)
         if framed is not None and all(seen_rect(view, *framed).adjusted(-0.5, -0.5, 0.5, 0.5).contains(rect)
                                       for rect in step_items(renderer, step, nodes, full=True)):
             break
         framed = None
     if framed is None:      # the step's own cards, down to the legible size where they must
-        framed = _framed(view, renderer, step, readable_px, max_zoom, fill, READABLE_PX)
+        framed = _framed(view, renderer, step, readable_px, max_zoom, fill, READABLE_PX, rule_px=rule_px)
     if framed is None:
         view.edge_markers = []
         return None
@@ -487,11 +504,11 @@ def seed_context(renderer, step):
     return list(dict.fromkeys(e.src.node for e in renderer._drawn_edges() if e.dst.node == nid and e.src.node != nid))
 
 
-def _framed(view, renderer, step, readable_px, max_zoom, fill, floor_px, extra=()):
+def _framed(view, renderer, step, readable_px, max_zoom, fill, floor_px, extra=(), rule_px=READABLE_PX):
     """(zoom, centre) of `step` framed (with the nodes `extra`), settled and, in presentation
     mode, refitted; None without a graph."""
     full = fill is not None
-    framed = step_frame(view, renderer, step, readable_px, max_zoom, fill, floor_px, extra, full)
+    framed = step_frame(view, renderer, step, readable_px, max_zoom, fill, floor_px, extra, full, rule_px)
     if framed is None:
         return None
     zoom, centre, _ = framed

@@ -182,7 +182,7 @@ def test_each_step_is_framed_for_the_back_row(window, qtbot, monkeypatch, name):
     w.setGeometry(0, 0, 1280, 800)
     qtbot.waitUntil(lambda: not p._fit_pending)
     assert w.player.framing == dict(readable_px=p.readable_px(), max_zoom=p.max_zoom(), fill=presentation.FILL,
-                                    floor_px=presentation.SLIDE_FLOOR_PX)
+                                    floor_px=presentation.SLIDE_FLOOR_PX, rule_px=p.rule_px())
     assert p.readable_px() >= presentation.MIN_READABLE_PX
     c = w.canvas
     for k in range(len(p.steps())):
