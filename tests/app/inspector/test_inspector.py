@@ -445,8 +445,14 @@ def test_the_op_line_says_what_the_op_computes_not_its_name_again():
     doc = Document()
     relu = doc.add(Node("relu", OP, op="nn.relu"))
     assert _doc_of(relu, doc) == "nn.relu(x): max(x, 0)"
-    doc.add(Node("x", CONSTANT, value=np.zeros(2, np.float32)))     # a node x: the port is a
-    assert _doc_of(relu, doc) == "nn.relu(a): max(a, 0)"
+    # A node x that does not feed relu leaves its port x (a port keeps the catalog's letter
+    # until a clash is real, 075b01c: a fresh add beside nodes a and b read add(c, d)); wired
+    # from a node y, the line names y.
+    doc.add(Node("x", CONSTANT, value=np.zeros(2, np.float32)))
+    assert _doc_of(relu, doc) == "nn.relu(x): max(x, 0)"
+    doc.add(Node("y", CONSTANT, value=np.zeros(2, np.float32)))
+    doc.connect("y", "relu")
+    assert _doc_of(relu, doc) == "nn.relu(y): max(y, 0)"
 
 
 def test_a_nodes_label_field_shows_its_name_as_text(make):
