@@ -21,7 +21,7 @@ from PySide6.QtGui import QColor, QPen
 from ..graph.structure import filter_ports
 from ..story.formatting import number
 from ..story.model import number_spec, path_name
-from ..story.operands import caption, is_number, mentions, operand_heading, said_by_heading, untold
+from ..story.operands import caption, is_number, mentions, operand_heading
 from ..story.rule_pictures import CONTRIBUTION, UPSTREAM, aligned
 from ..story.rule_pictures import pictures as rule_pictures
 from . import legible, preview, text, tiles
@@ -140,10 +140,6 @@ def formula_parts(step):
             parts += [("break",), ("word", "where")]
             parts += [("array", np.asarray(v), k, "operand", nodes.get(k, "")) for k, v in used]
             parts += [("word", t) for t in told]
-        # which node a letter is, where no heading above says it ('a is tokens x')
-        headed = {k for k, _ in used if said_by_heading(k, nodes.get(k, ""))} | set(shown)
-        for letter, node in untold(equation, getattr(step, "operand_nodes", None) or {}, headed):
-            parts += [("break",), ("word", f"{letter} is {node}")]
         for row in pictured.rows if pictured is not None else []:
             parts += [("break",), *row]
     elif kind == "update":

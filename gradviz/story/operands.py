@@ -136,26 +136,6 @@ def operand_heading(name, node):
     return f"{name} ({node})"
 
 
-def said_by_heading(name, node):
-    """Whether the heading `operand_heading` gives operand `name` says which node it is."""
-    return not node or node == name or operand_heading(name, node) != name
-
-
-def untold(equation, nodes, headed=()):
-    """[(letter, node)]: the operands a rule card writes as a letter (grad_a, its rule's
-    b) standing for a node of another name, that no heading on the card ties to that node
-    (`headed`: the operands whose heading there says it, operand_heading): the card then
-    says 'a is tokens x' itself. Lesson 34's card read 'grad_a = grad @ w_qᵀ' for the
-    tokens x, lesson 13's 'where a = 1.500' for ∂y/∂xx: only the caption said which."""
-    if not equation or "=" not in equation:
-        return []
-    lhs, rhs = equation.split("=", 1)
-    own = lhs.strip()[5:] if lhs.strip().startswith("grad_") else ""
-    return [(name, node) for name, node in nodes.items()
-            if node and node != name and name not in headed
-            and (name == own or mentions(rhs, name))]
-
-
 # A name that reads as one term of a formula: x, W1, tf_t, layer.kernel, γ; or a number.
 _TERM = re.compile(r"[A-Za-z_\u0391-\u03c9][A-Za-z0-9_.\u0391-\u03c9]{0,15}|\d+(\.\d+)?")
 _ACCENTED = "(?=[\u0300-\u036f])"   # x̂: a hat on the letter would land on the name's last letter
