@@ -165,7 +165,9 @@ class Layer:
 
     def _cast_inputs(self, inputs):
         compute = self._variables[0]._value.dtype if self._variables else self._dtype
-        if inputs._value.dtype.kind in "fiu" and inputs._value.dtype != compute:
+        dtype = inputs._value.dtype
+        # identity first: comparing two dtypes costs more than the rest of the call
+        if dtype is not compute and dtype.kind in "fiu" and dtype != compute:
             inputs = math.cast(inputs, compute)
         return inputs
 

@@ -11,11 +11,12 @@ import enum
 import numpy as np
 
 from . import backend, blocks, nest
+from .dtypes import FLOAT32
 from .errors import check_result_fits, counted
 from .backward import _relevant_entries, backward
 from .ops import shape as shape_ops
 from . import recording as _recording
-from .recording import _state
+from .recording import stack
 from .tensor import Tensor, Variable, _live_tapes, _short, convert_to_tensor
 from .tracing import _trace
 
@@ -55,11 +56,11 @@ class GradientTape:
                 "this GradientTape is already recording; a tape cannot be entered "
                 "twice (exit it first, or use a new tape)")
         self._entered = True
-        _state.recording.append(self)
+        stack().append(self)
         return self
 
     def __exit__(self, *exc):
-        recording = _state.recording  # a thread-local read costs as much as the rest
+        recording = stack()  # a thread-local read costs as much as the rest
         if self in recording:
             recording.remove(self)
         self._entered = False
@@ -67,7 +68,7 @@ class GradientTape:
 
     @property
     def _is_recording(self):
-        return self in _state.recording
+        return self in stack()
 
     def stop_recording(self):
         """Context manager: ops inside it are not recorded on this tape."""
@@ -158,7 +159,7 @@ class GradientTape:
         self._used = True
         if self._is_recording and not self._persistent:
             # As in TF: asking a non-persistent tape inside its context ends its recording.
-            _state.recording.remove(self)
+            stack().remove(self)
 
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE, observer=None):
@@ -290,7 +291,7 @@ class GradientTape:
             if g is None:
                 return Tensor._wrap(np.zeros(shape, target._value.dtype))
             parts.append(g)
-        if not _state.recording:  # nothing to record: plain numpy
+        if not stack():  # nothing to record: plain numpy
             j = parts[0]._value if len(parts) == 1 else np.concatenate([p._value for p in parts])
             return Tensor._wrap(j.reshape(per_row, batch, -1).transpose(1, 0, 2).reshape(shape))
         S = shape_ops
@@ -340,13 +341,15 @@ class _StopRecording:
         if not self._tape._is_recording:
             raise RuntimeError(
                 "Tape is not recording: stop_recording() needs a tape that is recording.")
-        self._index = _state.recording.index(self._tape)
-        _state.recording.remove(self._tape)
+        recording = stack()
+        self._index = recording.index(self._tape)
+        recording.remove(self._tape)
         return self
 
     def __exit__(self, *exc):
-        if self._tape._entered and self._tape not in _state.recording:
-            _state.recording.insert(min(self._index, len(_state.recording)), self._tape)
+        recording = stack()
+        if self._tape._entered and self._tape not in recording:
+            recording.insert(min(self._index, len(recording)), self._tape)
         return False
 
 
@@ -460,8 +463,13 @@ def _jacobian(entries, target, sources, zero):
         return [Tensor._wrap(np.zeros(target._value.shape + s._value.shape, s._value.dtype))
                 for s in sources]
     # Found once for all chunks: the recorded ops on a path from a source.
-    relevant = _relevant_entries(entries, {s._id for s in sources if s._value.dtype.kind == "f"})[0]
-    recording = _state.recording
+    source_ids = set()  # a loop, not a set comprehension: no function made per call
+    for s in sources:
+        dtype = s._value.dtype
+        if dtype is FLOAT32 or dtype.kind == "f":
+            source_ids.add(s._id)
+    relevant = _relevant_entries(entries, source_ids)[0]
+    recording = stack()
     no_tape = not recording or (len(recording) == 1 and recording[0] is _trace.tracer)
     if no_tape and n > target._value.shape[0] > 1 if target._value.ndim else False:
         if len(sources) > 1 or blocks.last_op_keeps_rows(relevant, target,
