@@ -323,12 +323,15 @@ def _read_on_path(entries, targets):
     return read
 
 
-def _relevant_entries(entries, source_ids):
+def _relevant_entries(entries, source_ids, relevant=None, reached=None):
     """(op, needs) for the entries on a path from a source: only those can carry
     gradient to a source. `needs[i]`: input i is reached and floating. An op's inputs
-    are made before it, so this forward scan already knows them all."""
-    reached = set(source_ids)
-    relevant = []
+    are made before it, so this forward scan already knows them all. `relevant` and
+    `reached`: where a scan of ops before `entries` from the same sources left off (the
+    caller's copies; this extends them)."""
+    if reached is None:
+        reached = set(source_ids)
+        relevant = []
     for op in entries:
         inputs = op.inputs
         n = len(inputs)
