@@ -5,6 +5,7 @@ watched or was produced by an op the tape recorded (TensorFlow's rule).
 """
 import threading
 
+from .dtypes import FLOAT32
 from .tensor import Variable
 
 
@@ -78,7 +79,8 @@ def watch_accessed(tape, variable):
     """Whether GradientTape `tape` tracks `variable`, read by an op and not tracked yet:
     GradientTape._should_record's lines for that input (an accessed trainable floating
     Variable is watched if the tape watches accessed variables)."""
-    if tape._watch_accessed_variables and variable.trainable and variable._value.dtype.kind == "f":
+    if tape._watch_accessed_variables and variable.trainable and (
+            variable._value.dtype is FLOAT32 or variable._value.dtype.kind == "f"):
         tape._watched_variables.append(variable)
         tape._tracked.add(variable._id)
         tape._roots.append(variable._id)
