@@ -130,13 +130,7 @@ def _record_on_two(recording, opdef, inputs, values, result, attrs):
             hit_2 = _watch_accessed(second, t) or hit_2
     if not (hit_1 or hit_2):
         return
-    operation = Operation()  # recording.new_operation, inlined
-    operation.opdef = opdef
-    operation.inputs = inputs
-    operation.outputs = [result]
-    operation.attrs = attrs or _NO_ATTRS
-    operation._in_values = values
-    operation._id = result._id
+    operation = _recording.new_operation(opdef, inputs, values, [result], attrs)
     # An op on both tapes has no one _needs (see GradientTape._relevant): the tapes scan.
     if opdef.outputs_off_tape:
         floating = False
