@@ -119,7 +119,7 @@ class WindowMenus:
                                  checkable=True)
         a["grid"].setChecked(str(self.settings.value("view/grid", "true")).lower() == "true")
         a["grid"].toggled.connect(self.set_grid_visible)
-        a["code"] = front_action(self, self.code_dock)
+        a["code"] = front_action(self, self.code_dock, self._code_room)
         a["code"].setText("&Code")
         a["code"].setShortcut(QKeySequence("Ctrl+Shift+C"))
         a["code"].setStatusTip("The document as runnable Python (import gradviz as tf)")
