@@ -261,6 +261,30 @@ def test_arrow_keys_step_after_a_dialog_closes(open_window, qtbot, which):
     assert w.player.index == 1
 
 
+def test_arrow_keys_step_after_a_floating_docks_dialog_closes(open_window, qtbot):
+    """The Random fill of a floating inspector closed: the focus came back nowhere (the
+    dialog's parent is the dock's window, not the main window), so → did not step until a
+    click."""
+    from PySide6.QtCore import QTimer
+    w = open_window()
+    w.inspector_dock.setFloating(True)
+    click_card(qtbot, w, "tf_b")
+    w.player.set_index(0)
+    qtbot.waitUntil(lambda: w.inspector.page.value_editor.random_button.isVisible())
+
+    def close_the_dialog():     # once shown and active, as test_arrow_keys_step_after_a_dialog_closes
+        dialog = QApplication.activeModalWidget()
+        if dialog is None or not dialog.isVisible() or QApplication.activeWindow() is not dialog:
+            QTimer.singleShot(50, close_the_dialog)
+        else:
+            dialog.reject()
+    QTimer.singleShot(100, close_the_dialog)
+    w.inspector.page.value_editor.random_button.click()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None)
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Right)
+    assert w.player.index == 1
+
+
 @pytest.mark.parametrize("active", ["none", "a dialog"])
 def test_a_window_shown_while_none_is_active_asks_for_the_keys(open_window, qtbot, monkeypatch, active):
     """Nothing activates a new window on a display without a window manager (Xvfb, a
