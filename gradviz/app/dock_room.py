@@ -564,14 +564,16 @@ class StudyPlacement:
     def _open_folded(self, dock, dragged=False):
         """The user returns to a dock folded above a study (its tab, its title bar, its
         separator dragged down): it opens at its share of the column (the provenance at the
-        height that shows its step while the story plays), or as tall as it was dragged."""
+        height that shows its step while the story plays; the Code at CODE_SHARE, where it
+        showed 14 lines at the inspector's half), or as tall as it was dragged."""
         study = self._study_in_column()
         if dragged or study is None:
             for above in self._column_above():
                 above.fold(False)
             return
-        self._share_column(study, STUDY_SHARE if self.player.index >= 0 else 1 - INSPECTOR_SHARE,
-                           study_first=False)
+        share = STUDY_SHARE if self.player.index >= 0 else \
+            1 - CODE_SHARE if dock is self.code_dock and in_front(dock) else 1 - INSPECTOR_SHARE
+        self._share_column(study, share, study_first=False)
 
     def _share_column(self, dock, share=STUDY_SHARE, study_first=True):
         """A study beside the palette below the inspector (a 1280 x 800 or 1440 x 900 window)

@@ -40,3 +40,27 @@ def test_code_opens_readable_beside_an_unchanged_canvas(open_window, qtbot):
     click_tab(qtbot, w, "Code")
     qtbot.waitUntil(lambda: lines_shown(w) >= READABLE_LINES)
     assert w.canvas.size() == canvas
+
+
+def test_code_opened_over_a_study_gets_its_share_and_the_study_takes_the_column_back(open_window, qtbot):
+    """A study in front below (it had the column, the docks above folded): the Code opened
+    showed 14 lines at the inspector's half; it opens at CODE_SHARE, and the study's tab
+    gives the study the column again."""
+    from gradviz.app.window.main_window import SAMPLES_DIR
+    w = open_window(SAMPLES_DIR / "001_batchnorm_pitfall.json", size=(1280, 800))
+    dock = w.study_docks["Gradient check"]
+    dock.toggleViewAction().trigger()
+    qtbot.waitUntil(lambda: getattr(dock, "view", None) is not None and dock.view.result is not None,
+                    timeout=8000)
+    qtbot.waitUntil(lambda: w.inspector_dock.folded)
+    canvas = w.canvas.size()
+    w.actions_by_name["code"].trigger()
+    qtbot.waitUntil(lambda: in_front(w.code_dock) and not w.code_dock.folded
+                    and lines_shown(w) >= READABLE_LINES)
+    assert in_front(dock) and w.canvas.size() == canvas
+    click_tab(qtbot, w, next(t for t in ("Gradient check", "Check") if t in _tab_texts(w)))
+    qtbot.waitUntil(lambda: w.code_dock.folded)
+
+
+def _tab_texts(w):
+    return [b.tabText(i) for b in w.findChildren(QTabBar) if b.isVisible() for i in range(b.count())]
