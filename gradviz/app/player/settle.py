@@ -11,6 +11,7 @@ from ...render.involved import involved_nodes
 from .card_rects import arrow_rects, involved_cards, step_items, whole_card
 
 CUT = 2.0               # scene units a card may pass the view's edge by without being cut
+SLIGHT = 0.25           # the most (share of the view) a pan moves to cut no card
 SCROLL_SLACK = 1.5      # pixels kept between the view's edge and a card panned out of it
 
 
@@ -57,7 +58,10 @@ def settle(view, renderer, step, zoom, centre, extra=(), full=False):
     the step (its cards, formula card, seed), so that the step's arrows lie whole in view
     where they can (lesson 14's fan-in at layer: both paths left the view at the right),
     then so that no other card is cut by the view's edge where a slightly different pan
-    shows it whole or not at all (the tiny CNN's loss card at 1280 x 800)."""
+    (at most SLIGHT of the view, each one cutting fewer cards) shows it whole or not at all
+    (the tiny CNN's loss card at 1280 x 800). One pan further than that left the step at the
+    view's edge: lesson 17's seed slide at 1280 x 800 moved half its view down to drop layer2
+    off the top, the graph in the top 260 pixels and the lower 60 % of the screen empty."""
     port = view.viewport().rect()
     seen = QRectF(0, 0, port.width() / zoom, port.height() / zoom)
     seen.moveCenter(centre)
@@ -92,28 +96,38 @@ def settle(view, renderer, step, zoom, centre, extra=(), full=False):
                 bounds[i] = (max(bounds[i][0], a), min(bounds[i][1], b))
 
     cards = [whole_card(renderer, n) for n in renderer.doc.nodes if n not in nodes]
+    half = 0.5 / zoom
 
     def cut(sx, sy):
         """How many cards the view cuts, then how many it cuts by a pixel or more (a port's
-        circle cut by CUT, a sliver of it in view, looks cut: lesson 33's relu at 1280 x 800)."""
+        circle cut by CUT, a sliver of it in view, looks cut: lesson 33's relu at 1280 x 800).
+        The first as the view may show it, scrolled by whole pixels (half a pixel more)."""
         view = seen.translated(sx, sy)
-        return len(cut_cards(view, cards)), len(cut_cards(view, cards, by=1.0 / zoom))
+        return (len(cut_cards(view.adjusted(-half, -half, half, half), cards)),
+                len(cut_cards(view, cards, by=1.0 / zoom)))
 
-    choices = []
+    options = []
     # Out of view across, a pixel more (the view scrolls by whole pixels): a view panned to
     # leave xx out ended at its edge and showed its border and half its output port (lesson
     # 13 in presentation).
     for i, (axis, out) in enumerate(zip(axes, (SCROLL_SLACK / zoom, 0.0))):
-        options = {shift[i]}
         a, b = axis(seen)
+        found = set()
         for card in cards:
             start, end = axis(card)
-            options |= {start - a, end - b, end - a + out, start - b - out}   # whole in view, or out of it
-        choices.append(sorted(o for o in options if bounds[i][0] <= o <= bounds[i][1]) or [shift[i]])
-    best = min(((sx, sy) for sx in choices[0] for sy in choices[1]),
-               key=lambda s: (cut(*s), abs(s[0] - shift[0]) + abs(s[1] - shift[1])))
-    if cut(*best) == cut(*shift):
-        best = shift
+            found |= {start - a, end - b, end - a + out, start - b - out}   # whole in view, or out of it
+        options.append(([o for o in found if bounds[i][0] <= o <= bounds[i][1]], SLIGHT * (b - a)))
+    # Each pan slight, from where the last one left the view, and made only where it cuts
+    # fewer cards.
+    best = shift
+    for _ in range(len(cards) + 1):
+        choices = [sorted({best[i]} | {o for o in found if abs(o - best[i]) <= reach})
+                   for i, (found, reach) in enumerate(options)]
+        moved = min(((sx, sy) for sx in choices[0] for sy in choices[1]),
+                    key=lambda s: (cut(*s), abs(s[0] - best[0]) + abs(s[1] - best[1])))
+        if cut(*moved) >= cut(*best):
+            break
+        best = moved
     return QPointF(centre.x() + best[0], centre.y() + best[1])
 
 
