@@ -226,7 +226,8 @@ def said(array, shown=None):
     """The text a compact card writes for `array` instead of a heat picture, or None: a
     single number as its card writes it (`shown`, its picture there), a tensor of one
     number repeated as 'all 3' (its thumbnail was a flat block of one colour, or an
-    empty box for zeros: it said nothing of the number)."""
+    empty box for zeros: it said nothing of the number), in the format its card imposes
+    (a zero matmul read 'all 0' beside cards that read 0.000)."""
     if np.size(array) == 1:
         return getattr(shown, "text", None)
     a = np.asarray(array)
@@ -235,7 +236,7 @@ def said(array, shown=None):
     first = a.reshape(-1)[0]
     if not np.isfinite(first) or not np.all(a == first):
         return None
-    return f"all {number_format(a.reshape(-1)[:1])(first.item())}"
+    return f"all {number_format(a.reshape(-1)[:1], spec=getattr(shown, 'spec', None))(first.item())}"
 
 
 def captions(card, pending=frozenset()):

@@ -171,3 +171,27 @@ def test_every_sample_s_compact_cards_say_what_their_numbers_are(qapp):
             pictures = sum(compact.said(s.array, s.preview) is None for s in shown)
             assert svg.count("<image") == pictures, (path.name, nid)
     assert uniform >= 5    # lesson 6's x, w, out_target, ... are among them
+
+
+def test_a_compact_tensor_of_one_number_repeated_is_written_in_its_card_s_format(qapp):
+    """x @ W with W all zeros, x with decimals: the full cards write 0.000 everywhere (one
+    format for the graph); drawn compact, the matmul read 'all 0' beside y's '0.000' and
+    W's 'all 0' beside its gradient's thumbnail: the repeated number took its own format,
+    not its card's."""
+    from gradviz.graph.document import Document, Node, Port
+
+    doc = Document(title="zero matmul")
+    doc.add(Node("x", "constant", value=np.array([[0.5, -1.25]], np.float32)))
+    doc.add(Node("W", "variable", value=np.zeros((2, 2), np.float32)))
+    doc.add(Node("matmul", "op", op="matmul"))
+    doc.add(Node("y", "op", op="reduce_sum"))
+    for src, dst, slot in [("x", "matmul", 0), ("W", "matmul", 1), ("matmul", "y", 0)]:
+        doc.connect(src, dst, 0, slot)
+    doc.targets, doc.sources = [Port("y")], [Port("W")]
+    renderer = Renderer(doc, evaluation=evaluate(doc))
+    y = renderer.cards["y"].sections[0].preview.text
+    assert y == "0.000"
+    for nid in ("matmul", "W"):
+        section = renderer.cards[nid].sections[0]
+        assert compact.said(section.array, section.preview) == f"all {y}", nid
+        assert f"all {y}" in [t for t, _ in _texts(_svg(renderer, [nid], 0.6))], nid

@@ -243,9 +243,12 @@ def same_frame(a, b):
 
 
 def same_numbers(a, b):
-    """True when cards `a` and `b` show the same value and gradients."""
-    return _same_array(a.value, b.value) and all(_same_array(x.array, y.array)
-                                                 for x, y in zip(a.sections, b.sections))
+    """True when cards `a` and `b` show the same value and gradients in the same format:
+    the same numbers under another shared format (render.cards' numbers_spec) are written
+    otherwise (a zero matmul's '0 0' kept beside cards that went to 0.000)."""
+    return _same_array(a.value, b.value) and all(
+        _same_array(x.array, y.array) and getattr(x.preview, "spec", None) == getattr(y.preview, "spec", None)
+        for x, y in zip(a.sections, b.sections))
 
 
 def numbers_look(card, theme, pending, compact):
