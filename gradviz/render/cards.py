@@ -39,6 +39,8 @@ CORNER_R = 8.0          # a card's rounded corners
 BADGE_H = 18.0
 NUMBERS_MARGIN = 2.0    # around the section bodies (numbers_rect)
 PENDING_TEXT = "pending: not yet accumulated"
+PENDING_OUT = 1.5       # a pending gradient's box stands this far out of the body (within NUMBERS_MARGIN),
+PENDING_PAD = 4.0       # its words this far in from the box's outline
 
 _IN_NUMBERS = ("scalar", "grid", "ellipsis")   # preview kinds that write a tensor's numbers
 Section = namedtuple("Section", "label array colour y port preview text")
@@ -321,7 +323,7 @@ class CardPainter:
         for label, array, colour, port, shown in sections:
             text_w = max(text_w, text.width(f_label, label) + 2 * PAD)
             if colour == "gradient":
-                text_w = max(text_w, text.width(text.sans(8.5), PENDING_TEXT) + 2 * PAD)
+                text_w = max(text_w, text.width(text.sans(8.5), PENDING_TEXT) + 2 * (PAD + PENDING_PAD - PENDING_OUT))
             if shown is None:
                 text_w = max(text_w, text.width(preview.mono_font(9), self.none_text(port)) + 2 * PAD)
             if shown is not None:
@@ -566,20 +568,18 @@ class CardPainter:
         arithmetic)."""
         t = self.theme
         colour = getattr(t, section.colour)
-        if pending:     # the gradient's box kept (no jump when it comes), read as a placeholder
-            box = QRectF(x, y + 1, width, _body_height(section) - 2)
-            flags = Qt.AlignmentFlag.AlignCenter
-            if box.height() > 2 * LINE_H:  # (round one line of words, a box touched them)
-                edge = QColor(t.gradient)     # (solid: a dashed line's dashes fell apart
-                edge.setAlpha(90)             # between an export and its picture replayed)
-                painter.setPen(QPen(edge, 1))
-                painter.setBrush(QColor(t.card))
-                painter.drawRoundedRect(box, 4, 4)
-                box = box.adjusted(6, 0, -6, 0)     # the words keep clear of the outline
-                flags |= Qt.TextFlag.TextWordWrap
+        if pending:     # the gradient's box kept (no jump when it comes), read as a placeholder:
+            # one look whatever its height (a one-row gradient's words were drawn plain on the tint)
+            box = QRectF(x - PENDING_OUT, y + 0.5, width + 2 * PENDING_OUT, _body_height(section) - 1)
+            edge = QColor(t.gradient)     # (solid: a dashed line's dashes fell apart
+            edge.setAlpha(90)             # between an export and its picture replayed)
+            painter.setPen(QPen(edge, 1))
+            painter.setBrush(QColor(t.card))
+            painter.drawRoundedRect(box, 4, 4)
             painter.setFont(text.sans(8.5))
             painter.setPen(QColor(t.muted))
-            painter.drawText(box, flags, PENDING_TEXT)
+            painter.drawText(box.adjusted(PENDING_PAD, 0, -PENDING_PAD, 0),
+                             Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, PENDING_TEXT)
         elif section.preview is None:
             painter.setFont(preview.mono_font(9))
             painter.setPen(QColor(colour))
