@@ -37,10 +37,9 @@ TITLE_KEPT = 200.0      # a title this wide stands whole beside its op's name (t
 PORT_R = 5.0
 CORNER_R = 8.0          # a card's rounded corners
 BADGE_H = 18.0
-NUMBERS_MARGIN = 2.0    # around the section bodies (numbers_rect)
+NUMBERS_MARGIN = 3.0    # around the section bodies (numbers_rect): a pending box's outline stands in it
 PENDING_TEXT = "pending: not yet accumulated"
-PENDING_OUT = 1.5       # a pending gradient's box stands this far out of the body (within NUMBERS_MARGIN),
-PENDING_PAD = 4.0       # its words this far in from the box's outline
+PENDING_OUT = 2.0       # a pending gradient's box stands this far out of the body, its words as far in
 
 _IN_NUMBERS = ("scalar", "grid", "ellipsis")   # preview kinds that write a tensor's numbers
 Section = namedtuple("Section", "label array colour y port preview text")
@@ -323,7 +322,7 @@ class CardPainter:
         for label, array, colour, port, shown in sections:
             text_w = max(text_w, text.width(f_label, label) + 2 * PAD)
             if colour == "gradient":
-                text_w = max(text_w, text.width(text.sans(8.5), PENDING_TEXT) + 2 * (PAD + PENDING_PAD - PENDING_OUT))
+                text_w = max(text_w, text.width(text.sans(8.5), PENDING_TEXT) + 2 * PAD)
             if shown is None:
                 text_w = max(text_w, text.width(preview.mono_font(9), self.none_text(port)) + 2 * PAD)
             if shown is not None:
@@ -578,7 +577,7 @@ class CardPainter:
             painter.drawRoundedRect(box, 4, 4)
             painter.setFont(text.sans(8.5))
             painter.setPen(QColor(t.muted))
-            painter.drawText(box.adjusted(PENDING_PAD, 0, -PENDING_PAD, 0),
+            painter.drawText(box.adjusted(PENDING_OUT, 0, -PENDING_OUT, 0),
                              Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, PENDING_TEXT)
         elif section.preview is None:
             painter.setFont(preview.mono_font(9))

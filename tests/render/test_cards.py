@@ -704,7 +704,7 @@ def test_a_pending_gradient_has_one_look_on_every_card():
         painter.end()
         pixels = _pixels(image)[..., :3][..., ::-1].astype(int)
         top, bottom = int(section.y + LINE_H), int(section.y + LINE_H + section.preview.height)
-        body = pixels[top:bottom, int(PAD) - 3:int(card.width - PAD) + 3]
+        body = pixels[top:bottom, int(PAD) - 5:int(card.width - PAD) + 5]
         # across a row above the words: tint, the outline, light inside, the outline, tint
         row = body[2]
         inside = np.abs(row - light).sum(axis=1) <= 6
@@ -712,12 +712,12 @@ def test_a_pending_gradient_has_one_look_on_every_card():
         first, last = np.argmax(inside), len(inside) - 1 - np.argmax(inside[::-1])
         assert (np.abs(row[:2] - tint).sum(axis=1) <= 6).all(), (nid, "tint outside the box")
         assert (np.abs(row[1:first] - tint).sum(axis=1) > 6).any(), (nid, "no outline on the left")
-        assert (np.abs(body[2:-2, 4:-4] - tint).sum(axis=2) <= 6).mean() < 0.05, (nid, "tint inside")
-        ink = np.argwhere(np.abs(body[2:-2, 4:-4] - light).sum(axis=2) > 150)
+        assert (np.abs(body[2:-2, 6:-6] - tint).sum(axis=2) <= 6).mean() < 0.05, (nid, "tint inside")
+        ink = np.argwhere(np.abs(body[2:-2, 6:-6] - light).sum(axis=2) > 150)
         rows = body.shape[0] - 4
         centre = ink.mean(axis=0)
         assert abs(centre[0] - rows / 2) <= 3, (nid, centre, rows)
-        assert abs(centre[1] - (body.shape[1] - 8) / 2) <= 6, (nid, centre, body.shape)
+        assert abs(centre[1] - (body.shape[1] - 12) / 2) <= 6, (nid, centre, body.shape)
         # one line of words (not wrapped): the ink is no taller than a line of its font
         assert np.ptp(ink[:, 0]) < text.metrics(text.sans(8.5)).height(), (nid, np.ptp(ink[:, 0]))
         looks[nid] = (first, len(inside) - 1 - last)
