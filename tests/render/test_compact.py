@@ -195,3 +195,47 @@ def test_a_compact_tensor_of_one_number_repeated_is_written_in_its_card_s_format
         section = renderer.cards[nid].sections[0]
         assert compact.said(section.array, section.preview) == f"all {y}", nid
         assert f"all {y}" in [t for t, _ in _texts(_svg(renderer, [nid], 0.6))], nid
+
+
+def test_a_compact_card_writes_its_problems_legibly_cut_at_a_word(qapp):
+    """A problem's words on a compact card (render.compact.problem_lines) are in the
+    compact card's legible type however far out, wrapped at words within the card, at most
+    PROBLEM_LINES, the last cut after a whole word with "…"; the card's content, and so
+    its compact height, makes room for them (a taller card than the full one, whose
+    problems stand under it)."""
+    doc = mlp()
+    renderer = Renderer(doc, evaluation=evaluate(doc))
+    message = ("matmul shapes do not match: relu (operand a) has shape (2, 4), W2 (operand b) has "
+               "shape (3, 2); inner dimensions 4 and 3 differ")
+    card, node = renderer.cards["o"], doc.nodes["o"]
+    for zoom in (0.45, 0.7):
+        lines = compact.problem_lines([message], card.width * zoom)
+        assert 1 < len(lines) == compact.PROBLEM_LINES
+        said = " ".join(lines)[2:-2]
+        assert lines[0].startswith("⚠\u00a0matmul") and lines[-1].endswith(" …")
+        assert message.startswith(said) and message[len(said)] == " ", said
+        buffer = _svg_with(renderer, "o", zoom, [message])
+        drawn = [(t, size) for t, size in _texts(buffer) if t in lines or t.replace("&amp;", "&") in lines]
+        assert [t for t, _ in drawn] == lines and all(size >= legible.READABLE_PX for _, size in drawn)
+        plain = compact.content_px(card, node, zoom)
+        told = compact.content_px(card, node, zoom, problems=[message])
+        line_h = text.metrics(compact.problem_font()).height()
+        assert told >= plain + len(lines) * line_h
+        grown = compact.needed_height(card, node, zoom, problems=[message]) - compact.needed_height(card, node, zoom)
+        assert grown >= len(lines) * line_h / zoom - 1
+    assert compact.problem_lines(["has no value"], 200) == ["⚠\u00a0has no value"]    # whole when it fits
+
+
+def _svg_with(renderer, nid, zoom, problems):
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    svg = QSvgGenerator()
+    svg.setOutputDevice(buffer)
+    svg.setResolution(96)
+    svg.setSize(QSize(800, 600))
+    svg.setViewBox(QRect(0, 0, 800, 600))
+    painter = QPainter(svg)
+    painter.scale(zoom, zoom)
+    compact.paint(painter, renderer, nid, problems=problems)
+    painter.end()
+    return bytes(buffer.data()).decode("utf-8")
