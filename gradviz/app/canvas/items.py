@@ -342,14 +342,9 @@ class NodeItem(QGraphicsRectItem):
         self.numbers.fit()
 
     def _compute_bounds(self):
-        w, h = self.card.width, self.card.height
-        r = card_bounds(w, h, len(self._problems_under()))
-        if self.view.compact:
-            side, down = compact.overhang(self.card, self.view.controller.doc.nodes[self.nid],
-                                          self.view.zoom_level(), scale=self.view.compact_scale(),
-                                          problems=self.problem_texts())
-            r = r.united(QRectF(-side - 2, -2, w + 2 * side + 4, h + down + 4))
-        return r
+        compact_at = (self.view.zoom_level(), self.view.compact_scale()) if self.view.compact else None
+        return item_bounds(self.card, self.view.controller.doc.nodes[self.nid], len(self._problems_under()),
+                           compact_at, self.problem_texts())
 
     def _sync_ports(self):
         node = self.view.controller.doc.nodes[self.nid]
@@ -488,6 +483,18 @@ def card_bounds(w, h, n_error_lines=0):
         r = r.united(QRectF(-4, h, max(w, ERROR_W) + 8, 8 + ERROR_ROW * n_error_lines))
     badge_w = 200.0
     return r.united(QRectF(-4, -render_cards.BADGE_H - 8, badge_w, 4))
+
+
+def item_bounds(card, node, n_error_lines=0, compact_at=None, problems=()):
+    """A NodeItem's bounds about the card's top-left (`card_bounds`); `compact_at`: (zoom,
+    type scale) where the card is drawn compact, whose plate may stand out of a small card
+    (with its `problems`' words on it)."""
+    w, h = card.width, card.height
+    r = card_bounds(w, h, n_error_lines)
+    if compact_at is not None:
+        side, down = compact.overhang(card, node, compact_at[0], scale=compact_at[1], problems=problems)
+        r = r.united(QRectF(-side - 2, -2, w + 2 * side + 4, h + down + 4))
+    return r
 
 
 def bounded_by_rect(item):

@@ -62,7 +62,7 @@ def test_a_problem_s_words_read_at_fit_to_window_whole_or_cut_at_a_word(open_win
     drawn = _problem_texts(c, "matmul_1")
     assert drawn, "no problem words on the card"
     assert all(px >= legible.READABLE_PX for px, _, _ in drawn), [(round(px, 1), t) for px, _, t in drawn]
-    words = " ".join(t for _, _, t in drawn)
+    words = " ".join(t for _, _, t in drawn).replace("\u00a0", " ")
     assert words.startswith("⚠ ")
     said = words[2:]
     if said.endswith(" …"):                     # cut: after a whole word of the message
