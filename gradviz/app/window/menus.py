@@ -79,7 +79,7 @@ class WindowMenus:
         a["export_view"] = self._action("Export &View…", lambda: export_view_dialog(self), None,
                                         "Save the study view on screen (Jacobian, Hessian …) as "
                                         "a PNG, SVG or PDF picture")
-        a["export_animation"] = self._action("Export A&nimation…",
+        a["export_animation"] = self._action("Export Ani&mation…",
                                              lambda: export_animation_dialog(self), None,
                                              "Save the whole backward pass as an animated GIF, "
                                              "an APNG or numbered PNG pictures")
@@ -97,13 +97,13 @@ class WindowMenus:
                                  **edit)
         a["paste"] = self._action("&Paste", lambda: self.edit_command("paste"), k.Paste,
                                   "Paste nodes, or text into the field", **edit)
-        a["duplicate"] = self._action("D&uplicate", c.duplicate, "Ctrl+D",
+        a["duplicate"] = self._action("Dup&licate", c.duplicate, "Ctrl+D",
                                       "Duplicate the selected nodes", **edit)
         a["delete"] = self._action("&Delete", lambda: self.edit_command("delete"), k.Delete,
                                    "Delete the selected nodes or connections", **edit)
         a["select_all"] = self._action("Select &All", lambda: self.edit_command("select_all"),
                                        k.SelectAll, "Select every node", **edit)
-        a["quick_add"] = self._action("&Add Node…", c.quick_add, "Tab",
+        a["quick_add"] = self._action("Add &Node…", c.quick_add, "Tab",
                                       "Type the name of an op to add it at the mouse pointer "
                                       "(Tab on the canvas)", **edit)
 
@@ -176,7 +176,7 @@ class WindowMenus:
         a, bar = self.actions_by_name, self.menuBar()
         file_menu = bar.addMenu("&File")
         file_menu.addActions([a["new"], a["open"]])
-        self.sample_menu = file_menu.addMenu("Open &Sample")
+        self.sample_menu = file_menu.addMenu("Open Samp&le")
         show_tips_beside(self.sample_menu)
         for lesson in lesson_entries():     # by number and title, as the Lessons menu lists them
             act = self.sample_menu.addAction(f"{lesson.number}  {mnemonic_free(lesson.title)}")
@@ -289,9 +289,9 @@ class WindowMenus:
         if new is not None and not isinstance(new, (QMenu, QMenuBar)):
             self._last_focus = new
         elif new is None and _closing_dialog_of(old, self):
-            QTimer.singleShot(0, self._focus_back)
+            QTimer.singleShot(0, self, self._focus_back)
         elif new is None and _in_window(old, self):   # a dialog opening, or another app
-            QTimer.singleShot(0, lambda: self._focus_back(only_after_dialog=True))
+            QTimer.singleShot(0, self, lambda: self._focus_back(only_after_dialog=True))
         self.update_edit_actions()
 
     def _focus_back(self, only_after_dialog=False):
@@ -302,7 +302,7 @@ class WindowMenus:
         if QApplication.focusWidget() is not None or not self.isVisible():
             return
         if QApplication.activeModalWidget() not in (None, self):
-            QTimer.singleShot(100, self._focus_back)
+            QTimer.singleShot(100, self, self._focus_back)
             return
         if only_after_dialog:   # no dialog: the user went to another application
             return
