@@ -15,7 +15,7 @@ from gradviz.graph import evaluate
 from gradviz.render import Renderer, compact, legible, text
 
 
-def _svg(renderer, nids, zoom, pending=frozenset()):
+def _svg(renderer, nids, zoom, pending=frozenset(), problems=()):
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     svg = QSvgGenerator()
@@ -26,7 +26,7 @@ def _svg(renderer, nids, zoom, pending=frozenset()):
     painter = QPainter(svg)
     painter.scale(zoom, zoom)
     for nid in nids:
-        compact.paint(painter, renderer, nid, pending)
+        compact.paint(painter, renderer, nid, pending, problems=problems)
     painter.end()
     return bytes(buffer.data()).decode("utf-8")
 
@@ -214,7 +214,7 @@ def test_a_compact_card_writes_its_problems_legibly_cut_at_a_word(qapp):
         said = " ".join(lines)[2:-2]
         assert lines[0].startswith("⚠\u00a0matmul") and lines[-1].endswith(" …")
         assert message.startswith(said) and message[len(said)] == " ", said
-        buffer = _svg_with(renderer, "o", zoom, [message])
+        buffer = _svg(renderer, ["o"], zoom, problems=[message])
         drawn = [(t, size) for t, size in _texts(buffer) if t in lines or t.replace("&amp;", "&") in lines]
         assert [t for t, _ in drawn] == lines and all(size >= legible.READABLE_PX for _, size in drawn)
         plain = compact.content_px(card, node, zoom)
@@ -225,17 +225,3 @@ def test_a_compact_card_writes_its_problems_legibly_cut_at_a_word(qapp):
         assert grown >= len(lines) * line_h / zoom - 1
     assert compact.problem_lines(["has no value"], 200) == ["⚠\u00a0has no value"]    # whole when it fits
 
-
-def _svg_with(renderer, nid, zoom, problems):
-    buffer = QBuffer()
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    svg = QSvgGenerator()
-    svg.setOutputDevice(buffer)
-    svg.setResolution(96)
-    svg.setSize(QSize(800, 600))
-    svg.setViewBox(QRect(0, 0, 800, 600))
-    painter = QPainter(svg)
-    painter.scale(zoom, zoom)
-    compact.paint(painter, renderer, nid, problems=problems)
-    painter.end()
-    return bytes(buffer.data()).decode("utf-8")

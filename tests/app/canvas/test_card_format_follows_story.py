@@ -7,8 +7,6 @@ import numpy as np
 
 import app_ui
 from gradviz.app.canvas.renderer import CanvasRenderer
-from gradviz.app.canvas.view import CanvasView
-from gradviz.app.controller import DocumentController
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.graph.document import Document, Node, Port
 from gradviz.render import tiles
@@ -72,17 +70,12 @@ def _zero_matmul():
     return doc
 
 
-def test_a_card_whose_numbers_stay_is_painted_again_when_the_shared_format_changes(qtbot, monkeypatch):
+def test_a_card_whose_numbers_stay_is_painted_again_when_the_shared_format_changes(editor, monkeypatch):
     """Every number whole, the cards write '1 2', '0 0'; x edited to [0.5 2] gives the
     graph decimals, so every card writes 0.000 (one format for the graph). The zero
     matmul's and y's numbers did not change, and the canvas, which skipped a card whose
     arrays were the same, kept painting '0 0' and '0' beside x's 0.500 and W's 0.000."""
-    controller = DocumentController()
-    canvas = CanvasView(controller)
-    qtbot.addWidget(canvas)
-    canvas.resize(1280, 800)
-    canvas.show()
-    qtbot.waitExposed(canvas)
+    controller, canvas, _, _ = editor
     painted = _record_painted_numbers(monkeypatch)
     controller.set_document(_zero_matmul())
     app_ui.settle(canvas)

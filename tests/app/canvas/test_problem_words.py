@@ -7,26 +7,12 @@ tooltip and the status bar say them whole), and no other card covers them."""
 import numpy as np
 import pytest
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtGui import QImage
 
 import app_ui
+from recording import Recording
 from test_canvas_fit import mlp7, mlp11
 from gradviz.render import legible
-
-
-class Recording(QPainter):
-    """A painter that notes each text it draws: its size on screen and where."""
-
-    def __init__(self, device):
-        super().__init__(device)
-        self.texts = []
-
-    def drawText(self, *args):
-        font = self.font()
-        points = font.pointSizeF() if font.pointSizeF() > 0 else font.pixelSize() * 72 / 96
-        self.texts.append((points * 96 / 72 * self.worldTransform().m11(),
-                           self.worldTransform().mapRect(args[0]), str(args[-1])))
-        return super().drawText(*args)
 
 
 def _mismatched(doc):
