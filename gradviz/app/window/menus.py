@@ -9,7 +9,7 @@ focus: the text field or tensor grid the user is in, else the canvas.
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QDialogButtonBox,
-                               QMenu, QMenuBar, QMessageBox, QStyle, QTableWidget,
+                               QDockWidget, QMenu, QMenuBar, QMessageBox, QStyle, QTableWidget,
                                QTableWidgetItem, QToolBar, QVBoxLayout)
 
 from .. import theme as app_theme
@@ -119,7 +119,7 @@ class WindowMenus:
                                  checkable=True)
         a["grid"].setChecked(str(self.settings.value("view/grid", "true")).lower() == "true")
         a["grid"].toggled.connect(self.set_grid_visible)
-        a["code"] = front_action(self, self.code_dock)
+        a["code"] = front_action(self, self.code_dock, self._code_room)
         a["code"].setText("&Code")
         a["code"].setShortcut(QKeySequence("Ctrl+Shift+C"))
         a["code"].setStatusTip("The document as runnable Python (import gradviz as tf)")
@@ -277,7 +277,7 @@ class WindowMenus:
         if isinstance(widget, (QMenu, QMenuBar)):
             widget = self._last_focus
         try:
-            if widget is None or widget.window() is not self:
+            if widget is None or not _part_of(widget.window(), self):
                 return None
         except RuntimeError:  # the field was deleted (its inspector page was rebuilt)
             return None
@@ -308,11 +308,11 @@ class WindowMenus:
             return
         target = self._last_focus
         try:
-            if target is None or target.window() is not self or not target.isVisible():
+            if target is None or not _part_of(target.window(), self) or not target.isVisible():
                 target = self.canvas
         except RuntimeError:  # deleted with its inspector page
             target = self.canvas
-        self.activateWindow()
+        target.window().activateWindow()     # the window, or the floating dock the field is in
         target.setFocus()
 
     def edit_command(self, name):
@@ -406,18 +406,24 @@ class WindowMenus:
         return dialog
 
 
+def _part_of(top, window):
+    """Whether the top-level widget `top` is `window` or one of its floating docks."""
+    return top is window or (isinstance(top, QDockWidget) and top.parentWidget() is window)
+
+
 def _in_window(widget, window):
     try:
-        return widget is not None and widget.window() is window
+        return widget is not None and _part_of(widget.window(), window)
     except RuntimeError:
         return False
 
 
 def _closing_dialog_of(widget, window):
-    """Whether `widget` was in a dialog of `window` (the focus leaves it as it closes)."""
+    """Whether `widget` was in a dialog of `window` or of a floating dock of it (the focus
+    leaves it as it closes): the Random fill of a floating inspector left the focus nowhere."""
     try:
         dialog = widget.window() if widget is not None else None
         return isinstance(dialog, QDialog) and dialog is not window \
-            and dialog.parentWidget() is not None and dialog.parentWidget().window() is window
+            and dialog.parentWidget() is not None and _part_of(dialog.parentWidget().window(), window)
     except RuntimeError:
         return False
