@@ -15,7 +15,7 @@ from .errors import counted
 from .execute import apply
 from .interrupt import current_hook
 from .ops import shape as shape_ops
-from .recording import NEEDS_1, NEEDS_2, stack
+from .recording import NEEDS_1, NEEDS_2, _state, stack
 from .registry import define_op
 from .tensor import Tensor, Variable, _next_id, convert_to_tensor, new_tensor
 
@@ -68,7 +68,10 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
     such a tensor's gradient is dropped once its consumers are done (tape.h).
     """
     stop_here = current_hook()  # cancelled work (a study on a worker) stops at an op
-    differentiable = bool(stack())
+    try:
+        differentiable = bool(_state.recording)
+    except AttributeError:  # the thread's first read
+        differentiable = bool(stack())
     F = backend_gradviz.gradviz if differentiable else backend.numpy
 
     source_ids = set()  # a loop, not a set comprehension: no function made per pass

@@ -137,6 +137,8 @@ def _record_on_two(recording, opdef, inputs, values, result, attrs):
     else:
         dtype = result._value.dtype
         floating = dtype is FLOAT32 or dtype.kind == "f"
+    if hit_1 and hit_2:
+        first._nested = second._nested = True  # their scans may share (tape._scanned)
     if hit_1:
         first._needs_known = False
         first._entries.append(operation)
