@@ -7,7 +7,7 @@ from ..graph.names import inner_product, objective_sum
 from . import dead_units
 from .derived import derived
 from .model import Step, Story
-from .operands import _word_pattern, rename, rule_operands
+from .operands import _word_pattern, operand_names, rename, rule_operands
 from .rule_sums import broadcast_sum, per_row
 
 
@@ -95,7 +95,11 @@ def input_word(op, k, naming, single="its input"):
     if len(op.inputs) == 1:
         return single
     slots = naming.slots(op) if naming is not None else None
-    return f"input {slots[1][k]}" if slots is not None else f"input {k + 1}"
+    if slots is None:
+        return f"input {k + 1}"
+    declared, shown = slots   # by role where its port is named by role, else by place
+    name = operand_names(op, naming.formula)[k]   # (cross-entropy's op takes the logits first)
+    return f"input {shown[declared.index(name) if name in declared else k]}"
 
 
 def bindings(formula, names, labels, k, said=True):
@@ -370,6 +374,6 @@ def _contribution(ev, naming, visit, where, known):
              operands=operands, internal=internal,
              operand_nodes={n: lab for n, lab in zip(names, labels)}, operand_notes=described)
     s._op = op
-    s._slot = slot[len("input "):] if slot.startswith("input ") else names[k]
+    s._slot = names[k]
     s._path = path
     return s
