@@ -20,7 +20,7 @@ from ...render.compact import needed_height
 from ...render import legible
 from ...render import painter as render_painter
 from ...render.layout import frames_as_well, layout as layout_positions
-from .items import card_bounds, item_bounds, problem_lines
+from .items import ERROR_ROW, ERROR_TOP, ERROR_W, card_bounds, item_bounds, problem_lines
 from .palette import palette_entries
 from .quick_add import QuickAdd
 
@@ -335,12 +335,27 @@ class CanvasEditing:
         share of the view's (Fit leaves room for what stands out of the cards), its columns
         closer where they are too wide for it (render.layout's `tight`)."""
         px = readable_px or self.readable_px
-        sizes = self.renderer.sizes(compact)
+        sizes = self._layout_sizes(compact)
         framing = None if steps is None else (steps[0], self.layout_room(legible.READABLE_PX), *steps[1:])
         room = tuple(side * narrower for side in self.layout_room(px))
         return layout_positions(doc, sizes, self.renderer.label_room(), room=room,
                                 shrink=overview and px <= legible.READABLE_PX,   # not in slides
                                 steps=framing, tight=narrower < 1.0)
+
+    def _layout_sizes(self, compact=False):
+        """{node: (width, height)} the layout keeps apart: the cards as measured (or as drawn
+        `compact`, their problems written on them), a full card with the lines of its
+        problems under it (the 11-node MLP fitted in full at 1440 x 900 laid b2 over
+        matmul_1's shape mismatch)."""
+        sizes = self.renderer.sizes(compact)
+        if compact:
+            return sizes
+        for nid, item in self.node_items.items():
+            under = item.problems_under(full=True)
+            if under and nid in sizes:
+                w, h = sizes[nid]
+                sizes[nid] = (max(w, ERROR_W), h + ERROR_TOP + ERROR_ROW * len(under))
+        return sizes
 
     def reading_positions(self):
         """{node: (x, y)} where the cards stand drawn in full: the canvas's, or where they
