@@ -134,8 +134,8 @@ def test_pill_labels_say_shape_not_value():
     step = _step(r.story, "contribution", "cc")
     assert [label for label, _ in r.pill_rects(step)] == ["cotangent (2, 3)"]
     r = renderer("001_stop_recording")
-    assert [label for label, _ in r.pill_rects(_step(r.story, "fan_in", "x"))] == ["from x_sq, input 1",
-                                                                                  "from x_sq, input 2"]
+    assert [label for label, _ in r.pill_rects(_step(r.story, "fan_in", "x"))] == ["from x_sq, input a",
+                                                                                  "from x_sq, input b"]
     assert [label for label, _ in r.pill_rects(_step(r.story, "contribution", "z"))] == ["cotangent · scalar"]
 
 
