@@ -76,7 +76,7 @@ class InspectorWidget(QWidget):
     def sync(self, *_, refresh=True):
         """Show the page for the current selection; rebuild only when its structure changed."""
         if self._syncing:
-            QTimer.singleShot(0, lambda: self.sync(refresh=refresh))
+            QTimer.singleShot(0, self, lambda: self.sync(refresh=refresh))
             return
         self._syncing = True
         try:

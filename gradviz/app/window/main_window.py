@@ -442,7 +442,7 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
 
     def _code_toggled(self, shown):
         if shown:  # tabbed with the inspector: bring its tab to the front
-            QTimer.singleShot(0, self.code_dock.raise_)
+            QTimer.singleShot(0, self.code_dock, self.code_dock.raise_)
 
     def set_grid_visible(self, visible):
         self.canvas.set_grid_visible(visible)
@@ -551,7 +551,7 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
                 self._first_dock_layout()
             else:                         # the docks' restored sizes are known once shown
                 QTimer.singleShot(0, self, self._hold_restored_layout)
-            QTimer.singleShot(0, self.canvas.fit)  # once the docks have their final widths
+            QTimer.singleShot(0, self.canvas, self.canvas.fit)  # once the docks have their final widths
             QTimer.singleShot(0, self, self._take_keyboard)
 
     def _take_keyboard(self):

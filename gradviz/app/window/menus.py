@@ -289,9 +289,9 @@ class WindowMenus:
         if new is not None and not isinstance(new, (QMenu, QMenuBar)):
             self._last_focus = new
         elif new is None and _closing_dialog_of(old, self):
-            QTimer.singleShot(0, self._focus_back)
+            QTimer.singleShot(0, self, self._focus_back)
         elif new is None and _in_window(old, self):   # a dialog opening, or another app
-            QTimer.singleShot(0, lambda: self._focus_back(only_after_dialog=True))
+            QTimer.singleShot(0, self, lambda: self._focus_back(only_after_dialog=True))
         self.update_edit_actions()
 
     def _focus_back(self, only_after_dialog=False):
@@ -302,7 +302,7 @@ class WindowMenus:
         if QApplication.focusWidget() is not None or not self.isVisible():
             return
         if QApplication.activeModalWidget() not in (None, self):
-            QTimer.singleShot(100, self._focus_back)
+            QTimer.singleShot(100, self, self._focus_back)
             return
         if only_after_dialog:   # no dialog: the user went to another application
             return
