@@ -344,15 +344,20 @@ class PlotsAndWords(QSplitter):
         plots = [p for p in self.parts() if not p.isHidden() and not isinstance(p, WordColumn)]
         return bool(plots) and hasattr(plots[0], "matrix")
 
-    def main_height(self):
-        """Stacked, the least height that shows the main plot whole where it goes first (a
-        heatmap at PLOT_MIN_H, its own least height where more); None where the words go first
-        (StudyView.main_height)."""
+    def main_height(self, width):
+        """Stacked, `width` px wide, the least height that shows the main plot whole where it
+        goes first (a heatmap at PLOT_MIN_H, its own least height where more; at PLOT_USABLE_H a
+        40 x 40 Hessian's box was 65 px) and the lead words' first sentence below it; None where
+        the words go first (StudyView.main_height)."""
         if not self.main_first():
             return None
-        main = next(p for p in self.parts() if not p.isHidden() and not isinstance(p, WordColumn))
-        return max(self._floors.get(id(main), (0, main.minimumHeight()))[1], main.minimumSizeHint().height(),
-                   PLOT_MIN_H + getattr(main, "headroom", 0))
+        shown = [p for p in self.parts() if not p.isHidden()]
+        main = next(p for p in shown if not isinstance(p, WordColumn))
+        least = max(self._floors.get(id(main), (0, main.minimumHeight()))[1], main.minimumSizeHint().height(),
+                    PLOT_MIN_H + getattr(main, "headroom", 0))
+        lead = next((p for p in shown if isinstance(p, WordColumn) and p.widget() is not None
+                     and p.widget().heightForWidth(width) >= 0 and p.first_sentence(width)), None)
+        return least + (self.handleWidth() + lead.first_sentence(width) if lead is not None else 0)
 
     def _fit_stacked(self):
         """Within the height the dock shows (`shows`), the plots at their stacked_height,
@@ -362,10 +367,11 @@ class PlotsAndWords(QSplitter):
         plots at PLOT_MIN_H leave no room for the sentence, the words go first, their first
         label whole (a banner, never cut in a box of its own that scrolls), and the plots
         below at their stacked height (the view scrolls down to them); where the main plot is
-        a heatmap (main_first), it goes before them, as tall as the dock shows (up to its
-        stacked height), the words and the other plots below it: the Hessian's 40 x 40
-        heatmap showed its top 41 px at 1280 x 800 with the provenance opened above it, under
-        its symmetry banner. At 1280 x 800 with
+        a heatmap (main_first) and the dock shows it at PLOT_USABLE_H with that sentence below
+        it, it goes before them, as tall as the dock shows less the sentence (up to its stacked
+        height), the words and the other plots below it: the Hessian's 40 x 40 heatmap showed
+        its top 41 px at 1280 x 800 with the provenance opened above it, under its symmetry
+        banner. At 1280 x 800 with
         six studies open and the story playing, a square Jacobian kept its square's height
         and its words lay below the dock's fold, the Batch Jacobian's under two plots. Room
         left over goes half to the plots (up to PLOT_MAX_H), half to the words.
@@ -395,7 +401,9 @@ class PlotsAndWords(QSplitter):
             least = {id(p): max(own[id(p)], PLOT_USABLE_H + getattr(p, "headroom", 0)) for p in plots}
             plots_least = sum(least.values()) + handle * len(plots)
         below = plots_least + sentence <= shows
-        main = plots[0] if plots and not below and self.main_first() else None   # first, then the words
+        # a heatmap first where the dock shows it and the lead's first sentence below it
+        main = plots[0] if plots and not below and self.main_first() \
+            and least[id(plots[0])] + (handle + sentence if lead is not None else 0) <= shows else None
         if lead is not None:
             rest = [p for p in words if p is not lead]
             order = plots + [lead] + rest if below else \
@@ -424,12 +432,14 @@ class PlotsAndWords(QSplitter):
         # Words first, the view scrolls down to the plots: each as tall as the dock shows
         area = self._area()
         whole = area.viewport().height() - 12 if area is not None and not below else shows
-        for plot in plots:      # the main plot first: as tall as the dock shows from the top
+        # The main plot first: as tall as the dock shows, less the lead's first sentence below it
+        first_room = shows - (sentence + handle if lead is not None else 0)
+        for plot in plots:
             floor = least[id(plot)] if below else max(least[id(plot)], min(stacked_height(plot, width),
-                                                                          shows if plot is main else whole))
+                                                                          first_room if plot is main else whole))
             if plot.minimumHeight() != floor:
                 plot.setMinimumHeight(floor)
-        ideal = {id(p): max(min(stacked_height(p, width), shows if p is main else whole), p.minimumHeight())
+        ideal = {id(p): max(min(stacked_height(p, width), first_room if p is main else whole), p.minimumHeight())
                  for p in plots}
         want = sum(ideal.values())
         above = shows - handle * len(plots) - (lead.minimumHeight() if lead is not None else 0)
