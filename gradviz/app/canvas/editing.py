@@ -16,10 +16,11 @@ from ...graph.document import CONSTANT, VARIABLE, Document, Port
 from ...graph.names import file_ids
 from ...graph.validate import validate
 from ...render.cards import BADGE_H
+from ...render.compact import needed_height
 from ...render import legible
 from ...render import painter as render_painter
 from ...render.layout import frames_as_well, layout as layout_positions
-from .items import card_bounds, problem_lines
+from .items import card_bounds, item_bounds, problem_lines
 from .palette import palette_entries
 from .quick_add import QuickAdd
 
@@ -35,16 +36,22 @@ BATCH = 4096            # free_spot's candidates tested at once
 _on_clipboard = []                  # the QMimeData this process last put on the clipboard
 
 
-def new_card_bounds(node):
+def new_card_bounds(node, compact_at=None, dpi=96.0):
     """The bounds (about its top-left) of the card a fresh `node` gets, as its NodeItem
     bounds it: measured alone, with the problems it shows before it is connected (an op's
     unconnected input). A Tab-added exp is 200 x 112 px with its problem line, not the
-    282 x 165 of the widest fresh card, so it fits the free space at the pointer."""
+    282 x 165 of the widest fresh card, so it fits the free space at the pointer.
+    `compact_at`: (zoom, type scale) where the canvas draws cards compact: the card as
+    tall as its compact form, its problems written on it (render.compact)."""
     doc = Document()
     doc.add(copy.deepcopy(node))
     card = render_painter.Renderer(doc).cards[node.id]
-    problems = [p.message for p in validate(doc) if p.node == node.id]
-    return card_bounds(card.width, card.height, len(problem_lines(problems, card.width)))
+    problems = tuple(p.message for p in validate(doc) if p.node == node.id)
+    if compact_at is None:
+        return card_bounds(card.width, card.height, len(problem_lines(problems, card.width)))
+    zoom, scale = compact_at
+    card = card.compacted(needed_height(card, doc.nodes[node.id], zoom, dpi, scale, frozenset(), problems))
+    return item_bounds(card, doc.nodes[node.id], 0, compact_at, problems)
 
 
 def _put_on_clipboard(data):
@@ -128,7 +135,7 @@ class CanvasEditing:
             node.watched = True
         elif variant == "frozen":
             node.trainable = False
-        bounds = new_card_bounds(node)
+        bounds = new_card_bounds(node, (zoom, self.compact_scale()) if self.compact else None, self.logicalDpiY())
         corner = self.free_spot(bounds.translated(pos - GRAB), occupied, within=room, toward=pos)
         corner -= bounds.topLeft()
         node.position = (round(corner.x()), round(corner.y()))

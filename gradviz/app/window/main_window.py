@@ -102,7 +102,8 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         self.palette = PaletteWidget(controller, self.canvas)
         self.palette_dock = self._dock("Palette", "paletteDock", self.palette,
                                        Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.inspector = InspectorWidget(controller, after_repaint=self.canvas.after_repaint)
+        self.inspector = InspectorWidget(controller, after_repaint=self.canvas.after_repaint,
+                                         keep_in_view=self._keep_in_view)
         self.inspector_dock = self._dock("Inspector", "inspectorDock", self.inspector,
                                          Qt.DockWidgetArea.RightDockWidgetArea)
         self.code_view = CodeView(controller)
@@ -439,6 +440,19 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         if persist:
             self.settings.setValue("view/theme", name)
         self.themeChanged.emit(name)
+
+    def _keep_in_view(self, node_id):
+        """The part of `node_id`'s card in the canvas' view, then the view (global)."""
+        view = self.canvas.viewport()
+        if not view.isVisible():
+            return []
+        shown = [QRect(view.mapToGlobal(view.rect().topLeft()), view.size())]
+        item = self.canvas.scene_item(node_id)
+        if item is not None:
+            box = self.canvas.mapFromScene(item.sceneBoundingRect()).boundingRect() & view.rect()
+            if not box.isEmpty():
+                shown.insert(0, QRect(view.mapToGlobal(box.topLeft()), box.size()))
+        return shown
 
     def _code_toggled(self, shown):
         if shown:  # tabbed with the inspector: bring its tab to the front
