@@ -338,6 +338,8 @@ class PresentationMode(QObject):
         self._dock = dock
         self.markers = EdgeMarkers(canvas, self.type_scale())
         canvas.set_grid_visible(False)
+        self._saved["numbers_px"] = canvas.numbers_px
+        canvas.set_numbers_px(self.rule_px())   # a tile's numbers as tall as the rule card's, or none
         canvas.set_theme(THEME)
         canvas.setFrameShape(QFrame.Shape.NoFrame)
         canvas.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -382,6 +384,7 @@ class PresentationMode(QObject):
         self.markers = None
         canvas.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         canvas.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        canvas.set_numbers_px(saved["numbers_px"])
         canvas.set_theme(saved["theme"])
         canvas.setFrameShape(saved["frame"])
         canvas.set_grid_visible(saved["grid"])
