@@ -483,6 +483,13 @@ class PresentationMode(QObject):
         11.8 px at 1920 x 1080. With the cards, an auditor measured ~7 px on lesson 14."""
         return self.readable_px() * step_view.LEVEL_STEP
 
+    def title_floor_px(self):
+        """The least size of the title slide's cards' numbers drawn in full (else compact):
+        the window's legible size (READABLE_PX) grown with the screen as the band's type is,
+        9 px at 1280 x 800, 10.8 px at 1920 x 1080 (lesson 26's were drawn 10.7 px tall there,
+        under what the slides' rule cards and named cards keep at that size)."""
+        return legible.READABLE_PX * self.type_scale()
+
     def max_zoom(self):
         """The largest zoom a step (or the lesson's picture) is shown at: the cards' numbers
         LARGEST_SHARE of the screen's height, as tall as a slide's body text (24 pt on a
@@ -516,16 +523,17 @@ class PresentationMode(QObject):
 
     def _fit_title(self):
         """The title slide: the whole graph as large as the view allows (up to `max_zoom`), its
-        cards drawn in full where they fit at the legible size (READABLE_PX, under the back
-        row's: as a step too large is framed), laid out as the steps are (no card moves at step
+        cards drawn in full where they fit at `title_floor_px` (under the back row's: as a
+        step too large is framed), laid out as the steps are (no card moves at step
         1), else as Fit to Window lays it out to read; else drawn compact, as Fit shows it.
         Measured with the cards in full: measured as short as the window had drawn them
         compact, lessons 7, 8 and 10 at 1920 x 1080 ran a card's foot under the caption band."""
         canvas = self.window.canvas
         if not canvas.renderer.doc.nodes:
             return
-        legible_zoom = step_view.readable_zoom(canvas, legible.READABLE_PX)
-        for lay_out in (self.player.lay_out, lambda: canvas.relayout_unplaced(legible.READABLE_PX)):
+        floor = self.title_floor_px()
+        legible_zoom = step_view.readable_zoom(canvas, floor)
+        for lay_out in (self.player.lay_out, lambda: canvas.relayout_unplaced(floor)):
             lay_out()                       # (the cards in full: as tall as they are drawn)
             rect = self.picture_rect()
             view = canvas.viewport().rect()
