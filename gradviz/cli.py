@@ -13,7 +13,9 @@ FILE is a document's path, or the name of a bundled sample (`004_matmul_sum`), s
 samples work the same from a checkout and from an installed wheel.
 Bad input (a missing file, malformed JSON, an invalid graph, a step out of range) exits
 with status 2 and one line on stderr, `gradviz: error: <what and where>`, never a
-traceback. A warning (a NaN or infinity, named where it first appears) does not stop a
+traceback. A document that loads but cannot be computed (a shape mismatch on a node) is
+such bad input here, where the command's output would be wrong or missing; the app opens
+it and shows the node in error, where it can be mended, and the error line says so. A warning (a NaN or infinity, named where it first appears) does not stop a
 command: it is printed as `gradviz: warning: <where>: <what>` and the command goes on.
 Reading a document never executes anything from it; only `trace` runs the script it is
 given.
@@ -45,6 +47,10 @@ commands:
   gradviz trace SCRIPT -o FILE     record a script's tape as a graph document
   gradviz train FILE               train the document's Variables (SGD, RMSprop, Adam, Newton)
   gradviz samples                  list the bundled samples; FILE may name one (004_matmul_sum)
+
+A command exits with status 2 and one line saying why when FILE cannot be read or its
+graph cannot be computed. A graph that cannot be computed (a shape mismatch, say) still
+opens in the app (gradviz FILE), which shows the node in error, to be mended there.
 """
 
 TRACE_HELP = """\
@@ -281,6 +287,8 @@ def _train(args):
                                settings=_settings_text(optimizer, accepted, args.steps, origin))
     if bar:
         bar.close()
+    if code == 2:
+        raise UsageError(text)
     return _emit(code, text)
 
 
@@ -465,6 +473,8 @@ def _run(args):
     from .graph.cli_commands import run_command
 
     code, text = run_command(path, warn=_warn)
+    if code == 2:
+        raise UsageError(text)
     return _emit(code, text)
 
 
@@ -552,9 +562,37 @@ def _dispatch(argv):
     # loaded per command: `gradviz --help` stays quick
     from .graph.build import quiet
 
+    from .graph.errors import DocumentError
+
     with quiet():  # a NaN is reported in words, as a warning on its node, not by numpy
-        return {"export": _export, "explain": _explain, "run": _run,
-                "train": _train}[args.command](args)
+        try:
+            return {"export": _export, "explain": _explain, "run": _run,
+                    "train": _train}[args.command](args)
+        except (UsageError, DocumentError) as error:
+            raise UsageError(f"{error}{_opens_in_app(args.file, str(error))}") from None
+
+
+def _opens_in_app(path, message):
+    """Where the command refused a document that loads but whose graph cannot be computed
+    (its `message` names the node), what the app does with it: it opens it and shows the
+    node in error (red), to be mended there. '' for a document the app would not open
+    either (unreadable, invalid), and for other errors (an option out of range)."""
+    # loaded per command: `gradviz --help` stays quick
+    from .graph.errors import DocumentError
+    from .graph.evaluate import evaluate
+    from .graph.fileformat import load
+    from .graph.names import node_name
+
+    try:
+        doc = load(_document_path(path), strict=False)   # as the app opens it
+        failing = [p for p in evaluate(doc).errors if p.node in doc.nodes]
+    except (DocumentError, OSError, UsageError, ValueError):
+        return ""
+    names = [node_name(doc.nodes[p.node]) for p in failing]
+    named = next((name for name in names if f"'{name}'" in message), None)
+    if named is None:
+        return ""
+    return f" (the app opens this file and shows node '{named}' in error, to be mended there: gradviz {path})"
 
 
 def main(argv: list[str] | None = None) -> int:

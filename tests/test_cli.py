@@ -258,9 +258,15 @@ BAD_DOCUMENTS = {
 }
 
 
+# the documents whose graph loads but cannot be computed: the app opens them, this node red
+APP_OPENS = {"gather_bomb": "g", "softmax_axis": "sm", "time_bomb": "m", "unconnected_input": "y"}
+
+
 @pytest.mark.parametrize("command", ["run", "explain", "export"])
 @pytest.mark.parametrize("name", sorted(BAD_DOCUMENTS))
 def test_bad_documents_are_one_line_naming_the_place(tmp_path, capsys, command, name):
+    """Changed when the line began to say that the app opens a graph that cannot be
+    computed (issue 20 §5): for those four, the same line ends with those words."""
     from gradviz.cli import main
 
     doc, message = BAD_DOCUMENTS[name]
@@ -269,6 +275,9 @@ def test_bad_documents_are_one_line_naming_the_place(tmp_path, capsys, command, 
     args = [command, str(path)] + (["-o", str(tmp_path / "x.svg")] if command == "export" else [])
     assert main(args) == 2
     captured = capsys.readouterr()
+    if name in APP_OPENS:
+        message += (f" (the app opens this file and shows node '{APP_OPENS[name]}' in error, "
+                    f"to be mended there: gradviz {path})")
     assert captured.err == f"gradviz: error: {path}: {message}\n"
     assert captured.out == "" and not (tmp_path / "x.svg").exists()
 
@@ -402,3 +411,50 @@ def test_a_nan_seed_is_a_warning_on_the_seed_and_explain_prints_it(tmp_path, cap
     assert captured.err == (f"gradviz: warning: {path}: output_gradients 'y': the seed holds NaN "
                             "or infinity\n")
     assert re.search(r"\[ +nan ", captured.out)     # right-aligned in the story's format
+
+
+# -- a graph that loads but cannot be computed: refused here, opened by the app ----------------
+def _mismatched(tmp_path):
+    doc = json.loads(json.dumps(SEED004))
+    doc["nodes"][1]["value"] = {"shape": [4, 2], "dtype": "float32", "data": [0.5] * 8}
+    path = tmp_path / "mismatch.gradviz.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("command", ["run", "explain", "export", "train"])
+def test_a_shape_mismatch_exits_2_and_says_the_app_opens_the_file(tmp_path, capsys, command):
+    """The commands' output would be wrong or missing, so they refuse the file (exit 2); the
+    app opens it with the node in error, and the one line says so, naming the node."""
+    from gradviz.app.controller import DocumentController
+    from gradviz.cli import main
+
+    path = _mismatched(tmp_path)
+    extra = ["-o", str(tmp_path / "x.png")] if command == "export" else []
+    assert main([command, str(path), *extra]) == 2
+    line, = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"gradviz: error: {path}: node 'y': matmul shapes do not match")
+    assert line.endswith(f" (the app opens this file and shows node 'y' in error, to be mended "
+                         f"there: gradviz {path})")
+    controller = DocumentController()          # what the app does with it: opens it, y in error
+    controller.open(str(path))
+    assert [p.node for p in controller.result.node_problems.get("y", [])] == ["y"]
+
+
+def test_files_the_app_cannot_open_either_get_no_word_about_it(tmp_path, capsys, seed_file):
+    from gradviz.cli import main
+
+    bad = tmp_path / "bad.gradviz.json"
+    bad.write_text('{"format": "gradviz", "nodes": [,]}', encoding="utf-8")
+    assert main(["run", str(bad)]) == 2
+    assert main(["export", str(_mismatched(tmp_path)), "-o", str(tmp_path / "x.png"), "--scale", "0"]) == 2
+    assert "the app opens" not in capsys.readouterr().err
+
+
+def test_help_says_the_app_opens_a_graph_that_cannot_be_computed(capsys):
+    from gradviz.cli import main
+
+    assert main(["--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert ("A graph that cannot be computed (a shape mismatch, say) still opens in the app "
+            "(gradviz FILE), which shows the node in error") in text

@@ -55,6 +55,7 @@ STUDY_LEAST_HEIGHT = 266     # a study view's least height (240) and its row of 
 STUDY_SHARE = 0.7            # a study below the inspector takes this share of their column
 FOLD_DRAG = 24               # a folded dock's separator dragged this far down opens it
 INSPECTOR_SHARE = 0.5        # the inspector's share of that column when no study is in front
+CODE_SHARE = 0.7             # the Code's share of it, in front above the palette or the lesson
 _ACROSS = (Qt.DockWidgetArea.BottomDockWidgetArea, Qt.DockWidgetArea.TopDockWidgetArea)
 
 
@@ -514,6 +515,30 @@ class StudyPlacement:
             QTimer.singleShot(0, dock, lambda: self._share_column(dock, 1 - INSPECTOR_SHARE))
         elif getattr(dock, "folded", False) and not self._raised_for_story:
             QTimer.singleShot(0, dock, lambda: self._open_folded(dock))
+        elif dock is self.code_dock or self._lent_to_code:
+            QTimer.singleShot(0, dock, lambda: self._code_room(dock))
+
+    _lent_to_code = False       # the Code in front has the column's CODE_SHARE (_code_room)
+
+    def _code_room(self, dock):
+        """The Code in front above the palette or the lesson (a 1280 x 800 or 1440 x 900
+        window) takes CODE_SHARE of their column: at the inspector's half it showed 13
+        lines of the script at 1280 x 800, 40 characters wide. The column is beside the
+        canvas, which keeps its size. The inspector or provenance in front again gets its
+        share back. A study below keeps the column as _share_column shares it."""
+        code = self.code_dock
+        below = next((d for d in (self.palette_dock, self.lesson_dock) if in_front(d)
+                      and not d.isFloating() and not code.isFloating()
+                      and self.dockWidgetArea(d) == self.dockWidgetArea(code)
+                      and d.geometry().top() > code.geometry().top()), None)
+        if below is None or getattr(code, "folded", False) or not in_front(dock):
+            return
+        share = CODE_SHARE if dock is code else INSPECTOR_SHARE
+        self._lent_to_code = dock is code
+        self.layout().activate()
+        room = dock.height() + below.height()
+        self.resizeDocks([dock, below], [int(room * share), room - int(room * share)],
+                         Qt.Orientation.Vertical)
 
     _raised_for_story = False   # the provenance (inspector) brought in front as the story starts (ends)
 
@@ -539,14 +564,16 @@ class StudyPlacement:
     def _open_folded(self, dock, dragged=False):
         """The user returns to a dock folded above a study (its tab, its title bar, its
         separator dragged down): it opens at its share of the column (the provenance at the
-        height that shows its step while the story plays), or as tall as it was dragged."""
+        height that shows its step while the story plays; the Code at CODE_SHARE, where it
+        showed 14 lines at the inspector's half), or as tall as it was dragged."""
         study = self._study_in_column()
         if dragged or study is None:
             for above in self._column_above():
                 above.fold(False)
             return
-        self._share_column(study, STUDY_SHARE if self.player.index >= 0 else 1 - INSPECTOR_SHARE,
-                           study_first=False)
+        share = STUDY_SHARE if self.player.index >= 0 else \
+            1 - CODE_SHARE if dock is self.code_dock and in_front(dock) else 1 - INSPECTOR_SHARE
+        self._share_column(study, share, study_first=False)
 
     def _share_column(self, dock, share=STUDY_SHARE, study_first=True):
         """A study beside the palette below the inspector (a 1280 x 800 or 1440 x 900 window)

@@ -65,7 +65,7 @@ class _CustomGradientFunction:
 
 def _call(f, name, args, kwargs):
     watcher = _VariableWatcher()
-    recording = _recording._state.recording
+    recording = _recording.stack()
     recording.append(watcher)
     try:
         result, grad_fn = f(*args, **kwargs)
@@ -82,12 +82,12 @@ def _call(f, name, args, kwargs):
             "keyword argument 'variables'")
     flat = [convert_to_tensor(r) for r in nest.flatten(result)]
     outputs = [Tensor._wrap(r._value) for r in flat]
-    if _recording._state.recording:
+    if _recording.stack():
         opdef = OpDef("CustomGradient", None, formulas=(f"grad = {name}'s grad_fn(upstream)",))
         opdef.n_outputs = 1 if len(outputs) == 1 else len(outputs)
         opdef.grad_fn = _make_grad_fn(grad_fn, len(inputs), variables, name)
         all_inputs = inputs + variables
-        _recording.record(_recording._state.recording, opdef, all_inputs,
+        _recording.record(_recording.stack(), opdef, all_inputs,
                           [t._value for t in all_inputs], outputs, {"function": name})
     return nest.pack_sequence_as(result, outputs)
 

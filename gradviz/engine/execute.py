@@ -6,6 +6,7 @@ from .dtypes import FLOAT32
 from .tensor import Tensor, Variable, _next_id, convert_to_tensor, new_tensor
 
 _state = _recording._state
+_stack = _recording.stack
 _record = _recording.record
 _NO_ATTRS = _recording._NO_ATTRS
 _NEEDS_1, _NEEDS_2 = _recording.NEEDS_1, _recording.NEEDS_2
@@ -33,7 +34,10 @@ def apply(opdef, inputs, attrs=None):
         result = new_tensor()  # Tensor._wrap, inlined: once per op
         result._value = out
         result._id = _next_id()
-        recording = _state.recording
+        try:
+            recording = _state.recording
+        except AttributeError:  # the thread's first op
+            recording = _stack()
         if not recording:
             return result
         if len(recording) == 1:
@@ -96,7 +100,7 @@ def apply(opdef, inputs, attrs=None):
             _record(recording, opdef, inputs, values, [result], attrs)
         return result
     results = [Tensor._wrap(o) for o in out]
-    recording = _state.recording
+    recording = _stack()
     if recording:
         _record(recording, opdef, inputs, values, results, attrs)
     return results
@@ -128,7 +132,13 @@ def _record_on_two(recording, opdef, inputs, values, result, attrs):
         return
     operation = _recording.new_operation(opdef, inputs, values, [result], attrs)
     # An op on both tapes has no one _needs (see GradientTape._relevant): the tapes scan.
-    floating = not opdef.outputs_off_tape and result._value.dtype.kind == "f"
+    if opdef.outputs_off_tape:
+        floating = False
+    else:
+        dtype = result._value.dtype
+        floating = dtype is FLOAT32 or dtype.kind == "f"
+    if hit_1 and hit_2:
+        first._nested = second._nested = True  # their scans may share (tape._scanned)
     if hit_1:
         first._needs_known = False
         first._entries.append(operation)

@@ -40,7 +40,7 @@ import weakref
 import numpy as np
 
 from . import nest
-from .recording import _state
+from .recording import stack
 from .tracing import _trace
 from .ops.shape import identity
 from .spec import TensorSpec
@@ -160,7 +160,7 @@ class Function:
 
     def __call__(self, *args, **kwargs):
         fast_key = None
-        if not kwargs and not _state.recording and _trace.tracer is None and not _run_eagerly:
+        if not kwargs and not stack() and _trace.tracer is None and not _run_eagerly:
             # Tensors passed positionally: the compiled program is found by their shapes
             # and dtypes alone, without binding the call to the signature (the common
             # call, which must cost little more than the program).
@@ -261,7 +261,7 @@ class ConcreteFunction:
         program = self._programs.get(key)
         if program is None:
             return self._trace_and_run(python_function, arguments, leaves, key)
-        if _state.recording:
+        if stack():
             return nest.pack_sequence_as(self._structures[key], program.run_ops(leaves))
         return program.run(leaves)
 

@@ -12,6 +12,7 @@ from .ops.shape import reshape
 from .axes import axis_index
 from .dtypes import as_dtype
 from .errors import InvalidArgumentError
+from .execute import apply
 from .tensor import Tensor, Variable, convert_to_tensor
 from . import kernels, tracing
 
@@ -165,7 +166,9 @@ class Layer:
 
     def _cast_inputs(self, inputs):
         compute = self._variables[0]._value.dtype if self._variables else self._dtype
-        if inputs._value.dtype.kind in "fiu" and inputs._value.dtype != compute:
+        dtype = inputs._value.dtype
+        # identity first: comparing two dtypes costs more than the rest of the call
+        if dtype is not compute and dtype.kind in "fiu" and dtype != compute:
             inputs = math.cast(inputs, compute)
         return inputs
 
@@ -240,9 +243,19 @@ class Dense(Layer):
     def call(self, inputs, training=None):
         kernel = self.kernel
         self._expect_width(inputs, kernel._value.shape[0])
-        y = linalg.matmul(inputs, kernel)
+        dtype = kernel._value.dtype
+        if inputs._value.ndim >= 2 and inputs._value.dtype is dtype:
+            # linalg.matmul's checks are made (the width above, the rank and the dtype
+            # here): its op at once, as for the bias below (one layer's call is three ops)
+            y = apply(linalg.MATMUL, (inputs, kernel), linalg.MATMUL_ATTRS[False, False])
+        else:
+            y = linalg.matmul(inputs, kernel)  # its errors
         if self.use_bias:
-            y = math.add(y, self.bias)
+            bias = self.bias
+            if (type(bias) is Variable or type(bias) is Tensor) and bias._value.dtype is dtype:
+                y = apply(math.ADD, (y, bias))
+            else:
+                y = math.add(y, bias)
         return self.activation(y) if self.activation is not None else y
 
 

@@ -105,13 +105,14 @@ class Tracer:
     def __enter__(self):
         self._saved = _trace.tracer
         _trace.tracer = self
-        _recording._state.recording.insert(0, self)
+        _recording.stack().insert(0, self)
         return self
 
     def __exit__(self, *exc):
         _trace.tracer = self._saved
-        if self in _recording._state.recording:
-            _recording._state.recording.remove(self)
+        recording = _recording.stack()
+        if self in recording:
+            recording.remove(self)
         return False
 
     # -- slots and refs -----------------------------------------------------------------
@@ -205,7 +206,7 @@ class Tracer:
 
     def assign(self, variable, value, combine):
         """Variable.assign / assign_add / assign_sub during the trace: done, and recorded."""
-        saved = _recording._state.recording
+        saved = _recording.stack()
         _recording._state.recording = [self]  # the tapes do not see an assign
         _trace.tracer = None
         try:
@@ -240,7 +241,7 @@ class Tracer:
         refs = [None if t is None else self.ref(t) for t in tensors]
         arrays = [None if t is None else t._value for t in tensors]
         _trace.tracer = None
-        saved = _recording._state.recording
+        saved = _recording.stack()
         _recording._state.recording = []
         try:
             out = fn(*arrays)

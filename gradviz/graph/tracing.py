@@ -106,7 +106,7 @@ class _Tracer:
                 t._id for t in gv.nest.flatten(tensor) if isinstance(t, Tensor))
 
         def traced_gradient(tape, target, sources, output_gradients=None, *args, **kwargs):
-            recording = [t for t in _tape_module._state.recording if isinstance(t, GT)]
+            recording = [t for t in _tape_module.stack() if isinstance(t, GT)]
             before = {t: len(t._entries) for t in recording}
             state = (list(tape._entries), set(tape._tracked)) if tracer.wanted() else None
             result = gradient(tape, target, sources, output_gradients, *args, **kwargs)
@@ -128,13 +128,13 @@ class _Tracer:
         def traced_enter(region):
             result = enter(region)
             region._spy = _RegionSpy(region._tape)
-            _tape_module._state.recording.append(region._spy)
+            _tape_module.stack().append(region._spy)
             return result
 
         def traced_exit(region, *exc):
             spy = getattr(region, "_spy", None)
-            if spy is not None and spy in _tape_module._state.recording:
-                _tape_module._state.recording.remove(spy)
+            if spy is not None and spy in _tape_module.stack():
+                _tape_module.stack().remove(spy)
                 tracer.stopped.setdefault(region._tape, []).extend(spy._entries)
             return exit_(region, *exc)
 

@@ -37,8 +37,9 @@ TITLE_KEPT = 200.0      # a title this wide stands whole beside its op's name (t
 PORT_R = 5.0
 CORNER_R = 8.0          # a card's rounded corners
 BADGE_H = 18.0
-NUMBERS_MARGIN = 2.0    # around the section bodies (numbers_rect)
+NUMBERS_MARGIN = 3.0    # around the section bodies (numbers_rect): a pending box's outline stands in it
 PENDING_TEXT = "pending: not yet accumulated"
+PENDING_OUT = 2.0       # a pending gradient's box stands this far out of the body, its words as far in
 
 _IN_NUMBERS = ("scalar", "grid", "ellipsis")   # preview kinds that write a tensor's numbers
 Section = namedtuple("Section", "label array colour y port preview text")
@@ -566,20 +567,18 @@ class CardPainter:
         arithmetic)."""
         t = self.theme
         colour = getattr(t, section.colour)
-        if pending:     # the gradient's box kept (no jump when it comes), read as a placeholder
-            box = QRectF(x, y + 1, width, _body_height(section) - 2)
-            flags = Qt.AlignmentFlag.AlignCenter
-            if box.height() > 2 * LINE_H:  # (round one line of words, a box touched them)
-                edge = QColor(t.gradient)     # (solid: a dashed line's dashes fell apart
-                edge.setAlpha(90)             # between an export and its picture replayed)
-                painter.setPen(QPen(edge, 1))
-                painter.setBrush(QColor(t.card))
-                painter.drawRoundedRect(box, 4, 4)
-                box = box.adjusted(6, 0, -6, 0)     # the words keep clear of the outline
-                flags |= Qt.TextFlag.TextWordWrap
+        if pending:     # the gradient's box kept (no jump when it comes), read as a placeholder:
+            # one look whatever its height (a one-row gradient's words were drawn plain on the tint)
+            box = QRectF(x - PENDING_OUT, y + 0.5, width + 2 * PENDING_OUT, _body_height(section) - 1)
+            edge = QColor(t.gradient)     # (solid: a dashed line's dashes fell apart
+            edge.setAlpha(90)             # between an export and its picture replayed)
+            painter.setPen(QPen(edge, 1))
+            painter.setBrush(QColor(t.card))
+            painter.drawRoundedRect(box, 4, 4)
             painter.setFont(text.sans(8.5))
             painter.setPen(QColor(t.muted))
-            painter.drawText(box, flags, PENDING_TEXT)
+            painter.drawText(box.adjusted(PENDING_OUT, 0, -PENDING_OUT, 0),
+                             Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, PENDING_TEXT)
         elif section.preview is None:
             painter.setFont(preview.mono_font(9))
             painter.setPen(QColor(colour))

@@ -1,9 +1,11 @@
 """A card drawn compact: its name, its exact shape and a heat thumbnail of its value (and
 of its gradient), each under a caption that says which it is ('value', 'grad'), a single
 number or a tensor of one number repeated written out ('2', 'all 1'), for a zoom at which its numbers would be too small to read (below
-legible.READABLE_PX). The text is set in screen pixels, so it stays legible however far
-out the view is; where the card on screen is narrower than its name, the name's plate
-stands out of it. Fit to Window shows every node this way when they only fit far out."""
+legible.READABLE_PX); under the name and shape, the node's problems (a shape mismatch, a
+NaN) in words, cut at a word with "…" (its tooltip and the status bar say them whole).
+The text is set in screen pixels, so it stays legible however far out the view is; where
+the card on screen is narrower than its name, the name's plate stands out of it. Fit to
+Window shows every node this way when they only fit far out."""
 from __future__ import annotations
 
 import math
@@ -20,6 +22,7 @@ from .cards import CORNER_R, ports_height
 NAME_PT = SHAPE_PT = 7.0           # 9.3 pixels at 96 dpi: at least legible.READABLE_PX
 PAD = 4.0                          # pixels around the text
 THUMB_MIN = 6.0                    # a thumbnail smaller than this (pixels) is left out
+PROBLEM_LINES = 3                  # a card's problems take at most this many lines
 
 
 def label_lines(card, node, scale=1.0):
@@ -33,33 +36,57 @@ def label_lines(card, node, scale=1.0):
             (shape, text.sans(SHAPE_PT * scale), "muted")]
 
 
-def label_size(card, node, dpi=96.0, scale=1.0):
-    """(width, height) in pixels of the compact card's label block: its lines and, when the
+def problem_font(scale=1.0):
+    """The type of a compact card's problems: as legible as its name and shape."""
+    return text.sans(SHAPE_PT * scale)
+
+
+def problem_lines(problems, width_px, dpi=96.0, scale=1.0):
+    """The lines a compact card `width_px` wide on screen writes its `problems` (messages)
+    in: each '⚠' and its words (the sign held to the first), wrapped, at most PROBLEM_LINES, the last cut at a word
+    and ending "…" where words are left out (a problem's words under a compact card were
+    the full card's, 8.5 pt scaled down to 6 px, and ran under the next card)."""
+    if not problems:
+        return []
+    room = max(THUMB_MIN, width_px - 2 * PAD) * 96.0 / dpi
+    return text.wrap(problem_font(scale), "\n".join("⚠\u00a0" + p for p in problems), room, PROBLEM_LINES)
+
+
+def _problems_h(problems, width_px, dpi, scale):
+    """The height (pixels) of `problem_lines` under the label lines, with a gap above."""
+    lines = problem_lines(problems, width_px, dpi, scale)
+    return len(lines) * text.metrics(problem_font(scale)).height() * dpi / 96.0 + (PAD / 2 if lines else 0.0)
+
+
+def label_size(card, node, dpi=96.0, scale=1.0, problems=(), box_w=0.0):
+    """(width, height) in pixels of the compact card's label block: its lines, its
+    `problems`' lines (wrapped to that width or the card's on screen, `box_w`) and, when the
     card has numbers, a band for their thumbnails (or a scalar's number), so a card drawn
     shorter than that still shows them on its plate (a 1×36 vector lost its picture)."""
     lines = label_lines(card, node, scale)
     width = max(text.width(font, line) for line, font, _ in lines) * dpi / 96.0 + 2 * PAD
     height = sum(text.metrics(font).height() for _, font, _ in lines) * dpi / 96.0 + 2 * PAD
+    height += _problems_h(problems, max(width, box_w), dpi, scale)
     if any(s.array is not None for s in card.sections):
         number_h = text.metrics(text.mono(SHAPE_PT * scale, bold=True)).height() * dpi / 96.0
         height += _caption_h(dpi, scale) + max(THUMB_MIN, number_h) + PAD
     return width, height
 
 
-def overhang(card, node, zoom, dpi=96.0, scale=1.0):
+def overhang(card, node, zoom, dpi=96.0, scale=1.0, problems=()):
     """(sideways, downwards) in scene units by which the label's plate stands out of the
     card at `zoom` (0 where the card on screen is large enough)."""
-    width, height = label_size(card, node, dpi, scale)
+    width, height = label_size(card, node, dpi, scale, problems, card.width * zoom)
     return (max(0.0, (width - card.width * zoom) / 2) / zoom,
             max(0.0, height - card.height * zoom) / zoom)
 
 
-def content_px(card, node, zoom, dpi=96.0, scale=1.0, pending=frozenset()):
-    """How tall (pixels) the compact card's content is at `zoom`: its name and shape, and
-    under them its thumbnails as `paint` draws them in its width (each as tall as that width
-    makes it, a single number a line; none of a gradient `pending`), with a margin; at
-    least its plate (`label_size`)."""
-    width, least = label_size(card, node, dpi, scale)
+def content_px(card, node, zoom, dpi=96.0, scale=1.0, pending=frozenset(), problems=()):
+    """How tall (pixels) the compact card's content is at `zoom`: its name and shape, its
+    `problems`' lines, and under them its thumbnails as `paint` draws them in its width
+    (each as tall as that width makes it, a single number a line; none of a gradient
+    `pending`), with a margin; at least its plate (`label_size`)."""
+    width, least = label_size(card, node, dpi, scale, problems, card.width * zoom)
     arrays = [(s.array, s.preview) for s in card.sections
               if s.array is not None and not (s.colour == "gradient" and s.port in pending)]
     if not arrays:
@@ -71,17 +98,21 @@ def content_px(card, node, zoom, dpi=96.0, scale=1.0, pending=frozenset()):
     for array, shown in arrays:
         grid = None if said(array, shown) else _grid(array, shown)
         band = max(band, number_h if grid is None else max(2.0, slot * grid[0].shape[0] / grid[0].shape[1]))
-    return max(least, _label_block(dpi, scale) + PAD + _caption_h(dpi, scale) + band)
+    return max(least, _label_block(dpi, scale) + _problems_h(problems, max(width, card.width * zoom), dpi, scale)
+               + PAD + _caption_h(dpi, scale) + band)
 
 
-def needed_height(card, node, zoom, dpi=96.0, scale=1.0, pending=frozenset()):
+def needed_height(card, node, zoom, dpi=96.0, scale=1.0, pending=frozenset(), problems=()):
     """The height (scene units) of `card` drawn compact at `zoom`: what its content needs
     (`content_px`), no empty body under it (the tiny CNN's 'filters w' kept its full
     card's height, three quarters of it blank), never taller than the card measured in
-    full (`card.full`), never shorter than its ports need."""
+    full (`card.full`) but by its `problems`' lines (drawn in full, they stand under it),
+    never shorter than its ports need."""
     full = card.full or card
-    need = math.ceil(content_px(full, node, zoom, dpi, scale, pending) / zoom)
-    return min(full.height, max(need, math.ceil(ports_height(full.n_inputs, full.n_outputs))))
+    need = math.ceil(content_px(full, node, zoom, dpi, scale, pending, problems) / zoom)
+    said = math.ceil(_problems_h(problems, max(label_size(full, node, dpi, scale)[0], full.width * zoom),
+                                 dpi, scale) / zoom)
+    return min(full.height + said, max(need, math.ceil(ports_height(full.n_inputs, full.n_outputs))))
 
 
 _THUMBNAILS = {}   # (id of the array, colour map) -> (the array, its picture): the last few
@@ -146,12 +177,14 @@ def _thumbnail(array, theme, tiled=None):
     return preview.rgba_image(rgba)
 
 
-def paint(painter, renderer, nid, pending=frozenset(), scale=1.0, thumbnails=True):
+def paint(painter, renderer, nid, pending=frozenset(), scale=1.0, thumbnails=True, problems=(), warning=False):
     """Paint card `nid` compact where `renderer` places it; `painter` is in scene
     coordinates, at any zoom. `pending`: source ports whose gradient the story has not
     reached (their thumbnail is left out, as the full card says "pending"); `scale`: as
     label_lines takes it. `thumbnails`: False leaves them to `paint_thumbnails` (the
-    canvas keeps them in a picture of their own, drawn again when only numbers change)."""
+    canvas keeps them in a picture of their own, drawn again when only numbers change).
+    `problems`: the node's problems' messages (the canvas's; an export shows none), in
+    the error's colour, or with `warning` (they are all warnings: a NaN) the warning's."""
     t, card = renderer.theme, renderer.cards[nid]
     node = renderer.doc.nodes[nid]
     box = painter.worldTransform().mapRect(renderer.rect(nid))
@@ -163,7 +196,7 @@ def paint(painter, renderer, nid, pending=frozenset(), scale=1.0, thumbnails=Tru
     painter.setPen(QPen(QColor(t.card_border), 1.0))
     painter.setBrush(QColor(t.card))
     painter.drawRoundedRect(box, radius, radius)
-    plate = _plate(card, node, box, dpi, scale)
+    plate = _plate(card, node, box, dpi, scale, problems)
     if plate != box:   # the name (or the thumbnails' band) stands out of a small card
         painter.drawRoundedRect(plate, radius, radius)
     lines = label_lines(card, node, scale)
@@ -178,19 +211,30 @@ def paint(painter, renderer, nid, pending=frozenset(), scale=1.0, thumbnails=Tru
         painter.setPen(QColor(getattr(t, colour)))
         painter.drawText(QRectF(plate.left(), y, plate.width(), line_h), Qt.AlignmentFlag.AlignCenter, line)
         y += line_h + PAD / 2
+    lines = problem_lines(problems, plate.width(), dpi, scale)
+    if lines:
+        font = problem_font(scale)
+        line_h = text.metrics(font).height() * dpi / 96.0
+        painter.setFont(font)
+        painter.setPen(QColor(t.warning if warning else t.error))
+        for line in lines:
+            painter.drawText(QRectF(plate.left() + PAD, y, plate.width() - 2 * PAD, line_h),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
+            y += line_h
     if thumbnails:
-        _paint_thumbnails(painter, t, card, _thumbnail_area(plate, box.top() + _label_block(dpi, scale)),
+        _paint_thumbnails(painter, t, card, _thumbnail_area(plate, box.top() + _label_block(dpi, scale)
+                                                            + _problems_h(problems, plate.width(), dpi, scale)),
                           pending, dpi, scale)
     painter.restore()
 
 
-def paint_thumbnails(painter, renderer, nid, pending=frozenset(), scale=1.0):
+def paint_thumbnails(painter, renderer, nid, pending=frozenset(), scale=1.0, problems=()):
     """The thumbnails `paint` draws on card `nid` (and only them), where it draws them."""
     t, card = renderer.theme, renderer.cards[nid]
     box = painter.worldTransform().mapRect(renderer.rect(nid))
     dpi = _dpi(painter)
-    y = box.top() + _label_block(dpi, scale)
-    plate = _plate(card, renderer.doc.nodes[nid], box, dpi, scale)
+    plate = _plate(card, renderer.doc.nodes[nid], box, dpi, scale, problems)
+    y = box.top() + _label_block(dpi, scale) + _problems_h(problems, plate.width(), dpi, scale)
     painter.save()
     painter.setWorldTransform(QTransform())
     painter.setRenderHint(painter.RenderHint.Antialiasing, True)
@@ -226,7 +270,8 @@ def said(array, shown=None):
     """The text a compact card writes for `array` instead of a heat picture, or None: a
     single number as its card writes it (`shown`, its picture there), a tensor of one
     number repeated as 'all 3' (its thumbnail was a flat block of one colour, or an
-    empty box for zeros: it said nothing of the number)."""
+    empty box for zeros: it said nothing of the number), in the format its card imposes
+    (a zero matmul read 'all 0' beside cards that read 0.000)."""
     if np.size(array) == 1:
         return getattr(shown, "text", None)
     a = np.asarray(array)
@@ -235,7 +280,7 @@ def said(array, shown=None):
     first = a.reshape(-1)[0]
     if not np.isfinite(first) or not np.all(a == first):
         return None
-    return f"all {number_format(a.reshape(-1)[:1])(first.item())}"
+    return f"all {number_format(a.reshape(-1)[:1], spec=getattr(shown, 'spec', None))(first.item())}"
 
 
 def captions(card, pending=frozenset()):
@@ -264,10 +309,10 @@ def _dpi(painter):
     return painter.device().logicalDpiY() if painter.device() is not None else 96.0
 
 
-def _plate(card, node, box, dpi, scale):
+def _plate(card, node, box, dpi, scale, problems=()):
     """What the compact card covers on screen (pixels): its box, or the plate that stands
-    out of a box too small for the name, the shape and the thumbnails' band."""
-    width, height = label_size(card, node, dpi, scale)
+    out of a box too small for the name, the shape, the problems and the thumbnails' band."""
+    width, height = label_size(card, node, dpi, scale, problems, box.width())
     if width <= box.width() and height <= box.height():
         return box
     return QRectF(box.center().x() - max(width, box.width()) / 2, box.top(), max(width, box.width()),

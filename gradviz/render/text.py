@@ -89,7 +89,8 @@ def _pieces(font, word, max_width):
 def wrap(font, text, max_width, max_lines=None, whole=False):
     """Lines of `text` that each fit `max_width`, broken at spaces (a word too long for a
     line is elided, or with `whole` broken where it reaches the edge, so every character
-    is shown); with `max_lines`, the last line kept ends in "…" if text was left out."""
+    is shown); with `max_lines`, the last line kept ends in "…" if text was left out, after
+    its last whole word that leaves room for it (never "4 a…": a word cut is a word lost)."""
     lines = []
     for paragraph in text.split("\n"):
         line = ""
@@ -107,6 +108,9 @@ def wrap(font, text, max_width, max_lines=None, whole=False):
     lines = [elide(font, line, max_width) for line in lines]
     if max_lines is not None and len(lines) > max_lines:
         kept = lines[:max_lines]
-        kept[-1] = elide(font, kept[-1] + " " + ELLIPSIS, max_width)
+        words = kept[-1].split(" ")
+        while len(words) > 1 and width(font, " ".join(words) + " " + ELLIPSIS) > max_width:
+            words.pop()
+        kept[-1] = elide(font, " ".join(words) + " " + ELLIPSIS, max_width)
         return kept
     return lines

@@ -64,6 +64,8 @@ class Provenance:
     write: object = field(default=None, compare=False, repr=False)   # the cotangent's format
     upstream: str = "upstream"   # its word for the upstream: no name on the canvas (operands.caption)
     grad_word: str = UPSTREAM    # the rule card's symbol for the upstream ('g' beside a node grad)
+    # (what _printed read, what it gave): text(), numbers() and says_more() write one sum
+    _printed_memo: tuple = field(default=None, init=False, compare=False, repr=False)
 
     def num(self, x):
         """`x`, a number of the cotangent (its entry, a product summing to it), as the
@@ -129,6 +131,16 @@ class Provenance:
         return bool(numbers) and not self.text().endswith(f" = {numbers}")
 
     def _printed(self):
+        """_printing(), computed once while what it reads stays the same (text() and
+        numbers() of one provenance, says_more() both again, wrote its sum four times)."""
+        read = (self.value, self.rest, self.more, self.write,
+                tuple((t.upstream, t.local, t.product, t.upstream_text, t.local_text, t.product_text)
+                      for t in self.terms))
+        if self._printed_memo is None or self._printed_memo[0] != read:
+            self._printed_memo = (read, self._printing())
+        return self._printed_memo[1]
+
+    def _printing(self):
         """([(upstream or a path's product, local factor or None) as text per term], the
         rest as text, '=' or '≈'): each number as its card writes it, unless its card's digits are too
         few for the sum, whose printed operands must give its printed result: then a role's
@@ -148,7 +160,7 @@ class Provenance:
         return printed, rest, "≈"
 
     def _printed_within(self, budget):
-        """_printed with `budget`, the rounding the sum may carry, shared by the roles not
+        """_printing with `budget`, the rounding the sum may carry, shared by the roles not
         written exactly."""
         paths = [t for t in self.terms if t.upstream is None]
         products = [t for t in self.terms if t.upstream is not None]

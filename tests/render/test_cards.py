@@ -655,6 +655,76 @@ def test_a_pending_gradient_reads_as_a_placeholder(name, nid):
     assert text.width(text.sans(8.5), PENDING_TEXT) < card.width
 
 
+def _sigmoid_student():
+    """A student's y = reduce_sum(sigmoid(x @ W + b)), x watched: three sources whose
+    gradients are a row (x), a matrix (W) and a vector (b)."""
+    doc = Document(title="y = reduce_sum(sigmoid(x @ W + b))")
+    doc.add(Node("x", "constant", value=np.array([[0.5, -1.0, 2.0]], np.float32), watched=True))
+    doc.add(Node("W", "variable", value=np.array([[0.1, 0.2], [-0.3, 0.4], [0.5, -0.6]], np.float32)))
+    doc.add(Node("b", "variable", value=np.array([0.1, -0.2], np.float32)))
+    doc.add(Node("matmul", "op", op="matmul"))
+    doc.add(Node("add", "op", op="add"))
+    doc.add(Node("sigmoid", "op", op="nn.sigmoid"))
+    doc.add(Node("y", "op", op="reduce_sum"))
+    for src, dst, slot in [("x", "matmul", 0), ("W", "matmul", 1), ("matmul", "add", 0), ("b", "add", 1),
+                           ("add", "sigmoid", 0), ("sigmoid", "y", 0)]:
+        doc.connect(src, dst, 0, slot)
+    doc.targets = [Port("y")]
+    doc.sources = [Port("x"), Port("W"), Port("b")]
+    return doc
+
+
+def test_a_pending_gradient_has_one_look_on_every_card():
+    """Mid-story in a student's y = reduce_sum(sigmoid(x @ W + b)), 'pending: not yet
+    accumulated' was boxed on W (a gradient three rows tall) but plain words on the tint on
+    x and b (one row): the box was drawn only round a body taller than two lines. Every
+    pending gradient now reads the same: an outlined box in the card's light colour, its
+    words whole on one line, centred in it."""
+    from gradviz.graph import evaluate
+    from gradviz.render.cards import LINE_H, PENDING_TEXT
+    from gradviz.story import build
+
+    doc = _sigmoid_student()
+    story = build(doc)
+    r = Renderer(doc, evaluation=evaluate(doc), story=story)
+    step = 2                                           # y -> sigmoid: no gradient accumulated yet
+    pending = r.pending_ports(step)
+    assert {p.node for p in pending} == {"x", "W", "b"}
+    light, tint = (np.array(QColor(c).getRgb()[:3]) for c in (r.theme.card, r.theme.gradient_fill))
+    looks = {}
+    for nid in ("x", "W", "b"):
+        card = r.cards[nid]
+        section = next(s for s in card.sections if s.colour == "gradient")
+        x, y = r.positions[nid]
+        image = QImage(int(card.width), int(card.height), QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(QColor(r.theme.background))
+        painter = QPainter(image)
+        painter.translate(-x, -y)
+        r._paint_card(painter, nid, step)
+        painter.end()
+        pixels = _pixels(image)[..., :3][..., ::-1].astype(int)
+        top, bottom = int(section.y + LINE_H), int(section.y + LINE_H + section.preview.height)
+        body = pixels[top:bottom, int(PAD) - 5:int(card.width - PAD) + 5]
+        # across a row above the words: tint, the outline, light inside, the outline, tint
+        row = body[2]
+        inside = np.abs(row - light).sum(axis=1) <= 6
+        assert inside.sum() > body.shape[1] / 2, (nid, "no light box")
+        first, last = np.argmax(inside), len(inside) - 1 - np.argmax(inside[::-1])
+        assert (np.abs(row[:2] - tint).sum(axis=1) <= 6).all(), (nid, "tint outside the box")
+        assert (np.abs(row[1:first] - tint).sum(axis=1) > 6).any(), (nid, "no outline on the left")
+        assert (np.abs(body[2:-2, 6:-6] - tint).sum(axis=2) <= 6).mean() < 0.05, (nid, "tint inside")
+        ink = np.argwhere(np.abs(body[2:-2, 6:-6] - light).sum(axis=2) > 150)
+        rows = body.shape[0] - 4
+        centre = ink.mean(axis=0)
+        assert abs(centre[0] - rows / 2) <= 3, (nid, centre, rows)
+        assert abs(centre[1] - (body.shape[1] - 12) / 2) <= 6, (nid, centre, body.shape)
+        # one line of words (not wrapped): the ink is no taller than a line of its font
+        assert np.ptp(ink[:, 0]) < text.metrics(text.sans(8.5)).height(), (nid, np.ptp(ink[:, 0]))
+        looks[nid] = (first, len(inside) - 1 - last)
+    assert len(set(looks.values())) == 1, looks      # the box's edges as far in on every card
+    assert text.width(text.sans(8.5), PENDING_TEXT) < min(r.cards[n].width for n in looks)
+
+
 def test_every_sample_s_card_writes_its_value_and_gradients_in_one_format():
     """Lesson 14's layer card wrote its 7×10 value in numbers and drew its kernel's 5×10
     gradient as a heatmap beside it (a layer weight's gradient had no corners-and-ellipses

@@ -15,7 +15,7 @@ from gradviz.graph import evaluate
 from gradviz.render import Renderer, compact, legible, text
 
 
-def _svg(renderer, nids, zoom, pending=frozenset()):
+def _svg(renderer, nids, zoom, pending=frozenset(), problems=()):
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     svg = QSvgGenerator()
@@ -26,7 +26,7 @@ def _svg(renderer, nids, zoom, pending=frozenset()):
     painter = QPainter(svg)
     painter.scale(zoom, zoom)
     for nid in nids:
-        compact.paint(painter, renderer, nid, pending)
+        compact.paint(painter, renderer, nid, pending, problems=problems)
     painter.end()
     return bytes(buffer.data()).decode("utf-8")
 
@@ -171,3 +171,57 @@ def test_every_sample_s_compact_cards_say_what_their_numbers_are(qapp):
             pictures = sum(compact.said(s.array, s.preview) is None for s in shown)
             assert svg.count("<image") == pictures, (path.name, nid)
     assert uniform >= 5    # lesson 6's x, w, out_target, ... are among them
+
+
+def test_a_compact_tensor_of_one_number_repeated_is_written_in_its_card_s_format(qapp):
+    """x @ W with W all zeros, x with decimals: the full cards write 0.000 everywhere (one
+    format for the graph); drawn compact, the matmul read 'all 0' beside y's '0.000' and
+    W's 'all 0' beside its gradient's thumbnail: the repeated number took its own format,
+    not its card's."""
+    from gradviz.graph.document import Document, Node, Port
+
+    doc = Document(title="zero matmul")
+    doc.add(Node("x", "constant", value=np.array([[0.5, -1.25]], np.float32)))
+    doc.add(Node("W", "variable", value=np.zeros((2, 2), np.float32)))
+    doc.add(Node("matmul", "op", op="matmul"))
+    doc.add(Node("y", "op", op="reduce_sum"))
+    for src, dst, slot in [("x", "matmul", 0), ("W", "matmul", 1), ("matmul", "y", 0)]:
+        doc.connect(src, dst, 0, slot)
+    doc.targets, doc.sources = [Port("y")], [Port("W")]
+    renderer = Renderer(doc, evaluation=evaluate(doc))
+    y = renderer.cards["y"].sections[0].preview.text
+    assert y == "0.000"
+    for nid in ("matmul", "W"):
+        section = renderer.cards[nid].sections[0]
+        assert compact.said(section.array, section.preview) == f"all {y}", nid
+        assert f"all {y}" in [t for t, _ in _texts(_svg(renderer, [nid], 0.6))], nid
+
+
+def test_a_compact_card_writes_its_problems_legibly_cut_at_a_word(qapp):
+    """A problem's words on a compact card (render.compact.problem_lines) are in the
+    compact card's legible type however far out, wrapped at words within the card, at most
+    PROBLEM_LINES, the last cut after a whole word with "…"; the card's content, and so
+    its compact height, makes room for them (a taller card than the full one, whose
+    problems stand under it)."""
+    doc = mlp()
+    renderer = Renderer(doc, evaluation=evaluate(doc))
+    message = ("matmul shapes do not match: relu (operand a) has shape (2, 4), W2 (operand b) has "
+               "shape (3, 2); inner dimensions 4 and 3 differ")
+    card, node = renderer.cards["o"], doc.nodes["o"]
+    for zoom in (0.45, 0.7):
+        lines = compact.problem_lines([message], card.width * zoom)
+        assert 1 < len(lines) == compact.PROBLEM_LINES
+        said = " ".join(lines)[2:-2]
+        assert lines[0].startswith("⚠\u00a0matmul") and lines[-1].endswith(" …")
+        assert message.startswith(said) and message[len(said)] == " ", said
+        buffer = _svg(renderer, ["o"], zoom, problems=[message])
+        drawn = [(t, size) for t, size in _texts(buffer) if t in lines or t.replace("&amp;", "&") in lines]
+        assert [t for t, _ in drawn] == lines and all(size >= legible.READABLE_PX for _, size in drawn)
+        plain = compact.content_px(card, node, zoom)
+        told = compact.content_px(card, node, zoom, problems=[message])
+        line_h = text.metrics(compact.problem_font()).height()
+        assert told >= plain + len(lines) * line_h
+        grown = compact.needed_height(card, node, zoom, problems=[message]) - compact.needed_height(card, node, zoom)
+        assert grown >= len(lines) * line_h / zoom - 1
+    assert compact.problem_lines(["has no value"], 200) == ["⚠\u00a0has no value"]    # whole when it fits
+

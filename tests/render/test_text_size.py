@@ -5,25 +5,12 @@ and the player frame cards at (issue 21 §2: a heatmap's caption '±2.030 heatma
 every step's rule card."""
 import pytest
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtGui import QImage
 
 from gradviz.render import legible
 
+from recording import Recording
 from samples_util import NAMES, renderer
-
-
-class Recording(QPainter):
-    """A painter that notes each text it draws and how tall it comes out on screen."""
-
-    def __init__(self, device):
-        super().__init__(device)
-        self.texts = []
-
-    def drawText(self, *args):
-        font = self.font()
-        points = font.pointSizeF() if font.pointSizeF() > 0 else font.pixelSize() * 72 / 96
-        self.texts.append((points * 96 / 72 * self.worldTransform().m11(), str(args[-1])))
-        return super().drawText(*args)
 
 
 def small_texts(name):
@@ -38,7 +25,7 @@ def small_texts(name):
         r._paint_formula_at(painter, layout, QRectF(0, 0, layout.width, layout.height), zoom)
     painter.end()
     assert painter.texts
-    return sorted({(round(px, 2), t) for px, t in painter.texts if t.strip() and px < legible.READABLE_PX - 1e-6})
+    return sorted({(round(px, 2), t) for px, _, t in painter.texts if t.strip() and px < legible.READABLE_PX - 1e-6})
 
 
 @pytest.mark.parametrize("name", NAMES)

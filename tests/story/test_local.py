@@ -112,3 +112,54 @@ def test_a_nonlinear_custom_rule_is_shown_as_the_rule_not_as_products():
     assert p.text().endswith("[1] = (clip's grad_fn(grad))[1] = 0.400")   # as the cards write it
     # in the story's format (Story.number_spec): its cards write the upstream [3.000 4.000]
     assert p.numbers() == "grad[1] = 4.000, ‖grad‖ = 5.000"
+
+
+def _provenances(name):
+    """Provenances of the first entries of every step of samples/<name>.json with a sum."""
+    from pathlib import Path
+    from gradviz.graph import load
+    doc = load(Path(__file__).resolve().parents[2] / "samples" / f"{name}.json")
+    s = story.build(doc)
+    return [s.step_provenance(step, flat) for step in s.steps
+            if step.kind in ("contribution", "fan_in") and step.cotangent is not None
+            for flat in range(min(int(np.size(step.cotangent)), 4))]
+
+
+def _written(p):
+    return p.text(), p.numbers(), p.says_more()
+
+
+@pytest.mark.parametrize("name", ["nets_6_attention", "003_matmul_gradient", "nets_2_bad_init"])
+def test_a_provenance_writes_its_sum_once_as_it_would_anew(name):
+    """text(), numbers() and says_more() share one _printed per provenance: what they write
+    from it, asked again and again, is what a fresh provenance (nothing remembered) writes,
+    and each printed sum is the one _printing computes."""
+    import dataclasses
+    provs = [p for p in _provenances(name) if p.terms]
+    assert provs
+    for p in provs:
+        first = _written(p)
+        assert _written(p) == first == _written(dataclasses.replace(p))
+        assert p._printed() == p._printing()
+
+
+def test_a_provenance_writes_its_sum_anew_when_what_it_reads_changes():
+    """The remembered sum is dropped when a number, a number's text, the cotangent's format,
+    the left-out rest or the terms themselves change: it is then what a fresh provenance
+    with those inputs writes."""
+    import dataclasses
+    p = next(p for p in _provenances("003_matmul_gradient") if p.kind == "contribution" and p.terms)
+    changes = [
+        lambda p: setattr(p.terms[0], "upstream_text", "7.25"),
+        lambda p: (setattr(p.terms[0], "local", 6.5), setattr(p.terms[0], "local_text", "6.5")),
+        lambda p: setattr(p, "write", lambda x: f"{x:.6f}"),
+        lambda p: setattr(p, "value", p.value + 0.5),
+        lambda p: (setattr(p, "more", 3), setattr(p, "rest", 0.125)),
+        lambda p: p.terms.append(dataclasses.replace(p.terms[0])),
+    ]
+    for change in changes:
+        before = _written(p)
+        change(p)
+        after = _written(p)
+        assert after == _written(dataclasses.replace(p))
+        assert after != before

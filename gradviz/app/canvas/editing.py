@@ -17,10 +17,11 @@ from ...graph.names import file_ids
 from ...graph.validate import validate
 from ...render.cards import BADGE_H
 from ...render import compact as compact_card
+from ...render.compact import needed_height
 from ...render import legible
 from ...render import painter as render_painter
 from ...render.layout import frames_as_well, layout as layout_positions
-from .items import card_bounds, problem_lines
+from .items import ERROR_ROW, ERROR_TOP, ERROR_W, card_bounds, item_bounds, problem_lines
 from .palette import palette_entries
 from .quick_add import QuickAdd
 
@@ -36,16 +37,22 @@ BATCH = 4096            # free_spot's candidates tested at once
 _on_clipboard = []                  # the QMimeData this process last put on the clipboard
 
 
-def new_card_bounds(node):
+def new_card_bounds(node, compact_at=None, dpi=96.0):
     """The bounds (about its top-left) of the card a fresh `node` gets, as its NodeItem
     bounds it: measured alone, with the problems it shows before it is connected (an op's
     unconnected input). A Tab-added exp is 200 x 112 px with its problem line, not the
-    282 x 165 of the widest fresh card, so it fits the free space at the pointer."""
+    282 x 165 of the widest fresh card, so it fits the free space at the pointer.
+    `compact_at`: (zoom, type scale) where the canvas draws cards compact: the card as
+    tall as its compact form, its problems written on it (render.compact)."""
     doc = Document()
     doc.add(copy.deepcopy(node))
     card = render_painter.Renderer(doc).cards[node.id]
-    problems = [p.message for p in validate(doc) if p.node == node.id]
-    return card_bounds(card.width, card.height, len(problem_lines(problems, card.width)))
+    problems = tuple(p.message for p in validate(doc) if p.node == node.id)
+    if compact_at is None:
+        return card_bounds(card.width, card.height, len(problem_lines(problems, card.width)))
+    zoom, scale = compact_at
+    card = card.compacted(needed_height(card, doc.nodes[node.id], zoom, dpi, scale, frozenset(), problems))
+    return item_bounds(card, doc.nodes[node.id], 0, compact_at, problems)
 
 
 def _put_on_clipboard(data):
@@ -129,7 +136,7 @@ class CanvasEditing:
             node.watched = True
         elif variant == "frozen":
             node.trainable = False
-        bounds = new_card_bounds(node)
+        bounds = new_card_bounds(node, (zoom, self.compact_scale()) if self.compact else None, self.logicalDpiY())
         corner = self.free_spot(bounds.translated(pos - GRAB), occupied, within=room, toward=pos)
         corner -= bounds.topLeft()
         node.position = (round(corner.x()), round(corner.y()))
@@ -331,7 +338,7 @@ class CanvasEditing:
         share of the view's (Fit leaves room for what stands out of the cards), its columns
         closer where they are too wide for it (render.layout's `tight`)."""
         px = readable_px or self.readable_px
-        sizes = self.renderer.sizes(compact)
+        sizes = self._layout_sizes(compact)
         plates = self._plates() if compact else {}
         for nid, (side, down) in plates.items():
             sizes[nid] = (sizes[nid][0] + 2 * side, sizes[nid][1] + down)
@@ -352,8 +359,23 @@ class CanvasEditing:
             return {}
         zoom, _, scale = self.shortened_at
         r, dpi = self.renderer, self.logicalDpiY()
-        return {nid: compact_card.overhang(r.cards[nid], node, zoom, dpi, scale)
+        return {nid: compact_card.overhang(r.cards[nid], node, zoom, dpi, scale, self.problem_texts(nid))
                 for nid, node in r.doc.nodes.items() if nid in r.cards}
+
+    def _layout_sizes(self, compact=False):
+        """{node: (width, height)} the layout keeps apart: the cards as measured (or as drawn
+        `compact`, their problems written on them), a full card with the lines of its
+        problems under it (the 11-node MLP fitted in full at 1440 x 900 laid b2 over
+        matmul_1's shape mismatch)."""
+        sizes = self.renderer.sizes(compact)
+        if compact:
+            return sizes
+        for nid, item in self.node_items.items():
+            under = item.problems_under(full=True)
+            if under and nid in sizes:
+                w, h = sizes[nid]
+                sizes[nid] = (max(w, ERROR_W), h + ERROR_TOP + ERROR_ROW * len(under))
+        return sizes
 
     def reading_positions(self):
         """{node: (x, y)} where the cards stand drawn in full: the canvas's, or where they

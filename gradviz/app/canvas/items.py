@@ -9,14 +9,14 @@ import html
 import numpy as np
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 
 from ...graph import catalog
 from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
 from ...render import cards as render_cards
 from ...render import compact
-from ...render import preview
+from ...render import legible, preview, text
 from ...story import formatting
 from ...render import port_labels
 from ...render.port_labels import input_names, output_names
@@ -188,7 +188,8 @@ class NumbersItem(QGraphicsRectItem):
         card, view = self.node_item.card, self.node_item.view
         if view.compact:
             side, down = compact.overhang(card, view.controller.doc.nodes[self.node_item.nid],
-                                          view.zoom_level(), scale=view.compact_scale())
+                                          view.zoom_level(), scale=view.compact_scale(),
+                                          problems=self.node_item.problem_texts())
             bounds = QRectF(-side, 0, card.width + 2 * side, card.height + down)
         else:
             bounds = render_cards.numbers_rect(card)
@@ -204,7 +205,8 @@ class NumbersItem(QGraphicsRectItem):
         if view.compact:
             x, y = r.positions[node_item.nid]
             painter.translate(-x, -y)
-            compact.paint_thumbnails(painter, r, node_item.nid, r.pending_ports(), view.compact_scale())
+            compact.paint_thumbnails(painter, r, node_item.nid, r.pending_ports(), view.compact_scale(),
+                                     node_item.problem_texts())
             return
         r._paint_card_numbers(painter, node_item.nid, at=(0.0, 0.0))   # the item's origin is the card's
 
@@ -305,7 +307,15 @@ class NodeItem(QGraphicsRectItem):
         self.numbers.update()
 
     def _wrap_problems(self):
-        return problem_lines([p.message for p in self.problems], self.card.width)
+        return problem_lines(self.problem_texts(), self.card.width)
+
+    def problem_texts(self):
+        """The messages of the problems the card shows."""
+        return tuple(p.message for p in self.problems)
+
+    def problems_under(self, full=False):
+        """The problem lines drawn under the card: none drawn compact (they are on it)."""
+        return self._error_lines if full or not self.view.compact else []
 
     def footprint(self, at=None, full=False):
         """(left, top, right, bottom) in the scene, with the card at `at` (x, y) (where it
@@ -317,8 +327,9 @@ class NodeItem(QGraphicsRectItem):
         x, y = (self.pos().x(), self.pos().y()) if at is None else at
         card = (self.card.full or self.card) if full else self.card
         w, h = card.width, card.height
-        if self._error_lines:
-            w, h = max(w, ERROR_W), h + ERROR_TOP + ERROR_ROW * len(self._error_lines)
+        under = self.problems_under(full)
+        if under:
+            w, h = max(w, ERROR_W), h + ERROR_TOP + ERROR_ROW * len(under)
         left = x - PORT_HIT if card.n_inputs else x
         right = max(x + w, x + card.width + PORT_HIT if card.n_outputs else x)
         return left, y - render_cards.BADGE_H - 4, right, y + h
@@ -331,13 +342,9 @@ class NodeItem(QGraphicsRectItem):
         self.numbers.fit()
 
     def _compute_bounds(self):
-        w, h = self.card.width, self.card.height
-        r = card_bounds(w, h, len(self._error_lines))
-        if self.view.compact:
-            side, down = compact.overhang(self.card, self.view.controller.doc.nodes[self.nid],
-                                          self.view.zoom_level(), scale=self.view.compact_scale())
-            r = r.united(QRectF(-side - 2, -2, w + 2 * side + 4, h + down + 4))
-        return r
+        compact_at = (self.view.zoom_level(), self.view.compact_scale()) if self.view.compact else None
+        return item_bounds(self.card, self.view.controller.doc.nodes[self.nid], len(self.problems_under()),
+                           compact_at, self.problem_texts())
 
     def _sync_ports(self):
         node = self.view.controller.doc.nodes[self.nid]
@@ -404,7 +411,7 @@ class NodeItem(QGraphicsRectItem):
             painter.drawRoundedRect(card.adjusted(-1.5, -1.5, 1.5, 1.5), 9, 9)
             painter.setFont(preview.sans_font(8.5))
             painter.setPen(colour)
-            for i, line in enumerate(self._error_lines):
+            for i, line in enumerate(self.problems_under()):
                 painter.drawText(QRectF(0, card.bottom() + ERROR_TOP + ERROR_ROW * i,
                                         max(card.width(), ERROR_W), ERROR_ROW),
                                  Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
@@ -416,7 +423,8 @@ class NodeItem(QGraphicsRectItem):
     def _paint_compact(self, painter, r):
         """The card as it reads from afar: name and shape (render.compact); its heat
         thumbnails are the numbers item's, drawn again alone when only numbers change."""
-        compact.paint(painter, r, self.nid, r.pending_ports(), self.view.compact_scale(), thumbnails=False)
+        compact.paint(painter, r, self.nid, r.pending_ports(), self.view.compact_scale(), thumbnails=False,
+                      problems=self.problem_texts(), warning=all(p.warning for p in self.problems))
 
     def hoverMoveEvent(self, event):
         """Over one entry of a value or gradient picture the tooltip names it and gives its
@@ -457,26 +465,13 @@ class NodeItem(QGraphicsRectItem):
 
 def problem_lines(messages, card_width):
     """The lines a card's problems (`messages`) take under a card `card_width` wide: words
-    wrapped, at most ERROR_LINES lines (the last elided)."""
+    wrapped, at most ERROR_LINES lines, the last cut at a word and ending "…" where words
+    are left out (the card's tooltip and the status bar say them whole). In the cards'
+    numbers' type (legible.NUMBER_PT): readable wherever the numbers are."""
     if not messages:
         return []
-    fm = QFontMetricsF(preview.sans_font(8.5))
-    width = max(card_width, ERROR_W)
-    lines = []
-    for message in messages:
-        words, line = ("⚠ " + message).split(), ""
-        for w in words:
-            trial = f"{line} {w}".strip()
-            if fm.horizontalAdvance(trial) > width and line:
-                lines.append(line)
-                line = w
-            else:
-                line = trial
-        lines.append(line)
-    if len(lines) > ERROR_LINES:
-        lines = lines[:ERROR_LINES]
-        lines[-1] = fm.elidedText(lines[-1] + " …", Qt.TextElideMode.ElideRight, width)
-    return lines
+    return text.wrap(preview.sans_font(legible.NUMBER_PT), "\n".join("⚠ " + m for m in messages),
+                     max(card_width, ERROR_W), ERROR_LINES)
 
 
 def card_bounds(w, h, n_error_lines=0):
@@ -488,6 +483,18 @@ def card_bounds(w, h, n_error_lines=0):
         r = r.united(QRectF(-4, h, max(w, ERROR_W) + 8, 8 + ERROR_ROW * n_error_lines))
     badge_w = 200.0
     return r.united(QRectF(-4, -render_cards.BADGE_H - 8, badge_w, 4))
+
+
+def item_bounds(card, node, n_error_lines=0, compact_at=None, problems=()):
+    """A NodeItem's bounds about the card's top-left (`card_bounds`); `compact_at`: (zoom,
+    type scale) where the card is drawn compact, whose plate may stand out of a small card
+    (with its `problems`' words on it)."""
+    w, h = card.width, card.height
+    r = card_bounds(w, h, n_error_lines)
+    if compact_at is not None:
+        side, down = compact.overhang(card, node, compact_at[0], scale=compact_at[1], problems=problems)
+        r = r.united(QRectF(-side - 2, -2, w + 2 * side + 4, h + down + 4))
+    return r
 
 
 def bounded_by_rect(item):

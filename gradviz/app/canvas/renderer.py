@@ -146,14 +146,15 @@ def make_renderer(doc, result, theme, positions, previous=None, hold_sizes=False
 
 def _shortened(renderer, heights, previous=None):
     """`renderer` with its cards as tall as `heights` says (as measured where it says
-    None); a card `previous` shortened alike is kept, so its item sees the same card."""
+    None; taller where a compact card writes its problems); a card `previous` shortened
+    alike is kept, so its item sees the same card."""
     before = getattr(previous, "cards", {})
     cards = {}
     for nid, card in renderer.cards.items():
         full = card.full or card
         height = None if heights is None or nid not in renderer.doc.nodes else heights(full, renderer.doc.nodes[nid])
         kept = before.get(nid)
-        if height is None or height >= full.height:
+        if height is None or height == full.height:
             cards[nid] = full
         elif kept is not None and kept.full is full and kept.height == height:
             cards[nid] = kept
@@ -243,9 +244,12 @@ def same_frame(a, b):
 
 
 def same_numbers(a, b):
-    """True when cards `a` and `b` show the same value and gradients."""
-    return _same_array(a.value, b.value) and all(_same_array(x.array, y.array)
-                                                 for x, y in zip(a.sections, b.sections))
+    """True when cards `a` and `b` show the same value and gradients in the same format:
+    the same numbers under another shared format (render.cards' numbers_spec) are written
+    otherwise (a zero matmul's '0 0' kept beside cards that went to 0.000)."""
+    return _same_array(a.value, b.value) and all(
+        _same_array(x.array, y.array) and getattr(x.preview, "spec", None) == getattr(y.preview, "spec", None)
+        for x, y in zip(a.sections, b.sections))
 
 
 def numbers_look(card, theme, pending, compact):

@@ -108,6 +108,8 @@ class DocumentPage(Page):
             for port in doc.targets:
                 ones = QCheckBox(f"{mnemonic_free(shown[port])}: use ones (default)")
                 editor = TensorEditor(box, fixed_shape=True)
+                editor.subject = lambda p=port: (f"the seed of {self.shown[p]}",
+                                                 inspector.keep_in_view(p.node))
                 ones.toggled.connect(lambda on, p=port: self._seed_toggled(p, on))
                 editor.valueEdited.connect(lambda a, p=port: c.set_output_gradient(p, a))
                 v.addWidget(ones)

@@ -187,6 +187,8 @@ class NodePage(Page):
             box, v = column_group("Value")
             self.value_editor = TensorEditor(box)
             self.value_editor.confirm = lambda text: self.inspector.confirm(text)
+            self.value_editor.subject = lambda: (node_name(self.node),
+                                                 self.inspector.keep_in_view(self.node_id))
             self.value_editor.valueEdited.connect(lambda a: c.set_value(self.node_id, a))
             v.addWidget(self.value_editor)
             self.layout_.addWidget(box)

@@ -20,12 +20,15 @@ __all__ = ["InspectorWidget", "NodePage", "DocumentPage", "attr_text", "parse_at
 class InspectorWidget(QWidget):
     """The right-hand dock's content. `confirm(text) -> bool` asks before a lossy change."""
 
-    def __init__(self, controller, parent=None, after_repaint=None):
+    def __init__(self, controller, parent=None, after_repaint=None, keep_in_view=None):
         """`after_repaint(callback)`: when given (the canvas'), a new result's page refresh
-        waits until the canvas has shown the result."""
+        waits until the canvas has shown the result. `keep_in_view(node_id)`: the rectangles
+        (QRect, global; the node's card first, then the canvas) that a dialog editing the node
+        (the Random fill) should not cover."""
         super().__init__(parent)
         self.controller = controller
         self._after_repaint = after_repaint
+        self.keep_in_view = keep_in_view or (lambda node_id: [])
         self.confirm = self._ask
         self.page = None
         self._retired = []
@@ -76,7 +79,7 @@ class InspectorWidget(QWidget):
     def sync(self, *_, refresh=True):
         """Show the page for the current selection; rebuild only when its structure changed."""
         if self._syncing:
-            QTimer.singleShot(0, lambda: self.sync(refresh=refresh))
+            QTimer.singleShot(0, self, lambda: self.sync(refresh=refresh))
             return
         self._syncing = True
         try:

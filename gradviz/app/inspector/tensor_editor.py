@@ -8,7 +8,7 @@ first, and every refusal says what is wrong in words; a refused edit changes not
 """
 import numpy as np
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPoint, QRect, Qt, Signal
 from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QComboBox, QDialog,
                                QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHBoxLayout,
@@ -32,12 +32,21 @@ CELL_MARGIN = 14      # pixels around a cell's number (the grid's padding, a lin
 
 
 class RandomFillDialog(QDialog):
-    """Distribution, its two parameters and a seed: the same seed gives the same numbers."""
+    """Distribution, its two parameters and a seed: the same seed gives the same numbers.
+    `name` (the node's label) is in its title and, for screens without a title bar (no
+    window manager, presentation on a projector), in a heading of its own."""
 
-    def __init__(self, parent=None, distribution="normal", seed=0, a=0.0, b=1.0):
+    def __init__(self, parent=None, distribution="normal", seed=0, a=0.0, b=1.0, name=""):
         super().__init__(parent)
-        self.setWindowTitle("Random fill")
+        whose = f" {name}" if name else ""
+        self.setWindowTitle(f"Random values for{whose}")
         form = QFormLayout(self)
+        self.heading = QLabel(f"Fill{whose} with random numbers")
+        self.heading.setTextFormat(Qt.TextFormat.PlainText)
+        font = self.heading.font()
+        font.setBold(True)
+        self.heading.setFont(font)
+        form.addRow(self.heading)
         self.distribution = QComboBox()
         self.distribution.addItems(["normal", "uniform"])
         self.distribution.setCurrentText(distribution)
@@ -81,6 +90,9 @@ class TensorEditor(QWidget):
         self.fixed_shape = fixed_shape
         self.confirm = self._ask  # confirm(text) -> bool, before a paste changes the shape
         self.random_settings = dict(distribution="normal", seed=0, a=0.0, b=1.0)
+        # () -> (whose tensor it is, the node's name; the rectangles, global, that the Random
+        # fill leaves in view, most important first: its card, the canvas): asked on opening
+        self.subject = lambda: ("", [])
         self._array = np.zeros((0,), np.float32)
 
         self.model = TensorModel(self)
@@ -398,11 +410,43 @@ class TensorEditor(QWidget):
         return self._commit(values.astype(self._array.dtype))
 
     def random_dialog(self):
-        dialog = RandomFillDialog(self, **self.random_settings)
+        name, keep = self.subject()
+        dialog = RandomFillDialog(self, **self.random_settings, name=name)
+        dialog.adjustSize()
+        button = self.random_button
+        dialog.move(clear_spot(dialog.frameGeometry().size(),
+                               QRect(button.mapToGlobal(QPoint(0, 0)), button.size()),
+                               QRect(self.mapToGlobal(QPoint(0, 0)), self.size()),
+                               keep, self.screen().availableGeometry()
+                               | self.window().frameGeometry()))
         if dialog.exec() == QDialog.Accepted:
             settings = dialog.settings()
             self.random_fill(**settings)
             self.random_settings["seed"] = settings["seed"]
+
+
+def clear_spot(size, button, column, keep, room, gap=4):
+    """The top-left corner (global) of a dialog of `size` opened from `button` in the
+    inspector's `column`: below the button, else above it, right-aligned with the column,
+    else beside the column (left, then right); the first such place in the `room` (the
+    screen, and the window where it is larger) that covers none of the rectangles `keep` (most important first: the node's card, the
+    canvas), else the one covering least of the first. Centred on the window, the Random
+    fill covered the cards."""
+    right = column.right() + 1 - size.width()
+    spots = [QPoint(right, button.bottom() + 1 + gap),
+             QPoint(right, button.top() - gap - size.height()),
+             QPoint(column.left() - gap - size.width(), button.top()),
+             QPoint(column.right() + 1 + gap, button.top())]
+
+    def on_screen(at):
+        x = max(room.left(), min(at.x(), room.right() + 1 - size.width()))
+        y = max(room.top(), min(at.y(), room.bottom() + 1 - size.height()))
+        return QPoint(x, y)
+
+    def covered(at):
+        overlaps = (QRect(at, size).intersected(rect) for rect in keep)
+        return [0 if o.isEmpty() else o.width() * o.height() for o in overlaps]
+    return min((on_screen(at) for at in spots), key=covered)   # the first of equals
 
 
 def _heatmap(array, width=240, height=96):

@@ -203,7 +203,7 @@ def build_lessons_menu(window, menu):
             actions += [_lesson_action(window, sub, lesson) for lesson in part]
     menu.lesson_actions = actions
     menu.addSeparator()
-    steps = menu.addMenu("S&teps of This Document")
+    steps = menu.addMenu("St&eps of This Document")
     show_tips_beside(steps)     # a step's caption beside the menu, over no other step
     steps.aboutToShow.connect(lambda: fill_steps_menu(window, steps))
     menu.steps_menu = steps

@@ -254,7 +254,7 @@ class PresentationMode(QObject):
         """Fit after Qt has settled the full-screen geometry (and after the canvas's own fit)."""
         if not self._fit_pending:
             self._fit_pending = True
-            QTimer.singleShot(0, self.fit)
+            QTimer.singleShot(0, self, self.fit)
 
     def screen_height(self):
         screen = self.window.screen()

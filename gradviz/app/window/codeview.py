@@ -82,7 +82,8 @@ class CodeView(QWidget):
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
                                           | Qt.TextInteractionFlag.TextSelectableByKeyboard)
         self.highlighter = PythonHighlighter(self.text.document(), app_theme.current())
-        self.note = QLabel("Runs with gradviz: <code>import gradviz as tf</code>")
+        self.note = QLabel("Runs with gradviz: <nobr><code>import gradviz as tf</code></nobr>")
+        self.note.setWordWrap(True)   # in two lines, not 13 px of the canvas' width (at 1280 x 800)
         self.note.setToolTip("The same computation as the graph: values, tape, and the "
                              "gradients it prints")
         copy_button = QPushButton("Copy")

@@ -102,7 +102,8 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         self.palette = PaletteWidget(controller, self.canvas)
         self.palette_dock = self._dock("Palette", "paletteDock", self.palette,
                                        Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.inspector = InspectorWidget(controller, after_repaint=self.canvas.after_repaint)
+        self.inspector = InspectorWidget(controller, after_repaint=self.canvas.after_repaint,
+                                         keep_in_view=self._keep_in_view)
         self.inspector_dock = self._dock("Inspector", "inspectorDock", self.inspector,
                                          Qt.DockWidgetArea.RightDockWidgetArea)
         self.code_view = CodeView(controller)
@@ -438,9 +439,22 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
             self.settings.setValue("view/theme", name)
         self.themeChanged.emit(name)
 
+    def _keep_in_view(self, node_id):
+        """The part of `node_id`'s card in the canvas' view, then the view (global)."""
+        view = self.canvas.viewport()
+        if not view.isVisible():
+            return []
+        shown = [QRect(view.mapToGlobal(view.rect().topLeft()), view.size())]
+        item = self.canvas.scene_item(node_id)
+        if item is not None:
+            box = self.canvas.mapFromScene(item.sceneBoundingRect()).boundingRect() & view.rect()
+            if not box.isEmpty():
+                shown.insert(0, QRect(view.mapToGlobal(box.topLeft()), box.size()))
+        return shown
+
     def _code_toggled(self, shown):
         if shown:  # tabbed with the inspector: bring its tab to the front
-            QTimer.singleShot(0, self.code_dock.raise_)
+            QTimer.singleShot(0, self.code_dock, self.code_dock.raise_)
 
     def set_grid_visible(self, visible):
         self.canvas.set_grid_visible(visible)
@@ -549,7 +563,7 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
                 self._first_dock_layout()
             else:                         # the docks' restored sizes are known once shown
                 QTimer.singleShot(0, self, self._hold_restored_layout)
-            QTimer.singleShot(0, self.canvas.fit)  # once the docks have their final widths
+            QTimer.singleShot(0, self.canvas, self.canvas.fit)  # once the docks have their final widths
             QTimer.singleShot(0, self, self._take_keyboard)
 
     def _take_keyboard(self):

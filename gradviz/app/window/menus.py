@@ -9,7 +9,7 @@ focus: the text field or tensor grid the user is in, else the canvas.
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QDialogButtonBox,
-                               QMenu, QMenuBar, QMessageBox, QStyle, QTableWidget,
+                               QDockWidget, QMenu, QMenuBar, QMessageBox, QStyle, QTableWidget,
                                QTableWidgetItem, QToolBar, QVBoxLayout)
 
 from .. import theme as app_theme
@@ -79,7 +79,7 @@ class WindowMenus:
         a["export_view"] = self._action("Export &View…", lambda: export_view_dialog(self), None,
                                         "Save the study view on screen (Jacobian, Hessian …) as "
                                         "a PNG, SVG or PDF picture")
-        a["export_animation"] = self._action("Export A&nimation…",
+        a["export_animation"] = self._action("Export Ani&mation…",
                                              lambda: export_animation_dialog(self), None,
                                              "Save the whole backward pass as an animated GIF, "
                                              "an APNG or numbered PNG pictures")
@@ -97,13 +97,13 @@ class WindowMenus:
                                  **edit)
         a["paste"] = self._action("&Paste", lambda: self.edit_command("paste"), k.Paste,
                                   "Paste nodes, or text into the field", **edit)
-        a["duplicate"] = self._action("D&uplicate", c.duplicate, "Ctrl+D",
+        a["duplicate"] = self._action("Dup&licate", c.duplicate, "Ctrl+D",
                                       "Duplicate the selected nodes", **edit)
         a["delete"] = self._action("&Delete", lambda: self.edit_command("delete"), k.Delete,
                                    "Delete the selected nodes or connections", **edit)
         a["select_all"] = self._action("Select &All", lambda: self.edit_command("select_all"),
                                        k.SelectAll, "Select every node", **edit)
-        a["quick_add"] = self._action("&Add Node…", c.quick_add, "Tab",
+        a["quick_add"] = self._action("Add &Node…", c.quick_add, "Tab",
                                       "Type the name of an op to add it at the mouse pointer "
                                       "(Tab on the canvas)", **edit)
 
@@ -119,7 +119,7 @@ class WindowMenus:
                                  checkable=True)
         a["grid"].setChecked(str(self.settings.value("view/grid", "true")).lower() == "true")
         a["grid"].toggled.connect(self.set_grid_visible)
-        a["code"] = front_action(self, self.code_dock)
+        a["code"] = front_action(self, self.code_dock, self._code_room)
         a["code"].setText("&Code")
         a["code"].setShortcut(QKeySequence("Ctrl+Shift+C"))
         a["code"].setStatusTip("The document as runnable Python (import gradviz as tf)")
@@ -176,7 +176,7 @@ class WindowMenus:
         a, bar = self.actions_by_name, self.menuBar()
         file_menu = bar.addMenu("&File")
         file_menu.addActions([a["new"], a["open"]])
-        self.sample_menu = file_menu.addMenu("Open &Sample")
+        self.sample_menu = file_menu.addMenu("Open Samp&le")
         show_tips_beside(self.sample_menu)
         for lesson in lesson_entries():     # by number and title, as the Lessons menu lists them
             act = self.sample_menu.addAction(f"{lesson.number}  {mnemonic_free(lesson.title)}")
@@ -277,7 +277,7 @@ class WindowMenus:
         if isinstance(widget, (QMenu, QMenuBar)):
             widget = self._last_focus
         try:
-            if widget is None or widget.window() is not self:
+            if widget is None or not _part_of(widget.window(), self):
                 return None
         except RuntimeError:  # the field was deleted (its inspector page was rebuilt)
             return None
@@ -289,9 +289,9 @@ class WindowMenus:
         if new is not None and not isinstance(new, (QMenu, QMenuBar)):
             self._last_focus = new
         elif new is None and _closing_dialog_of(old, self):
-            QTimer.singleShot(0, self._focus_back)
+            QTimer.singleShot(0, self, self._focus_back)
         elif new is None and _in_window(old, self):   # a dialog opening, or another app
-            QTimer.singleShot(0, lambda: self._focus_back(only_after_dialog=True))
+            QTimer.singleShot(0, self, lambda: self._focus_back(only_after_dialog=True))
         self.update_edit_actions()
 
     def _focus_back(self, only_after_dialog=False):
@@ -302,17 +302,17 @@ class WindowMenus:
         if QApplication.focusWidget() is not None or not self.isVisible():
             return
         if QApplication.activeModalWidget() not in (None, self):
-            QTimer.singleShot(100, self._focus_back)
+            QTimer.singleShot(100, self, self._focus_back)
             return
         if only_after_dialog:   # no dialog: the user went to another application
             return
         target = self._last_focus
         try:
-            if target is None or target.window() is not self or not target.isVisible():
+            if target is None or not _part_of(target.window(), self) or not target.isVisible():
                 target = self.canvas
         except RuntimeError:  # deleted with its inspector page
             target = self.canvas
-        self.activateWindow()
+        target.window().activateWindow()     # the window, or the floating dock the field is in
         target.setFocus()
 
     def edit_command(self, name):
@@ -406,18 +406,24 @@ class WindowMenus:
         return dialog
 
 
+def _part_of(top, window):
+    """Whether the top-level widget `top` is `window` or one of its floating docks."""
+    return top is window or (isinstance(top, QDockWidget) and top.parentWidget() is window)
+
+
 def _in_window(widget, window):
     try:
-        return widget is not None and widget.window() is window
+        return widget is not None and _part_of(widget.window(), window)
     except RuntimeError:
         return False
 
 
 def _closing_dialog_of(widget, window):
-    """Whether `widget` was in a dialog of `window` (the focus leaves it as it closes)."""
+    """Whether `widget` was in a dialog of `window` or of a floating dock of it (the focus
+    leaves it as it closes): the Random fill of a floating inspector left the focus nowhere."""
     try:
         dialog = widget.window() if widget is not None else None
         return isinstance(dialog, QDialog) and dialog is not window \
-            and dialog.parentWidget() is not None and dialog.parentWidget().window() is window
+            and dialog.parentWidget() is not None and _part_of(dialog.parentWidget().window(), window)
     except RuntimeError:
         return False

@@ -229,6 +229,19 @@ def test_blank_cell_editor_changes_nothing(qtbot, window):
     assert isinstance(QApplication.focusWidget(), TensorGrid) and cursor(grid) == (1, 0)
 
 
+def close_the_dialog():
+    """As a user does: only a dialog that is shown and active can be closed. Closed before
+    its activation arrives (a loaded machine runs this timer first), the activation lands
+    on a hidden window and no window has the focus at all, which no person can bring about
+    (they close what they see, once it has the keys)."""
+    from PySide6.QtCore import QTimer
+    dialog = QApplication.activeModalWidget()
+    if dialog is None or not dialog.isVisible() or QApplication.activeWindow() is not dialog:
+        QTimer.singleShot(50, close_the_dialog)
+    else:
+        dialog.reject()
+
+
 @pytest.mark.parametrize("which", ["export_step", "message"])
 def test_arrow_keys_step_after_a_dialog_closes(open_window, qtbot, which):
     """No click on the canvas needed after a dialog (issue 20 §3)."""
@@ -239,17 +252,6 @@ def test_arrow_keys_step_after_a_dialog_closes(open_window, qtbot, which):
     w = open_window(SAMPLES_DIR / "004_matmul_sum.json")
     w.player.set_index(0)
     w.canvas.setFocus()
-
-    def close_the_dialog():
-        # As a user does: only a dialog that is shown and active can be closed. Closed
-        # before its activation arrives (a loaded machine runs this timer first), the
-        # activation lands on a hidden window and no window has the focus at all, which
-        # no person can bring about (they close what they see, once it has the keys).
-        dialog = QApplication.activeModalWidget()
-        if dialog is None or not dialog.isVisible() or QApplication.activeWindow() is not dialog:
-            QTimer.singleShot(50, close_the_dialog)
-        else:
-            dialog.reject()
     QTimer.singleShot(100, close_the_dialog)
     if which == "export_step":
         export_dialog.export_step_dialog(w)
@@ -257,6 +259,23 @@ def test_arrow_keys_step_after_a_dialog_closes(open_window, qtbot, which):
         QMessageBox(QMessageBox.Icon.Information, "gradviz", "note", parent=w).exec()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is not None)
     assert QApplication.focusWidget().window() is w
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Right)
+    assert w.player.index == 1
+
+
+def test_arrow_keys_step_after_a_floating_docks_dialog_closes(open_window, qtbot):
+    """The Random fill of a floating inspector closed: the focus came back nowhere (the
+    dialog's parent is the dock's window, not the main window), so → did not step until a
+    click."""
+    from PySide6.QtCore import QTimer
+    w = open_window()
+    w.inspector_dock.setFloating(True)
+    click_card(qtbot, w, "tf_b")
+    w.player.set_index(0)
+    qtbot.waitUntil(lambda: w.inspector.page.value_editor.random_button.isVisible())
+    QTimer.singleShot(100, close_the_dialog)
+    w.inspector.page.value_editor.random_button.click()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None)
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Right)
     assert w.player.index == 1
 

@@ -1,0 +1,61 @@
+"""The Random… fill's dialog says in words whose values it fills (a heading of its own: with
+no window manager, on a projector, a dialog has no title bar) and opens beside the
+inspector, where it hides neither the node's card nor the canvas."""
+from PySide6.QtCore import QRect, QSize, Qt, QTimer
+from PySide6.QtWidgets import QApplication
+
+import app_ui
+from gradviz.app.inspector.tensor_editor import clear_spot
+
+
+def opened_dialog(qtbot, editor):
+    """The Random fill dialog as it opens from `editor`'s Random… button (then cancelled)."""
+    seen = {}
+
+    def look():
+        dialog = QApplication.activeModalWidget()
+        seen.update(title=dialog.windowTitle(), heading=dialog.heading.text(),
+                    shown=dialog.heading.isVisible(), frame=dialog.frameGeometry())
+        dialog.reject()
+    QTimer.singleShot(50, editor, look)
+    qtbot.mouseClick(editor.random_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "frame" in seen)
+    return seen
+
+
+def global_rect(widget, rect):
+    return QRect(widget.mapToGlobal(rect.topLeft()), rect.size())
+
+
+def test_random_fill_names_the_node_and_hides_no_card(open_window, qtbot):
+    w = open_window(size=(1280, 800))
+    app_ui.click_card(qtbot, w.canvas, "tf_b")
+    seen = opened_dialog(qtbot, w.inspector.page.value_editor)
+    assert seen["title"] == "Random values for tf_b"
+    assert seen["heading"] == "Fill tf_b with random numbers" and seen["shown"]
+    view = w.canvas.viewport()
+    assert not seen["frame"].intersects(global_rect(view, view.rect()))
+    card = w.canvas.mapFromScene(w.canvas.scene_item("tf_b").sceneBoundingRect()).boundingRect()
+    assert not seen["frame"].intersects(global_rect(view, card))
+    assert (w.screen().availableGeometry() | w.frameGeometry()).contains(seen["frame"])
+
+
+def test_the_seed_fill_names_its_target(open_window, qtbot):
+    w = open_window()
+    w.controller.set_selection([])
+    qtbot.waitUntil(lambda: bool(getattr(w.inspector.page, "seed_editors", None)))
+    ones, editor = next(iter(w.inspector.page.seed_editors.values()))
+    ones.setChecked(False)
+    qtbot.waitUntil(editor.random_button.isVisible)
+    seen = opened_dialog(qtbot, editor)
+    assert seen["heading"] == "Fill the seed of y_tf with random numbers"
+    view = w.canvas.viewport()
+    assert not seen["frame"].intersects(global_rect(view, view.rect()))
+
+
+def test_clear_spot_goes_above_the_button_where_below_covers_the_card():
+    size, button, column = QSize(200, 100), QRect(900, 300, 60, 20), QRect(800, 100, 300, 400)
+    room = QRect(0, 0, 1280, 800)
+    assert clear_spot(size, button, column, [], room).toTuple() == (900, 324)
+    card = QRect(850, 330, 100, 50)                       # under the button
+    assert clear_spot(size, button, column, [card], room).toTuple() == (900, 196)
