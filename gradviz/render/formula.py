@@ -21,7 +21,7 @@ from PySide6.QtGui import QColor, QPen
 from ..graph.structure import filter_ports
 from ..story.formatting import number
 from ..story.model import number_spec, path_name
-from ..story.operands import caption, is_number, mentions, operand_heading
+from ..story.operands import brief, caption, is_number, mentions, operand_heading, told
 from ..story.rule_pictures import CONTRIBUTION, UPSTREAM, aligned
 from ..story.rule_pictures import pictures as rule_pictures
 from . import legible, preview, text, tiles
@@ -83,6 +83,21 @@ def shown_caption(step, label):
     return caption(label, getattr(step, "shown_names", None) or frozenset())
 
 
+def card_nodes(step):
+    """{rule letter: the node it stands for, as the step's card names it} (story.operands.brief)."""
+    title = getattr(step, "title", "") or ""
+    return {k: brief(node, title) for k, node in (getattr(step, "operand_nodes", None) or {}).items()}
+
+
+def formula_line(step, parts):
+    """The card's formula line (the step's formula) with its letter said which node it is
+    where none of the card's `parts` heads it: 'grad_a (tokens x) = grad @ w_qᵀ'."""
+    said = " | ".join([p[1] for p in parts if p[0] == "word"]
+                      + [operand_title(p) for p in parts if p[0] == "array" and len(p) > 4]
+                      + [str(p[2]) for p in parts if p[0] == "picture"])
+    return told(getattr(step, "formula", "") or "", card_nodes(step), said)
+
+
 def formula_parts(step):
     """The card's row: ("array", a, label) / ("array", a, name, "operand", node) / ("text", rule,
     "local rule") / ("op", symbol) / ("word", text) / ("break",) for a new row / ("picture", a,
@@ -95,7 +110,7 @@ def formula_parts(step):
     # the rule's equation: the words after it, over what its Σ runs, are on the rule line above
     equation = getattr(step, "equation", None) or getattr(step, "formula", "") or ""
     operands = dict(getattr(step, "operands", None) or {})
-    nodes = {**(getattr(step, "operand_notes", None) or {}), **(getattr(step, "operand_nodes", None) or {})}
+    nodes = {**(getattr(step, "operand_notes", None) or {}), **card_nodes(step)}
     parts = []
     if kind == "fan_in" and contributions:
         for i, c in enumerate(contributions):
@@ -173,6 +188,7 @@ class FormulaLayout:
         self.heading = heading   # the step's title and caption on the card
         self.fonts = f
         self.parts = formula_parts(step)
+        self.formula_text = formula_line(step, self.parts)   # the line above the row, as written
         self.caption_of = functools.partial(shown_caption, step)   # the words under a part
         self._filter_port = getattr(step, "port", None) in filters
         self._kind = getattr(step, "kind", "")
@@ -208,12 +224,17 @@ class FormulaLayout:
         title = title if self.heading else ""
         natural = max([row_w, text.width(f["title"], title)] + [0.0])
         self.width = max(FORMULA_MIN_W, min(FORMULA_MAX_W, natural + 2 * PAD), row_w + 2 * PAD)
+        formula = getattr(step, "formula", "") or ""
+        if self.formula_text != formula:     # which node its letter is: wider, never a line more
+            lines = len(text.wrap(f["formula"], formula, self.width - 2 * PAD))
+            while self.width < FORMULA_MAX_W and \
+                    len(text.wrap(f["formula"], self.formula_text, self.width - 2 * PAD)) > lines:
+                self.width = min(FORMULA_MAX_W, self.width + 4.0)
         inner = self.width - 2 * PAD
         self.title = text.wrap(f["title"], title, inner, max_lines=2) if title else []
         caption = (getattr(step, "caption", "") or "") if self.heading else ""
         self.caption = text.wrap(f["caption"], caption, inner) if caption else []
-        formula = getattr(step, "formula", "") or ""
-        self.formula = text.wrap(f["formula"], formula, inner) if formula else []
+        self.formula = text.wrap(f["formula"], self.formula_text, inner) if self.formula_text else []
         y = PAD + (LINE_H * len(self.title) + 4 if self.title else 0)
         self.caption_y = y
         y += LINE_H * len(self.caption) + (4 if self.caption else 0)
