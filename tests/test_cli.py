@@ -107,9 +107,8 @@ def test_export_writes_each_format(seed_file, tmp_path, suffix, magic):
     assert out.read_bytes().startswith(magic)
 
 
-def test_export_step_counts_from_1_as_the_player_does(seed_file, tmp_path, qapp):
-    """`--step K` is the step the player shows as K/n; -1 is the last; 0 is refused.
-    (qapp: the in-process export must find a QApplication, not make a QGuiApplication.)"""
+def test_export_step_counts_from_1_as_the_player_does(seed_file, tmp_path):
+    """`--step K` is the step the player shows as K/n; -1 is the last; 0 is refused."""
     from gradviz import story as story_module
     from gradviz.graph import load
     from gradviz.render import export

@@ -175,7 +175,7 @@ def formula_parts(step):
 
 def _reads(shown, zoom):
     """Does a tile picture write its numbers at `zoom` (as Tiles paints them)?"""
-    return shown.kind == "tiles" and zoom >= shown.numbers_from * (1 - tiles.ZOOM_SLACK)
+    return shown.kind == "tiles" and shown.writes_numbers(zoom)
 
 
 class FormulaLayout:
@@ -252,11 +252,11 @@ class FormulaLayout:
         """The number format of `array` on this card (None: its own, by preview's rule)."""
         return preview.spec_on_card(array, self.spec)
 
-    def number_band(self, zoom):
-        """How many of the card's tile pictures write their numbers at `zoom`: the card is
-        drawn the same at every zoom of one band, so a picture of it recorded at one serves
-        the band."""
-        return bisect.bisect_right(self._numbers_from, zoom * (1 + tiles.ZOOM_SLACK))
+    def number_band(self, zoom, least_px=legible.READABLE_PX):
+        """How many of the card's tile pictures write their numbers at `zoom` (those
+        `least_px` tall or more: Tiles.writes_numbers): the card is drawn the same at every
+        zoom of one band, so a picture of it recorded at one serves the band."""
+        return bisect.bisect_right(self._numbers_from, zoom * legible.READABLE_PX / least_px * (1 + tiles.ZOOM_SLACK))
 
     def _items(self, f):
         """[(part, width, content height, has label)] and the width of the widest row."""
@@ -549,12 +549,13 @@ class FormulaCard:
                     painter.setPen(QColor(t.text))
                     w = text.width(f["name"], name)
                     painter.drawText(QRectF(x, y, w + 2, shown.height), align, name)
-                    shown.draw(painter, x + w + NAME_GAP, y, colour, t, zoom)
+                    shown.draw(painter, x + w + NAME_GAP, y, colour, t, zoom, self.numbers_px)
                     continue
-                shown.draw(painter, x, y, colour, t, zoom)
+                shown.draw(painter, x, y, colour, t, zoom, self.numbers_px)
                 self._part_label(painter, x, y + shown.height + 1, layout.part_label(part, shown))
             elif kind == "picture":
-                extra.draw(painter, x, y, t.gradient if part[2].startswith("grad") else t.value, t, zoom)
+                extra.draw(painter, x, y, t.gradient if part[2].startswith("grad") else t.value, t, zoom,
+                           self.numbers_px)
                 self._ring_cells(painter, extra, x, y, part[4])
                 if part[2]:
                     self._part_label(painter, x, y + extra.height + 1, part[2])
