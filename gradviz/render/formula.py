@@ -54,11 +54,6 @@ def operand_title(part):
     return f"{operand_heading(part[2], part[4] if len(part) > 4 else '')} ="
 
 
-def _rhs(formula):
-    """The right-hand side of 'grad_a = grad @ bᵀ', the part that is the local rule."""
-    return formula.split("=", 1)[1].strip() if "=" in formula else formula
-
-
 def _arrays(contributions):
     if contributions is None:
         return []
@@ -95,7 +90,10 @@ def formula_line(step, parts):
     said = " | ".join([p[1] for p in parts if p[0] == "word"]
                       + [operand_title(p) for p in parts if p[0] == "array" and len(p) > 4]
                       + [str(p[2]) for p in parts if p[0] == "picture"])
-    return told(getattr(step, "formula", "") or "", card_nodes(step), said)
+    rule = getattr(step, "rule", None)
+    if rule is None:     # a training step's update: no rule's letters
+        return getattr(step, "formula", "") or ""
+    return told(rule, card_nodes(step), said)
 
 
 def formula_parts(step):
@@ -107,8 +105,8 @@ def formula_parts(step):
     cotangent = getattr(step, "cotangent", None)
     contributions = _arrays(getattr(step, "contributions", None))
     total = getattr(step, "total", None)
-    # the rule's equation: the words after it, over what its Σ runs, are on the rule line above
-    equation = getattr(step, "equation", None) or getattr(step, "formula", "") or ""
+    # the rule's right side: the words after it, over what its Σ runs, are on the rule line above
+    said = getattr(step, "rule", None)
     operands = dict(getattr(step, "operands", None) or {})
     nodes = {**(getattr(step, "operand_notes", None) or {}), **card_nodes(step)}
     parts = []
@@ -127,7 +125,7 @@ def formula_parts(step):
             upstream = cotangent
         if isinstance(upstream, (list, tuple)):
             upstream = None
-        rule = _rhs(equation) if equation else ""
+        rule = said.rhs if said is not None else ""
         pictured = rule_pictures(step)      # the rule drawn with these numbers (conv, pooling, CE)
         if pictured is not None and pictured.equation and upstream is not None and result is not None:
             own = {UPSTREAM: ("array", np.asarray(upstream), "upstream"),
