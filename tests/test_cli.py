@@ -107,9 +107,8 @@ def test_export_writes_each_format(seed_file, tmp_path, suffix, magic):
     assert out.read_bytes().startswith(magic)
 
 
-def test_export_step_counts_from_1_as_the_player_does(seed_file, tmp_path, qapp):
-    """`--step K` is the step the player shows as K/n; -1 is the last; 0 is refused.
-    (qapp: the in-process export must find a QApplication, not make a QGuiApplication.)"""
+def test_export_step_counts_from_1_as_the_player_does(seed_file, tmp_path):
+    """`--step K` is the step the player shows as K/n; -1 is the last; 0 is refused."""
     from gradviz import story as story_module
     from gradviz.graph import load
     from gradviz.render import export
@@ -420,6 +419,20 @@ def _mismatched(tmp_path):
     path = tmp_path / "mismatch.gradviz.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     return path
+
+
+def test_the_command_to_open_it_in_the_app_runs_as_pasted(tmp_path, capsys):
+    """The suggested `gradviz PATH` is quoted for the shell where the path needs it (a
+    teacher's 'My Class' folder): unquoted, the pasted command opened two wrong files."""
+    import shlex
+    from gradviz.cli import main
+
+    folder = tmp_path / "My Class"
+    folder.mkdir()
+    path = _mismatched(tmp_path).rename(folder / "mismatch.gradviz.json")
+    assert main(["run", str(path)]) == 2
+    suggested = capsys.readouterr().err.strip().rsplit("to be mended there: ", 1)[1]
+    assert shlex.split(suggested.removesuffix(")")) == ["gradviz", str(path)]
 
 
 @pytest.mark.parametrize("command", ["run", "explain", "export", "train"])

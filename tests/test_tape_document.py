@@ -26,11 +26,6 @@ def two_layer():
     return tape, loss, x, w
 
 
-@pytest.fixture(autouse=True)
-def _widgets_app(qapp):
-    """A QApplication before export makes a QGuiApplication, so widget tests still run."""
-
-
 def test_capture_names_nodes_by_the_callers_variables_and_keeps_the_gradients():
     tape, loss, x, w = two_layer()
     hidden = tape._entries[1].outputs[0]   # relu(x @ w), a name in this (the caller's) frame

@@ -14,6 +14,7 @@ the outermost tape differentiates one row of the result that is not finite, and 
 observer notes the first contribution that is not finite. Everything before it was
 finite: that rule made it.
 """
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,25 +56,87 @@ class NanOrigin:
     operand: str = ""  # the input node where the rule's input holds zeros
     zeros: int = 0     # how many of its entries are 0
     size: int = 0
-    forward: bool = False   # the op's own values hold NaN: the forward pass made it
+    forward: bool = False   # some input the op reads is already NaN or infinite
     kind: str = ""     # what the node's card says it is ('pow', 'softmax', 'Dense')
+    letters: tuple = ()     # the rule's letter for each input of the op ('x', 'y')
+    inputs: tuple = ()      # per input of the op: (node id, how: 'node' | 'rule' | 'inside', bad)
+    root: tuple = ()        # where the computation's first NaN or infinity is made (_root)
 
     def text(self, label):
         """'H holds NaN …: it first appears …' with `label(node id)` the node's name; ops
         in the words the cards use (pow, norm), never the type TF's tape records (Pow,
-        EuclideanNorm)."""
+        EuclideanNorm); the rule's operands by their nodes' names where they are nodes."""
         kind = f" ({self.kind or self.op})"
         where = (f"where the rule of {label(self.node)}{kind} is differentiated again"
                  if self.second else f"in the gradient of {label(self.node)}{kind}")
-        rule = f"{self.op}'s rule {self.rule}" if self.rule else f"{self.op}'s rule"
-        zero = (f" where its input {label(self.operand)} is 0 ({self.zeros} of {self.size} "
-                f"entries), as in 0 · ∞ or 1 / 0" if self.zeros else "")
         head = (f"{_sentence(self.result)} holds NaN or infinity in {self.count} of its entries "
                 f"(first at {self.entry}). It first appears {where}: ")
         if self.forward:
-            return head + (f"the values {rule} reads already hold NaN or infinity (the forward "
-                           f"pass made them: see the node's warning).")
-        return head + f"{rule} gives NaN or infinity from finite numbers{zero}."
+            bad = [self._input(label, i) for i, (_, _, b) in enumerate(self.inputs) if b]
+            read = (f"{self.op}'s rule reads {_joined(bad)}, which already "
+                    f"{'holds' if len(bad) == 1 else 'hold'} NaN or infinity")
+            return head + read + "." + self._root_text(label)
+        zero = (f" where its input {label(self.operand)} is 0 ({self.zeros} of {self.size} "
+                f"entries), as in 0 · ∞ or 1 / 0" if self.zeros else "")
+        return head + f"{self._rule(label)} gives NaN or infinity from finite numbers{zero}."
+
+    def _input(self, label, i):
+        """Input i of the op as the reader knows it: its node's name, else whose value it is."""
+        node, how, _ = self.inputs[i]
+        if how == "node":
+            return label(node)
+        if node is None:
+            return "a value a rule computed" if how == "rule" else "a value inside a node"
+        return (f"a value that {label(node)}'s rule computed" if how == "rule"
+                else f"a value inside {label(node)}")
+
+    def _rule(self, label):
+        """"sqrt's rule grad_a = grad / (2·√a)": the rule's letters renamed to the nodes its
+        inputs are; a letter for a value no card names (a value a rule computed, which an
+        op that rule recorded reads) stays, and is said: '…, where x is layer and y is a
+        value that y_sq's rule computed'."""
+        if not self.rule:
+            return f"{self.op}'s rule"
+        names, unnamed = {}, []
+        for i, (letter, (node, how, _)) in enumerate(zip(self.letters, self.inputs)):
+            if letter and how == "node":
+                names[letter] = label(node)
+            elif letter and re.search(rf"(?<![A-Za-z0-9_]){re.escape(letter)}(?![A-Za-z0-9_])",
+                                      self.rule.split("=", 1)[-1]):
+                unnamed.append(i)
+        text = f"{self.op}'s rule {_renamed(self.rule, {} if unnamed else names)}"
+        if unnamed:
+            said = [f"{self.letters[i]} is {names.get(self.letters[i]) or self._input(label, i)}"
+                    for i in range(len(self.inputs)) if self.letters[i]
+                    and (i in unnamed or self.letters[i] in names)]
+            text += f", where {_joined(said)},"
+        return text
+
+    def _root_text(self, label):
+        if not self.root:
+            return ""
+        node, how, op = self.root
+        if how == "value":
+            return f" The value of {label(node)} already holds NaN or infinity."
+        if how == "forward":
+            return (f" The first NaN or infinity is made in the forward pass, by {label(node)} "
+                    f"({op}) from finite numbers: see the node's warning.")
+        return (f" The first NaN or infinity is made by {op} in the rule of {label(node)}, from "
+                f"finite numbers.")
+
+
+def _joined(words):
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _renamed(text, names):
+    """`text` with each whole-word letter in `names` replaced ('grad_x' counts x as a word)."""
+    names = {old: new for old, new in names.items() if old != new}
+    if not names:
+        return text
+    pattern = re.compile(r"(?:(?<=grad_)|(?<![A-Za-z0-9_]))(" + "|".join(
+        re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![A-Za-z0-9_])")
+    return pattern.sub(lambda m: names[m.group(1)], text)
 
 
 class _Servers(Observer):
@@ -183,6 +246,11 @@ def study_nan_origin(doc, kind, result, target=None, source=None):
                        kind=node_kind(doc.nodes[node]))
     values = [np.asarray(x._value) for x in op.inputs]
     origin.forward = any(v.dtype.kind == "f" and not np.isfinite(v).all() for v in values)
+    origin.letters = tuple(_letter(op, i) for i in range(len(op.inputs)))
+    origin.inputs = tuple(_input_of(doc, built, outer, first, servers, x) + (not _finite(v),)
+                          for x, v in zip(op.inputs, values))
+    if origin.forward:
+        origin.root = _root(doc, built, outer, first, servers)
     for tensor, value in zip(op.inputs, values):   # the input whose zeros the rule divides by
         owner = _port_node(built, tensor)
         if owner is not None and value.dtype.kind == "f" and (value == 0).any():
@@ -247,6 +315,56 @@ def _served(op, entries, first, servers):
             break
         op = owner
     return op
+
+
+def _finite(value):
+    return value.dtype.kind != "f" or bool(np.isfinite(value).all())
+
+
+def _letter(op, k):
+    """The letter op's rule calls input k by ('x' of 'grad_x = grad · y'), '' if none."""
+    lhs = (op.opdef.formula(op.attrs, k) or "").split("=", 1)[0].strip()
+    return lhs[5:] if lhs.startswith("grad_") else ""
+
+
+def _owner(doc, built, op):
+    return _source_node(doc, built, op) or _node_of(built, op)
+
+
+def _input_of(doc, built, outer, first, servers, tensor):
+    """(node id, how) of a tensor an op reads: ('y', 'node') for a node's value, ('p',
+    'rule') for a value p's rule computed while differentiating, ('dense', 'inside') for a
+    value inside a layer; (None, 'rule') when nothing owns it."""
+    node = _port_node(built, tensor)
+    if node is not None:
+        return node, "node"
+    producer = outer._producer(tensor._id)
+    if producer is None:
+        return None, "rule"
+    made = next((i for i, o in enumerate(outer._entries) if o is producer), 0)
+    served = _served(producer, outer._entries, first, servers)
+    return _owner(doc, built, served), ("rule" if made >= first else "inside")
+
+
+def _root(doc, built, outer, first, servers):
+    """Where the first NaN or infinity of the whole recorded computation is made: (node,
+    'forward', op words) for an op of the forward pass, (node, 'rule', op words) for one a
+    rule recorded, (node, 'value', '') for a node whose own value holds it; () if unknown."""
+    for port, tensor in built.tensors.items():
+        if outer._producer(tensor._id) is None and not _finite(np.asarray(tensor._value)):
+            return port.node, "value", ""
+    for i, op in enumerate(outer._entries):
+        ins = [np.asarray(x._value) for x in op.inputs]
+        outs = [np.asarray(x._value) for x in op.outputs]
+        if all(map(_finite, ins)) and not all(map(_finite, outs)):
+            served = _served(op, outer._entries, first, servers)
+            node = _owner(doc, built, served)
+            if node is None:
+                return ()
+            if i < first:
+                return node, "forward", node_kind(doc.nodes[node])
+            return node, "rule", _op_words(doc.nodes[node], op.type)
+    return ()
 
 
 def _node_of(built, op):

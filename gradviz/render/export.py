@@ -33,12 +33,21 @@ BAND_OVERLAP = 4
 
 
 def ensure_app():
-    """A QGuiApplication is needed for fonts; create one (offscreen if headless) if none exists."""
+    """The application Qt needs for fonts; create one (offscreen if headless) if none exists.
+
+    It is a QApplication, not the QGuiApplication painting needs: a process has one
+    application for good, and every widget made later in it (matplotlib's Qt backend or
+    IPython's `%gui qt` in the notebook that drew a captured tape, the app's window, a
+    pytest-qt test after an in-process export) finds this one and aborts the process
+    ("QWidget: Cannot create a QWidget without QApplication") if it is not a QApplication.
+    It costs nothing measurable: a process that imports and makes either took 0.51-0.55 s.
+    """
     app = QGuiApplication.instance()
     if app is None:
         if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        app = QGuiApplication(["gradviz"])
+        from PySide6.QtWidgets import QApplication   # the only QtWidgets name in render
+        app = QApplication(["gradviz"])
     return app
 
 

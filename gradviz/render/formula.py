@@ -21,7 +21,7 @@ from PySide6.QtGui import QColor, QPen
 from ..graph.structure import filter_ports
 from ..story.formatting import number
 from ..story.model import number_spec, path_name
-from ..story.operands import caption, is_number, mentions, operand_heading
+from ..story.operands import brief, caption, is_number, mentions, operand_heading, told
 from ..story.rule_pictures import CONTRIBUTION, UPSTREAM, aligned
 from ..story.rule_pictures import pictures as rule_pictures
 from . import legible, preview, text, tiles
@@ -54,11 +54,6 @@ def operand_title(part):
     return f"{operand_heading(part[2], part[4] if len(part) > 4 else '')} ="
 
 
-def _rhs(formula):
-    """The right-hand side of 'grad_a = grad @ bᵀ', the part that is the local rule."""
-    return formula.split("=", 1)[1].strip() if "=" in formula else formula
-
-
 def _arrays(contributions):
     if contributions is None:
         return []
@@ -83,6 +78,24 @@ def shown_caption(step, label):
     return caption(label, getattr(step, "shown_names", None) or frozenset())
 
 
+def card_nodes(step):
+    """{rule letter: the node it stands for, as the step's card names it} (story.operands.brief)."""
+    title = getattr(step, "title", "") or ""
+    return {k: brief(node, title) for k, node in (getattr(step, "operand_nodes", None) or {}).items()}
+
+
+def formula_line(step, parts):
+    """The card's formula line (the step's formula) with its letter said which node it is
+    where none of the card's `parts` heads it: 'grad_a (tokens x) = grad @ w_qᵀ'."""
+    said = " | ".join([p[1] for p in parts if p[0] == "word"]
+                      + [operand_title(p) for p in parts if p[0] == "array" and len(p) > 4]
+                      + [str(p[2]) for p in parts if p[0] == "picture"])
+    rule = getattr(step, "rule", None)
+    if rule is None:     # a training step's update: no rule's letters
+        return getattr(step, "formula", "") or ""
+    return told(rule, card_nodes(step), said)
+
+
 def formula_parts(step):
     """The card's row: ("array", a, label) / ("array", a, name, "operand", node) / ("text", rule,
     "local rule") / ("op", symbol) / ("word", text) / ("break",) for a new row / ("picture", a,
@@ -92,10 +105,10 @@ def formula_parts(step):
     cotangent = getattr(step, "cotangent", None)
     contributions = _arrays(getattr(step, "contributions", None))
     total = getattr(step, "total", None)
-    # the rule's equation: the words after it, over what its Σ runs, are on the rule line above
-    equation = getattr(step, "equation", None) or getattr(step, "formula", "") or ""
+    # the rule's right side: the words after it, over what its Σ runs, are on the rule line above
+    said = getattr(step, "rule", None)
     operands = dict(getattr(step, "operands", None) or {})
-    nodes = {**(getattr(step, "operand_notes", None) or {}), **(getattr(step, "operand_nodes", None) or {})}
+    nodes = {**(getattr(step, "operand_notes", None) or {}), **card_nodes(step)}
     parts = []
     if kind == "fan_in" and contributions:
         for i, c in enumerate(contributions):
@@ -112,7 +125,7 @@ def formula_parts(step):
             upstream = cotangent
         if isinstance(upstream, (list, tuple)):
             upstream = None
-        rule = _rhs(equation) if equation else ""
+        rule = said.rhs if said is not None else ""
         pictured = rule_pictures(step)      # the rule drawn with these numbers (conv, pooling, CE)
         if pictured is not None and pictured.equation and upstream is not None and result is not None:
             own = {UPSTREAM: ("array", np.asarray(upstream), "upstream"),
@@ -162,7 +175,7 @@ def formula_parts(step):
 
 def _reads(shown, zoom):
     """Does a tile picture write its numbers at `zoom` (as Tiles paints them)?"""
-    return shown.kind == "tiles" and zoom >= shown.numbers_from * (1 - tiles.ZOOM_SLACK)
+    return shown.kind == "tiles" and shown.writes_numbers(zoom)
 
 
 class FormulaLayout:
@@ -173,6 +186,7 @@ class FormulaLayout:
         self.heading = heading   # the step's title and caption on the card
         self.fonts = f
         self.parts = formula_parts(step)
+        self.formula_text = formula_line(step, self.parts)   # the line above the row, as written
         self.caption_of = functools.partial(shown_caption, step)   # the words under a part
         self._filter_port = getattr(step, "port", None) in filters
         self._kind = getattr(step, "kind", "")
@@ -208,12 +222,17 @@ class FormulaLayout:
         title = title if self.heading else ""
         natural = max([row_w, text.width(f["title"], title)] + [0.0])
         self.width = max(FORMULA_MIN_W, min(FORMULA_MAX_W, natural + 2 * PAD), row_w + 2 * PAD)
+        formula = getattr(step, "formula", "") or ""
+        if self.formula_text != formula:     # which node its letter is: wider, never a line more
+            lines = len(text.wrap(f["formula"], formula, self.width - 2 * PAD))
+            while self.width < FORMULA_MAX_W and \
+                    len(text.wrap(f["formula"], self.formula_text, self.width - 2 * PAD)) > lines:
+                self.width = min(FORMULA_MAX_W, self.width + 4.0)
         inner = self.width - 2 * PAD
         self.title = text.wrap(f["title"], title, inner, max_lines=2) if title else []
         caption = (getattr(step, "caption", "") or "") if self.heading else ""
         self.caption = text.wrap(f["caption"], caption, inner) if caption else []
-        formula = getattr(step, "formula", "") or ""
-        self.formula = text.wrap(f["formula"], formula, inner) if formula else []
+        self.formula = text.wrap(f["formula"], self.formula_text, inner) if self.formula_text else []
         y = PAD + (LINE_H * len(self.title) + 4 if self.title else 0)
         self.caption_y = y
         y += LINE_H * len(self.caption) + (4 if self.caption else 0)
@@ -233,11 +252,11 @@ class FormulaLayout:
         """The number format of `array` on this card (None: its own, by preview's rule)."""
         return preview.spec_on_card(array, self.spec)
 
-    def number_band(self, zoom):
-        """How many of the card's tile pictures write their numbers at `zoom`: the card is
-        drawn the same at every zoom of one band, so a picture of it recorded at one serves
-        the band."""
-        return bisect.bisect_right(self._numbers_from, zoom * (1 + tiles.ZOOM_SLACK))
+    def number_band(self, zoom, least_px=legible.READABLE_PX):
+        """How many of the card's tile pictures write their numbers at `zoom` (those
+        `least_px` tall or more: Tiles.writes_numbers): the card is drawn the same at every
+        zoom of one band, so a picture of it recorded at one serves the band."""
+        return bisect.bisect_right(self._numbers_from, zoom * legible.READABLE_PX / least_px * (1 + tiles.ZOOM_SLACK))
 
     def _items(self, f):
         """[(part, width, content height, has label)] and the width of the widest row."""
@@ -530,12 +549,13 @@ class FormulaCard:
                     painter.setPen(QColor(t.text))
                     w = text.width(f["name"], name)
                     painter.drawText(QRectF(x, y, w + 2, shown.height), align, name)
-                    shown.draw(painter, x + w + NAME_GAP, y, colour, t, zoom)
+                    shown.draw(painter, x + w + NAME_GAP, y, colour, t, zoom, self.numbers_px)
                     continue
-                shown.draw(painter, x, y, colour, t, zoom)
+                shown.draw(painter, x, y, colour, t, zoom, self.numbers_px)
                 self._part_label(painter, x, y + shown.height + 1, layout.part_label(part, shown))
             elif kind == "picture":
-                extra.draw(painter, x, y, t.gradient if part[2].startswith("grad") else t.value, t, zoom)
+                extra.draw(painter, x, y, t.gradient if part[2].startswith("grad") else t.value, t, zoom,
+                           self.numbers_px)
                 self._ring_cells(painter, extra, x, y, part[4])
                 if part[2]:
                     self._part_label(painter, x, y + extra.height + 1, part[2])

@@ -360,8 +360,11 @@ class StepPainter:
         if getattr(step, "kind", "") == "fan_in":   # the path by where it comes from, as the card says
             node = self.doc.nodes.get(edge.dst.node)
             twice = sum(e.src == edge.src and e.dst.node == edge.dst.node for e in self.doc.edges) > 1
+            ports = [name for _, name, is_output in self.port_labels(edge.dst.node) if not is_output] \
+                if node is not None else []
+            slot = ports[edge.dst.index] if edge.dst.index < len(ports) else edge.dst.index + 1
             return (f"from {(node.label or node.id) if node is not None else edge.dst.node}"
-                    + (f", input {edge.dst.index + 1}" if twice else "") + self._through(edge))
+                    + (f", input {slot}" if twice else "") + self._through(edge))
         array = getattr(step, "cotangent", None)
         if array is None:
             array = getattr(step, "total", None)

@@ -35,7 +35,7 @@ def seed_004():
     d.op("y_tf", "matmul", "tf_t", "tf_b")
     d.finish("004_matmul_sum", ["y_tf"], ["tf_t"])
 
-    d = Doc("One element: the gradient of y[0, 0]", """
+    d = Doc("One element: the gradient of y_tf[0, 0]", """
         Differentiating the single element y_tf[0, 0] sends a cotangent that is 1 at [0, 0] and
         0 elsewhere back through the slice; MatMul's rule grad @ tf_bᵀ turns it into the first
         column of tf_b placed in row 0: [0.43842274, 1.5658046, 1.4204658], zeros below.""")
@@ -257,7 +257,7 @@ def seed_001():
                 from the diagonal blocks J[b, :, b, :] by up to 1.27.""")
         else:
             d = Doc("batch_jacobian: one Jacobian per example", """
-                The full Jacobian of y (7, 6) w.r.t. x (7, 5) is (7, 6, 7, 5), and every
+                The full Jacobian of layer2 (7, 6) w.r.t. x (7, 5) is (7, 6, 7, 5), and every
                 (batch, batch) slice is diagonal because examples are independent.
                 batch_jacobian returns only the diagonal blocks, shape (7, 6, 5), equal to the
                 full Jacobian summed over its second batch axis.""")

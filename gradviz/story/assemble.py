@@ -7,7 +7,7 @@ from ..graph.names import inner_product, objective_sum
 from . import dead_units
 from .derived import derived
 from .model import Step, Story
-from .operands import _word_pattern, rename, rule_operands
+from .operands import _word_pattern, operand_names, rename, rule_operands
 from .rule_sums import broadcast_sum, per_row
 
 
@@ -86,6 +86,20 @@ def _uses(steps, sources, name, naming):
         parts.append("as a target, through its seed")
     n = len(sources)
     return f"{name} is used {_times(n)} ({'; '.join(parts)})"
+
+
+def input_word(op, k, naming, single="its input"):
+    """Input k of `op` as the canvas labels its port: 'input a' (multiply's ports read a
+    and b); `single` for an op of one input, whose port has no label and no number; 'input
+    2' (counted from 1) for an op no card shows, which has no port to label."""
+    if len(op.inputs) == 1:
+        return single
+    slots = naming.slots(op) if naming is not None else None
+    if slots is None:
+        return f"input {k + 1}"
+    declared, shown = slots   # by role where its port is named by role, else by place
+    name = operand_names(op, naming.formula)[k]   # (cross-entropy's op takes the logits first)
+    return f"input {shown[declared.index(name) if name in declared else k]}"
 
 
 def bindings(formula, names, labels, k, said=True):
@@ -209,8 +223,9 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
             port, internal = where(tensor)
             name = naming.op_label(op)
             s = add(Step(0, "cut", naming.node_of(op), port, f"Cut: {name} passes no gradient to {naming.label(tensor)}",
-                         f"{_kind(name, naming.op_name(op))} stops gradients: input {k + 1} "
-                         f"({naming.label(tensor)}) gets no contribution through this edge.",
+                         f"{_kind(name, naming.op_name(op))} stops gradients: "
+                         f"{input_word(op, k, naming, 'its input')} ({naming.label(tensor)}) "
+                         f"gets no contribution through this edge.",
                          input_index=k, op_type=op.type, internal=internal), tensor)
             s._op = op
         elif ev.kind == "off_tape":
@@ -334,9 +349,10 @@ def _contribution(ev, naming, visit, where, known):
     inside = op_name.split("/", 1)[0] + "/"
     shown = target[len(inside):] if "/" in op_name and "∂" not in op_name and target.startswith(inside) \
         else target
-    title = naming.step_title(f"{op_name} → {shown}" + (f" (input {k + 1})" if repeated else ""),
+    slot = input_word(op, k, naming)
+    title = naming.step_title(f"{op_name} → {shown}" + (f" ({slot})" if repeated else ""),
                               op_name, shown)
-    path = f"from {op_name}" + (f", input {k + 1}" if repeated else "")
+    path = f"from {op_name}" + (f", {slot}" if repeated else "")
     rule = naming.rule(op)
     what = (f"The custom gradient rule of {op_name} (declared in the document, not code)" if rule
             else f"Local rule of {_rule_of(op, naming)}")
@@ -354,7 +370,7 @@ def _contribution(ev, naming, visit, where, known):
     if op.type == "Relu":
         text += dead_units.story_sentence(op._out_values[0])
     s = Step(0, "contribution", naming.node_of(op), port, title, text,
-             cotangent=ev.cotangent, formula=formula, equation=said.equation, input_index=k, op_type=op.type,
+             cotangent=ev.cotangent, formula=formula, rule=said, input_index=k, op_type=op.type,
              operands=operands, internal=internal,
              operand_nodes={n: lab for n, lab in zip(names, labels)}, operand_notes=described)
     s._op = op

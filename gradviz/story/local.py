@@ -63,6 +63,7 @@ class Provenance:
     detail: str = ""         # kind 'rule': the numbers the rule was applied to
     write: object = field(default=None, compare=False, repr=False)   # the cotangent's format
     upstream: str = "upstream"   # its word for the upstream: no name on the canvas (operands.caption)
+    why: str = ""            # a value that is NaN or infinite: what made it (_nonfinite_why)
     grad_word: str = UPSTREAM    # the rule card's symbol for the upstream ('g' beside a node grad)
     # (what _printed read, what it gave): text(), numbers() and says_more() write one sum
     _printed_memo: tuple = field(default=None, init=False, compare=False, repr=False)
@@ -88,12 +89,16 @@ class Provenance:
 
     def text(self):
         if self.kind == "rule":
-            return f"{self.subject} = {self.rule} = {self.num(self.value)}"
+            return (f"{self.subject} = {self.rule} = {self.num(self.value)}"
+                    + (f" ({self.why})" if self.why else ""))
         if not self.terms and self.kind == "contribution":
-            return (f"{self.subject} = {self.num(self.value)} (every product "
-                    f"{self.upstream} · local factor is 0)")
+            why = self.why or f"every product {self.upstream} · local factor is 0"
+            return f"{self.subject} = {self.num(self.value)} ({why})"
         if not self.terms:
             return f"{self.subject} = {self.num(self.value)} ({self.kind})"
+        return self._sum_text() + (f" ({self.why})" if self.why else "")
+
+    def _sum_text(self):
         parts, named = [], False
         printed, rest, equal = self._printed()
         for t, (upstream, local) in zip(self.terms, printed):
@@ -128,7 +133,7 @@ class Provenance:
         is already a number ('grad xx = 1·1 = 1' then '= 1·1 = 1' repeated it), nor for a
         sum with no products."""
         numbers = self.numbers()
-        return bool(numbers) and not self.text().endswith(f" = {numbers}")
+        return bool(numbers) and bool(self.terms) and not self._sum_text().endswith(f" = {numbers}")
 
     def _printed(self):
         """_printing(), computed once while what it reads stays the same (text() and
@@ -396,7 +401,11 @@ def columns(op, k, flat_i, upstream, naming=None, operands=None):
     result = []
     for m, column in enumerate(_generic_columns(op, k, flat_i, upstream)):
         shape = op._out_values[m].shape
-        nz = np.flatnonzero(column)
+        u = upstream[m] if m < len(upstream) and upstream[m] is not None else None
+        # a 0 factor beside an infinite or NaN upstream entry is a product: 0 · ∞ is NaN
+        bad = (~np.isfinite(np.asarray(u, np.float64).reshape(-1))
+               if u is not None and np.size(u) == column.size else False)
+        nz = np.flatnonzero((column != 0) | bad)
 
         def entries(limit, nz=nz, column=column, shape=shape, m=m):
             js = nz[:limit]
@@ -475,7 +484,7 @@ def _contribution(story, step, flat_index, value, where, max_terms):
         word = mapping.get(UPSTREAM, UPSTREAM)
     if rule:
         return _rule_provenance(step, flat_index, value, where, rule, upstream[0], word, shared)
-    terms, rest, more, total = [], 0.0, 0, 0.0
+    terms, rest, more, total, grads = [], 0.0, 0, 0.0, []
     cols = columns(op, k, flat_index, upstream, naming, None if names is None else (names, labels))
     for m, (u, col) in enumerate(zip(upstream, cols)):
         if u is None or col is None:
@@ -498,6 +507,8 @@ def _contribution(story, step, flat_index, value, where, max_terms):
             terms.append(Term(float(u_flat[js[p]]), float(local[p]), float(products[p]),
                               f"{_at(gname, jm)}·{factor}", reader_label(p),
                               write_upstream(float(u_flat[js[p]])), write(float(local[p]))))
+            out = naming.label(op.outputs[m]) if naming is not None else None
+            grads.append(f"grad {_at(out, jm)}" if out else _at(gname, jm))
         total += float(products.sum())
         if col.count > limit:  # too many to enumerate: the remainder is what is left
             more += col.count - limit
@@ -509,8 +520,58 @@ def _contribution(story, step, flat_index, value, where, max_terms):
         fn = op.attrs.get("function", op.type)
         return _rule_provenance(step, flat_index, value, where, f"{fn}'s grad_fn({word})",
                                 upstream[0], word, shared)
+    largest = float(np.finfo(np.asarray(step.cotangent).dtype).max) \
+        if np.asarray(step.cotangent).dtype.kind == "f" else math.inf
+    if not math.isfinite(value) and abs(total) <= largest and not more:
+        # finite products sum to a finite number: the NaN is the rule's own arithmetic
+        fn = op.attrs.get("function", op.type)
+        explained = _rule_provenance(step, flat_index, value, where, f"{fn}'s grad_fn({word})",
+                                     upstream[0], word, shared)
+        explained.why = (f"its products upstream · local factor add up to "
+                         f"{writer(total, shared)(total)}: the rule's own arithmetic makes "
+                         f"{'NaN' if math.isnan(value) else 'the infinity'}")
+        return explained
     return Provenance(value, terms, where, "contribution", more, rest,
-                      upstream=caption("upstream", step.shown_names), grad_word=word)
+                      upstream=caption("upstream", step.shown_names), grad_word=word,
+                      why=_nonfinite_why(value, terms, grads, np.asarray(step.cotangent).dtype))
+
+
+def _nonfinite_why(value, terms, grads, dtype):
+    """What made a sum of products NaN or infinite, in the story's names ('' for a finite
+    one): an upstream entry already NaN or infinite, a product 0 · ∞, products +∞ and −∞
+    that cancel to NaN, a local factor infinite there, or finite products whose sum
+    overflows. `grads[i]`: term i's upstream entry as the reader knows it ('grad p[0,0]')."""
+    if math.isfinite(value):
+        return ""
+    pairs = list(zip(terms, grads))
+    for t, g in pairs:
+        if math.isnan(t.upstream):
+            return f"{g}, the upstream entry, is already NaN: a step before this one made it"
+    for t, g in pairs:
+        if math.isnan(t.product) and (t.local == 0 or t.upstream == 0):
+            zero, inf = ((t.factor, f"{g} is {t.upstream_text}") if t.local == 0
+                         else (g, f"{t.factor} is {t.local_text}"))
+            negative = (t.upstream if t.local == 0 else t.local) < 0
+            return f"{zero} is 0 and {inf}: 0 · {'(-∞)' if negative else '∞'} is NaN"
+    for t, g in pairs:
+        if math.isnan(t.local):
+            return f"the local factor {t.factor} is NaN at these values"
+    up = [(t, g) for t, g in pairs if math.isinf(t.product) and t.product > 0]
+    down = [(t, g) for t, g in pairs if math.isinf(t.product) and t.product < 0]
+    if math.isnan(value) and up and down:
+        (a, ga), (b, gb) = up[0], down[0]
+        return (f"the product {ga}·{a.factor} is ∞ and {gb}·{b.factor} is -∞: "
+                f"∞ - ∞ is NaN")
+    for t, g in pairs:
+        if math.isinf(t.upstream):
+            return f"{g}, the upstream entry, is already {t.upstream_text}: a step before this one made it"
+    for t, g in pairs:
+        if math.isinf(t.local):
+            return f"the local factor {t.factor} is {t.local_text}: the derivative is infinite at these values"
+    if math.isinf(value) and all(math.isfinite(t.product) for t in terms):
+        return (f"every product is finite, but their sum is beyond {dtype.name}'s largest "
+                f"number, {float(np.finfo(dtype).max):.3g}")
+    return ""
 
 
 def _local_writer(step, factor, local, cache, shared=None):

@@ -113,9 +113,6 @@ def rename(text, mapping):
     return _rename_pattern(tuple(mapping)).sub(new, text)
 
 
-NOTE_MAX = 18   # characters of "(which node)" beside an operand; a longer name is the caption's
-
-
 def mentions(text, name):
     """'2x' and 'bᵀ' mention x and b; 'grad' does not mention 'a'."""
     return re.search(rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z0-9_])", text) is not None
@@ -124,16 +121,51 @@ def mentions(text, name):
 def operand_heading(name, node):
     """An operand as the rule card heads it, and the Provenance dock with it: 'b' for an
     operand that is the node b; 'b (tf_b)' says which node b stands for; 'labels (vertical)'
-    for the operand labels that is the node 'labels (vertical)': a name that already says
-    the operand's is not repeated ('labels (labels (vertical))'). A node named at length
-    ("the multiply in y_sq's rule inside t1.gradient(out, x)") is said once, in the step's
-    caption ("Here a is '...'"): beside the matrix it would push it off the card, so the
-    operand keeps its letter there ('a')."""
-    if len(node or "") > NOTE_MAX:
-        return name
-    if not node or node == name or mentions(node, name):
+    for the operand labels that is the node 'labels (vertical)': a name that already begins
+    with the operand's is not repeated ('labels (labels (vertical))'), one that only has it
+    inside is ('a (∂out/∂y_sq (a constant))'). A card passes a node inside a 'gradient' node
+    by the shorter name of `brief`."""
+    if not node or node == name:
         return node or name
+    if re.match(rf"{re.escape(name)}(?![A-Za-z0-9_])", node):
+        return node
     return f"{name} ({node})"
+
+
+def brief(node, title):
+    """`node` as a card beside the step titled `title` names it: a node inside a 'gradient'
+    node that the title names, without ' inside t1.gradient(y, x)' ('∂y/∂xx' for '∂y/∂xx
+    inside t1.gradient(y, x)' beside the title '… → x, inside t1.gradient(y, x)'): beside a
+    matrix the whole name pushed it off the card (lesson 14 step 6)."""
+    while " inside " in node:
+        inner, parent = node.rsplit(" inside ", 1)
+        if not mentions(title or "", parent):
+            break
+        node = inner
+    return node
+
+
+def untold(rule, nodes, said):
+    """[(letter, node)]: the letters a rule card's `rule` (a rule_sums.Rule) writes, its
+    grad_<letter> and its right side's, for a node of another name (`nodes`: letter ->
+    node) that no heading in `said` (the card's other words: 'where b (1/√d) =') ties to
+    it. Lesson 34's card read 'grad_a = grad @ w_qᵀ' for the tokens x and lesson 13's
+    'where a = 1.500' for ∂y/∂xx; only the caption said which node a was."""
+    own = rule.lhs.removeprefix("grad_") if rule.lhs.startswith("grad_") else ""
+    return [(name, node) for name, node in nodes.items()
+            if node and node != name and (name == own or mentions(rule.rhs, name))
+            and operand_heading(name, node) not in said]
+
+
+def told(rule, nodes, said):
+    """The rule card's formula line, `rule`'s text, with its own letter said which node it
+    is where no other heading of the card does: 'grad_a (tokens x) = grad @ w_qᵀ', as the
+    where line heads 'b (1/√d) ='. It takes no row of its own: a row 'a is QKᵀ' made
+    attention's step 10 card too tall to dock at 1280 x 800 beside the cards it is about
+    (2cbdefc)."""
+    own = rule.lhs.removeprefix("grad_")
+    node = next((node for name, node in untold(rule, nodes, said) if name == own), None)
+    return rule.text if node is None else f"{rule.lhs} ({node}) = {rule.right}"
 
 
 # A name that reads as one term of a formula: x, W1, tf_t, layer.kernel, γ; or a number.

@@ -279,8 +279,10 @@ def test_a_broken_edge_names_the_node_by_its_label():
 
 
 def test_problems_count_inputs_from_1_as_the_story_does():
-    """Walk-through: "input 0 (a) is not connected" in the inspector while the story says
-    "x_sq → x (input 1)". One count on screen, from 1; the file's 'node:1' stays 0-based."""
+    """Walk-through: "input 0 (a) is not connected" in the inspector while the story said
+    "x_sq → x (input 1)". One count on screen, from 1; the file's 'node:1' stays 0-based.
+    The story now names the input by its port's label, as the canvas does (issue 20 §2:
+    'x_sq → x (input a)'), and a problem says both: 'input 1 (x)'."""
     from gradviz.graph.document import Document, Node
     from gradviz.story import build
     doc = Document()
@@ -290,7 +292,7 @@ def test_problems_count_inputs_from_1_as_the_story_does():
     doc.connect("x", "x_sq", 0, 1)
     doc.targets, doc.sources = [Port("x_sq")], [Port("x")]
     titles = [s.title for s in build(doc).of_kind("contribution")]
-    assert titles == ["x_sq → x (input 1)", "x_sq → x (input 2)"]
+    assert titles == ["x_sq → x (input a)", "x_sq → x (input b)"]
     for missing, said in ((0, "input 1 (x)"), (1, "input 2 (y)")):   # multiply(x, y)
         doc.edges = [e for e in doc.edges if e.dst.index != missing]
         messages = [p.message for p in structure_problems(doc)]

@@ -47,7 +47,8 @@ def test_a_jacobian_holding_infinity_names_the_rule(study, value, result, words)
     assert text.startswith(f"studies.{study}: {result} holds NaN or infinity in {int(bad.sum())} "
                            f"of its entries")
     assert "(first at " + ", ".join(f"{w} {i}" for w, i in zip(words, first)) + ")" in text
-    assert "in the gradient of root (sqrt)" in text and "sqrt's rule grad_x" in text
+    # the rule's operand by its node's name, a (it wrote grad_x: no node is called x)
+    assert "in the gradient of root (sqrt)" in text and "sqrt's rule grad_a = grad / (2·√a)" in text
     assert "from finite numbers" in text
 
 
@@ -88,3 +89,21 @@ def test_gradviz_run_warns_of_a_study_holding_nan(tmp_path):
     assert code == 0
     assert any("studies.hessian: H holds NaN" in line and "y_sq (pow)" in line for line in heard)
     assert '"studies.hessian: H holds NaN' in text
+
+
+def test_a_rule_reading_values_already_nan_names_them_and_where_the_first_is_made():
+    """Lesson nets_4 (softmax then log): the Hessian's NaN appears where softmax's rule is
+    differentiated again, in a multiply that reads a value softmax's rule computed, already
+    NaN; the first infinity of all is log_p = log(0) in the forward pass. The warning said
+    "the values multiply's rule grad_x = grad · y reads already hold NaN", which does not
+    parse and names x and y, no node of the lesson."""
+    from gradviz.bundled import sample
+    doc = graph.load(sample("nets_4_softmax_then_log"))
+    doc.studies = {"hessian": {}}
+    (text,) = _messages(doc)
+    assert text.endswith(
+        "It first appears where the rule of p (nn.softmax) is differentiated again: "
+        "multiply's rule reads a value that p's rule computed, which already holds NaN or "
+        "infinity. The first NaN or infinity is made in the forward pass, by log_p (log) from "
+        "finite numbers: see the node's warning."), text
+    assert "grad_x" not in text and " y " not in text

@@ -8,8 +8,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 @pytest.fixture(autouse=True, scope="session")
 def _qt_app():
-    """A QApplication (not just a QGuiApplication) so later widget tests in the same run still work."""
-    from PySide6.QtWidgets import QApplication
+    """The application render tests paint with (a Renderer drawn directly needs one for fonts)."""
+    from gradviz.render import ensure_app
 
-    app = QApplication.instance() or QApplication([])
-    yield app
+    yield ensure_app()

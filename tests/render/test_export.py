@@ -1,5 +1,9 @@
 """Export writes valid PNG / SVG / PDF files, and what is painted is really there."""
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -264,3 +268,30 @@ def test_static_exports_name_matmuls_operands_a_and_b_in_order(tmp_path, step):
         assert rect.right() < renderer.rect(matmul).left()         # outside the card, on its left
         assert rect.bottom() <= renderer.input_pos(matmul, port).y()   # above its own port's edge
         assert renderer.bounds(step).contains(rect)
+
+
+_EXPORT_THEN_A_WIDGET = """
+import sys
+from gradviz.graph import load
+from gradviz.render import export
+export(load(sys.argv[1]), sys.argv[2])
+from PySide6.QtWidgets import QApplication, QWidget
+app = QApplication.instance() or QApplication([])   # as pytest-qt, matplotlib and IPython do
+QWidget()
+print(type(app).__name__)
+"""
+
+
+def test_a_widget_made_after_an_export_in_the_same_process_does_not_abort_it(tmp_path):
+    """A process has one Qt application for good. export made a QGuiApplication, and the first
+    widget made after it (a notebook's matplotlib window after a captured tape was drawn, a
+    pytest-qt test after an in-process export) aborted the process: "QWidget: Cannot create a
+    QWidget without QApplication". A fresh process: this run already has its QApplication."""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", _EXPORT_THEN_A_WIDGET,
+                           str(root / "samples" / "001_reset.json"), str(tmp_path / "g.svg")],
+                          cwd=root, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "QApplication"
+    assert (tmp_path / "g.svg").read_text(encoding="utf-8").startswith("<?xml")

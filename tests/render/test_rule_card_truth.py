@@ -19,6 +19,7 @@ import pytest
 
 from gradviz.render import legible, tiles
 from gradviz.render.formula import formula_parts
+from gradviz.story.operands import brief
 from gradviz.story.text import explain
 
 from samples_util import NAMES, renderer, sample
@@ -98,7 +99,12 @@ def test_a_card_s_local_rule_is_the_equation_and_its_rule_line_all(name):
         scoped += step.formula != step.equation
         rules = [p[1] for p in formula_parts(step) if p[0] == "text" and p[2] == "local rule"]
         assert rules in ([], [step.equation.split("=", 1)[1].strip()]), (where, rules)
-        assert " ".join(r.formula_layout(step).formula).replace("  ", " ") == step.formula, where
+        # the rule line is the formula; its own letter may say which node it is, as the
+        # card heads its operands (test_rule_card_letters): 'grad_a (tokens x) = grad @ w_qᵀ'
+        lhs = step.formula.split("=", 1)[0].strip()
+        node = brief((step.operand_nodes or {}).get(lhs.removeprefix("grad_"), ""), step.title)
+        line = " ".join(r.formula_layout(step).formula).replace("  ", " ")
+        assert line in (step.formula, step.formula.replace(lhs, f"{lhs} ({node})", 1)), where
     if name in ("001_sigmoid_jacobian", "nets_6_attention"):
         assert scoped, name
 

@@ -44,7 +44,7 @@ def test_operands_are_named_by_the_document_001_stop_recording():
     assert "y[" not in text.split("Backpropagation")[1]   # y (the node) gets no gradient
     (fan,) = s.of_kind("fan_in")
     assert fan.caption.startswith("x is used twice (both inputs of x_sq, a multiply)")
-    assert [label for label, _ in fan.terms] == ["x_sq → x (input 1)", "x_sq → x (input 2)"]
+    assert [label for label, _ in fan.terms] == ["x_sq → x (input a)", "x_sq → x (input b)"]
 
 
 def test_operands_are_named_by_the_document_002_vjp():
@@ -295,7 +295,7 @@ def test_a_sum_whose_factors_are_all_numbers_is_written_once():
     assert "e.g. grad x = 1·(-1) = -1 5." in flat
     assert "e.g. grad x = 1·x = 1 = 1·1 = 1" in flat       # x's value said under its name
     by_title = {st.title: st for st in s.steps}
-    for title, more in (("y → xx", False), ("y → x", False), ("xx → x (input 1)", True)):
+    for title, more in (("y → xx", False), ("y → x", False), ("xx → x (input a)", True)):
         p = s.step_provenance(by_title[title], 0)
         assert p.says_more() is more, title
         assert p.numbers()                                 # the sum itself is still there

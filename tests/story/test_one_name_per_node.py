@@ -40,7 +40,7 @@ def names_by_tensor(step, steps):
         tensor = op.inputs[step.input_index]
         say(op.outputs[0], pieces[0])
         repeated = sum(t is tensor for t in op.inputs) > 1
-        say(tensor, re.sub(r" \(input \d+\)$", "", pieces[1]) if repeated else pieces[1])
+        say(tensor, re.sub(r" \(input \w+\)$", "", pieces[1]) if repeated else pieces[1])   # its port
         m = re.search(r", here (.+?) = (.+?),", step.caption)
         if m:
             say(op.outputs[0], m.group(1))

@@ -16,11 +16,12 @@ from ...graph.document import CONSTANT, VARIABLE, Document, Port
 from ...graph.names import file_ids
 from ...graph.validate import validate
 from ...render.cards import BADGE_H
+from ...render import compact as compact_card
 from ...render.compact import needed_height
 from ...render import legible
 from ...render import painter as render_painter
 from ...render.layout import frames_as_well, layout as layout_positions
-from .items import card_bounds, item_bounds, problem_lines
+from .items import ERROR_ROW, ERROR_TOP, ERROR_W, card_bounds, item_bounds, problem_lines
 from .palette import palette_entries
 from .quick_add import QuickAdd
 
@@ -331,16 +332,50 @@ class CanvasEditing:
         node ids each story step frames, their rule cards' sizes and the reach of the cards'
         port names (render.involved.step_groups), folded into rows where that frames more of them,
         with their rule cards, at the legible size. `compact`: the cards as tall as drawn
-        compact (Fit's overview), else as measured in full. `narrower`: the room that
+        compact (Fit's overview), with the plate of the name that stands out of a small one
+        (the tiny CNN's title slide at 1440 x 900 drew 'labels (vertical)' over dense), else as
+        measured in full. `narrower`: the room that
         share of the view's (Fit leaves room for what stands out of the cards), its columns
         closer where they are too wide for it (render.layout's `tight`)."""
         px = readable_px or self.readable_px
-        sizes = self.renderer.sizes(compact)
+        sizes = self._layout_sizes(compact)
+        plates = self._plates() if compact else {}
+        for nid, (side, down) in plates.items():
+            sizes[nid] = (sizes[nid][0] + 2 * side, sizes[nid][1] + down)
         framing = None if steps is None else (steps[0], self.layout_room(legible.READABLE_PX), *steps[1:])
         room = tuple(side * narrower for side in self.layout_room(px))
-        return layout_positions(doc, sizes, self.renderer.label_room(), room=room,
-                                shrink=overview and px <= legible.READABLE_PX,   # not in slides
-                                steps=framing, tight=narrower < 1.0)
+        positions = layout_positions(doc, sizes, self.renderer.label_room(), room=room,
+                                     shrink=overview and px <= legible.READABLE_PX,   # not in slides
+                                     steps=framing, tight=narrower < 1.0)
+        for nid, (side, _) in plates.items():     # the card within the room its plate takes
+            x, y = positions[nid]
+            positions[nid] = (x + side, y)
+        return positions
+
+    def _plates(self):
+        """{node: (sideways, downwards)} by which the plate of a compact card's name stands
+        out of it, drawn as tall as at the zoom `shorten_compact` was given (render.compact)."""
+        if self.shortened_at is None:
+            return {}
+        zoom, _, scale = self.shortened_at
+        r, dpi = self.renderer, self.logicalDpiY()
+        return {nid: compact_card.overhang(r.cards[nid], node, zoom, dpi, scale, self.problem_texts(nid))
+                for nid, node in r.doc.nodes.items() if nid in r.cards}
+
+    def _layout_sizes(self, compact=False):
+        """{node: (width, height)} the layout keeps apart: the cards as measured (or as drawn
+        `compact`, their problems written on them), a full card with the lines of its
+        problems under it (the 11-node MLP fitted in full at 1440 x 900 laid b2 over
+        matmul_1's shape mismatch)."""
+        sizes = self.renderer.sizes(compact)
+        if compact:
+            return sizes
+        for nid, item in self.node_items.items():
+            under = item.problems_under(full=True)
+            if under and nid in sizes:
+                w, h = sizes[nid]
+                sizes[nid] = (max(w, ERROR_W), h + ERROR_TOP + ERROR_ROW * len(under))
+        return sizes
 
     def reading_positions(self):
         """{node: (x, y)} where the cards stand drawn in full: the canvas's, or where they

@@ -313,7 +313,7 @@ class NodeItem(QGraphicsRectItem):
         """The messages of the problems the card shows."""
         return tuple(p.message for p in self.problems)
 
-    def _problems_under(self, full=False):
+    def problems_under(self, full=False):
         """The problem lines drawn under the card: none drawn compact (they are on it)."""
         return self._error_lines if full or not self.view.compact else []
 
@@ -327,7 +327,7 @@ class NodeItem(QGraphicsRectItem):
         x, y = (self.pos().x(), self.pos().y()) if at is None else at
         card = (self.card.full or self.card) if full else self.card
         w, h = card.width, card.height
-        under = self._problems_under(full)
+        under = self.problems_under(full)
         if under:
             w, h = max(w, ERROR_W), h + ERROR_TOP + ERROR_ROW * len(under)
         left = x - PORT_HIT if card.n_inputs else x
@@ -343,7 +343,7 @@ class NodeItem(QGraphicsRectItem):
 
     def _compute_bounds(self):
         compact_at = (self.view.zoom_level(), self.view.compact_scale()) if self.view.compact else None
-        return item_bounds(self.card, self.view.controller.doc.nodes[self.nid], len(self._problems_under()),
+        return item_bounds(self.card, self.view.controller.doc.nodes[self.nid], len(self.problems_under()),
                            compact_at, self.problem_texts())
 
     def _sync_ports(self):
@@ -411,7 +411,7 @@ class NodeItem(QGraphicsRectItem):
             painter.drawRoundedRect(card.adjusted(-1.5, -1.5, 1.5, 1.5), 9, 9)
             painter.setFont(preview.sans_font(8.5))
             painter.setPen(colour)
-            for i, line in enumerate(self._problems_under()):
+            for i, line in enumerate(self.problems_under()):
                 painter.drawText(QRectF(0, card.bottom() + ERROR_TOP + ERROR_ROW * i,
                                         max(card.width(), ERROR_W), ERROR_ROW),
                                  Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)

@@ -111,11 +111,11 @@ def _overlaps(spots_, rects):
 def _costs(spots_, shown, avoid, others, rules):
     """How much each spot (rows of an (n, 4) array) hides, and whether it obeys the rules.
     shown: (card, name strip) of the cards in view; avoid: those of the step's other cards;
-    others: the rest. Each spot's cost is summed card by card in that order."""
+    others: the rest."""
     n = len(spots_)
     padded = spots_ + np.array([-PAD, -PAD, PAD, PAD])
     ok = np.ones(n, dtype=bool)
-    terms = [np.zeros((n, 1))]
+    cost = np.zeros(n)
 
     def of(pairs):
         return [card for card, _ in pairs], [name for _, name in pairs]
@@ -125,11 +125,11 @@ def _costs(spots_, shown, avoid, others, rules):
             ok &= ~(_overlaps(padded, cards) != 0).any(axis=1)
         else:
             ok &= ~(_overlaps(spots_, names) != 0).any(axis=1)
-        terms.append(3 * _overlaps(spots_, cards))
+        cost += 3 * _overlaps(spots_, cards).sum(axis=1)
     if avoid:
         cards, names = of(avoid)
         ok &= ~(_overlaps(spots_, names) != 0).any(axis=1)
-        terms.append(3 * _overlaps(spots_, cards))
+        cost += 3 * _overlaps(spots_, cards).sum(axis=1)
     if others:
         cards, names = of(others)
         if rules.bodies_free:
@@ -137,9 +137,8 @@ def _costs(spots_, shown, avoid, others, rules):
         hidden = _overlaps(spots_, names)
         if rules.names_free:
             ok &= ~(hidden != 0).any(axis=1)
-        terms.append(10 * hidden + _overlaps(spots_, cards))
-    # one card after another, as a running sum: the same float sums whatever the count
-    return np.add.accumulate(np.hstack(terms), axis=1)[:, -1], ok
+        cost += (10 * hidden + _overlaps(spots_, cards)).sum(axis=1)
+    return cost, ok
 
 
 def _cost(spot, shown, avoid, others, rules):

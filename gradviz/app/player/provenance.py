@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from ...graph.document import Port
 from ...render import preview, tiles
+from ...story.assemble import input_word
 from ...story.local import _defining_step
 from ...story.model import number_spec, path_name
 from ...story.operands import operand_heading
@@ -56,16 +57,17 @@ def origin_step(story, step):
 
 
 def path_label(story, index):
-    """The name of one path into a fan-in: the contribution step and which input slot of
-    its op it went through ('y → x, input 1'), so two paths through one op differ; a
-    title that says the slot already ('y → x (input 2)') is not told it twice."""
+    """The name of one path into a fan-in: the contribution step and which input of its op
+    it went through, as the canvas labels the port ('y → x, input b'), so two paths through
+    one op differ; a title that says it already ('y → x (input b)') is not told it twice;
+    an op of one input has no port to name."""
     step = story.steps[index]
     if step.kind == "seed":
         return "seed"
     if step.kind != "contribution" or step.input_index is None:
         return step.title
-    slot = f"input {step.input_index + 1}"     # counted from 1, as the titles count
-    return step.title if step.title.endswith(f"({slot})") else f"{step.title}, {slot}"
+    slot = input_word(step._op, step.input_index, story.naming, "") if step._op is not None else ""
+    return step.title if not slot or step.title.endswith(f"({slot})") else f"{step.title}, {slot}"
 
 
 @dataclass

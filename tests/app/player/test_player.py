@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication
 
 from app_ui import item_image, shown_text
 from gradviz.app.literal import WORD_JOINER
-from gradviz.app.player.bar import STORY_MS
+from gradviz.app.player.bar_story import STORY_MS
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.app.player.provenance import shown_array
 from gradviz.graph import evaluate

@@ -7,7 +7,7 @@ from PySide6.QtGui import QTextDocument
 
 from gradviz.app.literal import WORD_JOINER
 from gradviz.app.player import card_rects, step_view
-from gradviz.app.player.bar import CAPTION_LINES
+from gradviz.app.player.bar_widgets import CAPTION_LINES
 from gradviz.app.player.timeline import StepStrip, set_caption
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render.layout import layout
@@ -211,7 +211,7 @@ def test_every_step_name_of_every_sample_shows_whole_at_1280(open_window):
     px ('… → layer, insid…'); they wrap onto a second line, the name's row as tall
     (a name that wraps anew never moves the canvas) as the caption beside it."""
     from gradviz.app.player import lessons
-    from gradviz.app.player.bar import STEP_LABEL_W, wrapped_height
+    from gradviz.app.player.bar_widgets import STEP_LABEL_W, wrapped_height
     w = open_window(None, size=(1280, 800))
     w.setUpdatesEnabled(False)
     p = w.player

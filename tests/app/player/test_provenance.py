@@ -116,13 +116,14 @@ def test_fan_in_paths_are_named_by_their_input_slot(window):
     p.set_index(fan.index)
     labels = [path_label(story, i) for i in fan._sources]
     assert len(set(labels)) == len(labels) == 2
-    assert labels == ["vv → v (input 1)", "vv → v (input 2)"]   # one count, from 1 (was 'input 0')
+    # the ports as the canvas labels them (was 'input 1', 'input 2' beside ports a and b)
+    assert labels == ["vv → v (input a)", "vv → v (input b)"]
     prov = w.provenance.select_entry(0)
     text = w.provenance.sum_label.text()
     assert text.startswith(f"grad {prov.where} = ")   # a fan-in sums cotangents
     assert all(f"[{label}]" in text for label in labels)
     assert prov.value == pytest.approx(sum(t.product for t in prov.terms))
-    assert set(w.provenance.sources) == {"from vv, input 1", "from vv, input 2"}   # the card's names
+    assert set(w.provenance.sources) == {"from vv, input a", "from vv, input b"}   # the card's names
 
 
 def test_numbers_never_show_minus_zero_and_a_table_has_one_format(qtbot):

@@ -6,6 +6,7 @@ import struct
 import numpy as np
 import pytest
 from PySide6.QtGui import QImage, QImageReader
+from PySide6.QtWidgets import QFormLayout
 
 from gradviz.app import export_dialog
 from gradviz.render import animation, animation_files, png
@@ -116,6 +117,40 @@ def test_the_animation_dialog_says_what_the_file_will_hold(window, qtbot, tmp_pa
     assert a.estimate.text() == f"4 steps, plays {seconds:.1f} s"
     a.kind.setCurrentIndex(a.kind.findData("sequence"))
     assert a.estimate.text() == f"4 steps, {count} pictures, plays {seconds:.1f} s"
+
+
+def _gif_delays(path):
+    """The delay of each frame of a GIF, in hundredths of a second, read from its Graphic
+    Control Extensions (0x21 0xF9 0x04, packed byte, delay little-endian): the file's own
+    numbers, not a reader's."""
+    data, delays, at = path.read_bytes(), [], 0
+    while (at := data.find(b"\x21\xf9\x04", at)) >= 0:
+        delays.append(struct.unpack_from("<H", data, at + 4)[0])
+        at += 8
+    return delays
+
+
+def test_the_hold_the_dialog_states_is_the_least_each_step_stands_still(window, qtbot, tmp_path):
+    """The dialog said 'Hold each step: 1.6 s' where the GIF held its steps 1.64, 2.4, 2.4
+    and 2.04 s: the finished picture also stands through the last frame of the motion, and
+    longer where nothing changes. It says 'at least', and why more: every still stretch of
+    the file lasts at least the hold, one stretch per step and one before the story."""
+    a = export_dialog.ExportAnimationDialog(window)
+    qtbot.addWidget(a)
+    assert a.findChild(QFormLayout).labelForField(a.hold).text() == "Hold each step at least:"
+    assert "stays longer where the picture does not change" in a.hold.toolTip()
+    options = a.options()
+    fps, hold = options["fps"], a.hold.value()
+    export_dialog.export_animation(window, tmp_path / "h.gif", "gif", fps=fps, scale=0.25,
+                                   frames_per_step=options["frames_per_step"], hold=options["hold"])
+    delays = _gif_delays(tmp_path / "h.gif")
+    # the stretches that stand still to be read; the others are motion and the camera's
+    # glide (0.04 s frames, a glide's still start merged: 0.36 s)
+    stills = [d for d in delays if d >= 50 * hold]
+    steps = len(window.controller.result.story.steps)
+    assert len(stills) == steps + 1, (stills, steps)
+    assert min(stills) >= round(hold * 100), stills
+    assert max(stills) > round(hold * 100), stills   # so 'at least' is said, not '='
 
 
 def test_file_menu_has_the_export_actions(window):

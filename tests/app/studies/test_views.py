@@ -442,7 +442,9 @@ def test_a_nan_hessian_names_the_node_and_rule_where_it_starts():
     assert not study.finite and study.eigenvalues.size == 0
     assert f"{int((~np.isfinite(study.hessian)).sum())} of its entries" in study.warning
     assert "the rule of y_sq (pow) is differentiated again" in study.warning
-    assert "pow's rule grad_x = grad · y · x^(y-1)" in study.warning
+    # the rule's letters said by the user's names: x is the node layer, y no node's value
+    assert ("pow's rule grad_x = grad · y · x^(y-1), where x is layer and y is a value a rule "
+            "computed, gives NaN") in study.warning
     assert f"its input layer is 0 ({zeros} of {layer.size} entries)" in study.warning
 
 

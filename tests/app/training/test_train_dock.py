@@ -7,7 +7,7 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF
 import pytest
 
-from gradviz.app.player.bar import STORY_MS
+from gradviz.app.player.bar_story import STORY_MS
 from gradviz.app.training import session
 from gradviz.graph import Port, load
 from gradviz.graph.training import Trainer, make_optimizer
