@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import time
 from importlib.metadata import PackageNotFoundError, version
@@ -592,7 +593,7 @@ def _opens_in_app(path, message):
     named = next((name for name in names if f"'{name}'" in message), None)
     if named is None:
         return ""
-    return f" (the app opens this file and shows node '{named}' in error, to be mended there: gradviz {path})"
+    return f" (the app opens this file and shows node '{named}' in error, to be mended there: gradviz {shlex.quote(str(path))})"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -421,6 +421,20 @@ def _mismatched(tmp_path):
     return path
 
 
+def test_the_command_to_open_it_in_the_app_runs_as_pasted(tmp_path, capsys):
+    """The suggested `gradviz PATH` is quoted for the shell where the path needs it (a
+    teacher's 'My Class' folder): unquoted, the pasted command opened two wrong files."""
+    import shlex
+    from gradviz.cli import main
+
+    folder = tmp_path / "My Class"
+    folder.mkdir()
+    path = _mismatched(tmp_path).rename(folder / "mismatch.gradviz.json")
+    assert main(["run", str(path)]) == 2
+    suggested = capsys.readouterr().err.strip().rsplit("to be mended there: ", 1)[1]
+    assert shlex.split(suggested.removesuffix(")")) == ["gradviz", str(path)]
+
+
 @pytest.mark.parametrize("command", ["run", "explain", "export", "train"])
 def test_a_shape_mismatch_exits_2_and_says_the_app_opens_the_file(tmp_path, capsys, command):
     """The commands' output would be wrong or missing, so they refuse the file (exit 2); the

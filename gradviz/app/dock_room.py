@@ -570,12 +570,35 @@ class StudyPlacement:
         if dragged or study is None:
             for above in self._column_above():
                 above.fold(False)
+            self._column_dragged = dragged
             return
         share = STUDY_SHARE if self.player.index >= 0 else \
             1 - CODE_SHARE if dock is self.code_dock and in_front(dock) else 1 - INSPECTOR_SHARE
         self._share_column(study, share, study_first=False)
 
-    def _share_column(self, dock, share=STUDY_SHARE, study_first=True):
+    _column_dragged = False     # the user dragged the column's separator: the steps leave it
+    _provenance_chosen = False  # the user opened the provenance above the study (study_first False)
+
+    def _step_in_column(self, index):
+        """A story step changes what the provenance above a study must show (the Newton lesson
+        at 1280 x 800, the gradient norms below it: 133 px at step 1, 287 at step 3, where it
+        kept the 152 px it had at the story's start): it is sized again for each step, once
+        the step is shown (_resize_for_step)."""
+        if index >= 0 and not self._column_dragged:
+            QTimer.singleShot(0, self, self._resize_for_step)
+
+    def _resize_for_step(self):
+        """The provenance open above a study in its column while the story plays: as tall as
+        its step needs, without squeezing the study below its readable height (or, where the
+        user opened it over a study that had the column, its main height); neither folds nor
+        opens at a step."""
+        study = self._study_in_column()
+        if (study is None or self.player.index < 0 or self._column_dragged
+                or not in_front(self.provenance_dock) or self.provenance_dock.folded):
+            return
+        self._share_column(study, study_first=not self._provenance_chosen, refold=False)
+
+    def _share_column(self, dock, share=STUDY_SHARE, study_first=True, refold=True):
         """A study beside the palette below the inspector (a 1280 x 800 or 1440 x 900 window)
         takes the column's height while the graph is edited: the inspector, provenance and
         code above it fold to their title bar and tabs (Dock.fold), opened again by a click
@@ -590,7 +613,10 @@ class StudyPlacement:
         provenance stays folded, its title bar saying how it opens, and the study keeps its
         column, unless the user opened the provenance (`study_first` False): stepping the story
         at 1280 x 800 gave the provenance 295 px and left the Batch Jacobian its warning and the
-        top 90 px of its plot, the rest scrolled."""
+        top 90 px of its plot, the rest scrolled. Opened so, the provenance leaves the study its
+        main height (StudyView.main_height: its heatmap whole, first), its own lower part
+        scrolling where both do not fit: the Hessian's heatmap lay below the fold at 1280 x 800.
+        `refold` False (a story step, _resize_for_step): the docks above neither fold nor open."""
         area = self.dockWidgetArea(dock)
         if self.inspector_dock.isFloating() or self.dockWidgetArea(self.inspector_dock) != area:
             return
@@ -603,11 +629,14 @@ class StudyPlacement:
         room = above.height() + dock.height()       # the two docks' (their tab rows aside)
         story = self.player.index >= 0 and above is self.provenance_dock
         bar = above.height() if above.folded else above.height() - above.widget().height()   # its title bar
-        view = getattr(dock, "view", None) if study_first and not idle else None
-        if view is not None:        # the study's readable height, its title bar, and a pixel (a share
-            keep = view.readable_height() + dock.height() - dock.widget().viewport().height() + 1
-        crowded = story and view is not None and room - keep < self.provenance.least_height() + bar
-        fold = dock in self.study_docks.values() and not idle and (
+        view = getattr(dock, "view", None) if not idle else None
+        least = None if view is None else view.readable_height() if study_first else view.main_height()
+        if least is not None:       # the study's readable height, its title bar, and a pixel (a share
+            keep = least + dock.height() - dock.widget().viewport().height() + 1
+        crowded = (story and refold and study_first and least is not None
+                   and room - keep < self.provenance.least_height() + bar)
+        self._provenance_chosen, self._column_dragged = story and not study_first, False
+        fold = dock in self.study_docks.values() and not idle and refold and (
             share >= STUDY_SHARE and self.player.index < 0 or crowded)
         for each in self._column_above():
             each.fold(fold)
@@ -616,7 +645,7 @@ class StudyPlacement:
         top = 1 if fold else room - 1 if idle else room - int(room * share)
         if story and not fold:
             top = max(top, min(self.provenance.least_height() + bar, int(room * share)))
-            if view is not None:        # within one of it is left as it is, below)
+            if least is not None:       # within one of it is left as it is, below)
                 top = min(top, room - keep)
         if abs(above.height() - top) <= 1 or min(top, room - top) <= 0:   # shared so, or not laid out
             return

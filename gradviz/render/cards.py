@@ -585,7 +585,7 @@ class CardPainter:
             painter.drawText(QRectF(x, y, width, LINE_H), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                              self.none_text(section.port))
         else:
-            section.preview.draw(painter, x, y, colour, t)
+            section.preview.draw(painter, x, y, colour, t, least_px=self.numbers_px)
 
 
 def _body_height(section):

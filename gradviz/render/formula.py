@@ -54,11 +54,6 @@ def operand_title(part):
     return f"{operand_heading(part[2], part[4] if len(part) > 4 else '')} ="
 
 
-def _rhs(formula):
-    """The right-hand side of 'grad_a = grad @ bᵀ', the part that is the local rule."""
-    return formula.split("=", 1)[1].strip() if "=" in formula else formula
-
-
 def _arrays(contributions):
     if contributions is None:
         return []
@@ -95,7 +90,10 @@ def formula_line(step, parts):
     said = " | ".join([p[1] for p in parts if p[0] == "word"]
                       + [operand_title(p) for p in parts if p[0] == "array" and len(p) > 4]
                       + [str(p[2]) for p in parts if p[0] == "picture"])
-    return told(getattr(step, "formula", "") or "", card_nodes(step), said)
+    rule = getattr(step, "rule", None)
+    if rule is None:     # a training step's update: no rule's letters
+        return getattr(step, "formula", "") or ""
+    return told(rule, card_nodes(step), said)
 
 
 def formula_parts(step):
@@ -107,8 +105,8 @@ def formula_parts(step):
     cotangent = getattr(step, "cotangent", None)
     contributions = _arrays(getattr(step, "contributions", None))
     total = getattr(step, "total", None)
-    # the rule's equation: the words after it, over what its Σ runs, are on the rule line above
-    equation = getattr(step, "equation", None) or getattr(step, "formula", "") or ""
+    # the rule's right side: the words after it, over what its Σ runs, are on the rule line above
+    said = getattr(step, "rule", None)
     operands = dict(getattr(step, "operands", None) or {})
     nodes = {**(getattr(step, "operand_notes", None) or {}), **card_nodes(step)}
     parts = []
@@ -127,7 +125,7 @@ def formula_parts(step):
             upstream = cotangent
         if isinstance(upstream, (list, tuple)):
             upstream = None
-        rule = _rhs(equation) if equation else ""
+        rule = said.rhs if said is not None else ""
         pictured = rule_pictures(step)      # the rule drawn with these numbers (conv, pooling, CE)
         if pictured is not None and pictured.equation and upstream is not None and result is not None:
             own = {UPSTREAM: ("array", np.asarray(upstream), "upstream"),
@@ -177,7 +175,7 @@ def formula_parts(step):
 
 def _reads(shown, zoom):
     """Does a tile picture write its numbers at `zoom` (as Tiles paints them)?"""
-    return shown.kind == "tiles" and zoom >= shown.numbers_from * (1 - tiles.ZOOM_SLACK)
+    return shown.kind == "tiles" and shown.writes_numbers(zoom)
 
 
 class FormulaLayout:
@@ -254,11 +252,11 @@ class FormulaLayout:
         """The number format of `array` on this card (None: its own, by preview's rule)."""
         return preview.spec_on_card(array, self.spec)
 
-    def number_band(self, zoom):
-        """How many of the card's tile pictures write their numbers at `zoom`: the card is
-        drawn the same at every zoom of one band, so a picture of it recorded at one serves
-        the band."""
-        return bisect.bisect_right(self._numbers_from, zoom * (1 + tiles.ZOOM_SLACK))
+    def number_band(self, zoom, least_px=legible.READABLE_PX):
+        """How many of the card's tile pictures write their numbers at `zoom` (those
+        `least_px` tall or more: Tiles.writes_numbers): the card is drawn the same at every
+        zoom of one band, so a picture of it recorded at one serves the band."""
+        return bisect.bisect_right(self._numbers_from, zoom * legible.READABLE_PX / least_px * (1 + tiles.ZOOM_SLACK))
 
     def _items(self, f):
         """[(part, width, content height, has label)] and the width of the widest row."""
@@ -551,12 +549,13 @@ class FormulaCard:
                     painter.setPen(QColor(t.text))
                     w = text.width(f["name"], name)
                     painter.drawText(QRectF(x, y, w + 2, shown.height), align, name)
-                    shown.draw(painter, x + w + NAME_GAP, y, colour, t, zoom)
+                    shown.draw(painter, x + w + NAME_GAP, y, colour, t, zoom, self.numbers_px)
                     continue
-                shown.draw(painter, x, y, colour, t, zoom)
+                shown.draw(painter, x, y, colour, t, zoom, self.numbers_px)
                 self._part_label(painter, x, y + shown.height + 1, layout.part_label(part, shown))
             elif kind == "picture":
-                extra.draw(painter, x, y, t.gradient if part[2].startswith("grad") else t.value, t, zoom)
+                extra.draw(painter, x, y, t.gradient if part[2].startswith("grad") else t.value, t, zoom,
+                           self.numbers_px)
                 self._ring_cells(painter, extra, x, y, part[4])
                 if part[2]:
                     self._part_label(painter, x, y + extra.height + 1, part[2])

@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor, QPainter
 from ..engine.errors import counted
 from ..graph.document import OP
 from . import compact as compact_card
-from . import port_labels, tiles
+from . import legible, port_labels, tiles
 from .cards import BADGE_H, HEADER_H, CardPainter
 from .edges import EdgePainter
 from .formula import FormulaCard
@@ -34,6 +34,9 @@ class Renderer(CardPainter, EdgePainter, StepPainter, FormulaCard):
     source's gradient stays pending until its accumulation step. `paint(step=...)`
     sets it for one picture.
     """
+
+    numbers_px = legible.READABLE_PX   # a tile picture writes its cells' numbers this tall or more
+                                       # (presentation mode: as tall as a slide's rule card's)
 
     def __init__(self, doc, evaluation=None, story=None, theme="light", positions=None):
         self.doc = doc

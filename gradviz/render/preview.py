@@ -269,9 +269,9 @@ class Preview:
     def size(self):
         return self.width, self.height
 
-    def draw(self, painter, x, y, colour, theme, zoom=None):
-        """Paint with the top-left corner at (x, y). (`zoom`, the scale it is seen at, is for
-        tiles.Tiles, the same face: a table writes its numbers at every zoom.)"""
+    def draw(self, painter, x, y, colour, theme, zoom=None, least_px=None):
+        """Paint with the top-left corner at (x, y). (`zoom`, the scale it is seen at, and
+        `least_px` are for tiles.Tiles, the same face: a table writes its numbers at every zoom.)"""
         painter.save()
         if self.kind in ("scalar", "empty"):
             painter.setFont(self.font)

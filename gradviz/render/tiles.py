@@ -265,13 +265,20 @@ class Tiles:
         return (self.caption_lines, [bytes(self._image(r, c, theme.diverging).constBits()) for r, c in shown],
                 [self.number_texts(r, c) for r, c in shown])
 
-    def draw(self, painter, x, y, colour, theme, zoom=None):
+    def writes_numbers(self, zoom, least_px=legible.READABLE_PX):
+        """Does the picture seen at `zoom` write its cells' numbers: are they at least
+        `least_px` tall (the window's legible size, or more: a slide's rule card's)?"""
+        return zoom * legible.READABLE_PX / least_px >= self.numbers_from * (1 - ZOOM_SLACK)   # to the last bit
+
+    def draw(self, painter, x, y, colour, theme, zoom=None, least_px=legible.READABLE_PX):
         """Paint with the top-left corner at (x, y); `zoom`: the scale the picture will be
-        seen at, when not the painter's (a QPicture recorded at 1:1 and replayed zoomed)."""
+        seen at, when not the painter's (a QPicture recorded at 1:1 and replayed zoomed); the
+        cells' numbers only where they are `least_px` tall or more (`writes_numbers`): a
+        picture whose numbers would be smaller is its colours alone, its shape said beside it."""
         painter.save()
         if zoom is None:
             zoom = painter.worldTransform().m11()
-        numbers = zoom >= self.numbers_from * (1 - ZOOM_SLACK)   # the player's readable zoom, to the last bit
+        numbers = self.writes_numbers(zoom, least_px)
         painter.setRenderHint(painter.RenderHint.SmoothPixmapTransform, self.cell * zoom < 1)
         painter.setFont(self.label_font)
         painter.setPen(QColor(theme.muted))

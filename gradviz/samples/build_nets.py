@@ -168,8 +168,8 @@ def _handed(steps, node):
 def _rule(steps, node):
     """The rule of the one contribution the story hands to `node`, as its card writes it
     (the right side: 'A · (grad - Σ_j grad[i,j]·A[i,j]), per row i'), for a lesson to quote."""
-    rule, = {s.formula for s in steps if s.kind == "contribution" and s.port == Port(node)}
-    return rule.split("=", 1)[1].strip()
+    rule, = {s.rule for s in steps if s.kind == "contribution" and s.port == Port(node)}
+    return rule.right
 
 
 # -- 4. self-attention, one head ------------------------------------------------------------

@@ -370,7 +370,7 @@ def _contribution(ev, naming, visit, where, known):
     if op.type == "Relu":
         text += dead_units.story_sentence(op._out_values[0])
     s = Step(0, "contribution", naming.node_of(op), port, title, text,
-             cotangent=ev.cotangent, formula=formula, equation=said.equation, input_index=k, op_type=op.type,
+             cotangent=ev.cotangent, formula=formula, rule=said, input_index=k, op_type=op.type,
              operands=operands, internal=internal,
              operand_nodes={n: lab for n, lab in zip(names, labels)}, operand_notes=described)
     s._op = op

@@ -29,8 +29,8 @@ class Step:
     caption: str = ""
     cotangent: np.ndarray | None = None
     formula: str | None = None
-    equation: str | None = None    # contribution: the formula's equation alone, its every name a
-                                   # term; after it the formula says over what its Σ runs (rule_sums)
+    rule: object = None            # contribution: its rule_sums.Rule, `formula` in parts: the
+                                   # equation, its right side, the words on over what its Σ runs
     terms: list = field(default_factory=list)          # fan_in: [(label, array)]
     contributions: list = field(default_factory=list)  # fan_in: the summed arrays
     paths: list = field(default_factory=list)          # fan_in: where each comes from ('from x_sq')
@@ -51,6 +51,12 @@ class Step:
     _path: str = field(default="", repr=False, compare=False)  # contribution: as a fan-in's path
     shown_names: frozenset = field(default=frozenset(), repr=False, compare=False)  # on the canvas:
                                                   # no caption of the card may be one (operands.caption)
+
+    @property
+    def equation(self):
+        """A contribution's equation alone ('grad_delta = Σ grad'), its every name a term;
+        after it `formula` says over what its Σ runs (rule_sums.Rule); None for other steps."""
+        return None if self.rule is None else self.rule.equation
 
 
 def path_name(step, i):

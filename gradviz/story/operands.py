@@ -145,31 +145,27 @@ def brief(node, title):
     return node
 
 
-def untold(formula, nodes, said):
-    """[(letter, node)]: the letters a rule card's `formula` writes (its grad_<letter> and
-    its rule's) for a node of another name (`nodes`: letter -> node) that no heading in
-    `said` (the card's other words: 'where b (1/√d) =') ties to it. Lesson 34's card read
-    'grad_a = grad @ w_qᵀ' for the tokens x and lesson 13's 'where a = 1.500' for ∂y/∂xx;
-    only the caption said which node a was."""
-    if not formula or "=" not in formula:
-        return []
-    lhs, rhs = formula.split("=", 1)
-    own = lhs.strip().removeprefix("grad_") if lhs.strip().startswith("grad_") else ""
+def untold(rule, nodes, said):
+    """[(letter, node)]: the letters a rule card's `rule` (a rule_sums.Rule) writes, its
+    grad_<letter> and its right side's, for a node of another name (`nodes`: letter ->
+    node) that no heading in `said` (the card's other words: 'where b (1/√d) =') ties to
+    it. Lesson 34's card read 'grad_a = grad @ w_qᵀ' for the tokens x and lesson 13's
+    'where a = 1.500' for ∂y/∂xx; only the caption said which node a was."""
+    own = rule.lhs.removeprefix("grad_") if rule.lhs.startswith("grad_") else ""
     return [(name, node) for name, node in nodes.items()
-            if node and node != name and (name == own or mentions(rhs, name))
+            if node and node != name and (name == own or mentions(rule.rhs, name))
             and operand_heading(name, node) not in said]
 
 
-def told(formula, nodes, said):
-    """The rule card's equation line with its own letter said which node it is, where no
-    other heading of the card does: 'grad_a (tokens x) = grad @ w_qᵀ', as the where line
-    heads 'b (1/√d) ='. It takes no row of its own: a row 'a is QKᵀ' made attention's
-    step 10 card too tall to dock at 1280 x 800 beside the cards it is about (2cbdefc)."""
-    for name, node in untold(formula, nodes, said):
-        lhs = f"grad_{name}"
-        if formula.split("=", 1)[0].strip() == lhs:
-            formula = formula.replace(lhs, f"{lhs} ({node})", 1)
-    return formula
+def told(rule, nodes, said):
+    """The rule card's formula line, `rule`'s text, with its own letter said which node it
+    is where no other heading of the card does: 'grad_a (tokens x) = grad @ w_qᵀ', as the
+    where line heads 'b (1/√d) ='. It takes no row of its own: a row 'a is QKᵀ' made
+    attention's step 10 card too tall to dock at 1280 x 800 beside the cards it is about
+    (2cbdefc)."""
+    own = rule.lhs.removeprefix("grad_")
+    node = next((node for name, node in untold(rule, nodes, said) if name == own), None)
+    return rule.text if node is None else f"{rule.lhs} ({node}) = {rule.right}"
 
 
 # A name that reads as one term of a formula: x, W1, tf_t, layer.kernel, γ; or a number.

@@ -17,25 +17,46 @@ from .operands import rename
 
 @dataclass(frozen=True)
 class Rule:
-    """A rule as a card writes it: its `equation` ('grad_delta = Σ grad'), whose names are
-    values the rule uses (the card's where line lists those), and its `scope`, the words
-    that say over what its Σ runs ('summed over the 201 entries delta was broadcast to',
-    'per row i'), whose names are no terms ('delta' there multiplies nothing); '' where the
-    equation says all."""
+    """A rule as a card writes it: its equation `lhs` = `rhs` ('grad_delta', 'Σ grad'), whose
+    names are values the rule uses (the card's where line lists those; its middle part,
+    upstream ⊗ local rule, is `rhs`), and its `scope`, the words that say over what its Σ
+    runs ('summed over the 201 entries delta was broadcast to', 'per row i'), whose names
+    are no terms ('delta' there multiplies nothing); '' where the equation says all. A
+    rule text with no '=' ('indices: no gradient') is all `rhs`."""
 
-    equation: str
+    lhs: str
+    rhs: str
     scope: str = ""
+
+    @classmethod
+    def parse(cls, text):
+        """The Rule of an op's rule text ('grad_a = grad @ bᵀ'): where a rule text is split."""
+        if not text or "=" not in text:
+            return cls("", text or "")
+        lhs, rhs = text.split("=", 1)
+        return cls(lhs.strip(), rhs.strip())
+
+    @property
+    def equation(self):
+        """'grad_delta = Σ grad'."""
+        return f"{self.lhs} = {self.rhs}" if self.lhs else self.rhs
+
+    @property
+    def right(self):
+        """The right side with its scope after it: 'A · (grad - Σ_j grad[i,j]·A[i,j]), per
+        row i', as a lesson quotes the rule."""
+        return f"{self.rhs}, {self.scope}" if self.scope else self.rhs
 
     @property
     def text(self):
         """The rule in one line: 'grad_delta = Σ grad, summed over the 201 entries delta
         was broadcast to'."""
-        return f"{self.equation}, {self.scope}" if self.scope else self.equation
+        return f"{self.lhs} = {self.right}" if self.lhs else self.right
 
     def renamed(self, mapping):
         """The rule with its equation's letters renamed (operands.rename): its scope's words
         name none."""
-        return Rule(rename(self.equation, mapping), self.scope)
+        return Rule(rename(self.lhs, mapping), rename(self.rhs, mapping), self.scope)
 
 
 def broadcast_axes(out_shape, in_shape):
@@ -80,10 +101,9 @@ def broadcast_sum(rule, out_shape, in_shape, summed_from=None):
     nothing; a rule that sums by itself ('grad_γ = Σ grad · x̂') is told its axes too.
     Unchanged where nothing was summed (equal shapes, or only axes of length 1), and where
     the rule says its scope already (softmax's per row: its one input is never broadcast)."""
-    formula = rule.equation
-    if not formula or "=" not in formula or rule.scope:
+    if not rule.lhs or rule.scope:
         return rule
-    lhs, rhs = (part.strip() for part in formula.split("=", 1))
+    lhs, rhs = rule.lhs, rule.rhs
     if rhs.startswith(_VAGUE[0]) and rhs.endswith(_VAGUE[1]):    # broadcast_to's: which axes, here
         rhs = rhs[len(_VAGUE[0]):-len(_VAGUE[1])]
     own_sum = rhs.startswith("Σ ") and tuple(in_shape) != tuple(out_shape)
@@ -94,7 +114,7 @@ def broadcast_sum(rule, out_shape, in_shape, summed_from=None):
     if not axes:
         return rule
     name = lhs[5:] if lhs.startswith("grad_") else lhs
-    return Rule(f"{lhs} = {rhs if own_sum else _summed(rhs)}", f"summed over {_over(shape, axes, name)}")
+    return Rule(lhs, rhs if own_sum else _summed(rhs), f"summed over {_over(shape, axes, name)}")
 
 
 _PER_ROW = {   # the Σ of a last-axis op's rule, per row
@@ -108,13 +128,13 @@ def per_row(formula, op_type, shape):
     taken in each row, as the op takes it along the last axis: 'grad_x = y · (grad - Σ_j
     grad[i,j]·y[i,j])' 'per row i' for a matrix; the rule as written for a vector (its Σ
     is over all of it); 'the Σ along the last axis' beyond."""
-    rule = Rule(formula)
-    if op_type not in _PER_ROW or not formula or len(shape) < 2:
+    rule = Rule.parse(formula)
+    if op_type not in _PER_ROW or len(shape) < 2:
         return rule
     plain, indexed = _PER_ROW[op_type]
-    if plain not in formula:
+    if plain not in rule.rhs:
         return rule
     if len(shape) == 2:
-        return Rule(formula.replace(plain, indexed), "per row i")
-    return Rule(formula, f"the Σ along the last axis ({shape[-1]} long), separately at each "
-                         f"index of the others ({'×'.join(str(n) for n in shape[:-1])})")
+        return Rule(rule.lhs, rule.rhs.replace(plain, indexed), "per row i")
+    return Rule(rule.lhs, rule.rhs, f"the Σ along the last axis ({shape[-1]} long), separately at "
+                                    f"each index of the others ({'×'.join(str(n) for n in shape[:-1])})")

@@ -12,14 +12,14 @@ from gradviz.graph.document import Document, Node
 from gradviz.render import Renderer
 
 KIND_PREFIX = re.compile(r"^(Visit |Seed |Gradient of |Fan-in at |Cut: )")
-SUFFIXES = re.compile(r" \(input \d+\)$| not recorded$| is unconnected$| is not watched$|'s paths are cut$")
+SUFFIXES = re.compile(r" \(input [^()]+\)$| not recorded$| is unconnected$| is not watched$|'s paths are cut$")
 
 
 def story_names(step):
     """The node names a step's title speaks of: 'Visit ce' -> ce; 'a → b' -> a, b. A title
     that ends ', inside t1.gradient(out, x)' names its ops inside that node by their short
     names ('the relu grad → the multiply 2, inside …': DocumentNaming.step_title), or by
-    the cotangent an op makes ('∂y/∂x via xx (input 2) → ∂y/∂xx, inside …'): each is
+    the cotangent an op makes ('∂y/∂x via xx (input b) → ∂y/∂xx, inside …'): each is
     taken as 'the relu grad inside t1.gradient(out, x)'."""
     title = KIND_PREFIX.sub("", step.title)
     title, _, node = title.partition(", inside ")

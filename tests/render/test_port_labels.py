@@ -56,6 +56,6 @@ def test_the_port_and_the_rule_card_never_give_y_another_value():
     renderer = Renderer(doc)
     assert [name for _, name, out in renderer.port_labels("y") if not out] == ["a", "b"]
     story = build(doc)
-    second = next(s for s in story.steps if s.kind == "contribution" and "input 2" in s.title)
+    second = next(s for s in story.steps if s.kind == "contribution" and "(input b)" in s.title)
     assert second.formula == "grad_x = grad · x" and second.operand_nodes == {"x": "x"}
     assert "y" not in second.caption.split(":", 1)[1], second.caption

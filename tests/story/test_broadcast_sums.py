@@ -81,12 +81,20 @@ def test_inputs_broadcast_differently_each_say_their_own_sum():
 
 def test_a_rule_keeps_its_scope_apart_from_its_equation():
     """The words that say over what a Σ runs are the rule's scope, not part of its equation
-    (whose names are values the card lists): a broadcast sum's and softmax's per row."""
-    summed = broadcast_sum(Rule("grad_delta = grad"), (201,), (), summed_from=(201,))
-    assert summed == Rule("grad_delta = Σ grad", "summed over the 201 entries delta was broadcast to")
+    (whose names are values the card lists): a broadcast sum's and softmax's per row. The
+    rule carries its two sides apart: the card's local rule is its right side, a lesson
+    quotes that with its scope (formula.py and build_nets split the text before)."""
+    summed = broadcast_sum(Rule.parse("grad_delta = grad"), (201,), (), summed_from=(201,))
+    assert summed == Rule("grad_delta", "Σ grad", "summed over the 201 entries delta was broadcast to")
+    assert summed.equation == "grad_delta = Σ grad"
     assert summed.text == "grad_delta = Σ grad, summed over the 201 entries delta was broadcast to"
     rows = per_row("grad_x = y · (grad - Σ grad·y)", "Softmax", (4, 4)).renamed({"x": "S", "y": "A"})
-    assert rows == Rule("grad_S = A · (grad - Σ_j grad[i,j]·A[i,j])", "per row i")
+    assert rows == Rule("grad_S", "A · (grad - Σ_j grad[i,j]·A[i,j])", "per row i")
+    assert rows.right == "A · (grad - Σ_j grad[i,j]·A[i,j]), per row i"
     assert broadcast_sum(rows, (4, 4), (4, 4)) is rows
-    plain = broadcast_sum(Rule("grad_x = grad"), (2, 3), (2, 3))
-    assert plain == Rule("grad_x = grad") and plain.text == "grad_x = grad"
+    plain = broadcast_sum(Rule.parse("grad_x = grad"), (2, 3), (2, 3))
+    assert plain == Rule("grad_x", "grad") and plain.text == "grad_x = grad"
+    said = Rule.parse("indices: no gradient")      # a rule text with no equation is all said
+    assert said == Rule("", "indices: no gradient") and said.text == said.equation == said.right
+    many = Rule.parse("grad_a = grad · a / ‖a‖, 0 where grad = 0 even at ‖a‖ = 0")
+    assert many.rhs == "grad · a / ‖a‖, 0 where grad = 0 even at ‖a‖ = 0"

@@ -16,6 +16,7 @@ from ...graph.document import CONSTANT, VARIABLE, Document, Port
 from ...graph.names import file_ids
 from ...graph.validate import validate
 from ...render.cards import BADGE_H
+from ...render import compact as compact_card
 from ...render.compact import needed_height
 from ...render import legible
 from ...render import painter as render_painter
@@ -331,16 +332,35 @@ class CanvasEditing:
         node ids each story step frames, their rule cards' sizes and the reach of the cards'
         port names (render.involved.step_groups), folded into rows where that frames more of them,
         with their rule cards, at the legible size. `compact`: the cards as tall as drawn
-        compact (Fit's overview), else as measured in full. `narrower`: the room that
+        compact (Fit's overview), with the plate of the name that stands out of a small one
+        (the tiny CNN's title slide at 1440 x 900 drew 'labels (vertical)' over dense), else as
+        measured in full. `narrower`: the room that
         share of the view's (Fit leaves room for what stands out of the cards), its columns
         closer where they are too wide for it (render.layout's `tight`)."""
         px = readable_px or self.readable_px
         sizes = self._layout_sizes(compact)
+        plates = self._plates() if compact else {}
+        for nid, (side, down) in plates.items():
+            sizes[nid] = (sizes[nid][0] + 2 * side, sizes[nid][1] + down)
         framing = None if steps is None else (steps[0], self.layout_room(legible.READABLE_PX), *steps[1:])
         room = tuple(side * narrower for side in self.layout_room(px))
-        return layout_positions(doc, sizes, self.renderer.label_room(), room=room,
-                                shrink=overview and px <= legible.READABLE_PX,   # not in slides
-                                steps=framing, tight=narrower < 1.0)
+        positions = layout_positions(doc, sizes, self.renderer.label_room(), room=room,
+                                     shrink=overview and px <= legible.READABLE_PX,   # not in slides
+                                     steps=framing, tight=narrower < 1.0)
+        for nid, (side, _) in plates.items():     # the card within the room its plate takes
+            x, y = positions[nid]
+            positions[nid] = (x + side, y)
+        return positions
+
+    def _plates(self):
+        """{node: (sideways, downwards)} by which the plate of a compact card's name stands
+        out of it, drawn as tall as at the zoom `shorten_compact` was given (render.compact)."""
+        if self.shortened_at is None:
+            return {}
+        zoom, _, scale = self.shortened_at
+        r, dpi = self.renderer, self.logicalDpiY()
+        return {nid: compact_card.overhang(r.cards[nid], node, zoom, dpi, scale, self.problem_texts(nid))
+                for nid, node in r.doc.nodes.items() if nid in r.cards}
 
     def _layout_sizes(self, compact=False):
         """{node: (width, height)} the layout keeps apart: the cards as measured (or as drawn

@@ -394,6 +394,15 @@ class CanvasNavigation:
                 self.relayout_unplaced()
             self.viewport().update()
 
+    def set_numbers_px(self, px):
+        """The least size (pixels) at which a tile picture writes its cells' numbers, on the
+        cards and the rule card (presentation mode: a slide's rule card's); smaller, its
+        colours alone (render.tiles)."""
+        if px != self.numbers_px:
+            self.numbers_px = self.renderer.numbers_px = px
+            self.sync(full=True, new_document=False)     # the cards drawn again
+            self.resetCachedContent()
+
     def compact_scale(self):
         """How much larger than the least legible type a compact card's type is."""
         return max(1.0, self.readable_px / legible.READABLE_PX)

@@ -185,7 +185,7 @@ class StepOverlay(QGraphicsItem):
         draw the same numbers, and kept while the step is shown (zooming back and forth
         records nothing again)."""
         r, step = self.view.renderer, self.step
-        band = r.formula_layout(step).number_band(zoom * r.formula_scale(step)) \
+        band = r.formula_layout(step).number_band(zoom * r.formula_scale(step), r.numbers_px) \
             if render_painter.formula_rect(r, step) else 0
         over = self._bands.get(band)
         if over is None:

@@ -89,6 +89,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         self._compact_kept = {}            # node id -> (card, its compact height): shorten_compact's
         self.compact_layout = False        # the canvas laid the cards out as tall as drawn compact
         self.readable_px = legible.READABLE_PX   # ... numbers smaller than this (set_readable_px)
+        self.numbers_px = legible.READABLE_PX    # a tile picture's numbers: this tall or none (presentation)
         self._followed_zoom = None
         self._labels_followed = None       # the label scale the step shown was placed at
         self.labels_at = None              # a zoom the labels are sized for a moment (step_marks)
@@ -257,6 +258,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
                                       previous, self.sizes_held, self.compact_height)
         self.renderer.positions = self.positions
         self.renderer.zoom_labels = self.label_scale
+        self.renderer.numbers_px = self.numbers_px
         self.renderer.view_bounds = lambda: self.label_bounds
         if missing:
             self._place_missing(doc, missing)

@@ -385,6 +385,9 @@ class NodePage(Page):
         self.weight_choice = QComboBox()
         self.weight_choice.addItems(self.weight_names)
         self.weight_editor = TensorEditor(box, fixed_shape=True)
+        self.weight_editor.subject = lambda: (
+            f"{node_name(self.node)}'s {self.weight_choice.currentText()}",
+            self.inspector.keep_in_view(self.node_id))
         self.weight_choice.currentIndexChanged.connect(lambda _: self.refresh())
         self.weight_editor.valueEdited.connect(
             lambda a: c.set_value(self.node_id, a, weight=self.weight_choice.currentText()))

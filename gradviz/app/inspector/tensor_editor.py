@@ -38,10 +38,10 @@ class RandomFillDialog(QDialog):
 
     def __init__(self, parent=None, distribution="normal", seed=0, a=0.0, b=1.0, name=""):
         super().__init__(parent)
-        whose = f" {name}" if name else ""
-        self.setWindowTitle(f"Random values for{whose}")
+        self.setWindowTitle(f"Random values for {name}" if name else "Random values")
         form = QFormLayout(self)
-        self.heading = QLabel(f"Fill{whose} with random numbers")
+        self.heading = QLabel(f"Fill {name} with random numbers" if name
+                              else "Fill with random numbers")
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
         font = self.heading.font()
         font.setBold(True)

@@ -74,10 +74,11 @@ def involved_cards(renderer, step, extra=(), full=False):
         [whole_card(renderer, n) for n in extra if n not in nodes]
 
 
-def step_items(renderer, step, extra=(), full=False):
+def step_items(renderer, step, extra=(), full=False, arrows=True):
     """What a step is about, as scene rects: its cards (`involved_cards`, with `extra`), its
-    arrows, its formula card, and the seed's arrow with its word."""
-    items = involved_cards(renderer, step, extra, full) + arrow_rects(renderer, step)
+    arrows (not with `arrows` False: settle weighs them apart), its formula card, and the
+    seed's arrow with its word."""
+    items = involved_cards(renderer, step, extra, full) + (arrow_rects(renderer, step) if arrows else [])
     formula = render_painter.formula_rect(renderer, step)
     if formula is not None:
         items.append(formula)

@@ -6,9 +6,8 @@ import math
 
 from PySide6.QtCore import QPointF, QRectF
 
-from ...render import painter as render_painter
 from ...render.involved import involved_nodes
-from .card_rects import arrow_rects, involved_cards, step_items, whole_card
+from .card_rects import arrow_rects, step_items, whole_card
 
 CUT = 2.0               # scene units a card may pass the view's edge by without being cut
 SLIGHT = 0.25           # the most (share of the view) a pan moves to cut no card
@@ -66,13 +65,7 @@ def settle(view, renderer, step, zoom, centre, extra=(), full=False):
     seen = QRectF(0, 0, port.width() / zoom, port.height() / zoom)
     seen.moveCenter(centre)
     nodes = set(involved_nodes(renderer, step)) | set(extra)
-    keep = involved_cards(renderer, step, extra, full)
-    formula = render_painter.formula_rect(renderer, step)
-    if formula is not None:
-        keep.append(formula)
-    if getattr(step, "kind", "") == "seed":
-        keep.append(renderer.moving_rect(step))
-    keep = [rect for rect in keep if seen.contains(rect)]
+    keep = [rect for rect in step_items(renderer, step, extra, full, arrows=False) if seen.contains(rect)]
     axes = ((lambda r: (r.left(), r.right())), (lambda r: (r.top(), r.bottom())))
     bounds = []
     for axis in axes:

@@ -315,6 +315,20 @@ class StudyView(QWidget):
         below = self.layout_.contentsMargins().bottom()
         return split.mapTo(self, QPoint(0, 0)).y() + split.readable_height(split.width()) + below
 
+    def main_height(self):
+        """The least height that shows what stands above the plots and, stacked, the main plot
+        whole where it goes first in a short dock, the words' first sentence below it (a
+        heatmap: PlotsAndWords.main_height): what a study keeps of its column beside a
+        provenance the user opened while the story plays (dock_room.StudyPlacement.
+        _share_column); None where its words go first."""
+        split = self.findChild(PlotsAndWords)
+        if split is None or split.isHidden() or not split.stacked:
+            return None
+        least = split.main_height(split.width())
+        if least is None:
+            return None
+        return split.mapTo(self, QPoint(0, 0)).y() + least + self.layout_.contentsMargins().bottom()
+
     def export_view(self):
         return export_view_dialog(self.window(), self)
 

@@ -159,10 +159,14 @@ class BatchJacobianView(StudyView):
         def block(r, c):
             return f"‖∂{t_name}[{r}] / ∂{s_name}[{c}]‖ = {number(norms[r, c])}"
 
-        def hovered(r, c):
-            where = ("" if r == c else "  (off the diagonal, the black box: the largest there)"
-                     if (r, c) == marked else "  (off the diagonal)")
-            return block(r, c) + where
+        def hovered(r, c):        # longest first: the readout shows what its width holds
+            if r == c:
+                return block(r, c), f"b {r}, c {c}: {number(norms[r, c])}"
+            boxed = (r, c) == marked
+            return (block(r, c) + ("  (off the diagonal, the black box: the largest there)" if boxed
+                                   else "  (off the diagonal)"),
+                    block(r, c) + ("  (the black box)" if boxed else ""), block(r, c),
+                    f"b {r}, c {c}: {number(norms[r, c])}")
         self.norms.describe = hovered
         self.heatmap.set_colorbar_label(f"∂ {t_name}[b, i] / ∂ {s_name}[c, j]",
                                         f"∂ {short(t_name, 10)}[b, i] / ∂ {short(s_name, 10)}[c, j]",
@@ -233,5 +237,7 @@ def _patch_text(blocks, row, col, names):
     b, c = b - 1, c - 1
     if not (0 <= b < blocks.shape[0] and 0 <= c < blocks.shape[0]):
         return " "
-    return (f"∂ {names[0]}[{b}, {i}] / ∂ {names[1]}[{c}, {j}] = {alone(blocks[b, i, c, j])}"
-            f"    (example {b} ← example {c}{', off the diagonal' if b != c else ''})")
+    value = alone(blocks[b, i, c, j])      # longest first: the readout shows what its width holds
+    named = f"∂ {names[0]}[{b}, {i}] / ∂ {names[1]}[{c}, {j}] = {value}"
+    return (f"{named}    (example {b} ← example {c}{', off the diagonal' if b != c else ''})",
+            f"{named}    (example {b} ← example {c})", named, f"b {b}, i {i}, c {c}, j {j}: {value}")

@@ -133,7 +133,8 @@ class HessianView(StudyView):
         else:       # a scalar: H is one number, said as one ('flat index into delta ()' was not)
             self.heatmap.clear()
             self.heatmap.setHidden(True)       # (set_matrix shows it again for entries)
-            self.heatmap.describe = lambda r, c: f"∂²{t_name}/∂{s_name}² = {alone(H[r, c])}"
+            self.heatmap.describe = lambda r, c: (f"∂²{t_name}/∂{s_name}² = {alone(H[r, c])}",
+                                                  f"H = {alone(H[r, c])}")
             self.caption.setText(
                 f"H = ∂²{t_name}/∂{s_name}² = {alone(H[0, 0]) if study.finite else 'NaN or infinity'}: "
                 f"{s_name} is a scalar, so H is one number, the outer tape's derivative of the "
@@ -186,9 +187,12 @@ class HessianView(StudyView):
         """H of a source with entries: a heatmap over flat indices, its words."""
         n = H.shape[0]
         self.heatmap.set_matrix(H, shape, shape, (f"²{t_name}", f"{s_name}"))
-        self.heatmap.describe = lambda r, c: (
-            f"∂²{t_name} / ∂{s_name}[{_idx(r, shape)}] ∂{s_name}[{_idx(c, shape)}] = "
-            f"{alone(H[r, c])}    (row {r}, col {c})")
+
+        def described(r, c):      # longest first: the readout shows what its width holds
+            named = (f"∂²{t_name} / ∂{s_name}[{_idx(r, shape)}] ∂{s_name}[{_idx(c, shape)}] = "
+                     f"{alone(H[r, c])}")
+            return f"{named}    (row {r}, col {c})", named, f"H[{r}, {c}] = {alone(H[r, c])}"
+        self.heatmap.describe = described
         # both axes titled alike: a lone 'i', rotated, read as a dash beside 'j: index into x'
         self.heatmap.set_labels(*((f"{k}: flat index into {s_name} {_shape(shape)}",
                                    f"{k}: index into {s_name}", f"{k} (flat index)", k) for k in "ij"))

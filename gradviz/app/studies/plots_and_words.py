@@ -236,8 +236,9 @@ class PlotsAndWords(QSplitter):
     scrolling: the plots stand above the words and give up height for it (a square heatmap
     too, its cells square in a smaller square), down to PLOT_MIN_H; where the dock cannot
     show the plots at that height and the sentence below them (two plots while the story
-    plays at 1280 x 800), the words stand above the plots. A table of words (the gradient
-    check's) comes after the words that wrap."""
+    plays at 1280 x 800), the words stand above the plots, or, where the main plot is a
+    heatmap (the matrix the study is about), below it (main_first). A table of words (the
+    gradient check's) comes after the words that wrap."""
 
     # Stacked, the parts' least heights grew past the splitter's height: its view makes room
     # (QSplitter laid the parts over each other: at 1280 x 800 with the provenance open, the
@@ -337,6 +338,27 @@ class PlotsAndWords(QSplitter):
         parts = plots + said
         return sum(parts) + self.handleWidth() * max(len(parts) - 1, 0)
 
+    def main_first(self):
+        """Does the study's main plot (its first) go first where the dock is short: a heatmap,
+        the matrix the study is about, does; the words, the verdict on a chart, do otherwise."""
+        plots = [p for p in self.parts() if not p.isHidden() and not isinstance(p, WordColumn)]
+        return bool(plots) and hasattr(plots[0], "matrix")
+
+    def main_height(self, width):
+        """Stacked, `width` px wide, the least height that shows the main plot whole where it
+        goes first (a heatmap at PLOT_MIN_H, its own least height where more; at PLOT_USABLE_H a
+        40 x 40 Hessian's box was 65 px) and the lead words' first sentence below it; None where
+        the words go first (StudyView.main_height)."""
+        if not self.main_first():
+            return None
+        shown = [p for p in self.parts() if not p.isHidden()]
+        main = next(p for p in shown if not isinstance(p, WordColumn))
+        least = max(self._floors.get(id(main), (0, main.minimumHeight()))[1], main.minimumSizeHint().height(),
+                    PLOT_MIN_H + getattr(main, "headroom", 0))
+        lead = next((p for p in shown if isinstance(p, WordColumn) and p.widget() is not None
+                     and p.widget().heightForWidth(width) >= 0 and p.first_sentence(width)), None)
+        return least + (self.handleWidth() + lead.first_sentence(width) if lead is not None else 0)
+
     def _fit_stacked(self):
         """Within the height the dock shows (`shows`), the plots at their stacked_height,
         shrunk only while the words below would not show their first sentence (the lead
@@ -344,7 +366,12 @@ class PlotsAndWords(QSplitter):
         them (they left BatchNorm's 42 x 35 Jacobian a 75 px box at 1280 x 800). Where the
         plots at PLOT_MIN_H leave no room for the sentence, the words go first, their first
         label whole (a banner, never cut in a box of its own that scrolls), and the plots
-        below at their stacked height (the view scrolls down to them). At 1280 x 800 with
+        below at their stacked height (the view scrolls down to them); where the main plot is
+        a heatmap (main_first) and the dock shows it at PLOT_USABLE_H with that sentence below
+        it, it goes before them, as tall as the dock shows less the sentence (up to its stacked
+        height), the words and the other plots below it: the Hessian's 40 x 40 heatmap showed
+        its top 41 px at 1280 x 800 with the provenance opened above it, under its symmetry
+        banner. At 1280 x 800 with
         six studies open and the story playing, a square Jacobian kept its square's height
         and its words lay below the dock's fold, the Batch Jacobian's under two plots. Room
         left over goes half to the plots (up to PLOT_MAX_H), half to the words.
@@ -374,9 +401,13 @@ class PlotsAndWords(QSplitter):
             least = {id(p): max(own[id(p)], PLOT_USABLE_H + getattr(p, "headroom", 0)) for p in plots}
             plots_least = sum(least.values()) + handle * len(plots)
         below = plots_least + sentence <= shows
+        # a heatmap first where the dock shows it and the lead's first sentence below it
+        main = plots[0] if plots and not below and self.main_first() \
+            and least[id(plots[0])] + (handle + sentence if lead is not None else 0) <= shows else None
         if lead is not None:
             rest = [p for p in words if p is not lead]
-            order = plots + [lead] + rest if below else [lead] + plots + rest
+            order = plots + [lead] + rest if below else \
+                [main, lead] + plots[1:] + rest if main is not None else [lead] + plots + rest
             self._put_in_order(order + [p for p in parts if p.isHidden()])
             parts = self.parts()
         # Plots over words: the plots as tall as they would be (their cells square where that
@@ -401,11 +432,15 @@ class PlotsAndWords(QSplitter):
         # Words first, the view scrolls down to the plots: each as tall as the dock shows
         area = self._area()
         whole = area.viewport().height() - 12 if area is not None and not below else shows
+        # The main plot first: as tall as the dock shows, less the lead's first sentence below it
+        first_room = shows - (sentence + handle if lead is not None else 0)
         for plot in plots:
-            floor = least[id(plot)] if below else max(least[id(plot)], min(stacked_height(plot, width), whole))
+            floor = least[id(plot)] if below else max(least[id(plot)], min(stacked_height(plot, width),
+                                                                          first_room if plot is main else whole))
             if plot.minimumHeight() != floor:
                 plot.setMinimumHeight(floor)
-        ideal = {id(p): max(min(stacked_height(p, width), whole), p.minimumHeight()) for p in plots}
+        ideal = {id(p): max(min(stacked_height(p, width), first_room if p is main else whole), p.minimumHeight())
+                 for p in plots}
         want = sum(ideal.values())
         above = shows - handle * len(plots) - (lead.minimumHeight() if lead is not None else 0)
         cap = above if below else want      # the plots' height that leaves the sentence in view

@@ -209,7 +209,8 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
 
     def _player_step(self, index):
         """Entering the story brings the provenance dock forward; leaving it, the inspector;
-        a study below them in the column shares the height anew (_share_column)."""
+        a study below them in the column shares the height anew (_share_column), and again
+        at each step (_step_in_column)."""
         if (index >= 0) != (self._player_was >= 0):
             dock = self.provenance_dock if index >= 0 else self.inspector_dock
             if dock.toggleViewAction().isChecked():
@@ -219,6 +220,7 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
             study = next((d for d in self.study_docks.values() if in_front(d) and not d.isFloating()), None)
             if study is not None:
                 self._share_column(study)
+        self._step_in_column(index)     # the provenance sized for what this step shows
         self._player_was = index
 
     def _selection_changed(self, ids):

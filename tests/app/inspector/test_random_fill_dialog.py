@@ -1,6 +1,8 @@
 """The Random… fill's dialog says in words whose values it fills (a heading of its own: with
 no window manager, on a projector, a dialog has no title bar) and opens beside the
 inspector, where it hides neither the node's card nor the canvas."""
+from pathlib import Path
+
 from PySide6.QtCore import QRect, QSize, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
@@ -59,3 +61,19 @@ def test_clear_spot_goes_above_the_button_where_below_covers_the_card():
     assert clear_spot(size, button, column, [], room).toTuple() == (900, 324)
     card = QRect(850, 330, 100, 50)                       # under the button
     assert clear_spot(size, button, column, [card], room).toTuple() == (900, 196)
+
+
+def test_a_layer_weight_fill_names_the_layer_and_its_weight(open_window, qtbot):
+    """A Dense layer's weights are filled from the same dialog: it said 'Random values for'
+    with nothing after it (the weight editor had no subject), and kept no card in view."""
+    w = open_window(Path(__file__).resolve().parents[3] / "samples" / "000_layer_hessian.json", size=(1280, 800))
+    app_ui.click_card(qtbot, w.canvas, "layer")
+    page = w.inspector.page
+    qtbot.waitUntil(lambda: getattr(page, "weight_editor", None) is not None)
+    page.weight_choice.setCurrentText("kernel")
+    seen = opened_dialog(qtbot, page.weight_editor)
+    assert seen["title"] == "Random values for layer's kernel"
+    assert seen["heading"] == "Fill layer's kernel with random numbers"
+    view = w.canvas.viewport()
+    card = w.canvas.mapFromScene(w.canvas.scene_item("layer").sceneBoundingRect()).boundingRect()
+    assert not seen["frame"].intersects(global_rect(view, card))

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QDockWidget, QMessageBox, QToolBar, QWidget
 from app_ui import shown_text
 from gradviz.app.literal import WORD_JOINER
 from gradviz.app import create_window
-from gradviz.app.player import card_rects, docking, presentation, step_view
+from gradviz.app.player import caption_band, card_rects, docking, presentation, step_view
 from gradviz.app.player.lessons import fill_steps_menu, lesson_actions, lesson_entries, open_lesson
 from gradviz.app.window.main_window import SAMPLES_DIR, SEED_SAMPLE
 from gradviz.render import legible, spots
@@ -236,7 +236,7 @@ def test_a_long_text_reads_whole_in_the_band_at_1280x800(qapp):
     another: the title's row kept the height of the previous title. (The title slide now
     shows a lesson's lead, not its whole paragraph, see the next test; the paragraphs stay
     here as texts as long as the longest step captions.)"""
-    band = presentation.CaptionBand()
+    band = caption_band.CaptionBand()
     band.resize(1280, 480)
     band.show()
     limit = int(800 * presentation.LESSON_BAND_SHARE)
@@ -249,12 +249,12 @@ def test_a_long_text_reads_whole_in_the_band_at_1280x800(qapp):
         band.layout().activate()
         assert band.caption.height() >= band.caption.heightForWidth(band.caption.width()), entry.path.name
         sizes[entry.path.stem] = band.caption.font().pointSizeF()
-        assert sizes[entry.path.stem] >= presentation.CAPTION_PT * min(presentation.CAPTION_FIT)
-    assert sizes["001_stop_recording"] == presentation.CAPTION_PT            # short: full size
-    assert sizes["nets_5_tiny_cnn"] < presentation.CAPTION_PT                # long: smaller
+        assert sizes[entry.path.stem] >= caption_band.CAPTION_PT * min(caption_band.CAPTION_FIT)
+    assert sizes["001_stop_recording"] == caption_band.CAPTION_PT            # short: full size
+    assert sizes["nets_5_tiny_cnn"] < caption_band.CAPTION_PT                # long: smaller
     band.show_text("1/20   Seed loss", "The backward pass starts at loss.")
     assert band.fit_caption(1280, limit) <= limit
-    assert band.caption.font().pointSizeF() == presentation.CAPTION_PT       # and back again
+    assert band.caption.font().pointSizeF() == caption_band.CAPTION_PT       # and back again
     band.close()
 
 
@@ -267,7 +267,7 @@ def test_every_title_slide_is_its_title_and_a_lead_the_back_row_reads(qapp, size
     Every lesson, on both screens: the type is not shrunk, nothing scrolls, the band leaves
     the graph 60 % of the screen, and the lead is the lesson's own opening words."""
     width, height = size
-    band = presentation.CaptionBand(scale=max(1.0, height / presentation.BASE_HEIGHT))
+    band = caption_band.CaptionBand(scale=max(1.0, height / presentation.BASE_HEIGHT))
     band.resize(width, 300)
     band.show()
     for entry in lesson_entries():
@@ -280,7 +280,7 @@ def test_every_title_slide_is_its_title_and_a_lead_the_back_row_reads(qapp, size
         assert band.title.font().pointSizeF() == band.title_pt, key
         assert band.caption.font().pointSizeF() == band.caption_pt, key
         lines = band.caption.heightForWidth(band.caption.width()) / QFontMetricsF(band.caption.font()).lineSpacing()
-        assert 1 <= round(lines) <= presentation.LEAD_LINES, (key, lines)
+        assert 1 <= round(lines) <= caption_band.LEAD_LINES, (key, lines)
         assert band.scroll.verticalScrollBar().maximum() == 0, key
         assert shown <= 0.4 * height, (key, shown)
         own = re.sub(r"(esson \d+), “[^”]+”", r"\1", " ".join(entry.lesson.split()))
@@ -295,10 +295,10 @@ def test_presentation_type_grows_with_the_screen(window, monkeypatch):
     assert p.type_scale() == pytest.approx(2.4)
     assert p.readable_px() == pytest.approx(36.0)
     p.enter()
-    assert p.band.title_pt == pytest.approx(presentation.TITLE_PT * 2.4)
-    assert p.band.title.font().pointSizeF() >= presentation.TITLE_PT * 2.4 * min(presentation.CAPTION_FIT)
-    assert p.band.caption_pt == pytest.approx(presentation.CAPTION_PT * 2.4)
-    assert p.band.caption.font().pointSizeF() >= presentation.CAPTION_PT * 2.4 * min(presentation.CAPTION_FIT)
+    assert p.band.title_pt == pytest.approx(caption_band.TITLE_PT * 2.4)
+    assert p.band.title.font().pointSizeF() >= caption_band.TITLE_PT * 2.4 * min(caption_band.CAPTION_FIT)
+    assert p.band.caption_pt == pytest.approx(caption_band.CAPTION_PT * 2.4)
+    assert p.band.caption.font().pointSizeF() >= caption_band.CAPTION_PT * 2.4 * min(caption_band.CAPTION_FIT)
     monkeypatch.setattr(type(p), "screen_height", lambda self: 600)
     assert p.type_scale() == 1.0 and p.readable_px() == presentation.MIN_READABLE_PX
 
@@ -556,7 +556,7 @@ def test_every_step_title_is_short_in_presentation_at_1280(qapp):
     from gradviz import story as story_pkg
     from gradviz.graph import load
 
-    band = presentation.CaptionBand(scale=1.0)
+    band = caption_band.CaptionBand(scale=1.0)
     line = QFontMetrics(band.title.font()).lineSpacing()
     long = []
     for path in sorted(SAMPLES_DIR.glob("*.json")):

@@ -11,11 +11,11 @@ back row's zoom was framed smaller, its rule card with its cards, down to the wi
 legible size (9 px font, 6.6 px digits)."""
 import pytest
 from PySide6.QtCore import QCoreApplication, QRectF
-from PySide6.QtGui import QFont, QFontMetricsF
+from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPicture
 
 from gradviz.app.player import card_rects
 from gradviz.app.window.main_window import SAMPLES_DIR
-from gradviz.render import text
+from gradviz.render import text, tiles
 from gradviz.render import painter as render_painter
 from gradviz.render.involved import involved_nodes
 from gradviz.render.legible import NUMBER_PT, READABLE_PX
@@ -35,12 +35,32 @@ def digit_share(font):
 def rule_card_digit_px(view, renderer, step):
     """The height (screen pixels) of the digits of the step's rule card's type: its
     matrices' numbers, its 'where' operands' and its labels' (8.5 pt), at the view's zoom
-    times the card's own scale. (A tile picture whose cells are too small for that type
-    writes its numbers smaller, from the zoom at which they are READABLE_PX: not measured
-    here; the conv-transpose lesson's accumulate steps 5 and 6 write them 7-8 px tall.)"""
+    times the card's own scale (its tile pictures: `tile_digit_px`)"""
     zoom = view.transform().m11() * renderer.formula_scale(step)
     px = view.logicalDpiY() / 72.0 * zoom * NUMBER_PT
     return min(px * digit_share(text.mono(NUMBER_PT)), px * digit_share(text.sans(NUMBER_PT)))
+
+
+def tile_digit_px(view, renderer, step, monkeypatch):
+    """The heights (screen pixels) of the digits each tile picture of the step's rule card
+    writes in its cells, as the canvas paints the card at the view's zoom (a tile whose cells
+    are small writes them in a smaller type than the card's; none where it writes none).
+    Before: the conv-transpose lesson's accumulate step 5 wrote them 7.2 px tall at 1280 x
+    800, 8.0 px at 1920 x 1080, beside a label that said the picture's shape as if it wrote
+    none ('gradient · 1×5×5×1')."""
+    layout = renderer.formula_layout(step)
+    if not any(part[0] in ("array", "picture") and shown.kind == "tiles" for part, shown, *_ in layout.placed):
+        return []
+    written = []
+    zoom = view.transform().m11()
+    with monkeypatch.context() as patched:
+        patched.setattr(tiles.Tiles, "_draw_numbers", lambda self, *args: written.append(self.number_pt))
+        picture = QPicture()
+        painter = QPainter(picture)
+        renderer._paint_formula(painter, step, zoom)     # as the canvas records it (overlay)
+        painter.end()
+    zoom *= renderer.formula_scale(step)
+    return [view.logicalDpiY() / 72.0 * zoom * pt * digit_share(text.mono(pt)) for pt in written]
 
 
 def _clear_spot(seen, size, cards, step=6.0):
@@ -58,7 +78,7 @@ def _clear_spot(seen, size, cards, step=6.0):
     return False
 
 
-def _misses(w, path, size):
+def _misses(w, path, size, monkeypatch):
     c, p = w.canvas, w.player
     out = []
     for step in p.steps:
@@ -79,6 +99,9 @@ def _misses(w, path, size):
         if grow > 1 + EPS and _clear_spot(seen, (formula.width() * grow, formula.height() * grow),
                                           [r.footprint(n) for n in r.doc.nodes if n in r.positions]):
             out.append(where + ("rule card's digits", round(digits, 1)))
+        small = [px for px in tile_digit_px(c, r, step, monkeypatch) if px < DIGIT_PX[size] - EPS]
+        if small:
+            out.append(where + ("a tile picture's digits", round(min(small), 1)))
         if not seen.contains(formula):
             out.append(where + ("rule card not whole in view",))
         nodes = involved_nodes(r, step)
@@ -89,7 +112,7 @@ def _misses(w, path, size):
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
-def test_every_rule_card_reads_from_the_back_row(open_window, present, size):
+def test_every_rule_card_reads_from_the_back_row(open_window, present, size, monkeypatch):
     w = open_window(None, size=size)
     present(w, size)
     w.setUpdatesEnabled(False)
@@ -98,6 +121,6 @@ def test_every_rule_card_reads_from_the_back_row(open_window, present, size):
         assert w.open_sample(path, ask=False)
         QCoreApplication.processEvents()
         w.canvas.relayout_unplaced(READABLE_PX)   # as Fit to Window lays it out in the window
-        misses += _misses(w, path, size)
+        misses += _misses(w, path, size, monkeypatch)
     w.presentation.exit()
     assert misses == [], f"{len(misses)} misses\n" + "\n".join(map(str, misses))

@@ -9,7 +9,14 @@ at 1280 x 800, lessons 24 and 30's loss at 1920 x 1080; on the Xvfb screen lesso
 10 at 1920 x 1080): the picture was measured with the cards as short as the window had drawn
 them compact, then drawn in full, taller. 30 drew the cards compact (at zooms where
 their numbers were 9.2-17.4 px) where they fit whole in full at the legible size (lessons 1, 6
-and 10 among them)."""
+and 10 among them).
+
+The legible size of a title slide's cards grows with the screen, as the band's type does
+(FLOOR_PX): lesson 26's at 1920 x 1080 were drawn in full with their numbers 10.7 px tall,
+attention's 9.9 px, under what the slides' rule cards and named cards keep there. And no card
+is drawn over another: the tiny CNN's compact 'labels (vertical)', whose name plate stands out
+below its small card, hid dense's name at every size (attention's cards overlapped at 1280 x
+800): the compact layout gave each card its height without the plate."""
 import pytest
 from PySide6.QtCore import QCoreApplication
 
@@ -19,6 +26,7 @@ from gradviz.app.player import card_rects, lessons, step_view
 from gradviz.render.legible import READABLE_PX
 
 EPS = 1e-6
+FLOOR_PX = {(1280, 800): READABLE_PX, (1920, 1080): READABLE_PX * 1080 / 900}   # 9 px, 10.8 px
 LARGER = 1.05      # a title slide's picture that would fit this much larger is shown too small
 
 
@@ -43,6 +51,10 @@ def _misses(w, path, size):
         return c.node_items[n].sceneBoundingRect() if c.compact else card_rects.whole_card(r, n, badge_line=True)
     out += [where + ("a card is not whole above the caption band", r.doc.nodes[n].label or n)
             for n in r.doc.nodes if not seen.contains(drawn(n))]
+    ids = list(r.doc.nodes)
+    out += [where + ("a card drawn over another", r.doc.nodes[a].label or a, r.doc.nodes[b].label or b)
+            for k, a in enumerate(ids) for b in ids[k + 1:]
+            if drawn(a).adjusted(1, 1, -1, -1).intersects(drawn(b).adjusted(1, 1, -1, -1))]
     zoom, picture = c.transform().m11(), p.picture_rect()
     px = step_view.text_px(c)
     if c.compact:
@@ -55,11 +67,11 @@ def _misses(w, path, size):
             c.relayout_unplaced(p.readable_px(), overview=False)
         full = c.renderer.bounds(None)
         fits = step_view.fit_zoom(full, port.width(), port.height())
-        if fits >= step_view.readable_zoom(c, READABLE_PX) - EPS:
+        if fits >= step_view.readable_zoom(c, FLOOR_PX[size]) - EPS:
             out.append(where + ("compact cards where the cards fit in full at the legible size",
                                 round(px, 1), round(fits, 3)))
         return out
-    if px < READABLE_PX - EPS:
+    if px < FLOOR_PX[size] - EPS:
         out.append(where + ("cards drawn in full under the legible size", round(px, 2)))
     cap = p.max_zoom()
     if zoom < cap - EPS and picture.width() * zoom * LARGER <= port.width() \

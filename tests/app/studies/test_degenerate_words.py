@@ -28,7 +28,7 @@ def test_the_hessian_of_a_scalar_is_one_number_said_as_one(qtbot):
     assert "∂²Σy/∂delta² = " in view.caption.text()
     assert "delta is a scalar" in view.caption.text()
     assert "one eigenvalue, H itself: λ = " in view.definite.text()
-    assert view.heatmap.describe(0, 0).startswith("∂²Σy/∂delta² = ")
+    assert view.heatmap.cell_text(0, 0).startswith("∂²Σy/∂delta² = ")
     assert not view.heatmap.isVisibleTo(view) and not view.eigen_plot.isVisibleTo(view)
 
 

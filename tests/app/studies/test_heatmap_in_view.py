@@ -11,21 +11,27 @@ over the heatmap's x axis title and readout.
 Each study with a heatmap (Jacobian, Batch Jacobian, Hessian), on the student's graph and on
 every sample with a Hessian: scrolled to, each heatmap is whole in the dock, its matrix whole
 in the plot with square cells, its axes' titles drawn whole; hovered at every cell's corners,
-its readout stands clear of every other text and every other part of the view."""
+its readout stands clear of every other text and every other part of the view, and is whole
+(issue 20 §5, measured on main before: every Hessian's, Jacobian's and Batch Jacobian's
+longest readout was cut at the right at 1280 x 800 and 1920 x 1080, up to 504 px of text in
+a 328 px column, the Newton lesson's '∂²loss / ∂layer1.kernel[1, 2] ∂layer1.kernel[1, 4] =
+-1.382×10⁻² (row 10, col 12)' 485 px in 328, and in 275 at 1920 x 1080)."""
+import math
+
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, QPointF, QRect, QSettings, Qt
+from PySide6.QtCore import QPoint, QPointF, QRect, QSettings, QSize, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QGraphicsTextItem, QGraphicsView, QLabel
 
 import gradviz as tf
 from gradviz.app.studies.heatmap import Heatmap
-from gradviz.app.studies.plots_and_words import PlotsAndWords
+from gradviz.app.studies.plots_and_words import PlotsAndWords, _laid_out
 from gradviz.graph.fileformat import save
 from test_study_docks import _open, shown_rect
 from test_study_stale import _settled
 
-SIZES = [(1280, 800), (1440, 900)]
+SIZES = [(1280, 800), (1440, 900), (1920, 1080)]
 CORNER = 0.45          # a cell's corner, just inside it (0.5 is the next cell's edge)
 
 
@@ -98,10 +104,18 @@ def _texts(view):
 
 
 def _readout_text_rect(heat):
+    """The readout's text as its label lays it out (wrapped where it wraps), in window
+    coordinates: wider or taller than the label where it is cut."""
     readout = heat.readout
-    width = readout.fontMetrics().horizontalAdvance(readout.text())   # rich text: as plain, near
-    rect = readout.contentsRect()
-    return _window_rect(readout, QRect(rect.topLeft(), rect.size()).adjusted(0, 0, width - rect.width(), 0))
+    doc, inside = _laid_out(readout, readout.width(), readout.wordWrap())
+    size = doc.documentLayout().documentSize()
+    return _window_rect(readout, QRect(inside.topLeft(), QSize(math.ceil(size.width()), math.ceil(size.height()))))
+
+
+def _whole(heat, mine):
+    """Is the readout's text `mine` whole: inside its label, the label inside the heatmap?"""
+    label = _window_rect(heat.readout, heat.readout.contentsRect()).adjusted(-1, -1, 1, 1)
+    return label.contains(mine) and _window_rect(heat).contains(_window_rect(heat.readout))
 
 
 CASES = [("student", "Hessian"), ("001_dense_jacobian", "Jacobian"), ("001_batchnorm_pitfall", "Batch Jacobian"),
@@ -149,7 +163,7 @@ def test_a_heatmap_and_its_readout_read_whole(qtbot, opened, sample, title, size
                         said = heat.readout.text()
                         assert said.strip(), (r, c)
                         mine = _readout_text_rect(heat)
-                        assert _window_rect(heat).contains(mine.topLeft())
+                        assert _whole(heat, mine), (said, mine, _window_rect(heat.readout))
                         hits = [what for what, rect in texts if what != said[:30] and rect.intersects(mine)]
                         assert not hits, (said, hits)
         heat.readout.setText(" ")
@@ -178,6 +192,7 @@ def test_a_line_plots_readout_stands_clear(qtbot, opened, sample, title, size):
             said = heat.readout.text()
             assert said.strip(), k
             mine = _readout_text_rect(heat)
+            assert _whole(heat, mine), (said, mine, _window_rect(heat.readout))
             hits = [what for what, rect in texts if what != said[:30] and rect.intersects(mine)]
             assert not hits, (said, hits)
     heat.readout.setText(" ")

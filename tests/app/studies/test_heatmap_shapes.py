@@ -329,6 +329,30 @@ def test_the_readout_leaves_with_the_pointer(qtbot):
     assert not heatmap.readout.text().strip()
 
 
+def test_the_readout_says_the_longest_form_its_width_holds_and_wraps_none_that_it_cuts(qtbot):
+    """A readout is never cut (at 1280 x 800 the Hessian's ran 485 px in a 328 px column): it
+    says the longest of the cell's forms that its width holds on one line, chooses again as
+    the heatmap is resized, and wraps the shortest where none fits."""
+    from gradviz.app.studies.heatmap import text_width
+    heatmap = shown(qtbot, Heatmap(), (900, 300))
+    heatmap.set_matrix(np.array([[1.0, -2.0], [3.0, 4.0]]))
+    forms = ("∂²loss / ∂layer1.kernel[1, 2] ∂layer1.kernel[1, 4] = -2    (row 0, col 1)",
+             "∂²loss / ∂layer1.kernel[1, 2] ∂layer1.kernel[1, 4] = -2", "H[0, 1] = -2")
+    heatmap.describe = lambda r, c: forms
+    heatmap._on_mouse(heatmap.plot.getViewBox().mapViewToScene(QPointF(1, 0)))
+    readout = heatmap.readout
+    widths = [text_width(readout.font(), f) for f in forms]
+    assert readout.text() == forms[0] and not readout.wordWrap()
+    for width, said in ((widths[0] - 10, forms[1]), (widths[1] - 10, forms[2])):
+        heatmap.resize(width, 300)
+        qtbot.waitUntil(lambda: readout.width() == width)
+        assert readout.text() == said and not readout.wordWrap()
+        assert text_width(readout.font(), said) <= readout.contentsRect().width()
+    heatmap.resize(widths[2] - 30, 300)
+    qtbot.waitUntil(lambda: readout.wordWrap())
+    assert readout.text() == forms[2] and readout.heightForWidth(readout.width()) > readout.minimumHeight()
+
+
 @pytest.mark.parametrize("cls, sample", [(BatchJacobianView, "001_batchnorm_pitfall"),
                                          (JacobianView, "001_batchnorm_pitfall"),
                                          (HessianView, "001_hessian_newton")])

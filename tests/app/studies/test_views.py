@@ -258,7 +258,7 @@ def test_the_words_name_the_block_the_black_box_marks(qtbot):
     named = f"‖∂layer2[{r}] / ∂x[{c}]‖ = {m.group(3)}"
     assert number_after(named, "‖ =") == pytest.approx(study.off_diagonal[r, c], rel=5e-3)
     assert named in html.unescape(view.warning) and "black box" in view.warning
-    assert view.norms.describe(r, c).startswith(named) and "black box" in view.norms.describe(r, c)
+    assert view.norms.cell_text(r, c).startswith(named) and "black box" in view.norms.cell_text(r, c)
     other = next((b, a) for b in range(3) for a in range(3) if b != a and (b, a) != (r, c))
     assert "black box" not in view.norms.describe(*other)
 
