@@ -250,7 +250,8 @@ def study_nan_origin(doc, kind, result, target=None, source=None):
     origin.inputs = tuple(_input_of(doc, built, outer, first, servers, x) + (not _finite(v),)
                           for x, v in zip(op.inputs, values))
     if origin.forward:
-        origin.root = _root(doc, built, outer, first, servers)
+        origin.root = _root(doc, built, outer, first, servers,
+                            [x for x, v in zip(op.inputs, values) if not _finite(v)])
     for tensor, value in zip(op.inputs, values):   # the input whose zeros the rule divides by
         owner = _port_node(built, tensor)
         if owner is not None and value.dtype.kind == "f" and (value == 0).any():
@@ -346,25 +347,41 @@ def _input_of(doc, built, outer, first, servers, tensor):
     return _owner(doc, built, served), ("rule" if made >= first else "inside")
 
 
-def _root(doc, built, outer, first, servers):
-    """Where the first NaN or infinity of the whole recorded computation is made: (node,
-    'forward', op words) for an op of the forward pass, (node, 'rule', op words) for one a
-    rule recorded, (node, 'value', '') for a node whose own value holds it; () if unknown."""
-    for port, tensor in built.tensors.items():
-        if outer._producer(tensor._id) is None and not _finite(np.asarray(tensor._value)):
-            return port.node, "value", ""
-    for i, op in enumerate(outer._entries):
-        ins = [np.asarray(x._value) for x in op.inputs]
-        outs = [np.asarray(x._value) for x in op.outputs]
-        if all(map(_finite, ins)) and not all(map(_finite, outs)):
-            served = _served(op, outer._entries, first, servers)
-            node = _owner(doc, built, served)
-            if node is None:
-                return ()
-            if i < first:
-                return node, "forward", node_kind(doc.nodes[node])
-            return node, "rule", _op_words(doc.nodes[node], op.type)
-    return ()
+def _root(doc, built, outer, first, servers, tensors):
+    """Where the first NaN or infinity that reaches `tensors` (the bad inputs of the op
+    whose rule met them) is made: walking back through the producers of inputs that are
+    not finite to an op whose inputs are all finite, (node, 'forward', op words) for an op
+    of the forward pass, (node, 'rule', op words) for one a rule recorded; or to a tensor no
+    op made, (node, 'value', '') for a node whose own value holds it. The earliest such
+    origin when several feed them; () when the trail ends at nothing a reader can name."""
+    index = {id(o): i for i, o in enumerate(outer._entries)}
+    seen, stack, origins = set(), list(tensors), []
+    while stack:
+        tensor = stack.pop()
+        if tensor._id in seen:
+            continue
+        seen.add(tensor._id)
+        op = outer._producer(tensor._id)
+        if op is None:
+            origins.append((-1, None, tensor))
+            continue
+        bad = [x for x in op.inputs if not _finite(np.asarray(x._value))]
+        if bad:
+            stack.extend(bad)
+        else:
+            origins.append((index[id(op)], op, tensor))
+    if not origins:
+        return ()
+    i, op, tensor = min(origins, key=lambda o: o[0])
+    if op is None:
+        node = _port_node(built, tensor)
+        return (node, "value", "") if node is not None else ()
+    node = _owner(doc, built, _served(op, outer._entries, first, servers))
+    if node is None:
+        return ()
+    if i < first:
+        return node, "forward", node_kind(doc.nodes[node])
+    return node, "rule", _op_words(doc.nodes[node], op.type)
 
 
 def _node_of(built, op):

@@ -485,6 +485,7 @@ def _contribution(story, step, flat_index, value, where, max_terms):
     if rule:
         return _rule_provenance(step, flat_index, value, where, rule, upstream[0], word, shared)
     terms, rest, more, total, grads = [], 0.0, 0, 0.0, []
+    hidden = {}   # among the products not listed: the first NaN, +∞ and -∞, as terms
     cols = columns(op, k, flat_index, upstream, naming, None if names is None else (names, labels))
     for m, (u, col) in enumerate(zip(upstream, cols)):
         if u is None or col is None:
@@ -496,19 +497,28 @@ def _contribution(story, step, flat_index, value, where, max_terms):
         products = u_flat[js].astype(np.float64) * local
         gname = word if len(upstream) == 1 else f"{word}{m}"
         write_upstream, write_local = writer(u, shared), {}
+        out = naming.label(op.outputs[m]) if naming is not None else None
+
+        def term(p):   # product p as a Term, and its upstream entry as the reader knows it
+            jm = _unravel(js[p], u.shape)
+            factor = rule_label(p)
+            write = _local_writer(step, factor, local, write_local, shared)
+            return (Term(float(u_flat[js[p]]), float(local[p]), float(products[p]),
+                         f"{_at(gname, jm)}·{factor}", reader_label(p),
+                         write_upstream(float(u_flat[js[p]])), write(float(local[p]))),
+                    f"grad {_at(out, jm)}" if out else _at(gname, jm))
         for p in np.flatnonzero(products):
             if len(terms) >= max_terms:
                 more += 1
                 rest += float(products[p])
+                v = float(products[p])
+                sign = "nan" if math.isnan(v) else (v > 0) if math.isinf(v) else None
+                if sign is not None and sign not in hidden:
+                    hidden[sign] = term(p)
                 continue
-            jm = _unravel(js[p], u.shape)
-            factor = rule_label(p)
-            write = _local_writer(step, factor, local, write_local, shared)
-            terms.append(Term(float(u_flat[js[p]]), float(local[p]), float(products[p]),
-                              f"{_at(gname, jm)}·{factor}", reader_label(p),
-                              write_upstream(float(u_flat[js[p]])), write(float(local[p]))))
-            out = naming.label(op.outputs[m]) if naming is not None else None
-            grads.append(f"grad {_at(out, jm)}" if out else _at(gname, jm))
+            t, g = term(p)
+            terms.append(t)
+            grads.append(g)
         total += float(products.sum())
         if col.count > limit:  # too many to enumerate: the remainder is what is left
             more += col.count - limit
@@ -533,17 +543,29 @@ def _contribution(story, step, flat_index, value, where, max_terms):
         return explained
     return Provenance(value, terms, where, "contribution", more, rest,
                       upstream=caption("upstream", step.shown_names), grad_word=word,
-                      why=_nonfinite_why(value, terms, grads, np.asarray(step.cotangent).dtype))
+                      why=_nonfinite_why(value, terms, grads, np.asarray(step.cotangent).dtype,
+                                         more, rest, list(hidden.values())))
 
 
-def _nonfinite_why(value, terms, grads, dtype):
+def _nonfinite_why(value, terms, grads, dtype, more=0, rest=0.0, hidden=()):
     """What made a sum of products NaN or infinite, in the story's names ('' for a finite
     one): an upstream entry already NaN or infinite, a product 0 · ∞, products +∞ and −∞
     that cancel to NaN, a local factor infinite there, or finite products whose sum
-    overflows. `grads[i]`: term i's upstream entry as the reader knows it ('grad p[0,0]')."""
+    overflows. `grads[i]`: term i's upstream entry as the reader knows it ('grad p[0,0]');
+    `more` products are not listed, adding up to `rest`; `hidden`: (term, upstream entry)
+    of the first NaN, +∞ and -∞ product among them. A cause found only among those is said
+    to be 'among the N more'; 'every product is finite' only when the rest is finite too."""
     if math.isfinite(value):
         return ""
-    pairs = list(zip(terms, grads))
+    why = _nonfinite_cause(value, list(zip(terms, grads)), dtype, more, rest)
+    if why or not hidden:
+        return why
+    why = _nonfinite_cause(value, list(zip(terms, grads)) + list(hidden), dtype, more, rest)
+    return f"among the {more} more, {why}" if why else ""
+
+
+def _nonfinite_cause(value, pairs, dtype, more, rest):
+    """_nonfinite_why's cause among (term, upstream entry) `pairs`, '' if none."""
     for t, g in pairs:
         if math.isnan(t.upstream):
             return f"{g}, the upstream entry, is already NaN: a step before this one made it"
@@ -568,7 +590,8 @@ def _nonfinite_why(value, terms, grads, dtype):
     for t, g in pairs:
         if math.isinf(t.local):
             return f"the local factor {t.factor} is {t.local_text}: the derivative is infinite at these values"
-    if math.isinf(value) and all(math.isfinite(t.product) for t in terms):
+    if math.isinf(value) and all(math.isfinite(t.product) for t, _ in pairs) and (
+            not more or math.isfinite(rest)):
         return (f"every product is finite, but their sum is beyond {dtype.name}'s largest "
                 f"number, {float(np.finfo(dtype).max):.3g}")
     return ""

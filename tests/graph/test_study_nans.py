@@ -94,9 +94,15 @@ def test_gradviz_run_warns_of_a_study_holding_nan(tmp_path):
 def test_a_rule_reading_values_already_nan_names_them_and_where_the_first_is_made():
     """Lesson nets_4 (softmax then log): the Hessian's NaN appears where softmax's rule is
     differentiated again, in a multiply that reads a value softmax's rule computed, already
-    NaN; the first infinity of all is log_p = log(0) in the forward pass. The warning said
-    "the values multiply's rule grad_x = grad · y reads already hold NaN", which does not
-    parse and names x and y, no node of the lesson."""
+    NaN. The warning said "the values multiply's rule grad_x = grad · y reads already hold
+    NaN", which does not parse and names x and y, no node of the lesson.
+
+    Where that value's infinity is made: this test expected "in the forward pass, by log_p
+    (log)", the first infinity anywhere on the tape, but log_p's -inf never reaches it
+    (multiply's rule sends log_p the upstream · labels, not log_p's value); the infinity it
+    reads is log's rule's reciprocal of p = 0 (softmax underflows at logits 0 vs 120), made
+    from finite numbers. The origin is now found by walking back from the bad input
+    (test_the_first_nan_named_is_one_that_feeds_the_bad_input)."""
     from gradviz.bundled import sample
     doc = graph.load(sample("nets_4_softmax_then_log"))
     doc.studies = {"hessian": {}}
@@ -104,6 +110,29 @@ def test_a_rule_reading_values_already_nan_names_them_and_where_the_first_is_mad
     assert text.endswith(
         "It first appears where the rule of p (nn.softmax) is differentiated again: "
         "multiply's rule reads a value that p's rule computed, which already holds NaN or "
-        "infinity. The first NaN or infinity is made in the forward pass, by log_p (log) from "
-        "finite numbers: see the node's warning."), text
+        "infinity. The first NaN or infinity is made by reciprocal in the rule of log_p, from "
+        "finite numbers."), text
     assert "grad_x" not in text and " y " not in text
+
+
+def test_the_first_nan_named_is_one_that_feeds_the_bad_input():
+    """x = [0, 2]; e = log(x) feeds only a side node s; t = sqrt(x - 3); m = x · t. J of m
+    holds NaN from t (sqrt of -3, -1): the warning said the first NaN is made 'by e (log)',
+    the first op anywhere on the tape to turn finite numbers into non-finite ones, although
+    e never reaches m. The origin is now found by walking back from the bad input."""
+    doc = graph.Document()
+    doc.add(Node("x", VARIABLE, value=np.asarray([0.0, 2.0], np.float32)))
+    doc.add(Node("c", CONSTANT, value=np.float32(3.0)))
+    for node, op in (("e", "log"), ("s", "negative"), ("d", "subtract"), ("t", "sqrt"),
+                     ("m", "multiply")):
+        doc.add(Node(node, OP, op=op))
+    for src, dst, k in (("x", "e", 0), ("e", "s", 0), ("x", "d", 0), ("c", "d", 1),
+                        ("d", "t", 0), ("x", "m", 0), ("t", "m", 1)):
+        doc.connect(src, dst, dst_index=k)
+    doc.targets, doc.sources = [Port("m"), Port("s")], [Port("x")]
+    doc.studies = {"jacobian": {"target": "m", "source": "x"}}
+    (text,) = _messages(doc)
+    assert text.endswith(
+        "It first appears in the gradient of m (multiply): multiply's rule reads t, which "
+        "already holds NaN or infinity. The first NaN or infinity is made in the forward "
+        "pass, by t (sqrt) from finite numbers: see the node's warning."), text

@@ -75,3 +75,38 @@ def test_finite_products_that_overflow_say_so():
     assert math.isinf(float(np.asarray(step.cotangent).reshape(-1)[0]))
     text = s.step_provenance(step, 0).text()
     assert "every product is finite, but their sum is beyond float32's largest number" in text, text
+
+
+def test_an_infinite_product_among_the_more_is_said_never_every_product_finite():
+    """A sum lists its first 12 nonzero products; an infinite one among the 'N more' is the
+    cause, so 'every product is finite, but their sum is beyond float32's largest number'
+    was false (it looked only at the listed terms)."""
+    x = tf.constant(np.ones((1, 20), np.float32))
+    w = np.ones((20, 20), np.float32)
+    w[0, 15] = np.inf
+    w = tf.constant(w)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.matmul(x, w))
+    s = story.from_tape(tape, y, x, names={"x": x, "W": w, "y": y})
+    p = s.step_provenance(_contribution(s, "x"), 0)
+    text = p.text()
+    assert p.more == 8 and "W[0,15]" not in text.split(" more")[0], text
+    assert "every product is finite" not in text, text
+    assert text.endswith("(among the 8 more, the local factor W[0,15] is inf: the derivative "
+                         "is infinite at these values)"), text
+
+
+def test_finite_products_that_overflow_beyond_the_listed_ones_still_say_so():
+    """Overflow with more products than are listed: the rest is finite, so the overflow
+    sentence stays true and is kept."""
+    big = np.float32(3e37)
+    x = tf.constant(np.array([[1.0]], np.float32))
+    w = tf.constant(np.full((1, 20), big, np.float32))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.matmul(x, w))
+    s = story.from_tape(tape, y, x, names={"x": x, "w": w, "y": y})
+    p = s.step_provenance(_contribution(s, "x"), 0)
+    assert p.more == 8 and math.isinf(p.value), p.text()
+    assert "every product is finite, but their sum is beyond float32's largest number" in p.text()
