@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBo
 from ..engine.errors import counted
 from ..graph.atomic import write_bytes
 from ..render import Renderer, animation, animation_files, export
+from ..story.build import no_backward_pass
 from .folders import document_stem, file_stem, remember_folder, start_folder
 
 THEMES = (("contrast", "High contrast (projector and print)"), ("light", "Light"), ("dark", "Dark"))
@@ -478,9 +479,11 @@ def export_animation_dialog(window, options=None):
     """Ask (unless `options` are given), then write the frames behind a progress dialog
     with Cancel; returns the number of frames written, or None."""
     if not getattr(window.controller.result.story, "steps", None):
+        kind, words = no_backward_pass(window.controller.doc,
+                                       getattr(window.controller.result, "problems", ()))
         QMessageBox.information(window, "Export Animation",
-                                "This document has no backward pass to animate yet: mark a "
-                                "target and a source in the inspector.")
+                                f"No backward pass to animate: {words}"
+                                + ("." if kind == "error" else ""))
         return None
     if options is None:
         dialog = ExportAnimationDialog(window)

@@ -73,7 +73,9 @@ class NanOrigin:
                 f"(first at {self.entry}). It first appears {where}: ")
         if self.forward:
             bad = [self._input(label, i) for i, (_, _, b) in enumerate(self.inputs) if b]
-            read = (f"{self.op}'s rule reads {_joined(bad)}, which already "
+            reader = (f"a {self.op} inside that rule" if self.second  # (no card shows it)
+                      else f"{self.op}'s rule")
+            read = (f"{reader} reads {_joined(bad)}, which already "
                     f"{'holds' if len(bad) == 1 else 'hold'} NaN or infinity")
             return head + read + "." + self._root_text(label)
         zero = (f" where its input {label(self.operand)} is 0 ({self.zeros} of {self.size} "
@@ -119,9 +121,9 @@ class NanOrigin:
         if how == "value":
             return f" The value of {label(node)} already holds NaN or infinity."
         if how == "forward":
-            return (f" The first NaN or infinity is made in the forward pass, by {label(node)} "
+            return (f" That NaN or infinity is made in the forward pass, by {label(node)} "
                     f"({op}) from finite numbers: see the node's warning.")
-        return (f" The first NaN or infinity is made by {op} in the rule of {label(node)}, from "
+        return (f" That NaN or infinity is made by {op} in the rule of {label(node)}, from "
                 f"finite numbers.")
 
 

@@ -102,15 +102,20 @@ def test_a_rule_reading_values_already_nan_names_them_and_where_the_first_is_mad
     (multiply's rule sends log_p the upstream · labels, not log_p's value); the infinity it
     reads is log's rule's reciprocal of p = 0 (softmax underflows at logits 0 vs 120), made
     from finite numbers. The origin is now found by walking back from the bad input
-    (test_the_first_nan_named_is_one_that_feeds_the_bad_input)."""
+    (test_the_first_nan_named_is_one_that_feeds_the_bad_input).
+
+    Auditor: 'The first NaN or infinity is made by reciprocal…' contradicted the lesson,
+    whose first infinity is log_p's forward -inf; and 'multiply's rule' named no node of the
+    canvas (the multiply is inside softmax's rule). It says 'That NaN or infinity' (the one
+    the rule reads) and 'a multiply inside that rule'."""
     from gradviz.bundled import sample
     doc = graph.load(sample("nets_4_softmax_then_log"))
     doc.studies = {"hessian": {}}
     (text,) = _messages(doc)
     assert text.endswith(
         "It first appears where the rule of p (nn.softmax) is differentiated again: "
-        "multiply's rule reads a value that p's rule computed, which already holds NaN or "
-        "infinity. The first NaN or infinity is made by reciprocal in the rule of log_p, from "
+        "a multiply inside that rule reads a value that p's rule computed, which already holds "
+        "NaN or infinity. That NaN or infinity is made by reciprocal in the rule of log_p, from "
         "finite numbers."), text
     assert "grad_x" not in text and " y " not in text
 
@@ -134,5 +139,5 @@ def test_the_first_nan_named_is_one_that_feeds_the_bad_input():
     (text,) = _messages(doc)
     assert text.endswith(
         "It first appears in the gradient of m (multiply): multiply's rule reads t, which "
-        "already holds NaN or infinity. The first NaN or infinity is made in the forward "
+        "already holds NaN or infinity. That NaN or infinity is made in the forward "
         "pass, by t (sqrt) from finite numbers: see the node's warning."), text

@@ -185,3 +185,16 @@ def test_export_animation_on_the_ui_thread_never_waits_for_numba(window, tmp_pat
     assert slow.wait() is not None
     frames = animation.frame_count(window.controller.result.story, 2, 1)
     assert n <= frames and (tmp_path / "a.gif").read_bytes()[:6] == b"GIF89a"
+
+
+def test_export_animation_of_a_graph_that_cannot_run_says_why(window, monkeypatch):
+    """Auditor: with a target and a source marked but a shape mismatch, the box said 'mark a
+    target and a source in the inspector'. It says what the player's bar says: the error."""
+    w = window
+    w.controller.set_value("tf_b", np.ones((2, 2), np.float32))
+    said = []
+    monkeypatch.setattr(export_dialog.QMessageBox, "information",
+                        lambda parent, title, text, *a, **k: said.append(text))
+    assert export_dialog.export_animation_dialog(w, dict(path="unused.gif", kind="gif")) is None
+    text, = said
+    assert "mark a" not in text and "shapes do not match" in text, text
