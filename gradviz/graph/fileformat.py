@@ -394,7 +394,7 @@ def _training(t):
     if not t:
         return {}
     name = t.get("optimizer")
-    if name not in OPTIMIZERS:
+    if type(name) is not str or name not in OPTIMIZERS:
         raise DocumentError(f"'optimizer' must be one of {', '.join(OPTIMIZERS)}",
                             where="training")
     defaults = hyper_parameters(name)

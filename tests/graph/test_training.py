@@ -221,6 +221,8 @@ def test_a_training_preset_round_trips_and_old_files_have_none():
          "steps, not a list"),
     ({"learning_rate": 0.1}, "'optimizer' must be one of sgd, rmsprop, adam, newton"),
     ({"optimizer": "lbfgs"}, "'optimizer' must be one of"),
+    ({"optimizer": []}, "'optimizer' must be one of"),      # was TypeError: unhashable (fuzz)
+    ({"optimizer": {"name": "sgd"}}, "'optimizer' must be one of"),
     ({"optimizer": "sgd", "beta_1": 0.9}, "sgd has no hyper-parameter 'beta_1' (it has "
                                           "learning_rate, momentum, nesterov)"),
     ({"optimizer": "adam", "beta_1": 1.5}, "beta_1 must be a number in [0, 1), got 1.5"),
