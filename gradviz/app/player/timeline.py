@@ -11,7 +11,10 @@ from PySide6.QtWidgets import (QButtonGroup, QFrame, QHBoxLayout, QScrollArea, Q
 from ...render.themes import LIGHT
 from ..literal import kept_whole, mnemonic_free
 
-CHIP_CHARS = 26         # a timeline chip shows this much of its step's name, or its first part
+# A timeline chip shows its step's name whole up to this many characters (every sender →
+# receiver of the lessons outside a 'gradient' node: 'layer1's sigmoid → layer1's bias add';
+# at 26 the tiny CNN's chips 5 and 6 both read "dense's bias add → …"), else its first parts
+CHIP_CHARS = 36
 # Where a step's title may be cut: between its parts, never inside a name ('dense's bias add')
 _PARTS = re.compile(r" → |, inside ")
 
