@@ -462,3 +462,10 @@ def no_backward_pass(doc, problems):
         return "error", error
     return "unconnected", ("the target does not depend on any source (no path leads back from "
                            "it to a source).")
+
+
+def no_backward_pass_sentence(doc, problems, verb):
+    """'No backward pass to `verb`: ' and why (no_backward_pass), a whole sentence: the
+    player's caption ('show') and Export Animation ('animate') say it alike."""
+    kind, words = no_backward_pass(doc, problems)
+    return f"No backward pass to {verb}: {words}" + ("." if kind == "error" else "")
