@@ -48,8 +48,7 @@ class EdgeItem(QGraphicsRectItem):
         self.box = (0.0, 0.0, 0.0, 0.0)   # the bounds as (left, top, right, bottom): no Qt call to read
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(-1)   # under the layer: a selected edge's glow lies under its line
-        self.setAcceptHoverEvents(True)
-        self.setToolTip(self.tip())
+        self.setAcceptHoverEvents(True)   # its tooltip is written when the pointer comes (tip)
         self._cut = view.renderer.is_cut(edge)
         self._refresh_contents()
         self.update_geometry()
@@ -68,7 +67,9 @@ class EdgeItem(QGraphicsRectItem):
         return f"{src} → {node.label or node.id}{port}; click and press Delete to remove"
 
     def hoverEnterEvent(self, event):
-        self.setToolTip(self.tip())   # the nodes may have been renamed since
+        # written now, not when the item is made: the nodes may have been renamed since, and
+        # the ports' letters need every edge into the node (one pass over the edges each)
+        self.setToolTip(self.tip())
         super().hoverEnterEvent(event)
 
     def refresh(self):
