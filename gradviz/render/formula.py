@@ -44,8 +44,11 @@ GROWN_MAX_H = 480.0                            # its card stays this short: with
 
 
 def _fonts():
+    # label: the words under each part (a fan-in's 'from the relu grad inside t1.gradient(out, x)',
+    # where its summand comes from) as large as the card's caption and in its text's colour: in
+    # 8.5 pt grey they read smaller than the numbers above them (auditor, lesson 13 at 1024 x 768)
     return dict(title=text.sans(10, bold=True), caption=text.sans(9), formula=text.mono(9.5, bold=True),
-                rule=text.mono(9.5), label=text.sans(8.5), op=text.sans(13, bold=True),
+                rule=text.mono(9.5), label=text.sans(9), op=text.sans(13, bold=True),
                 word=text.sans(9, bold=True), name=text.mono(9.5, bold=True))
 
 
@@ -552,19 +555,19 @@ class FormulaCard:
                     shown.draw(painter, x + w + NAME_GAP, y, colour, t, zoom, self.numbers_px)
                     continue
                 shown.draw(painter, x, y, colour, t, zoom, self.numbers_px)
-                self._part_label(painter, x, y + shown.height + 1, layout.part_label(part, shown))
+                self._part_label(painter, layout, x, y + shown.height + 1, layout.part_label(part, shown))
             elif kind == "picture":
                 extra.draw(painter, x, y, t.gradient if part[2].startswith("grad") else t.value, t, zoom,
                            self.numbers_px)
                 self._ring_cells(painter, extra, x, y, part[4])
                 if part[2]:
-                    self._part_label(painter, x, y + extra.height + 1, part[2])
+                    self._part_label(painter, layout, x, y + extra.height + 1, part[2])
             elif kind == "text":
                 painter.setFont(f["rule"])
                 painter.setPen(QColor(t.text))
                 for i, line in enumerate(extra):
                     painter.drawText(QRectF(x + 4, y + i * LINE_H, RULE_W + 8, LINE_H), align, line)
-                self._part_label(painter, x, y + len(extra) * LINE_H + 1, layout.caption_of(part[2]))
+                self._part_label(painter, layout, x, y + len(extra) * LINE_H + 1, layout.caption_of(part[2]))
             elif kind == "op":
                 painter.setFont(f["op"])
                 painter.setPen(QColor(t.text))
@@ -585,9 +588,9 @@ class FormulaCard:
             for cell in cells:
                 painter.drawRect(cell.adjusted(0.8, 0.8, -0.8, -0.8))
 
-    def _part_label(self, painter, x, y, label):
-        font = text.sans(8.5)
+    def _part_label(self, painter, layout, x, y, label):
+        font = layout.fonts["label"]
         painter.setFont(font)
-        painter.setPen(QColor(self.theme.muted))
+        painter.setPen(QColor(self.theme.text))
         painter.drawText(QRectF(x, y, text.width(font, label) + 4, LINE_H),
                          Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)
