@@ -165,7 +165,7 @@ def _first_least(ok, keys):
 
 
 def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, grid=0, free=False,
-           extent=(), near_own=False, near_px=None):
+           extent=(), near_own=False, near_px=None, wires=(), wires_free=False):
     """(zoom, scale, spot, centre) of the first configuration in `configs` ([(zoom, scale)],
     best first) where the card (`size` at scale 1) docks in a view of `port` pixels beside
     the cards `shown` ([(card, name strip)], the step's own first) by `rules`; over their
@@ -179,7 +179,8 @@ def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, 
     the nearest the middle of them all (the whole graph fitted: the seed's card docked at
     the graph's top, its leader across the graph to the target at the bottom). near_px: only
     the spots at most this many pixels (on screen, at the configuration's zoom) from the own
-    card count."""
+    card count. wires: boxes along the edges' lines (`step_view.wire_trace`): of the spots
+    that hide as little of the cards, one that covers fewest of them (wires_free: none)."""
     nodes = union([card for card, _ in shown] + list(extent))
     own = shown[0][0]
     cards = [card for card, _ in shown + avoid + others] if free else ()
@@ -202,12 +203,15 @@ def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, 
             ok &= ~(apart * zoom > near_px)
         # Of the spots that hide as little, one beside the cards (it stays put when the
         # view's size changes a little), then the nearest them (a short leader line).
+        covered = (_overlaps(at, wires) != 0).sum(axis=1) if len(wires) else np.zeros(len(at))
+        if wires_free:
+            ok &= covered == 0
         if near_own:
-            keys = [cost, apart]
+            keys = [cost, covered, apart]
         else:
             mid = ((nodes[0] + nodes[2]) / 2, (nodes[1] + nodes[3]) / 2)
             far = np.abs((at[:, 0] + at[:, 2]) / 2 - mid[0]) + np.abs((at[:, 1] + at[:, 3]) / 2 - mid[1])
-            keys = [cost, np.array([not beside for _, _, beside in found]), far]
+            keys = [cost, covered, np.array([not beside for _, _, beside in found]), far]
         best = _first_least(ok, keys)
         if best is not None:
             rank = tuple(key[best].item() for key in keys)

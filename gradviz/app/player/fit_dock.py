@@ -88,9 +88,13 @@ def dock_after_fit(view, renderer, step):
     near = [(zoom, scale) for zoom, scale in configs if zoom >= readable or fit < readable]
     clear, over = docking.Rules(clear=True, names_free=True), docking.Rules(clear=False, names_free=True)
     found = None
-    for rules, tried, near_px in ((clear, near, NEXT_TO_PX), (clear, configs, None), (over, configs, None)):
+    # Next to it clear of the edges' lines first (lesson 10's seed card lay over x_sq → z at
+    # 1024 x 768 where there was room below z), else over as few of them as may be.
+    wires = step_view.wire_trace(renderer)
+    for rules, tried, near_px, wires_free in ((clear, near, NEXT_TO_PX, True), (clear, configs, None, True), (clear, near, NEXT_TO_PX, False),
+                                              (clear, configs, None, False), (over, configs, None, False)):
         found = docking.search(cards, [], [], size, tried, room, rules, CARD_GAP, box(formula),
-                               free=True, near_own=True, near_px=near_px)
+                               free=True, near_own=True, near_px=near_px, wires=wires, wires_free=wires_free)
         if found is not None:
             break
     if found is not None:

@@ -276,11 +276,30 @@ def arrow_trace(renderer, step):
     must not cover."""
     out = []
     for _, track in renderer.step_tracks(step):
-        n = max(2, int(track.length / TRACE_STEP) + 1)
-        xs = np.interp(np.linspace(0.0, track.length, n), track.running, track.xy[:, 0])
-        ys = np.interp(np.linspace(0.0, track.length, n), track.running, track.xy[:, 1])
-        out += [(x - TRACE_R, y - TRACE_R, x + TRACE_R, y + TRACE_R) for x, y in zip(xs.tolist(), ys.tolist())]
+        out += _trace(track.xy, track.running)
     return out
+
+
+def wire_trace(renderer):
+    """Boxes along every edge's line as routed, TRACE_STEP apart: what a floating card keeps
+    clear of where it has room (lesson 10's seed card lay over the edge x_sq → z at 1024 x
+    768, lesson 20's over sq → loss at 1280 x 800)."""
+    out = []
+    for path in renderer.routes().values():
+        for polygon in path.toSubpathPolygons():
+            xy = np.array([(p.x(), p.y()) for p in polygon], dtype=float).reshape(-1, 2)
+            if len(xy) > 1:
+                out += _trace(xy, np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(xy, axis=0).T))]))
+    return out
+
+
+def _trace(xy, running):
+    """Boxes TRACE_R out to each side of points TRACE_STEP apart along the line through
+    `xy`, `running` the distance along it at each point."""
+    n = max(2, int(running[-1] / TRACE_STEP) + 1)
+    at = np.linspace(0.0, running[-1], n)
+    xs, ys = np.interp(at, running, xy[:, 0]), np.interp(at, running, xy[:, 1])
+    return [(x - TRACE_R, y - TRACE_R, x + TRACE_R, y + TRACE_R) for x, y in zip(xs.tolist(), ys.tolist())]
 
 
 def fit_zoom(rect, width, height):

@@ -106,6 +106,25 @@ def _full_cards_read(c):
     return False
 
 
+def _covered_by_seed_card(w):
+    """What the seed's card covers as a lesson opens (step 1): the edges whose line passes
+    under it and the cards other than the target's it lies over (their ports' names too)."""
+    from gradviz.render import painter as render_painter
+    r, step = w.canvas.renderer, w.player.step
+    card = render_painter.formula_rect(r, step) if step is not None and step.kind == "seed" else None
+    if card is None:
+        return []
+    out = [n for n in r.doc.nodes if n != step.node and card.intersects(r.footprint(n))]
+    for edge, path in r.routes().items():
+        for polygon in path.toSubpathPolygons():
+            points = [polygon[i] + (polygon[i + 1] - polygon[i]) * (k / 8)
+                      for i in range(polygon.size() - 1) for k in range(9)]
+            if any(card.contains(point) for point in points):
+                out.append(f"{edge.src.node} → {edge.dst.node}")
+                break
+    return out
+
+
 def test_cards_are_compact_only_where_full_ones_would_not_read_and_every_digit_is_legible(open_window):
     """Fit to Window draws the cards compact only where full cards would not fit with
     numbers READABLE_PX (9 px) tall, and every number drawn, in full or compact, is at
@@ -113,7 +132,9 @@ def test_cards_are_compact_only_where_full_ones_would_not_read_and_every_digit_i
     the seed's label beside them: 1132 scene units where 1096 read) were drawn compact at
     0.768 with a third of the canvas empty; their columns now come closer (render.layout's
     `tight`) and they read in full at 0.799. Every sample, at 1280 x 800 and 1920 x 1080,
-    just opened and after Fit to Window."""
+    just opened and after Fit to Window. As a lesson opens, the seed's card covers no edge's
+    line and no other card: lessons 10 and 20 laid it over x_sq → z and sq → loss at 1280 x
+    800 where there was room beside the target (auditor H42v)."""
     from gradviz.render import compact
     wrong = []
     for size in ((1280, 800), (1920, 1080)):
@@ -124,6 +145,9 @@ def test_cards_are_compact_only_where_full_ones_would_not_read_and_every_digit_i
             assert lessons.open_lesson(w, lesson, ask=False)
             _settled(w)
             compact_at = None
+            covered = _covered_by_seed_card(w)
+            if covered:
+                wrong.append((size, lesson.path.stem, "the seed's card covers", *covered))
             for when in ("opened", "fitted"):
                 if when == "fitted":
                     c.fit()
