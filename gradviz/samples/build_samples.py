@@ -259,8 +259,9 @@ def seed_001():
             d = Doc("batch_jacobian: one Jacobian per example", """
                 The full Jacobian of layer2 (7, 6) w.r.t. x (7, 5) is (7, 6, 7, 5), and every
                 (batch, batch) slice is diagonal because examples are independent.
-                batch_jacobian returns only the diagonal blocks, shape (7, 6, 5), equal to the
-                full Jacobian summed over its second batch axis.""")
+                batch_jacobian returns only the diagonal blocks, shape (7, 6, 5): TF computes
+                it as the full Jacobian summed over the target's batch axis, and that sum keeps
+                the diagonal blocks because every other block is zero.""")
         d.const("x", rng.normal(size=(7, 5)), watched=True)
         d.layer("layer1", "Dense", "x", dense(rng, 5, 8), units=8, activation="elu")
         last = "layer1"
