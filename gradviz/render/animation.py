@@ -202,12 +202,11 @@ class Drawn:
         return QRectF(x, y, w, h)
 
     def seen(self, view):
-        """The bounds of the pieces that `view` shows (some of)."""
-        b = self.boxes
-        hit = (b[:, 2] >= view.left()) & (b[:, 0] <= view.right()) & (b[:, 3] >= view.top()) & (b[:, 1] <= view.bottom())
-        if not hit.any():
-            return QRectF(self.whole)
-        return QRectF(QPointF(b[hit, 0].min(), b[hit, 1].min()), QPointF(b[hit, 2].max(), b[hit, 3].max()))
+        """What `view` is placed on (`place`): across, the span of what is drawn down its
+        height; down, the span of what is drawn across its width. A span wider than the
+        view reaches past its edge: the picture goes on there."""
+        (x0, x1), (y0, y1) = self._span(0, view.top(), view.bottom()), self._span(1, view.left(), view.right())
+        return QRectF(QPointF(x0, y0), QPointF(x1, y1))
 
 
 CENTRED = 0.08   # how far off centre (a share of the view) a held frame may show its picture
