@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDialog, QDialogButtonBo
 from ..engine.errors import counted
 from ..graph.atomic import write_bytes
 from ..render import Renderer, animation, animation_files, export
-from ..story.build import no_backward_pass
+from ..story.build import no_backward_pass_sentence
 from .folders import document_stem, file_stem, remember_folder, start_folder
 
 THEMES = (("contrast", "High contrast (projector and print)"), ("light", "Light"), ("dark", "Dark"))
@@ -479,11 +479,8 @@ def export_animation_dialog(window, options=None):
     """Ask (unless `options` are given), then write the frames behind a progress dialog
     with Cancel; returns the number of frames written, or None."""
     if not getattr(window.controller.result.story, "steps", None):
-        kind, words = no_backward_pass(window.controller.doc,
-                                       getattr(window.controller.result, "problems", ()))
-        QMessageBox.information(window, "Export Animation",
-                                f"No backward pass to animate: {words}"
-                                + ("." if kind == "error" else ""))
+        QMessageBox.information(window, "Export Animation", no_backward_pass_sentence(
+            window.controller.doc, getattr(window.controller.result, "problems", ()), "animate"))
         return None
     if options is None:
         dialog = ExportAnimationDialog(window)

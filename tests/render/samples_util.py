@@ -1,6 +1,9 @@
-"""The shipped samples with their evaluation and story, for the render tests."""
+"""The shipped samples with their evaluation and story, and a painted image's pixels, for the
+render tests."""
 from functools import lru_cache
 from pathlib import Path
+
+import numpy as np
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 NAMES = sorted(p.stem for p in SAMPLES.glob("*.json"))
@@ -23,3 +26,8 @@ def renderer(name, theme="light"):
 
 def edge(doc, src, dst, slot=0):
     return next(e for e in doc.edges if e.src.node == src and e.dst.node == dst and e.dst.index == slot)
+
+
+def image_pixels(image):
+    """A 32-bit QImage's pixels as an array (rows, columns, 4 channels), copied."""
+    return np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1, 4).copy()

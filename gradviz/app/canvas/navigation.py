@@ -2,7 +2,7 @@
 import math
 from dataclasses import dataclass
 
-from PySide6.QtCore import QLineF, QRectF
+from PySide6.QtCore import QLineF, QPointF, QRectF
 from PySide6.QtGui import QColor, QPainter, QPen, QPixmapCache
 from PySide6.QtWidgets import QGraphicsView
 
@@ -86,6 +86,41 @@ class CanvasNavigation:
         self.horizontalScrollBar().setValue(shown.scroll[0])
         self.verticalScrollBar().setValue(shown.scroll[1])
         self._cache_view = None
+
+    # -- what a recovered document opens at (window.recovery) --------------------------------
+    def seen_at(self):
+        """What the canvas shows, as the autosave keeps it: {'zoom', 'centre'} (the scene
+        point at the viewport's centre)."""
+        centre = self.mapToScene(self.viewport().rect().center())
+        return {"zoom": self.transform().m11(), "centre": [centre.x(), centre.y()]}
+
+    _open_at = None     # (zoom, centre, the document shown) open_at gave: not fitted
+    documents = 0       # documents shown so far (CanvasView._document_replaced counts them)
+
+    def open_at(self, seen):
+        """The document now shown (a recovered one) opens at `seen` (seen_at's, read back
+        from a file: anything else is ignored, and it is fitted as any document is), also
+        when the window is shown first, which fits it otherwise."""
+        try:
+            zoom, (x, y) = float(seen["zoom"]), seen["centre"]
+            x, y = float(x), float(y)
+        except (KeyError, TypeError, ValueError):
+            return
+        if all(math.isfinite(v) for v in (zoom, x, y)) and zoom > 0:
+            self._open_at = (zoom, QPointF(x, y), self.documents)
+
+    def first_view(self):
+        """A new document shown, or the window shown first: fitted, or where open_at said
+        for this document (not fitted first: fitting would lay its cards out again, and
+        say they are compact)."""
+        if self._open_at is None or self._open_at[2] != self.documents:
+            self._open_at = None
+            self.fit()
+            return
+        zoom, centre, _ = self._open_at
+        self._set_scale(zoom)
+        self._update_scene_rect()
+        self.centerOn(centre)
 
     def _update_scene_rect(self):
         """Room to scroll: the view, every card and every edge, and SPARE units around them.
@@ -293,7 +328,7 @@ class CanvasNavigation:
             rect = _union([box.adjusted(-side, 0, side, down) for card, node, box in cards
                            for side, down in [compact_card.overhang(card, node, zoom, self.logicalDpiY(),
                                                                      self.compact_scale(),
-                                                                     self.problem_texts(node.id))]] + edges)
+                                                                     self.compact_texts(node.id))]] + edges)
             zoom = min(zoom, _fit_zoom(rect, width, height))
         return zoom, rect, cards
 
@@ -313,7 +348,7 @@ class CanvasNavigation:
         that grew); None while the cards are as measured."""
         if self.shortened_at is None:
             return None
-        problems = self.problem_texts(node.id)
+        problems = self.compact_texts(node.id)
         kept = self._compact_kept.get(node.id)
         if kept is not None and kept[0] is card and kept[1] == problems:
             return kept[2]
@@ -322,10 +357,10 @@ class CanvasNavigation:
         self._compact_kept[node.id] = (card, problems, height)
         return height
 
-    def problem_texts(self, nid):
-        """The messages of node `nid`'s problems (a shape mismatch, a NaN): what its card
-        says under it, or drawn compact, on it (render.compact)."""
-        return tuple(p.message for p in (self.controller.result.node_problems or {}).get(nid, ()))
+    def compact_texts(self, nid):
+        """What node `nid`'s card drawn compact says on it of its problems (a shape mismatch,
+        a NaN): render.compact.problem_texts."""
+        return compact_card.problem_texts((self.controller.result.node_problems or {}).get(nid, ()))
 
     def _follow_zoom(self):
         """Before each paint: once the zoom has changed, decide whether the cards are drawn

@@ -9,7 +9,7 @@ from PySide6.QtGui import QAction, QKeySequence, QTextDocument
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStyle, QToolButton, QVBoxLayout
 
 from ...engine.errors import counted
-from ...story.build import no_backward_pass
+from ...story.build import no_backward_pass_sentence
 from ..literal import kept_whole
 from .timeline import KIND_WORDS, StepStrip, set_caption
 
@@ -163,8 +163,8 @@ class BarWidgets:
     def _why_no_story(self):
         """Why there is no backward pass, in the study views' words (story.build.no_backward_pass):
         what is missing, the error that stops the target or a source (not a stray node's)."""
-        kind, words = no_backward_pass(self.controller.doc, getattr(self.controller.result, "problems", ()))
-        return f"No backward pass to show: {words}" + ("." if kind == "error" else "")
+        return no_backward_pass_sentence(self.controller.doc, getattr(self.controller.result, "problems", ()),
+                                         "show")
 
     def _show(self):
         n = len(self._steps)

@@ -133,6 +133,7 @@ class PresentationMode(QObject):
         self._saved["numbers_px"] = canvas.numbers_px
         canvas.set_numbers_px(self.rule_px())   # a tile's numbers as tall as the rule card's, or none
         canvas.set_theme(THEME)
+        canvas.set_before_story(True)     # the title slide tells no gradient before the steps do
         canvas.setFrameShape(QFrame.Shape.NoFrame)
         canvas.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         canvas.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -177,6 +178,7 @@ class PresentationMode(QObject):
         canvas.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         canvas.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         canvas.set_numbers_px(saved["numbers_px"])
+        canvas.set_before_story(False)
         canvas.set_theme(saved["theme"])
         canvas.setFrameShape(saved["frame"])
         canvas.set_grid_visible(saved["grid"])
@@ -271,8 +273,8 @@ class PresentationMode(QObject):
     def rule_px(self):
         """The least size of a rule card's text: one step (step_view.LEVEL_STEP) under the
         back row's, whatever the cards' (a step too large is framed smaller, its rule card
-        drawn larger than its cards): its digits (~0.73 of that) 9.2 px tall at 1280 x 800,
-        11.8 px at 1920 x 1080. With the cards, an auditor measured ~7 px on lesson 14."""
+        drawn larger than its cards): its digits (0.76 of that) 9.6 px tall at 1280 x 800,
+        12.3 px at 1920 x 1080. With the cards, an auditor measured ~7 px on lesson 14."""
         return self.readable_px() * step_view.LEVEL_STEP
 
     def title_floor_px(self):

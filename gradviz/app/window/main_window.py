@@ -21,8 +21,9 @@ from . import focus_keys
 from .inactive_keys import InactiveKeys
 from .. import theme as app_theme
 from .. import wheel_guard
-from ..dock_room import (CANVAS_MIN_HEIGHT, INSPECTOR_SHARE, STUDY_SHARE, Dock, StudyPlacement,
-                         drop_retired_tab_bars, in_front, restore_docks, tabs_above, title_bar_follows_area)
+from ..dock_room import (CANVAS_MIN_HEIGHT, INSPECTOR_SHARE, STUDY_SHARE, StudyPlacement, drop_retired_tab_bars,
+                         in_front, restore_docks, tabs_above)
+from ..dock_widget import Dock, title_bar_follows_area
 from ..canvas.view import CanvasView
 from .codeview import CodeView
 from .recovery import Autosaver, RecentFiles, Recovery
@@ -47,7 +48,7 @@ __all__ = ["CANVAS_MIN_HEIGHT", "MainWindow", "STUDY_SHARE", "SAMPLES_DIR", "SEE
 # The study docks (app/studies, in VIEWS order), named here so pyqtgraph loads only when one opens.
 STUDY_TITLES = ("Jacobian", "Batch Jacobian", "Hessian", "Forward vs reverse", "Gradient norms",
                 "Gradient check")
-# Their tabs' shorter titles, where a row has no room for the titles (dock_room.fit_tab_titles):
+# Their tabs' shorter titles, where a row has no room for the titles (dock_widget.fit_tab_titles):
 # a word, then the sign their views write (J, Jᵢⱼ of example b, H, ‖g‖ the gradient's norm;
 # ⇄ the two modes compared, ≈ central differences beside the backward pass).
 STUDY_TABS = dict(zip(STUDY_TITLES, (("Jacobian", "J"), ("Batch", "J[b]"), ("Hessian", "H"),
@@ -81,6 +82,7 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         self.recent = RecentFiles(self.settings)
         self.recovery = recovery or Recovery(self.settings)
         self.autosaver = Autosaver(controller, self.recovery, parent=self)
+        self.autosaver.view = lambda: self.canvas.seen_at()
         self.theme_name = str(self.settings.value("view/theme", app_theme.current()))
         if self.theme_name not in app_theme.THEMES:
             self.theme_name = "light"
@@ -565,7 +567,7 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
                 self._first_dock_layout()
             else:                         # the docks' restored sizes are known once shown
                 QTimer.singleShot(0, self, self._hold_restored_layout)
-            QTimer.singleShot(0, self.canvas, self.canvas.fit)  # once the docks have their final widths
+            QTimer.singleShot(0, self.canvas, self.canvas.first_view)  # once the docks have their final widths
             QTimer.singleShot(0, self, self._take_keyboard)
 
     def _take_keyboard(self):

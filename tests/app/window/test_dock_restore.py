@@ -15,7 +15,7 @@ import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QApplication, QTabBar
 
-from gradviz.app.dock_room import Dock
+from gradviz.app.dock_widget import Dock
 
 
 @pytest.fixture(autouse=True)
