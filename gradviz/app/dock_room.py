@@ -273,8 +273,22 @@ class StudyPlacement:
         window) takes CODE_SHARE of their column: at the inspector's half it showed 13
         lines of the script at 1280 x 800, 40 characters wide. The column is beside the
         canvas, which keeps its size. The inspector or provenance in front again gets its
-        share back. A study below keeps the column as _share_column shares it."""
+        share back. Over a study in front below, the Code takes CODE_SHARE of that column too
+        (_share_column), whether or not a story step is selected: with one, it kept the
+        provenance's height, 6 lines of the script at 1280 x 800; the inspector back in front
+        gets its half, the provenance the height the story's step needs (_resize_for_step)."""
         code = self.code_dock
+        study = self._study_in_column()
+        if (study is not None and in_front(dock) and not code.isFloating() and not getattr(code, "folded", False)
+                and self.dockWidgetArea(code) == self.dockWidgetArea(study)):
+            self._lent_to_code = dock is code
+            if dock is code:
+                self._share_column(study, 1 - CODE_SHARE, study_first=False)
+            elif dock is self.provenance_dock and self.player.index >= 0:
+                self._resize_for_step()
+            else:
+                self._share_column(study, 1 - INSPECTOR_SHARE, study_first=False)
+            return
         below = next((d for d in (self.palette_dock, self.lesson_dock) if in_front(d)
                       and not d.isFloating() and not code.isFloating()
                       and self.dockWidgetArea(d) == self.dockWidgetArea(code)
@@ -312,16 +326,17 @@ class StudyPlacement:
     def _open_folded(self, dock, dragged=False):
         """The user returns to a dock folded above a study (its tab, its title bar, its
         separator dragged down): it opens at its share of the column (the provenance at the
-        height that shows its step while the story plays; the Code at CODE_SHARE, where it
-        showed 14 lines at the inspector's half), or as tall as it was dragged."""
+        height that shows its step while the story plays; the Code at CODE_SHARE, story or
+        not, where it showed 14 lines at the inspector's half, 6 at the provenance's), or as
+        tall as it was dragged."""
         study = self._study_in_column()
         if dragged or study is None:
             for above in self._column_above():
                 above.fold(False)
             self._column_dragged = dragged
             return
-        share = STUDY_SHARE if self.player.index >= 0 else \
-            1 - CODE_SHARE if dock is self.code_dock and in_front(dock) else 1 - INSPECTOR_SHARE
+        share = 1 - CODE_SHARE if dock is self.code_dock and in_front(dock) else \
+            STUDY_SHARE if self.player.index >= 0 else 1 - INSPECTOR_SHARE
         self._share_column(study, share, study_first=False)
 
     _column_dragged = False     # the user dragged the column's separator: the steps leave it

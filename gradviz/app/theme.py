@@ -32,7 +32,7 @@ _STYLE = """
 QDockWidget::title {{ padding: 4px 6px; background: {button}; }}
 QToolTip {{ color: {text}; background: {tooltip}; border: 1px solid {mid}; padding: 3px; }}
 QStatusBar QLabel {{ color: {disabled}; padding: 0 6px; }}
-QPlainTextEdit#codeText {{ background: {base}; }}
+QTextEdit#codeText {{ background: {base}; }}
 QCheckBox::indicator, QAbstractItemView::indicator {{ border: 1px solid {dark}; border-radius: 2px;
     background: {base}; width: 12px; height: 12px; }}
 QCheckBox::indicator:checked, QAbstractItemView::indicator:checked {{ background: {highlight};

@@ -79,9 +79,8 @@ def _add(plan, doc, node, inputs, on_path, edges):
     view = catalog.with_defaults(node)
     try:
         shapes, multiply_adds = infer(view, inputs)
-    except ShapeError as e:       # each input named by the node that feeds it, as the canvas
-        return _ShapeProblem(e.worded([catalog.port_name(doc, edge.src) for edge in edges]),
-                             node=node.id)
+    except ShapeError as e:       # each input named by the node that feeds it and its port
+        return _ShapeProblem(e.worded(doc, edges), node=node.id, brief=e.brief(doc, edges))
     if node.kind == OP and node.op == "gradient":
         multiply_adds = 2 * _backward_cost(plan, doc, node)
     for shape in shapes:

@@ -19,6 +19,7 @@ from .errors import ENGINE_ERRORS, DocumentError, Problem
 from .inner_pass import InnerPass
 from .shapes import inputs_named
 from .structure import analyse, partial_order
+from .tensors import dims
 
 
 
@@ -91,7 +92,8 @@ def build(doc, tapes=(), grad_tape=None, grad_watch=(), skip=None, plan=None, le
                 built.problems.append(e.problem)
                 continue
             except ENGINE_ERRORS as e:
-                built.problems.append(Problem(refused(e, doc, node, incoming[nid], inputs), node=nid))
+                built.problems.append(Problem(refused(e, doc, node, incoming[nid], inputs), node=nid,
+                                              brief=refused(e, doc, node, incoming[nid], inputs, True)))
                 continue
             if main is not None:
                 built.entries[nid] = main._entries[before:]
@@ -113,18 +115,19 @@ def one_line(e):
     return " ".join(str(e).split())[:300] or type(e).__name__
 
 
-def refused(e, doc, node, edges, inputs):
+def refused(e, doc, node, edges, inputs, short=False):
     """The engine's refusal to run `node`, after its inputs named by the nodes that feed
-    them (the user's names, as a shape error names them) with their dtypes and shapes:
-    'x (operand a) is float32 (2, 3), w (operand b) is float64 (2, 3): inputs must have the
-    same dtype: got float32 and float64 ...'. The engine knows the inputs only as 'x' or 'a'
+    them (the user's names and their ports' letters, as a shape error names them) with their
+    dtypes and shapes: 'x (operand a) is float32 (2, 3), w (operand b) is float64 (2, 3):
+    inputs must have the same dtype: got float32 and float64 ...'. The engine knows the inputs only as 'x' or 'a'
     or by their dtypes, and the reader must know which node is which to cast or reshape it;
-    the names lead, as a card's problem line shows its first lines only."""
+    the names lead, as a card's problem line shows its first lines only. `short`: for a
+    card drawn compact, 'x (c) float32 2×3, w (d) float64 2×3: inputs must have …'."""
     if not edges:
         return one_line(e)
-    names = inputs_named(catalog.with_defaults(node),
-                         [catalog.port_name(doc, edge.src) for edge in edges])
-    seen = ", ".join(f"{name} is {t.dtype.name} {tuple(t.shape)}" for name, t in zip(names, inputs))
+    names = inputs_named(catalog.with_defaults(node), doc, edges, short=short)
+    seen = ", ".join(f"{name} {t.dtype.name} {dims(t.shape)}" if short
+                     else f"{name} is {t.dtype.name} {tuple(t.shape)}" for name, t in zip(names, inputs))
     return f"{seen}: {one_line(e)}"
 
 

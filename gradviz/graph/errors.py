@@ -31,13 +31,17 @@ class Problem:
     `name` is the node's name for the reader (its label; ids are internal), which `place`
     says: `named` sets it from the document, where problems leave the graph layer.
     `port`: the node's input the message is about (its index), so that a view can name the
-    input as its port label does (the app: render.port_labels)."""
+    input as its port label does (the app: render.port_labels).
+    `brief`: the message's essentials first, for a card drawn compact, which writes three
+    short lines of it ('x (c) 2×4, W (d) 5×2: matmul shapes do not match'); None where the
+    message is that already."""
 
-    __slots__ = ("message", "node", "edge", "where", "warning", "name", "port")
+    __slots__ = ("message", "node", "edge", "where", "warning", "name", "port", "brief")
 
     def __init__(self, message, node=None, edge=None, where=None, warning=False, name=None,
-                 port=None):
+                 port=None, brief=None):
         self.message = str(message)
+        self.brief = brief
         self.node = node
         self.edge = edge
         self.where = where

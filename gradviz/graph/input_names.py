@@ -1,5 +1,5 @@
 """The names of an op node's inputs, by place or by role (before any clash with another
-node's name is resolved: story.slots does that, for the ports and the rule card alike).
+node's name is resolved: graph.slots does that, for the ports and the rule card alike).
 
 An op of several inputs whose rule names them by letters (multiply's x, y; matmul's a, b;
 linalg.solve's A, b), and a variadic op (add_n, concat), names its inputs by their place:

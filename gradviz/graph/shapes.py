@@ -18,9 +18,10 @@ from gradviz.engine.errors import InvalidArgumentError, counted
 from gradviz.engine.ops import windows as _windows
 from gradviz.engine.ops.shape import check_indices
 
-from . import catalog
+from . import catalog, slots
 from .document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE
-from .input_names import by_place, declared_names, slot_letter
+from .input_names import by_place, plain_names, slot_letter
+from .tensors import dims
 from ..engine.ops.linalg import _explicit_equation
 
 UNARY = {"negative", "exp", "log", "sin", "cos", "sqrt", "square", "abs", "tanh", "reciprocal",
@@ -33,39 +34,69 @@ REDUCE = {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod"
 
 class ShapeError(ValueError):
     """What is wrong with a node's input shapes or attributes, in words. A message names an
-    input by `_in(k)`; `worded` names it by the node that feeds it, where the caller knows
-    the user's names ('hidden (operand a) has shape (2, 4)'); str() by its slot alone ('a',
-    'filters'), as TF's words do."""
+    input by `_in(k)`; `worded` names it by the node that feeds it and the letter its port
+    shows on the canvas, where the caller gives the document ('hidden (operand a) has shape
+    (2, 4)'); str() by its slot alone ('a', 'filters'), as TF's words do."""
 
-    slots = ()           # the inputs' names by place (a, b) or role (filters), set by infer
-    placed = False       # by place: the node's name leads ('hidden (operand a)')
+    node = None          # the node whose inputs do not fit, and their shapes: set by infer
+    shapes = ()
 
     def __str__(self):
         return self.worded()
 
-    def worded(self, feeds=None):
-        """The message with input k named `feeds[k]` (the user's name of the port that
-        feeds it) beside its slot; by its slot alone without `feeds`."""
+    def worded(self, doc=None, edges=()):
+        """The message with each input named as `inputs_named` names it, for the node's
+        input `edges` in `doc`; by its slot alone without them."""
+        return self._named(inputs_named(self.node, doc, edges, len(self.shapes))
+                           if self.node is not None else [])
+
+    def brief(self, doc=None, edges=()):
+        """The essentials first, for a card drawn compact (three short lines): each input by
+        its node and port with its shape, then what is wrong, the message's words before it
+        names an input ('x (c) 2×4, W (d) 5×2: matmul shapes do not match'), else the
+        message whole ('input (images) 6×5×2, filters (k) 2×2×2×3: input (images) must be
+        of rank 4 …')."""
+        if self.node is None:
+            return str(self)
+        names = inputs_named(self.node, doc, edges, len(self.shapes), short=True)
+        head = (str(self.args[0]) if self.args else "").split("\x00", 1)[0].rstrip(" :,;")
+        said = ", ".join(f"{name} {dims(shape)}" for name, shape in zip(names, self.shapes))
+        return f"{said}: {head or self._named(names)}"
+
+    def _named(self, names):
         def name(match):
             k = int(match.group(1))
-            slot = self.slots[k] if k < len(self.slots) else slot_letter(k)
-            return _fed(slot, feeds[k] if feeds and k < len(feeds) else None, self.placed)
+            return names[k] if k < len(names) else slot_letter(k)
         return _INPUT.sub(name, str(self.args[0]) if self.args else "")
 
 
-def _fed(slot, feed, placed):
+def inputs_named(node, doc=None, edges=(), count=None, short=False):
+    """Each input of `node` (its `count`, else one per edge) as a message names it: by the
+    node that feeds it (its user's name) beside the name its port shows on the canvas
+    (graph.slots, which the canvas draws: 'hidden (operand c)' beside a node named b where
+    inputs go by place, 'filters (W)' by role); the port's name alone where no `edges` in
+    `doc` feed it. `short`: 'hidden (c)', for a compact card's few words."""
+    count = len(edges) if count is None else count
+    feeds = {e.dst.index: catalog.port_name(doc, e.src) for e in edges} if doc is not None else {}
+    if node.kind == LAYER:       # a layer: its input, then its first weight
+        names, placed = ["input", "kernel"], False
+    else:
+        names = slots.input_names(node, count, doc, list(edges)) if doc is not None \
+            else plain_names(node, count)
+        placed = node.kind == OP and by_place(node, count)
+    return [_fed(names[k] if k < len(names) else slot_letter(k), feeds.get(k), placed, short)
+            for k in range(count)]
+
+
+def _fed(slot, feed, placed, short=False):
     """An input named by the node that feeds it beside its slot: 'hidden (operand a)' where
-    inputs go by place, 'labels (y)' by role; the slot alone where no name is known."""
+    inputs go by place ('hidden (a)' `short`), 'labels (y)' by role; the slot alone where no
+    name is known."""
     if feed is None or feed == slot:
         return slot
-    return f"{feed} (operand {slot})" if placed else f"{slot} ({feed})"
-
-
-def inputs_named(node, feeds):
-    """Each input of `node` named as a shape error names it (`ShapeError.worded`), for
-    `feeds`, the user's names of the ports that feed it in order."""
-    slots, placed = _slots(node, len(feeds))
-    return [_fed(slot, feed, placed) for slot, feed in zip(slots, feeds)]
+    if placed:
+        return f"{feed} ({slot})" if short else f"{feed} (operand {slot})"
+    return f"{slot} ({feed})"
 
 
 _INPUT = re.compile("\x00(\\d+)\x00")
@@ -76,15 +107,6 @@ def _in(k):
     return f"\x00{k}\x00"
 
 
-def _slots(node, count):
-    """(the inputs' names, whether by place) as the node's ports and rule card name them."""
-    if node.kind == OP and by_place(node, count):
-        return [slot_letter(k) for k in range(count)], True
-    if node.kind == OP:
-        return declared_names(node, count), False
-    return ["input", "kernel"], False      # a layer: its input, then its first weight
-
-
 def infer(node, shapes, weights=None):
     """([output shape], multiply-adds) of `node` (attributes with their defaults) for input
     `shapes`. Multiply-adds count the matrix products, einsums, solves and inverses; the
@@ -92,7 +114,7 @@ def infer(node, shapes, weights=None):
     try:
         return _infer(node, shapes, weights)
     except ShapeError as e:
-        e.slots, e.placed = _slots(node, len(shapes))
+        e.node, e.shapes = node, [tuple(s) for s in shapes]
         raise
 
 

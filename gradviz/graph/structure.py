@@ -9,7 +9,7 @@ nodes) and validate.py (which adds what running finds).
 import collections
 from dataclasses import dataclass, field
 
-from . import catalog
+from . import catalog, slots
 from .document import CONSTANT, CUSTOM_GRADIENT, KINDS, LAYER, OP, VARIABLE, Port, text_problem
 from .errors import DocumentError, Problem
 from .ports import parse_port, port_text
@@ -153,7 +153,8 @@ def analyse(doc):
         missing = [i for i in need if i not in have]
         if missing:
             s.broken.add(nid)
-            s.problems.append(Problem(unconnected(missing[0], _input_name(node, missing[0])),
+            names = slots.input_names(node, max(fixed, missing[0] + 1), doc, incoming[nid])
+            s.problems.append(Problem(unconnected(missing[0], names[missing[0]]),
                                       node=nid, port=missing[0]))
     s.problems += _reference_problems(doc)
     _, stuck = partial_order(doc)
@@ -206,16 +207,9 @@ def _inputs_in_file(nid, count):
 
 def unconnected(index, name):
     """The message of input `index` (0-based, as a file's port) left unconnected: 'input 1
-    (x) is not connected', counted from 1 as the story counts ('y → x (input 1)'), with
-    `name` the input's name as the reader sees it (the app gives its port label's)."""
+    (a) is not connected', counted from 1 as a reader counts (a file's ports count from 0), with
+    `name` the input's name as its port shows it (graph.slots), in the app and the CLI alike."""
     return f"input {index + 1} ({name}) is not connected"
-
-
-def _input_name(node, i):
-    if node.kind == "op":
-        names = catalog.OPS[node.op].inputs
-        return names[min(i, len(names) - 1)].rstrip("*")
-    return "x"
 
 
 def _port_problem(doc, port, where):

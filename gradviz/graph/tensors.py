@@ -80,6 +80,11 @@ def amount(n):
     return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
 
 
+def dims(shape):
+    """A shape as the cards write it: '3×3×1×4', or 'scalar'."""
+    return "×".join(str(d) for d in shape) if shape else "scalar"
+
+
 def dims_text(shape):
     """A shape for a message: huge dimensions by their number of digits."""
     return "[" + ", ".join(shown(d, 20) for d in shape) + "]"

@@ -15,6 +15,7 @@ import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen, QTransform
 
+from ..graph.tensors import dims
 from ..story.numbers import number_format
 from . import heat_layout, preview, text
 from .cards import CORNER_R, ports_height
@@ -23,6 +24,10 @@ NAME_PT = SHAPE_PT = 7.0           # 9.3 pixels at 96 dpi: at least legible.READ
 PAD = 4.0                          # pixels around the text
 THUMB_MIN = 6.0                    # a thumbnail smaller than this (pixels) is left out
 PROBLEM_LINES = 3                  # a card's problems take at most this many lines
+# The least width (pixels) of a plate with problems: three lines of it hold a matmul's inputs
+# and shapes ('⚠ relu (a) 2×4, W2 (b) 3×2: matmul shapes do not match'); the name's width
+# alone (49 px, 5 zoom notches out of Fit to Window) held 'relu (a) 2×4, W2 …'.
+PROBLEM_W = 110.0
 
 
 def label_lines(card, node, scale=1.0):
@@ -30,8 +35,7 @@ def label_lines(card, node, scale=1.0):
     are told apart) and the exact shape of its value (`2×3`, `scalar`; its kind when it
     has no value), as the compact card writes them. `scale`: the type's size over the
     least legible one (presentation mode reads from the back row)."""
-    shape = ("×".join(str(d) for d in np.shape(card.value)) or "scalar") if card.value is not None \
-        else node.kind
+    shape = dims(np.shape(card.value)) if card.value is not None else node.kind
     return [(node.label or node.id, text.sans(NAME_PT * scale, bold=True), "header_text"),
             (shape, text.sans(SHAPE_PT * scale), "muted")]
 
@@ -39,6 +43,13 @@ def label_lines(card, node, scale=1.0):
 def problem_font(scale=1.0):
     """The type of a compact card's problems: as legible as its name and shape."""
     return text.sans(SHAPE_PT * scale)
+
+
+def problem_texts(problems):
+    """What a compact card writes of its `problems` (graph Problems): each one's essentials
+    first (Problem.brief: the inputs and their shapes, then what is wrong), else its message.
+    The whole message was cut before its shapes, which are what the reader must mend."""
+    return tuple(p.brief or p.message for p in problems)
 
 
 def problem_lines(problems, width_px, dpi=96.0, scale=1.0):
@@ -60,11 +71,14 @@ def _problems_h(problems, width_px, dpi, scale):
 
 def label_size(card, node, dpi=96.0, scale=1.0, problems=(), box_w=0.0):
     """(width, height) in pixels of the compact card's label block: its lines, its
-    `problems`' lines (wrapped to that width or the card's on screen, `box_w`) and, when the
+    `problems`' lines (wrapped to that width, at least PROBLEM_W, or the card's on screen,
+    `box_w`) and, when the
     card has numbers, a band for their thumbnails (or a scalar's number), so a card drawn
     shorter than that still shows them on its plate (a 1×36 vector lost its picture)."""
     lines = label_lines(card, node, scale)
     width = max(text.width(font, line) for line, font, _ in lines) * dpi / 96.0 + 2 * PAD
+    if problems:
+        width = max(width, PROBLEM_W * scale * dpi / 96.0)
     height = sum(text.metrics(font).height() for _, font, _ in lines) * dpi / 96.0 + 2 * PAD
     height += _problems_h(problems, max(width, box_w), dpi, scale)
     if any(s.array is not None for s in card.sections):

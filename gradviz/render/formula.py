@@ -21,7 +21,7 @@ from PySide6.QtGui import QColor, QPen
 from ..graph.structure import filter_ports
 from ..story.formatting import number
 from ..story.model import number_spec, path_name
-from ..story.operands import brief, caption, is_number, mentions, operand_heading, told
+from ..graph.operands import brief, caption, is_number, mentions, operand_heading, told
 from ..story.rule_pictures import CONTRIBUTION, UPSTREAM, aligned
 from ..story.rule_pictures import pictures as rule_pictures
 from . import legible, preview, text, tiles
@@ -50,7 +50,7 @@ def _fonts():
 
 
 def operand_title(part):
-    """The card's title of an operand part: 'b =', 'b (tf_b) =' (story.operands.operand_heading)."""
+    """The card's title of an operand part: 'b =', 'b (tf_b) =' (graph.operands.operand_heading)."""
     return f"{operand_heading(part[2], part[4] if len(part) > 4 else '')} ="
 
 
@@ -79,7 +79,7 @@ def shown_caption(step, label):
 
 
 def card_nodes(step):
-    """{rule letter: the node it stands for, as the step's card names it} (story.operands.brief)."""
+    """{rule letter: the node it stands for, as the step's card names it} (graph.operands.brief)."""
     title = getattr(step, "title", "") or ""
     return {k: brief(node, title) for k, node in (getattr(step, "operand_nodes", None) or {}).items()}
 

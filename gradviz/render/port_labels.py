@@ -1,6 +1,6 @@
 """The names of a card's ports, and where they are written: beside the port, outside the
 card, when a side has several (matmul's `a` and `b`: the operand order is the maths). The
-names are those the rule card gives the operands (story.slots).
+names are those the rule card gives the operands (graph.slots).
 
 The canvas and the exported pictures write them in the same place and font."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from PySide6.QtCore import QRectF
 from ..graph import catalog
 from ..graph.document import LAYER, OP, Port
 from ..graph.input_names import declared_names
-from ..story import operands, slots
+from ..graph import operands, slots
 from . import legible, text
 
 LABEL_FONT = legible.NUMBER_PT   # a port's name reads where the cards' numbers do
@@ -20,7 +20,7 @@ LABEL_H = 14.0
 
 
 def input_names(node, count, doc=None):
-    """The names of a node's `count` inputs, as its rule card calls them (story.slots): a, b
+    """The names of a node's `count` inputs, as its rule card calls them (graph.slots): a, b
     in operand order for an op that names them by letters (multiply, matmul), the role words
     of one that names them by role (conv2d's input and filters); with the `doc`, one that is
     another node's name there is replaced by a spare letter."""

@@ -23,6 +23,7 @@ from ..story.numbers import (card_spec, factor_text, mantissa_spec, number_forma
 from ..story.numbers import magnitudes_of as _magnitudes
 from ..story.numbers import loses_entries, unsigned_zero
 from ..engine.errors import ordinal
+from ..graph.tensors import dims  # noqa: F401  (the cards' shape words, render's name for them)
 from . import text as _text
 from .heat_layout import WRAP, HeatLayout, as_2d, square_cell
 
@@ -44,11 +45,6 @@ def shape_text(array):
     if array is None:
         return ""
     return _shape_text(np.shape(array), getattr(array, "dtype", None))
-
-
-def dims(shape):
-    """A shape as the cards write it: '3×3×1×4', or 'scalar'."""
-    return "×".join(str(d) for d in shape) if shape else "scalar"
 
 
 @lru_cache(maxsize=1024)

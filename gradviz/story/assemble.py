@@ -4,10 +4,10 @@ import functools
 import numpy as np
 
 from ..graph.names import inner_product, objective_sum
+from ..graph.operands import _word_pattern, input_word, operand_names, rename, rule_operands
 from . import dead_units
 from .derived import derived
 from .model import Step, Story
-from .operands import _word_pattern, operand_names, rename, rule_operands
 from .rule_sums import broadcast_sum, per_row
 
 
@@ -43,7 +43,7 @@ def _sentence(caption):
 def _kind(name, op_name):
     """'lookup (nn.embedding_lookup)'; a node or part named as its op is named once:
     'matmul', "layer6's matmul"; an op inside a node says its kind before the node's name,
-    not after it, where it would read as that node's: '∂y/∂x via xx (input 2), a multiply
+    not after it, where it would read as that node's: '∂y/∂x via xx (input b), a multiply
     inside t1.gradient(y, x),'."""
     if _says_kind(name, op_name):
         return name
@@ -86,20 +86,6 @@ def _uses(steps, sources, name, naming):
         parts.append("as a target, through its seed")
     n = len(sources)
     return f"{name} is used {_times(n)} ({'; '.join(parts)})"
-
-
-def input_word(op, k, naming, single="its input"):
-    """Input k of `op` as the canvas labels its port: 'input a' (multiply's ports read a
-    and b); `single` for an op of one input, whose port has no label and no number; 'input
-    2' (counted from 1) for an op no card shows, which has no port to label."""
-    if len(op.inputs) == 1:
-        return single
-    slots = naming.slots(op) if naming is not None else None
-    if slots is None:
-        return f"input {k + 1}"
-    declared, shown = slots   # by role where its port is named by role, else by place
-    name = operand_names(op, naming.formula)[k]   # (cross-entropy's op takes the logits first)
-    return f"input {shown[declared.index(name) if name in declared else k]}"
 
 
 def bindings(formula, names, labels, k, said=True):
@@ -301,7 +287,7 @@ def _rule_of(op, naming):
     """Whose rule a contribution applies: the op's name ('matmul'), and where the node's
     card says another word, which op of the node it is ('matmul, the op that ends
     t1.gradient(out, x)', not 'gradient': its rule is the matmul's); inside a 'gradient'
-    node, which product it is ('multiply, here ∂y/∂x via xx (input 2) = ∂y/∂xx
+    node, which product it is ('multiply, here ∂y/∂x via xx (input b) = ∂y/∂xx
     · x,'), since the canvas shows none of them."""
     kind, rule = naming.op_name(op), naming.rule_name(op)
     if rule != kind:
@@ -365,8 +351,8 @@ def _contribution(ev, naming, visit, where, known):
                  else f" {target} ({names[k]} in the rule)")
         text = f"{what} for its input{intro}: {formula}." + (f" Here {here}." if here else "")
     else:
-        text = (f"{what} for its input {k + 1}: the registered gradient function, applied to "
-                f"the upstream cotangent, gives '{target}' its share.")
+        text = (f"{what} for its {input_word(op, k, naming, 'input')}: the registered gradient "
+                f"function, applied to the upstream cotangent, gives '{target}' its share.")
     if op.type == "Relu":
         text += dead_units.story_sentence(op._out_values[0])
     s = Step(0, "contribution", naming.node_of(op), port, title, text,

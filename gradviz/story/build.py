@@ -19,7 +19,7 @@ from .formatting import number
 from .inner_names import inner_names
 from .numbers import alone
 from .studies import gradient_norms
-from . import slots as slot_names
+from ..graph import slots as slot_names
 from .recorder import Recorder
 
 
@@ -220,7 +220,7 @@ class DocumentNaming:
     def step_title(self, text, *names):
         """`text` (a step's title with `names` in it, each once) with every name of an op
         or tensor inside a 'gradient' node written without 'inside …', which the title says
-        once at its end: "∂y/∂x via xx (input 2) → ∂y/∂xx, inside t1.gradient(y, x)"."""
+        once at its end: "∂y/∂x via xx (input b) → ∂y/∂xx, inside t1.gradient(y, x)"."""
         inner = [name for name in names if name in self._short]
         out = text
         for name in inner:
@@ -229,7 +229,7 @@ class DocumentNaming:
 
     def product(self, op):
         """What an op inside a 'gradient' node computes, from its inputs' names:
-        '∂y/∂xx · x' for ∂y/∂x via xx (input 2) ('' for any other op, and
+        '∂y/∂xx · x' for ∂y/∂x via xx (input b) ('' for any other op, and
         for an op that is no product, sum or difference of two)."""
         symbol = _SYMBOLS.get(op.type)
         if symbol is None or len(op.inputs) != 2 or self._op_labels.get(id(op)) not in self._short:

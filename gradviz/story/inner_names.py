@@ -2,12 +2,13 @@
 
 The outer story visits the ops the inner tape.gradient made. Each is named by what it
 computes and where: "∂out/∂layer inside t1.gradient(out, x)" (the whole cotangent of
-layer's output), "∂y/∂x via xx (input 2) inside …" (one consumer's share), "the multiply in
+layer's output), "∂y/∂x via xx (input b) inside …" (one consumer's share), "the multiply in
 y_sq's rule inside …" (a step of a rule), "the add in the sum for ∂y/∂x inside …", "the relu
 grad inside …" (the only op of its kind); never "t1.gradient(out, x)'s multiply 1", which
 no card shows.
 """
 from ..graph.catalog import api_name
+from ..graph.operands import input_word
 
 
 def _term(name):
@@ -26,9 +27,9 @@ def inner_names(naming, title, ops, inner, output):
     are: DocumentNaming.step_title).
     An op's label is its shortest own name, said the same way by every title, caption, rule
     card and fan-in of the story (issue 20: lesson 13's step 9 titled an op '∂y/∂x via xx
-    (input 2)' and called it 'the multiply for ∂y/∂x via xx (input 2)' in its caption): the
+    (input b)' and called it 'the multiply for ∂y/∂x via xx (input b)' in its caption): the
     only op of its kind by its kind ('the relu grad'); else the cotangent it makes where that
-    is its own ('∂y/∂x via xx (input 2)'); else by where it is ('the multiply in y_sq's
+    is its own ('∂y/∂x via xx (input b)'); else by where it is ('the multiply in y_sq's
     rule', 'the add in the sum for ∂y/∂x'), without 'via …' where that stays its own. Never a
     counter over the node's ops ('the multiply 2', which tells nothing), never "t1.gradient(out,
     x)'s multiply 1", which no card shows.
@@ -44,7 +45,7 @@ def inner_names(naming, title, ops, inner, output):
             return f"∂{target}/∂{_term(naming.label(what))}"
         repeated = sum(t is what.inputs[i] for t in what.inputs) > 1
         return (f"∂{target}/∂{_term(naming.label(what.inputs[i]))} via {naming.op_label(what)}"
-                + (f" (input {i + 1})" if repeated else ""))
+                + (f" ({input_word(what, i, naming)})" if repeated else ""))
 
     kinds, places = {}, {}
     for position, op in enumerate(ops):
@@ -77,7 +78,7 @@ def inner_names(naming, title, ops, inner, output):
             [f"the {part} {place}", f"the {part} {place.split(' via ')[0]}"]
             + ([place[len("for "):]] if place.startswith("for ") and part == kinds[key] else [])))
     # the shortest form that one op alone has: a form two ops share would name two ops alike
-    # ('the multiply for ∂y/∂xx' for input 1 and for input 2 of xx's rule)
+    # ('the multiply for ∂y/∂xx' for inputs a and b of xx's rule)
     taken = {}
     for form in (f for fs in forms.values() for f in fs):
         taken[form] = taken.get(form, 0) + 1

@@ -17,7 +17,7 @@ from ..engine.backward import tf_style_grad
 from ..engine.tape import GradientTape
 from ..engine.tensor import Tensor
 from .numbers import SIGNIFICANT_MOST, at_resolution, printed_value, resolution, writer
-from .operands import UPSTREAM, caption, operand_names, rename, rule_operands
+from ..graph.operands import UPSTREAM, caption, operand_names, rename, rule_operands
 from .window_terms import conv2d_terms, pool_terms
 
 # Beyond this many terms a sum is not enumerated: the shown terms come from the first

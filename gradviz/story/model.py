@@ -60,7 +60,7 @@ class Step:
 
 
 def path_name(step, i):
-    """Path `i` into a fan-in, named by where it comes from ('from x_sq, input 1')."""
+    """Path `i` into a fan-in, named by where it comes from ('from x_sq, input a')."""
     paths = getattr(step, "paths", None) or []
     return paths[i] if i < len(paths) else f"path {i + 1}"
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..engine.ops import windows as W
 from ..engine.ops.cross_entropy import one_hot_of
-from .operands import operand_heading
+from ..graph.operands import operand_heading
 
 FILTER = "filter"      # a rank-4 array read as in x out tiles (render.tiles.FILTER)
 # ops whose pictures correspond cell by cell (an upstream entry and its window): one scale for all

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine.errors import counted
-from .operands import rename
+from ..graph.operands import rename
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from ..graph.structure import filter_ports
 from .formatting import grid, shape_text, wrap
 from .local import cost
 from .model import number_spec
-from .operands import caption
+from ..graph.operands import caption
 from .study_text import study_sections
 
 # Explain shows one entry's sum of products only when it touches at most this many

@@ -282,7 +282,9 @@ def test_problems_count_inputs_from_1_as_the_story_does():
     """Walk-through: "input 0 (a) is not connected" in the inspector while the story said
     "x_sq → x (input 1)". One count on screen, from 1; the file's 'node:1' stays 0-based.
     The story now names the input by its port's label, as the canvas does (issue 20 §2:
-    'x_sq → x (input a)'), and a problem says both: 'input 1 (x)'."""
+    'x_sq → x (input a)'), and a problem says both: 'input 1 (a)'. (It said the catalog's
+    'input 1 (x)' here, in the CLI, while the app's problem and the port read a: the graph
+    layer now names it by graph.slots, the canvas's letters, for the CLI and the app alike.)"""
     from gradviz.graph.document import Document, Node
     from gradviz.story import build
     doc = Document()
@@ -293,7 +295,7 @@ def test_problems_count_inputs_from_1_as_the_story_does():
     doc.targets, doc.sources = [Port("x_sq")], [Port("x")]
     titles = [s.title for s in build(doc).of_kind("contribution")]
     assert titles == ["x_sq → x (input a)", "x_sq → x (input b)"]
-    for missing, said in ((0, "input 1 (x)"), (1, "input 2 (y)")):   # multiply(x, y)
+    for missing, said in ((0, "input 1 (a)"), (1, "input 2 (b)")):   # its ports a, b
         doc.edges = [e for e in doc.edges if e.dst.index != missing]
         messages = [p.message for p in structure_problems(doc)]
         assert messages == [f"{said} is not connected"], messages

@@ -202,14 +202,19 @@ def test_a_compact_card_writes_its_problems_legibly_cut_at_a_word(qapp):
     compact card's legible type however far out, wrapped at words within the card, at most
     PROBLEM_LINES, the last cut after a whole word with "…"; the card's content, and so
     its compact height, makes room for them (a taller card than the full one, whose
-    problems stand under it)."""
+    problems stand under it). They wrap within the plate, which a problem makes at least
+    compact.PROBLEM_W wide (the card's own width out far held too few words: issue 20 §1,
+    tests/app/canvas/test_problem_words.py), so the lines are those of the plate's width."""
     doc = mlp()
     renderer = Renderer(doc, evaluation=evaluate(doc))
     message = ("matmul shapes do not match: relu (operand a) has shape (2, 4), W2 (operand b) has "
                "shape (3, 2); inner dimensions 4 and 3 differ")
     card, node = renderer.cards["o"], doc.nodes["o"]
     for zoom in (0.45, 0.7):
-        lines = compact.problem_lines([message], card.width * zoom)
+        plate_w = max(compact.label_size(card, node, problems=[message], box_w=card.width * zoom)[0],
+                      card.width * zoom)
+        assert plate_w >= compact.PROBLEM_W
+        lines = compact.problem_lines([message], plate_w)
         assert 1 < len(lines) == compact.PROBLEM_LINES
         said = " ".join(lines)[2:-2]
         assert lines[0].startswith("⚠\u00a0matmul") and lines[-1].endswith(" …")

@@ -19,7 +19,7 @@ import pytest
 
 from gradviz.render import legible, tiles
 from gradviz.render.formula import formula_parts
-from gradviz.story.operands import brief
+from gradviz.graph.operands import brief
 from gradviz.story.text import explain
 
 from samples_util import NAMES, renderer, sample

@@ -10,7 +10,7 @@ from op_cases import KINDS, NO_RULE, inputs, op_doc
 
 from gradviz import story
 from gradviz.render.formula import formula_parts, shown_caption
-from gradviz.story.operands import CAPTIONS, caption
+from gradviz.graph.operands import CAPTIONS, caption
 from gradviz.story.text import explain
 
 WORDS = sorted(CAPTIONS)

@@ -79,7 +79,7 @@ def test_higher_order_steps_say_which_op_inside_the_gradient_node():
     assert len(titles) == len(set(titles)) == 7
     assert titles[0] == "Visit t1.gradient(y, x)"
     captions = [st.caption for st in visits]
-    for name in ("∂y/∂x via xx (input 2)", "∂y/∂x via y"):
+    for name in ("∂y/∂x via xx (input b)", "∂y/∂x via y"):
         k = next(k for k, c in enumerate(captions)
                  if c.startswith(f"{name}, a multiply inside t1.gradient(y, x), receives"))
         assert titles[k] == f"Visit {name}, inside t1.gradient(y, x)"
@@ -331,18 +331,20 @@ def test_no_two_steps_read_the_same_and_no_fan_in_lists_a_path_twice(path):
 def test_higher_order_titles_and_captions_say_which_product_is_which():
     """The steps inside t1.gradient(y, x) (1 to 18) change nothing on the canvas but the highlight:
     each title names its ops apart, by the cotangent each makes, and each contribution's
-    caption says which product the op is in the user's names (x, xx, ∂y/∂xx)."""
+    caption says which product the op is in the user's names (x, xx, ∂y/∂xx). Which input of
+    xx a product goes through is its port's letter, as the canvas shows it ('(input b)';
+    it said '(input 2)' beside ports a and b: test_port_words)."""
     _, s, text = told("001_higher_order")
     by_index = {st.index + 1: st for st in s.steps}
-    assert by_index[9].title == "∂y/∂x via xx (input 2) → ∂y/∂xx, inside t1.gradient(y, x)"
-    assert by_index[12].title == "∂y/∂x via xx (input 1) → ∂y/∂xx, inside t1.gradient(y, x)"
+    assert by_index[9].title == "∂y/∂x via xx (input b) → ∂y/∂xx, inside t1.gradient(y, x)"
+    assert by_index[12].title == "∂y/∂x via xx (input a) → ∂y/∂xx, inside t1.gradient(y, x)"
     assert by_index[9].caption.startswith(
-        "Local rule of multiply, here ∂y/∂x via xx (input 2) = ∂y/∂xx · x, "
+        "Local rule of multiply, here ∂y/∂x via xx (input b) = ∂y/∂xx · x, "
         "for its input ∂y/∂xx inside t1.gradient(y, x) (a in the rule)")
     assert "here ∂y/∂x via y = ∂y/∂y (a constant) · xx," in by_index[15].caption
     flat = " ".join(text.split())
-    assert ("+ from ∂y/∂x via xx (input 2) → ∂y/∂xx, inside t1.gradient(y, x): 1.500 "
-            "+ from ∂y/∂x via xx (input 1) → ∂y/∂xx, inside t1.gradient(y, x): 1.500 = sum: 3.000") in flat
+    assert ("+ from ∂y/∂x via xx (input b) → ∂y/∂xx, inside t1.gradient(y, x): 1.500 "
+            "+ from ∂y/∂x via xx (input a) → ∂y/∂xx, inside t1.gradient(y, x): 1.500 = sum: 3.000") in flat
     inside = [st for st in s.steps if st.node == "t1_gradient_y_x"]
     assert [st.index + 1 for st in inside] == list(range(1, 19))
     assert all(len(st.title) <= 72 for st in inside)   # two lines of a slide at 1280 px

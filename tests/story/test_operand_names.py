@@ -9,8 +9,8 @@ import pytest
 from gradviz import story
 from gradviz.graph import catalog, load
 from gradviz.graph.document import CONSTANT, OP, VARIABLE, Document, Node, Port
-from gradviz.story.operands import rename, words
-from gradviz.story.slots import input_names
+from gradviz.graph.operands import rename, words
+from gradviz.graph.slots import input_names
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 

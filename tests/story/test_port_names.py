@@ -15,7 +15,7 @@ from gradviz.story.build import build
 from gradviz.graph.input_names import by_place, slot_letter
 from gradviz.graph.structure import unconnected
 from gradviz.render.port_labels import with_port_names
-from gradviz.story.slots import input_names, renamed
+from gradviz.graph.slots import input_names, renamed
 
 SAMPLES = sorted((Path(__file__).resolve().parents[2] / "samples").glob("*.json"))
 

@@ -10,11 +10,12 @@ import pytest
 from gradviz import story
 from gradviz.bundled import sample, sample_paths
 from gradviz.graph import load
-from gradviz.story.slots import input_names
+from gradviz.graph.slots import input_names
 
 # where a step says which input: 'vv → v (input a)', 'from vv, input a', 'stops gradients:
 # input a (c)' ("for its input layer" names the node feeding it, not the port)
 INPUT = re.compile(r"\(input (\w+)\)|, input (\w+)\b|gradients: input (\w+) \(")
+VIA = re.compile(r" via ([\w.]+) \(input (\w+)\)")
 
 
 def _texts(step):
@@ -45,6 +46,26 @@ def test_inputs_are_named_as_the_canvas_labels_their_ports(path):
             continue
         ports = input_names(node, count, doc)
         assert said <= set(ports), (step.title, ports, _texts(step))
+    # an op inside a 'gradient' node named by the op node whose rule made it: '∂y/∂x via xx
+    # (input b)' (lesson 13 wrote 'input 2' beside xx's ports a and b)
+    by_name = {n.label or n.id: n for n in doc.nodes.values()}
+    for step in s.steps:
+        for t in _texts(step):
+            for name, word in VIA.findall(t or ""):
+                node = by_name.get(name)
+                if node is not None and node.kind == "op":
+                    count = len([e for e in doc.edges if e.dst.node == node.id])
+                    assert word in input_names(node, count, doc), (step.index + 1, t)
+
+
+def test_an_inner_cotangent_names_the_port_it_goes_through():
+    """Lesson 13 (nested tapes): xx = x * x shows ports a and b; its steps 8 to 13 spoke of
+    '∂y/∂x via xx (input 2)' and '(input 1)'."""
+    s = story.build(load(sample("001_higher_order")))
+    titles = [st.title for st in s.steps]
+    assert "∂y/∂x via xx (input b) → x, inside t1.gradient(y, x)" in titles
+    assert "∂y/∂x via xx (input a) → x, inside t1.gradient(y, x)" in titles
+    assert not any("(input 1)" in t or "(input 2)" in t for st in s.steps for t in _texts(st))
 
 
 def test_the_two_paths_of_lesson_11_are_its_ports_a_and_b():

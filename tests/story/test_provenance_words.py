@@ -13,7 +13,7 @@ from op_cases import KINDS, inputs, op_doc
 from test_reserved_names import RESERVED, tokens
 
 from gradviz import story
-from gradviz.story.operands import UPSTREAM_WORDS, is_number
+from gradviz.graph.operands import UPSTREAM_WORDS, is_number
 from gradviz.story.text import explain
 
 ENTRY = re.compile(r"^\(?(.+?)\)?(?:\[([\d,]*)\])?$")   # 'b[0,1]', 'x', '(input 2)[0,1]'

@@ -12,7 +12,7 @@ from op_cases import KINDS, NO_RULE, inputs, op_doc
 from gradviz import story
 from gradviz.engine import registry
 from gradviz.graph import Port, catalog
-from gradviz.story.operands import UPSTREAM_WORDS
+from gradviz.graph.operands import UPSTREAM_WORDS
 
 
 def _rule_texts():

@@ -12,7 +12,7 @@ from test_reserved_names import ENGLISH, tokens
 
 from gradviz import story
 from gradviz.render.formula import formula_parts
-from gradviz.story.operands import UPSTREAM_WORDS
+from gradviz.graph.operands import UPSTREAM_WORDS
 
 
 def defined_inline(formula):

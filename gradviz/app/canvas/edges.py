@@ -8,6 +8,8 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPainterPathStroker, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 
+from ...graph import catalog
+from ...render import port_labels
 from ...render.story_overlay import Track
 from . import cover as canvas_cover
 from .cover import boxes_meet
@@ -46,12 +48,29 @@ class EdgeItem(QGraphicsRectItem):
         self.box = (0.0, 0.0, 0.0, 0.0)   # the bounds as (left, top, right, bottom): no Qt call to read
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(-1)   # under the layer: a selected edge's glow lies under its line
-        nodes = view.renderer.doc.nodes
-        src, dst = (nodes[n].label or n if n in nodes else n for n in (edge.src.node, edge.dst.node))
-        self.setToolTip(f"{src} → {dst} (input {edge.dst.index + 1}); click and press Delete to remove")
+        self.setAcceptHoverEvents(True)   # its tooltip is written when the pointer comes (tip)
         self._cut = view.renderer.is_cut(edge)
         self._refresh_contents()
         self.update_geometry()
+
+    def tip(self):
+        """'x → m (input c)': the nodes by their names and the input by the letter its port
+        shows (port_labels: c beside a node named b); an op of one input has no letter."""
+        r, e = self.view.renderer, self.edge
+        doc = r.doc
+        src = catalog.port_name(doc, e.src) if e.src.node in doc.nodes else e.src.node
+        node, card = doc.nodes.get(e.dst.node), r.cards.get(e.dst.node)
+        if node is None or card is None:
+            return f"{src} → {e.dst.node}; click and press Delete to remove"
+        names = port_labels.input_names(node, card.n_inputs, doc) if card.n_inputs > 1 else []
+        port = f" (input {names[e.dst.index]})" if e.dst.index < len(names) else ""
+        return f"{src} → {node.label or node.id}{port}; click and press Delete to remove"
+
+    def hoverEnterEvent(self, event):
+        # written now, not when the item is made: the nodes may have been renamed since, and
+        # the ports' letters need every edge into the node (one pass over the edges each)
+        self.setToolTip(self.tip())
+        super().hoverEnterEvent(event)
 
     def refresh(self):
         """Repaint only when the look changed: whether the gradient is cut here."""

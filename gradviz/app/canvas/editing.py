@@ -384,7 +384,7 @@ class CanvasEditing:
             return {}
         zoom, _, scale = self.shortened_at
         r, dpi = self.renderer, self.logicalDpiY()
-        return {nid: compact_card.overhang(r.cards[nid], node, zoom, dpi, scale, self.problem_texts(nid))
+        return {nid: compact_card.overhang(r.cards[nid], node, zoom, dpi, scale, self.compact_texts(nid))
                 for nid, node in r.doc.nodes.items() if nid in r.cards}
 
     def _layout_sizes(self, compact=False):

@@ -20,7 +20,7 @@ from ...render import legible, preview, text
 from ...story import formatting
 from ...render import port_labels
 from ...render.port_labels import input_names, output_names
-from ...story import slots
+from ...graph import slots
 from .renderer import numbers_look, same_frame, same_numbers
 from ..theme import ERROR_STYLE, WARN_STYLE
 
@@ -189,7 +189,7 @@ class NumbersItem(QGraphicsRectItem):
         if view.compact:
             side, down = compact.overhang(card, view.controller.doc.nodes[self.node_item.nid],
                                           view.zoom_level(), scale=view.compact_scale(),
-                                          problems=self.node_item.problem_texts())
+                                          problems=self.node_item.compact_texts())
             bounds = QRectF(-side, 0, card.width + 2 * side, card.height + down)
         else:
             bounds = render_cards.numbers_rect(card)
@@ -206,7 +206,7 @@ class NumbersItem(QGraphicsRectItem):
             x, y = r.positions[node_item.nid]
             painter.translate(-x, -y)
             compact.paint_thumbnails(painter, r, node_item.nid, r.pending_ports(), view.compact_scale(),
-                                     node_item.problem_texts())
+                                     node_item.compact_texts())
             return
         r._paint_card_numbers(painter, node_item.nid, at=(0.0, 0.0))   # the item's origin is the card's
 
@@ -262,6 +262,9 @@ class NodeItem(QGraphicsRectItem):
                 return NUMBERS
             return None
         self.problems = list(problems)
+        # above the other cards: drawn compact far out, its plate with the problem's words
+        # stands out of it, and a neighbour laid over them hid what to mend
+        self.setZValue(1.5 if self.problems else 1)
         self._shown_badges = badges
         self._error_lines = self._wrap_problems()
         self.setRect(self._compute_bounds())
@@ -313,6 +316,10 @@ class NodeItem(QGraphicsRectItem):
         """The messages of the problems the card shows."""
         return tuple(p.message for p in self.problems)
 
+    def compact_texts(self):
+        """What the card drawn compact says on it of its problems (render.compact)."""
+        return compact.problem_texts(self.problems)
+
     def problems_under(self, full=False):
         """The problem lines drawn under the card: none drawn compact (they are on it)."""
         return self._error_lines if full or not self.view.compact else []
@@ -344,7 +351,7 @@ class NodeItem(QGraphicsRectItem):
     def _compute_bounds(self):
         compact_at = (self.view.zoom_level(), self.view.compact_scale()) if self.view.compact else None
         return item_bounds(self.card, self.view.controller.doc.nodes[self.nid], len(self.problems_under()),
-                           compact_at, self.problem_texts())
+                           compact_at, self.compact_texts())
 
     def _sync_ports(self):
         node = self.view.controller.doc.nodes[self.nid]
@@ -402,13 +409,14 @@ class NodeItem(QGraphicsRectItem):
             r._paint_card_frame(painter, self.nid)
         painter.restore()
         card = QRectF(0, 0, self.card.width, self.card.height)
+        frame = self.frame_rect()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         if self.problems:
             # red when something here cannot run; amber when it ran into a NaN or inf
             colour = QColor(r.theme.warning if all(p.warning for p in self.problems) else r.theme.error)
             painter.setPen(QPen(colour, 2.6))
-            painter.drawRoundedRect(card.adjusted(-1.5, -1.5, 1.5, 1.5), 9, 9)
+            painter.drawRoundedRect(frame.adjusted(-1.5, -1.5, 1.5, 1.5), 9, 9)
             painter.setFont(preview.sans_font(8.5))
             painter.setPen(colour)
             for i, line in enumerate(self.problems_under()):
@@ -418,13 +426,25 @@ class NodeItem(QGraphicsRectItem):
         if self.isSelected():
             pen = QPen(QColor(self.view.highlight_colour()), 2.2)
             painter.setPen(pen)
-            painter.drawRoundedRect(card.adjusted(-4.5, -4.5, 4.5, 4.5), 11, 11)
+            painter.drawRoundedRect(frame.adjusted(-4.5, -4.5, 4.5, 4.5), 11, 11)
+
+    def frame_rect(self):
+        """What the problem's frame and the selection go round (item coordinates): the card,
+        and drawn compact, the plate that stands out of a small card with the problem's
+        words on it (5 zoom notches out of Fit to Window they ran below the red frame)."""
+        card = QRectF(0, 0, self.card.width, self.card.height)
+        if not self.view.compact:
+            return card
+        side, down = compact.overhang(self.card, self.view.controller.doc.nodes[self.nid],
+                                      self.view.zoom_level(), scale=self.view.compact_scale(),
+                                      problems=self.compact_texts())
+        return card.adjusted(-side, 0, side, down)
 
     def _paint_compact(self, painter, r):
         """The card as it reads from afar: name and shape (render.compact); its heat
         thumbnails are the numbers item's, drawn again alone when only numbers change."""
         compact.paint(painter, r, self.nid, r.pending_ports(), self.view.compact_scale(), thumbnails=False,
-                      problems=self.problem_texts(), warning=all(p.warning for p in self.problems))
+                      problems=self.compact_texts(), warning=all(p.warning for p in self.problems))
 
     def hoverMoveEvent(self, event):
         """Over one entry of a value or gradient picture the tooltip names it and gives its
@@ -493,7 +513,7 @@ def item_bounds(card, node, n_error_lines=0, compact_at=None, problems=()):
     r = card_bounds(w, h, n_error_lines)
     if compact_at is not None:
         side, down = compact.overhang(card, node, compact_at[0], scale=compact_at[1], problems=problems)
-        r = r.united(QRectF(-side - 2, -2, w + 2 * side + 4, h + down + 4))
+        r = r.united(QRectF(-side - 6, -6, w + 2 * side + 12, h + down + 12))   # and its frame
     return r
 
 

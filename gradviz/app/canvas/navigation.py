@@ -293,7 +293,7 @@ class CanvasNavigation:
             rect = _union([box.adjusted(-side, 0, side, down) for card, node, box in cards
                            for side, down in [compact_card.overhang(card, node, zoom, self.logicalDpiY(),
                                                                      self.compact_scale(),
-                                                                     self.problem_texts(node.id))]] + edges)
+                                                                     self.compact_texts(node.id))]] + edges)
             zoom = min(zoom, _fit_zoom(rect, width, height))
         return zoom, rect, cards
 
@@ -313,7 +313,7 @@ class CanvasNavigation:
         that grew); None while the cards are as measured."""
         if self.shortened_at is None:
             return None
-        problems = self.problem_texts(node.id)
+        problems = self.compact_texts(node.id)
         kept = self._compact_kept.get(node.id)
         if kept is not None and kept[0] is card and kept[1] == problems:
             return kept[2]
@@ -322,10 +322,10 @@ class CanvasNavigation:
         self._compact_kept[node.id] = (card, problems, height)
         return height
 
-    def problem_texts(self, nid):
-        """The messages of node `nid`'s problems (a shape mismatch, a NaN): what its card
-        says under it, or drawn compact, on it (render.compact)."""
-        return tuple(p.message for p in (self.controller.result.node_problems or {}).get(nid, ()))
+    def compact_texts(self, nid):
+        """What node `nid`'s card drawn compact says on it of its problems (a shape mismatch,
+        a NaN): render.compact.problem_texts."""
+        return compact_card.problem_texts((self.controller.result.node_problems or {}).get(nid, ()))
 
     def _follow_zoom(self):
         """Before each paint: once the zoom has changed, decide whether the cards are drawn

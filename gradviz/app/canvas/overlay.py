@@ -73,9 +73,13 @@ class StepOverlay(QGraphicsItem):
 
     def _sync_pending(self):
         """Cards draw at the step shown: a source's gradient stays pending until its
-        accumulation step; repaint the cards whose pending state changed."""
+        accumulation step (before the first, with the view's `before_story`, every one);
+        repaint the cards whose pending state changed."""
         r = self.view.renderer
-        r.story_index = None if self.step is None else getattr(self.step, "index", None)
+        if self.step is None:
+            r.story_index = -1 if self.view.before_story else None
+        else:
+            r.story_index = getattr(self.step, "index", None)
         pending = r.pending_ports()
         shown = getattr(self, "_pending", (None, frozenset()))
         if shown[0] is r and shown[1] == pending:

@@ -83,6 +83,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         self._move_start = {}
         self._space_panned = False
         self.step_overlay = None
+        self.before_story = False          # no step shown: cards as before the story (set_before_story)
         self.sizes_held = False            # hold_sizes: cards keep their size (a training run)
         self.compact = False               # cards drawn compact: too far out to read numbers
         self.shortened_at = None           # (zoom, pending, type scale) the cards are as tall as compact at
@@ -341,6 +342,8 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
             if not overlay.is_stale(self.renderer.story):   # else the player sets the new story's
                 overlay.relayout()
             reshaped = True
+        elif overlay is not None:
+            overlay.relayout()          # a new renderer's cards before the story, or after it
         if reshaped or moved:   # new numbers alone keep every item's bounds
             self._update_scene_rect()
         if new_document:
@@ -386,20 +389,29 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
     # -- the story step (the player) ------------------------------------------------------
     def set_step(self, step, progress=1.0):
         """Show story `step` at animation `progress` (0..1) over the cards; None hides it."""
-        if step is None:
-            if self.step_overlay is not None:
-                self.step_overlay.set_step(None)
+        if step is None and self.step_overlay is None and not self.before_story:
             return
         if self.step_overlay is None:
             self.step_overlay = StepOverlay(self)
             self.scene().addItem(self.step_overlay)
-        if step is self.step_overlay.step:
+        if step is None:
+            self.step_overlay.set_step(None)
+        elif step is self.step_overlay.step:
             progress = min(1.0, max(0.0, float(progress)))
             if progress != self.step_overlay.progress:
                 self.step_overlay.progress = progress
                 self.step_overlay.update(self.step_overlay.moving)  # only the arrow moves
         else:
             self.step_overlay.set_step(step, progress)  # the player frames the step (step_view)
+
+    def set_before_story(self, before):
+        """With no step shown, draw the cards as before the story's first step (`before`:
+        presentation mode's title slide): every source's gradient pending, as an exported
+        animation's intro draws it, not the answers the steps go on to reveal one by one;
+        else (the window, editing) as the story ends."""
+        self.before_story = before
+        if self.step_overlay is None or self.step_overlay.step is None:
+            self.set_step(None)
 
     def set_highlight(self, cells):
         """Ring entries of the step's formula card: {card label: [flat indices]}."""

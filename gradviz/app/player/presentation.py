@@ -133,6 +133,7 @@ class PresentationMode(QObject):
         self._saved["numbers_px"] = canvas.numbers_px
         canvas.set_numbers_px(self.rule_px())   # a tile's numbers as tall as the rule card's, or none
         canvas.set_theme(THEME)
+        canvas.set_before_story(True)     # the title slide tells no gradient before the steps do
         canvas.setFrameShape(QFrame.Shape.NoFrame)
         canvas.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         canvas.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -177,6 +178,7 @@ class PresentationMode(QObject):
         canvas.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         canvas.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         canvas.set_numbers_px(saved["numbers_px"])
+        canvas.set_before_story(False)
         canvas.set_theme(saved["theme"])
         canvas.setFrameShape(saved["frame"])
         canvas.set_grid_visible(saved["grid"])

@@ -14,11 +14,10 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from ...graph.document import Port
+from ...graph.operands import input_word, operand_heading
 from ...render import preview, tiles
-from ...story.assemble import input_word
 from ...story.local import _defining_step
 from ...story.model import number_spec, path_name
-from ...story.operands import operand_heading
 from .canvas_entries import CARD_LABEL, CanvasClicks, EntryRings, gradient_boxes
 from .tensor_grid import TensorGrid
 

@@ -83,11 +83,6 @@ def study_ports(doc, study, role):
     return ports
 
 
-def short(name, n=18):
-    """A port name short enough for a vertical axis label."""
-    return name if len(name) <= n else name[:n - 1] + "…"
-
-
 def preview(array, n=4, number=alone):
     """The first `n` numbers of `array`, written by `number` (story.numbers' line_format
     of the line they stand in; alone, by the cards' rule, by default)."""

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QGraphicsRectItem, QLabel
 from ...engine.errors import counted
 from ...story import studies
 from ...story.numbers import alone, line_format
-from ._base import PortChooser, StudyView, compared, rich_names, short, study_ports
+from ._base import PortChooser, StudyView, compared, rich_names, study_ports
 from .applies import missing_roles
 from .banners import banner, set_banner
 from .heatmap import Heatmap
@@ -144,10 +144,10 @@ class BatchJacobianView(StudyView):
         image = _patches(blocks)
         self.heatmap.set_matrix(image, gaps=np.isnan(_patches(np.zeros_like(blocks))))
         self.heatmap.describe = lambda row, col: _patch_text(blocks, row, col, self._names)
-        self.heatmap.set_labels((f"{short(t_name)} element i", f"{short(t_name, 8)} element i",
-                                 "element i", "i"),
+        # every form true as written: a name cut to 'layer…' read as another name
+        self.heatmap.set_labels((f"{t_name} element i", "element i", "i"),
                                 (f"{s_name} element j (each band: {'the ' if b > 1 else ''}"
-                                 f"{counted(b, 'example')})", f"{short(s_name)} element j",
+                                 f"{counted(b, 'example')})", f"{s_name} element j",
                                  "element j", "j"))
         _band_ticks(self.heatmap, T, S, b)
         norms = np.linalg.norm(blocks, axis=(1, 3))
@@ -169,12 +169,11 @@ class BatchJacobianView(StudyView):
                     f"b {r}, c {c}: {number(norms[r, c])}")
         self.norms.describe = hovered
         self.heatmap.set_colorbar_label(f"∂ {t_name}[b, i] / ∂ {s_name}[c, j]",
-                                        f"∂ {short(t_name, 10)}[b, i] / ∂ {short(s_name, 10)}[c, j]",
-                                        f"∂{short(t_name, 10)} / ∂{short(s_name, 10)}",
-                                        f"∂{short(t_name, 5)} / ∂{short(s_name, 5)}",
+                                        f"∂{t_name}[b, i] / ∂{s_name}[c, j]",
+                                        f"∂{t_name} / ∂{s_name}",
                                         "J")      # the caption says what J is, never cut
         self.norms.set_colorbar_label(f"‖ ∂ {t_name}[b] / ∂ {s_name}[c] ‖",
-                                      f"‖∂{short(t_name, 10)}[b] / ∂{short(s_name, 10)}[c]‖",
+                                      f"‖∂{t_name}[b] / ∂{s_name}[c]‖",
                                       "‖ block ‖",
                                       "norm")   # 120 px below the main plot: turned, '‖J‖' read as '≡'
         self._mark(marked)

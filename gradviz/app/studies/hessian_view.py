@@ -196,9 +196,10 @@ class HessianView(StudyView):
         # both axes titled alike: a lone 'i', rotated, read as a dash beside 'j: index into x'
         self.heatmap.set_labels(*((f"{k}: flat index into {s_name} {_shape(shape)}",
                                    f"{k}: index into {s_name}", f"{k} (flat index)", k) for k in "ij"))
-        self.heatmap.set_colorbar_label(f"∂²{t_name} / ∂{s_name}ᵢ ∂{s_name}ⱼ",
+        # subscripts as brackets: 'Hᵢⱼ' drew its ᵢ and ⱼ 3 px wide at 11 pt, a smudge
+        self.heatmap.set_colorbar_label(f"∂²{t_name} / ∂{s_name}[i] ∂{s_name}[j]",
                                         f"∂²{t_name} / ∂{s_name}²",
-                                        "Hᵢⱼ")      # the caption says what H is, never cut
+                                        "H[i, j]")      # the caption says what H is, never cut
         what = (f"H = ∂²{t_name} / ∂{s_name}² as a {n} × {n} matrix (i, j: flat indices into "
                 f"{s_name} {_shape(shape)}): the outer tape's Jacobian of the inner tape's "
                 f"gradient.")

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QLabel
 
 from ...story import studies
 from ...story.numbers import line_format
-from ._base import PortChooser, StudyView, check_mark, compared, preview, rich_names, short, study_ports
+from ._base import PortChooser, StudyView, check_mark, compared, preview, rich_names, study_ports
 from .applies import missing_roles
 from .banners import banner, set_banner
 from .heatmap import Heatmap
@@ -73,13 +73,12 @@ class JacobianView(StudyView):
         t_shape = J.shape[:J.ndim - len(s_shape)]
         t_size, s_size = int(np.prod(t_shape, dtype=int)), int(np.prod(s_shape, dtype=int))
         self.heatmap.set_matrix(J.reshape(t_size, s_size), t_shape, s_shape, (t_name, s_name))
-        self.heatmap.set_labels((f"{short(t_name)} index", f"{short(t_name, 8)} index", "index"),
+        # every form true as written: a name cut to 'layer…' read as another name
+        self.heatmap.set_labels((f"{t_name} index", "index"),
                                 (f"{s_name} index (flat indices; shapes above)",
-                                 f"{short(s_name)} index", "index"))
+                                 f"{s_name} index", "index"))
         self.heatmap.set_colorbar_label(f"∂{t_name} / ∂{s_name}",
-                                        f"∂{short(t_name)} / ∂{short(s_name)}",
-                                        f"∂{short(t_name, 6)} / ∂{short(s_name, 6)}",
-                                        "Jᵢⱼ")      # the caption says what J is, never cut
+                                        "J[i, j]")      # the caption says what J is, never cut
         self.caption.setText(
             f"J = ∂{t_name}/∂{s_name} has shape {_shape(J.shape)}; shown as a "
             f"{t_size} × {s_size} matrix, one row per element of {t_name}, one column per "

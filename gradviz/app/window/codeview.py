@@ -1,15 +1,18 @@
 """The document as runnable gradviz / TensorFlow-style Python: read-only, copyable.
 
 It follows every edit. The app only shows the code; running it is the user's choice.
+A line longer than the view wraps at a space (or, where a word is longer than the line,
+anywhere), its continuation indented 4 characters past the line's own indentation: in a
+340 px column at 1280 x 800 the script was cut at about 40 characters and each line read
+by scrolling sideways. Copy gives the script as written, one line a line.
 """
 import keyword
 import re
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QSyntaxHighlighter, \
-    QTextCharFormat
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, \
-    QWidget
+    QTextBlockFormat, QTextCharFormat, QTextCursor, QTextOption
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
 from ...graph.codegen import to_python
 from .. import theme as app_theme
@@ -68,17 +71,24 @@ class PythonHighlighter(QSyntaxHighlighter):
             self.setFormat(start, end + 3 - start, self.formats["string"])
 
 
+CONTINUATION = 4      # characters a wrapped line's rest is indented past the line
+
+
 class CodeView(QWidget):
     """Shows `to_python(controller.doc)`, refreshed after each edit while visible."""
 
     def __init__(self, controller, parent=None):
         super().__init__(parent)
         self.controller = controller
-        self.text = QPlainTextEdit(readOnly=True, objectName="codeText")
-        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        # a QTextEdit, not a QPlainTextEdit: its blocks keep the hanging indent of their wraps
+        self.text = QTextEdit(readOnly=True, objectName="codeText", acceptRichText=False)
+        self.text.setUndoRedoEnabled(False)
+        self.text.setLineWrapMode(QTextEdit.LineWrapMode.WidgetWidth)
+        self.text.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         font.setStyleHint(QFont.StyleHint.Monospace)
         self.text.setFont(font)
+        self.text.document().setDefaultFont(font)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
                                           | Qt.TextInteractionFlag.TextSelectableByKeyboard)
         self.highlighter = PythonHighlighter(self.text.document(), app_theme.current())
@@ -120,8 +130,23 @@ class CodeView(QWidget):
             bar = self.text.verticalScrollBar()
             pos = bar.value()
             self.text.setPlainText(code)
+            self._hang_wraps()
             bar.setValue(pos)
         self._stale = False
+
+    def _hang_wraps(self):
+        """Each line's wrapped rest indented CONTINUATION characters past the line's own
+        indentation (a block's left margin, its first line drawn that much to the left)."""
+        space = self.text.fontMetrics().horizontalAdvance(" ")
+        block = self.text.document().begin()
+        while block.isValid():
+            line = block.text()
+            hang = (len(line) - len(line.lstrip(" ")) + CONTINUATION) * space
+            form = QTextBlockFormat()
+            form.setLeftMargin(hang)
+            form.setTextIndent(-hang)
+            QTextCursor(block).setBlockFormat(form)
+            block = block.next()
 
     def code(self):
         if self._stale:

@@ -31,3 +31,36 @@ def test_a_fresh_matmul_reads_a_b_beside_nodes_a_and_b_and_a_real_clash_says_why
     assert canvas.scene_item("m").ports_in[0].tip() == (
         f"input '{first}' of m (the catalog's 'a', renamed: 'a' is the name of another node, "
         "not the one wired in): drag to another port to connect")
+
+
+def _edge_tip(canvas, edge):
+    """An edge's tooltip as the canvas shows it when the pointer comes onto the edge."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QGraphicsSceneHoverEvent
+
+    item = canvas.edge_items[edge]
+    item.hoverEnterEvent(QGraphicsSceneHoverEvent(QEvent.Type.GraphicsSceneHoverEnter))
+    return item.toolTip()
+
+
+def test_an_edge_tooltip_names_the_input_as_its_port_reads(editor):
+    """An edge into a matmul beside a node named b, whose ports read c and d, said
+    'W → m (input 2)' (issue 20 §1): its words name the port by its letter, and by the
+    names of now, after a rename; an op of one input has no letter to name."""
+    controller, canvas, _, _ = editor
+    doc = Document(title="ports")
+    for name in ("x", "W", "b"):
+        doc.add(Node(name, CONSTANT, label=name, value=np.ones((2, 2), np.float32)))
+    doc.add(Node("m", OP, op="matmul"))
+    doc.add(Node("r", OP, op="nn.relu"))
+    controller.set_document(doc)
+    for src, dst in ((Port("x"), Port("m", 0)), (Port("W"), Port("m", 1)), (Port("m"), Port("r"))):
+        assert controller.connect(src, dst) is None
+    assert _ports(canvas, "m") == ["c", "d"]
+    edges = {(e.src.node, e.dst.node): e for e in controller.doc.edges}
+    assert _edge_tip(canvas, edges["W", "m"]).startswith("W → m (input d); ")
+    assert _edge_tip(canvas, edges["x", "m"]).startswith("x → m (input c); ")
+    assert _edge_tip(canvas, edges["m", "r"]).startswith("m → r; ")
+    controller.set_field("b", "label", "bias")      # no node named b: the ports read a, b again
+    assert _ports(canvas, "m") == ["a", "b"]
+    assert _edge_tip(canvas, edges["W", "m"]).startswith("W → m (input b); ")

@@ -38,7 +38,9 @@ def _problem_texts(canvas, nid):
                                                   (mlp11, (1440, 900), False)])
 def test_a_problem_s_words_read_at_fit_to_window_whole_or_cut_at_a_word(open_window, build, size, compact):
     """In full at 1440 x 900 the layout laid b2 over matmul_1's problem lines: it kept the
-    cards apart, not what stands under them."""
+    cards apart, not what stands under them. Drawn compact, the card writes the problem's
+    essentials first (Problem.brief: its inputs and their shapes, then what is wrong), so
+    the words checked there are the brief's; the tooltip still says the message whole."""
     w = open_window(None, size=size)
     w.controller.set_document(_mismatched(build()))
     app_ui.settle(w.canvas)
@@ -54,11 +56,12 @@ def test_a_problem_s_words_read_at_fit_to_window_whole_or_cut_at_a_word(open_win
     words = " ".join(t for _, _, t in drawn).replace("\u00a0", " ")
     assert words.startswith("⚠ ")
     said = words[2:]
-    if said.endswith(" …"):                     # cut: after a whole word of the message
+    written = w.controller.result.node_problems["matmul_1"][0].brief if compact else message
+    if said.endswith(" …"):                     # cut: after a whole word of what it writes
         said = said[:-2]
-        assert message.startswith(said) and message[len(said)] == " ", said
+        assert written.startswith(said) and written[len(said)] == " ", said
     else:
-        assert said == message
+        assert said == written
     assert message in c.node_items["matmul_1"].toolTip()      # the whole, where the "…" leads
     zoom = c.zoom_level()
     for _, rect, text in drawn:                 # no other card covers them
@@ -66,3 +69,34 @@ def test_a_problem_s_words_read_at_fit_to_window_whole_or_cut_at_a_word(open_win
         covering = [nid for nid in c.controller.doc.nodes if nid != "matmul_1"
                     and app_ui.card_as_drawn(c, nid).intersects(scene)]
         assert not covering, (text, covering)
+
+
+def test_a_compact_card_says_which_inputs_and_shapes_inside_its_frame_at_every_zoom(open_window):
+    """Drawn compact, matmul_1's mismatch read '⚠ matmul shapes do not match: relu
+    (operand a) has …': its three lines were cut before the shapes, which are what the
+    reader must mend; and 5 zoom notches out of Fit to Window its words ran below the red
+    frame, which went round the card, not the plate standing out of it. Now the compact
+    words lead with each input by its node, its port's letter (as the card's ports read)
+    and its shape, and every word lies inside the frame at every zoom out to 8 notches."""
+    from gradviz.render import port_labels
+
+    w = open_window(None, size=(1280, 800))
+    w.controller.set_document(_mismatched(mlp11()))
+    app_ui.settle(w.canvas)
+    c = w.canvas
+    c.fit()
+    doc = w.controller.doc
+    a, b = port_labels.input_names(doc.nodes["matmul_1"], 2, doc)
+    item = c.node_items["matmul_1"]
+    for notch in range(9):
+        c.viewport().grab()                     # (a paint decides compact or not)
+        assert c.compact, notch
+        drawn = _problem_texts(c, "matmul_1")
+        words = " ".join(t for _, _, t in drawn).replace("\u00a0", " ")
+        assert f"relu ({a}) 2×4" in words and f"W2 ({b}) 3×2" in words, (notch, words)
+        zoom = c.zoom_level()
+        frame = item.frame_rect().translated(*c.renderer.positions["matmul_1"])
+        for _, rect, text in drawn:
+            scene = QRectF(rect.left() / zoom, rect.top() / zoom, rect.width() / zoom, rect.height() / zoom)
+            assert frame.adjusted(-1, -1, 1, 1).contains(scene), (notch, text, scene, frame)
+        c.zoom_out()

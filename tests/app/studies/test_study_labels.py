@@ -5,6 +5,7 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QScrollArea
 
 from app_ui import tick_labels
@@ -58,10 +59,33 @@ def cut_labels(view):
                     "left", "right") else item.sceneBoundingRect().width()
                 if not seen.contains(box) or along > length + 2:
                     cut.append(f"axis title: {item.labelText} {along:.0f} px on {length:.0f}")
+                cut += untrue_title(item)
             elif isinstance(item, pg.LabelItem) and item.text:
                 if not seen.contains(item.sceneBoundingRect()):
                     cut.append(f"title: {item.text}")
     return cut
+
+
+# Unicode's subscript letters: DejaVu Sans draws ᵢ and ⱼ 3 px wide at 11 pt, where the
+# Hessian's colour bar title 'Hᵢⱼ' read as a smudge (issue 20 §5, auditor at 1920 x 1080);
+# the eigenvalues' 'λₖ' has its ₖ 6 px wide
+SUBSCRIPT_LETTERS = set("ₐₑₒₓₔₕₖₗₘₙₚₛₜᵢᵣᵤᵥᵦᵧᵨᵩᵪⱼ")
+LEAST_GLYPH_W = 5       # px
+
+
+def untrue_title(axis):
+    """An axis title shown that is not true as written, or not readable: a name cut ('…')
+    that its whole form does not have (the Jacobian's colour bar read '∂layer / ∂layer…' for
+    ∂layer / ∂layer.kernel, another name), or subscript letters drawn a few pixels wide."""
+    shown, forms = axis.labelText, getattr(axis, "title_forms", (axis.labelText,))
+    out = []
+    if "…" in shown and "…" not in forms[0]:
+        out.append(f"axis title cut: {shown} (of {forms[0]})")
+    metrics = QFontMetrics(axis.label.font())
+    narrow = [c for c in SUBSCRIPT_LETTERS & set(shown) if metrics.horizontalAdvance(c) < LEAST_GLYPH_W]
+    if narrow:
+        out.append(f"axis title with subscript letters {''.join(narrow)} under {LEAST_GLYPH_W} px: {shown}")
+    return out
 
 
 def irregular_ticks(view):

@@ -276,3 +276,17 @@ def port_renaming(names, slots):
         port = declared.index(name) if name in declared else k
         placed[name] = shown[port]
     return {n: p for n, p in placed.items() if n != p}
+
+
+def input_word(op, k, naming, single="its input"):
+    """Input k of `op` as the canvas labels its port: 'input a' (multiply's ports read a
+    and b); `single` for an op of one input, whose port has no label and no number; 'input
+    2' (counted from 1) for an op no card shows, which has no port to label."""
+    if len(op.inputs) == 1:
+        return single
+    slots = naming.slots(op) if naming is not None else None
+    if slots is None:
+        return f"input {k + 1}"
+    declared, shown = slots   # by role where its port is named by role, else by place
+    name = operand_names(op, naming.formula)[k]   # (cross-entropy's op takes the logits first)
+    return f"input {shown[declared.index(name) if name in declared else k]}"

@@ -8,8 +8,8 @@ catalog gives it while nothing is wired: a fresh add reads add(a, b) beside node
 letters by place move on together, keeping their order (d, e beside nodes a, b, c), and a
 role word becomes its operand's node's name where the card writes it so, else a spare letter.
 """
-from ..graph import catalog
-from ..graph.input_names import by_place, declared_names, plain_names, rule_texts, slot_letter
+from . import catalog
+from .input_names import by_place, declared_names, plain_names, rule_texts, slot_letter
 from . import operands
 
 
