@@ -196,6 +196,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         if self.controller.undo_stack.count() == 0:
             self._needs_full = True
         self._dirty = True
+        self.documents += 1
 
     def _changed(self):
         self._dirty = True
@@ -347,7 +348,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         if reshaped or moved:   # new numbers alone keep every item's bounds
             self._update_scene_rect()
         if new_document:
-            QTimer.singleShot(0, self, self.fit)
+            QTimer.singleShot(0, self, self.first_view)
         elif grown and not self.controller.replaying:   # undo, redo: the cards stand as they stood
             self.make_room_soon(grown)
 
@@ -574,7 +575,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         super().showEvent(event)
         if not getattr(self, "_shown_once", False):
             self._shown_once = True
-            QTimer.singleShot(0, self, self.fit)
+            QTimer.singleShot(0, self, self.first_view)
 
     # -- drops from the palette ---------------------------------------------------------
     def dragEnterEvent(self, event):
