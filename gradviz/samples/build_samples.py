@@ -523,7 +523,7 @@ def gradient_size_lessons():
         {_factor(n):.2f} times per layer (the Gradient norms view, Ctrl+Alt+5, draws a level
         line). A unit whose z is negative is off and passes no gradient back: its entry of the
         cotangent that reaches z is 0. With this one example, each layer has such units: their
-        cards mark them in red (relu off for this example: …), and relu's step in the story
+        cards mark them with ✕ (relu off for this example: …), and relu's step in the story
         says why their cotangent is 0. A unit that is off for every input is a dead relu: no
         gradient ever reaches its weights again.
         """.split())

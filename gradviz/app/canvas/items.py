@@ -502,6 +502,20 @@ def item_bounds(card, node, n_error_lines=0, compact_at=None, problems=()):
     return r
 
 
+def painted_bounds(card, node, problems=(), compact_at=None, in_full=False):
+    """A NodeItem's bounds about the card's top-left as it paints `card` with `problems`
+    (graph.Problem): its problems' lines under it, none where it is drawn compact (the
+    words are on it), as `NodeItem.refresh` bounds it. `in_full`: where it is drawn
+    compact, united with its bounds drawn in full, as tall as measured (zoomed in it is:
+    a compact card shortens in place, NodeItem.footprint)."""
+    messages = tuple(p.message for p in problems)
+    lines = 0 if compact_at is not None else len(problem_lines(messages, card.width))
+    bounds = item_bounds(card, node, lines, compact_at, messages)
+    if compact_at is not None and in_full:
+        bounds = bounds.united(painted_bounds(card.full or card, node, problems))
+    return bounds
+
+
 def bounded_by_rect(item):
     """Make `item`, a QGraphicsRectItem that paints itself, bounded by its rect alone (no
     pen): its boundingRect is then answered in C++. Qt asks each item many times a
