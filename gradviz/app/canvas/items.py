@@ -426,10 +426,10 @@ class NodeItem(QGraphicsRectItem):
 
     def frame_rect(self):
         """What the problem's frame and the selection go round (item coordinates): the card,
-        and drawn compact, the plate that stands out of a small card with the problem's
+        and drawn compact with problems, the plate that stands out of a small card with their
         words on it (5 zoom notches out of Fit to Window they ran below the red frame)."""
         card = QRectF(0, 0, self.card.width, self.card.height)
-        if not self.view.compact:
+        if not (self.view.compact and self.problems):
             return card
         side, down = compact.overhang(self.card, self.view.controller.doc.nodes[self.nid],
                                       self.view.zoom_level(), scale=self.view.compact_scale(),
@@ -498,7 +498,8 @@ def item_bounds(card, node, n_error_lines=0, compact_at=None, problems=()):
     r = card_bounds(w, h, n_error_lines)
     if compact_at is not None:
         side, down = compact.overhang(card, node, compact_at[0], scale=compact_at[1], problems=problems)
-        r = r.united(QRectF(-side - 6, -6, w + 2 * side + 12, h + down + 12))   # and its frame
+        m = 6 if problems else 2          # a problem's frame goes round the plate (frame_rect)
+        r = r.united(QRectF(-side - m, -m, w + 2 * side + 2 * m, h + down + 2 * m))
     return r
 
 
