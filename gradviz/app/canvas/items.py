@@ -16,22 +16,18 @@ from ...graph import catalog
 from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
 from ...render import cards as render_cards
 from ...render import compact
-from ...render import legible, preview, text
+from ...render import preview
 from ...story import formatting
 from ...render import port_labels
 from ...render.port_labels import input_names, output_names
 from ...graph import slots
-from .renderer import numbers_look, same_frame, same_numbers
+from .renderer import ERROR_ROW, ERROR_TOP, ERROR_W, numbers_look, problem_lines, same_frame, same_numbers
 from ..theme import ERROR_STYLE, WARN_STYLE
 
 PORT_HIT = 8.0
-ERROR_LINES = 3
 _NO_PEN = QPen(Qt.PenStyle.NoPen)
 # What NodeItem.refresh found changed on its card.
 NUMBERS, CARD, OUTLINE = "numbers", "card", "outline"
-ERROR_W = 240.0     # a problem's lines under a card: at least this wide,
-ERROR_TOP = 5.0     # this far below the card,
-ERROR_ROW = 15.0    # a line this tall
 
 
 def zoom_of(painter):
@@ -430,10 +426,10 @@ class NodeItem(QGraphicsRectItem):
 
     def frame_rect(self):
         """What the problem's frame and the selection go round (item coordinates): the card,
-        and drawn compact, the plate that stands out of a small card with the problem's
+        and drawn compact with problems, the plate that stands out of a small card with their
         words on it (5 zoom notches out of Fit to Window they ran below the red frame)."""
         card = QRectF(0, 0, self.card.width, self.card.height)
-        if not self.view.compact:
+        if not (self.view.compact and self.problems):
             return card
         side, down = compact.overhang(self.card, self.view.controller.doc.nodes[self.nid],
                                       self.view.zoom_level(), scale=self.view.compact_scale(),
@@ -483,17 +479,6 @@ class NodeItem(QGraphicsRectItem):
         super().mouseDoubleClickEvent(event)
 
 
-def problem_lines(messages, card_width):
-    """The lines a card's problems (`messages`) take under a card `card_width` wide: words
-    wrapped, at most ERROR_LINES lines, the last cut at a word and ending "…" where words
-    are left out (the card's tooltip and the status bar say them whole). In the cards'
-    numbers' type (legible.NUMBER_PT): readable wherever the numbers are."""
-    if not messages:
-        return []
-    return text.wrap(preview.sans_font(legible.NUMBER_PT), "\n".join("⚠ " + m for m in messages),
-                     max(card_width, ERROR_W), ERROR_LINES)
-
-
 def card_bounds(w, h, n_error_lines=0):
     """A NodeItem's bounds about the card's top-left, for a card w x h drawn in full with
     `n_error_lines` problem lines under it: its badges' row above (a source / target badge
@@ -513,8 +498,23 @@ def item_bounds(card, node, n_error_lines=0, compact_at=None, problems=()):
     r = card_bounds(w, h, n_error_lines)
     if compact_at is not None:
         side, down = compact.overhang(card, node, compact_at[0], scale=compact_at[1], problems=problems)
-        r = r.united(QRectF(-side - 6, -6, w + 2 * side + 12, h + down + 12))   # and its frame
+        m = 6 if problems else 2          # a problem's frame goes round the plate (frame_rect)
+        r = r.united(QRectF(-side - m, -m, w + 2 * side + 2 * m, h + down + 2 * m))
     return r
+
+
+def painted_bounds(card, node, problems=(), compact_at=None, in_full=False):
+    """A NodeItem's bounds about the card's top-left as it paints `card` with `problems`
+    (graph.Problem): its problems' lines under it, none where it is drawn compact (the
+    words are on it), as `NodeItem.refresh` bounds it. `in_full`: where it is drawn
+    compact, united with its bounds drawn in full, as tall as measured (zoomed in it is:
+    a compact card shortens in place, NodeItem.footprint)."""
+    messages = tuple(p.message for p in problems)
+    lines = 0 if compact_at is not None else len(problem_lines(messages, card.width))
+    bounds = item_bounds(card, node, lines, compact_at, messages)
+    if compact_at is not None and in_full:
+        bounds = bounds.united(painted_bounds(card.full or card, node, problems))
+    return bounds
 
 
 def bounded_by_rect(item):

@@ -220,14 +220,21 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
 
     def _place_missing(self, doc, missing):
         """Positions for nodes the document does not place: the render layout for a whole
-        unplaced document (folded to the view where that lets it read), else near the
-        centre of the view."""
+        unplaced document (folded to the view where that lets it read), else each the free
+        place nearest the centre of the view, clear of every card as this sync draws it
+        (at the view's centre, an added node covered the card there)."""
         if len(missing) == len(doc.nodes):
             self.positions.update(self._view_layout(doc))
             return
         centre = self.view_centre()
-        for i, nid in enumerate(missing):
-            self.positions[nid] = (round(centre.x() + 24 * i), round(centre.y() + 24 * i))
+        centre = QPointF(round(centre.x()), round(centre.y()))   # the corner found whole
+        problems = self.controller.result.node_problems or {}
+        occupied = self._occupied(unplaced=set(missing)) + self._story_marks()
+        for nid in missing:
+            bounds = self._taken(nid, problems)
+            corner = self.place_card(bounds, centre, occupied)
+            self.positions[nid] = (round(corner.x()), round(corner.y()))
+            occupied.append(bounds.translated(*self.positions[nid]))
 
     def sync(self, full=None, new_document=None):
         """Bring the scene up to date with controller.doc and controller.result. `full`

@@ -56,7 +56,7 @@ def _cut_words(c):
     painter = _Written(image)
     painter.setWorldTransform(c.viewportTransform())
     for n in r.doc.nodes:
-        compact.paint(painter, r, n, r.pending_ports(), c.compact_scale(), problems=c.problem_texts(n))
+        compact.paint(painter, r, n, r.pending_ports(), c.compact_scale(), problems=c.compact_texts(n))
     painter.end()
     return sorted({word for word in painter.words if CUT_WORD.search(word)})
 
