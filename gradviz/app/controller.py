@@ -89,11 +89,15 @@ class Result:
 
 class _Basis:
     """The last evaluation, for reuse: `evaluated`, the document snapshot it was made from;
-    `doc`, the latest snapshot it stands for (moves and new labels since reuse it)."""
+    `doc`, the latest snapshot it stands for (moves and new labels since reuse it);
+    `latest`, the latest Result made from it, whose story is told with `doc`'s names (the
+    evaluation's own story keeps the names it was evaluated with: reused for a move after
+    a rename, it put the old name back in the story's chips and captions)."""
 
     def __init__(self, doc, result, events):
         self.doc, self.result, self.events = doc, result, events
         self.evaluated = doc
+        self.latest = result
         self.content = result.content   # the token of the latest result it stands for
 
 
@@ -495,15 +499,15 @@ class DocumentController(QObject):
         frozen = snapshot(self.doc) if frozen is None else frozen
         basis = self._basis
         if basis is not None and same_for_engine(basis.doc, frozen):
-            last = basis.result
-            story = last._story if last.story_ready and same_names(basis.doc, frozen) else None
+            last, latest = basis.result, basis.latest
+            story = latest._story if latest.story_ready and same_names(basis.doc, frozen) else None
             tell = None if story is not None or last.evaluation is None else \
                 _teller(frozen, last.evaluation, basis.events, self.story_ending)
             result = Result(last.evaluation, _retexted(last.problems, basis.evaluated, frozen), story, tell)
             result.numbers_spec = last.numbers_spec
             if same_names(basis.doc, frozen):   # a move: the cards are as they were
                 result.content = basis.content
-            basis.doc, basis.content = frozen, result.content
+            basis.doc, basis.content, basis.latest = frozen, result.content, result
         else:
             result, events = _evaluate(frozen, _checked(basis, frozen), self.story_ending,
                                        self.replayer)

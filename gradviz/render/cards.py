@@ -627,7 +627,12 @@ def _header_path(width):
 
 
 def _fonts():
-    return text.sans(11, bold=True), text.sans(8.5), text.sans(9), text.sans(8.5, bold=True)
+    return title_font(), text.sans(8.5), text.sans(9), text.sans(8.5, bold=True)
+
+
+def title_font():
+    """The font a card's header writes its name in."""
+    return text.sans(11, bold=True)
 
 
 def _shared_spec(value, gradients):

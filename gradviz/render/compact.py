@@ -308,6 +308,26 @@ def captions(card, pending=frozenset()):
             for s in shown]
 
 
+def whole_words(font, caption, room):
+    """As many of `caption`'s words as fit `room` (pixels at 96 dpi), whole: 'grad kernel',
+    else 'grad', else nothing (its thumbnail's frame is in its section's colour). Cut letters
+    said nothing: the tiny CNN's dense card on a 1280 x 800 title slide read 'v… g… g…'."""
+    words = caption.split()
+    while words and text.width(font, " ".join(words)) > room:
+        words.pop()
+    return " ".join(words)
+
+
+def fitted_captions(card, pending, font, room):
+    """`captions` as written in slots `room` wide (pixels at 96 dpi): each its `whole_words`;
+    where two gradients' would then read alike ('grad', 'grad'), each its last word, the
+    name that tells them apart ('kernel', 'bias': the frame's colour says gradient)."""
+    names = captions(card, pending)
+    cut = [whole_words(font, name, room) for name in names]
+    return [short if short == name or cut.count(short) < 2 else whole_words(font, name.split()[-1], room)
+            for name, short in zip(names, cut)]
+
+
 def _own_name(port, title):
     """A port's name on its own card: 'kernel' for layer.kernel on the card of layer."""
     return port[len(title) + 1:] if port.startswith(title + ".") else port
@@ -350,11 +370,12 @@ def _paint_thumbnails(painter, theme, card, area, pending, dpi=96.0, scale=1.0):
         return
     slot = (area.width() - PAD * (len(shown) - 1)) / len(shown)
     caption_font = text.sans(SHAPE_PT * scale)
-    for k, (caption, (_, colour, _)) in enumerate(zip(captions(card, pending), shown)):
+    for k, (caption, (_, colour, _)) in enumerate(zip(fitted_captions(card, pending, caption_font, slot * 96.0 / dpi),
+                                                      shown)):
         painter.setFont(caption_font)
         painter.setPen(QColor(getattr(theme, colour)))
         painter.drawText(QRectF(area.left() + k * (slot + PAD), area.top(), slot, caption_h),
-                         Qt.AlignmentFlag.AlignCenter, text.elide(caption_font, caption, slot * 96.0 / dpi))
+                         Qt.AlignmentFlag.AlignCenter, caption)
     area = area.adjusted(0, caption_h, 0, 0)
     painter.setRenderHint(painter.RenderHint.SmoothPixmapTransform, False)
     number_font = text.mono(SHAPE_PT * scale, bold=True)

@@ -147,9 +147,10 @@ def cnn_lesson():
         image with that sparse cotangent g: grad w[a, b, 0, f] = Σ_ij g[i, j, f]·x[i+a, j+b].
         Step {rule} draws that rule: the image, the {filters} {g_h}x{g_w} channels of g, and
         their correlation, one {h}x{w_} tile per output filter (out0 to out{filters - 1}, each
-        tap where it lies on the image; red is positive, blue negative). Step {grad} and the
-        card filters w show the gradient as the same {filters} tiles: filter 2's (counting from
-        0) has a red middle column, {_row(gw, 3)}, because the pooled outputs of filter 2 over
+        tap where it lies on the image; positive is red or orange, as the theme draws it,
+        negative blue). Step {grad} and the card filters w show the gradient as the same
+        {filters} tiles: filter 2's (counting from 0) has a positive middle column,
+        {_row(gw, 3)}, because the pooled outputs of filter 2 over
         the stroke receive positive cotangents ({_row(to_pool[0, :, 1, 2], 3)}: raising them
         raises the loss), so a step w ← w − η·grad makes filter 2 answer a vertical stroke
         less.""")

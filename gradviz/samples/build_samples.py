@@ -259,8 +259,9 @@ def seed_001():
             d = Doc("batch_jacobian: one Jacobian per example", """
                 The full Jacobian of layer2 (7, 6) w.r.t. x (7, 5) is (7, 6, 7, 5), and every
                 (batch, batch) slice is diagonal because examples are independent.
-                batch_jacobian returns only the diagonal blocks, shape (7, 6, 5), equal to the
-                full Jacobian summed over its second batch axis.""")
+                batch_jacobian returns only the diagonal blocks, shape (7, 6, 5): TF computes
+                it as the full Jacobian summed over the target's batch axis, and that sum keeps
+                the diagonal blocks because every other block is zero.""")
         d.const("x", rng.normal(size=(7, 5)), watched=True)
         d.layer("layer1", "Dense", "x", dense(rng, 5, 8), units=8, activation="elu")
         last = "layer1"
@@ -522,7 +523,7 @@ def gradient_size_lessons():
         {_factor(n):.2f} times per layer (the Gradient norms view, Ctrl+Alt+5, draws a level
         line). A unit whose z is negative is off and passes no gradient back: its entry of the
         cotangent that reaches z is 0. With this one example, each layer has such units: their
-        cards mark them in red (relu off for this example: …), and relu's step in the story
+        cards mark them with ✕ (relu off for this example: …), and relu's step in the story
         says why their cotangent is 0. A unit that is off for every input is a dead relu: no
         gradient ever reaches its weights again.
         """.split())

@@ -230,3 +230,39 @@ def test_a_compact_card_writes_its_problems_legibly_cut_at_a_word(qapp):
         assert grown >= len(lines) * line_h / zoom - 1
     assert compact.problem_lines(["has no value"], 200) == ["⚠\u00a0has no value"]    # whole when it fits
 
+
+
+@pytest.mark.parametrize("zoom", [0.2, 0.3, 0.45])
+def test_a_compact_card_writes_whole_words_or_fewer_of_them(qapp, zoom):
+    """A caption too long for its thumbnail's slot keeps the whole words that fit ('grad
+    kernel' → 'grad') or none: the tiny CNN's dense (value, grad kernel, grad bias) drawn
+    95 px wide read 'v… g… g…' at 1280 x 800, letters that said nothing. Two gradients that
+    would both read 'grad' say their names ('kernel', 'bias'). Over every sample's compact
+    cards at three zooms, no word is cut, each caption written is the start of its caption
+    or its last word, word for word, and no two gradients' read alike."""
+    from gradviz.bundled import samples_dir
+    from gradviz.graph import load
+
+    shortened = 0
+    for path in sorted(samples_dir().glob("*.json")):
+        doc = load(path)
+        renderer = Renderer(doc, evaluation=evaluate(doc))
+        for nid in doc.nodes:
+            names = compact.captions(renderer.cards[nid])
+            if not names:
+                continue
+            texts = [t for t, _ in _texts(_svg(renderer, [nid], zoom))]
+            assert not [t for t in texts if "…" in t], (path.name, nid, zoom, texts)
+            written = texts[2:]             # after the name and the shape: captions, numbers
+            for room in (20.0, 30.0, 45.0, 70.0):
+                grads = [t for t in compact.fitted_captions(renderer.cards[nid], frozenset(),
+                                                            text.sans(compact.SHAPE_PT), room) if t not in ("", "value")]
+                assert len(set(grads)) == len(grads), (path.name, nid, room, grads)
+            for name in names:
+                words = name.split()
+                starts = [" ".join(words[:k]) for k in range(len(words), 0, -1)] + words[-1:]
+                found = next((s for s in starts if s in written), None)
+                if found is not None:
+                    written.remove(found)
+                shortened += found != name
+    assert shortened > 0         # some captions did not fit whole at this zoom

@@ -51,6 +51,27 @@ def test_batch_normalization_couples_the_batch_and_warns():
     assert s.block_difference > 1e-3   # ... so it is not the per-example Jacobian here
 
 
+def test_lessons_name_the_batch_axis_batch_jacobian_sums_over():
+    """TF's batch_jacobian sums the full Jacobian over the target's batch axis, J[b, i, c, j]
+    summed over b; lesson 18 said 'over its second batch axis' (c), which agrees only where
+    the blocks off the diagonal are zero, and not for lesson 19's BatchNormalization."""
+    bn = tf.keras.layers.BatchNormalization()
+    x = tf.constant(np.random.default_rng(2).normal(size=(4, 3)).astype(np.float32))
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tf.nn.elu(bn(x, training=True) + 0.5 * x)  # bn alone sums to 0 over the batch
+    full, batch = tape.jacobian(y, x).numpy(), tape.batch_jacobian(y, x).numpy()
+    np.testing.assert_allclose(batch, full.sum(axis=0).transpose(1, 0, 2), atol=1e-5)
+    assert np.abs(batch - np.einsum("bicj->bij", full)).max() > 1e-3
+    from gradviz.bundled import sample_paths
+    from gradviz.graph import load
+    taught = [doc for doc in map(load, sample_paths()) if "batch_jacobian" in doc.lesson
+              and "summed over" in doc.lesson]
+    assert len(taught) >= 2
+    for doc in taught:
+        assert "summed over the target's batch axis" in " ".join(doc.lesson.split()), doc.title
+
+
 def test_hessian_is_symmetric_with_a_newton_step():
     A = np.array([[3.0, 1.0], [1.0, 2.0]])
     def f(x):  # ½ xᵀAx

@@ -21,7 +21,7 @@ from ...render.compact import needed_height
 from ...render import legible
 from ...render import painter as render_painter
 from ...render.layout import frames_as_well, layout as layout_positions
-from .items import ERROR_ROW, ERROR_TOP, ERROR_W, card_bounds, item_bounds, problem_lines
+from .items import ERROR_ROW, ERROR_TOP, ERROR_W, card_bounds, item_bounds, painted_bounds, problem_lines
 from .palette import palette_entries
 from .quick_add import QuickAdd
 
@@ -127,18 +127,16 @@ class CanvasEditing:
         pos = QPointF(round(pos.x()), round(pos.y()))   # the corner is stored whole: found whole
         c = self.controller
         variant = op if kind in (CONSTANT, VARIABLE) else ""
-        zoom = self.transform().m11() or 1.0      # in view with show_nodes' margin: no scroll
-        inset = SHOW_MARGIN + 1                   # (ensureVisible scrolls a card that ends on the margin)
-        room = self.visible_rect().adjusted(*(d / zoom for d in (inset, inset, -inset, -inset)))
-        occupied = self._occupied() + self._story_marks()
         node = c.make_node(kind, "" if variant else op)
         if variant == "watched":
             node.watched = True
         elif variant == "frozen":
             node.trainable = False
-        bounds = new_card_bounds(node, (zoom, self.compact_scale()) if self.compact else None, self.logicalDpiY())
-        corner = self.free_spot(bounds.translated(pos - GRAB), occupied, within=room, toward=pos)
-        corner -= bounds.topLeft()
+        compact_at = self._compact_at()
+        bounds = new_card_bounds(node, compact_at, self.logicalDpiY())
+        if compact_at is not None and not self.compact_layout:   # as drawn once zoomed in too (_taken)
+            bounds = bounds.united(new_card_bounds(node))
+        corner = self.place_card(bounds, pos, self._occupied() + self._story_marks())
         node.position = (round(corner.x()), round(corner.y()))
         ids = c.add_nodes([node], (), text=f"Add {node.title}")
         self.show_nodes(ids)
@@ -155,8 +153,35 @@ class CanvasEditing:
             self._update_scene_rect()
             self.ensureVisible(rect, SHOW_MARGIN, SHOW_MARGIN)
 
-    def _occupied(self):
-        return [item.sceneBoundingRect() for item in self.node_items.values() if item.card is not None]
+    def place_card(self, bounds, pos, occupied):
+        """The top-left corner for a card whose bounds about its top-left are `bounds`, held
+        at scene point `pos` (GRAB into its header), where it covers nothing `occupied`: in
+        view with show_nodes' margin if any place there is free (then nothing scrolls)."""
+        zoom = self.transform().m11() or 1.0
+        inset = SHOW_MARGIN + 1                   # (ensureVisible scrolls a card that ends on the margin)
+        room = self.visible_rect().adjusted(*(d / zoom for d in (inset, inset, -inset, -inset)))
+        return self.free_spot(bounds.translated(pos - GRAB), occupied, within=room, toward=pos) - bounds.topLeft()
+
+    def _compact_at(self):
+        """(zoom, type scale) where the canvas draws its cards compact, else None."""
+        return (self.transform().m11() or 1.0, self.compact_scale()) if self.compact else None
+
+    def _taken(self, nid, problems):
+        """Card `nid`'s bounds about its top-left as it paints at this zoom (`painted_bounds`)
+        and, drawn compact where the user placed the cards, as it paints zoomed in (the
+        overview Fit lays out compact is laid out afresh for a zoom that reads)."""
+        return painted_bounds(self.renderer.cards[nid], self.controller.doc.nodes[nid], problems.get(nid, ()),
+                              self._compact_at(), in_full=not self.compact_layout)
+
+    def _occupied(self, unplaced=()):
+        """The scene bounds of every card but the `unplaced` ones as its NodeItem paints it
+        (badges above, problems' lines under, a compact plate's overhang, `_taken`),
+        measured from the renderer's cards: during a sync, a card that grew in the edit (its
+        gradient appeared) counts at its new size before its item takes it."""
+        r, doc = self.renderer, self.controller.doc
+        problems = self.controller.result.node_problems or {}
+        return [self._taken(nid, problems).translated(*r.positions[nid])
+                for nid in r.cards if nid in doc.nodes and nid in r.positions and nid not in unplaced]
 
     def _story_marks(self):
         """What the story step shown writes over the graph (its formula card, its arrows'

@@ -430,10 +430,10 @@ class NodeItem(QGraphicsRectItem):
 
     def frame_rect(self):
         """What the problem's frame and the selection go round (item coordinates): the card,
-        and drawn compact, the plate that stands out of a small card with the problem's
+        and drawn compact with problems, the plate that stands out of a small card with their
         words on it (5 zoom notches out of Fit to Window they ran below the red frame)."""
         card = QRectF(0, 0, self.card.width, self.card.height)
-        if not self.view.compact:
+        if not (self.view.compact and self.problems):
             return card
         side, down = compact.overhang(self.card, self.view.controller.doc.nodes[self.nid],
                                       self.view.zoom_level(), scale=self.view.compact_scale(),
@@ -513,8 +513,23 @@ def item_bounds(card, node, n_error_lines=0, compact_at=None, problems=()):
     r = card_bounds(w, h, n_error_lines)
     if compact_at is not None:
         side, down = compact.overhang(card, node, compact_at[0], scale=compact_at[1], problems=problems)
-        r = r.united(QRectF(-side - 6, -6, w + 2 * side + 12, h + down + 12))   # and its frame
+        m = 6 if problems else 2          # a problem's frame goes round the plate (frame_rect)
+        r = r.united(QRectF(-side - m, -m, w + 2 * side + 2 * m, h + down + 2 * m))
     return r
+
+
+def painted_bounds(card, node, problems=(), compact_at=None, in_full=False):
+    """A NodeItem's bounds about the card's top-left as it paints `card` with `problems`
+    (graph.Problem): its problems' lines under it, none where it is drawn compact (the
+    words are on it), as `NodeItem.refresh` bounds it. `in_full`: where it is drawn
+    compact, united with its bounds drawn in full, as tall as measured (zoomed in it is:
+    a compact card shortens in place, NodeItem.footprint)."""
+    messages = tuple(p.message for p in problems)
+    lines = 0 if compact_at is not None else len(problem_lines(messages, card.width))
+    bounds = item_bounds(card, node, lines, compact_at, messages)
+    if compact_at is not None and in_full:
+        bounds = bounds.united(painted_bounds(card.full or card, node, problems))
+    return bounds
 
 
 def bounded_by_rect(item):

@@ -2,7 +2,7 @@
 import math
 from dataclasses import dataclass
 
-from PySide6.QtCore import QLineF, QRectF
+from PySide6.QtCore import QLineF, QPointF, QRectF
 from PySide6.QtGui import QColor, QPainter, QPen, QPixmapCache
 from PySide6.QtWidgets import QGraphicsView
 
@@ -86,6 +86,41 @@ class CanvasNavigation:
         self.horizontalScrollBar().setValue(shown.scroll[0])
         self.verticalScrollBar().setValue(shown.scroll[1])
         self._cache_view = None
+
+    # -- what a recovered document opens at (window.recovery) --------------------------------
+    def seen_at(self):
+        """What the canvas shows, as the autosave keeps it: {'zoom', 'centre'} (the scene
+        point at the viewport's centre)."""
+        centre = self.mapToScene(self.viewport().rect().center())
+        return {"zoom": self.transform().m11(), "centre": [centre.x(), centre.y()]}
+
+    _open_at = None     # (zoom, centre, the document shown) open_at gave: not fitted
+    documents = 0       # documents shown so far (CanvasView._document_replaced counts them)
+
+    def open_at(self, seen):
+        """The document now shown (a recovered one) opens at `seen` (seen_at's, read back
+        from a file: anything else is ignored, and it is fitted as any document is), also
+        when the window is shown first, which fits it otherwise."""
+        try:
+            zoom, (x, y) = float(seen["zoom"]), seen["centre"]
+            x, y = float(x), float(y)
+        except (KeyError, TypeError, ValueError):
+            return
+        if all(math.isfinite(v) for v in (zoom, x, y)) and zoom > 0:
+            self._open_at = (zoom, QPointF(x, y), self.documents)
+
+    def first_view(self):
+        """A new document shown, or the window shown first: fitted, or where open_at said
+        for this document (not fitted first: fitting would lay its cards out again, and
+        say they are compact)."""
+        if self._open_at is None or self._open_at[2] != self.documents:
+            self._open_at = None
+            self.fit()
+            return
+        zoom, centre, _ = self._open_at
+        self._set_scale(zoom)
+        self._update_scene_rect()
+        self.centerOn(centre)
 
     def _update_scene_rect(self):
         """Room to scroll: the view, every card and every edge, and SPARE units around them.

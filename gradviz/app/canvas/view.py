@@ -196,6 +196,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         if self.controller.undo_stack.count() == 0:
             self._needs_full = True
         self._dirty = True
+        self.documents += 1
 
     def _changed(self):
         self._dirty = True
@@ -219,14 +220,21 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
 
     def _place_missing(self, doc, missing):
         """Positions for nodes the document does not place: the render layout for a whole
-        unplaced document (folded to the view where that lets it read), else near the
-        centre of the view."""
+        unplaced document (folded to the view where that lets it read), else each the free
+        place nearest the centre of the view, clear of every card as this sync draws it
+        (at the view's centre, an added node covered the card there)."""
         if len(missing) == len(doc.nodes):
             self.positions.update(self._view_layout(doc))
             return
         centre = self.view_centre()
-        for i, nid in enumerate(missing):
-            self.positions[nid] = (round(centre.x() + 24 * i), round(centre.y() + 24 * i))
+        centre = QPointF(round(centre.x()), round(centre.y()))   # the corner found whole
+        problems = self.controller.result.node_problems or {}
+        occupied = self._occupied(unplaced=set(missing)) + self._story_marks()
+        for nid in missing:
+            bounds = self._taken(nid, problems)
+            corner = self.place_card(bounds, centre, occupied)
+            self.positions[nid] = (round(corner.x()), round(corner.y()))
+            occupied.append(bounds.translated(*self.positions[nid]))
 
     def sync(self, full=None, new_document=None):
         """Bring the scene up to date with controller.doc and controller.result. `full`
@@ -340,7 +348,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         if reshaped or moved:   # new numbers alone keep every item's bounds
             self._update_scene_rect()
         if new_document:
-            QTimer.singleShot(0, self, self.fit)
+            QTimer.singleShot(0, self, self.first_view)
         elif grown and not self.controller.replaying:   # undo, redo: the cards stand as they stood
             self.make_room_soon(grown)
 
@@ -567,7 +575,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasWiring, QG
         super().showEvent(event)
         if not getattr(self, "_shown_once", False):
             self._shown_once = True
-            QTimer.singleShot(0, self, self.fit)
+            QTimer.singleShot(0, self, self.first_view)
 
     # -- drops from the palette ---------------------------------------------------------
     def dragEnterEvent(self, event):

@@ -4,7 +4,8 @@ cards, its arrows, its formula card). step_view frames them; settle pans them in
 from PySide6.QtCore import QRectF
 
 from ...render import painter as render_painter
-from ...render.cards import BADGE_H, HEADER_H, LINE_H, PORT_R
+from ...render import text
+from ...render.cards import BADGE_H, HEADER_H, LINE_H, PAD, PORT_R, title_font
 from ...render.involved import involved_nodes
 from ...render.story_overlay import GLOW, RING
 
@@ -58,6 +59,14 @@ def ringed_card(renderer, nid):
 def name_strip(card):
     """The top of a card as involved_cards gives it: its badge, header and first line."""
     return QRectF(card.left(), card.top(), card.width(), BADGE_H + 4 + HEADER_H + LINE_H)
+
+
+def name_rect(renderer, nid):
+    """Where a card writes its name: the header row, from the card's left edge to the end of
+    its title (a view that shows this shows which card it is)."""
+    rect, card = renderer.rect(nid), renderer.cards[nid]
+    return QRectF(rect.left(), rect.top(),
+                  min(rect.width(), PAD + text.width(title_font(), card.title_text) + 1.0), HEADER_H)
 
 
 def arrow_rects(renderer, step):

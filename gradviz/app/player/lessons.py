@@ -44,13 +44,17 @@ def _outside_brackets(text):
     return out
 
 
-def lesson_lead(text, fits, whole_sentences=False):
+def lesson_lead(text, fits, whole_sentences=False, by_number=False):
     """The start of a lesson's `text` that `fits` (a predicate on a candidate): its first
     sentence (with `whole_sentences`, as many of its opening sentences as fit together), or
     the first sentence up to its last clause (else word) that fits, outside brackets and
-    quotes, with ' …' where it goes on. Another lesson is named by its number alone ('lesson
-    26', the menu or the course shows its title)."""
-    text = _REFERENCE_TITLE.sub(r"\1", " ".join(text.split()))
+    quotes, with ' …' where it goes on. With `by_number` (a menu's tip: the menu beside
+    shows every title) another lesson is named by its number alone ('lesson 26'); else with
+    its title, as the text has it (a title slide: lesson 35's read 'This is lesson 19, with
+    LayerNormalization …', and nothing on the slide said what lesson 19 is)."""
+    text = " ".join(text.split())
+    if by_number:
+        text = _REFERENCE_TITLE.sub(r"\1", text)
     if not text:
         return ""
     sentences = _SENTENCE_END.split(text)
@@ -82,7 +86,7 @@ def lesson_tip(lesson):
     each lesson, and wrapping every cut of every lead took a third of opening a window."""
     def fits(t):
         return len(textwrap.wrap(t, TIP_WIDTH)) <= TIP_LINES
-    first = lesson_lead(lesson.lesson, fits) or lesson.title
+    first = lesson_lead(lesson.lesson, fits, by_number=True) or lesson.title
     return "\n".join(textwrap.wrap(first, TIP_WIDTH))
 
 

@@ -273,8 +273,8 @@ class PresentationMode(QObject):
     def rule_px(self):
         """The least size of a rule card's text: one step (step_view.LEVEL_STEP) under the
         back row's, whatever the cards' (a step too large is framed smaller, its rule card
-        drawn larger than its cards): its digits (~0.73 of that) 9.2 px tall at 1280 x 800,
-        11.8 px at 1920 x 1080. With the cards, an auditor measured ~7 px on lesson 14."""
+        drawn larger than its cards): its digits (0.76 of that) 9.6 px tall at 1280 x 800,
+        12.3 px at 1920 x 1080. With the cards, an auditor measured ~7 px on lesson 14."""
         return self.readable_px() * step_view.LEVEL_STEP
 
     def title_floor_px(self):

@@ -1,16 +1,19 @@
 """How a framed step's view is panned (`settle`): as little as it takes, for the step's arrows
-to lie whole in view and for no other card to be cut by the view's edge where a slightly
-different pan shows it whole or not at all; and what a view shows whole (`shown_whole`), which
+to lie whole in view, for no card to be cut by the view's edge with its name out of view, and
+for no other card to be cut at all, where a slightly different pan shows it whole (its name,
+for the first) or not at all; and what a view shows whole (`shown_whole`), which
 presentation mode's refit (step_view) zooms and centres."""
 import math
 
+import numpy as np
 from PySide6.QtCore import QPointF, QRectF
 
 from ...render.involved import involved_nodes
-from .card_rects import arrow_rects, step_items, whole_card
+from .card_rects import arrow_rects, name_rect, step_items, whole_card
 
 CUT = 2.0               # scene units a card may pass the view's edge by without being cut
 SLIGHT = 0.25           # the most (share of the view) a pan moves to cut no card
+NAME_REACH = 0.4        # the most (share of the view) a pan moves to show a cut card's name
 SCROLL_SLACK = 1.5      # pixels kept between the view's edge and a card panned out of it
 
 
@@ -56,9 +59,12 @@ def settle(view, renderer, step, zoom, centre, extra=(), full=False):
     """`centre` moved, at `zoom`, as little as it takes and keeping in view all it shows of
     the step (its cards, formula card, seed), so that the step's arrows lie whole in view
     where they can (lesson 14's fan-in at layer: both paths left the view at the right),
-    then so that no other card is cut by the view's edge where a slightly different pan
-    (at most SLIGHT of the view, each one cutting fewer cards) shows it whole or not at all
-    (the tiny CNN's loss card at 1280 x 800). One pan further than that left the step at the
+    then so that no card is cut by the view's edge with its name out of view (lesson 17's
+    slides 1-2 at 1280 x 800 cut layer2 at the top-left, its name off the top; lesson 28's
+    step 9 cut loss at the right, 'los' in view), nor any other card, where a slightly
+    different pan (at most SLIGHT of the view, each one cutting fewer cards; NAME_REACH for
+    a card still cut without its name) shows it whole or not at all (the tiny CNN's loss card
+    at 1280 x 800). One pan further than that left the step at the
     view's edge: lesson 17's seed slide at 1280 x 800 moved half its view down to drop layer2
     off the top, the graph in the top 260 pixels and the lower 60 % of the screen empty."""
     port = view.viewport().rect()
@@ -88,40 +94,92 @@ def settle(view, renderer, step, zoom, centre, extra=(), full=False):
             if a <= shift[i] <= b:      # the arrows now in view stay there
                 bounds[i] = (max(bounds[i][0], a), min(bounds[i][1], b))
 
-    cards = [whole_card(renderer, n) for n in renderer.doc.nodes if n not in nodes]
-    half = 0.5 / zoom
+    cards = _boxes([whole_card(renderer, n) for n in renderer.doc.nodes if n not in nodes])
+    bodies = _boxes([renderer.rect(n) for n in renderer.doc.nodes])
+    names = _boxes([name_rect(renderer, n) for n in renderer.doc.nodes])
+    half, pixel = 0.5 / zoom, 1.0 / zoom
 
-    def cut(sx, sy):
-        """How many cards the view cuts, then how many it cuts by a pixel or more (a port's
-        circle cut by CUT, a sliver of it in view, looks cut: lesson 33's relu at 1280 x 800).
-        The first as the view may show it, scrolled by whole pixels (half a pixel more)."""
-        view = seen.translated(sx, sy)
-        return (len(cut_cards(view.adjusted(-half, -half, half, half), cards)),
-                len(cut_cards(view, cards, by=1.0 / zoom)))
+    def cut(xs, ys):
+        """For the view moved by each of `xs` across and `ys` down: how many cards it cuts
+        with their names out of it (a card partly in view shows its name, or lies wholly out of
+        it: lesson 17's slides 1-2 at 1280 x 800 cut layer2 at the top-left, its name off the
+        top), then how many it cuts, then how many it cuts by a pixel or more (a port's circle
+        cut by CUT, a sliver of it in view, looks cut: lesson 33's relu at 1280 x 800). The
+        first two as the view may show it, scrolled by whole pixels (half a pixel more)."""
+        xs, ys = np.asarray(xs, float), np.asarray(ys, float)
+        return np.stack([_cut_grid(seen, xs, ys, bodies, -half, -half, names),
+                         _cut_grid(seen, xs, ys, cards, CUT - half, CUT + half),
+                         _cut_grid(seen, xs, ys, cards, pixel, pixel)])
 
     options = []
     # Out of view across, a pixel more (the view scrolls by whole pixels): a view panned to
     # leave xx out ended at its edge and showed its border and half its output port (lesson
-    # 13 in presentation).
+    # 13 in presentation); or a card's name a pixel inside the view.
     for i, (axis, out) in enumerate(zip(axes, (SCROLL_SLACK / zoom, 0.0))):
         a, b = axis(seen)
         found = set()
-        for card in cards:
-            start, end = axis(card)
+        for left, top, right, bottom in cards.tolist():
+            start, end = (left, right) if i == 0 else (top, bottom)
             found |= {start - a, end - b, end - a + out, start - b - out}   # whole in view, or out of it
-        options.append(([o for o in found if bounds[i][0] <= o <= bounds[i][1]], SLIGHT * (b - a)))
+        for body, name in zip(bodies.tolist(), names.tolist()):
+            start, end = body[i], body[i + 2]
+            found |= {end - a + out + pixel, start - b - out - pixel}      # out of view
+            found |= {name[i] - a - pixel, name[i + 2] - b + pixel}         # its name in view
+        options.append(([o for o in found if bounds[i][0] <= o <= bounds[i][1]], b - a))
     # Each pan slight, from where the last one left the view, and made only where it cuts
     # fewer cards.
-    best = shift
-    for _ in range(len(cards) + 1):
-        choices = [sorted({best[i]} | {o for o in found if abs(o - best[i]) <= reach})
-                   for i, (found, reach) in enumerate(options)]
-        moved = min(((sx, sy) for sx in choices[0] for sy in choices[1]),
-                    key=lambda s: (cut(*s), abs(s[0] - best[0]) + abs(s[1] - best[1])))
-        if cut(*moved) >= cut(*best):
+    best = tuple(shift)
+    now = tuple(cut([best[0]], [best[1]])[:, 0, 0])
+    for _ in range(len(bodies) + 1):
+        moved = _pan(cut, options, best, SLIGHT)
+        if moved[1] >= now:
             break
-        best = moved
+        best, now = moved
+    # Then, where a card is still cut without its name, one pan a little further (NAME_REACH)
+    # that shows it or drops it: the tiny CNN's pool at 1280 x 800 (steps 7-20) lay cut at the
+    # view's left, its name 0.26 of the view away.
+    if now[0]:
+        moved = _pan(cut, options, best, NAME_REACH)
+        if moved[1][0] < now[0]:
+            best = moved[0]
     return QPointF(centre.x() + best[0], centre.y() + best[1])
+
+
+def _pan(cut, options, best, share):
+    """((x, y), counts) of the pan from `best` (at most `share` of the view along each axis,
+    to one of the `options`) whose view cuts fewest cards (`cut`'s counts in order), then the
+    shortest."""
+    xs, ys = [np.array(sorted({best[i]} | {o for o in found if abs(o - best[i]) <= share * side}))
+              for i, (found, side) in enumerate(options)]
+    counts = cut(xs, ys)
+    moves = np.abs(xs - best[0])[:, None] + np.abs(ys - best[1])[None, :]
+    order = np.lexsort((moves.ravel(), counts[2].ravel(), counts[1].ravel(), counts[0].ravel()))
+    j, k = np.unravel_index(order[0], moves.shape)
+    return (float(xs[j]), float(ys[k])), tuple(int(v) for v in counts[:, j, k])
+
+
+def _boxes(rects):
+    """Scene rects as an (n, 4) array of (left, top, right, bottom)."""
+    return np.array([[r.left(), r.top(), r.right(), r.bottom()] for r in rects], float).reshape(-1, 4)
+
+
+def _cut_grid(seen, xs, ys, boxes, inner, outer, names=None):
+    """(len(xs), len(ys)) counts of the `boxes` that the view `seen` moved by (x, y) cuts:
+    that lie in part in it shrunk by `inner` and not whole in it grown by `outer` (as
+    `cut_cards`); with `names` (a box per box), only those whose name is not whole in it
+    grown by `outer` either."""
+    left, right = seen.left() + xs[:, None], seen.right() + xs[:, None]
+    top, bottom = seen.top() + ys[:, None], seen.bottom() + ys[:, None]
+    across = (boxes[:, 0] < right - inner) & (boxes[:, 2] > left + inner)
+    down = (boxes[:, 1] < bottom - inner) & (boxes[:, 3] > top + inner)
+    whole_x = (boxes[:, 0] >= left - outer) & (boxes[:, 2] <= right + outer)
+    whole_y = (boxes[:, 1] >= top - outer) & (boxes[:, 3] <= bottom + outer)
+    hit = (across[:, None, :] & down[None, :, :]) & ~(whole_x[:, None, :] & whole_y[None, :, :])
+    if names is not None:
+        named_x = (names[:, 0] >= left - outer) & (names[:, 2] <= right + outer)
+        named_y = (names[:, 1] >= top - outer) & (names[:, 3] <= bottom + outer)
+        hit &= ~(named_x[:, None, :] & named_y[None, :, :])
+    return hit.sum(axis=-1)
 
 
 def cut_cards(seen, cards, by=CUT):

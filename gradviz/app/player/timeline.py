@@ -11,7 +11,12 @@ from PySide6.QtWidgets import (QButtonGroup, QFrame, QHBoxLayout, QScrollArea, Q
 from ...render.themes import LIGHT
 from ..literal import kept_whole, mnemonic_free
 
-CHIP_CHARS = 26         # a timeline chip shows this much of its step's name
+# A timeline chip shows its step's name whole up to this many characters (every sender →
+# receiver of the lessons outside a 'gradient' node: 'layer1's sigmoid → layer1's bias add';
+# at 26 the tiny CNN's chips 5 and 6 both read "dense's bias add → …"), else its first parts
+CHIP_CHARS = 36
+# Where a step's title may be cut: between its parts, never inside a name ('dense's bias add')
+_PARTS = re.compile(r" → |, inside ")
 
 KIND_WORDS = {"seed": "seed", "visit": "visit", "contribution": "local rule", "fan_in": "fan-in sum",
               "accumulate": "gradient", "cut": "cut", "unconnected": "None gradient",
@@ -44,8 +49,18 @@ def set_caption(label, text):
     label.setText(caption_html(text))
 
 
-def _elided(text, n=CHIP_CHARS):
-    return text if len(text) <= n else text[:n - 1].rstrip() + "…"
+def chip_text(title, n=CHIP_CHARS):
+    """A step's title as its chip says it: whole when it has at most `n` characters, else
+    its longest run of whole parts (sender, receiver, 'inside …') within `n`, at least the
+    first, and '…' where it goes on: "dense's bias add → …" (the chip's tooltip and the
+    step's name say it all). Cut at `n` characters, a chip ended inside a name: "dense's
+    bias add → dense'…"; a title of one part is never cut."""
+    if len(title) <= n:
+        return title
+    ends = [m.end() for m in _PARTS.finditer(title)]
+    if not ends:
+        return title
+    return title[:next((e for e in reversed(ends) if e + 1 <= n), ends[0])] + "…"
 
 
 class StepStrip(QScrollArea):
@@ -98,7 +113,7 @@ class StepStrip(QScrollArea):
             chip.setObjectName("stepChip")
             chip.setCheckable(True)
             chip.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            chip.setText(f"{i + 1}  {mnemonic_free(_elided(name))}")
+            chip.setText(f"{i + 1}  {mnemonic_free(chip_text(name))}")
             chip.setToolTip(f"Step {i + 1} of {len(names)} ({KIND_WORDS.get(kind, kind)}): {name}")
             chip.setProperty("name", name)
             chip.setProperty("kind", kind)

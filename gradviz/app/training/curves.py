@@ -6,6 +6,11 @@ gradient norm at k is ‖g‖ where update k + 1 was computed, the update norm a
 `hidden` says how many were. A line of one point draws nothing, so a curve of one point
 (the loss before any step, or after an Undo) is drawn as a dot.
 
+The three plots share one step axis, from 0 to the last step and at least MIN_STEPS: a run
+of one step showed its gradient norm's dot on an axis from -0.4 to 0.4. The gradient-norm
+plot's key is a row below its step axis, where it covers no point (inside the plot it sat
+on the data).
+
 A run of the compiled replay takes 600-700 steps a second: drawn whole, the curves of an
 8 s run (5,000 points each) took the UI thread 200 ms a repaint, growing with the run.
 So a curve draws at most MAX_POINTS of its points (each bucket's lowest and highest, so a
@@ -24,6 +29,7 @@ COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#0
 LOSS_COLOUR = "#202020"
 DOT_SIZE = 8
 MAX_POINTS = 1000      # per curve: two per pixel of the widest plot a screen shows
+MIN_STEPS = 5          # the step axis runs at least this far: one step reads as the first of a run
 
 
 def _plot(title, y_label):
@@ -51,7 +57,7 @@ class TrainingCurves(QWidget):
         for plot in self.plots:
             layout.addWidget(plot, 1)
         self.loss_curve = self.loss_plot.plot(pen=pg.mkPen(LOSS_COLOUR, width=2))
-        self.legend = self.gradient_plot.addLegend(offset=(-10, 10), labelTextColor=TEXT)
+        self.legend = _key_below(self.gradient_plot)
         self.gradient_curves, self.update_curves = [], []
         self.log = False
         self.hidden = 0
@@ -103,6 +109,9 @@ class TrainingCurves(QWidget):
 
     def _show(self, losses, steps, gradients, updates):
         self.hidden = 0
+        last = max(len(losses) - 1, int(steps[-1]) if len(steps) else 0, MIN_STEPS)
+        for plot in self.plots:
+            plot.setXRange(-0.5, last + 0.5, padding=0)    # a dot at step 0 whole
         _draw(self.loss_curve, *self._xy(np.arange(len(losses)), losses))
         if not len(steps):
             for curve in self.gradient_curves + self.update_curves:
@@ -189,6 +198,16 @@ def peaks(x, y, budget=MAX_POINTS):
         keep.append(np.array([whole + rest.argmin(), whole + rest.argmax()]))
     keep = np.unique(np.concatenate(keep + [np.array([0, n - 1])]))
     return x[keep], y[keep]
+
+
+def _key_below(plot):
+    """The plot's key in a row below its step axis (the curves named there as they are
+    drawn), its entries side by side."""
+    item = plot.getPlotItem()
+    key = pg.LegendItem(labelTextColor=TEXT, colCount=4)
+    item.layout.addItem(key, 4, 1)
+    item.legend = key
+    return key
 
 
 def _draw(curve, x, y):

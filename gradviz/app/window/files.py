@@ -292,6 +292,7 @@ class WindowFiles:
                     window.controller.undo_stack.setClean()
                     window.close()
                 continue
+            window.canvas.open_at(recovery.info().get("view"))   # as the user last saw it
             window.autosaver.take_over(recovery)
             restored.append(window)
             window.show_message("Restored the unsaved changes; save them to keep them")

@@ -82,6 +82,7 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         self.recent = RecentFiles(self.settings)
         self.recovery = recovery or Recovery(self.settings)
         self.autosaver = Autosaver(controller, self.recovery, parent=self)
+        self.autosaver.view = lambda: self.canvas.seen_at()
         self.theme_name = str(self.settings.value("view/theme", app_theme.current()))
         if self.theme_name not in app_theme.THEMES:
             self.theme_name = "light"
@@ -566,7 +567,7 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
                 self._first_dock_layout()
             else:                         # the docks' restored sizes are known once shown
                 QTimer.singleShot(0, self, self._hold_restored_layout)
-            QTimer.singleShot(0, self.canvas, self.canvas.fit)  # once the docks have their final widths
+            QTimer.singleShot(0, self.canvas, self.canvas.first_view)  # once the docks have their final widths
             QTimer.singleShot(0, self, self._take_keyboard)
 
     def _take_keyboard(self):

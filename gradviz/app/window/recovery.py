@@ -184,11 +184,11 @@ class Recovery:
             pass
 
     # -- the file ----------------------------------------------------------------------
-    def write(self, doc, original_path=None):
+    def write(self, doc, original_path=None, view=None):
         self.dir.mkdir(parents=True, exist_ok=True)
         fileformat.save(doc, str(self.path))
         info = {"path": str(original_path) if original_path else None, "title": doc.title,
-                "owner": OWNER}
+                "owner": OWNER, "view": view}
         write_bytes(self.info_path, json.dumps(info))
 
     def info(self):
@@ -256,6 +256,7 @@ class Autosaver(QObject):
         self.controller = controller
         self.recovery = recovery
         self.wrote = False
+        self.view = None            # what the canvas shows, kept beside the document (a callable)
         self.again = False          # an autosave fell due while one was being written
         self._thread = None
         self._error = None
@@ -299,8 +300,9 @@ class Autosaver(QObject):
             self.again = True
             return
         doc, path = snapshot(self.controller.doc), self.controller.path
+        view = self.view() if self.view is not None else None
         self._error = None
-        self._thread = threading.Thread(target=self._write, args=(doc, path),
+        self._thread = threading.Thread(target=self._write, args=(doc, path, view),
                                         name="gradviz-autosave", daemon=True)
         self._thread.start()
 
@@ -313,9 +315,9 @@ class Autosaver(QObject):
             self._thread.join()
             self._finish()
 
-    def _write(self, doc, path):   # on the writing thread
+    def _write(self, doc, path, view):   # on the writing thread
         try:
-            self.recovery.write(doc, path)
+            self.recovery.write(doc, path, view)
         except OSError as e:
             self._error = e
         finally:

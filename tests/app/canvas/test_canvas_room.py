@@ -4,7 +4,7 @@ one undo restores every position (issue 20 §4)."""
 import numpy as np
 import pytest
 
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, QRectF
 
 import app_ui
 from gradviz.app.canvas.cover import boxes_meet
@@ -289,3 +289,73 @@ def test_random_edits_never_leave_cards_crowded(qtbot, editor, seed):
             chosen = [Port(n) for n in tensors if rng.random() < 0.6]
             controller.set_ports("sources", chosen)
         edits(f"step {step}: {what}")
+
+
+def sigmoid_in_the_middle():
+    """x (3x3) -> sigmoid -> reduce_sum in a row, placed: the view fitted to them centres on
+    sigmoid's card, where a node added without a place was put."""
+    doc = Document(title="sigmoid")
+    doc.add(Node("x", "variable", value=np.arange(9, dtype=np.float32).reshape(3, 3) / 9, position=(0.0, 0.0)))
+    doc.add(Node("sigmoid", "op", op="nn.sigmoid", label="sigmoid", position=(300.0, 0.0)))
+    doc.add(Node("y", "op", op="reduce_sum", position=(600.0, 0.0)))
+    doc.connect("x", "sigmoid")
+    doc.connect("sigmoid", "y")
+    doc.targets = [Port("y")]
+    return doc
+
+
+@pytest.mark.parametrize("how", ["placed", "grown"])
+def test_a_node_added_without_a_place_lands_clear_of_every_card(qtbot, editor, how):
+    """An auditor added an 'add' node that the document does not place (the canvas places
+    it): it landed on top of the sigmoid card at the centre of the view, whatever was there.
+    It lands in view, clear of every card as drawn, the cards that grow in the same edit
+    (x's gradient appears: `grown`) at their new size."""
+    controller, canvas, _, _ = editor
+    controller.set_document(sigmoid_in_the_middle())
+    _settled(qtbot, canvas, controller)
+    assert canvas.renderer.rect("sigmoid").contains(canvas.view_centre())
+    node = controller.make_node("op", "add")
+    assert node.position is None
+    x_height = canvas.renderer.cards["x"].height
+
+    def change(doc):
+        doc.add(node)
+        if how == "grown":
+            doc.sources = [Port("x")]
+    controller.edit("Add add", change)
+    _settled(qtbot, canvas, controller)
+    if how == "grown":
+        assert canvas.renderer.cards["x"].height > x_height + 60
+    new = canvas.node_items[node.id].sceneBoundingRect()
+    others = {nid: item.sceneBoundingRect() for nid, item in canvas.node_items.items() if nid != node.id}
+    assert not [nid for nid, rect in others.items() if rect.intersects(new)], (new, others)
+    assert canvas.visible_rect().contains(canvas.renderer.rect(node.id))
+
+
+def test_a_node_added_where_cards_are_drawn_compact_lands_clear_of_them_drawn_in_full(qtbot, editor):
+    """Zoomed out, the cards are drawn compact, shortened in place; zoomed in again they are
+    as tall as measured. A node added below a shortened card lands clear of it as drawn
+    in full, so zooming in shows no card over another."""
+    from gradviz.render import legible
+    controller, canvas, _, _ = editor
+    doc = sigmoid_in_the_middle()
+    doc.nodes["x"].value = np.arange(120, dtype=np.float32).reshape(30, 4) / 64   # a tall card,
+    doc.sources = [Port("x")]                                                   # its gradient under it
+    controller.set_document(doc)
+    _settled(qtbot, canvas, controller)
+    canvas._set_scale(0.6 * legible.readable_zoom(canvas.logicalDpiY(), canvas.readable_px))
+    canvas.viewport().repaint()
+    _settled(qtbot, canvas, controller)
+    assert canvas.compact and not canvas.compact_layout
+    full = {nid: card.full or card for nid, card in canvas.renderer.cards.items()}
+    x = canvas.renderer.rect("x")
+    assert full["x"].height > x.height() + 100
+    below = QPointF(x.center().x(), x.bottom() + 60)       # free while x is drawn compact
+    nid = canvas.add_node_at("op", "add", below)
+    _settled(qtbot, canvas, controller)
+
+    def drawn_in_full(n):
+        left, top = canvas.positions[n]
+        return QRectF(left, top, full.get(n, canvas.renderer.cards[n]).width,
+                      full.get(n, canvas.renderer.cards[n]).height)
+    assert not [n for n in full if drawn_in_full(n).intersects(drawn_in_full(nid))]

@@ -1,6 +1,5 @@
 """Classroom: presentation mode and the Lessons menu (Export Step / Export Animation from the
 window: test_window_exports.py)."""
-import re
 
 import pytest
 from PySide6.QtCore import Qt
@@ -265,7 +264,10 @@ def test_every_title_slide_is_its_title_and_a_lead_the_back_row_reads(qapp, size
     lead, its opening sentences (or the first one cut at a clause, with '…') in at most
     LEAD_LINES lines of the caption's full-size type; the whole lesson is the Lesson panel's.
     Every lesson, on both screens: the type is not shrunk, nothing scrolls, the band leaves
-    the graph 60 % of the screen, and the lead is the lesson's own opening words."""
+    the graph 60 % of the screen, and the lead is the lesson's own opening words, every one
+    in order: the lead once named another lesson by its number alone, and lesson 35's slide
+    read 'This is lesson 19, with LayerNormalization …' with nothing to say what lesson 19
+    is (the title, quoted in the text, was dropped as a menu's tip drops it)."""
     width, height = size
     band = caption_band.CaptionBand(scale=max(1.0, height / presentation.BASE_HEIGHT))
     band.resize(width, 300)
@@ -283,7 +285,7 @@ def test_every_title_slide_is_its_title_and_a_lead_the_back_row_reads(qapp, size
         assert 1 <= round(lines) <= caption_band.LEAD_LINES, (key, lines)
         assert band.scroll.verticalScrollBar().maximum() == 0, key
         assert shown <= 0.4 * height, (key, shown)
-        own = re.sub(r"(esson \d+), “[^”]+”", r"\1", " ".join(entry.lesson.split()))
+        own = " ".join(entry.lesson.split())
         assert own.startswith(lead.removesuffix(" …")) and len(lead) >= 40, (key, lead)
     band.close()
 

@@ -16,18 +16,49 @@ The legible size of a title slide's cards grows with the screen, as the band's t
 attention's 9.9 px, under what the slides' rule cards and named cards keep there. And no card
 is drawn over another: the tiny CNN's compact 'labels (vertical)', whose name plate stands out
 below its small card, hid dense's name at every size (attention's cards overlapped at 1280 x
-800): the compact layout gave each card its height without the plate."""
+800): the compact layout gave each card its height without the plate. A compact card writes
+whole words (`_cut_words`): the tiny CNN's dense read 'v… g… g…' at 1280 x 800."""
+import re
+
 import pytest
 from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QImage, QPainter
 
 from app_ui import settle_presentation
 
 from gradviz.app.player import card_rects, lessons, step_view
+from gradviz.render import compact
 from gradviz.render.legible import READABLE_PX
 
 EPS = 1e-6
 FLOOR_PX = {(1280, 800): READABLE_PX, (1920, 1080): READABLE_PX * 1080 / 900}   # 9 px, 10.8 px
 LARGER = 1.05      # a title slide's picture that would fit this much larger is shown too small
+CUT_WORD = re.compile(r"(?:^|\s)\S…$")    # a word cut to one letter and '…'
+
+
+class _Written(QPainter):
+    """A painter that keeps the words drawn on it."""
+
+    def __init__(self, device):
+        super().__init__(device)
+        self.words = []
+
+    def drawText(self, *args):
+        self.words.append(args[-1])
+        super().drawText(*args)
+
+
+def _cut_words(c):
+    """The words the compact cards in view write cut to a letter and '…', as drawn at the
+    view's zoom (captions, names, shapes, problems)."""
+    r, port = c.renderer, c.viewport().rect()
+    image = QImage(port.width(), port.height(), QImage.Format.Format_RGB32)
+    painter = _Written(image)
+    painter.setWorldTransform(c.viewportTransform())
+    for n in r.doc.nodes:
+        compact.paint(painter, r, n, r.pending_ports(), c.compact_scale(), problems=c.compact_texts(n))
+    painter.end()
+    return sorted({word for word in painter.words if CUT_WORD.search(word)})
 
 
 def _misses(w, path, size):
@@ -58,6 +89,7 @@ def _misses(w, path, size):
     zoom, picture = c.transform().m11(), p.picture_rect()
     px = step_view.text_px(c)
     if c.compact:
+        out += [where + ("a compact card cuts a word to a letter", word) for word in _cut_words(c)]
         # Drawn compact: the cards in full, as the slides lay them out, must not fit.
         if w.player.steps:
             p.go(0)

@@ -66,3 +66,30 @@ def test_run_columns_grow_as_a_whole_history_would_be_read():
     for name in ("steps", "loss_after", "gradients", "updates"):
         np.testing.assert_array_equal(getattr(columns, name), getattr(whole, name))
     np.testing.assert_array_equal(whole.gradients, [r.gradient_norms for r in history])
+
+
+def test_one_step_sits_on_a_step_axis_and_the_key_is_off_the_data(qtbot):
+    """Issue 20 §5 (audit H42w, lesson 23's Newton step, w23_step.png): after one step the
+    gradient-norm plot's x axis ran from -0.4 to 0.4 around its one dot, and its key sat on
+    the data. The three plots share a step axis from 0 to at least MIN_STEPS (whole steps),
+    and the key stands below the plot, where no point can be."""
+    from gradviz.app.training.curves import MIN_STEPS
+    curves = TrainingCurves()
+    qtbot.addWidget(curves)
+    curves.resize(900, 260)
+    curves.show()
+    curves.clear(None, [Port("a"), Port("b")])
+    curves.follow(records(1), None)
+    qtbot.wait(50)
+    for plot in curves.plots:
+        low, high = plot.getViewBox().viewRange()[0]
+        assert -1 < low < 0 and MIN_STEPS <= high < MIN_STEPS + 1, (low, high)
+    curves.follow(records(40), None)
+    for plot in curves.plots:
+        low, high = plot.getViewBox().viewRange()[0]
+        assert -1 < low < 0 and 40 <= high < 41, (low, high)
+    box = curves.gradient_plot.getViewBox()
+    data = box.mapRectToScene(box.boundingRect())
+    key = curves.legend.mapRectToScene(curves.legend.boundingRect())
+    assert curves.legend.isVisible() and key.height() > 0
+    assert not key.intersects(data), (key, data)

@@ -112,10 +112,10 @@ def test_an_autosave_writes_off_the_ui_thread_from_a_snapshot(make_window, seed_
     threads, go = [], threading.Event()
     real_write = w.recovery.write
 
-    def slow_write(doc, path):
+    def slow_write(doc, path, *view):
         threads.append(threading.current_thread())
         go.wait(10)
-        real_write(doc, path)
+        real_write(doc, path, *view)
     monkeypatch.setattr(w.recovery, "write", slow_write)
     w.autosaver.save_now()
     w.controller.set_meta(title="after the snapshot")
@@ -301,3 +301,41 @@ def test_saving_a_large_document_keeps_the_window_responsive(make_window, tmp_pa
     saved = fileformat.load(str(path))
     np.testing.assert_array_equal(saved.nodes["w"].value, w.controller.doc.nodes["w"].value)
     assert not w.recovery.path.exists()
+
+
+def test_the_recovered_document_is_shown_at_the_zoom_and_place_it_had(make_window, app_env, tmp_path,
+                                                                      qtbot):
+    """Issue 20 §5 and the reliability rule (audit H42w, s_before_kill.png vs s_restored.png):
+    a student's unsaved graph, every number readable at 1280 x 800, came back after kill -9
+    fitted to the window, its cards compact heat thumbnails. The autosave keeps the view (the
+    zoom and the point at the viewport's centre) beside the document, and the recovered
+    document opens at it, its cards drawn as they were, in a window of the same size."""
+    from gradviz.render import legible
+    w = make_window(SEED)
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.wait(50)
+    w.new_document()                        # built by hand, never saved
+    for at in ((0, 0), (0, 300), (900, 700)):     # far apart: fitted, they would be compact
+        w.controller.add_node("variable", position=at)
+    qtbot.wait(100)
+    w.canvas._set_scale(1.0)
+    w.canvas.centerOn(100, 200)
+    qtbot.wait(50)
+    before = w.canvas.mapToScene(w.canvas.viewport().rect().center())
+    assert not w.canvas.compact
+    crash(w)
+    w.hide()
+    app_env.answers[:] = [Button.Yes]
+    w2 = make_window()
+    w2.resize(1280, 800)
+    w2.show()
+    qtbot.waitExposed(w2)
+    qtbot.wait(100)
+    assert len(w2.controller.doc.nodes) == 3 and w2.controller.dirty
+    readable = legible.readable_zoom(w2.canvas.logicalDpiY(), w2.canvas.readable_px)
+    assert w2.canvas.transform().m11() == pytest.approx(1.0) and 1.0 >= readable
+    assert not w2.canvas.compact
+    after = w2.canvas.mapToScene(w2.canvas.viewport().rect().center())
+    assert abs(after.x() - before.x()) <= 2 and abs(after.y() - before.y()) <= 2, (before, after)
