@@ -9,7 +9,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
-from PySide6.QtCore import QRectF
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 
 from ..graph import evaluate
@@ -155,6 +156,59 @@ def _step_focus(renderer, step):
     return [full, least]
 
 
+class Drawn:
+    """What a frame of `step` draws, piece by piece: every card with its badges and its
+    ports' names, the edges (points along them), the step's rule card, labels and seed;
+    where a view placed on it lies (`place`), and what a view shows of it (`seen`)."""
+
+    def __init__(self, renderer, step):
+        rects = [renderer.footprint(nid) for nid in renderer.doc.nodes]
+        if step is not None:
+            formula = renderer._formula_rect(step)
+            rects += [] if formula is None else [formula]
+            rects += [rect for _, rect in renderer.label_rects(step)]
+            seed = renderer.seed_marks(step)
+            if seed is not None:
+                rects.append(QRectF(seed[1], seed[0]).normalized())
+        boxes = [r.getCoords() for r in rects]
+        for path in renderer.routes().values():      # an edge: the points along it, each a box
+            polygon = path.toFillPolygon()
+            boxes += [(p.x(), p.y(), p.x(), p.y()) for p in polygon]
+        self.boxes = np.array(boxes, dtype=float).reshape(-1, 4)
+        self.whole = renderer.bounds(step)
+
+    def _span(self, axis, lo, hi):
+        """(low, high) along `axis` (0: x, 1: y) of the pieces that reach into [lo, hi]
+        along the other axis (the whole picture's when none do)."""
+        b = self.boxes
+        other = 1 - axis
+        hit = (b[:, other + 2] >= lo) & (b[:, other] <= hi)
+        if not hit.any():
+            whole = self.whole.getCoords()
+            return whole[axis], whole[axis + 2]
+        return b[hit, axis].min(), b[hit, axis + 2].max()
+
+    def place(self, centre, w, h):
+        """The view w x h centred on `centre`, moved inside what the frame draws where it
+        fits there, else centred on it: across on the whole picture, then down on what
+        is drawn across the view's width, then across on what is drawn down its height (a
+        wide graph's step framed on the whole picture's height sat in the lower part of the
+        slide under a band of white, the cards above it lying left or right of the view)."""
+        whole = self.whole
+        x = _placed(centre.x(), w, whole.left(), whole.right())
+        y = _placed(centre.y(), h, *self._span(1, x, x + w))
+        x = _placed(centre.x(), w, *self._span(0, y, y + h))
+        y = _placed(centre.y(), h, *self._span(1, x, x + w))    # (the view's width, moved)
+        return QRectF(x, y, w, h)
+
+    def seen(self, view):
+        """What `view` is placed on (`place`): across, the span of what is drawn down its
+        height; down, the span of what is drawn across its width. A span wider than the
+        view reaches past its edge: the picture goes on there."""
+        (x0, x1), (y0, y1) = self._span(0, view.top(), view.bottom()), self._span(1, view.left(), view.right())
+        return QRectF(QPointF(x0, y0), QPointF(x1, y1))
+
+
 CENTRED = 0.08   # how far off centre (a share of the view) a held frame may show its picture
 NUDGE = 0.03     # a framing this close to the last (its edges moved by a share of the view) keeps the last
 
@@ -204,7 +258,7 @@ def camera(renderer, step, slide=SLIDE, scale=SCALE, last=None):
     focus = [renderer.bounds(None)] if step is None else _step_focus(renderer, step)
     least = width / WHOLE_ZOOM if step is None else width
     cards = _cards(renderer, step)
-    drawn = renderer.bounds(step)
+    drawn = Drawn(renderer, step)
 
     def size(rect):
         return max(least, rect.width(), rect.height() * width / height)
@@ -217,21 +271,21 @@ def camera(renderer, step, slide=SLIDE, scale=SCALE, last=None):
     readable = [rect for rect in candidates if size(rect) <= widest] or candidates[-1:]
     rect = readable[0]
     if last is not None and step is not None and last.contains(rect) and last.width() <= 1.5 * size(rect) \
-            and not cut(last) and off_centre(last, drawn) <= CENTRED:
+            and not cut(last) and off_centre(last, drawn.seen(last)) <= CENTRED:
         return QRectF(last)
     views = (_grown_view(rect, cut, size, widest, drawn, height / width, singly)
              for rect in readable for singly in (False, True))
     first = next(views)
     view = first if not cut(first) else next((view for view in views if not cut(view)), first)
     if last is not None and step is not None and _edge_move(last, view) <= NUDGE and last.contains(rect) \
-            and not cut(last) and off_centre(last, drawn) <= CENTRED:
+            and not cut(last) and off_centre(last, drawn.seen(last)) <= CENTRED:
         return QRectF(last)
     return view
 
 
 def _grown_view(rect, cut, size, widest, drawn, aspect, singly=False):
-    """The view that holds `rect`, placed on what its frame draws (`drawn`: centred on
-    `rect` and moved inside it), grown to hold whole the cards that its edge cuts (`cut`)
+    """The view that holds `rect`, placed on what its frame draws (`Drawn.place`: centred
+    on `rect` and moved inside it), grown to hold whole the cards that its edge cuts (`cut`)
     and placed again, until it cuts none; `singly`: one card at a time, the one that grows
     it least first (a card cut at one edge is often left whole outside the other once the
     view moves: tiny CNN's step 18, taking in at once its image x above and relu and pool
@@ -241,9 +295,7 @@ def _grown_view(rect, cut, size, widest, drawn, aspect, singly=False):
     as it is (it cuts it)."""
     w = size(rect)
     while True:
-        h = w * aspect
-        view = QRectF(_placed(rect.center().x(), w, drawn.left(), drawn.right()),
-                      _placed(rect.center().y(), h, drawn.top(), drawn.bottom()), w, h)
+        view = drawn.place(rect.center(), w, w * aspect)
         cards = cut(view)
         options = [[card] for card in cards] if singly else [cards] if cards else []
         grown = []

@@ -419,19 +419,13 @@ class CardPainter:
         return frozenset(p for p, at in self.reveal_steps().items() if at > index)
 
     # -- painting ---------------------------------------------------------------------
-    def _badge(self, painter, x, y, label, colour, align_right=False):
-        font = badge_font()
-        w = text.width(font, label) + 14
-        if align_right:
-            x -= w
-        r = QRectF(x, y, w, BADGE_H)
+    def _badge(self, painter, r, label, colour):
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(colour))
         painter.drawRoundedRect(r, BADGE_H / 2, BADGE_H / 2)
         painter.setPen(QColor("#ffffff"))
-        painter.setFont(font)
+        painter.setFont(badge_font())
         painter.drawText(r, Qt.AlignmentFlag.AlignCenter, label)
-        return w
 
     def source_badge(self, nid):
         """'source', or the weights that are sources on a layer ('sources: kernel, bias')."""
@@ -525,17 +519,28 @@ class CardPainter:
             painter.drawEllipse(self.input_pos(nid, i), PORT_R, PORT_R)
         for i in range(card.n_outputs):
             painter.drawEllipse(self.output_pos(nid, i), PORT_R, PORT_R)
-        bx = r.left()
-        badge = self.source_badge(nid)
-        if badge:
-            bx += self._badge(painter, bx, r.top() - BADGE_H - 4, badge, t.source) + 4
-        if nid in self.doc.tape.stop_recording:
-            bx += self._badge(painter, bx, r.top() - BADGE_H - 4, "not recorded", t.cut) + 4
+        for label, colour, rect in self.badges(nid):
+            self._badge(painter, rect, label, getattr(t, colour))
+
+    def badges(self, nid):
+        """[(label, theme colour's name, QRectF)] of the badges above card `nid`: source and
+        'not recorded' from its left, target at its right (never over the others)."""
+        r = self.rect(nid)
+        font = badge_font()
+        out, bx, y = [], r.left(), r.top() - BADGE_H - 4
+        labels = [(self.source_badge(nid), "source"),
+                  ("not recorded" if nid in self.doc.tape.stop_recording else "", "cut")]
+        for label, colour in labels:
+            if label:
+                w = text.width(font, label) + 14
+                out.append((label, colour, QRectF(bx, y, w, BADGE_H)))
+                bx += w + 4
         if any(p.node == nid for p in self.doc.targets):
             seeded = any(p.node == nid for p in self.doc.output_gradients)
             label = "target (seeded)" if seeded else "target"
-            w = text.width(badge_font(), label) + 14
-            self._badge(painter, max(r.right() - w, bx), r.top() - BADGE_H - 4, label, t.target)
+            w = text.width(font, label) + 14
+            out.append((label, "target", QRectF(max(r.right() - w, bx), y, w, BADGE_H)))
+        return out
 
     def _paint_card_numbers(self, painter, nid, step=None, at=None):
         """The sections' bodies: each value or gradient preview, "None", or "pending" while

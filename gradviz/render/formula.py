@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import math
 import re
 
 import numpy as np
@@ -26,8 +27,12 @@ from ..story.rule_pictures import CONTRIBUTION, UPSTREAM, aligned
 from ..story.rule_pictures import pictures as rule_pictures
 from . import legible, preview, text, tiles
 from .cards import BADGE_H, LINE_H, PAD
+from .spots import segment_meets_rect
 
 CARD_GAP = 18.0
+LEADER_CLEAR = 3.0        # a leader line passes a text this far from it at least
+LEADER_EVERY = 12.0       # a leader line may leave its card at every this many units of its edge
+LEADER_ELBOW = 14.0       # ... and turn this far beside the port it points at
 FORMULA_MIN_W = 260.0
 FORMULA_MAX_W = 780.0
 RULE_W = 220.0            # a local rule longer than this wraps onto more lines
@@ -398,6 +403,26 @@ class FormulaLayout:
         return None
 
 
+def _edge_points(rect, every):
+    """Points along `rect`'s edge, about `every` apart, its corners among them."""
+    out = []
+    for a, b in ((rect.topLeft(), rect.topRight()), (rect.topRight(), rect.bottomRight()),
+                 (rect.bottomRight(), rect.bottomLeft()), (rect.bottomLeft(), rect.topLeft())):
+        n = max(1, int(math.hypot(b.x() - a.x(), b.y() - a.y()) / every))
+        out += [a + (b - a) * (i / n) for i in range(n)]
+    return out
+
+
+def _along(a, b, distance):
+    """The point `distance` from `a` toward `b` (`b` when nearer)."""
+    length = math.hypot(b.x() - a.x(), b.y() - a.y())
+    return b if length <= distance else a + (b - a) * (distance / length)
+
+
+def _length(path):
+    return sum(math.hypot(b.x() - a.x(), b.y() - a.y()) for a, b in zip(path, path[1:]))
+
+
 class Scaled:
     """A picture on a formula card drawn `scale` times its size (a card docked smaller to fit
     the view with the step's cards): its cells and the entry under a point, in scene units."""
@@ -499,13 +524,49 @@ class FormulaCard:
             return self.output_pos(nid, port.index)
         return self.rect(nid).center()
 
-    def _paint_leader(self, painter, step):
-        """A dotted line from the formula card to the port its step is about, under the cards."""
+    def leader_path(self, step):
+        """[QPointF] of the formula card's leader line, from the card to `leader_target`
+        (none without a card): straight from the card's centre, or, where that crosses a
+        text drawn outside the cards (`text_rects`: lesson 32's '⚠ produced NaN or
+        infinity' under log_p, a port's name, a label), the shortest line from a point of the
+        card's edge, straight or round a corner beside the port, that crosses none, under
+        as few cards as may be."""
         rect = self._formula_rect(step)
         if rect is None:
+            return []
+        tip = self.leader_target(step)
+        texts = [r.adjusted(-LEADER_CLEAR, -LEADER_CLEAR, LEADER_CLEAR, LEADER_CLEAR) for r in self.text_rects(step)]
+        inside = rect.adjusted(1, 1, -1, -1)
+
+        def meets(path, boxes):
+            return any(segment_meets_rect(a.x(), a.y(), b.x(), b.y(), *box.getCoords())
+                       for a, b in zip(path, path[1:]) for box in boxes)
+        straight = [rect.center(), tip]
+        if not meets(straight, texts):
+            return straight
+        node = self.rect(step.node)
+        side = -1 if tip.x() <= node.left() + 1 else 1 if tip.x() >= node.right() - 1 else 0
+        paths = []
+        for start in _edge_points(rect, LEADER_EVERY):
+            paths.append([start, tip])
+            paths.append([start, QPointF(start.x(), tip.y()), tip])
+            if side:
+                x = tip.x() + side * LEADER_ELBOW
+                paths.append([start, QPointF(x, start.y()), QPointF(x, tip.y()), tip])
+        clear = [p for p in paths if not meets(p, texts) and not meets([_along(p[0], p[1], 2.0)] + p[1:], [inside])]
+        if not clear:
+            return straight
+        cards = [self.rect(n) for n in self.doc.nodes if n != step.node]
+        return min(clear, key=lambda p: (sum(meets(p, [c]) for c in cards), _length(p)))
+
+    def _paint_leader(self, painter, step):
+        """A dotted line from the formula card to the port its step is about, under the cards."""
+        path = self.leader_path(step)
+        if not path:
             return
         painter.setPen(QPen(QColor(self.theme.formula_border), 1.5, Qt.PenStyle.DotLine))
-        painter.drawLine(rect.center(), self.leader_target(step))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawPolyline(path)
 
     def _paint_formula(self, painter, step, zoom=None):
         """Paint `step`'s formula card; `zoom`: the scale it will be seen at, when not the

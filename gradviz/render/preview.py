@@ -32,6 +32,7 @@ ELLIPSIS_MAX = 10                 # up to this many rows/cols: first 3, an ellip
 CELL_H = 16.0
 ELLIPSES = ("⋮", "⋯", "⋱")
 BRACKET = 5.0
+ENTRY_PAD = 2.0      # between an entry's text and the box that marks it
 CAPTION_MIN_W = 100.0
 _RASTER = QPaintEngine.Type.Raster
 _RASTER_DEVICES = (QImage, QPixmap)   # always painted by the raster engine
@@ -393,12 +394,28 @@ class Preview:
                 return None
             r, c = at
             return QRectF(x + c * self.cell, y + r * self.cell, self.cell, self.cell)
+        column = self._column_rect(x, y, flat_index)
+        if column is None:
+            return None
+        # The number is right-aligned in its column (`cell_runs`): the box holds its text
+        # with ENTRY_PAD on either side, centred on it ('nan' in a column of '0.000').
+        r, c = divmod(int(flat_index), as_2d(self.array).shape[1])
+        advance = 2 * self.cell_pad
+        chars = len(self._fmt(self._a2[r, c].item()).strip())
+        right = column.right() - ENTRY_PAD
+        return QRectF(right - chars * advance - ENTRY_PAD, column.top(), chars * advance + 2 * ENTRY_PAD,
+                      column.height())
+
+    def _column_rect(self, x, y, flat_index):
+        """The whole column's cell of entry `flat_index` of a table (what a click finds it by),
+        its right edge ENTRY_PAD right of the number's."""
         r, c = divmod(int(flat_index), as_2d(self.array).shape[1])
         if r not in self.rows or c not in self.cols:
             return None
         ci = self.cols.index(c)
         cx = x + BRACKET + 2 + sum(self.widths[:ci]) + self.cell_pad
-        return QRectF(cx - 1, y + 2 + self.rows.index(r) * CELL_H, self.widths[ci] - self.cell_pad + 3, CELL_H)
+        return QRectF(cx - 1, y + 2 + self.rows.index(r) * CELL_H, self.widths[ci] - self.cell_pad + 1 + ENTRY_PAD,
+                      CELL_H)
 
 
     def entry_at(self, x, y, point):
@@ -415,8 +432,9 @@ class Preview:
         candidates = [0] if self.kind == "scalar" else (
             r * as_2d(self.array).shape[1] + c for r in self.rows if r is not None
             for c in self.cols if c is not None)
+        find = self.cell_rect if self.kind == "scalar" else self._column_rect
         for flat in candidates:
-            rect = self.cell_rect(x, y, flat)
+            rect = find(x, y, flat)
             if rect is not None and rect.contains(point):
                 return int(flat)
         return None

@@ -1,6 +1,7 @@
 """Free places for a card beside others: where a step's rule card can lie in one view with
 the step's cards, touching no card. Pure geometry on (left, top, right, bottom) tuples,
-shared by the layout (is there such a place?) and the player (where is it?)."""
+shared by the layout (is there such a place?) and the player (where is it?); and whether
+a line meets a box (a label's arrow, a leader line past the text beside it)."""
 import numpy as np
 
 
@@ -30,3 +31,22 @@ def free_places(near, size, room, obstacles, pad):
     hit = (down[:, None, :] & across[None, :, :]).any(axis=2)        # (y, x)
     rows, cols = np.nonzero(~hit)
     return [(xs[c], ys[r]) for r, c in zip(rows.tolist(), cols.tolist())]
+
+
+def segment_meets_rect(ax, ay, bx, by, x0, y0, x1, y1):
+    """Whether the segment a-b meets the rectangle [x0, x1] x [y0, y1] (Liang-Barsky)."""
+    t0, t1 = 0.0, 1.0
+    dx, dy = bx - ax, by - ay
+    for p, q in ((-dx, ax - x0), (dx, x1 - ax), (-dy, ay - y0), (dy, y1 - ay)):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        t = q / p
+        if p < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 > t1:
+            return False
+    return True

@@ -17,6 +17,7 @@ from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
 from ..graph.document import Edge, Port
 from . import preview, text
 from .cards import BADGE_H, PORT_R, port_name
+from .spots import segment_meets_rect
 
 ARROW_HEAD = 14.0
 PILL_H = BADGE_H - 2
@@ -51,25 +52,6 @@ BESIDE = PILL_H + 4 + 5  # a label this near a line (in its own units) reads as 
 PILL_LEVELS = 8        # rows of spots a pill tries on each side of its arrow, nearest first
 _PILL_SPOTS = (0.5, 0.35, 0.65, 0.22, 0.78, 0.12, 0.88)
 RING, GLOW = 6.0, 4.0  # the active card's ring lies this far out of it, its glow this much further
-
-
-def segment_meets_rect(ax, ay, bx, by, x0, y0, x1, y1):
-    """Whether the segment a-b meets the rectangle [x0, x1] x [y0, y1] (Liang-Barsky)."""
-    t0, t1 = 0.0, 1.0
-    dx, dy = bx - ax, by - ay
-    for p, q in ((-dx, ax - x0), (dx, x1 - ax), (-dy, ay - y0), (dy, y1 - ay)):
-        if p == 0:
-            if q < 0:
-                return False
-            continue
-        t = q / p
-        if p < 0:
-            t0 = max(t0, t)
-        else:
-            t1 = min(t1, t)
-        if t0 > t1:
-            return False
-    return True
 
 
 class Track:
@@ -161,14 +143,35 @@ class Track:
         longest = int(np.argmax(ends - starts))
         return Track(xy=xy[starts[longest]:ends[longest]]) if ends[longest] - starts[longest] > 1 else None
 
-    def nearest(self, rect):
+    def nearest(self, rect, avoid=()):
         """(point on the track, point of `rect`) nearest each other: where a leader line
-        from a label at `rect` meets its arrow, and where it leaves the label."""
+        from a label at `rect` meets its arrow, and where it leaves the label; of those
+        whose line crosses none of the boxes `avoid` (other text), when some do not."""
         at = np.linspace(0.0, self.length, max(2, int(self.length) + 1))
         xy = np.stack([np.interp(at, self.running, self.xy[:, 0]), np.interp(at, self.running, self.xy[:, 1])], axis=1)
         inner = np.stack([np.clip(xy[:, 0], rect.left(), rect.right()),
                           np.clip(xy[:, 1], rect.top(), rect.bottom())], axis=1)
         i = int(np.argmin(np.hypot(*(xy - inner).T)))
+        boxes = [b.getCoords() for b in avoid]
+
+        def clear(a, b):
+            return not any(segment_meets_rect(*a, *b, *box) for box in boxes)
+        if clear(inner[i], xy[i]):
+            return QPointF(*xy[i]), QPointF(*inner[i])
+        # else the shortest line that crosses none, from a point of the label's edge (its
+        # nearest to a point of the track, or a corner: round a label between it and its arrow)
+        corners = np.array([[rect.left(), rect.top()], [rect.right(), rect.top()],
+                            [rect.left(), rect.bottom()], [rect.right(), rect.bottom()]])
+        ends = xy[::max(1, len(xy) // 200)]
+        starts = np.concatenate([np.broadcast_to(corners[:, None, :], (4, len(ends), 2)),
+                                 np.stack([np.clip(ends[:, 0], rect.left(), rect.right()),
+                                           np.clip(ends[:, 1], rect.top(), rect.bottom())], axis=1)[None]])
+        tips = np.broadcast_to(ends[None], starts.shape)
+        lengths = np.hypot(*(tips - starts).reshape(-1, 2).T)
+        for k in np.argsort(lengths, kind="stable"):
+            a, b = starts.reshape(-1, 2)[k], tips.reshape(-1, 2)[k]
+            if clear(a, b):
+                return QPointF(*b), QPointF(*a)
         return QPointF(*xy[i]), QPointF(*inner[i])
 
     def head(self, distance):
@@ -454,7 +457,7 @@ class StepPainter:
                                             [anchor.right(), anchor.bottom()], [anchor.left(), anchor.bottom()],
                                             [anchor.left(), anchor.top()]]))
             if anchor.distance(rect) > LEADER_FROM * self.label_scale:
-                tip, start = anchor.nearest(rect)
+                tip, start = anchor.nearest(rect, [r for r in self.text_rects(step) if r != rect])
                 out.append((label, QLineF(start, tip)))
         return out
 
@@ -490,11 +493,25 @@ class StepPainter:
         blocked = [self.rect(n).adjusted(-1, -BADGE_H - 4 if self._has_badge(n) else -4, 1, 1)
                    for n in self.doc.nodes]
         if active in self.doc.nodes:
-            blocked.append(self.rect(active).adjusted(*(d * (RING + GLOW) for d in (-1, -1, 1, 1))))
+            blocked.append(self.ring_rect(active).adjusted(-GLOW, -GLOW, GLOW, GLOW))
         blocked += [r.adjusted(-2, -2, 2, 2) for n in self.doc.nodes for r, _, _ in self.port_labels(n)]
         if card is not None:
             blocked.append(card.adjusted(-3, -3, 3, 3))
         return blocked
+
+    def problem_rects(self):
+        """[QRectF] of the problems written under cards: none in a picture (the canvas
+        writes them: CanvasRenderer)."""
+        return []
+
+    def text_rects(self, step):
+        """[QRectF] of the text drawn outside the cards at `step`: the ports' names, the
+        badges, the step's labels (`label_rects`) and the problems under cards: what a
+        leader line must not cross."""
+        out = [r for n in self.doc.nodes for r, _, _ in self.port_labels(n)]
+        out += [r for n in self.doc.nodes for _, _, r in self.badges(n)]
+        out += [r for _, r in self.label_rects(step)]
+        return out + self.problem_rects()
 
     def _has_badge(self, nid):
         """Does the card write a badge above it (source, target, not recorded)?"""
@@ -547,13 +564,24 @@ class StepPainter:
         return rect
 
     # -- painting -----------------------------------------------------------------------
+    def ring_rect(self, nid):
+        """The active card's ring: RING out of the card and round its badges (the ring over
+        the card's top ran through 'target' and 'source', lessons 17 and 19 in F5)."""
+        r = self.rect(nid)
+        for _, _, badge in self.badges(nid):
+            r = r.united(badge)
+        return r.adjusted(-RING, -RING, RING, RING)
+
     def _paint_highlight(self, painter, nid):
-        r = self.rect(nid).adjusted(-RING, -RING, RING, RING)
+        r = self.ring_rect(nid)
         glow = QColor(self.theme.active)
         glow.setAlpha(70)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(glow)
-        painter.drawRoundedRect(r.adjusted(-GLOW, -GLOW, GLOW, GLOW), 14, 14)
+        # a band from the card's edge to GLOW beyond the ring, not a fill: round the badges'
+        # row it would tint the gap between them and the card
+        shift = (GLOW - RING) / 2
+        painter.setPen(QPen(glow, RING + GLOW))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRoundedRect(r.adjusted(-shift, -shift, shift, shift), 12.5, 12.5)
         painter.setPen(QPen(QColor(self.theme.active), 3.0))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRoundedRect(r, 11, 11)

@@ -12,6 +12,7 @@ from gradviz.graph.document import Port
 from gradviz.render.cards import BADGE_H
 from gradviz.render.formula import FORMULA_MAX_W, formula_parts, operand_title
 from gradviz.render.painter import formula_arrays, formula_entry_text, formula_pictures
+from gradviz.render.spots import segment_meets_rect
 
 
 def _step(story, kind, node):
@@ -68,7 +69,11 @@ def canvas_renderer(name):
     from gradviz.app.canvas.renderer import make_renderer
     from gradviz.render.layout import layout
     doc, story = sample(name)
-    r = make_renderer(doc, SimpleNamespace(evaluation=story.evaluation, story=story), "light", {})
+    problems = {}
+    for p in story.evaluation.problems:
+        problems.setdefault(p.node, []).append(p)
+    r = make_renderer(doc, SimpleNamespace(evaluation=story.evaluation, story=story, node_problems=problems),
+                      "light", {})
     r.positions = layout(doc, {n: (c.width, c.height) for n, c in r.cards.items()}, r.label_room())
     return r
 
@@ -80,7 +85,12 @@ def test_overlay_labels_cover_no_card_no_port_name_no_formula_card_nor_each_othe
     and on the canvas: the seed's label once covered the target's 'output' port name
     (batchnorm lesson, step 1, on the canvas). A card's badge line counts where it writes a
     badge (source, target): above a card without one a label may come as near as beside it
-    (BatchNorm's step 9 in presentation had no room in view but there)."""
+    (BatchNorm's step 9 in presentation had no room in view but there).
+
+    No leader line (the rule card's to its port, a label's to its arrow) crosses a text
+    drawn outside the cards: a port's name, a badge, another label, the problem written
+    under a card (the rule card's leader ran through log_p's '⚠ produced NaN or infinity',
+    lesson 32, step 9)."""
     r = renderer(name) if geometry == "export" else canvas_renderer(name)
     cards = [r.rect(n).adjusted(0, -BADGE_H - 4 if r._has_badge(n) else 0, 0, 0) for n in r.doc.nodes]
     ports = [(rect, f"{n}'s port name {port}") for n in r.doc.nodes for rect, port, _ in r.port_labels(n)]
@@ -96,6 +106,17 @@ def test_overlay_labels_cover_no_card_no_port_name_no_formula_card_nor_each_othe
             hit = [what for b, what in blocked if a.intersects(b)]
             assert not hit, (step.index + 1, step.title, text, hit)
             assert not any(a.intersects(b) for _, b in labels[i + 1:]), (step.index + 1, step.title, text)
+        texts = [(rect, what) for rect, what in ports] + [(rect, f"{n}'s badge {b}") for n in r.doc.nodes
+                                                          for b, _, rect in r.badges(n)]
+        texts += [(rect, "a problem under a card") for rect in r.problem_rects()]
+        path = r.leader_path(step)
+        leaders = [("the rule card's leader", a, b, labels) for a, b in zip(path, path[1:])]
+        leaders += [(f"{text}'s leader", line.p1(), line.p2(), [l for l in labels if l[0] != text])
+                    for text, line in r.pill_leaders(step)]
+        for what, a, b, others in leaders:
+            crossed = [name for rect, name in texts + [(rect, text) for text, rect in others]
+                       if segment_meets_rect(a.x(), a.y(), b.x(), b.y(), *rect.getCoords())]
+            assert not crossed, (step.index + 1, step.title, what, crossed)
     assert seeds == sum(s.kind == "seed" and s.node in r.doc.nodes for s in r.story.steps)
 
 
@@ -466,3 +487,44 @@ def test_a_card_with_nothing_left_to_write_is_not_drawn():
             elif step.node in canvas.doc.nodes:
                 assert canvas._formula_rect(step) is not None
     assert empty   # the cuts of the stop_gradient lessons
+
+
+def _ring_pixels(r, nid, zoom=2):
+    """The points (scene units) where the active card's ring is stroked: the theme's active
+    colour, opaque (its glow is paler)."""
+    ring = r.rect(nid).adjusted(-60, -60, 60, 60)
+    image = QImage(int(ring.width() * zoom), int(ring.height() * zoom), QImage.Format.Format_ARGB32)
+    image.fill(QColor("#ffffff"))
+    painter = QPainter(image)
+    painter.scale(zoom, zoom)
+    painter.translate(-ring.topLeft())
+    r._paint_highlight(painter, nid)
+    painter.end()
+    px = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine() // 4, 4)
+    active = QColor(r.theme.active)
+    near = (np.abs(px[:, :image.width(), 2].astype(int) - active.red()) < 24) \
+        & (np.abs(px[:, :image.width(), 1].astype(int) - active.green()) < 24) \
+        & (np.abs(px[:, :image.width(), 0].astype(int) - active.blue()) < 24)
+    ys, xs = np.nonzero(near)
+    return xs / zoom + ring.left(), ys / zoom + ring.top()
+
+
+@pytest.mark.parametrize("name", ["001_hessian_newton", "001_batchnorm_pitfall", "001_stop_recording",
+                                  "001_input_gradient_regularization"])
+def test_the_ring_of_the_active_card_runs_clear_of_its_badges(name):
+    """The ring round the step's card never runs through its badges (target, source, not
+    recorded): it lay on 'target' and 'source' in lessons 17 and 19 (F5, 1920 x 1080), the
+    badges 4 px above the card, the ring 6 px out of it."""
+    r = renderer(name)
+    seen = 0
+    for nid in {s.node for s in r.story.steps if s.node in r.doc.nodes}:
+        badges = r.badges(nid)
+        if not badges:
+            continue
+        xs, ys = _ring_pixels(r, nid)
+        assert len(xs) > 100, nid
+        for label, _, rect in badges:
+            inside = (xs > rect.left() - 1) & (xs < rect.right() + 1) & (ys > rect.top() - 1) & (ys < rect.bottom() + 1)
+            assert not inside.any(), (name, nid, label)
+        seen += 1
+    assert seen

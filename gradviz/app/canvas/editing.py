@@ -21,7 +21,8 @@ from ...render.compact import needed_height
 from ...render import legible
 from ...render import painter as render_painter
 from ...render.layout import frames_as_well, layout as layout_positions
-from .items import ERROR_ROW, ERROR_TOP, ERROR_W, card_bounds, item_bounds, painted_bounds, problem_lines
+from .items import card_bounds, item_bounds, painted_bounds
+from .renderer import ERROR_ROW, ERROR_TOP, ERROR_W, problem_lines
 from .palette import palette_entries
 from .quick_add import QuickAdd
 

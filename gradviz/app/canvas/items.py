@@ -16,22 +16,18 @@ from ...graph import catalog
 from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
 from ...render import cards as render_cards
 from ...render import compact
-from ...render import legible, preview, text
+from ...render import preview
 from ...story import formatting
 from ...render import port_labels
 from ...render.port_labels import input_names, output_names
 from ...graph import slots
-from .renderer import numbers_look, same_frame, same_numbers
+from .renderer import ERROR_ROW, ERROR_TOP, ERROR_W, numbers_look, problem_lines, same_frame, same_numbers
 from ..theme import ERROR_STYLE, WARN_STYLE
 
 PORT_HIT = 8.0
-ERROR_LINES = 3
 _NO_PEN = QPen(Qt.PenStyle.NoPen)
 # What NodeItem.refresh found changed on its card.
 NUMBERS, CARD, OUTLINE = "numbers", "card", "outline"
-ERROR_W = 240.0     # a problem's lines under a card: at least this wide,
-ERROR_TOP = 5.0     # this far below the card,
-ERROR_ROW = 15.0    # a line this tall
 
 
 def zoom_of(painter):
@@ -481,17 +477,6 @@ class NodeItem(QGraphicsRectItem):
     def mouseDoubleClickEvent(self, event):
         self.view.nodeActivated(self.nid)
         super().mouseDoubleClickEvent(event)
-
-
-def problem_lines(messages, card_width):
-    """The lines a card's problems (`messages`) take under a card `card_width` wide: words
-    wrapped, at most ERROR_LINES lines, the last cut at a word and ending "…" where words
-    are left out (the card's tooltip and the status bar say them whole). In the cards'
-    numbers' type (legible.NUMBER_PT): readable wherever the numbers are."""
-    if not messages:
-        return []
-    return text.wrap(preview.sans_font(legible.NUMBER_PT), "\n".join("⚠ " + m for m in messages),
-                     max(card_width, ERROR_W), ERROR_LINES)
 
 
 def card_bounds(w, h, n_error_lines=0):

@@ -109,8 +109,7 @@ class StepOverlay(QGraphicsItem):
             self.setVisible(step is not None and getattr(step, "node", None) in r.doc.nodes)
             self.update()
             return
-        node = r.rect(step.node)
-        still = node.adjusted(-24, -24, 24, 24)   # the ring and the leader: what is recorded
+        still = r.ring_rect(step.node).adjusted(-18, -18, 18, 18)   # the ring and its glow: what is recorded
         card = render_painter.formula_rect(r, step)
         self._card = QRectF() if card is None else QRectF(card)
         if card is not None:
@@ -151,9 +150,11 @@ class StepOverlay(QGraphicsItem):
         cards = QPainterPath()
         for rect in near:
             cards.addRoundedRect(rect, 8, 8)
-        for nid in (n for n in r.doc.nodes if r.rect(n) in near):   # the ports' names read too
+        for nid in (n for n in r.doc.nodes if r.rect(n) in near):   # the ports' names and badges read too
             for rect, _, _ in r.port_labels(nid):
                 cards.addRect(rect)
+            for _, _, rect in r.badges(nid):
+                cards.addRoundedRect(rect, rect.height() / 2, rect.height() / 2)
         self._under = under.subtracted(cards)
         self._arrays = render_painter.formula_pictures(r, step)
         self._record(r, step)

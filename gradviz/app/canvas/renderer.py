@@ -3,12 +3,32 @@ import copy
 
 import numpy as np
 
+from PySide6.QtCore import QRectF
+
 from ...render import cards as render_cards
 from ...render import compact as render_compact
+from ...render import legible, preview, text
 from ...render.cards import used_ports
 from ...render.painter import Renderer
 from ...render.themes import get_theme
 from ...story.model import evaluation_spec, number_spec
+
+
+ERROR_LINES = 3
+ERROR_W = 240.0     # a problem's lines under a card: at least this wide,
+ERROR_TOP = 5.0     # this far below the card,
+ERROR_ROW = 15.0    # a line this tall
+
+
+def problem_lines(messages, card_width):
+    """The lines a card's problems (`messages`) take under a card `card_width` wide: words
+    wrapped, at most ERROR_LINES lines, the last cut at a word and ending "…" where words
+    are left out (the card's tooltip and the status bar say them whole). In the cards'
+    numbers' type (legible.NUMBER_PT): readable wherever the numbers are."""
+    if not messages:
+        return []
+    return text.wrap(preview.sans_font(legible.NUMBER_PT), "\n".join("⚠ " + m for m in messages),
+                     max(card_width, ERROR_W), ERROR_LINES)
 
 
 class CanvasRenderer(Renderer):
@@ -66,6 +86,20 @@ class CanvasRenderer(Renderer):
                 card = self._measure(node)
                 self.measured.add(nid)
             self.cards[nid] = card
+
+    def problem_rects(self):
+        """[QRectF] of the problem lines the canvas writes under each card (NodeItem), each
+        as wide as its words: what a leader line must not cross."""
+        out = []
+        font = preview.sans_font(legible.NUMBER_PT)
+        for nid, problems in (getattr(self._result, "node_problems", None) or {}).items():
+            if nid not in self.cards or nid not in self.positions:
+                continue
+            card = self.rect(nid)
+            for i, line in enumerate(problem_lines(tuple(p.message for p in problems), card.width())):
+                out.append(QRectF(card.left(), card.bottom() + ERROR_TOP + ERROR_ROW * i,
+                                  text.width(font, line) + 2, ERROR_ROW))
+        return out
 
     def moved(self, result):
         """This renderer for `result`, whose document differs from this one's only where

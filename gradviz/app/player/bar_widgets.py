@@ -11,18 +11,19 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStyl
 from ...engine.errors import counted
 from ...story.build import no_backward_pass_sentence
 from ..literal import kept_whole
-from .timeline import KIND_WORDS, StepStrip, set_caption
+from .timeline import KIND_WORDS, StepStrip, caption_html, set_caption
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0)
 CAPTION_LINES = (2, 4)  # the caption is this many lines tall, at least and at most
 STEP_LABEL_W = 380      # the current step's name wraps beyond this width (pixels), never cut
 
 
-def wrapped_height(label):
-    """How tall (pixels) `label`'s text is wrapped at its width (QLabel.heightForWidth
-    answers with a fixed height once one is set)."""
-    return label.fontMetrics().boundingRect(QRect(0, 0, label.width(), 100000),
-                                            Qt.TextFlag.TextWordWrap, label.text()).height()
+def wrapped_height(label, text=None, width=None):
+    """How tall (pixels) `label`'s text (or `text` in its font) is wrapped at its width (or
+    `width`) (QLabel.heightForWidth answers with a fixed height once one is set)."""
+    return label.fontMetrics().boundingRect(QRect(0, 0, label.width() if width is None else width, 100000),
+                                            Qt.TextFlag.TextWordWrap,
+                                            label.text() if text is None else text).height()
 
 
 class BarWidgets:
@@ -128,16 +129,52 @@ class BarWidgets:
         self._fit_caption()
 
     def _fit_caption(self):
-        """Give the step's name the width it needs, at most STEP_LABEL_W (a longer one wraps
-        onto more lines: lesson 14's '… → layer, inside t1.gradient(out, x)' was cut at
-        'insid…' at 1280), and the caption the height its wrapped text needs at the width
-        left, from two to four lines (the name's lines too): set here, not by the toolbar's
-        layout, which does not ask a label for its height at a width and can leave the bar
-        many lines tall."""
+        """Give the step's name the width the story's widest name needs, at most
+        STEP_LABEL_W (a longer one wraps onto more lines: lesson 14's '… → layer, inside
+        t1.gradient(out, x)' was cut at 'insid…' at 1280), and the caption the height the
+        story's tallest caption needs at the width left, from two to four lines (the names'
+        lines too): the same for every step, so stepping never moves the canvas (lesson 9's
+        step 10, a caption of three lines, made the bar 16 px taller at 1280 x 800 and the
+        docks jumped). Set here, not by the toolbar's layout, which does not ask a label
+        for its height at a width and can leave the bar many lines tall."""
         label = self.step_label
-        label.setFixedWidth(min(STEP_LABEL_W, label.fontMetrics().horizontalAdvance(label.text()) + 2))
+        names, captions = self._bar_texts()
+        now = (label.text(),), (self.caption.text(),)
+        metrics = label.fontMetrics()
+        label.setFixedWidth(min(STEP_LABEL_W, max(metrics.horizontalAdvance(n) for n in names + now[0]) + 2))
         margins = self._caption_row.contentsMargins()
         width = self.width() - label.width() - 12 - margins.left() - margins.right()
+        key = (width, label.width(), names, captions, self.caption.font().key())
+        if key != getattr(self, "_fitted_for", None):
+            self._fitted_for, self._fitted_height = key, self._tallest(width, label.width(), names, captions)
+        height = max(self._fitted_height, self._tallest(width, label.width(), *now))
+        self.caption.setFixedHeight(height)
+        label.setFixedHeight(height)
+
+    def _bar_texts(self):
+        """(names, captions) the bar says before the first step and at every step of its
+        story (kept while the story is the same), the name as its label shows it, the
+        caption as rich text."""
+        steps = self._steps
+        held = getattr(self, "_story_texts", None)
+        if held is None or held[0] is not steps:
+            editing = self._editing_texts()
+            held = self._story_texts = (steps, tuple(kept_whole(self.step_name(s)) for s in steps) + (editing[0],),
+                                        tuple(caption_html(s.caption) for s in steps) + (caption_html(editing[1]),))
+        return held[1], held[2]
+
+    def _editing_texts(self):
+        """(name, caption) the bar shows before the first step (or why there is none)."""
+        n = len(self._steps)
+        if self._computing:
+            return "Computing", "Computing the story of this document's backward pass…"
+        return ("Editing" if n else "No story",
+                f"{counted(n, 'step')} in the story of this backward pass: press Space to play, → to "
+                f"step, or click a step above." if n else self._why_no_story())
+
+    def _tallest(self, width, name_width, names, captions):
+        """The height (pixels) of the tallest of `captions` laid out at `width` and of
+        `names` wrapped at `name_width`, from two to four of the caption's lines."""
         def laid_out(html):
             doc = QTextDocument()
             doc.setDocumentMargin(0)
@@ -146,14 +183,13 @@ class BarWidgets:
             doc.setTextWidth(max(width, 100))
             return doc.size().height()
         # A line as the label lays it out (the font's line spacing is a pixel shorter): one
-        # line and two are as tall, and so are a name on one line and on two, so a caption or
-        # a name that wraps anew never moves the canvas.
+        # line and two are as tall, and so are a name on one line and on two.
         line = laid_out("X")
         low, high = CAPTION_LINES
-        name = max(wrapped_height(label), low * label.fontMetrics().lineSpacing())
-        height = min(max(laid_out(self.caption.text()), low * line, name), high * line)
-        self.caption.setFixedHeight(math.ceil(height) + 2)
-        label.setFixedHeight(math.ceil(height) + 2)
+        label = self.step_label
+        name = max(max(wrapped_height(label, n, name_width) for n in names), low * label.fontMetrics().lineSpacing())
+        height = min(max(max(laid_out(c) for c in set(captions)), low * line, name), high * line)
+        return math.ceil(height) + 2
 
     # -- showing ------------------------------------------------------------------------
     def step_name(self, step):
@@ -183,14 +219,10 @@ class BarWidgets:
         playing = self.is_playing
         a["play"].setIcon(self.style().standardIcon(sp.SP_MediaPause if playing else sp.SP_MediaPlay))
         a["play"].setText("&Pause" if playing else "&Play")
-        if step is None and self._computing:
-            self.step_label.setText("Computing")
-            set_caption(self.caption, "Computing the story of this document's backward pass…")
-        elif step is None:
-            self.step_label.setText("Editing" if n else "No story")
-            set_caption(self.caption,
-                        f"{counted(n, 'step')} in the story of this backward pass: press Space to play, → to "
-                        f"step, or click a step above." if n else self._why_no_story())
+        if step is None:
+            name, caption = self._editing_texts()
+            self.step_label.setText(name)
+            set_caption(self.caption, caption)
         else:
             name = self.step_name(step)
             self.step_label.setText(kept_whole(name))   # wrapped at spaces, never inside ∂y/∂x

@@ -7,7 +7,7 @@ from ...render import painter as render_painter
 from ...render import text
 from ...render.cards import BADGE_H, HEADER_H, LINE_H, PAD, PORT_R, title_font
 from ...render.involved import involved_nodes
-from ...render.story_overlay import GLOW, RING
+from ...render.story_overlay import GLOW
 
 ARROW_PAD = 8.0         # scene units kept in view around a step's arrows (their heads)
 
@@ -49,11 +49,10 @@ def card_as(renderer, nid, full, own=False):
 
 
 def ringed_card(renderer, nid):
-    """The step's own card with the ring and glow round it (RING + GLOW out of the card):
+    """The step's own card with the ring and glow round it (`ring_rect`, GLOW further):
     framed without them, attention's V and K in presentation at 1920 x 1080 (steps 15, 17)
     ended at the view's bottom edge, their ring under the caption band."""
-    out = RING + GLOW
-    return whole_card(renderer, nid, badge_line=True).united(renderer.rect(nid).adjusted(-out, -out, out, out))
+    return whole_card(renderer, nid, badge_line=True).united(renderer.ring_rect(nid).adjusted(-GLOW, -GLOW, GLOW, GLOW))
 
 
 def name_strip(card):
