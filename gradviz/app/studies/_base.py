@@ -25,7 +25,7 @@ from ..controller import worded
 from ..export_dialog import Slide, export_view_dialog
 from .applies import graph_error
 from .banners import Banner, banner, set_banner
-from .plots_and_words import NARROW_MIN_W, VIEW_FONT_PT, PlotsAndWords
+from .plots_and_words import NARROW_MIN_W, VIEW_FONT_PT, PlotsAndWords, WordColumn
 
 DEBOUNCE_MS = 120
 WORKER_ELEMENTS = 200_000    # studies with more matrix entries than this go to the worker
@@ -268,8 +268,25 @@ class StudyView(QWidget):
         self.setMinimumHeight(self.stacked_least() if stacked else self.MIN_SIZE[1] + message)
         choosers = getattr(self, "choosers", None)
         if choosers is not None:
+            column = self._place_choosers(stacked)
             margins = self.layout_.contentsMargins()
-            choosers.wrap(self.width() - margins.left() - margins.right())
+            choosers.wrap(column.viewport().width() if column is not None
+                          else self.width() - margins.left() - margins.right())
+
+    def _place_choosers(self, stacked):
+        """Side by side (along the bottom), the choosers head the words at the right and the
+        plots take the view's whole height: above them they took 36 of the 278 px a study had
+        at 1920 x 1080, where the Hessian's 40 x 40 H drew a 168 px box. Stacked (a column),
+        they stand above the plots. Returns the column of words they head (None above)."""
+        split = self.findChild(PlotsAndWords)
+        columns = [p for p in split.parts() if isinstance(p, WordColumn)] if split is not None else []
+        column = columns[-1] if columns and not stacked and columns[-1].widget() is not None else None
+        home = self.layout_ if column is None else column.widget().layout()
+        if self.choosers.parent() is not home:
+            self.choosers.parent().removeItem(self.choosers)
+            self.choosers.setParent(None)
+            home.insertLayout(0, self.choosers)
+        return column
 
     def stacked_least(self):
         """Stacked, the view's least height at its width: each part of its layout at its least
