@@ -67,10 +67,11 @@ def test_a_path_inside_its_node_says_where_it_is_and_why_it_has_no_arrow():
     """Lesson 14's fan-in at layer.kernel: the path from the layer's own matmul has no edge,
     so no arrow; its label read "from layer's matmul, inside" (inside what, and where is its
     arrow?). It names the node the use is inside and says that no edge brings it, beside
-    that node's card."""
+    that node's card: beside the card as drawn when active, its ring round the card and its
+    badges (the ring grew round the badges' row, 41aa0eb, and pills keep out of it)."""
     r = renderer("001_input_gradient_regularization")
     step = next(s for s in r.story.of_kind("fan_in") if s.title == "Fan-in at layer.kernel")
     assert r._inside_paths(step) == ["from layer's matmul, inside layer (no edge)"]
     (label, rect, card), = [p for p in r.placed_pills(step) if p[0] == r._inside_paths(step)[0]]
     assert card == r.rect("layer")
-    assert rect.adjusted(-30, -30, 30, 30).intersects(card)
+    assert rect.adjusted(-30, -30, 30, 30).intersects(r.ring_rect("layer"))
