@@ -15,7 +15,8 @@ from ..literal import kept_whole, mnemonic_free
 # receiver of the lessons outside a 'gradient' node: 'layer1's sigmoid → layer1's bias add';
 # at 26 the tiny CNN's chips 5 and 6 both read "dense's bias add → …"), else its first parts
 CHIP_CHARS = 36
-# Where a step's title may be cut: between its parts, never inside a name ('dense's bias add')
+# Where a step's title may be cut: between its parts, never inside a name ('dense's bias add');
+# before 'inside' too, so that a chip drops what its step is inside before its receiver
 _PARTS = re.compile(r" → |, inside ")
 
 KIND_WORDS = {"seed": "seed", "visit": "visit", "contribution": "local rule", "fan_in": "fan-in sum",
@@ -49,18 +50,47 @@ def set_caption(label, text):
     label.setText(caption_html(text))
 
 
+def _cuts(title):
+    """Where `title` may end on a chip, shortest first: after each of its whole parts."""
+    ends = []
+    for m in _PARTS.finditer(title):
+        if m.group() == ", inside ":
+            ends.append(m.start() + 2)      # "the add → x, …"
+        ends.append(m.end())
+    return ends
+
+
 def chip_text(title, n=CHIP_CHARS):
     """A step's title as its chip says it: whole when it has at most `n` characters, else
-    its longest run of whole parts (sender, receiver, 'inside …') within `n`, at least the
-    first, and '…' where it goes on: "dense's bias add → …" (the chip's tooltip and the
-    step's name say it all). Cut at `n` characters, a chip ended inside a name: "dense's
-    bias add → dense'…"; a title of one part is never cut."""
+    its longest run of whole parts within `n`, at least the first, and '…' where it goes on:
+    "dense's bias add → …", "the add → x, …" (what the step is inside goes before its
+    receiver; the chip's tooltip and the step's name say it all). Cut at `n` characters, a
+    chip ended inside a name: "dense's bias add → dense'…"; a title of one part is never cut."""
     if len(title) <= n:
         return title
-    ends = [m.end() for m in _PARTS.finditer(title)]
+    ends = _cuts(title)
     if not ends:
         return title
     return title[:next((e for e in reversed(ends) if e + 1 <= n), ends[0])] + "…"
+
+
+def chip_texts(titles, n=CHIP_CHARS):
+    """The chips of one story, each `chip_text` of its title, save that no two steps with
+    different titles have chips that read the same: the chips of such steps show their next
+    whole part, and so on up to their whole titles (lesson 13's chips 3 and 4 both read
+    't1.gradient(y, x) → …', the receivers 'the add' and '∂y/∂x via xx (input b)' cut)."""
+    texts = [chip_text(t, n) for t in titles]
+    while True:
+        titles_of = {}
+        for text, title in zip(texts, titles):
+            titles_of.setdefault(text, set()).add(title)
+        same = [i for i, text in enumerate(texts) if len(titles_of[text]) > 1 and text != titles[i]]
+        if not same:
+            return texts
+        for i in same:
+            title, shown = titles[i], len(texts[i]) - 1
+            longer = next((e for e in _cuts(title) if e > shown), None)
+            texts[i] = title if longer is None else title[:longer] + "…"
 
 
 class StepStrip(QScrollArea):
@@ -108,12 +138,13 @@ class StepStrip(QScrollArea):
             chip.hide()
             chip.deleteLater()
         self.chips = []
+        texts = chip_texts(names)
         for i, (name, kind) in enumerate(zip(names, kinds)):
             chip = QToolButton(self._body)
             chip.setObjectName("stepChip")
             chip.setCheckable(True)
             chip.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            chip.setText(f"{i + 1}  {mnemonic_free(chip_text(name))}")
+            chip.setText(f"{i + 1}  {mnemonic_free(texts[i])}")
             chip.setToolTip(f"Step {i + 1} of {len(names)} ({KIND_WORDS.get(kind, kind)}): {name}")
             chip.setProperty("name", name)
             chip.setProperty("kind", kind)

@@ -2,13 +2,16 @@
 chips read "dense's bias add → dense'…", the attention lesson's "layer2's elu → layer2's b…".
 A chip shows its step's title whole, or its first whole parts (sender, receiver, 'inside
 …') and '…', the whole title in its tooltip. Every step of every sample, in the window's
-timeline at 1280x800."""
+timeline at 1280x800. Two steps of one story never have chips that read the same (lesson
+13's chips 3 and 4 both read 't1.gradient(y, x) → …': their receivers, 'the add' and
+'∂y/∂x via xx (input b)', were cut with the 'inside …' that both share)."""
 import re
 from functools import lru_cache
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
 
+from gradviz.app.player.timeline import chip_text, chip_texts
 from gradviz.graph import load
 from gradviz.story import build
 
@@ -23,7 +26,7 @@ def _story(path):
 
 def _names(doc, story):
     """Every name a title may hold: the nodes' labels, and the names the steps give tensors
-    and ops ('dense's bias add', '∂y/∂x via xx (input 2)')."""
+    and ops ('dense's bias add', '∂y/∂x via xx (input b)')."""
     names = {node.label or nid for nid, node in doc.nodes.items()}
     for step in story.steps:
         names.add(step.tensor_name)
@@ -57,3 +60,20 @@ def test_every_chip_shows_whole_names(open_window, qtbot):
                     assert not m.start() < cut < m.end(), (where, name)
             assert step.title[cut - 1] == " ", where
             assert chip.width() >= chip.fontMetrics().horizontalAdvance(chip.text()), where
+        titles_of = {}      # a chip's text: the titles of the steps it stands for
+        for step, chip in zip(steps, strip.chips):
+            titles_of.setdefault(chip.text().split("  ", 1)[1], set()).add(step.title)
+        same = {text: titles for text, titles in titles_of.items() if len(titles) > 1}
+        assert not same, (path.stem, same)
+
+
+def test_chips_of_one_story_read_differently_where_their_first_parts_are_the_same():
+    """Two steps from one sender to receivers too long for a chip: cut after the sender both
+    chips read "dense's bias add → …"; each shows its receiver instead, and a title that is
+    the same in two steps gives the same chip."""
+    one = "dense's bias add → the first of the dense layer's outputs"
+    two = "dense's bias add → the second of the dense layer's outputs, inside g"
+    three = "Visit dense's bias add, inside t1.gradient(loss, the dense layer's kernel)"
+    assert chip_text(one) == chip_text(two) == "dense's bias add → …"
+    assert chip_texts([one, two, three, one]) == [one, "dense's bias add → the second of the dense layer's outputs, …",
+                                                  "Visit dense's bias add, inside …", one]

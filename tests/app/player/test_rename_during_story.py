@@ -8,7 +8,7 @@ from PySide6.QtCore import QCoreApplication, QPoint, QPointF, Qt
 
 from gradviz.app.player import step_view
 from gradviz.app.player.lessons import lesson_entries, open_lesson
-from gradviz.app.player.timeline import chip_text
+from gradviz.app.player.timeline import chip_texts
 from gradviz.app.literal import mnemonic_free
 from gradviz.story import build
 
@@ -53,8 +53,9 @@ def _assert_current_names(w, where):
     fresh = build(w.controller.doc).steps
     player = w.player
     assert [(s.title, s.caption) for s in player.steps] == [(s.title, s.caption) for s in fresh], where
+    chips = chip_texts([s.title for s in fresh])
     for i, s in enumerate(fresh):
-        assert player.timeline.text_of(i) == f"{i + 1}  {mnemonic_free(chip_text(s.title))}", where
+        assert player.timeline.text_of(i) == f"{i + 1}  {mnemonic_free(chips[i])}", where
         assert s.title in player.timeline.chips[i].toolTip(), where
     step = fresh[player.index]
     assert player.caption.plain == step.caption, where
