@@ -112,6 +112,17 @@ def drag_port(qtbot, canvas, src_port_item, dst_port_item):
     qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=b)
 
 
+def drag_card(qtbot, canvas, nid, by):
+    """Press on the card's header, move by the QPoint `by` in two steps, release."""
+    vp = canvas.viewport()
+    a = canvas.mapFromScene(canvas.node_items[nid].scenePos() + QPointF(20, 8))
+    b = a + by
+    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=a)
+    qtbot.mouseMove(vp, (a + b) / 2)
+    qtbot.mouseMove(vp, b)
+    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=b)
+
+
 def click_card(qtbot, canvas, nid):
     item = canvas.scene_item(nid)
     header = item.scenePos() + QPointF(min(30.0, item.card.width / 2), 8)

@@ -226,13 +226,8 @@ def test_monkey_in_the_main_window(qtbot, open_window, app_env):
 
     def drag_card():
         if cards():
-            item = rng.choice(cards())
-            a = canvas.mapFromScene(item.scenePos() + QPointF(20, 8))
-            qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=a)
-            b = a + QPoint(rng.randint(-120, 120), rng.randint(-120, 120))
-            qtbot.mouseMove(vp, (a + b) / 2)
-            qtbot.mouseMove(vp, b)
-            qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=b)
+            nid = rng.choice(cards()).nid
+            app_ui.drag_card(qtbot, canvas, nid, QPoint(rng.randint(-120, 120), rng.randint(-120, 120)))
 
     def rubber_band():
         a = QPoint(rng.randint(5, vp.width() - 5), rng.randint(5, vp.height() - 5))

@@ -4,7 +4,7 @@ lesson panel) says the node's current name. An auditor renamed m to 'prod' at a 
 dragged a card: the chips and the caption went back to 'Visit m', 'm → tanh' while the
 card read prod. The controller reused, for the move, the story of the last evaluation,
 told with the names it was evaluated with, not those of the rename since."""
-from PySide6.QtCore import QCoreApplication, QPoint, QPointF, Qt
+from PySide6.QtCore import QCoreApplication, QPoint, Qt
 
 from gradviz.app.player import step_view
 from gradviz.app.player.lessons import lesson_entries, open_lesson
@@ -12,7 +12,7 @@ from gradviz.app.player.timeline import chip_texts
 from gradviz.app.literal import mnemonic_free
 from gradviz.story import build
 
-from app_ui import click_card, settle
+from app_ui import click_card, drag_card, settle
 
 
 def _settle(qtbot, w):
@@ -34,18 +34,6 @@ def _rename(qtbot, w, nid, name):
     qtbot.keyClicks(edit, name)
     qtbot.keyClick(edit, Qt.Key.Key_Return)
     assert w.controller.doc.nodes[nid].label == name
-
-
-def _drag(qtbot, w, nid):
-    c = w.canvas
-    item = c.node_items[nid]
-    a = c.mapFromScene(item.scenePos() + QPointF(20, 8))
-    b = a + QPoint(30, 40)
-    vp = c.viewport()
-    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=a)
-    qtbot.mouseMove(vp, (a + b) / 2)
-    qtbot.mouseMove(vp, b)
-    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=b)
 
 
 def _assert_current_names(w, where):
@@ -78,7 +66,7 @@ def test_a_drag_after_a_rename_keeps_the_new_name_in_every_view(open_window, qtb
         _rename(qtbot, w, nid, name)
         _settle(qtbot, w)
         _assert_current_names(w, f"after renaming {nid} to {name}")
-        _drag(qtbot, w, "y_tf")
+        drag_card(qtbot, w.canvas, "y_tf", QPoint(30, 40))
         _settle(qtbot, w)
         _assert_current_names(w, f"after renaming {nid} to {name} and a drag")
         assert w.player.index == 2

@@ -7,7 +7,7 @@ because the undo gave the placing back to the canvas and the canvas had forgotte
 cards stood. The same for every kind of edit, and for an edit made in the editing view."""
 import numpy as np
 import pytest
-from PySide6.QtCore import QCoreApplication, QPoint, QPointF, Qt
+from PySide6.QtCore import QCoreApplication, QPoint, Qt
 from PySide6.QtGui import QCursor
 
 from gradviz.app.canvas import editing, moving
@@ -15,7 +15,7 @@ from gradviz.app.player.lessons import lesson_entries, open_lesson
 from gradviz.graph.document import CONSTANT, VARIABLE, Port
 from gradviz.render import painter as render_painter
 
-from app_ui import add_by_palette, click_card, settle
+from app_ui import add_by_palette, click_card, drag_card, settle
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 # "fitted move": a drag after Fit to Window, which may have laid the cards out as tall as
@@ -96,15 +96,9 @@ def _edit(kind, qtbot, w):
         nid = next(n for n, node in controller.doc.nodes.items() if node.kind in (CONSTANT, VARIABLE))
         controller.set_value(nid, np.asarray(controller.doc.nodes[nid].value) * 1000 - 12345.5)
     elif kind in ("move", "fitted move"):
-        item = c.node_items[w.player.step.node if w.player.step is not None
-                            and w.player.step.node in c.node_items else next(iter(c.node_items))]
-        a = c.mapFromScene(item.scenePos() + QPointF(20, 8))
-        b = a + QPoint(40, 60)
-        vp = c.viewport()
-        qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=a)
-        qtbot.mouseMove(vp, (a + b) / 2)
-        qtbot.mouseMove(vp, b)
-        qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=b)
+        nid = (w.player.step.node if w.player.step is not None and w.player.step.node in c.node_items
+               else next(iter(c.node_items)))
+        drag_card(qtbot, c, nid, QPoint(40, 60))
 
 
 def _undo_redo(qtbot, w, layouts, before, after, where):
