@@ -486,19 +486,21 @@ def _camera_moves(name):
 
 
 def test_the_camera_keeps_its_framing_for_a_nudge(monkeypatch, qapp):
-    """nets_2_bad_init's camera moved at 39 of its 40 steps; 9 of those moves were 0.4-1.4 %
-    of the view: nothing new shown, the whole 1920 x 1080 picture redrawn (70-95 kB of its
-    GIF each). The last framing is now kept where the new one would move no edge more than
+    """nets_2_bad_init's camera made 40 moves in its GIF, 10 of them of at most 1.5 % of the
+    view: nothing new shown, the whole 1920 x 1080 picture redrawn (70-95 kB of its GIF
+    each). The last framing is now kept where the new one would move no edge more than
     NUDGE and the last still holds the step whole, cuts no card and shows the picture
-    centred (every held frame whole and centred: the test above, on every lesson)."""
+    centred (every held frame whole and centred: the test above, on every lesson): 31
+    moves are left. One of them is small, and allowed: the move from the seed's framing to
+    step 2's. Since frames are centred on what they show (1302335), the seed's framing is
+    placed on its own step's picture and holds step 2's card and rule card 8.5 units short
+    of whole, so keeping it would cut step 2; the test asserts that the seed's framing does
+    not hold step 2's least focus with its margin."""
     moves = _camera_moves("nets_2_bad_init")
     monkeypatch.setattr(animation, "NUDGE", -1.0)       # every move made, as before
     before = _camera_moves("nets_2_bad_init")
     assert len(before) == 40 and sum(m <= 0.015 for m in before) == 10
     assert len(moves) == 31 and [m for m in moves if m <= 0.015] == [moves[1]]
-    # (that one, from the seed's framing to step 2's, is made because the seed's framing,
-    # placed on its own step's picture since frames are centred on what they show, holds
-    # step 2's card and rule card 8.5 units short of whole)
     doc, story = sample("nets_2_bad_init")
     renderer = animation.slide_renderer(Renderer(doc, evaluation=story.evaluation, story=story))
     seed = animation.camera(renderer, 0, last=animation.camera(renderer, None))
