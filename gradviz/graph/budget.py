@@ -75,12 +75,22 @@ class _ShapeProblem(Problem):
     __slots__ = ()
 
 
+def _shape_problem(e, node, doc, edges):
+    """ShapeError `e` of `node` as a problem whose words a rename says anew (Problem.words)."""
+    e.__traceback__ = None    # kept by the problem for its words, not the frames
+
+    def words(now):
+        return e.worded(now, edges), e.brief(now, edges)
+    message, brief = words(doc)
+    return _ShapeProblem(message, node=node.id, brief=brief, words=words)
+
+
 def _add(plan, doc, node, inputs, on_path, edges):
     view = catalog.with_defaults(node)
     try:
         shapes, multiply_adds = infer(view, inputs)
     except ShapeError as e:       # each input named by the node that feeds it and its port
-        return _ShapeProblem(e.worded(doc, edges), node=node.id, brief=e.brief(doc, edges))
+        return _shape_problem(e, node, doc, edges)
     if node.kind == OP and node.op == "gradient":
         multiply_adds = 2 * _backward_cost(plan, doc, node)
     for shape in shapes:

@@ -7,6 +7,7 @@ large or too slow. For every node it notes the tape entries (engine Operations) 
 produced, so the internal ops of a layer map back to the node.
 """
 import contextlib
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -92,8 +93,7 @@ def build(doc, tapes=(), grad_tape=None, grad_watch=(), skip=None, plan=None, le
                 built.problems.append(e.problem)
                 continue
             except ENGINE_ERRORS as e:
-                built.problems.append(Problem(refused(e, doc, node, incoming[nid], inputs), node=nid,
-                                              brief=refused(e, doc, node, incoming[nid], inputs, True)))
+                built.problems.append(_refusal(e, doc, node, incoming[nid], inputs))
                 continue
             if main is not None:
                 built.entries[nid] = main._entries[before:]
@@ -113,6 +113,19 @@ def quiet():
 def one_line(e):
     """An engine refusal as one line of words."""
     return " ".join(str(e).split())[:300] or type(e).__name__
+
+
+def _refusal(e, doc, node, edges, inputs):
+    """The engine's refusal `e` to run `node` as a Problem, its words (`refused`) said anew
+    for a document that renames a node since (Problem.words): it keeps the refusal's text
+    and the inputs' dtypes and shapes, not the tensors."""
+    said = one_line(e)
+    seen = [SimpleNamespace(dtype=t.dtype, shape=tuple(t.shape)) for t in inputs]
+
+    def words(now):
+        return refused(said, now, node, edges, seen), refused(said, now, node, edges, seen, True)
+    message, brief = words(doc)
+    return Problem(message, node=node.id, brief=brief, words=words)
 
 
 def refused(e, doc, node, edges, inputs, short=False):

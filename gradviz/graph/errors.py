@@ -34,14 +34,19 @@ class Problem:
     input as its port label does (the app: render.port_labels).
     `brief`: the message's essentials first, for a card drawn compact, which writes three
     short lines of it ('x (c) 2×4, W (d) 5×2: matmul shapes do not match'); None where the
-    message is that already."""
+    message is that already.
+    `words`: for a message that names the node's inputs by the nodes that feed them and
+    their ports' letters (a shape mismatch, an engine refusal), a function of a document
+    giving (message, brief) as that document names them: a rename changes both, and
+    `named` says them anew."""
 
-    __slots__ = ("message", "node", "edge", "where", "warning", "name", "port", "brief")
+    __slots__ = ("message", "node", "edge", "where", "warning", "name", "port", "brief", "words")
 
     def __init__(self, message, node=None, edge=None, where=None, warning=False, name=None,
-                 port=None, brief=None):
+                 port=None, brief=None, words=None):
         self.message = str(message)
         self.brief = brief
+        self.words = words
         self.node = node
         self.edge = edge
         self.where = where
@@ -93,14 +98,20 @@ def reader_name(doc, node_id):
 
 
 def named(problems, doc):
-    """`problems` with each node named as `doc` names it (copies where the name changes:
-    a problem may be shared with an earlier evaluation, before a rename)."""
+    """`problems` with each node named as `doc` names it, and each input a message names
+    as `doc` names it now (Problem.words: the feeding node's name and its port's letter,
+    which a rename of any node may change); copies where the words change: a problem may
+    be shared with an earlier evaluation, before a rename."""
     out = []
     for p in problems:
         name = reader_name(doc, p.node)
-        if name is not None and name != p.name:
+        words = p.words(doc) if p.words is not None else None
+        if (name is not None and name != p.name) or (words is not None and
+                                                      words != (p.message, p.brief)):
             p = copy.copy(p)   # keeps its class (budget's shape problems)
-            p.name = name
+            p.name = name if name is not None else p.name
+            if words is not None:
+                p.message, p.brief = words
         out.append(p)
     return out
 

@@ -52,14 +52,15 @@ class ShapeError(ValueError):
 
     def brief(self, doc=None, edges=()):
         """The essentials first, for a card drawn compact (three short lines): each input by
-        its node and port with its shape, then what is wrong, the message's words before it
-        names an input ('x (c) 2×4, W (d) 5×2: matmul shapes do not match'), else the
-        message whole ('input (images) 6×5×2, filters (k) 2×2×2×3: input (images) must be
-        of rank 4 …')."""
+        its node and port with its shape, then what is wrong: the message's clauses before
+        the first that names an input ('x (c) 2×4, W (d) 5×2: matmul shapes do not match'),
+        else the message whole ('input (images) 6×5×2, filters (k) 2×2×2×3: input (images)
+        must be of rank 4 …'), never words cut off mid-clause."""
         if self.node is None:
             return str(self)
         names = inputs_named(self.node, doc, edges, len(self.shapes), short=True)
-        head = (str(self.args[0]) if self.args else "").split("\x00", 1)[0].rstrip(" :,;")
+        head = (str(self.args[0]) if self.args else "").split("\x00", 1)[0].rstrip()
+        head = head.rstrip(":;").rstrip() if head.endswith((":", ";")) else ""
         said = ", ".join(f"{name} {dims(shape)}" for name, shape in zip(names, self.shapes))
         return f"{said}: {head or self._named(names)}"
 
@@ -454,25 +455,25 @@ def _gather(shapes, a):
 def _softmax_xent(shapes, a):
     labels, logits = shapes
     if not logits:
-        raise ShapeError("logits cannot be scalars: softmax_cross_entropy_with_logits needs a "
-                         "class axis")
+        raise ShapeError(f"{_in(1)} cannot be a scalar: softmax_cross_entropy_with_logits "
+                         "needs a class axis")
     axis = _axis(a["axis"], len(logits)) - len(logits)  # counted from the end
     try:
         both = np.broadcast_shapes(tuple(labels), tuple(logits))
     except ValueError:
-        raise ShapeError(f"logits and labels must be broadcastable: logits_size={list(logits)} "
-                         f"labels_size={list(labels)}") from None
+        raise ShapeError("the input shapes do not broadcast together: " + _shapes_of(shapes)) \
+            from None
     return [tuple(d for i, d in enumerate(both) if i != len(both) + axis)], 0
 
 
 def _sparse_xent(shapes, a):
     labels, logits = shapes
     if not logits:
-        raise ShapeError("logits cannot be scalars: sparse_softmax_cross_entropy_with_logits "
+        raise ShapeError(f"{_in(1)} cannot be a scalar: sparse_softmax_cross_entropy_with_logits "
                          "needs a class axis")
     if tuple(labels) != tuple(logits[:-1]):
-        raise ShapeError(f"{_shapes_of((labels, logits))}: the shape of labels should equal "
-                         f"the shape of logits without its last (class) axis")
+        raise ShapeError(f"{_shapes_of((labels, logits))}: the shape of {_in(0)} should equal "
+                         f"the shape of {_in(1)} without its last (class) axis")
     return [tuple(labels)], 0
 
 
@@ -489,7 +490,8 @@ def _arg_extreme(shapes, a):
 def _embedding_lookup(shapes, a):
     params, ids = shapes
     if not params:
-        raise ShapeError("embedding_lookup needs a table with at least one axis, got a scalar")
+        raise ShapeError(f"embedding_lookup needs a table with at least one axis: {_in(0)} is a "
+                         "scalar")
     return [tuple(ids) + tuple(params[1:])], 0
 
 
@@ -510,13 +512,13 @@ def _loss(shapes, a, op):
             raise ShapeError(f"{op} needs values with at least one axis, got scalars")
         per_example = both[:-1]
     elif not y_pred:
-        raise ShapeError(f"{op} needs predictions with at least one axis, got a scalar")
+        raise ShapeError(f"{op} needs {_in(1)} with at least one axis, got a scalar")
     elif op == "losses.SparseCategoricalCrossentropy":
         labels = tuple(y_true[:-1]) if len(y_true) == len(y_pred) and y_true[-1:] == (1,) \
             else tuple(y_true)
         if labels != tuple(y_pred[:-1]):
-            raise ShapeError(f"{_shapes_of((y_true, y_pred))}: the shape of y_true should "
-                             f"equal the shape of y_pred without its last (class) axis")
+            raise ShapeError(f"{_shapes_of((y_true, y_pred))}: the shape of {_in(0)} should "
+                             f"equal the shape of {_in(1)} without its last (class) axis")
         per_example = labels
     elif op == "losses.CategoricalCrossentropy":
         if tuple(y_true) != tuple(y_pred):
@@ -555,8 +557,8 @@ def _conv2d(shapes, a):
         raise ShapeError(f"{_in(1)} must be of rank 4 [height, width, in_channels, "
                          f"out_channels], got shape {_text(w)}")
     if len(x) == 4 and x[3] != w[2]:
-        raise ShapeError(f"input depth must equal filter depth: {x[3]} vs {w[2]} (the third "
-                         f"dimension of {_in(1)} is the channels of {_in(0)})")
+        raise ShapeError(f"{_in(0)} has {counted(x[3], 'channel')}, but the in_channels of "
+                         f"{_in(1)} is {w[2]}: they must be equal")
     out_h, out_w = _window_geometry(x, w[:2], a, a["dilations"])
     return [(x[0], out_h, out_w, w[3])], x[0] * out_h * out_w * w[0] * w[1] * w[2] * w[3]
 
@@ -564,8 +566,9 @@ def _conv2d(shapes, a):
 def _conv1d(shapes, a):
     x, w = shapes
     if len(x) != 3 or len(w) != 3:
-        raise ShapeError(f"conv1d needs an input of rank 3 [batch, width, channels] and filters "
-                         f"of rank 3 [width, in_channels, out_channels]: {_shapes_of((x, w))}")
+        raise ShapeError(f"conv1d shapes do not fit: {_in(0)} needs rank 3 [batch, width, "
+                         f"channels] and {_in(1)} rank 3 [width, in_channels, out_channels], got "
+                         f"{_text(x)} and {_text(w)}")
     attrs = {"strides": [1, a["stride"]], "padding": a["padding"], "dilations": [1, a["dilations"]],
              "explicit_paddings": ()}
     (y,), work = _conv2d([(x[0], 1) + tuple(x[1:]), (1,) + tuple(w)], attrs)
@@ -579,7 +582,7 @@ def _conv2d_layer(x, a, weights):
                          f"Received: strides={a['strides']} and "
                          f"dilation_rate={a['dilation_rate']}")
     if len(x) != 4:
-        raise ShapeError(f"Conv2D expects inputs of rank 4 (batch, height, width, channels), "
+        raise ShapeError(f"Conv2D expects {_in(0)} of rank 4 (batch, height, width, channels), "
                          f"got shape {_text(x)}")
     attrs = {"strides": a["strides"], "padding": a["padding"].upper(),
              "dilations": a["dilation_rate"]}

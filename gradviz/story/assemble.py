@@ -4,7 +4,7 @@ import functools
 import numpy as np
 
 from ..graph.names import inner_product, objective_sum
-from ..graph.operands import _word_pattern, input_word, operand_names, rename, rule_operands
+from ..graph.operands import _word_pattern, input_word, rename, rule_operands
 from . import dead_units
 from .derived import derived
 from .model import Step, Story

@@ -111,7 +111,9 @@ def test_a_file_with_bad_attributes_is_refused_in_words(op, key, value, words):
 
 @pytest.mark.parametrize("change, words", [
     (lambda d: d.nodes["x"].__setattr__("value", normal((2, 6, 5, 3))),
-     "input depth must equal filter depth: 3 vs 2"),
+     # each input by its port's word and its node, not TF's fixed 'input', 'filter' (a port
+     # reads 'a' beside a node named input; H42r's review of 98aaf15)
+     "input (x) has 3 channels, but the in_channels of filters (w) is 2: they must be equal"),
     (lambda d: d.nodes["x"].__setattr__("value", normal((2, 2, 5, 2))),
      "larger than the padded input (2) along the height"),
     (lambda d: d.nodes["x"].__setattr__("value", normal((6, 5, 2))),
@@ -296,7 +298,7 @@ def test_codegen_of_the_layers_gives_the_same_gradients_and_traces_back(tmp_path
 
 @pytest.mark.parametrize("change, words", [
     (lambda d: d.nodes["x"].__setattr__("value", normal((2, 5, 2))),
-     "Conv2D expects inputs of rank 4"),
+     "Conv2D expects input (x) of rank 4"),     # the layer's input by its port and node
     (lambda d: d.nodes["conv"].attrs.update(strides=[2, 2], dilation_rate=[2, 1]),
      "`strides > 1` not supported in conjunction with `dilation_rate > 1`"),
     (lambda d: d.nodes["conv"].attrs.update(padding="valid", kernel_size=[6, 3]),

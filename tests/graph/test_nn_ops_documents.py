@@ -369,10 +369,13 @@ def _problems(doc):
 
 @pytest.mark.parametrize("doc, node, words", [
     (lambda: xent_doc(labels=LABELS[:, :3].copy()), "xent",
-     "logits and labels must be broadcastable: logits_size=[3, 4] labels_size=[3, 3]"),
+     # each input by its port's word and its node (TF's fixed 'logits', 'labels' named a
+     # node of that name beside it, H42r's review of 98aaf15)
+     "the input shapes do not broadcast together: labels (y) has shape (3, 3), logits (x) "
+     "has shape (3, 4)"),
     (lambda: sparse_doc(labels=np.array([0, 1], np.int64)), "sparse_xent",
-     "labels (y) has shape (2,), logits (x) has shape (3, 4): the shape of labels should "
-     "equal the shape of logits"),
+     "labels (y) has shape (2,), logits (x) has shape (3, 4): the shape of labels (y) should "
+     "equal the shape of logits (x)"),
     (lambda: sparse_doc(labels=np.array([0, 4, 1], np.int64)), "sparse_xent",
      "Received a label value of 4 which is outside the valid range of [0, 4)"),
     (lambda: sparse_doc(labels=np.array([0.0, 1.0, 1.0], np.float32)), "sparse_xent",
