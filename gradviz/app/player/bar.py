@@ -31,6 +31,7 @@ class PlayerBar(BarStory, BarWidgets, QWidget):
         self.controller = controller
         self.canvas = canvas
         self._index = -1
+        self._opened_anew = True     # the bar fits the next story afresh (show_opened)
         self._story_steps = []
         self._story = None           # the story taken last
         self._waiting = None         # a result whose story the player has not taken yet
@@ -127,6 +128,7 @@ class PlayerBar(BarStory, BarWidgets, QWidget):
         (`_fitted`). Framed for itself, the seed's step showed one corner of the graph: lesson
         14 at 1280 x 800 cut x at the top, at 1440 x 900 the edge into out ran off the left.
         The next step is framed for itself; in presentation mode step 1 is too."""
+        self._opened_anew = True        # the bar fits this document's story afresh
         self.set_index(0 if self._steps else -1)
         if self.step is not None and not self.framing:
             self._whole = True

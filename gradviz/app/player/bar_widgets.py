@@ -145,8 +145,15 @@ class BarWidgets:
         margins = self._caption_row.contentsMargins()
         width = self.width() - label.width() - 12 - margins.left() - margins.right()
         key = (width, label.width(), names, captions, self.caption.font().key())
-        if key != getattr(self, "_fitted_for", None):
-            self._fitted_for, self._fitted_height = key, self._tallest(width, label.width(), names, captions)
+        held = getattr(self, "_fitted_for", None)
+        if key != held:
+            tallest = self._tallest(width, label.width(), names, captions)
+            if held is not None and held[:2] + held[4:] == key[:2] + key[4:] and not self._opened_anew:
+                # the same document's story told anew (an edit, its undo): the bar never
+                # shrinks back, so undo and redo do not resize the canvas and reframe it
+                tallest = max(tallest, self._fitted_height)
+            self._fitted_for, self._fitted_height = key, tallest
+        self._opened_anew = False
         height = max(self._fitted_height, self._tallest(width, label.width(), *now))
         self.caption.setFixedHeight(height)
         label.setFixedHeight(height)
