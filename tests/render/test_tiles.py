@@ -192,7 +192,8 @@ def test_the_tiny_cnns_filter_gradient_is_a_3x3_tile_per_output_filter():
     assert (total.kind, total.port) == ("accumulate", Port("filters_w"))
     is_four_3x3_tiles(next(shown for part, shown, *_ in r.formula_layout(total).placed if part[0] == "array"))
 
-    # filter 2's middle column is red (positive), filter 1's blue (negative), as the lesson says
+    # filter 2's middle column is the theme's positive colour (red here, orange in the contrast
+    # theme: the lesson says 'positive', e4f5d5a), filter 1's blue (negative), as the lesson says
     picture = paint(grad.preview, 1, theme)
     red, blue = QColor(theme.diverging[2]), QColor(theme.diverging[0])
     for o, colour in ((2, red), (1, blue)):
@@ -201,7 +202,7 @@ def test_the_tiny_cnns_filter_gradient_is_a_3x3_tile_per_output_filter():
             shade = QColor(picture.pixel(int(cell.left()) + 2, int(cell.top()) + 2))   # beside its number
             assert np.sign(gradient[a, 1, 0, o]) == (1 if colour is red else -1)
             assert shade.red() - shade.blue() == pytest.approx(colour.red() - colour.blue(), abs=110), (a, o)
-    assert "filter 2's (counting from 0) has a red middle column" in r.doc.lesson
+    assert "filter 2's (counting from 0) has a positive middle column" in r.doc.lesson
 
 
 def glyphs_in(shown, zoom, theme, flat):
