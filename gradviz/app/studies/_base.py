@@ -28,6 +28,7 @@ from .banners import Banner, banner, set_banner
 from .plots_and_words import NARROW_MIN_W, VIEW_FONT_PT, PlotsAndWords, WordColumn
 
 DEBOUNCE_MS = 120
+LOW_VIEW = 2.5            # a view this many times as wide as it is tall puts its choosers beside the plots
 WORKER_ELEMENTS = 200_000    # studies with more matrix entries than this go to the worker
 
 def compared(a, b, tolerance, number):
@@ -277,10 +278,14 @@ class StudyView(QWidget):
         """Side by side (along the bottom), the choosers head the words at the right and the
         plots take the view's whole height: above them they took 36 of the 278 px a study had
         at 1920 x 1080, where the Hessian's 40 x 40 H drew a 168 px box. Stacked (a column),
-        they stand above the plots. Returns the column of words they head (None above)."""
+        they stand above the plots, and so they do in a view whose plots are as wide as they
+        are tall without them (Export View at 1100 x 760: heading the words they held the
+        column 590 px wide, and the Hessian's H was drawn 209 px wide, not 390). Returns the
+        column of words they head (None above)."""
         split = self.findChild(PlotsAndWords)
         columns = [p for p in split.parts() if isinstance(p, WordColumn)] if split is not None else []
-        column = columns[-1] if columns and not stacked and columns[-1].widget() is not None else None
+        low = self.width() >= LOW_VIEW * self.height()      # along the bottom: height is scarce
+        column = columns[-1] if columns and not stacked and low and columns[-1].widget() is not None else None
         home = self.layout_ if column is None else column.widget().layout()
         if self.choosers.parent() is not home:
             self.choosers.parent().removeItem(self.choosers)

@@ -57,3 +57,23 @@ def test_a_lessons_heatmap_gets_the_room_along_the_bottom(qtbot, window):
         if side < least or (rows == cols and cell < LEAST_CELL):
             small[stem] = (round(box.width()), round(box.height()), round(cell, 1))
     assert not small, small
+
+
+def test_a_view_as_wide_as_it_is_tall_keeps_its_choosers_above_the_plots(qtbot):
+    """Export View's size (docs/screenshots.py, 1100 x 760): with the choosers heading the
+    words the column was held 590 px wide by one row of them and the Hessian's H was drawn
+    209 px wide (390 before 8253cca); only a low view (along the bottom) puts them there."""
+    from gradviz.app.controller import DocumentController
+    from gradviz.app.studies.hessian_view import HessianView
+    from gradviz.bundled import sample_paths
+    controller = DocumentController()
+    view = HessianView(controller)
+    qtbot.addWidget(view)
+    view.resize(1100, 760)
+    view.show()
+    controller.open(str(next(p for p in sample_paths() if p.stem == "001_hessian_newton")))
+    view.refresh()
+    _settled(qtbot, view)
+    qtbot.wait(200)
+    box = view.heatmap.plot.getViewBox().sceneBoundingRect()
+    assert min(box.width(), box.height()) >= 350, (box.width(), box.height())
