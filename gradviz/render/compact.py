@@ -32,10 +32,10 @@ PROBLEM_W = 110.0
 
 def label_lines(card, node, scale=1.0):
     """[(text, font, colour key)]: the node's name (its label, else its id: two matmuls
-    are told apart) and the exact shape of its value (`2×3`, `scalar`; its kind when it
-    has no value), as the compact card writes them. `scale`: the type's size over the
+    are told apart) and the exact shape of its value (`2×3`, `scalar`; without a value,
+    its op, `matmul`, or its kind), as the compact card writes them. `scale`: the type's size over the
     least legible one (presentation mode reads from the back row)."""
-    shape = dims(np.shape(card.value)) if card.value is not None else node.kind
+    shape = dims(np.shape(card.value)) if card.value is not None else (node.op or node.kind)
     return [(node.label or node.id, text.sans(NAME_PT * scale, bold=True), "header_text"),
             (shape, text.sans(SHAPE_PT * scale), "muted")]
 

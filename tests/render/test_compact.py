@@ -272,3 +272,14 @@ def test_a_compact_card_writes_whole_words_or_fewer_of_them(qapp, zoom):
             cut = [t for t in written if any(p.startswith(t) for p in parts)]
             assert not cut, (path.name, nid, zoom, names, texts)    # only the numbers are left
     assert shortened > 0         # some captions did not fit whole at this zoom
+
+
+def test_a_card_without_a_value_says_its_op_not_op():
+    """A matmul whose shapes do not match has no value: its compact card said 'op' (the
+    node's kind) under its name where the full card's header says matmul (auditor H42x)."""
+    doc = mlp(width=4)
+    doc.nodes["W2"].value = np.zeros((3, 2), np.float32)       # o = a (3, 5) @ W2 (3, 2)
+    renderer = Renderer(doc, evaluation=evaluate(doc))
+    assert renderer.cards["o"].value is None
+    lines = [line for line, _, _ in compact.label_lines(renderer.cards["o"], doc.nodes["o"])]
+    assert lines == ["o", "matmul"]
