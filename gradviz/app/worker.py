@@ -3,7 +3,7 @@
     job = run_job(fn, *args)            # fn(progress, *args) runs on a thread of its own
     job.progress.connect(...); job.finished.connect(...); job.failed.connect(...)
 
-`failed` carries the exception itself: the caller words it (controller.worded, with the
+`failed` carries the exception itself: the caller words it (evaluation.worded, with the
 user's names), so no class name or engine text reaches the screen from here.
     job.cancel()
 
@@ -29,7 +29,7 @@ class Cancelled(Exception):
 class Job(QObject):
     progress = Signal(float, str)      # fraction in [0, 1], what is being done
     finished = Signal(object)          # the function's result
-    failed = Signal(object)            # the exception that ended the job (words: controller.worded)
+    failed = Signal(object)            # the exception that ended the job (words: evaluation.worded)
     cancelled = Signal()
     done = Signal()                    # after any of finished, failed, cancelled
 

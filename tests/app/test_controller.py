@@ -3,7 +3,8 @@ and connection checks that run one node."""
 import numpy as np
 import pytest
 
-from gradviz.app.controller import DocumentController, _shape_problem
+from gradviz.app.controller import DocumentController
+from gradviz.app.evaluation import shape_problem
 from gradviz.app.snapshots import changed_attributes, same_for_engine, snapshot
 from gradviz.graph import catalog, fileformat
 from gradviz.graph.evaluate import evaluate
@@ -318,9 +319,9 @@ def test_connection_check_runs_one_node_with_the_same_verdict_as_the_whole_docum
     assert c.connect(Port("x"), Port(mm, 0)) is None
     trial = snapshot(c.doc)
     trial.connect("w", mm, 0, 1)  # (2, 3) @ (2, 3): the engine refuses
-    whole = _shape_problem(trial, mm, None)
+    whole = shape_problem(trial, mm, None)
     assert isinstance(whole, str) and whole
-    assert _shape_problem(trial, mm, c.result.evaluation) == whole
+    assert shape_problem(trial, mm, c.result.evaluation) == whole
     assert c.connect(Port("w"), Port(mm, 1)) == whole
     assert not any(e.dst.node == mm and e.dst.index == 1 for e in c.doc.edges)
     c.set_attr(mm, "transpose_b", True)  # (2, 3) @ (3, 2) runs

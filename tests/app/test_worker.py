@@ -4,7 +4,7 @@ import time
 
 import numpy as np
 
-from gradviz.app.controller import worded
+from gradviz.app.evaluation import worded
 from gradviz.app.worker import run_job
 from gradviz.graph.document import Document
 
@@ -43,7 +43,7 @@ def test_cancel_stops_the_job(qtbot):
 
 
 def test_failure_reports_the_exception_for_its_caller_to_word(qtbot):
-    """`failed` carries the exception, not text: every caller words it (controller.worded,
+    """`failed` carries the exception, not text: every caller words it (evaluation.worded,
     with the user's names); the worker's own 'ValueError: ...' line, with a class name,
     was read by nobody and must not be there to reach the screen."""
     error = ValueError("shapes (2, 3) and (4,) do not match")

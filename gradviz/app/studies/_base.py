@@ -21,7 +21,7 @@ from ...graph.names import port_names
 from ...graph.ports import parse_port
 from ...story.numbers import alone
 from .. import worker
-from ..controller import worded
+from ..evaluation import worded
 from ..export_dialog import Slide, export_view_dialog
 from .applies import graph_error
 from .banners import Banner, banner, set_banner

@@ -17,7 +17,7 @@ from ...graph.errors import DocumentError
 from ...graph.evaluate import NEWTON_EPS
 from ...graph.landscape import coordinates, landscape, local_model, value_of, window
 from ...graph.training import port_value, variable_ports
-from ..controller import worded
+from ..evaluation import worded
 from ..snapshots import same_for_engine_but, snapshot
 from ..studies._base import _html, port_label
 from ..studies.banners import banner, set_banner

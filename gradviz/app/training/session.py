@@ -33,7 +33,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from ...graph.training import Trainer, loss_name, port_value, same_optimizer, store_values
 from ...story.update_step import with_update
-from ..controller import worded
+from ..evaluation import worded
 from ..snapshots import same_for_engine, snapshot
 from ..worker import run_job
 from .pace import BEAT_MS, Heartbeat

@@ -37,7 +37,7 @@ from ..theme import ERROR_STYLE, WARN_STYLE
 from .files import SAMPLES_DIR, SEED_SAMPLE, WindowFiles
 from .menus import WindowMenus
 from ..training import add_train_dock
-from ..controller import worded
+from ..evaluation import worded
 from ..worker import Cancelled, run_job
 from ...graph import batch_jacobian, hessian, higher_order, jacobian
 from ...graph.nan_origin import study_problems
@@ -513,7 +513,7 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         return job
 
     def failure_words(self, title, e):
-        """Why the job `title` failed, in words and the user's names (controller.worded), not
+        """Why the job `title` failed, in words and the user's names (evaluation.worded), not
         the worker's class name and raw text; and that the document is kept: the job
         worked on a copy of it."""
         why = worded(e, self.controller.doc).rstrip(".")
@@ -599,7 +599,7 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
 
 def _compute_studies(job, doc):
     """Each study of `doc` in turn (off the UI thread); a study that fails becomes its reason
-    in words (controller.worded: the user's node names, no class name), and the others are
+    in words (evaluation.worded: the user's node names, no class name), and the others are
     still computed."""
     names = list(doc.studies)
     out = {}

@@ -3,7 +3,7 @@ says the story is being computed while it is (a chain of 2000 sigmoids took 15 s
 still read '1 Seed y … 14 steps' of the document before), then the new steps fill it."""
 from gradviz.app.player.bar import PlayerBar
 from gradviz.app.window.main_window import SAMPLES_DIR
-from gradviz.app import controller as controller_module
+from gradviz.app import evaluation
 
 SEED_004 = SAMPLES_DIR / "004_matmul_sum.json"
 HESSIAN = SAMPLES_DIR / "001_hessian_newton.json"
@@ -21,12 +21,12 @@ def test_a_document_opened_never_shows_the_previous_documents_steps(open_window,
     assert old and bar.timeline.chips
     old_chips = [c.text() for c in bar.timeline.chips]
     seen = []   # what the bar shows while the new story is being assembled (after a paint)
-    tell = controller_module.tell_story
+    tell = evaluation.tell_story
 
     def watched(*args, **kwargs):
         seen.append(_bar_text(bar))
         return tell(*args, **kwargs)
-    monkeypatch.setattr(controller_module, "tell_story", watched)
+    monkeypatch.setattr(evaluation, "tell_story", watched)
     replaced = []
     w.controller.documentReplaced.connect(lambda: replaced.append(_bar_text(bar)))
     w.controller.evaluated.connect(lambda result: replaced.append(_bar_text(bar)))

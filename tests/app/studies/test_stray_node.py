@@ -129,9 +129,9 @@ def test_a_study_on_the_worker_names_the_input_as_the_canvas_does(qtbot, control
 
 def test_work_off_the_ui_thread_is_worded_as_in_process(controller):
     """The wording the studies, the Train dock's run and its loss landscape share for an
-    error their worker raised (controller.worded): the input as the canvas labels it. (Issue
+    error their worker raised (evaluation.worded): the input as the canvas labels it. (Issue
     20: another error is said by its message in words, without its class name.)"""
-    from gradviz.app.controller import worded
+    from gradviz.app.evaluation import worded
     from gradviz.graph.errors import DocumentError
     controller.open(SAMPLES / "nets_6_attention.json")
     stray = controller.add_node(OP, "multiply")

@@ -6,7 +6,7 @@ is unchanged and the studies that did compute are shown."""
 import numpy as np
 import pytest
 
-from gradviz.app.controller import worded
+from gradviz.app.evaluation import worded
 from gradviz.app.window import main_window
 from gradviz.app.window.main_window import SAMPLES_DIR
 
