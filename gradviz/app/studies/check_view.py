@@ -143,8 +143,7 @@ class GradientCheckView(StudyView):
         return (lambda: gradient_check(doc, source, index)), 40 * elements
 
     def show_result(self, check):
-        ok = check.passed
-        set_banner(self.verdict, "ok" if ok else "warning",
+        set_banner(self.verdict, "ok" if check.passed else "info" if check.undecided else "warning",
                    f"<b>∂{_html(check.loss_name)} / ∂{_html(check.entry_name)}</b>: "
                    f"backward pass {long_number(check.backward)(check.backward)}. "
                    f"{_html(check.verdict(_verdict_format(check)))}")
@@ -241,8 +240,9 @@ class GradientCheckView(StudyView):
         fit_legend(self.legend, self.plot.width())
 
     def problem_of(self, check):
-        """A failing check is a problem of the document: the status bar says so."""
-        return "" if check.passed else check.summary()
+        """A failing check is a problem of the document: the status bar says so (not one
+        that cannot measure the gradient: that says nothing of the rule)."""
+        return check.summary() if check.failed else ""
 
     def clear_result(self):
         for item in (self.guide, self.line, self.best):
@@ -367,7 +367,7 @@ def _table(check):
     best = check.best if check.passed else None
     for r in check.rows:
         text = write(r.difference)
-        same = _shared(text, backward)
+        same = _agreeing(text, r.agreeing_digits)
         cell = f"<b>{_html(text[:same])}</b>{_html(text[same:])}"
         mark = " ◀ best" if r is best else ""
         body.append(f"<tr><td align=right>{h_text(r.h)}</td><td align=right {gap}>{cell}</td>"
@@ -390,16 +390,22 @@ def long_number(backward, digits=10):
 
 def _verdict_format(check):
     best = check.best
+    said = [check.backward, check.loss] if check.undecided else []   # numbers its words write
     return line_format(*([] if best is None else [best.h, best.relative, check.typical_relative]),
-                       check.tolerance)
+                       check.tolerance, *said)
 
 
-def _shared(a, b):
-    """How many leading characters of `a` are also `b`'s, counted only when they include a
-    significant digit ('0.' alone agrees on nothing)."""
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n if any(c in "123456789" for c in a[:n]) else 0
+def _agreeing(text, digits):
+    """How many leading characters of the written number `text` hold its first `digits`
+    significant digits (the power of ten after × is none of them; all of it when every
+    written digit agrees): what agrees with the backward pass's number to `digits` digits
+    by the relative error, not by the text (0.999999046 agrees with 1.000000000 to 6
+    digits while sharing no character but the point)."""
+    if digits <= 0:
+        return 0
+    mantissa, seen = text.split("×")[0], 0
+    for n, c in enumerate(mantissa):
+        seen += c in "123456789" or (c == "0" and seen > 0)
+        if seen == digits:
+            return n + 1 if n + 1 < len(mantissa) else len(text)
+    return len(text)

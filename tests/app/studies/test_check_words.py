@@ -287,3 +287,42 @@ def test_the_words_state_the_relative_error_the_plot_and_table_show(qtbot, name,
         assert formula(number_after(c, ""), b) == pytest.approx(number_after(error, ""), rel=2e-3)
         recomputed += 1
     assert recomputed >= 2
+
+
+def test_a_gradient_below_rounding_is_no_verdict_and_no_warning(qtbot):
+    """Lesson 21 at η 0.35, 20 steps: ∂loss/∂x = 2x = 1.39×10⁻¹⁰ is right, but a float32
+    loss of 136 cannot resolve it; the banner said '✗ … (a wrong rule)' and the status bar
+    warned. It says it cannot measure it, in the cards' numbers, and warns of nothing."""
+    from gradviz.app.controller import DocumentController
+    from gradviz.app.studies.check_view import GradientCheckView
+    from gradviz.graph.training import with_values
+    from gradviz.story.numbers import alone
+    doc = with_values(load(SAMPLES_DIR / "train_1_gd_bowl.json"),
+                      {Port("x"): np.float32(6.973573e-11), Port("y"): np.float32(6.7274985)})
+    check = gradient_check(doc, Port("x"))
+    view = GradientCheckView(DocumentController())
+    qtbot.addWidget(view)
+    view.show_result(check)
+    text = view.verdict.text()
+    assert view.verdict.property("kind") == "info" and view.problem_of(check) == ""
+    assert "No verdict" in text and "wrong rule" not in text and "✗" not in text
+    assert f"the gradient {alone(check.backward)} is below" in text
+    assert f"float32 loss (loss ≈ {alone(check.loss)})" in text
+
+
+def test_the_table_bolds_the_digits_that_agree_by_the_relative_error():
+    """Backward 1.000000000: c = 0.999999046 (relative error 9.5×10⁻⁷, the best) showed no
+    bold digit and c = 1.001358032 (1.4×10⁻³, the worst) showed '1.00' bold, by text
+    prefix. The bold digits are the significant digits that agree by the relative error."""
+    import re
+    from gradviz.app.studies.check_view import _table
+    from gradviz.graph.gradient_check import CheckRow, GradientCheck
+
+    def row(h, c):
+        return CheckRow(h, 0.0, 0.0, c, abs(c - 1.0), abs(c - 1.0) / max(abs(c), 1.0))
+    check = GradientCheck(Port("b"), (0,), "b[0]", "Σy", "float32", 0.1, 1.0,
+                          [row(0.1, 0.999999046), row(1e-5, 1.001358032), row(1e-3, 1.2)],
+                          tolerance=1e-2)
+    bold = re.findall(r"<b>([^<]*)</b>([0-9.]*)", _table(check))
+    assert bold[1:] == [("0.999999", "046"), ("1.0", "01358032"), ("", "1.200000000")]
+    assert [r.agreeing_digits for r in check.rows] == [6, 2, 0]
