@@ -20,7 +20,9 @@ from .document import CONSTANT, Port
 from .errors import DocumentError
 from .evaluate import evaluate
 from .names import port_names
+from .operands import unclash
 from .ports import parse_port
+from .slots import node_names
 from .training import (is_variable_port, loss_graph, loss_name, loss_of, port_value,
                        with_values)
 
@@ -33,9 +35,9 @@ EXPECTED_SLOPE = 2.0     # central differences: error ∝ h² while truncation d
 # The forward pass rounds at each op: its loss is off by up to about ROUNDING·ε·|L|, so a
 # central difference is off by about that over 2h (its rounding part).
 ROUNDING = 4
-# The relative error of a row as the words write it (c: the central difference, b: the
-# backward pass's number); CheckRow.relative computes exactly this, 0 where both are 0.
-RELATIVE_ERROR = "|c − b| / max(|c|, |b|)"
+# The letters the words give the central difference, the backward pass's number and a loss
+# named by a formula; GradientCheck.letters renames one that is a node's name on the canvas.
+LETTERS = ("c", "b", "L")
 
 
 @dataclass
@@ -45,7 +47,7 @@ class CheckRow:
     minus: float                 # L(x − h·eᵢ)
     difference: float            # (plus − minus) / 2h
     error: float                 # |difference − backward|
-    relative: float              # RELATIVE_ERROR: error / max(|difference|, |backward|), 0 / 0 = 0
+    relative: float              # relative_error(): error / max(|difference|, |backward|), 0 / 0 = 0
 
     @property
     def agreeing_digits(self):
@@ -70,6 +72,7 @@ class GradientCheck:
     tolerance: float = 1e-6
     loss: float = math.nan       # L where the check is made
     eps: float = float(np.finfo(np.float64).eps)   # of the dtype the forward pass runs in
+    letters: dict = field(default_factory=lambda: dict(zip(LETTERS, LETTERS)))   # as written
 
     @property
     def best(self):
@@ -152,10 +155,9 @@ class GradientCheck:
             loss = loss_symbol(self)
             return (f"No verdict: the gradient {number(self.backward)} is below what a finite "
                     f"difference of this {self.dtype} loss ({loss} ≈ {number(self.loss)}) can "
-                    f"measure. At every h the forward pass's rounding, about ε·|{loss}|/h, is "
-                    f"more than {number(self.tolerance)} of the gradient, so the relative errors "
-                    f"(near {number(self.typical_relative)}) say nothing about the rule. A check "
-                    "of this entry needs float64, or a point where the loss is smaller.")
+                    f"measure: at every h its rounding, about ε·|{loss}|/h, is above "
+                    f"{number(self.tolerance)} of the gradient, so the errors say nothing of "
+                    "the rule.")
         slope = self.slope
         if slope is not None and slope < 1.0:
             return (f"✗ The check fails: the relative error stays near "
@@ -170,7 +172,15 @@ def loss_symbol(check):
     """The loss as a function is written: its name ('loss'), or L for a loss named by a
     formula ('Σy', '❬v, y❭'), where 'Σy(w + h)' would not read as a function."""
     loss = check.loss_name     # 'Σy' is a Python identifier too: Σ is a letter
-    return loss if loss.isidentifier() and not loss.startswith("Σ") else "L"
+    return loss if loss.isidentifier() and not loss.startswith("Σ") else check.letters["L"]
+
+
+def relative_error(check):
+    """A row's relative error as the words write it (c: the central difference, b: the
+    backward pass's number, each renamed where a node has its name); CheckRow.relative
+    computes exactly this, 0 where both are 0."""
+    c, b = check.letters["c"], check.letters["b"]
+    return f"|{c} − {b}| / max(|{c}|, |{b}|)"
 
 
 def difference_text(check):
@@ -224,6 +234,7 @@ def gradient_check(doc, source=None, index=None, steps=None, progress=None):
                           float(np.asarray(gradient, np.float64)[index]),
                           tolerance=TOLERANCE.get(dtype, 1e-6), loss=loss_of(work, base.values),
                           eps=float(np.finfo(dtype).eps))
+    check.letters.update(unclash(LETTERS, [None] * len(LETTERS), node_names(doc)))
     for k, h in enumerate(steps):
         plus, minus = (_loss_at(work, base, source, x, index, float(x[index]) + s * h)
                        for s in (1, -1))

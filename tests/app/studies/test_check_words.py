@@ -326,3 +326,32 @@ def test_the_table_bolds_the_digits_that_agree_by_the_relative_error():
     bold = re.findall(r"<b>([^<]*)</b>([0-9.]*)", _table(check))
     assert bold[1:] == [("0.999999", "046"), ("1.0", "01358032"), ("", "1.200000000")]
     assert [r.agreeing_digits for r in check.rows] == [6, 2, 0]
+
+
+def test_the_checks_letters_are_no_node_name_on_the_canvas(qtbot):
+    """Lesson 21 has constants a and b: the panel wrote 'backward b' and |c − b| beside a
+    node b holding 3. The letters are renamed as the rule cards rename theirs."""
+    import re
+    from gradviz.app.controller import DocumentController
+    from gradviz.app.studies.check_view import GradientCheckView, _table
+    from gradviz.graph.gradient_check import relative_error
+    from gradviz.graph.slots import node_names
+    from gradviz.story.study_text import gradient_check_lines
+    doc = load(SAMPLES_DIR / "train_1_gd_bowl.json")
+    doc.nodes["y"].label = "c"      # a node c too
+    taken = node_names(doc)
+    assert {"b", "c"} <= taken
+    check = gradient_check(doc, Port("x"))
+    c, b = check.letters["c"], check.letters["b"]
+    assert c not in taken and b not in taken and c != b
+    assert relative_error(check) == f"|{c} − {b}| / max(|{c}|, |{b}|)"
+    view = GradientCheckView(DocumentController())
+    qtbot.addWidget(view)
+    view.show_result(check)
+    table, words = _table(check), view.explanation.text()
+    assert f"backward {b}<" in table and f"difference {c}<" in table
+    assert f"where {b} = " in words and f"and {c} is the central difference" in words
+    assert not re.search(r"(?<![\w∂])[bc](?![\w\[])", words.replace("float32", ""))
+    legend = [label.text for sample, label in view.legend.items if sample.item is view.line]
+    assert legend == [f"relative error of {c}"]
+    assert f"backward pass: {b} = " in "\n".join(gradient_check_lines(doc))
