@@ -35,7 +35,7 @@ class StepOverlay(QGraphicsItem):
         self.highlight = {}
         self._bounds = QRectF()
         self._still = QRectF()      # the part of the bounds the recorded pictures lie in
-        self._under = QPainterPath()
+        self._under = self._ring_under = QPainterPath()
         self._arrays = []
         self._ring = QPicture()     # the ring and leader line, under the arrows
         self._bands = {}            # the formula card's number_band -> its picture at that band
@@ -147,15 +147,16 @@ class StepOverlay(QGraphicsItem):
         step, r = key[0], key[1]
         under = QPainterPath()
         under.addRect(self._still)
-        cards = QPainterPath()
+        cards, names = QPainterPath(), QPainterPath()
         for rect in near:
             cards.addRoundedRect(rect, 8, 8)
         for nid in (n for n in r.doc.nodes if r.rect(n) in near):   # the ports' names and badges read too
             for rect, _, _ in r.port_labels(nid):
-                cards.addRect(rect)
+                (cards if nid != step.node else names).addRect(rect)
             for _, _, rect in r.badges(nid):
                 cards.addRoundedRect(rect, rect.height() / 2, rect.height() / 2)
-        self._under = under.subtracted(cards)
+        self._ring_under = under.subtracted(cards)
+        self._under = self._ring_under.subtracted(names)
         self._arrays = render_painter.formula_pictures(r, step)
         self._record(r, step)
         self._recorded, self._due = key, None
@@ -178,8 +179,14 @@ class StepOverlay(QGraphicsItem):
         under = QPicture()
         painter = QPainter(under)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        painter.setClipPath(self._under, Qt.ClipOperation.IntersectClip)
+        # The ring whole, its card's ports' names written again over it (clipped off them, it
+        # was cut by a box at each name: 'output', 'kernel', 'bias' in F5); the leader off them.
+        painter.setClipPath(self._ring_under, Qt.ClipOperation.IntersectClip)
         r._paint_highlight(painter, step.node)
+        if not self.view.compact:       # (a card drawn compact writes no port's name)
+            painter.setClipping(False)
+            r._paint_port_labels(painter, step.node)
+        painter.setClipPath(self._under, Qt.ClipOperation.ReplaceClip)
         r._paint_leader(painter, step)
         painter.end()
         self._ring, self._bands = under, {}
