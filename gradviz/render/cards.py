@@ -451,10 +451,12 @@ class CardPainter:
         self._paint_port_labels(painter, nid)
 
     def footprint(self, nid):
-        """The card with its badge line above and the names written beside its ports: what
-        a rule card beside it may not cover (it hid a layer's "kernel" and "bias")."""
+        """The card with its badge line above, the names written beside its ports and the
+        problems' lines under it: what a rule card beside it may not cover (it hid a layer's
+        "kernel" and "bias", and lesson 32's rule card touched the '⚠ produced NaN or
+        infinity' under log_p)."""
         rect = self.rect(nid).adjusted(0, -BADGE_H - 4, 0, 0)
-        for label, _, _ in self.port_labels(nid):
+        for label in [label for label, _, _ in self.port_labels(nid)] + self.problem_rects(nid):
             rect = rect.united(label)
         return rect
 

@@ -501,7 +501,7 @@ class FormulaCard:
         node, foot = self.rect(nid), self.footprint(nid)     # beside its ports' names too
         others = [self.footprint(n) for n in self.doc.nodes if n != nid]
         candidates = [
-            QRectF(node.left(), node.bottom() + CARD_GAP, w, h),
+            QRectF(node.left(), foot.bottom() + CARD_GAP, w, h),    # under its problems' lines too
             QRectF(node.left(), node.top() - BADGE_H - CARD_GAP - h, w, h),
             QRectF(max(node.right() + 20, foot.right()) + CARD_GAP, node.top(), w, h),
             QRectF(min(node.left() - 20, foot.left()) - CARD_GAP - w, node.top(), w, h),

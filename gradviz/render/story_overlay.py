@@ -499,9 +499,9 @@ class StepPainter:
             blocked.append(card.adjusted(-3, -3, 3, 3))
         return blocked
 
-    def problem_rects(self):
-        """[QRectF] of the problems written under cards: none in a picture (the canvas
-        writes them: CanvasRenderer)."""
+    def problem_rects(self, nid=None):
+        """[QRectF] of the problems written under cards (under card `nid` alone): none in a
+        picture (the canvas writes them: CanvasRenderer)."""
         return []
 
     def text_rects(self, step):

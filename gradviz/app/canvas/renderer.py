@@ -92,15 +92,15 @@ class CanvasRenderer(Renderer):
                 self.measured.add(nid)
             self.cards[nid] = card
 
-    def problem_rects(self):
-        """[QRectF] of the problem lines the canvas writes under each card (NodeItem), each
-        as wide as its words: what a leader line must not cross."""
+    def problem_rects(self, nid=None):
+        """[QRectF] of the problem lines the canvas writes under each card (NodeItem; under
+        card `nid` alone), each as wide as its words: what a leader line must not cross."""
         out = []
         font = preview.sans_font(legible.NUMBER_PT)
-        for nid, problems in (getattr(self._result, "node_problems", None) or {}).items():
-            if nid not in self.cards or nid not in self.positions:
+        for node, problems in (getattr(self._result, "node_problems", None) or {}).items():
+            if nid not in (None, node) or node not in self.cards or node not in self.positions:
                 continue
-            card = self.rect(nid)
+            card = self.rect(node)
             for i, line in enumerate(problem_lines(problems, card.width())):
                 out.append(QRectF(card.left(), card.bottom() + ERROR_TOP + ERROR_ROW * i,
                                   text.width(font, line) + 2, ERROR_ROW))
