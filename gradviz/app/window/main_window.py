@@ -620,7 +620,7 @@ def _compute_studies(job, doc):
     job.report(1.0, "done")
     problems = study_problems(doc, out)
     check = out.get("gradient_check")
-    if isinstance(check, GradientCheck) and not check.passed:   # as its view says it
+    if isinstance(check, GradientCheck) and check.failed:   # as its view says it
         problems.append(Problem(check.summary(), where="studies.gradient_check", warning=True))
     return out, problems
 
