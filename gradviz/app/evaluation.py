@@ -3,7 +3,6 @@ user's names, the backprop story told on first request), the problems of one nod
 exception worded with the user's names (`worded`). The controller (app/controller.py)
 decides when to evaluate and keeps the undo history; this module says what came out.
 """
-import copy
 import re
 
 import numpy as np
@@ -14,8 +13,7 @@ from ..graph.document import CONSTANT, Document, Edge, Node, Port
 from ..graph.errors import DocumentError, Problem, named
 from ..graph.names import node_name
 from ..graph.evaluate import checks_hold, evaluate
-from ..graph.structure import input_slots, structure_problems, text_problems, unconnected
-from ..render import port_labels
+from ..graph.structure import input_slots, structure_problems, text_problems
 from ..story.build import tell as tell_story
 from ..story.model import events_spec
 from ..story.recorder import Recorder
@@ -43,7 +41,7 @@ class Result:
     def name_nodes(self, problems, doc):
         """Keep `problems`, each naming its node as `doc` (the document now, which may have
         renamed a node since the evaluation) names it: graph.errors.named."""
-        self.problems = list(problems) if doc is None else port_named(named(problems, doc), doc)
+        self.problems = list(problems) if doc is None else named(problems, doc)
         self.node_problems = {}           # node id -> [graph.Problem]
         for p in self.problems:
             if p.node:
@@ -89,30 +87,14 @@ class Basis:
         self.content = result.content   # the token of the latest result it stands for
 
 
-def port_named(problems, doc):
-    """`problems` with each input they are about named as its port label names it (the
-    inspector's 'reduce_sum(a)' and 'input 1 (a) is not connected' beside the node x)."""
-    out = []
-    for p in problems:
-        node = doc.nodes.get(p.node) if p.port is not None else None
-        if node is not None:
-            names = port_labels.input_names(node, max(input_slots(node)[0], p.port + 1), doc)
-            message = unconnected(p.port, names[p.port])
-            if message != p.message:
-                p = copy.copy(p)
-                p.message = message
-        out.append(p)
-    return out
-
-
 def worded(e, doc):
     """Why work failed, in the app's words, on the UI thread or off it alike: a
-    DocumentError naming its node and input as the canvas names them ('input 2 (b) is not
-    connected', not the catalog's 'y'); any other error said in words (what kind of failure,
+    DocumentError naming its node and input as the canvas names them now (graph.errors.named:
+    'input 2 (b) is not connected', not the catalog's 'y'); any other error said in words (what kind of failure,
     then its message), never as a class name such as LinAlgError, with every node the
     message names called by its name on the canvas, not its internal id. One line."""
     if isinstance(e, DocumentError):
-        return str(port_named(named([e.problem], doc), doc)[0]).replace("\n", " ")
+        return str(named([e.problem], doc)[0]).replace("\n", " ")
     message = _by_name(" ".join(str(e).split()), doc)
     if len(message) > 300:
         message = message[:297] + "..."

@@ -3,7 +3,7 @@
 TF refuses an axis outside [-rank, rank) with an InvalidArgumentError (softmax_op_test's
 testDimTooLarge and testInvalidAxis; gather and concat say "Expected axis in the range
 [-r, r)"); numpy's `axis % rank` would quietly turn axis 5 of a matrix into axis 1, so
-no op normalises an axis any other way. The document checks (graph/shapes.py) use the
+no op normalises an axis any other way. The document checks (graph/shape_error.py) use the
 same functions, so the app, the CLI and a script get the same words.
 """
 import numpy as np

@@ -83,6 +83,9 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
         relevant = _relevant_entries(entries, source_ids)[0]
 
     pending = {}  # tensor id -> its cotangent so far (a _FanIn of several, until summed)
+    # The leading batch axes of every cotangent of the pass: the seeds' (a contribution is
+    # summed to batch + its input's shape), read once rather than from each step's total.
+    batch = () if nbatch else None
     for t, seed in zip(targets, seeds):
         dtype = t._value.dtype
         if dtype is not FLOAT32 and dtype.kind != "f":
@@ -98,6 +101,8 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
                 value = kernels.constant_of(1, dtype).copy()
         else:
             value = seed._value
+            if nbatch:
+                batch = value.shape[:nbatch]
         c = seed if (given and differentiable) else (Tensor._wrap(value) if differentiable else value)
         if observer is not None:
             observer.seed(t, _as_tensor(c), given)
@@ -105,9 +110,9 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
 
     finals = {}
     if not differentiable and observer is None:
-        _pass_on_arrays(relevant, pending, source_ids, finals, nbatch, stop_here)
+        _pass_on_arrays(relevant, pending, source_ids, finals, nbatch, batch, stop_here)
     else:
-        _pass_recorded(relevant, pending, source_ids, finals, nbatch, stop_here, F,
+        _pass_recorded(relevant, pending, source_ids, finals, nbatch, batch, stop_here, F,
                        differentiable, observer)
 
     results = []
@@ -150,10 +155,11 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
     return results
 
 
-def _pass_on_arrays(relevant, pending, source_ids, finals, nbatch, stop_here):
+def _pass_on_arrays(relevant, pending, source_ids, finals, nbatch, batch, stop_here):
     """The backward loop when nothing records it and no observer listens: rules on
     numpy arrays. The common step (one output, a built-in rule) is written out here,
-    accumulation included: this loop runs once per op of every eager gradient."""
+    accumulation included: this loop runs once per op of every eager gradient. `batch`:
+    the cotangents' leading batch axes (None when there are none)."""
     F = backend.numpy
     ndarray = np.ndarray
     for op, needs in reversed(relevant):
@@ -174,7 +180,6 @@ def _pass_on_arrays(relevant, pending, source_ids, finals, nbatch, stop_here):
             continue
         in_values = op._in_values
         contributions = rule(F, total, in_values, op.outputs[0]._value, op.attrs, needs)
-        batch = total.shape[:nbatch] if nbatch else None
         # zip stops at the shorter: a rule may leave out trailing inputs
         for t, v, need, c in zip(op.inputs, in_values, needs, contributions):
             if not need or c is None:
@@ -200,7 +205,7 @@ def _pass_on_arrays(relevant, pending, source_ids, finals, nbatch, stop_here):
                 pending[t._id] = _FanIn((prev, c))
 
 
-def _pass_recorded(relevant, pending, source_ids, finals, nbatch, stop_here, F,
+def _pass_recorded(relevant, pending, source_ids, finals, nbatch, batch, stop_here, F,
                    differentiable, observer):
     """The backward loop when an outer tape records it (rules as gradviz ops) or an
     observer listens (every step through _step)."""
@@ -229,7 +234,6 @@ def _pass_recorded(relevant, pending, source_ids, finals, nbatch, stop_here, F,
         if kind is not Tensor and not isinstance(total, Tensor):
             total = _as_tensor(total)
         contributions = rule(F, total, _recorded_inputs(op), t, op.attrs, needs)
-        batch = total._value.shape[:nbatch] if nbatch else ()
         # zip stops at the shorter: a rule may leave out trailing inputs
         for t, need, c in zip(op.inputs, needs, contributions):
             if not need or c is None:

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from . import catalog
 from .document import OP, Port
 from .errors import Problem
-from .shapes import ShapeError, infer
+from .shape_error import ShapeError
+from .shapes import infer
 from .tensors import MAX_ELEMENTS, amount, size_problem
 
 MAX_RANK = 32  # axes of a computed tensor (numpy's limit is 64; a Jacobian adds axes)

@@ -18,7 +18,7 @@ from .budget import make_plan
 from .document import CONSTANT, CUSTOM_GRADIENT, LAYER, VARIABLE, Port
 from .errors import ENGINE_ERRORS, DocumentError, Problem
 from .inner_pass import InnerPass
-from .shapes import inputs_named
+from .shape_error import inputs_named
 from .structure import analyse, partial_order
 from .tensors import dims
 

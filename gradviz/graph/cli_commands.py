@@ -63,6 +63,7 @@ def _check_json(check):
         return x if np.isfinite(x) else str(x)
     return {"source": check.entry_name, "index": list(check.index), "dtype": check.dtype,
             "backward": f(check.backward), "passed": check.passed,
+            "measurable": check.measurable,
             "steps": [r.h for r in check.rows],
             "central_differences": [f(r.difference) for r in check.rows],
             "relative_errors": [f(r.relative) for r in check.rows]}

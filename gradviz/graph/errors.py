@@ -30,20 +30,18 @@ class Problem:
 
     `name` is the node's name for the reader (its label; ids are internal), which `place`
     says: `named` sets it from the document, where problems leave the graph layer.
-    `port`: the node's input the message is about (its index), so that a view can name the
-    input as its port label does (the app: render.port_labels).
     `brief`: the message's essentials first, for a card drawn compact, which writes three
     short lines of it ('x (c) 2×4, W (d) 5×2: matmul shapes do not match'); None where the
     message is that already.
-    `words`: for a message that names the node's inputs by the nodes that feed them and
-    their ports' letters (a shape mismatch, an engine refusal), a function of a document
+    `words`: for a message that names the node's inputs by their ports' letters (a shape
+    mismatch, an engine refusal, an unconnected input), a function of a document
     giving (message, brief) as that document names them: a rename changes both, and
     `named` says them anew."""
 
-    __slots__ = ("message", "node", "edge", "where", "warning", "name", "port", "brief", "words")
+    __slots__ = ("message", "node", "edge", "where", "warning", "name", "brief", "words")
 
     def __init__(self, message, node=None, edge=None, where=None, warning=False, name=None,
-                 port=None, brief=None, words=None):
+                 brief=None, words=None):
         self.message = str(message)
         self.brief = brief
         self.words = words
@@ -52,7 +50,6 @@ class Problem:
         self.where = where
         self.warning = bool(warning)
         self.name = name
-        self.port = port
 
     @property
     def place(self):
@@ -135,8 +132,8 @@ def warnings(problems):
 class DocumentError(ValueError):
     """A document that cannot be loaded or run; `str()` is one line naming the place."""
 
-    def __init__(self, message, node=None, edge=None, where=None, name=None, port=None):
-        self.problem = Problem(message, node=node, edge=edge, where=where, name=name, port=port)
+    def __init__(self, message, node=None, edge=None, where=None, name=None, words=None):
+        self.problem = Problem(message, node=node, edge=edge, where=where, name=name, words=words)
         super().__init__(str(self.problem).replace("\n", " "))
 
     @property
@@ -158,4 +155,4 @@ class DocumentError(ValueError):
     @classmethod
     def from_problem(cls, problem):
         return cls(problem.message, node=problem.node, edge=problem.edge, where=problem.where,
-                   name=problem.name, port=problem.port)
+                   name=problem.name, words=problem.words)

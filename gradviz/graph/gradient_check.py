@@ -20,7 +20,9 @@ from .document import CONSTANT, Port
 from .errors import DocumentError
 from .evaluate import evaluate
 from .names import port_names
+from .operands import unclash
 from .ports import parse_port
+from .slots import node_names
 from .training import (is_variable_port, loss_graph, loss_name, loss_of, port_value,
                        with_values)
 
@@ -30,9 +32,12 @@ STEPS = {np.dtype(np.float64): tuple(10.0 ** -k for k in range(1, 11)),
 # thumb: float64 checks agree to about 1e-9, float32 ones to about 1e-4).
 TOLERANCE = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-2}
 EXPECTED_SLOPE = 2.0     # central differences: error ∝ h² while truncation dominates
-# The relative error of a row as the words write it (c: the central difference, b: the
-# backward pass's number); CheckRow.relative computes exactly this, 0 where both are 0.
-RELATIVE_ERROR = "|c − b| / max(|c|, |b|)"
+# The forward pass rounds at each op: its loss is off by up to about ROUNDING·ε·|L|, so a
+# central difference is off by about that over 2h (its rounding part).
+ROUNDING = 4
+# The letters the words give the central difference, the backward pass's number and a loss
+# named by a formula; GradientCheck.letters renames one that is a node's name on the canvas.
+LETTERS = ("c", "b", "L")
 
 
 @dataclass
@@ -42,7 +47,7 @@ class CheckRow:
     minus: float                 # L(x − h·eᵢ)
     difference: float            # (plus − minus) / 2h
     error: float                 # |difference − backward|
-    relative: float              # RELATIVE_ERROR: error / max(|difference|, |backward|), 0 / 0 = 0
+    relative: float              # relative_error(): error / max(|difference|, |backward|), 0 / 0 = 0
 
     @property
     def agreeing_digits(self):
@@ -65,6 +70,9 @@ class GradientCheck:
     backward: float              # the backward pass's d L / d x[index]
     rows: list = field(default_factory=list)
     tolerance: float = 1e-6
+    loss: float = math.nan       # L where the check is made
+    eps: float = float(np.finfo(np.float64).eps)   # of the dtype the forward pass runs in
+    letters: dict = field(default_factory=lambda: dict(zip(LETTERS, LETTERS)))   # as written
 
     @property
     def best(self):
@@ -76,6 +84,29 @@ class GradientCheck:
     def passed(self):
         best = self.best
         return best is not None and best.relative <= self.tolerance
+
+    def rounding(self, row):
+        """About how far the forward pass's rounding moves `row`'s central difference."""
+        return ROUNDING * self.eps * max(abs(row.plus), abs(row.minus)) / (2 * row.h)
+
+    @property
+    def measurable(self):
+        """Whether some step h resolves the gradient to the tolerance: its difference's
+        rounding below tolerance·max(|c|, |b|). Where none does (a change 2·|b|·h the
+        loss's rounding ε·|L| swallows at every h), a relative error near 1 says nothing
+        about the rule: a right gradient of 1e-10 beside a float32 loss of 136 reads so."""
+        return any(self.rounding(r) <= self.tolerance * max(abs(r.difference), abs(self.backward))
+                   for r in self.rows if math.isfinite(r.relative))
+
+    @property
+    def undecided(self):
+        """No verdict: the check neither passes nor can tell a wrong rule (not measurable)."""
+        return not self.passed and self.best is not None and not self.measurable
+
+    @property
+    def failed(self):
+        """A failing check: a problem of the document (the status bar warns of it)."""
+        return not self.passed and not self.undecided
 
     @property
     def typical_relative(self):
@@ -104,6 +135,9 @@ class GradientCheck:
         best = self.best
         if best is None:
             return f"gradient check of {self.entry_name}: not made (NaN or infinity)"
+        if self.undecided:
+            return (f"gradient check of {self.entry_name}: no verdict (the gradient is below what "
+                    f"central differences of this {self.dtype} loss can measure)")
         return (f"gradient check of {self.entry_name}: {'✓ passes' if self.passed else '✗ fails'} "
                 f"(relative error {best.relative:.2g} at h = {best.h:g})")
 
@@ -117,6 +151,13 @@ class GradientCheck:
         if self.passed:
             return (f"✓ The backward pass agrees with central differences: {where} "
                     f"(≤ {number(self.tolerance)} in {self.dtype}).")
+        if self.undecided:
+            loss = loss_symbol(self)
+            return (f"No verdict: the gradient {number(self.backward)} is below what a finite "
+                    f"difference of this {self.dtype} loss ({loss} ≈ {number(self.loss)}) can "
+                    f"measure: at every h its rounding, about ε·|{loss}|/h, is above "
+                    f"{number(self.tolerance)} of the gradient, so the errors say nothing of "
+                    "the rule.")
         slope = self.slope
         if slope is not None and slope < 1.0:
             return (f"✗ The check fails: the relative error stays near "
@@ -131,7 +172,15 @@ def loss_symbol(check):
     """The loss as a function is written: its name ('loss'), or L for a loss named by a
     formula ('Σy', '❬v, y❭'), where 'Σy(w + h)' would not read as a function."""
     loss = check.loss_name     # 'Σy' is a Python identifier too: Σ is a letter
-    return loss if loss.isidentifier() and not loss.startswith("Σ") else "L"
+    return loss if loss.isidentifier() and not loss.startswith("Σ") else check.letters["L"]
+
+
+def relative_error(check):
+    """A row's relative error as the words write it (c: the central difference, b: the
+    backward pass's number, each renamed where a node has its name); CheckRow.relative
+    computes exactly this, 0 where both are 0."""
+    c, b = check.letters["c"], check.letters["b"]
+    return f"|{c} − {b}| / max(|{c}|, |{b}|)"
 
 
 def difference_text(check):
@@ -183,7 +232,9 @@ def gradient_check(doc, source=None, index=None, steps=None, progress=None):
     check = GradientCheck(source, index, name + (f"[{', '.join(map(str, index))}]" if index else ""),
                           loss_name(doc, base.values), str(x.dtype), float(x[index]),
                           float(np.asarray(gradient, np.float64)[index]),
-                          tolerance=TOLERANCE.get(dtype, 1e-6))
+                          tolerance=TOLERANCE.get(dtype, 1e-6), loss=loss_of(work, base.values),
+                          eps=float(np.finfo(dtype).eps))
+    check.letters.update(unclash(LETTERS, [None] * len(LETTERS), node_names(doc)))
     for k, h in enumerate(steps):
         plus, minus = (_loss_at(work, base, source, x, index, float(x[index]) + s * h)
                        for s in (1, -1))

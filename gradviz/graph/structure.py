@@ -153,9 +153,7 @@ def analyse(doc):
         missing = [i for i in need if i not in have]
         if missing:
             s.broken.add(nid)
-            names = slots.input_names(node, max(fixed, missing[0] + 1), doc, incoming[nid])
-            s.problems.append(Problem(unconnected(missing[0], names[missing[0]]),
-                                      node=nid, port=missing[0]))
+            s.problems.append(_unconnected_problem(doc, nid, missing[0], incoming[nid]))
     s.problems += _reference_problems(doc)
     _, stuck = partial_order(doc)
     if stuck:
@@ -210,6 +208,19 @@ def unconnected(index, name):
     (a) is not connected', counted from 1 as a reader counts (a file's ports count from 0), with
     `name` the input's name as its port shows it (graph.slots), in the app and the CLI alike."""
     return f"input {index + 1} ({name}) is not connected"
+
+
+def _unconnected_problem(doc, nid, index, incoming):
+    """Input `index` of node `nid` left unconnected, as a Problem whose words a rename says
+    anew (Problem.words): its port's letter moves on when another node takes it."""
+    def words(now, incoming=None):
+        node = now.nodes.get(nid)
+        if node is None:
+            return message, None
+        names = slots.input_names(node, max(input_slots(node)[0], index + 1), now, incoming)
+        return unconnected(index, names[index]), None
+    message, _ = words(doc, incoming)
+    return Problem(message, node=nid, words=words)
 
 
 def _port_problem(doc, port, where):

@@ -10,7 +10,7 @@ from ..graph.catalog import port_name
 from ..graph.cut_paths import cut_reason, joined
 from ..graph.errors import ENGINE_ERRORS, DocumentError
 from ..graph.evaluate import evaluate, higher_order
-from ..graph.gradient_check import RELATIVE_ERROR, difference_text, gradient_check
+from ..graph.gradient_check import difference_text, gradient_check, relative_error
 from ..graph.names import objective_term
 from ..graph.nan_origin import study_nan_warning
 from . import studies
@@ -182,10 +182,11 @@ def gradient_check_lines(doc):
     c = gradient_check(doc)
     lines = [f"Gradient check of ∂{c.loss_name} / ∂{c.entry_name} at {c.entry_name} = "
              f"{number(c.value)}, in {c.dtype}",
-             f"  backward pass: b = {c.backward:.10g}",
-             f"  central differences: c = {difference_text(c)}",
-             f"  relative error = {RELATIVE_ERROR} (0 where both are 0)",
-             f"    {'h':>8}  {'c':>17}  {'|c − b|':>13}  {'relative':>13}"]
+             f"  backward pass: {c.letters['b']} = {c.backward:.10g}",
+             f"  central differences: {c.letters['c']} = {difference_text(c)}",
+             f"  relative error = {relative_error(c)} (0 where both are 0)",
+             f"    {'h':>8}  {c.letters['c']:>17}  {'|' + relative_error(c).split('|')[1] + '|':>13}  "
+             f"{'relative':>13}"]
     for r in c.rows:
         lines.append(f"    {h_text(r.h):>8}  {r.difference:>17.10f}  {alone(r.error):>13}  "
                      f"{alone(r.relative):>13}")

@@ -132,3 +132,34 @@ def test_a_wrong_rule_quotes_the_error_the_table_shows_for_most_h():
     assert count > len(check.rows) / 2
     assert f"stays near {most} whatever h is" in check.verdict(alone)
     assert check.typical_relative == pytest.approx(np.median([r.relative for r in check.rows]))
+
+
+@pytest.mark.parametrize("x, y, source", [
+    (6.973573e-11, 6.7274985, "x"),      # lesson 21 at η 0.35 after 20 steps: |L| ≈ 136
+    (0.023058, 1.0995117e-8, "y")])      # lesson 21 at η 0.1 after 20 steps: a gradient 6.6e-8
+def test_a_gradient_below_the_losss_rounding_gets_no_verdict_not_a_wrong_rule(x, y, source):
+    """A right gradient (2x, 6y) that no finite difference of the float32 loss can resolve
+    was called 'a wrong rule' with a study warning: the check says it cannot measure it."""
+    from gradviz.graph.training import with_values
+    doc = sample("train_1_gd_bowl")
+    doc = with_values(doc, {Port("x"): np.float32(x), Port("y"): np.float32(y)})
+    check = gradient_check(doc, Port(source))
+    right = 2 * np.float32(x) if source == "x" else 6 * np.float32(y)
+    assert check.backward == pytest.approx(float(right), rel=1e-6)
+    assert not check.passed and not check.measurable and check.undecided and not check.failed
+    loss = float(np.float32(x) ** 2 + 3 * np.float32(y) ** 2)
+    assert check.loss == pytest.approx(loss, rel=1e-6)
+    words = check.verdict()
+    assert words.startswith("No verdict: the gradient ") and "wrong rule" not in words
+    assert f"float32 loss (loss ≈ {loss:.2g})" in words and "✗" not in check.summary()
+    assert "no verdict" in check.summary()
+
+
+def test_a_wrong_rule_in_float32_is_still_measured_and_fails():
+    doc = sample("nets_3_wrong_gradient")
+    for n in doc.nodes.values():
+        if n.value is not None and np.asarray(n.value).dtype == np.float64:
+            n.value = np.asarray(n.value, np.float32)
+    check = gradient_check(doc)
+    assert check.dtype == "float32" and check.measurable and check.failed
+    assert "wrong rule" in check.verdict()

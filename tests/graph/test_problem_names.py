@@ -59,6 +59,22 @@ def test_a_renamed_node_is_named_anew():
     assert str(problems[0]).startswith("node 'out': ")   # the evaluation's own stay as found
 
 
+def test_an_unconnected_input_is_named_anew_by_its_port_letter():
+    """A multiply fed only its first input says 'input 2 (b)'; a node renamed a since takes
+    the first port's letter, the ports read b, c, and the problem says them so (Problem.words,
+    as the canvas's port labels and the DocumentError a worker raises from it)."""
+    doc = _doc()
+    doc.add(Node("m", OP, op="multiply"))
+    doc.connect("c", "m", 0, 0)
+    (problem,) = [p for p in evaluate(doc).problems if p.node == "m"]
+    assert problem.message == "input 2 (b) is not connected"
+    doc.nodes["s"].label = "a"
+    assert named([problem], doc)[0].message == "input 2 (c) is not connected"
+    error = DocumentError.from_problem(problem)
+    assert named([error.problem], doc)[0].message == "input 2 (c) is not connected"
+    assert problem.message == "input 2 (b) is not connected"   # the evaluation's own stays
+
+
 def test_a_bad_file_names_the_node_by_its_label():
     obj = file_with_memory_ids(_doc())   # ids unlike the labels: a file written by hand
     node = next(n for n in obj["nodes"] if n["id"] == "w")

@@ -56,7 +56,8 @@ def test_a_shape_error_names_the_nodes_that_feed_the_op(op, shapes, names, attrs
 
 def test_without_the_feeding_names_an_input_is_named_by_its_slot():
     """The engine's words where no document gives names (a script's shapes)."""
-    from gradviz.graph.shapes import ShapeError, infer
+    from gradviz.graph.shape_error import ShapeError
+    from gradviz.graph.shapes import infer
     node = catalog.with_defaults(Node("m", OP, op="matmul", attrs=dict(catalog.OPS["matmul"].attrs)))
     with pytest.raises(ShapeError) as info:
         infer(node, [(2, 4), (5, 2)])

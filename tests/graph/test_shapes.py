@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import gradviz as gv
 from gradviz.graph import CONSTANT, OP, Document, Node, Port, catalog
 from gradviz.graph.build import build
-from gradviz.graph.shapes import ShapeError, infer
+from gradviz.graph.shape_error import ShapeError
+from gradviz.graph.shapes import infer
 
 from graph_samples import SAMPLE_FILES
 

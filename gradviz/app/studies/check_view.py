@@ -13,10 +13,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QComboBox, QLabel
 
-from ...graph.gradient_check import (RELATIVE_ERROR, difference_text, gradient_check,
-                                     largest_entry, loss_symbol)
+from ...graph.gradient_check import (difference_text, gradient_check, largest_entry,
+                                     loss_symbol, relative_error)
 from ...story.numbers import (alone, exponent, factor_text, h_text, line_format, number_format,
                               power_text)
+from . import plot_colours
 from ._base import PortChooser, StudyView, _html, rich_names, study_ports
 from .applies import graph_error, missing_roles
 from .banners import banner, set_banner
@@ -29,6 +30,7 @@ LINE = DIVERGING[-2]          # the measured errors, in the backward pass's red
 SLOPE = DIVERGING[1]          # the h² guide, in blue
 GUIDE_LABEL = "∝ h² (truncation alone)"
 GUIDE_SLOPE = 2.0             # its slope on log-log axes: the error falls 100 times per 10 times smaller h
+ERROR_LABEL = "relative error of {}"   # of the central difference, by its letter
 EXACT_LABEL = "0 (exact)"     # beside a step whose error is 0, drawn on the plot's floor
 EXACT_GAP = 6                 # px between two of those labels
 ENTRY_LIMIT = 200             # entries a chooser offers (the first ones of a large source)
@@ -66,7 +68,7 @@ class GradientCheckView(StudyView):
             self.plot.addItem(item)
         # Above the plot, never over its points (inside, it covered them in a narrow column).
         self.legend = legend = legend_row(self.plot)
-        legend.addItem(self.line, "relative error of c")
+        legend.addItem(self.line, ERROR_LABEL.format("c"))
         legend.addItem(self.guide, GUIDE_LABEL)
         self.plot.installEventFilter(self)      # its columns follow the plot's width
         self.plot.getViewBox().sigResized.connect(self._label_exact)   # the runs its width joins
@@ -143,8 +145,7 @@ class GradientCheckView(StudyView):
         return (lambda: gradient_check(doc, source, index)), 40 * elements
 
     def show_result(self, check):
-        ok = check.passed
-        set_banner(self.verdict, "ok" if ok else "warning",
+        set_banner(self.verdict, "ok" if check.passed else "info" if check.undecided else "warning",
                    f"<b>∂{_html(check.loss_name)} / ∂{_html(check.entry_name)}</b>: "
                    f"backward pass {long_number(check.backward)(check.backward)}. "
                    f"{_html(check.verdict(_verdict_format(check)))}")
@@ -153,6 +154,9 @@ class GradientCheckView(StudyView):
         logs_h = np.log10([r.h for r in rows]) if rows else np.zeros(0)
         logs_e = np.log10([r.relative for r in rows]) if rows else np.zeros(0)
         self.line.setData(logs_h, logs_e)
+        for sample, label in self.legend.items:     # its letter, renamed beside a node c
+            if sample.item is self.line:
+                label.setText(ERROR_LABEL.format(check.letters["c"]))
         guide = guide_drawn(check)
         self._show_guide(guide)
         floor = self._set_ranges(logs_h, logs_e, exact)
@@ -222,7 +226,7 @@ class GradientCheckView(StudyView):
         probe = pg.TextItem(EXACT_LABEL)
         wide = probe.boundingRect().width() / per_unit if per_unit > 0 else right - left
         for x in label_runs(runs, wide, EXACT_GAP / max(per_unit, 1e-9), (left, right)):
-            label = pg.TextItem(EXACT_LABEL, color=TEXT, anchor=(0.5, 1.2))
+            label = pg.TextItem(EXACT_LABEL, color=plot_colours.ink(), anchor=(0.5, 1.2))
             label.setPos(x, floor)
             self.plot.addItem(label)
             self.exact_labels.append(label)
@@ -241,8 +245,9 @@ class GradientCheckView(StudyView):
         fit_legend(self.legend, self.plot.width())
 
     def problem_of(self, check):
-        """A failing check is a problem of the document: the status bar says so."""
-        return "" if check.passed else check.summary()
+        """A failing check is a problem of the document: the status bar says so (not one
+        that cannot measure the gradient: that says nothing of the rule)."""
+        return check.summary() if check.failed else ""
 
     def clear_result(self):
         for item in (self.guide, self.line, self.best):
@@ -291,7 +296,7 @@ def guide_drawn(check):
     step with an error the log axis can draw, unless the check passes with rounding from
     the largest step on, where truncation does not show."""
     drawable = any(r.relative > 0 and np.isfinite(r.relative) for r in check.rows)
-    return drawable and not (check.passed and shape(check) == "rounding")
+    return drawable and not check.undecided and not (check.passed and shape(check) == "rounding")
 
 
 def shape(check):
@@ -339,9 +344,10 @@ def explanation(check):
         where = "The best h is where they meet, the bottom of the V (ringed)."
     guide = " (the dashed line of slope 2)" if guide_drawn(check) else ""
     backward = long_number(check.backward)(check.backward)
-    return (f"The plot and the table's last column are the relative error {RELATIVE_ERROR} "
-            f"(0 where both are 0), where b = {backward} is the backward pass's "
-            f"∂{check.loss_name} / ∂{check.entry_name} and c is the central difference "
+    c, b = check.letters["c"], check.letters["b"]
+    return (f"The plot and the table's last column are the relative error {relative_error(check)} "
+            f"(0 where both are 0), where {b} = {backward} is the backward pass's "
+            f"∂{check.loss_name} / ∂{check.entry_name} and {c} is the central difference "
             f"{difference_text(check)} at each step h. Central differences only run the forward "
             "pass, so they check every rule the backward pass used. Their error has two parts: "
             "truncation, about h²/6 times the third derivative, which falls 100 times for each "
@@ -359,15 +365,16 @@ def _table(check):
     write = long_number(check.backward)
     backward = write(check.backward)
     gap = "style='padding-left:5px'"     # between the columns (narrow: whole in a 340 px column)
-    head = (f"<tr><th align=right>h</th><th align=right {gap}>central<br>difference c</th>"
+    c, b = (_html(check.letters[k]) for k in "cb")
+    head = (f"<tr><th align=right>h</th><th align=right {gap}>central<br>difference {c}</th>"
             f"<th align=right {gap}>relative<br>error</th></tr>"
-            f"<tr><td align=right>backward b</td><td align=right {gap}><b>{_html(backward)}</b></td>"
+            f"<tr><td align=right>backward {b}</td><td align=right {gap}><b>{_html(backward)}</b></td>"
             "<td></td></tr>")
     body = []
     best = check.best if check.passed else None
     for r in check.rows:
         text = write(r.difference)
-        same = _shared(text, backward)
+        same = _agreeing(text, r.agreeing_digits)
         cell = f"<b>{_html(text[:same])}</b>{_html(text[same:])}"
         mark = " ◀ best" if r is best else ""
         body.append(f"<tr><td align=right>{h_text(r.h)}</td><td align=right {gap}>{cell}</td>"
@@ -390,16 +397,22 @@ def long_number(backward, digits=10):
 
 def _verdict_format(check):
     best = check.best
+    said = [check.backward, check.loss] if check.undecided else []   # numbers its words write
     return line_format(*([] if best is None else [best.h, best.relative, check.typical_relative]),
-                       check.tolerance)
+                       check.tolerance, *said)
 
 
-def _shared(a, b):
-    """How many leading characters of `a` are also `b`'s, counted only when they include a
-    significant digit ('0.' alone agrees on nothing)."""
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n if any(c in "123456789" for c in a[:n]) else 0
+def _agreeing(text, digits):
+    """How many leading characters of the written number `text` hold its first `digits`
+    significant digits (the power of ten after × is none of them; all of it when every
+    written digit agrees): what agrees with the backward pass's number to `digits` digits
+    by the relative error, not by the text (0.999999046 agrees with 1.000000000 to 6
+    digits while sharing no character but the point)."""
+    if digits <= 0:
+        return 0
+    mantissa, seen = text.split("×")[0], 0
+    for n, c in enumerate(mantissa):
+        seen += c in "123456789" or (c == "0" and seen > 0)
+        if seen == digits:
+            return n + 1 if n + 1 < len(mantissa) else len(text)
+    return len(text)

@@ -287,3 +287,71 @@ def test_the_words_state_the_relative_error_the_plot_and_table_show(qtbot, name,
         assert formula(number_after(c, ""), b) == pytest.approx(number_after(error, ""), rel=2e-3)
         recomputed += 1
     assert recomputed >= 2
+
+
+def test_a_gradient_below_rounding_is_no_verdict_and_no_warning(qtbot):
+    """Lesson 21 at η 0.35, 20 steps: ∂loss/∂x = 2x = 1.39×10⁻¹⁰ is right, but a float32
+    loss of 136 cannot resolve it; the banner said '✗ … (a wrong rule)' and the status bar
+    warned. It says it cannot measure it, in the cards' numbers, and warns of nothing."""
+    from gradviz.app.controller import DocumentController
+    from gradviz.app.studies.check_view import GradientCheckView
+    from gradviz.graph.training import with_values
+    from gradviz.story.numbers import alone
+    doc = with_values(load(SAMPLES_DIR / "train_1_gd_bowl.json"),
+                      {Port("x"): np.float32(6.973573e-11), Port("y"): np.float32(6.7274985)})
+    check = gradient_check(doc, Port("x"))
+    view = GradientCheckView(DocumentController())
+    qtbot.addWidget(view)
+    view.show_result(check)
+    text = view.verdict.text()
+    assert view.verdict.property("kind") == "info" and view.problem_of(check) == ""
+    assert "No verdict" in text and "wrong rule" not in text and "✗" not in text
+    assert f"the gradient {alone(check.backward)} is below" in text
+    assert f"float32 loss (loss ≈ {alone(check.loss)})" in text
+
+
+def test_the_table_bolds_the_digits_that_agree_by_the_relative_error():
+    """Backward 1.000000000: c = 0.999999046 (relative error 9.5×10⁻⁷, the best) showed no
+    bold digit and c = 1.001358032 (1.4×10⁻³, the worst) showed '1.00' bold, by text
+    prefix. The bold digits are the significant digits that agree by the relative error."""
+    import re
+    from gradviz.app.studies.check_view import _table
+    from gradviz.graph.gradient_check import CheckRow, GradientCheck
+
+    def row(h, c):
+        return CheckRow(h, 0.0, 0.0, c, abs(c - 1.0), abs(c - 1.0) / max(abs(c), 1.0))
+    check = GradientCheck(Port("b"), (0,), "b[0]", "Σy", "float32", 0.1, 1.0,
+                          [row(0.1, 0.999999046), row(1e-5, 1.001358032), row(1e-3, 1.2)],
+                          tolerance=1e-2)
+    bold = re.findall(r"<b>([^<]*)</b>([0-9.]*)", _table(check))
+    assert bold[1:] == [("0.999999", "046"), ("1.0", "01358032"), ("", "1.200000000")]
+    assert [r.agreeing_digits for r in check.rows] == [6, 2, 0]
+
+
+def test_the_checks_letters_are_no_node_name_on_the_canvas(qtbot):
+    """Lesson 21 has constants a and b: the panel wrote 'backward b' and |c − b| beside a
+    node b holding 3. The letters are renamed as the rule cards rename theirs."""
+    import re
+    from gradviz.app.controller import DocumentController
+    from gradviz.app.studies.check_view import GradientCheckView, _table
+    from gradviz.graph.gradient_check import relative_error
+    from gradviz.graph.slots import node_names
+    from gradviz.story.study_text import gradient_check_lines
+    doc = load(SAMPLES_DIR / "train_1_gd_bowl.json")
+    doc.nodes["y"].label = "c"      # a node c too
+    taken = node_names(doc)
+    assert {"b", "c"} <= taken
+    check = gradient_check(doc, Port("x"))
+    c, b = check.letters["c"], check.letters["b"]
+    assert c not in taken and b not in taken and c != b
+    assert relative_error(check) == f"|{c} − {b}| / max(|{c}|, |{b}|)"
+    view = GradientCheckView(DocumentController())
+    qtbot.addWidget(view)
+    view.show_result(check)
+    table, words = _table(check), view.explanation.text()
+    assert f"backward {b}<" in table and f"difference {c}<" in table
+    assert f"where {b} = " in words and f"and {c} is the central difference" in words
+    assert not re.search(r"(?<![\w∂])[bc](?![\w\[])", words.replace("float32", ""))
+    legend = [label.text for sample, label in view.legend.items if sample.item is view.line]
+    assert legend == [f"relative error of {c}"]
+    assert f"backward pass: {b} = " in "\n".join(gradient_check_lines(doc))

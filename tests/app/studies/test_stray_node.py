@@ -129,12 +129,19 @@ def test_a_study_on_the_worker_names_the_input_as_the_canvas_does(qtbot, control
 
 def test_work_off_the_ui_thread_is_worded_as_in_process(controller):
     """The wording the studies, the Train dock's run and its loss landscape share for an
-    error their worker raised (evaluation.worded): the input as the canvas labels it. (Issue
-    20: another error is said by its message in words, without its class name.)"""
+    error their worker raised (evaluation.worded): the input as the canvas labels it now,
+    after a rename since the work began (Problem.words: a node named a moves the ports'
+    letters on). (Issue 20: another error is said by its message in words, without its
+    class name.)"""
     from gradviz.app.evaluation import worded
+    from gradviz.graph.document import Port
     from gradviz.graph.errors import DocumentError
     controller.open(SAMPLES / "nets_6_attention.json")
     stray = controller.add_node(OP, "multiply")
-    e = DocumentError("input 2 (y) is not connected", node=stray, port=1)
+    controller.connect(Port("tokens_x"), Port(stray, 0))
+    (problem,) = [p for p in controller.result.problems if p.node == stray]
+    e = DocumentError.from_problem(problem)      # as the worker raises it
     assert worded(e, controller.doc) == "node 'multiply': input 2 (b) is not connected"
+    controller.set_field("out", "label", "a")
+    assert worded(e, controller.doc) == "node 'multiply': input 2 (c) is not connected"
     assert worded(ValueError("a\n  b"), controller.doc) == "a b"
