@@ -275,7 +275,7 @@ def test_every_title_slide_is_its_title_and_a_lead_the_back_row_reads(qapp, size
     for entry in lesson_entries():
         lead = band.lead(entry.lesson, width)
         band.show_text(entry.title, lead)
-        shown = band.fit_caption(width, int(height * presentation.LESSON_BAND_SHARE))
+        shown = band.fit_caption(width, int(height * presentation.LESSON_BAND_SHARE), None)   # a title slide
         band.resize(width, shown)
         band.layout().activate()
         key = (entry.number, size)
@@ -571,7 +571,7 @@ def test_every_step_title_is_short_in_presentation_at_1280_and_1024(qapp):
             title = f"{step.index + 1}/{len(steps)}   {step.title}"
             band.show_text(title, step.caption)
             for width, limit in ((1280, 10 ** 6), (1024, int(768 * presentation.BAND_SHARE))):
-                band.fit_caption(width, limit)      # as presentation sizes the band
+                band.fit_caption(width, limit)      # as presentation sizes the band for a step
                 font = band.title.font()
                 lines = round(band.title.minimumHeight() / QFontMetrics(font).lineSpacing())
                 if lines > 2 or font.pointSizeF() < least - 1e-6 or (width == 1280 and font.pointSizeF() != full):
