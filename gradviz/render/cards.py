@@ -151,21 +151,27 @@ def _same(a, b):
 WARN_SIGN, CUT_SIGN = "⚠ ", "✕ "
 
 
-def _mark(node, value):
+def dead_mark(node, value, short=False):
     """A relu node's dead units under the card's text lines ('' if none): '⚠ dead relu …' for
     units off over the whole batch, a warning as the status bar counts it; '✕ relu off for
-    this example …' for one example's off units, relu at work cutting their cotangent."""
+    this example …' for one example's off units, relu at work cutting their cotangent.
+    `short`: a compact card's few words of it ('✕ off: units 0, 1')."""
     if value is None or not dead_units.is_relu_node(node):
         return ""
-    mark = dead_units.card_mark(value)
-    if not mark:
+    said = dead_units.card_mark(value, short)
+    if not said:
         return ""
-    return (WARN_SIGN if dead_units.warning(value) else CUT_SIGN) + mark
+    return (WARN_SIGN if dead_units.warning(value) else CUT_SIGN) + said
+
+
+def mark_key(mark):
+    """The theme's colour key of a mark: the warning's for a warning, else the cut's."""
+    return "warning" if mark.startswith(WARN_SIGN) else "cut"
 
 
 def mark_color(theme, mark):
     """The warning colour for a warning, the cut colour for units relu cuts."""
-    return theme.warning if mark.startswith(WARN_SIGN) else theme.cut
+    return getattr(theme, mark_key(mark))
 
 
 def port_name(doc, port):
@@ -295,7 +301,7 @@ class CardPainter:
         # The op's name (the catalog's: never long without end) whole beside a title of up to
         # TITLE_KEPT, past the cap if need be: 'nn.softmax_cross_entropy_with_logits' was cut
         whole_head = sub_w + min(title_w, TITLE_KEPT) + 3 * PAD
-        mark = _mark(node, value)
+        mark = dead_mark(node, value)
         text_w = max(head_w, *(text.width(f_body, t) + 2 * PAD for t in (info, attrs, mark) if t),
                      0.0)
         sections = []
@@ -352,7 +358,7 @@ class CardPainter:
         has_grad, grad = self._gradient(node.id)
         blocks = ([("value", Port(node.id, 0), value)] if value is not None else [])
         blocks += [("gradient", port, array) for port, array in self.card_gradients(node.id)]
-        mark = _mark(node, value)
+        mark = dead_mark(node, value)
         if len(blocks) != len(old.sections) or (mark and text.elide(
                 _fonts()[2], mark, old.width - 2 * PAD)) != old.mark:
             return None

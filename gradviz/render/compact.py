@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QPen, QTransform
 from ..graph.tensors import dims
 from ..story.numbers import number_format
 from . import heat_layout, preview, text
-from .cards import CORNER_R, ports_height
+from .cards import CORNER_R, dead_mark, mark_key, ports_height
 
 NAME_PT = SHAPE_PT = 7.0           # 9.3 pixels at 96 dpi: at least legible.READABLE_PX
 PAD = 4.0                          # pixels around the text
@@ -33,11 +33,15 @@ PROBLEM_W = 110.0
 def label_lines(card, node, scale=1.0):
     """[(text, font, colour key)]: the node's name (its label, else its id: two matmuls
     are told apart) and the exact shape of its value (`2×3`, `scalar`; without a value,
-    its op, `matmul`, or its kind), as the compact card writes them. `scale`: the type's size over the
-    least legible one (presentation mode reads from the back row)."""
+    its op, `matmul`, or its kind), as the compact card writes them; and a relu's units
+    that are off ('✕ off: units 0, 1'), which the full card marks too (the relu lesson's
+    words promise the mark: at Fit to Window its compact cards had none). `scale`: the
+    type's size over the least legible one (presentation mode reads from the back row)."""
     shape = dims(np.shape(card.value)) if card.value is not None else (node.op or node.kind)
-    return [(node.label or node.id, text.sans(NAME_PT * scale, bold=True), "header_text"),
-            (shape, text.sans(SHAPE_PT * scale), "muted")]
+    lines = [(node.label or node.id, text.sans(NAME_PT * scale, bold=True), "header_text"),
+             (shape, text.sans(SHAPE_PT * scale), "muted")]
+    mark = dead_mark(node, card.value, short=True) if card.mark else ""
+    return lines + ([(mark, text.sans(SHAPE_PT * scale), mark_key(mark))] if mark else [])
 
 
 def problem_font(scale=1.0):
@@ -112,7 +116,7 @@ def content_px(card, node, zoom, dpi=96.0, scale=1.0, pending=frozenset(), probl
     for array, shown in arrays:
         grid = None if said(array, shown) else _grid(array, shown)
         band = max(band, number_h if grid is None else max(2.0, slot * grid[0].shape[0] / grid[0].shape[1]))
-    return max(least, _label_block(dpi, scale) + _problems_h(problems, max(width, card.width * zoom), dpi, scale)
+    return max(least, _label_block(dpi, scale, len(label_lines(card, node, scale))) + _problems_h(problems, max(width, card.width * zoom), dpi, scale)
                + PAD + _caption_h(dpi, scale) + band)
 
 
@@ -213,13 +217,13 @@ def paint(painter, renderer, nid, pending=frozenset(), scale=1.0, thumbnails=Tru
     plate = _plate(card, node, box, dpi, scale, problems)
     if plate != box:   # the name (or the thumbnails' band) stands out of a small card
         painter.drawRoundedRect(plate, radius, radius)
-    lines = label_lines(card, node, scale)
-    name_h = text.metrics(lines[0][1]).height() * dpi / 96.0 + PAD
+    labels = label_lines(card, node, scale)
+    name_h = text.metrics(labels[0][1]).height() * dpi / 96.0 + PAD
     painter.setPen(Qt.PenStyle.NoPen)
     painter.setBrush(QColor(t.header.get(node.kind, t.header.get("op", "#1565c0"))))
     painter.drawRoundedRect(QRectF(plate.left(), plate.top(), plate.width(), name_h), radius, radius)
     y = plate.top() + PAD / 2
-    for line, font, colour in lines:
+    for line, font, colour in labels:
         line_h = text.metrics(font).height() * dpi / 96.0
         painter.setFont(font)
         painter.setPen(QColor(getattr(t, colour)))
@@ -236,7 +240,7 @@ def paint(painter, renderer, nid, pending=frozenset(), scale=1.0, thumbnails=Tru
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)
             y += line_h
     if thumbnails:
-        _paint_thumbnails(painter, t, card, _thumbnail_area(plate, box.top() + _label_block(dpi, scale)
+        _paint_thumbnails(painter, t, card, _thumbnail_area(plate, box.top() + _label_block(dpi, scale, len(labels))
                                                             + _problems_h(problems, plate.width(), dpi, scale)),
                           pending, dpi, scale)
     painter.restore()
@@ -248,7 +252,8 @@ def paint_thumbnails(painter, renderer, nid, pending=frozenset(), scale=1.0, pro
     box = painter.worldTransform().mapRect(renderer.rect(nid))
     dpi = _dpi(painter)
     plate = _plate(card, renderer.doc.nodes[nid], box, dpi, scale, problems)
-    y = box.top() + _label_block(dpi, scale) + _problems_h(problems, plate.width(), dpi, scale)
+    y = box.top() + _label_block(dpi, scale, len(label_lines(card, renderer.doc.nodes[nid], scale))) \
+        + _problems_h(problems, plate.width(), dpi, scale)
     painter.save()
     painter.setWorldTransform(QTransform())
     painter.setRenderHint(painter.RenderHint.Antialiasing, True)
@@ -273,11 +278,12 @@ def thumbnails_look(card, theme, pending=frozenset()):
 
 
 @lru_cache(maxsize=64)
-def _label_block(dpi, scale):
-    """Where `paint`'s loop over the label lines leaves y, below the card's top (pixels):
-    the lines' fonts' heights, whatever their text."""
-    return PAD / 2 + sum(text.metrics(font).height() * dpi / 96.0 + PAD / 2
-                         for font in (text.sans(NAME_PT * scale, bold=True), text.sans(SHAPE_PT * scale)))
+def _label_block(dpi, scale, count=2):
+    """Where `paint`'s loop over the `count` label lines (`label_lines`: the name, then
+    lines in the shape's type) leaves y, below the card's top (pixels): the lines' fonts'
+    heights, whatever their text."""
+    fonts = [text.sans(NAME_PT * scale, bold=True)] + [text.sans(SHAPE_PT * scale)] * (count - 1)
+    return PAD / 2 + sum(text.metrics(font).height() * dpi / 96.0 + PAD / 2 for font in fonts)
 
 
 def said(array, shown=None):

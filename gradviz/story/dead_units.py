@@ -52,8 +52,9 @@ def _positions(output):
     return f", all {m} positions" if a.ndim > 2 else ""
 
 
-def card_mark(output):
-    """The card's line for a relu node's dead (or, with one example, off) units, or ''."""
+def card_mark(output, short=False):
+    """The card's line for a relu node's dead (or, with one example, off) units, or ''.
+    `short`: the few words a compact card has room for ('off: units 0, 1')."""
     units = dead_units(output)
     if not units:
         return ""
@@ -61,8 +62,8 @@ def card_mark(output):
     # "units 1, 2, 3 of 6", not "1, 2, 3 of 6 units": that read as a count of 3
     which = f"unit{'s' if k != 1 else ''} {listed(units)}"
     if _one_example(output):
-        return f"relu off for this example: {which} (of {n}{_positions(output)})"
-    return f"dead relu: {which} (of {n}; {_batch(output)})"
+        return f"off: {which}" if short else f"relu off for this example: {which} (of {n}{_positions(output)})"
+    return f"dead: {which}" if short else f"dead relu: {which} (of {n}; {_batch(output)})"
 
 
 def warning(output):

@@ -158,7 +158,7 @@ def test_every_sample_s_compact_cards_say_what_their_numbers_are(qapp):
             assert names == [("value" if s.colour == "value" else "grad") if
                              sum(g.colour == "gradient" for g in card.sections) < 2 else names[k]
                              for k, s in enumerate(shown)], (path.name, nid)
-            at = 2                                   # after the name and the shape
+            at = len(compact.label_lines(card, node))   # after the name, the shape (and a relu's mark)
             assert texts[at:at + len(names)] == names, (path.name, nid, texts)
             for s in shown:
                 a = np.asarray(s.array)
@@ -283,3 +283,31 @@ def test_a_card_without_a_value_says_its_op_not_op():
     assert renderer.cards["o"].value is None
     lines = [line for line, _, _ in compact.label_lines(renderer.cards["o"], doc.nodes["o"])]
     assert lines == ["o", "matmul"]
+
+
+def test_a_compact_relu_card_marks_its_off_units_as_the_lesson_says(qapp):
+    """Lesson 27 says its cards 'mark them with ✕ (relu off for this example: …)'; the
+    full cards did, the compact ones (Fit to Window at 1280 x 800) did not. Each layer's
+    compact card writes '✕ off: units …' (the units its full card lists), legibly, in the
+    cut's colour, and its picture stays under the words."""
+    from gradviz.bundled import samples_dir
+    from gradviz.graph import load
+    from gradviz.render.cards import CUT_SIGN
+    from gradviz.story import dead_units
+
+    doc = load(samples_dir() / "nets_2_relu_chain.json")
+    renderer = Renderer(doc, evaluation=evaluate(doc))
+    layers = [n for n in doc.nodes if n.startswith("layer")]
+    assert len(layers) == 6
+    zoom = 0.3
+    for nid in layers:
+        card = renderer.cards[nid]
+        units = dead_units.dead_units(card.value)
+        assert units and card.mark.startswith(CUT_SIGN + "relu off for this example: ")
+        mark = f"{CUT_SIGN}off: unit{'s' if len(units) > 1 else ''} {', '.join(map(str, units))}"
+        svg = _svg(renderer, [nid], zoom)
+        texts = _texts(svg)
+        assert [t for t, _ in texts][:4] == [nid, "1×6", mark, "value"], texts
+        assert all(size >= legible.READABLE_PX for _, size in texts)
+        assert renderer.theme.cut.lower() in svg.lower()
+        assert svg.count("<image") == 1

@@ -48,9 +48,10 @@ def new_card_bounds(node, compact_at=None, dpi=96.0):
     doc = Document()
     doc.add(copy.deepcopy(node))
     card = render_painter.Renderer(doc).cards[node.id]
-    problems = tuple(p.message for p in validate(doc) if p.node == node.id)
+    found = tuple(p for p in validate(doc) if p.node == node.id)
+    problems = tuple(p.message for p in found)
     if compact_at is None:
-        return card_bounds(card.width, card.height, len(problem_lines(problems, card.width)))
+        return card_bounds(card.width, card.height, len(problem_lines(found, card.width)))
     zoom, scale = compact_at
     card = card.compacted(needed_height(card, doc.nodes[node.id], zoom, dpi, scale, frozenset(), problems))
     return item_bounds(card, doc.nodes[node.id], 0, compact_at, problems)

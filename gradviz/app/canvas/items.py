@@ -306,11 +306,7 @@ class NodeItem(QGraphicsRectItem):
         self.numbers.update()
 
     def _wrap_problems(self):
-        return problem_lines(self.problem_texts(), self.card.width)
-
-    def problem_texts(self):
-        """The messages of the problems the card shows."""
-        return tuple(p.message for p in self.problems)
+        return problem_lines(self.problems, self.card.width)
 
     def compact_texts(self):
         """What the card drawn compact says on it of its problems (render.compact)."""
@@ -510,7 +506,7 @@ def painted_bounds(card, node, problems=(), compact_at=None, in_full=False):
     compact, united with its bounds drawn in full, as tall as measured (zoomed in it is:
     a compact card shortens in place, NodeItem.footprint)."""
     messages = tuple(p.message for p in problems)
-    lines = 0 if compact_at is not None else len(problem_lines(messages, card.width))
+    lines = 0 if compact_at is not None else len(problem_lines(problems, card.width))
     bounds = item_bounds(card, node, lines, compact_at, messages)
     if compact_at is not None and in_full:
         bounds = bounds.united(painted_bounds(card.full or card, node, problems))

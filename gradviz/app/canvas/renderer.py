@@ -20,15 +20,20 @@ ERROR_TOP = 5.0     # this far below the card,
 ERROR_ROW = 15.0    # a line this tall
 
 
-def problem_lines(messages, card_width):
-    """The lines a card's problems (`messages`) take under a card `card_width` wide: words
-    wrapped, at most ERROR_LINES lines, the last cut at a word and ending "…" where words
-    are left out (the card's tooltip and the status bar say them whole). In the cards'
-    numbers' type (legible.NUMBER_PT): readable wherever the numbers are."""
-    if not messages:
+def problem_lines(problems, card_width):
+    """The lines a card's `problems` (graph Problems) take under a card `card_width` wide:
+    their messages wrapped where they fit in ERROR_LINES lines, else each one's essentials
+    (Problem.brief: the inputs and their shapes, then what is wrong) in the lines they
+    need; never cut (cut at three lines, a matmul's mismatch read 'inner dimensions 4
+    and …', the numbers to mend left out); the card's tooltip says the message whole. In
+    the cards' numbers' type (legible.NUMBER_PT): readable wherever the numbers are."""
+    if not problems:
         return []
-    return text.wrap(preview.sans_font(legible.NUMBER_PT), "\n".join("⚠ " + m for m in messages),
-                     max(card_width, ERROR_W), ERROR_LINES)
+    font, width = preview.sans_font(legible.NUMBER_PT), max(card_width, ERROR_W)
+    lines = text.wrap(font, "\n".join("⚠ " + p.message for p in problems), width, whole=True)
+    if len(lines) <= ERROR_LINES:
+        return lines
+    return text.wrap(font, "\n".join("⚠ " + (p.brief or p.message) for p in problems), width, whole=True)
 
 
 class CanvasRenderer(Renderer):
@@ -96,7 +101,7 @@ class CanvasRenderer(Renderer):
             if nid not in self.cards or nid not in self.positions:
                 continue
             card = self.rect(nid)
-            for i, line in enumerate(problem_lines(tuple(p.message for p in problems), card.width())):
+            for i, line in enumerate(problem_lines(problems, card.width())):
                 out.append(QRectF(card.left(), card.bottom() + ERROR_TOP + ERROR_ROW * i,
                                   text.width(font, line) + 2, ERROR_ROW))
         return out

@@ -39,6 +39,22 @@ def _cards(view, renderer, nid, zoom):
     return out
 
 
+def _marked(view, renderer, nid, zoom):
+    """`_cards` at `zoom` with the step's marks (its arrows, the seed's word, the cotangent
+    pills: `view.step_marks`), what the formula card may neither hide nor touch."""
+    marks = [box(rect) for rect in view.step_marks(zoom)]
+    cards = _cards(view, renderer, nid, zoom) + [(mark, mark) for mark in marks[1:]]
+    if marks:
+        cards.append((marks[0], (marks[0][0], marks[0][1], marks[0][0], marks[0][1])))
+    return cards
+
+
+def _port_names(renderer):
+    """[(name, name)] of the ports' names the cards drawn in full write beside them (a
+    layer's kernel and bias), each a name that the formula card may not hide."""
+    return [(box(label), box(label)) for n in renderer.doc.nodes for label, _, _ in renderer.port_labels(n)]
+
+
 def _corner(view, size, cards):
     """(spot) in the view as it is, its text readable where the view holds it, that hides
     least of `cards`: a graph too large for any zoom, or a card too large for the view."""
@@ -66,16 +82,16 @@ def dock_after_fit(view, renderer, step):
         return None
     fit = view.transform().m11()
     readable = step_view.readable_zoom(view, view.readable_px)
-    if fit >= readable and view.visible_rect().contains(formula):
+    clear, over = docking.Rules(clear=True, names_free=True), docking.Rules(clear=False, names_free=True)
+    ports = _port_names(renderer) if fit >= readable else []     # a compact card writes none
+    if fit >= readable and view.visible_rect().contains(formula) \
+            and docking._cost(box(formula), _marked(view, renderer, nid, fit), [], ports, clear) is not None:
         step_view.keep_labels_in_view(view)
-        return formula              # beside its card, readable: where the story put it
+        return formula              # beside its card, readable, hiding nothing: where the story put it
     zooms = [fit * k for k in ZOOMS if fit * k >= MIN_ZOOM]
     layout = renderer.formula_layout(step)
     size = (layout.width, layout.height)
-    marks = [box(rect) for rect in view.step_marks(zooms[-1])]   # the arrows' labels read too
-    cards = _cards(view, renderer, nid, zooms[-1]) + [(mark, mark) for mark in marks[1:]]
-    if marks:
-        cards.append((marks[0], (marks[0][0], marks[0][1], marks[0][0], marks[0][1])))
+    cards = _marked(view, renderer, nid, zooms[-1])   # the arrows' labels read too
     lines = [item.route_rect() for item in view.edge_items.values()]
     if lines:   # the edges' lines in view too (BatchNorm's wrapping edge ran off the left at
         reach = docking.union([box(line) for line in lines])   # 1280 x 800): the
@@ -86,14 +102,13 @@ def dock_after_fit(view, renderer, step):
     # Next to its card at the fit's zoom or a little smaller (drawn in full if the fit was),
     # else anywhere clear at the largest zoom, else over the fewest cards' bodies.
     near = [(zoom, scale) for zoom, scale in configs if zoom >= readable or fit < readable]
-    clear, over = docking.Rules(clear=True, names_free=True), docking.Rules(clear=False, names_free=True)
     found = None
     # Next to it clear of the edges' lines first (lesson 10's seed card lay over x_sq → z at
     # 1024 x 768 where there was room below z), else over as few of them as may be.
     wires = step_view.wire_trace(renderer)
     for rules, tried, near_px, wires_free in ((clear, near, NEXT_TO_PX, True), (clear, configs, None, True), (clear, near, NEXT_TO_PX, False),
                                               (clear, configs, None, False), (over, configs, None, False)):
-        found = docking.search(cards, [], [], size, tried, room, rules, CARD_GAP, box(formula),
+        found = docking.search(cards, [], ports, size, tried, room, rules, CARD_GAP, box(formula),
                                free=True, near_own=True, near_px=near_px, wires=wires, wires_free=wires_free)
         if found is not None:
             break
@@ -107,7 +122,7 @@ def dock_after_fit(view, renderer, step):
         step_view.look_at(view, step_view.QPointF(*centre))
     else:
         scale = max(1.0, readable / fit)
-        spot = _corner(view, (size[0] * scale, size[1] * scale), cards)
+        spot = _corner(view, (size[0] * scale, size[1] * scale), cards + ports)
     rect = QRectF(spot[0], spot[1], spot[2] - spot[0], spot[3] - spot[1])
     renderer.dock_formula(step, rect)
     step_view.keep_labels_in_view(view)

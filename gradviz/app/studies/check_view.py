@@ -17,6 +17,7 @@ from ...graph.gradient_check import (difference_text, gradient_check, largest_en
                                      loss_symbol, relative_error)
 from ...story.numbers import (alone, exponent, factor_text, h_text, line_format, number_format,
                               power_text)
+from . import plot_colours
 from ._base import PortChooser, StudyView, _html, rich_names, study_ports
 from .applies import graph_error, missing_roles
 from .banners import banner, set_banner
@@ -225,7 +226,7 @@ class GradientCheckView(StudyView):
         probe = pg.TextItem(EXACT_LABEL)
         wide = probe.boundingRect().width() / per_unit if per_unit > 0 else right - left
         for x in label_runs(runs, wide, EXACT_GAP / max(per_unit, 1e-9), (left, right)):
-            label = pg.TextItem(EXACT_LABEL, color=TEXT, anchor=(0.5, 1.2))
+            label = pg.TextItem(EXACT_LABEL, color=plot_colours.ink(), anchor=(0.5, 1.2))
             label.setPos(x, floor)
             self.plot.addItem(label)
             self.exact_labels.append(label)

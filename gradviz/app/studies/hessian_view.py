@@ -17,7 +17,7 @@ from ...story.numbers import alone, line_format
 from ._base import PortChooser, StudyView, _html, rich_names, study_ports
 from .applies import missing_roles
 from .banners import banner, set_banner
-from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, still_plot
+from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, IndexAxis, still_plot
 from .jacobian_view import _shape
 from .plots_and_words import PLOT_USABLE_H, PlotsAndWords, word_column
 
@@ -76,7 +76,8 @@ class HessianView(StudyView):
         split.setHandleWidth(PLOT_GAP)      # the colour bar's title reads as the heatmap's
         self.heatmap = Heatmap("i", "j (flat indices)", colorbar_label="")  # named when shown
         split.addWidget(self.heatmap)
-        self.eigen_plot = still_plot(CountAxis("left"), "λₖ", "k (ascending)")
+        self.eigen_plot = still_plot(CountAxis("left"), "λₖ", "k (ascending)",
+                                     IndexAxis("bottom"))
         self.eigen_plot.setTitle("Eigenvalues of H", color=TEXT, size="11pt")
         self.eigen_plot.addItem(pg.InfiniteLine(0, angle=0, pen=pg.mkPen("#555555", width=1,
                                                                         style=Qt.DashLine)))
@@ -159,6 +160,7 @@ class HessianView(StudyView):
         sign = np.where(eig < -zero, 0, np.where(eig > zero, 2, 1))
         brushes = [self._brushes[k] for k in sign.tolist()]   # 3 brushes: 3 symbols to draw
         self.eigen_curve.setData(x=np.arange(len(eig)), y=eig, brush=brushes)
+        self.eigen_plot.getAxis("bottom").count = len(eig)    # ticks at k = 0 … n-1 only
         self.eigen_plot.setXRange(-0.5, max(len(eig) - 0.5, 0.5), padding=0.02)
         kind, verdict, self.newton_ok = newton_verdict(study, zero, number)
         span = (f"one eigenvalue, H itself: λ = {number(eig[0])}" if eig.size == 1 else

@@ -19,6 +19,7 @@ from ...graph.landscape import coordinates, landscape, local_model, value_of, wi
 from ...graph.training import port_value, variable_ports
 from ..evaluation import worded
 from ..snapshots import same_for_engine_but, snapshot
+from ..studies import plot_colours
 from ..studies._base import _html, port_label
 from ..studies.banners import banner, set_banner
 from ..studies.heatmap import TEXT, style_plot
@@ -122,7 +123,7 @@ class LandscapeView(QWidget):
             row.addWidget(widget)
         self.note = banner("info")
 
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = plot_colours.follow(pg.PlotWidget())
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.setAspectLocked(True)

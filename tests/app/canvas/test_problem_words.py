@@ -2,8 +2,9 @@
 under a card drawn compact was the full card's 8.5 pt lines scaled with the zoom (8.2 px at
 Fit to Window), ran under the next card and was cut mid-word ('4 a…'). Its words are now
 at least legible.READABLE_PX wherever they are drawn: under a full card in the numbers'
-type, on a compact card in screen pixels; cut only after a whole word, with "…" (the card's
-tooltip and the status bar say them whole), and no other card covers them."""
+type, on a compact card in screen pixels; cut only after a whole word, with "…" on a compact card (the card's
+tooltip and the status bar say them whole), never under a full card (it read 'inner
+dimensions 4 and …': its message, else its brief, whole), and no other card covers them."""
 import numpy as np
 import pytest
 from PySide6.QtCore import QRectF
@@ -12,6 +13,7 @@ from PySide6.QtGui import QImage
 import app_ui
 from recording import Recording
 from test_canvas_fit import mlp7, mlp11
+from gradviz.app.canvas.renderer import ERROR_LINES
 from gradviz.render import legible
 
 
@@ -56,12 +58,16 @@ def test_a_problem_s_words_read_at_fit_to_window_whole_or_cut_at_a_word(open_win
     words = " ".join(t for _, _, t in drawn).replace("\u00a0", " ")
     assert words.startswith("⚠ ")
     said = words[2:]
-    written = w.controller.result.node_problems["matmul_1"][0].brief if compact else message
-    if said.endswith(" …"):                     # cut: after a whole word of what it writes
-        said = said[:-2]
-        assert written.startswith(said) and written[len(said)] == " ", said
-    else:
-        assert said == written
+    brief = w.controller.result.node_problems["matmul_1"][0].brief
+    if compact:
+        if said.endswith(" …"):                 # cut: after a whole word of what it writes
+            said = said[:-2]
+            assert brief.startswith(said) and brief[len(said)] == " ", said
+        else:
+            assert said == brief
+    else:       # in full: never cut ('inner dimensions 4 and …'): whole, or its brief whole
+        assert said in (message, brief), said
+        assert len(drawn) <= ERROR_LINES or said == brief, "the message drawn in more lines than its room"
     assert message in c.node_items["matmul_1"].toolTip()      # the whole, where the "…" leads
     zoom = c.zoom_level()
     for _, rect, text in drawn:                 # no other card covers them

@@ -537,7 +537,7 @@ def test_a_dead_relu_is_a_warning_in_the_status_bar_as_on_its_card(make_window):
     student's graph of zeros). It counts as a warning there, named in the tooltip. The card
     drew it red with '✕', the look of a cut, beside the status bar's '⚠' (auditor H38w)."""
     from gradviz.app.theme import WARN_STYLE
-    from gradviz.render.cards import _mark, mark_color
+    from gradviz.render.cards import dead_mark, mark_color
     from gradviz.render.themes import THEMES
     w = make_window(str(SEED), offer_recovery=False)
     c = w.controller
@@ -550,7 +550,7 @@ def test_a_dead_relu_is_a_warning_in_the_status_bar_as_on_its_card(make_window):
     c.set_value("tf_t", np.zeros_like(c.doc.nodes["tf_t"].value))
     value = c.result.evaluation.values[Port(relu)]
     assert value.shape[0] > 1 and not value.any()
-    mark = _mark(c.doc.nodes[relu], value)
+    mark = dead_mark(c.doc.nodes[relu], value)
     assert mark.startswith("⚠ dead relu: units 0, 1")
     for theme in THEMES.values():
         assert mark_color(theme, mark) == theme.warning != theme.cut
