@@ -8,8 +8,9 @@ import pyqtgraph as pg
 
 from ...graph.training import hyper_parameters, optimizer_kind
 
-# Colours the run's own path (PATH_COLOUR), −∇L and the star do not use (Okabe-Ito).
-COLOURS = ("#CC79A7", "#56B4E9", "#000000", "#E69F00", "#F0E442")
+# Colours the run's own path (PATH_COLOUR), −∇L and the star do not use (Okabe-Ito; not its
+# black, which the dark theme's plots would redraw as their ink).
+COLOURS = ("#CC79A7", "#56B4E9", "#E69F00", "#F0E442", "#999999")
 SYMBOLS = {"learning_rate": "η", "momentum": "μ", "rho": "ρ", "beta_1": "β₁", "beta_2": "β₂",
            "epsilon": "ε", "damping": "λ"}
 
