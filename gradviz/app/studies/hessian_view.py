@@ -11,6 +11,7 @@ from ...engine.errors import counted
 from ...graph import catalog
 from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...graph.names import objective_term, taken
+from ...graph.training import DAMPED_SHARE, gradient_step_words, share_text
 from ...story import studies
 from ...story.numbers import alone, line_format
 from ._base import PortChooser, StudyView, _html, rich_names, study_ports
@@ -22,7 +23,6 @@ from .plots_and_words import PLOT_USABLE_H, PlotsAndWords, word_column
 
 DEFAULT_EPS = 1e-3
 ZERO_SHARE = studies.EIGENVALUE_RTOL  # within this share of the largest |λ|: zero
-DAMPED_SHARE = 0.1     # warn when ε decides this much of the step
 PLOT_GAP = 18          # px between the heatmap's colour bar and the eigenvalues' axis
 
 
@@ -290,8 +290,7 @@ def newton_verdict(study, zero, number=alone):
     n_neg = int((eig < -zero).sum())
     n_zero = int((np.abs(eig) <= zero).sum())
     if eig.size == 0 or n_zero == eig.size:
-        step = (f"(H + εI)⁻¹ g would be g/ε, a plain gradient step of length |g|/ε = "
-                f"{number(g / eps)}, not a Newton step." if eps else
+        step = (gradient_step_words(g, eps, number) if eps else
                 "With ε = 0, H + εI is zero too: there is no step to take.")
         return "warning", (f"H is zero here: the loss has no curvature at this point in this "
                            f"variable (its second derivative is 0 here, which need not hold "
@@ -303,7 +302,7 @@ def newton_verdict(study, zero, number=alone):
             f"without an inverse: the step inverts it only along the {_directions(curved)} "
             f"where |λ + ε| > {number(zero)} (a pseudo-inverse) and does not move along the "
             f"{study.left_out} flat ones, where the gradient's part, "
-            f"{_share(study.flat_gradient, g)} of |g|, is left out"
+            f"{share_text(study.flat_gradient, g)} of |g|, is left out"
             + ("; with negative eigenvalues it need not point downhill" if n_neg else "")), True
     if n_neg:
         return "warning", (f"not positive definite ({n_neg} negative): the Newton step need "
@@ -314,20 +313,12 @@ def newton_verdict(study, zero, number=alone):
     if flat > DAMPED_SHARE:
         return "warning", (f"H is singular ({_eigenvalues(n_zero)} ≈ 0) and the gradient points "
                            f"partly along them: there the step is g/ε, which ε alone sets "
-                           f"({_share(study.flat_step, u)} of |step|). Raise ε, or take a "
+                           f"({share_text(study.flat_step, u)} of |step|). Raise ε, or take a "
                            f"gradient step."), True
     return "info", (f"positive semi-definite: {_eigenvalues(n_zero)} ≈ 0; the gradient's part "
-                    f"along them is {_share(study.flat_gradient, g)} of |g|, and the step there "
-                    f"(g/ε) {_share(study.flat_step, u)} of |step|: the rest is a Newton step "
+                    f"along them is {share_text(study.flat_gradient, g)} of |g|, and the step there "
+                    f"(g/ε) {share_text(study.flat_step, u)} of |step|: the rest is a Newton step "
                     f"where H curves"), True
-
-
-def _share(part, whole):
-    """part / whole as a percentage a reader can trust: 'under 1%' rather than '0%'."""
-    share = part / whole if whole > 0 else 0.0
-    if share == 0:
-        return "0%"
-    return "under 1%" if share < 0.01 else f"{share:.0%}"
 
 
 def _directions(n):
