@@ -222,16 +222,17 @@ class Newton:
         self.name = name
         self.iterations = Variable(np.int64(0), trainable=False, name="iteration")
         self.last_step = None   # the last (H + λI)⁻¹ g, flattened
+        self.last_terms = None  # the last step's (g, H), flattened: whether H shaped it
 
     def get_config(self):
         return {"name": self.name, "learning_rate": self.learning_rate, "damping": self.damping}
 
     def state(self):
         """The steps taken and the last step, to come back to with `set_state`."""
-        return int(self.iterations._value), self.last_step
+        return int(self.iterations._value), self.last_step, self.last_terms
 
     def set_state(self, state):
-        steps, self.last_step = state
+        steps, self.last_step, self.last_terms = state
         self.iterations.assign(np.int64(steps))
 
     def apply_hessian(self, gradients, hessian, var_list):
@@ -251,7 +252,7 @@ class Newton:
             raise ValueError(f"the Hessian has shape {h.shape}; {counted(n, 'parameter')} "
                              f"{'needs' if n == 1 else 'need'} ({n}, {n})")
         step = np.linalg.solve(h + self.damping * np.eye(n), g)
-        self.last_step = step
+        self.last_step, self.last_terms = step, (g, h)
         offset = 0
         for v, s in zip(var_list, sizes):
             part = step[offset:offset + s].reshape(v._value.shape)

@@ -21,7 +21,7 @@ from .fileformat import MAX_NODES, load, save, too_many_nodes
 from .gradient_check import gradient_check
 from .names import port_names
 from .tracing import trace
-from .training import Trainer, named_parameters
+from .training import Newton, Trainer, flat_newton_words, named_parameters
 
 
 def shortest_floats(array):
@@ -195,7 +195,7 @@ def train_command(path, optimizer, steps, out_path=None, log_path=None, paramete
         doc = load(path)
         ports = None if parameters is None else named_parameters(doc, parameters)
         trainer = Trainer(doc, optimizer, ports)
-        said = []
+        said, flats = [], []
 
         def heard(record):
             if progress:
@@ -204,6 +204,10 @@ def train_command(path, optimizer, steps, out_path=None, log_path=None, paramete
                 said.append(record.index)
                 warn(f"{path}: the loss is {record.loss_after} after step {record.index} "
                      "(the learning rate may be too large)")
+            flat = flat_step(optimizer)
+            if flat and not flats and warn:       # said once, at the first such step
+                flats.append(record.index)
+                warn(f"{path}: step {record.index}: {flat}")
         trainer.run(steps, on_step=heard)
     except DocumentError as e:
         return _error(path, e)
@@ -224,6 +228,15 @@ def train_command(path, optimizer, steps, out_path=None, log_path=None, paramete
     text += f" with {settings}" if settings else ""
     return 0, text + (f"; wrote {', '.join(written)}" if written else "; the trained document "
                       "was not saved (give -o FILE)")
+
+
+def flat_step(optimizer):
+    """Why a Newton step just taken is a plain gradient step (H zero or singular), or ''."""
+    if not isinstance(optimizer, Newton) or optimizer.last_terms is None:
+        return ""
+    g, hessian = optimizer.last_terms
+    return flat_newton_words(hessian, g, optimizer.last_step, optimizer.damping,
+                             lambda x: f"{x:.6g}")
 
 
 def _write_losses(path, losses):

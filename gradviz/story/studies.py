@@ -16,6 +16,7 @@ from ..graph.evaluate import batch_jacobian as document_batch_jacobian
 from ..graph.evaluate import hessian as document_hessian
 from ..graph.evaluate import jacobian as document_jacobian
 from ..graph.ports import parse_port
+from ..graph.training import EIGENVALUE_RTOL, flat_parts
 from .local import _defining_step
 from .numbers import alone, line_format
 from ..graph.nan_origin import study_nan_warning
@@ -278,7 +279,6 @@ class HessianStudy:
 
 
 # An eigenvalue smaller than this times the largest |eigenvalue| is rounding noise.
-EIGENVALUE_RTOL = 1e-6
 
 
 def definiteness(eigenvalues, rtol=EIGENVALUE_RTOL):
@@ -330,19 +330,6 @@ def hessian_study(subject, x=None, *, target=None, source=None, epsilon=None):
                         step.reshape(s.x.shape), s.x - step.reshape(s.x.shape), warning,
                         words, tol, float(np.abs(shifted @ step - g).max(initial=0)),
                         int((~kept).sum()), *flat_parts(H, g, step, tol, (eig, basis)))
-
-
-def flat_parts(hessian, gradient, step, tol, eigh=None):
-    """(|gradient|, |step|) along the eigenvectors of H whose |λ| ≤ tol: where H is flat,
-    the Newton step (H + εI)⁻¹ g is g/ε, which ε alone sets. (nan, nan) when H is not
-    finite. `eigh`: (eigenvalues, eigenvectors) of (H + Hᵀ)/2, when the caller has them."""
-    H = np.asarray(hessian, np.float64)
-    if H.size == 0 or not np.isfinite(H).all():
-        return (float("nan"),) * 2 if H.size else (0.0, 0.0)
-    eig, basis = eigh if eigh is not None else np.linalg.eigh(0.5 * (H + H.T))
-    flat = basis[:, np.abs(eig) <= tol]
-    along = [float(np.linalg.norm(flat.T @ np.reshape(v, -1))) for v in (gradient, step)]
-    return tuple(along)
 
 
 def _not_finite(s, H, g, epsilon):

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from ..engine.optimizers import SGD, Adam, Newton, RMSprop
+from ..graph.training import flat_newton_words
 
 
 def _n(x):
@@ -73,6 +74,11 @@ def update_lines(update, optimizer, names, loss="loss"):
         entry = f"{name}{where}"
         out.append((title, [f"g = {derivative(loss, entry)} = {_n(values['g'])}"]
                     + _lines(optimizer, update.t, values, before, after, entry)))
+    if isinstance(optimizer, Newton) and optimizer.last_terms is not None and out:
+        g, hessian = optimizer.last_terms       # one step over every parameter: said once
+        words = flat_newton_words(hessian, g, optimizer.last_step, optimizer.damping, _n)
+        if words:
+            out[0][1].append(words)
     return out
 
 

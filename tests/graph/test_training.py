@@ -392,3 +392,60 @@ def test_training_and_the_landscape_run_the_part_of_the_graph_the_loss_needs():
     broken.targets, broken.sources = [Port("s")], [Port("W")]
     with pytest.raises(DocumentError, match=r"'hidden': input 1 \(a\) is not connected"):
         Trainer(broken, make_optimizer("sgd"))
+
+
+def _relu_layer():
+    """y = Σ relu(x @ W + b), the student's graph: linear in W and b between relu's kinks,
+    so its Hessian over them is 0."""
+    doc = Document(title="relu layer")
+    doc.add(Node("x", CONSTANT, value=np.array([[1.0, 2.0, -1.0], [0.5, 1.0, 2.0]], np.float32)))
+    doc.add(Node("W", VARIABLE, value=np.array([[0.5, 1.0], [0.3, -0.2], [0.1, 0.4]], np.float32)))
+    doc.add(Node("b", VARIABLE, value=np.array([0.1, -0.2], np.float32)))
+    doc.add(Node("mm", OP, op="matmul"))
+    doc.add(Node("plus", OP, op="add"))
+    doc.add(Node("act", OP, op="nn.relu"))
+    doc.add(Node("y", OP, op="reduce_sum", attrs={"axis": None, "keepdims": False}))
+    for src, dst, k in [("x", "mm", 0), ("W", "mm", 1), ("mm", "plus", 0), ("b", "plus", 1),
+                        ("plus", "act", 0), ("act", "y", 0)]:
+        doc.connect(src, dst, dst_index=k)
+    doc.targets, doc.sources = [Port("y")], [Port("W"), Port("b")]
+    return doc
+
+
+def test_a_newton_step_with_a_zero_hessian_says_it_is_a_gradient_step_where_it_is_taken(tmp_path):
+    """With H = 0 the damped step (H + λI)⁻¹ g is g/λ = 1000·g: the loss went 5.65 → 6994.9
+    while the Train card and `gradviz train` said nothing (only the Hessian study did)."""
+    from gradviz.graph import save
+    from gradviz.graph.cli_commands import train_command
+    from gradviz.story.update_text import update_lines
+    doc = _relu_layer()
+    optimizer = make_optimizer("newton")
+    trainer = Trainer(doc, optimizer)
+    trainer.step()
+    g, hessian = optimizer.last_terms
+    assert not np.any(hessian) and np.allclose(optimizer.last_step, g / optimizer.damping)
+    length = float(np.linalg.norm(g)) / optimizer.damping
+    said = (f"H is zero here: the loss has no curvature at this point in these parameters, so "
+            f"(H + λI)⁻¹ g is g/λ, a plain gradient step of length |g|/λ = {length:.6g}, not a "
+            "Newton step.")
+    card = update_lines(trainer.last_update, optimizer, ["W", "b"], "y")
+    assert said in card[0][1] and sum(said in lines for _, lines in card) == 1
+    path = tmp_path / "relu.json"
+    save(_relu_layer(), path)
+    warned = []
+    code, text = train_command(str(path), make_optimizer("newton"), 3, warn=warned.append)
+    assert code == 0 and warned == [f"{path}: step 1: {said}"]
+
+
+def test_a_newton_step_the_hessian_shapes_says_nothing_more():
+    doc = load(SAMPLES / "001_hessian_newton.json")
+    optimizer = make_optimizer("newton")
+    Trainer(doc, optimizer).step()
+    from gradviz.graph.training import flat_newton_words
+    g, hessian = optimizer.last_terms
+    assert np.any(hessian)
+    assert flat_newton_words(hessian, g, optimizer.last_step, optimizer.damping, str) == ""
+    singular = np.diag([2.0, 0.0])                        # flat along the second axis
+    step = np.linalg.solve(singular + 1e-3 * np.eye(2), [1.0, 1.0])
+    words = flat_newton_words(singular, [1.0, 1.0], step, 1e-3, str)
+    assert words.startswith("H is singular (1 eigenvalue ≈ 0)") and "λ alone sets (100% of |step|)" in words

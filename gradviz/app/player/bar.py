@@ -15,6 +15,7 @@ from ...render.legible import READABLE_PX
 from . import fit_dock, step_view
 from .bar_story import BarStory
 from .bar_widgets import SPEEDS, BarWidgets
+from .pinned_names import PinnedNames
 
 STEP_MS = 1800          # one step at 1x while playing
 TRAVEL_MS = 900         # the cotangent's travel at 1x
@@ -61,6 +62,8 @@ class PlayerBar(BarStory, BarWidgets, QWidget):
         self._held = False            # a training run's previews: no story until it ends
 
         self._build()
+        self.pinned = PinnedNames(canvas)   # the names of cards the view's edge cuts
+        self.pinned.follow_viewport()
         canvas.viewport().installEventFilter(self)   # a new size frames the step anew
         canvas.fitted.connect(self._fitted)
         controller.evaluated.connect(self._evaluated)
@@ -201,9 +204,10 @@ class PlayerBar(BarStory, BarWidgets, QWidget):
         step_view.look_at(self.canvas, start + (centre - start) * min(1.0, max(0.0, progress)))
 
     def eventFilter(self, obj, event):
-        if event.type() == QEvent.Type.Resize and obj is self.canvas.viewport() \
-                and self.step is not None:
-            self._frame_timer.start()
+        if event.type() == QEvent.Type.Resize and obj is self.canvas.viewport():
+            self.pinned.follow_viewport()
+            if self.step is not None:
+                self._frame_timer.start()
         return False
 
     def finish_animation(self):

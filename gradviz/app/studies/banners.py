@@ -4,15 +4,8 @@ with 'Details ▸' (Banner). The studies and the Train dock say their verdicts i
 from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import QLabel
 
-from ...render.themes import LIGHT
-from .plots_and_words import VIEW_FONT_PT, PlotsAndWords
-
-BANNER_STYLES = {
-    "warning": "background:#fff4e5; color:#5f2b00; border:2px solid #e65100;",
-    "ok": "background:#edf7ed; color:#1e4620; border:1px solid #2e7d32;",
-    "error": "background:#fdecea; color:#611a15; border:1px solid #c62828;",
-    "info": f"background:#f4f6f8; color:{LIGHT.text}; border:1px solid #c5ccd3;",
-}
+from .plot_colours import banner_sheet
+from .plots_and_words import PlotsAndWords
 
 
 class WholeLabel(QLabel):
@@ -135,9 +128,9 @@ def banner(kind="info", whole=False):
 def set_banner(label, kind, html, padding="6px 8px", detail=""):
     """`label` as a banner of `kind` saying `html`, then `detail` (shown on a click where the
     two are long: Banner)."""
-    label.setStyleSheet(f"QLabel {{{BANNER_STYLES[kind]} padding:{padding}; border-radius:4px;"
-                        f" font-size:{VIEW_FONT_PT}pt;}}")
+    label.setStyleSheet(banner_sheet(kind, padding))     # in the window's theme
     label.setProperty("kind", kind)
+    label.setProperty("banner_padding", padding)      # plot_colours.use restyles it
     if isinstance(label, Banner):
         label.set_parts(html, detail)
     else:

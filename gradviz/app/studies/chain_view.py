@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QLabel
 
 from ...engine.errors import counted
 from ...story import studies
+from . import plot_colours
 from .applies import no_backward_pass
 from .banners import banner, set_banner
 from ._base import StudyView, _html
@@ -145,7 +146,7 @@ class ChainCostView(StudyView):
             ends = np.column_stack([zero - BAR_W / 2, zero + BAR_W / 2]).reshape(-1)
             self.zero_marks[colour].setData(ends, np.zeros_like(ends))
             for x in zero.tolist():
-                label = pg.TextItem("0", color=TEXT, anchor=(0.5, 1.0))
+                label = pg.TextItem("0", color=plot_colours.ink(), anchor=(0.5, 1.0))
                 label.setPos(x, 0)
                 self.plot.addItem(label)
                 self.zero_labels.append(label)

@@ -17,6 +17,7 @@ from ...graph.gradient_check import (difference_text, gradient_check, largest_en
                                      loss_symbol, relative_error)
 from ...story.numbers import (alone, exponent, factor_text, h_text, line_format, number_format,
                               power_text)
+from . import plot_colours
 from ._base import PortChooser, StudyView, _html, rich_names, study_ports
 from .applies import graph_error, missing_roles
 from .banners import banner, set_banner
@@ -225,7 +226,7 @@ class GradientCheckView(StudyView):
         probe = pg.TextItem(EXACT_LABEL)
         wide = probe.boundingRect().width() / per_unit if per_unit > 0 else right - left
         for x in label_runs(runs, wide, EXACT_GAP / max(per_unit, 1e-9), (left, right)):
-            label = pg.TextItem(EXACT_LABEL, color=TEXT, anchor=(0.5, 1.2))
+            label = pg.TextItem(EXACT_LABEL, color=plot_colours.ink(), anchor=(0.5, 1.2))
             label.setPos(x, floor)
             self.plot.addItem(label)
             self.exact_labels.append(label)
@@ -318,7 +319,10 @@ def explanation(check):
     its error is 0, that the log axis cannot draw it."""
     best = check.best if check.passed else None
     where_v = shape(check) if best is not None else None
-    if best is None:
+    if check.undecided:
+        where = (f"Here rounding alone is above {alone(check.tolerance)} of the gradient at every h "
+                 "(the verdict above), so no h is ringed, and the line says nothing of the rule.")
+    elif best is None:
         where = ("For a correct rule the best h is where they meet, the bottom of a V; here no h "
                  f"brings the error below {alone(check.tolerance)}, so none is ringed.")
     elif best.relative == 0:
@@ -352,7 +356,8 @@ def explanation(check):
             "truncation, about h²/6 times the third derivative, which falls 100 times for each "
             f"10 times smaller h{guide}, and rounding, about ε·|{loss_symbol(check)}|/h, which grows "
             f"as h shrinks ({check.dtype}: ε = {alone(np.finfo(check.dtype).eps)}). {where} A wrong "
-            "rule gives an error that does not fall with h at all: a flat line."
+            "rule gives an error that does not fall with h at all: a flat line"
+            + (", where h resolves the gradient." if check.undecided else ".")
             + (" In float32 rounding takes over at far larger h than in float64 (ε = "
                f"{alone(np.finfo(np.float64).eps)}): gradient checks are usually run in float64."
                if check.dtype == "float32" else ""))

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (QGraphicsTextItem, QLabel, QSizePolicy, QStackedW
 from ...engine.errors import counted
 from ...render.themes import LIGHT
 from ...story.numbers import alone, exponent, factor_text
+from . import plot_colours
 
 # ColorBrewer RdBu (9 classes), negative (blue) to positive (red), white in the middle.
 DIVERGING = (LIGHT.diverging[0], "#4393c3", "#92c5de", "#d1e5f0", LIGHT.diverging[1],
@@ -246,7 +247,7 @@ def _fit_title(axis):
     if text == axis.title_shown:
         return
     axis.title_shown = text
-    axis.setLabel(text, color=TEXT)
+    axis.setLabel(text, color=plot_colours.ink())
     axis.setToolTip("" if text == forms[0] else html.unescape(re.sub("<[^>]+>", "", forms[0])))
     axis.resizeEvent()     # pyqtgraph centres a title only when its axis is resized
 
@@ -255,18 +256,20 @@ def _forms(label):
     return (label,) if isinstance(label, str) else tuple(label)
 
 
-def still_plot(left_axis, left_label, bottom_label):
+def still_plot(left_axis, left_label, bottom_label, bottom_axis=None):
     """A white plot that neither pans, zooms nor offers pyqtgraph's menu: a study's chart is
     read, not explored (a stray drag must not lose the view a teacher framed). A label may
-    be a tuple: its forms, longest first (relabel)."""
-    plot = pg.PlotWidget(background="w", axisItems={"left": left_axis})
+    be a tuple: its forms, longest first (relabel). `bottom_axis`: an IndexAxis where the
+    x values are whole indices (no tick between two of them)."""
+    axes = {"left": left_axis} if bottom_axis is None else {"left": left_axis, "bottom": bottom_axis}
+    plot = pg.PlotWidget(axisItems=axes)
     plot.setMenuEnabled(False)
     plot.hideButtons()
     plot.setMouseEnabled(False, False)
     style_plot(plot.getPlotItem())
     for name, label in (("left", left_label), ("bottom", bottom_label)):
         relabel(plot.getAxis(name), *_forms(label))
-    return plot
+    return plot_colours.follow(plot)
 
 
 def text_width(font, text):
@@ -345,7 +348,6 @@ class Heatmap(QWidget):
         # optional (row, col) -> the readout's text, or its forms longest first (Readout)
         self.describe = None
         self.graphics = pg.GraphicsLayoutWidget()
-        self.graphics.setBackground("w")
         self.plot = self.graphics.addPlot(axisItems={"left": IndexAxis("left"),
                                                      "bottom": IndexAxis("bottom"),
                                                      "top": IndexAxis("top")})
@@ -375,7 +377,7 @@ class Heatmap(QWidget):
         style_plot(self.colorbar, FONT_PT)
         self.colorbar.axis.setTickDensity(0.6)
         self.colorbar.axis.setWidth(52)
-        self.line_plot = pg.PlotWidget(background="w", axisItems={"bottom": IndexAxis("bottom")})
+        self.line_plot = pg.PlotWidget(axisItems={"bottom": IndexAxis("bottom")})
         self.line_plot.setMenuEnabled(False)
         self.line_plot.hideButtons()
         self.line_plot.setMouseEnabled(False, False)
@@ -386,6 +388,8 @@ class Heatmap(QWidget):
         self.line_plot.addItem(pg.InfiniteLine(0, angle=0, pen=pg.mkPen("#555555", width=1,
                                                                          style=Qt.DashLine)))
         self.curve = self.line_plot.plot([], [], pen=pg.mkPen(LINE, width=2.5))
+        plot_colours.follow(self.graphics)
+        plot_colours.follow(self.line_plot)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.graphics)
         self.stack.addWidget(self.line_plot)
@@ -471,7 +475,7 @@ class Heatmap(QWidget):
         if line:
             return self._show_line(*line)
         self.curve.setData([], [])
-        self.plot.getViewBox().setBackgroundColor(PATCH_GAP if gaps.any() else "w")
+        self.plot.getViewBox().setBackgroundColor(PATCH_GAP if gaps.any() else plot_colours.background())
         if not m.size:
             self.image.clear()
             self.marks.clear()
@@ -631,7 +635,7 @@ class Heatmap(QWidget):
         text = next((t for t in forms if room <= 0 or metrics.horizontalAdvance(t) <= room), forms[-1])
         if text != self._line_title_shown:
             self._line_title_shown = text
-            self.line_plot.setTitle(text, color=TEXT, size=f"{FONT_PT}pt")
+            self.line_plot.setTitle(text, color=plot_colours.ink(), size=f"{FONT_PT}pt")
 
     def cell_text(self, row, col):
         """'J[2, 3 | 1, 4] = 0.250  (row 23, col 14)': the readout for one cell, whole."""

@@ -11,18 +11,18 @@ from ...engine.errors import counted
 from ...graph import catalog
 from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...graph.names import objective_term, taken
+from ...graph.training import DAMPED_SHARE, gradient_step_words, share_text
 from ...story import studies
 from ...story.numbers import alone, line_format
 from ._base import PortChooser, StudyView, _html, rich_names, study_ports
 from .applies import missing_roles
 from .banners import banner, set_banner
-from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, still_plot
+from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, IndexAxis, still_plot
 from .jacobian_view import _shape
 from .plots_and_words import PLOT_USABLE_H, PlotsAndWords, word_column
 
 DEFAULT_EPS = 1e-3
 ZERO_SHARE = studies.EIGENVALUE_RTOL  # within this share of the largest |λ|: zero
-DAMPED_SHARE = 0.1     # warn when ε decides this much of the step
 PLOT_GAP = 18          # px between the heatmap's colour bar and the eigenvalues' axis
 
 
@@ -76,7 +76,8 @@ class HessianView(StudyView):
         split.setHandleWidth(PLOT_GAP)      # the colour bar's title reads as the heatmap's
         self.heatmap = Heatmap("i", "j (flat indices)", colorbar_label="")  # named when shown
         split.addWidget(self.heatmap)
-        self.eigen_plot = still_plot(CountAxis("left"), "λₖ", "k (ascending)")
+        self.eigen_plot = still_plot(CountAxis("left"), "λₖ", "k (ascending)",
+                                     IndexAxis("bottom"))
         self.eigen_plot.setTitle("Eigenvalues of H", color=TEXT, size="11pt")
         self.eigen_plot.addItem(pg.InfiniteLine(0, angle=0, pen=pg.mkPen("#555555", width=1,
                                                                         style=Qt.DashLine)))
@@ -159,6 +160,7 @@ class HessianView(StudyView):
         sign = np.where(eig < -zero, 0, np.where(eig > zero, 2, 1))
         brushes = [self._brushes[k] for k in sign.tolist()]   # 3 brushes: 3 symbols to draw
         self.eigen_curve.setData(x=np.arange(len(eig)), y=eig, brush=brushes)
+        self.eigen_plot.getAxis("bottom").count = len(eig)    # ticks at k = 0 … n-1 only
         self.eigen_plot.setXRange(-0.5, max(len(eig) - 0.5, 0.5), padding=0.02)
         kind, verdict, self.newton_ok = newton_verdict(study, zero, number)
         span = (f"one eigenvalue, H itself: λ = {number(eig[0])}" if eig.size == 1 else
@@ -288,8 +290,7 @@ def newton_verdict(study, zero, number=alone):
     n_neg = int((eig < -zero).sum())
     n_zero = int((np.abs(eig) <= zero).sum())
     if eig.size == 0 or n_zero == eig.size:
-        step = (f"(H + εI)⁻¹ g would be g/ε, a plain gradient step of length |g|/ε = "
-                f"{number(g / eps)}, not a Newton step." if eps else
+        step = (gradient_step_words(g, eps, number) if eps else
                 "With ε = 0, H + εI is zero too: there is no step to take.")
         return "warning", (f"H is zero here: the loss has no curvature at this point in this "
                            f"variable (its second derivative is 0 here, which need not hold "
@@ -301,7 +302,7 @@ def newton_verdict(study, zero, number=alone):
             f"without an inverse: the step inverts it only along the {_directions(curved)} "
             f"where |λ + ε| > {number(zero)} (a pseudo-inverse) and does not move along the "
             f"{study.left_out} flat ones, where the gradient's part, "
-            f"{_share(study.flat_gradient, g)} of |g|, is left out"
+            f"{share_text(study.flat_gradient, g)} of |g|, is left out"
             + ("; with negative eigenvalues it need not point downhill" if n_neg else "")), True
     if n_neg:
         return "warning", (f"not positive definite ({n_neg} negative): the Newton step need "
@@ -312,20 +313,12 @@ def newton_verdict(study, zero, number=alone):
     if flat > DAMPED_SHARE:
         return "warning", (f"H is singular ({_eigenvalues(n_zero)} ≈ 0) and the gradient points "
                            f"partly along them: there the step is g/ε, which ε alone sets "
-                           f"({_share(study.flat_step, u)} of |step|). Raise ε, or take a "
+                           f"({share_text(study.flat_step, u)} of |step|). Raise ε, or take a "
                            f"gradient step."), True
     return "info", (f"positive semi-definite: {_eigenvalues(n_zero)} ≈ 0; the gradient's part "
-                    f"along them is {_share(study.flat_gradient, g)} of |g|, and the step there "
-                    f"(g/ε) {_share(study.flat_step, u)} of |step|: the rest is a Newton step "
+                    f"along them is {share_text(study.flat_gradient, g)} of |g|, and the step there "
+                    f"(g/ε) {share_text(study.flat_step, u)} of |step|: the rest is a Newton step "
                     f"where H curves"), True
-
-
-def _share(part, whole):
-    """part / whole as a percentage a reader can trust: 'under 1%' rather than '0%'."""
-    share = part / whole if whole > 0 else 0.0
-    if share == 0:
-        return "0%"
-    return "under 1%" if share < 0.01 else f"{share:.0%}"
 
 
 def _directions(n):

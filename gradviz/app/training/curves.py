@@ -22,7 +22,8 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from ..studies._base import port_label
-from ..studies.heatmap import TEXT, style_plot
+from ..studies import plot_colours
+from ..studies.heatmap import TEXT, IndexAxis, style_plot
 
 # Distinct in colour and in grey (Okabe-Ito), one per parameter.
 COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
@@ -33,7 +34,7 @@ MIN_STEPS = 5          # the step axis runs at least this far: one step reads as
 
 
 def _plot(title, y_label):
-    plot = pg.PlotWidget(background="w")
+    plot = pg.PlotWidget(axisItems={"bottom": IndexAxis("bottom")})  # whole steps
     plot.setMenuEnabled(False)
     plot.hideButtons()
     item = plot.getPlotItem()
@@ -43,7 +44,7 @@ def _plot(title, y_label):
     style_plot(item)
     item.setDownsampling(auto=True, mode="peak")
     item.setClipToView(True)
-    return plot
+    return plot_colours.follow(plot)
 
 
 class TrainingCurves(QWidget):

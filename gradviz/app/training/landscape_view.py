@@ -19,10 +19,12 @@ from ...graph.landscape import coordinates, landscape, local_model, value_of, wi
 from ...graph.training import port_value, variable_ports
 from ..evaluation import worded
 from ..snapshots import same_for_engine_but, snapshot
+from ..studies import plot_colours
 from ..studies._base import _html, port_label
 from ..studies.banners import banner, set_banner
 from ..studies.heatmap import TEXT, style_plot
 from ..worker import run_job
+from .kept_paths import KeptPaths
 
 LEVELS = 14                   # contour lines, spaced geometrically over the grid's range
 PATH_COLOUR, ARROW_COLOUR, NEWTON_COLOUR = "#D55E00", "#0072B2", "#009E73"
@@ -107,6 +109,9 @@ class LandscapeView(QWidget):
                                     "that holds the path")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
+        self.clear_button = QPushButton("Clear paths")
+        self.clear_button.setToolTip("Forget the paths of earlier runs drawn beside this run's")
+        self.clear_button.setEnabled(False)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setVisible(False)
@@ -114,11 +119,11 @@ class LandscapeView(QWidget):
         choices.addRow("x", self.x_box)
         choices.addRow("y", self.y_box)
         row = QHBoxLayout()
-        for widget in (self.size_box, self.draw_button, self.cancel_button):
+        for widget in (self.size_box, self.draw_button, self.cancel_button, self.clear_button):
             row.addWidget(widget)
         self.note = banner("info")
 
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = plot_colours.follow(pg.PlotWidget())
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.setAspectLocked(True)
@@ -140,16 +145,15 @@ class LandscapeView(QWidget):
         self.plot.addItem(self.arrow_head)
         self.newton = self.plot.plot(pen=None, symbol="star", symbolSize=16,
                                      symbolBrush=NEWTON_COLOUR, symbolPen=pg.mkPen(TEXT))
+        for item in (self.path_curve, self.point, self.arrow_line, self.arrow_head, self.newton):
+            item.setZValue(1)        # over the earlier runs' paths
+        self.kept = KeptPaths(self.plot)
         self.caption = QLabel()
         self.caption.setWordWrap(True)
         # The key beside the plot, not over it (pyqtgraph's legend sat on the path).
-        self.key = QLabel(
-            f"<span style='color:{PATH_COLOUR}'>━●━</span> path of the run<br>"
-            f"<span style='color:{TEXT}'>◯</span> current point<br>"
-            f"<span style='color:{ARROW_COLOUR}'>━━▶</span> −∇L (direction; length not to "
-            f"scale)<br><span style='color:{NEWTON_COLOUR}'>★</span> quadratic model's minimum "
-            "(Newton)")
+        self.key = QLabel()
         self.key.setWordWrap(True)
+        self._write_key()
 
         # The choices and the words beside the plot, not above and below it: the plot keeps
         # its aspect, so a short dock (a 1280 x 800 window) gives it the whole height.
@@ -193,6 +197,25 @@ class LandscapeView(QWidget):
         for box in (self.x_box, self.y_box):      # without a surface the path follows them
             box.currentIndexChanged.connect(lambda *_: self.land is None and self.refresh_overlay())
         self.cancel_button.clicked.connect(self.cancel)
+        self.clear_button.clicked.connect(self.clear_paths)
+
+    def _write_key(self):
+        """The key: the run's path (its optimizer and settings), the earlier runs' paths,
+        the point, −∇L and the star."""
+        live = self.kept.live
+        self.key.setText(
+            f"<span style='color:{PATH_COLOUR}'>━●━</span> path of the run"
+            + (f": {_html(live[1])}" if live else "") + "<br>" + self.kept.key()
+            + f"<span style='color:{TEXT}'>◯</span> current point<br>"
+            f"<span style='color:{ARROW_COLOUR}'>━━▶</span> −∇L (direction; length not to "
+            f"scale)<br><span style='color:{NEWTON_COLOUR}'>★</span> quadratic model's minimum "
+            "(Newton)")
+        self.clear_button.setEnabled(bool(self.kept.paths))
+
+    def clear_paths(self):
+        """Forget the earlier runs' paths (the run's own stays)."""
+        self.kept.paths = []
+        self.refresh_overlay()
 
     def resizeEvent(self, event):
         """The plot as wide as its view box needs at this height for the window drawn (or to
@@ -280,7 +303,8 @@ class LandscapeView(QWidget):
             self.job.cancel()
         doc = snapshot(self.panel.controller.doc)
         center = (value_of(doc, x), value_of(doc, y))
-        ranges = window(center, self.path_points(x, y), aspect=self.room_aspect())
+        held = self.path_points(x, y) + sum(self.kept.points(x, y), [])   # every path drawn
+        ranges = window(center, held, aspect=self.room_aspect())
         job = self.job = run_job(_compute, doc, x, y, ranges, n,
                                  self.panel.chosen_parameters(), self._damping())
         self.job_at = (doc, x, y, n)
@@ -309,6 +333,8 @@ class LandscapeView(QWidget):
         self.image.setVisible(False)  # (its empty box at the old corner would be auto-ranged)
         for curve in (self.path_curve, self.point, self.arrow_line, self.newton):
             curve.setData([], [])
+        self.kept.clear()
+        self._write_key()
         self.arrow_head.setVisible(False)
         self.caption.setText("")
         set_banner(self.note, "info", "")
@@ -471,6 +497,9 @@ class LandscapeView(QWidget):
     def _draw_overlay(self, upto):
         land = self.land
         x, y = (land.x, land.y) if land is not None else self.chosen()
+        self.kept.follow(self.panel.session.trainer, tuple(self._coordinates))
+        self.kept.draw(*((None, None) if x is None or x == y else (x, y)))
+        self._write_key()
         if x is None or x == y:
             for curve in (self.path_curve, self.point):
                 curve.setData([], [])

@@ -21,6 +21,7 @@ from . import focus_keys
 from .inactive_keys import InactiveKeys
 from .. import theme as app_theme
 from .. import wheel_guard
+from ..studies import plot_colours
 from ..dock_room import (CANVAS_MIN_HEIGHT, INSPECTOR_SHARE, STUDY_SHARE, StudyPlacement, drop_retired_tab_bars,
                          in_front, restore_docks, tabs_above)
 from ..dock_widget import Dock, title_bar_follows_area
@@ -436,6 +437,7 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
         if hasattr(self.canvas, "set_theme"):
             self.canvas.set_theme(name)
         self.code_view.set_theme(name)
+        plot_colours.use(name)         # the studies' and Train's plots and banners
         for widget in (self.palette, self.inspector):
             if hasattr(widget, "set_theme"):
                 widget.set_theme(name)

@@ -274,6 +274,22 @@ def _nameless_cuts(r, step, seen, cards, zoom, where, presenting):
     return out
 
 
+
+def _unnamed_cuts(w, r, seen, zoom, where):
+    """No card is cut by the view's edge without a name in view: each card cut with its own
+    name out of view (`_nameless`) has its name pinned inside the view (app/player/pinned_names)
+    over the part of it in view, as its header writes it. The tiny CNN's step 18 in
+    presentation at 1280 x 800 and 1920 x 1080 cut 'image x' at the top, its name off the top,
+    where no pan keeping the step's cards in view showed it (30 such cuts over the samples)."""
+    plates = {nid: (title, rect) for nid, title, rect in w.player.pinned.plates()}
+    out = []
+    for n in _nameless(r, seen, zoom):
+        title, rect = plates.get(n, (None, None))
+        shown = r.rect(n).intersected(seen)
+        if title != r.cards[n].title_text or not seen.contains(rect) or not rect.intersects(shown):
+            out.append(where + ("a card cut by the view's edge, no name of it in view", r.doc.nodes[n].label or n))
+    return out
+
 ROOM_GAIN = 1.1    # a slide whose picture would show this much larger in its view is framed too small
 OFF_CENTRE = 0.1   # ... and one whose picture lies this far (share of the view) off its centre
 
@@ -442,6 +458,7 @@ def _misses(w, path, presenting, size):
             out += _room_left(c, r, step, seen, where)
         out += _needless_cuts(r, step, seen, drawn, c.transform().m11(), where)
         out += _nameless_cuts(r, step, seen, drawn, c.transform().m11(), where, presenting)
+        out += _unnamed_cuts(w, r, seen, c.transform().m11(), where)
         out += _label_misses(r, step, seen, where)
         formula = step_view.render_painter.formula_rect(r, step)
         if formula is None:

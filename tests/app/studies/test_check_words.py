@@ -308,6 +308,8 @@ def test_a_gradient_below_rounding_is_no_verdict_and_no_warning(qtbot):
     assert "No verdict" in text and "wrong rule" not in text and "✗" not in text
     assert f"the gradient {alone(check.backward)} is below" in text
     assert f"float32 loss (loss ≈ {alone(check.loss)})" in text
+    words = view.explanation.text()          # its flat line is no wrong rule's
+    assert "the line says nothing of the rule" in words and "where h resolves the gradient" in words
 
 
 def test_the_table_bolds_the_digits_that_agree_by_the_relative_error():

@@ -47,3 +47,16 @@ def test_a_chain_of_one_jacobian_does_not_apply_and_says_why(qtbot):
     assert "cost the same" not in text + view.totals.text()
     controller2, longer = opened(qtbot, views.ChainCostView, "001_hessian_newton")
     assert longer.result is not None and not longer.not_applicable
+
+
+def test_the_eigenvalue_index_is_ticked_at_whole_k_only(qtbot):
+    """k counts eigenvalues: a tick at k = 0.2 or 0.5 (the 6 x 6 Hessian's axis at 1280 x
+    800) names an eigenvalue that is not there, and k = -1 or 6 one past the ends."""
+    controller, view = opened(qtbot, views.HessianView, "000_layer_hessian")
+    n = view.result.hessian.shape[0]
+    view.resize(900, 420)
+    view.show()
+    qtbot.waitExposed(view)
+    axis = view.eigen_plot.getAxis("bottom")
+    ticks = [v for _, values in axis.tickValues(*axis.range, axis.width()) for v in values]
+    assert ticks and all(v == int(v) and 0 <= v < n for v in ticks), ticks

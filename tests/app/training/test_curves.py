@@ -93,3 +93,17 @@ def test_one_step_sits_on_a_step_axis_and_the_key_is_off_the_data(qtbot):
     key = curves.legend.mapRectToScene(curves.legend.boundingRect())
     assert curves.legend.isVisible() and key.height() > 0
     assert not key.intersects(data), (key, data)
+
+
+def test_the_step_axis_is_ticked_at_whole_steps_only(qtbot):
+    """A step is a whole number: the first steps of a run drew ticks at 0.5 and 2.5."""
+    curves = TrainingCurves()
+    qtbot.addWidget(curves)
+    curves.resize(700, 200)
+    curves.show()
+    qtbot.waitExposed(curves)
+    for plot in curves.plots:
+        plot.setXRange(-0.5, 5.5, padding=0)
+        axis = plot.getAxis("bottom")
+        ticks = [v for _, values in axis.tickValues(*axis.range, axis.width()) for v in values]
+        assert ticks and all(v == int(v) for v in ticks), ticks

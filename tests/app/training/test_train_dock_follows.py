@@ -98,8 +98,47 @@ def test_point_gradient_arrow_and_star_follow_undo_redo_and_reset(qtbot, panel):
     stack.redo()
     settled_at(end)
     assert len(view.path_curve.getData()[0]) == 101
+    assert view.kept.curves == []      # Redo brought the run back: it is the run's own path
     p.reset_button.click()
     settled_at((-4.0, 1.0))
+    _the_three_runs_of_the_lesson(qtbot, w, p, view)
+
+
+def _the_three_runs_of_the_lesson(qtbot, w, p, view):
+    """Lesson 22 says "Compare the three paths in the Landscape tab", but the tab showed only
+    the run's own path, and Undo or Reset wiped it. Each earlier run's path stays, in its
+    own colour, with its optimizer and settings in the key, until Clear paths. (Goes on
+    from the test above: its momentum run of 100 steps, then Reset.)"""
+    from gradviz.app.training.kept_paths import COLOURS
+    from train_dock_util import choose
+    runs = [("SGD (η 0.02, μ 0.9)", 101), ("Adam (η 0.1)", 21), ("SGD (η 0.035)", 21)]
+    choose(p, "adam", learning_rate="0.1")
+    p.run(20)                                   # 20 steps draw a path as well as 100
+    finish(qtbot, p)
+    w.controller.undo_stack.undo()              # back to (−4, 1) for the next optimizer
+    choose(p, "sgd", learning_rate="0.035", momentum="0")
+    p.run(20)
+    finish(qtbot, p)
+    view.refresh_overlay()
+    drawn = [view.path_curve, *view.kept.curves]
+    assert [len(c.getData()[0]) for c in drawn] == [21, 101, 21]
+    assert {(c.getData()[0][0], c.getData()[1][0]) for c in drawn} == {(-4.0, 1.0)}
+    key = view.key.text()
+    assert f"path of the run: {runs[2][0]}" in key and key.count("earlier run:") == 2
+    for colour, (label, _) in zip(COLOURS, runs[:2]):
+        assert f"color:{colour}'>━●━</span> earlier run: {label}" in key
+    view.draw()                                 # the surface holds every path drawn
+    qtbot.waitUntil(lambda: view.job is None, timeout=60000)
+    xs, ys = np.concatenate([c.getData()[0] for c in drawn]), np.concatenate([c.getData()[1] for c in drawn])
+    land = view.land
+    assert land.xs[0] <= xs.min() and xs.max() <= land.xs[-1]
+    assert land.ys[0] <= ys.min() and ys.max() <= land.ys[-1]
+    p.reset_button.click()                      # Reset keeps the earlier runs' paths
+    qtbot.waitUntil(lambda: len(view.kept.curves) == 3)
+    assert view.key.text().count("earlier run:") == 3 and view.clear_button.isEnabled()
+    view.clear_button.click()
+    assert view.kept.curves == [] and "earlier run" not in view.key.text()
+    assert not view.clear_button.isEnabled()
 
 
 def test_a_node_the_loss_does_not_need_does_not_stop_training(qtbot, panel):
@@ -224,3 +263,4 @@ def test_a_slice_is_drawn_again_when_a_held_fixed_entry_moves(qtbot, panel):
     drawn_again()
     p.reset_button.click()
     drawn_again()
+

@@ -1,0 +1,46 @@
+"""Every study plot and banner follows the window's theme, live (issue 20 §5, auditor in the
+dark theme): pyqtgraph's white stood in a dark window, its axes and titles black, and the
+check banners stayed pale green."""
+import pyqtgraph as pg
+from PySide6.QtGui import QColor
+
+from gradviz.app import studies as views
+from gradviz.app.studies import plot_colours
+from gradviz.render.themes import THEMES
+from test_views import opened
+
+
+def _name(colour):
+    return QColor(colour).name()
+
+
+def _check(view, theme):
+    ink, ground = _name(theme.text), _name(theme.background)
+    widgets = [w for w in view.findChildren(pg.GraphicsView) if w.isVisibleTo(view)]
+    assert len(widgets) >= 2
+    for widget in widgets:
+        assert widget.backgroundBrush().color().name() == ground, (theme.name, widget)
+        for item in widget.scene().items():
+            if isinstance(item, pg.AxisItem) and item.isVisible():
+                assert item.pen().color().name() == ink and item.textPen().color().name() == ink
+                if item.labelText:
+                    assert _name(item.labelStyle["color"]) == ink, (theme.name, item.labelText)
+            elif isinstance(item, pg.LabelItem) and item.text:
+                assert _name(item.opts["color"]) == ink, (theme.name, item.text)
+    assert view.eigen_curve.opts["pen"].color().name() == ink     # the dots' rims
+    sheet = view.symmetry.styleSheet()
+    assert ("#edf7ed" in sheet) == (theme.name != "dark"), sheet   # pale green on white only
+
+
+def test_the_hessian_study_follows_every_theme_live(qtbot):
+    controller, view = opened(qtbot, views.HessianView, "000_layer_hessian")
+    view.resize(900, 600)
+    try:
+        plot_colours.use("dark")        # before it is shown: its marks are drawn then
+        view.show()
+        qtbot.waitExposed(view)
+        for name in ("dark", "contrast", "high-contrast", "light", "dark"):
+            plot_colours.use(name)
+            _check(view, THEMES[name])
+    finally:
+        plot_colours.use("light")
