@@ -12,6 +12,7 @@ from .timeline import set_caption
 TITLE_PT, CAPTION_PT, HINT_PT = 30, 21, 12     # on a screen 900 pixels tall, larger above
 LEAD_LINES = 3             # the title slide's lead, in lines of the caption's full-size type
 CAPTION_FIT = (1.0, 0.9, 0.8, 0.7)   # a long caption's type, tried in turn before it scrolls
+TITLE_LINES = 2            # a step's title takes at most this many lines, in smaller type if it must
 
 HINT = "Space / →  next     ←  back     Esc  leave"
 
@@ -107,19 +108,36 @@ class CaptionBand(QWidget):
         return height
 
 
-    def fit_caption(self, width, limit):
+    def fit_caption(self, width, limit, title_lines=TITLE_LINES):
         """The band's height at `width` with the title's and caption's type as large as lets
         them fit in `limit` pixels (down to 70 %: a lesson's paragraph on a 1280x800
-        projector reads whole rather than behind a scroll bar); above that it scrolls."""
+        projector reads whole rather than behind a scroll bar); above that it scrolls.
+        The title's type is also as large as keeps it to `title_lines` lines (on a 1024 x 768
+        screen lesson 14's longer step titles wrapped to three lines of 30 pt); None (a
+        lesson's title slide): its full type."""
+        title_share = CAPTION_FIT[0]
+        if title_lines is not None:
+            for title_share in CAPTION_FIT:     # (the least where none keeps to them)
+                self._set_font(self.title, slide_font(self.title_pt * title_share, bold=True))
+                if self._title_lines(width) <= title_lines:
+                    break
         for share in CAPTION_FIT:
-            for label, font in ((self.title, slide_font(self.title_pt * share, bold=True)),
-                                (self.caption, slide_font(self.caption_pt * share))):
-                if label.font() != font:
-                    label.setFont(font)
+            self._set_font(self.title, slide_font(self.title_pt * min(share, title_share), bold=True))
+            self._set_font(self.caption, slide_font(self.caption_pt * share))
             height = self.height_for(width)
             if height <= limit:
                 break
         return height
+
+    @staticmethod
+    def _set_font(label, font):
+        if label.font() != font:
+            label.setFont(font)
+
+    def _title_lines(self, width):
+        """How many lines the title wraps to in the band `width` wide, in its type now."""
+        self.height_for(width)
+        return round(self.title.minimumHeight() / QFontMetricsF(self.title.font()).lineSpacing())
 
     def _hold_title(self, width):
         """The title as tall as its wrapped text at `width`: a short band squeezes the

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QFrame, QToolBar, QWidg
 from ...render import legible
 from ...render import painter as render_painter
 from . import step_view
-from .caption_band import CaptionBand
+from .caption_band import TITLE_LINES, CaptionBand
 from .card_rects import whole_card
 from .edge_markers import EdgeMarkers
 
@@ -235,7 +235,8 @@ class PresentationMode(QObject):
         width = self._band_width()
         share = BAND_SHARE if self.player.step is not None else LESSON_BAND_SHARE
         limit = int(self.window.height() * share) if self.window.height() > 200 else 10 ** 6
-        height = band.fit_caption(width, limit)   # above the limit the caption scrolls
+        lines = TITLE_LINES if self.player.step is not None else None     # a step's title
+        height = band.fit_caption(width, limit, lines)     # above the limit the caption scrolls
         height = max(80, min(height, limit))
         if band.height() != height or band.minimumHeight() != height:
             band.setFixedHeight(height)
