@@ -18,7 +18,8 @@ from ...graph.gradient_check import (difference_text, gradient_check, largest_en
 from ...story.numbers import (alone, exponent, factor_text, h_text, line_format, number_format,
                               power_text)
 from . import plot_colours
-from ._base import PortChooser, StudyView, _html, rich_names, study_ports
+from ._base import StudyView, _html
+from .choosers import PortChooser, rich_names, study_ports
 from .applies import graph_error, missing_roles
 from .banners import banner, set_banner
 from .heatmap import DIVERGING, TEXT, relabel, style_plot, still_plot

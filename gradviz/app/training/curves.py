@@ -21,8 +21,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
-from ..studies._base import port_label
 from ..studies import plot_colours
+from ..studies.choosers import port_label
 from ..studies.heatmap import TEXT, IndexAxis, style_plot
 
 # Distinct in colour and in grey (Okabe-Ito), one per parameter.
