@@ -22,7 +22,7 @@ from ._base import StudyView, _html
 from .choosers import PortChooser, rich_names, study_ports
 from .applies import graph_error, missing_roles
 from .banners import banner, set_banner
-from .heatmap import DIVERGING, TEXT, relabel, style_plot, still_plot
+from .plot_style import DIVERGING, TEXT, relabel, style_plot, still_plot
 from .chain_view import fit_legend, legend_row
 from .norms_view import LogAxis
 from .plots_and_words import COLUMN_MIN_W, beside_words

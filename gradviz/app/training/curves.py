@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from ..studies import plot_colours
 from ..studies.choosers import port_label
-from ..studies.heatmap import TEXT, IndexAxis, style_plot
+from ..studies.plot_style import TEXT, IndexAxis, style_plot
 
 # Distinct in colour and in grey (Okabe-Ito), one per parameter.
 COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")

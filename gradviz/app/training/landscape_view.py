@@ -23,7 +23,7 @@ from ..studies import plot_colours
 from ..studies._base import _html
 from ..studies.choosers import port_label
 from ..studies.banners import banner, set_banner
-from ..studies.heatmap import TEXT, style_plot
+from ..studies.plot_style import TEXT, style_plot
 from ..worker import run_job
 from .kept_paths import KeptPaths
 
