@@ -89,7 +89,8 @@ def in_(k):
 
 
 def text(shape):
-    return str(tuple(shape))  # as the engine writes shapes
+    """A shape as the cards write it (2×3, scalar): one notation on screen."""
+    return dims(tuple(shape))
 
 
 def checked_axis(axis, rank, what="axis", new=False):

@@ -147,7 +147,7 @@ def _broadcast_to(shapes, a):
     x, target = shapes[0], tuple(a["shape"])
     if any(d < 0 for d in target) or len(x) > len(target) or any(
             d != 1 and d != t for d, t in zip(reversed(x), reversed(target))):
-        raise ShapeError(f"cannot broadcast shape {text(x)} to {list(target)}")
+        raise ShapeError(f"cannot broadcast shape {text(x)} to {text(target)}")
     return [target], 0
 
 

@@ -54,9 +54,8 @@ def _shape_text(shape, dtype):
 
 
 def shape_label(array):
-    """The shape as Python writes it, "(2,)" or "(2, 3)", or "scalar": never read as a value."""
-    shape = tuple(np.shape(array))
-    return "scalar" if not shape else str(shape)
+    """The shape as the cards write it, "2" or "2×3", or "scalar"."""
+    return dims(np.shape(array))
 
 
 def _table_format(a, spec=None):

@@ -302,7 +302,7 @@ def test_codegen_of_the_layers_gives_the_same_gradients_and_traces_back(tmp_path
     (lambda d: d.nodes["conv"].attrs.update(strides=[2, 2], dilation_rate=[2, 1]),
      "`strides > 1` not supported in conjunction with `dilation_rate > 1`"),
     (lambda d: d.nodes["conv"].attrs.update(padding="valid", kernel_size=[6, 3]),
-     "weight 'kernel' has shape (2, 3, 2, 3)"),
+     "weight 'kernel' has shape 2×3×2×3"),
 ])
 def test_bad_layer_input_is_a_problem_on_the_node(change, words):
     doc = layer_net()

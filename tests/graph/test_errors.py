@@ -117,7 +117,7 @@ def test_op_output_too_large_is_refused_before_allocating():
     # [2, 2] cannot become [..., 10]: that is said first, whatever the size
     d["nodes"][-1]["attrs"]["shape"] = [10000, 10000, 10]
     e, message = error_of(d)
-    assert e.node == "big" and "cannot broadcast shape (2, 2) to [10000, 10000, 10]" in message
+    assert e.node == "big" and "cannot broadcast shape 2×2 to 10000×10000×10" in message
 
 
 def test_shape_mismatch_is_reported_on_the_node():
@@ -225,9 +225,9 @@ def test_every_axis_attribute_is_checked_against_the_rank():
               "[0, 2)"),
              ("gather", {"indices": [-1]}, "gather along axis 0: indices[0] = -1 is not in "
               "[0, 2)"),
-             ("squeeze", {"axis": 0}, "cannot squeeze axis 0 of shape (2, 2): its size is not 1"),
+             ("squeeze", {"axis": 0}, "cannot squeeze axis 0 of shape 2×2: its size is not 1"),
              ("slice", {"begin": [0, 1], "size": [1, 5]}, "slice begin [0, 1] size [1, 5] does "
-              "not fit shape (2, 2)")]
+              "not fit shape 2×2")]
     for op, attrs, expected in cases:
         d = base()
         d["nodes"][2]["op"] = op

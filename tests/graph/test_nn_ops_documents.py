@@ -371,10 +371,10 @@ def _problems(doc):
     (lambda: xent_doc(labels=LABELS[:, :3].copy()), "xent",
      # each input by its port's word and its node (TF's fixed 'logits', 'labels' named a
      # node of that name beside it, H42r's review of 98aaf15)
-     "the input shapes do not broadcast together: labels (y) has shape (3, 3), logits (x) "
-     "has shape (3, 4)"),
+     "the input shapes do not broadcast together: labels (y) has shape 3×3, logits (x) "
+     "has shape 3×4"),
     (lambda: sparse_doc(labels=np.array([0, 1], np.int64)), "sparse_xent",
-     "labels (y) has shape (2,), logits (x) has shape (3, 4): the shape of labels (y) should "
+     "labels (y) has shape 2, logits (x) has shape 3×4: the shape of labels (y) should "
      "equal the shape of logits (x)"),
     (lambda: sparse_doc(labels=np.array([0, 4, 1], np.int64)), "sparse_xent",
      "Received a label value of 4 which is outside the valid range of [0, 4)"),
@@ -390,12 +390,12 @@ def _problems(doc):
     (lambda: _with(embedding_layer_doc(), "ids", np.array([5], np.int64)), "emb",
      "indices[0] = 5 is not in [0, 5)"),
     (lambda: _attrs(embedding_layer_doc(), "emb", input_dim=4), "emb",
-     "weight 'embeddings' has shape (5, 3), an input of shape (2, 2) needs (4, 3)"),
+     "weight 'embeddings' has shape 5×3, an input of shape 2×2 needs 4×3"),
     (lambda: _attrs(layernorm_doc(), "ln", epsilon=-1.0), "ln", "epsilon must be at least 0"),
     (lambda: _with(layernorm_doc(), "x", np.ones((3, 5), np.float32)), "ln",
-     "weight 'gamma' has shape (4,), an input of shape (3, 5) needs (5,)"),
+     "weight 'gamma' has shape 4, an input of shape 3×5 needs 5"),
     (lambda: loss_doc("CategoricalCrossentropy", LABELS[:, :3].copy()), "loss",
-     "y_true and y_pred must have the same shape, got (3, 3) and (3, 4)"),
+     "y_true and y_pred must have the same shape, got 3×3 and 3×4"),
     (lambda: loss_doc("SparseCategoricalCrossentropy", np.array([0, 9, 1], np.int64)), "loss",
      "Received a label value of 9 which is outside the valid range of [0, 4)"),
     (lambda: loss_doc("MeanSquaredError", LABELS, reduction="mean"), "loss",

@@ -40,8 +40,8 @@ def test_a_shape_mismatch_names_each_input_by_its_port_letter():
     doc = _doc("matmul", [np.ones((2, 4), np.float32), np.ones((5, 2), np.float32)], ["x", "W"])
     assert _ports(doc, 2) == ["c", "d"]          # the canvas: b is a node's name
     (message,) = _errors(doc)
-    assert message == ("matmul shapes do not match: x (operand c) has shape (2, 4), W (operand "
-                       "d) has shape (5, 2); inner dimensions 4 and 5 differ")
+    assert message == ("matmul shapes do not match: x (operand c) has shape 2×4, W (operand "
+                       "d) has shape 5×2; inner dimensions 4 and 5 differ")
 
 
 def test_an_engine_refusal_names_each_input_by_its_port_letter():
@@ -73,7 +73,7 @@ def test_the_cli_names_the_inputs_as_the_app_does(tmp_path, capsys):
     controller = DocumentController()
     controller.open(str(path))
     (shown,) = [p.message for p in controller.result.node_problems["m"]]
-    assert "x (operand c) has shape (2, 4), W (operand d) has shape (5, 2)" in shown
+    assert "x (operand c) has shape 2×4, W (operand d) has shape 5×2" in shown
     assert f"node 'm': {shown}" in line
 
 
@@ -94,8 +94,8 @@ def test_a_rename_says_a_problem_s_inputs_anew():
     (shown,) = controller.result.node_problems["m"]
     (fresh,) = [p for p in graph.evaluate(now).problems if p.node == "m"]
     assert shown.message == fresh.message == (
-        "matmul shapes do not match: inp (operand a) has shape (2, 4), W (operand b) has "
-        "shape (5, 2); inner dimensions 4 and 5 differ")
+        "matmul shapes do not match: inp (operand a) has shape 2×4, W (operand b) has "
+        "shape 5×2; inner dimensions 4 and 5 differ")
     assert shown.brief == fresh.brief == "inp (a) 2×4, W (b) 5×2: matmul shapes do not match"
 
 
@@ -120,8 +120,8 @@ def test_a_role_s_words_name_its_port_not_a_node_of_that_name():
     doc = _doc("nn.softmax_cross_entropy_with_logits",
                [np.ones((2, 3), np.float32), np.ones((2, 4), np.float32)], ["y", "z"], extra=("labels",))
     assert _ports(doc, 2) == ["y", "logits"]
-    assert _errors(doc) == ["the input shapes do not broadcast together: y has shape (2, 3), "
-                            "logits (z) has shape (2, 4)"]
+    assert _errors(doc) == ["the input shapes do not broadcast together: y has shape 2×3, "
+                            "logits (z) has shape 2×4"]
 
 
 @pytest.mark.parametrize("op, values, names, extra, brief", [

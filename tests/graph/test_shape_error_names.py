@@ -1,7 +1,7 @@
 """A shape error names each input by the node that feeds it, with the user's names (issue
-20 §2): 'matmul shapes do not match: a has shape (2, 4), b has shape (5, 2)' left the reader
-to find which node is a; it reads 'hidden (operand a) has shape (2, 4), W2 (operand b) has
-shape (5, 2)'. An input named by its role keeps TF's word first: 'input (images) must be of
+20 §2): 'matmul shapes do not match: a has shape 2×4, b has shape 5×2' left the reader
+to find which node is a; it reads 'hidden (operand a) has shape 2×4, W2 (operand b) has
+shape 5×2'. An input named by its role keeps TF's word first: 'input (images) must be of
 rank 4'."""
 import numpy as np
 import pytest
@@ -23,26 +23,26 @@ def _doc(op, shapes, names, **attrs):
 
 @pytest.mark.parametrize("op, shapes, names, attrs, words", [
     ("matmul", [(2, 4), (5, 2)], ["hidden", "W2"], {},
-     "matmul shapes do not match: hidden (operand a) has shape (2, 4), W2 (operand b) has "
-     "shape (5, 2); inner dimensions 4 and 5 differ"),
+     "matmul shapes do not match: hidden (operand a) has shape 2×4, W2 (operand b) has "
+     "shape 5×2; inner dimensions 4 and 5 differ"),
     ("matmul", [(4,), (4, 2)], ["v", "W"], {},
-     "matmul needs tensors of rank 2 or more: v (operand a) has shape (4,), W (operand b) "
-     "has shape (4, 2)"),
+     "matmul needs tensors of rank 2 or more: v (operand a) has shape 4, W (operand b) "
+     "has shape 4×2"),
     ("multiply", [(2, 3), (4, 5)], ["x", "w"], {},
-     "the input shapes do not broadcast together: x (operand a) has shape (2, 3), w (operand "
-     "b) has shape (4, 5)"),
+     "the input shapes do not broadcast together: x (operand a) has shape 2×3, w (operand "
+     "b) has shape 4×5"),
     ("add_n", [(2, 3), (2, 3), (4, 5)], ["p", "q", "r"], {},
-     "p (operand a) has shape (2, 3), q (operand b) has shape (2, 3), r (operand c) has "
-     "shape (4, 5)"),
+     "p (operand a) has shape 2×3, q (operand b) has shape 2×3, r (operand c) has "
+     "shape 4×5"),
     ("concat", [(2, 3), (2, 3, 1)], ["left", "right"], {},
-     "concat needs tensors of one rank: left (operand a) has shape (2, 3), right (operand b) "
-     "has shape (2, 3, 1)"),
+     "concat needs tensors of one rank: left (operand a) has shape 2×3, right (operand b) "
+     "has shape 2×3×1"),
     ("stack", [(2, 3), (3, 2)], ["left", "right"], {},
-     "stack needs tensors of one shape: left (operand a) has shape (2, 3), right (operand b) "
-     "has shape (3, 2)"),
+     "stack needs tensors of one shape: left (operand a) has shape 2×3, right (operand b) "
+     "has shape 3×2"),
     ("linalg.inv", [(2, 3)], ["M"], {}, "linalg.inv needs square matrices: "),
     ("nn.conv2d", [(6, 5, 2), (2, 2, 2, 3)], ["images", "k"], {},
-     "input (images) must be of rank 4 [batch, height, width, channels], got shape (6, 5, 2)"),
+     "input (images) must be of rank 4 [batch, height, width, channels], got shape 6×5×2"),
 ])
 def test_a_shape_error_names_the_nodes_that_feed_the_op(op, shapes, names, attrs, words):
     (problem,) = [p for p in graph.evaluate(_doc(op, shapes, names, **attrs)).problems
@@ -61,8 +61,8 @@ def test_without_the_feeding_names_an_input_is_named_by_its_slot():
     node = catalog.with_defaults(Node("m", OP, op="matmul", attrs=dict(catalog.OPS["matmul"].attrs)))
     with pytest.raises(ShapeError) as info:
         infer(node, [(2, 4), (5, 2)])
-    assert str(info.value).startswith("matmul shapes do not match: a has shape (2, 4), b has "
-                                      "shape (5, 2)")
+    assert str(info.value).startswith("matmul shapes do not match: a has shape 2×4, b has "
+                                      "shape 5×2")
 
 
 def _typed_doc(op, values, names):

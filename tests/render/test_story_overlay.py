@@ -153,7 +153,7 @@ def test_the_seed_label_leaves_the_targets_port_names_readable():
 def test_pill_labels_say_shape_not_value():
     r = renderer("003_stop_gradient_product")
     step = _step(r.story, "contribution", "cc")
-    assert [label for label, _ in r.pill_rects(step)] == ["cotangent (2, 3)"]
+    assert [label for label, _ in r.pill_rects(step)] == ["cotangent 2×3"]
     r = renderer("001_stop_recording")
     assert [label for label, _ in r.pill_rects(_step(r.story, "fan_in", "x"))] == ["from x_sq, input a",
                                                                                   "from x_sq, input b"]

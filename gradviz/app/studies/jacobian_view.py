@@ -6,6 +6,7 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
+from ...graph.tensors import dims as _shape
 from ...story import studies
 from ...story.numbers import line_format
 from ._base import StudyView, check_mark, compared, preview
@@ -106,6 +107,3 @@ class JacobianView(StudyView):
             set_banner(label, "info", "")
         self.caption.setText("")
 
-
-def _shape(shape):
-    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"

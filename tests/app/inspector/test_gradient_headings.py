@@ -115,7 +115,7 @@ def test_a_target_whose_value_is_unknown_is_not_called_a_tensor(inspector, label
         assert "not a scalar" not in text and "Σreduce_sum" not in text, text
     (problem,) = c.result.problems
     assert problem.node == "matmul6"
-    assert ("hidden (operand a) has shape (2, 4), W2 (operand b) has shape (5, 2); inner "
+    assert ("hidden (operand a) has shape 2×4, W2 (operand b) has shape 5×2; inner "
             "dimensions 4 and 5 differ") in problem.message
     assert "Σreduce_sum" not in to_python(doc)
 

@@ -128,6 +128,7 @@ def test_jacobian_view_shows_the_engine_jacobian(qtbot):
     assert view.source_box.currentText() == "layer.kernel"
     J = ev.jacobian(controller.doc, Port("layer", 0), Port("layer", 1))
     assert J.shape == (7, 10, 5, 10)
+    assert "has shape 7×10×5×10;" in view.caption.text()    # as the cards write shapes
     np.testing.assert_allclose(view.heatmap.matrix, J.reshape(70, 50), rtol=1e-6)
     assert view.heatmap.levels == (-np.abs(J).max(), np.abs(J).max())
     text = view.sum_check.text()
