@@ -15,6 +15,7 @@ from ..engine.errors import counted
 from ..graph.document import OP
 from . import compact as compact_card
 from . import legible, port_labels, tiles
+from .card_painting import CardPainting
 from .cards import BADGE_H, HEADER_H, CardPainter
 from .edges import EdgePainter
 from .formula import FormulaCard
@@ -27,7 +28,7 @@ TURN_ROOM = 90.0     # beside the names of a card's output ports: room for an ed
 CUT_OPS = {"stop_gradient"}
 
 
-class Renderer(CardPainter, EdgePainter, StepPainter, FormulaCard):
+class Renderer(CardPainter, CardPainting, EdgePainter, StepPainter, FormulaCard):
     """Paints `doc`, optionally with values/gradients (`evaluation`) and a story step.
 
     `story_index`, when set, is the step the cards are drawn at (the player's): a

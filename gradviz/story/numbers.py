@@ -243,6 +243,14 @@ def alone(x):
     return _powered(x, lambda m: number_format(np.float64(m))(m))
 
 
+def significant(x, digits=6):
+    """x with `digits` significant digits (a training line's numbers, which must make its
+    equation hold), its power of ten as ×10⁻¹⁰, never e-10, which no card writes; a true
+    minus sign."""
+    mantissa, e, power = f"{float(x):.{digits}g}".partition("e")
+    return (mantissa + factor_text(int(power)) if e else mantissa).replace("-", "−")
+
+
 def h_text(h):
     """A gradient check's step size h (or its tolerance): its power of ten (10⁻⁶) when it is
     one, as the check's log axis writes it; else as a card writes a number."""

@@ -11,11 +11,12 @@ import numpy as np
 
 from ..engine.optimizers import SGD, Adam, Newton, RMSprop
 from ..graph.training import flat_newton_words
+from .numbers import significant
 
 
 def _n(x):
     """A number as the card prints it: 6 significant digits, a true minus sign."""
-    return f"{float(x):.6g}".replace("-", "−")
+    return significant(x)
 
 
 def _enough(x, result, compute):
@@ -27,7 +28,7 @@ def _enough(x, result, compute):
         text = f"{float(x):.{digits}g}"
         if _n(compute(float(text))) == target:
             break
-    return text.replace("-", "−")
+    return significant(x, digits)
 
 
 def _sq(x, result=None, compute=None):

@@ -16,11 +16,13 @@ from gradviz.story.update_text import update_lines
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 KERNEL = Port("layer1", 1)
+POWER = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 
 
 def holds(line):
     """'name ← formula = numbers = result': evaluate the numbers as printed; they give the
     result to within one unit of its last printed digit (a student's check by hand)."""
+    line = re.sub(r"×10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)", lambda m: "e" + m.group(1).translate(POWER), line)
     parts = line.split(" = ")
     numbers, result = parts[-2], parts[-1].replace("−", "-")
     expression = (numbers.replace("−", "-").replace("×", "*").replace("√(", "sqrt(")
@@ -47,6 +49,21 @@ def test_an_update_that_cancels_prints_its_operand_with_the_digits_it_needs():
         (_, lines), = update_lines(update, make_optimizer(name, **hyper), ["x"])
         holds(lines[-1])
         assert "3.996 " not in lines[-1] + " ", lines[-1]
+
+
+def test_a_tiny_number_is_written_with_its_power_of_ten_as_every_card_writes_it():
+    """The Step card wrote '4.64905e−10' where the rest of the app writes ×10⁻¹⁰ (issue 20
+    §5): one notation, and the equation still holds with the numbers it prints."""
+    from types import SimpleNamespace
+
+    w, g = np.float32(0.5), np.float32(4.64905e-10)
+    update = SimpleNamespace(gradients=[np.array([g])], before=[np.array([w])],
+                             after=[np.array([np.float32(w - 0.1 * g)])], slots_before=[{}],
+                             slots_after=[{}], t=1)
+    (_, lines), = update_lines(update, make_optimizer("sgd", learning_rate=0.1), ["x"])
+    text = "\n".join(lines)
+    assert "4.64905×10⁻¹⁰" in text and not re.search(r"\de[−+-]?\d", text), text
+    holds(lines[-1])
 
 
 @pytest.mark.parametrize("name, hyper", [

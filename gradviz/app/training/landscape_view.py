@@ -17,6 +17,7 @@ from ...graph.errors import DocumentError
 from ...graph.evaluate import NEWTON_EPS
 from ...graph.landscape import coordinates, landscape, local_model, value_of, window
 from ...graph.training import port_value, variable_ports
+from ...story.numbers import significant
 from ..evaluation import worded
 from ..snapshots import same_for_engine_but, snapshot
 from ..studies import plot_colours
@@ -425,10 +426,10 @@ class LandscapeView(QWidget):
         self.caption.setText(
             f"<b>{land.note}</b> Loss over {across} and {up}, {len(land.xs)} × {len(land.ys)} "
             f"points; contours spaced geometrically above the lowest, "
-            f"{np.nanmin(land.losses):.4g}; darker is lower."
+            f"{significant(np.nanmin(land.losses), 4)}; darker is lower."
             + ("" if model is None or isinstance(model, str) else
-               f" At the point: loss {model.loss:.6g}, ∇L = ({model.gradient[0]:.4g}, "
-               f"{model.gradient[1]:.4g}); the star minimises L + gᵀδ + ½δᵀ(H + λI)δ "
+               f" At the point: loss {significant(model.loss)}, ∇L = "
+               f"({significant(model.gradient[0], 4)}, {significant(model.gradient[1], 4)}); the star minimises L + gᵀδ + ½δᵀ(H + λI)δ "
                f"(λ = {model.damping:g}) over {across} and {up}."))
 
     def current_point(self, x, y):

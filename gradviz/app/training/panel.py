@@ -11,6 +11,7 @@ from ...graph.fileformat import MAX_TRAINING_STEPS
 from ...graph.training import (default_origin, hyper_parameters, loss_of, loss_text,
                                make_optimizer, trainable_parameters, update_rule,
                                variable_ports)
+from ...story.numbers import significant
 from ..studies.choosers import port_label
 from .curves import TrainingCurves
 from .export import export_plots_dialog, export_run_dialog
@@ -339,8 +340,8 @@ class TrainPanel(QWidget):
         elif trainer is not None:
             losses = trainer.losses
             self._say("info", f"{why + ': ' if why else ''}step {len(losses) - 1}, loss "
-                              f"{losses[-1]:.6g} (began at {losses[0]:.6g}). Undo puts the "
-                              "Variables back.")
+                              f"{significant(losses[-1])} (began at {significant(losses[0])}). "
+                              "Undo puts the Variables back.")
         self._follow_run()
 
     def _show_history(self):
@@ -351,7 +352,7 @@ class TrainPanel(QWidget):
         self.curves.follow(history, None if history else trainer.loss)
         last = history[-1] if history else None
         if self.session.running and last is not None:
-            self._say("info", f"step {last.index}, loss {last.loss_after:.6g} …")
+            self._say("info", f"step {last.index}, loss {significant(last.loss_after)} …")
 
     def _reset_curves(self):
         trainer = self.session.trainer
@@ -372,11 +373,11 @@ class TrainPanel(QWidget):
         self._follow_run()
         steps, loss = len(trainer.history), trainer.loss
         if steps:
-            now = (f"back at step {steps}, loss {loss:.6g} (began at {trainer.losses[0]:.6g}); "
-                   "a run goes on from here")
+            now = (f"back at step {steps}, loss {significant(loss)} (began at "
+                   f"{significant(trainer.losses[0])}); a run goes on from here")
         else:
-            now = (f"loss {loss:.6g} at the Variables' values now; a run starts from them, its "
-                   "curves from step 0")
+            now = (f"loss {significant(loss)} at the Variables' values now; a run starts from "
+                   "them, its curves from step 0")
         self._say("info", f"{self.controller.replaying}: {now}.")
         self._update_buttons()
 
@@ -391,7 +392,8 @@ class TrainPanel(QWidget):
         if loss is not None:
             self.curves.show_history([loss], [])
         if what:
-            now = f"loss {loss:.6g}" if loss is not None else "the loss cannot be evaluated"
+            now = (f"loss {significant(loss)}" if loss is not None
+                   else "the loss cannot be evaluated")
             self._say("info", f"{what}: {now} at the Variables' values now; a run starts "
                               "from them, its curves from step 0.")
 

@@ -512,7 +512,7 @@ def test_a_value_edit_draws_no_frame_again_in_a_big_window_of_many_cards(monkeyp
     value edit drew all 100 frames again. The canvas raises the limit to what it shows."""
     from PySide6.QtGui import QPixmapCache
     from gradviz.app.canvas.navigation import CACHE_ROOM
-    from gradviz.render.cards import CardPainter
+    from gradviz.render.card_painting import CardPainting
     earlier = QPixmapCache.cacheLimit()
     QPixmapCache.setCacheLimit(10240)   # Qt's default, whatever earlier tests raised it to
     try:
@@ -535,7 +535,7 @@ def test_a_value_edit_draws_no_frame_again_in_a_big_window_of_many_cards(monkeyp
         app_ui.settle(canvas)
         pixels(canvas)   # every card painted and cached
         frames = []
-        monkeypatch.setattr(CardPainter, "_paint_card_frame", lambda self, painter, nid: frames.append(nid))
+        monkeypatch.setattr(CardPainting, "_paint_card_frame", lambda self, painter, nid: frames.append(nid))
         for _ in range(3):
             canvas.controller.set_value("x", rng.normal(size=(4, 4)).astype(np.float32))
             app_ui.settle(canvas)

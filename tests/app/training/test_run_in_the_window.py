@@ -8,7 +8,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 import pytest
 
-from gradviz.app.canvas import edges, view
+from gradviz.app.canvas import edges, syncing
 from gradviz.app.training import session as session_module
 from gradviz.graph import Port
 from gradviz.render.painter import Renderer
@@ -36,13 +36,13 @@ def test_previews_keep_card_sizes_so_no_edge_takes_a_new_route(qtbot, open_windo
     its edges), and fits its numbers again when the run ends."""
     gate, waiting = gate_steps(monkeypatch)
     measured, rerouted = [], []
-    make_renderer = view.make_renderer
+    make_renderer = syncing.make_renderer
 
     def counted_renderer(*args, **kwargs):
         renderer = make_renderer(*args, **kwargs)
         measured.append(set(renderer.measured))
         return renderer
-    monkeypatch.setattr(view, "make_renderer", counted_renderer)
+    monkeypatch.setattr(syncing, "make_renderer", counted_renderer)
     geometry = edges.EdgeItem.update_geometry
     monkeypatch.setattr(edges.EdgeItem, "update_geometry",
                         lambda item: rerouted.append(item.edge) or geometry(item))
