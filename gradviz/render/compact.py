@@ -388,8 +388,12 @@ def _paint_thumbnails(painter, theme, card, area, pending, dpi=96.0, scale=1.0):
     line_h = text.metrics(number_font).height() * dpi / 96.0
     for k, (array, colour, picture) in enumerate(shown):
         number = said(array, picture)
-        if number and line_h <= area.height() and text.width(number_font, number) * dpi / 96.0 <= slot:
-            painter.setFont(number_font)
+        fits = number and text.width(number_font, number) * dpi / 96.0 <= slot
+        if number and line_h <= area.height() and (fits or np.size(array) == 1):
+            # a scalar's one cell of colour says nothing: its number, smaller where narrow
+            font = number_font if fits else text.mono(
+                SHAPE_PT * scale * slot / (text.width(number_font, number) * dpi / 96.0), bold=True)
+            painter.setFont(font)
             painter.setPen(QColor(getattr(theme, colour)))
             painter.drawText(QRectF(area.left() + k * (slot + PAD), area.top(), slot, line_h),
                              Qt.AlignmentFlag.AlignCenter, number)

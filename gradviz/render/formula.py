@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import math
 import re
 
 import numpy as np
@@ -25,14 +24,10 @@ from ..story.model import number_spec, path_name
 from ..graph.operands import brief, caption, is_number, mentions, operand_heading, told
 from ..story.rule_pictures import CONTRIBUTION, UPSTREAM, aligned
 from ..story.rule_pictures import pictures as rule_pictures
-from . import legible, preview, text, tiles
+from . import leaders, legible, preview, text, tiles
 from .cards import BADGE_H, LINE_H, PAD
-from .spots import segment_meets_rect
 
 CARD_GAP = 18.0
-LEADER_CLEAR = 3.0        # a leader line passes a text this far from it at least
-LEADER_EVERY = 12.0       # a leader line may leave its card at every this many units of its edge
-LEADER_ELBOW = 14.0       # ... and turn this far beside the port it points at
 FORMULA_MIN_W = 260.0
 FORMULA_MAX_W = 780.0
 RULE_W = 220.0            # a local rule longer than this wraps onto more lines
@@ -406,24 +401,10 @@ class FormulaLayout:
         return None
 
 
-def _edge_points(rect, every):
-    """Points along `rect`'s edge, about `every` apart, its corners among them."""
-    out = []
-    for a, b in ((rect.topLeft(), rect.topRight()), (rect.topRight(), rect.bottomRight()),
-                 (rect.bottomRight(), rect.bottomLeft()), (rect.bottomLeft(), rect.topLeft())):
-        n = max(1, int(math.hypot(b.x() - a.x(), b.y() - a.y()) / every))
-        out += [a + (b - a) * (i / n) for i in range(n)]
-    return out
 
 
-def _along(a, b, distance):
-    """The point `distance` from `a` toward `b` (`b` when nearer)."""
-    length = math.hypot(b.x() - a.x(), b.y() - a.y())
-    return b if length <= distance else a + (b - a) * (distance / length)
 
 
-def _length(path):
-    return sum(math.hypot(b.x() - a.x(), b.y() - a.y()) for a, b in zip(path, path[1:]))
 
 
 class Scaled:
@@ -528,39 +509,25 @@ class FormulaCard:
         return self.rect(nid).center()
 
     def leader_path(self, step):
-        """[QPointF] of the formula card's leader line, from the card to `leader_target`
-        (none without a card): straight from the card's centre, or, where that crosses a
-        text drawn outside the cards (`text_rects`: lesson 32's '⚠ produced NaN or
-        infinity' under log_p, a port's name, a label), the shortest line from a point of the
-        card's edge, straight or round a corner beside the port, that crosses none, under
-        as few cards as may be."""
+        """[QPointF] of the formula card's leader line, from the card's edge to
+        `leader_target` (none without a card), round the other cards and the texts drawn
+        outside them (`text_rects`: lesson 32's '⚠ produced NaN or infinity' under log_p, a
+        port's name, a label), into its port from outside its card (leaders.route)."""
         rect = self._formula_rect(step)
         if rect is None:
             return []
-        tip = self.leader_target(step)
-        texts = [r.adjusted(-LEADER_CLEAR, -LEADER_CLEAR, LEADER_CLEAR, LEADER_CLEAR) for r in self.text_rects(step)]
-        inside = rect.adjusted(1, 1, -1, -1)
-
-        def meets(path, boxes):
-            return any(segment_meets_rect(a.x(), a.y(), b.x(), b.y(), *box.getCoords())
-                       for a, b in zip(path, path[1:]) for box in boxes)
-        straight = [rect.center(), tip]
-        if not meets(straight, texts):
-            return straight
-        node = self.rect(step.node)
-        side = -1 if tip.x() <= node.left() + 1 else 1 if tip.x() >= node.right() - 1 else 0
-        paths = []
-        for start in _edge_points(rect, LEADER_EVERY):
-            paths.append([start, tip])
-            paths.append([start, QPointF(start.x(), tip.y()), tip])
-            if side:
-                x = tip.x() + side * LEADER_ELBOW
-                paths.append([start, QPointF(x, start.y()), QPointF(x, tip.y()), tip])
-        clear = [p for p in paths if not meets(p, texts) and not meets([_along(p[0], p[1], 2.0)] + p[1:], [inside])]
-        if not clear:
-            return straight
-        cards = [self.rect(n) for n in self.doc.nodes if n != step.node]
-        return min(clear, key=lambda p: (sum(meets(p, [c]) for c in cards), _length(p)))
+        bounds = self.label_bounds      # (where the labels go, which it passes round)
+        key = (id(step), self._obstacles_key(), rect.getRect(), self.label_scale,
+               None if bounds is None else bounds.getRect())
+        cached = getattr(self, "_leader_cache", None)
+        if cached is not None and cached[0] == key and cached[1] is step:
+            return list(cached[2])
+        tip, node = self.leader_target(step), self.rect(step.node)
+        normal = (-1.0, 0.0) if tip.x() <= node.left() + 1 else (1.0, 0.0) if tip.x() >= node.right() - 1 else None
+        others = [self.rect(n) for n in self.doc.nodes if n != step.node]
+        path = leaders.route(rect, tip, normal, node, self.footprint(step.node), others, self.text_rects(step))
+        self._leader_cache = (key, step, path)
+        return list(path)
 
     def _paint_leader(self, painter, step):
         """A dotted line from the formula card to the port its step is about, under the cards."""

@@ -50,3 +50,30 @@ def segment_meets_rect(ax, ay, bx, by, x0, y0, x1, y1):
         if t0 > t1:
             return False
     return True
+
+
+def segments_meet_boxes(a, b, boxes):
+    """(segments, boxes) bool: whether each segment a[i]-b[i] ((n, 2) arrays) meets each box
+    ((m, 4): left, top, right, bottom); segment_meets_rect for many at once (a leader's
+    candidate routes against every card and text), tested exactly only where their bounding
+    boxes meet."""
+    a, b = np.asarray(a, float).reshape(-1, 2), np.asarray(b, float).reshape(-1, 2)
+    o = np.asarray(boxes, float).reshape(-1, 4)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    near = (lo[:, None, 0] <= o[None, :, 2]) & (hi[:, None, 0] >= o[None, :, 0]) \
+        & (lo[:, None, 1] <= o[None, :, 3]) & (hi[:, None, 1] >= o[None, :, 1])
+    i, j = np.nonzero(near)
+    if not len(i):
+        return near
+    start, d, box = a[i], b[i] - a[i], o[j]
+    t0, t1 = np.zeros(len(i)), np.ones(len(i))
+    ok = np.ones(len(i), bool)
+    for axis in (0, 1):
+        flat = d[:, axis] == 0
+        ok &= ~flat | ((box[:, axis] <= start[:, axis]) & (start[:, axis] <= box[:, axis + 2]))
+        step = np.where(flat, 1.0, d[:, axis])
+        e0, e1 = (box[:, axis] - start[:, axis]) / step, (box[:, axis + 2] - start[:, axis]) / step
+        t0 = np.where(flat, t0, np.maximum(t0, np.minimum(e0, e1)))
+        t1 = np.where(flat, t1, np.minimum(t1, np.maximum(e0, e1)))
+    near[i, j] = ok & (t0 <= t1)
+    return near

@@ -182,7 +182,7 @@ class Provenance:
             step = 2 * budget / (max(rounded, 1) * sum(weights)) if sum(weights) else math.inf
             if math.isnan(step) or all(resolution(t) <= step for t in texts):   # nan: inf·0
                 return texts
-            return [at_resolution(x, step) for x in xs]
+            return [at_resolution(x, step, fixed="×10" not in t) for t, x in zip(texts, xs)]
 
         written = [iter(fit(*role)) for role in roles]
         printed = [(next(written[0]), None) if t.upstream is None else

@@ -312,18 +312,20 @@ def printed_value(text):
     return float(m.group(1)) * 10.0 ** power
 
 
-def at_resolution(x, step):
+def at_resolution(x, step, fixed=False):
     """`x` written with its last digit's unit at most `step` (the digits a sum of printed
     products needs so that its operands give its printed result): fixed notation from 0.1
     up to the ordinary magnitudes' top, else a mantissa and its power of ten, as the cards
     write numbers: 0.24873, -8.252×10⁻⁴; at least DECIMALS decimals, at most
-    SIGNIFICANT_MOST significant digits. An exact 0 is written 0."""
+    SIGNIFICANT_MOST significant digits. An exact 0 is written 0. `fixed`: its card writes
+    it without a power of ten (0.066), so it is written so with more digits (0.06596, not
+    6.596×10⁻² beside the card's 0.066)."""
     x = float(x)
     if x == 0 or not math.isfinite(x):
         return "0" if x == 0 else str(x)
     top = int(math.floor(math.log10(abs(x))))
     need = math.ceil(-math.log10(step)) if step > 0 else SIGNIFICANT_MOST - top
-    if ORDINARY[0] <= abs(x) < ORDINARY[1]:
+    if ORDINARY[0] <= abs(x) < ORDINARY[1] or (fixed and abs(x) < ORDINARY[1]):
         decimals = min(max(DECIMALS, need), SIGNIFICANT_MOST - 1 - top)
         return number_format(None, spec=f"%.{max(decimals, 0)}f")(x)
     decimals = min(max(DECIMALS, need + top), SIGNIFICANT_MOST - 1)

@@ -311,3 +311,22 @@ def test_a_compact_relu_card_marks_its_off_units_as_the_lesson_says(qapp):
         assert all(size >= legible.READABLE_PX for _, size in texts)
         assert renderer.theme.cut.lower() in svg.lower()
         assert svg.count("<image") == 1
+
+
+def test_a_narrow_compact_scalar_still_writes_its_number(qapp):
+    """A scalar whose number is wider than its compact card (Ctrl+L on big tensors: y =
+    Σ… read 2.021×10⁵) was drawn as a heat square (auditor H43w): its number, smaller."""
+    from gradviz.graph import catalog
+    from gradviz.graph.document import CONSTANT, OP, Document, Node
+
+    doc = Document(title="wide sum")
+    doc.add(Node("x", CONSTANT, label="x",
+                 value=37.3 + np.arange(600, dtype=np.float32).reshape(20, 30)))
+    doc.add(Node("y", OP, op="reduce_sum", attrs=dict(catalog.OPS["reduce_sum"].attrs)))
+    doc.connect("x", "y")
+    renderer = Renderer(doc, evaluation=evaluate(doc))
+    number = renderer.cards["y"].sections[0].preview.text
+    for zoom in (0.2, 0.3):
+        svg = _svg(renderer, ["y"], zoom)
+        assert [t for t, _ in _texts(svg)] == ["y", "scalar", "value", number], zoom
+        assert "<image" not in svg

@@ -75,3 +75,24 @@ def test_a_path_inside_its_node_says_where_it_is_and_why_it_has_no_arrow():
     (label, rect, card), = [p for p in r.placed_pills(step) if p[0] == r._inside_paths(step)[0]]
     assert card == r.rect("layer")
     assert rect.adjusted(-30, -30, 30, 30).intersects(r.ring_rect("layer"))
+
+
+@pytest.mark.parametrize("name", ["001_input_gradient_regularization", "001_higher_order", "001_stop_recording",
+                                  "nets_6_attention"])
+def test_a_sum_cards_leader_runs_into_its_output_port_from_outside_its_card(name):
+    """A fan-in's sum card says which node's cotangent it sums by a leader into that node's
+    output port, its last stretch outside the card, so that it shows drawn under the cards
+    (lesson 14's ran from the card's middle under layer's card: it seemed to point at its
+    corner). (test_story_overlay: no leader crosses a card on the way.)"""
+    r = renderer(name)
+    seen = 0
+    for step in r.story.of_kind("fan_in"):
+        if step.node not in r.doc.nodes or step.port is None or step.port.node != step.node \
+                or r._formula_rect(step) is None:
+            continue
+        path, port, card = r.leader_path(step), r.output_pos(step.node, step.port.index), r.rect(step.node)
+        where = (name, step.index + 1)
+        assert path[-1] == port, where
+        assert path[-2].x() > card.right() + 2, where          # comes in from the right
+        seen += 1
+    assert seen

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
+from leader_lines import leader_crossings
 from samples_util import NAMES, edge, renderer, sample
 
 from gradviz.graph.document import Port
 from gradviz.render.cards import BADGE_H
 from gradviz.render.formula import FORMULA_MAX_W, formula_parts, operand_title
 from gradviz.render.painter import formula_arrays, formula_entry_text, formula_pictures
-from gradviz.render.spots import segment_meets_rect
 
 
 def _step(story, kind, node):
@@ -90,7 +90,9 @@ def test_overlay_labels_cover_no_card_no_port_name_no_formula_card_nor_each_othe
     No leader line (the rule card's to its port, a label's to its arrow) crosses a text
     drawn outside the cards: a port's name, a badge, another label, the problem written
     under a card (the rule card's leader ran through log_p's '⚠ produced NaN or infinity',
-    lesson 32, step 9)."""
+    lesson 32, step 9); the rule card's leader no card either, its own but where it ends at
+    its port (lesson 14's sum card's ran under layer's card to its output, and seemed to
+    point at its corner)."""
     r = renderer(name) if geometry == "export" else canvas_renderer(name)
     cards = [r.rect(n).adjusted(0, -BADGE_H - 4 if r._has_badge(n) else 0, 0, 0) for n in r.doc.nodes]
     ports = [(rect, f"{n}'s port name {port}") for n in r.doc.nodes for rect, port, _ in r.port_labels(n)]
@@ -106,17 +108,8 @@ def test_overlay_labels_cover_no_card_no_port_name_no_formula_card_nor_each_othe
             hit = [what for b, what in blocked if a.intersects(b)]
             assert not hit, (step.index + 1, step.title, text, hit)
             assert not any(a.intersects(b) for _, b in labels[i + 1:]), (step.index + 1, step.title, text)
-        texts = [(rect, what) for rect, what in ports] + [(rect, f"{n}'s badge {b}") for n in r.doc.nodes
-                                                          for b, _, rect in r.badges(n)]
-        texts += [(rect, "a problem under a card") for rect in r.problem_rects()]
-        path = r.leader_path(step)
-        leaders = [("the rule card's leader", a, b, labels) for a, b in zip(path, path[1:])]
-        leaders += [(f"{text}'s leader", line.p1(), line.p2(), [l for l in labels if l[0] != text])
-                    for text, line in r.pill_leaders(step)]
-        for what, a, b, others in leaders:
-            crossed = [name for rect, name in texts + [(rect, text) for text, rect in others]
-                       if segment_meets_rect(a.x(), a.y(), b.x(), b.y(), *rect.getCoords())]
-            assert not crossed, (step.index + 1, step.title, what, crossed)
+        crossed = leader_crossings(r, step)
+        assert not crossed, (step.index + 1, step.title, crossed)
     assert seeds == sum(s.kind == "seed" and s.node in r.doc.nodes for s in r.story.steps)
 
 

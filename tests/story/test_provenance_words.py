@@ -85,3 +85,26 @@ def test_a_node_called_grad_is_written_as_the_card_writes_it():
     assert prov.text() == "grad upstream[0,0] = 1.000·b[0,0] = 1.000"
     assert [t.label for t in prov.terms] == ["g[0,0]·b[0,0]"] and prov.grad_word == "g"
     assert "e.g. grad upstream[0,0] = 1.000·b[0,0] = 1.000" in explain(s, studies=False)
+
+
+def test_a_sum_s_numbers_read_as_their_cards_write_them():
+    """The provenance wrote 0.066 as 6.596×10⁻² and -0.006 as (-6.286×10⁻³) beside cards
+    showing 0.066 and -0.006 (issue 20 §5): the more digits a sum needs to check, in its
+    card's notation (fixed point), and the printed operands give the printed result."""
+    from gradviz.story.local import Provenance, Term
+    from gradviz.story.numbers import number_format, printed_value
+
+    card = number_format(None, spec="%.3f")
+    upstreams = (np.float32(-0.006286), np.float32(0.06596))
+    locals_ = (np.float32(1.304), np.float32(-1.265))
+    terms = [Term(float(u), float(x), float(u) * float(x), f"grad[{k},0]·x[{k + 2},0]",
+                  factor=f"x[{k + 2},0]", upstream_text=card(u), local_text=card(x))
+             for k, (u, x) in enumerate(zip(upstreams, locals_))]
+    p = Provenance(value=sum(t.product for t in terms), terms=terms, where="W1[0,0]",
+                   kind="contribution", write=card)
+    text, numbers = p.text(), p.numbers()
+    assert "×10" not in text + numbers, (text, numbers)
+    operands, result = numbers.rsplit(" = ", 1)
+    printed = [[printed_value(f) for f in term.split("·")] for term in operands.split(" + ")]
+    assert printed_value(result) == pytest.approx(sum(a * b for a, b in printed), abs=0.0005)
+    assert [round(a, 3) for a, _ in printed] == [round(float(u), 3) for u in upstreams]

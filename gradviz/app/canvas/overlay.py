@@ -114,6 +114,8 @@ class StepOverlay(QGraphicsItem):
         self._card = QRectF() if card is None else QRectF(card)
         if card is not None:
             still = still.united(card.adjusted(-4, -4, 4, 4))
+            for point in r.leader_path(step):      # round the cards in its way, into its port
+                still = still.united(QRectF(point, point).adjusted(-3, -3, 3, 3))
         moving = r.moving_rect(step)   # what changes with progress: the travelling cotangent
         near = [r.rect(nid) for nid in r.doc.nodes if r.rect(nid).intersects(still)]
         # (not the moving part's bounds: a zoom step moves the labels, records nothing again)

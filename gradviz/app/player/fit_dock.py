@@ -34,8 +34,8 @@ def _cards(view, renderer, nid, zoom):
         card = card_rect(renderer, n)
         side, down = compact_card.overhang(renderer.cards[n], renderer.doc.nodes[n], zoom, dpi, scale) \
             if n in renderer.cards else (0.0, 0.0)
-        out.append((box(card.adjusted(-side, 0, side, down)),
-                    box(name_strip(card))))
+        drawn = card.adjusted(-side, 0, side, down).united(renderer.footprint(n))   # its ports' names
+        out.append((box(drawn), box(name_strip(card))))
     return out
 
 

@@ -194,3 +194,18 @@ def test_lesson_25_s_tiles_write_their_numbers_where_the_teacher_s_guide_says(qt
         if zoom < least:                                 # at 1280 x 800: one zoom step shows them
             assert zoom * 1.25 >= least
         w.close()
+
+
+def test_a_seed_card_docked_as_a_lesson_opens_leaves_the_ports_names_free_at_1024(open_window):
+    """At 1024 x 768 (auditor H42v) BatchNorm's seed card (lesson 19, drawn compact at 0.68)
+    docked below layer2 over the names beside bn's ports: Fit's docking weighed each card
+    without them. Every lesson at 1024 x 768 was checked by a script (no test walks that
+    size, for CI's time): this one lay over a card, none now."""
+    w = open_window(None, size=(1024, 768))
+    w.setUpdatesEnabled(False)
+    lesson = next(e for e in lessons.lesson_entries() if e.path.stem == "001_batchnorm_pitfall")
+    assert lessons.open_lesson(w, lesson, ask=False)
+    _settled(w)
+    assert w.player.step is not None and w.player.step.kind == "seed"
+    assert _drawn_compact(w.canvas)             # the case: a compact card's ports' names
+    assert _covered_by_seed_card(w) == []
