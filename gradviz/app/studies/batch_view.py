@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QGraphicsRectItem, QLabel
 from ...engine.errors import counted
 from ...story import studies
 from ...story.numbers import alone, line_format
-from ._base import PortChooser, StudyView, compared, rich_names, study_ports
+from ._base import StudyView, compared
+from .choosers import PortChooser, rich_names, study_ports
 from .applies import missing_roles
 from .banners import banner, set_banner
 from .heatmap import Heatmap

@@ -17,7 +17,7 @@ from . import plot_colours
 from .applies import no_backward_pass
 from .banners import banner, set_banner
 from ._base import StudyView, _html
-from .heatmap import DIVERGING, TEXT, CountAxis, still_plot
+from .plot_style import DIVERGING, TEXT, CountAxis, still_plot
 from .plots_and_words import PLOT_USABLE_H, beside_words
 
 FORWARD, REVERSE = DIVERGING[1], DIVERGING[-2]   # mid blue and mid red: distinct in grey too

@@ -18,10 +18,11 @@ from ...graph.gradient_check import (difference_text, gradient_check, largest_en
 from ...story.numbers import (alone, exponent, factor_text, h_text, line_format, number_format,
                               power_text)
 from . import plot_colours
-from ._base import PortChooser, StudyView, _html, rich_names, study_ports
+from ._base import StudyView, _html
+from .choosers import PortChooser, rich_names, study_ports
 from .applies import graph_error, missing_roles
 from .banners import banner, set_banner
-from .heatmap import DIVERGING, TEXT, relabel, style_plot, still_plot
+from .plot_style import DIVERGING, TEXT, relabel, style_plot, still_plot
 from .chain_view import fit_legend, legend_row
 from .norms_view import LogAxis
 from .plots_and_words import COLUMN_MIN_W, beside_words

@@ -14,10 +14,12 @@ from ...graph.names import objective_term, taken
 from ...graph.training import DAMPED_SHARE, gradient_step_words, share_text
 from ...story import studies
 from ...story.numbers import alone, line_format
-from ._base import PortChooser, StudyView, _html, rich_names, study_ports
+from ._base import StudyView, _html
+from .choosers import PortChooser, rich_names, study_ports
 from .applies import missing_roles
 from .banners import banner, set_banner
-from .heatmap import DIVERGING, TEXT, CountAxis, Heatmap, IndexAxis, still_plot
+from .heatmap import Heatmap
+from .plot_style import DIVERGING, TEXT, CountAxis, IndexAxis, still_plot
 from .jacobian_view import _shape
 from .plots_and_words import PLOT_USABLE_H, PlotsAndWords, word_column
 

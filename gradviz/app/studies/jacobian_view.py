@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QLabel
 from ...graph.tensors import dims as _shape
 from ...story import studies
 from ...story.numbers import line_format
-from ._base import PortChooser, StudyView, check_mark, compared, preview, rich_names, study_ports
+from ._base import StudyView, check_mark, compared, preview
+from .choosers import PortChooser, rich_names, study_ports
 from .applies import missing_roles
 from .banners import banner, set_banner
 from .heatmap import Heatmap

@@ -18,7 +18,7 @@ from ...story.numbers import ORDINARY, alone, line_format, power_text
 from .applies import no_backward_pass
 from .banners import banner, set_banner
 from ._base import StudyView, _html
-from .heatmap import DIVERGING, LABEL_GAP, TEXT, still_plot
+from .plot_style import DIVERGING, LABEL_GAP, TEXT, still_plot
 from .plots_and_words import beside_words
 
 LINE = DIVERGING[-2]          # the chain-cost view's reverse-mode red: the backward pass

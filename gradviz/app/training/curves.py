@@ -21,9 +21,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
-from ..studies._base import port_label
 from ..studies import plot_colours
-from ..studies.heatmap import TEXT, IndexAxis, style_plot
+from ..studies.choosers import port_label
+from ..studies.plot_style import TEXT, IndexAxis, style_plot
 
 # Distinct in colour and in grey (Okabe-Ito), one per parameter.
 COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")

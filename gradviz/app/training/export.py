@@ -14,7 +14,7 @@ from ...graph.evaluate import evaluate
 from ...graph.training import loss_of, with_values
 from ...render import Renderer, animation, animation_files, legible, text as render_text
 from ..export_dialog import export_widget, frame_progress
-from ..studies._base import port_label
+from ..studies.choosers import port_label
 from ..folders import document_stem, remember_folder, start_folder
 
 MAX_FRAMES = 60

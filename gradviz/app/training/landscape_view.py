@@ -21,9 +21,10 @@ from ...story.numbers import significant
 from ..evaluation import worded
 from ..snapshots import same_for_engine_but, snapshot
 from ..studies import plot_colours
-from ..studies._base import _html, port_label
+from ..studies._base import _html
+from ..studies.choosers import port_label
 from ..studies.banners import banner, set_banner
-from ..studies.heatmap import TEXT, style_plot
+from ..studies.plot_style import TEXT, style_plot
 from ..worker import run_job
 from .kept_paths import KeptPaths
 

@@ -12,7 +12,7 @@ from ...graph.training import (default_origin, hyper_parameters, loss_of, loss_t
                                make_optimizer, trainable_parameters, update_rule,
                                variable_ports)
 from ...story.numbers import significant
-from ..studies._base import port_label
+from ..studies.choosers import port_label
 from .curves import TrainingCurves
 from .export import export_plots_dialog, export_run_dialog
 from .landscape_view import LandscapeView

@@ -10,7 +10,8 @@ import pytest
 
 from app_ui import tick_labels
 from gradviz.app.studies.check_view import long_number
-from gradviz.app.studies.heatmap import Heatmap, tick_texts
+from gradviz.app.studies.heatmap import Heatmap
+from gradviz.app.studies.plot_style import tick_texts
 from gradviz.app.studies.norms_view import LogAxis
 from gradviz.story.numbers import alone, line_format
 from test_study_docks import _open, window
