@@ -481,20 +481,21 @@ class MainWindow(WindowFiles, WindowMenus, StudyPlacement, QMainWindow):
 
         # A modal QProgressDialog's setValue processes events: the job's end (its result's
         # view opening, `done`) can arrive inside it, and a dialog deleted there crashed the
-        # setValue still on the stack. It is closed once setValue has returned.
-        state = {"in_value": False, "ended": False}
+        # setValue still on the stack. It is closed once, when the last setValue has returned:
+        # the next report arrives inside one too (nested), so a count, not a flag.
+        state = {"in_value": 0, "ended": False}
 
         def progress(fraction, text):
             if state["ended"]:
                 return
-            state["in_value"] = True
+            state["in_value"] += 1
             try:
                 dialog.setValue(int(fraction * 1000))
                 if text:
                     dialog.setLabelText(f"{title}\n{text}")
             finally:
-                state["in_value"] = False
-            if state["ended"]:
+                state["in_value"] -= 1
+            if state["ended"] and not state["in_value"]:
                 close()
 
         def close():
