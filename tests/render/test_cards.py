@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QImage, QPainter
 from samples_util import NAMES, image_pixels, renderer
 
 from gradviz.graph.document import Document, Node, Port
+from gradviz.graph.tensors import dims
 from gradviz.render import Renderer, preview, text
 from gradviz.render.cards import MAX_TEXT_W, PAD
 
@@ -143,7 +144,7 @@ def test_an_empty_tensor_shows_its_shape_in_words(shape):
     """A tensor with a 0 in its shape has no numbers to draw: it says so and which shape
     (a (3, 0) array made the export fail with numpy's 'cannot reshape array of size 0')."""
     shown = preview.Preview(np.zeros(shape, np.float32))
-    assert shown.kind == "empty" and shown.text == f"empty, shape {shape}"
+    assert shown.kind == "empty" and shown.text == f"empty, shape {dims(shape)}"   # 0×3, as the cards write shapes
     assert shown.width > 0 and shown.height > 0 and shown.cell_rect(0, 0, 0) is None
     image = QImage(int(shown.width) + 4, int(shown.height) + 4, QImage.Format.Format_RGB32)
     image.fill(QColor("white"))

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QFrame
 
 from ...engine.errors import counted
 from ...graph.errors import DocumentError
+from ...graph.tensors import dims
 from ...story.numbers import alone
 from .. import worker
 from ..evaluation import worded
@@ -449,7 +450,7 @@ class StudyView(QWidget):
         self.clear_result()
         self._show_results(False)
         set_banner(self.message, "info", f"The {self.title} is empty, shape "
-                                         f"{tuple(shape)}: the target or the source has no "
+                                         f"{dims(tuple(shape))}: the target or the source has no "
                                          "elements, so there is nothing to show.")
         self._set_problem("")
 

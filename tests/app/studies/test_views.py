@@ -671,3 +671,12 @@ def test_a_jacobian_check_with_nothing_to_compare_says_so(qtbot):
         assert "– </b>" in label.text() or "–</b>" in label.text()
         assert label.text().endswith("<br>Nothing to compare: every entry of both is NaN or infinity")
         assert "nan</" not in label.text() and "= nan" not in label.text()
+
+
+def test_an_empty_study_says_its_shape_as_the_cards_write_it(qtbot):
+    """A study of a target or source with a 0 in its shape wrote the shape as a Python
+    tuple, '(0, 3)', beside cards that write 0×3."""
+    controller, view = opened(qtbot, views.JacobianView, "001_dense_jacobian")
+    view._show_empty((0, 3))
+    words = view.message.text()
+    assert "empty, shape 0×3:" in words and "(0, 3)" not in words
