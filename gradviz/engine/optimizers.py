@@ -228,7 +228,8 @@ class Newton:
         return {"name": self.name, "learning_rate": self.learning_rate, "damping": self.damping}
 
     def state(self):
-        """The steps taken and the last step, to come back to with `set_state`."""
+        """The steps taken, the last step and its terms (g, H: `last_terms`, which say whether H
+        shaped it), to come back to with `set_state`."""
         return int(self.iterations._value), self.last_step, self.last_terms
 
     def set_state(self, state):

@@ -129,9 +129,16 @@ def flat_newton_words(hessian, gradient, step, damping, number, letter="λ"):
     size = float(np.linalg.norm(u))
     if size == 0 or flat_step / size <= DAMPED_SHARE:
         return ""
-    return (f"H is singular ({counted(int((np.abs(eig) <= tol).sum()), 'eigenvalue')} ≈ 0) "
-            f"and the gradient points partly along them: there the step is g/{letter}, which "
-            f"{letter} alone sets ({share_text(flat_step, size)} of |step|), not a Newton step.")
+    return singular_step_words(int((np.abs(eig) <= tol).sum()), letter,
+                               share_text(flat_step, size)) + ", not a Newton step."
+
+
+def singular_step_words(n_flat, letter, share):
+    """Why a damped Newton step with `share` of it along H's `n_flat` flat directions is set
+    by the damping `letter` (ε or λ) there: the Hessian study and the Train card say it alike."""
+    return (f"H is singular ({counted(n_flat, 'eigenvalue')} ≈ 0) and the gradient points "
+            f"partly along them: there the step is g/{letter}, which {letter} alone sets "
+            f"({share} of |step|)")
 
 
 # -- the document's parameters ------------------------------------------------------------

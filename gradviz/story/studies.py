@@ -278,9 +278,6 @@ class HessianStudy:
         return "" if self.finite else self.warning
 
 
-# An eigenvalue smaller than this times the largest |eigenvalue| is rounding noise.
-
-
 def definiteness(eigenvalues, rtol=EIGENVALUE_RTOL):
     """(words, tolerance) for a symmetric matrix's ascending eigenvalues."""
     eig = np.asarray(eigenvalues)

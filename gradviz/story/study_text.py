@@ -180,12 +180,13 @@ def higher_order_lines(doc):
 
 def gradient_check_lines(doc):
     c = gradient_check(doc)
+    gap = f"|{c.letters['c']} − {c.letters['b']}|"      # the relative error's numerator
     lines = [f"Gradient check of ∂{c.loss_name} / ∂{c.entry_name} at {c.entry_name} = "
              f"{number(c.value)}, in {c.dtype}",
              f"  backward pass: {c.letters['b']} = {c.backward:.10g}",
              f"  central differences: {c.letters['c']} = {difference_text(c)}",
              f"  relative error = {relative_error(c)} (0 where both are 0)",
-             f"    {'h':>8}  {c.letters['c']:>17}  {'|' + relative_error(c).split('|')[1] + '|':>13}  "
+             f"    {'h':>8}  {c.letters['c']:>17}  {gap:>13}  "
              f"{'relative':>13}"]
     for r in c.rows:
         lines.append(f"    {h_text(r.h):>8}  {r.difference:>17.10f}  {alone(r.error):>13}  "

@@ -141,8 +141,9 @@ def _costs(spots_, shown, avoid, others, rules):
     return cost, ok
 
 
-def _cost(spot, shown, avoid, others, rules):
-    """How much `spot` hides (None: it breaks the rules); `_costs` of one spot."""
+def cost(spot, shown, avoid, others, rules):
+    """How much `spot` hides (None: it breaks the rules); `_costs` of one spot (fit_dock
+    weighs its spots with it)."""
     cost, ok = _costs(np.array([spot], dtype=float), shown, avoid, others, rules)
     return float(cost[0]) if ok[0] else None
 

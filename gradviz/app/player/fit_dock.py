@@ -67,7 +67,7 @@ def _corner(view, size, cards):
     spots = [(x, y, x + w, y + h) for x, y in ((right, bottom), (left, bottom), (right, top), (left, top),
                                                (mid_x, bottom), (mid_x, top), (left, mid_y), (right, mid_y))]
     rules = docking.Rules(clear=False, names_free=False)
-    return min(spots, key=lambda spot: docking._cost(spot, [], [], cards, rules))
+    return min(spots, key=lambda spot: docking.cost(spot, [], [], cards, rules))
 
 
 def dock_after_fit(view, renderer, step):
@@ -85,7 +85,7 @@ def dock_after_fit(view, renderer, step):
     clear, over = docking.Rules(clear=True, names_free=True), docking.Rules(clear=False, names_free=True)
     ports = _port_names(renderer) if fit >= readable else []     # a compact card writes none
     if fit >= readable and view.visible_rect().contains(formula) \
-            and docking._cost(box(formula), _marked(view, renderer, nid, fit), [], ports, clear) is not None:
+            and docking.cost(box(formula), _marked(view, renderer, nid, fit), [], ports, clear) is not None:
         step_view.keep_labels_in_view(view)
         return formula              # beside its card, readable, hiding nothing: where the story put it
     zooms = [fit * k for k in ZOOMS if fit * k >= MIN_ZOOM]

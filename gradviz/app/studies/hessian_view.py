@@ -11,7 +11,7 @@ from ...engine.errors import counted
 from ...graph import catalog
 from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...graph.names import objective_term, taken
-from ...graph.training import DAMPED_SHARE, gradient_step_words, share_text
+from ...graph.training import DAMPED_SHARE, gradient_step_words, share_text, singular_step_words
 from ...story import studies
 from ...story.numbers import alone, line_format
 from ._base import StudyView, _html
@@ -313,10 +313,8 @@ def newton_verdict(study, zero, number=alone):
         return "ok", "positive definite: the Newton step points downhill", True
     flat = study.flat_step / u if u > 0 else 0.0
     if flat > DAMPED_SHARE:
-        return "warning", (f"H is singular ({_eigenvalues(n_zero)} ≈ 0) and the gradient points "
-                           f"partly along them: there the step is g/ε, which ε alone sets "
-                           f"({share_text(study.flat_step, u)} of |step|). Raise ε, or take a "
-                           f"gradient step."), True
+        return "warning", (singular_step_words(n_zero, "ε", share_text(study.flat_step, u))
+                           + ". Raise ε, or take a gradient step."), True
     return "info", (f"positive semi-definite: {_eigenvalues(n_zero)} ≈ 0; the gradient's part "
                     f"along them is {share_text(study.flat_gradient, g)} of |g|, and the step there "
                     f"(g/ε) {share_text(study.flat_step, u)} of |step|: the rest is a Newton step "

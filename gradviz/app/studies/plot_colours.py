@@ -17,6 +17,7 @@ from .plots_and_words import VIEW_FONT_PT
 
 _current = "light"
 _widgets = weakref.WeakSet()      # the plot widgets that follow the theme
+_writers = []                     # weak methods that rewrite words coloured in the theme's ink
 # The ink and the grey the views draw with, in any theme: a mark of these is restyled.
 _INKS = {QColor(c).name() for t in THEMES.values() for c in (t.text,)} | {"#000000", "#202020"}
 _GREYS = {"#555555"} | {QColor(t.muted).name() for t in THEMES.values()}
@@ -87,6 +88,12 @@ def follow(widget):
     return widget
 
 
+def rewrite_on_use(method):
+    """Call `method` (a widget's bound method that writes rich text in `ink()`) after every
+    `use`: a label's coloured spans do not follow a palette."""
+    _writers.append(weakref.WeakMethod(method))
+
+
 def use(name):
     """Every followed plot and every banner in theme `name` (any render theme's name)."""
     global _current
@@ -94,6 +101,12 @@ def use(name):
     for widget in list(_widgets):
         if shiboken6.isValid(widget):
             restyle(widget)
+    for writer in list(_writers):
+        method = writer()
+        if method is None or not shiboken6.isValid(method.__self__):
+            _writers.remove(writer)
+        else:
+            method()
     app = QApplication.instance()
     for label in (app.allWidgets() if app else ()):
         padding = label.property("banner_padding")

@@ -218,10 +218,10 @@ def forms(label):
 
 
 def still_plot(left_axis, left_label, bottom_label, bottom_axis=None):
-    """A white plot that neither pans, zooms nor offers pyqtgraph's menu: a study's chart is
-    read, not explored (a stray drag must not lose the view a teacher framed). A label may
-    be a tuple: its forms, longest first (relabel). `bottom_axis`: an IndexAxis where the
-    x values are whole indices (no tick between two of them)."""
+    """A plot (in the window's theme: plot_colours) that neither pans, zooms nor offers
+    pyqtgraph's menu: a study's chart is read, not explored (a stray drag must not lose the
+    view a teacher framed). A label may be a tuple: its forms, longest first (relabel).
+    `bottom_axis`: an IndexAxis where the x values are whole indices (no tick between two)."""
     axes = {"left": left_axis} if bottom_axis is None else {"left": left_axis, "bottom": bottom_axis}
     plot = pg.PlotWidget(axisItems=axes)
     plot.setMenuEnabled(False)

@@ -156,6 +156,7 @@ class LandscapeView(QWidget):
         self.key = QLabel()
         self.key.setWordWrap(True)
         self._write_key()
+        plot_colours.rewrite_on_use(self._write_key)      # its ◯ in the theme's ink
 
         # The choices and the words beside the plot, not above and below it: the plot keeps
         # its aspect, so a short dock (a 1280 x 800 window) gives it the whole height.
@@ -208,7 +209,7 @@ class LandscapeView(QWidget):
         self.key.setText(
             f"<span style='color:{PATH_COLOUR}'>━●━</span> path of the run"
             + (f": {_html(live[1])}" if live else "") + "<br>" + self.kept.key()
-            + f"<span style='color:{TEXT}'>◯</span> current point<br>"
+            + f"<span style='color:{plot_colours.ink()}'>◯</span> current point<br>"
             f"<span style='color:{ARROW_COLOUR}'>━━▶</span> −∇L (direction; length not to "
             f"scale)<br><span style='color:{NEWTON_COLOUR}'>★</span> quadratic model's minimum "
             "(Newton)")

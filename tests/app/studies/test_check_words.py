@@ -356,4 +356,6 @@ def test_the_checks_letters_are_no_node_name_on_the_canvas(qtbot):
     assert not re.search(r"(?<![\w∂])[bc](?![\w\[])", words.replace("float32", ""))
     legend = [label.text for sample, label in view.legend.items if sample.item is view.line]
     assert legend == [f"relative error of {c}"]
-    assert f"backward pass: {b} = " in "\n".join(gradient_check_lines(doc))
+    text = "\n".join(gradient_check_lines(doc))
+    assert f"backward pass: {b} = " in text
+    assert f"{c:>17}  {f'|{c} − {b}|':>13}  " in text          # the table's heads

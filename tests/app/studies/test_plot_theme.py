@@ -44,3 +44,28 @@ def test_the_hessian_study_follows_every_theme_live(qtbot):
             _check(view, THEMES[name])
     finally:
         plot_colours.use("light")
+
+
+def _luminance(colour):
+    def channel(c):
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    c = QColor(colour)
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF())
+
+
+def test_the_landscape_key_writes_the_current_point_in_the_themes_ink(qtbot):
+    """The Train dock's Landscape key drew its ◯ in the light theme's ink, unseen on the
+    dark theme's background (reviewer)."""
+    import re
+    from gradviz.app.training.landscape_view import LandscapeView
+    view = LandscapeView(panel=None)
+    qtbot.addWidget(view)
+    try:
+        for name in ("dark", "light", "dark"):
+            plot_colours.use(name)
+            ring = re.search(r"color:([^']+)'>◯", view.key.text()).group(1)
+            assert _name(ring) == _name(THEMES[name].text), (name, ring)
+        darker, lighter = sorted((_luminance(ring), _luminance(THEMES["dark"].background)))
+        assert (lighter + 0.05) / (darker + 0.05) >= 4.5, ring        # WCAG AA on dark
+    finally:
+        plot_colours.use("light")
