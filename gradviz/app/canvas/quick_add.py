@@ -75,6 +75,8 @@ class QuickAdd(QFrame):
         self.adjustSize()
         self.move(placed(self.size(), global_pos, self.view.window().frameGeometry()))
         self.show()
+        # Shown, the frame may settle a pixel wider than adjustSize said: place it again.
+        self.move(placed(self.frameGeometry().size(), global_pos, self.view.window().frameGeometry()))
         self.edit.setFocus()
 
     def matches(self, text):
