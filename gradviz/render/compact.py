@@ -85,9 +85,16 @@ def label_size(card, node, dpi=96.0, scale=1.0, problems=(), box_w=0.0):
         width = max(width, PROBLEM_W * scale * dpi / 96.0)
     height = sum(text.metrics(font).height() for _, font, _ in lines) * dpi / 96.0 + 2 * PAD
     height += _problems_h(problems, max(width, box_w), dpi, scale)
-    if any(s.array is not None for s in card.sections):
-        number_h = text.metrics(text.mono(SHAPE_PT * scale, bold=True)).height() * dpi / 96.0
+    arrays = [s for s in card.sections if s.array is not None]
+    if arrays:
+        number_font = text.mono(SHAPE_PT * scale, bold=True)
+        number_h = text.metrics(number_font).height() * dpi / 96.0
         height += _caption_h(dpi, scale) + max(THUMB_MIN, number_h) + PAD
+        # a scalar's number is never shrunk under legible: its slot is as wide as the number
+        numbers = [said(s.array, s.preview) for s in arrays if np.size(s.array) == 1]
+        widest = max((text.width(number_font, n) for n in numbers if n), default=0.0) * dpi / 96.0
+        if widest:
+            width = max(width, math.ceil(widest) * len(arrays) + PAD * (len(arrays) + 1))
     return width, height
 
 
@@ -389,11 +396,9 @@ def _paint_thumbnails(painter, theme, card, area, pending, dpi=96.0, scale=1.0):
     for k, (array, colour, picture) in enumerate(shown):
         number = said(array, picture)
         fits = number and text.width(number_font, number) * dpi / 96.0 <= slot
-        if number and line_h <= area.height() and (fits or np.size(array) == 1):
-            # a scalar's one cell of colour says nothing: its number, smaller where narrow
-            font = number_font if fits else text.mono(
-                SHAPE_PT * scale * slot / (text.width(number_font, number) * dpi / 96.0), bold=True)
-            painter.setFont(font)
+        if number and line_h <= area.height() and fits:
+            # a scalar's one cell of colour says nothing: its number (label_size fits it)
+            painter.setFont(number_font)
             painter.setPen(QColor(getattr(theme, colour)))
             painter.drawText(QRectF(area.left() + k * (slot + PAD), area.top(), slot, line_h),
                              Qt.AlignmentFlag.AlignCenter, number)

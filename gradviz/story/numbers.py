@@ -246,9 +246,8 @@ def alone(x):
 def significant(x, digits=6):
     """x with `digits` significant digits (a training line's numbers, which must make its
     equation hold), its power of ten as ×10⁻¹⁰, never e-10, which no card writes; a true
-    minus sign."""
-    mantissa, e, power = f"{float(x):.{digits}g}".partition("e")
-    return (mantissa + factor_text(int(power)) if e else mantissa).replace("-", "−")
+    minus sign. Its notation switches where a card's does (ORDINARY), by `_powered`."""
+    return _powered(float(x), lambda m: f"{m:.{digits}g}").replace("-", "−")
 
 
 def h_text(h):

@@ -315,7 +315,8 @@ def test_a_compact_relu_card_marks_its_off_units_as_the_lesson_says(qapp):
 
 def test_a_narrow_compact_scalar_still_writes_its_number(qapp):
     """A scalar whose number is wider than its compact card (Ctrl+L on big tensors: y =
-    Σ… read 2.021×10⁵) was drawn as a heat square (auditor H43w): its number, smaller."""
+    Σ… read 2.021×10⁵) was drawn as a heat square (auditor H43w), then shrunk to 5.1 px:
+    its number, in legible type on a plate as wide as it."""
     from gradviz.graph import catalog
     from gradviz.graph.document import CONSTANT, OP, Document, Node
 
@@ -328,5 +329,7 @@ def test_a_narrow_compact_scalar_still_writes_its_number(qapp):
     number = renderer.cards["y"].sections[0].preview.text
     for zoom in (0.2, 0.3):
         svg = _svg(renderer, ["y"], zoom)
-        assert [t for t, _ in _texts(svg)] == ["y", "scalar", "value", number], zoom
+        texts = _texts(svg)
+        assert [t for t, _ in texts] == ["y", "scalar", "value", number], zoom
+        assert all(size >= legible.READABLE_PX for _, size in texts), (zoom, texts)
         assert "<image" not in svg

@@ -19,6 +19,12 @@ KERNEL = Port("layer1", 1)
 POWER = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 
 
+def printed(number):
+    """The float a printed number ('−4.34504×10⁻²') reads as."""
+    return float(re.sub(r"×10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)", lambda m: "e" + m.group(1).translate(POWER), number)
+                 .replace("−", "-"))
+
+
 def holds(line):
     """'name ← formula = numbers = result': evaluate the numbers as printed; they give the
     result to within one unit of its last printed digit (a student's check by hand)."""
@@ -66,6 +72,20 @@ def test_a_tiny_number_is_written_with_its_power_of_ten_as_every_card_writes_it(
     holds(lines[-1])
 
 
+def test_significant_switches_to_a_power_of_ten_where_the_cards_do():
+    """significant switched at .6g's limits (0.0001234 read 0.0001234 on the Step card
+    where a card writes 1.234×10⁻⁴): both sides of ORDINARY, as `alone` writes them."""
+    from gradviz.story.numbers import ORDINARY, alone, significant
+
+    low, high = ORDINARY
+    assert significant(0.0001234) == "1.234×10⁻⁴" and significant(-0.0001234) == "−1.234×10⁻⁴"
+    assert significant(0.09) == "9×10⁻²" and significant(low) == "0.1"
+    assert significant(9999.5) == "9999.5" and significant(12345.6) == "1.23456×10⁴"
+    assert significant(high) == "1×10⁴" and significant(0) == "0"
+    for x in (0.0001234, 0.0999, low, 0.5, 9999.5, high, 123456.0, 4.64905e-10):
+        assert ("×10" in significant(x)) == ("×10" in alone(x)), x
+
+
 @pytest.mark.parametrize("name, hyper", [
     ("sgd", {"learning_rate": 0.1}),
     ("sgd", {"learning_rate": 0.1, "momentum": 0.9}),
@@ -88,7 +108,7 @@ def test_every_equation_holds_with_its_numbers(name, hyper):
     checked = 0
     for line in lines:
         if line.startswith("t = "):
-            m_hat, v_hat = [float(x.replace("−", "-")) for x in re.findall(r"= (\S+?)(?:,|$)", line)]
+            m_hat, v_hat = [printed(x) for x in re.findall(r"= (\S+?)(?:,|$)", line)]
             assert m_hat == pytest.approx(trainer.optimizer.slots(trainer.variables[0])["m"][index]
                                           / (1 - 0.9 ** 3), rel=1e-5)
             continue
@@ -97,8 +117,8 @@ def test_every_equation_holds_with_its_numbers(name, hyper):
         holds(line)
         checked += 1
     assert checked >= 1
-    last = lines[-1].split(" = ")[-1].replace("−", "-")
-    assert float(last) == pytest.approx(float(trainer.values()[Port("layer1", 1)][index]), rel=1e-5)
+    last = lines[-1].split(" = ")[-1]
+    assert printed(last) == pytest.approx(float(trainer.values()[Port("layer1", 1)][index]), rel=1e-5)
 
 
 OPTIMIZERS = [
@@ -143,13 +163,13 @@ def test_the_update_card_follows_the_backward_pass_with_true_numbers(name, hyper
     index = np.unravel_index(np.argmax(np.abs(g)), g.shape)
     entry = f"layer1.kernel[{index[0]}, {index[1]}]"
     assert lines[0].startswith(f"g = ∂loss/∂{entry} = ")
-    assert float(lines[0].split(" = ")[-1].replace("−", "-")) == pytest.approx(g[index], rel=1e-5)
+    assert printed(lines[0].split(" = ")[-1]) == pytest.approx(g[index], rel=1e-5)
     updates = [line for line in lines if line.startswith(f"{entry} ← {entry} ")]
     assert len(updates) == 1          # the update is written with the user's name
     for line in lines[1:]:
         if not line.startswith(("t = ", "u = ", "vmax")):
             holds(line)
-    assert float(updates[0].split(" = ")[-1].replace("−", "-")) == pytest.approx(
+    assert printed(updates[0].split(" = ")[-1]) == pytest.approx(
         float(update.after[0][index]), rel=1e-5)
     # the card's pictures: the whole gradient, the Variable before and after the update
     arrays = {p[2]: p[1] for p in formula_parts(card) if p[0] == "array"}

@@ -12,6 +12,7 @@ from gradviz.app.training import session
 from gradviz.app.training.curves import MIN_STEPS
 from gradviz.graph import Port, load
 from gradviz.graph.training import Trainer, make_optimizer
+from gradviz.story.numbers import significant
 
 from gated_steps import gate_steps, steps_taken
 from train_dock_util import KERNEL, SAMPLE, choose, draw, finish, kernel
@@ -159,8 +160,8 @@ def test_undo_of_the_second_run_keeps_the_first_runs_curves_and_redo_the_second(
     loss = p.session.trainer.loss      # (the window's, to a float32 ulp)
     assert loss == pytest.approx(float(w.controller.result.evaluation.values[Port("loss")]),
                                  rel=1e-6)
-    assert p.status.text() == (f"Undo Training run (7 SGD steps): back at step 5, loss {loss:.6g} "
-                               f"(began at {after_first[0][1][0]:.6g}); a run goes on from here.")
+    assert p.status.text() == (f"Undo Training run (7 SGD steps): back at step 5, loss {significant(loss)} "
+                               f"(began at {significant(after_first[0][1][0])}); a run goes on from here.")
     assert p.reset_button.isEnabled()
     stack.redo()
     np.testing.assert_array_equal(kernel(w), second_kernel)
