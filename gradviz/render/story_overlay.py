@@ -15,6 +15,7 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
 
 from ..graph.document import Edge, Port
+from ..story.numbers import superscript
 from . import preview, text
 from .cards import BADGE_H, PORT_R, port_name
 from .spots import segment_meets_rect
@@ -34,8 +35,14 @@ def seed_font():
 
 
 def cotangent_label(array):
-    """A pill's text for a cotangent: its shape, never its value."""
-    return "cotangent · scalar" if not np.shape(array) else f"cotangent {preview.shape_label(array)}"
+    """A pill's text for a cotangent: its shape, never its value. A vector's shape alone is
+    one bare number ("cotangent 2" read as the value 2), so a vector says its space, ℝ²."""
+    shape = np.shape(array)
+    if not shape:
+        return "cotangent · scalar"
+    if len(shape) == 1:
+        return f"cotangent ∈ ℝ{superscript(shape[0])}"
+    return f"cotangent {preview.shape_label(array)}"
 
 
 def pill_room(array):

@@ -92,9 +92,14 @@ def factor_text(power):
     return f"×{power_text(power)}" if power else ""
 
 
+def superscript(n):
+    """'⁻⁶', '²⁰¹': an integer written as an exponent."""
+    return str(n).translate(_SUPERSCRIPT)
+
+
 def power_text(power):
     """'10⁻⁶', '10⁰': a power of ten as a log axis writes its ticks."""
-    return f"10{str(power).translate(_SUPERSCRIPT)}"
+    return f"10{superscript(power)}"
 
 
 def scaled(array):

@@ -13,6 +13,7 @@ from gradviz.graph.document import Port
 from gradviz.render.cards import BADGE_H
 from gradviz.render.formula import FORMULA_MAX_W, formula_parts, operand_title
 from gradviz.render.painter import formula_arrays, formula_entry_text, formula_pictures
+from gradviz.render.story_overlay import cotangent_label
 
 
 def _step(story, kind, node):
@@ -151,6 +152,15 @@ def test_pill_labels_say_shape_not_value():
     assert [label for label, _ in r.pill_rects(_step(r.story, "fan_in", "x"))] == ["from x_sq, input a",
                                                                                   "from x_sq, input b"]
     assert [label for label, _ in r.pill_rects(_step(r.story, "contribution", "z"))] == ["cotangent · scalar"]
+    # a vector's shape is one number: "cotangent 2" read as the cotangent's value
+    r = renderer("001_sigmoid_jacobian")
+    labels = {label for s in r.story.steps for label, _ in r.pill_rects(s)}
+    assert "cotangent ∈ ℝ²⁰¹" in labels
+    assert all(not re.fullmatch(r"cotangent [\d.]+", label) for label in labels), labels
+    assert cotangent_label(np.ones(2)) == "cotangent ∈ ℝ²"
+    assert cotangent_label(np.ones(1)) == "cotangent ∈ ℝ¹"
+    assert cotangent_label(np.float32(2.0)) == "cotangent · scalar"
+    assert cotangent_label(np.ones((3, 2))) == "cotangent 3×2"
 
 
 def test_source_gradient_is_pending_until_its_accumulation_step():
