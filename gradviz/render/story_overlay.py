@@ -15,7 +15,6 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
 
 from ..graph.document import Edge, Port
-from ..story.numbers import superscript
 from . import preview, text
 from .cards import BADGE_H, PORT_R, port_name
 from .spots import segment_meets_rect
@@ -35,14 +34,12 @@ def seed_font():
 
 
 def cotangent_label(array):
-    """A pill's text for a cotangent: its shape, never its value. A vector's shape alone is
-    one bare number ("cotangent 2" read as the value 2), so a vector says its space, ℝ²."""
-    shape = np.shape(array)
-    if not shape:
-        return "cotangent · scalar"
-    if len(shape) == 1:
-        return f"cotangent ∈ ℝ{superscript(shape[0])}"
-    return f"cotangent {preview.shape_label(array)}"
+    """A pill's text for a cotangent: its shape as Python writes it, "(2,)" or "(3, 2)",
+    never read as a value ("cotangent 2" read as the value 2). The pills' widths set the
+    layout's column gaps; the cards' 3×2 here narrowed them and two GIFs' cameras then cut
+    cards (nets_5_tiny_cnn step 4), so the pills keep this form until the camera is mended."""
+    shape = tuple(np.shape(array))
+    return "cotangent · scalar" if not shape else f"cotangent {shape}"
 
 
 def pill_room(array):
