@@ -4,7 +4,7 @@ with 'Details ▸' (Banner). The studies and the Train dock say their verdicts i
 from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import QLabel
 
-from .plot_colours import banner_sheet
+from .plot_colours import banner_sheet, follow_banner
 from .plots_and_words import PlotsAndWords
 
 
@@ -130,7 +130,8 @@ def set_banner(label, kind, html, padding="6px 8px", detail=""):
     two are long: Banner)."""
     label.setStyleSheet(banner_sheet(kind, padding))     # in the window's theme
     label.setProperty("kind", kind)
-    label.setProperty("banner_padding", padding)      # plot_colours.use restyles it
+    label.setProperty("banner_padding", padding)
+    follow_banner(label)                              # plot_colours.use restyles it
     if isinstance(label, Banner):
         label.set_parts(html, detail)
     else:

@@ -10,7 +10,6 @@ import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QApplication
 
 from ...render.themes import THEMES, get_theme
 from .plots_and_words import VIEW_FONT_PT
@@ -18,6 +17,7 @@ from .plots_and_words import VIEW_FONT_PT
 _current = "light"
 _widgets = weakref.WeakSet()      # the plot widgets that follow the theme
 _writers = []                     # weak methods that rewrite words coloured in the theme's ink
+_banners = weakref.WeakSet()      # the banner labels (set_banner), restyled by `use`
 # The ink and the grey the views draw with, in any theme: a mark of these is restyled.
 _INKS = {QColor(c).name() for t in THEMES.values() for c in (t.text,)} | {"#000000", "#202020"}
 _GREYS = {"#555555"} | {QColor(t.muted).name() for t in THEMES.values()}
@@ -97,6 +97,8 @@ def rewrite_on_use(method):
 def use(name):
     """Every followed plot and every banner in theme `name` (any render theme's name)."""
     global _current
+    if _render(name).name == _current:
+        return      # every plot and banner is styled as it is made and shown; a window opens with a `use`
     _current = _render(name).name
     for widget in list(_widgets):
         if shiboken6.isValid(widget):
@@ -107,11 +109,14 @@ def use(name):
             _writers.remove(writer)
         else:
             method()
-    app = QApplication.instance()
-    for label in (app.allWidgets() if app else ()):
-        padding = label.property("banner_padding")
-        if padding is not None:
-            label.setStyleSheet(banner_sheet(label.property("kind"), padding))
+    for label in list(_banners):      # not every widget of the app: a window opens with a `use`
+        if shiboken6.isValid(label):
+            label.setStyleSheet(banner_sheet(label.property("kind"), label.property("banner_padding")))
+
+
+def follow_banner(label):
+    """`label` (a banner) restyled by every `use`."""
+    _banners.add(label)
 
 
 def _colour(pen):

@@ -3,6 +3,7 @@ dark theme): pyqtgraph's white stood in a dark window, its axes and titles black
 check banners stayed pale green."""
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QApplication
 
 from gradviz.app import studies as views
 from gradviz.app.studies import plot_colours
@@ -67,5 +68,24 @@ def test_the_landscape_key_writes_the_current_point_in_the_themes_ink(qtbot):
             assert _name(ring) == _name(THEMES[name].text), (name, ring)
         darker, lighter = sorted((_luminance(ring), _luminance(THEMES["dark"].background)))
         assert (lighter + 0.05) / (darker + 0.05) >= 4.5, ring        # WCAG AA on dark
+    finally:
+        plot_colours.use("light")
+
+
+def test_a_theme_change_restyles_the_banners_without_walking_every_widget(qtbot, monkeypatch):
+    """`use` walked QApplication.allWidgets() for banners, and every window opens with a
+    `use`: in one process (the test suite) every window ever made was walked again, each
+    window slower than the last. The banners it restyles are now only those set_banner made."""
+    controller, view = opened(qtbot, views.HessianView, "000_layer_hessian")
+
+    def walked():
+        raise AssertionError("use walked every widget of the app")
+
+    monkeypatch.setattr(QApplication, "allWidgets", staticmethod(walked))
+    try:
+        plot_colours.use("dark")
+        assert "#edf7ed" not in view.symmetry.styleSheet()
+        plot_colours.use("light")
+        assert "#edf7ed" in view.symmetry.styleSheet()
     finally:
         plot_colours.use("light")
