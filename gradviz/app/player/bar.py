@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QWidget
 from ...render import painter as render_painter
 from ...render.involved import step_groups
 from ...render.legible import READABLE_PX
-from . import fit_dock, step_view
+from . import fit_dock, steady_zoom, step_view
 from .bar_story import BarStory
 from .bar_widgets import SPEEDS, BarWidgets
 from .pinned_names import PinnedNames
@@ -43,6 +43,8 @@ class PlayerBar(BarStory, BarWidgets, QWidget):
         self._whole = False             # a document just opened: shown whole (show_opened)
         self._restoring = None          # (step index, formula card) an undo or redo puts back
         self._computing = False         # a document just opened: its story not taken yet
+        self.zoom_cap = None            # the most the step shown may be zoomed in: steady_zoom
+        self._zoom_memo = None          # (what it holds for, {step index: zoom}): _neighbour_zooms
 
         self.animation = QVariantAnimation(self)
         self.animation.setStartValue(0.0)
@@ -143,8 +145,9 @@ class PlayerBar(BarStory, BarWidgets, QWidget):
         return self._whole and self._index == 0
 
     def frame(self):
-        """Zoom and scroll the canvas to the current step (a function of the index only;
-        a document just opened: Fit to Window's view, `show_opened`)."""
+        """Zoom and scroll the canvas to the current step (a function of the index only: its
+        zoom bounded by its neighbouring steps', `steady_zoom`; a document just opened: Fit to
+        Window's view, `show_opened`)."""
         step = self.step
         if step is None:
             return None
@@ -152,7 +155,10 @@ class PlayerBar(BarStory, BarWidgets, QWidget):
             self.canvas.fit()
             return self.canvas.transform().m11()
         self.lay_out()
-        framed = step_view.frame_step(self.canvas, self.canvas.renderer, step, **self.framing)
+        self.zoom_cap = steady_zoom.zoom_cap(self.canvas, self.canvas.renderer, self._steps, self._index,
+                                             **self.framing, known=self._neighbour_zooms())
+        framing = dict(self.framing, max_zoom=self.zoom_cap)
+        framed = step_view.frame_step(self.canvas, self.canvas.renderer, step, **framing)
         self._pan = None
         if framed is not None and self.animation.state() == QVariantAnimation.State.Running:
             start = step_view.pan_start(self.canvas, self.canvas.renderer, step, *framed)
@@ -164,6 +170,17 @@ class PlayerBar(BarStory, BarWidgets, QWidget):
             overlay.relayout()     # the formula card may have docked elsewhere
         self._note_formula()
         return None if framed is None else framed[0]
+
+    def _neighbour_zooms(self):
+        """{step index: its zoom} as steady_zoom weighs the steps beside the one framed, kept
+        while the renderer, its layout, the view's size and the framing stay (a step is
+        framed several times as it is shown: each weighing took 35 ms)."""
+        c = self.canvas
+        same, equal = (c.renderer, self._steps), (dict(c.renderer.positions), c.viewport().size(), dict(self.framing))
+        memo = self._zoom_memo
+        if memo is None or any(a is not b for a, b in zip(memo[0], same)) or memo[1] != equal:
+            memo = self._zoom_memo = (same, equal, {})
+        return memo[2]
 
     def lay_out(self):
         """The canvas's own layout, as the steps are shown: unfolded where Fit to Window folded

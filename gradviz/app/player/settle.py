@@ -129,20 +129,28 @@ def settle(view, renderer, step, zoom, centre, extra=(), full=False):
     # Each pan slight, from where the last one left the view, and made only where it cuts
     # fewer cards.
     best = tuple(shift)
-    now = tuple(cut([best[0]], [best[1]])[:, 0, 0])
-    for _ in range(len(bodies) + 1):
+    best, now = _slight_pans(cut, options, best, tuple(cut([best[0]], [best[1]])[:, 0, 0]), len(bodies) + 1)
+    # Then, where a card is still cut without its name, one pan a little further (NAME_REACH)
+    # that shows it or drops it: the tiny CNN's pool at 1280 x 800 (steps 7-20) lay cut at the
+    # view's left, its name 0.26 of the view away; and slight pans again from there (the relu
+    # chain's Visit steps in presentation at 1280 x 800 showed loss's name 0.35 of the view
+    # away and left layer5 cut 44 units inside the view's left edge).
+    if now[0]:
+        moved = _pan(cut, options, best, NAME_REACH)
+        if moved[1][0] < now[0]:
+            best, now = _slight_pans(cut, options, *moved, len(bodies) + 1)
+    return QPointF(centre.x() + best[0], centre.y() + best[1])
+
+
+def _slight_pans(cut, options, best, now, most):
+    """(pan, counts) after at most `most` slight pans from `best` (counts `now`), each made
+    only where it cuts fewer cards (`_pan`)."""
+    for _ in range(most):
         moved = _pan(cut, options, best, SLIGHT)
         if moved[1] >= now:
             break
         best, now = moved
-    # Then, where a card is still cut without its name, one pan a little further (NAME_REACH)
-    # that shows it or drops it: the tiny CNN's pool at 1280 x 800 (steps 7-20) lay cut at the
-    # view's left, its name 0.26 of the view away.
-    if now[0]:
-        moved = _pan(cut, options, best, NAME_REACH)
-        if moved[1][0] < now[0]:
-            best = moved[0]
-    return QPointF(centre.x() + best[0], centre.y() + best[1])
+    return best, now
 
 
 def _pan(cut, options, best, share):

@@ -148,13 +148,14 @@ def step_rects(renderer, step, extra=(), full=False):
 
 
 def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM, fill=None,
-               floor_px=READABLE_PX, extra=(), full=False, rule_px=READABLE_PX):
+               floor_px=READABLE_PX, extra=(), full=False, rule_px=READABLE_PX, dock=True):
     """(zoom, scene centre, docked formula rect or None) that frames `step` in `view`'s
     viewport; None without a graph. fill (presentation mode): a graph that, shown whole,
     leaves most of the view empty is shown closer (`_close_up`). floor_px: the least size
     of the cards' text a step too large is shown at. extra: nodes framed with the step's.
     full: the cards with their ports and the own card's ring (`card_as`). rule_px: the least
-    size of the formula card's text (`_configs`)."""
+    size of the formula card's text (`_configs`). dock False: a step too large to show
+    whole is not docked (its zoom is the legible one's: `steady_zoom`'s quick estimate)."""
     renderer.dock_formula(step, None)
     rects = step_rects(renderer, step, extra, full)
     if rects is None:
@@ -171,7 +172,7 @@ def step_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM,
         if docked is not None:
             renderer.dock_formula(step, docked)
         return fit, framed.center(), docked
-    if fit_zoom(rects[3], width, height) < lowest:
+    if dock and fit_zoom(rects[3], width, height) < lowest:
         docked = _docked(view, renderer, step, lowest, readable_px, floor_px, extra, full, rule_px)
         if docked is not None:
             picture = _graph(renderer, step, full).united(docked[2]) if docked[2] is not None else None

@@ -294,7 +294,7 @@ ROOM_GAIN = 1.1    # a slide whose picture would show this much larger in its vi
 OFF_CENTRE = 0.1   # ... and one whose picture lies this far (share of the view) off its centre
 
 
-def _room_left(c, r, step, seen, where):
+def _room_left(c, r, step, seen, cap, where):
     """Presentation mode frames what a slide shows whole (the step's items and its arrows'
     labels in view, and every card whole in view) as large as its view allows (up to its zoom cap), the view's margins
     kept, and centred in the view where it shows all the step's items, unless the centred
@@ -304,7 +304,8 @@ def _room_left(c, r, step, seen, where):
     frame (what stayed could show 1.32 times larger), and attention's frame was centred on
     the whole graph's height (its top 36 % empty, its bottom 3 %). Lesson 17's seed slide
     at 1280 x 800 was panned half its view down to drop layer2 off the top (its graph in the
-    top 260 pixels, 0.35 of the view off centre)."""
+    top 260 pixels, 0.35 of the view off centre). `cap`: the step's zoom cap, the zoom its
+    neighbours are framed at bounding it (steady_zoom)."""
     items = card_rects.step_items(r, step, full=True)     # the step's own card with its ring
     cards = [card_rects.whole_card(r, n) for n in r.doc.nodes]
     labels = [rect for _, rect in r.label_rects(step)]      # the arrows' labels as placed
@@ -315,7 +316,6 @@ def _room_left(c, r, step, seen, where):
     for rect in shown[1:]:
         picture = picture.united(rect)
     port, zoom = c.viewport().rect(), c.transform().m11()
-    cap = c.window().player.framing["max_zoom"]
     larger = min(cap, step_view.fit_zoom(picture, port.width() - 2 * step_view.MARGIN,
                                          port.height() - 2 * step_view.MARGIN))
     if larger > zoom * ROOM_GAIN + EPS:
@@ -403,7 +403,7 @@ def _named_misses(w, r, step, where):
 def _misses(w, path, presenting, size):
     """What the framing of each step of the open sample gets wrong."""
     c, p = w.canvas, w.player
-    out = []
+    out, zooms = [], []
     for k, step in enumerate(p.steps):
         if presenting:
             w.presentation.go(step.index)
@@ -417,6 +417,7 @@ def _misses(w, path, presenting, size):
                 while w.presentation._fit_pending:
                     QCoreApplication.processEvents()
         r = c.renderer          # the player lays out anew what Fit to Window folded
+        zooms.append((step.index + 1, step.title, c.transform().m11()))
         if k == 0:
             out += _edges_over_names(r, path.stem)
         cards = card_rects.involved_cards(r, step)
@@ -455,7 +456,7 @@ def _misses(w, path, presenting, size):
             out.append(where + ("the seed's arrow or word is out of view",))
         out += _pan_misses(c, r, step, seen, where)
         if presenting:
-            out += _room_left(c, r, step, seen, where)
+            out += _room_left(c, r, step, seen, p.zoom_cap, where)
         out += _needless_cuts(r, step, seen, drawn, c.transform().m11(), where)
         out += _nameless_cuts(r, step, seen, drawn, c.transform().m11(), where, presenting)
         out += _unnamed_cuts(w, r, seen, c.transform().m11(), where)
@@ -486,7 +487,20 @@ def _misses(w, path, presenting, size):
         if hidden and _free_spot(seen, (formula.width(), formula.height()), others + cards,
                                  [card for card in cards if seen.intersects(card)]):
             out.append(where + ("formula card hides a name it could have left free",))
-    return out
+    return out + _zoom_jumps(path, zooms)
+
+
+STEADY = 1.65    # the most a step's zoom differs from the one before it (a ratio)
+
+
+def _zoom_jumps(path, zooms):
+    """The camera does not pump in and out as a teacher steps on: each step's zoom is within
+    STEADY of the step's before it (`zooms`: [(number, title, zoom)]). On main a Visit step
+    (one card) zoomed to the cap between its edge steps: lesson 27 in presentation at 1920 x
+    1080 went 1.59, 3.97, 1.8, 3.1, 2.37 ..., lesson 11's step 7 2.17 -> 3.56."""
+    return [(path.stem, number, title, "the zoom jumps from the step before", round(before, 2), round(zoom, 2))
+            for (_, _, before), (number, title, zoom) in zip(zooms, zooms[1:])
+            if max(zoom, before) > STEADY * min(zoom, before)]
 
 
 @pytest.mark.parametrize("presenting, size", [(False, (1280, 800)), (False, (1920, 1080)),

@@ -13,7 +13,8 @@ holds it. On main, lesson 1's steps 1-2 covered 49 % of the view (the seed's car
 y_tf made the column of tf_t and tf_b one card taller), lesson 3's step 4 45 %, its step 2
 47 % with a and b panned out of view, lesson 15's step 3 left x and delta out of a view that
 holds them, and lesson 13's steps covered 40-48 %, their items 22-28 % of the width.
-And where the picture would fit 5 % larger, a step is shown that large, up to the cap: the
+And where the picture would fit 5 % larger, a step is shown that large, up to the cap (and
+the zoom its neighbouring steps bound it to: app/player/steady_zoom): the
 cards' numbers SLIDE_TEXT of the screen's height, as tall as a slide's body text (45 px at
 1080). A fixed cap of 3.0 drew lesson 5's numbers 34 px (the caption's size) and its fan-in
 step's picture over 70 % of the view's width and 78 % of its height.
@@ -89,7 +90,8 @@ def _misses(w, path):
         if not all(seen.contains(card) for card in cards):
             out.append(where + ("a card of a graph that fits the view is out of view",))
         larger = 1.05 * zoom            # in the view less the framing's margins
-        if number_px(zoom, c.logicalDpiY()) < SLIDE_TEXT * SIZE[1] - EPS \
+        cap = p.zoom_cap            # its neighbours' zoom bounds it (steady_zoom)
+        if number_px(zoom, c.logicalDpiY()) < SLIDE_TEXT * SIZE[1] - EPS and zoom < cap - EPS \
                 and picture.width() * larger <= port.width() - 2 * step_view.MARGIN \
                 and picture.height() * larger <= port.height() - 2 * step_view.MARGIN:
             out.append(where + ("the picture would fit 5 % larger", round(zoom, 2)))
