@@ -19,7 +19,7 @@ SNAP = 16.0          # pixels: the views a corner spot is placed in are this muc
 @dataclass(frozen=True)
 class Rules:
     """What a docked formula card must obey. clear: it touches none of the cards in view
-    (else it may lie over their bodies); names_free: it hides no card's name at all (else
+    nor the step's other cards (else it may lie over their bodies); names_free: it hides no card's name at all (else
     only the names of the step's cards are sacred); bodies_free: it touches no other card
     either (else it may lie over their values, their names kept free)."""
     clear: bool
@@ -126,9 +126,9 @@ def _costs(spots_, shown, avoid, others, rules):
         else:
             ok &= ~(_overlaps(spots_, names) != 0).any(axis=1)
         cost += 3 * _overlaps(spots_, cards).sum(axis=1)
-    if avoid:
+    if avoid:       # (clear: out of view or uncovered, as the senders the view starts on)
         cards, names = of(avoid)
-        ok &= ~(_overlaps(spots_, names) != 0).any(axis=1)
+        ok &= ~(_overlaps(padded if rules.clear else spots_, cards if rules.clear else names) != 0).any(axis=1)
         cost += 3 * _overlaps(spots_, cards).sum(axis=1)
     if others:
         cards, names = of(others)

@@ -401,34 +401,33 @@ def _docked(view, renderer, step, lowest, readable_px, floor_px=READABLE_PX, ext
     trace = arrow_trace(renderer, step)
     # The step's arrows kept uncovered where they can be (the tiny CNN's conv → filters w
     # docked its card over 46 % of the arrow from conv's port to filters w).
-    for group, guard in [(group, points) for group in groups
-                         for points in ((trace, ()) if trace and group is nids else ((),))]:
-        shown = [_with_name(renderer, n, full, k == 0) for k, n in enumerate(group)] + [(point, point) for point in guard]
-        arrows = [box(rect) for rect in arrow_rects(renderer, step)] if group is nids else []
-        avoid = [_with_name(renderer, n, full) for n in nids[len(group):]]
-        # Clear of every card, beside the step's cards or anywhere free in the view, at the
-        # largest zoom that has such a place (down to the legible size); only then over other
-        # cards' values (anywhere in the view: a lattice, dearer, when the usual places fail),
-        # and last over a name or the step's cards (BatchNorm's step 9 docked its card over
-        # the target's value at the readable zoom).
-        # A rule card drawn larger than the cards (`rule_px`) clear of every card, on the
-        # lattice too, before one drawn as small as they are (attention's step 20 at 1280 x
-        # 800 found a place only over w_k's and w_v's values).
-        for clear, names_free, bodies_free, grid, tried in (
-                (True, True, True, 0, configs), (True, True, True, LATTICE, configs),
-                (True, True, True, 0, smaller), (True, True, False, 0, configs),
-                (True, True, False, LATTICE, configs), (True, False, False, 0, configs),
-                (False, True, False, 0, configs), (False, False, False, 0, configs)):
-            if not tried:
-                continue
-            found = docking.search(shown, avoid, others, (layout.width, layout.height),
-                                   tried, size, docking.Rules(clear, names_free, bodies_free),
-                                   CARD_GAP, natural, grid, free=bodies_free, extent=arrows)
-            if found is not None:
-                zoom, scale, spot, centre = found
-                rect = QRectF(spot[0], spot[1], spot[2] - spot[0], spot[3] - spot[1])
-                renderer.dock_formula(step, rect)
-                return zoom, QPointF(*centre), rect
+    tries = [(group, points) for group in groups for points in ((trace, ()) if trace and group is nids else ((),))]
+    # Clear of every card, beside the step's cards or anywhere free in the view, at the
+    # largest zoom that has such a place (down to the legible size); only then over other
+    # cards' values (a lattice, dearer, when the usual places fail). A rule card drawn larger
+    # than the cards (`rule_px`) clear of every card, on the lattice too, before one drawn as
+    # small as they are (attention's step 20 at 1280 x 800). Then clear of its own card alone,
+    # and last over a name or the step's cards (at 1024 x 768 lesson 14's fan-ins lay over
+    # layer's values where layer and its card fit alone; BatchNorm's step 9 over the target's).
+    for rows in (((True, True, True, 0, configs), (True, True, True, LATTICE, configs),
+                  (True, True, True, 0, smaller), (True, True, False, 0, configs),
+                  (True, True, False, LATTICE, configs), (True, False, False, 0, configs)),
+                 ((False, True, False, 0, configs), (False, False, False, 0, configs))):
+        for group, guard in tries:
+            shown = [_with_name(renderer, n, full, k == 0) for k, n in enumerate(group)] + [(point, point) for point in guard]
+            arrows = [box(rect) for rect in arrow_rects(renderer, step)] if group is nids else []
+            avoid = [_with_name(renderer, n, full) for n in nids[len(group):]]
+            for clear, names_free, bodies_free, grid, tried in rows:
+                if not tried:
+                    continue
+                found = docking.search(shown, avoid, others, (layout.width, layout.height),
+                                       tried, size, docking.Rules(clear, names_free, bodies_free),
+                                       CARD_GAP, natural, grid, free=bodies_free, extent=arrows)
+                if found is not None:
+                    zoom, scale, spot, centre = found
+                    rect = QRectF(spot[0], spot[1], spot[2] - spot[0], spot[3] - spot[1])
+                    renderer.dock_formula(step, rect)
+                    return zoom, QPointF(*centre), rect
     nodes = QRectF(cards[0])
     for c in cards[1:]:
         nodes = nodes.united(c)
