@@ -146,14 +146,19 @@ def saved(tmp_path, name):
     return np.load(tmp_path / f"{name}.npy")
 
 
-def test_trace_keeps_the_seeds_custom_gradient_as_its_declarative_rule(tmp_path):
-    doc = trace(tmp_path, """
+# TF's guide (Advanced automatic differentiation): clip the gradient, not the value
+CLIP_GRADIENTS = """
         import gradviz as tf
         @tf.custom_gradient
         def clip_gradients(y):
           def backward(dy):
             return tf.clip_by_norm(dy, 0.5)
           return y, backward
+"""
+
+
+def test_trace_keeps_the_seeds_custom_gradient_as_its_declarative_rule(tmp_path):
+    doc = trace(tmp_path, CLIP_GRADIENTS + """
 
         v = tf.Variable(2.0)
         with tf.GradientTape() as t:
@@ -172,13 +177,7 @@ def test_trace_names_nodes_as_the_script_wrote_them(tmp_path):
     """The script's variable names, and a literal as the script wrote it (issue 20 §2): the
     traced custom gradient was named by its function (clip_gradients) beside the script's
     `clipped`, and the literals 2 and 0.1 by internal ids (const_2, const_0_1) on every card."""
-    doc = trace(tmp_path, """
-        import gradviz as tf
-        @tf.custom_gradient
-        def clip_gradients(y):
-          def backward(dy):
-            return tf.clip_by_norm(dy, 0.5)
-          return y, backward
+    doc = trace(tmp_path, CLIP_GRADIENTS + """
 
         v = tf.Variable(2.0)
         with tf.GradientTape() as t:
