@@ -19,9 +19,9 @@ SNAP = 16.0          # pixels: the views a corner spot is placed in are this muc
 @dataclass(frozen=True)
 class Rules:
     """What a docked formula card must obey. clear: it touches none of the cards in view
-    nor the step's other cards (else it may lie over their bodies); names_free: it hides no card's name at all (else
-    only the names of the step's cards are sacred); bodies_free: it touches no other card
-    either (else it may lie over their values, their names kept free)."""
+    nor the step's other cards (else it may lie over their bodies); names_free: it hides no
+    card's name at all (else only the names of the step's cards are sacred); bodies_free: it
+    touches no other card either (else it may lie over their values, their names kept free)."""
     clear: bool
     names_free: bool
     bodies_free: bool = False
@@ -126,9 +126,12 @@ def _costs(spots_, shown, avoid, others, rules):
         else:
             ok &= ~(_overlaps(spots_, names) != 0).any(axis=1)
         cost += 3 * _overlaps(spots_, cards).sum(axis=1)
-    if avoid:       # (clear: out of view or uncovered, as the senders the view starts on)
+    if avoid:
         cards, names = of(avoid)
-        ok &= ~(_overlaps(padded if rules.clear else spots_, cards if rules.clear else names) != 0).any(axis=1)
+        if rules.clear:     # out of view or uncovered (the view starts on the senders)
+            ok &= ~(_overlaps(padded, cards) != 0).any(axis=1)
+        else:
+            ok &= ~(_overlaps(spots_, names) != 0).any(axis=1)
         cost += 3 * _overlaps(spots_, cards).sum(axis=1)
     if others:
         cards, names = of(others)

@@ -64,8 +64,8 @@ def _cost_as_was(spot, shown, avoid, others, rules):
         elif _overlap_as_was(spot, name):
             return None
         cost += 3 * _overlap_as_was(spot, card)
-    for card, name in avoid:
-        if _overlap_as_was(spot, name):
+    for card, name in avoid:        # clear: the step's other cards uncovered too
+        if _overlap_as_was(padded, card) if rules.clear else _overlap_as_was(spot, name):
             return None
         cost += 3 * _overlap_as_was(spot, card)
     for card, name in others:
