@@ -39,6 +39,9 @@ ROUNDING = 4
 # named by a formula and the step; GradientCheck.letters renames one that is a node's name
 # on the canvas (no 'at h = 10⁻³' beside a node h).
 LETTERS = ("c", "b", "L", "h")
+# The step's letter beside a node h: a letter steps are written with (the rule cards' spare
+# a read 'at a = 10⁻³' as English)
+STEP_SPARES = ("δ", "k", "s")
 
 
 @dataclass
@@ -235,7 +238,10 @@ def gradient_check(doc, source=None, index=None, steps=None, progress=None):
                           float(np.asarray(gradient, np.float64)[index]),
                           tolerance=TOLERANCE.get(dtype, 1e-6), loss=loss_of(work, base.values),
                           eps=float(np.finfo(dtype).eps))
-    check.letters.update(unclash(LETTERS, [None] * len(LETTERS), node_names(doc)))
+    taken = node_names(doc)
+    check.letters.update(unclash(LETTERS[:3], [None] * 3, taken | {"h"}))
+    others = {check.letters[k] for k in LETTERS[:3]}
+    check.letters.update(unclash(["h"], [None], taken | others, spares=STEP_SPARES))
     for k, h in enumerate(steps):
         plus, minus = (_loss_at(work, base, source, x, index, float(x[index]) + s * h)
                        for s in (1, -1))
