@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QComboBox, QDial
 
 from ...engine.errors import counted
 from ...graph.tensors import dims
+from ...story.numbers import line_format
 from ..theme import ERROR_STYLE, WARN_STYLE
 from ..whole_columns import whole_columns
 from .tensor_grid import TensorGrid, TensorModel
@@ -184,7 +185,6 @@ class TensorEditor(QWidget):
         self.view.setVisible(gridded)
         self.summary.setVisible(not gridded)
         self.heatmap.setVisible(not gridded)
-        self.shape_label.setText(f"{dims(array.shape)}  {array.dtype.name}")
         if gridded:
             self.model.set_array(array)
             self._fit_view()
@@ -192,6 +192,8 @@ class TensorEditor(QWidget):
             self.model.set_array(np.zeros((0,), array.dtype))
             self.summary.setText(self._summary_text(array))
             self.heatmap.setPixmap(_heatmap(array))
+        factor = f"   cells {self.model.factor}" if gridded and self.model.factor else ""
+        self.shape_label.setText(f"{dims(array.shape)}  {array.dtype.name}{factor}")
         if not keep_message:
             self._flag_nonfinite()
 
@@ -236,8 +238,9 @@ class TensorEditor(QWidget):
         parts = [f"shape {list(a.shape)} ({a.size} values): too large to edit cell by cell; "
                  "paste or fill it as a whole."]
         if finite.size:
-            parts.append(f"min {finite.min():.4g}, max {finite.max():.4g}, "
-                         f"mean {finite.mean():.4g}")
+            low, high, mean = finite.min(), finite.max(), finite.mean()
+            number = line_format(low, high, mean)     # as a study's line writes them
+            parts.append(f"min {number(low)}, max {number(high)}, mean {number(mean)}")
         if finite.size < f.size:
             bad = f.size - finite.size
             parts.append(f"{counted(bad, 'entry', 'entries')} {'is' if bad == 1 else 'are'} nan or inf")
