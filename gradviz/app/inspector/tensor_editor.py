@@ -91,7 +91,8 @@ class TensorEditor(QWidget):
         super().__init__(parent)
         self.fixed_shape = fixed_shape
         self.confirm = self._ask  # confirm(text) -> bool, before a paste changes the shape
-        self.random_settings = dict(distribution="normal", seed=0, a=0.0, b=1.0)
+        # seed None: the user chose none, so each fill draws a fresh one (fresh_seed)
+        self.random_settings = dict(distribution="normal", seed=None, a=0.0, b=1.0)
         # () -> (whose tensor it is, the node's name; the rectangles, global, that the Random
         # fill leaves in view, most important first: its card, the canvas): asked on opening
         self.subject = lambda: ("", [])
@@ -401,11 +402,14 @@ class TensorEditor(QWidget):
         r0, c0, r1, c1 = block
         return self._paste_block(np.zeros((r1 - r0, c1 - c0)), block)
 
-    def random_fill(self, distribution="normal", seed=0, a=0.0, b=1.0):
-        """Fill every entry from `distribution` with `seed` (same seed, same numbers)."""
+    def random_fill(self, distribution="normal", seed=None, a=0.0, b=1.0):
+        """Fill every entry from `distribution` with `seed` (same seed, same numbers; None: a
+        fresh one, so two tensors filled one after the other never hold the same numbers).
+        The numbers are the tensor's value from then on, saved with the document."""
         if self.read_only or self._array.size == 0:
             return False
         self.random_settings = dict(distribution=distribution, seed=seed, a=a, b=b)
+        seed = fresh_seed() if seed is None else seed
         values = random_values(self._array.shape, distribution, seed, a, b)
         if self._array.dtype.kind in "iu":
             values = np.round(values)
@@ -415,7 +419,9 @@ class TensorEditor(QWidget):
 
     def random_dialog(self):
         name, keep = self.subject()
-        dialog = RandomFillDialog(self, **self.random_settings, name=name)
+        chosen = self.random_settings["seed"]       # the user's, or None
+        proposed = fresh_seed() if chosen is None else chosen
+        dialog = RandomFillDialog(self, **{**self.random_settings, "seed": proposed}, name=name)
         dialog.adjustSize()
         button = self.random_button
         dialog.move(clear_spot(dialog.frameGeometry().size(),
@@ -426,7 +432,17 @@ class TensorEditor(QWidget):
         if dialog.exec() == QDialog.Accepted:
             settings = dialog.settings()
             self.random_fill(**settings)
-            self.random_settings["seed"] = settings["seed"]
+            # a seed the user typed is kept for the next fill; a proposed one is not
+            self.random_settings["seed"] = (settings["seed"] if chosen is not None
+                                            or settings["seed"] != proposed else None)
+
+
+_SEEDS = np.random.default_rng()     # seeded from the OS: proposals differ between sessions
+
+
+def fresh_seed():
+    """A seed the Random fill proposes where the user has chosen none."""
+    return int(_SEEDS.integers(2**31 - 1))
 
 
 def clear_spot(size, button, column, keep, room, gap=4):
