@@ -205,6 +205,23 @@ def test_a_study_in_front_takes_the_column_and_the_inspector_opens_where_the_use
     qtbot.waitUntil(lambda: not inspector.folded and w.inspector.isVisible())
 
 
+def test_a_study_opened_with_a_node_selected_leaves_the_inspector_open(qtbot, window, monkeypatch):
+    """At 1280 x 800, a node selected while the graph is edited, then View ▸ Studies ▸ a study:
+    the inspector folded and the user lost the node they were editing (H44 audit: layer1 and
+    the Hessian). A study opened so shares the column as a node selected beside a study does
+    (the inspector at its share, the study in front below it), whichever came first
+    (clearing the selection gives the study the column: test_a_study_in_front_takes_...)."""
+    monkeypatch.setattr(_base, "DEBOUNCE_MS", 0)
+    w = window("001_dense_jacobian", (1280, 800))
+    w.controller.set_selection(["layer"])
+    inspector = w.inspector_dock
+    dock = _open(qtbot, w, "Jacobian")
+    qtbot.wait(100)
+    column = inspector.height() + dock.height()
+    assert not inspector.folded and in_front(inspector) and in_front(dock)
+    assert inspector.height() >= INSPECTOR_SHARE * column - 30, (inspector.height(), column)
+
+
 def _tab_texts(w):
     return [b.tabText(i) for b in w.findChildren(QTabBar) if b.isVisible() for i in range(b.count())]
 
