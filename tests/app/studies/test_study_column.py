@@ -266,6 +266,27 @@ def test_a_long_warning_reads_as_its_headline_and_opens_on_a_click(qtbot, window
     qtbot.waitUntil(lambda: check.folded() and "Details ▸" in check.text())
 
 
+def test_the_block_norms_colour_bar_keeps_its_norm_bars_when_details_squeeze_it(qtbot, window, monkeypatch):
+    """BatchNorm's lesson at 1280 x 800, the Batch Jacobian's warning opened with 'Details ▸':
+    the block norms' plot keeps 120 px and its colour bar, 46 px long, was titled 'norm'
+    (H44 audit), which said no more than a norm. Its title is a form of '‖ block ‖' that the
+    bar holds whole, its norm bars upright where it is '‖·‖' (turned, '‖J‖' read as '≡')."""
+    monkeypatch.setattr(_base, "DEBOUNCE_MS", 0)
+    w = window("001_batchnorm_pitfall", (1280, 800))
+    view = _open(qtbot, w, "Batch Jacobian").view
+    check = view.check
+    qtbot.waitUntil(lambda: check.folded())
+    QTest.mouseClick(check, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _link_point(check, "Details"))
+    qtbot.waitUntil(lambda: "Less ◂" in check.text())
+    qtbot.wait(100)
+    axis = view.norms.colorbar.axis
+    shown = axis.title_shown
+    assert shown.startswith("‖") and shown.endswith("‖") and "norm" not in shown, shown
+    along = axis.label.mapRectToParent(axis.label.boundingRect())     # the title in its axis' frame
+    assert 0 <= along.top() and along.bottom() <= axis.size().height(), (shown, along, axis.size())
+    assert axis.label.rotation() == (0 if shown == "‖·‖" else -90), (shown, axis.label.rotation())
+
+
 def _link_point(label, words):
     """Where `words` of the rich text of `label` are drawn, as a click reaches them."""
     doc = QTextDocument()
