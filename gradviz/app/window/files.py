@@ -93,8 +93,10 @@ class WindowFiles:
         """Open `path` without asking about the current document (the caller did).
         Every failure is a dialog in words; the window keeps the document it had."""
         before, before_path = self.controller.doc, self.controller.path
-        try:
-            self.controller.open(path)
+        try:   # read off the UI thread: a file of large tensors takes seconds
+            doc = wait_painted(lambda: fileformat.load(path, strict=False), self,
+                               f"Opening {os.path.basename(path)}…")
+            self.controller.set_document(doc, path)
         except OSError as e:
             self._cannot("open", path, os_error_words(e))
             if remember and not os.path.exists(path):
