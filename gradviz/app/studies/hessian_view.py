@@ -11,7 +11,7 @@ from ...engine.errors import counted
 from ...graph import catalog
 from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...graph.names import objective_term, taken
-from ...graph.training import DAMPED_SHARE, gradient_step_words, share_text, singular_step_words
+from ...graph.flat_newton import DAMPED_SHARE, gradient_step_words, share_text, singular_step_words
 from ...story import studies
 from ...story.numbers import alone, line_format
 from ._base import StudyView, _html
