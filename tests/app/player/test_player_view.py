@@ -7,7 +7,7 @@ from PySide6.QtGui import QTextDocument
 
 from gradviz.app.literal import WORD_JOINER
 from gradviz.app.player import card_rects, step_view
-from gradviz.app.player.bar_widgets import CAPTION_LINES
+from gradviz.app.player.bar_widgets import CAPTION_LINES, STEP_LABEL_W
 from gradviz.app.player.timeline import StepStrip, set_caption
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render.layout import layout
@@ -194,9 +194,22 @@ def test_timeline_names_every_step_and_a_click_goes_there(window, qtbot):
 
 
 def test_the_step_name_is_readable_at_1280(window):
+    """The step's name reads whole at 1280, in a label as wide as the name it shows, not as
+    the story's widest (the caption began at x 400 beside 'Editing'); the bar stays as tall
+    at every step."""
     w = window(REGULARIZATION)
     p = w.player
-    p.set_index(10)
+    heights = set()
+    for i in (-1, 0, 10):
+        p.set_index(i)
+        QCoreApplication.processEvents()
+        label = p.step_label
+        assert label.width() == min(STEP_LABEL_W, label.fontMetrics().horizontalAdvance(label.text()) + 2), i
+        assert p.caption.x() == label.x() + label.width() + p._caption_row.spacing(), i
+        heights.add(p.height())
+        if i < 0:
+            assert p.caption.x() < 200, p.caption.x()      # beside 'Editing'
+    assert len(heights) == 1
     name = p.step_name(p.step)
     assert p.step_label.toolTip() == name
     shown = p.step_label.text().replace(WORD_JOINER, "")
@@ -298,3 +311,20 @@ def test_a_step_restyles_only_the_chips_it_changes_and_a_new_story_replaces_the_
     in_row = [strip._row.itemAt(i).widget() for i in range(strip._row.count())]
     assert [chip for chip in in_row if chip is not None] == strip.chips
     assert not any(chip.isVisibleTo(strip) for chip in old)
+
+
+def test_a_new_storys_chips_are_laid_out_whole_at_once(qtbot):
+    """Opening lesson 33 from the menu, the chips read '1…t', '2…s' for seconds: the row of
+    new chips, wider than the strip, was squeezed into it (each chip at its minimum, its
+    words elided) until the next step's restyle laid the row out again."""
+    from PySide6.QtWidgets import QApplication
+    from gradviz.app.player.timeline import StepStrip
+    strip = StepStrip()
+    qtbot.addWidget(strip)
+    strip.resize(600, 60)
+    strip.show()
+    names = [f"Visit layer{i} → dense{i}" for i in range(20)]
+    strip.set_steps(names, ["visit"] * 20)
+    QApplication.processEvents()
+    assert [c.width() for c in strip.chips] == [c.sizeHint().width() for c in strip.chips]
+    assert strip.horizontalScrollBar().maximum() > 0       # the row scrolls instead
