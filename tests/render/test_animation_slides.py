@@ -430,10 +430,11 @@ def _cut_cards(renderer, step, view):
 def _off_centre(view, drawn):
     """(x, y): how far from centred what the frame draws (`drawn`, its picture's bounds)
     sits in `view`, a share of the view; 0 where the picture is larger than the view in
-    that direction and fills it."""
+    that direction and fills it but for at most the slide's margin at its edges."""
+    margin = animation.SLIDE_MARGIN
     def along(v0, v1, d0, d1):
         if d1 - d0 >= v1 - v0:
-            return 0.0 if d0 <= v0 + 1e-6 and d1 >= v1 - 1e-6 else 1.0
+            return 0.0 if d0 <= v0 + margin and d1 >= v1 - margin else 1.0
         return abs((d0 - v0) - (v1 - d1)) / (v1 - v0)
     return (along(view.left(), view.right(), drawn.left(), drawn.right()),
             along(view.top(), view.bottom(), drawn.top(), drawn.bottom()))
