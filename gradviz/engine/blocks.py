@@ -26,7 +26,7 @@ from .tracing import _trace
 # False: jacobian always takes the dense pass (to compare, or to rule this path out).
 ENABLED = True
 
-_ELEMENTWISE = frozenset((
+ELEMENTWISE = frozenset((   # each output entry reads the same (broadcast) entry of each input
     # unary
     "Neg", "Exp", "Log", "Sin", "Cos", "Sqrt", "Square", "Abs", "Tanh", "Reciprocal",
     "Sign", "Relu", "Sigmoid", "Elu", "Softplus", "Identity", "Cast",
@@ -53,7 +53,7 @@ def _keeps_rows(op, dependent, rows):
     if not _lead(out, rows):
         return False
     ndim = out._value.ndim
-    if kind in _ELEMENTWISE or kind == "BroadcastTo":
+    if kind in ELEMENTWISE or kind == "BroadcastTo":
         # Broadcasting may repeat a dependent input along other axes, never along axis 0.
         return all(t._value.ndim == ndim and _lead(t, rows) for t in dependent)
     if kind in _REDUCTIONS:

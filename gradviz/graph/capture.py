@@ -193,6 +193,24 @@ def _const_stem(value):
     return f"const_{text}"
 
 
+def literal_text(value):
+    """A scalar constant as the script wrote it ('3', '0.5', '1e-08'; a float32 by its
+    shortest text, 0.1 not 0.100000001): the name of a literal the script gave no name, so a
+    rule card reads 'grad · 3', never the internal 'const_3'. '' for a tensor."""
+    if np.ndim(value) != 0 or np.asarray(value).dtype.kind not in "biuf":
+        return ""
+    v = np.asarray(value)[()]
+    if v.dtype.kind == "b":
+        return str(bool(v))
+    if v.dtype.kind in "iu":
+        return str(int(v))
+    if not np.isfinite(v):
+        return ""
+    if v == 0 or 1e-4 <= abs(v) < 1e6:
+        return np.format_float_positional(v, trim="-")
+    return np.format_float_scientific(v, trim="-")
+
+
 # -- which recorded ops belong in the document -----------------------------------------------
 
 @dataclass
@@ -433,7 +451,9 @@ def from_tape(tape, targets, sources, output_gradients=None, title="Captured tap
             node = Node(name(stem), VARIABLE, value=np.array(value), trainable=t.trainable,
                         watched=watched(t))
         else:
-            node = Node(name(named(t, _const_stem(value))), CONSTANT, value=np.array(value),
+            given = named(t, "")
+            node = Node(name(given or _const_stem(value)), CONSTANT, value=np.array(value),
+                        label="" if given else literal_text(value),
                         watched=t._id in tracked if recording.watched is None else watched(t))
         doc.add(node)
         ports[t._id] = Port(node.id, 0)
@@ -506,9 +526,13 @@ def _node(item, name, named, recording, watched):
     op = item.ops[0]
     if op.type == "CustomGradient":
         rule, attrs = declarative_rule(op)
+        # The script's name for the result (clipped = clip_gradients(y)) is the node's
+        # name; the function's name only stands for a result the script did not name.
         fn = str(op.attrs.get("function", ""))
-        node_id = name(named(out, fn or "custom"))
-        label = clean_text("label", fn) if fn and fn not in (node_id, f"{node_id}_fn") else ""
+        given = named(out, "")
+        node_id = name(given or fn or "custom")
+        label = clean_text("label", fn) if not given and fn and fn not in (
+            node_id, f"{node_id}_fn") else ""
         return Node(node_id, CUSTOM_GRADIENT, op=rule, attrs=attrs, label=label)
     spec = _spec(op)
     if spec is None:

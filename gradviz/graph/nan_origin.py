@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine.backward import Observer
+from ..engine.blocks import ELEMENTWISE
 from ..engine.errors import counted, ordinal
 from ..engine.tensor import Tensor
 from .build import quiet
@@ -61,14 +62,23 @@ class NanOrigin:
     letters: tuple = ()     # the rule's letter for each input of the op ('x', 'y')
     inputs: tuple = ()      # per input of the op: (node id, how: 'node' | 'rule' | 'inside', bad)
     root: tuple = ()        # where the computation's first NaN or infinity is made (_root)
+    index: int = 0          # the input of the op whose cotangent first holds NaN or infinity
+    at: str = ""            # where in that cotangent ('[0, 0]'; '' for one number)
+    bad: str = ""           # what it holds there ('-∞', 'NaN')
+    numbers: dict = None    # the rule's letters at that entry ({'grad': -1.0, 'x': 0.0}),
+                            # None where the op is not elementwise
 
     def text(self, label):
-        """'H holds NaN …: it first appears …' with `label(node id)` the node's name; ops
-        in the words the cards use (pow, norm), never the type TF's tape records (Pow,
-        EuclideanNorm); the rule's operands by their nodes' names where they are nodes."""
+        """'H holds NaN …: it first appears in the cotangent of p, from the rule of log_p …'
+        with `label(node id)` the node's name: which cotangent first holds the NaN or
+        infinity (a rule's output, never the upstream it read) and the operation that made
+        it with the numbers at that entry ('-1 / 0 = -∞'); ops in the words the cards use
+        (pow, norm), never the type TF's tape records (Pow, EuclideanNorm); the rule's
+        operands by their nodes' names where they are nodes."""
         kind = f" ({self.kind or self.op})"
-        where = (f"where the rule of {label(self.node)}{kind} is differentiated again"
-                 if self.second else f"in the gradient of {label(self.node)}{kind}")
+        into = f"the cotangent of {self._input(label, self.index)}"
+        where = (f"where the rule of {label(self.node)}{kind} is differentiated again, in {into}"
+                 if self.second else f"in {into}, from the rule of {label(self.node)}{kind}")
         head = (f"{_sentence(self.result)} holds NaN or infinity in {self.count} of its entries "
                 f"(first at {self.entry}). It first appears {where}: ")
         if self.forward:
@@ -78,9 +88,33 @@ class NanOrigin:
             read = (f"{reader} reads {_joined(bad)}, which already "
                     f"{'holds' if len(bad) == 1 else 'hold'} NaN or infinity")
             return head + read + "." + self._root_text(label)
-        zero = (f" where its input {label(self.operand)} is 0 ({self.zeros} of {self.size} "
-                f"entries), as in 0 · ∞ or 1 / 0" if self.zeros else "")
-        return head + f"{self._rule(label)} gives NaN or infinity from finite numbers{zero}."
+        node, how, _ = self.inputs[self.index] if self.inputs else (None, "", False)
+        at = (f" at {label(node) if how == 'node' else 'entry '}{self.at}" if self.at else "")
+        computed, bad = self._computed(), self.bad.replace("-", "−")
+        made = f"computes {computed} = {bad}" if computed else f"gives {bad}"
+        zero = (f" ({label(self.operand)} is 0 in {self.zeros} of {self.size} entries)"
+                if self.zeros else "")
+        return head + (f"{self._rule(label).rstrip(',')}:{at} it {made} from finite "
+                       f"numbers{zero}.")
+
+    def _computed(self):
+        """The rule's expression with the numbers of the entry where it first gives NaN or
+        infinity ('-1 / 0' for grad / x), '' when it cannot be written so (an op that is not
+        elementwise, a rule whose text names what is not an input)."""
+        rule = self.rule.split("=", 1)[-1]
+        rule = re.split(r",| where ", rule)[0].strip()
+        if self.numbers is None or not rule:
+            return ""
+        letter = r"(?<![A-Za-z0-9_]){}(?![A-Za-z0-9_])"
+        text = rule
+        for name, value in sorted(self.numbers.items(), key=lambda kv: -len(kv[0])):
+            word = _number(value)
+            text = re.sub(letter.format(re.escape(name)),
+                          lambda m: word if m.start() == 0 or word[0] != "-" else f"({word})",
+                          text)
+        if any(re.search(rf"{re.escape(n)}(?![A-Za-z_])", text) for n in self.numbers):
+            return ""      # a letter left inside a word ('2x'): no true substitution
+        return text.replace("-", "−")
 
     def _input(self, label, i):
         """Input i of the op as the reader knows it: its node's name, else whose value it is."""
@@ -127,6 +161,20 @@ class NanOrigin:
                 f"finite numbers.")
 
 
+def _number(value):
+    """One number of a rule's operation: whole numbers as integers ('-1 / 0' reads as the
+    rule's division), others with float32's shortest digits; ∞ and NaN as words write them.
+    (story.numbers, the cards' rule, is a layer above the graph.)"""
+    if np.isnan(value):
+        return "NaN"
+    if np.isinf(value):
+        return "∞" if value > 0 else "-∞"
+    if value == int(value) and abs(value) < 1e9:
+        return str(int(value))
+    return np.format_float_positional(np.float32(value), trim="-") if 1e-4 <= abs(value) < 1e6 \
+        else np.format_float_scientific(np.float32(value), trim="-")
+
+
 def _joined(words):
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
@@ -164,12 +212,17 @@ class _Servers(Observer):
 
 class _FirstNonFinite(Observer):
     def __init__(self):
-        self.found = None    # (op, input index)
+        self.found = None    # (op, input index, upstream of its outputs, that input's cotangent)
+        self._upstream = ()
+
+    def visit(self, op, upstream):
+        self._upstream = upstream
 
     def contribution(self, op, index, cotangent):
         value = np.asarray(cotangent._value if hasattr(cotangent, "_value") else cotangent)
         if self.found is None and value.dtype.kind == "f" and not np.isfinite(value).all():
-            self.found = (op, index)
+            self.found = (op, index, [None if u is None else np.asarray(u._value)
+                                      for u in self._upstream], value)
 
 
 def _bad(array):
@@ -236,7 +289,7 @@ def study_nan_origin(doc, kind, result, target=None, source=None):
         return None
     if finder.found is None:
         return None
-    op, k = finder.found
+    op, k, upstream, cotangent = finder.found
     forward = _served(op, outer._entries, first, servers)
     second = any(o is op for o in outer._entries[first:])
     node = _source_node(doc, built, op) or _node_of(built, forward)
@@ -251,6 +304,7 @@ def study_nan_origin(doc, kind, result, target=None, source=None):
     origin.letters = tuple(_letter(op, i) for i in range(len(op.inputs)))
     origin.inputs = tuple(_input_of(doc, built, outer, first, servers, x) + (not _finite(v),)
                           for x, v in zip(op.inputs, values))
+    _place(origin, op, k, upstream, cotangent, values)
     if origin.forward:
         origin.root = _root(doc, built, outer, first, servers,
                             [x for x, v in zip(op.inputs, values) if not _finite(v)])
@@ -260,6 +314,27 @@ def study_nan_origin(doc, kind, result, target=None, source=None):
             origin.operand, origin.zeros, origin.size = owner, int((value == 0).sum()), value.size
             break
     return origin
+
+
+def _place(origin, op, k, upstream, cotangent, values):
+    """Where the cotangent of input k first holds NaN or infinity, what it holds there and,
+    for an elementwise op whose operands line up with it, the rule's letters' numbers there."""
+    flat = int(_bad(cotangent)[0])
+    entry = np.unravel_index(flat, cotangent.shape) if cotangent.ndim else ()
+    origin.index = k
+    origin.at = f"[{', '.join(str(int(i)) for i in entry)}]" if cotangent.size > 1 else ""
+    origin.bad = _number(cotangent.reshape(-1)[flat])
+    if (op.type not in ELEMENTWISE or len(upstream) != 1 or upstream[0] is None
+            or upstream[0].shape != cotangent.shape or values[k].shape != cotangent.shape):
+        return
+    try:
+        at = {"grad": float(upstream[0][entry])}
+        for letter, v in zip(origin.letters, values):
+            if letter:
+                at[letter] = float(np.broadcast_to(v, cotangent.shape)[entry])
+    except ValueError:     # an input that does not broadcast to the cotangent's shape
+        return
+    origin.numbers = at
 
 
 def study_nan_warning(doc, kind, result, target=None, source=None):

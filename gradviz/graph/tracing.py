@@ -172,6 +172,21 @@ def trace_script(path, call=-1):
     return trace(path, call).doc
 
 
+def read_script(path):
+    """The compiled code of the script at `path`, run by nothing: a file that is not a Python
+    script (a picture, a document, a syntax error) is refused in words before anyone is
+    asked to run it."""
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise DocumentError("no such script", where=path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return compile(f.read(), path, "exec")
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as e:
+        raise DocumentError(f"cannot read the script: {type(e).__name__}: {e}"[:300],
+                            where=path) from None
+
+
 def trace(path, call=-1, progress=None, max_nodes=None, phase=None):
     """Run the script at `path` (the user chose to run it) and capture its gradient call
     `call` (1 is the first, -1 the last). `progress(done, total)` hears the conversion;
@@ -185,14 +200,7 @@ def trace(path, call=-1, progress=None, max_nodes=None, phase=None):
         raise DocumentError(f"--call {call}: gradient calls count from 1 (the first); -1 is "
                             "the last", where="--call")
     path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise DocumentError("no such script", where=path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            code = compile(f.read(), path, "exec")
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as e:
-        raise DocumentError(f"cannot read the script: {type(e).__name__}: {e}"[:300],
-                            where=path) from None
+    code = read_script(path)
     # The script is the __main__ module while it runs, as under `python script.py`: pickle
     # (multiprocessing's workers) finds its functions and classes there.
     main = types.ModuleType("__main__")

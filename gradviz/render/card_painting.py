@@ -7,7 +7,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
 
 from . import legible, port_labels, preview, text
-from .cards import (BADGE_H, CORNER_R, HEADER_H, LINE_H, PAD, PENDING_OUT, PENDING_TEXT, PORT_R, body_height,
+from .cards import (BADGE_H, CORNER_R, HEADER_H, LINE_H, PAD, PENDING_OUT, PORT_R, body_height,
                     fonts, mark_color, port_name)
 
 
@@ -180,7 +180,8 @@ class CardPainting:
             painter.setFont(text.sans(8.5))
             painter.setPen(QColor(t.muted))
             painter.drawText(box.adjusted(PENDING_OUT, 0, -PENDING_OUT, 0),
-                             Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, PENDING_TEXT)
+                             Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                             self.pending_text(section.port))
         elif section.preview is None:
             painter.setFont(preview.mono_font(9))
             painter.setPen(QColor(colour))

@@ -327,7 +327,8 @@ class CardPainter:
         for label, array, colour, port, shown in sections:
             text_w = max(text_w, text.width(f_label, label) + 2 * PAD)
             if colour == "gradient":
-                text_w = max(text_w, text.width(text.sans(8.5), PENDING_TEXT) + 2 * PAD)
+                text_w = max(text_w, *(text.width(text.sans(8.5), words) + 2 * PAD
+                                       for words in self.pending_texts(port)))
             if shown is None:
                 text_w = max(text_w, text.width(preview.mono_font(9), self.none_text(port)) + 2 * PAD)
             if shown is not None:
@@ -408,6 +409,43 @@ class CardPainter:
                 reveal.setdefault(step.port, step.index)
         self._reveal = (self.story, reveal)
         return reveal
+
+    def arrival_steps(self):
+        """{source port: indices of the steps whose contribution arrives at it}."""
+        cached = getattr(self, "_arrivals", None)
+        if cached is not None and cached[0] is self.story:
+            return cached[1]
+        arrivals = {}
+        reveal = self.reveal_steps()
+        for step in getattr(self.story, "steps", None) or []:
+            port = getattr(step, "port", None)
+            if getattr(step, "kind", "") == "contribution" and port in reveal:
+                arrivals.setdefault(port, []).append(step.index)
+        self._arrivals = (self.story, arrivals)
+        return arrivals
+
+    def pending_text(self, port, index=None):
+        """What a source's gradient box says before the step that shows the gradient, true
+        at step `index` (the one drawn): nothing has arrived yet, k of its n contributions
+        have, or all have and the gradient is shown at step N (the timeline's number). It
+        said 'not yet accumulated' all along, long after a single contribution had come."""
+        index = getattr(self, "story_index", None) if index is None else index
+        arrived = self.arrival_steps().get(port, ())
+        come = sum(1 for at in arrived if index is not None and at <= index)
+        if not come:
+            return PENDING_TEXT
+        if come < len(arrived):
+            return f"pending: {come} of {len(arrived)} arrived"
+        return f"complete: shown at step {self.reveal_steps()[port] + 1}"
+
+    def pending_texts(self, port):
+        """Every text `pending_text` may write for `port` (a card is as wide as the widest)."""
+        arrived = self.arrival_steps().get(port, ())
+        return {PENDING_TEXT, *(self.pending_text(port, at) for at in arrived)}
+
+    def pending_words(self):
+        """{port: its pending text} at the step drawn: a card repaints when its words change."""
+        return {port: self.pending_text(port) for port in self.pending_ports()}
 
     def pending_ports(self, step=None):
         """Source ports whose gradient is not yet known at story `step` (an index or a Step).

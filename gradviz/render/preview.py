@@ -43,6 +43,7 @@ sans_font = _text.sans
 
 
 def shape_text(array):
+    """A card's shape and dtype, "2×3 · float32" (its shape alone: `dims`)."""
     if array is None:
         return ""
     return _shape_text(np.shape(array), getattr(array, "dtype", None))
@@ -51,11 +52,6 @@ def shape_text(array):
 @lru_cache(maxsize=1024)
 def _shape_text(shape, dtype):
     return f"{dims(shape)} · {dtype}" if dtype is not None else dims(shape)
-
-
-def shape_label(array):
-    """The shape as the cards write it, "2" or "2×3", or "scalar"."""
-    return dims(np.shape(array))
 
 
 def _table_format(a, spec=None):
@@ -192,7 +188,7 @@ class Preview:
                 self.text = number_format(shown, spec=own)(shown.reshape(-1)[0].item()) + self.factor
             else:
                 self.font = _text.sans(font_size)
-                self.text = f"empty, shape {shape_label(self.array)}"
+                self.text = f"empty, shape {dims(np.shape(self.array))}"
             self.width = _text.width(self.font, self.text) + 4
             self.height = _text.metrics(self.font).height() + 2
         elif self.kind == "heatmap":

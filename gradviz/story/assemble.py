@@ -5,14 +5,11 @@ import numpy as np
 
 from ..graph.names import inner_product, objective_sum
 from ..graph.operands import _word_pattern, input_word, rename, rule_operands
+from ..graph.tensors import dims
 from . import dead_units
 from .derived import derived
 from .model import Step, Story
 from .rule_sums import broadcast_sum, per_row
-
-
-def _shape(a):
-    return "×".join(str(d) for d in np.shape(a)) or "scalar"
 
 
 def _times(n):
@@ -145,7 +142,7 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
             n = int(np.size(ev.cotangent))
             if ev.given:
                 caption = (f"The backward pass starts at {name} with the output_gradients v you "
-                           f"gave (shape {_shape(ev.cotangent)}): every step below computes a "
+                           f"gave (shape {dims(np.shape(ev.cotangent))}): every step below computes a "
                            f"vector-Jacobian product vᵀJ with this v, the gradient of "
                            f"{inner_product('v', name)} = Σ v·{name}, not of the sum of "
                            f"{name}'s elements.")
@@ -155,12 +152,12 @@ def assemble(events, naming, title="", unconnected_zero=False, extra_cuts=()):
                            f"elements that tape.gradient differentiates is {name} itself.")
             elif n == 1:
                 caption = (f"The backward pass starts at {name}, seeded with 1: {name} holds one "
-                           f"element (shape {_shape(ev.cotangent)}), and the sum of the target's "
+                           f"element (shape {dims(np.shape(ev.cotangent))}), and the sum of the target's "
                            f"elements that tape.gradient differentiates is that element, so "
                            f"∂(Σ {name})/∂{name}[0] = 1.")
             else:
                 caption = (f"The backward pass starts at {name} with ones over its {n} elements "
-                           f"({_shape(ev.cotangent)}). tape.gradient "
+                           f"({dims(np.shape(ev.cotangent))}). tape.gradient "
                            f"differentiates the sum of the target's elements: ∂(Σ {name})/∂{name}[i] = 1 "
                            f"for every i. This is where the sum over the elements of {name} happens.")
             s = add(Step(0, "seed", naming.owner(ev.tensor), port, f"Seed {name}", caption,

@@ -4,6 +4,7 @@ import textwrap
 
 import numpy as np
 
+from ..graph.tensors import dims
 from .numbers import writer, written
 
 WIDTH = 92
@@ -34,7 +35,7 @@ def grid(a, max_rows=8, max_cols=8, indent="    ", conv_filter=False, write=None
     if a.ndim == 0:
         return indent + writer(a, shared)(a.item())
     if a.size == 0:
-        return indent + f"(empty, shape {shape_text(a)})"
+        return indent + f"(empty, shape {dims(a.shape)})"
     if a.ndim == 4:
         return image_grids(a, max_rows, max_cols, indent, conv_filter, shared=shared)
     fmt, factor = write or written(a, shared)
@@ -69,10 +70,6 @@ def image_grids(a, max_rows=8, max_cols=8, indent="    ", conv_filter=False, mos
     if len(cuts) > most:
         lines.append(indent + f"… ({len(cuts) - most} more {'in → out filters' if conv_filter else 'images'})")
     return "\n".join(lines)
-
-
-def shape_text(a):
-    return "×".join(str(d) for d in np.shape(a)) or "scalar"
 
 
 def wrap(text, indent=""):

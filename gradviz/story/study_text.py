@@ -13,6 +13,7 @@ from ..graph.evaluate import evaluate, higher_order
 from ..graph.gradient_check import difference_text, gradient_check, relative_error
 from ..graph.names import objective_term
 from ..graph.nan_origin import study_nan_warning
+from ..graph.tensors import dims
 from . import studies
 from .formatting import grid, number, wrap
 from .numbers import alone, h_text
@@ -25,10 +26,6 @@ def _g(x):
 
 def _mark(ok):
     return "✓" if ok else "✗"
-
-
-def _shape(shape):
-    return "×".join(str(d) for d in shape) or "scalar"
 
 
 def _ports(doc, study):
@@ -50,8 +47,8 @@ def jacobian_lines(doc):
     v_text = ("the document's output_gradients" if given else
               f"a ramp from -1 to 1 over the target's {counted(int(np.prod(t_shape, dtype=int)), 'element')}")
     return [
-        f"Jacobian of {t} with respect to {x}: shape {_shape(j.jacobian.shape)} "
-        f"(target {_shape(t_shape)} + source {_shape(j.gradient.shape)})",
+        f"Jacobian of {t} with respect to {x}: shape {dims(j.jacobian.shape)} "
+        f"(target {dims(t_shape)} + source {dims(j.gradient.shape)})",
         wrap(f"{_mark(j.max_difference <= tol)} summed over the target's axes it is "
              f"tape.gradient({t}, {x}), the gradient of the sum of {t}: "
              f"max |ΣJ − gradient| = {_g(j.max_difference)}", "  "),
@@ -72,8 +69,8 @@ def batch_jacobian_lines(doc):
     b = studies.batch_jacobian_study(doc)
     tol = _tolerance(b.jacobian)
     lines = [
-        f"batch_jacobian of {t} with respect to {x}: shape {_shape(b.batch_jacobian.shape)}, "
-        f"from the full Jacobian {_shape(b.jacobian.shape)}",
+        f"batch_jacobian of {t} with respect to {x}: shape {dims(b.batch_jacobian.shape)}, "
+        f"from the full Jacobian {dims(b.jacobian.shape)}",
         wrap(f"{_mark(b.engine_difference <= tol)} it equals the full Jacobian summed over the "
              f"target's batch axis, Σ_b J[b, …, c, …]: max |difference| = "
              f"{_g(b.engine_difference)}", "  "),
@@ -113,7 +110,7 @@ def hessian_lines(doc):
     n = h.hessian.shape[0]
     if n == 0:
         return [f"Hessian of {t} with respect to {x}: 0 × 0, empty: the source "
-                f"{_shape(h.newton_step.shape)} has no elements"]
+                f"{dims(h.newton_step.shape)} has no elements"]
     if not h.finite:
         return [f"Hessian of {t} with respect to {x}: {n} × {n}, holding NaN or infinity: "
                 f"no eigenvalues, no Newton step",
@@ -121,7 +118,7 @@ def hessian_lines(doc):
     eig = h.eigenvalues
     tol = _tolerance(h.hessian)
     lines = [
-        f"Hessian of {t} with respect to {x}: {n} × {n} (the source {_shape(h.newton_step.shape)}"
+        f"Hessian of {t} with respect to {x}: {n} × {n} (the source {dims(h.newton_step.shape)}"
         f" flattened)",
         f"  {_mark(h.symmetry_error <= tol)} symmetric: max |H − Hᵀ| = {_g(h.symmetry_error)}",
         wrap(f"eigenvalues from {_g(eig[0])} to {_g(eig[-1])}: {h.definiteness} "

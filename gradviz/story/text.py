@@ -7,7 +7,8 @@ and the forward-vs-reverse cost of the chain.
 import numpy as np
 
 from ..graph.structure import filter_ports
-from .formatting import grid, shape_text, wrap
+from ..graph.tensors import dims
+from .formatting import grid, wrap
 from .local import cost
 from .model import number_spec
 from ..graph.operands import caption
@@ -57,7 +58,7 @@ def _step_text(story, step, provenance_entries, filters=frozenset()):
         lines.append(f"     = {caption('sum', step.shown_names)}:")
         lines.append(grid(step.total, indent="       ", conv_filter=conv_filter, shared=shared))
     elif step.cotangent is not None:
-        lines.append(f"     {caption('cotangent', step.shown_names)} ({shape_text(step.cotangent)}):")
+        lines.append(f"     {caption('cotangent', step.shown_names)} ({dims(np.shape(step.cotangent))}):")
         lines.append(grid(step.cotangent, indent="       ", conv_filter=conv_filter, shared=shared))
     if step.kind == "contribution" and provenance_entries and step.cotangent is not None \
             and step._op is not None:

@@ -3,9 +3,13 @@ import json
 import textwrap
 
 import numpy as np
+import pytest
 
 import gradviz as gv
-from gradviz import graph
+from gradviz import graph, story
+from gradviz.graph import capture
+from gradviz.graph.names import node_name
+from gradviz.story.text import explain
 from gradviz.graph.cli_commands import run_command, trace_command
 
 from graph_samples import SAMPLES
@@ -142,14 +146,19 @@ def saved(tmp_path, name):
     return np.load(tmp_path / f"{name}.npy")
 
 
-def test_trace_keeps_the_seeds_custom_gradient_as_its_declarative_rule(tmp_path):
-    doc = trace(tmp_path, """
+# TF's guide (Advanced automatic differentiation): clip the gradient, not the value
+CLIP_GRADIENTS = """
         import gradviz as tf
         @tf.custom_gradient
         def clip_gradients(y):
           def backward(dy):
             return tf.clip_by_norm(dy, 0.5)
           return y, backward
+"""
+
+
+def test_trace_keeps_the_seeds_custom_gradient_as_its_declarative_rule(tmp_path):
+    doc = trace(tmp_path, CLIP_GRADIENTS + """
 
         v = tf.Variable(2.0)
         with tf.GradientTape() as t:
@@ -160,8 +169,38 @@ def test_trace_keeps_the_seeds_custom_gradient_as_its_declarative_rule(tmp_path)
         ("v", "variable", ""), ("mul", "op", "multiply"),
         ("output", "custom_gradient", "clip_by_norm")]
     assert doc.nodes["output"].attrs == {"clip_norm": 0.5}
-    assert doc.nodes["output"].label == "clip_gradients"
+    assert doc.nodes["output"].label == ""   # the script's name, output; not the function's
     assert float(graph.evaluate(doc).gradients[graph.Port("v")]) == 2.0
+
+
+def test_trace_names_nodes_as_the_script_wrote_them(tmp_path):
+    """The script's variable names, and a literal as the script wrote it (issue 20 §2): the
+    traced custom gradient was named by its function (clip_gradients) beside the script's
+    `clipped`, and the literals 2 and 0.1 by internal ids (const_2, const_0_1) on every card."""
+    doc = trace(tmp_path, CLIP_GRADIENTS + """
+
+        v = tf.Variable(2.0)
+        with tf.GradientTape() as t:
+          clipped = clip_gradients(v ** 2)
+          scaled = clip_gradients(clipped * 0.1)
+          output = scaled - 1e-8
+        t.gradient(output, v)
+    """)
+    names = {node_name(n): n for n in doc.nodes.values()}
+    assert set(names) == {"v", "2", "pow", "clipped", "0.1", "mul", "scaled", "1e-08",
+                          "output"}
+    assert [names[k].kind for k in ("clipped", "scaled")] == ["custom_gradient"] * 2
+    assert [float(names[k].value) for k in ("2", "0.1", "1e-08")] == pytest.approx(
+        [2, 0.1, 1e-8])
+    text = explain(story.build(doc), studies=False)
+    assert "grad_v = grad · 2 · v^(2-1)" in text and "grad_clipped = grad · 0.1" in text
+    assert "const" not in text and "clip_gradients" not in text
+
+
+def test_a_literal_reads_as_the_script_wrote_it():
+    assert [capture.literal_text(np.float32(x)) for x in (3.0, -0.5, 0.1, 2.5e-5, 1e7, 0.0)] \
+        == ["3", "-0.5", "0.1", "2.5e-05", "1e+07", "0"]
+    assert capture.literal_text(np.ones(2)) == "" and capture.literal_text(np.int32(4)) == "4"
 
 
 def test_custom_forward_ops_off_the_path_are_left_out(tmp_path):

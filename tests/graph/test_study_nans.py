@@ -48,8 +48,10 @@ def test_a_jacobian_holding_infinity_names_the_rule(study, value, result, words)
                            f"of its entries")
     assert "(first at " + ", ".join(f"{w} {i}" for w, i in zip(words, first)) + ")" in text
     # the rule's operand by its node's name, a (it wrote grad_x: no node is called x)
-    assert "in the gradient of root (sqrt)" in text and "sqrt's rule grad_a = grad / (2·√a)" in text
-    assert "from finite numbers" in text
+    assert "in the cotangent of a, from the rule of root (sqrt)" in text
+    assert "sqrt's rule grad_a = grad / (2·√a)" in text
+    at = ", ".join(str(i) for i in np.argwhere(np.asarray(value) == 0)[0])
+    assert f"at a[{at}] it computes 1 / (2·√0) = ∞ from finite numbers" in text
 
 
 def test_a_finite_study_has_no_warning():
@@ -113,11 +115,28 @@ def test_a_rule_reading_values_already_nan_names_them_and_where_the_first_is_mad
     doc.studies = {"hessian": {}}
     (text,) = _messages(doc)
     assert text.endswith(
-        "It first appears where the rule of p (nn.softmax) is differentiated again: "
+        "It first appears where the rule of p (nn.softmax) is differentiated again, in the "
+        "cotangent of p: "
         "a multiply inside that rule reads a value that p's rule computed, which already holds "
         "NaN or infinity. That NaN or infinity is made by reciprocal in the rule of log_p, from "
         "finite numbers."), text
     assert "grad_x" not in text and " y " not in text
+
+
+def test_the_warning_names_the_cotangent_that_first_holds_infinity_and_its_operation():
+    """Lesson nets_4 (softmax, then log), J of ce w.r.t. logits: the warning said "It first
+    appears in the gradient of log_p (log) … as in 0 · ∞ or 1 / 0", but the cotangent of
+    log_p is finite ([-1, 0, 0]); the -∞ is p's cotangent, which log's rule computes as
+    -1 / 0 where p underflowed to 0."""
+    from gradviz.bundled import sample
+    doc = graph.load(sample("nets_4_softmax_then_log"))
+    doc.studies = {"jacobian": {"target": "ce", "source": "logits"}}
+    (text,) = _messages(doc)
+    assert text.endswith(
+        "It first appears in the cotangent of p, from the rule of log_p (log): log's rule "
+        "grad_p = grad / p: at p[0, 0] it computes −1 / 0 = −∞ from finite numbers (p is 0 "
+        "in 1 of 3 entries)."), text
+    assert "gradient of log_p" not in text and "0 · ∞" not in text
 
 
 def test_the_first_nan_named_is_one_that_feeds_the_bad_input():
@@ -138,6 +157,7 @@ def test_the_first_nan_named_is_one_that_feeds_the_bad_input():
     doc.studies = {"jacobian": {"target": "m", "source": "x"}}
     (text,) = _messages(doc)
     assert text.endswith(
-        "It first appears in the gradient of m (multiply): multiply's rule reads t, which "
+        "It first appears in the cotangent of x, from the rule of m (multiply): multiply's "
+        "rule reads t, which "
         "already holds NaN or infinity. That NaN or infinity is made in the forward "
         "pass, by t (sqrt) from finite numbers: see the node's warning."), text

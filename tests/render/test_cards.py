@@ -345,3 +345,29 @@ def test_every_sample_s_card_writes_its_value_and_gradients_in_one_format():
                 elif value == "heatmap":
                     assert s.preview.kind != "ellipsis", where
     assert checked > 20
+
+
+def test_a_pending_gradient_says_what_has_arrived_at_each_step():
+    """Issue 20 §1: 'pending: not yet accumulated' stayed on y's card from step 10 to 13 of
+    train_1_gd_bowl, after its only contribution came (step 10; shown at step 14); x of
+    001_reset has two, and the second comes one step after the first."""
+    from gradviz.render.cards import PENDING_TEXT
+    bowl, reset = renderer("train_1_gd_bowl"), renderer("001_reset")
+    y, x = Port("y"), Port("x")
+    steps = {s.title: s.index for s in bowl.story.steps}
+    arrive, shown = steps["y2 → y"], steps["Gradient of y"]
+    assert shown - arrive == 4
+    words = {i: bowl.pending_text(y, i) for i in range(-1, shown)}
+    assert {words[i] for i in range(-1, arrive)} == {PENDING_TEXT}
+    assert {words[i] for i in range(arrive, shown)} == {f"complete: shown at step {shown + 1}"}
+    assert y not in bowl.pending_ports(shown)
+    first = next(s.index for s in reset.story.steps if s.title == "x_sq → x (input a)")
+    assert [reset.pending_text(x, first + k) for k in (-1, 0, 1)] == [
+        PENDING_TEXT, "pending: 1 of 2 arrived",
+        f"complete: shown at step {reset.reveal_steps()[x] + 1}"]
+    bowl.story_index = arrive        # what a card paints and repaints on: the step shown
+    assert bowl.pending_words() == {y: f"complete: shown at step {shown + 1}",
+                                    Port("x"): PENDING_TEXT}
+    card = bowl.cards["y"]
+    assert all(text.width(text.sans(8.5), w) + 2 * PAD <= card.width
+               for w in bowl.pending_texts(y))

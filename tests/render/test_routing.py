@@ -7,7 +7,7 @@ from samples_util import NAMES, edge, renderer
 
 from gradviz.render import Renderer
 from gradviz.render.edges import route
-from gradviz.render.story_overlay import Track
+from gradviz.render.track import Track
 from PySide6.QtCore import QPointF, QRectF
 
 

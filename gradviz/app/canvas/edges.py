@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 
 from ...graph import catalog
 from ...render import port_labels
-from ...render.story_overlay import Track
+from ...render.track import Track
 from . import cover as canvas_cover
 from .cover import boxes_meet
 from .items import bounded_by_rect, zoom_of

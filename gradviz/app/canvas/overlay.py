@@ -80,11 +80,12 @@ class StepOverlay(QGraphicsItem):
             r.story_index = -1 if self.view.before_story else None
         else:
             r.story_index = getattr(self.step, "index", None)
-        pending = r.pending_ports()
-        shown = getattr(self, "_pending", (None, frozenset()))
+        pending = r.pending_words()      # {port: what its box says at this step}
+        shown = getattr(self, "_pending", (None, {}))
         if shown[0] is r and shown[1] == pending:
             return
-        changed = {p.node for p in pending ^ shown[1]} if shown[0] is r else {p.node for p in r.reveal_steps()}
+        changed = {p.node for p, _ in pending.items() ^ shown[1].items()} if shown[0] is r \
+            else {p.node for p in r.reveal_steps()}
         self._pending = (r, pending)
         for nid in changed:
             item = self.view.node_items.get(nid)

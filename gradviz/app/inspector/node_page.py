@@ -12,14 +12,14 @@ from ...graph import catalog
 from ...graph.cut_paths import none_why
 from ...graph.document import CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Port
 from ...graph.names import node_name, objective_name, objective_note, port_names
-from ...graph.tensors import DTYPES, MAX_RANK
+from ...graph.tensors import DTYPES, MAX_RANK, dims
 from ...render.port_labels import with_port_names
 from ...story import dead_units
 from .fields import (MUTED, PLACEHOLDERS, LineField, display_text, Page, attr_text, blocked,
                                bold_label, column_group, group, int_list, muted_label, output_count,
                                parse_attr, problems_label, show_problems)
 from ..theme import ERROR_STYLE, WARN_STYLE
-from .tensor_editor import TensorEditor, shape_text
+from .tensor_editor import TensorEditor
 
 
 def _kind_text(node):
@@ -319,14 +319,14 @@ class NodePage(Page):
         if size > 1_000_000:
             return f"{counted(size, 'value')} is too many for the editor (at most 1000000)"
         if size == old.size:
-            text = (f"Reshape {self.controller.name(self.node_id)} from {shape_text(old.shape)} to {shape_text(shape)}? "
+            text = (f"Reshape {self.controller.name(self.node_id)} from {dims(old.shape)} to {dims(shape)}? "
                     "The values are kept in row-major order.")
             new = old.reshape(shape)
         else:
             new = _resized(old, shape)
             kept = int(np.prod([min(a, b) for a, b in zip(old.shape, shape)])) \
                 if old.ndim == len(shape) else 0
-            text = (f"Resize {self.controller.name(self.node_id)} from {shape_text(old.shape)} to {shape_text(shape)}? "
+            text = (f"Resize {self.controller.name(self.node_id)} from {dims(old.shape)} to {dims(shape)}? "
                     f"{kept} of its {counted(old.size, 'value')} {'is' if kept == 1 else 'are'} kept, "
                     f"{counted(size - kept, 'new entry', 'new entries')} "
                     f"{'is' if size - kept == 1 else 'are'} set to 0.")

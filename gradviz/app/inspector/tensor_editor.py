@@ -16,14 +16,15 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QComboBox, QDial
                                QToolButton, QVBoxLayout, QWidget)
 
 from ...engine.errors import counted
+from ...graph.tensors import dims
 from ..theme import ERROR_STYLE, WARN_STYLE
 from ..whole_columns import whole_columns
 from .tensor_grid import TensorGrid, TensorModel
 from .tensor_text import (TensorTextError, as_grid, cast_to, cells_text, parse_number,
-                          parse_tensor_text, random_values, shape_text, tensor_text)
+                          parse_tensor_text, random_values, tensor_text)
 
 __all__ = ["TensorEditor", "TensorModel", "TensorTextError", "RandomFillDialog", "MAX_GRID",
-           "parse_number", "parse_tensor_text", "random_values", "shape_text", "tensor_text"]
+           "parse_number", "parse_tensor_text", "random_values", "tensor_text"]
 
 MAX_GRID = 20
 ROW_HEIGHT = 22
@@ -183,7 +184,7 @@ class TensorEditor(QWidget):
         self.view.setVisible(gridded)
         self.summary.setVisible(not gridded)
         self.heatmap.setVisible(not gridded)
-        self.shape_label.setText(f"{shape_text(array.shape)}  {array.dtype.name}")
+        self.shape_label.setText(f"{dims(array.shape)}  {array.dtype.name}")
         if gridded:
             self.model.set_array(array)
             self._fit_view()
@@ -324,8 +325,8 @@ class TensorEditor(QWidget):
                 f"the pasted values have shape {list(values.shape)} ({counted(values.size, 'value')}), "
                 f"this tensor needs shape {list(old)} ({counted(self._array.size, 'value')})")
         if not self.confirm(
-                f"The pasted values are {shape_text(values.shape)}; this tensor is "
-                f"{shape_text(old)}. Change its shape to {shape_text(values.shape)}?\n\n"
+                f"The pasted values are {dims(values.shape)}; this tensor is "
+                f"{dims(old)}. Change its shape to {dims(values.shape)}?\n\n"
                 "Nodes that use it may stop working until they are changed too."):
             self.show_message("Paste cancelled: nothing was changed.", "warning")
             return None

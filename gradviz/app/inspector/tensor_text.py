@@ -167,10 +167,6 @@ def tensor_text(array):
         return repr(array)
 
 
-def shape_text(shape):
-    return "scalar" if len(shape) == 0 else "×".join(str(n) for n in shape)
-
-
 def cast_to(values, dtype):
     """`values` as `dtype`, refusing what would silently change (fractions into ints, nan)."""
     dtype = np.dtype(dtype)

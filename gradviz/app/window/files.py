@@ -18,6 +18,7 @@ from ...engine.errors import counted
 from ...graph import fileformat
 from ...graph.document import Document
 from ...graph.errors import DocumentError
+from ...graph.tracing import read_script
 from ..controller import DocumentController
 from ..export_dialog import export_step, report_export
 from ..folders import document_stem, remember_folder, start_folder
@@ -196,6 +197,11 @@ class WindowFiles:
             if not path:
                 return False
             remember_folder(self, "import", path)
+        try:   # a file that is not a Python script is told before anything is asked or run
+            read_script(path)
+        except DocumentError as e:
+            self._cannot("import", path, e.message)
+            return False
         if ask:
             answer = QMessageBox.question(
                 self, "Run this script?",
@@ -206,8 +212,6 @@ class WindowFiles:
                 QMessageBox.StandardButton.No)
             if answer != QMessageBox.StandardButton.Yes:
                 return False
-        if not self.maybe_save():
-            return False
         name = os.path.basename(path)
         imported = run_trace(self, os.path.abspath(path))
         if imported.cancelled:
@@ -217,6 +221,11 @@ class WindowFiles:
             said = imported.last_lines()
             self._cannot("import", path, imported.error,
                          "The script's last output:\n" + "\n".join(said) if said else "")
+            return False
+        # Asked only now, when the import will replace the document: a failed import
+        # costs no prompt, and the document stays as it was.
+        if not self.maybe_save():
+            self.show_message(f"Import of {name} not applied: the document is unchanged")
             return False
         doc = imported.doc
         self.controller.set_document(doc)

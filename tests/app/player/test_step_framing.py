@@ -20,7 +20,8 @@ from PySide6.QtCore import QCoreApplication, QRectF, Qt
 from gradviz.app.player import card_rects, docking, lessons, settle, step_view
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render.legible import READABLE_PX
-from gradviz.render.story_overlay import BESIDE, PILL_H, Track
+from gradviz.render.story_overlay import BESIDE, PILL_H
+from gradviz.render.track import Track
 
 SAMPLE_FILES = sorted(SAMPLES_DIR.glob("*.json"))
 EPS = 1e-6

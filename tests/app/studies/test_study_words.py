@@ -154,7 +154,7 @@ def test_a_jacobian_holding_nan_says_where_whole_in_view(qtbot, window):
     w = window("nets_4_softmax_then_log", (1280, 800))
     view = _open(qtbot, w, "Jacobian").view
     assert view.result is not None and not np.isfinite(view.result.jacobian).any()
-    assert "in the gradient of log_p (log)" in view.message.text()
+    assert "in the cotangent of p, from the rule of log_p (log)" in view.message.text()
     assert _whole_in_view(view.message), view.message.visibleRegion().boundingRect()
     assert not view.heatmap.isVisible()
     assert "Every entry is NaN or infinity: there is nothing to draw." in view.caption.text()

@@ -445,8 +445,10 @@ def test_a_nan_hessian_names_the_node_and_rule_where_it_starts():
     assert "the rule of y_sq (pow) is differentiated again" in study.warning
     # the rule's letters said by the user's names: x is the node layer, y no node's value
     assert ("pow's rule grad_x = grad · y · x^(y-1), where x is layer and y is a value a rule "
-            "computed, gives NaN") in study.warning
-    assert f"its input layer is 0 ({zeros} of {layer.size} entries)" in study.warning
+            "computed: at layer[") in study.warning
+    # the operation at that entry, with its numbers: 0 · y · 0^(y-1) at y = 0 is 0 · ∞
+    assert "it computes 0 · 0 · 0^(0−1) = NaN from finite numbers" in study.warning
+    assert f"(layer is 0 in {zeros} of {layer.size} entries)" in study.warning
 
 
 def test_the_hessian_view_shows_a_nan_hessian_as_a_warning(qtbot):
@@ -517,7 +519,7 @@ def test_a_jacobian_holding_infinity_is_a_warning_naming_the_rule(qtbot, cls, st
     controller.set_document(doc)
     view.refresh()
     assert view.message.property("kind") == "warning"
-    assert "in the gradient of root (sqrt)" in view.message.text()
+    assert "in the cotangent of a, from the rule of root (sqrt)" in view.message.text()
     assert heard and "sqrt's rule" in heard[-1] and view.problem == heard[-1]
 
 

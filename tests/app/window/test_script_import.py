@@ -2,6 +2,8 @@
 import textwrap
 import time
 
+import numpy as np
+
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QMessageBox, QProgressDialog
 
@@ -136,3 +138,60 @@ def test_cancel_stops_the_script_itself(make_window, tmp_path, monkeypatch):
         time.sleep(0.05)
     else:
         raise AssertionError("the script still runs after Cancel")
+
+
+def _dirty_window(make_window):
+    w = make_window()
+    w.controller.set_value("tf_b", np.ones((3, 3), np.float32))
+    assert w.controller.dirty
+    return w, w.controller.doc
+
+
+def test_a_failed_import_costs_no_save_prompt_nor_the_document(make_window, tmp_path,
+                                                               monkeypatch):
+    """The import is run first; "save changes?" is asked only when it will replace the
+    document (before, the user was asked to save, and then the import failed)."""
+    asked, warned = [], []
+    monkeypatch.setattr(QMessageBox, "question",
+                        lambda *a, **k: asked.append(a[1]) or Button.Yes)
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]) or Button.Ok)
+    monkeypatch.setattr("gradviz.app.window.files.run_trace", lambda *a: script_import.Imported(
+        error="the script computed no tape.gradient(...)"))
+    w, doc = _dirty_window(make_window)
+    assert not w.import_script(str(_script(tmp_path, "print('no tape')\n")))
+    assert asked == ["Run this script?"]
+    assert len(warned) == 1 and "computed no tape.gradient" in warned[0]
+    assert w.controller.doc is doc and w.controller.dirty
+
+
+def test_a_file_that_is_not_a_script_is_refused_before_any_question(make_window, tmp_path,
+                                                                    monkeypatch):
+    asked, warned, ran = [], [], []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[1]) or Button.Yes)
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]) or Button.Ok)
+    monkeypatch.setattr("gradviz.app.window.files.run_trace", lambda *a: ran.append(a))
+    w, doc = _dirty_window(make_window)
+    picture = tmp_path / "picture.py"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    prose = _script(tmp_path, "Notes on backprop: it's the chain rule.\n", name="notes.py")
+    for path, why in ((picture, "UnicodeDecodeError"), (prose, "SyntaxError")):
+        assert not w.import_script(str(path))
+        assert warned[-1].startswith(f"Cannot import {path.name}: cannot read the script: {why}")
+    assert asked == [] and ran == [] and len(warned) == 2
+    assert w.controller.doc is doc and w.controller.dirty
+
+
+def test_declining_to_save_after_a_good_import_keeps_the_document(make_window, tmp_path,
+                                                                  monkeypatch):
+    imported = script_import.Imported(doc=object())
+    monkeypatch.setattr("gradviz.app.window.files.run_trace", lambda *a: imported)
+    answers = iter([Button.Yes, Button.Cancel])   # run it; then Cancel at "save changes?"
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question",
+                        lambda *a, **k: asked.append(a[1]) or next(answers, Button.No))
+    w, doc = _dirty_window(make_window)
+    assert not w.import_script(str(_script(tmp_path, SQUARE)))
+    assert asked == ["Run this script?", "Unsaved changes"]
+    assert w.controller.doc is doc and w.controller.dirty
+    assert w.statusBar().currentMessage() == ("Import of script.py not applied: the document "
+                                              "is unchanged")
