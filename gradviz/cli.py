@@ -419,11 +419,15 @@ def _export(args):
         except IndexError as error:
             raise UsageError(f"--{error}".replace("the story has", f"{args.file} has")) from None
     # Qt loads only for the commands that paint
-    from .render import export
+    from .render import Renderer, animation, ensure_app, export
 
+    renderer = None
+    if index is not None:   # a step is laid out for a slide, folded into rows as the GIF folds it
+        ensure_app()
+        renderer = animation.slide_renderer(Renderer(doc, evaluation=evaluation, story=story, theme=args.theme))
     try:
         export(doc, args.output, step=index, theme=args.theme, scale=args.scale, dpi=args.dpi,
-               evaluation=evaluation, story=story,
+               evaluation=evaluation, story=story, renderer=renderer,
                warn=lambda message: print(f"gradviz: note: {message}", file=sys.stderr))
     except OSError as error:
         raise UsageError(f"{args.output}: cannot write ({error.strerror or error})") from None

@@ -10,8 +10,9 @@ TIP = 2.0      # the rule card's leader ends on its own card's edge, at the port
 def leader_crossings(r, step):
     """[(what, what it crosses)] for the leaders of `step` drawn by renderer `r`: a text
     written outside the cards (a port's name, a badge, a problem under a card, another
-    label); the rule card's leader a card too (its title bar, its corner: lesson 14's sum
-    card's ran under layer's card to its output), its own but where it ends, at the port."""
+    label) and a card: the rule card's leader (its title bar, its corner: lesson 14's sum
+    card's ran under layer's card to its output), its own but where it ends, at the port; a
+    label's leader (lesson 13's 'from xx, input b' ran through xx's title to its arrow)."""
     texts = [(rect, f"{n}'s port name {port}") for n in r.doc.nodes for rect, port, _ in r.port_labels(n)]
     texts += [(rect, f"{n}'s badge {b}") for n in r.doc.nodes for b, _, rect in r.badges(n)]
     texts += [(rect, "a problem under a card") for rect in r.problem_rects()]
@@ -27,7 +28,8 @@ def leader_crossings(r, step):
         short = b + (a - b) * (min(TIP, length) / length) if length else a
         lines += [("the rule card's leader", a, b, shown + others)]
         lines += [("the rule card's leader", a, short, [cards[step.node]] if step.node in cards else [])]
-    lines += [(f"{text}'s leader", line.p1(), line.p2(), texts + [(rect, t) for t, rect in labels if t != text])
+    lines += [(f"{text}'s leader", line.p1(), line.p2(),
+               texts + [(rect, t) for t, rect in labels if t != text] + list(cards.values()))
               for text, line in r.pill_leaders(step)]
     out = []
     for what, a, b, boxes in lines:

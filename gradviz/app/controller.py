@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..graph import catalog, fileformat
+from ..graph.tensors import dims
 from ..graph.compiled import Replayer
 from ..graph.document import (CONSTANT, CUSTOM_GRADIENT, LAYER, OP, VARIABLE, Document, Edge,
                               Node, Port, text_problem)
@@ -331,6 +332,8 @@ class DocumentController(QObject):
 
     def set_value(self, node_id, array, weight=None):
         array = np.array(array)
+        node = self.doc.nodes[node_id]
+        old = node.value if weight is None else (node.weights or {}).get(weight)
 
         def change(doc):
             node = doc.nodes[node_id]
@@ -338,7 +341,8 @@ class DocumentController(QObject):
                 node.value = array
             else:
                 node.weights[weight] = array
-        self.edit(f"Edit {self.name(node_id)}{'.' + weight if weight else ''} values", change)
+        self.edit(_value_edit_text(f"{self.name(node_id)}{'.' + weight if weight else ''}",
+                                   old, array), change)
 
     def move_nodes(self, positions, merge=True):
         """{node id: (x, y)}; a drag is many moves that undo as one."""
@@ -444,3 +448,14 @@ class DocumentController(QObject):
         self.result = result
         self.evaluated.emit(result)
         return result
+
+
+def _value_edit_text(name, old, new):
+    """What Edit ▸ Undo calls a new value of `name`: 'Reshape x from 3×4 to 2×6', 'Resize x
+    from 3×4 to 3×5', 'Convert x from float32 to int32', else 'Edit x values'."""
+    if old is not None and np.shape(old) != new.shape:
+        verb = "Reshape" if np.size(old) == new.size else "Resize"
+        return f"{verb} {name} from {dims(np.shape(old))} to {dims(new.shape)}"
+    if old is not None and np.asarray(old).dtype != new.dtype:
+        return f"Convert {name} from {np.asarray(old).dtype.name} to {new.dtype.name}"
+    return f"Edit {name} values"

@@ -237,7 +237,7 @@ class StudyPlacement:
                 anchor, docks = docks[0], docks[1:]
             tab_beside(self, docks, anchor)
             dock.show()
-            self._share_column(dock)
+            self._share_column(dock, self._study_share())
         dock.show()
 
     def _bottom_room(self):
@@ -258,7 +258,7 @@ class StudyPlacement:
         the tabs have changed: laid out while they change, a study opened beside another kept
         a stale height and scrolled its words."""
         if dock in self.study_docks.values():
-            QTimer.singleShot(0, dock, lambda: self._share_column(dock))
+            QTimer.singleShot(0, dock, lambda: self._share_column(dock, self._study_share()))
         elif dock in (self.palette_dock, self.lesson_dock):
             QTimer.singleShot(0, dock, lambda: self._share_column(dock, 1 - INSPECTOR_SHARE))
         elif getattr(dock, "folded", False) and not self._raised_for_story:
@@ -267,6 +267,19 @@ class StudyPlacement:
             QTimer.singleShot(0, dock, lambda: self._code_room(dock))
 
     _lent_to_code = False       # the Code in front has the column's CODE_SHARE (_code_room)
+
+    def _study_share(self):
+        """The share of the column a study brought in front takes: all of it (STUDY_SHARE, the
+        docks above folded), but while the graph is edited with a node selected the inspector
+        keeps its share, as a node selected beside a study gives it (_selection_changed):
+        at 1280 x 800 opening the Hessian with layer1 selected folded the inspector, and
+        the user lost the values they were editing. Clearing the selection gives the study
+        the column (_lent_to_inspector)."""
+        if self.player.index >= 0 or not self.controller.selection or self.inspector_dock.isFloating() \
+                or not self.inspector_dock.toggleViewAction().isChecked():
+            return STUDY_SHARE
+        self._lent_to_inspector = True
+        return 1 - INSPECTOR_SHARE
 
     def _code_room(self, dock):
         """The Code in front above the palette or the lesson (a 1280 x 800 or 1440 x 900
@@ -432,7 +445,7 @@ class StudyPlacement:
             if dock.folded:
                 dock.fold(False)
                 if self._study_in_column() is dock:
-                    self._share_column(dock)
+                    self._share_column(dock, self._study_share())
             return
         if dock.folded or getattr(dock, "kept_open", "") == words or self._study_in_column() is not dock:
             return

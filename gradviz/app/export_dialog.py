@@ -48,10 +48,14 @@ def current_step(window):
 
 def export_step(window, path, theme="contrast", scale=2.0, step="current", warn=None):
     """Write the current step (or `step`, None for the plain graph) as PNG / SVG / PDF;
-    returns the path. `warn(message)` hears of a PNG drawn smaller than asked."""
+    returns the path. `warn(message)` hears of a PNG drawn smaller than asked. A step of a
+    graph the canvas laid out is laid out for a slide, as the GIF frames it
+    (`animation.slide_renderer`): a 16-node MLP was one row of 6640 x 1836 px."""
     if step == "current":
         step = current_step(window)
     renderer = _renderer(window, theme)
+    if step is not None:
+        renderer = animation.slide_renderer(renderer)
     return export(window.controller.doc, path, step=step, theme=theme, scale=scale, renderer=renderer,
                   warn=warn)
 

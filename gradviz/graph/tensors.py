@@ -50,16 +50,23 @@ def tensor_from_json(obj, where):
         raise DocumentError(f"data has {counted(len(data), 'value')} but shape {shape} needs {count}",
                             where=where)
     kind = np.dtype(dtype).kind
-    for i, v in enumerate(data):
-        if not _fits(v, kind):
-            raise DocumentError(f"data[{i}] = {v!r} is not a {dtype} value"[:200], where=where)
+    values = data
+    if not set(map(type, data)) <= _PLAIN[kind]:   # a bool, a text: each checked, the first bad one named
+        for i, v in enumerate(data):
+            if not _fits(v, kind):
+                raise DocumentError(f"data[{i}] = {v!r} is not a {dtype} value"[:200], where=where)
+        values = [float(v) if isinstance(v, str) else v for v in data]
     try:
         with np.errstate(over="raise"):
-            values = [float(v) if isinstance(v, str) else v for v in data]
             array = np.array(values, dtype=dtype)
     except (OverflowError, ValueError, FloatingPointError) as e:
         raise DocumentError(f"data does not fit {dtype}: {e}", where=where) from None
     return array.reshape(shape)
+
+
+# The types of values a tensor of each dtype kind takes as they are: checking their set is
+# one pass in C, where checking each value in Python took 3.5 s of a 1000 x 1000 x 3 file.
+_PLAIN = {"f": {float, int}, "i": {int}, "u": {int}, "b": {bool}}
 
 
 def _fits(v, kind):

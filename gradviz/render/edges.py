@@ -24,6 +24,7 @@ BACK_REACH = 24.0        # how far an edge to an input behind its output goes ou
 CORNER = 12.0            # the radius of its turns
 LANE_STEP = 8.0          # between the lanes of edges into one card's inputs
 LABEL_CLEAR = 4.0        # past the end of a port's name before an edge turns
+DIRECT_SAMPLES = 32      # points along an S between near ports checked against the names beside them
 
 
 def _merge(intervals):
@@ -397,9 +398,32 @@ class EdgePainter:
         # student's relu placed above matmul, its input 15 px left of matmul's output, had a
         # loop over matmul's corner): the edge wraps round,
         back = b.x() - lead_in - a.x() - lead_out < 2 * CLEARANCE
+        if back and b.x() - a.x() >= 2 * CLEARANCE:
+            direct = self._direct(edge, a, b, lead_in, obstacles)
+            if direct is not None:
+                return direct
         return route(a, b, [r for nid, r in obstacles.items()   # its lane clear of its own cards too
                             if back or nid not in (edge.src.node, edge.dst.node)], edge.dst.index, back,
                      lead_out, lead_in, self._other_ports(edge) if back else ())
+
+    def _direct(self, edge, a, b, lead_in, obstacles):
+        """The S between `a` and an input `b` just in front of it, straight in past the name
+        beside `b` (`lead_in`) where the gap leaves room, where it passes no other card and
+        no name beside the two cards' ports; else None. Wrapped round instead, a student's
+        W beside matmul (24 units apart, the name 'd' between) had its edge run up along
+        W's own border, behind its port."""
+        path = QPainterPath(a)
+        turn = max(a.x() + CLEARANCE, b.x() - max(0.0, lead_in))
+        _s_curve(path, a.x(), a.y(), turn, b.y())
+        path.lineTo(b)
+        ends = (edge.src.node, edge.dst.node)
+        blocked = [box for nid, box in obstacles.items() if nid not in ends]
+        blocked += [label.getCoords() for nid in ends for label, _, _ in self.port_labels(nid)]
+        for i in range(1, DIRECT_SAMPLES):
+            p = path.pointAtPercent(i / DIRECT_SAMPLES)
+            if any(left < p.x() < right and top < p.y() < bottom for left, top, right, bottom in blocked):
+                return None
+        return path
 
     def _other_ports(self, edge):
         """(x, y) of every port but the two `edge` joins."""

@@ -18,6 +18,7 @@ from ..graph.document import Edge, Port
 from ..graph.tensors import dims
 from . import text
 from .cards import BADGE_H, PORT_R, port_name
+from .spots import segment_meets_rect
 from .track import Track, apart
 
 ARROW_HEAD = 14.0
@@ -56,15 +57,17 @@ LEADER_FROM = PILL_H    # a label further than this from what it names gets a le
 BESIDE = PILL_H + 4 + 5  # a label this near a line (in its own units) reads as that line's
 PILL_LEVELS = 8        # rows of spots a pill tries on each side of its arrow, nearest first
 _PILL_SPOTS = (0.5, 0.35, 0.65, 0.22, 0.78, 0.12, 0.88)
+LEADER_TRIES = 6       # spots a label tries whose leader line would cross a text or a card
 RING, GLOW = 6.0, 4.0  # the active card's ring lies this far out of it, its glow this much further
 
 
-def _best_spot(spots, reach, bounds, blocked, pills, grey, clear):
+def _best_spot(spots, reach, bounds, blocked, pills, grey, clear, rejected=()):
     """The first of `spots` (nearest their arrow first; `reach`: how far a spot is from
     it) by the rules in order of what gives way last: in `bounds` (None: anywhere), off
     `blocked`, `clear` of the step's other arrows, no `grey` Track (another edge) nearer
     than its own arrow (else none within BESIDE of it, where it would read as that edge's);
-    then the same spots moved into `bounds`; then off the other labels (`pills`)."""
+    then the same spots moved into `bounds`; then off the other labels (`pills`). None of
+    `rejected` (spots whose leader line could not run clear) while another is left."""
     if bounds is not None:
         spots = spots + [
             r.translated(min(max(r.left(), bounds.left()), bounds.right() - r.width()) - r.left(),
@@ -80,7 +83,7 @@ def _best_spot(spots, reach, bounds, blocked, pills, grey, clear):
         d = max(min(reach(r), limit), 1e-9)
         return not any(lo[0] <= r.right() + d and hi[0] >= r.left() - d and lo[1] <= r.bottom() + d
                        and hi[1] >= r.top() - d and t.distance(r) < d for t, lo, hi in boxes)
-    off = [r for r in spots if not any(r.intersects(b) for b in blocked) and clear(r)]
+    off = [r for r in spots if not any(r.intersects(b) for b in blocked) and r not in rejected and clear(r)]
     for rule in (lambda r: seen(r) and alone(r), lambda r: seen(r) and alone(r, near), seen,
                  lambda r: alone(r, near), lambda r: True):
         found = next((r for r in off if rule(r)), None)
@@ -274,6 +277,9 @@ class StepPainter:
         tracks = self.step_tracks(step)
         own_edges = set(self._step_edges(step))
         grey = [t for e, t in self._edge_tracks().items() if e not in own_edges]
+        texts = [r for n in self.doc.nodes for r, _, _ in self.port_labels(n)]
+        texts += [r for n in self.doc.nodes for _, _, r in self.badges(n)] + self.problem_rects()
+        leads = []      # the leader lines of the labels placed: the next ones keep off them
         for i, ((edge, track), label) in enumerate(zip(tracks, self._pill_texts(step))):
             if any(label == done for done, _, _ in placed):   # one label says it for parallel arrows
                 continue
@@ -293,8 +299,20 @@ class StepPainter:
                     spots += [QRectF(c.x() + shift, c.y() - h / 2, w, h),
                               QRectF(c.x() - shift - w, c.y() - h / 2, w, h)]
             pills = blocked[len(blocked) - len(placed):]
-            clear = lambda r: not any(o.crosses(r.adjusted(-2 * k, -2 * k, 2 * k, 2 * k)) for o in others)
-            free = _best_spot(spots, track.distance, bounds, blocked, pills, grey, clear)
+            clear = lambda r: not any(o.crosses(r.adjusted(-2 * k, -2 * k, 2 * k, 2 * k)) for o in others) \
+                and not any(segment_meets_rect(*ends, *r.getCoords()) for ends in leads)
+            rejected, first = [], None
+            for _ in range(LEADER_TRIES):       # a spot whose leader would cross a text or a card: the next
+                free = _best_spot(spots, track.distance, bounds, blocked, pills, grey, clear, rejected)
+                line, ok = self._leader_line(track, free, texts + [r for _, r, _ in placed])
+                first = first or (free, line)
+                if ok:
+                    break
+                rejected.append(free)
+            else:
+                free, line = first
+            if line is not None:
+                leads.append((line.x1(), line.y1(), line.x2(), line.y2()))
             placed.append((label, free, track))
             blocked.append(free.adjusted(-3 * k, -3 * k, 3 * k, 3 * k))
         for label in self._inside_paths(step):   # no arrow: said beside the port, else just
@@ -322,14 +340,25 @@ class StepPainter:
         "cotangent (1, 6)" lay under layer6's card, ~50 px from its arrow)."""
         out = []
         for label, rect, anchor in self.placed_pills(step):
-            if not isinstance(anchor, Track):
-                anchor = Track(xy=np.array([[anchor.left(), anchor.top()], [anchor.right(), anchor.top()],
-                                            [anchor.right(), anchor.bottom()], [anchor.left(), anchor.bottom()],
-                                            [anchor.left(), anchor.top()]]))
-            if anchor.distance(rect) > LEADER_FROM * self.label_scale:
-                tip, start = anchor.nearest(rect, [r for r in self.text_rects(step) if r != rect])
-                out.append((label, QLineF(start, tip)))
+            line, _ = self._leader_line(anchor, rect, [r for r in self.text_rects(step) if r != rect])
+            if line is not None:
+                out.append((label, line))
         return out
+
+    def _leader_line(self, anchor, rect, texts):
+        """(QLineF or None, whether it crosses none of `texts` and no card): the leader from
+        a label at `rect` to `anchor` (its arrow's Track, or the card a path is inside), None
+        within LEADER_FROM of it."""
+        if not isinstance(anchor, Track):
+            anchor = Track(xy=np.array([[anchor.left(), anchor.top()], [anchor.right(), anchor.top()],
+                                        [anchor.right(), anchor.bottom()], [anchor.left(), anchor.bottom()],
+                                        [anchor.left(), anchor.top()]]))
+        if anchor.distance(rect) <= LEADER_FROM * self.label_scale:
+            return None, True
+        avoid = list(texts) + [self.rect(n).adjusted(1, 1, -1, -1) for n in self.doc.nodes]
+        tip, start = anchor.nearest(rect, avoid)
+        ok = not any(segment_meets_rect(start.x(), start.y(), tip.x(), tip.y(), *b.getCoords()) for b in avoid)
+        return QLineF(start, tip), ok
 
     def _edge_tracks(self):
         """{edge: Track} of every edge drawn, flattened once per card geometry."""

@@ -106,7 +106,7 @@ class Track:
     def nearest(self, rect, avoid=()):
         """(point on the track, point of `rect`) nearest each other: where a leader line
         from a label at `rect` meets its arrow, and where it leaves the label; of those
-        whose line crosses none of the boxes `avoid` (other text), when some do not."""
+        whose line crosses none of the boxes `avoid` (other text, cards), when some do not."""
         at = np.linspace(0.0, self.length, max(2, int(self.length) + 1))
         xy = np.stack([np.interp(at, self.running, self.xy[:, 0]), np.interp(at, self.running, self.xy[:, 1])], axis=1)
         inner = np.stack([np.clip(xy[:, 0], rect.left(), rect.right()),

@@ -369,3 +369,19 @@ def test_problems_name_their_node_as_the_canvas_does_after_a_rename():
     c.set_field("m", "label", "scaled")
     assert [str(p).split(":")[0] for p in c.result.problems] == ["node 'scaled'"]
     assert [str(p).split(":")[0] for p in c.result.node_problems["m"]] == ["node 'scaled'"]
+
+
+def test_edit_undo_names_a_new_shape_or_dtype_as_such(controller):
+    """Changing x's shape from 3×4 to 3×5 in the inspector was listed in Edit ▸ Undo as 'Edit
+    x values'; a new value is named by what changed, whoever sets it (the shape field, a
+    paste of another shape, the dtype box)."""
+    controller.set_value("w", W * 2)
+    assert controller.undo_stack.undoText() == "Edit w values"
+    controller.set_value("w", np.zeros((2, 4), np.float32))
+    assert controller.undo_stack.undoText() == "Resize w from 2×3 to 2×4"
+    controller.set_value("w", np.zeros((4, 2), np.float32))
+    assert controller.undo_stack.undoText() == "Reshape w from 2×4 to 4×2"
+    controller.set_value("w", np.zeros((4, 2), np.int32))
+    assert controller.undo_stack.undoText() == "Convert w from float32 to int32"
+    controller.undo_stack.undo()
+    assert controller.doc.nodes["w"].value.dtype == np.float32

@@ -226,3 +226,27 @@ def test_routes_hold_only_the_documents_edges_whatever_steps_came_before():
         r.step_paths(step)
     assert {e: path.boundingRect() for e, path in r.routes().items()} == before
     assert set(before) == set(r._drawn_edges())
+
+
+def test_an_edge_into_an_input_just_in_front_runs_between_the_two_cards():
+    """A student's x and W placed 24 units left of matmul, its port names 'c' and 'd'
+    between: the edges wrapped round as if matmul lay behind, and W's ran back up along
+    W's own border, behind its port. Each now runs in the gap between the two cards, never
+    left of the port it leaves, and over no port's name."""
+    from pathlib import Path
+
+    from gradviz.graph import load
+    from gradviz.story import build
+    doc = load(Path(__file__).parent / "data" / "student_w_beside_matmul.gradviz.json")
+    story = build(doc)
+    r = Renderer(doc, evaluation=story.evaluation, story=story)
+    for e in r._drawn_edges():
+        a, b = r.edge_ends(e)
+        if b.x() <= a.x():
+            continue
+        path = r.edge_path(e)
+        xs = [path.pointAtPercent(i / 64).x() for i in range(65)]
+        assert min(xs) >= a.x() - 0.5 and max(xs) <= b.x() + 0.5, (e.src.node, e.dst.node, min(xs), max(xs))
+    assert _crossings(r) == []
+    labels = [rect for nid in doc.nodes for rect, _, _ in r.port_labels(nid)]
+    assert not [e for e in r._drawn_edges() if any(Track(r.edge_path(e)).crosses(rect) for rect in labels)]

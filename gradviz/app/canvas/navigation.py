@@ -215,7 +215,7 @@ class CanvasNavigation:
                 self.relayout_unplaced(overview=False, steps=steps, keep=False)
                 self.shorten_compact(min(self._fitting()[0], readable * (1 - 1e-9)))
                 player = self._fitting()
-                if player[0] >= zoom * (1 - 1e-9):
+                if player[0] >= zoom * (1 - 1e-9) and self._plates_apart(max(MIN_SCALE, min(player[0], readable))):
                     zoom, rect, cards = min(player[0], readable * (1 - 1e-9)), player[1], player[2]
                 else:
                     self.relayout_unplaced()
@@ -241,16 +241,48 @@ class CanvasNavigation:
 
     def _compact_overview(self, zoom, readable):
         """`_fitting` of Fit's layout drawn compact: the cards as tall as their compact form
-        at the zoom that fits them, laid out again at those sizes, a few rounds."""
+        at the zoom that fits them, laid out again at those sizes, a few rounds.
+
+        Never drawn smaller than laid out for: a compact card's plate has a size in pixels,
+        so the layout leaves it less room the larger its zoom (a 3-layer MLP on a 700 x 500
+        canvas, laid out for 0.267 and drawn at 0.201, had its weights' plates over the
+        cards above). Where the layout fits only smaller, it is laid out again for a zoom
+        under that one (the plates then need more room, so that zoom is undershot by the
+        share it fell short), and drawn at the zoom the last layout was made for."""
         rect = cards = None
+        want = zoom
         for _ in range(COMPACT_ROUNDS):   # compact cards are shorter: the graph fits larger
-            self.shorten_compact(zoom)
+            laid = want
+            self.shorten_compact(laid)
             self.relayout_unplaced(compact=True)
-            before, (zoom, rect, cards) = zoom, self._fitting()
+            zoom, rect, cards = self._fitting()
             zoom = min(zoom, readable * (1 - 1e-9))    # drawn compact, as measured
-            if zoom >= readable or zoom <= MIN_SCALE or zoom < before * (1 + COMPACT_SETTLED):
-                break
+            if laid <= zoom < laid * (1 + COMPACT_SETTLED) or zoom < laid <= MIN_SCALE:
+                break                                  # settled; or too big even there: fit scrolls
+            want = zoom if zoom > laid else max(MIN_SCALE, zoom * zoom / laid)
+        if zoom < laid:      # the last layout still fits only smaller: drawn as laid out
+            zoom = laid if laid > MIN_SCALE else zoom
         return zoom, rect, cards
+
+    def _plates_apart(self, zoom):
+        """Do the cards where they stand, drawn compact at `zoom`, keep clear of each other
+        with the plates that stand out of small ones? The player's layout is for cards in
+        full: drawn compact far out, an 8-layer MLP's plates covered their neighbours."""
+        r, dpi, scale = self.renderer, self.logicalDpiY(), self.compact_scale()
+        boxes = []
+        for nid in self.node_items:
+            side, down = compact_card.overhang(r.cards[nid], r.doc.nodes[nid], zoom, dpi, scale,
+                                               self.compact_texts(nid))
+            left, top, right, bottom = r.rect(nid).getCoords()
+            boxes.append((left - side, top, right + side, bottom + down))
+        boxes.sort(key=lambda box: box[1])
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                if b[1] >= a[3]:
+                    break
+                if boxes_meet(a, b):
+                    return False
+        return True
 
     def _fold_to_read(self, readable):
         """`_fitting` of the layout for this view (`relayout_unplaced`) drawn in full at the

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QComboBox, QDial
 
 from ...engine.errors import counted
 from ...graph.tensors import dims
+from ...story.numbers import line_format
 from ..theme import ERROR_STYLE, WARN_STYLE
 from ..whole_columns import whole_columns
 from .tensor_grid import TensorGrid, TensorModel
@@ -90,7 +91,8 @@ class TensorEditor(QWidget):
         super().__init__(parent)
         self.fixed_shape = fixed_shape
         self.confirm = self._ask  # confirm(text) -> bool, before a paste changes the shape
-        self.random_settings = dict(distribution="normal", seed=0, a=0.0, b=1.0)
+        # seed None: the user chose none, so each fill draws a fresh one (fresh_seed)
+        self.random_settings = dict(distribution="normal", seed=None, a=0.0, b=1.0)
         # () -> (whose tensor it is, the node's name; the rectangles, global, that the Random
         # fill leaves in view, most important first: its card, the canvas): asked on opening
         self.subject = lambda: ("", [])
@@ -184,7 +186,6 @@ class TensorEditor(QWidget):
         self.view.setVisible(gridded)
         self.summary.setVisible(not gridded)
         self.heatmap.setVisible(not gridded)
-        self.shape_label.setText(f"{dims(array.shape)}  {array.dtype.name}")
         if gridded:
             self.model.set_array(array)
             self._fit_view()
@@ -192,6 +193,8 @@ class TensorEditor(QWidget):
             self.model.set_array(np.zeros((0,), array.dtype))
             self.summary.setText(self._summary_text(array))
             self.heatmap.setPixmap(_heatmap(array))
+        factor = f"   cells {self.model.factor}" if gridded and self.model.factor else ""
+        self.shape_label.setText(f"{dims(array.shape)}  {array.dtype.name}{factor}")
         if not keep_message:
             self._flag_nonfinite()
 
@@ -236,8 +239,9 @@ class TensorEditor(QWidget):
         parts = [f"shape {list(a.shape)} ({a.size} values): too large to edit cell by cell; "
                  "paste or fill it as a whole."]
         if finite.size:
-            parts.append(f"min {finite.min():.4g}, max {finite.max():.4g}, "
-                         f"mean {finite.mean():.4g}")
+            low, high, mean = finite.min(), finite.max(), finite.mean()
+            number = line_format(low, high, mean)     # as a study's line writes them
+            parts.append(f"min {number(low)}, max {number(high)}, mean {number(mean)}")
         if finite.size < f.size:
             bad = f.size - finite.size
             parts.append(f"{counted(bad, 'entry', 'entries')} {'is' if bad == 1 else 'are'} nan or inf")
@@ -398,11 +402,14 @@ class TensorEditor(QWidget):
         r0, c0, r1, c1 = block
         return self._paste_block(np.zeros((r1 - r0, c1 - c0)), block)
 
-    def random_fill(self, distribution="normal", seed=0, a=0.0, b=1.0):
-        """Fill every entry from `distribution` with `seed` (same seed, same numbers)."""
+    def random_fill(self, distribution="normal", seed=None, a=0.0, b=1.0):
+        """Fill every entry from `distribution` with `seed` (same seed, same numbers; None: a
+        fresh one, so two tensors filled one after the other never hold the same numbers).
+        The numbers are the tensor's value from then on, saved with the document."""
         if self.read_only or self._array.size == 0:
             return False
         self.random_settings = dict(distribution=distribution, seed=seed, a=a, b=b)
+        seed = fresh_seed() if seed is None else seed
         values = random_values(self._array.shape, distribution, seed, a, b)
         if self._array.dtype.kind in "iu":
             values = np.round(values)
@@ -412,7 +419,9 @@ class TensorEditor(QWidget):
 
     def random_dialog(self):
         name, keep = self.subject()
-        dialog = RandomFillDialog(self, **self.random_settings, name=name)
+        chosen = self.random_settings["seed"]       # the user's, or None
+        proposed = fresh_seed() if chosen is None else chosen
+        dialog = RandomFillDialog(self, **{**self.random_settings, "seed": proposed}, name=name)
         dialog.adjustSize()
         button = self.random_button
         dialog.move(clear_spot(dialog.frameGeometry().size(),
@@ -423,7 +432,17 @@ class TensorEditor(QWidget):
         if dialog.exec() == QDialog.Accepted:
             settings = dialog.settings()
             self.random_fill(**settings)
-            self.random_settings["seed"] = settings["seed"]
+            # a seed the user typed is kept for the next fill; a proposed one is not
+            self.random_settings["seed"] = (settings["seed"] if chosen is not None
+                                            or settings["seed"] != proposed else None)
+
+
+_SEEDS = np.random.default_rng()     # seeded from the OS: proposals differ between sessions
+
+
+def fresh_seed():
+    """A seed the Random fill proposes where the user has chosen none."""
+    return int(_SEEDS.integers(2**31 - 1))
 
 
 def clear_spot(size, button, column, keep, room, gap=4):

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QAbstractItemDelegate, QAbstractItemView, QApplic
                                QLineEdit, QStyledItemDelegate, QTableView)
 
 from ...render import preview
+from ...story.numbers import written
 from .tensor_text import as_grid, cell_text
 
 WARN = QColor(255, 214, 153)
@@ -26,7 +27,7 @@ class TensorModel(QAbstractTableModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._array = np.zeros((0,), np.float32)
-        self._format = preview.number_format(self._array)
+        self._format, self.factor = written(self._array)
         self.read_only = False
         self.on_edit = None
 
@@ -48,8 +49,13 @@ class TensorModel(QAbstractTableModel):
         a tensor of whole numbers as integers), so a value reads the same in the inspector
         and on its card; the full value is in the cell's editor and tooltip."""
         self._array = array
-        self._spec = preview.number_spec(array) if array.dtype.kind in "iuf" else None
-        self._format = preview.number_format(array, spec=self._spec) if self._spec else str
+        numeric = array.dtype.kind in "iuf"
+        shown, power = preview.scaled(array) if numeric else (array, 0)
+        self._spec = (preview.mantissa_spec(power) or preview.number_spec(shown), power) \
+            if numeric else None
+        # a card's numbers: a tensor beyond the ordinary magnitudes as mantissas beside the
+        # power of ten its card writes (0.116 … ×10⁻⁷), never 1.16e-08 beside a card's 0.116
+        self._format, self.factor = written(array) if numeric else (str, "")
 
     def set_cell(self, row, col, array):
         """`array` differs from the shown one in cell (row, col) only; all cells are shown

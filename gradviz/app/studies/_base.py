@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QFrame
 from ...engine.errors import counted
 from ...graph.errors import DocumentError
 from ...graph.tensors import dims
-from ...story.numbers import alone
+from ...story.numbers import writer
 from .. import worker
 from ..evaluation import worded
 from ..export_dialog import Slide, export_view_dialog
@@ -57,10 +57,12 @@ def check_mark(agrees):
     return "–" if agrees is None else "✓" if agrees else "✗"
 
 
-def preview(array, n=4, number=alone):
-    """The first `n` numbers of `array`, written by `number` (story.numbers' line_format
-    of the line they stand in; alone, by the cards' rule, by default)."""
+def preview(array, n=4, number=None):
+    """The first `n` numbers of `array`, written by `number`; by default as its card writes
+    the tensor (story.numbers.writer: 0.034 beside 0.220, never 3.359×10⁻² where the card
+    shows 0.034)."""
     flat = np.asarray(array).ravel()
+    number = number or writer(flat)
     items = ", ".join(number(v) for v in flat[:n])
     return f"[{items}{', …' if flat.size > n else ''}]"
 

@@ -176,7 +176,8 @@ class BatchJacobianView(StudyView):
         self.norms.set_colorbar_label(f"‖ ∂ {t_name}[b] / ∂ {s_name}[c] ‖",
                                       f"‖∂{t_name}[b] / ∂{s_name}[c]‖",
                                       "‖ block ‖",
-                                      "norm")   # 120 px below the main plot: turned, '‖J‖' read as '≡'
+                                      "‖·‖")    # 120 px below the main plot, upright ('norm' said
+        # no more than a norm, turned '‖J‖' read as '≡'); the caption says whose, never cut
         self._mark(marked)
         self._caption_of = (tuple(J.shape), t_name, s_name, marked and block(*marked))
         self._write_caption()

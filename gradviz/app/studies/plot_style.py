@@ -51,13 +51,14 @@ def tick_texts(values):
     return out
 
 
-UPRIGHT_CHARS = 2      # a vertical axis' title this short stands upright
+UPRIGHT_CHARS = 3      # a vertical axis' title this short stands upright
 
 
 def stand_short_title(axis):
-    """A vertical axis' title of a letter or two (i, λₖ) upright, centred beside the axis:
-    turned as a long title is, a lone 'i' read as a dash (the Hessian's heatmap stacked at
-    1280 x 800). Called after pyqtgraph places the title (AxisItem.resizeEvent)."""
+    """A vertical axis' title of up to three signs (i, λₖ, ‖·‖) upright, centred beside the
+    axis: turned as a long title is, a lone 'i' read as a dash (the Hessian's heatmap stacked
+    at 1280 x 800), a norm's bars as '≡'. Called after pyqtgraph places the title
+    (AxisItem.resizeEvent)."""
     label = getattr(axis, "label", None)
     if label is None or axis.orientation not in ("left", "right"):
         return
@@ -205,12 +206,12 @@ def _fit_title(axis):
     vertical = axis.orientation in ("left", "right")
     room = (axis.size().height() if vertical else axis.size().width()) - 2 * TITLE_SLACK
     text = next((t for t in forms if room <= 0 or title_length(axis, t) <= room), forms[-1])
-    if text == axis.title_shown:
-        return
-    axis.title_shown = text
-    axis.setLabel(text, color=plot_colours.ink())
-    axis.setToolTip("" if text == forms[0] else html.unescape(re.sub("<[^>]+>", "", forms[0])))
-    axis.resizeEvent()     # pyqtgraph centres a title only when its axis is resized
+    if text != axis.title_shown:
+        axis.title_shown = text
+        axis.setLabel(text, color=plot_colours.ink())
+        axis.setToolTip("" if text == forms[0] else html.unescape(re.sub("<[^>]+>", "", forms[0])))
+        axis.resizeEvent()     # pyqtgraph centres a title only when its axis is resized
+    stand_short_title(axis)     # a colour bar's axis too, placed again at each resize
 
 
 def forms(label):

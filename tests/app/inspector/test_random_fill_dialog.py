@@ -3,6 +3,8 @@ no window manager, on a projector, a dialog has no title bar) and opens beside t
 inspector, where it hides neither the node's card nor the canvas."""
 from pathlib import Path
 
+import numpy as np
+
 from PySide6.QtCore import QRect, QSize, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
@@ -77,3 +79,38 @@ def test_a_layer_weight_fill_names_the_layer_and_its_weight(open_window, qtbot):
     view = w.canvas.viewport()
     card = w.canvas.mapFromScene(w.canvas.scene_item("layer").sceneBoundingRect()).boundingRect()
     assert not seen["frame"].intersects(global_rect(view, card))
+
+
+def filled(qtbot, editor, seed=None):
+    """`editor`'s values after its Random… dialog is accepted (with `seed` typed, if any),
+    and the seed the dialog proposed."""
+    seen = {}
+
+    def accept():
+        dialog = QApplication.activeModalWidget()
+        seen["proposed"] = dialog.seed.value()
+        if seed is not None:
+            dialog.seed.setValue(seed)
+        dialog.accept()
+    QTimer.singleShot(0, editor, accept)
+    editor.random_dialog()
+    return editor.array(), seen["proposed"]
+
+
+def test_each_fill_differs_unless_the_user_sets_the_seed(qtbot):
+    """Both Variables filled with the dialog as it opened held the same numbers (seed 0 by
+    default: W was x again). A fill takes a fresh seed unless the user types one, which is
+    then kept (same seed, same numbers); the values are the tensor's, saved with it."""
+    from gradviz.app.inspector.tensor_editor import TensorEditor, random_values
+    first, second = TensorEditor(), TensorEditor()
+    for editor in (first, second):
+        qtbot.addWidget(editor)
+        editor.set_array(np.zeros((3, 4), np.float32))
+    x, _ = filled(qtbot, first)
+    w, _ = filled(qtbot, second)
+    again, _ = filled(qtbot, first)
+    assert not np.array_equal(x, w) and not np.array_equal(x, again)
+    chosen, _ = filled(qtbot, second, seed=7)
+    assert np.array_equal(chosen, random_values((3, 4), "normal", 7, 0.0, 1.0).astype(np.float32))
+    kept, proposed = filled(qtbot, second)
+    assert proposed == 7 and np.array_equal(kept, chosen)

@@ -288,3 +288,25 @@ def test_a_grid_wider_than_the_inspector_shows_whole_columns(qtbot, width):
         for c in range(w.model.columnCount()):
             widest = max(metrics.horizontalAdvance(w.model.data(w.model.index(r, c))) for r in range(7))
             assert widest <= grid.columnWidth(c), (edit, c)
+
+
+def test_a_grid_of_small_numbers_writes_them_as_the_card_does(qtbot):
+    """The inspector's Result grid wrote 1.16e-08 where the card writes 0.116 beside ×10⁻⁷
+    (a card's mantissas and one power of ten); its column then cut '-9.71e-'. A summary of a
+    tensor too large for the grid wrote min 1.16e-08 too."""
+    from gradviz.story.numbers import line_format, written
+    w = TensorEditor(read_only=True)
+    qtbot.addWidget(w)
+    small = np.array([[1.16e-8, -1.38e-8, 1.03e-7, -9.71e-8], [0, 0, 0, 0]], np.float32)
+    w.set_array(small)
+    write, factor = written(small)
+    assert factor == "×10⁻⁷"
+    assert w.model.texts() == [write(v) for v in small.ravel().tolist()]
+    assert w.model.texts()[:4] == ["0.116", "-0.138", "1.030", "-0.971"]
+    assert w.shape_label.text().endswith("cells ×10⁻⁷")
+    w.set_array(np.array([[0.5, 1.0]], np.float32))        # an ordinary tensor: no factor
+    assert w.model.texts() == ["0.500", "1.000"] and "×10" not in w.shape_label.text()
+    big = np.full((30, 30), 2.5e-8, np.float32)
+    w.set_array(big)
+    number = line_format(big.min(), big.max(), big.astype(np.float64).mean())
+    assert f"min {number(big.min())}" in w.summary.text() and "e-" not in w.summary.text()

@@ -11,6 +11,7 @@ node is written beside its card, not on it.
 from PySide6.QtCore import QCoreApplication
 
 import app_ui
+from leader_lines import leader_crossings
 from gradviz.app.player import lessons
 from gradviz.render.cards import BADGE_H
 from gradviz.render.story_overlay import GLOW, RING
@@ -53,3 +54,20 @@ def test_no_label_of_a_step_lies_on_a_card(open_window):
                          for n, card in cards.items() if rect.intersects(card)]
     assert over == [], "\n".join(map(str, over))
     assert labels > 200     # the lessons' steps write labels (a scan of nothing passes too)
+
+
+def test_no_label_s_leader_runs_across_a_card(open_window):
+    """Lesson 13's fan-in at x (step 22) in the window at 1280 x 800 (and in presentation
+    mode): the leader from 'from xx, input b', placed above xx's card, ran down through xx's
+    title to its arrow and read as pointing at xx. A label goes where its leader runs clear
+    of every card and every text (leader_crossings counts both)."""
+    w = open_window(None, size=(1280, 800))
+    lesson = next(lesson for lesson in lessons.lesson_entries() if lesson.path.stem == "001_higher_order")
+    assert lessons.open_lesson(w, lesson, ask=False)
+    step = w.player.steps[21]
+    w.player.set_index(step.index)
+    w.player.finish_animation()
+    QCoreApplication.processEvents()
+    r = w.canvas.renderer
+    assert leader_crossings(r, step) == []
+    assert len(r.pill_leaders(step)) >= 3   # (labels far from their arrows: a step without leaders passes too)

@@ -205,6 +205,23 @@ def test_a_study_in_front_takes_the_column_and_the_inspector_opens_where_the_use
     qtbot.waitUntil(lambda: not inspector.folded and w.inspector.isVisible())
 
 
+def test_a_study_opened_with_a_node_selected_leaves_the_inspector_open(qtbot, window, monkeypatch):
+    """At 1280 x 800, a node selected while the graph is edited, then View ▸ Studies ▸ a study:
+    the inspector folded and the user lost the node they were editing (H44 audit: layer1 and
+    the Hessian). A study opened so shares the column as a node selected beside a study does
+    (the inspector at its share, the study in front below it), whichever came first
+    (clearing the selection gives the study the column: test_a_study_in_front_takes_...)."""
+    monkeypatch.setattr(_base, "DEBOUNCE_MS", 0)
+    w = window("001_dense_jacobian", (1280, 800))
+    w.controller.set_selection(["layer"])
+    inspector = w.inspector_dock
+    dock = _open(qtbot, w, "Jacobian")
+    qtbot.wait(100)
+    column = inspector.height() + dock.height()
+    assert not inspector.folded and in_front(inspector) and in_front(dock)
+    assert inspector.height() >= INSPECTOR_SHARE * column - 30, (inspector.height(), column)
+
+
 def _tab_texts(w):
     return [b.tabText(i) for b in w.findChildren(QTabBar) if b.isVisible() for i in range(b.count())]
 
@@ -247,6 +264,27 @@ def test_a_long_warning_reads_as_its_headline_and_opens_on_a_click(qtbot, window
     qtbot.waitUntil(lambda: "Use jacobian instead" in check.text() and "Less ◂" in check.text())
     QTest.mouseClick(check, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _link_point(check, "Less"))
     qtbot.waitUntil(lambda: check.folded() and "Details ▸" in check.text())
+
+
+def test_the_block_norms_colour_bar_keeps_its_norm_bars_when_details_squeeze_it(qtbot, window, monkeypatch):
+    """BatchNorm's lesson at 1280 x 800, the Batch Jacobian's warning opened with 'Details ▸':
+    the block norms' plot keeps 120 px and its colour bar, 46 px long, was titled 'norm'
+    (H44 audit), which said no more than a norm. Its title is a form of '‖ block ‖' that the
+    bar holds whole, its norm bars upright where it is '‖·‖' (turned, '‖J‖' read as '≡')."""
+    monkeypatch.setattr(_base, "DEBOUNCE_MS", 0)
+    w = window("001_batchnorm_pitfall", (1280, 800))
+    view = _open(qtbot, w, "Batch Jacobian").view
+    check = view.check
+    qtbot.waitUntil(lambda: check.folded())
+    QTest.mouseClick(check, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _link_point(check, "Details"))
+    qtbot.waitUntil(lambda: "Less ◂" in check.text())
+    qtbot.wait(100)
+    axis = view.norms.colorbar.axis
+    shown = axis.title_shown
+    assert shown.startswith("‖") and shown.endswith("‖") and "norm" not in shown, shown
+    along = axis.label.mapRectToParent(axis.label.boundingRect())     # the title in its axis' frame
+    assert 0 <= along.top() and along.bottom() <= axis.size().height(), (shown, along, axis.size())
+    assert axis.label.rotation() == (0 if shown == "‖·‖" else -90), (shown, axis.label.rotation())
 
 
 def _link_point(label, words):

@@ -119,3 +119,25 @@ def test_the_gradient_norms_read_with_three_significant_digits_in_one_form(qtbot
             value, abs=resolution(number) / 2 * 1.001), (name, number)
         if powered and abs(value) < 0.1:
             assert "×10" in number, (name, number, text)
+
+
+def test_the_jacobian_checks_write_entries_as_their_cards_do(qtbot):
+    """Lesson attention: the Σ check wrote [0.220, 3.359×10⁻², -5.549×10⁻², 0.130, …] where
+    the gradient's card writes 0.220 0.034 -0.055 0.130 (the line's tiny difference made
+    every number take its own power of ten)."""
+    from gradviz.app.controller import DocumentController
+    from gradviz.app.studies import JacobianView
+    from gradviz.bundled import sample
+    from gradviz.story.numbers import writer
+    controller = DocumentController()
+    view = JacobianView(controller)
+    qtbot.addWidget(view)
+    controller.open(sample("nets_6_attention"))
+    view.refresh()
+    study = view.result
+    both = np.concatenate([np.ravel(study.summed), np.ravel(study.gradient)])
+    assert 0.1 <= np.abs(both).max() < 1e4          # an ordinary magnitude: fixed notation
+    write = writer(both)
+    listed = "[" + ", ".join(write(v) for v in np.ravel(study.gradient)[:4]) + ", …]"
+    assert listed in view.sum_check.whole_text(), view.sum_check.whole_text()
+    assert "×10" not in view.sum_check.whole_text().split("<br>")[0]
