@@ -35,9 +35,13 @@ EXPECTED_SLOPE = 2.0     # central differences: error ∝ h² while truncation d
 # The forward pass rounds at each op: its loss is off by up to about ROUNDING·ε·|L|, so a
 # central difference is off by about that over 2h (its rounding part).
 ROUNDING = 4
-# The letters the words give the central difference, the backward pass's number and a loss
-# named by a formula; GradientCheck.letters renames one that is a node's name on the canvas.
-LETTERS = ("c", "b", "L")
+# The letters the words give the central difference, the backward pass's number, a loss
+# named by a formula and the step; GradientCheck.letters renames one that is a node's name
+# on the canvas (no 'at h = 10⁻³' beside a node h).
+LETTERS = ("c", "b", "L", "h")
+# The step's letter beside a node h: a letter steps are written with (the rule cards' spare
+# a read 'at a = 10⁻³' as English)
+STEP_SPARES = ("δ", "k", "s")
 
 
 @dataclass
@@ -139,15 +143,15 @@ class GradientCheck:
             return (f"gradient check of {self.entry_name}: no verdict (the gradient is below what "
                     f"central differences of this {self.dtype} loss can measure)")
         return (f"gradient check of {self.entry_name}: {'✓ passes' if self.passed else '✗ fails'} "
-                f"(relative error {best.relative:.2g} at h = {best.h:g})")
+                f"(relative error {best.relative:.2g} at {self.letters['h']} = {best.h:g})")
 
     def verdict(self, number=lambda x: f"{x:.2g}"):
         """One sentence: did the check pass, and why it says so. `number` writes h, an
         error and the tolerance (the study view writes them as its cards do)."""
-        best = self.best
+        best, h = self.best, self.letters["h"]
         if best is None:
             return "✗ The check could not be made: every difference is NaN or infinite."
-        where = f"at h = {number(best.h)} the relative error is {number(best.relative)}"
+        where = f"at {h} = {number(best.h)} the relative error is {number(best.relative)}"
         if self.passed:
             return (f"✓ The backward pass agrees with central differences: {where} "
                     f"(≤ {number(self.tolerance)} in {self.dtype}).")
@@ -155,15 +159,15 @@ class GradientCheck:
             loss = loss_symbol(self)
             return (f"No verdict: the gradient {number(self.backward)} is below what a finite "
                     f"difference of this {self.dtype} loss ({loss} ≈ {number(self.loss)}) can "
-                    f"measure: at every h its rounding, about ε·|{loss}|/h, is above "
+                    f"measure: at every {h} its rounding, about ε·|{loss}|/{h}, is above "
                     f"{number(self.tolerance)} of the gradient, so the errors say nothing of "
                     "the rule.")
         slope = self.slope
         if slope is not None and slope < 1.0:
             return (f"✗ The check fails: the relative error stays near "
                     f"{number(self.typical_relative)} "
-                    f"whatever h is (above {number(self.tolerance)} in {self.dtype}). An error that "
-                    "does not fall with h is no rounding or truncation: the backward pass "
+                    f"whatever {h} is (above {number(self.tolerance)} in {self.dtype}). An error "
+                    f"that does not fall with {h} is no rounding or truncation: the backward pass "
                     "computes the derivative of another function (a wrong rule).")
         return f"✗ The check fails: {where}, above {number(self.tolerance)} in {self.dtype}."
 
@@ -186,9 +190,9 @@ def relative_error(check):
 def difference_text(check):
     """The central difference in the user's names: '(loss(w[1] + h) − loss(w[1] − h)) / 2h',
     or '(L(w + h) − L(w − h)) / 2h, L = Σy' for a loss named by a formula."""
-    f, x = loss_symbol(check), check.entry_name
-    said = f", L = {check.loss_name}" if f != check.loss_name and check.loss_name else ""
-    return f"({f}({x} + h) − {f}({x} − h)) / 2h{said}"
+    f, x, h = loss_symbol(check), check.entry_name, check.letters["h"]
+    said = f", {f} = {check.loss_name}" if f != check.loss_name and check.loss_name else ""
+    return f"({f}({x} + {h}) − {f}({x} − {h})) / 2{h}{said}"
 
 
 def check_port(doc, source=None):
@@ -234,7 +238,10 @@ def gradient_check(doc, source=None, index=None, steps=None, progress=None):
                           float(np.asarray(gradient, np.float64)[index]),
                           tolerance=TOLERANCE.get(dtype, 1e-6), loss=loss_of(work, base.values),
                           eps=float(np.finfo(dtype).eps))
-    check.letters.update(unclash(LETTERS, [None] * len(LETTERS), node_names(doc)))
+    taken = node_names(doc)
+    check.letters.update(unclash(LETTERS[:3], [None] * 3, taken | {"h"}))
+    others = {check.letters[k] for k in LETTERS[:3]}
+    check.letters.update(unclash(["h"], [None], taken | others, spares=STEP_SPARES))
     for k, h in enumerate(steps):
         plus, minus = (_loss_at(work, base, source, x, index, float(x[index]) + s * h)
                        for s in (1, -1))

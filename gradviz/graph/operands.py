@@ -204,15 +204,16 @@ def substitutions(names, labels, tensors, formulas):
     return {n: label for n, label in candidates.items() if label not in kept}
 
 
-def unclash(names, labels, taken, formulas=()):
+def unclash(names, labels, taken, formulas=(), spares=SPARE):
     """{rule name: shown name}: a rule name that is another tensor's name on screen (in
-    `taken`) gets a spare letter no operand, no tensor and no formula of the op uses."""
+    `taken`) gets a spare letter (the first of `spares`) no operand, no tensor and no formula
+    of the op uses."""
     used = set(names) | set(taken) | set().union(*(words(f) for f in formulas))
     mapping = {}
     for name, label in zip(names, labels):
         if name == label or name not in taken or name in mapping:
             continue
-        spare = next((s for s in SPARE if s not in used), None)
+        spare = next((s for s in spares if s not in used), None)
         if spare is None:
             spare = next(f"{name}{i}" for i in range(1, 10_000) if f"{name}{i}" not in used)
         used.add(spare)

@@ -183,7 +183,7 @@ def gradient_check_lines(doc):
              f"  backward pass: {c.letters['b']} = {c.backward:.10g}",
              f"  central differences: {c.letters['c']} = {difference_text(c)}",
              f"  relative error = {relative_error(c)} (0 where both are 0)",
-             f"    {'h':>8}  {c.letters['c']:>17}  {gap:>13}  "
+             f"    {c.letters['h']:>8}  {c.letters['c']:>17}  {gap:>13}  "
              f"{'relative':>13}"]
     for r in c.rows:
         lines.append(f"    {h_text(r.h):>8}  {r.difference:>17.10f}  {alone(r.error):>13}  "

@@ -59,6 +59,12 @@ class QuickAdd(QFrame):
         self._filter("")
         row = max(self.list.sizeHintForRow(0), 16)
         self.list.setFixedHeight(VISIBLE_ROWS * row + 2 * self.list.frameWidth())
+        # as wide as the longest label, whatever the search shows: near the right edge the
+        # list cut "nn.sparse_softmax_cross_entropy_with_logits  (nn" behind a scroll bar
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        widest = max(self.list.fontMetrics().horizontalAdvance(label) for label in self.entries)
+        self.list.setMinimumWidth(widest + 2 * self.list.frameWidth() + 4 * self.list.spacing()
+                                  + self.list.verticalScrollBar().sizeHint().width() + 8)
 
     def hideEvent(self, event):
         """Closed (added, Esc, or a click elsewhere): the canvas has the keyboard again."""

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (QFormLayout, QGroupBox, QLabel, QLineEdit, QPlain
 from ...graph.document import text_problem
 from ...graph.structure import n_outputs
 from ..theme import ERROR_STYLE, WARN_STYLE
+from ..whole_label import WholeLabel
 
 MUTED = "color: palette(placeholder-text);"
 
@@ -133,7 +134,7 @@ class LineField(QWidget):
         self._parse, self._commit = parse, commit
         self.edit = QLineEdit(self)
         self.edit.setPlaceholderText(placeholder)
-        self.error = QLabel(self)
+        self.error = WholeLabel(self)   # all its lines: a 3-line refusal lost its first and last
         self.error.setStyleSheet(ERROR_STYLE)
         self.error.setWordWrap(True)
         self.error.hide()

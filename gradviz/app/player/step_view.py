@@ -37,7 +37,8 @@ from PySide6.QtGui import QTransform
 from ...render import legible
 from ...render import painter as render_painter
 from ...render.legible import READABLE_PX
-from ...render.formula import CARD_GAP, operand_title
+from ...render.formula import CARD_GAP
+from ...story.formula_parts import operand_title
 from ...render.involved import involved_nodes
 from . import docking
 from .card_rects import arrow_rects, box, card_as, card_rect, name_strip, ringed_card, step_items, whole_card

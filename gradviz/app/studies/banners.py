@@ -1,36 +1,12 @@
 """The banners over a study's plots: a coloured box of rich text that keeps the height its
 words need (WholeLabel) and, where its detail would take too many lines, shows its headline
 with 'Details ▸' (Banner). The studies and the Train dock say their verdicts in them."""
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel
 
+from ..whole_label import WholeLabel
 from .plot_colours import banner_sheet, follow_banner
 from .plots_and_words import PlotsAndWords
-
-
-class WholeLabel(QLabel):
-    """A label of words that wrap, never squeezed below the height they need at its width:
-    a view's message (the node and rule where a NaN starts) stays whole and the dock
-    scrolls to the plots below it (at 1280 x 800 the Jacobian's NaN warning lost its last
-    line to the plots)."""
-
-    def setText(self, text):
-        super().setText(text)
-        self._hold()
-
-    def resizeEvent(self, event):
-        super().resizeEvent(event)
-        self._hold()
-
-    def changeEvent(self, event):
-        super().changeEvent(event)
-        if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
-            self._hold()
-
-    def _hold(self):
-        need = self.heightForWidth(self.width()) if self.text() else 0
-        if need != self.minimumHeight():
-            self.setMinimumHeight(max(need, 0))
 
 
 FOLD_LINES = 4      # a banner with a detail longer than this at its width shows its headline first

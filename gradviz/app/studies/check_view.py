@@ -29,7 +29,8 @@ from .plots_and_words import COLUMN_MIN_W, beside_words
 
 LINE = DIVERGING[-2]          # the measured errors, in the backward pass's red
 SLOPE = DIVERGING[1]          # the h² guide, in blue
-GUIDE_LABEL = "∝ h² (truncation alone)"
+GUIDE_LABEL = "∝ {}² (truncation alone)"   # the step's letter, renamed beside a node h
+STEP_AXIS = "step size {} (log scale)"
 GUIDE_SLOPE = 2.0             # its slope on log-log axes: the error falls 100 times per 10 times smaller h
 ERROR_LABEL = "relative error of {}"   # of the central difference, by its letter
 EXACT_LABEL = "0 (exact)"     # beside a step whose error is 0, drawn on the plot's floor
@@ -52,10 +53,10 @@ class GradientCheckView(StudyView):
         self.layout_.addWidget(self.message)
         self.verdict = banner("info")
         self.plot = still_plot(LogAxis("left"), ("relative error", "rel. error", "error"),
-                               "step size h (log scale)")
+                               STEP_AXIS.format("h"))
         self.plot.setAxisItems({"bottom": LogAxis("bottom")})
         style_plot(self.plot.getPlotItem())
-        relabel(self.plot.getAxis("bottom"), "step size h (log scale)")
+        relabel(self.plot.getAxis("bottom"), STEP_AXIS.format("h"))
         self.guide = pg.PlotDataItem([], [], pen=pg.mkPen(SLOPE, width=2, style=Qt.PenStyle.DashLine))
         self.line = pg.PlotDataItem([], [], pen=pg.mkPen(LINE, width=2), symbol="o",
                                     symbolSize=9, symbolBrush=LINE, symbolPen=pg.mkPen(TEXT))
@@ -68,9 +69,10 @@ class GradientCheckView(StudyView):
         for item in (self.line, self.exact, self.best, self.guide):   # the dashed guide over the errors' line
             self.plot.addItem(item)
         # Above the plot, never over its points (inside, it covered them in a narrow column).
+        self._step_letter = "h"     # the check's (another beside a node named h)
         self.legend = legend = legend_row(self.plot)
         legend.addItem(self.line, ERROR_LABEL.format("c"))
-        legend.addItem(self.guide, GUIDE_LABEL)
+        legend.addItem(self.guide, GUIDE_LABEL.format("h"))
         self.plot.installEventFilter(self)      # its columns follow the plot's width
         self.plot.getViewBox().sigResized.connect(self._label_exact)   # the runs its width joins
         self.table = QLabel()
@@ -155,11 +157,15 @@ class GradientCheckView(StudyView):
         logs_h = np.log10([r.h for r in rows]) if rows else np.zeros(0)
         logs_e = np.log10([r.relative for r in rows]) if rows else np.zeros(0)
         self.line.setData(logs_h, logs_e)
-        for sample, label in self.legend.items:     # its letter, renamed beside a node c
-            if sample.item is self.line:
-                label.setText(ERROR_LABEL.format(check.letters["c"]))
+        self._step_letter = check.letters["h"]
+        relabel(self.plot.getAxis("bottom"), STEP_AXIS.format(self._step_letter))
         guide = guide_drawn(check)
         self._show_guide(guide)
+        for sample, label in self.legend.items:     # its letters, renamed beside a node c or h
+            if sample.item is self.line:
+                label.setText(ERROR_LABEL.format(check.letters["c"]))
+            elif sample.item is self.guide:
+                label.setText(GUIDE_LABEL.format(self._step_letter))
         floor = self._set_ranges(logs_h, logs_e, exact)
         if guide:
             self._draw_guide(rows[0])
@@ -242,7 +248,7 @@ class GradientCheckView(StudyView):
             if listed:
                 self.legend.removeItem(self.guide)
         elif not listed:
-            self.legend.addItem(self.guide, GUIDE_LABEL)
+            self.legend.addItem(self.guide, GUIDE_LABEL.format(self._step_letter))
         fit_legend(self.legend, self.plot.width())
 
     def problem_of(self, check):
@@ -320,46 +326,50 @@ def explanation(check):
     its error is 0, that the log axis cannot draw it."""
     best = check.best if check.passed else None
     where_v = shape(check) if best is not None else None
+    h = check.letters["h"]      # the step's letter (another beside a node named h)
     if check.undecided:
-        where = (f"Here rounding alone is above {alone(check.tolerance)} of the gradient at every h "
-                 "(the verdict above), so no h is ringed, and the line says nothing of the rule.")
+        where = (f"Here rounding alone is above {alone(check.tolerance)} of the gradient at every "
+                 f"{h} (the verdict above), so no {h} is ringed, and the line says nothing of the "
+                 "rule.")
     elif best is None:
-        where = ("For a correct rule the best h is where they meet, the bottom of a V; here no h "
-                 f"brings the error below {alone(check.tolerance)}, so none is ringed.")
+        where = (f"For a correct rule the best {h} is where they meet, the bottom of a V; here no "
+                 f"{h} brings the error below {alone(check.tolerance)}, so none is ringed.")
     elif best.relative == 0:
-        where = (f"Here h = {h_text(best.h)} gives error 0, which a log axis has no place for: "
+        where = (f"Here {h} = {h_text(best.h)} gives error 0, which a log axis has no place for: "
                  f"it is drawn as the triangle on the plot's floor, marked “{EXACT_LABEL}” and "
                  "ringed. The "
-                 "truncation part vanishes for this loss over ±h (central differences are "
+                 f"truncation part vanishes for this loss over ±{h} (central differences are "
                  "exact where it is at most quadratic, as a relu network is between its "
                  "kinks), so only rounding is left, and there is no V.")
     elif where_v == "rounding":
         second = check.rows[1].h
-        where = (f"Here no smaller h does better than the largest, h = {h_text(best.h)}: by "
-                 f"h = {h_text(second)} the error is already at least 100 times its truncation "
-                 "part, so it is rounding, and the best h is the largest step tried (ringed); "
-                 "no V and no h² line show (a loss with little third derivative along this "
+        where = (f"Here no smaller {h} does better than the largest, {h} = {h_text(best.h)}: by "
+                 f"{h} = {h_text(second)} the error is already at least 100 times its truncation "
+                 f"part, so it is rounding, and the best {h} is the largest step tried (ringed); "
+                 f"no V and no {h}² line show (a loss with little third derivative along this "
                  "entry, or none, as a matmul summed, has little truncation to show).")
     elif where_v == "truncation":
-        where = (f"Here the error still falls at the smallest h = {h_text(best.h)}: rounding has "
-                 "not caught up with truncation yet, so the best h is the smallest (ringed) and "
+        where = (f"Here the error still falls at the smallest {h} = {h_text(best.h)}: rounding "
+                 f"has not caught up with truncation yet, so the best {h} is the smallest (ringed) "
+                 "and "
                  "the V's rising arm lies beyond the steps tried.")
     else:
-        where = "The best h is where they meet, the bottom of the V (ringed)."
+        where = f"The best {h} is where they meet, the bottom of the V (ringed)."
     guide = " (the dashed line of slope 2)" if guide_drawn(check) else ""
     backward = long_number(check.backward)(check.backward)
     c, b = check.letters["c"], check.letters["b"]
     return (f"The plot and the table's last column are the relative error {relative_error(check)} "
             f"(0 where both are 0), where {b} = {backward} is the backward pass's "
             f"∂{check.loss_name} / ∂{check.entry_name} and {c} is the central difference "
-            f"{difference_text(check)} at each step h. Central differences only run the forward "
-            "pass, so they check every rule the backward pass used. Their error has two parts: "
-            "truncation, about h²/6 times the third derivative, which falls 100 times for each "
-            f"10 times smaller h{guide}, and rounding, about ε·|{loss_symbol(check)}|/h, which grows "
-            f"as h shrinks ({check.dtype}: ε = {alone(np.finfo(check.dtype).eps)}). {where} A wrong "
-            "rule gives an error that does not fall with h at all: a flat line"
-            + (", where h resolves the gradient." if check.undecided else ".")
-            + (" In float32 rounding takes over at far larger h than in float64 (ε = "
+            f"{difference_text(check)} at each step {h}. Central differences only run the "
+            "forward pass, so they check every rule the backward pass used. Their error has two "
+            f"parts: truncation, about {h}²/6 times the third derivative, which falls 100 times "
+            f"for each 10 times smaller {h}{guide}, and rounding, about "
+            f"ε·|{loss_symbol(check)}|/{h}, which grows as {h} shrinks ({check.dtype}: ε = "
+            f"{alone(np.finfo(check.dtype).eps)}). {where} A wrong "
+            f"rule gives an error that does not fall with {h} at all: a flat line"
+            + (f", where {h} resolves the gradient." if check.undecided else ".")
+            + (f" In float32 rounding takes over at far larger {h} than in float64 (ε = "
                f"{alone(np.finfo(np.float64).eps)}): gradient checks are usually run in float64."
                if check.dtype == "float32" else ""))
 
@@ -371,7 +381,8 @@ def _table(check):
     backward = write(check.backward)
     gap = "style='padding-left:5px'"     # between the columns (narrow: whole in a 340 px column)
     c, b = (_html(check.letters[k]) for k in "cb")
-    head = (f"<tr><th align=right>h</th><th align=right {gap}>central<br>difference {c}</th>"
+    head = (f"<tr><th align=right>{_html(check.letters['h'])}</th>"
+            f"<th align=right {gap}>central<br>difference {c}</th>"
             f"<th align=right {gap}>relative<br>error</th></tr>"
             f"<tr><td align=right>backward {b}</td><td align=right {gap}><b>{_html(backward)}</b></td>"
             "<td></td></tr>")

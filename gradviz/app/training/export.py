@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from ...graph.evaluate import evaluate
 from ...graph.training import loss_of, with_values
+from ...story.numbers import significant
 from ...render import Renderer, animation, animation_files, legible, text as render_text
 from ..export_dialog import export_widget, frame_progress
 from ..studies.choosers import port_label
@@ -60,8 +61,7 @@ def run_frames(panel, theme="light", progress=None):
     lower = view.plot if view.land is not None else curves.gradient_plot
     names = None if view.land is None else tuple(
         c.text(port_label(trainer.original, c.port)) for c in (view.land.x, view.land.y))
-    config = trainer.optimizer.get_config()
-    title = f"{config['name']}, η = {config['learning_rate']:g}"
+    title = run_title(trainer.optimizer.get_config())
     try:
         for i, k in enumerate(chosen):
             if progress is not None and progress(i, len(chosen)) is False:
@@ -72,11 +72,22 @@ def run_frames(panel, theme="light", progress=None):
             curves.show_history(losses[:step + 1], history[:step])
             view.refresh_overlay(upto=step)
             yield _frame(Renderer(doc, evaluation=ev, theme=theme), curves.loss_plot, lower,
-                         f"step {step} of {len(history)}   loss {loss_of(doc, ev.values):.6g}",
+                         step_words(step, len(history), loss_of(doc, ev.values)),
                          title, names)
     finally:
         curves.show_history(losses, history)
         view.refresh_overlay()
+
+
+def run_title(config):
+    """'SGD, η = 0.1': the optimizer and its learning rate, as the dock writes numbers."""
+    return f"{config['name']}, η = {significant(config['learning_rate'])}"
+
+
+def step_words(step, steps, loss):
+    """A frame's caption, 'step 23 of 23   loss 1.23457×10⁻⁵': its numbers written as the
+    dock and the cards write them (story.numbers.significant), never .6g's 1.23457e-05."""
+    return f"step {step} of {steps}   loss {significant(loss)}"
 
 
 def frame_layout(bounds):

@@ -79,31 +79,48 @@ class WindowFiles:
         return os.path.dirname(path) if path else str(Path.home())
 
     def open_file(self, path=None):
-        if not self.maybe_save():
-            return False
+        """Open a document the user picks (or `path`, a recent file). The file is read before
+        "save changes?" is asked, as an import is: one that cannot be opened (gone, not a
+        document) costs no prompt, and the window keeps its document."""
         if not path:
             path, _ = QFileDialog.getOpenFileName(self, "Open document",
                                                   start_folder(self, "open", self._start_dir()), FILE_FILTER)
             if not path:
                 return False
             remember_folder(self, "open", path)
-        return self.load_path(path)
+        doc = self._read(path)
+        if doc is None or not self.maybe_save():
+            return False
+        return self.load_path(path, doc=doc)
 
-    def load_path(self, path, remember=True):
-        """Open `path` without asking about the current document (the caller did).
-        Every failure is a dialog in words; the window keeps the document it had."""
-        before, before_path = self.controller.doc, self.controller.path
+    def _read(self, path, remember=True):
+        """The document in the file `path`, or None after a dialog in words saying why not
+        (a recent file that is gone leaves the list)."""
         try:   # read off the UI thread: a file of large tensors takes seconds
-            doc = wait_painted(lambda: fileformat.load(path, strict=False), self,
-                               f"Opening {os.path.basename(path)}…")
-            self.controller.set_document(doc, path)
+            return wait_painted(lambda: fileformat.load(path, strict=False), self,
+                                f"Opening {os.path.basename(path)}…")
         except OSError as e:
             self._cannot("open", path, os_error_words(e))
             if remember and not os.path.exists(path):
                 self.recent.remove(path)
                 self._update_recent_menu()
-            return False
         except DocumentError as e:
+            self._cannot("open", path, str(e))
+        return None
+
+    def load_path(self, path, remember=True, doc=None):
+        """Open `path` (`doc`, its document when the caller read it) without asking about
+        the current document (the caller did). Every failure is a dialog in words; the
+        window keeps the document it had."""
+        before, before_path = self.controller.doc, self.controller.path
+        doc = self._read(path, remember) if doc is None else doc
+        if doc is None:
+            return False
+        try:
+            self.controller.set_document(doc, path)
+        except DocumentError as e:
+            if self.controller.doc is not before:
+                self.controller.set_document(before, before_path)
             self._cannot("open", path, str(e))
             return False
         except Exception as e:  # noqa: BLE001 (a fault of gradviz's, never only on stderr)

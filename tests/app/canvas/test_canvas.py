@@ -678,3 +678,25 @@ def test_tab_popup_stays_in_the_window_and_the_node_lands_at_the_pointer(qtbot, 
     y_tf = canvas.node_items["y_tf"].sceneBoundingRect()
     gap = QPointF(y_tf.center().x(), min(y_tf.bottom() + 150, canvas.visible_rect().bottom() - 12))
     tab_at(canvas.mapFromScene(gap), free=True)
+
+
+def test_the_tab_popup_shows_every_label_whole_near_the_right_edge(qtbot, editor):
+    """At 1280 x 800, Tab near the right edge and 'softmax' typed: the list cut
+    'nn.sparse_softmax_cross_entropy_with_logits  (nn' behind a horizontal scroll bar."""
+    _, canvas, _, _ = editor
+    window = canvas.window()
+    window.resize(1280, 800)
+    port = canvas.viewport().rect()
+    at = QPoint(int(port.width() * 0.97), port.height() // 3)
+    popup = canvas.quick_add(canvas.mapToScene(at))
+    qtbot.keyClicks(popup.edit, "softmax")
+    labels = [popup.list.item(i).text() for i in range(popup.list.count())]
+    assert "nn.sparse_softmax_cross_entropy_with_logits  (nn)" in labels
+    room = popup.list.viewport().width()
+    metrics = popup.list.fontMetrics()
+    for i, label in enumerate(labels):
+        rect = popup.list.visualItemRect(popup.list.item(i))
+        assert rect.left() >= 0 and metrics.horizontalAdvance(label) <= min(rect.right(), room), label
+    assert not popup.list.horizontalScrollBar().isVisible()
+    assert window.frameGeometry().contains(popup.frameGeometry())
+    popup.close()

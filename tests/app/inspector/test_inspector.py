@@ -553,3 +553,24 @@ def test_the_inspector_says_which_units_are_off_for_the_one_example(make):
         assert text.startswith(f"{node.label or nid}: {len(off)} of its 6 relu units ")
         assert "off for this example" in text and not text.startswith("⚠")
         assert f"units {', '.join(map(str, off[:-1]))} and {off[-1]}:" in text
+
+
+def test_a_refused_shape_says_why_in_every_line(qtbot):
+    """At 1280 x 800, '5000, 5000' typed in a Variable's shape: the refusal '25000000 values
+    is too many for the editor (at most 1000000)' wraps to three lines in the narrow field,
+    and the inspector's short column gave it two lines' height, its first and last lines
+    cut. A field squeezed below its words' height keeps them whole."""
+    from gradviz.app.inspector.fields import LineField
+    words = "25000000 values is too many for the editor (at most 1000000)"
+    field = LineField(int, lambda value: words)
+    qtbot.addWidget(field)
+    field.show()
+    field.edit.setText("5000")
+    field.edit.setModified(True)
+    field.commit()
+    field.resize(150, 30)                      # narrower and shorter than the words need
+    qtbot.wait(20)
+    error = field.error
+    assert error.text() == words and error.isVisible()
+    assert error.heightForWidth(error.width()) > error.fontMetrics().height() * 2   # it wraps
+    assert error.height() >= error.heightForWidth(error.width()), error.size()

@@ -359,3 +359,31 @@ def test_the_checks_letters_are_no_node_name_on_the_canvas(qtbot):
     text = "\n".join(gradient_check_lines(doc))
     assert f"backward pass: {b} = " in text
     assert f"{c:>17}  {f'|{c} − {b}|':>13}  " in text          # the table's heads
+
+
+def test_the_step_letter_is_no_node_name_on_the_canvas(qtbot):
+    """Issue 20 §1: c, b and L were renamed beside a node of that name, the step h was not:
+    'at h = 10⁻³' beside a node h holding 4."""
+    import re
+    from gradviz.app.controller import DocumentController
+    from gradviz.app.studies.check_view import GradientCheckView, _table
+    from gradviz.graph.gradient_check import difference_text
+    from gradviz.graph.slots import node_names
+    from gradviz.story.study_text import gradient_check_lines
+    doc = load(SAMPLES_DIR / "train_1_gd_bowl.json")
+    doc.nodes["y"].label = "h"
+    check = gradient_check(doc, Port("x"))
+    h = check.letters["h"]
+    assert h == "δ" and h not in node_names(doc)     # 'a' read 'at a = 10⁻³' as English
+    assert difference_text(check) == f"(loss(x + {h}) − loss(x − {h})) / 2{h}"
+    view = GradientCheckView(DocumentController())
+    qtbot.addWidget(view)
+    view.show_result(check)
+    legend = [label.text for _, label in view.legend.items]
+    words = [view.explanation.text(), view.verdict.text(), _table(check), check.summary(),
+             check.verdict(), "\n".join(gradient_check_lines(doc)), *legend,
+             view.plot.getAxis("bottom").labelText]
+    lone_h = re.compile(r"(?<![A-Za-z_])h(?![A-Za-z_])")
+    assert [w for w in words if lone_h.search(w)] == []
+    assert f"at each step {h}." in words[0] and f"<th align=right>{h}</th>" in words[2]
+    assert f"step size {h} (log scale)" in words[-1]

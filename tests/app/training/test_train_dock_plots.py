@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from train_dock_util import choose, draw, finish
+from gradviz.story.numbers import significant
 
 
 # -- the landscape ----------------------------------------------------------------------------
@@ -94,7 +95,8 @@ def test_the_run_export_ends_at_the_last_step_on_a_slide_sized_frame(qtbot, pane
     monkeypatch.setattr(export, "_frame", lambda *a: said.append(a[3]) or frame(*a))
     count = export.export_run(p, tmp_path / "run.gif")
     trainer = p.session.trainer
-    assert said[-1] == f"step 23 of 23   loss {trainer.losses[-1]:.6g}" and count == len(said)
+    assert said[-1] == f"step 23 of 23   loss {significant(trainer.losses[-1])}" \
+        and count == len(said)
     assert [int(t.split()[1]) for t in said] == [s for s, _ in trainer.path]
     data = (tmp_path / "run.gif").read_bytes()
     size = struct.unpack("<HH", data[6:10])   # the smallest 16:9 where the cards read
@@ -138,3 +140,14 @@ def test_the_last_step_is_written_out_with_its_numbers(qtbot, panel):
     assert "Step 1 of the run" in text and "values before the update" in text
     assert "g = ∂loss/∂x = 4<br>x ← x − η·g = 2 − 0.1 × 4 = 1.6" in text
     assert "g = ∂loss/∂y = 6<br>y ← y − η·g = 1 − 0.1 × 6 = 0.4" in text
+
+
+def test_a_run_frames_caption_writes_numbers_as_the_dock_does():
+    """The GIF's caption wrote loss 1.23457e-05 and η = 1e-05 (.6g, :g) where the dock and
+    the cards write 1.23457×10⁻⁵: one notation."""
+    from gradviz.app.training.export import run_title, step_words
+    assert step_words(23, 23, 1.2345678e-5) == "step 23 of 23   loss 1.23457×10⁻⁵"
+    assert step_words(4, 23, 0.5) == "step 4 of 23   loss 0.5"
+    assert step_words(4, 23, -2.5e7) == "step 4 of 23   loss −2.5×10⁷"
+    assert run_title({"name": "SGD", "learning_rate": 1e-5}) == "SGD, η = 1×10⁻⁵"
+    assert run_title({"name": "Adam", "learning_rate": 0.05}) == "Adam, η = 5×10⁻²"

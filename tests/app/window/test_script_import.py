@@ -1,4 +1,5 @@
-"""File ▸ Import from script with scripts that misbehave (issue 25 §3): real child processes."""
+"""File ▸ Import from script with scripts that misbehave (issue 25 §3): real child processes; and
+what a failed import or open costs (no "save changes?" prompt, never the document)."""
 import textwrap
 import time
 
@@ -195,3 +196,19 @@ def test_declining_to_save_after_a_good_import_keeps_the_document(make_window, t
     assert w.controller.doc is doc and w.controller.dirty
     assert w.statusBar().currentMessage() == ("Import of script.py not applied: the document "
                                               "is unchanged")
+
+
+def test_a_file_that_cannot_be_opened_costs_no_save_prompt(make_window, tmp_path, monkeypatch):
+    """Open (and a recent file) read the file before "save changes?", as the import runs
+    the script first: before, the user was asked to save, then told the file was gone."""
+    asked, warned = [], []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[1]) or Button.Yes)
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]) or Button.Ok)
+    w, doc = _dirty_window(make_window)
+    broken = tmp_path / "broken.gradviz.json"
+    broken.write_text("{not json", encoding="utf-8")
+    for path in (tmp_path / "gone.gradviz.json", broken):
+        assert not w.open_file(str(path))
+        assert warned[-1].startswith(f"Cannot open {path.name}: ")
+    assert asked == [] and len(warned) == 2
+    assert w.controller.doc is doc and w.controller.dirty
