@@ -21,7 +21,8 @@ from .fileformat import MAX_NODES, load, save, too_many_nodes
 from .gradient_check import gradient_check
 from .names import port_names
 from .tracing import trace
-from .training import Newton, Trainer, flat_newton_words, named_parameters
+from .flat_newton import flat_newton_words
+from .training import Newton, Trainer, named_parameters
 
 
 def shortest_floats(array):

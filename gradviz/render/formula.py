@@ -3,10 +3,11 @@ number the rule uses.
 
 The card is laid out once per step (`FormulaLayout`): title, caption and formula
 wrapped to the card's width, then the row of parts flowing onto more rows when it is
-too wide. The title and caption are written only where nothing else shows them (an
-export); the app's player bar and presentation band write them, so its canvas's
-card leaves them out (`FormulaCard.formula_heading`). Painting, the card's bounds and the player's element highlights all read the
-same layout, so they cannot disagree.
+too wide (or, where the player docks it so, a part a row: `FormulaLayout.rows`). The
+title and caption are written only where nothing else shows them (an export); the app's
+player bar and presentation band write them, so its canvas's card leaves them out
+(`FormulaCard.formula_heading`). Painting, the card's bounds and the player's element
+highlights all read the same layout, so they cannot disagree.
 """
 from __future__ import annotations
 
@@ -20,10 +21,9 @@ from PySide6.QtGui import QColor, QPen
 
 from ..graph.structure import filter_ports
 from ..story.formatting import number
-from ..story.model import number_spec, path_name
-from ..graph.operands import brief, caption, is_number, mentions, operand_heading, told
-from ..story.rule_pictures import CONTRIBUTION, UPSTREAM, aligned
-from ..story.rule_pictures import pictures as rule_pictures
+from ..story.formula_parts import formula_line, formula_parts, operand_title, shown_caption
+from ..story.model import number_spec
+from ..story.rule_pictures import aligned
 from . import leaders, legible, preview, text, tiles
 from .cards import BADGE_H, LINE_H, PAD
 
@@ -52,130 +52,6 @@ def _fonts():
                 word=text.sans(9, bold=True), name=text.mono(9.5, bold=True))
 
 
-def operand_title(part):
-    """The card's title of an operand part: 'b =', 'b (tf_b) =' (graph.operands.operand_heading)."""
-    return f"{operand_heading(part[2], part[4] if len(part) > 4 else '')} ="
-
-
-def _arrays(contributions):
-    if contributions is None:
-        return []
-    items = contributions.values() if isinstance(contributions, dict) else contributions
-    out = []
-    for item in items:
-        if isinstance(item, tuple):
-            item = next((x for x in reversed(item) if isinstance(x, (np.ndarray, float, int, np.generic))), None)
-        elif hasattr(item, "cotangent") and not isinstance(item, np.ndarray):
-            item = item.cotangent
-        elif hasattr(item, "value") and not isinstance(item, np.ndarray):
-            item = item.value
-        if item is not None:
-            out.append(np.asarray(item))
-    return out
-
-
-def shown_caption(step, label):
-    """The caption written under a part labelled `label` ('upstream'): the label names what
-    the part is (the player's clicks and colours read it), the caption says it in words that
-    are no name on the canvas ('incoming cotangent' beside a node called upstream)."""
-    return caption(label, getattr(step, "shown_names", None) or frozenset())
-
-
-def card_nodes(step):
-    """{rule letter: the node it stands for, as the step's card names it} (graph.operands.brief)."""
-    title = getattr(step, "title", "") or ""
-    return {k: brief(node, title) for k, node in (getattr(step, "operand_nodes", None) or {}).items()}
-
-
-def formula_line(step, parts):
-    """The card's formula line (the step's formula) with its letter said which node it is
-    where none of the card's `parts` heads it: 'grad_a (tokens x) = grad @ w_qᵀ'."""
-    said = " | ".join([p[1] for p in parts if p[0] == "word"]
-                      + [operand_title(p) for p in parts if p[0] == "array" and len(p) > 4]
-                      + [str(p[2]) for p in parts if p[0] == "picture"])
-    rule = getattr(step, "rule", None)
-    if rule is None:     # a training step's update: no rule's letters
-        return getattr(step, "formula", "") or ""
-    return told(rule, card_nodes(step), said)
-
-
-def formula_parts(step):
-    """The card's row: ("array", a, label) / ("array", a, name, "operand", node) / ("text", rule,
-    "local rule") / ("op", symbol) / ("word", text) / ("break",) for a new row / ("picture", a,
-    label, role, ringed entries) for a picture of the rule (story.rule_pictures). A label is
-    written as `shown_caption` says."""
-    kind = getattr(step, "kind", "")
-    cotangent = getattr(step, "cotangent", None)
-    contributions = _arrays(getattr(step, "contributions", None))
-    total = getattr(step, "total", None)
-    # the rule's right side: the words after it, over what its Σ runs, are on the rule line above
-    said = getattr(step, "rule", None)
-    operands = dict(getattr(step, "operands", None) or {})
-    nodes = {**(getattr(step, "operand_notes", None) or {}), **card_nodes(step)}
-    parts = []
-    if kind == "fan_in" and contributions:
-        for i, c in enumerate(contributions):
-            if i:
-                parts.append(("op", "+"))
-            parts.append(("array", c, path_name(step, i)))
-        result = total if total is not None else cotangent
-        if result is not None:
-            parts += [("op", "="), ("array", np.asarray(result), "sum")]
-    elif kind in ("contribution", "cut"):
-        upstream = operands.pop("grad", None)
-        result = contributions[0] if contributions else cotangent
-        if upstream is None and contributions:
-            upstream = cotangent
-        if isinstance(upstream, (list, tuple)):
-            upstream = None
-        rule = said.rhs if said is not None else ""
-        pictured = rule_pictures(step)      # the rule drawn with these numbers (conv, pooling, CE)
-        if pictured is not None and pictured.equation and upstream is not None and result is not None:
-            own = {UPSTREAM: ("array", np.asarray(upstream), "upstream"),
-                   CONTRIBUTION: ("array", np.asarray(result), "contribution")}
-            parts += [own[part] if any(part is m for m in own) else part for part in pictured.equation]
-        else:
-            if upstream is not None:
-                parts.append(("array", np.asarray(upstream), "upstream"))
-            if rule:
-                if parts:
-                    parts.append(("op", "⊗"))
-                parts.append(("text", rule, "local rule"))
-            if result is not None and kind != "cut":
-                parts += [("op", "="), ("array", np.asarray(result), "contribution")]
-        # what the pictures show, the where line leaves out: the rows' always, the equation's
-        # where it is drawn
-        drawn = pictured is not None and (not pictured.equation or (upstream is not None and result is not None))
-        shown = pictured.shows if drawn else frozenset()
-        used = [(k, v) for k, v in operands.items()    # (a number written in the rule is its value)
-                if v is not None and rule and mentions(rule, k) and not is_number(k) and k not in shown]
-        notes = getattr(step, "operand_notes", None) or {}
-        told = [f"{k} = {note}" for k, note in notes.items()   # defined by a formula: 'â = (a − mean) / σ'
-                if operands.get(k) is None and rule and mentions(rule, k)]
-        if used or told:
-            parts += [("break",), ("word", "where")]
-            parts += [("array", np.asarray(v), k, "operand", nodes.get(k, "")) for k, v in used]
-            parts += [("word", t) for t in told]
-        for row in pictured.rows if pictured is not None else []:
-            parts += [("break",), *row]
-    elif kind == "update":
-        if cotangent is not None:
-            parts += [("array", np.asarray(cotangent), "gradient"), ("word", "moves")]
-        parts += [("array", operands["before"], "before"), ("op", "→"),
-                  ("array", operands["after"], "after")]
-    elif kind == "accumulate":
-        result = total if total is not None else cotangent
-        if result is not None:
-            parts.append(("array", np.asarray(result), "gradient"))
-    elif kind == "unconnected" and cotangent is None and total is None:
-        parts.append(("word", f"{shown_caption(step, 'gradient')} = None"))
-    elif cotangent is not None:
-        parts.append(("array", np.asarray(cotangent), "seed" if kind == "seed" else "upstream"))
-    elif total is not None:
-        parts.append(("array", np.asarray(total), "total"))
-    return parts
-
-
 def _reads(shown, zoom):
     """Does a tile picture write its numbers at `zoom` (as Tiles paints them)?"""
     return shown.kind == "tiles" and shown.writes_numbers(zoom)
@@ -184,8 +60,12 @@ def _reads(shown, zoom):
 class FormulaLayout:
     """Where everything of one step's formula card goes, relative to its top-left corner."""
 
-    def __init__(self, step, n_steps, filters=frozenset(), heading=True, shared=None):
+    def __init__(self, step, n_steps, filters=frozenset(), heading=True, shared=None, rows=False):
         f = _fonts()
+        # rows: the equation wrapped at its widest part ('upstream' / '⊗ rule' / '= contribution'
+        # stacked), its tiles at full size: a card docked where a tall card has more room than a
+        # wide one reads larger (the player chooses: step_view._docked)
+        self.rows = rows
         self.heading = heading   # the step's title and caption on the card
         self.fonts = f
         self.parts = formula_parts(step)
@@ -204,7 +84,8 @@ class FormulaLayout:
         self._numbered = self._room is not None and any(
             part[0] == "picture" and _reads(self._rule_picture(part[1], part[3]), legible.readable_zoom())
             for part in self.parts)
-        for shrink in TILE_SHRINK:      # the equation on one row: its tiles smaller before it wraps
+        # the equation on one row: its tiles smaller before it wraps (in rows, at full size)
+        for shrink in TILE_SHRINK[:1] if rows else TILE_SHRINK:
             self._tile = (tiles.TILE_W * shrink, tiles.TILE_H * shrink)
             self._lay_out(step, n_steps, f)
             if self._equation_w <= FORMULA_MAX_W - 2 * PAD:
@@ -218,19 +99,23 @@ class FormulaLayout:
 
     def _lay_out(self, step, n_steps, f):
         items, row_w = self._items(f)
+        widest = FORMULA_MAX_W
+        if self.rows:
+            widest = min(widest, max([self._need(items, i) for i in range(len(items))] + [0.0]) + 2 * PAD)
+            row_w = min(row_w, widest - 2 * PAD)
         title = getattr(step, "title", "") or getattr(step, "kind", "")
         index = getattr(step, "index", None)
         if index is not None and n_steps:
             title = f"{index + 1}/{n_steps}  {title}"
         title = title if self.heading else ""
         natural = max([row_w, text.width(f["title"], title)] + [0.0])
-        self.width = max(FORMULA_MIN_W, min(FORMULA_MAX_W, natural + 2 * PAD), row_w + 2 * PAD)
+        self.width = max(FORMULA_MIN_W, min(widest, natural + 2 * PAD), row_w + 2 * PAD)
         formula = getattr(step, "formula", "") or ""
         if self.formula_text != formula:     # which node its letter is: wider, never a line more
             lines = len(text.wrap(f["formula"], formula, self.width - 2 * PAD))
-            while self.width < FORMULA_MAX_W and \
+            while self.width < widest and \
                     len(text.wrap(f["formula"], self.formula_text, self.width - 2 * PAD)) > lines:
-                self.width = min(FORMULA_MAX_W, self.width + 4.0)
+                self.width = min(widest, self.width + 4.0)
         inner = self.width - 2 * PAD
         self.title = text.wrap(f["title"], title, inner, max_lines=2) if title else []
         caption = (getattr(step, "caption", "") or "") if self.heading else ""
@@ -329,14 +214,20 @@ class FormulaLayout:
         return self._filter_port and not (self._kind in ("contribution", "cut") and part[2] == "upstream")
 
     @staticmethod
+    def _need(items, i):
+        """The width item `i` takes in a row: an operator goes with what follows."""
+        need = items[i][1]
+        if items[i][0][0] == "op" and i + 1 < len(items):
+            need += PART_GAP + items[i + 1][1]
+        return need
+
+    @staticmethod
     def _flow(items, inner, x0, y0):
         """[(part, extra, top, x, height)]: rows left to right, wrapped at `inner`, each item
         centred in its row; an operator is centred on the pictures, not on their labels."""
         rows, row, x = [], [], 0.0
         for i, item in enumerate(items):
-            need = item[1]
-            if item[0][0] == "op" and i + 1 < len(items):   # an operator goes with what follows
-                need += PART_GAP + items[i + 1][1]
+            need = FormulaLayout._need(items, i)
             if item[0][0] == "break" or (row and x + need > inner):
                 rows.append(row)
                 row, x = [], 0.0
@@ -433,26 +324,32 @@ class FormulaCard:
     def _formula_parts(self, step):
         return formula_parts(step)
 
-    def formula_layout(self, step):
+    def formula_layout(self, step, rows=None):
+        """The step's card laid out on one row (wrapped where wider than FORMULA_MAX_W) or,
+        `rows`, a part a row; None: as it is drawn (in rows where the player docked it so)."""
+        if rows is None:
+            docked = self.__dict__.get("_docked")
+            rows = docked is not None and docked[0] is step and docked[2]
         cache = self.__dict__.setdefault("_formula_layouts", {})
-        hit = cache.get(id(step))
+        hit = cache.get((id(step), rows))
         if hit is not None and hit[0] is step:
             return hit[1]
         layout = FormulaLayout(step, len(getattr(self.story, "steps", []) or []),
                                self.__dict__.get("_filter_ports") or filter_ports(self.doc),
-                               self.formula_heading, number_spec(self.story))
-        cache[id(step)] = (step, layout)
+                               self.formula_heading, number_spec(self.story), rows)
+        cache[(id(step), rows)] = (step, layout)
         return layout
 
-    def dock_formula(self, step, rect):
+    def dock_formula(self, step, rect, rows=False):
         """Put `step`'s formula card at `rect` (scene) instead of beside its node: the
         player docks it where it hides no card when the step's cards and the card
         beside them do not fit the view at a readable zoom. A `rect` smaller than the card
-        draws it smaller, in proportion (`formula_scale`). None: beside its node."""
-        self.__dict__["_docked"] = None if rect is None else (step, QRectF(rect))
+        draws it smaller, in proportion (`formula_scale`); `rows`: laid out a part a row
+        (`formula_layout`). None: beside its node."""
+        self.__dict__["_docked"] = None if rect is None else (step, QRectF(rect), rows)
 
     def docked_formula(self):
-        """(step, rect) where `dock_formula` put a step's card, or None."""
+        """(step, rect, rows) where `dock_formula` put a step's card, or None."""
         return self.__dict__.get("_docked")
 
     def formula_scale(self, step):

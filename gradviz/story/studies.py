@@ -16,7 +16,7 @@ from ..graph.evaluate import batch_jacobian as document_batch_jacobian
 from ..graph.evaluate import hessian as document_hessian
 from ..graph.evaluate import jacobian as document_jacobian
 from ..graph.ports import parse_port
-from ..graph.training import EIGENVALUE_RTOL, flat_parts
+from ..graph.flat_newton import EIGENVALUE_RTOL, flat_parts
 from .local import _defining_step
 from .numbers import alone, line_format
 from ..graph.nan_origin import study_nan_warning

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..engine.optimizers import SGD, Adam, Newton, RMSprop
-from ..graph.training import flat_newton_words
+from ..graph.flat_newton import flat_newton_words
 from .numbers import significant
 
 

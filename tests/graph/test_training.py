@@ -441,7 +441,7 @@ def test_a_newton_step_the_hessian_shapes_says_nothing_more():
     doc = load(SAMPLES / "001_hessian_newton.json")
     optimizer = make_optimizer("newton")
     Trainer(doc, optimizer).step()
-    from gradviz.graph.training import flat_newton_words
+    from gradviz.graph.flat_newton import flat_newton_words
     g, hessian = optimizer.last_terms
     assert np.any(hessian)
     assert flat_newton_words(hessian, g, optimizer.last_step, optimizer.damping, str) == ""

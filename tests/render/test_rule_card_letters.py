@@ -13,7 +13,8 @@ import pytest
 
 from gradviz import story
 from gradviz.graph import load
-from gradviz.render.formula import FormulaLayout, operand_title
+from gradviz.render.formula import FormulaLayout
+from gradviz.story.formula_parts import operand_title
 
 SAMPLES = sorted((Path(__file__).resolve().parents[2] / "samples").glob("*.json"))
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from gradviz.render import legible, tiles
-from gradviz.render.formula import formula_parts
+from gradviz.story.formula_parts import formula_parts
 from gradviz.graph.operands import brief
 from gradviz.story.text import explain
 

@@ -11,7 +11,8 @@ from samples_util import NAMES, edge, renderer, sample
 
 from gradviz.graph.document import Port
 from gradviz.render.cards import BADGE_H
-from gradviz.render.formula import FORMULA_MAX_W, formula_parts, operand_title
+from gradviz.render.formula import FORMULA_MAX_W
+from gradviz.story.formula_parts import formula_parts, operand_title
 from gradviz.render.painter import formula_arrays, formula_entry_text, formula_pictures
 from gradviz.render.story_overlay import cotangent_label
 

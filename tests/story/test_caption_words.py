@@ -9,7 +9,7 @@ import pytest
 from op_cases import KINDS, NO_RULE, inputs, op_doc
 
 from gradviz import story
-from gradviz.render.formula import formula_parts, shown_caption
+from gradviz.story.formula_parts import formula_parts, shown_caption
 from gradviz.graph.operands import CAPTIONS, caption
 from gradviz.story.text import explain
 

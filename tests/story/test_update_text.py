@@ -9,7 +9,7 @@ import pytest
 
 from gradviz.graph import Port, load
 from gradviz.graph.training import Trainer, loss_name, make_optimizer, with_values
-from gradviz.render.formula import formula_parts
+from gradviz.story.formula_parts import formula_parts
 from gradviz.story.build import build
 from gradviz.story.update_step import with_update
 from gradviz.story.update_text import update_lines

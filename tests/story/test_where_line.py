@@ -11,7 +11,7 @@ from op_cases import KINDS, NO_RULE, inputs, op_doc
 from test_reserved_names import ENGLISH, tokens
 
 from gradviz import story
-from gradviz.render.formula import formula_parts
+from gradviz.story.formula_parts import formula_parts
 from gradviz.graph.operands import UPSTREAM_WORDS
 
 
@@ -60,7 +60,7 @@ def test_every_symbol_of_a_card_is_defined_on_it(kind):
 
 
 def test_batch_norm_card_shows_sigma_and_x_hat():
-    from gradviz.render.formula import operand_title
+    from gradviz.story.formula_parts import operand_title
     s = story.build(op_doc("BatchNormalization", ["a"]))
     step = s.of_kind("contribution")[0]
     titles = [operand_title(p) for p in formula_parts(step) if p[0] == "array" and len(p) > 3]

@@ -214,6 +214,15 @@ def build_lessons_menu(window, menu):
     return actions
 
 
+def painted_first(window, open_document):
+    """`open_document()` after the window is painted again where the menu that chose it
+    was: opening a lesson keeps the UI thread for a second or more, and without a
+    compositor the closed menu stayed drawn over the canvas until it was done."""
+    QApplication.processEvents()     # the menu's hide, done (its popups unmapped)
+    window.repaint()
+    return open_document()
+
+
 def _lesson_action(window, menu, lesson):
     """A lesson's entry: its number in the course (a mnemonic for 1 to 9) and its title."""
     title = mnemonic_free(lesson.title)
@@ -223,5 +232,6 @@ def _lesson_action(window, menu, lesson):
     action.setStatusTip(" ".join(tip.split()))
     action.setToolTip(tip)
     action.setData(str(lesson.path))
-    action.triggered.connect(lambda *_, entry=lesson: open_lesson(window, entry))
+    action.triggered.connect(lambda *_, entry=lesson: painted_first(
+        window, lambda: open_lesson(window, entry)))
     return action

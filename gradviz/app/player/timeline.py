@@ -144,6 +144,9 @@ class StepStrip(QScrollArea):
             chip.setObjectName("stepChip")
             chip.setCheckable(True)
             chip.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            # never narrower than its words: the row, wider than the strip, scrolls; squeezed
+            # to its minimum a chip read '1…t' until the next step restyled the row
+            chip.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
             chip.setText(f"{i + 1}  {mnemonic_free(texts[i])}")
             chip.setToolTip(f"Step {i + 1} of {len(names)} ({KIND_WORDS.get(kind, kind)}): {name}")
             chip.setProperty("name", name)
@@ -151,6 +154,7 @@ class StepStrip(QScrollArea):
             self.group.addButton(chip, i)
             self._row.insertWidget(i, chip)
             self.chips.append(chip)
+        self._row.activate()    # the body's new width now, before the row is painted squeezed
         self._current = -2
         self.set_current(-1)
 

@@ -11,7 +11,7 @@ from ...engine.errors import counted
 from ...graph import catalog
 from ...graph.document import CONSTANT, LAYER, VARIABLE
 from ...graph.names import objective_term, taken
-from ...graph.training import DAMPED_SHARE, gradient_step_words, share_text, singular_step_words
+from ...graph.flat_newton import DAMPED_SHARE, gradient_step_words, share_text, singular_step_words
 from ...story import studies
 from ...story.numbers import alone, line_format
 from ._base import StudyView, _html
@@ -167,9 +167,11 @@ class HessianView(StudyView):
         kind, verdict, self.newton_ok = newton_verdict(study, zero, number)
         span = (f"one eigenvalue, H itself: λ = {number(eig[0])}" if eig.size == 1 else
                 f"min {number(eig[0]) if eig.size else '–'}, max {number(eig[-1]) if eig.size else '–'}")
+        # the verdict first, the numbers after it: in a low box the warning reads from its
+        # start (at 1440 x 900 it showed '…need not point downhill' under the numbers)
         set_banner(self.definite, kind,
-                   f"{span}{f' (|λ| ≤ {number(zero)} counts as 0)' if zero > 0 else ''}"
-                   f"<br><b>{verdict}</b>")
+                   f"<b>{verdict}</b><br>"
+                   f"{span}{f' (|λ| ≤ {number(zero)} counts as 0)' if zero > 0 else ''}")
         target = stored_value(self.controller.doc, self._ports[1])
         self.newton_button.setEnabled(target is not None and self.newton_ok)
         inverse = "(H + εI)⁺ g" if study.left_out else "(H + εI)⁻¹ g"

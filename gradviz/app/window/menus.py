@@ -17,7 +17,8 @@ from ..dock_room import front_action
 from ..export_dialog import export_animation_dialog, export_step_dialog, export_view_dialog
 from .focus_keys import is_text_field
 from ..literal import mnemonic_free
-from ..player.lessons import build_lessons_menu, lesson_entries, lesson_tip, show_tips_beside
+from ..player.lessons import (build_lessons_menu, lesson_entries, lesson_tip, painted_first,
+                             show_tips_beside)
 from ..inspector.tensor_grid import TensorGrid
 
 # The key each field command sends to a focused text field or tensor grid.
@@ -183,7 +184,8 @@ class WindowMenus:
             act.setStatusTip(f"Open lesson {lesson.number}, “{lesson.title}”, as a new, unsaved "
                              "document")
             act.setToolTip(lesson_tip(lesson))
-            act.triggered.connect(lambda *_, p=lesson.path: self.open_sample(p))
+            act.triggered.connect(lambda *_, p=lesson.path: painted_first(
+                self, lambda: self.open_sample(p)))
         self.recent_menu = file_menu.addMenu("Open &Recent")
         file_menu.addSeparator()
         file_menu.addActions([a["save"], a["save_as"]])

@@ -311,3 +311,20 @@ def test_a_step_restyles_only_the_chips_it_changes_and_a_new_story_replaces_the_
     in_row = [strip._row.itemAt(i).widget() for i in range(strip._row.count())]
     assert [chip for chip in in_row if chip is not None] == strip.chips
     assert not any(chip.isVisibleTo(strip) for chip in old)
+
+
+def test_a_new_storys_chips_are_laid_out_whole_at_once(qtbot):
+    """Opening lesson 33 from the menu, the chips read '1…t', '2…s' for seconds: the row of
+    new chips, wider than the strip, was squeezed into it (each chip at its minimum, its
+    words elided) until the next step's restyle laid the row out again."""
+    from PySide6.QtWidgets import QApplication
+    from gradviz.app.player.timeline import StepStrip
+    strip = StepStrip()
+    qtbot.addWidget(strip)
+    strip.resize(600, 60)
+    strip.show()
+    names = [f"Visit layer{i} → dense{i}" for i in range(20)]
+    strip.set_steps(names, ["visit"] * 20)
+    QApplication.processEvents()
+    assert [c.width() for c in strip.chips] == [c.sizeHint().width() for c in strip.chips]
+    assert strip.horizontalScrollBar().maximum() > 0       # the row scrolls instead

@@ -16,6 +16,7 @@ import math
 import numpy as np
 import pytest
 from PySide6.QtCore import QCoreApplication, QRectF, Qt
+from PySide6.QtGui import QColor, QImage
 
 from gradviz.app.player import card_rects, docking, lessons, settle, step_view
 from gradviz.app.window.main_window import SAMPLES_DIR
@@ -275,13 +276,33 @@ def _nameless_cuts(r, step, seen, cards, zoom, where, presenting):
     return out
 
 
+def _painted(c, rect):
+    """The canvas's pixels over scene `rect` as they show (the scene and the widgets over
+    it, in their order): an (h, w) array of 0xAARRGGBB. The walks paint nothing else
+    (updates off, 3x faster), so updates are on for this grab alone."""
+    window, port = c.window(), c.mapFromScene(rect).boundingRect()
+    was = window.updatesEnabled()
+    window.setUpdatesEnabled(True)
+    image = c.grab(port.translated(c.viewport().pos())).toImage().convertToFormat(QImage.Format.Format_RGB32)
+    window.setUpdatesEnabled(was)
+    rows = np.frombuffer(image.constBits(), np.uint32, image.height() * image.bytesPerLine() // 4)
+    return rows.reshape(image.height(), -1)[:, :image.width()]
+
+
+def _rgb(argb):
+    """0xAARRGGBB values as (..., 3) ints: red, green, blue."""
+    argb = np.asarray(argb, np.int64)
+    return np.stack([(argb >> 16) & 255, (argb >> 8) & 255, argb & 255], axis=-1)
+
 
 def _unnamed_cuts(w, r, seen, zoom, where):
     """No card is cut by the view's edge without a name in view: each card cut with its own
     name out of view (`_nameless`) has its name pinned inside the view (app/player/pinned_names)
-    over the part of it in view, as its header writes it. The tiny CNN's step 18 in
-    presentation at 1280 x 800 and 1920 x 1080 cut 'image x' at the top, its name off the top,
-    where no pan keeping the step's cards in view showed it (30 such cuts over the samples)."""
+    over the part of it in view, as its header writes it, and it shows there: painted in its
+    header's colour, with text, over the canvas (a plate listed but not painted, or painted
+    under the view, names nothing). The tiny CNN's step 18 in presentation at 1280 x 800 and
+    1920 x 1080 cut 'image x' at the top, its name off the top, where no pan keeping the
+    step's cards in view showed it (30 such cuts over the samples)."""
     plates = {nid: (title, rect) for nid, title, rect in w.player.pinned.plates()}
     out = []
     for n in _nameless(r, seen, zoom):
@@ -289,6 +310,15 @@ def _unnamed_cuts(w, r, seen, zoom, where):
         shown = r.rect(n).intersected(seen)
         if title != r.cards[n].title_text or not seen.contains(rect) or not rect.intersects(shown):
             out.append(where + ("a card cut by the view's edge, no name of it in view", r.doc.nodes[n].label or n))
+            continue
+        inner = _rgb(_painted(w.canvas, rect)[2:-2, 2:-2])
+        header = _rgb(QColor(r.theme.header.get(r.doc.nodes[n].kind, r.theme.header.get("op", "#1565c0"))).rgb())
+        ink = _rgb(QColor(r.theme.header_text).rgb())
+        fill = np.mean(np.all(inner == header, axis=-1))
+        text = np.mean(np.abs(inner - ink).sum(axis=-1) < np.abs(inner - header).sum(axis=-1))  # (antialiased)
+        if fill < 0.5 or text < 0.01:
+            out.append(where + ("a cut card's pinned name does not show", r.doc.nodes[n].label or n,
+                                round(float(fill), 2), round(float(text), 2)))
     return out
 
 ROOM_GAIN = 1.1    # a slide whose picture would show this much larger in its view is framed too small
@@ -621,3 +651,26 @@ def test_a_lesson_just_opened_shows_every_card_and_edge(open_window, size):
         misses += [(lesson.path.stem, "edge out of view", item.route_rect().getRect())
                    for item in c.edge_items.values() if not _inside(seen, item.route_rect())]
     assert misses == [], "\n".join(map(str, misses))
+
+
+def test_a_step_s_labels_stay_beside_their_arrows_where_its_rule_card_grows(open_window):
+    """In the window at 1280 x 800 each label of a step lies within a label's height of its
+    arrow (or a leader joins them) where the rule card beside them is drawn larger than the
+    cards or a part a row: a rows layout that docked the card of the bad initialisation's
+    step 22 (layer3's relu) put its 'cotangent (1, 6)' 63 px from its arrow; lesson 13's
+    fan-in at x (step 22) docks its card larger beside five labelled paths."""
+    w = open_window(None, size=(1280, 800))
+    misses = []
+    for stem in ("nets_2_bad_init", "001_higher_order"):
+        lesson = next(lesson for lesson in lessons.lesson_entries() if lesson.path.stem == stem)
+        assert lessons.open_lesson(w, lesson, ask=False)
+        QCoreApplication.processEvents()
+        step = w.player.steps[21]
+        w.player.set_index(step.index)
+        w.player.finish_animation()
+        QCoreApplication.processEvents()
+        c, r = w.canvas, w.canvas.renderer
+        seen = c.mapToScene(c.viewport().rect()).boundingRect().adjusted(-0.5, -0.5, 0.5, 0.5)
+        assert r.placed_pills(step)          # (a step without labels passes too)
+        misses += _far_labels(r, step, seen, (stem, step.index + 1))
+    assert misses == []

@@ -682,3 +682,16 @@ def test_an_empty_study_says_its_shape_as_the_cards_write_it(qtbot):
     view._show_empty((0, 3))
     words = view.message.text()
     assert "empty, shape 0×3:" in words and "(0, 3)" not in words
+
+
+def test_the_newton_warning_reads_from_its_start(qtbot):
+    """The attention network's Hessian at 1440 x 900, the story playing: its words' box, a
+    few lines high, showed '…need not point downhill' below the eigenvalues' numbers and hid
+    where the warning starts (H44 audit). The verdict on the Newton step opens its banner,
+    the numbers follow it."""
+    _, view = opened(qtbot, views.HessianView, "nets_6_attention")
+    assert view.result.eigenvalues.min() < -hessian_view.zero_tolerance(view.result.eigenvalues)
+    text = view.definite.text()
+    headline, numbers = text.split("<br>", 1)
+    assert headline.startswith("<b>not positive definite (") and "need not point downhill" in headline, text
+    assert numbers.startswith("min ") and ", max " in numbers, text

@@ -1,5 +1,7 @@
 """Opening a lesson from the Lessons menu, as a teacher does in front of a class: the title
 tells the truth about it, closing it untouched asks nothing, the story keys work at once."""
+from PySide6.QtCore import QEvent, QObject
+
 from gradviz.app.player.lessons import lesson_actions
 
 
@@ -9,10 +11,28 @@ def _lesson(w, number):
     return action
 
 
+class _Paints(QObject):
+    """Counts the paint events of the widget it filters."""
+    count = 0
+
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint:
+            self.count += 1
+        return False
+
+
 def test_an_untouched_lesson_is_no_unsaved_work(open_window, app_env):
+    """Also: a lesson chosen from a menu opens after the window is painted again. Opening
+    lesson 33 keeps the UI thread for a second or more, and without a compositor the closed
+    menu stayed drawn over the canvas until then."""
     w = open_window()
+    paints, painted, opening = _Paints(w), [], w.open_sample
+    w.installEventFilter(paints)
+    w.open_sample = lambda path, ask=True: painted.append(paints.count) or opening(path, ask)
     for number in (1, 5, 14):
+        paints.count = 0
         _lesson(w, number)
+        assert painted[-1] > 0, number
         title = w.controller.doc.title
         assert w.windowTitle() == f"{title} (lesson)[*]", w.windowTitle()
         assert "unsaved" not in w.windowTitle() and not w.isWindowModified()
@@ -148,3 +168,4 @@ def test_compute_studies_names_each_study_by_its_title(open_window, qtbot):
     assert said["001_higher_order"].startswith("Studies: Higher order: shape ()")
     assert not [key for key in ("batch_jacobian", "jacobian:", "higher_order")
                 if any(key in text for text in said.values())]
+
