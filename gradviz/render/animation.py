@@ -21,6 +21,7 @@ from .export import CSS_DPI, ensure_app
 from .involved import involved_nodes, step_groups
 from .layout import layout
 from .painter import Renderer
+from .story_overlay import GLOW
 
 class Cancelled(Exception):
     """Raised by a frame source when the user cancels; writers leave no partial file."""
@@ -163,6 +164,8 @@ class Drawn:
 
     def __init__(self, renderer, step):
         rects = [renderer.footprint(nid) for nid in renderer.doc.nodes]
+        if getattr(step, "node", None) in renderer.doc.nodes:    # the active card's ring and its glow
+            rects.append(renderer.ring_rect(step.node).adjusted(-GLOW, -GLOW, GLOW, GLOW))
         if step is not None:
             formula = renderer._formula_rect(step)
             rects += [] if formula is None else [formula]
@@ -209,6 +212,8 @@ class Drawn:
         return QRectF(QPointF(x0, y0), QPointF(x1, y1))
 
 
+SLID_SIZES = 96   # the sizes a view moved off the cards it cuts tries, from its least to the widest (0.7 % apart)
+SLID_PLACES = 64  # of the places a view of one size may be moved to, the nearest tried for a centred picture
 CENTRED = 0.08   # how far off centre (a share of the view) a held frame may show its picture
 NUDGE = 0.03     # a framing this close to the last (its edges moved by a share of the view) keeps the last
 
@@ -216,10 +221,13 @@ NUDGE = 0.03     # a framing this close to the last (its edges moved by a share 
 def off_centre(view, drawn):
     """How far from centred `drawn` (what a frame draws, its picture's bounds) sits in
     `view`, the larger of the two directions, a share of the view; where `drawn` is larger
-    than the view in a direction: 0 when it fills the view that way, else 1."""
+    than the view in a direction: 0 when it fills the view that way but for at most a
+    margin (SLIDE_MARGIN) at its edges, else 1. (Filled to the last unit, a view moved off
+    a card that it would cut, 11 units short of the picture's edge, counted as wholly off
+    centre: the tiny CNN's step 4 could then only cut its cards.)"""
     def along(v0, v1, d0, d1):
         if d1 - d0 >= v1 - v0:
-            return 0.0 if d0 <= v0 + 1e-6 and d1 >= v1 - 1e-6 else 1.0
+            return 0.0 if d0 <= v0 + SLIDE_MARGIN and d1 >= v1 - SLIDE_MARGIN else 1.0
         return abs((d0 - v0) - (v1 - d1)) / (v1 - v0)
     return max(along(view.left(), view.right(), drawn.left(), drawn.right()),
                along(view.top(), view.bottom(), drawn.top(), drawn.bottom()))
@@ -240,7 +248,7 @@ def camera(renderer, step, slide=SLIDE, scale=SCALE, last=None):
     focus (`_step_focus`; before the story the graph alone, without any step's rule card,
     as tight as it fits) whole when its numbers still read at that zoom, else the least of
     it; grown to hold whole every card that its edge would cut (`_cards`), while the
-    numbers still read (`_grown_view`; where the whole focus cannot be framed so, the
+    numbers still read (`_framing`; where the whole focus cannot be framed so, the
     least of it, if that can). It is placed on what this frame draws (`renderer.bounds(step)`):
     centred on it where that is smaller than the view, else inside it, so that no empty
     band shows. (Kept inside the union of every step's picture, lesson 1's first step
@@ -273,14 +281,35 @@ def camera(renderer, step, slide=SLIDE, scale=SCALE, last=None):
     if last is not None and step is not None and last.contains(rect) and last.width() <= 1.5 * size(rect) \
             and not cut(last) and off_centre(last, drawn.seen(last)) <= CENTRED:
         return QRectF(last)
-    views = (_grown_view(rect, cut, size, widest, drawn, height / width, singly)
-             for rect in readable for singly in (False, True))
-    first = next(views)
-    view = first if not cut(first) else next((view for view in views if not cut(view)), first)
+    view = _framing(readable, cut, size, widest, drawn, height / width, cards)
     if last is not None and step is not None and _edge_move(last, view) <= NUDGE and last.contains(rect) \
             and not cut(last) and off_centre(last, drawn.seen(last)) <= CENTRED:
         return QRectF(last)
     return view
+
+
+def _framing(readable, cut, size, widest, drawn, aspect, cards):
+    """The first view grown from a rectangle of `readable` (each at once, then singly:
+    `_grown_view`) that cuts no card. Where each cuts one in the end, the least view, from
+    the rectangle's own size to the widest (SLID_SIZES sizes), that moved (`_slid_view`)
+    holds the rectangle, cuts none and shows its picture centred; else the least that cuts
+    none; else the first grown (it cuts a card)."""
+    first = None
+    for rect in readable:
+        for singly in (False, True):
+            view = _grown_view(rect, cut, size, widest, drawn, aspect, singly)
+            if not cut(view):
+                return view
+            first = view if first is None else first
+    uncut = None
+    for rect in readable:
+        core = rect.adjusted(SLIDE_MARGIN, SLIDE_MARGIN, -SLIDE_MARGIN, -SLIDE_MARGIN)
+        for w in np.unique(np.geomspace(size(rect), max(size(rect), widest), SLID_SIZES)):
+            view = _slid_view(drawn.place(rect.center(), w, w * aspect), core, cards, drawn)
+            if view is not None and off_centre(view, drawn.seen(view)) <= CENTRED:
+                return view
+            uncut = view if uncut is None else uncut
+    return first if uncut is None else uncut
 
 
 def _grown_view(rect, cut, size, widest, drawn, aspect, singly=False):
@@ -312,6 +341,38 @@ def _grown_view(rect, cut, size, widest, drawn, aspect, singly=False):
             return view
         rect = min(grown, key=size)
         w = size(rect)
+
+
+def _slid_view(view, core, cards, drawn):
+    """`view` moved, its size kept, so that it holds `core` whole and cuts none of `cards`:
+    each card left outside it or taken in, SLIDE_MARGIN, half of it or one unit (not none:
+    the card's border would be a line along the frame's edge) from its edge; the nearest
+    such place to `view` (of the SLID_PLACES nearest) where what it shows is centred
+    (`off_centre`, within CENTRED), else the nearest; None where there is none. Growing a
+    view to take in each card that its edge cuts can go on until it is too wide to read
+    and cuts others (the tiny CNN's step 4, the layout's gaps 10 units narrower, cut image
+    x, filters w and relu), where a view of a size it passed, moved a little, cuts none."""
+    w, h = view.width(), view.height()
+    c = np.array([card.getCoords() for card in cards], dtype=float).reshape(-1, 4)
+
+    def starts(lo, hi, size, low, high, placed):
+        """Where the view may start along one axis: its own place, and each card's edges
+        at either of its edges, that keep [low, high] in it."""
+        s = np.unique(np.concatenate([[placed]] + [np.concatenate([hi + m, lo - m - size, lo - m, hi + m - size])
+                                                   for m in (SLIDE_MARGIN, SLIDE_MARGIN / 2, 1.0)]))
+        return s[(s <= low + 1e-6) & (s + size >= high - 1e-6)]
+
+    xs = starts(c[:, 0], c[:, 2], w, core.left(), core.right(), view.left())
+    ys = starts(c[:, 1], c[:, 3], h, core.top(), core.bottom(), view.top())
+    x, y = (a[..., None] for a in np.meshgrid(xs, ys, indexing="ij"))
+    meets = (c[:, 2] > x) & (c[:, 0] < x + w) & (c[:, 3] > y) & (c[:, 1] < y + h)
+    inside = (c[:, 0] >= x - 1e-6) & (c[:, 2] <= x + w + 1e-6) & (c[:, 1] >= y - 1e-6) & (c[:, 3] <= y + h + 1e-6)
+    i, j = np.nonzero(~(meets & ~inside).any(axis=2))
+    if not len(i):
+        return None
+    order = np.argsort(np.hypot(xs[i] - view.left(), ys[j] - view.top()), kind="stable")
+    places = [QRectF(xs[i[k]], ys[j[k]], w, h) for k in order[:SLID_PLACES]]
+    return next((v for v in places if off_centre(v, drawn.seen(v)) <= CENTRED), places[0])
 
 
 def between(a, b, t):

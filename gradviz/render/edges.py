@@ -365,12 +365,16 @@ class EdgePainter:
         return grown
 
     def routes(self):
-        """{edge: path} of every drawn edge, checked against the card geometry once."""
+        """{edge: path} of every drawn edge, checked against the card geometry once. Only
+        the document's edges: the cache also holds the links a step draws for itself
+        (`edge_path`), which other frames do not draw."""
         obstacles = self._obstacles()
+        routes = {}
         for edge in self._drawn_edges():
             if edge not in self._route_cache:
                 self._route_cache[edge] = self._route(edge, obstacles)
-        return self._route_cache
+            routes[edge] = self._route_cache[edge]
+        return routes
 
     def edge_ends(self, edge):
         """(start at the output port, end just before the input port's circle)."""

@@ -67,13 +67,11 @@ def segments_meet_boxes(a, b, boxes):
         return near
     start, d, box = a[i], b[i] - a[i], o[j]
     t0, t1 = np.zeros(len(i)), np.ones(len(i))
-    ok = np.ones(len(i), bool)
-    for axis in (0, 1):
+    for axis in (0, 1):     # a segment flat along `axis` lies within the box's span there: `near` checked it
         flat = d[:, axis] == 0
-        ok &= ~flat | ((box[:, axis] <= start[:, axis]) & (start[:, axis] <= box[:, axis + 2]))
         step = np.where(flat, 1.0, d[:, axis])
         e0, e1 = (box[:, axis] - start[:, axis]) / step, (box[:, axis + 2] - start[:, axis]) / step
         t0 = np.where(flat, t0, np.maximum(t0, np.minimum(e0, e1)))
         t1 = np.where(flat, t1, np.minimum(t1, np.maximum(e0, e1)))
-    near[i, j] = ok & (t0 <= t1)
+    near[i, j] = t0 <= t1
     return near

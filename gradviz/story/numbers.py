@@ -77,11 +77,13 @@ def _float_spec(magnitudes, size):
 
 def exponent(magnitudes):
     """The power of ten a picture divides a float tensor by (0 for an ordinary magnitude):
-    that of its largest |entry|, so the largest reads 1.000 to 9.999."""
+    that of its largest |entry| as written at DECIMALS decimals, so the largest reads 1.000
+    to 9.999 (float32's 1e-8 is 9.99999994e-9: not 10.000×10⁻⁹)."""
     biggest = magnitudes[0]
     if biggest == 0 or ORDINARY[0] <= biggest < ORDINARY[1] or not math.isfinite(biggest):
         return 0
-    return int(math.floor(math.log10(biggest)))
+    power = int(math.floor(math.log10(biggest)))
+    return power + 1 if round(biggest / 10.0 ** power, DECIMALS) >= 10 else power
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")

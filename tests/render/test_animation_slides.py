@@ -430,10 +430,11 @@ def _cut_cards(renderer, step, view):
 def _off_centre(view, drawn):
     """(x, y): how far from centred what the frame draws (`drawn`, its picture's bounds)
     sits in `view`, a share of the view; 0 where the picture is larger than the view in
-    that direction and fills it."""
+    that direction and fills it but for at most the slide's margin at its edges."""
+    margin = animation.SLIDE_MARGIN
     def along(v0, v1, d0, d1):
         if d1 - d0 >= v1 - v0:
-            return 0.0 if d0 <= v0 + 1e-6 and d1 >= v1 - 1e-6 else 1.0
+            return 0.0 if d0 <= v0 + margin and d1 >= v1 - margin else 1.0
         return abs((d0 - v0) - (v1 - d1)) / (v1 - v0)
     return (along(view.left(), view.right(), drawn.left(), drawn.right()),
             along(view.top(), view.bottom(), drawn.top(), drawn.bottom()))
@@ -495,11 +496,12 @@ def test_the_camera_keeps_its_framing_for_a_nudge(monkeypatch, qapp):
     step 2's. Since frames are centred on what they show (1302335), the seed's framing is
     placed on its own step's picture and holds step 2's card and rule card 8.5 units short
     of whole, so keeping it would cut step 2; the test asserts that the seed's framing does
-    not hold step 2's least focus with its margin."""
+    not hold step 2's least focus with its margin. (Since the edge pills write shapes as the
+    cards do, which sets the layout's gaps, it makes 39 moves without NUDGE, 9 small.)"""
     moves = _camera_moves("nets_2_bad_init")
     monkeypatch.setattr(animation, "NUDGE", -1.0)       # every move made, as before
     before = _camera_moves("nets_2_bad_init")
-    assert len(before) == 40 and sum(m <= 0.015 for m in before) == 10
+    assert len(before) == 39 and sum(m <= 0.015 for m in before) == 9
     assert len(moves) == 31 and [m for m in moves if m <= 0.015] == [moves[1]]
     doc, story = sample("nets_2_bad_init")
     renderer = animation.slide_renderer(Renderer(doc, evaluation=story.evaluation, story=story))

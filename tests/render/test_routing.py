@@ -212,6 +212,22 @@ def test_a_wrapping_edge_does_not_turn_at_another_cards_output():
     assert _hidden_by_own_card(r) == []
 
 
+def test_routes_hold_only_the_documents_edges_whatever_steps_came_before():
+    """Lesson 14's steps draw links of their own (t1.gradient reading layer's kernel, 'no
+    edge'); their routes were cached with the document's edges and `routes()` returned them
+    from then on: the graph's bounds and what an animation's camera took for drawn grew
+    with the steps shown before (lesson 14's slide 11 was centred on an arrow that it does
+    not draw, its picture 11 % of the slide off centre)."""
+    r = renderer("001_input_gradient_regularization")
+    before = {e: path.boundingRect() for e, path in r.routes().items()}
+    links = {e for step in r.story.steps for e in r._step_edges(step)} - set(r.doc.edges)
+    assert links
+    for step in r.story.steps:
+        r.step_paths(step)
+    assert {e: path.boundingRect() for e, path in r.routes().items()} == before
+    assert set(before) == set(r._drawn_edges())
+
+
 def test_an_edge_into_an_input_just_in_front_runs_between_the_two_cards():
     """A student's x and W placed 24 units left of matmul, its port names 'c' and 'd'
     between: the edges wrapped round as if matmul lay behind, and W's ran back up along
