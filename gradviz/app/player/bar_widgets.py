@@ -154,8 +154,14 @@ class BarWidgets:
             self._fitted_for, self._fitted_height = key, tallest
         self._opened_anew = False
         height = max(self._fitted_height, self._tallest(room, [(label.text(), self.caption.text())]))
-        self.caption.setFixedHeight(height)
-        label.setFixedHeight(height)
+        if height != self.caption.maximumHeight():
+            self.caption.setFixedHeight(height)
+            label.setFixedHeight(height)
+            # the row's layout keeps its old size hint until the bar's posted relayout, and a
+            # window laying out first (as it is shown) gave the bar its old height for an
+            # event-loop turn: the canvas jumped on the first frames (16 px at 1280 x 800)
+            self._caption_row.invalidate()
+            self.layout().activate()
 
     def _name_width(self, name):
         """The width (pixels) of the step's name label showing `name`: its text's, at most
