@@ -400,28 +400,37 @@ class CardPainter:
     # -- which gradients wait for their step ------------------------------------------
     def reveal_steps(self):
         """{source port: index of the step that delivers its gradient (accumulate/unconnected)}."""
+        story = self.story_so_far()
         cached = getattr(self, "_reveal", None)
-        if cached is not None and cached[0] is self.story:
+        if cached is not None and cached[0] is story:
             return cached[1]
         reveal = {}
-        for step in getattr(self.story, "steps", None) or []:
+        for step in getattr(story, "steps", None) or []:
             if getattr(step, "kind", "") in ("accumulate", "unconnected") and getattr(step, "port", None) is not None:
                 reveal.setdefault(step.port, step.index)
-        self._reveal = (self.story, reveal)
+        self._reveal = (story, reveal)
         return reveal
+
+    def story_so_far(self):
+        """The story if it is told already, else None: measuring or painting a card must not
+        tell it (the app tells it after the document shows, its bar saying 'Computing'
+        meanwhile; a card that asked for it told every edit's story at once)."""
+        told = getattr(self, "told_story", None)
+        return told() if told is not None else getattr(self, "story", None)
 
     def arrival_steps(self):
         """{source port: indices of the steps whose contribution arrives at it}."""
+        story = self.story_so_far()
         cached = getattr(self, "_arrivals", None)
-        if cached is not None and cached[0] is self.story:
+        if cached is not None and cached[0] is story:
             return cached[1]
         arrivals = {}
         reveal = self.reveal_steps()
-        for step in getattr(self.story, "steps", None) or []:
+        for step in getattr(story, "steps", None) or []:
             port = getattr(step, "port", None)
             if getattr(step, "kind", "") == "contribution" and port in reveal:
                 arrivals.setdefault(port, []).append(step.index)
-        self._arrivals = (self.story, arrivals)
+        self._arrivals = (story, arrivals)
         return arrivals
 
     def pending_text(self, port, index=None):
