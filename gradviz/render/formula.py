@@ -3,11 +3,10 @@ number the rule uses.
 
 The card is laid out once per step (`FormulaLayout`): title, caption and formula
 wrapped to the card's width, then the row of parts flowing onto more rows when it is
-too wide (or, where the player docks it so, a part a row: `FormulaLayout.rows`). The
-title and caption are written only where nothing else shows them (an export); the app's
-player bar and presentation band write them, so its canvas's card leaves them out
-(`FormulaCard.formula_heading`). Painting, the card's bounds and the player's element
-highlights all read the same layout, so they cannot disagree.
+too wide. The title and caption are written only where nothing else shows them (an
+export); the app's player bar and presentation band write them, so its canvas's
+card leaves them out (`FormulaCard.formula_heading`). Painting, the card's bounds and the player's element highlights all read the
+same layout, so they cannot disagree.
 """
 from __future__ import annotations
 
@@ -60,12 +59,8 @@ def _reads(shown, zoom):
 class FormulaLayout:
     """Where everything of one step's formula card goes, relative to its top-left corner."""
 
-    def __init__(self, step, n_steps, filters=frozenset(), heading=True, shared=None, rows=False):
+    def __init__(self, step, n_steps, filters=frozenset(), heading=True, shared=None):
         f = _fonts()
-        # rows: the equation wrapped at its widest part ('upstream' / '⊗ rule' / '= contribution'
-        # stacked), its tiles at full size: a card docked where a tall card has more room than a
-        # wide one reads larger (the player chooses: step_view._docked)
-        self.rows = rows
         self.heading = heading   # the step's title and caption on the card
         self.fonts = f
         self.parts = formula_parts(step)
@@ -84,8 +79,7 @@ class FormulaLayout:
         self._numbered = self._room is not None and any(
             part[0] == "picture" and _reads(self._rule_picture(part[1], part[3]), legible.readable_zoom())
             for part in self.parts)
-        # the equation on one row: its tiles smaller before it wraps (in rows, at full size)
-        for shrink in TILE_SHRINK[:1] if rows else TILE_SHRINK:
+        for shrink in TILE_SHRINK:      # the equation on one row: its tiles smaller before it wraps
             self._tile = (tiles.TILE_W * shrink, tiles.TILE_H * shrink)
             self._lay_out(step, n_steps, f)
             if self._equation_w <= FORMULA_MAX_W - 2 * PAD:
@@ -99,23 +93,19 @@ class FormulaLayout:
 
     def _lay_out(self, step, n_steps, f):
         items, row_w = self._items(f)
-        widest = FORMULA_MAX_W
-        if self.rows:
-            widest = min(widest, max([self._need(items, i) for i in range(len(items))] + [0.0]) + 2 * PAD)
-            row_w = min(row_w, widest - 2 * PAD)
         title = getattr(step, "title", "") or getattr(step, "kind", "")
         index = getattr(step, "index", None)
         if index is not None and n_steps:
             title = f"{index + 1}/{n_steps}  {title}"
         title = title if self.heading else ""
         natural = max([row_w, text.width(f["title"], title)] + [0.0])
-        self.width = max(FORMULA_MIN_W, min(widest, natural + 2 * PAD), row_w + 2 * PAD)
+        self.width = max(FORMULA_MIN_W, min(FORMULA_MAX_W, natural + 2 * PAD), row_w + 2 * PAD)
         formula = getattr(step, "formula", "") or ""
         if self.formula_text != formula:     # which node its letter is: wider, never a line more
             lines = len(text.wrap(f["formula"], formula, self.width - 2 * PAD))
-            while self.width < widest and \
+            while self.width < FORMULA_MAX_W and \
                     len(text.wrap(f["formula"], self.formula_text, self.width - 2 * PAD)) > lines:
-                self.width = min(widest, self.width + 4.0)
+                self.width = min(FORMULA_MAX_W, self.width + 4.0)
         inner = self.width - 2 * PAD
         self.title = text.wrap(f["title"], title, inner, max_lines=2) if title else []
         caption = (getattr(step, "caption", "") or "") if self.heading else ""
@@ -214,20 +204,14 @@ class FormulaLayout:
         return self._filter_port and not (self._kind in ("contribution", "cut") and part[2] == "upstream")
 
     @staticmethod
-    def _need(items, i):
-        """The width item `i` takes in a row: an operator goes with what follows."""
-        need = items[i][1]
-        if items[i][0][0] == "op" and i + 1 < len(items):
-            need += PART_GAP + items[i + 1][1]
-        return need
-
-    @staticmethod
     def _flow(items, inner, x0, y0):
         """[(part, extra, top, x, height)]: rows left to right, wrapped at `inner`, each item
         centred in its row; an operator is centred on the pictures, not on their labels."""
         rows, row, x = [], [], 0.0
         for i, item in enumerate(items):
-            need = FormulaLayout._need(items, i)
+            need = item[1]
+            if item[0][0] == "op" and i + 1 < len(items):   # an operator goes with what follows
+                need += PART_GAP + items[i + 1][1]
             if item[0][0] == "break" or (row and x + need > inner):
                 rows.append(row)
                 row, x = [], 0.0
@@ -324,32 +308,26 @@ class FormulaCard:
     def _formula_parts(self, step):
         return formula_parts(step)
 
-    def formula_layout(self, step, rows=None):
-        """The step's card laid out on one row (wrapped where wider than FORMULA_MAX_W) or,
-        `rows`, a part a row; None: as it is drawn (in rows where the player docked it so)."""
-        if rows is None:
-            docked = self.__dict__.get("_docked")
-            rows = docked is not None and docked[0] is step and docked[2]
+    def formula_layout(self, step):
         cache = self.__dict__.setdefault("_formula_layouts", {})
-        hit = cache.get((id(step), rows))
+        hit = cache.get(id(step))
         if hit is not None and hit[0] is step:
             return hit[1]
         layout = FormulaLayout(step, len(getattr(self.story, "steps", []) or []),
                                self.__dict__.get("_filter_ports") or filter_ports(self.doc),
-                               self.formula_heading, number_spec(self.story), rows)
-        cache[(id(step), rows)] = (step, layout)
+                               self.formula_heading, number_spec(self.story))
+        cache[id(step)] = (step, layout)
         return layout
 
-    def dock_formula(self, step, rect, rows=False):
+    def dock_formula(self, step, rect):
         """Put `step`'s formula card at `rect` (scene) instead of beside its node: the
         player docks it where it hides no card when the step's cards and the card
         beside them do not fit the view at a readable zoom. A `rect` smaller than the card
-        draws it smaller, in proportion (`formula_scale`); `rows`: laid out a part a row
-        (`formula_layout`). None: beside its node."""
-        self.__dict__["_docked"] = None if rect is None else (step, QRectF(rect), rows)
+        draws it smaller, in proportion (`formula_scale`). None: beside its node."""
+        self.__dict__["_docked"] = None if rect is None else (step, QRectF(rect))
 
     def docked_formula(self):
-        """(step, rect, rows) where `dock_formula` put a step's card, or None."""
+        """(step, rect) where `dock_formula` put a step's card, or None."""
         return self.__dict__.get("_docked")
 
     def formula_scale(self, step):

@@ -27,7 +27,7 @@ def step_groups(renderer, steps):
         group = tuple(sorted(set(involved_nodes(renderer, step))))
         if len(group) < 2:
             continue
-        layout = renderer.formula_layout(step, rows=False)   # (wherever the player docked it now)
+        layout = renderer.formula_layout(step)
         w, h = cards.get(group, (0.0, 0.0))
         cards[group] = (w, h) if layout.empty else (max(w, layout.width), max(h, layout.height))
     reach = {}

@@ -39,7 +39,7 @@ class PlayerBar(BarStory, BarWidgets, QWidget):
         self.speed = 1.0
         self.framing = {}               # step_view.frame_step options (presentation mode)
         self._pan = None                # (step, start, frame's centre): the view follows the cotangent
-        self._formula_at = None         # (step, its formula card's rect, its size, rows) as last placed
+        self._formula_at = None         # (step, its formula card's rect, its size) as last placed
         self._whole = False             # a document just opened: shown whole (show_opened)
         self._restoring = None          # (step index, formula card) an undo or redo puts back
         self._computing = False         # a document just opened: its story not taken yet
@@ -199,7 +199,7 @@ class PlayerBar(BarStory, BarWidgets, QWidget):
             return
         layout = r.formula_layout(step)
         self._formula_at = (step, render_painter.formula_rect(r, step),
-                            None if layout.empty else (layout.width, layout.height), layout.rows)
+                            None if layout.empty else (layout.width, layout.height))
 
     def _fitted(self):
         """Fit to Window during the story: every card in view, the step's formula card

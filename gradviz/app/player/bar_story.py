@@ -89,8 +89,7 @@ class BarStory:
         if restoring is not None:
             i, placed = min(restoring[0], len(self._steps) - 1), restoring[1]
             if i >= 0:
-                rect, rows = (None, False) if placed is None else (placed[1], placed[3])
-                self._show_where_it_was(i, self._steps[i], rect, rows)
+                self._show_where_it_was(i, self._steps[i], None if placed is None else placed[1])
             else:
                 self.set_index(-1)
             return
@@ -103,27 +102,27 @@ class BarStory:
     def _keep_view(self, shown, placed, i):
         """An edit while step `i` is shown (a card added with Tab, a value typed) that leaves
         the step as it was: the new story's step is shown where the view is, its formula
-        card where it was (`placed`: the step, the card's rect, its layout's size, whether in
-        rows), so the teacher's view does not jump (the step framed anew moved it ~270 px, and
-        the card just added out of it). False when the step or its card's size changed."""
+        card where it was (`placed`: the step, the card's rect, its layout's size), so the
+        teacher's view does not jump (the step framed anew moved it ~270 px, and the card
+        just added out of it). False when the step or its card's size changed."""
         step = self._steps[i] if i >= 0 else None
         r = self.canvas.renderer
         if step is None or not _same_step(shown, step):
             return False
-        _, rect, size, rows = placed
-        layout = r.formula_layout(step, rows)
+        _, rect, size = placed
+        layout = r.formula_layout(step)
         if size != (None if layout.empty else (layout.width, layout.height)):
             return False
-        self._show_where_it_was(i, step, rect, rows)
+        self._show_where_it_was(i, step, rect)
         return True
 
-    def _show_where_it_was(self, i, step, rect, rows=False):
+    def _show_where_it_was(self, i, step, rect):
         """Show step `i` (`step`) where the view is, its formula card at `rect` (scene; None:
-        where the renderer places it; `rows`: laid out a part a row): not framed anew."""
+        where the renderer places it): not framed anew."""
         self._index = i
         self.canvas.set_step(step, 1.0)
         if rect is not None:
-            self.canvas.renderer.dock_formula(step, rect, rows)
+            self.canvas.renderer.dock_formula(step, rect)
         self._note_formula()
         if self.canvas.step_overlay is not None:
             self.canvas.step_overlay.relayout()

@@ -14,8 +14,7 @@ the view (`_close_up`). Else it shows the step's cards (all of them, else its ow
 docked where it hides none of their names (`_docked`), and every other card too where
 the view holds them all with the card docked there: a step too large for the back row's
 zoom is shown whole a little smaller, and its formula card may be drawn smaller than its
-cards (in the window, larger, where it has room), on one row or a part a row, whichever
-reads larger, but no text goes under `READABLE_PX`. Only when even that fails does the view, at the
+cards, but no text goes under `READABLE_PX`. Only when even that fails does the view, at the
 readable zoom, show in order of priority: the active card and its formula card (from their
 top-left corner if even they do not fit), the ports where the cotangent lands, the cards at
 the other end of the animated edges; the rest is reached by scrolling. The view then pans
@@ -350,10 +349,7 @@ LEVEL_STEP = 0.9       # the zooms tried below the readable one, each this much 
 def _configs(view, readable_px, floor_px=READABLE_PX, rule_px=READABLE_PX):
     """[(zoom of the cards, scale of the formula card)], best first: the smallest text on
     screen (cards' or formula card's) as large as it can be, from `readable_px` down to the
-    legible floor (`floor_px`, never under READABLE_PX); at each such size, the cards as large
-    as they can be. Cards drawn under legible.RULE_PX (the window's) have their formula card
-    drawn larger first, up to that size (lesson 13's fan-in at x, docked beside cards of 9 px
-    type, had digits 6.8 px tall at 1280 x 800). In
+    legible floor (`floor_px`, never under READABLE_PX); at each such size, the cards as large as they can be. In
     presentation mode (readable_px above the floor) a step that does not fit at the back row's
     zoom is shown whole a little smaller rather than cut. The formula card's text is never
     under `rule_px` (the first size of those at or above it): with cards smaller than that, it
@@ -367,12 +363,8 @@ def _configs(view, readable_px, floor_px=READABLE_PX, rule_px=READABLE_PX):
         levels.append(floor)
     rule = readable_zoom(view, rule_px) * (1 - 1e-9)
     least = min([level for level in levels if level >= rule] or [top])
-    larger, level = [], readable_zoom(view, legible.RULE_PX)
-    while level > top * (1 + 1e-9):      # the window's cards at READABLE_PX: their rule card larger
-        larger.append((top, level / top))
-        level *= LEVEL_STEP
-    return larger + [(zoom, level / zoom) for level in levels for zoom in levels if zoom >= level >= least] \
-        + [(zoom, least / zoom) for zoom in levels if zoom < least]
+    return [(zoom, level / zoom) for level in levels for zoom in levels if zoom >= level >= least] + \
+        [(zoom, least / zoom) for zoom in levels if zoom < least]
 
 
 def _with_name(renderer, nid, full=False, own=False):
@@ -384,38 +376,12 @@ def _with_name(renderer, nid, full=False, own=False):
     return box(card), box(name_strip(card_rect(renderer, nid)))
 
 
-def _layouts(renderer, step, natural):
-    """[(rows, (width, height), own place or None)] of the step's rule card as it may dock: on
-    one row, and a part a row where that is another shape (attention's fan-in, three 4 x 4
-    matrices and their sum in a row, found room in presentation mode at 1280 x 800 only over
-    w_k's and w_v's values: drawn smaller, its digits 7.8 px tall)."""
-    line, stacked = (renderer.formula_layout(step, rows) for rows in (False, True))
-    out = [(False, (line.width, line.height), natural)]
-    if (stacked.width, stacked.height) != (line.width, line.height):
-        out.append((True, (stacked.width, stacked.height), None))
-    return out
-
-
-def _larger(layouts, configs, search):
-    """((zoom, scale, spot, centre), rows) of the layout (`_layouts`) whose card docks at the
-    first of `configs` (best first: its text the larger), one row where both dock at the same;
-    `search(size, configs, natural)` docks one (docking.search). None where neither docks."""
-    best = None
-    for rows, size, natural in layouts:
-        tried = configs if best is None else configs[:configs.index(best[0][:2])]
-        found = search(size, tried, natural) if tried else None
-        if found is not None:
-            best = (found, rows)
-    return best
-
-
 def _docked(view, renderer, step, lowest, readable_px, floor_px=READABLE_PX, extra=(), full=False,
             rule_px=READABLE_PX):
     """(zoom, centre, docked rect) with the formula card docked where it shows whole with the
     step's cards and hides none of their names (nor, where it can, any card's name); its
     own card alone when all of them cannot be shown (with `extra`, the nodes a slide names:
-    all or nothing); None when nothing fits. The card is laid out on one row or a part a
-    row, whichever docks with the larger text (`_larger`)."""
+    all or nothing); None when nothing fits."""
     formula = render_painter.formula_rect(renderer, step)
     nids = involved_nodes(renderer, step)
     nids += [n for n in extra if n not in nids]
@@ -430,7 +396,8 @@ def _docked(view, renderer, step, lowest, readable_px, floor_px=READABLE_PX, ext
     for edge in renderer._step_edges(step):
         involved |= {edge.src.node, edge.dst.node}
     others = [_with_name(renderer, n, full) for n in renderer.doc.nodes if n not in involved]
-    layouts = _layouts(renderer, step, box(formula))
+    layout = renderer.formula_layout(step)
+    natural = box(formula)
     groups = [nids, nids[:1]] if len(nids) > 1 and not extra else [nids]
     trace = arrow_trace(renderer, step)
     # The step's arrows kept uncovered where they can be (the tiny CNN's conv → filters w
@@ -452,14 +419,15 @@ def _docked(view, renderer, step, lowest, readable_px, floor_px=READABLE_PX, ext
             arrows = [box(rect) for rect in arrow_rects(renderer, step)] if group is nids else []
             avoid = [_with_name(renderer, n, full) for n in nids[len(group):]]
             for clear, names_free, bodies_free, grid, tried in tiers:
-                rules = docking.Rules(clear, names_free, bodies_free)
-                found = _larger(layouts, tried, lambda card, levels, own: docking.search(
-                    shown, avoid, others, card, levels, size, rules, CARD_GAP, own, grid,
-                    free=bodies_free, extent=arrows))
+                if not tried:
+                    continue
+                found = docking.search(shown, avoid, others, (layout.width, layout.height),
+                                       tried, size, docking.Rules(clear, names_free, bodies_free),
+                                       CARD_GAP, natural, grid, free=bodies_free, extent=arrows)
                 if found is not None:
-                    (zoom, scale, spot, centre), rows = found
+                    zoom, scale, spot, centre = found
                     rect = QRectF(spot[0], spot[1], spot[2] - spot[0], spot[3] - spot[1])
-                    renderer.dock_formula(step, rect, rows)
+                    renderer.dock_formula(step, rect)
                     return zoom, QPointF(*centre), rect
     nodes = QRectF(cards[0])
     for c in cards[1:]:

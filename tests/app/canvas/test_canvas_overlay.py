@@ -79,22 +79,17 @@ def test_the_formula_cards_tiles_write_their_numbers_when_zoomed_in(open_window,
     p = w.player
     p.set_index(next(s.index for s in p.steps if s.kind == "contribution" and s.port == Port("filters_w")))
     p.finish_animation()
-    overlay, r = w.canvas.step_overlay, w.canvas.renderer
-    scale = r.formula_scale(p.step)     # (the player may dock the card larger than laid out)
-    label, array, box, drawn = next(a for a in formula_pictures(r, p.step) if a[0] == "contribution")
-    shown = next(extra for part, extra, *_ in r.formula_layout(p.step).placed
-                 if part[0] == "array" and part[2] == "contribution")
+    overlay = w.canvas.step_overlay
+    label, array, box, shown = next(a for a in formula_pictures(w.canvas.renderer, p.step) if a[0] == "contribution")
     assert shown.kind == "tiles"
     flat = int(np.argmax(np.abs(array)))
-    cell = drawn.cell_rect(box.left(), box.top(), flat)
+    cell = shown.cell_rect(box.left(), box.top(), flat)
     recorded = []
     paint_formula = Renderer._paint_formula
     monkeypatch.setattr(Renderer, "_paint_formula", lambda self, *a: (recorded.append(a[-1]), paint_formula(self, *a)))
 
-    def colours(card_zoom):
-        """The colours of the cell, the overlay painted as the canvas paints it where the
-        card is seen at `card_zoom` (the canvas's zoom times the card's scale)."""
-        zoom = card_zoom / scale
+    def colours(zoom):
+        """The colours of the cell, the overlay painted as the canvas paints it at `zoom`."""
         image = QImage(math.ceil(cell.width() * zoom), math.ceil(cell.height() * zoom), QImage.Format.Format_RGB32)
         image.fill(QColor("white"))
         painter = QPainter(image)
@@ -109,10 +104,10 @@ def test_the_formula_cards_tiles_write_their_numbers_when_zoomed_in(open_window,
     assert len(colours(4.0)) > 2                        # its number, at 4x
     assert 2.5 < shown.numbers_from < 4
     assert len(colours(2.0)) == 1 and len(colours(4.0)) > 2
-    band = r.formula_layout(p.step).number_band
+    band = w.canvas.renderer.formula_layout(p.step).number_band
     if band(2.5) == band(2.0):
         colours(2.5)
-    assert recorded == [2.0 / scale, 4.0 / scale]       # one recording per band
+    assert recorded == [2.0, 4.0]                       # one recording per band
 
 
 def test_hovering_an_entry_of_the_formula_cards_pictures_names_it_and_its_number(open_window):
@@ -139,16 +134,15 @@ def test_hovering_an_entry_of_the_formula_cards_pictures_names_it_and_its_number
         overlay.hoverMoveEvent(event)
         return overlay.toolTip()
 
-    scale = r.formula_scale(p.step)     # (the player may dock the card larger than laid out)
     seen = {}
     for part, shown, top, x, _ in layout.placed:
         if part[0] not in ("array", "picture") or len(part) > 3 and part[0] == "array":
             continue
         array = np.asarray(part[1])
         flat = int(np.argmax(np.abs(array)))
-        cell = shown.cell_rect(x, top, flat)        # in the card as laid out
+        cell = shown.cell_rect(card.left() + x, card.top() + top, flat)
         index = ",".join(str(int(i)) for i in np.unravel_index(flat, array.shape))
-        seen[part[2]] = (hover(card.topLeft() + cell.center() * scale), f"[{index}] = {number(array.flat[flat], 8)}")
+        seen[part[2]] = (hover(cell.center()), f"[{index}] = {number(array.flat[flat], 8)}")
     assert seen["contribution"][0] == "contribution" + seen["contribution"][1]
     assert seen["upstream"][0] == "upstream" + seen["upstream"][1]
     assert seen["input (image x)"][0] == "input (image x)" + seen["input (image x)"][1]   # ", zero-padded" if padded
