@@ -7,6 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from ...graph.training import hyper_parameters, optimizer_kind
+from ...story.numbers import significant
 
 # Colours the run's own path (PATH_COLOUR), −∇L and the star do not use (Okabe-Ito; not its
 # black, which the dark theme's plots would redraw as their ink).
@@ -16,8 +17,9 @@ SYMBOLS = {"learning_rate": "η", "momentum": "μ", "rho": "ρ", "beta_1": "β�
 
 
 def settings_label(optimizer):
-    """'SGD (η 0.02, μ 0.9)': the optimizer and the settings that tell its runs apart (the
-    learning rate, and each other setting where it is not the default)."""
+    """'SGD (η = 2×10⁻², μ = 0.9)': the optimizer and the settings that tell its runs apart
+    (the learning rate, and each other setting where it is not the default), its numbers
+    written as the dock writes them (story.numbers.significant), never 1e-05."""
     config = optimizer.get_config()
     defaults = hyper_parameters(optimizer_kind(optimizer))
     said = []
@@ -28,7 +30,7 @@ def settings_label(optimizer):
         if isinstance(value, bool):
             said.append(key.replace("_", " ") if value else f"no {key.replace('_', ' ')}")
         else:
-            said.append(f"{SYMBOLS.get(key, key)} {value:g}")
+            said.append(f"{SYMBOLS.get(key, key)} = {significant(value)}")
     return f"{optimizer.name} ({', '.join(said)})"
 
 

@@ -431,7 +431,7 @@ class LandscapeView(QWidget):
             + ("" if model is None or isinstance(model, str) else
                f" At the point: loss {significant(model.loss)}, ∇L = "
                f"({significant(model.gradient[0], 4)}, {significant(model.gradient[1], 4)}); the star minimises L + gᵀδ + ½δᵀ(H + λI)δ "
-               f"(λ = {model.damping:g}) over {across} and {up}."))
+               f"(λ = {significant(model.damping)}) over {across} and {up}."))
 
     def current_point(self, x, y):
         """(x, y) of the document's Variables now (None when a coordinate is gone)."""

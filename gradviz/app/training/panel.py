@@ -11,7 +11,7 @@ from ...graph.fileformat import MAX_TRAINING_STEPS
 from ...graph.training import (default_origin, hyper_parameters, loss_of, loss_text,
                                make_optimizer, trainable_parameters, update_rule,
                                variable_ports)
-from ...story.numbers import significant
+from ...story.numbers import printed_value, significant
 from ..studies.choosers import port_label
 from .curves import TrainingCurves
 from .export import export_plots_dialog, export_run_dialog
@@ -27,6 +27,16 @@ HYPER_TITLES = {"learning_rate": "learning rate η", "momentum": "momentum μ",
                 "beta_2": "β₂", "epsilon": "ε", "amsgrad": "AMSGrad", "damping": "damping λ"}
 CONTROLS_WIDTH = 320
 PLOTS_MS = 400
+
+
+def typed_number(text):
+    """The number a field holds, as the user types it (0.01, 1e-5) or as the dock writes it
+    (1×10⁻⁵, −0.5: story.numbers.significant); None where it is not one."""
+    text = text.strip()
+    try:
+        return float(text)
+    except ValueError:
+        return printed_value(text.replace("−", "-"))
 
 
 class TrainPanel(QWidget):
@@ -182,15 +192,15 @@ class TrainPanel(QWidget):
         self.fields = {}
         for key, default in hyper_parameters(name).items():
             value = typed.get(key, preset.get(key, default))
-            tip = f"{default_origin(name)}: {default:g}"
+            tip = f"{default_origin(name)}: {significant(default)}"
             if key in preset:
-                tip = f"The document's training preset (a lesson's): {preset[key]:g}; {tip}"
+                tip = f"The document's training preset (a lesson's): {significant(preset[key])}; {tip}"
             if isinstance(default, bool):
                 field = QCheckBox()
                 field.setChecked(bool(value))
                 field.toggled.connect(self._settings_changed)
             else:
-                field = QLineEdit(value if isinstance(value, str) else f"{value:g}")
+                field = QLineEdit(value if isinstance(value, str) else significant(value))
                 field.textChanged.connect(self._settings_changed)
             field.setToolTip(tip)
             self.fields[key] = field
@@ -233,11 +243,10 @@ class TrainPanel(QWidget):
             if isinstance(field, QCheckBox):
                 out[key] = field.isChecked()
                 continue
-            try:
-                out[key] = float(field.text().strip())
-            except ValueError:
+            out[key] = typed_number(field.text())
+            if out[key] is None:
                 raise ValueError(f"{HYPER_TITLES.get(key, key)}: '{field.text()}' is not a "
-                                 "number") from None
+                                 "number")
         return out
 
     def _settings_changed(self, *_):

@@ -549,6 +549,30 @@ def test_switching_optimizer_keeps_the_lessons_values_and_the_users(qtbot, panel
     assert p.hyper()["momentum"] == 0.0
 
 
+def test_the_fields_and_the_kept_paths_write_numbers_as_the_dock_does(qtbot, panel):
+    """H45 audit: Adam's ε field read '1e-07' and a kept path's key 'SGD (η 1e-05)' (Python's
+    :g) where the dock's lines and the cards write 1×10⁻⁷. The fields, their tooltips and
+    the key are written by story.numbers.significant, and a field reads back what it shows
+    (as it reads what the user types: 1e-5, 0.01)."""
+    from gradviz.app.training.kept_paths import settings_label
+    from gradviz.graph.training import make_optimizer
+    from gradviz.story.numbers import significant
+    w, p = panel("samples/train_4_inverse.json")
+    p.optimizer_box.setCurrentIndex(p.optimizer_box.findData("adam"))
+    epsilon = p.hyper()["epsilon"]
+    assert p.fields["epsilon"].text() == significant(epsilon) == "1×10⁻⁷"
+    assert p.fields["learning_rate"].text() == significant(0.05)
+    assert "e-" not in p.fields["learning_rate"].toolTip() + p.fields["epsilon"].toolTip()
+    for typed, value in (("1e-5", 1e-5), ("0.01", 0.01), ("2.5×10⁻³", 2.5e-3), ("−0.5", -0.5)):
+        p.fields["learning_rate"].setText(typed)
+        assert p.hyper()["learning_rate"] == pytest.approx(value, rel=1e-12)
+    p.fields["learning_rate"].setText("fast")
+    with pytest.raises(ValueError, match="'fast' is not a number"):
+        p.hyper()
+    sgd = make_optimizer("sgd", learning_rate=1e-5, momentum=0.9)
+    assert settings_label(sgd) == "SGD (η = 1×10⁻⁵, μ = 0.9)"
+
+
 @pytest.mark.parametrize("name, fields", [("sgd", {"momentum": "0.9"}), ("rmsprop", {}),
                                           ("adam", {})])
 def test_the_first_step_of_an_optimizer_with_state_writes_its_card(qtbot, panel, name, fields):

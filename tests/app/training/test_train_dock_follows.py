@@ -111,7 +111,7 @@ def _the_three_runs_of_the_lesson(qtbot, w, p, view):
     from the test above: its momentum run of 100 steps, then Reset.)"""
     from gradviz.app.training.kept_paths import COLOURS
     from train_dock_util import choose
-    runs = [("SGD (η 0.02, μ 0.9)", 101), ("Adam (η 0.1)", 21), ("SGD (η 0.035)", 21)]
+    runs = [("SGD (η = 2×10⁻², μ = 0.9)", 101), ("Adam (η = 0.1)", 21), ("SGD (η = 3.5×10⁻²)", 21)]
     choose(p, "adam", learning_rate="0.1")
     p.run(20)                                   # 20 steps draw a path as well as 100
     finish(qtbot, p)
