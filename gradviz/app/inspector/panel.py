@@ -57,9 +57,17 @@ class InspectorWidget(QWidget):
     def _selection_changed(self, *_):
         # The page of a node just added (about 15 ms of widgets at 100 nodes) waits until
         # the canvas has shown the node; a node the user picks gets its page at once.
-        if self.controller.selecting_new and self.after_repaint(self.sync):
+        if self.controller.selecting_new:
+            if not self.after_repaint(self._show_new):
+                self._show_new()
             return
         self.sync(refresh=False)
+
+    def _show_new(self):
+        """A node just added: its page, scrolled to its values once laid out (at 1024 x 768
+        a new constant's page opened at its title, its grid below the dock's fold)."""
+        self.sync()
+        QTimer.singleShot(0, self, self.show_values)
 
     def _evaluated(self, *_):
         if not self.after_repaint(self.sync):
