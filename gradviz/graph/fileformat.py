@@ -124,6 +124,8 @@ def _holds_infinity(obj):
     stack = [obj]
     while stack:
         values = stack.pop()
+        if not isinstance(values, (list, dict)):    # a bare root: null, a number, a string
+            values = [values]
         values = list(values.values()) if isinstance(values, dict) else values
         if math.inf in values or -math.inf in values:
             return True
