@@ -587,14 +587,18 @@ def _opens_in_app(path, message):
     from .graph.evaluate import evaluate
     from .graph.fileformat import load
     from .graph.names import node_name
+    from .graph.validate import planned_problems
+
+    def named_in(problems):
+        names = [node_name(doc.nodes[p.node]) for p in problems if p.node in doc.nodes]
+        return next((name for name in names if f"'{name}'" in message), None)
 
     try:
         doc = load(_document_path(path), strict=False)   # as the app opens it
-        failing = [p for p in evaluate(doc).errors if p.node in doc.nodes]
+        # a node refused before anything runs (its shapes) needs no evaluation
+        named = named_in(planned_problems(doc)) or named_in(evaluate(doc).errors)
     except (DocumentError, OSError, UsageError, ValueError):
         return ""
-    names = [node_name(doc.nodes[p.node]) for p in failing]
-    named = next((name for name in names if f"'{name}'" in message), None)
     if named is None:
         return ""
     return f" (the app opens this file and shows node '{named}' in error, to be mended there: gradviz {shlex.quote(str(path))})"
