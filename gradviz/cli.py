@@ -574,7 +574,15 @@ def _dispatch(argv):
             return {"export": _export, "explain": _explain, "run": _run,
                     "train": _train}[args.command](args)
         except (UsageError, DocumentError) as error:
-            raise UsageError(f"{error}{_opens_in_app(args.file, str(error))}") from None
+            # The message is written at once; what the app does with the file ends the line
+            # when known (it reads every value of the file: seconds for millions of them).
+            print(f"gradviz: error: {_one_line(str(error))}", end="", file=sys.stderr, flush=True)
+            hint = ""
+            try:
+                hint = _one_line(_opens_in_app(args.file, str(error)), lead=" ")
+            finally:   # the line ends, whatever stops the hint
+                print(hint, file=sys.stderr)
+            return 2
 
 
 def _opens_in_app(path, message):
@@ -617,8 +625,15 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("GRADVIZ_DEBUG"):
             raise
         message = _describe(error)
-    print(f"gradviz: error: {' '.join(message.split())}", file=sys.stderr)
+    print(f"gradviz: error: {_one_line(message)}", file=sys.stderr)
     return 2
+
+
+def _one_line(text, lead=""):
+    """`text` on one line, its runs of spaces and line breaks one space; `lead` before it
+    when it is not empty."""
+    words = " ".join(text.split())
+    return lead + words if words else ""
 
 
 def _describe(error):
