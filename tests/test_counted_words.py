@@ -25,7 +25,7 @@ NEVER_ONE = {
     "graph/budget.py": "",
     "graph/landscape.py": "entries is not computed",
     "engine/errors.py": "elements, ",
-    "app/controller.py": "values\", change",
+    "app/controller.py": "Edit {name} values",     # Undo's 'Edit w values': a name, not a count
     "app/inspector/document_page.py": "nodes selected",
     "app/inspector/tensor_editor.py": "values): too large",
     "app/inspector/node_page.py": "axes: a tensor in a document has at most",

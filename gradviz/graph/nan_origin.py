@@ -92,7 +92,7 @@ class NanOrigin:
         at = (f" at {label(node) if how == 'node' else 'entry '}{self.at}" if self.at else "")
         computed, bad = self._computed(), self.bad.replace("-", "−")
         made = f"computes {computed} = {bad}" if computed else f"gives {bad}"
-        zero = (f" ({label(self.operand)} is 0 in {self.zeros} of {self.size} entries)"
+        zero = (f" ({label(self.operand)} is 0 in {self.zeros} of {counted(self.size, 'entry', 'entries')})"
                 if self.zeros else "")
         return head + (f"{self._rule(label).rstrip(',')}:{at} it {made} from finite "
                        f"numbers{zero}.")

@@ -107,3 +107,12 @@ def test_the_nodes_say_they_must_be_a_list_of_nodes():
     d = base()
     d["nodes"] = "nodes"
     assert message_of(json.dumps(d)) == "nodes: nodes must be a list of nodes, not text"
+
+
+@pytest.mark.parametrize("root, kind", [("null", "null"), ("0", "a number"), ("-2.5", "a number"),
+                                        ('"abc"', "text"), ("[]", "a list"), ("[[1, 2]]", "a list"),
+                                        ("true", "true or false")])
+def test_a_document_that_is_not_an_object_says_what_it_is(root, kind):
+    """A file whose whole content is null or a number crashed (TypeError) once the check for
+    too-large numbers began looking inside the JSON before the check that it is an object."""
+    assert message_of(root) == f"file: the document must be a JSON object ({{ … }}), not {kind}"
