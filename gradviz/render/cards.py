@@ -400,16 +400,7 @@ class CardPainter:
     # -- which gradients wait for their step ------------------------------------------
     def reveal_steps(self):
         """{source port: index of the step that delivers its gradient (accumulate/unconnected)}."""
-        story = self.story_so_far()
-        cached = getattr(self, "_reveal", None)
-        if cached is not None and cached[0] is story:
-            return cached[1]
-        reveal = {}
-        for step in getattr(story, "steps", None) or []:
-            if getattr(step, "kind", "") in ("accumulate", "unconnected") and getattr(step, "port", None) is not None:
-                reveal.setdefault(step.port, step.index)
-        self._reveal = (story, reveal)
-        return reveal
+        return self._source_steps()[0]
 
     def story_so_far(self):
         """The story if it is told already, else None: measuring or painting a card must not
@@ -420,18 +411,25 @@ class CardPainter:
 
     def arrival_steps(self):
         """{source port: indices of the steps whose contribution arrives at it}."""
+        return self._source_steps()[1]
+
+    def _source_steps(self):
+        """`reveal_steps` and `arrival_steps` of the story told so far, read once per story."""
         story = self.story_so_far()
-        cached = getattr(self, "_arrivals", None)
+        cached = getattr(self, "_source_steps_of", None)
         if cached is not None and cached[0] is story:
             return cached[1]
-        arrivals = {}
-        reveal = self.reveal_steps()
-        for step in getattr(story, "steps", None) or []:
+        steps = getattr(story, "steps", None) or []
+        reveal, arrivals = {}, {}
+        for step in steps:
+            if getattr(step, "kind", "") in ("accumulate", "unconnected") and getattr(step, "port", None) is not None:
+                reveal.setdefault(step.port, step.index)
+        for step in steps:
             port = getattr(step, "port", None)
             if getattr(step, "kind", "") == "contribution" and port in reveal:
                 arrivals.setdefault(port, []).append(step.index)
-        self._arrivals = (story, arrivals)
-        return arrivals
+        self._source_steps_of = (story, (reveal, arrivals))
+        return reveal, arrivals
 
     def pending_text(self, port, index=None):
         """What a source's gradient box says before the step that shows the gradient, true

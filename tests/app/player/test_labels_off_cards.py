@@ -8,6 +8,7 @@ card drawn compact), the badges' row above it, and for the step's own card the r
 glow round it. That holds for the card a label names too: a label of a path inside a
 node is written beside its card, not on it.
 """
+import pytest
 from PySide6.QtCore import QCoreApplication
 
 import app_ui
@@ -31,6 +32,7 @@ def _cards_as_drawn(c, step):
     return out
 
 
+@pytest.mark.slow      # a walk over every sample: xdist starts it first (tests/conftest.py)
 def test_no_label_of_a_step_lies_on_a_card(open_window):
     """Lesson 14's step 22 wrote "from layer's matmul, inside layer (no edge)" on the ring
     round layer's card (the ring was no obstacle to a label): on main 44 labels in 20 lessons

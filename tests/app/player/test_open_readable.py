@@ -1,5 +1,6 @@
 """A bigger window never makes a lesson less readable (issue 20 §4): a lesson that opens,
 and fits, with its cards drawn in full at 1280 x 800 does so at 1920 x 1080 too."""
+import pytest
 from PySide6.QtCore import QCoreApplication
 
 from app_ui import wait_idle
@@ -43,6 +44,7 @@ def _compact(open_window, size, opened_at=None):
     return out
 
 
+@pytest.mark.slow      # a walk over every sample: xdist starts it first (tests/conftest.py)
 def test_a_bigger_window_never_draws_a_lesson_compact_that_a_smaller_draws_in_full(open_window):
     """Fit lays a document out for the room the view shows at the readable zoom; the story's
     arrow labels and the edges stand out of the cards. On 52c385c BatchNorm's one row took
@@ -64,6 +66,7 @@ def _in_view(c):
     return {nid for nid in c.node_items if view.contains(c.renderer.rect(nid))}
 
 
+@pytest.mark.slow      # a walk over every sample: xdist starts it first (tests/conftest.py)
 def test_home_shows_the_lesson_as_it_opened(open_window, qtbot):
     """Home (step 1, the seed) shows the lesson as it opened: every card in view, where the
     lesson showed it, drawn compact only if it opened so. Framed for itself, the seed's
@@ -125,6 +128,7 @@ def _covered_by_seed_card(w):
     return out
 
 
+@pytest.mark.slow      # a walk over every sample: xdist starts it first (tests/conftest.py)
 def test_cards_are_compact_only_where_full_ones_would_not_read_and_every_digit_is_legible(open_window):
     """Fit to Window draws the cards compact only where full cards would not fit with
     numbers READABLE_PX (9 px) tall, and every number drawn, in full or compact, is at

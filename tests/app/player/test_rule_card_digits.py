@@ -118,6 +118,7 @@ def _misses(w, path, size, monkeypatch):
     return out
 
 
+@pytest.mark.slow      # a walk over every sample: xdist starts it first (tests/conftest.py)
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
 def test_every_rule_card_reads_from_the_back_row(open_window, present, size, monkeypatch):
     w = open_window(None, size=size)

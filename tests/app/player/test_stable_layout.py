@@ -9,6 +9,7 @@ Re-measured for issue 20 (H39f): no card of any lesson changes its size (measure
 from step 1 to the story's end, so no rearrangement is a card's growth that the opening
 layout could reserve room for (a gradient still pending has its section from the start);
 the nine below rearrange for the reasons given, each still true at 1280 x 800."""
+import pytest
 from PySide6.QtCore import QCoreApplication
 
 from gradviz.app.player import lessons
@@ -43,6 +44,7 @@ def _full_sizes(renderer):
     return {n: (c.width, (c.full or c).height) for n, c in renderer.cards.items()}
 
 
+@pytest.mark.slow      # a walk over every sample: xdist starts it first (tests/conftest.py)
 def test_the_cards_stay_where_they_are_from_step_to_step(open_window):
     """Every lesson opened from the Lessons menu in the window at 1280 x 800, played step by
     step to its end and back to step 1: between two steps no card moves unless a card grew

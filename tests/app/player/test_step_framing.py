@@ -536,6 +536,7 @@ def _zoom_jumps(path, zooms):
 
 @pytest.mark.parametrize("presenting, size", [(False, (1280, 800)), (False, (1920, 1080)),
                                               (True, (1280, 800)), (True, (1920, 1080))])
+@pytest.mark.slow      # a walk over every sample: xdist starts it first (tests/conftest.py)
 def test_every_step_of_every_sample_frames_what_it_is_about(open_window, present, presenting, size):
     """In the window, and in presentation mode on a screen of `size` (the caption band's
     height taken from the view): the step's cards in view (its own card alone where all of
@@ -556,6 +557,7 @@ def test_every_step_of_every_sample_frames_what_it_is_about(open_window, present
     assert misses == [], "\n".join(map(str, misses))
 
 
+@pytest.mark.slow      # a walk over every sample: xdist starts it first (tests/conftest.py)
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
 def test_auto_layout_frames_every_step_as_the_sample_opens(open_window, size):
     """Auto Layout (Ctrl+L) over a user's own arrangement (every card in one row, as a
@@ -596,6 +598,7 @@ def _open_study(w, qtbot, title="Jacobian"):
     return dock
 
 
+@pytest.mark.slow      # a walk over every sample: xdist starts it first (tests/conftest.py)
 def test_a_study_open_leaves_every_step_framed(open_window, qtbot):
     """Measured on d15e384 with the Jacobian open (it docked along the bottom): at 1280 x 800
     the canvas was 376 px tall and 21 steps of 5 samples lost their framing (attention's

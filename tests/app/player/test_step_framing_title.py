@@ -112,6 +112,7 @@ def _misses(w, path, size):
     return out
 
 
+@pytest.mark.slow      # a walk over every sample: xdist starts it first (tests/conftest.py)
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
 def test_the_title_slide_shows_every_card_whole_and_in_full_where_it_fits(open_window, present, size):
     w = open_window(None, size=size)

@@ -120,6 +120,7 @@ def _samples():
     return sorted(p.stem for p in Path(SAMPLES_DIR).glob("*.json"))
 
 
+@pytest.mark.slow      # a walk over every sample: xdist starts it first (tests/conftest.py)
 @pytest.mark.parametrize("title", STUDY_TITLES)
 def test_every_study_reads_from_every_sample_without_scrolling_at_1280(qtbot, window, title, monkeypatch):
     """All six studies open (their tabs beside the palette), `title` in front, each sample in
