@@ -38,17 +38,18 @@ PATH_LIMIT = 4096
 PATH_POINTS = 2000
 
 
-def update_rule(optimizer):
-    """The update `optimizer` makes, with its numbers, as true as it is written (t counts
-    the steps from 1; every operation is element-wise but Newton's)."""
+def update_rule(optimizer, number=lambda x: f"{x:g}"):
+    """The update `optimizer` makes, with its numbers written by `number` (the app passes
+    the cards' notation, which this layer may not import), as true as it is written (t
+    counts the steps from 1; every operation is element-wise but Newton's)."""
     c = optimizer.get_config()
-    lr = f"η = {c['learning_rate']:g}"
+    lr = f"η = {number(c['learning_rate'])}"
     if isinstance(optimizer, SGD):
         mu = c["momentum"]
         if not mu:
             return f"w ← w − η·g   ({lr})"
         last = "w ← w + μ·v − η·g" if c["nesterov"] else "w ← w + v"
-        return f"v ← μ·v − η·g;   {last}   ({lr}, μ = {mu:g}, v starts at 0)"
+        return f"v ← μ·v − η·g;   {last}   ({lr}, μ = {number(mu)}, v starts at 0)"
     if isinstance(optimizer, RMSprop):
         lines = [f"s ← ρ·s + (1 − ρ)·g²"]
         if c["centered"]:
@@ -60,18 +61,18 @@ def update_rule(optimizer):
             lines += [f"m ← μ·m + {step}", "w ← w − m"]
         else:
             lines.append(f"w ← w − {step}")
-        return ";   ".join(lines) + (f"   ({lr}, ρ = {c['rho']:g}, ε = {c['epsilon']:g}"
-                                     + (f", μ = {c['momentum']:g}" if c["momentum"] else "")
+        return ";   ".join(lines) + (f"   ({lr}, ρ = {number(c['rho'])}, ε = {number(c['epsilon'])}"
+                                     + (f", μ = {number(c['momentum'])}" if c["momentum"] else "")
                                      + ", s starts at 0)")
     if isinstance(optimizer, Adam):
         v = "vmax ← max(vmax, v);   " if c["amsgrad"] else ""
         root = "√vmax" if c["amsgrad"] else "√v"
         return (f"m ← β₁·m + (1 − β₁)·g;   v ← β₂·v + (1 − β₂)·g²;   {v}"
                 f"w ← w − η·√(1 − β₂ᵗ)/(1 − β₁ᵗ) · m / ({root} + ε)   "
-                f"({lr}, β₁ = {c['beta_1']:g}, β₂ = {c['beta_2']:g}, ε = {c['epsilon']:g}, "
+                f"({lr}, β₁ = {number(c['beta_1'])}, β₂ = {number(c['beta_2'])}, ε = {number(c['epsilon'])}, "
                 "m and v start at 0)")
     return (f"w ← w − η·(H + λI)⁻¹ g, with g and H over all trained parameters as one vector   "
-            f"({lr}, λ = {c['damping']:g})")
+            f"({lr}, λ = {number(c['damping'])})")
 
 
 # -- the document's parameters ------------------------------------------------------------

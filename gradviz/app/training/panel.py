@@ -258,7 +258,7 @@ class TrainPanel(QWidget):
             self.rule.setText("")
             self._say("error", _words(error))
         else:
-            self.rule.setText(update_rule(optimizer))
+            self.rule.setText(update_rule(optimizer, significant))
             if self.status.property("kind") == "error":
                 self._say("info", "")
         self._update_buttons()

@@ -616,3 +616,19 @@ def test_a_run_leaves_the_steps_formula_card_where_the_player_docked_it(qtbot, p
     assert card().size() == docked.size(), (card(), docked)
     overlay = w.canvas.step_overlay
     assert overlay.boundingRect().contains(card())
+
+
+def test_the_update_rule_writes_its_numbers_as_the_fields_do(qtbot, panel):
+    """The fields wrote η = 2×10⁻² while the update rule under them said (η = 0.02): one
+    number in two notations on one dock. The rule writes its numbers as the fields do."""
+    from gradviz.story.numbers import significant
+    w, p = panel("samples/train_4_inverse.json")
+    p.optimizer_box.setCurrentIndex(p.optimizer_box.findData("adam"))
+    p.fields["learning_rate"].setText("0.02")
+    p.fields["learning_rate"].editingFinished.emit()
+    qtbot.waitUntil(lambda: "η = " in p.rule.text())
+    hyper = p.hyper()
+    rule = p.rule.text()
+    for symbol, name in (("η", "learning_rate"), ("β₁", "beta_1"), ("β₂", "beta_2"), ("ε", "epsilon")):
+        assert f"{symbol} = {significant(hyper[name])}" in rule, (symbol, rule)
+    assert "e-" not in rule
