@@ -4,7 +4,7 @@ step shown (or why no story is told).
 """
 import math
 
-from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QRect, QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence, QTextDocument
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStyle, QToolButton, QVBoxLayout
 
@@ -163,6 +163,15 @@ class BarWidgets:
             # event-loop turn: the canvas jumped on the first frames (16 px at 1280 x 800)
             self._caption_row.invalidate()
             self.layout().activate()
+            # the window's layouts too, each in turn (the toolbar's, then the main window's
+            # request it posts), so the canvas has its new height before it lays out: a
+            # document opened after one with a taller bar was laid out and fitted for the
+            # old, shorter canvas (nets_6_attention after nets_2_relu_chain at 1280 x 800:
+            # zoom 0.36 where a new window fits it at 0.57)
+            holder = self.parentWidget()
+            while holder is not None:
+                QCoreApplication.sendPostedEvents(holder, QEvent.Type.LayoutRequest)
+                holder = holder.parentWidget()
 
     def _bar_texts(self):
         """(names, captions) the bar says before the first step and at every step of its
