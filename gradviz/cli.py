@@ -574,7 +574,15 @@ def _dispatch(argv):
             return {"export": _export, "explain": _explain, "run": _run,
                     "train": _train}[args.command](args)
         except (UsageError, DocumentError) as error:
-            raise UsageError(f"{error}{_opens_in_app(args.file, str(error))}") from None
+            # The message is written at once; what the app does with the file ends the line
+            # when known (it reads every value of the file: seconds for millions of them).
+            print(f"gradviz: error: {_one_line(str(error))}", end="", file=sys.stderr, flush=True)
+            hint = ""
+            try:
+                hint = _one_line(_opens_in_app(args.file, str(error)), lead=" ")
+            finally:   # the line ends, whatever stops the hint
+                print(hint, file=sys.stderr)
+            return 2
 
 
 def _opens_in_app(path, message):
@@ -587,14 +595,18 @@ def _opens_in_app(path, message):
     from .graph.evaluate import evaluate
     from .graph.fileformat import load
     from .graph.names import node_name
+    from .graph.validate import planned_problems
+
+    def named_in(problems):
+        names = [node_name(doc.nodes[p.node]) for p in problems if p.node in doc.nodes]
+        return next((name for name in names if f"'{name}'" in message), None)
 
     try:
         doc = load(_document_path(path), strict=False)   # as the app opens it
-        failing = [p for p in evaluate(doc).errors if p.node in doc.nodes]
+        # a node refused before anything runs (its shapes) needs no evaluation
+        named = named_in(planned_problems(doc)) or named_in(evaluate(doc).errors)
     except (DocumentError, OSError, UsageError, ValueError):
         return ""
-    names = [node_name(doc.nodes[p.node]) for p in failing]
-    named = next((name for name in names if f"'{name}'" in message), None)
     if named is None:
         return ""
     return f" (the app opens this file and shows node '{named}' in error, to be mended there: gradviz {shlex.quote(str(path))})"
@@ -613,8 +625,15 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("GRADVIZ_DEBUG"):
             raise
         message = _describe(error)
-    print(f"gradviz: error: {' '.join(message.split())}", file=sys.stderr)
+    print(f"gradviz: error: {_one_line(message)}", file=sys.stderr)
     return 2
+
+
+def _one_line(text, lead=""):
+    """`text` on one line, its runs of spaces and line breaks one space; `lead` before it
+    when it is not empty."""
+    words = " ".join(text.split())
+    return lead + words if words else ""
 
 
 def _describe(error):

@@ -471,3 +471,22 @@ def test_help_says_the_app_opens_a_graph_that_cannot_be_computed(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert ("A graph that cannot be computed (a shape mismatch, say) still opens in the app "
             "(gradviz FILE), which shows the node in error") in text
+
+
+def test_the_error_is_written_before_the_app_s_view_of_the_file_is_worked_out(
+        tmp_path, monkeypatch, capsys):
+    """Whether the app opens a refused file is known only once every value is read (9 s of
+    a 2000 x 2000 tensor under load, issue 20): the line's message is written first."""
+    import gradviz.cli as cli
+
+    path = _mismatched(tmp_path)
+    said = []
+
+    def opens_in_app(file, message):
+        said.append(capsys.readouterr().err)
+        return " (the app opens this file)"
+    monkeypatch.setattr(cli, "_opens_in_app", opens_in_app)
+    assert cli.main(["run", str(path)]) == 2
+    assert len(said) == 1 and not said[0].endswith("\n")
+    assert said[0].startswith(f"gradviz: error: {path}: node 'y': matmul shapes do not match")
+    assert capsys.readouterr().err == " (the app opens this file)\n"

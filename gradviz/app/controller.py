@@ -121,10 +121,12 @@ class DocumentController(QObject):
     def dirty(self):
         return not self.undo_stack.isClean()
 
-    def set_document(self, doc, path=None, lesson=None):
+    def set_document(self, doc, path=None, lesson=None, prepared=None):
         """Replace the document (New, Open): the undo history starts afresh. `lesson`: the
         bundled sample it was opened from (it has no file of the user's, yet is no unsaved
-        work while untouched)."""
+        work while untouched). `prepared`: `prepare(doc)`, made off the UI thread."""
+        if prepared is not None:
+            self._basis = prepared   # recompute reuses it: the engine sees the same document
         self.doc = doc
         self.path = str(path) if path else None
         self.lesson = lesson if not path else None
@@ -136,7 +138,8 @@ class DocumentController(QObject):
         self.pathChanged.emit(self.path or "")
         self.selectionChanged.emit([])
         self.changed.emit()
-        self.recompute()
+        # the time it says includes the evaluation made off the UI thread
+        self.recompute(spent_ms=0.0 if prepared is None else prepared.result.elapsed_ms)
 
     def open(self, path):
         """Load a file (raises graph.DocumentError with a message naming the place)."""
@@ -420,11 +423,13 @@ class DocumentController(QObject):
             self.selectionChanged.emit(list(ids))
 
     # -- recomputation -----------------------------------------------------------------
-    def recompute(self, frozen=None):
+    def recompute(self, frozen=None, spent_ms=0.0):
         """Validate, evaluate (the story waits until asked for); emit `evaluated`.
 
         `frozen`: a snapshot equal to the document, when the caller has one. When the
         engine would see the same document as last time, the last evaluation is reused.
+        `spent_ms`: the time the evaluation it reuses took (`prepare`), counted in the
+        time the result says it took.
         """
         start = time.perf_counter()
         frozen = snapshot(self.doc) if frozen is None else frozen
@@ -444,10 +449,21 @@ class DocumentController(QObject):
                                        self.replayer)
             self._basis = Basis(frozen, result, events)
         result.name_nodes(result.problems, frozen)
-        result.elapsed_ms = (time.perf_counter() - start) * 1000
+        result.elapsed_ms = spent_ms + (time.perf_counter() - start) * 1000
         self.result = result
         self.evaluated.emit(result)
         return result
+
+
+def prepare(doc):
+    """The evaluation of `doc` that `set_document(doc, prepared=…)` shows, made where the
+    caller likes: it touches no widget, so a document of large tensors is evaluated off
+    the UI thread (three 1000 x 1000 tensors: seconds) while the window stays painted."""
+    start = time.perf_counter()
+    frozen = snapshot(doc)
+    result, events = evaluated_result(frozen)
+    result.elapsed_ms = (time.perf_counter() - start) * 1000
+    return Basis(frozen, result, events)
 
 
 def _value_edit_text(name, old, new):

@@ -14,10 +14,11 @@ too, so a study stops midway, not after minutes.
 Signals arrive on the UI thread (queued), so slots may touch widgets. The engine's
 tape stack is per thread, so a job's tapes and the UI's never mix.
 """
+import contextlib
 import threading
 
 from PySide6.QtCore import QEventLoop, QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import QProgressDialog
+from PySide6.QtWidgets import QApplication, QProgressDialog
 
 from ..engine.interrupt import checkpoints
 
@@ -125,17 +126,32 @@ def wait_painted(fn, parent=None, label="Working…", show_after_ms=300):
     thread.start()
     thread.join(show_after_ms / 1000)
     if thread.is_alive():
-        dialog = QProgressDialog(label, None, 0, 0, parent)
-        dialog.setWindowTitle("gradviz")
-        dialog.setWindowModality(Qt.WindowModality.ApplicationModal)
-        dialog.setMinimumDuration(0)
-        dialog.show()
-        loop = QEventLoop()
-        while thread.is_alive():
-            loop.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
-            thread.join(0.02)
-        dialog.close()
-        dialog.deleteLater()
+        with busy(parent, label):
+            loop = QEventLoop()
+            while thread.is_alive():
+                loop.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+                thread.join(0.02)
     if "error" in outcome:
         raise outcome["error"]
     return outcome.get("result")
+
+
+@contextlib.contextmanager
+def busy(parent, label):
+    """A modal busy dialog saying `label` and the wait cursor, over the block: painted
+    before it runs, so that work which must run on the UI thread (showing a document of
+    large tensors: its cards and first paint) never leaves the window frozen without a
+    sign. The dialog takes the keyboard and mouse, so nothing is edited half-way."""
+    dialog = QProgressDialog(label, None, 0, 0, parent)
+    dialog.setWindowTitle("gradviz")
+    dialog.setWindowModality(Qt.WindowModality.ApplicationModal)
+    dialog.setMinimumDuration(0)
+    dialog.show()
+    QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+    QEventLoop().processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
+    try:
+        yield dialog
+    finally:
+        QApplication.restoreOverrideCursor()
+        dialog.close()
+        dialog.deleteLater()

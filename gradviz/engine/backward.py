@@ -122,29 +122,30 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
         g = finals.get(sid)  # never None when there
         if g is None:
             g = pending.get(sid)
-            if g is not None:
+            # A source in source_ids is floating and on the tape: only the others are
+            # asked again (a Variable's gradient, the common case, asks nothing here).
+            if g is not None and sid not in source_ids:
                 dtype = s._value.dtype
                 if dtype is not FLOAT32 and dtype.kind != "f":
                     g = None
-                else:
-                    if on_tape is not None and sid not in on_tape:
-                        # A source the tape does not know that is also a target keeps
-                        # its own seed, unless an op on the targets' path read it: TF
-                        # then drops it with the gradient its consumers gave (the
-                        # tensor is on no tape).
-                        if consumed is None:
-                            consumed = _read_on_path(entries, targets)
-                        if sid in consumed:
-                            g = None
-                    if type(g) is _FanIn:
-                        g = _sum(g, observer, s)
-        if type(g) is ZeroCotangent:
-            g = g.written()
-        if type(g) is np.ndarray:
+                elif on_tape is not None and sid not in on_tape:
+                    # A source the tape does not know that is also a target keeps
+                    # its own seed, unless an op on the targets' path read it: TF
+                    # then drops it with the gradient its consumers gave (the
+                    # tensor is on no tape).
+                    if consumed is None:
+                        consumed = _read_on_path(entries, targets)
+                    if sid in consumed:
+                        g = None
+            if type(g) is _FanIn:
+                g = _sum(g, observer, s)
+        if type(g) is np.ndarray:  # the common case first
             t = new_tensor()  # Tensor._wrap, inlined
             t._value = g
             t._id = _next_id()
             g = t
+        elif type(g) is ZeroCotangent:
+            g = Tensor._wrap(g.written())
         elif g is not None and not isinstance(g, Tensor):
             g = Tensor._wrap(np.asarray(g))
         if observer is not None:

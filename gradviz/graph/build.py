@@ -39,6 +39,12 @@ def running_order(doc, order):
     return [n for n in order if n in needed] + [n for n in order if n not in needed]
 
 
+def document_plan(doc, skip):
+    """The plan (budget.py) of `doc`'s nodes in running order, leaving out `skip`."""
+    order, _ = partial_order(doc)
+    return make_plan(doc, running_order(doc, order), set(skip), gradient_path(doc))
+
+
 class Built:
     """The tensors of a document's node outputs and which tape entries each node made."""
 
@@ -63,13 +69,10 @@ def build(doc, tapes=(), grad_tape=None, grad_watch=(), skip=None, plan=None, le
     of a document of the same structure and shapes (it depends on nothing else)."""
     built = Built()
     if plan is None:
-        if skip is None:
-            skip = analyse(doc).broken
-        order, _ = partial_order(doc)
-        plan = make_plan(doc, running_order(doc, order), set(skip), gradient_path(doc))
+        plan = document_plan(doc, analyse(doc).broken if skip is None else skip)
     built.plan = plan
-    built.problems = list(built.plan.problems)
-    order = built.plan.order
+    built.problems = list(plan.problems)
+    order = plan.order
     if plan.over_limit:
         # A node over a size limit: only what the targets need runs (`gradviz run` runs
         # nothing). The other nodes before it may hold up to the limit, ~100M values,

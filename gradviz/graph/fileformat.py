@@ -21,7 +21,8 @@ from .errors import DocumentError
 from .names import file_ids
 from .ports import ID, parse_port, port_text
 from .tensors import MAX_ELEMENTS, data_texts, tensor_from_json
-from .validate import validate
+from .skim import outline
+from .validate import planned_problems, validate
 
 FORMAT = "gradviz"
 VERSION = 1
@@ -40,7 +41,27 @@ MAX_CHECK_STEPS = 20     # step sizes of a gradient check (each costs two forwar
 
 # -- reading ----------------------------------------------------------------------------------
 def loads(text, strict=True):
-    """A Document from JSON text. `strict`: also run `validate` and raise its first problem."""
+    """A Document from JSON text. `strict`: also run `validate` and raise its first problem.
+
+    The file's outline is checked first (skim.py): a file of millions of values whose
+    declared shapes, sizes or (when `strict`) op shapes are wrong is refused in a second or
+    less, before its values are read (a 2000 x 2000 tensor took 3-7 s to read)."""
+    skimmed = outline(text)
+    if skimmed is not None:
+        sketch = from_json(skimmed)
+        problems = planned_problems(sketch) if strict else ()
+        if problems:
+            raise DocumentError.from_problem(problems[0])
+    doc = from_json(read_json(text))
+    if strict:
+        problems = validate(doc)
+        if problems:
+            raise DocumentError.from_problem(problems[0])
+    return doc
+
+
+def read_json(text):
+    """The JSON value of `text`, every value read; its slips said in words."""
     try:
         obj = json.loads(text, parse_constant=_no_constant, parse_int=_int, parse_float=float)
         if _holds_infinity(obj):   # a number too large for a float: read again to name it
@@ -53,12 +74,7 @@ def loads(text, strict=True):
         raise DocumentError(e.args[0], where=_position(text, e.args[1])) from None
     except ValueError as e:
         raise DocumentError(f"the file is not valid JSON: {e}", where="file") from None
-    doc = from_json(obj)
-    if strict:
-        problems = validate(doc)
-        if problems:
-            raise DocumentError.from_problem(problems[0])
-    return doc
+    return obj
 
 
 # Python's json messages in words, by how they begin (several end in 'at', their position

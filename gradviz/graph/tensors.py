@@ -33,8 +33,22 @@ def data_texts(flat):
     return [t if "." in t or "e" in t else _NOT_FINITE.get(t, t + ".0") for t in texts]
 
 
+class Counted:
+    """A data list of a file's outline (skim.py): how many values it holds, unread."""
+
+    __slots__ = ("count",)
+
+    def __init__(self, count):
+        self.count = count
+
+    def __len__(self):
+        return self.count
+
+
 def tensor_from_json(obj, where):
-    """A tensor from its JSON form, checked before any allocation."""
+    """A tensor from its JSON form, checked before any allocation. Data `Counted` gives a
+    stand-in of the declared shape and dtype that holds no values (its values are read
+    and checked by the full read)."""
     if not isinstance(obj, dict) or set(obj) != {"dtype", "shape", "data"}:
         holds = "" if isinstance(obj, dict) else f", not {json_kind(obj)}"
         raise DocumentError(f"a tensor must be an object with exactly dtype, shape and data{holds}",
@@ -44,11 +58,13 @@ def tensor_from_json(obj, where):
         raise DocumentError(f"unknown dtype {dtype!r}; use one of {', '.join(DTYPES)}"[:200],
                             where=where)
     count = check_shape(shape, where)
-    if not isinstance(data, list):
+    if not isinstance(data, (list, Counted)):
         raise DocumentError(f"data must be a flat list of numbers, not {json_kind(data)}", where=where)
     if len(data) != count:
         raise DocumentError(f"data has {counted(len(data), 'value')} but shape {shape} needs {count}",
                             where=where)
+    if isinstance(data, Counted):
+        return np.broadcast_to(np.zeros((), dtype), shape)
     kind = np.dtype(dtype).kind
     values = data
     if not set(map(type, data)) <= _PLAIN[kind]:   # a bool, a text: each checked, the first bad one named

@@ -5,7 +5,7 @@ the values.
 Every problem is attached to the node, edge or field that caused it.
 """
 from . import budget
-from .build import build
+from .build import build, document_plan
 from .catalog import port_name
 from .errors import Problem, errors, named
 from .ports import parse_port
@@ -59,6 +59,15 @@ def validate(doc):
     return named(errors(structure.problems + built.problems
                         + output_gradient_problems(doc, built.tensors)
                         + study_problems(doc, built.plan)), doc)
+
+
+def planned_problems(doc):
+    """The errors found before any op runs (structure, shapes, sizes): the first of them is
+    the first that `validate` finds, since those come first in its list. They need no
+    value, only the shapes, so a file's outline (skim.py) can be checked for them."""
+    structure = analyse(doc)
+    plan = document_plan(doc, structure.broken)
+    return named(errors(structure.problems + plan.problems), doc)
 
 
 def infer_shapes(doc):

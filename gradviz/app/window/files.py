@@ -8,9 +8,11 @@ process (script_import.py).
 import errno
 import os
 import re
+import time
+from contextlib import nullcontext
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEventLoop, Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from ... import bundled
@@ -19,12 +21,12 @@ from ...graph import fileformat
 from ...graph.document import Document
 from ...graph.errors import DocumentError
 from ...graph.tracing import read_script
-from ..controller import DocumentController
+from ..controller import DocumentController, prepare
 from ..export_dialog import export_step, report_export
 from ..folders import document_stem, remember_folder, start_folder
 from ..literal import mnemonic_free
 from ..snapshots import snapshot
-from ..worker import wait_painted
+from ..worker import busy, wait_painted
 from .script_import import run_trace
 
 SAMPLES_DIR = bundled.samples_dir()
@@ -48,6 +50,22 @@ def os_error_words(error, reading=True):
         return "the disk is full"
     return (error.strerror or str(error)).rstrip(".").lower() if isinstance(error, OSError) \
         else str(error)
+
+
+# Seconds of reading and evaluating a document after which showing it (its cards, previews
+# and first paint, on the UI thread) runs under a busy dialog too.
+BUSY_AFTER = 0.3
+
+
+class Opened:
+    """A document file read and evaluated (controller.prepare) off the UI thread, and the
+    seconds it took."""
+
+    def __init__(self, path):
+        start = time.perf_counter()
+        self.doc = fileformat.load(path, strict=False)
+        self.prepared = prepare(self.doc)
+        self.seconds = time.perf_counter() - start
 
 
 class WindowFiles:
@@ -88,17 +106,16 @@ class WindowFiles:
             if not path:
                 return False
             remember_folder(self, "open", path)
-        doc = self._read(path)
-        if doc is None or not self.maybe_save():
+        opened = self._read(path)
+        if opened is None or not self.maybe_save():
             return False
-        return self.load_path(path, doc=doc)
+        return self.load_path(path, opened=opened)
 
     def _read(self, path, remember=True):
-        """The document in the file `path`, or None after a dialog in words saying why not
-        (a recent file that is gone leaves the list)."""
-        try:   # read off the UI thread: a file of large tensors takes seconds
-            return wait_painted(lambda: fileformat.load(path, strict=False), self,
-                                f"Opening {os.path.basename(path)}…")
+        """The document in the file `path` and its evaluation (an Opened), or None after a
+        dialog in words saying why not (a recent file that is gone leaves the list)."""
+        try:   # off the UI thread: a file of large tensors takes seconds to read and evaluate
+            return wait_painted(lambda: Opened(path), self, f"Opening {os.path.basename(path)}…")
         except OSError as e:
             self._cannot("open", path, os_error_words(e))
             if remember and not os.path.exists(path):
@@ -108,16 +125,20 @@ class WindowFiles:
             self._cannot("open", path, str(e))
         return None
 
-    def load_path(self, path, remember=True, doc=None):
-        """Open `path` (`doc`, its document when the caller read it) without asking about
+    def load_path(self, path, remember=True, opened=None):
+        """Open `path` (`opened`, its Opened when the caller read it) without asking about
         the current document (the caller did). Every failure is a dialog in words; the
         window keeps the document it had."""
         before, before_path = self.controller.doc, self.controller.path
-        doc = self._read(path, remember) if doc is None else doc
-        if doc is None:
+        opened = self._read(path, remember) if opened is None else opened
+        if opened is None:
             return False
+        slow = opened.seconds >= BUSY_AFTER   # then showing it takes seconds too: busy
         try:
-            self.controller.set_document(doc, path)
+            with busy(self, f"Opening {os.path.basename(path)}…") if slow else nullcontext():
+                self.controller.set_document(opened.doc, path, prepared=opened.prepared)
+                if slow:
+                    self._settle_canvas()
         except DocumentError as e:
             if self.controller.doc is not before:
                 self.controller.set_document(before, before_path)
@@ -135,6 +156,16 @@ class WindowFiles:
             self._update_recent_menu()
         self.show_message(f"Opened {path}")
         return True
+
+    def _settle_canvas(self):
+        """Let the canvas paint the new document and do the work that waits for its paint
+        (fitting it, the player's story), so that the window is usable when the busy
+        dialog closes, not frozen after it."""
+        if not self.canvas.isVisible():
+            return
+        loop, give_up = QEventLoop(), time.monotonic() + 60
+        while self.canvas.waiting_for_paint and time.monotonic() < give_up:
+            loop.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents, 50)
 
     def _cannot(self, verb, path, why, more=""):
         QMessageBox.warning(self, f"Cannot {verb}",

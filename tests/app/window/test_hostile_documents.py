@@ -75,8 +75,8 @@ def test_any_failure_while_opening_is_a_dialog_and_keeps_the_document(open_windo
     path = write(json.loads(fileformat.dumps(w.controller.doc)))
     real_set = type(w.controller).set_document
 
-    def failing_set(self, doc, path=None):
-        real_set(self, doc, path)
+    def failing_set(self, doc, path=None, **given):
+        real_set(self, doc, path, **given)
         if path is not None and "hostile" in str(path):
             raise RecursionError("maximum recursion depth exceeded")
     monkeypatch.setattr(type(w.controller), "set_document", failing_set)

@@ -1,0 +1,156 @@
+"""A file whose declared shapes, sizes or op shapes are wrong is refused before its values are
+read (issue 20: a 2000 x 2000 tensor whose shape did not fit took 34 s before its message):
+the checks that need no value run on the file's outline (graph/skim.py), where each data
+list is counted, not read. They say exactly what the full read says; a data list whose
+count its text does not prove is read as before."""
+import json
+
+import numpy as np
+import pytest
+
+from gradviz.graph import DocumentError, fileformat, skim
+
+from graph_samples import SAMPLES
+
+MARK = 0.918273645   # a value no other part of a document holds
+
+
+def base():
+    """Lesson 'matmul gradient' (a @ b -> c -> reduce_sum) with MARK among a's values."""
+    d = json.loads((SAMPLES / "003_matmul_gradient.json").read_text(encoding="utf-8"))
+    d["nodes"][0]["value"]["data"][0] = MARK
+    return d
+
+
+def node(d, nid):
+    return next(n for n in d["nodes"] if n["id"] == nid)
+
+
+def wrong_count(d):
+    node(d, "b")["value"]["shape"] = [7, 1]
+
+
+def too_large(d):
+    node(d, "b")["value"] = {"dtype": "float64", "shape": [100000, 100000, 100000], "data": []}
+
+
+def unknown_dtype(d):
+    node(d, "b")["value"]["dtype"] = "complex64"
+
+
+def seed_count(d):
+    d["output_gradients"] = {"c": {"dtype": "float32", "shape": [9], "data": [1.0, 2.0]}}
+
+
+def matmul_shapes(d):
+    node(d, "b")["value"] = {"dtype": "float32", "shape": [3], "data": [1.0, 2.0, 3.0]}
+
+
+def output_too_large(d):
+    d["nodes"].append({"id": "big", "kind": "op", "op": "broadcast_to",
+                       "attrs": {"shape": [10000, 10000, 2, 2]}})
+    d["edges"].append({"from": "a", "to": "big"})
+
+
+def missing_node(d):
+    d["edges"].append({"from": "ghost", "to": "c"})
+
+
+# (how the file is spoilt, strict): the app (strict=False) opens a file whose op shapes do
+# not fit and shows the node in error; `gradviz run` (strict) refuses it
+BAD = [(wrong_count, False), (too_large, False), (unknown_dtype, False), (seed_count, False),
+       (matmul_shapes, True), (output_too_large, True), (missing_node, True)]
+
+
+def full_read_error(text, strict, monkeypatch):
+    """The message of the read without an outline: every value read, then checked."""
+    with monkeypatch.context() as m:
+        m.setattr(fileformat, "outline", lambda text: None)
+        with pytest.raises(DocumentError) as info:
+            fileformat.loads(text, strict=strict)
+    return str(info.value)
+
+
+def spy_on_json(monkeypatch):
+    """The texts json reads, in order."""
+    read, loads = [], json.loads
+
+    def spy(text, **kw):
+        read.append(text)
+        return loads(text, **kw)
+    monkeypatch.setattr(fileformat.json, "loads", spy)
+    return read
+
+
+@pytest.mark.parametrize("spoil,strict", BAD, ids=[f.__name__ for f, _ in BAD])
+@pytest.mark.parametrize("indent", [None, 2])
+def test_a_file_whose_shapes_are_wrong_is_refused_before_its_values_are_read(
+        spoil, strict, indent, monkeypatch):
+    d = base()
+    spoil(d)
+    text = json.dumps(d, indent=indent)
+    expected = full_read_error(text, strict, monkeypatch)
+    read = spy_on_json(monkeypatch)
+    with pytest.raises(DocumentError) as info:
+        fileformat.loads(text, strict=strict)
+    assert str(info.value) == expected
+    assert read and not any(repr(MARK) in t for t in read), "a's values were read"
+
+
+def test_the_file_s_total_of_values_is_checked_before_its_values_are_read(monkeypatch):
+    text = json.dumps(base())
+    monkeypatch.setattr(fileformat, "MAX_ELEMENTS", 9)   # the sample holds 4 + 6 values
+    expected = full_read_error(text, False, monkeypatch)
+    assert "more than 9 values in total" in expected
+    read = spy_on_json(monkeypatch)
+    with pytest.raises(DocumentError, match="more than 9 values in total"):
+        fileformat.loads(text, strict=False)
+    assert not any(repr(MARK) in t for t in read)
+
+
+def test_a_file_that_opens_holds_its_values_not_stand_ins():
+    d = base()
+    matmul_shapes(d)   # the app opens it, node c in error
+    doc = fileformat.loads(json.dumps(d), strict=False)
+    a = doc.nodes["a"].value
+    assert a.flags.writeable and a.strides != (0, 0)
+    np.testing.assert_array_equal(a.reshape(-1), np.float32(base()["nodes"][0]["value"]["data"]))
+    np.testing.assert_array_equal(doc.nodes["b"].value, np.float32([1, 2, 3]))
+
+
+# The text between a data list's brackets, and the count it proves (None: not proved, so
+# the list is read as JSON and json's own message, if any, is said).
+SPANS = [("1.5, 2, -3e-2", 3), ("1,2,3", 3), ("\n  1,\n  2,\n  3\n", 3), (" 1 , 2 ,3 ", 3),
+         ("", 0), ("  \n", 0), ('"nan", "inf", "-inf", 1', 4), ("true, false", 2),
+         ("1 2, 3", None), ("1\n2", None), ("1,,2", None), ("1, , 2", None), (",1", None),
+         ("1,", None), ('"a,b"', None), ('"nan""inf"', None), ('1"nan"', None),
+         ('"na\\u006e"', None), ("[1], 2", None), ("1, {}", None), ("1, 2é", None)]
+
+
+@pytest.mark.parametrize("span,count", SPANS)
+def test_a_data_list_is_counted_only_where_its_text_proves_the_count(span, count):
+    assert skim._count(span) == count
+
+
+@pytest.mark.parametrize("span", [s for s, _ in SPANS])
+def test_whatever_a_data_list_holds_the_message_is_the_full_read_s(span, monkeypatch):
+    d = base()
+    data = json.dumps(node(d, "b")["value"]["data"])
+    assert json.dumps(d).count(data) == 1
+    text = json.dumps(d).replace(data, f"[{span}]")
+    expected = full_read_error(text, True, monkeypatch)   # b holds 6 values, none of these
+    with pytest.raises(DocumentError) as info:
+        fileformat.loads(text)
+    assert str(info.value) == expected
+
+
+def test_a_data_list_where_the_format_has_no_tensor_is_read_as_json(monkeypatch):
+    d = base()
+    d["studies"] = {"jacobian": {"data": [1, 2, 3]}}
+    text = json.dumps(d)
+    assert skim.outline(text) is None
+    expected = full_read_error(text, True, monkeypatch)
+    assert "unknown key 'data'" in expected
+    with pytest.raises(DocumentError) as info:
+        fileformat.loads(text)
+    assert str(info.value) == expected
