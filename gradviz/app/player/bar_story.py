@@ -149,6 +149,7 @@ class BarStory:
         the bar says so, not the old document's '1 Seed y … 14 steps'."""
         if self.controller.undo_stack.count() == 0:
             self.pause()
+            self._opened_anew = True    # its bar as tall as its own story needs, whatever came before
             self._index = -1
             self._story, self._story_steps, self._computing = None, [], True
             self.timeline.set_steps([], [])

@@ -4,7 +4,7 @@ step shown (or why no story is told).
 """
 import math
 
-from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QRect, QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence, QTextDocument
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStyle, QToolButton, QVBoxLayout
 
@@ -129,32 +129,32 @@ class BarWidgets:
         self._fit_caption()
 
     def _fit_caption(self):
-        """Give the step's name the width the story's widest name needs, at most
-        STEP_LABEL_W (a longer one wraps onto more lines: lesson 14's '… → layer, inside
-        t1.gradient(out, x)' was cut at 'insid…' at 1280), and the caption the height the
-        story's tallest caption needs at the width left, from two to four lines (the names'
-        lines too): the same for every step, so stepping never moves the canvas (lesson 9's
-        step 10, a caption of three lines, made the bar 16 px taller at 1280 x 800 and the
-        docks jumped). Set here, not by the toolbar's layout, which does not ask a label
-        for its height at a width and can leave the bar many lines tall."""
+        """Give the step's name the width it needs, at most STEP_LABEL_W (a longer one wraps
+        onto more lines: lesson 14's '… → layer, inside t1.gradient(out, x)' was cut at
+        'insid…' at 1280), the caption the rest: the story's widest name held for every
+        step put the caption at x 400 at 1280 beside 'Editing'. The caption is as tall as
+        the story's tallest caption needs beside its own name, from two to four lines (the
+        names' lines too): the same for every step, so stepping never moves the canvas
+        (lesson 9's step 10, a caption of three lines, made the bar 16 px taller at 1280 x
+        800 and the docks jumped). Set here, not by the toolbar's layout, which does not ask
+        a label for its height at a width and can leave the bar many lines tall."""
         label = self.step_label
         names, captions = self._bar_texts()
-        now = (label.text(),), (self.caption.text(),)
-        metrics = label.fontMetrics()
-        label.setFixedWidth(min(STEP_LABEL_W, max(metrics.horizontalAdvance(n) for n in names + now[0]) + 2))
+        label.setFixedWidth(self._name_width(label.text()))
         margins = self._caption_row.contentsMargins()
-        width = self.width() - label.width() - 12 - margins.left() - margins.right()
-        key = (width, label.width(), names, captions, self.caption.font().key())
+        room = self.width() - self._caption_row.spacing() - margins.left() - margins.right()
+        key = (room, names, captions, self.caption.font().key())
         held = getattr(self, "_fitted_for", None)
         if key != held:
-            tallest = self._tallest(width, label.width(), names, captions)
-            if held is not None and held[:2] + held[4:] == key[:2] + key[4:] and not self._opened_anew:
+            tallest = self._tallest(room, zip(names, captions))
+            if held is not None and held[:1] + held[3:] == key[:1] + key[3:] and not self._opened_anew:
                 # the same document's story told anew (an edit, its undo): the bar never
                 # shrinks back, so undo and redo do not resize the canvas and reframe it
                 tallest = max(tallest, self._fitted_height)
             self._fitted_for, self._fitted_height = key, tallest
-        self._opened_anew = False
-        height = max(self._fitted_height, self._tallest(width, label.width(), *now))
+        if not self._computing:     # (fitted afresh until the new document's story is in)
+            self._opened_anew = False
+        height = max(self._fitted_height, self._tallest(room, [(label.text(), self.caption.text())]))
         if height != self.caption.maximumHeight():
             self.caption.setFixedHeight(height)
             label.setFixedHeight(height)
@@ -163,6 +163,20 @@ class BarWidgets:
             # event-loop turn: the canvas jumped on the first frames (16 px at 1280 x 800)
             self._caption_row.invalidate()
             self.layout().activate()
+            # the window's layouts too, each in turn (the toolbar's, then the main window's
+            # request it posts), so the canvas has its new height before it lays out: a
+            # document opened after one with a taller bar was laid out and fitted for the
+            # old, shorter canvas (nets_6_attention after nets_2_relu_chain at 1280 x 800:
+            # zoom 0.36 where a new window fits it at 0.57)
+            holder = self.parentWidget()
+            while holder is not None:
+                QCoreApplication.sendPostedEvents(holder, QEvent.Type.LayoutRequest)
+                holder = holder.parentWidget()
+
+    def _name_width(self, name):
+        """The width (pixels) of the step's name label showing `name`: its text's, at most
+        STEP_LABEL_W."""
+        return min(STEP_LABEL_W, self.step_label.fontMetrics().horizontalAdvance(name) + 2)
 
     def _bar_texts(self):
         """(names, captions) the bar says before the first step and at every step of its
@@ -185,10 +199,11 @@ class BarWidgets:
                 f"{counted(n, 'step')} in the story of this backward pass: press Space to play, → to "
                 f"step, or click a step above." if n else self._why_no_story())
 
-    def _tallest(self, width, name_width, names, captions):
-        """The height (pixels) of the tallest of `captions` laid out at `width` and of
-        `names` wrapped at `name_width`, from two to four of the caption's lines."""
-        def laid_out(html):
+    def _tallest(self, room, shown):
+        """The height (pixels) of the tallest of `shown`'s (name, caption) pairs: each caption
+        laid out beside its name in the row's `room`, each name wrapped at its label's width,
+        from two to four of the caption's lines."""
+        def laid_out(html, width):
             doc = QTextDocument()
             doc.setDocumentMargin(0)
             doc.setDefaultFont(self.caption.font())
@@ -197,12 +212,14 @@ class BarWidgets:
             return doc.size().height()
         # A line as the label lays it out (the font's line spacing is a pixel shorter): one
         # line and two are as tall, and so are a name on one line and on two.
-        line = laid_out("X")
+        line = laid_out("X", 100)
         low, high = CAPTION_LINES
         label = self.step_label
-        name = max(max(wrapped_height(label, n, name_width) for n in names), low * label.fontMetrics().lineSpacing())
-        height = min(max(max(laid_out(c) for c in set(captions)), low * line, name), high * line)
-        return math.ceil(height) + 2
+        tallest = low * max(line, label.fontMetrics().lineSpacing())
+        for name, caption in set(shown):
+            name_width = self._name_width(name)
+            tallest = max(tallest, wrapped_height(label, name, name_width), laid_out(caption, room - name_width))
+        return math.ceil(min(tallest, high * line)) + 2
 
     # -- showing ------------------------------------------------------------------------
     def step_name(self, step):

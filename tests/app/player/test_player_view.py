@@ -7,7 +7,7 @@ from PySide6.QtGui import QTextDocument
 
 from gradviz.app.literal import WORD_JOINER
 from gradviz.app.player import card_rects, step_view
-from gradviz.app.player.bar_widgets import CAPTION_LINES
+from gradviz.app.player.bar_widgets import CAPTION_LINES, STEP_LABEL_W
 from gradviz.app.player.timeline import StepStrip, set_caption
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render.layout import layout
@@ -191,6 +191,28 @@ def test_timeline_names_every_step_and_a_click_goes_there(window, qtbot):
         chips[-1].geometry().translated(-bar.value(), 0)))
     p.set_index(-1)
     assert not any(c.isChecked() for c in chips)
+
+
+def test_the_bar_is_as_tall_at_every_step_and_its_caption_starts_beside_the_name(window):
+    """At 1024 x 768, where captions wrap most, the bar is as tall at every step of lesson
+    001_reset (names of one and two lines, captions of two to four) and in the editing
+    view: stepping never moves the canvas. Each caption starts beside its own name, so it
+    takes the width: on main it started after the story's widest name (x 335 beside
+    'Editing') and the bar was 116 px tall, not 100."""
+    w = window(SAMPLES_DIR / "001_reset.json", size=(1024, 768))
+    w.setUpdatesEnabled(False)       # the bar's geometry is read, nothing painted
+    p = w.player
+    heights, starts = set(), set()
+    for i in range(-1, len(p.steps)):
+        p.set_index(i)
+        QCoreApplication.processEvents()
+        heights.add(p.height())
+        label = p.step_label
+        assert p.caption.x() == label.x() + label.width() + p._caption_row.spacing(), i
+        assert label.width() == min(STEP_LABEL_W, label.fontMetrics().horizontalAdvance(label.text()) + 2), i
+        starts.add(p.caption.x())
+    assert len(heights) == 1, heights
+    assert min(starts) < 100 and len(starts) > 1, starts
 
 
 def test_the_step_name_is_readable_at_1280(window):
