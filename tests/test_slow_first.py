@@ -2,7 +2,7 @@
 tests/conftest.py gives the collection, as xdist's worksteal deals it in runs."""
 import pytest
 
-from conftest import slow_first
+from scheduling import slow_first
 
 
 class _Item:
