@@ -9,6 +9,7 @@ from gradviz import story as story_module
 from gradviz.graph import fileformat
 from gradviz.graph.codegen import to_python
 from gradviz.render import Renderer
+from gradviz.render.story_overlay import cotangent_label
 from gradviz.story.text import explain
 from hidden_ids import SAMPLES
 
@@ -24,6 +25,7 @@ def _texts(doc):
         texts += [s.title, s.caption, s.formula or ""]
     r = Renderer(doc, evaluation=story.evaluation, story=story)
     texts += [s.label for card in r.cards.values() for s in card.sections]
+    texts += [label for s in story.steps for label in r._pill_texts(s)]     # the edge pills, unplaced
     texts += [p.message for p in story.evaluation.problems]
     return texts
 
@@ -74,9 +76,8 @@ def test_training_names_the_loss_as_the_cards_name_what_the_tape_differentiates(
 
 
 def test_no_text_a_user_reads_writes_a_shape_as_a_python_tuple(qapp):
-    """Shapes read 3×2 on every card; shape errors and `gradviz explain` wrote '(2, 3)'
-    (issue 20 §5). The code view is code: excluded. The story's edge pills still write
-    'cotangent (3, 2)' (render.story_overlay.cotangent_label says why)."""
+    """Shapes read 3×2 on every card; the story's edge pills wrote 'cotangent (3, 2)', shape
+    errors and `gradviz explain` '(2, 3)' (issue 20 §5). The code view is code: excluded."""
     from gradviz.graph.document import CONSTANT, OP, Document, Node
     found = {}
     for sample in SAMPLES:
@@ -95,3 +96,4 @@ def test_no_text_a_user_reads_writes_a_shape_as_a_python_tuple(qapp):
     words = [p.message for p in story.evaluation.problems] + [explain(story, studies=False)]
     assert any("2×3" in w for w in words), words
     assert not found and not [w for w in words if TUPLE.search(w)], (found, words)
+    assert cotangent_label(np.ones((3, 2))) == "cotangent 3×2"

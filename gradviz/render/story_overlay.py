@@ -15,7 +15,8 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 
 from ..graph.document import Edge, Port
-from . import preview, text
+from ..graph.tensors import dims
+from . import text
 from .cards import BADGE_H, PORT_R, port_name
 from .spots import segment_meets_rect
 from .track import Track, apart
@@ -35,12 +36,13 @@ def seed_font():
 
 
 def cotangent_label(array):
-    """A pill's text for a cotangent: its shape as Python writes it, "(2,)" or "(3, 2)",
-    never read as a value ("cotangent 2" read as the value 2). The pills' widths set the
-    layout's column gaps; the cards' 3×2 here narrowed them and two GIFs' cameras then cut
-    cards (nets_5_tiny_cnn step 4), so the pills keep this form until the camera is mended."""
-    shape = tuple(np.shape(array))
-    return "cotangent · scalar" if not shape else f"cotangent {shape}"
+    """A pill's text for a cotangent: its shape as the cards write it, never read as its
+    value: "cotangent 2×3"; a vector's shape, one bare number, says it is a shape
+    ("cotangent 2" read as the value 2), "cotangent shape 2"; "cotangent · scalar"."""
+    shape = np.shape(array)
+    if not shape:
+        return "cotangent · scalar"
+    return f"cotangent {'shape ' if len(shape) == 1 else ''}{dims(shape)}"
 
 
 def pill_room(array):

@@ -148,7 +148,7 @@ def test_the_seed_label_leaves_the_targets_port_names_readable():
 def test_pill_labels_say_shape_not_value():
     r = renderer("003_stop_gradient_product")
     step = _step(r.story, "contribution", "cc")
-    assert [label for label, _ in r.pill_rects(step)] == ["cotangent (2, 3)"]
+    assert [label for label, _ in r.pill_rects(step)] == ["cotangent 2×3"]     # as its card writes it
     r = renderer("001_stop_recording")
     assert [label for label, _ in r.pill_rects(_step(r.story, "fan_in", "x"))] == ["from x_sq, input a",
                                                                                   "from x_sq, input b"]
@@ -156,12 +156,13 @@ def test_pill_labels_say_shape_not_value():
     # a vector's shape is one number: "cotangent 2" read as the cotangent's value
     r = renderer("001_sigmoid_jacobian")
     labels = {label for s in r.story.steps for label, _ in r.pill_rects(s)}
-    assert "cotangent (201,)" in labels
+    assert "cotangent shape 201" in labels
     assert all(not re.fullmatch(r"cotangent [\d.]+", label) for label in labels), labels
-    assert cotangent_label(np.ones(2)) == "cotangent (2,)"
-    assert cotangent_label(np.ones(1)) == "cotangent (1,)"
+    assert cotangent_label(np.ones(2)) == "cotangent shape 2"
+    assert cotangent_label(np.ones(1)) == "cotangent shape 1"
     assert cotangent_label(np.float32(2.0)) == "cotangent · scalar"
-    assert cotangent_label(np.ones((3, 2))) == "cotangent (3, 2)"
+    assert cotangent_label(np.ones((3, 2))) == "cotangent 3×2"
+    assert cotangent_label(np.ones((2, 1, 4))) == "cotangent 2×1×4"
 
 
 def test_source_gradient_is_pending_until_its_accumulation_step():
