@@ -325,6 +325,11 @@ class StepPainter:
                       for n in range(3)]   # below, clear of the ring round its card
             spots += [QRectF(own.right() - w, own.top() - BADGE_H - 8 * k - h - n * row, w, h)
                       for n in range(3)]
+            # ... then from its left, or centred under or over it, where those lie beside
+            # another edge (lesson 14's step 22 after Auto Layout: x's edge into
+            # t1.gradient ran past the label's left end, nearer it than layer's card)
+            spots += [rect.translated(x - rect.left(), 0) for rect in spots[-6:]
+                      for x in (own.left(), own.center().x() - w / 2)]
             free = _best_spot(spots, lambda r, own=own: apart(r, own), bounds, blocked,
                               blocked[len(blocked) - len(placed):], grey, lambda r: True)
             placed.append((label, free, own))

@@ -533,3 +533,26 @@ def test_the_ring_of_the_active_card_runs_clear_of_its_badges(name):
             assert not inside.any(), (name, nid, label)
         seen += 1
     assert seen
+
+
+def test_a_label_for_a_path_inside_a_card_lies_nearer_its_card_than_any_other_edge():
+    """A fan-in's label for a path inside a card (no arrow) tries spots from the card's
+    left and centred under or over it too: lesson 14's step 22 after Auto Layout at 1280 x
+    800 (these positions) had only spots from the card's right end, each beside another
+    edge, and put 'from layer's matmul, inside layer (no edge)' 6.8 label units from x's
+    edge into t1.gradient and 10.9 from layer's card."""
+    from gradviz.render.track import Track, apart
+    r = canvas_renderer("001_input_gradient_regularization")
+    r.positions = {"x": (40.0, 185.2), "layer": (395.0, 0.0), "y_sq": (810.0, 87.5), "out": (40.0, 445.2),
+                   "t1_gradient_out_x": (304.0, 445.2), "g1_mag": (659.0, 477.8)}
+    r.zoom_labels = lambda: 1.2593        # the canvas's zoom then, and the view framed
+    r.view_bounds = lambda: QRectF(-29.0, -23.9, 1151.0, 773.2)
+    step = next(s for s in r.story.steps if s.kind == "fan_in" and s.title == "Fan-in at layer.kernel")
+    r.dock_formula(step, QRectF(107.8, 627.2, 754.9, 121.0))
+    own_edges = set(r._step_edges(step))
+    others = [t for e, t in r._edge_tracks().items() if e not in own_edges]
+    inside = [(label, rect, card) for label, rect, card in r.placed_pills(step) if not isinstance(card, Track)]
+    assert inside
+    for label, rect, card in inside:
+        near = min(t.distance(rect) for t in others)
+        assert near >= apart(rect, card), (label, near / r.label_scale, apart(rect, card) / r.label_scale)

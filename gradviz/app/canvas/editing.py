@@ -21,7 +21,7 @@ from ...render.compact import needed_height
 from ...render import legible
 from ...render import painter as render_painter
 from ...render.layout import frames_as_well, layout as layout_positions
-from .items import card_bounds, item_bounds, painted_bounds
+from .items import badge_reach, card_bounds, item_bounds, painted_bounds
 from .renderer import ERROR_ROW, ERROR_TOP, ERROR_W, problem_lines
 from .palette import palette_entries
 from .quick_add import QuickAdd
@@ -47,14 +47,15 @@ def new_card_bounds(node, compact_at=None, dpi=96.0):
     tall as its compact form, its problems written on it (render.compact)."""
     doc = Document()
     doc.add(copy.deepcopy(node))
-    card = render_painter.Renderer(doc).cards[node.id]
+    renderer = render_painter.Renderer(doc)
+    card, reach = renderer.cards[node.id], badge_reach(renderer, node.id)
     found = tuple(p for p in validate(doc) if p.node == node.id)
     problems = tuple(p.message for p in found)
     if compact_at is None:
-        return card_bounds(card.width, card.height, len(problem_lines(found, card.width)))
+        return card_bounds(card.width, card.height, len(problem_lines(found, card.width)), reach)
     zoom, scale = compact_at
     card = card.compacted(needed_height(card, doc.nodes[node.id], zoom, dpi, scale, frozenset(), problems))
-    return item_bounds(card, doc.nodes[node.id], 0, compact_at, problems)
+    return item_bounds(card, doc.nodes[node.id], 0, compact_at, problems, reach)
 
 
 def _put_on_clipboard(data):
@@ -173,7 +174,8 @@ class CanvasEditing:
         and, drawn compact where the user placed the cards, as it paints zoomed in (the
         overview Fit lays out compact is laid out afresh for a zoom that reads)."""
         return painted_bounds(self.renderer.cards[nid], self.controller.doc.nodes[nid], problems.get(nid, ()),
-                              self._compact_at(), in_full=not self.compact_layout)
+                              self._compact_at(), in_full=not self.compact_layout,
+                              badge_reach=badge_reach(self.renderer, nid))
 
     def _occupied(self, unplaced=()):
         """The scene bounds of every card but the `unplaced` ones as its NodeItem paints it

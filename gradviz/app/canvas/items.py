@@ -25,6 +25,7 @@ from .renderer import ERROR_ROW, ERROR_TOP, ERROR_W, numbers_look, problem_lines
 from ..theme import ERROR_STYLE, WARN_STYLE
 
 PORT_HIT = 8.0
+BADGE_ROOM = 192.0     # how far right of a card's left a badge may reach where its text is not known
 _NO_PEN = QPen(Qt.PenStyle.NoPen)
 # What NodeItem.refresh found changed on its card.
 NUMBERS, CARD, OUTLINE = "numbers", "card", "outline"
@@ -220,6 +221,7 @@ class NodeItem(QGraphicsRectItem):
         self.ports_in, self.ports_out = [], []
         self._error_lines = []
         self._shown_badges = None
+        self._badge_reach = BADGE_ROOM     # how far right of its left the card's badges reach
         self._ports_key = None
         self._labelled_ports = False   # a side has several ports: their names are written
         self._card_tip = ""
@@ -262,6 +264,7 @@ class NodeItem(QGraphicsRectItem):
         # stands out of it, and a neighbour laid over them hid what to mend
         self.setZValue(1.5 if self.problems else 1)
         self._shown_badges = badges
+        self._badge_reach = badge_reach(renderer, self.nid)
         self._error_lines = self._wrap_problems()
         self.setRect(self._compute_bounds())
         node = self.view.controller.doc.nodes[self.nid]
@@ -343,7 +346,7 @@ class NodeItem(QGraphicsRectItem):
     def _compute_bounds(self):
         compact_at = (self.view.zoom_level(), self.view.compact_scale()) if self.view.compact else None
         return item_bounds(self.card, self.view.controller.doc.nodes[self.nid], len(self.problems_under()),
-                           compact_at, self.compact_texts())
+                           compact_at, self.compact_texts(), self._badge_reach)
 
     def _sync_ports(self):
         node = self.view.controller.doc.nodes[self.nid]
@@ -475,23 +478,25 @@ class NodeItem(QGraphicsRectItem):
         super().mouseDoubleClickEvent(event)
 
 
-def card_bounds(w, h, n_error_lines=0):
+def card_bounds(w, h, n_error_lines=0, badge_reach=BADGE_ROOM):
     """A NodeItem's bounds about the card's top-left, for a card w x h drawn in full with
-    `n_error_lines` problem lines under it: its badges' row above (a source / target badge
-    may be wider than a narrow card) and its problems below."""
+    `n_error_lines` problem lines under it: its badges' row above (a source badge may be
+    wider than a narrow card: `badge_reach`, how far right of the card's left its badges
+    reach, BADGE_ROOM where they are not known) and its problems below. A card without
+    badges is not bounded wider than itself: the title slide measures the cards by their
+    bounds, and lesson 14's g1_mag at 1920 x 1080 ran 'out of view' by a row it had not."""
     r = QRectF(-8, -render_cards.BADGE_H - 8, w + 16, h + render_cards.BADGE_H + 16)
     if n_error_lines:
         r = r.united(QRectF(-4, h, max(w, ERROR_W) + 8, 8 + ERROR_ROW * n_error_lines))
-    badge_w = 200.0
-    return r.united(QRectF(-4, -render_cards.BADGE_H - 8, badge_w, 4))
+    return r.united(QRectF(-4, -render_cards.BADGE_H - 8, badge_reach + 8, 4)) if badge_reach > 0 else r
 
 
-def item_bounds(card, node, n_error_lines=0, compact_at=None, problems=()):
+def item_bounds(card, node, n_error_lines=0, compact_at=None, problems=(), badge_reach=BADGE_ROOM):
     """A NodeItem's bounds about the card's top-left (`card_bounds`); `compact_at`: (zoom,
     type scale) where the card is drawn compact, whose plate may stand out of a small card
     (with its `problems`' words on it)."""
     w, h = card.width, card.height
-    r = card_bounds(w, h, n_error_lines)
+    r = card_bounds(w, h, n_error_lines, badge_reach)
     if compact_at is not None:
         side, down = compact.overhang(card, node, compact_at[0], scale=compact_at[1], problems=problems)
         m = 6 if problems else 2          # a problem's frame goes round the plate (frame_rect)
@@ -499,7 +504,7 @@ def item_bounds(card, node, n_error_lines=0, compact_at=None, problems=()):
     return r
 
 
-def painted_bounds(card, node, problems=(), compact_at=None, in_full=False):
+def painted_bounds(card, node, problems=(), compact_at=None, in_full=False, badge_reach=BADGE_ROOM):
     """A NodeItem's bounds about the card's top-left as it paints `card` with `problems`
     (graph.Problem): its problems' lines under it, none where it is drawn compact (the
     words are on it), as `NodeItem.refresh` bounds it. `in_full`: where it is drawn
@@ -507,10 +512,16 @@ def painted_bounds(card, node, problems=(), compact_at=None, in_full=False):
     a compact card shortens in place, NodeItem.footprint)."""
     messages = tuple(p.message for p in problems)
     lines = 0 if compact_at is not None else len(problem_lines(problems, card.width))
-    bounds = item_bounds(card, node, lines, compact_at, messages)
+    bounds = item_bounds(card, node, lines, compact_at, messages, badge_reach)
     if compact_at is not None and in_full:
-        bounds = bounds.united(painted_bounds(card.full or card, node, problems))
+        bounds = bounds.united(painted_bounds(card.full or card, node, problems, badge_reach=badge_reach))
     return bounds
+
+
+def badge_reach(renderer, nid):
+    """How far right of card `nid`'s left its badges reach (0 without badges)."""
+    left = renderer.rect(nid).left()
+    return max([rect.right() - left for _, _, rect in renderer.badges(nid)], default=0.0)
 
 
 def bounded_by_rect(item):

@@ -42,6 +42,19 @@ def shown_whole(view, renderer, step, zoom, centre, extra=()):
     return picture, every
 
 
+def frame_shows(view, renderer, step, framed, nodes):
+    """Does the view at `framed` (zoom, centre) show whole the step's items with `nodes`?"""
+    seen = seen_rect(view, *framed).adjusted(-0.5, -0.5, 0.5, 0.5)
+    return all(seen.contains(rect) for rect in step_items(renderer, step, nodes, full=True))
+
+
+def frame_cuts(view, renderer, step, framed, nodes):
+    """How many cards, but the step's and `nodes`', the view at `framed` cuts."""
+    keep = set(involved_nodes(renderer, step)) | set(nodes)
+    return len(cut_cards(seen_rect(view, *framed), [whole_card(renderer, n) for n in renderer.doc.nodes
+                                                     if n not in keep]))
+
+
 def off_centre(picture, seen):
     """How far (share of the view, the larger of across and down) `picture`'s centre lies
     from the centre of the view `seen`."""

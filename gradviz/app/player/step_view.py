@@ -41,7 +41,7 @@ from ...story.formula_parts import operand_title
 from ...render.involved import involved_nodes
 from . import docking
 from .card_rects import arrow_rects, box, card_as, card_rect, name_strip, ringed_card, step_items, whole_card
-from .settle import off_centre, seen_rect, settle, shown_whole
+from .settle import frame_cuts, frame_shows, off_centre, seen_rect, settle, shown_whole
 
 MAX_ZOOM = 1.25
 MARGIN = 24.0           # screen pixels kept free around what is framed
@@ -493,10 +493,18 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM,
     framed = None
     for nodes, least in tries:
         framed = _framed(view, renderer, step, readable_px, max_zoom, fill, least, nodes, rule_px)
-        if framed is not None and all(seen_rect(view, *framed).adjusted(-0.5, -0.5, 0.5, 0.5).contains(rect)
-                                      for rect in step_items(renderer, step, nodes, full=True)):
+        if framed is not None and frame_shows(view, renderer, step, framed, nodes):
             break
         framed = None
+    if framed is not None and context and nodes == tries[0][0]:
+        # The seed's context only where it cuts no more cards than the slide without it:
+        # nets_3_wrong_gradient's seed slide at 1920 x 1080 kept t and cut w at the top,
+        # its name out of view, where the slide without t showed none of w.
+        bare = _framed(view, renderer, step, readable_px, max_zoom, fill, floor_px if extra else READABLE_PX,
+                       extra, rule_px)
+        if bare is not None and frame_shows(view, renderer, step, bare, extra) \
+                and frame_cuts(view, renderer, step, bare, extra) < frame_cuts(view, renderer, step, framed, extra):
+            framed = bare
     if framed is None:      # the step's own cards, down to the legible size where they must
         framed = _framed(view, renderer, step, readable_px, max_zoom, fill, READABLE_PX, rule_px=rule_px)
     if framed is None:

@@ -550,3 +550,22 @@ def test_pasted_copies_of_a_renamed_node_make_room_for_its_card(qtbot, editor):
     assert all(len(p) == 1 for p in pasted) and not _cards_overlap(canvas)
     card = canvas.node_items["w"].boundingRect()
     assert [r.size() for r in wanted] == [card.size()] * 3
+
+
+def test_a_cards_bounds_reach_as_far_as_its_badges_and_no_further(qtbot, editor):
+    """A card's item is bounded by the card (its ports' reach, 8 units) and its badges' row as
+    drawn: a narrow card without badges is not bounded 200 units wide (lesson 14's title
+    slide at 1920 x 1080 measured g1_mag's bounds past the view's right edge, the card
+    whole in it), and a source badge wider than its card stays inside its card's bounds."""
+    controller, canvas, palette, _ = editor
+    controller.open("samples/001_input_gradient_regularization.json")   # its x is a source
+    r = canvas.renderer
+    narrow = 0
+    for nid, item in canvas.node_items.items():
+        bounds, card = item.sceneBoundingRect(), r.rect(nid)
+        badges = [rect for _, _, rect in r.badges(nid)]
+        reach = max([card.right() + 8] + [rect.right() + 4 for rect in badges])
+        assert bounds.right() == pytest.approx(reach), nid
+        assert all(bounds.contains(rect) for rect in badges), nid
+        narrow += not badges and card.width() < 180
+    assert narrow, "a narrow card without badges"
