@@ -505,6 +505,8 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM,
         if bare is not None and frame_shows(view, renderer, step, bare, extra) \
                 and frame_cuts(view, renderer, step, bare, extra) < frame_cuts(view, renderer, step, framed, extra):
             framed = bare
+        else:       # (framing docks the rule card: docked again for the slide kept)
+            framed = _framed(view, renderer, step, readable_px, max_zoom, fill, tries[0][1], tries[0][0], rule_px)
     if framed is None:      # the step's own cards, down to the legible size where they must
         framed = _framed(view, renderer, step, readable_px, max_zoom, fill, READABLE_PX, rule_px=rule_px)
     if framed is None:
