@@ -49,10 +49,10 @@ def frame_shows(view, renderer, step, framed, nodes):
 
 
 def frame_cuts(view, renderer, step, framed, nodes):
-    """How many cards, but the step's and `nodes`', the view at `framed` cuts."""
+    """The nodes, but the step's and `nodes`, whose cards the view at `framed` cuts."""
     keep = set(involved_nodes(renderer, step)) | set(nodes)
-    return len(cut_cards(seen_rect(view, *framed), [whole_card(renderer, n) for n in renderer.doc.nodes
-                                                     if n not in keep]))
+    seen = seen_rect(view, *framed)
+    return [n for n in renderer.doc.nodes if n not in keep and cut_cards(seen, [whole_card(renderer, n)])]
 
 
 def off_centre(picture, seen):

@@ -497,16 +497,7 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM,
             break
         framed = None
     if framed is not None and context and nodes == tries[0][0]:
-        # The seed's context only where it cuts no more cards than the slide without it:
-        # nets_3_wrong_gradient's seed slide at 1920 x 1080 kept t and cut w at the top,
-        # its name out of view, where the slide without t showed none of w.
-        bare = _framed(view, renderer, step, readable_px, max_zoom, fill, floor_px if extra else READABLE_PX,
-                       extra, rule_px)
-        if bare is not None and frame_shows(view, renderer, step, bare, extra) \
-                and frame_cuts(view, renderer, step, bare, extra) < frame_cuts(view, renderer, step, framed, extra):
-            framed = bare
-        else:       # (framing docks the rule card: docked again for the slide kept)
-            framed = _framed(view, renderer, step, readable_px, max_zoom, fill, tries[0][1], tries[0][0], rule_px)
+        framed = _seed_slide(view, renderer, step, framed, extra, nodes, (readable_px, max_zoom, fill, floor_px, rule_px))
     if framed is None:      # the step's own cards, down to the legible size where they must
         framed = _framed(view, renderer, step, readable_px, max_zoom, fill, READABLE_PX, rule_px=rule_px)
     if framed is None:
@@ -522,6 +513,30 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM,
     shown = text_px(view, zoom)
     view.set_readable_px(readable_px if shown >= readable_px - 1e-6 else shown * (1 - 1e-9))
     return zoom, centre
+
+
+def _seed_slide(view, renderer, step, framed, extra, nodes, how):
+    """(zoom, centre) of a seed slide framed with its context (`nodes`: `extra` and the
+    cards that feed the target) at `framed`. Where that view cuts cards, the slide shows the
+    whole graph, drawn a little smaller (nets_3_wrong_gradient at 1920 x 1080 kept t and cut
+    w at the top, its name out of view); where the graph does not fit so, the slide without
+    its context where that cuts fewer cards."""
+    readable_px, max_zoom, fill, floor_px, rule_px = how
+    cut = frame_cuts(view, renderer, step, framed, nodes)
+    if not cut:
+        return framed
+    graph = nodes + [n for n in renderer.doc.nodes if n not in nodes and n != step.node]
+    whole = _framed(view, renderer, step, readable_px, max_zoom, fill, floor_px, graph, rule_px)
+    if whole is not None and whole[0] >= framed[0] * LEVEL_STEP ** 2 \
+            and frame_shows(view, renderer, step, whole, graph):
+        return whole        # (two levels smaller at most: 001_higher_order's whole graph at 1920 x 1080
+                            # put the seed's word out of view, and its next step zoomed in 2.1 times)
+    bare = _framed(view, renderer, step, readable_px, max_zoom, fill, floor_px if extra else READABLE_PX, extra, rule_px)
+    if bare is not None and frame_shows(view, renderer, step, bare, extra) \
+            and len(frame_cuts(view, renderer, step, bare, extra)) < len(cut):
+        return bare
+    # (framing docks the rule card: docked again for the slide kept)
+    return _framed(view, renderer, step, readable_px, max_zoom, fill, readable_px, nodes, rule_px)
 
 
 def seed_context(renderer, step):

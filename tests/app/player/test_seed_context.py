@@ -1,0 +1,42 @@
+"""A seed slide shows the cards that feed its target (step_view.seed_context); where the view
+that shows them cuts other cards, it shows the whole graph, smaller."""
+from PySide6.QtCore import QCoreApplication
+from test_step_framing import SAMPLES_DIR, _nameless_cuts, _needless_cuts
+
+from gradviz.app.player import card_rects, presentation, step_view
+from gradviz.render.legible import READABLE_PX
+
+
+def test_a_seed_slide_that_would_cut_a_card_shows_the_whole_graph(open_window, present):
+    """nets_3_wrong_gradient in presentation at 1920 x 1080: its seed slide kept t (what feeds
+    loss) and cut w at the top, its name out of view; the slide without t, panned, showed
+    none of w, x and t. Now every card is whole in view, above the slides' floor."""
+    size = (1920, 1080)
+    w = open_window(None, size=size)
+    present(w, size)
+    w.setUpdatesEnabled(False)
+    path = SAMPLES_DIR / "nets_3_wrong_gradient.json"
+    assert w.open_sample(path, ask=False)
+    QCoreApplication.processEvents()
+    w.canvas.relayout_unplaced(READABLE_PX)
+    w.presentation.go(0)
+    w.player.finish_animation()
+    for _ in range(3):
+        QCoreApplication.processEvents()
+        while w.presentation._fit_pending:
+            QCoreApplication.processEvents()
+    c, step = w.canvas, w.player.step
+    r = c.renderer
+    name = {n: node.label or n for n, node in r.doc.nodes.items()}
+    assert step.kind == "seed" and name[step.node] == "loss"
+    assert [name[n] for n in step_view.seed_context(r, step)] == ["t"]
+    seen = c.mapToScene(c.viewport().rect()).boundingRect().adjusted(-0.5, -0.5, 0.5, 0.5)
+    out = [name[n] for n in r.doc.nodes if not seen.contains(card_rects.whole_card(r, n))]
+    assert out == []
+    assert step_view.text_px(c) >= presentation.SLIDE_FLOOR_PX
+    drawn = card_rects.involved_cards(r, step, full=True)
+    where = (path.stem, 1, step.title)
+    zoom = c.transform().m11()
+    assert _needless_cuts(r, step, seen, drawn, zoom, where) == []
+    assert _nameless_cuts(r, step, seen, drawn, zoom, where, True) == []
+    w.presentation.exit()
