@@ -23,6 +23,7 @@ WORD_LINES = 8              # the words below stacked plots show at least this m
 STACKED_GAP = 6             # px between stacked parts (the Hessian's 18 side by side took 36 px of plot)
 BANNER_PAD = 16             # ... and a banner's padding and border, above and below
 SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[\u2028\u2029]")   # a full stop, or a line break
+HEADLINE = re.compile(r"\s*<b>(.*?)</b>", re.S)                 # a banner's words in bold, first
 
 
 def _laid_out(label, width, wrap=True):
@@ -40,26 +41,58 @@ def _laid_out(label, width, wrap=True):
         doc.setPlainText(text)
     inside = label.contentsRect()
     if wrap:
-        doc.setTextWidth(max(width - (label.width() - inside.width()), 1))
+        doc.setTextWidth(max(width - (label.width() - inside.width()) - _indent(label), 1))
     doc.documentLayout().documentSize()      # lays the text out
     return doc, inside
 
 
-def first_sentence_bottom(label, width):
+def _indent(label):
+    """The px QLabel leaves beside its text within its contents: a label with a frame (a
+    banner's border) indents its words by half an 'x' (as QLabel::sizeForWidth does). Laid
+    out 4 px wider than drawn, the Hessian's 8-line verdict measured 7 lines, and its
+    headline's second line was cut where its box was measured to end below it."""
+    indent = label.indent()
+    if indent < 0 and label.frameWidth():
+        indent = label.fontMetrics().horizontalAdvance("x") // 2 - label.margin()
+    horizontal = label.alignment() & (Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignRight)
+    return max(indent, 0) if horizontal else 0
+
+
+def first_sentence_bottom(label, width, headline=False):
     """How far down `label` (px from its top), laid out `width` px wide, its first sentence
     ends: the bottom of the line that holds its first full stop or line break (the chain's
-    'Chain of 8 Jacobians, sizes 40 → … → 1' ends at its break); its height without either."""
+    'Chain of 8 Jacobians, sizes 40 → … → 1' ends at its break); its height without either.
+    `headline`: where its text opens in bold (a banner's '<b>Σ over target axes = gradient
+    ✓</b>'), where the bold ends."""
     whole = label.heightForWidth(width)
     doc, inside = _laid_out(label, width)
-    found = SENTENCE_END.search(doc.toPlainText())
-    if found is None:
-        return whole if whole >= 0 else label.sizeHint().height()
-    block = doc.findBlock(found.start())
+    bold = HEADLINE.match(label.text()) if headline else None
+    if bold is not None:
+        head = QTextDocument()
+        head.setHtml(bold.group(1))
+        end = max(len(head.toPlainText()) - 1, 0)
+    else:
+        found = SENTENCE_END.search(doc.toPlainText())
+        if found is None:
+            return whole if whole >= 0 else label.sizeHint().height()
+        end = found.start()
+    block = doc.findBlock(end)
     top = doc.documentLayout().blockBoundingRect(block).top()
-    line = block.layout().lineForTextPosition(found.start() - block.position())
+    line = block.layout().lineForTextPosition(end - block.position())
     if not line.isValid():
         return whole if whole >= 0 else label.sizeHint().height()
-    return inside.top() + math.ceil(top + line.y() + line.height())
+    # as drawn at the height the label takes at `width` (line_spans): centred where taller
+    height = whole - (label.height() - inside.height()) if whole >= 0 else inside.height()
+    return _text_top(label, doc, inside.top(), height) + math.ceil(top + line.y() + line.height())
+
+
+def _text_top(label, doc, top, height):
+    """Where `label` draws the top of its text `doc`, laid out, in a contents box `height`
+    px high from `top`: its alignment places the text in the box's spare height."""
+    spare = height - math.ceil(doc.documentLayout().documentSize().height())
+    align = label.alignment()
+    return top + (spare // 2 if align & Qt.AlignmentFlag.AlignVCenter and spare > 0
+                  else spare if align & Qt.AlignmentFlag.AlignBottom and spare > 0 else 0)
 
 
 def line_spans(label):
@@ -68,10 +101,7 @@ def line_spans(label):
     end without cutting a line through."""
     doc, inside = _laid_out(label, label.width(), label.wordWrap())
     layout = doc.documentLayout()
-    spare = inside.height() - math.ceil(layout.documentSize().height())
-    align = label.alignment()
-    offset = inside.top() + (spare // 2 if align & Qt.AlignmentFlag.AlignVCenter and spare > 0
-                             else spare if align & Qt.AlignmentFlag.AlignBottom and spare > 0 else 0)
+    offset = _text_top(label, doc, inside.top(), inside.height())
     spans = []
     block = doc.begin()
     while block.isValid():
@@ -96,6 +126,7 @@ class WordColumn(QScrollArea):
         super().__init__()
         self._edge = 0          # the blank strip below the box, px
         self._watched = None
+        self.keys = ()          # labels after the lead whose first sentence is key words too (a verdict)
 
     def setWidget(self, widget):
         super().setWidget(widget)
@@ -153,17 +184,37 @@ class WordColumn(QScrollArea):
                 above += item.sizeHint().height() + layout.spacing()
         return None, 0
 
-    def first_sentence(self, width):
+    def first_sentence(self, width, keys=True):
         """The height that shows the column's first sentence whole at `width` (its scroll
         bar beside the words, as when they do not show whole), or a folded banner's headline
-        and the link that opens it; 0 for a table (its words do not wrap) or a column of none."""
+        and the link that opens it, and down to the headline (in bold, else the first sentence)
+        of its last key label shown (`keys`: the Hessian's Newton verdict, below its symmetry
+        check, lay below the fold at 1440 x 900; the Jacobian's Σ check at 1024 x 768); 0 for
+        a table (its words do not wrap) or a column of none."""
         label, above = self.lead()
         if label is None or not label.wordWrap():
             return 0
         bar = self.verticalScrollBar().sizeHint().width()
+        key = next((k for k in self.keys[::-1] if keys and not k.isHidden() and k.text()), None)
+        if key is not None:
+            label, above = key, self._above(key, width - bar)
         if getattr(label, "folded", lambda: False)():     # a headline and its 'Details ▸': whole
             return above + label.heightForWidth(width - bar)
-        return above + first_sentence_bottom(label, width - bar)
+        return above + first_sentence_bottom(label, width - bar, headline=key is not None)
+
+    def _above(self, label, width):
+        """The height of what stands above `label` in the column, its words `width` px wide."""
+        layout = self.widget().layout()
+        above = 0
+        for item in (layout.itemAt(i) for i in range(layout.count())):
+            widget = item.widget()
+            if widget is label:
+                return above
+            if widget is not None and widget.isHidden() or item.spacerItem() is not None:
+                continue
+            height = item.heightForWidth(width) if item.hasHeightForWidth() else -1
+            above += (height if height >= 0 else item.sizeHint().height()) + layout.spacing()
+        return above
 
     def first_label(self, width):
         """The height that shows the column's first label with words whole at `width` (a
@@ -196,9 +247,10 @@ class WordColumn(QScrollArea):
         return pieces, max(y - layout.spacing(), 0) if pieces else 0
 
 
-def word_column(*items):
+def word_column(*items, keys=()):
     """Banners and controls stacked beside a plot (`items`: widgets and layouts), in a
-    WordColumn."""
+    WordColumn; `keys`, labels of them after the first whose first sentence is to be read
+    without scrolling too (WordColumn.first_sentence)."""
     column = QWidget()
     layout = QVBoxLayout(column)
     layout.setContentsMargins(0, 0, 0, 0)
@@ -214,6 +266,7 @@ def word_column(*items):
     area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     area.setWidget(column)
     area.setMinimumWidth(COLUMN_MIN_W)
+    area.keys = tuple(keys)
     return area
 
 
@@ -401,6 +454,10 @@ class PlotsAndWords(QSplitter):
             least = {id(p): max(own[id(p)], PLOT_USABLE_H + getattr(p, "headroom", 0)) for p in plots}
             plots_least = sum(least.values()) + handle * len(plots)
         below = plots_least + sentence <= shows
+        if plots and not below and lead is not None and lead.keys and least[id(plots[0])] + handle + sentence > shows:
+            # a dock too short for the heatmap and the key words too (the provenance open above
+            # it): the heatmap first, and the lead's own first sentence below it
+            sentence = lead.first_sentence(width, keys=False)
         # a heatmap first where the dock shows it and the lead's first sentence below it
         main = plots[0] if plots and not below and self.main_first() \
             and least[id(plots[0])] + (handle + sentence if lead is not None else 0) <= shows else None
@@ -439,6 +496,12 @@ class PlotsAndWords(QSplitter):
                                                                           first_room if plot is main else whole))
             if plot.minimumHeight() != floor:
                 plot.setMinimumHeight(floor)
+        if main is not None and lead is not None and len(plots) > 1:
+            # the lead words fill the rest of what the dock shows, their box ending there between
+            # two lines (WordColumn), the other plots below: none of their lines cut by the fold
+            fold = min(shows - main.minimumHeight() - handle, need[id(lead)])
+            if lead.minimumHeight() < fold:
+                lead.setMinimumHeight(fold)
         ideal = {id(p): max(min(stacked_height(p, width), first_room if p is main else whole), p.minimumHeight())
                  for p in plots}
         want = sum(ideal.values())
@@ -457,6 +520,9 @@ class PlotsAndWords(QSplitter):
         left = max(room - sum(heights.values()), 0)
         total = sum(need.values()) or 1
         heights.update({id(p): max(left * need[id(p)] // total, p.minimumHeight()) for p in words})
+        if main is not None and lead is not None and len(plots) > 1:    # the lead ends at the fold
+            heights[id(plots[-1])] += heights[id(lead)] - lead.minimumHeight()
+            heights[id(lead)] = lead.minimumHeight()
         self.setSizes([heights.get(id(p), 0) for p in parts])
         if self.minimumSizeHint().height() > self.height():
             self.grew.emit()
@@ -574,16 +640,17 @@ class PlotsAndWords(QSplitter):
         self.fit()
 
 
-def beside_words(plots, words, shares):
+def beside_words(plots, words, shares, keys=()):
     """The plots side by side and, at their right, the words: one `word_column`, or
     several (`words` a list of tuples: a tall table beside the banners), in PlotsAndWords
     whose parts start at `shares` of its width (one a part). Side by side the plots get the
     dock's whole height, so a view fits the low dock of a 1280x800 window, and the words
-    are given the width they need to show whole there."""
+    are given the width they need to show whole there. `keys`: word_column's, each in the
+    column that holds it."""
     split = PlotsAndWords()
     for plot in plots:
         split.addWidget(plot)
     for column in (words if isinstance(words, list) else [words]):
-        split.addWidget(word_column(*column))
+        split.addWidget(word_column(*column, keys=[k for k in keys if k in column]))
     split.set_shares(shares)
     return split
