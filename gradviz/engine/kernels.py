@@ -41,11 +41,17 @@ def use_numba(first, *rest):
     """numba pays off on large float32/float64 arrays in C order of one shape and dtype;
     everything else (float16, integers, views, broadcasting) takes numpy. Called on every
     activation: written to cost well under a microsecond."""
-    if not ENABLED or first.size < MIN_SIZE or first.dtype.char not in "fd" \
+    if not ENABLED or first.size < MIN_SIZE:
+        return False
+    # float32 and float64 by identity first, and the others' dtypes too: a dtype's
+    # `.char` or `!=` costs as much as the identity test and the flags together.
+    dtype = first.dtype
+    if (dtype is not _F32 and dtype is not _F64 and dtype.char not in "fd") \
             or not first.flags.c_contiguous:
         return False
     for a in rest:
-        if a.shape != first.shape or a.dtype != first.dtype or not a.flags.c_contiguous:
+        if a.shape != first.shape or (a.dtype is not dtype and a.dtype != dtype) \
+                or not a.flags.c_contiguous:
             return False
     return _installed if _ready else _start_loading()
 
@@ -339,8 +345,8 @@ def constant_of(value, dtype):
 
 
 def relu(x):
-    if use_numba(x):
-        return _kernel("relu")(x.reshape(-1)).reshape(x.shape)
+    if use_numba(x):  # ravel: a C-order array's flat view, for a third of reshape(-1)'s cost
+        return _kernel("relu")(x.ravel()).reshape(x.shape)
     return np.maximum(x, constant_of(0, x.dtype))
 
 
@@ -348,7 +354,7 @@ def relu_grad(g, y):
     if g.size < MIN_SIZE:  # use_numba and _batch_rows say no: a Hessian's small layers
         return g * (y > constant_of(0, y.dtype)).astype(g.dtype)
     if use_numba(g, y):
-        return _kernel("relu_grad")(g.reshape(-1), y.reshape(-1)).reshape(g.shape)
+        return _kernel("relu_grad")(g.ravel(), y.ravel()).reshape(g.shape)
     rows = _batch_rows(g, y)
     if rows is not None:
         return _kernel("relu_grad_rows")(rows, y)
