@@ -346,7 +346,9 @@ def constant_of(value, dtype):
 
 def relu(x):
     if use_numba(x):  # ravel: a C-order array's flat view, for a third of reshape(-1)'s cost
-        return _kernel("relu")(x.ravel()).reshape(x.shape)
+        out = np.empty(x.shape, x.dtype)
+        _kernel("relu")(x.ravel(), out.ravel())
+        return out
     return np.maximum(x, constant_of(0, x.dtype))
 
 
@@ -354,7 +356,9 @@ def relu_grad(g, y):
     if g.size < MIN_SIZE:  # use_numba and _batch_rows say no: a Hessian's small layers
         return g * (y > constant_of(0, y.dtype)).astype(g.dtype)
     if use_numba(g, y):
-        return _kernel("relu_grad")(g.ravel(), y.ravel()).reshape(g.shape)
+        out = np.empty(g.shape, g.dtype)
+        _kernel("relu_grad")(g.ravel(), y.ravel(), out.ravel())
+        return out
     rows = _batch_rows(g, y)
     if rows is not None:
         return _kernel("relu_grad_rows")(rows, y)
