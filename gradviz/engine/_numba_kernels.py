@@ -62,13 +62,12 @@ def relu_grad_rows(rows, y):
     return out
 
 
-@_jit
-def sigmoid_grad(y, g):
-    out = np.empty_like(g)
+@_typed("float32", "float64")
+def sigmoid_grad(y, g, out):
     one = y.dtype.type(1)  # 1 - y in y's dtype, as numpy and TF subtract (not in float64)
     for i in range(g.size):
         out[i] = g[i] * y[i] * (one - y[i])
-    return out
+    return True
 
 
 @_typed("float32", "float64")
@@ -80,13 +79,12 @@ def tanh_grad_into(y, dy, out):
     return True
 
 
-@_jit
-def elu_grad(g, y):
-    out = np.empty_like(g)
+@_typed("float32", "float64")
+def elu_grad(g, y, out):
     one = y.dtype.type(1)  # y + 1 in y's dtype, as numpy and TF add (not in float64)
     for i in range(g.size):
         out[i] = (y[i] + one) * g[i] if y[i] < 0 else g[i]  # TF's EluGrad
-    return out
+    return True
 
 
 @_jit
@@ -138,7 +136,8 @@ def warm_up(stop=None):
         cols = np.empty((1, 1, 1, 2, 2, 2), dtype)
         calls = [(relu, v, np.empty_like(v)), (relu_grad, v, v, np.empty_like(v)),
                  (relu_grad_rows, v.reshape(2, 4), v.reshape(2, 4)),
-                 (sigmoid_grad, v, v), (elu_grad, v, v), (tanh_grad_into, v, v, np.empty_like(v)),
+                 (sigmoid_grad, v, v, np.empty_like(v)), (elu_grad, v, v, np.empty_like(v)),
+                 (tanh_grad_into, v, v, np.empty_like(v)),
                  (moments_cols, v.reshape(2, 4)),
                  (scatter_add_3d, np.zeros((1, 3, 2), dtype), np.array([0, 2], np.int64),
                   v[:4].reshape(1, 2, 2)),
