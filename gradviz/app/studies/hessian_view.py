@@ -118,7 +118,7 @@ class HessianView(StudyView):
         self.caption_more = QLabel()       # stacked, the caption after its first sentence
         self.caption_more.setTextFormat(Qt.TextFormat.RichText)
         self.caption_more.setWordWrap(True)
-        self._caption = ("", "")     # (its first sentence, the rest)
+        self._caption = ("", "", "")     # stacked (above the plots, after the verdict), whole
         split.addWidget(word_column(self.symmetry, self.definite, self.caption_more, self.step_text,
                                     keys=(self.definite,)))
         split.set_shares((2, 2, 3))   # the heatmap as wide as its square; the words, to read in a low dock
@@ -132,13 +132,13 @@ class HessianView(StudyView):
         self._show_caption()
 
     def _show_caption(self):
-        """Stacked (a column beside the palette), the caption's first sentence stands above the
-        plots and the rest of it follows the verdict in the word column: its four lines took
-        56 px that the 40 x 40 H, its eigenvalues and its verdict lacked at 1280 x 800. Side
-        by side the whole caption stands above the plots."""
-        what, rest = self._caption
+        """Stacked (a column beside the palette), the caption's first sentence (and what black
+        means) stands above the plots and the rest follows the verdict in the word column:
+        its four lines above took 56 px, 28 of which the 40 x 40 H, its eigenvalues and its
+        verdict lacked at 1280 x 800. Side by side the whole caption stands above the plots."""
+        what, rest, whole = self._caption
         stacked = self.stacked()
-        whole = f"{what} {rest}" if rest and not stacked else what
+        whole = what if stacked else whole
         if self.caption.text() != whole:
             self.caption.setText(whole)
         more = rest if stacked else ""
@@ -184,10 +184,10 @@ class HessianView(StudyView):
             self.heatmap.setHidden(True)       # (set_matrix shows it again for entries)
             self.heatmap.describe = lambda r, c: (f"∂²{t_name}/∂{s_name}² = {alone(H[r, c])}",
                                                   f"H = {alone(H[r, c])}")
-            self._caption = (
-                f"H = ∂²{t_name}/∂{s_name}² = {alone(H[0, 0]) if study.finite else 'NaN or infinity'}: "
-                f"{s_name} is a scalar, so H is one number, the outer tape's derivative of the "
-                f"inner tape's gradient, and its one eigenvalue.", "")
+            said = (f"H = ∂²{t_name}/∂{s_name}² = {alone(H[0, 0]) if study.finite else 'NaN or infinity'}: "
+                    f"{s_name} is a scalar, so H is one number, the outer tape's derivative of the "
+                    f"inner tape's gradient, and its one eigenvalue.")
+            self._caption = (said, "", said)
             self._show_caption()
         # one eigenvalue is said as a value (the definite banner), not plotted on a 0-wide axis
         self.eigen_plot.setVisible(study.finite and n > 1)
@@ -254,10 +254,14 @@ class HessianView(StudyView):
         self.heatmap.set_colorbar_label(f"∂²{t_name} / ∂{s_name}[i] ∂{s_name}[j]",
                                         f"∂²{t_name} / ∂{s_name}²",
                                         "H[i, j]")      # the caption says what H is, never cut
-        self._caption = (f"H = ∂²{t_name} / ∂{s_name}² as a {n} × {n} matrix (i, j: flat indices "
-                         f"into {s_name} {_shape(shape)}).",
-                         f"It is the outer tape's Jacobian of the inner tape's gradient."
-                         f"{self.heatmap.colour_key()}")
+        what = (f"H = ∂²{t_name} / ∂{s_name}² as a {n} × {n} matrix (i, j: flat indices into "
+                f"{s_name} {_shape(shape)}).")
+        rest = "It is the outer tape's Jacobian of the inner tape's gradient."
+        # what black means (NaN or infinity) stays beside the first sentence; the colours after
+        black = bool(self.heatmap.not_finite_key())
+        key = self.heatmap.colour_key()
+        self._caption = (what + key, rest, f"{what} {rest}{key}") if black else \
+            (what, rest + key, f"{what} {rest}{key}")
         self._show_caption()
 
     def _show_not_finite(self, study):
@@ -295,7 +299,7 @@ class HessianView(StudyView):
         self.newton_button.setEnabled(False)
         self.newton_ok = False
         self.step_text.setText("")
-        self._caption = ("", "")
+        self._caption = ("", "", "")
         self._show_caption()
 
     def apply_newton_step(self):
@@ -359,7 +363,7 @@ def newton_verdict(study, zero, number=alone):
             f"{share_text(study.flat_gradient, g)} of |g|, is left out"
             + ("; with negative eigenvalues it need not point downhill" if n_neg else "")), True
     if n_neg:
-        return "warning", (f"not positive definite ({n_neg} negative): the Newton step need "
+        return "warning", (f"not positive definite ({n_neg} negative). The Newton step need "
                            f"not point downhill"), True
     if n_zero == 0:
         return "ok", "positive definite: the Newton step points downhill", True
