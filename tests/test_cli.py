@@ -4,9 +4,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.cpu_independent("the usage text")
 def test_help_exits_zero_and_prints_usage():
     result = subprocess.run(
         [sys.executable, "-m", "gradviz", "--help"],
@@ -29,6 +32,7 @@ def test_main_without_arguments_opens_the_app(monkeypatch):
     assert opened == [[]]
 
 
+@pytest.mark.cpu_independent("a message and the exit status")
 def test_the_app_without_a_display_says_so_and_exits_2():
     import os
     import subprocess
@@ -44,8 +48,6 @@ def test_the_app_without_a_display_says_so_and_exits_2():
 
 # -- subcommands -------------------------------------------------------------------------
 import json  # noqa: E402
-
-import pytest  # noqa: E402
 
 SEED004 = {
     "format": "gradviz",
@@ -141,6 +143,7 @@ def test_run_prints_json(seed_file):
     json.loads(result.stdout)
 
 
+@pytest.mark.cpu_independent("a refusal's message and exit status: nothing computed is printed")
 def test_malformed_json_exits_2_naming_file_and_line(tmp_path):
     bad = tmp_path / "bad.gradviz.json"
     bad.write_text('{"format": "gradviz", "nodes": [,]}', encoding="utf-8")
@@ -149,6 +152,7 @@ def test_malformed_json_exits_2_naming_file_and_line(tmp_path):
         _one_line_error(_gradviz(*args), "line 1")
 
 
+@pytest.mark.cpu_independent("a refusal's message and exit status: nothing computed is printed")
 def test_bad_inputs_exit_2_with_one_line(seed_file, tmp_path):
     _one_line_error(_gradviz("export", tmp_path / "missing.json", "-o", tmp_path / "x.png"), "missing.json")
     _one_line_error(_gradviz("export", seed_file, "-o", tmp_path / "x.jpg"), "x.jpg")
@@ -180,6 +184,7 @@ def test_file_may_name_a_bundled_sample_from_any_folder(tmp_path):
                     "no such file")
 
 
+@pytest.mark.cpu_independent("a refusal's message and exit status: nothing computed is printed")
 def test_invalid_graph_names_the_node(tmp_path):
     doc = json.loads(json.dumps(SEED004))
     doc["edges"].append({"from": "nowhere", "to": "y"})
@@ -281,6 +286,7 @@ def test_bad_documents_are_one_line_naming_the_place(tmp_path, capsys, command, 
     assert captured.out == "" and not (tmp_path / "x.svg").exists()
 
 
+@pytest.mark.cpu_independent("a refusal's message and exit status: nothing computed is printed")
 def test_a_file_that_is_not_utf8_is_named_once(tmp_path):
     path = tmp_path / "binary.json"
     path.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
@@ -289,6 +295,7 @@ def test_a_file_that_is_not_utf8_is_named_once(tmp_path):
     assert result.stderr == f"gradviz: error: {path}: the file is not UTF-8 text\n"
 
 
+@pytest.mark.cpu_independent("a refusal's message and exit status: nothing computed is printed")
 def test_a_failing_trace_names_the_script_once(tmp_path):
     script = tmp_path / "boom.py"
     script.write_text("raise ValueError('boom')\n", encoding="utf-8")
