@@ -5,6 +5,7 @@ import io
 import json
 
 import numpy as np
+import pytest
 
 from gradviz.graph import save
 from gradviz.graph.codegen import to_python
