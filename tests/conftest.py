@@ -12,7 +12,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 TESTS = Path(__file__).resolve().parent
 # Tests that assert computed floats (or text printed from them): `.ci/run` runs them again
-# as other CPUs compute (`-m numeric`). Whole folders here; app modules mark themselves.
+# as other CPUs compute (`-m numeric`). Whole folders here, but for a test marked
+# cpu_independent(why): what it asserts, no CPU computes differently (a message, which
+# modules a process loads, bytes coded from integers); app modules mark themselves.
 NUMERIC = ("engine", "graph", "story", "render", "test_cli.py")
 
 
@@ -20,7 +22,11 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         path = Path(str(item.path)).resolve()
         if path.is_relative_to(TESTS) and path.relative_to(TESTS).parts[0] in NUMERIC:
-            item.add_marker(pytest.mark.numeric)
+            independent = item.get_closest_marker("cpu_independent")
+            if independent is None:
+                item.add_marker(pytest.mark.numeric)
+            elif not independent.args:
+                raise pytest.UsageError(f"{item.nodeid}: cpu_independent(why) says why")
     workers = getattr(config, "workerinput", {}).get("workercount", 1)
     items[:] = slow_first(items, workers)
 

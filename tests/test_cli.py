@@ -1,12 +1,18 @@
+import contextlib
 import html
+import io
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.cpu_independent("the usage text")
 def test_help_exits_zero_and_prints_usage():
     result = subprocess.run(
         [sys.executable, "-m", "gradviz", "--help"],
@@ -29,6 +35,7 @@ def test_main_without_arguments_opens_the_app(monkeypatch):
     assert opened == [[]]
 
 
+@pytest.mark.cpu_independent("a message and the exit status")
 def test_the_app_without_a_display_says_so_and_exits_2():
     import os
     import subprocess
@@ -44,8 +51,6 @@ def test_the_app_without_a_display_says_so_and_exits_2():
 
 # -- subcommands -------------------------------------------------------------------------
 import json  # noqa: E402
-
-import pytest  # noqa: E402
 
 SEED004 = {
     "format": "gradviz",
@@ -71,6 +76,24 @@ def _gradviz(*args, cwd=ROOT):
                           capture_output=True, text=True, timeout=120,
                           env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen",
                                "PYTHONPATH": str(ROOT)})   # this checkout, from any folder
+
+
+def _main(*args, cwd=ROOT):
+    """`gradviz ARGS` as _gradviz gives it (exit status, output), run by cli.main in this
+    process: a new Python costs a second of imports, paid here by the tests that run each
+    command in one (the help, export's formats, explain, run, samples, trace, a file)."""
+    from gradviz.cli import main
+    out, err, before = io.StringIO(), io.StringIO(), os.getcwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main([str(arg) for arg in args])
+            except SystemExit as exit:
+                status = exit.code
+    finally:
+        os.chdir(before)
+    return subprocess.CompletedProcess(args, status, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture
@@ -117,15 +140,15 @@ def test_export_step_counts_from_1_as_the_player_does(seed_file, tmp_path):
     steps = told.steps
     for k, index in ((1, 0), (3, 2), (len(steps), len(steps) - 1), (-1, len(steps) - 1)):
         out, expected = tmp_path / f"cli{k}.svg", tmp_path / f"index{index}.svg"
-        result = _gradviz("export", seed_file, "-o", out, "--step", k)
+        result = _main("export", seed_file, "-o", out, "--step", k)
         assert result.returncode == 0, result.stderr
         export(doc, expected, step=index, story=told, evaluation=told.evaluation)
         assert out.read_bytes() == expected.read_bytes(), k
     assert html.escape(steps[2].formula, quote=False) in (tmp_path / "cli3.svg").read_text()
     for k in (0, len(steps) + 1):
-        _one_line_error(_gradviz("export", seed_file, "-o", tmp_path / "x.png", "--step", k),
+        _one_line_error(_main("export", seed_file, "-o", tmp_path / "x.png", "--step", k),
                         f"1..{len(steps)}")
-    assert "counts from 1" in " ".join(_gradviz("export", "--help").stdout.split())
+    assert "counts from 1" in " ".join(_main("export", "--help").stdout.split())
 
 
 def test_explain_prints_the_story(seed_file):
@@ -141,23 +164,25 @@ def test_run_prints_json(seed_file):
     json.loads(result.stdout)
 
 
+@pytest.mark.cpu_independent("a refusal's message and exit status: nothing computed is printed")
 def test_malformed_json_exits_2_naming_file_and_line(tmp_path):
     bad = tmp_path / "bad.gradviz.json"
     bad.write_text('{"format": "gradviz", "nodes": [,]}', encoding="utf-8")
     for command in ("export", "explain", "run"):
         args = [command, bad] + (["-o", tmp_path / "x.png"] if command == "export" else [])
-        _one_line_error(_gradviz(*args), "line 1")
+        _one_line_error(_main(*args), "line 1")
 
 
+@pytest.mark.cpu_independent("a refusal's message and exit status: nothing computed is printed")
 def test_bad_inputs_exit_2_with_one_line(seed_file, tmp_path):
-    _one_line_error(_gradviz("export", tmp_path / "missing.json", "-o", tmp_path / "x.png"), "missing.json")
-    _one_line_error(_gradviz("export", seed_file, "-o", tmp_path / "x.jpg"), "x.jpg")
-    _one_line_error(_gradviz("export", seed_file, "-o", tmp_path / "x.png", "--step", "99"), "--step 99")
-    _one_line_error(_gradviz("export", seed_file, "-o", tmp_path / "x.png", "--theme", "neon"), "neon")
-    _one_line_error(_gradviz("export", seed_file), "-o")
-    _one_line_error(_gradviz("frobnicate", "a", "b"), "frobnicate")
+    _one_line_error(_main("export", tmp_path / "missing.json", "-o", tmp_path / "x.png"), "missing.json")
+    _one_line_error(_main("export", seed_file, "-o", tmp_path / "x.jpg"), "x.jpg")
+    _one_line_error(_main("export", seed_file, "-o", tmp_path / "x.png", "--step", "99"), "--step 99")
+    _one_line_error(_main("export", seed_file, "-o", tmp_path / "x.png", "--theme", "neon"), "neon")
+    _one_line_error(_main("export", seed_file), "-o")
+    _one_line_error(_main("frobnicate", "a", "b"), "frobnicate")
     _one_line_error(_gradviz(tmp_path / "missing.gradviz.json"), "missing.gradviz.json")
-    _one_line_error(_gradviz("explain", tmp_path), "directory")
+    _one_line_error(_main("explain", tmp_path), "directory")
 
 
 def test_file_may_name_a_bundled_sample_from_any_folder(tmp_path):
@@ -170,22 +195,23 @@ def test_file_may_name_a_bundled_sample_from_any_folder(tmp_path):
                                             for p in samples]
     for name in ("002_vjp_output_gradients", "002_vjp_output_gradients.json",
                  "samples/002_vjp_output_gradients.json"):
-        result = _gradviz("run", name, cwd=tmp_path)
+        result = _main("run", name, cwd=tmp_path)
         assert result.returncode == 0, result.stderr
         assert json.loads(result.stdout)["gradients"]["x"]["value"] == [4.0, 12.0]
-    _one_line_error(_gradviz("explain", "002_vjp_output_gradient", cwd=tmp_path),
+    _one_line_error(_main("explain", "002_vjp_output_gradient", cwd=tmp_path),
                     "002_vjp_output_gradient: no such file", "gradviz samples")
     # A path into another folder is that file or nothing, never a sample of the same name.
-    _one_line_error(_gradviz("run", "elsewhere/002_vjp_output_gradients.json", cwd=tmp_path),
+    _one_line_error(_main("run", "elsewhere/002_vjp_output_gradients.json", cwd=tmp_path),
                     "no such file")
 
 
+@pytest.mark.cpu_independent("a refusal's message and exit status: nothing computed is printed")
 def test_invalid_graph_names_the_node(tmp_path):
     doc = json.loads(json.dumps(SEED004))
     doc["edges"].append({"from": "nowhere", "to": "y"})
     path = tmp_path / "g.gradviz.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    _one_line_error(_gradviz("explain", path), "nowhere")
+    _one_line_error(_main("explain", path), "nowhere")
 
 
 # -- hostile and broken documents --------------------------------------------------------
@@ -281,14 +307,16 @@ def test_bad_documents_are_one_line_naming_the_place(tmp_path, capsys, command, 
     assert captured.out == "" and not (tmp_path / "x.svg").exists()
 
 
+@pytest.mark.cpu_independent("a refusal's message and exit status: nothing computed is printed")
 def test_a_file_that_is_not_utf8_is_named_once(tmp_path):
     path = tmp_path / "binary.json"
     path.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
-    result = _gradviz("run", path)
+    result = _main("run", path)
     _one_line_error(result)
     assert result.stderr == f"gradviz: error: {path}: the file is not UTF-8 text\n"
 
 
+@pytest.mark.cpu_independent("a refusal's message and exit status: nothing computed is printed")
 def test_a_failing_trace_names_the_script_once(tmp_path):
     script = tmp_path / "boom.py"
     script.write_text("raise ValueError('boom')\n", encoding="utf-8")
@@ -348,15 +376,15 @@ def test_nan_is_a_warning_and_every_command_shows_the_values(tmp_path):
     path = tmp_path / "log_neg.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     warning = f"gradviz: warning: {path}: node 'lg': produced NaN or infinity\n"
-    run = _gradviz("run", path)
+    run = _main("run", path)
     assert (run.returncode, run.stderr) == (0, warning)
     out = json.loads(run.stdout)
     assert out["warnings"] == ["node 'lg': produced NaN or infinity"]
     assert "nan" in out["values"]["lg"]["value"][0] and out["gradients"]["t"]["value"]
-    explain = _gradviz("explain", path)
+    explain = _main("explain", path)
     assert (explain.returncode, explain.stderr) == (0, warning)
     assert "Problem at lg: produced NaN or infinity" in explain.stdout
-    export = _gradviz("export", path, "-o", tmp_path / "x.svg")
+    export = _main("export", path, "-o", tmp_path / "x.svg")
     assert (export.returncode, export.stderr) == (0, warning)
     assert (tmp_path / "x.svg").read_bytes().startswith(b"<?xml")
 

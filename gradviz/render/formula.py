@@ -392,16 +392,16 @@ class FormulaCard:
         if rect is None:
             return []
         bounds = self.label_bounds      # (where the labels go, which it passes round)
-        key = (id(step), self._obstacles_key(), rect.getRect(), self.label_scale,
-               None if bounds is None else bounds.getRect())
-        cached = getattr(self, "_leader_cache", None)
-        if cached is not None and cached[0] == key and cached[1] is step:
-            return list(cached[2])
+        key = (id(step), rect.getRect(), self.label_scale, None if bounds is None else bounds.getRect())
+        memo = self._geometry_memo("_leader_cache")
+        hit = memo.get(key)
+        if hit is not None and hit[0] is step:
+            return list(hit[1])
         tip, node = self.leader_target(step), self.rect(step.node)
         normal = (-1.0, 0.0) if tip.x() <= node.left() + 1 else (1.0, 0.0) if tip.x() >= node.right() - 1 else None
         others = [self.rect(n) for n in self.doc.nodes if n != step.node]
         path = leaders.route(rect, tip, normal, node, self.footprint(step.node), others, self.text_rects(step))
-        self._leader_cache = (key, step, path)
+        memo[key] = (step, path)
         return list(path)
 
     def _paint_leader(self, painter, step):

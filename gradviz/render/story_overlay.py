@@ -266,11 +266,11 @@ class StepPainter:
         card = self._formula_rect(step)      # beside its node, or docked where the player put it
         k = self.label_scale
         bounds = self.label_bounds
-        key = (id(step), self._obstacles_key(), None if card is None else card.getRect(), k,
-               None if bounds is None else bounds.getRect())
-        cached = getattr(self, "_pill_cache", None)
-        if cached is not None and cached[0] == key and cached[1] is step:
-            return cached[2]
+        key = (id(step), None if card is None else card.getRect(), k, None if bounds is None else bounds.getRect())
+        memo = self._geometry_memo("_pill_cache")
+        hit = memo.get(key)
+        if hit is not None and hit[0] is step:
+            return hit[1]
         font = pill_font()
         blocked = self._label_obstacles(card, step.node)
         placed = []
@@ -334,7 +334,7 @@ class StepPainter:
                               blocked[len(blocked) - len(placed):], grey, lambda r: True)
             placed.append((label, free, own))
             blocked.append(free.adjusted(-3 * k, -3 * k, 3 * k, 3 * k))
-        self._pill_cache = (key, step, placed)
+        memo[key] = (step, placed)
         return placed
 
     def pill_leaders(self, step):

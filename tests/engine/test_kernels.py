@@ -466,6 +466,7 @@ _FIRST_CALL = textwrap.dedent("""
 """)
 
 
+@pytest.mark.cpu_independent("which modules a process loads")
 def test_import_gradviz_loads_neither_numba_nor_numpy_random():
     """A fresh process's first gradient waits for `import gradviz` only (numpy.random
     comes at the first random draw, numba on a worker at the first large kernel)."""
@@ -477,6 +478,7 @@ def test_import_gradviz_loads_neither_numba_nor_numpy_random():
         assert done.stdout.strip() == loaded, done.stderr
 
 
+@pytest.mark.cpu_independent("which thread loads the kernels; relu's output is exact on every CPU")
 def test_a_first_call_takes_numpy_while_the_kernels_load_on_a_worker():
     """A fresh process never waits for numba: the first large relu is numpy's."""
     env = dict(os.environ, GRADVIZ_NUMBA="1")
@@ -504,6 +506,7 @@ _FORK = textwrap.dedent("""
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+@pytest.mark.cpu_independent("which code a forked child runs; relu's output is exact on every CPU")
 def test_a_child_forked_while_the_kernels_load_keeps_numpy():
     env = dict(os.environ, GRADVIZ_NUMBA="1")
     done = subprocess.run([sys.executable, "-c", _FORK], env=env, capture_output=True,

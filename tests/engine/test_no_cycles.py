@@ -13,6 +13,8 @@ import pytest
 
 import gradviz as tf
 
+pytestmark = pytest.mark.cpu_independent("which objects are freed, and when")
+
 
 @pytest.fixture
 def no_gc():

@@ -14,6 +14,8 @@ from gradviz.graph import fileformat
 from gradviz.graph.atomic import umask, write_bytes, write_file
 from gradviz.graph.errors import DocumentError
 
+pytestmark = pytest.mark.cpu_independent("files, their modes, links and leftovers; refusals' messages")
+
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "samples" / "004_matmul_sum.json"
 

@@ -5,6 +5,7 @@ import io
 import json
 
 import numpy as np
+import pytest
 
 from gradviz.graph import save
 from gradviz.graph.codegen import to_python
@@ -78,6 +79,7 @@ class _Counting:
         return item in self.names
 
 
+@pytest.mark.cpu_independent("names and a count of probes")
 def test_unique_names_of_many_alike_labels_probe_linearly(monkeypatch):
     """5,000 nodes labelled 'x': probing from x_1 for each took 12.5 million probes (7 s)."""
     from gradviz.graph import names

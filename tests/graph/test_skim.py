@@ -154,3 +154,86 @@ def test_a_data_list_where_the_format_has_no_tensor_is_read_as_json(monkeypatch)
     with pytest.raises(DocumentError) as info:
         fileformat.loads(text)
     assert str(info.value) == expected
+
+
+def counted_by_copy(span):
+    """skim._count as it was before it proved one-line lists in place (a copy of its bytes
+    and a few passes over them): the reference the faster count must agree with."""
+    try:
+        data = span.encode("ascii").strip(b" \t\n\r")
+    except UnicodeEncodeError:
+        return None
+    if not data:
+        return 0
+    if b'"' in data:
+        for t in (b'"nan"', b'"inf"', b'"-inf"'):
+            data = data.replace(t, b" 0 ")
+        if b'"' in data:
+            return None
+        data = data.strip(b" \t\n\r")
+    if b"[" in data or b"{" in data or data[:1] == b"," or data[-1:] == b",":
+        return None
+    data = data.translate(bytes.maketrans(b"\t\n\r", b"   "))
+    while b"  " in data:
+        data = data.replace(b"  ", b" ")
+    data = data.replace(b" ,", b",").replace(b", ", b",")
+    return data.count(b",") + 1 if b" " not in data and b",," not in data else None
+
+
+TOKENS = ["1.5", "-3e-2", "7", "true", '"nan"', '"-inf"', '"a"', "[1]", "{}", "é", "x"]
+GAPS = [", ", ",", " , ", ",,", ", ,", " ", "  ", "\t", ",\n  ", "\r\n", ", \t", ""]
+
+
+def random_spans(seed, n):
+    """Spans of values and gaps, mostly as gradviz writes them (', '), with odd gaps,
+    texts and edges at random places."""
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        parts = [rng.choice(GAPS[:5] + [" ", ""]) if rng.random() < 0.3 else ""]
+        odd = rng.random() < 0.5
+        for i in range(int(rng.integers(1, 12))):
+            parts.append(rng.choice(TOKENS) if odd and rng.random() < 0.2 else TOKENS[i % 3])
+            parts.append(rng.choice(GAPS) if odd and rng.random() < 0.3 else ", ")
+        parts[-1] = rng.choice([" ", "", "\n", ","]) if odd else ""
+        yield "".join(parts)
+
+
+# Spans that meet the one-line proof's edges: chunk borders (CHUNK 4 puts one every four
+# characters), tabs and line breaks, texts, one value, only spaces.
+EDGES = ["1, 2, 3, 4, 5, 6", "12, 3", "123, 4", "1234, 5", "1,2,3,4,5,6", "1, 2,, 3",
+         "1, 2, , 3", "123 , 4", "1 2, 3", "1234 5678", "1,\t2", "1,\n2", "\t1, 2\n",
+         '"nan", 1', '1, "inf"', "7", " 7 ", "1.25e-10", " " * 11, ",", " , ", "1, 2,",
+         ", 1", "12345é", "1, 2é"]
+
+
+@pytest.mark.parametrize("chunk", [4, 5, skim.CHUNK])
+def test_a_one_line_list_is_counted_as_by_a_copy_of_its_bytes(chunk, monkeypatch):
+    monkeypatch.setattr(skim, "CHUNK", chunk)
+    for span in EDGES + list(random_spans(chunk, 400)):
+        expected = counted_by_copy(span)
+        assert skim._count(span) == expected, span
+        around = f'"data": [{span}], "x": [ 1 ,'   # counted where it stands in a file
+        assert skim._count(around, 9, 9 + len(span)) == expected, span
+        if expected is not None and json_length(span) is not None:
+            assert expected == json_length(span), span
+
+
+def json_length(span):
+    """How many values json reads in the list, or None where it refuses it (values the
+    count takes as one, '1.5-3e-2', are refused by the full read, which then speaks)."""
+    try:
+        return len(json.loads(f"[{span}]"))
+    except ValueError:
+        return None
+
+
+def test_a_long_list_s_chunk_borders_fall_everywhere_in_its_separators(monkeypatch):
+    span = ", ".join(["0.1", "22.5", "-3e-07"] * 40)
+    for chunk in range(2, 12):
+        monkeypatch.setattr(skim, "CHUNK", chunk)
+        assert skim._count(span) == 120
+        assert skim._count(span.replace(", ", ",")) == 120
+        for at in range(5, 40):   # a fault at every place against the borders
+            for fault in (",", ", ,", " "):
+                spoilt = span[:at] + fault + span[at:]
+                assert skim._count(spoilt) == counted_by_copy(spoilt), (chunk, at, fault)

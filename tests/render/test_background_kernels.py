@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from numba_spy import SPY  # noqa: E402
 
 pytest.importorskip("numba")
+pytestmark = pytest.mark.cpu_independent("bytes coded from integer pixels, which thread codes them")
 
 _RENDER_KERNELS = SPY + textwrap.dedent("""
     import time

@@ -282,6 +282,7 @@ print(type(app).__name__)
 """
 
 
+@pytest.mark.cpu_independent("which Qt application a process makes")
 def test_a_widget_made_after_an_export_in_the_same_process_does_not_abort_it(tmp_path):
     """A process has one Qt application for good. export made a QGuiApplication, and the first
     widget made after it (a notebook's matplotlib window after a captured tape was drawn, a

@@ -171,6 +171,7 @@ def test_explain_higher_order_and_chain_cost():
     assert "reverse is 5.0× cheaper" in flat
 
 
+@pytest.mark.cpu_independent("the text of sums of ones (600.000, 1.000): exact in any order on every CPU")
 def test_explain_of_a_big_matmul_is_fast_and_a_huge_broadcast_shows_no_example():
     rng = np.random.default_rng(0)
     doc = Document(title="big")

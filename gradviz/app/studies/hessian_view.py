@@ -42,6 +42,27 @@ def stored_value(doc, port):
     return None
 
 
+class EpsilonBox(QDoubleSpinBox):
+    """ε's box as wide as the number it shows (0.000000 at least), not as its range's widest,
+    1000000.000000: so wide, at 1280 x 800 it pushed Export View… to a row of its own in a
+    study beside the palette, 26 px that the Hessian's heatmap lacked."""
+
+    def __init__(self):
+        super().__init__()
+        self.valueChanged.connect(self.updateGeometry)
+
+    def sizeHint(self):
+        hint = super().sizeHint()
+        metrics = self.fontMetrics()
+        widest = max(metrics.horizontalAdvance(self.textFromValue(v)) for v in (self.minimum(), self.maximum()))
+        shown = max(metrics.horizontalAdvance(self.textFromValue(v)) for v in (0.0, self.value()))
+        hint.setWidth(hint.width() - widest + shown)
+        return hint
+
+    def minimumSizeHint(self):
+        return self.sizeHint()
+
+
 class HessianView(StudyView):
     title = "Hessian"
     MIN_SIZE = (820, 240)
@@ -50,7 +71,7 @@ class HessianView(StudyView):
     def __init__(self, controller, parent=None):
         super().__init__(controller, parent)
         self.source_box, self.target_box = PortChooser(), PortChooser()
-        self.eps_box = QDoubleSpinBox()
+        self.eps_box = EpsilonBox()
         self.eps_box.setDecimals(6)
         self.eps_box.setRange(0.0, 1e6)
         self.eps_box.setSingleStep(1e-3)
@@ -93,12 +114,37 @@ class HessianView(StudyView):
         self.step_text = QLabel()
         self.step_text.setTextFormat(Qt.TextFormat.RichText)   # the names are escaped
         self.step_text.setWordWrap(True)
-        split.addWidget(word_column(self.symmetry, self.definite, self.step_text))
+        # the verdict on the Newton step is key words too: in view whenever its check is
+        self.caption_more = QLabel()       # stacked, the caption after its first sentence
+        self.caption_more.setTextFormat(Qt.TextFormat.RichText)
+        self.caption_more.setWordWrap(True)
+        self._caption = ("", "", "")     # stacked (above the plots, after the verdict), whole
+        split.addWidget(word_column(self.symmetry, self.definite, self.caption_more, self.step_text,
+                                    keys=(self.definite,)))
         split.set_shares((2, 2, 3))   # the heatmap as wide as its square; the words, to read in a low dock
         self.layout_.addWidget(split, 1)
         self._doc_for_eps = None
         self.newton_ok = False
         self.update_choosers()
+
+    def arrange(self):
+        super().arrange()
+        self._show_caption()
+
+    def _show_caption(self):
+        """Stacked (a column beside the palette), the caption's first sentence (and what black
+        means) stands above the plots and the rest follows the verdict in the word column:
+        its four lines above took 56 px, 28 of which the 40 x 40 H, its eigenvalues and its
+        verdict lacked at 1280 x 800. Side by side the whole caption stands above the plots."""
+        what, rest, whole = self._caption
+        stacked = self.stacked()
+        whole = what if stacked else whole
+        if self.caption.text() != whole:
+            self.caption.setText(whole)
+        more = rest if stacked else ""
+        if self.caption_more.text() != more:
+            self.caption_more.setText(more)
+        self.caption_more.setVisible(bool(more))
 
     def update_choosers(self):
         doc = self.controller.doc
@@ -138,10 +184,11 @@ class HessianView(StudyView):
             self.heatmap.setHidden(True)       # (set_matrix shows it again for entries)
             self.heatmap.describe = lambda r, c: (f"∂²{t_name}/∂{s_name}² = {alone(H[r, c])}",
                                                   f"H = {alone(H[r, c])}")
-            self.caption.setText(
-                f"H = ∂²{t_name}/∂{s_name}² = {alone(H[0, 0]) if study.finite else 'NaN or infinity'}: "
-                f"{s_name} is a scalar, so H is one number, the outer tape's derivative of the "
-                f"inner tape's gradient, and its one eigenvalue.")
+            said = (f"H = ∂²{t_name}/∂{s_name}² = {alone(H[0, 0]) if study.finite else 'NaN or infinity'}: "
+                    f"{s_name} is a scalar, so H is one number, the outer tape's derivative of the "
+                    f"inner tape's gradient, and its one eigenvalue.")
+            self._caption = (said, "", said)
+            self._show_caption()
         # one eigenvalue is said as a value (the definite banner), not plotted on a 0-wide axis
         self.eigen_plot.setVisible(study.finite and n > 1)
         self.definite.setVisible(study.finite)
@@ -169,8 +216,9 @@ class HessianView(StudyView):
                 f"min {number(eig[0]) if eig.size else '–'}, max {number(eig[-1]) if eig.size else '–'}")
         # the verdict first, the numbers after it: in a low box the warning reads from its
         # start (at 1440 x 900 it showed '…need not point downhill' under the numbers)
+        head, _, rest = verdict.partition(". ")     # its first sentence the headline, key words
         set_banner(self.definite, kind,
-                   f"<b>{verdict}</b><br>"
+                   f"<b>{head}{'.' if rest else ''}</b>{' ' + rest if rest else ''}<br>"
                    f"{span}{f' (|λ| ≤ {number(zero)} counts as 0)' if zero > 0 else ''}")
         target = stored_value(self.controller.doc, self._ports[1])
         self.newton_button.setEnabled(target is not None and self.newton_ok)
@@ -207,9 +255,14 @@ class HessianView(StudyView):
                                         f"∂²{t_name} / ∂{s_name}²",
                                         "H[i, j]")      # the caption says what H is, never cut
         what = (f"H = ∂²{t_name} / ∂{s_name}² as a {n} × {n} matrix (i, j: flat indices into "
-                f"{s_name} {_shape(shape)}): the outer tape's Jacobian of the inner tape's "
-                f"gradient.")
-        self.caption.setText(what + self.heatmap.colour_key())
+                f"{s_name} {_shape(shape)}).")
+        rest = "It is the outer tape's Jacobian of the inner tape's gradient."
+        # what black means (NaN or infinity) stays beside the first sentence; the colours after
+        black = bool(self.heatmap.not_finite_key())
+        key = self.heatmap.colour_key()
+        self._caption = (what + key, rest, f"{what} {rest}{key}") if black else \
+            (what, rest + key, f"{what} {rest}{key}")
+        self._show_caption()
 
     def _show_not_finite(self, study):
         """H holds NaN: the message above the plots says which node and rule made it (whole
@@ -246,7 +299,8 @@ class HessianView(StudyView):
         self.newton_button.setEnabled(False)
         self.newton_ok = False
         self.step_text.setText("")
-        self.caption.setText("")
+        self._caption = ("", "", "")
+        self._show_caption()
 
     def apply_newton_step(self):
         """x ← x − (H + εI)⁻¹ g via controller.set_value: one undo step, then recompute."""
@@ -309,7 +363,7 @@ def newton_verdict(study, zero, number=alone):
             f"{share_text(study.flat_gradient, g)} of |g|, is left out"
             + ("; with negative eigenvalues it need not point downhill" if n_neg else "")), True
     if n_neg:
-        return "warning", (f"not positive definite ({n_neg} negative): the Newton step need "
+        return "warning", (f"not positive definite ({n_neg} negative). The Newton step need "
                            f"not point downhill"), True
     if n_zero == 0:
         return "ok", "positive definite: the Newton step points downhill", True
@@ -317,7 +371,7 @@ def newton_verdict(study, zero, number=alone):
     if flat > DAMPED_SHARE:
         return "warning", (singular_step_words(n_zero, "ε", share_text(study.flat_step, u))
                            + ". Raise ε, or take a gradient step."), True
-    return "info", (f"positive semi-definite: {_eigenvalues(n_zero)} ≈ 0; the gradient's part "
+    return "info", (f"positive semi-definite: {_eigenvalues(n_zero)} ≈ 0. The gradient's part "
                     f"along them is {share_text(study.flat_gradient, g)} of |g|, and the step there "
                     f"(g/ε) {share_text(study.flat_step, u)} of |step|: the rest is a Newton step "
                     f"where H curves"), True

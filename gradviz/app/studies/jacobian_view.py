@@ -36,8 +36,10 @@ class JacobianView(StudyView):
         self.heatmap = Heatmap("target index (flattened)", "source index (flattened)",
                                colorbar_label="")   # named by the study shown
         self.sum_check, self.vjp_check = banner("info"), banner("info")
+        # the sum's check is key words: at 1024 x 768 it lay below the fold under the caption
         self.layout_.addWidget(beside_words((self.heatmap,), (self.caption, self.sum_check,
-                                                              self.vjp_check), (2, 3)), 1)
+                                                              self.vjp_check), (2, 3),
+                                            keys=(self.sum_check,)), 1)
         self.update_choosers()
 
     def update_choosers(self):

@@ -1,13 +1,11 @@
 """How a study view lays out its plots and its words: side by side in a dock wide enough,
 stacked (plots over words) in a narrow one, a square heatmap at the width or height its
 square cells need, and the pieces Export View draws as a slide."""
-import math
-import re
-
-from PySide6 import QtGui
 from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QFontMetrics, QTextDocument
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
+
+from .label_lines import first_sentence_bottom, line_spans
 
 VIEW_FONT_PT = 11            # readable from the back of a lecture room
 COLUMN_MIN_W = 320          # a column of banners beside a plot: ~30 characters a line
@@ -22,68 +20,6 @@ PLOT_ASPECT = 0.75          # a stacked chart's height for its width
 WORD_LINES = 8              # the words below stacked plots show at least this many lines (or all)
 STACKED_GAP = 6             # px between stacked parts (the Hessian's 18 side by side took 36 px of plot)
 BANNER_PAD = 16             # ... and a banner's padding and border, above and below
-SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[\u2028\u2029]")   # a full stop, or a line break
-
-
-def _laid_out(label, width, wrap=True):
-    """(document, contents rect): `label`'s text laid out as the label lays it out `width`
-    px wide (`wrap` False: as wide as its lines, where the label does not wrap)."""
-    doc = QTextDocument()
-    doc.setDocumentMargin(0)                 # as a QLabel lays out its text
-    doc.setDefaultFont(label.font())
-    text = label.text()
-    rich = label.textFormat() == Qt.TextFormat.RichText or (
-        label.textFormat() == Qt.TextFormat.AutoText and QtGui.Qt.mightBeRichText(text))
-    if rich:
-        doc.setHtml(text)
-    else:
-        doc.setPlainText(text)
-    inside = label.contentsRect()
-    if wrap:
-        doc.setTextWidth(max(width - (label.width() - inside.width()), 1))
-    doc.documentLayout().documentSize()      # lays the text out
-    return doc, inside
-
-
-def first_sentence_bottom(label, width):
-    """How far down `label` (px from its top), laid out `width` px wide, its first sentence
-    ends: the bottom of the line that holds its first full stop or line break (the chain's
-    'Chain of 8 Jacobians, sizes 40 → … → 1' ends at its break); its height without either."""
-    whole = label.heightForWidth(width)
-    doc, inside = _laid_out(label, width)
-    found = SENTENCE_END.search(doc.toPlainText())
-    if found is None:
-        return whole if whole >= 0 else label.sizeHint().height()
-    block = doc.findBlock(found.start())
-    top = doc.documentLayout().blockBoundingRect(block).top()
-    line = block.layout().lineForTextPosition(found.start() - block.position())
-    if not line.isValid():
-        return whole if whole >= 0 else label.sizeHint().height()
-    return inside.top() + math.ceil(top + line.y() + line.height())
-
-
-def line_spans(label):
-    """(top, bottom) of each line of `label`'s text as drawn, px from the label's top
-    (a table's rows too, each cell's lines): where a box that shows part of the label may
-    end without cutting a line through."""
-    doc, inside = _laid_out(label, label.width(), label.wordWrap())
-    layout = doc.documentLayout()
-    spare = inside.height() - math.ceil(layout.documentSize().height())
-    align = label.alignment()
-    offset = inside.top() + (spare // 2 if align & Qt.AlignmentFlag.AlignVCenter and spare > 0
-                             else spare if align & Qt.AlignmentFlag.AlignBottom and spare > 0 else 0)
-    spans = []
-    block = doc.begin()
-    while block.isValid():
-        top = layout.blockBoundingRect(block).top()
-        lines = block.layout()
-        for i in range(lines.lineCount()):
-            line = lines.lineAt(i)
-            spans.append((offset + math.floor(top + line.y()), offset + math.ceil(top + line.y() + line.height())))
-        block = block.next()
-    return spans
-
-
 class WordColumn(QScrollArea):
     """Banners and controls in a frameless scroll area that never scrolls sideways: in a
     low dock the words scroll and the plots stay whole. Where the words are taller than the
@@ -96,6 +32,7 @@ class WordColumn(QScrollArea):
         super().__init__()
         self._edge = 0          # the blank strip below the box, px
         self._watched = None
+        self.keys = ()          # labels after the lead whose first sentence is key words too (a verdict)
 
     def setWidget(self, widget):
         super().setWidget(widget)
@@ -153,17 +90,37 @@ class WordColumn(QScrollArea):
                 above += item.sizeHint().height() + layout.spacing()
         return None, 0
 
-    def first_sentence(self, width):
+    def first_sentence(self, width, keys=True):
         """The height that shows the column's first sentence whole at `width` (its scroll
         bar beside the words, as when they do not show whole), or a folded banner's headline
-        and the link that opens it; 0 for a table (its words do not wrap) or a column of none."""
+        and the link that opens it, and down to the headline (in bold, else the first sentence)
+        of its last key label shown (`keys`: the Hessian's Newton verdict, below its symmetry
+        check, lay below the fold at 1440 x 900; the Jacobian's Σ check at 1024 x 768); 0 for
+        a table (its words do not wrap) or a column of none."""
         label, above = self.lead()
         if label is None or not label.wordWrap():
             return 0
         bar = self.verticalScrollBar().sizeHint().width()
+        key = next((k for k in self.keys[::-1] if keys and not k.isHidden() and k.text()), None)
+        if key is not None:
+            label, above = key, self._above(key, width - bar)
         if getattr(label, "folded", lambda: False)():     # a headline and its 'Details ▸': whole
             return above + label.heightForWidth(width - bar)
-        return above + first_sentence_bottom(label, width - bar)
+        return above + first_sentence_bottom(label, width - bar, headline=key is not None)
+
+    def _above(self, label, width):
+        """The height of what stands above `label` in the column, its words `width` px wide."""
+        layout = self.widget().layout()
+        above = 0
+        for item in (layout.itemAt(i) for i in range(layout.count())):
+            widget = item.widget()
+            if widget is label:
+                return above
+            if widget is not None and widget.isHidden() or item.spacerItem() is not None:
+                continue
+            height = item.heightForWidth(width) if item.hasHeightForWidth() else -1
+            above += (height if height >= 0 else item.sizeHint().height()) + layout.spacing()
+        return above
 
     def first_label(self, width):
         """The height that shows the column's first label with words whole at `width` (a
@@ -196,9 +153,10 @@ class WordColumn(QScrollArea):
         return pieces, max(y - layout.spacing(), 0) if pieces else 0
 
 
-def word_column(*items):
+def word_column(*items, keys=()):
     """Banners and controls stacked beside a plot (`items`: widgets and layouts), in a
-    WordColumn."""
+    WordColumn; `keys`, labels of them after the first whose first sentence is to be read
+    without scrolling too (WordColumn.first_sentence)."""
     column = QWidget()
     layout = QVBoxLayout(column)
     layout.setContentsMargins(0, 0, 0, 0)
@@ -214,6 +172,7 @@ def word_column(*items):
     area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     area.setWidget(column)
     area.setMinimumWidth(COLUMN_MIN_W)
+    area.keys = tuple(keys)
     return area
 
 
@@ -401,6 +360,10 @@ class PlotsAndWords(QSplitter):
             least = {id(p): max(own[id(p)], PLOT_USABLE_H + getattr(p, "headroom", 0)) for p in plots}
             plots_least = sum(least.values()) + handle * len(plots)
         below = plots_least + sentence <= shows
+        if plots and not below and lead is not None and lead.keys and least[id(plots[0])] + handle + sentence > shows:
+            # a dock too short for the heatmap and the key words too (the provenance open above
+            # it): the heatmap first, and the lead's own first sentence below it
+            sentence = lead.first_sentence(width, keys=False)
         # a heatmap first where the dock shows it and the lead's first sentence below it
         main = plots[0] if plots and not below and self.main_first() \
             and least[id(plots[0])] + (handle + sentence if lead is not None else 0) <= shows else None
@@ -439,6 +402,12 @@ class PlotsAndWords(QSplitter):
                                                                           first_room if plot is main else whole))
             if plot.minimumHeight() != floor:
                 plot.setMinimumHeight(floor)
+        if main is not None and lead is not None and len(plots) > 1:
+            # the lead words fill the rest of what the dock shows, their box ending there between
+            # two lines (WordColumn), the other plots below: none of their lines cut by the fold
+            fold = min(shows - main.minimumHeight() - handle, need[id(lead)])
+            if lead.minimumHeight() < fold:
+                lead.setMinimumHeight(fold)
         ideal = {id(p): max(min(stacked_height(p, width), first_room if p is main else whole), p.minimumHeight())
                  for p in plots}
         want = sum(ideal.values())
@@ -457,6 +426,9 @@ class PlotsAndWords(QSplitter):
         left = max(room - sum(heights.values()), 0)
         total = sum(need.values()) or 1
         heights.update({id(p): max(left * need[id(p)] // total, p.minimumHeight()) for p in words})
+        if main is not None and lead is not None and len(plots) > 1:    # the lead ends at the fold
+            heights[id(plots[-1])] += heights[id(lead)] - lead.minimumHeight()
+            heights[id(lead)] = lead.minimumHeight()
         self.setSizes([heights.get(id(p), 0) for p in parts])
         if self.minimumSizeHint().height() > self.height():
             self.grew.emit()
@@ -574,16 +546,17 @@ class PlotsAndWords(QSplitter):
         self.fit()
 
 
-def beside_words(plots, words, shares):
+def beside_words(plots, words, shares, keys=()):
     """The plots side by side and, at their right, the words: one `word_column`, or
     several (`words` a list of tuples: a tall table beside the banners), in PlotsAndWords
     whose parts start at `shares` of its width (one a part). Side by side the plots get the
     dock's whole height, so a view fits the low dock of a 1280x800 window, and the words
-    are given the width they need to show whole there."""
+    are given the width they need to show whole there. `keys`: word_column's, each in the
+    column that holds it."""
     split = PlotsAndWords()
     for plot in plots:
         split.addWidget(plot)
     for column in (words if isinstance(words, list) else [words]):
-        split.addWidget(word_column(*column))
+        split.addWidget(word_column(*column, keys=[k for k in keys if k in column]))
     split.set_shares(shares)
     return split

@@ -26,3 +26,9 @@ def present(monkeypatch):
         assert w.size().toTuple() == tuple(size)
         return w.presentation
     return enter
+
+
+@pytest.fixture(scope="session")
+def walks():
+    """The misses of the walks that several tests check, by walk (shared_walks.py)."""
+    return {}

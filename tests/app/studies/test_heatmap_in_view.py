@@ -26,7 +26,8 @@ from PySide6.QtWidgets import QGraphicsTextItem, QGraphicsView, QLabel
 
 import gradviz as tf
 from gradviz.app.studies.heatmap import Heatmap
-from gradviz.app.studies.plots_and_words import PlotsAndWords, _laid_out
+from gradviz.app.studies.label_lines import _laid_out
+from gradviz.app.studies.plots_and_words import PlotsAndWords
 from gradviz.graph.fileformat import save
 from test_study_docks import _open, shown_rect
 from test_study_stale import _settled
