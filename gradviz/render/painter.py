@@ -55,13 +55,14 @@ class Renderer(CardPainter, CardPainting, EdgePainter, StepPainter, FormulaCard)
                                    self.label_room())
         self.positions = positions
 
-    def label_room(self):
+    def label_room(self, pills=True):
         """{node: the column gap its outgoing edges need}: for their cotangent labels (a
         label wider than the gap, a rank-4 shape, would find no free spot between the two
-        cards), and past the names of its output ports, where an edge may turn (BatchNorm's
-        moving_variance left its edge to layer2 a sharp bend)."""
+        cards; not with `pills` False, a view that draws them larger than the cards' scale,
+        where no gap kept at that scale holds them), and past the names of its output ports,
+        where an edge may turn (BatchNorm's moving_variance left its edge to layer2 a sharp bend)."""
         room = {}
-        for port, value in (getattr(self.evaluation, "values", None) or {}).items():
+        for port, value in (getattr(self.evaluation, "values", None) or {}).items() if pills else ():
             room[port.node] = max(room.get(port.node, 0.0), pill_room(value))
         for nid, card in self.cards.items():
             if card.n_outputs > 1:

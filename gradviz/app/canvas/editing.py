@@ -373,7 +373,10 @@ class CanvasEditing:
             sizes[nid] = (sizes[nid][0] + 2 * side, sizes[nid][1] + down)
         framing = None if steps is None else (steps[0], self.layout_room(legible.READABLE_PX), *steps[1:])
         room = tuple(side * narrower for side in self.layout_room(px))
-        positions = layout_positions(doc, sizes, self.renderer.label_room(), room=room,
+        # (presentation mode draws the arrows' labels at the back row's size, larger than the
+        # cards' scale at every zoom a step that needs room is framed at: they lie under or
+        # over their arrows, and a gap widened for them drew the slide's cards smaller)
+        positions = layout_positions(doc, sizes, self.renderer.label_room(pills=self.compact_scale() <= 1.0), room=room,
                                      shrink=overview and px <= legible.READABLE_PX,   # not in slides
                                      steps=framing, tight=narrower < 1.0)
         for nid, (side, _) in plates.items():     # the card within the room its plate takes

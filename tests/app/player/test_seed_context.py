@@ -1,9 +1,10 @@
 """A seed slide shows the cards that feed its target (step_view.seed_context); where the view
 that shows them cuts other cards, it shows the whole graph, smaller."""
+from framing_misses import _nameless_cuts, _needless_cuts
 from PySide6.QtCore import QCoreApplication
-from test_step_framing import SAMPLES_DIR, _nameless_cuts, _needless_cuts
 
 from gradviz.app.player import card_rects, presentation, step_view
+from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render.legible import READABLE_PX
 
 
