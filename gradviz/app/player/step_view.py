@@ -274,11 +274,16 @@ TRACE_R = 2.0          # ... each point a box this far out to each side
 
 def arrow_trace(renderer, step):
     """Boxes (left, top, right, bottom) along `step`'s arrows as drawn (a fan-in's paths
-    beside each other: `step_tracks`), TRACE_STEP apart: what of them a docked formula card
-    must not cover."""
+    beside each other: `step_tracks`), TRACE_STEP apart, and a seed's arrow with its word:
+    what of them a docked formula card must not cover."""
     out = []
     for _, track in renderer.step_tracks(step):
         out += _trace(track.xy, track.running)
+    seed = renderer.seed_marks(step)
+    if seed is not None:     # the seed's arrow and its word (nets_3_wrong_gradient's seed slide hid them)
+        tail, tip, word = seed
+        out += _trace(np.array([[tip.x(), tip.y()], [tail.x(), tail.y()]]), np.array([0.0, tail.x() - tip.x()]))
+        out.append(word.getCoords())
     return out
 
 
@@ -400,6 +405,11 @@ def _docked(view, renderer, step, lowest, readable_px, floor_px=READABLE_PX, ext
     natural = box(formula)
     groups = [nids, nids[:1]] if len(nids) > 1 and not extra else [nids]
     trace = arrow_trace(renderer, step)
+    # A seed's card, floating by its target, is docked as Fit docks it (fit_dock): clear of
+    # the edges' lines where it can be, next to the target (nets_3_wrong_gradient's seed
+    # slide at 1920 x 1080 laid it over x → wx, or over hand-written rule → t, far from loss).
+    seed = getattr(step, "kind", "") == "seed"
+    wires = wire_trace(renderer) if seed else ()
     # The step's arrows kept uncovered where they can be (the tiny CNN's conv → filters w
     # docked its card over 46 % of the arrow from conv's port to filters w).
     tries = [(group, points) for group in groups for points in ((trace, ()) if trace and group is nids else ((),))]
@@ -423,7 +433,8 @@ def _docked(view, renderer, step, lowest, readable_px, floor_px=READABLE_PX, ext
                     continue
                 found = docking.search(shown, avoid, others, (layout.width, layout.height),
                                        tried, size, docking.Rules(clear, names_free, bodies_free),
-                                       CARD_GAP, natural, grid, free=bodies_free, extent=arrows)
+                                       CARD_GAP, natural, grid, free=bodies_free, extent=arrows,
+                                       wires=wires, near_own=seed)
                 if found is not None:
                     zoom, scale, spot, centre = found
                     rect = QRectF(spot[0], spot[1], spot[2] - spot[0], spot[3] - spot[1])

@@ -11,7 +11,8 @@ from gradviz.render.legible import READABLE_PX
 def test_a_seed_slide_that_would_cut_a_card_shows_the_whole_graph(open_window, present):
     """nets_3_wrong_gradient in presentation at 1920 x 1080: its seed slide kept t (what feeds
     loss) and cut w at the top, its name out of view; the slide without t, panned, showed
-    none of w, x and t. Now every card is whole in view, above the slides' floor."""
+    none of w, x and t. Now every card is whole in view, above the slides' floor, and the
+    seed's card is docked by loss, over no edge and not over the seed's arrow."""
     size = (1920, 1080)
     w = open_window(None, size=size)
     present(w, size)
@@ -40,4 +41,10 @@ def test_a_seed_slide_that_would_cut_a_card_shows_the_whole_graph(open_window, p
     zoom = c.transform().m11()
     assert _needless_cuts(r, step, seen, drawn, zoom, where) == []
     assert _nameless_cuts(r, step, seen, drawn, zoom, where, True) == []
+    # The seed's card covers no edge's line, nor the seed's arrow and word (it lay over x → wx)
+    card = step_view.render_painter.formula_rect(r, step)
+    assert seen.contains(card)
+    left, top, right, bottom = card.getCoords()
+    assert [b for b in step_view.wire_trace(r) + step_view.arrow_trace(r, step)
+            if b[0] < right and left < b[2] and b[1] < bottom and top < b[3]] == []
     w.presentation.exit()
