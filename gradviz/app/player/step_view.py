@@ -486,13 +486,35 @@ def _centre(spans, seen, full=None):
 
 def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM, fill=None,
                floor_px=READABLE_PX, rule_px=READABLE_PX):
-    """Zoom and scroll `view` to frame `step`; returns (zoom, scene centre), or None
-    (nothing done). In presentation mode (`fill`) a slide shows whole every card its caption
+    """Zoom and scroll `view` to frame `step` (`slide_frame`); returns (zoom, scene centre),
+    or None (nothing done)."""
+    framed = slide_frame(view, renderer, step, readable_px, max_zoom, fill, floor_px, rule_px)
+    if framed is None:
+        view.edge_markers = []
+        return None
+    zoom, centre = framed
+    named = named_nodes(renderer, step) if fill is not None else []
+    view.edge_markers = edge_markers(renderer, named, seen_rect(view, zoom, centre))
+    view.setTransform(QTransform.fromScale(zoom, zoom))
+    look_at(view, centre)
+    keep_labels_in_view(view)
+    # A step too large for presentation mode's zoom is framed smaller, down to the legible
+    # size: its cards still show their numbers there (the canvas draws compact below this).
+    shown = text_px(view, zoom)
+    view.set_readable_px(readable_px if shown >= readable_px - 1e-6 else shown * (1 - 1e-9))
+    return zoom, centre
+
+
+def slide_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM, fill=None,
+                floor_px=READABLE_PX, rule_px=READABLE_PX):
+    """(zoom, scene centre) `frame_step` frames `step` at, or None; the view's transform left
+    as it is. In presentation mode (`fill`) a slide shows whole every card its caption
     or rule card names (`named_nodes`) where they fit with the step's, the cards' text down to
     `floor_px` (the back row's size gives way to them: the tiny CNN's step 17 named 'image x'
     and cut it at the top); those that do not are named at the view's edge
-    (`view.edge_markers`), the slide framed for the step's own cards. rule_px: the least size
-    of the formula card's text (presentation mode: larger than the cards' floor)."""
+    (`view.edge_markers`), the slide framed for the step's own cards; a seed slide with the
+    cards that feed its target (`_seed_slide`). rule_px: the least size of the formula card's
+    text (presentation mode: larger than the cards' floor)."""
     view.label_bounds = None            # the labels as they would lie anywhere, while weighed
     named = named_nodes(renderer, step) if fill is not None else []
     involved = involved_nodes(renderer, step)
@@ -511,19 +533,7 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM,
         framed = _seed_slide(view, renderer, step, framed, extra, nodes, (readable_px, max_zoom, fill, floor_px, rule_px))
     if framed is None:      # the step's own cards, down to the legible size where they must
         framed = _framed(view, renderer, step, readable_px, max_zoom, fill, READABLE_PX, rule_px=rule_px)
-    if framed is None:
-        view.edge_markers = []
-        return None
-    zoom, centre = framed
-    view.edge_markers = edge_markers(renderer, named, seen_rect(view, zoom, centre))
-    view.setTransform(QTransform.fromScale(zoom, zoom))
-    look_at(view, centre)
-    keep_labels_in_view(view)
-    # A step too large for presentation mode's zoom is framed smaller, down to the legible
-    # size: its cards still show their numbers there (the canvas draws compact below this).
-    shown = text_px(view, zoom)
-    view.set_readable_px(readable_px if shown >= readable_px - 1e-6 else shown * (1 - 1e-9))
-    return zoom, centre
+    return framed
 
 
 def _seed_slide(view, renderer, step, framed, extra, nodes, how):
