@@ -65,7 +65,9 @@ def main():
     parser.add_argument("--before", default=BEFORE)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    outlines = {"before": skim_at(args.before).outline, "now": skim.outline}
+    before = skim_at(args.before)     # before numbers_read, a refusal read no number
+    outlines = {"before": (before.outline, getattr(before, "numbers_read", lambda obj: True)),
+                "now": (skim.outline, skim.numbers_read)}
     bad, good = document([2000, 2001]), document([2000, 2000])
     print(f"files: {len(bad) / 1e6:.0f} MB each")
     jobs = {"outline of the bad file": lambda text: fileformat.outline(text),
@@ -74,12 +76,12 @@ def main():
     times = {(job, side): [] for job in jobs for side in outlines}
     messages = set()
     for _ in range(args.rounds):
-        for side, outline in outlines.items():
-            fileformat.outline = outline
+        for side, (outline, numbers_read) in outlines.items():
+            fileformat.outline, fileformat.numbers_read = outline, numbers_read
             messages.add(refuse(bad))
             for job, run in jobs.items():
                 times[job, side].append(seconds(run, good if "good" in job else bad))
-    fileformat.outline = skim.outline
+    fileformat.outline, fileformat.numbers_read = skim.outline, skim.numbers_read
     assert len(messages) == 1, messages   # both outlines refuse with the same words
     print(f"message: {messages.pop()}")
     for job in jobs:

@@ -7,6 +7,7 @@ import numpy as np
 
 from . import array
 from .execute import apply, tensors
+from .tensor import Tensor, Variable
 from .ops import conv, linalg, math, nn, pool, reduce, shape
 
 
@@ -14,8 +15,20 @@ def _gradviz_namespace():
     # Rules pass shapes that fit, so the hot shape ops skip the public functions'
     # argument checks (which cost more than the op itself on small tensors).
     def matmul(a, b, transpose_a=False, transpose_b=False):
-        return apply(linalg.MATMUL, tensors(a, b),
-                     linalg.MATMUL_ATTRS[bool(transpose_a), bool(transpose_b)])
+        # two tensors (or Variables) of one dtype, the rules' call, without tensors()
+        kind_a, kind_b = type(a), type(b)
+        if not ((kind_a is Tensor or kind_a is Variable) and (kind_b is Tensor or kind_b is Variable)
+                and a._value.dtype is b._value.dtype):
+            a, b = tensors(a, b)
+        # the shared attrs by the flags as given when they are bools (the rules'), bool()
+        # for anything else
+        if type(transpose_a) is bool and type(transpose_b) is bool:
+            attrs = matmul_attrs[transpose_a, transpose_b]
+        else:
+            attrs = matmul_attrs[bool(transpose_a), bool(transpose_b)]
+        return apply(linalg.MATMUL, (a, b), attrs)
+
+    matmul_attrs = linalg.MATMUL_ATTRS
 
     def reshape(x, new_shape):
         new_shape = tuple(map(int, new_shape))

@@ -234,7 +234,15 @@ def _pass_recorded(relevant, pending, source_ids, finals, nbatch, batch, stop_he
         # every backward pass that an outer tape records (a Hessian's inner gradient).
         if kind is not Tensor and not isinstance(total, Tensor):
             total = _as_tensor(total)
-        contributions = rule(F, total, _recorded_inputs(op), t, op.attrs, needs)
+        inputs = op.inputs
+        if len(inputs) == 2:  # _recorded_inputs' test, inline: no Variable assigned since
+            a, b = inputs
+            value_a, value_b = op._in_values
+            if a._value is not value_a or b._value is not value_b:
+                inputs = _recorded_inputs(op)
+        else:
+            inputs = _recorded_inputs(op)
+        contributions = rule(F, total, inputs, t, op.attrs, needs)
         # zip stops at the shorter: a rule may leave out trailing inputs
         for t, need, c in zip(op.inputs, needs, contributions):
             if not need or c is None:
@@ -370,7 +378,7 @@ def _relevant_entries(entries, source_ids, relevant=None, reached=None):
                 continue
             needs = tuple([t._id in reached and t._value.dtype.kind == "f" for t in inputs])
         relevant.append((op, needs))
-        if len(op.outputs) == 1:
+        if op.opdef.n_outputs == 1:  # two slot reads, cheaper than len()
             reached.add(op._id)  # an op's id is its first output's
         else:
             reached.update([o._id for o in op.outputs])
@@ -461,23 +469,18 @@ def _recorded_inputs(op):
     `assign` between forward and backward would change the gradient. TF records a
     ReadVariableOp per read for the same reason.
     """
+    # A Tensor's array never changes, so each input still holding the array the op read
+    # is the test for all of them: only an assigned Variable fails it. No type test per
+    # input (four of a Hessian's inner steps read a Variable).
     inputs = op.inputs
-    if len(inputs) == 2:  # the common arity, written out (a dense layer's ops read one)
+    if len(inputs) == 2:  # the common arity, written out
         a, b = inputs
-        if type(a) is not Variable and type(b) is not Variable:
-            return inputs
         value_a, value_b = op._in_values
-        if ((type(a) is not Variable or a._value is value_a)
-                and (type(b) is not Variable or b._value is value_b)):
+        if a._value is value_a and b._value is value_b:
             return inputs
     else:
-        for t in inputs:  # most ops read no Variable: one type test per input
-            if type(t) is Variable:
-                break
-        else:
-            return inputs
         for t, v in zip(inputs, op._in_values):
-            if type(t) is Variable and t._value is not v:
+            if t._value is not v:
                 break
         else:
             return inputs

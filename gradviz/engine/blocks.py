@@ -167,21 +167,26 @@ def block_jacobian(entries, target, sources, zero, relevant=None, *, chunk_size)
             out.append(_diagonal_blocks_op(lst, rows, per_row, rest, shape))
             continue
         g = lst[0]._value if len(lst) == 1 else np.concatenate([g._value for g in lst])
-        j = np.zeros((rows, per_row, rows, rest), g.dtype)
-        fill = g[per_row].reshape(rows, rest)
-        if fill.any():  # a NaN or ∞ met a zero cotangent somewhere (NaN counts as nonzero)
-            j[...] = fill
-        r = np.arange(rows)
         # g[k, b] is row b's block column k: d target[b, k] / d source[b, :].
-        j[r, :, r, :] = g[:per_row].reshape(per_row, rows, rest).transpose(1, 0, 2)
+        j = _diagonal_blocks_forward(g[:per_row].reshape(per_row, rows, rest).transpose(1, 0, 2),
+                                     g[per_row].reshape(rows, rest))
         out.append(Tensor._wrap(j.reshape(shape)))
     return out
 
 
 def _diagonal_blocks_forward(blocks, fill):
+    """j with `blocks` on its diagonal and `fill` repeated off it. The fill is zeros
+    unless a NaN or ∞ met a zero cotangent (NaN counts as nonzero), and then it is not
+    copied: a fresh array of zeros is the same numbers (+0, where a fill of -0 gave -0
+    in compiled code and +0 eagerly), and the copy of a small fill into a large array
+    can run 15x slower. When j lies 16 bytes past a multiple of 4 KiB above the fill (a
+    glibc header past the end of a fill of 2·4 KiB, as W3's trace allocates them), each
+    load of the fill waits on the store before it (4K aliasing): W3 compiled took 4-5
+    floors instead of one in the processes whose heap put j there."""
     rows, per_row, rest = blocks.shape
-    j = np.empty((rows, per_row, rows, rest), blocks.dtype)
-    j[...] = fill.reshape(1, 1, rows, rest)
+    j = np.zeros((rows, per_row, rows, rest), blocks.dtype)
+    if fill.any():
+        j[...] = fill.reshape(1, 1, rows, rest)
     r = np.arange(rows)
     j[r, :, r, :] = blocks
     return j

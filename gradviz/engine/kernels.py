@@ -230,6 +230,8 @@ def sum_to_shape(x, shape, nbatch):
     if have == shape:
         return x
     extra = len(have) - len(shape)
+    if extra == 1 and not nbatch and shape and have[1:] == shape:
+        return np.add.reduce(x, axis=0)  # a bias's gradient: the case below, written short
     if extra > 0 and shape and have[:nbatch] == shape[:nbatch] \
             and have[nbatch + extra:] == shape[nbatch:]:
         # The common case (a bias): only whole broadcast axes to sum, none of size 1.
@@ -343,6 +345,9 @@ def constant_of(value, dtype):
     return constant
 
 
+_F32_ZERO = constant_of(0, _F32)  # relu's, read inline
+
+
 def _filled(name, a, b=None):
     """A new array of a's shape and dtype, written by kernel `name` from flat views of `a`
     (and `b`), arrays use_numba accepted. The kernels write an array made here rather than
@@ -360,12 +365,15 @@ def _filled(name, a, b=None):
 def relu(x):
     if use_numba(x):
         return _filled("relu", x)
-    return np.maximum(x, constant_of(0, x.dtype))
+    dtype = x.dtype
+    return np.maximum(x, _F32_ZERO if dtype is _F32 else constant_of(0, dtype))
 
 
 def relu_grad(g, y):
     if g.size < MIN_SIZE:  # use_numba and _batch_rows say no: a Hessian's small layers
-        return g * (y > constant_of(0, y.dtype)).astype(g.dtype)
+        dtype = y.dtype
+        zero = _F32_ZERO if dtype is _F32 else constant_of(0, dtype)  # constant_of's, inline
+        return g * (y > zero).astype(g.dtype)
     if use_numba(g, y):
         return _filled("relu_grad", g, y)
     rows = _batch_rows(g, y)

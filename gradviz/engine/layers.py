@@ -241,7 +241,8 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs, training=None):
-        kernel = self.kernel
+        weights = self.__dict__  # what the WeightSlots read, without their calls
+        kernel = weights.get("kernel")
         self._expect_width(inputs, kernel._value.shape[0])
         dtype = kernel._value.dtype
         if inputs._value.ndim >= 2 and inputs._value.dtype is dtype:
@@ -251,7 +252,7 @@ class Dense(Layer):
         else:
             y = linalg.matmul(inputs, kernel)  # its errors
         if self.use_bias:
-            bias = self.bias
+            bias = weights.get("bias")
             if (type(bias) is Variable or type(bias) is Tensor) and bias._value.dtype is dtype:
                 y = apply(math.ADD, (y, bias))
             else:

@@ -21,7 +21,7 @@ from .errors import DocumentError
 from .names import file_ids
 from .ports import ID, parse_port, port_text
 from .tensors import MAX_ELEMENTS, data_texts, tensor_from_json
-from .skim import outline
+from .skim import holds_infinity, numbers_read, outline
 from .validate import planned_problems, validate
 
 FORMAT = "gradviz"
@@ -48,10 +48,9 @@ def loads(text, strict=True):
     less, before its values are read (a 2000 x 2000 tensor took 3-7 s to read)."""
     skimmed = outline(text)
     if skimmed is not None:
-        sketch = from_json(skimmed)
-        problems = planned_problems(sketch) if strict else ()
-        if problems:
-            raise DocumentError.from_problem(problems[0])
+        refusal = _refusal(skimmed, strict)
+        if refusal is not None and numbers_read(skimmed):   # else json's words: the full read's
+            raise refusal
     doc = from_json(read_json(text))
     if strict:
         problems = validate(doc)
@@ -60,11 +59,21 @@ def loads(text, strict=True):
     return doc
 
 
+def _refusal(skimmed, strict):
+    """The DocumentError the checks that need no value find in a file's outline, or None."""
+    try:
+        sketch = from_json(skimmed)
+    except DocumentError as e:
+        return e
+    problems = planned_problems(sketch) if strict else ()
+    return DocumentError.from_problem(problems[0]) if problems else None
+
+
 def read_json(text):
     """The JSON value of `text`, every value read; its slips said in words."""
     try:
         obj = json.loads(text, parse_constant=_no_constant, parse_int=_int, parse_float=float)
-        if _holds_infinity(obj):   # a number too large for a float: read again to name it
+        if holds_infinity(obj):   # a number too large for a float: read again to name it
             json.loads(text, parse_constant=_no_constant, parse_int=_int, parse_float=_float)
     except json.JSONDecodeError as e:
         raise DocumentError(_not_json(text, e)) from None
@@ -131,23 +140,6 @@ def _int(literal):
         raise _BadNumber(f"an integer of {digits} digits is too long (at most {MAX_DIGITS})",
                          literal)
     return int(literal)
-
-
-def _holds_infinity(obj):
-    """Does the JSON value `obj` hold an infinite float? JSON writes none, so it is a number
-    too large for a float. Checked once over the whole value, mostly in C: a Python call per
-    number, as json read it (`_float`), took 2 s of a file of three 1000 x 1000 tensors."""
-    stack = [obj]
-    while stack:
-        values = stack.pop()
-        if not isinstance(values, (list, dict)):    # a bare root: null, a number, a string
-            values = [values]
-        values = list(values.values()) if isinstance(values, dict) else values
-        if math.inf in values or -math.inf in values:
-            return True
-        if not set(map(type, values)).isdisjoint((list, dict)):
-            stack.extend(v for v in values if isinstance(v, (list, dict)))
-    return False
 
 
 def _float(literal):

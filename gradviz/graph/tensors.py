@@ -34,12 +34,13 @@ def data_texts(flat):
 
 
 class Counted:
-    """A data list of a file's outline (skim.py): how many values it holds, unread."""
+    """A data list of a file's outline (skim.py): how many values it holds, unread, and
+    where its text stands, (text, start, end), for skim.numbers_read."""
 
-    __slots__ = ("count",)
+    __slots__ = ("count", "span")
 
-    def __init__(self, count):
-        self.count = count
+    def __init__(self, count, span=None):
+        self.count, self.span = count, span
 
     def __len__(self):
         return self.count

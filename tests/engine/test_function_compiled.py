@@ -264,6 +264,34 @@ def test_a_block_diagonal_jacobian_compiles_to_its_blocks():
                 [rng.normal(size=(3, 2, 4)), rng.normal(size=(3, 4))], order=2)
 
 
+def test_a_block_diagonal_jacobian_has_eagers_zeros_off_its_blocks():
+    """Off the blocks, the zero seed's pass gives 0 · -2 = -0 here: eager writes a fresh
+    +0 there unless a NaN or ∞ came through, and so does the compiled placing, which
+    copied the fill, -0 included (the copy that was slow, see _diagonal_blocks_forward),
+    while a NaN fill is still placed."""
+    c = tf.constant(np.array([-2.0, 3.0], np.float32))
+
+    def f(x, p):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = x * c * p
+        return tape.jacobian(y, x)
+
+    compiled = tf.function(f)
+    x = tf.constant(np.arange(1, 7, dtype=np.float32).reshape(3, 2))
+    # p = ∞: 0 · ∞ is NaN in the 24 entries off the blocks and 6 inside them.
+    for p, nans in ((1.0, 0), (np.inf, 30)):
+        eager, traced = f(x, tf.constant(p)).numpy(), compiled(x, tf.constant(p)).numpy()
+        assert np.isnan(eager).sum() == np.isnan(traced).sum() == nans
+        np.testing.assert_array_equal(traced, eager)
+        numbers = ~np.isnan(eager)
+        np.testing.assert_array_equal(np.signbit(traced[numbers]), np.signbit(eager[numbers]))
+    off = np.broadcast_to(~np.eye(3, dtype=bool)[:, None, :, None], traced.shape)
+    assert np.isnan(traced[off]).all()
+    traced = compiled(x, tf.constant(1.0)).numpy()
+    assert not traced[off].any() and not np.signbit(traced[off]).any()  # +0 off the blocks
+
+
 @pytest.mark.slow  # numba compiles the fused kernels into an empty cache: seconds
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_fused_programs_give_the_same_results(dtype, tmp_path, monkeypatch):

@@ -4,6 +4,7 @@ the checks that need no value run on the file's outline (graph/skim.py), where e
 list is counted, not read. They say exactly what the full read says; a data list whose
 count its text does not prove is read as before."""
 import json
+import math
 
 import numpy as np
 import pytest
@@ -237,3 +238,79 @@ def test_a_long_list_s_chunk_borders_fall_everywhere_in_its_separators(monkeypat
             for fault in (",", ", ,", " "):
                 spoilt = span[:at] + fault + span[at:]
                 assert skim._count(spoilt) == counted_by_copy(spoilt), (chunk, at, fault)
+
+
+# Data lists whose commas _count proves but whose values json refuses, or reads as no
+# finite number: counted as one value each, '[x]' was refused with 'data has 1 value but
+# shape [2, 3] needs 6' where the full read says the file is not valid JSON.
+NOT_NUMBERS = ["x", "1:2", "1.5-3e-2", "1.2.3", "1e-5e5", "1e5.5", "01", "-01", "0.5, .5",
+               "5.", "+1", "--1", "1e", "1e+", "-", "NaN", "1, -Infinity", "true, false",
+               "null", "1e999", "1" * 400 + ".0", '"nan", 1-2', "1,\n 2x"]
+NUMBERS = ["0, -0, 0.5, 10, -0e5, 1E-05, 2.5e+16, 1e-400", '"nan", -1e-05', "1,\n  2.5,\t3"]
+
+
+def json_numbers(span):
+    """Does json read every value of the list as a finite number, or as "nan", "inf",
+    "-inf"?"""
+    try:
+        values = json.loads(f"[{span}]", parse_constant=float)
+    except ValueError:
+        return False
+    return all(v in ("nan", "inf", "-inf") if isinstance(v, str) else
+               type(v) is int or type(v) is float and math.isfinite(v) for v in values)
+
+
+@pytest.mark.parametrize("span", NOT_NUMBERS + NUMBERS)
+def test_a_refusal_by_the_count_of_a_list_json_refuses_is_the_full_read_s(span, monkeypatch):
+    assert skim._count(span) is not None           # its commas are proved
+    assert skim._numbers(span, 0, len(span)) == json_numbers(span) == (span in NUMBERS)
+    d = base()
+    data = json.dumps(node(d, "b")["value"]["data"])
+    text = json.dumps(d).replace(data, f"[{span}]")
+    expected = full_read_error(text, True, monkeypatch)   # b's shape needs 6 values
+    with pytest.raises(DocumentError) as info:
+        fileformat.loads(text)
+    assert str(info.value) == expected
+
+
+def test_an_exponent_that_may_be_too_large_is_no_proof():
+    """Three digits, not negative, or more than LONGEST bytes: the full read decides."""
+    for span in ("1e100", "1e+308", "1" * (skim.LONGEST + 1)):
+        assert json_numbers(span) and not skim._numbers(span, 0, len(span))
+
+
+NUMBER_TOKENS = ["1.5", "-3e-2", "7", "0", "-0", "0.25", "1e-05", "1e+16", "12E3", '"nan"',
+                 "01", "-01", "1.2.3", "1e5e5", ".5", "5.", "+1", "--1", "1-2", "x", "true",
+                 "1e999", "NaN", "1:2", "0e5", "00", "-", "e5", "1e", "1e-", "1e+"]
+
+
+@pytest.mark.parametrize("chunk", [3, 4, 5, 7, skim.CHUNK])
+def test_the_numbers_are_read_as_json_reads_them_across_chunk_borders(chunk, monkeypatch):
+    monkeypatch.setattr(skim, "CHUNK", chunk)
+    rng = np.random.default_rng(chunk)
+    for _ in range(300):
+        span = rng.choice([", ", ",", " , ", ",\n  "]).join(
+            rng.choice(NUMBER_TOKENS) if rng.random() < 0.3 else NUMBER_TOKENS[i % 10]
+            for i in range(int(rng.integers(1, 12))))
+        if skim._count(span) is not None:
+            assert skim._numbers(span, 0, len(span)) == json_numbers(span), span
+        around = f'"data": [{span}], "x": [ 1 ,'   # read where it stands in a file
+        assert skim._numbers(around, 9, 9 + len(span)) == skim._numbers(span, 0, len(span))
+
+
+def test_a_large_refused_file_of_numbers_keeps_its_refusal():
+    """300,000 numbers as json.dumps writes them, in a shape they do not fill: refused by
+    the count, its numbers read by numpy over many chunks, not by json."""
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=300_000) * 10.0 ** rng.integers(-30, 30, 300_000)
+    d = base()
+    node(d, "b")["value"] = {"dtype": "float64", "shape": [7], "data": values.tolist()}
+    text = json.dumps(d)
+    assert "e-" in text and "e+" in text and len(text) > 20 * skim.CHUNK
+    with pytest.raises(DocumentError, match="data has 300000 values but shape"):
+        fileformat.loads(text)
+    middle = text.index(", ", len(text) // 2) + 2     # a value far into the list
+    spoilt = text[:middle] + "x" + text[middle:]
+    assert len(node(skim.outline(spoilt), "b")["value"]["data"]) == 300_000   # counted
+    with pytest.raises(DocumentError, match="not valid JSON"):
+        fileformat.loads(spoilt)

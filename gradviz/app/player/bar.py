@@ -21,6 +21,11 @@ STEP_MS = 1800          # one step at 1x while playing
 TRAVEL_MS = 900         # the cotangent's travel at 1x
 
 
+def _same(a, b):
+    """Are two (by identity, by value) states the same?"""
+    return len(a[0]) == len(b[0]) and all(x is y for x, y in zip(a[0], b[0])) and a[1] == b[1]
+
+
 class PlayerBar(BarStory, BarWidgets, QWidget):
     """First / back / play-pause / step / last, speed, the timeline of named steps, the caption."""
 
@@ -45,6 +50,8 @@ class PlayerBar(BarStory, BarWidgets, QWidget):
         self._computing = False         # a document just opened: its story not taken yet
         self.zoom_cap = None            # the most the step shown may be zoomed in: steady_zoom
         self._zoom_memo = None          # (what it holds for, {step index: zoom}): _neighbour_zooms
+        self._framed_as = None          # (the state the last frame left, what it returned): frame
+        self._laid_out_as = None        # the state the last layout that moved nothing left: lay_out
 
         self.animation = QVariantAnimation(self)
         self.animation.setStartValue(0.0)
@@ -154,22 +161,59 @@ class PlayerBar(BarStory, BarWidgets, QWidget):
         if self._whole and not self.framing:
             self.canvas.fit()
             return self.canvas.transform().m11()
-        self.lay_out()
-        self.zoom_cap = steady_zoom.zoom_cap(self.canvas, self.canvas.renderer, self._steps, self._index,
-                                             **self.framing, known=self._neighbour_zooms())
-        framing = dict(self.framing, max_zoom=self.zoom_cap)
-        framed = step_view.frame_step(self.canvas, self.canvas.renderer, step, **framing)
+        kept = self._framed_as
+        if kept is not None and _same(kept[0], self._framing_state()):
+            framed = kept[1]    # nothing it weighs changed since: it would frame the step as it is
+        else:
+            weighed = self._weighed()
+            framed = self._frame_anew(step)
+            self._framed_as = (self._framing_state(), framed) if _same(weighed, self._weighed()) else None
         self._pan = None
         if framed is not None and self.animation.state() == QVariantAnimation.State.Running:
             start = step_view.pan_start(self.canvas, self.canvas.renderer, step, *framed)
             if start is not None:     # the senders are out of the frame: start on them
                 self._pan = (step, start, framed[1])
                 self._follow(self.progress)
+        return None if framed is None else framed[0]
+
+    def _frame_anew(self, step):
+        """(zoom, centre) of `step` framed: its layout, zoom cap, view, rule card and overlay."""
+        self.lay_out()
+        self.zoom_cap = steady_zoom.zoom_cap(self.canvas, self.canvas.renderer, self._steps, self._index,
+                                             **self.framing, known=self._neighbour_zooms())
+        framing = dict(self.framing, max_zoom=self.zoom_cap)
+        framed = step_view.frame_step(self.canvas, self.canvas.renderer, step, **framing)
         overlay = getattr(self.canvas, "step_overlay", None)
         if overlay is not None and overlay.step is step:
             overlay.relayout()     # the formula card may have docked elsewhere
         self._note_formula()
-        return None if framed is None else framed[0]
+        return framed
+
+    def _weighed(self):
+        """(what `frame` weighs of the view it starts from and changes, by identity; ... by
+        value): the renderer, its layout, the arrow labels' scale at the zoom shown, the size
+        the cards read at. A frame that changed none of them starts the next from where it
+        started: framed again in the state it left, the step is framed as it is."""
+        c = self.canvas
+        return (c.renderer,), (c.label_scale(), c.readable_px, tuple(c.renderer.positions.items()),
+                               c.compact_layout, c.shortened_at)
+
+    def _framing_state(self):
+        """(what `frame` weighs and leaves, compared by identity; ... compared by value): the
+        step, story, renderer, its layout and docked rule card, the view's size, zoom, scroll
+        and label bounds, the framing. Where a frame finds the state a frame left that changed
+        nothing it weighs (`_weighed`), it would frame the step as it is (the player frames
+        each step 2 to 4 times as it is shown: on the step, after the canvas's fit, on
+        presentation mode's fit and resizes)."""
+        c = self.canvas
+        r, overlay = c.renderer, getattr(c, "step_overlay", None)
+        same = (self.step, self._steps, r, *r.cards.values(), None if overlay is None else overlay.step)
+        equal = (self._index, self._whole, dict(self.framing), tuple(r.positions.items()), r.docked_formula(),
+                 c.viewport().size(), c.transform(), c.sceneRect(), c.horizontalScrollBar().value(),
+                 c.verticalScrollBar().value(), c.label_bounds, c.readable_px, c.numbers_px,
+                 list(getattr(c, "edge_markers", None) or []), c.compact_layout, c.shortened_at, c._dirty,
+                 self.zoom_cap, self._formula_at)
+        return same, equal
 
     def _neighbour_zooms(self):
         """{step index: its zoom} as steady_zoom weighs the steps beside the one framed, kept
@@ -186,9 +230,25 @@ class PlayerBar(BarStory, BarWidgets, QWidget):
         """The canvas's own layout, as the steps are shown: unfolded where Fit to Window folded
         it to show it whole compact (at the framing's size: the same for every step), folded
         where that lets a step's cards be framed together at the legible size; the cards drawn
-        in full."""
+        in full. Laid out again only where something it weighs changed since a layout that
+        moved nothing (`_layout_state`): each step is framed 2 to 4 times, each layout ~5 ms."""
+        steps = self.steps
+        before, kept = self._layout_state(), self._laid_out_as
+        if kept is not None and _same(before, kept):
+            return
         self.canvas.relayout_unplaced(self.framing.get("readable_px", READABLE_PX), overview=False,
-                                      steps=step_groups(self.canvas.renderer, self.steps))
+                                      steps=step_groups(self.canvas.renderer, steps))
+        after = self._layout_state()
+        self._laid_out_as = after if _same(before, after) else None
+
+    def _layout_state(self):
+        """(what `lay_out` weighs, by identity; ... by value): the document, its renderer (its
+        cards' sizes and problems), the story, the cards' places, the view's size, the size
+        the layout reads at, the canvas's compact layout and its pending edit."""
+        c = self.canvas
+        return (c.controller.doc, c.renderer, self._story_steps), \
+            (tuple(c.positions.items()), c.viewport().size(), c.logicalDpiY(), self.framing.get("readable_px"),
+             c.compact_layout, c.shortened_at, c._dirty)
 
     def _note_formula(self):
         """Remember where the step's formula card is (the canvas's renderer, and where it

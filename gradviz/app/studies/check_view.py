@@ -152,7 +152,7 @@ class GradientCheckView(StudyView):
                    f"<b>∂{_html(check.loss_name)} / ∂{_html(check.entry_name)}</b>: "
                    f"backward pass {long_number(check.backward)(check.backward)}. "
                    f"{_html(check.verdict(_verdict_format(check)))}")
-        rows = [r for r in check.rows if r.relative > 0 and np.isfinite(r.relative)]
+        rows = [r for r in steps_down(check) if r.relative > 0]     # drawn, largest h first
         exact = [r for r in check.rows if r.relative == 0]
         logs_h = np.log10([r.h for r in rows]) if rows else np.zeros(0)
         logs_e = np.log10([r.relative for r in rows]) if rows else np.zeros(0)
@@ -306,17 +306,27 @@ def guide_drawn(check):
     return drawable and not check.undecided and not (check.passed and shape(check) == "rounding")
 
 
+def steps_down(check):
+    """The rows of finite error, largest h first (a document's own steps may come in any order)."""
+    return sorted((r for r in check.rows if math.isfinite(r.relative)), key=lambda r: -r.h)
+
+
 def shape(check):
-    """Where the best step lies among the steps (largest h first): 'v' inside them (truncation
-    above it, rounding below), 'rounding' at the largest h (no smaller h does better),
-    'truncation' at the smallest (it still falls); None without a best step."""
-    best = check.best
-    rows = [r for r in check.rows if math.isfinite(r.relative)]
+    """Where the best step lies, by what the errors mean, not by which row happens to be the
+    least (among errors of rounding's size that is chance: on another CPU lesson 1's error
+    at h = 0.01 came out 0, and the view drew a V): 'rounding' where truncation does not show,
+    the error at the largest h within the forward pass's rounding (GradientCheck.rounding,
+    about ε·|L|/h; truncation then stays below it at every smaller h), or no smaller h doing
+    better; 'v' where it is above it (truncation) and rounding takes over at a smaller h, the
+    best step; 'truncation' where the best step is the smallest and its error is still above
+    its rounding. None without a best step."""
+    best, rows = check.best, steps_down(check)
     if best is None or len(rows) < 2:
         return None
-    if best is rows[0]:
+    first, last = rows[0], rows[-1]
+    if best is first or not first.error > check.rounding(first):
         return "rounding"
-    return "truncation" if best is rows[-1] else "v"
+    return "truncation" if best is last and last.error > check.rounding(last) else "v"
 
 
 def explanation(check):
@@ -334,20 +344,8 @@ def explanation(check):
     elif best is None:
         where = (f"For a correct rule the best {h} is where they meet, the bottom of a V; here no "
                  f"{h} brings the error below {alone(check.tolerance)}, so none is ringed.")
-    elif best.relative == 0:
-        where = (f"Here {h} = {h_text(best.h)} gives error 0, which a log axis has no place for: "
-                 f"it is drawn as the triangle on the plot's floor, marked “{EXACT_LABEL}” and "
-                 "ringed. The "
-                 f"truncation part vanishes for this loss over ±{h} (central differences are "
-                 "exact where it is at most quadratic, as a relu network is between its "
-                 "kinks), so only rounding is left, and there is no V.")
     elif where_v == "rounding":
-        second = check.rows[1].h
-        where = (f"Here no smaller {h} does better than the largest, {h} = {h_text(best.h)}: by "
-                 f"{h} = {h_text(second)} the error is already at least 100 times its truncation "
-                 f"part, so it is rounding, and the best {h} is the largest step tried (ringed); "
-                 f"no V and no {h}² line show (a loss with little third derivative along this "
-                 "entry, or none, as a matmul summed, has little truncation to show).")
+        where = _rounding_words(check, best, h)
     elif where_v == "truncation":
         where = (f"Here the error still falls at the smallest {h} = {h_text(best.h)}: rounding "
                  f"has not caught up with truncation yet, so the best {h} is the smallest (ringed) "
@@ -355,6 +353,10 @@ def explanation(check):
                  "the V's rising arm lies beyond the steps tried.")
     else:
         where = f"The best {h} is where they meet, the bottom of the V (ringed)."
+    if best is not None and best.relative == 0:
+        where += (f" The ringed {h} = {h_text(best.h)} gives error 0, which a log axis has no "
+                  f"place for: it is drawn as the triangle on the plot's floor, marked "
+                  f"“{EXACT_LABEL}”.")
     guide = " (the dashed line of slope 2)" if guide_drawn(check) else ""
     backward = long_number(check.backward)(check.backward)
     c, b = check.letters["c"], check.letters["b"]
@@ -372,6 +374,24 @@ def explanation(check):
             + (f" In float32 rounding takes over at far larger {h} than in float64 (ε = "
                f"{alone(np.finfo(np.float64).eps)}): gradient checks are usually run in float64."
                if check.dtype == "float32" else ""))
+
+
+def _rounding_words(check, best, h):
+    """Where truncation does not show (shape 'rounding'): why the best step is where it is."""
+    first, second = steps_down(check)[:2]
+    little = (f"no V and no {h}² line show (a loss with little third derivative along this "
+              "entry, or none, as a matmul summed, has little truncation to show).")
+    if best is first and best.relative > 0:
+        return (f"Here no smaller {h} does better than the largest, {h} = {h_text(best.h)}: by "
+                f"{h} = {h_text(second.h)} the error is already at least 100 times its truncation "
+                f"part, so it is rounding, and the best {h} is the largest step tried (ringed); "
+                + little)
+    return (f"Here truncation does not show: already at the largest {h}, {h} = "
+            f"{h_text(first.h)}, the error is within what rounding alone gives (about "
+            f"ε·|{loss_symbol(check)}|/{h}), and truncation shrinks 100 times for each 10 times "
+            f"smaller {h} while rounding grows, so the errors scatter with rounding and the "
+            f"least of them, at {h} = {h_text(best.h)} (ringed), is where rounding happened to "
+            "land lowest; " + little)
 
 
 def _table(check):

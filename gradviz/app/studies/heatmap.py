@@ -113,6 +113,7 @@ class Heatmap(QWidget):
         self._nonnegative = False
         # optional (row, col) -> the readout's text, or its forms longest first (Readout)
         self.describe = None
+        self._said = None        # (what the readout's words were for, by identity; ... by value): _say
         self.graphics = pg.GraphicsLayoutWidget()
         self.plot = self.graphics.addPlot(axisItems={"left": IndexAxis("left"),
                                                      "bottom": IndexAxis("bottom"),
@@ -424,7 +425,16 @@ class Heatmap(QWidget):
         return (f"{where}: {value}",)
 
     def _say(self, row, col):
+        """The readout names the cell (`cell_forms`); a move within the cell it names already
+        leaves it as it is: a 40 x 40 Hessian's readout was worded and measured afresh at
+        every mouse move, 1-3 ms each."""
+        same, equal = (self.matrix, self.describe, self.readout.forms), \
+            (row, col, self._names, self.row_shape, self.col_shape)
+        said = self._said
+        if said is not None and all(a is b for a, b in zip(said[0], same)) and said[1] == equal:
+            return
         self.readout.say(self.cell_forms(row, col))
+        self._said = ((self.matrix, self.describe, self.readout.forms), equal)
 
     def _on_line_mouse(self, pos):
         if self.mode == "heatmap" or not self.line_plot.sceneBoundingRect().contains(pos):

@@ -58,14 +58,20 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     if a._value.ndim < 2 or b._value.ndim < 2:
         raise ValueError(
             f"matmul needs tensors of rank >= 2, got shapes {tuple(a.shape)} and {tuple(b.shape)}")
-    k_a = a._value.shape[-2 if ta else -1]
-    k_b = b._value.shape[-1 if tb else -2]
-    if k_a != k_b:
-        raise ValueError(
-            f"matmul shapes do not match: a has shape {tuple(a.shape)}"
-            f"{' (transposed)' if ta else ''}, b has shape {tuple(b.shape)}"
-            f"{' (transposed)' if tb else ''}; inner dimensions {k_a} and {k_b} differ")
-    return apply(MATMUL, (a, b), MATMUL_ATTRS[ta, tb])
+    try:
+        return apply(MATMUL, (a, b), MATMUL_ATTRS[ta, tb])
+    except ValueError:
+        # the inner dimensions asked only when the product fails (numpy's error names
+        # them too): two numpy shape tuples fewer on every call
+        k_a = a._value.shape[-2 if ta else -1]
+        k_b = b._value.shape[-1 if tb else -2]
+        if k_a != k_b:
+            raise ValueError(
+                f"matmul shapes do not match: a has shape {tuple(a.shape)}"
+                f"{' (transposed)' if ta else ''}, b has shape {tuple(b.shape)}"
+                f"{' (transposed)' if tb else ''}; inner dimensions {k_a} and {k_b} differ"
+            ) from None
+        raise
 
 
 # -- einsum -------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import numpy as np
 from .. import backend, kernels, tracing
 from ..axes import axes_from_end, axis_index
 from ..errors import InvalidArgumentError
-from ..dtypes import as_dtype, int64
+from ..dtypes import FLOAT32, as_dtype, int64
 from ..execute import apply, tensors
 from ..registry import define_op, get_op, no_gradient
 from . import math as M
@@ -37,10 +37,18 @@ def _reducer(type, forward, rule, formula, ordered=False):
     """`ordered`: the axes keep the order the call names them in (Prod's gradient
     flattens them in that order, as TF's does)."""
     op = define_op(type, forward, rule, (formula,))
+    whole = {}  # rank -> the attrs of a whole reduction, shared (an op's attrs are read only)
 
     def fn(input_tensor, axis=None, keepdims=False, name=None):
         (x,) = tensors(input_tensor)
-        axes = normalize_axes(axis, x.ndim, ordered)
+        if axis is None and keepdims is False:  # the common call: its attrs made once a rank
+            ndim = x._value.ndim
+            attrs = whole.get(ndim)
+            if attrs is None:
+                attrs = whole[ndim] = {"axis": normalize_axes(None, ndim, ordered),
+                                       "keepdims": False}
+            return apply(op, (x,), attrs)
+        axes = normalize_axes(axis, x._value.ndim, ordered)
         return apply(op, (x,), {"axis": axes, "keepdims": bool(keepdims)})
     return op, fn
 
@@ -56,7 +64,8 @@ def _np_sum(x, axis, keepdims):
 
 def _np_mean(x, axis, keepdims):
     n = _count(x, axis)
-    if x.dtype.kind == "f" and x.dtype.itemsize >= 4 and n:
+    dtype = x.dtype
+    if (dtype is FLOAT32 or (dtype.kind == "f" and dtype.itemsize >= 4)) and n:
         # np.mean's own arithmetic (a float32/64 sum, then one division), without its
         # ~4 us of Python; float16 and integers keep np.mean's wider accumulator.
         total = np.add.reduce(x, axis=axis, keepdims=keepdims)
@@ -94,6 +103,8 @@ def _np_prod(x, axis, keepdims):
 
 
 def _count(x, axes):
+    if type(x) is np.ndarray and len(axes) == x.ndim:  # every axis (they are distinct)
+        return x.size
     shape = tuple(x.shape)
     n = 1
     for a in axes:

@@ -6,10 +6,13 @@ path (lesson 31) said 'Chain of 1 Jacobian … forward 0, reverse 0, both orders
 same' over empty 0..1 bars. A scalar's H is said as one number (∂²Σy/∂delta²), one
 eigenvalue as a value, and a chain of one Jacobian does not apply, with the reason."""
 import numpy as np
+import pytest
 
 from gradviz.app import studies as views
 from gradviz.graph.document import Port
 from test_views import opened
+
+pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
 
 
 def _words(view):

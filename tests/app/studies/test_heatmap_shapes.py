@@ -353,6 +353,29 @@ def test_the_readout_says_the_longest_form_its_width_holds_and_wraps_none_that_i
     assert readout.text() == forms[2] and readout.heightForWidth(readout.width()) > readout.minimumHeight()
 
 
+def test_a_move_within_the_cell_the_readout_names_words_it_no_more(qtbot):
+    """Each mouse move over a heatmap worded and measured its cell's readout afresh (a
+    40 x 40 Hessian's, 1-3 ms a move); within the cell the readout names it stays as it is,
+    and is worded again for another cell, after the pointer left, or for new words."""
+    heatmap = shown(qtbot, Heatmap(), (900, 300))
+    heatmap.set_matrix(np.array([[1.0, -2.0], [3.0, 4.0]]))
+    worded = []
+    heatmap.describe = lambda r, c: worded.append((r, c)) or (f"H[{r}, {c}] = {heatmap.matrix[r, c]:g}",)
+    box, readout = heatmap.plot.getViewBox(), heatmap.readout
+
+    def hover(x, y):
+        heatmap._on_mouse(box.mapViewToScene(QPointF(x, y)))
+        return readout.text()
+    assert [hover(x, y) for x, y in ((0.8, 0.1), (1.2, -0.3), (0.7, 0.4))] == ["H[0, 1] = -2"] * 3
+    assert worded == [(0, 1)]
+    assert hover(0.1, 1.2) == "H[1, 0] = 3" and hover(1.0, 0.0) == "H[0, 1] = -2"
+    readout.setText(" ")                # the pointer left
+    assert hover(1.1, 0.1) == "H[0, 1] = -2"
+    heatmap.describe = lambda r, c: (f"entry {r}, {c}",)
+    assert hover(0.9, -0.1) == "entry 0, 1"
+    assert worded == [(0, 1), (1, 0), (0, 1), (0, 1)]
+
+
 @pytest.mark.parametrize("cls, sample", [(BatchJacobianView, "001_batchnorm_pitfall"),
                                          (JacobianView, "001_batchnorm_pitfall"),
                                          (HessianView, "001_hessian_newton")])

@@ -18,6 +18,8 @@ from test_study_docks import _open, window
 from test_study_labels import CASES
 from test_study_plots import view_texts
 
+pytestmark = pytest.mark.numeric  # computed numbers: .ci/run repeats it as other CPUs compute
+
 _ = window   # the fixture, shared with test_study_docks
 
 E_FORM = re.compile(r"\d[eE][+-]?\d")
