@@ -55,6 +55,15 @@ def frame_cuts(view, renderer, step, framed, nodes):
     return [n for n in renderer.doc.nodes if n not in keep and cut_cards(seen, [whole_card(renderer, n)])]
 
 
+def nameless_cuts(view, renderer, framed):
+    """The nodes whose cards the view at `framed` (zoom, centre) cuts, by a pixel or more, with
+    their names (`name_rect`) out of it: boxes nobody can name."""
+    seen, px = seen_rect(view, *framed), 1.0 / framed[0]
+    named = seen.adjusted(-px, -px, px, px)
+    return [n for n in renderer.doc.nodes
+            if cut_cards(seen, [renderer.rect(n)], by=px) and not named.contains(name_rect(renderer, n))]
+
+
 def off_centre(picture, seen):
     """How far (share of the view, the larger of across and down) `picture`'s centre lies
     from the centre of the view `seen`."""

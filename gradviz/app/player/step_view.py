@@ -41,7 +41,7 @@ from ...story.formula_parts import operand_title
 from ...render.involved import involved_nodes
 from . import docking
 from .card_rects import arrow_rects, box, card_as, card_rect, name_strip, ringed_card, step_items, whole_card
-from .settle import frame_cuts, frame_shows, off_centre, seen_rect, settle, shown_whole
+from .settle import frame_cuts, frame_shows, nameless_cuts, off_centre, seen_rect, settle, shown_whole
 
 MAX_ZOOM = 1.25
 MARGIN = 24.0           # screen pixels kept free around what is framed
@@ -533,6 +533,34 @@ def slide_frame(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM
         framed = _seed_slide(view, renderer, step, framed, extra, nodes, (readable_px, max_zoom, fill, floor_px, rule_px))
     if framed is None:      # the step's own cards, down to the legible size where they must
         framed = _framed(view, renderer, step, readable_px, max_zoom, fill, READABLE_PX, rule_px=rule_px)
+    if framed is not None and fill is not None:
+        framed = _uncut(view, renderer, step, framed, (readable_px, max_zoom, fill, rule_px))
+    return framed
+
+
+def _uncut(view, renderer, step, framed, how):
+    """(zoom, centre) of a slide framed at `framed` that cuts cards with their names out of
+    view (`nameless_cuts`: no pan the settle allows dropped them), framed smaller to show them
+    whole with all it shows whole, where that leaves fewer such cuts: nets_1_conv_transpose's
+    step 2 at 1920 x 1080, y alone and its rule card at 21 px, cut 'input image' at the top,
+    its name out of view, where the whole graph shows at 16.2 px. Down to the rule card's
+    least size (`rule_px`, one level under the back row's), not the slides' floor: the tiny
+    CNN's step 7 at 1280 x 800 went from 14 px to 11.3 px to show one card whole (its name is
+    pinned in view where it stays cut: pinned_names)."""
+    cut = nameless_cuts(view, renderer, framed)
+    if not cut:
+        return framed
+    readable_px, max_zoom, fill, rule_px = how
+    seen = seen_rect(view, *framed).adjusted(-0.5, -0.5, 0.5, 0.5)
+    involved = involved_nodes(renderer, step)
+    shown = [n for n in renderer.doc.nodes if n not in involved and seen.contains(whole_card(renderer, n))]
+    nodes = shown + cut
+    docked = renderer.docked_formula()
+    wider = _framed(view, renderer, step, readable_px, max_zoom, fill, rule_px, nodes, rule_px)
+    if wider is not None and frame_shows(view, renderer, step, wider, nodes) \
+            and len(nameless_cuts(view, renderer, wider)) < len(cut):
+        return wider
+    renderer.dock_formula(*(docked or (None, None)))     # (as the slide kept docked it)
     return framed
 
 
