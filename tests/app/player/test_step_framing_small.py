@@ -22,7 +22,9 @@ The window is set to 1920 x 1080 until it holds (`present`): before, the test pl
 full-screen state shrank it to 961 x 832 and the steps were framed in a 961 x 360 view.
 The step's items include the cards its caption or rule card names (step_view.named_nodes:
 lesson 13's '∂y/∂x' names x and y, so its slides show the chain x, xx, y, t1.gradient(y, x),
-as wide as the screen)."""
+as wide as the screen), and on a seed slide the cards that feed its target (step_view.seed_context,
+which it shows where they fit: 001_higher_order's seed slide shows its whole chain, y and x with
+t1.gradient(y, x), as framing_misses counts them among what a slide keeps in view)."""
 import json
 
 import pytest
@@ -62,8 +64,9 @@ def _misses(w, path):
         where = (path.stem, step.index + 1, step.title)
         port = c.viewport().rect()
         seen = c.visible_rect().adjusted(-0.5, -0.5, 0.5, 0.5)     # the scroll bars' whole pixels
-        named = [n for n in step_view.named_nodes(r, step) if n not in step_view.involved_nodes(r, step)]
-        items = card_rects.involved_cards(r, step, named) + card_rects.arrow_rects(r, step)
+        involved = step_view.involved_nodes(r, step)
+        named = [n for n in step_view.named_nodes(r, step) + step_view.seed_context(r, step) if n not in involved]
+        items = card_rects.involved_cards(r, step, list(dict.fromkeys(named))) + card_rects.arrow_rects(r, step)
         formula = step_view.render_painter.formula_rect(r, step)
         if formula is not None:
             items.append(formula)
