@@ -627,6 +627,7 @@ def edge_markers(renderer, nids, seen):
 
 
 REFIT_GAIN = 1.1       # a slide's picture this much larger in its view is shown that large
+WHOLE_GAIN = 1.05      # ... this much, where it is the whole graph, the step's items with it
 OFF_CENTRE = 0.05      # ... and centred where its margins differ by more than this of the view
 REFITS = 4             # ... zoomed and panned again at most this many times
 
@@ -637,7 +638,11 @@ def _refit(view, renderer, step, zoom, centre, cap, extra=()):
     all the step's items, then settled again, until that is stable. The frame's zoom and
     centre were chosen for more than the settle's pan kept in view: the seed slide of lesson
     26 at 1920 x 1080 left room for a neighbour that the pan then dropped, attention's was
-    centred on the whole graph's height, and each left a third of the screen empty."""
+    centred on the whole graph's height, and each left a third of the screen empty. A picture
+    of the whole graph is shown larger where it fits WHOLE_GAIN larger (001_higher_order's step
+    16 at 1920 x 1080, docked at the back row's size, fit 1.086 times larger); one of part of
+    it only REFIT_GAIN larger: zoomed in, the pan drops more of what it cut (nets_1_conv_transpose's
+    seed slide went from 1.95 to 2.53, three times zoomed in, next to a step at 1.43)."""
     port = view.viewport().rect()
     width, height = max(1.0, port.width() - 2 * MARGIN), max(1.0, port.height() - 2 * MARGIN)
     for _ in range(REFITS):
@@ -645,7 +650,9 @@ def _refit(view, renderer, step, zoom, centre, cap, extra=()):
         if picture is None:
             break
         larger = min(cap, fit_zoom(picture, width, height))
-        if larger > zoom * REFIT_GAIN:
+        seen = seen_rect(view, zoom, centre).adjusted(-0.5 / zoom, -0.5 / zoom, 0.5 / zoom, 0.5 / zoom)
+        graph = every and all(seen.contains(whole_card(renderer, n)) for n in renderer.doc.nodes)
+        if larger > zoom * (WHOLE_GAIN if graph else REFIT_GAIN):
             zoom = larger
         elif not every or off_centre(picture, seen_rect(view, zoom, centre)) <= OFF_CENTRE:
             break

@@ -3,6 +3,8 @@ that card whole, smaller, down to the rule card's least size (step_view._uncut).
 from framing_misses import _nameless
 from PySide6.QtCore import QCoreApplication
 
+from app_ui import settle_presentation
+
 from gradviz.app.player import card_rects, step_view
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render.legible import READABLE_PX
@@ -25,10 +27,7 @@ def test_a_slide_that_would_cut_a_card_without_its_name_shows_it_whole(open_wind
     for step in p.steps:
         w.presentation.go(step.index)
         p.finish_animation()
-        for _ in range(3):
-            QCoreApplication.processEvents()
-            while w.presentation._fit_pending:
-                QCoreApplication.processEvents()
+        settle_presentation(w)
         r = c.renderer
         name = {n: node.label or n for n, node in r.doc.nodes.items()}
         seen = c.mapToScene(c.viewport().rect()).boundingRect().adjusted(-0.5, -0.5, 0.5, 0.5)
