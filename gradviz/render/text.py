@@ -60,7 +60,7 @@ def glyph_pt(px, family=SANS):
     """The least point size (whole halves) whose digits and capitals are `px` pixels tall at
     96 dpi: a reader measures the glyph, not the font's size (DejaVu's digits are 0.76 of
     its pixel size: a 9 px font writes 6.9 px digits)."""
-    big = QFontMetricsF(_font(family, 150.0, False)).tightBoundingRect("0123456789").height() / 200.0
+    big = _metrics(family, 150.0, False).tightBoundingRect("0123456789").height() / 200.0
     return math.ceil(px / big * 0.75 * 2) / 2
 
 
