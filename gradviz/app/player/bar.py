@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QWidget
 from ...render import painter as render_painter
 from ...render.involved import step_groups
 from ...render.legible import READABLE_PX
+from ..kept_state import unchanged
 from . import fit_dock, steady_zoom, step_view
 from .bar_story import BarStory
 from .bar_widgets import SPEEDS, BarWidgets
@@ -19,11 +20,6 @@ from .pinned_names import PinnedNames
 
 STEP_MS = 1800          # one step at 1x while playing
 TRAVEL_MS = 900         # the cotangent's travel at 1x
-
-
-def _same(a, b):
-    """Are two (by identity, by value) states the same?"""
-    return len(a[0]) == len(b[0]) and all(x is y for x, y in zip(a[0], b[0])) and a[1] == b[1]
 
 
 class PlayerBar(BarStory, BarWidgets, QWidget):
@@ -162,12 +158,12 @@ class PlayerBar(BarStory, BarWidgets, QWidget):
             self.canvas.fit()
             return self.canvas.transform().m11()
         kept = self._framed_as
-        if kept is not None and _same(kept[0], self._framing_state()):
+        if kept is not None and unchanged(kept[0], self._framing_state()):
             framed = kept[1]    # nothing it weighs changed since: it would frame the step as it is
         else:
             weighed = self._weighed()
             framed = self._frame_anew(step)
-            self._framed_as = (self._framing_state(), framed) if _same(weighed, self._weighed()) else None
+            self._framed_as = (self._framing_state(), framed) if unchanged(weighed, self._weighed()) else None
         self._pan = None
         if framed is not None and self.animation.state() == QVariantAnimation.State.Running:
             start = step_view.pan_start(self.canvas, self.canvas.renderer, step, *framed)
@@ -234,12 +230,12 @@ class PlayerBar(BarStory, BarWidgets, QWidget):
         moved nothing (`_layout_state`): each step is framed 2 to 4 times, each layout ~5 ms."""
         steps = self.steps
         before, kept = self._layout_state(), self._laid_out_as
-        if kept is not None and _same(before, kept):
+        if unchanged(kept, before):
             return
         self.canvas.relayout_unplaced(self.framing.get("readable_px", READABLE_PX), overview=False,
                                       steps=step_groups(self.canvas.renderer, steps))
         after = self._layout_state()
-        self._laid_out_as = after if _same(before, after) else None
+        self._laid_out_as = after if unchanged(before, after) else None
 
     def _layout_state(self):
         """(what `lay_out` weighs, by identity; ... by value): the document, its renderer (its

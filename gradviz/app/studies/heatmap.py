@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, 
 
 from ...engine.errors import counted
 from ...story.numbers import alone
+from ..kept_state import unchanged
 from . import plot_colours
 from .plot_style import (DIVERGING, FONT_PT, LABEL_OVERHANG, IndexAxis, diverging_colormap, forms,
                          relabel, sequential_colormap, style_plot, text_width)
@@ -428,13 +429,12 @@ class Heatmap(QWidget):
         """The readout names the cell (`cell_forms`); a move within the cell it names already
         leaves it as it is: a 40 x 40 Hessian's readout was worded and measured afresh at
         every mouse move, 1-3 ms each."""
-        same, equal = (self.matrix, self.describe, self.readout.forms), \
-            (row, col, self._names, self.row_shape, self.col_shape)
-        said = self._said
-        if said is not None and all(a is b for a, b in zip(said[0], same)) and said[1] == equal:
+        state = ((self.matrix, self.describe, self.readout.forms),
+                 (row, col, self._names, self.row_shape, self.col_shape))
+        if unchanged(self._said, state):
             return
         self.readout.say(self.cell_forms(row, col))
-        self._said = ((self.matrix, self.describe, self.readout.forms), equal)
+        self._said = ((self.matrix, self.describe, self.readout.forms), state[1])  # the forms said
 
     def _on_line_mouse(self, pos):
         if self.mode == "heatmap" or not self.line_plot.sceneBoundingRect().contains(pos):
