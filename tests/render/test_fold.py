@@ -5,6 +5,8 @@ import math
 import random
 import sys
 
+import pytest
+
 from gradviz.graph.document import Document, Node, Port
 from gradviz.render import fold
 from gradviz.render.fold import CARD_PAD, CARD_TOP, CUTS_TRIED, FOLD_GAP, LANE_GAP, WRAP_ROOM, _cuts, stacked
@@ -262,6 +264,9 @@ def _random_graph(rng):
     return boxes, columns, room, edges
 
 
+@pytest.mark.cpu_independent("fold.py's and spots.free_places' arithmetic on box edges: + − × ÷ and "
+                             "comparisons of floats, one by one (no BLAS, no libm, no float sums "
+                             "reordered), which every CPU rounds alike")
 def test_the_fold_is_the_one_the_old_exhaustive_search_found():
     """3,000 random graphs and rooms: `folded` (rows cut by one dynamic program over the
     rows, the runs a row may hold found by bisection) gives exactly the layout the old

@@ -120,32 +120,47 @@ def _samples():
     return sorted(p.stem for p in Path(SAMPLES_DIR).glob("*.json"))
 
 
+_WALKED = {}   # the walk below, once per process: title -> (samples shown, {sample: faults})
+
+
+def _walked(qtbot, window, monkeypatch):
+    """All six studies open (their tabs beside the palette), each sample opened in turn and
+    each study brought to the front of it: {title: (how many samples it applies to,
+    {sample: what of it cannot be read})}. One walk for the six tests below: a sample is
+    opened once, not once per study (the opening was most of each test's 25 s). The study
+    is computed as soon as a sample opens, not DEBOUNCE_MS later (the wait between a
+    user's edits is no part of how it reads): 216 waits of 120 ms were a third of this
+    file's time."""
+    if not _WALKED:
+        monkeypatch.setattr(_base, "DEBOUNCE_MS", 0)
+        w = window("001_hessian_newton", (1280, 800))
+        for title in STUDY_TITLES:
+            _open(qtbot, w, title)
+        shown, found = dict.fromkeys(STUDY_TITLES, 0), {title: {} for title in STUDY_TITLES}
+        for sample in _samples():
+            w.controller.open(f"samples/{sample}.json")
+            for title in STUDY_TITLES:
+                w.show_study(title)
+                view = w.study_docks[title].view
+                _settled(qtbot, view)
+                if view.result is None:
+                    continue
+                laid_out(qtbot, w)       # the view's parts refit once laid out
+                shown[title] += 1
+                faults = unread(w, title)
+                if faults:
+                    found[title][sample] = faults
+        _WALKED.update({title: (shown[title], found[title]) for title in STUDY_TITLES})
+    return _WALKED
+
+
 @pytest.mark.slow      # a walk over every sample: xdist starts it first (tests/conftest.py)
+@pytest.mark.walk("studies at 1280 x 800")
 @pytest.mark.parametrize("title", STUDY_TITLES)
 def test_every_study_reads_from_every_sample_without_scrolling_at_1280(qtbot, window, title, monkeypatch):
-    """All six studies open (their tabs beside the palette), `title` in front, each sample in
-    turn: where the study applies, its headline, main plot and key words are in view. The
-    study is computed as soon as a sample opens, not DEBOUNCE_MS later (the wait between a
-    user's edits is no part of how it reads): 216 waits of 120 ms were a third of this file's
-    time."""
-    monkeypatch.setattr(_base, "DEBOUNCE_MS", 0)
-    w = window("001_hessian_newton", (1280, 800))
-    for other in STUDY_TITLES:
-        _open(qtbot, w, other)
-    dock = w.study_docks[title]
-    found, shown = {}, 0
-    for sample in _samples():
-        w.controller.open(f"samples/{sample}.json")
-        w.show_study(title)
-        view = dock.view
-        _settled(qtbot, view)
-        if view.result is None:
-            continue
-        laid_out(qtbot, w)       # the view's parts refit once laid out
-        shown += 1
-        faults = unread(w, title)
-        if faults:
-            found[sample] = faults
+    """`title` in front of the six studies, from each sample in turn: where the study
+    applies, its headline, main plot and key words are in view."""
+    shown, found = _walked(qtbot, window, monkeypatch)[title]
     assert shown, title
     assert not found, found
 
