@@ -97,12 +97,20 @@ def label_size(card, node, dpi=96.0, scale=1.0, problems=(), box_w=0.0):
         number_font = text.mono(type_pt(scale), bold=True)
         number_h = text.metrics(number_font).height() * dpi / 96.0
         height += _caption_h(dpi, scale) + max(THUMB_MIN, number_h) + PAD
-        # a number written ('2', 'all 0.000') is never shrunk under legible: its slot is as wide as it
-        numbers = [said(s.array, s.preview) for s in arrays]
-        widest = max((text.width(number_font, n) for n in numbers if n), default=0.0) * dpi / 96.0
+        widest = numbers_w(card, scale) * dpi / 96.0
         if widest:
             width = max(width, math.ceil(widest) * len(arrays) + PAD * (len(arrays) + 1))
     return width, height
+
+
+def numbers_w(card, scale=1.0):
+    """The width (pixels at 96 dpi) of the widest number `card` drawn compact writes instead
+    of a thumbnail ('2', 'all 0.000'), 0 for none: never shrunk under legible, its slot is
+    as wide as it, so its plate's width depends on it (the canvas paints the plate again
+    when it changes)."""
+    number_font = text.mono(type_pt(scale), bold=True)
+    numbers = [said(s.array, s.preview) for s in card.sections if s.array is not None]
+    return max((text.width(number_font, n) for n in numbers if n), default=0.0)
 
 
 def overhang(card, node, zoom, dpi=96.0, scale=1.0, problems=()):
