@@ -9,7 +9,7 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QPolygonF
 
-from .spots import segment_meets_rect
+from .spots import segment_meets_rect, segments_meet_boxes
 
 FAN_TAPER = 40.0    # how far from either end the paths of a fan-in along one edge part and meet again
 
@@ -28,6 +28,17 @@ class Track:
         steps = np.hypot(*np.diff(self.xy, axis=0).T) if len(self.xy) > 1 else np.zeros(0)
         self.running = np.concatenate([[0.0], np.cumsum(steps)])
         self.length = float(self.running[-1])
+        self._segments = None
+
+    def segments(self):
+        """(start, step, its squared length, lower and upper corner of its bounding box) of
+        every segment, (n - 1, 2) arrays computed once: the label placement weighs a track
+        against a thousand spots a step."""
+        if self._segments is None:
+            a, b = self.xy[:-1], self.xy[1:]
+            d = b - a
+            self._segments = (a, d, np.maximum((d * d).sum(axis=1), 1e-12), np.minimum(a, b), np.maximum(a, b))
+        return self._segments
 
     def beside(self, offset, taper=FAN_TAPER):
         """The track moved `offset` to its side (left of its direction when positive) along
@@ -59,8 +70,8 @@ class Track:
         """Whether the polyline passes through `rect`: the segments whose bounding boxes
         meet it (found with numpy) are then tested exactly."""
         x0, y0, x1, y1 = rect.left(), rect.top(), rect.right(), rect.bottom()
-        a, b = self.xy[:-1], self.xy[1:]
-        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        a, _, _, lo, hi = self.segments()
+        b = self.xy[1:]
         near = np.flatnonzero((hi[:, 0] >= x0) & (lo[:, 0] <= x1) & (hi[:, 1] >= y0) & (lo[:, 1] <= y1))
         return any(segment_meets_rect(*a[i], *b[i], x0, y0, x1, y1) for i in near.tolist())
 
@@ -71,17 +82,15 @@ class Track:
         if self.crosses(rect):
             return 0.0
         x0, y0, x1, y1 = rect.left(), rect.top(), rect.right(), rect.bottom()
-        a, b = self.xy[:-1], self.xy[1:]
         ends = self.xy
         dx = np.maximum(np.maximum(x0 - ends[:, 0], ends[:, 0] - x1), 0.0)
         dy = np.maximum(np.maximum(y0 - ends[:, 1], ends[:, 1] - y1), 0.0)
         best = float(np.min(np.hypot(dx, dy)))
-        d = b - a
-        length2 = np.maximum((d * d).sum(axis=1), 1e-12)
-        for cx, cy in ((x0, y0), (x1, y0), (x0, y1), (x1, y1)):   # a corner nearest a segment's middle
-            t = np.clip(((cx - a[:, 0]) * d[:, 0] + (cy - a[:, 1]) * d[:, 1]) / length2, 0.0, 1.0)
-            best = min(best, float(np.min(np.hypot(a[:, 0] + t * d[:, 0] - cx, a[:, 1] + t * d[:, 1] - cy))))
-        return best
+        a, d, length2, _, _ = self.segments()
+        cx, cy = np.array([[x0], [x1], [x0], [x1]]), np.array([[y0], [y0], [y1], [y1]])
+        # the corners (rows) nearest each segment's middle, all four at once
+        t = np.clip(((cx - a[:, 0]) * d[:, 0] + (cy - a[:, 1]) * d[:, 1]) / length2, 0.0, 1.0)
+        return min(best, float(np.min(np.hypot(a[:, 0] + t * d[:, 0] - cx, a[:, 1] + t * d[:, 1] - cy))))
 
     def within(self, rect, every=2.0):
         """The longest run of the track that lies in `rect` (sampled every `every` units),
@@ -127,11 +136,12 @@ class Track:
                                  np.stack([np.clip(ends[:, 0], rect.left(), rect.right()),
                                            np.clip(ends[:, 1], rect.top(), rect.bottom())], axis=1)[None]])
         tips = np.broadcast_to(ends[None], starts.shape)
-        lengths = np.hypot(*(tips - starts).reshape(-1, 2).T)
-        for k in np.argsort(lengths, kind="stable"):
-            a, b = starts.reshape(-1, 2)[k], tips.reshape(-1, 2)[k]
-            if clear(a, b):
-                return QPointF(*b), QPointF(*a)
+        starts, tips = starts.reshape(-1, 2), tips.reshape(-1, 2)
+        order = np.argsort(np.hypot(*(tips - starts).T), kind="stable")
+        free = np.flatnonzero(~segments_meet_boxes(starts[order], tips[order], boxes).any(axis=1))
+        if len(free):   # all at once: one by one, a thousand lines against every box took a fifth of a story's redraw
+            k = order[free[0]]
+            return QPointF(*tips[k]), QPointF(*starts[k])
         return QPointF(*xy[i]), QPointF(*inner[i])
 
     def head(self, distance):
