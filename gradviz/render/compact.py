@@ -17,10 +17,10 @@ from PySide6.QtGui import QColor, QPen, QTransform
 
 from ..graph.tensors import dims
 from ..story.numbers import number_format
-from . import heat_layout, preview, text
+from . import heat_layout, legible, preview, text
 from .cards import CORNER_R, dead_mark, mark_key, ports_height
 
-NAME_PT = SHAPE_PT = 7.0           # 9.3 pixels at 96 dpi: at least legible.READABLE_PX
+SHAPE_PT = 7.0                     # 9.3 pixels at 96 dpi: legible.READABLE_PX as a font's size
 PAD = 4.0                          # pixels around the text
 THUMB_MIN = 6.0                    # a thumbnail smaller than this (pixels) is left out
 PROBLEM_LINES = 3                  # a card's problems take at most this many lines
@@ -28,6 +28,13 @@ PROBLEM_LINES = 3                  # a card's problems take at most this many li
 # and shapes ('⚠ relu (a) 2×4, W2 (b) 3×2: matmul shapes do not match'); the name's width
 # alone (49 px, 5 zoom notches out of Fit to Window) held 'relu (a) 2×4, W2 …'.
 PROBLEM_W = 110.0
+
+
+def type_pt(scale=1.0):
+    """The point size of a compact card's text at `scale` (as label_lines takes it): its
+    digits and capitals at least legible.READABLE_PX tall as a reader measures them
+    (text.glyph_pt); SHAPE_PT's 9.3 px font wrote a shape's digits 7.1 px tall at Fit to Window."""
+    return max(SHAPE_PT * scale, text.glyph_pt(legible.READABLE_PX))
 
 
 def label_lines(card, node, scale=1.0):
@@ -38,15 +45,15 @@ def label_lines(card, node, scale=1.0):
     words promise the mark: at Fit to Window its compact cards had none). `scale`: the
     type's size over the least legible one (presentation mode reads from the back row)."""
     shape = dims(np.shape(card.value)) if card.value is not None else (node.op or node.kind)
-    lines = [(node.label or node.id, text.sans(NAME_PT * scale, bold=True), "header_text"),
-             (shape, text.sans(SHAPE_PT * scale), "muted")]
+    lines = [(node.label or node.id, text.sans(type_pt(scale), bold=True), "header_text"),
+             (shape, text.sans(type_pt(scale)), "muted")]
     mark = dead_mark(node, card.value, short=True) if card.mark else ""
-    return lines + ([(mark, text.sans(SHAPE_PT * scale), mark_key(mark))] if mark else [])
+    return lines + ([(mark, text.sans(type_pt(scale)), mark_key(mark))] if mark else [])
 
 
 def problem_font(scale=1.0):
     """The type of a compact card's problems: as legible as its name and shape."""
-    return text.sans(SHAPE_PT * scale)
+    return text.sans(type_pt(scale))
 
 
 def problem_texts(problems):
@@ -87,15 +94,23 @@ def label_size(card, node, dpi=96.0, scale=1.0, problems=(), box_w=0.0):
     height += _problems_h(problems, max(width, box_w), dpi, scale)
     arrays = [s for s in card.sections if s.array is not None]
     if arrays:
-        number_font = text.mono(SHAPE_PT * scale, bold=True)
+        number_font = text.mono(type_pt(scale), bold=True)
         number_h = text.metrics(number_font).height() * dpi / 96.0
         height += _caption_h(dpi, scale) + max(THUMB_MIN, number_h) + PAD
-        # a scalar's number is never shrunk under legible: its slot is as wide as the number
-        numbers = [said(s.array, s.preview) for s in arrays if np.size(s.array) == 1]
-        widest = max((text.width(number_font, n) for n in numbers if n), default=0.0) * dpi / 96.0
+        widest = numbers_w(card, scale) * dpi / 96.0
         if widest:
             width = max(width, math.ceil(widest) * len(arrays) + PAD * (len(arrays) + 1))
     return width, height
+
+
+def numbers_w(card, scale=1.0):
+    """The width (pixels at 96 dpi) of the widest number `card` drawn compact writes instead
+    of a thumbnail ('2', 'all 0.000'), 0 for none: never shrunk under legible, its slot is
+    as wide as it, so its plate's width depends on it (the canvas paints the plate again
+    when it changes)."""
+    number_font = text.mono(type_pt(scale), bold=True)
+    numbers = [said(s.array, s.preview) for s in card.sections if s.array is not None]
+    return max((text.width(number_font, n) for n in numbers if n), default=0.0)
 
 
 def overhang(card, node, zoom, dpi=96.0, scale=1.0, problems=()):
@@ -118,7 +133,7 @@ def content_px(card, node, zoom, dpi=96.0, scale=1.0, pending=frozenset(), probl
         return least
     inner = max(width, card.width * zoom) - 2 * PAD
     slot = (inner - PAD * (len(arrays) - 1)) / len(arrays)
-    number_h = text.metrics(text.mono(SHAPE_PT * scale, bold=True)).height() * dpi / 96.0
+    number_h = text.metrics(text.mono(type_pt(scale), bold=True)).height() * dpi / 96.0
     band = THUMB_MIN
     for array, shown in arrays:
         grid = None if said(array, shown) else _grid(array, shown)
@@ -289,7 +304,7 @@ def _label_block(dpi, scale, count=2):
     """Where `paint`'s loop over the `count` label lines (`label_lines`: the name, then
     lines in the shape's type) leaves y, below the card's top (pixels): the lines' fonts'
     heights, whatever their text."""
-    fonts = [text.sans(NAME_PT * scale, bold=True)] + [text.sans(SHAPE_PT * scale)] * (count - 1)
+    fonts = [text.sans(type_pt(scale), bold=True)] + [text.sans(type_pt(scale))] * (count - 1)
     return PAD / 2 + sum(text.metrics(font).height() * dpi / 96.0 + PAD / 2 for font in fonts)
 
 
@@ -349,7 +364,7 @@ def _own_name(port, title):
 @lru_cache(maxsize=64)
 def _caption_h(dpi, scale):
     """The height (pixels) of the captions' row above the thumbnails."""
-    return text.metrics(text.sans(SHAPE_PT * scale)).height() * dpi / 96.0
+    return text.metrics(text.sans(type_pt(scale))).height() * dpi / 96.0
 
 
 def _dpi(painter):
@@ -382,7 +397,7 @@ def _paint_thumbnails(painter, theme, card, area, pending, dpi=96.0, scale=1.0):
     if not shown or area.height() < caption_h + THUMB_MIN or area.width() < THUMB_MIN * len(shown):
         return
     slot = (area.width() - PAD * (len(shown) - 1)) / len(shown)
-    caption_font = text.sans(SHAPE_PT * scale)
+    caption_font = text.sans(type_pt(scale))
     for k, (caption, (_, colour, _)) in enumerate(zip(fitted_captions(card, pending, caption_font, slot * 96.0 / dpi),
                                                       shown)):
         painter.setFont(caption_font)
@@ -391,7 +406,7 @@ def _paint_thumbnails(painter, theme, card, area, pending, dpi=96.0, scale=1.0):
                          Qt.AlignmentFlag.AlignCenter, caption)
     area = area.adjusted(0, caption_h, 0, 0)
     painter.setRenderHint(painter.RenderHint.SmoothPixmapTransform, False)
-    number_font = text.mono(SHAPE_PT * scale, bold=True)
+    number_font = text.mono(type_pt(scale), bold=True)
     line_h = text.metrics(number_font).height() * dpi / 96.0
     for k, (array, colour, picture) in enumerate(shown):
         number = said(array, picture)

@@ -9,6 +9,7 @@ monospace ones keep it.
 """
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 from PySide6.QtCore import Qt
@@ -52,6 +53,15 @@ def _metrics(family, size, bold):
 def metrics(font):
     """The (shared) metrics of a font made by `sans` or `mono`."""
     return _metrics(font.family(), font.pointSizeF(), font.bold())
+
+
+@lru_cache(maxsize=None)
+def glyph_pt(px, family=SANS):
+    """The least point size (whole halves) whose digits and capitals are `px` pixels tall at
+    96 dpi: a reader measures the glyph, not the font's size (DejaVu's digits are 0.76 of
+    its pixel size: a 9 px font writes 6.9 px digits)."""
+    big = _metrics(family, 150.0, False).tightBoundingRect("0123456789").height() / 200.0
+    return math.ceil(px / big * 0.75 * 2) / 2
 
 
 @lru_cache(maxsize=4096)

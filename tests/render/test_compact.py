@@ -148,8 +148,8 @@ def test_every_sample_s_compact_cards_say_what_their_numbers_are(qapp):
             if not shown:
                 continue
             names = compact.captions(card)      # at a zoom where each fits its slot whole
-            widths = [text.width(text.sans(compact.SHAPE_PT), n) for n in names] + [
-                text.width(text.mono(compact.SHAPE_PT, bold=True), compact.said(s.array, s.preview) or "")
+            widths = [text.width(text.sans(compact.type_pt()), n) for n in names] + [
+                text.width(text.mono(compact.type_pt(), bold=True), compact.said(s.array, s.preview) or "")
                 for s in shown]                 # and each number too
             room = len(names) * (max(widths) + 2 * compact.PAD) + 2 * compact.PAD
             zoom = max(0.4, room / card.width)
@@ -259,7 +259,7 @@ def test_a_compact_card_writes_whole_words_or_fewer_of_them(qapp, zoom):
             written = texts[2:]             # after the name and the shape: captions, numbers
             for room in (20.0, 30.0, 45.0, 70.0):
                 grads = [t for t in compact.fitted_captions(renderer.cards[nid], frozenset(),
-                                                            text.sans(compact.SHAPE_PT), room) if t not in ("", "value")]
+                                                            text.sans(compact.type_pt()), room) if t not in ("", "value")]
                 assert len(set(grads)) == len(grads), (path.name, nid, room, grads)
             for name in names:
                 words = name.split()

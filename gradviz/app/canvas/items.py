@@ -253,7 +253,9 @@ class NodeItem(QGraphicsRectItem):
         badges = tuple(self.nid in nodes for nodes in roles)
         self.card = card
         if old is not None and problems == self.problems and badges == self._shown_badges \
-                and (old is card or renderer.renumbered.get(self.nid) is old or same_frame(old, card)):
+                and (old is card or renderer.renumbered.get(self.nid) is old or same_frame(old, card)) \
+                and (not self.view.compact or compact.numbers_w(old, self.view.compact_scale())
+                     == compact.numbers_w(card, self.view.compact_scale())):   # a compact plate as wide
             if old is not card and not same_numbers(old, card) \
                     and self._new_look(renderer, old, card, shown):
                 self.numbers.update()   # only the numbers changed, and how they look

@@ -85,14 +85,17 @@ def _port_names_under(c, formula):
 
 def _blank_bodies(c, r):
     """[(node, pixels)] of the cards drawn compact whose body runs further below their
-    content (at the step: a gradient pending takes no room) than a margin."""
+    content (at the step: a gradient pending takes no room; its problems' lines take
+    theirs: lesson 32's log_p, its NaN's words in 9 px digits, is taller than its full card)
+    than a margin."""
     if number_px(c.transform().m11(), c.logicalDpiY()) >= READABLE_PX:
         return []
     zoom, pending = c.transform().m11(), r.pending_ports()
     out = []
     for nid, node in r.doc.nodes.items():
         card = r.cards[nid]
-        blank = card.height * zoom - compact.content_px(card, node, zoom, c.logicalDpiY(), c.compact_scale(), pending)
+        blank = card.height * zoom - compact.content_px(card, node, zoom, c.logicalDpiY(), c.compact_scale(), pending,
+                                                        c.node_items[nid].compact_texts())
         if blank > EMPTY_PX and card.height > ports_height(card.n_inputs, card.n_outputs):
             out.append((nid, blank))
     return out

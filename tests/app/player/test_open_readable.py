@@ -158,7 +158,7 @@ def test_cards_are_compact_only_where_full_ones_would_not_read_and_every_digit_i
                     _settled(w)
                 dpi = c.logicalDpiY()
                 if _drawn_compact(c):
-                    font_px = compact.SHAPE_PT * c.compact_scale() * dpi / 72.0   # its numbers' type
+                    font_px = compact.type_pt(c.compact_scale()) * dpi / 72.0   # its numbers' type
                     if font_px < legible.READABLE_PX:
                         wrong.append((size, lesson.path.stem, when, "compact type", round(c.zoom_level(), 3)))
                     compact_at = c.zoom_level()
