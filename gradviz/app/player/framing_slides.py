@@ -148,11 +148,12 @@ def _refit(view, renderer, step, zoom, centre, cap, extra=()):
         if picture is None:
             break
         larger = min(cap, fit_zoom(picture, width, height))
-        seen = seen_rect(view, zoom, centre).adjusted(-0.5 / zoom, -0.5 / zoom, 0.5 / zoom, 0.5 / zoom)
+        shown = seen_rect(view, zoom, centre)
+        seen = shown.adjusted(-0.5 / zoom, -0.5 / zoom, 0.5 / zoom, 0.5 / zoom)
         graph = every and all(seen.contains(whole_card(renderer, n)) for n in renderer.doc.nodes)
         if larger > zoom * (WHOLE_GAIN if graph else REFIT_GAIN):
             zoom = larger
-        elif not every or off_centre(picture, seen_rect(view, zoom, centre)) <= OFF_CENTRE:
+        elif not every or off_centre(picture, shown) <= OFF_CENTRE:
             break
         moved = settle(view, renderer, step, zoom, picture.center(), extra, full=True)
         if moved == centre:
