@@ -3,7 +3,7 @@ vector-Jacobian product, summed where a tensor fans out, into the sources.
 
 With no tape recording, the rules run on numpy arrays (the fast path); under a
 recording tape they run as gradviz ops, so the gradient is differentiable in turn.
-An optional Observer receives each step (the story is told from it).
+An optional observer (observer.Observer) receives each step (the story is told from it).
 """
 import numpy as np
 
@@ -18,41 +18,6 @@ from .ops import shape as shape_ops
 from .recording import NEEDS_1, NEEDS_2, _state, stack
 from .registry import define_op
 from .tensor import Tensor, Variable, _next_id, convert_to_tensor, new_tensor
-
-
-class Observer:
-    """Receives each step of a backward pass. Subclass and override what you need.
-
-    The backward pass calls these only when an observer is attached.
-    """
-
-    def seed(self, target, cotangent, given):
-        """The cotangent a target starts with (`given`: from output_gradients)."""
-
-    def fan_in(self, tensor, contributions, total):
-        """Several consumers' contributions to one tensor, and their sum."""
-
-    def visit(self, op, upstream):
-        """An op is reached with the (summed) upstream cotangent of its output(s)."""
-
-    def contribution(self, op, index, cotangent):
-        """The op's local VJP gave `cotangent` for input `index` (None: no gradient)."""
-
-    def summed(self, op, index, shape):
-        """The rule gave input `index` of `op` a contribution of `shape` (the op's broadcast
-        output shape), summed over the broadcast axes to the input's shape (TF's
-        BroadcastGradientArgs and reduce_sum). Called before that input's `contribution`; it
-        belongs to the contribution of the same (op, index), not to whichever call comes next."""
-
-    def cut(self, op, index):
-        """Input `index` of op gets nothing because the op stops gradients."""
-
-    def off_tape(self, source):
-        """`source` is on no tape (never watched, not made by a recorded op): TF keeps no
-        gradient for it, whatever read it. Called before its accumulate."""
-
-    def accumulate(self, source, total):
-        """A source's final gradient (None when unconnected)."""
 
 
 def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, on_tape=None):
