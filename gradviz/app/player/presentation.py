@@ -68,6 +68,9 @@ class PresentationMode(QObject):
     def go(self, index):
         n = len(self.steps())
         index = max(-1, min(int(index), n - 1))
+        self.refresh(index)         # the band sized for the step first: the view it is framed in
+        for _ in range(2):
+            QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         self.player.set_index(index, animate=index >= 0 and index == self.index + 1)
         self.refresh()
 
@@ -209,11 +212,12 @@ class PresentationMode(QObject):
         self._saved = None
 
     # -- showing ---------------------------------------------------------------------------
-    def caption_text(self):
-        """(title, text) of the band: the step's, or the document's lesson's lead before step 0."""
+    def caption_text(self, index=None):
+        """(title, text) of the band: the step's, or the document's lesson's lead before step 0
+        (of step `index`, default the one shown)."""
         doc = self.window.controller.doc
         steps = self.steps()
-        i = self.index
+        i = self.index if index is None else index
         if 0 <= i < len(steps):
             step = steps[i]
             title = step.title or step.kind.replace("_", " ")
@@ -225,18 +229,20 @@ class PresentationMode(QObject):
             lesson = (lesson + "\n\n" if lesson else "") + "(This document has no backward pass to show yet.)"
         return doc.title or "Untitled", lesson
 
-    def refresh(self):
+    def refresh(self, index=None):
+        """The band shows step `index`'s caption (default the step shown), sized for it."""
         if self.band is not None:
-            self.band.show_text(*self.caption_text())
-            self._size_band()
+            self.band.show_text(*self.caption_text(index))
+            self._size_band(self.index if index is None else index)
 
-    def _size_band(self):
+    def _size_band(self, index):
         """Dock areas ignore height-for-width: give the band the height its wrapped text needs."""
         band = self.band
         width = self._band_width()
-        share = BAND_SHARE if self.player.step is not None else LESSON_BAND_SHARE
+        step = 0 <= index < len(self.steps())
+        share = BAND_SHARE if step else LESSON_BAND_SHARE
         limit = int(self.window.height() * share) if self.window.height() > 200 else 10 ** 6
-        lines = TITLE_LINES if self.player.step is not None else None     # a step's title
+        lines = TITLE_LINES if step else None     # a step's title
         height = band.fit_caption(width, limit, lines)     # above the limit the caption scrolls
         height = max(80, min(height, limit))
         if band.height() != height or band.minimumHeight() != height:
