@@ -416,13 +416,15 @@ class CanvasNavigation:
         self.follow_label_scale()
 
     def label_scale(self):
-        """The story's arrow labels' scale (render's `label_scale`) at this zoom (or at
-        `labels_at`, a zoom being weighed): to scale with the cards, as an export draws
+        """The story's arrow labels' scale (render's `label_scale`) at this zoom (or as
+        `labels_at` sizes them a moment): to scale with the cards, as an export draws
         them, and never smaller on screen than at 1:1 times a compact card's type over the
         least legible (Fit far out drew them 5 px tall; presentation mode reads from the
         back row). Held at that screen size as the zoom grew, they were a third of the
-        size of the cards beside them in presentation mode."""
-        return max(1.0, self.compact_scale() / (self.labels_at or self.transform().m11()))
+        size of the cards beside them in presentation mode. `labels_at`: (zoom, readable_px)
+        of a view being weighed (the player's framing)."""
+        zoom, readable_px = self.labels_at or (self.transform().m11(), self.readable_px)
+        return max(1.0, self.compact_scale(readable_px) / zoom)
 
     def step_marks(self, zoom):
         """[scene rect] of what the story step shown draws over the graph but its formula
@@ -431,7 +433,7 @@ class CanvasNavigation:
         step = None if overlay is None or overlay.is_stale(r.story) else overlay.step
         if step is None or getattr(step, "node", None) not in r.doc.nodes:
             return []
-        self.labels_at = zoom
+        self.labels_at = (zoom, self.readable_px)
         try:
             return [r.moving_rect(step)] + [rect for _, rect in r.label_rects(step)]
         finally:
@@ -470,9 +472,10 @@ class CanvasNavigation:
             self.sync(full=True, new_document=False)     # the cards drawn again
             self.resetCachedContent()
 
-    def compact_scale(self):
-        """How much larger than the least legible type a compact card's type is."""
-        return max(1.0, self.readable_px / legible.READABLE_PX)
+    def compact_scale(self, readable_px=None):
+        """How much larger than the least legible type a compact card's type is (with the
+        cards' numbers read at `readable_px`, default the canvas's)."""
+        return max(1.0, (self.readable_px if readable_px is None else readable_px) / legible.READABLE_PX)
 
     def _set_scale(self, s):
         s = min(MAX_SCALE, max(MIN_SCALE, s))

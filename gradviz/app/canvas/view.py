@@ -92,7 +92,7 @@ class CanvasView(CanvasEditing, CanvasMoving, CanvasNavigation, CanvasSync, Canv
         self.numbers_px = legible.READABLE_PX    # a tile picture's numbers: this tall or none (presentation)
         self._followed_zoom = None
         self._labels_followed = None       # the label scale the step shown was placed at
-        self.labels_at = None              # a zoom the labels are sized for a moment (step_marks)
+        self.labels_at = None              # (zoom, readable_px) the labels are sized for a moment (step_marks, framing)
         self.label_bounds = None           # the view the player framed the step in (scene): its labels stay in it
         self._after_paint = []             # callbacks waiting for the next paint
         self._running_after_paint = False

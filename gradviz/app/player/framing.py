@@ -1,9 +1,12 @@
 """What every frame of a step weighs: how tall a view at a zoom draws the cards' smallest
-numbers (`text_px`) and the zoom at which they read (`readable_zoom`), the zoom that fits a
-rect in a view (`fit_zoom`), and the centre of a window that covers spans in order of
-priority (`spans_centre`). The framing modules (framing_dock, framing_step, framing_slides)
-and step_view build on it."""
+numbers (`text_px`) and the zoom at which they read (`readable_zoom`), the size they are read
+at once framed (`framed_readable_px`), the zoom that fits a rect in a view (`fit_zoom`), the
+centre of a window that covers spans in order of priority (`spans_centre`), and a frame
+weighed with the arrow labels as large as the zoom it frames at draws them (`at_own_labels`).
+The framing modules (framing_dock, framing_step, framing_slides), steady_zoom and step_view
+build on it."""
 import math
+from contextlib import contextmanager
 
 from ...render import legible
 from ...render.legible import READABLE_PX
@@ -19,6 +22,40 @@ def text_px(view, zoom=None):
 
 def readable_zoom(view, readable_px=READABLE_PX):
     return readable_px / text_px(view, 1.0)
+
+
+def framed_readable_px(view, zoom, readable_px):
+    """The size the cards' smallest numbers read at (the canvas's `readable_px`) once the view
+    is framed at `zoom` for `readable_px`: a step too large, framed smaller, draws them smaller
+    still in full (the canvas draws compact below that size)."""
+    shown = text_px(view, zoom)
+    return readable_px if shown >= readable_px - 1e-6 else shown * (1 - 1e-9)
+
+
+@contextmanager
+def labels_at(view, zoom, readable_px):
+    """The step's arrow labels sized, while weighed, as the view framed at `zoom` draws them."""
+    before = view.labels_at
+    view.labels_at = (zoom, framed_readable_px(view, zoom, readable_px))
+    try:
+        yield
+    finally:
+        view.labels_at = before
+
+
+def at_own_labels(view, frame, first, readable_px):
+    """frame() ((zoom, ...) or None) weighed with the step's arrow labels as large as its zoom
+    draws them, never as the view shown before drew them: weighed at zoom `first` (the cap:
+    the smallest labels), then at the zoom found where that draws them another size. Weighed
+    at the zoom shown, a frame that changed the zoom changed the labels, the next frame moved
+    the view again and some steps crept toward a limit (nets_4_softmax_cross_entropy's first
+    step at 1280 x 800: its view depended on the steps shown before it)."""
+    with labels_at(view, first, readable_px):
+        framed, scale = frame(), view.label_scale()
+    if framed is None:
+        return None
+    with labels_at(view, framed[0], readable_px):
+        return framed if view.label_scale() == scale else frame()
 
 
 def fit_zoom(rect, width, height):

@@ -4,9 +4,11 @@ around it, and framed to the cap it pumped the camera in and out as a teacher st
 (lesson 27 in presentation at 1920 x 1080: 1.59, 3.97, 1.8, 3.1, 2.37, 3.1 ...). Bounded by
 the zoom its neighbours are framed at, it stays near them. The bound is computed from the
 steps alone (not from the steps shown before), so going back to a step shows the same view."""
+from functools import partial
+
 from ...render.involved import involved_nodes
 from ...render.legible import READABLE_PX
-from .framing import MAX_ZOOM
+from .framing import MAX_ZOOM, at_own_labels
 from .framing_names import named_nodes, seed_context
 from .framing_slides import slide_frame
 from .framing_step import step_frame
@@ -38,10 +40,11 @@ def zoom_cap(view, renderer, steps, index, readable_px=READABLE_PX, max_zoom=MAX
             # A seed slide as it is shown, with its context or the whole graph (001_higher_order's
             # at 1920 x 1080 at 1.59, its next step weighed against its card alone at 3.36)
             if fill is not None and seed_context(renderer, step):
-                framed = slide_frame(view, renderer, step, readable_px, max_zoom, fill, floor_px, rule_px)
+                frame = partial(slide_frame, view, renderer, step, readable_px, max_zoom, fill, floor_px, rule_px)
             else:
-                framed = step_frame(view, renderer, step, readable_px, max_zoom, fill, floor_px, extra,
-                                    fill is not None, rule_px, dock=False)
+                frame = partial(step_frame, view, renderer, step, readable_px, max_zoom, fill, floor_px, extra,
+                                fill is not None, rule_px, dock=False)
+            framed = at_own_labels(view, frame, max_zoom, readable_px)
             known[k] = None if framed is None else framed[0]
         if known[k] is not None:
             cap = min(cap, NEIGHBOUR_GAIN * known[k])

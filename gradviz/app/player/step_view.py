@@ -33,7 +33,7 @@ from PySide6.QtGui import QTransform
 
 from ...render.legible import READABLE_PX
 from .card_rects import card_rect
-from .framing import MARGIN, MAX_ZOOM, spans_centre, text_px
+from .framing import MARGIN, MAX_ZOOM, at_own_labels, framed_readable_px, spans_centre
 from .framing_names import named_nodes
 from .framing_slides import edge_markers, slide_frame
 from .settle import seen_rect
@@ -45,7 +45,8 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM,
                floor_px=READABLE_PX, rule_px=READABLE_PX):
     """Zoom and scroll `view` to frame `step` (`slide_frame`); returns (zoom, scene centre),
     or None (nothing done)."""
-    framed = slide_frame(view, renderer, step, readable_px, max_zoom, fill, floor_px, rule_px)
+    framed = at_own_labels(view, lambda: slide_frame(view, renderer, step, readable_px, max_zoom, fill, floor_px,
+                                                     rule_px), max_zoom, readable_px)
     if framed is None:
         view.edge_markers = []
         return None
@@ -57,8 +58,7 @@ def frame_step(view, renderer, step, readable_px=READABLE_PX, max_zoom=MAX_ZOOM,
     keep_labels_in_view(view)
     # A step too large for presentation mode's zoom is framed smaller, down to the legible
     # size: its cards still show their numbers there (the canvas draws compact below this).
-    shown = text_px(view, zoom)
-    view.set_readable_px(readable_px if shown >= readable_px - 1e-6 else shown * (1 - 1e-9))
+    view.set_readable_px(framed_readable_px(view, zoom, readable_px))
     return zoom, centre
 
 
