@@ -7,6 +7,7 @@ from PySide6.QtGui import QTextDocument
 
 import app_ui
 import framing_misses
+import opened_misses
 import rule_card_reads
 from gradviz.app.literal import WORD_JOINER
 from gradviz.app.player import lessons
@@ -134,4 +135,24 @@ def stepped_lessons(walks, open_window):
                 walk["visits"].append((p.index, visit))
             out.append(walk)
         walks[key] = out
+    return walks[key]
+
+
+def opened_lessons(walks, open_window, qtbot, size):
+    """{"seed": misses, "view": misses}: what test_fit_during_story's seed-card test and
+    test_step_framing's just-opened test find (opened_misses.py) of every lesson opened from
+    the Lessons menu in a window of `size`, once the player has framed its step 1 and the
+    canvas painted (in the just-opened test's own walk, unpainted after four turns of the
+    event loop, every card's footprint, every edge's route and the view were the same)."""
+    key = ("opened", size)
+    if key not in walks:
+        w = open_window(None, size=size)
+        seed, view = [], []
+        for lesson in lessons.lesson_entries():
+            assert lessons.open_lesson(w, lesson, ask=False)
+            app_ui.wait_idle(qtbot, w)        # the player's framing after the canvas's fit
+            QCoreApplication.processEvents()
+            seed += opened_misses.seed_misses(w, lesson.path.stem)
+            view += opened_misses.view_misses(w, lesson.path.stem)
+        walks[key] = {"seed": seed, "view": view}
     return walks[key]
