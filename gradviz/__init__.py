@@ -36,7 +36,8 @@ from .engine.ops.shape import (broadcast_to, concat, expand_dims, gather, identi
                                rank, reshape, shape, size, slice, split, squeeze, stack,
                                stop_gradient, tile, transpose, unstack)
 from .engine.registry import NotDifferentiable, RegisterGradient, define_op, no_gradient  # noqa: F401
-from .engine.backward import Observer, gradient_registry  # noqa: F401
+from .engine.backward import gradient_registry  # noqa: F401
+from .engine.observer import Observer  # noqa: F401
 from .engine.tape import GradientTape, UnconnectedGradients  # noqa: F401
 from .engine.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor  # noqa: F401
 from .engine import layers as _layers, layers_conv as _layers_conv, losses as _losses, nest, \

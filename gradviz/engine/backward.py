@@ -3,11 +3,11 @@ vector-Jacobian product, summed where a tensor fans out, into the sources.
 
 With no tape recording, the rules run on numpy arrays (the fast path); under a
 recording tape they run as gradviz ops, so the gradient is differentiable in turn.
-An optional Observer receives each step (the story is told from it).
+An optional observer (observer.Observer) receives each step (the story is told from it).
 """
 import numpy as np
 
-from . import backend, backend_gradviz, kernels, registry
+from . import backend, backend_gradviz, kernels, recording as _recording, registry
 from .backend import ZeroCotangent
 from .array import zeros_like
 from .dtypes import FLOAT32
@@ -18,41 +18,6 @@ from .ops import shape as shape_ops
 from .recording import NEEDS_1, NEEDS_2, _state, stack
 from .registry import define_op
 from .tensor import Tensor, Variable, _next_id, convert_to_tensor, new_tensor
-
-
-class Observer:
-    """Receives each step of a backward pass. Subclass and override what you need.
-
-    The backward pass calls these only when an observer is attached.
-    """
-
-    def seed(self, target, cotangent, given):
-        """The cotangent a target starts with (`given`: from output_gradients)."""
-
-    def fan_in(self, tensor, contributions, total):
-        """Several consumers' contributions to one tensor, and their sum."""
-
-    def visit(self, op, upstream):
-        """An op is reached with the (summed) upstream cotangent of its output(s)."""
-
-    def contribution(self, op, index, cotangent):
-        """The op's local VJP gave `cotangent` for input `index` (None: no gradient)."""
-
-    def summed(self, op, index, shape):
-        """The rule gave input `index` of `op` a contribution of `shape` (the op's broadcast
-        output shape), summed over the broadcast axes to the input's shape (TF's
-        BroadcastGradientArgs and reduce_sum). Called before that input's `contribution`; it
-        belongs to the contribution of the same (op, index), not to whichever call comes next."""
-
-    def cut(self, op, index):
-        """Input `index` of op gets nothing because the op stops gradients."""
-
-    def off_tape(self, source):
-        """`source` is on no tape (never watched, not made by a recorded op): TF keeps no
-        gradient for it, whatever read it. Called before its accumulate."""
-
-    def accumulate(self, source, total):
-        """A source's final gradient (None when unconnected)."""
 
 
 def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, on_tape=None):
@@ -69,10 +34,15 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
     """
     stop_here = current_hook()  # cancelled work (a study on a worker) stops at an op
     try:
-        differentiable = bool(_state.recording)
+        recording = _state.recording
     except AttributeError:  # the thread's first read
-        differentiable = bool(stack())
+        recording = stack()
+    differentiable = bool(recording)
     F = backend_gradviz.gradviz if differentiable else backend.numpy
+    # A recorded pass keeps a constant cotangent (the ones seed, and what rules of shapes
+    # alone make of it) an array: see _constant_step. Not for an observer (it is shown
+    # tensors) nor another kind of tape (a tf.function trace records every op).
+    constants = differentiable and observer is None and _plain_tapes(recording)
 
     source_ids = set()  # a loop, not a set comprehension: no function made per pass
     for s in sources:
@@ -103,7 +73,12 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
             value = seed._value
             if nbatch:
                 batch = value.shape[:nbatch]
-        c = seed if (given and differentiable) else (Tensor._wrap(value) if differentiable else value)
+        if given and differentiable:
+            c = seed
+        elif differentiable and not constants:
+            c = Tensor._wrap(value)
+        else:
+            c = value
         if observer is not None:
             observer.seed(t, _as_tensor(c), given)
         _contribute(pending, t._id, c)
@@ -113,7 +88,7 @@ def backward(entries, targets, seeds, sources, nbatch, observer, relevant=None, 
         _pass_on_arrays(relevant, pending, source_ids, finals, nbatch, batch, stop_here)
     else:
         _pass_recorded(relevant, pending, source_ids, finals, nbatch, batch, stop_here, F,
-                       differentiable, observer)
+                       differentiable, observer, constants)
 
     results = []
     consumed = None
@@ -207,9 +182,10 @@ def _pass_on_arrays(relevant, pending, source_ids, finals, nbatch, batch, stop_h
 
 
 def _pass_recorded(relevant, pending, source_ids, finals, nbatch, batch, stop_here, F,
-                   differentiable, observer):
+                   differentiable, observer, constants):
     """The backward loop when an outer tape records it (rules as gradviz ops) or an
-    observer listens (every step through _step)."""
+    observer listens (every step through _step). `constants`: a cotangent may be an
+    array, a constant that no recording tape tracks (_constant_step)."""
     inline = observer is None  # _step's common case runs inlined in the loop below
     for op, needs in reversed(relevant):
         if stop_here is not None:
@@ -232,8 +208,12 @@ def _pass_recorded(relevant, pending, source_ids, finals, nbatch, batch, stop_he
             continue
         # _step for a built-in rule with no observer, written out: the inner loop of
         # every backward pass that an outer tape records (a Hessian's inner gradient).
-        if kind is not Tensor and not isinstance(total, Tensor):
-            total = _as_tensor(total)
+        if kind is not Tensor:
+            if kind is np.ndarray and constants and op.opdef.shapes_only_rule:
+                _constant_step(op, needs, total, pending, nbatch, batch)
+                continue
+            if not isinstance(total, Tensor):
+                total = _as_tensor(total)
         inputs = op.inputs
         if len(inputs) == 2:  # _recorded_inputs' test, inline: no Variable assigned since
             a, b = inputs
@@ -251,6 +231,34 @@ def _pass_recorded(relevant, pending, source_ids, finals, nbatch, batch, stop_he
             if (c._value.shape if type(c) is Tensor else c.shape) != shape:
                 c = F.sum_to_shape(c, shape, nbatch)
             _contribute(pending, t._id, c)
+
+
+def _plain_tapes(recording):
+    """Whether every recording tape is a GradientTape (not a tf.function trace, nor
+    another tape-like recorder)."""
+    for tape in recording:
+        if type(tape) is not _recording.PLAIN_TAPE:
+            return False
+    return True
+
+
+def _constant_step(op, needs, total, pending, nbatch, batch):
+    """A recorded pass's step on a constant cotangent (an array: the ones seed, or what
+    such steps made of it) through a rule of shapes alone: on numpy, as the ops it would
+    apply read no tensor a tape tracks and none would be recorded (the same values). A
+    Hessian's inner gradient of a mean loses its division and broadcast: two ops that
+    cost ~1.3 us each as gradviz ops. A rule that reads values takes the array as a
+    tensor (_pass_recorded)."""
+    in_values = op._in_values
+    contributions = op.opdef.rule(backend.numpy, total, in_values, op.outputs[0]._value,
+                                  op.attrs, needs)
+    for t, v, need, c in zip(op.inputs, in_values, needs, contributions):
+        if not need or c is None:
+            continue
+        shape = batch + v.shape if nbatch else v.shape
+        if c.shape != shape:
+            c = kernels.sum_to_shape(c, shape, nbatch)
+        _contribute(pending, t._id, c)
 
 
 def _visit(op, needs, pending, source_ids, finals, nbatch, F, differentiable, observer):
@@ -460,6 +468,7 @@ def _read_variable_forward(variable, value):
 # A Variable read back at the value an op saw; its gradient flows to the Variable.
 _READ_VARIABLE = define_op("ReadVariableOp", _read_variable_forward,
                            lambda F, g, ins, out, at, needs: (g,), ("grad_v = grad",))
+_READ_VARIABLE.shapes_only_rule = True
 
 
 def _recorded_inputs(op):

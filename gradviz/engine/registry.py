@@ -21,8 +21,11 @@ class OpDef:
     # plain_rule: `rule` when the backward pass may call it inline (one output, no
     # TF-style gradient function, not declared without gradient), else None; kept up to
     # date by __setattr__, so the backward pass reads one field per step instead of four.
+    # shapes_only_rule: `rule` reads its inputs' and output's shapes, never their values
+    # (a sum, a mean, a reshape, an add), so a constant cotangent gives constant
+    # contributions, which a recorded pass computes on numpy (backward._constant_step).
     __slots__ = ("type", "forward", "rule", "grad_fn", "formulas", "n_outputs", "no_gradient",
-                 "outputs_off_tape", "plain_rule")
+                 "outputs_off_tape", "plain_rule", "shapes_only_rule")
 
     def __init__(self, type, forward, rule=None, formulas=None, n_outputs=1):
         self.type = type
@@ -33,6 +36,7 @@ class OpDef:
         self.n_outputs = n_outputs
         self.no_gradient = False
         self.outputs_off_tape = False
+        self.shapes_only_rule = False
 
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)

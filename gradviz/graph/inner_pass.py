@@ -7,7 +7,7 @@ the inner pass it makes, or by the forward op whose rule it is part of. The obse
 notes, while the inner pass runs, which cotangent every tensor is and where in the outer
 tape's record each step of the pass begins.
 """
-from ..engine.backward import Observer
+from ..engine.observer import Observer
 
 
 class InnerPass(Observer):

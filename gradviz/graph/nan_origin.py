@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engine.backward import Observer
+from ..engine.observer import Observer
 from ..engine.blocks import ELEMENTWISE
 from ..engine.errors import counted, ordinal
 from ..engine.tensor import Tensor

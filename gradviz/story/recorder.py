@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engine.backward import Observer
+from ..engine.observer import Observer
 
 
 def _array(t):

@@ -61,7 +61,7 @@ def test_relu_grad(g_shape, y_shape):
 def _hessians(loss_of, x):
     """d/dx of t1.gradient(loss, x): by gradient (of its sum), by gradient with a backward
     Observer, and by jacobian; and what that Observer received for ReluGrad's y input."""
-    from gradviz.engine.backward import Observer
+    from gradviz.engine.observer import Observer
 
     class Seen(Observer):
         def __init__(self):

@@ -133,6 +133,7 @@ def masked(g, mask):
 
 NEG, negative = _unary("Neg", np.negative, lambda F, g, ins, out, at, needs: (-g,),
                        "grad_x = -grad")
+ADD.shapes_only_rule = SUB.shapes_only_rule = NEG.shapes_only_rule = True
 EXP, exp = _unary("Exp", np.exp, lambda F, g, ins, out, at, needs: (g * out,),
                   "grad_x = grad · exp(x)")
 LOG, log = _unary("Log", np.log,

@@ -170,6 +170,7 @@ def _product_of_others(F, x, axes):
 
 SUM, reduce_sum = _reducer("Sum", _np_sum, _sum_rule, "grad_x = broadcast(grad)")
 MEAN, reduce_mean = _reducer("Mean", _np_mean, _mean_rule, "grad_x = broadcast(grad) / n")
+SUM.shapes_only_rule = MEAN.shapes_only_rule = True
 MAX, reduce_max = _reducer("Max", _np_max, _extreme_rule,
                            "grad_x = broadcast(grad) where x = max (split among ties)")
 MIN, reduce_min = _reducer("Min", _np_min, _extreme_rule,
