@@ -122,6 +122,7 @@ def test_help_lists_the_commands(capsys):
         assert command in out
 
 
+@pytest.mark.cpu_independent("the exit status and the file's first bytes (its format): nothing computed is compared")
 @pytest.mark.parametrize("suffix,magic", [(".png", b"\x89PNG"), (".svg", b"<?xml"), (".pdf", b"%PDF")])
 def test_export_writes_each_format(seed_file, tmp_path, suffix, magic):
     out = tmp_path / f"out{suffix}"
@@ -410,6 +411,7 @@ def test_run_prints_float32_values_with_their_shortest_text(tmp_path):
     assert '"value": [[0.8363, 0.4719, 0.9783], [0.3379' in text
 
 
+@pytest.mark.cpu_independent("the exit status and the traced document's title: nothing computed is compared")
 def test_trace_of_a_script_with_an_odd_file_name_saves_a_loadable_title(tmp_path):
     import os
 

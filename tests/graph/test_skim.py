@@ -13,6 +13,10 @@ from gradviz.graph import DocumentError, fileformat, skim
 
 from graph_samples import SAMPLES
 
+pytestmark = pytest.mark.cpu_independent(
+    "counts, refusals' messages and values read from text as json reads them: no arithmetic "
+    "is compared")
+
 MARK = 0.918273645   # a value no other part of a document holds
 
 

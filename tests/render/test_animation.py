@@ -253,6 +253,7 @@ def read_gif(data, decode=True):
         frames.append((x, y, w, h, delay, indices.reshape(h, w)))
 
 
+@pytest.mark.cpu_independent("LZW codes of integer bytes, decoded back: integers only")
 @pytest.mark.parametrize("numba", [True, False])
 def test_lzw_round_trip(numba, monkeypatch):
     rng = np.random.default_rng(4)
@@ -267,6 +268,7 @@ def test_lzw_round_trip(numba, monkeypatch):
         assert lzw_decode(animation_files.lzw_encode(data), 8) == data.tolist()
 
 
+@pytest.mark.cpu_independent("LZW codes of integer bytes: integers only")
 def test_lzw_numba_and_python_agree():
     data = np.repeat(np.random.default_rng(1).integers(0, 40, 30000), 3).astype(np.uint8)
     if animation_files._LZW.wait() is None:

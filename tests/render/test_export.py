@@ -197,6 +197,7 @@ def _rgb32(rgb):
     return QImage(packed.tobytes(), w, h, w * 4, QImage.Format.Format_RGB32).copy()
 
 
+@pytest.mark.cpu_independent("integer pixels copied by Qt, coded (Up filter, zlib) and decoded: integers only")
 @pytest.mark.parametrize("fast", [True, False])
 def test_band_writer_round_trips_through_qt_and_zlib(fast):
     """Band by band (Up-filtered runs by the numba coder, or zlib), the file decodes to the

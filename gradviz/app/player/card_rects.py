@@ -1,6 +1,6 @@
 """The scene rectangles the player frames a step by: a card as a view must hold it (its badge,
 its ports and their names, the step's own card with its ring), and what a step is about (its
-cards, its arrows, its formula card). step_view frames them; settle pans them into view."""
+cards, its arrows, its formula card). framing_step frames them; settle pans them into view."""
 from PySide6.QtCore import QRectF
 
 from ...render import painter as render_painter

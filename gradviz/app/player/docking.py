@@ -3,7 +3,7 @@
 A small search, in pure geometry on (left, top, right, bottom) tuples in scene units: for
 each (zoom, card scale) in order of preference, the spots beside the cards, then in the
 corners and edge middles of views that hold them; the first zoom with a spot that obeys the
-rules wins, and among its spots the one that hides least. `step_view` says what the rules
+rules wins, and among its spots the one that hides least. `framing_dock` says what the rules
 are (which cards must be in view, what the card may cover) and in which order to relax them.
 """
 from dataclasses import dataclass
@@ -183,7 +183,7 @@ def search(shown, avoid, others, size, configs, port, rules, gap, natural=None, 
     the nearest the middle of them all (the whole graph fitted: the seed's card docked at
     the graph's top, its leader across the graph to the target at the bottom). near_px: only
     the spots at most this many pixels (on screen, at the configuration's zoom) from the own
-    card count. wires: boxes along the edges' lines (`step_view.wire_trace`): of the spots
+    card count. wires: boxes along the edges' lines (`framing_dock.wire_trace`): of the spots
     that hide as little of the cards, one that covers fewest of them (wires_free: none)."""
     nodes = union([card for card, _ in shown] + list(extent))
     own = shown[0][0]

@@ -11,7 +11,7 @@ leader across the graph to the target at the bottom), where it hides none of the
 the fewest cards' bodies and no card's name, else where it hides least. The step's arrows
 and their labels (the seed's word, the cotangent pills) stay in view and uncovered too.
 """
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QTransform
 
 from ...render import compact as compact_card
@@ -19,6 +19,8 @@ from ...render import painter as render_painter
 from ...render.formula import CARD_GAP
 from . import docking, step_view
 from .card_rects import box, card_rect, name_strip
+from .framing import readable_zoom
+from .framing_dock import DOCK_MARGIN, wire_trace
 
 ZOOMS = (1.0, 0.9, 0.81, 0.73)   # of the fit's zoom: a little smaller gives the card a clear spot
 MIN_ZOOM = 0.1                   # the canvas's least zoom (navigation.MIN_SCALE)
@@ -59,7 +61,7 @@ def _corner(view, size, cards):
     """(spot) in the view as it is, its text readable where the view holds it, that hides
     least of `cards`: a graph too large for any zoom, or a card too large for the view."""
     seen = view.visible_rect().adjusted(*(d / view.transform().m11() for d in (
-        step_view.DOCK_MARGIN, step_view.DOCK_MARGIN, -step_view.DOCK_MARGIN, -step_view.DOCK_MARGIN)))
+        DOCK_MARGIN, DOCK_MARGIN, -DOCK_MARGIN, -DOCK_MARGIN)))
     shrink = min(1.0, seen.width() / size[0], seen.height() / size[1])
     w, h = size[0] * shrink, size[1] * shrink
     left, top, right, bottom = seen.left(), seen.top(), seen.right() - w, seen.bottom() - h
@@ -81,7 +83,7 @@ def dock_after_fit(view, renderer, step):
         step_view.keep_labels_in_view(view)
         return None
     fit = view.transform().m11()
-    readable = step_view.readable_zoom(view, view.readable_px)
+    readable = readable_zoom(view, view.readable_px)
     clear, over = docking.Rules(clear=True, names_free=True), docking.Rules(clear=False, names_free=True)
     ports = _port_names(renderer) if fit >= readable else []     # a compact card writes none
     if fit >= readable and view.visible_rect().contains(formula) \
@@ -97,7 +99,7 @@ def dock_after_fit(view, renderer, step):
         reach = docking.union([box(line) for line in lines])   # 1280 x 800): the
         cards += [((x, y, x, y), (x, y, x, y)) for x, y in (reach[:2], reach[2:])]   # corners, points
     port = view.viewport().rect()
-    room = (max(1.0, port.width() - 2 * step_view.DOCK_MARGIN), max(1.0, port.height() - 2 * step_view.DOCK_MARGIN))
+    room = (max(1.0, port.width() - 2 * DOCK_MARGIN), max(1.0, port.height() - 2 * DOCK_MARGIN))
     configs = [(zoom, max(1.0, readable / zoom)) for zoom in zooms]
     # Next to its card at the fit's zoom or a little smaller (drawn in full if the fit was),
     # else anywhere clear at the largest zoom, else over the fewest cards' bodies.
@@ -105,7 +107,7 @@ def dock_after_fit(view, renderer, step):
     found = None
     # Next to it clear of the edges' lines first (lesson 10's seed card lay over x_sq → z at
     # 1024 x 768 where there was room below z), else over as few of them as may be.
-    wires = step_view.wire_trace(renderer)
+    wires = wire_trace(renderer)
     for rules, tried, near_px, wires_free in ((clear, near, NEXT_TO_PX, True), (clear, configs, None, True), (clear, near, NEXT_TO_PX, False),
                                               (clear, configs, None, False), (over, configs, None, False)):
         found = docking.search(cards, [], ports, size, tried, room, rules, CARD_GAP, box(formula),
@@ -119,7 +121,7 @@ def dock_after_fit(view, renderer, step):
             if zoom < readable or view.shortened_at is not None:   # drawn compact: as tall
                 view.shorten_compact(zoom)      # as at this zoom (shorter: the spot stays clear)
                 renderer = view.renderer
-        step_view.look_at(view, step_view.QPointF(*centre))
+        step_view.look_at(view, QPointF(*centre))
     else:
         scale = max(1.0, readable / fit)
         spot = _corner(view, (size[0] * scale, size[1] * scale), cards + ports)

@@ -17,7 +17,8 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QFrame, QToolBar, QWidg
 
 from ...render import legible
 from ...render import painter as render_painter
-from . import step_view
+from . import framing
+from .framing_dock import LEVEL_STEP
 from .caption_band import TITLE_LINES, CaptionBand
 from .card_rects import whole_card
 from .edge_markers import EdgeMarkers
@@ -28,9 +29,9 @@ BAND_SHARE = 0.45          # of the screen's height, at most, for a step's capti
 LESSON_BAND_SHARE = 0.6    # before step 1: the lesson's paragraph above an overview of the graph
 READABLE_SHARE = 1 / 60      # the cards' smallest numbers: this share of the screen's height
 LARGEST_SHARE = 1 / 24       # ... and at most this share, as a slide's body text is
-FILL = 0.65                  # of the view's width or height, a step's cards span (step_view._close_up)
+FILL = 0.65                  # of the view's width or height, a step's cards span (framing_step._close_up)
 MIN_READABLE_PX = 14.0
-SLIDE_FLOOR_PX = 11.0        # the least they are drawn to show every card a slide names (step_view)
+SLIDE_FLOOR_PX = 11.0        # the least they are drawn to show every card a slide names (framing_slides)
 
 NEXT_KEYS = {Qt.Key.Key_Space, Qt.Key.Key_Right, Qt.Key.Key_PageDown, Qt.Key.Key_Down,
              Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_N}
@@ -272,11 +273,11 @@ class PresentationMode(QObject):
         return max(MIN_READABLE_PX, self.screen_height() * READABLE_SHARE)
 
     def rule_px(self):
-        """The least size of a rule card's text: one step (step_view.LEVEL_STEP) under the
+        """The least size of a rule card's text: one step (framing_dock.LEVEL_STEP) under the
         back row's, whatever the cards' (a step too large is framed smaller, its rule card
         drawn larger than its cards): its digits (0.76 of that) 9.6 px tall at 1280 x 800,
         12.3 px at 1920 x 1080. With the cards, an auditor measured ~7 px on lesson 14."""
-        return self.readable_px() * step_view.LEVEL_STEP
+        return self.readable_px() * LEVEL_STEP
 
     def title_floor_px(self):
         """The least size of the title slide's cards' numbers drawn in full (else compact):
@@ -327,14 +328,14 @@ class PresentationMode(QObject):
         if not canvas.renderer.doc.nodes:
             return
         floor = self.title_floor_px()
-        legible_zoom = step_view.readable_zoom(canvas, floor)
+        legible_zoom = framing.readable_zoom(canvas, floor)
         for lay_out in (self.player.lay_out, lambda: canvas.relayout_unplaced(floor)):
             lay_out()                       # (the cards in full: as tall as they are drawn)
             rect = self.picture_rect()
             view = canvas.viewport().rect()
             zoom = min(view.width() / rect.width(), view.height() / rect.height(), self.max_zoom())
             if zoom >= legible_zoom:
-                shown = step_view.text_px(canvas, zoom)
+                shown = framing.text_px(canvas, zoom)
                 canvas.set_readable_px(min(self.readable_px(), shown * (1 - 1e-9)))   # in full
                 canvas.resetTransform()
                 canvas.scale(zoom, zoom)

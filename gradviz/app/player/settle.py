@@ -2,7 +2,7 @@
 to lie whole in view, for no card to be cut by the view's edge with its name out of view, and
 for no other card to be cut at all, where a slightly different pan shows it whole (its name,
 for the first) or not at all; and what a view shows whole (`shown_whole`), which
-presentation mode's refit (step_view) zooms and centres."""
+presentation mode's refit (framing_slides) zooms and centres."""
 import math
 
 import numpy as np

@@ -6,7 +6,10 @@ the zoom its neighbours are framed at, it stays near them. The bound is computed
 steps alone (not from the steps shown before), so going back to a step shows the same view."""
 from ...render.involved import involved_nodes
 from ...render.legible import READABLE_PX
-from .step_view import MAX_ZOOM, named_nodes, seed_context, slide_frame, step_frame
+from .framing import MAX_ZOOM
+from .framing_names import named_nodes, seed_context
+from .framing_slides import slide_frame
+from .framing_step import step_frame
 
 NEIGHBOUR_GAIN = 1.3    # a step is shown at most this much larger than a neighbour
 

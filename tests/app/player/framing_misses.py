@@ -7,10 +7,13 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication, QRectF
 from PySide6.QtGui import QColor, QImage
 
-from gradviz.app.player import card_rects, docking, settle, step_view
+from gradviz.app.player import card_rects, docking, framing, framing_names, settle, step_view
 from gradviz.render.legible import READABLE_PX
 from gradviz.render.story_overlay import BESIDE, PILL_H
 from gradviz.render.track import Track
+from gradviz.render import painter as render_painter
+from gradviz.render.formula import CARD_GAP
+from gradviz.render.involved import involved_nodes
 
 EPS = 1e-6
 NEAR_ROWS = 2      # how many label heights of each arrow of a step at least show in view
@@ -52,8 +55,8 @@ def _pan_misses(c, r, step, seen, where):
     together = senders[0]
     for card in senders[1:]:
         together = together.united(card)
-    if not first.contains(senders[0]) or (together.width() <= first.width() - 2 * step_view.MARGIN / zoom
-                                          and together.height() <= first.height() - 2 * step_view.MARGIN / zoom
+    if not first.contains(senders[0]) or (together.width() <= first.width() - 2 * framing.MARGIN / zoom
+                                          and together.height() <= first.height() - 2 * framing.MARGIN / zoom
                                           and not first.contains(together)):
         return [where + ("the view does not start on the senders",)]
     return []
@@ -62,11 +65,11 @@ def _pan_misses(c, r, step, seen, where):
 def _fits_stacked(cards, r, step, port, c):
     """Do the step's cards (their union `cards`) and its whole formula card at its own size
     fit the view at the back row's size, the formula card simply below or beside them?"""
-    zoom = step_view.readable_zoom(c, c.window().presentation.readable_px())
+    zoom = framing.readable_zoom(c, c.window().presentation.readable_px())
     layout = r.formula_layout(step)
-    width = (port.width() - 2 * step_view.MARGIN) / zoom
-    height = (port.height() - 2 * step_view.MARGIN) / zoom
-    gap = step_view.CARD_GAP
+    width = (port.width() - 2 * framing.MARGIN) / zoom
+    height = (port.height() - 2 * framing.MARGIN) / zoom
+    gap = CARD_GAP
     below = max(cards.width(), layout.width) <= width and cards.height() + gap + layout.height <= height
     beside = cards.width() + gap + layout.width <= width and max(cards.height(), layout.height) <= height
     return below or beside
@@ -181,7 +184,7 @@ def _needless_cuts(r, step, seen, cards, zoom, where):
     steps 5-8 at 1280 x 800, looked broken), nor more cards without their names (a card cut
     with its name in view still says what it is: `_nameless_cuts` comes first)."""
     kept = _kept(r, step, seen, cards)
-    others = [card_rects.whole_card(r, n) for n in r.doc.nodes if n not in step_view.involved_nodes(r, step)]
+    others = [card_rects.whole_card(r, n) for n in r.doc.nodes if n not in involved_nodes(r, step)]
 
     def cut(view):
         return settle.cut_cards(view, others)
@@ -218,10 +221,10 @@ def _kept(r, step, seen, cards, presenting=False):
     `cards`, its formula card, its arrows; `presenting`: the cards the slide names and a seed
     slide's cards that feed its target too, which a slide shows with the step's)."""
     if presenting:
-        cards = cards + [card_rects.whole_card(r, n) for n in step_view.named_nodes(r, step)
-                         + step_view.seed_context(r, step)]
+        cards = cards + [card_rects.whole_card(r, n) for n in framing_names.named_nodes(r, step)
+                         + framing_names.seed_context(r, step)]
     kept = [card for card in cards if seen.contains(card)]
-    formula = step_view.render_painter.formula_rect(r, step)
+    formula = render_painter.formula_rect(r, step)
     pad = card_rects.ARROW_PAD
     return kept + [rect for rect in [formula] + [r.edge_path(e).boundingRect().adjusted(-pad, -pad, pad, pad)
                                                  for e in r._step_edges(step)]
@@ -334,8 +337,8 @@ def _room_left(c, r, step, seen, cap, where):
     for rect in shown[1:]:
         picture = picture.united(rect)
     port, zoom = c.viewport().rect(), c.transform().m11()
-    larger = min(cap, step_view.fit_zoom(picture, port.width() - 2 * step_view.MARGIN,
-                                         port.height() - 2 * step_view.MARGIN))
+    larger = min(cap, framing.fit_zoom(picture, port.width() - 2 * framing.MARGIN,
+                                       port.height() - 2 * framing.MARGIN))
     if larger > zoom * ROOM_GAIN + EPS:
         return [where + ("the slide's picture would show larger in its view", round(zoom, 2), round(larger, 2))]
     if not all(seen.contains(rect) for rect in items):
@@ -377,19 +380,19 @@ def _fits(c, rects, px):
     for rect in rects[1:]:
         picture = picture.united(rect)
     port = c.viewport().rect()
-    room = (port.width() - 2 * step_view.MARGIN, port.height() - 2 * step_view.MARGIN)
-    return step_view.fit_zoom(picture, *room) >= step_view.readable_zoom(c, px) - EPS
+    room = (port.width() - 2 * framing.MARGIN, port.height() - 2 * framing.MARGIN)
+    return framing.fit_zoom(picture, *room) >= framing.readable_zoom(c, px) - EPS
 
 
 def _named_misses(w, r, step, where):
     """In presentation mode every card the step's caption band or its rule card names
-    (step_view.named_nodes: 'Here input is 'image x'', '∂y/∂x') lies whole in the view, the
+    (framing_names.named_nodes: 'Here input is 'image x'', '∂y/∂x') lies whole in the view, the
     step's own card with its ring, and the view nowhere under the caption band: lesson 13's
     steps 3-9 at x = 1.5 named x and xx beside a view of y and t1.gradient(y, x) alone, the tiny
     CNN's step 17 cut 'image x' at the top, attention's steps 15 and 17 at 1920 x 1080 ran V's
     and K's ring into the band. Where they cannot all be shown with the step's cards and its
     rule card at SLIDE_PX, the view shows those (the checks above) and names each card left
-    out at the view's edge, an arrow toward it (step_view.edge_markers)."""
+    out at the view's edge, an arrow toward it (framing_slides.edge_markers)."""
     c = w.canvas
     out = []
     band = w.presentation.band
@@ -398,7 +401,7 @@ def _named_misses(w, r, step, where):
     if shown.intersects(band.rect().translated(band.mapTo(w, band.rect().topLeft()))):
         out.append(where + ("the view lies under the caption band",))
     seen = c.mapToScene(port.rect()).boundingRect().adjusted(-0.5, -0.5, 0.5, 0.5)
-    named = step_view.named_nodes(r, step)
+    named = framing_names.named_nodes(r, step)
     cards = {n: card_rects.whole_card(r, n) for n in named}
     if step.node in cards:
         cards[step.node] = cards[step.node].united(card_rects.ringed_card(r, step.node))
@@ -450,7 +453,7 @@ def misses(w, path, presenting, size, each_step=None):
             out.append(where + ("the view reaches under the caption band",))
         seen = c.mapToScene(c.viewport().rect()).boundingRect()
         seen = seen.adjusted(-0.5, -0.5, 0.5, 0.5)     # the scroll bar's whole pixels
-        px = step_view.text_px(c)
+        px = framing.text_px(c)
         if px < READABLE_PX - EPS or px < c.readable_px - EPS:   # too small, or drawn compact
             out.append(where + ("cards not legible", round(px, 2), round(c.readable_px, 2)))
         if presenting and px < SLIDE_PX - EPS and _fits(c, card_rects.step_items(r, step), SLIDE_PX):
@@ -463,8 +466,8 @@ def misses(w, path, presenting, size, each_step=None):
             nodes = nodes.united(card)
         # The layout keeps a step's cards near enough to read in one view (attention's out
         # and V, five columns apart in one row, were not), so every one of them is in view.
-        if step_view.fit_zoom(nodes, port.width() - 2 * step_view.MARGIN,
-                              port.height() - 2 * step_view.MARGIN) < step_view.readable_zoom(c, READABLE_PX) - EPS:
+        if framing.fit_zoom(nodes, port.width() - 2 * framing.MARGIN,
+                            port.height() - 2 * framing.MARGIN) < framing.readable_zoom(c, READABLE_PX) - EPS:
             out.append(where + ("the cards of the step are too far apart to read in one view",
                                 round(nodes.width()), round(nodes.height())))
         # A slide shows its cards with their ports, its own card with its ring (attention's V
@@ -483,7 +486,7 @@ def misses(w, path, presenting, size, each_step=None):
         out += _nameless_cuts(r, step, seen, drawn, c.transform().m11(), where, presenting)
         out += _unnamed_cuts(w, r, seen, c.transform().m11(), where)
         out += _label_misses(r, step, seen, where)
-        formula = step_view.render_painter.formula_rect(r, step)
+        formula = render_painter.formula_rect(r, step)
         if formula is None:
             continue
         if presenting and px < c.readable_px - EPS and _fits_stacked(nodes, r, step, port, c):

@@ -10,7 +10,7 @@ from PySide6.QtCore import QCoreApplication
 
 import opened_misses
 import shared_walks
-from gradviz.app.player import step_view
+from gradviz.app.player import framing
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render import painter as render_painter
 from gradviz.render import compact
@@ -52,7 +52,7 @@ def _misses_after_fit(w, path):
             out.append(where + ("formula card not whole in view",))
         out += [where + ("formula card covers port name", name)
                 for name in opened_misses.port_names_under(c, formula)]
-        px = step_view.text_px(c) * r.formula_scale(step)
+        px = framing.text_px(c) * r.formula_scale(step)
         if px < READABLE_PX - EPS:
             out.append(where + ("formula card not legible", round(px, 2)))
         if c.step_overlay is None or c.step_overlay.boundingRect().isEmpty() \

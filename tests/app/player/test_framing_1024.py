@@ -7,9 +7,10 @@ the card went over t1.gradient(out, x)'s. The framing walks run at 1280 x 800 an
 1080; one step here (~1.3 s) shows it at 1024."""
 from PySide6.QtCore import QCoreApplication
 
-from gradviz.app.player import card_rects, step_view
+from gradviz.app.player import card_rects
 from gradviz.app.player.lessons import lesson_entries, open_lesson
 from gradviz.render import painter as render_painter
+from gradviz.render.involved import involved_nodes
 
 
 def test_a_wide_rule_card_hides_neither_sender_nor_receiver_at_1024(open_window):
@@ -29,6 +30,6 @@ def test_a_wide_rule_card_hides_neither_sender_nor_receiver_at_1024(open_window)
     formula = render_painter.formula_rect(r, step)
     assert seen.contains(formula)
     assert seen.contains(card_rects.card_rect(r, "layer"))      # the receiver, whole
-    covered = [n for n in step_view.involved_nodes(r, step)
+    covered = [n for n in involved_nodes(r, step)
                if seen.intersects(r.footprint(n)) and formula.intersects(r.footprint(n))]
     assert covered == []

@@ -1,4 +1,4 @@
-"""The cards a slide's words name (step_view.named_nodes), which presentation mode frames
+"""The cards a slide's words name (framing_names.named_nodes), which presentation mode frames
 with the step: every 'Visit' caption defines the cotangent by the target ('how much the sum
 of loss's elements changes per unit change of each output element'), a name the reader
 needs no card for. Counting it drew the tiny CNN's visits zoomed out to the loss card, its
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gradviz.app.player import step_view
+from gradviz.app.player import framing_names
 from gradviz.graph import load
 from gradviz.render import Renderer
 from gradviz.story import build
@@ -30,13 +30,13 @@ def test_a_visit_does_not_name_the_target_it_differentiates(name):
     for step in visits:
         label = r.doc.nodes[next(iter(targets))].label
         assert label in step.caption      # the words do name it ...
-        assert not targets & set(step_view.named_nodes(r, step)), (name, step.index + 1, step.title)
+        assert not targets & set(framing_names.named_nodes(r, step)), (name, step.index + 1, step.title)
 
 
 def test_a_rule_card_operand_is_still_named():
     """Lesson 13's steps inside t1.gradient(y, x) name x ('∂y/∂x via xx', 'grad_x = grad · a'):
     x stays a card the slide shows."""
     r = _renderer("001_higher_order")
-    step = next(s for s in r.story.steps if "grad_x = " in " ".join(step_view.card_texts(r, s)))
+    step = next(s for s in r.story.steps if "grad_x = " in " ".join(framing_names.card_texts(r, s)))
     x = next(n for n, node in r.doc.nodes.items() if (node.label or n) == "x")
-    assert x in step_view.named_nodes(r, step)
+    assert x in framing_names.named_nodes(r, step)

@@ -7,11 +7,13 @@ from PySide6.QtGui import QTextDocument
 
 import shared_walks
 from gradviz.app.literal import WORD_JOINER
-from gradviz.app.player import card_rects, step_view
+from gradviz.app.player import card_rects, framing, framing_step
 from gradviz.app.player.bar_widgets import CAPTION_LINES, STEP_LABEL_W
 from gradviz.app.player.timeline import StepStrip, set_caption
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render.layout import layout
+from gradviz.render.legible import READABLE_PX
+from gradviz.render import painter as render_painter
 
 SEED_003 = SAMPLES_DIR / "003_stop_gradient_product.json"
 REGULARIZATION = SAMPLES_DIR / "001_input_gradient_regularization.json"
@@ -72,13 +74,13 @@ def test_every_step_is_framed_readable_with_its_card_in_view(window, sample, siz
         QCoreApplication.processEvents()
         r = w.canvas.renderer    # the player lays out anew what Fit to Window folded
         step = p.step
-        assert step_view.text_px(w.canvas) >= step_view.READABLE_PX - 1e-6, k
+        assert framing.text_px(w.canvas) >= READABLE_PX - 1e-6, k
         if step.node not in r.doc.nodes:
             continue
         seen = _visible(w)
         card = r.rect(step.node)
         assert seen.contains(card), (k, step.title)      # the active card, whole
-        formula = step_view.render_painter.formula_rect(r, step)
+        formula = render_painter.formula_rect(r, step)
         if formula is not None and formula.width() < seen.width():
             assert seen.intersected(formula).width() == pytest.approx(formula.width(), abs=1), k
 
@@ -106,7 +108,7 @@ def test_a_fan_in_whose_senders_are_out_of_its_frame_starts_on_them(window):
     assert p.animation.state() == p.animation.State.Running
     start = _visible(w)
     assert start.contains(r.rect("t1_gradient_out_x")), (start, r.rect("t1_gradient_out_x"))
-    assert step_view.text_px(c) >= step_view.READABLE_PX - 1e-6
+    assert framing.text_px(c) >= READABLE_PX - 1e-6
     p.finish_animation()
     zoom, centre = _view(w)
     assert zoom == pytest.approx(rest[0], rel=1e-9) and centre == pytest.approx(rest[1], abs=1.5 / zoom)
@@ -152,23 +154,23 @@ def test_a_graph_that_fits_is_shown_whole_and_never_above_the_cap(window):
         p.set_index(k)
         QCoreApplication.processEvents()
         seen = _visible(w)
-        rects = step_view.step_rects(w.canvas.renderer, p.step)
+        rects = framing_step.step_rects(w.canvas.renderer, p.step)
         assert seen.contains(rects[-1]), k          # every card and the formula card
-        assert step_view.readable_zoom(w.canvas) <= w.canvas.transform().m11() <= \
-            step_view.MAX_ZOOM + 1e-9
+        assert framing.readable_zoom(w.canvas) <= w.canvas.transform().m11() <= \
+            framing.MAX_ZOOM + 1e-9
 
 
 def test_centre_keeps_the_first_span_and_leans_towards_the_next():
     seen = 100.0
     # fits: centred on the span
-    assert step_view._centre([(0, 60)], seen) == pytest.approx(30)
+    assert framing.spans_centre([(0, 60)], seen) == pytest.approx(30)
     # the must-span fits, the landing span to its left does not: the window's right edge
     # stays on the must-span's right edge, showing as much of the landing as it can
-    assert step_view._centre([(200, 260), (-100, 260)], seen) == pytest.approx(210)
+    assert framing.spans_centre([(200, 260), (-100, 260)], seen) == pytest.approx(210)
     # the must-span itself is too long: its start is shown
-    assert step_view._centre([(0, 300), (-50, 300)], seen) == pytest.approx(50)
+    assert framing.spans_centre([(0, 300), (-50, 300)], seen) == pytest.approx(50)
     # ... unless it fits when the margins give way: then it is centred
-    assert step_view._centre([(0, 110), (-50, 110)], seen, full=120) == pytest.approx(55)
+    assert framing.spans_centre([(0, 110), (-50, 110)], seen, full=120) == pytest.approx(55)
 
 
 def test_timeline_names_every_step_and_a_click_goes_there(window, qtbot):
@@ -272,7 +274,7 @@ def test_a_docked_formula_card_leaves_the_names_of_its_cards_in_view(window):
     r = c.renderer
     docked = []
     for step in p.steps:
-        frame = step_view.step_frame(c, r, step, readable_px=14.0)
+        frame = framing_step.step_frame(c, r, step, readable_px=14.0)
         if frame is None or frame[2] is None:
             continue
         docked.append(step.title)

@@ -9,10 +9,13 @@ from PySide6.QtWidgets import QDockWidget, QMessageBox, QToolBar, QWidget
 from app_ui import shown_text
 from gradviz.app.literal import WORD_JOINER
 from gradviz.app import create_window
-from gradviz.app.player import caption_band, card_rects, docking, presentation, step_view
+from gradviz.app.player import caption_band, card_rects, docking, framing, framing_dock, framing_names, presentation
 from gradviz.app.player.lessons import fill_steps_menu, lesson_actions, lesson_entries, open_lesson
 from gradviz.app.window.main_window import SAMPLES_DIR, SEED_SAMPLE
 from gradviz.render import legible, spots
+from gradviz.render import painter as render_painter
+from gradviz.render.formula import CARD_GAP
+from gradviz.render.involved import involved_nodes
 
 SEED = SAMPLES_DIR / SEED_SAMPLE
 Button = QMessageBox.StandardButton
@@ -170,7 +173,7 @@ def test_each_step_is_framed_for_the_back_row(window, qtbot, monkeypatch, name):
     On the 1280x800 projector of issue 20 (the test platform's own screen is 800x600, where
     the tiny CNN's filter step cannot show both cards and its 780x521 formula card at 9 px
     without hiding a name, and docking shows its own card alone). The step's cards include
-    those its caption or rule card names (step_view.named_nodes), which a slide is drawn
+    those its caption or rule card names (framing_names.named_nodes), which a slide is drawn
     smaller to show (down to 11 px: tests/app/player/test_step_framing)."""
     w = window
     w.open_sample(SAMPLES_DIR / f"{name}.json", ask=False)
@@ -189,7 +192,7 @@ def test_each_step_is_framed_for_the_back_row(window, qtbot, monkeypatch, name):
         w.player.finish_animation()       # a step may start on its senders (the view follows)
         qtbot.waitUntil(lambda: not p._fit_pending)
         r = c.renderer                    # (the canvas's present one: cards drawn compact before were shorter)
-        px = step_view.text_px(c)
+        px = framing.text_px(c)
         assert px >= legible.READABLE_PX - 1e-6, k
         assert not c.compact, k           # the cards show their numbers at the zoom framed
         step = w.player.step
@@ -200,26 +203,26 @@ def test_each_step_is_framed_for_the_back_row(window, qtbot, monkeypatch, name):
         assert seen.contains(r.rect(step.node)), k
         if px >= p.readable_px() - 1e-6:
             continue
-        named = [n for n in step_view.named_nodes(r, step) if n not in step_view.involved_nodes(r, step)
+        named = [n for n in framing_names.named_nodes(r, step) if n not in involved_nodes(r, step)
                  and seen.contains(card_rects.whole_card(r, n))]   # (the others are marked at the edge)
         cards = card_rects.involved_cards(r, step, named)     # with the cards its caption names
         nodes = cards[0]
         for card in cards[1:]:
             nodes = nodes.united(card)
-        formula = step_view.render_painter.formula_rect(r, step)
+        formula = render_painter.formula_rect(r, step)
         assert all(seen.contains(card) for card in cards) and seen.contains(formula), k
-        larger = min(p.readable_px(), px / step_view.LEVEL_STEP)
-        zoom = step_view.readable_zoom(c, larger)
-        width, height = ((side - 2 * step_view.DOCK_MARGIN) / zoom   # as docking measures it
+        larger = min(p.readable_px(), px / framing_dock.LEVEL_STEP)
+        zoom = framing.readable_zoom(c, larger)
+        width, height = ((side - 2 * framing_dock.DOCK_MARGIN) / zoom   # as docking measures it
                          for side in (c.viewport().width(), c.viewport().height()))
         w_f, h_f = (x / r.formula_scale(step) for x in (formula.width(), formula.height()))
-        gap = step_view.CARD_GAP
+        gap = CARD_GAP
         beside = nodes.width() + gap + w_f <= width and max(nodes.height(), h_f) <= height
         below = nodes.height() + gap + h_f <= height and max(nodes.width(), w_f) <= width
         # ... in a place where it covers no card (the tiny CNN's relu → conv: beside its cards
         # at 14 px it would lie over the filters' card; it is shown at 12.6 px, clear of all)
         shown = r.footprint(step.node)      # the cards with their ports' names, as docked
-        for n in step_view.involved_nodes(r, step) + named:
+        for n in involved_nodes(r, step) + named:
             shown = shown.united(r.footprint(n))
         free = spots.free_places(card_rects.box(shown), (w_f, h_f), (width, height),
                                  [card_rects.box(r.footprint(n)) for n in r.doc.nodes], docking.PAD)

@@ -6,7 +6,7 @@ card read prod. The controller reused, for the move, the story of the last evalu
 told with the names it was evaluated with, not those of the rename since."""
 from PySide6.QtCore import QCoreApplication, QPoint, Qt
 
-from gradviz.app.player import step_view
+from gradviz.app.player import framing_names
 from gradviz.app.player.lessons import lesson_entries, open_lesson
 from gradviz.app.player.timeline import chip_texts
 from gradviz.app.literal import mnemonic_free
@@ -49,8 +49,8 @@ def _assert_current_names(w, where):
     assert player.caption.plain == step.caption, where
     assert player.step_name(player.step) == f"{step.index + 1}/{len(fresh)}  {step.title}", where
     r = w.canvas.renderer
-    shown = step_view.card_texts(r, player.step)
-    assert shown == step_view.card_texts(r, step), where
+    shown = framing_names.card_texts(r, player.step)
+    assert shown == framing_names.card_texts(r, step), where
 
 
 def test_a_drag_after_a_rename_keeps_the_new_name_in_every_view(open_window, qtbot):

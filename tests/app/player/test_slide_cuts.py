@@ -1,11 +1,11 @@
 """A slide in presentation mode cuts no card with its name out of view where it can show
-that card whole, smaller, down to the rule card's least size (step_view._uncut)."""
+that card whole, smaller, down to the rule card's least size (framing_slides._uncut)."""
 from framing_misses import _nameless
 from PySide6.QtCore import QCoreApplication
 
 from app_ui import settle_presentation
 
-from gradviz.app.player import card_rects, step_view
+from gradviz.app.player import card_rects, framing
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render.legible import READABLE_PX
 
@@ -34,7 +34,7 @@ def test_a_slide_that_would_cut_a_card_without_its_name_shows_it_whole(open_wind
         if step.kind != "seed":     # (a seed slide shows its target's card alone where the graph
             # at the rule card's size does not fit: 'input image' cut, its name pinned in view)
             assert [name[n] for n in _nameless(r, seen, c.transform().m11())] == [], step.title
-        assert step_view.text_px(c) >= w.presentation.rule_px() - 1e-6, step.title
+        assert framing.text_px(c) >= w.presentation.rule_px() - 1e-6, step.title
         if step.index == 1:
             assert step.title == "Visit y"
             assert [name[n] for n in r.doc.nodes if not seen.contains(card_rects.whole_card(r, n))] == []

@@ -20,9 +20,9 @@ cards' numbers SLIDE_TEXT of the screen's height, as tall as a slide's body text
 step's picture over 70 % of the view's width and 78 % of its height.
 The window is set to 1920 x 1080 until it holds (`present`): before, the test platform's
 full-screen state shrank it to 961 x 832 and the steps were framed in a 961 x 360 view.
-The step's items include the cards its caption or rule card names (step_view.named_nodes:
+The step's items include the cards its caption or rule card names (framing_names.named_nodes:
 lesson 13's '∂y/∂x' names x and y, so its slides show the chain x, xx, y, t1.gradient(y, x),
-as wide as the screen), and on a seed slide the cards that feed its target (step_view.seed_context,
+as wide as the screen), and on a seed slide the cards that feed its target (framing_names.seed_context,
 which it shows where they fit: 001_higher_order's seed slide shows its whole chain, y and x with
 t1.gradient(y, x), as framing_misses counts them among what a slide keeps in view)."""
 import json
@@ -32,8 +32,10 @@ from PySide6.QtCore import QCoreApplication, QRectF
 
 from app_ui import settle_presentation
 
-from gradviz.app.player import card_rects, lessons, step_view
+from gradviz.app.player import card_rects, framing, framing_names, lessons
 from gradviz.render.legible import READABLE_PX, number_px
+from gradviz.render import painter as render_painter
+from gradviz.render.involved import involved_nodes
 
 SIZE = (1920, 1080)
 AREA = 0.5          # of the view's area the picture covers at least ...
@@ -64,10 +66,11 @@ def _misses(w, path):
         where = (path.stem, step.index + 1, step.title)
         port = c.viewport().rect()
         seen = c.visible_rect().adjusted(-0.5, -0.5, 0.5, 0.5)     # the scroll bars' whole pixels
-        involved = step_view.involved_nodes(r, step)
-        named = [n for n in step_view.named_nodes(r, step) + step_view.seed_context(r, step) if n not in involved]
+        involved = involved_nodes(r, step)
+        named = [n for n in framing_names.named_nodes(r, step) + framing_names.seed_context(r, step)
+                 if n not in involved]
         items = card_rects.involved_cards(r, step, list(dict.fromkeys(named))) + card_rects.arrow_rects(r, step)
-        formula = step_view.render_painter.formula_rect(r, step)
+        formula = render_painter.formula_rect(r, step)
         if formula is not None:
             items.append(formula)
         if getattr(step, "kind", "") == "seed":
@@ -95,8 +98,8 @@ def _misses(w, path):
         larger = 1.05 * zoom            # in the view less the framing's margins
         cap = p.zoom_cap            # its neighbours' zoom bounds it (steady_zoom)
         if number_px(zoom, c.logicalDpiY()) < SLIDE_TEXT * SIZE[1] - EPS and zoom < cap - EPS \
-                and picture.width() * larger <= port.width() - 2 * step_view.MARGIN \
-                and picture.height() * larger <= port.height() - 2 * step_view.MARGIN:
+                and picture.width() * larger <= port.width() - 2 * framing.MARGIN \
+                and picture.height() * larger <= port.height() - 2 * framing.MARGIN:
             out.append(where + ("the picture would fit 5 % larger", round(zoom, 2)))
     return out
 

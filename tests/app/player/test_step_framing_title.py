@@ -26,7 +26,7 @@ from PySide6.QtGui import QImage, QPainter
 
 from app_ui import settle_presentation
 
-from gradviz.app.player import card_rects, lessons, step_view
+from gradviz.app.player import card_rects, framing, lessons
 from gradviz.render import compact
 from gradviz.render.legible import READABLE_PX
 
@@ -87,7 +87,7 @@ def _misses(w, path, size):
             for k, a in enumerate(ids) for b in ids[k + 1:]
             if drawn(a).adjusted(1, 1, -1, -1).intersects(drawn(b).adjusted(1, 1, -1, -1))]
     zoom, picture = c.transform().m11(), p.picture_rect()
-    px = step_view.text_px(c)
+    px = framing.text_px(c)
     if c.compact:
         out += [where + ("a compact card cuts a word to a letter", word) for word in _cut_words(c)]
         # Drawn compact: the cards in full, as the slides lay them out, must not fit.
@@ -98,8 +98,8 @@ def _misses(w, path, size):
         else:
             c.relayout_unplaced(p.readable_px(), overview=False)
         full = c.renderer.bounds(None)
-        fits = step_view.fit_zoom(full, port.width(), port.height())
-        if fits >= step_view.readable_zoom(c, FLOOR_PX[size]) - EPS:
+        fits = framing.fit_zoom(full, port.width(), port.height())
+        if fits >= framing.readable_zoom(c, FLOOR_PX[size]) - EPS:
             out.append(where + ("compact cards where the cards fit in full at the legible size",
                                 round(px, 1), round(fits, 3)))
         return out
