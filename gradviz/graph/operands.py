@@ -10,6 +10,7 @@ would give that name a value the canvas shows as something else, so such a lette
 replaced, in every text of the step, by one that nobody else uses ('grad_a = grad · x').
 """
 import functools
+import itertools
 import re
 
 _WORD = "[A-Za-z0-9_\u0300-\u036f]"  # 'bᵀ' mentions b; 'x̂' (x + a combining hat) is not x
@@ -89,7 +90,8 @@ def caption(word, taken):
     if word not in taken:
         return word
     longer = CAPTIONS.get(word, word)
-    return next(c for c in (longer, *(f"{longer} ({i})" for i in range(2, 10_000))) if c not in taken)
+    numbered = (f"{longer} ({i})" for i in range(2, 10_000))   # one at a time, as far as needed
+    return next(c for c in itertools.chain([longer], numbered) if c not in taken)
 
 
 @functools.lru_cache(maxsize=256)

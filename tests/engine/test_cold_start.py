@@ -7,6 +7,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from numba_spy import SPY  # noqa: E402
 
@@ -48,6 +50,7 @@ def test_a_first_gradient_loads_only_the_engine_and_numba_on_a_worker():
     assert abs(report["grad"] - expected) < 1e-5 * expected
 
 
+@pytest.mark.cpu_independent("which modules a process loads, and 3.0 * 2.0: exact on every CPU")
 def test_tf_function_loads_its_compiler_at_the_first_trace():
     code = ("import sys, gradviz as tf\n"
             "before = 'gradviz.engine.trace_program' in sys.modules\n"

@@ -8,8 +8,8 @@ step, at 1280x800 and 1920x1080."""
 import pytest
 from PySide6.QtCore import QCoreApplication
 
-from app_ui import wait_idle
-
+import opened_misses
+import shared_walks
 from gradviz.app.player import framing
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render import painter as render_painter
@@ -50,7 +50,8 @@ def _misses_after_fit(w, path):
             continue
         if not seen.contains(formula):
             out.append(where + ("formula card not whole in view",))
-        out += [where + ("formula card covers port name", name) for name in _port_names_under(c, formula)]
+        out += [where + ("formula card covers port name", name)
+                for name in opened_misses.port_names_under(c, formula)]
         px = framing.text_px(c) * r.formula_scale(step)
         if px < READABLE_PX - EPS:
             out.append(where + ("formula card not legible", round(px, 2)))
@@ -69,18 +70,6 @@ def _label_px(c, r, step):
         font, box_h = (seed_font(), SEED_H) if label == "seed" else (pill_font(), PILL_H)
         out.append((label, font.pointSizeF() * c.logicalDpiY() / 72 * rect.height() / box_h * zoom))
     return out
-
-
-def _port_names_under(c, formula):
-    """["node.port"] of the ports' names (matmul's a and b, a layer's kernel and bias) that
-    the formula card hides on canvas `c` (a card drawn compact writes none), where it lies
-    clear of the cards (else it had no place clear of them: lesson 35's 780 x 322 card at
-    1280 x 800 fitted, which hides a card's name wherever it is, hides least over ports)."""
-    r = c.renderer
-    if number_px(c.transform().m11(), c.logicalDpiY()) < c.readable_px \
-            or any(r.rect(n).intersects(formula) for n in r.doc.nodes):
-        return []
-    return [f"{n}.{name}" for n in r.doc.nodes for rect, name, _ in r.port_labels(n) if rect.intersects(formula)]
 
 
 def _blank_bodies(c, r):
@@ -128,38 +117,23 @@ def test_fit_to_window_during_a_story_shows_every_card_and_a_readable_step_card(
     assert misses == [], "\n".join(map(str, misses))
 
 
-NEXT_TO_PX = 60.0   # on screen, between the seed's card and its target's card
 # The windows a teacher sees: a whole 1280 x 800, 1440 x 900 or 1920 x 1080 screen, and the
 # first window the app opens on a 1920 x 1080 screen (main_window.FIRST_SHARE of it; on the
 # smaller screens that is FIRST_SIZE, 1280 x 800).
-WINDOWS = [(1280, 800), (1440, 900), (1632, 918), (1920, 1080)]
+WINDOWS = [pytest.param((1280, 800), marks=pytest.mark.walk("opened 1280 x 800")),
+           pytest.param((1440, 900), marks=pytest.mark.walk("opened 1440 x 900")), (1632, 918),
+           pytest.param((1920, 1080), marks=pytest.mark.walk("opened 1920 x 1080"))]
 
 
+@pytest.mark.slow      # a walk over every lesson: xdist starts it first (tests/conftest.py)
 @pytest.mark.parametrize("size", WINDOWS)
-def test_a_lesson_opens_with_its_seed_card_next_to_its_target(open_window, qtbot, size):
+def test_a_lesson_opens_with_its_seed_card_next_to_its_target(walks, open_window, qtbot, size):
     """Opened (shown whole, as Fit to Window shows it), a lesson's step 1 docks the seed's
     card next to the target's card, not wherever is nearest the middle of the whole graph:
     the vanishing-gradient, attention, LayerNorm, BatchNorm and CNN lessons docked it far
     off, a dashed leader across the whole graph. It hides no port's name (the LayerNorm
     lesson's seed card lay over layer2's bias at 1280 x 800: docked where the story put it,
-    unchecked)."""
-    from gradviz.app.player import lessons
-    w = open_window(None, size=size)
-    far = []
-    for lesson in lessons.lesson_entries():
-        assert lessons.open_lesson(w, lesson, ask=False)
-        wait_idle(qtbot, w)        # the player's framing after the canvas's fit
-        QCoreApplication.processEvents()
-        c, step = w.canvas, w.player.step
-        if step is None:
-            continue
-        r = c.renderer
-        formula, target = render_painter.formula_rect(r, step), r.rect(step.node)
-        if formula is None:
-            continue
-        gap = max(formula.left() - target.right(), target.left() - formula.right(),
-                  formula.top() - target.bottom(), target.top() - formula.bottom(), 0.0)
-        if gap * c.transform().m11() > NEXT_TO_PX:
-            far.append((lesson.path.stem, round(gap * c.transform().m11())))
-        far += [(lesson.path.stem, "covers", name) for name in _port_names_under(c, formula)]
-    assert far == []
+    unchecked). Checked in the walk over the lessons just opened that test_step_framing's
+    test_a_lesson_just_opened_shows_every_card_and_edge takes too (shared_walks.opened_lessons)."""
+    far = shared_walks.opened_lessons(walks, open_window, qtbot, size)["seed"]
+    assert far == [], "\n".join(map(str, far))

@@ -11,49 +11,25 @@ node is written beside its card, not on it.
 import pytest
 from PySide6.QtCore import QCoreApplication
 
-import app_ui
+import shared_walks
 from leader_lines import leader_crossings
 from gradviz.app.player import lessons
-from gradviz.render.cards import BADGE_H
-from gradviz.render.story_overlay import GLOW, RING
-
-
-def _cards_as_drawn(c, step):
-    """{node: scene rect} of every card as the canvas draws it during `step`."""
-    r = c.renderer
-    out = {}
-    for n in r.doc.nodes:
-        rect = app_ui.card_as_drawn(c, n)
-        if r.source_badge(n) or n in r.doc.tape.stop_recording or any(p.node == n for p in r.doc.targets):
-            rect = rect.adjusted(0, -BADGE_H - 4, 0, 0)
-        if n == step.node:
-            rect = rect.united(r.rect(n).adjusted(-RING - GLOW, -RING - GLOW, RING + GLOW, RING + GLOW))
-        out[n] = rect
-    return out
 
 
 @pytest.mark.slow      # a walk over every sample: xdist starts it first (tests/conftest.py)
-def test_no_label_of_a_step_lies_on_a_card(open_window):
+@pytest.mark.walk("lessons 1280 x 800")
+def test_no_label_of_a_step_lies_on_a_card(walks, open_window):
     """Lesson 14's step 22 wrote "from layer's matmul, inside layer (no edge)" on the ring
     round layer's card (the ring was no obstacle to a label): on main 44 labels in 20 lessons
-    met the ring of their step's card."""
-    w = open_window(None, size=(1280, 800))
-    c, p = w.canvas, w.player
+    met the ring of their step's card. Checked at each step's first visit in the walk that
+    test_stable_layout and test_player_view's step names take too (shared_walks.stepped_lessons)."""
     over, labels = [], 0
-    for number, lesson in enumerate(lessons.lesson_entries(), 1):
-        assert lessons.open_lesson(w, lesson, ask=False)
-        for _ in range(4):
-            QCoreApplication.processEvents()
-        for step in p.steps:
-            p.set_index(step.index)
-            p.finish_animation()
-            QCoreApplication.processEvents()
-            r = c.renderer
-            cards = _cards_as_drawn(c, step)
-            for label, rect in r.label_rects(step):
+    for number, walk in enumerate(shared_walks.stepped_lessons(walks, open_window), 1):
+        for index, visit in walk["visits"]:
+            for label, rect in visit.get("labels", []):
                 labels += 1
-                over += [(number, lesson.path.stem, step.index + 1, label, r.doc.nodes[n].label or n)
-                         for n, card in cards.items() if rect.intersects(card)]
+                over += [(number, walk["stem"], index + 1, label, walk["names"][n])
+                         for n, card in visit["cards"].items() if rect.intersects(card)]
     assert over == [], "\n".join(map(str, over))
     assert labels > 200     # the lessons' steps write labels (a scan of nothing passes too)
 

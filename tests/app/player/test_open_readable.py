@@ -22,21 +22,19 @@ def _drawn_compact(c):
     return c.transform().m11() < legible.readable_zoom(c.logicalDpiY(), c.readable_px)
 
 
-def _compact(open_window, size, opened_at=None):
-    """{lesson: (drawn compact just opened, drawn compact after Fit to Window)} at `size`;
-    `opened_at`: opened in a window of that size, then resized to `size`."""
-    w = open_window(None, size=opened_at or size)
+def _compact(open_window, size, opened_at):
+    """{lesson: (drawn compact just opened, drawn compact after Fit to Window)} at `size`,
+    opened in a window of size `opened_at`, then resized to `size`."""
+    w = open_window(None, size=opened_at)
     w.setUpdatesEnabled(False)
     out = {}
     for lesson in lessons.lesson_entries():
-        if opened_at:
-            w.resize(*opened_at)
-            _settled(w)
+        w.resize(*opened_at)
+        _settled(w)
         assert lessons.open_lesson(w, lesson, ask=False)
         _settled(w)
-        if opened_at:
-            w.resize(*size)
-            _settled(w)
+        w.resize(*size)
+        _settled(w)
         opened = _drawn_compact(w.canvas)
         w.canvas.fit()
         _settled(w)
@@ -44,16 +42,62 @@ def _compact(open_window, size, opened_at=None):
     return out
 
 
+def _opened_and_fitted(walks, open_window, size):
+    """{"compact": {lesson: (drawn compact just opened, drawn compact after Fit to Window)},
+    "wrong": what test_cards_are_compact_only_where... finds} of every lesson opened in a
+    window of `size`, then fitted: one walk for both tests (marked walk("lessons fitted")),
+    kept in the session's `walks` (conftest.py)."""
+    from gradviz.render import compact
+    key = ("lessons fitted", size)
+    if key in walks:
+        return walks[key]
+    w = open_window(None, size=size)
+    w.setUpdatesEnabled(False)
+    c = w.canvas
+    shown, wrong = {}, []
+    for lesson in lessons.lesson_entries():
+        assert lessons.open_lesson(w, lesson, ask=False)
+        _settled(w)
+        compact_at, drawn = None, []
+        covered = _covered_by_seed_card(w)
+        if covered:
+            wrong.append((size, lesson.path.stem, "the seed's card covers", *covered))
+        for when in ("opened", "fitted"):
+            if when == "fitted":
+                c.fit()
+                _settled(w)
+            dpi = c.logicalDpiY()
+            drawn.append(_drawn_compact(c))
+            if drawn[-1]:
+                font_px = compact.type_pt(c.compact_scale()) * dpi / 72.0   # its numbers' type
+                if font_px < legible.READABLE_PX:
+                    wrong.append((size, lesson.path.stem, when, "compact type", round(c.zoom_level(), 3)))
+                compact_at = c.zoom_level()
+            elif legible.number_px(c.zoom_level(), dpi) < legible.READABLE_PX * (1 - 1e-9):
+                wrong.append((size, lesson.path.stem, when, "full", round(c.zoom_level(), 3)))
+        shown[lesson.path.stem] = tuple(drawn)
+        if compact_at and lesson.path.stem in ("train_1_gd_bowl", "train_2_valley"):
+            wrong.append((size, lesson.path.stem, "four columns of scalars compact", round(compact_at, 3)))
+        if compact_at and _full_cards_read(c):     # (last: it lays the cards out anew)
+            wrong.append((size, lesson.path.stem, "compact where full cards read", round(compact_at, 3)))
+    w.close()
+    walks[key] = {"compact": shown, "wrong": wrong}
+    return walks[key]
+
+
 @pytest.mark.slow      # a walk over every sample: xdist starts it first (tests/conftest.py)
-def test_a_bigger_window_never_draws_a_lesson_compact_that_a_smaller_draws_in_full(open_window):
+@pytest.mark.walk("lessons fitted")
+def test_a_bigger_window_never_draws_a_lesson_compact_that_a_smaller_draws_in_full(walks, open_window):
     """Fit lays a document out for the room the view shows at the readable zoom; the story's
     arrow labels and the edges stand out of the cards. On 52c385c BatchNorm's one row took
     1526 of 1559 scene units at 1920 x 1080, with the seed's label 1641: it fitted at 0.754
     (legible from 0.794) and went compact, thumbnails in one row, while 1280 x 800 folded it
-    into rows whose numbers read (0.88). The same on resizing a window from 1632 x 918."""
-    small = _compact(open_window, (1280, 800))
+    into rows whose numbers read (0.88). The same on resizing a window from 1632 x 918.
+    Opened at 1280 x 800 and 1920 x 1080: the walks test_cards_are_compact_only_where...
+    takes too (`_opened_and_fitted`)."""
+    small = _opened_and_fitted(walks, open_window, (1280, 800))["compact"]
     worse = []
-    for how, big in (("opened at 1920 x 1080", _compact(open_window, (1920, 1080))),
+    for how, big in (("opened at 1920 x 1080", _opened_and_fitted(walks, open_window, (1920, 1080))["compact"]),
                      ("resized from 1632 x 918", _compact(open_window, (1920, 1080), (1632, 918)))):
         worse += [(stem, how, when) for stem in small for i, when in enumerate(("shown", "fitted"))
                   if not small[stem][i] and big[stem][i]]
@@ -129,7 +173,8 @@ def _covered_by_seed_card(w):
 
 
 @pytest.mark.slow      # a walk over every sample: xdist starts it first (tests/conftest.py)
-def test_cards_are_compact_only_where_full_ones_would_not_read_and_every_digit_is_legible(open_window):
+@pytest.mark.walk("lessons fitted")
+def test_cards_are_compact_only_where_full_ones_would_not_read_and_every_digit_is_legible(walks, open_window):
     """Fit to Window draws the cards compact only where full cards would not fit with
     numbers READABLE_PX (9 px) tall, and every number drawn, in full or compact, is at
     least that size (issue 20 §4). At 1280 x 800 lessons 21 and 22 (four columns of scalars,
@@ -138,37 +183,10 @@ def test_cards_are_compact_only_where_full_ones_would_not_read_and_every_digit_i
     `tight`) and they read in full at 0.799. Every sample, at 1280 x 800 and 1920 x 1080,
     just opened and after Fit to Window. As a lesson opens, the seed's card covers no edge's
     line and no other card: lessons 10 and 20 laid it over x_sq → z and sq → loss at 1280 x
-    800 where there was room beside the target (auditor H42v)."""
-    from gradviz.render import compact
-    wrong = []
-    for size in ((1280, 800), (1920, 1080)):
-        w = open_window(None, size=size)
-        w.setUpdatesEnabled(False)
-        c = w.canvas
-        for lesson in lessons.lesson_entries():
-            assert lessons.open_lesson(w, lesson, ask=False)
-            _settled(w)
-            compact_at = None
-            covered = _covered_by_seed_card(w)
-            if covered:
-                wrong.append((size, lesson.path.stem, "the seed's card covers", *covered))
-            for when in ("opened", "fitted"):
-                if when == "fitted":
-                    c.fit()
-                    _settled(w)
-                dpi = c.logicalDpiY()
-                if _drawn_compact(c):
-                    font_px = compact.type_pt(c.compact_scale()) * dpi / 72.0   # its numbers' type
-                    if font_px < legible.READABLE_PX:
-                        wrong.append((size, lesson.path.stem, when, "compact type", round(c.zoom_level(), 3)))
-                    compact_at = c.zoom_level()
-                elif legible.number_px(c.zoom_level(), dpi) < legible.READABLE_PX * (1 - 1e-9):
-                    wrong.append((size, lesson.path.stem, when, "full", round(c.zoom_level(), 3)))
-            if compact_at and lesson.path.stem in ("train_1_gd_bowl", "train_2_valley"):
-                wrong.append((size, lesson.path.stem, "four columns of scalars compact", round(compact_at, 3)))
-            if compact_at and _full_cards_read(c):     # (last: it lays the cards out anew)
-                wrong.append((size, lesson.path.stem, "compact where full cards read", round(compact_at, 3)))
-        w.close()
+    800 where there was room beside the target (auditor H42v). Checked in the walks that
+    test_a_bigger_window_never_draws... takes too (`_opened_and_fitted`)."""
+    wrong = [miss for size in ((1280, 800), (1920, 1080))
+             for miss in _opened_and_fitted(walks, open_window, size)["wrong"]]
     assert wrong == [], "\n".join(map(str, wrong))
 
 

@@ -5,6 +5,7 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QRectF, Qt
 from PySide6.QtGui import QTextDocument
 
+import shared_walks
 from gradviz.app.literal import WORD_JOINER
 from gradviz.app.player import card_rects, framing, framing_step
 from gradviz.app.player.bar_widgets import CAPTION_LINES, STEP_LABEL_W
@@ -229,50 +230,35 @@ def test_the_step_name_is_readable_at_1280(window):
     assert QRectF(p.rect()).contains(QRectF(p.caption.geometry()))
 
 
-def _caption_height(p):
-    """The height of the caption's text laid out at its label's width."""
-    doc = QTextDocument()
-    doc.setDocumentMargin(0)
-    doc.setDefaultFont(p.caption.font())
-    doc.setHtml(p.caption.text())
-    doc.setTextWidth(p.caption.width())
-    return doc.size().height()
-
-
-def test_every_step_name_of_every_sample_shows_whole_at_1280(open_window):
+@pytest.mark.slow      # a walk over every lesson: xdist starts it first (tests/conftest.py)
+@pytest.mark.walk("lessons 1280 x 800")
+def test_every_step_name_of_every_sample_shows_whole_at_1280(walks, open_window):
     """The step bar's name of the step is never cut: at 1280 x 800 lesson 13's and 14's long
     names ('t1.gradient(out, x) → layer, inside t1.gradient(out, x)') were elided at 380
     px ('… → layer, insid…'); they wrap onto a second line, the name's row as tall
     (a name that wraps anew never moves the canvas) as the caption beside it. The bar is as
     tall at every step of a lesson and before its first: lesson 9's step 10, a caption of
-    three lines, made it 16 px taller and the docks jumped. No caption loses a word."""
-    from gradviz.app.player import lessons
-    from gradviz.app.player.bar_widgets import STEP_LABEL_W, wrapped_height
-    w = open_window(None, size=(1280, 800))
-    w.setUpdatesEnabled(False)
-    p = w.player
+    three lines, made it 16 px taller and the docks jumped. No caption loses a word.
+    Checked at each step's first visit in the walk that test_labels_off_cards and
+    test_stable_layout take too (shared_walks.stepped_lessons)."""
     cut, wrapped, heights, jumps = [], 0, set(), []
-    for lesson in lessons.lesson_entries():
-        assert lessons.open_lesson(w, lesson, ask=False)
+    for walk in shared_walks.stepped_lessons(walks, open_window):
         bar = {}
-        for i in range(-1, len(p.steps)):
-            p.set_index(i)
-            QCoreApplication.processEvents()      # the window lays the bar out again
-            bar.setdefault(p.height(), []).append(i + 1)
-            if _caption_height(p) > p.caption.height():      # a word under the bar's edge
-                cut.append((lesson.path.stem, i + 1, "caption"))
-            if i < 0:
+        for index, visit in sorted((iv for iv in walk["visits"] if "bar" in iv[1]), key=lambda iv: iv[0]):
+            seen = visit["bar"]
+            bar.setdefault(seen["height"], []).append(index + 1)
+            if seen["caption"][0] > seen["caption"][1]:      # a word under the bar's edge
+                cut.append((walk["stem"], index + 1, "caption"))
+            if index < 0:
                 continue
-            label, name = p.step_label, p.step_name(p.step)
-            wrapped += wrapped_height(label) > 1.5 * label.fontMetrics().lineSpacing()
-            heights.add(label.height() == p.caption.height())
-            if label.text().replace(WORD_JOINER, "") != name or wrapped_height(label) > label.height() \
-                    or label.width() > STEP_LABEL_W \
-                    or not QRectF(p.rect()).contains(QRectF(label.geometry())):
-                cut.append((lesson.path.stem, i + 1, name))
+            label = seen["label"]
+            wrapped += label["wrapped"] > 1.5 * label["line"]
+            heights.add(label["height"] == seen["caption"][1])
+            if label["text"] != label["name"] or label["wrapped"] > label["height"] \
+                    or label["width"] > STEP_LABEL_W or not label["inside"]:
+                cut.append((walk["stem"], index + 1, label["name"]))
         if len(bar) > 1:
-            jumps.append((lesson.path.stem, bar))
-        p.set_index(-1)
+            jumps.append((walk["stem"], bar))
     assert cut == [], "\n".join(map(str, cut))
     assert jumps == []                 # the bar as tall at every step of a lesson: the docks stay put
     assert wrapped > 0                 # lessons 13 and 14 have names that need two lines

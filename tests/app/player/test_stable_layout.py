@@ -10,12 +10,8 @@ from step 1 to the story's end, so no rearrangement is a card's growth that the 
 layout could reserve room for (a gradient still pending has its section from the start);
 the nine below rearrange for the reasons given, each still true at 1280 x 800."""
 import pytest
-from PySide6.QtCore import QCoreApplication
 
-from gradviz.app.player import lessons
-from gradviz.render.involved import step_groups
-from gradviz.render.layout import frames_as_well
-from gradviz.render.legible import READABLE_PX
+import shared_walks
 
 
 # The lessons whose cards still rearrange at step 2 at 1280 x 800, and why: opening in the
@@ -40,12 +36,9 @@ STILL_REARRANGED = {
 }
 
 
-def _full_sizes(renderer):
-    return {n: (c.width, (c.full or c).height) for n, c in renderer.cards.items()}
-
-
 @pytest.mark.slow      # a walk over every sample: xdist starts it first (tests/conftest.py)
-def test_the_cards_stay_where_they_are_from_step_to_step(open_window):
+@pytest.mark.walk("lessons 1280 x 800")
+def test_the_cards_stay_where_they_are_from_step_to_step(walks, open_window):
     """Every lesson opened from the Lessons menu in the window at 1280 x 800, played step by
     step to its end and back to step 1: between two steps no card moves unless a card grew
     (measured in full), or the layout shown as the lesson opened was drawn compact (its
@@ -56,37 +49,24 @@ def test_the_cards_stay_where_they_are_from_step_to_step(open_window):
     train_1_gd_bowl and train_2_valley opened drawn compact in Fit's layout and rearranged,
     where the player's layout, drawn compact where it stands, fits the view as large. No
     card grows while a story plays: each is laid out from step 1 at the largest size it
-    takes (its gradient's section there while pending), so a card's growth moves none."""
-    w = open_window(None, size=(1280, 800))
-    w.setUpdatesEnabled(False)
-    c, p = w.canvas, w.player
+    takes (its gradient's section there while pending), so a card's growth moves none.
+    Checked in the walk that test_labels_off_cards and test_player_view's step names take
+    too (shared_walks.stepped_lessons: painted, as a teacher sees it)."""
     moves, kept, rearranged, grew = [], 0, set(), []
-    for lesson in lessons.lesson_entries():
-        assert lessons.open_lesson(w, lesson, ask=False)
-        for _ in range(4):
-            QCoreApplication.processEvents()
-        if len(p.steps) < 2:
+    for walk in shared_walks.stepped_lessons(walks, open_window):
+        if walk["serves"] is None:          # fewer than two steps
             continue
-        doc = c.controller.doc
-        opened, compact = dict(c.positions), c.compact_layout
-        sizes = _full_sizes(c.renderer)
-        groups = step_groups(c.renderer, p.steps)
-        laid = c._view_layout(doc, READABLE_PX, overview=False, steps=groups)
-        serves = not compact and frames_as_well(doc, c.renderer.sizes(), opened, laid,
-                                                (groups[0], c.layout_room(READABLE_PX), *groups[1:]))
+        stem, opened, serves, sizes = walk["stem"], walk["opened"], walk["serves"], walk["sizes"]
         before = opened
-        for step in p.steps[1:] + p.steps[::-1]:
-            p.set_index(step.index)
-            p.finish_animation()
-            QCoreApplication.processEvents()
-            now, grown = dict(c.positions), _full_sizes(c.renderer)
-            grew += [(lesson.path.stem, step.index + 1, n) for n in grown if grown[n] != sizes.get(n)]
+        for index, visit in walk["visits"][:-1]:        # (the last: the editing view)
+            now, grown = visit["positions"], visit["sizes"]
+            grew += [(stem, index + 1, n) for n in grown if grown[n] != sizes.get(n)]
             first = before is opened
             if now != before and grown == sizes and not (first and not serves):
-                moves.append((lesson.path.stem, step.index + 1, step.title))
+                moves.append((stem, index + 1, visit["title"]))
             kept += first and now == before
             if first and now != before:
-                rearranged.add(lesson.path.stem)
+                rearranged.add(stem)
             before, sizes = now, grown
     assert moves == [], "\n".join(map(str, moves))
     assert grew == [], grew     # every card laid out from step 1 at the largest size it takes

@@ -16,7 +16,6 @@ from PySide6.QtCore import QCoreApplication, Qt
 
 import framing_misses
 import shared_walks
-from gradviz.app.player import lessons
 from gradviz.app.window.main_window import SAMPLES_DIR
 from gradviz.render.legible import READABLE_PX
 
@@ -127,37 +126,18 @@ def test_a_study_open_leaves_every_step_framed(open_window, qtbot):
     assert misses == [], "\n".join(map(str, misses))
 
 
-def _inside(seen, rect):
-    """Does `seen` hold `rect`, a straight edge's bounds (no height) too?"""
-    return (seen.left() <= rect.left() and rect.right() <= seen.right()
-            and seen.top() <= rect.top() and rect.bottom() <= seen.bottom())
-
-
-def _settled(w):
-    """The events a document just opened queues (the canvas's fit, the player's frame, the
-    lesson panel's resize of the canvas) all handled."""
-    for _ in range(4):
-        QCoreApplication.processEvents()
-
-
-@pytest.mark.parametrize("size", [(1280, 800), (1440, 900), (1920, 1080)])
-def test_a_lesson_just_opened_shows_every_card_and_edge(open_window, size):
+@pytest.mark.slow      # a walk over every lesson: xdist starts it first (tests/conftest.py)
+@pytest.mark.parametrize("size", [pytest.param((1280, 800), marks=pytest.mark.walk("opened 1280 x 800")),
+                                  pytest.param((1440, 900), marks=pytest.mark.walk("opened 1440 x 900")),
+                                  pytest.param((1920, 1080), marks=pytest.mark.walk("opened 1920 x 1080"))])
+def test_a_lesson_just_opened_shows_every_card_and_edge(walks, open_window, qtbot, size):
     """A lesson opened from the Lessons menu shows the whole document, as Fit to Window does:
     every card with its port names and every edge's line in view, drawn compact where the
     fitting zoom would draw their numbers under the legible size (the canvas draws compact
     below readable_zoom). On 697730b it framed step 1 (the seed) at the legible zoom
     instead: lesson 14 at 1280 x 800 cut x at the top, at 1440 x 900 the edge into out ran
-    off the left edge. Stepping on frames each step for itself (the test above)."""
-    w = open_window(None, size=size)
-    w.setUpdatesEnabled(False)
-    misses = []
-    for lesson in lessons.lesson_entries():
-        assert lessons.open_lesson(w, lesson, ask=False)
-        _settled(w)
-        c, r = w.canvas, w.canvas.renderer
-        seen = c.visible_rect().adjusted(-0.5, -0.5, 0.5, 0.5)
-        misses += [(lesson.path.stem, "card out of view", r.doc.nodes[nid].title)
-                   for nid in r.doc.nodes if not seen.contains(r.footprint(nid))]
-        misses += [(lesson.path.stem, "edge out of view", item.route_rect().getRect())
-                   for item in c.edge_items.values() if not _inside(seen, item.route_rect())]
+    off the left edge. Stepping on frames each step for itself (the test above). Checked in
+    the walk over the lessons just opened that test_fit_during_story's seed-card test takes
+    too (shared_walks.opened_lessons)."""
+    misses = shared_walks.opened_lessons(walks, open_window, qtbot, size)["view"]
     assert misses == [], "\n".join(map(str, misses))
